@@ -1,0 +1,1 @@
+"""Float64 evaluation, optimisation, convex certificates and transforms (numpy, scipy, cvxpy)."""

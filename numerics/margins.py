@@ -1,0 +1,321 @@
+r"""Exact float64 evaluation of margins of homogeneous one-hidden-layer polynomial networks.
+
+One representation serves every task of the toolkit (modular addition, finite groups, sparse parity):
+
+.. math:: f(\theta, x)[c] = \sum_{i=1}^m \Big(\sum_{j=1}^{k} \langle U_{i,j}, x_j\rangle\Big)^{\mathrm{deg}} W_{i,c},
+
+with input blocks :math:`x_j\in\mathbb R^d`. Inputs are passed either as integer indices (one-hot
+blocks, shape ``(n, k)``; then :math:`\langle U_{i,j}, x_j\rangle = U_{i,j,a_j}`) or as dense float
+blocks (shape ``(n, k, d)``). The network is :math:`\nu`-homogeneous with :math:`\nu = \mathrm{deg}+1`
+and is normalized by :math:`\|\theta\|_{2,\nu}^\nu = \sum_i \|\theta_i\|_2^\nu` (Shi Def C.2; Edelman 1.4).
+
+Margins (Shi Defs 4.2, 4.3, 4.6; Edelman 1.5, 2.3):
+
+* point margin :math:`g = f[y] - \max_{c\ne y} f[c]`, dataset margin :math:`h = \min g`,
+  normalized margin :math:`h(\theta)/\|\theta\|_{2,\nu}^\nu`;
+* class-weighted margin :math:`g' = f[y] - \sum_{c\ne y}\tau(x)[c] f[c]` and its expectation under a
+  distribution q over points. Both are carried by one weight array :math:`Q(x, c) = q(x)\tau(x)[c]`
+  (zero at the correct label, summing to 1); ``Q=None`` means uniform q and uniform tau.
+
+Memory bound
+------------
+Every evaluation streams over the dataset in chunks of ``n`` points. A chunk holds the
+pre-activations and their power (``2 m n`` floats), the logits and a masked copy (``2 n C``) and the
+inputs (``n k`` integers), i.e. about ``8 n (2m + 2C + k)`` bytes. The chunk size is chosen so this
+stays below ``memory_budget`` (default 32 MiB) whatever the dataset size ``p^k``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = [
+    "Task",
+    "PolyNetwork",
+    "MarginReport",
+    "DEFAULT_MEMORY_BUDGET",
+    "chunk_size_for",
+    "iter_logits",
+    "point_margins",
+    "class_weighted_point_margins",
+    "evaluate",
+    "normalized_margin",
+    "check_class_weights",
+]
+
+DEFAULT_MEMORY_BUDGET = 32 * 2**20
+
+
+@runtime_checkable
+class Task(Protocol):
+    """A finite, fully enumerated classification dataset (the population the theory is about).
+
+    Attributes
+    ----------
+    n_points : int
+        Number of data points N.
+    n_classes : int
+        Number of labels C.
+    n_blocks, block_size : int
+        Input blocks k and their dimension d (a network for the task has ``U.shape == (m, k, d)``).
+    """
+
+    n_points: int
+    n_classes: int
+    n_blocks: int
+    block_size: int
+
+    def batch(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """Inputs and labels of points ``start..stop-1`` (inputs as indices ``(n, k)`` or dense ``(n, k, d)``)."""
+        ...
+
+
+@dataclass(frozen=True)
+class PolyNetwork:
+    r"""Weights of a homogeneous polynomial network, as neuron blocks (float64).
+
+    Parameters
+    ----------
+    U : array, shape (m, k, d)
+        Input blocks :math:`u_{i,j}`.
+    W : array, shape (m, C)
+        Output weights :math:`w_i`.
+    degree : int
+        Exponent of the activation :math:`z^{\mathrm{deg}}`.
+    """
+
+    U: np.ndarray
+    W: np.ndarray
+    degree: int
+
+    def __post_init__(self) -> None:
+        U = np.asarray(self.U, dtype=np.float64)
+        W = np.asarray(self.W, dtype=np.float64)
+        if U.ndim != 3 or W.ndim != 2 or U.shape[0] != W.shape[0]:
+            raise ValueError(f"expected U of shape (m, k, d) and W of shape (m, C); got {U.shape} and {W.shape}")
+        if not (np.isfinite(U).all() and np.isfinite(W).all()):
+            raise ValueError("network weights contain NaN or inf")
+        if int(self.degree) != self.degree or self.degree < 1:
+            raise ValueError(f"degree must be a positive integer, got {self.degree}")
+        object.__setattr__(self, "U", U)
+        object.__setattr__(self, "W", W)
+        object.__setattr__(self, "degree", int(self.degree))
+
+    @property
+    def width(self) -> int:
+        return self.U.shape[0]
+
+    @property
+    def homogeneity(self) -> int:
+        r""":math:`\nu = \mathrm{deg} + 1`: :math:`f(\alpha\theta) = \alpha^\nu f(\theta)`."""
+        return self.degree + 1
+
+    def neuron_norms(self) -> np.ndarray:
+        r"""Per-neuron Euclidean norms :math:`\|\theta_i\|_2`, shape (m,)."""
+        return np.sqrt(np.einsum("mkd,mkd->m", self.U, self.U) + np.einsum("mc,mc->m", self.W, self.W))
+
+    def norm_power(self) -> float:
+        r""":math:`\|\theta\|_{2,\nu}^{\nu} = \sum_i \|\theta_i\|_2^{\nu}`."""
+        return float(np.sum(self.neuron_norms() ** self.homogeneity))
+
+    def preactivations(self, inputs: np.ndarray) -> np.ndarray:
+        r""":math:`S_{i}(x) = \sum_j \langle U_{i,j}, x_j\rangle`, shape (m, n)."""
+        if np.issubdtype(inputs.dtype, np.integer):
+            S = np.zeros((self.width, inputs.shape[0]))
+            for j in range(inputs.shape[1]):
+                S += self.U[:, j, inputs[:, j]]
+            return S
+        return np.einsum("mkd,nkd->mn", self.U, inputs)
+
+    def logits(self, inputs: np.ndarray) -> np.ndarray:
+        """Network outputs for a batch of inputs, shape (n, C)."""
+        S = self.preactivations(inputs)
+        return (S**self.degree).T @ self.W
+
+    def scaled(self, alpha: float) -> "PolyNetwork":
+        """The network with every parameter multiplied by alpha (for homogeneity checks)."""
+        return PolyNetwork(self.U * alpha, self.W * alpha, self.degree)
+
+    def subset(self, index: np.ndarray) -> "PolyNetwork":
+        """The sub-network made of the neurons selected by ``index``."""
+        return PolyNetwork(self.U[index], self.W[index], self.degree)
+
+    @staticmethod
+    def concatenate(nets: "list[PolyNetwork]") -> "PolyNetwork":
+        """Stack the neurons of several networks of equal degree and shapes into one network."""
+        if len({n.degree for n in nets}) != 1:
+            raise ValueError("cannot concatenate networks of different degrees")
+        return PolyNetwork(np.concatenate([n.U for n in nets]), np.concatenate([n.W for n in nets]), nets[0].degree)
+
+
+def _check_compatible(net: PolyNetwork, task: Task) -> None:
+    if net.U.shape[1:] != (task.n_blocks, task.block_size) or net.W.shape[1] != task.n_classes:
+        raise ValueError(
+            f"network shapes U{net.U.shape}, W{net.W.shape} do not fit the task "
+            f"(k = {task.n_blocks} blocks of size {task.block_size}, {task.n_classes} classes)"
+        )
+
+
+def chunk_size_for(width: int, n_classes: int, n_blocks: int, memory_budget: int = DEFAULT_MEMORY_BUDGET) -> int:
+    """Number of points per chunk so that one chunk uses at most ``memory_budget`` bytes (module doc)."""
+    per_point = 8 * (2 * width + 2 * n_classes + n_blocks)
+    return max(1, int(memory_budget // per_point))
+
+
+def iter_logits(
+    net: PolyNetwork, task: Task, chunk_size: int | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET
+) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+    """Stream ``(start, inputs, labels, logits)`` over the whole dataset in bounded-memory chunks."""
+    _check_compatible(net, task)
+    n = chunk_size or chunk_size_for(net.width, task.n_classes, task.n_blocks, memory_budget)
+    for start in range(0, task.n_points, n):
+        inputs, labels = task.batch(start, min(start + n, task.n_points))
+        yield start, inputs, labels, net.logits(inputs)
+
+
+def point_margins(F: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    r"""Multi-class margins :math:`g = F[y] - \max_{c\ne y}F[c]` for a batch of logits F (n, C)."""
+    rows = np.arange(F.shape[0])
+    correct = F[rows, labels]
+    masked = F.copy()
+    masked[rows, labels] = -np.inf
+    return correct - masked.max(axis=1)
+
+
+def class_weighted_point_margins(F: np.ndarray, labels: np.ndarray, tau: np.ndarray | None = None) -> np.ndarray:
+    r"""Class-weighted margins :math:`g' = F[y] - \sum_{c\ne y}\tau[c]F[c]` (Shi Def 4.6).
+
+    ``tau`` has shape (n, C) with rows summing to 1 over the wrong labels; None means uniform.
+    """
+    rows = np.arange(F.shape[0])
+    correct = F[rows, labels]
+    if tau is None:
+        return correct - (F.sum(axis=1) - correct) / (F.shape[1] - 1)
+    tau = tau.copy()
+    tau[rows, labels] = 0.0
+    return correct - np.einsum("nc,nc->n", tau, F)
+
+
+def check_class_weights(Q: np.ndarray, task: Task, atol: float = 1e-9) -> np.ndarray:
+    """Validate a weight array Q(x, c) = q(x) tau(x)[c]: shape (N, C), non-negative, zero at the
+    correct labels, total mass 1. Returns it as float64."""
+    Q = np.asarray(Q, dtype=np.float64)
+    if Q.shape != (task.n_points, task.n_classes):
+        raise ValueError(f"class weights must have shape (N, C) = {(task.n_points, task.n_classes)}, got {Q.shape}")
+    if not np.isfinite(Q).all() or (Q < -atol).any():
+        raise ValueError("class weights must be finite and non-negative")
+    if abs(Q.sum() - 1.0) > 1e-6:
+        raise ValueError(f"class weights must sum to 1 (a distribution over (point, wrong label)), got {Q.sum()}")
+    _, labels = task.batch(0, task.n_points)
+    if np.abs(Q[np.arange(task.n_points), labels]).max() > atol:
+        raise ValueError("class weights must vanish at the correct label of every point")
+    return np.clip(Q, 0.0, None)
+
+
+@dataclass(frozen=True)
+class MarginReport:
+    """Margins of a network over a whole dataset (float64, one streaming pass).
+
+    Attributes
+    ----------
+    min_margin : float
+        h(theta) = min over points of the multi-class margin.
+    max_margin : float
+        The largest point margin (equal to ``min_margin`` when every point is on the margin).
+    mean_margin : float
+        Uniform average of the point margins.
+    class_weighted : float
+        E_Q[g'] (uniform q and tau when Q is None).
+    accuracy : float
+        Share of points whose correct logit is strictly the largest.
+    norm_power : float
+        ||theta||_{2,nu}^nu.
+    wrong_logit_spread : float
+        Max over points of (largest - smallest wrong logit); 0 iff all wrong logits are equal.
+    argmin : int
+        Index of a point attaining the minimum margin.
+    """
+
+    min_margin: float
+    max_margin: float
+    mean_margin: float
+    class_weighted: float
+    accuracy: float
+    norm_power: float
+    wrong_logit_spread: float
+    argmin: int
+    n_points: int = field(default=0)
+
+    @property
+    def normalized_margin(self) -> float:
+        r""":math:`h(\theta)/\|\theta\|_{2,\nu}^\nu`; raises on the zero network."""
+        if self.norm_power <= 0:
+            raise ValueError("the zero network has no normalized margin")
+        return self.min_margin / self.norm_power
+
+    @property
+    def normalized_class_weighted(self) -> float:
+        r""":math:`E_Q[g']/\|\theta\|_{2,\nu}^\nu` (an upper bound on the normalized margin)."""
+        if self.norm_power <= 0:
+            raise ValueError("the zero network has no normalized margin")
+        return self.class_weighted / self.norm_power
+
+
+def evaluate(
+    net: PolyNetwork,
+    task: Task,
+    Q: np.ndarray | None = None,
+    chunk_size: int | None = None,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+) -> MarginReport:
+    """Margins, class-weighted margin, accuracy and wrong-logit spread of ``net`` over all of ``task``.
+
+    Parameters
+    ----------
+    Q : array (N, C), optional
+        Class weights q(x) tau(x)[c] (see :func:`check_class_weights`); None = uniform q and tau.
+    chunk_size, memory_budget :
+        Streaming controls; see the module's memory bound.
+    """
+    if Q is not None:
+        Q = check_class_weights(Q, task)
+    h, hmax, total, cw, correct_count, spread, argmin = np.inf, -np.inf, 0.0, 0.0, 0, 0.0, 0
+    for start, _, labels, F in iter_logits(net, task, chunk_size, memory_budget):
+        g = point_margins(F, labels)
+        i = int(np.argmin(g))
+        if g[i] < h:
+            h, argmin = float(g[i]), start + i
+        hmax = max(hmax, float(g.max()))
+        total += float(g.sum())
+        correct_count += int((g > 0).sum())
+        rows = np.arange(F.shape[0])
+        masked_hi = F.copy()
+        masked_hi[rows, labels] = -np.inf
+        masked_lo = F.copy()
+        masked_lo[rows, labels] = np.inf
+        spread = max(spread, float((masked_hi.max(1) - masked_lo.min(1)).max()))
+        if Q is None:
+            cw += float(class_weighted_point_margins(F, labels).sum()) / task.n_points
+        else:
+            Qc = Q[start : start + F.shape[0]]
+            q = Qc.sum(axis=1)
+            cw += float(q @ F[rows, labels] - np.einsum("nc,nc->", Qc, F))
+    return MarginReport(
+        min_margin=h,
+        max_margin=hmax,
+        mean_margin=total / task.n_points,
+        class_weighted=cw,
+        accuracy=correct_count / task.n_points,
+        norm_power=net.norm_power(),
+        wrong_logit_spread=spread,
+        argmin=argmin,
+        n_points=task.n_points,
+    )
+
+
+def normalized_margin(net: PolyNetwork, task: Task, **kwargs: object) -> float:
+    r"""Shortcut for ``evaluate(net, task).normalized_margin`` = :math:`h(\theta)/\|\theta\|_{2,\nu}^\nu`."""
+    return evaluate(net, task, **kwargs).normalized_margin

@@ -1,0 +1,179 @@
+r"""Modular addition with k inputs in float64: the dataset, networks built from ``theory.modular``,
+and the single-neuron objective Psi in closed Fourier form (Shi Lemma C.14).
+
+The dataset is all of :math:`\mathbb Z_p^k` with label :math:`y(a) = a_1+\dots+a_k \bmod p`, enumerated
+in lexicographic order (point index = base-p number with digits :math:`a_1\dots a_k`). Inputs are
+one-hot blocks, passed as indices.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from theory import modular as tm
+from theory._checks import check_odd_modulus, check_positive_int
+
+from .margins import PolyNetwork
+
+__all__ = [
+    "ModularTask",
+    "neuron_blocks",
+    "construction_network",
+    "random_network",
+    "optimal_neuron_network",
+    "deformed_neuron",
+    "psi_fourier",
+]
+
+
+@dataclass(frozen=True)
+class ModularTask:
+    """All p^k points of k-input modular addition (Shi Sec 4.3.1).
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus >= 3 (even p is outside the theory; pass ``allow_even=True`` to study it).
+    k : int
+        Number of inputs, >= 1.
+    """
+
+    p: int
+    k: int
+    allow_even: bool = False
+
+    def __post_init__(self) -> None:
+        if self.allow_even:
+            check_positive_int(self.p, "p", minimum=2)
+        else:
+            check_odd_modulus(self.p)
+        check_positive_int(self.k, "k")
+
+    @property
+    def n_points(self) -> int:
+        return self.p**self.k
+
+    @property
+    def n_classes(self) -> int:
+        return self.p
+
+    @property
+    def n_blocks(self) -> int:
+        return self.k
+
+    @property
+    def block_size(self) -> int:
+        return self.p
+
+    def batch(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """Index inputs (n, k) and labels (n,) of points ``start..stop-1``."""
+        idx = np.arange(start, stop, dtype=np.int64)
+        powers = self.p ** np.arange(self.k - 1, -1, -1, dtype=np.int64)
+        inputs = (idx[:, None] // powers[None, :]) % self.p
+        return inputs, inputs.sum(axis=1) % self.p
+
+
+def neuron_blocks(p: int, k: int, zeta: int, phases: np.ndarray, theta_w: float, amplitude: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""Float blocks :math:`u_j(a) = A\cos(2\pi\zeta a/p + \vartheta_j)`, :math:`w(c) = A\cos(2\pi\zeta c/p + \vartheta_w)`.
+
+    Returns ``(U, w)`` of shapes (k, p) and (p,).
+    """
+    x = 2 * np.pi * zeta * np.arange(p) / p
+    U = amplitude * np.cos(x[None, :] + np.asarray(phases, dtype=np.float64)[:, None])
+    return U, amplitude * np.cos(x + theta_w)
+
+
+def _from_fourier_neurons(p: int, k: int, neurons: tuple[tm.FourierNeuron, ...], width: int) -> PolyNetwork:
+    U = np.zeros((width, k, p))
+    W = np.zeros((width, p))
+    for i, n in enumerate(neurons):
+        U[i], W[i] = neuron_blocks(p, k, n.zeta, np.array([float(ph) for ph in n.phases]), float(n.theta_w), float(n.amplitude))
+    return PolyNetwork(U, W, degree=k)
+
+
+def construction_network(p: int, k: int, width: int | None = None) -> PolyNetwork:
+    """The explicit max-margin network of ``theory.modular.construction`` as float64 weights
+    (zero-padded to ``width``); its logits are (p 1[c = sum a] - 1)/2."""
+    c = tm.construction(p, k, width)
+    return _from_fourier_neurons(p, k, c.neurons, c.width)
+
+
+def optimal_neuron_network(p: int, k: int, zeta: int = 1, phases: np.ndarray | None = None) -> PolyNetwork:
+    """One unit-norm optimal neuron (``theory.modular.optimal_neuron``) as a width-1 network."""
+    n = tm.optimal_neuron(p, k, zeta, None if phases is None else [float(v) for v in phases])
+    return _from_fourier_neurons(p, k, (n,), 1)
+
+
+def random_network(p: int, k: int, width: int, rng: np.random.Generator, scale: float | None = None) -> PolyNetwork:
+    """Gaussian network with i.i.d. N(0, scale^2) entries (default scale 1/sqrt(p))."""
+    s = 1.0 / math.sqrt(p) if scale is None else scale
+    return PolyNetwork(rng.normal(0, s, (width, k, p)), rng.normal(0, s, (width, p)), degree=k)
+
+
+def deformed_neuron(
+    p: int,
+    k: int,
+    zeta: int = 1,
+    phases: np.ndarray | None = None,
+    *,
+    mismatch: float = 0.0,
+    block_fractions: np.ndarray | None = None,
+    second_zeta: int | None = None,
+    split: float = 1.0,
+    dc_fraction: float = 0.0,
+) -> PolyNetwork:
+    r"""A unit-norm neuron deformed away from the optimum in the ways of spec 3.3.
+
+    Parameters
+    ----------
+    mismatch : float
+        Delta: the output phase is :math:`\sum_j\vartheta_j - \Delta`.
+    block_fractions : array (k+1,), optional
+        Squared norms of the k+1 blocks (sum 1); default 1/(k+1) each.
+    second_zeta, split : int, float
+        Put a fraction ``split`` of every block's squared norm on ``zeta`` and ``1 - split`` on
+        ``second_zeta`` (same phases), each part optimal in shape.
+    dc_fraction : float
+        Move this fraction of every block's squared norm into a constant component.
+
+    Returns
+    -------
+    PolyNetwork
+        Width-1 network; compare its Psi with ``theory.modular.psi_*``.
+    """
+    phases = np.zeros(k) if phases is None else np.asarray(phases, dtype=np.float64)
+    r = np.full(k + 1, 1.0 / (k + 1)) if block_fractions is None else np.asarray(block_fractions, dtype=np.float64)
+    if r.shape != (k + 1,) or np.any(r < 0) or abs(r.sum() - 1) > 1e-12:
+        raise ValueError(f"block_fractions must be k+1 = {k + 1} non-negative numbers summing to 1")
+    unit_amp = math.sqrt(2.0 / p)  # a zero-mean cosine with this amplitude has norm 1
+
+    def shaped(z: int) -> np.ndarray:
+        U, w = neuron_blocks(p, k, z, phases, float(phases.sum() - mismatch), unit_amp)
+        return np.vstack([U, w[None]])
+
+    blocks = shaped(zeta)
+    if second_zeta is not None:
+        if second_zeta == zeta:
+            raise ValueError("second_zeta must differ from zeta")
+        blocks = math.sqrt(split) * blocks + math.sqrt(1 - split) * shaped(second_zeta)
+    blocks = math.sqrt(1 - dc_fraction) * blocks + math.sqrt(dc_fraction / p)
+    blocks = blocks * np.sqrt(r)[:, None]
+    return PolyNetwork(blocks[None, :k], blocks[None, k], degree=k)
+
+
+def psi_fourier(net: PolyNetwork) -> np.ndarray:
+    r"""Per-neuron Psi (uniform q and tau) through the DFT, Shi Lemma C.14:
+
+    .. math:: \Psi_i = \frac{k!}{(p-1)p^k}\,\mathrm{Re}\sum_{j\ne0}\hat w_i(-j)\prod_{l=1}^k\hat u_{i,l}(j).
+
+    Cost O(m k p log p) instead of the O(m p^{k+1}) brute force. Returns shape (m,).
+    """
+    m, k, p = net.U.shape
+    Uh = np.fft.fft(net.U, axis=-1)
+    Wh = np.fft.fft(net.W, axis=-1)
+    j = np.arange(1, p)
+    terms = Wh[:, (-j) % p] * np.prod(Uh[:, :, j], axis=1)
+    return math.factorial(k) / ((p - 1) * float(p) ** k) * terms.sum(axis=1).real

@@ -1,0 +1,1 @@
+"""Exact symbolic results (sympy, exact rationals). Imports only the standard library and sympy."""

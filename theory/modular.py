@@ -1,0 +1,400 @@
+r"""Max-margin Fourier circuits for modular addition with k inputs (exact).
+
+Network (Shi thesis Eq. 4.2; Edelman Ch. 7 for k = 2)
+
+.. math::  f(\theta, a)[c] = \sum_{i=1}^m \Big(\sum_{j=1}^k u_{i,j}(a_j)\Big)^k w_i(c),
+
+trained on all p^k points of ``(a_1..a_k) -> a_1 + ... + a_k mod p`` with the L_{2,k+1} norm
+:math:`\|\theta\|_{2,k+1}^{k+1} = \sum_i \|\theta_i\|_2^{k+1}`. The network is (k+1)-homogeneous.
+
+Results implemented here (spec ``shared/spec/fourier_circuits.md``):
+
+* Shi Thm 4.9 / C.22: the maximum normalized margin
+  :math:`\gamma^* = 2\,k! / ((2k+2)^{(k+1)/2} (p-1) p^{(k-1)/2})` for width
+  :math:`m \ge 2^{2k-2}(p-1)`; Edelman Thm 7.7 (Morwani et al.) for k = 2.
+* Shi Lemma 4.10 / C.15: the optimal unit neuron (single frequency, amplitude
+  :math:`\beta=\sqrt{2/((k+1)p)}`, phases with :math:`\sum_i\vartheta_{u_i}=\vartheta_w`).
+* Shi Lemma 4.11 / C.18: an explicit max-margin network with :math:`2^{2k-2}(p-1)` neurons whose
+  output is :math:`(p\,1[c = \sum a] - 1)/2` (the source prints "0 otherwise"; it is -1/2).
+* Shi Lemma C.14: the single-neuron class-weighted objective Psi in Fourier form, and closed forms
+  of Psi for deformed neurons (spec section 3.3).
+
+Hypotheses on the inputs
+------------------------
+* ``p`` is an odd integer >= 3. The sources assume p prime; the proofs use only that p is odd, and
+  the value and construction are exact for odd composite p (checked in the tests for p = 9, 15).
+  Even p is refused: the frequency p/2 is self-conjugate and the formula fails.
+* ``k`` is an integer >= 1. For k = 1 the upper bound and the construction still hold (the
+  inequality :math:`\|z\|_{(k+1)/2}\le\|z\|_1` is an equality), so :func:`max_margin` is exact, but the
+  optimal neuron is **not** unique: any split of a neuron's mass over frequencies with aligned phases
+  is optimal, so the single-frequency conclusion of Thm 4.9 does not follow for k = 1.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Sequence
+
+import sympy
+from sympy import Rational, cos, factorial, pi, sqrt
+
+from ._checks import check_odd_modulus, check_positive_int, is_symbolic
+
+__all__ = [
+    "max_margin",
+    "max_margin_k2_morwani",
+    "min_width",
+    "frequencies",
+    "optimal_amplitude",
+    "optimal_fourier_magnitude",
+    "max_margin_logits",
+    "FourierNeuron",
+    "optimal_neuron",
+    "ModularConstruction",
+    "construction",
+    "polarization_identity",
+    "cos_sum_expansion",
+    "psi_time_domain",
+    "psi_fourier",
+    "psi_phase_mismatch",
+    "psi_unbalanced",
+    "psi_two_frequencies",
+    "psi_dc_leak",
+]
+
+SOURCE = "Shi thesis Thm 4.9 / C.22"
+
+
+def _check_pk(p: object, k: object) -> tuple[int, int]:
+    return check_odd_modulus(p, source=SOURCE), check_positive_int(k, "k", hypothesis="number of inputs")
+
+
+def max_margin(p: object, k: object) -> sympy.Expr:
+    r"""Maximum L_{2,k+1}-normalized margin of the k-input polynomial network (Shi Thm 4.9).
+
+    .. math:: \gamma^*(p,k) = \frac{2\,k!}{(2k+2)^{(k+1)/2}\,(p-1)\,p^{(k-1)/2}}
+
+    Parameters
+    ----------
+    p, k : int or sympy.Symbol
+        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``. If either is a sympy symbol the
+        symbolic formula is returned (no validation).
+
+    Returns
+    -------
+    sympy.Expr
+        Exact value (e.g. ``3/320`` for p = 5, k = 3).
+    """
+    if not is_symbolic(p, k):
+        p, k = _check_pk(p, k)
+        p, k = sympy.Integer(p), sympy.Integer(k)
+    return 2 * factorial(k) / ((2 * k + 2) ** ((k + 1) / sympy.Integer(2)) * (p - 1) * p ** ((k - 1) / sympy.Integer(2)))
+
+
+def max_margin_k2_morwani(p: object) -> sympy.Expr:
+    r"""Edelman Thm 7.7 (Morwani et al. 2024) for k = 2: :math:`\gamma^* = \sqrt{2/27}/((p-1)\sqrt p)`.
+
+    Stated independently of :func:`max_margin`; the two must agree at k = 2.
+    """
+    if not is_symbolic(p):
+        p = sympy.Integer(check_odd_modulus(p, source="Edelman Thm 7.7"))
+    return sqrt(Rational(2, 27)) / ((p - 1) * sqrt(p))
+
+
+def min_width(p: object, k: object) -> int | sympy.Expr:
+    r"""Width of the explicit construction and the theorem's bound, :math:`2^{2k-2}(p-1)`."""
+    if is_symbolic(p, k):
+        return 2 ** (2 * k - 2) * (p - 1)
+    p, k = _check_pk(p, k)
+    return 2 ** (2 * k - 2) * (p - 1)
+
+
+def frequencies(p: int) -> range:
+    r"""The non-trivial frequencies :math:`\zeta \in \{1, \dots, (p-1)/2\}` up to conjugation."""
+    p = check_odd_modulus(p, source=SOURCE)
+    return range(1, (p - 1) // 2 + 1)
+
+
+def optimal_amplitude(p: object, k: object) -> sympy.Expr:
+    r"""Per-entry amplitude of a unit-norm optimal neuron, :math:`\beta = \sqrt{2/((k+1)p)}` (Lemma C.15)."""
+    if not is_symbolic(p, k):
+        p, k = (sympy.Integer(v) for v in _check_pk(p, k))
+    return sqrt(2 / ((k + 1) * p))
+
+
+def optimal_fourier_magnitude(p: object, k: object) -> sympy.Expr:
+    r"""|û(±ζ)| = |ŵ(±ζ)| = :math:`\sqrt{p/(2(k+1))}` for every block of a unit optimal neuron (Eq. C.16)."""
+    if not is_symbolic(p, k):
+        p, k = (sympy.Integer(v) for v in _check_pk(p, k))
+    return sqrt(p / (2 * (k + 1)))
+
+
+def max_margin_logits(p: object, k: object) -> tuple[sympy.Expr, sympy.Expr]:
+    r"""Logits of every unit-norm max-margin network (spec 2.1, from Lemma C.6 with uniform q*).
+
+    All points lie on the margin and all wrong logits are equal, and each w_i has zero mean, so
+    :math:`f(\hat\theta,a)[c] = \gamma^*(1[c=y(a)] - 1/p)`.
+
+    Returns
+    -------
+    (correct, wrong) : tuple of sympy.Expr
+        :math:`\gamma^*(p-1)/p` and :math:`-\gamma^*/p`.
+    """
+    g = max_margin(p, k)
+    return sympy.simplify(g * (p - 1) / p), sympy.simplify(-g / p)
+
+
+@dataclass(frozen=True)
+class FourierNeuron:
+    r"""A single-frequency neuron :math:`u_j(a) = A\cos(2\pi\zeta a/p + \vartheta_j)`,
+    :math:`w(c) = A\cos(2\pi\zeta c/p + \vartheta_w)` with :math:`\vartheta_w = \sum_j \vartheta_j + \Delta`.
+
+    ``mismatch`` (Delta) is zero for neurons in the optimal set of Lemma C.15.
+    """
+
+    p: int
+    zeta: int
+    phases: tuple[sympy.Expr, ...]
+    amplitude: sympy.Expr
+    mismatch: sympy.Expr = sympy.Integer(0)
+
+    @property
+    def k(self) -> int:
+        return len(self.phases)
+
+    @property
+    def theta_w(self) -> sympy.Expr:
+        return sympy.Add(*self.phases) + self.mismatch
+
+    def block(self, phase: sympy.Expr) -> list[sympy.Expr]:
+        """Exact values of ``A cos(2 pi zeta x / p + phase)`` for x = 0..p-1."""
+        return [self.amplitude * cos(2 * pi * self.zeta * x / self.p + phase) for x in range(self.p)]
+
+    def u(self) -> list[list[sympy.Expr]]:
+        """The k input blocks as exact values."""
+        return [self.block(ph) for ph in self.phases]
+
+    def w(self) -> list[sympy.Expr]:
+        """The output block as exact values."""
+        return self.block(self.theta_w)
+
+    def norm_squared(self) -> sympy.Expr:
+        r"""Exact :math:`\|\theta_i\|_2^2 = (k+1) A^2 p / 2` (each zero-mean cosine block has norm² A²p/2)."""
+        return (self.k + 1) * self.amplitude**2 * sympy.Integer(self.p) / 2
+
+
+def optimal_neuron(p: int, k: int, zeta: int = 1, phases: Sequence[object] | None = None) -> FourierNeuron:
+    r"""A unit-norm maximizer of the single-neuron objective Psi (Shi Lemma 4.10 / C.15).
+
+    Parameters
+    ----------
+    p, k : int
+        Odd modulus and number of inputs.
+    zeta : int
+        Frequency in ``1..(p-1)/2``.
+    phases : sequence of k numbers or sympy expressions, optional
+        Input-block phases; the output phase is their sum. Defaults to zeros.
+    """
+    p, k = _check_pk(p, k)
+    if zeta not in frequencies(p):
+        raise ValueError(f"zeta must be a frequency in 1..{(p - 1) // 2} for p = {p}, got {zeta}")
+    phases = tuple(sympy.sympify(ph) for ph in (phases if phases is not None else [0] * k))
+    if len(phases) != k:
+        raise ValueError(f"need k = {k} phases, got {len(phases)}")
+    return FourierNeuron(p=p, zeta=zeta, phases=phases, amplitude=optimal_amplitude(p, k))
+
+
+def polarization_identity(k: int) -> tuple[sympy.Expr, sympy.Expr]:
+    r"""Both sides of Shi Lemma C.16 (Part 3), halved to :math:`\epsilon_1 = +1`:
+
+    .. math:: 2^{k-1}k!\prod_i d_i = \sum_{\epsilon\in\{\pm1\}^k,\ \epsilon_1=1}(-1)^{\#\{\epsilon_j=-1\}}
+              \Big(\sum_j \epsilon_j d_j\Big)^k.
+
+    Returns ``(lhs, rhs)`` as polynomials in symbols d_1..d_k.
+    """
+    k = check_positive_int(k, "k")
+    d = sympy.symbols(f"d1:{k + 1}")
+    lhs = 2 ** (k - 1) * factorial(k) * sympy.Mul(*d)
+    rhs = sympy.Integer(0)
+    for eps in itertools.product([1, -1], repeat=k - 1):
+        eps = (1,) + eps
+        rhs += (-1) ** eps.count(-1) * sympy.Add(*[e * dj for e, dj in zip(eps, d)]) ** k
+    return lhs, rhs
+
+
+def _even_subsets(k: int) -> list[tuple[int, ...]]:
+    return [b for b in itertools.product([0, 1], repeat=k + 1) if sum(b) % 2 == 0]
+
+
+def cos_sum_expansion(k: int) -> tuple[sympy.Expr, sympy.Expr]:
+    r"""Both sides of Shi Eq. C.21: :math:`\cos(\sum_{i=1}^{k+1} x_i)` as a sum over even-weight
+    :math:`b\in\{0,1\}^{k+1}` of :math:`s_b \prod_i \cos^{1-b_i}(x_i)\sin^{b_i}(x_i)`,
+    :math:`s_b = (-1)^{1[|b| \equiv 2 \bmod 4]}` (2^k terms)."""
+    k = check_positive_int(k, "k")
+    x = sympy.symbols(f"x1:{k + 2}")
+    rhs = sympy.Integer(0)
+    for b in _even_subsets(k):
+        s = -1 if sum(b) % 4 == 2 else 1
+        rhs += s * sympy.Mul(*[sympy.sin(xi) if bi else sympy.cos(xi) for xi, bi in zip(x, b)])
+    return cos(sympy.Add(*x)), rhs
+
+
+@dataclass(frozen=True)
+class ModularConstruction:
+    r"""The explicit max-margin network of Shi Lemma 4.11 / C.18 (cleaned in spec 2.2).
+
+    One neuron per frequency :math:`\zeta`, even-weight :math:`b\in\{0,1\}^{k+1}` and sign pattern
+    :math:`\epsilon\in\{\pm1\}^k` with :math:`\epsilon_1=+1`; block phases
+    :math:`\vartheta_j = -\tfrac{\pi}{2}b_j + \pi 1[\epsilon_j=-1]`, output phase
+    :math:`\sum_j\vartheta_j`, and common amplitude :math:`t=(2^{k-1}k!)^{-1/(k+1)}`. The network
+    computes :math:`F(a,c) = (p\,1[c\equiv\sum a]-1)/2` exactly.
+    """
+
+    p: int
+    k: int
+    neurons: tuple[FourierNeuron, ...]
+    width: int
+
+    @property
+    def n_active(self) -> int:
+        """Number of non-zero neurons (= :func:`min_width`); the rest of ``width`` is zero padding."""
+        return len(self.neurons)
+
+    def logit(self, a: Sequence[int], c: int) -> sympy.Expr:
+        r"""Exact network output :math:`(p\,1[c \equiv \sum a] - 1)/2` (Lemma C.18, corrected)."""
+        return Rational(self.p * int((sum(a) - c) % self.p == 0) - 1, 2)
+
+    @property
+    def margin(self) -> sympy.Expr:
+        """Dataset margin h(theta): correct logit (p-1)/2 minus every wrong logit -1/2, i.e. p/2."""
+        return Rational(self.p, 2)
+
+    @property
+    def norm_power(self) -> sympy.Expr:
+        r""":math:`\|\theta\|_{2,k+1}^{k+1} = \sum_i \|\theta_i\|_2^{k+1}` (exact)."""
+        return sympy.Add(*[n.norm_squared() ** Rational(self.k + 1, 2) for n in self.neurons])
+
+    @property
+    def normalized_margin(self) -> sympy.Expr:
+        r""":math:`h(\theta)/\|\theta\|_{2,k+1}^{k+1}`; simplifies to :func:`max_margin`."""
+        return sympy.radsimp(sympy.simplify(self.margin / self.norm_power))
+
+
+def construction(p: int, k: int, width: int | None = None) -> ModularConstruction:
+    """Build the explicit max-margin network (see :class:`ModularConstruction`).
+
+    Parameters
+    ----------
+    p, k : int
+        Odd modulus and number of inputs.
+    width : int, optional
+        Total width m; the construction uses :func:`min_width` neurons and pads with zero neurons.
+
+    Raises
+    ------
+    ValueError
+        If ``width`` is below ``2^{2k-2}(p-1)``: the construction (and Thm 4.9) needs that many neurons.
+    """
+    p, k = _check_pk(p, k)
+    n_min = min_width(p, k)
+    if width is None:
+        width = n_min
+    width = check_positive_int(width, "width")
+    if width < n_min:
+        raise ValueError(
+            f"width m = {width} is below the construction's size 2^(2k-2)(p-1) = {n_min} for p = {p}, k = {k} "
+            f"({SOURCE} requires m >= {n_min})"
+        )
+    t = (2 ** (k - 1) * factorial(k)) ** Rational(-1, k + 1)
+    neurons = []
+    for zeta in frequencies(p):
+        for b in _even_subsets(k):
+            for eps in itertools.product([1, -1], repeat=k - 1):
+                eps = (1,) + eps
+                phases = tuple(-pi / 2 * b[j] + pi * int(eps[j] == -1) for j in range(k))
+                neurons.append(FourierNeuron(p=p, zeta=zeta, phases=phases, amplitude=t))
+    return ModularConstruction(p=p, k=k, neurons=tuple(neurons), width=width)
+
+
+# --------------------------------------------------------------------------------------------
+# Single-neuron class-weighted objective Psi (uniform q and tau), Shi Def C.12-C.13, Lemma C.14
+# --------------------------------------------------------------------------------------------
+
+
+def _neuron_arrays(u: Sequence[Sequence[object]], w: Sequence[object]) -> tuple[list[list[sympy.Expr]], list[sympy.Expr], int, int]:
+    u = [[sympy.sympify(x) for x in row] for row in u]
+    w = [sympy.sympify(x) for x in w]
+    p = len(w)
+    if not u or any(len(row) != p for row in u):
+        raise ValueError(f"every block must have length p = {p}, got lengths {[len(r) for r in u]}")
+    return u, w, p, len(u)
+
+
+def psi_time_domain(u: Sequence[Sequence[object]], w: Sequence[object]) -> sympy.Expr:
+    r"""Exact single-neuron class-weighted margin under uniform q and tau (definition, Shi Def C.13).
+
+    .. math:: \Psi(u,w) = \mathbb E_{a}\Big[S(a)^k\Big(w(y(a)) - \frac{1}{p-1}\sum_{c\ne y(a)} w(c)\Big)\Big],
+              \qquad S(a)=\sum_i u_i(a_i).
+
+    Brute force over all p^k inputs; use for small p, k only.
+    """
+    u, w, p, k = _neuron_arrays(u, w)
+    total_w = sympy.Add(*w)
+    acc = sympy.Integer(0)
+    for a in itertools.product(range(p), repeat=k):
+        s = sympy.Add(*[u[i][a[i]] for i in range(k)])
+        y = sum(a) % p
+        acc += s**k * (w[y] - (total_w - w[y]) / (p - 1))
+    return sympy.expand(acc / sympy.Integer(p) ** k)
+
+
+def psi_fourier(u: Sequence[Sequence[object]], w: Sequence[object]) -> sympy.Expr:
+    r"""Psi in Fourier form (Shi Lemma C.14), an exact identity for all real vectors:
+
+    .. math:: \Psi(u,w) = \frac{k!}{(p-1)p^k}\sum_{j\ne0}\hat w(-j)\prod_{i=1}^k\hat u_i(j),
+              \qquad \hat f(j)=\sum_x f(x)e^{-2\pi i jx/p}.
+    """
+    u, w, p, k = _neuron_arrays(u, w)
+
+    def dft(f: list[sympy.Expr], j: int) -> sympy.Expr:
+        return sympy.Add(*[f[x] * sympy.exp(-2 * pi * sympy.I * j * x / p) for x in range(p)])
+
+    total = sympy.Add(*[dft(w, -j) * sympy.Mul(*[dft(ui, j) for ui in u]) for j in range(1, p)])
+    return factorial(k) / ((p - 1) * sympy.Integer(p) ** k) * total
+
+
+def psi_phase_mismatch(p: object, k: object, delta: object) -> sympy.Expr:
+    r"""Psi of an otherwise optimal unit neuron whose phases miss the constraint by
+    :math:`\Delta = \sum\vartheta_i - \vartheta_w`: :math:`\gamma^*\cos\Delta` (spec 3.3)."""
+    return max_margin(p, k) * cos(delta)
+
+
+def psi_unbalanced(p: object, k: object, r: Sequence[object]) -> sympy.Expr:
+    r"""Psi of a unit single-frequency neuron with aligned phases whose k+1 blocks have squared norms
+    :math:`r_1..r_{k+1}` (summing to 1): :math:`\gamma^*\prod_i((k+1)r_i)^{1/2}` (spec 3.3)."""
+    r = [sympy.sympify(x) for x in r]
+    if len(r) != int(k) + 1:
+        raise ValueError(f"need k+1 = {int(k) + 1} block fractions, got {len(r)}")
+    if any(x.is_negative for x in r) or sympy.simplify(sympy.Add(*r) - 1) != 0:
+        raise ValueError(f"block fractions must be >= 0 and sum to 1, got {r}")
+    return max_margin(p, k) * sympy.Mul(*[sqrt((int(k) + 1) * x) for x in r])
+
+
+def psi_two_frequencies(p: object, k: object, s: object) -> sympy.Expr:
+    r"""Psi of a unit neuron whose mass is split over two frequencies in fractions s and 1-s, each
+    part optimal in shape: :math:`\gamma^*(s^{(k+1)/2}+(1-s)^{(k+1)/2})` (spec 3.3)."""
+    s = sympy.sympify(s)
+    if s.is_number and not (0 <= s <= 1):
+        raise ValueError(f"the split s must lie in [0, 1], got {s}")
+    e = Rational(int(k) + 1, 2)
+    return max_margin(p, k) * (s**e + (1 - s) ** e)
+
+
+def psi_dc_leak(p: object, k: object, eps: object) -> sympy.Expr:
+    r"""Psi of a unit optimal neuron with a fraction eps of every block's squared norm moved into its
+    DC (constant) component: :math:`\gamma^*(1-\varepsilon)^{(k+1)/2}` (spec 3.3)."""
+    eps = sympy.sympify(eps)
+    if eps.is_number and not (0 <= eps <= 1):
+        raise ValueError(f"the DC fraction eps must lie in [0, 1], got {eps}")
+    return max_margin(p, k) * (1 - eps) ** Rational(int(k) + 1, 2)
