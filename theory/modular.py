@@ -49,6 +49,8 @@ __all__ = [
     "optimal_amplitude",
     "optimal_fourier_magnitude",
     "max_margin_logits",
+    "single_neuron_bound",
+    "construction_logit_as_printed",
     "FourierNeuron",
     "optimal_neuron",
     "ModularConstruction",
@@ -128,6 +130,29 @@ def optimal_fourier_magnitude(p: object, k: object) -> sympy.Expr:
     if not is_symbolic(p, k):
         p, k = (sympy.Integer(v) for v in _check_pk(p, k))
     return sqrt(p / (2 * (k + 1)))
+
+
+def single_neuron_bound(p: object, k: object) -> sympy.Expr:
+    r"""The end of the bound chain of Shi Lemma C.15 (spec 3.3): phases aligned, QM-GM on each
+    frequency, Plancherel (:math:`\sum_{j\ge1} z(j) \le p/2`) and :math:`\|z\|_{(k+1)/2}\le\|z\|_1` give
+
+    .. math:: \Psi \le \frac{2\,k!\,(p/2)^{(k+1)/2}}{(k+1)^{(k+1)/2}(p-1)p^k}.
+
+    Derived independently of :func:`max_margin`; Thm 4.9 says the two are equal.
+    """
+    if not is_symbolic(p, k):
+        p, k = (sympy.Integer(v) for v in _check_pk(p, k))
+    e = (k + 1) / sympy.Integer(2)
+    return 2 * factorial(k) * (p / sympy.Integer(2)) ** e / ((k + 1) ** e * (p - 1) * p**k)
+
+
+def construction_logit_as_printed(p: int, a: Sequence[int], c: int) -> sympy.Expr:
+    """Erratum record: the construction's output **as printed** in Shi Lemma C.17/C.18 (and Edelman
+    D.6.2 for k = 2): "(p-1)/2 if sum(a) = c, 0 otherwise". The second case is wrong; the correct
+    value is -1/2 (:meth:`ModularConstruction.logit`). Kept only so a claim can refute it.
+    """
+    p = check_odd_modulus(p, source=SOURCE)
+    return Rational(p - 1, 2) if (sum(a) - c) % p == 0 else sympy.Integer(0)
 
 
 def max_margin_logits(p: object, k: object) -> tuple[sympy.Expr, sympy.Expr]:

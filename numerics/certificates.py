@@ -1,0 +1,516 @@
+r"""Convex certificates for the maximum normalized margin: the LP over a neuron dictionary, its dual,
+and lower/upper bound pairs.
+
+Dictionary LP (spec fourier_circuits §3.4(B), feature_emergence §2.5(B); the convex program behind the
+max-min duality of Edelman Lemma 7.2 / Morwani et al.). Take unit-norm neurons
+:math:`\bar\theta_1..\bar\theta_J` and the margin features
+
+.. math:: D_j(x, c') = \phi(\bar\theta_j, x)[y(x)] - \phi(\bar\theta_j, x)[c'],\qquad c'\ne y(x).
+
+A network :math:`\theta = \{\mu_j^{1/\nu}\bar\theta_j\}` has logits :math:`\sum_j\mu_j\phi(\bar\theta_j)` and
+:math:`\|\theta\|_{2,\nu}^\nu = \sum_j\mu_j` (Edelman Lemma 7.3 part 2, Shi Lemma C.5), so
+
+.. math::
+
+    \text{(P)}\quad \max_{\mu\ge0,\,t}\ t \ \ \text{s.t.}\ \ D^\top\mu\ge t\mathbf 1,\ \ \textstyle\sum_j\mu_j\le1,
+    \qquad
+    \text{(D)}\quad \min_{Q\ge0,\,s\ge0}\ s \ \ \text{s.t.}\ \ \textstyle\sum Q = 1,\ \ DQ\le s\mathbf 1 .
+
+The value of (P) is at most :math:`\gamma^*` for every dictionary and equals it when the dictionary
+contains the neurons of a max-margin network. A dual point Q is a weight array
+:math:`Q(x,c') = q(x)\tau(x)[c']` (Edelman Lemma 7.5): for *any* distribution Q,
+:math:`\max(0, \max_j (DQ)_j)` bounds (P) from above (weak duality), and
+:math:`\max_{\|\bar\theta\|\le1}\Psi_Q(\bar\theta)` bounds :math:`\gamma^*` itself (spec §3.4(C),
+feature_emergence §2.5(C)).
+
+Certificates are judged by duality gap and feasibility residuals, never by comparing dual vectors:
+LP duals are not unique (for the modular construction both a vertex Q and the uniform Q are optimal).
+
+Memory: the feature matrix has :math:`J\cdot N(C-1)` float64 entries (e.g. 96 x 2058 for Z_7, k = 3).
+It is built by streaming the dataset; the LP itself needs it whole.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import cvxpy as cp
+import numpy as np
+
+from .margins import DEFAULT_MEMORY_BUDGET, PolyNetwork, Task, evaluate
+from .single_neuron import SingleNeuronResult, maximize_single_neuron
+
+__all__ = [
+    "CertificateError",
+    "DEFAULT_SOLVERS",
+    "DEFAULT_SOLVER_OPTIONS",
+    "unit_neurons",
+    "feature_columns",
+    "margin_features",
+    "columns_to_class_weights",
+    "LPResult",
+    "solve_dictionary_lp",
+    "Certificate",
+    "certify",
+]
+
+DEFAULT_SOLVERS: tuple[str, ...] = ("CLARABEL", "SCS")
+"""Solvers tried in order by :func:`solve_dictionary_lp` (SCS is the fallback)."""
+
+DEFAULT_SOLVER_OPTIONS: dict[str, dict[str, float]] = {
+    "CLARABEL": {"tol_gap_abs": 1e-9, "tol_gap_rel": 1e-9, "tol_feas": 1e-9},
+    "SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000},
+}
+"""Tolerances per solver; features are scaled to max |D| = 1 before solving. Tighter Clarabel
+tolerances make it stop with ``optimal_inaccurate`` on degenerate dictionaries (e.g. the construction
+for p = 3, k = 3), which is then rejected in favour of the fallback."""
+
+
+class CertificateError(RuntimeError):
+    """A convex certificate could not be computed (every solver failed); no number is returned."""
+
+
+# --------------------------------------------------------------------------------------------
+# Margin features
+# --------------------------------------------------------------------------------------------
+
+
+def unit_neurons(dictionary: PolyNetwork, normalize: bool = True, atol: float = 1e-9) -> PolyNetwork:
+    r"""The dictionary with every neuron of unit Euclidean norm :math:`\|\bar\theta_j\|_2 = 1`.
+
+    Parameters
+    ----------
+    normalize : bool
+        If True, rescale each neuron to unit norm; if False, only check that it already is.
+
+    Raises
+    ------
+    ValueError
+        For a zero neuron (it has no direction), or, with ``normalize=False``, a neuron whose norm
+        differs from 1 by more than ``atol``.
+    """
+    norms = dictionary.neuron_norms()
+    if dictionary.width == 0:
+        raise ValueError("the dictionary is empty")
+    if np.any(norms == 0):
+        raise ValueError(f"dictionary neurons {np.flatnonzero(norms == 0).tolist()} are zero; drop them (a zero neuron has no direction)")
+    if not normalize:
+        bad = np.flatnonzero(np.abs(norms - 1) > atol)
+        if bad.size:
+            raise ValueError(f"dictionary neurons must have unit norm (normalize=False); neurons {bad[:10].tolist()} have norms {norms[bad[:10]]}")
+        return dictionary
+    return PolyNetwork(dictionary.U / norms[:, None, None], dictionary.W / norms[:, None], dictionary.degree)
+
+
+def _wrong_labels(labels: np.ndarray, n_classes: int) -> np.ndarray:
+    """Wrong labels of each point in increasing order, shape (n, C-1)."""
+    r = np.arange(n_classes - 1)[None, :]
+    return r + (r >= labels[:, None])
+
+
+def feature_columns(task: Task) -> tuple[np.ndarray, np.ndarray]:
+    r"""Column map of :func:`margin_features`: column :math:`x(C-1)+r` is (point x, its r-th wrong label).
+
+    Returns
+    -------
+    points, wrong_labels : int arrays, shape (N (C-1),)
+    """
+    _, labels = task.batch(0, task.n_points)
+    C = task.n_classes
+    points = np.repeat(np.arange(task.n_points), C - 1)
+    return points, _wrong_labels(np.asarray(labels, dtype=np.int64), C).ravel()
+
+
+def columns_to_class_weights(values: np.ndarray, task: Task) -> np.ndarray:
+    """Scatter a vector over the columns of :func:`margin_features` into an (N, C) array (zero at correct labels)."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape != (task.n_points * (task.n_classes - 1),):
+        raise ValueError(f"expected a vector of length N (C-1) = {task.n_points * (task.n_classes - 1)}, got shape {values.shape}")
+    points, wrong = feature_columns(task)
+    Q = np.zeros((task.n_points, task.n_classes))
+    Q[points, wrong] = values
+    return Q
+
+
+def margin_features(
+    dictionary: PolyNetwork,
+    task: Task,
+    normalize: bool = True,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+) -> np.ndarray:
+    r"""Margin features :math:`D_j(x,c') = \phi(\bar\theta_j,x)[y(x)] - \phi(\bar\theta_j,x)[c']` of unit neurons.
+
+    With :math:`S_j(x) = \sum_i\langle\bar U_{j,i}, x_i\rangle`:
+    :math:`D_j(x,c') = S_j(x)^{\mathrm{deg}}(\bar w_j[y(x)] - \bar w_j[c'])` (spec fourier_circuits §3.4(B),
+    feature_emergence §2.5(B) matrix M).
+
+    Parameters
+    ----------
+    dictionary : PolyNetwork
+        J neurons; normalized to unit norm (``normalize=True``) or required to be unit norm.
+    task : Task
+        The dataset; columns follow :func:`feature_columns`.
+
+    Returns
+    -------
+    np.ndarray, shape (J, N (C-1))
+    """
+    if dictionary.U.shape[1:] != (task.n_blocks, task.block_size) or dictionary.W.shape[1] != task.n_classes:
+        raise ValueError(
+            f"dictionary shapes U{dictionary.U.shape}, W{dictionary.W.shape} do not fit the task "
+            f"(k = {task.n_blocks} blocks of size {task.block_size}, {task.n_classes} classes)"
+        )
+    if task.n_classes < 2:
+        raise ValueError("margin features need at least 2 classes")
+    net = unit_neurons(dictionary, normalize)
+    J, C, N = net.width, task.n_classes, task.n_points
+    D = np.empty((J, N, C - 1))
+    per_point = 8 * (J * (2 * C + 2) + task.n_blocks * task.block_size + C)
+    n = max(1, int(memory_budget // per_point))
+    for start in range(0, N, n):
+        stop = min(start + n, N)
+        inputs, labels = task.batch(start, stop)
+        labels = np.asarray(labels, dtype=np.int64)
+        s = net.preactivations(inputs) ** net.degree  # (J, n)
+        wrong = _wrong_labels(labels, C)  # (n, C-1)
+        D[:, start:stop] = s[:, :, None] * (net.W[:, labels][:, :, None] - net.W[:, wrong])
+    return D.reshape(J, N * (C - 1))
+
+
+# --------------------------------------------------------------------------------------------
+# The dictionary LP
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LPResult:
+    r"""Primal and dual solution of the dictionary LP (module doc), with its certificate data.
+
+    Attributes
+    ----------
+    value : float
+        Primal optimum t reported by the solver (:math:`\le\gamma^*`).
+    dual_value : float
+        :math:`\max(0,\max_j (D Q)_j)` for the returned Q projected onto the simplex; an upper bound on
+        the LP value for this dictionary, valid whatever the solver accuracy (weak duality).
+    achieved_margin : float
+        :math:`\min_{(x,c')}(D^\top\mu)` for the returned mu made feasible (clipped at 0, scaled to
+        :math:`\sum\mu\le1`): the dataset margin h of :attr:`network`, whose norm power is :math:`\le 1`.
+    primal_margin_residual, primal_budget_residual, primal_sign_residual : float
+        :math:`\max(0, t-\min D^\top\mu)`, :math:`\max(0,\sum\mu-1)`, :math:`\max(0,-\min\mu)` for the raw solver output.
+    dual_mass_residual, dual_sign_residual : float
+        :math:`|\sum Q - 1|` and :math:`\max(0, -\min Q)` for the raw solver output.
+    solver, status : str
+        The solver that produced the solution and its (optimal) status.
+    mu : np.ndarray, shape (J,)
+        Feasible weights :math:`\mu_j = \lambda_j^\nu` (clipped, :math:`\sum\mu\le1`).
+    Q : np.ndarray, shape (N, C)
+        The dual weights :math:`q(x)\tau(x)[c]` projected onto the simplex (usable as ``Q`` elsewhere).
+    network : PolyNetwork
+        :math:`\theta = \{\mu_j^{1/\nu}\bar\theta_j\}` with :math:`\|\theta\|_{2,\nu}^\nu = \sum_j\mu_j`.
+    attempts : tuple of str
+        One line per solver tried before success (why it was rejected).
+    feature_scale : float
+        max |D| (the solver sees D / feature_scale); the unit of the absolute gap tolerance.
+    solve_seconds : float
+        Wall time of the successful solve (compile + solve).
+    """
+
+    value: float
+    dual_value: float
+    achieved_margin: float
+    primal_margin_residual: float
+    primal_budget_residual: float
+    primal_sign_residual: float
+    dual_mass_residual: float
+    dual_sign_residual: float
+    solver: str
+    status: str
+    mu: np.ndarray
+    Q: np.ndarray
+    network: PolyNetwork
+    attempts: tuple[str, ...]
+    feature_scale: float
+    solve_seconds: float
+
+    @property
+    def gap(self) -> float:
+        """Duality gap ``dual_value - value`` (>= 0 up to solver accuracy)."""
+        return self.dual_value - self.value
+
+    @property
+    def relative_gap(self) -> float:
+        return abs(self.gap) / max(abs(self.dual_value), abs(self.value), np.finfo(float).tiny)
+
+    @property
+    def max_residual(self) -> float:
+        return max(
+            self.primal_margin_residual,
+            self.primal_budget_residual,
+            self.primal_sign_residual,
+            self.dual_mass_residual,
+            self.dual_sign_residual,
+        )
+
+    def is_certified(self, rtol: float = 1e-6, atol: float | None = None, residual_tol: float = 1e-6) -> bool:
+        """True if ``|gap| <= atol + rtol max(|value|, |dual_value|)`` and every residual is at most
+        ``residual_tol``; ``atol`` defaults to ``1e-9 * feature_scale`` (needed when the LP value is 0)."""
+        atol = 1e-9 * self.feature_scale if atol is None else atol
+        gap_ok = abs(self.gap) <= atol + rtol * max(abs(self.value), abs(self.dual_value))
+        return bool(gap_ok and self.max_residual <= residual_tol)
+
+
+def _solver_list(solver: str | Sequence[str] | None) -> tuple[str, ...]:
+    if solver is None:
+        return DEFAULT_SOLVERS
+    if isinstance(solver, str):
+        return (solver.upper(),)
+    names = tuple(s.upper() for s in solver)
+    if not names:
+        raise ValueError("solver must name at least one cvxpy solver")
+    return names
+
+
+def solve_dictionary_lp(
+    dictionary: PolyNetwork,
+    task: Task,
+    solver: str | Sequence[str] | None = None,
+    solver_options: Mapping[str, Mapping[str, object]] | None = None,
+    normalize: bool = True,
+) -> LPResult:
+    r"""Solve the dictionary LP (P) and read off its dual (D) (module doc; spec fourier_circuits §3.4(B)).
+
+    Parameters
+    ----------
+    dictionary : PolyNetwork
+        Candidate neurons (rescaled to unit norm unless ``normalize=False``; zero neurons are refused).
+    task : Task
+        The dataset.
+    solver : str or sequence of str, optional
+        cvxpy solver names tried in order; None = ``("CLARABEL", "SCS")`` (Clarabel, SCS as fallback);
+        a single name is tried alone.
+    solver_options : mapping, optional
+        Per-solver keyword arguments, overriding :data:`DEFAULT_SOLVER_OPTIONS`.
+
+    Returns
+    -------
+    LPResult
+        From the first solver that returns status ``optimal`` with finite primal and dual values.
+
+    Raises
+    ------
+    CertificateError
+        If every solver raises or returns a status other than ``optimal`` (including
+        ``optimal_inaccurate``). No number from a failed solve is ever returned.
+    """
+    net = unit_neurons(dictionary, normalize)
+    D = margin_features(net, task, normalize=False)
+    J = net.width
+    scale = float(np.abs(D).max())
+    if not scale > 0:
+        raise ValueError("every margin feature is zero: the dictionary neurons separate nothing")
+    Ds = D / scale
+    mu_var = cp.Variable(J, nonneg=True)
+    t_var = cp.Variable()
+    margin_con = Ds.T @ mu_var >= t_var
+    budget_con = cp.sum(mu_var) <= 1
+    problem = cp.Problem(cp.Maximize(t_var), [margin_con, budget_con])
+    options = {name: dict(opts) for name, opts in DEFAULT_SOLVER_OPTIONS.items()}
+    for name, opts in (solver_options or {}).items():
+        options.setdefault(name.upper(), {}).update(opts)
+    attempts: list[str] = []
+    for name in _solver_list(solver):
+        t0 = time.perf_counter()
+        try:
+            with warnings.catch_warnings():  # "solution may be inaccurate": the status is checked below
+                warnings.simplefilter("ignore", UserWarning)
+                problem.solve(solver=name, **options.get(name, {}))
+        except Exception as exc:  # a solver failure of any kind means: try the next one
+            attempts.append(f"{name}: raised {type(exc).__name__}: {exc}")
+            continue
+        elapsed = time.perf_counter() - t0
+        status = str(problem.status)
+        raw_mu, raw_t, raw_Q = mu_var.value, t_var.value, margin_con.dual_value
+        if status != cp.OPTIMAL:
+            attempts.append(f"{name}: status {status!r} (not 'optimal')")
+            continue
+        if raw_mu is None or raw_t is None or raw_Q is None or not (
+            np.isfinite(raw_mu).all() and np.isfinite(raw_t) and np.isfinite(raw_Q).all()
+        ):
+            attempts.append(f"{name}: status 'optimal' but missing or non-finite primal/dual values")
+            continue
+        raw_Q = np.asarray(raw_Q, dtype=np.float64).ravel()
+        if not raw_Q.clip(0).sum() > 0:
+            attempts.append(f"{name}: status 'optimal' but the dual Q has no positive mass")
+            continue
+        return _build_result(net, task, D, scale, np.asarray(raw_mu, dtype=np.float64).ravel(), float(raw_t), raw_Q, name, status, attempts, elapsed)
+    raise CertificateError(
+        f"dictionary LP ({J} neurons, {D.shape[1]} margin constraints) failed with every solver tried; "
+        "no value is returned from a failed solve. " + "; ".join(attempts)
+    )
+
+
+def _build_result(
+    net: PolyNetwork,
+    task: Task,
+    D: np.ndarray,
+    scale: float,
+    raw_mu: np.ndarray,
+    raw_t_scaled: float,
+    raw_Q: np.ndarray,
+    solver: str,
+    status: str,
+    attempts: list[str],
+    elapsed: float,
+) -> LPResult:
+    t = raw_t_scaled * scale
+    margins_raw = D.T @ raw_mu
+    mu = np.clip(raw_mu, 0.0, None)
+    mu = mu / max(1.0, float(mu.sum()))
+    Q = np.clip(raw_Q, 0.0, None)
+    Q = Q / Q.sum()
+    nu = net.homogeneity
+    lam = mu ** (1.0 / nu)
+    recovered = PolyNetwork(net.U * lam[:, None, None], net.W * lam[:, None], net.degree)
+    return LPResult(
+        value=t,
+        dual_value=max(0.0, float((D @ Q).max())),
+        achieved_margin=float((D.T @ mu).min()),
+        primal_margin_residual=max(0.0, t - float(margins_raw.min())),
+        primal_budget_residual=max(0.0, float(raw_mu.sum()) - 1.0),
+        primal_sign_residual=max(0.0, -float(raw_mu.min())),
+        dual_mass_residual=abs(float(raw_Q.sum()) - 1.0),
+        dual_sign_residual=max(0.0, -float(raw_Q.min())),
+        solver=solver,
+        status=status,
+        mu=mu,
+        Q=columns_to_class_weights(Q, task),
+        network=recovered,
+        attempts=tuple(attempts),
+        feature_scale=scale,
+        solve_seconds=elapsed,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Lower/upper bound certificates
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Certificate:
+    r"""A bracket :math:`\text{lower}\le\gamma^*\le\text{upper}` for the maximum normalized margin.
+
+    The lower bound is the normalized margin :math:`h(\theta)/\|\theta\|_{2,\nu}^\nu` of an explicit network;
+    the upper bound is :math:`\max_{\|\bar\theta\|\le1}\Psi_Q(\bar\theta)` for class weights Q (Edelman
+    Lemmas 7.2, 7.5; spec feature_emergence §2.5(C), fourier_circuits §3.4(C)).
+
+    Attributes
+    ----------
+    lower, upper : float
+        The two bounds.
+    tol : float
+        Relative tolerance of :attr:`certified`.
+    upper_rigorous : bool
+        True when the upper bound is a closed form supplied by the caller; False when it is a numeric
+        multi-start maximum (exact only if the global single-neuron maximum was found).
+    lower_source, upper_source : str
+        Where each bound comes from.
+    solver, status : str
+        The method behind the upper bound and its outcome.
+    """
+
+    lower: float
+    upper: float
+    tol: float
+    upper_rigorous: bool
+    lower_source: str
+    upper_source: str
+    solver: str
+    status: str
+
+    @property
+    def gap(self) -> float:
+        """``upper - lower`` (>= 0 when both bounds are right)."""
+        return self.upper - self.lower
+
+    @property
+    def relative_gap(self) -> float:
+        """``|upper - lower| / max(|upper|, |lower|)``."""
+        return abs(self.gap) / max(abs(self.upper), abs(self.lower), np.finfo(float).tiny)
+
+    @property
+    def consistent(self) -> bool:
+        """False if the lower bound exceeds the upper bound beyond ``tol``: one of them is wrong."""
+        return self.lower <= self.upper + self.tol * max(abs(self.upper), abs(self.lower))
+
+    @property
+    def certified(self) -> bool:
+        r"""True if the relative gap is at most ``tol``: then :math:`\gamma^*` is known to that accuracy."""
+        return bool(np.isfinite(self.relative_gap) and self.relative_gap <= self.tol)
+
+
+def certify(
+    task: Task,
+    degree: int,
+    lower_network: PolyNetwork,
+    Q: np.ndarray | None = None,
+    upper_closed_form: object | None = None,
+    n_starts: int = 20,
+    seed: int = 0,
+    tol: float = 1e-6,
+) -> Certificate:
+    r"""Bracket :math:`\gamma^*` between an explicit network and a class-weighted single-neuron bound.
+
+    Parameters
+    ----------
+    task : Task
+        The dataset.
+    degree : int
+        Activation exponent (must equal ``lower_network.degree``).
+    lower_network : PolyNetwork
+        Any non-zero network; its normalized margin is the lower bound (``numerics.margins.evaluate``).
+    Q : array (N, C), optional
+        Class weights of the upper bound (None = uniform q and tau).
+    upper_closed_form : number or sympy expression, optional
+        :math:`\max_{\|\bar\theta\|\le1}\Psi_Q` in closed form (e.g. ``theory.modular.max_margin(p, k)``
+        for uniform Q, Shi Lemma C.15). The caller vouches that it matches Q. If None, the bound is the
+        numeric multi-start maximum of :func:`numerics.single_neuron.maximize_single_neuron`.
+    n_starts, seed : int
+        Multi-start settings for the numeric upper bound.
+    tol : float
+        Relative tolerance of :attr:`Certificate.certified`.
+    """
+    if lower_network.degree != degree:
+        raise ValueError(f"lower_network has degree {lower_network.degree}, expected {degree}")
+    report = evaluate(lower_network, task)
+    lower = report.normalized_margin
+    lower_source = f"normalized margin of a width-{lower_network.width} network"
+    if upper_closed_form is not None:
+        upper = float(upper_closed_form)
+        if not np.isfinite(upper):
+            raise ValueError(f"upper_closed_form must be finite, got {upper_closed_form!r}")
+        return Certificate(
+            lower=lower,
+            upper=upper,
+            tol=tol,
+            upper_rigorous=True,
+            lower_source=lower_source,
+            upper_source="closed form supplied by the caller",
+            solver="closed form",
+            status="exact",
+        )
+    res: SingleNeuronResult = maximize_single_neuron(task, degree, Q=Q, n_starts=n_starts, seed=seed)
+    return Certificate(
+        lower=lower,
+        upper=res.value,
+        tol=tol,
+        upper_rigorous=False,
+        lower_source=lower_source,
+        upper_source=f"multi-start L-BFGS maximum of Psi_Q ({res.n_at_best}/{res.n_starts} starts at the best value)",
+        solver="L-BFGS-B (scipy), multi-start",
+        status=("converged" if res.success else "not converged") + f"; {res.message}",
+    )

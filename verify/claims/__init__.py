@@ -1,0 +1,21 @@
+"""The claim registry. Each source chapter registers its claims in one module:
+
+* ``shi_ch4``: Shi thesis Ch. 4 + App. C (k-input modular addition, Theorem 4.9);
+* ``edelman_ch7``: Edelman thesis Ch. 7 + App. D (modular addition with k = 2, Theorem 7.7).
+"""
+
+from .base import (
+    KINDS,
+    Claim,
+    ClaimRecord,
+    Observation,
+    RunContext,
+    register,
+    registry,
+    run_claim,
+    select,
+    to_jsonable,
+)
+from . import shi_ch4, edelman_ch7  # noqa: E402,F401  (registers the claims)
+
+__all__ = ["KINDS", "Claim", "ClaimRecord", "Observation", "RunContext", "register", "registry", "run_claim", "select", "to_jsonable"]

@@ -1,0 +1,206 @@
+"""The ``tvk`` command.
+
+    tvk report  [--scale quick|full] [--only PATTERN] [--device auto|cpu|cuda] [--out DIR] [--json]
+    tvk derive  modular --p P --k K [--json]
+    tvk certify modular --p P --k K [--json]
+    tvk list    [--scale quick|full] [--only PATTERN] [--json]
+
+With ``--json`` a command prints exactly one JSON object on stdout; progress and logs go to stderr.
+Errors print one line ``tvk: error: ...`` on stderr (and ``{"error": ...}`` on stdout with ``--json``)
+and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any, Sequence
+
+__all__ = ["main"]
+
+# Above this many multiply-adds, `derive` does not evaluate the construction on every input by default.
+EVALUATE_LIMIT = 3e9
+# Above this many LP rows p^k (p-1), `certify` refuses (the LP is dense).
+LP_ROW_LIMIT = 60_000
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _emit(obj: dict, as_json: bool, text: str) -> None:
+    if as_json:
+        from .claims import to_jsonable
+
+        print(json.dumps(to_jsonable(obj)))
+    else:
+        print(text)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .report import run_report
+
+    records, meta = run_report(args.out, scale=args.scale, only=args.only, device=args.device, progress=not args.no_progress)
+    counts: dict[str, int] = {}
+    for r in records:
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    obj = {"out": str(args.out), "files": ["results.json", "report.md", "report.html", "figures/"], "summary": counts,
+           "claims": [{"id": r["id"], "verdict": r["verdict"]} for r in records], "runtime_s": round(meta["runtime_s"], 2)}
+    text = "\n".join(f"{r['verdict']:>12}  {r['id']}" for r in records)
+    text += f"\nwrote {args.out}/results.json, report.md, report.html, figures/  ({', '.join(f'{k}: {v}' for k, v in counts.items())})"
+    _emit(obj, args.json, text)
+    return 0 if counts.get("fail", 0) == 0 and counts.get("inconclusive", 0) == 0 else 1
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from .claims import select
+
+    claims = select(args.only, args.scale)
+    obj = {"scale": args.scale, "claims": [{"id": c.id, "kind": c.kind, "source": c.source} for c in claims]}
+    _emit(obj, args.json, "\n".join(f"{c.id:40s} {c.kind:9s} {c.source}" for c in claims))
+    return 0
+
+
+def _cmd_derive_modular(args: argparse.Namespace) -> int:
+    from theory import modular as tm
+
+    p, k = args.p, args.k
+    gamma = tm.max_margin(p, k)
+    width = tm.min_width(p, k)
+    obj: dict[str, Any] = {
+        "task": "modular", "p": p, "k": k, "source": "Shi thesis Thm 4.9 / C.22 (Edelman Thm 7.7 for k = 2)",
+        "gamma_star": {"exact": str(gamma), "float": float(gamma)},
+        "min_width": width,
+        "optimal_amplitude": {"exact": str(tm.optimal_amplitude(p, k)), "float": float(tm.optimal_amplitude(p, k))},
+        "frequencies": len(tm.frequencies(p)),
+        "single_frequency_conclusion_holds": k >= 2,
+    }
+    cost = width * p**k * (k + p)
+    if args.evaluate == "always" or (args.evaluate == "auto" and cost <= EVALUATE_LIMIT):
+        from numerics.margins import evaluate
+        from numerics.modular import ModularTask, construction_network
+
+        t0 = time.perf_counter()
+        rep = evaluate(construction_network(p, k), ModularTask(p, k))
+        obj["construction"] = {
+            "normalized_margin": rep.normalized_margin, "ratio_to_gamma_star": rep.normalized_margin / float(gamma),
+            "wrong_logit_spread": rep.wrong_logit_spread, "accuracy": rep.accuracy, "points": rep.n_points,
+            "seconds": round(time.perf_counter() - t0, 3),
+        }
+    else:
+        obj["construction"] = {"skipped": f"evaluating {width} neurons on {p}^{k} inputs costs ~{cost:.1e} operations; "
+                                          "pass --evaluate always to force it"}
+    c = obj["construction"]
+    text = (f"modular addition, p = {p}, k = {k}  ({obj['source']})\n"
+            f"  gamma*            = {gamma} ≈ {float(gamma):.12e}\n"
+            f"  width bound       = 2^(2k-2)(p-1) = {width}\n"
+            f"  optimal amplitude = {tm.optimal_amplitude(p, k)} ≈ {float(tm.optimal_amplitude(p, k)):.10f}\n"
+            + (f"  construction      = normalized margin {c['normalized_margin']:.12e} (ratio {c['ratio_to_gamma_star']:.15f}) "
+               f"on all {c['points']} inputs, wrong-logit spread {c['wrong_logit_spread']:.1e}"
+               if "normalized_margin" in c else f"  construction      = {c['skipped']}")
+            + ("" if k >= 2 else "\n  note: for k = 1 the value is exact but optimal neurons need not be single-frequency"))
+    _emit(obj, args.json, text)
+    return 0
+
+
+def _cmd_certify_modular(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from numerics.certificates import certify, solve_dictionary_lp
+    from numerics.margins import PolyNetwork
+    from numerics.modular import ModularTask, construction_network, random_network
+    from numerics.single_neuron import maximize_single_neuron
+    from theory import modular as tm
+
+    from .compare import unit_directions
+
+    p, k = args.p, args.k
+    gamma = float(tm.max_margin(p, k))
+    rows = p**k * (p - 1)
+    if rows > LP_ROW_LIMIT:
+        raise ValueError(f"the LP has p^k (p-1) = {rows} rows, above the limit {LP_ROW_LIMIT}; use smaller p or k "
+                         f"(`tvk derive modular` gives the exact value at any size)")
+    task = ModularTask(p, k)
+    net = construction_network(p, k)
+    rng = np.random.default_rng(args.seed)
+    dictionary = PolyNetwork.concatenate([unit_directions(net), unit_directions(random_network(p, k, args.random_atoms, rng))])
+    _log(f"solving the LP over {dictionary.width} unit neurons ({rows} margin constraints) ...")
+    lp = solve_dictionary_lp(dictionary, task)
+    _log(f"maximizing the single-neuron objective ({args.starts} starts) ...")
+    single = maximize_single_neuron(task, k, n_starts=args.starts, seed=args.seed)
+    cert = certify(task, k, net, upper_closed_form=gamma)
+    obj = {
+        "task": "modular", "p": p, "k": k, "gamma_star": {"exact": str(tm.max_margin(p, k)), "float": gamma},
+        "lp": {"primal_value": lp.primal_value, "dual_value": lp.dual_value, "duality_gap": lp.gap,
+               "residuals": lp.residuals, "solver": lp.solver, "status": lp.status, "dictionary_size": dictionary.width},
+        "dual_upper_bound": cert.upper, "construction_lower_bound": cert.lower, "certificate_gap": cert.gap,
+        "certified": cert.certified, "single_neuron_numeric_max": single.value,
+        "single_neuron_ratio": single.value / gamma,
+    }
+    text = (f"modular addition, p = {p}, k = {k}: gamma* = {tm.max_margin(p, k)} ≈ {gamma:.12e}\n"
+            f"  LP over {dictionary.width} unit neurons: primal {lp.primal_value:.12e}, dual {lp.dual_value:.12e}, "
+            f"gap {lp.gap:.2e}  [{lp.solver}, {lp.status}]\n"
+            f"  certificate: construction (lower) {cert.lower:.12e} <= gamma* <= {cert.upper:.12e} (uniform dual, upper); "
+            f"gap {cert.gap:.2e} -> {'CERTIFIED' if cert.certified else 'not certified'}\n"
+            f"  single-neuron numeric maximum under the uniform dual: {single.value:.12e} (ratio {single.value / gamma:.10f})")
+    _emit(obj, args.json, text)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tvk", description="Theory verification toolkit")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    rep = sub.add_parser("report", help="run the claims and write results.json, report.md, report.html and figures/")
+    rep.add_argument("--scale", choices=["quick", "full"], default="quick",
+                     help="quick: a 2-core CPU in minutes (default); full: the papers' settings, meant for a GPU")
+    rep.add_argument("--only", default=None, help="shell pattern(s) on claim ids, comma-separated (e.g. 'shi-*')")
+    rep.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    rep.add_argument("--out", default="tvk-report", help="output directory (default: tvk-report)")
+    rep.add_argument("--no-progress", action="store_true", help="no progress bars")
+    rep.add_argument("--json", action="store_true")
+    rep.set_defaults(func=_cmd_report)
+
+    lst = sub.add_parser("list", help="list the registered claims")
+    lst.add_argument("--scale", choices=["quick", "full"], default="quick")
+    lst.add_argument("--only", default=None)
+    lst.add_argument("--json", action="store_true")
+    lst.set_defaults(func=_cmd_list)
+
+    for name, helptext in (("derive", "exact derivations"), ("certify", "convex certificates")):
+        cmd = sub.add_parser(name, help=helptext)
+        tasks = cmd.add_subparsers(dest="task", required=True)
+        mod = tasks.add_parser("modular", help="modular addition with k inputs (Shi Ch. 4; Edelman Ch. 7 for k = 2)")
+        mod.add_argument("--p", type=int, required=True, help="odd modulus p >= 3")
+        mod.add_argument("--k", type=int, required=True, help="number of inputs k >= 1")
+        mod.add_argument("--json", action="store_true")
+        if name == "derive":
+            mod.add_argument("--evaluate", choices=["auto", "always", "never"], default="auto",
+                             help="evaluate the construction on all p^k inputs (auto: when cheap)")
+            mod.set_defaults(func=_cmd_derive_modular)
+        else:
+            mod.add_argument("--starts", type=int, default=10, help="multi-start count for the single-neuron maximum")
+            mod.add_argument("--random-atoms", type=int, default=50, help="random unit neurons added to the LP dictionary")
+            mod.add_argument("--seed", type=int, default=0)
+            mod.set_defaults(func=_cmd_certify_modular)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``tvk``; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (ValueError, OSError, RuntimeError) as exc:
+        msg = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError) else str(exc)
+        if getattr(args, "json", False):
+            print(json.dumps({"error": msg}))
+        print(f"tvk: error: {msg}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

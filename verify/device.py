@@ -1,0 +1,64 @@
+"""Device and dtype selection for every torch computation of the toolkit (one place, ARCHITECTURE.md).
+
+``auto`` means CUDA when ``torch.cuda.is_available()``, else CPU. Training runs in float32 on a GPU and in
+float64 on the CPU (small runs); margins and comparisons are always evaluated in float64 whatever the
+training dtype.
+"""
+
+from __future__ import annotations
+
+import torch
+
+__all__ = ["resolve_device", "default_dtype", "resolve_dtype", "DTYPES"]
+
+DTYPES: dict[str, torch.dtype] = {"float64": torch.float64, "float32": torch.float32}
+
+
+def resolve_device(name: str = "auto") -> torch.device:
+    """Turn a device name into a :class:`torch.device`.
+
+    Parameters
+    ----------
+    name : str
+        ``"auto"`` (CUDA if available, else CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:<index>"``.
+
+    Raises
+    ------
+    RuntimeError
+        If CUDA is requested but this torch build or machine has none (the message says which).
+    ValueError
+        For any other name.
+    """
+    if not isinstance(name, str):
+        raise ValueError(f"device must be a string ('auto', 'cpu', 'cuda', 'cuda:N'), got {name!r}")
+    key = name.strip().lower()
+    if key == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if key == "cpu":
+        return torch.device("cpu")
+    if key == "cuda" or key.startswith("cuda:"):
+        if not torch.cuda.is_available():
+            build = "a CPU-only torch build" if torch.version.cuda is None else f"torch built for CUDA {torch.version.cuda}"
+            raise RuntimeError(
+                f"device {name!r} requested but CUDA is not available ({build}, torch {torch.__version__}); "
+                "use device='auto' or 'cpu'"
+            )
+        dev = torch.device(key)
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise RuntimeError(f"device {name!r} requested but only {torch.cuda.device_count()} CUDA device(s) exist")
+        return dev
+    raise ValueError(f"unknown device {name!r}; expected 'auto', 'cpu', 'cuda' or 'cuda:N'")
+
+
+def default_dtype(device: torch.device) -> torch.dtype:
+    """float64 on the CPU (small exact-ish runs), float32 on CUDA (speed)."""
+    return torch.float32 if torch.device(device).type == "cuda" else torch.float64
+
+
+def resolve_dtype(name: str | None, device: torch.device) -> torch.dtype:
+    """``None`` -> :func:`default_dtype`; ``"float64"`` / ``"float32"`` -> that dtype."""
+    if name is None:
+        return default_dtype(device)
+    if name not in DTYPES:
+        raise ValueError(f"unknown dtype {name!r}; expected one of {sorted(DTYPES)} or None (auto)")
+    return DTYPES[name]

@@ -1,0 +1,118 @@
+"""Figures rendered from claim records only (the ``artifacts`` field), never from live objects.
+
+For a training claim on modular addition:
+
+* ``<id>-margin.png``: normalized margin / gamma* over training, one line per seed, against the
+  predicted line at 1 (Edelman Fig 7.1c);
+* ``<id>-spectra.png``: the first input block of the heaviest neurons with its trigonometric
+  interpolation, and its one-sided power spectrum (Shi Fig 4.1);
+* ``<id>-frequencies.png``: how many significant neurons each frequency dominates, per seed (Shi Fig 4.2a).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .io import atomic_path
+
+__all__ = ["render_figures"]
+
+
+def _save(fig: Any, target: Path) -> str:
+    import matplotlib.pyplot as plt
+
+    with atomic_path(target) as tmp:
+        fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return target.name
+
+
+def _margin_curve(rec: dict, out: Path) -> str | None:
+    import matplotlib.pyplot as plt
+
+    hist = rec["artifacts"].get("history")
+    if not hist:
+        return None
+    steps = np.array([h["step"] for h in hist])
+    ratios = np.array([h["margin_ratio"] for h in hist], dtype=float)  # (T, S)
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for s in range(ratios.shape[1]):
+        ax.plot(steps, ratios[:, s], lw=1.4, label=f"seed {rec['metadata']['seeds'][s] if rec['metadata']['seeds'] else s}")
+    ax.axhline(1.0, color="k", ls="--", lw=1, label=r"predicted $\gamma^*$")
+    ax.set_ylim(min(-0.05, float(np.nanmin(ratios)) - 0.05), 1.08)
+    ax.set_xlabel("step")
+    ax.set_ylabel(r"$h(\theta)/\|\theta\|^{k+1}_{2,k+1}\,/\,\gamma^*$")
+    a = rec["artifacts"]
+    ax.set_title(f"{rec['id']}: p={a.get('p')}, k={a.get('k')}")
+    ax.legend(fontsize=8, loc="lower right")
+    ax.grid(alpha=0.3)
+    return _save(fig, out / f"{rec['id']}-margin.png")
+
+
+def _spectra(rec: dict, out: Path) -> str | None:
+    import matplotlib.pyplot as plt
+
+    sp = rec["artifacts"].get("spectra")
+    if not sp:
+        return None
+    values, power = np.array(sp["u1_values"]), np.array(sp["u1_power"])
+    n, p = values.shape
+    fig, axes = plt.subplots(n, 2, figsize=(7, 1.5 * n + 0.6), squeeze=False)
+    fine = np.linspace(0, p - 1, 400)
+    for r in range(n):
+        coef = np.fft.fft(values[r])
+        freqs = np.fft.fftfreq(p, d=1.0 / p)
+        interp = (coef[None, :] * np.exp(2j * np.pi * np.outer(fine, freqs) / p)).sum(1).real / p
+        axes[r, 0].plot(fine, interp, color="#9ecae1", lw=1.2)
+        axes[r, 0].plot(np.arange(p), values[r], "o", color="#d62728", ms=3)
+        axes[r, 0].set_ylabel(f"#{sp['neurons'][r]}", fontsize=8)
+        axes[r, 1].bar(np.arange(power.shape[1]), power[r] / power[r].sum(), color="#3182bd")
+        axes[r, 1].set_ylim(0, 1.05)
+    axes[0, 0].set_title(r"$u_{i,1}(a)$ and trigonometric interpolation", fontsize=9)
+    axes[0, 1].set_title("one-sided normalized power by frequency", fontsize=9)
+    axes[-1, 0].set_xlabel("a")
+    axes[-1, 1].set_xlabel(r"$\zeta$")
+    fig.suptitle(f"{rec['id']}: heaviest neurons of seed 0", fontsize=10)
+    return _save(fig, out / f"{rec['id']}-spectra.png")
+
+
+def _frequency_histogram(rec: dict, out: Path) -> str | None:
+    import matplotlib.pyplot as plt
+
+    cov = rec["artifacts"].get("coverage")
+    if not cov:
+        return None
+    cov = np.array(cov)
+    S, F = cov.shape
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    width = 0.8 / S
+    for s in range(S):
+        ax.bar(np.arange(1, F + 1) + (s - (S - 1) / 2) * width, cov[s], width=width, label=f"seed index {s}")
+    ax.set_xlabel(r"dominant frequency $\zeta$")
+    ax.set_ylabel("significant neurons")
+    ax.set_xticks(np.arange(1, F + 1))
+    ax.set_title(f"{rec['id']}: every frequency must be used (Shi Lemma C.20)", fontsize=10)
+    ax.legend(fontsize=8)
+    return _save(fig, out / f"{rec['id']}-frequencies.png")
+
+
+def render_figures(records: list[dict], figures_dir: str | os.PathLike) -> dict[str, list[str]]:
+    """Render every figure the records' artifacts support; returns {claim id: [file names]}."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    out = Path(figures_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    made: dict[str, list[str]] = {}
+    for rec in records:
+        if not rec.get("artifacts"):
+            continue
+        names = [f(rec, out) for f in (_margin_curve, _spectra, _frequency_histogram)]
+        names = [n for n in names if n]
+        if names:
+            made[rec["id"]] = names
+    return made

@@ -1,0 +1,228 @@
+r"""Torch models whose weights are neuron blocks (ARCHITECTURE.md: ``verify/models.py``).
+
+:class:`PolyNetEnsemble` is the homogeneous one-hidden-layer polynomial network of
+``numerics.margins.PolyNetwork`` with a leading *seed* dimension, so that S independent networks train as one
+batched computation:
+
+.. math:: f_s(\theta, x)[c] = \sum_{i=1}^m \Big(\sum_{j=1}^{k} \langle U_{s,i,j}, x_j\rangle\Big)^{\mathrm{deg}} W_{s,i,c},
+          \qquad s = 1..S .
+
+It covers k-input modular addition (Shi thesis Eq. 4.2, degree = k, one-hot blocks of size p; Edelman Ch. 7
+for k = 2), finite groups (Edelman Thm 7.9: k = 2 one-hot blocks of size |G|, degree 2) and sparse parity
+(Edelman Thm 7.8: one dense block of ±1 inputs, degree k). Inputs are index tensors ``(n, k)`` (one-hot
+blocks, never materialised: :math:`\langle U_{s,i,j}, e_a\rangle = U_{s,i,j,a}` is a gather) or dense float
+tensors ``(n, k, d)``. The network is :math:`\nu`-homogeneous, :math:`\nu = \mathrm{deg} + 1`, and normalised
+by :math:`\|\theta\|_{2,\nu}^\nu = \sum_i \|\theta_i\|_2^\nu` (Shi Def C.2; Edelman Sec 1.4).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from numerics.margins import PolyNetwork
+
+__all__ = ["PolyNetEnsemble", "init_weights", "as_input_tensor", "preactivations", "logits"]
+
+
+def init_weights(
+    seed: int, width: int, n_blocks: int, block_size: int, n_classes: int, init_std: float | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    r"""Initial weights of one network: every entry i.i.d. :math:`N(0, \sigma^2)`, :math:`\sigma` = ``init_std``
+    (default :math:`1/\sqrt{d}`, d = ``block_size``; the N(0, 1/p) of spec fourier_circuits §8 and the N(0, 1/d) of
+    spec feature_emergence §6.4).
+
+    The values come from a private ``torch.Generator`` seeded with ``seed`` and are drawn in float64 on the
+    CPU (U first, then W), so a seed gives the same network whatever the ensemble, device or training dtype.
+
+    Returns
+    -------
+    (U, W) : float64 CPU tensors of shapes (width, n_blocks, block_size) and (width, n_classes).
+    """
+    std = 1.0 / math.sqrt(block_size) if init_std is None else float(init_std)
+    if not (std >= 0 and math.isfinite(std)):
+        raise ValueError(f"init_std must be a finite non-negative number, got {init_std!r}")
+    gen = torch.Generator(device="cpu").manual_seed(int(seed))
+    U = torch.randn((width, n_blocks, block_size), generator=gen, dtype=torch.float64) * std
+    W = torch.randn((width, n_classes), generator=gen, dtype=torch.float64) * std
+    return U, W
+
+
+def as_input_tensor(inputs: np.ndarray | torch.Tensor, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
+    """Index inputs -> int64 tensor on ``device``; dense inputs -> ``dtype`` tensor on ``device``."""
+    t = torch.as_tensor(inputs)
+    if t.dtype.is_floating_point:
+        return t.to(device=device, dtype=dtype)
+    if t.dtype == torch.bool or t.dtype.is_complex:
+        raise TypeError(f"inputs must be integer indices or real floats, got {t.dtype}")
+    return t.to(device=device, dtype=torch.int64)
+
+
+def preactivations(U: torch.Tensor, inputs: torch.Tensor) -> torch.Tensor:
+    r""":math:`S_{s,n,i} = \sum_j \langle U_{s,i,j}, x_{n,j}\rangle` for batched blocks U (S, m, k, d); shape (S, n, m).
+
+    Index inputs ``(n, k)`` are gathered from ``U`` (one ``index_select`` over the flattened (k, d) axis, no
+    one-hot tensor); dense inputs ``(n, k, d)`` use one batched matrix product.
+    """
+    S, m, k, d = U.shape
+    if inputs.ndim == 2 and not inputs.dtype.is_floating_point:
+        if inputs.shape[1] != k:
+            raise ValueError(f"index inputs must have shape (n, k = {k}), got {tuple(inputs.shape)}")
+        n = inputs.shape[0]
+        flat = (inputs + torch.arange(k, device=inputs.device) * d).reshape(-1)
+        table = U.permute(0, 2, 3, 1).reshape(S, k * d, m)
+        return table.index_select(1, flat).view(S, n, k, m).sum(dim=2)
+    if inputs.ndim == 3 and inputs.dtype.is_floating_point:
+        if tuple(inputs.shape[1:]) != (k, d):
+            raise ValueError(f"dense inputs must have shape (n, k = {k}, d = {d}), got {tuple(inputs.shape)}")
+        x = inputs.reshape(inputs.shape[0], k * d).to(U.dtype)
+        return torch.matmul(x, U.reshape(S, m, k * d).transpose(1, 2))
+    raise ValueError(
+        f"inputs must be integer indices (n, k) or dense floats (n, k, d); got shape {tuple(inputs.shape)} dtype {inputs.dtype}"
+    )
+
+
+def logits(U: torch.Tensor, W: torch.Tensor, degree: int, inputs: torch.Tensor) -> torch.Tensor:
+    r"""Batched network outputs :math:`F_{s,n,c} = \sum_i S_{s,n,i}^{\mathrm{deg}} W_{s,i,c}`, shape (S, n, C)."""
+    return torch.bmm(preactivations(U, inputs).pow(degree), W)
+
+
+class PolyNetEnsemble(torch.nn.Module):
+    r"""S independent polynomial networks of width m stored as batched parameters.
+
+    Parameters
+    ----------
+    U : tensor, shape (S, m, k, d)
+        Input blocks :math:`u_{s,i,j}`.
+    W : tensor, shape (S, m, C)
+        Output weights :math:`w_{s,i}`.
+    degree : int
+        Exponent of the activation :math:`z^{\mathrm{deg}}` (= k for modular addition, Shi Eq. 4.2).
+
+    Notes
+    -----
+    Seeds never interact: the forward pass of seed s reads only ``U[s]`` and ``W[s]``, so the gradient of a
+    sum of per-seed losses is, seed by seed, the gradient of that seed's own loss.
+    """
+
+    def __init__(self, U: torch.Tensor, W: torch.Tensor, degree: int) -> None:
+        super().__init__()
+        if U.ndim != 4 or W.ndim != 3 or U.shape[:2] != W.shape[:2]:
+            raise ValueError(f"expected U of shape (S, m, k, d) and W of shape (S, m, C); got {tuple(U.shape)} and {tuple(W.shape)}")
+        if U.dtype != W.dtype or not U.dtype.is_floating_point:
+            raise ValueError(f"U and W must share one floating dtype, got {U.dtype} and {W.dtype}")
+        if int(degree) != degree or degree < 1:
+            raise ValueError(f"degree must be a positive integer, got {degree!r}")
+        self.U = torch.nn.Parameter(U)
+        self.W = torch.nn.Parameter(W)
+        self.degree = int(degree)
+
+    # ------------------------------------------------------------------ constructors
+
+    @classmethod
+    def from_seeds(
+        cls,
+        seeds: Sequence[int],
+        *,
+        width: int,
+        n_blocks: int,
+        block_size: int,
+        n_classes: int,
+        degree: int,
+        init_std: float | None = None,
+        dtype: torch.dtype = torch.float64,
+        device: torch.device | str = "cpu",
+    ) -> "PolyNetEnsemble":
+        """One network per seed, each initialised by :func:`init_weights` from its own generator."""
+        seeds = [int(s) for s in seeds]
+        if not seeds:
+            raise ValueError("need at least one seed")
+        if width < 1:
+            raise ValueError(f"width must be >= 1, got {width}")
+        pairs = [init_weights(s, width, n_blocks, block_size, n_classes, init_std) for s in seeds]
+        U = torch.stack([u for u, _ in pairs]).to(device=device, dtype=dtype)
+        W = torch.stack([w for _, w in pairs]).to(device=device, dtype=dtype)
+        return cls(U, W, degree)
+
+    @classmethod
+    def from_networks(
+        cls, nets: Sequence[PolyNetwork], dtype: torch.dtype = torch.float64, device: torch.device | str = "cpu"
+    ) -> "PolyNetEnsemble":
+        """Stack numpy networks of equal shapes and degree (e.g. ``numerics.modular.construction_network``)."""
+        if not nets or len({n.degree for n in nets}) != 1 or len({(n.U.shape, n.W.shape) for n in nets}) != 1:
+            raise ValueError("need a non-empty list of networks of equal shapes and degree")
+        U = torch.as_tensor(np.stack([n.U for n in nets])).to(device=device, dtype=dtype)
+        W = torch.as_tensor(np.stack([n.W for n in nets])).to(device=device, dtype=dtype)
+        return cls(U, W, nets[0].degree)
+
+    # ------------------------------------------------------------------ shapes
+
+    @property
+    def n_seeds(self) -> int:
+        return self.U.shape[0]
+
+    @property
+    def width(self) -> int:
+        return self.U.shape[1]
+
+    @property
+    def n_blocks(self) -> int:
+        return self.U.shape[2]
+
+    @property
+    def block_size(self) -> int:
+        return self.U.shape[3]
+
+    @property
+    def n_classes(self) -> int:
+        return self.W.shape[2]
+
+    @property
+    def homogeneity(self) -> int:
+        r""":math:`\nu = \mathrm{deg} + 1`."""
+        return self.degree + 1
+
+    # ------------------------------------------------------------------ computation
+
+    def preactivations(self, inputs: torch.Tensor) -> torch.Tensor:
+        r""":math:`S_{s,n,i} = \sum_j \langle U_{s,i,j}, x_{n,j}\rangle`, shape (S, n, m) (see :func:`preactivations`)."""
+        return preactivations(self.U, inputs)
+
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        """Logits of every seed, shape (S, n, C)."""
+        return logits(self.U, self.W, self.degree, inputs)
+
+    def neuron_norms_squared(self) -> torch.Tensor:
+        r""":math:`\|\theta_{s,i}\|_2^2`, shape (S, m)."""
+        return self.U.square().sum(dim=(2, 3)) + self.W.square().sum(dim=2)
+
+    def neuron_norms(self) -> torch.Tensor:
+        r""":math:`\|\theta_{s,i}\|_2`, shape (S, m)."""
+        return self.neuron_norms_squared().sqrt()
+
+    def norm_power(self) -> torch.Tensor:
+        r""":math:`\|\theta_s\|_{2,\nu}^\nu = \sum_i \|\theta_{s,i}\|_2^\nu`, shape (S,).
+
+        Computed as :math:`(\|\theta_i\|^2)^{\nu/2}`, which is differentiable at a zero neuron for
+        :math:`\nu \ge 2` (no square root).
+        """
+        return self.neuron_norms_squared().pow(self.homogeneity / 2).sum(dim=1)
+
+    # ------------------------------------------------------------------ export
+
+    def network(self, s: int) -> PolyNetwork:
+        """Seed index ``s`` (position in the ensemble) as a float64 numpy :class:`PolyNetwork` copy."""
+        U = self.U[s].detach().to("cpu", torch.float64).numpy().copy()
+        W = self.W[s].detach().to("cpu", torch.float64).numpy().copy()
+        return PolyNetwork(U, W, self.degree)
+
+    def networks(self) -> list[PolyNetwork]:
+        """Every seed as a float64 numpy :class:`PolyNetwork` (independent copies)."""
+        return [self.network(s) for s in range(self.n_seeds)]
+
+    def extra_repr(self) -> str:
+        S, m, k, d = self.U.shape
+        return f"seeds={S}, width={m}, blocks={k}x{d}, classes={self.n_classes}, degree={self.degree}, dtype={self.U.dtype}"

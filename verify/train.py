@@ -1,0 +1,620 @@
+r"""One trainer for every homogeneous neuron-block model (ARCHITECTURE.md: ``verify/train.py``).
+
+Objective (Shi Def 4.1 with the regulariser exponent r of Edelman Thm 7.1 / App D.2; spec feature_emergence §10.1)
+
+.. math:: \mathcal L_\lambda(\theta_s) = \frac{1}{|B|}\sum_{(x,y)\in B}\mathrm{CE}\big(f(\theta_s,x),y\big)
+          + \lambda\,\big(\|\theta_s\|_{2,\nu}^{\nu}\big)^{r/\nu}, \qquad \nu = \mathrm{deg}+1,
+
+with r = ν by default (λ‖θ‖_{2,ν}^ν, the separable form Edelman's experiments use; ``reg_power=1`` gives Shi's
+literal λ‖θ‖_{2,ν}). Shi Lemma 4.7 / Edelman Thm 7.1 (Wei et al. 2019): as λ → 0 the normalized margin
+h(θ_λ)/‖θ_λ‖_{2,ν}^ν of a global minimiser tends to the maximum γ*.
+
+All seeds of ``config.seeds`` train at once as one :class:`~verify.models.PolyNetEnsemble`; the loss is
+:math:`\sum_s \mathcal L_\lambda(\theta_s)`. Seeds share no parameter and every supported optimiser (Adam,
+AdamW, SGD) acts element-wise, so each seed follows exactly the trajectory it would follow alone (the same
+full batch, or the same minibatches drawn from ``data_seed``).
+
+Schedules: constant lr, optional linear warm-up (Shi App C.10.1: 10 steps), and lr doublings at given steps
+(Edelman App D.2: 0.05 doubled at 1k, 2k, ..., 10k; see :func:`doubling_steps`).
+
+Metrics (loss, accuracy, min margin h, ‖θ‖^ν, h/‖θ‖^ν and its ratio to a reference such as γ*) are evaluated
+per seed in float64 on the whole dataset every ``eval_every`` steps, whatever the training dtype.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from numerics.margins import PolyNetwork, Task
+
+from .device import resolve_device, resolve_dtype
+from .models import PolyNetEnsemble, as_input_tensor, logits
+
+__all__ = [
+    "TrainConfig",
+    "TrainResult",
+    "TrainingDivergedError",
+    "CheckpointMismatchError",
+    "train",
+    "learning_rate",
+    "doubling_steps",
+    "ensemble_metrics",
+    "load_checkpoint",
+]
+
+OPTIMIZERS = ("adam", "adamw", "sgd")
+CHECKPOINT_FORMAT = 1
+# Fields that may change between a checkpoint and the run resuming it (they do not change the trajectory).
+RESUMABLE_FIELDS = frozenset({"steps", "checkpoint_every", "nan_check_every"})
+EVAL_MEMORY_BUDGET = 64 * 2**20  # bytes for one float64 evaluation chunk
+
+
+class TrainingDivergedError(FloatingPointError):
+    """The loss or the weights of a seed became NaN or infinite."""
+
+    def __init__(self, step: int, seed: int, what: str) -> None:
+        self.step, self.seed, self.what = step, seed, what
+        super().__init__(f"training diverged at step {step} for seed {seed}: {what} (lower lr or init_std, or raise lam)")
+
+
+class CheckpointMismatchError(ValueError):
+    """An existing checkpoint was written by a different configuration or task."""
+
+
+def doubling_steps(every: int = 1000, count: int = 10, start: int | None = None) -> tuple[int, ...]:
+    """Steps at which the lr doubles: ``start, start + every, ...`` (``count`` of them; start defaults to every).
+
+    ``doubling_steps()`` is Edelman App D.2's Z_p schedule (0.05 doubled at 1k, 2k, ..., 10k, ending at 51.2).
+    """
+    first = every if start is None else start
+    return tuple(first + i * every for i in range(count))
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Hyper-parameters of one (ensemble) training run; serialisable with :meth:`to_dict`.
+
+    Parameters
+    ----------
+    steps : int
+        Number of optimiser updates.
+    lr : float
+        Base learning rate.
+    optimizer : {'adam', 'adamw', 'sgd'}
+        'sgd' with ``batch_size=None`` is full-batch gradient descent (Edelman App D.2).
+    betas, eps : Adam(W) parameters. momentum : SGD momentum.
+    weight_decay : float
+        The optimiser's own (squared-L2) decay; 0 to test Lemma 4.7 (spec fourier_circuits §8).
+    lam : float
+        λ, coefficient of the norm regulariser (module doc).
+    reg_power : float or None
+        r in λ(‖θ‖_{2,ν}^ν)^{r/ν}; None means r = ν.
+    lr_doublings : tuple of int
+        Steps t at which the lr doubles (in force for updates t, t+1, ...).
+    warmup_steps : int
+        Linear warm-up lr·min(1, (t+1)/warmup_steps) (Shi App C.10.1).
+    batch_size : int or None
+        None = full batch over the whole task; else minibatches drawn with replacement (from ``data_seed``).
+    chunk_size : int or None
+        Split each (full or mini) batch into chunks of this many points and accumulate gradients (same
+        gradient, bounded memory; for large tasks on a GPU).
+    init_std : float or None
+        Std of the i.i.d. normal initialisation; None = 1/sqrt(d).
+    seeds : tuple of int
+        One network per seed (its initialisation depends only on its seed).
+    eval_every : int
+        Metrics are recorded at step 0, every ``eval_every`` steps and at the last step.
+    dtype : {'float64', 'float32'} or None
+        Training dtype; None = float64 on CPU, float32 on CUDA.
+    device : str
+        'auto', 'cpu', 'cuda' or 'cuda:N'.
+    checkpoint_every : int or None
+        With a checkpoint path: write every that many steps (always at the end).
+    data_seed : int
+        Seed of the minibatch sampler.
+    nan_check_every : int
+        Check loss and weights for NaN/inf every that many steps (1 = every step; larger saves GPU syncs).
+    """
+
+    steps: int
+    lr: float
+    optimizer: str = "adam"
+    betas: tuple[float, float] = (0.9, 0.999)
+    eps: float = 1e-8
+    momentum: float = 0.0
+    weight_decay: float = 0.0
+    lam: float = 0.0
+    reg_power: float | None = None
+    lr_doublings: tuple[int, ...] = ()
+    warmup_steps: int = 0
+    batch_size: int | None = None
+    chunk_size: int | None = None
+    init_std: float | None = None
+    seeds: tuple[int, ...] = (0,)
+    eval_every: int = 100
+    dtype: str | None = None
+    device: str = "auto"
+    checkpoint_every: int | None = None
+    data_seed: int = 0
+    nan_check_every: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "betas", tuple(float(b) for b in self.betas))
+        object.__setattr__(self, "lr_doublings", tuple(int(t) for t in self.lr_doublings))
+        object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+        if int(self.steps) != self.steps or self.steps < 0:
+            raise ValueError(f"steps must be a non-negative integer, got {self.steps!r}")
+        if not (self.lr > 0 and math.isfinite(self.lr)):
+            raise ValueError(f"lr must be positive and finite, got {self.lr!r}")
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
+        if len(self.betas) != 2:
+            raise ValueError(f"betas must be a pair, got {self.betas!r}")
+        if self.lam < 0 or self.weight_decay < 0:
+            raise ValueError("lam and weight_decay must be non-negative")
+        if self.reg_power is not None and not self.reg_power > 0:
+            raise ValueError(f"reg_power must be positive (Edelman Thm 7.1 needs r > 0), got {self.reg_power!r}")
+        if list(self.lr_doublings) != sorted(self.lr_doublings) or any(t < 0 for t in self.lr_doublings):
+            raise ValueError(f"lr_doublings must be non-negative and sorted, got {self.lr_doublings!r}")
+        if not self.seeds or len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"seeds must be a non-empty tuple of distinct integers, got {self.seeds!r}")
+        for name in ("eval_every", "nan_check_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        for name in ("batch_size", "chunk_size", "checkpoint_every"):
+            v = getattr(self, name)
+            if v is not None and v < 1:
+                raise ValueError(f"{name} must be None or >= 1, got {v!r}")
+        if self.warmup_steps < 0:
+            raise ValueError(f"warmup_steps must be >= 0, got {self.warmup_steps!r}")
+        if self.dtype not in (None, "float64", "float32"):
+            raise ValueError(f"dtype must be 'float64', 'float32' or None, got {self.dtype!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-compatible dict (tuples become lists)."""
+        return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TrainConfig":
+        """Inverse of :meth:`to_dict`."""
+        return cls(**data)
+
+    def replace(self, **changes: Any) -> "TrainConfig":
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+
+def learning_rate(config: TrainConfig, step: int) -> float:
+    """The lr of update ``step`` (0-based): base lr × 2^{#doublings <= step} × warm-up factor."""
+    lr = config.lr * 2.0 ** sum(1 for t in config.lr_doublings if t <= step)
+    if config.warmup_steps:
+        lr *= min(1.0, (step + 1) / config.warmup_steps)
+    return lr
+
+
+@dataclass
+class TrainResult:
+    """Outcome of :func:`train`.
+
+    Attributes
+    ----------
+    networks : list of PolyNetwork
+        Final float64 networks, one per seed (order of ``config.seeds``).
+    history : list of dict
+        One record per evaluation: ``step``, ``lr`` and per-seed lists ``loss``, ``cross_entropy``,
+        ``accuracy``, ``margin`` (h), ``norm_power``, ``normalized_margin`` and ``ratio`` (None without a
+        reference margin).
+    config : TrainConfig
+    device, dtype : str
+    wall_time : float
+        Seconds spent in this call (excluding a resumed checkpoint's earlier time).
+    total_wall_time : float
+        Seconds over all segments of a resumed run.
+    steps_done : int
+    resumed_from : int or None
+        Step of the checkpoint this call resumed from.
+    stopped_early : bool
+        True when the callback asked to stop.
+    reference_margin : float or None
+    """
+
+    networks: list[PolyNetwork]
+    history: list[dict[str, Any]]
+    config: TrainConfig
+    device: str
+    dtype: str
+    wall_time: float
+    total_wall_time: float
+    steps_done: int
+    resumed_from: int | None = None
+    stopped_early: bool = False
+    reference_margin: float | None = None
+
+    def metric(self, name: str) -> np.ndarray:
+        """History of a per-seed metric as an array (n_evals, S)."""
+        return np.array([rec[name] for rec in self.history], dtype=np.float64)
+
+    @property
+    def steps(self) -> np.ndarray:
+        """Steps of the history records."""
+        return np.array([rec["step"] for rec in self.history])
+
+    @property
+    def final(self) -> dict[str, Any]:
+        """The last history record."""
+        return self.history[-1]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-compatible summary (no weights)."""
+        return {
+            "config": self.config.to_dict(),
+            "device": self.device,
+            "dtype": self.dtype,
+            "wall_time": self.wall_time,
+            "total_wall_time": self.total_wall_time,
+            "steps_done": self.steps_done,
+            "resumed_from": self.resumed_from,
+            "stopped_early": self.stopped_early,
+            "reference_margin": self.reference_margin,
+            "final": self.final,
+        }
+
+
+# ---------------------------------------------------------------------------------------------------- metrics
+
+
+def _per_seed_cross_entropy(F: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Sum over points of the softmax cross-entropy, per seed; F (S, n, C), labels (n,) -> (S,)."""
+    logp = F.log_softmax(dim=2)
+    idx = labels.view(1, -1, 1).expand(F.shape[0], -1, 1)
+    return -logp.gather(2, idx).squeeze(2).sum(dim=1)
+
+
+def _regulariser(norm_power: torch.Tensor, lam: float, reg_power: float | None, nu: int) -> torch.Tensor:
+    r"""λ(‖θ‖_{2,ν}^ν)^{r/ν}, per seed."""
+    if lam == 0:
+        return torch.zeros_like(norm_power)
+    r = nu if reg_power is None else reg_power
+    return lam * (norm_power if r == nu else norm_power.pow(r / nu))
+
+
+@torch.no_grad()
+def ensemble_metrics(
+    model: PolyNetEnsemble,
+    inputs: torch.Tensor,
+    labels: torch.Tensor,
+    *,
+    lam: float = 0.0,
+    reg_power: float | None = None,
+    reference_margin: float | None = None,
+) -> dict[str, list[float] | None]:
+    r"""Per-seed metrics over a whole dataset, computed in float64 in bounded-memory chunks.
+
+    Returns lists of S floats: ``loss`` (mean CE + regulariser), ``cross_entropy``, ``accuracy`` (correct
+    logit strictly largest), ``margin`` :math:`h = \min g` (Shi Def 4.3), ``norm_power``
+    :math:`\|\theta\|_{2,\nu}^\nu`, ``normalized_margin`` :math:`h/\|\theta\|_{2,\nu}^\nu` and ``ratio``
+    (normalized margin / ``reference_margin``, or None).
+    """
+    U = model.U.detach().to(torch.float64)
+    W = model.W.detach().to(torch.float64)
+    if inputs.dtype.is_floating_point:
+        inputs = inputs.to(torch.float64)
+    S, m = U.shape[:2]
+    n_total = inputs.shape[0]
+    chunk = max(1, EVAL_MEMORY_BUDGET // (8 * S * (m + 3 * W.shape[2])))
+    ce = torch.zeros(S, dtype=torch.float64, device=U.device)
+    correct = torch.zeros(S, dtype=torch.float64, device=U.device)
+    h = torch.full((S,), math.inf, dtype=torch.float64, device=U.device)
+    for start in range(0, n_total, chunk):
+        x, y = inputs[start : start + chunk], labels[start : start + chunk]
+        F = logits(U, W, model.degree, x)
+        ce += _per_seed_cross_entropy(F, y)
+        idx = y.view(1, -1, 1).expand(S, -1, 1)
+        right = F.gather(2, idx).squeeze(2)
+        wrong = F.scatter(2, idx, -math.inf).amax(dim=2)
+        g = right - wrong
+        h = torch.minimum(h, g.amin(dim=1))
+        correct += (g > 0).sum(dim=1)
+    norm_power = (U.square().sum(dim=(2, 3)) + W.square().sum(dim=2)).pow(model.homogeneity / 2).sum(dim=1)
+    ce = ce / n_total
+    loss = ce + _regulariser(norm_power, lam, reg_power, model.homogeneity)
+    normalized = torch.where(norm_power > 0, h / norm_power, torch.full_like(h, math.nan))
+    out: dict[str, list[float] | None] = {
+        "loss": loss.tolist(),
+        "cross_entropy": ce.tolist(),
+        "accuracy": (correct / n_total).tolist(),
+        "margin": h.tolist(),
+        "norm_power": norm_power.tolist(),
+        "normalized_margin": normalized.tolist(),
+        "ratio": None if reference_margin is None else (normalized / float(reference_margin)).tolist(),
+    }
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------- checkpoints
+
+
+def _task_fingerprint(task: Task, inputs: np.ndarray, labels: np.ndarray) -> dict[str, Any]:
+    digest = hashlib.sha1(np.ascontiguousarray(inputs).tobytes())
+    digest.update(np.ascontiguousarray(labels).tobytes())
+    return {
+        "type": type(task).__name__,
+        "n_points": int(task.n_points),
+        "n_classes": int(task.n_classes),
+        "n_blocks": int(task.n_blocks),
+        "block_size": int(task.block_size),
+        "data_sha1": digest.hexdigest(),
+    }
+
+
+def _save_checkpoint(path: Path, state: dict[str, Any]) -> None:
+    """Write atomically: a temporary file in the same folder, then ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    try:
+        torch.save(state, tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a checkpoint written by :func:`train` (tensors on the CPU; ``weights_only`` loading)."""
+    state = torch.load(Path(path), map_location="cpu", weights_only=True)
+    if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointMismatchError(f"{path} is not a training checkpoint of format {CHECKPOINT_FORMAT}")
+    return state
+
+
+def _check_resumable(path: Path, state: dict[str, Any], config: TrainConfig, meta: dict[str, Any]) -> None:
+    saved, wanted = state["config"], config.to_dict()
+    diffs = [
+        f"{k}: checkpoint {saved.get(k)!r} != requested {wanted.get(k)!r}"
+        for k in sorted(set(saved) | set(wanted))
+        if k not in RESUMABLE_FIELDS and saved.get(k) != wanted.get(k)
+    ]
+    diffs += [
+        f"{k}: checkpoint {state['meta'].get(k)!r} != requested {meta.get(k)!r}"
+        for k in sorted(set(state["meta"]) | set(meta))
+        if state["meta"].get(k) != meta.get(k)
+    ]
+    if diffs:
+        raise CheckpointMismatchError(
+            f"checkpoint {path} was written by a different run; delete it or use another path. Differences:\n  "
+            + "\n  ".join(diffs)
+        )
+    if state["step"] > config.steps:
+        raise CheckpointMismatchError(f"checkpoint {path} is at step {state['step']}, beyond the requested steps = {config.steps}")
+
+
+# ---------------------------------------------------------------------------------------------------- training
+
+
+def _make_optimizer(params: Sequence[torch.nn.Parameter], config: TrainConfig) -> torch.optim.Optimizer:
+    if config.optimizer == "adam":
+        return torch.optim.Adam(params, lr=config.lr, betas=config.betas, eps=config.eps, weight_decay=config.weight_decay)
+    if config.optimizer == "adamw":
+        return torch.optim.AdamW(params, lr=config.lr, betas=config.betas, eps=config.eps, weight_decay=config.weight_decay)
+    return torch.optim.SGD(params, lr=config.lr, momentum=config.momentum, weight_decay=config.weight_decay)
+
+
+def _first_bad_seed(values: torch.Tensor) -> int | None:
+    """Index of the first seed whose entries are not all finite; values has a leading seed axis."""
+    ok = torch.isfinite(values.reshape(values.shape[0], -1)).all(dim=1)
+    if bool(ok.all()):
+        return None
+    return int((~ok).nonzero()[0, 0])
+
+
+def _gradient_step(
+    model: PolyNetEnsemble,
+    optimizer: torch.optim.Optimizer,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    config: TrainConfig,
+) -> torch.Tensor:
+    """One update on the batch (x, y); returns the per-seed objective before the update (detached, (S,))."""
+    optimizer.zero_grad(set_to_none=True)
+    n = x.shape[0]
+    chunk = config.chunk_size or n
+    per_seed = torch.zeros(model.n_seeds, dtype=model.U.dtype, device=model.U.device)
+    for start in range(0, n, chunk):
+        ce = _per_seed_cross_entropy(model(x[start : start + chunk]), y[start : start + chunk]) / n
+        objective = ce
+        if start + chunk >= n and config.lam > 0:
+            objective = ce + _regulariser(model.norm_power(), config.lam, config.reg_power, model.homogeneity)
+        objective.sum().backward()
+        per_seed += objective.detach()
+    optimizer.step()
+    return per_seed
+
+
+def train(
+    task: Task,
+    degree: int,
+    width: int,
+    config: TrainConfig,
+    *,
+    reference_margin: float | None = None,
+    checkpoint_path: str | os.PathLike[str] | None = None,
+    progress: bool = True,
+    callback: Callable[[int, PolyNetEnsemble, dict[str, Any]], bool | None] | None = None,
+) -> TrainResult:
+    r"""Train one polynomial network per seed on ``task`` (all seeds batched; module doc for the objective).
+
+    Parameters
+    ----------
+    task : numerics.margins.Task
+        Fully enumerated dataset; ``task.batch(0, N)`` is loaded once onto the device.
+    degree, width : int
+        Activation exponent and number of neurons m.
+    config : TrainConfig
+    reference_margin : float, optional
+        Value the normalized margin is compared with (e.g. ``float(theory.modular.max_margin(p, k))``).
+    checkpoint_path : path, optional
+        Where to write checkpoints (params, optimiser state, step, history, config; atomically). If the file
+        exists, training resumes from it; a checkpoint of a different config, task, degree, width or
+        reference raises :class:`CheckpointMismatchError` (only ``steps``, ``checkpoint_every`` and
+        ``nan_check_every`` may differ). A checkpoint already at ``config.steps`` is returned as is.
+    progress : bool
+        Show a tqdm bar on stderr.
+    callback : callable, optional
+        ``callback(step, model, record)`` after each evaluation; returning True stops training there.
+
+    Raises
+    ------
+    TrainingDivergedError
+        When the loss or the weights of a seed become NaN/inf (names the step and the seed).
+    """
+    t_start = time.perf_counter()
+    device = resolve_device(config.device)
+    dtype = resolve_dtype(config.dtype, device)
+    inputs_np, labels_np = task.batch(0, task.n_points)
+    X = as_input_tensor(inputs_np, device, dtype)
+    Y = torch.as_tensor(labels_np, dtype=torch.int64, device=device)
+    n_points = X.shape[0]
+    meta = {
+        "degree": int(degree),
+        "width": int(width),
+        "task": _task_fingerprint(task, inputs_np, labels_np),
+        "reference_margin": None if reference_margin is None else float(reference_margin),
+    }
+
+    model = PolyNetEnsemble.from_seeds(
+        config.seeds,
+        width=width,
+        n_blocks=task.n_blocks,
+        block_size=task.block_size,
+        n_classes=task.n_classes,
+        degree=degree,
+        init_std=config.init_std,
+        dtype=dtype,
+        device=device,
+    )
+    optimizer = _make_optimizer([model.U, model.W], config)
+    sampler = torch.Generator(device="cpu").manual_seed(config.data_seed) if config.batch_size else None
+
+    step, history, previous_time, resumed_from = 0, [], 0.0, None
+    path = Path(checkpoint_path) if checkpoint_path is not None else None
+    if path is not None and path.exists():
+        state = load_checkpoint(path)
+        _check_resumable(path, state, config, meta)
+        with torch.no_grad():
+            model.U.copy_(state["U"])
+            model.W.copy_(state["W"])
+        optimizer.load_state_dict(state["optimizer"])
+        if sampler is not None and state["sampler"] is not None:
+            sampler.set_state(state["sampler"])
+        step, history, previous_time = int(state["step"]), list(state["history"]), float(state["wall_time"])
+        resumed_from = step
+
+    def elapsed() -> float:
+        return time.perf_counter() - t_start
+
+    def save() -> None:
+        if path is None:
+            return
+        _save_checkpoint(
+            path,
+            {
+                "format": CHECKPOINT_FORMAT,
+                "config": config.to_dict(),
+                "meta": meta,
+                "step": step,
+                "U": model.U.detach().cpu(),
+                "W": model.W.detach().cpu(),
+                "optimizer": optimizer.state_dict(),
+                "sampler": None if sampler is None else sampler.get_state(),
+                "history": history,
+                "wall_time": previous_time + elapsed(),
+            },
+        )
+
+    def record() -> dict[str, Any]:
+        rec = {"step": step, "lr": learning_rate(config, step)}
+        rec.update(ensemble_metrics(model, X, Y, lam=config.lam, reg_power=config.reg_power, reference_margin=reference_margin))
+        history.append(rec)
+        return rec
+
+    bar = tqdm(total=config.steps, initial=step, file=sys.stderr, disable=not progress, desc="train", dynamic_ncols=True, leave=False)
+    stopped = False
+    current_lr = None
+    try:
+        while True:
+            rec = None
+            if step % config.eval_every == 0 or step == config.steps:
+                rec = history[-1] if history and history[-1]["step"] == step else record()
+                bar.set_postfix(_postfix(rec), refresh=False)
+            saved = False
+            if path is not None and step != resumed_from and (
+                step == config.steps or (config.checkpoint_every and step % config.checkpoint_every == 0)
+            ):
+                save()
+                saved = True
+            if rec is not None and callback is not None and callback(step, model, rec):
+                stopped = step < config.steps
+                if path is not None and not saved and step != resumed_from:
+                    save()
+                break
+            if step >= config.steps:
+                break
+            lr = learning_rate(config, step)
+            if lr != current_lr:
+                for group in optimizer.param_groups:
+                    group["lr"] = lr
+                current_lr = lr
+            if sampler is None:
+                x, y = X, Y
+            else:
+                idx = torch.randint(n_points, (config.batch_size,), generator=sampler).to(device)
+                x, y = X[idx], Y[idx]
+            objective = _gradient_step(model, optimizer, x, y, config)
+            if step % config.nan_check_every == 0 or step + 1 == config.steps:
+                bad = _first_bad_seed(objective)
+                if bad is not None:
+                    raise TrainingDivergedError(step, config.seeds[bad], f"loss = {objective[bad].item()}")
+                for name, param in (("U", model.U), ("W", model.W)):
+                    bad = _first_bad_seed(param.detach())
+                    if bad is not None:
+                        raise TrainingDivergedError(step, config.seeds[bad], f"weights {name} became NaN/inf after this update")
+            step += 1
+            bar.update(1)
+    finally:
+        bar.close()
+
+    wall = elapsed()
+    return TrainResult(
+        networks=model.networks(),
+        history=history,
+        config=config,
+        device=str(device),
+        dtype=str(dtype).replace("torch.", ""),
+        wall_time=wall,
+        total_wall_time=previous_time + wall,
+        steps_done=step,
+        resumed_from=resumed_from,
+        stopped_early=stopped,
+        reference_margin=meta["reference_margin"],
+    )
+
+
+def _postfix(rec: dict[str, Any]) -> dict[str, str]:
+    post = {"loss": f"{max(rec['loss']):.3g}", "acc": f"{min(rec['accuracy']):.3f}"}
+    if rec["ratio"] is not None:
+        post["ratio"] = f"{min(rec['ratio']):.4f}"
+    else:
+        post["nmargin"] = f"{min(rec['normalized_margin']):.3g}"
+    return post
