@@ -165,7 +165,11 @@ def run_report(
         "only": only,
     }
     figures = render_figures(records, out / "figures")
-    write_text_atomic(out / "results.json", json.dumps(records, indent=1, default=str) + "\n")
-    write_text_atomic(out / "report.md", render_markdown(records, meta, figures))
-    write_text_atomic(out / "report.html", render_html(records, meta, figures))
+    texts = {
+        "results.json": json.dumps(records, indent=1, default=str) + "\n",
+        "report.md": render_markdown(records, meta, figures),
+        "report.html": render_html(records, meta, figures),
+    }
+    for name, text in texts.items():  # everything is rendered before the first file is replaced
+        write_text_atomic(out / name, text)
     return records, meta

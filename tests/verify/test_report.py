@@ -1,0 +1,182 @@
+"""Claims registry, report files (atomic, complete), and the tvk command line."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from theory import modular as tm
+from verify import cli, report
+from verify.claims import Claim, Observation, RunContext, registry, run_claim, select
+from verify.claims.base import judge_refuted_if_differs, judge_relative
+from verify.io import ReportDirectoryError, write_text_atomic
+
+FAST = "shi-lemC.18-output-as-printed,shi-thm4.9-beta-sign,edelman-thm7.7-margin,shi-lemC.14-fourier-identity"
+RECORD_FIELDS = {"id", "source", "statement", "kind", "predicted", "observed", "tolerance", "verdict", "metadata"}
+
+
+def _claim(observe, judge=judge_relative(1e-9), **kw):
+    base = dict(id="test-claim", source="test", statement="s", kind="numeric", configs={"quick": None},
+                predict=lambda cfg: tm.max_margin(5, 2), observe=observe, judge=judge, tolerance="t")
+    base.update(kw)
+    return Claim(**base)
+
+
+def test_claim_ids_name_their_source_and_have_known_kinds():
+    claims = registry()
+    assert len(claims) >= 10
+    for cid, c in claims.items():
+        assert cid.split("-")[0] in {"shi", "edelman"}
+        assert c.kind in {"symbolic", "convex", "numeric", "training"}
+        if c.refutes:
+            assert c.corrected_by in claims, f"{cid} must point to its corrected claim"
+
+
+def test_select_patterns_and_scales():
+    ids = [c.id for c in select("shi-lemC.18*,edelman-thm7.7-margin", "quick")]
+    assert ids == ["shi-lemC.18-output-as-printed", "edelman-thm7.7-margin"]
+    assert select("no-such-claim*", "quick") == []
+
+
+def test_run_claim_pass_fail_and_crash_is_inconclusive():
+    g = float(tm.max_margin(5, 2))
+    ctx = RunContext()
+    assert run_claim(_claim(lambda cfg, ctx: Observation(g)), ctx).verdict == "pass"
+    assert run_claim(_claim(lambda cfg, ctx: Observation(0.9 * g)), ctx).verdict == "fail"
+
+    def boom(cfg, ctx):
+        raise RuntimeError("solver exploded")
+
+    rec = run_claim(_claim(boom), ctx)
+    assert rec.verdict == "inconclusive" and "solver exploded" in rec.reason
+    assert set(rec.to_json()) >= RECORD_FIELDS
+
+
+def test_refuted_claim_carries_counterexample():
+    rec = run_claim(registry()["shi-lemC.18-output-as-printed"], RunContext())
+    assert rec.verdict == "refuted"
+    assert rec.counterexample["printed"]["float"] == float(tm.construction_logit_as_printed(5, [0, 0], 1))
+    assert rec.counterexample["observed"] == pytest.approx(float(tm.construction(5, 2).logit([0, 0], 1)), abs=1e-12)
+    assert rec.corrected_by == "shi-lem4.11-construction"
+    # the same judge passes a statement that holds
+    obs = Observation(float(tm.max_margin(5, 2)))
+    assert judge_refuted_if_differs(1e-9)(tm.max_margin(5, 2), obs, None)[0] == "pass"
+
+
+def test_claim_validation():
+    with pytest.raises(ValueError, match="kind"):
+        _claim(lambda c, x: Observation(0), kind="vibes")
+    with pytest.raises(ValueError, match="scale"):
+        _claim(lambda c, x: Observation(0), configs={})
+    with pytest.raises(ValueError, match="quick"):
+        run_claim(_claim(lambda c, x: Observation(0), configs={"full": None}), RunContext(scale="quick"))
+
+
+def test_report_writes_all_outputs(tmp_path):
+    records, meta = report.run_report(tmp_path / "rep", only=FAST, progress=False, log=lambda s: None)
+    out = tmp_path / "rep"
+    for name in ("results.json", "report.md", "report.html"):
+        assert (out / name).is_file()
+    assert (out / "figures").is_dir()
+    data = json.loads((out / "results.json").read_text())
+    assert isinstance(data, list) and [r["id"] for r in data] == [r["id"] for r in records]
+    for r in data:
+        assert set(r) >= RECORD_FIELDS
+        assert r["verdict"] in {"pass", "refuted"}
+        assert {"seeds", "device", "versions", "git_revision", "runtime_s"} <= set(r["metadata"])
+    md = (out / "report.md").read_text()
+    assert "REFUTED" in md and "counterexample" in md
+    assert not list(out.glob(".*.tmp")) and not list(out.glob(".results*"))
+
+
+def test_report_interrupted_leaves_previous_files(tmp_path, monkeypatch):
+    out = tmp_path / "rep"
+    out.mkdir()
+    (out / "report.md").write_text("previous")
+
+    def broken(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report, "render_html", broken)
+    with pytest.raises(KeyboardInterrupt):
+        report.run_report(out, only="shi-lemC.18*", progress=False, log=lambda s: None)
+    assert (out / "report.md").read_text() == "previous"
+    assert not (out / "report.html").exists() and not (out / "results.json").exists()
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".") and p.is_file()) == []
+
+
+def test_atomic_write_failure_keeps_target(tmp_path):
+    target = tmp_path / "x.txt"
+    target.write_text("old")
+
+    with pytest.raises(TypeError):
+        write_text_atomic(target, 123)  # type: ignore[arg-type]
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["x.txt"]
+
+
+def test_unwritable_report_directory_is_a_clear_error(tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(ReportDirectoryError, match="cannot write the report directory"):
+        report.run_report(blocker / "sub", only=FAST, progress=False, log=lambda s: None)
+    assert cli.main(["report", "--only", FAST, "--out", str(blocker / "sub"), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert "cannot write the report directory" in json.loads(captured.out)["error"]
+    assert "tvk: error" in captured.err
+
+
+def test_report_with_no_matching_claim(tmp_path):
+    with pytest.raises(report.ReportError, match="no claim matches"):
+        report.run_report(tmp_path, only="nothing-*", progress=False, log=lambda s: None)
+
+
+def test_cli_report_json_is_one_object(tmp_path, capsys):
+    assert cli.main(["report", "--only", FAST, "--out", str(tmp_path / "r"), "--json", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    obj = json.loads(out)
+    assert obj["summary"].get("fail", 0) == 0 and len(obj["claims"]) == 4
+
+
+def test_cli_derive_modular_json(capsys):
+    assert cli.main(["derive", "modular", "--p", "7", "--k", "3", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["gamma_star"]["float"] == float(tm.max_margin(7, 3))
+    assert obj["gamma_star"]["exact"] == str(tm.max_margin(7, 3))
+    assert obj["min_width"] == tm.min_width(7, 3)
+    assert obj["construction"]["ratio_to_gamma_star"] == pytest.approx(1.0, rel=1e-12)
+
+
+def test_cli_derive_skips_huge_evaluation(capsys):
+    assert cli.main(["derive", "modular", "--p", "47", "--k", "4", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert "skipped" in obj["construction"]
+
+
+@pytest.mark.parametrize(
+    "argv,match",
+    [
+        (["derive", "modular", "--p", "8", "--k", "2"], "odd"),
+        (["derive", "modular", "--p", "1", "--k", "2"], "odd integer >= 3"),
+        (["derive", "modular", "--p", "7", "--k", "0"], "k must be an integer >= 1"),
+        (["certify", "modular", "--p", "31", "--k", "3"], "rows"),
+    ],
+)
+def test_cli_bad_input_exit_2_with_message(argv, match, capsys):
+    assert cli.main(argv + ["--json"]) == 2
+    captured = capsys.readouterr()
+    assert match in json.loads(captured.out)["error"]
+    assert match in captured.err
+
+
+def test_cli_list(capsys):
+    assert cli.main(["list", "--json"]) == 0
+    ids = [c["id"] for c in json.loads(capsys.readouterr().out)["claims"]]
+    assert "shi-thm4.9-margin" in ids
+
+
+def test_tvk_entry_point_is_installed():
+    import shutil
+
+    assert shutil.which("tvk") is not None, "pip install -e . must install the tvk console script"
+    assert Path(cli.__file__).name == "cli.py"
