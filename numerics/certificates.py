@@ -237,9 +237,25 @@ class LPResult:
     solve_seconds: float
 
     @property
+    def primal_value(self) -> float:
+        """Alias of :attr:`value` (the primal optimum t)."""
+        return self.value
+
+    @property
     def gap(self) -> float:
         """Duality gap ``dual_value - value`` (>= 0 up to solver accuracy)."""
         return self.dual_value - self.value
+
+    @property
+    def residuals(self) -> dict[str, float]:
+        """The five feasibility residuals by name (primal: margin, budget, sign; dual: mass, sign)."""
+        return {
+            "primal_margin": self.primal_margin_residual,
+            "primal_budget": self.primal_budget_residual,
+            "primal_sign": self.primal_sign_residual,
+            "dual_mass": self.dual_mass_residual,
+            "dual_sign": self.dual_sign_residual,
+        }
 
     @property
     def relative_gap(self) -> float:
@@ -247,13 +263,7 @@ class LPResult:
 
     @property
     def max_residual(self) -> float:
-        return max(
-            self.primal_margin_residual,
-            self.primal_budget_residual,
-            self.primal_sign_residual,
-            self.dual_mass_residual,
-            self.dual_sign_residual,
-        )
+        return max(self.residuals.values())
 
     def is_certified(self, rtol: float = 1e-6, atol: float | None = None, residual_tol: float = 1e-6) -> bool:
         """True if ``|gap| <= atol + rtol max(|value|, |dual_value|)`` and every residual is at most

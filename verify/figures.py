@@ -38,7 +38,7 @@ def _margin_curve(rec: dict, out: Path) -> str | None:
     if not hist:
         return None
     steps = np.array([h["step"] for h in hist])
-    ratios = np.array([h["margin_ratio"] for h in hist], dtype=float)  # (T, S)
+    ratios = np.array([h["ratio"] for h in hist], dtype=float)  # (T, S)
     fig, ax = plt.subplots(figsize=(6, 3.6))
     for s in range(ratios.shape[1]):
         ax.plot(steps, ratios[:, s], lw=1.4, label=f"seed {rec['metadata']['seeds'][s] if rec['metadata']['seeds'] else s}")

@@ -1,0 +1,273 @@
+"""Tests of numerics.certificates: margin features, the dictionary LP and its dual, bound certificates.
+
+Expected values come from ``theory.modular`` (gamma*, Shi Thm 4.9), from ``numerics.margins`` (logits and
+margins evaluated independently of the feature matrix) and from ``numerics.modular.psi_fourier``
+(Shi Lemma C.14). Tolerances: LP values 1e-6 relative to gamma* (the acceptance criterion; the
+solvers' own tolerances are 1e-9 on features scaled to max |D| = 1); feature identities 1e-12.
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from numerics import certificates as cert
+from numerics.certificates import (
+    Certificate,
+    CertificateError,
+    LPResult,
+    certify,
+    columns_to_class_weights,
+    feature_columns,
+    margin_features,
+    solve_dictionary_lp,
+    unit_neurons,
+)
+from numerics.margins import PolyNetwork, check_class_weights, evaluate
+from numerics.modular import ModularTask, construction_network, psi_fourier, random_network
+from numerics.single_neuron import maximize_single_neuron
+from theory.modular import max_margin
+
+RTOL = 1e-6
+
+
+def gamma(p: int, k: int) -> float:
+    return float(max_margin(p, k))
+
+
+def random_units(p: int, k: int, width: int, seed: int) -> PolyNetwork:
+    return unit_neurons(random_network(p, k, width, np.random.default_rng(seed)))
+
+
+def construction_units(p: int, k: int) -> PolyNetwork:
+    return unit_neurons(construction_network(p, k))
+
+
+def uniform_Q(task) -> np.ndarray:
+    _, labels = task.batch(0, task.n_points)
+    Q = np.full((task.n_points, task.n_classes), 1 / (task.n_points * (task.n_classes - 1)))
+    Q[np.arange(task.n_points), labels] = 0
+    return Q
+
+
+# ------------------------------------------------------------------------------------- features
+
+
+@pytest.mark.parametrize("p,k", [(3, 2), (5, 3)])
+def test_margin_features_match_logits(p, k):
+    """D[j, (x, c')] = f_j(x)[y] - f_j(x)[c'] with f_j the logits of neuron j alone (PolyNetwork.logits)."""
+    task = ModularTask(p, k)
+    net = random_units(p, k, 4, seed=p * k)
+    D = margin_features(net, task, memory_budget=2000)  # tiny budget: many chunks
+    points, wrong = feature_columns(task)
+    inputs, labels = task.batch(0, task.n_points)
+    assert D.shape == (4, task.n_points * (p - 1))
+    assert np.all(wrong != labels[points])
+    for x in range(task.n_points):  # each point lists its p-1 wrong labels once
+        assert sorted(wrong[points == x]) == sorted(set(range(p)) - {labels[x]})
+    for j in range(net.width):
+        F = net.subset([j]).logits(inputs)
+        np.testing.assert_allclose(D[j], F[points, labels[points]] - F[points, wrong], rtol=1e-12, atol=1e-15)
+
+
+def test_uniform_dual_gives_psi_of_each_neuron():
+    """sum_r Q_unif(r) D_j(r) = Psi(theta_j) (Shi Lemma C.14 via psi_fourier)."""
+    task = ModularTask(5, 3)
+    net = random_units(5, 3, 6, seed=1)
+    D = margin_features(net, task)
+    points, wrong = feature_columns(task)
+    q = uniform_Q(task)[points, wrong]
+    np.testing.assert_allclose(D @ q, psi_fourier(net), rtol=1e-10, atol=1e-15)
+    np.testing.assert_array_equal(columns_to_class_weights(q, task), uniform_Q(task))
+
+
+def test_features_normalize_or_refuse():
+    task = ModularTask(5, 2)
+    net = random_network(5, 2, 3, np.random.default_rng(0))
+    np.testing.assert_allclose(margin_features(net, task), margin_features(unit_neurons(net), task, normalize=False))
+    with pytest.raises(ValueError, match="unit norm"):
+        margin_features(net, task, normalize=False)
+    zero = PolyNetwork(np.zeros((1, 2, 5)), np.zeros((1, 5)), 2)
+    with pytest.raises(ValueError, match="zero"):
+        margin_features(PolyNetwork.concatenate([net, zero]), task)
+    with pytest.raises(ValueError, match="do not fit"):
+        margin_features(random_units(7, 2, 2, 0), task)
+    with pytest.raises(ValueError, match="N \\(C-1\\)"):
+        columns_to_class_weights(np.zeros(3), task)
+
+
+# ---------------------------------------------------------------------------------- the LP
+
+
+def assert_certified(res: LPResult) -> None:
+    assert res.status == cp.OPTIMAL
+    assert res.relative_gap <= RTOL and res.max_residual <= 1e-6
+    assert res.is_certified(RTOL)
+    assert res.primal_value == res.value and res.gap == res.dual_value - res.value
+    assert set(res.residuals) == {"primal_margin", "primal_budget", "primal_sign", "dual_mass", "dual_sign"}
+    assert res.max_residual == max(res.residuals.values())
+
+
+@pytest.mark.parametrize("p,k,extra", [(5, 2, 0), (7, 2, 0), (5, 3, 0), (5, 2, 30), (7, 2, 30), (5, 3, 30)])
+def test_lp_with_construction_reaches_gamma_star(p, k, extra):
+    """Dictionary containing the max-margin construction (Shi Lemma C.18): LP value = gamma* (spec §3.4(B))."""
+    g = gamma(p, k)
+    dictionary = construction_units(p, k)
+    if extra:
+        dictionary = PolyNetwork.concatenate([dictionary, random_units(p, k, extra, seed=p + k)])
+    task = ModularTask(p, k)
+    res = solve_dictionary_lp(dictionary, task)
+    assert res.solver == "CLARABEL" and res.attempts == ()
+    assert abs(res.value - g) <= RTOL * g
+    assert abs(res.dual_value - g) <= RTOL * g
+    assert_certified(res)
+    # primal/dual shapes and feasibility of the reported (cleaned) solution
+    assert res.mu.shape == (dictionary.width,) and np.all(res.mu >= 0) and res.mu.sum() <= 1 + 1e-12
+    check_class_weights(res.Q, task)
+    # the recovered network theta = {mu_j^(1/nu) theta_j} has norm power sum(mu) and margin achieved_margin
+    report = evaluate(res.network, task)
+    assert abs(report.norm_power - res.mu.sum()) <= 1e-12
+    assert abs(report.min_margin - res.achieved_margin) <= 1e-12
+    assert abs(report.normalized_margin - g) <= RTOL * g
+
+
+@pytest.mark.parametrize("p,k", [(5, 2), (7, 2), (5, 3)])
+def test_uniform_Q_is_dual_optimal_for_construction(p, k):
+    """Duals are not unique: whatever vertex the solver returns, the uniform Q also attains max_j (DQ)_j = gamma*."""
+    task = ModularTask(p, k)
+    dictionary = construction_units(p, k)
+    D = margin_features(dictionary, task)
+    points, wrong = feature_columns(task)
+    assert abs(np.max(D @ uniform_Q(task)[points, wrong]) - gamma(p, k)) <= 1e-10 * gamma(p, k)
+
+
+@pytest.mark.parametrize("p,k,width", [(3, 2, 200), (5, 2, 200), (7, 2, 60), (5, 3, 60)])
+def test_random_dictionary_is_strictly_below(p, k, width):
+    """Random unit neurons only: the LP value is strictly below gamma* (spec §3.4(B): about 0.45 and 0.17
+    gamma* for (3,2) and (5,2) with 200 neurons, 0 for small dictionaries)."""
+    g = gamma(p, k)
+    res = solve_dictionary_lp(random_units(p, k, width, seed=3), ModularTask(p, k))
+    assert -1e-9 <= res.value < g * (1 - 1e-3)
+    assert res.is_certified(RTOL)
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    pk=st.sampled_from([(3, 2), (5, 2), (3, 3)]),
+    width=st.integers(1, 40),
+    seed=st.integers(0, 2**31 - 1),
+    with_construction=st.booleans(),
+)
+def test_lp_never_exceeds_gamma_star(pk, width, seed, with_construction):
+    """For every dictionary: 0 <= LP <= gamma* (Shi Thm 4.9 upper bound), LP <= its dual bound, and the
+    recovered network's normalized margin is <= gamma*."""
+    p, k = pk
+    g = gamma(p, k)
+    dictionary = random_units(p, k, width, seed)
+    if with_construction:
+        dictionary = PolyNetwork.concatenate([dictionary, construction_units(p, k)])
+    task = ModularTask(p, k)
+    res = solve_dictionary_lp(dictionary, task)
+    assert -1e-9 <= res.value <= g * (1 + RTOL)
+    assert res.dual_value >= res.value - RTOL * g
+    assert res.achieved_margin <= g * (1 + 1e-9)
+    if with_construction:
+        assert abs(res.value - g) <= RTOL * g
+
+
+def test_lp_dual_is_an_upper_bound_on_gamma_star():
+    """Any class weights bound gamma* from above (Edelman Lemma 7.5): max Psi under the LP's dual Q >= gamma*."""
+    p, k = 5, 2
+    task = ModularTask(p, k)
+    res = solve_dictionary_lp(construction_units(p, k), task)
+    best = maximize_single_neuron(task, k, Q=res.Q, n_starts=4, seed=0)
+    assert best.value >= gamma(p, k) * (1 - RTOL)
+
+
+# ------------------------------------------------------------------------------- solver fallback
+
+
+def _patched_solve(fail: set[str], mode: str):
+    original = cp.Problem.solve
+
+    def solve(self, *args, solver=None, **kwargs):
+        if solver in fail:
+            if mode == "raise":
+                raise cp.error.SolverError(f"forced failure of {solver}")
+            kwargs = {"max_iter": 1} if solver == "CLARABEL" else {"max_iters": 1}
+            return original(self, *args, solver=solver, **kwargs)  # stops early: status is not 'optimal'
+        return original(self, *args, solver=solver, **kwargs)
+
+    return solve
+
+
+@pytest.mark.parametrize("mode", ["raise", "status"])
+def test_falls_back_to_scs_when_clarabel_fails(monkeypatch, mode):
+    monkeypatch.setattr(cp.Problem, "solve", _patched_solve({"CLARABEL"}, mode))
+    p, k = 5, 2
+    res = solve_dictionary_lp(construction_units(p, k), ModularTask(p, k))
+    assert res.solver == "SCS" and res.status == cp.OPTIMAL
+    assert len(res.attempts) == 1 and res.attempts[0].startswith("CLARABEL")
+    assert ("forced failure" in res.attempts[0]) if mode == "raise" else ("status" in res.attempts[0])
+    assert abs(res.value - gamma(p, k)) <= RTOL * gamma(p, k)
+    assert_certified(res)
+
+
+@pytest.mark.parametrize("mode", ["raise", "status"])
+def test_raises_when_every_solver_fails(monkeypatch, mode):
+    monkeypatch.setattr(cp.Problem, "solve", _patched_solve({"CLARABEL", "SCS"}, mode))
+    with pytest.raises(CertificateError, match="failed with every solver") as info:
+        solve_dictionary_lp(construction_units(5, 2), ModularTask(5, 2))
+    assert "CLARABEL" in str(info.value) and "SCS" in str(info.value)
+
+
+def test_explicit_solver_choice():
+    res = solve_dictionary_lp(construction_units(5, 2), ModularTask(5, 2), solver="SCS")
+    assert res.solver == "SCS" and abs(res.value - gamma(5, 2)) <= RTOL * gamma(5, 2)
+    with pytest.raises(CertificateError):
+        solve_dictionary_lp(construction_units(5, 2), ModularTask(5, 2), solver="NO_SUCH_SOLVER")
+
+
+# ---------------------------------------------------------------------------------- certificates
+
+
+@pytest.mark.parametrize("p,k", [(5, 2), (7, 2), (5, 3)])
+def test_certify_construction_closed_form(p, k):
+    """Construction (lower) and Shi Lemma C.15's closed-form single-neuron maximum (upper) meet at gamma*."""
+    c = certify(ModularTask(p, k), k, construction_network(p, k), upper_closed_form=max_margin(p, k))
+    assert isinstance(c, Certificate)
+    assert c.certified and c.consistent and c.upper_rigorous
+    assert abs(c.lower - gamma(p, k)) <= 1e-12 * gamma(p, k)
+    assert c.upper == gamma(p, k) and c.relative_gap <= 1e-12
+
+
+@pytest.mark.parametrize("p,k,n_starts", [(5, 2, 3), (5, 3, 2)])
+def test_certify_construction_numeric_upper_bound(p, k, n_starts):
+    """The numeric single-neuron maximum under the uniform Q equals gamma* and certifies the construction."""
+    c = certify(ModularTask(p, k), k, construction_network(p, k), n_starts=n_starts)
+    assert c.certified and not c.upper_rigorous and c.status.startswith("converged")
+    assert abs(c.upper - gamma(p, k)) <= RTOL * gamma(p, k)
+
+
+def test_certify_lp_network_and_random_network():
+    p, k = 7, 2
+    task = ModularTask(p, k)
+    lp = solve_dictionary_lp(PolyNetwork.concatenate([construction_units(p, k), random_units(p, k, 20, 0)]), task)
+    assert certify(task, k, lp.network, upper_closed_form=max_margin(p, k)).certified
+    c = certify(task, k, random_network(p, k, 30, np.random.default_rng(0)), upper_closed_form=max_margin(p, k))
+    assert not c.certified and c.consistent and c.gap > 0
+    with pytest.raises(ValueError, match="degree"):
+        certify(task, 3, construction_network(p, k))
+
+
+def test_inconsistent_bounds_are_flagged():
+    c = Certificate(lower=2.0, upper=1.0, tol=1e-6, upper_rigorous=True, lower_source="", upper_source="", solver="", status="")
+    assert not c.consistent and not c.certified
+
+
+def test_public_api_is_exported():
+    for name in cert.__all__:
+        assert hasattr(cert, name)
