@@ -69,6 +69,8 @@ class NeuronDiagnostics:
     ----------
     frequency : int array
         Dominant frequency of the neuron (argmax of the power summed over its k+1 blocks).
+    block_frequency : int array (m, k+1)
+        Dominant frequency of each block.
     block_purity : float array (m, k+1)
         Purity of each block u_1..u_k, w.
     phase_residual : float array
@@ -83,6 +85,7 @@ class NeuronDiagnostics:
     """
 
     frequency: np.ndarray
+    block_frequency: np.ndarray
     block_purity: np.ndarray
     phase_residual: np.ndarray
     balance: np.ndarray
@@ -93,6 +96,12 @@ class NeuronDiagnostics:
     def min_purity(self) -> np.ndarray:
         """Smallest block purity of each neuron."""
         return np.nanmin(self.block_purity, axis=1)
+
+    def single_frequency(self, threshold: float = 0.99) -> np.ndarray:
+        """Mask of single-frequency neurons: every block has purity >= threshold, all blocks share
+        the same dominant frequency, and that frequency is not 0 (Shi Thm 4.9, item 2)."""
+        same = (self.block_frequency == self.frequency[:, None]).all(axis=1)
+        return (np.nan_to_num(self.block_purity, nan=0.0) >= threshold).all(axis=1) & same & (self.frequency > 0)
 
     def significant(self, rel_mass: float = 1e-3) -> np.ndarray:
         """Mask of neurons carrying non-negligible norm: mass > rel_mass / m (spec §8)."""
@@ -122,7 +131,7 @@ def neuron_diagnostics(net: PolyNetwork) -> NeuronDiagnostics:
     mass = net.neuron_norms() ** net.homogeneity
     mass = mass / mass.sum() if mass.sum() > 0 else mass
     dc = (blocks.sum(axis=2) ** 2 / blocks.shape[2]).sum(axis=1) / safe
-    return NeuronDiagnostics(freq, block_purity, residual, balance, mass, dc)
+    return NeuronDiagnostics(freq, np.argmax(power, axis=2), block_purity, residual, balance, mass, dc)
 
 
 def frequency_coverage(diag: NeuronDiagnostics, p: int, rel_mass: float = 1e-3) -> np.ndarray:

@@ -73,7 +73,8 @@ def compare_modular(
     Parameters
     ----------
     purity_threshold : float
-        A neuron is single-frequency when every one of its k+1 blocks has purity >= this.
+        A neuron is single-frequency when every one of its k+1 blocks has purity >= this and all
+        blocks share one non-zero dominant frequency.
     rel_mass : float
         Neurons with norm share below ``rel_mass / m`` are ignored for phases, balance and coverage.
     lp : bool
@@ -84,9 +85,9 @@ def compare_modular(
     rep = evaluate(net, task)
     diag = neuron_diagnostics(net)
     sig = diag.significant(rel_mass)
-    single = diag.min_purity >= purity_threshold
-    good = sig & single & (diag.frequency > 0)
-    share = float(diag.mass[single & (diag.frequency > 0)].sum())
+    single = diag.single_frequency(purity_threshold)
+    good = sig & single
+    share = float(diag.mass[single].sum())
     cov = frequency_coverage(diag, p, rel_mass)[1:]
     lp_ratio = None
     if lp:

@@ -43,7 +43,7 @@ def _margin_curve(rec: dict, out: Path) -> str | None:
     for s in range(ratios.shape[1]):
         ax.plot(steps, ratios[:, s], lw=1.4, label=f"seed {rec['metadata']['seeds'][s] if rec['metadata']['seeds'] else s}")
     ax.axhline(1.0, color="k", ls="--", lw=1, label=r"predicted $\gamma^*$")
-    ax.set_ylim(min(-0.05, float(np.nanmin(ratios)) - 0.05), 1.08)
+    ax.set_ylim(max(-0.25, min(-0.05, float(np.nanmin(ratios)) - 0.05)), 1.08)  # early negative margins clipped
     ax.set_xlabel("step")
     ax.set_ylabel(r"$h(\theta)/\|\theta\|^{k+1}_{2,k+1}\,/\,\gamma^*$")
     a = rec["artifacts"]
@@ -88,10 +88,11 @@ def _frequency_histogram(rec: dict, out: Path) -> str | None:
         return None
     cov = np.array(cov)
     S, F = cov.shape
+    seeds = rec["metadata"]["seeds"] or list(range(S))
     fig, ax = plt.subplots(figsize=(6, 3.2))
     width = 0.8 / S
     for s in range(S):
-        ax.bar(np.arange(1, F + 1) + (s - (S - 1) / 2) * width, cov[s], width=width, label=f"seed index {s}")
+        ax.bar(np.arange(1, F + 1) + (s - (S - 1) / 2) * width, cov[s], width=width, label=f"seed {seeds[s]}")
     ax.set_xlabel(r"dominant frequency $\zeta$")
     ax.set_ylabel("significant neurons")
     ax.set_xticks(np.arange(1, F + 1))

@@ -64,17 +64,18 @@ def as_input_tensor(inputs: np.ndarray | torch.Tensor, device: torch.device, dty
 def preactivations(U: torch.Tensor, inputs: torch.Tensor) -> torch.Tensor:
     r""":math:`S_{s,n,i} = \sum_j \langle U_{s,i,j}, x_{n,j}\rangle` for batched blocks U (S, m, k, d); shape (S, n, m).
 
-    Index inputs ``(n, k)`` are gathered from ``U`` (one ``index_select`` over the flattened (k, d) axis, no
-    one-hot tensor); dense inputs ``(n, k, d)`` use one batched matrix product.
+    Index inputs ``(n, k)`` are gathered and summed from ``U`` viewed as a ((k, d), (S, m)) table by one
+    ``embedding_bag(mode="sum")`` (no one-hot tensor and no (n, k, S, m) intermediate; the result is a
+    transposed view); dense inputs ``(n, k, d)`` use one batched matrix product.
     """
     S, m, k, d = U.shape
     if inputs.ndim == 2 and not inputs.dtype.is_floating_point:
         if inputs.shape[1] != k:
             raise ValueError(f"index inputs must have shape (n, k = {k}), got {tuple(inputs.shape)}")
-        n = inputs.shape[0]
-        flat = (inputs + torch.arange(k, device=inputs.device) * d).reshape(-1)
-        table = U.permute(0, 2, 3, 1).reshape(S, k * d, m)
-        return table.index_select(1, flat).view(S, n, k, m).sum(dim=2)
+        flat = inputs + torch.arange(k, device=inputs.device) * d  # row of (block j, symbol a_j) in the table
+        table = U.permute(2, 3, 0, 1).reshape(k * d, S * m)
+        summed = torch.nn.functional.embedding_bag(flat, table, mode="sum")  # (n, S*m): Σ_j rows, no (n, k, ...) tensor
+        return summed.view(inputs.shape[0], S, m).transpose(0, 1)
     if inputs.ndim == 3 and inputs.dtype.is_floating_point:
         if tuple(inputs.shape[1:]) != (k, d):
             raise ValueError(f"dense inputs must have shape (n, k = {k}, d = {d}), got {tuple(inputs.shape)}")
