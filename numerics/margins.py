@@ -44,6 +44,7 @@ __all__ = [
     "evaluate",
     "normalized_margin",
     "check_class_weights",
+    "int_power",
 ]
 
 DEFAULT_MEMORY_BUDGET = 32 * 2**20
@@ -132,8 +133,7 @@ class PolyNetwork:
 
     def logits(self, inputs: np.ndarray) -> np.ndarray:
         """Network outputs for a batch of inputs, shape (n, C)."""
-        S = self.preactivations(inputs)
-        return (S**self.degree).T @ self.W
+        return int_power(self.preactivations(inputs), self.degree).T @ self.W
 
     def scaled(self, alpha: float) -> "PolyNetwork":
         """The network with every parameter multiplied by alpha (for homogeneity checks)."""
@@ -149,6 +149,21 @@ class PolyNetwork:
         if len({n.degree for n in nets}) != 1:
             raise ValueError("cannot concatenate networks of different degrees")
         return PolyNetwork(np.concatenate([n.U for n in nets]), np.concatenate([n.W for n in nets]), nets[0].degree)
+
+
+def int_power(S: np.ndarray, degree: int) -> np.ndarray:
+    """Elementwise ``S**degree`` for a positive integer degree by repeated squaring in place
+    (several times faster than numpy's generic float power for small integer exponents)."""
+    result: np.ndarray | None = None
+    base = S
+    while degree:
+        if degree & 1:
+            result = base.copy() if result is None else np.multiply(result, base, out=result)
+        degree >>= 1
+        if degree:
+            base = base * base
+    assert result is not None
+    return result
 
 
 def _check_compatible(net: PolyNetwork, task: Task) -> None:
@@ -170,7 +185,9 @@ def iter_logits(
 ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
     """Stream ``(start, inputs, labels, logits)`` over the whole dataset in bounded-memory chunks."""
     _check_compatible(net, task)
-    n = chunk_size or chunk_size_for(net.width, task.n_classes, task.n_blocks, memory_budget)
+    n = chunk_size if chunk_size is not None else chunk_size_for(net.width, task.n_classes, task.n_blocks, memory_budget)
+    if n < 1:  # a non-positive chunk size would skip every point and report min_margin = inf
+        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
     for start in range(0, task.n_points, n):
         inputs, labels = task.batch(start, min(start + n, task.n_points))
         yield start, inputs, labels, net.logits(inputs)

@@ -144,6 +144,14 @@ def deformed_neuron(
     PolyNetwork
         Width-1 network; compare its Psi with ``theory.modular.psi_*``.
     """
+    freqs = tm.frequencies(p)
+    for name, z in (("zeta", zeta), ("second_zeta", second_zeta)):
+        if z is not None and z not in freqs:
+            raise ValueError(f"{name} must be a frequency in 1..{(p - 1) // 2} for p = {p}, got {z}")
+    if second_zeta is None and split != 1.0:
+        raise ValueError("split only applies with a second_zeta")
+    if not (0.0 <= split <= 1.0 and 0.0 <= dc_fraction <= 1.0):
+        raise ValueError(f"split and dc_fraction must lie in [0, 1], got {split} and {dc_fraction}")
     phases = np.zeros(k) if phases is None else np.asarray(phases, dtype=np.float64)
     r = np.full(k + 1, 1.0 / (k + 1)) if block_fractions is None else np.asarray(block_fractions, dtype=np.float64)
     if r.shape != (k + 1,) or np.any(r < 0) or abs(r.sum() - 1) > 1e-12:

@@ -222,6 +222,7 @@ def optimal_neuron(p: int, k: int, zeta: int = 1, phases: Sequence[object] | Non
         Input-block phases; the output phase is their sum. Defaults to zeros.
     """
     p, k = _check_pk(p, k)
+    zeta = check_positive_int(zeta, "zeta", minimum=-(10**18))  # integer check; the range is checked below
     if zeta not in frequencies(p):
         raise ValueError(f"zeta must be a frequency in 1..{(p - 1) // 2} for p = {p}, got {zeta}")
     phases = tuple(sympy.sympify(ph) for ph in (phases if phases is not None else [0] * k))
