@@ -20,9 +20,10 @@ Margins (Shi Defs 4.2, 4.3, 4.6; Edelman 1.5, 2.3):
 Memory bound
 ------------
 Every evaluation streams over the dataset in chunks of ``n`` points. A chunk holds the
-pre-activations and their power (``2 m n`` floats), the logits and a masked copy (``2 n C``) and the
-inputs (``n k`` integers), i.e. about ``8 n (2m + 2C + k)`` bytes. The chunk size is chosen so this
-stays below ``memory_budget`` (default 32 MiB) whatever the dataset size ``p^k``.
+pre-activations, their power and one squaring temporary (``3 m n`` floats), the logits with two
+masked copies and the per-point margins (``about 5 n C``) and the inputs (``n k`` integers), i.e. at
+most ``8 n (3m + 5C + k)`` bytes. The chunk size is chosen so this stays below ``memory_budget``
+(default 32 MiB) whatever the dataset size ``p^k``; ``benchmarks/bench_margins.py`` measures the peak.
 """
 
 from __future__ import annotations
@@ -176,7 +177,7 @@ def _check_compatible(net: PolyNetwork, task: Task) -> None:
 
 def chunk_size_for(width: int, n_classes: int, n_blocks: int, memory_budget: int = DEFAULT_MEMORY_BUDGET) -> int:
     """Number of points per chunk so that one chunk uses at most ``memory_budget`` bytes (module doc)."""
-    per_point = 8 * (2 * width + 2 * n_classes + n_blocks)
+    per_point = 8 * (3 * width + 5 * n_classes + n_blocks)
     return max(1, int(memory_budget // per_point))
 
 

@@ -261,7 +261,7 @@ register(Claim(
     statement="max over unit neurons of Psi equals gamma*(p,k), attained by single-frequency cosines with equal block "
               "amplitudes and sum of input phases = output phase (numerical multi-start L-BFGS).",
     kind="numeric",
-    configs={"quick": Cases(((5, 2), (7, 2), (5, 3)), n_starts=6),
+    configs={"quick": Cases(((5, 2), (7, 2), (5, 3), (7, 3), (5, 4)), n_starts=4),
              "full": Cases(((5, 2), (7, 2), (11, 2), (5, 3), (7, 3), (5, 4)), n_starts=20)},
     predict=_predict_gamma_list,
     observe=_observe_single_neuron,
