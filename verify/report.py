@@ -143,6 +143,9 @@ def run_report(
     ReportError
         If no claim matches ``only`` at this scale.
     """
+    from .device import resolve_device
+
+    resolve_device(device)  # a CUDA request on a machine without CUDA fails here, before any claim runs
     out = prepare_directory(out)
     claims = select(only, scale)  # type: ignore[arg-type]
     if not claims:
@@ -155,6 +158,10 @@ def run_report(
         rec = run_claim(claim, ctx).to_json()
         log(f"[{i}/{len(claims)}] {claim.id}: {rec['verdict']} — {rec['reason']} ({rec['metadata']['runtime_s']} s)")
         records.append(rec)
+    try:
+        (out / ".checkpoints").rmdir()  # only removed when empty: unfinished runs keep their checkpoints
+    except OSError:
+        pass
     devices = sorted({str(r["metadata"]["device"]) for r in records})
     meta = {
         "scale": scale,

@@ -180,3 +180,13 @@ def test_tvk_entry_point_is_installed():
 
     assert shutil.which("tvk") is not None, "pip install -e . must install the tvk console script"
     assert Path(cli.__file__).name == "cli.py"
+
+
+def test_cuda_request_without_cuda_fails_before_running(tmp_path, capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    assert cli.main(["report", "--device", "cuda", "--only", FAST, "--out", str(tmp_path / "r"), "--json"]) == 2
+    assert "CUDA" in json.loads(capsys.readouterr().out)["error"]
+    assert not (tmp_path / "r").exists()

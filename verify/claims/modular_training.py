@@ -8,6 +8,8 @@ every seed's final weights with Shi Thm 4.9 through :func:`verify.compare.compar
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import os
 from dataclasses import dataclass
 
@@ -70,12 +72,15 @@ def observe_modular_training(cfg: ModularTrainingConfig, ctx: RunContext) -> Obs
     task = ModularTask(cfg.p, cfg.k)
     train_cfg = dataclasses.replace(cfg.train, device=ctx.device) if hasattr(cfg.train, "device") else cfg.train
     ckpt = None
-    if ctx.workdir:
+    if ctx.workdir:  # an interrupted report resumes from here; a changed config gets a new file
         os.makedirs(ctx.workdir, exist_ok=True)
-        ckpt = os.path.join(ctx.workdir, f"modular_p{cfg.p}_k{cfg.k}_m{cfg.width}.ckpt")
+        digest = hashlib.sha1(json.dumps(train_cfg.to_dict(), sort_keys=True).encode()).hexdigest()[:10]
+        ckpt = os.path.join(ctx.workdir, f"modular_p{cfg.p}_k{cfg.k}_m{cfg.width}_{digest}.ckpt")
     result = train(
         task, cfg.k, cfg.width, train_cfg, checkpoint_path=ckpt, progress=ctx.progress, reference_margin=gamma
     )
+    if ckpt and os.path.exists(ckpt):
+        os.unlink(ckpt)  # finished: the next report trains afresh
     comps = [compare_modular(net, cfg.p, cfg.k, purity_threshold=cfg.purity, lp=cfg.lp_reweighting) for net in result.networks]
     ratios = [c.margin_ratio for c in comps]
     details = {

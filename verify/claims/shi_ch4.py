@@ -489,7 +489,8 @@ def _adam(p: int, **changes: object) -> TrainConfig:
 def _gpu_adam(p: int, steps: int, chunk: int) -> TrainConfig:
     """The paper-scale runs (Shi App. C.10): Adam lr 5e-3 on the L_(2,k+1) penalty (weight decay 0, spec section 8),
     3 seeds, full batch accumulated over chunks of points. Meant for a GPU; not yet run (no GPU was lent)."""
-    return _adam(p, steps=steps, seeds=(0, 1, 2), eval_every=500, chunk_size=chunk, num_threads=None, nan_check_every=50)
+    return _adam(p, steps=steps, seeds=(0, 1, 2), eval_every=500, chunk_size=chunk, num_threads=None, nan_check_every=50,
+                 checkpoint_every=1000)
 
 
 def _training_claim(k: int, quick: ModularTrainingConfig | None, full: ModularTrainingConfig) -> None:
