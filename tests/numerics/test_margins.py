@@ -27,6 +27,7 @@ from numerics.margins import (
     normalized_margin,
     point_margins,
 )
+from tests.tasks import DenseOneHotTask
 from numerics.modular import ModularTask, random_network
 
 RTOL = 1e-12  # relative to the largest |logit| for float rearrangements of the same sums
@@ -241,22 +242,12 @@ def test_point_margins_small_example():
 # ------------------------------------------------------------------------------------------
 
 
-class DenseModularTask:
-    """Same dataset as ModularTask but with explicit one-hot float blocks (n, k, p)."""
-
-    def __init__(self, p: int, k: int):
-        self.inner = ModularTask(p, k)
-        self.n_points, self.n_classes, self.n_blocks, self.block_size = p**k, p, k, p
-
-    def batch(self, start: int, stop: int):
-        idx, y = self.inner.batch(start, stop)
-        return np.eye(self.block_size)[idx], y
 
 
 @pytest.mark.parametrize("p,k,m", [(3, 2, 5), (5, 3, 7), (7, 1, 3)])
 def test_dense_inputs_equal_index_inputs(p, k, m):
     net = random_network(p, k, m, np.random.default_rng(p * 100 + k))
-    dense = DenseModularTask(p, k)
+    dense = DenseOneHotTask(ModularTask(p, k))
     assert isinstance(dense, Task) and isinstance(ModularTask(p, k), Task)
     a = evaluate(net, ModularTask(p, k), chunk_size=4)
     b = evaluate(net, dense, chunk_size=11)

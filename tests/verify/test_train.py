@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -14,6 +13,7 @@ from numerics.modular import ModularTask, construction_network
 from theory.modular import max_margin
 from verify.device import default_dtype, resolve_device, resolve_dtype
 from verify.models import PolyNetEnsemble, init_weights
+from tests.tasks import SparseParityTask
 from verify.train import (
     CheckpointMismatchError,
     TrainConfig,
@@ -28,28 +28,6 @@ TASK = ModularTask(5, 2)
 BASE = TrainConfig(steps=30, lr=5e-3, lam=1e-3, seeds=(3, 5), eval_every=10, device="cpu", dtype="float64", num_threads=1)
 
 
-@dataclass(frozen=True)
-class DenseParity:
-    """All of {±1}^n as one dense block, label = parity of the first k coordinates (Edelman Thm 7.8 setting)."""
-
-    n: int = 4
-    k: int = 2
-    n_classes: int = 2
-    n_blocks: int = 1
-
-    @property
-    def n_points(self) -> int:
-        return 2**self.n
-
-    @property
-    def block_size(self) -> int:
-        return self.n
-
-    def batch(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
-        idx = np.arange(start, stop)
-        bits = (idx[:, None] >> np.arange(self.n)[None, :]) & 1
-        x = 1.0 - 2.0 * bits
-        return x[:, None, :], (bits[:, : self.k].sum(axis=1) % 2).astype(np.int64)
 
 
 def _data(task=TASK) -> tuple[torch.Tensor, torch.Tensor]:
@@ -106,7 +84,7 @@ def test_dense_inputs_equal_one_hot_indices() -> None:
 
 
 def test_dense_block_task_matches_numpy() -> None:
-    task = DenseParity()
+    task = SparseParityTask(4, (0, 1))
     model = PolyNetEnsemble.from_seeds([0, 1], width=4, n_blocks=1, block_size=task.n, n_classes=2, degree=2)
     x, _ = task.batch(0, task.n_points)
     F = model(torch.as_tensor(x))
@@ -219,7 +197,7 @@ def test_chunked_gradients_equal_full_batch() -> None:
 
 
 def test_dense_task_trains() -> None:
-    res = train(DenseParity(), 2, 6, BASE.replace(steps=20, lr=0.05), progress=False)
+    res = train(SparseParityTask(4, (0, 1)), 2, 6, BASE.replace(steps=20, lr=0.05), progress=False)
     assert res.metric("loss")[-1].max() < res.metric("loss")[0].max()
 
 
