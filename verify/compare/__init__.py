@@ -1,0 +1,7 @@
+"""Learned weights against predicted optima, one module per task (same names as ``theory/`` and
+``numerics/``). Every metric reads :class:`numerics.margins.PolyNetwork` weights, whatever model
+produced them."""
+
+from .modular import ModularComparison, compare_modular, unit_directions
+
+__all__ = ["ModularComparison", "compare_modular", "unit_directions"]
