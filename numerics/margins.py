@@ -144,6 +144,10 @@ class PolyNetwork:
         """The sub-network made of the neurons selected by ``index``."""
         return PolyNetwork(self.U[index], self.W[index], self.degree)
 
+    def nonzero(self) -> "PolyNetwork":
+        """The sub-network without its zero neurons (they have no direction)."""
+        return self.subset(np.flatnonzero(self.neuron_norms() > 0))
+
     @staticmethod
     def concatenate(nets: "list[PolyNetwork]") -> "PolyNetwork":
         """Stack the neurons of several networks of equal degree and shapes into one network."""

@@ -108,13 +108,12 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
 def _cmd_certify_modular(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from numerics.certificates import certify, solve_dictionary_lp
+    from numerics.certificates import certify, solve_dictionary_lp, unit_neurons
     from numerics.margins import PolyNetwork
     from numerics.modular import ModularTask, construction_network, random_network
     from numerics.single_neuron import maximize_single_neuron
     from theory import modular as tm
 
-    from .compare import unit_directions
 
     p, k = args.p, args.k
     gamma = float(tm.max_margin(p, k))
@@ -125,7 +124,7 @@ def _cmd_certify_modular(args: argparse.Namespace) -> int:
     task = ModularTask(p, k)
     net = construction_network(p, k)
     rng = np.random.default_rng(args.seed)
-    dictionary = PolyNetwork.concatenate([unit_directions(net), unit_directions(random_network(p, k, args.random_atoms, rng))])
+    dictionary = PolyNetwork.concatenate([unit_neurons(net.nonzero()), unit_neurons(random_network(p, k, args.random_atoms, rng).nonzero())])
     _log(f"solving the LP over {dictionary.width} unit neurons ({rows} margin constraints) ...")
     lp = solve_dictionary_lp(dictionary, task)
     _log(f"maximizing the single-neuron objective ({args.starts} starts) ...")

@@ -6,7 +6,8 @@ import pytest
 from numerics.margins import PolyNetwork
 from numerics.modular import construction_network, random_network
 from theory import modular as tm
-from verify.compare import compare_modular, unit_directions
+from numerics.certificates import unit_neurons
+from verify.compare import compare_modular
 
 
 @pytest.mark.parametrize("p,k", [(5, 2), (7, 2), (5, 3)])
@@ -37,9 +38,9 @@ def test_dropping_a_frequency_is_detected():
     assert c.margin_ratio < 1 - 1e-3
 
 
-def test_unit_directions_drops_zero_neurons():
+def test_padded_network_reduces_to_unit_neurons():
     net = construction_network(5, 2, width=20)
-    u = unit_directions(net)
+    u = unit_neurons(net.nonzero())
     assert u.width == tm.min_width(5, 2)
     assert np.allclose(u.neuron_norms(), 1.0)
     assert isinstance(u, PolyNetwork)

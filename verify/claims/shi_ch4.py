@@ -356,18 +356,17 @@ register(Claim(
 
 
 def _observe_certificate(cfg: Cases, ctx: RunContext) -> Observation:
-    from numerics.certificates import certify, solve_dictionary_lp
+    from numerics.certificates import certify, solve_dictionary_lp, unit_neurons
     from numerics.margins import PolyNetwork
     from numerics.modular import ModularTask, construction_network, random_network
-    from verify.compare import unit_directions
 
     rng = np.random.default_rng(cfg.seed)
     lp_vals, uppers, lowers, gaps, solvers, random_only = [], [], [], [], [], []
     for p, k in cfg.cases:
         task = ModularTask(p, k)
         net = construction_network(p, k)
-        rand = unit_directions(random_network(p, k, cfg.n_random, rng))
-        lp = solve_dictionary_lp(PolyNetwork.concatenate([unit_directions(net), rand]), task)
+        rand = unit_neurons(random_network(p, k, cfg.n_random, rng).nonzero())
+        lp = solve_dictionary_lp(PolyNetwork.concatenate([unit_neurons(net.nonzero()), rand]), task)
         lp_vals.append(lp.primal_value)
         gaps.append(lp.gap)
         solvers.append(lp.solver)

@@ -2,6 +2,6 @@
 ``numerics/``). Every metric reads :class:`numerics.margins.PolyNetwork` weights, whatever model
 produced them."""
 
-from .modular import ModularComparison, compare_modular, unit_directions
+from .modular import ModularComparison, compare_modular
 
-__all__ = ["ModularComparison", "compare_modular", "unit_directions"]
+__all__ = ["ModularComparison", "compare_modular"]

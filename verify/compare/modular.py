@@ -23,7 +23,7 @@ from numerics.modular import ModularTask
 from numerics.spectra import frequency_coverage, neuron_diagnostics
 from theory import modular as tm
 
-__all__ = ["ModularComparison", "compare_modular", "unit_directions"]
+__all__ = ["ModularComparison", "compare_modular"]
 
 
 @dataclass(frozen=True)
@@ -48,15 +48,6 @@ class ModularComparison:
     def all_frequencies_used(self) -> bool:
         """True iff every frequency 1..(p-1)/2 dominates at least one significant neuron (Shi Lemma C.20)."""
         return all(c > 0 for c in self.coverage)
-
-
-def unit_directions(net: PolyNetwork, index: np.ndarray | None = None) -> PolyNetwork:
-    """The neurons of ``net`` (optionally a subset) scaled to unit Euclidean norm; zero neurons dropped."""
-    sub = net if index is None else net.subset(index)
-    norms = sub.neuron_norms()
-    keep = norms > 0
-    scale = 1.0 / norms[keep]
-    return PolyNetwork(sub.U[keep] * scale[:, None, None], sub.W[keep] * scale[:, None], sub.degree)
 
 
 def compare_modular(
@@ -93,7 +84,7 @@ def compare_modular(
     if lp:
         from numerics.certificates import solve_dictionary_lp
 
-        lp_ratio = solve_dictionary_lp(unit_directions(net, np.flatnonzero(sig)), task).primal_value / gamma
+        lp_ratio = solve_dictionary_lp(net.subset(np.flatnonzero(sig)).nonzero(), task).primal_value / gamma
     return ModularComparison(
         p=p,
         k=k,
