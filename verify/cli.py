@@ -2,6 +2,8 @@
 
     tvk report  [--scale quick|full] [--only PATTERN] [--device auto|cpu|cuda] [--out DIR] [--json]
     tvk derive  modular --p P --k K [--json]
+    tvk derive  parity --k K [--n N] [--json]
+    tvk derive  group --name NAME [--json]          (NAME like S4, D6, A5, Z2^3, S3xZ2)
     tvk certify modular --p P --k K [--json]
     tvk list    [--scale quick|full] [--only PATTERN] [--json]
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from typing import Any, Sequence
@@ -105,6 +108,78 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
     return 0
 
 
+def _num(x: Any) -> dict:
+    return {"exact": str(x), "float": float(x)}
+
+
+def _cmd_derive_group(args: argparse.Namespace) -> int:
+    from numerics.groups import GroupTask, character_lp, construction_network
+    from numerics.margins import evaluate
+    from theory import groups as tg
+
+    G = tg.group(args.name)
+    table = tg.character_table(G)
+    obj: dict[str, Any] = {"task": "group", "name": args.name, "order": G.order, "source": "Edelman thesis Thm 7.9 (App. D.8-D.9)",
+                           "irreps": list(table.names), "dims": [int(d) for d in table.dims],
+                           "frobenius_schur": [int(i) for i in table.indicators], "all_irreps_real": tg.is_totally_real(G)}
+    if not obj["all_irreps_real"]:
+        obj["closed_form"] = "not applicable: not every irrep is real (Frobenius-Schur indicator != +1)"
+        if args.name.upper().startswith("Z") and "X" not in args.name.upper() and "^" not in args.name:
+            obj["closed_form"] += "; for Z_p use `tvk derive modular --p P --k 2`"
+        _emit(obj, args.json, f"{args.name} (|G| = {G.order}): {obj['closed_form']}")
+        return 0
+    cond = tg.condition_values(G)
+    obj["condition_values"] = [_num(v) for v in cond[1:]]
+    obj["condition_holds"] = tg.condition_holds(G)
+    lp = character_lp(G)
+    obj["character_lp"] = {"value": lp.value, "dual_value": lp.dual_value, "used_irreps": [table.names[i] for i in lp.used_irreps]}
+    if obj["condition_holds"]:
+        gamma = tg.max_margin(G)
+        obj["gamma_star"] = _num(gamma)
+        obj["min_width"] = tg.min_width(G)
+        obj["tau"] = [_num(t) for t in tg.tau(G)[1:]]
+        net = construction_network(G)
+        rep = evaluate(net, GroupTask(G))
+        obj["construction"] = {"width": net.width, "normalized_margin": rep.normalized_margin,
+                               "ratio_to_gamma_star": rep.normalized_margin / float(gamma), "wrong_logit_spread": rep.wrong_logit_spread}
+        text = (f"{args.name} (|G| = {G.order}), Edelman Thm 7.9: condition holds\n"
+                f"  gamma*       = {gamma} ≈ {float(gamma):.12e}  (character LP: {lp.value:.12e})\n"
+                f"  width bound  = 2 sum d_R^3 = {obj['min_width']}\n"
+                f"  tau_C        = {', '.join(f'{float(t):.6g}' for t in tg.tau(G)[1:])}\n"
+                f"  construction = normalized margin {rep.normalized_margin:.12e} (ratio {rep.normalized_margin / float(gamma):.12f})")
+    else:
+        bad = [table.class_labels[i + 1] for i, v in enumerate(cond[1:]) if not float(v) < 0]
+        obj["closed_form"] = f"not applicable: the condition fails at classes {bad}; gamma* is the character-LP value"
+        obj["gamma_star"] = {"float": lp.value, "method": "character-level LP (spec 5.8)"}
+        text = (f"{args.name} (|G| = {G.order}): Thm 7.9's condition fails at classes {bad}\n"
+                f"  gamma* (character LP) = {lp.value:.12e}, dual bound {lp.dual_value:.12e}")
+    _emit(obj, args.json, text)
+    return 0
+
+
+def _cmd_derive_parity(args: argparse.Namespace) -> int:
+    from numerics.margins import evaluate
+    from numerics.parity import SparseParityTask, construction_network
+    from theory import parity as tp
+
+    k = args.k
+    n = args.n if args.n is not None else k
+    gamma = tp.max_margin(k)
+    support = tuple(range(k))
+    net = construction_network(n, support)
+    rep = evaluate(net, SparseParityTask(n, support))
+    obj = {"task": "parity", "n": n, "k": k, "source": "Edelman thesis Thm 7.8 (App. D.7)", "gamma_star": _num(gamma),
+           "min_width": tp.min_width(k), "independent_of_n": True,
+           "construction": {"normalized_margin": rep.normalized_margin, "ratio_to_gamma_star": rep.normalized_margin / float(gamma),
+                            "points": rep.n_points}}
+    text = (f"({n},{k})-sparse parity (Edelman Thm 7.8)\n  gamma*      = {gamma} ≈ {float(gamma):.12e} (independent of n)\n"
+            f"  width bound = 2^(k-1) = {tp.min_width(k)}\n"
+            f"  construction normalized margin on all 2^{n} inputs: {rep.normalized_margin:.12e} "
+            f"(ratio {rep.normalized_margin / float(gamma):.12f})")
+    _emit(obj, args.json, text)
+    return 0
+
+
 def _cmd_certify_modular(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -179,6 +254,15 @@ def build_parser() -> argparse.ArgumentParser:
             mod.add_argument("--evaluate", choices=["auto", "always", "never"], default="auto",
                              help="evaluate the construction on all p^k inputs (auto: when cheap)")
             mod.set_defaults(func=_cmd_derive_modular)
+            par = tasks.add_parser("parity", help="(n, k)-sparse parity (Edelman Thm 7.8)")
+            par.add_argument("--k", type=int, required=True, help="parity degree k >= 1")
+            par.add_argument("--n", type=int, default=None, help="input bits n >= k for the construction check (default k)")
+            par.add_argument("--json", action="store_true")
+            par.set_defaults(func=_cmd_derive_parity)
+            grp = tasks.add_parser("group", help="finite group composition (Edelman Thm 7.9)")
+            grp.add_argument("--name", required=True, help="S3..S6, A4, A5, Dn, Zn, Z2^k, Q8, products like S3xZ2")
+            grp.add_argument("--json", action="store_true")
+            grp.set_defaults(func=_cmd_derive_group)
         else:
             mod.add_argument("--starts", type=int, default=10, help="multi-start count for the single-neuron maximum")
             mod.add_argument("--random-atoms", type=int, default=50, help="random unit neurons added to the LP dictionary")
@@ -193,6 +277,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
+    except BrokenPipeError:  # e.g. `tvk ... | head`: the reader left; say nothing more
+        sys.stdout = open(os.devnull, "w")
+        return 1
     except (ValueError, OSError, RuntimeError) as exc:
         msg = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError) else str(exc)
         if getattr(args, "json", False):

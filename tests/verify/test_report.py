@@ -190,3 +190,26 @@ def test_cuda_request_without_cuda_fails_before_running(tmp_path, capsys):
     assert cli.main(["report", "--device", "cuda", "--only", FAST, "--out", str(tmp_path / "r"), "--json"]) == 2
     assert "CUDA" in json.loads(capsys.readouterr().out)["error"]
     assert not (tmp_path / "r").exists()
+
+
+def test_cli_derive_group_closed_form(capsys):
+    from theory import groups as tg
+
+    assert cli.main(["derive", "group", "--name", "S4", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["condition_holds"] is True
+    assert obj["gamma_star"]["float"] == pytest.approx(float(tg.max_margin("S4")), rel=1e-15)
+    assert obj["min_width"] == tg.min_width("S4")
+    assert obj["construction"]["ratio_to_gamma_star"] == pytest.approx(1.0, rel=1e-10)
+    assert obj["character_lp"]["value"] == pytest.approx(float(tg.max_margin("S4")), rel=1e-8)
+
+
+def test_cli_derive_group_outside_the_theorem(capsys):
+    assert cli.main(["derive", "group", "--name", "A5", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["condition_holds"] is False and "condition fails" in obj["closed_form"]
+    assert cli.main(["derive", "group", "--name", "Q8", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["all_irreps_real"] is False and "not applicable" in obj["closed_form"]
+    assert cli.main(["derive", "group", "--name", "X9", "--json"]) == 2
+    assert "unknown group name" in json.loads(capsys.readouterr().out)["error"]
