@@ -1,7 +1,6 @@
 """Small tasks shared by the tests, exercising the dense-input path of the Task protocol.
 
-The sparse-parity dataset here is a test fixture only (all of {+-1}^n, Edelman Thm 7.8 setting); the
-toolkit's own parity task belongs to the sparse-parity issue.
+The sparse-parity dataset (Edelman Thm 7.8) is the toolkit's own ``numerics.parity.SparseParityTask``.
 """
 
 from __future__ import annotations
@@ -27,28 +26,3 @@ class DenseOneHotTask:
     def batch(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
         idx, labels = self.base.batch(start, stop)
         return np.eye(self.base.p)[idx], labels
-
-
-@dataclass(frozen=True)
-class SparseParityTask:
-    """(n, S)-sparse parity on all of {+-1}^n, dense inputs (N, 1, n); label 0 for chi_S = +1, 1 for -1."""
-
-    n: int
-    support: tuple[int, ...]
-    n_classes: int = 2
-    n_blocks: int = 1
-
-    @property
-    def n_points(self) -> int:
-        return 2**self.n
-
-    @property
-    def block_size(self) -> int:
-        return self.n
-
-    def batch(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
-        idx = np.arange(start, stop)
-        bits = (idx[:, None] >> np.arange(self.n)[None, :]) & 1
-        x = 1.0 - 2.0 * bits
-        chi = np.prod(x[:, list(self.support)], axis=1)
-        return x[:, None, :], (chi < 0).astype(np.int64)

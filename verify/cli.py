@@ -164,6 +164,7 @@ def _cmd_derive_parity(args: argparse.Namespace) -> int:
 
     k = args.k
     n = args.n if args.n is not None else k
+    tp.check_nk(n, k)
     gamma = tp.max_margin(k)
     support = tuple(range(k))
     net = construction_network(n, support)

@@ -47,7 +47,8 @@ def _margin_curve(rec: dict, out: Path) -> str | None:
     ax.set_xlabel("step")
     ax.set_ylabel(r"$h(\theta)/\|\theta\|^{k+1}_{2,k+1}\,/\,\gamma^*$")
     a = rec["artifacts"]
-    ax.set_title(f"{rec['id']}: p={a.get('p')}, k={a.get('k')}")
+    setting = ", ".join(f"{key}={a[key]}" for key in ("p", "n", "k", "group") if key in a)
+    ax.set_title(f"{rec['id']}: {setting}" if setting else rec["id"])
     ax.legend(fontsize=8, loc="lower right")
     ax.grid(alpha=0.3)
     return _save(fig, out / f"{rec['id']}-margin.png")

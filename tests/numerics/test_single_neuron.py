@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from numerics.margins import PolyNetwork, check_class_weights, evaluate
-from tests.tasks import DenseOneHotTask, SparseParityTask
+from numerics.parity import SparseParityTask
+from tests.tasks import DenseOneHotTask
 from numerics.modular import ModularTask, psi_fourier, random_network
 from numerics.single_neuron import SingleNeuronResult, class_weighted_objective, maximize_single_neuron
 from theory.modular import max_margin

@@ -213,3 +213,15 @@ def test_cli_derive_group_outside_the_theorem(capsys):
     assert obj["all_irreps_real"] is False and "not applicable" in obj["closed_form"]
     assert cli.main(["derive", "group", "--name", "X9", "--json"]) == 2
     assert "unknown group name" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_cli_derive_parity(capsys):
+    from theory import parity as tp
+
+    assert cli.main(["derive", "parity", "--k", "4", "--n", "10", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["gamma_star"]["float"] == float(tp.max_margin(4))
+    assert obj["min_width"] == tp.min_width(4)
+    assert obj["construction"]["ratio_to_gamma_star"] == pytest.approx(1.0, rel=1e-12)
+    assert cli.main(["derive", "parity", "--k", "5", "--n", "3", "--json"]) == 2
+    assert "k" in json.loads(capsys.readouterr().out)["error"]

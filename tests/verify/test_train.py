@@ -13,7 +13,7 @@ from numerics.modular import ModularTask, construction_network
 from theory.modular import max_margin
 from verify.device import default_dtype, resolve_device, resolve_dtype
 from verify.models import PolyNetEnsemble, init_weights
-from tests.tasks import SparseParityTask
+from numerics.parity import SparseParityTask
 from verify.train import (
     CheckpointMismatchError,
     TrainConfig,

@@ -3,5 +3,6 @@
 produced them."""
 
 from .modular import ModularComparison, compare_modular
+from .parity import ParityComparison, compare_parity
 
-__all__ = ["ModularComparison", "compare_modular"]
+__all__ = ["ModularComparison", "compare_modular", "ParityComparison", "compare_parity"]

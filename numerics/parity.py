@@ -1,0 +1,130 @@
+r"""Sparse parity in float64: the dataset as a :class:`numerics.margins.Task`, and the networks of
+Edelman Thm 7.8 / App. D.7 (spec ``feature_emergence.md`` §4) as :class:`numerics.margins.PolyNetwork`.
+
+Shapes: a parity network has ``U (m, 1, n)`` (one dense input block of n bits), ``W (m, 2)`` and
+``degree = k``; column 0 of W is the logit of :math:`y=\chi_S(x)=+1`, column 1 that of :math:`y=-1`
+(so label 0 means :math:`\chi_S=+1`, label 1 means :math:`\chi_S=-1`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from theory import parity as tp
+
+from .margins import PolyNetwork
+
+__all__ = [
+    "MAX_BITS",
+    "SparseParityTask",
+    "network_from_neurons",
+    "construction_network",
+    "optimal_neuron_network",
+    "random_network",
+]
+
+MAX_BITS = 26
+"""Largest n accepted by :class:`SparseParityTask` (2^26 points; evaluation streams, training loads all)."""
+
+
+@dataclass(frozen=True)
+class SparseParityTask:
+    r"""(n, S)-sparse parity on all of :math:`\{\pm1\}^n` (Edelman Thm 7.8; spec §1.1, §10 item 4).
+
+    Point i has bits :math:`x_j = 1 - 2((i\gg j)\,\&\,1)` (the order of :func:`theory.parity.cube`);
+    inputs are dense float blocks of shape ``(N, 1, n)``; label 0 for :math:`\chi_S(x)=+1`, 1 for -1.
+
+    Parameters
+    ----------
+    n : int
+        Number of bits, ``1 <= n <= MAX_BITS``.
+    support : sequence of int
+        S, k distinct 0-based indices in ``0..n-1`` (stored sorted).
+    """
+
+    n: int
+    support: tuple[int, ...]
+    n_classes: int = 2
+    n_blocks: int = 1
+
+    def __post_init__(self) -> None:
+        n, S = tp.check_support(self.n, self.support)
+        if n > MAX_BITS:
+            raise ValueError(f"n = {n} bits gives 2^{n} points; at most n = {MAX_BITS} is supported")
+        object.__setattr__(self, "n", n)
+        object.__setattr__(self, "support", S)
+        if self.n_classes != 2 or self.n_blocks != 1:
+            raise ValueError("sparse parity has 2 classes and 1 input block")
+
+    @property
+    def k(self) -> int:
+        return len(self.support)
+
+    @property
+    def n_points(self) -> int:
+        return 2**self.n
+
+    @property
+    def block_size(self) -> int:
+        return self.n
+
+    def points(self, start: int, stop: int) -> np.ndarray:
+        """Points ``start..stop-1`` of the cube as a float array (n_pts, n) of +-1."""
+        if not (0 <= start <= stop <= self.n_points):
+            raise ValueError(f"need 0 <= start <= stop <= {self.n_points}, got {start}, {stop}")
+        idx = np.arange(start, stop, dtype=np.int64)
+        bits = (idx[:, None] >> np.arange(self.n)[None, :]) & 1
+        return 1.0 - 2.0 * bits
+
+    def chi(self, x: np.ndarray) -> np.ndarray:
+        r""":math:`\chi_S(x)=\prod_{j\in S}x_j` for points x of shape (n_pts, n)."""
+        return np.prod(x[:, list(self.support)], axis=1)
+
+    def batch(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """Dense inputs ``(n_pts, 1, n)`` and labels (0 for chi_S = +1, 1 for -1) of points ``start..stop-1``."""
+        x = self.points(start, stop)
+        return x[:, None, :], (self.chi(x) < 0).astype(np.int64)
+
+
+def network_from_neurons(neurons: Sequence[tp.ParityNeuron], k: int, width: int | None = None) -> PolyNetwork:
+    """Float64 :class:`PolyNetwork` of exact theory neurons, zero-padded to ``width``."""
+    if not neurons:
+        raise ValueError("need at least one neuron")
+    n = len(neurons[0].u)
+    m = len(neurons) if width is None else width
+    if m < len(neurons):
+        raise ValueError(f"width {m} is below the number of neurons {len(neurons)}")
+    U = np.zeros((m, 1, n))
+    W = np.zeros((m, 2))
+    for i, nr in enumerate(neurons):
+        U[i, 0] = [float(v) for v in nr.u]
+        W[i] = [float(v) for v in nr.w]
+    return PolyNetwork(U, W, k)
+
+
+def construction_network(n: int, support: Sequence[int], width: int | None = None) -> PolyNetwork:
+    r"""The width-:math:`2^{k-1}` max-margin construction (App. D.7, spec §4.3) in float64.
+
+    Built from :func:`theory.parity.construction` (exact entries rounded once); zero-padded to ``width``.
+    Its norm power is 1 and its margin is :math:`\gamma^*(k)` at every point.
+    """
+    c = tp.construction(n, support, width)
+    return network_from_neurons(c.neurons, c.k, c.width)
+
+
+def optimal_neuron_network(n: int, support: Sequence[int], sigma: Sequence[int] | None = None) -> PolyNetwork:
+    """The unit optimal neuron of :func:`theory.parity.optimal_neuron` as a width-1 network."""
+    nr = tp.optimal_neuron(n, support, sigma)
+    return network_from_neurons([nr], len(tp.check_support(n, support)[1]))
+
+
+def random_network(n: int, k: int, width: int, seed: int = 0, scale: float = 1.0) -> PolyNetwork:
+    """A degree-k parity network with i.i.d. N(0, scale^2) weights (for upper-bound property tests)."""
+    n, k = tp.check_nk(n, k)
+    if int(width) != width or width < 1:
+        raise ValueError(f"width must be an integer >= 1, got {width!r}")
+    rng = np.random.default_rng(seed)
+    return PolyNetwork(rng.standard_normal((width, 1, n)) * scale, rng.standard_normal((width, 2)) * scale, k)

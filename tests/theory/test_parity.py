@@ -1,0 +1,155 @@
+"""Exact checks of theory.parity (Edelman Thm 7.8, App. D.7; spec feature_emergence §4, §7 items 11-12).
+
+Oracle: brute-force enumeration of {+-1}^n with exact rationals / sympy; expected values only from
+theory.parity or brute force.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from fractions import Fraction
+
+import pytest
+import sympy
+
+from theory import parity as tp
+
+
+def _brute_expectation(u, S, k):
+    """E_x[(u.x)^k chi_S(x)] by summing over the whole cube (exact)."""
+    n = len(u)
+    total = sympy.Integer(0)
+    for x in itertools.product([1, -1], repeat=n):
+        total += sympy.Add(*[ui * xi for ui, xi in zip(u, x)]) ** k * math.prod(x[j] for j in S)
+    return sympy.expand(total / 2**n)
+
+
+def _brute_neuron_margin(u, w, S):
+    """Uniform-q expected margin E_x[phi[y] - phi[-y]] by enumeration (label 0 <-> chi_S = +1)."""
+    k, n = len(S), len(u)
+    total = sympy.Integer(0)
+    for x in itertools.product([1, -1], repeat=n):
+        a = sympy.Add(*[ui * xi for ui, xi in zip(u, x)]) ** k
+        y = 0 if math.prod(x[j] for j in S) == 1 else 1
+        total += a * (w[y] - w[1 - y])
+    return sympy.simplify(total / 2**n)
+
+
+@pytest.mark.parametrize("n,S", [(3, (0,)), (3, (0, 2)), (4, (1, 2, 3)), (4, (0, 1, 2, 3)), (5, (0, 3))])
+def test_expectation_identity_symbolic_vs_brute_force(n, S):
+    u = sympy.symbols(f"u0:{n}", real=True)
+    k = len(S)
+    by_expansion = tp.parity_expectation(u, S)
+    assert sympy.expand(by_expansion - _brute_expectation(u, S, k)) == 0
+    assert sympy.expand(by_expansion - sympy.factorial(k) * sympy.Mul(*[u[j] for j in S])) == 0
+
+
+@pytest.mark.parametrize("n,k", [(3, 1), (4, 2), (4, 3), (5, 4)])
+def test_expectation_identity_residual_is_zero(n, k):
+    assert tp.expectation_identity_residual(n, k) == 0
+
+
+def test_expectation_with_random_rationals_matches_brute_force():
+    rnd = random.Random(0)
+    for n, S in [(4, (0, 2)), (5, (1, 2, 4))]:
+        u = [sympy.Rational(rnd.randint(-9, 9), rnd.randint(1, 5)) for _ in range(n)]
+        assert tp.parity_expectation(u, S) == _brute_expectation(u, S, len(S))
+
+
+def test_max_margin_forms_agree_symbolically_and_numerically():
+    K = sympy.Symbol("k", positive=True, integer=True)
+    assert sympy.simplify(tp.max_margin(K) - tp.max_margin_spec_form(K)) == 0
+    for k in range(1, 9):
+        assert sympy.simplify(tp.max_margin(k) - tp.max_margin_spec_form(k)) == 0
+        assert tp.min_width(k) == 2 ** (k - 1)
+        assert sympy.simplify(2 * tp.output_coefficient(k) - tp.max_margin(k)) == 0
+
+
+@pytest.mark.parametrize("n,S", [(2, (0,)), (3, (0, 2)), (4, (0, 1, 3)), (4, (0, 1, 2, 3))])
+def test_optimal_neuron_attains_gamma_star_by_brute_force(n, S):
+    k = len(S)
+    for sigma in itertools.product([1, -1], repeat=k):
+        nr = tp.optimal_neuron(n, S, sigma)
+        assert sympy.simplify(nr.norm_squared() - 1) == 0
+        assert sympy.simplify(_brute_neuron_margin(nr.u, nr.w, S) - tp.max_margin(k)) == 0
+        assert sympy.simplify(tp.neuron_margin(nr.u, nr.w, S) - tp.max_margin(k)) == 0
+        # the structural description accepts every optimal neuron
+        assert tp.structural_prediction(n, S).matches([float(v) for v in nr.u], [float(v) for v in nr.w], 1e-12)
+
+
+def test_random_rational_neurons_never_beat_gamma_star():
+    """Normalized single-neuron margin <= gamma*(k) (Lemma 7.3 + AM-GM), oracle: exact enumeration."""
+    rnd = random.Random(1)
+    for n, S in [(3, (0, 1)), (4, (0, 2, 3))]:
+        k = len(S)
+        g = tp.max_margin(k)
+        for _ in range(10):
+            u = [sympy.Rational(rnd.randint(-6, 6), rnd.randint(1, 4)) for _ in range(n)]
+            w = [sympy.Rational(rnd.randint(-6, 6), rnd.randint(1, 4)) for _ in range(2)]
+            norm2 = sum(v**2 for v in u + w)
+            if norm2 == 0:
+                continue
+            val = _brute_neuron_margin(u, w, S) / norm2 ** sympy.Rational(k + 1, 2)
+            assert float(val) <= float(g) * (1 + 1e-12)
+            assert sympy.simplify(_brute_neuron_margin(u, w, S) - tp.neuron_margin(u, w, S)) == 0
+
+
+@pytest.mark.parametrize("n,S", [(2, (0, 1)), (4, (1, 3)), (4, (0, 1, 2)), (5, (0, 2, 3, 4))])
+def test_construction_exact_at_every_point(n, S):
+    c = tp.construction(n, S)
+    k = len(S)
+    assert c.n_active == tp.min_width(k)
+    assert c.norm_power == 1
+    assert sympy.simplify(c.normalized_margin - tp.max_margin(k)) == 0
+    for x in tp.cube(n):
+        f = c.logits(x)
+        pred = c.predicted_logits(x)
+        assert sympy.simplify(f[0] - pred[0]) == 0 and sympy.simplify(f[1] - pred[1]) == 0
+        assert sympy.simplify(c.point_margin(x) - tp.max_margin(k)) == 0
+
+
+def test_construction_width_padding_and_scale():
+    c = tp.construction(6, (0, 1, 2), width=10)
+    assert c.width == 10 and c.n_active == 4
+    assert sympy.simplify(c.scale ** 4 - sympy.Rational(1, 4)) == 0
+
+
+def test_structural_prediction_values_and_deviations():
+    p = tp.structural_prediction(10, (0, 1, 2, 3))
+    assert sympy.simplify(p.abs_u - p.w_norm) == 0
+    assert sympy.simplify(2 * p.w_entry**2 - p.w_norm**2) == 0
+    nr = tp.optimal_neuron(10, (0, 1, 2, 3), (1, -1, 1, 1))
+    u, w = [float(v) for v in nr.u], [float(v) for v in nr.w]
+    d = p.deviations([3 * v for v in u], [3 * v for v in w])  # scale-free
+    assert d["abs_u"] < 1e-12 and d["off_support"] == 0 and d["w"] < 1e-12 and d["sign_product"] > 0
+    assert abs(d["support_share"] - 1) < 1e-12
+    flipped = p.deviations(u, [-v for v in w])  # w of the wrong sign: structure ok, sign rule broken
+    assert flipped["sign_product"] < 0 and not p.matches(u, [-v for v in w], 1e-6)
+    leaky = list(u)
+    leaky[7] = 0.1
+    assert not p.matches(leaky, w, 1e-3)
+
+
+@pytest.mark.parametrize(
+    "call,msg",
+    [
+        (lambda: tp.max_margin(0), "k >= 1"),
+        (lambda: tp.max_margin(2.0), "integer"),
+        (lambda: tp.min_width(-1), "k >= 1"),
+        (lambda: tp.check_nk(0, 1), "n >= 1"),
+        (lambda: tp.check_nk(3, 4), "k = 4 > n = 3"),
+        (lambda: tp.construction(4, (0, 0)), "repeated"),
+        (lambda: tp.construction(4, (0, 4)), "out of range"),
+        (lambda: tp.construction(4, ()), "non-empty"),
+        (lambda: tp.construction(6, (0, 1, 2), width=3), "2^(k-1) = 4"),
+        (lambda: tp.parity_expectation([1, 2, 3], (0, 1), k=3), "not k = 3"),
+        (lambda: tp.optimal_neuron(4, (0, 1), (1, 2)), "sigma"),
+        (lambda: tp.neuron_margin([1, 2], [1, 2, 3], (0,)), "2 entries"),
+        (lambda: tp.structural_prediction(4, (0, 1)).deviations([0, 0, 0, 0], [0, 0]), "zero neuron"),
+    ],
+)
+def test_bad_inputs_name_the_hypothesis(call, msg):
+    with pytest.raises(ValueError, match=msg.replace("(", r"\(").replace(")", r"\)").replace("^", r"\^")):
+        call()

@@ -1,0 +1,444 @@
+r"""Max-margin networks for (n, k)-sparse parity (exact).
+
+Setting (Edelman thesis Thm 7.8, App. D.7; spec ``shared/spec/feature_emergence.md`` §1.1-1.5, §4):
+inputs :math:`x\in\{\pm1\}^n`, label :math:`y=\chi_S(x)=\prod_{j\in S}x_j` with :math:`|S|=k`, network
+
+.. math:: f(\theta, x) = \sum_{i=1}^m (u_i^\top x)^k\, w_i \in \mathbb R^2,
+
+with :math:`w_i[0]` the logit of :math:`y=+1`, :math:`w_i[1]` that of :math:`y=-1`, :math:`\mathbf b=[1,-1]`,
+and the norm :math:`\|\theta\|_{2,k+1}^{k+1}=\sum_i(\|u_i\|^2+\|w_i\|^2)^{(k+1)/2}` (the network is
+(k+1)-homogeneous). The full cube is the dataset.
+
+Results implemented here:
+
+* Thm 7.8: for :math:`m\ge 2^{k-1}` the maximum normalized margin is
+  :math:`\gamma^*(k)=\sqrt2\,k!\,(k+1)^{-(k+1)/2}`, independent of n (:func:`max_margin`, :func:`min_width`).
+* App. D.7 / spec §4.2: the identity :math:`E_x[(u^\top x)^k\chi_S(x)] = k!\prod_{j\in S}u_j`
+  (:func:`parity_expectation`), the single-neuron objective (:func:`neuron_margin`) and its unit maximizers
+  :math:`u=\sigma/\sqrt{k+1}` on S, :math:`w=(\prod\sigma)/\sqrt{k+1}\cdot\mathbf b/\sqrt2`
+  (:func:`optimal_neuron`).
+* App. D.7 / spec §4.3 (cleaned): the width-:math:`2^{k-1}` construction, one neuron per
+  :math:`\sigma\in\{\pm1\}^k` with :math:`\sigma_1=+1`, scale :math:`\lambda=2^{-(k-1)/(k+1)}`, whose output is
+  :math:`(k!/\sqrt2)(k+1)^{-(k+1)/2}\chi_S(x)\,\mathbf b` (:func:`construction`).
+* Thm 7.8 items 1-2: the structure of every max-margin network, as a checkable description
+  (:class:`StructuralPrediction`, :func:`structural_prediction`).
+
+Errata 11-13 of the spec (§9) are typographic ("∏_{j∈𝒮𝒮}", the garbled "ε_1 = 1" and the pair-flip
+argument, "quadratic" for the quartic network); none changes a number, so no refuted claim is needed.
+
+Hypotheses on the inputs
+------------------------
+* ``k`` is an integer >= 1 (the activation degree and the parity's order) and ``n >= k``.
+* The support S is a set of k distinct indices in ``0..n-1`` (0-based).
+* A construction needs width ``m >= 2^{k-1}``; extra width is zero padding.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import sympy
+from sympy import Rational, factorial, sqrt
+
+from ._checks import check_positive_int, is_symbolic
+
+__all__ = [
+    "SOURCE",
+    "max_margin",
+    "max_margin_spec_form",
+    "min_width",
+    "output_coefficient",
+    "check_nk",
+    "check_support",
+    "parity_expectation",
+    "expectation_identity_residual",
+    "neuron_margin",
+    "ParityNeuron",
+    "optimal_neuron",
+    "ParityConstruction",
+    "construction",
+    "StructuralPrediction",
+    "structural_prediction",
+    "cube",
+]
+
+SOURCE = "Edelman thesis Thm 7.8"
+
+
+# --------------------------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------------------------
+
+
+def _check_k(k: object) -> int:
+    return check_positive_int(k, "k", hypothesis=f"{SOURCE}: the parity order and activation degree k >= 1")
+
+
+def check_nk(n: object, k: object) -> tuple[int, int]:
+    """Validate ``n >= 1`` and ``1 <= k <= n`` (Thm 7.8: a k-sparse parity on n bits).
+
+    Raises
+    ------
+    ValueError
+        Naming the violated hypothesis (n < 1, k < 1 or k > n).
+    """
+    n_int = check_positive_int(n, "n", hypothesis=f"{SOURCE}: the number of input bits n >= 1")
+    k_int = _check_k(k)
+    if k_int > n_int:
+        raise ValueError(f"k = {k_int} > n = {n_int}: {SOURCE} needs a support S of k <= n of the n input bits")
+    return n_int, k_int
+
+
+def check_support(n: object, support: Sequence[object], k: object | None = None) -> tuple[int, tuple[int, ...]]:
+    """Validate the parity's support S (0-based indices) for n bits, optionally of size k.
+
+    Returns ``(n, S)`` with S as a sorted tuple of ints.
+
+    Raises
+    ------
+    ValueError
+        If S is empty, has repeated or out-of-range entries, non-integer entries, or its size is not k.
+    """
+    n_int = check_positive_int(n, "n", hypothesis=f"{SOURCE}: the number of input bits n >= 1")
+    try:
+        items = list(support)
+    except TypeError:
+        raise ValueError(f"support must be a sequence of bit indices, got {support!r}") from None
+    idx = [check_positive_int(j, "support index", minimum=0, hypothesis="0-based bit index") for j in items]
+    if not idx:
+        raise ValueError(f"the support S must be non-empty ({SOURCE} needs |S| = k >= 1)")
+    if len(set(idx)) != len(idx):
+        raise ValueError(f"the support S has repeated indices {sorted(idx)}; {SOURCE} needs k distinct bits")
+    bad = [j for j in idx if j >= n_int]
+    if bad:
+        raise ValueError(f"support indices {bad} are out of range 0..{n_int - 1} for n = {n_int} bits")
+    if k is not None:
+        k_int = _check_k(k)
+        if len(idx) != k_int:
+            raise ValueError(f"the support S = {sorted(idx)} has size {len(idx)}, not k = {k_int} ({SOURCE} needs |S| = k)")
+    check_nk(n_int, len(idx))
+    return n_int, tuple(sorted(idx))
+
+
+# --------------------------------------------------------------------------------------------
+# Closed forms
+# --------------------------------------------------------------------------------------------
+
+
+def max_margin(k: object) -> sympy.Expr:
+    r"""Maximum L_{2,k+1}-normalized margin of the degree-k parity network (Thm 7.8, spec §4.1).
+
+    .. math:: \gamma^*(k) = \sqrt2\,k!\,(k+1)^{-(k+1)/2}
+
+    Independent of n; valid for width :math:`m\ge 2^{k-1}`.
+
+    Parameters
+    ----------
+    k : int or sympy.Symbol
+        Parity order ``k >= 1``; a symbol gives the symbolic formula (no validation).
+    """
+    if not is_symbolic(k):
+        k = sympy.Integer(_check_k(k))
+    return sqrt(2) * factorial(k) * (k + 1) ** (-(k + 1) / sympy.Integer(2))
+
+
+def max_margin_spec_form(k: object) -> sympy.Expr:
+    r"""The same value as printed in Thm 7.8: :math:`k!\sqrt{2(k+1)^{-(k+1)}}` (stated independently)."""
+    if not is_symbolic(k):
+        k = sympy.Integer(_check_k(k))
+    return factorial(k) * sqrt(2 * (k + 1) ** (-(k + 1)))
+
+
+def min_width(k: object) -> int | sympy.Expr:
+    r"""The width requirement of Thm 7.8 and the size of the construction, :math:`2^{k-1}`."""
+    if is_symbolic(k):
+        return 2 ** (k - 1)
+    return 2 ** (_check_k(k) - 1)
+
+
+def output_coefficient(k: object) -> sympy.Expr:
+    r"""The construction's output :math:`f(x) = c\,\chi_S(x)\,[1,-1]` has :math:`c=(k!/\sqrt2)(k+1)^{-(k+1)/2}=\gamma^*/2`."""
+    if not is_symbolic(k):
+        k = sympy.Integer(_check_k(k))
+    return factorial(k) / sqrt(2) * (k + 1) ** (-(k + 1) / sympy.Integer(2))
+
+
+def cube(n: int) -> list[tuple[int, ...]]:
+    r"""All points of :math:`\{\pm1\}^n` in the order of ``numerics.parity.SparseParityTask``:
+    point i has bit j equal to :math:`1-2\,((i\gg j)\,\&\,1)`."""
+    n = check_positive_int(n, "n", hypothesis=f"{SOURCE}: the number of input bits n >= 1")
+    return [tuple(1 - 2 * ((i >> j) & 1) for j in range(n)) for i in range(2**n)]
+
+
+# --------------------------------------------------------------------------------------------
+# The expectation identity and the single-neuron objective (App. D.7, spec §4.2)
+# --------------------------------------------------------------------------------------------
+
+
+def parity_expectation(u: Sequence[object], support: Sequence[int], k: int | None = None) -> sympy.Expr:
+    r""":math:`E_{x\sim U\{\pm1\}^n}[(u^\top x)^k\chi_S(x)]` computed by expansion with :math:`x_j^2=1`.
+
+    The polynomial :math:`(u^\top x)^k\prod_{j\in S}x_j` is expanded in fresh symbols :math:`x_j`; every
+    exponent is reduced mod 2 (:math:`x_j^2=1`) and the expectation keeps the constant term (every
+    non-constant multilinear monomial has mean 0). Works for symbolic u. Cost grows like
+    :math:`\binom{n+k-1}{k}` terms, so use small n.
+
+    Parameters
+    ----------
+    u : sequence of n numbers or sympy expressions
+    support : sequence of int
+        S (0-based); ``k`` defaults to ``len(support)``.
+    k : int, optional
+        Degree of the activation; must equal ``|S|`` (Thm 7.8 uses degree k for a k-sparse parity).
+
+    Returns
+    -------
+    sympy.Expr
+        Equal to ``k! * prod(u[j] for j in S)`` (:func:`expectation_identity_residual`).
+    """
+    u = [sympy.sympify(v) for v in u]
+    n, S = check_support(len(u), support, k)
+    kk = len(S)
+    x = sympy.symbols(f"x0:{n}")
+    poly = sympy.Poly(sympy.Add(*[ui * xi for ui, xi in zip(u, x)]) ** kk * sympy.Mul(*[x[j] for j in S]), *x)
+    const = sympy.Integer(0)
+    for monom, coeff in poly.terms():
+        if all(e % 2 == 0 for e in monom):
+            const += coeff
+    return sympy.expand(const)
+
+
+def expectation_identity_residual(n: int, k: int) -> sympy.Expr:
+    r""":math:`E_x[(u^\top x)^k\chi_S(x)] - k!\prod_{j\in S}u_j` for symbolic :math:`u\in\mathbb R^n`,
+    S = the first k bits (spec §7 item 11). Simplifies to 0."""
+    n, k = check_nk(n, k)
+    u = sympy.symbols(f"u0:{n}", real=True)
+    S = tuple(range(k))
+    return sympy.expand(parity_expectation(u, S) - factorial(k) * sympy.Mul(*[u[j] for j in S]))
+
+
+def neuron_margin(u: Sequence[object], w: Sequence[object], support: Sequence[int]) -> sympy.Expr:
+    r"""Expected margin of one neuron under uniform q: :math:`E_x[\psi] = k!\,(w_0-w_1)\prod_{j\in S}u_j`.
+
+    :math:`\psi(\omega,x,y) = \phi[y]-\phi[-y] = (u^\top x)^k (w_0-w_1)\chi_S(x)`, so the identity of
+    :func:`parity_expectation` gives the value (spec §4.2: :math:`\sqrt2\,k!\,\beta\prod u_j` with
+    :math:`\beta = (w_0-w_1)/\sqrt2`). Not normalized; divide by :math:`\|\omega\|^{k+1}`.
+    """
+    u = [sympy.sympify(v) for v in u]
+    w = [sympy.sympify(v) for v in w]
+    if len(w) != 2:
+        raise ValueError(f"w must have 2 entries (logits of y = +1 and y = -1), got {len(w)}")
+    _, S = check_support(len(u), support)
+    return factorial(len(S)) * (w[0] - w[1]) * sympy.Mul(*[u[j] for j in S])
+
+
+@dataclass(frozen=True)
+class ParityNeuron:
+    """One neuron :math:`(u, w)` with exact entries; ``u`` has n entries, ``w`` two."""
+
+    u: tuple[sympy.Expr, ...]
+    w: tuple[sympy.Expr, ...]
+
+    def norm_squared(self) -> sympy.Expr:
+        r""":math:`\|u\|^2+\|w\|^2` (exact)."""
+        return sympy.nsimplify(sympy.Add(*[v**2 for v in self.u + self.w]))
+
+    def scaled(self, lam: sympy.Expr) -> "ParityNeuron":
+        return ParityNeuron(tuple(lam * v for v in self.u), tuple(lam * v for v in self.w))
+
+    def preactivation(self, x: Sequence[int]) -> sympy.Expr:
+        return sympy.Add(*[ui * xi for ui, xi in zip(self.u, x)])
+
+
+def optimal_neuron(n: int, support: Sequence[int], sigma: Sequence[int] | None = None) -> ParityNeuron:
+    r"""A unit-norm maximizer of the single-neuron margin (App. D.7, spec §4.2).
+
+    :math:`u_j=\sigma_j/\sqrt{k+1}` for the j-th element of S, 0 off S, and
+    :math:`w=(\prod\sigma)/\sqrt{k+1}\cdot[1,-1]/\sqrt2`. Its expected margin is :func:`max_margin`.
+
+    Parameters
+    ----------
+    sigma : sequence of k signs (+1/-1), optional
+        Defaults to all +1.
+    """
+    n, S = check_support(n, support)
+    k = len(S)
+    sigma = tuple([1] * k if sigma is None else sigma)
+    if len(sigma) != k or any(s not in (1, -1) for s in sigma):
+        raise ValueError(f"sigma must be k = {k} signs in {{+1, -1}}, got {sigma!r}")
+    r = 1 / sqrt(k + 1)
+    u = [sympy.Integer(0)] * n
+    for s, j in zip(sigma, S):
+        u[j] = s * r
+    sign = math.prod(sigma)
+    w = (sign * r / sqrt(2), -sign * r / sqrt(2))
+    return ParityNeuron(tuple(u), tuple(sympy.sympify(v) for v in w))
+
+
+@dataclass(frozen=True)
+class ParityConstruction:
+    r"""The width-:math:`2^{k-1}` max-margin network of App. D.7 (cleaned in spec §4.3).
+
+    One neuron :math:`\lambda\cdot` :func:`optimal_neuron` ``(sigma)`` per :math:`\sigma\in\{\pm1\}^k` with
+    :math:`\sigma_1=+1`, :math:`\lambda = 2^{-(k-1)/(k+1)}` so that :math:`\|\theta\|_{2,k+1}^{k+1}=1`.
+    ``width`` may exceed the number of neurons (zero padding).
+    """
+
+    n: int
+    support: tuple[int, ...]
+    neurons: tuple[ParityNeuron, ...]
+    scale: sympy.Expr
+    width: int
+
+    @property
+    def k(self) -> int:
+        return len(self.support)
+
+    @property
+    def n_active(self) -> int:
+        """Number of non-zero neurons (= :func:`min_width`)."""
+        return len(self.neurons)
+
+    def logits(self, x: Sequence[int]) -> tuple[sympy.Expr, sympy.Expr]:
+        r"""Exact network output at :math:`x\in\{\pm1\}^n`, summed neuron by neuron (no shortcut)."""
+        if len(x) != self.n or any(v not in (1, -1) for v in x):
+            raise ValueError(f"x must be a point of {{+1,-1}}^{self.n}, got {tuple(x)!r}")
+        out = [sympy.Integer(0), sympy.Integer(0)]
+        for nr in self.neurons:
+            a = nr.preactivation(x) ** self.k
+            out = [out[0] + a * nr.w[0], out[1] + a * nr.w[1]]
+        return tuple(sympy.radsimp(sympy.simplify(v)) for v in out)  # type: ignore[return-value]
+
+    def predicted_logits(self, x: Sequence[int]) -> tuple[sympy.Expr, sympy.Expr]:
+        r"""The claimed output :math:`(k!/\sqrt2)(k+1)^{-(k+1)/2}\chi_S(x)[1,-1]` (spec §4.3)."""
+        c = output_coefficient(self.k) * math.prod(x[j] for j in self.support)
+        return c, -c
+
+    def point_margin(self, x: Sequence[int]) -> sympy.Expr:
+        r""":math:`f[y]-f[-y]` at x with :math:`y=\chi_S(x)` (index 0 for +1, 1 for -1)."""
+        f = self.logits(x)
+        y = 0 if math.prod(x[j] for j in self.support) == 1 else 1
+        return sympy.simplify(f[y] - f[1 - y])
+
+    @property
+    def margin(self) -> sympy.Expr:
+        r"""Dataset margin :math:`h(\theta)`: twice the output coefficient, the same at every x."""
+        return 2 * output_coefficient(self.k)
+
+    @property
+    def norm_power(self) -> sympy.Expr:
+        r""":math:`\|\theta\|_{2,k+1}^{k+1}=\sum_i\|\theta_i\|^{k+1}` (exact; equals 1)."""
+        return sympy.simplify(sympy.Add(*[nr.norm_squared() ** Rational(self.k + 1, 2) for nr in self.neurons]))
+
+    @property
+    def normalized_margin(self) -> sympy.Expr:
+        r""":math:`h(\theta)/\|\theta\|_{2,k+1}^{k+1}`; simplifies to :func:`max_margin`."""
+        return sympy.radsimp(sympy.simplify(self.margin / self.norm_power))
+
+
+def construction(n: int, support: Sequence[int], width: int | None = None) -> ParityConstruction:
+    """Build the width-``2^{k-1}`` construction (see :class:`ParityConstruction`).
+
+    Raises
+    ------
+    ValueError
+        For an invalid support, or ``width`` below ``2^{k-1}`` (Thm 7.8 requires ``m >= 2^{k-1}``).
+    """
+    n, S = check_support(n, support)
+    k = len(S)
+    need = min_width(k)
+    width = need if width is None else check_positive_int(width, "width")
+    if width < need:
+        raise ValueError(
+            f"width m = {width} is below 2^(k-1) = {need} for k = {k}: {SOURCE} and its construction "
+            f"require m >= {need} neurons"
+        )
+    lam = sympy.Integer(2) ** Rational(-(k - 1), k + 1)
+    neurons = tuple(
+        optimal_neuron(n, S, (1,) + rest).scaled(lam) for rest in itertools.product([1, -1], repeat=k - 1)
+    )
+    return ParityConstruction(n=n, support=S, neurons=neurons, scale=lam, width=width)
+
+
+# --------------------------------------------------------------------------------------------
+# Structure of every max-margin network (Thm 7.8 items 1-2)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StructuralPrediction:
+    r"""What Thm 7.8 says about every neuron of every max-margin network, for a unit-norm neuron
+    :math:`\bar\omega = \omega/\|\omega\|` (spec §4.1, §6.3 "Parity neuron checks").
+
+    Attributes
+    ----------
+    support : tuple of int
+        :math:`\mathrm{spt}(u)=S`.
+    abs_u : sympy.Expr
+        :math:`|\bar u_j| = 1/\sqrt{k+1}` for every :math:`j\in S` (equal to :math:`\|\bar w\|`).
+    w_norm : sympy.Expr
+        :math:`\|\bar w\| = 1/\sqrt{k+1}`.
+    w_entry : sympy.Expr
+        :math:`\bar w=\pm w_{\text{entry}}[1,-1]`, :math:`w_{\text{entry}}=1/\sqrt{2(k+1)}` (w in span b).
+    sign_rule : str
+        :math:`(\prod_S u_j)(w_0-w_1)>0`.
+    """
+
+    n: int
+    support: tuple[int, ...]
+    abs_u: sympy.Expr
+    w_norm: sympy.Expr
+    w_entry: sympy.Expr
+    sign_rule: str = "(prod_{j in S} u_j) * (w[0] - w[1]) > 0"
+
+    @property
+    def k(self) -> int:
+        return len(self.support)
+
+    def deviations(self, u: Sequence[float], w: Sequence[float]) -> dict[str, float]:
+        r"""Deviations of one neuron (any scale; it is normalized first) from the prediction.
+
+        Returns
+        -------
+        dict
+            ``off_support`` (max :math:`|\bar u_j|`, j not in S), ``abs_u`` (max over S of
+            :math:`||\bar u_j|-1/\sqrt{k+1}|`), ``w`` (min over the sign of
+            :math:`\max_c|\bar w_c\mp w_{\text{entry}}b_c|`), ``w_balance`` (:math:`|\bar w_0+\bar w_1|`),
+            ``sign_product`` (:math:`(\prod_S\bar u_j)(\bar w_0-\bar w_1)`, positive when the rule holds),
+            ``support_share`` (:math:`\sum_{j\in S}\bar u_j^2/\|\bar u\|^2`).
+        """
+        u = [float(v) for v in u]
+        w = [float(v) for v in w]
+        if len(u) != self.n or len(w) != 2:
+            raise ValueError(f"need u of length n = {self.n} and w of length 2, got {len(u)} and {len(w)}")
+        norm = math.sqrt(sum(v * v for v in u) + sum(v * v for v in w))
+        if norm == 0:
+            raise ValueError("the zero neuron has no direction")
+        u = [v / norm for v in u]
+        w = [v / norm for v in w]
+        a, e = float(self.abs_u), float(self.w_entry)
+        S = set(self.support)
+        u2 = sum(v * v for v in u)
+        return {
+            "off_support": max([abs(u[j]) for j in range(self.n) if j not in S], default=0.0),
+            "abs_u": max(abs(abs(u[j]) - a) for j in S),
+            "w": min(max(abs(w[0] - s * e), abs(w[1] + s * e)) for s in (1, -1)),
+            "w_balance": abs(w[0] + w[1]),
+            "sign_product": math.prod(u[j] for j in S) * (w[0] - w[1]),
+            "support_share": sum(u[j] ** 2 for j in S) / u2 if u2 > 0 else 0.0,
+        }
+
+    def matches(self, u: Sequence[float], w: Sequence[float], atol: float) -> bool:
+        """True iff every deviation is at most ``atol`` and the sign rule holds strictly."""
+        d = self.deviations(u, w)
+        return d["off_support"] <= atol and d["abs_u"] <= atol and d["w"] <= atol and d["sign_product"] > 0
+
+
+def structural_prediction(n: int, support: Sequence[int]) -> StructuralPrediction:
+    """The Thm 7.8 structure for the parity on bits ``support`` of n (see :class:`StructuralPrediction`)."""
+    n, S = check_support(n, support)
+    k = len(S)
+    return StructuralPrediction(n=n, support=S, abs_u=1 / sqrt(k + 1), w_norm=1 / sqrt(k + 1), w_entry=1 / sqrt(2 * (k + 1)))
