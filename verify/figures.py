@@ -102,6 +102,36 @@ def _frequency_histogram(rec: dict, out: Path) -> str | None:
     return _save(fig, out / f"{rec['id']}-frequencies.png")
 
 
+def _parity_neurons(rec: dict, out: Path) -> str | None:
+    """Edelman Fig 7.5a: normalized u of the heaviest neurons (support S predicted, |u_j| = 1/sqrt(k+1)) and
+    w[0] - w[1] against the predicted +-2 w_entry."""
+    import matplotlib.pyplot as plt
+
+    a = rec["artifacts"].get("parity_neurons")
+    if not a:
+        return None
+    u, w = np.array(a["u"]), np.array(a["w"])
+    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(9, 0.35 * len(u) + 1.8), gridspec_kw={"width_ratios": [3, 1]})
+    lim = 1.2 * a["abs_u_predicted"]
+    im = ax0.imshow(u, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
+    ax0.set_xticks(range(u.shape[1]))
+    ax0.set_xticklabels([f"{j}{'*' if j in a['support'] else ''}" for j in range(u.shape[1])], fontsize=8)
+    ax0.set_xlabel("input bit j (* = in S)")
+    ax0.set_ylabel("neuron (heaviest first)")
+    ax0.set_yticks(range(len(u)))
+    ax0.set_yticklabels(a["neurons"], fontsize=7)
+    fig.colorbar(im, ax=ax0, label=r"$u_{ij}/\|\theta_i\|$" + f"  (predicted ±{a['abs_u_predicted']:.4f} on S)")
+    diff = w[:, 0] - w[:, 1]
+    ax1.barh(range(len(u)), diff, color=["#d62728" if d > 0 else "#1f77b4" for d in diff])
+    for s in (1, -1):
+        ax1.axvline(2 * s * a["w_entry_predicted"], color="k", ls="--", lw=1)
+    ax1.invert_yaxis()
+    ax1.set_yticks([])
+    ax1.set_xlabel(r"$(w_0 - w_1)/\|\theta_i\|$")
+    fig.suptitle(f"{rec['id']}: heaviest neurons of seed 0 (Edelman Fig 7.5a)", fontsize=10)
+    return _save(fig, out / f"{rec['id']}-neurons.png")
+
+
 def render_figures(records: list[dict], figures_dir: str | os.PathLike) -> dict[str, list[str]]:
     """Render every figure the records' artifacts support; returns {claim id: [file names]}."""
     import matplotlib
@@ -113,7 +143,7 @@ def render_figures(records: list[dict], figures_dir: str | os.PathLike) -> dict[
     for rec in records:
         if not rec.get("artifacts"):
             continue
-        names = [f(rec, out) for f in (_margin_curve, _spectra, _frequency_histogram)]
+        names = [f(rec, out) for f in (_margin_curve, _spectra, _frequency_histogram, _parity_neurons)]
         names = [n for n in names if n]
         if names:
             made[rec["id"]] = names

@@ -369,8 +369,10 @@ def observe_parity_training(cfg: ParityTrainingConfig, ctx: RunContext) -> Obser
                                               "sign_rule_holds": c.sign_rule_holds} for c in comps],
         "train_wall_s": result.wall_time,
     }
+    pred = tp.structural_prediction(cfg.n, S)
     artifacts = {"history": result.history, "gamma_star": gamma, "n": cfg.n, "k": cfg.k,
-                 "parity_neurons": _neuron_artifact(result.networks[0], comps[0].top_neurons)}
+                 "parity_neurons": _neuron_artifact(result.networks[0], comps[0].top_neurons)
+                 | {"support": list(S), "abs_u_predicted": float(pred.abs_u), "w_entry_predicted": float(pred.w_entry)}}
     return Observation(value=min(ratios) * gamma, details=details, artifacts=artifacts, seeds=tuple(train_cfg.seeds))
 
 
