@@ -3,6 +3,7 @@
 produced them."""
 
 from .modular import ModularComparison, compare_modular
+from .groups import GroupComparison, compare_groups
 from .parity import ParityComparison, compare_parity
 
-__all__ = ["ModularComparison", "compare_modular", "ParityComparison", "compare_parity"]
+__all__ = ["ModularComparison", "compare_modular", "ParityComparison", "compare_parity", "GroupComparison", "compare_groups"]
