@@ -39,7 +39,6 @@ character-level LP of spec §5.8, ``numerics.groups.character_lp``).
 from __future__ import annotations
 
 import functools
-import itertools
 import random
 import re
 from dataclasses import dataclass

@@ -11,9 +11,6 @@ maximum) and Table D.1 (the labels of the two 4-dim rows of S_5 are swapped).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +19,7 @@ import sympy
 from theory import groups as tg
 from verify.train import TrainConfig
 
+from .training import ratio_problem, train_for_claim
 from .base import Claim, Observation, RunContext, Verdict, judge_refuted_if_differs, judge_symbolic_zero, register
 
 SRC = "Edelman thesis (2024)"
@@ -673,20 +671,11 @@ def observe_group_training(cfg: GroupTrainingConfig, ctx: RunContext) -> Observa
     """Train the ensemble and compare every seed with Thm 7.9 (verify.compare.groups)."""
     from numerics.groups import GroupTask
     from verify.compare.groups import compare_groups, gamma_star
-    from verify.train import train
 
     G = tg.group(cfg.group)
     gs = gamma_star(G)
     task = GroupTask(G)
-    train_cfg = dataclasses.replace(cfg.train, device=ctx.device) if hasattr(cfg.train, "device") else cfg.train
-    ckpt = None
-    if ctx.workdir:
-        os.makedirs(ctx.workdir, exist_ok=True)
-        digest = hashlib.sha1(json.dumps(train_cfg.to_dict(), sort_keys=True).encode()).hexdigest()[:10]
-        ckpt = os.path.join(ctx.workdir, f"group_{G.name.replace('^', '')}_m{cfg.width}_{digest}.ckpt")
-    result = train(task, 2, cfg.width, train_cfg, checkpoint_path=ckpt, progress=ctx.progress, reference_margin=gs[0])
-    if ckpt and os.path.exists(ckpt):
-        os.unlink(ckpt)
+    result = train_for_claim(task, 2, cfg.width, cfg.train, ctx, f"group_{G.name.replace('^', '')}", gs[0])
     comps = [compare_groups(net, G, purity_threshold=cfg.purity, gamma=gs) for net in result.networks]
     details = {
         "device": str(result.device),
@@ -706,16 +695,15 @@ def observe_group_training(cfg: GroupTrainingConfig, ctx: RunContext) -> Observa
         "dims": list(comps[0].dims[1:]),
     }
     return Observation(value=min(c.margin_ratio for c in comps) * gs[0], details=details, artifacts=artifacts,
-                       seeds=tuple(train_cfg.seeds))
+                       seeds=tuple(result.config.seeds))
 
 
 def judge_group_training(predicted: object, obs: Observation, cfg: GroupTrainingConfig) -> tuple[Verdict, str]:
     """Judge every seed on margin ratio, single-irrep share and irrep coverage (the d_R trend is reported, soft)."""
     problems = []
     for s, c in enumerate(obs.details["per_seed"]):
-        r = c["margin_ratio"]
-        if not (cfg.min_ratio <= r <= 1 + 1e-9):
-            problems.append(f"seed {s}: margin ratio {r:.4f} outside [{cfg.min_ratio}, 1+1e-9]")
+        if msg := ratio_problem(s, c["margin_ratio"], cfg.min_ratio):
+            problems.append(msg)
         if c["single_irrep_share"] < cfg.min_single_share:
             problems.append(f"seed {s}: single-irrep share {c['single_irrep_share']:.3f} (purity >= {cfg.purity})")
         if not c["coverage_ok"]:

@@ -9,9 +9,6 @@ a number, so no ``refuted`` claim is registered for them.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +18,7 @@ from theory import parity as tp
 
 from verify.train import TrainConfig
 
+from .training import ratio_problem, train_for_claim
 from .base import Claim, Observation, RunContext, Verdict, judge_symbolic_zero, register
 
 __all__ = [
@@ -346,20 +344,11 @@ def observe_parity_training(cfg: ParityTrainingConfig, ctx: RunContext) -> Obser
     """Train the seed ensemble on the (n, k) parity and compare every seed with Thm 7.8."""
     from numerics.parity import SparseParityTask
     from verify.compare.parity import compare_parity
-    from verify.train import train
 
     S = tuple(range(cfg.k))
     gamma = float(tp.max_margin(cfg.k))
     task = SparseParityTask(cfg.n, S)
-    train_cfg = dataclasses.replace(cfg.train, device=ctx.device)
-    ckpt = None
-    if ctx.workdir:
-        os.makedirs(ctx.workdir, exist_ok=True)
-        digest = hashlib.sha1(json.dumps(train_cfg.to_dict(), sort_keys=True).encode()).hexdigest()[:10]
-        ckpt = os.path.join(ctx.workdir, f"parity_n{cfg.n}_k{cfg.k}_m{cfg.width}_{digest}.ckpt")
-    result = train(task, cfg.k, cfg.width, train_cfg, checkpoint_path=ckpt, progress=ctx.progress, reference_margin=gamma)
-    if ckpt and os.path.exists(ckpt):
-        os.unlink(ckpt)
+    result = train_for_claim(task, cfg.k, cfg.width, cfg.train, ctx, f"parity_n{cfg.n}_k{cfg.k}", gamma)
     comps = [compare_parity(net, cfg.n, S, structure_tol=cfg.structure_tol, lp=cfg.lp_reweighting) for net in result.networks]
     ratios = [c.margin_ratio for c in comps]
     details = {
@@ -373,16 +362,15 @@ def observe_parity_training(cfg: ParityTrainingConfig, ctx: RunContext) -> Obser
     artifacts = {"history": result.history, "gamma_star": gamma, "n": cfg.n, "k": cfg.k,
                  "parity_neurons": _neuron_artifact(result.networks[0], comps[0].top_neurons)
                  | {"support": list(S), "abs_u_predicted": float(pred.abs_u), "w_entry_predicted": float(pred.w_entry)}}
-    return Observation(value=min(ratios) * gamma, details=details, artifacts=artifacts, seeds=tuple(train_cfg.seeds))
+    return Observation(value=min(ratios) * gamma, details=details, artifacts=artifacts, seeds=tuple(result.config.seeds))
 
 
 def judge_parity_training(predicted: object, obs: Observation, cfg: ParityTrainingConfig) -> tuple[Verdict, str]:
     """Judge every seed on margin ratio, structure of the top neurons and the sign rule."""
     problems = []
     for s, c in enumerate(obs.details["per_seed"]):
-        r = c["margin_ratio"]
-        if not (cfg.min_ratio <= r <= 1 + 1e-9):
-            problems.append(f"seed {s}: margin ratio {r:.4f} outside [{cfg.min_ratio}, 1+1e-9]")
+        if msg := ratio_problem(s, c["margin_ratio"], cfg.min_ratio):
+            problems.append(msg)
         if not c["max_structure_deviation"] <= cfg.structure_tol:
             problems.append(f"seed {s}: top-neuron structure deviation {c['max_structure_deviation']:.3g} > {cfg.structure_tol}")
         if not c["sign_rule_holds"]:

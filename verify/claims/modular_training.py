@@ -8,9 +8,6 @@ every seed's final weights with Shi Thm 4.9 through :func:`verify.compare.compar
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +15,7 @@ import numpy as np
 from theory import modular as tm
 
 from .base import Observation, RunContext, Verdict
+from .training import ratio_problem, train_for_claim
 
 __all__ = ["ModularTrainingConfig", "predict_modular_training", "observe_modular_training", "judge_modular_training"]
 
@@ -66,21 +64,10 @@ def observe_modular_training(cfg: ModularTrainingConfig, ctx: RunContext) -> Obs
     """Train the ensemble and measure every seed against the prediction."""
     from numerics.modular import ModularTask
     from verify.compare import compare_modular
-    from verify.train import train
 
     gamma = float(tm.max_margin(cfg.p, cfg.k))
     task = ModularTask(cfg.p, cfg.k)
-    train_cfg = dataclasses.replace(cfg.train, device=ctx.device) if hasattr(cfg.train, "device") else cfg.train
-    ckpt = None
-    if ctx.workdir:  # an interrupted report resumes from here; a changed config gets a new file
-        os.makedirs(ctx.workdir, exist_ok=True)
-        digest = hashlib.sha1(json.dumps(train_cfg.to_dict(), sort_keys=True).encode()).hexdigest()[:10]
-        ckpt = os.path.join(ctx.workdir, f"modular_p{cfg.p}_k{cfg.k}_m{cfg.width}_{digest}.ckpt")
-    result = train(
-        task, cfg.k, cfg.width, train_cfg, checkpoint_path=ckpt, progress=ctx.progress, reference_margin=gamma
-    )
-    if ckpt and os.path.exists(ckpt):
-        os.unlink(ckpt)  # finished: the next report trains afresh
+    result = train_for_claim(task, cfg.k, cfg.width, cfg.train, ctx, f"modular_p{cfg.p}_k{cfg.k}", gamma)
     comps = [compare_modular(net, cfg.p, cfg.k, purity_threshold=cfg.purity, lp=cfg.lp_reweighting) for net in result.networks]
     ratios = [c.margin_ratio for c in comps]
     details = {
@@ -97,16 +84,15 @@ def observe_modular_training(cfg: ModularTrainingConfig, ctx: RunContext) -> Obs
         "spectra": _spectra_artifact(result.networks[0]),
         "coverage": [list(c.coverage) for c in comps],
     }
-    return Observation(value=min(ratios) * gamma, details=details, artifacts=artifacts, seeds=tuple(train_cfg.seeds))
+    return Observation(value=min(ratios) * gamma, details=details, artifacts=artifacts, seeds=tuple(result.config.seeds))
 
 
 def judge_modular_training(predicted: object, obs: Observation, cfg: ModularTrainingConfig) -> tuple[Verdict, str]:
     """Judge every seed on margin ratio, single-frequency share, coverage and phases."""
     problems = []
     for s, c in enumerate(obs.details["per_seed"]):
-        r = c["margin_ratio"]
-        if not (cfg.min_ratio <= r <= 1 + 1e-9):
-            problems.append(f"seed {s}: margin ratio {r:.4f} outside [{cfg.min_ratio}, 1+1e-9]")
+        if msg := ratio_problem(s, c["margin_ratio"], cfg.min_ratio):
+            problems.append(msg)
         if c["single_frequency_share"] < cfg.min_single_share:
             problems.append(f"seed {s}: single-frequency share {c['single_frequency_share']:.3f}")
         if not c["all_frequencies_used"]:
