@@ -132,6 +132,63 @@ def _parity_neurons(rec: dict, out: Path) -> str | None:
     return _save(fig, out / f"{rec['id']}-neurons.png")
 
 
+def _lsa_spectrum(rec: dict, out: Path) -> str | None:
+    """Shi Thm 5.4.1: eigenvalues of the learned M_eff against the optimal rank-r spectrum, one panel per rank."""
+    import matplotlib.pyplot as plt
+
+    a = rec["artifacts"].get("lsa_spectrum")
+    if not a:
+        return None
+    ranks = a["rank"]
+    fig, axes = plt.subplots(1, len(ranks), figsize=(2.6 * len(ranks) + 0.5, 2.8), squeeze=False, sharey=True)
+    for ax, r, learned, optimal in zip(axes[0], ranks, a["learned"], a["optimal"]):
+        idx = np.arange(1, len(optimal) + 1)
+        ax.bar(idx - 0.2, optimal, width=0.4, color="#bbbbbb", label="optimal (theory)")
+        ax.bar(idx + 0.2, learned, width=0.4, color="#3182bd", label="learned")
+        ax.set_title(f"rank {r}", fontsize=9)
+        ax.set_xlabel("eigen-direction")
+    axes[0, 0].set_ylabel(r"eigenvalue of $M_{\rm eff}$")
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle(f"{rec['id']}: learned vs optimal spectrum", fontsize=10, y=1.04)
+    return _save(fig, out / f"{rec['id']}-spectrum.png")
+
+
+def _lsa_noise_curve(rec: dict, out: Path) -> str | None:
+    """Shi Thm 5.4.2: evaluation loss under a noisy prompt against the noise level, one line per rank."""
+    import matplotlib.pyplot as plt
+
+    a = rec["artifacts"].get("lsa_noise_curve")
+    if not a:
+        return None
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    for r, losses in sorted(a["loss_by_rank"].items(), key=lambda kv: int(kv[0])):
+        ax.plot(a["sigma"], losses, marker="o", ms=3, label=f"rank {r}")
+    ax.set_xlabel(r"prompt noise $\sigma$")
+    ax.set_ylabel("evaluation loss")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    ax.set_title(f"{rec['id']}: which rank is most robust", fontsize=10)
+    return _save(fig, out / f"{rec['id']}-noise.png")
+
+
+def _looped_error(rec: dict, out: Path) -> str | None:
+    """Shi Fig 8.1: error of the looped transformer against the number of loops T, with the bound."""
+    import matplotlib.pyplot as plt
+
+    a = rec["artifacts"].get("looped_error")
+    if not a:
+        return None
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    ax.semilogy(a["T"], a["error"], marker="o", ms=3, label="observed (mean)")
+    ax.semilogy(a["T"], a["bound"], ls="--", color="k", label="bound (theory)")
+    ax.set_xlabel("loops T")
+    ax.set_ylabel("error")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    ax.set_title(f"{rec['id']}", fontsize=10)
+    return _save(fig, out / f"{rec['id']}-error.png")
+
+
 def render_figures(records: list[dict], figures_dir: str | os.PathLike) -> dict[str, list[str]]:
     """Render every figure the records' artifacts support; returns {claim id: [file names]}."""
     import matplotlib
@@ -143,7 +200,8 @@ def render_figures(records: list[dict], figures_dir: str | os.PathLike) -> dict[
     for rec in records:
         if not rec.get("artifacts"):
             continue
-        names = [f(rec, out) for f in (_margin_curve, _spectra, _frequency_histogram, _parity_neurons)]
+        names = [f(rec, out) for f in (_margin_curve, _spectra, _frequency_histogram, _parity_neurons, _lsa_spectrum,
+                                         _lsa_noise_curve, _looped_error)]
         names = [n for n in names if n]
         if names:
             made[rec["id"]] = names

@@ -225,3 +225,19 @@ def test_cli_derive_parity(capsys):
     assert obj["construction"]["ratio_to_gamma_star"] == pytest.approx(1.0, rel=1e-12)
     assert cli.main(["derive", "parity", "--k", "5", "--n", "3", "--json"]) == 2
     assert "k" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_figures_render_from_record_artifacts_only(tmp_path):
+    from verify.figures import render_figures
+
+    rec = {"id": "x", "metadata": {"seeds": [3, 4]}, "artifacts": {
+        "history": [{"step": 0, "ratio": [-1.0, -0.5]}, {"step": 10, "ratio": [0.9, 0.95]}], "p": 5, "k": 2,
+        "coverage": [[2, 3], [3, 2]],
+        "lsa_spectrum": {"rank": [1, 2], "learned": [[0.5, 0.0], [0.5, 0.3]], "optimal": [[0.5, 0.0], [0.5, 0.31]]},
+        "lsa_noise_curve": {"sigma": [0.0, 1.0], "loss_by_rank": {"1": [1.0, 1.5], "2": [0.8, 2.0]}},
+        "looped_error": {"T": [1, 2], "error": [1.0, 0.5], "bound": [1.2, 0.7]}}}
+    made = render_figures([rec, {"id": "no-artifacts", "artifacts": {}}], tmp_path)
+    assert sorted(made["x"]) == sorted(["x-margin.png", "x-frequencies.png", "x-spectrum.png", "x-noise.png", "x-error.png"])
+    assert "no-artifacts" not in made
+    for name in made["x"]:
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
