@@ -38,6 +38,8 @@ __all__ = [
     "select",
     "run_claim",
     "to_jsonable",
+    "as_float",
+    "as_floats",
     "judge_relative",
     "judge_symbolic_zero",
     "judge_refuted_if_differs",
@@ -194,8 +196,14 @@ def to_jsonable(x: Any) -> Any:
     return x
 
 
-def _as_float(x: Any) -> float:
+def as_float(x: Any) -> float:
+    """A predicted or observed value as a float (JSON records carry sympy numbers as {"exact", "float"})."""
     return float(x["float"]) if isinstance(x, dict) else float(x)
+
+
+def as_floats(values: Any) -> np.ndarray:
+    """A list of predicted or observed values as a float array (see :func:`as_float`)."""
+    return np.array([as_float(v) for v in values], dtype=np.float64)
 
 
 def judge_relative(rtol: float) -> Judge:
@@ -203,8 +211,8 @@ def judge_relative(rtol: float) -> Judge:
 
     def judge(predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
         values = obs.value if isinstance(obs.value, (list, tuple)) else [obs.value]
-        pred = _as_float(predicted)
-        err = max(abs(_as_float(v) - pred) for v in values) / abs(pred)
+        pred = as_float(predicted)
+        err = max(abs(as_float(v) - pred) for v in values) / abs(pred)
         return ("pass" if err <= rtol else "fail"), f"max relative error {err:.3e} (tolerance {rtol:g})"
 
     return judge
@@ -222,7 +230,7 @@ def judge_refuted_if_differs(rtol: float) -> Judge:
     (the observation carries the counterexample), ``pass`` when it agrees."""
 
     def judge(predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
-        pred, got = _as_float(predicted), _as_float(obs.value)
+        pred, got = as_float(predicted), as_float(obs.value)
         if abs(got - pred) <= rtol * max(1.0, abs(pred)):
             return "pass", "the statement as printed holds"
         return "refuted", f"printed value {pred:.6g}, observed {got:.6g} (see counterexample)"

@@ -20,7 +20,7 @@ from theory import groups as tg
 from verify.train import TrainConfig
 
 from .training import ratio_problem, train_for_claim
-from .base import Claim, Observation, RunContext, Verdict, judge_refuted_if_differs, judge_symbolic_zero, register
+from .base import Claim, Observation, as_floats, RunContext, Verdict, judge_refuted_if_differs, judge_symbolic_zero, register
 
 SRC = "Edelman thesis (2024)"
 
@@ -61,8 +61,7 @@ def _f(x: object) -> float:
 
 
 def _floats(predicted: object) -> list[float]:
-    vals = predicted if isinstance(predicted, (list, tuple)) else [predicted]
-    return [float(v["float"]) if isinstance(v, dict) else float(v) for v in vals]
+    return as_floats(predicted if isinstance(predicted, (list, tuple)) else [predicted]).tolist()
 
 
 # ------------------------------------------------------------------------------------ item 16: tables

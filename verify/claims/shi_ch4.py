@@ -15,7 +15,17 @@ import sympy
 from theory import modular as tm
 from verify.train import TrainConfig
 
-from .base import Claim, Observation, RunContext, Verdict, judge_refuted_if_differs, judge_symbolic_zero, register
+from .base import (
+    Claim,
+    Observation,
+    RunContext,
+    Verdict,
+    as_float,
+    as_floats,
+    judge_refuted_if_differs,
+    judge_symbolic_zero,
+    register,
+)
 from .modular_training import (
     ModularTrainingConfig,
     judge_modular_training,
@@ -120,7 +130,7 @@ def _observe_construction(cfg: Cases, ctx: RunContext) -> Observation:
 
 
 def _judge_construction(predicted: list, obs: Observation, cfg: Cases) -> tuple[Verdict, str]:
-    pred = np.array([v["float"] for v in predicted]) if isinstance(predicted[0], dict) else np.array([float(v) for v in predicted])
+    pred = as_floats(predicted)
     err = float(np.max(np.abs(np.array(obs.value) - pred) / pred))
     spread = max(obs.details["wrong_logit_spread_rel"] + obs.details["margin_span_rel"])
     ok = err <= 1e-12 and spread <= 1e-12
@@ -247,7 +257,7 @@ def _observe_single_neuron(cfg: Cases, ctx: RunContext) -> Observation:
 
 
 def _judge_single_neuron(predicted: list, obs: Observation, cfg: Cases) -> tuple[Verdict, str]:
-    pred = np.array([float(v["float"]) if isinstance(v, dict) else float(v) for v in predicted])
+    pred = as_floats(predicted)
     ratio = np.array(obs.value) / pred
     pur, ph = min(obs.details["maximizer_min_purity"]), max(obs.details["maximizer_phase_residual"])
     ok = np.all(ratio >= 1 - 1e-6) and np.all(ratio <= 1 + 1e-9) and pur >= 1 - 1e-6 and ph <= 1e-4
@@ -380,7 +390,7 @@ def _observe_certificate(cfg: Cases, ctx: RunContext) -> Observation:
 
 
 def _judge_certificate(predicted: list, obs: Observation, cfg: Cases) -> tuple[Verdict, str]:
-    pred = np.array([float(v["float"]) if isinstance(v, dict) else float(v) for v in predicted])
+    pred = as_floats(predicted)
     lp_err = float(np.max(np.abs(np.array(obs.value) / pred - 1)))
     low = np.array(obs.details["certificate_lower"]) / pred
     up = np.array(obs.details["certificate_upper_uniform_dual"]) / pred
@@ -423,7 +433,7 @@ def _observe_coverage(cfg: Cases, ctx: RunContext) -> Observation:
 
 
 def _judge_coverage(predicted: list, obs: Observation, cfg: Cases) -> tuple[Verdict, str]:
-    err = max(float(np.max(np.abs(np.array(v) / float(pr["float"] if isinstance(pr, dict) else pr) - 1)))
+    err = max(float(np.max(np.abs(np.array(v) / as_float(pr) - 1)))
               for v, pr in zip(obs.value, predicted))
     return ("pass" if err <= 1e-10 else "fail"), f"F^(j,...,j,-j) / (gamma* p^k) within {err:.1e} of 1 for every j != 0"
 

@@ -1,0 +1,278 @@
+r"""Float64 evaluation of the LSA / in-context regression theory (Shi Ch. 5): the Eq. 5.1 forward pass,
+a prompt sampler, Monte-Carlo estimates of the pretraining loss (Lemma 5.1) and of the noisy evaluation loss
+(Thm 5.4.2) with standard errors, a multi-start L-BFGS check of Thm 5.4.1, and the parity projection MC of
+Thm 5.5.2. Spec ``shared/spec/lsa_icl.md`` §1, §2.4, §6-7.
+
+Every MC function takes a ``seed`` and returns ``(mean, standard_error)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import minimize
+
+from theory import lsa as tl
+
+__all__ = [
+    "as_covariance",
+    "closed_form",
+    "gamma",
+    "ell_tilde",
+    "thm542",
+    "lsa_weights",
+    "lsa_forward",
+    "expanded_prediction",
+    "sample_prompts",
+    "mc_pretrain_loss",
+    "mc_eval_loss",
+    "LbfgsResult",
+    "lbfgs_rank_r",
+    "projection_mc",
+    "random_orthogonal",
+]
+
+
+def as_covariance(Lam: np.ndarray) -> np.ndarray:
+    """Validate Lambda (square, symmetric, PSD) as float64; ValueError otherwise (Shi Sec. 5.4)."""
+    L = np.asarray(Lam, dtype=np.float64)
+    if L.ndim != 2 or L.shape[0] != L.shape[1] or L.shape[0] == 0:
+        raise ValueError(f"Lambda must be a non-empty square d x d matrix, got shape {L.shape}")
+    if not np.all(np.isfinite(L)):
+        raise ValueError("Lambda must be finite")
+    scale = max(1.0, float(np.abs(L).max()))
+    if np.abs(L - L.T).max() > 1e-12 * scale:
+        raise ValueError("Lambda must be symmetric (it is the covariance of x, Shi Sec. 5.4)")
+    if np.linalg.eigvalsh(L).min() < -1e-12 * scale:
+        raise ValueError(f"Lambda must be positive semi-definite, got eigenvalues {np.linalg.eigvalsh(L)}")
+    return L
+
+
+def _check_n(N: int, name: str = "N") -> int:
+    if isinstance(N, bool) or int(N) != N or N < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {N!r}")
+    return int(N)
+
+
+def random_orthogonal(d: int, rng: np.random.Generator) -> np.ndarray:
+    """Haar-random orthogonal matrix (QR of a Gaussian matrix with sign fix)."""
+    q, r = np.linalg.qr(rng.standard_normal((d, d)))
+    return q * np.sign(np.diag(r))
+
+
+def gamma(Lam: np.ndarray, N: int) -> np.ndarray:
+    """``Gamma = (1 + 1/N) Lambda + tr(Lambda)/N I`` (Lemma 5.1)."""
+    L = as_covariance(Lam)
+    N = _check_n(N)
+    return (1 + 1 / N) * L + np.trace(L) / N * np.eye(L.shape[0])
+
+
+def closed_form(Lam: np.ndarray, N: int, r: int) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray]:
+    """Float version of Thm 5.4.1 (spec §7): returns ``(U*, v*, L_r, lam_desc, Q)``; eigenvalues descending."""
+    L = as_covariance(Lam)
+    N = _check_n(N)
+    d = L.shape[0]
+    if isinstance(r, bool) or int(r) != r or not 0 <= r <= d:
+        raise ValueError(f"rank r must be an integer in [0, d = {d}], got {r!r}")
+    ev, Q = np.linalg.eigh(L)
+    o = np.argsort(ev, kind="stable")[::-1]
+    ev, Q = ev[o], Q[:, o]
+    tr = ev.sum()
+    T = (1 + 1 / N) * ev + tr / N
+    v = np.where(np.arange(d) < r, 1.0 / T, 0.0)
+    U = Q @ np.diag(v) @ Q.T
+    Lr = tr / 2 - 0.5 * float(np.sum((ev**2 / T)[:r]))
+    return U, v, Lr, ev, Q
+
+
+def ell_tilde(U: np.ndarray, u: float, Lam: np.ndarray, N: int) -> float:
+    """Reduced loss of Lemma 5.1 (float)."""
+    L = as_covariance(Lam)
+    U = np.asarray(U, dtype=np.float64)
+    if U.shape != L.shape:
+        raise ValueError(f"U must have shape {L.shape}, got {U.shape}")
+    G = gamma(L, N)
+    return float(np.trace(0.5 * u**2 * G @ L @ U @ L @ U.T - u * L @ L @ U.T))
+
+
+def thm542(lam: np.ndarray, N: int, r: int, M: int, sigma: float, c: np.ndarray) -> float:
+    """Thm 5.4.2 in eigen-coordinates (spec §7): ``lam`` descending, ``c = Q^T w``; unhalved loss, rho = M."""
+    lam = np.asarray(lam, dtype=np.float64)
+    c = np.asarray(c, dtype=np.float64)
+    if lam.shape != c.shape:
+        raise ValueError(f"lam and c must have the same shape, got {lam.shape} and {c.shape}")
+    d = len(lam)
+    tr = lam.sum()
+    idx = np.arange(d) < r
+    v = np.where(idx, N / ((N + 1) * lam + tr), 0.0)
+    s = np.where(idx, c, 0.0)
+    xi = np.where(idx, 0.0, c)
+    return float(np.sum(s**2 * v**2 * lam**3) / M + (np.sum(c**2 * lam) + sigma**2) * np.sum(v**2 * lam**2) / M
+                 + np.sum(xi**2 * lam) + np.sum(s**2 * lam * (lam * v - 1) ** 2))
+
+
+def lsa_weights(U: np.ndarray, u: float, p: np.ndarray | None = None, q: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. 5.3 weights: ``W^PV = [[0, 0], [p^T, u]]``, ``W^KQ = [[U, 0], [q^T, 0]]`` (p = q = 0 by default)."""
+    U = np.asarray(U, dtype=np.float64)
+    d = U.shape[0]
+    WPV = np.zeros((d + 1, d + 1))
+    WKQ = np.zeros((d + 1, d + 1))
+    WPV[d, d] = u
+    WKQ[:d, :d] = U
+    if p is not None:
+        WPV[d, :d] = p
+    if q is not None:
+        WKQ[d, :d] = q
+    return WPV, WKQ
+
+
+def lsa_forward(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: float) -> np.ndarray:
+    """Eq. 5.1: ``(E + W^PV E (E^T W^KQ E) / rho)[..., -1, -1]``; ``E`` of shape ``(B, d+1, n+1)``."""
+    E = np.asarray(E, dtype=np.float64)
+    if E.ndim != 3 or WPV.shape != (E.shape[1], E.shape[1]) or WKQ.shape != WPV.shape:
+        raise ValueError(f"shapes do not match: E {E.shape}, W^PV {WPV.shape}, W^KQ {WKQ.shape}")
+    # only the last row / last column of the output is needed
+    last = WPV[-1] @ E                                        # (B, n+1)
+    att = np.einsum("bn,bmn->bm", last, E.transpose(0, 2, 1) @ WKQ)  # row of W^PV E E^T W^KQ
+    return E[:, -1, -1] + np.einsum("bm,bm->b", att, E[:, :, -1]) / rho
+
+
+def expanded_prediction(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: float) -> np.ndarray:
+    """Spec §1.2 [DERIVED]: ``(1/rho)[p^T S U x_q + (p^T s_xy)(q^T x_q) + u s_xy^T U x_q + u s_yy q^T x_q]``."""
+    d = WPV.shape[0] - 1
+    p, u = WPV[d, :d], WPV[d, d]
+    U, q = WKQ[:d, :d], WKQ[d, :d]
+    X = E[:, :d, :]          # (B, d, n+1) includes x_q
+    y = E[:, d, :-1]
+    xq = E[:, :d, -1]
+    S = np.einsum("bin,bjn->bij", X, X)
+    sxy = np.einsum("bin,bn->bi", X[:, :, :-1], y)
+    syy = np.sum(y**2, axis=1)
+    Uxq = xq @ U.T
+    qxq = xq @ q
+    return (np.einsum("i,bij,bj->b", p, S, Uxq) + (sxy @ p) * qxq + u * np.einsum("bi,bi->b", sxy, Uxq)
+            + u * syy * qxq) / rho
+
+
+def sample_prompts(rng: np.random.Generator, B: int, Lam: np.ndarray, n: int, w: np.ndarray | None = None,
+                   sigma: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """B prompts ``E (B, d+1, n+1)`` with ``x ~ N(0, Lambda)``, ``w ~ N(0, I)`` (or the fixed ``w``), labels
+    ``<w, x_i> + N(0, sigma^2)``, query label slot 0; returns ``(E, y_q)`` with the noise-free target
+    ``y_q = <w, x_q>``."""
+    L = as_covariance(Lam)
+    d = L.shape[0]
+    ev, Q = np.linalg.eigh(L)
+    root = Q * np.sqrt(np.clip(ev, 0, None))
+    X = rng.standard_normal((B, n + 1, d)) @ root.T
+    W = rng.standard_normal((B, d)) if w is None else np.broadcast_to(np.asarray(w, dtype=np.float64), (B, d))
+    y = np.einsum("bnd,bd->bn", X, W)
+    E = np.zeros((B, d + 1, n + 1))
+    E[:, :d, :] = X.transpose(0, 2, 1)
+    E[:, d, :n] = y[:, :n] + sigma * rng.standard_normal((B, n))
+    return E, y[:, n]
+
+
+def _mc(fn, n_prompts: int, chunk: int) -> tuple[float, float]:
+    s = s2 = 0.0
+    done = 0
+    while done < n_prompts:
+        b = min(chunk, n_prompts - done)
+        e = fn(b)
+        s += float(e.sum())
+        s2 += float((e**2).sum())
+        done += b
+    mean = s / n_prompts
+    var = max(s2 / n_prompts - mean**2, 0.0)
+    return mean, float(np.sqrt(var / n_prompts))
+
+
+def mc_pretrain_loss(WPV: np.ndarray, WKQ: np.ndarray, Lam: np.ndarray, N: int, n_prompts: int, seed: int,
+                     chunk: int = 50_000) -> tuple[float, float]:
+    """MC of the pretraining loss ``1/2 E (y_hat - <w, x_q>)^2`` (rho = N, w ~ N(0, I)): ``(mean, SE)``."""
+    rng = np.random.default_rng(seed)
+    N = _check_n(N)
+
+    def f(b):
+        E, yq = sample_prompts(rng, b, Lam, N)
+        return 0.5 * (lsa_forward(E, WPV, WKQ, N) - yq) ** 2
+
+    return _mc(f, n_prompts, chunk)
+
+
+def mc_eval_loss(WPV: np.ndarray, WKQ: np.ndarray, Lam: np.ndarray, M: int, w: np.ndarray, sigma: float,
+                 n_prompts: int, seed: int, chunk: int = 50_000) -> tuple[float, float]:
+    """MC of Thm 5.4.2's loss ``E (y_hat - <w, x_q>)^2`` (unhalved, rho = M, fixed w, label noise sigma)."""
+    rng = np.random.default_rng(seed)
+    M = _check_n(M, "M")
+
+    def f(b):
+        E, yq = sample_prompts(rng, b, Lam, M, w=w, sigma=sigma)
+        return (lsa_forward(E, WPV, WKQ, M) - yq) ** 2
+
+    return _mc(f, n_prompts, chunk)
+
+
+@dataclass(frozen=True)
+class LbfgsResult:
+    """Best of the multi-start L-BFGS runs on ``l~(A B^T, 1)``: loss, the product ``A B^T``, all final losses."""
+
+    loss: float
+    U: np.ndarray
+    losses: np.ndarray
+    converged: int
+
+
+def lbfgs_rank_r(Lam: np.ndarray, N: int, r: int, n_starts: int = 20, seed: int = 0) -> LbfgsResult:
+    """Multi-start L-BFGS on ``l~(A B^T, 1)`` with ``A, B in R^{d x r}`` (spec C6), analytic gradients."""
+    L = as_covariance(Lam)
+    N = _check_n(N)
+    d = L.shape[0]
+    if not 1 <= r <= d:
+        raise ValueError(f"r must be in [1, d = {d}], got {r}")
+    G = gamma(L, N)
+    L2 = L @ L
+    rng = np.random.default_rng(seed)
+
+    def fg(z):
+        A = z[: d * r].reshape(d, r)
+        B = z[d * r:].reshape(d, r)
+        U = A @ B.T
+        f = 0.5 * np.trace(G @ L @ U @ L @ U.T) - np.trace(L2 @ U.T)
+        gU = G @ L @ U @ L - L2  # G, L symmetric and commuting
+        return f, np.concatenate([(gU @ B).ravel(), (gU.T @ A).ravel()])
+
+    best, losses, conv = None, [], 0
+    for _ in range(n_starts):
+        z0 = 0.5 * rng.standard_normal(2 * d * r)
+        res = minimize(fg, z0, jac=True, method="L-BFGS-B", options={"maxiter": 5000, "gtol": 1e-12, "ftol": 1e-15})
+        losses.append(res.fun)
+        conv += bool(res.success)
+        if best is None or res.fun < best.fun:
+            best = res
+    A = best.x[: d * r].reshape(d, r)
+    B = best.x[d * r:].reshape(d, r)
+    return LbfgsResult(float(best.fun), A @ B.T, np.array(losses), conv)
+
+
+def projection_mc(nu1: int, nu2: int, M: int, n_draws: int, seed: int) -> dict[str, float]:
+    """Thm 5.5.2 MC: ``Xi = (1/M) sum_l xi_l``, ``xi_l`` uniform on ``{+-1}^d``; ``E||P_{D_j} Xi||^2`` with the
+    orthogonal projector onto ``col(D_j)`` (pseudo-inverse). Returns means, SEs and the ratio."""
+    M = _check_n(M, "M")
+    g1 = tl.parity_g1(nu1, nu2)
+    g2 = tl.parity_construction(nu2)
+    d = g2.d
+    rng = np.random.default_rng(seed)
+    out = {}
+    Xi = np.zeros((n_draws, d))
+    for _ in range(M):
+        Xi += rng.choice([-1.0, 1.0], size=(n_draws, d))
+    Xi /= M
+    for name, h in (("D1", g1), ("D2", g2)):
+        D = np.array([[float(c) for c in row] for row in h.codes]).T  # d x m
+        P = D @ np.linalg.pinv(D)
+        vals = np.sum((Xi @ P.T) ** 2, axis=1)
+        out[name] = float(vals.mean())
+        out[name + "_se"] = float(vals.std(ddof=1) / np.sqrt(n_draws))
+    out["ratio"] = out["D1"] / out["D2"]
+    return out

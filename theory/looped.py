@@ -1,0 +1,451 @@
+r"""Linear looped transformer = multi-step gradient descent (Shi thesis Ch. 8; spec ``lsa_icl.md`` §4, §8).
+
+Setting (Defs. 8.5-8.7, 8.9): a prompt :math:`X\in\mathbb R^{n\times d}` (n > d, so :math:`X^\top X` is
+invertible), labels :math:`y = X\theta^*`, a scalar query :math:`\alpha\ne0` and :math:`q^{(0)}\in\mathbb R^d`;
+
+.. math::
+    Z^{(0)} = \begin{bmatrix} X & y\\ q^{(0)\top} & \alpha\end{bmatrix},\qquad
+    \mathrm{Attn}(Z;Q,P) = (M\circ ZQZ^\top)\,Z P,\qquad
+    Z^{(t)} = Z^{(t-1)} - \eta^{(t-1)}\,\mathrm{Attn}(Z^{(t-1)};Q,P),
+
+with the query-only mask :math:`M` (last row :math:`[1_n, 0]`, zeros elsewhere), the hand-made weights
+:math:`Q = I_{d+1}`, :math:`P=\mathrm{diag}(I_d, 0)` and the read-out
+:math:`\mathrm{TF}(Z^{(0)}) = -(Z^{(T)}_{n+1,1:d})^\top`.
+
+Results implemented here:
+
+* Lemma 8.13 (:func:`lemma_8_13_attention`): :math:`\mathrm{Attn}(Z^{(0)})` is zero except its last row,
+  :math:`[q^{(0)\top}X^\top X + \alpha y^\top X,\ 0]`.
+* Theorem 8.14 (:func:`tf_output_predicted`, :func:`gd_iterates`): with :math:`\theta^{(0)} = -q^{(0)}/\alpha`
+  and the *same* step sizes, :math:`q^{(t)}=-\alpha\theta^{(t)}` for t = 1..T (erratum 13: the thesis writes
+  2..T), so :math:`\mathrm{TF} = \alpha\theta^{(T)}`; any step sizes, any :math:`\alpha\ne0`, any :math:`q^{(0)}`.
+* Lemmas 8.20/8.22 (:func:`gram_spectrum`): :math:`L=\lambda_{\max}(X^\top X)`, :math:`\mu=\lambda_{\min}`,
+  :math:`\kappa=L/\mu` (Def. 8.12).
+* Lemma 8.23 / Theorem 8.25 (:func:`thm_8_25_bound`, :func:`lemma_8_23_bound`): for
+  :math:`\eta\in(0,1/L]`, :math:`\|\theta^{(T)}-\theta^*\|^2\le(1-\eta\mu)^T R^2`; at the prompt-dependent
+  :math:`\eta = 1/L` this is :math:`(1-1/\kappa)^T R^2\le e^{-T/\kappa}R^2`.
+* Theorem 8.16 (:func:`thm_8_16_bound`): with :math:`q^{(0)}=0`, :math:`\eta=1/L`:
+  :math:`|\langle\mathrm{TF},\theta^*\rangle-\alpha|\le|\alpha|e^{-T/(2\kappa)}`; the sharper
+  :math:`|\alpha|(1-1/\kappa)^T` (spec §4.2 "Looseness", erratum 16) is :func:`thm_8_16_sharp_bound`.
+* For quadratics and any :math:`\eta\in(0,2/L)` the exact contraction factor is
+  :math:`\rho(\eta)=\max(|1-\eta\mu|,|1-\eta L|)<1` (:func:`gd_contraction_factor`, derived in spec §4.2).
+
+Exactness. Every function is exact when its inputs are exact (``int``, :class:`fractions.Fraction`, sympy
+rationals): GD and the transformer run in :class:`~fractions.Fraction` arithmetic, the spectrum uses the
+roots of the characteristic polynomial (sympy ``CRootOf``), the bounds are sympy expressions. With
+``exact=False`` (the float fallback) GD and the transformer run in Python floats (IEEE float64), which is
+what the large Figure 8.1 settings use; a Python float converts to ``Fraction`` exactly, so ``exact=True``
+on float data is still the exact result for those (binary) inputs.
+
+Hypotheses on the inputs (each violation is a ``ValueError`` naming it): X is an n x d list of rows with
+n > d >= 1 (invertible Gram matrix, Lemma 8.11), y has n entries, q^(0) has d entries, alpha != 0, step
+sizes are > 0 (Def. 8.7), and for a convergence bound the step size lies in (0, 2/L) (in (0, 1/L] for
+Lemma 8.23) and kappa >= 1.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from fractions import Fraction
+from typing import Any, Sequence
+
+import sympy
+
+__all__ = [
+    "SOURCE",
+    "FIG_8_1_N",
+    "FIG_8_1_D",
+    "FIG_8_1_T",
+    "FIG_8_1_TRIALS",
+    "FIG_8_1_REPORTED_KAPPA",
+    "mask",
+    "construction",
+    "embed",
+    "attention",
+    "lemma_8_13_attention",
+    "looped_forward",
+    "tf_readout",
+    "gd_iterates",
+    "tf_output_predicted",
+    "gram",
+    "gram_spectrum",
+    "condition_number",
+    "prompt_step_size",
+    "check_step_size",
+    "gd_contraction_factor",
+    "lemma_8_23_bound",
+    "thm_8_25_bound",
+    "thm_8_25_exp_bound",
+    "thm_8_16_bound",
+    "thm_8_16_sharp_bound",
+]
+
+SOURCE = "Shi thesis (2024), Ch. 8"
+
+#: Figure 8.1 settings (Sec. 8.6): d = 4, n in {16, 32, 64, 128}, T = 200 iterations, 10 trials per n.
+FIG_8_1_D = 4
+FIG_8_1_N = (16, 32, 64, 128)
+FIG_8_1_T = 200
+FIG_8_1_TRIALS = 10
+#: Average kappa(X^T X) over the 10 trials, as reported in Sec. 8.6 (source data, not a derivation).
+FIG_8_1_REPORTED_KAPPA = {16: Fraction(457, 100), 32: Fraction(313, 100), 64: Fraction(207, 100), 128: Fraction(162, 100)}
+
+Number = Any
+Matrix = list[list[Number]]
+
+
+# ----------------------------------------------------------------------------------------- validation
+
+
+def _is_number(x: object) -> bool:
+    return (isinstance(x, numbers.Number) and not isinstance(x, bool)) or (isinstance(x, sympy.Basic) and x.is_number)
+
+
+def _to_exact(x: Number) -> Fraction:
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, numbers.Integral):
+        return Fraction(int(x))
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise ValueError(f"entries must be finite, got {x!r}")
+        return Fraction(x)
+    if isinstance(x, sympy.Rational):
+        return Fraction(int(x.p), int(x.q))
+    if isinstance(x, sympy.Float):
+        return Fraction(float(x))
+    if hasattr(x, "item"):  # numpy scalar, 0-d array
+        return _to_exact(x.item())
+    raise ValueError(f"entries must be real numbers (int, float, Fraction, sympy rational), got {x!r}")
+
+
+def _to_float(x: Number) -> float:
+    v = float(x)
+    if not math.isfinite(v):
+        raise ValueError(f"entries must be finite, got {x!r}")
+    return v
+
+
+def _conv(exact: bool):
+    return _to_exact if exact else _to_float
+
+
+def _matrix(X: Any, exact: bool, name: str = "X") -> Matrix:
+    rows = X.tolist() if hasattr(X, "tolist") else X
+    try:
+        rows = [list(r) for r in rows]
+    except TypeError as exc:
+        raise ValueError(f"{name} must be a 2-D array (a list of rows), got {type(X).__name__}") from exc
+    if not rows or not rows[0]:
+        raise ValueError(f"{name} must be non-empty, got shape ({len(rows)}, 0)")
+    if len({len(r) for r in rows}) != 1:
+        raise ValueError(f"{name} is ragged: row lengths {sorted({len(r) for r in rows})}")
+    conv = _conv(exact)
+    return [[conv(v) for v in r] for r in rows]
+
+
+def _vector(v: Any, length: int, exact: bool, name: str) -> list[Number]:
+    vals = v.tolist() if hasattr(v, "tolist") else v
+    try:
+        vals = list(vals)
+    except TypeError as exc:
+        raise ValueError(f"{name} must be a 1-D array of length {length}, got {v!r}") from exc
+    if vals and isinstance(vals[0], (list, tuple)):
+        if all(len(r) == 1 for r in vals):
+            vals = [r[0] for r in vals]
+        else:
+            raise ValueError(f"{name} must be 1-D of length {length}, got a 2-D array")
+    if len(vals) != length:
+        raise ValueError(f"{name} must have length {length} (shape mismatch with X), got length {len(vals)}")
+    conv = _conv(exact)
+    return [conv(x) for x in vals]
+
+
+def _check_prompt(X: Any, y: Any, exact: bool, *, require_overdetermined: bool = True) -> tuple[Matrix, list[Number]]:
+    Xm = _matrix(X, exact)
+    n, d = len(Xm), len(Xm[0])
+    if require_overdetermined and n <= d:
+        raise ValueError(f"need n > d so that X^T X is invertible (Sec. 8.3.4, Lemma 8.11), got n = {n}, d = {d}")
+    return Xm, _vector(y, n, exact, "y")
+
+
+def _check_alpha(alpha: Number, exact: bool) -> Number:
+    if not _is_number(alpha):
+        raise ValueError(f"alpha must be a real number, got {alpha!r}")
+    a = _conv(exact)(alpha)
+    if a == 0:
+        raise ValueError("alpha must be non-zero (Thm 8.14 sets theta^(0) = -q^(0)/alpha)")
+    return a
+
+
+def _check_etas(etas: Sequence[Number], exact: bool) -> list[Number]:
+    try:
+        vals = list(etas)
+    except TypeError as exc:
+        raise ValueError(f"etas must be a sequence of step sizes, got {etas!r}") from exc
+    conv = _conv(exact)
+    out = [conv(e) for e in vals]
+    bad = [e for e in out if not e > 0]
+    if bad:
+        raise ValueError(f"step sizes eta^(t) must be > 0 (Def. 8.7), got {bad[:3]}")
+    return out
+
+
+# ----------------------------------------------------------------------------------------- small linear algebra
+
+
+def _matmul(A: Matrix, B: Matrix) -> Matrix:
+    Bt = list(zip(*B))
+    return [[sum(a * b for a, b in zip(row, col)) for col in Bt] for row in A]
+
+
+def _transpose(A: Matrix) -> Matrix:
+    return [list(r) for r in zip(*A)]
+
+
+def _matvec(A: Matrix, v: Sequence[Number]) -> list[Number]:
+    return [sum(a * b for a, b in zip(row, v)) for row in A]
+
+
+# ----------------------------------------------------------------------------------------- the construction
+
+
+def mask(n: int) -> sympy.Matrix:
+    """The query-only mask M of Def. 8.6: (n+1) x (n+1), last row [1_n, 0], zeros elsewhere."""
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    return sympy.Matrix(n + 1, n + 1, lambda i, j: 1 if (i == n and j < n) else 0)
+
+
+def construction(d: int) -> tuple[sympy.Matrix, sympy.Matrix]:
+    """The hand-made weights of Thm 8.14: ``Q = I_{d+1}``, ``P = diag(I_d, 0)`` ((d+1) x (d+1); erratum 11)."""
+    if not isinstance(d, int) or d < 1:
+        raise ValueError(f"d must be an integer >= 1, got {d!r}")
+    P = sympy.diag(*([1] * d + [0]))
+    return sympy.eye(d + 1), P
+
+
+def embed(X: Any, y: Any, alpha: Number, q0: Any = None, *, exact: bool = True) -> Matrix:
+    """Z^(0) = [[X, y], [q0^T, alpha]] of Def. 8.5 as a list of rows ((n+1) x (d+1)); q0 = 0 by default."""
+    Xm, yv = _check_prompt(X, y, exact, require_overdetermined=False)
+    d = len(Xm[0])
+    a = _check_alpha(alpha, exact)
+    q = [_conv(exact)(0)] * d if q0 is None else _vector(q0, d, exact, "q0")
+    return [row + [yi] for row, yi in zip(Xm, yv)] + [q + [a]]
+
+
+def attention(Z: Any, Q: Any = None, P: Any = None, *, exact: bool = True) -> Matrix:
+    """Attn(Z; Q, P) = (M o Z Q Z^T) Z P (Def. 8.6) with the query-only mask; Q, P default to the construction."""
+    Zm = _matrix(Z, exact, "Z")
+    n1, d1 = len(Zm), len(Zm[0])
+    if n1 < 2 or d1 < 2:
+        raise ValueError(f"Z must be (n+1) x (d+1) with n, d >= 1, got shape ({n1}, {d1})")
+    Qd, Pd = construction(d1 - 1)
+    Qm = _matrix(Qd.tolist() if Q is None else Q, exact, "Q")
+    Pm = _matrix(Pd.tolist() if P is None else P, exact, "P")
+    for name, A in (("Q", Qm), ("P", Pm)):
+        if len(A) != d1 or len(A[0]) != d1:
+            raise ValueError(f"{name} must be ({d1}, {d1}) to match Z's {d1} columns, got ({len(A)}, {len(A[0])})")
+    zero = _conv(exact)(0)
+    # Only the query row (index n) of the mask is non-zero, and it attends to rows 0..n-1.
+    zq = [sum(Zm[-1][k] * Qm[k][j] for k in range(d1)) for j in range(d1)]
+    scores = [sum(zq[j] * Zm[i][j] for j in range(d1)) for i in range(n1 - 1)]  # (Z Q Z^T)[n, i]
+    v = [sum(scores[i] * Zm[i][j] for i in range(n1 - 1)) for j in range(d1)]  # row n of (M o ZQZ^T) Z
+    last = [sum(v[k] * Pm[k][j] for k in range(d1)) for j in range(d1)]
+    return [[zero] * d1 for _ in range(n1 - 1)] + [last]
+
+
+def lemma_8_13_attention(X: Any, y: Any, alpha: Number, q0: Any = None, *, exact: bool = True) -> Matrix:
+    """Lemma 8.13's closed form: Attn(Z^(0)) = [[0, 0], [q0^T X^T X + alpha y^T X, 0]] (list of rows)."""
+    Xm, yv = _check_prompt(X, y, exact, require_overdetermined=False)
+    n, d = len(Xm), len(Xm[0])
+    a = _check_alpha(alpha, exact)
+    zero = _conv(exact)(0)
+    q = [zero] * d if q0 is None else _vector(q0, d, exact, "q0")
+    G = gram(Xm, exact=exact)
+    last = [sum(q[k] * G[k][j] for k in range(d)) + a * sum(yv[i] * Xm[i][j] for i in range(n)) for j in range(d)]
+    return [[zero] * (d + 1) for _ in range(n)] + [last + [zero]]
+
+
+def looped_forward(X: Any, y: Any, alpha: Number, etas: Sequence[Number], q0: Any = None, *,
+                   exact: bool = True) -> list[Matrix]:
+    """All layers Z^(0..T) of the looped transformer (Def. 8.7) with the construction's Q, P.
+
+    Exact (Fraction) by default; ``exact=False`` runs in float64. Each step costs O(n d).
+    """
+    Z = embed(X, y, alpha, q0, exact=exact)
+    eta = _check_etas(etas, exact)
+    Q, P = construction(len(Z[0]) - 1)
+    Qm, Pm = Q.tolist(), P.tolist()
+    out = [Z]
+    for e in eta:
+        A = attention(Z, Qm, Pm, exact=exact)
+        Z = [[z - e * a for z, a in zip(zr, ar)] for zr, ar in zip(Z, A)]
+        out.append(Z)
+    return out
+
+
+def tf_readout(Z: Matrix) -> list[Number]:
+    """TF(Z^(0)) := -(Z^(T)_{n+1, 1:d})^T, the negated first d entries of the query row."""
+    return [-v for v in Z[-1][:-1]]
+
+
+# ----------------------------------------------------------------------------------------- gradient descent
+
+
+def gram(X: Any, *, exact: bool = True) -> Matrix:
+    """X^T X (d x d)."""
+    Xm = _matrix(X, exact)
+    return _matmul(_transpose(Xm), Xm)
+
+
+def gd_iterates(X: Any, y: Any, etas: Sequence[Number], theta0: Any = None, *, exact: bool = True) -> list[list[Number]]:
+    """theta^(0..T) of GD on l(theta) = 1/2 ||y - X theta||^2 (Def. 8.9), any step sizes eta^(t) > 0.
+
+    theta^(t) = theta^(t-1) - eta^(t-1) (X^T X theta^(t-1) - X^T y); theta0 = 0 by default.
+    """
+    Xm, yv = _check_prompt(X, y, exact, require_overdetermined=False)
+    d = len(Xm[0])
+    eta = _check_etas(etas, exact)
+    zero = _conv(exact)(0)
+    th = [zero] * d if theta0 is None else _vector(theta0, d, exact, "theta0")
+    G = gram(Xm, exact=exact)
+    b = _matvec(_transpose(Xm), yv)
+    out = [th]
+    for e in eta:
+        grad = [g - bi for g, bi in zip(_matvec(G, th), b)]
+        th = [t - e * g for t, g in zip(th, grad)]
+        out.append(th)
+    return out
+
+
+def tf_output_predicted(X: Any, y: Any, alpha: Number, etas: Sequence[Number], q0: Any = None, *,
+                        exact: bool = True) -> list[Number]:
+    """Theorem 8.14's prediction TF(Z^(0)) = alpha theta^(T), GD started at theta^(0) = -q0/alpha."""
+    a = _check_alpha(alpha, exact)
+    Xm, _ = _check_prompt(X, y, exact, require_overdetermined=False)
+    d = len(Xm[0])
+    theta0 = None if q0 is None else [-v / a for v in _vector(q0, d, exact, "q0")]
+    return [a * t for t in gd_iterates(X, y, etas, theta0, exact=exact)[-1]]
+
+
+# ----------------------------------------------------------------------------------------- spectrum and bounds
+
+
+def gram_spectrum(X: Any) -> tuple[sympy.Expr, sympy.Expr]:
+    """(L, mu) = (lambda_max, lambda_min) of X^T X, exactly (sympy ``CRootOf`` of the characteristic polynomial).
+
+    Lemma 8.20: l is L-smooth; Lemma 8.22: mu-strongly convex. Float entries convert exactly to rationals.
+    Requires n > d (mu > 0).
+    """
+    Xm = _matrix(X, True)
+    n, d = len(Xm), len(Xm[0])
+    if n <= d:
+        raise ValueError(f"need n > d so that X^T X is invertible (Sec. 8.3.4, Lemma 8.11), got n = {n}, d = {d}")
+    G = sympy.Matrix([[sympy.Rational(v.numerator, v.denominator) for v in r] for r in gram(Xm)])
+    lam = sympy.Symbol("lam")
+    roots = sympy.Poly(G.charpoly(lam).as_expr(), lam).real_roots()
+    mu, L = roots[0], roots[-1]
+    if not mu > 0:
+        raise ValueError("X^T X is singular (rank-deficient X); Lemma 8.22 needs mu > 0")
+    return L, mu
+
+
+def condition_number(X: Any) -> sympy.Expr:
+    """kappa = lambda_max(X^T X) / lambda_min(X^T X) (Def. 8.12), exact."""
+    L, mu = gram_spectrum(X)
+    return L / mu
+
+
+def _check_kappa(kappa: Number) -> sympy.Expr:
+    k = sympy.nsimplify(kappa) if isinstance(kappa, Fraction) else sympy.sympify(kappa)
+    if not k.is_number or not k.is_real:
+        raise ValueError(f"kappa must be a real number, got {kappa!r}")
+    if k < 1:
+        raise ValueError(f"kappa = L/mu must be >= 1, got {kappa!r}")
+    return k
+
+
+def _check_T(T: int) -> int:
+    if isinstance(T, bool) or not isinstance(T, numbers.Integral) or T < 0:
+        raise ValueError(f"T (number of loops / GD steps) must be an integer >= 0, got {T!r}")
+    return int(T)
+
+
+def _sym(x: Number, name: str) -> sympy.Expr:
+    if not _is_number(x):
+        raise ValueError(f"{name} must be a real number, got {x!r}")
+    return sympy.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else sympy.sympify(x)
+
+
+def prompt_step_size(L: Number) -> sympy.Expr:
+    """The prompt-dependent step size eta = 1/L = 1/||X^T X|| of Thms 8.16, 8.25 (spec §4.2 hidden assumption)."""
+    Ls = _sym(L, "L")
+    if not Ls > 0:
+        raise ValueError(f"L = ||X^T X|| must be > 0, got {L!r}")
+    return 1 / Ls
+
+
+def check_step_size(eta: Number, L: Number, *, upper: str = "2/L") -> sympy.Expr:
+    """Raise ValueError unless eta lies in (0, 2/L) (``upper='2/L'``) or (0, 1/L] (``upper='1/L'``)."""
+    e, Ls = _sym(eta, "eta"), _sym(L, "L")
+    if not Ls > 0:
+        raise ValueError(f"L must be > 0, got {L!r}")
+    if upper == "2/L":
+        if not (e > 0 and e * Ls < 2):
+            raise ValueError(f"step size eta = {eta} must lie in (0, 2/L) = (0, {sympy.N(2 / Ls, 6)}) for GD on the "
+                             "L-smooth least-squares objective to converge")
+    elif upper == "1/L":
+        if not (e > 0 and e * Ls <= 1):
+            raise ValueError(f"step size eta = {eta} must lie in (0, 1/L] = (0, {sympy.N(1 / Ls, 6)}] "
+                             "(Lemma 8.23, Garrigos & Gower Thm 3.6)")
+    else:
+        raise ValueError(f"upper must be '2/L' or '1/L', got {upper!r}")
+    return e
+
+
+def gd_contraction_factor(eta: Number, L: Number, mu: Number) -> sympy.Expr:
+    """rho(eta) = max(|1 - eta mu|, |1 - eta L|): ||theta^(t) - theta*|| <= rho ||theta^(t-1) - theta*|| for
+    least squares (theta^(t) - theta* = (I - eta X^T X)(theta^(t-1) - theta*)); rho < 1 iff eta in (0, 2/L)."""
+    e = check_step_size(eta, L)
+    Ls, ms = _sym(L, "L"), _sym(mu, "mu")
+    if not (ms > 0 and ms <= Ls):
+        raise ValueError(f"need 0 < mu <= L, got mu = {mu}, L = {L}")
+    return sympy.Max(sympy.Abs(1 - e * ms), sympy.Abs(1 - e * Ls))
+
+
+def lemma_8_23_bound(T: int, eta: Number, L: Number, mu: Number, R: Number = 1) -> sympy.Expr:
+    """Lemma 8.23: ||theta^(T) - theta*||^2 <= (1 - eta mu)^T R^2 for eta in (0, 1/L] and ||theta^(0) - theta*|| <= R."""
+    T = _check_T(T)
+    e = check_step_size(eta, L, upper="1/L")
+    ms = _sym(mu, "mu")
+    if not (ms > 0 and ms <= _sym(L, "L")):
+        raise ValueError(f"need 0 < mu <= L, got mu = {mu}, L = {L}")
+    return (1 - e * ms) ** T * _sym(R, "R") ** 2
+
+
+def thm_8_25_bound(T: int, kappa: Number, R: Number = 1) -> sympy.Expr:
+    """Theorem 8.25 with eta = 1/L: ||theta^(T) - theta*||^2 <= (1 - 1/kappa)^T R^2."""
+    return (1 - 1 / _check_kappa(kappa)) ** _check_T(T) * _sym(R, "R") ** 2
+
+
+def thm_8_25_exp_bound(T: int, kappa: Number, R: Number = 1) -> sympy.Expr:
+    """Theorem 8.25's second form (Fact 8.24): ||theta^(T) - theta*||^2 <= exp(-T/kappa) R^2."""
+    return sympy.exp(-sympy.Integer(_check_T(T)) / _check_kappa(kappa)) * _sym(R, "R") ** 2
+
+
+def thm_8_16_bound(T: int, kappa: Number, alpha: Number) -> sympy.Expr:
+    """Theorem 8.16 as stated: |<TF(Z^(0)), theta*> - alpha| <= |alpha| exp(-T/(2 kappa)) (q0 = 0, eta = 1/L)."""
+    a = _sym(alpha, "alpha")
+    if a == 0:
+        raise ValueError("alpha must be non-zero (Thm 8.16)")
+    return sympy.Abs(a) * sympy.exp(-sympy.Integer(_check_T(T)) / (2 * _check_kappa(kappa)))
+
+
+def thm_8_16_sharp_bound(T: int, kappa: Number, alpha: Number) -> sympy.Expr:
+    """The sharper bound |alpha| (1 - 1/kappa)^T <= |alpha| exp(-T/kappa) (spec §4.2 "Looseness", erratum 16)."""
+    a = _sym(alpha, "alpha")
+    if a == 0:
+        raise ValueError("alpha must be non-zero (Thm 8.16)")
+    return sympy.Abs(a) * (1 - 1 / _check_kappa(kappa)) ** _check_T(T)

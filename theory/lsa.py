@@ -1,0 +1,686 @@
+r"""Linear self-attention (LSA) trained for in-context linear regression (exact).
+
+Source: Shi thesis Ch. 5 (Sec. 5.3-5.4) and App. D.1-D.2; spec ``shared/spec/lsa_icl.md`` §1.
+
+Setting. Prompts of N examples ``x_i ~ N(0, Lambda)``, task ``w ~ N(0, I_d)``, labels ``y_i = <w, x_i>``; the
+one-layer LSA of Eq. 5.1 predicts ``y_hat = (1/rho) s_xy^T M_eff x_q + (even terms)`` with the identifiable
+matrix ``M_eff = w22^PV W11^KQ + w21^PV (w21^KQ)^T`` (spec §1.2, §1.9).
+
+Results implemented here (exact sympy when the inputs are exact; mpmath float fallback otherwise):
+
+* Lemma 5.1: ``Gamma = (1 + 1/N) Lambda + (tr Lambda / N) I`` (:func:`gamma_matrix`) and the reduced loss
+  ``l~(U, u) = tr[1/2 u^2 Gamma Lambda U Lambda U^T - u Lambda^2 U^T]`` (:func:`reduced_loss`), with the
+  constant made explicit: ``L = l~ + 1/2 tr Lambda`` (:func:`population_loss`). **Hidden assumption**: the lemma
+  holds only when ``w21^PV = w21^KQ = 0`` (spec §1.4); in general ``L = l~(M_eff, 1) + 1/2 tr Lambda +
+  1/2 E[even^2]``.
+* Lemma D.1 / (D.4): the full-rank optimum ``U = Gamma^{-1}``, ``min l~ = -1/2 tr(Lambda^2 Gamma^{-1})``
+  (:func:`full_rank_optimum`) and the excess-loss identity (:func:`excess_loss_identity`).
+* Thm 5.4.1: the rank-r optimum ``U* = Q diag(v*) Q^T`` with ``v_i* = 1/T_i`` on the top-r eigendirections
+  (eigenvalues sorted **descending**), ``T_i = (1 + 1/N) lambda_i + tr D / N``, and the loss
+  ``L_r = 1/2 tr Lambda - 1/2 sum_{i<=r} lambda_i^2 / T_i`` (:func:`optimal_rank_r`). A tie
+  ``lambda_r = lambda_{r+1}`` makes U* non-unique; :attr:`RankOptimum.unique` says so.
+* Thm 5.4.2: the (unhalved, rho = M) evaluation loss under a noisy prompt for a fixed task (:func:`noisy_eval_loss`),
+  its large-N approximation, its average over ``w`` (:func:`expected_noisy_eval_loss`, [DERIVED]) and
+  Thm 5.4.3, the difference between ranks (:func:`rank_difference`); the trade-off "smaller models are more
+  robust" as :func:`best_rank`.
+
+Errata (spec §8 items 1-6): Eq. 5.2 garbled; Lemma 5.1's hidden assumption and unstated constant; the ½ dropped
+in the proof sketch of Thm 5.4.1; "V* is diagonal" needs Eckart-Young; the ties are not mentioned.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Sequence
+
+import mpmath
+import sympy
+from sympy import Matrix, Rational, Integer
+
+__all__ = [
+    "PARITY_PATTERNS", "COUNTEREXAMPLE_M5", "COUNTEREXAMPLE_M8", "ParityHeads", "parity_heads",
+    "parity_construction", "parity_g1", "parity_task_sets", "parity_margins", "parity_hinge_loss",
+    "parity_pt_bound", "parity_norm_formula", "projection_ratio", "check_dim",
+    "SOURCE",
+    "as_covariance",
+    "is_exact",
+    "gamma_matrix",
+    "eigen_descending",
+    "t_values",
+    "reduced_loss",
+    "loss_constant",
+    "population_loss",
+    "full_rank_optimum",
+    "excess_loss_identity",
+    "RankOptimum",
+    "optimal_rank_r",
+    "optimal_losses",
+    "noisy_eval_loss",
+    "noisy_eval_loss_approx",
+    "expected_noisy_eval_loss",
+    "rank_difference",
+    "rank_difference_approx",
+    "best_rank",
+]
+
+SOURCE = "Shi thesis Ch. 5, Sec. 5.4 and App. D.1-D.2"
+_NUM_TOL = 1e-12
+
+
+# ----------------------------------------------------------------------------------- validation
+
+
+def _to_sympy(x: Any) -> sympy.Expr:
+    if isinstance(x, bool):
+        raise ValueError(f"expected a number, got the bool {x!r}")
+    if isinstance(x, Fraction):
+        return Rational(x.numerator, x.denominator)
+    if isinstance(x, sympy.Basic):
+        return x
+    if isinstance(x, numbers.Integral):
+        return Integer(int(x))
+    if isinstance(x, numbers.Real):
+        return sympy.Float(float(x), 30)
+    if hasattr(x, "item"):  # numpy scalar, without importing numpy
+        return _to_sympy(x.item())
+    raise ValueError(f"expected a real number, got {x!r} of type {type(x).__name__}")
+
+
+def is_exact(m: Matrix) -> bool:
+    """True when every entry of ``m`` is an exact sympy number (no Float)."""
+    return all(not e.has(sympy.Float) for e in m)
+
+
+def as_covariance(Lam: Any, *, source: str = "Shi Sec. 5.4") -> Matrix:
+    """Validate a token covariance Lambda (square, symmetric, PSD, d >= 1) and return it as a sympy Matrix.
+
+    Accepts a sympy Matrix, a nested sequence or a numpy array (converted through ``tolist``). Float entries
+    select the numeric fallback of every function of this module.
+
+    Raises
+    ------
+    ValueError
+        Non-square, empty, non-symmetric or not positive semi-definite input; the message names the hypothesis
+        of the source (x ~ N(0, Lambda) needs Lambda symmetric PSD).
+    """
+    if hasattr(Lam, "tolist") and not isinstance(Lam, sympy.MatrixBase):
+        Lam = Lam.tolist()
+    try:
+        if isinstance(Lam, sympy.MatrixBase):
+            m = Matrix(Lam)
+        else:
+            rows = [list(r) for r in Lam]
+            m = Matrix([[_to_sympy(e) for e in r] for r in rows]) if rows else Matrix(0, 0, [])
+    except (TypeError, sympy.SympifyError) as exc:
+        raise ValueError(f"Lambda must be a square matrix of real numbers, got {Lam!r}") from exc
+    if m.rows == 0 or m.rows != m.cols:
+        raise ValueError(f"Lambda must be a non-empty square d x d matrix ({source}), got shape {m.shape}")
+    m = m.applyfunc(_to_sympy)
+    if any(not e.is_real for e in m):
+        raise ValueError(f"Lambda must have real entries ({source}), got {m.tolist()}")
+    scale = max([abs(float(e)) for e in m] + [1.0])
+    if is_exact(m):
+        if m != m.T:
+            raise ValueError(f"Lambda must be symmetric ({source}: it is the covariance of x), got {m.tolist()}")
+    elif max(abs(float(m[i, j] - m[j, i])) for i in range(m.rows) for j in range(m.cols)) > 1e-12 * scale:
+        raise ValueError(f"Lambda must be symmetric ({source}: it is the covariance of x), got {m.tolist()}")
+    lam, _ = _eig(m)
+    if min(float(v) for v in lam) < -1e-12 * scale:
+        raise ValueError(f"Lambda must be positive semi-definite ({source}: it is a covariance), "
+                         f"got eigenvalues {[float(v) for v in lam]}")
+    return m
+
+
+def _check_n(N: Any, name: str = "N") -> sympy.Expr:
+    if isinstance(N, sympy.Basic) and not N.is_number:
+        return N
+    if isinstance(N, bool) or not isinstance(N, (numbers.Integral, sympy.Integer)):
+        raise ValueError(f"{name} (number of in-context examples) must be an integer >= 1, got {N!r}")
+    if int(N) < 1:
+        raise ValueError(f"{name} (number of in-context examples) must be an integer >= 1, got {name} = {N}")
+    return Integer(int(N))
+
+
+def _check_rank(r: Any, d: int) -> int:
+    if isinstance(r, bool) or not isinstance(r, (numbers.Integral, sympy.Integer)):
+        raise ValueError(f"rank r must be an integer in [0, d], got {r!r}")
+    r = int(r)
+    if not 0 <= r <= d:
+        raise ValueError(f"rank r must satisfy 0 <= r <= d = {d} (Thm 5.4.1), got r = {r}")
+    return r
+
+
+def _check_square(U: Any, d: int, name: str = "U") -> Matrix:
+    if hasattr(U, "tolist") and not isinstance(U, sympy.MatrixBase):
+        U = U.tolist()
+    m = Matrix(U) if isinstance(U, sympy.MatrixBase) else Matrix([[_to_sympy(e) for e in r] for r in U])
+    if m.shape != (d, d):
+        raise ValueError(f"{name} must have shape ({d}, {d}) to match Lambda, got {m.shape}")
+    return m
+
+
+def _check_vector(w: Any, d: int, name: str) -> list[sympy.Expr]:
+    if hasattr(w, "tolist") and not isinstance(w, sympy.MatrixBase):
+        w = w.tolist()
+    vals = list(w)
+    if len(vals) != d:
+        raise ValueError(f"{name} must have length d = {d} to match Lambda, got length {len(vals)}")
+    return [_to_sympy(v) for v in vals]
+
+
+# ----------------------------------------------------------------------------------- eigen
+
+
+def _eig(m: Matrix) -> tuple[list[sympy.Expr], Matrix]:
+    """Eigenvalues (descending) and orthonormal eigenvectors (columns) of a symmetric matrix."""
+    d = m.rows
+    if m.is_diagonal():
+        order = sorted(range(d), key=lambda i: -float(m[i, i]))  # stable: ties keep their index order
+        lam = [m[i, i] for i in order]
+        Q = Matrix.zeros(d, d)
+        for col, i in enumerate(order):
+            Q[i, col] = 1
+        return lam, Q
+    if is_exact(m) and d <= 4:
+        try:
+            pairs = m.eigenvects()
+            cols, lam = [], []
+            for val, mult, vecs in sorted(pairs, key=lambda p: -float(p[0])):
+                basis = sympy.GramSchmidt([sympy.simplify(v) for v in vecs], orthonormal=True)
+                cols += [b.applyfunc(sympy.radsimp) for b in basis]
+                lam += [sympy.nsimplify(val) if val.is_rational else sympy.simplify(val)] * mult
+            if len(cols) == d and all(v.is_real for v in lam):
+                return lam, Matrix.hstack(*cols)
+        except (NotImplementedError, ValueError, TypeError):
+            pass
+    # numeric fallback (large d or irrational spectra): mpmath, 30 digits
+    with mpmath.workdps(30):
+        E, V = mpmath.eigsy(mpmath.matrix([[mpmath.mpf(str(float(e))) if e.is_Float else mpmath.mpf(sympy.N(e, 40))
+                                             for e in m.row(i)] for i in range(d)]))
+        order = sorted(range(d), key=lambda i: -float(E[i]))
+        lam = [sympy.Float(E[i], 30) for i in order]
+        Q = Matrix(d, d, lambda a, b: sympy.Float(V[a, order[b]], 30))
+    return lam, Q
+
+
+def eigen_descending(Lam: Any) -> tuple[list[sympy.Expr], Matrix]:
+    """Eigen-decomposition ``Lambda = Q D Q^T`` with ``D = diag(lambda_1 >= ... >= lambda_d)`` (Thm 5.4.1).
+
+    Exact for diagonal Lambda and for exact d <= 4 with an explicit spectrum; otherwise 30-digit mpmath.
+    Within a tied eigenspace the columns are an orthonormal basis (one of many: see :class:`RankOptimum`).
+    """
+    return _eig(as_covariance(Lam))
+
+
+def t_values(lam: Sequence[Any], N: Any) -> list[sympy.Expr]:
+    """``T_i = (1 + 1/N) lambda_i + tr D / N``: the eigenvalues of Gamma (Thm 5.4.1)."""
+    N = _check_n(N)
+    lam = [_to_sympy(v) for v in lam]
+    tr = sum(lam, Integer(0))
+    return [sympy.nsimplify((1 + 1 / N) * v + tr / N) if not v.has(sympy.Float) else (1 + 1 / N) * v + tr / N
+            for v in lam]
+
+
+# ----------------------------------------------------------------------------------- Lemma 5.1
+
+
+def gamma_matrix(Lam: Any, N: Any) -> Matrix:
+    """``Gamma = (1 + 1/N) Lambda + (tr Lambda / N) I_d`` (Shi Lemma 5.1)."""
+    m = as_covariance(Lam)
+    N = _check_n(N)
+    return (1 + 1 / N) * m + (m.trace() / N) * sympy.eye(m.rows)
+
+
+def loss_constant(Lam: Any) -> sympy.Expr:
+    """The constant of Lemma 5.1, ``C = 1/2 tr Lambda`` (the loss of the zero predictor; spec §1.4 [DERIVED])."""
+    return as_covariance(Lam).trace() / 2
+
+
+def reduced_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
+    """``l~(U, u) = tr[1/2 u^2 Gamma Lambda U Lambda U^T - u Lambda^2 U^T]`` (Shi Lemma 5.1).
+
+    ``U = W11^KQ`` and ``u = w22^PV``; valid as the LSA loss minus 1/2 tr Lambda only when
+    ``w21^PV = w21^KQ = 0`` (hidden assumption, spec §1.4). For general weights pass ``U = M_eff, u = 1`` to
+    get the odd part of the loss.
+    """
+    m = as_covariance(Lam)
+    U = _check_square(U, m.rows)
+    u = _to_sympy(u)
+    G = gamma_matrix(m, N)
+    val = (u**2 / 2) * (G * m * U * m * U.T).trace() - u * (m * m * U.T).trace()
+    return sympy.nsimplify(val) if is_exact(U) and is_exact(m) and not u.has(sympy.Float) else sympy.expand(val)
+
+
+def population_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
+    """Pretraining population loss ``1/2 E (y_hat - y_q)^2 = l~(U, u) + 1/2 tr Lambda`` (Lemma 5.1, with
+    ``w21^PV = w21^KQ = 0``)."""
+    return reduced_loss(U, u, Lam, N) + loss_constant(Lam)
+
+
+def full_rank_optimum(Lam: Any, N: Any) -> tuple[Matrix, sympy.Expr]:
+    """Lemma D.1 (Zhang et al. Cor. A.2): ``argmin l~ = (Gamma^{-1}, 1)`` and ``min l~ = -1/2 tr(Lambda^2 Gamma^{-1})``.
+
+    Returns ``(Gamma^{-1}, min l~)``. Gamma is positive definite whenever Lambda != 0 (tr Lambda > 0).
+    """
+    m = as_covariance(Lam)
+    if all(e == 0 for e in m):
+        raise ValueError("Lambda = 0: every U is optimal (l~ = 0); Gamma is singular")
+    Ginv = gamma_matrix(m, N).inv()
+    return Ginv, -(m * m * Ginv).trace() / 2
+
+
+def _sqrt_psd(m: Matrix) -> Matrix:
+    lam, Q = _eig(m)
+    return Q * sympy.diag(*[sympy.sqrt(v) for v in lam]) * Q.T
+
+
+def excess_loss_identity(U: Any, u: Any, Lam: Any, N: Any) -> tuple[sympy.Expr, sympy.Expr]:
+    """(D.4): ``l~(U, u) - min l~ = 1/2 ||Gamma^{1/2} (u Lambda^{1/2} U Lambda^{1/2} - Lambda Gamma^{-1})||_F^2``.
+
+    Returns ``(lhs, rhs)``; their difference simplifies to 0 (computed literally, with matrix square roots).
+    """
+    m = as_covariance(Lam)
+    U = _check_square(U, m.rows)
+    u = _to_sympy(u)
+    Ginv, lmin = full_rank_optimum(m, N)
+    G = gamma_matrix(m, N)
+    Lh = _sqrt_psd(m)
+    Gh = _sqrt_psd(G)
+    R = Gh * (u * Lh * U * Lh - m * Ginv)
+    rhs = sum((e**2 for e in R), Integer(0)) / 2
+    lhs = reduced_loss(U, u, m, N) - lmin
+    return sympy.nsimplify(sympy.expand(lhs)) if is_exact(m) else lhs, sympy.expand(rhs)
+
+
+# ----------------------------------------------------------------------------------- Thm 5.4.1
+
+
+@dataclass(frozen=True)
+class RankOptimum:
+    """The rank-r optimum of Thm 5.4.1 (with scale c = 1: ``u* = 1``, ``U* = Q diag(v*) Q^T``).
+
+    Attributes
+    ----------
+    r, N : int
+    lam : list
+        Eigenvalues of Lambda, descending.
+    T : list
+        ``T_i = (1 + 1/N) lambda_i + tr D / N``.
+    v : list
+        ``v_i* = 1/T_i`` for ``i <= r``, 0 beyond.
+    Q : Matrix
+        Orthonormal eigenvectors (columns), in the order of ``lam``.
+    U : Matrix
+        ``Q diag(v*) Q^T``; any ``(c U, 1/c)``, c != 0, is optimal as well (scale symmetry).
+    reduced_loss : sympy.Expr
+        ``l~(U*, 1) = -1/2 sum_{i<=r} lambda_i^2 / T_i``.
+    loss : sympy.Expr
+        ``L_r = 1/2 tr Lambda + l~(U*, 1)``.
+    unique : bool
+        True iff ``u U`` is the unique minimiser: ``r in {0, d}`` or ``lambda_r > lambda_{r+1}``. With a tie at
+        the cut any r-dimensional subspace of the tied eigenspace is optimal: compare losses, not matrices.
+    """
+
+    r: int
+    N: int
+    lam: list
+    T: list
+    v: list
+    Q: Matrix
+    U: Matrix
+    reduced_loss: sympy.Expr
+    loss: sympy.Expr
+    unique: bool
+
+
+def optimal_rank_r(Lam: Any, N: Any, r: Any) -> RankOptimum:
+    """Closed-form rank-r optimum of the reduced loss (Shi Thm 5.4.1, proof corrected by Eckart-Young, spec §1.5).
+
+    Parameters
+    ----------
+    Lam : d x d symmetric PSD matrix (exact entries give exact results).
+    N : int >= 1, number of in-context examples in pretraining.
+    r : int in [0, d].
+
+    Raises
+    ------
+    ValueError
+        Lambda not symmetric PSD, N < 1, r outside [0, d].
+    """
+    m = as_covariance(Lam)
+    N = _check_n(N)
+    d = m.rows
+    r = _check_rank(r, d)
+    lam, Q = _eig(m)
+    T = t_values(lam, N)
+    v = [1 / T[i] if i < r else Integer(0) for i in range(d)]
+    U = Q * sympy.diag(*v) * Q.T
+    if is_exact(U):
+        U = U.applyfunc(sympy.nsimplify)
+    red = -sum((lam[i] ** 2 / T[i] for i in range(r)), Integer(0)) / 2
+    unique = r in (0, d) or bool(sympy.simplify(lam[r - 1] - lam[r]) > 0) if is_exact(m) else (
+        r in (0, d) or float(lam[r - 1] - lam[r]) > 1e-12 * max(1.0, float(lam[0])))
+    return RankOptimum(r=r, N=int(N), lam=lam, T=T, v=v, Q=Q, U=U, reduced_loss=sympy.nsimplify(red) if is_exact(m) else red,
+                       loss=sympy.nsimplify(m.trace() / 2 + red) if is_exact(m) else m.trace() / 2 + red, unique=unique)
+
+
+def optimal_losses(Lam: Any, N: Any) -> list[sympy.Expr]:
+    """``[L_0, ..., L_d]``, the optimal pretraining losses by rank (Thm 5.4.1, spec §1.5 [DERIVED])."""
+    m = as_covariance(Lam)
+    N = _check_n(N)
+    lam, _ = _eig(m)
+    T = t_values(lam, N)
+    out, acc = [], m.trace() / 2
+    for r in range(m.rows + 1):
+        out.append(sympy.nsimplify(acc) if is_exact(m) else acc)
+        if r < m.rows:
+            acc = acc - lam[r] ** 2 / T[r] / 2
+    return out
+
+
+# ----------------------------------------------------------------------------------- Thm 5.4.2 / 5.4.3
+
+
+def _eval_setup(Lam: Any, N: Any, r: Any, M: Any, sigma: Any, w: Any, w_in_eigenbasis: bool):
+    m = as_covariance(Lam)
+    N = _check_n(N)
+    M = _check_n(M, "M")
+    d = m.rows
+    r = _check_rank(r, d)
+    lam, Q = _eig(m)
+    wv = _check_vector(w, d, "w")
+    c = wv if w_in_eigenbasis else list(Q.T * Matrix(wv))
+    sig = _to_sympy(sigma)
+    if sig.is_number and sig < 0:
+        raise ValueError(f"sigma (label-noise std) must be >= 0, got {sigma!r}")
+    return m, N, M, d, r, lam, c, sig
+
+
+def noisy_eval_loss(Lam: Any, N: Any, r: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False) -> sympy.Expr:
+    r"""Shi Thm 5.4.2: evaluation loss of the rank-r optimum on a noisy prompt, for a **fixed** task w.
+
+    ``L = E_{x, eps, x_q} (f(E) - <w, x_q>)^2`` (not halved) with M examples, rho = M, labels
+    ``y_i = <w, x_i> + eps_i``, ``eps_i ~ N(0, sigma^2)``. With ``w = Q(s + xi)`` (s on the top r coordinates):
+
+    ``L = (1/M) ||s||^2_{V*^2 D^3} + (1/M)(||s + xi||^2_D + sigma^2) tr(V*^2 D^2) + ||xi||^2_D
+    + sum_{i<=r} s_i^2 lambda_i (lambda_i v_i* - 1)^2``.
+
+    ``w`` is in the original coordinates unless ``w_in_eigenbasis`` (then it is ``Q^T w``).
+    """
+    m, N, M, d, r, lam, c, sig = _eval_setup(Lam, N, r, M, sigma, w, w_in_eigenbasis)
+    T = t_values(lam, N)
+    v = [1 / T[i] if i < r else Integer(0) for i in range(d)]
+    s = [c[i] if i < r else Integer(0) for i in range(d)]
+    xi = [Integer(0) if i < r else c[i] for i in range(d)]
+    term1 = sum((s[i] ** 2 * v[i] ** 2 * lam[i] ** 3 for i in range(d)), Integer(0)) / M
+    normD = sum((c[i] ** 2 * lam[i] for i in range(d)), Integer(0))
+    trv = sum(((v[i] * lam[i]) ** 2 for i in range(d)), Integer(0))
+    term2 = (normD + sig**2) * trv / M
+    term3 = sum((xi[i] ** 2 * lam[i] for i in range(d)), Integer(0))
+    term4 = sum((s[i] ** 2 * lam[i] * (lam[i] * v[i] - 1) ** 2 for i in range(d)), Integer(0))
+    return sympy.nsimplify(term1 + term2 + term3 + term4) if is_exact(m) and not sig.has(sympy.Float) and all(
+        not x.has(sympy.Float) for x in c) else term1 + term2 + term3 + term4
+
+
+def noisy_eval_loss_approx(Lam: Any, r: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False) -> sympy.Expr:
+    """Large-N approximation of Thm 5.4.2 (``N lambda_r >> tr D``, ``v_i* ~ 1/lambda_i``):
+    ``L ~ ||xi||^2_D + (1/M)[(r+1)||s||^2_D + r ||xi||^2_D + r sigma^2]``."""
+    m, _, M, d, r, lam, c, sig = _eval_setup(Lam, 1, r, M, sigma, w, w_in_eigenbasis)
+    s2 = sum((c[i] ** 2 * lam[i] for i in range(r)), Integer(0))
+    x2 = sum((c[i] ** 2 * lam[i] for i in range(r, d)), Integer(0))
+    return x2 + ((r + 1) * s2 + r * x2 + r * sig**2) / M
+
+
+def expected_noisy_eval_loss(Lam: Any, N: Any, r: Any, M: Any, sigma: Any) -> sympy.Expr:
+    """Thm 5.4.2 averaged over ``w ~ N(0, I)`` [DERIVED, spec §1.7]:
+    ``(1/M) sum_{i<=r} v_i^2 lambda_i^3 + (1/M)(tr D + sigma^2) sum_{i<=r} v_i^2 lambda_i^2 + sum_{i>r} lambda_i
+    + sum_{i<=r} lambda_i (lambda_i v_i - 1)^2``. With M = N, sigma = 0 it equals ``2 L_r`` (consistency, C14)."""
+    m, N, M, d, r, lam, _, sig = _eval_setup(Lam, N, r, M, sigma, [0] * as_covariance(Lam).rows, True)
+    T = t_values(lam, N)
+    tr = sum(lam, Integer(0))
+    val = Integer(0)
+    for i in range(d):
+        if i < r:
+            v = 1 / T[i]
+            val += v**2 * lam[i] ** 3 / M + (tr + sig**2) * v**2 * lam[i] ** 2 / M + lam[i] * (lam[i] * v - 1) ** 2
+        else:
+            val += lam[i]
+    return sympy.nsimplify(val) if is_exact(m) and not sig.has(sympy.Float) else val
+
+
+def _check_support_s(c: list, r: int) -> None:
+    if any(x != 0 for x in c[r:]):
+        raise ValueError(f"Thm 5.4.3 assumes w = Q s with s supported on the first r = {r} eigen-coordinates; "
+                         f"got Q^T w = {c}")
+
+
+def rank_difference(Lam: Any, N: Any, r: Any, r2: Any, M: Any, sigma: Any, w: Any, *,
+                    w_in_eigenbasis: bool = False) -> sympy.Expr:
+    """Shi Thm 5.4.3: ``L(f_{r'}) - L(f_r) = (1/M)(||s||^2_D + sigma^2) sum_{i=r+1}^{r'} (N lambda_i/((N+1)lambda_i
+    + tr D))^2 >= 0`` for ``r <= r'`` and ``w = Q s``, s supported on the first r coordinates."""
+    m, N, M, d, r, lam, c, sig = _eval_setup(Lam, N, r, M, sigma, w, w_in_eigenbasis)
+    r2 = _check_rank(r2, d)
+    if r2 < r:
+        raise ValueError(f"Thm 5.4.3 needs r <= r', got r = {r}, r' = {r2}")
+    _check_support_s(c, r)
+    tr = sum(lam, Integer(0))
+    s2 = sum((c[i] ** 2 * lam[i] for i in range(r)), Integer(0))
+    val = (s2 + sig**2) / M * sum(((N * lam[i] / ((N + 1) * lam[i] + tr)) ** 2 for i in range(r, r2)), Integer(0))
+    return sympy.nsimplify(val) if is_exact(m) and not sig.has(sympy.Float) and all(not x.has(sympy.Float) for x in c) else val
+
+
+def rank_difference_approx(Lam: Any, r: Any, r2: Any, M: Any, sigma: Any, w: Any, *,
+                           w_in_eigenbasis: bool = False) -> sympy.Expr:
+    """Large-N form of Thm 5.4.3: ``(r' - r)/M (||s||^2_D + sigma^2)``."""
+    m, _, M, d, r, lam, c, sig = _eval_setup(Lam, 1, r, M, sigma, w, w_in_eigenbasis)
+    r2 = _check_rank(r2, d)
+    _check_support_s(c, r)
+    s2 = sum((c[i] ** 2 * lam[i] for i in range(r)), Integer(0))
+    return (r2 - r) * (s2 + sig**2) / M
+
+
+def best_rank(Lam: Any, N: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False) -> tuple[int, list[sympy.Expr]]:
+    """The noise trade-off of Sec. 5.4.2 as a computable statement: the rank r in [0, d] whose optimum has the
+    smallest Thm 5.4.2 loss for this task, noise and prompt length (smallest r on ties), and all the losses.
+
+    More label noise sigma favours smaller r ("smaller models are more robust", spec §1.7, C17)."""
+    d = as_covariance(Lam).rows
+    losses = [noisy_eval_loss(Lam, N, r, M, sigma, w, w_in_eigenbasis=w_in_eigenbasis) for r in range(d + 1)]
+    fl = [float(x) for x in losses]
+    return fl.index(min(fl)), losses
+
+
+# ----------------------------------------------------------------------------------- Sec. 5.5: sparse parity
+#
+# Population model (spec §2.2): with N -> infinity head i of g(X, y, x_q) = sum_i a_i ReLU((y^T X/N) W^(i) x_q)
+# receives z_tau^T V^(i) phi_q with z_tau = 2 gamma (e_i + e_j) and V^(i) = G^T W^(i) G. For diagonal V this is
+# 2 gamma (V_ii phi_i + V_jj phi_j) = (C_i phi_i + C_j phi_j) / 2 with the integer-like code C = 4 gamma V, so
+# every margin is independent of gamma. Everything below is exact (``fractions.Fraction``).
+
+PARITY_PATTERNS: tuple[tuple[int, int], ...] = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+
+#: Spec §2.3 (b): five heads with zero population hinge loss on S_1 u S_2 for d = 8 (the thesis claims 8 are needed).
+COUNTEREXAMPLE_M5: dict[str, Any] = {
+    "a": (1, -1, -1, 1, -1),
+    "codes": (
+        ("-3.3", "-3.3", "-3.6", "-3.6", "-3.3", "-3.4", "-3.6", "-3.3"),
+        ("-0.7", "0.8", "1.9", "0.9", "-1.5", "-1.6", "3.0", "-2.9"),
+        ("0.7", "-1.8", "-0.5", "1.7", "-0.7", "2.9", "-2.7", "1.5"),
+        ("3.3", "3.5", "3.6", "3.6", "3.5", "3.4", "3.6", "3.4"),
+        ("-0.2", "1.4", "-1.5", "-2.7", "2.6", "-1.4", "-0.4", "1.4"),
+    ),
+}
+#: Spec §2.3 (c): an eight-head zero-loss solution with sum C^2 = 66.66 < 192 (the thesis' g_2*).
+COUNTEREXAMPLE_M8: dict[str, Any] = {
+    "a": (1, 1, -1, 1, -1, -1, -1, -1),
+    "codes": (
+        ("-1.91", "-1.92", "-1.92", "-1.91", "-1.91", "-1.91", "-1.90", "-1.92"),
+        ("1.09", "1.09", "1.09", "1.09", "1.09", "1.08", "1.09", "1.09"),
+        ("-0.29", "0.37", "0.91", "1.09", "-0.38", "-0.86", "0.51", "-0.81"),
+        ("1.09", "1.08", "1.09", "1.09", "1.09", "1.09", "1.09", "1.09"),
+        ("0.69", "-0.74", "0.24", "-0.84", "-0.49", "1.09", "0.59", "-0.14"),
+        ("0.95", "-0.79", "-0.37", "0.56", "0.20", "-0.51", "-0.19", "0.37"),
+        ("-0.77", "0.95", "-1.05", "-0.13", "-0.32", "0.13", "0.47", "1.24"),
+        ("-0.32", "0.43", "0.52", "-0.41", "1.26", "0.40", "-1.11", "-0.40"),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ParityHeads:
+    """A multi-head parity model with diagonal heads, stored by codes ``C_h = 4 gamma diag(V^(h))`` (exact).
+
+    ``a[h]`` in [-1, 1] is the output weight of head h, ``codes[h][t]`` the code of feature t (0-based)."""
+
+    a: tuple[Fraction, ...]
+    codes: tuple[tuple[Fraction, ...], ...]
+
+    @property
+    def m(self) -> int:
+        return len(self.a)
+
+    @property
+    def d(self) -> int:
+        return len(self.codes[0])
+
+    def output(self, i: int, j: int, phi_i: int, phi_j: int) -> Fraction:
+        """``g = sum_h a_h ReLU((C_h[i] phi_i + C_h[j] phi_j)/2)`` in the population limit (spec §2.2)."""
+        total = Fraction(0)
+        for a, c in zip(self.a, self.codes):
+            z = (c[i] * phi_i + c[j] * phi_j) / 2
+            if z > 0:
+                total += a * z
+        return total
+
+    def code_norm(self) -> Fraction:
+        """``sum_h ||C_h||^2 = 16 gamma^2 sum_h ||V^(h)||_F^2``."""
+        return sum((c * c for row in self.codes for c in row), Fraction(0))
+
+    def frobenius_norm_sq(self, gamma: Any) -> Fraction:
+        """``sum_h ||V^(h)||_F^2`` at this gamma (``V = C / (4 gamma)``)."""
+        g = _check_gamma(gamma)
+        return self.code_norm() / (16 * g * g)
+
+
+def _check_gamma(gamma: Any) -> Fraction:
+    g = Fraction(str(gamma)) if isinstance(gamma, float) else Fraction(gamma)
+    if not 0 < g < Fraction(1, 4):
+        raise ValueError(f"gamma must lie in (0, 1/4) (Shi Sec. 5.5: P(1,1) = 1/4 + gamma), got {gamma!r}")
+    return g
+
+
+def _check_nu(nu: Any, name: str) -> int:
+    if isinstance(nu, bool) or not isinstance(nu, numbers.Integral) or int(nu) < 1:
+        raise ValueError(f"{name} must be an integer >= 1 (d = 2^nu2, k = 2^nu1), got {nu!r}")
+    return int(nu)
+
+
+def parity_heads(a: Sequence[Any], codes: Sequence[Sequence[Any]]) -> ParityHeads:
+    """Build :class:`ParityHeads` from exact values (strings such as ``"-3.3"`` are read exactly)."""
+    af = tuple(Fraction(str(x)) if isinstance(x, float) else Fraction(x) for x in a)
+    cf = tuple(tuple(Fraction(str(x)) if isinstance(x, float) else Fraction(x) for x in row) for row in codes)
+    if len(af) != len(cf) or not cf or len({len(r) for r in cf}) != 1:
+        raise ValueError(f"need one code row per head and rows of equal length; got {len(af)} weights, "
+                         f"row lengths {[len(r) for r in cf]}")
+    if any(abs(x) > 1 for x in af):
+        raise ValueError(f"output weights must lie in [-1, 1] (Shi Sec. 5.5), got {list(map(str, af))}")
+    return ParityHeads(af, cf)
+
+
+def parity_construction(nu2: Any, nu_pos: Any | None = None) -> ParityHeads:
+    """The construction of Shi Thm 5.5.1 in codes ``C = 4 gamma V`` (spec §2.3), d = 2^nu2, m = 2(nu2 + 1).
+
+    Heads ``1..nu2``: ``a = -1``, code ``2 bit_i(t-1) - 1`` (bit 1 = least significant); head ``nu2 + 1``:
+    ``a = +1``, code ``-nu_pos`` everywhere (``nu_pos = nu2`` for g_2*); heads ``nu2+2..2nu2+2`` mirror the first
+    half with negated codes.
+    """
+    nu2 = _check_nu(nu2, "nu2")
+    nu_pos = nu2 if nu_pos is None else Fraction(nu_pos)
+    d = 2**nu2
+    a, codes = [], []
+    for i in range(1, nu2 + 1):
+        a.append(Fraction(-1))
+        codes.append(tuple(Fraction(2 * (((t - 1) >> (i - 1)) & 1) - 1) for t in range(1, d + 1)))
+    a.append(Fraction(1))
+    codes.append(tuple(Fraction(-nu_pos) for _ in range(d)))
+    a = a + a
+    codes = codes + [tuple(-c for c in row) for row in codes]
+    return ParityHeads(tuple(a), tuple(codes))
+
+
+def parity_g1(nu1: Any, nu2: Any, pos_scale: Any | None = None) -> ParityHeads:
+    """g_1* of Thm 5.5.1: neurons ``{1..nu1, nu2+1, nu2+2..nu2+nu1+1, 2nu2+2}`` of g_2*, with positive-neuron code
+    ``-nu1`` (``pos_scale`` overrides it; ``pos_scale = 2`` with nu1 = 1 is the erratum (a) improvement)."""
+    nu1 = _check_nu(nu1, "nu1")
+    nu2 = _check_nu(nu2, "nu2")
+    if nu1 > nu2:
+        raise ValueError(f"need nu1 <= nu2 (k = 2^nu1 <= d = 2^nu2), got nu1 = {nu1}, nu2 = {nu2}")
+    full = parity_construction(nu2, nu1 if pos_scale is None else pos_scale)
+    keep = list(range(nu1)) + [nu2] + list(range(nu2 + 1, nu2 + 1 + nu1)) + [2 * nu2 + 1]
+    return ParityHeads(tuple(full.a[h] for h in keep), tuple(full.codes[h] for h in keep))
+
+
+def parity_task_sets(d: int, k: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """``S_1 = A x A minus the diagonal`` (A = first k features) and ``S_2`` = the other ordered pairs (0-based)."""
+    s1 = [(i, j) for i in range(k) for j in range(k) if i != j]
+    s2 = [(i, j) for i in range(d) for j in range(d) if i != j and not (i < k and j < k)]
+    return s1, s2
+
+
+def parity_margins(heads: ParityHeads, tasks: Sequence[tuple[int, int]] | None = None) -> list[tuple[int, int, int, int, Fraction]]:
+    """``y g`` for every task (i, j) (default: all ordered pairs) and pattern (phi_i, phi_j); exact, gamma-free."""
+    d = heads.d
+    tasks = [(i, j) for i in range(d) for j in range(d) if i != j] if tasks is None else tasks
+    return [(i, j, pi, pj, pi * pj * heads.output(i, j, pi, pj)) for i, j in tasks for pi, pj in PARITY_PATTERNS]
+
+
+def parity_hinge_loss(heads: ParityHeads, tasks: Sequence[tuple[int, int]], gamma: Any) -> Fraction:
+    """Population hinge loss ``E max(0, 1 - y g)`` over tasks uniform on ``tasks`` and the skewed pattern law
+    ``P(1,1) = 1/4 + gamma, P(1,-1) = P(-1,1) = 1/4, P(-1,-1) = 1/4 - gamma`` (spec §2.1)."""
+    g = _check_gamma(gamma)
+    weights = {(1, 1): Fraction(1, 4) + g, (1, -1): Fraction(1, 4), (-1, 1): Fraction(1, 4), (-1, -1): Fraction(1, 4) - g}
+    tot = Fraction(0)
+    for i, j, pi, pj, marg in parity_margins(heads, tasks):
+        tot += weights[(pi, pj)] * max(Fraction(0), 1 - marg)
+    return tot / len(tasks)
+
+
+def parity_pt_bound(d: Any, gamma: Any) -> Fraction:
+    """Thm 5.5.1's condition ``p_T < (1/4 - gamma) / ((d(d-1)/2)(1/4 + gamma) + 1/4 - gamma)``."""
+    g = _check_gamma(gamma)
+    d = check_dim(d)
+    q = Fraction(1, 4)
+    return (q - g) / (Fraction(d * (d - 1), 2) * (q + g) + q - g)
+
+
+def check_dim(d: Any) -> int:
+    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 2:
+        raise ValueError(f"d must be an integer >= 2, got {d!r}")
+    return int(d)
+
+
+def parity_norm_formula(nu2: Any, gamma: Any) -> Fraction:
+    """``sum_i ||V^(i)||_F^2 = 2 d nu2 (1 + nu2) / (16 gamma^2)`` for g_2* (spec §2.3, property 4)."""
+    nu2 = _check_nu(nu2, "nu2")
+    g = _check_gamma(gamma)
+    return Fraction(2 * 2**nu2 * nu2 * (1 + nu2)) / (16 * g * g)
+
+
+def _rank_exact(cols: list[tuple[Fraction, ...]]) -> int:
+    return Matrix([[Rational(x.numerator, x.denominator) for x in c] for c in cols]).rank()
+
+
+def projection_ratio(nu1: Any, nu2: Any, M: Any | None = None) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
+    """Thm 5.5.2's noise ratio: ``E||P_{D_j} Xi||^2 = rank(D_j)/M`` with ``E Xi Xi^T = I/M`` and ``P`` the orthogonal
+    projector onto ``col(D_j)`` (pseudo-inverse: ``D_j^T D_j`` is singular, spec §8 item 9).
+
+    Returns ``(E||P_{D_1} Xi||^2, E||P_{D_2} Xi||^2, ratio)``; the ratio is ``(nu1 + 1)/(nu2 + 1)``. ``M`` may be a
+    symbol (default ``M``)."""
+    g1 = parity_g1(nu1, nu2)
+    g2 = parity_construction(nu2)
+    Ms = sympy.Symbol("M", positive=True) if M is None else _check_n(M, "M")
+    e1 = Integer(_rank_exact(list(g1.codes))) / Ms
+    e2 = Integer(_rank_exact(list(g2.codes))) / Ms
+    return e1, e2, sympy.simplify(e1 / e2)
