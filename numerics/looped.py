@@ -151,7 +151,7 @@ def kappa_moments(rng: np.random.Generator, n: int, d: int, draws: int, trials: 
         left -= m
     k = np.concatenate(ks)
     sd = float(k.std(ddof=1))
-    return KappaMoments(n, d, draws, float(k.mean()), sd / np.sqrt(draws), sd, sd / np.sqrt(trials))
+    return KappaMoments(n, d, draws, float(k.mean()), sd / float(np.sqrt(draws)), sd, sd / float(np.sqrt(trials)))
 
 
 @dataclass(frozen=True)
