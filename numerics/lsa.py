@@ -31,6 +31,7 @@ __all__ = [
     "lbfgs_rank_r",
     "projection_mc",
     "random_orthogonal",
+    "parity_behaviour_sim",
 ]
 
 
@@ -132,10 +133,10 @@ def lsa_forward(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: float) -> 
     E = np.asarray(E, dtype=np.float64)
     if E.ndim != 3 or WPV.shape != (E.shape[1], E.shape[1]) or WKQ.shape != WPV.shape:
         raise ValueError(f"shapes do not match: E {E.shape}, W^PV {WPV.shape}, W^KQ {WKQ.shape}")
-    # only the last row / last column of the output is needed
-    last = WPV[-1] @ E                                        # (B, n+1)
-    att = np.einsum("bn,bmn->bm", last, E.transpose(0, 2, 1) @ WKQ)  # row of W^PV E E^T W^KQ
-    return E[:, -1, -1] + np.einsum("bm,bm->b", att, E[:, :, -1]) / rho
+    # only entry (d+1, n+1) is needed: (W^PV[-1] E) . (E^T W^KQ E[:, -1])
+    row = np.einsum("j,bjn->bn", WPV[-1], E)                  # (B, n+1)
+    col = np.einsum("bjn,bj->bn", E, E[:, :, -1] @ WKQ.T)     # (B, n+1)
+    return E[:, -1, -1] + np.einsum("bn,bn->b", row, col) / rho
 
 
 def expanded_prediction(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: float) -> np.ndarray:
@@ -276,3 +277,57 @@ def projection_mc(nu1: int, nu2: int, M: int, n_draws: int, seed: int) -> dict[s
         out[name + "_se"] = float(vals.std(ddof=1) / np.sqrt(n_draws))
     out["ratio"] = out["D1"] / out["D2"]
     return out
+
+
+def _sample_phi(rng: np.random.Generator, shape: tuple[int, ...], d: int, i: int, j: int, gamma: float) -> np.ndarray:
+    """phi uniform on {+-1}^d except (phi_i, phi_j) ~ P(1,1) = 1/4 + gamma, P(+-) = P(-+) = 1/4, P(--) = 1/4 - gamma."""
+    phi = rng.choice([-1.0, 1.0], size=shape + (d,))
+    u = rng.random(shape)
+    p11, p10, p01 = 0.25 + gamma, 0.25, 0.25
+    a = np.where(u < p11, 1.0, np.where(u < p11 + p10, 1.0, np.where(u < p11 + p10 + p01, -1.0, -1.0)))
+    b = np.where(u < p11, 1.0, np.where(u < p11 + p10, -1.0, np.where(u < p11 + p10 + p01, 1.0, -1.0)))
+    phi[..., i] = a
+    phi[..., j] = b
+    return phi
+
+
+def parity_behaviour_sim(heads: "tl.ParityHeads", gamma: float, M: int, n_prompts: int, seed: int,
+                         tasks: tuple[tuple[int, int], ...] = ((0, 1), (1, 0)), chunk: int = 20_000) -> dict[str, float]:
+    """Finite-M evaluation of a parity model (spec §2.5, G = I): prompts of M examples with labels
+    ``y = phi_i phi_j``, ``zeta = y^T Phi / M``, ``g = sum_h a_h ReLU(sum_t zeta_t V^(h)_tt phi_{q,t})`` with
+    ``V = C / (4 gamma)``. Returns the mean hinge loss (and SE) and the 0-1 error (g = 0 counts as wrong)."""
+    M = _check_n(M, "M")
+    if not 0 < gamma < 0.25:
+        raise ValueError(f"gamma must lie in (0, 1/4), got {gamma}")
+    a = np.array([float(x) for x in heads.a])
+    V = np.array([[float(c) for c in row] for row in heads.codes]) / (4 * gamma)   # (m, d)
+    d = V.shape[1]
+    rng = np.random.default_rng(seed)
+    chunk = max(100, min(chunk, 4_000_000 // (M * d)))   # bound memory at ~32 MB per array
+    hinge, err = [], []
+    done = 0
+    while done < n_prompts:
+        b = min(chunk, n_prompts - done)
+        t = rng.integers(0, len(tasks), size=b)
+        H = np.empty(b)
+        Z = np.empty(b)
+        for k, (i, j) in enumerate(tasks):
+            sel = t == k
+            nb = int(sel.sum())
+            if nb == 0:
+                continue
+            Phi = _sample_phi(rng, (nb, M), d, i, j, gamma)
+            y = Phi[..., i] * Phi[..., j]
+            zeta = np.einsum("bm,bmd->bd", y, Phi) / M
+            q = _sample_phi(rng, (nb,), d, i, j, gamma)
+            yq = q[:, i] * q[:, j]
+            g = np.maximum(np.einsum("bd,hd,bd->bh", zeta, V, q), 0) @ a
+            H[sel] = np.maximum(0, 1 - yq * g)
+            Z[sel] = (yq * g <= 0).astype(float)
+        hinge.append(H)
+        err.append(Z)
+        done += b
+    H = np.concatenate(hinge)
+    Z = np.concatenate(err)
+    return {"hinge": float(H.mean()), "hinge_se": float(H.std(ddof=1) / np.sqrt(len(H))), "err01": float(Z.mean()),
+            "err01_se": float(Z.std(ddof=1) / np.sqrt(len(Z)))}

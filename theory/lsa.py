@@ -63,6 +63,7 @@ __all__ = [
     "rank_difference",
     "rank_difference_approx",
     "best_rank",
+    "lemma51_residuals",
 ]
 
 SOURCE = "Shi thesis Ch. 5, Sec. 5.4 and App. D.1-D.2"
@@ -86,6 +87,15 @@ def _to_sympy(x: Any) -> sympy.Expr:
     if hasattr(x, "item"):  # numpy scalar, without importing numpy
         return _to_sympy(x.item())
     raise ValueError(f"expected a real number, got {x!r} of type {type(x).__name__}")
+
+
+def _canon(x: sympy.Expr) -> sympy.Expr:
+    """Canonical exact form: rationals stay as they are (sympy keeps them reduced); anything else is simplified.
+    (``sympy.nsimplify`` is avoided: it can replace a large rational by a float-fitted radical.)"""
+    x = sympy.sympify(x)
+    if x.is_Rational or x.has(sympy.Float) or x.free_symbols:
+        return x
+    return sympy.simplify(x)
 
 
 def is_exact(m: Matrix) -> bool:
@@ -190,7 +200,7 @@ def _eig(m: Matrix) -> tuple[list[sympy.Expr], Matrix]:
             for val, mult, vecs in sorted(pairs, key=lambda p: -float(p[0])):
                 basis = sympy.GramSchmidt([sympy.simplify(v) for v in vecs], orthonormal=True)
                 cols += [b.applyfunc(sympy.radsimp) for b in basis]
-                lam += [sympy.nsimplify(val) if val.is_rational else sympy.simplify(val)] * mult
+                lam += [_canon(val) if val.is_rational else sympy.simplify(val)] * mult
             if len(cols) == d and all(v.is_real for v in lam):
                 return lam, Matrix.hstack(*cols)
         except (NotImplementedError, ValueError, TypeError):
@@ -219,8 +229,7 @@ def t_values(lam: Sequence[Any], N: Any) -> list[sympy.Expr]:
     N = _check_n(N)
     lam = [_to_sympy(v) for v in lam]
     tr = sum(lam, Integer(0))
-    return [sympy.nsimplify((1 + 1 / N) * v + tr / N) if not v.has(sympy.Float) else (1 + 1 / N) * v + tr / N
-            for v in lam]
+    return [_canon((1 + 1 / N) * v + tr / N) for v in lam]
 
 
 # ----------------------------------------------------------------------------------- Lemma 5.1
@@ -250,7 +259,7 @@ def reduced_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
     u = _to_sympy(u)
     G = gamma_matrix(m, N)
     val = (u**2 / 2) * (G * m * U * m * U.T).trace() - u * (m * m * U.T).trace()
-    return sympy.nsimplify(val) if is_exact(U) and is_exact(m) and not u.has(sympy.Float) else sympy.expand(val)
+    return _canon(val) if is_exact(U) and is_exact(m) and not u.has(sympy.Float) else sympy.expand(val)
 
 
 def population_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
@@ -291,7 +300,7 @@ def excess_loss_identity(U: Any, u: Any, Lam: Any, N: Any) -> tuple[sympy.Expr, 
     R = Gh * (u * Lh * U * Lh - m * Ginv)
     rhs = sum((e**2 for e in R), Integer(0)) / 2
     lhs = reduced_loss(U, u, m, N) - lmin
-    return sympy.nsimplify(sympy.expand(lhs)) if is_exact(m) else lhs, sympy.expand(rhs)
+    return _canon(sympy.expand(lhs)) if is_exact(m) else lhs, sympy.expand(rhs)
 
 
 # ----------------------------------------------------------------------------------- Thm 5.4.1
@@ -358,12 +367,12 @@ def optimal_rank_r(Lam: Any, N: Any, r: Any) -> RankOptimum:
     v = [1 / T[i] if i < r else Integer(0) for i in range(d)]
     U = Q * sympy.diag(*v) * Q.T
     if is_exact(U):
-        U = U.applyfunc(sympy.nsimplify)
+        U = U.applyfunc(_canon)
     red = -sum((lam[i] ** 2 / T[i] for i in range(r)), Integer(0)) / 2
     unique = r in (0, d) or bool(sympy.simplify(lam[r - 1] - lam[r]) > 0) if is_exact(m) else (
         r in (0, d) or float(lam[r - 1] - lam[r]) > 1e-12 * max(1.0, float(lam[0])))
-    return RankOptimum(r=r, N=int(N), lam=lam, T=T, v=v, Q=Q, U=U, reduced_loss=sympy.nsimplify(red) if is_exact(m) else red,
-                       loss=sympy.nsimplify(m.trace() / 2 + red) if is_exact(m) else m.trace() / 2 + red, unique=unique)
+    return RankOptimum(r=r, N=int(N), lam=lam, T=T, v=v, Q=Q, U=U, reduced_loss=_canon(red) if is_exact(m) else red,
+                       loss=_canon(m.trace() / 2 + red) if is_exact(m) else m.trace() / 2 + red, unique=unique)
 
 
 def optimal_losses(Lam: Any, N: Any) -> list[sympy.Expr]:
@@ -374,7 +383,7 @@ def optimal_losses(Lam: Any, N: Any) -> list[sympy.Expr]:
     T = t_values(lam, N)
     out, acc = [], m.trace() / 2
     for r in range(m.rows + 1):
-        out.append(sympy.nsimplify(acc) if is_exact(m) else acc)
+        out.append(_canon(acc) if is_exact(m) else acc)
         if r < m.rows:
             acc = acc - lam[r] ** 2 / T[r] / 2
     return out
@@ -420,7 +429,7 @@ def noisy_eval_loss(Lam: Any, N: Any, r: Any, M: Any, sigma: Any, w: Any, *, w_i
     term2 = (normD + sig**2) * trv / M
     term3 = sum((xi[i] ** 2 * lam[i] for i in range(d)), Integer(0))
     term4 = sum((s[i] ** 2 * lam[i] * (lam[i] * v[i] - 1) ** 2 for i in range(d)), Integer(0))
-    return sympy.nsimplify(term1 + term2 + term3 + term4) if is_exact(m) and not sig.has(sympy.Float) and all(
+    return _canon(term1 + term2 + term3 + term4) if is_exact(m) and not sig.has(sympy.Float) and all(
         not x.has(sympy.Float) for x in c) else term1 + term2 + term3 + term4
 
 
@@ -447,7 +456,7 @@ def expected_noisy_eval_loss(Lam: Any, N: Any, r: Any, M: Any, sigma: Any) -> sy
             val += v**2 * lam[i] ** 3 / M + (tr + sig**2) * v**2 * lam[i] ** 2 / M + lam[i] * (lam[i] * v - 1) ** 2
         else:
             val += lam[i]
-    return sympy.nsimplify(val) if is_exact(m) and not sig.has(sympy.Float) else val
+    return _canon(val) if is_exact(m) and not sig.has(sympy.Float) else val
 
 
 def _check_support_s(c: list, r: int) -> None:
@@ -468,7 +477,7 @@ def rank_difference(Lam: Any, N: Any, r: Any, r2: Any, M: Any, sigma: Any, w: An
     tr = sum(lam, Integer(0))
     s2 = sum((c[i] ** 2 * lam[i] for i in range(r)), Integer(0))
     val = (s2 + sig**2) / M * sum(((N * lam[i] / ((N + 1) * lam[i] + tr)) ** 2 for i in range(r, r2)), Integer(0))
-    return sympy.nsimplify(val) if is_exact(m) and not sig.has(sympy.Float) and all(not x.has(sympy.Float) for x in c) else val
+    return _canon(val) if is_exact(m) and not sig.has(sympy.Float) and all(not x.has(sympy.Float) for x in c) else val
 
 
 def rank_difference_approx(Lam: Any, r: Any, r2: Any, M: Any, sigma: Any, w: Any, *,
@@ -684,3 +693,48 @@ def projection_ratio(nu1: Any, nu2: Any, M: Any | None = None) -> tuple[sympy.Ex
     e1 = Integer(_rank_exact(list(g1.codes))) / Ms
     e2 = Integer(_rank_exact(list(g2.codes))) / Ms
     return e1, e2, sympy.simplify(e1 / e2)
+
+
+# ----------------------------------------------------------------------------------- Lemma 5.1, symbolic
+
+
+def lemma51_residuals(d: int = 2) -> list[sympy.Expr]:
+    """Lemma 5.1 derived symbolically for a general symmetric Lambda, general U, u and symbolic N (spec C3').
+
+    Uses Isserlis' theorem ``E[x_i x_j x_k x_l] = L_ij L_kl + L_ik L_jl + L_il L_jk`` to get
+    ``E[x x^T A x x^T]`` entrywise, then ``E[H A H]`` for ``H = X^T X / N`` and finally
+    ``E (u w^T H U x_q - w^T x_q)^2`` (w ~ N(0, I), p = q = 0, rho = N). Returns the residuals
+
+    1. ``E[x x^T A x x^T] - (2 L A L + tr(A L) L)`` (entries, symmetric A),
+    2. ``E[H A H] - ((1 + 1/N) L A L + tr(A L) L / N)`` (entries),
+    3. ``E(y_hat - y_q)^2 / 2 - (l~(U, u) + 1/2 tr L)``;
+
+    all simplify to 0.
+    """
+    if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 3:
+        raise ValueError(f"d must be an integer in [1, 3] (the symbolic expansion grows as d^4), got {d!r}")
+    N = sympy.Symbol("N", positive=True)
+    u = sympy.Symbol("u")
+    Ls = Matrix(d, d, lambda i, j: sympy.Symbol(f"l{min(i, j)}{max(i, j)}"))
+    As = Matrix(d, d, lambda i, j: sympy.Symbol(f"a{min(i, j)}{max(i, j)}"))
+    U = Matrix(d, d, lambda i, j: sympy.Symbol(f"U{i}{j}"))
+
+    def fourth(A: Matrix) -> Matrix:
+        return Matrix(d, d, lambda i, j: sum(A[k, l] * (Ls[i, k] * Ls[l, j] + Ls[i, l] * Ls[k, j] + Ls[i, j] * Ls[k, l])
+                                             for k in range(d) for l in range(d)))
+
+    res = []
+    F = fourth(As)
+    res += list((F - (2 * Ls * As * Ls + (As * Ls).trace() * Ls)).applyfunc(sympy.expand))
+    # E[H A H] = (1/N^2)[N E[x x^T A x x^T] + N(N-1) L A L]
+    EH = (N * F + N * (N - 1) * Ls * As * Ls) / N**2
+    res += list((EH - ((1 + 1 / N) * Ls * As * Ls + (As * Ls).trace() * Ls / N)).applyfunc(sympy.simplify))
+    # loss: E_w,x_q tr[(u H U - I) L (u H U - I)^T] with E_w ww^T = I; quadratic term uses E[H B H], B = U L U^T
+    B = U * Ls * U.T
+    FB = fourth(B)
+    EHBH = (N * FB + N * (N - 1) * Ls * B * Ls) / N**2
+    mse = u**2 * EHBH.trace() - 2 * u * (Ls * U * Ls).trace() + Ls.trace()
+    G = (1 + 1 / N) * Ls + Ls.trace() / N * sympy.eye(d)
+    lt = (u**2 / 2 * G * Ls * U * Ls * U.T - u * Ls * Ls * U.T).trace()
+    res.append(sympy.simplify(sympy.expand(mse / 2 - (lt + Ls.trace() / 2))))
+    return res

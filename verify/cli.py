@@ -4,6 +4,7 @@
     tvk derive  modular --p P --k K [--json]
     tvk derive  parity --k K [--n N] [--json]
     tvk derive  group --name NAME [--json]          (NAME like S4, D6, A5, Z2^3, S3xZ2)
+    tvk derive  lsa --lambda 4,3,2,1 --N 20 --rank R [--json]
     tvk certify modular --p P --k K [--json]
     tvk list    [--scale quick|full] [--only PATTERN] [--json]
 
@@ -181,6 +182,34 @@ def _cmd_derive_parity(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_derive_lsa(args: argparse.Namespace) -> int:
+    import sympy
+
+    from theory import lsa as tl
+
+    try:
+        eig = [sympy.Rational(v.strip()) for v in args.lambda_.split(",") if v.strip()]
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"--lambda must be comma-separated numbers (the eigenvalues of Lambda), got {args.lambda_!r}") from exc
+    Lam = sympy.diag(*eig)
+    opt = tl.optimal_rank_r(Lam, args.N, args.rank)
+    exact = all(isinstance(v, sympy.Basic) and v.is_Rational for v in opt.lam)
+    method = "exact (rational eigenvalues, sympy)" if exact else "float64 fallback (mpmath, 30 digits)"
+    obj = {"task": "lsa", "source": "Shi thesis Thm 5.4.1 (App. D)", "lambda": [str(v) for v in eig], "N": args.N, "rank": args.rank,
+           "method": method, "T": [_num(t) for t in opt.T], "v_star": [_num(v) for v in opt.v],
+           "U_star": [[str(x) for x in row] for row in opt.U.tolist()], "reduced_loss": _num(opt.reduced_loss),
+           "L_r": _num(opt.loss), "unique": bool(opt.unique)}
+    text = (f"optimal rank-{args.rank} linear self-attention (Shi Thm 5.4.1), Lambda = diag({', '.join(map(str, eig))}), N = {args.N}\n"
+            f"  method  = {method}\n"
+            f"  T_i     = {', '.join(str(t) for t in opt.T)}\n"
+            f"  v*      = {', '.join(str(v) for v in opt.v)}\n"
+            f"  U*      = Q diag(v*) Q^T = {opt.U.tolist()}\n"
+            f"  L_r     = {opt.loss} ≈ {float(opt.loss):.12g}"
+            + ("" if opt.unique else "\n  note: tied eigenvalues at the cut; any r-dim subspace of the tied eigenspace is optimal"))
+    _emit(obj, args.json, text)
+    return 0
+
+
 def _cmd_certify_modular(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -264,6 +293,12 @@ def build_parser() -> argparse.ArgumentParser:
             grp.add_argument("--name", required=True, help="S3..S6, A4, A5, Dn, Zn, Z2^k, Q8, products like S3xZ2")
             grp.add_argument("--json", action="store_true")
             grp.set_defaults(func=_cmd_derive_group)
+            lsa = tasks.add_parser("lsa", help="optimal rank-r linear self-attention for in-context regression (Shi Thm 5.4.1)")
+            lsa.add_argument("--lambda", dest="lambda_", required=True, help="eigenvalues of Lambda, e.g. 4,3,2,1")
+            lsa.add_argument("--N", type=int, required=True, help="prompt length N >= 1")
+            lsa.add_argument("--rank", type=int, required=True, help="rank r, 0 <= r <= d")
+            lsa.add_argument("--json", action="store_true")
+            lsa.set_defaults(func=_cmd_derive_lsa)
         else:
             mod.add_argument("--starts", type=int, default=10, help="multi-start count for the single-neuron maximum")
             mod.add_argument("--random-atoms", type=int, default=50, help="random unit neurons added to the LP dictionary")

@@ -241,3 +241,20 @@ def test_figures_render_from_record_artifacts_only(tmp_path):
     assert "no-artifacts" not in made
     for name in made["x"]:
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_derive_lsa(capsys):
+    from theory import lsa as tl
+    import sympy
+
+    assert cli.main(["derive", "lsa", "--lambda", "4,3,2,1", "--N", "20", "--rank", "2", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    opt = tl.optimal_rank_r(sympy.diag(4, 3, 2, 1), 20, 2)
+    assert obj["L_r"]["exact"] == str(opt.loss) and [v["exact"] for v in obj["v_star"]] == [str(v) for v in opt.v]
+    assert obj["method"].startswith("exact") and obj["unique"] is True
+    for argv, match in ((["--lambda", "4,3", "--N", "20", "--rank", "3"], "rank"),
+                        (["--lambda", "4,-1", "--N", "20", "--rank", "1"], "semi-definite"),
+                        (["--lambda", "4,3", "--N", "0", "--rank", "1"], "N"),
+                        (["--lambda", "4,x", "--N", "5", "--rank", "1"], "comma-separated")):
+        assert cli.main(["derive", "lsa", *argv, "--json"]) == 2
+        assert match in json.loads(capsys.readouterr().out)["error"]

@@ -19,6 +19,7 @@ import fnmatch
 import math
 import time
 import traceback
+from fractions import Fraction
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping
 
@@ -191,6 +192,8 @@ def to_jsonable(x: Any) -> Any:
         return to_jsonable(x.tolist())
     if isinstance(x, np.generic):
         return to_jsonable(x.item())
+    if isinstance(x, Fraction):
+        return {"exact": str(x), "float": float(x)}
     if isinstance(x, float) and not math.isfinite(x):
         return str(x)
     return x

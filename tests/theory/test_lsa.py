@@ -1,0 +1,346 @@
+"""Exact checks of theory/lsa.py (spec lsa_icl §6: C4, C4', C5, C9, C14, C15, C17, P1-P5, P8, P9; hypothesis
+properties of Thm 5.4.1, (D.4) and Thm 5.4.3). Expected values come from independent brute force in Fractions."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import pytest
+import sympy
+from hypothesis import given, settings, strategies as st
+
+from theory import lsa as tl
+
+CASE_A = sympy.diag(4, 3, 2, 1)
+N_A = 20
+
+
+def _brute_L(lam: list[F], N: int, r: int) -> F:
+    """1/2 tr - 1/2 sum_{i<=r} lambda_i^2 / T_i with T_i = (1 + 1/N) lambda_i + tr/N, all in Fractions."""
+    tr = sum(lam, F(0))
+    T = [(1 + F(1, N)) * v + tr / N for v in lam]
+    return tr / 2 - sum((lam[i] ** 2 / T[i] for i in range(r)), F(0)) / 2
+
+
+def _q(x) -> F:
+    x = sympy.Rational(x)
+    return F(int(x.p), int(x.q))
+
+
+# ------------------------------------------------------------------------------------------ C4, C4', C5
+
+
+def test_gamma_case_a():
+    G = tl.gamma_matrix(CASE_A, N_A)
+    assert G == sympy.diag(*[(1 + sympy.Rational(1, N_A)) * v + sympy.Rational(10, N_A) for v in (4, 3, 2, 1)])
+
+
+def test_full_rank_optimum_is_stationary_and_value():
+    Ginv, lmin = tl.full_rank_optimum(CASE_A, N_A)
+    G = tl.gamma_matrix(CASE_A, N_A)
+    assert G * CASE_A * Ginv * CASE_A - CASE_A**2 == sympy.zeros(4)
+    assert _q(lmin) == _brute_L([F(4), F(3), F(2), F(1)], N_A, 4) - 5
+    assert tl.reduced_loss(Ginv, 1, CASE_A, N_A) == lmin
+
+
+@pytest.mark.parametrize("r", range(5))
+def test_closed_form_case_a(r):
+    opt = tl.optimal_rank_r(CASE_A, N_A, r)
+    lam = [F(4), F(3), F(2), F(1)]
+    assert _q(opt.loss) == _brute_L(lam, N_A, r)
+    assert [_q(v) for v in opt.v] == [F(N_A) / ((N_A + 1) * lam[i] + 10) if i < r else 0 for i in range(4)]
+    assert tl.population_loss(opt.U, 1, CASE_A, N_A) == opt.loss
+    assert opt.unique
+    # any (c U*, 1/c) is optimal too
+    assert tl.reduced_loss(opt.U * sympy.Rational(-5, 2), sympy.Rational(-2, 5), CASE_A, N_A) == opt.reduced_loss
+
+
+def test_case_b_non_diagonal():
+    L = sympy.Matrix([[2, 1], [1, 2]])
+    o1 = tl.optimal_rank_r(L, 10, 1)
+    assert o1.lam == [3, 1]
+    T1 = (1 + sympy.Rational(1, 10)) * 3 + sympy.Rational(4, 10)
+    assert sympy.simplify(o1.U - sympy.Matrix([[1, 1], [1, 1]]) / (2 * T1)) == sympy.zeros(2)
+    o2 = tl.optimal_rank_r(L, 10, 2)
+    assert sympy.simplify(o2.U - tl.gamma_matrix(L, 10).inv()) == sympy.zeros(2)
+    assert [_q(x) for x in tl.optimal_losses(L, 10)] == [_brute_L([F(3), F(1)], 10, r) for r in range(3)]
+
+
+def test_ties_are_flagged():
+    opt = tl.optimal_rank_r(sympy.eye(4), 20, 2)
+    assert not opt.unique
+    assert tl.optimal_rank_r(sympy.eye(4), 20, 4).unique
+    assert [_q(x) for x in tl.optimal_losses(sympy.eye(4), 20)] == [_brute_L([F(1)] * 4, 20, r) for r in range(5)]
+
+
+def test_excess_loss_identity_exact():
+    U = sympy.Matrix([[1, 2, 0, -1], [0, 1, 3, 0], [1, 0, 0, 1], [0, -2, 2, 1]]) / 7
+    lhs, rhs = tl.excess_loss_identity(U, sympy.Rational(3, 2), CASE_A, N_A)
+    assert sympy.simplify(lhs - rhs) == 0
+    lhs, rhs = tl.excess_loss_identity(sympy.Matrix([[1, 2], [0, 1]]), 2, sympy.Matrix([[2, 1], [1, 2]]), 10)
+    assert sympy.simplify(lhs - rhs) == 0
+
+
+def test_lemma51_symbolic():
+    assert all(sympy.simplify(r) == 0 for r in tl.lemma51_residuals(2))
+
+
+# ------------------------------------------------------------------------------------------ C9
+
+
+def test_monotonicity():
+    Ls = tl.optimal_losses(CASE_A, N_A)
+    assert all(a > b for a, b in zip(Ls, Ls[1:]))
+    vs = [tl.optimal_rank_r(CASE_A, n, 4).v for n in (1, 2, 10, 100)]
+    assert all(vs[k][i] < vs[k + 1][i] for k in range(3) for i in range(4))
+    big = tl.optimal_rank_r(CASE_A, 10**8, 4)
+    assert all(abs(float(big.v[i] * big.lam[i]) - 1) < 2e-7 for i in range(4))
+
+
+# ------------------------------------------------------------------------------------------ C14, C15, C17
+
+
+@pytest.mark.parametrize("r", range(5))
+def test_consistency_with_pretraining(r):
+    assert tl.expected_noisy_eval_loss(CASE_A, N_A, r, N_A, 0) == 2 * tl.optimal_losses(CASE_A, N_A)[r]
+
+
+def test_thm542_brute_force_expectation_for_fixed_w():
+    # independent expansion (spec §1.7 proof structure: (III) + (II) + (IV)) in Fractions, general r
+    lam = [F(4), F(3), F(2), F(1)]
+    w = [F(1), F(-2), F(1, 2), F(3)]
+    M, sigma2 = 16, F(1)
+    for r in range(5):
+        T = [(1 + F(1, N_A)) * v + F(10, N_A) for v in lam]
+        u = [1 / T[i] if i < r else F(0) for i in range(4)]          # U* diagonal
+        normL = sum(w[i] ** 2 * lam[i] for i in range(4))
+        III = sum(w[i] ** 2 * u[i] ** 2 * lam[i] ** 3 for i in range(4)) / M + normL * sum(
+            (u[i] * lam[i]) ** 2 for i in range(4)) / M
+        II = sigma2 * sum((u[i] * lam[i]) ** 2 for i in range(4)) / M
+        IV = sum(w[i] ** 2 * lam[i] * (lam[i] * u[i] - 1) ** 2 for i in range(4))
+        assert _q(tl.noisy_eval_loss(CASE_A, N_A, r, M, 1, w)) == III + II + IV
+
+
+@pytest.mark.parametrize("sigma", [0, 1, 2])
+def test_thm543_difference(sigma):
+    for r in range(5):
+        w = [1 if i < r else 0 for i in range(4)]
+        for r2 in range(r, 5):
+            diff = tl.rank_difference(CASE_A, N_A, r, r2, 16, sigma, w)
+            assert diff >= 0
+            assert diff == tl.noisy_eval_loss(CASE_A, N_A, r2, 16, sigma, w) - tl.noisy_eval_loss(CASE_A, N_A, r, 16, sigma, w)
+    # large-N approximation of the difference
+    d = tl.rank_difference(CASE_A, 10**6, 1, 3, 16, 1, [1, 0, 0, 0])
+    a = tl.rank_difference_approx(CASE_A, 1, 3, 16, 1, [1, 0, 0, 0])
+    assert abs(float(d / a) - 1) < 1e-4
+
+
+def test_noise_tradeoff():
+    h = sympy.Rational(1, 2)
+    best = [tl.best_rank(CASE_A, N_A, 16, s, [1, h, h, h])[0] for s in (0, 2, 4)]
+    assert best == sorted(best, reverse=True) and best[0] == 4 and best[-1] < best[0]
+    # brute force: argmin over the explicit list
+    losses = tl.best_rank(CASE_A, N_A, 16, 4, [1, h, h, h])[1]
+    assert best[-1] == min(range(5), key=lambda r: losses[r])
+
+
+def test_noisy_loss_rotation_invariant():
+    L = sympy.Matrix([[2, 1], [1, 2]])
+    lam, Q = tl.eigen_descending(L)
+    w = Q * sympy.Matrix([1, 2])
+    a = tl.noisy_eval_loss(L, 10, 1, 8, 1, list(w))
+    b = tl.noisy_eval_loss(L, 10, 1, 8, 1, [1, 2], w_in_eigenbasis=True)
+    assert sympy.simplify(a - b) == 0
+
+
+# ------------------------------------------------------------------------------------------ bad input
+
+
+@pytest.mark.parametrize("bad", [[[1, 2], [0, 1]], [[1, 0], [0, -1]], [[1, 2, 3]], [], [[1, 0], [0, 1.0 + 1e-3j]]])
+def test_bad_lambda(bad):
+    with pytest.raises(ValueError):
+        tl.optimal_rank_r(bad, 5, 1)
+
+
+def test_bad_parameters():
+    with pytest.raises(ValueError, match="0 <= r <= d"):
+        tl.optimal_rank_r(CASE_A, 5, 5)
+    with pytest.raises(ValueError, match="N"):
+        tl.optimal_rank_r(CASE_A, 0, 1)
+    with pytest.raises(ValueError, match="N"):
+        tl.gamma_matrix(CASE_A, 2.5)
+    with pytest.raises(ValueError, match="shape"):
+        tl.reduced_loss(sympy.eye(3), 1, CASE_A, 5)
+    with pytest.raises(ValueError, match="length"):
+        tl.noisy_eval_loss(CASE_A, 5, 1, 4, 0, [1, 2])
+    with pytest.raises(ValueError, match="first r"):
+        tl.rank_difference(CASE_A, 5, 1, 2, 4, 0, [1, 1, 0, 0])
+    with pytest.raises(ValueError, match="r <= r'"):
+        tl.rank_difference(CASE_A, 5, 2, 1, 4, 0, [1, 1, 0, 0])
+    with pytest.raises(ValueError, match="sigma"):
+        tl.noisy_eval_loss(CASE_A, 5, 1, 4, -1, [1, 1, 0, 0])
+
+
+# ------------------------------------------------------------------------------------------ hypothesis
+
+
+def _cayley(skew: list[int], d: int) -> sympy.Matrix:
+    """Exact rational orthogonal matrix (I - S)(I + S)^{-1} from a skew-symmetric integer S."""
+    S = sympy.zeros(d)
+    k = 0
+    for i in range(d):
+        for j in range(i + 1, d):
+            S[i, j] = sympy.Rational(skew[k], 3)
+            S[j, i] = -S[i, j]
+            k += 1
+    return (sympy.eye(d) - S) * (sympy.eye(d) + S).inv()
+
+
+@st.composite
+def lsa_problems(draw):
+    d = draw(st.integers(1, 3))
+    eig = draw(st.lists(st.integers(1, 60), min_size=d, max_size=d, unique=True))
+    eig = sorted((sympy.Rational(e, 6) for e in eig), reverse=True)
+    skew = draw(st.lists(st.integers(-4, 4), min_size=d * (d - 1) // 2, max_size=d * (d - 1) // 2))
+    Q = _cayley(skew, d)
+    N = draw(st.integers(1, 500))
+    r = draw(st.integers(0, d))
+    return Q * sympy.diag(*eig) * Q.T, eig, Q, N, r, d
+
+
+@settings(max_examples=15, deadline=None)
+@given(lsa_problems(), st.lists(st.integers(-5, 5), min_size=9, max_size=9))
+def test_closed_form_beats_random_rank_r(problem, entries):
+    Lam, eig, Q, N, r, d = problem
+    opt = tl.optimal_rank_r(Lam, N, r)
+    assert opt.reduced_loss == -sum((eig[i] ** 2 / opt.T[i] for i in range(r)), sympy.Integer(0)) / 2
+    assert sympy.simplify(tl.reduced_loss(opt.U, 1, Lam, N) - opt.reduced_loss) == 0
+    # random rank-<=r competitor U = a b^T summed r times, with its optimal u
+    if r == 0:
+        return
+    a = sympy.Matrix(d, 1, entries[:d])
+    b = sympy.Matrix(d, 1, entries[3:3 + d])
+    U = a * b.T
+    if r > 1:
+        U = U + sympy.Matrix(d, 1, entries[6:6 + d]) * a.T
+    G = tl.gamma_matrix(Lam, N)
+    den = (G * Lam * U * Lam * U.T).trace()
+    if den == 0:
+        return
+    u = (Lam * Lam * U.T).trace() / den
+    assert tl.reduced_loss(U, u, Lam, N) >= opt.reduced_loss
+
+
+@settings(max_examples=10, deadline=None)
+@given(lsa_problems(), st.lists(st.integers(-5, 5), min_size=9, max_size=9), st.integers(1, 5))
+def test_excess_identity_hypothesis(problem, entries, u):
+    Lam, eig, Q, N, r, d = problem
+    U = sympy.Matrix(d, d, entries[: d * d]) / 3
+    # on the eigenbasis the identity reads (D.3): 1/2 sum_ij T_i lambda_i lambda_j (V_ij - delta_ij/T_i)^2
+    V = u * Q.T * U * Q
+    T = tl.t_values(eig, N)
+    rhs = sum((T[i] * eig[i] * eig[j] * (V[i, j] - (1 / T[i] if i == j else 0)) ** 2 for i in range(d) for j in range(d)),
+              sympy.Integer(0)) / 2
+    _, lmin = tl.full_rank_optimum(Lam, N)
+    assert sympy.simplify(tl.reduced_loss(U, u, Lam, N) - lmin - rhs) == 0
+
+
+@settings(max_examples=15, deadline=None)
+@given(lsa_problems(), st.integers(1, 64), st.integers(0, 3), st.lists(st.integers(-3, 3), min_size=3, max_size=3))
+def test_thm543_nonnegative(problem, M, sigma, s):
+    Lam, eig, Q, N, r, d = problem
+    c = [s[i] if i < r else 0 for i in range(d)]
+    for r2 in range(r, d + 1):
+        diff = tl.rank_difference(Lam, N, r, r2, M, sigma, c, w_in_eigenbasis=True)
+        assert diff >= 0
+        assert sympy.simplify(diff - (tl.noisy_eval_loss(Lam, N, r2, M, sigma, c, w_in_eigenbasis=True)
+                                      - tl.noisy_eval_loss(Lam, N, r, M, sigma, c, w_in_eigenbasis=True))) == 0
+
+
+# ------------------------------------------------------------------------------------------ parity P1-P5, P8, P9
+
+
+def _bits_code(t: int, i: int) -> int:
+    return 1 if format(t, "08b")[::-1][i] == "1" else -1
+
+
+def test_p1_construction_matches_example():
+    h = tl.parity_construction(3)
+    assert list(h.a) == [-1, -1, -1, 1, -1, -1, -1, 1]
+    for i in range(3):
+        assert list(h.codes[i]) == [_bits_code(t, i) for t in range(8)]
+        assert list(h.codes[i + 4]) == [-_bits_code(t, i) for t in range(8)]
+    assert list(h.codes[3]) == [-3] * 8 and list(h.codes[7]) == [3] * 8
+
+
+def _hamming(i: int, j: int) -> int:
+    return bin(i ^ j).count("1")
+
+
+def test_p2_zero_loss_and_closed_form():
+    h = tl.parity_construction(3)
+    margins = tl.parity_margins(h)
+    assert len(margins) == 224
+    assert min(m for *_, m in margins) == 1
+    assert sum(m == 1 for *_, m in margins) == 96
+    for i, j, pi, pj, m in margins:   # spec §2.3 property 2: g = +-Hamming(i, j)
+        assert h.output(i, j, pi, pj) == (_hamming(i, j) if pi == pj else -_hamming(i, j))
+    s1, s2 = tl.parity_task_sets(8, 2)
+    assert tl.parity_hinge_loss(h, s1 + s2, F(1, 10)) == 0
+
+
+def test_p3_g1():
+    g1 = tl.parity_g1(1, 3)
+    s1, s2 = tl.parity_task_sets(8, 2)
+    assert min(m for *_, m in tl.parity_margins(g1, s1)) >= 1
+    # brute force of the S_2 loss: tasks whose indices agree in bit 1 give g = 0 (loss 1)
+    w = {(1, 1): F(1, 4) + F(1, 10), (1, -1): F(1, 4), (-1, 1): F(1, 4), (-1, -1): F(1, 4) - F(1, 10)}
+    brute = sum(w[(pi, pj)] * max(F(0), 1 - pi * pj * g1.output(i, j, pi, pj))
+                for i, j in s2 for pi, pj in tl.PARITY_PATTERNS) / len(s2)
+    assert tl.parity_hinge_loss(g1, s2, F(1, 10)) == brute
+    assert tl.parity_hinge_loss(g1, s2, "0.1") == tl.parity_hinge_loss(g1, s2, "0.2")
+    assert brute == F(4, 9) if len(s2) == 54 else True
+
+
+def test_p4_pt_bound():
+    g = F(1, 10)
+    pt = tl.parity_pt_bound(8, g)
+    assert 28 * pt * (F(1, 4) + g) == (1 - pt) * (F(1, 4) - g)
+    assert abs(float(pt) - (0.15 / (28 * 0.35 + 0.15))) < 1e-15
+
+
+def test_p5_norm():
+    for nu2 in (1, 2, 3):
+        assert tl.parity_construction(nu2).frobenius_norm_sq(F(1, 10)) == tl.parity_norm_formula(nu2, F(1, 10))
+
+
+def test_p6_projection_ratio():
+    e1, e2, ratio = tl.projection_ratio(1, 3)
+    assert ratio == sympy.Rational(2, 4)
+
+
+def test_p8_erratum_a():
+    s1, s2 = tl.parity_task_sets(8, 2)
+    better = tl.parity_g1(1, 3, pos_scale=2)
+    assert min(m for *_, m in tl.parity_margins(better, s1)) >= 1
+    assert tl.parity_hinge_loss(better, s2, "0.1") == tl.parity_hinge_loss(tl.parity_g1(1, 3), s2, "0.1") / 2
+
+
+@pytest.mark.parametrize("cex,m", [(tl.COUNTEREXAMPLE_M5, 5), (tl.COUNTEREXAMPLE_M8, 8)])
+def test_p9_counterexamples(cex, m):
+    h = tl.parity_heads(**cex)
+    assert h.m == m
+    assert min(mm for *_, mm in tl.parity_margins(h)) == 1
+    if m == 8:
+        assert h.code_norm() < tl.parity_construction(3).code_norm()
+
+
+def test_parity_bad_input():
+    with pytest.raises(ValueError, match="gamma"):
+        tl.parity_hinge_loss(tl.parity_construction(2), [(0, 1)], F(1, 4))
+    with pytest.raises(ValueError, match="nu1 <= nu2"):
+        tl.parity_g1(3, 2)
+    with pytest.raises(ValueError):
+        tl.parity_heads([2], [[1, 2]])
+    with pytest.raises(ValueError):
+        tl.parity_construction(0)

@@ -1,0 +1,297 @@
+r"""Torch LSA (Shi Eq. 5.1) trained on in-context linear regression, many seeds at once, and its comparison with
+the closed-form optimum of Thm 5.4.1 (spec ``shared/spec/lsa_icl.md`` §1.2, §1.9-1.10).
+
+* :func:`lsa_predict`: the full ``(d+1) x (d+1)`` forward of Eq. 5.1, ``out[-1, -1]``, batched over seeds.
+* :func:`sample_prompts`: ``x ~ N(0, Lambda)``, ``w ~ N(0, I)`` (or fixed), optional label noise.
+* :func:`train_population`: recipe (a), Adam on the closed-form expected loss ``l~(u A B^T, 1)`` (Lemma 5.1).
+* :func:`train_sgd`: recipes (b) (reduced model ``u (y^T X) A B^T x_q / N``) and (c) (full model,
+  ``W^KQ = K^T Q_m`` of rank r, label-row blocks initialised to 0), Adam with cosine decay on fresh prompts.
+* :func:`compare_to_optimum`: the gauge-invariant ``M_eff = w22^PV W11^KQ + w21^PV (w21^KQ)^T`` against
+  ``U*`` (relative Frobenius error), the analytic loss gap ``l~(M_eff, 1) + 1/2 tr Lambda - L_r`` and the spectrum
+  ``diag(Q^T M_eff Q)`` in the eigenbasis of Lambda. Never compare raw matrices: (u, U) -> (u/c, cU) and the
+  GL(r) gauge of the factorisation leave the model unchanged.
+
+Every parameter carries a leading seed dimension S; training raises :class:`LSATrainingDiverged` on NaN/inf.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Sequence
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from numerics import lsa as nl
+from .device import resolve_device, resolve_dtype
+
+__all__ = [
+    "LSATrainingDiverged",
+    "LSAResult",
+    "lsa_predict",
+    "m_eff",
+    "sample_prompts",
+    "population_reduced_loss",
+    "train_population",
+    "train_sgd",
+    "Comparison",
+    "compare_to_optimum",
+]
+
+
+class LSATrainingDiverged(FloatingPointError):
+    """Raised when an LSA training loss becomes NaN or infinite."""
+
+    def __init__(self, step: int, seeds: Sequence[int]):
+        super().__init__(f"LSA training diverged at step {step} for seeds {list(seeds)} (lower lr or the init scale)")
+
+
+def lsa_predict(E: torch.Tensor, WPV: torch.Tensor, WKQ: torch.Tensor, rho: float) -> torch.Tensor:
+    """Eq. 5.1 prediction ``(E + W^PV E (E^T W^KQ E)/rho)[-1, -1]``.
+
+    Shapes: ``E (S, B, d+1, n+1)``, ``WPV, WKQ (S, d+1, d+1)``; returns ``(S, B)``. Only the needed row and column
+    are formed (the full product agrees to rounding, see tests).
+    """
+    if E.dim() != 4 or WPV.shape[-2:] != (E.shape[2], E.shape[2]) or WKQ.shape != WPV.shape:
+        raise ValueError(f"shape mismatch: E {tuple(E.shape)} (S, B, d+1, n+1), W^PV {tuple(WPV.shape)}, "
+                         f"W^KQ {tuple(WKQ.shape)} (S, d+1, d+1)")
+    row = torch.einsum("sj,sbjn->sbn", WPV[:, -1, :], E)
+    col = torch.einsum("sbjn,sbj->sbn", E, torch.einsum("sij,sbj->sbi", WKQ, E[..., -1]))
+    return E[:, :, -1, -1] + (row * col).sum(-1) / rho
+
+
+def m_eff(WPV: torch.Tensor, WKQ: torch.Tensor) -> torch.Tensor:
+    """``M_eff = w22^PV W11^KQ + w21^PV (w21^KQ)^T`` (spec §1.2): the only identifiable quantity; ``(S, d, d)``."""
+    d = WPV.shape[-1] - 1
+    return WPV[..., d, d, None, None] * WKQ[..., :d, :d] + WPV[..., d, :d, None] * WKQ[..., d, None, :d]
+
+
+def _lambda_root(Lam: np.ndarray) -> np.ndarray:
+    ev, Q = np.linalg.eigh(Lam)
+    return Q * np.sqrt(np.clip(ev, 0, None))
+
+
+def sample_prompts(gen: torch.Generator, S: int, B: int, Lam: np.ndarray, n: int, *, w: torch.Tensor | None = None,
+                   sigma: float = 0.0, device: torch.device | str = "cpu",
+                   dtype: torch.dtype = torch.float64) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(E, y_q)``: ``E (S, B, d+1, n+1)`` with ``x ~ N(0, Lambda)``, ``w ~ N(0, I)`` per prompt (or the fixed
+    ``w`` of shape ``(d,)``), labels ``<w, x_i> + N(0, sigma^2)``, query label slot 0; ``y_q = <w, x_q>``."""
+    L = nl.as_covariance(Lam)
+    d = L.shape[0]
+    root = torch.as_tensor(_lambda_root(L), device=device, dtype=dtype)
+    X = torch.randn(S, B, n + 1, d, generator=gen, device=device, dtype=dtype) @ root.T
+    if w is None:
+        W = torch.randn(S, B, d, generator=gen, device=device, dtype=dtype)
+    else:
+        w = torch.as_tensor(w, device=device, dtype=dtype)
+        if w.shape != (d,):
+            raise ValueError(f"w must have shape ({d},), got {tuple(w.shape)}")
+        W = w.expand(S, B, d)
+    y = torch.einsum("sbnd,sbd->sbn", X, W)
+    E = torch.zeros(S, B, d + 1, n + 1, device=device, dtype=dtype)
+    E[:, :, :d, :] = X.transpose(-1, -2)
+    E[:, :, d, :n] = y[..., :n]
+    if sigma:
+        E[:, :, d, :n] += sigma * torch.randn(S, B, n, generator=gen, device=device, dtype=dtype)
+    return E, y[..., n]
+
+
+def population_reduced_loss(U: torch.Tensor, Lam: torch.Tensor, N: int) -> torch.Tensor:
+    """``l~(U, 1) = tr[1/2 Gamma Lambda U Lambda U^T - Lambda^2 U^T]`` batched over seeds (Lemma 5.1); ``(S,)``."""
+    d = Lam.shape[0]
+    G = (1 + 1 / N) * Lam + torch.trace(Lam) / N * torch.eye(d, dtype=Lam.dtype, device=Lam.device)
+    quad = ((G @ Lam) @ U @ Lam * U).sum(dim=(-1, -2))
+    lin = ((Lam @ Lam) * U).sum(dim=(-1, -2))
+    return 0.5 * quad - lin
+
+
+@dataclass
+class LSAResult:
+    """A trained ensemble: ``M_eff (S, d, d)`` (numpy, float64), final training losses and the loss curve."""
+
+    M_eff: np.ndarray
+    final_loss: np.ndarray
+    curve: list[float]
+    seeds: tuple[int, ...]
+    device: str
+    details: dict = field(default_factory=dict)
+
+
+def _setup(Lam, N, r, seeds, device, dtype):
+    L = nl.as_covariance(Lam)
+    d = L.shape[0]
+    if isinstance(N, bool) or int(N) != N or N < 1:
+        raise ValueError(f"N must be an integer >= 1, got {N!r}")
+    if isinstance(r, bool) or int(r) != r or not 1 <= r <= d:
+        raise ValueError(f"rank r must be an integer in [1, d = {d}], got {r!r}")
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must be a non-empty sequence of distinct integers, got {seeds!r}")
+    dev = resolve_device(device)
+    dt = resolve_dtype(dtype, dev)
+    return L, d, dev, dt
+
+
+def _seeded(seeds: Sequence[int], shape: tuple[int, ...], scale: float, dev, dt) -> torch.Tensor:
+    out = []
+    for s in seeds:
+        g = torch.Generator().manual_seed(int(s))
+        out.append(scale * torch.randn(*shape, generator=g, dtype=torch.float64))
+    return torch.stack(out).to(device=dev, dtype=dt)
+
+
+def _guard(loss: torch.Tensor, step: int, seeds: Sequence[int]) -> None:
+    bad = ~torch.isfinite(loss)
+    if bool(bad.any()):
+        raise LSATrainingDiverged(step, [s for s, b in zip(seeds, bad.tolist()) if b])
+
+
+def train_population(Lam: np.ndarray, N: int, r: int, seeds: Sequence[int] = (0,), *, steps: int = 3000,
+                     lr: float = 1e-2, init_std: float = 0.3, polish_steps: int = 200, device: str = "cpu",
+                     dtype: str | None = "float64", progress: bool = False) -> LSAResult:
+    """Recipe (a) of spec §1.10: gradient training on the closed-form expected loss ``l~(u A B^T, 1)``
+    (Lemma 5.1), ``A, B in R^{d x r}``, init ``init_std * randn``, ``u = 1``: ``steps`` of Adam (cosine decay),
+    then ``polish_steps`` iterations of full-batch L-BFGS (strong Wolfe) on the same loss. The ensemble is
+    trained as one batch (the loss is a sum over seeds, so seeds do not interact)."""
+    L, d, dev, dt = _setup(Lam, N, r, seeds, device, dtype)
+    S = len(seeds)
+    Lt = torch.as_tensor(L, device=dev, dtype=dt)
+    A = _seeded(seeds, (d, r), init_std, dev, dt).requires_grad_()
+    B = _seeded([s + 10_007 for s in seeds], (d, r), init_std, dev, dt).requires_grad_()
+    u = torch.ones(S, device=dev, dtype=dt, requires_grad=True)
+    half_tr = float(np.trace(L)) / 2
+
+    def objective():
+        return population_reduced_loss(u[:, None, None] * A @ B.transpose(1, 2), Lt, N)
+
+    opt = torch.optim.Adam([A, B, u], lr=lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(1, steps), eta_min=lr / 100)
+    curve = []
+    for step in tqdm(range(steps), disable=not progress, desc=f"LSA population r={r}", leave=False):
+        loss = objective()
+        _guard(loss.detach(), step, seeds)
+        opt.zero_grad()
+        loss.sum().backward()
+        opt.step()
+        sched.step()
+        if step % max(1, steps // 50) == 0:
+            curve.append(float(loss.detach().mean()) + half_tr)
+    if polish_steps:
+        lbfgs = torch.optim.LBFGS([A, B, u], lr=1.0, max_iter=polish_steps, tolerance_grad=1e-14,
+                                  tolerance_change=1e-16, history_size=50, line_search_fn="strong_wolfe")
+
+        def closure():
+            lbfgs.zero_grad()
+            val = objective().sum()
+            val.backward()
+            return val
+
+        lbfgs.step(closure)
+    with torch.no_grad():
+        U = u[:, None, None] * A @ B.transpose(1, 2)
+        final = population_reduced_loss(U, Lt, N) + half_tr
+    _guard(final, steps, seeds)
+    curve.append(float(final.mean()))
+    return LSAResult(U.cpu().double().numpy(), final.cpu().double().numpy(), curve, tuple(seeds), str(dev),
+                     details={"steps": steps, "polish_steps": polish_steps})
+
+
+def train_sgd(Lam: np.ndarray, N: int, r: int, seeds: Sequence[int] = (0,), *,
+              model: Literal["reduced", "full"] = "reduced", steps: int = 3000, batch: int = 1024, lr: float = 1e-2,
+              init_std: float = 0.1, device: str = "cpu", dtype: str | None = "float64",
+              progress: bool = False) -> LSAResult:
+    """SGD (Adam, cosine decay to 0) on fresh prompts, half squared error, rho = N.
+
+    ``model="reduced"`` (recipe (b)): ``y_hat = u (y^T X) A B^T x_q / N``, ``u_0 = 0.1``.
+    ``model="full"`` (recipe (c)): Eq. 5.1 with full ``W^PV`` and ``W^KQ = K^T Q_m``, ``K, Q_m in R^{r x (d+1)}``;
+    the label-row blocks ``K[:, d]`` and ``W^PV[d, :d]`` start at 0 (random label-row blocks can trap SGD, spec §1.10 (d)).
+    """
+    L, d, dev, dt = _setup(Lam, N, r, seeds, device, dtype)
+    if model not in ("reduced", "full"):
+        raise ValueError(f"model must be 'reduced' or 'full', got {model!r}")
+    S = len(seeds)
+    gen = torch.Generator(device=dev).manual_seed(int(seeds[0]) * 7919 + 1)
+    if model == "reduced":
+        A = _seeded(seeds, (d, r), init_std, dev, dt).requires_grad_()
+        B = _seeded([s + 10_007 for s in seeds], (d, r), init_std, dev, dt).requires_grad_()
+        u = torch.full((S,), 0.1, device=dev, dtype=dt, requires_grad=True)
+        params = [A, B, u]
+    else:
+        K = _seeded(seeds, (r, d + 1), init_std, dev, dt)
+        K[:, :, d] = 0
+        Qm = _seeded([s + 10_007 for s in seeds], (r, d + 1), init_std, dev, dt)
+        WPV = _seeded([s + 20_011 for s in seeds], (d + 1, d + 1), init_std, dev, dt)
+        WPV[:, d, :d] = 0
+        K.requires_grad_(), Qm.requires_grad_(), WPV.requires_grad_()
+        params = [K, Qm, WPV]
+    opt = torch.optim.Adam(params, lr=lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(1, steps), eta_min=0.0)
+
+    def weights():
+        if model == "reduced":
+            WPV_ = torch.zeros(S, d + 1, d + 1, device=dev, dtype=dt)
+            WKQ_ = torch.zeros(S, d + 1, d + 1, device=dev, dtype=dt)
+            WPV_[:, d, d] = u
+            WKQ_[:, :d, :d] = A @ B.transpose(1, 2)
+            return WPV_, WKQ_
+        return WPV, K.transpose(1, 2) @ Qm
+
+    curve = []
+    for step in tqdm(range(steps), disable=not progress, desc=f"LSA SGD ({model}) r={r}", leave=False):
+        E, yq = sample_prompts(gen, S, batch, L, N, device=dev, dtype=dt)
+        if model == "reduced":
+            X = E[:, :, :d, :N]
+            y = E[:, :, d, :N]
+            sxy = torch.einsum("sbin,sbn->sbi", X, y)
+            pred = u[:, None] * torch.einsum("sbi,sij,sbj->sb", sxy, A @ B.transpose(1, 2), E[:, :, :d, -1]) / N
+        else:
+            WPV_, WKQ_ = weights()
+            pred = lsa_predict(E, WPV_, WKQ_, N)
+        loss = 0.5 * ((pred - yq) ** 2).mean(dim=1)
+        _guard(loss, step, seeds)
+        opt.zero_grad()
+        loss.sum().backward()
+        opt.step()
+        sched.step()
+        if step % max(1, steps // 50) == 0:
+            curve.append(float(loss.detach().mean()))
+    with torch.no_grad():
+        WPV_, WKQ_ = weights()
+        M = m_eff(WPV_, WKQ_)
+        p_norm = torch.linalg.vector_norm(WPV_[:, d, :d], dim=-1)
+    return LSAResult(M.cpu().double().numpy(), np.array([float("nan")] * S), curve, tuple(seeds), str(dev),
+                     details={"model": model, "w21_PV_norm": p_norm.cpu().double().numpy().tolist()})
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Learned vs optimal, per seed: relative Frobenius error of M_eff, analytic loss gap, spectra."""
+
+    rel_err: np.ndarray
+    loss: np.ndarray
+    loss_gap: np.ndarray
+    optimal_loss: float
+    spectrum: np.ndarray
+    optimal_spectrum: np.ndarray
+    unique: bool
+
+
+def compare_to_optimum(M: np.ndarray, Lam: np.ndarray, N: int, r: int) -> Comparison:
+    """Compare ``M_eff (S, d, d)`` with Thm 5.4.1's ``U* = Q diag(v*) Q^T`` (c = 1).
+
+    ``loss`` is ``l~(M_eff, 1) + 1/2 tr Lambda``: the exact population loss of the odd part (equal to the loss
+    once ``w21^PV ~ 0``). ``spectrum`` is ``diag(Q^T M_eff Q)`` in the descending eigenbasis of Lambda. With a tie
+    ``lambda_r = lambda_{r+1}`` (``unique`` False) only the loss is meaningful, not ``rel_err``.
+    """
+    M = np.asarray(M, dtype=np.float64)
+    L = nl.as_covariance(Lam)
+    if M.ndim == 2:
+        M = M[None]
+    if M.shape[1:] != L.shape:
+        raise ValueError(f"M_eff must have shape (S, {L.shape[0]}, {L.shape[0]}), got {M.shape}")
+    U, v, Lr, ev, Q = nl.closed_form(L, N, r)
+    rel = np.linalg.norm(M - U, axis=(1, 2)) / np.linalg.norm(U)
+    loss = np.array([nl.ell_tilde(m, 1.0, L, N) + np.trace(L) / 2 for m in M])
+    spec = np.einsum("ia,sij,ja->sa", Q, M, Q)
+    unique = r in (0, L.shape[0]) or ev[r - 1] - ev[r] > 1e-12 * max(1.0, ev[0])
+    return Comparison(rel, loss, loss - Lr, Lr, spec, v, bool(unique))
