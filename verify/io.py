@@ -41,6 +41,9 @@ def atomic_path(target: str | os.PathLike) -> Iterator[str]:
     target = Path(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix or ".tmp", dir=target.parent)
     os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a report is an ordinary, readable file
     try:
         yield tmp
         os.replace(tmp, target)

@@ -29,20 +29,28 @@ class ReportError(RuntimeError):
     """Nothing to report (no claim matches) or the report cannot be produced."""
 
 
-def _fmt(value: Any) -> str:
+def _fmt(value: Any, limit: int = 240) -> str:
+    """A short human rendering of a record value (exact and float forms, long lists and dicts elided);
+    the full value is always in results.json."""
     if isinstance(value, dict) and "float" in value:
         exact = str(value.get("exact", ""))
         if re.fullmatch(r"-?\d+", exact):
-            return exact
-        return f"{exact} ≈ {value['float']:.10g}" if exact else f"{value['float']:.10g}"
-    if isinstance(value, dict) and "exact" in value:
-        return str(value["exact"])
-    if isinstance(value, float):
-        return f"{value:.10g}"
-    if isinstance(value, list):
-        shown = ", ".join(_fmt(v) for v in value[:4])
-        return f"[{shown}{', …' if len(value) > 4 else ''}] ({len(value)} values)" if len(value) > 4 else f"[{shown}]"
-    return str(value)
+            text = exact
+        else:
+            text = f"{exact} ≈ {value['float']:.10g}" if exact else f"{value['float']:.10g}"
+    elif isinstance(value, dict) and "exact" in value:
+        text = str(value["exact"])
+    elif isinstance(value, dict):
+        items = [f"{k}: {_fmt(v, limit)}" for k, v in list(value.items())[:3]]
+        text = "{" + ", ".join(items) + (", …" if len(value) > 3 else "") + "}"
+    elif isinstance(value, float):
+        text = f"{value:.10g}"
+    elif isinstance(value, list):
+        shown = ", ".join(_fmt(v, limit) for v in value[:4])
+        text = f"[{shown}, …] ({len(value)} values)" if len(value) > 4 else f"[{shown}]"
+    else:
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _summary(records: list[dict]) -> Counter:

@@ -258,3 +258,14 @@ def test_cli_derive_lsa(capsys):
                         (["--lambda", "4,x", "--N", "5", "--rank", "1"], "comma-separated")):
         assert cli.main(["derive", "lsa", *argv, "--json"]) == 2
         assert match in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_report_files_are_readable_and_long_values_elided(tmp_path):
+    import stat
+
+    report.run_report(tmp_path / "r", only="shi-lemC.14*,shi-thm4.9-beta-sign", progress=False, log=lambda s: None)
+    for name in ("results.json", "report.md", "report.html"):
+        mode = (tmp_path / "r" / name).stat().st_mode
+        assert mode & stat.S_IRUSR and mode & stat.S_IRGRP, f"{name} should be readable like any written file"
+    assert report._fmt(list(range(100))).endswith("(100 values)")
+    assert len(report._fmt({"a": list(range(10**4)), "b": "x" * 10**4})) <= 240
