@@ -5,6 +5,7 @@
     tvk derive  parity --k K [--n N] [--json]
     tvk derive  group --name NAME [--json]          (NAME like S4, D6, A5, Z2^3, S3xZ2)
     tvk derive  lsa --lambda 4,3,2,1 --N 20 --rank R [--json]
+    tvk derive  majority --n N --k K [--json]
     tvk certify modular --p P --k K [--json]
     tvk list    [--scale quick|full] [--only PATTERN] [--json]
 
@@ -210,6 +211,25 @@ def _cmd_derive_lsa(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_derive_majority(args: argparse.Namespace) -> int:
+    from theory import boolean as tb
+
+    n, k = args.n, args.k
+    coef = tb.majority_coefficient(n, k)
+    weight = tb.majority_level_weight(n, k)
+    gap = tb.majority_gap(n, k) if k >= 2 else None
+    obj = {"task": "majority", "n": n, "k": k, "source": "Edelman thesis Lemma B.1 / Definition 5.4 / Lemma B.2",
+           "coefficient": {"exact": str(coef), "float": float(coef)}, "level_weight": {"exact": str(weight), "float": float(weight)},
+           "fourier_gap": None if gap is None else {"exact": str(gap), "float": float(gap)}}
+    text = (f"Majority_{n}, level k = {k} (Edelman Lemma B.1)\n"
+            f"  coefficient Maj_n(S), |S| = k = {coef} ≈ {float(coef):.12g}\n"
+            f"  level weight W^k[Maj_n]        = {weight} ≈ {float(weight):.12g}")
+    if gap is not None:
+        text += f"\n  Fourier gap (Definition 5.4)   = {gap} ≈ {float(gap):.12g}" + ("  (0 for odd k)" if k % 2 else "")
+    _emit(obj, args.json, text)
+    return 0
+
+
 def _cmd_certify_modular(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -299,6 +319,11 @@ def build_parser() -> argparse.ArgumentParser:
             lsa.add_argument("--rank", type=int, required=True, help="rank r, 0 <= r <= d")
             lsa.add_argument("--json", action="store_true")
             lsa.set_defaults(func=_cmd_derive_lsa)
+            maj = tasks.add_parser("majority", help="Majority_n Fourier coefficient, level weight and Fourier gap (Edelman App. B)")
+            maj.add_argument("--n", type=int, required=True, help="number of bits n >= 1")
+            maj.add_argument("--k", type=int, required=True, help="level 0 <= k <= n")
+            maj.add_argument("--json", action="store_true")
+            maj.set_defaults(func=_cmd_derive_majority)
         else:
             mod.add_argument("--starts", type=int, default=10, help="multi-start count for the single-neuron maximum")
             mod.add_argument("--random-atoms", type=int, default=50, help="random unit neurons added to the LP dictionary")

@@ -271,3 +271,15 @@ def test_report_files_are_readable_and_long_values_elided(tmp_path):
         assert mode == stat.S_IMODE(reference.stat().st_mode), f"{name} should have the permissions of any written file"
     assert report._fmt(list(range(100))).endswith("(100 values)")
     assert len(report._fmt({"a": list(range(10**4)), "b": "x" * 10**4})) <= 240
+
+
+def test_cli_derive_majority(capsys):
+    from theory import boolean as tb
+
+    assert cli.main(["derive", "majority", "--n", "9", "--k", "4", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["coefficient"]["exact"] == str(tb.majority_coefficient(9, 4))
+    assert obj["level_weight"]["exact"] == str(tb.majority_level_weight(9, 4))
+    assert obj["fourier_gap"]["exact"] == str(tb.majority_gap(9, 4))
+    assert cli.main(["derive", "majority", "--n", "5", "--k", "7", "--json"]) == 2
+    assert "k <= n" in json.loads(capsys.readouterr().out)["error"]

@@ -1,0 +1,391 @@
+"""Exact checks of theory/boolean.py (spec majority_parity.md §1, §5A: A1-A12, A15, A20, A25; E1, E4, E5).
+
+Brute force over {±1}^n (pure Python, exact integers/Fractions) is the oracle for n <= 12; the closed
+forms and exact identities are checked beyond.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from fractions import Fraction
+
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from theory import boolean as B
+
+F = Fraction
+
+# spec §1.2 table, n odd, k = 1, 3, 5, ...
+MAJ_TABLE = {
+    1: [F(1)],
+    3: [F(1, 2), F(-1, 2)],
+    5: [F(3, 8), F(-1, 8), F(3, 8)],
+    7: [F(5, 16), F(-1, 16), F(1, 16), F(-5, 16)],
+    9: [F(35, 128), F(-5, 128), F(3, 128), F(-5, 128), F(35, 128)],
+    11: [F(63, 256), F(-7, 256), F(3, 256), F(-3, 256), F(7, 256), F(-63, 256)],
+    13: [F(x, 1024) for x in (231, -21, 7, -5, 7, -21, 231)],
+    15: [F(x, 2048) for x in (429, -33, 9, -5, 5, -9, 33, -429)],
+}
+# spec §1.2, even n, tie -> -1, k = 0..n
+MAJ_EVEN = {
+    2: [F(-1, 2), F(1, 2), F(1, 2)],
+    4: [F(x, 8) for x in (-3, 3, 1, -1, -3)],
+    6: [F(x, 16) for x in (-5, 5, 1, -1, -1, 1, 5)],
+    8: [F(x, 128) for x in (-35, 35, 5, -5, -3, 3, 5, -5, -35)],
+    10: [F(x, 256) for x in (-63, 63, 7, -7, -3, 3, 3, -3, -7, 7, 63)],
+    12: [F(x, 1024) for x in (-231, 231, 21, -21, -7, 7, 5, -5, -7, 7, 21, -21, -231)],
+}
+# spec §1.3, Half_m at 2j = 0, 2, 4, ...
+HALF_TABLE = {
+    2: [F(1, 2), F(-1, 2)],
+    4: [F(3, 8), F(-1, 8), F(3, 8)],
+    6: [F(x, 16) for x in (5, -1, 1, -5)],
+    8: [F(x, 128) for x in (35, -5, 3, -5, 35)],
+    10: [F(x, 256) for x in (63, -7, 3, -3, 7, -63)],
+    12: [F(x, 1024) for x in (231, -21, 7, -5, 7, -21, 231)],
+    14: [F(x, 2048) for x in (429, -33, 9, -5, 5, -9, 33, -429)],
+}
+
+
+# ---------------------------------------------------------------- basics
+def test_characters_orthonormal_and_encoding():
+    n = 4
+    pts = B.cube(n)
+    assert pts[0] == (1, 1, 1, 1) and pts[1] == (-1, 1, 1, 1) and pts[-1] == (-1, -1, -1, -1)
+    for S in range(1 << n):
+        for T in range(1 << n):
+            inner = F(sum(B.character(S, x) * B.character(T, x) for x in pts), 1 << n)
+            assert inner == (1 if S == T else 0)
+
+
+def test_fourier_expansion_reconstructs_function():
+    rng = random.Random(3)
+    n = 5
+    table = {x: F(rng.randint(-9, 9), rng.randint(1, 5)) for x in B.cube(n)}
+    coeffs = B.fourier_coefficients(table.__getitem__, n)
+    for x, v in table.items():
+        assert sum(c * B.character(S, x) for S, c in enumerate(coeffs)) == v
+    assert coeffs[0b10110] == B.fourier_coefficient(table.__getitem__, n, [1, 2, 4])
+
+
+def test_derivative_and_influence():
+    n = 5
+    coeffs = B.fourier_coefficients(B.majority, n)
+    for i in range(n):
+        Df = B.derivative(B.majority, i)
+        dco = B.fourier_coefficients(Df, n)
+        for T in range(1 << n):
+            expected = coeffs[T | 1 << i] if not T >> i & 1 else 0
+            assert dco[T] == expected
+        assert B.influence(B.majority, n, i) == sum(c * c for S, c in enumerate(coeffs) if S >> i & 1)
+    # Half_{n-1} = D_n Maj_n for odd n (derivative in the last coordinate)
+    D = B.derivative(B.majority, n - 1)
+    for x in B.cube(n):
+        assert D(x) == B.half(x[:-1])
+
+
+# ---------------------------------------------------------------- A1, A2: Majority closed form
+@pytest.mark.parametrize("n", sorted(MAJ_TABLE))
+def test_A1_A2_majority_table_and_bruteforce(n):
+    assert [B.majority_coefficient(n, k) for k in range(1, n + 1, 2)] == MAJ_TABLE[n]
+    assert all(B.majority_coefficient(n, k) == 0 for k in range(0, n + 1, 2))
+    if n <= 11:
+        coeffs = B.fourier_coefficients(B.majority, n)
+        for S, c in enumerate(coeffs):
+            assert c == B.majority_coefficient(n, bin(S).count("1"))
+    for k in range(n + 1):
+        if n <= 13:
+            assert B.majority_coefficient_bruteforce(n, k) == B.majority_coefficient(n, k)
+
+
+@pytest.mark.parametrize("n", sorted(MAJ_EVEN))
+def test_even_n_tie_rule(n):
+    assert B.majority_coefficients(n) == MAJ_EVEN[n]
+    if n <= 10:
+        assert [B.majority_coefficient_bruteforce(n, k) for k in range(n + 1)] == MAJ_EVEN[n]
+    # Maj_n(x) = Maj_{n+1}(x, -1)
+    for x in B.cube(n):
+        assert B.majority(x) == B.majority(x + (-1,))
+
+
+def test_larger_values_from_spec():
+    for (n, k), v in {(21, 1): 0.176197, (21, 3): -0.00927353, (21, 5): 0.00163651, (51, 3): -0.00229133,
+                      (101, 3): -8.03932e-4, (101, 5): 2.48639e-5}.items():
+        assert float(B.majority_coefficient(n, k)) == pytest.approx(v, rel=1e-5)
+
+
+# ---------------------------------------------------------------- A3, A4, A5
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 100), st.data())
+def test_A3_ratio_identity(h, data):
+    n = 2 * h + 1
+    j = 2 * data.draw(st.integers(0, (n - 3) // 2)) + 1
+    assert B.majority_coefficient(n, j + 2) / B.majority_coefficient(n, j) == B.majority_ratio(n, j)
+    assert B.majority_ratio(n, j) == F(-j, n - j - 1)
+
+
+@pytest.mark.parametrize("n", range(1, 202, 2))
+def test_A4_A5_mirror_and_parseval(n):
+    for k in range(1, n + 1, 2):
+        assert abs(B.majority_coefficient(n, k)) == abs(B.majority_coefficient(n, n + 1 - k))
+    assert sum(B.majority_level_weight(n, k) for k in range(n + 1)) == 1
+
+
+def test_parseval_even_n():
+    for n in range(2, 40, 2):
+        assert sum(B.majority_level_weight(n, k) for k in range(n + 1)) == 1
+
+
+def test_consecutive_odd_levels_form_used_in_B2():
+    for n in range(5, 99, 2):
+        for k in range(2, n - 1, 2):
+            assert abs(B.majority_coefficient(n, k - 1)) == F(n - k, k - 1) * abs(B.majority_coefficient(n, k + 1))
+
+
+# ---------------------------------------------------------------- A6, A7, A8 and E1
+@pytest.mark.parametrize("k", [1, 3, 5, 7, 11, 21])
+def test_A6_level_weight_decreasing_to_rho(k):
+    ws = [B.majority_level_weight(n, k) for n in range(k, 402, 2)]
+    assert all(a > b for a, b in zip(ws, ws[1:]))
+    r = B.rho(k)
+    for n in range(10 * k + 1 if (10 * k) % 2 == 0 else 10 * k, 2002, 40):
+        if n % 2 == 0:
+            n += 1
+        dev = (sympy.Rational(B.majority_level_weight(n, k)) - r) / r
+        dev = dev.evalf(40)
+        assert 0 < dev <= sympy.Rational(k, n)
+
+
+def test_A6_rho_values_and_exponent():
+    for k, v in {1: 0.63662, 3: 0.10610, 5: 0.04775, 7: 0.02842, 9: 0.01934}.items():
+        assert float(B.rho(k)) == pytest.approx(v, abs=6e-6)
+    assert float(B.rho(41) * 41 ** 1.5) == pytest.approx(0.5111, abs=1e-4)
+    assert float((2 / sympy.pi) ** sympy.Rational(3, 2)) == pytest.approx(0.50795, abs=1e-5)
+    # E1: the printed k^{-2/3} order is wrong; rho(k) k^{2/3} -> 0 while rho(k) k^{3/2} stays bounded
+    r = [float(B.rho(k) / B.rho_as_printed_exponent(k)) for k in (1, 11, 101, 1001)]
+    assert all(a > b for a, b in zip(r, r[1:])) and r[-1] < 0.01
+    # deviation at n=2001 (spec numbers)
+    assert float(B.majority_level_weight(2001, 3)) == pytest.approx(0.106183, abs=1e-6)
+
+
+def test_A7_level1_asymptotics():
+    for n in (3, 11, 101, 1001, 4001):
+        d = (n * sympy.Rational(B.majority_coefficient(n, 1)) ** 2 - 2 / sympy.pi).evalf(50)
+        assert 0 < d <= sympy.Rational(1, n)
+    assert float(101 * B.majority_coefficient(101, 1) ** 2) == pytest.approx(0.639779, abs=1e-6)
+    assert float(1001 * B.majority_coefficient(1001, 1) ** 2) == pytest.approx(0.636938, abs=1e-6)
+
+
+def test_A8_large_n_asymptotics():
+    ratio = abs(B.majority_coefficient(10001, 5)) / B.majority_asymptotic(10001, 5)
+    assert abs(float(ratio) - 1) < 0.01
+    assert float(abs(B.majority_coefficient(1001, 3))) == pytest.approx(2.5250e-5, rel=1e-4)
+    assert float(B.majority_asymptotic(1001, 3)) == pytest.approx(2.5194e-5, rel=1e-4)
+    assert float(B.majority_asymptotic(10001, 5)) == pytest.approx(2.3931e-10, rel=1e-4)
+
+
+# ---------------------------------------------------------------- A9 and E4
+@pytest.mark.parametrize("m", sorted(HALF_TABLE))
+def test_A9_half_closed_form(m):
+    assert [B.half_coefficient(m, k) for k in range(0, m + 1, 2)] == HALF_TABLE[m]
+    assert all(B.half_coefficient(m, k) == 0 for k in range(1, m + 1, 2))
+    assert all(B.half_coefficient(m, 2 * j) == B.majority_coefficient(m + 1, 2 * j + 1) for j in range(m // 2 + 1))
+    if m <= 12:
+        coeffs = B.fourier_coefficients(B.half, m)
+        assert all(c == B.half_coefficient(m, bin(S).count("1")) for S, c in enumerate(coeffs))
+        # E4: the printed form (no 2^{-m}) disagrees with brute force
+        assert coeffs[0] != B.half_coefficient_as_printed(m, 0)
+        assert B.half_coefficient_as_printed(m, 0) == coeffs[0] * 2 ** m
+
+
+def test_half_full_set():
+    assert [B.half_full_set_coefficient(s) for s in (2, 4, 6, 8)] == [F(-1, 2), F(3, 8), F(-5, 16), F(35, 128)]
+
+
+# ---------------------------------------------------------------- A10 LTF identity
+@pytest.mark.parametrize("n", [1, 3, 5, 7, 9])
+def test_A10_ltf_identity(n):
+    rng = random.Random(n)
+    for _ in range(3):
+        w = [rng.choice((-1, 1)) for _ in range(n)]
+        b = F(rng.randint(-99, 99), 100)
+        f = B.ltf(w, b)
+        for x in B.cube(n):
+            assert f(x) == F(1, 2) + F(1, 2) * B.majority([wi * xi for wi, xi in zip(w, x)])
+        coeffs = B.fourier_coefficients(f, n)
+        assert all(c == B.ltf_coefficient(w, b, S) for S, c in enumerate(coeffs))
+        # odd n: unbiased/biased LTF has no even-level signal except the constant
+        assert all(c == 0 for S, c in enumerate(coeffs) if S and bin(S).count("1") % 2 == 0)
+
+
+# ---------------------------------------------------------------- A11, A12 Lemma B.2
+GAP_TABLE = {(5, 2): F(1, 4), (9, 2): F(15, 64), (11, 2): F(7, 32), (15, 2): F(99, 512), (17, 4): F(165, 16384),
+             (21, 4): F(1001, 131072), (25, 4): F(12597, 2097152), (25, 6): F(1547, 2097152)}
+
+
+def test_A11_gap_table_and_closed_form():
+    for (n, k), g in GAP_TABLE.items():
+        assert B.majority_gap(n, k) == g == B.majority_gap_closed_form(n, k)
+        assert B.majority_gap_closed_form(n, k) == F(n - 2 * k + 1, n - k) * abs(B.majority_coefficient(n, k - 1))
+    assert float(B.majority_gap(51, 4)) == pytest.approx(0.00214507, rel=1e-5)
+    assert float(B.majority_gap(49, 6)) == pytest.approx(1.43610e-4, rel=1e-5)
+    assert float(B.lemma_b2_bound(17, 4)) == pytest.approx(4.6875e-4)
+
+
+def test_A11_gap_from_bruteforce_definition():
+    for n, k in [(9, 2), (11, 4), (7, 2), (9, 3)]:
+        coeffs = B.fourier_coefficients(B.majority, n)
+        assert B.fourier_gap(coeffs, n, range(k)) == B.majority_gap(n, k)
+
+
+def _bound_holds(n, k):
+    # gap >= (3/100)(n-1)^{-(k-1)/2}  <=>  gap^2 (n-1)^{k-1} >= 9/10^4 (both sides >= 0), exact
+    g = B.majority_gap(n, k)
+    return g > 0 and g * g * (n - 1) ** (k - 1) >= F(9, 10 ** 4)
+
+
+@pytest.mark.parametrize("k", range(2, 21, 2))
+def test_A11_lemma_b2_holds(k):
+    ns = list(range(4 * k + 1, 402, 2)) + list(range(403, 4002, 50))
+    assert all(_bound_holds(n, k) for n in ns)
+    # slack minima from the spec
+    minima = {2: (9, 22.1), 4: (17, 21.5), 6: (25, 69.4), 8: (33, 385)}
+    if k in minima:
+        n, r = minima[k]
+        assert float(B.majority_gap(n, k) / B.lemma_b2_bound(n, k)) == pytest.approx(r, rel=5e-3)
+
+
+def test_A12_odd_k_gap_is_zero_and_b2_refuses():
+    for n in range(5, 60, 2):
+        for k in range(1, n, 2):
+            assert B.majority_gap(n, k) == 0
+    with pytest.raises(ValueError, match="k even"):
+        B.lemma_b2_bound(21, 3)
+    with pytest.raises(ValueError, match="n odd"):
+        B.lemma_b2_bound(20, 2)
+    with pytest.raises(ValueError, match="n >= 4k"):
+        B.lemma_b2_bound(9, 4)
+    with pytest.raises(ValueError, match="k even"):
+        B.majority_gap_closed_form(21, 3)
+
+
+# ---------------------------------------------------------------- A15 interpolating activations
+def test_A15_oscillating_polynomials_and_sinusoid():
+    z = sympy.Symbol("z")
+    expected = {1: z, 2: z ** 2 / 2 - 1, 3: (z ** 3 - 7 * z) / 6, 4: (z ** 4 - 16 * z ** 2 + 24) / 24,
+                5: z * (z ** 4 - 30 * z ** 2 + 149) / 120, 6: (z ** 6 - 50 * z ** 4 + 544 * z ** 2 - 720) / 720}
+    for k, p in expected.items():
+        pk = B.oscillating_polynomial(k, z)
+        assert sympy.expand(pk - p) == 0
+        assert sympy.degree(pk, z) == k
+        for j in range(k + 1):
+            assert pk.subs(z, k - 2 * j) == (-1) ** j
+        sig = B.sinusoid_activation(k, z)
+        for j in range(k + 1):
+            assert sig.subs(z, k - 2 * j) == (-1) ** j
+    # sigma(w_S.x) = chi_S(x) on the whole cube
+    n, S = 6, [0, 2, 5]
+    sig = B.sinusoid_activation(len(S), z)
+    for x in B.cube(n):
+        assert sig.subs(z, sum(x[i] for i in S)) == B.character(S, x)
+
+
+# ---------------------------------------------------------------- A16 sinusoid closed form (exact symbolic check)
+def test_A16_sinusoid_closed_form_exact_small():
+    n = 3
+    w = [sympy.Rational(1, 3), sympy.Rational(-2, 5), sympy.Rational(3, 7)]
+    c, b = sympy.Rational(7, 4), sympy.Rational(1, 5)
+    for kind, fn in (("cos", sympy.cos), ("sin", sympy.sin)):
+        for S in range(1 << n):
+            brute = sum(fn(c * sum(wi * xi for wi, xi in zip(w, x)) + b) * B.character(S, x)
+                        for x in B.cube(n)) / 2 ** n
+            closed = B.sinusoid_coefficient(w, c, b, S, kind)
+            assert abs(sympy.N(brute - closed, 50)) < sympy.Float("1e-45")
+
+
+# ---------------------------------------------------------------- A20, A25
+def test_A20_lemma_c2_grid():
+    """Lemma C.2 holds for s >= k+3 on the grid, but is FALSE for s in {k, k+1, k+2} at larger n, k.
+
+    Finding (not in the spec's errata): e.g. (n, k, s) = (48, 11, 11): 1/C(48,11) < (11/96)^11.  At s = k
+    the left side is 1/C(n,k) >= (k/(e n))^k only, which is below (k/2n)^k once C(n,k) > (2n/k)^k.
+    The smallest failing n is 48 and the smallest failing k is 7 for n <= 200 (all failures have s-k <= 2).
+    """
+    failures = []
+    for n in range(1, 61):
+        for s in range(0, n + 1):
+            for k in range(0, s + 1):
+                if not B.lemma_c2_holds(n, k, s):
+                    failures.append((n, k, s))
+    assert failures and min(failures) == (48, 11, 11)
+    assert {s - k for _, k, s in failures} <= {0, 1, 2}
+    assert F(1, math.comb(48, 11)) < F(11, 96) ** 11
+    for n in range(61, 201, 13):
+        for s in range(1, n + 1, 7):
+            for k in range(0, s - 2, 3):
+                assert B.lemma_c2_holds(n, k, s)
+    # the spec's examples
+    assert float(F(math.comb(47, 10), math.comb(50, 13))) == pytest.approx(1.4592e-2, rel=1e-4)
+    assert float(F(math.comb(96, 13), math.comb(100, 17))) == pytest.approx(6.0695e-4, rel=1e-4)
+    assert B.lemma_c2_holds(50, 3, 13) and B.lemma_c2_holds(100, 4, 17)
+
+
+def test_A20_lemma_c2_corrected():
+    for n in range(1, 51):
+        for s in range(0, n + 1):
+            for k in range(0, s + 1):
+                p = B.lemma_c2_probability(n, k, s)
+                assert p >= B.lemma_c2_corrected_bound(n, k, s)
+                if s >= 2 * (k - 1):
+                    assert B.lemma_c2_corrected_bound(n, k, s) >= B.lemma_c2_bound_as_printed(n, k, s)
+                    assert B.lemma_c2_holds(n, k, s)
+
+
+def test_A25_sq_bookkeeping():
+    assert math.comb(50, 3) == 19600
+    assert B.sq_lower_bound_applies(10, 10, 0.1, 0.5, 50, 3) is False
+    assert B.sq_lower_bound_applies(1, 1, 0.1, 0.5, 50, 3) is True
+    assert B.thm56_condition(10, 1, 1, 50, 3) is True
+    assert B.thm56_condition(10 ** 5, 1, 1, 50, 3) is False
+
+
+# ---------------------------------------------------------------- bad input
+def test_bad_input_messages():
+    with pytest.raises(ValueError, match=r"0 <= k <= n"):
+        B.majority_coefficient(5, 6)
+    with pytest.raises(ValueError, match=r"n must be an integer >= 1"):
+        B.majority_coefficient(-3, 1)
+    with pytest.raises(ValueError, match=r"non-negative dimension"):
+        B.cube(-1)
+    with pytest.raises(ValueError, match=r"integer"):
+        B.majority_coefficient(5.0, 1)
+    with pytest.raises(ValueError, match=r"too large for brute force.*closed form"):
+        B.majority_coefficient_bruteforce(41, 3)
+    with pytest.raises(ValueError, match=r"too large for brute force.*closed form"):
+        B.fourier_coefficients(B.majority, 30)
+    with pytest.raises(ValueError, match=r"odd-k identity"):
+        B.rho(4)
+    with pytest.raises(ValueError, match=r"odd-k identity"):
+        B.majority_asymptotic(101, 4)
+    with pytest.raises(ValueError, match=r"odd-k identity"):
+        B.majority_ratio(11, 2)
+    with pytest.raises(ValueError, match=r"needs n odd"):
+        B.majority_ratio(10, 3)
+    with pytest.raises(ValueError, match=r"m even"):
+        B.half_coefficient(5, 2)
+    with pytest.raises(ValueError, match=r"\|b\| < 1"):
+        B.ltf_coefficient([1, 1, 1], 1, [0])
+    with pytest.raises(ValueError, match=r"needs n odd"):
+        B.ltf_coefficient([1, 1], 0, [0])
+    with pytest.raises(ValueError, match=r"sign weights"):
+        B.ltf_coefficient([1, 2, 1], 0, [0])
+    with pytest.raises(ValueError, match=r"outside"):
+        B.fourier_coefficient(B.majority, 3, [0, 3])
+    with pytest.raises(ValueError, match=r"1 <= \|S\| <= n-1"):
+        B.fourier_gap(B.fourier_coefficients(B.majority, 3), 3, [0, 1, 2])
+    with pytest.raises(ValueError, match=r"k <= s <= n"):
+        B.lemma_c2_holds(10, 5, 3)

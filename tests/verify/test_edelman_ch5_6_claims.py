@@ -1,0 +1,30 @@
+"""The exact Ch. 5/6 claims (verify/claims/edelman_ch5_6.py) run at quick scale with the expected verdicts."""
+
+import pytest
+
+from verify.claims import RunContext, registry, run_claim
+import verify.claims.edelman_ch5_6  # noqa: F401  (registers the claims)
+
+EXPECTED = {
+    "edelman-lemB.1-majority-closed-form": "pass",
+    "edelman-lemB.1-level-weight-exponent-as-printed": "refuted",
+    "edelman-lemB.1-level-weight-exponent": "pass",
+    "edelman-lemC.12-half-closed-form": "pass",
+    "edelman-lemC.12-half-as-printed": "refuted",
+    "edelman-lemB.2-exact-gap": "pass",
+    "edelman-lemB.2-gap-bound": "pass",
+    "edelman-lemB.2-gap-bound-as-printed": "refuted",
+    "edelman-lemB.3-first-step-gradient": "pass",
+    "edelman-lemC.2-support-bound-as-printed": "refuted",
+    "edelman-lemC.2-support-bound": "pass",
+}
+
+
+@pytest.mark.parametrize("cid", sorted(EXPECTED))
+def test_claim_verdict(cid):
+    claim = registry()[cid]
+    rec = run_claim(claim, RunContext(scale="quick", progress=False))
+    assert rec.verdict == EXPECTED[cid], rec.reason
+    if rec.verdict == "refuted":
+        assert claim.refutes and claim.corrected_by in registry() and rec.counterexample
+    rec.to_json()

@@ -1,0 +1,609 @@
+r"""Boolean Fourier analysis on :math:`\{\pm1\}^n` (exact): Majority, Half, Fourier gaps, LTFs, sinusoids.
+
+Source: Edelman thesis Ch. 5 + App. B (Def. 5.4, Lemmas B.1-B.3) and Ch. 6 + App. C (Lemmas C.2,
+C.12, Prop. 6.3); spec ``shared/spec/majority_parity.md`` §1, §2.3-2.4, §5A, §6.
+
+Conventions
+-----------
+* A point of the cube is encoded as an integer ``a`` in ``0..2^n-1``: bit ``i`` of ``a`` set means
+  :math:`x_i=-1`, so :math:`x_i=(-1)^{a_i}` (the 0/1 encoding of spec §1.1).  :func:`cube` lists the
+  points in this order.
+* A subset :math:`S\subseteq\{0..n-1\}` (0-based) is given as an iterable of indices or as a bit mask
+  (an ``int``).  :math:`\chi_S(x)=\prod_{i\in S}x_i`, so with the encoding above
+  :math:`\chi_S(a)=(-1)^{|S\cap a|}` and the vector of all coefficients is the Walsh-Hadamard transform
+  of the value vector divided by :math:`2^n` (Sylvester ordering, same as ``sympy.discrete.fwht``).
+* Exact values are :class:`fractions.Fraction` (``==`` with sympy ``Rational`` works both ways); values
+  involving :math:`\pi` (:func:`rho`, :func:`majority_asymptotic`) are sympy expressions.
+* ``Maj_n(k)`` is the coefficient of :math:`\mathrm{Maj}_n` at any k-set (symmetric function).
+
+Hypotheses and errata enforced here
+------------------------------------
+* ``n >= 0`` integer, ``0 <= k <= n``; brute force refuses ``n > BRUTE_FORCE_MAX_N`` and names the
+  closed form to use instead.
+* Even n: ``sign(0) = -1`` (App. C.2.3), i.e. :math:`\mathrm{Maj}_n(x)=\mathrm{Maj}_{n+1}(x,-1)`.
+* Half_m needs m even; its closed form carries the factor :math:`2^{-m}` missing from Lemma C.12 [E4]
+  (:func:`half_coefficient_as_printed` keeps the printed form for the refuted claim).
+* :math:`\rho(k)` has exponent :math:`k^{-3/2}`, not the :math:`k^{-2/3}` of Lemma B.1 [E1].
+* Lemma C.2's bound (s/2n)^k is false for some s < 2(k-1) (e.g. (n, k, s) = (48, 11, 11); not in the
+  spec's errata); :func:`lemma_c2_corrected_bound` gives ((s-k+1)/n)^k, valid always.
+* Lemma B.2 (:func:`lemma_b2_bound`) needs k even and n odd (and ``n >= 4k``) [E5]; for odd k the
+  Majority gap is exactly 0 (documented in :func:`majority_gap`), so the bound fails.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+from typing import Callable, Iterable, Mapping, Sequence, Union
+
+import sympy
+
+from ._checks import _as_int
+
+__all__ = [
+    "SOURCE",
+    "BRUTE_FORCE_MAX_N",
+    "as_mask",
+    "mask_indices",
+    "cube",
+    "point",
+    "character",
+    "fourier_coefficient",
+    "fourier_coefficients",
+    "walsh_hadamard",
+    "level",
+    "level_weights",
+    "parseval_sum",
+    "derivative",
+    "influence",
+    "majority",
+    "half",
+    "majority_coefficient",
+    "majority_coefficient_bruteforce",
+    "majority_coefficients",
+    "majority_ratio",
+    "majority_level_weight",
+    "rho",
+    "rho_as_printed_exponent",
+    "majority_asymptotic",
+    "half_coefficient",
+    "half_coefficient_as_printed",
+    "half_full_set_coefficient",
+    "fourier_gap",
+    "majority_gap",
+    "majority_gap_closed_form",
+    "lemma_b2_bound",
+    "ltf",
+    "ltf_coefficient",
+    "sinusoid_coefficient",
+    "oscillating_polynomial",
+    "sinusoid_activation",
+    "lemma_c2_holds",
+    "lemma_c2_probability",
+    "lemma_c2_bound_as_printed",
+    "lemma_c2_corrected_bound",
+    "sq_lower_bound_applies",
+    "thm56_condition",
+]
+
+SOURCE = "Edelman thesis Ch. 5-6, App. B-C; spec shared/spec/majority_parity.md"
+BRUTE_FORCE_MAX_N = 20
+
+Subset = Union[int, Iterable[int]]
+Number = Union[int, Fraction]
+
+
+# --------------------------------------------------------------------------------------------------
+# validation
+# --------------------------------------------------------------------------------------------------
+def _check_n(n: object, *, name: str = "n", minimum: int = 0) -> int:
+    v = _as_int(n, name)
+    if v < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum} (the cube {{±1}}^{name} needs a "
+                         f"non-negative dimension), got {name} = {v}")
+    return v
+
+
+def _check_level(n: int, k: object, *, name: str = "k") -> int:
+    kk = _as_int(k, name)
+    if kk < 0 or kk > n:
+        raise ValueError(f"{name} must satisfy 0 <= {name} <= n (a {name}-set of [n] exists only then), "
+                         f"got {name} = {kk} with n = {n}")
+    return kk
+
+
+def _check_brute(n: int) -> None:
+    if n > BRUTE_FORCE_MAX_N:
+        raise ValueError(
+            f"n = {n} is too large for brute force over {{±1}}^n (2^{n} points; limit n <= "
+            f"{BRUTE_FORCE_MAX_N}); use the closed form majority_coefficient / half_coefficient / "
+            f"ltf_coefficient / sinusoid_coefficient instead")
+
+
+def as_mask(S: Subset, n: int) -> int:
+    """Bit mask of a subset of ``{0..n-1}`` given as a mask or an iterable of distinct indices."""
+    if isinstance(S, bool):
+        raise ValueError(f"subset must be an int mask or an iterable of indices, got {S!r}")
+    if isinstance(S, int):
+        if S < 0 or S >> n:
+            raise ValueError(f"subset mask {S} is not a subset of {{0..{n - 1}}} (n = {n})")
+        return S
+    mask = 0
+    for i in S:
+        i = _as_int(i, "subset index")
+        if not 0 <= i < n:
+            raise ValueError(f"subset index {i} is outside {{0..{n - 1}}} (n = {n}; indices are 0-based)")
+        if mask >> i & 1:
+            raise ValueError(f"subset index {i} is repeated; a subset has distinct indices")
+        mask |= 1 << i
+    return mask
+
+
+def mask_indices(mask: int) -> tuple[int, ...]:
+    return tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+
+
+def level(S: Subset) -> int:
+    """|S| for a mask or an iterable."""
+    return bin(S).count("1") if isinstance(S, int) else len(set(S))
+
+
+# --------------------------------------------------------------------------------------------------
+# cube, characters, brute-force coefficients
+# --------------------------------------------------------------------------------------------------
+def point(a: int, n: int) -> tuple[int, ...]:
+    """The point x with x_i = (-1)^{bit i of a}."""
+    return tuple(1 - 2 * (a >> i & 1) for i in range(n))
+
+
+def cube(n: object) -> list[tuple[int, ...]]:
+    """All 2^n points of {±1}^n in the integer-encoding order (bit i set <=> x_i = -1)."""
+    n = _check_n(n)
+    _check_brute(n)
+    return [point(a, n) for a in range(1 << n)]
+
+
+def character(S: Subset, x: Sequence[int]) -> int:
+    """chi_S(x) = prod_{i in S} x_i (chi_emptyset = 1)."""
+    mask = as_mask(S, len(x))
+    out = 1
+    for i in mask_indices(mask):
+        out *= x[i]
+    return out
+
+
+def _values(f: Callable[[tuple[int, ...]], Number], n: int) -> list:
+    out = []
+    for x in cube(n):
+        v = f(x)
+        if isinstance(v, float):
+            v = Fraction(v)  # exact binary value of the float
+        out.append(v)
+    return out
+
+
+def walsh_hadamard(values: Sequence[Number]) -> list:
+    """Unnormalised Walsh-Hadamard transform (Sylvester order), exact, pure Python butterfly O(n 2^n)."""
+    a = list(values)
+    N = len(a)
+    if N == 0 or N & (N - 1):
+        raise ValueError(f"the Walsh-Hadamard transform needs a length that is a power of 2, got {N}")
+    h = 1
+    while h < N:
+        for start in range(0, N, 2 * h):
+            for j in range(start, start + h):
+                u, v = a[j], a[j + h]
+                a[j], a[j + h] = u + v, u - v
+        h *= 2
+    return a
+
+
+def fourier_coefficients(f: Callable[[tuple[int, ...]], Number], n: object) -> list[Fraction]:
+    """All 2^n coefficients f^(S), indexed by the mask of S, by brute force (exact)."""
+    n = _check_n(n)
+    _check_brute(n)
+    N = 1 << n
+    return [Fraction(c) / N for c in walsh_hadamard(_values(f, n))]
+
+
+def fourier_coefficient(f: Callable[[tuple[int, ...]], Number], n: object, S: Subset) -> Fraction:
+    """f^(S) = E_x[f(x) chi_S(x)] by brute force over {±1}^n (exact)."""
+    n = _check_n(n)
+    _check_brute(n)
+    mask = as_mask(S, n)
+    total = Fraction(0)
+    for a in range(1 << n):
+        v = f(point(a, n))
+        if isinstance(v, float):
+            v = Fraction(v)
+        total += -v if bin(a & mask).count("1") & 1 else v
+    return total / (1 << n)
+
+
+def level_weights(coeffs: Sequence[Number], n: object) -> list[Fraction]:
+    """W^k[f] = sum_{|S|=k} f^(S)^2 for k = 0..n, from the mask-indexed coefficient list."""
+    n = _check_n(n)
+    if len(coeffs) != 1 << n:
+        raise ValueError(f"expected 2^n = {1 << n} coefficients, got {len(coeffs)}")
+    W = [Fraction(0)] * (n + 1)
+    for mask, c in enumerate(coeffs):
+        W[bin(mask).count("1")] += Fraction(c) ** 2
+    return W
+
+
+def parseval_sum(coeffs: Sequence[Number]) -> Fraction:
+    """sum_S f^(S)^2 (= E[f^2] by Parseval)."""
+    return sum((Fraction(c) ** 2 for c in coeffs), Fraction(0))
+
+
+def derivative(f: Callable[[tuple[int, ...]], Number], i: int) -> Callable[[tuple[int, ...]], Fraction]:
+    """D_i f(x) = (f(x^{i->1}) - f(x^{i->-1}))/2 = sum_{S∋i} f^(S) chi_{S\\{i}}(x)."""
+    i = _as_int(i, "i")
+    if i < 0:
+        raise ValueError(f"coordinate i must be >= 0 (0-based), got {i}")
+
+    def Df(x: tuple[int, ...]) -> Fraction:
+        if i >= len(x):
+            raise ValueError(f"coordinate i = {i} is outside the input of length {len(x)}")
+        xp = x[:i] + (1,) + x[i + 1:]
+        xm = x[:i] + (-1,) + x[i + 1:]
+        return Fraction(f(xp) - f(xm)) / 2
+
+    return Df
+
+
+def influence(f: Callable[[tuple[int, ...]], Number], n: object, i: int) -> Fraction:
+    """Inf_i[f] = E[(D_i f)^2] = sum_{S∋i} f^(S)^2 (brute force, exact)."""
+    n = _check_n(n)
+    if not 0 <= i < n:
+        raise ValueError(f"coordinate i must satisfy 0 <= i < n = {n}, got {i}")
+    vals = _values(derivative(f, i), n)
+    return sum((v * v for v in vals), Fraction(0)) / (1 << n)
+
+
+# --------------------------------------------------------------------------------------------------
+# Majority and Half
+# --------------------------------------------------------------------------------------------------
+def majority(x: Sequence[int]) -> int:
+    """Maj_n(x) = sign(sum x_i) with sign(0) = -1 (App. C.2.3 tie rule; only matters for even n)."""
+    return 1 if sum(x) > 0 else -1
+
+
+def half(x: Sequence[int]) -> int:
+    """Half_m(x) = 1[sum x_i = 0] (m even; Half_m = D_n Maj_n with m = n-1)."""
+    return 1 if sum(x) == 0 else 0
+
+
+def _maj_odd(n: int, k: int) -> Fraction:
+    if k % 2 == 0:
+        return Fraction(0)
+    h, j = (n - 1) // 2, (k - 1) // 2
+    val = Fraction(math.comb(h, j) * math.comb(n - 1, h), math.comb(n - 1, k - 1) * 2 ** (n - 1))
+    return -val if j % 2 else val
+
+
+def majority_coefficient(n: object, k: object) -> Fraction:
+    """Maj_n(k), closed form (Lemma B.1 / O'Donnell Thm 5.19), exact.
+
+    Odd n: 0 for even k, ``(-1)^((k-1)/2) C((n-1)/2,(k-1)/2)/C(n-1,k-1) 2^-(n-1) C(n-1,(n-1)/2)`` for odd k.
+    Even n (tie -> -1): ``Maj_{n+1}(k)`` for odd k and ``-Maj_{n+1}(k+1)`` for even k.
+    """
+    n = _check_n(n, minimum=1)
+    k = _check_level(n, k)
+    if n % 2:
+        return _maj_odd(n, k)
+    return _maj_odd(n + 1, k) if k % 2 else -_maj_odd(n + 1, k + 1)
+
+
+def majority_coefficient_bruteforce(n: object, k: object) -> Fraction:
+    """E[Maj_n(x) chi_{[k]}(x)] by exhaustive enumeration (exact; integer sum / 2^n)."""
+    n = _check_n(n, minimum=1)
+    k = _check_level(n, k)
+    _check_brute(n)
+    mask = (1 << k) - 1
+    total = 0
+    for a in range(1 << n):
+        s = n - 2 * bin(a).count("1")
+        m = 1 if s > 0 else -1
+        total += -m if bin(a & mask).count("1") & 1 else m
+    return Fraction(total, 1 << n)
+
+
+def majority_coefficients(n: object) -> list[Fraction]:
+    """[Maj_n(0), ..., Maj_n(n)] from the closed form."""
+    n = _check_n(n, minimum=1)
+    return [majority_coefficient(n, k) for k in range(n + 1)]
+
+
+def _check_odd_n(n: int, what: str) -> None:
+    if n % 2 == 0:
+        raise ValueError(f"{what} needs n odd (the thesis's Majority has no ties), got n = {n}; for even n "
+                         f"use majority_coefficient, which applies the tie rule sign(0) = -1")
+
+
+def _check_odd_k(k: int, what: str) -> None:
+    if k % 2 == 0:
+        raise ValueError(f"{what} is an odd-k identity (Maj_n(k) = 0 for even k when n is odd), got k = {k}")
+
+
+def majority_ratio(n: object, j: object) -> Fraction:
+    """Maj_n(j+2)/Maj_n(j) = -j/(n-j-1) for n odd, j odd, 1 <= j <= n-2 (spec §1.2)."""
+    n = _check_n(n, minimum=1)
+    _check_odd_n(n, "the ratio identity Maj_n(j+2)/Maj_n(j) = -j/(n-j-1)")
+    j = _as_int(j, "j")
+    _check_odd_k(j, "the ratio identity Maj_n(j+2)/Maj_n(j) = -j/(n-j-1)")
+    if not 1 <= j <= n - 2:
+        raise ValueError(f"the ratio identity needs 1 <= j <= n-2, got j = {j}, n = {n}")
+    return Fraction(-j, n - j - 1)
+
+
+def majority_level_weight(n: object, k: object) -> Fraction:
+    """W^k[Maj_n] = C(n,k) Maj_n(k)^2 (exact)."""
+    n = _check_n(n, minimum=1)
+    k = _check_level(n, k)
+    return math.comb(n, k) * majority_coefficient(n, k) ** 2
+
+
+def rho(k: object) -> sympy.Expr:
+    """lim_{n->oo} W^k[Maj_n] = (2/pi) C(k-1,(k-1)/2)/(k 2^(k-1)) for odd k (Lemma C.3 corrected [E2]).
+
+    Order k^{-3/2} (rho(k) k^{3/2} -> (2/pi)^{3/2}); Lemma B.1's k^{-2/3} is wrong [E1].
+    """
+    k = _as_int(k, "k")
+    if k < 1:
+        raise ValueError(f"rho(k) needs k >= 1, got k = {k}")
+    _check_odd_k(k, "rho(k), the limit of W^k[Maj_n],")
+    return 2 / sympy.pi * sympy.Rational(math.comb(k - 1, (k - 1) // 2), k * 2 ** (k - 1))
+
+
+def rho_as_printed_exponent(k: object) -> sympy.Expr:
+    """The order k^{-2/3} printed in Lemma B.1 (refuted, [E1]); the true order is k^{-3/2}."""
+    k = _as_int(k, "k")
+    return sympy.Integer(k) ** sympy.Rational(-2, 3)
+
+
+def _double_factorial_odd(m: int) -> int:
+    """m!! for odd m >= -1 (with (-1)!! = 1)."""
+    out = 1
+    while m > 1:
+        out *= m
+        m -= 2
+    return out
+
+
+def majority_asymptotic(n: object, k: object) -> sympy.Expr:
+    """sqrt(2/pi) (k-2)!! n^{-k/2}: the n->oo approximation of |Maj_n(k)| for fixed odd k."""
+    n = _check_n(n, minimum=1)
+    k = _check_level(n, k)
+    _check_odd_k(k, "the asymptotic |Maj_n(k)| ~ sqrt(2/pi) (k-2)!! n^(-k/2)")
+    return sympy.sqrt(2 / sympy.pi) * _double_factorial_odd(k - 2) * sympy.Integer(n) ** sympy.Rational(-k, 2)
+
+
+def _check_half_m(m: object) -> int:
+    m = _check_n(m, name="m")
+    if m % 2:
+        raise ValueError(f"Half_m needs m even (sum of m signs can be 0 only then), got m = {m}")
+    return m
+
+
+def half_coefficient(m: object, k: object) -> Fraction:
+    """Half_m(T) for |T| = k (Lemma C.12 with the factor 2^{-m} restored [E4]).
+
+    0 for odd k; ``(-1)^j C(m/2,j) C(m,m/2) / (C(m,2j) 2^m)`` = Maj_{m+1}(2j+1) for k = 2j.
+    """
+    m = _check_half_m(m)
+    k = _check_level(m, k)
+    if k % 2:
+        return Fraction(0)
+    j, h = k // 2, m // 2
+    val = Fraction(math.comb(h, j) * math.comb(m, h), math.comb(m, k) * 2 ** m)
+    return -val if j % 2 else val
+
+
+def half_coefficient_as_printed(m: object, k: object) -> Fraction:
+    """Lemma C.12 as printed, without 2^{-m} (refuted by brute force, [E4])."""
+    m = _check_half_m(m)
+    return half_coefficient(m, k) * 2 ** m
+
+
+def half_full_set_coefficient(s: object) -> Fraction:
+    """Half_s([s]) = (-1)^{s/2} C(s,s/2)/2^s."""
+    s = _check_half_m(s)
+    return half_coefficient(s, s)
+
+
+# --------------------------------------------------------------------------------------------------
+# Fourier gap, Lemma B.2
+# --------------------------------------------------------------------------------------------------
+def fourier_gap(coeff: Union[Callable[[int], Number], Sequence[Number], Mapping[int, Number]],
+                n: object, S: Subset) -> Fraction:
+    """gamma_f(S) = min_{i in S} |f^(S\\{i})| - max_{i notin S} |f^(S ∪ {i})| (Definition 5.4).
+
+    ``coeff`` maps a mask to f^(mask): a callable, a mask-indexed list or a dict. Needs 1 <= |S| <= n-1.
+    """
+    n = _check_n(n, minimum=2)
+    mask = as_mask(S, n)
+    k = bin(mask).count("1")
+    if not 1 <= k <= n - 1:
+        raise ValueError(f"the Fourier gap at S needs 1 <= |S| <= n-1 (S has (k-1)-subsets and "
+                         f"(k+1)-supersets), got |S| = {k}, n = {n}")
+    get = coeff if callable(coeff) else (lambda msk: coeff[msk])
+    lower = min(abs(Fraction(get(mask & ~(1 << i)))) for i in range(n) if mask >> i & 1)
+    upper = max(abs(Fraction(get(mask | (1 << i)))) for i in range(n) if not mask >> i & 1)
+    return lower - upper
+
+
+def majority_gap(n: object, k: object) -> Fraction:
+    """Exact Fourier gap of Maj_n at any k-set: |Maj_n(k-1)| - |Maj_n(k+1)| (1 <= k <= n-1).
+
+    For odd n and odd k both coefficients are at even levels, so the gap is exactly 0 (Lemma B.2
+    does not hold there; spec A12).  For odd n and even k it equals ``majority_gap_closed_form``.
+    """
+    n = _check_n(n, minimum=2)
+    k = _check_level(n, k)
+    if not 1 <= k <= n - 1:
+        raise ValueError(f"the Majority gap needs 1 <= k <= n-1, got k = {k}, n = {n}")
+    return abs(majority_coefficient(n, k - 1)) - abs(majority_coefficient(n, k + 1))
+
+
+def _check_b2_hypotheses(n: int, k: int, what: str) -> None:
+    if n % 2 == 0:
+        raise ValueError(f"{what} needs n odd (hidden assumption of Lemma B.2 [E5]), got n = {n}")
+    if k % 2:
+        raise ValueError(f"{what} needs k even (hidden assumption of Lemma B.2 [E5]); for odd k the "
+                         f"Majority gap is exactly 0 and the bound fails, got k = {k}")
+    if k < 2:
+        raise ValueError(f"{what} needs k >= 2 (k even), got k = {k}")
+
+
+def majority_gap_closed_form(n: object, k: object) -> Fraction:
+    """(n-2k+1)/(k-1) |Maj_n(k+1)| for odd n, even k, 2 <= k <= n-1 (spec §1.5)."""
+    n = _check_n(n, minimum=3)
+    k = _check_level(n, k)
+    _check_b2_hypotheses(n, k, "the closed-form Majority gap (n-2k+1)/(k-1)|Maj_n(k+1)|")
+    if k > n - 1:
+        raise ValueError(f"the closed-form Majority gap needs k <= n-1, got k = {k}, n = {n}")
+    return Fraction(n - 2 * k + 1, k - 1) * abs(majority_coefficient(n, k + 1))
+
+
+def lemma_b2_bound(n: object, k: object) -> sympy.Expr:
+    """Lemma B.2's bound 0.03 (n-1)^{-(k-1)/2} (exact rational 3/100 times a power).
+
+    Hypotheses enforced: k even, n odd [E5], n >= 4k.
+    """
+    n = _check_n(n, minimum=1)
+    k = _as_int(k, "k")
+    _check_b2_hypotheses(n, k, "Lemma B.2")
+    if n < 4 * k:
+        raise ValueError(f"Lemma B.2 needs n >= 4k, got n = {n}, k = {k}")
+    return sympy.Rational(3, 100) * sympy.Integer(n - 1) ** sympy.Rational(-(k - 1), 2)
+
+
+# --------------------------------------------------------------------------------------------------
+# LTFs and sinusoids
+# --------------------------------------------------------------------------------------------------
+def _check_ltf(w: Sequence[int], b: object) -> tuple[tuple[int, ...], Fraction]:
+    w = tuple(w)
+    if any(isinstance(v, bool) or v not in (1, -1) for v in w):
+        raise ValueError(f"the LTF identity needs sign weights w in {{±1}}^n, got w = {w}")
+    n = len(w)
+    if n % 2 == 0:
+        raise ValueError(f"the LTF identity 1[w.x+b>0] = 1/2 + 1/2 Maj(w⊙x) needs n odd (so |w.x| >= 1), "
+                         f"got n = {n}")
+    bq = Fraction(b) if not isinstance(b, sympy.Basic) else Fraction(str(sympy.nsimplify(b)))
+    if not abs(bq) < 1:
+        raise ValueError(f"the LTF identity needs |b| < 1 (the bias never flips the sign), got b = {b}")
+    return w, bq
+
+
+def ltf(w: Sequence[int], b: object = 0) -> Callable[[Sequence[int]], int]:
+    """x -> 1[w.x + b > 0]."""
+    w = tuple(w)
+    bq = Fraction(b)
+    return lambda x: 1 if sum(wi * xi for wi, xi in zip(w, x)) + bq > 0 else 0
+
+
+def ltf_coefficient(w: Sequence[int], b: object, S: Subset) -> Fraction:
+    """Coefficient of 1[w.x+b>0] at S: 1/2 at S = ∅, (1/2) chi_S(w) Maj_n(|S|) otherwise (App. B.2.1).
+
+    Hypotheses: w in {±1}^n, n odd, |b| < 1 (then 1[w.x+b>0] = 1/2 + 1/2 Maj_n(w⊙x)).
+    """
+    w, _ = _check_ltf(w, b)
+    n = len(w)
+    mask = as_mask(S, n)
+    if mask == 0:
+        return Fraction(1, 2)
+    return Fraction(character(mask, w), 2) * majority_coefficient(n, bin(mask).count("1"))
+
+
+def sinusoid_coefficient(w: Sequence, c: object, b: object, S: Subset, kind: str = "cos") -> sympy.Expr:
+    """Fourier coefficient at T of cos(c w.x + b) (``kind='cos'``) or sin(c w.x + b) (spec §1.6).
+
+    ``cos(c w.x+b)^(T) = Re(e^{ib} i^{|T|}) prod_{j in T} sin(c w_j) prod_{j notin T} cos(c w_j)``;
+    ``sin`` uses Im. Exact for sympy inputs, sympy Floats for float inputs.
+    """
+    if kind not in ("cos", "sin"):
+        raise ValueError(f"kind must be 'cos' or 'sin', got {kind!r}")
+    w = [sympy.sympify(v) for v in w]
+    n = len(w)
+    mask = as_mask(S, n)
+    t = bin(mask).count("1")
+    c, b = sympy.sympify(c), sympy.sympify(b)
+    phase = b + sympy.pi * t / 2
+    out = sympy.cos(phase) if kind == "cos" else sympy.sin(phase)
+    for j in range(n):
+        out *= sympy.sin(c * w[j]) if mask >> j & 1 else sympy.cos(c * w[j])
+    return out
+
+
+def oscillating_polynomial(k: object, z: sympy.Symbol | None = None) -> sympy.Expr:
+    """Degree-k polynomial p_k with p_k(k-2j) = (-1)^j, j = 0..k (spec §2.3, setting (viii))."""
+    k = _check_n(k, name="k", minimum=1)
+    z = sympy.Symbol("z") if z is None else z
+    pts = [(k - 2 * j, (-1) ** j) for j in range(k + 1)]
+    return sympy.expand(sympy.interpolate(pts, z))
+
+
+def sinusoid_activation(k: object, z: sympy.Symbol | None = None) -> sympy.Expr:
+    """sigma(z) = cos(pi (z-k)/2), which gives sigma(w_S.x) = chi_S(x) (spec §2.3, setting (x))."""
+    k = _check_n(k, name="k", minimum=1)
+    z = sympy.Symbol("z") if z is None else z
+    return sympy.cos(sympy.pi * (z - k) / 2)
+
+
+# --------------------------------------------------------------------------------------------------
+# Ch. 6 bookkeeping
+# --------------------------------------------------------------------------------------------------
+def _check_c2(n: object, k: object, s: object) -> tuple[int, int, int]:
+    n = _check_n(n, minimum=1)
+    k = _check_level(n, k)
+    s = _as_int(s, "s")
+    if not k <= s <= n:
+        raise ValueError(f"Lemma C.2 needs k <= s <= n, got k = {k}, s = {s}, n = {n}")
+    return n, k, s
+
+
+def lemma_c2_probability(n: object, k: object, s: object) -> Fraction:
+    """P(S ⊆ supp(w)) = C(n-k,s-k)/C(n,s) for a uniform s-subset supp(w) and a fixed k-set S."""
+    n, k, s = _check_c2(n, k, s)
+    return Fraction(math.comb(n - k, s - k), math.comb(n, s))
+
+
+def lemma_c2_bound_as_printed(n: object, k: object, s: object) -> Fraction:
+    """(s/(2n))^k, the lower bound printed in Lemma C.2 (false for some s < 2(k-1), e.g. (48, 11, 11))."""
+    n, k, s = _check_c2(n, k, s)
+    return Fraction(s, 2 * n) ** k
+
+
+def lemma_c2_corrected_bound(n: object, k: object, s: object) -> Fraction:
+    """((s-k+1)/n)^k <= C(n-k,s-k)/C(n,s) always (each factor (s-i)/(n-i) >= (s-k+1)/n).
+
+    It is >= (s/(2n))^k when s >= 2(k-1), so the printed bound holds in that regime (which contains the
+    k < s/4 regime of Lemma C.3 / Thm C.11).
+    """
+    n, k, s = _check_c2(n, k, s)
+    return Fraction(s - k + 1, n) ** k
+
+
+def lemma_c2_holds(n: object, k: object, s: object) -> bool:
+    """Lemma C.2 as printed: C(n-k,s-k)/C(n,s) >= (s/(2n))^k (exact comparison).
+
+    Not always true: it fails e.g. at (n, k, s) = (48, 11, 11); it does hold whenever s >= 2(k-1).
+    """
+    return lemma_c2_probability(n, k, s) >= lemma_c2_bound_as_printed(n, k, s)
+
+
+def sq_lower_bound_applies(r: object, T: object, tau: object, delta: object, n: object, k: object) -> bool:
+    """Prop. 6.3 bookkeeping: r T / (tau^2 delta) <= C(n,k)/2 (r = number of parameters [E17])."""
+    n = _check_n(n, minimum=1)
+    k = _check_level(n, k)
+    lhs = Fraction(str(r)) * Fraction(str(T)) / (Fraction(str(tau)) ** 2 * Fraction(str(delta)))
+    return lhs <= Fraction(math.comb(n, k), 2)
+
+
+def thm56_condition(D: object, R: object, eps: object, n: object, k: object) -> bool:
+    """Thm 5.6 condition D R^2 < eps^2 C(n,k)."""
+    n = _check_n(n, minimum=1)
+    k = _check_level(n, k)
+    return Fraction(str(D)) * Fraction(str(R)) ** 2 < Fraction(str(eps)) ** 2 * math.comb(n, k)
