@@ -571,7 +571,8 @@ def lemma_c2_probability(n: object, k: object, s: object) -> Fraction:
 
 
 def lemma_c2_bound_as_printed(n: object, k: object, s: object) -> Fraction:
-    """(s/(2n))^k, the lower bound printed in Lemma C.2 (false for some s < 2(k-1), e.g. (48, 11, 11))."""
+    """(s/(2n))^k, the lower bound of Lemma C.2, stated under the standing assumption 4k < s <= n of App. C.2.2
+    (where it holds); without that assumption it can fail for s < 2(k-1), e.g. (n, k, s) = (48, 11, 11)."""
     n, k, s = _check_c2(n, k, s)
     return Fraction(s, 2 * n) ** k
 
@@ -587,9 +588,10 @@ def lemma_c2_corrected_bound(n: object, k: object, s: object) -> Fraction:
 
 
 def lemma_c2_holds(n: object, k: object, s: object) -> bool:
-    """Lemma C.2 as printed: C(n-k,s-k)/C(n,s) >= (s/(2n))^k (exact comparison).
+    """Whether C(n-k,s-k)/C(n,s) >= (s/(2n))^k at (n, k, s) (exact comparison).
 
-    Not always true: it fails e.g. at (n, k, s) = (48, 11, 11); it does hold whenever s >= 2(k-1).
+    Lemma C.2 asserts this under App. C.2.2's standing assumption 4k < s <= n, where it always holds (it
+    holds whenever s >= 2(k-1)); outside the assumption it can fail, e.g. at (n, k, s) = (48, 11, 11).
     """
     return lemma_c2_probability(n, k, s) >= lemma_c2_bound_as_printed(n, k, s)
 

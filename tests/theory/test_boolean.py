@@ -309,9 +309,10 @@ def test_A16_sinusoid_closed_form_exact_small():
 
 # ---------------------------------------------------------------- A20, A25
 def test_A20_lemma_c2_grid():
-    """Lemma C.2 holds for s >= k+3 on the grid, but is FALSE for s in {k, k+1, k+2} at larger n, k.
+    """Lemma C.2's inequality holds under its hypothesis 4k < s <= n (App. C.2.2), and indeed for s >= k+3 on
+    the grid, but not for s in {k, k+1, k+2} at larger n, k, which the spec's check A20 (all k <= s <= n) forgets.
 
-    Finding (not in the spec's errata): e.g. (n, k, s) = (48, 11, 11): 1/C(48,11) < (11/96)^11.  At s = k
+    E.g. (n, k, s) = (48, 11, 11): 1/C(48,11) < (11/96)^11 -- outside the lemma's hypothesis.  At s = k
     the left side is 1/C(n,k) >= (k/(e n))^k only, which is below (k/2n)^k once C(n,k) > (2n/k)^k.
     The smallest failing n is 48 and the smallest failing k is 7 for n <= 200 (all failures have s-k <= 2).
     """
@@ -323,6 +324,7 @@ def test_A20_lemma_c2_grid():
                     failures.append((n, k, s))
     assert failures and min(failures) == (48, 11, 11)
     assert {s - k for _, k, s in failures} <= {0, 1, 2}
+    assert all(not 4 * k < s for _, k, s in failures), "Lemma C.2 must hold under its hypothesis 4k < s"
     assert F(1, math.comb(48, 11)) < F(11, 96) ** 11
     for n in range(61, 201, 13):
         for s in range(1, n + 1, 7):
