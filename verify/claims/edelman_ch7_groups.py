@@ -19,7 +19,7 @@ import sympy
 from theory import groups as tg
 from verify.train import TrainConfig
 
-from .training import ratio_problem, train_for_claim
+from .training import ratio_problem, train_for_claim, training_verdict
 from .base import Claim, Observation, as_floats, RunContext, Verdict, judge_refuted_if_differs, judge_symbolic_zero, register
 
 SRC = "Edelman thesis (2024)"
@@ -711,7 +711,7 @@ def judge_group_training(predicted: object, obs: Observation, cfg: GroupTraining
     counts = "; ".join(str(c["counts"][1:]) for c in obs.details["per_seed"])
     summary = (f"margin ratios {', '.join(f'{r:.4f}' for r in ratios)}; min purity "
                f"{min(c['min_purity'] for c in obs.details['per_seed']):.4f}; neurons per nontrivial irrep {counts}")
-    return ("fail", summary + "; " + "; ".join(problems)) if problems else ("pass", summary + "; structure as predicted")
+    return training_verdict(summary, problems, "structure as predicted")
 
 
 def _quick_adam(steps: int, seeds: tuple[int, ...] = (0, 1), **changes: object) -> TrainConfig:

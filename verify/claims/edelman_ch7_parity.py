@@ -18,7 +18,7 @@ from theory import parity as tp
 
 from verify.train import TrainConfig
 
-from .training import ratio_problem, train_for_claim
+from .training import ratio_problem, train_for_claim, training_verdict
 from .base import Claim, Observation, RunContext, Verdict, judge_symbolic_zero, register
 
 __all__ = [
@@ -378,7 +378,7 @@ def judge_parity_training(predicted: object, obs: Observation, cfg: ParityTraini
     ratios = ", ".join(f"{c['margin_ratio']:.4f}" for c in obs.details["per_seed"])
     devs = ", ".join(f"{c['max_structure_deviation']:.1e}" for c in obs.details["per_seed"])
     summary = f"margin ratios {ratios}; top-neuron structure deviations {devs}"
-    return ("fail", summary + "; " + "; ".join(problems)) if problems else ("pass", summary + "; sign rule holds")
+    return training_verdict(summary, problems, "sign rule holds")
 
 
 def _edelman_parity_gd(steps: int, seeds: tuple[int, ...], eval_every: int) -> TrainConfig:

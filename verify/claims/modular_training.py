@@ -15,7 +15,7 @@ import numpy as np
 from theory import modular as tm
 
 from .base import Observation, RunContext, Verdict
-from .training import ratio_problem, train_for_claim
+from .training import ratio_problem, train_for_claim, training_verdict
 
 __all__ = ["ModularTrainingConfig", "predict_modular_training", "observe_modular_training", "judge_modular_training"]
 
@@ -101,4 +101,4 @@ def judge_modular_training(predicted: object, obs: Observation, cfg: ModularTrai
             problems.append(f"seed {s}: phase residual {c['max_phase_residual']:.3g} rad")
     ratios = [c["margin_ratio"] for c in obs.details["per_seed"]]
     summary = f"margin ratios {', '.join(f'{r:.4f}' for r in ratios)}"
-    return ("fail", summary + "; " + "; ".join(problems)) if problems else ("pass", summary + "; structure as predicted")
+    return training_verdict(summary, problems, "structure as predicted")

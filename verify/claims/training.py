@@ -16,9 +16,9 @@ from typing import Any
 
 from numerics.margins import Task
 
-from .base import RunContext
+from .base import RunContext, Verdict
 
-__all__ = ["train_for_claim", "ratio_problem"]
+__all__ = ["train_for_claim", "ratio_problem", "training_verdict"]
 
 
 def train_for_claim(task: Task, degree: int, width: int, train_cfg: Any, ctx: RunContext, tag: str,
@@ -44,3 +44,10 @@ def ratio_problem(seed_index: int, ratio: float, min_ratio: float) -> str | None
     if min_ratio <= ratio <= 1 + 1e-9:
         return None
     return f"seed {seed_index}: margin ratio {ratio:.4f} outside [{min_ratio}, 1+1e-9]"
+
+
+def training_verdict(summary: str, problems: list[str], ok_note: str) -> tuple[Verdict, str]:
+    """``fail`` listing every per-seed problem, or ``pass`` with ``ok_note``; both lead with ``summary``."""
+    if problems:
+        return "fail", summary + "; " + "; ".join(problems)
+    return "pass", summary + "; " + ok_note
