@@ -7,6 +7,15 @@ For a training claim on modular addition:
 * ``<id>-spectra.png``: the first input block of the heaviest neurons with its trigonometric
   interpolation, and its one-sided power spectrum (Shi Fig 4.1);
 * ``<id>-frequencies.png``: how many significant neurons each frequency dominates, per seed (Shi Fig 4.2a).
+
+Any claim can also ask for generic plots through ``artifacts["plots"]``, a list of plain-data specs
+rendered by :func:`render_plot_spec` to ``<id>-<name>.png``:
+
+* ``{"name", "kind": "lines", "series": [{"label", "x", "y", "lo"?, "hi"?, "marker"?, "ls"?}], "hlines"?: [{"y", "label"}],
+  "xlabel", "ylabel", "xscale"?, "yscale"?, "title"?}`` - curves, optional shaded band [lo, hi];
+* ``{"name", "kind": "heatmap", "x", "y", "panels": [{"title", "z"}], "xlabel", "ylabel", "zlabel"?, "vmin"?, "vmax"?}``
+  - one or more panels of a matrix z[row = y][col = x], annotated cell by cell;
+* ``{"name", "kind": "hist", "series": [{"label", "values"}], "bins"?, "xlabel", "vlines"?: [{"x", "label"}]}``.
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ import numpy as np
 
 from .io import atomic_path
 
-__all__ = ["render_figures"]
+__all__ = ["render_figures", "render_plot_spec", "PLOT_KINDS"]
 
 
 def _save(fig: Any, target: Path) -> str:
@@ -189,6 +198,70 @@ def _looped_error(rec: dict, out: Path) -> str | None:
     return _save(fig, out / f"{rec['id']}-error.png")
 
 
+PLOT_KINDS = ("lines", "heatmap", "hist")
+
+
+def _plot_lines(ax: Any, spec: dict) -> None:
+    for ser in spec["series"]:
+        x, y = np.asarray(ser["x"], dtype=float), np.asarray(ser["y"], dtype=float)
+        line, = ax.plot(x, y, marker=ser.get("marker", "o"), ms=3, ls=ser.get("ls", "-"), lw=1.3, label=ser.get("label"))
+        if ser.get("lo") is not None and ser.get("hi") is not None:
+            ax.fill_between(x, np.asarray(ser["lo"], dtype=float), np.asarray(ser["hi"], dtype=float),
+                            color=line.get_color(), alpha=0.2, lw=0)
+    for h in spec.get("hlines", []):
+        ax.axhline(float(h["y"]), color=h.get("color", "k"), ls="--", lw=1, label=h.get("label"))
+    ax.set_xscale(spec.get("xscale", "linear"))
+    ax.set_yscale(spec.get("yscale", "linear"))
+    ax.grid(alpha=0.3, which="both")
+
+
+def _plot_hist(ax: Any, spec: dict) -> None:
+    for ser in spec["series"]:
+        ax.hist(np.asarray(ser["values"], dtype=float), bins=spec.get("bins", 20), alpha=0.55, label=ser.get("label"))
+    for v in spec.get("vlines", []):
+        ax.axvline(float(v["x"]), color=v.get("color", "k"), ls="--", lw=1, label=v.get("label"))
+    ax.grid(alpha=0.3)
+
+
+def render_plot_spec(rec_id: str, spec: dict, out: Path) -> str:
+    """Render one ``artifacts["plots"]`` entry (see the module docstring) to ``<rec_id>-<name>.png``."""
+    import matplotlib.pyplot as plt
+
+    kind = spec.get("kind")
+    if kind not in PLOT_KINDS:
+        raise ValueError(f"{rec_id}: plot kind must be one of {PLOT_KINDS}, got {kind!r}")
+    if kind == "heatmap":
+        panels = spec["panels"]
+        fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 0.8, 3.6), squeeze=False)
+        for ax, panel in zip(axes[0], panels):
+            z = np.asarray(panel["z"], dtype=float)
+            im = ax.imshow(z, origin="lower", aspect="auto", cmap=spec.get("cmap", "viridis"),
+                           vmin=spec.get("vmin"), vmax=spec.get("vmax"))
+            ax.set_xticks(range(len(spec["x"])), [str(v) for v in spec["x"]], fontsize=8)
+            ax.set_yticks(range(len(spec["y"])), [str(v) for v in spec["y"]], fontsize=8)
+            for (i, j), v in np.ndenumerate(z):
+                if np.isfinite(v):
+                    ax.text(j, i, f"{v:.2g}", ha="center", va="center", fontsize=7,
+                            color="w" if v < 0.5 * (np.nanmax(z) + np.nanmin(z)) else "k")
+            ax.set_xlabel(spec.get("xlabel", ""))
+            ax.set_ylabel(spec.get("ylabel", ""))
+            ax.set_title(panel.get("title", ""), fontsize=9)
+        fig.colorbar(im, ax=list(axes[0]), label=spec.get("zlabel", ""))
+    else:
+        fig, ax = plt.subplots(figsize=(5.8, 3.6))
+        (_plot_lines if kind == "lines" else _plot_hist)(ax, spec)
+        ax.set_xlabel(spec.get("xlabel", ""))
+        ax.set_ylabel(spec.get("ylabel", ""))
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
+    fig.suptitle(spec.get("title", rec_id), fontsize=10)
+    return _save(fig, out / f"{rec_id}-{spec['name']}.png")
+
+
+def _generic_plots(rec: dict, out: Path) -> list[str]:
+    return [render_plot_spec(rec["id"], spec, out) for spec in rec["artifacts"].get("plots", [])]
+
+
 def render_figures(records: list[dict], figures_dir: str | os.PathLike) -> dict[str, list[str]]:
     """Render every figure the records' artifacts support; returns {claim id: [file names]}."""
     import matplotlib
@@ -202,7 +275,7 @@ def render_figures(records: list[dict], figures_dir: str | os.PathLike) -> dict[
             continue
         names = [f(rec, out) for f in (_margin_curve, _spectra, _frequency_histogram, _parity_neurons, _lsa_spectrum,
                                          _lsa_noise_curve, _looped_error)]
-        names = [n for n in names if n]
+        names = [n for n in names if n] + _generic_plots(rec, out)
         if names:
             made[rec["id"]] = names
     return made

@@ -6,16 +6,16 @@ from verify.claims import RunContext, registry, run_claim
 import verify.claims.edelman_ch5_6  # noqa: F401  (registers the claims)
 
 EXPECTED = {
-    "edelman-lemB.1-majority-closed-form": "pass",
-    "edelman-lemB.1-level-weight-exponent-as-printed": "refuted",
-    "edelman-lemB.1-level-weight-exponent": "pass",
-    "edelman-lemC.12-half-closed-form": "pass",
-    "edelman-lemC.12-half-as-printed": "refuted",
-    "edelman-lemB.2-exact-gap": "pass",
-    "edelman-lemB.2-gap-bound": "pass",
-    "edelman-lemB.2-gap-bound-as-printed": "refuted",
-    "edelman-lemB.3-first-step-gradient": "pass",
-    "edelman-lemC.2-support-bound": "pass",
+    "edelman-ch5-lemB.1-majority-closed-form": "pass",
+    "edelman-ch5-lemB.1-level-weight-exponent-as-printed": "refuted",
+    "edelman-ch5-lemB.1-level-weight-exponent": "pass",
+    "edelman-ch6-lemC.12-half-closed-form": "pass",
+    "edelman-ch6-lemC.12-half-as-printed": "refuted",
+    "edelman-ch5-lemB.2-exact-gap": "pass",
+    "edelman-ch5-lemB.2-gap-bound": "pass",
+    "edelman-ch5-lemB.2-gap-bound-as-printed": "refuted",
+    "edelman-ch5-lemB.3-first-step-gradient": "pass",
+    "edelman-ch6-lemC.2-support-bound": "pass",
 }
 
 

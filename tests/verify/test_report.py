@@ -283,3 +283,27 @@ def test_cli_derive_majority(capsys):
     assert obj["fourier_gap"]["exact"] == str(tb.majority_gap(9, 4))
     assert cli.main(["derive", "majority", "--n", "5", "--k", "7", "--json"]) == 2
     assert "k <= n" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_generic_plot_specs_render_each_kind(tmp_path):
+    from verify.figures import render_figures
+
+    plots = [
+        {"name": "curve", "kind": "lines", "xlabel": "n", "ylabel": "t_c", "yscale": "log",
+         "series": [{"label": "k=3", "x": [10, 20, 30], "y": [100, 300, 900], "lo": [80, 200, 700], "hi": [120, 400, 1100]}],
+         "hlines": [{"y": 50, "label": "reference"}]},
+        {"name": "grid", "kind": "heatmap", "x": [10, 100], "y": [300, 600, 1000], "zlabel": "success",
+         "panels": [{"title": "dense", "z": [[0, 0.5], [1, 1], [1, 1]]}, {"title": "sparse", "z": [[0, 1], [1, 1], [1, 1]]}]},
+        {"name": "hist", "kind": "hist", "series": [{"label": "t_c", "values": [1, 2, 2, 3]}], "vlines": [{"x": 2}]},
+    ]
+    made = render_figures([{"id": "demo", "artifacts": {"plots": plots}}], tmp_path)
+    assert made == {"demo": ["demo-curve.png", "demo-grid.png", "demo-hist.png"]}
+    for name in made["demo"]:
+        assert (tmp_path / name).stat().st_size > 1000
+
+
+def test_generic_plot_spec_rejects_unknown_kind(tmp_path):
+    from verify.figures import render_plot_spec
+
+    with pytest.raises(ValueError, match="plot kind"):
+        render_plot_spec("demo", {"name": "x", "kind": "pie"}, tmp_path)

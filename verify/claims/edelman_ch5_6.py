@@ -4,7 +4,7 @@ Spec: ``shared/spec/majority_parity.md`` (exact checks A1-A26, errata E1-E24). P
 ``theory.boolean`` (closed forms); observed values are independent brute force over {±1}^n through the
 Walsh-Hadamard transform of ``numerics.walsh`` (exact integer/rational arithmetic).
 
-Not registered automatically: add ``edelman_ch5_6`` to the import list of ``verify/claims/__init__.py``.
+Registered by ``verify/claims/__init__.py``. Ids start ``edelman-ch5-`` (Ch. 5, App. B) or ``edelman-ch6-`` (Ch. 6, App. C).
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def _maj_cases(ns) -> tuple[tuple[int, int], ...]:
 
 
 register(Claim(
-    id="edelman-lemB.1-majority-closed-form",
+    id="edelman-ch5-lemB.1-majority-closed-form",
     source=f"{SRC}, Lemma B.1 (O'Donnell Thm 5.19); App. C.2.3 tie rule for even n",
     statement="Maj_n(k) = (-1)^((k-1)/2) C((n-1)/2,(k-1)/2)/C(n-1,k-1) 2^-(n-1) C(n-1,(n-1)/2) for odd n, odd k, "
               "0 for even k; even n (sign(0) = -1): Maj_{n+1}(k) for odd k, -Maj_{n+1}(k+1) for even k.",
@@ -110,7 +110,7 @@ def _observe_exponent(cfg: Grid, ctx: RunContext) -> Observation:
 
 
 register(Claim(
-    id="edelman-lemB.1-level-weight-exponent-as-printed",
+    id="edelman-ch5-lemB.1-level-weight-exponent-as-printed",
     source=f"{SRC}, Lemma B.1 (erratum E1)",
     statement="As printed: c1^2 k^(-2/3) <= C(n,k) Maj_n(k)^2 <= c2^2 k^(-2/3), i.e. the level weight decays like k^(-2/3).",
     kind="symbolic",
@@ -120,7 +120,7 @@ register(Claim(
     judge=judge_refuted_if_differs(1e-2),
     tolerance="absolute 1e-2 on the log-log slope of the exact limit rho(k)",
     refutes="c1^2 k^(-2/3) <= C(n,k) Maj_n(k)^2 <= c2^2 k^(-2/3)",
-    corrected_by="edelman-lemB.1-level-weight-exponent",
+    corrected_by="edelman-ch5-lemB.1-level-weight-exponent",
 ))
 
 
@@ -132,7 +132,7 @@ def _judge_abs(tol: float):
 
 
 register(Claim(
-    id="edelman-lemB.1-level-weight-exponent",
+    id="edelman-ch5-lemB.1-level-weight-exponent",
     source=f"{SRC}, Lemma B.1 corrected (O'Donnell Thm 5.22; spec A6)",
     statement="lim_n W^k[Maj_n] = rho(k) = (2/pi) C(k-1,(k-1)/2)/(k 2^(k-1)) ~ (2/pi)^(3/2) k^(-3/2): exponent -3/2.",
     kind="symbolic",
@@ -164,7 +164,7 @@ _HALF_Q = Grid(tuple((m, k) for m in range(2, 13, 2) for k in range(m + 1)))
 _HALF_F = Grid(tuple((m, k) for m in range(2, 17, 2) for k in range(m + 1)))
 
 register(Claim(
-    id="edelman-lemC.12-half-closed-form",
+    id="edelman-ch6-lemC.12-half-closed-form",
     source=f"{SRC}, Lemma C.12 corrected (erratum E4)",
     statement="Half_m(T) = 0 for odd |T|, and (-1)^j C(m/2,j) C(m,m/2) / (C(m,2j) 2^m) = Maj_{m+1}(2j+1) for |T| = 2j.",
     kind="symbolic",
@@ -184,7 +184,7 @@ def _observe_half_printed(cfg: Grid, ctx: RunContext) -> Observation:
 
 
 register(Claim(
-    id="edelman-lemC.12-half-as-printed",
+    id="edelman-ch6-lemC.12-half-as-printed",
     source=f"{SRC}, Lemma C.12 as printed (erratum E4)",
     statement="As printed: Half_{2m}(2j) = (-1)^j C(m,j) C(2m,m) / C(2m,2j) (no factor 2^(-2m)).",
     kind="symbolic",
@@ -194,7 +194,7 @@ register(Claim(
     judge=judge_refuted_if_differs(1e-12),
     tolerance="exact (rational values compared; relative 1e-12)",
     refutes="Half_{2m}(2j) = (-1)^j C(m,j) C(2m,m) / C(2m,2j)",
-    corrected_by="edelman-lemC.12-half-closed-form",
+    corrected_by="edelman-ch6-lemC.12-half-closed-form",
 ))
 
 # ----------------------------------------------------------------------------------------- A11, A12
@@ -209,7 +209,7 @@ def _observe_gap_bruteforce(cfg: Grid, ctx: RunContext) -> Observation:
 
 
 register(Claim(
-    id="edelman-lemB.2-exact-gap",
+    id="edelman-ch5-lemB.2-exact-gap",
     source=f"{SRC}, Definition 5.4 and Lemma B.2 (spec §1.5)",
     statement="For odd n and even k, the Fourier gap of Maj_n at a k-set (Def. 5.4, brute force) equals "
               "(n-2k+1)/(k-1) |Maj_n(k+1)|.",
@@ -250,7 +250,7 @@ def _judge_b2(predicted: Any, obs: Observation, config: Any = None) -> tuple[Ver
 
 
 register(Claim(
-    id="edelman-lemB.2-gap-bound",
+    id="edelman-ch5-lemB.2-gap-bound",
     source=f"{SRC}, Lemma B.2 with its hidden assumptions (k even, n odd; erratum E5)",
     statement="For even k, odd n >= 4k: |Maj_n(k-1)| - |Maj_n(k+1)| >= 0.03 (n-1)^(-(k-1)/2).",
     kind="symbolic",
@@ -271,7 +271,7 @@ def _observe_b2_odd(cfg: Grid, ctx: RunContext) -> Observation:
 
 
 register(Claim(
-    id="edelman-lemB.2-gap-bound-as-printed",
+    id="edelman-ch5-lemB.2-gap-bound-as-printed",
     source=f"{SRC}, Lemma B.2 as printed (erratum E5)",
     statement="As printed: for any fixed k and n >= 4k, Majority has a 0.03 (n-1)^(-(k-1)/2) Fourier gap at any k-set.",
     kind="symbolic",
@@ -282,7 +282,7 @@ register(Claim(
                                     else ("refuted", f"brute-force gap {float(obs.value):.6g} < printed bound {float(p):.6g}")),
     tolerance="exact comparison: refuted when the brute-force gap (0 for odd k) is below the bound",
     refutes="Fix some k, n >= 4k: Majority has a gamma_k = 0.03 (n-1)^(-(k-1)/2) Fourier gap",
-    corrected_by="edelman-lemB.2-gap-bound",
+    corrected_by="edelman-ch5-lemB.2-gap-bound",
 ))
 
 # ----------------------------------------------------------------------------------------- A13 Lemma B.3
@@ -327,7 +327,7 @@ def _observe_b3(cfg: NeuronCases, ctx: RunContext) -> Observation:
 
 
 register(Claim(
-    id="edelman-lemB.3-first-step-gradient",
+    id="edelman-ch5-lemB.3-first-step-gradient",
     source=f"{SRC}, Lemma B.3 (App. B.2.1; the n >= 2(k+1)^2 condition is not needed)",
     statement="For odd n, even k, w in {+-1}^n, |b| < 1 and u = 1: E[grad_w] = -1/2 Maj_n(k-1) chi_{[k]\\{j}}(w) "
               "for j in [k], -1/2 Maj_n(k+1) chi_{[k]+{j}}(w) otherwise, and E[grad_b] = 0.",
@@ -370,7 +370,7 @@ def _observe_c2(cfg: Grid, ctx: RunContext) -> Observation:
 
 
 register(Claim(
-    id="edelman-lemC.2-support-bound",
+    id="edelman-ch6-lemC.2-support-bound",
     source=f"{SRC}, Lemma C.2 (App. C.2.2, standing assumption 4k < s <= n)",
     statement="P(S in supp(w)) = C(n-k,s-k)/C(n,s) >= (s/2n)^k for 4k < s <= n (the lemma as stated); more generally "
               ">= ((s-k+1)/n)^k for all k <= s <= n. Outside 4k < s the (s/2n)^k form can fail (e.g. n = 48, k = s = 11; the "
