@@ -20,22 +20,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _timing import best_time  # noqa: E402
 
 from numerics.certificates import margin_features, solve_dictionary_lp, unit_neurons  # noqa: E402
 from numerics.modular import ModularTask, construction_network  # noqa: E402
 from theory.modular import max_margin  # noqa: E402
 
-
-def best_time(fn, repeats: int) -> tuple[float, object]:
-    best, out = float("inf"), None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -85,6 +85,7 @@ __all__ = [
     "lemma_c2_corrected_bound",
     "sq_lower_bound_applies",
     "thm56_condition",
+    "random_search_tc_probability",
 ]
 
 SOURCE = "Edelman thesis Ch. 5-6, App. B-C; spec shared/spec/majority_parity.md"
@@ -609,3 +610,24 @@ def thm56_condition(D: object, R: object, eps: object, n: object, k: object) -> 
     n = _check_n(n, minimum=1)
     k = _check_level(n, k)
     return Fraction(str(D)) * Fraction(str(R)) ** 2 < Fraction(str(eps)) ** 2 * math.comb(n, k)
+
+
+def random_search_tc_probability(n: int, k: int, fraction: float, seeds: int = 1,
+                                 min_fraction: float | None = None) -> dict[str, float]:
+    """Random search as the reference of Edelman Fig. 5.2 (Sec. 5.3.2): one uniformly random k-set guessed per step, so its
+    success time is T ~ Geom(p), p = 1/C(n,k) (support 1, 2, ...), median m = ⌈ln 2 / -ln(1-p)⌉.
+
+    Returns ``p_early`` = P(T <= ⌊fraction·m⌋) = 1 - (1-p)^⌊fraction·m⌋ and, with ``min_fraction``, the
+    probability that all of ``seeds`` i.i.d. runs have T > min_fraction·m (a min/median ratio above
+    ``min_fraction``, up to the sample median's fluctuation): (1-p)^{seeds·⌊min_fraction·m⌋}.
+    """
+    C = math.comb(n, k)
+    if C < 2:
+        raise ValueError(f"random search is trivial for C({n},{k}) = {C}")
+    log_q = math.log1p(-1.0 / C)
+    med = math.ceil(math.log(2.0) / -log_q)
+    out = {"C": float(C), "p": 1.0 / C, "median": float(med),
+           "p_early": -math.expm1(math.floor(fraction * med) * log_q)}
+    if min_fraction is not None:
+        out["p_all_above_min"] = math.exp(seeds * math.floor(min_fraction * med) * log_q)
+    return out

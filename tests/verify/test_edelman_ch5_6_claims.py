@@ -1,8 +1,10 @@
 """The exact Ch. 5/6 claims (verify/claims/edelman_ch5_6.py) run at quick scale with the expected verdicts."""
 
+import json
+
 import pytest
 
-from verify.claims import RunContext, registry, run_claim
+from tests.verify.claim_checks import assert_verdict
 import verify.claims.edelman_ch5_6  # noqa: F401  (registers the claims)
 
 EXPECTED = {
@@ -21,9 +23,5 @@ EXPECTED = {
 
 @pytest.mark.parametrize("cid", sorted(EXPECTED))
 def test_claim_verdict(cid):
-    claim = registry()[cid]
-    rec = run_claim(claim, RunContext(scale="quick", progress=False))
-    assert rec.verdict == EXPECTED[cid], rec.reason
-    if rec.verdict == "refuted":
-        assert claim.refutes and claim.corrected_by in registry() and rec.counterexample
-    rec.to_json()
+    rec = assert_verdict(cid, EXPECTED)
+    json.dumps(rec.to_json())

@@ -42,6 +42,7 @@ __all__ = [
     "as_float",
     "as_floats",
     "judge_relative",
+    "judge_absolute",
     "judge_symbolic_zero",
     "judge_refuted_if_differs",
 ]
@@ -217,6 +218,25 @@ def judge_relative(rtol: float) -> Judge:
         pred = as_float(predicted)
         err = max(abs(as_float(v) - pred) for v in values) / abs(pred)
         return ("pass" if err <= rtol else "fail"), f"max relative error {err:.3e} (tolerance {rtol:g})"
+
+    return judge
+
+
+def judge_absolute(atol: float, require: str | None = None) -> Judge:
+    """pass iff max |observed - predicted| <= atol (scalars or equal-length lists); with ``require``, the
+    observation's ``details[require]`` must also be true (e.g. a symbolic cross-check that ran alongside)."""
+
+    def judge(predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
+        many = isinstance(predicted, (list, tuple))
+        pred = as_floats(predicted) if many else np.array([as_float(predicted)])
+        got = as_floats(obs.value) if many else np.array([as_float(obs.value)])
+        if pred.shape != got.shape:
+            return "fail", f"length mismatch {pred.size} vs {got.size}"
+        if require and not obs.details.get(require, False):
+            return "fail", f"{require} is False"
+        err = float(np.max(np.abs(got - pred))) if pred.size else 0.0
+        return ("pass" if err <= atol else "fail"), (f"max |observed - predicted| = {err:.3e} over {pred.size} "
+                                                     f"value(s) (tolerance {atol:g})")
 
     return judge
 

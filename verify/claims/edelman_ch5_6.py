@@ -19,7 +19,7 @@ import numpy as np
 from numerics import walsh as nw
 from theory import boolean as tb
 
-from .base import Claim, Observation, RunContext, Verdict, judge_refuted_if_differs, register
+from .base import Claim, Observation, RunContext, Verdict, judge_absolute, judge_refuted_if_differs, register
 
 SRC = "Edelman thesis (2024)"
 
@@ -124,13 +124,6 @@ register(Claim(
 ))
 
 
-def _judge_abs(tol: float):
-    def judge(predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
-        err = abs(float(obs.value) - float(predicted))
-        return ("pass" if err <= tol else "fail"), f"|observed - predicted| = {err:.3e} (tolerance {tol:g})"
-    return judge
-
-
 register(Claim(
     id="edelman-ch5-lemB.1-level-weight-exponent",
     source=f"{SRC}, Lemma B.1 corrected (O'Donnell Thm 5.22; spec A6)",
@@ -139,7 +132,7 @@ register(Claim(
     configs={"quick": Grid(((1001, 2001),)), "full": Grid(((10001, 20001),))},
     predict=lambda cfg: -1.5,
     observe=_observe_exponent,
-    judge=_judge_abs(1e-2),
+    judge=judge_absolute(1e-2),
     tolerance="absolute 1e-2 on the log-log slope",
 ))
 

@@ -1,0 +1,344 @@
+r"""Fourier-gap numerics of Edelman thesis Ch. 5 / App. B (spec §1.5, §1.6, §2.4, checks B1-B3).
+
+Conventions (as :mod:`numerics.walsh`): point ``a`` of {±1}^n has :math:`x_i=(-1)^{a_i}`, the target is
+the (n,k)-sparse parity :math:`y=\chi_S(x)` with S = [k] (bits 0..k-1), and a neuron's population
+gradient of the correlation loss is :math:`-E[y\,x\,\sigma'(w^\top x+b)]`.  Gaps are read from the
+"positive" gradient :math:`g = E[y\,x\,\sigma'(w^\top x)]` (App. B.3.1); only |g| matters.
+
+* Prop. B.7 one-step recovery (B1): batch estimates :math:`\hat g` of the gradient of one ReLU neuron,
+  vectorised over trials, either streamed over i.i.d. samples in chunks (:func:`batch_gradients_streamed`,
+  any B) or drawn as multinomial counts over the cube (:func:`batch_gradients_counts`, the same law;
+  O(2^n n) per trial whatever B).  Success = the k largest |ĝ_i| are exactly S (strictly).
+* Random-LTF gaps (Fig. B.7, B2): exact g for many random w through ONE batched transform
+  (:func:`numerics.walsh.fwht_batched`, a blocked-matmul form of the transform).
+* Sinusoid gaps (Fig. B.8 left, B3): closed form of §1.6, vectorised over draws.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+from theory import boolean as tb
+
+from .walsh import fwht_batched, linear_forms
+
+__all__ = [
+    "DISTRIBUTIONS",
+    "gradient_gap_reference",
+    "random_weights",
+    "prefix_mask",
+    "gaps",
+    "recovered",
+    "batch_gradients_streamed",
+    "batch_gradients_counts",
+    "sign_population_gradient",
+    "RecoveryResult",
+    "one_step_recovery",
+    "ltf_gradients",
+    "random_ltf_gaps",
+    "sinusoid_gradients",
+    "sinusoid_gradients_bruteforce",
+    "sinusoid_gaps",
+]
+
+DISTRIBUTIONS = ("sign", "uniform", "gaussian")
+COUNTS_MAX_N = 20
+
+
+def gradient_gap_reference(n: int, k: int) -> Fraction:
+    r"""Majority reference in gradient units, :math:`\gamma_{grad}=\tfrac12(|Maj_n(k-1)|-|Maj_n(k+1)|)`.
+
+    Spec §2.4: for a random sign w (n odd, no bias) :math:`1\{w^\top x>0\}=\tfrac12+\tfrac12Maj_n(w\odot x)`, so the
+    gradient coordinates are :math:`\tfrac12|Maj_n(k\mp1)|` (Lemma B.3) and the gap of σ' = that of the gradient.
+    Exact, from :func:`theory.boolean.majority_gap`.
+    """
+    return Fraction(1, 2) * tb.majority_gap(n, k)
+
+
+def _check_nk(n: int, k: int) -> tuple[int, int]:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise ValueError(f"n must be an integer >= 2, got {n!r}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n - 1:
+        raise ValueError(f"k must be an integer with 1 <= k <= n-1 (the gap compares levels k-1 and k+1), "
+                         f"got k = {k!r}, n = {n}")
+    return int(n), int(k)
+
+
+def random_weights(dist: str, draws: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """(draws, n) float64 weights: ``sign`` (Unif{±1}), ``uniform`` (U[-1,1]) or ``gaussian`` (N(0,1))."""
+    if dist not in DISTRIBUTIONS:
+        raise ValueError(f"dist must be one of {DISTRIBUTIONS}, got {dist!r}")
+    if draws < 1 or n < 1:
+        raise ValueError(f"need draws >= 1 and n >= 1, got draws = {draws}, n = {n}")
+    if dist == "sign":
+        return 1.0 - 2.0 * rng.integers(0, 2, size=(draws, n))
+    if dist == "uniform":
+        return rng.uniform(-1.0, 1.0, size=(draws, n))
+    return rng.standard_normal((draws, n))
+
+
+def prefix_mask(n: int, k: int) -> np.ndarray:
+    """Boolean (n,) indicator of S = [k] (coordinates 0..k-1)."""
+    n, k = _check_nk(n, k)
+    return np.arange(n) < k
+
+
+def gaps(g: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""Relaxed and Def.-5.4 gaps of gradients g (..., n) at S = [k], along the last axis.
+
+    :math:`\Gamma_{max}=\max_{i\in[k]}|g_i|-\max_{i\notin[k]}|g_i|` (App. B.3.1) and
+    :math:`\Gamma_{min}=\min_{i\in[k]}|g_i|-\max_{i\notin[k]}|g_i|` (Def. 5.4, footnote of B.3.1).
+    """
+    a = np.abs(np.asarray(g, dtype=np.float64))
+    n = a.shape[-1]
+    _check_nk(n, k)
+    outside = a[..., k:].max(axis=-1)
+    return a[..., :k].max(axis=-1) - outside, a[..., :k].min(axis=-1) - outside
+
+
+def recovered(ghat: np.ndarray, k: int) -> np.ndarray:
+    """True where the k largest |ĝ_i| are exactly S = [k], strictly (min over S > max outside; ties fail)."""
+    return gaps(ghat, k)[1] > 0
+
+
+def _parity_prefix(x: np.ndarray, k: int) -> np.ndarray:
+    return np.prod(x[..., :k], axis=-1)
+
+
+def batch_gradients_streamed(w: np.ndarray, k: int, B: int, rng: np.random.Generator, *,
+                             b: float = 0.0, chunk_elems: int = 1 << 22) -> np.ndarray:
+    r"""Batch gradients :math:`\hat g=-\frac1B\sum_{s\le B} y_s x_s 1\{w^\top x_s+b>0\}` of one ReLU neuron.
+
+    ``w`` is (T, n): one independent batch of B uniform samples per row (Prop. B.7's estimator, S = [k]).
+    Samples are streamed in chunks of at most ``chunk_elems`` ±1 entries over all trials, so any B fits.
+    Arithmetic is float32 (exact for sign / small-integer w; chunk sums stay below 2^24), accumulated in float64.
+    """
+    w = np.asarray(w, dtype=np.float64)
+    if w.ndim != 2:
+        raise ValueError(f"w must be (trials, n), got shape {w.shape}")
+    T, n = w.shape
+    _check_nk(n, k)
+    if B < 1:
+        raise ValueError(f"batch size B must be >= 1, got {B}")
+    c = max(1, min(B, chunk_elems // (T * n)))
+    acc = np.zeros((T, n))
+    w32 = w.astype(np.float32)[:, :, None]
+    done = 0
+    while done < B:
+        m = min(c, B - done)
+        x = (1 - 2 * rng.integers(0, 2, size=(T, m, n), dtype=np.int8)).astype(np.float32)
+        z = np.matmul(x, w32)[..., 0] + np.float32(b)
+        yh = _parity_prefix(x, k) * (z > 0)
+        acc += np.matmul(yh[:, None, :], x)[:, 0, :]
+        done += m
+    return -acc / B
+
+
+def batch_gradients_counts(w: np.ndarray, k: int, B: int, rng: np.random.Generator, *,
+                           b: float = 0.0) -> np.ndarray:
+    r"""The same estimator in law, through multinomial counts :math:`c_a` of B uniform draws on the cube:
+
+    :math:`\hat g_i=-\frac1B\sum_a c_a\,h_a\,\chi_{S\triangle\{i\}}(a)=-\frac1B\,[H(c\odot h)]_{S\triangle\{i\}}`
+    (spec §2.4 with the empirical measure), one batched transform for all trials; cost O(2^n n) per trial.
+    """
+    w = np.asarray(w, dtype=np.float64)
+    if w.ndim != 2:
+        raise ValueError(f"w must be (trials, n), got shape {w.shape}")
+    T, n = w.shape
+    _check_nk(n, k)
+    if n > COUNTS_MAX_N:
+        raise ValueError(f"the cube-count estimator needs n <= {COUNTS_MAX_N}, got n = {n}; "
+                         f"use batch_gradients_streamed")
+    if B < 1:
+        raise ValueError(f"batch size B must be >= 1, got {B}")
+    N = 1 << n
+    counts = rng.multinomial(B, np.full(N, 1.0 / N), size=T).astype(np.float64)
+    counts *= (linear_forms(w) + b > 0)
+    H = fwht_batched(counts)
+    idx = ((1 << k) - 1) ^ (1 << np.arange(n))
+    return -H[:, idx] / B
+
+
+def sign_population_gradient(W: np.ndarray, k: int) -> np.ndarray:
+    r"""Exact population gradient :math:`-E[y\,x\,1\{w^\top x>0\}]` at sign weights W (T, n), n odd, S = [k].
+
+    Lemma B.3 / spec §2.4 (with u = 1): :math:`\bar g_i=-\tfrac12\chi_{S\triangle\{i\}}(w)\,Maj_n(|S\triangle\{i\}|)`,
+    and :math:`\chi_{S\triangle\{i\}}(w)=w_i\prod_{j\in S}w_j` for sign w.  Majority values from ``theory.boolean``.
+    """
+    W = np.asarray(W, dtype=np.float64)
+    if W.ndim != 2 or not np.all(np.abs(W) == 1):
+        raise ValueError("sign_population_gradient needs sign weights W of shape (T, n) with entries ±1")
+    T, n = W.shape
+    n, k = _check_nk(n, k)
+    if n % 2 == 0:
+        raise ValueError(f"the Lemma B.3 formula needs n odd (no ties w.x = 0), got n = {n}")
+    maj = np.where(prefix_mask(n, k), float(tb.majority_coefficient(n, k - 1)),
+                   float(tb.majority_coefficient(n, k + 1)))
+    return -0.5 * np.prod(W[:, :k], axis=1, keepdims=True) * W * maj[None, :]
+
+
+@dataclass(frozen=True)
+class RecoveryResult:
+    """Success counts of one-step recovery at each batch size (Prop. B.7, spec B1)."""
+
+    n: int
+    k: int
+    batch_sizes: tuple[int, ...]
+    trials: int
+    successes: tuple[int, ...]
+    gamma_grad: float
+    method: str
+    seed: int
+    within: tuple[int, ...] = ()
+    violations: tuple[int, ...] = ()
+
+    @property
+    def rates(self) -> tuple[float, ...]:
+        return tuple(s / self.trials for s in self.successes)
+
+
+def one_step_recovery(n: int, k: int, batch_sizes: Sequence[int], trials: int, seed: int, *,
+                      method: str = "auto", chunk_trials: int = 50,
+                      chunk_elems: int = 1 << 22) -> RecoveryResult:
+    r"""Success rate of Prop. B.7 one-step recovery with a random sign w (no bias), S = [k].
+
+    Per trial: draw :math:`w\sim\mathrm{Unif}\{\pm1\}^n`, a fresh batch of B samples, the batch gradient
+    :math:`\hat g` of :math:`-y\,\mathrm{ReLU}(w^\top x)`, success iff the top-k of :math:`|\hat g|` is S.
+    For sign w the population gradient is :math:`\mp\tfrac12\chi(w)Maj_n(k\mp1)` (Lemma B.3), gap
+    :math:`\gamma_{grad}` (:func:`gradient_gap_reference`); Prop. B.7 gives recovery once
+    :math:`\|\hat g-\bar g\|_\infty<\gamma_{grad}/2`, i.e. :math:`B=O(\log n/\gamma^2)`.
+
+    ``method``: ``streamed`` (i.i.d. samples in chunks), ``counts`` (multinomial on the cube, same law) or
+    ``auto`` (counts when n <= 20 and B >= 2^n / 4, else streamed).  Seeds: one
+    ``np.random.default_rng([seed, j])`` per batch size j.
+
+    Also counts, per B, the trials with :math:`\|\hat g-\bar g\|_\infty<\gamma_{grad}/2` (``within``, exact
+    :math:`\bar g` from :func:`sign_population_gradient`) and among them the failures (``violations``): Prop. B.7
+    as stated says there are none.
+    """
+    n, k = _check_nk(n, k)
+    if n % 2 == 0:
+        raise ValueError(f"one-step recovery with sign w needs n odd (no ties w.x = 0), got n = {n}")
+    if method not in ("auto", "streamed", "counts"):
+        raise ValueError(f"method must be 'auto', 'streamed' or 'counts', got {method!r}")
+    if trials < 1:
+        raise ValueError(f"trials must be >= 1, got {trials}")
+    batch_sizes = tuple(int(B) for B in batch_sizes)
+    succ, within, viol = [], [], []
+    used = set()
+    half_gap = float(gradient_gap_reference(n, k)) / 2
+    for j, B in enumerate(batch_sizes):
+        rng = np.random.default_rng([seed, j])
+        m = method
+        if m == "auto":
+            m = "counts" if n <= COUNTS_MAX_N and 4 * B >= (1 << n) else "streamed"
+        used.add(m)
+        s = inside = bad = 0
+        per = chunk_trials if m == "streamed" else max(1, min(chunk_trials, (1 << 24) >> n))
+        for t0 in range(0, trials, per):
+            W = random_weights("sign", min(per, trials - t0), n, rng)
+            if m == "counts":
+                G = batch_gradients_counts(W, k, B, rng)
+            else:
+                G = batch_gradients_streamed(W, k, B, rng, chunk_elems=chunk_elems)
+            ok = recovered(G, k)
+            close = np.abs(G - sign_population_gradient(W, k)).max(axis=1) < half_gap
+            s += int(ok.sum())
+            inside += int(close.sum())
+            bad += int((close & ~ok).sum())
+        succ.append(s)
+        within.append(inside)
+        viol.append(bad)
+    return RecoveryResult(n, k, batch_sizes, trials, tuple(succ), float(gradient_gap_reference(n, k)),
+                          "+".join(sorted(used)), seed,
+                          tuple(within), tuple(viol))
+
+
+def _bits_table(n: int, ks: Sequence[int]) -> dict[int, np.ndarray]:
+    return {k: ((1 << k) - 1) ^ (1 << np.arange(n)) for k in ks}
+
+
+def ltf_gradients(W: np.ndarray, ks: Sequence[int], *, b: float = 0.0, chunk: int = 64) -> dict[int, np.ndarray]:
+    r"""Exact :math:`g=E[y\,x\,1\{w^\top x+b>0\}]` for every row w of W (D, n) and each S = [k], k in ks.
+
+    :math:`g_i=\hat h(S\triangle\{i\})` with :math:`h=1\{w^\top x+b>0\}` (spec §2.4); the coefficients of all
+    draws come from one batched transform of the (D, 2^n) array of h values, ``chunk`` draws at a time.
+    """
+    W = np.asarray(W, dtype=np.float64)
+    if W.ndim != 2:
+        raise ValueError(f"W must be (draws, n), got shape {W.shape}")
+    D, n = W.shape
+    for k in ks:
+        _check_nk(n, k)
+    idx = _bits_table(n, ks)
+    out = {k: np.empty((D, n)) for k in ks}
+    for d0 in range(0, D, chunk):
+        Hh = fwht_batched((linear_forms(W[d0:d0 + chunk]) + b > 0).astype(np.float64))
+        Hh /= Hh.shape[-1]
+        for k in ks:
+            out[k][d0:d0 + chunk] = Hh[:, idx[k]]
+    return out
+
+
+def random_ltf_gaps(n: int, ks: Sequence[int], dist: str, draws: int, seed: int, *,
+                    chunk: int = 64) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Fig. B.7: (Γ_max, Γ_min) of exact ReLU gradients for ``draws`` random w ~ ``dist`` (no bias), per k.
+
+    Seed: ``np.random.default_rng(seed)`` draws all weights (D, n) at once.
+    """
+    W = random_weights(dist, draws, n, np.random.default_rng(seed))
+    G = ltf_gradients(W, ks, chunk=chunk)
+    return {k: gaps(G[k], k) for k in ks}
+
+
+def sinusoid_gradients(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind: str = "cos") -> np.ndarray:
+    r"""Closed form (spec §1.6) of :math:`g_i=E[y\,x_i\,\phi(c\,w^\top x+b)]`, φ = cos or sin, S = [k].
+
+    :math:`g_i=\widehat{\phi}(S\triangle\{i\})` with
+    :math:`\widehat{\cos}(T)=\cos(b+\pi|T|/2)\prod_{j\in T}\sin(cw_j)\prod_{j\notin T}\cos(cw_j)` (sin: sin of the phase).
+    ``kind='cos'`` is the gradient of the neuron :math:`\sin(c\,w^\top x+b)` divided by c (Fig. B.8 via σ' = cos);
+    ``kind='sin'`` is the formula as printed in Fig. B.8.  Vectorised over the rows of W (D, n).
+    """
+    if kind not in ("cos", "sin"):
+        raise ValueError(f"kind must be 'cos' or 'sin', got {kind!r}")
+    W = np.asarray(W, dtype=np.float64)
+    if W.ndim != 2:
+        raise ValueError(f"W must be (draws, n), got shape {W.shape}")
+    D, n = W.shape
+    _check_nk(n, k)
+    s, co = np.sin(c * W), np.cos(c * W)
+    inS = prefix_mask(n, k)
+    T = inS[None, :] ^ np.eye(n, dtype=bool)  # row i: S xor {i}
+    factors = np.where(T[None, :, :], s[:, None, :], co[:, None, :])  # (D, i, j)
+    level = T.sum(axis=1)
+    phase = b + math.pi * level / 2
+    ph = np.cos(phase) if kind == "cos" else np.sin(phase)
+    ph = np.where(np.abs(ph) < 1e-15, 0.0, ph)  # cos(pi/2 * odd) is exactly 0
+    return ph[None, :] * np.prod(factors, axis=-1)
+
+
+def sinusoid_gradients_bruteforce(W: np.ndarray, k: int, c: float, *, b: float = 0.0,
+                                  kind: str = "cos") -> np.ndarray:
+    """The same g by one batched transform of φ(c w.x + b) over the cube (independent oracle, n <= 20)."""
+    W = np.asarray(W, dtype=np.float64)
+    D, n = W.shape
+    _check_nk(n, k)
+    if n > COUNTS_MAX_N:
+        raise ValueError(f"brute force over the cube needs n <= {COUNTS_MAX_N}, got n = {n}")
+    Z = c * linear_forms(W) + b
+    V = np.cos(Z) if kind == "cos" else np.sin(Z)
+    Hh = fwht_batched(V) / V.shape[-1]
+    return Hh[:, _bits_table(n, [k])[k]]
+
+
+def sinusoid_gaps(n: int, ks: Sequence[int], dist: str, draws: int, seed: int, *, c: float | None = None,
+                  kind: str = "cos") -> tuple[np.ndarray, dict[int, tuple[np.ndarray, np.ndarray]]]:
+    """Fig. B.8 left: weights (D, n) and, per k, (Γ_max, Γ_min) of the closed-form gradients; c = 1/√n default."""
+    c = 1.0 / math.sqrt(n) if c is None else float(c)
+    W = random_weights(dist, draws, n, np.random.default_rng(seed))
+    return W, {k: gaps(sinusoid_gradients(W, k, c, kind=kind), k) for k in ks}

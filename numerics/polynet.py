@@ -1,0 +1,246 @@
+r"""Independent numerical oracles for the disjoint-PolyNet (App. B.2.3) and the epsilon-perturbed sparse neuron
+(App. C.2.4): brute force over the whole cube {±1}^n and ODE integration.
+
+Source: Edelman thesis Sec. 5.4.2, App. B.2.3, Lemmas C.13-C.15; spec ``shared/spec/majority_parity.md`` §2.5,
+§5A A17-A19, A22. The exact predictions live in :mod:`theory.polynet` and :mod:`theory.sparse_init`.
+
+Layout: block i of the disjoint-PolyNet holds coordinates ``i*n' .. (i+1)*n' - 1``; its first coordinate is the
+relevant one, so S = {0, n', 2n', ...} and :math:`y = \chi_S(x)`; ``W`` has shape (k, n') with ``W[i, 0] = v_i``.
+
+* :func:`population_gradient_bruteforce` - :math:`-\mathbb{E}_x[y\,\nabla_W f(x;W)]` by summing over all 2^n inputs.
+* :func:`error_bruteforce` - :math:`P_x[\mathrm{sign} f(x;W) \ne y]`, sign(0) = 0 (an output 0 is an error).
+* :func:`integrate_flow` - scipy ``solve_ivp`` (DOP853) of :math:`\dot v_i = \prod_{j\ne i}v_j`.
+* :func:`plateau_numeric` - T(eps) and 1 - T(eps)/T(0) along the all-ones flow in floating point: the error from
+  ``scipy.stats.binom`` (U = n'-1-2J, J ~ Bin(n'-1, 1/2)) scanned over integer v, and the hitting times by
+  quadrature of dt = dv / v^(k-1) (no closed form used; :func:`hitting_time` steps the ODE with a terminal event,
+  which is accurate for moderate v but fails close to the blow-up).
+* :func:`perturbed_neuron_correlation` - :math:`\mathbb{E}[1\{w\cdot x+b>0\}x_i\chi_S(x)]` for
+  :math:`w\in\{\varepsilon,1\}^n` through :func:`numerics.walsh.population_gradient` (float64) or
+  :func:`numerics.walsh.population_gradient_exact` (exact, after scaling w to integers).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+from scipy.integrate import quad, solve_ivp
+from scipy.stats import binom
+
+from numerics import walsh as nw
+
+__all__ = [
+    "MAX_N",
+    "relevant_mask",
+    "polynet_output",
+    "population_gradient_bruteforce",
+    "error_bruteforce",
+    "integrate_flow",
+    "squared_growth_spread",
+    "equal_init_error_float",
+    "hitting_time",
+    "flow_time_quad",
+    "plateau_numeric",
+    "perturbed_neuron_weights",
+    "perturbed_neuron_correlation",
+    "perturbed_neuron_correlation_exact",
+]
+
+MAX_N = 20
+
+
+def _check_W(W) -> np.ndarray:
+    W = np.asarray(W, dtype=np.float64)
+    if W.ndim != 2 or W.shape[0] < 1 or W.shape[1] < 1:
+        raise ValueError(f"W must have shape (k, n') with k, n' >= 1, got {W.shape}")
+    n = W.size
+    if n > MAX_N:
+        raise ValueError(f"brute force over {{±1}}^n with n = k n' = {n} > {MAX_N} is too large; use "
+                         f"theory.polynet.error / population_gradient_formula")
+    return W
+
+
+def relevant_mask(k: int, n_prime: int) -> int:
+    """Bit mask of S = {0, n', 2n', ...} (first coordinate of each block)."""
+    return sum(1 << (i * n_prime) for i in range(k))
+
+
+def _blocks(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    k, m = W.shape
+    X = nw.cube(k * m).astype(np.float64).reshape(-1, k, m)  # (2^n, k, n')
+    Z = np.einsum("akj,kj->ak", X, W)  # block outputs <w_i, x_{P_i}>
+    y = np.prod(X[:, :, 0], axis=1)
+    return X, Z, y
+
+
+def polynet_output(W) -> np.ndarray:
+    """f(x; W) = prod_i <w_i, x_{P_i}> on every point of the cube (length 2^(k n'))."""
+    W = _check_W(W)
+    _, Z, _ = _blocks(W)
+    return np.prod(Z, axis=1)
+
+
+def population_gradient_bruteforce(W) -> np.ndarray:
+    """E_x[grad_W (-y f(x; W))] (shape (k, n')): per input, d f/d w_i = prod_{j != i} <w_j, x_{P_j}> x_{P_i}."""
+    W = _check_W(W)
+    X, Z, y = _blocks(W)
+    k = W.shape[0]
+    G = np.zeros_like(W)
+    for i in range(k):
+        others = np.prod(np.delete(Z, i, axis=1), axis=1) if k > 1 else np.ones(Z.shape[0])
+        G[i] = -np.mean((y * others)[:, None] * X[:, i, :], axis=0)
+    return G
+
+
+def error_bruteforce(W) -> float:
+    """P_x[sign f(x; W) != chi_S(x)] with sign(0) = 0 (Lemma B.9: an output exactly 0 is an error)."""
+    W = _check_W(W)
+    _, Z, y = _blocks(W)
+    f = np.prod(Z, axis=1)
+    return float(np.mean(np.sign(f) != y))
+
+
+def integrate_flow(v0: Sequence[float], t_eval: Sequence[float], *, rtol: float = 1e-10,
+                   atol: float = 1e-12) -> np.ndarray:
+    """Integrate dv_i/dt = prod_{j != i} v_j from v(0) = v0 (scipy DOP853); returns V of shape (len(t_eval), k)."""
+    v0 = np.asarray(v0, dtype=np.float64)
+    t = np.asarray(t_eval, dtype=np.float64)
+    if v0.ndim != 1 or v0.size < 1:
+        raise ValueError(f"v0 must be a non-empty vector, got shape {v0.shape}")
+    if t.ndim != 1 or t.size < 1 or np.any(np.diff(t) < 0) or t[0] < 0:
+        raise ValueError("t_eval must be a non-empty, non-decreasing vector of times >= 0")
+
+    def rhs(_t, v):
+        return np.array([np.prod(np.delete(v, i)) for i in range(v.size)])
+
+    if t[-1] == 0:
+        return np.tile(v0, (t.size, 1))
+    sol = solve_ivp(rhs, (0.0, float(t[-1])), v0, method="DOP853", t_eval=t, rtol=rtol, atol=atol)
+    if not sol.success:
+        raise ValueError(f"solve_ivp failed: {sol.message} (t_end = {t[-1]} beyond the blow-up time?)")
+    return sol.y.T
+
+
+def squared_growth_spread(V: np.ndarray, v0: Sequence[float]) -> tuple[float, np.ndarray]:
+    """B.7: q_i(t) = v_i(t)^2 - v_i(0)^2 is the same for all i. Returns (max relative spread across i, q mean)."""
+    V = np.asarray(V, dtype=np.float64)
+    q = V ** 2 - np.asarray(v0, dtype=np.float64) ** 2
+    scale = np.maximum(1.0, np.abs(q).max(axis=1))
+    return float(((q.max(axis=1) - q.min(axis=1)) / scale).max()), q.mean(axis=1)
+
+
+def _log_block_probs(v: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """(log b, log c) with b = P(U > v), c = P(U = v) for U = m - 2J, J ~ Bin(m, 1/2) (log scale: no underflow)."""
+    x = (m - v) / 2  # U > v <=> J < x ; U = v <=> J = x
+    log_pmf = binom.logpmf(np.arange(m + 1), m, 0.5)
+    log_cdf = np.logaddexp.accumulate(log_pmf)  # log P(J <= j), accurate deep in the tail (scipy's logcdf is not)
+    idx = np.ceil(x).astype(np.int64) - 1
+    log_b = np.where(idx >= 0, log_cdf[np.clip(idx, 0, m)], -np.inf)
+    integer = (np.floor(x) == x) & (x >= 0) & (x <= m)
+    log_c = np.where(integer, log_pmf[np.clip(np.floor(x).astype(np.int64), 0, m)], -np.inf)
+    return log_b, log_c
+
+
+def equal_init_error_float(v: np.ndarray, k: int, n_prime: int) -> np.ndarray:
+    """err(v, ..., v) = 1 - [(a+b)^k + (a-b)^k]/2 with a = P(U < v), b = P(U > v), U = n'-1-2J, J ~ Bin(n'-1, 1/2)
+    (float64, scipy.stats.binom), written with c = P(U = v) as -[expm1(k log1p(-c)) + expm1(k log1p(-c-2b))]/2
+    so that tiny errors keep their relative precision; v > 0 (array)."""
+    v = np.asarray(v, dtype=np.float64)
+    log_b, log_c = _log_block_probs(v, n_prime - 1)
+    b, c = np.exp(log_b), np.exp(log_c)
+    x = np.clip(c + 2 * b, 0.0, 1.0)  # 1 - (a - b); a - b >= 0 for v > 0
+    with np.errstate(divide="ignore"):
+        second = np.where(x < 0.5, np.expm1(k * np.log1p(-np.minimum(x, 0.5))), (1 - x) ** k - 1)
+    return -(np.expm1(k * np.log1p(-c)) + second) / 2
+
+
+def hitting_time(k: int, v_target: float, v0: float = 1.0, *, rtol: float = 1e-12, atol: float = 1e-14) -> float:
+    """First t with v(t) = v_target for dv_i/dt = prod_{j != i} v_j, v_i(0) = v0 (solve_ivp terminal event)."""
+    if v_target < v0:
+        raise ValueError(f"v_target must be >= v0 = {v0}, got {v_target}")
+    if v_target == v0:
+        return 0.0
+
+    def rhs(_t, v):
+        return np.array([np.prod(np.delete(v, i)) for i in range(v.size)])
+
+    def event(_t, v):
+        return v[0] - v_target
+
+    event.terminal, event.direction = True, 1
+    t_end = 1.0
+    while True:
+        sol = solve_ivp(rhs, (0.0, t_end), np.full(k, float(v0)), method="DOP853", events=event, rtol=rtol, atol=atol)
+        if sol.t_events[0].size:
+            return float(sol.t_events[0][0])
+        if not sol.success or t_end > 1e6:
+            raise ValueError(f"v did not reach {v_target} (solver: {sol.message})")
+        t_end *= 4
+
+
+def flow_time_quad(k: int, v_from: float, v_to: float) -> float:
+    """Time for the equal-init flow to go from v_from to v_to: int_{v_from}^{v_to} dv / v^(k-1) (dv/dt = v^(k-1)),
+    by adaptive quadrature (scipy quad, relative 1e-13); stable up to the blow-up, unlike stepping the ODE."""
+    if not 0 < v_from <= v_to:
+        raise ValueError(f"need 0 < v_from <= v_to, got {v_from}, {v_to}")
+    val, _ = quad(lambda v: v ** (1.0 - k), v_from, v_to, epsabs=0.0, epsrel=1e-13, limit=200)
+    return float(val)
+
+
+def plateau_numeric(k: int, n_prime: int, eps: float = 0.49) -> dict:
+    """Float oracle for Thm 5.7 at v0 = 1, odd n': scan v = 1, 2, ..., n' (even v: atoms of U, odd v: the open
+    interval around it), v* = inf{v: err <= eps}, then T(eps), T(0) by quadrature of dt = dv/v^(k-1).
+
+    Returns ``{"v_star", "T_eps", "T_0", "ratio"}`` with ratio = 1 - T_eps/T_0.
+    """
+    if n_prime % 2 == 0 or n_prime < 3:
+        raise ValueError(f"plateau_numeric needs odd n' >= 3, got {n_prime}")
+    vs = np.arange(1, n_prime + 1, dtype=np.float64)
+    err = equal_init_error_float(vs, k, n_prime)
+    log_b, log_c = _log_block_probs(vs, n_prime - 1)
+    zero = np.isneginf(log_b) & np.isneginf(log_c)  # err = 0 exactly (no wrong block, no zero output)
+
+    def v_star(e: float) -> float:
+        ok = zero if e == 0 else err <= e
+        j = int(np.argmax(ok))
+        if not ok[j]:
+            raise ValueError("error never reaches eps")  # pragma: no cover - the last point has err 0
+        v = vs[j]
+        return v if v % 2 == 0 else max(1.0, v - 1)  # interval (v-1, v+1): infimum v-1 (or v0 = 1)
+
+    v_eps, v_0 = v_star(eps), v_star(0.0)
+    t_eps, t_0 = flow_time_quad(k, 1.0, v_eps), flow_time_quad(k, 1.0, v_0)
+    # 1 - T_eps/T_0 = (T_0 - T_eps)/T_0, the difference integrated directly (no cancellation)
+    return {"v_star": v_eps, "v_zero": v_0, "T_eps": t_eps, "T_0": t_0,
+            "ratio": flow_time_quad(k, v_eps, v_0) / t_0}
+
+
+def perturbed_neuron_weights(n: int, s: int, eps: float) -> np.ndarray:
+    """w in {eps, 1}^n with ones on S' = {0..s-1} (App. C.2.4 init, first s coordinates)."""
+    if not 0 <= s <= n:
+        raise ValueError(f"need 0 <= s <= n, got s = {s}, n = {n}")
+    w = np.full(n, float(eps))
+    w[:s] = 1.0
+    return w
+
+
+def perturbed_neuron_correlation(n: int, k: int, s: int, eps: float, b: float = 0.0) -> np.ndarray:
+    """E[ReLU'(w.x + b) x_i chi_S(x)] for S = {0..k-1}, w = perturbed_neuron_weights (float64 transform).
+
+    This is the quantity of Lemmas C.13-C.15 (= minus the correlation-loss gradient of numerics.walsh).
+    """
+    w = perturbed_neuron_weights(n, s, eps)
+    grad_w, _ = nw.population_gradient(nw.relu_prime, w, b, range(k))
+    return -grad_w
+
+
+def perturbed_neuron_correlation_exact(n: int, k: int, s: int, eps: Fraction, b: Fraction = Fraction(0)
+                                       ) -> list[Fraction]:
+    """The same correlation exactly: w and b are scaled by the denominator of eps (the sign of w.x + b is
+    unchanged) and fed to the integer transform of numerics.walsh.population_gradient_exact."""
+    eps, b = Fraction(eps), Fraction(b)
+    q = eps.denominator
+    w_int = [q] * s + [eps.numerator] * (n - s)
+    grad_w, _ = nw.population_gradient_exact(w_int, b * q, range(k))
+    return [-g for g in grad_w]

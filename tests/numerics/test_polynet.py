@@ -1,0 +1,152 @@
+"""numerics/polynet.py: brute force over {±1}^n and ODE integration vs the exact theory (spec A17-A19, A22, B4).
+
+Tolerances: 1e-12 for brute-force float64 sums of exactly representable numbers; relative 1e-6 for solve_ivp at
+rtol 1e-10 (A19); 1e-9 for the perturbed-neuron transform (A22).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from numerics import polynet as NP
+from theory import polynet as TP
+from theory import sparse_init as SI
+
+
+# ------------------------------------------------------------------ A17
+@settings(max_examples=15, deadline=None)
+@given(k=st.integers(1, 3), m=st.integers(1, 4), seed=st.integers(0, 2 ** 16))
+def test_population_gradient_matches_formula(k, m, seed):
+    W = np.random.default_rng(seed).normal(size=(k, m))
+    G = NP.population_gradient_bruteforce(W)
+    expected = np.zeros((k, m))
+    for i in range(k):
+        expected[i, 0] = -np.prod(np.delete(W[:, 0], i))
+    assert np.max(np.abs(G - expected)) <= 1e-12
+
+
+def test_polynet_output_and_mask():
+    W = np.ones((2, 2))
+    f = NP.polynet_output(W)
+    assert f.shape == (16,) and set(np.unique(f).tolist()) == {-4.0, 0.0, 4.0}
+    assert NP.relevant_mask(3, 4) == 0b000100010001
+    with pytest.raises(ValueError, match="too large"):
+        NP.error_bruteforce(np.ones((3, 7)))
+
+
+# ------------------------------------------------------------------ A18
+@pytest.mark.parametrize("v", ["0.5", "1", "2", "2.5", "3", "3.5"])
+def test_error_spec_points(v):
+    W = np.ones((3, 4))
+    W[:, 0] = float(v)
+    assert NP.error_bruteforce(W) == float(TP.error([Fraction(v)] * 3, n_prime=4))
+
+
+@settings(max_examples=25, deadline=None)
+@given(k=st.integers(1, 3), m=st.integers(1, 5), seed=st.integers(0, 2 ** 16))
+def test_error_matches_exact_formula(k, m, seed):
+    rng = np.random.default_rng(seed)
+    v = rng.integers(-8, 9, k) / 2
+    u = rng.integers(-2, 3, (k, m - 1))
+    W = np.column_stack([v, u]).astype(np.float64)
+    exact = TP.error([Fraction(x) for x in v.tolist()], u.tolist())
+    assert abs(NP.error_bruteforce(W) - float(exact)) <= 1e-12
+
+
+@settings(max_examples=25, deadline=None)
+@given(k=st.integers(1, 5), m=st.integers(2, 60), v=st.fractions(Fraction(1, 10), 70))
+def test_equal_init_error_float_matches_exact(k, m, v):
+    got = float(NP.equal_init_error_float(np.array([float(v)]), k, m)[0])
+    assert abs(got - float(TP.equal_init_error(Fraction(float(v)), k, m))) <= 1e-13
+
+
+# ------------------------------------------------------------------ A19
+@settings(max_examples=12, deadline=None)
+@given(k=st.integers(2, 6), frac=st.floats(0.0, 0.9), v0=st.floats(0.5, 2.0))
+def test_flow_integration_matches_closed_form(k, frac, v0):
+    t_end = 2.0 * frac if k == 2 else frac * v0 ** (2 - k) / (k - 2)
+    t = np.linspace(0, t_end, 5)
+    V = NP.integrate_flow(np.full(k, v0), t)
+    exact = np.array([float(TP.flow_solution(sympy.Float(x, 30), k, sympy.Float(v0, 30))) for x in t])
+    assert np.max(np.abs(V - exact[:, None]) / exact[:, None]) <= 1e-6
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2 ** 16), k=st.integers(3, 5))
+def test_b7_squares_move_together(seed, k):
+    rng = np.random.default_rng(seed)
+    v0 = rng.uniform(0.3, 1.5, k) * rng.choice([-1, 1], k)
+    if np.prod(v0) < 0:
+        v0[0] = -v0[0]
+    t_inf = np.prod(v0 ** 2) ** (1 / k - 0.5) / (k - 2)
+    V = NP.integrate_flow(v0, np.linspace(0, 0.5 * t_inf, 10))
+    spread, q = NP.squared_growth_spread(V, v0)
+    assert spread <= 1e-7 and np.all(np.diff(q) > 0)
+    # Lemma B.8: the common q(t) lies between the v_g- and v_a-based solutions of (B.8)
+    t = np.linspace(0, 0.5 * t_inf, 10)
+    va, vg = np.mean(v0 ** 2), np.prod(v0 ** 2) ** (1 / k)
+    lo = (vg ** (1 - k / 2) - (k - 2) * t) ** (-1 / (k / 2 - 1)) - vg
+    base = va ** (1 - k / 2) - (k - 2) * t  # the v_a-based bound blows up first (v_a >= v_g): +inf after that
+    hi = np.where(base > 0, np.abs(base) ** (-1 / (k / 2 - 1)) - va, np.inf)
+    assert np.all(lo <= q + 1e-9) and np.all(q <= hi + 1e-9)
+
+
+def test_hitting_time_and_quadrature_match_exact_time():
+    for k, v in [(3, 4.0), (4, 10.0), (5, 6.0)]:
+        exact = float(TP.flow_time(Fraction(v), k))
+        assert abs(NP.hitting_time(k, v) - exact) <= 1e-9 * exact
+        assert abs(NP.flow_time_quad(k, 1.0, v) - exact) <= 1e-12 * exact
+    assert NP.hitting_time(3, 1.0) == 0.0
+
+
+# ------------------------------------------------------------------ B4
+@pytest.mark.parametrize("k,m", [(3, 11), (3, 101), (4, 201), (5, 1001)])
+def test_plateau_numeric_matches_exact(k, m):
+    d = NP.plateau_numeric(k, m)
+    exact_v, _ = TP.first_time_error_at_most(Fraction(49, 100), k, m)
+    assert d["v_star"] == float(exact_v) and d["v_zero"] == m - 1
+    assert abs(d["ratio"] - float(TP.plateau_ratio(k, m))) <= 1e-9 * float(TP.plateau_ratio(k, m))
+    with pytest.raises(ValueError, match="odd"):
+        NP.plateau_numeric(k, m + 1)
+
+
+# ------------------------------------------------------------------ A22
+@pytest.mark.parametrize("n,k,s", [(13, 4, 2), (15, 4, 2), (15, 6, 2), (15, 6, 4)])
+def test_perturbed_neuron_matches_lemma_c15(n, k, s):
+    eps = SI.perturbation_epsilon(n, k, s)
+    pred = np.array([float(x) for x in SI.good_neuron_correlations(n, k, s)])
+    got = NP.perturbed_neuron_correlation(n, k, s, float(eps))
+    assert np.max(np.abs(got - pred)) <= 1e-9
+    assert NP.perturbed_neuron_correlation_exact(n, k, s, eps) == SI.good_neuron_correlations(n, k, s)
+    for b in SI.bias_grid(k, eps):
+        assert np.max(np.abs(NP.perturbed_neuron_correlation(n, k, s, float(eps), float(b)) - got)) <= 1e-12
+
+
+def test_perturbed_neuron_spec_values():
+    g = NP.perturbed_neuron_correlation(13, 4, 2, float(SI.perturbation_epsilon(13, 4, 2)))
+    assert abs(g[0]) <= 1e-12 and abs(g[2] + 0.0615234) < 5e-8 and abs(g[5] - 0.00683594) < 5e-9
+
+
+@pytest.mark.parametrize("n,k,s", [(14, 6, 2), (16, 6, 4), (12, 4, 0)])
+def test_even_n_minus_s_exact_values(n, k, s):
+    """E22 (spec says brute force deviates at even n - s): exactly, for b = 0 (tie -> ReLU'(0) = 0) and for the Thm C.16
+    biases, the values are 1/2 Half_s([s]) Maj_{n-s+1}(k-s-+1), so the ratio is (n-k+1)/(k-s-1) instead of
+    (n-k)/(k-s-1). The theory module refuses even n - s (as the spec asks)."""
+    from math import comb
+
+    from theory import boolean as B
+    eps = Fraction(1, 2 * comb(n - s, k))
+    h = B.half_full_set_coefficient(s)
+    for b in [Fraction(0)] + SI.bias_grid(k, eps):
+        g = NP.perturbed_neuron_correlation_exact(n, k, s, eps, b)
+        assert g[s] == h * B.majority_coefficient(n - s + 1, k - s - 1) / 2
+        assert g[k] == h * B.majority_coefficient(n - s + 1, k - s + 1) / 2
+        assert abs(g[s] / g[k]) == Fraction(n - k + 1, k - s - 1)
+    with pytest.raises(ValueError, match="n - s odd"):
+        SI.good_neuron_correlations(n, k, s)

@@ -1,0 +1,231 @@
+"""Exact checks of theory/polynet.py (spec majority_parity.md §2.5, A17-A19, B4; Lemma B.8/B.9, Thm 5.7).
+
+Oracle: a pure-Python brute force over {±1}^(k n') in exact Fractions (small k, n'); symbolic identities with sympy.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from theory import polynet as P
+
+F = Fraction
+
+
+def brute_error(v, u) -> Fraction:
+    """P[sign(prod_i (v_i z_i + u_i . z_i^-)) != prod_i z_i] over all inputs, sign(0) = 0 (exact)."""
+    k = len(v)
+    m = len(u[0]) + 1
+    bad = 0
+    for x in itertools.product((1, -1), repeat=k * m):
+        f, y = Fraction(1), 1
+        for i in range(k):
+            blk = x[i * m:(i + 1) * m]
+            f *= v[i] * blk[0] + sum(Fraction(a) * b for a, b in zip(u[i], blk[1:]))
+            y *= blk[0]
+        sgn = (f > 0) - (f < 0)
+        bad += sgn != y
+    return Fraction(bad, 2 ** (k * m))
+
+
+# ------------------------------------------------------------------ A17 gradient
+@pytest.mark.parametrize("k,m", [(1, 3), (2, 3), (3, 4), (4, 2)])
+def test_symbolic_gradient_equals_formula(k, m):
+    sym = P.population_gradient_symbolic(k, m)
+    formula = P.population_gradient_formula(k, m)
+    for ra, rb in zip(sym, formula):
+        for a, b in zip(ra, rb):
+            assert sympy.expand(a - b) == 0
+
+
+def test_symbolic_gradient_refuses_large_expansion():
+    with pytest.raises(ValueError, match="monomials"):
+        P.population_gradient_symbolic(6, 10)
+
+
+# ------------------------------------------------------------------ A18 exact error
+SPEC_ERR = {"0.5": 0.5, "1": 0.851562, "2": 0.289062, "2.5": 0.289062, "3": 0.330078, "3.5": 0.0}
+
+
+@pytest.mark.parametrize("v,expected", sorted(SPEC_ERR.items()))
+def test_error_spec_values(v, expected):
+    e = P.error([F(v)] * 3, n_prime=4)
+    assert abs(float(e) - expected) <= 1e-6  # spec prints 6 decimals (truncated)
+    assert e == P.equal_init_error(F(v), 3, 4)
+
+
+def test_error_not_monotone():
+    # spec §2.5: err(2) < err(3) although 3 > 2 (an atom of U at v = 3 gives zero outputs)
+    assert P.error([2] * 3, n_prime=4) < P.error([3] * 3, n_prime=4)
+
+
+@settings(max_examples=25, deadline=None)
+@given(k=st.integers(1, 3), m=st.integers(1, 3), data=st.data())
+def test_error_matches_bruteforce(k, m, data):
+    if k * m > 9:
+        m = 9 // k
+    v = [F(data.draw(st.integers(-8, 8)), 2) for _ in range(k)]
+    u = [[data.draw(st.integers(-2, 2)) for _ in range(m - 1)] for _ in range(k)]
+    assert P.error(v, u) == brute_error(v, u)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=0, max_size=7))
+def test_sum_distribution_is_exact(u):
+    dist = P.sum_distribution(u)
+    assert sum(dist.values()) == 1
+    direct: dict[Fraction, Fraction] = {}
+    for z in itertools.product((1, -1), repeat=len(u)):
+        key = Fraction(sum(a * b for a, b in zip(u, z)))
+        direct[key] = direct.get(key, Fraction(0)) + Fraction(1, 2 ** len(u))
+    assert {k: p for k, p in dist.items() if p} == direct
+
+
+def test_error_input_validation():
+    with pytest.raises(ValueError, match="irrelevant"):
+        P.error([1, 1])
+    with pytest.raises(ValueError, match="one irrelevant-weight vector per block"):
+        P.error([1, 1], [[1, 1]])
+    with pytest.raises(ValueError, match="rational"):
+        P.error([sympy.sqrt(2)], n_prime=3)
+
+
+# ------------------------------------------------------------------ A19 flow
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 7])
+def test_flow_solves_ode_and_inverse(k):
+    t = sympy.Symbol("t", positive=True)
+    v0 = sympy.Rational(3, 2)
+    v = P.flow_solution(t, k, v0)
+    assert sympy.simplify(sympy.diff(v, t) - v ** (k - 1)) == 0  # dv/dt = prod_{j != i} v_j = v^(k-1)
+    assert sympy.simplify(v.subs(t, 0) - v0) == 0
+    if k >= 3:
+        assert sympy.simplify(P.flow_time(v, k, v0) - t) == 0
+        assert P.blowup_time(k, 1) == sympy.Rational(1, k - 2)
+        assert sympy.limit(1 / v, t, P.blowup_time(k, v0), "-") == 0
+    else:
+        assert P.blowup_time(2) == sympy.oo
+
+
+def test_flow_time_exact_fraction():
+    assert P.flow_time(F(4), 3) == F(3, 4)
+    assert P.flow_time(2, 4) == F(3, 8)
+    with pytest.raises(ValueError, match="v >= v0"):
+        P.flow_time(F(1, 2), 3)
+    with pytest.raises(ValueError, match="outside"):
+        P.flow_solution(1, 3)
+
+
+def test_flow_rhs():
+    assert P.flow_rhs([2, 3, 5]) == [15, 10, 6]
+
+
+# ------------------------------------------------------------------ B4 plateau
+@settings(max_examples=30, deadline=None)
+@given(k=st.integers(2, 5), m=st.integers(2, 14), eps=st.fractions(0, F(99, 100)))
+def test_first_time_matches_pieces(k, m, eps):
+    """T(eps) from the integer scan equals the infimum read off the explicit step function err(v)."""
+    v_star, _ = P.first_time_error_at_most(eps, k, m)
+    pieces = P.error_pieces(k, m)
+    first = next(p for p in pieces if p.err <= eps)
+    assert v_star == first.lo
+    # and each piece's error is the exact error at a point of it
+    for p in pieces:
+        v = p.lo if p.point else (p.lo + (p.hi if p.hi is not None else p.lo + 2)) / 2
+        assert p.err == P.equal_init_error(v, k, m)
+
+
+# spec B4 repro values of 1 - T(0.49)/T(0) (rounded as printed)
+SPEC_B4 = [(3, 101, "0.2424"), (3, 501, "0.1233"), (3, 1001, "0.0991"), (3, 5001, "0.0415"),
+           (4, 101, "0.0624"), (4, 1001, "0.00391"), (4, 5001, "0.00087"), (5, 101, "0.00463"), (5, 1001, "1.2e-4")]
+
+
+@pytest.mark.parametrize("k,m,value", SPEC_B4)
+def test_plateau_ratio_matches_spec(k, m, value):
+    """Agreement to one unit in the last printed digit (the spec prints 0.1233 for the exact 123/998 = 0.123246)."""
+    r = P.plateau_ratio(k, m)
+    mant = value.split("e")[0]
+    ulp = 10.0 ** (-len(mant.split(".")[1])) * (10.0 ** int(value.split("e")[1]) if "e" in value else 1.0)
+    assert abs(float(r) - float(value)) <= ulp
+
+
+def test_plateau_scaled_ratio_bounded():
+    for k in (3, 4, 5):
+        for m in (11, 21, 51, 101, 201):
+            assert 0 < P.plateau_ratio_scaled(k, m) <= 15
+
+
+def test_plateau_t0_is_time_to_reach_n_prime_minus_one():
+    v, t = P.first_time_error_at_most(0, 3, 11)
+    assert v == 10 and t == P.flow_time(10, 3)
+
+
+def test_plateau_requires_odd_n_prime_and_k3():
+    with pytest.raises(ValueError, match="odd n'"):
+        P.plateau_ratio(3, 100)
+    with pytest.raises(ValueError, match="k >= 3"):
+        P.plateau_ratio(2, 101)
+    # the degeneracy: with even n', v = 1 is an atom of U; for small even n' the error is < 0.49 just after t = 0
+    v, t = P.first_time_error_at_most(F(49, 100), 3, 4)
+    assert v == 1 and t == 0 and P.equal_init_error(1, 3, 4) > F(49, 100)
+    # ... but not for every even n' (spec B4 overstates it): at n' = 100 the first time is at v = 3
+    assert P.first_time_error_at_most(F(49, 100), 3, 100)[0] == 3
+
+
+def test_last_time_exceeds_first_time_nonmonotone():
+    """Cor. B.10's T(alpha) = sup{t: err >= alpha} differs from the main text's first time (err not monotone)."""
+    v_first, _ = P.first_time_error_at_most(F(49, 100), 3, 101)
+    v_last, _ = P.last_time_error_at_least(F(49, 100), 3, 101)
+    assert v_last > v_first
+    with pytest.raises(ValueError, match="infinite"):
+        P.last_time_error_at_least(0, 3, 101)
+
+
+def test_velocity_approximation_close():
+    for k, m in [(3, 1001), (3, 5001), (4, 1001)]:
+        v, _ = P.first_time_error_at_most(F(49, 100), k, m)
+        approx = P.velocity_at_plateau_end_approx(k, m)
+        assert abs(float(v) - approx) <= 2 + 0.1 * approx
+
+
+# ------------------------------------------------------------------ Lemma B.8 / B.9 bounds
+def test_lemma_b8_tight_for_equal_init():
+    lower, upper = P.lemma_b8_bounds([1, 1, 1, 1], 5, 0)
+    assert math.isclose(lower, float(P.flow_time(5, 4)), rel_tol=1e-14)
+    assert math.isclose(upper, float(P.blowup_time(4) - P.flow_time(5, 4)), rel_tol=1e-14)
+    with pytest.raises(ValueError, match="prod"):
+        P.lemma_b8_bounds([1, -1, 1], 2, 0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(k=st.integers(2, 3), m=st.integers(3, 9), v2=st.integers(0, 24))
+def test_lemma_b9_bounds_hold(k, m, v2):
+    v = [F(v2, 2) + F(1, 100)] * k
+    u = [[1] * (m - 1)] * k
+    err = P.error(v, u)
+    assert P.lemma_b9_lower_bound_exact(v, u) <= err
+    assert P.lemma_b9_lower_bound([float(x) for x in v], u) <= float(err) + 1e-15
+    assert float(err) <= P.lemma_b9_upper_bound([float(x) for x in v], u) + 1e-15
+
+
+def test_lemma_b9_upper_bound_as_printed_fails():
+    """Hoeffding's exponent is -t^2/(2||u||^2); the printed -v^2/||u||^2 bound fails (k = 3, n' = 8, v = 6.51)."""
+    v, u = [F(651, 100)] * 3, [[1] * 7] * 3
+    err = P.error(v, u)
+    assert err == 1 - (1 + F(63, 64) ** 3) / 2
+    assert float(err) > P.lemma_b9_upper_bound([6.51] * 3, u, as_printed=True)
+    assert float(err) <= P.lemma_b9_upper_bound([6.51] * 3, u)
+
+
+def test_lemma_b9_lower_bound_as_printed_fails():
+    """Berry-Esseen term c||u||_inf/||u||_2^3 is too small (should be ~||u||_inf/||u||_2): counterexample."""
+    v, u = [F(201, 100)] * 3, [[1] * 100] * 3
+    err = float(P.error(v, u))
+    assert P.lemma_b9_lower_bound([2.01] * 3, u, as_printed=True) > err
+    assert P.lemma_b9_lower_bound([2.01] * 3, u) <= err

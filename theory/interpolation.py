@@ -1,0 +1,219 @@
+r"""Explicit ReLU interpolations of parity on the lattice s in {-k, -k+2, ..., k} (exact, sympy Rationals).
+
+Source: Edelman thesis Lemma B.4 / Claim 5 (App. B.2.1, Thm 5.5) and Lemma C.6 / Thm C.11 (App. C.2.2);
+spec ``shared/spec/majority_parity.md`` §3, §5A A23-A24, errata E15, E19.
+
+With :math:`s = \sum_{j\in S} x_j`, :math:`\chi_S(x) = \chi(s) := (-1)^{(k-s)/2}`, so a network of neurons
+:math:`\sigma(\pm s/(2k) + b)` computes parity iff its output interpolates :math:`\chi` on the k+1 lattice
+points. Interpolation exactness is checked as an exact least-squares residual (0 iff some output weights
+interpolate), the residual summed over the k+1 lattice points with equal weight.
+
+* Claim 5 corrected (spec A24): k+1 ReLUs :math:`\mathrm{ReLU}(s/(2k) + 1/2 - (2i-1)/(2k))`, i = 0..k, weights
+  :math:`u_i = (-1)^{i+k} 8ki` (i >= 1), :math:`u_0 = (-1)^k 2k`, interpolate :math:`\chi` exactly for every
+  k >= 1 (:func:`claim5_corrected`). Note :math:`\|u\|_\infty = 8k^2`, not the :math:`8k` of Lemma B.4.
+* Claim 5 as printed (E15): k ReLUs :math:`\mathrm{ReLU}(s/(2k)+b_i)` with :math:`b_i = -1/2+(i+1)/k` (Lemma B.4)
+  or :math:`-1/2+i/k` (Lemma B.5), i = 1..k, and :math:`u^*_i = 8k(-1)^{i+1}` (i <= k-2), :math:`u^*_{k-1}=6k`,
+  :math:`u^*_k=-2k`, claimed to give :math:`f^* = 2\chi`; false for both schedules, and no output weights
+  fix it (positive least-squares residual) (:func:`claim5_as_printed`).
+* Lemma C.6 (spec A23): features :math:`\{1, \mathrm{ReLU}(\pm s/(2k)+\beta_j)\}` with
+  :math:`\beta_j = (-k+2j+1/16)/(2k)`; with j = 0..k/2-1 (corrected) they interpolate :math:`\chi` exactly;
+  with the printed j = 1..k/2-1 (Thm C.11 init, E19) there are only k-1 features for k+1 points and the
+  residual is positive (k = 2: the set is empty) (:func:`c6_features`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import sympy
+
+from ._checks import _as_int
+
+__all__ = [
+    "SOURCE",
+    "lattice",
+    "parity_on_lattice",
+    "relu",
+    "feature_matrix",
+    "LeastSquares",
+    "least_squares",
+    "claim5_corrected_biases",
+    "claim5_corrected_weights",
+    "claim5_corrected",
+    "claim5_printed_biases",
+    "claim5_printed_weights",
+    "claim5_as_printed",
+    "c6_bias",
+    "c6_index_set",
+    "c6_features",
+]
+
+SOURCE = "Edelman thesis Lemma B.4/Claim 5 (App. B.2.1), Lemma C.6/Thm C.11 (App. C.2.2); spec A23, A24, E15, E19"
+
+R = sympy.Rational
+
+
+def _check_k(k: object, *, even: bool = False, what: str = "") -> int:
+    k = _as_int(k, "k")
+    if k < 1:
+        raise ValueError(f"k must be >= 1 (parity degree), got k = {k}")
+    if even and (k % 2 or k < 2):
+        raise ValueError(f"{what} assumes k even (>= 2), got k = {k}")
+    return k
+
+
+def lattice(k: object) -> list[int]:
+    """The values of s = sum_{j in S} x_j: -k, -k+2, ..., k (k+1 points)."""
+    k = _check_k(k)
+    return list(range(-k, k + 1, 2))
+
+
+def parity_on_lattice(k: object) -> list[int]:
+    """chi(s) = (-1)^((k-s)/2) at each lattice point (= chi_S(x) when sum_{j in S} x_j = s)."""
+    k = _check_k(k)
+    return [(-1) ** ((k - s) // 2) for s in lattice(k)]
+
+
+def relu(z: sympy.Expr) -> sympy.Expr:
+    """max(z, 0) for an exact number."""
+    z = sympy.sympify(z)
+    return z if z > 0 else sympy.Integer(0)
+
+
+def feature_matrix(k: int, features: Sequence[Callable[[int], sympy.Expr]]) -> sympy.Matrix:
+    """Matrix Phi[s_index, feature] over the lattice of k."""
+    return sympy.Matrix([[f(s) for f in features] for s in lattice(k)])
+
+
+@dataclass(frozen=True)
+class LeastSquares:
+    """Exact least squares min_u ||Phi u - y||_2: a minimiser, the residual vector and its squared norm."""
+
+    weights: tuple
+    residual: tuple
+    residual_sq: sympy.Rational
+    rank: int
+
+    @property
+    def residual_norm(self) -> float:
+        return float(sympy.sqrt(self.residual_sq))
+
+    @property
+    def exact(self) -> bool:
+        return self.residual_sq == 0
+
+
+def least_squares(Phi: sympy.Matrix, y: Sequence) -> LeastSquares:
+    """Exact least squares over the column space of Phi (rational arithmetic; rank-deficient Phi allowed).
+
+    The residual is y minus its orthogonal projection onto col(Phi); the returned weights use an
+    independent subset of columns (zeros elsewhere).
+    """
+    y = sympy.Matrix([sympy.Rational(v) if isinstance(v, int) else sympy.sympify(v) for v in y])
+    if Phi.rows != y.rows:
+        raise ValueError(f"Phi has {Phi.rows} rows but y has {y.rows} entries")
+    if Phi.cols == 0:
+        return LeastSquares((), tuple(y), sum((v ** 2 for v in y), sympy.Integer(0)), 0)
+    _, pivots = Phi.rref()
+    B = Phi[:, list(pivots)]
+    coef = (B.T * B).inv() * (B.T * y)
+    r = y - B * coef
+    w = [sympy.Integer(0)] * Phi.cols
+    for c, p in zip(coef, pivots):
+        w[p] = c
+    return LeastSquares(tuple(w), tuple(r), sympy.simplify(sum((v ** 2 for v in r), sympy.Integer(0))), len(pivots))
+
+
+# --------------------------------------------------------------------------------------------------
+# Lemma B.4 / Claim 5
+# --------------------------------------------------------------------------------------------------
+def claim5_corrected_biases(k: object) -> list[sympy.Rational]:
+    """b_i = 1/2 - (2i-1)/(2k) for i = 0..k: the knot of ReLU(s/(2k) + b_i) sits at s = 2i-1-k, between lattice points."""
+    k = _check_k(k)
+    return [R(1, 2) - R(2 * i - 1, 2 * k) for i in range(k + 1)]
+
+
+def claim5_corrected_weights(k: object) -> list[int]:
+    """u_0 = (-1)^k 2k, u_i = (-1)^(i+k) 8k i (i = 1..k) (spec A24); for k = 4: (8, -32, 64, -96, 128)."""
+    k = _check_k(k)
+    return [(-1) ** k * 2 * k] + [(-1) ** (i + k) * 8 * k * i for i in range(1, k + 1)]
+
+
+def _neurons(k: int, biases: Sequence, sign: int = 1) -> list[Callable[[int], sympy.Expr]]:
+    return [(lambda s, b=b: relu(sign * R(s, 2 * k) + b)) for b in biases]
+
+
+def claim5_corrected(k: object) -> dict:
+    """The corrected Claim 5 construction: feature matrix, weights, produced values f(s) and target chi(s).
+
+    Returns ``{"Phi", "weights", "values", "target", "lsq"}`` with ``values[j] = sum_i u_i ReLU(s_j/(2k)+b_i)``.
+    """
+    k = _check_k(k)
+    Phi = feature_matrix(k, _neurons(k, claim5_corrected_biases(k)))
+    u = sympy.Matrix(claim5_corrected_weights(k))
+    target = parity_on_lattice(k)
+    return {"Phi": Phi, "weights": list(u), "values": list(Phi * u), "target": target,
+            "lsq": least_squares(Phi, target)}
+
+
+def claim5_printed_biases(k: object, schedule: str) -> list[sympy.Rational]:
+    """The printed bias schedules for the k neurons i = 1..k: ``"i+1"``: -1/2 + (i+1)/k (Lemma B.4 statement);
+    ``"i"``: -1/2 + i/k (Lemma B.5 proof) [E15]."""
+    k = _check_k(k)
+    if schedule == "i+1":
+        return [-R(1, 2) + R(i + 1, k) for i in range(1, k + 1)]
+    if schedule == "i":
+        return [-R(1, 2) + R(i, k) for i in range(1, k + 1)]
+    raise ValueError(f"schedule must be 'i+1' (Lemma B.4) or 'i' (Lemma B.5), got {schedule!r}")
+
+
+def claim5_printed_weights(k: object) -> list[int]:
+    """u*_i = 8k(-1)^(i+1) for i <= k-2, u*_(k-1) = 6k, u*_k = -2k (Claim 5 as printed); needs k >= 2."""
+    k = _check_k(k)
+    if k < 2:
+        raise ValueError(f"the printed Claim 5 weights need k >= 2 (they name u_(k-1) and u_k), got k = {k}")
+    return [8 * k * (-1) ** (i + 1) for i in range(1, k - 1)] + [6 * k, -2 * k]
+
+
+def claim5_as_printed(k: object, schedule: str) -> dict:
+    """Claim 5 as printed: values f*(s) = sum_i u*_i ReLU(s/(2k) + b_i) vs the claimed 2 chi(s), and the exact
+    least-squares residual of 2 chi over the k printed features (positive: no output weights work)."""
+    k = _check_k(k)
+    Phi = feature_matrix(k, _neurons(k, claim5_printed_biases(k, schedule)))
+    u = sympy.Matrix(claim5_printed_weights(k))
+    target = [2 * c for c in parity_on_lattice(k)]
+    return {"Phi": Phi, "weights": list(u), "values": list(Phi * u), "target": target,
+            "lsq": least_squares(Phi, target)}
+
+
+# --------------------------------------------------------------------------------------------------
+# Lemma C.6 / Thm C.11
+# --------------------------------------------------------------------------------------------------
+def c6_bias(k: object, j: object) -> sympy.Rational:
+    """beta_j = (-k + 2j + 1/16)/(2k) (Thm C.11 init)."""
+    k = _check_k(k)
+    j = _as_int(j, "j")
+    return R(-16 * k + 32 * j + 1, 32 * k)
+
+
+def c6_index_set(k: object, printed: bool = False) -> list[int]:
+    """j = 0..k/2-1 (corrected, k/2 biases) or j = 1..k/2-1 as printed in Thm C.11 / Lemma C.6 [E19]."""
+    k = _check_k(k, even=True, what="Thm C.11 / Lemma C.6")
+    return list(range(1 if printed else 0, k // 2))
+
+
+def c6_features(k: object, printed: bool = False) -> dict:
+    """Features {1, ReLU(s/(2k) + beta_j), ReLU(-s/(2k) + beta_j)} over the index set; exact least squares of chi.
+
+    Corrected (j = 0..k/2-1): k+1 features on k+1 points, triangular, residual exactly 0.
+    As printed (j = 1..k/2-1): k-1 features, residual > 0.
+    """
+    k = _check_k(k, even=True, what="Thm C.11 / Lemma C.6")
+    js = c6_index_set(k, printed)
+    betas = [c6_bias(k, j) for j in js]
+    feats: list[Callable[[int], sympy.Expr]] = [lambda s: sympy.Integer(1)]
+    feats += _neurons(k, betas, +1) + _neurons(k, betas, -1)
+    Phi = feature_matrix(k, feats)
+    target = parity_on_lattice(k)
+    return {"index_set": js, "betas": betas, "Phi": Phi, "target": target, "lsq": least_squares(Phi, target)}

@@ -1,0 +1,152 @@
+r"""Under-sparse (epsilon-perturbed s-sparse) initialization, Ch. 6 / App. C.2.4 (exact).
+
+Source: Edelman thesis Lemmas C.13-C.15, Thm C.16 (= Thm 6.5); spec ``shared/spec/majority_parity.md`` §3
+(Ch. 6), §5A A22, errata E21, E22.
+
+Neuron (Lemma C.13): :math:`h_w(x) = \mathrm{ReLU}(\langle w, x\rangle)` with :math:`w\in\{\varepsilon,1\}^n`, ones on
+the s-set S', epsilon elsewhere, :math:`(n-s)\varepsilon < 1`; the Thm C.16 biases
+:math:`\pm\varepsilon(2j-1)/(2k)` have modulus < epsilon/2 and do not change :math:`h_w'` (proof of Thm C.16).
+The lemmas compute the correlation (not the loss gradient; the correlation-loss gradient is its negative)
+
+.. math:: \xi_i := \mathbb{E}_x[\partial_{w_i} h_w(x)\,\chi_S(x)] = \mathbb{E}_x[1\{\langle w,x\rangle>0\}\, x_i\,\chi_S(x)].
+
+Lemma C.13 (i in S): :math:`\tfrac12\,\widehat{\mathrm{Half}}_s(\bar S\setminus\{i\})\,\widehat{\mathrm{Maj}}_{n-s}(S\setminus(\bar S\cup\{i\}))`;
+Lemma C.14 (i not in S): :math:`\tfrac12\,\widehat{\mathrm{Half}}_s(\bar S\cup(S'\cap\{i\}))\,\widehat{\mathrm{Maj}}_{n-s}((S\cup\{i\})\setminus S')`,
+with :math:`\bar S = S\cap S'`. For a good neuron (S' subset of S, Lemma C.15): 0 on S',
+:math:`\tfrac12\widehat{\mathrm{Half}}_s([s])\widehat{\mathrm{Maj}}_{n-s}(k-s-1)` on S \\ S' and
+:math:`\tfrac12\widehat{\mathrm{Half}}_s([s])\widehat{\mathrm{Maj}}_{n-s}(k-s+1)` off S.
+
+Hypotheses enforced: k, s even, 0 <= s < k (so s <= k-2), k+1 <= n, and **n - s odd** (as the spec asks): for
+even n-s the sum of the n-s perturbed coordinates can be 0, w.x + b then equals b, and Lemma C.13's proof mixes
+">0" and ">=0" there (E22). Exact brute force (integer transform, tests/numerics/test_polynet.py) shows that for
+even n-s and any tie rule / bias of the grid the values are still 1/2 Half_s([s]) Maj_{n-s+1}(k-s-+1) (odd-level
+coefficients do not depend on the tie rule), so the ratio becomes (n-k+1)/(k-s-1); the "deviation" the spec
+reports at (14,6,2) is float rounding of exact ties w.x = 0 with b = 0.
+
+Erratum E22: :math:`|\xi_{S\setminus S'}|/|\xi_{[n]\setminus S}| = (n-k)/(k-s-1)` (from
+:math:`\mathrm{Maj}_N(j+2)/\mathrm{Maj}_N(j) = -j/(N-j-1)` with N = n-s, j = k-s-1); Thm C.16 prints (n-s)/(k-s-1).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Iterable
+
+from ._checks import _as_int
+from .boolean import half_coefficient, half_full_set_coefficient, majority_coefficient
+
+__all__ = [
+    "SOURCE",
+    "check_under_sparse",
+    "perturbation_epsilon",
+    "bias_grid",
+    "neuron_correlation",
+    "good_neuron_correlation",
+    "good_neuron_correlations",
+    "thm_c16_ratio",
+    "thm_c16_ratio_as_printed",
+]
+
+SOURCE = "Edelman thesis Lemmas C.13-C.15, Thm C.16 (App. C.2.4); spec §3 Ch. 6, A22, E22"
+
+
+def check_under_sparse(n: object, k: object, s: object) -> tuple[int, int, int]:
+    """Validate (n, k, s) for Lemmas C.13-C.15: k, s even, 0 <= s <= k-2, k+1 <= n, n-s odd."""
+    n, k, s = _as_int(n, "n"), _as_int(k, "k"), _as_int(s, "s")
+    if k < 2 or k % 2:
+        raise ValueError(f"Lemmas C.13-C.15 assume k even (>= 2), got k = {k}")
+    if s < 0 or s % 2:
+        raise ValueError(f"Lemmas C.13-C.15 assume s even (>= 0), got s = {s}")
+    if s >= k:
+        raise ValueError(f"the under-sparse regime needs s < k (Thm 6.5; Lemma C.13's 'k < s' is a typo, E22), "
+                         f"got s = {s}, k = {k}")
+    if n < k + 1:
+        raise ValueError(f"need n >= k+1 (there must be a coordinate outside S), got n = {n}, k = {k}")
+    if (n - s) % 2 == 0:
+        raise ValueError(
+            f"need n - s odd (got n - s = {n - s}): with n - s even the sum of the epsilon-weighted coordinates can "
+            f"be 0 when sum_{{S'}} x = 0 (a tie w.x = 0 decided by the bias; Lemma C.13 mixes > 0 and >= 0 there, "
+            f"erratum E22), and the closed form changes to Maj_{{n-s+1}}, with ratio (n-k+1)/(k-s-1)")
+    return n, k, s
+
+
+def perturbation_epsilon(n: object, k: object, s: object) -> Fraction:
+    """epsilon = 1/(2 max(C(n-s, k), n-s)): below 1/C(n-s, k) (App. C.2.4 init) and with (n-s) epsilon < 1, which the
+    proof of Lemma C.13 actually uses (E21). Equals the spec's 0.5/C(n-s,k) whenever C(n-s,k) >= n-s (all A22 cases);
+    the max matters only when n-s < k, where C(n-s,k) = 0."""
+    n, k, s = check_under_sparse(n, k, s)
+    return Fraction(1, 2 * max(math.comb(n - s, k), n - s))
+
+
+def bias_grid(k: object, eps: object) -> list[Fraction]:
+    """Thm C.16 init biases {±eps (2j-1)/(2k) : j = 1..k/2} (k values, modulus < eps/2)."""
+    k = _as_int(k, "k")
+    if k < 2 or k % 2:
+        raise ValueError(f"the bias grid assumes k even (>= 2), got k = {k}")
+    e = Fraction(eps)
+    pos = [e * (2 * j - 1) / (2 * k) for j in range(1, k // 2 + 1)]
+    return sorted([-p for p in pos] + pos)
+
+
+def _set(x: Iterable[int], name: str, n: int) -> frozenset[int]:
+    out = frozenset(_as_int(i, name) for i in x)
+    if any(not 0 <= i < n for i in out):
+        raise ValueError(f"{name} indices must lie in 0..{n - 1}, got {sorted(out)}")
+    return out
+
+
+def neuron_correlation(n: object, k: object, s: object, S: Iterable[int], S_prime: Iterable[int], i: int) -> Fraction:
+    """E[1{w.x > 0} x_i chi_S(x)] for w = 1 on S', epsilon elsewhere (Lemmas C.13 / C.14, any S'), exact.
+
+    i in S: 1/2 Half_s(|S̄ \\ {i}|) Maj_{n-s}(|S \\ (S̄ ∪ {i})|); i not in S: 1/2 Half_s(|S̄ ∪ (S' ∩ {i})|)
+    Maj_{n-s}(|(S ∪ {i}) \\ S'|), S̄ = S ∩ S' (the coefficients depend only on set sizes).
+    """
+    n, k, s = check_under_sparse(n, k, s)
+    S_, Sp = _set(S, "S", n), _set(S_prime, "S'", n)
+    if len(S_) != k or len(Sp) != s:
+        raise ValueError(f"need |S| = k = {k} and |S'| = s = {s}, got {len(S_)} and {len(Sp)}")
+    i = _as_int(i, "i")
+    if not 0 <= i < n:
+        raise ValueError(f"i must be in 0..{n - 1}, got {i}")
+    Sbar = S_ & Sp
+    if i in S_:
+        inner, outer = Sbar - {i}, S_ - (Sbar | {i})
+    else:
+        inner, outer = Sbar | (Sp & {i}), (S_ | {i}) - Sp
+    half = half_coefficient(s, len(inner))  # Half_0 = 1 (empty sum is 0)
+    return half * majority_coefficient(n - s, len(outer)) / 2
+
+
+def good_neuron_correlation(n: object, k: object, s: object, case: str) -> Fraction:
+    """Lemma C.15 for a good neuron (S' subset of S): ``case`` in {"S'", "S-S'", "out"}.
+
+    S': 0; S \\ S': 1/2 Half_s([s]) Maj_{n-s}(k-s-1); outside S: 1/2 Half_s([s]) Maj_{n-s}(k-s+1).
+    """
+    n, k, s = check_under_sparse(n, k, s)
+    half = half_full_set_coefficient(s)
+    if case == "S'":
+        return Fraction(0)
+    if case == "S-S'":
+        return half * majority_coefficient(n - s, k - s - 1) / 2
+    if case == "out":
+        return half * majority_coefficient(n - s, k - s + 1) / 2
+    raise ValueError(f"case must be \"S'\", \"S-S'\" or \"out\", got {case!r}")
+
+
+def good_neuron_correlations(n: object, k: object, s: object) -> list[Fraction]:
+    """The full vector (xi_0, ..., xi_{n-1}) for S = {0..k-1}, S' = {0..s-1} (Lemma C.15)."""
+    n, k, s = check_under_sparse(n, k, s)
+    return [good_neuron_correlation(n, k, s, "S'" if i < s else "S-S'" if i < k else "out") for i in range(n)]
+
+
+def thm_c16_ratio(n: object, k: object, s: object) -> Fraction:
+    """|xi_{S\\S'}| / |xi_{[n]\\S}| = (n-k)/(k-s-1) (corrected Thm C.16, E22)."""
+    n, k, s = check_under_sparse(n, k, s)
+    return Fraction(n - k, k - s - 1)
+
+
+def thm_c16_ratio_as_printed(n: object, k: object, s: object) -> Fraction:
+    """(n-s)/(k-s-1), the ratio as printed in the proof of Thm C.16 (refuted, E22)."""
+    n, k, s = check_under_sparse(n, k, s)
+    return Fraction(n - s, k - s - 1)

@@ -1,0 +1,778 @@
+r"""SGD on (n,k)-sparse parities as batched seed ensembles (Edelman thesis Ch. 5 "hidden progress", Ch. 6
+offline "Pareto frontiers"; spec ``majority_parity.md`` §2.1-2.4, §4.2-4.3).
+
+Problem (spec §2.1). :math:`x\sim\mathrm{Unif}\{\pm1\}^n`, :math:`y=\chi_S(x)=\prod_{i\in S}x_i` with
+S = [k] = coordinates ``0..k-1`` (WLOG by permutation symmetry, App. B.1.2).
+
+Update (spec §2.2, eq. 5.1 / B.3), plain SGD without momentum, per seed on its own mini-batch of size B:
+
+* ``decay="pytorch"`` (Ch. 6 experiments, PyTorch ``weight_decay``):
+  :math:`\theta\leftarrow\theta-\eta(\nabla+\lambda\theta)`;
+* ``decay="multiplicative"`` (Ch. 5 theory): :math:`\theta\leftarrow(1-\lambda)\theta-\eta\nabla`.
+
+Losses (spec §2.2): ``hinge`` :math:`(1-y\hat y)_+` (default; all thesis figures), ``square``
+:math:`(y-\hat y)^2`, ``logistic`` (cross-entropy with the y of erratum E9) :math:`\log(1+e^{-y\hat y})`.
+
+Architectures (spec §2.3), all with a leading seed dimension E (einsum/bmm; no Python loop over seeds):
+
+* ``arch="mlp"``: :math:`f(x)=u^\top\sigma(Wx+b)`, W (E,r,n), b (E,r), u (E,r); ``second_layer=False`` fixes
+  u ≡ 1 (settings (xi)-(xiv)). A single neuron is ``width=1``. ``activation``:
+
+  - ``relu``; ``power`` :math:`z^k` (settings (iv)-(vi));
+  - ``sinusoid`` :math:`\cos(\pi(z-k)/2)` (setting (x); :math:`\sigma(w_S^\top x)=\chi_S(x)`);
+  - ``zigzag``: the k-zigzag, piecewise-linear through :math:`(k-2j,(-1)^j)`, j=0..k, constant outside
+    [-k, k] (erratum E10 leaves the extension open; constant is our choice);
+  - ``oscillating``: the degree-k polynomial through the same points (coefficients from
+    :func:`theory.boolean.oscillating_polynomial`, evaluated by Horner in torch).
+
+  ``input_scale`` c gives :math:`\sigma(cz)` (Fig. 5.1 setting (x) uses c = 2).
+* ``arch="polynet"`` (setting (xv)): :math:`f(x)=\prod_{i=1}^k(w_i^\top x+b_i)`, W (E,k,n), b (E,k).
+
+Initialisations (spec §2.3, thesis App. B.4.1); weights i.i.d. per parameter with fan_in/fan_out of the layer
+viewed as ``nn.Linear`` (second layer: fan_in = r, fan_out = 1; a PolyNet factor: fan_in = n, fan_out = 1):
+
+* ``xavier``: :math:`U[-c,c]`, :math:`c=\sqrt{6/(\mathrm{fan_{in}}+\mathrm{fan_{out}})}`;
+* ``kaiming``: :math:`N(0, 2/\mathrm{fan_{in}})`;
+* ``sign``: :math:`\mathrm{Unif}\{-c,c\}` with the Xavier c (thesis: "the same choice of c");
+* ``default``: PyTorch ``nn.Linear``: :math:`U[\pm1/\sqrt{\mathrm{fan_{in}}}]`;
+* ``sparse``: first-layer rows with exactly ``sparsity`` = s non-zeros at uniformly random positions, values
+  :math:`U[-1,1]` (**our assumption**, spec B8 / erratum E8: the thesis does not give the values); the second
+  layer uses the PyTorch default.
+
+Biases are always PyTorch-default :math:`U[\pm1/\sqrt{\mathrm{fan_{in}}}]` (spec B5).
+
+Data. Every seed has its own parameters *and* its own data stream (a ``torch.Generator`` per seed for the
+initialisation and one for the data, both derived from the seed only), so a seed's trajectory does not depend
+on the other seeds of the ensemble (up to floating-point reassociation in batched kernels).
+
+* ``mode="online"`` (Ch. 5): a fresh i.i.d. batch every step.
+* ``mode="offline"`` (Ch. 6): a fixed training sample of ``n_train`` = m points per seed; the batches read an
+  index stream that concatenates independent random permutations of [m] (shuffled epochs; a batch may
+  straddle two epochs, so every batch has exactly B points).
+* ``label_noise`` p flips each *training* label independently with probability p (B.3.6); ``random_labels``
+  draws training labels uniformly at random, independent of x (hidden-progress control). Validation/test
+  labels are always the clean :math:`\chi_S`.
+
+Evaluation every ``eval_every`` steps (and at step 0 and at the end) on one fixed validation set shared by all
+seeds (``n_val`` points, drawn once from ``val_seed``; online default 8192 = 2^13 as Sec. 5.3.1, offline
+default 10^4 held-out points as Ch. 6). Accuracy counts :math:`\mathrm{sign}(f)=y` with f = 0 an error.
+Convergence time :math:`t_c` = first evaluated step at which the validation error is ≤ ``target_error``
+(default 0, i.e. 100% accuracy, online; 0.1 offline). A converged seed is frozen (its updates are masked, then
+it is dropped from the computation; its recorded metrics stay constant) and the run stops when every seed has
+converged or after ``steps`` updates; unconverged seeds have ``t_c = inf`` (``None`` in
+:meth:`ParityResult.to_dict`). A seed whose parameters become non-finite is frozen and flagged in ``diverged``
+(it never converges). Not implemented: the thesis's rule for under-parameterised nets (r < k: 10 consecutive
+batches at >= 55% accuracy), the Parity Transformer and Adam.
+
+Hidden-progress measures (spec §2.4, Sec. 5.5), per evaluation and seed, on the first-layer weights W (the
+whole W of a PolyNet): :math:`\rho=\|W_t-W_0\|_\infty` (max-abs entry), the mean :math:`|\Delta W_{ji}|` over
+i ∈ S and over i ∉ S (``delta_in``, ``delta_out``; NaN only if k = n), the validation loss and accuracy; for a
+single neuron (``width=1``, ``n <= 20``) optionally the relaxed Fourier gap Γ of the population gradient of
+the correlation loss at the current (w, b) (``fourier_gap=True``; :func:`numerics.walsh.population_gradient`,
+:func:`numerics.walsh.fourier_gap_from_gradient` with ``relaxed=True``, App. B.3.1).
+
+Precision: float32 on every device (speed; the measures above are not sensitive to it); ``dtype="float64"``
+is available.
+
+API (also for the Ch. 6 Pareto-frontier grid)::
+
+    from verify.sparse_parity import ParityConfig, train_parity
+    cfg = ParityConfig(n=30, k=3, width=100, mode="offline", n_train=600, init="sparse", sparsity=2,
+                       lr=0.1, batch_size=32, weight_decay=0.01, decay="pytorch", steps=20_000,
+                       eval_every=100, seeds=tuple(range(10)), device="auto")
+    res = train_parity(cfg, progress=False)
+    res.success        # (E,) bool: test error <= 10% within the budget
+    res.t_c            # (E,) float, inf where not converged
+    res.accuracy       # (T, E) accuracy history at res.steps (T,)
+    res.to_dict()      # JSON-ready
+
+One ensemble holds one (n, k, width, m, init) cell and any number of seeds; a grid is a loop over cells.
+On a CPU, small networks run fastest with ``num_threads=1``; evaluation on the 10^4 test points costs about
+E·10^4·r·n multiply-adds, so choose ``eval_every`` accordingly (e.g. 100). Measured on 2 CPU cores: offline
+(30,3), m = 600, width 100, 4 seeds, 2e4-step budget, eval every 100: 10-16 s per cell.
+``init="default"`` is the Ch. 6 dense baseline (first layer :math:`U[\pm1/\sqrt n]`, second layer
+:math:`U[\pm1/\sqrt r]`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from .device import resolve_device
+
+__all__ = [
+    "ARCHS",
+    "ACTIVATIONS",
+    "INITS",
+    "LOSSES",
+    "MODES",
+    "DECAYS",
+    "ParityConfig",
+    "ParityResult",
+    "train_parity",
+    "activation_fn",
+    "parity_labels",
+    "init_params",
+    "forward",
+    "loss_fn",
+]
+
+ARCHS = ("mlp", "polynet")
+ACTIVATIONS = ("relu", "power", "sinusoid", "zigzag", "oscillating")
+INITS = ("xavier", "kaiming", "sign", "default", "sparse")
+LOSSES = ("hinge", "square", "logistic")
+MODES = ("online", "offline")
+DECAYS = ("pytorch", "multiplicative")
+DATA_CHUNK_ELEMENTS = 1 << 21  # per seed: input entries generated per data chunk (fixes the stream layout)
+EVAL_CHUNK_ELEMENTS = 1 << 24  # E * points * width entries per evaluation chunk
+
+
+@dataclass(frozen=True)
+class ParityConfig:
+    """One (n, k) sparse-parity SGD run over an ensemble of seeds (see the module docstring).
+
+    Parameters
+    ----------
+    n, k : int
+        Input dimension and parity degree, 1 <= k <= n; S = {0, ..., k-1}.
+    arch : {'mlp', 'polynet'}
+    activation : {'relu', 'power', 'sinusoid', 'zigzag', 'oscillating'}
+        MLP activation (ignored by the PolyNet).
+    width : int
+        r, hidden units of the MLP (1 = single neuron). Ignored by the PolyNet (k factors).
+    second_layer : bool
+        Train u (True) or fix u ≡ 1 (False). Ignored by the PolyNet.
+    input_scale : float
+        c in σ(c z).
+    init : {'xavier', 'kaiming', 'sign', 'default', 'sparse'}
+    sparsity : int
+        s, non-zeros per first-layer row for ``init='sparse'``.
+    loss : {'hinge', 'square', 'logistic'}
+    lr, batch_size : SGD step size η and batch size B.
+    weight_decay : float
+        λ >= 0; ``decay`` selects θ - η(∇ + λθ) ('pytorch') or (1-λ)θ - η∇ ('multiplicative').
+    steps : int
+        Maximum number of updates.
+    eval_every : int
+        Evaluate at step 0, every that many steps, and at the last step.
+    mode : {'online', 'offline'}
+    n_train : int or None
+        m, training-sample size per seed (offline only; required there).
+    n_val : int or None
+        Validation/test points; None = 8192 online, 10^4 offline.
+    target_error : float or None
+        Convergence when validation error <= target; None = 0 online, 0.1 offline.
+    label_noise : float
+        Training-label flip probability in [0, 1/2).
+    random_labels : bool
+        Training labels uniform at random, independent of x.
+    seeds : tuple of int
+        One model and one data stream per seed.
+    val_seed : int
+        Seed of the shared validation set.
+    fourier_gap : bool
+        Record Γ of the population gradient (single neuron, n <= 20).
+    stop_when_converged : bool
+        Freeze converged seeds and stop once all have converged (True), or train every seed for ``steps``.
+    keep_params : bool
+        Return the final parameters (numpy) in the result.
+    device : str
+        'auto', 'cpu', 'cuda', 'cuda:N' (:func:`verify.device.resolve_device`).
+    dtype : {'float32', 'float64'}
+    num_threads : int or None
+        torch CPU threads during the run (restored afterwards); None leaves the setting alone.
+    """
+
+    n: int
+    k: int
+    arch: str = "mlp"
+    activation: str = "relu"
+    width: int = 100
+    second_layer: bool = True
+    input_scale: float = 1.0
+    init: str = "xavier"
+    sparsity: int = 2
+    loss: str = "hinge"
+    lr: float = 0.1
+    batch_size: int = 32
+    weight_decay: float = 0.0
+    decay: str = "pytorch"
+    steps: int = 100_000
+    eval_every: int = 50
+    mode: str = "online"
+    n_train: int | None = None
+    n_val: int | None = None
+    target_error: float | None = None
+    label_noise: float = 0.0
+    random_labels: bool = False
+    seeds: tuple[int, ...] = (0,)
+    val_seed: int = 2**31 - 1
+    fourier_gap: bool = False
+    stop_when_converged: bool = True
+    keep_params: bool = False
+    device: str = "auto"
+    dtype: str = "float32"
+    num_threads: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+        for name in ("n", "k", "width", "batch_size", "eval_every", "sparsity"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        if isinstance(self.steps, bool) or not isinstance(self.steps, (int, np.integer)) or self.steps < 0:
+            raise ValueError(f"steps must be an integer >= 0, got {self.steps!r}")
+        if self.k > self.n:
+            raise ValueError(f"parity degree k = {self.k} exceeds the input dimension n = {self.n}")
+        for name, allowed in (("arch", ARCHS), ("activation", ACTIVATIONS), ("init", INITS), ("loss", LOSSES),
+                              ("mode", MODES), ("decay", DECAYS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"unknown {name} {getattr(self, name)!r}; expected one of {allowed}")
+        if self.init == "sparse" and self.sparsity > self.n:
+            raise ValueError(f"sparse init needs sparsity s <= n, got s = {self.sparsity}, n = {self.n}")
+        if not (self.lr > 0 and math.isfinite(self.lr)):
+            raise ValueError(f"lr must be positive and finite, got {self.lr!r}")
+        if not (self.weight_decay >= 0 and math.isfinite(self.weight_decay)):
+            raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay!r}")
+        if self.decay == "multiplicative" and self.weight_decay >= 1:
+            raise ValueError(f"multiplicative decay needs weight_decay < 1, got {self.weight_decay!r}")
+        if not (self.input_scale > 0 and math.isfinite(self.input_scale)):
+            raise ValueError(f"input_scale must be positive and finite, got {self.input_scale!r}")
+        if not 0 <= self.label_noise < 0.5:
+            raise ValueError(f"label_noise must lie in [0, 1/2), got {self.label_noise!r}")
+        if self.mode == "offline":
+            if self.n_train is None or self.n_train < 1:
+                raise ValueError(f"offline mode needs n_train (sample size m) >= 1, got {self.n_train!r}")
+        elif self.n_train is not None:
+            raise ValueError("n_train is only used in offline mode (online draws fresh batches)")
+        if self.n_val is not None and self.n_val < 1:
+            raise ValueError(f"n_val must be None or >= 1, got {self.n_val!r}")
+        if self.target_error is not None and not 0 <= self.target_error < 1:
+            raise ValueError(f"target_error must lie in [0, 1), got {self.target_error!r}")
+        if not self.seeds or len(set(self.seeds)) != len(self.seeds) or min(self.seeds) < 0:
+            raise ValueError(f"seeds must be a non-empty tuple of distinct non-negative integers, got {self.seeds!r}")
+        if self.fourier_gap:
+            if self.arch != "mlp" or self.width != 1:
+                raise ValueError("fourier_gap needs a single neuron (arch='mlp', width=1)")
+            if self.n > 20 or self.n == self.k:
+                raise ValueError(f"fourier_gap needs k < n <= 20 (exact transform over the cube), got n = {self.n}")
+        if self.dtype not in ("float32", "float64"):
+            raise ValueError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
+        if self.num_threads is not None and self.num_threads < 1:
+            raise ValueError(f"num_threads must be None or >= 1, got {self.num_threads!r}")
+
+    @property
+    def n_eval(self) -> int:
+        """Validation/test set size actually used."""
+        if self.n_val is not None:
+            return self.n_val
+        return 8192 if self.mode == "online" else 10_000
+
+    @property
+    def error_target(self) -> float:
+        """Validation error at or below which a seed counts as converged."""
+        if self.target_error is not None:
+            return self.target_error
+        return 0.0 if self.mode == "online" else 0.1
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-compatible dict."""
+        return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v)
+                for f in dataclasses.fields(self)}
+
+    def replace(self, **changes: Any) -> "ParityConfig":
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass
+class ParityResult:
+    """Outcome of :func:`train_parity`; arrays are numpy, seeds along the last axis.
+
+    Attributes
+    ----------
+    steps : (T,) int      evaluated steps.
+    accuracy, loss : (T, E)  validation accuracy and loss (the training loss function).
+    rho : (T, E)          ‖W_t - W_0‖_∞.
+    delta_in, delta_out : (T, E)  mean |ΔW| over coordinates in S / not in S.
+    fourier_gap : (T, E) or None
+    t_c : (E,) float      first evaluated step with error <= target; inf if never.
+    diverged : (E,) bool
+    steps_run : int       updates performed before the run stopped.
+    """
+
+    config: ParityConfig
+    steps: np.ndarray
+    accuracy: np.ndarray
+    loss: np.ndarray
+    rho: np.ndarray
+    delta_in: np.ndarray
+    delta_out: np.ndarray
+    t_c: np.ndarray
+    diverged: np.ndarray
+    steps_run: int
+    wall_time: float
+    device: str
+    dtype: str
+    fourier_gap: np.ndarray | None = None
+    params: dict[str, np.ndarray] | None = field(default=None, repr=False)
+
+    @property
+    def seeds(self) -> tuple[int, ...]:
+        return self.config.seeds
+
+    @property
+    def success(self) -> np.ndarray:
+        """(E,) bool: converged within the budget."""
+        return np.isfinite(self.t_c)
+
+    @property
+    def ratio(self) -> np.ndarray:
+        """(T, E) delta_in / delta_out (S versus non-S weight movement)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.delta_in / self.delta_out
+
+    def median_tc(self) -> float:
+        """Median t_c over seeds (inf if at least half did not converge)."""
+        return float(np.median(self.t_c))
+
+    def index_at(self, step: float) -> np.ndarray:
+        """Index of the last evaluation at or before ``step`` (vectorised over an array of steps)."""
+        idx = np.searchsorted(self.steps, np.asarray(step, dtype=np.float64), side="right") - 1
+        return np.clip(idx, 0, len(self.steps) - 1)
+
+    def at_step(self, name: str, step_per_seed: np.ndarray) -> np.ndarray:
+        """A (T, E) measure read per seed at the last evaluation at or before ``step_per_seed[e]``."""
+        arr = self.ratio if name == "ratio" else getattr(self, name)
+        idx = self.index_at(step_per_seed)
+        return arr[idx, np.arange(arr.shape[1])]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Strict-JSON-ready summary: non-finite values (t_c of unconverged seeds, NaN ratios) become None;
+        no parameters."""
+        def lst(a: np.ndarray | None) -> Any:
+            return None if a is None else np.where(np.isfinite(a), a.astype(object), None).tolist()
+
+        return {
+            "config": self.config.to_dict(),
+            "seeds": list(self.seeds),
+            "steps": self.steps.tolist(),
+            "accuracy": lst(self.accuracy),
+            "loss": lst(self.loss),
+            "rho": lst(self.rho),
+            "delta_in": lst(self.delta_in),
+            "delta_out": lst(self.delta_out),
+            "fourier_gap": lst(self.fourier_gap),
+            "t_c": [float(t) if math.isfinite(t) else None for t in self.t_c],
+            "diverged": self.diverged.tolist(),
+            "steps_run": self.steps_run,
+            "wall_time": self.wall_time,
+            "device": self.device,
+            "dtype": self.dtype,
+        }
+
+
+# --------------------------------------------------------------------------------------------------- pieces
+
+
+def parity_labels(x: torch.Tensor, k: int) -> torch.Tensor:
+    """χ_[k](x) = ∏_{i<k} x_i along the last axis (x with ±1 entries)."""
+    return x[..., :k].prod(dim=-1)
+
+
+def _oscillating_coefficients(k: int) -> list[float]:
+    import sympy
+
+    from theory.boolean import oscillating_polynomial
+
+    z = sympy.Symbol("z")
+    return [float(c) for c in sympy.Poly(oscillating_polynomial(k, z), z).all_coeffs()]  # highest degree first
+
+
+def activation_fn(name: str, k: int, input_scale: float = 1.0) -> Callable[[torch.Tensor], torch.Tensor]:
+    """σ(c z) for the named activation (module docstring); each interpolates σ(k-2j) = (-1)^j except relu."""
+    if name not in ACTIVATIONS:
+        raise ValueError(f"unknown activation {name!r}; expected one of {ACTIVATIONS}")
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    if name == "relu":
+        base: Callable[[torch.Tensor], torch.Tensor] = torch.relu
+    elif name == "power":
+        def base(z: torch.Tensor) -> torch.Tensor:
+            return z.pow(k)
+    elif name == "sinusoid":
+        def base(z: torch.Tensor) -> torch.Tensor:
+            return torch.cos(math.pi * (z - k) / 2)
+    elif name == "zigzag":
+        def base(z: torch.Tensor) -> torch.Tensor:
+            t = (k - z.clamp(-k, k)) / 2  # in [0, k]; node j at t = j
+            j = torch.floor(t).clamp(max=k - 1)
+            sign = 1 - 2 * torch.remainder(j, 2)
+            return sign * (1 - 2 * (t - j))
+    else:
+        coeffs = _oscillating_coefficients(k)
+
+        def base(z: torch.Tensor) -> torch.Tensor:
+            out = torch.full_like(z, coeffs[0])
+            for c in coeffs[1:]:
+                out = out * z + c
+            return out
+
+    if input_scale == 1.0:
+        return base
+    return lambda z: base(input_scale * z)
+
+
+def loss_fn(name: str, out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Per-sample loss (spec §2.2): hinge (1-yŷ)_+, square (y-ŷ)², logistic log(1+e^{-yŷ})."""
+    if name == "hinge":
+        return torch.relu(1 - y * out)
+    if name == "square":
+        return (y - out) ** 2
+    if name == "logistic":
+        return torch.nn.functional.softplus(-y * out)
+    raise ValueError(f"unknown loss {name!r}; expected one of {LOSSES}")
+
+
+def _seed_generator(seed: int, stream: int, device: torch.device) -> torch.Generator:
+    state = int(np.random.SeedSequence([seed, stream]).generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+    g = torch.Generator(device=device)
+    g.manual_seed(state)
+    return g
+
+
+def _uniform(shape: tuple[int, ...], bound: float, g: torch.Generator) -> torch.Tensor:
+    return (torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1) * bound
+
+
+def _weight(shape: tuple[int, ...], fan_in: int, fan_out: int, init: str, g: torch.Generator) -> torch.Tensor:
+    xavier = math.sqrt(6.0 / (fan_in + fan_out))
+    if init == "xavier":
+        return _uniform(shape, xavier, g)
+    if init == "kaiming":
+        return torch.randn(shape, generator=g, dtype=torch.float64) * math.sqrt(2.0 / fan_in)
+    if init == "sign":
+        return (torch.randint(0, 2, shape, generator=g).to(torch.float64) * 2 - 1) * xavier
+    if init == "default":
+        return _uniform(shape, 1 / math.sqrt(fan_in), g)
+    raise ValueError(f"unknown init {init!r}; expected one of {INITS}")
+
+
+def init_params(config: ParityConfig, seed: int) -> dict[str, torch.Tensor]:
+    """Initial parameters of one seed (float64, CPU), from that seed's own generator only."""
+    g = torch.Generator().manual_seed(int(np.random.SeedSequence([seed, 0]).generate_state(1)[0]))
+    n = config.n
+    if config.arch == "polynet":
+        rows, fan_out = config.k, 1
+    else:
+        rows, fan_out = config.width, config.width
+    if config.init == "sparse":
+        W = torch.zeros(rows, n, dtype=torch.float64)
+        for j in range(rows):
+            cols = torch.randperm(n, generator=g)[: config.sparsity]
+            W[j, cols] = _uniform((config.sparsity,), 1.0, g)
+    else:
+        W = _weight((rows, n), n, fan_out, config.init, g)
+    b = _uniform((rows,), 1 / math.sqrt(n), g)
+    params = {"W": W, "b": b}
+    if config.arch == "mlp" and config.second_layer:
+        u_init = "default" if config.init == "sparse" else config.init
+        params["u"] = _weight((config.width,), config.width, 1, u_init, g)
+    return params
+
+
+def forward(config: ParityConfig, params: dict[str, torch.Tensor], x: torch.Tensor,
+            act: Callable[[torch.Tensor], torch.Tensor]) -> torch.Tensor:
+    """Outputs (E, P) of the ensemble on inputs x of shape (E, P, n) (per-seed) or (P, n) (shared)."""
+    W, b = params["W"], params["b"]
+    if x.dim() == 2:
+        pre = torch.einsum("pn,ern->epr", x, W)
+    else:
+        pre = torch.bmm(x, W.transpose(1, 2))
+    pre = pre + b[:, None, :]
+    if config.arch == "polynet":
+        return pre.prod(dim=-1)
+    h = act(pre)
+    if "u" in params:
+        return torch.bmm(h, params["u"][:, :, None])[..., 0]
+    return h.sum(dim=-1)
+
+
+# --------------------------------------------------------------------------------------------------- data
+
+
+class _DataStream:
+    """Per-seed mini-batches (E, B, n) and labels (E, B), generated chunk-wise from per-seed generators."""
+
+    def __init__(self, config: ParityConfig, device: torch.device, dtype: torch.dtype) -> None:
+        self.c, self.device, self.dtype = config, device, dtype
+        self.gens = [_seed_generator(s, 1, device) for s in config.seeds]
+        B, n = config.batch_size, config.n
+        self.chunk = max(1, DATA_CHUNK_ELEMENTS // (B * n))
+        self.pos = self.chunk  # forces a refill
+        self.xs: torch.Tensor | None = None
+        self.ys: torch.Tensor | None = None
+        if config.mode == "offline":
+            m = int(config.n_train)
+            xt, yt = [], []
+            for g in self.gens:
+                x = self._bits((m, n), g)
+                xt.append(x)
+                yt.append(self._train_labels(x, g))
+            self.x_train = torch.stack(xt)  # (E, m, n)
+            self.y_train = torch.stack(yt)  # (E, m)
+            self.leftover = [torch.empty(0, dtype=torch.long, device=device) for _ in self.gens]
+
+    def _bits(self, shape: tuple[int, ...], g: torch.Generator) -> torch.Tensor:
+        """±1 entries as int8 (converted to the training dtype per batch)."""
+        return 1 - 2 * torch.randint(0, 2, shape, generator=g, device=self.device, dtype=torch.int8)
+
+    def _train_labels(self, x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+        c = self.c
+        if c.random_labels:
+            return self._bits(x.shape[:-1], g)
+        y = parity_labels(x, c.k)
+        if c.label_noise > 0:
+            flip = torch.rand(x.shape[:-1], generator=g, device=self.device) < c.label_noise
+            y = torch.where(flip, -y, y)
+        return y
+
+    def _refill(self) -> None:
+        c, B = self.c, self.c.batch_size
+        if c.mode == "online":
+            xs, ys = [], []
+            for g in self.gens:
+                x = self._bits((self.chunk, B, c.n), g)
+                xs.append(x)
+                ys.append(self._train_labels(x, g))
+            self.xs, self.ys = torch.stack(xs), torch.stack(ys)  # (E, chunk, B, n), (E, chunk, B)
+        else:
+            need, m, idx = self.chunk * B, int(c.n_train), []
+            for e, g in enumerate(self.gens):
+                parts, have = [self.leftover[e]], self.leftover[e].numel()
+                while have < need:
+                    parts.append(torch.randperm(m, generator=g, device=self.device))
+                    have += m
+                stream = torch.cat(parts)
+                idx.append(stream[:need])
+                self.leftover[e] = stream[need:]
+            self.xs = torch.stack(idx).view(len(self.gens), self.chunk, B)  # indices into the training sample
+        self.pos = 0
+
+    def keep(self, idx: torch.Tensor) -> None:
+        """Drop every seed not in ``idx`` (positions); the kept seeds' streams continue unchanged."""
+        pos = idx.tolist()
+        self.gens = [self.gens[i] for i in pos]
+        if self.xs is not None:
+            self.xs = self.xs[idx]
+        if self.ys is not None:
+            self.ys = self.ys[idx]
+        if self.c.mode == "offline":
+            self.x_train, self.y_train = self.x_train[idx], self.y_train[idx]
+            self.leftover = [self.leftover[i] for i in pos]
+
+    def next(self) -> tuple[torch.Tensor, torch.Tensor]:
+        if self.pos >= self.chunk:
+            self._refill()
+        i = self.pos
+        self.pos += 1
+        assert self.xs is not None
+        if self.c.mode == "online":
+            assert self.ys is not None
+            return self.xs[:, i].to(self.dtype), self.ys[:, i].to(self.dtype)
+        idx = self.xs[:, i]  # (E, B)
+        x = torch.gather(self.x_train, 1, idx[:, :, None].expand(-1, -1, self.c.n))
+        y = torch.gather(self.y_train, 1, idx)
+        return x.to(self.dtype), y.to(self.dtype)
+
+
+def _validation_set(config: ParityConfig, device: torch.device,
+                    dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(config.val_seed)
+    x = (1 - 2 * torch.randint(0, 2, (config.n_eval, config.n), generator=g)).to(dtype).to(device)
+    return x, parity_labels(x, config.k)
+
+
+# --------------------------------------------------------------------------------------------------- training
+
+
+def _population_gaps(config: ParityConfig, params: dict[str, torch.Tensor],
+                     act: Callable[[torch.Tensor], torch.Tensor]) -> np.ndarray:
+    """Relaxed Γ (App. B.3.1) of the population correlation-loss gradient of σ(w·x + b), per seed."""
+    from numerics.walsh import fourier_gap_from_gradient, population_gradient
+
+    def sigma_prime(z: np.ndarray) -> np.ndarray:
+        t = torch.tensor(z, dtype=torch.float64, requires_grad=True)
+        act(t).sum().backward()
+        assert t.grad is not None
+        return t.grad.numpy()
+
+    W = params["W"].detach().double().cpu().numpy()[:, 0, :]
+    b = params["b"].detach().double().cpu().numpy()[:, 0]
+    S = tuple(range(config.k))
+    out = []
+    for e in range(W.shape[0]):
+        g, _ = population_gradient(sigma_prime, W[e], float(b[e]), S)
+        out.append(fourier_gap_from_gradient(g, S, relaxed=True))
+    return np.array(out)
+
+
+@torch.no_grad()
+def _evaluate(config: ParityConfig, params: dict[str, torch.Tensor], act: Callable, xv: torch.Tensor,
+              yv: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    E = params["W"].shape[0]
+    rows = params["W"].shape[1]
+    chunk = max(1, EVAL_CHUNK_ELEMENTS // (E * rows))
+    correct = torch.zeros(E, dtype=torch.float64, device=xv.device)
+    loss = torch.zeros(E, dtype=torch.float64, device=xv.device)
+    for s in range(0, xv.shape[0], chunk):
+        out = forward(config, params, xv[s:s + chunk], act)  # (E, P)
+        y = yv[s:s + chunk]
+        correct += (torch.sign(out) == y).sum(dim=1).double()
+        loss += loss_fn(config.loss, out, y).sum(dim=1).double()
+    return correct / xv.shape[0], loss / xv.shape[0]
+
+
+def train_parity(config: ParityConfig, *, progress: bool = False,
+                 callback: Callable[[int, dict[str, np.ndarray]], None] | None = None) -> ParityResult:
+    """Train the ensemble of ``config.seeds`` with SGD on the (n,k)-sparse parity (module docstring).
+
+    ``callback(step, metrics)`` is called after every evaluation with the per-seed numpy metrics.
+    """
+    device = resolve_device(config.device)
+    dtype = torch.float32 if config.dtype == "float32" else torch.float64
+    old_threads = torch.get_num_threads()
+    if config.num_threads is not None:
+        torch.set_num_threads(config.num_threads)
+    try:
+        return _train(config, device, dtype, progress, callback)
+    finally:
+        if config.num_threads is not None:
+            torch.set_num_threads(old_threads)
+
+
+def _train(config: ParityConfig, device: torch.device, dtype: torch.dtype, progress: bool,
+           callback: Callable | None) -> ParityResult:
+    """The training loop. Seeds that are frozen (converged with ``stop_when_converged``, or diverged) are first
+    masked out of the updates and, once at least 1/8 of the computed seeds are frozen, removed from the
+    computation altogether (their last recorded metrics are carried forward); neither changes any seed's
+    trajectory."""
+    t0 = time.perf_counter()
+    c = config
+    E = len(c.seeds)
+    act = activation_fn(c.activation, c.k, c.input_scale)
+    per_seed = [init_params(c, s) for s in c.seeds]
+    params = {name: torch.stack([p[name] for p in per_seed]).to(device=device, dtype=dtype).requires_grad_(True)
+              for name in per_seed[0]}
+    final = {name: torch.empty_like(p, requires_grad=False) for name, p in params.items()} if c.keep_params else {}
+    W0 = params["W"].detach().clone()
+    xv, yv = _validation_set(c, device, dtype)
+    data = _DataStream(c, device, dtype)
+    in_S = torch.zeros(c.n, dtype=torch.bool, device=device)
+    in_S[: c.k] = True
+
+    alive = np.arange(E)  # positions (in c.seeds) of the seeds still in the computation
+    active = torch.ones(E, dtype=torch.bool, device=device)  # over alive: still updated
+    t_c = np.full(E, np.inf)
+    diverged = np.zeros(E, dtype=bool)
+    frozen = np.zeros(E, dtype=bool)
+    keys = ("accuracy", "loss", "rho", "delta_in", "delta_out") + (("gap",) if c.fourier_gap else ())
+    last = {key: np.full(E, np.nan) for key in keys}
+    hist: dict[str, list[np.ndarray]] = {key: [] for key in keys}
+    steps: list[int] = []
+    target = c.error_target
+
+    def record(step: int) -> None:
+        acc, loss = _evaluate(c, params, act, xv, yv)
+        with torch.no_grad():
+            finite = torch.stack([torch.isfinite(p).flatten(1).all(dim=1) for p in params.values()]).all(dim=0)
+            d = (params["W"].detach() - W0).abs()
+            rho = d.flatten(1).amax(dim=1)
+            din = d[:, :, in_S].flatten(1).mean(dim=1)
+            dout = d[:, :, ~in_S].flatten(1).mean(dim=1) if c.k < c.n else torch.full_like(din, float("nan"))
+        vals = {"accuracy": acc, "loss": loss, "rho": rho, "delta_in": din, "delta_out": dout}
+        for key, v in vals.items():
+            last[key][alive] = v.double().cpu().numpy()
+        if c.fourier_gap:
+            last["gap"][alive] = _population_gaps(c, params, act)
+        fin = finite.cpu().numpy()
+        diverged[alive[~fin]] = True
+        newly = alive[(1 - last["accuracy"][alive] <= target + 1e-12) & fin & ~np.isfinite(t_c[alive])]
+        t_c[newly] = step
+        frozen[:] = diverged | (np.isfinite(t_c) & c.stop_when_converged)
+        active.copy_(torch.as_tensor(~frozen[alive], device=device))
+        steps.append(step)
+        for key in keys:
+            hist[key].append(last[key].copy())
+        if callback is not None:
+            callback(step, {key: last[key].copy() for key in keys})
+
+    def compact() -> None:
+        nonlocal W0, alive, active
+        keep = ~frozen[alive]
+        n_frozen = int((~keep).sum())
+        if n_frozen == 0 or n_frozen < len(alive) / 8 or not keep.any():
+            return
+        idx = torch.as_tensor(np.flatnonzero(keep), device=device)
+        gone = torch.as_tensor(np.flatnonzero(~keep), device=device)
+        for name, p in params.items():
+            if final:
+                final[name][torch.as_tensor(alive[~keep], device=device)] = p.detach()[gone]
+            params[name] = p.detach()[idx].clone().requires_grad_(True)
+        W0 = W0[idx]
+        data.keep(idx)
+        alive = alive[keep]
+        active = torch.ones(len(alive), dtype=torch.bool, device=device)
+
+    bar = tqdm(total=c.steps, disable=not progress, desc=f"parity n={c.n} k={c.k} E={E}", leave=False)
+    step = 0
+    record(0)
+    compact()
+    try:
+        while step < c.steps and not frozen.all():
+            x, y = data.next()
+            out = forward(c, params, x, act)
+            loss = loss_fn(c.loss, out, y).mean(dim=1).sum()  # sum over seeds of per-seed mean losses
+            grads = torch.autograd.grad(loss, list(params.values()))
+            with torch.no_grad():
+                for p, g in zip(params.values(), grads):
+                    if c.decay == "pytorch":
+                        new = p - c.lr * (g + c.weight_decay * p) if c.weight_decay else p - c.lr * g
+                    else:
+                        new = (1 - c.weight_decay) * p - c.lr * g
+                    mask = active.view((len(alive),) + (1,) * (p.dim() - 1))
+                    p.copy_(torch.where(mask, new, p))
+            step += 1
+            if step % c.eval_every == 0 or step == c.steps:
+                record(step)
+                compact()
+                bar.update(step - bar.n)
+                bar.set_postfix(converged=f"{int(np.isfinite(t_c).sum())}/{E}")
+        if steps[-1] != step:
+            record(step)
+    finally:
+        bar.close()
+
+    kept = None
+    if c.keep_params:
+        idx = torch.as_tensor(alive, device=device)
+        for name, p in params.items():
+            final[name][idx] = p.detach()
+        kept = {name: p.cpu().numpy() for name, p in final.items()}
+
+    def arr(key: str) -> np.ndarray:
+        return np.array(hist[key], dtype=np.float64).reshape(len(steps), E)
+
+    return ParityResult(
+        config=c, steps=np.array(steps, dtype=np.int64), accuracy=arr("accuracy"), loss=arr("loss"), rho=arr("rho"),
+        delta_in=arr("delta_in"), delta_out=arr("delta_out"), t_c=t_c, diverged=diverged, steps_run=step,
+        wall_time=time.perf_counter() - t0, device=str(device), dtype=str(dtype).replace("torch.", ""),
+        fourier_gap=arr("gap") if c.fourier_gap else None, params=kept,
+    )
