@@ -11,7 +11,7 @@ For a training claim on modular addition:
 Any claim can also ask for generic plots through ``artifacts["plots"]``, a list of plain-data specs
 rendered by :func:`render_plot_spec` to ``<id>-<name>.png``:
 
-* ``{"name", "kind": "lines", "series": [{"label", "x", "y", "lo"?, "hi"?, "marker"?, "ls"?}], "hlines"?: [{"y", "label"}],
+* ``{"name", "kind": "lines", "series": [{"label", "x", "y", "lo"?, "hi"?, "marker"?, "ls"?, "color"?, "alpha"?}], "hlines"?: [{"y", "label"}],
   "xlabel", "ylabel", "xscale"?, "yscale"?, "title"?}`` - curves, optional shaded band [lo, hi];
 * ``{"name", "kind": "heatmap", "x", "y", "panels": [{"title", "z"}], "xlabel", "ylabel", "zlabel"?, "vmin"?, "vmax"?}``
   - one or more panels of a matrix z[row = y][col = x], annotated cell by cell;
@@ -204,7 +204,8 @@ PLOT_KINDS = ("lines", "heatmap", "hist")
 def _plot_lines(ax: Any, spec: dict) -> None:
     for ser in spec["series"]:
         x, y = np.asarray(ser["x"], dtype=float), np.asarray(ser["y"], dtype=float)
-        line, = ax.plot(x, y, marker=ser.get("marker", "o"), ms=3, ls=ser.get("ls", "-"), lw=1.3, label=ser.get("label"))
+        line, = ax.plot(x, y, marker=ser.get("marker", "o"), ms=3, ls=ser.get("ls", "-"), lw=1.3, label=ser.get("label"),
+                        color=ser.get("color"), alpha=ser.get("alpha", 1.0))
         if ser.get("lo") is not None and ser.get("hi") is not None:
             ax.fill_between(x, np.asarray(ser["lo"], dtype=float), np.asarray(ser["hi"], dtype=float),
                             color=line.get_color(), alpha=0.2, lw=0)

@@ -731,7 +731,8 @@ def _train(config: ParityConfig, device: torch.device, dtype: torch.dtype, progr
         alive = alive[keep]
         active = torch.ones(len(alive), dtype=torch.bool, device=device)
 
-    bar = tqdm(total=c.steps, disable=not progress, desc=f"parity n={c.n} k={c.k} E={E}", leave=False)
+    bar = tqdm(total=c.steps, disable=not progress, desc=f"parity n={c.n} k={c.k} E={E}", leave=False,
+               mininterval=0.5, dynamic_ncols=True)
     step = 0
     record(0)
     compact()
@@ -754,7 +755,7 @@ def _train(config: ParityConfig, device: torch.device, dtype: torch.dtype, progr
                 record(step)
                 compact()
                 bar.update(step - bar.n)
-                bar.set_postfix(converged=f"{int(np.isfinite(t_c).sum())}/{E}")
+                bar.set_postfix(converged=f"{int(np.isfinite(t_c).sum())}/{E}", refresh=False)
         if steps[-1] != step:
             record(step)
     finally:

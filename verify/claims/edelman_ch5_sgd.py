@@ -285,10 +285,11 @@ def _observe_hidden(cfg: HiddenConfig, ctx: RunContext) -> Observation:
                              ("hidden-progress-ratio", "mean_S |dw| / mean_notS |dw|", "ratio")):
         series = []
         for e in range(len(cfg.seeds)):
-            for res, ls, lab in ((true, "-", "true labels"), (rand, "--", "random labels")):
+            for res, ls, lab, color in ((true, "-", "true labels", "C0"), (rand, "--", "random labels", "C3")):
                 arr = res.ratio if key == "ratio" else getattr(res, key)
                 x, y = _curve(res, arr, e, t_end[e])
-                series.append({"label": lab if e == 0 else None, "x": x, "y": y, "ls": ls, "marker": ""})
+                series.append({"label": lab if e == 0 else None, "x": x, "y": y, "ls": ls, "marker": "",
+                               "color": color, "alpha": 0.7})
         plots.append({"name": name, "kind": "lines", "series": series, "xlabel": "step", "ylabel": label,
                       "hlines": [{"y": 0.5, "label": "chance"}] if key == "accuracy" else [],
                       "title": f"sinusoid neuron, ({cfg.n},{cfg.k}) parity, B={cfg.batch_size}, eta={cfg.lr} "
