@@ -234,7 +234,7 @@ def render_plot_spec(rec_id: str, spec: dict, out: Path) -> str:
     if kind == "heatmap":
         panels = spec["panels"]
         fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 0.8, 3.6), squeeze=False)
-        for ax, panel in zip(axes[0], panels):
+        for i, (ax, panel) in enumerate(zip(axes[0], panels)):
             z = np.asarray(panel["z"], dtype=float)
             im = ax.imshow(z, origin="lower", aspect="auto", cmap=spec.get("cmap", "viridis"),
                            vmin=spec.get("vmin"), vmax=spec.get("vmax"))
@@ -245,7 +245,8 @@ def render_plot_spec(rec_id: str, spec: dict, out: Path) -> str:
                     ax.text(j, i, f"{v:.2g}", ha="center", va="center", fontsize=7,
                             color="w" if v < 0.5 * (np.nanmax(z) + np.nanmin(z)) else "k")
             ax.set_xlabel(spec.get("xlabel", ""))
-            ax.set_ylabel(spec.get("ylabel", ""))
+            if i == 0:  # the panels share the y axis
+                ax.set_ylabel(spec.get("ylabel", ""))
             ax.set_title(panel.get("title", ""), fontsize=9)
         fig.colorbar(im, ax=list(axes[0]), label=spec.get("zlabel", ""))
     else:
