@@ -164,38 +164,24 @@ def _lsa_spectrum(rec: dict, out: Path) -> str | None:
 
 def _lsa_noise_curve(rec: dict, out: Path) -> str | None:
     """Shi Thm 5.4.2: evaluation loss under a noisy prompt against the noise level, one line per rank."""
-    import matplotlib.pyplot as plt
-
     a = rec["artifacts"].get("lsa_noise_curve")
     if not a:
         return None
-    fig, ax = plt.subplots(figsize=(5.5, 3.4))
-    for r, losses in sorted(a["loss_by_rank"].items(), key=lambda kv: int(kv[0])):
-        ax.plot(a["sigma"], losses, marker="o", ms=3, label=f"rank {r}")
-    ax.set_xlabel(r"prompt noise $\sigma$")
-    ax.set_ylabel("evaluation loss")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    ax.set_title(f"{rec['id']}: which rank is most robust", fontsize=10)
-    return _save(fig, out / f"{rec['id']}-noise.png")
+    series = [{"label": f"rank {r}", "x": a["sigma"], "y": losses}
+              for r, losses in sorted(a["loss_by_rank"].items(), key=lambda kv: int(kv[0]))]
+    return render_plot_spec(rec["id"], {"name": "noise", "kind": "lines", "series": series, "xlabel": r"prompt noise $\sigma$",
+                                        "ylabel": "evaluation loss", "title": f"{rec['id']}: which rank is most robust"}, out)
 
 
 def _looped_error(rec: dict, out: Path) -> str | None:
     """Shi Fig 8.1: error of the looped transformer against the number of loops T, with the bound."""
-    import matplotlib.pyplot as plt
-
     a = rec["artifacts"].get("looped_error")
     if not a:
         return None
-    fig, ax = plt.subplots(figsize=(5.5, 3.4))
-    ax.semilogy(a["T"], a["error"], marker="o", ms=3, label="observed (mean)")
-    ax.semilogy(a["T"], a["bound"], ls="--", color="k", label="bound (theory)")
-    ax.set_xlabel("loops T")
-    ax.set_ylabel("error")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3, which="both")
-    ax.set_title(f"{rec['id']}", fontsize=10)
-    return _save(fig, out / f"{rec['id']}-error.png")
+    series = [{"label": "observed (mean)", "x": a["T"], "y": a["error"]},
+              {"label": "bound (theory)", "x": a["T"], "y": a["bound"], "ls": "--", "marker": "", "color": "k"}]
+    return render_plot_spec(rec["id"], {"name": "error", "kind": "lines", "series": series, "xlabel": "loops T",
+                                        "ylabel": "error", "yscale": "log", "title": rec["id"]}, out)
 
 
 PLOT_KINDS = ("lines", "heatmap", "hist")
