@@ -25,8 +25,17 @@ from theory import groups as tg  # noqa: E402
 
 
 def clear_caches() -> None:
-    for f in (tg.group, tg.symmetric_group, tg.alternating_group, tg.dihedral_group, tg.cyclic_group,
-              tg.quaternion_group, tg._character_table_cached, tg.murnaghan_nakayama, ng._real_irreps_cached):
+    for f in (
+        tg.group,
+        tg.symmetric_group,
+        tg.alternating_group,
+        tg.dihedral_group,
+        tg.cyclic_group,
+        tg.quaternion_group,
+        tg._character_table_cached,
+        tg.murnaghan_nakayama,
+        ng._real_irreps_cached,
+    ):
         f.cache_clear()
 
 
@@ -41,8 +50,15 @@ def run_once(name: str) -> dict[str, float]:
     t3 = time.perf_counter()
     lp = ng.character_lp(G)
     t4 = time.perf_counter()
-    return {"table": t1 - t0, "chars": t2 - t1, "irreps": t3 - t2, "lp": t4 - t3, "value": lp.value,
-            "K": ct.n_irreps, "order": G.order}
+    return {
+        "table": t1 - t0,
+        "chars": t2 - t1,
+        "irreps": t3 - t2,
+        "lp": t4 - t3,
+        "value": lp.value,
+        "K": ct.n_irreps,
+        "order": G.order,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,8 +71,10 @@ def main(argv: list[str] | None = None) -> int:
         runs = [run_once(name) for _ in range(args.repeats)]
         best = {k: min(r[k] for r in runs) for k in ("table", "chars", "irreps", "lp")}
         r = runs[0]
-        print(f"{name:>4} {r['order']:>5} {r['K']:>3} {best['table']:>9.3f} {best['chars']:>8.3f} "
-              f"{best['irreps']:>9.3f} {best['lp']:>7.4f}  {r['value']:>22.16g}")
+        print(
+            f"{name:>4} {r['order']:>5} {r['K']:>3} {best['table']:>9.3f} {best['chars']:>8.3f} "
+            f"{best['irreps']:>9.3f} {best['lp']:>7.4f}  {r['value']:>22.16g}"
+        )
     return 0
 
 

@@ -31,7 +31,6 @@ from numerics.modular import ModularTask, construction_network  # noqa: E402
 from theory.modular import max_margin  # noqa: E402
 
 
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--k2", type=int, nargs="*", default=[3, 5, 7, 9, 11, 13], help="moduli p for k = 2")

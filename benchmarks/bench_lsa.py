@@ -66,31 +66,38 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--batch", type=int, default=1024, help="prompts per seed per SGD step")
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads (1 is fastest for tiny models)")
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--repeats", type=int, default=2, help="alternating rounds; the best time of each variant is kept")
+    parser.add_argument(
+        "--repeats", type=int, default=2, help="alternating rounds; the best time of each variant is kept"
+    )
     args = parser.parse_args(argv)
 
     torch.set_num_threads(args.threads)
     L = np.diag(np.asarray(args.lam, dtype=np.float64))
     seeds = tuple(range(args.seeds))
     S = len(seeds)
-    print(f"LSA d={L.shape[0]} Lambda=diag({', '.join(f'{x:g}' for x in args.lam)}) N={args.N} r={args.rank}, "
-          f"{S} seeds, threads {torch.get_num_threads()}, device {args.device}, best of {args.repeats}, "
-          f"torch {torch.__version__}")
+    print(
+        f"LSA d={L.shape[0]} Lambda=diag({', '.join(f'{x:g}' for x in args.lam)}) N={args.N} r={args.rank}, "
+        f"{S} seeds, threads {torch.get_num_threads()}, device {args.device}, best of {args.repeats}, "
+        f"torch {torch.__version__}"
+    )
 
     def pop(sd, steps=args.pop_steps):
         return vl.train_population(L, args.N, args.rank, sd, steps=steps, polish_steps=0, device=args.device)
 
     def sgd(sd, steps=args.sgd_steps):
-        return vl.train_sgd(L, args.N, args.rank, sd, model="reduced", steps=steps, batch=args.batch,
-                            device=args.device)
+        return vl.train_sgd(
+            L, args.N, args.rank, sd, model="reduced", steps=steps, batch=args.batch, device=args.device
+        )
 
     pop((0,), 20), sgd((0,), 3)  # warm-up
 
     out: dict[str, float] = {}
     # (a) population loss: steps/s (one step = one Adam update of every seed in the run)
     tb, ts, batched, singles = _compare(pop, pop, seeds, args.repeats)
-    worst = max(float(np.max(np.abs(batched.M_eff[i] - s.M_eff[0])) / max(1e-300, np.max(np.abs(s.M_eff[0]))))
-                for i, s in enumerate(singles))
+    worst = max(
+        float(np.max(np.abs(batched.M_eff[i] - s.M_eff[0])) / max(1e-300, np.max(np.abs(s.M_eff[0]))))
+        for i, s in enumerate(singles)
+    )
     n = args.pop_steps
     print(f"\n(a) population loss, {n} Adam steps (no L-BFGS polish)")
     print("  (a step = one Adam update of all S seeds; sequential: the S single-seed runs together)")

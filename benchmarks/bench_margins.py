@@ -30,13 +30,13 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from numerics.margins import PolyNetwork, evaluate  # noqa: E402
+from numerics.margins import HomogeneousNetwork, evaluate  # noqa: E402
 from numerics.modular import ModularTask, random_network  # noqa: E402
 
 DEFAULT_CASES = [(7, 3, 96), (23, 3, 2048), (11, 4, 640), (47, 3, 256)]
 
 
-def naive_evaluate(net: PolyNetwork, task: ModularTask) -> dict[str, float]:
+def naive_evaluate(net: HomogeneousNetwork, task: ModularTask) -> dict[str, float]:
     """All points at once: S (m, p^k), S^k, logits F (p^k, p), then margins."""
     X, y = task.batch(0, task.n_points)
     S = np.zeros((net.width, task.n_points))
@@ -51,14 +51,23 @@ def naive_evaluate(net: PolyNetwork, task: ModularTask) -> dict[str, float]:
     lo[rows, y] = np.inf
     g = correct - hi.max(1)
     cw = float(np.mean(correct - (F.sum(1) - correct) / (task.p - 1)))
-    return dict(min_margin=float(g.min()), max_margin=float(g.max()), class_weighted=cw,
-                wrong_logit_spread=float((hi.max(1) - lo.min(1)).max()), scale=float(np.abs(F).max()))
+    return dict(
+        min_margin=float(g.min()),
+        max_margin=float(g.max()),
+        class_weighted=cw,
+        wrong_logit_spread=float((hi.max(1) - lo.min(1)).max()),
+        scale=float(np.abs(F).max()),
+    )
 
 
-def chunked_evaluate(net: PolyNetwork, task: ModularTask) -> dict[str, float]:
+def chunked_evaluate(net: HomogeneousNetwork, task: ModularTask) -> dict[str, float]:
     r = evaluate(net, task)
-    return dict(min_margin=r.min_margin, max_margin=r.max_margin, class_weighted=r.class_weighted,
-                wrong_logit_spread=r.wrong_logit_spread)
+    return dict(
+        min_margin=r.min_margin,
+        max_margin=r.max_margin,
+        class_weighted=r.class_weighted,
+        wrong_logit_spread=r.wrong_logit_spread,
+    )
 
 
 def best_time(fn, repeats: int):
@@ -85,14 +94,15 @@ def peak_bytes(fn) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cases", nargs="*", default=[f"{p},{k},{m}" for p, k, m in DEFAULT_CASES],
-                    help="p,k,m triples")
+    ap.add_argument("--cases", nargs="*", default=[f"{p},{k},{m}" for p, k, m in DEFAULT_CASES], help="p,k,m triples")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
 
-    header = (f"{'p':>3} {'k':>2} {'m':>5} {'points':>8} | {'chunked s':>9} {'naive s':>8} {'t naive/chunk':>13} | "
-              f"{'chunked MiB':>11} {'naive MiB':>9} {'mem naive/chunk':>15} | {'max rel diff':>12}")
+    header = (
+        f"{'p':>3} {'k':>2} {'m':>5} {'points':>8} | {'chunked s':>9} {'naive s':>8} {'t naive/chunk':>13} | "
+        f"{'chunked MiB':>11} {'naive MiB':>9} {'mem naive/chunk':>15} | {'max rel diff':>12}"
+    )
     print(header)
     print("-" * len(header))
     for case in args.cases:
@@ -104,8 +114,10 @@ def main(argv: list[str] | None = None) -> None:
         mem_c = peak_bytes(lambda: chunked_evaluate(net, task))
         mem_n = peak_bytes(lambda: naive_evaluate(net, task))
         diff = max(abs(res_c[key] - res_n[key]) for key in res_c) / res_n["scale"]
-        print(f"{p:>3} {k:>2} {m:>5} {task.n_points:>8} | {t_chunk:>9.3f} {t_naive:>8.3f} {t_naive / t_chunk:>13.2f} | "
-              f"{mem_c / 2**20:>11.1f} {mem_n / 2**20:>9.1f} {mem_n / mem_c:>15.1f} | {diff:>12.1e}")
+        print(
+            f"{p:>3} {k:>2} {m:>5} {task.n_points:>8} | {t_chunk:>9.3f} {t_naive:>8.3f} {t_naive / t_chunk:>13.2f} | "
+            f"{mem_c / 2**20:>11.1f} {mem_n / 2**20:>9.1f} {mem_n / mem_c:>15.1f} | {diff:>12.1e}"
+        )
 
 
 if __name__ == "__main__":

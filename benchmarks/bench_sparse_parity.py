@@ -23,7 +23,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verify.sparse_parity import ParityConfig, train_parity  # noqa: E402
+from verify.sparse_parity import SparseParityConfig, train_parity  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> float:
@@ -44,18 +44,30 @@ def main(argv: list[str] | None = None) -> float:
     args = parser.parse_args(argv)
 
     torch.set_num_threads(args.threads)
-    base = ParityConfig(n=args.n, k=args.k, width=args.width, activation=args.activation, lr=args.lr,
-                        batch_size=args.batch, steps=args.steps, eval_every=args.eval_every, n_val=args.n_val,
-                        stop_when_converged=False, device=args.device, seeds=tuple(range(args.seeds)))
-    print(f"(n,k)=({args.n},{args.k}) width {args.width} {args.activation}, B={args.batch}, {args.steps} steps, "
-          f"{args.seeds} seeds, device {args.device}, threads {args.threads}")
+    base = SparseParityConfig(
+        n=args.n,
+        k=args.k,
+        width=args.width,
+        activation=args.activation,
+        lr=args.lr,
+        batch_size=args.batch,
+        steps=args.steps,
+        eval_every=args.eval_every,
+        n_val=args.n_val,
+        stop_when_converged=False,
+        seeds=tuple(range(args.seeds)),
+    )
+    print(
+        f"(n,k)=({args.n},{args.k}) width {args.width} {args.activation}, B={args.batch}, {args.steps} steps, "
+        f"{args.seeds} seeds, device {args.device}, threads {args.threads}"
+    )
     best_batched, best_seq = float("inf"), float("inf")
     for _ in range(args.repeats):
         t0 = time.perf_counter()
-        batched = train_parity(base)
+        batched = train_parity(base, device=args.device)
         best_batched = min(best_batched, time.perf_counter() - t0)
         t0 = time.perf_counter()
-        singles = [train_parity(base.replace(seeds=(s,))) for s in base.seeds]
+        singles = [train_parity(base.replace(seeds=(s,)), device=args.device) for s in base.seeds]
         best_seq = min(best_seq, time.perf_counter() - t0)
     seq_acc = np.concatenate([r.accuracy for r in singles], axis=1)
     max_diff = float(np.abs(seq_acc - batched.accuracy).max())

@@ -41,7 +41,6 @@ from numerics import walsh as nw  # noqa: E402
 from verify import walsh as vw  # noqa: E402
 
 
-
 def bench_gradient(n: int, bf_n: int, repeats: int) -> None:
     rng = np.random.default_rng(0)
     w = rng.standard_normal(n)
@@ -58,11 +57,15 @@ def bench_gradient(n: int, bf_n: int, repeats: int) -> None:
     else:
         fb, _ = nw.population_gradient(nw.relu_prime, wb, 0.0, S)
         err = float(np.abs(bw - fb).max())
-        note = (f"loop timed at n = {bf_n} and extrapolated linearly x{scale} in the number of inputs "
-                f"(per-input cost also grows with n, so this understates the loop); max |diff| at n = {bf_n} = {err:.1e}")
+        note = (
+            f"loop timed at n = {bf_n} and extrapolated linearly x{scale} in the number of inputs "
+            f"(per-input cost also grows with n, so this understates the loop); max |diff| at n = {bf_n} = {err:.1e}"
+        )
     t_loop = t_bf * scale
-    print(f"[1] population gradient, ReLU neuron, n = {n}: transform {t_fast * 1e3:.1f} ms, "
-          f"brute-force loop {t_loop:.1f} s -> ratio {t_loop / t_fast:.0f}x  ({note})")
+    print(
+        f"[1] population gradient, ReLU neuron, n = {n}: transform {t_fast * 1e3:.1f} ms, "
+        f"brute-force loop {t_loop:.1f} s -> ratio {t_loop / t_fast:.0f}x  ({note})"
+    )
 
 
 def _sync(dev: torch.device) -> None:
@@ -72,14 +75,16 @@ def _sync(dev: torch.device) -> None:
 
 def bench_fwht(ns, repeats: int) -> None:
     devs = [torch.device("cpu")] + ([torch.device("cuda")] if torch.cuda.is_available() else [])
-    print(f"[2] Walsh-Hadamard transform of one vector (torch {torch.__version__}, "
-          f"{torch.get_num_threads()} CPU threads; CUDA {'yes' if len(devs) > 1 else 'not available'})")
+    print(
+        f"[2] Walsh-Hadamard transform of one vector (torch {torch.__version__}, "
+        f"{torch.get_num_threads()} CPU threads; CUDA {'yes' if len(devs) > 1 else 'not available'})"
+    )
     for n in ns:
         x = np.random.default_rng(n).standard_normal(1 << n)
         t_np, ref = best_time(lambda: nw.fwht(x), repeats)
         parts = [f"n = {n:2d}: numpy {t_np * 1e3:8.2f} ms"]
         for dev in devs:
-            for dt in ((torch.float64,) if dev.type == "cpu" else (torch.float64, torch.float32)):
+            for dt in (torch.float64,) if dev.type == "cpu" else (torch.float64, torch.float32):
                 t = torch.tensor(x, dtype=dt, device=dev)
                 vw.fwht(t)  # warm-up (CUDA context, Hadamard blocks)
                 _sync(dev)
@@ -88,9 +93,12 @@ def bench_fwht(ns, repeats: int) -> None:
                     y = vw.fwht(t)
                     _sync(dev)
                     return y
+
                 t_t, y = best_time(run, repeats)
                 err = float(np.abs(y.double().cpu().numpy() - ref).max() / np.abs(ref).max())
-                parts.append(f"torch {dev.type} {str(dt)[6:]} {t_t * 1e3:8.2f} ms (x{t_np / t_t:5.1f}, rel err {err:.0e})")
+                parts.append(
+                    f"torch {dev.type} {str(dt)[6:]} {t_t * 1e3:8.2f} ms (x{t_np / t_t:5.1f}, rel err {err:.0e})"
+                )
         print("    " + " | ".join(parts))
 
 
@@ -115,17 +123,21 @@ def bench_ltf(n: int, draws: int, repeats: int) -> None:
     t_b, rb = best_time(batched, repeats)
     t_l, rl = best_time(loop, 1)
     err = max(float(np.abs(rb[k][i] - rl[k][i]).max()) for k in ks for i in (0, 1))
-    print(f"[3] random-LTF gaps, n = {n}, {draws} uniform draws, k in {ks}: batched {t_b:.2f} s, "
-          f"per-draw loop {t_l:.2f} s -> ratio {t_l / t_b:.1f}x (max |difference| {err:.1e})")
+    print(
+        f"[3] random-LTF gaps, n = {n}, {draws} uniform draws, k in {ks}: batched {t_b:.2f} s, "
+        f"per-draw loop {t_l:.2f} s -> ratio {t_l / t_b:.1f}x (max |difference| {err:.1e})"
+    )
 
 
 def bench_recovery(n: int, k: int, trials: int, repeats: int) -> None:
     g = float(fg.gradient_gap_reference(n, k))
-    B = math.ceil(20 / g ** 2)
+    B = math.ceil(20 / g**2)
     t_c, rc = best_time(lambda: fg.one_step_recovery(n, k, [B], trials, 0, method="counts"), repeats)
     t_s, rs = best_time(lambda: fg.one_step_recovery(n, k, [B], trials, 0, method="streamed"), 1)
-    print(f"[4] one-step recovery n = {n}, k = {k}, B = {B}, {trials} trials: cube counts {t_c:.2f} s "
-          f"(P = {rc.rates[0]:.2f}), streamed samples {t_s:.2f} s (P = {rs.rates[0]:.2f}) -> ratio {t_s / t_c:.1f}x")
+    print(
+        f"[4] one-step recovery n = {n}, k = {k}, B = {B}, {trials} trials: cube counts {t_c:.2f} s "
+        f"(P = {rc.rates[0]:.2f}), streamed samples {t_s:.2f} s (P = {rs.rates[0]:.2f}) -> ratio {t_s / t_c:.1f}x"
+    )
 
 
 def main(argv=None) -> None:
@@ -136,8 +148,12 @@ def main(argv=None) -> None:
     ap.add_argument("--draws", type=int, default=300)
     ap.add_argument("--trials", type=int, default=40)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--torch-threads", type=int, default=1,
-                    help="torch CPU threads (default 1, like the single-threaded numpy butterfly)")
+    ap.add_argument(
+        "--torch-threads",
+        type=int,
+        default=1,
+        help="torch CPU threads (default 1, like the single-threaded numpy butterfly)",
+    )
     args = ap.parse_args(argv)
     torch.set_num_threads(args.torch_threads)
     bf_n = args.n if args.bf_n is None else args.bf_n

@@ -40,7 +40,7 @@ from typing import Mapping, Sequence
 import cvxpy as cp
 import numpy as np
 
-from .margins import DEFAULT_MEMORY_BUDGET, PolyNetwork, Task, evaluate
+from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, evaluate
 from .single_neuron import SingleNeuronResult, maximize_single_neuron
 
 __all__ = [
@@ -78,7 +78,7 @@ class CertificateError(RuntimeError):
 # --------------------------------------------------------------------------------------------
 
 
-def unit_neurons(dictionary: PolyNetwork, normalize: bool = True, atol: float = 1e-9) -> PolyNetwork:
+def unit_neurons(dictionary: HomogeneousNetwork, normalize: bool = True, atol: float = 1e-9) -> HomogeneousNetwork:
     r"""The dictionary with every neuron of unit Euclidean norm :math:`\|\bar\theta_j\|_2 = 1`.
 
     Parameters
@@ -96,13 +96,17 @@ def unit_neurons(dictionary: PolyNetwork, normalize: bool = True, atol: float = 
     if dictionary.width == 0:
         raise ValueError("the dictionary is empty")
     if np.any(norms == 0):
-        raise ValueError(f"dictionary neurons {np.flatnonzero(norms == 0).tolist()} are zero; drop them (a zero neuron has no direction)")
+        raise ValueError(
+            f"dictionary neurons {np.flatnonzero(norms == 0).tolist()} are zero; drop them (a zero neuron has no direction)"
+        )
     if not normalize:
         bad = np.flatnonzero(np.abs(norms - 1) > atol)
         if bad.size:
-            raise ValueError(f"dictionary neurons must have unit norm (normalize=False); neurons {bad[:10].tolist()} have norms {norms[bad[:10]]}")
+            raise ValueError(
+                f"dictionary neurons must have unit norm (normalize=False); neurons {bad[:10].tolist()} have norms {norms[bad[:10]]}"
+            )
         return dictionary
-    return PolyNetwork(dictionary.U / norms[:, None, None], dictionary.W / norms[:, None], dictionary.degree)
+    return HomogeneousNetwork(dictionary.U / norms[:, None, None], dictionary.W / norms[:, None], dictionary.degree)
 
 
 def _wrong_labels(labels: np.ndarray, n_classes: int) -> np.ndarray:
@@ -128,7 +132,9 @@ def columns_to_class_weights(values: np.ndarray, task: Task) -> np.ndarray:
     """Scatter a vector over the columns of :func:`margin_features` into an (N, C) array (zero at correct labels)."""
     values = np.asarray(values, dtype=np.float64)
     if values.shape != (task.n_points * (task.n_classes - 1),):
-        raise ValueError(f"expected a vector of length N (C-1) = {task.n_points * (task.n_classes - 1)}, got shape {values.shape}")
+        raise ValueError(
+            f"expected a vector of length N (C-1) = {task.n_points * (task.n_classes - 1)}, got shape {values.shape}"
+        )
     points, wrong = feature_columns(task)
     Q = np.zeros((task.n_points, task.n_classes))
     Q[points, wrong] = values
@@ -136,7 +142,7 @@ def columns_to_class_weights(values: np.ndarray, task: Task) -> np.ndarray:
 
 
 def margin_features(
-    dictionary: PolyNetwork,
+    dictionary: HomogeneousNetwork,
     task: Task,
     normalize: bool = True,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
@@ -149,7 +155,7 @@ def margin_features(
 
     Parameters
     ----------
-    dictionary : PolyNetwork
+    dictionary : HomogeneousNetwork
         J neurons; normalized to unit norm (``normalize=True``) or required to be unit norm.
     task : Task
         The dataset; columns follow :func:`feature_columns`.
@@ -209,7 +215,7 @@ class LPResult:
         Feasible weights :math:`\mu_j = \lambda_j^\nu` (clipped, :math:`\sum\mu\le1`).
     Q : np.ndarray, shape (N, C)
         The dual weights :math:`q(x)\tau(x)[c]` projected onto the simplex (usable as ``Q`` elsewhere).
-    network : PolyNetwork
+    network : HomogeneousNetwork
         :math:`\theta = \{\mu_j^{1/\nu}\bar\theta_j\}` with :math:`\|\theta\|_{2,\nu}^\nu = \sum_j\mu_j`.
     attempts : tuple of str
         One line per solver tried before success (why it was rejected).
@@ -231,7 +237,7 @@ class LPResult:
     status: str
     mu: np.ndarray
     Q: np.ndarray
-    network: PolyNetwork
+    network: HomogeneousNetwork
     attempts: tuple[str, ...]
     feature_scale: float
     solve_seconds: float
@@ -285,7 +291,7 @@ def _solver_list(solver: str | Sequence[str] | None) -> tuple[str, ...]:
 
 
 def solve_dictionary_lp(
-    dictionary: PolyNetwork,
+    dictionary: HomogeneousNetwork,
     task: Task,
     solver: str | Sequence[str] | None = None,
     solver_options: Mapping[str, Mapping[str, object]] | None = None,
@@ -295,7 +301,7 @@ def solve_dictionary_lp(
 
     Parameters
     ----------
-    dictionary : PolyNetwork
+    dictionary : HomogeneousNetwork
         Candidate neurons (rescaled to unit norm unless ``normalize=False``; zero neurons are refused).
     task : Task
         The dataset.
@@ -347,8 +353,11 @@ def solve_dictionary_lp(
         if status != cp.OPTIMAL:
             attempts.append(f"{name}: status {status!r} (not 'optimal')")
             continue
-        if raw_mu is None or raw_t is None or raw_Q is None or not (
-            np.isfinite(raw_mu).all() and np.isfinite(raw_t) and np.isfinite(raw_Q).all()
+        if (
+            raw_mu is None
+            or raw_t is None
+            or raw_Q is None
+            or not (np.isfinite(raw_mu).all() and np.isfinite(raw_t) and np.isfinite(raw_Q).all())
         ):
             attempts.append(f"{name}: status 'optimal' but missing or non-finite primal/dual values")
             continue
@@ -356,7 +365,19 @@ def solve_dictionary_lp(
         if not raw_Q.clip(0).sum() > 0:
             attempts.append(f"{name}: status 'optimal' but the dual Q has no positive mass")
             continue
-        return _build_result(net, task, D, scale, np.asarray(raw_mu, dtype=np.float64).ravel(), float(raw_t), raw_Q, name, status, attempts, elapsed)
+        return _build_result(
+            net,
+            task,
+            D,
+            scale,
+            np.asarray(raw_mu, dtype=np.float64).ravel(),
+            float(raw_t),
+            raw_Q,
+            name,
+            status,
+            attempts,
+            elapsed,
+        )
     raise CertificateError(
         f"dictionary LP ({J} neurons, {D.shape[1]} margin constraints) failed with every solver tried; "
         "no value is returned from a failed solve. " + "; ".join(attempts)
@@ -364,7 +385,7 @@ def solve_dictionary_lp(
 
 
 def _build_result(
-    net: PolyNetwork,
+    net: HomogeneousNetwork,
     task: Task,
     D: np.ndarray,
     scale: float,
@@ -384,7 +405,7 @@ def _build_result(
     Q = Q / Q.sum()
     nu = net.homogeneity
     lam = mu ** (1.0 / nu)
-    recovered = PolyNetwork(net.U * lam[:, None, None], net.W * lam[:, None], net.degree)
+    recovered = HomogeneousNetwork(net.U * lam[:, None, None], net.W * lam[:, None], net.degree)
     return LPResult(
         value=t,
         dual_value=max(0.0, float((D @ Q).max())),
@@ -466,7 +487,7 @@ class Certificate:
 def certify(
     task: Task,
     degree: int,
-    lower_network: PolyNetwork,
+    lower_network: HomogeneousNetwork,
     Q: np.ndarray | None = None,
     upper_closed_form: object | None = None,
     n_starts: int = 20,
@@ -481,7 +502,7 @@ def certify(
         The dataset.
     degree : int
         Activation exponent (must equal ``lower_network.degree``).
-    lower_network : PolyNetwork
+    lower_network : HomogeneousNetwork
         Any non-zero network; its normalized margin is the lower bound (``numerics.margins.evaluate``).
     Q : array (N, C), optional
         Class weights of the upper bound (None = uniform q and tau).

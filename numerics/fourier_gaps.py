@@ -64,8 +64,9 @@ def _check_nk(n: int, k: int) -> tuple[int, int]:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
         raise ValueError(f"n must be an integer >= 2, got {n!r}")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n - 1:
-        raise ValueError(f"k must be an integer with 1 <= k <= n-1 (the gap compares levels k-1 and k+1), "
-                         f"got k = {k!r}, n = {n}")
+        raise ValueError(
+            f"k must be an integer with 1 <= k <= n-1 (the gap compares levels k-1 and k+1), got k = {k!r}, n = {n}"
+        )
     return int(n), int(k)
 
 
@@ -110,8 +111,9 @@ def _parity_prefix(x: np.ndarray, k: int) -> np.ndarray:
     return np.prod(x[..., :k], axis=-1)
 
 
-def batch_gradients_streamed(w: np.ndarray, k: int, B: int, rng: np.random.Generator, *,
-                             b: float = 0.0, chunk_elems: int = 1 << 22) -> np.ndarray:
+def batch_gradients_streamed(
+    w: np.ndarray, k: int, B: int, rng: np.random.Generator, *, b: float = 0.0, chunk_elems: int = 1 << 22
+) -> np.ndarray:
     r"""Batch gradients :math:`\hat g=-\frac1B\sum_{s\le B} y_s x_s 1\{w^\top x_s+b>0\}` of one ReLU neuron.
 
     ``w`` is (T, n): one independent batch of B uniform samples per row (Prop. B.7's estimator, S = [k]).
@@ -139,8 +141,7 @@ def batch_gradients_streamed(w: np.ndarray, k: int, B: int, rng: np.random.Gener
     return -acc / B
 
 
-def batch_gradients_counts(w: np.ndarray, k: int, B: int, rng: np.random.Generator, *,
-                           b: float = 0.0) -> np.ndarray:
+def batch_gradients_counts(w: np.ndarray, k: int, B: int, rng: np.random.Generator, *, b: float = 0.0) -> np.ndarray:
     r"""The same estimator in law, through multinomial counts :math:`c_a` of B uniform draws on the cube:
 
     :math:`\hat g_i=-\frac1B\sum_a c_a\,h_a\,\chi_{S\triangle\{i\}}(a)=-\frac1B\,[H(c\odot h)]_{S\triangle\{i\}}`
@@ -152,13 +153,14 @@ def batch_gradients_counts(w: np.ndarray, k: int, B: int, rng: np.random.Generat
     T, n = w.shape
     _check_nk(n, k)
     if n > COUNTS_MAX_N:
-        raise ValueError(f"the cube-count estimator needs n <= {COUNTS_MAX_N}, got n = {n}; "
-                         f"use batch_gradients_streamed")
+        raise ValueError(
+            f"the cube-count estimator needs n <= {COUNTS_MAX_N}, got n = {n}; use batch_gradients_streamed"
+        )
     if B < 1:
         raise ValueError(f"batch size B must be >= 1, got {B}")
     N = 1 << n
     counts = rng.multinomial(B, np.full(N, 1.0 / N), size=T).astype(np.float64)
-    counts *= (linear_forms(w) + b > 0)
+    counts *= linear_forms(w) + b > 0
     H = fwht_batched(counts)
     idx = ((1 << k) - 1) ^ (1 << np.arange(n))
     return -H[:, idx] / B
@@ -177,8 +179,9 @@ def sign_population_gradient(W: np.ndarray, k: int) -> np.ndarray:
     n, k = _check_nk(n, k)
     if n % 2 == 0:
         raise ValueError(f"the Lemma B.3 formula needs n odd (no ties w.x = 0), got n = {n}")
-    maj = np.where(prefix_mask(n, k), float(tb.majority_coefficient(n, k - 1)),
-                   float(tb.majority_coefficient(n, k + 1)))
+    maj = np.where(
+        prefix_mask(n, k), float(tb.majority_coefficient(n, k - 1)), float(tb.majority_coefficient(n, k + 1))
+    )
     return -0.5 * np.prod(W[:, :k], axis=1, keepdims=True) * W * maj[None, :]
 
 
@@ -202,9 +205,17 @@ class RecoveryResult:
         return tuple(s / self.trials for s in self.successes)
 
 
-def one_step_recovery(n: int, k: int, batch_sizes: Sequence[int], trials: int, seed: int, *,
-                      method: str = "auto", chunk_trials: int = 50,
-                      chunk_elems: int = 1 << 22) -> RecoveryResult:
+def one_step_recovery(
+    n: int,
+    k: int,
+    batch_sizes: Sequence[int],
+    trials: int,
+    seed: int,
+    *,
+    method: str = "auto",
+    chunk_trials: int = 50,
+    chunk_elems: int = 1 << 22,
+) -> RecoveryResult:
     r"""Success rate of Prop. B.7 one-step recovery with a random sign w (no bias), S = [k].
 
     Per trial: draw :math:`w\sim\mathrm{Unif}\{\pm1\}^n`, a fresh batch of B samples, the batch gradient
@@ -254,9 +265,18 @@ def one_step_recovery(n: int, k: int, batch_sizes: Sequence[int], trials: int, s
         succ.append(s)
         within.append(inside)
         viol.append(bad)
-    return RecoveryResult(n, k, batch_sizes, trials, tuple(succ), float(gradient_gap_reference(n, k)),
-                          "+".join(sorted(used)), seed,
-                          tuple(within), tuple(viol))
+    return RecoveryResult(
+        n,
+        k,
+        batch_sizes,
+        trials,
+        tuple(succ),
+        float(gradient_gap_reference(n, k)),
+        "+".join(sorted(used)),
+        seed,
+        tuple(within),
+        tuple(viol),
+    )
 
 
 def _bits_table(n: int, ks: Sequence[int]) -> dict[int, np.ndarray]:
@@ -278,15 +298,16 @@ def ltf_gradients(W: np.ndarray, ks: Sequence[int], *, b: float = 0.0, chunk: in
     idx = _bits_table(n, ks)
     out = {k: np.empty((D, n)) for k in ks}
     for d0 in range(0, D, chunk):
-        Hh = fwht_batched((linear_forms(W[d0:d0 + chunk]) + b > 0).astype(np.float64))
+        Hh = fwht_batched((linear_forms(W[d0 : d0 + chunk]) + b > 0).astype(np.float64))
         Hh /= Hh.shape[-1]
         for k in ks:
-            out[k][d0:d0 + chunk] = Hh[:, idx[k]]
+            out[k][d0 : d0 + chunk] = Hh[:, idx[k]]
     return out
 
 
-def random_ltf_gaps(n: int, ks: Sequence[int], dist: str, draws: int, seed: int, *,
-                    chunk: int = 64) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+def random_ltf_gaps(
+    n: int, ks: Sequence[int], dist: str, draws: int, seed: int, *, chunk: int = 64
+) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """Fig. B.7: (Γ_max, Γ_min) of exact ReLU gradients for ``draws`` random w ~ ``dist`` (no bias), per k.
 
     Seed: ``np.random.default_rng(seed)`` draws all weights (D, n) at once.
@@ -322,8 +343,7 @@ def sinusoid_gradients(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind:
     return ph[None, :] * np.prod(factors, axis=-1)
 
 
-def sinusoid_gradients_bruteforce(W: np.ndarray, k: int, c: float, *, b: float = 0.0,
-                                  kind: str = "cos") -> np.ndarray:
+def sinusoid_gradients_bruteforce(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind: str = "cos") -> np.ndarray:
     """The same g by one batched transform of φ(c w.x + b) over the cube (independent oracle, n <= 20)."""
     W = np.asarray(W, dtype=np.float64)
     D, n = W.shape
@@ -336,8 +356,9 @@ def sinusoid_gradients_bruteforce(W: np.ndarray, k: int, c: float, *, b: float =
     return Hh[:, _bits_table(n, [k])[k]]
 
 
-def sinusoid_gaps(n: int, ks: Sequence[int], dist: str, draws: int, seed: int, *, c: float | None = None,
-                  kind: str = "cos") -> tuple[np.ndarray, dict[int, tuple[np.ndarray, np.ndarray]]]:
+def sinusoid_gaps(
+    n: int, ks: Sequence[int], dist: str, draws: int, seed: int, *, c: float | None = None, kind: str = "cos"
+) -> tuple[np.ndarray, dict[int, tuple[np.ndarray, np.ndarray]]]:
     """Fig. B.8 left: weights (D, n) and, per k, (Γ_max, Γ_min) of the closed-form gradients; c = 1/√n default."""
     c = 1.0 / math.sqrt(n) if c is None else float(c)
     W = random_weights(dist, draws, n, np.random.default_rng(seed))

@@ -3,7 +3,7 @@ r"""Finite-group composition in float64: the dataset, real orthogonal irreps, ne
 
 Task (Edelman Ch. 7, spec feature_emergence §1.1, §5): all :math:`|G|^2` pairs :math:`(a,b)\mapsto ab`
 of a finite group, enumerated row-major (point index :math:`a|G| + b`), one-hot inputs passed as
-indices; a network for it is a :class:`numerics.margins.PolyNetwork` with ``U (m, 2, |G|)``,
+indices; a network for it is a :class:`numerics.margins.HomogeneousNetwork` with ``U (m, 2, |G|)``,
 ``W (m, |G|)`` and degree 2.
 
 Real irreps (float64, spec §5.11), by method:
@@ -30,7 +30,7 @@ from scipy.optimize import linprog
 
 from theory import groups as tg
 
-from .margins import PolyNetwork
+from .margins import HomogeneousNetwork
 
 __all__ = [
     "GroupTask",
@@ -173,7 +173,9 @@ def _commutant(G: tg.FiniteGroup, r: int, chi: np.ndarray, d: int, seed: int = 0
 
 
 def _closed(G: tg.FiniteGroup, r: int) -> np.ndarray:
-    return np.array([np.array(tg.closed_form_irrep(G, r, g).evalf(30).tolist(), dtype=np.float64) for g in range(G.order)])
+    return np.array(
+        [np.array(tg.closed_form_irrep(G, r, g).evalf(30).tolist(), dtype=np.float64) for g in range(G.order)]
+    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -262,7 +264,7 @@ class IrrepDiagnostics:
     norms: np.ndarray
 
 
-def neuron_irrep_diagnostics(net: PolyNetwork, G: "tg.FiniteGroup | str") -> IrrepDiagnostics:
+def neuron_irrep_diagnostics(net: HomogeneousNetwork, G: "tg.FiniteGroup | str") -> IrrepDiagnostics:
     """Per-neuron isotypic power of u, v, w and the dominant irrep (indices of ``character_table``)."""
     G = _group(G)
     if net.U.shape[1:] != (2, G.order) or net.W.shape[1] != G.order:
@@ -318,7 +320,7 @@ def class_weights(G: "tg.FiniteGroup | str", class_tau: Sequence[float] | None =
 
 def construction_network(
     G: "tg.FiniteGroup | str", width: int | None = None, budgets: Sequence[object] | None = None
-) -> PolyNetwork:
+) -> HomogeneousNetwork:
     r"""The construction of ``theory.groups.construction`` (spec §5.6, corrected constants) as float64
     weights, zero-padded to ``width``: for each used irrep R and (i,j,k), neurons
     :math:`(c R_{ij}, \pm c R_{jk}, \pm c R_{ik})`; logits :math:`\sum_R 4c_R^3\chi_R(abc^{-1})`."""
@@ -343,12 +345,16 @@ def construction_network(
                         U[i0, 1] = sgn * c * R[:, j, k]
                         W[i0] = sgn * c * R[:, i, k]
                         i0 += 1
-    return PolyNetwork(U, W, degree=2)
+    return HomogeneousNetwork(U, W, degree=2)
 
 
 def optimal_neuron_network(
-    G: "tg.FiniteGroup | str", r: int, x: np.ndarray | None = None, y: np.ndarray | None = None, z: np.ndarray | None = None
-) -> PolyNetwork:
+    G: "tg.FiniteGroup | str",
+    r: int,
+    x: np.ndarray | None = None,
+    y: np.ndarray | None = None,
+    z: np.ndarray | None = None,
+) -> HomogeneousNetwork:
     r"""The rank-1 unit optimal neuron of spec §5.4 in irrep r: :math:`u = t\,x^\top R(\cdot)y`,
     :math:`v = t\,y^\top R(\cdot)z`, :math:`w = t\,x^\top R(\cdot)z`, :math:`t=\sqrt{d_R/(3|G|)}`
     (x, y, z default to :math:`e_1` and are normalized)."""
@@ -367,14 +373,16 @@ def optimal_neuron_network(
     u = t * np.einsum("i,gij,j->g", x, R, y)
     v = t * np.einsum("i,gij,j->g", y, R, z)
     w = t * np.einsum("i,gij,j->g", x, R, z)
-    return PolyNetwork(np.stack([u, v])[None], w[None], degree=2)
+    return HomogeneousNetwork(np.stack([u, v])[None], w[None], degree=2)
 
 
-def random_network(G: "tg.FiniteGroup | str", width: int, rng: np.random.Generator, scale: float | None = None) -> PolyNetwork:
+def random_network(
+    G: "tg.FiniteGroup | str", width: int, rng: np.random.Generator, scale: float | None = None
+) -> HomogeneousNetwork:
     """Gaussian network with i.i.d. N(0, scale^2) entries (default scale 1/sqrt(|G|))."""
     N = _group(G).order
     s = 1.0 / math.sqrt(N) if scale is None else scale
-    return PolyNetwork(rng.normal(0, s, (width, 2, N)), rng.normal(0, s, (width, N)), degree=2)
+    return HomogeneousNetwork(rng.normal(0, s, (width, 2, N)), rng.normal(0, s, (width, N)), degree=2)
 
 
 # --------------------------------------------------------------------------------------------
@@ -435,8 +443,9 @@ def character_lp(G: "tg.FiniteGroup | str") -> CharacterLPResult:
     c[-1] = -1.0
     A_ub = np.hstack([-A.T, np.ones((nC, 1))])  # t - s^T A[:, C] <= 0
     A_eq = np.hstack([np.ones((1, nR)), np.zeros((1, 1))])
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(nC), A_eq=A_eq, b_eq=[1.0],
-                  bounds=[(0, None)] * nR + [(None, None)], method="highs")
+    res = linprog(
+        c, A_ub=A_ub, b_ub=np.zeros(nC), A_eq=A_eq, b_eq=[1.0], bounds=[(0, None)] * nR + [(None, None)], method="highs"
+    )
     if res.status != 0:
         raise RuntimeError(f"character LP for {G.name} failed: {res.message}")
     scale = 2.0 / (3.0 * G.order) ** 1.5

@@ -139,7 +139,9 @@ class KappaMoments:
     sd_trial_mean: float
 
 
-def kappa_moments(rng: np.random.Generator, n: int, d: int, draws: int, trials: int = 10, chunk: int = 20000) -> KappaMoments:
+def kappa_moments(
+    rng: np.random.Generator, n: int, d: int, draws: int, trials: int = 10, chunk: int = 20000
+) -> KappaMoments:
     """E kappa(X^T X) for X with i.i.d. N(0, 1) entries (Fig. 8.1's reported average kappa), by MC."""
     if draws < 2:
         raise ValueError(f"draws must be >= 2, got {draws}")

@@ -109,11 +109,17 @@ def thm542(lam: np.ndarray, N: int, r: int, M: int, sigma: float, c: np.ndarray)
     v = np.where(idx, N / ((N + 1) * lam + tr), 0.0)
     s = np.where(idx, c, 0.0)
     xi = np.where(idx, 0.0, c)
-    return float(np.sum(s**2 * v**2 * lam**3) / M + (np.sum(c**2 * lam) + sigma**2) * np.sum(v**2 * lam**2) / M
-                 + np.sum(xi**2 * lam) + np.sum(s**2 * lam * (lam * v - 1) ** 2))
+    return float(
+        np.sum(s**2 * v**2 * lam**3) / M
+        + (np.sum(c**2 * lam) + sigma**2) * np.sum(v**2 * lam**2) / M
+        + np.sum(xi**2 * lam)
+        + np.sum(s**2 * lam * (lam * v - 1) ** 2)
+    )
 
 
-def lsa_weights(U: np.ndarray, u: float, p: np.ndarray | None = None, q: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def lsa_weights(
+    U: np.ndarray, u: float, p: np.ndarray | None = None, q: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Eq. 5.3 weights: ``W^PV = [[0, 0], [p^T, u]]``, ``W^KQ = [[U, 0], [q^T, 0]]`` (p = q = 0 by default)."""
     U = np.asarray(U, dtype=np.float64)
     d = U.shape[0]
@@ -134,8 +140,8 @@ def lsa_forward(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: float) -> 
     if E.ndim != 3 or WPV.shape != (E.shape[1], E.shape[1]) or WKQ.shape != WPV.shape:
         raise ValueError(f"shapes do not match: E {E.shape}, W^PV {WPV.shape}, W^KQ {WKQ.shape}")
     # only entry (d+1, n+1) is needed: (W^PV[-1] E) . (E^T W^KQ E[:, -1])
-    row = np.einsum("j,bjn->bn", WPV[-1], E)                  # (B, n+1)
-    col = np.einsum("bjn,bj->bn", E, E[:, :, -1] @ WKQ.T)     # (B, n+1)
+    row = np.einsum("j,bjn->bn", WPV[-1], E)  # (B, n+1)
+    col = np.einsum("bjn,bj->bn", E, E[:, :, -1] @ WKQ.T)  # (B, n+1)
     return E[:, -1, -1] + np.einsum("bn,bn->b", row, col) / rho
 
 
@@ -144,7 +150,7 @@ def expanded_prediction(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: fl
     d = WPV.shape[0] - 1
     p, u = WPV[d, :d], WPV[d, d]
     U, q = WKQ[:d, :d], WKQ[d, :d]
-    X = E[:, :d, :]          # (B, d, n+1) includes x_q
+    X = E[:, :d, :]  # (B, d, n+1) includes x_q
     y = E[:, d, :-1]
     xq = E[:, :d, -1]
     S = np.einsum("bin,bjn->bij", X, X)
@@ -152,12 +158,14 @@ def expanded_prediction(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: fl
     syy = np.sum(y**2, axis=1)
     Uxq = xq @ U.T
     qxq = xq @ q
-    return (np.einsum("i,bij,bj->b", p, S, Uxq) + (sxy @ p) * qxq + u * np.einsum("bi,bi->b", sxy, Uxq)
-            + u * syy * qxq) / rho
+    return (
+        np.einsum("i,bij,bj->b", p, S, Uxq) + (sxy @ p) * qxq + u * np.einsum("bi,bi->b", sxy, Uxq) + u * syy * qxq
+    ) / rho
 
 
-def sample_prompts(rng: np.random.Generator, B: int, Lam: np.ndarray, n: int, w: np.ndarray | None = None,
-                   sigma: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+def sample_prompts(
+    rng: np.random.Generator, B: int, Lam: np.ndarray, n: int, w: np.ndarray | None = None, sigma: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
     """B prompts ``E (B, d+1, n+1)`` with ``x ~ N(0, Lambda)``, ``w ~ N(0, I)`` (or the fixed ``w``), labels
     ``<w, x_i> + N(0, sigma^2)``, query label slot 0; returns ``(E, y_q)`` with the noise-free target
     ``y_q = <w, x_q>``."""
@@ -188,8 +196,9 @@ def _mc(fn, n_prompts: int, chunk: int) -> tuple[float, float]:
     return mean, float(np.sqrt(var / n_prompts))
 
 
-def mc_pretrain_loss(WPV: np.ndarray, WKQ: np.ndarray, Lam: np.ndarray, N: int, n_prompts: int, seed: int,
-                     chunk: int = 50_000) -> tuple[float, float]:
+def mc_pretrain_loss(
+    WPV: np.ndarray, WKQ: np.ndarray, Lam: np.ndarray, N: int, n_prompts: int, seed: int, chunk: int = 50_000
+) -> tuple[float, float]:
     """MC of the pretraining loss ``1/2 E (y_hat - <w, x_q>)^2`` (rho = N, w ~ N(0, I)): ``(mean, SE)``."""
     rng = np.random.default_rng(seed)
     N = _check_n(N)
@@ -201,8 +210,17 @@ def mc_pretrain_loss(WPV: np.ndarray, WKQ: np.ndarray, Lam: np.ndarray, N: int, 
     return _mc(f, n_prompts, chunk)
 
 
-def mc_eval_loss(WPV: np.ndarray, WKQ: np.ndarray, Lam: np.ndarray, M: int, w: np.ndarray, sigma: float,
-                 n_prompts: int, seed: int, chunk: int = 50_000) -> tuple[float, float]:
+def mc_eval_loss(
+    WPV: np.ndarray,
+    WKQ: np.ndarray,
+    Lam: np.ndarray,
+    M: int,
+    w: np.ndarray,
+    sigma: float,
+    n_prompts: int,
+    seed: int,
+    chunk: int = 50_000,
+) -> tuple[float, float]:
     """MC of Thm 5.4.2's loss ``E (y_hat - <w, x_q>)^2`` (unhalved, rho = M, fixed w, label noise sigma)."""
     rng = np.random.default_rng(seed)
     M = _check_n(M, "M")
@@ -237,7 +255,7 @@ def lbfgs_rank_r(Lam: np.ndarray, N: int, r: int, n_starts: int = 20, seed: int 
 
     def fg(z):
         A = z[: d * r].reshape(d, r)
-        B = z[d * r:].reshape(d, r)
+        B = z[d * r :].reshape(d, r)
         U = A @ B.T
         f = 0.5 * np.trace(G @ L @ U @ L @ U.T) - np.trace(L2 @ U.T)
         gU = G @ L @ U @ L - L2  # G, L symmetric and commuting
@@ -252,7 +270,7 @@ def lbfgs_rank_r(Lam: np.ndarray, N: int, r: int, n_starts: int = 20, seed: int 
         if best is None or res.fun < best.fun:
             best = res
     A = best.x[: d * r].reshape(d, r)
-    B = best.x[d * r:].reshape(d, r)
+    B = best.x[d * r :].reshape(d, r)
     return LbfgsResult(float(best.fun), A @ B.T, np.array(losses), conv)
 
 
@@ -291,8 +309,15 @@ def _sample_phi(rng: np.random.Generator, shape: tuple[int, ...], d: int, i: int
     return phi
 
 
-def parity_behaviour_sim(heads: "tl.ParityHeads", gamma: float, M: int, n_prompts: int, seed: int,
-                         tasks: tuple[tuple[int, int], ...] = ((0, 1), (1, 0)), chunk: int = 20_000) -> dict[str, float]:
+def parity_behaviour_sim(
+    heads: "tl.ParityHeads",
+    gamma: float,
+    M: int,
+    n_prompts: int,
+    seed: int,
+    tasks: tuple[tuple[int, int], ...] = ((0, 1), (1, 0)),
+    chunk: int = 20_000,
+) -> dict[str, float]:
     """Finite-M evaluation of a parity model (spec §2.5, G = I): prompts of M examples with labels
     ``y = phi_i phi_j``, ``zeta = y^T Phi / M``, ``g = sum_h a_h ReLU(sum_t zeta_t V^(h)_tt phi_{q,t})`` with
     ``V = C / (4 gamma)``. Returns the mean hinge loss (and SE) and the 0-1 error (g = 0 counts as wrong)."""
@@ -300,10 +325,10 @@ def parity_behaviour_sim(heads: "tl.ParityHeads", gamma: float, M: int, n_prompt
     if not 0 < gamma < 0.25:
         raise ValueError(f"gamma must lie in (0, 1/4), got {gamma}")
     a = np.array([float(x) for x in heads.a])
-    V = np.array([[float(c) for c in row] for row in heads.codes]) / (4 * gamma)   # (m, d)
+    V = np.array([[float(c) for c in row] for row in heads.codes]) / (4 * gamma)  # (m, d)
     d = V.shape[1]
     rng = np.random.default_rng(seed)
-    chunk = max(100, min(chunk, 4_000_000 // (M * d)))   # bound memory at ~32 MB per array
+    chunk = max(100, min(chunk, 4_000_000 // (M * d)))  # bound memory at ~32 MB per array
     hinge, err = [], []
     done = 0
     while done < n_prompts:
@@ -329,5 +354,9 @@ def parity_behaviour_sim(heads: "tl.ParityHeads", gamma: float, M: int, n_prompt
         done += b
     H = np.concatenate(hinge)
     Z = np.concatenate(err)
-    return {"hinge": float(H.mean()), "hinge_se": float(H.std(ddof=1) / np.sqrt(len(H))), "err01": float(Z.mean()),
-            "err01_se": float(Z.std(ddof=1) / np.sqrt(len(Z)))}
+    return {
+        "hinge": float(H.mean()),
+        "hinge_se": float(H.std(ddof=1) / np.sqrt(len(H))),
+        "err01": float(Z.mean()),
+        "err01_se": float(Z.std(ddof=1) / np.sqrt(len(Z))),
+    }

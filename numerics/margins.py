@@ -35,7 +35,7 @@ import numpy as np
 
 __all__ = [
     "Task",
-    "PolyNetwork",
+    "HomogeneousNetwork",
     "MarginReport",
     "DEFAULT_MEMORY_BUDGET",
     "chunk_size_for",
@@ -76,7 +76,7 @@ class Task(Protocol):
 
 
 @dataclass(frozen=True)
-class PolyNetwork:
+class HomogeneousNetwork:
     r"""Weights of a homogeneous polynomial network, as neuron blocks (float64).
 
     Parameters
@@ -136,24 +136,26 @@ class PolyNetwork:
         """Network outputs for a batch of inputs, shape (n, C)."""
         return int_power(self.preactivations(inputs), self.degree).T @ self.W
 
-    def scaled(self, alpha: float) -> "PolyNetwork":
+    def scaled(self, alpha: float) -> "HomogeneousNetwork":
         """The network with every parameter multiplied by alpha (for homogeneity checks)."""
-        return PolyNetwork(self.U * alpha, self.W * alpha, self.degree)
+        return HomogeneousNetwork(self.U * alpha, self.W * alpha, self.degree)
 
-    def subset(self, index: np.ndarray) -> "PolyNetwork":
+    def subset(self, index: np.ndarray) -> "HomogeneousNetwork":
         """The sub-network made of the neurons selected by ``index``."""
-        return PolyNetwork(self.U[index], self.W[index], self.degree)
+        return HomogeneousNetwork(self.U[index], self.W[index], self.degree)
 
-    def nonzero(self) -> "PolyNetwork":
+    def nonzero(self) -> "HomogeneousNetwork":
         """The sub-network without its zero neurons (they have no direction)."""
         return self.subset(np.flatnonzero(self.neuron_norms() > 0))
 
     @staticmethod
-    def concatenate(nets: "list[PolyNetwork]") -> "PolyNetwork":
+    def concatenate(nets: "list[HomogeneousNetwork]") -> "HomogeneousNetwork":
         """Stack the neurons of several networks of equal degree and shapes into one network."""
         if len({n.degree for n in nets}) != 1:
             raise ValueError("cannot concatenate networks of different degrees")
-        return PolyNetwork(np.concatenate([n.U for n in nets]), np.concatenate([n.W for n in nets]), nets[0].degree)
+        return HomogeneousNetwork(
+            np.concatenate([n.U for n in nets]), np.concatenate([n.W for n in nets]), nets[0].degree
+        )
 
 
 def int_power(S: np.ndarray, degree: int) -> np.ndarray:
@@ -171,7 +173,7 @@ def int_power(S: np.ndarray, degree: int) -> np.ndarray:
     return result
 
 
-def _check_compatible(net: PolyNetwork, task: Task) -> None:
+def _check_compatible(net: HomogeneousNetwork, task: Task) -> None:
     if net.U.shape[1:] != (task.n_blocks, task.block_size) or net.W.shape[1] != task.n_classes:
         raise ValueError(
             f"network shapes U{net.U.shape}, W{net.W.shape} do not fit the task "
@@ -186,11 +188,15 @@ def chunk_size_for(width: int, n_classes: int, n_blocks: int, memory_budget: int
 
 
 def iter_logits(
-    net: PolyNetwork, task: Task, chunk_size: int | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET
+    net: HomogeneousNetwork, task: Task, chunk_size: int | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET
 ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
     """Stream ``(start, inputs, labels, logits)`` over the whole dataset in bounded-memory chunks."""
     _check_compatible(net, task)
-    n = chunk_size if chunk_size is not None else chunk_size_for(net.width, task.n_classes, task.n_blocks, memory_budget)
+    n = (
+        chunk_size
+        if chunk_size is not None
+        else chunk_size_for(net.width, task.n_classes, task.n_blocks, memory_budget)
+    )
     if n < 1:  # a non-positive chunk size would skip every point and report min_margin = inf
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
     for start in range(0, task.n_points, n):
@@ -287,7 +293,7 @@ class MarginReport:
 
 
 def evaluate(
-    net: PolyNetwork,
+    net: HomogeneousNetwork,
     task: Task,
     Q: np.ndarray | None = None,
     chunk_size: int | None = None,
@@ -338,6 +344,6 @@ def evaluate(
     )
 
 
-def normalized_margin(net: PolyNetwork, task: Task, **kwargs: object) -> float:
+def normalized_margin(net: HomogeneousNetwork, task: Task, **kwargs: object) -> float:
     r"""Shortcut for ``evaluate(net, task).normalized_margin`` = :math:`h(\theta)/\|\theta\|_{2,\nu}^\nu`."""
     return evaluate(net, task, **kwargs).normalized_margin

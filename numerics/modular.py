@@ -16,7 +16,7 @@ import numpy as np
 from theory import modular as tm
 from theory._checks import check_odd_modulus, check_positive_int
 
-from .margins import PolyNetwork
+from .margins import HomogeneousNetwork
 
 __all__ = [
     "ModularTask",
@@ -76,7 +76,9 @@ class ModularTask:
         return inputs, inputs.sum(axis=1) % self.p
 
 
-def neuron_blocks(p: int, k: int, zeta: int, phases: np.ndarray, theta_w: float, amplitude: float) -> tuple[np.ndarray, np.ndarray]:
+def neuron_blocks(
+    p: int, k: int, zeta: int, phases: np.ndarray, theta_w: float, amplitude: float
+) -> tuple[np.ndarray, np.ndarray]:
     r"""Float blocks :math:`u_j(a) = A\cos(2\pi\zeta a/p + \vartheta_j)`, :math:`w(c) = A\cos(2\pi\zeta c/p + \vartheta_w)`.
 
     Returns ``(U, w)`` of shapes (k, p) and (p,).
@@ -86,31 +88,35 @@ def neuron_blocks(p: int, k: int, zeta: int, phases: np.ndarray, theta_w: float,
     return U, amplitude * np.cos(x + theta_w)
 
 
-def _from_fourier_neurons(p: int, k: int, neurons: tuple[tm.FourierNeuron, ...], width: int) -> PolyNetwork:
+def _from_fourier_neurons(p: int, k: int, neurons: tuple[tm.FourierNeuron, ...], width: int) -> HomogeneousNetwork:
     U = np.zeros((width, k, p))
     W = np.zeros((width, p))
     for i, n in enumerate(neurons):
-        U[i], W[i] = neuron_blocks(p, k, n.zeta, np.array([float(ph) for ph in n.phases]), float(n.theta_w), float(n.amplitude))
-    return PolyNetwork(U, W, degree=k)
+        U[i], W[i] = neuron_blocks(
+            p, k, n.zeta, np.array([float(ph) for ph in n.phases]), float(n.theta_w), float(n.amplitude)
+        )
+    return HomogeneousNetwork(U, W, degree=k)
 
 
-def construction_network(p: int, k: int, width: int | None = None) -> PolyNetwork:
+def construction_network(p: int, k: int, width: int | None = None) -> HomogeneousNetwork:
     """The explicit max-margin network of ``theory.modular.construction`` as float64 weights
     (zero-padded to ``width``); its logits are (p 1[c = sum a] - 1)/2."""
     c = tm.construction(p, k, width)
     return _from_fourier_neurons(p, k, c.neurons, c.width)
 
 
-def optimal_neuron_network(p: int, k: int, zeta: int = 1, phases: np.ndarray | None = None) -> PolyNetwork:
+def optimal_neuron_network(p: int, k: int, zeta: int = 1, phases: np.ndarray | None = None) -> HomogeneousNetwork:
     """One unit-norm optimal neuron (``theory.modular.optimal_neuron``) as a width-1 network."""
     n = tm.optimal_neuron(p, k, zeta, None if phases is None else [float(v) for v in phases])
     return _from_fourier_neurons(p, k, (n,), 1)
 
 
-def random_network(p: int, k: int, width: int, rng: np.random.Generator, scale: float | None = None) -> PolyNetwork:
+def random_network(
+    p: int, k: int, width: int, rng: np.random.Generator, scale: float | None = None
+) -> HomogeneousNetwork:
     """Gaussian network with i.i.d. N(0, scale^2) entries (default scale 1/sqrt(p))."""
     s = 1.0 / math.sqrt(p) if scale is None else scale
-    return PolyNetwork(rng.normal(0, s, (width, k, p)), rng.normal(0, s, (width, p)), degree=k)
+    return HomogeneousNetwork(rng.normal(0, s, (width, k, p)), rng.normal(0, s, (width, p)), degree=k)
 
 
 def deformed_neuron(
@@ -124,7 +130,7 @@ def deformed_neuron(
     second_zeta: int | None = None,
     split: float = 1.0,
     dc_fraction: float = 0.0,
-) -> PolyNetwork:
+) -> HomogeneousNetwork:
     r"""A unit-norm neuron deformed away from the optimum in the ways of spec 3.3.
 
     Parameters
@@ -141,7 +147,7 @@ def deformed_neuron(
 
     Returns
     -------
-    PolyNetwork
+    HomogeneousNetwork
         Width-1 network; compare its Psi with ``theory.modular.psi_*``.
     """
     freqs = tm.frequencies(p)
@@ -169,10 +175,10 @@ def deformed_neuron(
         blocks = math.sqrt(split) * blocks + math.sqrt(1 - split) * shaped(second_zeta)
     blocks = math.sqrt(1 - dc_fraction) * blocks + math.sqrt(dc_fraction / p)
     blocks = blocks * np.sqrt(r)[:, None]
-    return PolyNetwork(blocks[None, :k], blocks[None, k], degree=k)
+    return HomogeneousNetwork(blocks[None, :k], blocks[None, k], degree=k)
 
 
-def psi_fourier(net: PolyNetwork) -> np.ndarray:
+def psi_fourier(net: HomogeneousNetwork) -> np.ndarray:
     r"""Per-neuron Psi (uniform q and tau) through the DFT, Shi Lemma C.14:
 
     .. math:: \Psi_i = \frac{k!}{(p-1)p^k}\,\mathrm{Re}\sum_{j\ne0}\hat w_i(-j)\prod_{l=1}^k\hat u_{i,l}(j).

@@ -1,5 +1,5 @@
 r"""Sparse parity in float64: the dataset as a :class:`numerics.margins.Task`, and the networks of
-Edelman Thm 7.8 / App. D.7 (spec ``feature_emergence.md`` §4) as :class:`numerics.margins.PolyNetwork`.
+Edelman Thm 7.8 / App. D.7 (spec ``feature_emergence.md`` §4) as :class:`numerics.margins.HomogeneousNetwork`.
 
 Shapes: a parity network has ``U (m, 1, n)`` (one dense input block of n bits), ``W (m, 2)`` and
 ``degree = k``; column 0 of W is the logit of :math:`y=\chi_S(x)=+1`, column 1 that of :math:`y=-1`
@@ -15,7 +15,7 @@ import numpy as np
 
 from theory import parity as tp
 
-from .margins import PolyNetwork
+from .margins import HomogeneousNetwork
 
 __all__ = [
     "MAX_BITS",
@@ -89,8 +89,8 @@ class SparseParityTask:
         return x[:, None, :], (self.chi(x) < 0).astype(np.int64)
 
 
-def network_from_neurons(neurons: Sequence[tp.ParityNeuron], k: int, width: int | None = None) -> PolyNetwork:
-    """Float64 :class:`PolyNetwork` of exact theory neurons, zero-padded to ``width``."""
+def network_from_neurons(neurons: Sequence[tp.ParityNeuron], k: int, width: int | None = None) -> HomogeneousNetwork:
+    """Float64 :class:`HomogeneousNetwork` of exact theory neurons, zero-padded to ``width``."""
     if not neurons:
         raise ValueError("need at least one neuron")
     n = len(neurons[0].u)
@@ -102,10 +102,10 @@ def network_from_neurons(neurons: Sequence[tp.ParityNeuron], k: int, width: int 
     for i, nr in enumerate(neurons):
         U[i, 0] = [float(v) for v in nr.u]
         W[i] = [float(v) for v in nr.w]
-    return PolyNetwork(U, W, k)
+    return HomogeneousNetwork(U, W, k)
 
 
-def construction_network(n: int, support: Sequence[int], width: int | None = None) -> PolyNetwork:
+def construction_network(n: int, support: Sequence[int], width: int | None = None) -> HomogeneousNetwork:
     r"""The width-:math:`2^{k-1}` max-margin construction (App. D.7, spec §4.3) in float64.
 
     Built from :func:`theory.parity.construction` (exact entries rounded once); zero-padded to ``width``.
@@ -115,16 +115,16 @@ def construction_network(n: int, support: Sequence[int], width: int | None = Non
     return network_from_neurons(c.neurons, c.k, c.width)
 
 
-def optimal_neuron_network(n: int, support: Sequence[int], sigma: Sequence[int] | None = None) -> PolyNetwork:
+def optimal_neuron_network(n: int, support: Sequence[int], sigma: Sequence[int] | None = None) -> HomogeneousNetwork:
     """The unit optimal neuron of :func:`theory.parity.optimal_neuron` as a width-1 network."""
     nr = tp.optimal_neuron(n, support, sigma)
     return network_from_neurons([nr], len(tp.check_support(n, support)[1]))
 
 
-def random_network(n: int, k: int, width: int, seed: int = 0, scale: float = 1.0) -> PolyNetwork:
+def random_network(n: int, k: int, width: int, seed: int = 0, scale: float = 1.0) -> HomogeneousNetwork:
     """A degree-k parity network with i.i.d. N(0, scale^2) weights (for upper-bound property tests)."""
     n, k = tp.check_nk(n, k)
     if int(width) != width or width < 1:
         raise ValueError(f"width must be an integer >= 1, got {width!r}")
     rng = np.random.default_rng(seed)
-    return PolyNetwork(rng.standard_normal((width, 1, n)) * scale, rng.standard_normal((width, 2)) * scale, k)
+    return HomogeneousNetwork(rng.standard_normal((width, 1, n)) * scale, rng.standard_normal((width, 2)) * scale, k)

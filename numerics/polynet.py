@@ -56,8 +56,10 @@ def _check_W(W) -> np.ndarray:
         raise ValueError(f"W must have shape (k, n') with k, n' >= 1, got {W.shape}")
     n = W.size
     if n > MAX_N:
-        raise ValueError(f"brute force over {{±1}}^n with n = k n' = {n} > {MAX_N} is too large; use "
-                         f"theory.polynet.error / population_gradient_formula")
+        raise ValueError(
+            f"brute force over {{±1}}^n with n = k n' = {n} > {MAX_N} is too large; use "
+            f"theory.polynet.error / population_gradient_formula"
+        )
     return W
 
 
@@ -101,8 +103,9 @@ def error_bruteforce(W) -> float:
     return float(np.mean(np.sign(f) != y))
 
 
-def integrate_flow(v0: Sequence[float], t_eval: Sequence[float], *, rtol: float = 1e-10,
-                   atol: float = 1e-12) -> np.ndarray:
+def integrate_flow(
+    v0: Sequence[float], t_eval: Sequence[float], *, rtol: float = 1e-10, atol: float = 1e-12
+) -> np.ndarray:
     """Integrate dv_i/dt = prod_{j != i} v_j from v(0) = v0 (scipy DOP853); returns V of shape (len(t_eval), k)."""
     v0 = np.asarray(v0, dtype=np.float64)
     t = np.asarray(t_eval, dtype=np.float64)
@@ -125,7 +128,7 @@ def integrate_flow(v0: Sequence[float], t_eval: Sequence[float], *, rtol: float 
 def squared_growth_spread(V: np.ndarray, v0: Sequence[float]) -> tuple[float, np.ndarray]:
     """B.7: q_i(t) = v_i(t)^2 - v_i(0)^2 is the same for all i. Returns (max relative spread across i, q mean)."""
     V = np.asarray(V, dtype=np.float64)
-    q = V ** 2 - np.asarray(v0, dtype=np.float64) ** 2
+    q = V**2 - np.asarray(v0, dtype=np.float64) ** 2
     scale = np.maximum(1.0, np.abs(q).max(axis=1))
     return float(((q.max(axis=1) - q.min(axis=1)) / scale).max()), q.mean(axis=1)
 
@@ -212,8 +215,7 @@ def plateau_numeric(k: int, n_prime: int, eps: float = 0.49) -> dict:
     v_eps, v_0 = v_star(eps), v_star(0.0)
     t_eps, t_0 = flow_time_quad(k, 1.0, v_eps), flow_time_quad(k, 1.0, v_0)
     # 1 - T_eps/T_0 = (T_0 - T_eps)/T_0, the difference integrated directly (no cancellation)
-    return {"v_star": v_eps, "v_zero": v_0, "T_eps": t_eps, "T_0": t_0,
-            "ratio": flow_time_quad(k, v_eps, v_0) / t_0}
+    return {"v_star": v_eps, "v_zero": v_0, "T_eps": t_eps, "T_0": t_0, "ratio": flow_time_quad(k, v_eps, v_0) / t_0}
 
 
 def perturbed_neuron_weights(n: int, s: int, eps: float) -> np.ndarray:
@@ -235,8 +237,9 @@ def perturbed_neuron_correlation(n: int, k: int, s: int, eps: float, b: float = 
     return -grad_w
 
 
-def perturbed_neuron_correlation_exact(n: int, k: int, s: int, eps: Fraction, b: Fraction = Fraction(0)
-                                       ) -> list[Fraction]:
+def perturbed_neuron_correlation_exact(
+    n: int, k: int, s: int, eps: Fraction, b: Fraction = Fraction(0)
+) -> list[Fraction]:
     """The same correlation exactly: w and b are scaled by the denominator of eps (the sign of w.x + b is
     unchanged) and fed to the integer transform of numerics.walsh.population_gradient_exact."""
     eps, b = Fraction(eps), Fraction(b)

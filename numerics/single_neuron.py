@@ -39,7 +39,7 @@ from typing import Iterator
 import numpy as np
 from scipy.optimize import minimize
 
-from .margins import DEFAULT_MEMORY_BUDGET, PolyNetwork, Task, check_class_weights
+from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights
 
 __all__ = [
     "SingleNeuronResult",
@@ -115,7 +115,9 @@ def _chunk_terms(
     return float(s @ rho), grad_U, grad_w
 
 
-def _accumulate(U: np.ndarray, w: np.ndarray, degree: int, chunks: "Iterator[_Chunk] | list[_Chunk]", n_points: int) -> tuple[float, np.ndarray, np.ndarray]:
+def _accumulate(
+    U: np.ndarray, w: np.ndarray, degree: int, chunks: "Iterator[_Chunk] | list[_Chunk]", n_points: int
+) -> tuple[float, np.ndarray, np.ndarray]:
     value, grad_U, grad_w = 0.0, np.zeros_like(U), np.zeros_like(w)
     for chunk in chunks:
         v, gU, gw = _chunk_terms(U, w, degree, chunk, n_points)
@@ -167,7 +169,7 @@ def class_weighted_objective(
     Returns
     -------
     value : float
-        :math:`\Psi_Q(U, w)`; equals ``evaluate(PolyNetwork(U[None], w[None], degree), task, Q).class_weighted``.
+        :math:`\Psi_Q(U, w)`; equals ``evaluate(HomogeneousNetwork(U[None], w[None], degree), task, Q).class_weighted``.
     grad_U : array, shape (k, d)
     grad_w : array, shape (C,)
     """
@@ -189,7 +191,7 @@ class SingleNeuronResult:
     value : float
         Best value of :math:`\Psi_Q(\theta)/\|\theta\|_2^{\nu}` over the starts (an estimate of
         :math:`\max_{\|\theta\|_2\le1}\Psi_Q`, exact only if the global maximum was reached).
-    network : PolyNetwork
+    network : HomogeneousNetwork
         The best maximizer, rescaled to unit Euclidean norm, as a width-1 network.
     start_values : np.ndarray, shape (n_starts,)
         Final scale-free value of every start.
@@ -208,7 +210,7 @@ class SingleNeuronResult:
     """
 
     value: float
-    network: PolyNetwork
+    network: HomogeneousNetwork
     start_values: np.ndarray
     n_at_best: int
     iterations: np.ndarray
@@ -338,10 +340,12 @@ def maximize_single_neuron(
     U, w = fun.split(theta)
     grad_norm = float(np.linalg.norm(grad))
     n_at_best = int(np.sum(np.abs(values - values[best]) <= 1e-6 * max(abs(values[best]), np.finfo(float).tiny)))
-    success = bool(np.isfinite(value) and (results[best].success or grad_norm <= 1e-6 * max(abs(value), np.finfo(float).tiny)))
+    success = bool(
+        np.isfinite(value) and (results[best].success or grad_norm <= 1e-6 * max(abs(value), np.finfo(float).tiny))
+    )
     return SingleNeuronResult(
         value=float(value),
-        network=PolyNetwork(U[None].copy(), w[None].copy(), int(degree)),
+        network=HomogeneousNetwork(U[None].copy(), w[None].copy(), int(degree)),
         start_values=values,
         n_at_best=n_at_best,
         iterations=iterations,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .margins import PolyNetwork
+from .margins import HomogeneousNetwork
 
 __all__ = [
     "one_sided_power",
@@ -108,7 +108,7 @@ class NeuronDiagnostics:
         return self.mass > rel_mass / len(self.mass)
 
 
-def neuron_diagnostics(net: PolyNetwork) -> NeuronDiagnostics:
+def neuron_diagnostics(net: HomogeneousNetwork) -> NeuronDiagnostics:
     """Fourier diagnostics of every neuron of a network whose blocks live on Z_p (U: (m,k,p), W: (m,p))."""
     if net.U.shape[2] != net.W.shape[1]:
         raise ValueError("Fourier diagnostics need input and output blocks on the same Z_p (d == C)")

@@ -61,9 +61,11 @@ def _check_n(n: int) -> int:
     if n < 0:
         raise ValueError(f"n must be >= 0 (dimension of {{±1}}^n), got n = {n}")
     if n > MAX_N:
-        raise ValueError(f"n = {n} is too large for a dense transform over {{±1}}^n (limit {MAX_N}); "
-                         f"use the closed forms in theory.boolean (majority_coefficient, ltf_coefficient, "
-                         f"sinusoid_coefficient)")
+        raise ValueError(
+            f"n = {n} is too large for a dense transform over {{±1}}^n (limit {MAX_N}); "
+            f"use the closed forms in theory.boolean (majority_coefficient, ltf_coefficient, "
+            f"sinusoid_coefficient)"
+        )
     return n
 
 
@@ -160,7 +162,7 @@ def linear_forms(W: np.ndarray) -> np.ndarray:
         raise ValueError(f"W must be (draws, n), got shape {W.shape}")
     z = np.zeros((W.shape[0], 1))
     for i in range(W.shape[1]):  # bit i is the high bit at step i: indices < 2^i have x_i = +1
-        wi = W[:, i:i + 1]
+        wi = W[:, i : i + 1]
         z = np.concatenate([z + wi, z - wi], axis=1)
     return z
 
@@ -178,7 +180,7 @@ def fwht_int(values) -> np.ndarray:
         raise ValueError(f"fwht_int needs an integer array, got dtype {a.dtype}; use fwht_exact for rationals")
     a = a.astype(np.int64)
     N = a.shape[-1]
-    if a.size and int(np.abs(a).max()) * N >= 2 ** 62:
+    if a.size and int(np.abs(a).max()) * N >= 2**62:
         raise ValueError("fwht_int would overflow int64; use fwht_exact")
     return _butterfly(np.ascontiguousarray(a))
 
@@ -228,8 +230,9 @@ def linear_form(w) -> np.ndarray:
     return z
 
 
-def population_gradient(sigma_prime: Callable[[np.ndarray], np.ndarray], w, b, S, *,
-                        labels: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+def population_gradient(
+    sigma_prime: Callable[[np.ndarray], np.ndarray], w, b, S, *, labels: np.ndarray | None = None
+) -> tuple[np.ndarray, float]:
     """(grad_w, grad_b) of E[-y sigma(w.x + b)] with y = chi_S(x) (or ``labels`` on the cube), float64.
 
     One transform of h = sigma'(w.x+b): grad_w[i] = -h^(S xor {i}), grad_b = -h^(S).  For arbitrary
@@ -266,14 +269,17 @@ def population_gradient_exact(w: Sequence[int], b: Fraction, S) -> tuple[list[Fr
     return ([-Fraction(int(H[mask ^ (1 << i)]), N) for i in range(n)], -Fraction(int(H[mask]), N))
 
 
-def population_gradient_bruteforce(sigma_prime: Callable[[np.ndarray], np.ndarray], w, b, S
-                                   ) -> tuple[np.ndarray, float]:
+def population_gradient_bruteforce(
+    sigma_prime: Callable[[np.ndarray], np.ndarray], w, b, S
+) -> tuple[np.ndarray, float]:
     """The same gradient by an explicit loop over the 2^n inputs (independent oracle; slow)."""
     w = np.asarray(w, dtype=np.float64)
     n = _check_n(w.shape[0])
     if n > BRUTE_FORCE_MAX_N:
-        raise ValueError(f"n = {n} is too large for the brute-force loop (limit {BRUTE_FORCE_MAX_N}); "
-                         f"use population_gradient (transform)")
+        raise ValueError(
+            f"n = {n} is too large for the brute-force loop (limit {BRUTE_FORCE_MAX_N}); "
+            f"use population_gradient (transform)"
+        )
     mask = as_mask(S, n)
     gw = np.zeros(n)
     gb = 0.0

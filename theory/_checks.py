@@ -39,8 +39,11 @@ def check_odd_modulus(p: object, *, source: str = "Shi Thm 4.9") -> int:
         raise ValueError(
             f"p must be an odd integer >= 3 ({source} assumes p > 2 prime; the proof needs only p odd), "
             f"got p = {p_int}"
-            + ("; for even p the frequency p/2 is its own conjugate and the closed form does not hold"
-               if p_int % 2 == 0 and p_int >= 2 else "")
+            + (
+                "; for even p the frequency p/2 is its own conjugate and the closed form does not hold"
+                if p_int % 2 == 0 and p_int >= 2
+                else ""
+            )
         )
     return p_int
 

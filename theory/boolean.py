@@ -32,7 +32,6 @@ Hypotheses and errata enforced here
 
 from __future__ import annotations
 
-import itertools
 import math
 from fractions import Fraction
 from typing import Callable, Iterable, Mapping, Sequence, Union
@@ -101,16 +100,20 @@ Number = Union[int, Fraction]
 def _check_n(n: object, *, name: str = "n", minimum: int = 0) -> int:
     v = _as_int(n, name)
     if v < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum} (the cube {{±1}}^{name} needs a "
-                         f"non-negative dimension), got {name} = {v}")
+        raise ValueError(
+            f"{name} must be an integer >= {minimum} (the cube {{±1}}^{name} needs a "
+            f"non-negative dimension), got {name} = {v}"
+        )
     return v
 
 
 def _check_level(n: int, k: object, *, name: str = "k") -> int:
     kk = _as_int(k, name)
     if kk < 0 or kk > n:
-        raise ValueError(f"{name} must satisfy 0 <= {name} <= n (a {name}-set of [n] exists only then), "
-                         f"got {name} = {kk} with n = {n}")
+        raise ValueError(
+            f"{name} must satisfy 0 <= {name} <= n (a {name}-set of [n] exists only then), "
+            f"got {name} = {kk} with n = {n}"
+        )
     return kk
 
 
@@ -119,7 +122,8 @@ def _check_brute(n: int) -> None:
         raise ValueError(
             f"n = {n} is too large for brute force over {{±1}}^n (2^{n} points; limit n <= "
             f"{BRUTE_FORCE_MAX_N}); use the closed form majority_coefficient / half_coefficient / "
-            f"ltf_coefficient / sinusoid_coefficient instead")
+            f"ltf_coefficient / sinusoid_coefficient instead"
+        )
 
 
 def as_mask(S: Subset, n: int) -> int:
@@ -247,8 +251,8 @@ def derivative(f: Callable[[tuple[int, ...]], Number], i: int) -> Callable[[tupl
     def Df(x: tuple[int, ...]) -> Fraction:
         if i >= len(x):
             raise ValueError(f"coordinate i = {i} is outside the input of length {len(x)}")
-        xp = x[:i] + (1,) + x[i + 1:]
-        xm = x[:i] + (-1,) + x[i + 1:]
+        xp = x[:i] + (1,) + x[i + 1 :]
+        xm = x[:i] + (-1,) + x[i + 1 :]
         return Fraction(f(xp) - f(xm)) / 2
 
     return Df
@@ -319,8 +323,10 @@ def majority_coefficients(n: object) -> list[Fraction]:
 
 def _check_odd_n(n: int, what: str) -> None:
     if n % 2 == 0:
-        raise ValueError(f"{what} needs n odd (the thesis's Majority has no ties), got n = {n}; for even n "
-                         f"use majority_coefficient, which applies the tie rule sign(0) = -1")
+        raise ValueError(
+            f"{what} needs n odd (the thesis's Majority has no ties), got n = {n}; for even n "
+            f"use majority_coefficient, which applies the tie rule sign(0) = -1"
+        )
 
 
 def _check_odd_k(k: int, what: str) -> None:
@@ -398,14 +404,14 @@ def half_coefficient(m: object, k: object) -> Fraction:
     if k % 2:
         return Fraction(0)
     j, h = k // 2, m // 2
-    val = Fraction(math.comb(h, j) * math.comb(m, h), math.comb(m, k) * 2 ** m)
+    val = Fraction(math.comb(h, j) * math.comb(m, h), math.comb(m, k) * 2**m)
     return -val if j % 2 else val
 
 
 def half_coefficient_as_printed(m: object, k: object) -> Fraction:
     """Lemma C.12 as printed, without 2^{-m} (refuted by brute force, [E4])."""
     m = _check_half_m(m)
-    return half_coefficient(m, k) * 2 ** m
+    return half_coefficient(m, k) * 2**m
 
 
 def half_full_set_coefficient(s: object) -> Fraction:
@@ -417,8 +423,9 @@ def half_full_set_coefficient(s: object) -> Fraction:
 # --------------------------------------------------------------------------------------------------
 # Fourier gap, Lemma B.2
 # --------------------------------------------------------------------------------------------------
-def fourier_gap(coeff: Union[Callable[[int], Number], Sequence[Number], Mapping[int, Number]],
-                n: object, S: Subset) -> Fraction:
+def fourier_gap(
+    coeff: Union[Callable[[int], Number], Sequence[Number], Mapping[int, Number]], n: object, S: Subset
+) -> Fraction:
     """gamma_f(S) = min_{i in S} |f^(S\\{i})| - max_{i notin S} |f^(S ∪ {i})| (Definition 5.4).
 
     ``coeff`` maps a mask to f^(mask): a callable, a mask-indexed list or a dict. Needs 1 <= |S| <= n-1.
@@ -427,8 +434,10 @@ def fourier_gap(coeff: Union[Callable[[int], Number], Sequence[Number], Mapping[
     mask = as_mask(S, n)
     k = bin(mask).count("1")
     if not 1 <= k <= n - 1:
-        raise ValueError(f"the Fourier gap at S needs 1 <= |S| <= n-1 (S has (k-1)-subsets and "
-                         f"(k+1)-supersets), got |S| = {k}, n = {n}")
+        raise ValueError(
+            f"the Fourier gap at S needs 1 <= |S| <= n-1 (S has (k-1)-subsets and "
+            f"(k+1)-supersets), got |S| = {k}, n = {n}"
+        )
     get = coeff if callable(coeff) else (lambda msk: coeff[msk])
     lower = min(abs(Fraction(get(mask & ~(1 << i)))) for i in range(n) if mask >> i & 1)
     upper = max(abs(Fraction(get(mask | (1 << i)))) for i in range(n) if not mask >> i & 1)
@@ -452,8 +461,10 @@ def _check_b2_hypotheses(n: int, k: int, what: str) -> None:
     if n % 2 == 0:
         raise ValueError(f"{what} needs n odd (hidden assumption of Lemma B.2 [E5]), got n = {n}")
     if k % 2:
-        raise ValueError(f"{what} needs k even (hidden assumption of Lemma B.2 [E5]); for odd k the "
-                         f"Majority gap is exactly 0 and the bound fails, got k = {k}")
+        raise ValueError(
+            f"{what} needs k even (hidden assumption of Lemma B.2 [E5]); for odd k the "
+            f"Majority gap is exactly 0 and the bound fails, got k = {k}"
+        )
     if k < 2:
         raise ValueError(f"{what} needs k >= 2 (k even), got k = {k}")
 
@@ -490,8 +501,7 @@ def _check_ltf(w: Sequence[int], b: object) -> tuple[tuple[int, ...], Fraction]:
         raise ValueError(f"the LTF identity needs sign weights w in {{±1}}^n, got w = {w}")
     n = len(w)
     if n % 2 == 0:
-        raise ValueError(f"the LTF identity 1[w.x+b>0] = 1/2 + 1/2 Maj(w⊙x) needs n odd (so |w.x| >= 1), "
-                         f"got n = {n}")
+        raise ValueError(f"the LTF identity 1[w.x+b>0] = 1/2 + 1/2 Maj(w⊙x) needs n odd (so |w.x| >= 1), got n = {n}")
     bq = Fraction(b) if not isinstance(b, sympy.Basic) else Fraction(str(sympy.nsimplify(b)))
     if not abs(bq) < 1:
         raise ValueError(f"the LTF identity needs |b| < 1 (the bias never flips the sign), got b = {b}")
@@ -612,8 +622,9 @@ def thm56_condition(D: object, R: object, eps: object, n: object, k: object) -> 
     return Fraction(str(D)) * Fraction(str(R)) ** 2 < Fraction(str(eps)) ** 2 * math.comb(n, k)
 
 
-def random_search_tc_probability(n: int, k: int, fraction: float, seeds: int = 1,
-                                 min_fraction: float | None = None) -> dict[str, float]:
+def random_search_tc_probability(
+    n: int, k: int, fraction: float, seeds: int = 1, min_fraction: float | None = None
+) -> dict[str, float]:
     """Random search as the reference of Edelman Fig. 5.2 (Sec. 5.3.2): one uniformly random k-set guessed per step, so its
     success time is T ~ Geom(p), p = 1/C(n,k) (support 1, 2, ...), median m = ⌈ln 2 / -ln(1-p)⌉.
 
@@ -626,8 +637,12 @@ def random_search_tc_probability(n: int, k: int, fraction: float, seeds: int = 1
         raise ValueError(f"random search is trivial for C({n},{k}) = {C}")
     log_q = math.log1p(-1.0 / C)
     med = math.ceil(math.log(2.0) / -log_q)
-    out = {"C": float(C), "p": 1.0 / C, "median": float(med),
-           "p_early": -math.expm1(math.floor(fraction * med) * log_q)}
+    out = {
+        "C": float(C),
+        "p": 1.0 / C,
+        "median": float(med),
+        "p_early": -math.expm1(math.floor(fraction * med) * log_q),
+    }
     if min_fraction is not None:
         out["p_all_above_min"] = math.exp(seeds * math.floor(min_fraction * med) * log_q)
     return out

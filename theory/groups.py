@@ -184,7 +184,9 @@ class FiniteGroup:
         return all(self.table[a][b] == self.table[b][a] for a in range(self.order) for b in range(a))
 
 
-def _from_permutations(name: str, kind: str, n: int, perms: Sequence[Permutation], labels: Sequence[str] | None = None) -> FiniteGroup:
+def _from_permutations(
+    name: str, kind: str, n: int, perms: Sequence[Permutation], labels: Sequence[str] | None = None
+) -> FiniteGroup:
     """Cayley table of a list of permutations (first must be the identity), product a∘b = sympy ``_af_rmul``."""
     afs = [tuple(p.array_form) for p in perms]
     if any(afs[0][i] != i for i in range(len(afs[0]))):
@@ -487,7 +489,9 @@ def _cycle_type(af: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(sorted((len(c) for c in Permutation(list(af)).full_cyclic_form), reverse=True))
 
 
-def _order_irreps(names: list[str], rows: list[list[sympy.Expr]]) -> tuple[tuple[str, ...], tuple[int, ...], tuple[tuple[sympy.Expr, ...], ...]]:
+def _order_irreps(
+    names: list[str], rows: list[list[sympy.Expr]]
+) -> tuple[tuple[str, ...], tuple[int, ...], tuple[tuple[sympy.Expr, ...], ...]]:
     """Trivial first, then by dimension (stable otherwise)."""
     dims = [int(row[0]) for row in rows]
     trivial = [i for i, row in enumerate(rows) if all(v == 1 for v in row)]
@@ -535,7 +539,9 @@ def _dihedral_table(G: FiniteGroup) -> CharacterTable:
 
 def _cyclic_table(G: FiniteGroup) -> CharacterTable:
     n = G.n
-    rows = [[sympy.exp(2 * sympy.pi * sympy.I * j * c[0] / n) if j else Integer(1) for c in G.classes] for j in range(n)]
+    rows = [
+        [sympy.exp(2 * sympy.pi * sympy.I * j * c[0] / n) if j else Integer(1) for c in G.classes] for j in range(n)
+    ]
     rows = [[sympy.nsimplify(v) if v.is_real else v for v in row] for row in rows]
     names = ["triv"] + [f"chi{j}" for j in range(1, n)]
     return CharacterTable(G, tuple(names), tuple(1 for _ in range(n)), tuple(tuple(r) for r in rows))
@@ -716,7 +722,9 @@ def closed_form_irrep(G: "FiniteGroup | str", r: int, g: int) -> sympy.Matrix:
     if ct.dims[r] == 1:
         v = ct.chi(r, g)
         if ct.indicators[r] != 1:
-            raise ValueError(f"irrep {ct.names[r]} of {G.name} is not real (Frobenius-Schur indicator {ct.indicators[r]})")
+            raise ValueError(
+                f"irrep {ct.names[r]} of {G.name} is not real (Frobenius-Schur indicator {ct.indicators[r]})"
+            )
         return sympy.Matrix([[v]])
     if G.kind == "dihedral":
         name = ct.names[r]
@@ -779,7 +787,8 @@ def condition_values(G: "FiniteGroup | str") -> tuple[sympy.Expr, ...]:
     is :math:`\sum_{R\ne1} d_R^{5/2}`); spec §5.5. Requires real irreps."""
     ct = check_totally_real(G)
     return tuple(
-        sympy.expand(sum(_d15(ct.dims[r]) * ct.values[r][c] for r in range(1, ct.n_irreps))) for c in range(len(ct.classes))
+        sympy.expand(sum(_d15(ct.dims[r]) * ct.values[r][c] for r in range(1, ct.n_irreps)))
+        for c in range(len(ct.classes))
     )
 
 
@@ -837,7 +846,9 @@ def kappa(G: "FiniteGroup | str", class_weights: Sequence[object] | None = None)
         raise ValueError(f"need one class weight per class ({len(ct.classes)}), got {len(t)}")
     sizes = ct.class_sizes
     return tuple(
-        sympy.radsimp(sympy.expand(1 - sum(t[c] * sizes[c] * ct.values[r][c] for c in range(1, len(sizes))) / ct.dims[r]))
+        sympy.radsimp(
+            sympy.expand(1 - sum(t[c] * sizes[c] * ct.values[r][c] for c in range(1, len(sizes))) / ct.dims[r])
+        )
         for r in range(ct.n_irreps)
     )
 
@@ -960,7 +971,9 @@ class GroupConstruction:
         :math:`2(3|G|)^{-3/2}\sum_R s_R d_R^{-1/2}(1-\chi_R(C)/d_R)`."""
         ct = character_table(self.group)
         return (Integer(0),) + tuple(
-            sympy.radsimp(sum(4 * self.coefficients[r] ** 3 * (ct.dims[r] - ct.values[r][c]) for r in range(1, ct.n_irreps)))
+            sympy.radsimp(
+                sum(4 * self.coefficients[r] ** 3 * (ct.dims[r] - ct.values[r][c]) for r in range(1, ct.n_irreps))
+            )
             for c in range(1, len(ct.classes))
         )
 
@@ -974,7 +987,9 @@ class GroupConstruction:
         return sympy.radsimp(self.margin / self.norm_power)
 
 
-def construction(G: "FiniteGroup | str", width: int | None = None, budgets: Sequence[object] | None = None) -> GroupConstruction:
+def construction(
+    G: "FiniteGroup | str", width: int | None = None, budgets: Sequence[object] | None = None
+) -> GroupConstruction:
     """The construction of spec §5.6 (default budgets: Thm 7.9's, requires the condition), or with
     explicit per-irrep budgets ``s_R`` (non-negative, summing to 1; entry 0 ignored) as in spec §5.8.
 
@@ -1074,7 +1089,8 @@ def game_value_on_support(
     tol = 1e-25
     ok = all(float(sympy.N(x, 40)) >= -tol for x in budgets + taus) and is_zero(sol_p[0][t] - val)
     ok = ok and all(
-        float(sympy.N(sum(budgets[r] * A[r - 1][c - 1] for r in irreps) - val, 40)) >= -tol for c in range(1, len(ct.classes))
+        float(sympy.N(sum(budgets[r] * A[r - 1][c - 1] for r in irreps) - val, 40)) >= -tol
+        for c in range(1, len(ct.classes))
     )
     ok = ok and all(
         float(sympy.N(sum(taus[c] * ct.class_sizes[c] * A[r - 1][c - 1] for c in classes) - val, 40)) <= tol
@@ -1090,7 +1106,15 @@ def game_value_on_support(
 # Thesis Table D.1 (S_5), spec §5.9 and §9 item 15
 # --------------------------------------------------------------------------------------------
 
-TABLE_D1_CLASSES: tuple[tuple[int, ...], ...] = ((1, 1, 1, 1, 1), (2, 1, 1, 1), (2, 2, 1), (3, 1, 1), (4, 1), (5,), (3, 2))
+TABLE_D1_CLASSES: tuple[tuple[int, ...], ...] = (
+    (1, 1, 1, 1, 1),
+    (2, 1, 1, 1),
+    (2, 2, 1),
+    (3, 1, 1),
+    (4, 1),
+    (5,),
+    (3, 2),
+)
 """Cycle types of the columns of Table D.1: e, (12), (12)(34), (123), (1234), (12345), (12)(345)."""
 
 TABLE_D1_AS_PRINTED: dict[str, tuple[int, ...]] = {
@@ -1106,13 +1130,19 @@ TABLE_D1_AS_PRINTED: dict[str, tuple[int, ...]] = {
 (the standard representation (4,1) has chi((12)) = +2). The set of rows is correct (spec §9 item 15)."""
 
 _TABLE_D1_PARTITIONS = {
-    "trivial": (5,), "sign": (1, 1, 1, 1, 1), "standard": (4, 1), "standard⊗sign": (2, 1, 1, 1),
-    "5d_a": (3, 2), "5d_b": (2, 2, 1), "6d": (3, 1, 1),
+    "trivial": (5,),
+    "sign": (1, 1, 1, 1, 1),
+    "standard": (4, 1),
+    "standard⊗sign": (2, 1, 1, 1),
+    "5d_a": (3, 2),
+    "5d_b": (2, 2, 1),
+    "6d": (3, 1, 1),
 }
 
 
 def table_d1_corrected() -> dict[str, tuple[int, ...]]:
     """Table D.1 recomputed (Murnaghan-Nakayama) with the thesis's row labels, columns in :data:`TABLE_D1_CLASSES`."""
     return {
-        name: tuple(murnaghan_nakayama(lam, mu) for mu in TABLE_D1_CLASSES) for name, lam in _TABLE_D1_PARTITIONS.items()
+        name: tuple(murnaghan_nakayama(lam, mu) for mu in TABLE_D1_CLASSES)
+        for name, lam in _TABLE_D1_PARTITIONS.items()
     }

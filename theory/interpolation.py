@@ -114,7 +114,7 @@ def least_squares(Phi: sympy.Matrix, y: Sequence) -> LeastSquares:
     if Phi.rows != y.rows:
         raise ValueError(f"Phi has {Phi.rows} rows but y has {y.rows} entries")
     if Phi.cols == 0:
-        return LeastSquares((), tuple(y), sum((v ** 2 for v in y), sympy.Integer(0)), 0)
+        return LeastSquares((), tuple(y), sum((v**2 for v in y), sympy.Integer(0)), 0)
     _, pivots = Phi.rref()
     B = Phi[:, list(pivots)]
     coef = (B.T * B).inv() * (B.T * y)
@@ -122,7 +122,7 @@ def least_squares(Phi: sympy.Matrix, y: Sequence) -> LeastSquares:
     w = [sympy.Integer(0)] * Phi.cols
     for c, p in zip(coef, pivots):
         w[p] = c
-    return LeastSquares(tuple(w), tuple(r), sympy.simplify(sum((v ** 2 for v in r), sympy.Integer(0))), len(pivots))
+    return LeastSquares(tuple(w), tuple(r), sympy.simplify(sum((v**2 for v in r), sympy.Integer(0))), len(pivots))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -153,8 +153,13 @@ def claim5_corrected(k: object) -> dict:
     Phi = feature_matrix(k, _neurons(k, claim5_corrected_biases(k)))
     u = sympy.Matrix(claim5_corrected_weights(k))
     target = parity_on_lattice(k)
-    return {"Phi": Phi, "weights": list(u), "values": list(Phi * u), "target": target,
-            "lsq": least_squares(Phi, target)}
+    return {
+        "Phi": Phi,
+        "weights": list(u),
+        "values": list(Phi * u),
+        "target": target,
+        "lsq": least_squares(Phi, target),
+    }
 
 
 def claim5_printed_biases(k: object, schedule: str) -> list[sympy.Rational]:
@@ -183,8 +188,13 @@ def claim5_as_printed(k: object, schedule: str) -> dict:
     Phi = feature_matrix(k, _neurons(k, claim5_printed_biases(k, schedule)))
     u = sympy.Matrix(claim5_printed_weights(k))
     target = [2 * c for c in parity_on_lattice(k)]
-    return {"Phi": Phi, "weights": list(u), "values": list(Phi * u), "target": target,
-            "lsq": least_squares(Phi, target)}
+    return {
+        "Phi": Phi,
+        "weights": list(u),
+        "values": list(Phi * u),
+        "target": target,
+        "lsq": least_squares(Phi, target),
+    }
 
 
 # --------------------------------------------------------------------------------------------------

@@ -89,7 +89,12 @@ FIG_8_1_N = (16, 32, 64, 128)
 FIG_8_1_T = 200
 FIG_8_1_TRIALS = 10
 #: Average kappa(X^T X) over the 10 trials, as reported in Sec. 8.6 (source data, not a derivation).
-FIG_8_1_REPORTED_KAPPA = {16: Fraction(457, 100), 32: Fraction(313, 100), 64: Fraction(207, 100), 128: Fraction(162, 100)}
+FIG_8_1_REPORTED_KAPPA = {
+    16: Fraction(457, 100),
+    32: Fraction(313, 100),
+    64: Fraction(207, 100),
+    128: Fraction(162, 100),
+}
 
 Number = Any
 Matrix = list[list[Number]]
@@ -268,8 +273,9 @@ def lemma_8_13_attention(X: Any, y: Any, alpha: Number, q0: Any = None, *, exact
     return [[zero] * (d + 1) for _ in range(n)] + [last + [zero]]
 
 
-def looped_forward(X: Any, y: Any, alpha: Number, etas: Sequence[Number], q0: Any = None, *,
-                   exact: bool = True) -> list[Matrix]:
+def looped_forward(
+    X: Any, y: Any, alpha: Number, etas: Sequence[Number], q0: Any = None, *, exact: bool = True
+) -> list[Matrix]:
     """All layers Z^(0..T) of the looped transformer (Def. 8.7) with the construction's Q, P.
 
     Exact (Fraction) by default; ``exact=False`` runs in float64. Each step costs O(n d).
@@ -300,7 +306,9 @@ def gram(X: Any, *, exact: bool = True) -> Matrix:
     return _matmul(_transpose(Xm), Xm)
 
 
-def gd_iterates(X: Any, y: Any, etas: Sequence[Number], theta0: Any = None, *, exact: bool = True) -> list[list[Number]]:
+def gd_iterates(
+    X: Any, y: Any, etas: Sequence[Number], theta0: Any = None, *, exact: bool = True
+) -> list[list[Number]]:
     """theta^(0..T) of GD on l(theta) = 1/2 ||y - X theta||^2 (Def. 8.9), any step sizes eta^(t) > 0.
 
     theta^(t) = theta^(t-1) - eta^(t-1) (X^T X theta^(t-1) - X^T y); theta0 = 0 by default.
@@ -320,8 +328,9 @@ def gd_iterates(X: Any, y: Any, etas: Sequence[Number], theta0: Any = None, *, e
     return out
 
 
-def tf_output_predicted(X: Any, y: Any, alpha: Number, etas: Sequence[Number], q0: Any = None, *,
-                        exact: bool = True) -> list[Number]:
+def tf_output_predicted(
+    X: Any, y: Any, alpha: Number, etas: Sequence[Number], q0: Any = None, *, exact: bool = True
+) -> list[Number]:
     """Theorem 8.14's prediction TF(Z^(0)) = alpha theta^(T), GD started at theta^(0) = -q0/alpha."""
     a = _check_alpha(alpha, exact)
     Xm, _ = _check_prompt(X, y, exact, require_overdetermined=False)
@@ -394,12 +403,16 @@ def check_step_size(eta: Number, L: Number, *, upper: str = "2/L") -> sympy.Expr
         raise ValueError(f"L must be > 0, got {L!r}")
     if upper == "2/L":
         if not (e > 0 and e * Ls < 2):
-            raise ValueError(f"step size eta = {eta} must lie in (0, 2/L) = (0, {sympy.N(2 / Ls, 6)}) for GD on the "
-                             "L-smooth least-squares objective to converge")
+            raise ValueError(
+                f"step size eta = {eta} must lie in (0, 2/L) = (0, {sympy.N(2 / Ls, 6)}) for GD on the "
+                "L-smooth least-squares objective to converge"
+            )
     elif upper == "1/L":
         if not (e > 0 and e * Ls <= 1):
-            raise ValueError(f"step size eta = {eta} must lie in (0, 1/L] = (0, {sympy.N(1 / Ls, 6)}] "
-                             "(Lemma 8.23, Garrigos & Gower Thm 3.6)")
+            raise ValueError(
+                f"step size eta = {eta} must lie in (0, 1/L] = (0, {sympy.N(1 / Ls, 6)}] "
+                "(Lemma 8.23, Garrigos & Gower Thm 3.6)"
+            )
     else:
         raise ValueError(f"upper must be '2/L' or '1/L', got {upper!r}")
     return e

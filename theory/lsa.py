@@ -37,12 +37,23 @@ from typing import Any, Sequence
 
 import mpmath
 import sympy
-from sympy import Matrix, Rational, Integer
+from sympy import Integer, Matrix, Rational
 
 __all__ = [
-    "PARITY_PATTERNS", "COUNTEREXAMPLE_M5", "COUNTEREXAMPLE_M8", "ParityHeads", "parity_heads",
-    "parity_construction", "parity_g1", "parity_task_sets", "parity_margins", "parity_hinge_loss",
-    "parity_pt_bound", "parity_norm_formula", "projection_ratio", "check_dim",
+    "PARITY_PATTERNS",
+    "COUNTEREXAMPLE_M5",
+    "COUNTEREXAMPLE_M8",
+    "ParityHeads",
+    "parity_heads",
+    "parity_construction",
+    "parity_g1",
+    "parity_task_sets",
+    "parity_margins",
+    "parity_hinge_loss",
+    "parity_pt_bound",
+    "parity_norm_formula",
+    "projection_ratio",
+    "check_dim",
     "SOURCE",
     "as_covariance",
     "is_exact",
@@ -138,8 +149,10 @@ def as_covariance(Lam: Any, *, source: str = "Shi Sec. 5.4") -> Matrix:
         raise ValueError(f"Lambda must be symmetric ({source}: it is the covariance of x), got {m.tolist()}")
     lam, _ = _eig(m)
     if min(float(v) for v in lam) < -1e-12 * scale:
-        raise ValueError(f"Lambda must be positive semi-definite ({source}: it is a covariance), "
-                         f"got eigenvalues {[float(v) for v in lam]}")
+        raise ValueError(
+            f"Lambda must be positive semi-definite ({source}: it is a covariance), "
+            f"got eigenvalues {[float(v) for v in lam]}"
+        )
     return m
 
 
@@ -207,8 +220,14 @@ def _eig(m: Matrix) -> tuple[list[sympy.Expr], Matrix]:
             pass
     # numeric fallback (large d or irrational spectra): mpmath, 30 digits
     with mpmath.workdps(30):
-        E, V = mpmath.eigsy(mpmath.matrix([[mpmath.mpf(str(float(e))) if e.is_Float else mpmath.mpf(sympy.N(e, 40))
-                                             for e in m.row(i)] for i in range(d)]))
+        E, V = mpmath.eigsy(
+            mpmath.matrix(
+                [
+                    [mpmath.mpf(str(float(e))) if e.is_Float else mpmath.mpf(sympy.N(e, 40)) for e in m.row(i)]
+                    for i in range(d)
+                ]
+            )
+        )
         order = sorted(range(d), key=lambda i: -float(E[i]))
         lam = [sympy.Float(E[i], 30) for i in order]
         Q = Matrix(d, d, lambda a, b: sympy.Float(V[a, order[b]], 30))
@@ -369,10 +388,23 @@ def optimal_rank_r(Lam: Any, N: Any, r: Any) -> RankOptimum:
     if is_exact(U):
         U = U.applyfunc(_canon)
     red = -sum((lam[i] ** 2 / T[i] for i in range(r)), Integer(0)) / 2
-    unique = r in (0, d) or bool(sympy.simplify(lam[r - 1] - lam[r]) > 0) if is_exact(m) else (
-        r in (0, d) or float(lam[r - 1] - lam[r]) > 1e-12 * max(1.0, float(lam[0])))
-    return RankOptimum(r=r, N=int(N), lam=lam, T=T, v=v, Q=Q, U=U, reduced_loss=_canon(red) if is_exact(m) else red,
-                       loss=_canon(m.trace() / 2 + red) if is_exact(m) else m.trace() / 2 + red, unique=unique)
+    unique = (
+        r in (0, d) or bool(sympy.simplify(lam[r - 1] - lam[r]) > 0)
+        if is_exact(m)
+        else (r in (0, d) or float(lam[r - 1] - lam[r]) > 1e-12 * max(1.0, float(lam[0])))
+    )
+    return RankOptimum(
+        r=r,
+        N=int(N),
+        lam=lam,
+        T=T,
+        v=v,
+        Q=Q,
+        U=U,
+        reduced_loss=_canon(red) if is_exact(m) else red,
+        loss=_canon(m.trace() / 2 + red) if is_exact(m) else m.trace() / 2 + red,
+        unique=unique,
+    )
 
 
 def optimal_losses(Lam: Any, N: Any) -> list[sympy.Expr]:
@@ -407,7 +439,9 @@ def _eval_setup(Lam: Any, N: Any, r: Any, M: Any, sigma: Any, w: Any, w_in_eigen
     return m, N, M, d, r, lam, c, sig
 
 
-def noisy_eval_loss(Lam: Any, N: Any, r: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False) -> sympy.Expr:
+def noisy_eval_loss(
+    Lam: Any, N: Any, r: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False
+) -> sympy.Expr:
     r"""Shi Thm 5.4.2: evaluation loss of the rank-r optimum on a noisy prompt, for a **fixed** task w.
 
     ``L = E_{x, eps, x_q} (f(E) - <w, x_q>)^2`` (not halved) with M examples, rho = M, labels
@@ -429,11 +463,16 @@ def noisy_eval_loss(Lam: Any, N: Any, r: Any, M: Any, sigma: Any, w: Any, *, w_i
     term2 = (normD + sig**2) * trv / M
     term3 = sum((xi[i] ** 2 * lam[i] for i in range(d)), Integer(0))
     term4 = sum((s[i] ** 2 * lam[i] * (lam[i] * v[i] - 1) ** 2 for i in range(d)), Integer(0))
-    return _canon(term1 + term2 + term3 + term4) if is_exact(m) and not sig.has(sympy.Float) and all(
-        not x.has(sympy.Float) for x in c) else term1 + term2 + term3 + term4
+    return (
+        _canon(term1 + term2 + term3 + term4)
+        if is_exact(m) and not sig.has(sympy.Float) and all(not x.has(sympy.Float) for x in c)
+        else term1 + term2 + term3 + term4
+    )
 
 
-def noisy_eval_loss_approx(Lam: Any, r: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False) -> sympy.Expr:
+def noisy_eval_loss_approx(
+    Lam: Any, r: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False
+) -> sympy.Expr:
     """Large-N approximation of Thm 5.4.2 (``N lambda_r >> tr D``, ``v_i* ~ 1/lambda_i``):
     ``L ~ ||xi||^2_D + (1/M)[(r+1)||s||^2_D + r ||xi||^2_D + r sigma^2]``."""
     m, _, M, d, r, lam, c, sig = _eval_setup(Lam, 1, r, M, sigma, w, w_in_eigenbasis)
@@ -461,12 +500,14 @@ def expected_noisy_eval_loss(Lam: Any, N: Any, r: Any, M: Any, sigma: Any) -> sy
 
 def _check_support_s(c: list, r: int) -> None:
     if any(x != 0 for x in c[r:]):
-        raise ValueError(f"Thm 5.4.3 assumes w = Q s with s supported on the first r = {r} eigen-coordinates; "
-                         f"got Q^T w = {c}")
+        raise ValueError(
+            f"Thm 5.4.3 assumes w = Q s with s supported on the first r = {r} eigen-coordinates; got Q^T w = {c}"
+        )
 
 
-def rank_difference(Lam: Any, N: Any, r: Any, r2: Any, M: Any, sigma: Any, w: Any, *,
-                    w_in_eigenbasis: bool = False) -> sympy.Expr:
+def rank_difference(
+    Lam: Any, N: Any, r: Any, r2: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False
+) -> sympy.Expr:
     """Shi Thm 5.4.3: ``L(f_{r'}) - L(f_r) = (1/M)(||s||^2_D + sigma^2) sum_{i=r+1}^{r'} (N lambda_i/((N+1)lambda_i
     + tr D))^2 >= 0`` for ``r <= r'`` and ``w = Q s``, s supported on the first r coordinates."""
     m, N, M, d, r, lam, c, sig = _eval_setup(Lam, N, r, M, sigma, w, w_in_eigenbasis)
@@ -480,8 +521,9 @@ def rank_difference(Lam: Any, N: Any, r: Any, r2: Any, M: Any, sigma: Any, w: An
     return _canon(val) if is_exact(m) and not sig.has(sympy.Float) and all(not x.has(sympy.Float) for x in c) else val
 
 
-def rank_difference_approx(Lam: Any, r: Any, r2: Any, M: Any, sigma: Any, w: Any, *,
-                           w_in_eigenbasis: bool = False) -> sympy.Expr:
+def rank_difference_approx(
+    Lam: Any, r: Any, r2: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False
+) -> sympy.Expr:
     """Large-N form of Thm 5.4.3: ``(r' - r)/M (||s||^2_D + sigma^2)``."""
     m, _, M, d, r, lam, c, sig = _eval_setup(Lam, 1, r, M, sigma, w, w_in_eigenbasis)
     r2 = _check_rank(r2, d)
@@ -490,7 +532,9 @@ def rank_difference_approx(Lam: Any, r: Any, r2: Any, M: Any, sigma: Any, w: Any
     return (r2 - r) * (s2 + sig**2) / M
 
 
-def best_rank(Lam: Any, N: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False) -> tuple[int, list[sympy.Expr]]:
+def best_rank(
+    Lam: Any, N: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False
+) -> tuple[int, list[sympy.Expr]]:
     """The noise trade-off of Sec. 5.4.2 as a computable statement: the rank r in [0, d] whose optimum has the
     smallest Thm 5.4.2 loss for this task, noise and prompt length (smallest r on ties), and all the losses.
 
@@ -591,8 +635,10 @@ def parity_heads(a: Sequence[Any], codes: Sequence[Sequence[Any]]) -> ParityHead
     af = tuple(Fraction(str(x)) if isinstance(x, float) else Fraction(x) for x in a)
     cf = tuple(tuple(Fraction(str(x)) if isinstance(x, float) else Fraction(x) for x in row) for row in codes)
     if len(af) != len(cf) or not cf or len({len(r) for r in cf}) != 1:
-        raise ValueError(f"need one code row per head and rows of equal length; got {len(af)} weights, "
-                         f"row lengths {[len(r) for r in cf]}")
+        raise ValueError(
+            f"need one code row per head and rows of equal length; got {len(af)} weights, "
+            f"row lengths {[len(r) for r in cf]}"
+        )
     if any(abs(x) > 1 for x in af):
         raise ValueError(f"output weights must lie in [-1, 1] (Shi Sec. 5.5), got {list(map(str, af))}")
     return ParityHeads(af, cf)
@@ -638,7 +684,9 @@ def parity_task_sets(d: int, k: int) -> tuple[list[tuple[int, int]], list[tuple[
     return s1, s2
 
 
-def parity_margins(heads: ParityHeads, tasks: Sequence[tuple[int, int]] | None = None) -> list[tuple[int, int, int, int, Fraction]]:
+def parity_margins(
+    heads: ParityHeads, tasks: Sequence[tuple[int, int]] | None = None
+) -> list[tuple[int, int, int, int, Fraction]]:
     """``y g`` for every task (i, j) (default: all ordered pairs) and pattern (phi_i, phi_j); exact, gamma-free."""
     d = heads.d
     tasks = [(i, j) for i in range(d) for j in range(d) if i != j] if tasks is None else tasks
@@ -649,7 +697,12 @@ def parity_hinge_loss(heads: ParityHeads, tasks: Sequence[tuple[int, int]], gamm
     """Population hinge loss ``E max(0, 1 - y g)`` over tasks uniform on ``tasks`` and the skewed pattern law
     ``P(1,1) = 1/4 + gamma, P(1,-1) = P(-1,1) = 1/4, P(-1,-1) = 1/4 - gamma`` (spec §2.1)."""
     g = _check_gamma(gamma)
-    weights = {(1, 1): Fraction(1, 4) + g, (1, -1): Fraction(1, 4), (-1, 1): Fraction(1, 4), (-1, -1): Fraction(1, 4) - g}
+    weights = {
+        (1, 1): Fraction(1, 4) + g,
+        (1, -1): Fraction(1, 4),
+        (-1, 1): Fraction(1, 4),
+        (-1, -1): Fraction(1, 4) - g,
+    }
     tot = Fraction(0)
     for i, j, pi, pj, marg in parity_margins(heads, tasks):
         tot += weights[(pi, pj)] * max(Fraction(0), 1 - marg)
@@ -720,8 +773,15 @@ def lemma51_residuals(d: int = 2) -> list[sympy.Expr]:
     U = Matrix(d, d, lambda i, j: sympy.Symbol(f"U{i}{j}"))
 
     def fourth(A: Matrix) -> Matrix:
-        return Matrix(d, d, lambda i, j: sum(A[k, l] * (Ls[i, k] * Ls[l, j] + Ls[i, l] * Ls[k, j] + Ls[i, j] * Ls[k, l])
-                                             for k in range(d) for l in range(d)))
+        return Matrix(
+            d,
+            d,
+            lambda i, j: sum(
+                A[k, l] * (Ls[i, k] * Ls[l, j] + Ls[i, l] * Ls[k, j] + Ls[i, j] * Ls[k, l])
+                for k in range(d)
+                for l in range(d)
+            ),
+        )
 
     res = []
     F = fourth(As)

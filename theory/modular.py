@@ -91,7 +91,9 @@ def max_margin(p: object, k: object) -> sympy.Expr:
     if not is_symbolic(p, k):
         p, k = _check_pk(p, k)
         p, k = sympy.Integer(p), sympy.Integer(k)
-    return 2 * factorial(k) / ((2 * k + 2) ** ((k + 1) / sympy.Integer(2)) * (p - 1) * p ** ((k - 1) / sympy.Integer(2)))
+    return (
+        2 * factorial(k) / ((2 * k + 2) ** ((k + 1) / sympy.Integer(2)) * (p - 1) * p ** ((k - 1) / sympy.Integer(2)))
+    )
 
 
 def max_margin_k2_morwani(p: object) -> sympy.Expr:
@@ -348,7 +350,9 @@ def construction(p: int, k: int, width: int | None = None) -> ModularConstructio
 # --------------------------------------------------------------------------------------------
 
 
-def _neuron_arrays(u: Sequence[Sequence[object]], w: Sequence[object]) -> tuple[list[list[sympy.Expr]], list[sympy.Expr], int, int]:
+def _neuron_arrays(
+    u: Sequence[Sequence[object]], w: Sequence[object]
+) -> tuple[list[list[sympy.Expr]], list[sympy.Expr], int, int]:
     u = [[sympy.sympify(x) for x in row] for row in u]
     w = [sympy.sympify(x) for x in w]
     p = len(w)

@@ -118,7 +118,9 @@ def check_support(n: object, support: Sequence[object], k: object | None = None)
     if k is not None:
         k_int = _check_k(k)
         if len(idx) != k_int:
-            raise ValueError(f"the support S = {sorted(idx)} has size {len(idx)}, not k = {k_int} ({SOURCE} needs |S| = k)")
+            raise ValueError(
+                f"the support S = {sorted(idx)} has size {len(idx)}, not k = {k_int} ({SOURCE} needs |S| = k)"
+            )
     check_nk(n_int, len(idx))
     return n_int, tuple(sorted(idx))
 
@@ -357,9 +359,7 @@ def construction(n: int, support: Sequence[int], width: int | None = None) -> Pa
             f"require m >= {need} neurons"
         )
     lam = sympy.Integer(2) ** Rational(-(k - 1), k + 1)
-    neurons = tuple(
-        optimal_neuron(n, S, (1,) + rest).scaled(lam) for rest in itertools.product([1, -1], repeat=k - 1)
-    )
+    neurons = tuple(optimal_neuron(n, S, (1,) + rest).scaled(lam) for rest in itertools.product([1, -1], repeat=k - 1))
     return ParityConstruction(n=n, support=S, neurons=neurons, scale=lam, width=width)
 
 
@@ -441,4 +441,6 @@ def structural_prediction(n: int, support: Sequence[int]) -> StructuralPredictio
     """The Thm 7.8 structure for the parity on bits ``support`` of n (see :class:`StructuralPrediction`)."""
     n, S = check_support(n, support)
     k = len(S)
-    return StructuralPrediction(n=n, support=S, abs_u=1 / sqrt(k + 1), w_norm=1 / sqrt(k + 1), w_entry=1 / sqrt(2 * (k + 1)))
+    return StructuralPrediction(
+        n=n, support=S, abs_u=1 / sqrt(k + 1), w_norm=1 / sqrt(k + 1), w_entry=1 / sqrt(2 * (k + 1))
+    )

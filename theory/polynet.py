@@ -107,7 +107,8 @@ def _check_n_prime(n_prime: object, *, odd: bool = False) -> int:
             f"is odd, so the all-ones init v = 1 is an atom of U: at t = 0 each block outputs exactly 0 with "
             f"probability P(U = -1) > 0 (counted as an error) and the thresholds of err(v) sit at odd integers; "
             f"for small even n' (e.g. n' = 4) the error is already below 0.49 right after t = 0 (spec B4). "
-            f"Use odd n'")
+            f"Use odd n'"
+        )
     return m
 
 
@@ -116,8 +117,9 @@ def _rational(x: object, name: str) -> Fraction:
         raise ValueError(f"{name} must be a number, got {x!r}")
     if isinstance(x, sympy.Basic):
         if not x.is_Rational:
-            raise ValueError(f"{name} must be rational for the exact error (comparisons with the integer support "
-                             f"of U), got {x}")
+            raise ValueError(
+                f"{name} must be rational for the exact error (comparisons with the integer support of U), got {x}"
+            )
         return Fraction(int(x.p), int(x.q))
     if isinstance(x, (int, Fraction)):
         return Fraction(x)
@@ -140,8 +142,10 @@ def population_gradient_formula(k: object, n_prime: object) -> list[list[sympy.E
     """
     k, m = _check_k(k), _check_n_prime(n_prime)
     W = _weight_symbols(k, m)
-    return [[(-sympy.Mul(*[W[l][0] for l in range(k) if l != i]) if j == 0 else sympy.Integer(0))
-             for j in range(m)] for i in range(k)]
+    return [
+        [(-sympy.Mul(*[W[l][0] for l in range(k) if l != i]) if j == 0 else sympy.Integer(0)) for j in range(m)]
+        for i in range(k)
+    ]
 
 
 def _weight_symbols(k: int, m: int) -> list[list[sympy.Symbol]]:
@@ -157,8 +161,10 @@ def population_gradient_symbolic(k: object, n_prime: object) -> list[list[sympy.
     """
     k, m = _check_k(k), _check_n_prime(n_prime)
     if m ** (k - 1) > 20000:
-        raise ValueError(f"population_gradient_symbolic expands n'^(k-1) = {m ** (k - 1)} monomials; use k, n' "
-                         f"with n'^(k-1) <= 20000")
+        raise ValueError(
+            f"population_gradient_symbolic expands n'^(k-1) = {m ** (k - 1)} monomials; use k, n' "
+            f"with n'^(k-1) <= 20000"
+        )
     W = _weight_symbols(k, m)
     X = [[sympy.Symbol(f"x_{i}_{j}") for j in range(m)] for i in range(k)]
     xs = [x for row in X for x in row]
@@ -180,7 +186,7 @@ def population_gradient_symbolic(k: object, n_prime: object) -> list[list[sympy.
 def flow_rhs(v: Sequence) -> list:
     """dv_i/dt = prod_{j != i} v_j (gradient flow of the correlation loss, App. B.2.3, i in [k])."""
     v = list(v)
-    return [math.prod(v[:i] + v[i + 1:]) for i in range(len(v))]
+    return [math.prod(v[:i] + v[i + 1 :]) for i in range(len(v))]
 
 
 def flow_solution(t: object, k: object, v0: object = 1) -> sympy.Expr:
@@ -195,8 +201,10 @@ def flow_solution(t: object, k: object, v0: object = 1) -> sympy.Expr:
     if k == 2:
         return v0 * sympy.exp(t)
     if t.is_number and (t < 0 or t >= blowup_time(k, v0)):
-        raise ValueError(f"t = {t} is outside [0, T_inf) with T_inf = v0^(2-k)/(k-2) = {blowup_time(k, v0)}; "
-                         f"the flow blows up at T_inf")
+        raise ValueError(
+            f"t = {t} is outside [0, T_inf) with T_inf = v0^(2-k)/(k-2) = {blowup_time(k, v0)}; "
+            f"the flow blows up at T_inf"
+        )
     return (v0 ** (2 - k) - (k - 2) * t) ** sympy.Rational(-1, k - 2)
 
 
@@ -240,7 +248,7 @@ def sum_distribution(u: Sequence) -> dict[Fraction, Fraction]:
     m = len(us)
     if m and us[0] != 0 and all(abs(x) == abs(us[0]) for x in us):
         c = abs(us[0])
-        return {c * (m - 2 * j): Fraction(cj, 2 ** m) for j, cj in enumerate(_binomial_counts(m))}
+        return {c * (m - 2 * j): Fraction(cj, 2**m) for j, cj in enumerate(_binomial_counts(m))}
     dist = {Fraction(0): Fraction(1)}
     for x in us:
         new: dict[Fraction, Fraction] = {}
@@ -378,7 +386,7 @@ def _scan(k: int, m: int, v0: Fraction, eps: Fraction) -> Fraction:
 
     def ok(A: int, B: int) -> bool:
         if p == 0:  # err = 0 iff no output is 0 and the number of wrong blocks is a.s. even
-            return A + B == 2 ** m and (B == 0 or (A == 0 and k % 2 == 0))
+            return A + B == 2**m and (B == 0 or (A == 0 and k % 2 == 0))
         S = (A + B) ** k + (A - B) ** k
         return q * (D - S) <= p * D
 
@@ -386,7 +394,7 @@ def _scan(k: int, m: int, v0: Fraction, eps: Fraction) -> Fraction:
     vals = [m - 2 * j for j in range(m + 1)]  # decreasing
     A = sum(cj for cj, x in zip(c, vals) if x < v0)
     P = sum(cj for cj, x in zip(c, vals) if x == v0)
-    B = 2 ** m - A - P
+    B = 2**m - A - P
     if P and ok(A, B):  # the point v0 (an atom)
         return v0
     A += P
@@ -403,8 +411,9 @@ def _scan(k: int, m: int, v0: Fraction, eps: Fraction) -> Fraction:
     return lo  # (lo, oo): B = 0, err = 0
 
 
-def first_time_error_at_most(eps: object, k: object, n_prime: object, v0: object = 1
-                             ) -> tuple[Fraction, Union[Fraction, sympy.Expr]]:
+def first_time_error_at_most(
+    eps: object, k: object, n_prime: object, v0: object = 1
+) -> tuple[Fraction, Union[Fraction, sympy.Expr]]:
     """(v*, T(eps)): T(eps) = inf{t >= 0: err(t) <= eps} along the equal-init flow (Thm 5.7, main text).
 
     All-ones (or ±1) irrelevant weights, v_i(0) = v0. v* = inf{v >= v0: err(v) <= eps}; T = flow_time(v*).
@@ -422,8 +431,9 @@ def first_time_error_at_most(eps: object, k: object, n_prime: object, v0: object
     return vstar, flow_time(vstar, k, v0)
 
 
-def last_time_error_at_least(alpha: object, k: object, n_prime: object, v0: object = 1
-                             ) -> tuple[Fraction, Union[Fraction, sympy.Expr]]:
+def last_time_error_at_least(
+    alpha: object, k: object, n_prime: object, v0: object = 1
+) -> tuple[Fraction, Union[Fraction, sympy.Expr]]:
     """(v, T) with T = sup{t: err(t) >= alpha} (Cor. B.10's definition of T(alpha)), for 0 < alpha <= 1.
 
     For alpha = 0 the supremum is infinite (err >= 0 always), so Cor. B.10's T(0) must be read as the
@@ -496,7 +506,7 @@ def lemma_b8_bounds(v0: Sequence, b: object, i: int) -> tuple[float, float]:
     va = sum(x * x for x in v) / k
     vg = math.prod(x * x for x in v) ** (1 / k)
     e = 1 - k / 2
-    lower = (va ** e - (va + b * b - v[i] ** 2) ** e) / (k - 2)
+    lower = (va**e - (va + b * b - v[i] ** 2) ** e) / (k - 2)
     upper = (vg + b * b - v[i] ** 2) ** e / (k - 2)
     return lower, upper
 
@@ -516,11 +526,12 @@ def lemma_b9_upper_bound(v: Sequence, u: Sequence[Sequence], *, as_printed: bool
     err = 1 - (1 + (63/64)^3)/2 = 0.0230 > 0.0141 (a single tail P(U = 7) = 1/128 already exceeds exp(-v^2/7)).
     """
     d = 1.0 if as_printed else 2.0
-    return 2 * sum(math.exp(-float(vi) ** 2 / (d * _norms(ui)[1] ** 2)) for vi, ui in zip(v, u))
+    return 2 * sum(math.exp(-(float(vi) ** 2) / (d * _norms(ui)[1] ** 2)) for vi, ui in zip(v, u))
 
 
-def lemma_b9_lower_bound(v: Sequence, u: Sequence[Sequence], *, as_printed: bool = False,
-                         c: float = float(BE_CONSTANT)) -> float:
+def lemma_b9_lower_bound(
+    v: Sequence, u: Sequence[Sequence], *, as_printed: bool = False, c: float = float(BE_CONSTANT)
+) -> float:
     """Lemma B.9 lower bound 1/2 - 1/2 prod_i (erf(|v_i|/(sqrt2 ||u_i||_2)) + BE_i).
 
     ``as_printed=True``: BE_i = c ||u_i||_inf/||u_i||_2^3 (as in the thesis; false, see module docstring).
@@ -531,7 +542,7 @@ def lemma_b9_lower_bound(v: Sequence, u: Sequence[Sequence], *, as_printed: bool
     for vi, ui in zip(v, u):
         inf, l2, l3 = _norms(ui)
         g = math.erf(abs(float(vi)) / (math.sqrt(2) * l2))
-        be = c * inf / l2 ** 3 if as_printed else 2 * c * l3 / l2 ** 3
+        be = c * inf / l2**3 if as_printed else 2 * c * l3 / l2**3
         prod *= (g + be) if as_printed else min(1.0, g + be)
     return 0.5 - 0.5 * prod
 

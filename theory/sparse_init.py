@@ -59,15 +59,17 @@ def check_under_sparse(n: object, k: object, s: object) -> tuple[int, int, int]:
     if s < 0 or s % 2:
         raise ValueError(f"Lemmas C.13-C.15 assume s even (>= 0), got s = {s}")
     if s >= k:
-        raise ValueError(f"the under-sparse regime needs s < k (Thm 6.5; Lemma C.13's 'k < s' is a typo, E22), "
-                         f"got s = {s}, k = {k}")
+        raise ValueError(
+            f"the under-sparse regime needs s < k (Thm 6.5; Lemma C.13's 'k < s' is a typo, E22), got s = {s}, k = {k}"
+        )
     if n < k + 1:
         raise ValueError(f"need n >= k+1 (there must be a coordinate outside S), got n = {n}, k = {k}")
     if (n - s) % 2 == 0:
         raise ValueError(
             f"need n - s odd (got n - s = {n - s}): with n - s even the sum of the epsilon-weighted coordinates can "
             f"be 0 when sum_{{S'}} x = 0 (a tie w.x = 0 decided by the bias; Lemma C.13 mixes > 0 and >= 0 there, "
-            f"erratum E22), and the closed form changes to Maj_{{n-s+1}}, with ratio (n-k+1)/(k-s-1)")
+            f"erratum E22), and the closed form changes to Maj_{{n-s+1}}, with ratio (n-k+1)/(k-s-1)"
+        )
     return n, k, s
 
 
@@ -131,7 +133,7 @@ def good_neuron_correlation(n: object, k: object, s: object, case: str) -> Fract
         return half * majority_coefficient(n - s, k - s - 1) / 2
     if case == "out":
         return half * majority_coefficient(n - s, k - s + 1) / 2
-    raise ValueError(f"case must be \"S'\", \"S-S'\" or \"out\", got {case!r}")
+    raise ValueError(f'case must be "S\'", "S-S\'" or "out", got {case!r}')
 
 
 def good_neuron_correlations(n: object, k: object, s: object) -> list[Fraction]:

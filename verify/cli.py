@@ -47,12 +47,19 @@ def _emit(obj: dict, as_json: bool, text: str) -> None:
 def _cmd_report(args: argparse.Namespace) -> int:
     from .report import run_report
 
-    records, meta = run_report(args.out, scale=args.scale, only=args.only, device=args.device, progress=not args.no_progress)
+    records, meta = run_report(
+        args.out, scale=args.scale, only=args.only, device=args.device, progress=not args.no_progress
+    )
     counts: dict[str, int] = {}
     for r in records:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-    obj = {"out": str(args.out), "files": ["results.json", "report.md", "report.html", "figures/"], "summary": counts,
-           "claims": [{"id": r["id"], "verdict": r["verdict"]} for r in records], "runtime_s": round(meta["runtime_s"], 2)}
+    obj = {
+        "out": str(args.out),
+        "files": ["results.json", "report.md", "report.html", "figures/"],
+        "summary": counts,
+        "claims": [{"id": r["id"], "verdict": r["verdict"]} for r in records],
+        "runtime_s": round(meta["runtime_s"], 2),
+    }
     text = "\n".join(f"{r['verdict']:>12}  {r['id']}" for r in records)
     text += f"\nwrote {args.out}/results.json, report.md, report.html, figures/  ({', '.join(f'{k}: {v}' for k, v in counts.items())})"
     _emit(obj, args.json, text)
@@ -75,7 +82,10 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
     gamma = tm.max_margin(p, k)
     width = tm.min_width(p, k)
     obj: dict[str, Any] = {
-        "task": "modular", "p": p, "k": k, "source": "Shi thesis Thm 4.9 / C.22 (Edelman Thm 7.7 for k = 2)",
+        "task": "modular",
+        "p": p,
+        "k": k,
+        "source": "Shi thesis Thm 4.9 / C.22 (Edelman Thm 7.7 for k = 2)",
         "gamma_star": {"exact": str(gamma), "float": float(gamma)},
         "min_width": width,
         "optimal_amplitude": {"exact": str(tm.optimal_amplitude(p, k)), "float": float(tm.optimal_amplitude(p, k))},
@@ -90,22 +100,32 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
         t0 = time.perf_counter()
         rep = evaluate(construction_network(p, k), ModularTask(p, k))
         obj["construction"] = {
-            "normalized_margin": rep.normalized_margin, "ratio_to_gamma_star": rep.normalized_margin / float(gamma),
-            "wrong_logit_spread": rep.wrong_logit_spread, "accuracy": rep.accuracy, "points": rep.n_points,
+            "normalized_margin": rep.normalized_margin,
+            "ratio_to_gamma_star": rep.normalized_margin / float(gamma),
+            "wrong_logit_spread": rep.wrong_logit_spread,
+            "accuracy": rep.accuracy,
+            "points": rep.n_points,
             "seconds": round(time.perf_counter() - t0, 3),
         }
     else:
-        obj["construction"] = {"skipped": f"evaluating {width} neurons on {p}^{k} inputs costs ~{cost:.1e} operations; "
-                                          "pass --evaluate always to force it"}
+        obj["construction"] = {
+            "skipped": f"evaluating {width} neurons on {p}^{k} inputs costs ~{cost:.1e} operations; "
+            "pass --evaluate always to force it"
+        }
     c = obj["construction"]
-    text = (f"modular addition, p = {p}, k = {k}  ({obj['source']})\n"
-            f"  gamma*            = {gamma} ≈ {float(gamma):.12e}\n"
-            f"  width bound       = 2^(2k-2)(p-1) = {width}\n"
-            f"  optimal amplitude = {tm.optimal_amplitude(p, k)} ≈ {float(tm.optimal_amplitude(p, k)):.10f}\n"
-            + (f"  construction      = normalized margin {c['normalized_margin']:.12e} (ratio {c['ratio_to_gamma_star']:.15f}) "
-               f"on all {c['points']} inputs, wrong-logit spread {c['wrong_logit_spread']:.1e}"
-               if "normalized_margin" in c else f"  construction      = {c['skipped']}")
-            + ("" if k >= 2 else "\n  note: for k = 1 the value is exact but optimal neurons need not be single-frequency"))
+    text = (
+        f"modular addition, p = {p}, k = {k}  ({obj['source']})\n"
+        f"  gamma*            = {gamma} ≈ {float(gamma):.12e}\n"
+        f"  width bound       = 2^(2k-2)(p-1) = {width}\n"
+        f"  optimal amplitude = {tm.optimal_amplitude(p, k)} ≈ {float(tm.optimal_amplitude(p, k)):.10f}\n"
+        + (
+            f"  construction      = normalized margin {c['normalized_margin']:.12e} (ratio {c['ratio_to_gamma_star']:.15f}) "
+            f"on all {c['points']} inputs, wrong-logit spread {c['wrong_logit_spread']:.1e}"
+            if "normalized_margin" in c
+            else f"  construction      = {c['skipped']}"
+        )
+        + ("" if k >= 2 else "\n  note: for k = 1 the value is exact but optimal neurons need not be single-frequency")
+    )
     _emit(obj, args.json, text)
     return 0
 
@@ -121,9 +141,16 @@ def _cmd_derive_group(args: argparse.Namespace) -> int:
 
     G = tg.group(args.name)
     table = tg.character_table(G)
-    obj: dict[str, Any] = {"task": "group", "name": args.name, "order": G.order, "source": "Edelman thesis Thm 7.9 (App. D.8-D.9)",
-                           "irreps": list(table.names), "dims": [int(d) for d in table.dims],
-                           "frobenius_schur": [int(i) for i in table.indicators], "all_irreps_real": tg.is_totally_real(G)}
+    obj: dict[str, Any] = {
+        "task": "group",
+        "name": args.name,
+        "order": G.order,
+        "source": "Edelman thesis Thm 7.9 (App. D.8-D.9)",
+        "irreps": list(table.names),
+        "dims": [int(d) for d in table.dims],
+        "frobenius_schur": [int(i) for i in table.indicators],
+        "all_irreps_real": tg.is_totally_real(G),
+    }
     if not obj["all_irreps_real"]:
         obj["closed_form"] = "not applicable: not every irrep is real (Frobenius-Schur indicator != +1)"
         if args.name.upper().startswith("Z") and "X" not in args.name.upper() and "^" not in args.name:
@@ -134,7 +161,11 @@ def _cmd_derive_group(args: argparse.Namespace) -> int:
     obj["condition_values"] = [_num(v) for v in cond[1:]]
     obj["condition_holds"] = tg.condition_holds(G)
     lp = character_lp(G)
-    obj["character_lp"] = {"value": lp.value, "dual_value": lp.dual_value, "used_irreps": [table.names[i] for i in lp.used_irreps]}
+    obj["character_lp"] = {
+        "value": lp.value,
+        "dual_value": lp.dual_value,
+        "used_irreps": [table.names[i] for i in lp.used_irreps],
+    }
     if obj["condition_holds"]:
         gamma = tg.max_margin(G)
         obj["gamma_star"] = _num(gamma)
@@ -142,19 +173,27 @@ def _cmd_derive_group(args: argparse.Namespace) -> int:
         obj["tau"] = [_num(t) for t in tg.tau(G)[1:]]
         net = construction_network(G)
         rep = evaluate(net, GroupTask(G))
-        obj["construction"] = {"width": net.width, "normalized_margin": rep.normalized_margin,
-                               "ratio_to_gamma_star": rep.normalized_margin / float(gamma), "wrong_logit_spread": rep.wrong_logit_spread}
-        text = (f"{args.name} (|G| = {G.order}), Edelman Thm 7.9: condition holds\n"
-                f"  gamma*       = {gamma} ≈ {float(gamma):.12e}  (character LP: {lp.value:.12e})\n"
-                f"  width bound  = 2 sum d_R^3 = {obj['min_width']}\n"
-                f"  tau_C        = {', '.join(f'{float(t):.6g}' for t in tg.tau(G)[1:])}\n"
-                f"  construction = normalized margin {rep.normalized_margin:.12e} (ratio {rep.normalized_margin / float(gamma):.12f})")
+        obj["construction"] = {
+            "width": net.width,
+            "normalized_margin": rep.normalized_margin,
+            "ratio_to_gamma_star": rep.normalized_margin / float(gamma),
+            "wrong_logit_spread": rep.wrong_logit_spread,
+        }
+        text = (
+            f"{args.name} (|G| = {G.order}), Edelman Thm 7.9: condition holds\n"
+            f"  gamma*       = {gamma} ≈ {float(gamma):.12e}  (character LP: {lp.value:.12e})\n"
+            f"  width bound  = 2 sum d_R^3 = {obj['min_width']}\n"
+            f"  tau_C        = {', '.join(f'{float(t):.6g}' for t in tg.tau(G)[1:])}\n"
+            f"  construction = normalized margin {rep.normalized_margin:.12e} (ratio {rep.normalized_margin / float(gamma):.12f})"
+        )
     else:
         bad = [table.class_labels[i + 1] for i, v in enumerate(cond[1:]) if not float(v) < 0]
         obj["closed_form"] = f"not applicable: the condition fails at classes {bad}; gamma* is the character-LP value"
         obj["gamma_star"] = {"float": lp.value, "method": "character-level LP (spec 5.8)"}
-        text = (f"{args.name} (|G| = {G.order}): Thm 7.9's condition fails at classes {bad}\n"
-                f"  gamma* (character LP) = {lp.value:.12e}, dual bound {lp.dual_value:.12e}")
+        text = (
+            f"{args.name} (|G| = {G.order}): Thm 7.9's condition fails at classes {bad}\n"
+            f"  gamma* (character LP) = {lp.value:.12e}, dual bound {lp.dual_value:.12e}"
+        )
     _emit(obj, args.json, text)
     return 0
 
@@ -171,14 +210,26 @@ def _cmd_derive_parity(args: argparse.Namespace) -> int:
     support = tuple(range(k))
     net = construction_network(n, support)
     rep = evaluate(net, SparseParityTask(n, support))
-    obj = {"task": "parity", "n": n, "k": k, "source": "Edelman thesis Thm 7.8 (App. D.7)", "gamma_star": _num(gamma),
-           "min_width": tp.min_width(k), "independent_of_n": True,
-           "construction": {"normalized_margin": rep.normalized_margin, "ratio_to_gamma_star": rep.normalized_margin / float(gamma),
-                            "points": rep.n_points}}
-    text = (f"({n},{k})-sparse parity (Edelman Thm 7.8)\n  gamma*      = {gamma} ≈ {float(gamma):.12e} (independent of n)\n"
-            f"  width bound = 2^(k-1) = {tp.min_width(k)}\n"
-            f"  construction normalized margin on all 2^{n} inputs: {rep.normalized_margin:.12e} "
-            f"(ratio {rep.normalized_margin / float(gamma):.12f})")
+    obj = {
+        "task": "parity",
+        "n": n,
+        "k": k,
+        "source": "Edelman thesis Thm 7.8 (App. D.7)",
+        "gamma_star": _num(gamma),
+        "min_width": tp.min_width(k),
+        "independent_of_n": True,
+        "construction": {
+            "normalized_margin": rep.normalized_margin,
+            "ratio_to_gamma_star": rep.normalized_margin / float(gamma),
+            "points": rep.n_points,
+        },
+    }
+    text = (
+        f"({n},{k})-sparse parity (Edelman Thm 7.8)\n  gamma*      = {gamma} ≈ {float(gamma):.12e} (independent of n)\n"
+        f"  width bound = 2^(k-1) = {tp.min_width(k)}\n"
+        f"  construction normalized margin on all 2^{n} inputs: {rep.normalized_margin:.12e} "
+        f"(ratio {rep.normalized_margin / float(gamma):.12f})"
+    )
     _emit(obj, args.json, text)
     return 0
 
@@ -191,22 +242,40 @@ def _cmd_derive_lsa(args: argparse.Namespace) -> int:
     try:
         eig = [sympy.Rational(v.strip()) for v in args.lambda_.split(",") if v.strip()]
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"--lambda must be comma-separated numbers (the eigenvalues of Lambda), got {args.lambda_!r}") from exc
+        raise ValueError(
+            f"--lambda must be comma-separated numbers (the eigenvalues of Lambda), got {args.lambda_!r}"
+        ) from exc
     Lam = sympy.diag(*eig)
     opt = tl.optimal_rank_r(Lam, args.N, args.rank)
     exact = all(isinstance(v, sympy.Basic) and v.is_Rational for v in opt.lam)
     method = "exact (rational eigenvalues, sympy)" if exact else "float64 fallback (mpmath, 30 digits)"
-    obj = {"task": "lsa", "source": "Shi thesis Thm 5.4.1 (App. D)", "lambda": [str(v) for v in eig], "N": args.N, "rank": args.rank,
-           "method": method, "T": [_num(t) for t in opt.T], "v_star": [_num(v) for v in opt.v],
-           "U_star": [[str(x) for x in row] for row in opt.U.tolist()], "reduced_loss": _num(opt.reduced_loss),
-           "L_r": _num(opt.loss), "unique": bool(opt.unique)}
-    text = (f"optimal rank-{args.rank} linear self-attention (Shi Thm 5.4.1), Lambda = diag({', '.join(map(str, eig))}), N = {args.N}\n"
-            f"  method  = {method}\n"
-            f"  T_i     = {', '.join(str(t) for t in opt.T)}\n"
-            f"  v*      = {', '.join(str(v) for v in opt.v)}\n"
-            f"  U*      = Q diag(v*) Q^T = {opt.U.tolist()}\n"
-            f"  L_r     = {opt.loss} ≈ {float(opt.loss):.12g}"
-            + ("" if opt.unique else "\n  note: tied eigenvalues at the cut; any r-dim subspace of the tied eigenspace is optimal"))
+    obj = {
+        "task": "lsa",
+        "source": "Shi thesis Thm 5.4.1 (App. D)",
+        "lambda": [str(v) for v in eig],
+        "N": args.N,
+        "rank": args.rank,
+        "method": method,
+        "T": [_num(t) for t in opt.T],
+        "v_star": [_num(v) for v in opt.v],
+        "U_star": [[str(x) for x in row] for row in opt.U.tolist()],
+        "reduced_loss": _num(opt.reduced_loss),
+        "L_r": _num(opt.loss),
+        "unique": bool(opt.unique),
+    }
+    text = (
+        f"optimal rank-{args.rank} linear self-attention (Shi Thm 5.4.1), Lambda = diag({', '.join(map(str, eig))}), N = {args.N}\n"
+        f"  method  = {method}\n"
+        f"  T_i     = {', '.join(str(t) for t in opt.T)}\n"
+        f"  v*      = {', '.join(str(v) for v in opt.v)}\n"
+        f"  U*      = Q diag(v*) Q^T = {opt.U.tolist()}\n"
+        f"  L_r     = {opt.loss} ≈ {float(opt.loss):.12g}"
+        + (
+            ""
+            if opt.unique
+            else "\n  note: tied eigenvalues at the cut; any r-dim subspace of the tied eigenspace is optimal"
+        )
+    )
     _emit(obj, args.json, text)
     return 0
 
@@ -218,12 +287,20 @@ def _cmd_derive_majority(args: argparse.Namespace) -> int:
     coef = tb.majority_coefficient(n, k)
     weight = tb.majority_level_weight(n, k)
     gap = tb.majority_gap(n, k) if k >= 2 else None
-    obj = {"task": "majority", "n": n, "k": k, "source": "Edelman thesis Lemma B.1 / Definition 5.4 / Lemma B.2",
-           "coefficient": {"exact": str(coef), "float": float(coef)}, "level_weight": {"exact": str(weight), "float": float(weight)},
-           "fourier_gap": None if gap is None else {"exact": str(gap), "float": float(gap)}}
-    text = (f"Majority_{n}, level k = {k} (Edelman Lemma B.1)\n"
-            f"  coefficient Maj_n(S), |S| = k = {coef} ≈ {float(coef):.12g}\n"
-            f"  level weight W^k[Maj_n]        = {weight} ≈ {float(weight):.12g}")
+    obj = {
+        "task": "majority",
+        "n": n,
+        "k": k,
+        "source": "Edelman thesis Lemma B.1 / Definition 5.4 / Lemma B.2",
+        "coefficient": {"exact": str(coef), "float": float(coef)},
+        "level_weight": {"exact": str(weight), "float": float(weight)},
+        "fourier_gap": None if gap is None else {"exact": str(gap), "float": float(gap)},
+    }
+    text = (
+        f"Majority_{n}, level k = {k} (Edelman Lemma B.1)\n"
+        f"  coefficient Maj_n(S), |S| = k = {coef} ≈ {float(coef):.12g}\n"
+        f"  level weight W^k[Maj_n]        = {weight} ≈ {float(weight):.12g}"
+    )
     if gap is not None:
         text += f"\n  Fourier gap (Definition 5.4)   = {gap} ≈ {float(gap):.12g}" + ("  (0 for odd k)" if k % 2 else "")
     _emit(obj, args.json, text)
@@ -234,41 +311,59 @@ def _cmd_certify_modular(args: argparse.Namespace) -> int:
     import numpy as np
 
     from numerics.certificates import certify, solve_dictionary_lp, unit_neurons
-    from numerics.margins import PolyNetwork
+    from numerics.margins import HomogeneousNetwork
     from numerics.modular import ModularTask, construction_network, random_network
     from numerics.single_neuron import maximize_single_neuron
     from theory import modular as tm
-
 
     p, k = args.p, args.k
     gamma = float(tm.max_margin(p, k))
     rows = p**k * (p - 1)
     if rows > LP_ROW_LIMIT:
-        raise ValueError(f"the LP has p^k (p-1) = {rows} rows, above the limit {LP_ROW_LIMIT}; use smaller p or k "
-                         f"(`tvk derive modular` gives the exact value at any size)")
+        raise ValueError(
+            f"the LP has p^k (p-1) = {rows} rows, above the limit {LP_ROW_LIMIT}; use smaller p or k "
+            f"(`tvk derive modular` gives the exact value at any size)"
+        )
     task = ModularTask(p, k)
     net = construction_network(p, k)
     rng = np.random.default_rng(args.seed)
-    dictionary = PolyNetwork.concatenate([unit_neurons(net.nonzero()), unit_neurons(random_network(p, k, args.random_atoms, rng).nonzero())])
+    dictionary = HomogeneousNetwork.concatenate(
+        [unit_neurons(net.nonzero()), unit_neurons(random_network(p, k, args.random_atoms, rng).nonzero())]
+    )
     _log(f"solving the LP over {dictionary.width} unit neurons ({rows} margin constraints) ...")
     lp = solve_dictionary_lp(dictionary, task)
     _log(f"maximizing the single-neuron objective ({args.starts} starts) ...")
     single = maximize_single_neuron(task, k, n_starts=args.starts, seed=args.seed)
     cert = certify(task, k, net, upper_closed_form=gamma)
     obj = {
-        "task": "modular", "p": p, "k": k, "gamma_star": {"exact": str(tm.max_margin(p, k)), "float": gamma},
-        "lp": {"primal_value": lp.primal_value, "dual_value": lp.dual_value, "duality_gap": lp.gap,
-               "residuals": lp.residuals, "solver": lp.solver, "status": lp.status, "dictionary_size": dictionary.width},
-        "dual_upper_bound": cert.upper, "construction_lower_bound": cert.lower, "certificate_gap": cert.gap,
-        "certified": cert.certified, "single_neuron_numeric_max": single.value,
+        "task": "modular",
+        "p": p,
+        "k": k,
+        "gamma_star": {"exact": str(tm.max_margin(p, k)), "float": gamma},
+        "lp": {
+            "primal_value": lp.primal_value,
+            "dual_value": lp.dual_value,
+            "duality_gap": lp.gap,
+            "residuals": lp.residuals,
+            "solver": lp.solver,
+            "status": lp.status,
+            "dictionary_size": dictionary.width,
+        },
+        "dual_upper_bound": cert.upper,
+        "construction_lower_bound": cert.lower,
+        "certificate_gap": cert.gap,
+        "certified": cert.certified,
+        "single_neuron_numeric_max": single.value,
         "single_neuron_ratio": single.value / gamma,
     }
-    text = (f"modular addition, p = {p}, k = {k}: gamma* = {tm.max_margin(p, k)} ≈ {gamma:.12e}\n"
-            f"  LP over {dictionary.width} unit neurons: primal {lp.primal_value:.12e}, dual {lp.dual_value:.12e}, "
-            f"gap {lp.gap:.2e}  [{lp.solver}, {lp.status}]\n"
-            f"  certificate: construction (lower) {cert.lower:.12e} <= gamma* <= {cert.upper:.12e} (uniform dual, upper); "
-            f"gap {cert.gap:.2e} -> {'CERTIFIED' if cert.certified else 'not certified'}\n"
-            f"  single-neuron numeric maximum under the uniform dual: {single.value:.12e} (ratio {single.value / gamma:.10f})")
+    text = (
+        f"modular addition, p = {p}, k = {k}: gamma* = {tm.max_margin(p, k)} ≈ {gamma:.12e}\n"
+        f"  LP over {dictionary.width} unit neurons: primal {lp.primal_value:.12e}, dual {lp.dual_value:.12e}, "
+        f"gap {lp.gap:.2e}  [{lp.solver}, {lp.status}]\n"
+        f"  certificate: construction (lower) {cert.lower:.12e} <= gamma* <= {cert.upper:.12e} (uniform dual, upper); "
+        f"gap {cert.gap:.2e} -> {'CERTIFIED' if cert.certified else 'not certified'}\n"
+        f"  single-neuron numeric maximum under the uniform dual: {single.value:.12e} (ratio {single.value / gamma:.10f})"
+    )
     _emit(obj, args.json, text)
     return 0
 
@@ -278,8 +373,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     rep = sub.add_parser("report", help="run the claims and write results.json, report.md, report.html and figures/")
-    rep.add_argument("--scale", choices=["quick", "full"], default="quick",
-                     help="quick: a 2-core CPU in minutes (default); full: the papers' settings, meant for a GPU")
+    rep.add_argument(
+        "--scale",
+        choices=["quick", "full"],
+        default="quick",
+        help="quick: a 2-core CPU in minutes (default); full: the papers' settings, meant for a GPU",
+    )
     rep.add_argument("--only", default=None, help="shell pattern(s) on claim ids, comma-separated (e.g. 'shi-*')")
     rep.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     rep.add_argument("--out", default="tvk-report", help="output directory (default: tvk-report)")
@@ -301,32 +400,44 @@ def build_parser() -> argparse.ArgumentParser:
         mod.add_argument("--k", type=int, required=True, help="number of inputs k >= 1")
         mod.add_argument("--json", action="store_true")
         if name == "derive":
-            mod.add_argument("--evaluate", choices=["auto", "always", "never"], default="auto",
-                             help="evaluate the construction on all p^k inputs (auto: when cheap)")
+            mod.add_argument(
+                "--evaluate",
+                choices=["auto", "always", "never"],
+                default="auto",
+                help="evaluate the construction on all p^k inputs (auto: when cheap)",
+            )
             mod.set_defaults(func=_cmd_derive_modular)
             par = tasks.add_parser("parity", help="(n, k)-sparse parity (Edelman Thm 7.8)")
             par.add_argument("--k", type=int, required=True, help="parity degree k >= 1")
-            par.add_argument("--n", type=int, default=None, help="input bits n >= k for the construction check (default k)")
+            par.add_argument(
+                "--n", type=int, default=None, help="input bits n >= k for the construction check (default k)"
+            )
             par.add_argument("--json", action="store_true")
             par.set_defaults(func=_cmd_derive_parity)
             grp = tasks.add_parser("group", help="finite group composition (Edelman Thm 7.9)")
             grp.add_argument("--name", required=True, help="S3..S6, A4, A5, Dn, Zn, Z2^k, Q8, products like S3xZ2")
             grp.add_argument("--json", action="store_true")
             grp.set_defaults(func=_cmd_derive_group)
-            lsa = tasks.add_parser("lsa", help="optimal rank-r linear self-attention for in-context regression (Shi Thm 5.4.1)")
+            lsa = tasks.add_parser(
+                "lsa", help="optimal rank-r linear self-attention for in-context regression (Shi Thm 5.4.1)"
+            )
             lsa.add_argument("--lambda", dest="lambda_", required=True, help="eigenvalues of Lambda, e.g. 4,3,2,1")
             lsa.add_argument("--N", type=int, required=True, help="prompt length N >= 1")
             lsa.add_argument("--rank", type=int, required=True, help="rank r, 0 <= r <= d")
             lsa.add_argument("--json", action="store_true")
             lsa.set_defaults(func=_cmd_derive_lsa)
-            maj = tasks.add_parser("majority", help="Majority_n Fourier coefficient, level weight and Fourier gap (Edelman App. B)")
+            maj = tasks.add_parser(
+                "majority", help="Majority_n Fourier coefficient, level weight and Fourier gap (Edelman App. B)"
+            )
             maj.add_argument("--n", type=int, required=True, help="number of bits n >= 1")
             maj.add_argument("--k", type=int, required=True, help="level 0 <= k <= n")
             maj.add_argument("--json", action="store_true")
             maj.set_defaults(func=_cmd_derive_majority)
         else:
             mod.add_argument("--starts", type=int, default=10, help="multi-start count for the single-neuron maximum")
-            mod.add_argument("--random-atoms", type=int, default=50, help="random unit neurons added to the LP dictionary")
+            mod.add_argument(
+                "--random-atoms", type=int, default=50, help="random unit neurons added to the LP dictionary"
+            )
             mod.add_argument("--seed", type=int, default=0)
             mod.set_defaults(func=_cmd_certify_modular)
     return parser

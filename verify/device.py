@@ -38,7 +38,9 @@ def resolve_device(name: str = "auto") -> torch.device:
         return torch.device("cpu")
     if key == "cuda" or key.startswith("cuda:"):
         if not torch.cuda.is_available():
-            build = "a CPU-only torch build" if torch.version.cuda is None else f"torch built for CUDA {torch.version.cuda}"
+            build = (
+                "a CPU-only torch build" if torch.version.cuda is None else f"torch built for CUDA {torch.version.cuda}"
+            )
             raise RuntimeError(
                 f"device {name!r} requested but CUDA is not available ({build}, torch {torch.__version__}); "
                 "use device='auto' or 'cpu'"

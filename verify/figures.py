@@ -28,7 +28,7 @@ import numpy as np
 
 from .io import atomic_path
 
-__all__ = ["render_figures", "render_plot_spec", "PLOT_KINDS"]
+__all__ = ["render_figures", "render_plot_spec", "plot_spec_figure", "PLOT_KINDS"]
 
 
 def _save(fig: Any, target: Path) -> str:
@@ -50,7 +50,9 @@ def _margin_curve(rec: dict, out: Path) -> str | None:
     ratios = np.array([h["ratio"] for h in hist], dtype=float)  # (T, S)
     fig, ax = plt.subplots(figsize=(6, 3.6))
     for s in range(ratios.shape[1]):
-        ax.plot(steps, ratios[:, s], lw=1.4, label=f"seed {rec['metadata']['seeds'][s] if rec['metadata']['seeds'] else s}")
+        ax.plot(
+            steps, ratios[:, s], lw=1.4, label=f"seed {rec['metadata']['seeds'][s] if rec['metadata']['seeds'] else s}"
+        )
     ax.axhline(1.0, color="k", ls="--", lw=1, label=r"predicted $\gamma^*$")
     ax.set_ylim(max(-0.25, min(-0.05, float(np.nanmin(ratios)) - 0.05)), 1.08)  # early negative margins clipped
     ax.set_xlabel("step")
@@ -167,10 +169,22 @@ def _lsa_noise_curve(rec: dict, out: Path) -> str | None:
     a = rec["artifacts"].get("lsa_noise_curve")
     if not a:
         return None
-    series = [{"label": f"rank {r}", "x": a["sigma"], "y": losses}
-              for r, losses in sorted(a["loss_by_rank"].items(), key=lambda kv: int(kv[0]))]
-    return render_plot_spec(rec["id"], {"name": "noise", "kind": "lines", "series": series, "xlabel": r"prompt noise $\sigma$",
-                                        "ylabel": "evaluation loss", "title": f"{rec['id']}: which rank is most robust"}, out)
+    series = [
+        {"label": f"rank {r}", "x": a["sigma"], "y": losses}
+        for r, losses in sorted(a["loss_by_rank"].items(), key=lambda kv: int(kv[0]))
+    ]
+    return render_plot_spec(
+        rec["id"],
+        {
+            "name": "noise",
+            "kind": "lines",
+            "series": series,
+            "xlabel": r"prompt noise $\sigma$",
+            "ylabel": "evaluation loss",
+            "title": f"{rec['id']}: which rank is most robust",
+        },
+        out,
+    )
 
 
 def _looped_error(rec: dict, out: Path) -> str | None:
@@ -178,10 +192,23 @@ def _looped_error(rec: dict, out: Path) -> str | None:
     a = rec["artifacts"].get("looped_error")
     if not a:
         return None
-    series = [{"label": "observed (mean)", "x": a["T"], "y": a["error"]},
-              {"label": "bound (theory)", "x": a["T"], "y": a["bound"], "ls": "--", "marker": "", "color": "k"}]
-    return render_plot_spec(rec["id"], {"name": "error", "kind": "lines", "series": series, "xlabel": "loops T",
-                                        "ylabel": "error", "yscale": "log", "title": rec["id"]}, out)
+    series = [
+        {"label": "observed (mean)", "x": a["T"], "y": a["error"]},
+        {"label": "bound (theory)", "x": a["T"], "y": a["bound"], "ls": "--", "marker": "", "color": "k"},
+    ]
+    return render_plot_spec(
+        rec["id"],
+        {
+            "name": "error",
+            "kind": "lines",
+            "series": series,
+            "xlabel": "loops T",
+            "ylabel": "error",
+            "yscale": "log",
+            "title": rec["id"],
+        },
+        out,
+    )
 
 
 PLOT_KINDS = ("lines", "heatmap", "hist")
@@ -190,11 +217,26 @@ PLOT_KINDS = ("lines", "heatmap", "hist")
 def _plot_lines(ax: Any, spec: dict) -> None:
     for ser in spec["series"]:
         x, y = np.asarray(ser["x"], dtype=float), np.asarray(ser["y"], dtype=float)
-        line, = ax.plot(x, y, marker=ser.get("marker", "o"), ms=3, ls=ser.get("ls", "-"), lw=1.3, label=ser.get("label"),
-                        color=ser.get("color"), alpha=ser.get("alpha", 1.0))
+        (line,) = ax.plot(
+            x,
+            y,
+            marker=ser.get("marker", "o"),
+            ms=3,
+            ls=ser.get("ls", "-"),
+            lw=1.3,
+            label=ser.get("label"),
+            color=ser.get("color"),
+            alpha=ser.get("alpha", 1.0),
+        )
         if ser.get("lo") is not None and ser.get("hi") is not None:
-            ax.fill_between(x, np.asarray(ser["lo"], dtype=float), np.asarray(ser["hi"], dtype=float),
-                            color=line.get_color(), alpha=0.2, lw=0)
+            ax.fill_between(
+                x,
+                np.asarray(ser["lo"], dtype=float),
+                np.asarray(ser["hi"], dtype=float),
+                color=line.get_color(),
+                alpha=0.2,
+                lw=0,
+            )
     for h in spec.get("hlines", []):
         ax.axhline(float(h["y"]), color=h.get("color", "k"), ls="--", lw=1, label=h.get("label"))
     ax.set_xscale(spec.get("xscale", "linear"))
@@ -212,6 +254,11 @@ def _plot_hist(ax: Any, spec: dict) -> None:
 
 def render_plot_spec(rec_id: str, spec: dict, out: Path) -> str:
     """Render one ``artifacts["plots"]`` entry (see the module docstring) to ``<rec_id>-<name>.png``."""
+    return _save(plot_spec_figure(rec_id, spec), out / f"{rec_id}-{spec['name']}.png")
+
+
+def plot_spec_figure(rec_id: str, spec: dict) -> Any:
+    """The matplotlib figure of one ``artifacts["plots"]`` entry (unsaved)."""
     import matplotlib.pyplot as plt
 
     kind = spec.get("kind")
@@ -222,14 +269,27 @@ def render_plot_spec(rec_id: str, spec: dict, out: Path) -> str:
         fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 0.8, 3.6), squeeze=False)
         for i, (ax, panel) in enumerate(zip(axes[0], panels)):
             z = np.asarray(panel["z"], dtype=float)
-            im = ax.imshow(z, origin="lower", aspect="auto", cmap=spec.get("cmap", "viridis"),
-                           vmin=spec.get("vmin"), vmax=spec.get("vmax"))
+            im = ax.imshow(
+                z,
+                origin="lower",
+                aspect="auto",
+                cmap=spec.get("cmap", "viridis"),
+                vmin=spec.get("vmin"),
+                vmax=spec.get("vmax"),
+            )
             ax.set_xticks(range(len(spec["x"])), [str(v) for v in spec["x"]], fontsize=8)
             ax.set_yticks(range(len(spec["y"])), [str(v) for v in spec["y"]], fontsize=8)
-            for (i, j), v in np.ndenumerate(z):
+            for (row, col), v in np.ndenumerate(z):
                 if np.isfinite(v):
-                    ax.text(j, i, f"{v:.2g}", ha="center", va="center", fontsize=7,
-                            color="w" if v < 0.5 * (np.nanmax(z) + np.nanmin(z)) else "k")
+                    ax.text(
+                        col,
+                        row,
+                        f"{v:.2g}",
+                        ha="center",
+                        va="center",
+                        fontsize=7,
+                        color="w" if v < 0.5 * (np.nanmax(z) + np.nanmin(z)) else "k",
+                    )
             ax.set_xlabel(spec.get("xlabel", ""))
             if i == 0:  # the panels share the y axis
                 ax.set_ylabel(spec.get("ylabel", ""))
@@ -243,7 +303,7 @@ def render_plot_spec(rec_id: str, spec: dict, out: Path) -> str:
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8)
     fig.suptitle(spec.get("title", rec_id), fontsize=10)
-    return _save(fig, out / f"{rec_id}-{spec['name']}.png")
+    return fig
 
 
 def _generic_plots(rec: dict, out: Path) -> list[str]:
@@ -261,8 +321,18 @@ def render_figures(records: list[dict], figures_dir: str | os.PathLike) -> dict[
     for rec in records:
         if not rec.get("artifacts"):
             continue
-        names = [f(rec, out) for f in (_margin_curve, _spectra, _frequency_histogram, _parity_neurons, _lsa_spectrum,
-                                         _lsa_noise_curve, _looped_error)]
+        names = [
+            f(rec, out)
+            for f in (
+                _margin_curve,
+                _spectra,
+                _frequency_histogram,
+                _parity_neurons,
+                _lsa_spectrum,
+                _lsa_noise_curve,
+                _looped_error,
+            )
+        ]
         names = [n for n in names if n] + _generic_plots(rec, out)
         if names:
             made[rec["id"]] = names

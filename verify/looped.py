@@ -16,19 +16,27 @@ from verify.device import resolve_device
 __all__ = ["construction_weights", "embed", "attention", "looped_forward", "tf_outputs"]
 
 
-def construction_weights(d: int, *, dtype: torch.dtype = torch.float64, device: torch.device | str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
+def construction_weights(
+    d: int, *, dtype: torch.dtype = torch.float64, device: torch.device | str = "cpu"
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(Q, P) of Thm 8.14 as tensors, from the exact construction in ``theory/looped.py``."""
     Q, P = tl.construction(d)
     to = lambda A: torch.tensor([[float(v) for v in row] for row in A.tolist()], dtype=dtype, device=device)
     return to(Q), to(P)
 
 
-def embed(X: torch.Tensor, y: torch.Tensor, alpha: torch.Tensor | float, q0: torch.Tensor | None = None) -> torch.Tensor:
+def embed(
+    X: torch.Tensor, y: torch.Tensor, alpha: torch.Tensor | float, q0: torch.Tensor | None = None
+) -> torch.Tensor:
     """Z^(0) = [[X, y], [q0^T, alpha]] batched: X (B, n, d), y (B, n), alpha scalar or (B,), q0 (B, d) -> (B, n+1, d+1)."""
     if X.ndim != 3 or y.shape != X.shape[:2]:
         raise ValueError(f"X must be (B, n, d) and y (B, n); got X {tuple(X.shape)}, y {tuple(y.shape)}")
     B, n, d = X.shape
-    a = torch.as_tensor(alpha, dtype=X.dtype, device=X.device).expand(B) if not torch.is_tensor(alpha) or alpha.ndim == 0 else alpha
+    a = (
+        torch.as_tensor(alpha, dtype=X.dtype, device=X.device).expand(B)
+        if not torch.is_tensor(alpha) or alpha.ndim == 0
+        else alpha
+    )
     if a.shape != (B,):
         raise ValueError(f"alpha must be a scalar or (B,) = ({B},), got {tuple(a.shape)}")
     if torch.any(a == 0):
@@ -49,8 +57,9 @@ def attention(Z: torch.Tensor, Q: torch.Tensor, P: torch.Tensor) -> torch.Tensor
     return (M * (Z @ Q @ Z.transpose(1, 2))) @ Z @ P
 
 
-def looped_forward(Z0: torch.Tensor, etas: torch.Tensor, Q: torch.Tensor, P: torch.Tensor, *,
-                   keep: bool = False) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+def looped_forward(
+    Z0: torch.Tensor, etas: torch.Tensor, Q: torch.Tensor, P: torch.Tensor, *, keep: bool = False
+) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
     """Run T loops; ``etas`` is (T,) or (B, T). Returns Z^(T) (B, n+1, d+1); with ``keep`` also the query row of
     every layer, (B, T+1, d+1) (the only row that changes, Thm 8.14)."""
     if Z0.ndim != 3:
@@ -72,8 +81,17 @@ def looped_forward(Z0: torch.Tensor, etas: torch.Tensor, Q: torch.Tensor, P: tor
     return (Z, torch.stack(rows, dim=1)) if keep else Z
 
 
-def tf_outputs(X: np.ndarray, y: np.ndarray, alpha: float | np.ndarray, etas: np.ndarray, q0: np.ndarray | None = None, *,
-               device: str = "auto", dtype: torch.dtype = torch.float64, keep: bool = False) -> dict[str, np.ndarray | str]:
+def tf_outputs(
+    X: np.ndarray,
+    y: np.ndarray,
+    alpha: float | np.ndarray,
+    etas: np.ndarray,
+    q0: np.ndarray | None = None,
+    *,
+    device: str = "auto",
+    dtype: torch.dtype = torch.float64,
+    keep: bool = False,
+) -> dict[str, np.ndarray | str]:
     """Numpy in, numpy out: TF(Z^(0)) = -(Z^(T)_{n+1,1:d}) per prompt (or per layer if ``keep``: (B, T+1, d)),
     plus Z^(0), Z^(T) and the device name."""
     dev = resolve_device(device)

@@ -24,6 +24,7 @@ import torch
 from tqdm.auto import tqdm
 
 from numerics import lsa as nl
+
 from .device import resolve_device, resolve_dtype
 
 __all__ = [
@@ -54,8 +55,10 @@ def lsa_predict(E: torch.Tensor, WPV: torch.Tensor, WKQ: torch.Tensor, rho: floa
     are formed (the full product agrees to rounding, see tests).
     """
     if E.dim() != 4 or WPV.shape[-2:] != (E.shape[2], E.shape[2]) or WKQ.shape != WPV.shape:
-        raise ValueError(f"shape mismatch: E {tuple(E.shape)} (S, B, d+1, n+1), W^PV {tuple(WPV.shape)}, "
-                         f"W^KQ {tuple(WKQ.shape)} (S, d+1, d+1)")
+        raise ValueError(
+            f"shape mismatch: E {tuple(E.shape)} (S, B, d+1, n+1), W^PV {tuple(WPV.shape)}, "
+            f"W^KQ {tuple(WKQ.shape)} (S, d+1, d+1)"
+        )
     row = torch.einsum("sj,sbjn->sbn", WPV[:, -1, :], E)
     col = torch.einsum("sbjn,sbj->sbn", E, torch.einsum("sij,sbj->sbi", WKQ, E[..., -1]))
     return E[:, :, -1, -1] + (row * col).sum(-1) / rho
@@ -72,9 +75,18 @@ def _lambda_root(Lam: np.ndarray) -> np.ndarray:
     return Q * np.sqrt(np.clip(ev, 0, None))
 
 
-def sample_prompts(gen: torch.Generator, S: int, B: int, Lam: np.ndarray, n: int, *, w: torch.Tensor | None = None,
-                   sigma: float = 0.0, device: torch.device | str = "cpu",
-                   dtype: torch.dtype = torch.float64) -> tuple[torch.Tensor, torch.Tensor]:
+def sample_prompts(
+    gen: torch.Generator,
+    S: int,
+    B: int,
+    Lam: np.ndarray,
+    n: int,
+    *,
+    w: torch.Tensor | None = None,
+    sigma: float = 0.0,
+    device: torch.device | str = "cpu",
+    dtype: torch.dtype = torch.float64,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """``(E, y_q)``: ``E (S, B, d+1, n+1)`` with ``x ~ N(0, Lambda)``, ``w ~ N(0, I)`` per prompt (or the fixed
     ``w`` of shape ``(d,)``), labels ``<w, x_i> + N(0, sigma^2)``, query label slot 0; ``y_q = <w, x_q>``."""
     L = nl.as_covariance(Lam)
@@ -146,9 +158,20 @@ def _guard(loss: torch.Tensor, step: int, seeds: Sequence[int]) -> None:
         raise LSATrainingDiverged(step, [s for s, b in zip(seeds, bad.tolist()) if b])
 
 
-def train_population(Lam: np.ndarray, N: int, r: int, seeds: Sequence[int] = (0,), *, steps: int = 3000,
-                     lr: float = 1e-2, init_std: float = 0.3, polish_steps: int = 200, device: str = "cpu",
-                     dtype: str | None = "float64", progress: bool = False) -> LSAResult:
+def train_population(
+    Lam: np.ndarray,
+    N: int,
+    r: int,
+    seeds: Sequence[int] = (0,),
+    *,
+    steps: int = 3000,
+    lr: float = 1e-2,
+    init_std: float = 0.3,
+    polish_steps: int = 200,
+    device: str = "cpu",
+    dtype: str | None = "float64",
+    progress: bool = False,
+) -> LSAResult:
     """Recipe (a) of spec §1.10: gradient training on the closed-form expected loss ``l~(u A B^T, 1)``
     (Lemma 5.1), ``A, B in R^{d x r}``, init ``init_std * randn``, ``u = 1``: ``steps`` of Adam (cosine decay),
     then ``polish_steps`` iterations of full-batch L-BFGS (strong Wolfe) on the same loss. The ensemble is
@@ -177,8 +200,15 @@ def train_population(Lam: np.ndarray, N: int, r: int, seeds: Sequence[int] = (0,
         if step % max(1, steps // 50) == 0:
             curve.append(float(loss.detach().mean()) + half_tr)
     if polish_steps:
-        lbfgs = torch.optim.LBFGS([A, B, u], lr=1.0, max_iter=polish_steps, tolerance_grad=1e-14,
-                                  tolerance_change=1e-16, history_size=50, line_search_fn="strong_wolfe")
+        lbfgs = torch.optim.LBFGS(
+            [A, B, u],
+            lr=1.0,
+            max_iter=polish_steps,
+            tolerance_grad=1e-14,
+            tolerance_change=1e-16,
+            history_size=50,
+            line_search_fn="strong_wolfe",
+        )
 
         def closure():
             lbfgs.zero_grad()
@@ -192,14 +222,31 @@ def train_population(Lam: np.ndarray, N: int, r: int, seeds: Sequence[int] = (0,
         final = population_reduced_loss(U, Lt, N) + half_tr
     _guard(final, steps, seeds)
     curve.append(float(final.mean()))
-    return LSAResult(U.cpu().double().numpy(), final.cpu().double().numpy(), curve, tuple(seeds), str(dev),
-                     details={"steps": steps, "polish_steps": polish_steps})
+    return LSAResult(
+        U.cpu().double().numpy(),
+        final.cpu().double().numpy(),
+        curve,
+        tuple(seeds),
+        str(dev),
+        details={"steps": steps, "polish_steps": polish_steps},
+    )
 
 
-def train_sgd(Lam: np.ndarray, N: int, r: int, seeds: Sequence[int] = (0,), *,
-              model: Literal["reduced", "full"] = "reduced", steps: int = 3000, batch: int = 1024, lr: float = 1e-2,
-              init_std: float = 0.1, device: str = "cpu", dtype: str | None = "float64",
-              progress: bool = False) -> LSAResult:
+def train_sgd(
+    Lam: np.ndarray,
+    N: int,
+    r: int,
+    seeds: Sequence[int] = (0,),
+    *,
+    model: Literal["reduced", "full"] = "reduced",
+    steps: int = 3000,
+    batch: int = 1024,
+    lr: float = 1e-2,
+    init_std: float = 0.1,
+    device: str = "cpu",
+    dtype: str | None = "float64",
+    progress: bool = False,
+) -> LSAResult:
     """SGD (Adam, cosine decay to 0) on fresh prompts, half squared error, rho = N.
 
     ``model="reduced"`` (recipe (b)): ``y_hat = u (y^T X) A B^T x_q / N``, ``u_0 = 0.1``.
@@ -259,8 +306,14 @@ def train_sgd(Lam: np.ndarray, N: int, r: int, seeds: Sequence[int] = (0,), *,
         WPV_, WKQ_ = weights()
         M = m_eff(WPV_, WKQ_)
         p_norm = torch.linalg.vector_norm(WPV_[:, d, :d], dim=-1)
-    return LSAResult(M.cpu().double().numpy(), np.array([float("nan")] * S), curve, tuple(seeds), str(dev),
-                     details={"model": model, "w21_PV_norm": p_norm.cpu().double().numpy().tolist()})
+    return LSAResult(
+        M.cpu().double().numpy(),
+        np.array([float("nan")] * S),
+        curve,
+        tuple(seeds),
+        str(dev),
+        details={"model": model, "w21_PV_norm": p_norm.cpu().double().numpy().tolist()},
+    )
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 r"""Torch models whose weights are neuron blocks (ARCHITECTURE.md: ``verify/models.py``).
 
-:class:`PolyNetEnsemble` is the homogeneous one-hidden-layer polynomial network of
-``numerics.margins.PolyNetwork`` with a leading *seed* dimension, so that S independent networks train as one
+:class:`HomogeneousEnsemble` is the homogeneous one-hidden-layer polynomial network of
+``numerics.margins.HomogeneousNetwork`` with a leading *seed* dimension, so that S independent networks train as one
 batched computation:
 
 .. math:: f_s(\theta, x)[c] = \sum_{i=1}^m \Big(\sum_{j=1}^{k} \langle U_{s,i,j}, x_j\rangle\Big)^{\mathrm{deg}} W_{s,i,c},
@@ -23,9 +23,9 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from numerics.margins import PolyNetwork
+from numerics.margins import HomogeneousNetwork
 
-__all__ = ["PolyNetEnsemble", "init_weights", "as_input_tensor", "preactivations", "logits"]
+__all__ = ["HomogeneousEnsemble", "init_weights", "as_input_tensor", "preactivations", "logits"]
 
 
 def init_weights(
@@ -91,7 +91,7 @@ def logits(U: torch.Tensor, W: torch.Tensor, degree: int, inputs: torch.Tensor) 
     return torch.bmm(preactivations(U, inputs).pow(degree), W)
 
 
-class PolyNetEnsemble(torch.nn.Module):
+class HomogeneousEnsemble(torch.nn.Module):
     r"""S independent polynomial networks of width m stored as batched parameters.
 
     Parameters
@@ -112,7 +112,9 @@ class PolyNetEnsemble(torch.nn.Module):
     def __init__(self, U: torch.Tensor, W: torch.Tensor, degree: int) -> None:
         super().__init__()
         if U.ndim != 4 or W.ndim != 3 or U.shape[:2] != W.shape[:2]:
-            raise ValueError(f"expected U of shape (S, m, k, d) and W of shape (S, m, C); got {tuple(U.shape)} and {tuple(W.shape)}")
+            raise ValueError(
+                f"expected U of shape (S, m, k, d) and W of shape (S, m, C); got {tuple(U.shape)} and {tuple(W.shape)}"
+            )
         if U.dtype != W.dtype or not U.dtype.is_floating_point:
             raise ValueError(f"U and W must share one floating dtype, got {U.dtype} and {W.dtype}")
         if int(degree) != degree or degree < 1:
@@ -136,7 +138,7 @@ class PolyNetEnsemble(torch.nn.Module):
         init_std: float | None = None,
         dtype: torch.dtype = torch.float64,
         device: torch.device | str = "cpu",
-    ) -> "PolyNetEnsemble":
+    ) -> "HomogeneousEnsemble":
         """One network per seed, each initialised by :func:`init_weights` from its own generator."""
         seeds = [int(s) for s in seeds]
         if not seeds:
@@ -150,8 +152,8 @@ class PolyNetEnsemble(torch.nn.Module):
 
     @classmethod
     def from_networks(
-        cls, nets: Sequence[PolyNetwork], dtype: torch.dtype = torch.float64, device: torch.device | str = "cpu"
-    ) -> "PolyNetEnsemble":
+        cls, nets: Sequence[HomogeneousNetwork], dtype: torch.dtype = torch.float64, device: torch.device | str = "cpu"
+    ) -> "HomogeneousEnsemble":
         """Stack numpy networks of equal shapes and degree (e.g. ``numerics.modular.construction_network``)."""
         if not nets or len({n.degree for n in nets}) != 1 or len({(n.U.shape, n.W.shape) for n in nets}) != 1:
             raise ValueError("need a non-empty list of networks of equal shapes and degree")
@@ -214,14 +216,14 @@ class PolyNetEnsemble(torch.nn.Module):
 
     # ------------------------------------------------------------------ export
 
-    def network(self, s: int) -> PolyNetwork:
-        """Seed index ``s`` (position in the ensemble) as a float64 numpy :class:`PolyNetwork` copy."""
+    def network(self, s: int) -> HomogeneousNetwork:
+        """Seed index ``s`` (position in the ensemble) as a float64 numpy :class:`HomogeneousNetwork` copy."""
         U = self.U[s].detach().to("cpu", torch.float64).numpy().copy()
         W = self.W[s].detach().to("cpu", torch.float64).numpy().copy()
-        return PolyNetwork(U, W, self.degree)
+        return HomogeneousNetwork(U, W, self.degree)
 
-    def networks(self) -> list[PolyNetwork]:
-        """Every seed as a float64 numpy :class:`PolyNetwork` (independent copies)."""
+    def networks(self) -> list[HomogeneousNetwork]:
+        """Every seed as a float64 numpy :class:`HomogeneousNetwork` (independent copies)."""
         return [self.network(s) for s in range(self.n_seeds)]
 
     def extra_repr(self) -> str:

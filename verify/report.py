@@ -8,8 +8,8 @@ report leaves either the previous files or none, never a half-written one.
 from __future__ import annotations
 
 import html
-import re
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -72,15 +72,27 @@ def render_markdown(records: list[dict], meta: dict, figures: dict[str, list[str
         "|---|---|---|---|---|---|",
     ]
     for r in records:
-        lines.append(f"| [`{r['id']}`](#{r['id'].replace('.', '').lower()}) | {r['kind']} | **{VERDICT_ICON[r['verdict']]}** | "
-                     f"{_fmt(r['predicted'])} | {_fmt(r['observed'])} | {r['tolerance']} |")
+        lines.append(
+            f"| [`{r['id']}`](#{r['id'].replace('.', '').lower()}) | {r['kind']} | **{VERDICT_ICON[r['verdict']]}** | "
+            f"{_fmt(r['predicted'])} | {_fmt(r['observed'])} | {r['tolerance']} |"
+        )
     for r in records:
-        lines += ["", f"## {r['id']}", "", f"*{r['source']}* — **{VERDICT_ICON[r['verdict']]}** ({r['kind']})", "",
-                  f"> {r['statement']}", "", f"- verdict reason: {r['reason']}", f"- predicted: {_fmt(r['predicted'])}",
-                  f"- observed: {_fmt(r['observed'])}", f"- tolerance: {r['tolerance']}",
-                  f"- runtime: {r['metadata']['runtime_s']} s; seeds: {r['metadata']['seeds'] or '-'}; device: {r['metadata']['device']}"]
+        lines += [
+            "",
+            f"## {r['id']}",
+            "",
+            f"*{r['source']}* — **{VERDICT_ICON[r['verdict']]}** ({r['kind']})",
+            "",
+            f"> {r['statement']}",
+            "",
+            f"- verdict reason: {r['reason']}",
+            f"- predicted: {_fmt(r['predicted'])}",
+            f"- observed: {_fmt(r['observed'])}",
+            f"- tolerance: {r['tolerance']}",
+            f"- runtime: {r['metadata']['runtime_s']} s; seeds: {r['metadata']['seeds'] or '-'}; device: {r['metadata']['device']}",
+        ]
         if r.get("refutes"):
-            lines.append(f"- the source as printed: \"{r['refutes']}\"; corrected statement: `{r['corrected_by']}`")
+            lines.append(f'- the source as printed: "{r["refutes"]}"; corrected statement: `{r["corrected_by"]}`')
         if r.get("counterexample"):
             lines.append("- counterexample: `" + json.dumps(r["counterexample"], default=str) + "`")
         for name in figures.get(r["id"], []):
@@ -106,7 +118,10 @@ def render_html(records: list[dict], meta: dict, figures: dict[str, list[str]]) 
             extra += f"<p>The source as printed: “{esc(r['refutes'])}”; corrected statement: <code>{esc(r['corrected_by'])}</code></p>"
         if r.get("counterexample"):
             extra += f"<p>Counterexample: <code>{esc(json.dumps(r['counterexample'], default=str))}</code></p>"
-        imgs = "".join(f"<img src='figures/{esc(n)}' alt='{esc(n)}' style='max-width:720px;display:block'>" for n in figures.get(r["id"], []))
+        imgs = "".join(
+            f"<img src='figures/{esc(n)}' alt='{esc(n)}' style='max-width:720px;display:block'>"
+            for n in figures.get(r["id"], [])
+        )
         sections.append(
             f"<section id='{esc(r['id'])}'><h2>{esc(r['id'])} <span style='color:{colors[r['verdict']]}'>"
             f"{VERDICT_ICON[r['verdict']]}</span></h2><p><em>{esc(r['source'])}</em> ({esc(r['kind'])})</p>"

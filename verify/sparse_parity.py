@@ -60,7 +60,7 @@ Convergence time :math:`t_c` = first evaluated step at which the validation erro
 (default 0, i.e. 100% accuracy, online; 0.1 offline). A converged seed is frozen (its updates are masked, then
 it is dropped from the computation; its recorded metrics stay constant) and the run stops when every seed has
 converged or after ``steps`` updates; unconverged seeds have ``t_c = inf`` (``None`` in
-:meth:`ParityResult.to_dict`). A seed whose parameters become non-finite is frozen and flagged in ``diverged``
+:meth:`SparseParityResult.to_dict`). A seed whose parameters become non-finite is frozen and flagged in ``diverged``
 (it never converges). Not implemented: the thesis's rule for under-parameterised nets (r < k: 10 consecutive
 batches at >= 55% accuracy), the Parity Transformer and Adam.
 
@@ -76,11 +76,11 @@ is available.
 
 API (also for the Ch. 6 Pareto-frontier grid)::
 
-    from verify.sparse_parity import ParityConfig, train_parity
-    cfg = ParityConfig(n=30, k=3, width=100, mode="offline", n_train=600, init="sparse", sparsity=2,
+    from verify.sparse_parity import SparseParityConfig, train_parity
+    cfg = SparseParityConfig(n=30, k=3, width=100, mode="offline", n_train=600, init="sparse", sparsity=2,
                        lr=0.1, batch_size=32, weight_decay=0.01, decay="pytorch", steps=20_000,
-                       eval_every=100, seeds=tuple(range(10)), device="auto")
-    res = train_parity(cfg, progress=False)
+                       eval_every=100, seeds=tuple(range(10)))
+    res = train_parity(cfg, progress=False, device="auto")
     res.success        # (E,) bool: test error <= 10% within the budget
     res.t_c            # (E,) float, inf where not converged
     res.accuracy       # (T, E) accuracy history at res.steps (T,)
@@ -115,8 +115,8 @@ __all__ = [
     "LOSSES",
     "MODES",
     "DECAYS",
-    "ParityConfig",
-    "ParityResult",
+    "SparseParityConfig",
+    "SparseParityResult",
     "train_parity",
     "activation_fn",
     "parity_labels",
@@ -136,7 +136,7 @@ EVAL_CHUNK_ELEMENTS = 1 << 24  # E * points * width entries per evaluation chunk
 
 
 @dataclass(frozen=True)
-class ParityConfig:
+class SparseParityConfig:
     """One (n, k) sparse-parity SGD run over an ensemble of seeds (see the module docstring).
 
     Parameters
@@ -184,8 +184,6 @@ class ParityConfig:
         Freeze converged seeds and stop once all have converged (True), or train every seed for ``steps``.
     keep_params : bool
         Return the final parameters (numpy) in the result.
-    device : str
-        'auto', 'cpu', 'cuda', 'cuda:N' (:func:`verify.device.resolve_device`).
     dtype : {'float32', 'float64'}
     num_threads : int or None
         torch CPU threads during the run (restored afterwards); None leaves the setting alone.
@@ -218,7 +216,6 @@ class ParityConfig:
     fourier_gap: bool = False
     stop_when_converged: bool = True
     keep_params: bool = False
-    device: str = "auto"
     dtype: str = "float32"
     num_threads: int | None = None
 
@@ -232,8 +229,14 @@ class ParityConfig:
             raise ValueError(f"steps must be an integer >= 0, got {self.steps!r}")
         if self.k > self.n:
             raise ValueError(f"parity degree k = {self.k} exceeds the input dimension n = {self.n}")
-        for name, allowed in (("arch", ARCHS), ("activation", ACTIVATIONS), ("init", INITS), ("loss", LOSSES),
-                              ("mode", MODES), ("decay", DECAYS)):
+        for name, allowed in (
+            ("arch", ARCHS),
+            ("activation", ACTIVATIONS),
+            ("init", INITS),
+            ("loss", LOSSES),
+            ("mode", MODES),
+            ("decay", DECAYS),
+        ):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"unknown {name} {getattr(self, name)!r}; expected one of {allowed}")
         if self.init == "sparse" and self.sparsity > self.n:
@@ -285,15 +288,16 @@ class ParityConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-compatible dict."""
-        return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v)
-                for f in dataclasses.fields(self)}
+        return {
+            f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v) for f in dataclasses.fields(self)
+        }
 
-    def replace(self, **changes: Any) -> "ParityConfig":
+    def replace(self, **changes: Any) -> "SparseParityConfig":
         return dataclasses.replace(self, **changes)
 
 
 @dataclass
-class ParityResult:
+class SparseParityResult:
     """Outcome of :func:`train_parity`; arrays are numpy, seeds along the last axis.
 
     Attributes
@@ -308,7 +312,7 @@ class ParityResult:
     steps_run : int       updates performed before the run stopped.
     """
 
-    config: ParityConfig
+    config: SparseParityConfig
     steps: np.ndarray
     accuracy: np.ndarray
     loss: np.ndarray
@@ -357,6 +361,7 @@ class ParityResult:
     def to_dict(self) -> dict[str, Any]:
         """Strict-JSON-ready summary: non-finite values (t_c of unconverged seeds, NaN ratios) become None;
         no parameters."""
+
         def lst(a: np.ndarray | None) -> Any:
             return None if a is None else np.where(np.isfinite(a), a.astype(object), None).tolist()
 
@@ -405,12 +410,15 @@ def activation_fn(name: str, k: int, input_scale: float = 1.0) -> Callable[[torc
     if name == "relu":
         base: Callable[[torch.Tensor], torch.Tensor] = torch.relu
     elif name == "power":
+
         def base(z: torch.Tensor) -> torch.Tensor:
             return z.pow(k)
     elif name == "sinusoid":
+
         def base(z: torch.Tensor) -> torch.Tensor:
             return torch.cos(math.pi * (z - k) / 2)
     elif name == "zigzag":
+
         def base(z: torch.Tensor) -> torch.Tensor:
             t = (k - z.clamp(-k, k)) / 2  # in [0, k]; node j at t = j
             j = torch.floor(t).clamp(max=k - 1)
@@ -465,7 +473,7 @@ def _weight(shape: tuple[int, ...], fan_in: int, fan_out: int, init: str, g: tor
     raise ValueError(f"unknown init {init!r}; expected one of {INITS}")
 
 
-def init_params(config: ParityConfig, seed: int) -> dict[str, torch.Tensor]:
+def init_params(config: SparseParityConfig, seed: int) -> dict[str, torch.Tensor]:
     """Initial parameters of one seed (float64, CPU), from that seed's own generator only."""
     g = torch.Generator().manual_seed(int(np.random.SeedSequence([seed, 0]).generate_state(1)[0]))
     n = config.n
@@ -488,8 +496,12 @@ def init_params(config: ParityConfig, seed: int) -> dict[str, torch.Tensor]:
     return params
 
 
-def forward(config: ParityConfig, params: dict[str, torch.Tensor], x: torch.Tensor,
-            act: Callable[[torch.Tensor], torch.Tensor]) -> torch.Tensor:
+def forward(
+    config: SparseParityConfig,
+    params: dict[str, torch.Tensor],
+    x: torch.Tensor,
+    act: Callable[[torch.Tensor], torch.Tensor],
+) -> torch.Tensor:
     """Outputs (E, P) of the ensemble on inputs x of shape (E, P, n) (per-seed) or (P, n) (shared)."""
     W, b = params["W"], params["b"]
     if x.dim() == 2:
@@ -511,7 +523,7 @@ def forward(config: ParityConfig, params: dict[str, torch.Tensor], x: torch.Tens
 class _DataStream:
     """Per-seed mini-batches (E, B, n) and labels (E, B), generated chunk-wise from per-seed generators."""
 
-    def __init__(self, config: ParityConfig, device: torch.device, dtype: torch.dtype) -> None:
+    def __init__(self, config: SparseParityConfig, device: torch.device, dtype: torch.dtype) -> None:
         self.c, self.device, self.dtype = config, device, dtype
         self.gens = [_seed_generator(s, 1, device) for s in config.seeds]
         B, n = config.batch_size, config.n
@@ -593,8 +605,9 @@ class _DataStream:
         return x.to(self.dtype), y.to(self.dtype)
 
 
-def _validation_set(config: ParityConfig, device: torch.device,
-                    dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+def _validation_set(
+    config: SparseParityConfig, device: torch.device, dtype: torch.dtype
+) -> tuple[torch.Tensor, torch.Tensor]:
     g = torch.Generator().manual_seed(config.val_seed)
     x = (1 - 2 * torch.randint(0, 2, (config.n_eval, config.n), generator=g)).to(dtype).to(device)
     return x, parity_labels(x, config.k)
@@ -603,8 +616,9 @@ def _validation_set(config: ParityConfig, device: torch.device,
 # --------------------------------------------------------------------------------------------------- training
 
 
-def _population_gaps(config: ParityConfig, params: dict[str, torch.Tensor],
-                     act: Callable[[torch.Tensor], torch.Tensor]) -> np.ndarray:
+def _population_gaps(
+    config: SparseParityConfig, params: dict[str, torch.Tensor], act: Callable[[torch.Tensor], torch.Tensor]
+) -> np.ndarray:
     """Relaxed Γ (App. B.3.1) of the population correlation-loss gradient of σ(w·x + b), per seed."""
     from numerics.walsh import fourier_gap_from_gradient, population_gradient
 
@@ -625,28 +639,35 @@ def _population_gaps(config: ParityConfig, params: dict[str, torch.Tensor],
 
 
 @torch.no_grad()
-def _evaluate(config: ParityConfig, params: dict[str, torch.Tensor], act: Callable, xv: torch.Tensor,
-              yv: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _evaluate(
+    config: SparseParityConfig, params: dict[str, torch.Tensor], act: Callable, xv: torch.Tensor, yv: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     E = params["W"].shape[0]
     rows = params["W"].shape[1]
     chunk = max(1, EVAL_CHUNK_ELEMENTS // (E * rows))
     correct = torch.zeros(E, dtype=torch.float64, device=xv.device)
     loss = torch.zeros(E, dtype=torch.float64, device=xv.device)
     for s in range(0, xv.shape[0], chunk):
-        out = forward(config, params, xv[s:s + chunk], act)  # (E, P)
-        y = yv[s:s + chunk]
+        out = forward(config, params, xv[s : s + chunk], act)  # (E, P)
+        y = yv[s : s + chunk]
         correct += (torch.sign(out) == y).sum(dim=1).double()
         loss += loss_fn(config.loss, out, y).sum(dim=1).double()
     return correct / xv.shape[0], loss / xv.shape[0]
 
 
-def train_parity(config: ParityConfig, *, progress: bool = False,
-                 callback: Callable[[int, dict[str, np.ndarray]], None] | None = None) -> ParityResult:
+def train_parity(
+    config: SparseParityConfig,
+    *,
+    progress: bool = False,
+    callback: Callable[[int, dict[str, np.ndarray]], None] | None = None,
+    device: str = "auto",
+) -> SparseParityResult:
     """Train the ensemble of ``config.seeds`` with SGD on the (n,k)-sparse parity (module docstring).
 
-    ``callback(step, metrics)`` is called after every evaluation with the per-seed numpy metrics.
+    ``callback(step, metrics)`` is called after every evaluation with the per-seed numpy metrics. ``device``
+    is 'auto', 'cpu', 'cuda' or 'cuda:N' (:func:`verify.device.resolve_device`); it is not part of the config.
     """
-    device = resolve_device(config.device)
+    device = resolve_device(device)
     dtype = torch.float32 if config.dtype == "float32" else torch.float64
     old_threads = torch.get_num_threads()
     if config.num_threads is not None:
@@ -658,8 +679,9 @@ def train_parity(config: ParityConfig, *, progress: bool = False,
             torch.set_num_threads(old_threads)
 
 
-def _train(config: ParityConfig, device: torch.device, dtype: torch.dtype, progress: bool,
-           callback: Callable | None) -> ParityResult:
+def _train(
+    config: SparseParityConfig, device: torch.device, dtype: torch.dtype, progress: bool, callback: Callable | None
+) -> SparseParityResult:
     """The training loop. Seeds that are frozen (converged with ``stop_when_converged``, or diverged) are first
     masked out of the updates and, once at least 1/8 of the computed seeds are frozen, removed from the
     computation altogether (their last recorded metrics are carried forward); neither changes any seed's
@@ -669,8 +691,10 @@ def _train(config: ParityConfig, device: torch.device, dtype: torch.dtype, progr
     E = len(c.seeds)
     act = activation_fn(c.activation, c.k, c.input_scale)
     per_seed = [init_params(c, s) for s in c.seeds]
-    params = {name: torch.stack([p[name] for p in per_seed]).to(device=device, dtype=dtype).requires_grad_(True)
-              for name in per_seed[0]}
+    params = {
+        name: torch.stack([p[name] for p in per_seed]).to(device=device, dtype=dtype).requires_grad_(True)
+        for name in per_seed[0]
+    }
     final = {name: torch.empty_like(p, requires_grad=False) for name, p in params.items()} if c.keep_params else {}
     W0 = params["W"].detach().clone()
     xv, yv = _validation_set(c, device, dtype)
@@ -731,8 +755,14 @@ def _train(config: ParityConfig, device: torch.device, dtype: torch.dtype, progr
         alive = alive[keep]
         active = torch.ones(len(alive), dtype=torch.bool, device=device)
 
-    bar = tqdm(total=c.steps, disable=not progress, desc=f"parity n={c.n} k={c.k} E={E}", leave=False,
-               mininterval=0.5, dynamic_ncols=True)
+    bar = tqdm(
+        total=c.steps,
+        disable=not progress,
+        desc=f"parity n={c.n} k={c.k} E={E}",
+        leave=False,
+        mininterval=0.5,
+        dynamic_ncols=True,
+    )
     step = 0
     record(0)
     compact()
@@ -771,9 +801,20 @@ def _train(config: ParityConfig, device: torch.device, dtype: torch.dtype, progr
     def arr(key: str) -> np.ndarray:
         return np.array(hist[key], dtype=np.float64).reshape(len(steps), E)
 
-    return ParityResult(
-        config=c, steps=np.array(steps, dtype=np.int64), accuracy=arr("accuracy"), loss=arr("loss"), rho=arr("rho"),
-        delta_in=arr("delta_in"), delta_out=arr("delta_out"), t_c=t_c, diverged=diverged, steps_run=step,
-        wall_time=time.perf_counter() - t0, device=str(device), dtype=str(dtype).replace("torch.", ""),
-        fourier_gap=arr("gap") if c.fourier_gap else None, params=kept,
+    return SparseParityResult(
+        config=c,
+        steps=np.array(steps, dtype=np.int64),
+        accuracy=arr("accuracy"),
+        loss=arr("loss"),
+        rho=arr("rho"),
+        delta_in=arr("delta_in"),
+        delta_out=arr("delta_out"),
+        t_c=t_c,
+        diverged=diverged,
+        steps_run=step,
+        wall_time=time.perf_counter() - t0,
+        device=str(device),
+        dtype=str(dtype).replace("torch.", ""),
+        fourier_gap=arr("gap") if c.fourier_gap else None,
+        params=kept,
     )

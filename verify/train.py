@@ -9,7 +9,7 @@ with r = ν by default (λ‖θ‖_{2,ν}^ν, the separable form Edelman's exper
 literal λ‖θ‖_{2,ν}). Shi Lemma 4.7 / Edelman Thm 7.1 (Wei et al. 2019): as λ → 0 the normalized margin
 h(θ_λ)/‖θ_λ‖_{2,ν}^ν of a global minimiser tends to the maximum γ*.
 
-All seeds of ``config.seeds`` train at once as one :class:`~verify.models.PolyNetEnsemble`; the loss is
+All seeds of ``config.seeds`` train at once as one :class:`~verify.models.HomogeneousEnsemble`; the loss is
 :math:`\sum_s \mathcal L_\lambda(\theta_s)`. Seeds share no parameter and every supported optimiser (Adam,
 AdamW, SGD) acts element-wise, so each seed follows exactly the trajectory it would follow alone (the same
 full batch, or the same minibatches drawn from ``data_seed``).
@@ -37,10 +37,10 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from numerics.margins import PolyNetwork, Task
+from numerics.margins import HomogeneousNetwork, Task
 
 from .device import resolve_device, resolve_dtype
-from .models import PolyNetEnsemble, as_input_tensor, logits
+from .models import HomogeneousEnsemble, as_input_tensor, logits
 
 __all__ = [
     "TrainConfig",
@@ -66,7 +66,9 @@ class TrainingDivergedError(FloatingPointError):
 
     def __init__(self, step: int, seed: int, what: str) -> None:
         self.step, self.seed, self.what = step, seed, what
-        super().__init__(f"training diverged at step {step} for seed {seed}: {what} (lower lr or init_std, or raise lam)")
+        super().__init__(
+            f"training diverged at step {step} for seed {seed}: {what} (lower lr or init_std, or raise lam)"
+        )
 
 
 class CheckpointMismatchError(ValueError):
@@ -118,8 +120,6 @@ class TrainConfig:
         Metrics are recorded at step 0, every ``eval_every`` steps and at the last step.
     dtype : {'float64', 'float32'} or None
         Training dtype; None = float64 on CPU, float32 on CUDA.
-    device : str
-        'auto', 'cpu', 'cuda' or 'cuda:N'.
     checkpoint_every : int or None
         With a checkpoint path: write every that many steps (always at the end).
     data_seed : int
@@ -148,7 +148,6 @@ class TrainConfig:
     seeds: tuple[int, ...] = (0,)
     eval_every: int = 100
     dtype: str | None = None
-    device: str = "auto"
     checkpoint_every: int | None = None
     data_seed: int = 0
     nan_check_every: int = 1
@@ -188,7 +187,9 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-compatible dict (tuples become lists)."""
-        return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v) for f in dataclasses.fields(self)}
+        return {
+            f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v) for f in dataclasses.fields(self)
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TrainConfig":
@@ -214,7 +215,7 @@ class TrainResult:
 
     Attributes
     ----------
-    networks : list of PolyNetwork
+    networks : list of HomogeneousNetwork
         Final float64 networks, one per seed (order of ``config.seeds``).
     history : list of dict
         One record per evaluation: ``step``, ``lr`` and per-seed lists ``loss``, ``cross_entropy``,
@@ -234,7 +235,7 @@ class TrainResult:
     reference_margin : float or None
     """
 
-    networks: list[PolyNetwork]
+    networks: list[HomogeneousNetwork]
     history: list[dict[str, Any]]
     config: TrainConfig
     device: str
@@ -296,7 +297,7 @@ def _regulariser(norm_power: torch.Tensor, lam: float, reg_power: float | None, 
 
 @torch.no_grad()
 def ensemble_metrics(
-    model: PolyNetEnsemble,
+    model: HomogeneousEnsemble,
     inputs: torch.Tensor,
     labels: torch.Tensor,
     *,
@@ -401,7 +402,9 @@ def _check_resumable(path: Path, state: dict[str, Any], config: TrainConfig, met
             + "\n  ".join(diffs)
         )
     if state["step"] > config.steps:
-        raise CheckpointMismatchError(f"checkpoint {path} is at step {state['step']}, beyond the requested steps = {config.steps}")
+        raise CheckpointMismatchError(
+            f"checkpoint {path} is at step {state['step']}, beyond the requested steps = {config.steps}"
+        )
 
 
 # ---------------------------------------------------------------------------------------------------- training
@@ -415,7 +418,9 @@ def _make_optimizer(params: Sequence[torch.nn.Parameter], config: TrainConfig) -
     params = list(params)
     if config.optimizer in ("adam", "adamw"):
         cls = torch.optim.Adam if config.optimizer == "adam" else torch.optim.AdamW
-        kwargs: dict[str, Any] = dict(lr=config.lr, betas=config.betas, eps=config.eps, weight_decay=config.weight_decay)
+        kwargs: dict[str, Any] = dict(
+            lr=config.lr, betas=config.betas, eps=config.eps, weight_decay=config.weight_decay
+        )
     else:
         cls = torch.optim.SGD
         kwargs = dict(lr=config.lr, momentum=config.momentum, weight_decay=config.weight_decay)
@@ -434,7 +439,7 @@ def _first_bad_seed(values: torch.Tensor) -> int | None:
 
 
 def _gradient_step(
-    model: PolyNetEnsemble,
+    model: HomogeneousEnsemble,
     optimizer: torch.optim.Optimizer,
     x: torch.Tensor,
     y: torch.Tensor,
@@ -465,7 +470,8 @@ def train(
     reference_margin: float | None = None,
     checkpoint_path: str | os.PathLike[str] | None = None,
     progress: bool = True,
-    callback: Callable[[int, PolyNetEnsemble, dict[str, Any]], bool | None] | None = None,
+    callback: Callable[[int, HomogeneousEnsemble, dict[str, Any]], bool | None] | None = None,
+    device: str = "auto",
 ) -> TrainResult:
     r"""Train one polynomial network per seed on ``task`` (all seeds batched; module doc for the objective).
 
@@ -488,6 +494,9 @@ def train(
         Show a tqdm bar on stderr.
     callback : callable, optional
         ``callback(step, model, record)`` after each evaluation; returning True stops training there.
+    device : str
+        'auto', 'cpu', 'cuda' or 'cuda:N' (:func:`verify.device.resolve_device`). Where a run happens is not
+        part of its configuration: a checkpoint written on one device resumes on another.
 
     Raises
     ------
@@ -499,7 +508,7 @@ def train(
     if config.num_threads is not None:
         torch.set_num_threads(config.num_threads)
     try:
-        return _train(task, degree, width, config, reference_margin, checkpoint_path, progress, callback)
+        return _train(task, degree, width, config, reference_margin, checkpoint_path, progress, callback, device)
     finally:
         torch.set_num_threads(threads_before)
 
@@ -512,10 +521,11 @@ def _train(
     reference_margin: float | None,
     checkpoint_path: str | os.PathLike[str] | None,
     progress: bool,
-    callback: Callable[[int, PolyNetEnsemble, dict[str, Any]], bool | None] | None,
+    callback: Callable[[int, HomogeneousEnsemble, dict[str, Any]], bool | None] | None,
+    device_name: str,
 ) -> TrainResult:
     t_start = time.perf_counter()
-    device = resolve_device(config.device)
+    device = resolve_device(device_name)
     dtype = resolve_dtype(config.dtype, device)
     inputs_np, labels_np = task.batch(0, task.n_points)
     X = as_input_tensor(inputs_np, device, dtype)
@@ -528,7 +538,7 @@ def _train(
         "reference_margin": None if reference_margin is None else float(reference_margin),
     }
 
-    model = PolyNetEnsemble.from_seeds(
+    model = HomogeneousEnsemble.from_seeds(
         config.seeds,
         width=width,
         n_blocks=task.n_blocks,
@@ -580,11 +590,21 @@ def _train(
 
     def record() -> dict[str, Any]:
         rec = {"step": step, "lr": learning_rate(config, step)}
-        rec.update(ensemble_metrics(model, X, Y, lam=config.lam, reg_power=config.reg_power, reference_margin=reference_margin))
+        rec.update(
+            ensemble_metrics(model, X, Y, lam=config.lam, reg_power=config.reg_power, reference_margin=reference_margin)
+        )
         history.append(rec)
         return rec
 
-    bar = tqdm(total=config.steps, initial=step, file=sys.stderr, disable=not progress, desc="train", dynamic_ncols=True, leave=False)
+    bar = tqdm(
+        total=config.steps,
+        initial=step,
+        file=sys.stderr,
+        disable=not progress,
+        desc="train",
+        dynamic_ncols=True,
+        leave=False,
+    )
     stopped = False
     current_lr = None
     try:
@@ -594,8 +614,10 @@ def _train(
                 rec = history[-1] if history and history[-1]["step"] == step else record()
                 bar.set_postfix(_postfix(rec), refresh=False)
             saved = False
-            if path is not None and step != resumed_from and (
-                step == config.steps or (config.checkpoint_every and step % config.checkpoint_every == 0)
+            if (
+                path is not None
+                and step != resumed_from
+                and (step == config.steps or (config.checkpoint_every and step % config.checkpoint_every == 0))
             ):
                 save()
                 saved = True
@@ -624,7 +646,9 @@ def _train(
                 for name, param in (("U", model.U), ("W", model.W)):
                     bad = _first_bad_seed(param.detach())
                     if bad is not None:
-                        raise TrainingDivergedError(step, config.seeds[bad], f"weights {name} became NaN/inf after this update")
+                        raise TrainingDivergedError(
+                            step, config.seeds[bad], f"weights {name} became NaN/inf after this update"
+                        )
             step += 1
             bar.update(1)
     finally:

@@ -20,7 +20,17 @@ from theory.boolean import as_mask
 
 from .device import resolve_device
 
-__all__ = ["fwht", "hadamard", "default_radix", "walsh_coefficients", "cube", "linear_form", "population_gradient", "relu_prime", "MAX_N"]
+__all__ = [
+    "fwht",
+    "hadamard",
+    "default_radix",
+    "walsh_coefficients",
+    "cube",
+    "linear_form",
+    "population_gradient",
+    "relu_prime",
+    "MAX_N",
+]
 
 MAX_N = 30
 
@@ -100,7 +110,7 @@ def linear_form(w: torch.Tensor) -> torch.Tensor:
     n = _check_n(w.shape[-1])
     z = torch.zeros(*w.shape[:-1], 1, device=w.device, dtype=w.dtype)
     for i in range(n):  # bit i is the high bit at step i: indices < 2^i have x_i = +1
-        wi = w[..., i:i + 1]
+        wi = w[..., i : i + 1]
         z = torch.cat((z + wi, z - wi), dim=-1)
     return z
 
@@ -110,9 +120,15 @@ def relu_prime(z: torch.Tensor) -> torch.Tensor:
     return (z > 0).to(z.dtype)
 
 
-def population_gradient(sigma_prime: Callable[[torch.Tensor], torch.Tensor], w, b, S, *,
-                        device: str | torch.device = "auto", dtype: torch.dtype | None = None
-                        ) -> tuple[torch.Tensor, torch.Tensor]:
+def population_gradient(
+    sigma_prime: Callable[[torch.Tensor], torch.Tensor],
+    w,
+    b,
+    S,
+    *,
+    device: str | torch.device = "auto",
+    dtype: torch.dtype | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     r"""(grad_w, grad_b) of :math:`E[-\chi_S(x)\,\sigma(w^\top x+b)]`, batched over w (..., n).
 
     :math:`[\nabla_w]_i=-\hat h(S\triangle\{i\})`, :math:`\nabla_b=-\hat h(S)` with :math:`h=\sigma'(w^\top x+b)`
@@ -121,8 +137,13 @@ def population_gradient(sigma_prime: Callable[[torch.Tensor], torch.Tensor], w, 
     when ``device='auto'``. ``dtype`` defaults to w's floating dtype, else float64.
     """
     if isinstance(w, torch.Tensor):
-        dev = w.device if device == "auto" else torch.device(device) if isinstance(device, torch.device) \
+        dev = (
+            w.device
+            if device == "auto"
+            else torch.device(device)
+            if isinstance(device, torch.device)
             else resolve_device(device)
+        )
         dt = dtype or (w.dtype if w.is_floating_point() else torch.float64)
     else:
         dev = device if isinstance(device, torch.device) else resolve_device(device)

@@ -26,7 +26,7 @@ from numerics.certificates import (
     solve_dictionary_lp,
     unit_neurons,
 )
-from numerics.margins import PolyNetwork, check_class_weights, evaluate
+from numerics.margins import HomogeneousNetwork, check_class_weights, evaluate
 from numerics.modular import ModularTask, construction_network, psi_fourier, random_network
 from numerics.single_neuron import maximize_single_neuron
 from theory.modular import max_margin
@@ -38,11 +38,11 @@ def gamma(p: int, k: int) -> float:
     return float(max_margin(p, k))
 
 
-def random_units(p: int, k: int, width: int, seed: int) -> PolyNetwork:
+def random_units(p: int, k: int, width: int, seed: int) -> HomogeneousNetwork:
     return unit_neurons(random_network(p, k, width, np.random.default_rng(seed)))
 
 
-def construction_units(p: int, k: int) -> PolyNetwork:
+def construction_units(p: int, k: int) -> HomogeneousNetwork:
     return unit_neurons(construction_network(p, k))
 
 
@@ -58,7 +58,7 @@ def uniform_Q(task) -> np.ndarray:
 
 @pytest.mark.parametrize("p,k", [(3, 2), (5, 3)])
 def test_margin_features_match_logits(p, k):
-    """D[j, (x, c')] = f_j(x)[y] - f_j(x)[c'] with f_j the logits of neuron j alone (PolyNetwork.logits)."""
+    """D[j, (x, c')] = f_j(x)[y] - f_j(x)[c'] with f_j the logits of neuron j alone (HomogeneousNetwork.logits)."""
     task = ModularTask(p, k)
     net = random_units(p, k, 4, seed=p * k)
     D = margin_features(net, task, memory_budget=2000)  # tiny budget: many chunks
@@ -90,9 +90,9 @@ def test_features_normalize_or_refuse():
     np.testing.assert_allclose(margin_features(net, task), margin_features(unit_neurons(net), task, normalize=False))
     with pytest.raises(ValueError, match="unit norm"):
         margin_features(net, task, normalize=False)
-    zero = PolyNetwork(np.zeros((1, 2, 5)), np.zeros((1, 5)), 2)
+    zero = HomogeneousNetwork(np.zeros((1, 2, 5)), np.zeros((1, 5)), 2)
     with pytest.raises(ValueError, match="zero"):
-        margin_features(PolyNetwork.concatenate([net, zero]), task)
+        margin_features(HomogeneousNetwork.concatenate([net, zero]), task)
     with pytest.raises(ValueError, match="do not fit"):
         margin_features(random_units(7, 2, 2, 0), task)
     with pytest.raises(ValueError, match="N \\(C-1\\)"):
@@ -117,7 +117,7 @@ def test_lp_with_construction_reaches_gamma_star(p, k, extra):
     g = gamma(p, k)
     dictionary = construction_units(p, k)
     if extra:
-        dictionary = PolyNetwork.concatenate([dictionary, random_units(p, k, extra, seed=p + k)])
+        dictionary = HomogeneousNetwork.concatenate([dictionary, random_units(p, k, extra, seed=p + k)])
     task = ModularTask(p, k)
     res = solve_dictionary_lp(dictionary, task)
     assert res.solver == "CLARABEL" and res.attempts == ()
@@ -168,7 +168,7 @@ def test_lp_never_exceeds_gamma_star(pk, width, seed, with_construction):
     g = gamma(p, k)
     dictionary = random_units(p, k, width, seed)
     if with_construction:
-        dictionary = PolyNetwork.concatenate([dictionary, construction_units(p, k)])
+        dictionary = HomogeneousNetwork.concatenate([dictionary, construction_units(p, k)])
     task = ModularTask(p, k)
     res = solve_dictionary_lp(dictionary, task)
     assert -1e-9 <= res.value <= g * (1 + RTOL)
@@ -255,7 +255,9 @@ def test_certify_construction_numeric_upper_bound(p, k, n_starts):
 def test_certify_lp_network_and_random_network():
     p, k = 7, 2
     task = ModularTask(p, k)
-    lp = solve_dictionary_lp(PolyNetwork.concatenate([construction_units(p, k), random_units(p, k, 20, 0)]), task)
+    lp = solve_dictionary_lp(
+        HomogeneousNetwork.concatenate([construction_units(p, k), random_units(p, k, 20, 0)]), task
+    )
     assert certify(task, k, lp.network, upper_closed_form=max_margin(p, k)).certified
     c = certify(task, k, random_network(p, k, 30, np.random.default_rng(0)), upper_closed_form=max_margin(p, k))
     assert not c.certified and c.consistent and c.gap > 0
@@ -264,7 +266,9 @@ def test_certify_lp_network_and_random_network():
 
 
 def test_inconsistent_bounds_are_flagged():
-    c = Certificate(lower=2.0, upper=1.0, tol=1e-6, upper_rigorous=True, lower_source="", upper_source="", solver="", status="")
+    c = Certificate(
+        lower=2.0, upper=1.0, tol=1e-6, upper_rigorous=True, lower_source="", upper_source="", solver="", status=""
+    )
     assert not c.consistent and not c.certified
 
 

@@ -99,8 +99,7 @@ def test_sinusoid_closed_form_matches_theory_and_bruteforce(kind, b):
     Gb = fg.sinusoid_gradients_bruteforce(W, k, c, b=b, kind=kind)
     np.testing.assert_allclose(G, Gb, rtol=0, atol=1e-12)
     for w, g in zip(W, G):
-        oracle = [float(tb.sinusoid_coefficient(list(w), c, b, ((1 << k) - 1) ^ (1 << i), kind=kind))
-                  for i in range(n)]
+        oracle = [float(tb.sinusoid_coefficient(list(w), c, b, ((1 << k) - 1) ^ (1 << i), kind=kind)) for i in range(n)]
         np.testing.assert_allclose(g, oracle, rtol=0, atol=1e-12)
 
 
@@ -131,8 +130,11 @@ def test_batch_gradient_is_unbiased(method):
     w = fg.random_weights("sign", 1, n, np.random.default_rng(0))
     Wt = np.repeat(w, T, axis=0)
     rng = np.random.default_rng(11)
-    G = (fg.batch_gradients_streamed(Wt, k, B, rng, chunk_elems=4096) if method == "streamed"
-         else fg.batch_gradients_counts(Wt, k, B, rng))
+    G = (
+        fg.batch_gradients_streamed(Wt, k, B, rng, chunk_elems=4096)
+        if method == "streamed"
+        else fg.batch_gradients_counts(Wt, k, B, rng)
+    )
     assert np.all(np.abs(G) <= 1)
     assert np.allclose(G * B, np.round(G * B))  # sums of ±1/0 terms
     err = np.abs(G.mean(0) - fg.sign_population_gradient(w, k)[0])

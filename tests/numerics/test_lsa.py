@@ -25,7 +25,9 @@ def test_forward_matches_full_product_and_expansion():
     WPV, WKQ = rng.standard_normal((5, 5)), rng.standard_normal((5, 5))
     full = (E + WPV @ E @ (E.transpose(0, 2, 1) @ WKQ @ E) / 12)[:, -1, -1]
     np.testing.assert_allclose(nl.lsa_forward(E, WPV, WKQ, 12), full, rtol=1e-12, atol=1e-12 * np.abs(full).max())
-    np.testing.assert_allclose(nl.expanded_prediction(E, WPV, WKQ, 12), full, rtol=1e-12, atol=1e-12 * np.abs(full).max())
+    np.testing.assert_allclose(
+        nl.expanded_prediction(E, WPV, WKQ, 12), full, rtol=1e-12, atol=1e-12 * np.abs(full).max()
+    )
 
 
 @pytest.mark.parametrize("r", range(5))
@@ -51,7 +53,7 @@ def test_lemma51_monte_carlo():
     rng = np.random.default_rng(4)
     U = 0.2 * rng.standard_normal((4, 4))
     WPV, WKQ = nl.lsa_weights(U, 0.7)
-    WPV[:4, :] = rng.standard_normal((4, 5))   # dead blocks
+    WPV[:4, :] = rng.standard_normal((4, 5))  # dead blocks
     mean, se = nl.mc_pretrain_loss(WPV, WKQ, L, 20, 40_000, seed=5)
     exact = nl.ell_tilde(U, 0.7, L, 20) + np.trace(L) / 2
     assert abs(mean - exact) <= 4 * se, (mean, se, exact)
@@ -110,7 +112,7 @@ def test_theory_numeric_fallback_large_d():
     L = (L + L.T) / 2
     for r in (0, 3, 7):
         U, v, Lr, _, _ = nl.closed_form(L, 30, r)
-        opt = tl.optimal_rank_r(L, 30, r)         # mpmath path (float entries, d > 4)
+        opt = tl.optimal_rank_r(L, 30, r)  # mpmath path (float entries, d > 4)
         assert abs(float(opt.loss) - Lr) < 1e-10
         np.testing.assert_allclose(np.array(opt.U.tolist(), dtype=float), U, atol=1e-10)
 

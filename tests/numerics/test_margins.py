@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from numerics.margins import (
     DEFAULT_MEMORY_BUDGET,
+    HomogeneousNetwork,
     MarginReport,
-    PolyNetwork,
     Task,
     check_class_weights,
     chunk_size_for,
@@ -27,8 +27,8 @@ from numerics.margins import (
     normalized_margin,
     point_margins,
 )
-from tests.tasks import DenseOneHotTask
 from numerics.modular import ModularTask, random_network
+from tests.tasks import DenseOneHotTask
 
 RTOL = 1e-12  # relative to the largest |logit| for float rearrangements of the same sums
 
@@ -38,7 +38,7 @@ RTOL = 1e-12  # relative to the largest |logit| for float rearrangements of the 
 # ------------------------------------------------------------------------------------------
 
 
-def naive_logits(net: PolyNetwork, p: int, k: int) -> np.ndarray:
+def naive_logits(net: HomogeneousNetwork, p: int, k: int) -> np.ndarray:
     """F[a, c] over all p^k inputs (lexicographic, a_1 most significant) by broadcasting."""
     m = net.width
     S = np.zeros((m,) + (p,) * k)
@@ -63,8 +63,15 @@ def naive_report(F: np.ndarray, y: np.ndarray, Q: np.ndarray | None = None) -> d
         cw = float(np.mean(correct - wrong.mean(1)))
     else:
         cw = float(sum(Q[i, c] * (F[i, y[i]] - F[i, c]) for i in range(n) for c in range(C)))
-    return dict(min_margin=g.min(), max_margin=g.max(), mean_margin=g.mean(), class_weighted=cw,
-                accuracy=float(np.mean(g > 0)), spread=float((wrong.max(1) - wrong.min(1)).max()), g=g)
+    return dict(
+        min_margin=g.min(),
+        max_margin=g.max(),
+        mean_margin=g.mean(),
+        class_weighted=cw,
+        accuracy=float(np.mean(g > 0)),
+        spread=float((wrong.max(1) - wrong.min(1)).max()),
+        g=g,
+    )
 
 
 def uniform_Q(p: int, k: int) -> np.ndarray:
@@ -82,7 +89,7 @@ net_params = st.tuples(
 )
 
 
-def make_net(params) -> tuple[PolyNetwork, ModularTask, int, int]:
+def make_net(params) -> tuple[HomogeneousNetwork, ModularTask, int, int]:
     p, k, m, seed = params
     rng = np.random.default_rng(seed)
     return random_network(p, k, m, rng), ModularTask(p, k), p, k
@@ -242,8 +249,6 @@ def test_point_margins_small_example():
 # ------------------------------------------------------------------------------------------
 
 
-
-
 @pytest.mark.parametrize("p,k,m", [(3, 2, 5), (5, 3, 7), (7, 1, 3)])
 def test_dense_inputs_equal_index_inputs(p, k, m):
     net = random_network(p, k, m, np.random.default_rng(p * 100 + k))
@@ -257,7 +262,7 @@ def test_dense_inputs_equal_index_inputs(p, k, m):
 
 
 # ------------------------------------------------------------------------------------------
-# PolyNetwork helpers
+# HomogeneousNetwork helpers
 # ------------------------------------------------------------------------------------------
 
 
@@ -265,7 +270,7 @@ def test_subset_and_concatenate_are_additive():
     p, k = 5, 2
     rng = np.random.default_rng(1)
     a, b = random_network(p, k, 4, rng), random_network(p, k, 3, rng)
-    both = PolyNetwork.concatenate([a, b])
+    both = HomogeneousNetwork.concatenate([a, b])
     assert both.width == 7 and both.degree == k
     F = naive_logits(both, p, k)
     assert np.allclose(F, naive_logits(a, p, k) + naive_logits(b, p, k), rtol=0, atol=1e-13 * np.abs(F).max())
@@ -278,7 +283,7 @@ def test_subset_and_concatenate_are_additive():
 def test_weights_are_copied_to_float64():
     U = np.ones((2, 1, 3), dtype=np.int32)
     W = np.ones((2, 3), dtype=np.float32)
-    net = PolyNetwork(U, W, degree=2)
+    net = HomogeneousNetwork(U, W, degree=2)
     assert net.U.dtype == np.float64 and net.W.dtype == np.float64
     assert net.neuron_norms() == pytest.approx([math.sqrt(6.0)] * 2)
 
@@ -294,37 +299,39 @@ def test_nonfinite_weights_refused(where, bad):
     U, W = np.zeros((2, 2, 3)), np.zeros((2, 3))
     (U if where == "U" else W)[1, 0] = bad
     with pytest.raises(ValueError, match=r"network weights contain NaN or inf"):
-        PolyNetwork(U, W, degree=2)
+        HomogeneousNetwork(U, W, degree=2)
 
 
-@pytest.mark.parametrize("U_shape,W_shape", [((2, 3), (2, 3)), ((2, 2, 3), (3, 3)), ((2, 2, 3), (2,)), ((2, 2, 3, 1), (2, 3))])
+@pytest.mark.parametrize(
+    "U_shape,W_shape", [((2, 3), (2, 3)), ((2, 2, 3), (3, 3)), ((2, 2, 3), (2,)), ((2, 2, 3, 1), (2, 3))]
+)
 def test_mismatched_shapes_refused(U_shape, W_shape):
     with pytest.raises(ValueError, match=r"expected U of shape \(m, k, d\) and W of shape \(m, C\)"):
-        PolyNetwork(np.zeros(U_shape), np.zeros(W_shape), degree=2)
+        HomogeneousNetwork(np.zeros(U_shape), np.zeros(W_shape), degree=2)
 
 
 @pytest.mark.parametrize("degree", [0, -1, 1.5])
 def test_bad_degree_refused(degree):
     with pytest.raises(ValueError, match=r"degree must be a positive integer"):
-        PolyNetwork(np.zeros((1, 1, 3)), np.zeros((1, 3)), degree=degree)
+        HomogeneousNetwork(np.zeros((1, 1, 3)), np.zeros((1, 3)), degree=degree)
 
 
 def test_concatenate_different_degrees_refused():
-    a = PolyNetwork(np.zeros((1, 1, 3)), np.zeros((1, 3)), degree=1)
-    b = PolyNetwork(np.zeros((1, 1, 3)), np.zeros((1, 3)), degree=2)
+    a = HomogeneousNetwork(np.zeros((1, 1, 3)), np.zeros((1, 3)), degree=1)
+    b = HomogeneousNetwork(np.zeros((1, 1, 3)), np.zeros((1, 3)), degree=2)
     with pytest.raises(ValueError, match=r"different degrees"):
-        PolyNetwork.concatenate([a, b])
+        HomogeneousNetwork.concatenate([a, b])
 
 
 @pytest.mark.parametrize("U_shape,W_shape", [((2, 2, 5), (2, 5)), ((2, 3, 3), (2, 3)), ((2, 2, 3), (2, 5))])
 def test_network_not_fitting_task_refused(U_shape, W_shape):
-    net = PolyNetwork(np.ones(U_shape), np.ones(W_shape), degree=2)
+    net = HomogeneousNetwork(np.ones(U_shape), np.ones(W_shape), degree=2)
     with pytest.raises(ValueError, match=r"do not fit the task \(k = 2 blocks of size 3, 3 classes\)"):
         evaluate(net, ModularTask(3, 2))
 
 
 def test_zero_network_has_no_normalized_margin():
-    net = PolyNetwork(np.zeros((2, 2, 3)), np.zeros((2, 3)), degree=2)
+    net = HomogeneousNetwork(np.zeros((2, 2, 3)), np.zeros((2, 3)), degree=2)
     rep = evaluate(net, ModularTask(3, 2))
     assert rep.min_margin == 0.0 and rep.norm_power == 0.0
     with pytest.raises(ValueError, match=r"zero network"):

@@ -17,7 +17,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from numerics import modular as nm
-from numerics.margins import PolyNetwork, evaluate, iter_logits
+from numerics.margins import HomogeneousNetwork, evaluate, iter_logits
 from theory import modular as tm
 
 LIMIT = 2 * 10**6  # sweep: every odd p >= 3 and k >= 1 with p^(k+1) <= LIMIT
@@ -105,7 +105,9 @@ def test_construction_network_reaches_max_margin(p, k):
     assert rep.min_margin == pytest.approx(scale, rel=1e-12)
 
 
-@pytest.mark.parametrize("p,k", [(3, 1), (5, 1), (3, 2), (5, 2), (7, 2), (9, 2), (15, 2), (5, 3), (9, 3), (5, 4), (3, 5)])
+@pytest.mark.parametrize(
+    "p,k", [(3, 1), (5, 1), (3, 2), (5, 2), (7, 2), (9, 2), (15, 2), (5, 3), (9, 3), (5, 4), (3, 5)]
+)
 def test_construction_logits_and_normalized_logits(p, k):
     """F = (p 1[c = y] - 1)/2, and at unit norm F = gamma*(1[c = y] - 1/p) (spec 2.1, 2.2)."""
     net = nm.construction_network(p, k)
@@ -114,7 +116,9 @@ def test_construction_logits_and_normalized_logits(p, k):
     correct, wrong = (float(v) for v in tm.max_margin_logits(p, k))
     g = gamma(p, k)
     task = nm.ModularTask(p, k)
-    for (_, _, y, F), (_, _, y2, Fu) in zip(iter_logits(net, task, chunk_size=997), iter_logits(unit, task, chunk_size=997)):
+    for (_, _, y, F), (_, _, y2, Fu) in zip(
+        iter_logits(net, task, chunk_size=997), iter_logits(unit, task, chunk_size=997)
+    ):
         onehot = np.zeros_like(F)
         onehot[np.arange(len(y)), y] = 1.0
         assert np.abs(F - (p * onehot - 1) / 2).max() <= 1e-12 * p / 2
@@ -127,7 +131,7 @@ def test_construction_logits_and_normalized_logits(p, k):
 def test_construction_zero_padding(p, k, width):
     net = nm.construction_network(p, k, width)
     assert net.width == width
-    assert np.all(net.U[tm.min_width(p, k):] == 0) and np.all(net.W[tm.min_width(p, k):] == 0)
+    assert np.all(net.U[tm.min_width(p, k) :] == 0) and np.all(net.W[tm.min_width(p, k) :] == 0)
     assert evaluate(net, nm.ModularTask(p, k)).normalized_margin == pytest.approx(gamma(p, k), rel=1e-12)
 
 
@@ -165,8 +169,15 @@ def test_modular_task_even_p_refused(p):
     assert nm.ModularTask(p, 2, allow_even=True).n_points == p**2
 
 
-@pytest.mark.parametrize("p,k,msg", [(1, 2, r"odd integer >= 3"), (5, 0, r"k must be an integer >= 1"),
-                                     (5.0, 2, r"p must be an integer"), (5, 1.5, r"k must be an integer")])
+@pytest.mark.parametrize(
+    "p,k,msg",
+    [
+        (1, 2, r"odd integer >= 3"),
+        (5, 0, r"k must be an integer >= 1"),
+        (5.0, 2, r"p must be an integer"),
+        (5, 1.5, r"k must be an integer"),
+    ],
+)
 def test_modular_task_bad_input(p, k, msg):
     with pytest.raises(ValueError, match=msg):
         nm.ModularTask(p, k)
@@ -234,8 +245,9 @@ def uniform_Q(task) -> np.ndarray:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from([3, 5, 7, 9]), st.integers(1, 3), st.integers(1, 20), st.integers(0, 2**32 - 1),
-       st.floats(0.1, 3.0))
+@given(
+    st.sampled_from([3, 5, 7, 9]), st.integers(1, 3), st.integers(1, 20), st.integers(0, 2**32 - 1), st.floats(0.1, 3.0)
+)
 def test_fourier_identity_random_networks(p, k, m, seed, scale):
     net = nm.random_network(p, k, m, np.random.default_rng(seed), scale=scale / math.sqrt(p))
     task = nm.ModularTask(p, k)
@@ -273,7 +285,7 @@ def any_network(draw):
     elif kind == "heavy_tailed":
         U = rng.standard_cauchy((m, k, p)) * rng.random((m, 1, 1))
         W = rng.standard_cauchy((m, p))
-        net = PolyNetwork(U, W, degree=k)
+        net = HomogeneousNetwork(U, W, degree=k)
     else:  # optimal neurons (random frequency, phases, scale) plus a small perturbation
         noise = draw(st.sampled_from([0.0, 1e-8, 1e-4, 1e-1]))
         nets = []
@@ -281,8 +293,10 @@ def any_network(draw):
             z = int(rng.integers(1, (p - 1) // 2 + 1))
             one = nm.optimal_neuron_network(p, k, z, rng.uniform(-np.pi, np.pi, k))
             nets.append(one.scaled(float(rng.uniform(0.1, 2.0))))
-        net = PolyNetwork.concatenate(nets)
-        net = PolyNetwork(net.U + noise * rng.normal(size=net.U.shape), net.W + noise * rng.normal(size=net.W.shape), k)
+        net = HomogeneousNetwork.concatenate(nets)
+        net = HomogeneousNetwork(
+            net.U + noise * rng.normal(size=net.U.shape), net.W + noise * rng.normal(size=net.W.shape), k
+        )
     return p, k, net
 
 
@@ -304,9 +318,13 @@ def test_upper_bound_is_attained_by_optimal_neurons():
     """The bound is tight: a sum of optimal neurons has E g' / ||theta||^{k+1} = gamma* (spec 2.1)."""
     rng = np.random.default_rng(0)
     for p, k in [(5, 2), (7, 3), (9, 1)]:
-        nets = [nm.optimal_neuron_network(p, k, int(rng.integers(1, (p - 1) // 2 + 1)), rng.uniform(-3, 3, k))
-                .scaled(float(rng.uniform(0.2, 2))) for _ in range(9)]
-        rep = evaluate(PolyNetwork.concatenate(nets), nm.ModularTask(p, k))
+        nets = [
+            nm.optimal_neuron_network(p, k, int(rng.integers(1, (p - 1) // 2 + 1)), rng.uniform(-3, 3, k)).scaled(
+                float(rng.uniform(0.2, 2))
+            )
+            for _ in range(9)
+        ]
+        rep = evaluate(HomogeneousNetwork.concatenate(nets), nm.ModularTask(p, k))
         assert rep.normalized_class_weighted == pytest.approx(gamma(p, k), rel=1e-12)
 
 
@@ -318,12 +336,12 @@ pk_deform = st.tuples(st.sampled_from([5, 7, 9, 11]), st.integers(1, 4))
 phase = st.floats(-math.pi, math.pi, allow_nan=False)
 
 
-def psi_both_ways(net: PolyNetwork, p: int, k: int) -> tuple[float, float]:
+def psi_both_ways(net: HomogeneousNetwork, p: int, k: int) -> tuple[float, float]:
     """Psi of a width-1 network via the Fourier form and via the brute-force class-weighted margin."""
     return float(nm.psi_fourier(net)[0]), evaluate(net, nm.ModularTask(p, k)).class_weighted
 
 
-def assert_psi(net: PolyNetwork, p: int, k: int, expected: sympy.Expr) -> None:
+def assert_psi(net: HomogeneousNetwork, p: int, k: int, expected: sympy.Expr) -> None:
     g = gamma(p, k)
     exp = float(expected)
     a, b = psi_both_ways(net, p, k)
@@ -407,13 +425,16 @@ def test_deformations_compose_multiplicatively(pk, data, delta, s, eps):
     r = data.draw(fractions(k + 1), label="fractions")
     phases = np.array(data.draw(st.lists(phase, min_size=k, max_size=k), label="phases"))
     rf = np.array([float(x) for x in r])
-    net = nm.deformed_neuron(p, k, z1, phases, mismatch=delta, block_fractions=rf / rf.sum(),
-                             second_zeta=z2, split=s, dc_fraction=eps)
+    net = nm.deformed_neuron(
+        p, k, z1, phases, mismatch=delta, block_fractions=rf / rf.sum(), second_zeta=z2, split=s, dc_fraction=eps
+    )
     g = tm.max_margin(p, k)
-    factors = [tm.psi_phase_mismatch(p, k, sympy.Float(delta, 30)) / g,
-               tm.psi_unbalanced(p, k, [sympy.Rational(x.numerator, x.denominator) for x in r]) / g,
-               tm.psi_two_frequencies(p, k, sympy.Float(s, 30)) / g,
-               tm.psi_dc_leak(p, k, sympy.Float(eps, 30)) / g]
+    factors = [
+        tm.psi_phase_mismatch(p, k, sympy.Float(delta, 30)) / g,
+        tm.psi_unbalanced(p, k, [sympy.Rational(x.numerator, x.denominator) for x in r]) / g,
+        tm.psi_two_frequencies(p, k, sympy.Float(s, 30)) / g,
+        tm.psi_dc_leak(p, k, sympy.Float(eps, 30)) / g,
+    ]
     assert_psi(net, p, k, g * sympy.Mul(*factors))
 
 
@@ -422,8 +443,8 @@ def test_deformed_neuron_sign_flips():
     for p, k in [(5, 1), (7, 2), (9, 3), (11, 4)]:
         net = nm.deformed_neuron(p, k, 2, np.linspace(-1, 1, k), mismatch=0.3)
         base = nm.psi_fourier(net)[0]
-        both = PolyNetwork(-net.U, -net.W, k)
-        w_only = PolyNetwork(net.U, -net.W, k)
+        both = HomogeneousNetwork(-net.U, -net.W, k)
+        w_only = HomogeneousNetwork(net.U, -net.W, k)
         assert nm.psi_fourier(both)[0] == pytest.approx((-1) ** (k + 1) * base, rel=1e-12)
         assert nm.psi_fourier(w_only)[0] == pytest.approx(-base, rel=1e-12)
 

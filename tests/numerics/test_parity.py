@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.margins import PolyNetwork, evaluate
+from numerics.margins import HomogeneousNetwork, evaluate
 from numerics.parity import (
     SparseParityTask,
     construction_network,
@@ -40,8 +40,13 @@ def test_task_enumerates_cube_with_parity_labels():
 
 @pytest.mark.parametrize(
     "args,msg",
-    [((4, (0, 4)), "out of range"), ((4, (1, 1)), "repeated"), ((0, (0,)), "n >= 1"), ((3, ()), "non-empty"),
-     ((27, (0,)), "at most n = 26")],
+    [
+        ((4, (0, 4)), "out of range"),
+        ((4, (1, 1)), "repeated"),
+        ((0, (0,)), "n >= 1"),
+        ((3, ()), "non-empty"),
+        ((27, (0,)), "at most n = 26"),
+    ],
 )
 def test_task_rejects_bad_inputs(args, msg):
     with pytest.raises(ValueError, match=msg):
@@ -84,7 +89,7 @@ def test_optimal_neuron_single_neuron_objective(n, k):
         assert value == pytest.approx(float(tp.max_margin(k)), rel=1e-12)
 
 
-def _brute_normalized_margin(net: PolyNetwork, S) -> float:
+def _brute_normalized_margin(net: HomogeneousNetwork, S) -> float:
     """h(theta)/||theta||^{k+1} by a plain loop over {+-1}^n (independent of numerics.margins)."""
     n, k = net.U.shape[2], net.degree
     h = math.inf
@@ -118,7 +123,9 @@ def test_perturbed_constructions_stay_below_gamma_star(nk, seed, eps):
     n, k = nk
     rng = np.random.default_rng(seed)
     base = construction_network(n, tuple(range(k)))
-    net = PolyNetwork(base.U + eps * rng.standard_normal(base.U.shape), base.W + eps * rng.standard_normal(base.W.shape), k)
+    net = HomogeneousNetwork(
+        base.U + eps * rng.standard_normal(base.U.shape), base.W + eps * rng.standard_normal(base.W.shape), k
+    )
     assert evaluate(net, SparseParityTask(n, tuple(range(k)))).normalized_margin <= float(tp.max_margin(k)) * (1 + 1e-9)
 
 
@@ -131,7 +138,9 @@ def test_homogeneity(nk, seed, alpha):
     net = random_network(n, k, 7, seed=seed)
     x, _ = task.batch(0, task.n_points)
     np.testing.assert_allclose(net.scaled(alpha).logits(x), alpha ** (k + 1) * net.logits(x), rtol=1e-9, atol=1e-9)
-    assert evaluate(net.scaled(alpha), task).normalized_margin == pytest.approx(evaluate(net, task).normalized_margin, rel=1e-9, abs=1e-12)
+    assert evaluate(net.scaled(alpha), task).normalized_margin == pytest.approx(
+        evaluate(net, task).normalized_margin, rel=1e-9, abs=1e-12
+    )
 
 
 def test_random_network_rejects_bad_inputs():

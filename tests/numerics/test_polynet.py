@@ -21,7 +21,7 @@ from theory import sparse_init as SI
 
 # ------------------------------------------------------------------ A17
 @settings(max_examples=15, deadline=None)
-@given(k=st.integers(1, 3), m=st.integers(1, 4), seed=st.integers(0, 2 ** 16))
+@given(k=st.integers(1, 3), m=st.integers(1, 4), seed=st.integers(0, 2**16))
 def test_population_gradient_matches_formula(k, m, seed):
     W = np.random.default_rng(seed).normal(size=(k, m))
     G = NP.population_gradient_bruteforce(W)
@@ -49,7 +49,7 @@ def test_error_spec_points(v):
 
 
 @settings(max_examples=25, deadline=None)
-@given(k=st.integers(1, 3), m=st.integers(1, 5), seed=st.integers(0, 2 ** 16))
+@given(k=st.integers(1, 3), m=st.integers(1, 5), seed=st.integers(0, 2**16))
 def test_error_matches_exact_formula(k, m, seed):
     rng = np.random.default_rng(seed)
     v = rng.integers(-8, 9, k) / 2
@@ -78,19 +78,19 @@ def test_flow_integration_matches_closed_form(k, frac, v0):
 
 
 @settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 2 ** 16), k=st.integers(3, 5))
+@given(seed=st.integers(0, 2**16), k=st.integers(3, 5))
 def test_b7_squares_move_together(seed, k):
     rng = np.random.default_rng(seed)
     v0 = rng.uniform(0.3, 1.5, k) * rng.choice([-1, 1], k)
     if np.prod(v0) < 0:
         v0[0] = -v0[0]
-    t_inf = np.prod(v0 ** 2) ** (1 / k - 0.5) / (k - 2)
+    t_inf = np.prod(v0**2) ** (1 / k - 0.5) / (k - 2)
     V = NP.integrate_flow(v0, np.linspace(0, 0.5 * t_inf, 10))
     spread, q = NP.squared_growth_spread(V, v0)
     assert spread <= 1e-7 and np.all(np.diff(q) > 0)
     # Lemma B.8: the common q(t) lies between the v_g- and v_a-based solutions of (B.8)
     t = np.linspace(0, 0.5 * t_inf, 10)
-    va, vg = np.mean(v0 ** 2), np.prod(v0 ** 2) ** (1 / k)
+    va, vg = np.mean(v0**2), np.prod(v0**2) ** (1 / k)
     lo = (vg ** (1 - k / 2) - (k - 2) * t) ** (-1 / (k / 2 - 1)) - vg
     base = va ** (1 - k / 2) - (k - 2) * t  # the v_a-based bound blows up first (v_a >= v_g): +inf after that
     hi = np.where(base > 0, np.abs(base) ** (-1 / (k / 2 - 1)) - va, np.inf)
@@ -141,6 +141,7 @@ def test_even_n_minus_s_exact_values(n, k, s):
     from math import comb
 
     from theory import boolean as B
+
     eps = Fraction(1, 2 * comb(n - s, k))
     h = B.half_full_set_coefficient(s)
     for b in [Fraction(0)] + SI.bias_grid(k, eps):

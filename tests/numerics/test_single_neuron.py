@@ -18,17 +18,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numerics.margins import PolyNetwork, check_class_weights, evaluate
-from numerics.parity import SparseParityTask
-from tests.tasks import DenseOneHotTask
+from numerics.margins import HomogeneousNetwork, check_class_weights, evaluate
 from numerics.modular import ModularTask, psi_fourier, random_network
+from numerics.parity import SparseParityTask
 from numerics.single_neuron import SingleNeuronResult, class_weighted_objective, maximize_single_neuron
+from tests.tasks import DenseOneHotTask
 from theory.modular import max_margin
 
-
 # ------------------------------------------------------------------------------------------ helpers
-
-
 
 
 def random_class_weights(task, rng: np.random.Generator) -> np.ndarray:
@@ -62,7 +59,7 @@ def test_objective_equals_evaluate_class_weighted(p, k, degree, seed, uniform, c
     U, w = rng.standard_normal((k, p)), rng.standard_normal(p)
     Q = None if uniform else random_class_weights(task, rng)
     value, _, _ = class_weighted_objective(U, w, task, degree, Q=Q, chunk_size=chunk)
-    expected = evaluate(PolyNetwork(U[None], w[None], degree), task, Q).class_weighted
+    expected = evaluate(HomogeneousNetwork(U[None], w[None], degree), task, Q).class_weighted
     assert abs(value - expected) <= 1e-10 * max(1.0, abs(expected))
 
 
@@ -177,13 +174,22 @@ def _degree_one_maximum(task, Q) -> float:
         Q[np.arange(N), labels] = 0
     R = -Q.copy()
     R[np.arange(N), labels] += Q.sum(axis=1)
-    X = np.eye(task.block_size)[inputs].reshape(N, -1) if np.issubdtype(inputs.dtype, np.integer) else inputs.reshape(N, -1)
+    X = (
+        np.eye(task.block_size)[inputs].reshape(N, -1)
+        if np.issubdtype(inputs.dtype, np.integer)
+        else inputs.reshape(N, -1)
+    )
     return float(np.linalg.svd(X.T @ R, compute_uv=False)[0] / 2)
 
 
 @pytest.mark.parametrize(
     "task,uniform",
-    [(ModularTask(5, 2), False), (ModularTask(3, 3), False), (SparseParityTask(4, (0,)), True), (SparseParityTask(4, (1, 3)), False)],
+    [
+        (ModularTask(5, 2), False),
+        (ModularTask(3, 3), False),
+        (SparseParityTask(4, (0,)), True),
+        (SparseParityTask(4, (1, 3)), False),
+    ],
 )
 def test_degree_one_maximum_matches_svd(task, uniform):
     """Brute-force check with any Q: for degree 1 the problem is a bilinear form, solved by an SVD."""

@@ -107,7 +107,7 @@ def test_neuron_blocks_shapes():
 
 
 def test_diagnostics_reject_mismatched_blocks():
-    from numerics.margins import PolyNetwork
+    from numerics.margins import HomogeneousNetwork
 
     with pytest.raises(ValueError, match="same Z_p"):
-        neuron_diagnostics(PolyNetwork(np.ones((2, 2, 5)), np.ones((2, 3)), 2))
+        neuron_diagnostics(HomogeneousNetwork(np.ones((2, 2, 5)), np.ones((2, 3)), 2))

@@ -55,18 +55,22 @@ def test_fwht_inplace_and_batched():
 
 
 @settings(max_examples=60, deadline=None)
-@given(hnp.arrays(np.float64, st.sampled_from([1, 2, 8, 64, 256]),
-                  elements=st.floats(-1e3, 1e3, allow_nan=False)))
+@given(hnp.arrays(np.float64, st.sampled_from([1, 2, 8, 64, 256]), elements=st.floats(-1e3, 1e3, allow_nan=False)))
 def test_roundtrip_and_parseval_float(v):
     c = W.walsh_coefficients(v)
     assert np.allclose(W.fwht(c), v, atol=1e-9)
     assert np.allclose(W.ifwht(W.fwht(v)), v, atol=1e-9)
-    assert np.isclose((c ** 2).sum(), (v ** 2).mean(), rtol=1e-9, atol=1e-9)
+    assert np.isclose((c**2).sum(), (v**2).mean(), rtol=1e-9, atol=1e-9)
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 6).flatmap(lambda n: st.lists(st.fractions(min_value=-99, max_value=99, max_denominator=50),
-                                                   min_size=1 << n, max_size=1 << n)))
+@given(
+    st.integers(0, 6).flatmap(
+        lambda n: st.lists(
+            st.fractions(min_value=-99, max_value=99, max_denominator=50), min_size=1 << n, max_size=1 << n
+        )
+    )
+)
 def test_roundtrip_and_parseval_exact(vals):
     c = W.walsh_coefficients_exact(vals)
     N = len(vals)
@@ -90,7 +94,8 @@ def test_A14_warmup_all_ones(n, k, a, b):
     assert ge[k:] == [-B.majority_coefficient(n, k + 1) / 2] * (n - k)
     # gradient units gap = half the Majority gap
     assert W.fourier_gap_from_gradient(np.array([float(x) for x in ge]), range(k)) == pytest.approx(
-        float(B.majority_gap(n, k) / 2), abs=1e-15)
+        float(B.majority_gap(n, k) / 2), abs=1e-15
+    )
 
 
 @pytest.mark.parametrize("n", [11, 15])

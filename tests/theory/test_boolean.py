@@ -113,8 +113,14 @@ def test_even_n_tie_rule(n):
 
 
 def test_larger_values_from_spec():
-    for (n, k), v in {(21, 1): 0.176197, (21, 3): -0.00927353, (21, 5): 0.00163651, (51, 3): -0.00229133,
-                      (101, 3): -8.03932e-4, (101, 5): 2.48639e-5}.items():
+    for (n, k), v in {
+        (21, 1): 0.176197,
+        (21, 3): -0.00927353,
+        (21, 5): 0.00163651,
+        (51, 3): -0.00229133,
+        (101, 3): -8.03932e-4,
+        (101, 5): 2.48639e-5,
+    }.items():
         assert float(B.majority_coefficient(n, k)) == pytest.approx(v, rel=1e-5)
 
 
@@ -163,7 +169,7 @@ def test_A6_level_weight_decreasing_to_rho(k):
 def test_A6_rho_values_and_exponent():
     for k, v in {1: 0.63662, 3: 0.10610, 5: 0.04775, 7: 0.02842, 9: 0.01934}.items():
         assert float(B.rho(k)) == pytest.approx(v, abs=6e-6)
-    assert float(B.rho(41) * 41 ** 1.5) == pytest.approx(0.5111, abs=1e-4)
+    assert float(B.rho(41) * 41**1.5) == pytest.approx(0.5111, abs=1e-4)
     assert float((2 / sympy.pi) ** sympy.Rational(3, 2)) == pytest.approx(0.50795, abs=1e-5)
     # E1: the printed k^{-2/3} order is wrong; rho(k) k^{2/3} -> 0 while rho(k) k^{3/2} stays bounded
     r = [float(B.rho(k) / B.rho_as_printed_exponent(k)) for k in (1, 11, 101, 1001)]
@@ -199,7 +205,7 @@ def test_A9_half_closed_form(m):
         assert all(c == B.half_coefficient(m, bin(S).count("1")) for S, c in enumerate(coeffs))
         # E4: the printed form (no 2^{-m}) disagrees with brute force
         assert coeffs[0] != B.half_coefficient_as_printed(m, 0)
-        assert B.half_coefficient_as_printed(m, 0) == coeffs[0] * 2 ** m
+        assert B.half_coefficient_as_printed(m, 0) == coeffs[0] * 2**m
 
 
 def test_half_full_set():
@@ -223,8 +229,16 @@ def test_A10_ltf_identity(n):
 
 
 # ---------------------------------------------------------------- A11, A12 Lemma B.2
-GAP_TABLE = {(5, 2): F(1, 4), (9, 2): F(15, 64), (11, 2): F(7, 32), (15, 2): F(99, 512), (17, 4): F(165, 16384),
-             (21, 4): F(1001, 131072), (25, 4): F(12597, 2097152), (25, 6): F(1547, 2097152)}
+GAP_TABLE = {
+    (5, 2): F(1, 4),
+    (9, 2): F(15, 64),
+    (11, 2): F(7, 32),
+    (15, 2): F(99, 512),
+    (17, 4): F(165, 16384),
+    (21, 4): F(1001, 131072),
+    (25, 4): F(12597, 2097152),
+    (25, 6): F(1547, 2097152),
+}
 
 
 def test_A11_gap_table_and_closed_form():
@@ -245,7 +259,7 @@ def test_A11_gap_from_bruteforce_definition():
 def _bound_holds(n, k):
     # gap >= (3/100)(n-1)^{-(k-1)/2}  <=>  gap^2 (n-1)^{k-1} >= 9/10^4 (both sides >= 0), exact
     g = B.majority_gap(n, k)
-    return g > 0 and g * g * (n - 1) ** (k - 1) >= F(9, 10 ** 4)
+    return g > 0 and g * g * (n - 1) ** (k - 1) >= F(9, 10**4)
 
 
 @pytest.mark.parametrize("k", range(2, 21, 2))
@@ -276,8 +290,14 @@ def test_A12_odd_k_gap_is_zero_and_b2_refuses():
 # ---------------------------------------------------------------- A15 interpolating activations
 def test_A15_oscillating_polynomials_and_sinusoid():
     z = sympy.Symbol("z")
-    expected = {1: z, 2: z ** 2 / 2 - 1, 3: (z ** 3 - 7 * z) / 6, 4: (z ** 4 - 16 * z ** 2 + 24) / 24,
-                5: z * (z ** 4 - 30 * z ** 2 + 149) / 120, 6: (z ** 6 - 50 * z ** 4 + 544 * z ** 2 - 720) / 720}
+    expected = {
+        1: z,
+        2: z**2 / 2 - 1,
+        3: (z**3 - 7 * z) / 6,
+        4: (z**4 - 16 * z**2 + 24) / 24,
+        5: z * (z**4 - 30 * z**2 + 149) / 120,
+        6: (z**6 - 50 * z**4 + 544 * z**2 - 720) / 720,
+    }
     for k, p in expected.items():
         pk = B.oscillating_polynomial(k, z)
         assert sympy.expand(pk - p) == 0
@@ -301,8 +321,7 @@ def test_A16_sinusoid_closed_form_exact_small():
     c, b = sympy.Rational(7, 4), sympy.Rational(1, 5)
     for kind, fn in (("cos", sympy.cos), ("sin", sympy.sin)):
         for S in range(1 << n):
-            brute = sum(fn(c * sum(wi * xi for wi, xi in zip(w, x)) + b) * B.character(S, x)
-                        for x in B.cube(n)) / 2 ** n
+            brute = sum(fn(c * sum(wi * xi for wi, xi in zip(w, x)) + b) * B.character(S, x) for x in B.cube(n)) / 2**n
             closed = B.sinusoid_coefficient(w, c, b, S, kind)
             assert abs(sympy.N(brute - closed, 50)) < sympy.Float("1e-45")
 
@@ -352,7 +371,7 @@ def test_A25_sq_bookkeeping():
     assert B.sq_lower_bound_applies(10, 10, 0.1, 0.5, 50, 3) is False
     assert B.sq_lower_bound_applies(1, 1, 0.1, 0.5, 50, 3) is True
     assert B.thm56_condition(10, 1, 1, 50, 3) is True
-    assert B.thm56_condition(10 ** 5, 1, 1, 50, 3) is False
+    assert B.thm56_condition(10**5, 1, 1, 50, 3) is False
 
 
 # ---------------------------------------------------------------- bad input

@@ -20,8 +20,21 @@ from theory import groups as tg
 TOTALLY_REAL = ["S3", "S4", "S5", "D4", "D5", "D6", "Z2^2", "Z2^3", "A5", "S3xZ2"]
 CONDITION_HOLDS = ["S3", "S4", "S5", "D3", "D4", "D5", "D6", "D7", "D8", "D10", "Z2^2", "Z2^3", "S3xZ2"]
 CONDITION_FAILS = ["A5", "S6"]
-ORDERS = {"S3": 6, "S4": 24, "S5": 120, "S6": 720, "A4": 12, "A5": 60, "D4": 8, "D6": 12, "Z5": 5, "Z2^3": 8,
-          "Q8": 8, "S3xZ2": 12, "D4xZ2": 16}
+ORDERS = {
+    "S3": 6,
+    "S4": 24,
+    "S5": 120,
+    "S6": 720,
+    "A4": 12,
+    "A5": 60,
+    "D4": 8,
+    "D6": 12,
+    "Z5": 5,
+    "Z2^3": 8,
+    "Q8": 8,
+    "S3xZ2": 12,
+    "D4xZ2": 16,
+}
 
 
 # ------------------------------------------------------------------------------------------
@@ -105,8 +118,10 @@ def test_a5_character_values_exact():
     assert golden <= values and ct.dims == (1, 3, 3, 4, 5)
 
 
-@pytest.mark.parametrize("name, expected", [("S5", {1}), ("D7", {1}), ("Z2^3", {1}), ("A5", {1}),
-                                            ("Z5", {0, 1}), ("A4", {0, 1}), ("Q8", {-1, 1})])
+@pytest.mark.parametrize(
+    "name, expected",
+    [("S5", {1}), ("D7", {1}), ("Z2^3", {1}), ("A5", {1}), ("Z5", {0, 1}), ("A4", {0, 1}), ("Q8", {-1, 1})],
+)
 def test_frobenius_schur_indicators(name, expected):
     assert set(int(i) for i in tg.character_table(name).indicators) == expected
     assert tg.is_totally_real(name) == (expected == {1})
@@ -269,8 +284,16 @@ def test_construction_with_lp_budgets_exact_a5():
 # ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name, match", [("A5", "condition.*fails.*LP"), ("S6", "condition.*fails"),
-                                         ("Z5", "real.*indicator"), ("A4", "real"), ("Q8", "indicator -1")])
+@pytest.mark.parametrize(
+    "name, match",
+    [
+        ("A5", "condition.*fails.*LP"),
+        ("S6", "condition.*fails"),
+        ("Z5", "real.*indicator"),
+        ("A4", "real"),
+        ("Q8", "indicator -1"),
+    ],
+)
 def test_closed_form_refuses_outside_hypotheses(name, match):
     with pytest.raises(ValueError, match=match):
         tg.max_margin(name)

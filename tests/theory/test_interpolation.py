@@ -89,4 +89,4 @@ def test_least_squares_residual_orthogonal(rows, data):
     if cols:
         assert Phi.T * r == sympy.zeros(cols, 1)  # normal equations
         assert sympy.Matrix(y) - Phi * sympy.Matrix(ls.weights) == r
-    assert ls.residual_sq == sum(v ** 2 for v in r)
+    assert ls.residual_sq == sum(v**2 for v in r)

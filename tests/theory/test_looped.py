@@ -50,8 +50,13 @@ def test_lemma_8_13_exact_against_sympy_oracle(seed, n, d):
 
 
 @settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 10**6), d=st.integers(1, 3), extra=st.integers(1, 6), T=st.integers(1, 6),
-       alpha=st.sampled_from([F(-17, 10), F(3, 10), F(5)]))
+@given(
+    seed=st.integers(0, 10**6),
+    d=st.integers(1, 3),
+    extra=st.integers(1, 6),
+    T=st.integers(1, 6),
+    alpha=st.sampled_from([F(-17, 10), F(3, 10), F(5)]),
+)
 def test_thm_8_14_exact_every_layer(seed, d, extra, T, alpha):
     n = d + extra
     X, y, q0 = _rand_prompt(seed, n, d)
@@ -69,7 +74,9 @@ def test_gd_float_fallback_matches_exact():
     X, y, q0 = _rand_prompt(3, 7, 3)
     etas = [F(1, 40)] * 10
     ex = tl.gd_iterates(X, y, etas)[-1]
-    fl = tl.gd_iterates([[float(v) for v in r] for r in X], [float(v) for v in y], [float(e) for e in etas], exact=False)[-1]
+    fl = tl.gd_iterates(
+        [[float(v) for v in r] for r in X], [float(v) for v in y], [float(e) for e in etas], exact=False
+    )[-1]
     assert all(isinstance(v, float) for v in fl)
     assert max(abs(float(a) - b) for a, b in zip(ex, fl)) <= 1e-12 * max(1.0, max(abs(float(a)) for a in ex))
 
@@ -101,7 +108,11 @@ def test_bounds_values_and_ordering():
     assert tl.thm_8_25_bound(3, k, R=2) == 4 * sympy.Rational(5, 9) ** 3
     assert tl.thm_8_16_bound(4, k, -3) == 3 * sympy.exp(-sympy.Rational(8, 9))
     for T in range(0, 30, 3):
-        sharp, stated, expb = tl.thm_8_16_sharp_bound(T, k, 2), tl.thm_8_16_bound(T, k, 2), 2 * tl.thm_8_25_exp_bound(T, k)
+        sharp, stated, expb = (
+            tl.thm_8_16_sharp_bound(T, k, 2),
+            tl.thm_8_16_bound(T, k, 2),
+            2 * tl.thm_8_25_exp_bound(T, k),
+        )
         assert float(sharp) <= float(expb) + 1e-15 and float(expb) <= float(stated) + 1e-15
     assert tl.prompt_step_size(F(8)) == sympy.Rational(1, 8)
     assert tl.lemma_8_23_bound(2, F(1, 8), 8, 2) == sympy.Rational(3, 4) ** 2

@@ -7,7 +7,8 @@ from fractions import Fraction as F
 
 import pytest
 import sympy
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from theory import lsa as tl
 
@@ -112,10 +113,12 @@ def test_thm542_brute_force_expectation_for_fixed_w():
     M, sigma2 = 16, F(1)
     for r in range(5):
         T = [(1 + F(1, N_A)) * v + F(10, N_A) for v in lam]
-        u = [1 / T[i] if i < r else F(0) for i in range(4)]          # U* diagonal
+        u = [1 / T[i] if i < r else F(0) for i in range(4)]  # U* diagonal
         normL = sum(w[i] ** 2 * lam[i] for i in range(4))
-        III = sum(w[i] ** 2 * u[i] ** 2 * lam[i] ** 3 for i in range(4)) / M + normL * sum(
-            (u[i] * lam[i]) ** 2 for i in range(4)) / M
+        III = (
+            sum(w[i] ** 2 * u[i] ** 2 * lam[i] ** 3 for i in range(4)) / M
+            + normL * sum((u[i] * lam[i]) ** 2 for i in range(4)) / M
+        )
         II = sigma2 * sum((u[i] * lam[i]) ** 2 for i in range(4)) / M
         IV = sum(w[i] ** 2 * lam[i] * (lam[i] * u[i] - 1) ** 2 for i in range(4))
         assert _q(tl.noisy_eval_loss(CASE_A, N_A, r, M, 1, w)) == III + II + IV
@@ -128,7 +131,9 @@ def test_thm543_difference(sigma):
         for r2 in range(r, 5):
             diff = tl.rank_difference(CASE_A, N_A, r, r2, 16, sigma, w)
             assert diff >= 0
-            assert diff == tl.noisy_eval_loss(CASE_A, N_A, r2, 16, sigma, w) - tl.noisy_eval_loss(CASE_A, N_A, r, 16, sigma, w)
+            assert diff == tl.noisy_eval_loss(CASE_A, N_A, r2, 16, sigma, w) - tl.noisy_eval_loss(
+                CASE_A, N_A, r, 16, sigma, w
+            )
     # large-N approximation of the difference
     d = tl.rank_difference(CASE_A, 10**6, 1, 3, 16, 1, [1, 0, 0, 0])
     a = tl.rank_difference_approx(CASE_A, 1, 3, 16, 1, [1, 0, 0, 0])
@@ -219,10 +224,10 @@ def test_closed_form_beats_random_rank_r(problem, entries):
     if r == 0:
         return
     a = sympy.Matrix(d, 1, entries[:d])
-    b = sympy.Matrix(d, 1, entries[3:3 + d])
+    b = sympy.Matrix(d, 1, entries[3 : 3 + d])
     U = a * b.T
     if r > 1:
-        U = U + sympy.Matrix(d, 1, entries[6:6 + d]) * a.T
+        U = U + sympy.Matrix(d, 1, entries[6 : 6 + d]) * a.T
     G = tl.gamma_matrix(Lam, N)
     den = (G * Lam * U * Lam * U.T).trace()
     if den == 0:
@@ -239,8 +244,13 @@ def test_excess_identity_hypothesis(problem, entries, u):
     # on the eigenbasis the identity reads (D.3): 1/2 sum_ij T_i lambda_i lambda_j (V_ij - delta_ij/T_i)^2
     V = u * Q.T * U * Q
     T = tl.t_values(eig, N)
-    rhs = sum((T[i] * eig[i] * eig[j] * (V[i, j] - (1 / T[i] if i == j else 0)) ** 2 for i in range(d) for j in range(d)),
-              sympy.Integer(0)) / 2
+    rhs = (
+        sum(
+            (T[i] * eig[i] * eig[j] * (V[i, j] - (1 / T[i] if i == j else 0)) ** 2 for i in range(d) for j in range(d)),
+            sympy.Integer(0),
+        )
+        / 2
+    )
     _, lmin = tl.full_rank_optimum(Lam, N)
     assert sympy.simplify(tl.reduced_loss(U, u, Lam, N) - lmin - rhs) == 0
 
@@ -253,8 +263,16 @@ def test_thm543_nonnegative(problem, M, sigma, s):
     for r2 in range(r, d + 1):
         diff = tl.rank_difference(Lam, N, r, r2, M, sigma, c, w_in_eigenbasis=True)
         assert diff >= 0
-        assert sympy.simplify(diff - (tl.noisy_eval_loss(Lam, N, r2, M, sigma, c, w_in_eigenbasis=True)
-                                      - tl.noisy_eval_loss(Lam, N, r, M, sigma, c, w_in_eigenbasis=True))) == 0
+        assert (
+            sympy.simplify(
+                diff
+                - (
+                    tl.noisy_eval_loss(Lam, N, r2, M, sigma, c, w_in_eigenbasis=True)
+                    - tl.noisy_eval_loss(Lam, N, r, M, sigma, c, w_in_eigenbasis=True)
+                )
+            )
+            == 0
+        )
 
 
 # ------------------------------------------------------------------------------------------ parity P1-P5, P8, P9
@@ -283,7 +301,7 @@ def test_p2_zero_loss_and_closed_form():
     assert len(margins) == 224
     assert min(m for *_, m in margins) == 1
     assert sum(m == 1 for *_, m in margins) == 96
-    for i, j, pi, pj, m in margins:   # spec §2.3 property 2: g = +-Hamming(i, j)
+    for i, j, pi, pj, m in margins:  # spec §2.3 property 2: g = +-Hamming(i, j)
         assert h.output(i, j, pi, pj) == (_hamming(i, j) if pi == pj else -_hamming(i, j))
     s1, s2 = tl.parity_task_sets(8, 2)
     assert tl.parity_hinge_loss(h, s1 + s2, F(1, 10)) == 0
@@ -295,8 +313,9 @@ def test_p3_g1():
     assert min(m for *_, m in tl.parity_margins(g1, s1)) >= 1
     # brute force of the S_2 loss: tasks whose indices agree in bit 1 give g = 0 (loss 1)
     w = {(1, 1): F(1, 4) + F(1, 10), (1, -1): F(1, 4), (-1, 1): F(1, 4), (-1, -1): F(1, 4) - F(1, 10)}
-    brute = sum(w[(pi, pj)] * max(F(0), 1 - pi * pj * g1.output(i, j, pi, pj))
-                for i, j in s2 for pi, pj in tl.PARITY_PATTERNS) / len(s2)
+    brute = sum(
+        w[(pi, pj)] * max(F(0), 1 - pi * pj * g1.output(i, j, pi, pj)) for i, j in s2 for pi, pj in tl.PARITY_PATTERNS
+    ) / len(s2)
     assert tl.parity_hinge_loss(g1, s2, F(1, 10)) == brute
     assert tl.parity_hinge_loss(g1, s2, "0.1") == tl.parity_hinge_loss(g1, s2, "0.2")
     assert brute == F(4, 9) if len(s2) == 54 else True

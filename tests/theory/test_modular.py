@@ -112,8 +112,23 @@ def test_frequencies_cover_nonzero_residues_once_up_to_sign(p):
 # Construction (spec 2.2, claims C7, C8, C14)
 # ------------------------------------------------------------------------------------------
 
-CONSTRUCTION_CASES = [(3, 1), (5, 1), (9, 1), (3, 2), (5, 2), (7, 2), (9, 2), (15, 2),
-                      (3, 3), (5, 3), (9, 3), (15, 3), (3, 4), (5, 4), (3, 5)]
+CONSTRUCTION_CASES = [
+    (3, 1),
+    (5, 1),
+    (9, 1),
+    (3, 2),
+    (5, 2),
+    (7, 2),
+    (9, 2),
+    (15, 2),
+    (3, 3),
+    (5, 3),
+    (9, 3),
+    (15, 3),
+    (3, 4),
+    (5, 4),
+    (3, 5),
+]
 
 
 @pytest.mark.parametrize("p,k", CONSTRUCTION_CASES)
@@ -207,8 +222,10 @@ def test_polarization_identity(k):
         return
     d = sympy.symbols(f"d1:{k + 1}")
     full = sympy.Add(
-        *[(-1) ** eps.count(-1) * sympy.Add(*[e * x for e, x in zip(eps, d)]) ** k
-          for eps in itertools.product([1, -1], repeat=k)]
+        *[
+            (-1) ** eps.count(-1) * sympy.Add(*[e * x for e, x in zip(eps, d)]) ** k
+            for eps in itertools.product([1, -1], repeat=k)
+        ]
     )
     assert sympy.expand(full - 2**k * factorial(k) * sympy.Mul(*d)) == 0
     assert sympy.expand(full - 2 * rhs) == 0
@@ -258,8 +275,15 @@ def test_psi_time_domain_matches_definition_with_eta():
     w = [Rational(rnd.randint(-5, 5), rnd.randint(1, 4)) for _ in range(p)]
 
     def eta(delta):
-        return sympy.Add(*[sympy.Add(*[u[i][a[i]] for i in range(k)]) ** k * w[(sum(a) - delta) % p]
-                           for a in itertools.product(range(p), repeat=k)]) / p**k
+        return (
+            sympy.Add(
+                *[
+                    sympy.Add(*[u[i][a[i]] for i in range(k)]) ** k * w[(sum(a) - delta) % p]
+                    for a in itertools.product(range(p), repeat=k)
+                ]
+            )
+            / p**k
+        )
 
     psi = eta(0) - sympy.Add(*[eta(d) for d in range(1, p)]) / (p - 1)
     assert sympy.simplify(psi - tm.psi_time_domain(u, w)) == 0
@@ -360,12 +384,15 @@ def test_phase_mismatch_brute_force_symbolic_delta():
     assert is_zero_trig(tm.psi_time_domain(n.u(), n.w()) - tm.psi_phase_mismatch(p, k, d))
 
 
-@pytest.mark.parametrize("p,k,r", [
-    (3, 2, [Rational(1, 2), Rational(1, 4), Rational(1, 4)]),
-    (3, 2, [Rational(1, 6), Rational(1, 3), Rational(1, 2)]),
-    (3, 1, [Rational(1, 5), Rational(4, 5)]),
-    (5, 2, [Rational(1, 2), Rational(1, 3), Rational(1, 6)]),
-])
+@pytest.mark.parametrize(
+    "p,k,r",
+    [
+        (3, 2, [Rational(1, 2), Rational(1, 4), Rational(1, 4)]),
+        (3, 2, [Rational(1, 6), Rational(1, 3), Rational(1, 2)]),
+        (3, 1, [Rational(1, 5), Rational(4, 5)]),
+        (5, 2, [Rational(1, 2), Rational(1, 3), Rational(1, 6)]),
+    ],
+)
 def test_unbalanced_brute_force(p, k, r):
     n = tm.optimal_neuron(p, k, 1)
     blocks = n.u() + [n.w()]  # each block has squared norm 1/(k+1)
@@ -392,8 +419,9 @@ def test_dc_leak_brute_force(p, k, eps):
 def test_two_frequencies_brute_force(k, s):
     p = 5
     n1, n2 = tm.optimal_neuron(p, k, 1), tm.optimal_neuron(p, k, 2)
-    blocks = [[sqrt(s) * x + sqrt(1 - s) * y for x, y in zip(b1, b2)]
-              for b1, b2 in zip(n1.u() + [n1.w()], n2.u() + [n2.w()])]
+    blocks = [
+        [sqrt(s) * x + sqrt(1 - s) * y for x, y in zip(b1, b2)] for b1, b2 in zip(n1.u() + [n1.w()], n2.u() + [n2.w()])
+    ]
     total = sum(x**2 for b in blocks for x in b)
     assert is_zero(total - 1)
     assert is_zero(tm.psi_time_domain(blocks[:k], blocks[k]) - tm.psi_two_frequencies(p, k, s))
@@ -417,8 +445,17 @@ def test_sign_flips():
 # ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("func", [tm.max_margin, tm.min_width, tm.optimal_amplitude, tm.optimal_fourier_magnitude,
-                                  tm.construction, tm.max_margin_logits])
+@pytest.mark.parametrize(
+    "func",
+    [
+        tm.max_margin,
+        tm.min_width,
+        tm.optimal_amplitude,
+        tm.optimal_fourier_magnitude,
+        tm.construction,
+        tm.max_margin_logits,
+    ],
+)
 @pytest.mark.parametrize("p", [4, 6, 10])
 def test_even_p_refused(func, p):
     with pytest.raises(ValueError, match=r"p must be an odd integer >= 3 .*p > 2 prime.*p/2 is its own conjugate"):
@@ -427,7 +464,9 @@ def test_even_p_refused(func, p):
 
 @pytest.mark.parametrize("p", [1, 2, 0, -3])
 def test_small_p_refused(p):
-    with pytest.raises(ValueError, match=r"p must be an odd integer >= 3 \(Shi thesis Thm 4.9 / C.22 assumes p > 2 prime"):
+    with pytest.raises(
+        ValueError, match=r"p must be an odd integer >= 3 \(Shi thesis Thm 4.9 / C.22 assumes p > 2 prime"
+    ):
         tm.max_margin(p, 2)
 
 
@@ -466,7 +505,9 @@ def test_k_below_one_refused(k):
 @pytest.mark.parametrize("p,k", [(5, 2), (3, 3), (7, 1)])
 def test_width_below_bound_refused(p, k):
     n_min = tm.min_width(p, k)
-    with pytest.raises(ValueError, match=rf"width m = {n_min - 1} is below .*2\^\(2k-2\)\(p-1\) = {n_min}.*requires m >= {n_min}"):
+    with pytest.raises(
+        ValueError, match=rf"width m = {n_min - 1} is below .*2\^\(2k-2\)\(p-1\) = {n_min}.*requires m >= {n_min}"
+    ):
         tm.construction(p, k, width=n_min - 1)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from fractions import Fraction
 
 import pytest
 import sympy
@@ -113,7 +112,7 @@ def test_construction_exact_at_every_point(n, S):
 def test_construction_width_padding_and_scale():
     c = tp.construction(6, (0, 1, 2), width=10)
     assert c.width == 10 and c.n_active == 4
-    assert sympy.simplify(c.scale ** 4 - sympy.Rational(1, 4)) == 0
+    assert sympy.simplify(c.scale**4 - sympy.Rational(1, 4)) == 0
 
 
 def test_structural_prediction_values_and_deviations():

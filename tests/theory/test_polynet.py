@@ -27,7 +27,7 @@ def brute_error(v, u) -> Fraction:
     for x in itertools.product((1, -1), repeat=k * m):
         f, y = Fraction(1), 1
         for i in range(k):
-            blk = x[i * m:(i + 1) * m]
+            blk = x[i * m : (i + 1) * m]
             f *= v[i] * blk[0] + sum(Fraction(a) * b for a, b in zip(u[i], blk[1:]))
             y *= blk[0]
         sgn = (f > 0) - (f < 0)
@@ -142,8 +142,17 @@ def test_first_time_matches_pieces(k, m, eps):
 
 
 # spec B4 repro values of 1 - T(0.49)/T(0) (rounded as printed)
-SPEC_B4 = [(3, 101, "0.2424"), (3, 501, "0.1233"), (3, 1001, "0.0991"), (3, 5001, "0.0415"),
-           (4, 101, "0.0624"), (4, 1001, "0.00391"), (4, 5001, "0.00087"), (5, 101, "0.00463"), (5, 1001, "1.2e-4")]
+SPEC_B4 = [
+    (3, 101, "0.2424"),
+    (3, 501, "0.1233"),
+    (3, 1001, "0.0991"),
+    (3, 5001, "0.0415"),
+    (4, 101, "0.0624"),
+    (4, 1001, "0.00391"),
+    (4, 5001, "0.00087"),
+    (5, 101, "0.00463"),
+    (5, 1001, "1.2e-4"),
+]
 
 
 @pytest.mark.parametrize("k,m,value", SPEC_B4)

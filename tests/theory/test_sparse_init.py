@@ -28,7 +28,7 @@ def brute(n: int, k: int, S_prime, eps: Fraction, S=None, b: Fraction = Fraction
                 chi *= x[j]
             for i in range(n):
                 out[i] += x[i] * chi
-    return [v / 2 ** n for v in out]
+    return [v / 2**n for v in out]
 
 
 @pytest.mark.parametrize("n,k,s", [(7, 4, 2), (9, 4, 0), (9, 6, 4), (11, 4, 2), (11, 6, 2)])

@@ -1,19 +1,63 @@
-"""Shared assertions for the claim-verdict tests of every chapter."""
+"""Shared helpers for the claim tests: every quick claim is run once per test session and cached, so the
+parametrised verdict test (``test_claims.py``) and the per-task artifact tests share one run."""
 
 from __future__ import annotations
 
+import functools
+
 from verify.claims import RunContext, registry, run_claim
-from verify.claims.base import ClaimRecord
+from verify.claims.base import ClaimRecord, Evaluation, evaluate
 
 
-def assert_verdict(cid: str, expected: dict[str, str], scale: str = "quick") -> ClaimRecord:
-    """Run claim ``cid`` at ``scale`` and check its verdict is ``expected[cid]``; a refuted claim must carry the
-    printed statement, a counterexample and a ``corrected_by`` claim that exists (and passes, if listed)."""
+def expected_verdict(cid: str) -> str:
+    """``refuted`` for a claim about a statement as printed (an erratum), ``pass`` for every other claim."""
+    return "refuted" if registry()[cid].refuting else "pass"
+
+
+@functools.lru_cache(maxsize=None)
+def evaluation(cid: str, scale: str = "quick") -> Evaluation:
+    """Predict, observe and judge claim ``cid`` once per session (see :func:`verify.claims.base.evaluate`)."""
+    return evaluate(registry()[cid], RunContext(scale=scale, progress=False))
+
+
+@functools.lru_cache(maxsize=None)
+def record(cid: str, scale: str = "quick") -> ClaimRecord:
+    """The claim's record, from the cached evaluation when the scale is quick."""
     claim = registry()[cid]
-    rec = run_claim(claim, RunContext(scale=scale, progress=False))
-    assert rec.verdict == expected[cid], rec.reason
+    if scale != "quick":
+        return run_claim(claim, RunContext(scale=scale, progress=False))
+    ev = evaluation(cid)
+    from verify.claims.base import to_jsonable
+
+    return ClaimRecord(
+        id=cid,
+        source=claim.source,
+        statement=claim.statement,
+        kind=claim.kind,
+        scale=scale,
+        predicted=to_jsonable(ev.predicted),
+        observed=to_jsonable(ev.obs.value),
+        tolerance=claim.tolerance or "",
+        verdict=ev.verdict,
+        reason=ev.reason,
+        details=to_jsonable(ev.obs.details),
+        counterexample=to_jsonable(ev.obs.counterexample),
+        refutes=claim.refutes,
+        corrected_by=claim.corrected_by,
+        config=to_jsonable(ev.config),
+        artifacts=to_jsonable(ev.obs.artifacts),
+        metadata={"runtime_s": ev.runtime_s},
+    )
+
+
+def assert_verdict(cid: str, scale: str = "quick") -> ClaimRecord:
+    """Run claim ``cid`` at ``scale`` and check its verdict is the expected one (:func:`expected_verdict`); a
+    refuted claim must carry the printed statement, a counterexample and a ``corrected_by`` claim that exists."""
+    claim = registry()[cid]
+    rec = record(cid, scale)
+    assert rec.verdict == expected_verdict(cid), rec.reason
     if rec.verdict == "refuted":
         assert claim.refutes and claim.corrected_by in registry() and rec.counterexample
-        assert expected.get(claim.corrected_by, "pass") == "pass"
+        assert not registry()[claim.corrected_by].refuting
     rec.to_json()
     return rec

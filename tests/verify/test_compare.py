@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from numerics.margins import PolyNetwork
+from numerics.certificates import unit_neurons
+from numerics.margins import HomogeneousNetwork
 from numerics.modular import construction_network, random_network
 from theory import modular as tm
-from numerics.certificates import unit_neurons
 from verify.compare import compare_modular
 
 
@@ -43,4 +43,4 @@ def test_padded_network_reduces_to_unit_neurons():
     u = unit_neurons(net.nonzero())
     assert u.width == tm.min_width(5, 2)
     assert np.allclose(u.neuron_norms(), 1.0)
-    assert isinstance(u, PolyNetwork)
+    assert isinstance(u, HomogeneousNetwork)

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from tests.verify.claim_checks import assert_verdict
 import verify.claims.edelman_ch5_6  # noqa: F401  (registers the claims)
+from tests.verify.claim_checks import assert_verdict
 
 EXPECTED = {
     "edelman-ch5-lemB.1-majority-closed-form": "pass",

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from verify.claims import RunContext, registry, run_claim
-from tests.verify.claim_checks import assert_verdict
 import verify.claims.edelman_ch5_6_constructions  # noqa: F401  (registers the claims)
+from tests.verify.claim_checks import assert_verdict
+from verify.claims import RunContext, registry, run_claim
 
 EXPECTED = {
     "edelman-ch5-lemB.9-polynet-gradient": "pass",
@@ -32,11 +32,16 @@ def test_claim_verdict(cid):
     json.dumps(rec.to_json())
 
 
-
 def test_refuted_counterexamples_carry_the_numbers():
     rec = run_claim(registry()["edelman-ch5-lemB.4-construction-as-printed"], RunContext(scale="quick", progress=False))
     case = rec.counterexample["k=4, b_i = -1/2 + (i)/k"]
-    assert case["f*(s) printed weights"] == ["0", "-2", "2", "-2", "2"] and case["claimed 2 chi(s)"] == [2, -2, 2, -2, 2]
+    assert case["f*(s) printed weights"] == ["0", "-2", "2", "-2", "2"] and case["claimed 2 chi(s)"] == [
+        2,
+        -2,
+        2,
+        -2,
+        2,
+    ]
     rec = run_claim(registry()["edelman-ch6-thmC.16-ratio-as-printed"], RunContext(scale="quick", progress=False))
     first = rec.counterexample["cases"][0]
     assert first["bruteforce_ratio"] == pytest.approx(9.0) and first["printed (n-s)/(k-s-1)"] == "11"

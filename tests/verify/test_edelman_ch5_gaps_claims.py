@@ -20,8 +20,9 @@ EXPECTED = {
 
 @pytest.fixture(scope="module")
 def records():
-    return {cid: run_claim(registry()[cid], RunContext(scale="quick", progress=False, device="cpu"))
-            for cid in EXPECTED}
+    return {
+        cid: run_claim(registry()[cid], RunContext(scale="quick", progress=False, device="cpu")) for cid in EXPECTED
+    }
 
 
 @pytest.mark.parametrize("cid", sorted(EXPECTED))
@@ -33,13 +34,16 @@ def test_claim_verdict(records, cid):
 
 def test_figures_render(records, tmp_path):
     made = render_figures([r.to_json() for r in records.values()], tmp_path)
-    assert made["edelman-ch5-propB.7-one-step-recovery"] == ["edelman-ch5-propB.7-one-step-recovery-success-vs-batch.png"]
+    assert made["edelman-ch5-propB.7-one-step-recovery"] == [
+        "edelman-ch5-propB.7-one-step-recovery-success-vs-batch.png"
+    ]
     assert "edelman-ch5-figB.7-random-ltf-gaps-gaps.png" in made["edelman-ch5-figB.7-random-ltf-gaps"]
     assert (tmp_path / "edelman-ch5-figB.8-sinusoid-gaps-gaps.png").stat().st_size > 0
 
 
 def test_predicted_values_come_from_theory(records):
     from theory import boolean as tb
+
     pred = records["edelman-ch5-propB.7-one-step-recovery"].predicted["n=21,k=2"]["gamma_grad"]
     assert pred["exact"] == str(tb.majority_gap(21, 2) / 2)
 

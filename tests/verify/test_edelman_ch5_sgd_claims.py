@@ -16,8 +16,11 @@ import verify.claims.edelman_ch5_sgd as mod  # noqa: F401  (registers the claims
 from verify.claims import RunContext, registry, run_claim
 from verify.figures import render_figures
 
-IDS = ["edelman-ch5-fig5.1-tc-grows-with-n", "edelman-ch5-fig5.2-no-early-convergence",
-       "edelman-ch5-fig5.3-hidden-progress"]
+IDS = [
+    "edelman-ch5-fig5.1-tc-grows-with-n",
+    "edelman-ch5-fig5.2-no-early-convergence",
+    "edelman-ch5-fig5.3-hidden-progress",
+]
 
 
 _CACHE: dict[str, object] = {}
@@ -80,7 +83,8 @@ def test_early_claim_random_search_reference() -> None:
     assert pred["C(n,k)"] == C
     assert pred["random_search_p_early"] == pytest.approx(1 - q ** math.floor(0.1 * med), rel=1e-9)
     assert pred["random_search_p_all_above_min_ratio"] == pytest.approx(
-        q ** (len(cfg.seeds) * math.floor(0.3 * med)), rel=1e-9)
+        q ** (len(cfg.seeds) * math.floor(0.3 * med)), rel=1e-9
+    )
     assert len(cfg.seeds) >= 20 and (cfg.n, cfg.k) == (30, 3)
 
 

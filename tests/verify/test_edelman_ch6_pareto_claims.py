@@ -25,13 +25,23 @@ CTX = RunContext(scale="quick", device="cpu", progress=False)
 
 def _grid_cells(cfg: mod.ParetoGridConfig, counts: dict[str, list[list[int]]]) -> list[dict]:
     """Cells of a synthetic grid observation: counts[init][m-row][width-col]."""
-    return [{"n": n, "k": k, "init": init, "m": m, "width": r, "successes": counts[init][i][j], "runs": len(cfg.seeds)}
-            for n, k in cfg.problems for init in cfg.inits for i, m in enumerate(cfg.samples)
-            for j, r in enumerate(cfg.widths)]
+    return [
+        {"n": n, "k": k, "init": init, "m": m, "width": r, "successes": counts[init][i][j], "runs": len(cfg.seeds)}
+        for n, k in cfg.problems
+        for init in cfg.inits
+        for i, m in enumerate(cfg.samples)
+        for j, r in enumerate(cfg.widths)
+    ]
 
 
-SYN = mod.ParetoGridConfig(problems=((20, 3),), widths=(10, 100, 1000), samples=(100, 300, None),
-                           seeds=tuple(range(10)), steps=10, eval_every=5)
+SYN = mod.ParetoGridConfig(
+    problems=((20, 3),),
+    widths=(10, 100, 1000),
+    samples=(100, 300, None),
+    seeds=tuple(range(10)),
+    steps=10,
+    eval_every=5,
+)
 
 
 def _judge_grid(counts: dict[str, list[list[int]]]) -> tuple[str, str]:
@@ -110,8 +120,16 @@ def test_b8_predict_and_judge() -> None:
     assert verdict == "fail" and "B8 repro threshold" in reason
 
 
-TINY_GRID = mod.ParetoGridConfig(problems=((12, 2),), widths=(4, 64), samples=(40, 400), seeds=(0, 1, 2, 3),
-                                 steps=600, eval_every=50, n_val=2000, num_threads=1)
+TINY_GRID = mod.ParetoGridConfig(
+    problems=((12, 2),),
+    widths=(4, 64),
+    samples=(40, 400),
+    seeds=(0, 1, 2, 3),
+    steps=600,
+    eval_every=50,
+    n_val=2000,
+    num_threads=1,
+)
 
 
 def test_tiny_grid_runs_and_heatmap_renders(tmp_path) -> None:
@@ -135,8 +153,9 @@ def test_tiny_grid_runs_and_heatmap_renders(tmp_path) -> None:
 
 
 def test_tiny_b8_runs_end_to_end(tmp_path) -> None:
-    cfg = mod.WidthBuysDataConfig(n=12, k=2, m=100, narrow=2, wide=32, seeds=(0, 1, 2, 3), steps=1500,
-                                  eval_every=50, n_val=2000, num_threads=1)
+    cfg = mod.WidthBuysDataConfig(
+        n=12, k=2, m=100, narrow=2, wide=32, seeds=(0, 1, 2, 3), steps=1500, eval_every=50, n_val=2000, num_threads=1
+    )
     claim = dataclasses.replace(registry()[B8], configs={"quick": cfg})
     rec = run_claim(claim, CTX)
     assert "traceback" not in rec.details, rec.details.get("traceback")

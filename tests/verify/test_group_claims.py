@@ -9,7 +9,7 @@ import pytest
 
 import verify.claims.edelman_ch7_groups as group_claims  # noqa: F401  (registers the claims)
 from numerics.groups import character_lp, construction_network, random_network
-from numerics.margins import PolyNetwork
+from numerics.margins import HomogeneousNetwork
 from theory import groups as tg
 from verify.claims.base import RunContext, registry, run_claim
 from verify.compare.groups import compare_groups, gamma_star
@@ -29,8 +29,12 @@ EXPECTED = {
     "edelman-thm7.9-not-Zp": "pass",
     "edelman-thm7.9-training-S3": "pass",
 }
-FULL_ONLY = ["edelman-thm7.9-training-S4", "edelman-thm7.9-training-S5", "edelman-thm7.9-training-D5",
-             "edelman-thm7.9-training-A5"]
+FULL_ONLY = [
+    "edelman-thm7.9-training-S4",
+    "edelman-thm7.9-training-S5",
+    "edelman-thm7.9-training-D5",
+    "edelman-thm7.9-training-A5",
+]
 
 
 def _module_claims() -> dict:
@@ -107,8 +111,8 @@ def test_compare_flags_missing_irrep_and_trivial_neurons():
     c = compare_groups(sub, "S3")
     assert not c.all_irreps_used and c.margin_ratio < 1
     # add a trivial-irrep neuron (constant u, v, w): flagged
-    triv = PolyNetwork(np.full((1, 2, 6), 0.2), np.full((1, 6), 0.2), degree=2)
-    c2 = compare_groups(PolyNetwork.concatenate([net, triv]), "S3")
+    triv = HomogeneousNetwork(np.full((1, 2, 6), 0.2), np.full((1, 6), 0.2), degree=2)
+    c2 = compare_groups(HomogeneousNetwork.concatenate([net, triv]), "S3")
     assert not c2.trivial_unused and not c2.coverage_ok
 
 
@@ -119,7 +123,7 @@ def test_gamma_star_sources():
     with pytest.raises(ValueError):
         gamma_star("Z5")
     with pytest.raises(ValueError):
-        compare_groups(PolyNetwork(np.zeros((1, 2, 6)), np.zeros((1, 6)), degree=3), "S3")
+        compare_groups(HomogeneousNetwork(np.zeros((1, 2, 6)), np.zeros((1, 6)), degree=3), "S3")
 
 
 @pytest.mark.slow

@@ -52,7 +52,10 @@ def test_attention_matches_exact_lemma():
         (lambda: vl.embed(torch.ones(2, 4, 3), torch.ones(2, 5), 1.0), r"y \(B, n\)"),
         (lambda: vl.embed(torch.ones(2, 4, 3), torch.ones(2, 4), 0.0), "alpha must be non-zero"),
         (lambda: vl.embed(torch.ones(2, 4, 3), torch.ones(2, 4), 1.0, torch.ones(2, 2)), r"q0 must be \(B, d\)"),
-        (lambda: vl.looped_forward(torch.ones(1, 5, 4), torch.ones(2), torch.eye(3), torch.eye(3)), r"Q and P must be \(4, 4\)"),
+        (
+            lambda: vl.looped_forward(torch.ones(1, 5, 4), torch.ones(2), torch.eye(3), torch.eye(3)),
+            r"Q and P must be \(4, 4\)",
+        ),
         (lambda: vl.looped_forward(torch.ones(2, 5, 4), torch.ones(3, 2), torch.eye(4), torch.eye(4)), "etas must be"),
         (lambda: vl.looped_forward(torch.ones(1, 5, 4), -torch.ones(2), torch.eye(4), torch.eye(4)), "> 0"),
     ],

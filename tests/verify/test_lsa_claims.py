@@ -19,14 +19,23 @@ REFUTED = {"shi-thm5.5.1-optimality", "shi-thm5.5.1-g1-optimality"}
 
 
 def _claims() -> dict:
-    return {cid: c for cid, c in registry().items() if c.observe.__module__ == ch5.__name__
-            or getattr(c.observe, "__module__", "") == ch5.__name__}
+    return {
+        cid: c
+        for cid, c in registry().items()
+        if c.observe.__module__ == ch5.__name__ or getattr(c.observe, "__module__", "") == ch5.__name__
+    }
 
 
 def test_ids_and_refutations():
     ids = set(_claims())
-    assert {"shi-thm5.4.1-closed-form", "shi-lem5.1-mc", "shi-thm5.4.2-mc", "shi-thm5.5.1-optimality",
-            "shi-thm5.4.1-training-population", "shi-thm5.5.2-projection-ratio"} <= ids
+    assert {
+        "shi-thm5.4.1-closed-form",
+        "shi-lem5.1-mc",
+        "shi-thm5.4.2-mc",
+        "shi-thm5.5.1-optimality",
+        "shi-thm5.4.1-training-population",
+        "shi-thm5.5.2-projection-ratio",
+    } <= ids
     for cid in REFUTED:
         c = registry()[cid]
         assert c.refutes and c.corrected_by in registry()
@@ -68,11 +77,11 @@ def test_m_eff_gauge_invariance():
     rng = np.random.default_rng(1)
     WPV, WKQ = torch.as_tensor(rng.standard_normal((1, 5, 5))), torch.as_tensor(rng.standard_normal((1, 5, 5)))
     P2, K2 = WPV.clone(), WKQ.clone()
-    P2[:, 4, 4] *= -3.0          # (u, U) -> (c u, U / c)
+    P2[:, 4, 4] *= -3.0  # (u, U) -> (c u, U / c)
     K2[:, :4, :4] /= -3.0
-    P2[:, 4, :4] *= 0.25         # (p, q) -> (c' p, q / c')
+    P2[:, 4, :4] *= 0.25  # (p, q) -> (c' p, q / c')
     K2[:, 4, :4] /= 0.25
-    P2[:, :4, :] = 7.0           # dead blocks
+    P2[:, :4, :] = 7.0  # dead blocks
     K2[:, :, 4] = -2.0
     assert torch.allclose(vl.m_eff(WPV, WKQ), vl.m_eff(P2, K2), rtol=1e-13, atol=1e-13)
 

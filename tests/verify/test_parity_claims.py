@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import verify.claims.edelman_ch7_parity as parity_claims  # noqa: F401  (registers the claims)
-from numerics.margins import PolyNetwork
+from numerics.margins import HomogeneousNetwork
 from numerics.parity import construction_network, random_network
 from theory import parity as tp
 from verify.claims.base import RunContext, registry, run_claim
@@ -68,7 +68,7 @@ def test_compare_parity_flags_random_and_sign_flipped_networks():
     r = compare_parity(random_network(n, 3, 10, seed=3), n, S)
     assert r.margin_ratio < 1 and r.max_structure_deviation > 0.01 and r.structured_share < 0.5
     base = construction_network(n, S)
-    flipped = PolyNetwork(base.U, -base.W, 3)  # every neuron violates the sign rule: margin -gamma*
+    flipped = HomogeneousNetwork(base.U, -base.W, 3)  # every neuron violates the sign rule: margin -gamma*
     f = compare_parity(flipped, n, S)
     assert f.margin_ratio == pytest.approx(-1.0, rel=1e-10)
     assert not f.sign_rule_holds and f.structured_share == 0.0
@@ -80,7 +80,10 @@ def test_compare_parity_flags_random_and_sign_flipped_networks():
         (lambda: compare_parity(construction_network(6, (0, 1, 2)), 6, (0, 1)), "degree k = 2"),
         (lambda: compare_parity(construction_network(6, (0, 1, 2)), 7, (0, 1, 2)), r"U \(m, 1, 7\)"),
         (lambda: compare_parity(construction_network(6, (0, 1, 2)), 6, (0, 1, 9)), "out of range"),
-        (lambda: compare_parity(PolyNetwork(np.zeros((2, 1, 4)), np.zeros((2, 2)), 2), 4, (0, 1)), "zero network"),
+        (
+            lambda: compare_parity(HomogeneousNetwork(np.zeros((2, 1, 4)), np.zeros((2, 2)), 2), 4, (0, 1)),
+            "zero network",
+        ),
     ],
 )
 def test_compare_parity_bad_inputs(call, msg):

@@ -16,8 +16,17 @@ RECORD_FIELDS = {"id", "source", "statement", "kind", "predicted", "observed", "
 
 
 def _claim(observe, judge=judge_relative(1e-9), **kw):
-    base = dict(id="test-claim", source="test", statement="s", kind="numeric", configs={"quick": None},
-                predict=lambda cfg: tm.max_margin(5, 2), observe=observe, judge=judge, tolerance="t")
+    base = dict(
+        id="test-claim",
+        source="test",
+        statement="s",
+        kind="numeric",
+        configs={"quick": None},
+        predict=lambda cfg: tm.max_margin(5, 2),
+        observe=observe,
+        judge=judge,
+        tolerance="t",
+    )
     base.update(kw)
     return Claim(**base)
 
@@ -230,32 +239,44 @@ def test_cli_derive_parity(capsys):
 def test_figures_render_from_record_artifacts_only(tmp_path):
     from verify.figures import render_figures
 
-    rec = {"id": "x", "metadata": {"seeds": [3, 4]}, "artifacts": {
-        "history": [{"step": 0, "ratio": [-1.0, -0.5]}, {"step": 10, "ratio": [0.9, 0.95]}], "p": 5, "k": 2,
-        "coverage": [[2, 3], [3, 2]],
-        "lsa_spectrum": {"rank": [1, 2], "learned": [[0.5, 0.0], [0.5, 0.3]], "optimal": [[0.5, 0.0], [0.5, 0.31]]},
-        "lsa_noise_curve": {"sigma": [0.0, 1.0], "loss_by_rank": {"1": [1.0, 1.5], "2": [0.8, 2.0]}},
-        "looped_error": {"T": [1, 2], "error": [1.0, 0.5], "bound": [1.2, 0.7]}}}
+    rec = {
+        "id": "x",
+        "metadata": {"seeds": [3, 4]},
+        "artifacts": {
+            "history": [{"step": 0, "ratio": [-1.0, -0.5]}, {"step": 10, "ratio": [0.9, 0.95]}],
+            "p": 5,
+            "k": 2,
+            "coverage": [[2, 3], [3, 2]],
+            "lsa_spectrum": {"rank": [1, 2], "learned": [[0.5, 0.0], [0.5, 0.3]], "optimal": [[0.5, 0.0], [0.5, 0.31]]},
+            "lsa_noise_curve": {"sigma": [0.0, 1.0], "loss_by_rank": {"1": [1.0, 1.5], "2": [0.8, 2.0]}},
+            "looped_error": {"T": [1, 2], "error": [1.0, 0.5], "bound": [1.2, 0.7]},
+        },
+    }
     made = render_figures([rec, {"id": "no-artifacts", "artifacts": {}}], tmp_path)
-    assert sorted(made["x"]) == sorted(["x-margin.png", "x-frequencies.png", "x-spectrum.png", "x-noise.png", "x-error.png"])
+    assert sorted(made["x"]) == sorted(
+        ["x-margin.png", "x-frequencies.png", "x-spectrum.png", "x-noise.png", "x-error.png"]
+    )
     assert "no-artifacts" not in made
     for name in made["x"]:
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_cli_derive_lsa(capsys):
-    from theory import lsa as tl
     import sympy
+
+    from theory import lsa as tl
 
     assert cli.main(["derive", "lsa", "--lambda", "4,3,2,1", "--N", "20", "--rank", "2", "--json"]) == 0
     obj = json.loads(capsys.readouterr().out)
     opt = tl.optimal_rank_r(sympy.diag(4, 3, 2, 1), 20, 2)
     assert obj["L_r"]["exact"] == str(opt.loss) and [v["exact"] for v in obj["v_star"]] == [str(v) for v in opt.v]
     assert obj["method"].startswith("exact") and obj["unique"] is True
-    for argv, match in ((["--lambda", "4,3", "--N", "20", "--rank", "3"], "rank"),
-                        (["--lambda", "4,-1", "--N", "20", "--rank", "1"], "semi-definite"),
-                        (["--lambda", "4,3", "--N", "0", "--rank", "1"], "N"),
-                        (["--lambda", "4,x", "--N", "5", "--rank", "1"], "comma-separated")):
+    for argv, match in (
+        (["--lambda", "4,3", "--N", "20", "--rank", "3"], "rank"),
+        (["--lambda", "4,-1", "--N", "20", "--rank", "1"], "semi-definite"),
+        (["--lambda", "4,3", "--N", "0", "--rank", "1"], "N"),
+        (["--lambda", "4,x", "--N", "5", "--rank", "1"], "comma-separated"),
+    ):
         assert cli.main(["derive", "lsa", *argv, "--json"]) == 2
         assert match in json.loads(capsys.readouterr().out)["error"]
 
@@ -289,11 +310,28 @@ def test_generic_plot_specs_render_each_kind(tmp_path):
     from verify.figures import render_figures
 
     plots = [
-        {"name": "curve", "kind": "lines", "xlabel": "n", "ylabel": "t_c", "yscale": "log",
-         "series": [{"label": "k=3", "x": [10, 20, 30], "y": [100, 300, 900], "lo": [80, 200, 700], "hi": [120, 400, 1100]}],
-         "hlines": [{"y": 50, "label": "reference"}]},
-        {"name": "grid", "kind": "heatmap", "x": [10, 100], "y": [300, 600, 1000], "zlabel": "success",
-         "panels": [{"title": "dense", "z": [[0, 0.5], [1, 1], [1, 1]]}, {"title": "sparse", "z": [[0, 1], [1, 1], [1, 1]]}]},
+        {
+            "name": "curve",
+            "kind": "lines",
+            "xlabel": "n",
+            "ylabel": "t_c",
+            "yscale": "log",
+            "series": [
+                {"label": "k=3", "x": [10, 20, 30], "y": [100, 300, 900], "lo": [80, 200, 700], "hi": [120, 400, 1100]}
+            ],
+            "hlines": [{"y": 50, "label": "reference"}],
+        },
+        {
+            "name": "grid",
+            "kind": "heatmap",
+            "x": [10, 100],
+            "y": [300, 600, 1000],
+            "zlabel": "success",
+            "panels": [
+                {"title": "dense", "z": [[0, 0.5], [1, 1], [1, 1]]},
+                {"title": "sparse", "z": [[0, 1], [1, 1], [1, 1]]},
+            ],
+        },
         {"name": "hist", "kind": "hist", "series": [{"label": "t_c", "values": [1, 2, 2, 3]}], "vlines": [{"x": 2}]},
     ]
     made = render_figures([{"id": "demo", "artifacts": {"plots": plots}}], tmp_path)
@@ -307,3 +345,28 @@ def test_generic_plot_spec_rejects_unknown_kind(tmp_path):
 
     with pytest.raises(ValueError, match="plot kind"):
         render_plot_spec("demo", {"name": "x", "kind": "pie"}, tmp_path)
+
+
+def test_heatmap_with_several_rows_keeps_its_y_label():
+    """Regression: an inner loop over the cells once shadowed the panel index, so every heat map with more
+    than one row lost the y label of its first panel."""
+    import matplotlib.pyplot as plt
+
+    from verify.figures import plot_spec_figure
+
+    spec = {
+        "name": "grid",
+        "kind": "heatmap",
+        "x": [1, 2],
+        "y": [1, 2, 3],
+        "xlabel": "width",
+        "ylabel": "samples",
+        "panels": [{"title": "a", "z": [[0, 1], [1, 0], [0.5, 0.5]]}, {"title": "b", "z": [[1, 1], [0, 0], [1, 0]]}],
+    }
+    fig = plot_spec_figure("demo", spec)
+    try:
+        assert fig.axes[0].get_ylabel() == "samples"
+        assert fig.axes[1].get_ylabel() == ""  # the panels share the y axis
+        assert all(ax.get_xlabel() == "width" for ax in fig.axes[:2])
+    finally:
+        plt.close(fig)

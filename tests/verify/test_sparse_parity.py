@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 
 from numerics.walsh import cube
 from theory import boolean as tb
+from theory.boolean import random_search_tc_probability
 from verify.sparse_parity import (
     ACTIVATIONS,
-    ParityConfig,
+    SparseParityConfig,
     _DataStream,
     _evaluate,
     activation_fn,
@@ -32,7 +33,6 @@ from verify.sparse_parity import (
     parity_labels,
     train_parity,
 )
-from theory.boolean import random_search_tc_probability
 
 F64 = torch.float64
 
@@ -43,10 +43,10 @@ def _chi(n: int, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.tensor(X, dtype=F64), torch.tensor(y, dtype=F64)
 
 
-def _cfg(**kw) -> ParityConfig:
-    base = dict(n=8, k=3, width=4, steps=20, eval_every=5, n_val=64, seeds=(0, 1), device="cpu", dtype="float64")
+def _cfg(**kw) -> SparseParityConfig:
+    base = dict(n=8, k=3, width=4, steps=20, eval_every=5, n_val=64, seeds=(0, 1), dtype="float64")
     base.update(kw)
-    return ParityConfig(**base)
+    return SparseParityConfig(**base)
 
 
 # ------------------------------------------------------------------------------------------ constructions
@@ -195,8 +195,9 @@ def test_a_seed_in_an_ensemble_follows_its_single_seed_run(mode: str) -> None:
 def test_freezing_and_removing_converged_seeds_leaves_every_trajectory_unchanged() -> None:
     """Seeds converge at different steps and are dropped from the computation; each seed's history, t_c and
     final parameters equal those of its own single-seed run."""
-    cfg = _cfg(n=10, k=2, width=30, lr=0.1, steps=400, eval_every=5, n_val=256, seeds=(0, 1, 2, 3, 4, 5),
-               keep_params=True)
+    cfg = _cfg(
+        n=10, k=2, width=30, lr=0.1, steps=400, eval_every=5, n_val=256, seeds=(0, 1, 2, 3, 4, 5), keep_params=True
+    )
     ens = train_parity(cfg)
     assert np.isfinite(ens.t_c).all() and len(set(ens.t_c.tolist())) >= 2  # different convergence times
     for e, seed in enumerate(cfg.seeds):
@@ -204,7 +205,7 @@ def test_freezing_and_removing_converged_seeds_leaves_every_trajectory_unchanged
         assert ens.t_c[e] == alone.t_c[0]
         T = len(alone.steps)
         assert np.allclose(ens.rho[:T, e], alone.rho[:, 0], rtol=1e-10, atol=1e-12)
-        assert np.all(ens.rho[T - 1:, e] == ens.rho[T - 1, e])  # carried forward after its t_c
+        assert np.all(ens.rho[T - 1 :, e] == ens.rho[T - 1, e])  # carried forward after its t_c
         for name in ("W", "b", "u"):
             assert np.allclose(ens.params[name][e], alone.params[name][0], rtol=1e-10, atol=1e-12)
 
@@ -235,7 +236,7 @@ def test_offline_mode_uses_only_the_m_training_points_in_shuffled_epochs() -> No
             seen[e].extend(rows)
     for e in range(2):
         for epoch in range(3):  # every epoch visits each training point exactly once
-            chunk = seen[e][epoch * m:(epoch + 1) * m]
+            chunk = seen[e][epoch * m : (epoch + 1) * m]
             assert sorted(chunk) == sorted(tuple(r) for r in data.x_train[e].tolist())
 
 
@@ -282,8 +283,17 @@ def test_weight_decay_shrinks_the_weights() -> None:
 def test_fourier_gap_matches_the_sinusoid_closed_form_at_init() -> None:
     """Γ at step 0 from the transform equals the spec §1.6 closed form of σ' = -(π/2) sin(π(z - k)/2)."""
     n, k = 8, 3
-    cfg = _cfg(n=n, k=k, width=1, activation="sinusoid", second_layer=False, fourier_gap=True, steps=10,
-               seeds=(0, 1), stop_when_converged=False)
+    cfg = _cfg(
+        n=n,
+        k=k,
+        width=1,
+        activation="sinusoid",
+        second_layer=False,
+        fourier_gap=True,
+        steps=10,
+        seeds=(0, 1),
+        stop_when_converged=False,
+    )
     res = train_parity(cfg)
     assert res.fourier_gap is not None and res.fourier_gap.shape == res.accuracy.shape
     for e, seed in enumerate(cfg.seeds):
@@ -301,8 +311,18 @@ def test_fourier_gap_matches_the_sinusoid_closed_form_at_init() -> None:
 
 
 def test_sinusoid_neuron_learns_a_small_parity() -> None:
-    cfg = ParityConfig(n=12, k=3, width=1, activation="sinusoid", second_layer=False, lr=0.05, steps=5000,
-                       eval_every=20, n_val=512, seeds=(0, 1, 2), device="cpu")
+    cfg = SparseParityConfig(
+        n=12,
+        k=3,
+        width=1,
+        activation="sinusoid",
+        second_layer=False,
+        lr=0.05,
+        steps=5000,
+        eval_every=20,
+        n_val=512,
+        seeds=(0, 1, 2),
+    )
     res = train_parity(cfg)
     assert res.success.sum() >= 2
 
@@ -316,29 +336,32 @@ def test_random_search_reference_is_the_geometric_law(n: int, k: int) -> None:
     q = 1 - Fraction(1, C)
     rs = random_search_tc_probability(n, k, 0.1, seeds=20, min_fraction=0.3)
     med = int(rs["median"])
-    assert 1 - q ** med >= Fraction(1, 2) > 1 - q ** (med - 1)  # median of Geom(1/C) on {1, 2, ...}
+    assert 1 - q**med >= Fraction(1, 2) > 1 - q ** (med - 1)  # median of Geom(1/C) on {1, 2, ...}
     assert rs["p_early"] == pytest.approx(float(1 - q ** (med // 10)), rel=1e-12)
     assert rs["p_all_above_min"] == pytest.approx(float(q ** (20 * math.floor(0.3 * med))), rel=1e-9)
 
 
-@pytest.mark.parametrize("kw,match", [
-    (dict(k=9), "exceeds"),
-    (dict(width=0), "width"),
-    (dict(activation="tanh"), "activation"),
-    (dict(init="orthogonal"), "init"),
-    (dict(loss="mse"), "loss"),
-    (dict(mode="batch"), "mode"),
-    (dict(mode="offline"), "n_train"),
-    (dict(n_train=10), "offline"),
-    (dict(label_noise=0.5), "label_noise"),
-    (dict(lr=0.0), "lr"),
-    (dict(seeds=(1, 1)), "seeds"),
-    (dict(fourier_gap=True), "single neuron"),
-    (dict(n=30, width=1, fourier_gap=True), "n <= 20"),
-    (dict(init="sparse", sparsity=9), "sparsity"),
-    (dict(decay="adamw"), "decay"),
-    (dict(decay="multiplicative", weight_decay=1.0), "weight_decay"),
-])
+@pytest.mark.parametrize(
+    "kw,match",
+    [
+        (dict(k=9), "exceeds"),
+        (dict(width=0), "width"),
+        (dict(activation="tanh"), "activation"),
+        (dict(init="orthogonal"), "init"),
+        (dict(loss="mse"), "loss"),
+        (dict(mode="batch"), "mode"),
+        (dict(mode="offline"), "n_train"),
+        (dict(n_train=10), "offline"),
+        (dict(label_noise=0.5), "label_noise"),
+        (dict(lr=0.0), "lr"),
+        (dict(seeds=(1, 1)), "seeds"),
+        (dict(fourier_gap=True), "single neuron"),
+        (dict(n=30, width=1, fourier_gap=True), "n <= 20"),
+        (dict(init="sparse", sparsity=9), "sparsity"),
+        (dict(decay="adamw"), "decay"),
+        (dict(decay="multiplicative", weight_decay=1.0), "weight_decay"),
+    ],
+)
 def test_bad_input_raises(kw: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         _cfg(**kw)
@@ -348,7 +371,7 @@ def test_bad_activation_and_device() -> None:
     with pytest.raises(ValueError, match="activation"):
         activation_fn("gelu", 3)
     with pytest.raises(ValueError, match="device"):
-        train_parity(_cfg(device="tpu"))
+        train_parity(_cfg(), device="tpu")
     assert set(ACTIVATIONS) == {"relu", "power", "sinusoid", "zigzag", "oscillating"}
 
 

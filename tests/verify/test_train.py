@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 import torch
 
-from numerics.margins import PolyNetwork, evaluate
+from numerics.margins import HomogeneousNetwork, evaluate
 from numerics.modular import ModularTask, construction_network
+from numerics.parity import SparseParityTask
 from theory.modular import max_margin
 from verify.device import default_dtype, resolve_device, resolve_dtype
-from verify.models import PolyNetEnsemble, init_weights
-from numerics.parity import SparseParityTask
+from verify.models import HomogeneousEnsemble, init_weights
 from verify.train import (
     CheckpointMismatchError,
     TrainConfig,
@@ -25,9 +25,7 @@ from verify.train import (
 )
 
 TASK = ModularTask(5, 2)
-BASE = TrainConfig(steps=30, lr=5e-3, lam=1e-3, seeds=(3, 5), eval_every=10, device="cpu", dtype="float64", num_threads=1)
-
-
+BASE = TrainConfig(steps=30, lr=5e-3, lam=1e-3, seeds=(3, 5), eval_every=10, dtype="float64", num_threads=1)
 
 
 def _data(task=TASK) -> tuple[torch.Tensor, torch.Tensor]:
@@ -60,13 +58,13 @@ def test_cuda_requested_without_cuda_raises() -> None:
 
 
 def test_forward_shapes_and_agreement_with_numpy() -> None:
-    model = PolyNetEnsemble.from_seeds([0, 1, 2], width=7, n_blocks=2, block_size=5, n_classes=5, degree=2)
+    model = HomogeneousEnsemble.from_seeds([0, 1, 2], width=7, n_blocks=2, block_size=5, n_classes=5, degree=2)
     x, _ = _data()
     F = model(x)
     assert F.shape == (3, TASK.n_points, 5)
     assert model.norm_power().shape == (3,)
     nets = model.networks()
-    assert len(nets) == 3 and all(isinstance(n, PolyNetwork) for n in nets)
+    assert len(nets) == 3 and all(isinstance(n, HomogeneousNetwork) for n in nets)
     for s, net in enumerate(nets):
         np.testing.assert_allclose(F[s].detach().numpy(), net.logits(x.numpy()), rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(model.norm_power()[s].item(), net.norm_power(), rtol=1e-12)
@@ -76,7 +74,7 @@ def test_forward_shapes_and_agreement_with_numpy() -> None:
 
 def test_dense_inputs_equal_one_hot_indices() -> None:
     net = construction_network(5, 2)
-    model = PolyNetEnsemble.from_networks([net, net.scaled(0.5)])
+    model = HomogeneousEnsemble.from_networks([net, net.scaled(0.5)])
     x, _ = _data()
     dense = torch.nn.functional.one_hot(x, 5).to(torch.float64)
     torch.testing.assert_close(model(dense), model(x), rtol=1e-12, atol=1e-12)
@@ -85,7 +83,7 @@ def test_dense_inputs_equal_one_hot_indices() -> None:
 
 def test_dense_block_task_matches_numpy() -> None:
     task = SparseParityTask(4, (0, 1))
-    model = PolyNetEnsemble.from_seeds([0, 1], width=4, n_blocks=1, block_size=task.n, n_classes=2, degree=2)
+    model = HomogeneousEnsemble.from_seeds([0, 1], width=4, n_blocks=1, block_size=task.n, n_classes=2, degree=2)
     x, _ = task.batch(0, task.n_points)
     F = model(torch.as_tensor(x))
     for s, net in enumerate(model.networks()):
@@ -93,8 +91,8 @@ def test_dense_block_task_matches_numpy() -> None:
 
 
 def test_seed_init_is_independent_of_the_ensemble() -> None:
-    alone = PolyNetEnsemble.from_seeds([5], width=6, n_blocks=2, block_size=5, n_classes=5, degree=2)
-    ens = PolyNetEnsemble.from_seeds([3, 5, 7], width=6, n_blocks=2, block_size=5, n_classes=5, degree=2)
+    alone = HomogeneousEnsemble.from_seeds([5], width=6, n_blocks=2, block_size=5, n_classes=5, degree=2)
+    ens = HomogeneousEnsemble.from_seeds([3, 5, 7], width=6, n_blocks=2, block_size=5, n_classes=5, degree=2)
     assert torch.equal(alone.U[0], ens.U[1]) and torch.equal(alone.W[0], ens.W[1])
     assert not torch.equal(ens.U[0], ens.U[1])
     U, W = init_weights(5, 6, 2, 5, 5)
@@ -104,15 +102,15 @@ def test_seed_init_is_independent_of_the_ensemble() -> None:
 
 def test_batched_gradients_equal_per_seed_gradients() -> None:
     x, y = _data()
-    ens = PolyNetEnsemble.from_seeds([0, 1, 2], width=8, n_blocks=2, block_size=5, n_classes=5, degree=2)
+    ens = HomogeneousEnsemble.from_seeds([0, 1, 2], width=8, n_blocks=2, block_size=5, n_classes=5, degree=2)
 
-    def objective(model: PolyNetEnsemble) -> torch.Tensor:
+    def objective(model: HomogeneousEnsemble) -> torch.Tensor:
         ce = torch.nn.functional.cross_entropy(model(x).transpose(1, 2), y.expand(model.n_seeds, -1), reduction="none")
         return (ce.mean(dim=1) + 1e-3 * model.norm_power()).sum()
 
     objective(ens).backward()
     for s in range(3):
-        single = PolyNetEnsemble(ens.U.detach()[s : s + 1].clone(), ens.W.detach()[s : s + 1].clone(), 2)
+        single = HomogeneousEnsemble(ens.U.detach()[s : s + 1].clone(), ens.W.detach()[s : s + 1].clone(), 2)
         objective(single).backward()
         torch.testing.assert_close(ens.U.grad[s], single.U.grad[0], rtol=1e-12, atol=1e-14)
         torch.testing.assert_close(ens.W.grad[s], single.W.grad[0], rtol=1e-12, atol=1e-14)
@@ -122,7 +120,7 @@ def test_ensemble_metrics_of_the_construction_equal_gamma_star() -> None:
     p, k = 5, 3
     task = ModularTask(p, k)
     net = construction_network(p, k)
-    model = PolyNetEnsemble.from_networks([net], dtype=torch.float32)
+    model = HomogeneousEnsemble.from_networks([net], dtype=torch.float32)
     x, y = _data(task)
     gamma = float(max_margin(p, k))
     rec = ensemble_metrics(model, x, y, reference_margin=gamma)
@@ -210,7 +208,7 @@ def test_resume_gives_the_uninterrupted_result(tmp_path) -> None:
     full = train(TASK, 2, 8, cfg, progress=False)
     path = tmp_path / "run.ckpt"
 
-    def crash(step: int, model: PolyNetEnsemble, record: dict) -> None:
+    def crash(step: int, model: HomogeneousEnsemble, record: dict) -> None:
         if step == 20:
             raise _Interrupt
 
@@ -261,8 +259,8 @@ def test_nan_guard_catches_blow_up_during_training() -> None:
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_cuda_float32_training_matches_cpu_start() -> None:
-    cfg = BASE.replace(device="auto", dtype=None)
-    res = train(TASK, 2, 8, cfg, reference_margin=float(max_margin(5, 2)), progress=False)
+    cfg = BASE.replace(dtype=None)
+    res = train(TASK, 2, 8, cfg, reference_margin=float(max_margin(5, 2)), progress=False, device="auto")
     assert res.device.startswith("cuda") and res.dtype == "float32"
     cpu = train(TASK, 2, 8, BASE, reference_margin=float(max_margin(5, 2)), progress=False)
     np.testing.assert_allclose(res.metric("ratio")[0], cpu.metric("ratio")[0], rtol=1e-5)

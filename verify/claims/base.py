@@ -19,12 +19,14 @@ import fnmatch
 import math
 import time
 import traceback
-from fractions import Fraction
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 import sympy
+
+from .judges import Judge, Verdict, as_float, as_floats
 
 __all__ = [
     "Scale",
@@ -38,6 +40,8 @@ __all__ = [
     "registry",
     "select",
     "run_claim",
+    "Evaluation",
+    "evaluate",
     "to_jsonable",
     "as_float",
     "as_floats",
@@ -47,8 +51,9 @@ __all__ = [
     "judge_refuted_if_differs",
 ]
 
+from ._legacy import judge_absolute, judge_refuted_if_differs, judge_relative, judge_symbolic_zero  # noqa: E402  TEMPORARY
+
 Scale = Literal["quick", "full"]
-Verdict = Literal["pass", "fail", "refuted", "inconclusive"]
 KINDS = ("symbolic", "convex", "numeric", "training")
 
 
@@ -61,6 +66,12 @@ class RunContext:
     progress: bool = True
     workdir: str | None = None
 
+    def resolved_device(self) -> str:
+        """The torch device ``device`` names on this machine (``auto`` -> ``cuda`` or ``cpu``)."""
+        from verify.device import resolve_device  # deferred: claims can be listed without torch
+
+        return str(resolve_device(self.device))
+
 
 @dataclass
 class Observation:
@@ -72,9 +83,6 @@ class Observation:
     counterexample: dict[str, Any] | None = None
     artifacts: dict[str, Any] = field(default_factory=dict)
     seeds: tuple[int, ...] = ()
-
-
-Judge = Callable[[Any, Observation, Any], tuple[Verdict, str]]
 
 
 @dataclass(frozen=True)
@@ -92,15 +100,27 @@ class Claim:
     kind : str
         One of ``symbolic``, ``convex``, ``numeric``, ``training``.
     configs : mapping scale -> config
-        The settings at each scale; a claim without a config for a scale is not run at that scale.
-    predict, observe, judge : callables
-        ``predict(config)``, ``observe(config, ctx)``, ``judge(predicted, observation, config)``.
-    tolerance : str
-        The tolerance in words (the judge enforces it).
+        The settings at each scale (frozen ``...Config`` dataclasses); a claim without a config for a scale
+        is not run at that scale.
+    predict : callable
+        ``predict(config)``: the quantity the verdict is judged on, computed by ``theory/``.
+    observe : callable
+        ``observe(config, ctx)``: measures it with ``numerics/`` or ``verify/`` and returns an
+        :class:`Observation`.
+    judge : :class:`verify.claims.judges.Judge`
+        ``judge(predicted, observation, config)`` gives the verdict.
+    tolerance : str, optional
+        The tolerance in words; defaults to ``judge.describe()`` (write a number once).
     refutes : str, optional
         For a claim about an erratum: the statement as printed in the source.
     corrected_by : str, optional
         Id of the claim that holds the corrected statement.
+    insensitive : str, optional
+        Why this claim's verdict legitimately does not change when its predicted value is perturbed (a
+        structural yes/no statement); the prediction-perturbation test lists these claims.
+    on_device : bool, optional
+        Whether ``observe`` runs torch on ``ctx.device`` (the record's metadata then names the resolved
+        device); defaults to True for training claims.
     """
 
     id: str
@@ -111,15 +131,34 @@ class Claim:
     predict: Callable[[Any], Any]
     observe: Callable[[Any, RunContext], Observation]
     judge: Judge
-    tolerance: str
+    tolerance: str | None = None
     refutes: str | None = None
     corrected_by: str | None = None
+    insensitive: str | None = None
+    on_device: bool | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.id}: kind must be one of {KINDS}, got {self.kind!r}")
         if not self.configs:
             raise ValueError(f"claim {self.id}: needs a config for at least one scale")
+        if not isinstance(self.judge, Judge) and callable(self.judge):  # TEMPORARY during the conversion
+            from ._legacy import LegacyJudge
+
+            object.__setattr__(self, "judge", LegacyJudge(self.judge, self.tolerance or "legacy"))
+        if not isinstance(self.judge, Judge):
+            raise TypeError(
+                f"claim {self.id}: judge must be a verify.claims.judges.Judge, got {type(self.judge).__name__}"
+            )
+        if self.tolerance is None:
+            object.__setattr__(self, "tolerance", self.judge.describe())
+        if self.on_device is None:
+            object.__setattr__(self, "on_device", self.kind == "training")
+
+    @property
+    def refuting(self) -> bool:
+        """True for a claim about a statement as printed (an erratum): its expected verdict is ``refuted``."""
+        return self.refutes is not None
 
 
 @dataclass
@@ -200,67 +239,6 @@ def to_jsonable(x: Any) -> Any:
     return x
 
 
-def as_float(x: Any) -> float:
-    """A predicted or observed value as a float (JSON records carry sympy numbers as {"exact", "float"})."""
-    return float(x["float"]) if isinstance(x, dict) else float(x)
-
-
-def as_floats(values: Any) -> np.ndarray:
-    """A list of predicted or observed values as a float array (see :func:`as_float`)."""
-    return np.array([as_float(v) for v in values], dtype=np.float64)
-
-
-def judge_relative(rtol: float) -> Judge:
-    """pass iff |observed - predicted| <= rtol |predicted| (observed may be a list: all must pass)."""
-
-    def judge(predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
-        values = obs.value if isinstance(obs.value, (list, tuple)) else [obs.value]
-        pred = as_float(predicted)
-        err = max(abs(as_float(v) - pred) for v in values) / abs(pred)
-        return ("pass" if err <= rtol else "fail"), f"max relative error {err:.3e} (tolerance {rtol:g})"
-
-    return judge
-
-
-def judge_absolute(atol: float, require: str | None = None) -> Judge:
-    """pass iff max |observed - predicted| <= atol (scalars or equal-length lists); with ``require``, the
-    observation's ``details[require]`` must also be true (e.g. a symbolic cross-check that ran alongside)."""
-
-    def judge(predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
-        many = isinstance(predicted, (list, tuple))
-        pred = as_floats(predicted) if many else np.array([as_float(predicted)])
-        got = as_floats(obs.value) if many else np.array([as_float(obs.value)])
-        if pred.shape != got.shape:
-            return "fail", f"length mismatch {pred.size} vs {got.size}"
-        if require and not obs.details.get(require, False):
-            return "fail", f"{require} is False"
-        err = float(np.max(np.abs(got - pred))) if pred.size else 0.0
-        return ("pass" if err <= atol else "fail"), (f"max |observed - predicted| = {err:.3e} over {pred.size} "
-                                                     f"value(s) (tolerance {atol:g})")
-
-    return judge
-
-
-def judge_symbolic_zero(predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
-    """pass iff every observed residual simplifies to exactly 0."""
-    residuals = obs.value if isinstance(obs.value, (list, tuple)) else [obs.value]
-    bad = [r for r in residuals if sympy.simplify(sympy.sympify(r)) != 0]
-    return ("pass", "all residuals simplify to 0") if not bad else ("fail", f"non-zero residuals: {bad[:3]}")
-
-
-def judge_refuted_if_differs(rtol: float) -> Judge:
-    """For a statement as printed in a source: ``refuted`` when the observation contradicts it
-    (the observation carries the counterexample), ``pass`` when it agrees."""
-
-    def judge(predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
-        pred, got = as_float(predicted), as_float(obs.value)
-        if abs(got - pred) <= rtol * max(1.0, abs(pred)):
-            return "pass", "the statement as printed holds"
-        return "refuted", f"printed value {pred:.6g}, observed {got:.6g} (see counterexample)"
-
-    return judge
-
-
 def _git_revision() -> str | None:
     import subprocess
     from pathlib import Path
@@ -287,8 +265,22 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
-    """Run one claim at ``ctx.scale``; any exception becomes an ``inconclusive`` record with the error."""
+@dataclass
+class Evaluation:
+    """The raw result of running one claim: the predicted value and observation as computed (before JSON
+    conversion), the verdict and its reason, and the runtime."""
+
+    config: Any
+    predicted: Any
+    obs: Observation
+    verdict: Verdict
+    reason: str
+    runtime_s: float
+
+
+def evaluate(claim: Claim, ctx: RunContext) -> Evaluation:
+    """Predict, observe and judge one claim at ``ctx.scale``; any exception becomes ``inconclusive`` with the
+    error (a crash decides nothing about the theorem)."""
     if ctx.scale not in claim.configs:
         raise ValueError(f"claim {claim.id} has no {ctx.scale!r} configuration (has {sorted(claim.configs)})")
     config = claim.configs[ctx.scale]
@@ -302,10 +294,17 @@ def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
     except Exception as exc:  # a crash decides nothing about the theorem
         verdict, reason = "inconclusive", f"{type(exc).__name__}: {exc}"
         obs.details = {**obs.details, "traceback": traceback.format_exc(limit=6)}
+    return Evaluation(config, predicted, obs, verdict, reason, round(time.perf_counter() - t0, 3))
+
+
+def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
+    """Run one claim at ``ctx.scale`` (:func:`evaluate`) and turn the result into its record."""
+    ev = evaluate(claim, ctx)
+    obs = ev.obs
     meta = {
-        "runtime_s": round(time.perf_counter() - t0, 3),
+        "runtime_s": ev.runtime_s,
         "seeds": list(obs.seeds),
-        "device": obs.details.pop("device", "cpu"),
+        "device": ctx.resolved_device() if claim.on_device else "cpu",
         "versions": _versions(),
         "git_revision": _git_revision(),
         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -316,16 +315,16 @@ def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
         statement=claim.statement,
         kind=claim.kind,
         scale=ctx.scale,
-        predicted=to_jsonable(predicted),
+        predicted=to_jsonable(ev.predicted),
         observed=to_jsonable(obs.value),
         tolerance=claim.tolerance,
-        verdict=verdict,
-        reason=reason,
+        verdict=ev.verdict,
+        reason=ev.reason,
         details=to_jsonable(obs.details),
         counterexample=to_jsonable(obs.counterexample),
         refutes=claim.refutes,
         corrected_by=claim.corrected_by,
-        config=to_jsonable(config),
+        config=to_jsonable(ev.config),
         artifacts=to_jsonable(obs.artifacts),
         metadata=meta,
     )

@@ -29,7 +29,7 @@ import numpy as np
 from scipy.stats import fisher_exact
 
 from theory.boolean import sq_lower_bound_applies
-from verify.sparse_parity import ParityConfig, ParityResult, train_parity
+from verify.sparse_parity import SparseParityConfig, SparseParityResult, train_parity
 
 from .base import Claim, Observation, RunContext, Verdict, register
 from .training import training_verdict
@@ -37,8 +37,16 @@ from .training import training_verdict
 SRC = "Edelman thesis (2024) Ch. 6 / App. C.3 (Edelman et al. 2023, Pareto frontiers)"
 INIT_LABEL = {"default": "dense (PyTorch default)", "sparse": "2-sparse"}
 
-__all__ = ["ParetoGridConfig", "WidthBuysDataConfig", "mlp_parameter_count", "monotone_violations",
-           "success_frontier", "sq_max_blind_steps", "cell_config", "run_cell"]
+__all__ = [
+    "ParetoGridConfig",
+    "WidthBuysDataConfig",
+    "mlp_parameter_count",
+    "monotone_violations",
+    "success_frontier",
+    "sq_max_blind_steps",
+    "cell_config",
+    "run_cell",
+]
 
 
 def mlp_parameter_count(n: int, width: int) -> int:
@@ -69,23 +77,64 @@ def _tc_list(t_c: np.ndarray) -> list[float | None]:
     return [float(t) if math.isfinite(t) else None for t in t_c]
 
 
-def cell_config(n: int, k: int, width: int, m: int | None, init: str, seeds: tuple[int, ...], steps: int,
-                eval_every: int, *, device: str = "auto", n_val: int = 10_000, decay: str = "pytorch",
-                weight_decay: float = 0.01, lr: float = 0.1, batch_size: int = 32, sparsity: int = 2,
-                num_threads: int | None = None) -> ParityConfig:
+def cell_config(
+    n: int,
+    k: int,
+    width: int,
+    m: int | None,
+    init: str,
+    seeds: tuple[int, ...],
+    steps: int,
+    eval_every: int,
+    *,
+    n_val: int = 10_000,
+    decay: str = "pytorch",
+    weight_decay: float = 0.01,
+    lr: float = 0.1,
+    batch_size: int = 32,
+    sparsity: int = 2,
+    num_threads: int | None = None,
+) -> SparseParityConfig:
     """The trainer config of one (n, k, r, m, init) cell of the Ch. 6 grid (``m = None``: online regime):
     ReLU MLP, hinge, SGD, success = test error <= 10% (App. C.3.1)."""
-    return ParityConfig(n=n, k=k, width=width, activation="relu", init=init, sparsity=sparsity, loss="hinge",
-                        lr=lr, batch_size=batch_size, weight_decay=weight_decay, decay=decay, steps=steps,
-                        eval_every=eval_every, mode="online" if m is None else "offline", n_train=m, n_val=n_val,
-                        target_error=0.1, seeds=seeds, device=device, num_threads=num_threads)
+    return SparseParityConfig(
+        n=n,
+        k=k,
+        width=width,
+        activation="relu",
+        init=init,
+        sparsity=sparsity,
+        loss="hinge",
+        lr=lr,
+        batch_size=batch_size,
+        weight_decay=weight_decay,
+        decay=decay,
+        steps=steps,
+        eval_every=eval_every,
+        mode="online" if m is None else "offline",
+        n_train=m,
+        n_val=n_val,
+        target_error=0.1,
+        seeds=seeds,
+        num_threads=num_threads,
+    )
 
 
-def run_cell(n: int, k: int, width: int, m: int | None, init: str, seeds: tuple[int, ...], steps: int,
-             eval_every: int, ctx: RunContext, **kw: Any) -> ParityResult:
+def run_cell(
+    n: int,
+    k: int,
+    width: int,
+    m: int | None,
+    init: str,
+    seeds: tuple[int, ...],
+    steps: int,
+    eval_every: int,
+    ctx: RunContext,
+    **kw: Any,
+) -> SparseParityResult:
     """Train one cell (:func:`cell_config`) as one seed ensemble on the report's device."""
-    cfg = cell_config(n, k, width, m, init, seeds, steps, eval_every, device=ctx.device, **kw)
-    return train_parity(cfg, progress=ctx.progress)
+    cfg = cell_config(n, k, width, m, init, seeds, steps, eval_every, **kw)
+    return train_parity(cfg, progress=ctx.progress, device=ctx.device)
 
 
 def monotone_violations(counts: list[int], runs: int, max_drop: int, alpha: float) -> list[tuple[int, int, float]]:
@@ -103,8 +152,11 @@ def monotone_violations(counts: list[int], runs: int, max_drop: int, alpha: floa
     for j in range(len(counts)):
         for i in range(j):
             if counts[i] - counts[j] > max_drop:
-                p = float(fisher_exact([[counts[i], runs - counts[i]], [counts[j], runs - counts[j]]],
-                                       alternative="greater")[1])
+                p = float(
+                    fisher_exact([[counts[i], runs - counts[i]], [counts[j], runs - counts[j]]], alternative="greater")[
+                        1
+                    ]
+                )
                 if p < alpha:
                     out.append((i, j, p))
     return out
@@ -154,8 +206,9 @@ class ParetoGridConfig:
             raise ValueError(f"widths must be >= 2 strictly increasing values, got {self.widths}")
         finite = [m for m in self.samples if m is not None]
         if finite != sorted(set(finite)) or self.samples.count(None) > 1 or not finite:
-            raise ValueError("samples must be increasing sample sizes (optionally one None = online), "
-                             f"got {self.samples}")
+            raise ValueError(
+                f"samples must be increasing sample sizes (optionally one None = online), got {self.samples}"
+            )
 
 
 def _m_label(m: int | None) -> str:
@@ -163,8 +216,11 @@ def _m_label(m: int | None) -> str:
 
 
 def _predict_grid(cfg: ParetoGridConfig) -> dict[str, Any]:
-    return {"success_nondecreasing_in_width": True, "frontier_m_widest_le_narrowest": True,
-            "C(n,k)": {f"({n},{k})": math.comb(n, k) for n, k in cfg.problems}}
+    return {
+        "success_nondecreasing_in_width": True,
+        "frontier_m_widest_le_narrowest": True,
+        "C(n,k)": {f"({n},{k})": math.comb(n, k) for n, k in cfg.problems},
+    }
 
 
 def _observe_grid(cfg: ParetoGridConfig, ctx: RunContext) -> Observation:
@@ -173,36 +229,88 @@ def _observe_grid(cfg: ParetoGridConfig, ctx: RunContext) -> Observation:
         for init in cfg.inits:
             for m in cfg.samples:
                 for r in cfg.widths:
-                    res = run_cell(n, k, r, m, init, cfg.seeds, cfg.steps, cfg.eval_every, ctx, n_val=cfg.n_val,
-                                   decay=cfg.decay, weight_decay=cfg.weight_decay, lr=cfg.lr,
-                                   batch_size=cfg.batch_size, num_threads=cfg.num_threads)
+                    res = run_cell(
+                        n,
+                        k,
+                        r,
+                        m,
+                        init,
+                        cfg.seeds,
+                        cfg.steps,
+                        cfg.eval_every,
+                        ctx,
+                        n_val=cfg.n_val,
+                        decay=cfg.decay,
+                        weight_decay=cfg.weight_decay,
+                        lr=cfg.lr,
+                        batch_size=cfg.batch_size,
+                        num_threads=cfg.num_threads,
+                    )
                     device = res.device
-                    cells.append({"n": n, "k": k, "init": init, "m": m, "width": r,
-                                  "successes": int(res.success.sum()), "runs": runs,
-                                  "t_c": _tc_list(res.t_c), "diverged": int(res.diverged.sum()),
-                                  "steps_run": res.steps_run, "wall_s": round(res.wall_time, 2)})
+                    cells.append(
+                        {
+                            "n": n,
+                            "k": k,
+                            "init": init,
+                            "m": m,
+                            "width": r,
+                            "successes": int(res.success.sum()),
+                            "runs": runs,
+                            "t_c": _tc_list(res.t_c),
+                            "diverged": int(res.diverged.sum()),
+                            "steps_run": res.steps_run,
+                            "wall_s": round(res.wall_time, 2),
+                        }
+                    )
     plots = []
     for n, k in cfg.problems:
         suffix = "" if len(cfg.problems) == 1 else f"-n{n}-k{k}"
-        grid = {init: [[_cell(cells, n, k, init, m, r)["successes"] / runs for r in cfg.widths]
-                       for m in cfg.samples] for init in cfg.inits}
-        plots.append({"name": "heatmap" + suffix, "kind": "heatmap", "x": list(cfg.widths),
-                      "y": [_m_label(m) for m in cfg.samples],
-                      "panels": [{"title": f"{INIT_LABEL.get(i, i)} init", "z": grid[i]} for i in cfg.inits],
-                      "xlabel": "width r", "ylabel": "samples m", "zlabel": "success rate", "vmin": 0.0, "vmax": 1.0,
-                      "title": f"offline ({n},{k})-parity, {runs} seeds/cell, T={cfg.steps}"})
+        grid = {
+            init: [[_cell(cells, n, k, init, m, r)["successes"] / runs for r in cfg.widths] for m in cfg.samples]
+            for init in cfg.inits
+        }
+        plots.append(
+            {
+                "name": "heatmap" + suffix,
+                "kind": "heatmap",
+                "x": list(cfg.widths),
+                "y": [_m_label(m) for m in cfg.samples],
+                "panels": [{"title": f"{INIT_LABEL.get(i, i)} init", "z": grid[i]} for i in cfg.inits],
+                "xlabel": "width r",
+                "ylabel": "samples m",
+                "zlabel": "success rate",
+                "vmin": 0.0,
+                "vmax": 1.0,
+                "title": f"offline ({n},{k})-parity, {runs} seeds/cell, T={cfg.steps}",
+            }
+        )
         finite = [i for i, m in enumerate(cfg.samples) if m is not None]
-        series = [{"label": f"{'sparse' if init == 'sparse' else 'dense'} r={r}",
-                   "x": [cfg.samples[i] for i in finite], "y": [grid[init][i][j] for i in finite],
-                   "ls": "--" if init == "sparse" else "-"}
-                  for init in cfg.inits for j, r in enumerate(cfg.widths)]
-        plots.append({"name": "success-vs-m" + suffix, "kind": "lines", "series": series, "xlabel": "samples m",
-                      "ylabel": "success rate", "xscale": "log", "hlines": [{"y": 0.5, "label": "frontier level 1/2"}],
-                      "title": f"({n},{k}): success vs m per width (Fig. 6.2 center)"})
-    value = {f"({c['n']},{c['k']}) {c['init']} m={_m_label(c['m'])} r={c['width']}": c["successes"] / runs
-             for c in cells}
-    return Observation(value, details={"cells": cells, "device": device}, artifacts={"plots": plots},
-                       seeds=cfg.seeds)
+        series = [
+            {
+                "label": f"{'sparse' if init == 'sparse' else 'dense'} r={r}",
+                "x": [cfg.samples[i] for i in finite],
+                "y": [grid[init][i][j] for i in finite],
+                "ls": "--" if init == "sparse" else "-",
+            }
+            for init in cfg.inits
+            for j, r in enumerate(cfg.widths)
+        ]
+        plots.append(
+            {
+                "name": "success-vs-m" + suffix,
+                "kind": "lines",
+                "series": series,
+                "xlabel": "samples m",
+                "ylabel": "success rate",
+                "xscale": "log",
+                "hlines": [{"y": 0.5, "label": "frontier level 1/2"}],
+                "title": f"({n},{k}): success vs m per width (Fig. 6.2 center)",
+            }
+        )
+    value = {
+        f"({c['n']},{c['k']}) {c['init']} m={_m_label(c['m'])} r={c['width']}": c["successes"] / runs for c in cells
+    }
+    return Observation(value, details={"cells": cells, "device": device}, artifacts={"plots": plots}, seeds=cfg.seeds)
 
 
 def _cell(cells: list[dict[str, Any]], n: int, k: int, init: str, m: int | None, r: int) -> dict[str, Any]:
@@ -222,52 +330,77 @@ def _judge_grid(predicted: Any, obs: Observation, cfg: ParetoGridConfig) -> tupl
                 counts = [_cell(cells, n, k, init, m, r)["successes"] for r in cfg.widths]
                 rates_all.extend(counts)
                 for i, j, p in monotone_violations(counts, runs, cfg.max_drop, cfg.alpha):
-                    problems.append(f"({n},{k}) {init} m={_m_label(m)}: success drops from {counts[i]}/{runs} at "
-                                    f"r={cfg.widths[i]} to {counts[j]}/{runs} at r={cfg.widths[j]} (Fisher p={p:.3g})")
+                    problems.append(
+                        f"({n},{k}) {init} m={_m_label(m)}: success drops from {counts[i]}/{runs} at "
+                        f"r={cfg.widths[i]} to {counts[j]}/{runs} at r={cfg.widths[j]} (Fisher p={p:.3g})"
+                    )
             informative |= len(set(rates_all)) > 1
             ms = [math.inf if m is None else float(m) for m in cfg.samples]
-            front = [success_frontier(ms, [_cell(cells, n, k, init, m, r)["successes"] / runs for m in cfg.samples])
-                     for r in (cfg.widths[0], cfg.widths[-1])]
-            frontiers.append(f"({n},{k}) {init}: m*(r={cfg.widths[0]})={front[0]:g}, "
-                             f"m*(r={cfg.widths[-1]})={front[1]:g}")
+            front = [
+                success_frontier(ms, [_cell(cells, n, k, init, m, r)["successes"] / runs for m in cfg.samples])
+                for r in (cfg.widths[0], cfg.widths[-1])
+            ]
+            frontiers.append(
+                f"({n},{k}) {init}: m*(r={cfg.widths[0]})={front[0]:g}, m*(r={cfg.widths[-1]})={front[1]:g}"
+            )
             if front[1] > front[0]:
-                problems.append(f"({n},{k}) {init}: frontier moves the wrong way, smallest m with success >= 1/2 is "
-                                f"{front[1]:g} at r={cfg.widths[-1]} > {front[0]:g} at r={cfg.widths[0]}")
+                problems.append(
+                    f"({n},{k}) {init}: frontier moves the wrong way, smallest m with success >= 1/2 is "
+                    f"{front[1]:g} at r={cfg.widths[-1]} > {front[0]:g} at r={cfg.widths[0]}"
+                )
     summary = "; ".join(frontiers)
     if not problems and not informative:
         return "inconclusive", summary + "; every cell has the same success rate, the grid cannot show a width effect"
-    return training_verdict(summary, problems, f"success non-decreasing in r in every m-row (allowance: drop of "
-                                               f"<= {cfg.max_drop} seed(s) or Fisher p >= {cfg.alpha}), frontier "
-                                               "no larger at the widest width")
+    return training_verdict(
+        summary,
+        problems,
+        f"success non-decreasing in r in every m-row (allowance: drop of "
+        f"<= {cfg.max_drop} seed(s) or Fisher p >= {cfg.alpha}), frontier "
+        "no larger at the widest width",
+    )
 
 
-register(Claim(
-    id="edelman-ch6-fig6.1-pareto-grid",
-    source=f"{SRC}, Sec. 6.4, Fig. 6.1 / 6.2 / C.1, App. C.3.1 Findings (1)-(2); spec §4.3",
-    statement="Offline (n,k)-sparse parity, 2-layer ReLU MLP, hinge, SGD B=32, eta=0.1, weight decay 0.01 "
-              "(PyTorch style), dense (PyTorch default) or 2-sparse first-layer init: 'width is monotonically "
-              "beneficial' - in every vertical slice (fixed m) the success probability (test error <= 10% on 10^4 "
-              "held-out points within T steps) is non-decreasing in the width r, exceptions within Bernoulli "
-              "confidence intervals; hence the success frontier (smallest m with success >= 1/2) moves to smaller "
-              "m (or stays) as r grows ('width buys data').",
-    kind="training",
-    configs={
-        "quick": ParetoGridConfig(problems=((30, 3),), widths=(10, 100, 300), samples=(400, 1000),
-                                  seeds=tuple(range(6)), steps=12_000, eval_every=300, num_threads=1),
-        "full": ParetoGridConfig(problems=tuple((n, k) for k in (3, 4) for n in (50, 100, 150, 200, 250, 300)),
-                                 widths=(10, 30, 100, 300, 1000, 3000, 10_000, 30_000, 100_000),
-                                 samples=tuple(c * 10 ** e for e in range(2, 6) for c in (1, 2, 3, 6))
-                                 + (1_000_000, None),
-                                 seeds=tuple(range(50)), steps=100_000, eval_every=500, max_drop=2, alpha=0.05),
-    },
-    predict=_predict_grid,
-    observe=_observe_grid,
-    judge=_judge_grid,
-    tolerance="per m-row and init, a success count may drop from a narrower to a wider width by at most max_drop "
-              "seeds (quick 1, full 2) or by more if a one-sided Fisher exact test gives p >= 0.05 (Bernoulli "
-              "noise); smallest m with success >= 1/2 at the widest width <= that at the narrowest; inconclusive "
-              "if every cell has the same success rate",
-))
+register(
+    Claim(
+        id="edelman-ch6-fig6.1-pareto-grid",
+        source=f"{SRC}, Sec. 6.4, Fig. 6.1 / 6.2 / C.1, App. C.3.1 Findings (1)-(2); spec §4.3",
+        statement="Offline (n,k)-sparse parity, 2-layer ReLU MLP, hinge, SGD B=32, eta=0.1, weight decay 0.01 "
+        "(PyTorch style), dense (PyTorch default) or 2-sparse first-layer init: 'width is monotonically "
+        "beneficial' - in every vertical slice (fixed m) the success probability (test error <= 10% on 10^4 "
+        "held-out points within T steps) is non-decreasing in the width r, exceptions within Bernoulli "
+        "confidence intervals; hence the success frontier (smallest m with success >= 1/2) moves to smaller "
+        "m (or stays) as r grows ('width buys data').",
+        kind="training",
+        configs={
+            "quick": ParetoGridConfig(
+                problems=((30, 3),),
+                widths=(10, 100, 300),
+                samples=(400, 1000),
+                seeds=tuple(range(6)),
+                steps=12_000,
+                eval_every=300,
+                num_threads=1,
+            ),
+            "full": ParetoGridConfig(
+                problems=tuple((n, k) for k in (3, 4) for n in (50, 100, 150, 200, 250, 300)),
+                widths=(10, 30, 100, 300, 1000, 3000, 10_000, 30_000, 100_000),
+                samples=tuple(c * 10**e for e in range(2, 6) for c in (1, 2, 3, 6)) + (1_000_000, None),
+                seeds=tuple(range(50)),
+                steps=100_000,
+                eval_every=500,
+                max_drop=2,
+                alpha=0.05,
+            ),
+        },
+        predict=_predict_grid,
+        observe=_observe_grid,
+        judge=_judge_grid,
+        tolerance="per m-row and init, a success count may drop from a narrower to a wider width by at most max_drop "
+        "seeds (quick 1, full 2) or by more if a one-sided Fisher exact test gives p >= 0.05 (Bernoulli "
+        "noise); smallest m with success >= 1/2 at the widest width <= that at the narrowest; inconclusive "
+        "if every cell has the same success rate",
+    )
+)
 
 
 # ------------------------------------------------------------------------------ B8: width buys data
@@ -324,36 +457,64 @@ class WidthBuysDataConfig:
 
 
 def _predict_b8(cfg: WidthBuysDataConfig) -> dict[str, Any]:
-    out: dict[str, Any] = {"C(n,k)": math.comb(cfg.n, cfg.k), "min_gap": cfg.min_gap, "tau": f"1/sqrt({cfg.m})",
-                           "delta": cfg.delta}
+    out: dict[str, Any] = {
+        "C(n,k)": math.comb(cfg.n, cfg.k),
+        "min_gap": cfg.min_gap,
+        "tau": f"1/sqrt({cfg.m})",
+        "delta": cfg.delta,
+    }
     for name, r in (("narrow", cfg.narrow), ("wide", cfg.wide)):
         p = mlp_parameter_count(cfg.n, r)
         out[f"params_{name}"] = p
         out[f"sq_max_blind_steps_{name}"] = sq_max_blind_steps(p, cfg.m, cfg.delta, cfg.n, cfg.k)
         out[f"sq_bound_applies_at_T_{name}"] = sq_lower_bound_applies(p, cfg.steps * cfg.m, 1, cfg.delta, cfg.n, cfg.k)
     blind = [out["sq_max_blind_steps_narrow"], out["sq_max_blind_steps_wide"]]
-    out["note"] = (f"Prop. 6.3 with tau^2 = 1/m, delta = {cfg.delta}: the SQ bound forbids learning for T <= "
-                   f"{blind[0]} (narrow) / {blind[1]} (wide) steps; the serial-time floor scales as C(n,k)/(params m), "
-                   "so more parameters lower it (the resource trade-off). The success gap itself is the qualitative "
-                   "Finding 2; its 2/3 threshold is the spec's B8 repro tolerance.")
+    out["note"] = (
+        f"Prop. 6.3 with tau^2 = 1/m, delta = {cfg.delta}: the SQ bound forbids learning for T <= "
+        f"{blind[0]} (narrow) / {blind[1]} (wide) steps; the serial-time floor scales as C(n,k)/(params m), "
+        "so more parameters lower it (the resource trade-off). The success gap itself is the qualitative "
+        "Finding 2; its 2/3 threshold is the spec's B8 repro tolerance."
+    )
     return out
 
 
 def _observe_b8(cfg: WidthBuysDataConfig, ctx: RunContext) -> Observation:
     rows: dict[str, dict[str, Any]] = {}
     device = "cpu"
-    ctrl_seeds = cfg.seeds[:cfg.control_seeds]
+    ctrl_seeds = cfg.seeds[: cfg.control_seeds]
     plan = [("narrow", cfg.narrow, "pytorch", cfg.seeds), ("wide", cfg.wide, "pytorch", cfg.seeds)]
     if cfg.control_seeds:
         plan.append(("wide_multiplicative_decay", cfg.wide, "multiplicative", ctrl_seeds))
     for name, r, decay, seeds in plan:
-        res = run_cell(cfg.n, cfg.k, r, cfg.m, cfg.init, seeds, cfg.steps, cfg.eval_every, ctx, n_val=cfg.n_val,
-                       decay=decay, weight_decay=cfg.weight_decay, lr=cfg.lr, num_threads=cfg.num_threads)
+        res = run_cell(
+            cfg.n,
+            cfg.k,
+            r,
+            cfg.m,
+            cfg.init,
+            seeds,
+            cfg.steps,
+            cfg.eval_every,
+            ctx,
+            n_val=cfg.n_val,
+            decay=decay,
+            weight_decay=cfg.weight_decay,
+            lr=cfg.lr,
+            num_threads=cfg.num_threads,
+        )
         device = res.device
-        rows[name] = {"width": r, "decay": decay, "seeds": list(seeds), "successes": int(res.success.sum()),
-                      "runs": len(seeds), "rate": float(res.success.mean()), "t_c": _tc_list(res.t_c),
-                      "final_accuracy": [float(a) for a in res.accuracy[-1]],
-                      "best_accuracy": [float(a) for a in res.accuracy.max(axis=0)], "wall_s": round(res.wall_time, 2)}
+        rows[name] = {
+            "width": r,
+            "decay": decay,
+            "seeds": list(seeds),
+            "successes": int(res.success.sum()),
+            "runs": len(seeds),
+            "rate": float(res.success.mean()),
+            "t_c": _tc_list(res.t_c),
+            "final_accuracy": [float(a) for a in res.accuracy[-1]],
+            "best_accuracy": [float(a) for a in res.accuracy.max(axis=0)],
+            "wall_s": round(res.wall_time, 2),
+        }
     gap = rows["wide"]["rate"] - rows["narrow"]["rate"]
     details: dict[str, Any] = {"runs": rows, "gap": gap, "device": device}
     if cfg.control_seeds:
@@ -367,44 +528,78 @@ def _observe_b8(cfg: WidthBuysDataConfig, ctx: RunContext) -> Observation:
             f"{mult}/{c} successes vs PyTorch-style θ - η(∇+λθ): {pt}/{c}; per-step shrink factor "
             f"{1 - cfg.weight_decay:g} vs {1 - cfg.lr * cfg.weight_decay:g}; best test accuracy under multiplicative "
             f"decay {[round(a, 3) for a in rows['wide_multiplicative_decay']['best_accuracy']]}. The result "
-            + ("depends strongly on the convention (E8)." if strong else "is not very sensitive to the convention."))
-    series = [{"label": f"{name} (r={row['width']}, {row['decay']})", "x": list(range(row["runs"])),
-               "y": row["final_accuracy"], "ls": "", "marker": "o"} for name, row in rows.items()]
-    plot = {"name": "final-accuracy", "kind": "lines", "series": series, "xlabel": "seed index",
-            "ylabel": "test accuracy at the end", "hlines": [{"y": 0.9, "label": "success (error <= 10%)"}],
-            "title": f"offline ({cfg.n},{cfg.k}), m={cfg.m}, T={cfg.steps}"}
-    return Observation({"success_narrow": rows["narrow"]["rate"], "success_wide": rows["wide"]["rate"], "gap": gap},
-                       details=details, artifacts={"plots": [plot]}, seeds=cfg.seeds)
+            + ("depends strongly on the convention (E8)." if strong else "is not very sensitive to the convention.")
+        )
+    series = [
+        {
+            "label": f"{name} (r={row['width']}, {row['decay']})",
+            "x": list(range(row["runs"])),
+            "y": row["final_accuracy"],
+            "ls": "",
+            "marker": "o",
+        }
+        for name, row in rows.items()
+    ]
+    plot = {
+        "name": "final-accuracy",
+        "kind": "lines",
+        "series": series,
+        "xlabel": "seed index",
+        "ylabel": "test accuracy at the end",
+        "hlines": [{"y": 0.9, "label": "success (error <= 10%)"}],
+        "title": f"offline ({cfg.n},{cfg.k}), m={cfg.m}, T={cfg.steps}",
+    }
+    return Observation(
+        {"success_narrow": rows["narrow"]["rate"], "success_wide": rows["wide"]["rate"], "gap": gap},
+        details=details,
+        artifacts={"plots": [plot]},
+        seeds=cfg.seeds,
+    )
 
 
 def _judge_b8(predicted: Any, obs: Observation, cfg: WidthBuysDataConfig) -> tuple[Verdict, str]:
     rows, gap = obs.details["runs"], obs.details["gap"]
-    summary = (f"m={cfg.m}: success r={cfg.narrow}: {rows['narrow']['successes']}/{rows['narrow']['runs']}, "
-               f"r={cfg.wide}: {rows['wide']['successes']}/{rows['wide']['runs']} (gap {gap:.3f})")
-    exact_gap = (Fraction(rows["wide"]["successes"], rows["wide"]["runs"])
-                 - Fraction(rows["narrow"]["successes"], rows["narrow"]["runs"]))
+    summary = (
+        f"m={cfg.m}: success r={cfg.narrow}: {rows['narrow']['successes']}/{rows['narrow']['runs']}, "
+        f"r={cfg.wide}: {rows['wide']['successes']}/{rows['wide']['runs']} (gap {gap:.3f})"
+    )
+    exact_gap = Fraction(rows["wide"]["successes"], rows["wide"]["runs"]) - Fraction(
+        rows["narrow"]["successes"], rows["narrow"]["runs"]
+    )
     problems = [] if exact_gap >= cfg.min_gap else [f"gap {exact_gap} < {cfg.min_gap} (spec B8 repro threshold)"]
     return training_verdict(summary, problems, f"gap >= {cfg.min_gap} (spec B8 repro threshold)")
 
 
-register(Claim(
-    id="edelman-ch6-width-buys-data",
-    source=f"{SRC}, Sec. 6.4, Fig. 6.2 center, App. C.3.1 Finding (2); Prop. 6.3 (resource trade-off); spec B8",
-    statement="At a fixed offline sample size m where a narrow 2-layer ReLU MLP (PyTorch-default init, hinge, SGD "
-              "B=32, eta=0.1, PyTorch-style weight decay 0.01) mostly fails on the (n,k)-sparse parity, a wide one "
-              "mostly succeeds (test error <= 10%): width buys data. Qualitative prediction from the resource "
-              "trade-off of Prop. 6.3 (parameters x steps vs tau^2 C(n,k), r = parameter count [E17]): more "
-              "parallel queries (parameters) substitute for serial time and samples. Quantitative threshold "
-              "success(wide) >= success(narrow) + 2/3 is the spec's B8 repro tolerance, not a thesis number.",
-    kind="training",
-    configs={
-        "quick": WidthBuysDataConfig(n=30, k=3, m=400, narrow=10, wide=300, seeds=tuple(range(8)), steps=30_000,
-                                     eval_every=500, num_threads=1),
-        "full": WidthBuysDataConfig(n=30, k=3, m=400, narrow=10, wide=300, seeds=tuple(range(50)), steps=100_000,
-                                    eval_every=500),
-    },
-    predict=_predict_b8,
-    observe=_observe_b8,
-    judge=_judge_b8,
-    tolerance="success(r_wide) - success(r_narrow) >= 2/3 (spec B8 repro threshold) at the stated (n, k, m)",
-))
+register(
+    Claim(
+        id="edelman-ch6-width-buys-data",
+        source=f"{SRC}, Sec. 6.4, Fig. 6.2 center, App. C.3.1 Finding (2); Prop. 6.3 (resource trade-off); spec B8",
+        statement="At a fixed offline sample size m where a narrow 2-layer ReLU MLP (PyTorch-default init, hinge, SGD "
+        "B=32, eta=0.1, PyTorch-style weight decay 0.01) mostly fails on the (n,k)-sparse parity, a wide one "
+        "mostly succeeds (test error <= 10%): width buys data. Qualitative prediction from the resource "
+        "trade-off of Prop. 6.3 (parameters x steps vs tau^2 C(n,k), r = parameter count [E17]): more "
+        "parallel queries (parameters) substitute for serial time and samples. Quantitative threshold "
+        "success(wide) >= success(narrow) + 2/3 is the spec's B8 repro tolerance, not a thesis number.",
+        kind="training",
+        configs={
+            "quick": WidthBuysDataConfig(
+                n=30,
+                k=3,
+                m=400,
+                narrow=10,
+                wide=300,
+                seeds=tuple(range(8)),
+                steps=30_000,
+                eval_every=500,
+                num_threads=1,
+            ),
+            "full": WidthBuysDataConfig(
+                n=30, k=3, m=400, narrow=10, wide=300, seeds=tuple(range(50)), steps=100_000, eval_every=500
+            ),
+        },
+        predict=_predict_b8,
+        observe=_observe_b8,
+        judge=_judge_b8,
+        tolerance="success(r_wide) - success(r_narrow) >= 2/3 (spec B8 repro threshold) at the stated (n, k, m)",
+    )
+)

@@ -15,11 +15,10 @@ import numpy as np
 import sympy
 
 from theory import parity as tp
-
 from verify.train import TrainConfig
 
-from .training import ratio_problem, train_for_claim, training_verdict
 from .base import Claim, Observation, RunContext, Verdict, judge_symbolic_zero, register
+from .training import ratio_problem, train_for_claim, training_verdict
 
 __all__ = [
     "Cases",
@@ -59,27 +58,36 @@ def _observe_margin(cfg: Cases, ctx: RunContext) -> Observation:
     for n, S in cfg.supports():
         k = len(S)
         nr = tp.optimal_neuron(n, S)
-        residuals.append(tp.neuron_margin(nr.u, nr.w, S) / nr.norm_squared() ** sympy.Rational(k + 1, 2) - tp.max_margin(k))
+        residuals.append(
+            tp.neuron_margin(nr.u, nr.w, S) / nr.norm_squared() ** sympy.Rational(k + 1, 2) - tp.max_margin(k)
+        )
     return Observation(
         [sympy.simplify(r) for r in residuals],
-        details={"gamma_star": {f"k={k}": tp.max_margin(k) for k in range(1, 9)},
-                 "identity_cases": [list(c) for c in cfg.nk]},
+        details={
+            "gamma_star": {f"k={k}": tp.max_margin(k) for k in range(1, 9)},
+            "identity_cases": [list(c) for c in cfg.nk],
+        },
     )
 
 
-register(Claim(
-    id="edelman-thm7.8-margin",
-    source=THM,
-    statement="For the degree-k network on (n,k)-sparse parity with width >= 2^(k-1): gamma* = sqrt(2) k! (k+1)^(-(k+1)/2) "
-              "= k! sqrt(2 (k+1)^(-(k+1))), independent of n; it rests on E_x[(u^T x)^k chi_S(x)] = k! prod_S u_j, and "
-              "the optimal unit neuron (u = sigma/sqrt(k+1) on S, w = prod(sigma)/sqrt(k+1) [1,-1]/sqrt 2) attains it.",
-    kind="symbolic",
-    configs={"quick": Cases(((3, 1), (3, 2), (4, 3), (4, 4))), "full": Cases(((3, 1), (4, 2), (5, 3), (5, 4), (6, 5)))},
-    predict=lambda cfg: tp.max_margin(K),
-    observe=_observe_margin,
-    judge=judge_symbolic_zero,
-    tolerance="exact (sympy simplify of every residual == 0; the identity expanded with x_j^2 = 1 for symbolic u)",
-))
+register(
+    Claim(
+        id="edelman-thm7.8-margin",
+        source=THM,
+        statement="For the degree-k network on (n,k)-sparse parity with width >= 2^(k-1): gamma* = sqrt(2) k! (k+1)^(-(k+1)/2) "
+        "= k! sqrt(2 (k+1)^(-(k+1))), independent of n; it rests on E_x[(u^T x)^k chi_S(x)] = k! prod_S u_j, and "
+        "the optimal unit neuron (u = sigma/sqrt(k+1) on S, w = prod(sigma)/sqrt(k+1) [1,-1]/sqrt 2) attains it.",
+        kind="symbolic",
+        configs={
+            "quick": Cases(((3, 1), (3, 2), (4, 3), (4, 4))),
+            "full": Cases(((3, 1), (4, 2), (5, 3), (5, 4), (6, 5))),
+        },
+        predict=lambda cfg: tp.max_margin(K),
+        observe=_observe_margin,
+        judge=judge_symbolic_zero,
+        tolerance="exact (sympy simplify of every residual == 0; the identity expanded with x_j^2 = 1 for symbolic u)",
+    )
+)
 
 
 # ----------------------------------------------------------------------------------------------- construction
@@ -101,17 +109,31 @@ def _observe_construction(cfg: Cases, ctx: RunContext) -> Observation:
         target = c * task.chi(x[:, 0, :])[:, None] * np.array([1.0, -1.0])
         out_err = float(np.abs(F - target).max()) / c
         values += [rep.min_margin / rep.norm_power, rep.max_margin / rep.norm_power]
-        per_case.append({"n": n, "k": k, "width": net.width, "norm_power": rep.norm_power,
-                         "min_normalized": rep.min_margin / rep.norm_power, "max_normalized": rep.max_margin / rep.norm_power,
-                         "gamma_star": float(tp.max_margin(k)), "output_rel_error": out_err, "accuracy": rep.accuracy})
+        per_case.append(
+            {
+                "n": n,
+                "k": k,
+                "width": net.width,
+                "norm_power": rep.norm_power,
+                "min_normalized": rep.min_margin / rep.norm_power,
+                "max_normalized": rep.max_margin / rep.norm_power,
+                "gamma_star": float(tp.max_margin(k)),
+                "output_rel_error": out_err,
+                "accuracy": rep.accuracy,
+            }
+        )
     return Observation(values, details={"per_case": per_case})
 
 
 def _judge_construction(predicted: object, obs: Observation, cfg: Cases) -> tuple[Verdict, str]:
     bad, worst = [], 0.0
     for c in obs.details["per_case"]:
-        errs = [_rel(c["min_normalized"], c["gamma_star"]), _rel(c["max_normalized"], c["gamma_star"]),
-                abs(c["norm_power"] - 1.0), c["output_rel_error"]]
+        errs = [
+            _rel(c["min_normalized"], c["gamma_star"]),
+            _rel(c["max_normalized"], c["gamma_star"]),
+            abs(c["norm_power"] - 1.0),
+            c["output_rel_error"],
+        ]
         worst = max(worst, *errs)
         if max(errs) > 1e-10:
             bad.append(f"(n,k)=({c['n']},{c['k']}): errors {errs}")
@@ -119,19 +141,24 @@ def _judge_construction(predicted: object, obs: Observation, cfg: Cases) -> tupl
     return ("fail", reason + "; " + "; ".join(bad)) if bad else ("pass", reason)
 
 
-register(Claim(
-    id="edelman-thm7.8-construction",
-    source=f"{SRC}, App. D.7 (construction; cleaned in spec §4.3)",
-    statement="The 2^(k-1) neurons lambda * (sigma/sqrt(k+1) on S, prod(sigma)/sqrt(k+1) [1,-1]/sqrt 2), sigma_1 = +1, "
-              "lambda = 2^(-(k-1)/(k+1)), have ||theta||_{2,k+1}^{k+1} = 1, output (k!/sqrt 2)(k+1)^(-(k+1)/2) chi_S(x) [1,-1], "
-              "and margin gamma*(k) at every x (min = max margin).",
-    kind="numeric",
-    configs={"quick": Cases(((5, 2), (6, 3), (10, 4), (8, 5))), "full": Cases(((5, 2), (6, 3), (10, 4), (8, 5), (12, 6)))},
-    predict=lambda cfg: [tp.max_margin(k) for _, k in cfg.nk],
-    observe=_observe_construction,
-    judge=_judge_construction,
-    tolerance="relative 1e-10 (float64, no optimizer) for norm power, min and max normalized margin, and output",
-))
+register(
+    Claim(
+        id="edelman-thm7.8-construction",
+        source=f"{SRC}, App. D.7 (construction; cleaned in spec §4.3)",
+        statement="The 2^(k-1) neurons lambda * (sigma/sqrt(k+1) on S, prod(sigma)/sqrt(k+1) [1,-1]/sqrt 2), sigma_1 = +1, "
+        "lambda = 2^(-(k-1)/(k+1)), have ||theta||_{2,k+1}^{k+1} = 1, output (k!/sqrt 2)(k+1)^(-(k+1)/2) chi_S(x) [1,-1], "
+        "and margin gamma*(k) at every x (min = max margin).",
+        kind="numeric",
+        configs={
+            "quick": Cases(((5, 2), (6, 3), (10, 4), (8, 5))),
+            "full": Cases(((5, 2), (6, 3), (10, 4), (8, 5), (12, 6))),
+        },
+        predict=lambda cfg: [tp.max_margin(k) for _, k in cfg.nk],
+        observe=_observe_construction,
+        judge=_judge_construction,
+        tolerance="relative 1e-10 (float64, no optimizer) for norm power, min and max normalized margin, and output",
+    )
+)
 
 
 # ---------------------------------------------------------------------------------------------- single neuron
@@ -158,10 +185,21 @@ def _observe_single_neuron(cfg: SingleNeuronConfig, ctx: RunContext) -> Observat
         res = maximize_single_neuron(task, k, n_starts=cfg.n_starts, seed=0)
         dev = tp.structural_prediction(n, S).deviations(res.network.U[0, 0], res.network.W[0])
         values.append(res.value)
-        per_case.append({"n": n, "k": k, "value": res.value, "gamma_star": float(tp.max_margin(k)),
-                         "n_at_best": res.n_at_best, "n_starts": res.n_starts, "success": res.success,
-                         "grad_norm": res.grad_norm, "deviations": dev,
-                         "u": res.network.U[0, 0].tolist(), "w": res.network.W[0].tolist()})
+        per_case.append(
+            {
+                "n": n,
+                "k": k,
+                "value": res.value,
+                "gamma_star": float(tp.max_margin(k)),
+                "n_at_best": res.n_at_best,
+                "n_starts": res.n_starts,
+                "success": res.success,
+                "grad_norm": res.grad_norm,
+                "deviations": dev,
+                "u": res.network.U[0, 0].tolist(),
+                "w": res.network.W[0].tolist(),
+            }
+        )
     return Observation(values, details={"per_case": per_case}, seeds=(0,))
 
 
@@ -171,29 +209,37 @@ def _judge_single_neuron(predicted: object, obs: Observation, cfg: SingleNeuronC
         err = _rel(c["value"], c["gamma_star"])
         d = c["deviations"]
         struct = max(d["abs_u"], d["off_support"], d["w"])
-        notes.append(f"(n,k)=({c['n']},{c['k']}): rel err {err:.1e}, structure dev {struct:.1e}, {c['n_at_best']}/{c['n_starts']} starts at best")
+        notes.append(
+            f"(n,k)=({c['n']},{c['k']}): rel err {err:.1e}, structure dev {struct:.1e}, {c['n_at_best']}/{c['n_starts']} starts at best"
+        )
         if c["value"] > c["gamma_star"] * (1 + cfg.rtol):
             bad.append(f"(n,k)=({c['n']},{c['k']}): single neuron beats gamma* ({c['value']} > {c['gamma_star']})")
         elif err > cfg.rtol or struct > cfg.structure_atol or d["sign_product"] <= 0:
             if not c["success"]:
                 return "inconclusive", "the optimizer did not converge: " + "; ".join(notes)
-            bad.append(f"(n,k)=({c['n']},{c['k']}): rel err {err:.2e}, structure deviation {struct:.2e}, sign product {d['sign_product']:.3g}")
+            bad.append(
+                f"(n,k)=({c['n']},{c['k']}): rel err {err:.2e}, structure deviation {struct:.2e}, sign product {d['sign_product']:.3g}"
+            )
     return ("fail", "; ".join(bad)) if bad else ("pass", "; ".join(notes))
 
 
-register(Claim(
-    id="edelman-thm7.8-single-neuron",
-    source=f"{THM}; spec §2.5(A), §4.2",
-    statement="The maximum over unit neurons of E_x[psi] (uniform q, binary so tau is trivial) equals gamma*(k); every "
-              "maximizer has |u_j| = 1/sqrt(k+1) on S, u = 0 off S, w = +-[1,-1]/sqrt(2(k+1)) and (prod_S u_j)(w0 - w1) > 0.",
-    kind="numeric",
-    configs={"quick": SingleNeuronConfig(((5, 2), (6, 3), (6, 4)), n_starts=12),
-             "full": SingleNeuronConfig(((5, 2), (6, 3), (10, 4), (8, 5)), n_starts=30)},
-    predict=lambda cfg: [tp.max_margin(k) for _, k in cfg.nk],
-    observe=_observe_single_neuron,
-    judge=_judge_single_neuron,
-    tolerance="value: relative 1e-8 (never above gamma*); maximizer structure: absolute 1e-5 after normalization; sign rule",
-))
+register(
+    Claim(
+        id="edelman-thm7.8-single-neuron",
+        source=f"{THM}; spec §2.5(A), §4.2",
+        statement="The maximum over unit neurons of E_x[psi] (uniform q, binary so tau is trivial) equals gamma*(k); every "
+        "maximizer has |u_j| = 1/sqrt(k+1) on S, u = 0 off S, w = +-[1,-1]/sqrt(2(k+1)) and (prod_S u_j)(w0 - w1) > 0.",
+        kind="numeric",
+        configs={
+            "quick": SingleNeuronConfig(((5, 2), (6, 3), (6, 4)), n_starts=12),
+            "full": SingleNeuronConfig(((5, 2), (6, 3), (10, 4), (8, 5)), n_starts=30),
+        },
+        predict=lambda cfg: [tp.max_margin(k) for _, k in cfg.nk],
+        observe=_observe_single_neuron,
+        judge=_judge_single_neuron,
+        tolerance="value: relative 1e-8 (never above gamma*); maximizer structure: absolute 1e-5 after normalization; sign rule",
+    )
+)
 
 
 # ----------------------------------------------------------------------------------------------- certificate
@@ -201,7 +247,7 @@ register(Claim(
 
 def _observe_certificate(cfg: Cases, ctx: RunContext) -> Observation:
     from numerics.certificates import certify, solve_dictionary_lp
-    from numerics.margins import PolyNetwork
+    from numerics.margins import HomogeneousNetwork
     from numerics.parity import SparseParityTask, construction_network, random_network
 
     per_case, values = [], []
@@ -211,11 +257,21 @@ def _observe_certificate(cfg: Cases, ctx: RunContext) -> Observation:
         net = construction_network(n, S)
         lp = solve_dictionary_lp(net, task)
         cert = certify(task, k, net, upper_closed_form=tp.max_margin(k))
-        row = {"n": n, "k": k, "gamma_star": float(tp.max_margin(k)), "lp_value": lp.value, "dual_value": lp.dual_value,
-               "achieved_margin": lp.achieved_margin, "lp_certified": lp.is_certified(rtol=1e-8), "solver": lp.solver,
-               "mu": lp.mu.tolist(), "bracket": [cert.lower, cert.upper], "bracket_certified": cert.certified}
+        row = {
+            "n": n,
+            "k": k,
+            "gamma_star": float(tp.max_margin(k)),
+            "lp_value": lp.value,
+            "dual_value": lp.dual_value,
+            "achieved_margin": lp.achieved_margin,
+            "lp_certified": lp.is_certified(rtol=1e-8),
+            "solver": lp.solver,
+            "mu": lp.mu.tolist(),
+            "bracket": [cert.lower, cert.upper],
+            "bracket_certified": cert.certified,
+        }
         if cfg.extra_random:
-            extra = PolyNetwork.concatenate([net, random_network(n, k, cfg.extra_random, seed=100 + i)])
+            extra = HomogeneousNetwork.concatenate([net, random_network(n, k, cfg.extra_random, seed=100 + i)])
             row["lp_value_with_random"] = solve_dictionary_lp(extra, task).value
         values.append(lp.value)
         per_case.append(row)
@@ -231,24 +287,30 @@ def _judge_certificate(predicted: object, obs: Observation, cfg: Cases) -> tuple
         if max(errs) > 1e-8 or not c["lp_certified"] or not c["bracket_certified"]:
             bad.append(f"(n,k)=({c['n']},{c['k']}): LP {c['lp_value']}, dual {c['dual_value']}, gamma* {g}")
         if "lp_value_with_random" in c and c["lp_value_with_random"] > g * (1 + 1e-8):
-            bad.append(f"(n,k)=({c['n']},{c['k']}): random extra neurons raise the LP to {c['lp_value_with_random']} > gamma*")
+            bad.append(
+                f"(n,k)=({c['n']},{c['k']}): random extra neurons raise the LP to {c['lp_value_with_random']} > gamma*"
+            )
     reason = f"worst relative error of LP value, dual bound and recovered margin {worst:.1e} (tolerance 1e-8)"
     return ("fail", reason + "; " + "; ".join(bad)) if bad else ("pass", reason)
 
 
-register(Claim(
-    id="edelman-thm7.8-certificate",
-    source=f"{THM}; Lemmas 7.2-7.4, spec §2.5(B)",
-    statement="With q* uniform (binary case, trivial tau), the LP over the 2^(k-1) construction neurons has value gamma*(k) "
-              "and its dual certifies it (duality gap ~ 0); adding random neurons to the dictionary does not raise the value.",
-    kind="convex",
-    configs={"quick": Cases(((5, 2), (6, 3), (7, 4)), extra_random=10),
-             "full": Cases(((5, 2), (6, 3), (10, 4), (8, 5)), extra_random=40)},
-    predict=lambda cfg: [tp.max_margin(k) for _, k in cfg.nk],
-    observe=_observe_certificate,
-    judge=_judge_certificate,
-    tolerance="relative 1e-8 for the LP value, its dual bound and the recovered network's margin; certified gap",
-))
+register(
+    Claim(
+        id="edelman-thm7.8-certificate",
+        source=f"{THM}; Lemmas 7.2-7.4, spec §2.5(B)",
+        statement="With q* uniform (binary case, trivial tau), the LP over the 2^(k-1) construction neurons has value gamma*(k) "
+        "and its dual certifies it (duality gap ~ 0); adding random neurons to the dictionary does not raise the value.",
+        kind="convex",
+        configs={
+            "quick": Cases(((5, 2), (6, 3), (7, 4)), extra_random=10),
+            "full": Cases(((5, 2), (6, 3), (10, 4), (8, 5)), extra_random=40),
+        },
+        predict=lambda cfg: [tp.max_margin(k) for _, k in cfg.nk],
+        observe=_observe_certificate,
+        judge=_judge_certificate,
+        tolerance="relative 1e-8 for the LP value, its dual bound and the recovered network's margin; certified gap",
+    )
+)
 
 
 # ----------------------------------------------------------------------------------------------- upper bound
@@ -265,7 +327,7 @@ class UpperBoundConfig:
 
 
 def _observe_upper_bound(cfg: UpperBoundConfig, ctx: RunContext) -> Observation:
-    from numerics.margins import PolyNetwork, evaluate
+    from numerics.margins import HomogeneousNetwork, evaluate
     from numerics.parity import SparseParityTask, construction_network, random_network
 
     rng = np.random.default_rng(0)
@@ -277,12 +339,22 @@ def _observe_upper_bound(cfg: UpperBoundConfig, ctx: RunContext) -> Observation:
         g = float(tp.max_margin(k))
         best = -np.inf
         base = construction_network(n, S)
-        nets = [("gaussian", random_network(n, k, int(rng.integers(1, cfg.max_width + 1)), seed=int(rng.integers(2**31))))
-                for _ in range(cfg.n_random)]
+        nets = [
+            ("gaussian", random_network(n, k, int(rng.integers(1, cfg.max_width + 1)), seed=int(rng.integers(2**31))))
+            for _ in range(cfg.n_random)
+        ]
         for j in range(cfg.n_perturbed):  # near-optimal, the hardest case for the bound
             eps = 10.0 ** -rng.uniform(1, 6)
-            nets.append(("perturbed", PolyNetwork(base.U + eps * rng.standard_normal(base.U.shape),
-                                                  base.W + eps * rng.standard_normal(base.W.shape), k)))
+            nets.append(
+                (
+                    "perturbed",
+                    HomogeneousNetwork(
+                        base.U + eps * rng.standard_normal(base.U.shape),
+                        base.W + eps * rng.standard_normal(base.W.shape),
+                        k,
+                    ),
+                )
+            )
         for kind, net in nets:
             r = evaluate(net, task).normalized_margin / g
             best = max(best, r)
@@ -299,19 +371,23 @@ def _judge_upper_bound(predicted: object, obs: Observation, cfg: UpperBoundConfi
     return ("pass", msg) if r <= 1 + 1e-9 else ("fail", msg + " exceeds 1 + 1e-9")
 
 
-register(Claim(
-    id="edelman-thm7.8-upper-bound",
-    source=f"{THM}; spec §7 item 14",
-    statement="No parity network of any width has normalized L_{2,k+1} margin above gamma*(k): Gaussian networks of widths "
-              "1..50 and perturbations of the construction all stay at or below it.",
-    kind="numeric",
-    configs={"quick": UpperBoundConfig(((5, 2), (6, 3), (6, 4)), n_random=20, n_perturbed=10),
-             "full": UpperBoundConfig(((5, 2), (6, 3), (10, 4), (8, 5)), n_random=100, n_perturbed=50)},
-    predict=lambda cfg: 1,
-    observe=_observe_upper_bound,
-    judge=_judge_upper_bound,
-    tolerance="ratio <= 1 + 1e-9",
-))
+register(
+    Claim(
+        id="edelman-thm7.8-upper-bound",
+        source=f"{THM}; spec §7 item 14",
+        statement="No parity network of any width has normalized L_{2,k+1} margin above gamma*(k): Gaussian networks of widths "
+        "1..50 and perturbations of the construction all stay at or below it.",
+        kind="numeric",
+        configs={
+            "quick": UpperBoundConfig(((5, 2), (6, 3), (6, 4)), n_random=20, n_perturbed=10),
+            "full": UpperBoundConfig(((5, 2), (6, 3), (10, 4), (8, 5)), n_random=100, n_perturbed=50),
+        },
+        predict=lambda cfg: 1,
+        observe=_observe_upper_bound,
+        judge=_judge_upper_bound,
+        tolerance="ratio <= 1 + 1e-9",
+    )
+)
 
 
 # ----------------------------------------------------------------------------------------------- training
@@ -336,8 +412,12 @@ class ParityTrainingConfig:
 
 def _neuron_artifact(net, top: tuple[int, ...]) -> dict:  # type: ignore[no-untyped-def]
     norms = net.neuron_norms()
-    return {"neurons": list(top), "u": (net.U[list(top), 0, :] / norms[list(top), None]).tolist(),
-            "w": (net.W[list(top)] / norms[list(top), None]).tolist(), "norms": norms.tolist()}
+    return {
+        "neurons": list(top),
+        "u": (net.U[list(top), 0, :] / norms[list(top), None]).tolist(),
+        "w": (net.W[list(top)] / norms[list(top), None]).tolist(),
+        "norms": norms.tolist(),
+    }
 
 
 def observe_parity_training(cfg: ParityTrainingConfig, ctx: RunContext) -> Observation:
@@ -349,20 +429,32 @@ def observe_parity_training(cfg: ParityTrainingConfig, ctx: RunContext) -> Obser
     gamma = float(tp.max_margin(cfg.k))
     task = SparseParityTask(cfg.n, S)
     result = train_for_claim(task, cfg.k, cfg.width, cfg.train, ctx, f"parity_n{cfg.n}_k{cfg.k}", gamma)
-    comps = [compare_parity(net, cfg.n, S, structure_tol=cfg.structure_tol, lp=cfg.lp_reweighting) for net in result.networks]
+    comps = [
+        compare_parity(net, cfg.n, S, structure_tol=cfg.structure_tol, lp=cfg.lp_reweighting) for net in result.networks
+    ]
     ratios = [c.margin_ratio for c in comps]
     details = {
         "device": str(result.device),
         "gamma_star": gamma,
-        "per_seed": [dataclasses.asdict(c) | {"max_structure_deviation": c.max_structure_deviation,
-                                              "sign_rule_holds": c.sign_rule_holds} for c in comps],
+        "per_seed": [
+            dataclasses.asdict(c)
+            | {"max_structure_deviation": c.max_structure_deviation, "sign_rule_holds": c.sign_rule_holds}
+            for c in comps
+        ],
         "train_wall_s": result.wall_time,
     }
     pred = tp.structural_prediction(cfg.n, S)
-    artifacts = {"history": result.history, "gamma_star": gamma, "n": cfg.n, "k": cfg.k,
-                 "parity_neurons": _neuron_artifact(result.networks[0], comps[0].top_neurons)
-                 | {"support": list(S), "abs_u_predicted": float(pred.abs_u), "w_entry_predicted": float(pred.w_entry)}}
-    return Observation(value=min(ratios) * gamma, details=details, artifacts=artifacts, seeds=tuple(result.config.seeds))
+    artifacts = {
+        "history": result.history,
+        "gamma_star": gamma,
+        "n": cfg.n,
+        "k": cfg.k,
+        "parity_neurons": _neuron_artifact(result.networks[0], comps[0].top_neurons)
+        | {"support": list(S), "abs_u_predicted": float(pred.abs_u), "w_entry_predicted": float(pred.w_entry)},
+    }
+    return Observation(
+        value=min(ratios) * gamma, details=details, artifacts=artifacts, seeds=tuple(result.config.seeds)
+    )
 
 
 def judge_parity_training(predicted: object, obs: Observation, cfg: ParityTrainingConfig) -> tuple[Verdict, str]:
@@ -372,7 +464,9 @@ def judge_parity_training(predicted: object, obs: Observation, cfg: ParityTraini
         if msg := ratio_problem(s, c["margin_ratio"], cfg.min_ratio):
             problems.append(msg)
         if not c["max_structure_deviation"] <= cfg.structure_tol:
-            problems.append(f"seed {s}: top-neuron structure deviation {c['max_structure_deviation']:.3g} > {cfg.structure_tol}")
+            problems.append(
+                f"seed {s}: top-neuron structure deviation {c['max_structure_deviation']:.3g} > {cfg.structure_tol}"
+            )
         if not c["sign_rule_holds"]:
             problems.append(f"seed {s}: sign rule violated (min sign product {c['min_sign_product']:.3g})")
     ratios = ", ".join(f"{c['margin_ratio']:.4f}" for c in obs.details["per_seed"])
@@ -384,22 +478,29 @@ def judge_parity_training(predicted: object, obs: Observation, cfg: ParityTraini
 def _edelman_parity_gd(steps: int, seeds: tuple[int, ...], eval_every: int) -> TrainConfig:
     """Edelman App. D.2 / Fig 7.5: full-batch GD, lr 0.1 constant, lambda = 1e-3 on ||theta||_{2,k+1}^{k+1}
     (r = nu, spec §10 item 1); init N(0, 1/n) for every weight (spec §10 item 2)."""
-    return TrainConfig(steps=steps, lr=0.1, optimizer="sgd", lam=1e-3, seeds=seeds, eval_every=eval_every, num_threads=1)
+    return TrainConfig(
+        steps=steps, lr=0.1, optimizer="sgd", lam=1e-3, seeds=seeds, eval_every=eval_every, num_threads=1
+    )
 
 
-register(Claim(
-    id="edelman-thm7.8-training",
-    source=f"{THM} with Theorem 7.1; Fig 7.5 (App. D.2 setting)",
-    statement="Full-batch GD on CE + 1e-3 ||theta||_{2,k+1}^{k+1} drives the degree-k parity network's normalized margin to "
-              "gamma*(k) = sqrt(2) k! (k+1)^(-(k+1)/2); its largest neurons have support S, |u_j| = ||w|| = 1/sqrt(k+1) after "
-              "normalization, w in span [1,-1], and (prod_S u_j)(w0 - w1) > 0.",
-    kind="training",
-    configs={"quick": ParityTrainingConfig(6, 3, 16, _edelman_parity_gd(10_000, (0, 1), 500), min_ratio=0.95),
-             "full": ParityTrainingConfig(10, 4, 40, _edelman_parity_gd(30_000, (0, 1, 2), 1000).replace(checkpoint_every=5000),
-                                          min_ratio=0.98)},
-    predict=lambda cfg: tp.max_margin(cfg.k),
-    observe=observe_parity_training,
-    judge=judge_parity_training,
-    tolerance="per seed: ratio in [min_ratio, 1+1e-9] (quick 0.95, full 0.98); top 2^(k-1) neurons within 0.01 of the "
-              "predicted normalized neuron; sign rule",
-))
+register(
+    Claim(
+        id="edelman-thm7.8-training",
+        source=f"{THM} with Theorem 7.1; Fig 7.5 (App. D.2 setting)",
+        statement="Full-batch GD on CE + 1e-3 ||theta||_{2,k+1}^{k+1} drives the degree-k parity network's normalized margin to "
+        "gamma*(k) = sqrt(2) k! (k+1)^(-(k+1)/2); its largest neurons have support S, |u_j| = ||w|| = 1/sqrt(k+1) after "
+        "normalization, w in span [1,-1], and (prod_S u_j)(w0 - w1) > 0.",
+        kind="training",
+        configs={
+            "quick": ParityTrainingConfig(6, 3, 16, _edelman_parity_gd(10_000, (0, 1), 500), min_ratio=0.95),
+            "full": ParityTrainingConfig(
+                10, 4, 40, _edelman_parity_gd(30_000, (0, 1, 2), 1000).replace(checkpoint_every=5000), min_ratio=0.98
+            ),
+        },
+        predict=lambda cfg: tp.max_margin(cfg.k),
+        observe=observe_parity_training,
+        judge=judge_parity_training,
+        tolerance="per seed: ratio in [min_ratio, 1+1e-9] (quick 0.95, full 0.98); top 2^(k-1) neurons within 0.01 of the "
+        "predicted normalized neuron; sign rule",
+    )
+)

@@ -68,7 +68,10 @@ def observe_modular_training(cfg: ModularTrainingConfig, ctx: RunContext) -> Obs
     gamma = float(tm.max_margin(cfg.p, cfg.k))
     task = ModularTask(cfg.p, cfg.k)
     result = train_for_claim(task, cfg.k, cfg.width, cfg.train, ctx, f"modular_p{cfg.p}_k{cfg.k}", gamma)
-    comps = [compare_modular(net, cfg.p, cfg.k, purity_threshold=cfg.purity, lp=cfg.lp_reweighting) for net in result.networks]
+    comps = [
+        compare_modular(net, cfg.p, cfg.k, purity_threshold=cfg.purity, lp=cfg.lp_reweighting)
+        for net in result.networks
+    ]
     ratios = [c.margin_ratio for c in comps]
     details = {
         "device": str(result.device),
@@ -84,7 +87,9 @@ def observe_modular_training(cfg: ModularTrainingConfig, ctx: RunContext) -> Obs
         "spectra": _spectra_artifact(result.networks[0]),
         "coverage": [list(c.coverage) for c in comps],
     }
-    return Observation(value=min(ratios) * gamma, details=details, artifacts=artifacts, seeds=tuple(result.config.seeds))
+    return Observation(
+        value=min(ratios) * gamma, details=details, artifacts=artifacts, seeds=tuple(result.config.seeds)
+    )
 
 
 def judge_modular_training(predicted: object, obs: Observation, cfg: ModularTrainingConfig) -> tuple[Verdict, str]:

@@ -85,8 +85,15 @@ def _observe_l1(cfg: LoopCfg, ctx: RunContext) -> Observation:
                 A = tl.attention(tl.embed(X, y, a, q0))
                 B = tl.lemma_8_13_attention(X, y, a, q0)
                 exact_res.append(max(abs(u - v) for ra, rb in zip(A, B) for u, v in zip(ra, rb)))
-    return Observation(got, details={"device": str(dev), "exact_residual_max": float(max(exact_res, default=0)),
-                                     "exact_cases": len(exact_res)}, seeds=(cfg.seed,))
+    return Observation(
+        got,
+        details={
+            "device": str(dev),
+            "exact_residual_max": float(max(exact_res, default=0)),
+            "exact_cases": len(exact_res),
+        },
+        seeds=(cfg.seed,),
+    )
 
 
 def _judge_l1(predicted, obs: Observation, cfg: LoopCfg) -> tuple[Verdict, str]:
@@ -96,23 +103,30 @@ def _judge_l1(predicted, obs: Observation, cfg: LoopCfg) -> tuple[Verdict, str]:
         worst = max(worst, float(np.max(np.abs(p - o)) / max(1.0, np.max(np.abs(p)))))
         rest = max(rest, float(np.max(np.abs(o[:-1]))), float(abs(o[-1, -1])))
     ok = worst <= 1e-12 and rest == 0.0 and obs.details["exact_residual_max"] == 0
-    return ("pass" if ok else "fail"), (f"last row: max relative error {worst:.2e} (tol 1e-12); other entries max |.| = {rest:g} "
-                                       f"(must be 0); exact residual {obs.details['exact_residual_max']:g} on "
-                                       f"{obs.details['exact_cases']} rational cases")
+    return ("pass" if ok else "fail"), (
+        f"last row: max relative error {worst:.2e} (tol 1e-12); other entries max |.| = {rest:g} "
+        f"(must be 0); exact residual {obs.details['exact_residual_max']:g} on "
+        f"{obs.details['exact_cases']} rational cases"
+    )
 
 
-register(Claim(
-    id="shi-lem8.13-attention",
-    source=f"{SRC}, Lemma 8.13 (spec §4.2, row L1)",
-    statement="With Q = I, P = diag(I_d, 0): Attn(Z^(0); Q, P) = [[0, 0], [q0^T X^T X + alpha y^T X, 0]]; the last-column "
-              "entry q0^T X^T y + alpha y^T y is removed by P.",
-    kind="numeric",
-    configs={"quick": LoopCfg(d=3, ns=(4, 6, 8), T=0, prompts=3), "full": LoopCfg(d=4, ns=(5, 8, 16, 128), T=0, prompts=10)},
-    predict=_predict_l1,
-    observe=_observe_l1,
-    judge=_judge_l1,
-    tolerance="relative 1e-12 (torch float64 vs the exact closed form); zero rows exactly 0; exact rational identity for n <= 8",
-))
+register(
+    Claim(
+        id="shi-lem8.13-attention",
+        source=f"{SRC}, Lemma 8.13 (spec §4.2, row L1)",
+        statement="With Q = I, P = diag(I_d, 0): Attn(Z^(0); Q, P) = [[0, 0], [q0^T X^T X + alpha y^T X, 0]]; the last-column "
+        "entry q0^T X^T y + alpha y^T y is removed by P.",
+        kind="numeric",
+        configs={
+            "quick": LoopCfg(d=3, ns=(4, 6, 8), T=0, prompts=3),
+            "full": LoopCfg(d=4, ns=(5, 8, 16, 128), T=0, prompts=10),
+        },
+        predict=_predict_l1,
+        observe=_observe_l1,
+        judge=_judge_l1,
+        tolerance="relative 1e-12 (torch float64 vs the exact closed form); zero rows exactly 0; exact rational identity for n <= 8",
+    )
+)
 
 # ----------------------------------------------------------------------------------------- L2
 
@@ -128,9 +142,16 @@ def _l2_data(cfg: LoopCfg, n: int, k: int):
 
 
 def _predict_l2(cfg: LoopCfg) -> list[list[float]]:
-    return [[float(v) for v in tl.tf_output_predicted(*_l2_data(cfg, n, k)[:3], _l2_data(cfg, n, k)[4], _l2_data(cfg, n, k)[3],
-                                                       exact=cfg.exact)]
-            for n in cfg.ns for k in range(cfg.prompts)]
+    return [
+        [
+            float(v)
+            for v in tl.tf_output_predicted(
+                *_l2_data(cfg, n, k)[:3], _l2_data(cfg, n, k)[4], _l2_data(cfg, n, k)[3], exact=cfg.exact
+            )
+        ]
+        for n in cfg.ns
+        for k in range(cfg.prompts)
+    ]
 
 
 def _observe_l2(cfg: LoopCfg, ctx: RunContext) -> Observation:
@@ -139,15 +160,30 @@ def _observe_l2(cfg: LoopCfg, ctx: RunContext) -> Observation:
     tfs, untouched, dev = [], 0.0, "cpu"
     for n in cfg.ns:
         data = [_l2_data(cfg, n, k) for k in range(cfg.prompts)]
-        X = np.stack([x[0] for x in data]); y = np.stack([x[1] for x in data])
-        a = np.array([x[2] for x in data]); q0 = np.stack([x[3] for x in data]); et = np.stack([x[4] for x in data])
+        X = np.stack([x[0] for x in data])
+        y = np.stack([x[1] for x in data])
+        a = np.array([x[2] for x in data])
+        q0 = np.stack([x[3] for x in data])
+        et = np.stack([x[4] for x in data])
         out = tf_outputs(X, y, a, et, q0, device=ctx.device)
         tfs += out["tf"].tolist()
         Z0, ZT = out["Z0"], out["ZT"]
-        untouched = max(untouched, float(np.max(np.abs(ZT[:, :-1] - Z0[:, :-1]))), float(np.max(np.abs(ZT[:, -1, -1] - Z0[:, -1, -1]))))
+        untouched = max(
+            untouched,
+            float(np.max(np.abs(ZT[:, :-1] - Z0[:, :-1]))),
+            float(np.max(np.abs(ZT[:, -1, -1] - Z0[:, -1, -1]))),
+        )
         dev = out["device"]
-    return Observation(tfs, details={"device": dev, "untouched_max_change": untouched, "alphas": list(ALPHAS),
-                                     "step_sizes": "uniform(0.05, 1.95)/L per step, per prompt"}, seeds=(cfg.seed,))
+    return Observation(
+        tfs,
+        details={
+            "device": dev,
+            "untouched_max_change": untouched,
+            "alphas": list(ALPHAS),
+            "step_sizes": "uniform(0.05, 1.95)/L per step, per prompt",
+        },
+        seeds=(cfg.seed,),
+    )
 
 
 def _judge_l2(predicted, obs: Observation, cfg: LoopCfg) -> tuple[Verdict, str]:
@@ -155,24 +191,30 @@ def _judge_l2(predicted, obs: Observation, cfg: LoopCfg) -> tuple[Verdict, str]:
     rel = float(np.max(np.linalg.norm(p - o, axis=1) / np.maximum(np.linalg.norm(p, axis=1), 1e-300)))
     ch = obs.details["untouched_max_change"]
     ok = rel <= 1e-10 and ch == 0.0
-    return ("pass" if ok else "fail"), (f"max ||TF - alpha theta^(T)|| / ||alpha theta^(T)|| = {rel:.2e} (tol 1e-10) over {len(p)} "
-                                       f"prompts; X, y rows and alpha changed by {ch:g} (must be 0)")
+    return ("pass" if ok else "fail"), (
+        f"max ||TF - alpha theta^(T)|| / ||alpha theta^(T)|| = {rel:.2e} (tol 1e-10) over {len(p)} "
+        f"prompts; X, y rows and alpha changed by {ch:g} (must be 0)"
+    )
 
 
-register(Claim(
-    id="shi-thm8.14-loops-equal-gd",
-    source=f"{SRC}, Theorem 8.14 (spec §4.2, row L2; erratum 13)",
-    statement="For any step sizes eta^(t), alpha != 0 and q^(0), T loops of the linear looped transformer with Q = I, "
-              "P = diag(I_d, 0) output TF(Z^(0)) = alpha theta^(T), theta^(T) the T-th GD iterate from theta^(0) = -q^(0)/alpha "
-              "with the same step sizes; the X, y rows and alpha are never modified.",
-    kind="numeric",
-    configs={"quick": LoopCfg(d=3, ns=(4, 7, 12), T=12, prompts=6),
-             "full": LoopCfg(d=4, ns=(5, 16, 32, 64, 128), T=200, prompts=30, exact=False)},
-    predict=_predict_l2,
-    observe=_observe_l2,
-    judge=_judge_l2,
-    tolerance="relative 1e-10 (float64 transformer vs exact GD; full scale: float64 GD); X, y, alpha entries exactly unchanged",
-))
+register(
+    Claim(
+        id="shi-thm8.14-loops-equal-gd",
+        source=f"{SRC}, Theorem 8.14 (spec §4.2, row L2; erratum 13)",
+        statement="For any step sizes eta^(t), alpha != 0 and q^(0), T loops of the linear looped transformer with Q = I, "
+        "P = diag(I_d, 0) output TF(Z^(0)) = alpha theta^(T), theta^(T) the T-th GD iterate from theta^(0) = -q^(0)/alpha "
+        "with the same step sizes; the X, y rows and alpha are never modified.",
+        kind="numeric",
+        configs={
+            "quick": LoopCfg(d=3, ns=(4, 7, 12), T=12, prompts=6),
+            "full": LoopCfg(d=4, ns=(5, 16, 32, 64, 128), T=200, prompts=30, exact=False),
+        },
+        predict=_predict_l2,
+        observe=_observe_l2,
+        judge=_judge_l2,
+        tolerance="relative 1e-10 (float64 transformer vs exact GD; full scale: float64 GD); X, y, alpha entries exactly unchanged",
+    )
+)
 
 # ----------------------------------------------------------------------------------------- L3
 
@@ -204,10 +246,15 @@ def _observe_l3(cfg: LoopCfg, ctx: RunContext) -> Observation:
         pr, L, kappa, alpha = _l3_setup(cfg, n)
         out = tf_outputs(pr.X, pr.y, alpha, np.repeat((1 / L)[:, None], cfg.T, axis=1), device=ctx.device, keep=True)
         e = np.abs(np.einsum("btd,bd->bt", out["tf"], pr.theta_star) - alpha[:, None])
-        errs.append(e); kap.append(kappa); alp.append(alpha); dev = out["device"]
-    return Observation(np.concatenate(errs).tolist(),
-                       details={"device": dev, "kappa": np.concatenate(kap).tolist(), "alpha": np.concatenate(alp).tolist()},
-                       seeds=(cfg.seed,))
+        errs.append(e)
+        kap.append(kappa)
+        alp.append(alpha)
+        dev = out["device"]
+    return Observation(
+        np.concatenate(errs).tolist(),
+        details={"device": dev, "kappa": np.concatenate(kap).tolist(), "alpha": np.concatenate(alp).tolist()},
+        seeds=(cfg.seed,),
+    )
 
 
 def _judge_l3(predicted, obs: Observation, cfg: LoopCfg) -> tuple[Verdict, str]:
@@ -223,22 +270,29 @@ def _judge_l3(predicted, obs: Observation, cfg: LoopCfg) -> tuple[Verdict, str]:
         ok &= excess <= 0
         out.append(f"{key.split('_')[0]}: max (error - bound - floor)/|alpha| = {excess:.2e}")
     tight = float(np.max(err[:, 0] / (alpha * np.array(predicted["sharp_factor"]))))
-    return ("pass" if ok else "fail"), "; ".join(out) + f"; max error/sharp bound at T = 1: {tight:.3f}; {err.size} (prompt, T) pairs"
+    return ("pass" if ok else "fail"), "; ".join(
+        out
+    ) + f"; max error/sharp bound at T = 1: {tight:.3f}; {err.size} (prompt, T) pairs"
 
 
-register(Claim(
-    id="shi-thm8.16-error-bound",
-    source=f"{SRC}, Theorem 8.16 / 8.1 and Lemma 8.15 (spec §4.2, row L3; erratum 16)",
-    statement="With q^(0) = 0 and the prompt-dependent step eta = 1/||X^T X||, the looped transformer's error satisfies "
-              "|<TF(Z^(0)), theta*> - alpha| <= |alpha| exp(-T/(2 kappa)) for every T; also the sharper "
-              "|alpha| (1 - 1/kappa)^T (spec §4.2).",
-    kind="numeric",
-    configs={"quick": LoopCfg(d=3, ns=(5, 8, 16), T=40, prompts=30), "full": LoopCfg(d=4, ns=(5, 16, 32, 64, 128), T=200, prompts=300)},
-    predict=_predict_l3,
-    observe=_observe_l3,
-    judge=_judge_l3,
-    tolerance="error <= bound + |alpha| 64 kappa eps (the float64 floor of a converged iterate)",
-))
+register(
+    Claim(
+        id="shi-thm8.16-error-bound",
+        source=f"{SRC}, Theorem 8.16 / 8.1 and Lemma 8.15 (spec §4.2, row L3; erratum 16)",
+        statement="With q^(0) = 0 and the prompt-dependent step eta = 1/||X^T X||, the looped transformer's error satisfies "
+        "|<TF(Z^(0)), theta*> - alpha| <= |alpha| exp(-T/(2 kappa)) for every T; also the sharper "
+        "|alpha| (1 - 1/kappa)^T (spec §4.2).",
+        kind="numeric",
+        configs={
+            "quick": LoopCfg(d=3, ns=(5, 8, 16), T=40, prompts=30),
+            "full": LoopCfg(d=4, ns=(5, 16, 32, 64, 128), T=200, prompts=300),
+        },
+        predict=_predict_l3,
+        observe=_observe_l3,
+        judge=_judge_l3,
+        tolerance="error <= bound + |alpha| 64 kappa eps (the float64 floor of a converged iterate)",
+    )
+)
 
 # ----------------------------------------------------------------------------------------- L4
 
@@ -270,13 +324,18 @@ def _observe_l4(cfg: LoopCfg, ctx: RunContext) -> Observation:
     r825, r823, kap = [], [], []
     for n in cfg.ns:
         pr, theta0, L, mu, kappa, c = _l4_setup(cfg, n)
-        for name, traj in (("825", gd_constant_step(pr.X, pr.y, cfg.T, theta0)),
-                           ("823", gd_trajectory(pr.X, pr.y, np.repeat((c / L)[:, None], cfg.T, axis=1), theta0))):
+        for name, traj in (
+            ("825", gd_constant_step(pr.X, pr.y, cfg.T, theta0)),
+            ("823", gd_trajectory(pr.X, pr.y, np.repeat((c / L)[:, None], cfg.T, axis=1), theta0)),
+        ):
             sq = np.sum((traj - pr.theta_star[:, None]) ** 2, axis=-1)
             (r825 if name == "825" else r823).append(sq / sq[:, :1])
         kap.append(kappa)
-    return Observation({"thm8.25": np.concatenate(r825).tolist(), "lem8.23": np.concatenate(r823).tolist()},
-                       details={"kappa": np.concatenate(kap).tolist(), "theta0": "2 N(0, I)"}, seeds=(cfg.seed,))
+    return Observation(
+        {"thm8.25": np.concatenate(r825).tolist(), "lem8.23": np.concatenate(r823).tolist()},
+        details={"kappa": np.concatenate(kap).tolist(), "theta0": "2 N(0, I)"},
+        seeds=(cfg.seed,),
+    )
 
 
 def _judge_l4(predicted, obs: Observation, cfg: LoopCfg) -> tuple[Verdict, str]:
@@ -294,18 +353,23 @@ def _judge_l4(predicted, obs: Observation, cfg: LoopCfg) -> tuple[Verdict, str]:
     return ("pass" if ok else "fail"), "; ".join(msgs) + f"; (1-1/kappa) <= exp(-1/kappa): {exp_ok}"
 
 
-register(Claim(
-    id="shi-thm8.25-rate",
-    source=f"{SRC}, Theorem 8.25, Lemma 8.23 and Fact 8.24 (spec §4.2, row L4)",
-    statement="GD with eta = 1/L from any theta^(0) with ||theta^(0) - theta*|| <= R: ||theta^(T) - theta*||^2 <= (1 - 1/kappa)^T R^2 "
-              "<= exp(-T/kappa) R^2; for eta in (0, 1/L] (Lemma 8.23): <= (1 - eta mu)^T R^2.",
-    kind="numeric",
-    configs={"quick": LoopCfg(d=3, ns=(5, 8, 16), T=60, prompts=40), "full": LoopCfg(d=4, ns=(5, 16, 32, 64, 128), T=200, prompts=500)},
-    predict=_predict_l4,
-    observe=_observe_l4,
-    judge=_judge_l4,
-    tolerance="ratio <= bound + (64 kappa eps)^2 (float64 floor)",
-))
+register(
+    Claim(
+        id="shi-thm8.25-rate",
+        source=f"{SRC}, Theorem 8.25, Lemma 8.23 and Fact 8.24 (spec §4.2, row L4)",
+        statement="GD with eta = 1/L from any theta^(0) with ||theta^(0) - theta*|| <= R: ||theta^(T) - theta*||^2 <= (1 - 1/kappa)^T R^2 "
+        "<= exp(-T/kappa) R^2; for eta in (0, 1/L] (Lemma 8.23): <= (1 - eta mu)^T R^2.",
+        kind="numeric",
+        configs={
+            "quick": LoopCfg(d=3, ns=(5, 8, 16), T=60, prompts=40),
+            "full": LoopCfg(d=4, ns=(5, 16, 32, 64, 128), T=200, prompts=500),
+        },
+        predict=_predict_l4,
+        observe=_observe_l4,
+        judge=_judge_l4,
+        tolerance="ratio <= bound + (64 kappa eps)^2 (float64 floor)",
+    )
+)
 
 # ----------------------------------------------------------------------------------------- L5
 
@@ -322,7 +386,8 @@ def _predict_l5(cfg: LoopCfg) -> dict[str, list[float]]:
         X, _ = _l5_data(cfg, n)
         for Xi in X:
             a, b = tl.gram_spectrum(Xi)
-            L.append(float(a)); mu.append(float(b))
+            L.append(float(a))
+            mu.append(float(b))
     return {"L": L, "mu": mu}
 
 
@@ -333,33 +398,48 @@ def _observe_l5(cfg: LoopCfg, ctx: RunContext) -> Observation:
     for n in cfg.ns:
         X, y = _l5_data(cfg, n)
         a, b, _ = gram_extremes(X)
-        L += a.tolist(); mu += b.tolist()
+        L += a.tolist()
+        mu += b.tolist()
         v = smoothness_violations(X, y, np.random.default_rng([cfg.seed, n, 21]), pairs=128)
-        sm.append(v["smoothness"]); sc.append(v["strong_convexity"])
-    return Observation({"L": L, "mu": mu}, details={"smoothness_max_violation": max(sm), "strong_convexity_max_violation": max(sc)},
-                       seeds=(cfg.seed,))
+        sm.append(v["smoothness"])
+        sc.append(v["strong_convexity"])
+    return Observation(
+        {"L": L, "mu": mu},
+        details={"smoothness_max_violation": max(sm), "strong_convexity_max_violation": max(sc)},
+        seeds=(cfg.seed,),
+    )
 
 
 def _judge_l5(predicted, obs: Observation, cfg: LoopCfg) -> tuple[Verdict, str]:
-    rel = max(float(np.max(np.abs(np.array(obs.value[k]) - np.array(predicted[k])) / np.array(predicted[k]))) for k in ("L", "mu"))
+    rel = max(
+        float(np.max(np.abs(np.array(obs.value[k]) - np.array(predicted[k])) / np.array(predicted[k])))
+        for k in ("L", "mu")
+    )
     sm, sc = obs.details["smoothness_max_violation"], obs.details["strong_convexity_max_violation"]
     ok = rel <= 1e-10 and sm <= 1e-12 and sc <= 1e-12
-    return ("pass" if ok else "fail"), (f"eigvalsh vs exact (L, mu): max rel. error {rel:.1e}; relative violations: smoothness {sm:.2e}, "
-                                       f"strong convexity {sc:.2e} (<= 1e-12 means the inequalities hold)")
+    return ("pass" if ok else "fail"), (
+        f"eigvalsh vs exact (L, mu): max rel. error {rel:.1e}; relative violations: smoothness {sm:.2e}, "
+        f"strong convexity {sc:.2e} (<= 1e-12 means the inequalities hold)"
+    )
 
 
-register(Claim(
-    id="shi-lem8.20-smooth-strongly-convex",
-    source=f"{SRC}, Lemmas 8.20 and 8.22 (spec §4.2, row L5; erratum 14)",
-    statement="l(theta) = 1/2||y - X theta||^2 is L-smooth with L = lambda_max(X^T X) and mu-strongly convex with "
-              "mu = lambda_min(X^T X) (checked at random points a, b and t in (0, 1)).",
-    kind="numeric",
-    configs={"quick": LoopCfg(d=3, ns=(4, 6), T=0, prompts=4), "full": LoopCfg(d=4, ns=(5, 8, 16), T=0, prompts=10)},
-    predict=_predict_l5,
-    observe=_observe_l5,
-    judge=_judge_l5,
-    tolerance="L, mu relative 1e-10 vs exact roots; inequalities hold up to 1e-12 relative",
-))
+register(
+    Claim(
+        id="shi-lem8.20-smooth-strongly-convex",
+        source=f"{SRC}, Lemmas 8.20 and 8.22 (spec §4.2, row L5; erratum 14)",
+        statement="l(theta) = 1/2||y - X theta||^2 is L-smooth with L = lambda_max(X^T X) and mu-strongly convex with "
+        "mu = lambda_min(X^T X) (checked at random points a, b and t in (0, 1)).",
+        kind="numeric",
+        configs={
+            "quick": LoopCfg(d=3, ns=(4, 6), T=0, prompts=4),
+            "full": LoopCfg(d=4, ns=(5, 8, 16), T=0, prompts=10),
+        },
+        predict=_predict_l5,
+        observe=_observe_l5,
+        judge=_judge_l5,
+        tolerance="L, mu relative 1e-10 vs exact roots; inequalities hold up to 1e-12 relative",
+    )
+)
 
 # ----------------------------------------------------------------------------------------- L6
 
@@ -379,12 +459,20 @@ def _predict_l6(cfg: KappaCfg) -> dict[int, object]:
 def _observe_l6(cfg: KappaCfg, ctx: RunContext) -> Observation:
     from numerics.looped import kappa_moments
 
-    mom = {n: kappa_moments(np.random.default_rng([cfg.seed, n, 61]), n, tl.FIG_8_1_D, cfg.draws, trials=tl.FIG_8_1_TRIALS)
-           for n in tl.FIG_8_1_N}
-    return Observation({n: m.mean for n, m in mom.items()},
-                       details={"se_of_mc_mean": {n: m.se for n, m in mom.items()}, "sd": {n: m.sd for n, m in mom.items()},
-                                "sd_of_10_trial_mean": {n: m.sd_trial_mean for n, m in mom.items()}, "draws": cfg.draws},
-                       seeds=(cfg.seed,))
+    mom = {
+        n: kappa_moments(np.random.default_rng([cfg.seed, n, 61]), n, tl.FIG_8_1_D, cfg.draws, trials=tl.FIG_8_1_TRIALS)
+        for n in tl.FIG_8_1_N
+    }
+    return Observation(
+        {n: m.mean for n, m in mom.items()},
+        details={
+            "se_of_mc_mean": {n: m.se for n, m in mom.items()},
+            "sd": {n: m.sd for n, m in mom.items()},
+            "sd_of_10_trial_mean": {n: m.sd_trial_mean for n, m in mom.items()},
+            "draws": cfg.draws,
+        },
+        seeds=(cfg.seed,),
+    )
 
 
 def _judge_l6(predicted, obs: Observation, cfg: KappaCfg) -> tuple[Verdict, str]:
@@ -395,22 +483,27 @@ def _judge_l6(predicted, obs: Observation, cfg: KappaCfg) -> tuple[Verdict, str]
         se = float(np.hypot(obs.details["sd_of_10_trial_mean"][key], obs.details["se_of_mc_mean"][key]))
         zs[n] = (rep - obs.value[key]) / se
     ok = all(abs(z) <= 4 for z in zs.values())
-    return ("pass" if ok else "fail"), "reported 10-trial mean minus MC population mean, in SE of a 10-trial mean: " + ", ".join(
-        f"n={n}: {z:+.2f}" for n, z in zs.items()) + " (tol 4 SE)"
+    return (
+        "pass" if ok else "fail"
+    ), "reported 10-trial mean minus MC population mean, in SE of a 10-trial mean: " + ", ".join(
+        f"n={n}: {z:+.2f}" for n, z in zs.items()
+    ) + " (tol 4 SE)"
 
 
-register(Claim(
-    id="shi-fig8.1-kappa",
-    source=f"{SRC}, Sec. 8.6, Figure 8.1 (spec §4.3, row L6)",
-    statement="The reported average kappa(X^T X) over 10 trials, {4.57, 3.13, 2.07, 1.62} for n = {16, 32, 64, 128} (d = 4, "
-              "Gaussian X), is consistent with the population mean of kappa of X^T X (not of X).",
-    kind="numeric",
-    configs={"quick": KappaCfg(draws=4000), "full": KappaCfg(draws=200000)},
-    predict=_predict_l6,
-    observe=_observe_l6,
-    judge=_judge_l6,
-    tolerance="|reported - MC mean| <= 4 SE, SE = sqrt(sd^2/10 + MC SE^2) (reported values are 10-trial means)",
-))
+register(
+    Claim(
+        id="shi-fig8.1-kappa",
+        source=f"{SRC}, Sec. 8.6, Figure 8.1 (spec §4.3, row L6)",
+        statement="The reported average kappa(X^T X) over 10 trials, {4.57, 3.13, 2.07, 1.62} for n = {16, 32, 64, 128} (d = 4, "
+        "Gaussian X), is consistent with the population mean of kappa of X^T X (not of X).",
+        kind="numeric",
+        configs={"quick": KappaCfg(draws=4000), "full": KappaCfg(draws=200000)},
+        predict=_predict_l6,
+        observe=_observe_l6,
+        judge=_judge_l6,
+        tolerance="|reported - MC mean| <= 4 SE, SE = sqrt(sd^2/10 + MC SE^2) (reported values are 10-trial means)",
+    )
+)
 
 # ----------------------------------------------------------------------------------------- L7
 
@@ -437,7 +530,9 @@ def _predict_l7(cfg: DecayCfg) -> dict[int, list[float]]:
     """Per trial, the per-step factor exp(-1/kappa) of the theory line exp(-t/kappa) (Thm 8.25, R = 1)."""
     from numerics.looped import gram_extremes
 
-    return {n: [float(tl.thm_8_25_exp_bound(1, float(k))) for k in gram_extremes(_l7_prompts(cfg, n).X)[2]] for n in cfg.ns}
+    return {
+        n: [float(tl.thm_8_25_exp_bound(1, float(k))) for k in gram_extremes(_l7_prompts(cfg, n).X)[2]] for n in cfg.ns
+    }
 
 
 def _observe_l7(cfg: DecayCfg, ctx: RunContext) -> Observation:
@@ -454,10 +549,15 @@ def _observe_l7(cfg: DecayCfg, ctx: RunContext) -> Observation:
         ratios[n] = sq / sq[:, :1]
         kappas[n] = kappa
         dev = out["device"]
-    return Observation({n: r.tolist() for n, r in ratios.items()},
-                       details={"device": dev, "kappa": {n: k.tolist() for n, k in kappas.items()},
-                                "mean_kappa": {n: float(k.mean()) for n, k in kappas.items()}},
-                       seeds=(cfg.seed,))
+    return Observation(
+        {n: r.tolist() for n, r in ratios.items()},
+        details={
+            "device": dev,
+            "kappa": {n: k.tolist() for n, k in kappas.items()},
+            "mean_kappa": {n: float(k.mean()) for n, k in kappas.items()},
+        },
+        seeds=(cfg.seed,),
+    )
 
 
 def _judge_l7(predicted, obs: Observation, cfg: DecayCfg) -> tuple[Verdict, str]:
@@ -472,30 +572,41 @@ def _judge_l7(predicted, obs: Observation, cfg: DecayCfg) -> tuple[Verdict, str]
         above = r > floor
         worst = max(worst, float(np.max(np.where(above, np.log(np.maximum(r, 1e-300)) - logb, -np.inf))))
         slopes[n] = float(np.mean(np.log(np.maximum(r[:, cfg.slope_t], 1e-300))))
-        artifacts[n] = {"T": t.tolist(), "error": r.mean(axis=0).tolist(), "bound": np.exp(logb).mean(axis=0).tolist(),
-                        "mean_log_error": np.log(np.maximum(r, 1e-300)).mean(axis=0).tolist(),
-                        "theory_log_line": (-t / np.mean(obs.details["mean_kappa"][key])).tolist()}
+        artifacts[n] = {
+            "T": t.tolist(),
+            "error": r.mean(axis=0).tolist(),
+            "bound": np.exp(logb).mean(axis=0).tolist(),
+            "mean_log_error": np.log(np.maximum(r, 1e-300)).mean(axis=0).tolist(),
+            "theory_log_line": (-t / np.mean(obs.details["mean_kappa"][key])).tolist(),
+        }
     vals = [slopes[n] for n in cfg.ns]
     steeper = all(a > b for a, b in zip(vals, vals[1:]))
     obs.artifacts["looped_error"] = artifacts[cfg.ns[0]] | {"n": cfg.ns[0]}
     obs.artifacts["looped_error_by_n"] = {str(n): a for n, a in artifacts.items()}
     ok = worst <= 0 and steeper
-    return ("pass" if ok else "fail"), (f"max over trials and t (above the 1e-28 floor) of log ratio - (-t/kappa) = {worst:.3f} (must be <= 0); "
-                                       f"mean log ratio at t = {cfg.slope_t}: " + ", ".join(f"n={n}: {v:.2f}" for n, v in slopes.items())
-                                       + f" (strictly decreasing in n: {steeper})")
+    return ("pass" if ok else "fail"), (
+        f"max over trials and t (above the 1e-28 floor) of log ratio - (-t/kappa) = {worst:.3f} (must be <= 0); "
+        f"mean log ratio at t = {cfg.slope_t}: "
+        + ", ".join(f"n={n}: {v:.2f}" for n, v in slopes.items())
+        + f" (strictly decreasing in n: {steeper})"
+    )
 
 
-register(Claim(
-    id="shi-fig8.1-error-decay",
-    source=f"{SRC}, Sec. 8.6, Figure 8.1 (spec §4.3, row L7)",
-    statement="Running the looped transformer (= GD, eta = 1/L, theta^(0) = 0) on Gaussian prompts, the normalised squared "
-              "error ||theta^(t) - theta*||^2/||theta^(0) - theta*||^2 lies below the theory line exp(-t/kappa) for every trial "
-              "and t (until the float floor), and the decay is steeper for larger n.",
-    kind="numeric",
-    configs={"quick": DecayCfg(d=4, ns=(16, 32), T=60, trials=10),
-             "full": DecayCfg(d=tl.FIG_8_1_D, ns=tl.FIG_8_1_N, T=tl.FIG_8_1_T, trials=tl.FIG_8_1_TRIALS)},
-    predict=_predict_l7,
-    observe=_observe_l7,
-    judge=_judge_l7,
-    tolerance="log ratio <= -t/kappa_i per trial while the ratio exceeds 1e-28; mean log error at t = 10 strictly decreasing in n",
-))
+register(
+    Claim(
+        id="shi-fig8.1-error-decay",
+        source=f"{SRC}, Sec. 8.6, Figure 8.1 (spec §4.3, row L7)",
+        statement="Running the looped transformer (= GD, eta = 1/L, theta^(0) = 0) on Gaussian prompts, the normalised squared "
+        "error ||theta^(t) - theta*||^2/||theta^(0) - theta*||^2 lies below the theory line exp(-t/kappa) for every trial "
+        "and t (until the float floor), and the decay is steeper for larger n.",
+        kind="numeric",
+        configs={
+            "quick": DecayCfg(d=4, ns=(16, 32), T=60, trials=10),
+            "full": DecayCfg(d=tl.FIG_8_1_D, ns=tl.FIG_8_1_N, T=tl.FIG_8_1_T, trials=tl.FIG_8_1_TRIALS),
+        },
+        predict=_predict_l7,
+        observe=_observe_l7,
+        judge=_judge_l7,
+        tolerance="log ratio <= -t/kappa_i per trial while the ratio exceeds 1e-28; mean log error at t = 10 strictly decreasing in n",
+    )
+)

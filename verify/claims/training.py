@@ -1,14 +1,14 @@
-"""What every training claim shares: running the trainer for a claim, and the margin-ratio check.
+"""What every training claim shares: running the trainer for a claim on the run's device.
 
 Training claims of every task (modular addition, sparse parity, finite groups) train a seed ensemble
-with :func:`verify.train.train` on the report's device, with a checkpoint under the report's scratch
-directory so an interrupted report resumes; the checkpoint name carries a hash of the configuration (a
-changed config trains afresh) and is removed once the run finishes.
+with :func:`verify.train.train` on ``ctx.device``, with a checkpoint under the report's scratch directory so
+an interrupted report resumes. The checkpoint's name carries a hash of the trainer's configuration (which
+holds no device: a run checkpointed on one device resumes on another) and is removed once the run finishes.
+Their verdicts use :class:`verify.claims.judges.PerSeed`; :data:`MARGIN_RATIO` is the check they share.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -16,38 +16,57 @@ from typing import Any
 
 from numerics.margins import Task
 
-from .base import RunContext, Verdict
+from .base import RunContext
+from .judges import Check
 
-__all__ = ["train_for_claim", "ratio_problem", "training_verdict"]
+__all__ = ["train_for_claim", "margin_ratio_check", "checkpoint_path"]
 
 
-def train_for_claim(task: Task, degree: int, width: int, train_cfg: Any, ctx: RunContext, tag: str,
-                    reference_margin: float) -> Any:
+def margin_ratio_check(min_ratio: float) -> Check:
+    """A seed's normalized margin over gamma* must lie in [min_ratio, 1 + 1e-9]: no network beats the maximum
+    margin (the upper end), and training gets close to it (the lower end)."""
+    return Check("margin_ratio", "margin ratio", lo=min_ratio, hi=1 + 1e-9)
+
+
+def checkpoint_path(ctx: RunContext, tag: str, config: dict[str, Any]) -> str | None:
+    """``<workdir>/<tag>_<hash of config>.ckpt`` under the report's scratch directory, or None without one."""
+    if not ctx.workdir:
+        return None
+    os.makedirs(ctx.workdir, exist_ok=True)
+    digest = hashlib.sha1(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:10]
+    return os.path.join(ctx.workdir, f"{tag}_{digest}.ckpt")
+
+
+def train_for_claim(
+    task: Task, degree: int, width: int, train_cfg: Any, ctx: RunContext, tag: str, reference_margin: float
+) -> Any:
     """Train ``width`` neurons of degree ``degree`` on ``task`` for a claim; returns the ``TrainResult``."""
     from verify.train import train
 
-    cfg = dataclasses.replace(train_cfg, device=ctx.device)
-    ckpt = None
-    if ctx.workdir:
-        os.makedirs(ctx.workdir, exist_ok=True)
-        digest = hashlib.sha1(json.dumps(cfg.to_dict(), sort_keys=True).encode()).hexdigest()[:10]
-        ckpt = os.path.join(ctx.workdir, f"{tag}_m{width}_{digest}.ckpt")
-    result = train(task, degree, width, cfg, checkpoint_path=ckpt, progress=ctx.progress, reference_margin=reference_margin)
+    ckpt = checkpoint_path(ctx, f"{tag}_m{width}", train_cfg.to_dict())
+    result = train(
+        task,
+        degree,
+        width,
+        train_cfg,
+        checkpoint_path=ckpt,
+        progress=ctx.progress,
+        reference_margin=reference_margin,
+        device=ctx.device,
+    )
     if ckpt and os.path.exists(ckpt):
         os.unlink(ckpt)  # finished: the next report trains afresh
     return result
 
 
+# TEMPORARY: the old helpers, until every training claim uses PerSeed
 def ratio_problem(seed_index: int, ratio: float, min_ratio: float) -> str | None:
-    """The problem with a seed's margin ratio, if any: it must lie in [min_ratio, 1 + 1e-9] (no network
-    beats the maximum margin)."""
     if min_ratio <= ratio <= 1 + 1e-9:
         return None
     return f"seed {seed_index}: margin ratio {ratio:.4f} outside [{min_ratio}, 1+1e-9]"
 
 
-def training_verdict(summary: str, problems: list[str], ok_note: str) -> tuple[Verdict, str]:
-    """``fail`` listing every per-seed problem, or ``pass`` with ``ok_note``; both lead with ``summary``."""
+def training_verdict(summary: str, problems: list[str], ok_note: str):
     if problems:
         return "fail", summary + "; " + "; ".join(problems)
     return "pass", summary + "; " + ok_note

@@ -1,9 +1,16 @@
 """Learned weights against predicted optima, one module per task (same names as ``theory/`` and
-``numerics/``). Every metric reads :class:`numerics.margins.PolyNetwork` weights, whatever model
+``numerics/``). Every metric reads :class:`numerics.margins.HomogeneousNetwork` weights, whatever model
 produced them."""
 
-from .modular import ModularComparison, compare_modular
 from .groups import GroupComparison, compare_groups
+from .modular import ModularComparison, compare_modular
 from .parity import ParityComparison, compare_parity
 
-__all__ = ["ModularComparison", "compare_modular", "ParityComparison", "compare_parity", "GroupComparison", "compare_groups"]
+__all__ = [
+    "ModularComparison",
+    "compare_modular",
+    "ParityComparison",
+    "compare_parity",
+    "GroupComparison",
+    "compare_groups",
+]

@@ -1,6 +1,6 @@
 r"""A trained quadratic group network against Edelman Thm 7.9 (spec feature_emergence §5.7, §6.3, §7 item 24).
 
-The network is a :class:`numerics.margins.PolyNetwork` with ``U (m, 2, |G|)``, ``W (m, |G|)`` and degree 2 on
+The network is a :class:`numerics.margins.HomogeneousNetwork` with ``U (m, 2, |G|)``, ``W (m, |G|)`` and degree 2 on
 the full group-composition dataset (``numerics.groups.GroupTask``). Predictions come from ``theory.groups``:
 
 * margin ratio :math:`h(\theta)/\|\theta\|_{2,3}^3/\gamma^*(G)`, never above 1. :math:`\gamma^*` is the closed
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from numerics.groups import GroupTask, character_lp, neuron_irrep_diagnostics
-from numerics.margins import PolyNetwork, evaluate
+from numerics.margins import HomogeneousNetwork, evaluate
 from theory import groups as tg
 
 __all__ = ["GroupComparison", "gamma_star", "compare_groups"]
@@ -122,7 +122,7 @@ def gamma_star(G: "tg.FiniteGroup | str") -> tuple[float, str, tuple[int, ...]]:
 
 
 def compare_groups(
-    net: PolyNetwork,
+    net: HomogeneousNetwork,
     G: "tg.FiniteGroup | str",
     *,
     purity_threshold: float = 0.98,

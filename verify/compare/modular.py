@@ -1,6 +1,6 @@
 """Learned weights against the predicted optimum, for any network given as neuron blocks.
 
-The metrics read a :class:`numerics.margins.PolyNetwork` (float64), so they do not care which model or
+The metrics read a :class:`numerics.margins.HomogeneousNetwork` (float64), so they do not care which model or
 trainer produced the weights. For modular addition the predictions come from ``theory.modular``
 (Shi Thm 4.9; Edelman Thm 7.7):
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics.margins import PolyNetwork, evaluate
+from numerics.margins import HomogeneousNetwork, evaluate
 from numerics.modular import ModularTask
 from numerics.spectra import frequency_coverage, neuron_diagnostics
 from theory import modular as tm
@@ -51,7 +51,7 @@ class ModularComparison:
 
 
 def compare_modular(
-    net: PolyNetwork,
+    net: HomogeneousNetwork,
     p: int,
     k: int,
     *,

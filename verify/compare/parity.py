@@ -1,6 +1,6 @@
 """A trained sparse-parity network against Edelman Thm 7.8 (spec ``feature_emergence.md`` §4, §6.3, §7 item 15).
 
-Reads a :class:`numerics.margins.PolyNetwork` (``U (m, 1, n)``, ``W (m, 2)``, degree k), whatever produced it.
+Reads a :class:`numerics.margins.HomogeneousNetwork` (``U (m, 1, n)``, ``W (m, 2)``, degree k), whatever produced it.
 Predictions come from ``theory.parity`` only:
 
 * margin ratio :math:`h(\\theta)/\\|\\theta\\|^{k+1}_{2,k+1}/\\gamma^*(k)`, which never exceeds 1;
@@ -19,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from numerics.margins import PolyNetwork, evaluate
+from numerics.margins import HomogeneousNetwork, evaluate
 from numerics.parity import SparseParityTask
 from theory import parity as tp
 
@@ -78,7 +78,7 @@ class ParityComparison:
 
 
 def compare_parity(
-    net: PolyNetwork,
+    net: HomogeneousNetwork,
     n: int,
     support: Sequence[int],
     *,
@@ -91,7 +91,7 @@ def compare_parity(
 
     Parameters
     ----------
-    net : PolyNetwork
+    net : HomogeneousNetwork
         ``U (m, 1, n)``, ``W (m, 2)``, degree ``k = |S|``.
     n_top : int, optional
         Number of largest-norm neurons checked (default ``2^{k-1}``, the construction's width; spec §7 item 15).

@@ -1,0 +1,50 @@
+"""Every quick claim, parametrised: its verdict (``refuted`` for a statement as printed, ``pass`` otherwise)
+and, for every non-refuted non-training claim, that the verdict changes when the predicted value is perturbed
+by 1 % or by 10 times the tolerance (whichever is larger, :meth:`verify.claims.judges.Judge.perturb`).
+
+A new claim is covered without editing this file. Claims whose verdict legitimately does not depend on the
+predicted value declare why in ``Claim.insensitive``; :func:`test_insensitive_claims_say_why` lists them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from verify.claims import registry, select
+from verify.claims.judges import Judge
+
+from .claim_checks import assert_verdict, evaluation
+
+QUICK = [c.id for c in select("*", "quick")]
+PERTURBABLE = [c.id for c in select("*", "quick") if not c.refuting and c.kind != "training" and not c.insensitive]
+
+
+@pytest.mark.parametrize("cid", QUICK)
+def test_quick_claim_verdict(cid: str) -> None:
+    assert_verdict(cid)
+
+
+@pytest.mark.parametrize("cid", PERTURBABLE)
+def test_perturbed_prediction_changes_the_verdict(cid: str) -> None:
+    claim = registry()[cid]
+    ev = evaluation(cid)
+    assert ev.verdict == "pass", ev.reason
+    wrong = claim.judge.perturb(ev.predicted, ev.obs)
+    verdict, reason = claim.judge(wrong, ev.obs, ev.config)
+    assert verdict != "pass", f"{cid}: a prediction off by 1 % (or 10x the tolerance) still passes: {reason}"
+
+
+def test_insensitive_claims_say_why() -> None:
+    listed = {c.id: c.insensitive for c in registry().values() if c.insensitive}
+    for cid, why in listed.items():
+        assert len(why.split()) >= 4, f"{cid}: say why the verdict cannot depend on the prediction"
+        assert not registry()[cid].refuting, f"{cid}: refuted claims are never perturbed; drop `insensitive`"
+    print("claims exempt from the perturbation test:", *sorted(listed), sep="\n  ")
+
+
+def test_every_claim_uses_a_judge_object_and_states_its_tolerance() -> None:
+    for claim in registry().values():
+        assert isinstance(claim.judge, Judge)
+        assert claim.tolerance
+        if claim.refuting:
+            assert claim.corrected_by in registry(), claim.id

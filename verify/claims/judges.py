@@ -1,0 +1,435 @@
+"""Judges: frozen, callable objects that turn (predicted, observation) into a verdict.
+
+Every claim names one judge. A judge does three things, each written once here:
+
+* ``judge(predicted, obs, config) -> (verdict, reason)``: the check itself;
+* ``judge.describe() -> str``: the tolerance in words (a claim's ``tolerance`` defaults to it, so a number
+  is written once);
+* ``judge.perturb(predicted, obs) -> predicted'``: a prediction that this judge must reject for the same
+  observation: the predicted value moved by 1 % of its size or by 10 times the tolerance, whichever is larger.
+  The test suite re-judges every quick claim with it, so a verdict that cannot fail is caught
+  (``tests/verify/test_claims.py``). A claim whose verdict legitimately does not depend on the predicted
+  value says why in ``Claim.insensitive``.
+
+Values may be Python/numpy numbers, sympy numbers, ``{"exact", "float"}`` dicts (records read back from
+JSON), or lists of those; list-valued predictions are judged element by element.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable, Literal
+
+import numpy as np
+import sympy
+
+__all__ = [
+    "Verdict",
+    "Judge",
+    "as_float",
+    "as_floats",
+    "flatten",
+    "perturb_value",
+    "MaxAbs",
+    "MaxRel",
+    "ExactlyEqual",
+    "ZScore",
+    "AtMost",
+    "AtLeast",
+    "RefutedIfDiffers",
+    "Check",
+    "PerSeed",
+    "Predicate",
+]
+
+Verdict = Literal["pass", "fail", "refuted", "inconclusive"]
+
+#: Relative size of the perturbation applied by :meth:`Judge.perturb` (the issue's "1 %").
+PERTURB_REL = 0.01
+#: The perturbation is at least this many tolerances.
+PERTURB_TOLS = 10.0
+
+
+def as_float(x: Any) -> float:
+    """A predicted or observed value as a float (JSON records carry sympy numbers as {"exact", "float"})."""
+    return float(x["float"]) if isinstance(x, dict) else float(x)
+
+
+def as_floats(values: Any) -> np.ndarray:
+    """A (possibly nested) list of predicted or observed values as a flat float64 array."""
+    return np.array([as_float(v) for v in flatten(values)], dtype=np.float64)
+
+
+def flatten(values: Any) -> list[Any]:
+    """Nested lists/tuples/arrays of values as one flat list (a scalar becomes a one-element list)."""
+    if isinstance(values, np.ndarray):
+        return list(values.ravel())
+    if isinstance(values, (list, tuple)):
+        return [v for item in values for v in flatten(item)]
+    return [values]
+
+
+def _map(values: Any, fn: Callable[[Any], Any]) -> Any:
+    if isinstance(values, np.ndarray):
+        return np.vectorize(fn, otypes=[object])(values).astype(values.dtype) if values.size else values
+    if isinstance(values, (list, tuple)):
+        return type(values)(_map(v, fn) for v in values)
+    return fn(values)
+
+
+def perturb_value(x: Any, rel: float, abs_: float = 0.0, sign: int = 1) -> Any:
+    """``x`` moved by ``sign * max(rel |x|, abs_)``, keeping its kind (exact stays exact).
+
+    Used by every judge's :meth:`Judge.perturb`: with ``rel = 1 %`` and ``abs_ = 10 x tolerance``. A zero ``x``
+    with ``abs_ = 0`` moves by ``rel`` itself (a zero prediction must not be immune).
+    """
+
+    def one(v: Any) -> Any:
+        if isinstance(v, dict) and "float" in v:
+            return one(float(v["float"]))
+        if isinstance(v, bool):
+            return not v
+        if isinstance(v, sympy.Basic):
+            size = abs(v)
+            step = sympy.nsimplify(abs_) if abs_ else 0
+            delta = sympy.Max(sympy.nsimplify(rel) * size, step) if step else sympy.nsimplify(rel) * size
+            if delta == 0:
+                delta = sympy.nsimplify(rel)
+            return v + sign * delta
+        if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
+            exact = Fraction(v)
+            delta = max(Fraction(rel) * abs(exact), Fraction(abs_))
+            return exact + sign * (delta if delta else Fraction(rel))
+        f = float(v)
+        delta = max(rel * abs(f), abs_)
+        return f + sign * (delta if delta else rel)
+
+    return _map(x, one)
+
+
+class Judge(ABC):
+    """Base class of the judges (see the module docstring)."""
+
+    @abstractmethod
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        """The verdict and its reason."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """The tolerance in words, as the report shows it."""
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        """A prediction this judge must reject for the same observation (1 % or 10 x the tolerance)."""
+        return perturb_value(predicted, PERTURB_REL)
+
+
+def _pairs(predicted: Any, observed: Any) -> tuple[np.ndarray, np.ndarray] | str:
+    pred, got = as_floats(predicted), as_floats(observed)
+    if pred.size == 1 and got.size > 1:
+        pred = np.full(got.shape, pred[0])
+    if pred.shape != got.shape:
+        return f"length mismatch: {pred.size} predicted vs {got.size} observed value(s)"
+    return pred, got
+
+
+@dataclass(frozen=True)
+class MaxAbs(Judge):
+    """``pass`` iff max |observed - predicted| <= ``atol`` over every value (a scalar prediction is compared
+    with every observed value). With ``require``, ``obs.details[require]`` must also be true (a cross-check
+    that ran alongside, e.g. a symbolic derivation)."""
+
+    atol: float
+    require: str | None = None
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        pairs = _pairs(predicted, obs.value)
+        if isinstance(pairs, str):
+            return "fail", pairs
+        if self.require and not obs.details.get(self.require, False):
+            return "fail", f"{self.require} is False"
+        pred, got = pairs
+        err = float(np.max(np.abs(got - pred))) if pred.size else 0.0
+        ok = bool(np.isfinite(err) and err <= self.atol)
+        return ("pass" if ok else "fail"), (
+            f"max |observed - predicted| = {err:.3e} over {pred.size} value(s) (tolerance {self.atol:g})"
+        )
+
+    def describe(self) -> str:
+        extra = f"; and {self.require.replace('_', ' ')}" if self.require else ""
+        return f"absolute {self.atol:g}{extra}"
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return perturb_value(predicted, PERTURB_REL, PERTURB_TOLS * self.atol)
+
+
+@dataclass(frozen=True)
+class MaxRel(Judge):
+    """``pass`` iff max |observed - predicted| / |predicted| <= ``rtol`` (element-wise for lists; a scalar
+    prediction is compared with every observed value)."""
+
+    rtol: float
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        pairs = _pairs(predicted, obs.value)
+        if isinstance(pairs, str):
+            return "fail", pairs
+        pred, got = pairs
+        if np.any(pred == 0):
+            return "fail", "a predicted value is 0: a relative tolerance is undefined (use MaxAbs)"
+        err = float(np.max(np.abs(got - pred) / np.abs(pred))) if pred.size else 0.0
+        ok = bool(np.isfinite(err) and err <= self.rtol)
+        return (
+            "pass" if ok else "fail"
+        ), f"max relative error {err:.3e} over {pred.size} value(s) (tolerance {self.rtol:g})"
+
+    def describe(self) -> str:
+        return f"relative {self.rtol:g}"
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * self.rtol))
+
+
+def _exact(v: Any) -> sympy.Expr:
+    if isinstance(v, dict) and "exact" in v:
+        return sympy.sympify(v["exact"])
+    if isinstance(v, Fraction):
+        return sympy.Rational(v.numerator, v.denominator)
+    return sympy.sympify(v)
+
+
+@dataclass(frozen=True)
+class ExactlyEqual(Judge):
+    """``pass`` iff every observed value equals its prediction exactly: ``sympy.simplify(observed -
+    predicted) == 0`` (symbolic expressions, rationals, integers; a scalar prediction is compared with every
+    observed value)."""
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        pred, got = flatten(predicted), flatten(obs.value)
+        if len(pred) == 1 and len(got) > 1:
+            pred = pred * len(got)
+        if len(pred) != len(got):
+            return "fail", f"length mismatch: {len(pred)} predicted vs {len(got)} observed value(s)"
+        bad = []
+        for i, (p, g) in enumerate(zip(pred, got)):
+            if sympy.simplify(_exact(g) - _exact(p)) != 0:
+                bad.append((i, str(p), str(g)))
+        if bad:
+            return (
+                "fail",
+                f"{len(bad)} of {len(pred)} value(s) differ, e.g. index {bad[0][0]}: predicted {bad[0][1]}, observed {bad[0][2]}",
+            )
+        return "pass", f"all {len(pred)} value(s) equal exactly"
+
+    def describe(self) -> str:
+        return "exact (sympy simplify of observed - predicted == 0)"
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return perturb_value(predicted, PERTURB_REL)
+
+
+@dataclass(frozen=True)
+class ZScore(Judge):
+    """``pass`` iff |estimate - predicted| <= ``z`` standard errors for every estimate. The observation's
+    value holds the estimates; ``obs.details[stderr_key]`` holds their standard errors (same shape)."""
+
+    z: float
+    stderr_key: str = "stderr"
+
+    def _se(self, obs: Any) -> np.ndarray:
+        return as_floats(obs.details[self.stderr_key])
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        pairs = _pairs(predicted, obs.value)
+        if isinstance(pairs, str):
+            return "fail", pairs
+        pred, got = pairs
+        se = self._se(obs)
+        if se.shape != got.shape or np.any(~np.isfinite(se)) or np.any(se <= 0):
+            return (
+                "inconclusive",
+                f"standard errors missing, non-positive or of the wrong shape ({se.shape} vs {got.shape})",
+            )
+        zs = np.abs(got - pred) / se
+        worst = float(np.max(zs)) if zs.size else 0.0
+        return (
+            "pass" if worst <= self.z else "fail"
+        ), f"max |z| = {worst:.2f} over {zs.size} estimate(s) (tolerance {self.z:g} standard errors)"
+
+    def describe(self) -> str:
+        return f"|estimate - predicted| <= {self.z:g} standard errors"
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        se = float(np.max(self._se(obs)))
+        return perturb_value(predicted, PERTURB_REL, PERTURB_TOLS * self.z * se)
+
+
+def _perturb_bound(predicted: Any, slack: float, relative: bool, sign: int) -> Any:
+    """Move a bound towards the observations (down for an upper bound, up for a lower one)."""
+    if relative:
+        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * slack), sign=sign)
+    return perturb_value(predicted, PERTURB_REL, PERTURB_TOLS * slack, sign=sign)
+
+
+@dataclass(frozen=True)
+class AtMost(Judge):
+    """``pass`` iff every observed value <= predicted + ``slack`` (a bound the source states: no observed
+    value may exceed it). ``relative=True`` makes the slack relative to |predicted|."""
+
+    slack: float = 0.0
+    relative: bool = False
+
+    def _limit(self, pred: np.ndarray) -> np.ndarray:
+        return pred + (self.slack * np.abs(pred) if self.relative else self.slack)
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        pairs = _pairs(predicted, obs.value)
+        if isinstance(pairs, str):
+            return "fail", pairs
+        pred, got = pairs
+        over = got - self._limit(pred)
+        worst = int(np.argmax(over)) if over.size else 0
+        ok = bool(over.size == 0 or np.all(over <= 0))
+        ratio = got[worst] / pred[worst] if over.size and pred[worst] else float("nan")
+        return ("pass" if ok else "fail"), (
+            f"largest observed/bound = {ratio:.6g} over {got.size} value(s) ({'within' if ok else 'exceeds'} the bound)"
+        )
+
+    def describe(self) -> str:
+        if not self.slack:
+            return "observed <= predicted bound"
+        return f"observed <= predicted bound + {self.slack:g}{' x |bound|' if self.relative else ''}"
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return _perturb_bound(predicted, self.slack, self.relative, sign=-1)
+
+
+@dataclass(frozen=True)
+class AtLeast(Judge):
+    """``pass`` iff every observed value >= predicted - ``slack`` (a lower bound the source states)."""
+
+    slack: float = 0.0
+    relative: bool = False
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        pairs = _pairs(predicted, obs.value)
+        if isinstance(pairs, str):
+            return "fail", pairs
+        pred, got = pairs
+        limit = pred - (self.slack * np.abs(pred) if self.relative else self.slack)
+        under = limit - got
+        ok = bool(under.size == 0 or np.all(under <= 0))
+        worst = int(np.argmax(under)) if under.size else 0
+        ratio = got[worst] / pred[worst] if under.size and pred[worst] else float("nan")
+        return ("pass" if ok else "fail"), (
+            f"smallest observed/bound = {ratio:.6g} over {got.size} value(s) ({'within' if ok else 'below'} the bound)"
+        )
+
+    def describe(self) -> str:
+        if not self.slack:
+            return "observed >= predicted bound"
+        return f"observed >= predicted bound - {self.slack:g}{' x |bound|' if self.relative else ''}"
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return _perturb_bound(predicted, self.slack, self.relative, sign=1)
+
+
+@dataclass(frozen=True)
+class RefutedIfDiffers(Judge):
+    """For a statement as printed in a source: ``refuted`` when the observation differs from the printed
+    value by more than ``tol`` x max(1, |printed|) (the observation carries the counterexample), ``pass``
+    when it agrees. Element-wise for lists: one disagreement refutes."""
+
+    tol: float
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        pairs = _pairs(predicted, obs.value)
+        if isinstance(pairs, str):
+            return "fail", pairs
+        pred, got = pairs
+        diff = np.abs(got - pred) > self.tol * np.maximum(1.0, np.abs(pred))
+        if not np.any(diff):
+            return "pass", "the statement as printed holds"
+        i = int(np.argmax(diff))
+        return "refuted", f"printed value {pred[i]:.6g}, observed {got[i]:.6g} (see counterexample)"
+
+    def describe(self) -> str:
+        return f"refuted when |observed - printed| > {self.tol:g} x max(1, |printed|)"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One per-seed condition of a training claim: ``lo <= details[field] <= hi`` (either bound optional),
+    or ``details[field]`` truthy when ``truthy`` is set. ``label`` names it in words."""
+
+    field: str
+    label: str
+    lo: float | None = None
+    hi: float | None = None
+    truthy: bool = False
+
+    def problem(self, row: dict[str, Any]) -> str | None:
+        """What is wrong with this seed's ``row``, or None."""
+        v = row.get(self.field)
+        if self.truthy:
+            return None if v else f"{self.label}: {v}"
+        if v is None:
+            return f"{self.label}: missing"
+        x = float(v)
+        if not np.isfinite(x) or (self.lo is not None and x < self.lo) or (self.hi is not None and x > self.hi):
+            return f"{self.label} {x:.4g}"
+        return None
+
+    def describe(self) -> str:
+        if self.truthy:
+            return self.label
+        if self.lo is not None and self.hi is not None:
+            return f"{self.label} in [{self.lo:g}, {self.hi:g}]"
+        if self.lo is not None:
+            return f"{self.label} >= {self.lo:g}"
+        return f"{self.label} <= {self.hi:g}"
+
+
+@dataclass(frozen=True)
+class PerSeed(Judge):
+    """Training claims: every seed of the ensemble must satisfy every :class:`Check` on its row of
+    ``obs.details[rows]``. The summary leads with ``headline`` (a field shown for every seed)."""
+
+    checks: tuple[Check, ...]
+    headline: str = "margin_ratio"
+    rows: str = "per_seed"
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        per_seed = obs.details[self.rows]
+        if not per_seed:
+            return "inconclusive", "no seed finished"
+        problems = [
+            f"seed {s}: {msg}" for s, row in enumerate(per_seed) for c in self.checks if (msg := c.problem(row))
+        ]
+        summary = f"{self.headline.replace('_', ' ')}s " + ", ".join(f"{float(r[self.headline]):.4f}" for r in per_seed)
+        if problems:
+            return "fail", summary + "; " + "; ".join(problems)
+        return "pass", summary + "; every seed meets every check"
+
+    def describe(self) -> str:
+        return "per seed: " + ", ".join(c.describe() for c in self.checks)
+
+
+@dataclass(frozen=True)
+class Predicate(Judge):
+    """A judge for a structural statement that has no numeric prediction to perturb (claims using it must
+    set ``Claim.insensitive``): ``pass`` iff ``test(predicted, obs)`` is true. ``text`` describes the test;
+    ``why`` (a function of the observation) words the reason."""
+
+    test: Callable[[Any, Any], bool]
+    text: str
+    why: Callable[[Any], str] = lambda obs: ""  # noqa: E731
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        ok = bool(self.test(predicted, obs))
+        why = self.why(obs)
+        return ("pass" if ok else "fail"), (why or (f"{self.text}: {'holds' if ok else 'does not hold'}"))
+
+    def describe(self) -> str:
+        return self.text
