@@ -6,6 +6,7 @@ report); each registers its claims with :func:`register`. A task module imports 
 """
 
 from importlib import import_module
+from importlib.util import find_spec
 
 from .base import (
     KINDS,
@@ -22,21 +23,33 @@ from .base import (
 
 #: The task modules, in registration order.
 TASKS: tuple[str, ...] = (
-    "shi_ch4",
+    "modular",
+    "shi_ch4",  # TEMPORARY: old chapter modules, imported while they still exist
     "edelman_ch7",
+    "parity",
     "edelman_ch7_parity",
+    "groups",
     "edelman_ch7_groups",
+    "boolean",
+    "polynet",
+    "interpolation",
+    "sparse_init",
     "edelman_ch5_6",
     "edelman_ch5_6_constructions",
     "edelman_ch5_gaps",
+    "sparse_parity",
     "edelman_ch5_sgd",
     "edelman_ch6_pareto",
+    "lsa",
+    "attention_parity",
     "shi_ch5",
+    "looped",
     "shi_ch8",
 )
 
 for _name in TASKS:
-    import_module(f"{__name__}.{_name}")
+    if find_spec(f"{__name__}.{_name}") is not None:  # TEMPORARY tolerance during the conversion
+        import_module(f"{__name__}.{_name}")
 
 __all__ = [
     "KINDS",
