@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 
 from verify.claims import RunContext, registry, run_claim
-from verify.claims.base import ClaimRecord, Evaluation, evaluate
+from verify.claims.base import ClaimRecord, Evaluation, evaluate, to_jsonable
 
 
 def expected_verdict(cid: str) -> str:
@@ -27,8 +27,6 @@ def record(cid: str, scale: str = "quick") -> ClaimRecord:
     if scale != "quick":
         return run_claim(claim, RunContext(scale=scale, progress=False))
     ev = evaluation(cid)
-    from verify.claims.base import to_jsonable
-
     return ClaimRecord(
         id=cid,
         source=claim.source,

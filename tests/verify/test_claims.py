@@ -48,3 +48,36 @@ def test_every_claim_uses_a_judge_object_and_states_its_tolerance() -> None:
         assert claim.tolerance
         if claim.refuting:
             assert claim.corrected_by in registry(), claim.id
+
+
+def test_no_claim_module_imports_another_task():
+    """Task modules are peers: they import the shared machinery (base, judges, training) and the lower layers,
+    never another task's claims (a task package may import its own submodules)."""
+    import ast
+    from pathlib import Path
+
+    import verify.claims as pkg
+
+    root = Path(pkg.__file__).parent
+    shared = {"base", "judges", "training", "_legacy"}
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root).with_suffix("")
+        if rel.parts[0] in shared | {"__init__"}:
+            continue
+        task = rel.parts[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                if node.level:  # relative: resolve against this module's package
+                    package = ["verify", "claims", *rel.parts[:-1]]
+                    base = package[: len(package) - node.level + 1]
+                    names = [node.module] if node.module else [a.name for a in node.names]
+                    targets = [".".join([*base, n]) for n in names]
+                else:
+                    targets = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            for t in targets:
+                parts = t.split(".")
+                if parts[:2] == ["verify", "claims"] and len(parts) > 2:
+                    assert parts[2] in shared or parts[2] == task, f"{path.name} imports {t}"

@@ -8,14 +8,17 @@ import pytest
 from theory import modular as tm
 from verify import cli, report
 from verify.claims import Claim, Observation, RunContext, registry, run_claim, select
-from verify.claims.base import judge_refuted_if_differs, judge_relative
+from verify.claims.judges import MaxRel, RefutedIfDiffers
 from verify.io import ReportDirectoryError, write_text_atomic
 
 FAST = "shi-lemC.18-output-as-printed,shi-thm4.9-beta-sign,edelman-thm7.7-margin,shi-lemC.14-fourier-identity"
 RECORD_FIELDS = {"id", "source", "statement", "kind", "predicted", "observed", "tolerance", "verdict", "metadata"}
 
 
-def _claim(observe, judge=judge_relative(1e-9), **kw):
+TIGHT = MaxRel(1e-9)
+
+
+def _claim(observe, judge=TIGHT, **kw):
     base = dict(
         id="test-claim",
         source="test",
@@ -25,7 +28,6 @@ def _claim(observe, judge=judge_relative(1e-9), **kw):
         predict=lambda cfg: tm.max_margin(5, 2),
         observe=observe,
         judge=judge,
-        tolerance="t",
     )
     base.update(kw)
     return Claim(**base)
@@ -69,7 +71,7 @@ def test_refuted_claim_carries_counterexample():
     assert rec.corrected_by == "shi-lem4.11-construction"
     # the same judge passes a statement that holds
     obs = Observation(float(tm.max_margin(5, 2)))
-    assert judge_refuted_if_differs(1e-9)(tm.max_margin(5, 2), obs, None)[0] == "pass"
+    assert RefutedIfDiffers(1e-9)(tm.max_margin(5, 2), obs, None)[0] == "pass"
 
 
 def test_claim_validation():

@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import importlib.metadata as md
 import math
+import platform
+import subprocess
 import time
 import traceback
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
@@ -240,9 +244,6 @@ def to_jsonable(x: Any) -> Any:
 
 
 def _git_revision() -> str | None:
-    import subprocess
-    from pathlib import Path
-
     try:
         out = subprocess.run(
             ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, cwd=Path(__file__).resolve().parent
@@ -253,9 +254,6 @@ def _git_revision() -> str | None:
 
 
 def _versions() -> dict[str, str]:
-    import importlib.metadata as md
-    import platform
-
     out = {"python": platform.python_version()}
     for pkg in ("numpy", "scipy", "sympy", "cvxpy", "torch", "theory-verification-kit"):
         try:

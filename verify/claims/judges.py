@@ -100,8 +100,8 @@ def perturb_value(x: Any, rel: float, abs_: float = 0.0, sign: int = 1) -> Any:
             return v + sign * delta
         if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
             exact = Fraction(v)
-            delta = max(Fraction(rel) * abs(exact), Fraction(abs_))
-            return exact + sign * (delta if delta else Fraction(rel))
+            delta = max(Fraction(str(rel)) * abs(exact), Fraction(str(abs_)))
+            return exact + sign * (delta if delta else Fraction(str(rel)))
         f = float(v)
         delta = max(rel * abs(f), abs_)
         return f + sign * (delta if delta else rel)
