@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from functools import partial
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -48,8 +49,8 @@ def main(argv: list[str] | None = None) -> int:
             task = ModularTask(p, k)
             dictionary = unit_neurons(construction_network(p, k))
             g = float(max_margin(p, k))
-            t_feat, D = best_time(lambda: margin_features(dictionary, task, normalize=False), args.repeats)
-            t_lp, res = best_time(lambda: solve_dictionary_lp(dictionary, task, solver=args.solver), args.repeats)
+            t_feat, D = best_time(partial(margin_features, dictionary, task, normalize=False), args.repeats)
+            t_lp, res = best_time(partial(solve_dictionary_lp, dictionary, task, solver=args.solver), args.repeats)
             base = t_lp if base is None else base
             print(
                 f"{k:>2} {p:>3} {dictionary.width:>5} {D.shape[1]:>7} {t_feat:>11.4f} {t_lp:>11.4f} {t_lp / base:>7.1f} "

@@ -25,6 +25,7 @@ import os
 import sys
 import time
 import tracemalloc
+from functools import partial
 
 import numpy as np
 
@@ -109,10 +110,10 @@ def main(argv: list[str] | None = None) -> None:
         p, k, m = (int(v) for v in case.split(","))
         task = ModularTask(p, k)
         net = random_network(p, k, m, np.random.default_rng(args.seed))
-        t_chunk, res_c = best_time(lambda: chunked_evaluate(net, task), args.repeats)
-        t_naive, res_n = best_time(lambda: naive_evaluate(net, task), args.repeats)
-        mem_c = peak_bytes(lambda: chunked_evaluate(net, task))
-        mem_n = peak_bytes(lambda: naive_evaluate(net, task))
+        t_chunk, res_c = best_time(partial(chunked_evaluate, net, task), args.repeats)
+        t_naive, res_n = best_time(partial(naive_evaluate, net, task), args.repeats)
+        mem_c = peak_bytes(partial(chunked_evaluate, net, task))
+        mem_n = peak_bytes(partial(naive_evaluate, net, task))
         diff = max(abs(res_c[key] - res_n[key]) for key in res_c) / res_n["scale"]
         print(
             f"{p:>3} {k:>2} {m:>5} {task.n_points:>8} | {t_chunk:>9.3f} {t_naive:>8.3f} {t_naive / t_chunk:>13.2f} | "

@@ -1,4 +1,4 @@
-"""Device and dtype selection for every torch computation of the toolkit (one place, ARCHITECTURE.md).
+"""Device and dtype selection for every torch computation of the toolkit (one place; docs/architecture.md).
 
 ``auto`` means CUDA when ``torch.cuda.is_available()``, else CPU. Training runs in float32 on a GPU and in
 float64 on the CPU (small runs); margins and comparisons are always evaluated in float64 whatever the

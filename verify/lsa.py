@@ -1,17 +1,19 @@
 r"""Torch LSA (Shi Eq. 5.1) trained on in-context linear regression, many seeds at once, and its comparison with
-the closed-form optimum of Thm 5.4.1 (spec ``shared/spec/lsa_icl.md`` §1.2, §1.9-1.10).
+the closed-form optimum of Shi Thm 5.4.1 (docs/lsa.md; the training recipes are described in docs/training.md).
 
 * :func:`lsa_predict`: the full ``(d+1) x (d+1)`` forward of Eq. 5.1, ``out[-1, -1]``, batched over seeds.
 * :func:`sample_prompts`: ``x ~ N(0, Lambda)``, ``w ~ N(0, I)`` (or fixed), optional label noise.
-* :func:`train_population`: recipe (a), Adam on the closed-form expected loss ``l~(u A B^T, 1)`` (Lemma 5.1).
-* :func:`train_sgd`: recipes (b) (reduced model ``u (y^T X) A B^T x_q / N``) and (c) (full model,
-  ``W^KQ = K^T Q_m`` of rank r, label-row blocks initialised to 0), Adam with cosine decay on fresh prompts.
+* :func:`train_population`: Adam on the closed-form expected loss ``l~(u A B^T, 1)`` (Shi Lemma 5.1), then an
+  L-BFGS polish.
+* :func:`train_sgd`: the reduced model ``u (y^T X) A B^T x_q / N`` or the full model (``W^KQ = K^T Q_m`` of
+  rank r, label-row blocks initialised to 0), Adam with cosine decay on fresh prompts.
 * :func:`compare_to_optimum`: the gauge-invariant ``M_eff = w22^PV W11^KQ + w21^PV (w21^KQ)^T`` against
   ``U*`` (relative Frobenius error), the analytic loss gap ``l~(M_eff, 1) + 1/2 tr Lambda - L_r`` and the spectrum
   ``diag(Q^T M_eff Q)`` in the eigenbasis of Lambda. Never compare raw matrices: (u, U) -> (u/c, cU) and the
   GL(r) gauge of the factorisation leave the model unchanged.
 
 Every parameter carries a leading seed dimension S; training raises :class:`LSATrainingDiverged` on NaN/inf.
+The Adam phases run in :func:`verify.loop.run_loop` (cosine lr schedule, NaN guard, progress bar).
 """
 
 from __future__ import annotations
@@ -21,11 +23,11 @@ from typing import Literal, Sequence
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
 from numerics import lsa as nl
 
 from .device import resolve_device, resolve_dtype
+from .loop import NonFiniteGuard, cosine_annealing, run_loop, stack_seeds
 
 __all__ = [
     "LSATrainingDiverged",
@@ -65,7 +67,7 @@ def lsa_predict(E: torch.Tensor, WPV: torch.Tensor, WKQ: torch.Tensor, rho: floa
 
 
 def m_eff(WPV: torch.Tensor, WKQ: torch.Tensor) -> torch.Tensor:
-    """``M_eff = w22^PV W11^KQ + w21^PV (w21^KQ)^T`` (spec §1.2): the only identifiable quantity; ``(S, d, d)``."""
+    """``M_eff = w22^PV W11^KQ + w21^PV (w21^KQ)^T``: the only identifiable quantity (docs/lsa.md); ``(S, d, d)``."""
     d = WPV.shape[-1] - 1
     return WPV[..., d, d, None, None] * WKQ[..., :d, :d] + WPV[..., d, :d, None] * WKQ[..., d, None, :d]
 
@@ -145,17 +147,22 @@ def _setup(Lam, N, r, seeds, device, dtype):
 
 
 def _seeded(seeds: Sequence[int], shape: tuple[int, ...], scale: float, dev, dt) -> torch.Tensor:
-    out = []
-    for s in seeds:
-        g = torch.Generator().manual_seed(int(s))
-        out.append(scale * torch.randn(*shape, generator=g, dtype=torch.float64))
-    return torch.stack(out).to(device=dev, dtype=dt)
+    """``scale * randn(shape)`` per seed, each from a generator seeded with that seed (float64, then moved)."""
+
+    def init(seed: int) -> torch.Tensor:
+        return scale * torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+
+    return stack_seeds(seeds, init, device=dev, dtype=dt)
 
 
-def _guard(loss: torch.Tensor, step: int, seeds: Sequence[int]) -> None:
-    bad = ~torch.isfinite(loss)
-    if bool(bad.any()):
-        raise LSATrainingDiverged(step, [s for s, b in zip(seeds, bad.tolist()) if b])
+def _diverged(step: int, seeds: list[int], what: str) -> LSATrainingDiverged:
+    """The error :class:`verify.loop.NonFiniteGuard` raises for the LSA trainers (every bad seed)."""
+    return LSATrainingDiverged(step, seeds)
+
+
+def _curve_every(steps: int) -> int:
+    """The loss curve keeps the loss of every that many updates (about 50 points)."""
+    return max(1, steps // 50)
 
 
 def train_population(
@@ -172,10 +179,10 @@ def train_population(
     dtype: str | None = "float64",
     progress: bool = False,
 ) -> LSAResult:
-    """Recipe (a) of spec §1.10: gradient training on the closed-form expected loss ``l~(u A B^T, 1)``
-    (Lemma 5.1), ``A, B in R^{d x r}``, init ``init_std * randn``, ``u = 1``: ``steps`` of Adam (cosine decay),
-    then ``polish_steps`` iterations of full-batch L-BFGS (strong Wolfe) on the same loss. The ensemble is
-    trained as one batch (the loss is a sum over seeds, so seeds do not interact)."""
+    """Gradient training on the closed-form expected loss ``l~(u A B^T, 1)`` (Shi Lemma 5.1), ``A, B in R^{d x r}``,
+    init ``init_std * randn``, ``u = 1``: ``steps`` of Adam (cosine decay to lr/100), then ``polish_steps``
+    iterations of full-batch L-BFGS (strong Wolfe) on the same loss. The ensemble is trained as one batch (the loss
+    is a sum over seeds, so seeds do not interact)."""
     L, d, dev, dt = _setup(Lam, N, r, seeds, device, dtype)
     S = len(seeds)
     Lt = torch.as_tensor(L, device=dev, dtype=dt)
@@ -188,17 +195,27 @@ def train_population(
         return population_reduced_loss(u[:, None, None] * A @ B.transpose(1, 2), Lt, N)
 
     opt = torch.optim.Adam([A, B, u], lr=lr)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(1, steps), eta_min=lr / 100)
+    guard = NonFiniteGuard(tuple(seeds), _diverged)
     curve = []
-    for step in tqdm(range(steps), disable=not progress, desc=f"LSA population r={r}", leave=False):
+
+    def update(step: int) -> torch.Tensor:
         loss = objective()
-        _guard(loss.detach(), step, seeds)
         opt.zero_grad()
         loss.sum().backward()
         opt.step()
-        sched.step()
-        if step % max(1, steps // 50) == 0:
+        if step % _curve_every(steps) == 0:
             curve.append(float(loss.detach().mean()) + half_tr)
+        return loss.detach()
+
+    run_loop(
+        update,
+        steps,
+        optimizer=opt,
+        lr_at=cosine_annealing(lr, max(1, steps), lr / 100, steps).__getitem__,
+        guard=guard,
+        progress=progress,
+        desc=f"LSA population r={r}",
+    )
     if polish_steps:
         lbfgs = torch.optim.LBFGS(
             [A, B, u],
@@ -220,7 +237,7 @@ def train_population(
     with torch.no_grad():
         U = u[:, None, None] * A @ B.transpose(1, 2)
         final = population_reduced_loss(U, Lt, N) + half_tr
-    _guard(final, steps, seeds)
+    guard(steps, final)
     curve.append(float(final.mean()))
     return LSAResult(
         U.cpu().double().numpy(),
@@ -249,9 +266,9 @@ def train_sgd(
 ) -> LSAResult:
     """SGD (Adam, cosine decay to 0) on fresh prompts, half squared error, rho = N.
 
-    ``model="reduced"`` (recipe (b)): ``y_hat = u (y^T X) A B^T x_q / N``, ``u_0 = 0.1``.
-    ``model="full"`` (recipe (c)): Eq. 5.1 with full ``W^PV`` and ``W^KQ = K^T Q_m``, ``K, Q_m in R^{r x (d+1)}``;
-    the label-row blocks ``K[:, d]`` and ``W^PV[d, :d]`` start at 0 (random label-row blocks can trap SGD, spec §1.10 (d)).
+    ``model="reduced"``: ``y_hat = u (y^T X) A B^T x_q / N``, ``u_0 = 0.1``.
+    ``model="full"``: Eq. 5.1 with full ``W^PV`` and ``W^KQ = K^T Q_m``, ``K, Q_m in R^{r x (d+1)}``; the label-row
+    blocks ``K[:, d]`` and ``W^PV[d, :d]`` start at 0 (random label-row blocks can trap SGD: docs/training.md).
     """
     L, d, dev, dt = _setup(Lam, N, r, seeds, device, dtype)
     if model not in ("reduced", "full"):
@@ -272,7 +289,6 @@ def train_sgd(
         K.requires_grad_(), Qm.requires_grad_(), WPV.requires_grad_()
         params = [K, Qm, WPV]
     opt = torch.optim.Adam(params, lr=lr)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(1, steps), eta_min=0.0)
 
     def weights():
         if model == "reduced":
@@ -284,7 +300,8 @@ def train_sgd(
         return WPV, K.transpose(1, 2) @ Qm
 
     curve = []
-    for step in tqdm(range(steps), disable=not progress, desc=f"LSA SGD ({model}) r={r}", leave=False):
+
+    def update(step: int) -> torch.Tensor:
         E, yq = sample_prompts(gen, S, batch, L, N, device=dev, dtype=dt)
         if model == "reduced":
             X = E[:, :, :d, :N]
@@ -295,13 +312,22 @@ def train_sgd(
             WPV_, WKQ_ = weights()
             pred = lsa_predict(E, WPV_, WKQ_, N)
         loss = 0.5 * ((pred - yq) ** 2).mean(dim=1)
-        _guard(loss, step, seeds)
         opt.zero_grad()
         loss.sum().backward()
         opt.step()
-        sched.step()
-        if step % max(1, steps // 50) == 0:
+        if step % _curve_every(steps) == 0:
             curve.append(float(loss.detach().mean()))
+        return loss.detach()
+
+    run_loop(
+        update,
+        steps,
+        optimizer=opt,
+        lr_at=cosine_annealing(lr, max(1, steps), 0.0, steps).__getitem__,
+        guard=NonFiniteGuard(tuple(seeds), _diverged),
+        progress=progress,
+        desc=f"LSA SGD ({model}) r={r}",
+    )
     with torch.no_grad():
         WPV_, WKQ_ = weights()
         M = m_eff(WPV_, WKQ_)

@@ -1,4 +1,4 @@
-r"""Torch models whose weights are neuron blocks (ARCHITECTURE.md: ``verify/models.py``).
+r"""Torch models whose weights are neuron blocks (docs/architecture.md).
 
 :class:`HomogeneousEnsemble` is the homogeneous one-hidden-layer polynomial network of
 ``numerics.margins.HomogeneousNetwork`` with a leading *seed* dimension, so that S independent networks train as one
@@ -25,6 +25,8 @@ import torch
 
 from numerics.margins import HomogeneousNetwork
 
+from .loop import stack_seeds
+
 __all__ = ["HomogeneousEnsemble", "init_weights", "as_input_tensor", "preactivations", "logits"]
 
 
@@ -32,8 +34,8 @@ def init_weights(
     seed: int, width: int, n_blocks: int, block_size: int, n_classes: int, init_std: float | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
     r"""Initial weights of one network: every entry i.i.d. :math:`N(0, \sigma^2)`, :math:`\sigma` = ``init_std``
-    (default :math:`1/\sqrt{d}`, d = ``block_size``; the N(0, 1/p) of spec fourier_circuits §8 and the N(0, 1/d) of
-    spec feature_emergence §6.4).
+    (default :math:`1/\sqrt{d}`, d = ``block_size``: N(0, 1/p) for one-hot blocks of size p, N(0, 1/d) for
+    dense inputs of dimension d).
 
     The values come from a private ``torch.Generator`` seeded with ``seed`` and are drawn in float64 on the
     CPU (U first, then W), so a seed gives the same network whatever the ensemble, device or training dtype.
@@ -145,10 +147,13 @@ class HomogeneousEnsemble(torch.nn.Module):
             raise ValueError("need at least one seed")
         if width < 1:
             raise ValueError(f"width must be >= 1, got {width}")
-        pairs = [init_weights(s, width, n_blocks, block_size, n_classes, init_std) for s in seeds]
-        U = torch.stack([u for u, _ in pairs]).to(device=device, dtype=dtype)
-        W = torch.stack([w for _, w in pairs]).to(device=device, dtype=dtype)
-        return cls(U, W, degree)
+
+        def init(seed: int) -> dict[str, torch.Tensor]:
+            U, W = init_weights(seed, width, n_blocks, block_size, n_classes, init_std)
+            return {"U": U, "W": W}
+
+        weights = stack_seeds(seeds, init, device=device, dtype=dtype)
+        return cls(weights["U"], weights["W"], degree)
 
     @classmethod
     def from_networks(

@@ -1,19 +1,20 @@
 r"""SGD on (n,k)-sparse parities as batched seed ensembles (Edelman thesis Ch. 5 "hidden progress", Ch. 6
-offline "Pareto frontiers"; spec ``majority_parity.md`` §2.1-2.4, §4.2-4.3).
+offline "Pareto frontiers"; experiments of App. B.3-B.4 and App. C.3; docs/training.md).
 
-Problem (spec §2.1). :math:`x\sim\mathrm{Unif}\{\pm1\}^n`, :math:`y=\chi_S(x)=\prod_{i\in S}x_i` with
+Problem (Sec. 5.2). :math:`x\sim\mathrm{Unif}\{\pm1\}^n`, :math:`y=\chi_S(x)=\prod_{i\in S}x_i` with
 S = [k] = coordinates ``0..k-1`` (WLOG by permutation symmetry, App. B.1.2).
 
-Update (spec §2.2, eq. 5.1 / B.3), plain SGD without momentum, per seed on its own mini-batch of size B:
+Update (eq. 5.1 / B.3), plain SGD without momentum, per seed on its own mini-batch of size B:
 
-* ``decay="pytorch"`` (Ch. 6 experiments, PyTorch ``weight_decay``):
+* ``decay="pytorch"`` (Ch. 6 experiments, PyTorch ``weight_decay``; our reading, docs/training.md):
   :math:`\theta\leftarrow\theta-\eta(\nabla+\lambda\theta)`;
 * ``decay="multiplicative"`` (Ch. 5 theory): :math:`\theta\leftarrow(1-\lambda)\theta-\eta\nabla`.
 
-Losses (spec §2.2): ``hinge`` :math:`(1-y\hat y)_+` (default; all thesis figures), ``square``
-:math:`(y-\hat y)^2`, ``logistic`` (cross-entropy with the y of erratum E9) :math:`\log(1+e^{-y\hat y})`.
+Losses (App. B.4.1): ``hinge`` :math:`(1-y\hat y)_+` (default; all thesis figures), ``square``
+:math:`(y-\hat y)^2`, ``logistic`` :math:`\log(1+e^{-y\hat y})` (the cross-entropy with the label y, which the
+printed formula of App. B.4.1 drops; docs/training.md).
 
-Architectures (spec §2.3), all with a leading seed dimension E (einsum/bmm; no Python loop over seeds):
+Architectures (Sec. 5.3.1, App. B.4.1), all with a leading seed dimension E (einsum/bmm; no Python loop over seeds):
 
 * ``arch="mlp"``: :math:`f(x)=u^\top\sigma(Wx+b)`, W (E,r,n), b (E,r), u (E,r); ``second_layer=False`` fixes
   u ≡ 1 (settings (xi)-(xiv)). A single neuron is ``width=1``. ``activation``:
@@ -21,14 +22,14 @@ Architectures (spec §2.3), all with a leading seed dimension E (einsum/bmm; no 
   - ``relu``; ``power`` :math:`z^k` (settings (iv)-(vi));
   - ``sinusoid`` :math:`\cos(\pi(z-k)/2)` (setting (x); :math:`\sigma(w_S^\top x)=\chi_S(x)`);
   - ``zigzag``: the k-zigzag, piecewise-linear through :math:`(k-2j,(-1)^j)`, j=0..k, constant outside
-    [-k, k] (erratum E10 leaves the extension open; constant is our choice);
+    [-k, k] (the thesis leaves the extension open; constant is our choice, docs/training.md);
   - ``oscillating``: the degree-k polynomial through the same points (coefficients from
     :func:`theory.boolean.oscillating_polynomial`, evaluated by Horner in torch).
 
   ``input_scale`` c gives :math:`\sigma(cz)` (Fig. 5.1 setting (x) uses c = 2).
 * ``arch="polynet"`` (setting (xv)): :math:`f(x)=\prod_{i=1}^k(w_i^\top x+b_i)`, W (E,k,n), b (E,k).
 
-Initialisations (spec §2.3, thesis App. B.4.1); weights i.i.d. per parameter with fan_in/fan_out of the layer
+Initialisations (App. B.4.1); weights i.i.d. per parameter with fan_in/fan_out of the layer
 viewed as ``nn.Linear`` (second layer: fan_in = r, fan_out = 1; a PolyNet factor: fan_in = n, fan_out = 1):
 
 * ``xavier``: :math:`U[-c,c]`, :math:`c=\sqrt{6/(\mathrm{fan_{in}}+\mathrm{fan_{out}})}`;
@@ -36,10 +37,10 @@ viewed as ``nn.Linear`` (second layer: fan_in = r, fan_out = 1; a PolyNet factor
 * ``sign``: :math:`\mathrm{Unif}\{-c,c\}` with the Xavier c (thesis: "the same choice of c");
 * ``default``: PyTorch ``nn.Linear``: :math:`U[\pm1/\sqrt{\mathrm{fan_{in}}}]`;
 * ``sparse``: first-layer rows with exactly ``sparsity`` = s non-zeros at uniformly random positions, values
-  :math:`U[-1,1]` (**our assumption**, spec B8 / erratum E8: the thesis does not give the values); the second
-  layer uses the PyTorch default.
+  :math:`U[-1,1]` (**our assumption**: App. C.3 does not give the values, docs/training.md); the second layer
+  uses the PyTorch default.
 
-Biases are always PyTorch-default :math:`U[\pm1/\sqrt{\mathrm{fan_{in}}}]` (spec B5).
+Biases are always PyTorch-default :math:`U[\pm1/\sqrt{\mathrm{fan_{in}}}]` (App. B.4.1, App. C.3).
 
 Data. Every seed has its own parameters *and* its own data stream (a ``torch.Generator`` per seed for the
 initialisation and one for the data, both derived from the seed only), so a seed's trajectory does not depend
@@ -64,7 +65,7 @@ converged or after ``steps`` updates; unconverged seeds have ``t_c = inf`` (``No
 (it never converges). Not implemented: the thesis's rule for under-parameterised nets (r < k: 10 consecutive
 batches at >= 55% accuracy), the Parity Transformer and Adam.
 
-Hidden-progress measures (spec §2.4, Sec. 5.5), per evaluation and seed, on the first-layer weights W (the
+Hidden-progress measures (Sec. 5.5), per evaluation and seed, on the first-layer weights W (the
 whole W of a PolyNet): :math:`\rho=\|W_t-W_0\|_\infty` (max-abs entry), the mean :math:`|\Delta W_{ji}|` over
 i ∈ S and over i ∉ S (``delta_in``, ``delta_out``; NaN only if k = n), the validation loss and accuracy; for a
 single neuron (``width=1``, ``n <= 20``) optionally the relaxed Fourier gap Γ of the population gradient of
@@ -100,13 +101,14 @@ import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
 from .device import resolve_device
+from .loop import run_loop, stack_seeds, torch_threads
 
 __all__ = [
     "ARCHS",
@@ -439,7 +441,7 @@ def activation_fn(name: str, k: int, input_scale: float = 1.0) -> Callable[[torc
 
 
 def loss_fn(name: str, out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Per-sample loss (spec §2.2): hinge (1-yŷ)_+, square (y-ŷ)², logistic log(1+e^{-yŷ})."""
+    """Per-sample loss (App. B.4.1): hinge (1-yŷ)_+, square (y-ŷ)², logistic log(1+e^{-yŷ})."""
     if name == "hinge":
         return torch.relu(1 - y * out)
     if name == "square":
@@ -669,32 +671,24 @@ def train_parity(
     """
     device = resolve_device(device)
     dtype = torch.float32 if config.dtype == "float32" else torch.float64
-    old_threads = torch.get_num_threads()
-    if config.num_threads is not None:
-        torch.set_num_threads(config.num_threads)
-    try:
+    with torch_threads(config.num_threads):
         return _train(config, device, dtype, progress, callback)
-    finally:
-        if config.num_threads is not None:
-            torch.set_num_threads(old_threads)
 
 
 def _train(
     config: SparseParityConfig, device: torch.device, dtype: torch.dtype, progress: bool, callback: Callable | None
 ) -> SparseParityResult:
-    """The training loop. Seeds that are frozen (converged with ``stop_when_converged``, or diverged) are first
-    masked out of the updates and, once at least 1/8 of the computed seeds are frozen, removed from the
-    computation altogether (their last recorded metrics are carried forward); neither changes any seed's
-    trajectory."""
+    """The training loop (:func:`verify.loop.run_loop`). Seeds that are frozen (converged with
+    ``stop_when_converged``, or diverged) are first masked out of the updates and, once at least 1/8 of the
+    computed seeds are frozen, removed from the computation altogether (their last recorded metrics are carried
+    forward); neither changes any seed's trajectory."""
     t0 = time.perf_counter()
     c = config
     E = len(c.seeds)
     act = activation_fn(c.activation, c.k, c.input_scale)
-    per_seed = [init_params(c, s) for s in c.seeds]
-    params = {
-        name: torch.stack([p[name] for p in per_seed]).to(device=device, dtype=dtype).requires_grad_(True)
-        for name in per_seed[0]
-    }
+    params = stack_seeds(c.seeds, partial(init_params, c), device=device, dtype=dtype)
+    for p in params.values():
+        p.requires_grad_(True)
     final = {name: torch.empty_like(p, requires_grad=False) for name, p in params.items()} if c.keep_params else {}
     W0 = params["W"].detach().clone()
     xv, yv = _validation_set(c, device, dtype)
@@ -755,41 +749,41 @@ def _train(
         alive = alive[keep]
         active = torch.ones(len(alive), dtype=torch.bool, device=device)
 
-    bar = tqdm(
-        total=c.steps,
-        disable=not progress,
+    def evaluate(step: int) -> None:
+        record(step)
+        compact()
+
+    def converged(step: int, rec: None) -> bool:
+        return bool(frozen.all())
+
+    def update(step: int) -> None:
+        x, y = data.next()
+        out = forward(c, params, x, act)
+        loss = loss_fn(c.loss, out, y).mean(dim=1).sum()  # sum over seeds of per-seed mean losses
+        grads = torch.autograd.grad(loss, list(params.values()))
+        with torch.no_grad():
+            for p, g in zip(params.values(), grads):
+                if c.decay == "pytorch":
+                    new = p - c.lr * (g + c.weight_decay * p) if c.weight_decay else p - c.lr * g
+                else:
+                    new = (1 - c.weight_decay) * p - c.lr * g
+                mask = active.view((len(alive),) + (1,) * (p.dim() - 1))
+                p.copy_(torch.where(mask, new, p))
+
+    def postfix(rec: None) -> dict[str, str]:
+        return {"converged": f"{int(np.isfinite(t_c).sum())}/{E}"}
+
+    end = run_loop(
+        update,
+        c.steps,
+        evaluate=evaluate,
+        eval_every=c.eval_every,
+        stop=converged,
+        progress=progress,
         desc=f"parity n={c.n} k={c.k} E={E}",
-        leave=False,
-        mininterval=0.5,
-        dynamic_ncols=True,
+        postfix=postfix,
     )
-    step = 0
-    record(0)
-    compact()
-    try:
-        while step < c.steps and not frozen.all():
-            x, y = data.next()
-            out = forward(c, params, x, act)
-            loss = loss_fn(c.loss, out, y).mean(dim=1).sum()  # sum over seeds of per-seed mean losses
-            grads = torch.autograd.grad(loss, list(params.values()))
-            with torch.no_grad():
-                for p, g in zip(params.values(), grads):
-                    if c.decay == "pytorch":
-                        new = p - c.lr * (g + c.weight_decay * p) if c.weight_decay else p - c.lr * g
-                    else:
-                        new = (1 - c.weight_decay) * p - c.lr * g
-                    mask = active.view((len(alive),) + (1,) * (p.dim() - 1))
-                    p.copy_(torch.where(mask, new, p))
-            step += 1
-            if step % c.eval_every == 0 or step == c.steps:
-                record(step)
-                compact()
-                bar.update(step - bar.n)
-                bar.set_postfix(converged=f"{int(np.isfinite(t_c).sum())}/{E}", refresh=False)
-        if steps[-1] != step:
-            record(step)
-    finally:
-        bar.close()
+    step = end.step
 
     kept = None
     if c.keep_params:

@@ -1,6 +1,6 @@
-r"""One trainer for every homogeneous neuron-block model (ARCHITECTURE.md: ``verify/train.py``).
+r"""One trainer for every homogeneous neuron-block model (docs/architecture.md, docs/training.md).
 
-Objective (Shi Def 4.1 with the regulariser exponent r of Edelman Thm 7.1 / App D.2; spec feature_emergence §10.1)
+Objective (Shi Def 4.1 with the regulariser exponent r of Edelman Thm 7.1 / App D.2)
 
 .. math:: \mathcal L_\lambda(\theta_s) = \frac{1}{|B|}\sum_{(x,y)\in B}\mathrm{CE}\big(f(\theta_s,x),y\big)
           + \lambda\,\big(\|\theta_s\|_{2,\nu}^{\nu}\big)^{r/\nu}, \qquad \nu = \mathrm{deg}+1,
@@ -19,6 +19,9 @@ Schedules: constant lr, optional linear warm-up (Shi App C.10.1: 10 steps), and 
 
 Metrics (loss, accuracy, min margin h, ‖θ‖^ν, h/‖θ‖^ν and its ratio to a reference such as γ*) are evaluated
 per seed in float64 on the whole dataset every ``eval_every`` steps, whatever the training dtype.
+
+The step loop (evaluation, lr schedule, checkpoints, NaN guard, early stop, progress bar) is
+:func:`verify.loop.run_loop`; this module supplies the update, the metrics and the checkpoint format.
 """
 
 from __future__ import annotations
@@ -27,19 +30,19 @@ import dataclasses
 import hashlib
 import math
 import os
-import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
 from numerics.margins import HomogeneousNetwork, Task
 
 from .device import resolve_device, resolve_dtype
+from .loop import NonFiniteGuard, run_loop, save_atomically, torch_threads
 from .models import HomogeneousEnsemble, as_input_tensor, logits
 
 __all__ = [
@@ -98,7 +101,7 @@ class TrainConfig:
         'sgd' with ``batch_size=None`` is full-batch gradient descent (Edelman App D.2).
     betas, eps : Adam(W) parameters. momentum : SGD momentum.
     weight_decay : float
-        The optimiser's own (squared-L2) decay; 0 to test Lemma 4.7 (spec fourier_circuits §8).
+        The optimiser's own (squared-L2) decay; 0 to test Shi Lemma 4.7 (the regulariser alone).
     lam : float
         λ, coefficient of the norm regulariser (module doc).
     reg_power : float or None
@@ -364,18 +367,6 @@ def _task_fingerprint(task: Task, inputs: np.ndarray, labels: np.ndarray) -> dic
     }
 
 
-def _save_checkpoint(path: Path, state: dict[str, Any]) -> None:
-    """Write atomically: a temporary file in the same folder, then ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-    try:
-        torch.save(state, tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
 def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read a checkpoint written by :func:`train` (tensors on the CPU; ``weights_only`` loading)."""
     state = torch.load(Path(path), map_location="cpu", weights_only=True)
@@ -428,14 +419,6 @@ def _make_optimizer(params: Sequence[torch.nn.Parameter], config: TrainConfig) -
         return cls(params, fused=True, **kwargs)
     except (RuntimeError, TypeError, ValueError):  # no fused kernel for this device / dtype / torch version
         return cls(params, **kwargs)
-
-
-def _first_bad_seed(values: torch.Tensor) -> int | None:
-    """Index of the first seed whose entries are not all finite; values has a leading seed axis."""
-    ok = torch.isfinite(values.reshape(values.shape[0], -1)).all(dim=1)
-    if bool(ok.all()):
-        return None
-    return int((~ok).nonzero()[0, 0])
 
 
 def _gradient_step(
@@ -504,13 +487,13 @@ def train(
         When the loss or the weights of a seed become NaN/inf (names the step and the seed; with
         ``nan_check_every > 1`` the step is the first check after the divergence).
     """
-    threads_before = torch.get_num_threads()
-    if config.num_threads is not None:
-        torch.set_num_threads(config.num_threads)
-    try:
+    with torch_threads(config.num_threads):
         return _train(task, degree, width, config, reference_margin, checkpoint_path, progress, callback, device)
-    finally:
-        torch.set_num_threads(threads_before)
+
+
+def _diverged(step: int, seeds: list[int], what: str) -> TrainingDivergedError:
+    """The error :class:`verify.loop.NonFiniteGuard` raises for this trainer (it names the first bad seed)."""
+    return TrainingDivergedError(step, seeds[0], what)
 
 
 def _train(
@@ -569,10 +552,9 @@ def _train(
     def elapsed() -> float:
         return time.perf_counter() - t_start
 
-    def save() -> None:
-        if path is None:
-            return
-        _save_checkpoint(
+    def save(step: int) -> None:
+        assert path is not None
+        save_atomically(
             path,
             {
                 "format": CHECKPOINT_FORMAT,
@@ -588,7 +570,9 @@ def _train(
             },
         )
 
-    def record() -> dict[str, Any]:
+    def evaluate(step: int) -> dict[str, Any]:
+        if history and history[-1]["step"] == step:  # the last record of a resumed checkpoint
+            return history[-1]
         rec = {"step": step, "lr": learning_rate(config, step)}
         rec.update(
             ensemble_metrics(model, X, Y, lam=config.lam, reg_power=config.reg_power, reference_margin=reference_margin)
@@ -596,63 +580,34 @@ def _train(
         history.append(rec)
         return rec
 
-    bar = tqdm(
-        total=config.steps,
-        initial=step,
-        file=sys.stderr,
-        disable=not progress,
+    def stop(step: int, rec: dict[str, Any]) -> bool:
+        return callback is not None and bool(callback(step, model, rec))
+
+    def update(step: int) -> torch.Tensor:
+        if sampler is None:
+            x, y = X, Y
+        else:
+            idx = torch.randint(n_points, (config.batch_size,), generator=sampler).to(device)
+            x, y = X[idx], Y[idx]
+        return _gradient_step(model, optimizer, x, y, config)
+
+    end = run_loop(
+        update,
+        config.steps,
+        start=step,
+        evaluate=evaluate,
+        eval_every=config.eval_every,
+        stop=stop,
+        optimizer=optimizer,
+        lr_at=partial(learning_rate, config),
+        guard=NonFiniteGuard(config.seeds, _diverged, config.nan_check_every, {"U": model.U, "W": model.W}),
+        save=None if path is None else save,
+        checkpoint_every=config.checkpoint_every,
+        resumed=resumed_from is not None,
+        progress=progress,
         desc="train",
-        dynamic_ncols=True,
-        leave=False,
+        postfix=_postfix,
     )
-    stopped = False
-    current_lr = None
-    try:
-        while True:
-            rec = None
-            if step % config.eval_every == 0 or step == config.steps:
-                rec = history[-1] if history and history[-1]["step"] == step else record()
-                bar.set_postfix(_postfix(rec), refresh=False)
-            saved = False
-            if (
-                path is not None
-                and step != resumed_from
-                and (step == config.steps or (config.checkpoint_every and step % config.checkpoint_every == 0))
-            ):
-                save()
-                saved = True
-            if rec is not None and callback is not None and callback(step, model, rec):
-                stopped = step < config.steps
-                if path is not None and not saved and step != resumed_from:
-                    save()
-                break
-            if step >= config.steps:
-                break
-            lr = learning_rate(config, step)
-            if lr != current_lr:
-                for group in optimizer.param_groups:
-                    group["lr"] = lr
-                current_lr = lr
-            if sampler is None:
-                x, y = X, Y
-            else:
-                idx = torch.randint(n_points, (config.batch_size,), generator=sampler).to(device)
-                x, y = X[idx], Y[idx]
-            objective = _gradient_step(model, optimizer, x, y, config)
-            if step % config.nan_check_every == 0 or step + 1 == config.steps:
-                bad = _first_bad_seed(objective)
-                if bad is not None:
-                    raise TrainingDivergedError(step, config.seeds[bad], f"loss = {objective[bad].item()}")
-                for name, param in (("U", model.U), ("W", model.W)):
-                    bad = _first_bad_seed(param.detach())
-                    if bad is not None:
-                        raise TrainingDivergedError(
-                            step, config.seeds[bad], f"weights {name} became NaN/inf after this update"
-                        )
-            step += 1
-            bar.update(1)
-    finally:
-        bar.close()
 
     wall = elapsed()
     return TrainResult(
@@ -663,9 +618,9 @@ def _train(
         dtype=str(dtype).replace("torch.", ""),
         wall_time=wall,
         total_wall_time=previous_time + wall,
-        steps_done=step,
+        steps_done=end.step,
         resumed_from=resumed_from,
-        stopped_early=stopped,
+        stopped_early=end.stopped,
         reference_margin=meta["reference_margin"],
     )
 

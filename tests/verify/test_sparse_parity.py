@@ -1,8 +1,9 @@
-"""Unit tests of the sparse-parity SGD trainer (verify.sparse_parity; spec majority_parity §2.1-2.4).
+"""Unit tests of the sparse-parity SGD trainer (verify.sparse_parity; Edelman thesis Sec. 5.2, 5.3.1, App. B.4.1).
 
-Oracles: the exact constructions of spec §2.3 (each activation realises χ_S at w = 1_S, b = 0; PolyNet with
-w_i = e_i; a z^k MLP solved from a Vandermonde system), characters from ``theory.boolean``, the closed-form
-sinusoid coefficients of spec §1.6 (``theory.boolean.sinusoid_coefficient``) for the Fourier gap, and exact
+Oracles: the exact constructions of Sec. 5.3.1 / App. B.4.1 (each activation realises χ_S at w = 1_S, b = 0;
+PolyNet with w_i = e_i; a z^k MLP solved from a Vandermonde system), characters from ``theory.boolean``, the
+closed-form sinusoid Fourier coefficients (``theory.boolean.sinusoid_coefficient``, docs/boolean.md) for the
+Fourier gap, and exact
 geometric-law arithmetic (Fractions) for the random-search reference. Floats: stated tolerances.
 """
 
@@ -55,7 +56,7 @@ def _cfg(**kw) -> SparseParityConfig:
 @settings(max_examples=30, deadline=None)
 @given(k=st.integers(1, 8), data=st.data())
 def test_interpolating_activations_hit_the_parity_lattice(k: int, data) -> None:
-    """σ(k - 2j) = (-1)^j for the sinusoid, k-zigzag and oscillating polynomial (spec §2.3)."""
+    """σ(k - 2j) = (-1)^j for the sinusoid, k-zigzag and oscillating polynomial (Sec. 5.3.1, App. B.4.1)."""
     j = data.draw(st.integers(0, k))
     z = torch.tensor([float(k - 2 * j)], dtype=F64)
     for name in ("sinusoid", "zigzag", "oscillating"):
@@ -107,8 +108,9 @@ def test_power_mlp_realises_the_parity_through_a_vandermonde_solve() -> None:
     assert torch.allclose(forward(cfg, params, x, activation_fn("power", k))[0], y, atol=1e-9)
 
 
-def test_relu_mlp_construction_of_spec_a24_has_full_accuracy() -> None:
-    """k+1 ReLUs ReLU(s/(2k) + 1/2 - (2i-1)/(2k)) with u_0 = (-1)^k 2k, u_i = (-1)^{i+k} 8k i (spec A24)."""
+def test_corrected_relu_construction_of_lemma_b4_has_full_accuracy() -> None:
+    """k+1 ReLUs ReLU(s/(2k) + 1/2 - (2i-1)/(2k)) with u_0 = (-1)^k 2k, u_i = (-1)^{i+k} 8k i
+    (Lemma B.4 / Claim 5 corrected to k+1 neurons, docs/boolean.md)."""
     n, k = 9, 4
     W = torch.zeros(1, k + 1, n, dtype=F64)
     W[0, :, :k] = 1 / (2 * k)
@@ -268,7 +270,7 @@ def test_converged_seeds_freeze_and_unconverged_report_inf() -> None:
 
 
 def test_multiplicative_decay_equals_pytorch_decay_with_lambda_over_eta() -> None:
-    """(1-λ)θ - η∇ = θ - η(∇ + (λ/η)θ) (spec §2.2)."""
+    """(1-λ)θ - η∇ = θ - η(∇ + (λ/η)θ) (eq. 5.1 / B.3 against PyTorch's weight_decay)."""
     a = train_parity(_cfg(lr=0.1, weight_decay=0.01, decay="multiplicative", stop_when_converged=False))
     b = train_parity(_cfg(lr=0.1, weight_decay=0.1, decay="pytorch", stop_when_converged=False))
     assert np.allclose(a.rho, b.rho, rtol=1e-9, atol=1e-12)
@@ -281,7 +283,7 @@ def test_weight_decay_shrinks_the_weights() -> None:
 
 
 def test_fourier_gap_matches_the_sinusoid_closed_form_at_init() -> None:
-    """Γ at step 0 from the transform equals the spec §1.6 closed form of σ' = -(π/2) sin(π(z - k)/2)."""
+    """Γ at step 0 from the transform equals the closed form (docs/boolean.md) of σ' = -(π/2) sin(π(z - k)/2)."""
     n, k = 8, 3
     cfg = _cfg(
         n=n,
