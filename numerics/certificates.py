@@ -1,8 +1,8 @@
 r"""Convex certificates for the maximum normalized margin: the LP over a neuron dictionary, its dual,
 and lower/upper bound pairs.
 
-Dictionary LP (spec fourier_circuits §3.4(B), feature_emergence §2.5(B); the convex program behind the
-max-min duality of Edelman Lemma 7.2 / Morwani et al.). Take unit-norm neurons
+Dictionary LP (the convex program behind the max-min duality of Edelman Lemma 7.2 / Morwani et al.; derived
+in ``docs/modular.md``, section "Convex certificates"). Take unit-norm neurons
 :math:`\bar\theta_1..\bar\theta_J` and the margin features
 
 .. math:: D_j(x, c') = \phi(\bar\theta_j, x)[y(x)] - \phi(\bar\theta_j, x)[c'],\qquad c'\ne y(x).
@@ -20,8 +20,8 @@ The value of (P) is at most :math:`\gamma^*` for every dictionary and equals it 
 contains the neurons of a max-margin network. A dual point Q is a weight array
 :math:`Q(x,c') = q(x)\tau(x)[c']` (Edelman Lemma 7.5): for *any* distribution Q,
 :math:`\max(0, \max_j (DQ)_j)` bounds (P) from above (weak duality), and
-:math:`\max_{\|\bar\theta\|\le1}\Psi_Q(\bar\theta)` bounds :math:`\gamma^*` itself (spec §3.4(C),
-feature_emergence §2.5(C)).
+:math:`\max_{\|\bar\theta\|\le1}\Psi_Q(\bar\theta)` bounds :math:`\gamma^*` itself (Edelman
+Lemmas 7.2, 7.5).
 
 Certificates are judged by duality gap and feasibility residuals, never by comparing dual vectors:
 LP duals are not unique (for the modular construction both a vertex Q and the uniform Q are optimal).
@@ -150,8 +150,8 @@ def margin_features(
     r"""Margin features :math:`D_j(x,c') = \phi(\bar\theta_j,x)[y(x)] - \phi(\bar\theta_j,x)[c']` of unit neurons.
 
     With :math:`S_j(x) = \sum_i\langle\bar U_{j,i}, x_i\rangle`:
-    :math:`D_j(x,c') = S_j(x)^{\mathrm{deg}}(\bar w_j[y(x)] - \bar w_j[c'])` (spec fourier_circuits §3.4(B),
-    feature_emergence §2.5(B) matrix M).
+    :math:`D_j(x,c') = S_j(x)^{\mathrm{deg}}(\bar w_j[y(x)] - \bar w_j[c'])` (the constraint
+    matrix of the LP in the module doc).
 
     Parameters
     ----------
@@ -297,7 +297,7 @@ def solve_dictionary_lp(
     solver_options: Mapping[str, Mapping[str, object]] | None = None,
     normalize: bool = True,
 ) -> LPResult:
-    r"""Solve the dictionary LP (P) and read off its dual (D) (module doc; spec fourier_circuits §3.4(B)).
+    r"""Solve the dictionary LP (P) and read off its dual (D) (module doc; ``docs/modular.md``).
 
     Parameters
     ----------
@@ -437,7 +437,7 @@ class Certificate:
 
     The lower bound is the normalized margin :math:`h(\theta)/\|\theta\|_{2,\nu}^\nu` of an explicit network;
     the upper bound is :math:`\max_{\|\bar\theta\|\le1}\Psi_Q(\bar\theta)` for class weights Q (Edelman
-    Lemmas 7.2, 7.5; spec feature_emergence §2.5(C), fourier_circuits §3.4(C)).
+    Lemmas 7.2, 7.5; for modular addition the uniform Q gives the closed form of Shi Lemma C.15).
 
     Attributes
     ----------

@@ -131,7 +131,8 @@ def deformed_neuron(
     split: float = 1.0,
     dc_fraction: float = 0.0,
 ) -> HomogeneousNetwork:
-    r"""A unit-norm neuron deformed away from the optimum in the ways of spec 3.3.
+    r"""A unit-norm neuron deformed away from the optimum in the ways of ``docs/modular.md``
+    (section "Deformed neurons", Shi Lemma C.15).
 
     Parameters
     ----------

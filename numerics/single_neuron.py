@@ -3,7 +3,7 @@ r"""The single-neuron class-weighted max-margin problem, for any task and activa
 For one neuron :math:`\theta = (U, w)` with input blocks :math:`U_j\in\mathbb R^d` (j = 1..k) and output
 weights :math:`w\in\mathbb R^C`, and class weights :math:`Q(x,c) = q(x)\tau(x)[c]` (zero at the correct
 label, total mass 1), the class-weighted margin of the neuron is (Shi thesis Def C.12-C.13; Edelman
-Lemma 7.5, spec feature_emergence §2.5(A))
+Lemma 7.5)
 
 .. math::
 
@@ -15,11 +15,11 @@ It equals :math:`E_q[\psi'_\tau(\theta, x, y)]` and is :math:`\nu`-homogeneous w
 so :math:`\max_{\|\theta\|_2\le1}\Psi_Q = \max_{\theta\ne0}\Psi_Q(\theta)/\|\theta\|_2^{\nu}`. By Edelman
 Lemma 7.5 / Shi Lemma C.5 this maximum is the largest expected class-weighted margin of any network
 with :math:`\|\theta\|_{2,\nu}\le1`, hence an upper bound on the maximum normalized margin
-:math:`\gamma^*` for every Q (spec fourier_circuits §3.4(A), (C)).
+:math:`\gamma^*` for every Q.
 
 The problem is a homogeneous polynomial maximisation on a sphere (non-convex, NP-hard in general);
-:func:`maximize_single_neuron` runs multi-start L-BFGS on the scale-free objective, as in spec
-fourier_circuits §3.4(A). A numeric maximum is a *lower* estimate of the true maximum of
+:func:`maximize_single_neuron` runs multi-start L-BFGS on the scale-free objective (``docs/modular.md``,
+section "Convex certificates"). A numeric maximum is a *lower* estimate of the true maximum of
 :math:`\Psi_Q`; it is an upper bound on :math:`\gamma^*` only if the global maximum was found.
 
 Memory bound
@@ -146,8 +146,8 @@ def class_weighted_objective(
         \qquad
         \frac{\partial\Psi_Q}{\partial U_j} = \sum_x \mathrm{deg}\,S(x)^{\mathrm{deg}-1}\,(r(x)\cdot w)\; x_j
 
-    (Shi thesis Def C.12-C.13 and spec fourier_circuits §3.1 for modular addition; Edelman Lemma 7.5
-    and spec feature_emergence §2.5(A) in general). For one-hot index inputs :math:`x_j = e_{a_j}` the
+    (Shi thesis Def C.12-C.13 for modular addition, derived in ``docs/modular.md``; Edelman Lemma 7.5
+    in general). For one-hot index inputs :math:`x_j = e_{a_j}` the
     last sum is a ``np.bincount`` over ``inputs[:, j]``; for dense inputs it is an einsum.
 
     Parameters
@@ -273,8 +273,8 @@ def maximize_single_neuron(
 
     Multi-start L-BFGS (``scipy.optimize.minimize``, ``method="L-BFGS-B"``, analytic gradient) on the
     scale-free objective :math:`-\Psi_Q(\theta)/\|\theta\|_2^{\mathrm{deg}+1}` from i.i.d. standard
-    Gaussian starts; the recipe of spec fourier_circuits §3.4(A) and feature_emergence §2.5(A)
-    (Shi thesis Lemma C.15 gives the closed-form optimum for modular addition with uniform Q).
+    Gaussian starts (``docs/modular.md``, section "Convex certificates"; Shi thesis Lemma C.15 gives the
+    closed-form optimum for modular addition with uniform Q).
 
     Parameters
     ----------

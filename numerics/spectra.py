@@ -1,6 +1,6 @@
 r"""Fourier diagnostics on :math:`\mathbb Z_p` for neurons of a polynomial network.
 
-Conventions (Shi §1.6, Edelman §3.1): :math:`\hat f(j) = \sum_x f(x)e^{-2\pi i jx/p}` (``numpy.fft.fft``).
+Conventions (``docs/modular.md``): :math:`\hat f(j) = \sum_x f(x)e^{-2\pi i jx/p}` (``numpy.fft.fft``).
 For real vectors the **one-sided power** is :math:`P(0)=|\hat f(0)|^2` and
 :math:`P(\zeta) = |\hat f(\zeta)|^2 + |\hat f(-\zeta)|^2` for :math:`\zeta = 1..\lfloor p/2\rfloor`
 (the self-conjugate frequency p/2 of an even p counted once). The **purity** of a vector is
@@ -104,7 +104,7 @@ class NeuronDiagnostics:
         return (np.nan_to_num(self.block_purity, nan=0.0) >= threshold).all(axis=1) & same & (self.frequency > 0)
 
     def significant(self, rel_mass: float = 1e-3) -> np.ndarray:
-        """Mask of neurons carrying non-negligible norm: mass > rel_mass / m (spec §8)."""
+        """Mask of neurons carrying non-negligible norm: mass > rel_mass / m (``docs/modular.md``)."""
         return self.mass > rel_mass / len(self.mass)
 
 

@@ -113,7 +113,7 @@ def assert_certified(res: LPResult) -> None:
 
 @pytest.mark.parametrize("p,k,extra", [(5, 2, 0), (7, 2, 0), (5, 3, 0), (5, 2, 30), (7, 2, 30), (5, 3, 30)])
 def test_lp_with_construction_reaches_gamma_star(p, k, extra):
-    """Dictionary containing the max-margin construction (Shi Lemma C.18): LP value = gamma* (spec §3.4(B))."""
+    """Dictionary containing the max-margin construction (Shi Lemma C.18): LP value = gamma* (docs/modular.md)."""
     g = gamma(p, k)
     dictionary = construction_units(p, k)
     if extra:
@@ -146,8 +146,8 @@ def test_uniform_Q_is_dual_optimal_for_construction(p, k):
 
 @pytest.mark.parametrize("p,k,width", [(3, 2, 200), (5, 2, 200), (7, 2, 60), (5, 3, 60)])
 def test_random_dictionary_is_strictly_below(p, k, width):
-    """Random unit neurons only: the LP value is strictly below gamma* (spec §3.4(B): about 0.45 and 0.17
-    gamma* for (3,2) and (5,2) with 200 neurons, 0 for small dictionaries)."""
+    """Random unit neurons only: the LP value is strictly below gamma* (about 0.45 and 0.17
+    gamma* for (3,2) and (5,2) with 200 neurons, 0 for small dictionaries; docs/modular.md)."""
     g = gamma(p, k)
     res = solve_dictionary_lp(random_units(p, k, width, seed=3), ModularTask(p, k))
     assert -1e-9 <= res.value < g * (1 - 1e-3)

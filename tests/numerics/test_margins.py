@@ -1,12 +1,13 @@
 """Float tests of ``numerics.margins`` (streaming margin evaluation of homogeneous polynomial networks).
 
 The oracle is a naive full materialization written here: all pre-activations and logits of the
-whole dataset at once (spec Appendix A), then margins by direct formulas. Tolerances are stated
+whole dataset at once, then margins by direct formulas. Tolerances are stated
 per test; float comparisons are relative to the scale of the logits involved.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -383,7 +384,7 @@ class TestClassWeights:
 
 def test_margin_report_is_frozen():
     rep = MarginReport(0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0)
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         rep.min_margin = 1.0  # type: ignore[misc]
 
 

@@ -1,6 +1,7 @@
-"""Float tests of ``numerics.modular`` against the exact theory (spec sections 2, 3; claims C2-C5, C7, C8, C14).
+"""Float tests of ``numerics.modular`` against the exact theory (Shi thesis Thm 4.9, Lemmas 4.10,
+4.11, C.14, C.15; ``docs/modular.md``).
 
-Tolerances: comparisons with gamma* are relative to gamma* (spec 6.2 notes: gamma* can be as small
+Tolerances: comparisons with gamma* are relative to gamma* (gamma* can be as small
 as 1e-5, so absolute tolerances would be meaningless); logit identities are relative to the logit
 scale p/2 of the construction.
 """
@@ -28,7 +29,7 @@ def gamma(p: int, k: int) -> float:
 
 
 # ------------------------------------------------------------------------------------------
-# Construction sweep (claim C7) over every (p, k) with p^{k+1} <= 2e6
+# Construction sweep (Lemma 4.11) over every (p, k) with p^{k+1} <= 2e6
 # ------------------------------------------------------------------------------------------
 
 
@@ -109,14 +110,14 @@ def test_construction_network_reaches_max_margin(p, k):
     "p,k", [(3, 1), (5, 1), (3, 2), (5, 2), (7, 2), (9, 2), (15, 2), (5, 3), (9, 3), (5, 4), (3, 5)]
 )
 def test_construction_logits_and_normalized_logits(p, k):
-    """F = (p 1[c = y] - 1)/2, and at unit norm F = gamma*(1[c = y] - 1/p) (spec 2.1, 2.2)."""
+    """F = (p 1[c = y] - 1)/2, and at unit norm F = gamma*(1[c = y] - 1/p) (docs/modular.md)."""
     net = nm.construction_network(p, k)
     unit = net.scaled(net.norm_power() ** (-1.0 / (k + 1)))
     assert unit.norm_power() == pytest.approx(1.0, rel=1e-12)
     correct, wrong = (float(v) for v in tm.max_margin_logits(p, k))
     g = gamma(p, k)
     task = nm.ModularTask(p, k)
-    for (_, _, y, F), (_, _, y2, Fu) in zip(
+    for (_, _, y, F), (_, _, _, Fu) in zip(
         iter_logits(net, task, chunk_size=997), iter_logits(unit, task, chunk_size=997)
     ):
         onehot = np.zeros_like(F)
@@ -137,7 +138,7 @@ def test_construction_zero_padding(p, k, width):
 
 @pytest.mark.parametrize("p,k", [(3, 2), (5, 2), (7, 3), (5, 4), (9, 2)])
 def test_construction_neurons_each_optimal(p, k):
-    """Claim C8: Psi_i / ||theta_i||^{k+1} = gamma* for every construction neuron."""
+    """Lemma C.18: Psi_i / ||theta_i||^{k+1} = gamma* for every construction neuron."""
     net = nm.construction_network(p, k)
     psi = nm.psi_fourier(net)
     ratio = psi / net.neuron_norms() ** (k + 1)
@@ -191,7 +192,7 @@ def test_construction_network_even_p_and_narrow_width_refused():
 
 
 # ------------------------------------------------------------------------------------------
-# DFT conventions (spec 1.6) as used by psi_fourier
+# DFT conventions (docs/modular.md) as used by psi_fourier
 # ------------------------------------------------------------------------------------------
 
 
@@ -217,7 +218,7 @@ def test_dft_convention_round_trip_and_plancherel(p, seed):
 @settings(max_examples=40, deadline=None)
 @given(st.integers(2, 11), st.integers(1, 4), st.integers(1, 5), st.integers(0, 2**32 - 1))
 def test_psi_fourier_matches_explicit_dft_formula(p, k, m, seed):
-    """psi_fourier = k!/((p-1)p^k) Re sum_{j != 0} w_hat(-j) prod_i u_hat_i(j) with the spec's DFT."""
+    """psi_fourier = k!/((p-1)p^k) Re sum_{j != 0} w_hat(-j) prod_i u_hat_i(j) with the DFT of docs/modular.md."""
     net = nm.random_network(p, k, m, np.random.default_rng(seed))
     M = dft_matrix(p)
     expected = []
@@ -261,7 +262,7 @@ def test_fourier_identity_random_networks(p, k, m, seed, scale):
 
 @pytest.mark.parametrize("p,k", [(4, 2), (6, 2), (4, 3), (8, 1)])
 def test_fourier_identity_holds_for_even_p(p, k):
-    """Spec 3.2 [OURS]: the identity is exact for all real vectors including even p."""
+    """Lemma C.14: the identity is exact for all real vectors including even p."""
     task = nm.ModularTask(p, k, allow_even=True)
     net = nm.random_network(p, k, 7, np.random.default_rng(p + 10 * k))
     F_scale = max(np.abs(F).max() for *_, F in iter_logits(net, task))
@@ -269,7 +270,7 @@ def test_fourier_identity_holds_for_even_p(p, k):
 
 
 # ------------------------------------------------------------------------------------------
-# Universal upper bound (spec 2.1, claim C5)
+# Universal upper bound (Theorem 4.9 with Lemma C.15; claim shi-thm4.9-upper-bound)
 # ------------------------------------------------------------------------------------------
 
 
@@ -315,7 +316,7 @@ def test_universal_upper_bound(case):
 
 
 def test_upper_bound_is_attained_by_optimal_neurons():
-    """The bound is tight: a sum of optimal neurons has E g' / ||theta||^{k+1} = gamma* (spec 2.1)."""
+    """The bound is tight: a sum of optimal neurons has E g' / ||theta||^{k+1} = gamma* (docs/modular.md)."""
     rng = np.random.default_rng(0)
     for p, k in [(5, 2), (7, 3), (9, 1)]:
         nets = [
@@ -329,7 +330,7 @@ def test_upper_bound_is_attained_by_optimal_neurons():
 
 
 # ------------------------------------------------------------------------------------------
-# Optimal and deformed neurons (claims C3, C4)
+# Optimal and deformed neurons (Lemma 4.10 / C.15)
 # ------------------------------------------------------------------------------------------
 
 pk_deform = st.tuples(st.sampled_from([5, 7, 9, 11]), st.integers(1, 4))
@@ -439,7 +440,7 @@ def test_deformations_compose_multiplicatively(pk, data, delta, s, eps):
 
 
 def test_deformed_neuron_sign_flips():
-    """Spec 3.3: Psi(-u, -w) = (-1)^{k+1} Psi(u, w); Psi(u, -w) = -Psi(u, w)."""
+    """Lemma C.15 (docs/modular.md): Psi(-u, -w) = (-1)^{k+1} Psi(u, w); Psi(u, -w) = -Psi(u, w)."""
     for p, k in [(5, 1), (7, 2), (9, 3), (11, 4)]:
         net = nm.deformed_neuron(p, k, 2, np.linspace(-1, 1, k), mismatch=0.3)
         base = nm.psi_fourier(net)[0]
@@ -477,6 +478,6 @@ def test_optimal_neuron_network_bad_input():
         (dict(dc_fraction=-0.1), "must lie in"),
     ],
 )
-def test_deformed_neuron_bad_input(kwargs, match):
+def test_deformed_neuron_bad_parameters(kwargs, match):
     with pytest.raises(ValueError, match=match):
         nm.deformed_neuron(5, 2, **kwargs)

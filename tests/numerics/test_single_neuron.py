@@ -121,7 +121,7 @@ def test_gradient_matches_finite_differences(task, degree, uniform):
 
 
 def test_homogeneity_and_sign_flip():
-    """Psi(a theta) = a^(deg+1) Psi(theta); Psi(U, -w) = -Psi (spec fourier_circuits §3.3)."""
+    """Psi(a theta) = a^(deg+1) Psi(theta); Psi(U, -w) = -Psi (Shi Lemma C.15; docs/modular.md)."""
     rng = np.random.default_rng(11)
     task = ModularTask(5, 3)
     U, w = rng.standard_normal((3, 5)), rng.standard_normal(5)
@@ -152,7 +152,7 @@ def test_maximum_is_gamma_star(p, k, n_starts):
     assert rel_err(res.value, gamma) <= 1e-6
     assert res.success
     assert res.n_starts == n_starts and res.start_values.shape == (n_starts,) and res.iterations.shape == (n_starts,)
-    assert res.n_at_best == n_starts  # spec §3.4(A): the landscape is benign, every start reaches gamma*
+    assert res.n_at_best == n_starts  # the landscape is benign: every start reaches gamma* (docs/modular.md)
     assert np.all(res.start_values <= gamma * (1 + 1e-9))  # nothing beats the proven maximum
     # the returned maximizer: unit norm, value re-evaluated by the independent Fourier form
     net = res.network

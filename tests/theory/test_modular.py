@@ -1,4 +1,4 @@
-"""Exact tests of ``theory.modular`` (spec ``shared/spec/fourier_circuits.md`` sections 1-3, 6, 7).
+"""Exact tests of ``theory.modular`` (Shi thesis Ch. 4 + App. C; ``docs/modular.md``).
 
 Every expected value is produced by an independent route -- a second closed form, a brute-force sum
 over all inputs with exact sympy values, or an expansion of a polynomial identity -- and compared by
@@ -40,12 +40,12 @@ def brute_logits(neurons, p: int, k: int, a, c) -> sympy.Expr:
 
 
 def exact_dft(f, j: int, p: int) -> sympy.Expr:
-    """Spec 1.6 convention: f_hat(j) = sum_x f(x) e^{-2 pi i j x / p}."""
+    """The DFT convention of ``docs/modular.md``: f_hat(j) = sum_x f(x) e^{-2 pi i j x / p}."""
     return sympy.Add(*[f[x] * sympy.exp(-2 * pi * sympy.I * j * x / p) for x in range(p)])
 
 
 # ------------------------------------------------------------------------------------------
-# gamma*(p, k): equivalent forms (spec 2 item 1, claim C1)
+# gamma*(p, k): equivalent forms (Theorem 4.9 / C.22; claim shi-thm4.9-margin)
 # ------------------------------------------------------------------------------------------
 
 
@@ -63,7 +63,7 @@ def test_max_margin_equivalent_forms_symbolic_p(k):
 
 
 def test_max_margin_special_cases_symbolic_p():
-    # Spec 2 item 1: the closed forms printed for k = 3, 4, 5 (Thm C.21, Lemma C.11 for k = 3).
+    # The closed forms for k = 3, 4, 5 (Thm C.21, Lemma C.11 for k = 3).
     assert sympy.simplify(tm.max_margin(P, 3) - Rational(3, 16) / (P * (P - 1))) == 0
     assert sympy.simplify(tm.max_margin(P, 4) - 6 * sqrt(10) / (125 * P ** Rational(3, 2) * (P - 1))) == 0
     assert sympy.simplify(tm.max_margin(P, 5) - Rational(5, 36) / (P**2 * (P - 1))) == 0
@@ -109,7 +109,8 @@ def test_frequencies_cover_nonzero_residues_once_up_to_sign(p):
 
 
 # ------------------------------------------------------------------------------------------
-# Construction (spec 2.2, claims C7, C8, C14)
+# Construction (Lemma 4.11 / C.18 as corrected in docs/modular.md; claim shi-lem4.11-construction;
+# odd composite p)
 # ------------------------------------------------------------------------------------------
 
 CONSTRUCTION_CASES = [
@@ -140,7 +141,7 @@ def test_construction_normalized_margin_equals_max_margin(p, k):
 @pytest.mark.parametrize("p,k", CONSTRUCTION_CASES)
 def test_construction_neuron_bookkeeping(p, k):
     c = tm.construction(p, k)
-    # 2^{2k-1} neurons per frequency, (p-1)/2 frequencies (spec 2.2)
+    # 2^{2k-1} neurons per frequency, (p-1)/2 frequencies (docs/modular.md)
     assert c.n_active == len(c.neurons) == tm.min_width(p, k) == c.width
     for zeta in tm.frequencies(p):
         assert sum(n.zeta == zeta for n in c.neurons) == 2 ** (2 * k - 1)
@@ -164,7 +165,7 @@ def test_construction_logits_brute_force(p, k):
             exact = brute_logits(neurons, p, k, a, cc)
             assert sympy.simplify(exact - c.logit(a, cc)) == 0, (a, cc)
             values.add(c.logit(a, cc))
-    # exactly two values: correct (p-1)/2 and wrong -1/2 (spec 2.2 [FIX], not "0 otherwise")
+    # exactly two values: correct (p-1)/2 and wrong -1/2 (Lemma C.17/C.18 prints "0 otherwise": an erratum)
     assert len(values) == 2
 
 
@@ -195,7 +196,7 @@ def test_construction_width_padding():
 
 @pytest.mark.parametrize("p,k", [(3, 2), (5, 2), (3, 3)])
 def test_construction_neurons_are_optimal_after_normalization(p, k):
-    """Claim C8: Psi(theta_i) / ||theta_i||^{k+1} = gamma* for every construction neuron."""
+    """Lemma C.18: Psi(theta_i) / ||theta_i||^{k+1} = gamma* for every construction neuron."""
     c = tm.construction(p, k)
     g = tm.max_margin(p, k)
     seen = set()
@@ -209,7 +210,7 @@ def test_construction_neurons_are_optimal_after_normalization(p, k):
 
 
 # ------------------------------------------------------------------------------------------
-# Polarization and cos-sum identities (claim C9)
+# Polarization and cos-sum identities (Lemma C.16, Eq. C.21; claim shi-lemC.16-polarization)
 # ------------------------------------------------------------------------------------------
 
 
@@ -267,7 +268,7 @@ def test_psi_fourier_equals_time_domain_random_rationals(p, k, seed):
 
 
 def test_psi_time_domain_matches_definition_with_eta():
-    """Second formula (spec 3.1): Psi = eta(0) - E_{delta != 0} eta(delta) with
+    """Time-domain formula (Def C.12-C.13; docs/modular.md): Psi = eta(0) - E_{delta != 0} eta(delta) with
     eta(delta) = E_a[S(a)^k w(sum a - delta)]."""
     p, k = 3, 2
     rnd = random.Random(7)
@@ -342,7 +343,7 @@ def test_optimal_neuron_fourier_magnitude(p, k):
 
 
 # ------------------------------------------------------------------------------------------
-# Deformed neurons (spec 3.3, claim C4)
+# Deformed neurons (Lemma C.15, docs/modular.md; claim shi-lem4.10-deformations)
 # ------------------------------------------------------------------------------------------
 
 
@@ -428,7 +429,7 @@ def test_two_frequencies_brute_force(k, s):
 
 
 def test_sign_flips():
-    """Spec 3.3: Psi(-u, -w) = (-1)^{k+1} Psi(u, w) and Psi(u, -w) = -Psi(u, w)."""
+    """Lemma C.15 (docs/modular.md): Psi(-u, -w) = (-1)^{k+1} Psi(u, w) and Psi(u, -w) = -Psi(u, w)."""
     rnd = random.Random(3)
     for p, k in [(3, 1), (3, 2), (3, 3)]:
         u = [[Rational(rnd.randint(-5, 5), 3) for _ in range(p)] for _ in range(k)]
