@@ -24,8 +24,6 @@ from .base import (
 #: The task modules, in registration order.
 TASKS: tuple[str, ...] = (
     "modular",
-    "shi_ch4",  # TEMPORARY: old chapter modules, imported while they still exist
-    "edelman_ch7",
     "parity",
     "edelman_ch7_parity",
     "groups",
@@ -45,6 +43,8 @@ TASKS: tuple[str, ...] = (
     "shi_ch5",
     "looped",
     "shi_ch8",
+    "markov",
+    "local_signal",
 )
 
 for _name in TASKS:

@@ -1,0 +1,13 @@
+"""In-context learning of Markov chains: statistical induction heads (Edelman thesis Ch. 8 and App. E).
+
+``exact``: the task, the strategies and the Bayes predictor, the one- and two-step gradient integrals of
+Lemma 8.4 / E.1, Cor. E.2, Fact 8.3 and Prop. 8.2 (exact and numeric claims). ``trained``: the minimal model
+and the two-layer attention-only transformer trained on sampled chains (training claims).
+"""
+
+from importlib import import_module
+from importlib.util import find_spec
+
+for _name in ("exact", "trained"):
+    if find_spec(f"{__name__}.{_name}") is not None:  # TEMPORARY while the two halves are written
+        import_module(f"{__name__}.{_name}")
