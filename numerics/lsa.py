@@ -1,7 +1,6 @@
-r"""Float64 evaluation of the LSA / in-context regression theory (Shi Ch. 5): the Eq. 5.1 forward pass,
-a prompt sampler, Monte-Carlo estimates of the pretraining loss (Lemma 5.1) and of the noisy evaluation loss
-(Thm 5.4.2) with standard errors, a multi-start L-BFGS check of Thm 5.4.1, and the parity projection MC of
-Thm 5.5.2. Spec ``shared/spec/lsa_icl.md`` §1, §2.4, §6-7.
+r"""Float64 evaluation of the LSA / in-context regression theory (Shi Ch. 5, Sec. 5.3-5.4): the Eq. 5.1 forward
+pass, a prompt sampler, Monte-Carlo estimates of the pretraining loss (Lemma 5.1) and of the noisy evaluation loss
+(Thm 5.4.2) with standard errors, and a multi-start L-BFGS check of Thm 5.4.1 (``docs/lsa.md``).
 
 Every MC function takes a ``seed`` and returns ``(mean, standard_error)``.
 """
@@ -12,8 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
-
-from theory import lsa as tl
 
 __all__ = [
     "as_covariance",
@@ -29,9 +26,8 @@ __all__ = [
     "mc_eval_loss",
     "LbfgsResult",
     "lbfgs_rank_r",
-    "projection_mc",
     "random_orthogonal",
-    "parity_behaviour_sim",
+    "check_count",
 ]
 
 
@@ -50,7 +46,8 @@ def as_covariance(Lam: np.ndarray) -> np.ndarray:
     return L
 
 
-def _check_n(N: int, name: str = "N") -> int:
+def check_count(N: int, name: str = "N") -> int:
+    """A number of in-context examples (``N``, ``M``) as an int >= 1; ValueError otherwise."""
     if isinstance(N, bool) or int(N) != N or N < 1:
         raise ValueError(f"{name} must be an integer >= 1, got {N!r}")
     return int(N)
@@ -65,14 +62,14 @@ def random_orthogonal(d: int, rng: np.random.Generator) -> np.ndarray:
 def gamma(Lam: np.ndarray, N: int) -> np.ndarray:
     """``Gamma = (1 + 1/N) Lambda + tr(Lambda)/N I`` (Lemma 5.1)."""
     L = as_covariance(Lam)
-    N = _check_n(N)
+    N = check_count(N)
     return (1 + 1 / N) * L + np.trace(L) / N * np.eye(L.shape[0])
 
 
 def closed_form(Lam: np.ndarray, N: int, r: int) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray]:
-    """Float version of Thm 5.4.1 (spec §7): returns ``(U*, v*, L_r, lam_desc, Q)``; eigenvalues descending."""
+    """Float version of Thm 5.4.1: returns ``(U*, v*, L_r, lam_desc, Q)``; eigenvalues descending."""
     L = as_covariance(Lam)
-    N = _check_n(N)
+    N = check_count(N)
     d = L.shape[0]
     if isinstance(r, bool) or int(r) != r or not 0 <= r <= d:
         raise ValueError(f"rank r must be an integer in [0, d = {d}], got {r!r}")
@@ -98,7 +95,7 @@ def ell_tilde(U: np.ndarray, u: float, Lam: np.ndarray, N: int) -> float:
 
 
 def thm542(lam: np.ndarray, N: int, r: int, M: int, sigma: float, c: np.ndarray) -> float:
-    """Thm 5.4.2 in eigen-coordinates (spec §7): ``lam`` descending, ``c = Q^T w``; unhalved loss, rho = M."""
+    """Thm 5.4.2 in eigen-coordinates: ``lam`` descending, ``c = Q^T w``; unhalved loss, rho = M."""
     lam = np.asarray(lam, dtype=np.float64)
     c = np.asarray(c, dtype=np.float64)
     if lam.shape != c.shape:
@@ -146,7 +143,7 @@ def lsa_forward(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: float) -> 
 
 
 def expanded_prediction(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: float) -> np.ndarray:
-    """Spec §1.2 [DERIVED]: ``(1/rho)[p^T S U x_q + (p^T s_xy)(q^T x_q) + u s_xy^T U x_q + u s_yy q^T x_q]``."""
+    """The corrected Eq. 5.2 expanded (``docs/lsa.md``): ``(1/rho)[p^T S U x_q + (p^T s_xy)(q^T x_q) + u s_xy^T U x_q + u s_yy q^T x_q]``."""
     d = WPV.shape[0] - 1
     p, u = WPV[d, :d], WPV[d, d]
     U, q = WKQ[:d, :d], WKQ[d, :d]
@@ -201,7 +198,7 @@ def mc_pretrain_loss(
 ) -> tuple[float, float]:
     """MC of the pretraining loss ``1/2 E (y_hat - <w, x_q>)^2`` (rho = N, w ~ N(0, I)): ``(mean, SE)``."""
     rng = np.random.default_rng(seed)
-    N = _check_n(N)
+    N = check_count(N)
 
     def f(b):
         E, yq = sample_prompts(rng, b, Lam, N)
@@ -223,7 +220,7 @@ def mc_eval_loss(
 ) -> tuple[float, float]:
     """MC of Thm 5.4.2's loss ``E (y_hat - <w, x_q>)^2`` (unhalved, rho = M, fixed w, label noise sigma)."""
     rng = np.random.default_rng(seed)
-    M = _check_n(M, "M")
+    M = check_count(M, "M")
 
     def f(b):
         E, yq = sample_prompts(rng, b, Lam, M, w=w, sigma=sigma)
@@ -243,9 +240,10 @@ class LbfgsResult:
 
 
 def lbfgs_rank_r(Lam: np.ndarray, N: int, r: int, n_starts: int = 20, seed: int = 0) -> LbfgsResult:
-    """Multi-start L-BFGS on ``l~(A B^T, 1)`` with ``A, B in R^{d x r}`` (spec C6), analytic gradients."""
+    """Multi-start L-BFGS on ``l~(A B^T, 1)`` with ``A, B in R^{d x r}`` (analytic gradients): the
+    rank constraint of Thm 5.4.1 as a factorisation, minimised from ``n_starts`` random starts."""
     L = as_covariance(Lam)
-    N = _check_n(N)
+    N = check_count(N)
     d = L.shape[0]
     if not 1 <= r <= d:
         raise ValueError(f"r must be in [1, d = {d}], got {r}")
@@ -272,91 +270,3 @@ def lbfgs_rank_r(Lam: np.ndarray, N: int, r: int, n_starts: int = 20, seed: int 
     A = best.x[: d * r].reshape(d, r)
     B = best.x[d * r :].reshape(d, r)
     return LbfgsResult(float(best.fun), A @ B.T, np.array(losses), conv)
-
-
-def projection_mc(nu1: int, nu2: int, M: int, n_draws: int, seed: int) -> dict[str, float]:
-    """Thm 5.5.2 MC: ``Xi = (1/M) sum_l xi_l``, ``xi_l`` uniform on ``{+-1}^d``; ``E||P_{D_j} Xi||^2`` with the
-    orthogonal projector onto ``col(D_j)`` (pseudo-inverse). Returns means, SEs and the ratio."""
-    M = _check_n(M, "M")
-    g1 = tl.parity_g1(nu1, nu2)
-    g2 = tl.parity_construction(nu2)
-    d = g2.d
-    rng = np.random.default_rng(seed)
-    out = {}
-    Xi = np.zeros((n_draws, d))
-    for _ in range(M):
-        Xi += rng.choice([-1.0, 1.0], size=(n_draws, d))
-    Xi /= M
-    for name, h in (("D1", g1), ("D2", g2)):
-        D = np.array([[float(c) for c in row] for row in h.codes]).T  # d x m
-        P = D @ np.linalg.pinv(D)
-        vals = np.sum((Xi @ P.T) ** 2, axis=1)
-        out[name] = float(vals.mean())
-        out[name + "_se"] = float(vals.std(ddof=1) / np.sqrt(n_draws))
-    out["ratio"] = out["D1"] / out["D2"]
-    return out
-
-
-def _sample_phi(rng: np.random.Generator, shape: tuple[int, ...], d: int, i: int, j: int, gamma: float) -> np.ndarray:
-    """phi uniform on {+-1}^d except (phi_i, phi_j) ~ P(1,1) = 1/4 + gamma, P(+-) = P(-+) = 1/4, P(--) = 1/4 - gamma."""
-    phi = rng.choice([-1.0, 1.0], size=shape + (d,))
-    u = rng.random(shape)
-    p11, p10, p01 = 0.25 + gamma, 0.25, 0.25
-    a = np.where(u < p11, 1.0, np.where(u < p11 + p10, 1.0, np.where(u < p11 + p10 + p01, -1.0, -1.0)))
-    b = np.where(u < p11, 1.0, np.where(u < p11 + p10, -1.0, np.where(u < p11 + p10 + p01, 1.0, -1.0)))
-    phi[..., i] = a
-    phi[..., j] = b
-    return phi
-
-
-def parity_behaviour_sim(
-    heads: "tl.ParityHeads",
-    gamma: float,
-    M: int,
-    n_prompts: int,
-    seed: int,
-    tasks: tuple[tuple[int, int], ...] = ((0, 1), (1, 0)),
-    chunk: int = 20_000,
-) -> dict[str, float]:
-    """Finite-M evaluation of a parity model (spec §2.5, G = I): prompts of M examples with labels
-    ``y = phi_i phi_j``, ``zeta = y^T Phi / M``, ``g = sum_h a_h ReLU(sum_t zeta_t V^(h)_tt phi_{q,t})`` with
-    ``V = C / (4 gamma)``. Returns the mean hinge loss (and SE) and the 0-1 error (g = 0 counts as wrong)."""
-    M = _check_n(M, "M")
-    if not 0 < gamma < 0.25:
-        raise ValueError(f"gamma must lie in (0, 1/4), got {gamma}")
-    a = np.array([float(x) for x in heads.a])
-    V = np.array([[float(c) for c in row] for row in heads.codes]) / (4 * gamma)  # (m, d)
-    d = V.shape[1]
-    rng = np.random.default_rng(seed)
-    chunk = max(100, min(chunk, 4_000_000 // (M * d)))  # bound memory at ~32 MB per array
-    hinge, err = [], []
-    done = 0
-    while done < n_prompts:
-        b = min(chunk, n_prompts - done)
-        t = rng.integers(0, len(tasks), size=b)
-        H = np.empty(b)
-        Z = np.empty(b)
-        for k, (i, j) in enumerate(tasks):
-            sel = t == k
-            nb = int(sel.sum())
-            if nb == 0:
-                continue
-            Phi = _sample_phi(rng, (nb, M), d, i, j, gamma)
-            y = Phi[..., i] * Phi[..., j]
-            zeta = np.einsum("bm,bmd->bd", y, Phi) / M
-            q = _sample_phi(rng, (nb,), d, i, j, gamma)
-            yq = q[:, i] * q[:, j]
-            g = np.maximum(np.einsum("bd,hd,bd->bh", zeta, V, q), 0) @ a
-            H[sel] = np.maximum(0, 1 - yq * g)
-            Z[sel] = (yq * g <= 0).astype(float)
-        hinge.append(H)
-        err.append(Z)
-        done += b
-    H = np.concatenate(hinge)
-    Z = np.concatenate(err)
-    return {
-        "hinge": float(H.mean()),
-        "hinge_se": float(H.std(ddof=1) / np.sqrt(len(H))),
-        "err01": float(Z.mean()),
-        "err01_se": float(Z.std(ddof=1) / np.sqrt(len(Z))),
-    }

@@ -1,30 +1,35 @@
 r"""Linear self-attention (LSA) trained for in-context linear regression (exact).
 
-Source: Shi thesis Ch. 5 (Sec. 5.3-5.4) and App. D.1-D.2; spec ``shared/spec/lsa_icl.md`` §1.
+Source: Shi thesis Ch. 5 (Sec. 5.3-5.4) and App. D.1-D.2. The setting, the corrected statements and the errata are
+explained in ``docs/lsa.md``.
 
 Setting. Prompts of N examples ``x_i ~ N(0, Lambda)``, task ``w ~ N(0, I_d)``, labels ``y_i = <w, x_i>``; the
 one-layer LSA of Eq. 5.1 predicts ``y_hat = (1/rho) s_xy^T M_eff x_q + (even terms)`` with the identifiable
-matrix ``M_eff = w22^PV W11^KQ + w21^PV (w21^KQ)^T`` (spec §1.2, §1.9).
+matrix ``M_eff = w22^PV W11^KQ + w21^PV (w21^KQ)^T``.
 
 Results implemented here (exact sympy when the inputs are exact; mpmath float fallback otherwise):
 
+* Eq. 5.1-5.2: the literal output of Eq. 5.1 (:func:`lsa_output`), the corrected Eq. 5.2
+  (:func:`corrected_prediction`) and its expansion (:func:`expanded_prediction`), with symbolic checks that they
+  agree (:func:`eq52_residuals`), that four blocks never enter (:func:`dead_block_derivatives`) and that
+  ``(u, U) -> (u/c, cU)`` changes nothing (:func:`scale_symmetry_residuals`).
 * Lemma 5.1: ``Gamma = (1 + 1/N) Lambda + (tr Lambda / N) I`` (:func:`gamma_matrix`) and the reduced loss
   ``l~(U, u) = tr[1/2 u^2 Gamma Lambda U Lambda U^T - u Lambda^2 U^T]`` (:func:`reduced_loss`), with the
   constant made explicit: ``L = l~ + 1/2 tr Lambda`` (:func:`population_loss`). **Hidden assumption**: the lemma
-  holds only when ``w21^PV = w21^KQ = 0`` (spec §1.4); in general ``L = l~(M_eff, 1) + 1/2 tr Lambda +
-  1/2 E[even^2]``.
+  holds only when ``w21^PV = w21^KQ = 0``; in general ``L = l~(M_eff, 1) + 1/2 tr Lambda + 1/2 E[even^2]``.
+  :func:`lemma51_moments` re-derives it from Isserlis' theorem.
 * Lemma D.1 / (D.4): the full-rank optimum ``U = Gamma^{-1}``, ``min l~ = -1/2 tr(Lambda^2 Gamma^{-1})``
-  (:func:`full_rank_optimum`) and the excess-loss identity (:func:`excess_loss_identity`).
+  (:func:`full_rank_optimum`) and the excess-loss identity (:func:`excess_loss`, :func:`excess_loss_frobenius`).
 * Thm 5.4.1: the rank-r optimum ``U* = Q diag(v*) Q^T`` with ``v_i* = 1/T_i`` on the top-r eigendirections
   (eigenvalues sorted **descending**), ``T_i = (1 + 1/N) lambda_i + tr D / N``, and the loss
   ``L_r = 1/2 tr Lambda - 1/2 sum_{i<=r} lambda_i^2 / T_i`` (:func:`optimal_rank_r`). A tie
   ``lambda_r = lambda_{r+1}`` makes U* non-unique; :attr:`RankOptimum.unique` says so.
 * Thm 5.4.2: the (unhalved, rho = M) evaluation loss under a noisy prompt for a fixed task (:func:`noisy_eval_loss`),
-  its large-N approximation, its average over ``w`` (:func:`expected_noisy_eval_loss`, [DERIVED]) and
-  Thm 5.4.3, the difference between ranks (:func:`rank_difference`); the trade-off "smaller models are more
+  its large-N approximation, its average over ``w`` (:func:`expected_noisy_eval_loss`, derived in ``docs/lsa.md``)
+  and Thm 5.4.3, the difference between ranks (:func:`rank_difference`); the trade-off "smaller models are more
   robust" as :func:`best_rank`.
 
-Errata (spec §8 items 1-6): Eq. 5.2 garbled; Lemma 5.1's hidden assumption and unstated constant; the ½ dropped
+Errata (``docs/lsa.md``): Eq. 5.2 garbled; Lemma 5.1's hidden assumption and unstated constant; the 1/2 dropped
 in the proof sketch of Thm 5.4.1; "V* is diagonal" needs Eckart-Young; the ties are not mentioned.
 """
 
@@ -40,21 +45,8 @@ import sympy
 from sympy import Integer, Matrix, Rational
 
 __all__ = [
-    "PARITY_PATTERNS",
-    "COUNTEREXAMPLE_M5",
-    "COUNTEREXAMPLE_M8",
-    "ParityHeads",
-    "parity_heads",
-    "parity_construction",
-    "parity_g1",
-    "parity_task_sets",
-    "parity_margins",
-    "parity_hinge_loss",
-    "parity_pt_bound",
-    "parity_norm_formula",
-    "projection_ratio",
-    "check_dim",
     "SOURCE",
+    "check_count",
     "as_covariance",
     "is_exact",
     "gamma_matrix",
@@ -64,6 +56,8 @@ __all__ = [
     "loss_constant",
     "population_loss",
     "full_rank_optimum",
+    "excess_loss",
+    "excess_loss_frobenius",
     "excess_loss_identity",
     "RankOptimum",
     "optimal_rank_r",
@@ -74,6 +68,13 @@ __all__ = [
     "rank_difference",
     "rank_difference_approx",
     "best_rank",
+    "lsa_output",
+    "corrected_prediction",
+    "expanded_prediction",
+    "eq52_residuals",
+    "dead_block_derivatives",
+    "scale_symmetry_residuals",
+    "lemma51_moments",
     "lemma51_residuals",
 ]
 
@@ -156,7 +157,14 @@ def as_covariance(Lam: Any, *, source: str = "Shi Sec. 5.4") -> Matrix:
     return m
 
 
-def _check_n(N: Any, name: str = "N") -> sympy.Expr:
+def check_count(N: Any, name: str = "N") -> sympy.Expr:
+    """A number of in-context examples (``N``, ``M``) as a sympy Integer >= 1; a symbol passes unchanged.
+
+    Raises
+    ------
+    ValueError
+        Not an integer, or < 1.
+    """
     if isinstance(N, sympy.Basic) and not N.is_number:
         return N
     if isinstance(N, bool) or not isinstance(N, (numbers.Integral, sympy.Integer)):
@@ -245,7 +253,7 @@ def eigen_descending(Lam: Any) -> tuple[list[sympy.Expr], Matrix]:
 
 def t_values(lam: Sequence[Any], N: Any) -> list[sympy.Expr]:
     """``T_i = (1 + 1/N) lambda_i + tr D / N``: the eigenvalues of Gamma (Thm 5.4.1)."""
-    N = _check_n(N)
+    N = check_count(N)
     lam = [_to_sympy(v) for v in lam]
     tr = sum(lam, Integer(0))
     return [_canon((1 + 1 / N) * v + tr / N) for v in lam]
@@ -257,12 +265,12 @@ def t_values(lam: Sequence[Any], N: Any) -> list[sympy.Expr]:
 def gamma_matrix(Lam: Any, N: Any) -> Matrix:
     """``Gamma = (1 + 1/N) Lambda + (tr Lambda / N) I_d`` (Shi Lemma 5.1)."""
     m = as_covariance(Lam)
-    N = _check_n(N)
+    N = check_count(N)
     return (1 + 1 / N) * m + (m.trace() / N) * sympy.eye(m.rows)
 
 
 def loss_constant(Lam: Any) -> sympy.Expr:
-    """The constant of Lemma 5.1, ``C = 1/2 tr Lambda`` (the loss of the zero predictor; spec §1.4 [DERIVED])."""
+    """The constant of Lemma 5.1, ``C = 1/2 tr Lambda`` (the loss of the zero predictor; ``docs/lsa.md``)."""
     return as_covariance(Lam).trace() / 2
 
 
@@ -270,7 +278,7 @@ def reduced_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
     """``l~(U, u) = tr[1/2 u^2 Gamma Lambda U Lambda U^T - u Lambda^2 U^T]`` (Shi Lemma 5.1).
 
     ``U = W11^KQ`` and ``u = w22^PV``; valid as the LSA loss minus 1/2 tr Lambda only when
-    ``w21^PV = w21^KQ = 0`` (hidden assumption, spec §1.4). For general weights pass ``U = M_eff, u = 1`` to
+    ``w21^PV = w21^KQ = 0`` (hidden assumption, ``docs/lsa.md``). For general weights pass ``U = M_eff, u = 1`` to
     get the odd part of the loss.
     """
     m = as_covariance(Lam)
@@ -304,22 +312,31 @@ def _sqrt_psd(m: Matrix) -> Matrix:
     return Q * sympy.diag(*[sympy.sqrt(v) for v in lam]) * Q.T
 
 
-def excess_loss_identity(U: Any, u: Any, Lam: Any, N: Any) -> tuple[sympy.Expr, sympy.Expr]:
-    """(D.4): ``l~(U, u) - min l~ = 1/2 ||Gamma^{1/2} (u Lambda^{1/2} U Lambda^{1/2} - Lambda Gamma^{-1})||_F^2``.
+def excess_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
+    """Left side of (D.4): ``l~(U, u) - min l~`` with ``min l~ = -1/2 tr(Lambda^2 Gamma^{-1})`` (Lemma D.1)."""
+    m = as_covariance(Lam)
+    _, lmin = full_rank_optimum(m, N)
+    lhs = reduced_loss(U, u, m, N) - lmin
+    return _canon(sympy.expand(lhs)) if is_exact(m) else lhs
 
-    Returns ``(lhs, rhs)``; their difference simplifies to 0 (computed literally, with matrix square roots).
-    """
+
+def excess_loss_frobenius(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
+    """Right side of (D.4): ``1/2 ||Gamma^{1/2} (u Lambda^{1/2} U Lambda^{1/2} - Lambda Gamma^{-1})||_F^2``, computed
+    literally with matrix square roots (App. D.1)."""
     m = as_covariance(Lam)
     U = _check_square(U, m.rows)
     u = _to_sympy(u)
-    Ginv, lmin = full_rank_optimum(m, N)
-    G = gamma_matrix(m, N)
-    Lh = _sqrt_psd(m)
-    Gh = _sqrt_psd(G)
-    R = Gh * (u * Lh * U * Lh - m * Ginv)
-    rhs = sum((e**2 for e in R), Integer(0)) / 2
-    lhs = reduced_loss(U, u, m, N) - lmin
-    return _canon(sympy.expand(lhs)) if is_exact(m) else lhs, sympy.expand(rhs)
+    Ginv, _ = full_rank_optimum(m, N)
+    R = _sqrt_psd(gamma_matrix(m, N)) * (u * _sqrt_psd(m) * U * _sqrt_psd(m) - m * Ginv)
+    return sympy.expand(sum((e**2 for e in R), Integer(0)) / 2)
+
+
+def excess_loss_identity(U: Any, u: Any, Lam: Any, N: Any) -> tuple[sympy.Expr, sympy.Expr]:
+    """(D.4): ``l~(U, u) - min l~ = 1/2 ||Gamma^{1/2} (u Lambda^{1/2} U Lambda^{1/2} - Lambda Gamma^{-1})||_F^2``.
+
+    Returns ``(lhs, rhs)`` (:func:`excess_loss`, :func:`excess_loss_frobenius`); their difference simplifies to 0.
+    """
+    return excess_loss(U, u, Lam, N), excess_loss_frobenius(U, u, Lam, N)
 
 
 # ----------------------------------------------------------------------------------- Thm 5.4.1
@@ -364,7 +381,7 @@ class RankOptimum:
 
 
 def optimal_rank_r(Lam: Any, N: Any, r: Any) -> RankOptimum:
-    """Closed-form rank-r optimum of the reduced loss (Shi Thm 5.4.1, proof corrected by Eckart-Young, spec §1.5).
+    """Closed-form rank-r optimum of the reduced loss (Shi Thm 5.4.1; the proof needs Eckart-Young, ``docs/lsa.md``).
 
     Parameters
     ----------
@@ -378,7 +395,7 @@ def optimal_rank_r(Lam: Any, N: Any, r: Any) -> RankOptimum:
         Lambda not symmetric PSD, N < 1, r outside [0, d].
     """
     m = as_covariance(Lam)
-    N = _check_n(N)
+    N = check_count(N)
     d = m.rows
     r = _check_rank(r, d)
     lam, Q = _eig(m)
@@ -408,9 +425,9 @@ def optimal_rank_r(Lam: Any, N: Any, r: Any) -> RankOptimum:
 
 
 def optimal_losses(Lam: Any, N: Any) -> list[sympy.Expr]:
-    """``[L_0, ..., L_d]``, the optimal pretraining losses by rank (Thm 5.4.1, spec §1.5 [DERIVED])."""
+    """``[L_0, ..., L_d]``, the optimal pretraining losses by rank (Thm 5.4.1; derived in ``docs/lsa.md``)."""
     m = as_covariance(Lam)
-    N = _check_n(N)
+    N = check_count(N)
     lam, _ = _eig(m)
     T = t_values(lam, N)
     out, acc = [], m.trace() / 2
@@ -426,8 +443,8 @@ def optimal_losses(Lam: Any, N: Any) -> list[sympy.Expr]:
 
 def _eval_setup(Lam: Any, N: Any, r: Any, M: Any, sigma: Any, w: Any, w_in_eigenbasis: bool):
     m = as_covariance(Lam)
-    N = _check_n(N)
-    M = _check_n(M, "M")
+    N = check_count(N)
+    M = check_count(M, "M")
     d = m.rows
     r = _check_rank(r, d)
     lam, Q = _eig(m)
@@ -482,9 +499,9 @@ def noisy_eval_loss_approx(
 
 
 def expected_noisy_eval_loss(Lam: Any, N: Any, r: Any, M: Any, sigma: Any) -> sympy.Expr:
-    """Thm 5.4.2 averaged over ``w ~ N(0, I)`` [DERIVED, spec §1.7]:
+    """Thm 5.4.2 averaged over ``w ~ N(0, I)`` (derived in ``docs/lsa.md``):
     ``(1/M) sum_{i<=r} v_i^2 lambda_i^3 + (1/M)(tr D + sigma^2) sum_{i<=r} v_i^2 lambda_i^2 + sum_{i>r} lambda_i
-    + sum_{i<=r} lambda_i (lambda_i v_i - 1)^2``. With M = N, sigma = 0 it equals ``2 L_r`` (consistency, C14)."""
+    + sum_{i<=r} lambda_i (lambda_i v_i - 1)^2``. With M = N, sigma = 0 it equals ``2 L_r`` (a consistency check of Lemma 5.1 against Thm 5.4.2)."""
     m, N, M, d, r, lam, _, sig = _eval_setup(Lam, N, r, M, sigma, [0] * as_covariance(Lam).rows, True)
     T = t_values(lam, N)
     tr = sum(lam, Integer(0))
@@ -538,231 +555,43 @@ def best_rank(
     """The noise trade-off of Sec. 5.4.2 as a computable statement: the rank r in [0, d] whose optimum has the
     smallest Thm 5.4.2 loss for this task, noise and prompt length (smallest r on ties), and all the losses.
 
-    More label noise sigma favours smaller r ("smaller models are more robust", spec §1.7, C17)."""
+    More label noise sigma favours smaller r ("smaller models are more robust", Sec. 5.4.2)."""
     d = as_covariance(Lam).rows
     losses = [noisy_eval_loss(Lam, N, r, M, sigma, w, w_in_eigenbasis=w_in_eigenbasis) for r in range(d + 1)]
     fl = [float(x) for x in losses]
     return fl.index(min(fl)), losses
 
 
-# ----------------------------------------------------------------------------------- Sec. 5.5: sparse parity
-#
-# Population model (spec §2.2): with N -> infinity head i of g(X, y, x_q) = sum_i a_i ReLU((y^T X/N) W^(i) x_q)
-# receives z_tau^T V^(i) phi_q with z_tau = 2 gamma (e_i + e_j) and V^(i) = G^T W^(i) G. For diagonal V this is
-# 2 gamma (V_ii phi_i + V_jj phi_j) = (C_i phi_i + C_j phi_j) / 2 with the integer-like code C = 4 gamma V, so
-# every margin is independent of gamma. Everything below is exact (``fractions.Fraction``).
-
-PARITY_PATTERNS: tuple[tuple[int, int], ...] = ((1, 1), (1, -1), (-1, 1), (-1, -1))
-
-#: Spec §2.3 (b): five heads with zero population hinge loss on S_1 u S_2 for d = 8 (the thesis claims 8 are needed).
-COUNTEREXAMPLE_M5: dict[str, Any] = {
-    "a": (1, -1, -1, 1, -1),
-    "codes": (
-        ("-3.3", "-3.3", "-3.6", "-3.6", "-3.3", "-3.4", "-3.6", "-3.3"),
-        ("-0.7", "0.8", "1.9", "0.9", "-1.5", "-1.6", "3.0", "-2.9"),
-        ("0.7", "-1.8", "-0.5", "1.7", "-0.7", "2.9", "-2.7", "1.5"),
-        ("3.3", "3.5", "3.6", "3.6", "3.5", "3.4", "3.6", "3.4"),
-        ("-0.2", "1.4", "-1.5", "-2.7", "2.6", "-1.4", "-0.4", "1.4"),
-    ),
-}
-#: Spec §2.3 (c): an eight-head zero-loss solution with sum C^2 = 66.66 < 192 (the thesis' g_2*).
-COUNTEREXAMPLE_M8: dict[str, Any] = {
-    "a": (1, 1, -1, 1, -1, -1, -1, -1),
-    "codes": (
-        ("-1.91", "-1.92", "-1.92", "-1.91", "-1.91", "-1.91", "-1.90", "-1.92"),
-        ("1.09", "1.09", "1.09", "1.09", "1.09", "1.08", "1.09", "1.09"),
-        ("-0.29", "0.37", "0.91", "1.09", "-0.38", "-0.86", "0.51", "-0.81"),
-        ("1.09", "1.08", "1.09", "1.09", "1.09", "1.09", "1.09", "1.09"),
-        ("0.69", "-0.74", "0.24", "-0.84", "-0.49", "1.09", "0.59", "-0.14"),
-        ("0.95", "-0.79", "-0.37", "0.56", "0.20", "-0.51", "-0.19", "0.37"),
-        ("-0.77", "0.95", "-1.05", "-0.13", "-0.32", "0.13", "0.47", "1.24"),
-        ("-0.32", "0.43", "0.52", "-0.41", "1.26", "0.40", "-1.11", "-0.40"),
-    ),
-}
-
-
-@dataclass(frozen=True)
-class ParityHeads:
-    """A multi-head parity model with diagonal heads, stored by codes ``C_h = 4 gamma diag(V^(h))`` (exact).
-
-    ``a[h]`` in [-1, 1] is the output weight of head h, ``codes[h][t]`` the code of feature t (0-based)."""
-
-    a: tuple[Fraction, ...]
-    codes: tuple[tuple[Fraction, ...], ...]
-
-    @property
-    def m(self) -> int:
-        return len(self.a)
-
-    @property
-    def d(self) -> int:
-        return len(self.codes[0])
-
-    def output(self, i: int, j: int, phi_i: int, phi_j: int) -> Fraction:
-        """``g = sum_h a_h ReLU((C_h[i] phi_i + C_h[j] phi_j)/2)`` in the population limit (spec §2.2)."""
-        total = Fraction(0)
-        for a, c in zip(self.a, self.codes):
-            z = (c[i] * phi_i + c[j] * phi_j) / 2
-            if z > 0:
-                total += a * z
-        return total
-
-    def code_norm(self) -> Fraction:
-        """``sum_h ||C_h||^2 = 16 gamma^2 sum_h ||V^(h)||_F^2``."""
-        return sum((c * c for row in self.codes for c in row), Fraction(0))
-
-    def frobenius_norm_sq(self, gamma: Any) -> Fraction:
-        """``sum_h ||V^(h)||_F^2`` at this gamma (``V = C / (4 gamma)``)."""
-        g = _check_gamma(gamma)
-        return self.code_norm() / (16 * g * g)
-
-
-def _check_gamma(gamma: Any) -> Fraction:
-    g = Fraction(str(gamma)) if isinstance(gamma, float) else Fraction(gamma)
-    if not 0 < g < Fraction(1, 4):
-        raise ValueError(f"gamma must lie in (0, 1/4) (Shi Sec. 5.5: P(1,1) = 1/4 + gamma), got {gamma!r}")
-    return g
-
-
-def _check_nu(nu: Any, name: str) -> int:
-    if isinstance(nu, bool) or not isinstance(nu, numbers.Integral) or int(nu) < 1:
-        raise ValueError(f"{name} must be an integer >= 1 (d = 2^nu2, k = 2^nu1), got {nu!r}")
-    return int(nu)
-
-
-def parity_heads(a: Sequence[Any], codes: Sequence[Sequence[Any]]) -> ParityHeads:
-    """Build :class:`ParityHeads` from exact values (strings such as ``"-3.3"`` are read exactly)."""
-    af = tuple(Fraction(str(x)) if isinstance(x, float) else Fraction(x) for x in a)
-    cf = tuple(tuple(Fraction(str(x)) if isinstance(x, float) else Fraction(x) for x in row) for row in codes)
-    if len(af) != len(cf) or not cf or len({len(r) for r in cf}) != 1:
-        raise ValueError(
-            f"need one code row per head and rows of equal length; got {len(af)} weights, "
-            f"row lengths {[len(r) for r in cf]}"
-        )
-    if any(abs(x) > 1 for x in af):
-        raise ValueError(f"output weights must lie in [-1, 1] (Shi Sec. 5.5), got {list(map(str, af))}")
-    return ParityHeads(af, cf)
-
-
-def parity_construction(nu2: Any, nu_pos: Any | None = None) -> ParityHeads:
-    """The construction of Shi Thm 5.5.1 in codes ``C = 4 gamma V`` (spec §2.3), d = 2^nu2, m = 2(nu2 + 1).
-
-    Heads ``1..nu2``: ``a = -1``, code ``2 bit_i(t-1) - 1`` (bit 1 = least significant); head ``nu2 + 1``:
-    ``a = +1``, code ``-nu_pos`` everywhere (``nu_pos = nu2`` for g_2*); heads ``nu2+2..2nu2+2`` mirror the first
-    half with negated codes.
-    """
-    nu2 = _check_nu(nu2, "nu2")
-    nu_pos = nu2 if nu_pos is None else Fraction(nu_pos)
-    d = 2**nu2
-    a, codes = [], []
-    for i in range(1, nu2 + 1):
-        a.append(Fraction(-1))
-        codes.append(tuple(Fraction(2 * (((t - 1) >> (i - 1)) & 1) - 1) for t in range(1, d + 1)))
-    a.append(Fraction(1))
-    codes.append(tuple(Fraction(-nu_pos) for _ in range(d)))
-    a = a + a
-    codes = codes + [tuple(-c for c in row) for row in codes]
-    return ParityHeads(tuple(a), tuple(codes))
-
-
-def parity_g1(nu1: Any, nu2: Any, pos_scale: Any | None = None) -> ParityHeads:
-    """g_1* of Thm 5.5.1: neurons ``{1..nu1, nu2+1, nu2+2..nu2+nu1+1, 2nu2+2}`` of g_2*, with positive-neuron code
-    ``-nu1`` (``pos_scale`` overrides it; ``pos_scale = 2`` with nu1 = 1 is the erratum (a) improvement)."""
-    nu1 = _check_nu(nu1, "nu1")
-    nu2 = _check_nu(nu2, "nu2")
-    if nu1 > nu2:
-        raise ValueError(f"need nu1 <= nu2 (k = 2^nu1 <= d = 2^nu2), got nu1 = {nu1}, nu2 = {nu2}")
-    full = parity_construction(nu2, nu1 if pos_scale is None else pos_scale)
-    keep = list(range(nu1)) + [nu2] + list(range(nu2 + 1, nu2 + 1 + nu1)) + [2 * nu2 + 1]
-    return ParityHeads(tuple(full.a[h] for h in keep), tuple(full.codes[h] for h in keep))
-
-
-def parity_task_sets(d: int, k: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """``S_1 = A x A minus the diagonal`` (A = first k features) and ``S_2`` = the other ordered pairs (0-based)."""
-    s1 = [(i, j) for i in range(k) for j in range(k) if i != j]
-    s2 = [(i, j) for i in range(d) for j in range(d) if i != j and not (i < k and j < k)]
-    return s1, s2
-
-
-def parity_margins(
-    heads: ParityHeads, tasks: Sequence[tuple[int, int]] | None = None
-) -> list[tuple[int, int, int, int, Fraction]]:
-    """``y g`` for every task (i, j) (default: all ordered pairs) and pattern (phi_i, phi_j); exact, gamma-free."""
-    d = heads.d
-    tasks = [(i, j) for i in range(d) for j in range(d) if i != j] if tasks is None else tasks
-    return [(i, j, pi, pj, pi * pj * heads.output(i, j, pi, pj)) for i, j in tasks for pi, pj in PARITY_PATTERNS]
-
-
-def parity_hinge_loss(heads: ParityHeads, tasks: Sequence[tuple[int, int]], gamma: Any) -> Fraction:
-    """Population hinge loss ``E max(0, 1 - y g)`` over tasks uniform on ``tasks`` and the skewed pattern law
-    ``P(1,1) = 1/4 + gamma, P(1,-1) = P(-1,1) = 1/4, P(-1,-1) = 1/4 - gamma`` (spec §2.1)."""
-    g = _check_gamma(gamma)
-    weights = {
-        (1, 1): Fraction(1, 4) + g,
-        (1, -1): Fraction(1, 4),
-        (-1, 1): Fraction(1, 4),
-        (-1, -1): Fraction(1, 4) - g,
-    }
-    tot = Fraction(0)
-    for i, j, pi, pj, marg in parity_margins(heads, tasks):
-        tot += weights[(pi, pj)] * max(Fraction(0), 1 - marg)
-    return tot / len(tasks)
-
-
-def parity_pt_bound(d: Any, gamma: Any) -> Fraction:
-    """Thm 5.5.1's condition ``p_T < (1/4 - gamma) / ((d(d-1)/2)(1/4 + gamma) + 1/4 - gamma)``."""
-    g = _check_gamma(gamma)
-    d = check_dim(d)
-    q = Fraction(1, 4)
-    return (q - g) / (Fraction(d * (d - 1), 2) * (q + g) + q - g)
-
-
-def check_dim(d: Any) -> int:
-    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 2:
-        raise ValueError(f"d must be an integer >= 2, got {d!r}")
-    return int(d)
-
-
-def parity_norm_formula(nu2: Any, gamma: Any) -> Fraction:
-    """``sum_i ||V^(i)||_F^2 = 2 d nu2 (1 + nu2) / (16 gamma^2)`` for g_2* (spec §2.3, property 4)."""
-    nu2 = _check_nu(nu2, "nu2")
-    g = _check_gamma(gamma)
-    return Fraction(2 * 2**nu2 * nu2 * (1 + nu2)) / (16 * g * g)
-
-
-def _rank_exact(cols: list[tuple[Fraction, ...]]) -> int:
-    return Matrix([[Rational(x.numerator, x.denominator) for x in c] for c in cols]).rank()
-
-
-def projection_ratio(nu1: Any, nu2: Any, M: Any | None = None) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
-    """Thm 5.5.2's noise ratio: ``E||P_{D_j} Xi||^2 = rank(D_j)/M`` with ``E Xi Xi^T = I/M`` and ``P`` the orthogonal
-    projector onto ``col(D_j)`` (pseudo-inverse: ``D_j^T D_j`` is singular, spec §8 item 9).
-
-    Returns ``(E||P_{D_1} Xi||^2, E||P_{D_2} Xi||^2, ratio)``; the ratio is ``(nu1 + 1)/(nu2 + 1)``. ``M`` may be a
-    symbol (default ``M``)."""
-    g1 = parity_g1(nu1, nu2)
-    g2 = parity_construction(nu2)
-    Ms = sympy.Symbol("M", positive=True) if M is None else _check_n(M, "M")
-    e1 = Integer(_rank_exact(list(g1.codes))) / Ms
-    e2 = Integer(_rank_exact(list(g2.codes))) / Ms
-    return e1, e2, sympy.simplify(e1 / e2)
-
-
 # ----------------------------------------------------------------------------------- Lemma 5.1, symbolic
 
 
-def lemma51_residuals(d: int = 2) -> list[sympy.Expr]:
-    """Lemma 5.1 derived symbolically for a general symmetric Lambda, general U, u and symbolic N (spec C3').
+def _isserlis_fourth(A: Matrix, Ls: Matrix) -> Matrix:
+    """``E[x x^T A x x^T]`` for ``x ~ N(0, Ls)`` entrywise by Isserlis' theorem
+    ``E[x_i x_j x_k x_l] = L_ij L_kl + L_ik L_jl + L_il L_jk``."""
+    d = Ls.rows
+    return Matrix(
+        d,
+        d,
+        lambda i, j: sum(
+            A[k, l] * (Ls[i, k] * Ls[l, j] + Ls[i, l] * Ls[k, j] + Ls[i, j] * Ls[k, l])
+            for k in range(d)
+            for l in range(d)
+        ),
+    )
 
-    Uses Isserlis' theorem ``E[x_i x_j x_k x_l] = L_ij L_kl + L_ik L_jl + L_il L_jk`` to get
-    ``E[x x^T A x x^T]`` entrywise, then ``E[H A H]`` for ``H = X^T X / N`` and finally
-    ``E (u w^T H U x_q - w^T x_q)^2`` (w ~ N(0, I), p = q = 0, rho = N). Returns the residuals
 
-    1. ``E[x x^T A x x^T] - (2 L A L + tr(A L) L)`` (entries, symmetric A),
-    2. ``E[H A H] - ((1 + 1/N) L A L + tr(A L) L / N)`` (entries),
-    3. ``E(y_hat - y_q)^2 / 2 - (l~(U, u) + 1/2 tr L)``;
+def lemma51_moments(d: int = 2) -> tuple[list[sympy.Expr], list[sympy.Expr]]:
+    """Lemma 5.1 for a general symmetric Lambda, general U, u and symbolic N, in two independent computations.
 
-    all simplify to 0.
+    Returns ``(derived, stated)``, entry by entry:
+
+    1. ``E[x x^T A x x^T]`` (symmetric A) by Isserlis' theorem vs the formula ``2 L A L + tr(A L) L``;
+    2. ``E[H A H]`` for ``H = X^T X / N`` (``(1/N^2)[N E[x x^T A x x^T] + N(N-1) L A L]``) vs
+       ``(1 + 1/N) L A L + tr(A L) L / N``;
+    3. ``E (u w^T H U x_q - w^T x_q)^2 / 2`` (w ~ N(0, I), p = q = 0, rho = N, expanded with Isserlis) vs the
+       lemma's ``l~(U, u) + 1/2 tr L``.
+
+    The derivation is sketched in ``docs/lsa.md``.
     """
     if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 3:
         raise ValueError(f"d must be an integer in [1, 3] (the symbolic expansion grows as d^4), got {d!r}")
@@ -771,30 +600,110 @@ def lemma51_residuals(d: int = 2) -> list[sympy.Expr]:
     Ls = Matrix(d, d, lambda i, j: sympy.Symbol(f"l{min(i, j)}{max(i, j)}"))
     As = Matrix(d, d, lambda i, j: sympy.Symbol(f"a{min(i, j)}{max(i, j)}"))
     U = Matrix(d, d, lambda i, j: sympy.Symbol(f"U{i}{j}"))
-
-    def fourth(A: Matrix) -> Matrix:
-        return Matrix(
-            d,
-            d,
-            lambda i, j: sum(
-                A[k, l] * (Ls[i, k] * Ls[l, j] + Ls[i, l] * Ls[k, j] + Ls[i, j] * Ls[k, l])
-                for k in range(d)
-                for l in range(d)
-            ),
-        )
-
-    res = []
-    F = fourth(As)
-    res += list((F - (2 * Ls * As * Ls + (As * Ls).trace() * Ls)).applyfunc(sympy.expand))
-    # E[H A H] = (1/N^2)[N E[x x^T A x x^T] + N(N-1) L A L]
+    derived: list[sympy.Expr] = []
+    stated: list[sympy.Expr] = []
+    F = _isserlis_fourth(As, Ls)
+    derived += list(F.applyfunc(sympy.expand))
+    stated += list((2 * Ls * As * Ls + (As * Ls).trace() * Ls).applyfunc(sympy.expand))
     EH = (N * F + N * (N - 1) * Ls * As * Ls) / N**2
-    res += list((EH - ((1 + 1 / N) * Ls * As * Ls + (As * Ls).trace() * Ls / N)).applyfunc(sympy.simplify))
+    derived += list(EH.applyfunc(sympy.simplify))
+    stated += list(((1 + 1 / N) * Ls * As * Ls + (As * Ls).trace() * Ls / N).applyfunc(sympy.simplify))
     # loss: E_w,x_q tr[(u H U - I) L (u H U - I)^T] with E_w ww^T = I; quadratic term uses E[H B H], B = U L U^T
     B = U * Ls * U.T
-    FB = fourth(B)
-    EHBH = (N * FB + N * (N - 1) * Ls * B * Ls) / N**2
+    EHBH = (N * _isserlis_fourth(B, Ls) + N * (N - 1) * Ls * B * Ls) / N**2
     mse = u**2 * EHBH.trace() - 2 * u * (Ls * U * Ls).trace() + Ls.trace()
     G = (1 + 1 / N) * Ls + Ls.trace() / N * sympy.eye(d)
     lt = (u**2 / 2 * G * Ls * U * Ls * U.T - u * Ls * Ls * U.T).trace()
-    res.append(sympy.simplify(sympy.expand(mse / 2 - (lt + Ls.trace() / 2))))
-    return res
+    derived.append(sympy.expand(mse / 2))
+    stated.append(sympy.expand(lt + Ls.trace() / 2))
+    return derived, stated
+
+
+def lemma51_residuals(d: int = 2) -> list[sympy.Expr]:
+    """``derived - stated`` of :func:`lemma51_moments`, simplified: all 0."""
+    derived, stated = lemma51_moments(d)
+    return [sympy.simplify(a - b) for a, b in zip(derived, stated)]
+
+
+# ----------------------------------------------------------------------------------- Eq. 5.1-5.2, symbolic
+
+
+def lsa_output(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy.Expr:
+    """The prediction of Eq. 5.1 taken literally: entry (d+1, n+1) of ``E + W^PV E (E^T W^KQ E) / rho``."""
+    return (E + WPV * E * (E.T * WKQ * E) / rho)[-1, -1]
+
+
+def corrected_prediction(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy.Expr:
+    """Eq. 5.2 as corrected in ``docs/lsa.md``: ``y_hat = (w21^PV^T, w22^PV) (E E^T / rho) [W11^KQ; w21^KQ^T] x_q``."""
+    d = E.rows - 1
+    return (WPV[d, :] * (E * E.T / rho) * WKQ[:, :d] * E[:d, -1])[0, 0]
+
+
+def expanded_prediction(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy.Expr:
+    """The corrected Eq. 5.2 expanded (``docs/lsa.md``): ``(1/rho)[p^T S U x_q + (p^T s_xy)(q^T x_q) +
+    u s_xy^T U x_q + u s_yy q^T x_q]`` with ``p = w21^PV``, ``u = w22^PV``, ``U = W11^KQ``, ``q = w21^KQ``,
+    ``S = sum_i x_i x_i^T + x_q x_q^T``, ``s_xy = sum_i y_i x_i``, ``s_yy = sum_i y_i^2``."""
+    d = E.rows - 1
+    p, u = WPV[d, :d].T, WPV[d, d]
+    U, q = WKQ[:d, :d], WKQ[d, :d].T
+    X, y, xq = E[:d, :], E[d, :-1], E[:d, -1]
+    S = X * X.T
+    sxy = E[:d, :-1] * y.T
+    syy = (y * y.T)[0, 0]
+    qx = (q.T * xq)[0, 0]
+    return ((p.T * S * U * xq)[0, 0] + (p.T * sxy)[0, 0] * qx + u * (sxy.T * U * xq)[0, 0] + u * syy * qx) / rho
+
+
+def _symbolic_prompt(d: int, n: int) -> tuple[Matrix, Matrix, Matrix, sympy.Symbol]:
+    """A symbolic prompt E ((d+1) x (n+1), query label 0), symbolic W^PV, W^KQ and rho."""
+    if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 3 or not 1 <= n <= 3:
+        raise ValueError(f"d and n must be integers in [1, 3] (the expansion grows fast), got d = {d}, n = {n}")
+    E = Matrix(d + 1, n + 1, lambda a, b: 0 if (a == d and b == n) else sympy.Symbol(f"e{a}_{b}"))
+    WPV = Matrix(d + 1, d + 1, lambda a, b: sympy.Symbol(f"pv{a}_{b}"))
+    WKQ = Matrix(d + 1, d + 1, lambda a, b: sympy.Symbol(f"kq{a}_{b}"))
+    return E, WPV, WKQ, sympy.Symbol("rho", positive=True)
+
+
+def eq52_residuals(d: int = 2, n: int = 2) -> list[sympy.Expr]:
+    """Eq. 5.1 (literal) minus the corrected Eq. 5.2, and minus its expansion, for a symbolic prompt with ``n``
+    examples and symbolic weights; both expand to 0."""
+    E, WPV, WKQ, rho = _symbolic_prompt(d, n)
+    out = lsa_output(E, WPV, WKQ, rho)
+    return [
+        sympy.expand(out - corrected_prediction(E, WPV, WKQ, rho)),
+        sympy.expand(out - expanded_prediction(E, WPV, WKQ, rho)),
+    ]
+
+
+def dead_block_derivatives(d: int = 2, n: int = 2) -> list[sympy.Expr]:
+    """``d y_hat / d theta`` of the literal Eq. 5.1 output for every entry theta of the blocks W11^PV, w12^PV,
+    w12^KQ and w22^KQ (symbolic prompt and weights); all are 0 because the query's label slot is 0."""
+    E, WPV, WKQ, rho = _symbolic_prompt(d, n)
+    out = sympy.expand(lsa_output(E, WPV, WKQ, rho))
+    dead = [WPV[a, b] for a in range(d) for b in range(d + 1)] + [WKQ[a, d] for a in range(d + 1)]
+    return [sympy.diff(out, t) for t in dead]
+
+
+def scale_symmetry_residuals(d: int = 2, n: int = 2) -> list[sympy.Expr]:
+    """The symmetry ``(u, U) -> (u/c, cU)`` of Thm 5.4.1 (weights (5.3), p = q = 0): the change of the literal
+    Eq. 5.1 output and of ``l~`` (symbolic symmetric Lambda and N); both expand to 0."""
+    E, _, _, rho = _symbolic_prompt(d, n)
+    c, u, N = sympy.symbols("c u N", positive=True)
+    U = Matrix(d, d, lambda i, j: sympy.Symbol(f"U{i}{j}"))
+    Ls = Matrix(d, d, lambda i, j: sympy.Symbol(f"l{min(i, j)}{max(i, j)}"))
+
+    def weights(uu: sympy.Expr, UU: Matrix) -> tuple[Matrix, Matrix]:
+        WPV = sympy.zeros(d + 1, d + 1)
+        WKQ = sympy.zeros(d + 1, d + 1)
+        WPV[d, d] = uu
+        WKQ[:d, :d] = UU
+        return WPV, WKQ
+
+    def lt(uu: sympy.Expr, UU: Matrix) -> sympy.Expr:
+        G = (1 + 1 / N) * Ls + Ls.trace() / N * sympy.eye(d)
+        return (uu**2 / 2 * G * Ls * UU * Ls * UU.T - uu * Ls * Ls * UU.T).trace()
+
+    return [
+        sympy.expand(lsa_output(E, *weights(u / c, c * U), rho) - lsa_output(E, *weights(u, U), rho)),
+        sympy.expand(lt(u / c, c * U) - lt(u, U)),
+    ]

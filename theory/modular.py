@@ -7,7 +7,7 @@ Network (Shi thesis Eq. 4.2; Edelman Ch. 7 for k = 2)
 trained on all p^k points of ``(a_1..a_k) -> a_1 + ... + a_k mod p`` with the L_{2,k+1} norm
 :math:`\|\theta\|_{2,k+1}^{k+1} = \sum_i \|\theta_i\|_2^{k+1}`. The network is (k+1)-homogeneous.
 
-Results implemented here (spec ``shared/spec/fourier_circuits.md``):
+Results implemented here (derivations and errata in ``docs/modular.md``):
 
 * Shi Thm 4.9 / C.22: the maximum normalized margin
   :math:`\gamma^* = 2\,k! / ((2k+2)^{(k+1)/2} (p-1) p^{(k-1)/2})` for width
@@ -17,7 +17,7 @@ Results implemented here (spec ``shared/spec/fourier_circuits.md``):
 * Shi Lemma 4.11 / C.18: an explicit max-margin network with :math:`2^{2k-2}(p-1)` neurons whose
   output is :math:`(p\,1[c = \sum a] - 1)/2` (the source prints "0 otherwise"; it is -1/2).
 * Shi Lemma C.14: the single-neuron class-weighted objective Psi in Fourier form, and closed forms
-  of Psi for deformed neurons (spec section 3.3).
+  of Psi for deformed neurons (Lemma C.15; ``docs/modular.md``).
 
 Hypotheses on the inputs
 ------------------------
@@ -135,7 +135,7 @@ def optimal_fourier_magnitude(p: object, k: object) -> sympy.Expr:
 
 
 def single_neuron_bound(p: object, k: object) -> sympy.Expr:
-    r"""The end of the bound chain of Shi Lemma C.15 (spec 3.3): phases aligned, QM-GM on each
+    r"""The end of the bound chain of Shi Lemma C.15: phases aligned, QM-GM on each
     frequency, Plancherel (:math:`\sum_{j\ge1} z(j) \le p/2`) and :math:`\|z\|_{(k+1)/2}\le\|z\|_1` give
 
     .. math:: \Psi \le \frac{2\,k!\,(p/2)^{(k+1)/2}}{(k+1)^{(k+1)/2}(p-1)p^k}.
@@ -158,7 +158,7 @@ def construction_logit_as_printed(p: int, a: Sequence[int], c: int) -> sympy.Exp
 
 
 def max_margin_logits(p: object, k: object) -> tuple[sympy.Expr, sympy.Expr]:
-    r"""Logits of every unit-norm max-margin network (spec 2.1, from Lemma C.6 with uniform q*).
+    r"""Logits of every unit-norm max-margin network (Lemma C.6 with uniform q*; ``docs/modular.md``).
 
     All points lie on the margin and all wrong logits are equal, and each w_i has zero mean, so
     :math:`f(\hat\theta,a)[c] = \gamma^*(1[c=y(a)] - 1/p)`.
@@ -245,8 +245,8 @@ def polarization_identity(k: int) -> tuple[sympy.Expr, sympy.Expr]:
     d = sympy.symbols(f"d1:{k + 1}")
     lhs = 2 ** (k - 1) * factorial(k) * sympy.Mul(*d)
     rhs = sympy.Integer(0)
-    for eps in itertools.product([1, -1], repeat=k - 1):
-        eps = (1,) + eps
+    for tail in itertools.product([1, -1], repeat=k - 1):
+        eps = (1, *tail)
         rhs += (-1) ** eps.count(-1) * sympy.Add(*[e * dj for e, dj in zip(eps, d)]) ** k
     return lhs, rhs
 
@@ -270,7 +270,7 @@ def cos_sum_expansion(k: int) -> tuple[sympy.Expr, sympy.Expr]:
 
 @dataclass(frozen=True)
 class ModularConstruction:
-    r"""The explicit max-margin network of Shi Lemma 4.11 / C.18 (cleaned in spec 2.2).
+    r"""The explicit max-margin network of Shi Lemma 4.11 / C.18 (as corrected in ``docs/modular.md``).
 
     One neuron per frequency :math:`\zeta`, even-weight :math:`b\in\{0,1\}^{k+1}` and sign pattern
     :math:`\epsilon\in\{\pm1\}^k` with :math:`\epsilon_1=+1`; block phases
@@ -338,8 +338,8 @@ def construction(p: int, k: int, width: int | None = None) -> ModularConstructio
     neurons = []
     for zeta in frequencies(p):
         for b in _even_subsets(k):
-            for eps in itertools.product([1, -1], repeat=k - 1):
-                eps = (1,) + eps
+            for tail in itertools.product([1, -1], repeat=k - 1):
+                eps = (1, *tail)
                 phases = tuple(-pi / 2 * b[j] + pi * int(eps[j] == -1) for j in range(k))
                 neurons.append(FourierNeuron(p=p, zeta=zeta, phases=phases, amplitude=t))
     return ModularConstruction(p=p, k=k, neurons=tuple(neurons), width=width)
@@ -396,13 +396,13 @@ def psi_fourier(u: Sequence[Sequence[object]], w: Sequence[object]) -> sympy.Exp
 
 def psi_phase_mismatch(p: object, k: object, delta: object) -> sympy.Expr:
     r"""Psi of an otherwise optimal unit neuron whose phases miss the constraint by
-    :math:`\Delta = \sum\vartheta_i - \vartheta_w`: :math:`\gamma^*\cos\Delta` (spec 3.3)."""
+    :math:`\Delta = \sum\vartheta_i - \vartheta_w`: :math:`\gamma^*\cos\Delta` (``docs/modular.md``)."""
     return max_margin(p, k) * cos(delta)
 
 
 def psi_unbalanced(p: object, k: object, r: Sequence[object]) -> sympy.Expr:
     r"""Psi of a unit single-frequency neuron with aligned phases whose k+1 blocks have squared norms
-    :math:`r_1..r_{k+1}` (summing to 1): :math:`\gamma^*\prod_i((k+1)r_i)^{1/2}` (spec 3.3)."""
+    :math:`r_1..r_{k+1}` (summing to 1): :math:`\gamma^*\prod_i((k+1)r_i)^{1/2}` (``docs/modular.md``)."""
     r = [sympy.sympify(x) for x in r]
     if len(r) != int(k) + 1:
         raise ValueError(f"need k+1 = {int(k) + 1} block fractions, got {len(r)}")
@@ -413,7 +413,7 @@ def psi_unbalanced(p: object, k: object, r: Sequence[object]) -> sympy.Expr:
 
 def psi_two_frequencies(p: object, k: object, s: object) -> sympy.Expr:
     r"""Psi of a unit neuron whose mass is split over two frequencies in fractions s and 1-s, each
-    part optimal in shape: :math:`\gamma^*(s^{(k+1)/2}+(1-s)^{(k+1)/2})` (spec 3.3)."""
+    part optimal in shape: :math:`\gamma^*(s^{(k+1)/2}+(1-s)^{(k+1)/2})` (``docs/modular.md``)."""
     s = sympy.sympify(s)
     if s.is_number and not (0 <= s <= 1):
         raise ValueError(f"the split s must lie in [0, 1], got {s}")
@@ -423,7 +423,7 @@ def psi_two_frequencies(p: object, k: object, s: object) -> sympy.Expr:
 
 def psi_dc_leak(p: object, k: object, eps: object) -> sympy.Expr:
     r"""Psi of a unit optimal neuron with a fraction eps of every block's squared norm moved into its
-    DC (constant) component: :math:`\gamma^*(1-\varepsilon)^{(k+1)/2}` (spec 3.3)."""
+    DC (constant) component: :math:`\gamma^*(1-\varepsilon)^{(k+1)/2}` (``docs/modular.md``)."""
     eps = sympy.sympify(eps)
     if eps.is_number and not (0 <= eps <= 1):
         raise ValueError(f"the DC fraction eps must lie in [0, 1], got {eps}")

@@ -1,4 +1,4 @@
-"""Exact checks of theory/lsa.py (spec lsa_icl §6: C4, C4', C5, C9, C14, C15, C17, P1-P5, P8, P9; hypothesis
+"""Exact checks of theory/lsa.py (Shi Ch. 5: Lemma 5.1, Lemma D.1, (D.4), Theorems 5.4.1-5.4.3; hypothesis
 properties of Thm 5.4.1, (D.4) and Thm 5.4.3). Expected values come from independent brute force in Fractions."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def _q(x) -> F:
     return F(int(x.p), int(x.q))
 
 
-# ------------------------------------------------------------------------------------------ C4, C4', C5
+# ------------------------------------------------------------------------------------------ Lemma D.1, (D.4), Thm 5.4.1, Lemma 5.1
 
 
 def test_gamma_case_a():
@@ -80,13 +80,41 @@ def test_excess_loss_identity_exact():
     assert sympy.simplify(lhs - rhs) == 0
     lhs, rhs = tl.excess_loss_identity(sympy.Matrix([[1, 2], [0, 1]]), 2, sympy.Matrix([[2, 1], [1, 2]]), 10)
     assert sympy.simplify(lhs - rhs) == 0
+    U, L = sympy.Matrix([[1, 2], [0, 1]]), sympy.Matrix([[2, 1], [1, 2]])
+    assert lhs == tl.excess_loss(U, 2, L, 10) and rhs == tl.excess_loss_frobenius(U, 2, L, 10)
 
 
 def test_lemma51_symbolic():
     assert all(sympy.simplify(r) == 0 for r in tl.lemma51_residuals(2))
+    derived, stated = tl.lemma51_moments(1)
+    assert len(derived) == len(stated) == 3
+    with pytest.raises(ValueError, match="d must be"):
+        tl.lemma51_moments(4)
 
 
-# ------------------------------------------------------------------------------------------ C9
+def test_eq52_identities_are_exact():
+    """Eq. 5.1 = corrected Eq. 5.2 = its expansion; dead blocks and the (u, U) scale drop out (symbolically)."""
+    for d, n in ((1, 1), (2, 2)):
+        assert tl.eq52_residuals(d, n) == [0, 0]
+        assert set(tl.dead_block_derivatives(d, n)) == {0}
+        assert tl.scale_symmetry_residuals(d, n) == [0, 0]
+    assert len(tl.dead_block_derivatives(2, 2)) == 2 * 3 + 3
+    with pytest.raises(ValueError, match="d and n"):
+        tl.eq52_residuals(4, 2)
+
+
+def test_eq52_numeric_prompt():
+    """On a concrete rational prompt the literal Eq. 5.1 output equals the corrected Eq. 5.2 (brute force)."""
+    E = sympy.Matrix([[1, 2, F(1, 3)], [-1, 0, 2], [3, F(1, 2), 0]])
+    WPV = sympy.Matrix(3, 3, lambda a, b: a - 2 * b + 1)
+    WKQ = sympy.Matrix(3, 3, lambda a, b: F(a + b, 3))
+    out = (E + WPV * E * (E.T * WKQ * E) / 5)[2, 2]
+    assert tl.lsa_output(E, WPV, WKQ, 5) == out
+    assert sympy.simplify(tl.corrected_prediction(E, WPV, WKQ, 5) - out) == 0
+    assert sympy.simplify(tl.expanded_prediction(E, WPV, WKQ, 5) - out) == 0
+
+
+# ------------------------------------------------------------------------------------------ Thm 5.4.1: monotonicity
 
 
 def test_monotonicity():
@@ -98,7 +126,7 @@ def test_monotonicity():
     assert all(abs(float(big.v[i] * big.lam[i]) - 1) < 2e-7 for i in range(4))
 
 
-# ------------------------------------------------------------------------------------------ C14, C15, C17
+# ------------------------------------------------------------------------------------------ Thm 5.4.2, Thm 5.4.3, Sec. 5.4.2
 
 
 @pytest.mark.parametrize("r", range(5))
@@ -107,7 +135,7 @@ def test_consistency_with_pretraining(r):
 
 
 def test_thm542_brute_force_expectation_for_fixed_w():
-    # independent expansion (spec §1.7 proof structure: (III) + (II) + (IV)) in Fractions, general r
+    # independent expansion (App. D.2.2 proof structure: (III) + (II) + (IV)) in Fractions, general r
     lam = [F(4), F(3), F(2), F(1)]
     w = [F(1), F(-2), F(1, 2), F(3)]
     M, sigma2 = 16, F(1)
@@ -273,93 +301,3 @@ def test_thm543_nonnegative(problem, M, sigma, s):
             )
             == 0
         )
-
-
-# ------------------------------------------------------------------------------------------ parity P1-P5, P8, P9
-
-
-def _bits_code(t: int, i: int) -> int:
-    return 1 if format(t, "08b")[::-1][i] == "1" else -1
-
-
-def test_p1_construction_matches_example():
-    h = tl.parity_construction(3)
-    assert list(h.a) == [-1, -1, -1, 1, -1, -1, -1, 1]
-    for i in range(3):
-        assert list(h.codes[i]) == [_bits_code(t, i) for t in range(8)]
-        assert list(h.codes[i + 4]) == [-_bits_code(t, i) for t in range(8)]
-    assert list(h.codes[3]) == [-3] * 8 and list(h.codes[7]) == [3] * 8
-
-
-def _hamming(i: int, j: int) -> int:
-    return bin(i ^ j).count("1")
-
-
-def test_p2_zero_loss_and_closed_form():
-    h = tl.parity_construction(3)
-    margins = tl.parity_margins(h)
-    assert len(margins) == 224
-    assert min(m for *_, m in margins) == 1
-    assert sum(m == 1 for *_, m in margins) == 96
-    for i, j, pi, pj, m in margins:  # spec §2.3 property 2: g = +-Hamming(i, j)
-        assert h.output(i, j, pi, pj) == (_hamming(i, j) if pi == pj else -_hamming(i, j))
-    s1, s2 = tl.parity_task_sets(8, 2)
-    assert tl.parity_hinge_loss(h, s1 + s2, F(1, 10)) == 0
-
-
-def test_p3_g1():
-    g1 = tl.parity_g1(1, 3)
-    s1, s2 = tl.parity_task_sets(8, 2)
-    assert min(m for *_, m in tl.parity_margins(g1, s1)) >= 1
-    # brute force of the S_2 loss: tasks whose indices agree in bit 1 give g = 0 (loss 1)
-    w = {(1, 1): F(1, 4) + F(1, 10), (1, -1): F(1, 4), (-1, 1): F(1, 4), (-1, -1): F(1, 4) - F(1, 10)}
-    brute = sum(
-        w[(pi, pj)] * max(F(0), 1 - pi * pj * g1.output(i, j, pi, pj)) for i, j in s2 for pi, pj in tl.PARITY_PATTERNS
-    ) / len(s2)
-    assert tl.parity_hinge_loss(g1, s2, F(1, 10)) == brute
-    assert tl.parity_hinge_loss(g1, s2, "0.1") == tl.parity_hinge_loss(g1, s2, "0.2")
-    assert brute == F(4, 9) if len(s2) == 54 else True
-
-
-def test_p4_pt_bound():
-    g = F(1, 10)
-    pt = tl.parity_pt_bound(8, g)
-    assert 28 * pt * (F(1, 4) + g) == (1 - pt) * (F(1, 4) - g)
-    assert abs(float(pt) - (0.15 / (28 * 0.35 + 0.15))) < 1e-15
-
-
-def test_p5_norm():
-    for nu2 in (1, 2, 3):
-        assert tl.parity_construction(nu2).frobenius_norm_sq(F(1, 10)) == tl.parity_norm_formula(nu2, F(1, 10))
-
-
-def test_p6_projection_ratio():
-    e1, e2, ratio = tl.projection_ratio(1, 3)
-    assert ratio == sympy.Rational(2, 4)
-
-
-def test_p8_erratum_a():
-    s1, s2 = tl.parity_task_sets(8, 2)
-    better = tl.parity_g1(1, 3, pos_scale=2)
-    assert min(m for *_, m in tl.parity_margins(better, s1)) >= 1
-    assert tl.parity_hinge_loss(better, s2, "0.1") == tl.parity_hinge_loss(tl.parity_g1(1, 3), s2, "0.1") / 2
-
-
-@pytest.mark.parametrize("cex,m", [(tl.COUNTEREXAMPLE_M5, 5), (tl.COUNTEREXAMPLE_M8, 8)])
-def test_p9_counterexamples(cex, m):
-    h = tl.parity_heads(**cex)
-    assert h.m == m
-    assert min(mm for *_, mm in tl.parity_margins(h)) == 1
-    if m == 8:
-        assert h.code_norm() < tl.parity_construction(3).code_norm()
-
-
-def test_parity_bad_input():
-    with pytest.raises(ValueError, match="gamma"):
-        tl.parity_hinge_loss(tl.parity_construction(2), [(0, 1)], F(1, 4))
-    with pytest.raises(ValueError, match="nu1 <= nu2"):
-        tl.parity_g1(3, 2)
-    with pytest.raises(ValueError):
-        tl.parity_heads([2], [[1, 2]])
-    with pytest.raises(ValueError):
-        tl.parity_construction(0)

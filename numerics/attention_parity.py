@@ -1,0 +1,126 @@
+r"""Float64 evaluation of the attention-parity theory (Shi Ch. 5, Sec. 5.5): margins of a parity model with its
+real head matrices ``V = C / (4 gamma)``, the Monte Carlo of the projected noise of Thm 5.5.2, and a finite-M
+simulation of in-context evaluation (``docs/attention_parity.md``).
+
+Every Monte Carlo function takes a ``seed`` and returns means with their standard errors.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from numerics.lsa import check_count
+from theory import attention_parity as tp
+
+__all__ = ["float_margins", "projection_mc", "parity_behaviour_sim"]
+
+
+def _head_arrays(heads: tp.ParityHeads, gamma: float) -> tuple[np.ndarray, np.ndarray]:
+    """Output weights ``a`` (m,) and diagonals of ``V = C / (4 gamma)`` (m, d) as float64."""
+    if not 0 < gamma < 0.25:
+        raise ValueError(f"gamma must lie in (0, 1/4), got {gamma}")
+    a = np.array([float(x) for x in heads.a])
+    V = np.array([[float(c) for c in row] for row in heads.codes]) / (4 * gamma)
+    return a, V
+
+
+def float_margins(heads: tp.ParityHeads, gamma: float, tasks: Sequence[tuple[int, int]] | None = None) -> np.ndarray:
+    """``y g`` in float64 with the real ``V = C / (4 gamma)`` and head input ``z^T V phi``, ``z = 2 gamma (e_i + e_j)``
+    (the population limit of Sec. 5.5), for every task (default: all ordered pairs) and sign pattern, in the order
+    of :func:`theory.attention_parity.parity_margins`."""
+    a, V = _head_arrays(heads, gamma)
+    d = heads.d
+    tasks = [(i, j) for i in range(d) for j in range(d) if i != j] if tasks is None else tasks
+    out = []
+    for i, j in tasks:
+        for pi, pj in tp.PARITY_PATTERNS:
+            pre = 2 * gamma * (V[:, i] * pi + V[:, j] * pj)
+            out.append(pi * pj * float(a @ np.maximum(pre, 0)))
+    return np.array(out)
+
+
+def projection_mc(nu1: int, nu2: int, M: int, n_draws: int, seed: int) -> dict[str, float]:
+    """Thm 5.5.2 by Monte Carlo: ``Xi = (1/M) sum_l xi_l``, ``xi_l`` uniform on ``{+-1}^d``; ``E||P_{D_j} Xi||^2`` with the
+    orthogonal projector onto ``col(D_j)`` (pseudo-inverse). Returns means, SEs and the ratio."""
+    M = check_count(M, "M")
+    g1 = tp.parity_g1(nu1, nu2)
+    g2 = tp.parity_construction(nu2)
+    d = g2.d
+    rng = np.random.default_rng(seed)
+    out = {}
+    Xi = np.zeros((n_draws, d))
+    for _ in range(M):
+        Xi += rng.choice([-1.0, 1.0], size=(n_draws, d))
+    Xi /= M
+    for name, h in (("D1", g1), ("D2", g2)):
+        D = np.array([[float(c) for c in row] for row in h.codes]).T  # d x m
+        P = D @ np.linalg.pinv(D)
+        vals = np.sum((Xi @ P.T) ** 2, axis=1)
+        out[name] = float(vals.mean())
+        out[name + "_se"] = float(vals.std(ddof=1) / np.sqrt(n_draws))
+    out["ratio"] = out["D1"] / out["D2"]
+    return out
+
+
+def _sample_phi(rng: np.random.Generator, shape: tuple[int, ...], d: int, i: int, j: int, gamma: float) -> np.ndarray:
+    """phi uniform on {+-1}^d except (phi_i, phi_j) ~ P(1,1) = 1/4 + gamma, P(+-) = P(-+) = 1/4, P(--) = 1/4 - gamma."""
+    phi = rng.choice([-1.0, 1.0], size=shape + (d,))
+    u = rng.random(shape)
+    p11, p10, p01 = 0.25 + gamma, 0.25, 0.25
+    a = np.where(u < p11, 1.0, np.where(u < p11 + p10, 1.0, np.where(u < p11 + p10 + p01, -1.0, -1.0)))
+    b = np.where(u < p11, 1.0, np.where(u < p11 + p10, -1.0, np.where(u < p11 + p10 + p01, 1.0, -1.0)))
+    phi[..., i] = a
+    phi[..., j] = b
+    return phi
+
+
+def parity_behaviour_sim(
+    heads: tp.ParityHeads,
+    gamma: float,
+    M: int,
+    n_prompts: int,
+    seed: int,
+    tasks: tuple[tuple[int, int], ...] = ((0, 1), (1, 0)),
+    chunk: int = 20_000,
+) -> dict[str, float]:
+    """Finite-M evaluation of a parity model (Sec. 5.5 with G = I, ``docs/attention_parity.md``): prompts of M examples with labels
+    ``y = phi_i phi_j``, ``zeta = y^T Phi / M``, ``g = sum_h a_h ReLU(sum_t zeta_t V^(h)_tt phi_{q,t})`` with
+    ``V = C / (4 gamma)``. Returns the mean hinge loss (and SE) and the 0-1 error (g = 0 counts as wrong)."""
+    M = check_count(M, "M")
+    a, V = _head_arrays(heads, gamma)  # (m,), (m, d)
+    d = V.shape[1]
+    rng = np.random.default_rng(seed)
+    chunk = max(100, min(chunk, 4_000_000 // (M * d)))  # bound memory at ~32 MB per array
+    hinge, err = [], []
+    done = 0
+    while done < n_prompts:
+        b = min(chunk, n_prompts - done)
+        t = rng.integers(0, len(tasks), size=b)
+        H = np.empty(b)
+        Z = np.empty(b)
+        for k, (i, j) in enumerate(tasks):
+            sel = t == k
+            nb = int(sel.sum())
+            if nb == 0:
+                continue
+            Phi = _sample_phi(rng, (nb, M), d, i, j, gamma)
+            y = Phi[..., i] * Phi[..., j]
+            zeta = np.einsum("bm,bmd->bd", y, Phi) / M
+            q = _sample_phi(rng, (nb,), d, i, j, gamma)
+            yq = q[:, i] * q[:, j]
+            g = np.maximum(np.einsum("bd,hd,bd->bh", zeta, V, q), 0) @ a
+            H[sel] = np.maximum(0, 1 - yq * g)
+            Z[sel] = (yq * g <= 0).astype(float)
+        hinge.append(H)
+        err.append(Z)
+        done += b
+    H = np.concatenate(hinge)
+    Z = np.concatenate(err)
+    return {
+        "hinge": float(H.mean()),
+        "hinge_se": float(H.std(ddof=1) / np.sqrt(len(H))),
+        "err01": float(Z.mean()),
+        "err01_se": float(Z.std(ddof=1) / np.sqrt(len(Z))),
+    }

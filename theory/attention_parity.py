@@ -1,0 +1,302 @@
+r"""Sparse parity with a two-layer multi-head attention model (exact).
+
+Source: Shi thesis Ch. 5, Sec. 5.5 (Theorems 5.5.1 and 5.5.2) and App. D.3; the setting, the population model,
+the corrected statements and the errata are explained in ``docs/attention_parity.md``.
+
+Setting. Hidden features ``phi in {+-1}^d``, ``d = 2^nu2``; a task is an ordered pair (i, j), i != j, with label
+``y = phi_i phi_j``; the pair (phi_i, phi_j) has the skewed law ``P(1,1) = 1/4 + gamma, P(1,-1) = P(-1,1) = 1/4,
+P(-1,-1) = 1/4 - gamma``. The model is ``g = sum_h a_h ReLU((y^T X / N) W^(h) x_q)`` with ``|a_h| <= 1``.
+
+Population model. With N -> infinity head h receives ``z^T V^(h) phi_q`` with ``z = 2 gamma (e_i + e_j)`` and
+``V^(h) = G^T W^(h) G``. For diagonal V this is ``2 gamma (V_ii phi_i + V_jj phi_j) = (C_i phi_i + C_j phi_j) / 2``
+with the code ``C = 4 gamma V``, so every margin is independent of gamma. Everything below is exact
+(``fractions.Fraction``).
+
+* :func:`parity_construction` (g_2*) and :func:`parity_g1` (g_1*): the constructions of Thm 5.5.1;
+* :func:`parity_margins`, :func:`parity_hinge_loss`: margins ``y g`` and the population hinge loss by brute force
+  over every task and sign pattern;
+* :func:`hamming_margins`, :func:`hamming_hinge_loss`: the closed form of those margins for the constructions
+  (``y g`` is the Hamming distance of ``i - 1`` and ``j - 1`` on the bits the model encodes);
+* :func:`parity_pt_bound`, :func:`parity_norm_formula`: the p_T condition of Thm 5.5.1 and the norm of g_2*;
+* :func:`projection_ratio`: the noise ratio of Thm 5.5.2 (with the pseudo-inverse projector);
+* :data:`COUNTEREXAMPLE_M5`, :data:`COUNTEREXAMPLE_M8`: zero-loss models that refute the optimality claims of
+  Thm 5.5.1 (``docs/attention_parity.md``).
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Sequence
+
+import sympy
+from sympy import Integer, Matrix, Rational
+
+from theory.lsa import check_count
+
+__all__ = [
+    "PARITY_PATTERNS",
+    "COUNTEREXAMPLE_M5",
+    "COUNTEREXAMPLE_M8",
+    "ParityHeads",
+    "check_dim",
+    "check_gamma",
+    "pattern_weights",
+    "parity_heads",
+    "parity_construction",
+    "parity_g1",
+    "parity_task_sets",
+    "parity_margins",
+    "parity_hinge_loss",
+    "hamming_margins",
+    "hamming_hinge_loss",
+    "parity_pt_bound",
+    "parity_norm_formula",
+    "projection_ratio",
+]
+
+PARITY_PATTERNS: tuple[tuple[int, int], ...] = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+
+#: Five heads with zero population hinge loss on S_1 u S_2 for d = 8 (Thm 5.5.1 says 8 are needed;
+#: ``docs/attention_parity.md``, erratum (b)). Codes ``C = 4 gamma diag(V)``, read exactly from the strings.
+COUNTEREXAMPLE_M5: dict[str, Any] = {
+    "a": (1, -1, -1, 1, -1),
+    "codes": (
+        ("-3.3", "-3.3", "-3.6", "-3.6", "-3.3", "-3.4", "-3.6", "-3.3"),
+        ("-0.7", "0.8", "1.9", "0.9", "-1.5", "-1.6", "3.0", "-2.9"),
+        ("0.7", "-1.8", "-0.5", "1.7", "-0.7", "2.9", "-2.7", "1.5"),
+        ("3.3", "3.5", "3.6", "3.6", "3.5", "3.4", "3.6", "3.4"),
+        ("-0.2", "1.4", "-1.5", "-2.7", "2.6", "-1.4", "-0.4", "1.4"),
+    ),
+}
+#: An eight-head zero-loss solution with sum C^2 = 66.66 < 192, the code norm of the thesis' g_2*
+#: (``docs/attention_parity.md``, erratum (c)).
+COUNTEREXAMPLE_M8: dict[str, Any] = {
+    "a": (1, 1, -1, 1, -1, -1, -1, -1),
+    "codes": (
+        ("-1.91", "-1.92", "-1.92", "-1.91", "-1.91", "-1.91", "-1.90", "-1.92"),
+        ("1.09", "1.09", "1.09", "1.09", "1.09", "1.08", "1.09", "1.09"),
+        ("-0.29", "0.37", "0.91", "1.09", "-0.38", "-0.86", "0.51", "-0.81"),
+        ("1.09", "1.08", "1.09", "1.09", "1.09", "1.09", "1.09", "1.09"),
+        ("0.69", "-0.74", "0.24", "-0.84", "-0.49", "1.09", "0.59", "-0.14"),
+        ("0.95", "-0.79", "-0.37", "0.56", "0.20", "-0.51", "-0.19", "0.37"),
+        ("-0.77", "0.95", "-1.05", "-0.13", "-0.32", "0.13", "0.47", "1.24"),
+        ("-0.32", "0.43", "0.52", "-0.41", "1.26", "0.40", "-1.11", "-0.40"),
+    ),
+}
+
+
+# ----------------------------------------------------------------------------------- validation
+
+
+def check_gamma(gamma: Any) -> Fraction:
+    """``gamma`` as an exact Fraction in (0, 1/4) (a float is read through its decimal string).
+
+    Raises
+    ------
+    ValueError
+        ``gamma`` outside (0, 1/4): the pattern law ``P(1,1) = 1/4 + gamma, P(-1,-1) = 1/4 - gamma`` of Sec. 5.5
+        needs it.
+    """
+    g = Fraction(str(gamma)) if isinstance(gamma, float) else Fraction(gamma)
+    if not 0 < g < Fraction(1, 4):
+        raise ValueError(f"gamma must lie in (0, 1/4) (Shi Sec. 5.5: P(1,1) = 1/4 + gamma), got {gamma!r}")
+    return g
+
+
+def _check_nu(nu: Any, name: str) -> int:
+    if isinstance(nu, bool) or not isinstance(nu, numbers.Integral) or int(nu) < 1:
+        raise ValueError(f"{name} must be an integer >= 1 (d = 2^nu2, k = 2^nu1), got {nu!r}")
+    return int(nu)
+
+
+def check_dim(d: Any) -> int:
+    """The feature dimension d as an int >= 2 (a task needs two distinct features); ValueError otherwise."""
+    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 2:
+        raise ValueError(f"d must be an integer >= 2, got {d!r}")
+    return int(d)
+
+
+def pattern_weights(gamma: Any) -> dict[tuple[int, int], Fraction]:
+    """The law of (phi_i, phi_j) (Shi Sec. 5.5): ``P(1,1) = 1/4 + gamma``, ``P(1,-1) = P(-1,1) = 1/4``,
+    ``P(-1,-1) = 1/4 - gamma``."""
+    g = check_gamma(gamma)
+    q = Fraction(1, 4)
+    return {(1, 1): q + g, (1, -1): q, (-1, 1): q, (-1, -1): q - g}
+
+
+# ----------------------------------------------------------------------------------- the model
+
+
+@dataclass(frozen=True)
+class ParityHeads:
+    """A multi-head parity model with diagonal heads, stored by codes ``C_h = 4 gamma diag(V^(h))`` (exact).
+
+    ``a[h]`` in [-1, 1] is the output weight of head h, ``codes[h][t]`` the code of feature t (0-based)."""
+
+    a: tuple[Fraction, ...]
+    codes: tuple[tuple[Fraction, ...], ...]
+
+    @property
+    def m(self) -> int:
+        """The number of heads (the model's scale)."""
+        return len(self.a)
+
+    @property
+    def d(self) -> int:
+        """The feature dimension."""
+        return len(self.codes[0])
+
+    def output(self, i: int, j: int, phi_i: int, phi_j: int) -> Fraction:
+        """``g = sum_h a_h ReLU((C_h[i] phi_i + C_h[j] phi_j)/2)`` in the population limit (Sec. 5.5)."""
+        total = Fraction(0)
+        for a, c in zip(self.a, self.codes):
+            z = (c[i] * phi_i + c[j] * phi_j) / 2
+            if z > 0:
+                total += a * z
+        return total
+
+    def code_norm(self) -> Fraction:
+        """``sum_h ||C_h||^2 = 16 gamma^2 sum_h ||V^(h)||_F^2``."""
+        return sum((c * c for row in self.codes for c in row), Fraction(0))
+
+    def frobenius_norm_sq(self, gamma: Any) -> Fraction:
+        """``sum_h ||V^(h)||_F^2`` at this gamma (``V = C / (4 gamma)``)."""
+        g = check_gamma(gamma)
+        return self.code_norm() / (16 * g * g)
+
+
+def parity_heads(a: Sequence[Any], codes: Sequence[Sequence[Any]]) -> ParityHeads:
+    """Build :class:`ParityHeads` from exact values (strings such as ``"-3.3"`` are read exactly)."""
+    af = tuple(Fraction(str(x)) if isinstance(x, float) else Fraction(x) for x in a)
+    cf = tuple(tuple(Fraction(str(x)) if isinstance(x, float) else Fraction(x) for x in row) for row in codes)
+    if len(af) != len(cf) or not cf or len({len(r) for r in cf}) != 1:
+        raise ValueError(
+            f"need one code row per head and rows of equal length; got {len(af)} weights, "
+            f"row lengths {[len(r) for r in cf]}"
+        )
+    if any(abs(x) > 1 for x in af):
+        raise ValueError(f"output weights must lie in [-1, 1] (Shi Sec. 5.5), got {list(map(str, af))}")
+    return ParityHeads(af, cf)
+
+
+def parity_construction(nu2: Any, nu_pos: Any | None = None) -> ParityHeads:
+    """The construction of Shi Thm 5.5.1 in codes ``C = 4 gamma V``, d = 2^nu2, m = 2(nu2 + 1) heads.
+
+    Heads ``1..nu2``: ``a = -1``, code ``2 bit_i(t-1) - 1`` (bit 1 = least significant); head ``nu2 + 1``:
+    ``a = +1``, code ``-nu_pos`` everywhere (``nu_pos = nu2`` for g_2*); heads ``nu2+2..2nu2+2`` mirror the first
+    half with negated codes.
+    """
+    nu2 = _check_nu(nu2, "nu2")
+    nu_pos = nu2 if nu_pos is None else Fraction(nu_pos)
+    d = 2**nu2
+    a, codes = [], []
+    for i in range(1, nu2 + 1):
+        a.append(Fraction(-1))
+        codes.append(tuple(Fraction(2 * (((t - 1) >> (i - 1)) & 1) - 1) for t in range(1, d + 1)))
+    a.append(Fraction(1))
+    codes.append(tuple(Fraction(-nu_pos) for _ in range(d)))
+    a = a + a
+    codes = codes + [tuple(-c for c in row) for row in codes]
+    return ParityHeads(tuple(a), tuple(codes))
+
+
+def parity_g1(nu1: Any, nu2: Any, pos_scale: Any | None = None) -> ParityHeads:
+    """g_1* of Thm 5.5.1: neurons ``{1..nu1, nu2+1, nu2+2..nu2+nu1+1, 2nu2+2}`` of g_2*, with positive-neuron code
+    ``-nu1`` (``pos_scale`` overrides it; ``pos_scale = 2`` with nu1 = 1 is the improvement of erratum (a) in
+    ``docs/attention_parity.md``)."""
+    nu1 = _check_nu(nu1, "nu1")
+    nu2 = _check_nu(nu2, "nu2")
+    if nu1 > nu2:
+        raise ValueError(f"need nu1 <= nu2 (k = 2^nu1 <= d = 2^nu2), got nu1 = {nu1}, nu2 = {nu2}")
+    full = parity_construction(nu2, nu1 if pos_scale is None else pos_scale)
+    keep = list(range(nu1)) + [nu2] + list(range(nu2 + 1, nu2 + 1 + nu1)) + [2 * nu2 + 1]
+    return ParityHeads(tuple(full.a[h] for h in keep), tuple(full.codes[h] for h in keep))
+
+
+def parity_task_sets(d: int, k: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """``S_1 = A x A minus the diagonal`` (A = first k features) and ``S_2`` = the other ordered pairs (0-based)."""
+    s1 = [(i, j) for i in range(k) for j in range(k) if i != j]
+    s2 = [(i, j) for i in range(d) for j in range(d) if i != j and not (i < k and j < k)]
+    return s1, s2
+
+
+def _all_pairs(d: int) -> list[tuple[int, int]]:
+    return [(i, j) for i in range(d) for j in range(d) if i != j]
+
+
+def parity_margins(
+    heads: ParityHeads, tasks: Sequence[tuple[int, int]] | None = None
+) -> list[tuple[int, int, int, int, Fraction]]:
+    """``y g`` for every task (i, j) (default: all ordered pairs) and pattern (phi_i, phi_j); exact, gamma-free."""
+    tasks = _all_pairs(heads.d) if tasks is None else tasks
+    return [(i, j, pi, pj, pi * pj * heads.output(i, j, pi, pj)) for i, j in tasks for pi, pj in PARITY_PATTERNS]
+
+
+def parity_hinge_loss(heads: ParityHeads, tasks: Sequence[tuple[int, int]], gamma: Any) -> Fraction:
+    """Population hinge loss ``E max(0, 1 - y g)`` over tasks uniform on ``tasks`` and the skewed pattern law
+    (:func:`pattern_weights`), by brute force over every task and pattern."""
+    weights = pattern_weights(gamma)
+    tot = Fraction(0)
+    for *_, pi, pj, marg in parity_margins(heads, tasks):
+        tot += weights[(pi, pj)] * max(Fraction(0), 1 - marg)
+    return tot / len(tasks)
+
+
+# ----------------------------------------------------------------------------------- closed forms
+
+
+def hamming_margins(bits: Any, tasks: Sequence[tuple[int, int]]) -> list[Fraction]:
+    """Closed form of the margins of the constructions of Thm 5.5.1, one per (task, pattern) as in
+    :func:`parity_margins`: ``y g = Hamming(i, j)`` on the ``bits`` lowest bits of the 0-based indices, for every
+    sign pattern (``bits = nu2`` for g_2*, ``nu1`` for g_1*).
+
+    Derivation (``docs/attention_parity.md``): a pair of mirrored bit heads contributes ``-|C_i phi_i + C_j phi_j|/2``
+    and the positive pair ``nu |phi_i + phi_j| / 2``; with ``y = phi_i phi_j`` the sum is the number of bits on which
+    ``i`` and ``j`` differ."""
+    b = _check_nu(bits, "bits")
+    mask = 2**b - 1
+    return [Fraction(bin((i ^ j) & mask).count("1")) for i, j in tasks for _ in PARITY_PATTERNS]
+
+
+def hamming_hinge_loss(bits: Any, tasks: Sequence[tuple[int, int]]) -> Fraction:
+    """The population hinge loss implied by :func:`hamming_margins`: integer margins give loss 1 on a task whose
+    indices agree on the ``bits`` lowest bits and 0 otherwise, for every gamma; the loss is the fraction of such
+    tasks."""
+    b = _check_nu(bits, "bits")
+    mask = 2**b - 1
+    return Fraction(sum(((i ^ j) & mask) == 0 for i, j in tasks), len(tasks))
+
+
+def parity_pt_bound(d: Any, gamma: Any) -> Fraction:
+    """Thm 5.5.1's condition ``p_T < (1/4 - gamma) / ((d(d-1)/2)(1/4 + gamma) + 1/4 - gamma)``."""
+    g = check_gamma(gamma)
+    d = check_dim(d)
+    q = Fraction(1, 4)
+    return (q - g) / (Fraction(d * (d - 1), 2) * (q + g) + q - g)
+
+
+def parity_norm_formula(nu2: Any, gamma: Any) -> Fraction:
+    """``sum_i ||V^(i)||_F^2 = 2 d nu2 (1 + nu2) / (16 gamma^2)`` for g_2* (Thm 5.5.1, d = 2^nu2)."""
+    nu2 = _check_nu(nu2, "nu2")
+    g = check_gamma(gamma)
+    return Fraction(2 * 2**nu2 * nu2 * (1 + nu2)) / (16 * g * g)
+
+
+def _rank_exact(cols: list[tuple[Fraction, ...]]) -> int:
+    return Matrix([[Rational(x.numerator, x.denominator) for x in c] for c in cols]).rank()
+
+
+def projection_ratio(nu1: Any, nu2: Any, M: Any | None = None) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
+    """Thm 5.5.2's noise ratio: ``E||P_{D_j} Xi||^2 = rank(D_j)/M`` with ``E Xi Xi^T = I/M`` and ``P`` the orthogonal
+    projector onto ``col(D_j)`` (the pseudo-inverse: ``D_j^T D_j`` is singular, ``docs/attention_parity.md``).
+
+    Returns ``(E||P_{D_1} Xi||^2, E||P_{D_2} Xi||^2, ratio)``; the ratio is ``(nu1 + 1)/(nu2 + 1)``. ``M`` may be
+    left out (a positive symbol ``M``)."""
+    g1 = parity_g1(nu1, nu2)
+    g2 = parity_construction(nu2)
+    Ms = sympy.Symbol("M", positive=True) if M is None else check_count(M, "M")
+    e1 = Integer(_rank_exact(list(g1.codes))) / Ms
+    e2 = Integer(_rank_exact(list(g2.codes))) / Ms
+    return e1, e2, sympy.simplify(e1 / e2)
