@@ -22,6 +22,7 @@ import argparse
 import math
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -44,11 +45,11 @@ def _compare(batched_fn, single_fn, seeds, repeats) -> tuple[float, float, vl.LS
     t_b = t_s = math.inf
     batched, singles = None, []
     for _ in range(repeats):
-        dt, batched = _timed(lambda: batched_fn(seeds))
+        dt, batched = _timed(partial(batched_fn, seeds))
         t_b = min(t_b, dt)
         total, singles = 0.0, []
         for s in seeds:
-            dt, res = _timed(lambda: single_fn((s,)))
+            dt, res = _timed(partial(single_fn, (s,)))
             total += dt
             singles.append(res)
         t_s = min(t_s, total)
