@@ -1,8 +1,8 @@
-"""Time the finite-group machinery (Edelman Thm 7.9, spec feature_emergence §5.11).
+"""Time the finite-group machinery (Edelman Thm 7.9; ``docs/groups.md``).
 
 For each group: building the Cayley table (sympy permutations), the exact character table
 (Murnaghan-Nakayama for S_n, Burnside for A_n), the float64 real orthogonal irreps (Young's
-orthogonal form for S_n, commutant method for A_n) and the character-level LP of spec §5.8 (HiGHS).
+orthogonal form for S_n, commutant method for A_n) and the character-level LP of Edelman App. D.9.2 (HiGHS).
 Caches are cleared before every repeat; the best of ``--repeats`` runs is reported.
 
 Usage::
@@ -21,19 +21,19 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from numerics import groups as ng  # noqa: E402
-from theory import groups as tg  # noqa: E402
+from theory import finite_groups as fg  # noqa: E402
 
 
 def clear_caches() -> None:
     for f in (
-        tg.group,
-        tg.symmetric_group,
-        tg.alternating_group,
-        tg.dihedral_group,
-        tg.cyclic_group,
-        tg.quaternion_group,
-        tg._character_table_cached,
-        tg.murnaghan_nakayama,
+        fg.group,
+        fg.symmetric_group,
+        fg.alternating_group,
+        fg.dihedral_group,
+        fg.cyclic_group,
+        fg.quaternion_group,
+        fg._character_table_cached,
+        fg.murnaghan_nakayama,
         ng._real_irreps_cached,
     ):
         f.cache_clear()
@@ -42,9 +42,9 @@ def clear_caches() -> None:
 def run_once(name: str) -> dict[str, float]:
     clear_caches()
     t0 = time.perf_counter()
-    G = tg.group(name)
+    G = fg.group(name)
     t1 = time.perf_counter()
-    ct = tg.character_table(G)
+    ct = fg.character_table(G)
     t2 = time.perf_counter()
     ng.real_irreps(G)
     t3 = time.perf_counter()

@@ -1,17 +1,17 @@
-r"""Fourier-gap numerics of Edelman thesis Ch. 5 / App. B (spec §1.5, §1.6, §2.4, checks B1-B3).
+r"""Fourier-gap numerics of Edelman thesis Ch. 5 / App. B (Prop. B.7, Figs. B.7, B.8).
 
 Conventions (as :mod:`numerics.walsh`): point ``a`` of {±1}^n has :math:`x_i=(-1)^{a_i}`, the target is
 the (n,k)-sparse parity :math:`y=\chi_S(x)` with S = [k] (bits 0..k-1), and a neuron's population
 gradient of the correlation loss is :math:`-E[y\,x\,\sigma'(w^\top x+b)]`.  Gaps are read from the
 "positive" gradient :math:`g = E[y\,x\,\sigma'(w^\top x)]` (App. B.3.1); only |g| matters.
 
-* Prop. B.7 one-step recovery (B1): batch estimates :math:`\hat g` of the gradient of one ReLU neuron,
+* Prop. B.7 one-step recovery: batch estimates :math:`\hat g` of the gradient of one ReLU neuron,
   vectorised over trials, either streamed over i.i.d. samples in chunks (:func:`batch_gradients_streamed`,
   any B) or drawn as multinomial counts over the cube (:func:`batch_gradients_counts`, the same law;
   O(2^n n) per trial whatever B).  Success = the k largest |ĝ_i| are exactly S (strictly).
-* Random-LTF gaps (Fig. B.7, B2): exact g for many random w through ONE batched transform
+* Random-LTF gaps (Fig. B.7): exact g for many random w through ONE batched transform
   (:func:`numerics.walsh.fwht_batched`, a blocked-matmul form of the transform).
-* Sinusoid gaps (Fig. B.8 left, B3): closed form of §1.6, vectorised over draws.
+* Sinusoid gaps (Fig. B.8 left): closed form (:func:`theory.boolean.sinusoid_coefficient`), vectorised over draws.
 """
 
 from __future__ import annotations
@@ -53,11 +53,11 @@ COUNTS_MAX_N = 20
 def gradient_gap_reference(n: int, k: int) -> Fraction:
     r"""Majority reference in gradient units, :math:`\gamma_{grad}=\tfrac12(|Maj_n(k-1)|-|Maj_n(k+1)|)`.
 
-    Spec §2.4: for a random sign w (n odd, no bias) :math:`1\{w^\top x>0\}=\tfrac12+\tfrac12Maj_n(w\odot x)`, so the
+    For a random sign w (n odd, no bias) :math:`1\{w^\top x>0\}=\tfrac12+\tfrac12Maj_n(w\odot x)`, so the
     gradient coordinates are :math:`\tfrac12|Maj_n(k\mp1)|` (Lemma B.3) and the gap of σ' = that of the gradient.
-    Exact, from :func:`theory.boolean.majority_gap`.
+    Exact, from :func:`theory.boolean.gradient_gap`.
     """
-    return Fraction(1, 2) * tb.majority_gap(n, k)
+    return tb.gradient_gap(n, k)
 
 
 def _check_nk(n: int, k: int) -> tuple[int, int]:
@@ -145,7 +145,7 @@ def batch_gradients_counts(w: np.ndarray, k: int, B: int, rng: np.random.Generat
     r"""The same estimator in law, through multinomial counts :math:`c_a` of B uniform draws on the cube:
 
     :math:`\hat g_i=-\frac1B\sum_a c_a\,h_a\,\chi_{S\triangle\{i\}}(a)=-\frac1B\,[H(c\odot h)]_{S\triangle\{i\}}`
-    (spec §2.4 with the empirical measure), one batched transform for all trials; cost O(2^n n) per trial.
+    (the proof of Prop. B.7 with the empirical measure), one batched transform for all trials; cost O(2^n n) per trial.
     """
     w = np.asarray(w, dtype=np.float64)
     if w.ndim != 2:
@@ -169,7 +169,7 @@ def batch_gradients_counts(w: np.ndarray, k: int, B: int, rng: np.random.Generat
 def sign_population_gradient(W: np.ndarray, k: int) -> np.ndarray:
     r"""Exact population gradient :math:`-E[y\,x\,1\{w^\top x>0\}]` at sign weights W (T, n), n odd, S = [k].
 
-    Lemma B.3 / spec §2.4 (with u = 1): :math:`\bar g_i=-\tfrac12\chi_{S\triangle\{i\}}(w)\,Maj_n(|S\triangle\{i\}|)`,
+    Lemma B.3 (with u = 1): :math:`\bar g_i=-\tfrac12\chi_{S\triangle\{i\}}(w)\,Maj_n(|S\triangle\{i\}|)`,
     and :math:`\chi_{S\triangle\{i\}}(w)=w_i\prod_{j\in S}w_j` for sign w.  Majority values from ``theory.boolean``.
     """
     W = np.asarray(W, dtype=np.float64)
@@ -187,7 +187,7 @@ def sign_population_gradient(W: np.ndarray, k: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class RecoveryResult:
-    """Success counts of one-step recovery at each batch size (Prop. B.7, spec B1)."""
+    """Success counts of one-step recovery at each batch size (Prop. B.7)."""
 
     n: int
     k: int
@@ -286,7 +286,7 @@ def _bits_table(n: int, ks: Sequence[int]) -> dict[int, np.ndarray]:
 def ltf_gradients(W: np.ndarray, ks: Sequence[int], *, b: float = 0.0, chunk: int = 64) -> dict[int, np.ndarray]:
     r"""Exact :math:`g=E[y\,x\,1\{w^\top x+b>0\}]` for every row w of W (D, n) and each S = [k], k in ks.
 
-    :math:`g_i=\hat h(S\triangle\{i\})` with :math:`h=1\{w^\top x+b>0\}` (spec §2.4); the coefficients of all
+    :math:`g_i=\hat h(S\triangle\{i\})` with :math:`h=1\{w^\top x+b>0\}` (proof of Prop. B.7); the coefficients of all
     draws come from one batched transform of the (D, 2^n) array of h values, ``chunk`` draws at a time.
     """
     W = np.asarray(W, dtype=np.float64)
@@ -318,7 +318,7 @@ def random_ltf_gaps(
 
 
 def sinusoid_gradients(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind: str = "cos") -> np.ndarray:
-    r"""Closed form (spec §1.6) of :math:`g_i=E[y\,x_i\,\phi(c\,w^\top x+b)]`, φ = cos or sin, S = [k].
+    r"""Closed form (:func:`theory.boolean.sinusoid_coefficient`) of :math:`g_i=E[y\,x_i\,\phi(c\,w^\top x+b)]`, φ = cos or sin, S = [k].
 
     :math:`g_i=\widehat{\phi}(S\triangle\{i\})` with
     :math:`\widehat{\cos}(T)=\cos(b+\pi|T|/2)\prod_{j\in T}\sin(cw_j)\prod_{j\notin T}\cos(cw_j)` (sin: sin of the phase).

@@ -1,14 +1,15 @@
 r"""Finite-group composition in float64: the dataset, real orthogonal irreps, networks built from
-``theory.groups``, isotypic power of neurons, class weights from tau and the character-level LP.
+``theory.finite_groups`` and ``theory.groups``, isotypic power of neurons, class weights from tau and the
+character-level LP (Edelman thesis Ch. 7, Theorem 7.9, App. D.8-D.9; ``docs/groups.md``).
 
-Task (Edelman Ch. 7, spec feature_emergence §1.1, §5): all :math:`|G|^2` pairs :math:`(a,b)\mapsto ab`
+Task (Edelman Ch. 7, Sec. 7.6 and App. D.8): all :math:`|G|^2` pairs :math:`(a,b)\mapsto ab`
 of a finite group, enumerated row-major (point index :math:`a|G| + b`), one-hot inputs passed as
 indices; a network for it is a :class:`numerics.margins.HomogeneousNetwork` with ``U (m, 2, |G|)``,
 ``W (m, |G|)`` and degree 2.
 
-Real irreps (float64, spec §5.11), by method:
+Real irreps (float64; the recipes are in ``docs/groups.md``), by method:
 
-* ``"young"``: Young's orthogonal form for S_n (exact generators from ``theory.groups``, all elements by
+* ``"young"``: Young's orthogonal form for S_n (exact generators from ``theory.finite_groups``, all elements by
   breadth-first search with :math:`R(g\circ s_i) = R(g)R(s_i)`);
 * ``"closed"``: D_n rotation/reflection matrices and 1-dim characters (exact, converted to float);
 * ``"kron"``: direct products, Kronecker products of the factors' irreps;
@@ -28,6 +29,7 @@ import numpy as np
 import sympy
 from scipy.optimize import linprog
 
+from theory import finite_groups as fg
 from theory import groups as tg
 
 from .margins import HomogeneousNetwork
@@ -50,21 +52,21 @@ __all__ = [
 ]
 
 
-def _group(G: "tg.FiniteGroup | str") -> tg.FiniteGroup:
-    return tg.group(G) if isinstance(G, str) else G
+def _group(G: "fg.FiniteGroup | str") -> fg.FiniteGroup:
+    return fg.group(G) if isinstance(G, str) else G
 
 
 @dataclass(frozen=True, eq=False)
 class GroupTask:
-    """All |G|^2 points ((a, b), ab) of group composition (spec §1.1); index inputs of shape (n, 2).
+    """All |G|^2 points ((a, b), ab) of group composition; index inputs of shape (n, 2).
 
     Parameters
     ----------
     group : FiniteGroup or str
-        The group (a name is parsed by ``theory.groups.group``).
+        The group (a name is parsed by ``theory.finite_groups.group``).
     """
 
-    group: tg.FiniteGroup
+    group: fg.FiniteGroup
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "group", _group(self.group))
@@ -104,29 +106,29 @@ class GroupTask:
 # --------------------------------------------------------------------------------------------
 
 
-def character_matrix(G: "tg.FiniteGroup | str") -> np.ndarray:
+def character_matrix(G: "fg.FiniteGroup | str") -> np.ndarray:
     r"""Float characters per element, shape (K, |G|): ``X[r, g]`` = :math:`\chi_r(g)` (real part)."""
     G = _group(G)
-    ct = tg.character_table(G)
+    ct = fg.character_table(G)
     vals = np.array([[complex(sympy.N(v, 20)) for v in row] for row in ct.values])
     if np.abs(vals.imag).max() > 1e-12:
         raise ValueError(f"{G.name} has non-real characters; the real-irrep machinery needs a totally real group")
     return vals.real[:, np.asarray(G.class_of)]
 
 
-def irrep_method(G: "tg.FiniteGroup | str", r: int) -> str:
+def irrep_method(G: "fg.FiniteGroup | str", r: int) -> str:
     """How :func:`real_irreps` builds irrep r: ``"young"``, ``"closed"``, ``"kron"`` or ``"commutant"``."""
     G = _group(G)
-    ct = tg.character_table(G)
+    ct = fg.character_table(G)
     if ct.dims[r] == 1:
         return "closed"
     return {"symmetric": "young", "dihedral": "closed", "product": "kron"}.get(G.kind, "commutant")
 
 
-def _young(G: tg.FiniteGroup, name: str) -> np.ndarray:
+def _young(G: fg.FiniteGroup, name: str) -> np.ndarray:
     shape = tuple(int(x) for x in name.strip("()").split(","))
-    gens = [np.array(M.evalf(30).tolist(), dtype=np.float64) for M in tg.young_orthogonal_generators(shape)]
-    s = tg.adjacent_transpositions(G)
+    gens = [np.array(M.evalf(30).tolist(), dtype=np.float64) for M in fg.young_orthogonal_generators(shape)]
+    s = fg.adjacent_transpositions(G)
     d = gens[0].shape[0]
     R = np.full((G.order, d, d), np.nan)
     R[0] = np.eye(d)
@@ -143,13 +145,13 @@ def _young(G: tg.FiniteGroup, name: str) -> np.ndarray:
     return R
 
 
-def _left_regular_index(G: tg.FiniteGroup) -> np.ndarray:
+def _left_regular_index(G: fg.FiniteGroup) -> np.ndarray:
     """``Linv[g, y]`` = index of :math:`g^{-1}y`, so :math:`(L(g)Q)[y] = Q[g^{-1}y]`."""
     T = np.asarray(G.table)
     return T[np.asarray(G.inverse)]
 
 
-def _commutant(G: tg.FiniteGroup, r: int, chi: np.ndarray, d: int, seed: int = 0) -> np.ndarray:
+def _commutant(G: fg.FiniteGroup, r: int, chi: np.ndarray, d: int, seed: int = 0) -> np.ndarray:
     N = G.order
     T = np.asarray(G.table)
     inv = np.asarray(G.inverse)
@@ -172,15 +174,15 @@ def _commutant(G: tg.FiniteGroup, r: int, chi: np.ndarray, d: int, seed: int = 0
     return np.einsum("xi,gxj->gij", Q, Q[Linv])
 
 
-def _closed(G: tg.FiniteGroup, r: int) -> np.ndarray:
+def _closed(G: fg.FiniteGroup, r: int) -> np.ndarray:
     return np.array(
-        [np.array(tg.closed_form_irrep(G, r, g).evalf(30).tolist(), dtype=np.float64) for g in range(G.order)]
+        [np.array(fg.closed_form_irrep(G, r, g).evalf(30).tolist(), dtype=np.float64) for g in range(G.order)]
     )
 
 
 @functools.lru_cache(maxsize=None)
-def _real_irreps_cached(G: tg.FiniteGroup) -> tuple[np.ndarray, ...]:
-    ct = tg.check_totally_real(G, source="real orthogonal irreps")
+def _real_irreps_cached(G: fg.FiniteGroup) -> tuple[np.ndarray, ...]:
+    ct = fg.check_totally_real(G, source="real orthogonal irreps")
     X = character_matrix(G)
     out = []
     for r in range(ct.n_irreps):
@@ -194,7 +196,7 @@ def _real_irreps_cached(G: tg.FiniteGroup) -> tuple[np.ndarray, ...]:
             R = _young(G, ct.names[r])
         elif method == "kron":
             A, B = G.factors
-            ia, ib = (tg.character_table(F).index(n) for F, n in zip((A, B), ct.names[r].split("⊗", 1)))
+            ia, ib = (fg.character_table(F).index(n) for F, n in zip((A, B), ct.names[r].split("⊗", 1)))
             Ra, Rb = _real_irreps_cached(A)[ia], _real_irreps_cached(B)[ib]
             nb = B.order
             R = np.array([np.kron(Ra[g // nb], Rb[g % nb]) for g in range(G.order)])
@@ -204,8 +206,8 @@ def _real_irreps_cached(G: tg.FiniteGroup) -> tuple[np.ndarray, ...]:
     return tuple(out)
 
 
-def real_irreps(G: "tg.FiniteGroup | str") -> tuple[np.ndarray, ...]:
-    """Real orthogonal irreps in the order of ``theory.groups.character_table``; entry r has shape
+def real_irreps(G: "fg.FiniteGroup | str") -> tuple[np.ndarray, ...]:
+    """Real orthogonal irreps in the order of ``theory.finite_groups.character_table``; entry r has shape
     (|G|, d_r, d_r) with ``R[g] @ R[h] == R[gh]`` (float64, cached; see the module doc for the methods).
 
     Raises
@@ -217,21 +219,21 @@ def real_irreps(G: "tg.FiniteGroup | str") -> tuple[np.ndarray, ...]:
 
 
 # --------------------------------------------------------------------------------------------
-# Isotypic power of neurons (spec §6.3)
+# Isotypic power of neurons (the metric of Edelman Fig. 7.6, defined in docs/groups.md)
 # --------------------------------------------------------------------------------------------
 
 
-def isotypic_projectors(G: "tg.FiniteGroup | str") -> np.ndarray:
-    r"""Float projectors :math:`P_R[x,y] = (d_R/|G|)\chi_R(xy^{-1})`, shape (K, |G|, |G|) (spec §5.1)."""
+def isotypic_projectors(G: "fg.FiniteGroup | str") -> np.ndarray:
+    r"""Float projectors :math:`P_R[x,y] = (d_R/|G|)\chi_R(xy^{-1})`, shape (K, |G|, |G|)."""
     G = _group(G)
-    ct = tg.character_table(G)
+    ct = fg.character_table(G)
     X = character_matrix(G)
     T = np.asarray(G.table)
     idx = T[:, np.asarray(G.inverse)]
     return np.stack([(ct.dims[r] / G.order) * X[r][idx] for r in range(ct.n_irreps)])
 
 
-def irrep_power(vectors: np.ndarray, G: "tg.FiniteGroup | str") -> np.ndarray:
+def irrep_power(vectors: np.ndarray, G: "fg.FiniteGroup | str") -> np.ndarray:
     r""":math:`\|P_R v\|^2` for every irrep R, shape ``vectors.shape[:-1] + (K,)``; sums to :math:`\|v\|^2`."""
     P = isotypic_projectors(G)
     v = np.asarray(vectors, dtype=np.float64)
@@ -240,7 +242,7 @@ def irrep_power(vectors: np.ndarray, G: "tg.FiniteGroup | str") -> np.ndarray:
 
 @dataclass(frozen=True)
 class IrrepDiagnostics:
-    """Isotypic power of every neuron of a group network (spec §6.3).
+    """Isotypic power of every neuron of a group network (``docs/groups.md``).
 
     Attributes
     ----------
@@ -264,7 +266,7 @@ class IrrepDiagnostics:
     norms: np.ndarray
 
 
-def neuron_irrep_diagnostics(net: HomogeneousNetwork, G: "tg.FiniteGroup | str") -> IrrepDiagnostics:
+def neuron_irrep_diagnostics(net: HomogeneousNetwork, G: "fg.FiniteGroup | str") -> IrrepDiagnostics:
     """Per-neuron isotypic power of u, v, w and the dominant irrep (indices of ``character_table``)."""
     G = _group(G)
     if net.U.shape[1:] != (2, G.order) or net.W.shape[1] != G.order:
@@ -284,9 +286,9 @@ def neuron_irrep_diagnostics(net: HomogeneousNetwork, G: "tg.FiniteGroup | str")
 # --------------------------------------------------------------------------------------------
 
 
-def class_weights(G: "tg.FiniteGroup | str", class_tau: Sequence[float] | None = None) -> np.ndarray:
+def class_weights(G: "fg.FiniteGroup | str", class_tau: Sequence[float] | None = None) -> np.ndarray:
     r"""Weights :math:`Q((a,b), c') = q\,\tau_{C(y^{-1}c')}` with q uniform :math:`1/|G|^2`, y = ab and
-    class-constant :math:`\tau` (spec §5.3: label :math:`y\,c` gets :math:`\tau_{C(c)}`), shape (|G|^2, |G|).
+    class-constant :math:`\tau` (Lemma D.11: label :math:`y\,c` gets :math:`\tau_{C(c)}`), shape (|G|^2, |G|).
 
     ``class_tau`` (one entry per class, identity first and ignored) defaults to ``theory.groups.tau``.
 
@@ -297,7 +299,7 @@ def class_weights(G: "tg.FiniteGroup | str", class_tau: Sequence[float] | None =
         :math:`\sum_{C\ne e}|C|\tau_C \ne 1`.
     """
     G = _group(G)
-    ct = tg.check_totally_real(G)
+    ct = fg.check_totally_real(G)
     t = np.array([float(sympy.N(x, 30)) for x in (tg.tau(G) if class_tau is None else class_tau)], dtype=np.float64)
     if t.shape != (len(ct.classes),):
         raise ValueError(f"need one tau per class ({len(ct.classes)}), got shape {t.shape}")
@@ -319,9 +321,9 @@ def class_weights(G: "tg.FiniteGroup | str", class_tau: Sequence[float] | None =
 
 
 def construction_network(
-    G: "tg.FiniteGroup | str", width: int | None = None, budgets: Sequence[object] | None = None
+    G: "fg.FiniteGroup | str", width: int | None = None, budgets: Sequence[object] | None = None
 ) -> HomogeneousNetwork:
-    r"""The construction of ``theory.groups.construction`` (spec §5.6, corrected constants) as float64
+    r"""The construction of ``theory.groups.construction`` (Lemmas D.15-D.16, corrected constants) as float64
     weights, zero-padded to ``width``: for each used irrep R and (i,j,k), neurons
     :math:`(c R_{ij}, \pm c R_{jk}, \pm c R_{ik})`; logits :math:`\sum_R 4c_R^3\chi_R(abc^{-1})`."""
     G = _group(G)
@@ -349,13 +351,13 @@ def construction_network(
 
 
 def optimal_neuron_network(
-    G: "tg.FiniteGroup | str",
+    G: "fg.FiniteGroup | str",
     r: int,
     x: np.ndarray | None = None,
     y: np.ndarray | None = None,
     z: np.ndarray | None = None,
 ) -> HomogeneousNetwork:
-    r"""The rank-1 unit optimal neuron of spec §5.4 in irrep r: :math:`u = t\,x^\top R(\cdot)y`,
+    r"""The rank-1 unit optimal neuron (equality case of Lemma D.13, ``docs/groups.md``) in irrep r: :math:`u = t\,x^\top R(\cdot)y`,
     :math:`v = t\,y^\top R(\cdot)z`, :math:`w = t\,x^\top R(\cdot)z`, :math:`t=\sqrt{d_R/(3|G|)}`
     (x, y, z default to :math:`e_1` and are normalized)."""
     G = _group(G)
@@ -377,7 +379,7 @@ def optimal_neuron_network(
 
 
 def random_network(
-    G: "tg.FiniteGroup | str", width: int, rng: np.random.Generator, scale: float | None = None
+    G: "fg.FiniteGroup | str", width: int, rng: np.random.Generator, scale: float | None = None
 ) -> HomogeneousNetwork:
     """Gaussian network with i.i.d. N(0, scale^2) entries (default scale 1/sqrt(|G|))."""
     N = _group(G).order
@@ -386,13 +388,13 @@ def random_network(
 
 
 # --------------------------------------------------------------------------------------------
-# Character-level LP / matrix game (spec §5.8)
+# Character-level LP / matrix game (Edelman App. D.9.2)
 # --------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class CharacterLPResult:
-    r"""Solution of the character-level game of spec §5.8.
+    r"""Solution of the character-level game of Edelman App. D.9.2 (``docs/groups.md``).
 
     Attributes
     ----------
@@ -421,8 +423,8 @@ class CharacterLPResult:
         return self.dual_value - self.value
 
 
-def character_lp(G: "tg.FiniteGroup | str") -> CharacterLPResult:
-    r"""Exact max margin of a totally real group via the character-level LP (spec §5.8, HiGHS):
+def character_lp(G: "fg.FiniteGroup | str") -> CharacterLPResult:
+    r"""Exact max margin of a totally real group via the character-level LP (App. D.9.2, HiGHS):
 
     .. math:: \max_{s\in\Delta,\,t} t\quad\text{s.t.}\quad \sum_{R\ne1}s_R d_R^{-1/2}(1-\chi_R(C)/d_R)\ge t
               \ \ \forall C\ne\{e\},
@@ -436,7 +438,7 @@ def character_lp(G: "tg.FiniteGroup | str") -> CharacterLPResult:
         If some irrep of G is not real.
     """
     G = _group(G)
-    ct = tg.check_totally_real(G, source="the character LP of spec §5.8 (Edelman D.9.2)")
+    ct = fg.check_totally_real(G, source="the character LP of Edelman App. D.9.2")
     A = np.array([[float(sympy.N(x, 30)) for x in row] for row in tg.character_game_matrix(G)])  # (K-1, nC-1)
     nR, nC = A.shape
     c = np.zeros(nR + 1)

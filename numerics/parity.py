@@ -1,5 +1,5 @@
 r"""Sparse parity in float64: the dataset as a :class:`numerics.margins.Task`, and the networks of
-Edelman Thm 7.8 / App. D.7 (spec ``feature_emergence.md`` §4) as :class:`numerics.margins.HomogeneousNetwork`.
+Edelman Thm 7.8 / App. D.7 as :class:`numerics.margins.HomogeneousNetwork`.
 
 Shapes: a parity network has ``U (m, 1, n)`` (one dense input block of n bits), ``W (m, 2)`` and
 ``degree = k``; column 0 of W is the logit of :math:`y=\chi_S(x)=+1`, column 1 that of :math:`y=-1`
@@ -32,7 +32,7 @@ MAX_BITS = 26
 
 @dataclass(frozen=True)
 class SparseParityTask:
-    r"""(n, S)-sparse parity on all of :math:`\{\pm1\}^n` (Edelman Thm 7.8; spec §1.1, §10 item 4).
+    r"""(n, S)-sparse parity on all of :math:`\{\pm1\}^n` (Edelman Thm 7.8; S is WLOG the first k bits by symmetry).
 
     Point i has bits :math:`x_j = 1 - 2((i\gg j)\,\&\,1)` (the order of :func:`theory.parity.cube`);
     inputs are dense float blocks of shape ``(N, 1, n)``; label 0 for :math:`\chi_S(x)=+1`, 1 for -1.
@@ -106,7 +106,7 @@ def network_from_neurons(neurons: Sequence[tp.ParityNeuron], k: int, width: int 
 
 
 def construction_network(n: int, support: Sequence[int], width: int | None = None) -> HomogeneousNetwork:
-    r"""The width-:math:`2^{k-1}` max-margin construction (App. D.7, spec §4.3) in float64.
+    r"""The width-:math:`2^{k-1}` max-margin construction (App. D.7) in float64.
 
     Built from :func:`theory.parity.construction` (exact entries rounded once); zero-padded to ``width``.
     Its norm power is 1 and its margin is :math:`\gamma^*(k)` at every point.

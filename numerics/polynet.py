@@ -1,8 +1,8 @@
 r"""Independent numerical oracles for the disjoint-PolyNet (App. B.2.3) and the epsilon-perturbed sparse neuron
 (App. C.2.4): brute force over the whole cube {±1}^n and ODE integration.
 
-Source: Edelman thesis Sec. 5.4.2, App. B.2.3, Lemmas C.13-C.15; spec ``shared/spec/majority_parity.md`` §2.5,
-§5A A17-A19, A22. The exact predictions live in :mod:`theory.polynet` and :mod:`theory.sparse_init`.
+Source: Edelman thesis Sec. 5.4.2, App. B.2.3, Lemmas C.13-C.15 (docs/boolean.md).
+The exact predictions live in :mod:`theory.polynet` and :mod:`theory.sparse_init`.
 
 Layout: block i of the disjoint-PolyNet holds coordinates ``i*n' .. (i+1)*n' - 1``; its first coordinate is the
 relevant one, so S = {0, n', 2n', ...} and :math:`y = \chi_S(x)`; ``W`` has shape (k, n') with ``W[i, 0] = v_i``.

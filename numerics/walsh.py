@@ -14,7 +14,7 @@ Hadamard matrix :math:`H_{a,S}=(-1)^{|a\cap S|}`.
 * :func:`population_gradient` - exact population gradient of the correlation loss
   :math:`\ell=-y\,\sigma(w^\top x+b)` with :math:`y=\chi_S(x)`:
   :math:`[\nabla_w]_i=-\hat h(S\triangle\{i\})`, :math:`\nabla_b=-\hat h(S)`, :math:`h=\sigma'(w^\top x+b)`
-  (spec §2.4), from a single transform of h rather than a loop over inputs per coordinate.
+  (proof of Prop. B.7), from a single transform of h rather than a loop over inputs per coordinate.
 * :func:`population_gradient_bruteforce` - the independent oracle (explicit sum over the cube).
 
 The torch (GPU) transform is :mod:`verify.walsh` (``numerics`` may not import torch; docs/architecture.md).

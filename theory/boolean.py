@@ -1,12 +1,12 @@
 r"""Boolean Fourier analysis on :math:`\{\pm1\}^n` (exact): Majority, Half, Fourier gaps, LTFs, sinusoids.
 
 Source: Edelman thesis Ch. 5 + App. B (Def. 5.4, Lemmas B.1-B.3) and Ch. 6 + App. C (Lemmas C.2,
-C.12, Prop. 6.3); spec ``shared/spec/majority_parity.md`` §1, §2.3-2.4, §5A, §6.
+C.12, Prop. 6.3). Errata and derivations: ``docs/boolean.md``.
 
 Conventions
 -----------
 * A point of the cube is encoded as an integer ``a`` in ``0..2^n-1``: bit ``i`` of ``a`` set means
-  :math:`x_i=-1`, so :math:`x_i=(-1)^{a_i}` (the 0/1 encoding of spec §1.1).  :func:`cube` lists the
+  :math:`x_i=-1`, so :math:`x_i=(-1)^{a_i}` (the 0/1 encoding).  :func:`cube` lists the
   points in this order.
 * A subset :math:`S\subseteq\{0..n-1\}` (0-based) is given as an iterable of indices or as a bit mask
   (an ``int``).  :math:`\chi_S(x)=\prod_{i\in S}x_i`, so with the encoding above
@@ -21,12 +21,12 @@ Hypotheses and errata enforced here
 * ``n >= 0`` integer, ``0 <= k <= n``; brute force refuses ``n > BRUTE_FORCE_MAX_N`` and names the
   closed form to use instead.
 * Even n: ``sign(0) = -1`` (App. C.2.3), i.e. :math:`\mathrm{Maj}_n(x)=\mathrm{Maj}_{n+1}(x,-1)`.
-* Half_m needs m even; its closed form carries the factor :math:`2^{-m}` missing from Lemma C.12 [E4]
+* Half_m needs m even; its closed form carries the factor :math:`2^{-m}` missing from Lemma C.12
   (:func:`half_coefficient_as_printed` keeps the printed form for the refuted claim).
-* :math:`\rho(k)` has exponent :math:`k^{-3/2}`, not the :math:`k^{-2/3}` of Lemma B.1 [E1].
-* Lemma C.2's bound (s/2n)^k is false for some s < 2(k-1) (e.g. (n, k, s) = (48, 11, 11); not in the
-  spec's errata); :func:`lemma_c2_corrected_bound` gives ((s-k+1)/n)^k, valid always.
-* Lemma B.2 (:func:`lemma_b2_bound`) needs k even and n odd (and ``n >= 4k``) [E5]; for odd k the
+* :math:`\rho(k)` has exponent :math:`k^{-3/2}`, not the :math:`k^{-2/3}` of Lemma B.1.
+* Lemma C.2's bound (s/2n)^k is false for some s < 2(k-1) (e.g. (n, k, s) = (48, 11, 11), outside
+  the lemma's standing assumption 4k < s); :func:`lemma_c2_corrected_bound` gives ((s-k+1)/n)^k, valid always.
+* Lemma B.2 (:func:`lemma_b2_bound`) needs k even and n odd (and ``n >= 4k``); for odd k the
   Majority gap is exactly 0 (documented in :func:`majority_gap`), so the bound fails.
 """
 
@@ -65,6 +65,8 @@ __all__ = [
     "majority_level_weight",
     "rho",
     "rho_as_printed_exponent",
+    "level_weight_exponent",
+    "level_weight_exponent_as_printed",
     "majority_asymptotic",
     "half_coefficient",
     "half_coefficient_as_printed",
@@ -73,6 +75,9 @@ __all__ = [
     "majority_gap",
     "majority_gap_closed_form",
     "lemma_b2_bound",
+    "lemma_b2_bound_as_printed",
+    "gradient_gap",
+    "vanishing_gradient_gap",
     "ltf",
     "ltf_coefficient",
     "sinusoid_coefficient",
@@ -87,7 +92,7 @@ __all__ = [
     "random_search_tc_probability",
 ]
 
-SOURCE = "Edelman thesis Ch. 5-6, App. B-C; spec shared/spec/majority_parity.md"
+SOURCE = "Edelman thesis Ch. 5-6, App. B-C; docs/boolean.md"
 BRUTE_FORCE_MAX_N = 20
 
 Subset = Union[int, Iterable[int]]
@@ -135,8 +140,8 @@ def as_mask(S: Subset, n: int) -> int:
             raise ValueError(f"subset mask {S} is not a subset of {{0..{n - 1}}} (n = {n})")
         return S
     mask = 0
-    for i in S:
-        i = _as_int(i, "subset index")
+    for raw in S:
+        i = _as_int(raw, "subset index")
         if not 0 <= i < n:
             raise ValueError(f"subset index {i} is outside {{0..{n - 1}}} (n = {n}; indices are 0-based)")
         if mask >> i & 1:
@@ -335,7 +340,7 @@ def _check_odd_k(k: int, what: str) -> None:
 
 
 def majority_ratio(n: object, j: object) -> Fraction:
-    """Maj_n(j+2)/Maj_n(j) = -j/(n-j-1) for n odd, j odd, 1 <= j <= n-2 (spec §1.2)."""
+    """Maj_n(j+2)/Maj_n(j) = -j/(n-j-1) for n odd, j odd, 1 <= j <= n-2 (Lemma B.1 recurrence)."""
     n = _check_n(n, minimum=1)
     _check_odd_n(n, "the ratio identity Maj_n(j+2)/Maj_n(j) = -j/(n-j-1)")
     j = _as_int(j, "j")
@@ -353,9 +358,9 @@ def majority_level_weight(n: object, k: object) -> Fraction:
 
 
 def rho(k: object) -> sympy.Expr:
-    """lim_{n->oo} W^k[Maj_n] = (2/pi) C(k-1,(k-1)/2)/(k 2^(k-1)) for odd k (Lemma C.3 corrected [E2]).
+    """lim_{n->oo} W^k[Maj_n] = (2/pi) C(k-1,(k-1)/2)/(k 2^(k-1)) for odd k (Lemma C.3 corrected; docs/boolean.md).
 
-    Order k^{-3/2} (rho(k) k^{3/2} -> (2/pi)^{3/2}); Lemma B.1's k^{-2/3} is wrong [E1].
+    Order k^{-3/2} (rho(k) k^{3/2} -> (2/pi)^{3/2}); Lemma B.1's k^{-2/3} is wrong (docs/boolean.md).
     """
     k = _as_int(k, "k")
     if k < 1:
@@ -365,9 +370,19 @@ def rho(k: object) -> sympy.Expr:
 
 
 def rho_as_printed_exponent(k: object) -> sympy.Expr:
-    """The order k^{-2/3} printed in Lemma B.1 (refuted, [E1]); the true order is k^{-3/2}."""
+    """The order k^{-2/3} printed in Lemma B.1 (refuted; docs/boolean.md); the true order is k^{-3/2}."""
     k = _as_int(k, "k")
     return sympy.Integer(k) ** sympy.Rational(-2, 3)
+
+
+def level_weight_exponent() -> sympy.Rational:
+    """-3/2: the exponent of k in rho(k) ~ (2/pi)^{3/2} k^{-3/2} (O'Donnell Thm 5.22; Lemma B.1 corrected)."""
+    return sympy.Rational(-3, 2)
+
+
+def level_weight_exponent_as_printed() -> sympy.Rational:
+    """-2/3: the exponent of k printed in Lemma B.1 (refuted; docs/boolean.md, errata)."""
+    return sympy.Rational(-2, 3)
 
 
 def _double_factorial_odd(m: int) -> int:
@@ -395,7 +410,7 @@ def _check_half_m(m: object) -> int:
 
 
 def half_coefficient(m: object, k: object) -> Fraction:
-    """Half_m(T) for |T| = k (Lemma C.12 with the factor 2^{-m} restored [E4]).
+    """Half_m(T) for |T| = k (Lemma C.12 with the factor 2^{-m} restored; docs/boolean.md).
 
     0 for odd k; ``(-1)^j C(m/2,j) C(m,m/2) / (C(m,2j) 2^m)`` = Maj_{m+1}(2j+1) for k = 2j.
     """
@@ -409,7 +424,7 @@ def half_coefficient(m: object, k: object) -> Fraction:
 
 
 def half_coefficient_as_printed(m: object, k: object) -> Fraction:
-    """Lemma C.12 as printed, without 2^{-m} (refuted by brute force, [E4])."""
+    """Lemma C.12 as printed, without 2^{-m} (refuted by brute force; docs/boolean.md)."""
     m = _check_half_m(m)
     return half_coefficient(m, k) * 2**m
 
@@ -448,7 +463,7 @@ def majority_gap(n: object, k: object) -> Fraction:
     """Exact Fourier gap of Maj_n at any k-set: |Maj_n(k-1)| - |Maj_n(k+1)| (1 <= k <= n-1).
 
     For odd n and odd k both coefficients are at even levels, so the gap is exactly 0 (Lemma B.2
-    does not hold there; spec A12).  For odd n and even k it equals ``majority_gap_closed_form``.
+    does not hold there; docs/boolean.md).  For odd n and even k it equals ``majority_gap_closed_form``.
     """
     n = _check_n(n, minimum=2)
     k = _check_level(n, k)
@@ -459,10 +474,10 @@ def majority_gap(n: object, k: object) -> Fraction:
 
 def _check_b2_hypotheses(n: int, k: int, what: str) -> None:
     if n % 2 == 0:
-        raise ValueError(f"{what} needs n odd (hidden assumption of Lemma B.2 [E5]), got n = {n}")
+        raise ValueError(f"{what} needs n odd (hidden assumption of Lemma B.2, docs/boolean.md), got n = {n}")
     if k % 2:
         raise ValueError(
-            f"{what} needs k even (hidden assumption of Lemma B.2 [E5]); for odd k the "
+            f"{what} needs k even (hidden assumption of Lemma B.2, docs/boolean.md); for odd k the "
             f"Majority gap is exactly 0 and the bound fails, got k = {k}"
         )
     if k < 2:
@@ -470,7 +485,7 @@ def _check_b2_hypotheses(n: int, k: int, what: str) -> None:
 
 
 def majority_gap_closed_form(n: object, k: object) -> Fraction:
-    """(n-2k+1)/(k-1) |Maj_n(k+1)| for odd n, even k, 2 <= k <= n-1 (spec §1.5)."""
+    """(n-2k+1)/(k-1) |Maj_n(k+1)| for odd n, even k, 2 <= k <= n-1 (Lemma B.2 proof, App. B.1)."""
     n = _check_n(n, minimum=3)
     k = _check_level(n, k)
     _check_b2_hypotheses(n, k, "the closed-form Majority gap (n-2k+1)/(k-1)|Maj_n(k+1)|")
@@ -482,7 +497,7 @@ def majority_gap_closed_form(n: object, k: object) -> Fraction:
 def lemma_b2_bound(n: object, k: object) -> sympy.Expr:
     """Lemma B.2's bound 0.03 (n-1)^{-(k-1)/2} (exact rational 3/100 times a power).
 
-    Hypotheses enforced: k even, n odd [E5], n >= 4k.
+    Hypotheses enforced: k even, n odd (docs/boolean.md), n >= 4k.
     """
     n = _check_n(n, minimum=1)
     k = _as_int(k, "k")
@@ -490,6 +505,50 @@ def lemma_b2_bound(n: object, k: object) -> sympy.Expr:
     if n < 4 * k:
         raise ValueError(f"Lemma B.2 needs n >= 4k, got n = {n}, k = {k}")
     return sympy.Rational(3, 100) * sympy.Integer(n - 1) ** sympy.Rational(-(k - 1), 2)
+
+
+def lemma_b2_bound_as_printed(n: object, k: object) -> sympy.Expr:
+    """Lemma B.2's bound 0.03 (n-1)^{-(k-1)/2} as printed: for any fixed k and n >= 4k (no parity hypotheses).
+
+    Refuted for odd k, where the Majority gap is exactly 0 (docs/boolean.md, errata).
+    """
+    n = _check_n(n, minimum=1)
+    k = _as_int(k, "k")
+    if k < 1 or n < 4 * k:
+        raise ValueError(f"Lemma B.2 needs k >= 1 and n >= 4k, got n = {n}, k = {k}")
+    return sympy.Rational(3, 100) * sympy.Integer(n - 1) ** sympy.Rational(-(k - 1), 2)
+
+
+def gradient_gap(n: object, k: object) -> Fraction:
+    r"""Majority reference in gradient units, :math:`\gamma_{grad}=\tfrac12(|Maj_n(k-1)|-|Maj_n(k+1)|)`.
+
+    For a ReLU neuron at a random sign w (n odd, no bias), :math:`1\{w^\top x>0\}=\tfrac12+\tfrac12
+    Maj_n(w\odot x)`, so the population-gradient coordinates are :math:`\tfrac12|Maj_n(k\mp1)|` (Lemma B.3) and
+    their gap is half the Majority gap (Prop. B.7, App. B.2.2).
+    """
+    return Fraction(1, 2) * majority_gap(n, k)
+
+
+def vanishing_gradient_gap(k: object, kind: str) -> Fraction:
+    r"""0: the Fourier gap of :math:`g = E[\chi_{[k]}(x)\,x\,\sigma'(w^\top x)]` when parity forces every
+    coordinate to vanish (no bias, App. B.3.1); ValueError when it does not.
+
+    ``g_i`` is the coefficient of :math:`\sigma'(w^\top x)` at :math:`[k]\triangle\{i\}`, of size k-1 or k+1.
+    ``kind='ltf'`` (:math:`\sigma' = 1\{z>0\}`): :math:`h(x)+h(-x)=1`, so every even level >= 2 vanishes, i.e.
+    g = 0 for odd k >= 3 (Fig. B.7). ``kind='cos'``/``'sin'`` (:math:`\sigma'=\cos(cz)` or :math:`\sin(cz)`):
+    only even/odd levels survive (:func:`sinusoid_coefficient`), so g = 0 for even/odd k (Fig. B.8).
+    """
+    k = _as_int(k, "k")
+    vanishes = {
+        "ltf": k >= 3 and k % 2 == 1,
+        "cos": k >= 1 and k % 2 == 0,
+        "sin": k >= 1 and k % 2 == 1,
+    }
+    if kind not in vanishes:
+        raise ValueError(f"kind must be 'ltf', 'cos' or 'sin', got {kind!r}")
+    if not vanishes[kind]:
+        raise ValueError(f"the {kind} gradient does not vanish identically at k = {k}")
+    return Fraction(0)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -529,7 +588,7 @@ def ltf_coefficient(w: Sequence[int], b: object, S: Subset) -> Fraction:
 
 
 def sinusoid_coefficient(w: Sequence, c: object, b: object, S: Subset, kind: str = "cos") -> sympy.Expr:
-    """Fourier coefficient at T of cos(c w.x + b) (``kind='cos'``) or sin(c w.x + b) (spec §1.6).
+    """Fourier coefficient at T of cos(c w.x + b) (``kind='cos'``) or sin(c w.x + b) (App. B.3.1, Fig. B.8).
 
     ``cos(c w.x+b)^(T) = Re(e^{ib} i^{|T|}) prod_{j in T} sin(c w_j) prod_{j notin T} cos(c w_j)``;
     ``sin`` uses Im. Exact for sympy inputs, sympy Floats for float inputs.
@@ -549,7 +608,7 @@ def sinusoid_coefficient(w: Sequence, c: object, b: object, S: Subset, kind: str
 
 
 def oscillating_polynomial(k: object, z: sympy.Symbol | None = None) -> sympy.Expr:
-    """Degree-k polynomial p_k with p_k(k-2j) = (-1)^j, j = 0..k (spec §2.3, setting (viii))."""
+    """Degree-k polynomial p_k with p_k(k-2j) = (-1)^j, j = 0..k (Sec. 5.3, the oscillating-polynomial activation)."""
     k = _check_n(k, name="k", minimum=1)
     z = sympy.Symbol("z") if z is None else z
     pts = [(k - 2 * j, (-1) ** j) for j in range(k + 1)]
@@ -557,7 +616,7 @@ def oscillating_polynomial(k: object, z: sympy.Symbol | None = None) -> sympy.Ex
 
 
 def sinusoid_activation(k: object, z: sympy.Symbol | None = None) -> sympy.Expr:
-    """sigma(z) = cos(pi (z-k)/2), which gives sigma(w_S.x) = chi_S(x) (spec §2.3, setting (x))."""
+    """sigma(z) = cos(pi (z-k)/2), which gives sigma(w_S.x) = chi_S(x) (Sec. 5.3, the sinusoidal activation)."""
     k = _check_n(k, name="k", minimum=1)
     z = sympy.Symbol("z") if z is None else z
     return sympy.cos(sympy.pi * (z - k) / 2)
@@ -608,7 +667,7 @@ def lemma_c2_holds(n: object, k: object, s: object) -> bool:
 
 
 def sq_lower_bound_applies(r: object, T: object, tau: object, delta: object, n: object, k: object) -> bool:
-    """Prop. 6.3 bookkeeping: r T / (tau^2 delta) <= C(n,k)/2 (r = number of parameters [E17])."""
+    """Prop. 6.3 bookkeeping: r T / (tau^2 delta) <= C(n,k)/2 (r = number of parameters; docs/boolean.md)."""
     n = _check_n(n, minimum=1)
     k = _check_level(n, k)
     lhs = Fraction(str(r)) * Fraction(str(T)) / (Fraction(str(tau)) ** 2 * Fraction(str(delta)))

@@ -1,23 +1,23 @@
 r"""Explicit ReLU interpolations of parity on the lattice s in {-k, -k+2, ..., k} (exact, sympy Rationals).
 
 Source: Edelman thesis Lemma B.4 / Claim 5 (App. B.2.1, Thm 5.5) and Lemma C.6 / Thm C.11 (App. C.2.2);
-spec ``shared/spec/majority_parity.md`` §3, §5A A23-A24, errata E15, E19.
+errata: ``docs/boolean.md``.
 
 With :math:`s = \sum_{j\in S} x_j`, :math:`\chi_S(x) = \chi(s) := (-1)^{(k-s)/2}`, so a network of neurons
 :math:`\sigma(\pm s/(2k) + b)` computes parity iff its output interpolates :math:`\chi` on the k+1 lattice
 points. Interpolation exactness is checked as an exact least-squares residual (0 iff some output weights
 interpolate), the residual summed over the k+1 lattice points with equal weight.
 
-* Claim 5 corrected (spec A24): k+1 ReLUs :math:`\mathrm{ReLU}(s/(2k) + 1/2 - (2i-1)/(2k))`, i = 0..k, weights
+* Claim 5 corrected: k+1 ReLUs :math:`\mathrm{ReLU}(s/(2k) + 1/2 - (2i-1)/(2k))`, i = 0..k, weights
   :math:`u_i = (-1)^{i+k} 8ki` (i >= 1), :math:`u_0 = (-1)^k 2k`, interpolate :math:`\chi` exactly for every
   k >= 1 (:func:`claim5_corrected`). Note :math:`\|u\|_\infty = 8k^2`, not the :math:`8k` of Lemma B.4.
-* Claim 5 as printed (E15): k ReLUs :math:`\mathrm{ReLU}(s/(2k)+b_i)` with :math:`b_i = -1/2+(i+1)/k` (Lemma B.4)
+* Claim 5 as printed: k ReLUs :math:`\mathrm{ReLU}(s/(2k)+b_i)` with :math:`b_i = -1/2+(i+1)/k` (Lemma B.4)
   or :math:`-1/2+i/k` (Lemma B.5), i = 1..k, and :math:`u^*_i = 8k(-1)^{i+1}` (i <= k-2), :math:`u^*_{k-1}=6k`,
   :math:`u^*_k=-2k`, claimed to give :math:`f^* = 2\chi`; false for both schedules, and no output weights
   fix it (positive least-squares residual) (:func:`claim5_as_printed`).
-* Lemma C.6 (spec A23): features :math:`\{1, \mathrm{ReLU}(\pm s/(2k)+\beta_j)\}` with
+* Lemma C.6: features :math:`\{1, \mathrm{ReLU}(\pm s/(2k)+\beta_j)\}` with
   :math:`\beta_j = (-k+2j+1/16)/(2k)`; with j = 0..k/2-1 (corrected) they interpolate :math:`\chi` exactly;
-  with the printed j = 1..k/2-1 (Thm C.11 init, E19) there are only k-1 features for k+1 points and the
+  with the printed j = 1..k/2-1 (Thm C.11 init) there are only k-1 features for k+1 points and the
   residual is positive (k = 2: the set is empty) (:func:`c6_features`).
 """
 
@@ -49,7 +49,7 @@ __all__ = [
     "c6_features",
 ]
 
-SOURCE = "Edelman thesis Lemma B.4/Claim 5 (App. B.2.1), Lemma C.6/Thm C.11 (App. C.2.2); spec A23, A24, E15, E19"
+SOURCE = "Edelman thesis Lemma B.4/Claim 5 (App. B.2.1), Lemma C.6/Thm C.11 (App. C.2.2); docs/boolean.md"
 
 R = sympy.Rational
 
@@ -135,7 +135,7 @@ def claim5_corrected_biases(k: object) -> list[sympy.Rational]:
 
 
 def claim5_corrected_weights(k: object) -> list[int]:
-    """u_0 = (-1)^k 2k, u_i = (-1)^(i+k) 8k i (i = 1..k) (spec A24); for k = 4: (8, -32, 64, -96, 128)."""
+    """u_0 = (-1)^k 2k, u_i = (-1)^(i+k) 8k i (i = 1..k); for k = 4: (8, -32, 64, -96, 128)."""
     k = _check_k(k)
     return [(-1) ** k * 2 * k] + [(-1) ** (i + k) * 8 * k * i for i in range(1, k + 1)]
 
@@ -164,7 +164,7 @@ def claim5_corrected(k: object) -> dict:
 
 def claim5_printed_biases(k: object, schedule: str) -> list[sympy.Rational]:
     """The printed bias schedules for the k neurons i = 1..k: ``"i+1"``: -1/2 + (i+1)/k (Lemma B.4 statement);
-    ``"i"``: -1/2 + i/k (Lemma B.5 proof) [E15]."""
+    ``"i"``: -1/2 + i/k (Lemma B.5 proof); docs/boolean.md."""
     k = _check_k(k)
     if schedule == "i+1":
         return [-R(1, 2) + R(i + 1, k) for i in range(1, k + 1)]
@@ -208,7 +208,7 @@ def c6_bias(k: object, j: object) -> sympy.Rational:
 
 
 def c6_index_set(k: object, printed: bool = False) -> list[int]:
-    """j = 0..k/2-1 (corrected, k/2 biases) or j = 1..k/2-1 as printed in Thm C.11 / Lemma C.6 [E19]."""
+    """j = 0..k/2-1 (corrected, k/2 biases) or j = 1..k/2-1 as printed in Thm C.11 / Lemma C.6 (docs/boolean.md)."""
     k = _check_k(k, even=True, what="Thm C.11 / Lemma C.6")
     return list(range(1 if printed else 0, k // 2))
 

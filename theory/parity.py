@@ -1,6 +1,6 @@
 r"""Max-margin networks for (n, k)-sparse parity (exact).
 
-Setting (Edelman thesis Thm 7.8, App. D.7; spec ``shared/spec/feature_emergence.md`` §1.1-1.5, §4):
+Setting (Edelman thesis Thm 7.8, App. D.7):
 inputs :math:`x\in\{\pm1\}^n`, label :math:`y=\chi_S(x)=\prod_{j\in S}x_j` with :math:`|S|=k`, network
 
 .. math:: f(\theta, x) = \sum_{i=1}^m (u_i^\top x)^k\, w_i \in \mathbb R^2,
@@ -13,17 +13,17 @@ Results implemented here:
 
 * Thm 7.8: for :math:`m\ge 2^{k-1}` the maximum normalized margin is
   :math:`\gamma^*(k)=\sqrt2\,k!\,(k+1)^{-(k+1)/2}`, independent of n (:func:`max_margin`, :func:`min_width`).
-* App. D.7 / spec §4.2: the identity :math:`E_x[(u^\top x)^k\chi_S(x)] = k!\prod_{j\in S}u_j`
+* App. D.7: the identity :math:`E_x[(u^\top x)^k\chi_S(x)] = k!\prod_{j\in S}u_j`
   (:func:`parity_expectation`), the single-neuron objective (:func:`neuron_margin`) and its unit maximizers
   :math:`u=\sigma/\sqrt{k+1}` on S, :math:`w=(\prod\sigma)/\sqrt{k+1}\cdot\mathbf b/\sqrt2`
   (:func:`optimal_neuron`).
-* App. D.7 / spec §4.3 (cleaned): the width-:math:`2^{k-1}` construction, one neuron per
+* App. D.7 (cleaned): the width-:math:`2^{k-1}` construction, one neuron per
   :math:`\sigma\in\{\pm1\}^k` with :math:`\sigma_1=+1`, scale :math:`\lambda=2^{-(k-1)/(k+1)}`, whose output is
   :math:`(k!/\sqrt2)(k+1)^{-(k+1)/2}\chi_S(x)\,\mathbf b` (:func:`construction`).
 * Thm 7.8 items 1-2: the structure of every max-margin network, as a checkable description
   (:class:`StructuralPrediction`, :func:`structural_prediction`).
 
-Errata 11-13 of the spec (§9) are typographic ("∏_{j∈𝒮𝒮}", the garbled "ε_1 = 1" and the pair-flip
+Three typos of the thesis are typographic ("∏_{j∈𝒮𝒮}", the garbled "ε_1 = 1" and the pair-flip
 argument, "quadratic" for the quartic network); none changes a number, so no refuted claim is needed.
 
 Hypotheses on the inputs
@@ -131,7 +131,7 @@ def check_support(n: object, support: Sequence[object], k: object | None = None)
 
 
 def max_margin(k: object) -> sympy.Expr:
-    r"""Maximum L_{2,k+1}-normalized margin of the degree-k parity network (Thm 7.8, spec §4.1).
+    r"""Maximum L_{2,k+1}-normalized margin of the degree-k parity network (Thm 7.8).
 
     .. math:: \gamma^*(k) = \sqrt2\,k!\,(k+1)^{-(k+1)/2}
 
@@ -176,7 +176,7 @@ def cube(n: int) -> list[tuple[int, ...]]:
 
 
 # --------------------------------------------------------------------------------------------
-# The expectation identity and the single-neuron objective (App. D.7, spec §4.2)
+# The expectation identity and the single-neuron objective (App. D.7)
 # --------------------------------------------------------------------------------------------
 
 
@@ -215,7 +215,7 @@ def parity_expectation(u: Sequence[object], support: Sequence[int], k: int | Non
 
 def expectation_identity_residual(n: int, k: int) -> sympy.Expr:
     r""":math:`E_x[(u^\top x)^k\chi_S(x)] - k!\prod_{j\in S}u_j` for symbolic :math:`u\in\mathbb R^n`,
-    S = the first k bits (spec §7 item 11). Simplifies to 0."""
+    S = the first k bits. Simplifies to 0."""
     n, k = check_nk(n, k)
     u = sympy.symbols(f"u0:{n}", real=True)
     S = tuple(range(k))
@@ -226,8 +226,8 @@ def neuron_margin(u: Sequence[object], w: Sequence[object], support: Sequence[in
     r"""Expected margin of one neuron under uniform q: :math:`E_x[\psi] = k!\,(w_0-w_1)\prod_{j\in S}u_j`.
 
     :math:`\psi(\omega,x,y) = \phi[y]-\phi[-y] = (u^\top x)^k (w_0-w_1)\chi_S(x)`, so the identity of
-    :func:`parity_expectation` gives the value (spec §4.2: :math:`\sqrt2\,k!\,\beta\prod u_j` with
-    :math:`\beta = (w_0-w_1)/\sqrt2`). Not normalized; divide by :math:`\|\omega\|^{k+1}`.
+    :func:`parity_expectation` gives the value :math:`\sqrt2\,k!\,\beta\prod u_j` with
+    :math:`\beta = (w_0-w_1)/\sqrt2`. Not normalized; divide by :math:`\|\omega\|^{k+1}`.
     """
     u = [sympy.sympify(v) for v in u]
     w = [sympy.sympify(v) for v in w]
@@ -256,7 +256,7 @@ class ParityNeuron:
 
 
 def optimal_neuron(n: int, support: Sequence[int], sigma: Sequence[int] | None = None) -> ParityNeuron:
-    r"""A unit-norm maximizer of the single-neuron margin (App. D.7, spec §4.2).
+    r"""A unit-norm maximizer of the single-neuron margin (App. D.7).
 
     :math:`u_j=\sigma_j/\sqrt{k+1}` for the j-th element of S, 0 off S, and
     :math:`w=(\prod\sigma)/\sqrt{k+1}\cdot[1,-1]/\sqrt2`. Its expected margin is :func:`max_margin`.
@@ -282,7 +282,7 @@ def optimal_neuron(n: int, support: Sequence[int], sigma: Sequence[int] | None =
 
 @dataclass(frozen=True)
 class ParityConstruction:
-    r"""The width-:math:`2^{k-1}` max-margin network of App. D.7 (cleaned in spec §4.3).
+    r"""The width-:math:`2^{k-1}` max-margin network of App. D.7 (cleaned: ``docs/parity.md``).
 
     One neuron :math:`\lambda\cdot` :func:`optimal_neuron` ``(sigma)`` per :math:`\sigma\in\{\pm1\}^k` with
     :math:`\sigma_1=+1`, :math:`\lambda = 2^{-(k-1)/(k+1)}` so that :math:`\|\theta\|_{2,k+1}^{k+1}=1`.
@@ -315,7 +315,7 @@ class ParityConstruction:
         return tuple(sympy.radsimp(sympy.simplify(v)) for v in out)  # type: ignore[return-value]
 
     def predicted_logits(self, x: Sequence[int]) -> tuple[sympy.Expr, sympy.Expr]:
-        r"""The claimed output :math:`(k!/\sqrt2)(k+1)^{-(k+1)/2}\chi_S(x)[1,-1]` (spec §4.3)."""
+        r"""The claimed output :math:`(k!/\sqrt2)(k+1)^{-(k+1)/2}\chi_S(x)[1,-1]`."""
         c = output_coefficient(self.k) * math.prod(x[j] for j in self.support)
         return c, -c
 
@@ -371,7 +371,7 @@ def construction(n: int, support: Sequence[int], width: int | None = None) -> Pa
 @dataclass(frozen=True)
 class StructuralPrediction:
     r"""What Thm 7.8 says about every neuron of every max-margin network, for a unit-norm neuron
-    :math:`\bar\omega = \omega/\|\omega\|` (spec §4.1, §6.3 "Parity neuron checks").
+    :math:`\bar\omega = \omega/\|\omega\|`.
 
     Attributes
     ----------

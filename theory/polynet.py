@@ -2,7 +2,7 @@ r"""Disjoint-PolyNet on the (n, k)-disjoint parity (exact): population gradient,
 loss plateau.
 
 Source: Edelman thesis Sec. 5.4.2 and App. B.2.3 (Lemma B.8, Lemma B.9, Corollary B.10, Thm 5.7);
-spec ``shared/spec/majority_parity.md`` §2.5, §3 (Thm 5.7, Cor. B.10), §5A A17-A19, §5B B4, errata E13.
+errata and derivations: ``docs/boolean.md``.
 
 Model: :math:`f(x; w_{1:k}) = \prod_{i=1}^k \langle w_i, x_{P_i}\rangle` with k blocks of size ``n'``; the
 relevant coordinate of block i is its first one, :math:`v_i := w_{i,1}`, and :math:`u_i := w_{i,2:n'}`.
@@ -13,7 +13,7 @@ Target :math:`y = \chi_S(x) = \prod_i x_{P_i,1}`; correlation loss :math:`\ell =
 * Gradient flow :math:`\dot v_i = \prod_{j\ne i} v_j`; for equal init :math:`v_0`:
   :math:`v(t) = (v_0^{2-k}-(k-2)t)^{-1/(k-2)}` (k >= 3), :math:`v_0 e^t` (k = 2) (:func:`flow_solution`,
   :func:`flow_time`, :func:`blowup_time`).
-* Exact error (my form of the proof of Lemma B.9, spec §2.5): with :math:`U_i = u_i^\top z_i^-`,
+* Exact error (my form of the proof of Lemma B.9, eqs. B.9-B.12): with :math:`U_i = u_i^\top z_i^-`,
   :math:`a_i = P(U_i<|v_i|)`, :math:`b_i = P(U_i>|v_i|)` and :math:`\sigma = \prod_i \mathrm{sign}(v_i)`,
   :math:`\mathrm{err} = 1 - [\prod_i(a_i+b_i) + \sigma\prod_i(a_i-b_i)]/2`; an output exactly 0 counts as an
   error (sign(0) = 0, Lemma B.9). Exact Fractions (:func:`error`).
@@ -25,22 +25,22 @@ Target :math:`y = \chi_S(x) = \prod_i x_{P_i,1}`; correlation loss :math:`\ell =
 Errata / remarks enforced or documented here
 --------------------------------------------
 * The flow is over i in [k] (the thesis writes [n]).
-* E13: in the proof of Lemma B.9, :math:`1-2P(U>|v|) = P(|U|\le|v|)`, not :math:`P(U\le|v|)`.
+* In the proof of Lemma B.9, :math:`1-2P(U>|v|) = P(|U|\le|v|)`, not :math:`P(U\le|v|)`.
 * Lemma B.9's Berry-Esseen term :math:`c\|u\|_\infty/\|u\|_2^3` is too small: Berry-Esseen for a weighted
   Rademacher sum gives :math:`C\sum_j|u_j|^3/\|u\|_2^3 \le C\|u\|_\infty/\|u\|_2` (order :math:`n'^{-1/2}` for
   ±1 weights, not :math:`n'^{-3/2}`); the printed lower bound fails, e.g. k = 3, n' = 101, v = 2.01
   (:func:`lemma_b9_lower_bound`, ``as_printed=True``; the corrected form uses :math:`2C\sum|u|^3/\|u\|_2^3`
-  for the two-sided event, C = 0.56 (Shevtsova 2010)). Not in the spec's errata list.
+  for the two-sided event, C = 0.56 (Shevtsova 2010)).
 * Lemma B.9's upper bound :math:`2\sum_i e^{-v_i^2/\|u_i\|_2^2}` drops the 2 of Hoeffding's exponent
   (:math:`P(U\ge t)\le e^{-t^2/(2\|u\|_2^2)}`); it fails e.g. at k = 3, n' = 8, v = 6.51 (err 0.0230 > 0.0141)
-  (:func:`lemma_b9_upper_bound`, ``as_printed=True``). Not in the spec's errata list.
+  (:func:`lemma_b9_upper_bound`, ``as_printed=True``).
 * Cor. B.10 defines :math:`T(\alpha) = \sup\{t: \mathrm{err}\ge\alpha\}`, which is infinite for alpha = 0; the
   main text's "first time with error <= epsilon" is used (:func:`last_time_error_at_least` gives the sup form
   for alpha > 0). Cor. B.10's proof puts :math:`\gamma^{1/k}` where :math:`(2\gamma)^{1/k}` solves
   :math:`\tfrac12-\tfrac12 p^k = \tfrac12-\gamma` (harmless for the O(.)).
 * Plateau functions need odd n': for even n' the sum U of n'-1 signs is odd, so the initial point v = 1 is an atom
   of U (zero outputs at t = 0) and the steps of err(v) sit at odd integers; for small even n' (e.g. 4) the error is
-  below 0.49 right after t = 0. (Spec B4 says this for every even n'; for large even n', e.g. 100, the first time
+  below 0.49 right after t = 0. (This does not hold for every even n': for large even n', e.g. 100, the first time
   with err <= 0.49 is at v = 3, not t = 0+.)
 """
 
@@ -81,7 +81,7 @@ __all__ = [
     "lemma_b9_lower_bound_exact",
 ]
 
-SOURCE = "Edelman thesis Sec. 5.4.2, App. B.2.3 (Lemmas B.8, B.9, Cor. B.10, Thm 5.7); spec §2.5"
+SOURCE = "Edelman thesis Sec. 5.4.2, App. B.2.3 (Lemmas B.8, B.9, Cor. B.10, Thm 5.7); docs/boolean.md"
 BE_CONSTANT = Fraction(56, 100)  # Berry-Esseen constant for non-identical summands (Shevtsova 2010)
 
 Rational = Union[int, Fraction]
@@ -106,7 +106,7 @@ def _check_n_prime(n_prime: object, *, odd: bool = False) -> int:
             f"the plateau quantities need odd n' (got n' = {m}): for even n' the sum U of the n'-1 irrelevant signs "
             f"is odd, so the all-ones init v = 1 is an atom of U: at t = 0 each block outputs exactly 0 with "
             f"probability P(U = -1) > 0 (counted as an error) and the thresholds of err(v) sit at odd integers; "
-            f"for small even n' (e.g. n' = 4) the error is already below 0.49 right after t = 0 (spec B4). "
+            f"for small even n' (e.g. n' = 4) the error is already below 0.49 right after t = 0. "
             f"Use odd n'"
         )
     return m
@@ -469,7 +469,7 @@ def plateau_ratio(k: object, n_prime: object, eps: object = Fraction(49, 100)) -
 
 
 def plateau_ratio_scaled(k: object, n_prime: object, eps: object = Fraction(49, 100)) -> float:
-    """(1 - T(eps)/T(0)) / n'^(1-k/2), which Thm 5.7 says is O(1) (spec B4: <= 15 for odd n' >= 11)."""
+    """(1 - T(eps)/T(0)) / n'^(1-k/2), which Thm 5.7 says is O(1) (no constant is given; about 12 for odd n' >= 11, k = 3..5)."""
     r = plateau_ratio(k, n_prime, eps)
     return float(r) / float(n_prime) ** (1 - int(k) / 2)
 
@@ -535,8 +535,8 @@ def lemma_b9_lower_bound(
     """Lemma B.9 lower bound 1/2 - 1/2 prod_i (erf(|v_i|/(sqrt2 ||u_i||_2)) + BE_i).
 
     ``as_printed=True``: BE_i = c ||u_i||_inf/||u_i||_2^3 (as in the thesis; false, see module docstring).
-    Otherwise (corrected): BE_i = 2 c sum_j |u_ij|^3/||u_i||_2^3 (two-sided Berry-Esseen for P(|U| <= |v|),
-    E13), each factor capped at 1.
+    Otherwise (corrected): BE_i = 2 c sum_j |u_ij|^3/||u_i||_2^3 (two-sided Berry-Esseen for P(|U| <= |v|)),
+    each factor capped at 1.
     """
     prod = 1.0
     for vi, ui in zip(v, u):
@@ -548,7 +548,7 @@ def lemma_b9_lower_bound(
 
 
 def lemma_b9_lower_bound_exact(v: Sequence, u: Sequence[Sequence]) -> Fraction:
-    """1/2 - 1/2 prod_i P(|U_i| <= |v_i|) (= P(#{i: U_i > |v_i|} odd), B.12 with E13), exact; err >= this."""
+    """1/2 - 1/2 prod_i P(|U_i| <= |v_i|) (= P(#{i: U_i > |v_i|} odd), B.12 corrected), exact; err >= this."""
     prod = Fraction(1)
     for vi, ui in zip(v, u):
         av = abs(_rational(vi, "v"))

@@ -1,7 +1,6 @@
 r"""Under-sparse (epsilon-perturbed s-sparse) initialization, Ch. 6 / App. C.2.4 (exact).
 
-Source: Edelman thesis Lemmas C.13-C.15, Thm C.16 (= Thm 6.5); spec ``shared/spec/majority_parity.md`` §3
-(Ch. 6), §5A A22, errata E21, E22.
+Source: Edelman thesis Lemmas C.13-C.15, Thm C.16 (= Thm 6.5); errata: ``docs/boolean.md``.
 
 Neuron (Lemma C.13): :math:`h_w(x) = \mathrm{ReLU}(\langle w, x\rangle)` with :math:`w\in\{\varepsilon,1\}^n`, ones on
 the s-set S', epsilon elsewhere, :math:`(n-s)\varepsilon < 1`; the Thm C.16 biases
@@ -16,14 +15,14 @@ with :math:`\bar S = S\cap S'`. For a good neuron (S' subset of S, Lemma C.15): 
 :math:`\tfrac12\widehat{\mathrm{Half}}_s([s])\widehat{\mathrm{Maj}}_{n-s}(k-s-1)` on S \\ S' and
 :math:`\tfrac12\widehat{\mathrm{Half}}_s([s])\widehat{\mathrm{Maj}}_{n-s}(k-s+1)` off S.
 
-Hypotheses enforced: k, s even, 0 <= s < k (so s <= k-2), k+1 <= n, and **n - s odd** (as the spec asks): for
+Hypotheses enforced: k, s even, 0 <= s < k (so s <= k-2), k+1 <= n, and **n - s odd**: for
 even n-s the sum of the n-s perturbed coordinates can be 0, w.x + b then equals b, and Lemma C.13's proof mixes
-">0" and ">=0" there (E22). Exact brute force (integer transform, tests/numerics/test_polynet.py) shows that for
+">0" and ">=0" there. Exact brute force (integer transform, tests/numerics/test_polynet.py) shows that for
 even n-s and any tie rule / bias of the grid the values are still 1/2 Half_s([s]) Maj_{n-s+1}(k-s-+1) (odd-level
-coefficients do not depend on the tie rule), so the ratio becomes (n-k+1)/(k-s-1); the "deviation" the spec
-reports at (14,6,2) is float rounding of exact ties w.x = 0 with b = 0.
+coefficients do not depend on the tie rule), so the ratio becomes (n-k+1)/(k-s-1); a float "deviation" at e.g.
+(14,6,2) is rounding of exact ties w.x = 0 with b = 0.
 
-Erratum E22: :math:`|\xi_{S\setminus S'}|/|\xi_{[n]\setminus S}| = (n-k)/(k-s-1)` (from
+Erratum (docs/boolean.md): :math:`|\xi_{S\setminus S'}|/|\xi_{[n]\setminus S}| = (n-k)/(k-s-1)` (from
 :math:`\mathrm{Maj}_N(j+2)/\mathrm{Maj}_N(j) = -j/(N-j-1)` with N = n-s, j = k-s-1); Thm C.16 prints (n-s)/(k-s-1).
 """
 
@@ -48,7 +47,7 @@ __all__ = [
     "thm_c16_ratio_as_printed",
 ]
 
-SOURCE = "Edelman thesis Lemmas C.13-C.15, Thm C.16 (App. C.2.4); spec §3 Ch. 6, A22, E22"
+SOURCE = "Edelman thesis Lemmas C.13-C.15, Thm C.16 (App. C.2.4); docs/boolean.md"
 
 
 def check_under_sparse(n: object, k: object, s: object) -> tuple[int, int, int]:
@@ -60,22 +59,22 @@ def check_under_sparse(n: object, k: object, s: object) -> tuple[int, int, int]:
         raise ValueError(f"Lemmas C.13-C.15 assume s even (>= 0), got s = {s}")
     if s >= k:
         raise ValueError(
-            f"the under-sparse regime needs s < k (Thm 6.5; Lemma C.13's 'k < s' is a typo, E22), got s = {s}, k = {k}"
+            f"the under-sparse regime needs s < k (Thm 6.5; Lemma C.13's 'k < s' is a typo), got s = {s}, k = {k}"
         )
     if n < k + 1:
         raise ValueError(f"need n >= k+1 (there must be a coordinate outside S), got n = {n}, k = {k}")
     if (n - s) % 2 == 0:
         raise ValueError(
             f"need n - s odd (got n - s = {n - s}): with n - s even the sum of the epsilon-weighted coordinates can "
-            f"be 0 when sum_{{S'}} x = 0 (a tie w.x = 0 decided by the bias; Lemma C.13 mixes > 0 and >= 0 there, "
-            f"erratum E22), and the closed form changes to Maj_{{n-s+1}}, with ratio (n-k+1)/(k-s-1)"
+            f"be 0 when sum_{{S'}} x = 0 (a tie w.x = 0 decided by the bias; Lemma C.13 mixes > 0 and >= 0 there; "
+            f"docs/boolean.md), and the closed form changes to Maj_{{n-s+1}}, with ratio (n-k+1)/(k-s-1)"
         )
     return n, k, s
 
 
 def perturbation_epsilon(n: object, k: object, s: object) -> Fraction:
     """epsilon = 1/(2 max(C(n-s, k), n-s)): below 1/C(n-s, k) (App. C.2.4 init) and with (n-s) epsilon < 1, which the
-    proof of Lemma C.13 actually uses (E21). Equals the spec's 0.5/C(n-s,k) whenever C(n-s,k) >= n-s (all A22 cases);
+    proof of Lemma C.13 actually uses. Equals 0.5/C(n-s,k) whenever C(n-s,k) >= n-s (every case the claims use);
     the max matters only when n-s < k, where C(n-s,k) = 0."""
     n, k, s = check_under_sparse(n, k, s)
     return Fraction(1, 2 * max(math.comb(n - s, k), n - s))
@@ -143,12 +142,12 @@ def good_neuron_correlations(n: object, k: object, s: object) -> list[Fraction]:
 
 
 def thm_c16_ratio(n: object, k: object, s: object) -> Fraction:
-    """|xi_{S\\S'}| / |xi_{[n]\\S}| = (n-k)/(k-s-1) (corrected Thm C.16, E22)."""
+    """|xi_{S\\S'}| / |xi_{[n]\\S}| = (n-k)/(k-s-1) (corrected Thm C.16; docs/boolean.md)."""
     n, k, s = check_under_sparse(n, k, s)
     return Fraction(n - k, k - s - 1)
 
 
 def thm_c16_ratio_as_printed(n: object, k: object, s: object) -> Fraction:
-    """(n-s)/(k-s-1), the ratio as printed in the proof of Thm C.16 (refuted, E22)."""
+    """(n-s)/(k-s-1), the ratio as printed in the proof of Thm C.16 (refuted; docs/boolean.md)."""
     n, k, s = check_under_sparse(n, k, s)
     return Fraction(n - s, k - s - 1)

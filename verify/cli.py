@@ -137,10 +137,11 @@ def _num(x: Any) -> dict:
 def _cmd_derive_group(args: argparse.Namespace) -> int:
     from numerics.groups import GroupTask, character_lp, construction_network
     from numerics.margins import evaluate
+    from theory import finite_groups as fg
     from theory import groups as tg
 
-    G = tg.group(args.name)
-    table = tg.character_table(G)
+    G = fg.group(args.name)
+    table = fg.character_table(G)
     obj: dict[str, Any] = {
         "task": "group",
         "name": args.name,
@@ -149,7 +150,7 @@ def _cmd_derive_group(args: argparse.Namespace) -> int:
         "irreps": list(table.names),
         "dims": [int(d) for d in table.dims],
         "frobenius_schur": [int(i) for i in table.indicators],
-        "all_irreps_real": tg.is_totally_real(G),
+        "all_irreps_real": fg.is_totally_real(G),
     }
     if not obj["all_irreps_real"]:
         obj["closed_form"] = "not applicable: not every irrep is real (Frobenius-Schur indicator != +1)"
@@ -189,7 +190,7 @@ def _cmd_derive_group(args: argparse.Namespace) -> int:
     else:
         bad = [table.class_labels[i + 1] for i, v in enumerate(cond[1:]) if not float(v) < 0]
         obj["closed_form"] = f"not applicable: the condition fails at classes {bad}; gamma* is the character-LP value"
-        obj["gamma_star"] = {"float": lp.value, "method": "character-level LP (spec 5.8)"}
+        obj["gamma_star"] = {"float": lp.value, "method": "character-level LP (Edelman App. D.9.2)"}
         text = (
             f"{args.name} (|G| = {G.order}): Thm 7.9's condition fails at classes {bad}\n"
             f"  gamma* (character LP) = {lp.value:.12e}, dual bound {lp.dual_value:.12e}"

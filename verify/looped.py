@@ -21,7 +21,10 @@ def construction_weights(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """(Q, P) of Thm 8.14 as tensors, from the exact construction in ``theory/looped.py``."""
     Q, P = tl.construction(d)
-    to = lambda A: torch.tensor([[float(v) for v in row] for row in A.tolist()], dtype=dtype, device=device)
+
+    def to(A):  # noqa: ANN001
+        return torch.tensor([[float(v) for v in row] for row in A.tolist()], dtype=dtype, device=device)
+
     return to(Q), to(P)
 
 

@@ -7,7 +7,7 @@ Same conventions and signs as :mod:`numerics.walsh` (which may not import torch)
 * :func:`fwht` - O(N log N) butterfly along the last axis, batched over leading dims, any device, float32/float64.
 * :func:`linear_form` - :math:`w^\top x` on the whole cube for a batch of w (..., n) -> (..., 2^n).
 * :func:`population_gradient` - :math:`[\nabla_w]_i=-\hat h(S\triangle\{i\})`, :math:`\nabla_b=-\hat h(S)` for
-  :math:`h=\sigma'(w^\top x+b)` (spec §2.4), batched over w.
+  :math:`h=\sigma'(w^\top x+b)` (proof of Prop. B.7), batched over w.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def population_gradient(
     r"""(grad_w, grad_b) of :math:`E[-\chi_S(x)\,\sigma(w^\top x+b)]`, batched over w (..., n).
 
     :math:`[\nabla_w]_i=-\hat h(S\triangle\{i\})`, :math:`\nabla_b=-\hat h(S)` with :math:`h=\sigma'(w^\top x+b)`
-    (Prop. B.7 proof / spec §2.4), one transform of h per w.  ``b`` is a scalar or a tensor of shape (...).
+    (proof of Prop. B.7), one transform of h per w.  ``b`` is a scalar or a tensor of shape (...).
     ``device``: a name for :func:`verify.device.resolve_device` or a device; a tensor ``w`` keeps its device
     when ``device='auto'``. ``dtype`` defaults to w's floating dtype, else float64.
     """

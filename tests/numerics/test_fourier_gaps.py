@@ -1,4 +1,4 @@
-"""numerics/fourier_gaps.py: batch gradients and gaps (spec B1-B3, §1.4-§1.6, §2.4) against brute force over
+"""numerics/fourier_gaps.py: batch gradients and gaps (Prop. B.7, Figs. B.7, B.8) against brute force over
 the cube (numerics.walsh.population_gradient_bruteforce), the sympy closed forms of theory.boolean and
 Lemma B.3; statistical checks with fixed seeds and stated tolerances; bad input."""
 
@@ -83,7 +83,7 @@ def test_gradient_gap_reference_is_half_the_majority_gap():
 
 
 def test_odd_k_unbiased_ltf_gap_is_zero():
-    """§1.4: h(x) + h(-x) = 1 without a bias, so the even levels k±1 vanish for odd k."""
+    """h(x) + h(-x) = 1 without a bias, so the even levels k±1 vanish for odd k."""
     res = fg.random_ltf_gaps(11, [3, 5], "uniform", 30, seed=0)
     for k in (3, 5):
         assert np.abs(res[k][0]).max() <= 1e-12
@@ -104,7 +104,7 @@ def test_sinusoid_closed_form_matches_theory_and_bruteforce(kind, b):
 
 
 def test_sinusoid_gradient_matches_population_gradient_at_n10():
-    """Spec A16 size: closed form vs numerics.walsh.population_gradient with σ' = cos(c·)."""
+    """Closed form vs numerics.walsh.population_gradient with σ' = cos(c·)."""
     n, c = 10, 1 / math.sqrt(10)
     W = np.random.default_rng(4).standard_normal((3, n))
     for k in (2, 3):
@@ -115,7 +115,7 @@ def test_sinusoid_gradient_matches_population_gradient_at_n10():
 
 
 def test_sinusoid_gap_parity_of_k():
-    """Through cos only even levels survive: Γ = 0 for even k, Γ > 0 for odd k (spec B3)."""
+    """Through cos only even levels survive: Γ = 0 for even k, Γ > 0 for odd k (Fig. B.8)."""
     _, res = fg.sinusoid_gaps(15, [2, 3, 4], "gaussian", 200, seed=0)
     assert np.abs(res[2][0]).max() == 0 and np.abs(res[4][0]).max() == 0
     assert (res[3][0] > 0).mean() >= 0.95
@@ -152,7 +152,7 @@ def test_streamed_and_counts_give_the_same_success_rate():
 
 
 def test_one_step_recovery_b1_small():
-    """B1 at n=21, k=2 with 100 trials: P >= 0.95 at 20/γ² and <= 0.5 at 1/γ²; no Prop. B.7 violations."""
+    """Prop. B.7 at n=21, k=2 with 100 trials: P >= 0.95 at 20/γ² and <= 0.5 at 1/γ²; no Prop. B.7 violations."""
     n, k = 21, 2
     g = float(fg.gradient_gap_reference(n, k))
     r = fg.one_step_recovery(n, k, [math.ceil(1 / g**2), math.ceil(20 / g**2)], 100, seed=0)

@@ -1,6 +1,7 @@
-"""Float tests of ``numerics.groups`` against ``theory.groups`` (spec feature_emergence §5, claims 16-22).
+"""Float tests of ``numerics.groups`` against ``theory.finite_groups`` and ``theory.groups`` (Edelman Thm 7.9,
+Lemmas D.11-D.16, App. D.9.2).
 
-Expected values come from ``theory.groups`` (exact closed forms, exact game solutions) or from an
+Expected values come from ``theory`` (exact closed forms, exact game solutions) or from an
 independent float computation (the network-level dictionary LP of ``numerics.certificates``, the
 streamed margins of ``numerics.margins``, multi-start L-BFGS). Tolerances are relative to gamma*.
 """
@@ -17,6 +18,7 @@ from numerics import groups as ng
 from numerics.certificates import solve_dictionary_lp
 from numerics.margins import check_class_weights, evaluate
 from numerics.single_neuron import maximize_single_neuron
+from theory import finite_groups as fg
 from theory import groups as tg
 
 IRREP_GROUPS = ["S3", "S4", "S5", "D4", "D5", "Z2^3", "S3xZ2", "A5"]
@@ -45,7 +47,7 @@ def test_group_task_enumerates_all_pairs():
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_irreps_are_orthogonal_homomorphisms(name, data):
-    G = tg.group(name)
+    G = fg.group(name)
     irreps = ng.real_irreps(G)
     a = data.draw(st.integers(0, G.order - 1))
     b = data.draw(st.integers(0, G.order - 1))
@@ -135,7 +137,7 @@ def test_construction_reaches_gamma_star(name):
     assert rep.class_weighted == pytest.approx(g, rel=1e-10)  # C.1 holds
     diag = ng.neuron_irrep_diagnostics(net, name)
     assert diag.purity.min() > 1 - 1e-12 and (diag.neuron_dominant > 0).all()
-    assert set(diag.neuron_dominant) == set(range(1, tg.character_table(name).n_irreps))
+    assert set(diag.neuron_dominant) == set(range(1, fg.character_table(name).n_irreps))
 
 
 def test_construction_width_errors():
@@ -162,7 +164,7 @@ def test_rank_one_optimal_neurons_attain_gamma_star(name):
     Q = ng.class_weights(name)
     g = gamma(name)
     rng = np.random.default_rng(1)
-    ct = tg.character_table(name)
+    ct = fg.character_table(name)
     for r in range(1, ct.n_irreps):
         d = ct.dims[r]
         net = ng.optimal_neuron_network(name, r, *rng.standard_normal((3, d)))
@@ -182,7 +184,7 @@ def test_single_neuron_maximum_under_thesis_tau(name):
     blocks = np.concatenate([res.network.U[0], res.network.W])
     np.testing.assert_allclose((blocks**2).sum(1), 1 / 3, atol=1e-6)
     # rank-1 coefficient matrices alpha = (d/|G|) sum_g u(g) R(g) with singular value sqrt(d/(3|G|)),
-    # and gamma parallel to alpha beta (spec §5.4, claim 21)
+    # and gamma parallel to alpha beta (equality case of Lemma D.13, docs/groups.md)
     r = int(diag.dominant[0, 0])
     R = ng.real_irreps(name)[r]
     N, d = R.shape[0], R.shape[1]
@@ -205,7 +207,7 @@ def test_character_lp_equals_closed_form(name):
     lp = ng.character_lp(name)
     g = gamma(name)
     assert lp.value == pytest.approx(g, rel=1e-9) and lp.dual_value == pytest.approx(g, rel=1e-9)
-    ct = tg.character_table(name)
+    ct = fg.character_table(name)
     S = float(tg.s_sum(name))
     np.testing.assert_allclose(lp.budgets[1:], [d**2.5 / S for d in ct.dims[1:]], rtol=1e-7)
     np.testing.assert_allclose(lp.class_tau[1:], [float(x) for x in tg.tau(name)[1:]], rtol=1e-7)
@@ -225,7 +227,7 @@ def test_network_level_lp_equals_closed_form(name):
 def test_a5_lp_certified_by_construction_and_dual_bound():
     lp = ng.character_lp("A5")
     assert lp.gap <= 1e-12 * lp.value
-    ct = tg.character_table("A5")
+    ct = fg.character_table("A5")
     assert [ct.dims[r] for r in lp.used_irreps] == [3, 3, 4]
     # exact value on the LP's support (theory), and the Lemma D.13 upper bound under the LP dual tau
     g, _, taus = tg.game_value_on_support("A5", lp.used_irreps, lp.margin_classes)

@@ -1,4 +1,4 @@
-"""Float checks of numerics.parity (Edelman Thm 7.8; spec feature_emergence §4, §7 items 12-14).
+"""Float checks of numerics.parity (Edelman Thm 7.8).
 
 Expected values come from theory.parity or brute force over {+-1}^n.
 """
@@ -132,7 +132,7 @@ def test_perturbed_constructions_stay_below_gamma_star(nk, seed, eps):
 @settings(max_examples=20, deadline=None)
 @given(nk=st.sampled_from([(4, 2), (5, 3), (6, 4)]), seed=st.integers(0, 10_000), alpha=st.floats(0.1, 10.0))
 def test_homogeneity(nk, seed, alpha):
-    """f(alpha theta) = alpha^{k+1} f(theta); the normalized margin is scale-free (spec §1.3)."""
+    """f(alpha theta) = alpha^{k+1} f(theta); the normalized margin is scale-free."""
     n, k = nk
     task = SparseParityTask(n, tuple(range(k)))
     net = random_network(n, k, 7, seed=seed)

@@ -1,7 +1,7 @@
-"""numerics/polynet.py: brute force over {±1}^n and ODE integration vs the exact theory (spec A17-A19, A22, B4).
+"""numerics/polynet.py: brute force over {±1}^n and ODE integration vs the exact theory (App. B.2.3, C.2.4).
 
 Tolerances: 1e-12 for brute-force float64 sums of exactly representable numbers; relative 1e-6 for solve_ivp at
-rtol 1e-10 (A19); 1e-9 for the perturbed-neuron transform (A22).
+rtol 1e-10 (the flow); 1e-9 for the perturbed-neuron transform.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from theory import polynet as TP
 from theory import sparse_init as SI
 
 
-# ------------------------------------------------------------------ A17
+# ------------------------------------------------------------------ population gradient
 @settings(max_examples=15, deadline=None)
 @given(k=st.integers(1, 3), m=st.integers(1, 4), seed=st.integers(0, 2**16))
 def test_population_gradient_matches_formula(k, m, seed):
@@ -40,7 +40,7 @@ def test_polynet_output_and_mask():
         NP.error_bruteforce(np.ones((3, 7)))
 
 
-# ------------------------------------------------------------------ A18
+# ------------------------------------------------------------------ exact error
 @pytest.mark.parametrize("v", ["0.5", "1", "2", "2.5", "3", "3.5"])
 def test_error_spec_points(v):
     W = np.ones((3, 4))
@@ -66,7 +66,7 @@ def test_equal_init_error_float_matches_exact(k, m, v):
     assert abs(got - float(TP.equal_init_error(Fraction(float(v)), k, m))) <= 1e-13
 
 
-# ------------------------------------------------------------------ A19
+# ------------------------------------------------------------------ gradient flow
 @settings(max_examples=12, deadline=None)
 @given(k=st.integers(2, 6), frac=st.floats(0.0, 0.9), v0=st.floats(0.5, 2.0))
 def test_flow_integration_matches_closed_form(k, frac, v0):
@@ -105,7 +105,7 @@ def test_hitting_time_and_quadrature_match_exact_time():
     assert NP.hitting_time(3, 1.0) == 0.0
 
 
-# ------------------------------------------------------------------ B4
+# ------------------------------------------------------------------ plateau
 @pytest.mark.parametrize("k,m", [(3, 11), (3, 101), (4, 201), (5, 1001)])
 def test_plateau_numeric_matches_exact(k, m):
     d = NP.plateau_numeric(k, m)
@@ -116,7 +116,7 @@ def test_plateau_numeric_matches_exact(k, m):
         NP.plateau_numeric(k, m + 1)
 
 
-# ------------------------------------------------------------------ A22
+# ------------------------------------------------------------------ perturbed sparse neuron
 @pytest.mark.parametrize("n,k,s", [(13, 4, 2), (15, 4, 2), (15, 6, 2), (15, 6, 4)])
 def test_perturbed_neuron_matches_lemma_c15(n, k, s):
     eps = SI.perturbation_epsilon(n, k, s)
@@ -135,9 +135,9 @@ def test_perturbed_neuron_spec_values():
 
 @pytest.mark.parametrize("n,k,s", [(14, 6, 2), (16, 6, 4), (12, 4, 0)])
 def test_even_n_minus_s_exact_values(n, k, s):
-    """E22 (spec says brute force deviates at even n - s): exactly, for b = 0 (tie -> ReLU'(0) = 0) and for the Thm C.16
+    """Even n - s (a float brute force seems to deviate there): exactly, for b = 0 (tie -> ReLU'(0) = 0) and for the Thm C.16
     biases, the values are 1/2 Half_s([s]) Maj_{n-s+1}(k-s-+1), so the ratio is (n-k+1)/(k-s-1) instead of
-    (n-k)/(k-s-1). The theory module refuses even n - s (as the spec asks)."""
+    (n-k)/(k-s-1). The theory module refuses even n - s (docs/boolean.md)."""
     from math import comb
 
     from theory import boolean as B

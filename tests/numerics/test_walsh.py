@@ -1,5 +1,5 @@
-"""numerics/walsh.py: transforms against brute force and sympy; population gradients (spec A13, A14, A16,
-A21, A26, B10); bad input."""
+"""numerics/walsh.py: transforms against brute force and sympy; population gradients (Lemmas B.3, C.1,
+C.3, C.4, the sinusoid closed form, label noise); bad input."""
 
 from __future__ import annotations
 
@@ -84,9 +84,9 @@ def test_linear_form_matches_cube():
     assert np.allclose(W.linear_form(w), W.cube(9, np.float64) @ w)
 
 
-# ---------------------------------------------------------------- A14 warm-up, A13 Lemma B.3
+# ---------------------------------------------------------------- Lemma B.3 and its all-ones warm-up
 @pytest.mark.parametrize("n,k,a,b", [(11, 2, -0.123047, 0.013672), (15, 4, 0.008057, -0.002197)])
-def test_A14_warmup_all_ones(n, k, a, b):
+def test_warmup_all_ones(n, k, a, b):
     g, gb = W.population_gradient(W.relu_prime, np.ones(n), 0.0, range(k))
     assert g[0] == pytest.approx(a, abs=1e-6) and g[-1] == pytest.approx(b, abs=1e-6)
     ge, gbe = W.population_gradient_exact([1] * n, 0, range(k))
@@ -99,7 +99,7 @@ def test_A14_warmup_all_ones(n, k, a, b):
 
 
 @pytest.mark.parametrize("n", [11, 15])
-def test_A14_odd_k_exactly_zero(n):
+def test_odd_k_exactly_zero(n):
     ge, gbe = W.population_gradient_exact([1] * n, 0, range(3))
     # weight gradient vanishes for odd k (no signal without a bias); the bias gradient carries it
     assert all(x == 0 for x in ge)
@@ -108,7 +108,7 @@ def test_A14_odd_k_exactly_zero(n):
 
 @pytest.mark.parametrize("n", [9, 11, 13])
 @pytest.mark.parametrize("k", [2, 4])
-def test_A13_lemma_b3(n, k):
+def test_lemma_b3(n, k):
     rng = np.random.default_rng(100 * n + k)
     for _ in range(3):
         w = rng.choice([-1, 1], n)
@@ -133,7 +133,10 @@ def test_transform_gradient_equals_bruteforce_loop():
     rng = np.random.default_rng(7)
     n = 9
     w = rng.standard_normal(n)
-    sp = lambda z: 1.0 / np.cosh(z) ** 2  # tanh'
+
+    def sp(z: np.ndarray) -> np.ndarray:
+        return 1.0 / np.cosh(z) ** 2  # tanh'
+
     for S in ([0, 1], [2, 5, 7], []):
         g, gb = W.population_gradient(sp, w, 0.3, S)
         g2, gb2 = W.population_gradient_bruteforce(sp, w, 0.3, S)
@@ -151,8 +154,8 @@ def test_transform_faster_than_loop():
     assert (t2 - t1) > 20 * (t1 - t0)
 
 
-# ---------------------------------------------------------------- A16 sinusoid closed form (float, n = 10)
-def test_A16_sinusoid_closed_form_bruteforce_n10():
+# ---------------------------------------------------------------- Fig. B.8: sinusoid closed form (float, n = 10)
+def test_sinusoid_closed_form_bruteforce_n10():
     rng = np.random.default_rng(16)
     n = 10
     w, c, b = rng.standard_normal(n), 0.7, 0.4
@@ -169,9 +172,9 @@ def test_A16_sinusoid_closed_form_bruteforce_n10():
     assert np.abs(cc[lev % 2 == 1]).max() < 1e-14 and np.abs(sc[lev % 2 == 0]).max() < 1e-14
 
 
-# ---------------------------------------------------------------- A21 Lemma C.3/C.4 (s-sparse good neuron)
+# ---------------------------------------------------------------- Lemmas C.3/C.4 (s-sparse good neuron)
 @pytest.mark.parametrize("n,k,s", [(13, 2, 9), (14, 4, 11)])
-def test_A21_lemma_c3_c4(n, k, s):
+def test_lemma_c3_c4(n, k, s):
     w = [1] * s + [0] * (n - s)  # supp(w) = first s coordinates, S = first k
     corr, _ = W.population_gradient_exact(w, 0, range(k))
     corr = [-c for c in corr]  # E[chi_S x_i 1{w.x > 0}]
@@ -191,8 +194,8 @@ def test_A21_lemma_c3_c4(n, k, s):
     assert cb[0] == B.majority_coefficient(s, k - 1) / 2 and all(c == 0 for c in cb[1:])
 
 
-# ---------------------------------------------------------------- A26 Lemma C.1, B10 label noise
-def test_A26_lemma_c1():
+# ---------------------------------------------------------------- Lemma C.1, label noise
+def test_lemma_c1():
     n, k = 10, 3
     rng = np.random.default_rng(26)
     z_cube = W.cube(n, np.float64)
@@ -206,7 +209,7 @@ def test_A26_lemma_c1():
             assert np.mean(vals) <= 1 / math.comb(n, k)
 
 
-def test_B10_label_noise_scales_gradient():
+def test_label_noise_scales_gradient():
     n, k = 11, 2
     w = np.random.default_rng(10).choice([-1.0, 1.0], n)
     y = W.characters(n, range(k)).astype(float)

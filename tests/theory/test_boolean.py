@@ -1,4 +1,4 @@
-"""Exact checks of theory/boolean.py (spec majority_parity.md §1, §5A: A1-A12, A15, A20, A25; E1, E4, E5).
+"""Exact checks of theory/boolean.py (Edelman thesis Lemmas B.1, B.2, C.2, C.12, Prop. 6.3; errata in docs/boolean.md).
 
 Brute force over {±1}^n (pure Python, exact integers/Fractions) is the oracle for n <= 12; the closed
 forms and exact identities are checked beyond.
@@ -19,7 +19,7 @@ from theory import boolean as B
 
 F = Fraction
 
-# spec §1.2 table, n odd, k = 1, 3, 5, ...
+# reference table of Maj_n(k), n odd, k = 1, 3, 5, ... (O'Donnell Thm 5.19)
 MAJ_TABLE = {
     1: [F(1)],
     3: [F(1, 2), F(-1, 2)],
@@ -30,7 +30,7 @@ MAJ_TABLE = {
     13: [F(x, 1024) for x in (231, -21, 7, -5, 7, -21, 231)],
     15: [F(x, 2048) for x in (429, -33, 9, -5, 5, -9, 33, -429)],
 }
-# spec §1.2, even n, tie -> -1, k = 0..n
+# even n, tie -> -1 (App. C.2.3), k = 0..n
 MAJ_EVEN = {
     2: [F(-1, 2), F(1, 2), F(1, 2)],
     4: [F(x, 8) for x in (-3, 3, 1, -1, -3)],
@@ -39,7 +39,7 @@ MAJ_EVEN = {
     10: [F(x, 256) for x in (-63, 63, 7, -7, -3, 3, 3, -3, -7, 7, 63)],
     12: [F(x, 1024) for x in (-231, 231, 21, -21, -7, 7, 5, -5, -7, 7, 21, -21, -231)],
 }
-# spec §1.3, Half_m at 2j = 0, 2, 4, ...
+# Half_m at 2j = 0, 2, 4, ... (Lemma C.12 with the factor 2^-m)
 HALF_TABLE = {
     2: [F(1, 2), F(-1, 2)],
     4: [F(3, 8), F(-1, 8), F(3, 8)],
@@ -88,9 +88,9 @@ def test_derivative_and_influence():
         assert D(x) == B.half(x[:-1])
 
 
-# ---------------------------------------------------------------- A1, A2: Majority closed form
+# ---------------------------------------------------------------- Lemma B.1: Majority closed form
 @pytest.mark.parametrize("n", sorted(MAJ_TABLE))
-def test_A1_A2_majority_table_and_bruteforce(n):
+def test_majority_table_and_bruteforce(n):
     assert [B.majority_coefficient(n, k) for k in range(1, n + 1, 2)] == MAJ_TABLE[n]
     assert all(B.majority_coefficient(n, k) == 0 for k in range(0, n + 1, 2))
     if n <= 11:
@@ -112,7 +112,7 @@ def test_even_n_tie_rule(n):
         assert B.majority(x) == B.majority(x + (-1,))
 
 
-def test_larger_values_from_spec():
+def test_larger_majority_values():
     for (n, k), v in {
         (21, 1): 0.176197,
         (21, 3): -0.00927353,
@@ -124,10 +124,10 @@ def test_larger_values_from_spec():
         assert float(B.majority_coefficient(n, k)) == pytest.approx(v, rel=1e-5)
 
 
-# ---------------------------------------------------------------- A3, A4, A5
+# ---------------------------------------------------------------- Majority: recurrence, mirror symmetry, Parseval
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 100), st.data())
-def test_A3_ratio_identity(h, data):
+def test_majority_ratio_identity(h, data):
     n = 2 * h + 1
     j = 2 * data.draw(st.integers(0, (n - 3) // 2)) + 1
     assert B.majority_coefficient(n, j + 2) / B.majority_coefficient(n, j) == B.majority_ratio(n, j)
@@ -135,7 +135,7 @@ def test_A3_ratio_identity(h, data):
 
 
 @pytest.mark.parametrize("n", range(1, 202, 2))
-def test_A4_A5_mirror_and_parseval(n):
+def test_majority_mirror_and_parseval(n):
     for k in range(1, n + 1, 2):
         assert abs(B.majority_coefficient(n, k)) == abs(B.majority_coefficient(n, n + 1 - k))
     assert sum(B.majority_level_weight(n, k) for k in range(n + 1)) == 1
@@ -152,33 +152,32 @@ def test_consecutive_odd_levels_form_used_in_B2():
             assert abs(B.majority_coefficient(n, k - 1)) == F(n - k, k - 1) * abs(B.majority_coefficient(n, k + 1))
 
 
-# ---------------------------------------------------------------- A6, A7, A8 and E1
+# ---------------------------------------------------------------- Lemma B.1: level weights and their decay
 @pytest.mark.parametrize("k", [1, 3, 5, 7, 11, 21])
-def test_A6_level_weight_decreasing_to_rho(k):
+def test_level_weight_decreasing_to_rho(k):
     ws = [B.majority_level_weight(n, k) for n in range(k, 402, 2)]
     assert all(a > b for a, b in zip(ws, ws[1:]))
     r = B.rho(k)
-    for n in range(10 * k + 1 if (10 * k) % 2 == 0 else 10 * k, 2002, 40):
-        if n % 2 == 0:
-            n += 1
+    for n_start in range(10 * k + 1 if (10 * k) % 2 == 0 else 10 * k, 2002, 40):
+        n = n_start + 1 if n_start % 2 == 0 else n_start
         dev = (sympy.Rational(B.majority_level_weight(n, k)) - r) / r
         dev = dev.evalf(40)
         assert 0 < dev <= sympy.Rational(k, n)
 
 
-def test_A6_rho_values_and_exponent():
+def test_rho_values_and_exponent():
     for k, v in {1: 0.63662, 3: 0.10610, 5: 0.04775, 7: 0.02842, 9: 0.01934}.items():
         assert float(B.rho(k)) == pytest.approx(v, abs=6e-6)
     assert float(B.rho(41) * 41**1.5) == pytest.approx(0.5111, abs=1e-4)
     assert float((2 / sympy.pi) ** sympy.Rational(3, 2)) == pytest.approx(0.50795, abs=1e-5)
-    # E1: the printed k^{-2/3} order is wrong; rho(k) k^{2/3} -> 0 while rho(k) k^{3/2} stays bounded
+    # Lemma B.1 as printed: the k^{-2/3} order is wrong; rho(k) k^{2/3} -> 0 while rho(k) k^{3/2} stays bounded
     r = [float(B.rho(k) / B.rho_as_printed_exponent(k)) for k in (1, 11, 101, 1001)]
     assert all(a > b for a, b in zip(r, r[1:])) and r[-1] < 0.01
-    # deviation at n=2001 (spec numbers)
+    # the level weight at n = 2001
     assert float(B.majority_level_weight(2001, 3)) == pytest.approx(0.106183, abs=1e-6)
 
 
-def test_A7_level1_asymptotics():
+def test_level1_asymptotics():
     for n in (3, 11, 101, 1001, 4001):
         d = (n * sympy.Rational(B.majority_coefficient(n, 1)) ** 2 - 2 / sympy.pi).evalf(50)
         assert 0 < d <= sympy.Rational(1, n)
@@ -186,7 +185,7 @@ def test_A7_level1_asymptotics():
     assert float(1001 * B.majority_coefficient(1001, 1) ** 2) == pytest.approx(0.636938, abs=1e-6)
 
 
-def test_A8_large_n_asymptotics():
+def test_large_n_asymptotics():
     ratio = abs(B.majority_coefficient(10001, 5)) / B.majority_asymptotic(10001, 5)
     assert abs(float(ratio) - 1) < 0.01
     assert float(abs(B.majority_coefficient(1001, 3))) == pytest.approx(2.5250e-5, rel=1e-4)
@@ -194,16 +193,16 @@ def test_A8_large_n_asymptotics():
     assert float(B.majority_asymptotic(10001, 5)) == pytest.approx(2.3931e-10, rel=1e-4)
 
 
-# ---------------------------------------------------------------- A9 and E4
+# ---------------------------------------------------------------- Lemma C.12: Half
 @pytest.mark.parametrize("m", sorted(HALF_TABLE))
-def test_A9_half_closed_form(m):
+def test_half_closed_form(m):
     assert [B.half_coefficient(m, k) for k in range(0, m + 1, 2)] == HALF_TABLE[m]
     assert all(B.half_coefficient(m, k) == 0 for k in range(1, m + 1, 2))
     assert all(B.half_coefficient(m, 2 * j) == B.majority_coefficient(m + 1, 2 * j + 1) for j in range(m // 2 + 1))
     if m <= 12:
         coeffs = B.fourier_coefficients(B.half, m)
         assert all(c == B.half_coefficient(m, bin(S).count("1")) for S, c in enumerate(coeffs))
-        # E4: the printed form (no 2^{-m}) disagrees with brute force
+        # Lemma C.12 as printed: the form (no 2^{-m}) disagrees with brute force
         assert coeffs[0] != B.half_coefficient_as_printed(m, 0)
         assert B.half_coefficient_as_printed(m, 0) == coeffs[0] * 2**m
 
@@ -212,9 +211,9 @@ def test_half_full_set():
     assert [B.half_full_set_coefficient(s) for s in (2, 4, 6, 8)] == [F(-1, 2), F(3, 8), F(-5, 16), F(35, 128)]
 
 
-# ---------------------------------------------------------------- A10 LTF identity
+# ---------------------------------------------------------------- LTF identity (Lemma B.3)
 @pytest.mark.parametrize("n", [1, 3, 5, 7, 9])
-def test_A10_ltf_identity(n):
+def test_ltf_identity(n):
     rng = random.Random(n)
     for _ in range(3):
         w = [rng.choice((-1, 1)) for _ in range(n)]
@@ -228,7 +227,7 @@ def test_A10_ltf_identity(n):
         assert all(c == 0 for S, c in enumerate(coeffs) if S and bin(S).count("1") % 2 == 0)
 
 
-# ---------------------------------------------------------------- A11, A12 Lemma B.2
+# ---------------------------------------------------------------- Definition 5.4, Lemma B.2
 GAP_TABLE = {
     (5, 2): F(1, 4),
     (9, 2): F(15, 64),
@@ -241,7 +240,7 @@ GAP_TABLE = {
 }
 
 
-def test_A11_gap_table_and_closed_form():
+def test_gap_table_and_closed_form():
     for (n, k), g in GAP_TABLE.items():
         assert B.majority_gap(n, k) == g == B.majority_gap_closed_form(n, k)
         assert B.majority_gap_closed_form(n, k) == F(n - 2 * k + 1, n - k) * abs(B.majority_coefficient(n, k - 1))
@@ -250,7 +249,7 @@ def test_A11_gap_table_and_closed_form():
     assert float(B.lemma_b2_bound(17, 4)) == pytest.approx(4.6875e-4)
 
 
-def test_A11_gap_from_bruteforce_definition():
+def test_gap_from_bruteforce_definition():
     for n, k in [(9, 2), (11, 4), (7, 2), (9, 3)]:
         coeffs = B.fourier_coefficients(B.majority, n)
         assert B.fourier_gap(coeffs, n, range(k)) == B.majority_gap(n, k)
@@ -263,17 +262,17 @@ def _bound_holds(n, k):
 
 
 @pytest.mark.parametrize("k", range(2, 21, 2))
-def test_A11_lemma_b2_holds(k):
+def test_lemma_b2_holds(k):
     ns = list(range(4 * k + 1, 402, 2)) + list(range(403, 4002, 50))
     assert all(_bound_holds(n, k) for n in ns)
-    # slack minima from the spec
+    # the smallest gap/bound ratios per k
     minima = {2: (9, 22.1), 4: (17, 21.5), 6: (25, 69.4), 8: (33, 385)}
     if k in minima:
         n, r = minima[k]
         assert float(B.majority_gap(n, k) / B.lemma_b2_bound(n, k)) == pytest.approx(r, rel=5e-3)
 
 
-def test_A12_odd_k_gap_is_zero_and_b2_refuses():
+def test_odd_k_gap_is_zero_and_b2_refuses():
     for n in range(5, 60, 2):
         for k in range(1, n, 2):
             assert B.majority_gap(n, k) == 0
@@ -287,8 +286,8 @@ def test_A12_odd_k_gap_is_zero_and_b2_refuses():
         B.majority_gap_closed_form(21, 3)
 
 
-# ---------------------------------------------------------------- A15 interpolating activations
-def test_A15_oscillating_polynomials_and_sinusoid():
+# ---------------------------------------------------------------- Sec. 5.3: interpolating activations
+def test_oscillating_polynomials_and_sinusoid():
     z = sympy.Symbol("z")
     expected = {
         1: z,
@@ -314,8 +313,8 @@ def test_A15_oscillating_polynomials_and_sinusoid():
         assert sig.subs(z, sum(x[i] for i in S)) == B.character(S, x)
 
 
-# ---------------------------------------------------------------- A16 sinusoid closed form (exact symbolic check)
-def test_A16_sinusoid_closed_form_exact_small():
+# ---------------------------------------------------------------- Fig. B.8: sinusoid closed form (exact symbolic check)
+def test_sinusoid_closed_form_exact_small():
     n = 3
     w = [sympy.Rational(1, 3), sympy.Rational(-2, 5), sympy.Rational(3, 7)]
     c, b = sympy.Rational(7, 4), sympy.Rational(1, 5)
@@ -326,10 +325,10 @@ def test_A16_sinusoid_closed_form_exact_small():
             assert abs(sympy.N(brute - closed, 50)) < sympy.Float("1e-45")
 
 
-# ---------------------------------------------------------------- A20, A25
-def test_A20_lemma_c2_grid():
+# ---------------------------------------------------------------- Lemma C.2, Prop. 6.3
+def test_lemma_c2_grid():
     """Lemma C.2's inequality holds under its hypothesis 4k < s <= n (App. C.2.2), and indeed for s >= k+3 on
-    the grid, but not for s in {k, k+1, k+2} at larger n, k, which the spec's check A20 (all k <= s <= n) forgets.
+    the grid, but not for s in {k, k+1, k+2} at larger n, k, outside the lemma's hypothesis 4k < s (docs/boolean.md).
 
     E.g. (n, k, s) = (48, 11, 11): 1/C(48,11) < (11/96)^11 -- outside the lemma's hypothesis.  At s = k
     the left side is 1/C(n,k) >= (k/(e n))^k only, which is below (k/2n)^k once C(n,k) > (2n/k)^k.
@@ -349,13 +348,13 @@ def test_A20_lemma_c2_grid():
         for s in range(1, n + 1, 7):
             for k in range(0, s - 2, 3):
                 assert B.lemma_c2_holds(n, k, s)
-    # the spec's examples
+    # two worked examples
     assert float(F(math.comb(47, 10), math.comb(50, 13))) == pytest.approx(1.4592e-2, rel=1e-4)
     assert float(F(math.comb(96, 13), math.comb(100, 17))) == pytest.approx(6.0695e-4, rel=1e-4)
     assert B.lemma_c2_holds(50, 3, 13) and B.lemma_c2_holds(100, 4, 17)
 
 
-def test_A20_lemma_c2_corrected():
+def test_lemma_c2_corrected():
     for n in range(1, 51):
         for s in range(0, n + 1):
             for k in range(0, s + 1):
@@ -366,7 +365,7 @@ def test_A20_lemma_c2_corrected():
                     assert B.lemma_c2_holds(n, k, s)
 
 
-def test_A25_sq_bookkeeping():
+def test_sq_bookkeeping():
     assert math.comb(50, 3) == 19600
     assert B.sq_lower_bound_applies(10, 10, 0.1, 0.5, 50, 3) is False
     assert B.sq_lower_bound_applies(1, 1, 0.1, 0.5, 50, 3) is True

@@ -1,4 +1,4 @@
-"""Exact checks of theory/interpolation.py (spec A23, A24; errata E15, E19): explicit ReLU parity interpolations."""
+"""Exact checks of theory/interpolation.py (Lemma B.4 / Claim 5, Lemma C.6; errata in docs/boolean.md)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_claim5_corrected_interpolates(k):
 
 
 def test_claim5_corrected_weights_spec_and_norm():
-    assert I.claim5_corrected_weights(4) == [8, -32, 64, -96, 128]  # spec A24
+    assert I.claim5_corrected_weights(4) == [8, -32, 64, -96, 128]  # Claim 5 corrected, k = 4
     for k in range(1, 9):
         assert max(abs(u) for u in I.claim5_corrected_weights(k)) == 8 * k * k  # > 8k of Lemma B.4 for k > 1
 

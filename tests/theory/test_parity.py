@@ -1,4 +1,4 @@
-"""Exact checks of theory.parity (Edelman Thm 7.8, App. D.7; spec feature_emergence §4, §7 items 11-12).
+"""Exact checks of theory.parity (Edelman Thm 7.8, App. D.7).
 
 Oracle: brute-force enumeration of {+-1}^n with exact rationals / sympy; expected values only from
 theory.parity or brute force.

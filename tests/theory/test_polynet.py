@@ -1,4 +1,4 @@
-"""Exact checks of theory/polynet.py (spec majority_parity.md §2.5, A17-A19, B4; Lemma B.8/B.9, Thm 5.7).
+"""Exact checks of theory/polynet.py (Sec. 5.4.2, App. B.2.3; Lemma B.8/B.9, Thm 5.7).
 
 Oracle: a pure-Python brute force over {±1}^(k n') in exact Fractions (small k, n'); symbolic identities with sympy.
 """
@@ -35,7 +35,7 @@ def brute_error(v, u) -> Fraction:
     return Fraction(bad, 2 ** (k * m))
 
 
-# ------------------------------------------------------------------ A17 gradient
+# ------------------------------------------------------------------ Sec. 5.4.2: population gradient
 @pytest.mark.parametrize("k,m", [(1, 3), (2, 3), (3, 4), (4, 2)])
 def test_symbolic_gradient_equals_formula(k, m):
     sym = P.population_gradient_symbolic(k, m)
@@ -50,19 +50,19 @@ def test_symbolic_gradient_refuses_large_expansion():
         P.population_gradient_symbolic(6, 10)
 
 
-# ------------------------------------------------------------------ A18 exact error
-SPEC_ERR = {"0.5": 0.5, "1": 0.851562, "2": 0.289062, "2.5": 0.289062, "3": 0.330078, "3.5": 0.0}
+# ------------------------------------------------------------------ Lemma B.9: exact error
+REFERENCE_ERR = {"0.5": 0.5, "1": 0.851562, "2": 0.289062, "2.5": 0.289062, "3": 0.330078, "3.5": 0.0}
 
 
-@pytest.mark.parametrize("v,expected", sorted(SPEC_ERR.items()))
+@pytest.mark.parametrize("v,expected", sorted(REFERENCE_ERR.items()))
 def test_error_spec_values(v, expected):
     e = P.error([F(v)] * 3, n_prime=4)
-    assert abs(float(e) - expected) <= 1e-6  # spec prints 6 decimals (truncated)
+    assert abs(float(e) - expected) <= 1e-6  # reference values with 6 decimals (truncated)
     assert e == P.equal_init_error(F(v), 3, 4)
 
 
 def test_error_not_monotone():
-    # spec §2.5: err(2) < err(3) although 3 > 2 (an atom of U at v = 3 gives zero outputs)
+    # err(2) < err(3) although 3 > 2 (an atom of U at v = 3 gives zero outputs)
     assert P.error([2] * 3, n_prime=4) < P.error([3] * 3, n_prime=4)
 
 
@@ -97,7 +97,7 @@ def test_error_input_validation():
         P.error([sympy.sqrt(2)], n_prime=3)
 
 
-# ------------------------------------------------------------------ A19 flow
+# ------------------------------------------------------------------ eq. B.7: gradient flow
 @pytest.mark.parametrize("k", [2, 3, 4, 5, 7])
 def test_flow_solves_ode_and_inverse(k):
     t = sympy.Symbol("t", positive=True)
@@ -126,7 +126,7 @@ def test_flow_rhs():
     assert P.flow_rhs([2, 3, 5]) == [15, 10, 6]
 
 
-# ------------------------------------------------------------------ B4 plateau
+# ------------------------------------------------------------------ Thm 5.7: plateau
 @settings(max_examples=30, deadline=None)
 @given(k=st.integers(2, 5), m=st.integers(2, 14), eps=st.fractions(0, F(99, 100)))
 def test_first_time_matches_pieces(k, m, eps):
@@ -141,8 +141,8 @@ def test_first_time_matches_pieces(k, m, eps):
         assert p.err == P.equal_init_error(v, k, m)
 
 
-# spec B4 repro values of 1 - T(0.49)/T(0) (rounded as printed)
-SPEC_B4 = [
+# reference values of 1 - T(0.49)/T(0) (rounded as printed; docs/boolean.md)
+PLATEAU_REFERENCE = [
     (3, 101, "0.2424"),
     (3, 501, "0.1233"),
     (3, 1001, "0.0991"),
@@ -155,9 +155,9 @@ SPEC_B4 = [
 ]
 
 
-@pytest.mark.parametrize("k,m,value", SPEC_B4)
-def test_plateau_ratio_matches_spec(k, m, value):
-    """Agreement to one unit in the last printed digit (the spec prints 0.1233 for the exact 123/998 = 0.123246)."""
+@pytest.mark.parametrize("k,m,value", PLATEAU_REFERENCE)
+def test_plateau_ratio_matches_reference(k, m, value):
+    """Agreement to one unit in the last printed digit (0.1233 is printed for the exact 123/998 = 0.123246)."""
     r = P.plateau_ratio(k, m)
     mant = value.split("e")[0]
     ulp = 10.0 ** (-len(mant.split(".")[1])) * (10.0 ** int(value.split("e")[1]) if "e" in value else 1.0)
@@ -183,7 +183,7 @@ def test_plateau_requires_odd_n_prime_and_k3():
     # the degeneracy: with even n', v = 1 is an atom of U; for small even n' the error is < 0.49 just after t = 0
     v, t = P.first_time_error_at_most(F(49, 100), 3, 4)
     assert v == 1 and t == 0 and P.equal_init_error(1, 3, 4) > F(49, 100)
-    # ... but not for every even n' (spec B4 overstates it): at n' = 100 the first time is at v = 3
+    # ... but not for every even n' (docs/boolean.md): at n' = 100 the first time is at v = 3
     assert P.first_time_error_at_most(F(49, 100), 3, 100)[0] == 3
 
 

@@ -1,4 +1,4 @@
-"""Exact checks of theory/sparse_init.py (Lemmas C.13-C.15, Thm C.16; spec A22, erratum E22).
+"""Exact checks of theory/sparse_init.py (Lemmas C.13-C.15, Thm C.16; erratum in docs/boolean.md).
 
 Oracle: pure-Python brute force over {±1}^n in exact Fractions of E[1{w.x > 0} x_i chi_S(x)] for small n.
 """
@@ -59,12 +59,12 @@ def test_lemmas_c13_c14_any_support(data):
     assert got == [SI.neuron_correlation(n, k, s, S, Sp, i) for i in range(n)]
 
 
-def test_spec_values():
-    # spec A22 / §3: (13,4,2): -0.0615234 (i in S\S'), +0.00683594 (i not in S), 0 (i in S')
+def test_reference_values():
+    # (13,4,2): -0.0615234 (i in S\S'), +0.00683594 (i not in S), 0 (i in S')
     assert abs(float(SI.good_neuron_correlation(13, 4, 2, "S-S'")) + 0.0615234) < 5e-8
     assert abs(float(SI.good_neuron_correlation(13, 4, 2, "out")) - 0.00683594) < 5e-9
     assert SI.good_neuron_correlation(13, 4, 2, "S'") == 0
-    # (51,4,2) and (51,6,4) from spec §3
+    # (51,4,2) and (51,6,4)
     assert abs(float(SI.good_neuron_correlation(51, 4, 2, "S-S'")) + 0.0286416) < 5e-8
     assert abs(float(SI.good_neuron_correlation(51, 6, 4, "out")) + 4.87517e-4) < 5e-10
 

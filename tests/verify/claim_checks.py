@@ -44,7 +44,7 @@ def record(cid: str, scale: str = "quick") -> ClaimRecord:
         corrected_by=claim.corrected_by,
         config=to_jsonable(ev.config),
         artifacts=to_jsonable(ev.obs.artifacts),
-        metadata={"runtime_s": ev.runtime_s},
+        metadata={"runtime_s": ev.runtime_s, "seeds": list(ev.obs.seeds)},
     )
 
 

@@ -40,7 +40,10 @@ def test_attention_matches_exact_lemma():
     rng = np.random.default_rng(1)
     X, y, q0 = rng.standard_normal((5, 3)), rng.standard_normal(5), rng.standard_normal(3)
     Q, P = vl.construction_weights(3)
-    t = lambda v: torch.as_tensor(v[None], dtype=torch.float64)
+
+    def t(v):
+        return torch.as_tensor(v[None], dtype=torch.float64)
+
     got = vl.attention(vl.embed(t(X), t(y), 0.3, t(q0)), Q, P)[0].numpy()
     want = np.array([[float(v) for v in r] for r in tl.lemma_8_13_attention(X, y, 0.3, q0)])
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13)

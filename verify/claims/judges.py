@@ -76,6 +76,8 @@ def _map(values: Any, fn: Callable[[Any], Any]) -> Any:
         return np.vectorize(fn, otypes=[object])(values).astype(values.dtype) if values.size else values
     if isinstance(values, (list, tuple)):
         return type(values)(_map(v, fn) for v in values)
+    if isinstance(values, dict) and not ("float" in values and "exact" in values):
+        return {k: _map(v, fn) for k, v in values.items()}
     return fn(values)
 
 
@@ -89,6 +91,8 @@ def perturb_value(x: Any, rel: float, abs_: float = 0.0, sign: int = 1) -> Any:
     def one(v: Any) -> Any:
         if isinstance(v, dict) and "float" in v:
             return one(float(v["float"]))
+        if isinstance(v, str):
+            return v  # labels travel with predictions unchanged
         if isinstance(v, bool):
             return not v
         if isinstance(v, sympy.Basic):

@@ -78,7 +78,10 @@ def _observe_l1(cfg: LoopCfg, ctx: RunContext) -> Observation:
     for n in cfg.ns:
         for k in range(cfg.prompts):
             X, y, a, q0 = _l1_data(cfg, n, k)
-            t = lambda v: torch.as_tensor(np.asarray(v)[None], dtype=torch.float64, device=dev)
+
+            def t(v):  # noqa: B023  (used at once, inside this iteration)
+                return torch.as_tensor(np.asarray(v)[None], dtype=torch.float64, device=dev)
+
             Q, P = construction_weights(cfg.d, device=dev)
             got.append(attention(embed(t(X), t(y), a, t(q0)), Q, P)[0].cpu().numpy().tolist())
             if n <= 8:  # the exact attention of Def. 8.6 against the closed form, in rationals
@@ -98,8 +101,8 @@ def _observe_l1(cfg: LoopCfg, ctx: RunContext) -> Observation:
 
 def _judge_l1(predicted, obs: Observation, cfg: LoopCfg) -> tuple[Verdict, str]:
     worst, rest = 0.0, 0.0
-    for p, o in zip(predicted, obs.value):
-        p, o = np.array(p), np.array(o)
+    for p_row, o_row in zip(predicted, obs.value):
+        p, o = np.array(p_row), np.array(o_row)
         worst = max(worst, float(np.max(np.abs(p - o)) / max(1.0, np.max(np.abs(p)))))
         rest = max(rest, float(np.max(np.abs(o[:-1]))), float(abs(o[-1, -1])))
     ok = worst <= 1e-12 and rest == 0.0 and obs.details["exact_residual_max"] == 0
@@ -232,7 +235,7 @@ def _predict_l3(cfg: LoopCfg) -> dict[str, list[float]]:
     stated, sharp = [], []
     for n in cfg.ns:
         _, _, kappa, alpha = _l3_setup(cfg, n)
-        for k, a in zip(kappa, alpha):  # per-loop factor of each bound (bound(T) = |alpha| factor^T)
+        for k in kappa:  # per-loop factor of each bound (bound(T) = |alpha| factor^T)
             stated.append(float(tl.thm_8_16_bound(1, float(k), 1)))
             sharp.append(float(tl.thm_8_16_sharp_bound(1, float(k), 1)))
     return {"stated_factor": stated, "sharp_factor": sharp}

@@ -1,10 +1,11 @@
-r"""A trained quadratic group network against Edelman Thm 7.9 (spec feature_emergence §5.7, §6.3, §7 item 24).
+r"""A trained quadratic group network against Edelman Thm 7.9 (thesis Ch. 7, Fig. 7.6, App. D.2-D.3).
 
 The network is a :class:`numerics.margins.HomogeneousNetwork` with ``U (m, 2, |G|)``, ``W (m, |G|)`` and degree 2 on
-the full group-composition dataset (``numerics.groups.GroupTask``). Predictions come from ``theory.groups``:
+the full group-composition dataset (``numerics.groups.GroupTask``). Predictions come from ``theory.groups``
+(``docs/groups.md``):
 
 * margin ratio :math:`h(\theta)/\|\theta\|_{2,3}^3/\gamma^*(G)`, never above 1. :math:`\gamma^*` is the closed
-  form of Thm 7.9 when its hypotheses hold, otherwise the character-level LP of spec §5.8
+  form of Thm 7.9 when its hypotheses hold, otherwise the character-level LP of App. D.9.2
   (``numerics.groups.character_lp``; A_5, S_6);
 * per-neuron isotypic power (``numerics.groups.neuron_irrep_diagnostics``): the share of the norm mass
   :math:`\sum_i\|\omega_i\|^3` carried by neurons whose u, v and w all have maximum normalized power
@@ -22,6 +23,7 @@ import numpy as np
 
 from numerics.groups import GroupTask, character_lp, neuron_irrep_diagnostics
 from numerics.margins import HomogeneousNetwork, evaluate
+from theory import finite_groups as fg
 from theory import groups as tg
 
 __all__ = ["GroupComparison", "gamma_star", "compare_groups"]
@@ -36,7 +38,7 @@ class GroupComparison:
     group : str
     gamma_star : float
     gamma_source : str
-        ``"closed form"`` (Thm 7.9) or ``"character LP"`` (spec §5.8).
+        ``"closed form"`` (Thm 7.9) or ``"character LP"`` (App. D.9.2).
     normalized_margin, margin_ratio, accuracy : float
     wrong_logit_spread : float
         Largest spread of the incorrect logits divided by the minimum margin (0 at the construction).
@@ -102,19 +104,19 @@ class GroupComparison:
         return all(a <= b for a, b in zip(vals, vals[1:]))
 
 
-def gamma_star(G: "tg.FiniteGroup | str") -> tuple[float, str, tuple[int, ...]]:
+def gamma_star(G: "fg.FiniteGroup | str") -> tuple[float, str, tuple[int, ...]]:
     """gamma*(G), where it comes from, and the irreps a max-margin network must use.
 
     Closed form of Thm 7.9 (``theory.groups.max_margin``, all nontrivial irreps used) when G is totally real
-    and the condition holds; the character LP of spec §5.8 (its support) when only the condition fails.
+    and the condition holds; the character LP of App. D.9.2 (its support) when only the condition fails.
 
     Raises
     ------
     ValueError
         If G is not totally real (neither applies).
     """
-    G = tg.group(G) if isinstance(G, str) else G
-    ct = tg.check_totally_real(G)
+    G = fg.group(G) if isinstance(G, str) else G
+    ct = fg.check_totally_real(G)
     if tg.condition_holds(G):
         return float(tg.max_margin(G)), "closed form", tuple(range(1, ct.n_irreps))
     lp = character_lp(G)
@@ -123,7 +125,7 @@ def gamma_star(G: "tg.FiniteGroup | str") -> tuple[float, str, tuple[int, ...]]:
 
 def compare_groups(
     net: HomogeneousNetwork,
-    G: "tg.FiniteGroup | str",
+    G: "fg.FiniteGroup | str",
     *,
     purity_threshold: float = 0.98,
     rel_norm: float = 1e-3,
@@ -137,15 +139,15 @@ def compare_groups(
         A neuron is single-irrep when each of u, v, w has max normalized isotypic power >= this and the
         three share the dominant irrep.
     rel_norm : float
-        Significant neurons have norm > ``rel_norm`` x the largest neuron norm (spec §6.3).
+        Significant neurons have norm > ``rel_norm`` x the largest neuron norm (``docs/groups.md``).
     gamma : optional
         Precomputed :func:`gamma_star` (saves the LP for repeated calls).
     """
-    G = tg.group(G) if isinstance(G, str) else G
+    G = fg.group(G) if isinstance(G, str) else G
     if net.degree != 2:
         raise ValueError(f"Thm 7.9 is about quadratic networks (degree 2), got degree {net.degree}")
     gval, gsrc, expected = gamma_star(G) if gamma is None else gamma
-    ct = tg.character_table(G)
+    ct = fg.character_table(G)
     rep = evaluate(net, GroupTask(G))
     diag = neuron_irrep_diagnostics(net, G)
     norms = diag.norms

@@ -1,4 +1,4 @@
-"""A trained sparse-parity network against Edelman Thm 7.8 (spec ``feature_emergence.md`` §4, §6.3, §7 item 15).
+"""A trained sparse-parity network against Edelman Thm 7.8.
 
 Reads a :class:`numerics.margins.HomogeneousNetwork` (``U (m, 1, n)``, ``W (m, 2)``, degree k), whatever produced it.
 Predictions come from ``theory.parity`` only:
@@ -94,7 +94,7 @@ def compare_parity(
     net : HomogeneousNetwork
         ``U (m, 1, n)``, ``W (m, 2)``, degree ``k = |S|``.
     n_top : int, optional
-        Number of largest-norm neurons checked (default ``2^{k-1}``, the construction's width; spec §7 item 15).
+        Number of largest-norm neurons checked (default ``2^{k-1}``, the construction's width;.
     structure_tol : float
         Tolerance of the per-neuron match used by ``structured_share``.
     lp : bool

@@ -1,0 +1,140 @@
+"""Artifacts, details and counterexamples of the finite-group claims (Edelman Thm 7.9, App. D.8-D.9; their
+verdicts are in test_claims.py) and the group comparison of ``verify.compare.groups``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from numerics.groups import character_lp, construction_network, neuron_irrep_diagnostics, random_network
+from numerics.margins import HomogeneousNetwork
+from theory import finite_groups as fg
+from theory import groups as tg
+from verify.claims.base import registry
+from verify.compare.groups import compare_groups, gamma_star
+
+from .claim_checks import record
+
+FULL_ONLY = [
+    "edelman-thm7.9-training-S4",
+    "edelman-thm7.9-training-S5",
+    "edelman-thm7.9-training-D5",
+    "edelman-thm7.9-training-A5",
+]
+
+
+def test_full_only_training_claims():
+    for cid in FULL_ONLY:
+        assert set(registry()[cid].configs) == {"full"} and registry()[cid].kind == "training"
+
+
+def test_table_d1_counterexample_is_the_corrected_table():
+    rec = record("edelman-tabD.1-labels-as-printed")
+    ce = rec.counterexample
+    assert ce["observed_chi_standard_12"] == pytest.approx(2.0, abs=1e-9)
+    assert ce["murnaghan_nakayama"] == 2
+    assert {k: tuple(v) for k, v in ce["corrected_table"].items()} == tg.table_d1_corrected()
+    assert tuple(ce["printed_row_standard"]) == tg.TABLE_D1_AS_PRINTED["standard"]
+
+
+def test_condition_details_name_the_failing_classes():
+    rec = record("edelman-thm7.9-condition")
+    cfg = registry()["edelman-thm7.9-condition"].configs["quick"]
+    assert set(rec.details["failing_class_values"]) == set(cfg.fails)
+    assert rec.details["holds"] == {n: n not in cfg.fails for n in cfg.groups}
+
+
+def test_tau_details_match_theory():
+    rec = record("edelman-lemD.14-tau")
+    ct = fg.character_table("S4")
+    t = tg.tau("S4")
+    for c in range(1, len(t)):
+        assert rec.details["tau"]["S4"][ct.class_labels[c]] == pytest.approx(float(t[c]), rel=1e-15)
+
+
+def test_single_neuron_as_printed_counterexample_is_twice_the_printed_value():
+    ce = record("edelman-lemD.13-single-neuron-as-printed").counterexample
+    assert ce["observed_value"] == pytest.approx(2 * ce["printed_max"], rel=1e-6)
+    assert ce["corrected_max"] == pytest.approx(ce["observed_value"], rel=1e-6)
+    assert set(ce["neuron"]) == {"u", "v", "w"}
+
+
+def test_a5_game_details():
+    rec = record("edelman-D.9.2-A5")
+    d = rec.details
+    assert d["closed_form_refused"] and "condition" in d["closed_form_error"]
+    assert 5 not in [fg.character_table("A5").dims[r] for r in d["used_irreps"]]  # the 5-dim irrep is unused
+    assert d["naive_closed_form"] < rec.observed["LP primal"]
+
+
+def test_zp_details():
+    rec = record("edelman-thm7.9-not-Zp")
+    assert all(rec.details["theory_refuses"].values())
+    for ratio in rec.details["naive_over_true"].values():
+        assert ratio == pytest.approx(0.5, rel=1e-12)
+
+
+def test_training_record_feeds_the_figures():
+    rec = record("edelman-thm7.9-training-S3")
+    hist = rec.artifacts["history"]
+    assert len(hist[-1]["ratio"]) == len(rec.metadata["seeds"]) == 2
+    cov = np.array(rec.artifacts["coverage"])
+    assert cov.shape == (2, 2) and (cov > 0).all()  # S3: sign and standard irreps, per seed
+    assert all(r <= 1 + 1e-9 for r in hist[-1]["ratio"])
+    assert "device" not in rec.details and len(rec.details["per_seed"]) == 2
+
+
+@pytest.mark.parametrize("G", ["S3", "S4", "D4", "D5", "Z2^3"])
+def test_compare_on_the_construction(G):
+    c = compare_groups(construction_network(G), G)
+    assert c.gamma_source == "closed form"
+    assert abs(c.margin_ratio - 1) < 1e-12
+    assert c.single_irrep_share == pytest.approx(1.0, abs=1e-12)
+    assert c.min_purity > 1 - 1e-12
+    assert c.coverage_ok and c.trivial_unused
+    ct = fg.character_table(G)
+    assert c.counts == (0,) + tuple(2 * d**3 for d in ct.dims[1:])  # the construction's 2 d_R^3 neurons per irrep
+    assert c.counts_increase_with_dim
+    assert c.wrong_logit_spread < 1e-12
+
+
+def test_compare_on_the_a5_lp_construction():
+    lp = character_lp("A5")
+    c = compare_groups(construction_network("A5", budgets=list(lp.budgets)), "A5")
+    assert c.gamma_source == "character LP" and c.expected_irreps == (1, 2, 3)
+    assert abs(c.margin_ratio - 1) < 1e-10 and c.coverage_ok
+    assert c.counts[4] == 0  # the 5-dim irrep is unused at the optimum
+
+
+def test_compare_on_a_random_network():
+    rng = np.random.default_rng(0)
+    for G in ("S3", "S4"):
+        c = compare_groups(random_network(G, 40, rng), G)
+        assert c.margin_ratio <= 1 + 1e-9
+        assert c.single_irrep_share < 0.5 and c.min_purity < 0.98
+        assert sum(c.counts) == c.n_significant
+
+
+def test_compare_flags_missing_irrep_and_trivial_neurons():
+    net = construction_network("S3")
+    sign = fg.character_table("S3").index("(1,1,1)")
+    # drop the sign-irrep neurons: coverage must fail, the margin must drop
+    dom = neuron_irrep_diagnostics(net, "S3").neuron_dominant
+    c = compare_groups(net.subset(np.flatnonzero(dom != sign)), "S3")
+    assert not c.all_irreps_used and c.margin_ratio < 1
+    # add a trivial-irrep neuron (constant u, v, w): flagged
+    triv = HomogeneousNetwork(np.full((1, 2, 6), 0.2), np.full((1, 6), 0.2), degree=2)
+    c2 = compare_groups(HomogeneousNetwork.concatenate([net, triv]), "S3")
+    assert not c2.trivial_unused and not c2.coverage_ok
+
+
+def test_gamma_star_sources():
+    assert gamma_star("S4")[1] == "closed form"
+    g, src, used = gamma_star("S6")
+    lp = character_lp("S6")
+    exact = tg.game_value_on_support("S6", lp.used_irreps, lp.margin_classes)[0]
+    assert src == "character LP" and g == pytest.approx(float(exact), rel=1e-9)
+    with pytest.raises(ValueError):
+        gamma_star("Z5")
+    with pytest.raises(ValueError):
+        compare_groups(HomogeneousNetwork(np.zeros((1, 2, 6)), np.zeros((1, 6)), degree=3), "S3")

@@ -1,0 +1,754 @@
+r"""Finite groups for exact computation: Cayley tables, conjugacy classes, character tables, real irreps.
+
+A library of the representation theory behind Edelman thesis Ch. 7, Theorem 7.9 and App. D.8 (the
+theorem itself, its margin, class weights and construction, is :mod:`theory.groups`). Standard
+representation theory of finite groups (characters, Frobenius-Schur indicators, Murnaghan-Nakayama, Young's
+orthogonal form); the conventions and computational recipes are collected in ``docs/groups.md``.
+
+Contents
+--------
+* Groups as exact Cayley tables with element labels (:class:`FiniteGroup`, :func:`group`):
+  S_n (n <= 6), A_n (n <= 6), D_n (order 2n), Z_n, Z_2^k, Q_8 and direct products, built from
+  ``sympy.combinatorics`` permutation groups. Product convention: :math:`(a\circ b)(i) = a(b(i))`,
+  so Young's orthogonal form satisfies :math:`R(a\circ b) = R(a)R(b)`.
+* Conjugacy classes and exact character tables (:class:`CharacterTable`, :func:`character_table`):
+  Murnaghan-Nakayama for S_n (integers), closed forms for D_n and Z_n, Burnside's algorithm with exact
+  sympy eigenvectors for A_n and Q_8, tensor products for direct products.
+  Frobenius-Schur indicators :math:`\iota(\chi) = |G|^{-1}\sum_g \chi(g^2)`; :func:`is_totally_real`.
+* Exact real orthogonal irreps where a closed form exists: Young's orthogonal form generators for
+  S_n (:func:`young_orthogonal_generators`), the dihedral rotation/reflection matrices and the
+  one-dimensional characters (:func:`closed_form_irrep`). All other real irreps (A_5, ...) are built
+  numerically (float64) by the commutant method in ``numerics.groups``.
+* Isotypic projectors :math:`P_R = (d_R/|G|)\sum_g \chi_R(g) L(g)`, i.e.
+  :math:`P_R[x,y] = (d_R/|G|)\chi_R(xy^{-1})` (real characters), exact.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Sequence
+
+import sympy
+from sympy import Integer, Rational, sqrt
+from sympy.combinatorics import Permutation, PermutationGroup
+from sympy.combinatorics.named_groups import AlternatingGroup, CyclicGroup, DihedralGroup, SymmetricGroup
+from sympy.combinatorics.permutations import _af_rmul
+
+__all__ = [
+    "FiniteGroup",
+    "CharacterTable",
+    "MAX_SYMMETRIC_DEGREE",
+    "as_group",
+    "group",
+    "symmetric_group",
+    "alternating_group",
+    "dihedral_group",
+    "cyclic_group",
+    "elementary_abelian_2_group",
+    "quaternion_group",
+    "direct_product",
+    "character_table",
+    "burnside_character_table",
+    "partitions",
+    "murnaghan_nakayama",
+    "standard_tableaux",
+    "young_orthogonal_generators",
+    "adjacent_transpositions",
+    "closed_form_irrep",
+    "isotypic_projector",
+    "is_zero",
+    "class_structure_constants",
+    "is_totally_real",
+    "check_totally_real",
+]
+
+MAX_SYMMETRIC_DEGREE = 6
+
+# --------------------------------------------------------------------------------------------
+# Groups as Cayley tables
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class FiniteGroup:
+    """A finite group given by its exact Cayley table; element 0 is the identity.
+
+    Attributes
+    ----------
+    name : str
+        Canonical name (e.g. ``"S4"``, ``"D6"``, ``"Z2^3"``, ``"S3xZ2"``).
+    labels : tuple of str
+        One human-readable label per element.
+    table : tuple of tuple of int
+        ``table[a][b]`` is the index of the product ``ab`` (``a∘b`` for permutations).
+    kind : str
+        ``"symmetric"``, ``"alternating"``, ``"dihedral"``, ``"cyclic"``, ``"quaternion"`` or ``"product"``.
+    n : int
+        Degree (S_n, A_n), polygon size (D_n) or modulus (Z_n); 0 for products.
+    factors : tuple of FiniteGroup
+        The factors of a direct product (empty otherwise).
+    perms : tuple of tuple of int, optional
+        Array forms of the permutations (permutation groups only).
+    """
+
+    name: str
+    labels: tuple[str, ...]
+    table: tuple[tuple[int, ...], ...]
+    kind: str
+    n: int = 0
+    factors: tuple["FiniteGroup", ...] = ()
+    perms: tuple[tuple[int, ...], ...] | None = None
+
+    def __repr__(self) -> str:
+        return f"FiniteGroup({self.name!r}, order={self.order})"
+
+    @property
+    def order(self) -> int:
+        return len(self.labels)
+
+    def mul(self, a: int, b: int) -> int:
+        """Index of the product ``ab``."""
+        return self.table[a][b]
+
+    @cached_property
+    def inverse(self) -> tuple[int, ...]:
+        """``inverse[g]`` is the index of :math:`g^{-1}`."""
+        inv = [0] * self.order
+        for a, row in enumerate(self.table):
+            inv[a] = row.index(0)
+        return tuple(inv)
+
+    @cached_property
+    def classes(self) -> tuple[tuple[int, ...], ...]:
+        """Conjugacy classes as sorted element tuples, ordered by smallest element (identity class first)."""
+        seen = [-1] * self.order
+        out: list[tuple[int, ...]] = []
+        inv = self.inverse
+        for g in range(self.order):
+            if seen[g] >= 0:
+                continue
+            cls = sorted({self.table[self.table[h][g]][inv[h]] for h in range(self.order)})
+            for x in cls:
+                seen[x] = len(out)
+            out.append(tuple(cls))
+        return tuple(out)
+
+    @cached_property
+    def class_of(self) -> tuple[int, ...]:
+        """``class_of[g]`` is the index in :attr:`classes` of the class of g."""
+        out = [0] * self.order
+        for i, cls in enumerate(self.classes):
+            for g in cls:
+                out[g] = i
+        return tuple(out)
+
+    def is_abelian(self) -> bool:
+        return all(self.table[a][b] == self.table[b][a] for a in range(self.order) for b in range(a))
+
+
+def _from_permutations(
+    name: str, kind: str, n: int, perms: Sequence[Permutation], labels: Sequence[str] | None = None
+) -> FiniteGroup:
+    """Cayley table of a list of permutations (first must be the identity), product a∘b = sympy ``_af_rmul``."""
+    afs = [tuple(p.array_form) for p in perms]
+    if any(afs[0][i] != i for i in range(len(afs[0]))):
+        raise ValueError("the first element must be the identity")
+    index = {af: i for i, af in enumerate(afs)}
+    if len(index) != len(afs):
+        raise ValueError("duplicate elements")
+    table = tuple(tuple(index[tuple(_af_rmul(a, b))] for b in afs) for a in afs)
+    if labels is None:
+        labels = [_cycle_label(p) for p in perms]
+    return FiniteGroup(name=name, labels=tuple(labels), table=table, kind=kind, n=n, perms=tuple(afs))
+
+
+def _cycle_label(p: Permutation) -> str:
+    cyc = p.cyclic_form
+    if not cyc:
+        return "e"
+    return "".join("(" + " ".join(str(i + 1) for i in c) + ")" for c in cyc)
+
+
+def _sorted_elements(G: PermutationGroup) -> list[Permutation]:
+    return sorted(G.generate(), key=lambda p: tuple(p.array_form))
+
+
+@functools.lru_cache(maxsize=None)
+def symmetric_group(n: int) -> FiniteGroup:
+    """The symmetric group S_n (2 <= n <= 6) on {1..n}; labels in 1-based cycle notation."""
+    if not 2 <= n <= MAX_SYMMETRIC_DEGREE:
+        raise ValueError(f"S_n is supported for 2 <= n <= {MAX_SYMMETRIC_DEGREE}, got n = {n}")
+    return _from_permutations(f"S{n}", "symmetric", n, _sorted_elements(SymmetricGroup(n)))
+
+
+@functools.lru_cache(maxsize=None)
+def alternating_group(n: int) -> FiniteGroup:
+    """The alternating group A_n (3 <= n <= 6)."""
+    if not 3 <= n <= MAX_SYMMETRIC_DEGREE:
+        raise ValueError(f"A_n is supported for 3 <= n <= {MAX_SYMMETRIC_DEGREE}, got n = {n}")
+    return _from_permutations(f"A{n}", "alternating", n, _sorted_elements(AlternatingGroup(n)))
+
+
+@functools.lru_cache(maxsize=None)
+def dihedral_group(n: int) -> FiniteGroup:
+    r"""The dihedral group D_n of order 2n (n >= 3), the symmetries of the n-gon.
+
+    Element ``2k + f`` is :math:`r^k\circ s^f` (label ``r^k`` or ``r^k s``) with r the rotation and s the
+    reflection generating ``sympy.combinatorics.named_groups.DihedralGroup(n)``.
+    """
+    if not isinstance(n, int) or n < 3:
+        raise ValueError(f"D_n needs n >= 3 (order 2n), got n = {n!r}")
+    r, s = DihedralGroup(n).generators
+    elems, labels = [], []
+    for k in range(n):
+        for f in range(2):
+            elems.append(Permutation(_af_rmul((r**k).array_form, (s**f).array_form)))
+            labels.append(("e" if k == 0 else f"r^{k}") if f == 0 else ("s" if k == 0 else f"r^{k} s"))
+    return _from_permutations(f"D{n}", "dihedral", n, elems, labels)
+
+
+@functools.lru_cache(maxsize=None)
+def cyclic_group(n: int) -> FiniteGroup:
+    """The cyclic group Z_n (n >= 2); element k is g^k."""
+    if not isinstance(n, int) or n < 2:
+        raise ValueError(f"Z_n needs n >= 2, got n = {n!r}")
+    (g,) = CyclicGroup(n).generators
+    return _from_permutations(f"Z{n}", "cyclic", n, [g**k for k in range(n)], [str(k) for k in range(n)])
+
+
+@functools.lru_cache(maxsize=None)
+def quaternion_group() -> FiniteGroup:
+    """The quaternion group Q_8 (regular permutation representation on 8 points)."""
+    i = Permutation([[0, 1, 3, 6], [2, 5, 7, 4]])
+    j = Permutation([[0, 2, 3, 7], [1, 4, 6, 5]])
+    G = PermutationGroup([i, j])
+    if G.order() != 8 or G.is_abelian:
+        raise AssertionError("Q8 generators are wrong")
+    return _from_permutations("Q8", "quaternion", 8, _sorted_elements(G))
+
+
+def direct_product(*groups: FiniteGroup) -> FiniteGroup:
+    """Direct product G_1 x ... x G_r; element index is mixed-radix (last factor fastest)."""
+    if len(groups) < 2:
+        raise ValueError("a direct product needs at least two factors")
+    if len(groups) > 2:
+        return direct_product(direct_product(*groups[:-1]), groups[-1])
+    G, H = groups
+    nh = H.order
+    table = tuple(
+        tuple(G.table[a // nh][b // nh] * nh + H.table[a % nh][b % nh] for b in range(G.order * nh))
+        for a in range(G.order * nh)
+    )
+    labels = tuple(f"({x}, {y})" for x in G.labels for y in H.labels)
+    factors = (G.factors if G.kind == "product" else (G,)) + (H,)
+    name = _product_name(factors)
+    return FiniteGroup(name=name, labels=labels, table=table, kind="product", factors=(G, H))
+
+
+def _product_name(factors: Sequence[FiniteGroup]) -> str:
+    parts: list[list] = []
+    for f in factors:
+        if parts and parts[-1][0] == f.name:
+            parts[-1][1] += 1
+        else:
+            parts.append([f.name, 1])
+    return "x".join(n if k == 1 else f"{n}^{k}" for n, k in parts)
+
+
+def elementary_abelian_2_group(k: int) -> FiniteGroup:
+    """Z_2^k (k >= 1)."""
+    if not isinstance(k, int) or k < 1:
+        raise ValueError(f"Z2^k needs k >= 1, got {k!r}")
+    return cyclic_group(2) if k == 1 else direct_product(*([cyclic_group(2)] * k))
+
+
+_FACTOR = re.compile(r"^(S|A|D|Z|Q)(\d+)(?:\^(\d+))?$")
+
+
+@functools.lru_cache(maxsize=None)
+def group(name: str) -> FiniteGroup:
+    """Parse a group name: ``S3..S6``, ``A3..A6``, ``D3, D4, ...`` (order 2n), ``Z5``, ``Z2^3``, ``Q8``
+    and direct products joined by ``x`` (``"S3xZ2"``, ``"D4xZ2^2"``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown or unsupported name, listing the accepted forms.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"group name must be a non-empty string, got {name!r}")
+    parts = name.replace(" ", "").replace("_", "").split("x")
+    factors: list[FiniteGroup] = []
+    for part in parts:
+        m = _FACTOR.match(part)
+        if not m:
+            raise ValueError(
+                f"unknown group name {name!r} (part {part!r}); accepted: S2..S6, A3..A6, Dn (n >= 3, order 2n), "
+                "Zn, Zn^k, Q8 and direct products joined by 'x', e.g. 'S3xZ2', 'Z2^3'"
+            )
+        letter, num, power = m.group(1), int(m.group(2)), int(m.group(3) or 1)
+        if power < 1:
+            raise ValueError(f"exponent must be >= 1 in {part!r}")
+        if letter == "S":
+            g = symmetric_group(num)
+        elif letter == "A":
+            g = alternating_group(num)
+        elif letter == "D":
+            g = dihedral_group(num)
+        elif letter == "Z":
+            g = cyclic_group(num)
+        else:
+            if num != 8:
+                raise ValueError(f"only the quaternion group Q8 is supported, got {part!r}")
+            g = quaternion_group()
+        factors.extend([g] * power)
+    return factors[0] if len(factors) == 1 else direct_product(*factors)
+
+
+def as_group(G: "FiniteGroup | str") -> FiniteGroup:
+    if isinstance(G, str):
+        return group(G)
+    if not isinstance(G, FiniteGroup):
+        raise ValueError(f"expected a FiniteGroup or a group name, got {G!r}")
+    return G
+
+
+# --------------------------------------------------------------------------------------------
+# Character tables
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class CharacterTable:
+    r"""Exact character table of a finite group.
+
+    Attributes
+    ----------
+    group : FiniteGroup
+    names : tuple of str
+        Irrep names (trivial first; S_n irreps are partitions such as ``"(3,1)"``).
+    dims : tuple of int
+        :math:`d_R = \chi_R(e)`.
+    values : tuple of tuple of sympy.Expr
+        ``values[r][c]`` is :math:`\chi_r` on class ``c`` of ``group.classes``.
+    """
+
+    group: FiniteGroup
+    names: tuple[str, ...]
+    dims: tuple[int, ...]
+    values: tuple[tuple[sympy.Expr, ...], ...]
+
+    @property
+    def n_irreps(self) -> int:
+        return len(self.names)
+
+    @property
+    def classes(self) -> tuple[tuple[int, ...], ...]:
+        return self.group.classes
+
+    @property
+    def class_sizes(self) -> tuple[int, ...]:
+        return tuple(len(c) for c in self.group.classes)
+
+    @property
+    def class_labels(self) -> tuple[str, ...]:
+        """Label of a representative of each class."""
+        return tuple(self.group.labels[c[0]] for c in self.group.classes)
+
+    def chi(self, r: int, g: int) -> sympy.Expr:
+        """:math:`\\chi_r(g)` for an element index g."""
+        return self.values[r][self.group.class_of[g]]
+
+    def index(self, name: str) -> int:
+        """Index of the irrep called ``name``."""
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise ValueError(f"{self.group.name} has no irrep {name!r}; irreps: {self.names}") from None
+
+    @cached_property
+    def indicators(self) -> tuple[sympy.Expr, ...]:
+        r"""Frobenius-Schur indicators :math:`|G|^{-1}\sum_g\chi(g^2)` (exact; +1 real, 0 complex, -1 quaternionic)."""
+        G = self.group
+        if G.kind == "cyclic":  # chi_j(g^2) sums to 0 unless 2j = 0 mod n (closed form, avoids slow trig zero tests)
+            return tuple(Integer(1) if (2 * j) % G.n == 0 else Integer(0) for j in range(G.n))
+        squares_class = [G.class_of[G.table[g][g]] for g in range(G.order)]
+        counts = [0] * len(G.classes)
+        for c in squares_class:
+            counts[c] += 1
+        out = []
+        for row in self.values:
+            x = sum(Integer(n) * row[c] for c, n in enumerate(counts)) / G.order
+            v = int(round(float(sympy.re(sympy.N(x, 30)))))
+            if v not in (-1, 0, 1) or not is_zero(x - v):
+                raise AssertionError(f"Frobenius-Schur indicator {x} of {G.name} is not -1, 0 or 1")
+            out.append(Integer(v))
+        return tuple(out)
+
+    def real_irreps(self) -> tuple[bool, ...]:
+        return tuple(i == 1 for i in self.indicators)
+
+
+def _simplify(x: sympy.Expr) -> sympy.Expr:
+    return sympy.radsimp(sympy.expand(sympy.simplify(x)))
+
+
+def is_zero(x: sympy.Expr) -> bool:
+    """Exact zero test for algebraic numbers (sympy simplification, then the minimal polynomial)."""
+    x = sympy.expand(sympy.sympify(x))
+    if x == 0:
+        return True
+    s = sympy.simplify(x)
+    if s == 0:
+        return True
+    if s.is_number:
+        t = sympy.Symbol("t")
+        try:
+            return sympy.minimal_polynomial(s, t) == t
+        except (NotImplementedError, ValueError):  # pragma: no cover - transcendental input
+            return bool(abs(complex(s.evalf(60))) < 1e-50)
+    return False
+
+
+def partitions(n: int) -> list[tuple[int, ...]]:
+    """Partitions of n in reverse lexicographic order ((n) first)."""
+    out: list[tuple[int, ...]] = []
+
+    def rec(rem: int, mx: int, prefix: tuple[int, ...]) -> None:
+        if rem == 0:
+            out.append(prefix)
+            return
+        for k in range(min(rem, mx), 0, -1):
+            rec(rem - k, k, prefix + (k,))
+
+    rec(n, n, ())
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def murnaghan_nakayama(shape: tuple[int, ...], cycle_type: tuple[int, ...]) -> int:
+    r"""Character :math:`\chi^\lambda(\mu)` of S_n by the Murnaghan-Nakayama rule (beta-numbers / abacus)."""
+    if not cycle_type:
+        return 1 if sum(shape) == 0 else 0
+    r, rest = cycle_type[0], cycle_type[1:]
+    L = len(shape)
+    beta = [shape[i] + L - 1 - i for i in range(L)]
+    total = 0
+    for b in beta:
+        if b - r >= 0 and (b - r) not in beta:
+            sign = (-1) ** sum(1 for c in beta if b - r < c < b)
+            new = sorted([c for c in beta if c != b] + [b - r], reverse=True)
+            new_shape = tuple(x for x in (new[i] - (L - 1 - i) for i in range(L)) if x > 0)
+            total += sign * murnaghan_nakayama(new_shape, rest)
+    return total
+
+
+def _partition_name(shape: tuple[int, ...]) -> str:
+    return "(" + ",".join(map(str, shape)) + ")"
+
+
+def _cycle_type(af: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(sorted((len(c) for c in Permutation(list(af)).full_cyclic_form), reverse=True))
+
+
+def _order_irreps(
+    names: list[str], rows: list[list[sympy.Expr]]
+) -> tuple[tuple[str, ...], tuple[int, ...], tuple[tuple[sympy.Expr, ...], ...]]:
+    """Trivial first, then by dimension (stable otherwise)."""
+    dims = [int(row[0]) for row in rows]
+    trivial = [i for i, row in enumerate(rows) if all(v == 1 for v in row)]
+    if len(trivial) != 1:
+        raise AssertionError("character table without a unique trivial row")
+    order = trivial + sorted((i for i in range(len(rows)) if i != trivial[0]), key=lambda i: dims[i])
+    return tuple(names[i] for i in order), tuple(dims[i] for i in order), tuple(tuple(rows[i]) for i in order)
+
+
+def _symmetric_table(G: FiniteGroup) -> CharacterTable:
+    assert G.perms is not None
+    types = [_cycle_type(G.perms[c[0]]) for c in G.classes]
+    shapes = partitions(G.n)
+    rows = [[Integer(murnaghan_nakayama(lam, mu)) for mu in types] for lam in shapes]
+    names, dims, values = _order_irreps([_partition_name(s) for s in shapes], rows)
+    return CharacterTable(G, names, dims, values)
+
+
+def _dihedral_parts(G: FiniteGroup) -> list[tuple[str, int, int]]:
+    """Irreps of D_n as (name, kind, j): kind 1 = 1-dim (j encodes which), kind 2 = 2-dim rotation j."""
+    n = G.n
+    out = [("triv", 1, 0), ("refl", 1, 1)]
+    if n % 2 == 0:
+        out += [("alt", 1, 2), ("alt*refl", 1, 3)]
+    out += [(f"rot{j}", 2, j) for j in range(1, (n - 1) // 2 + 1)]
+    return out
+
+
+def _dihedral_matrix(n: int, kind: int, j: int, g: int) -> sympy.Matrix:
+    k, f = divmod(g, 2)
+    if kind == 1:
+        sign = {0: 1, 1: (-1) ** f, 2: (-1) ** k, 3: (-1) ** (k + f)}[j]
+        return sympy.Matrix([[sign]])
+    a = 2 * sympy.pi * j * k / n
+    rot = sympy.Matrix([[sympy.cos(a), -sympy.sin(a)], [sympy.sin(a), sympy.cos(a)]])
+    return rot * sympy.diag(1, -1) if f else rot
+
+
+def _dihedral_table(G: FiniteGroup) -> CharacterTable:
+    parts = _dihedral_parts(G)
+    rows = [[_dihedral_matrix(G.n, kind, j, c[0]).trace() for c in G.classes] for _, kind, j in parts]
+    names, dims, values = _order_irreps([p[0] for p in parts], rows)
+    return CharacterTable(G, names, dims, values)
+
+
+def _cyclic_table(G: FiniteGroup) -> CharacterTable:
+    n = G.n
+    rows = [
+        [sympy.exp(2 * sympy.pi * sympy.I * j * c[0] / n) if j else Integer(1) for c in G.classes] for j in range(n)
+    ]
+    rows = [[sympy.nsimplify(v) if v.is_real else v for v in row] for row in rows]
+    names = ["triv"] + [f"chi{j}" for j in range(1, n)]
+    return CharacterTable(G, tuple(names), tuple(1 for _ in range(n)), tuple(tuple(r) for r in rows))
+
+
+def _product_table(G: FiniteGroup) -> CharacterTable:
+    A, B = G.factors
+    ta, tb = character_table(A), character_table(B)
+    nb = B.order
+    rows, names = [], []
+    for i in range(ta.n_irreps):
+        for j in range(tb.n_irreps):
+            rows.append([_simplify(ta.chi(i, c[0] // nb) * tb.chi(j, c[0] % nb)) for c in G.classes])
+            names.append(f"{ta.names[i]}⊗{tb.names[j]}")
+    names2, dims, values = _order_irreps(names, rows)
+    return CharacterTable(G, names2, dims, values)
+
+
+def class_structure_constants(G: FiniteGroup) -> list[list[list[int]]]:
+    r""":math:`c[i][j][k] = \#\{(x,y)\in C_i\times C_j: xy = g_k\}` for a fixed :math:`g_k \in C_k`
+    (the class multiplication coefficients of Burnside's algorithm)."""
+    K = len(G.classes)
+    reps = [c[0] for c in G.classes]
+    c = [[[0] * K for _ in range(K)] for _ in range(K)]
+    inv = G.inverse
+    for i, Ci in enumerate(G.classes):
+        for x in Ci:
+            for k, gk in enumerate(reps):
+                y = G.table[inv[x]][gk]
+                c[i][G.class_of[y]][k] += 1
+    return c
+
+
+def _class_combination(c: list[list[list[int]]], weights: Sequence[int]) -> list[list[int]]:
+    r"""The matrix :math:`\sum_i w_i M_i` with :math:`M_i[j,k] = c[i][j][k]`."""
+    K = len(c)
+    return [[sum(weights[i] * c[i][j][k] for i in range(K)) for k in range(K)] for j in range(K)]
+
+
+def burnside_character_table(G: "FiniteGroup | str", seed: int = 0, max_tries: int = 20) -> CharacterTable:
+    r"""Exact character table by Burnside's algorithm (recipe in ``docs/groups.md``).
+
+    The vectors :math:`v_R = (|C_j|\chi_R(C_j)/d_R)_j` are the common eigenvectors of the class
+    multiplication matrices :math:`M_i[j,k] = c_{ijk}`; we diagonalize a random integer combination
+    :math:`\sum_i r_i M_i` exactly (sympy), normalize :math:`v_R(e) = 1` and recover
+    :math:`d_R^2 = |G|/\sum_j |v_j|^2/|C_j|`. Works whenever sympy finds the eigenvalues in radicals
+    (all groups here except Z_n for large n). Irrep names are ``"<dim>"`` with letters for repeats.
+    """
+    G = as_group(G)
+    c = class_structure_constants(G)
+    K = len(G.classes)
+    sizes = [len(cl) for cl in G.classes]
+    rng = random.Random(seed)
+    for _ in range(max_tries):
+        weights = [rng.randint(-20, 20) for _ in range(K)]
+        M = sympy.Matrix(_class_combination(c, weights))
+        vecs = M.eigenvects()
+        if len(vecs) == K and all(m == 1 and len(vs) == 1 for _, m, vs in vecs):
+            break
+    else:  # pragma: no cover - essentially impossible for a random combination
+        raise RuntimeError(f"Burnside: no simple-spectrum combination found for {G.name}")
+    rows = []
+    for _, _, (eigvec,) in vecs:
+        v = [_simplify(x / eigvec[0]) for x in eigvec]
+        norm = _simplify(sum(x * sympy.conjugate(x) / s for x, s in zip(v, sizes)))
+        d2 = _simplify(G.order / norm)
+        d = int(round(float(sympy.sqrt(d2).evalf(30))))
+        if not is_zero(d2 - d * d):
+            raise AssertionError(f"Burnside: non-integer degree^2 {d2}")
+        rows.append([_simplify(d * x / s) for x, s in zip(v, sizes)])
+    dims = [int(row[0]) for row in rows]
+    counts: dict[int, int] = {}
+    names = []
+    for d in dims:
+        counts[d] = counts.get(d, 0) + 1
+    seen: dict[int, int] = {}
+    order_rows = sorted(range(K), key=lambda i: (dims[i], [-float(sympy.re(x)) for x in rows[i]]))
+    rows = [rows[i] for i in order_rows]
+    for row in rows:
+        d = int(row[0])
+        if all(v == 1 for v in row):
+            names.append("triv")
+            continue
+        seen[d] = seen.get(d, 0) + 1
+        names.append(str(d) if counts[d] - (1 if d == 1 else 0) <= 1 else f"{d}{'abcdefghijklmnop'[seen[d] - 1]}")
+    names2, dims2, values = _order_irreps(names, rows)
+    return CharacterTable(G, names2, dims2, values)
+
+
+@functools.lru_cache(maxsize=None)
+def _character_table_cached(G: FiniteGroup) -> CharacterTable:
+    if G.kind == "symmetric":
+        return _symmetric_table(G)
+    if G.kind == "dihedral":
+        return _dihedral_table(G)
+    if G.kind == "cyclic":
+        return _cyclic_table(G)
+    if G.kind == "product":
+        return _product_table(G)
+    return burnside_character_table(G)
+
+
+def character_table(G: "FiniteGroup | str") -> CharacterTable:
+    """Exact character table (cached): Murnaghan-Nakayama for S_n, closed forms for D_n and Z_n,
+    tensor products for direct products, Burnside's algorithm otherwise (A_n, Q_8)."""
+    return _character_table_cached(as_group(G))
+
+
+# --------------------------------------------------------------------------------------------
+# Real orthogonal irreps in closed form
+# --------------------------------------------------------------------------------------------
+
+
+def standard_tableaux(shape: Sequence[int]) -> list[tuple[tuple[int, int], ...]]:
+    """Standard Young tableaux of a partition; each is the tuple of (row, col) positions of 1..n."""
+    shape = tuple(shape)
+    n = sum(shape)
+    out: list[tuple[tuple[int, int], ...]] = []
+
+    def rec(filled: list[int], pos: list[tuple[int, int]]) -> None:
+        if len(pos) == n:
+            out.append(tuple(pos))
+            return
+        for r in range(len(shape)):
+            c = filled[r]
+            if c < shape[r] and (r == 0 or filled[r - 1] > c):
+                filled[r] += 1
+                rec(filled, pos + [(r, c)])
+                filled[r] -= 1
+
+    rec([0] * len(shape), [])
+    return out
+
+
+def young_orthogonal_generators(shape: Sequence[int]) -> list[sympy.Matrix]:
+    r"""Exact matrices of the adjacent transpositions :math:`s_i = (i\ i{+}1)`, i = 1..n-1, in Young's
+    orthogonal form for the irrep of S_n labelled by ``shape`` (recipe in ``docs/groups.md``).
+
+    With axial distance :math:`r = c(i+1) - c(i)` (content c = col - row): diagonal entry 1/r, and
+    :math:`\sqrt{1-1/r^2}` coupling T with :math:`s_i T` when i, i+1 share neither row nor column.
+    """
+    tabs = standard_tableaux(shape)
+    index = {t: k for k, t in enumerate(tabs)}
+    n, d = sum(shape), len(tabs)
+    gens = []
+    for i in range(n - 1):
+        M = sympy.zeros(d, d)
+        for k, t in enumerate(tabs):
+            (r1, c1), (r2, c2) = t[i], t[i + 1]
+            ax = (c2 - r2) - (c1 - r1)
+            M[k, k] = Rational(1, ax)
+            if r1 != r2 and c1 != c2:
+                swapped = list(t)
+                swapped[i], swapped[i + 1] = t[i + 1], t[i]
+                M[k, index[tuple(swapped)]] = sqrt(1 - Rational(1, ax * ax))
+        gens.append(M)
+    return gens
+
+
+def adjacent_transpositions(G: "FiniteGroup | str") -> list[int]:
+    """Element indices of :math:`s_i = (i\\ i{+}1)` in S_n, i = 1..n-1 (generators for Young's form)."""
+    G = as_group(G)
+    if G.kind != "symmetric" or G.perms is None:
+        raise ValueError(f"adjacent transpositions are defined for S_n only, got {G.name}")
+    out = []
+    for i in range(G.n - 1):
+        af = list(range(G.n))
+        af[i], af[i + 1] = af[i + 1], af[i]
+        out.append(G.perms.index(tuple(af)))
+    return out
+
+
+def closed_form_irrep(G: "FiniteGroup | str", r: int, g: int) -> sympy.Matrix:
+    r"""Exact orthogonal matrix :math:`R_r(g)` for irreps with a closed form: D_n (1-dim characters and
+    the rotation irreps :math:`r^k s^f\mapsto \mathrm{rot}(2\pi jk/n)\,\mathrm{diag}(1,-1)^f`), every
+    1-dim real character (e.g. Z_2^k, the sign of S_n) and direct products of those (Kronecker products).
+
+    Raises
+    ------
+    ValueError
+        If the irrep has no closed form here (S_n irreps of dim > 1: use Young's form; A_5: numerics).
+    """
+    G = as_group(G)
+    ct = character_table(G)
+    if ct.dims[r] == 1:
+        v = ct.chi(r, g)
+        if ct.indicators[r] != 1:
+            raise ValueError(
+                f"irrep {ct.names[r]} of {G.name} is not real (Frobenius-Schur indicator {ct.indicators[r]})"
+            )
+        return sympy.Matrix([[v]])
+    if G.kind == "dihedral":
+        name = ct.names[r]
+        kind, j = next((k, jj) for nm, k, jj in _dihedral_parts(G) if nm == name)
+        return _dihedral_matrix(G.n, kind, j, g)
+    if G.kind == "product":
+        A, B = G.factors
+        ta, tb = character_table(A), character_table(B)
+        na, nb = ct.names[r].split("⊗", 1)
+        return sympy.kronecker_product(
+            closed_form_irrep(A, ta.index(na), g // B.order), closed_form_irrep(B, tb.index(nb), g % B.order)
+        )
+    raise ValueError(
+        f"no closed-form real irrep for {ct.names[r]} of {G.name}; use Young's orthogonal form (S_n) or "
+        "numerics.groups.real_irreps (commutant method)"
+    )
+
+
+def isotypic_projector(G: "FiniteGroup | str", r: int) -> sympy.Matrix:
+    r"""Exact isotypic projector :math:`P_R = (d_R/|G|)\sum_g\chi_R(g)L(g)`, :math:`(L_g u)(x) = u(g^{-1}x)`,
+    i.e. :math:`P_R[x,y] = (d_R/|G|)\,\chi_R(xy^{-1})` (real characters assumed)."""
+    G = as_group(G)
+    ct = character_table(G)
+    d, N = ct.dims[r], G.order
+    inv = G.inverse
+    return sympy.Matrix(N, N, lambda x, y: Rational(d, N) * ct.chi(r, G.table[x][inv[y]]))
+
+
+# --------------------------------------------------------------------------------------------
+# Totally real groups
+# --------------------------------------------------------------------------------------------
+
+
+def is_totally_real(G: "FiniteGroup | str") -> bool:
+    """True iff every irrep of G is realizable over R (all Frobenius-Schur indicators +1)."""
+    return all(i == 1 for i in character_table(G).indicators)
+
+
+def check_totally_real(G: "FiniteGroup | str", source: str = "this computation") -> CharacterTable:
+    """Return the character table, or raise ValueError naming the irreps that are not real.
+
+    ``source`` names what needs real irreps (it starts the message).
+    """
+    G = as_group(G)
+    ct = character_table(G)
+    bad = [(ct.names[i], ind) for i, ind in enumerate(ct.indicators) if ind != 1]
+    if bad:
+        hint = " (for Z_p use theory.modular, Edelman Thm 7.7)" if G.kind == "cyclic" else ""
+        raise ValueError(
+            f"{source} assumes every irrep of G is real (Frobenius-Schur indicator +1); {G.name} has "
+            + ", ".join(f"{n} with indicator {ind}" for n, ind in bad)
+            + f"; it does not apply{hint}"
+        )
+    return ct
