@@ -1,0 +1,398 @@
+r"""Sampling Markov chains and the in-context strategies of Edelman thesis Ch. 8 (float64 numpy, ``docs/markov.md``).
+
+The in-context learning task of Sec. 8.1 / App. E: every sequence draws its own transition matrix P from a prior
+(Dirichlet(1) rows by default), its first token from the stationary law :math:`\pi(P)` and then
+:math:`x_{s+1} \sim P_{x_s,:}`. Tokens are 0-based ints in ``range(k)``; a batch of ``n`` sequences of length
+``t`` is an int64 array ``(n, t)``; position p (0-based index ``p - 1``) is the prediction of :math:`x_{p+1}`
+from :math:`x_1, \dots, x_p`.
+
+Strategies (Sec. 8.2, Eqs. (8.1)-(8.3) with the denominator corrected in ``docs/markov.md``), at position p:
+
+* uniform: :math:`q_j = 1/k`;
+* unigram: :math:`q_j = (n_j + \alpha)/(p + k\alpha)`, :math:`n_j = \#\{s \le p: x_s = j\}`;
+* bigram (the statistical induction head): :math:`q_j = (c_{x_p j} + \alpha)/(N_{x_p} + k\alpha)`,
+  :math:`c_{ij} = \#\{s < p: x_s = i, x_{s+1} = j\}`, :math:`N_i = \sum_j c_{ij}`;
+* trigram (Sec. 8.3.3): the same with the context :math:`(x_{p-1}, x_p)`.
+
+The test metric of the thesis is :math:`\mathrm{KL}(P_{x_t,:} \,\|\, q)` at the last token (App. E.2);
+:func:`mc_strategy_kl` estimates it by Monte Carlo with a standard error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "PRIORS",
+    "STRATEGIES",
+    "sample_transition_matrices",
+    "stationary",
+    "sample_sequences",
+    "transition_counts",
+    "strategy_probs",
+    "true_next",
+    "kl",
+    "mc_strategy_kl",
+    "sample_ngram_tables",
+    "lift_ngram",
+    "sample_ngram_sequences",
+    "true_next_ngram",
+    "induction_targets",
+    "bigram_construction",
+    "unigram_construction",
+]
+
+PRIORS = ("dirichlet", "doubly_stochastic", "unigrams", "mixture", "symmetric")
+STRATEGIES = ("uniform", "unigram", "bigram", "trigram")
+_STOCHASTIC_ATOL = 1e-9
+_REJECTION_MAX_K = 5  # doubly stochastic: exact rejection sampling for k <= 5, Sinkhorn above (as the thesis code)
+
+
+def _check_k(k: int) -> int:
+    if isinstance(k, bool) or int(k) != k or k < 2:
+        raise ValueError(f"the number of states k must be an integer >= 2, got {k!r}")
+    return int(k)
+
+
+def _check_t(t: int) -> int:
+    if isinstance(t, bool) or int(t) != t or t < 2:
+        raise ValueError(f"the sequence length t must be an integer >= 2, got {t!r}")
+    return int(t)
+
+
+def _check_n(n: int) -> int:
+    if isinstance(n, bool) or int(n) != n or n < 1:
+        raise ValueError(f"the number of sequences n must be an integer >= 1, got {n!r}")
+    return int(n)
+
+
+def _check_rng(rng: np.random.Generator | None) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
+    return rng
+
+
+def _check_stochastic(P: np.ndarray) -> np.ndarray:
+    """``P`` as float64 ``(n, k, k)`` with non-negative rows summing to 1; ValueError otherwise."""
+    P = np.asarray(P, dtype=np.float64)
+    if P.ndim == 2:
+        P = P[None]
+    if P.ndim != 3 or P.shape[1] != P.shape[2]:
+        raise ValueError(f"transition matrices must have shape (n, k, k), got {P.shape}")
+    _check_k(P.shape[1])
+    if not np.all(np.isfinite(P)) or P.min() < -_STOCHASTIC_ATOL:
+        raise ValueError("transition matrices must be finite with non-negative entries")
+    err = np.abs(P.sum(axis=-1) - 1.0).max()
+    if err > 1e-8:
+        raise ValueError(f"transition matrices must be row-stochastic (rows sum to 1); max |row sum - 1| = {err:.3g}")
+    return np.clip(P, 0.0, None)
+
+
+def _check_seqs(seqs: np.ndarray, k: int) -> np.ndarray:
+    x = np.asarray(seqs)
+    if x.ndim != 2 or not np.issubdtype(x.dtype, np.integer):
+        raise ValueError(f"sequences must be an integer array of shape (n, t), got {x.dtype} {x.shape}")
+    _check_t(x.shape[1])
+    if x.size and (x.min() < 0 or x.max() >= k):
+        raise ValueError(f"tokens must lie in range(k = {k}), got values in [{x.min()}, {x.max()}]")
+    return x.astype(np.int64, copy=False)
+
+
+# --- Sec. 8.1 and Fig. 8.4a: the priors over transition matrices
+
+
+def _doubly_stochastic(k: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    r"""Uniform samples of the Birkhoff polytope for k <= 5, Sinkhorn-normalised Dir(1) rows above.
+
+    The polytope is the image of its top-left (k-1) x (k-1) block under an affine bijection (the last row and column
+    are fixed by the row and column sums), so a uniform block on :math:`[0,1]^{(k-1)^2}` kept when the completed
+    matrix is non-negative is uniform on the polytope.
+    """
+    if k > _REJECTION_MAX_K:
+        M = rng.dirichlet(np.ones(k), size=(n, k))
+        for _ in range(1000):
+            M = M / M.sum(axis=1, keepdims=True)
+            M = M / M.sum(axis=2, keepdims=True)
+        return M
+    out, filled = np.empty((n, k, k)), 0
+    while filled < n:
+        m = max(64, 4 * (n - filled))
+        B = rng.random((m, k - 1, k - 1))
+        last_col = 1.0 - B.sum(axis=2)  # (m, k-1)
+        top = np.concatenate([B, last_col[:, :, None]], axis=2)  # (m, k-1, k)
+        last_row = 1.0 - top.sum(axis=1)  # (m, k)
+        M = np.concatenate([top, last_row[:, None, :]], axis=1)
+        ok = M.min(axis=(1, 2)) >= 0
+        take = M[ok][: n - filled]
+        out[filled : filled + len(take)] = take
+        filled += len(take)
+    return out
+
+
+def sample_transition_matrices(
+    k: int, n: int, prior: str = "dirichlet", rng: np.random.Generator | None = None
+) -> np.ndarray:
+    r"""``n`` transition matrices ``(n, k, k)`` drawn from ``prior`` (Sec. 8.1, Fig. 8.4a, Cor. E.2).
+
+    Priors: ``"dirichlet"`` (rows iid Dir(1), the main task), ``"doubly_stochastic"`` (uniform on doubly
+    stochastic matrices, so :math:`\pi` is uniform), ``"unigrams"`` (every row is the same Dir(1) draw: iid tokens),
+    ``"mixture"`` (each matrix from one of the last two with probability 1/2), ``"symmetric"`` (k = 2,
+    :math:`P = [[a, 1-a], [1-a, a]]`, :math:`a \sim U(0,1)`, the a = b case of Cor. E.2).
+    """
+    k, n, rng = _check_k(k), _check_n(n), _check_rng(rng)
+    if prior == "dirichlet":
+        return rng.dirichlet(np.ones(k), size=(n, k))
+    if prior == "doubly_stochastic":
+        return _doubly_stochastic(k, n, rng)
+    if prior == "unigrams":
+        return np.repeat(rng.dirichlet(np.ones(k), size=n)[:, None, :], k, axis=1)
+    if prior == "mixture":
+        ds = _doubly_stochastic(k, n, rng)
+        ug = np.repeat(rng.dirichlet(np.ones(k), size=n)[:, None, :], k, axis=1)
+        return np.where((rng.random(n) < 0.5)[:, None, None], ds, ug)
+    if prior == "symmetric":
+        if k != 2:
+            raise ValueError(f"the symmetric prior (a = b, Cor. E.2) is defined for k = 2 only, got k = {k}")
+        a = rng.random(n)
+        return np.stack([np.stack([a, 1 - a], -1), np.stack([1 - a, a], -1)], axis=1)
+    raise ValueError(f"unknown prior {prior!r}; expected one of {PRIORS}")
+
+
+def stationary(P: np.ndarray) -> np.ndarray:
+    r"""Stationary laws :math:`\pi` with :math:`\pi P = \pi`, :math:`\sum_j \pi_j = 1`; ``(n, k)`` for P ``(n, k, k)``.
+
+    Solves :math:`\pi [P - I \,|\, \mathbf{1}]_{\text{last column replaced}} = e_k` batched; a chain without a unique
+    stationary law (reducible, probability 0 under the priors) raises ValueError.
+    """
+    P = _check_stochastic(P)
+    A = P - np.eye(P.shape[1])
+    A[:, :, -1] = 1.0
+    rhs = np.zeros(P.shape[:2])
+    rhs[:, -1] = 1.0
+    with np.errstate(all="ignore"):
+        cond = np.linalg.cond(A)
+    if np.any(~np.isfinite(cond)) or np.any(cond > 1e12):
+        raise ValueError("a transition matrix has no unique stationary distribution (reducible chain)")
+    pi = np.linalg.solve(np.swapaxes(A, 1, 2), rhs[..., None])[..., 0]
+    return np.clip(pi, 0.0, None) / np.clip(pi, 0.0, None).sum(axis=1, keepdims=True)
+
+
+def _draw(cdf_rows: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Inverse-cdf draws: ``cdf_rows`` ``(n, k)`` cumulative, ``u`` ``(n,)`` uniform -> ``(n,)`` tokens."""
+    return np.minimum((u[:, None] >= cdf_rows).sum(axis=1), cdf_rows.shape[1] - 1)
+
+
+def sample_sequences(P: np.ndarray, t: int, rng: np.random.Generator | None = None) -> np.ndarray:
+    r"""One chain of length ``t`` per matrix: ``(n, t)`` int64, :math:`x_1 \sim \pi(P)`, :math:`x_{s+1} \sim P_{x_s,:}`."""
+    P, t, rng = _check_stochastic(P), _check_t(t), _check_rng(rng)
+    n = P.shape[0]
+    cdf = np.cumsum(P, axis=-1)
+    x = np.empty((n, t), dtype=np.int64)
+    x[:, 0] = _draw(np.cumsum(stationary(P), axis=-1), rng.random(n))
+    rows = np.arange(n)
+    for s in range(1, t):
+        x[:, s] = _draw(cdf[rows, x[:, s - 1]], rng.random(n))
+    return x
+
+
+# --- Sec. 8.2: counts and strategies
+
+
+def transition_counts(seqs: np.ndarray, k: int) -> np.ndarray:
+    r"""Bigram counts seen up to every position: ``C[n, p-1, i, j] = #{s < p: x_s = i, x_{s+1} = j}``, ``(n, t, k, k)``.
+
+    Memory is ``n t k^2`` floats; :func:`strategy_probs` uses a running count instead.
+    """
+    k = _check_k(k)
+    x = _check_seqs(seqs, k)
+    n, t = x.shape
+    onehot = np.zeros((n, t, k, k))
+    onehot[np.arange(n)[:, None], np.arange(1, t)[None, :], x[:, :-1], x[:, 1:]] = 1.0
+    return np.cumsum(onehot, axis=1)
+
+
+def strategy_probs(seqs: np.ndarray, k: int, strategy: str, alpha: float = 1.0) -> np.ndarray:
+    r"""Next-token laws ``(n, t, k)`` predicted at every position by ``strategy`` (module docstring, Sec. 8.2).
+
+    ``alpha`` is the flat Dirichlet pseudo-count (:math:`\alpha = 1`: the posterior mean under Dir(1) rows,
+    Eq. (8.3) corrected). The trigram strategy at p = 1 (no two-token context yet) falls back to the bigram one.
+    """
+    k = _check_k(k)
+    x = _check_seqs(seqs, k)
+    if not (alpha > 0 and np.isfinite(alpha)):
+        raise ValueError(f"alpha must be a positive pseudo-count, got {alpha!r}")
+    n, t = x.shape
+    if strategy == "uniform":
+        return np.full((n, t, k), 1.0 / k)
+    if strategy == "unigram":
+        counts = np.cumsum(np.eye(k)[x], axis=1)  # n_j up to p
+        return (counts + alpha) / (np.arange(1, t + 1)[None, :, None] + k * alpha)
+    if strategy == "bigram":
+        rows = np.arange(n)
+        running = np.zeros((n, k, k))
+        out = np.empty((n, t, k))
+        for p in range(t):
+            if p > 0:
+                running[rows, x[:, p - 1], x[:, p]] += 1.0
+            c = running[rows, x[:, p]]
+            out[:, p] = (c + alpha) / (c.sum(axis=1, keepdims=True) + k * alpha)
+        return out
+    if strategy == "trigram":
+        rows = np.arange(n)
+        running = np.zeros((n, k, k, k))
+        out = strategy_probs(x, k, "bigram", alpha)  # p = 1 fallback
+        for p in range(1, t):
+            if p > 1:
+                running[rows, x[:, p - 2], x[:, p - 1], x[:, p]] += 1.0
+            c = running[rows, x[:, p - 1], x[:, p]]
+            out[:, p] = (c + alpha) / (c.sum(axis=1, keepdims=True) + k * alpha)
+        return out
+    raise ValueError(f"unknown strategy {strategy!r}; expected one of {STRATEGIES}")
+
+
+def true_next(P: np.ndarray, seqs: np.ndarray) -> np.ndarray:
+    r"""The true next-token law :math:`P_{x_p,:}` at every position, ``(n, t, k)``."""
+    P = _check_stochastic(P)
+    x = _check_seqs(seqs, P.shape[1])
+    if x.shape[0] != P.shape[0]:
+        raise ValueError(f"need one matrix per sequence: {P.shape[0]} matrices, {x.shape[0]} sequences")
+    return P[np.arange(P.shape[0])[:, None], x]
+
+
+def kl(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    r""":math:`\mathrm{KL}(p \| q) = \sum_j p_j \ln(p_j / q_j)` over the last axis (natural log, :math:`0 \ln 0 = 0`)."""
+    p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
+    if p.shape != q.shape or p.ndim < 1:
+        raise ValueError(f"p and q must have the same shape (..., k), got {p.shape} and {q.shape}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(p > 0, p * (np.log(p) - np.log(q)), 0.0)
+    return terms.sum(axis=-1)
+
+
+# --- Sec. 8.3.3: n-gram chains (the trigram task of Fig. 8.5)
+
+
+def sample_ngram_tables(k: int, order: int, n: int, rng: np.random.Generator | None = None) -> np.ndarray:
+    r"""Next-token tables ``(n, k^{order-1}, k)``: for each (order-1)-token context (base-k index, oldest token
+    most significant) an iid Dir(1) law (Sec. 8.3.3)."""
+    k, n, rng = _check_k(k), _check_n(n), _check_rng(rng)
+    if isinstance(order, bool) or int(order) != order or order < 2:
+        raise ValueError(f"the n-gram order must be an integer >= 2, got {order!r}")
+    return rng.dirichlet(np.ones(k), size=(n, k ** (order - 1)))
+
+
+def lift_ngram(T: np.ndarray, k: int) -> np.ndarray:
+    r"""The chain on (order-1)-tuples: :math:`(y_1..y_{m}) \to (y_2..y_m, j)` with probability ``T[ctx, j]``;
+    ``(n, k^m, k^m)``, m = order - 1."""
+    n, C, _ = T.shape
+    L = np.zeros((n, C, C))
+    for c in range(C):
+        L[:, c, (c * k) % C + np.arange(k)] = T[:, c, :]
+    return L
+
+
+def sample_ngram_sequences(T: np.ndarray, t: int, rng: np.random.Generator | None = None) -> np.ndarray:
+    r"""n-gram chains ``(n, t)``: the first order-1 tokens from the stationary law of the lifted chain
+    (:func:`lift_ngram`), then :math:`x_{s+1} \sim T[(x_{s-m+1}..x_s), :]`."""
+    T = np.asarray(T, dtype=np.float64)
+    t, rng = _check_t(t), _check_rng(rng)
+    n, C, k = T.shape
+    m = round(np.log(C) / np.log(k))
+    if k**m != C or m < 1 or t <= m:
+        raise ValueError(f"tables must have shape (n, k^m, k) with t > m; got {T.shape}, t = {t}")
+    pi = stationary(lift_ngram(T, k))
+    ctx = _draw(np.cumsum(pi, axis=-1), rng.random(n))
+    x = np.empty((n, t), dtype=np.int64)
+    for i in range(m):
+        x[:, i] = (ctx // k ** (m - 1 - i)) % k
+    cdf = np.cumsum(T, axis=-1)
+    rows = np.arange(n)
+    for s in range(m, t):
+        x[:, s] = _draw(cdf[rows, ctx], rng.random(n))
+        ctx = (ctx * k) % C + x[:, s]
+    return x
+
+
+def true_next_ngram(T: np.ndarray, seqs: np.ndarray) -> np.ndarray:
+    """True next-token laws of an n-gram chain at positions p >= order - 1, ``(n, t - m + 1, k)`` (positions m..t)."""
+    n, C, k = T.shape
+    m = round(np.log(C) / np.log(k))
+    x = _check_seqs(seqs, k)
+    ctx = np.zeros((n, x.shape[1] - m + 1), dtype=np.int64)
+    for i in range(m):
+        ctx = ctx * k + x[:, i : x.shape[1] - m + 1 + i]
+    return T[np.arange(n)[:, None], ctx]
+
+
+# --- App. E.2: the strategies' test KL at the last token, by Monte Carlo
+
+
+def mc_strategy_kl(
+    k: int,
+    t: int,
+    strategy: str,
+    n: int,
+    rng: np.random.Generator | None = None,
+    prior: str = "dirichlet",
+    chunk: int = 20_000,
+    order: int = 2,
+) -> tuple[float, float]:
+    r"""Monte-Carlo :math:`E\,\mathrm{KL}(\text{truth} \| q_{\text{strategy}})` at the last of ``t`` context tokens.
+
+    ``order = 2``: Markov chains from ``prior``; ``order = 3``: trigram chains (:func:`sample_ngram_tables`).
+    Returns ``(mean, standard error)`` over ``n`` independent chains (one matrix per chain).
+    """
+    k, t, n, rng = _check_k(k), _check_t(t), _check_n(n), _check_rng(rng)
+    vals = []
+    for start in range(0, n, chunk):
+        m = min(chunk, n - start)
+        if order == 2:
+            P = sample_transition_matrices(k, m, prior, rng)
+            x = sample_sequences(P, t, rng)
+            truth = P[np.arange(m), x[:, -1]]
+        elif order == 3:
+            T = sample_ngram_tables(k, 3, m, rng)
+            x = sample_ngram_sequences(T, t, rng)
+            truth = true_next_ngram(T, x)[:, -1]
+        else:
+            raise ValueError(f"order must be 2 (Markov) or 3 (trigram), got {order!r}")
+        q = strategy_probs(x, k, strategy)[:, -1]
+        vals.append(kl(truth, q))
+    v = np.concatenate(vals)
+    return float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v)))
+
+
+# --- Prop. 8.2 and Fig. 8.2: where the construction's second layer attends
+
+
+def induction_targets(seqs: np.ndarray) -> np.ndarray:
+    r"""``(n, t, t)`` bool: at position p (row), the positions j <= p that follow an earlier copy of the current
+    token, :math:`j \ge 2` and :math:`x_{j-1} = x_p` (1-based). The layer-2 attention of the Prop. 8.2
+    construction spreads over exactly these (its layer 1 attends to j = i - 1)."""
+    x = np.asarray(seqs)
+    if x.ndim != 2 or not np.issubdtype(x.dtype, np.integer):
+        raise ValueError(f"sequences must be an integer array of shape (n, t), got {x.dtype} {x.shape}")
+    t = x.shape[1]
+    prev = np.concatenate([np.full((x.shape[0], 1), -1), x[:, :-1]], axis=1)  # x_{j-1}, none at j = 1
+    return (prev[:, None, :] == x[:, :, None]) & np.tri(t, dtype=bool)[None]
+
+
+# --- Fact 8.3: the minimal model's constructions
+
+
+def bigram_construction(k: int, t: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""Fact 8.3: :math:`W_k = I`, :math:`v = e_2` (lag 2 in the thesis's 1-based indexing, ``v[1]`` here) make the
+    minimal model's logits the bigram counts :math:`f_{p,i} = \#\{t' \le p: x_{t'} = i, x_{t'-1} = x_p\}`."""
+    k, t = _check_k(k), _check_t(t)
+    v = np.zeros(t)
+    v[1] = 1.0
+    return np.eye(k), v
+
+
+def unigram_construction(k: int, t: int) -> tuple[np.ndarray, np.ndarray]:
+    r""":math:`W_k = \mathbf{1}\mathbf{1}^\top`, :math:`v = e_1`: the logits are the unigram counts
+    :math:`f_{p,i} = \#\{t' \le p: x_{t'} = i\}` (Sec. 8.4)."""
+    k, t = _check_k(k), _check_t(t)
+    v = np.zeros(t)
+    v[0] = 1.0
+    return np.ones((k, k)), v

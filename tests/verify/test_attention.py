@@ -1,0 +1,110 @@
+"""The attention module (verify/attention.py): shapes, causality, seed batching, relative scores, SDPA path."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from verify.attention import AttentionConfig, AttentionEnsemble, fit, init_params, relative_scores
+
+
+def _model(seeds=(0, 1, 2), **kw) -> AttentionEnsemble:
+    cfg = AttentionConfig(**{"vocab": 3, "max_len": 12, "d": 8, "layers": 2, "heads": 2, **kw})
+    return AttentionEnsemble.init(cfg, seeds, dtype=torch.float64)
+
+
+@pytest.mark.parametrize("positions", ["relative", "absolute", "none"])
+@pytest.mark.parametrize("mlp", [0, 16])
+def test_shapes_and_maps(positions: str, mlp: int) -> None:
+    m = _model(positions=positions, mlp=mlp)
+    x = torch.randint(0, 3, (3, 5, 12))
+    logits, maps = m(x, return_attention=True)
+    assert logits.shape == (3, 5, 12, 3)
+    assert len(maps) == 2 and all(a.shape == (3, 5, 2, 12, 12) for a in maps)
+    for a in maps:
+        torch.testing.assert_close(a.sum(-1), torch.ones(3, 5, 2, 12, dtype=torch.float64))
+        assert float(a.detach().triu(1).abs().max()) == 0.0
+
+
+@pytest.mark.parametrize("positions", ["relative", "absolute"])
+def test_causal(positions: str) -> None:
+    """The output at p does not depend on the tokens after p."""
+    m = _model(positions=positions, mlp=8)
+    x = torch.randint(0, 3, (3, 4, 12))
+    y = x.clone()
+    y[..., 7:] = (y[..., 7:] + 1) % 3
+    torch.testing.assert_close(m(x)[..., :7, :], m(y)[..., :7, :])
+    assert not torch.allclose(m(x)[..., 7:, :], m(y)[..., 7:, :])
+
+
+def test_batched_seeds_equal_separate_models() -> None:
+    seeds = (3, 5, 8)
+    m = _model(seeds)
+    x = torch.randint(0, 3, (3, 4, 12))
+    together = m(x)
+    for i, s in enumerate(seeds):
+        alone = _model((s,))
+        torch.testing.assert_close(alone(x[i : i + 1]), together[i : i + 1])
+
+
+def test_batched_training_equals_separate_runs() -> None:
+    seeds = (0, 1)
+    data = torch.randint(0, 3, (20, 2, 4, 13))
+
+    def run(ids: tuple[int, ...], cols: list[int]) -> dict[str, torch.Tensor]:
+        m = _model(ids)
+        fit(m, lambda t: (data[t][cols, :, :12], data[t][cols, :, 1:]), 20, lr=1e-2, seeds=ids)
+        return m.state()
+
+    both = run(seeds, [0, 1])
+    for i, s in enumerate(seeds):
+        alone = run((s,), [i])
+        for name, value in alone.items():
+            torch.testing.assert_close(value[0], both[name][i], rtol=1e-9, atol=1e-12)
+
+
+def test_relative_scores_against_naive_loop() -> None:
+    g = torch.Generator().manual_seed(0)
+    q = torch.randn(2, 3, 2, 7, 4, generator=g, dtype=torch.float64)
+    rel = torch.randn(2, 2, 9, 4, generator=g, dtype=torch.float64)
+    got = relative_scores(q, rel)
+    want = torch.zeros_like(got)
+    for i in range(7):
+        for j in range(i + 1):
+            want[..., i, j] = (q[..., i, :] * rel[:, None, :, i - j, :]).sum(-1)
+    torch.testing.assert_close(got, want)
+
+
+def test_explicit_scores_follow_the_formula() -> None:
+    """A_ij = (z_i W_Q)(z_j W_K + r_{i-j})^T / sqrt(d_h) for one layer, one head, one seed."""
+    m = _model((0,), heads=1, layers=1)
+    x = torch.randint(0, 3, (1, 1, 12))
+    _, (a,) = m(x, return_attention=True)
+    z = m.p("embed")[0][x[0, 0]]
+    Q, K, R = m.p("l0.q")[0, 0], m.p("l0.k")[0, 0], m.p("l0.rel")[0, 0]
+    A = torch.full((12, 12), -math.inf, dtype=torch.float64)
+    for i in range(12):
+        for j in range(i + 1):
+            A[i, j] = (z[i] @ Q) @ (z[j] @ K + R[i - j]) / math.sqrt(8)
+    torch.testing.assert_close(a[0, 0, 0], torch.softmax(A, dim=-1))
+
+
+@pytest.mark.parametrize("positions", ["absolute", "none"])
+def test_sdpa_path_equals_explicit_path(positions: str) -> None:
+    m = _model(positions=positions, mlp=8)
+    x = torch.randint(0, 3, (3, 4, 12))
+    torch.testing.assert_close(m(x), m(x, use_sdpa=False))
+
+
+def test_init_is_per_seed_and_bad_input() -> None:
+    cfg = AttentionConfig(vocab=3, max_len=12, d=8)
+    torch.testing.assert_close(init_params(cfg, 4)["embed"], init_params(cfg, 4)["embed"])
+    with pytest.raises(ValueError, match="multiple of heads"):
+        AttentionConfig(vocab=3, max_len=12, d=8, heads=3)
+    with pytest.raises(ValueError, match="positions"):
+        AttentionConfig(vocab=3, max_len=12, positions="rotary")
+    m = _model()
+    with pytest.raises(ValueError, match="max_len"):
+        m(torch.zeros(3, 1, 13, dtype=torch.int64))

@@ -1,0 +1,359 @@
+r"""Causal softmax attention for seed ensembles: the one attention model of the toolkit (docs/attention.md).
+
+:class:`AttentionEnsemble` holds S independent decoder-only transformers as batched parameters with a leading
+seed axis (as :class:`verify.models.HomogeneousEnsemble` does for polynomial networks). One network is
+
+.. math:: \mathrm{TF}(x) = R \circ (\mathrm{MLP}_L + I) \circ (\mathrm{Attn}_L + I) \circ \dots \circ
+          (\mathrm{Attn}_1 + I)(\mathrm{embed}(x)),
+
+(Edelman thesis Eqs. (8.4)-(8.5); the MLP blocks are optional), with H heads per layer,
+
+.. math:: \mathrm{Attn}(z) = \sum_h \mathrm{softmax}(\mathrm{mask}(A^h))\, z W_V^h W_O^h, \qquad
+          A^h_{ij} = \frac{(z_i W_Q^h)(z_j W_K^h + r^h_{i-j})^\top}{\sqrt{d_h}},
+
+where ``mask`` sets :math:`A_{ij} = -\infty` for j > i (causal) and :math:`r^h_{i-j}` is a learned relative
+position embedding (Shaw et al. 2018; the thesis's :math:`v_{i-j+1}`) when ``positions="relative"``; with
+``positions="absolute"`` a learned :math:`p_i` is added to the token embedding instead, and there is no
+:math:`r` term. ``embed`` is a learned table ``(V, d)``; R is an affine readout ``d -> out``. There is no
+dropout unless ``dropout > 0`` (then on the attention weights and the residual branches, in training mode), and
+an optional parameter-free LayerNorm before each block.
+
+Scores use :func:`torch.nn.functional.scaled_dot_product_attention` when no relative term is needed and the
+attention maps are not requested; otherwise they are formed explicitly (same values; a test checks it). The
+maps are returned by ``forward(..., return_attention=True)`` as one tensor ``(S, B, H, T, T)`` per layer.
+
+:func:`fit` trains an ensemble on next-token cross-entropy through :func:`verify.loop.run_loop`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any, Callable
+
+import torch
+import torch.nn.functional as F
+
+from .loop import LoopEnd, NonFiniteGuard, run_loop, stack_seeds, torch_threads
+
+__all__ = [
+    "AttentionConfig",
+    "AttentionEnsemble",
+    "AttentionDivergedError",
+    "init_params",
+    "relative_scores",
+    "per_seed_cross_entropy",
+    "fit",
+]
+
+POSITIONS = ("relative", "absolute", "none")
+OPTIMIZERS = ("adamw", "adam", "sgd")
+
+
+@dataclass(frozen=True)
+class AttentionConfig:
+    """Architecture of one network of the ensemble.
+
+    Parameters
+    ----------
+    vocab : int
+        Number of input tokens V.
+    max_len : int
+        Longest sequence T (size of the position tables).
+    d : int
+        Embedding (residual stream) width; ``d % heads == 0``, head width ``d // heads``.
+    layers, heads : int
+        Number of attention layers and heads per layer.
+    positions : str
+        ``"relative"`` (Shaw et al. 2018, one table ``(T, d_h)`` per layer and head), ``"absolute"`` (one table
+        ``(T, d)`` added to the embedding) or ``"none"``.
+    mlp : int
+        Hidden width of the MLP after each attention layer (GELU); 0 = attention-only.
+    out : int or None
+        Readout size (default ``vocab``).
+    layer_norm : bool
+        Parameter-free LayerNorm on the input of every block and of the readout.
+    dropout : float
+        Dropout probability (0 = none).
+    init_std : float
+        Standard deviation of every weight at initialisation (biases start at 0).
+    head_width : int or None
+        Width of one head (default ``d // heads``; set it when ``heads`` does not divide ``d``).
+    """
+
+    vocab: int
+    max_len: int
+    d: int = 16
+    layers: int = 2
+    heads: int = 1
+    positions: str = "relative"
+    mlp: int = 0
+    out: int | None = None
+    layer_norm: bool = False
+    dropout: float = 0.0
+    init_std: float = 0.02
+    head_width: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.positions not in POSITIONS:
+            raise ValueError(f"positions must be one of {POSITIONS}, got {self.positions!r}")
+        for name in ("vocab", "max_len", "d", "layers", "heads"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if self.head_width is None and self.d % self.heads:
+            raise ValueError(f"d = {self.d} must be a multiple of heads = {self.heads} (or set head_width)")
+        if self.mlp < 0 or not 0 <= self.dropout < 1:
+            raise ValueError(f"need mlp >= 0 and 0 <= dropout < 1, got mlp = {self.mlp}, dropout = {self.dropout}")
+
+    @property
+    def head_dim(self) -> int:
+        """Width d_h of one head: ``head_width``, or d // heads by default."""
+        return self.head_width or self.d // self.heads
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def init_params(cfg: AttentionConfig, seed: int) -> dict[str, torch.Tensor]:
+    """Initial parameters of one network (float64, CPU), every weight iid ``N(0, init_std^2)``, biases 0.
+
+    Drawn from a private generator seeded with ``seed`` in a fixed order, so a seed gives the same network in any
+    ensemble and on any device. Shapes (no seed axis): ``embed (V, d)``, ``pos (T, d)`` (absolute),
+    ``l{i}.q/k/v (H, d, d_h)``, ``l{i}.o (H, d_h, d)``, ``l{i}.rel (H, T, d_h)`` (relative; row r is lag i - j = r),
+    ``l{i}.mlp_in (d, m)``, ``l{i}.mlp_in_b (m,)``, ``l{i}.mlp_out (m, d)``, ``l{i}.mlp_out_b (d,)``,
+    ``readout (d, out)``, ``readout_b (out,)``.
+    """
+    gen = torch.Generator(device="cpu").manual_seed(int(seed))
+    H, dh, d, T = cfg.heads, cfg.head_dim, cfg.d, cfg.max_len
+
+    def w(*shape: int) -> torch.Tensor:
+        return torch.randn(shape, generator=gen, dtype=torch.float64) * cfg.init_std
+
+    p = {"embed": w(cfg.vocab, d)}
+    if cfg.positions == "absolute":
+        p["pos"] = w(T, d)
+    for i in range(cfg.layers):
+        p[f"l{i}.q"], p[f"l{i}.k"], p[f"l{i}.v"], p[f"l{i}.o"] = w(H, d, dh), w(H, d, dh), w(H, d, dh), w(H, dh, d)
+        if cfg.positions == "relative":
+            p[f"l{i}.rel"] = w(H, T, dh)
+        if cfg.mlp:
+            p[f"l{i}.mlp_in"], p[f"l{i}.mlp_in_b"] = w(d, cfg.mlp), torch.zeros(cfg.mlp, dtype=torch.float64)
+            p[f"l{i}.mlp_out"], p[f"l{i}.mlp_out_b"] = w(cfg.mlp, d), torch.zeros(d, dtype=torch.float64)
+    out = cfg.out or cfg.vocab
+    p["readout"], p["readout_b"] = w(d, out), torch.zeros(out, dtype=torch.float64)
+    return p
+
+
+def relative_scores(q: torch.Tensor, rel: torch.Tensor) -> torch.Tensor:
+    r"""The relative term :math:`B_{ij} = q_i \cdot r_{i-j}` for j <= i (0 above the diagonal).
+
+    ``q`` ``(S, B, H, T, d_h)``, ``rel`` ``(S, H, T_max, d_h)`` -> ``(S, B, H, T, T)``: all lags
+    :math:`q_i \cdot r_l` by one einsum, then a gather of lag :math:`l = i - j`.
+    """
+    T = q.shape[-2]
+    by_lag = torch.einsum("sbhie,shle->sbhil", q, rel[:, :, :T])  # (S, B, H, T, T): column l = lag
+    ar = torch.arange(T, device=q.device)
+    diff = ar[:, None] - ar[None, :]  # i - j
+    return torch.gather(by_lag, -1, diff.clamp(min=0).expand(*by_lag.shape[:-1], T)) * (diff >= 0)
+
+
+class AttentionDivergedError(RuntimeError):
+    """Raised by :func:`fit` when a seed's loss or weights become NaN/inf."""
+
+    def __init__(self, step: int, seeds: list[int], what: str) -> None:
+        super().__init__(f"attention training diverged at step {step} for seed(s) {seeds}: {what}")
+        self.step, self.seeds, self.what = step, seeds, what
+
+
+class AttentionEnsemble(torch.nn.Module):
+    """S independent networks of one :class:`AttentionConfig` (module docstring), parameters ``(S, ...)``.
+
+    Seeds never interact: seed s reads only its own slice of every parameter, so the gradient of a sum of
+    per-seed losses is, seed by seed, the gradient of that seed's own loss.
+    """
+
+    def __init__(self, cfg: AttentionConfig, params: dict[str, torch.Tensor]) -> None:
+        super().__init__()
+        self.cfg = cfg
+        shapes = init_params_shapes(cfg)
+        self._names = list(shapes)
+        if set(params) != set(shapes):
+            raise ValueError(f"parameters {sorted(params)} do not match the config's {sorted(shapes)}")
+        S = {t.shape[0] for t in params.values()}
+        if len(S) != 1 or any(tuple(params[n].shape[1:]) != s for n, s in shapes.items()):
+            raise ValueError("every parameter needs the shape of init_params plus one common leading seed axis")
+        self.params = torch.nn.ParameterDict({n.replace(".", "_"): torch.nn.Parameter(t) for n, t in params.items()})
+
+    @classmethod
+    def init(
+        cls,
+        cfg: AttentionConfig,
+        seeds: tuple[int, ...] | list[int],
+        device: torch.device | str = "cpu",
+        dtype: torch.dtype = torch.float32,
+    ) -> AttentionEnsemble:
+        """A fresh ensemble: :func:`init_params` for each seed, stacked (:func:`verify.loop.stack_seeds`)."""
+        return cls(cfg, stack_seeds(seeds, lambda s: init_params(cfg, s), device=device, dtype=dtype))
+
+    @property
+    def n_seeds(self) -> int:
+        return self.params["embed"].shape[0]
+
+    def p(self, name: str) -> torch.Tensor:
+        """The parameter ``name`` (names as in :func:`init_params`), shape ``(S, ...)``."""
+        return self.params[name.replace(".", "_")]
+
+    def seed_slice(self, index: int) -> AttentionEnsemble:
+        """A one-seed ensemble holding (copies of) seed position ``index``."""
+        return AttentionEnsemble(self.cfg, {n: self.p(n)[index : index + 1].detach().clone() for n in self.names()})
+
+    def names(self) -> list[str]:
+        """Parameter names as in :func:`init_params`."""
+        return list(self._names)
+
+    def _norm(self, z: torch.Tensor) -> torch.Tensor:
+        return F.layer_norm(z, (self.cfg.d,)) if self.cfg.layer_norm else z
+
+    def _drop(self, z: torch.Tensor) -> torch.Tensor:
+        return F.dropout(z, self.cfg.dropout, self.training) if self.cfg.dropout else z
+
+    def attention(
+        self, i: int, z: torch.Tensor, *, need_maps: bool = False, use_sdpa: bool = True
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Layer ``i``'s multi-head attention of ``z`` ``(S, B, T, d)``: ``(S, B, T, d)`` and the maps or None."""
+        S, B, T, _ = z.shape
+        q = torch.einsum("sbtd,shde->sbhte", z, self.p(f"l{i}.q"))
+        k = torch.einsum("sbtd,shde->sbhte", z, self.p(f"l{i}.k"))
+        v = torch.einsum("sbtd,shde->sbhte", z, self.p(f"l{i}.v"))
+        relative = self.cfg.positions == "relative"
+        drop = self.cfg.dropout if self.training else 0.0
+        if use_sdpa and not relative and not need_maps:
+            flat = [x.reshape(S * B, *x.shape[2:]) for x in (q, k, v)]
+            heads = F.scaled_dot_product_attention(*flat, is_causal=True, dropout_p=drop).view(q.shape)
+            maps = None
+        else:
+            scores = q @ k.transpose(-1, -2)
+            if relative:
+                scores = scores + relative_scores(q, self.p(f"l{i}.rel"))
+            causal = torch.ones(T, T, dtype=torch.bool, device=z.device).tril()
+            maps = torch.softmax((scores / math.sqrt(self.cfg.head_dim)).masked_fill(~causal, -math.inf), dim=-1)
+            heads = F.dropout(maps, drop, True) @ v if drop else maps @ v
+        return torch.einsum("sbhte,shed->sbtd", heads, self.p(f"l{i}.o")), maps
+
+    def forward(
+        self, tokens: torch.Tensor, *, return_attention: bool = False, use_sdpa: bool = True
+    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+        """Logits ``(S, B, T, out)`` of int64 ``tokens`` ``(S, B, T)`` (per-seed inputs) or ``(B, T)`` (shared).
+
+        With ``return_attention`` also the attention maps, one ``(S, B, H, T, T)`` tensor per layer (rows sum to
+        1, zero above the diagonal). ``use_sdpa=False`` forces the explicit scores (tests).
+        """
+        S = self.n_seeds
+        if tokens.ndim == 2:
+            tokens = tokens.unsqueeze(0).expand(S, *tokens.shape)
+        if tokens.ndim != 3 or tokens.shape[0] != S or tokens.dtype != torch.int64:
+            raise ValueError(
+                f"tokens must be int64 (B, T) or (S = {S}, B, T), got {tokens.dtype} {tuple(tokens.shape)}"
+            )
+        T = tokens.shape[-1]
+        if T > self.cfg.max_len:
+            raise ValueError(f"sequence length {T} exceeds max_len = {self.cfg.max_len}")
+        seed_idx = torch.arange(S, device=tokens.device)[:, None, None]
+        z = self.p("embed")[seed_idx, tokens]  # (S, B, T, d)
+        if self.cfg.positions == "absolute":
+            z = z + self.p("pos")[:, None, :T]
+        z = self._drop(z)
+        maps: list[torch.Tensor] = []
+        for i in range(self.cfg.layers):
+            a, m = self.attention(i, self._norm(z), need_maps=return_attention, use_sdpa=use_sdpa)
+            z = z + self._drop(a)
+            if m is not None:
+                maps.append(m)
+            if self.cfg.mlp:
+                h = F.gelu(torch.einsum("sbtd,sdm->sbtm", self._norm(z), self.p(f"l{i}.mlp_in")))
+                h = h + self.p(f"l{i}.mlp_in_b")[:, None, None]
+                h = (
+                    torch.einsum("sbtm,smd->sbtd", h, self.p(f"l{i}.mlp_out"))
+                    + self.p(f"l{i}.mlp_out_b")[:, None, None]
+                )
+                z = z + self._drop(h)
+        logits = torch.einsum("sbtd,sdo->sbto", self._norm(z), self.p("readout")) + self.p("readout_b")[:, None, None]
+        return (logits, maps) if return_attention else logits
+
+    def state(self) -> dict[str, torch.Tensor]:
+        """Detached CPU float64 copies of the parameters under their :func:`init_params` names."""
+        return {n: self.p(n).detach().to("cpu", torch.float64).clone() for n in self.names()}
+
+
+def init_params_shapes(cfg: AttentionConfig) -> dict[str, tuple[int, ...]]:
+    """Parameter names and per-seed shapes of :func:`init_params`."""
+    return {n: tuple(t.shape) for n, t in init_params(cfg, 0).items()}
+
+
+def per_seed_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Mean next-token cross-entropy of every seed: logits ``(S, B, T, C)``, targets ``(S, B, T)`` -> ``(S,)``."""
+    S, B, T, C = logits.shape
+    ce = F.cross_entropy(logits.reshape(S * B * T, C), targets.reshape(S * B * T), reduction="none")
+    return ce.view(S, B * T).mean(dim=1)
+
+
+def fit(
+    model: torch.nn.Module,
+    batch: Callable[[int], tuple[torch.Tensor, torch.Tensor]],
+    steps: int,
+    *,
+    lr: float,
+    seeds: tuple[int, ...],
+    optimizer: str = "adamw",
+    weight_decay: float = 0.0,
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = per_seed_cross_entropy,
+    evaluate: Callable[[int], Any] | None = None,
+    eval_every: int = 100,
+    stop: Callable[[int, Any], bool] | None = None,
+    nan_check_every: int = 50,
+    num_threads: int | None = None,
+    progress: bool = False,
+    desc: str = "attention",
+) -> LoopEnd:
+    """Train the seed ensemble ``model`` (any module with a leading seed axis) for ``steps`` updates.
+
+    Step t draws ``inputs, targets = batch(t)`` (``(S, B, T)`` each, one data stream per seed) and takes one
+    ``optimizer`` step (AdamW, Adam or plain SGD, constant ``lr``, decoupled ``weight_decay`` for AdamW, L2 for the
+    others) on the sum over seeds of ``loss_fn(model(inputs), targets)`` (per-seed mean cross-entropy by default).
+    These optimisers act entry by entry and there is no global gradient clipping, so every seed follows the
+    trajectory it would follow alone. ``evaluate``/``stop``/``eval_every`` are :func:`verify.loop.run_loop`'s hooks;
+    a NaN/inf loss or weight raises :class:`AttentionDivergedError`.
+    """
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {optimizer!r}")
+    params = list(model.parameters())
+    opt = {
+        "adamw": lambda: torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay),
+        "adam": lambda: torch.optim.Adam(params, lr=lr, weight_decay=weight_decay),
+        "sgd": lambda: torch.optim.SGD(params, lr=lr, weight_decay=weight_decay),
+    }[optimizer]()
+
+    def step_fn(t: int) -> torch.Tensor:
+        model.train()
+        inputs, targets = batch(t)
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(model(inputs), targets)
+        loss.sum().backward()
+        opt.step()
+        model.eval()
+        return loss.detach()
+
+    guard = NonFiniteGuard(
+        seeds=tuple(seeds), error=AttentionDivergedError, every=nan_check_every, weights=dict(model.named_parameters())
+    )
+    with torch_threads(num_threads):
+        return run_loop(
+            step_fn,
+            steps,
+            evaluate=evaluate,
+            eval_every=eval_every,
+            stop=stop,
+            guard=guard,
+            progress=progress,
+            desc=desc,
+        )
