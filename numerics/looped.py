@@ -1,7 +1,7 @@
 """Float64 gradient descent, prompt sampling and Figure 8.1 statistics for Shi thesis Ch. 8.
 
 The reference GD here is plain numpy (batched over prompts), independent of the transformer in
-``verify/looped.py`` and of the exact arithmetic in ``theory/looped.py``. Spec ``lsa_icl.md`` §4.3, §6 (L3-L7).
+``verify/looped.py`` and of the exact arithmetic in ``theory/looped.py``. See ``docs/looped.md``.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class Prompts:
 
 
 def sample_prompts(rng: np.random.Generator, batch: int, n: int, d: int) -> Prompts:
-    """Sample B prompts of Sec. 8.6 / Def. 8.3 (noise-free labels; theta* on the unit sphere, erratum 11)."""
+    """Sample B prompts of Sec. 8.6 / Def. 8.3 (noise-free labels; theta* on the unit sphere S^(d-1); Def. 8.3 writes S^d)."""
     for name, v in (("batch", batch), ("n", n), ("d", d)):
         if not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{name} must be an integer >= 1, got {v!r}")

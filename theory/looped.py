@@ -1,4 +1,4 @@
-r"""Linear looped transformer = multi-step gradient descent (Shi thesis Ch. 8; spec ``lsa_icl.md`` §4, §8).
+r"""Linear looped transformer = multi-step gradient descent (Shi thesis Ch. 8; see ``docs/looped.md``).
 
 Setting (Defs. 8.5-8.7, 8.9): a prompt :math:`X\in\mathbb R^{n\times d}` (n > d, so :math:`X^\top X` is
 invertible), labels :math:`y = X\theta^*`, a scalar query :math:`\alpha\ne0` and :math:`q^{(0)}\in\mathbb R^d`;
@@ -17,8 +17,9 @@ Results implemented here:
 * Lemma 8.13 (:func:`lemma_8_13_attention`): :math:`\mathrm{Attn}(Z^{(0)})` is zero except its last row,
   :math:`[q^{(0)\top}X^\top X + \alpha y^\top X,\ 0]`.
 * Theorem 8.14 (:func:`tf_output_predicted`, :func:`gd_iterates`): with :math:`\theta^{(0)} = -q^{(0)}/\alpha`
-  and the *same* step sizes, :math:`q^{(t)}=-\alpha\theta^{(t)}` for t = 1..T (erratum 13: the thesis writes
-  2..T), so :math:`\mathrm{TF} = \alpha\theta^{(T)}`; any step sizes, any :math:`\alpha\ne0`, any :math:`q^{(0)}`.
+  and the *same* step sizes, :math:`q^{(t)}=-\alpha\theta^{(t)}` for t = 1..T (the thesis writes 2..T; see
+  docs/looped.md, errata), so :math:`\mathrm{TF} = \alpha\theta^{(T)}`; any step sizes, any :math:`\alpha\ne0`,
+  any :math:`q^{(0)}`.
 * Lemmas 8.20/8.22 (:func:`gram_spectrum`): :math:`L=\lambda_{\max}(X^\top X)`, :math:`\mu=\lambda_{\min}`,
   :math:`\kappa=L/\mu` (Def. 8.12).
 * Lemma 8.23 / Theorem 8.25 (:func:`thm_8_25_bound`, :func:`lemma_8_23_bound`): for
@@ -26,9 +27,11 @@ Results implemented here:
   :math:`\eta = 1/L` this is :math:`(1-1/\kappa)^T R^2\le e^{-T/\kappa}R^2`.
 * Theorem 8.16 (:func:`thm_8_16_bound`): with :math:`q^{(0)}=0`, :math:`\eta=1/L`:
   :math:`|\langle\mathrm{TF},\theta^*\rangle-\alpha|\le|\alpha|e^{-T/(2\kappa)}`; the sharper
-  :math:`|\alpha|(1-1/\kappa)^T` (spec §4.2 "Looseness", erratum 16) is :func:`thm_8_16_sharp_bound`.
+  :math:`|\alpha|(1-1/\kappa)^T` (Lemma 8.15 with the exact contraction; docs/looped.md, errata) is
+  :func:`thm_8_16_sharp_bound`.
 * For quadratics and any :math:`\eta\in(0,2/L)` the exact contraction factor is
-  :math:`\rho(\eta)=\max(|1-\eta\mu|,|1-\eta L|)<1` (:func:`gd_contraction_factor`, derived in spec §4.2).
+  :math:`\rho(\eta)=\max(|1-\eta\mu|,|1-\eta L|)<1` (:func:`gd_contraction_factor`), since
+  :math:`\theta^{(t)}-\theta^* = (I-\eta X^\top X)(\theta^{(t-1)}-\theta^*)`.
 
 Exactness. Every function is exact when its inputs are exact (``int``, :class:`fractions.Fraction`, sympy
 rationals): GD and the transformer run in :class:`~fractions.Fraction` arithmetic, the spectrum uses the
@@ -224,7 +227,8 @@ def mask(n: int) -> sympy.Matrix:
 
 
 def construction(d: int) -> tuple[sympy.Matrix, sympy.Matrix]:
-    """The hand-made weights of Thm 8.14: ``Q = I_{d+1}``, ``P = diag(I_d, 0)`` ((d+1) x (d+1); erratum 11)."""
+    """The hand-made weights of Thm 8.14: ``Q = I_{d+1}``, ``P = diag(I_d, 0)``, both (d+1) x (d+1) (Def. 8.6 writes
+    d x d; see docs/looped.md, errata)."""
     if not isinstance(d, int) or d < 1:
         raise ValueError(f"d must be an integer >= 1, got {d!r}")
     P = sympy.diag(*([1] * d + [0]))
@@ -389,7 +393,8 @@ def _sym(x: Number, name: str) -> sympy.Expr:
 
 
 def prompt_step_size(L: Number) -> sympy.Expr:
-    """The prompt-dependent step size eta = 1/L = 1/||X^T X|| of Thms 8.16, 8.25 (spec §4.2 hidden assumption)."""
+    """The prompt-dependent step size eta = 1/L = 1/||X^T X|| of Thms 8.16, 8.25 (an assumption the thesis leaves
+    implicit; see docs/looped.md, errata)."""
     Ls = _sym(L, "L")
     if not Ls > 0:
         raise ValueError(f"L = ||X^T X|| must be > 0, got {L!r}")
@@ -457,7 +462,8 @@ def thm_8_16_bound(T: int, kappa: Number, alpha: Number) -> sympy.Expr:
 
 
 def thm_8_16_sharp_bound(T: int, kappa: Number, alpha: Number) -> sympy.Expr:
-    """The sharper bound |alpha| (1 - 1/kappa)^T <= |alpha| exp(-T/kappa) (spec §4.2 "Looseness", erratum 16)."""
+    """The sharper bound |alpha| (1 - 1/kappa)^T <= |alpha| exp(-T/kappa) (Theorem 8.16's exponent is loose by a
+    factor 2; see docs/looped.md, errata)."""
     a = _sym(alpha, "alpha")
     if a == 0:
         raise ValueError("alpha must be non-zero (Thm 8.16)")

@@ -23,6 +23,21 @@ import sys
 import time
 from typing import Any, Sequence
 
+import numpy as np
+import sympy
+
+from numerics import groups as ng
+from numerics import modular as nm
+from numerics import parity as npar
+from numerics.margins import HomogeneousNetwork, evaluate
+from numerics.single_neuron import maximize_single_neuron
+from theory import boolean as tb
+from theory import finite_groups as fg
+from theory import groups as tg
+from theory import lsa as tl
+from theory import modular as tm
+from theory import parity as tp
+
 __all__ = ["main"]
 
 # Above this many multiply-adds, `derive` does not evaluate the construction on every input by default.
@@ -37,7 +52,7 @@ def _log(msg: str) -> None:
 
 def _emit(obj: dict, as_json: bool, text: str) -> None:
     if as_json:
-        from .claims import to_jsonable
+        from .claims import to_jsonable  # deferred: the claim registry imports torch
 
         print(json.dumps(to_jsonable(obj)))
     else:
@@ -45,7 +60,7 @@ def _emit(obj: dict, as_json: bool, text: str) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .report import run_report
+    from .report import run_report  # deferred: imports torch
 
     records, meta = run_report(
         args.out, scale=args.scale, only=args.only, device=args.device, progress=not args.no_progress
@@ -67,7 +82,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from .claims import select
+    from .claims import select  # deferred: the claim registry imports torch
 
     claims = select(args.only, args.scale)
     obj = {"scale": args.scale, "claims": [{"id": c.id, "kind": c.kind, "source": c.source} for c in claims]}
@@ -76,8 +91,6 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_derive_modular(args: argparse.Namespace) -> int:
-    from theory import modular as tm
-
     p, k = args.p, args.k
     gamma = tm.max_margin(p, k)
     width = tm.min_width(p, k)
@@ -94,11 +107,8 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
     }
     cost = width * p**k * (k + p)
     if args.evaluate == "always" or (args.evaluate == "auto" and cost <= EVALUATE_LIMIT):
-        from numerics.margins import evaluate
-        from numerics.modular import ModularTask, construction_network
-
         t0 = time.perf_counter()
-        rep = evaluate(construction_network(p, k), ModularTask(p, k))
+        rep = evaluate(nm.construction_network(p, k), nm.ModularTask(p, k))
         obj["construction"] = {
             "normalized_margin": rep.normalized_margin,
             "ratio_to_gamma_star": rep.normalized_margin / float(gamma),
@@ -135,11 +145,6 @@ def _num(x: Any) -> dict:
 
 
 def _cmd_derive_group(args: argparse.Namespace) -> int:
-    from numerics.groups import GroupTask, character_lp, construction_network
-    from numerics.margins import evaluate
-    from theory import finite_groups as fg
-    from theory import groups as tg
-
     G = fg.group(args.name)
     table = fg.character_table(G)
     obj: dict[str, Any] = {
@@ -161,7 +166,7 @@ def _cmd_derive_group(args: argparse.Namespace) -> int:
     cond = tg.condition_values(G)
     obj["condition_values"] = [_num(v) for v in cond[1:]]
     obj["condition_holds"] = tg.condition_holds(G)
-    lp = character_lp(G)
+    lp = ng.character_lp(G)
     obj["character_lp"] = {
         "value": lp.value,
         "dual_value": lp.dual_value,
@@ -172,8 +177,8 @@ def _cmd_derive_group(args: argparse.Namespace) -> int:
         obj["gamma_star"] = _num(gamma)
         obj["min_width"] = tg.min_width(G)
         obj["tau"] = [_num(t) for t in tg.tau(G)[1:]]
-        net = construction_network(G)
-        rep = evaluate(net, GroupTask(G))
+        net = ng.construction_network(G)
+        rep = evaluate(net, ng.GroupTask(G))
         obj["construction"] = {
             "width": net.width,
             "normalized_margin": rep.normalized_margin,
@@ -200,17 +205,13 @@ def _cmd_derive_group(args: argparse.Namespace) -> int:
 
 
 def _cmd_derive_parity(args: argparse.Namespace) -> int:
-    from numerics.margins import evaluate
-    from numerics.parity import SparseParityTask, construction_network
-    from theory import parity as tp
-
     k = args.k
     n = args.n if args.n is not None else k
     tp.check_nk(n, k)
     gamma = tp.max_margin(k)
     support = tuple(range(k))
-    net = construction_network(n, support)
-    rep = evaluate(net, SparseParityTask(n, support))
+    net = npar.construction_network(n, support)
+    rep = evaluate(net, npar.SparseParityTask(n, support))
     obj = {
         "task": "parity",
         "n": n,
@@ -236,10 +237,6 @@ def _cmd_derive_parity(args: argparse.Namespace) -> int:
 
 
 def _cmd_derive_lsa(args: argparse.Namespace) -> int:
-    import sympy
-
-    from theory import lsa as tl
-
     try:
         eig = [sympy.Rational(v.strip()) for v in args.lambda_.split(",") if v.strip()]
     except (TypeError, ValueError) as exc:
@@ -282,8 +279,6 @@ def _cmd_derive_lsa(args: argparse.Namespace) -> int:
 
 
 def _cmd_derive_majority(args: argparse.Namespace) -> int:
-    from theory import boolean as tb
-
     n, k = args.n, args.k
     coef = tb.majority_coefficient(n, k)
     weight = tb.majority_level_weight(n, k)
@@ -309,13 +304,7 @@ def _cmd_derive_majority(args: argparse.Namespace) -> int:
 
 
 def _cmd_certify_modular(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from numerics.certificates import certify, solve_dictionary_lp, unit_neurons
-    from numerics.margins import HomogeneousNetwork
-    from numerics.modular import ModularTask, construction_network, random_network
-    from numerics.single_neuron import maximize_single_neuron
-    from theory import modular as tm
+    from numerics.certificates import certify, solve_dictionary_lp, unit_neurons  # deferred: imports cvxpy
 
     p, k = args.p, args.k
     gamma = float(tm.max_margin(p, k))
@@ -325,11 +314,11 @@ def _cmd_certify_modular(args: argparse.Namespace) -> int:
             f"the LP has p^k (p-1) = {rows} rows, above the limit {LP_ROW_LIMIT}; use smaller p or k "
             f"(`tvk derive modular` gives the exact value at any size)"
         )
-    task = ModularTask(p, k)
-    net = construction_network(p, k)
+    task = nm.ModularTask(p, k)
+    net = nm.construction_network(p, k)
     rng = np.random.default_rng(args.seed)
     dictionary = HomogeneousNetwork.concatenate(
-        [unit_neurons(net.nonzero()), unit_neurons(random_network(p, k, args.random_atoms, rng).nonzero())]
+        [unit_neurons(net.nonzero()), unit_neurons(nm.random_network(p, k, args.random_atoms, rng).nonzero())]
     )
     _log(f"solving the LP over {dictionary.width} unit neurons ({rows} margin constraints) ...")
     lp = solve_dictionary_lp(dictionary, task)

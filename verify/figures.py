@@ -24,6 +24,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 
 from .io import atomic_path
@@ -32,8 +34,6 @@ __all__ = ["render_figures", "render_plot_spec", "plot_spec_figure", "PLOT_KINDS
 
 
 def _save(fig: Any, target: Path) -> str:
-    import matplotlib.pyplot as plt
-
     with atomic_path(target) as tmp:
         fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
     plt.close(fig)
@@ -41,8 +41,6 @@ def _save(fig: Any, target: Path) -> str:
 
 
 def _margin_curve(rec: dict, out: Path) -> str | None:
-    import matplotlib.pyplot as plt
-
     hist = rec["artifacts"].get("history")
     if not hist:
         return None
@@ -66,8 +64,6 @@ def _margin_curve(rec: dict, out: Path) -> str | None:
 
 
 def _spectra(rec: dict, out: Path) -> str | None:
-    import matplotlib.pyplot as plt
-
     sp = rec["artifacts"].get("spectra")
     if not sp:
         return None
@@ -93,8 +89,6 @@ def _spectra(rec: dict, out: Path) -> str | None:
 
 
 def _frequency_histogram(rec: dict, out: Path) -> str | None:
-    import matplotlib.pyplot as plt
-
     cov = rec["artifacts"].get("coverage")
     if not cov:
         return None
@@ -116,8 +110,6 @@ def _frequency_histogram(rec: dict, out: Path) -> str | None:
 def _parity_neurons(rec: dict, out: Path) -> str | None:
     """Edelman Fig 7.5a: normalized u of the heaviest neurons (support S predicted, |u_j| = 1/sqrt(k+1)) and
     w[0] - w[1] against the predicted +-2 w_entry."""
-    import matplotlib.pyplot as plt
-
     a = rec["artifacts"].get("parity_neurons")
     if not a:
         return None
@@ -145,8 +137,6 @@ def _parity_neurons(rec: dict, out: Path) -> str | None:
 
 def _lsa_spectrum(rec: dict, out: Path) -> str | None:
     """Shi Thm 5.4.1: eigenvalues of the learned M_eff against the optimal rank-r spectrum, one panel per rank."""
-    import matplotlib.pyplot as plt
-
     a = rec["artifacts"].get("lsa_spectrum")
     if not a:
         return None
@@ -259,8 +249,6 @@ def render_plot_spec(rec_id: str, spec: dict, out: Path) -> str:
 
 def plot_spec_figure(rec_id: str, spec: dict) -> Any:
     """The matplotlib figure of one ``artifacts["plots"]`` entry (unsaved)."""
-    import matplotlib.pyplot as plt
-
     kind = spec.get("kind")
     if kind not in PLOT_KINDS:
         raise ValueError(f"{rec_id}: plot kind must be one of {PLOT_KINDS}, got {kind!r}")
@@ -312,8 +300,6 @@ def _generic_plots(rec: dict, out: Path) -> list[str]:
 
 def render_figures(records: list[dict], figures_dir: str | os.PathLike) -> dict[str, list[str]]:
     """Render every figure the records' artifacts support; returns {claim id: [file names]}."""
-    import matplotlib
-
     matplotlib.use("Agg")
     out = Path(figures_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .claims import RunContext, run_claim, select
+from .device import resolve_device
 from .figures import render_figures
 from .io import prepare_directory, write_text_atomic
 
@@ -166,8 +167,6 @@ def run_report(
     ReportError
         If no claim matches ``only`` at this scale.
     """
-    from .device import resolve_device
-
     resolve_device(device)  # a CUDA request on a machine without CUDA fails here, before any claim runs
     out = prepare_directory(out)
     claims = select(only, scale)  # type: ignore[arg-type]

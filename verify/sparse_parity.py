@@ -105,7 +105,11 @@ from functools import partial
 from typing import Any, Callable
 
 import numpy as np
+import sympy
 import torch
+
+from numerics.walsh import fourier_gap_from_gradient, population_gradient
+from theory.boolean import oscillating_polynomial
 
 from .device import resolve_device
 from .loop import run_loop, stack_seeds, torch_threads
@@ -395,10 +399,6 @@ def parity_labels(x: torch.Tensor, k: int) -> torch.Tensor:
 
 
 def _oscillating_coefficients(k: int) -> list[float]:
-    import sympy
-
-    from theory.boolean import oscillating_polynomial
-
     z = sympy.Symbol("z")
     return [float(c) for c in sympy.Poly(oscillating_polynomial(k, z), z).all_coeffs()]  # highest degree first
 
@@ -622,7 +622,6 @@ def _population_gaps(
     config: SparseParityConfig, params: dict[str, torch.Tensor], act: Callable[[torch.Tensor], torch.Tensor]
 ) -> np.ndarray:
     """Relaxed Γ (App. B.3.1) of the population correlation-loss gradient of σ(w·x + b), per seed."""
-    from numerics.walsh import fourier_gap_from_gradient, population_gradient
 
     def sigma_prime(z: np.ndarray) -> np.ndarray:
         t = torch.tensor(z, dtype=torch.float64, requires_grad=True)

@@ -64,7 +64,7 @@ def test_thm_8_14_exact_every_layer(seed, d, extra, T, alpha):
     etas = [F(rnd.randint(1, 9), 100 * rnd.randint(1, 5)) for _ in range(T)]  # any positive steps
     layers = tl.looped_forward(X, y, alpha, etas, q0)
     thetas = tl.gd_iterates(X, y, etas, [-v / alpha for v in q0])
-    for Z, th in zip(layers, thetas):  # q^(t) = -alpha theta^(t) for t = 0..T (erratum 13: also t = 1)
+    for Z, th in zip(layers, thetas):  # q^(t) = -alpha theta^(t) for t = 0..T (Thm 8.14 states 2..T; t = 1 holds too)
         assert Z[-1][:-1] == [-alpha * v for v in th]
         assert Z[:-1] == layers[0][:-1] and Z[-1][-1] == alpha
     assert tl.tf_readout(layers[-1]) == tl.tf_output_predicted(X, y, alpha, etas, q0)

@@ -24,16 +24,9 @@ def test_quick_claim_verdict(cid: str) -> None:
     assert_verdict(cid)
 
 
-def _not_yet_converted(cid: str) -> bool:
-    """Claims of a chapter module not yet moved to the claim idiom (legacy judge functions; issue 9 open)."""
-    return type(registry()[cid].judge).__name__ == "LegacyJudge"
-
-
 @pytest.mark.parametrize("cid", PERTURBABLE)
 def test_perturbed_prediction_changes_the_verdict(cid: str) -> None:
     claim = registry()[cid]
-    if _not_yet_converted(cid):
-        pytest.xfail("chapter module not yet converted to the claim idiom; its judge may not react to the prediction")
     ev = evaluation(cid)
     assert ev.verdict == "pass", ev.reason
     wrong = claim.judge.perturb(ev.predicted, ev.obs)
@@ -66,7 +59,7 @@ def test_no_claim_module_imports_another_task():
     import verify.claims as pkg
 
     root = Path(pkg.__file__).parent
-    shared = {"base", "judges", "training", "_legacy"}
+    shared = {"base", "judges", "training"}
     for path in root.rglob("*.py"):
         rel = path.relative_to(root).with_suffix("")
         if rel.parts[0] in shared | {"__init__"}:

@@ -3,6 +3,7 @@ and the perturbation every claim's verdict must react to."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -17,10 +18,15 @@ from verify.claims.judges import (
     AtMost,
     Check,
     ExactlyEqual,
+    ExactOrFloat,
     MaxAbs,
     MaxRel,
+    MaxRelEach,
+    MaxRelToLargest,
     PerSeed,
     RefutedIfDiffers,
+    RefutedIfViolated,
+    WithinBounds,
     ZScore,
     perturb_value,
 )
@@ -84,7 +90,60 @@ def test_per_seed_lists_every_problem():
     verdict, reason = j(None, Observation(None, details={"per_seed": [good, {"margin_ratio": 1.2, "covered": False}]}))
     assert verdict == "fail" and "seed 1: margin ratio 1.2" in reason and "seed 1: coverage" in reason
     assert j(None, Observation(None, details={"per_seed": []}))[0] == "inconclusive"
-    assert j.describe() == "per seed: margin ratio in [0.99, 1], coverage"
+    assert j.describe() == "per seed: margin ratio in [0.99, 1.000000001], coverage"
+
+
+def test_per_seed_reads_bounds_named_by_the_config():
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Cfg:
+        min_ratio: float
+
+    j = PerSeed((Check("margin_ratio", "margin ratio", lo="min_ratio", hi=1.0),))
+    obs = Observation(None, details={"per_seed": [{"margin_ratio": 0.96}]})
+    assert j(None, obs, Cfg(0.95))[0] == "pass"
+    assert j(None, obs, Cfg(0.98))[0] == "fail"
+    assert j.describe() == "per seed: margin ratio in [config.min_ratio, 1]"
+    with pytest.raises(ValueError, match="no field 'min_ratio'"):
+        j(None, obs, None)
+
+
+def test_max_rel_to_largest_and_each():
+    j = MaxRelToLargest(1e-3)
+    assert j([1.0, 1e-9], Observation([1.0, 5e-4]))[0] == "pass"  # an error relative to the largest value
+    assert j([1.0, 1e-9], Observation([1.0, 2e-3]))[0] == "fail"
+    each = MaxRelEach((("lp", 1e-6), ("table", 1e-3)), require=("converged",))
+    obs = Observation({"lp": [2.0], "table": [2.001]}, details={"converged": True})
+    assert each([2.0], obs)[0] == "pass"
+    assert each([2.0], Observation({"lp": [2.0]}, details={"converged": True}))[0] == "fail"  # not measured
+    assert each([2.0], Observation(obs.value, details={"converged": False}))[0] == "fail"
+    assert each([2.01], obs)[0] == "fail"
+
+
+def test_exact_or_float_by_the_kind_of_the_observation():
+    j = ExactOrFloat(1e-9)
+    pred = [sympy.Rational(1, 3), sympy.cos(sympy.pi / 7)]
+    assert j(pred, Observation([Fraction(1, 3), math.cos(math.pi / 7)]))[0] == "pass"
+    assert j(pred, Observation([Fraction(1, 3), 0.90096]))[0] == "fail"  # off by 9e-6 > 1e-9
+    assert j(pred, Observation([Fraction(1, 3), sympy.cos(sympy.pi / 7) + sympy.Rational(1, 10**40)]))[0] == "fail"
+    assert j([sympy.Rational(1, 3)], Observation([1 / 3]))[0] == "pass"
+    assert j([sympy.Rational(1, 3)], Observation([Fraction(1, 3)]))[0] == "pass"
+    assert j([sympy.Rational(1, 3)], Observation([Fraction(1, 4)]))[0] == "fail"
+    rel = ExactOrFloat(1e-6, relative=True)
+    assert rel([1000], Observation([1000.0005]))[0] == "pass"
+    assert ExactOrFloat(1e-6)([1000], Observation([1000.0005]))[0] == "fail"
+    assert "relative" in rel.describe() and "60 digits" in rel.describe()
+
+
+def test_within_bounds_and_refuted_if_violated():
+    j = WithinBounds(0.0)
+    assert j([(0.0, 1.0), (1.0, 2.0)], Observation([0.5, 2.0]))[0] == "pass"
+    assert j([(0.0, 1.0), (1.0, 2.0)], Observation([0.5, 2.1]))[0] == "fail"
+    printed = RefutedIfViolated(j)
+    assert printed([(0.0, 1.0)], Observation([1.5]))[0] == "refuted"
+    assert printed([(0.0, 1.0)], Observation([0.5]))[0] == "pass"
+    assert printed.describe().startswith("refuted unless lower bound")
 
 
 @given(x=finite, tol=st.floats(min_value=0, max_value=1e-2))

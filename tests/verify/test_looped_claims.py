@@ -1,4 +1,4 @@
-"""verify/looped.py (torch looped transformer) and the quick Shi Ch. 8 claims."""
+"""verify/looped.py (torch looped transformer), the quick Shi Ch. 8 claims and their task-specific judges."""
 
 from __future__ import annotations
 
@@ -6,11 +6,14 @@ import numpy as np
 import pytest
 import torch
 
-import verify.claims.shi_ch8  # noqa: F401  (registers the claims)
 from numerics import looped as nl
 from theory import looped as tl
 from verify import looped as vl
-from verify.claims.base import RunContext, registry, run_claim
+from verify.claims.base import Observation, RunContext, registry, run_claim
+from verify.claims.looped import common as lc
+from verify.claims.looped import construction as lcon
+from verify.claims.looped import convergence as lconv
+from verify.claims.looped import figure8_1 as lfig
 
 CH8 = [
     "shi-lem8.13-attention",
@@ -93,3 +96,103 @@ def test_error_decay_artifacts_for_the_figure():
 def test_equivalence_claim_on_gpu():
     rec = run_claim(registry()["shi-thm8.14-loops-equal-gd"], RunContext(scale="quick", device="cuda", progress=False))
     assert rec.verdict == "pass" and rec.metadata["device"].startswith("cuda")
+
+
+def test_on_device_claims_name_the_device_in_metadata_only():
+    for cid in (
+        "shi-lem8.13-attention",
+        "shi-thm8.14-loops-equal-gd",
+        "shi-thm8.16-error-bound",
+        "shi-fig8.1-error-decay",
+    ):
+        assert registry()[cid].on_device, cid
+    rec = run_claim(registry()["shi-lem8.13-attention"], RunContext(scale="quick", device="cpu", progress=False))
+    assert rec.metadata["device"] == "cpu" and "device" not in rec.details
+
+
+# --- each task-specific judge fails on a synthetic observation that contradicts its prediction
+
+
+def test_attention_judge_fails():
+    pred = [[[0.0, 0.0, 0.0], [1.0, 2.0, 0.0]]]
+    good = Observation([[[0.0, 0.0, 0.0], [1.0, 2.0, 0.0]]], details={"exact_residual_max": 0.0, "exact_cases": 1})
+    assert lcon.AttentionMatches()(pred, good)[0] == "pass"
+    off = Observation([[[0.0, 0.0, 0.0], [1.0, 2.001, 0.0]]], details=good.details)
+    assert lcon.AttentionMatches()(pred, off)[0] == "fail"
+    nonzero = Observation([[[0.0, 1e-300, 0.0], [1.0, 2.0, 0.0]]], details=good.details)
+    assert lcon.AttentionMatches()(pred, nonzero)[0] == "fail"
+    inexact = Observation(good.value, details={"exact_residual_max": 1e-30, "exact_cases": 1})
+    assert lcon.AttentionMatches()(pred, inexact)[0] == "fail"
+
+
+def test_loops_equal_gd_judge_fails():
+    pred = [[1.0, 2.0], [3.0, -4.0]]
+    good = Observation([[1.0, 2.0], [3.0, -4.0]], details={"untouched_max_change": 0.0})
+    assert lcon.LoopsEqualGD()(pred, good)[0] == "pass"
+    assert lcon.LoopsEqualGD()(pred, Observation([[1.0, 2.0], [3.0, -4.001]], details=good.details))[0] == "fail"
+    assert lcon.LoopsEqualGD()(pred, Observation(good.value, details={"untouched_max_change": 1e-16}))[0] == "fail"
+
+
+def test_error_bound_judge_fails():
+    kappa, alpha, T = 4.0, -2.0, 5
+    factor = 1 - 1 / kappa
+    pred = {"stated_factor": [float(np.exp(-1 / (2 * kappa)))], "sharp_factor": [factor]}
+    at_bound = [[abs(alpha)] + [abs(alpha) * factor**t for t in range(1, T + 1)]]
+    obs = Observation(at_bound, details={"kappa": [kappa], "alpha": [alpha]})
+    judge = lconv.ErrorBelowBounds()
+    assert judge(pred, obs)[0] == "pass"
+    assert judge(judge.perturb(pred, obs), obs)[0] == "fail"
+    above = Observation([[abs(alpha)] + [1.01 * abs(alpha) * factor**t for t in range(1, T + 1)]], details=obs.details)
+    assert judge(pred, above)[0] == "fail"
+
+
+def test_rate_judge_fails():
+    kappa = np.array([50.0])  # (1 - 1/kappa) is within 1 % of exp(-1/kappa) once kappa > 7 (Fact 8.24 is tight)
+    f = 1 - 1 / kappa[0]
+    pred = {"thm8.25_factor": [f], "lem8.23_factor": [f]}
+    ratios = [[f**t for t in range(6)]]
+    obs = Observation({"thm8.25": ratios, "lem8.23": ratios}, details={"kappa": kappa.tolist()})
+    judge = lconv.RateBelowBounds()
+    assert judge(pred, obs)[0] == "pass"
+    assert judge(judge.perturb(pred, obs), obs)[0] == "fail"  # a factor above exp(-1/kappa) breaks Fact 8.24
+    lower = {"thm8.25_factor": [0.99 * f], "lem8.23_factor": [f]}
+    assert judge(lower, obs)[0] == "fail"  # the observed ratios exceed a tighter bound
+
+
+def test_spectrum_judge_fails():
+    pred = {"L": [10.0, 5.0], "mu": [1.0, 0.5]}
+    details = {"smoothness_max_violation": -1e-3, "strong_convexity_max_violation": -1e-4}
+    judge = lconv.SpectrumAndInequalities()
+    assert judge(pred, Observation({"L": [10.0, 5.0], "mu": [1.0, 0.5]}, details=details))[0] == "pass"
+    assert judge(pred, Observation({"L": [10.0, 5.0], "mu": [1.0, 0.50001]}, details=details))[0] == "fail"
+    violated = {**details, "strong_convexity_max_violation": 1e-9}
+    assert judge(pred, Observation({"L": [10.0, 5.0], "mu": [1.0, 0.5]}, details=violated))[0] == "fail"
+
+
+def test_kappa_judge_fails():
+    pred = dict(tl.FIG_8_1_REPORTED_KAPPA)
+    se = {n: 0.1 for n in pred}
+    details = {"sd_of_10_trial_mean": se, "se_of_mc_mean": {n: 0.0 for n in pred}}
+    judge = lfig.KappaConsistent()
+    near = Observation({n: float(v) + 0.2 for n, v in pred.items()}, details=details)
+    assert judge(pred, near)[0] == "pass"
+    assert judge(judge.perturb(pred, near), near)[0] == "fail"
+    far = Observation({**near.value, 16: float(pred[16]) + 0.5}, details=details)
+    assert judge(pred, far)[0] == "fail"
+
+
+def test_decay_judge_fails():
+    kappa = np.array([2.0, 3.0])
+    f = np.exp(-1 / kappa)
+    t = np.arange(12)
+    below = (np.exp(-2 * t[None] / kappa[:, None])).tolist()
+    steeper = (np.exp(-3 * t[None] / kappa[:, None])).tolist()
+    pred = {16: f.tolist(), 32: f.tolist()}
+    cfg = lc.DecayCfg(d=4, ns=(16, 32), T=11, trials=2)
+    judge = lfig.DecayBelowLine()
+    assert judge(pred, Observation({16: below, 32: steeper}), cfg)[0] == "pass"
+    assert judge(pred, Observation({16: steeper, 32: below}), cfg)[0] == "fail"  # not steeper for larger n
+    above = (np.exp(-0.5 * t[None] / kappa[:, None])).tolist()
+    assert judge(pred, Observation({16: above, 32: steeper}), cfg)[0] == "fail"  # a trial crosses the line
+    lowered = {n: (f**3).tolist() for n in pred}
+    assert judge(lowered, Observation({16: below, 32: steeper}), cfg)[0] == "fail"

@@ -6,7 +6,6 @@ report); each registers its claims with :func:`register`. A task module imports 
 """
 
 from importlib import import_module
-from importlib.util import find_spec
 
 from .base import (
     KINDS,
@@ -31,19 +30,14 @@ TASKS: tuple[str, ...] = (
     "interpolation",
     "sparse_init",
     "sparse_parity",
-    "edelman_ch5_sgd",
-    "edelman_ch6_pareto",
     "lsa",
     "attention_parity",
     "looped",
-    "shi_ch8",
     "markov",
-    "local_signal",
 )
 
 for _name in TASKS:
-    if find_spec(f"{__name__}.{_name}") is not None:  # TEMPORARY tolerance during the conversion
-        import_module(f"{__name__}.{_name}")
+    import_module(f"{__name__}.{_name}")
 
 __all__ = [
     "KINDS",

@@ -22,16 +22,13 @@ from theory import attention_parity as tap
 
 from .base import Claim, Observation, RunContext, register
 from .judges import (
-    PERTURB_REL,
-    PERTURB_TOLS,
     ExactlyEqual,
+    ExactOrFloat,
     Judge,
     MaxRel,
     Predicate,
     Verdict,
     as_float,
-    flatten,
-    perturb_value,
 )
 
 SRC = "Shi thesis (2024), Ch. 5"
@@ -66,40 +63,6 @@ def _task_sets(cfg: AttentionParityConfig) -> tuple[list[tuple[int, int]], list[
 
 
 # --- Judges specific to this task
-
-
-def _is_exact(v: Any) -> bool:
-    return isinstance(v, (int, Fraction, sympy.Rational)) and not isinstance(v, bool)
-
-
-@dataclass(frozen=True)
-class ExactOrRelative(Judge):
-    """Element-wise: an exact observed value (int, Fraction, sympy Rational) must equal its prediction exactly; a
-    float one must lie within ``rtol`` x |predicted| of it (within ``rtol`` when the prediction is 0)."""
-
-    rtol: float
-
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        pred, got = flatten(predicted), flatten(obs.value)
-        if len(pred) != len(got):
-            return "fail", f"length mismatch: {len(pred)} predicted vs {len(got)} observed value(s)"
-        bad = []
-        for i, (p, g) in enumerate(zip(pred, got)):
-            if _is_exact(g):
-                ok = _is_exact(p) and sympy.Rational(str(g)) == sympy.Rational(str(p))
-            else:
-                ok = abs(as_float(g) - as_float(p)) <= self.rtol * (abs(as_float(p)) or 1.0)
-            if not ok:
-                bad.append(f"index {i}: predicted {p}, observed {g}")
-        if bad:
-            return "fail", f"{len(bad)} of {len(pred)} value(s) differ, e.g. {bad[0]}"
-        return "pass", f"all {len(pred)} value(s) agree (exact ones exactly, floats within {self.rtol:g} relative)"
-
-    def describe(self) -> str:
-        return f"exact (Fractions); floats relative {self.rtol:g}"
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, PERTURB_REL, PERTURB_TOLS * self.rtol)
 
 
 @dataclass(frozen=True)
@@ -165,7 +128,7 @@ register(
         configs={"quick": AttentionParityConfig()},
         predict=_predict_construction,
         observe=_observe_construction,
-        judge=ExactOrRelative(1e-12),
+        judge=ExactOrFloat(1e-12, relative=True),
     )
 )
 
@@ -229,7 +192,7 @@ register(
         configs={"quick": AttentionParityConfig()},
         predict=_predict_pt_norm,
         observe=_observe_pt_norm,
-        judge=ExactOrRelative(1e-12),
+        judge=ExactOrFloat(1e-12, relative=True),
     )
 )
 

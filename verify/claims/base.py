@@ -49,13 +49,7 @@ __all__ = [
     "to_jsonable",
     "as_float",
     "as_floats",
-    "judge_relative",
-    "judge_absolute",
-    "judge_symbolic_zero",
-    "judge_refuted_if_differs",
 ]
-
-from ._legacy import judge_absolute, judge_refuted_if_differs, judge_relative, judge_symbolic_zero  # noqa: E402  TEMPORARY
 
 Scale = Literal["quick", "full"]
 KINDS = ("symbolic", "convex", "numeric", "training")
@@ -146,10 +140,6 @@ class Claim:
             raise ValueError(f"claim {self.id}: kind must be one of {KINDS}, got {self.kind!r}")
         if not self.configs:
             raise ValueError(f"claim {self.id}: needs a config for at least one scale")
-        if not isinstance(self.judge, Judge) and callable(self.judge):  # TEMPORARY during the conversion
-            from ._legacy import LegacyJudge
-
-            object.__setattr__(self, "judge", LegacyJudge(self.judge, self.tolerance or "legacy"))
         if not isinstance(self.judge, Judge):
             raise TypeError(
                 f"claim {self.id}: judge must be a verify.claims.judges.Judge, got {type(self.judge).__name__}"

@@ -18,7 +18,7 @@ JSON), or lists of those; list-valued predictions are judged element by element.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Callable, Literal
 
@@ -42,6 +42,12 @@ __all__ = [
     "Check",
     "PerSeed",
     "Predicate",
+    "MaxRelToLargest",
+    "MaxRelEach",
+    "ExactOrFloat",
+    "WithinBounds",
+    "RefutedIfViolated",
+    "verdict_from_problems",
 ]
 
 Verdict = Literal["pass", "fail", "refuted", "inconclusive"]
@@ -363,18 +369,209 @@ class RefutedIfDiffers(Judge):
 
 
 @dataclass(frozen=True)
+class MaxRelToLargest(Judge):
+    """``pass`` iff max |observed - predicted| <= ``rtol`` x max |predicted| (errors relative to the largest
+    predicted value, for lists whose entries may be close to 0)."""
+
+    rtol: float
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        pred, got = as_floats(predicted), as_floats(obs.value)
+        if pred.shape != got.shape:
+            return "fail", f"length mismatch: {pred.size} predicted vs {got.size} observed value(s)"
+        err = float(np.max(np.abs(got - pred)) / np.max(np.abs(pred)))
+        ok = bool(np.isfinite(err) and err <= self.rtol)
+        return (
+            "pass" if ok else "fail"
+        ), f"max error {err:.2e} relative to the largest value (tolerance {self.rtol:g})"
+
+    def describe(self) -> str:
+        return f"{self.rtol:g} relative to the largest |predicted|"
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * self.rtol))
+
+
+@dataclass(frozen=True)
+class MaxRelEach(Judge):
+    """Independent measurements of the same predicted values: ``obs.value`` maps each measurement's name to one
+    value per prediction; ``pass`` iff every measurement named in ``rtols`` is within its own relative tolerance
+    of the prediction, and every detail named in ``require`` is true."""
+
+    rtols: tuple[tuple[str, float], ...]
+    require: tuple[str, ...] = ()
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        pred = as_floats(predicted)
+        errors, problems = {}, []
+        for name, rtol in self.rtols:
+            if name not in obs.value:
+                problems.append(f"{name}: not measured")
+                continue
+            got = as_floats(obs.value[name])
+            if got.shape != pred.shape:
+                problems.append(f"{name}: {got.size} value(s) for {pred.size} prediction(s)")
+                continue
+            errors[name] = float(np.max(np.abs(got - pred) / np.abs(pred)))
+            if not errors[name] <= rtol:
+                problems.append(f"{name} off by {errors[name]:.1e} (tolerance {rtol:g})")
+        problems += [f"{key.replace('_', ' ')} is false" for key in self.require if not obs.details.get(key, False)]
+        text = "relative errors: " + "; ".join(f"{k} {v:.1e}" for k, v in errors.items())
+        return ("fail", text + "; " + "; ".join(problems)) if problems else ("pass", text)
+
+    def describe(self) -> str:
+        text = "relative: " + ", ".join(f"{name} {rtol:g}" for name, rtol in self.rtols)
+        return text + "".join(f"; and {key.replace('_', ' ')}" for key in self.require)
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * max(r for _, r in self.rtols)))
+
+
+#: Digits to which an exact residual sympy cannot simplify (cos(pi/7), ...) is evaluated by :class:`ExactOrFloat`.
+DIGITS = 60
+
+
+@dataclass(frozen=True)
+class ExactOrFloat(Judge):
+    """Element-wise, by the kind of the observed value: an exact observation (integer, Fraction, sympy number)
+    must equal its prediction, i.e. observed - predicted simplifies to 0 or, for an algebraic number sympy does
+    not simplify (such as cos(pi/7)), is below ``digits_atol`` at :data:`DIGITS` digits; a float observation (a
+    float64 computation) must lie within ``float_tol`` of the prediction, absolute or, with ``relative``, times
+    |predicted| (times 1 when the prediction is 0). With ``require``, ``obs.details[require]`` must be true."""
+
+    float_tol: float = 0.0
+    relative: bool = False
+    digits_atol: float = 1e-45
+    require: str | None = None
+
+    def _agrees(self, p: Any, g: Any) -> tuple[bool, bool]:
+        """(agrees, needed the digit evaluation) for one prediction ``p`` and observation ``g``."""
+        if isinstance(g, (float, np.floating)):
+            ref = float(sympy.N(_exact(p), 30))
+            scale = (abs(ref) or 1.0) if self.relative else 1.0
+            return bool(abs(float(g) - ref) <= self.float_tol * scale), False
+        r = _exact(g) - _exact(p)
+        if r == 0 or sympy.simplify(r) == 0:
+            return True, False
+        if r.is_number and abs(complex(sympy.N(r, DIGITS))) < self.digits_atol:
+            return True, True
+        return False, False
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        pred, got = flatten(predicted), flatten(obs.value)
+        if len(pred) != len(got):
+            return "fail", f"length mismatch: {len(pred)} predicted vs {len(got)} observed value(s)"
+        if self.require and not obs.details.get(self.require, False):
+            return "fail", f"{self.require.replace('_', ' ')} is false"
+        bad, numeric = [], 0
+        for i, (p, g) in enumerate(zip(pred, got)):
+            ok, by_digits = self._agrees(p, g)
+            numeric += by_digits
+            if not ok:
+                shown = f"{float(g):.6g}" if isinstance(g, (float, np.floating)) else str(g)
+                bad.append(f"index {i}: predicted {p}, observed {shown}")
+        if bad:
+            return "fail", f"{len(bad)} of {len(pred)} value(s) differ, e.g. {bad[0]}"
+        extra = f" ({numeric} checked to {DIGITS} digits)" if numeric else ""
+        return "pass", f"all {len(pred)} value(s) agree{extra}"
+
+    def describe(self) -> str:
+        text = f"exact (observed - predicted simplifies to 0, or is below {self.digits_atol:g} at {DIGITS} digits)"
+        if self.float_tol:
+            text += f"; float64 values within {self.float_tol:g}{' relative' if self.relative else ''}"
+        if self.require:
+            text += f"; and {self.require.replace('_', ' ')}"
+        return text
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return perturb_value(predicted, PERTURB_REL, PERTURB_TOLS * self.float_tol)
+
+
+@dataclass(frozen=True)
+class WithinBounds(Judge):
+    """``pass`` iff lo - ``slack`` <= observed <= hi + ``slack`` for every observed value and its predicted
+    (lo, hi) pair (a two-sided bound the source states)."""
+
+    slack: float = 0.0
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        bounds, got = as_floats(predicted).reshape(-1, 2), as_floats(obs.value)
+        if len(bounds) != len(got):
+            return "fail", f"length mismatch: {len(bounds)} predicted bound pairs vs {len(got)} observed values"
+        below = int(np.sum(got < bounds[:, 0] - self.slack))
+        above = int(np.sum(got > bounds[:, 1] + self.slack))
+        ok = below == 0 and above == 0
+        return ("pass" if ok else "fail"), (
+            f"{below} value(s) below the lower bound, {above} above the upper bound, of {got.size}"
+        )
+
+    def describe(self) -> str:
+        return f"lower bound - {self.slack:g} <= observed <= upper bound + {self.slack:g} at every point"
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        step = PERTURB_TOLS * self.slack
+        return [
+            (perturb_value(lo, PERTURB_REL, step, sign=1), perturb_value(hi, PERTURB_REL, step, sign=-1))
+            for lo, hi in predicted
+        ]
+
+
+@dataclass(frozen=True)
+class RefutedIfViolated(Judge):
+    """For a bound as printed in a source: the verdict of ``bound`` (an :class:`AtLeast`, :class:`AtMost`,
+    :class:`WithinBounds` or another bound judge) with ``fail`` read as ``refuted`` (the observation carries the
+    counterexample)."""
+
+    bound: Judge
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        verdict, reason = self.bound(predicted, obs, config)
+        return ("refuted" if verdict == "fail" else verdict), reason
+
+    def describe(self) -> str:
+        return f"refuted unless {self.bound.describe()}"
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return self.bound.perturb(predicted, obs)
+
+
+def verdict_from_problems(summary: str, problems: list[str], ok_note: str) -> tuple[Verdict, str]:
+    """``fail`` with every problem listed after ``summary`` when there are any, else ``pass`` with ``ok_note``
+    (the verdict of a judge that checks several conditions and reports all that fail)."""
+    if problems:
+        return "fail", summary + "; " + "; ".join(problems)
+    return "pass", summary + "; " + ok_note
+
+
+@dataclass(frozen=True)
 class Check:
     """One per-seed condition of a training claim: ``lo <= details[field] <= hi`` (either bound optional),
-    or ``details[field]`` truthy when ``truthy`` is set. ``label`` names it in words."""
+    or ``details[field]`` truthy when ``truthy`` is set. ``label`` names it in words.
+
+    A bound given as a string names a field of the claim's config (e.g. ``lo="min_ratio"``), so one judge serves
+    every scale while each number is written once, in the config; :meth:`resolve` reads it.
+    """
 
     field: str
     label: str
-    lo: float | None = None
-    hi: float | None = None
+    lo: float | str | None = None
+    hi: float | str | None = None
     truthy: bool = False
 
+    def resolve(self, config: Any) -> "Check":
+        """This check with every bound that names a config field replaced by that field's value."""
+
+        def value(bound: float | str | None) -> float | None:
+            if not isinstance(bound, str):
+                return bound
+            if config is None or not hasattr(config, bound):
+                raise ValueError(f"check {self.label!r}: the config has no field {bound!r} for its bound")
+            return float(getattr(config, bound))
+
+        return replace(self, lo=value(self.lo), hi=value(self.hi))
+
     def problem(self, row: dict[str, Any]) -> str | None:
-        """What is wrong with this seed's ``row``, or None."""
+        """What is wrong with this seed's ``row``, or None (bounds must be resolved)."""
         v = row.get(self.field)
         if self.truthy:
             return None if v else f"{self.label}: {v}"
@@ -386,38 +583,41 @@ class Check:
         return None
 
     def describe(self) -> str:
+        def fmt(b: float | str) -> str:
+            return f"config.{b}" if isinstance(b, str) else f"{b:.10g}"
+
         if self.truthy:
             return self.label
         if self.lo is not None and self.hi is not None:
-            return f"{self.label} in [{self.lo:g}, {self.hi:g}]"
+            return f"{self.label} in [{fmt(self.lo)}, {fmt(self.hi)}]"
         if self.lo is not None:
-            return f"{self.label} >= {self.lo:g}"
-        return f"{self.label} <= {self.hi:g}"
+            return f"{self.label} >= {fmt(self.lo)}"
+        return f"{self.label} <= {fmt(self.hi)}"
 
 
 @dataclass(frozen=True)
 class PerSeed(Judge):
     """Training claims: every seed of the ensemble must satisfy every :class:`Check` on its row of
-    ``obs.details[rows]``. The summary leads with ``headline`` (a field shown for every seed)."""
+    ``obs.details[rows]``, its bounds read from the claim's config where they name a config field. The summary
+    leads with ``headline`` (a field shown for every seed). ``note`` adds what is reported but not judged."""
 
     checks: tuple[Check, ...]
     headline: str = "margin_ratio"
     rows: str = "per_seed"
+    note: str = ""
 
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
         per_seed = obs.details[self.rows]
         if not per_seed:
             return "inconclusive", "no seed finished"
-        problems = [
-            f"seed {s}: {msg}" for s, row in enumerate(per_seed) for c in self.checks if (msg := c.problem(row))
-        ]
+        checks = [c.resolve(config) for c in self.checks]
+        problems = [f"seed {s}: {msg}" for s, row in enumerate(per_seed) for c in checks if (msg := c.problem(row))]
         summary = f"{self.headline.replace('_', ' ')}s " + ", ".join(f"{float(r[self.headline]):.4f}" for r in per_seed)
-        if problems:
-            return "fail", summary + "; " + "; ".join(problems)
-        return "pass", summary + "; every seed meets every check"
+        return verdict_from_problems(summary, problems, "every seed meets every check")
 
     def describe(self) -> str:
-        return "per seed: " + ", ".join(c.describe() for c in self.checks)
+        text = "per seed: " + ", ".join(c.describe() for c in self.checks)
+        return f"{text}; {self.note}" if self.note else text
 
 
 @dataclass(frozen=True)

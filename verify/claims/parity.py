@@ -432,26 +432,15 @@ class ParityTrainingConfig:
     lp_reweighting: bool = True
 
 
-@dataclass(frozen=True)
-class ParityPerSeed(Judge):
-    """Every seed: margin ratio in [``config.min_ratio``, 1 + 1e-9], top-neuron structure deviation <=
-    ``config.structure_tol``, and the sign rule (:class:`PerSeed` with the config's thresholds)."""
-
-    def checks(self, config: ParityTrainingConfig) -> tuple[Check, ...]:
-        return (
-            margin_ratio_check(config.min_ratio),
-            Check("max_structure_deviation", "top-neuron structure deviation", hi=config.structure_tol),
-            Check("sign_rule_holds", "sign rule", truthy=True),
-        )
-
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        return PerSeed(self.checks(config))(predicted, obs, config)
-
-    def describe(self) -> str:
-        return (
-            "per seed: margin ratio in [min_ratio, 1+1e-9] (quick 0.95, full 0.98); top 2^(k-1) neurons within "
-            "structure_tol = 0.01 of the predicted normalized neuron; sign rule"
-        )
+#: Theorem 7.8 after training, every seed: margin ratio in [config.min_ratio, 1 + 1e-9], the top 2^(k-1) neurons
+#: within config.structure_tol of the predicted normalized neuron, and the sign rule.
+TRAINING_JUDGE = PerSeed(
+    (
+        margin_ratio_check(),
+        Check("max_structure_deviation", "top-neuron structure deviation", hi="structure_tol"),
+        Check("sign_rule_holds", "sign rule", truthy=True),
+    )
+)
 
 
 def _neuron_artifact(net, top: tuple[int, ...]) -> dict:  # type: ignore[no-untyped-def]
@@ -521,6 +510,6 @@ register(
         },
         predict=lambda cfg: tp.max_margin(cfg.k),
         observe=observe_parity_training,
-        judge=ParityPerSeed(),
+        judge=TRAINING_JUDGE,
     )
 )

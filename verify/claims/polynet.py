@@ -20,7 +20,13 @@ from numerics import polynet as npn
 from theory import polynet as tp
 
 from .base import Claim, Observation, RunContext, register
-from .judges import PERTURB_REL, PERTURB_TOLS, Judge, MaxAbs, MaxRel, Verdict, as_floats, perturb_value
+from .judges import (
+    MaxAbs,
+    MaxRel,
+    RefutedIfViolated,
+    Verdict,
+    WithinBounds,
+)
 
 SRC = "Edelman thesis (2024)"
 
@@ -396,38 +402,6 @@ register(
 
 
 @dataclass(frozen=True)
-class WithinBounds(Judge):
-    """``pass`` iff lo - ``slack`` <= observed <= hi + ``slack`` for every observed value and its predicted
-    (lo, hi) pair (a two-sided bound the source states); otherwise ``violated``: ``fail``, or ``refuted`` for a
-    bound as printed (the observation then carries the counterexample)."""
-
-    slack: float = 0.0
-    violated: Verdict = "fail"
-
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        bounds, got = as_floats(predicted).reshape(-1, 2), as_floats(obs.value)
-        if len(bounds) != len(got):
-            return "fail", f"length mismatch: {len(bounds)} predicted bound pairs vs {len(got)} observed values"
-        below = int(np.sum(got < bounds[:, 0] - self.slack))
-        above = int(np.sum(got > bounds[:, 1] + self.slack))
-        ok = below == 0 and above == 0
-        return ("pass" if ok else self.violated), (
-            f"{below} value(s) below the lower bound, {above} above the upper bound, of {got.size}"
-        )
-
-    def describe(self) -> str:
-        rule = f"lower bound - {self.slack:g} <= observed <= upper bound + {self.slack:g} at every point"
-        return rule if self.violated == "fail" else f"{self.violated} unless {rule}"
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        step = PERTURB_TOLS * self.slack
-        return [
-            (perturb_value(lo, PERTURB_REL, step, sign=1), perturb_value(hi, PERTURB_REL, step, sign=-1))
-            for lo, hi in predicted
-        ]
-
-
-@dataclass(frozen=True)
 class BoundsConfig:
     """Equal-weight grid: v = integer + offset for every integer 1..n' (atoms of U or not, just above, mid-way)."""
 
@@ -518,7 +492,7 @@ register(
         configs=_BOUNDS_CONFIGS,
         predict=lambda cfg: _predict_bounds(cfg, True),
         observe=_observe_error_grid_printed,
-        judge=WithinBounds(BOUND_SLACK, violated="refuted"),
+        judge=RefutedIfViolated(WithinBounds(BOUND_SLACK)),
         refutes="1/2 - 1/2 prod_i (erf(|v_i|/(||u_i|| sqrt2)) + c||u_i||_inf/||u_i||^3) <= err(w) <= "
         "2 sum_i exp(-|v_i|^2/||u_i||^2)",
         corrected_by="edelman-ch5-lemB.9-error-bounds",

@@ -15,6 +15,7 @@ import os
 from typing import Any
 
 from numerics.margins import Task
+from verify.train import train
 
 from .base import RunContext
 from .judges import Check
@@ -22,9 +23,10 @@ from .judges import Check
 __all__ = ["train_for_claim", "margin_ratio_check", "checkpoint_path"]
 
 
-def margin_ratio_check(min_ratio: float) -> Check:
+def margin_ratio_check(min_ratio: float | str = "min_ratio") -> Check:
     """A seed's normalized margin over gamma* must lie in [min_ratio, 1 + 1e-9]: no network beats the maximum
-    margin (the upper end), and training gets close to it (the lower end)."""
+    margin (the upper end), and training gets close to it (the lower end). By default ``min_ratio`` is read from
+    the claim's config (quick and full scales set their own)."""
     return Check("margin_ratio", "margin ratio", lo=min_ratio, hi=1 + 1e-9)
 
 
@@ -41,8 +43,6 @@ def train_for_claim(
     task: Task, degree: int, width: int, train_cfg: Any, ctx: RunContext, tag: str, reference_margin: float
 ) -> Any:
     """Train ``width`` neurons of degree ``degree`` on ``task`` for a claim; returns the ``TrainResult``."""
-    from verify.train import train
-
     ckpt = checkpoint_path(ctx, f"{tag}_m{width}", train_cfg.to_dict())
     result = train(
         task,
@@ -57,16 +57,3 @@ def train_for_claim(
     if ckpt and os.path.exists(ckpt):
         os.unlink(ckpt)  # finished: the next report trains afresh
     return result
-
-
-# TEMPORARY: the old helpers, until every training claim uses PerSeed
-def ratio_problem(seed_index: int, ratio: float, min_ratio: float) -> str | None:
-    if min_ratio <= ratio <= 1 + 1e-9:
-        return None
-    return f"seed {seed_index}: margin ratio {ratio:.4f} outside [{min_ratio}, 1+1e-9]"
-
-
-def training_verdict(summary: str, problems: list[str], ok_note: str):
-    if problems:
-        return "fail", summary + "; " + "; ".join(problems)
-    return "pass", summary + "; " + ok_note

@@ -13,7 +13,6 @@ import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
@@ -21,7 +20,7 @@ from numerics import walsh as nw
 from theory import boolean as tb
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import AtLeast, ExactlyEqual, Judge, MaxAbs, RefutedIfDiffers, Verdict
+from ..judges import AtLeast, ExactlyEqual, MaxAbs, RefutedIfDiffers, RefutedIfViolated
 
 SRC = "Edelman thesis (2024)"
 
@@ -31,21 +30,6 @@ class CasesConfig:
     """(n, k) settings (or (n, k, s) for Lemma C.2) at which a statement is checked; S = the first k bits."""
 
     cases: tuple[tuple[int, ...], ...]
-
-
-@dataclass(frozen=True)
-class RefutedIfViolated(Judge):
-    """For a bound as printed in a source: the verdict of ``bound`` (an :class:`AtLeast`, :class:`AtMost` or
-    another bound judge) with ``fail`` read as ``refuted`` (the observation carries the counterexample)."""
-
-    bound: Judge
-
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        verdict, reason = self.bound(predicted, obs, config)
-        return ("refuted" if verdict == "fail" else verdict), reason
-
-    def describe(self) -> str:
-        return f"refuted unless {self.bound.describe()}"
 
 
 def _coefficients(values: list[int]) -> list[Fraction]:

@@ -18,8 +18,8 @@ from theory import finite_groups as fg
 from theory import groups as tg
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import PERTURB_REL, PERTURB_TOLS, Judge, RefutedIfDiffers, Verdict, as_float, perturb_value
-from .common import SRC, ExactResiduals, GroupsConfig, to_float
+from ..judges import PERTURB_REL, PERTURB_TOLS, ExactOrFloat, Judge, RefutedIfDiffers, Verdict, as_float, perturb_value
+from .common import SRC, GroupsConfig, to_float
 
 #: Float irreps are compared with the characters for totally real groups up to this order.
 MAX_TRACE_ORDER = 120
@@ -115,7 +115,7 @@ register(
         },
         predict=_predict_tables,
         observe=_observe_tables,
-        judge=ExactResiduals(float_atol=1e-9),
+        judge=ExactOrFloat(float_tol=1e-9),
     )
 )
 
@@ -260,8 +260,8 @@ register(
 
 
 @dataclass(frozen=True)
-class TauWeights(ExactResiduals):
-    """:class:`ExactResiduals`, and every tau_C > 0, and each reference value ``config.reference`` (``"G:class"``)
+class TauWeights(ExactOrFloat):
+    """:class:`ExactOrFloat`, and every tau_C > 0, and each reference value ``config.reference`` (``"G:class"``)
     is met within ``ref_rtol`` x max(|reference|, ``ref_floor``) + ``ref_atol``."""
 
     ref_rtol: float = 1e-5
@@ -347,6 +347,6 @@ register(
         },
         predict=_predict_tau,
         observe=_observe_tau,
-        judge=TauWeights(float_atol=1e-15),
+        judge=TauWeights(float_tol=1e-15),
     )
 )

@@ -22,8 +22,18 @@ from theory import groups as tg
 from theory import modular as tm
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import PERTURB_REL, PERTURB_TOLS, Judge, RefutedIfDiffers, Verdict, as_floats, perturb_value
-from .common import SRC, ExactResiduals, GroupsConfig, MaxRelEach, to_float
+from ..judges import (
+    PERTURB_REL,
+    PERTURB_TOLS,
+    ExactOrFloat,
+    Judge,
+    MaxRelEach,
+    RefutedIfDiffers,
+    Verdict,
+    as_floats,
+    perturb_value,
+)
+from .common import SRC, GroupsConfig, to_float
 
 # --- Theorem 7.9 and App. D.9.2: the closed form equals the character-level LP
 
@@ -459,6 +469,6 @@ register(
         configs={"quick": PrimesConfig((3, 5, 7)), "full": PrimesConfig((3, 5, 7, 11, 13))},
         predict=_predict_zp,
         observe=_observe_zp,
-        judge=ExactResiduals(float_atol=1e-12, require="theory_refuses_every_Zp"),
+        judge=ExactOrFloat(float_tol=1e-12, require="theory_refuses_every_Zp"),
     )
 )

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
 import sympy
 
@@ -20,7 +19,7 @@ from verify.compare.groups import compare_groups, gamma_star
 from verify.train import TrainConfig
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import Check, Judge, PerSeed, Verdict
+from ..judges import Check, PerSeed
 from ..training import margin_ratio_check, train_for_claim
 from .common import SRC
 
@@ -43,32 +42,16 @@ class GroupTrainingConfig:
     purity: float = 0.98
 
 
-@dataclass(frozen=True)
-class GroupPerSeed(Judge):
-    """Every seed: margin ratio in [``config.min_ratio``, 1 + 1e-9], single-irrep norm share >=
-    ``config.min_single_share``, and coverage of the needed irreps with no trivial neuron (:class:`PerSeed` with
-    the config's thresholds). Neurons per irrep against d_R are reported, not judged."""
-
-    def checks(self, config: GroupTrainingConfig) -> tuple[Check, ...]:
-        return (
-            margin_ratio_check(config.min_ratio),
-            Check(
-                "single_irrep_share",
-                f"single-irrep norm share (purity >= {config.purity:g})",
-                lo=config.min_single_share,
-            ),
-            Check("coverage_ok", "every needed irrep used, no trivial neuron", truthy=True),
-        )
-
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        return PerSeed(self.checks(config))(predicted, obs, config)
-
-    def describe(self) -> str:
-        return (
-            "per seed: margin ratio in [min_ratio, 1+1e-9]; single-irrep norm share >= min_single_share (block purity "
-            ">= purity on u, v, w); every irrep a max-margin network needs is used and no neuron is trivial; neurons "
-            "per irrep vs d_R reported"
-        )
+#: Every seed: margin ratio in [config.min_ratio, 1 + 1e-9], single-irrep norm share >= config.min_single_share,
+#: and coverage of the needed irreps with no trivial neuron. Neurons per irrep against d_R are reported, not judged.
+TRAINING_JUDGE = PerSeed(
+    (
+        margin_ratio_check(),
+        Check("single_irrep_share", "single-irrep norm share (block purity >= config.purity)", lo="min_single_share"),
+        Check("coverage_ok", "every needed irrep used, no trivial neuron", truthy=True),
+    ),
+    note="neurons per irrep vs d_R reported",
+)
 
 
 def predict_group_training(cfg: GroupTrainingConfig) -> sympy.Expr:
@@ -178,7 +161,7 @@ def _training_claim(group: str, quick: GroupTrainingConfig | None, full: GroupTr
             configs=configs,
             predict=predict_group_training,
             observe=observe_group_training,
-            judge=GroupPerSeed(),
+            judge=TRAINING_JUDGE,
         )
     )
 

@@ -16,32 +16,8 @@ from numerics.spectra import neuron_diagnostics
 from theory import modular as tm
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import PERTURB_REL, PERTURB_TOLS, Judge, Verdict, as_floats, perturb_value
+from ..judges import Judge, MaxRelToLargest, Verdict, as_floats
 from .common import SHI, CasesConfig, case_list, max_margins
-
-
-@dataclass(frozen=True)
-class MaxRelToLargest(Judge):
-    """``pass`` iff max |observed - predicted| <= ``rtol`` x max |predicted| (errors relative to the largest
-    predicted value, for lists whose entries may be close to 0)."""
-
-    rtol: float
-
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        pred, got = as_floats(predicted), as_floats(obs.value)
-        if pred.shape != got.shape:
-            return "fail", f"length mismatch: {pred.size} predicted vs {got.size} observed value(s)"
-        err = float(np.max(np.abs(got - pred)) / np.max(np.abs(pred)))
-        ok = bool(np.isfinite(err) and err <= self.rtol)
-        return (
-            "pass" if ok else "fail"
-        ), f"max error {err:.2e} relative to the largest value (tolerance {self.rtol:g})"
-
-    def describe(self) -> str:
-        return f"{self.rtol:g} relative to the largest |predicted|"
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * self.rtol))
 
 
 @dataclass(frozen=True)

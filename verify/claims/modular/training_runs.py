@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,38 +18,9 @@ from verify.compare import compare_modular
 from verify.train import TrainConfig
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import Check, Judge, PerSeed, Verdict
+from ..judges import Check, PerSeed
 from ..training import margin_ratio_check, train_for_claim
 from .common import SHI, ModularTrainingConfig
-
-
-@dataclass(frozen=True)
-class FourierCircuitPerSeed(Judge):
-    """Theorem 4.9 after training, every seed: margin ratio in [``config.min_ratio``, 1 + 1e-9], at least
-    ``min_single_share`` of the norm in single-frequency neurons, every frequency used, and phase residual
-    <= ``max_phase`` rad on the significant single-frequency neurons (:class:`PerSeed` with these checks)."""
-
-    min_single_share: float
-    max_phase: float
-
-    def checks(self, min_ratio: float) -> tuple[Check, ...]:
-        return (
-            margin_ratio_check(min_ratio),
-            Check("single_frequency_share", "single-frequency share", lo=self.min_single_share),
-            Check("all_frequencies_used", "all frequencies used", truthy=True),
-            Check("max_phase_residual", "phase residual (rad)", hi=self.max_phase),
-        )
-
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        return PerSeed(self.checks(config.min_ratio))(predicted, obs, config)
-
-    def describe(self) -> str:
-        return (
-            f"per seed: margin ratio in [min_ratio, 1+{margin_ratio_check(0.0).hi - 1:.0e}], "
-            f"single-frequency share >= {self.min_single_share:g}, "
-            f"all frequencies used, phase residual <= {self.max_phase:g} rad"
-        )
-
 
 # --- Theorem 4.9 (Shi thesis) with Lemma 4.7 (Wei et al. 2019): training approaches the max-margin circuit
 
@@ -99,7 +69,17 @@ def observe_training(cfg: ModularTrainingConfig, ctx: RunContext) -> Observation
     )
 
 
-TRAINING_JUDGE = FourierCircuitPerSeed(min_single_share=0.95, max_phase=0.1)
+#: Theorem 4.9 after training, every seed: margin ratio in [config.min_ratio, 1 + 1e-9], at least 95 % of the norm
+#: in single-frequency neurons, every frequency used, and phase residual <= 0.1 rad on the significant
+#: single-frequency neurons.
+TRAINING_JUDGE = PerSeed(
+    (
+        margin_ratio_check(),
+        Check("single_frequency_share", "single-frequency share", lo=0.95),
+        Check("all_frequencies_used", "all frequencies used", truthy=True),
+        Check("max_phase_residual", "phase residual (rad)", hi=0.1),
+    )
+)
 
 
 def training_tolerance(configs: dict[str, ModularTrainingConfig]) -> str:

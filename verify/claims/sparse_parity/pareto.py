@@ -1,21 +1,18 @@
-r"""Training claims of Edelman thesis Ch. 6 / App. C.3 ("Pareto frontiers", Edelman et al. 2023): offline
-(n,k)-sparse parity learned by 2-layer ReLU MLPs from m samples, trained as seed ensembles by
-:mod:`verify.sparse_parity` (``mode="offline"``).
-
-Spec ``shared/spec/majority_parity.md`` §4.3 (main grid of Fig. 6.1 / C.1 and its findings), check B8
-("width buys data"), §3 Prop. 6.3 (the multi-resource SQ lower bound, :math:`rT/(\tau^2\delta)\le\frac12
-\binom{n}{k}` with r the number of *parameters*, erratum E17) and errata E8 (weight-decay convention and the
-values of sparse rows are unspecified) and E17.
+r"""Offline SGD on (n,k)-sparse parities, Edelman thesis Ch. 6 / App. C.3 ("Pareto frontiers", Edelman et al.
+2023): 2-layer ReLU MLPs learn from m samples, trained as seed ensembles by :mod:`verify.sparse_parity`
+(``mode="offline"``).
 
 Common setting (App. C.3.1): hinge loss, SGD with B = 32, :math:`\eta = 0.1`, weight decay
-:math:`\lambda = 0.01` PyTorch-style (:math:`\theta\leftarrow\theta-\eta(\nabla+\lambda\theta)`, E8), success =
-test error <= 10% on 10^4 held-out points within T steps; first layer PyTorch-default (``init="default"``,
-:math:`U[\pm1/\sqrt n]`) or random 2-sparse rows (``init="sparse"``, non-zeros :math:`U[-1,1]`, our assumption
-[E8]); second layer and biases PyTorch default.
+:math:`\lambda = 0.01` PyTorch-style (:math:`\theta\leftarrow\theta-\eta(\nabla+\lambda\theta)`; the thesis does
+not say which convention its experiments use, docs/sparse_parity.md), success = test error <= 10% on 10^4
+held-out points within T steps; first layer PyTorch-default (``init="default"``, :math:`U[\pm1/\sqrt n]`) or
+random 2-sparse rows (``init="sparse"``, non-zeros :math:`U[-1,1]`, our assumption: App. C.3 does not give the
+values); second layer and biases PyTorch default.
 
 The thesis gives its grid only as figures, so the checks are qualitative (Finding 2 "width is monotonically
-beneficial"; B8's gap of 2/3 is the spec's repro tolerance, not a thesis number). Numbers that do come from
-theory are C(n,k) and the Prop. 6.3 bookkeeping (:func:`theory.boolean.sq_lower_bound_applies`).
+beneficial"; the 2/3 gap of "width buys data" is a reproduction tolerance, not a thesis number). The numbers that
+come from theory are C(n,k) and the Prop. 6.3 bookkeeping (:func:`theory.boolean.sq_lower_bound_applies`), where
+r counts the *parameters*, not the width as everywhere else in the chapter (docs/sparse_parity.md, errata).
 """
 
 from __future__ import annotations
@@ -25,33 +22,33 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
 from scipy.stats import fisher_exact
 
 from theory.boolean import sq_lower_bound_applies
-from verify.sparse_parity import SparseParityConfig, SparseParityResult, train_parity
+from verify.sparse_parity import SparseParityConfig
 
-from .base import Claim, Observation, RunContext, Verdict, register
-from .training import training_verdict
+from ..base import Claim, Observation, RunContext, register
+from ..judges import Judge, Verdict, verdict_from_problems
+from .common import SRC_CH6, relu_mlp, run_parity, tc_list
 
-SRC = "Edelman thesis (2024) Ch. 6 / App. C.3 (Edelman et al. 2023, Pareto frontiers)"
 INIT_LABEL = {"default": "dense (PyTorch default)", "sparse": "2-sparse"}
 
 __all__ = [
     "ParetoGridConfig",
     "WidthBuysDataConfig",
+    "WidthMonotone",
+    "WidthBuysData",
     "mlp_parameter_count",
     "monotone_violations",
     "success_frontier",
     "sq_max_blind_steps",
     "cell_config",
-    "run_cell",
 ]
 
 
 def mlp_parameter_count(n: int, width: int) -> int:
     r"""Trainable parameters of the 2-layer MLP :math:`u^\top\sigma(Wx+b)`: :math:`rn + r + r = r(n+2)`
-    (the r of Prop. 6.3 is this count, not the width; erratum E17)."""
+    (the r of Prop. 6.3 is this count, not the width; docs/sparse_parity.md, errata)."""
     if n < 1 or width < 1:
         raise ValueError(f"need n >= 1 and width >= 1, got n = {n}, width = {width}")
     return width * (n + 2)
@@ -60,7 +57,7 @@ def mlp_parameter_count(n: int, width: int) -> int:
 def sq_max_blind_steps(params: int, m: int, delta: Fraction, n: int, k: int) -> int:
     r"""Largest T for which Prop. 6.3 applies with :math:`\tau = 1/\sqrt m` (gradient precision of m samples):
     :math:`T_{\max}=\lfloor \tau^2\delta\binom nk/(2r)\rfloor`, r = ``params``; for T <= T_max some (n,k)-parity
-    leaves the first T iterates independent of the target w.p. >= 1 - δ (spec §3, Prop. 6.3). Cross-checked
+    leaves the first T iterates independent of the target w.p. >= 1 - δ (Prop. 6.3). Cross-checked
     against :func:`theory.boolean.sq_lower_bound_applies` at T_max and T_max + 1."""
     if m < 1 or params < 1:
         raise ValueError(f"need m >= 1 and params >= 1, got m = {m}, params = {params}")
@@ -71,10 +68,6 @@ def sq_max_blind_steps(params: int, m: int, delta: Fraction, n: int, k: int) -> 
         if T >= 1 and sq_lower_bound_applies(params, T * m, 1, delta, n, k) is not expect:
             raise AssertionError(f"Prop. 6.3 bookkeeping disagrees with theory.boolean at T = {T}")
     return t_max
-
-
-def _tc_list(t_c: np.ndarray) -> list[float | None]:
-    return [float(t) if math.isfinite(t) else None for t in t_c]
 
 
 def cell_config(
@@ -97,44 +90,25 @@ def cell_config(
 ) -> SparseParityConfig:
     """The trainer config of one (n, k, r, m, init) cell of the Ch. 6 grid (``m = None``: online regime):
     ReLU MLP, hinge, SGD, success = test error <= 10% (App. C.3.1)."""
-    return SparseParityConfig(
-        n=n,
-        k=k,
-        width=width,
-        activation="relu",
+    return relu_mlp(
+        n,
+        k,
+        width,
+        seeds,
+        steps,
+        eval_every,
         init=init,
         sparsity=sparsity,
-        loss="hinge",
         lr=lr,
         batch_size=batch_size,
         weight_decay=weight_decay,
         decay=decay,
-        steps=steps,
-        eval_every=eval_every,
         mode="online" if m is None else "offline",
         n_train=m,
         n_val=n_val,
         target_error=0.1,
-        seeds=seeds,
         num_threads=num_threads,
     )
-
-
-def run_cell(
-    n: int,
-    k: int,
-    width: int,
-    m: int | None,
-    init: str,
-    seeds: tuple[int, ...],
-    steps: int,
-    eval_every: int,
-    ctx: RunContext,
-    **kw: Any,
-) -> SparseParityResult:
-    """Train one cell (:func:`cell_config`) as one seed ensemble on the report's device."""
-    cfg = cell_config(n, k, width, m, init, seeds, steps, eval_every, **kw)
-    return train_parity(cfg, progress=ctx.progress, device=ctx.device)
 
 
 def monotone_violations(counts: list[int], runs: int, max_drop: int, alpha: float) -> list[tuple[int, int, float]]:
@@ -168,7 +142,7 @@ def success_frontier(ms: list[float], rates: list[float], level: float = 0.5) ->
     return min(hits) if hits else math.inf
 
 
-# ------------------------------------------------------------------------------ Fig. 6.1 / C.1 Pareto grid
+# ------------------------------------------------------------------------------ Fig. 6.1 / C.1: the Pareto grid
 
 
 @dataclass(frozen=True)
@@ -176,7 +150,7 @@ class ParetoGridConfig:
     """The success grid over width r (columns) and sample size m (rows) for each (n, k) and init.
 
     ``samples`` entries may be ``None`` (the online regime, the rightmost column of Fig. C.1); it counts as
-    m = inf for the frontier. ``max_drop``/``alpha``: the Bernoulli allowance of :func:`monotone_violations`.
+    m = inf for the frontier. ``max_drop``: the Bernoulli allowance of :func:`monotone_violations` (more seeds, more allowance).
 
     Quick scale: (30,3), r ∈ {10, 100, 300}, m ∈ {400, 1000}, 6 seeds, T = 1.2·10^4, evaluation every 300
     steps on 10^4 test points (about 75 s on 2 CPU cores; the failing cells at m = 400 dominate). Measured
@@ -198,7 +172,6 @@ class ParetoGridConfig:
     weight_decay: float = 0.01
     decay: str = "pytorch"
     max_drop: int = 1
-    alpha: float = 0.05
     num_threads: int | None = None
 
     def __post_init__(self) -> None:
@@ -224,29 +197,30 @@ def _predict_grid(cfg: ParetoGridConfig) -> dict[str, Any]:
 
 
 def _observe_grid(cfg: ParetoGridConfig, ctx: RunContext) -> Observation:
-    cells, device, runs = [], "cpu", len(cfg.seeds)
+    cells, runs = [], len(cfg.seeds)
     for n, k in cfg.problems:
         for init in cfg.inits:
             for m in cfg.samples:
                 for r in cfg.widths:
-                    res = run_cell(
-                        n,
-                        k,
-                        r,
-                        m,
-                        init,
-                        cfg.seeds,
-                        cfg.steps,
-                        cfg.eval_every,
+                    res = run_parity(
+                        cell_config(
+                            n,
+                            k,
+                            r,
+                            m,
+                            init,
+                            cfg.seeds,
+                            cfg.steps,
+                            cfg.eval_every,
+                            n_val=cfg.n_val,
+                            decay=cfg.decay,
+                            weight_decay=cfg.weight_decay,
+                            lr=cfg.lr,
+                            batch_size=cfg.batch_size,
+                            num_threads=cfg.num_threads,
+                        ),
                         ctx,
-                        n_val=cfg.n_val,
-                        decay=cfg.decay,
-                        weight_decay=cfg.weight_decay,
-                        lr=cfg.lr,
-                        batch_size=cfg.batch_size,
-                        num_threads=cfg.num_threads,
                     )
-                    device = res.device
                     cells.append(
                         {
                             "n": n,
@@ -256,7 +230,7 @@ def _observe_grid(cfg: ParetoGridConfig, ctx: RunContext) -> Observation:
                             "width": r,
                             "successes": int(res.success.sum()),
                             "runs": runs,
-                            "t_c": _tc_list(res.t_c),
+                            "t_c": tc_list(res.t_c),
                             "diverged": int(res.diverged.sum()),
                             "steps_run": res.steps_run,
                             "wall_s": round(res.wall_time, 2),
@@ -310,7 +284,7 @@ def _observe_grid(cfg: ParetoGridConfig, ctx: RunContext) -> Observation:
     value = {
         f"({c['n']},{c['k']}) {c['init']} m={_m_label(c['m'])} r={c['width']}": c["successes"] / runs for c in cells
     }
-    return Observation(value, details={"cells": cells, "device": device}, artifacts={"plots": plots}, seeds=cfg.seeds)
+    return Observation(value, details={"cells": cells}, artifacts={"plots": plots}, seeds=cfg.seeds)
 
 
 def _cell(cells: list[dict[str, Any]], n: int, k: int, init: str, m: int | None, r: int) -> dict[str, Any]:
@@ -320,50 +294,75 @@ def _cell(cells: list[dict[str, Any]], n: int, k: int, init: str, m: int | None,
     raise KeyError(f"no cell (n={n}, k={k}, init={init}, m={m}, r={r}) in the observation")
 
 
-def _judge_grid(predicted: Any, obs: Observation, cfg: ParetoGridConfig) -> tuple[Verdict, str]:
-    cells, runs = obs.details["cells"], len(cfg.seeds)
-    problems, frontiers, informative = [], [], False
-    for n, k in cfg.problems:
-        for init in cfg.inits:
-            rates_all = []
-            for m in cfg.samples:
-                counts = [_cell(cells, n, k, init, m, r)["successes"] for r in cfg.widths]
-                rates_all.extend(counts)
-                for i, j, p in monotone_violations(counts, runs, cfg.max_drop, cfg.alpha):
-                    problems.append(
-                        f"({n},{k}) {init} m={_m_label(m)}: success drops from {counts[i]}/{runs} at "
-                        f"r={cfg.widths[i]} to {counts[j]}/{runs} at r={cfg.widths[j]} (Fisher p={p:.3g})"
+@dataclass(frozen=True)
+class WidthMonotone(Judge):
+    """Finding 2 of App. C.3.1, "width is monotonically beneficial": per (n, k), init and m-row, no success count
+    drops from a narrower to a wider width beyond Bernoulli noise (:func:`monotone_violations` with the config's
+    ``max_drop`` seeds and a one-sided Fisher exact test at level ``alpha``), and the success frontier (smallest m
+    with success >= ``level``) at the widest width is no larger than at the narrowest. ``inconclusive`` when every
+    cell has the same success rate (the grid cannot show a width effect)."""
+
+    alpha: float = 0.05
+    level: float = 0.5
+
+    def __call__(self, predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
+        cfg = config
+        cells, runs = obs.details["cells"], len(cfg.seeds)
+        problems, frontiers, informative = [], [], False
+        for n, k in cfg.problems:
+            for init in cfg.inits:
+                rates_all = []
+                for m in cfg.samples:
+                    counts = [_cell(cells, n, k, init, m, r)["successes"] for r in cfg.widths]
+                    rates_all.extend(counts)
+                    for i, j, p in monotone_violations(counts, runs, cfg.max_drop, self.alpha):
+                        problems.append(
+                            f"({n},{k}) {init} m={_m_label(m)}: success drops from {counts[i]}/{runs} at "
+                            f"r={cfg.widths[i]} to {counts[j]}/{runs} at r={cfg.widths[j]} (Fisher p={p:.3g})"
+                        )
+                informative |= len(set(rates_all)) > 1
+                ms = [math.inf if m is None else float(m) for m in cfg.samples]
+                front = [
+                    success_frontier(
+                        ms, [_cell(cells, n, k, init, m, r)["successes"] / runs for m in cfg.samples], self.level
                     )
-            informative |= len(set(rates_all)) > 1
-            ms = [math.inf if m is None else float(m) for m in cfg.samples]
-            front = [
-                success_frontier(ms, [_cell(cells, n, k, init, m, r)["successes"] / runs for m in cfg.samples])
-                for r in (cfg.widths[0], cfg.widths[-1])
-            ]
-            frontiers.append(
-                f"({n},{k}) {init}: m*(r={cfg.widths[0]})={front[0]:g}, m*(r={cfg.widths[-1]})={front[1]:g}"
-            )
-            if front[1] > front[0]:
-                problems.append(
-                    f"({n},{k}) {init}: frontier moves the wrong way, smallest m with success >= 1/2 is "
-                    f"{front[1]:g} at r={cfg.widths[-1]} > {front[0]:g} at r={cfg.widths[0]}"
+                    for r in (cfg.widths[0], cfg.widths[-1])
+                ]
+                frontiers.append(
+                    f"({n},{k}) {init}: m*(r={cfg.widths[0]})={front[0]:g}, m*(r={cfg.widths[-1]})={front[1]:g}"
                 )
-    summary = "; ".join(frontiers)
-    if not problems and not informative:
-        return "inconclusive", summary + "; every cell has the same success rate, the grid cannot show a width effect"
-    return training_verdict(
-        summary,
-        problems,
-        f"success non-decreasing in r in every m-row (allowance: drop of "
-        f"<= {cfg.max_drop} seed(s) or Fisher p >= {cfg.alpha}), frontier "
-        "no larger at the widest width",
-    )
+                if front[1] > front[0]:
+                    problems.append(
+                        f"({n},{k}) {init}: frontier moves the wrong way, smallest m with success >= {self.level:g} "
+                        f"is {front[1]:g} at r={cfg.widths[-1]} > {front[0]:g} at r={cfg.widths[0]}"
+                    )
+        summary = "; ".join(frontiers)
+        if not problems and not informative:
+            return (
+                "inconclusive",
+                summary + "; every cell has the same success rate, the grid cannot show a width effect",
+            )
+        return verdict_from_problems(
+            summary,
+            problems,
+            f"success non-decreasing in r in every m-row (allowance: drop of "
+            f"<= {cfg.max_drop} seed(s) or Fisher p >= {self.alpha}), frontier "
+            "no larger at the widest width",
+        )
+
+    def describe(self) -> str:
+        return (
+            "per m-row and init, a success count may drop from a narrower to a wider width by at most the config's "
+            f"max_drop seeds (quick 1, full 2) or by more if a one-sided Fisher exact test gives p >= {self.alpha:g} "
+            f"(Bernoulli noise); smallest m with success >= {self.level:g} at the widest width <= that at the "
+            "narrowest; inconclusive if every cell has the same success rate"
+        )
 
 
 register(
     Claim(
         id="edelman-ch6-fig6.1-pareto-grid",
-        source=f"{SRC}, Sec. 6.4, Fig. 6.1 / 6.2 / C.1, App. C.3.1 Findings (1)-(2); spec §4.3",
+        source=f"{SRC_CH6}, Sec. 6.4, Fig. 6.1 / 6.2 / C.1, App. C.3.1 Findings (1)-(2); docs/sparse_parity.md",
         statement="Offline (n,k)-sparse parity, 2-layer ReLU MLP, hinge, SGD B=32, eta=0.1, weight decay 0.01 "
         "(PyTorch style), dense (PyTorch default) or 2-sparse first-layer init: 'width is monotonically "
         "beneficial' - in every vertical slice (fixed m) the success probability (test error <= 10% on 10^4 "
@@ -389,49 +388,42 @@ register(
                 steps=100_000,
                 eval_every=500,
                 max_drop=2,
-                alpha=0.05,
             ),
         },
         predict=_predict_grid,
         observe=_observe_grid,
-        judge=_judge_grid,
-        tolerance="per m-row and init, a success count may drop from a narrower to a wider width by at most max_drop "
-        "seeds (quick 1, full 2) or by more if a one-sided Fisher exact test gives p >= 0.05 (Bernoulli "
-        "noise); smallest m with success >= 1/2 at the widest width <= that at the narrowest; inconclusive "
-        "if every cell has the same success rate",
+        judge=WidthMonotone(),
     )
 )
 
 
-# ------------------------------------------------------------------------------ B8: width buys data
+# ------------------------------------------------------------------------------ Fig. 6.2 center: width buys data
+
+#: The threshold of "width buys data": success(wide) - success(narrow) >= 2/3 of the runs (a reproduction
+#: tolerance set before the setting below was chosen, not a thesis number; docs/sparse_parity.md).
+MIN_GAP = Fraction(2, 3)
+
+#: The quick setting was found by a search, which the record says (every record carries this note).
+SETTING_NOTE = (
+    "Setting chosen by a search on 2 CPU cores with this trainer (dense init, hinge, B = 32, eta = 0.1, PyTorch-style "
+    "lambda = 0.01), not taken from the thesis, whose grid is only in figures. The first candidate, (30,3) at m = 600 "
+    "and T = 2e4, did not separate the widths (width 10 already succeeded in 3 of 4 runs). Searched, 6 seeds each "
+    "(successes/6): T = 1e4: m = 200 and 300 all 0/6 for r = 10, 30, 100; m = 400 r = 100: 3/6 at the budget. "
+    "T = 2e4: m = 500 dense r = 10/100/300: 2/5/6; m = 400 dense 0/4/5, sparse 0/4/6. T = 2e4, m = 400, 8 seeds: "
+    "r = 10: 0/8, r = 300: 7/8 on seeds 0-7 but 5/8 on seeds 8-15 (T too tight: some t_c reach 2.55e4). "
+    "T = 4e4, 16 seeds: r = 10: 0/16, r = 300: 15/16 (t_c 6500-25500). Chosen: (30,3), m = 400, dense, r = 10 vs "
+    "300, T = 3e4, seeds 0-7, 1e4 test points; by the t_c above the held-out seeds 8-15 give 0/8 vs 7/8, so the "
+    "verdict does not hinge on the seed choice. The width effect is the claim; the exact m where it shows is not."
+)
 
 
 @dataclass(frozen=True)
 class WidthBuysDataConfig:
-    """Narrow vs wide MLP at one offline (n, k, m) (spec B8).
+    """Narrow vs wide MLP at one offline (n, k, m) (Fig. 6.2 center, Finding 2; docs/sparse_parity.md).
 
-    ``min_gap``: the spec's repro threshold success(wide) - success(narrow) >= 2/3. ``control_seeds``: also
-    train the wide net with multiplicative decay (1-λ)θ (the Ch. 5 convention, E8) on that many of the seeds
-    (0 = no control).
-    ``delta``: the failure probability δ used for the Prop. 6.3 bookkeeping.
-
-    Choice of the setting (search on 2 CPU cores with this trainer, dense = PyTorch-default init, hinge, B = 32,
-    η = 0.1, PyTorch-style λ = 0.01, 6 seeds, 2000 test points; successes/6). The spec's B8 setting (30,3),
-    m = 600 does not show the gap here (width 10 already succeeds in 3 of 4 runs), so smaller m was searched:
-
-    * T = 10^4: (30,3) m = 200: r = 10, 100 both 0/6 (dense and sparse); m = 300: r = 10, 30, 100 all 0/6;
-      m = 400: r = 10: 0, r = 30: 0, r = 100: 3 (t_c 9100-9800, at the budget). (20,3) m = 100, 150:
-      r = 10, 30, 100 all 0/6 (smaller n does not make it cheaper).
-    * T = 2·10^4, (30,3): m = 500 dense r = 10/100/300: 2/5/6, sparse 2/6/6; m = 400 dense 0/4/5, sparse 0/4/6.
-
-    * T = 2·10^4, m = 400, dense, 10^4 test points, 8 seeds: r = 10: 0/8, r = 300: 7/8 on seeds 0-7 but 5/8 on
-      seeds 8-15 (gap 5/8 < 2/3): the wide net's t_c reaches 2.55·10^4 on some seeds, so T = 2·10^4 is too tight.
-    * T = 4·10^4, m = 400, dense, 16 seeds: r = 10: 0/16 (best accuracy <= 0.61), r = 300: 15/16 (t_c 6500-25500,
-      one seed stuck at 0.53).
-
-    Chosen: (n, k) = (30, 3), m = 400, dense, r = 10 vs r = 300, T = 3·10^4, 8 seeds, 10^4 test points: measured
-    0/8 vs 8/8 (about 75 s on 2 cores with the 4-seed decay control); by the t_c above, seeds 8-15 would give 0/8
-    vs 7/8, so the verdict does not hinge on the seed choice.
+    ``control_seeds``: also train the wide net with multiplicative decay (1-λ)θ (the Ch. 5 convention) on that
+    many of the seeds (0 = no control). ``delta``: the failure probability δ of the Prop. 6.3 bookkeeping.
+    How the quick setting was chosen, and that it was searched for, is recorded in :data:`SETTING_NOTE`.
     """
 
     n: int
@@ -446,7 +438,6 @@ class WidthBuysDataConfig:
     n_val: int = 10_000
     lr: float = 0.1
     weight_decay: float = 0.01
-    min_gap: Fraction = Fraction(2, 3)
     control_seeds: int = 4
     delta: Fraction = Fraction(1, 2)
     num_threads: int | None = None
@@ -459,7 +450,7 @@ class WidthBuysDataConfig:
 def _predict_b8(cfg: WidthBuysDataConfig) -> dict[str, Any]:
     out: dict[str, Any] = {
         "C(n,k)": math.comb(cfg.n, cfg.k),
-        "min_gap": cfg.min_gap,
+        "min_gap": MIN_GAP,
         "tau": f"1/sqrt({cfg.m})",
         "delta": cfg.delta,
     }
@@ -473,36 +464,36 @@ def _predict_b8(cfg: WidthBuysDataConfig) -> dict[str, Any]:
         f"Prop. 6.3 with tau^2 = 1/m, delta = {cfg.delta}: the SQ bound forbids learning for T <= "
         f"{blind[0]} (narrow) / {blind[1]} (wide) steps; the serial-time floor scales as C(n,k)/(params m), "
         "so more parameters lower it (the resource trade-off). The success gap itself is the qualitative "
-        "Finding 2; its 2/3 threshold is the spec's B8 repro tolerance."
+        "Finding 2; its 2/3 threshold is a reproduction tolerance (docs/sparse_parity.md)."
     )
     return out
 
 
 def _observe_b8(cfg: WidthBuysDataConfig, ctx: RunContext) -> Observation:
     rows: dict[str, dict[str, Any]] = {}
-    device = "cpu"
     ctrl_seeds = cfg.seeds[: cfg.control_seeds]
     plan = [("narrow", cfg.narrow, "pytorch", cfg.seeds), ("wide", cfg.wide, "pytorch", cfg.seeds)]
     if cfg.control_seeds:
         plan.append(("wide_multiplicative_decay", cfg.wide, "multiplicative", ctrl_seeds))
     for name, r, decay, seeds in plan:
-        res = run_cell(
-            cfg.n,
-            cfg.k,
-            r,
-            cfg.m,
-            cfg.init,
-            seeds,
-            cfg.steps,
-            cfg.eval_every,
+        res = run_parity(
+            cell_config(
+                cfg.n,
+                cfg.k,
+                r,
+                cfg.m,
+                cfg.init,
+                seeds,
+                cfg.steps,
+                cfg.eval_every,
+                n_val=cfg.n_val,
+                decay=decay,
+                weight_decay=cfg.weight_decay,
+                lr=cfg.lr,
+                num_threads=cfg.num_threads,
+            ),
             ctx,
-            n_val=cfg.n_val,
-            decay=decay,
-            weight_decay=cfg.weight_decay,
-            lr=cfg.lr,
-            num_threads=cfg.num_threads,
         )
-        device = res.device
         rows[name] = {
             "width": r,
             "decay": decay,
@@ -510,25 +501,25 @@ def _observe_b8(cfg: WidthBuysDataConfig, ctx: RunContext) -> Observation:
             "successes": int(res.success.sum()),
             "runs": len(seeds),
             "rate": float(res.success.mean()),
-            "t_c": _tc_list(res.t_c),
+            "t_c": tc_list(res.t_c),
             "final_accuracy": [float(a) for a in res.accuracy[-1]],
             "best_accuracy": [float(a) for a in res.accuracy.max(axis=0)],
             "wall_s": round(res.wall_time, 2),
         }
     gap = rows["wide"]["rate"] - rows["narrow"]["rate"]
-    details: dict[str, Any] = {"runs": rows, "gap": gap, "device": device}
+    details: dict[str, Any] = {"runs": rows, "gap": gap, "setting": SETTING_NOTE}
     if cfg.control_seeds:
         c = len(ctrl_seeds)
         mult = rows["wide_multiplicative_decay"]["successes"]
         pt = int(sum(t is not None for t in rows["wide"]["t_c"][:c]))
         strong = abs(pt - mult) >= c / 2
-        details["E8_weight_decay"] = (
+        details["weight_decay_convention"] = (
             f"r={cfg.wide}, seeds {list(ctrl_seeds)}: multiplicative decay (1-λ)θ - η∇ with "
             f"λ={cfg.weight_decay}: "
             f"{mult}/{c} successes vs PyTorch-style θ - η(∇+λθ): {pt}/{c}; per-step shrink factor "
             f"{1 - cfg.weight_decay:g} vs {1 - cfg.lr * cfg.weight_decay:g}; best test accuracy under multiplicative "
             f"decay {[round(a, 3) for a in rows['wide_multiplicative_decay']['best_accuracy']]}. The result "
-            + ("depends strongly on the convention (E8)." if strong else "is not very sensitive to the convention.")
+            + ("depends strongly on the convention." if strong else "is not very sensitive to the convention.")
         )
     series = [
         {
@@ -557,29 +548,39 @@ def _observe_b8(cfg: WidthBuysDataConfig, ctx: RunContext) -> Observation:
     )
 
 
-def _judge_b8(predicted: Any, obs: Observation, cfg: WidthBuysDataConfig) -> tuple[Verdict, str]:
-    rows, gap = obs.details["runs"], obs.details["gap"]
-    summary = (
-        f"m={cfg.m}: success r={cfg.narrow}: {rows['narrow']['successes']}/{rows['narrow']['runs']}, "
-        f"r={cfg.wide}: {rows['wide']['successes']}/{rows['wide']['runs']} (gap {gap:.3f})"
-    )
-    exact_gap = Fraction(rows["wide"]["successes"], rows["wide"]["runs"]) - Fraction(
-        rows["narrow"]["successes"], rows["narrow"]["runs"]
-    )
-    problems = [] if exact_gap >= cfg.min_gap else [f"gap {exact_gap} < {cfg.min_gap} (spec B8 repro threshold)"]
-    return training_verdict(summary, problems, f"gap >= {cfg.min_gap} (spec B8 repro threshold)")
+@dataclass(frozen=True)
+class WidthBuysData(Judge):
+    """Fig. 6.2 center / Finding 2 at one offline (n, k, m): success(wide) - success(narrow) >= ``min_gap``,
+    compared exactly as fractions of the runs."""
+
+    min_gap: Fraction = MIN_GAP
+
+    def __call__(self, predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
+        rows, gap = obs.details["runs"], obs.details["gap"]
+        summary = (
+            f"m={config.m}: success r={config.narrow}: {rows['narrow']['successes']}/{rows['narrow']['runs']}, "
+            f"r={config.wide}: {rows['wide']['successes']}/{rows['wide']['runs']} (gap {gap:.3f})"
+        )
+        exact_gap = Fraction(rows["wide"]["successes"], rows["wide"]["runs"]) - Fraction(
+            rows["narrow"]["successes"], rows["narrow"]["runs"]
+        )
+        problems = [] if exact_gap >= self.min_gap else [f"gap {exact_gap} < {self.min_gap} (reproduction threshold)"]
+        return verdict_from_problems(summary, problems, f"gap >= {self.min_gap} (reproduction threshold)")
+
+    def describe(self) -> str:
+        return f"success(r_wide) - success(r_narrow) >= {self.min_gap} (reproduction threshold) at the stated (n, k, m)"
 
 
 register(
     Claim(
         id="edelman-ch6-width-buys-data",
-        source=f"{SRC}, Sec. 6.4, Fig. 6.2 center, App. C.3.1 Finding (2); Prop. 6.3 (resource trade-off); spec B8",
+        source=f"{SRC_CH6}, Sec. 6.4, Fig. 6.2 center, App. C.3.1 Finding (2); Prop. 6.3 (resource trade-off); docs/sparse_parity.md",
         statement="At a fixed offline sample size m where a narrow 2-layer ReLU MLP (PyTorch-default init, hinge, SGD "
         "B=32, eta=0.1, PyTorch-style weight decay 0.01) mostly fails on the (n,k)-sparse parity, a wide one "
         "mostly succeeds (test error <= 10%): width buys data. Qualitative prediction from the resource "
-        "trade-off of Prop. 6.3 (parameters x steps vs tau^2 C(n,k), r = parameter count [E17]): more "
+        "trade-off of Prop. 6.3 (parameters x steps vs tau^2 C(n,k), r = parameter count, not width): more "
         "parallel queries (parameters) substitute for serial time and samples. Quantitative threshold "
-        "success(wide) >= success(narrow) + 2/3 is the spec's B8 repro tolerance, not a thesis number.",
+        "success(wide) >= success(narrow) + 2/3 is a reproduction tolerance (docs/sparse_parity.md), not a thesis number.",
         kind="training",
         configs={
             "quick": WidthBuysDataConfig(
@@ -599,7 +600,6 @@ register(
         },
         predict=_predict_b8,
         observe=_observe_b8,
-        judge=_judge_b8,
-        tolerance="success(r_wide) - success(r_narrow) >= 2/3 (spec B8 repro threshold) at the stated (n, k, m)",
+        judge=WidthBuysData(),
     )
 )

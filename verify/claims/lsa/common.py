@@ -1,0 +1,182 @@
+"""What the Ch. 5 LSA claims share: the source, the test cases, the configurations and the task-specific judges
+(docs/lsa.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy
+
+from numerics import lsa as nl
+
+from ..judges import ExactlyEqual, Judge, MaxAbs, MaxRel, Verdict, as_floats
+
+SRC = "Shi thesis (2024), Ch. 5"
+CASE_A = ((4, 0, 0, 0), (0, 3, 0, 0), (0, 0, 2, 0), (0, 0, 0, 1))
+CASE_B = ((2, 1), (1, 2))
+#: N of Case B.
+CASE_B_N = 10
+#: Relative deviation allowed in the float checks of exact identities (Eq. 5.2, symmetries).
+IDENTITY_RTOL = 1e-12
+#: Monte Carlo estimates must lie within this many standard errors of the exact value.
+MC_Z = 4.0
+
+
+@dataclass(frozen=True)
+class LSAConfig:
+    """A non-training LSA setting: the token covariance ``Lam`` (Case A by default), the pretraining prompt length
+    ``N``, the evaluation prompt length ``M``, the ranks checked, the Monte Carlo size and seed, whether Lambda is
+    rotated by a seeded Haar orthogonal matrix, the label-noise levels ``sigmas``, the task ``w`` and the number of
+    L-BFGS starts."""
+
+    Lam: tuple = CASE_A
+    N: int = 20
+    M: int = 16
+    ranks: tuple[int, ...] = (0, 1, 2, 3, 4)
+    n_prompts: int = 100_000
+    seed: int = 0
+    rotate: bool = True
+    sigmas: tuple[float, ...] = (0.0, 1.0)
+    w: tuple = (1, 1, 1, 1)
+    n_starts: int = 10
+
+
+@dataclass(frozen=True)
+class SymbolicConfig:
+    """The dimension d of a fully symbolic check (the expansion grows as d^4)."""
+
+    d: int = 2
+
+
+@dataclass(frozen=True)
+class LSATrainingConfig:
+    """A training run of :mod:`verify.lsa` for every rank in ``ranks`` and seed in ``seeds``: ``model`` is
+    ``population`` (Adam then L-BFGS polish on the exact population loss, :func:`verify.lsa.train_population`) or
+    ``reduced`` / ``full`` (Adam on sampled prompts of batch ``batch``, :func:`verify.lsa.train_sgd`)."""
+
+    Lam: tuple = CASE_A
+    N: int = 20
+    ranks: tuple[int, ...] = (1, 2, 3, 4)
+    seeds: tuple[int, ...] = (0, 1)
+    model: str = "population"
+    steps: int = 1000
+    polish_steps: int = 200
+    batch: int = 1024
+
+
+def lam(cfg: LSAConfig | LSATrainingConfig) -> np.ndarray:
+    return np.array(cfg.Lam, dtype=np.float64)
+
+
+def rotated(cfg: LSAConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Lambda rotated by a Haar orthogonal matrix (seeded) when ``cfg.rotate``; returns (Lambda_rot, R)."""
+    L = lam(cfg)
+    if not cfg.rotate:
+        return L, np.eye(L.shape[0])
+    R = nl.random_orthogonal(L.shape[0], np.random.default_rng(cfg.seed + 12345))
+    return R @ L @ R.T, R
+
+
+def largest_residual(residuals: list[sympy.Expr]) -> sympy.Expr:
+    """``max |residual|`` of exact residuals (0 when the identity holds symbolically)."""
+    return sympy.Max(*[sympy.Abs(r) for r in residuals])
+
+
+def identity_tolerance(what: str) -> str:
+    return f"{what} <= {IDENTITY_RTOL:g} (relative to the largest |prediction|)"
+
+
+# --- Judges specific to this task
+
+
+@dataclass(frozen=True)
+class LbfgsOptimum(Judge):
+    """Theorem 5.4.1 by optimisation: the L-BFGS minimum equals the closed-form L_r within ``loss_atol`` (a minimum
+    below L_r by more than that would contradict the theorem) and the minimiser ``A B^T`` equals U* within
+    ``matrix_rtol`` (``details["matrix_rel_err"]``)."""
+
+    loss_atol: float
+    matrix_rtol: float
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        gap = as_floats(obs.value) - as_floats(predicted)
+        mats = as_floats(obs.details["matrix_rel_err"])
+        if gap.min() < -self.loss_atol:
+            return "fail", f"L-BFGS found a loss {-gap.min():.3e} below L_r: the closed form is not optimal"
+        ok = bool(np.abs(gap).max() <= self.loss_atol and mats.max() <= self.matrix_rtol)
+        return ("pass" if ok else "fail"), (
+            f"max |loss gap| {np.abs(gap).max():.2e} (tol {self.loss_atol:g}), "
+            f"max rel. matrix error {mats.max():.2e} (tol {self.matrix_rtol:g})"
+        )
+
+    def describe(self) -> str:
+        return f"loss absolute {self.loss_atol:g}; minimiser relative {self.matrix_rtol:g}"
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return MaxAbs(self.loss_atol).perturb(predicted, obs)
+
+
+@dataclass(frozen=True)
+class MonotoneOptimum(Judge):
+    """Theorem 5.4.1's dependence on r and N: ``details["L_r_strictly_decreasing"]`` and
+    ``details["v_increasing_in_N"]`` hold (exact comparisons), the observed ``|v_i* lambda_i - 1|`` equal the
+    predicted rate within ``rtol`` and all stay below ``bound``."""
+
+    rtol: float
+    bound: float
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        verdict, reason = MaxRel(self.rtol)(predicted, obs, config)
+        dec = all(obs.details["L_r_strictly_decreasing"])
+        inc = bool(obs.details["v_increasing_in_N"])
+        worst = float(as_floats(obs.value).max())
+        ok = verdict == "pass" and dec and inc and worst < self.bound
+        return ("pass" if ok else "fail"), (
+            f"L_r strictly decreasing: {dec}; v* increasing in N: {inc}; rate {reason}; largest {worst:.3e}"
+        )
+
+    def describe(self) -> str:
+        return f"exact comparisons; rate relative {self.rtol:g} and < {self.bound:g}"
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return MaxRel(self.rtol).perturb(predicted, obs)
+
+
+@dataclass(frozen=True)
+class EqualAndNonNegative(Judge):
+    """Theorem 5.4.3: every observed difference equals its predicted value exactly and is >= 0."""
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        verdict, reason = ExactlyEqual()(predicted, obs, config)
+        lowest = float(as_floats(obs.value).min())
+        ok = verdict == "pass" and lowest >= 0
+        return ("pass" if ok else "fail"), f"{reason}; smallest difference {lowest:.6g}"
+
+    def describe(self) -> str:
+        return "exact, and every difference >= 0"
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return ExactlyEqual().perturb(predicted, obs)
+
+
+@dataclass(frozen=True)
+class DecreasingArgmin(Judge):
+    """Sec. 5.4.2: the observed best rank for each noise level equals the predicted one, and it is non-increasing in
+    the noise with a strict drop from the first to the last level."""
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        verdict, _ = ExactlyEqual()(predicted, obs, config)
+        got = list(obs.value)
+        monotone = all(a >= b for a, b in zip(got, got[1:])) and got[0] > got[-1]
+        ok = verdict == "pass" and monotone
+        return ("pass" if ok else "fail"), (
+            f"best rank by noise level: predicted {list(predicted)}, observed {got}; decreasing in sigma: {monotone}"
+        )
+
+    def describe(self) -> str:
+        return "exact ranks; non-increasing in sigma, first > last"
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return ExactlyEqual().perturb(predicted, obs)
