@@ -50,6 +50,12 @@ def test_every_claim_uses_a_judge_object_and_states_its_tolerance() -> None:
             assert claim.corrected_by in registry(), claim.id
 
 
+def test_full_scale_runs_every_quick_claim() -> None:
+    """`tvk report --scale full` runs every claim that quick runs (at its full setting, or the same one)."""
+    missing = [c.id for c in registry().values() if "quick" in c.configs and "full" not in c.configs]
+    assert not missing, f"claims without a full-scale configuration: {missing}"
+
+
 def test_no_claim_module_imports_another_task():
     """Task modules are peers: they import the shared machinery (base, judges, training) and the lower layers,
     never another task's claims (a task package may import its own submodules)."""

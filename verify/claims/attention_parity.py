@@ -125,7 +125,7 @@ register(
         statement="g_2* (d = 8, 2(nu2+1) = 8 heads, codes +-1 / -+3) has y g >= 1 on all 56 ordered pairs x 4 patterns "
         "(min margin exactly 1, 96 of 224 tight), independent of gamma: a zero-loss solution for every p_T.",
         kind="symbolic",
-        configs={"quick": AttentionParityConfig()},
+        configs={"quick": AttentionParityConfig(), "full": AttentionParityConfig()},
         predict=_predict_construction,
         observe=_observe_construction,
         judge=ExactOrFloat(1e-12, relative=True),
@@ -154,7 +154,7 @@ register(
         statement="g_1* (heads {1, 4, 5, 8} of g_2* with positive code -nu1) has margin >= 1 on S_1 and S_2 hinge loss "
         "exactly 4/9 for every gamma.",
         kind="symbolic",
-        configs={"quick": AttentionParityConfig()},
+        configs={"quick": AttentionParityConfig(), "full": AttentionParityConfig()},
         predict=_predict_g1,
         observe=_observe_g1,
         judge=ExactlyEqual(),
@@ -189,7 +189,7 @@ register(
         "equivalent to (d(d-1)/2) p_T (1/4+gamma) < (1-p_T)(1/4-gamma); sum ||V||_F^2 of g_2* = "
         "2 d nu2 (1+nu2)/(16 gamma^2) = 1200.",
         kind="symbolic",
-        configs={"quick": AttentionParityConfig()},
+        configs={"quick": AttentionParityConfig(), "full": AttentionParityConfig()},
         predict=_predict_pt_norm,
         observe=_observe_pt_norm,
         judge=ExactOrFloat(1e-12, relative=True),
@@ -237,7 +237,7 @@ register(
         statement="As printed: g_2* with 2(nu2+1) heads is the optimal (minimum-norm, lambda -> 0+) solution and 2(nu2+1) "
         "heads are needed for zero loss (d = 8: 8 heads, sum ||V||_F^2 = 1200 at gamma = 0.1).",
         kind="symbolic",
-        configs={"quick": AttentionParityConfig()},
+        configs={"quick": AttentionParityConfig(), "full": AttentionParityConfig()},
         predict=_predict_optimality,
         observe=_observe_optimality_refuted,
         judge=RefutedIfSmaller(what=("heads for zero loss", "sum ||V||_F^2 at zero loss")),
@@ -270,7 +270,7 @@ register(
         source=f"{SRC}, Theorem 5.5.1 (g_1* optimal for m = 2(nu1+1); erratum (a) in docs/attention_parity.md)",
         statement="As printed: g_1* is the optimum among 2(nu1+1)-head models for p_T > 0 (S_2 loss 4/9 at nu1 = 1, nu2 = 3).",
         kind="symbolic",
-        configs={"quick": AttentionParityConfig()},
+        configs={"quick": AttentionParityConfig(), "full": AttentionParityConfig()},
         predict=_predict_g1_optimality,
         observe=_observe_g1_refuted,
         judge=RefutedIfSmaller(what=("S_2 loss with zero S_1 loss",)),

@@ -54,7 +54,12 @@ class SymbolicConfig:
 class LSATrainingConfig:
     """A training run of :mod:`verify.lsa` for every rank in ``ranks`` and seed in ``seeds``: ``model`` is
     ``population`` (Adam then L-BFGS polish on the exact population loss, :func:`verify.lsa.train_population`) or
-    ``reduced`` / ``full`` (Adam on sampled prompts of batch ``batch``, :func:`verify.lsa.train_sgd`)."""
+    ``reduced`` / ``full`` (Adam on sampled prompts of batch ``batch``, :func:`verify.lsa.train_sgd`).
+
+    ``rotate``: Lambda is rotated by a seeded Haar orthogonal matrix (``seed``), so the optimum is not diagonal.
+    ``train_Lam``: when set, the prompts are drawn with this covariance as given (not rotated) instead of Lambda,
+    while the learned M_eff is still compared with the optimum for (rotated) Lambda: a negative control.
+    """
 
     Lam: tuple = CASE_A
     N: int = 20
@@ -64,14 +69,17 @@ class LSATrainingConfig:
     steps: int = 1000
     polish_steps: int = 200
     batch: int = 1024
+    rotate: bool = False
+    seed: int = 0
+    train_Lam: tuple | None = None
 
 
 def lam(cfg: LSAConfig | LSATrainingConfig) -> np.ndarray:
     return np.array(cfg.Lam, dtype=np.float64)
 
 
-def rotated(cfg: LSAConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Lambda rotated by a Haar orthogonal matrix (seeded) when ``cfg.rotate``; returns (Lambda_rot, R)."""
+def rotated(cfg: LSAConfig | LSATrainingConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Lambda rotated by a Haar orthogonal matrix (seeded by ``cfg.seed``) when ``cfg.rotate``; returns (Lambda_rot, R)."""
     L = lam(cfg)
     if not cfg.rotate:
         return L, np.eye(L.shape[0])

@@ -105,7 +105,7 @@ register(
         statement="W11^PV, w12^PV, w12^KQ and w22^KQ do not affect the prediction (the query label slot is 0): the "
         "symbolic derivatives vanish, perturbing them changes nothing and their autograd gradient is exactly 0.",
         kind="numeric",
-        configs={"quick": LSAConfig()},
+        configs={"quick": LSAConfig(), "full": LSAConfig()},
         predict=_predict_dead_blocks,
         observe=_observe_dead_blocks,
         judge=MaxAbs(1e-14),
@@ -223,7 +223,7 @@ register(
         statement="grad l~ = u^2 Gamma Lambda U Lambda - u Lambda^2 vanishes at (Gamma^-1, 1); l~(Gamma^-1, 1) = "
         "-1/2 tr(Lambda^2 Gamma^-1) (Case A: -5567850/1382693) = the rank-d closed form (Case A and Case B).",
         kind="symbolic",
-        configs={"quick": LSAConfig()},
+        configs={"quick": LSAConfig(), "full": LSAConfig()},
         predict=_predict_lemD1,
         observe=_observe_lemD1,
         judge=ExactlyEqual(),
@@ -263,7 +263,7 @@ register(
         statement="l~(U, u) - min l~ = 1/2 ||Gamma^{1/2}(u Lambda^{1/2} U Lambda^{1/2} - Lambda Gamma^{-1})||_F^2 for random "
         "rational U, u (Case A and Case B, exact with matrix square roots).",
         kind="symbolic",
-        configs={"quick": LSAConfig()},
+        configs={"quick": LSAConfig(), "full": LSAConfig()},
         predict=_predict_eqD4,
         observe=_observe_eqD4,
         judge=ExactlyEqual(),

@@ -95,7 +95,7 @@ register(
         statement="Averaged over w ~ N(0, I), with M = N and sigma = 0, the Thm 5.4.2 loss equals 2 L_r (Case A: 10, 310/47, "
         "14170/3431, 115590/44603, 2691230/1382693).",
         kind="symbolic",
-        configs={"quick": LSAConfig()},
+        configs={"quick": LSAConfig(), "full": LSAConfig()},
         predict=_predict_consistency,
         observe=_observe_consistency,
         judge=ExactlyEqual(),
@@ -141,7 +141,7 @@ register(
         "sum_{i=r+1}^{r'} (N lambda_i/((N+1) lambda_i + tr D))^2 >= 0 (exact differences of Thm 5.4.2 values, "
         "Case A, M = 16, sigma in {0, 1, 2}).",
         kind="symbolic",
-        configs={"quick": LSAConfig()},
+        configs={"quick": LSAConfig(), "full": LSAConfig()},
         predict=_predict_543,
         observe=_observe_543,
         judge=EqualAndNonNegative(),
@@ -168,7 +168,7 @@ register(
         statement="At N = 1e6 (Case A spectrum, M = 16, w = (1,1,1,1)) the exact loss and ||xi||^2_D + (1/M)[(r+1)||s||^2_D + "
         "r||xi||^2_D + r sigma^2] differ by < 2e-5 relative for every r.",
         kind="symbolic",
-        configs={"quick": LSAConfig(N=10**6)},
+        configs={"quick": LSAConfig(N=10**6), "full": LSAConfig(N=10**6)},
         predict=_predict_largeN,
         observe=_observe_largeN,
         judge=MaxRel(2e-5),
@@ -202,7 +202,10 @@ register(
         statement="With Q^T w = (1, .5, .5, .5), M = 16, N = 20, the best rank under Thm 5.4.2 decreases with label noise: "
         "sigma = 0 -> 4, sigma = 2 -> 3, sigma = 4 -> 1.",
         kind="symbolic",
-        configs={"quick": LSAConfig(w=(1, 0.5, 0.5, 0.5), sigmas=(0.0, 2.0, 4.0))},
+        configs={
+            "quick": LSAConfig(w=(1, 0.5, 0.5, 0.5), sigmas=(0.0, 2.0, 4.0)),
+            "full": LSAConfig(w=(1, 0.5, 0.5, 0.5), sigmas=(0.0, 2.0, 4.0)),
+        },
         predict=_predict_tradeoff,
         observe=_observe_tradeoff,
         judge=DecreasingArgmin(),

@@ -65,7 +65,7 @@ register(
         "and L_r = 1/2 tr Lambda - 1/2 sum_{i<=r} lambda_i^2/T_i (Case A: 5, 155/47, 7085/3431, 57795/44603, "
         "1345615/1382693); the trace formula of l~ at U* agrees exactly and U* is stationary on its support.",
         kind="symbolic",
-        configs={"quick": LSAConfig()},
+        configs={"quick": LSAConfig(), "full": LSAConfig()},
         predict=_predict_closed_form,
         observe=_observe_closed_form,
         judge=ExactlyEqual(),
@@ -172,7 +172,7 @@ register(
         statement="(u, U) -> (u/c, cU) leaves the prediction and l~ unchanged: symbolically, and in float64 for "
         "c in {-3, 0.1, 7}.",
         kind="numeric",
-        configs={"quick": LSAConfig()},
+        configs={"quick": LSAConfig(), "full": LSAConfig()},
         predict=_predict_scale,
         observe=_observe_scale,
         judge=MaxAbs(IDENTITY_RTOL),
@@ -214,7 +214,7 @@ register(
         source=f"{SRC}, Sec. 5.4 ('the small model keeps only the first r eigenvectors')",
         statement="At the rank-r optimum the prediction is unchanged when x_q moves orthogonally to the top-r eigenvectors.",
         kind="numeric",
-        configs={"quick": LSAConfig()},
+        configs={"quick": LSAConfig(), "full": LSAConfig()},
         predict=_predict_projection_invariance,
         observe=_observe_projection_invariance,
         judge=MaxAbs(IDENTITY_RTOL),
@@ -261,7 +261,7 @@ register(
         statement="L_r is strictly decreasing in r; v_i* increases with N; v_i* -> 1/lambda_i with relative error exactly "
         "(lambda_i + tr D)/((N+1) lambda_i + tr D) (< 2e-7 at N = 1e8 for Case A).",
         kind="symbolic",
-        configs={"quick": LSAConfig()},
+        configs={"quick": LSAConfig(), "full": LSAConfig()},
         predict=_predict_monotone,
         observe=_observe_monotone,
         judge=MonotoneOptimum(rtol=1e-9, bound=2e-7),
@@ -291,7 +291,7 @@ register(
         statement="Lambda = [[2,1],[1,2]], N = 10: exact closed form (sympy eigenvectors, descending order) equals numpy eigh "
         "reversed; U*_1 = (5/37)[[1,1],[1,1]], U*_2 = Gamma^-1, L = 2, 29/37, 50/111.",
         kind="numeric",
-        configs={"quick": LSAConfig()},
+        configs={"quick": LSAConfig(), "full": LSAConfig()},
         predict=_predict_caseB,
         observe=_observe_caseB,
         judge=MaxAbs(1e-6),
