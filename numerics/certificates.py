@@ -34,14 +34,28 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
-import cvxpy as cp
 import numpy as np
 
+from .groups import GroupTask, character_lp, class_weights
+from .groups import construction_network as group_construction
 from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, evaluate
+from .modular import ModularTask, construction_network
+from .parity import SparseParityTask
+from .parity import construction_network as parity_construction
 from .single_neuron import SingleNeuronResult, maximize_single_neuron
+from .sos import (
+    MAX_BLOCK,
+    Grading,
+    SingleNeuronBound,
+    SOSError,
+    group_grading,
+    modular_grading,
+    sign_grading,
+    single_neuron_sdp_bound,
+)
 
 __all__ = [
     "CertificateError",
@@ -53,8 +67,12 @@ __all__ = [
     "columns_to_class_weights",
     "LPResult",
     "solve_dictionary_lp",
+    "bracket_verdict",
     "Certificate",
     "certify",
+    "certify_modular",
+    "certify_parity",
+    "certify_group",
 ]
 
 DEFAULT_SOLVERS: tuple[str, ...] = ("CLARABEL", "SCS")
@@ -322,6 +340,8 @@ def solve_dictionary_lp(
         If every solver raises or returns a status other than ``optimal`` (including
         ``optimal_inaccurate``). No number from a failed solve is ever returned.
     """
+    import cvxpy as cp  # deferred: cvxpy is slow to import, and listing claims must not need it
+
     net = unit_neurons(dictionary, normalize)
     D = margin_features(net, task, normalize=False)
     J = net.width
@@ -350,7 +370,7 @@ def solve_dictionary_lp(
         elapsed = time.perf_counter() - t0
         status = str(problem.status)
         raw_mu, raw_t, raw_Q = mu_var.value, t_var.value, margin_con.dual_value
-        if status != cp.OPTIMAL:
+        if status != "optimal":
             attempts.append(f"{name}: status {status!r} (not 'optimal')")
             continue
         if (
@@ -431,37 +451,111 @@ def _build_result(
 # --------------------------------------------------------------------------------------------
 
 
+def bracket_verdict(
+    lower: float,
+    upper_rigorous: float | None,
+    gamma: float,
+    rtol: float,
+    attained: bool = True,
+    upper_heuristic: float | None = None,
+) -> tuple[str, str]:
+    r"""Judge a predicted :math:`\gamma` against a certified bracket (``docs/certificates.md``).
+
+    * ``fail`` when the bracket excludes :math:`\gamma`: the lower bound (a forward pass) exceeds
+      :math:`\gamma(1+\text{rtol})`, or the rigorous upper bound is below :math:`\gamma(1-\text{rtol})`; and, when
+      the lower network is claimed to attain :math:`\gamma` (``attained``), a lower bound below
+      :math:`\gamma(1-\text{rtol})`;
+    * ``inconclusive`` when no rigorous upper bound is available (only the heuristic multi-start value), or the
+      interval contains :math:`\gamma` but is wider than the tolerance (a loose relaxation above, or a lower
+      network not claimed to attain :math:`\gamma` below);
+    * ``pass`` otherwise: both bounds within ``rtol`` of :math:`\gamma`.
+
+    Returns
+    -------
+    verdict, reason : str
+    """
+    g = float(gamma)
+    tol = rtol * abs(g)
+    interval = f"[{lower:.12g}, {upper_rigorous:.12g}]" if upper_rigorous is not None else f"[{lower:.12g}, ?]"
+    head = f"gamma = {g:.12g}, certified interval {interval}"
+    if lower > g + tol:
+        return (
+            "fail",
+            f"{head}: the network's forward-pass margin exceeds gamma by {(lower - g) / abs(g):.2e} (relative)",
+        )
+    if upper_rigorous is not None and upper_rigorous < g - tol:
+        return (
+            "fail",
+            f"{head}: the rigorous upper bound is below gamma by {(g - upper_rigorous) / abs(g):.2e} (relative)",
+        )
+    if lower < g - tol:
+        short = f"{(g - lower) / abs(g):.2e} (relative)"
+        if attained:
+            return "fail", f"{head}: the network said to attain gamma falls short by {short}"
+        return "inconclusive", f"{head}: the lower bound is {short} below gamma (interval too wide to decide)"
+    if upper_rigorous is None:
+        heur = "" if upper_heuristic is None else f"; heuristic (multi-start) upper value {upper_heuristic:.12g}"
+        return "inconclusive", f"{head}: no rigorous upper bound{heur}"
+    if upper_rigorous > g + tol:
+        return "inconclusive", (
+            f"{head}: the relaxation is loose (upper bound {(upper_rigorous - g) / abs(g):.2e} above gamma, "
+            f"tolerance {rtol:g})"
+        )
+    return "pass", (
+        f"{head}: both bounds within {max(abs(lower - g), abs(upper_rigorous - g)) / abs(g):.1e} of gamma "
+        f"(tolerance {rtol:g})"
+    )
+
+
 @dataclass(frozen=True)
 class Certificate:
-    r"""A bracket :math:`\text{lower}\le\gamma^*\le\text{upper}` for the maximum normalized margin.
+    r"""A bracket :math:`\text{lower}\le\gamma^*\le\text{upper}` for the maximum normalized margin, neither end
+    taken from a closed form.
 
-    The lower bound is the normalized margin :math:`h(\theta)/\|\theta\|_{2,\nu}^\nu` of an explicit network;
-    the upper bound is :math:`\max_{\|\bar\theta\|\le1}\Psi_Q(\bar\theta)` for class weights Q (Edelman
-    Lemmas 7.2, 7.5; for modular addition the uniform Q gives the closed form of Shi Lemma C.15).
+    * lower: the normalized margin :math:`h(\theta)/\|\theta\|_{2,\nu}^\nu` of an explicit network, by the float64
+      forward pass over every input (``numerics.margins.evaluate``);
+    * upper: :math:`\max_{\|\bar\theta\|\le1}\Psi_Q(\bar\theta)` for a class weighting Q (any Q gives a valid bound,
+      Edelman Lemmas 7.2, 7.5), computed two ways: (a) multi-start L-BFGS (``upper_heuristic``: a value *attained*
+      by a neuron, so a lower estimate of the maximum, not a bound), and (b) the sum-of-squares relaxation of
+      :mod:`numerics.sos` (``upper_rigorous``: a bound up to float64 rounding, see that module).
 
     Attributes
     ----------
-    lower, upper : float
-        The two bounds.
+    lower : float
+    upper_heuristic : float
+    upper_rigorous : float or None
+        None when the SDP was not run or could not be solved (``sdp_note`` says why).
     tol : float
-        Relative tolerance of :attr:`certified`.
-    upper_rigorous : bool
-        True when the upper bound is a closed form supplied by the caller; False when it is a numeric
-        multi-start maximum (exact only if the global single-neuron maximum was found).
-    lower_source, upper_source : str
-        Where each bound comes from.
-    solver, status : str
-        The method behind the upper bound and its outcome.
+        Relative tolerance of :attr:`certified` and :meth:`verdict`.
+    lower_source, weighting : str
+        Where the lower bound and the class weighting come from.
+    heuristic : dict
+        Multi-start details (starts, starts at the best value, convergence, message).
+    sdp : SingleNeuronBound or None
+        The relaxation's record (solver, status, duality gap, residuals, sizes, times).
+    sdp_note : str
+        Why there is no rigorous bound (empty when there is one).
     """
 
     lower: float
-    upper: float
+    upper_heuristic: float
+    upper_rigorous: float | None
     tol: float
-    upper_rigorous: bool
     lower_source: str
-    upper_source: str
-    solver: str
-    status: str
+    weighting: str
+    heuristic: dict
+    sdp: SingleNeuronBound | None = None
+    sdp_note: str = ""
+
+    @property
+    def rigorous(self) -> bool:
+        """True when the upper end is the rigorous SDP bound."""
+        return self.upper_rigorous is not None
+
+    @property
+    def upper(self) -> float:
+        """The rigorous upper bound when there is one, else the heuristic value (see :attr:`rigorous`)."""
+        return self.upper_rigorous if self.upper_rigorous is not None else self.upper_heuristic
 
     @property
     def gap(self) -> float:
@@ -474,14 +568,76 @@ class Certificate:
         return abs(self.gap) / max(abs(self.upper), abs(self.lower), np.finfo(float).tiny)
 
     @property
+    def relaxation_gap(self) -> float:
+        """``(upper_rigorous - upper_heuristic) / upper_rigorous``: how far the relaxation can be from the true
+        single-neuron maximum (the heuristic value is attained by a neuron); NaN without an SDP bound."""
+        if self.upper_rigorous is None:
+            return float("nan")
+        return (self.upper_rigorous - self.upper_heuristic) / max(abs(self.upper_rigorous), np.finfo(float).tiny)
+
+    @property
     def consistent(self) -> bool:
-        """False if the lower bound exceeds the upper bound beyond ``tol``: one of them is wrong."""
+        """False if the lower bound exceeds an upper value beyond ``tol``: one of them is wrong (or, for the
+        heuristic value, the optimizer missed the maximum)."""
         return self.lower <= self.upper + self.tol * max(abs(self.upper), abs(self.lower))
 
     @property
     def certified(self) -> bool:
-        r"""True if the relative gap is at most ``tol``: then :math:`\gamma^*` is known to that accuracy."""
-        return bool(np.isfinite(self.relative_gap) and self.relative_gap <= self.tol)
+        r"""True if the upper bound is rigorous and the relative gap is at most ``tol``: :math:`\gamma^*` is then
+        known to that accuracy without any closed form."""
+        return bool(self.rigorous and np.isfinite(self.relative_gap) and self.relative_gap <= self.tol)
+
+    def verdict(self, gamma: object, rtol: float | None = None, attained: bool = True) -> tuple[str, str]:
+        """:func:`bracket_verdict` of this certificate against a predicted gamma (``rtol`` defaults to ``tol``)."""
+        return bracket_verdict(
+            self.lower,
+            self.upper_rigorous,
+            float(gamma),  # type: ignore[arg-type]
+            self.tol if rtol is None else rtol,
+            attained,
+            self.upper_heuristic,
+        )
+
+    def summary(self) -> dict[str, object]:
+        """Plain data for records and ``tvk certify --json``."""
+        return {
+            "lower": self.lower,
+            "upper_rigorous": self.upper_rigorous,
+            "upper_heuristic": self.upper_heuristic,
+            "rigorous": self.rigorous,
+            "relative_gap": self.relative_gap,
+            "relaxation_gap": self.relaxation_gap,
+            "certified": self.certified,
+            "tol": self.tol,
+            "lower_source": self.lower_source,
+            "weighting": self.weighting,
+            "heuristic": dict(self.heuristic),
+            "sdp": None if self.sdp is None else self.sdp.summary(),
+            "sdp_note": self.sdp_note,
+        }
+
+    def text(self) -> str:
+        """Lines for ``tvk certify``: the interval, which end is rigorous, the solver and the gaps."""
+        lines = [
+            f"  lower  {self.lower:.12e}  ({self.lower_source}; float64 forward pass over every input)",
+            f"  upper  {self.upper_heuristic:.12e}  heuristic: multi-start L-BFGS maximum of Psi_Q "
+            f"({self.heuristic.get('n_at_best')}/{self.heuristic.get('n_starts')} starts at the best; not a bound)",
+        ]
+        if self.sdp is not None:
+            s = self.sdp.sos
+            lines.append(
+                f"  upper  {self.upper_rigorous:.12e}  RIGOROUS: SOS relaxation, {s.solver} ({s.status}), duality gap "
+                f"{s.gap:.1e}, residual {s.residual_l1:.1e}, feasibility tol {s.feasibility_tolerance:g}; "
+                f"{s.size.n_monomials} monomials, {len(s.size.block_sides)} blocks (largest {s.size.largest_block}), "
+                f"grading {s.grading}"
+            )
+        else:
+            lines.append(f"  upper  (no rigorous bound: {self.sdp_note})")
+        lines.append(
+            f"  weighting: {self.weighting}; interval width {self.relative_gap:.1e} relative -> "
+            + ("CERTIFIED" if self.certified else "not certified")
+        )
+        return "\n".join(lines)
 
 
 def certify(
@@ -489,10 +645,15 @@ def certify(
     degree: int,
     lower_network: HomogeneousNetwork,
     Q: np.ndarray | None = None,
-    upper_closed_form: object | None = None,
+    grading: Grading | None = None,
+    *,
+    weighting: str = "uniform q and tau",
+    sdp: bool = True,
     n_starts: int = 20,
     seed: int = 0,
     tol: float = 1e-6,
+    solver: str | Sequence[str] | None = None,
+    max_block: int = MAX_BLOCK,
 ) -> Certificate:
     r"""Bracket :math:`\gamma^*` between an explicit network and a class-weighted single-neuron bound.
 
@@ -503,45 +664,119 @@ def certify(
     degree : int
         Activation exponent (must equal ``lower_network.degree``).
     lower_network : HomogeneousNetwork
-        Any non-zero network; its normalized margin is the lower bound (``numerics.margins.evaluate``).
+        Any non-zero network; its normalized margin (forward pass) is the lower bound.
     Q : array (N, C), optional
-        Class weights of the upper bound (None = uniform q and tau).
-    upper_closed_form : number or sympy expression, optional
-        :math:`\max_{\|\bar\theta\|\le1}\Psi_Q` in closed form (e.g. ``theory.modular.max_margin(p, k)``
-        for uniform Q, Shi Lemma C.15). The caller vouches that it matches Q. If None, the bound is the
-        numeric multi-start maximum of :func:`numerics.single_neuron.maximize_single_neuron`.
+        Class weights of the upper bound (None = uniform q and tau). Any valid weighting gives a valid bound.
+    grading : Grading, optional
+        A symmetry of the weighted problem for the SDP's block structure (:mod:`numerics.sos`); None = one block.
+    weighting : str
+        Where Q comes from, for the record.
+    sdp : bool
+        Compute the rigorous bound (b); False leaves only the heuristic value (a).
     n_starts, seed : int
-        Multi-start settings for the numeric upper bound.
+        Multi-start settings of the heuristic value.
     tol : float
         Relative tolerance of :attr:`Certificate.certified`.
+    solver, max_block :
+        Passed to :func:`numerics.sos.single_neuron_sdp_bound`.
+
+    Notes
+    -----
+    An SDP that is too large (``max_block``) or that every solver fails on leaves ``upper_rigorous`` None with
+    the reason in ``sdp_note``: the certificate is then only heuristic, never silently a closed form.
     """
     if lower_network.degree != degree:
         raise ValueError(f"lower_network has degree {lower_network.degree}, expected {degree}")
     report = evaluate(lower_network, task)
-    lower = report.normalized_margin
-    lower_source = f"normalized margin of a width-{lower_network.width} network"
-    if upper_closed_form is not None:
-        upper = float(upper_closed_form)
-        if not np.isfinite(upper):
-            raise ValueError(f"upper_closed_form must be finite, got {upper_closed_form!r}")
-        return Certificate(
-            lower=lower,
-            upper=upper,
-            tol=tol,
-            upper_rigorous=True,
-            lower_source=lower_source,
-            upper_source="closed form supplied by the caller",
-            solver="closed form",
-            status="exact",
-        )
     res: SingleNeuronResult = maximize_single_neuron(task, degree, Q=Q, n_starts=n_starts, seed=seed)
+    heuristic = {
+        "n_starts": res.n_starts,
+        "n_at_best": res.n_at_best,
+        "converged": res.success,
+        "grad_norm": res.grad_norm,
+        "message": res.message,
+        "method": "L-BFGS-B (scipy), multi-start",
+    }
+    bound, note = None, ""
+    if sdp:
+        try:
+            bound = single_neuron_sdp_bound(task, degree, grading, Q, solver=solver, max_block=max_block)
+        except (ValueError, SOSError) as exc:
+            note = f"{type(exc).__name__}: {exc}"
+    else:
+        note = "not requested"
     return Certificate(
-        lower=lower,
-        upper=res.value,
+        lower=report.normalized_margin,
+        upper_heuristic=res.value,
+        upper_rigorous=None if bound is None else bound.bound,
         tol=tol,
-        upper_rigorous=False,
-        lower_source=lower_source,
-        upper_source=f"multi-start L-BFGS maximum of Psi_Q ({res.n_at_best}/{res.n_starts} starts at the best value)",
-        solver="L-BFGS-B (scipy), multi-start",
-        status=("converged" if res.success else "not converged") + f"; {res.message}",
+        lower_source=f"normalized margin of a width-{lower_network.width} network",
+        weighting=weighting,
+        heuristic=heuristic,
+        sdp=bound,
+        sdp_note=note,
     )
+
+
+# --------------------------------------------------------------------------------------------
+# The certificates of the three tasks (claims, `tvk certify`, benchmarks)
+# --------------------------------------------------------------------------------------------
+
+
+def certify_modular(
+    p: int, k: int, lower_network: HomogeneousNetwork | None = None, n_starts: int = 8, seed: int = 0, tol: float = 1e-6
+) -> Certificate:
+    r"""k-input modular addition on :math:`\mathbb Z_p`: the construction of Shi Lemma C.18 (lower; or
+    ``lower_network``), uniform q and tau (upper), the SDP blocked by :func:`numerics.sos.modular_grading`."""
+    task = ModularTask(p, k)
+    net = construction_network(p, k) if lower_network is None else lower_network
+    cert = certify(task, k, net, None, modular_grading(p, k), n_starts=n_starts, seed=seed, tol=tol)
+    if lower_network is None:
+        cert = replace(cert, lower_source=f"the construction of Shi Lemma C.18 (width {net.width})")
+    return cert
+
+
+def certify_parity(
+    n: int, k: int, lower_network: HomogeneousNetwork | None = None, n_starts: int = 8, seed: int = 0, tol: float = 1e-6
+) -> Certificate:
+    r"""(n, k)-sparse parity, S the first k bits: the construction of Edelman App. D.7 (lower; or
+    ``lower_network``), uniform q (upper; binary, so tau is trivial), the SDP blocked by sign flips."""
+    S = tuple(range(k))
+    task = SparseParityTask(n, S)
+    net = parity_construction(n, S) if lower_network is None else lower_network
+    cert = certify(task, k, net, None, sign_grading(n), n_starts=n_starts, seed=seed, tol=tol)
+    if lower_network is None:
+        cert = replace(cert, lower_source=f"the construction of Edelman App. D.7 (width {net.width})")
+    return cert
+
+
+def certify_group(
+    name: str,
+    lower_network: HomogeneousNetwork | None = None,
+    n_starts: int = 8,
+    seed: int = 0,
+    tol: float = 1e-6,
+) -> Certificate:
+    r"""Composition in a finite group G: the construction of Edelman Lemmas D.15-D.16 with the character LP's
+    budgets (lower; or ``lower_network``), class weights :math:`\tau_{C(y^{-1}c')}` from the character LP's
+    dual (upper; computed by HiGHS, not the closed form), the SDP blocked by
+    :func:`numerics.sos.group_grading`."""
+    lp = character_lp(name)
+    Q = class_weights(name, lp.class_tau.tolist())
+    net = group_construction(name, budgets=lp.budgets.tolist()) if lower_network is None else lower_network
+    cert = certify(
+        GroupTask(name),
+        2,
+        net,
+        Q,
+        group_grading(name),
+        weighting="q uniform, tau from the dual of the character LP (App. D.9.2)",
+        n_starts=n_starts,
+        seed=seed,
+        tol=tol,
+    )
+    if lower_network is None:
+        cert = replace(
+            cert, lower_source=f"the construction of Lemmas D.15-D.16 with the LP budgets (width {net.width})"
+        )
+    return cert

@@ -6,7 +6,7 @@
     tvk derive  group --name NAME [--json]          (NAME like S4, D6, A5, Z2^3, S3xZ2)
     tvk derive  lsa --lambda 4,3,2,1 --N 20 --rank R [--json]
     tvk derive  majority --n N --k K [--json]
-    tvk certify modular --p P --k K [--json]
+    tvk certify modular --p P --k K | parity --n N --k K | group --name NAME  [--starts S] [--seed S] [--json]
     tvk list    [--scale quick|full] [--only PATTERN] [--json]
 
 With ``--json`` a command prints exactly one JSON object on stdout; progress and logs go to stderr.
@@ -23,14 +23,12 @@ import sys
 import time
 from typing import Any, Sequence
 
-import numpy as np
 import sympy
 
 from numerics import groups as ng
 from numerics import modular as nm
 from numerics import parity as npar
-from numerics.margins import HomogeneousNetwork, evaluate
-from numerics.single_neuron import maximize_single_neuron
+from numerics.margins import evaluate
 from theory import boolean as tb
 from theory import finite_groups as fg
 from theory import groups as tg
@@ -42,8 +40,6 @@ __all__ = ["main"]
 
 # Above this many multiply-adds, `derive` does not evaluate the construction on every input by default.
 EVALUATE_LIMIT = 3e9
-# Above this many LP rows p^k (p-1), `certify` refuses (the LP is dense).
-LP_ROW_LIMIT = 60_000
 
 
 def _log(msg: str) -> None:
@@ -303,57 +299,55 @@ def _cmd_derive_majority(args: argparse.Namespace) -> int:
     return 0
 
 
+def _certificate_output(task: dict[str, Any], title: str, gamma: Any, cert: Any) -> tuple[dict[str, Any], str]:
+    """The JSON object and the text of `tvk certify`: gamma* from theory, the bracket, which end is rigorous."""
+    verdict, why = cert.verdict(gamma)
+    obj = {
+        **task,
+        "gamma_star": {"exact": str(gamma), "float": float(gamma)},
+        "certificate": cert.summary(),
+        "verdict": verdict,
+        "reason": why,
+    }
+    text = f"{title}: gamma* = {gamma} ≈ {float(gamma):.12e} (theory)\n{cert.text()}\n  verdict: {verdict} ({why})"
+    return obj, text
+
+
 def _cmd_certify_modular(args: argparse.Namespace) -> int:
-    from numerics.certificates import certify, solve_dictionary_lp, unit_neurons  # deferred: imports cvxpy
+    from numerics.certificates import certify_modular  # deferred: imports cvxpy
 
     p, k = args.p, args.k
-    gamma = float(tm.max_margin(p, k))
-    rows = p**k * (p - 1)
-    if rows > LP_ROW_LIMIT:
-        raise ValueError(
-            f"the LP has p^k (p-1) = {rows} rows, above the limit {LP_ROW_LIMIT}; use smaller p or k "
-            f"(`tvk derive modular` gives the exact value at any size)"
-        )
-    task = nm.ModularTask(p, k)
-    net = nm.construction_network(p, k)
-    rng = np.random.default_rng(args.seed)
-    dictionary = HomogeneousNetwork.concatenate(
-        [unit_neurons(net.nonzero()), unit_neurons(nm.random_network(p, k, args.random_atoms, rng).nonzero())]
+    gamma = tm.max_margin(p, k)  # checks p and k before any solver runs
+    _log(f"certifying modular addition p = {p}, k = {k} (forward pass, {args.starts} starts, SOS relaxation) ...")
+    cert = certify_modular(p, k, n_starts=args.starts, seed=args.seed)
+    obj, text = _certificate_output(
+        {"task": "modular", "p": p, "k": k}, f"modular addition, p = {p}, k = {k}", gamma, cert
     )
-    _log(f"solving the LP over {dictionary.width} unit neurons ({rows} margin constraints) ...")
-    lp = solve_dictionary_lp(dictionary, task)
-    _log(f"maximizing the single-neuron objective ({args.starts} starts) ...")
-    single = maximize_single_neuron(task, k, n_starts=args.starts, seed=args.seed)
-    cert = certify(task, k, net, upper_closed_form=gamma)
-    obj = {
-        "task": "modular",
-        "p": p,
-        "k": k,
-        "gamma_star": {"exact": str(tm.max_margin(p, k)), "float": gamma},
-        "lp": {
-            "primal_value": lp.primal_value,
-            "dual_value": lp.dual_value,
-            "duality_gap": lp.gap,
-            "residuals": lp.residuals,
-            "solver": lp.solver,
-            "status": lp.status,
-            "dictionary_size": dictionary.width,
-        },
-        "dual_upper_bound": cert.upper,
-        "construction_lower_bound": cert.lower,
-        "certificate_gap": cert.gap,
-        "certified": cert.certified,
-        "single_neuron_numeric_max": single.value,
-        "single_neuron_ratio": single.value / gamma,
-    }
-    text = (
-        f"modular addition, p = {p}, k = {k}: gamma* = {tm.max_margin(p, k)} ≈ {gamma:.12e}\n"
-        f"  LP over {dictionary.width} unit neurons: primal {lp.primal_value:.12e}, dual {lp.dual_value:.12e}, "
-        f"gap {lp.gap:.2e}  [{lp.solver}, {lp.status}]\n"
-        f"  certificate: construction (lower) {cert.lower:.12e} <= gamma* <= {cert.upper:.12e} (uniform dual, upper); "
-        f"gap {cert.gap:.2e} -> {'CERTIFIED' if cert.certified else 'not certified'}\n"
-        f"  single-neuron numeric maximum under the uniform dual: {single.value:.12e} (ratio {single.value / gamma:.10f})"
-    )
+    _emit(obj, args.json, text)
+    return 0
+
+
+def _cmd_certify_parity(args: argparse.Namespace) -> int:
+    from numerics.certificates import certify_parity  # deferred: imports cvxpy
+
+    n, k = args.n, args.k
+    if not 1 <= k <= n:
+        raise ValueError(f"--k must satisfy 1 <= k <= n (--n), got k = {k}, n = {n}")
+    gamma = tp.max_margin(k)
+    _log(f"certifying ({n}, {k})-sparse parity (forward pass, {args.starts} starts, SOS relaxation) ...")
+    cert = certify_parity(n, k, n_starts=args.starts, seed=args.seed)
+    obj, text = _certificate_output({"task": "parity", "n": n, "k": k}, f"({n}, {k})-sparse parity", gamma, cert)
+    _emit(obj, args.json, text)
+    return 0
+
+
+def _cmd_certify_group(args: argparse.Namespace) -> int:
+    from numerics.certificates import certify_group  # deferred: imports cvxpy
+
+    gamma = tg.max_margin(args.name)
+    _log(f"certifying the group {args.name} (forward pass, {args.starts} starts, SOS relaxation) ...")
+    cert = certify_group(args.name, n_starts=args.starts, seed=args.seed)
+    obj, text = _certificate_output({"task": "group", "name": args.name}, f"group {args.name}", gamma, cert)
     _emit(obj, args.json, text)
     return 0
 
@@ -424,12 +418,23 @@ def build_parser() -> argparse.ArgumentParser:
             maj.add_argument("--json", action="store_true")
             maj.set_defaults(func=_cmd_derive_majority)
         else:
-            mod.add_argument("--starts", type=int, default=10, help="multi-start count for the single-neuron maximum")
-            mod.add_argument(
-                "--random-atoms", type=int, default=50, help="random unit neurons added to the LP dictionary"
-            )
-            mod.add_argument("--seed", type=int, default=0)
-            mod.set_defaults(func=_cmd_certify_modular)
+            par = tasks.add_parser("parity", help="(n, k)-sparse parity (Edelman Thm 7.8)")
+            par.add_argument("--n", type=int, required=True, help="input bits n >= k")
+            par.add_argument("--k", type=int, required=True, help="parity degree k >= 1")
+            par.add_argument("--json", action="store_true")
+            grp = tasks.add_parser("group", help="finite group composition (Edelman Thm 7.9)")
+            grp.add_argument("--name", required=True, help="a small group: S3, D4, D5, Z2^3, ...")
+            grp.add_argument("--json", action="store_true")
+            for cmd_parser, func in (
+                (mod, _cmd_certify_modular),
+                (par, _cmd_certify_parity),
+                (grp, _cmd_certify_group),
+            ):
+                cmd_parser.add_argument(
+                    "--starts", type=int, default=8, help="multi-start count of the heuristic single-neuron maximum"
+                )
+                cmd_parser.add_argument("--seed", type=int, default=0, help="seed of the multi-start points")
+                cmd_parser.set_defaults(func=func)
     return parser
 
 

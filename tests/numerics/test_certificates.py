@@ -1,9 +1,12 @@
-"""Tests of numerics.certificates: margin features, the dictionary LP and its dual, bound certificates.
+"""Tests of numerics.certificates: margin features, the dictionary LP and its dual, and the certificates that bracket
+gamma* without its closed form (forward pass below, sum-of-squares bound above; docs/certificates.md).
 
-Expected values come from ``theory.modular`` (gamma*, Shi Thm 4.9), from ``numerics.margins`` (logits and
-margins evaluated independently of the feature matrix) and from ``numerics.modular.psi_fourier``
+Expected values come from ``theory`` (gamma*, Shi Thm 4.9, Edelman Thms 7.8-7.9), from ``numerics.margins`` (logits
+and margins evaluated independently of the feature matrix) and from ``numerics.modular.psi_fourier``
 (Shi Lemma C.14). Tolerances: LP values 1e-6 relative to gamma* (the acceptance criterion; the
-solvers' own tolerances are 1e-9 on features scaled to max |D| = 1); feature identities 1e-12.
+solvers' own tolerances are 1e-9 on features scaled to max |D| = 1); feature identities 1e-12; certified upper
+bounds 1e-8 relative (SOS solver tolerances 1e-10). The negative controls feed gamma* moved by 1e-4 or 1e-2 and a
+construction perturbed by 1e-3, and expect ``fail``.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 import pytest
+import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +23,11 @@ from numerics.certificates import (
     Certificate,
     CertificateError,
     LPResult,
+    bracket_verdict,
     certify,
+    certify_group,
+    certify_modular,
+    certify_parity,
     columns_to_class_weights,
     feature_columns,
     margin_features,
@@ -29,7 +37,10 @@ from numerics.certificates import (
 from numerics.margins import HomogeneousNetwork, check_class_weights, evaluate
 from numerics.modular import ModularTask, construction_network, psi_fourier, random_network
 from numerics.single_neuron import maximize_single_neuron
+from numerics.sos import modular_grading
+from theory.groups import max_margin as group_max_margin
 from theory.modular import max_margin
+from theory.parity import max_margin as parity_max_margin
 
 RTOL = 1e-6
 
@@ -235,41 +246,104 @@ def test_explicit_solver_choice():
 
 
 @pytest.mark.parametrize("p,k", [(5, 2), (7, 2), (5, 3)])
-def test_certify_construction_closed_form(p, k):
-    """Construction (lower) and Shi Lemma C.15's closed-form single-neuron maximum (upper) meet at gamma*."""
-    c = certify(ModularTask(p, k), k, construction_network(p, k), upper_closed_form=max_margin(p, k))
-    assert isinstance(c, Certificate)
-    assert c.certified and c.consistent and c.upper_rigorous
-    assert abs(c.lower - gamma(p, k)) <= 1e-12 * gamma(p, k)
-    assert c.upper == gamma(p, k) and c.relative_gap <= 1e-12
+def test_modular_certificate_brackets_gamma_star(p, k):
+    """Construction (forward pass) below, the SOS bound above; neither is the closed form, both equal it."""
+    c = certify_modular(p, k, n_starts=3)
+    g = gamma(p, k)
+    assert c.rigorous and c.certified and c.consistent and c.sdp is not None
+    assert abs(c.lower - g) <= 1e-12 * g
+    assert g * (1 - 1e-12) <= c.upper_rigorous <= g * (1 + 1e-8)
+    assert c.upper_heuristic <= c.upper_rigorous * (1 + 1e-12) and 0 <= c.relaxation_gap <= 1e-8
+    assert c.verdict(max_margin(p, k)) == ("pass", c.verdict(g)[1])
 
 
-@pytest.mark.parametrize("p,k,n_starts", [(5, 2, 3), (5, 3, 2)])
-def test_certify_construction_numeric_upper_bound(p, k, n_starts):
-    """The numeric single-neuron maximum under the uniform Q equals gamma* and certifies the construction."""
-    c = certify(ModularTask(p, k), k, construction_network(p, k), n_starts=n_starts)
-    assert c.certified and not c.upper_rigorous and c.status.startswith("converged")
-    assert abs(c.upper - gamma(p, k)) <= RTOL * gamma(p, k)
+def test_parity_and_group_certificates_bracket_gamma_star():
+    c = certify_parity(6, 3, n_starts=3)
+    g = float(parity_max_margin(3))
+    assert c.certified and c.verdict(g)[0] == "pass" and g * (1 - 1e-12) <= c.upper_rigorous <= g * (1 + 1e-8)
+    c = certify_group("S3", n_starts=3)
+    g = float(sympy.N(group_max_margin("S3"), 30))
+    assert c.certified and c.verdict(g)[0] == "pass" and g * (1 - 1e-12) <= c.upper_rigorous <= g * (1 + 1e-8)
+    assert "LP" in c.weighting
 
 
-def test_certify_lp_network_and_random_network():
-    p, k = 7, 2
+@pytest.mark.parametrize("delta", [-1e-4, 1e-4, -1e-2, 1e-2])
+def test_wrong_gamma_is_rejected(delta):
+    """A gamma* moved by delta is excluded: from above by the rigorous SOS bound, from below by the forward pass."""
+    c = certify_modular(5, 2, n_starts=2)
+    verdict, reason = c.verdict(gamma(5, 2) * (1 + delta))
+    assert verdict == "fail"
+    assert ("rigorous upper bound is below" if delta > 0 else "forward-pass margin exceeds") in reason
+
+
+def test_lp_network_against_a_wrong_gamma():
+    """The LP's recovered network as the lower end: fed a gamma* 1e-4 too small, the bracket rejects it."""
+    p, k = 5, 2
     task = ModularTask(p, k)
     lp = solve_dictionary_lp(
         HomogeneousNetwork.concatenate([construction_units(p, k), random_units(p, k, 20, 0)]), task
     )
-    assert certify(task, k, lp.network, upper_closed_form=max_margin(p, k)).certified
-    c = certify(task, k, random_network(p, k, 30, np.random.default_rng(0)), upper_closed_form=max_margin(p, k))
-    assert not c.certified and c.consistent and c.gap > 0
+    c = certify(task, k, lp.network, None, modular_grading(p, k), n_starts=2)
+    assert c.verdict(gamma(p, k))[0] == "pass"
+    assert c.verdict(gamma(p, k) * (1 - 1e-4))[0] == "fail"
+
+
+def test_suboptimal_construction_fails():
+    """A construction perturbed by 1e-3 loses margin: the bracket still contains gamma*, but the network claimed to
+    attain it falls short, so the verdict is fail (and inconclusive when attainment is not claimed)."""
+    p, k = 5, 2
+    net = construction_network(p, k)
+    rng = np.random.default_rng(0)
+    bad = HomogeneousNetwork(net.U + 1e-3 * rng.standard_normal(net.U.shape), net.W, k)
+    c = certify_modular(p, k, lower_network=bad, n_starts=2)
+    assert c.lower < gamma(p, k) * (1 - 1e-5) and c.consistent
+    verdict, reason = c.verdict(gamma(p, k))
+    assert verdict == "fail" and "falls short" in reason
+    assert c.verdict(gamma(p, k), attained=False)[0] == "inconclusive"
+
+
+def test_without_a_rigorous_bound_the_verdict_is_inconclusive():
+    p, k = 5, 2
+    task = ModularTask(p, k)
+    c = certify(task, k, construction_network(p, k), sdp=False, n_starts=2)
+    assert not c.rigorous and not c.certified and c.upper == c.upper_heuristic
+    assert c.verdict(gamma(p, k))[0] == "inconclusive" and "no rigorous upper bound" in c.verdict(gamma(p, k))[1]
+    c = certify(task, k, construction_network(p, k), None, modular_grading(p, k), n_starts=2, max_block=2)
+    assert c.upper_rigorous is None and "max_block" in c.sdp_note
+    assert c.verdict(gamma(p, k))[0] == "inconclusive"
     with pytest.raises(ValueError, match="degree"):
         certify(task, 3, construction_network(p, k))
 
 
+@pytest.mark.parametrize(
+    "lower,upper,verdict,words",
+    [
+        (1.0, 1.0, "pass", "both bounds"),
+        (1.0 + 1e-3, 1.0 + 1e-3, "fail", "exceeds"),
+        (1.0 - 1e-3, 1.0 - 1e-3, "fail", "below gamma"),
+        (1.0 - 1e-3, 1.0, "fail", "falls short"),
+        (1.0, 1.0 + 1e-3, "inconclusive", "loose"),
+        (1.0, None, "inconclusive", "no rigorous"),
+    ],
+)
+def test_bracket_verdict_branches(lower, upper, verdict, words):
+    v, reason = bracket_verdict(lower, upper, 1.0, 1e-6)
+    assert v == verdict and words in reason
+
+
 def test_inconsistent_bounds_are_flagged():
     c = Certificate(
-        lower=2.0, upper=1.0, tol=1e-6, upper_rigorous=True, lower_source="", upper_source="", solver="", status=""
+        lower=2.0, upper_heuristic=1.0, upper_rigorous=1.0, tol=1e-6, lower_source="", weighting="", heuristic={}
     )
-    assert not c.consistent and not c.certified
+    assert not c.consistent and not c.certified and c.verdict(1.5)[0] == "fail"
+
+
+def test_summary_and_text_name_the_rigorous_end():
+    c = certify_modular(5, 2, n_starts=2)
+    s = c.summary()
+    assert s["rigorous"] and s["upper_rigorous"] == c.upper_rigorous and s["sdp"]["sos"]["solver"] == "CLARABEL"
+    text = c.text()
+    assert "RIGOROUS" in text and "heuristic" in text and "CERTIFIED" in text and "duality gap" in text
 
 
 def test_public_api_is_exported():

@@ -170,7 +170,8 @@ def test_cli_derive_skips_huge_evaluation(capsys):
         (["derive", "modular", "--p", "8", "--k", "2"], "odd"),
         (["derive", "modular", "--p", "1", "--k", "2"], "odd integer >= 3"),
         (["derive", "modular", "--p", "7", "--k", "0"], "k must be an integer >= 1"),
-        (["certify", "modular", "--p", "31", "--k", "3"], "rows"),
+        (["certify", "modular", "--p", "8", "--k", "2"], "odd"),
+        (["certify", "parity", "--n", "3", "--k", "5"], "1 <= k <= n"),
     ],
 )
 def test_cli_bad_input_exit_2_with_message(argv, match, capsys):

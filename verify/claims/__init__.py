@@ -34,6 +34,7 @@ TASKS: tuple[str, ...] = (
     "attention_parity",
     "looped",
     "markov",
+    "decision_lists",
 )
 
 for _name in TASKS:

@@ -25,6 +25,8 @@ from typing import Any, Callable, Literal
 import numpy as np
 import sympy
 
+from numerics.certificates import bracket_verdict
+
 __all__ = [
     "Verdict",
     "Judge",
@@ -47,6 +49,8 @@ __all__ = [
     "ExactOrFloat",
     "WithinBounds",
     "RefutedIfViolated",
+    "CertifiedBracket",
+    "RejectsWrongGamma",
     "verdict_from_problems",
 ]
 
@@ -533,6 +537,71 @@ class RefutedIfViolated(Judge):
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
         return self.bound.perturb(predicted, obs)
+
+
+@dataclass(frozen=True)
+class CertifiedBracket(Judge):
+    """A maximum margin by a certificate that uses no closed form (docs/certificates.md): per case, the construction's (and, where recorded,
+    the LP network's) forward-pass margins (lower) and the sum-of-squares relaxation's rigorous bound on the
+    single-neuron maximum (upper) must equal the prediction to relative ``rtol``
+    (:func:`numerics.certificates.bracket_verdict`: ``fail`` when the bracket excludes it, ``inconclusive`` when
+    there is no rigorous bound or it is loose)."""
+
+    rtol: float
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        verdicts, notes = [], []
+        for g, c in zip(as_floats(predicted), obs.details["per_case"]):
+            lowers = [(c["lower"], "construction")]
+            if "lp_network_margin" in c:
+                lowers.append((c["lp_network_margin"], "LP network"))
+            for lower, label in lowers:
+                v, why = bracket_verdict(lower, c["upper_rigorous"], g, self.rtol, True, c["upper_heuristic"])
+                verdicts.append(v)
+                if v != "pass" or label == "construction":
+                    notes.append(f"{c['case']} {label}: {why}")
+        verdict = "fail" if "fail" in verdicts else "inconclusive" if "inconclusive" in verdicts else "pass"
+        return verdict, "; ".join(notes)
+
+    def describe(self) -> str:
+        return (
+            f"construction (and LP-network) margins by forward pass and the rigorous SOS upper bound all within relative "
+            f"{self.rtol:g} of gamma*"
+        )
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * self.rtol))
+
+
+@dataclass(frozen=True)
+class RejectsWrongGamma(Judge):
+    """Negative control: every predicted (deliberately wrong) value must get ``fail`` from
+    :func:`numerics.certificates.bracket_verdict` against its case's certified interval, at relative ``rtol``.
+    Its perturbation moves each wrong value to the middle of that interval, which a working certificate accepts."""
+
+    rtol: float
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        intervals = obs.details["intervals"]
+        pred = as_floats(predicted).reshape(len(intervals), -1)
+        accepted, notes = [], []
+        for values, (lo, up, heur) in zip(pred, intervals):
+            for v in values:
+                verdict, why = bracket_verdict(lo, up, float(v), self.rtol, True, heur)
+                notes.append(f"{v:.12g}: {verdict} ({why.split(': ', 1)[-1]})")
+                if verdict != "fail":
+                    accepted.append(f"{v:.12g} got {verdict}")
+        if accepted:
+            return "fail", "the certificate did not reject: " + "; ".join(accepted)
+        return "pass", f"every wrong value rejected: {'; '.join(notes)}"
+
+    def describe(self) -> str:
+        return f"each wrong gamma rejected (certificate verdict fail at relative {self.rtol:g})"
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        mids = [(lo + up) / 2 for lo, up, _ in obs.details["intervals"]]
+        per = len(as_floats(predicted)) // len(mids)
+        return [m for m in mids for _ in range(per)]
 
 
 def verdict_from_problems(summary: str, problems: list[str], ok_note: str) -> tuple[Verdict, str]:

@@ -17,4 +17,5 @@ from . import single_neuron  # noqa: F401
 from . import optimality  # noqa: F401
 from . import training_runs  # noqa: F401
 from . import edelman_k2  # noqa: F401
+from . import controls  # noqa: F401
 # isort: on

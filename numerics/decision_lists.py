@@ -1,0 +1,384 @@
+r"""One-layer softmax attention on decision lists in float64 (numpy): forward pass, the closed-form gradients of
+Sec. 4.3.3, exact population gradient descent on ``W`` over every ``n``-subset, and Monte Carlo with standard
+errors for the first GD step of ``V`` (Fig. 4.1) and for the events of Assumption 4.3.
+
+Source: Karp thesis (2024) Ch. 4; the exact counterparts are in :mod:`theory.decision_lists` and the setting is
+explained in ``docs/decision_lists.md``. Sequences are int arrays ``(B, n)`` of distinct tokens in ``0 .. L-1``;
+the model is permutation-equivariant, so a uniform ``n``-permutation and a uniform ``n``-subset give the same
+population loss, and :func:`subsets_array` (every ``n``-subset once) is the exact population for small ``L``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import comb
+from typing import Sequence
+
+import numpy as np
+from scipy.special import gammaln
+
+from theory import decision_lists as td
+
+__all__ = [
+    "subsets_array",
+    "sample_sequences",
+    "check_sequences",
+    "labels_array",
+    "ldt_array",
+    "forward",
+    "sequence_losses",
+    "closed_form_gradients",
+    "correct_mask",
+    "column_order_ok",
+    "permutation_matrix",
+    "PopulationGD",
+    "population_gd_w",
+    "class_indices",
+    "one_step_v_mc",
+    "one_step_v_exact_float",
+    "event_probability_mc",
+    "notin_S_directional",
+    "brute_force_delta_a43",
+    "brute_force_delta_a44",
+]
+
+
+def subsets_array(L: int, n: int) -> np.ndarray:
+    """Every ``n``-subset of ``range(L)`` as rows of an int64 array ``(C(L, n), n)`` (lexicographic)."""
+    L, n = td.check_sequence_length(L, n)
+    if comb(L, n) > 5_000_000:
+        raise ValueError(f"C(L, n) = C({L}, {n}) = {comb(L, n)} subsets is too many to enumerate (limit 5e6)")
+    return np.array(list(td.uniform_subsets(L, n)), dtype=np.int64).reshape(-1, n)
+
+
+def sample_sequences(L: int, n: int, B: int, rng: np.random.Generator) -> np.ndarray:
+    """``B`` iid uniform ``n``-permutations of ``range(L)`` (Fig. 4.1's ``s ~ U(n-permutations of [L])``)."""
+    L, n = td.check_sequence_length(L, n)
+    if B < 1:
+        raise ValueError(f"the number of sequences B must be >= 1, got {B}")
+    return np.argsort(rng.random((B, L)), axis=1)[:, :n].astype(np.int64)
+
+
+def check_sequences(L: int, S: np.ndarray) -> np.ndarray:
+    """Validate a batch ``(B, n)``: tokens in ``range(L)`` and no repeats in a row (Assumption 4.1)."""
+    S = np.asarray(S)
+    if S.ndim != 2 or S.shape[1] < 1:
+        raise ValueError(f"sequences must be a (B, n) integer array with n >= 1, got shape {S.shape}")
+    td.check_sequence_length(L, S.shape[1])
+    if S.min() < 0 or S.max() >= L:
+        raise ValueError(f"sequence tokens must lie in range(0, {L}), got values in [{S.min()}, {S.max()}]")
+    srt = np.sort(S, axis=1)
+    if np.any(srt[:, 1:] == srt[:, :-1]):
+        row = int(np.nonzero(np.any(srt[:, 1:] == srt[:, :-1], axis=1))[0][0])
+        raise ValueError(f"sequence {S[row].tolist()} repeats a token: Assumption 4.1 allows each token at most once")
+    return S.astype(np.int64)
+
+
+def _lists_padded(task: td.DecisionListTask) -> np.ndarray:
+    out = np.full((task.L, task.M), -1, dtype=np.int64)
+    for a, lst in enumerate(task.lists):
+        out[a, : len(lst)] = lst
+    return out
+
+
+def ldt_array(task: td.DecisionListTask, S: np.ndarray) -> np.ndarray:
+    """The label-determining token of every position: the first entry of ``L_a`` present in the sequence."""
+    S = check_sequences(task.L, S)
+    B, n = S.shape
+    member = np.zeros((B, task.L + 1), dtype=bool)  # column L is the padding -1
+    member[np.arange(B)[:, None], S] = True
+    lists = _lists_padded(task)[S]  # (B, n, M)
+    present = member[np.arange(B)[:, None, None], np.where(lists < 0, task.L, lists)]
+    first = np.argmax(present, axis=-1)  # a_m = a is always present
+    return np.take_along_axis(lists, first[..., None], axis=-1)[..., 0]
+
+
+def labels_array(task: td.DecisionListTask, S: np.ndarray) -> np.ndarray:
+    """Labels ``pi(LDT)`` of every position, ``(B, n)`` (Sec. 4.2.2)."""
+    return np.asarray(task.perm, dtype=np.int64)[ldt_array(task, S)]
+
+
+def permutation_matrix(task: td.DecisionListTask) -> np.ndarray:
+    """``P`` with ``P[pi(i), i] = 1``."""
+    P = np.zeros((task.L, task.L))
+    P[np.asarray(task.perm), np.arange(task.L)] = 1.0
+    return P
+
+
+def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def forward(W: np.ndarray, V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""``(p, z, sigma)`` for every position: ``p (B, n, L)`` the attention column of the query (``p_i propto
+    e^{W[i, a]}`` on the tokens of the sequence, 0 elsewhere), ``z = V p`` and ``sigma = softmax(z)`` over the labels
+    (Eq. 4.1 with one-hot embeddings)."""
+    L = W.shape[0]
+    S = check_sequences(L, S)
+    B, n = S.shape
+    scores = W[S[:, :, None], S[:, None, :]]  # (B, i, j) = W[s_i, s_j]
+    A = _softmax(scores, axis=1)  # columns: query j attends over keys i
+    p = np.zeros((B, n, L))
+    p[np.arange(B)[:, None, None], np.arange(n)[None, None, :], S[:, :, None]] = A  # p[b, j, s_i] = A[b, i, j]
+    z = p @ V.T
+    return p, z, _softmax(z, axis=-1)
+
+
+def sequence_losses(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """The loss (4.2) of every sequence, ``(1/n) sum_j -log sigma_{y_j}``, shape ``(B,)``."""
+    _, z, _ = forward(W, V, S)
+    zmax = z.max(axis=-1, keepdims=True)
+    logsum = np.log(np.exp(z - zmax).sum(axis=-1)) + zmax[..., 0]
+    return (logsum - np.take_along_axis(z, Y[..., None], axis=-1)[..., 0]).mean(axis=1)
+
+
+def closed_form_gradients(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(grad_W, grad_V)`` of the mean sequence loss over the batch from the identities of Sec. 4.3.3:
+    column ``a`` of ``grad_W`` collects ``(1/n) p_k [(Vp)_y - V_{y,k} + sum_l sigma_l (V_{l,k} - (Vp)_l)]`` at ``a``'s
+    position, and ``grad_V = (1/n) sum_j (sigma - e_y) p^T``."""
+    L = W.shape[0]
+    p, z, sig = forward(W, V, S)
+    B, n = S.shape
+    zy = np.take_along_axis(z, Y[..., None], axis=-1)  # (B, n, 1)
+    term = zy - V[Y] + sig @ V - (sig * z).sum(-1, keepdims=True)  # (B, n, L)
+    gcol = p * term
+    gWT = np.zeros((L, L))
+    np.add.at(gWT, S.ravel(), gcol.reshape(-1, L))  # row a of gWT = column a of grad_W
+    resid = sig.copy()
+    np.put_along_axis(resid, Y[..., None], np.take_along_axis(resid, Y[..., None], axis=-1) - 1.0, axis=-1)
+    gV = np.einsum("bjl,bjk->lk", resid, p)
+    return gWT.T / (n * B), gV / (n * B)
+
+
+def correct_mask(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.ndarray, tol: float = 0.0) -> np.ndarray:
+    """Positions whose true label is the unique argmax of the logits by more than ``tol`` (ties count as errors)."""
+    _, z, _ = forward(W, V, S)
+    zy = np.take_along_axis(z, Y[..., None], axis=-1)[..., 0]
+    other = z.copy()
+    np.put_along_axis(other, Y[..., None], -np.inf, axis=-1)
+    return zy > other.max(axis=-1) + tol
+
+
+def column_order_ok(W: np.ndarray, task: td.DecisionListTask) -> np.ndarray:
+    r"""Per column ``a``: ``W[a_1, a] > ... > W[a_m, a] > max_{b not in L_a} W[b, a]`` (the ordering of the proof
+    sketch of Sec. 4.3.2, sufficient for perfect classification)."""
+    ok = np.zeros(task.L, dtype=bool)
+    for a, lst in enumerate(task.lists):
+        col = W[:, a]
+        chain = col[list(lst)]
+        rest = np.delete(col, list(lst))
+        ok[a] = bool(np.all(np.diff(chain) < 0) and (rest.size == 0 or chain[-1] > rest.max()))
+    return ok
+
+
+@dataclass
+class PopulationGD:
+    """History of :func:`population_gd_w`: per recorded step the loss, the accuracy, the fraction of columns ordered
+    by their list; the final ``W``; the first step with perfect classification (or None)."""
+
+    steps: list[int] = field(default_factory=list)
+    loss: list[float] = field(default_factory=list)
+    accuracy: list[float] = field(default_factory=list)
+    ordered: list[float] = field(default_factory=list)
+    W: np.ndarray | None = None
+    first_perfect: int | None = None
+    iterates: list[np.ndarray] = field(default_factory=list)
+
+
+def population_gd_w(
+    task: td.DecisionListTask,
+    n: int,
+    c: float,
+    eta: float,
+    steps: int,
+    W0: np.ndarray | None = None,
+    keep_iterates: bool = False,
+) -> PopulationGD:
+    """Gradient descent on the exact population loss in ``W`` with ``V = cP`` fixed (Theorem 4.3's setting), the
+    population being every ``n``-subset (uniform law), gradients from :func:`closed_form_gradients`; with
+    ``keep_iterates`` every ``W_t`` is kept."""
+    if not c > 0 or not eta > 0:
+        raise ValueError(f"need c > 0 and eta > 0, got c = {c}, eta = {eta}")
+    if steps < 0:
+        raise ValueError(f"steps must be >= 0, got {steps}")
+    S = subsets_array(task.L, n)
+    Y = labels_array(task, S)
+    V = c * permutation_matrix(task)
+    W = np.zeros((task.L, task.L)) if W0 is None else np.array(W0, dtype=np.float64)
+    hist = PopulationGD()
+    for t in range(steps + 1):
+        acc = float(correct_mask(W, V, S, Y).mean())
+        hist.steps.append(t)
+        hist.loss.append(float(sequence_losses(W, V, S, Y).mean()))
+        hist.accuracy.append(acc)
+        hist.ordered.append(float(column_order_ok(W, task).mean()))
+        if acc == 1.0 and hist.first_perfect is None:
+            hist.first_perfect = t
+        if keep_iterates:
+            hist.iterates.append(W.copy())
+        if t < steps:
+            W = W - eta * closed_form_gradients(W, V, S, Y)[0]
+    hist.W = W
+    return hist
+
+
+def class_indices(task: td.DecisionListTask) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """``(rows, cols)`` of the entries of each class of :data:`theory.decision_lists.ENTRY_CLASSES` except
+    ``generic`` (the rest)."""
+    rows: dict[str, list[int]] = {k: [] for k in td.ENTRY_CLASSES if k != "generic"}
+    cols: dict[str, list[int]] = {k: [] for k in rows}
+    for t in range(task.L):
+        for u in set(task.lists[t]) | {t} | {b for b in range(task.L) if t in task.lists[b]}:
+            k = td.entry_class(task, task.perm[u], t)
+            if k != "generic":
+                rows[k].append(task.perm[u])
+                cols[k].append(t)
+    return {k: (np.array(rows[k], dtype=np.int64), np.array(cols[k], dtype=np.int64)) for k in rows}
+
+
+def one_step_v_mc(
+    task: td.DecisionListTask, n: int, eta: float, samples: int, seed: int, chunk: int = 10_000
+) -> dict[str, dict[str, float]]:
+    r"""Monte Carlo of ``V_1 - V_0 = (eta/n^2) N - (eta/L^2) 11^T`` (Fig. 4.1 at ``W = 0``, ``V_0 = 0``) class by class.
+
+    Each sampled sequence gives, for every class of entries, the class average of ``(eta/n^2) c_r 1{t in s} -
+    eta/L^2`` (``c_r`` = number of positions labelled ``r``); the estimate is the mean over sequences and the
+    standard error their standard deviation over ``sqrt(samples)``.
+    """
+    L = task.L
+    if samples < 2:
+        raise ValueError(f"samples must be >= 2, got {samples}")
+    idx = class_indices(task)
+    sizes = {k: len(r) for k, (r, _) in idx.items()}
+    sizes["generic"] = L * L - sum(sizes.values())
+    rng = np.random.default_rng(seed)
+    per_sample: dict[str, list[np.ndarray]] = {k: [] for k in td.ENTRY_CLASSES}
+    done = 0
+    while done < samples:
+        b = min(chunk, samples - done)
+        S = sample_sequences(L, n, b, rng)
+        Y = labels_array(task, S)
+        counts = np.zeros((b, L))
+        np.add.at(counts, (np.repeat(np.arange(b), n), Y.ravel()), 1.0)
+        member = np.zeros((b, L))
+        member[np.arange(b)[:, None], S] = 1.0
+        total = np.full(b, float(n * n))
+        for k, (r, t) in idx.items():
+            sums = (counts[:, r] * member[:, t]).sum(axis=1)
+            total -= sums
+            per_sample[k].append(sums / sizes[k])
+        per_sample["generic"].append(total / sizes["generic"])
+        done += b
+    out = {}
+    for k in td.ENTRY_CLASSES:
+        x = eta / n**2 * np.concatenate(per_sample[k]) - eta / L**2
+        se = 0.0 if np.ptp(x) == 0 else float(x.std(ddof=1) / np.sqrt(x.size))  # constant: no rounding noise
+        out[k] = {"mean": float(x[0]) if se == 0 else float(x.mean()), "se": se, "entries": sizes[k]}
+    return out
+
+
+def one_step_v_exact_float(task: td.DecisionListTask, n: int, eta: float) -> np.ndarray:
+    r"""``V_1 - V_0`` at ``W = 0, V_0 = 0`` in float64, entry by entry: ``(eta/n^2) N(r, t) - eta/L^2`` with
+    ``N(pi(u), t) = sum_{a: u in L_a} C(L - |A|, n - |A| ... )`` hypergeometric terms (``A = {a, u, t}``, the list
+    entries before ``u`` absent), evaluated with float binomials (an implementation independent of
+    :func:`theory.decision_lists.ldt_count_matrix`)."""
+    L, n = td.check_sequence_length(task.L, n)
+    log_total = float(_log_comb(np.array(L), np.array(n)))
+    Nmat = np.zeros((L, L))
+    t = np.arange(L)
+    for a, lst in enumerate(task.lists):
+        for k, u in enumerate(lst):
+            before = np.array(lst[:k], dtype=np.int64)
+            size_A = 2 + ((t != a) & (t != u)) if a != u else 1 + (t != u)
+            ok = ~np.isin(t, before)
+            prob = np.exp(_log_comb(np.full(L, L) - size_A - len(before), n - size_A) - log_total) * ok
+            Nmat[task.perm[u]] += prob
+    return eta / n**2 * Nmat - eta / L**2
+
+
+def _log_comb(N: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """``log C(N, k)`` element-wise, ``-inf`` where ``k < 0`` or ``k > N``."""
+    N, k = np.asarray(N, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    valid = (k >= 0) & (k <= N)
+    kk, NN = np.where(valid, k, 0.0), np.where(valid, N, 0.0)
+    return np.where(valid, gammaln(NN + 1) - gammaln(kk + 1) - gammaln(NN - kk + 1), -np.inf)
+
+
+def event_probability_mc(
+    L: int, n: int, inside: Sequence[int], outside: Sequence[int], samples: int, seed: int
+) -> tuple[float, float]:
+    r"""Monte Carlo of ``P[A subset s, B cap s empty]`` for a uniform ``n``-subset, averaged over the ``L`` cyclic
+    translates of ``(A, B)`` in each sample (all have the same probability): ``(estimate, standard error)``."""
+    L, n = td.check_sequence_length(L, n)
+    if samples < 2:
+        raise ValueError(f"samples must be >= 2, got {samples}")
+    rng = np.random.default_rng(seed)
+    A, B = np.asarray(inside, dtype=np.int64), np.asarray(outside, dtype=np.int64)
+    shifts = np.arange(L)[:, None]
+    Ai, Bi = (A[None, :] + shifts) % L, (B[None, :] + shifts) % L
+    vals = []
+    for start in range(0, samples, 20_000):
+        b = min(20_000, samples - start)
+        member = np.zeros((b, L), dtype=bool)
+        member[np.arange(b)[:, None], sample_sequences(L, n, b, rng)] = True
+        hit = member[:, Ai].all(axis=-1) & ~member[:, Bi].any(axis=-1)  # (b, L translates)
+        vals.append(hit.mean(axis=1))
+    x = np.concatenate(vals)
+    return float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
+
+
+def notin_S_directional(
+    task: td.DecisionListTask, W: np.ndarray, V: np.ndarray, S: np.ndarray, a: int, tol: float = 0.0
+) -> dict[str, np.ndarray | int | None]:
+    r"""The directional derivatives ``<grad_w L(W, V; s), v>`` of the proof of Theorem 4.4 for token ``a``.
+
+    ``a`` misclassified somewhere in ``S`` (else ``k_star`` is None): ``k*`` = the first token of ``L_a`` that is
+    ``a``'s LDT in a sequence where ``a`` is misclassified; ``v`` = indicator of the tokens of ``L_a`` up to and
+    including ``k*``; ``S`` = sequences with ``a`` misclassified and LDT ``k*``. Returns the derivative for every
+    sequence of ``S`` containing ``a`` (``in_S`` says which are in the set ``S``), from
+    :func:`closed_form_gradients` on one sequence at a time (per-sequence loss (4.2))."""
+    S = check_sequences(task.L, S)
+    Y = labels_array(task, S)
+    ldt = ldt_array(task, S)
+    has_a = (S == a).any(axis=1)
+    pos = np.argmax(S == a, axis=1)
+    wrong = ~correct_mask(W, V, S, Y, tol)[np.arange(len(S)), pos] & has_a
+    lst = task.lists[a]
+    if not wrong.any():
+        return {"k_star": None, "values": np.zeros(0), "in_S": np.zeros(0, dtype=bool)}
+    k_idx = min(lst.index(int(t)) for t in ldt[np.arange(len(S)), pos][wrong])
+    v = np.zeros(task.L)
+    v[list(lst[: k_idx + 1])] = 1.0
+    rows = np.nonzero(has_a)[0]
+    values = np.array([closed_form_gradients(W, V, S[i : i + 1], Y[i : i + 1])[0][:, a] @ v for i in rows])
+    in_S = wrong[rows] & (ldt[rows, pos[rows]] == lst[k_idx])
+    return {"k_star": int(lst[k_idx]), "values": values, "in_S": in_S}
+
+
+def brute_force_delta_a43(task: td.DecisionListTask, law: dict[frozenset[int], Fraction]) -> Fraction:
+    """Assumption 4.3's ``delta`` by brute force: for every triple (a, b, c) with ``b in L_a`` and ``c`` after ``b`` in
+    ``L_a`` or not in ``L_a``, add up the probability of every token set containing ``a, b, c`` in which ``b`` is
+    ``a``'s label-determining token (found by scanning ``L_a``); the smallest positive total (exact)."""
+    best: Fraction | None = None
+    for a in range(task.L):
+        lst = task.lists[a]
+        for k, b in enumerate(lst):
+            for c in range(task.L):
+                if c in lst[: k + 1]:
+                    continue
+                prob = Fraction(0)
+                for s, p in law.items():
+                    if a in s and b in s and c in s and next(t for t in lst if t in s) == b:
+                        prob += p
+                if prob > 0 and (best is None or prob < best):
+                    best = prob
+    if best is None:
+        raise ValueError("no triple of Assumption 4.3 has positive probability under this law")
+    return best
+
+
+def brute_force_delta_a44(law: dict[frozenset[int], Fraction]) -> Fraction:
+    """Assumption 4.4's ``delta``: the smallest positive probability of a token set (exact)."""
+    return min(p for p in law.values() if p > 0)

@@ -1,0 +1,841 @@
+r"""One-layer softmax attention learning decision lists (exact).
+
+Source: Karp thesis (2024) Ch. 4, "Transformer Theory" (Sec. 4.2-4.3, Theorems 4.3 and 4.4, Lemma 4.1, Fig. 4.1);
+the setting, the claims and the errata are explained in ``docs/decision_lists.md``.
+
+Setting (Sec. 4.2). Vocabulary ``[L]`` (here the tokens ``0 .. L-1``), one-hot embeddings, a sequence of ``n``
+distinct tokens ``s`` written ``X = [e_{i_1} | ... | e_{i_n}]`` and the model (Eq. 4.1)
+
+.. math:: f_{W,V}(X) = \sigma(V X \sigma(X^\top W X)),
+
+``sigma`` the softmax over columns; the loss is ``(1/n) sum_j -log f(X)_{y_j, j}`` (Eq. 4.2). Token ``a`` has a
+decision list ``L_a = (a_1, ..., a_m)`` with ``a_m = a``; its label in ``s`` is ``pi(a_j)`` with ``j`` the first
+index with ``a_j in s`` (the *label-determining token*, LDT). For the query ``a`` the attention over ``s`` is
+``p_i propto exp(W[i, a])`` (only column ``a`` of ``W`` is used), the logits are ``z = V p`` and the prediction is
+``softmax(z)``.
+
+Contents (everything exact: ``fractions.Fraction``, integers, sympy; no numpy):
+
+* :class:`DecisionListTask`, :func:`cyclic_task` (the Fig. 4.1 task on ``Z_L``), :func:`random_task`,
+  :func:`label_determining_token`, :func:`labels`, :func:`check_sequence` (Assumption 4.1);
+* the sequence law: uniform ``n``-subsets (:func:`event_probability`, :func:`uniform_subsets`) or an explicit
+  finite law; :func:`delta_a43`, :func:`delta_a44`, :func:`delta_a42`: the ``delta`` of Assumptions 4.3, 4.4, 4.2;
+* :func:`initial_loss`: ``L_0 = log(n + (L - n) e^{-c/n})`` at ``W = 0, V = cP``;
+* :func:`thm43_algebra`, :func:`thm44_algebra`: the algebra of the proofs of Theorems 4.3 and 4.4 (sympy),
+  :func:`thm43_c`, :func:`thm44_c`: the constants; :func:`lambda_max_leading`, :func:`thm43_step_budget`: the
+  Hessian scale at initialisation and the step budget it implies;
+* the gradient identities of Sec. 4.3.3 in 40-digit arithmetic (:func:`attention_column`,
+  :func:`output_probs`, :func:`attention_jacobian`, :func:`grad_w_column`, :func:`grad_w_column_cp`,
+  :func:`grad_v_rows`, :func:`sequence_gradients`) and the exact directional derivative of the proof of
+  Theorem 4.3 (:func:`directional_derivative_cp`);
+* :func:`one_step_v` and :func:`one_step_v_classes`: the exact first GD step of ``V`` under uniform attention
+  (Fig. 4.1), with its four entry classes (:func:`entry_class`);
+* :func:`printed_fig41_values`: the values of the printed rule ``f(i) = i mod (L + 1)`` (vocabulary erratum).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+from math import comb
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
+
+import sympy
+from sympy import Rational, Symbol, exp, log, sqrt
+
+from theory._checks import check_positive_int
+
+__all__ = [
+    "DIGITS",
+    "FIG41_SHIFTS",
+    "FIG41_PERM_SHIFT",
+    "DecisionListTask",
+    "cyclic_task",
+    "random_task",
+    "check_sequence",
+    "check_sequence_length",
+    "label_determining_token",
+    "labels",
+    "uniform_subsets",
+    "event_probability",
+    "ldt_event",
+    "delta_a43",
+    "delta_a44",
+    "delta_a42",
+    "misclassified_cp",
+    "thm43_sets",
+    "initial_loss",
+    "thm43_c",
+    "lambda_max_leading",
+    "thm43_step_budget",
+    "thm44_c",
+    "thm44_notin_S_bound",
+    "thm44_in_S_bound",
+    "thm43_algebra",
+    "thm44_algebra",
+    "ALGEBRA_SYMBOLS",
+    "attention_column",
+    "output_probs",
+    "attention_jacobian",
+    "grad_w_column",
+    "grad_w_column_cp",
+    "grad_v_rows",
+    "sequence_gradients",
+    "directional_derivative_cp",
+    "ldt_count_matrix",
+    "one_step_v",
+    "ENTRY_CLASSES",
+    "entry_class",
+    "one_step_v_classes",
+    "shift_class_value",
+    "antishift_class_value",
+    "printed_fig41_values",
+    "cyclic_summary",
+]
+
+#: Digits of the arithmetic in which the gradient identities are evaluated (far below float64 rounding).
+DIGITS = 40
+#: Fig. 4.1: L_i = (i + 10, i + 20, i + 30, i) and pi(i) = i + 20 (on Z_L; see the vocabulary erratum in docs/decision_lists.md).
+FIG41_SHIFTS: tuple[int, ...] = (10, 20, 30)
+FIG41_PERM_SHIFT = 20
+
+
+# --- the task (Sec. 4.2.2) -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DecisionListTask:
+    """The sequence-to-sequence mapping of Sec. 4.2.2 on the tokens ``0 .. L-1``.
+
+    Parameters
+    ----------
+    perm : tuple of int
+        ``perm[i] = pi(i)``, a permutation of ``range(L)`` (the matrix ``P`` has ``P[pi(i), i] = 1``).
+    lists : tuple of tuple of int
+        ``lists[a] = L_a = (a_1, ..., a_m)``: distinct tokens ending in ``a`` itself (``a_m = a``).
+
+    Raises
+    ------
+    ValueError
+        If ``perm`` is not a permutation of ``range(L)``, a list is empty, does not end in its own token, repeats a
+        token or names a token outside the vocabulary.
+    """
+
+    perm: tuple[int, ...]
+    lists: tuple[tuple[int, ...], ...]
+
+    def __post_init__(self) -> None:
+        L = len(self.perm)
+        if L < 1:
+            raise ValueError("the vocabulary must have L >= 1 tokens, got an empty permutation")
+        if sorted(self.perm) != list(range(L)):
+            raise ValueError(f"perm must be a permutation of range(L) = range({L}), got {self.perm}")
+        if len(self.lists) != L:
+            raise ValueError(f"need one decision list per token: {L} tokens but {len(self.lists)} lists")
+        for a, lst in enumerate(self.lists):
+            if len(lst) == 0:
+                raise ValueError(f"decision list L_{a} is empty; it must end in its own token {a} (a_m = a)")
+            if any(not isinstance(t, int) or not 0 <= t < L for t in lst):
+                raise ValueError(f"decision list L_{a} = {lst} has a token outside the vocabulary range(0, {L})")
+            if lst[-1] != a:
+                raise ValueError(
+                    f"decision list L_{a} = {lst} must end in its own token {a} (Sec. 4.2.2: a_m = a), ends in {lst[-1]}"
+                )
+            if len(set(lst)) != len(lst):
+                raise ValueError(f"decision list L_{a} = {lst} repeats a token; list entries must be distinct")
+
+    @property
+    def L(self) -> int:
+        """Vocabulary size."""
+        return len(self.perm)
+
+    @property
+    def M(self) -> int:
+        """The longest decision list (the thesis's ``M >= m``)."""
+        return max(len(lst) for lst in self.lists)
+
+    @cached_property
+    def inverse(self) -> tuple[int, ...]:
+        """``pi^{-1}`` as a tuple."""
+        inv = [0] * self.L
+        for i, r in enumerate(self.perm):
+            inv[r] = i
+        return tuple(inv)
+
+
+def cyclic_task(L: int, shifts: Sequence[int] = FIG41_SHIFTS, perm_shift: int = FIG41_PERM_SHIFT) -> DecisionListTask:
+    """The Fig. 4.1 task on ``Z_L``: ``pi(i) = i + perm_shift`` and ``L_i = (i + d_1, ..., i + d_{m-1}, i)`` mod ``L``.
+
+    The thesis writes ``f(i) = i mod (L + 1)``, which leaves the vocabulary (vocabulary erratum in
+    ``docs/decision_lists.md``, :func:`printed_fig41_values`); reducing mod ``L`` keeps every token in range.
+
+    Raises
+    ------
+    ValueError
+        If a shift is 0 mod ``L`` or two shifts coincide mod ``L`` (a list would repeat a token).
+    """
+    L = check_positive_int(L, "L", minimum=2)
+    reduced = [int(d) % L for d in shifts]
+    if 0 in reduced or len(set(reduced)) != len(reduced):
+        raise ValueError(f"the shifts {tuple(shifts)} must be distinct and nonzero mod L = {L}")
+    perm = tuple((i + perm_shift) % L for i in range(L))
+    lists = tuple(tuple((i + d) % L for d in reduced) + (i,) for i in range(L))
+    return DecisionListTask(perm, lists)
+
+
+def random_task(L: int, m: int, seed: int, min_length: int | None = None) -> DecisionListTask:
+    """A random task: ``pi`` uniform and each ``L_a`` = distinct random other tokens, then ``a``.
+
+    List lengths are uniform on ``min_length .. m`` (all ``m`` when ``min_length`` is None). Drawn with Python's
+    :class:`random.Random` (``seed``), so the task is reproducible without numpy.
+    """
+    L = check_positive_int(L, "L", minimum=2)
+    m = check_positive_int(m, "m", minimum=1)
+    lo = m if min_length is None else check_positive_int(min_length, "min_length", minimum=1)
+    if m > L or lo > m:
+        raise ValueError(f"need 1 <= min_length <= m <= L = {L} (a list has at most L distinct tokens), got {lo}, {m}")
+    rng = random.Random(int(seed))
+    perm = list(range(L))
+    rng.shuffle(perm)
+    lists = []
+    for a in range(L):
+        k = rng.randint(lo, m)
+        lists.append(tuple(rng.sample([t for t in range(L) if t != a], k - 1)) + (a,))
+    return DecisionListTask(tuple(perm), tuple(lists))
+
+
+def lambda_max_leading(L: int, n: int) -> Fraction:
+    r"""``kappa = (n - 1) / (n^4 (L - 1))``: the largest Hessian eigenvalue of the population loss in ``W`` at ``W = 0``,
+    ``V = cP`` is ``kappa c^2 + O(c)`` for uniform ``n``-subsets (``docs/decision_lists.md``).
+
+    At ``W = 0`` the ``n`` tokens of ``s`` tie, so for large ``c`` the per-position loss is ``logsumexp(c p) - c p_u``
+    up to ``e^{-c/n}``; its Hessian in ``p`` is ``(c^2/n)(I - 11^T/n)`` and the attention Jacobian is
+    ``(1/n)(I - 11^T/n)``, giving ``(c^2/n^3)(I_s - 1_s 1_s^T/n)`` per position and, with the ``1/n`` of (4.2) and the
+    law of ``s``, the block ``(c^2/n^4) E[1{a in s}(I_s - 1_s 1_s^T/n)]`` for column ``a``. Its top eigenvalue
+    (vector ``e_a - 1/(L-1)`` on the other tokens) is ``(n-1)/(L-1)`` times ``c^2/n^4``.
+    """
+    L, n = check_sequence_length(L, n)
+    return Fraction(n - 1, n**4 * (L - 1))
+
+
+def thm43_step_budget(L: int, n: int, M: int, delta: object) -> sympy.Expr:
+    r"""A lower bound on Theorem 4.3's step budget ``T = 32 M lambda_max / log L``: with ``lambda_max >= kappa c^2``
+    (:func:`lambda_max_leading`, ``c = 4 n^2 log L / delta``) it is ``32 M kappa c^2 / log L =
+    512 M (n - 1) log L / (delta^2 (L - 1))``."""
+    L, n = check_sequence_length(L, n)
+    M = check_positive_int(M, "M")
+    delta = _sym(delta)
+    return 512 * M * (n - 1) * log(L) / (delta**2 * (L - 1))
+
+
+def check_sequence_length(L: int, n: int) -> tuple[int, int]:
+    """Validate ``1 <= n <= L`` (Assumption 4.1: ``n`` distinct tokens need ``n <= L``)."""
+    L = check_positive_int(L, "L", minimum=1)
+    n = check_positive_int(n, "n", minimum=1)
+    if n > L:
+        raise ValueError(
+            f"sequence length n = {n} exceeds the vocabulary size L = {L}: Assumption 4.1 (no duplicate tokens) "
+            f"needs 1 <= n <= L"
+        )
+    return L, n
+
+
+def check_sequence(L: int, seq: Sequence[int]) -> tuple[int, ...]:
+    """Validate one sequence: tokens in ``range(L)`` and no duplicates (Assumption 4.1)."""
+    seq = tuple(int(t) for t in seq)
+    check_sequence_length(L, len(seq))
+    bad = [t for t in seq if not 0 <= t < L]
+    if bad:
+        raise ValueError(f"sequence {seq} has tokens {bad} outside the vocabulary range(0, {L})")
+    if len(set(seq)) != len(seq):
+        dup = sorted({t for t in seq if seq.count(t) > 1})
+        raise ValueError(f"sequence {seq} repeats tokens {dup}: Assumption 4.1 allows each token at most once")
+    return seq
+
+
+def label_determining_token(task: DecisionListTask, s: Iterable[int], a: int) -> int:
+    """The label-determining token of ``a`` in ``s``: the first ``a_j`` of ``L_a`` that lies in ``s``."""
+    present = set(s)
+    if a not in present:
+        raise ValueError(f"token {a} is not in the sequence {sorted(present)}")
+    return next(t for t in task.lists[a] if t in present)
+
+
+def labels(task: DecisionListTask, seq: Sequence[int]) -> tuple[int, ...]:
+    """The label sequence ``(pi(LDT(i_1)), ..., pi(LDT(i_n)))`` of a valid sequence (Sec. 4.2.2)."""
+    seq = check_sequence(task.L, seq)
+    return tuple(task.perm[label_determining_token(task, seq, a)] for a in seq)
+
+
+# --- sequence laws and the assumptions (Sec. 4.2.3) -----------------------------------------------------------------
+
+
+def uniform_subsets(L: int, n: int) -> Iterator[tuple[int, ...]]:
+    """Every ``n``-subset of ``range(L)`` (the support of a uniform ``n``-permutation, up to order)."""
+    L, n = check_sequence_length(L, n)
+    return itertools.combinations(range(L), n)
+
+
+def event_probability(L: int, n: int, inside: Iterable[int], outside: Iterable[int]) -> Fraction:
+    """``P[A subset s, B cap s empty]`` for a uniform ``n``-subset ``s``: ``C(L - |A| - |B|, n - |A|) / C(L, n)``.
+
+    0 when ``A`` and ``B`` intersect or ``|A| > n``.
+    """
+    L, n = check_sequence_length(L, n)
+    A, B = set(inside), set(outside)
+    if A & B or len(A) > n:
+        return Fraction(0)
+    return Fraction(comb(L - len(A) - len(B), n - len(A)), comb(L, n))
+
+
+def ldt_event(task: DecisionListTask, a: int, b: int) -> tuple[frozenset[int], frozenset[int]] | None:
+    """``(A, B)`` with ``{a in s, b is a's LDT} = {A subset s, B cap s empty}``; None if ``b`` is not in ``L_a``."""
+    lst = task.lists[a]
+    if b not in lst:
+        return None
+    k = lst.index(b)
+    return frozenset({a, b}), frozenset(lst[:k])
+
+
+def _law_probability(law: Mapping[frozenset[int], Fraction], A: set[int], B: set[int]) -> Fraction:
+    return sum((p for s, p in law.items() if A <= s and not (B & s)), Fraction(0))
+
+
+def _a43_triples(task: DecisionListTask) -> Iterator[tuple[int, int, int, frozenset[int], frozenset[int]]]:
+    """Every triple (a, b, c) of Assumption 4.3 with its event ``(A, B)``: ``b in L_a``, ``c`` after ``b`` in
+    ``L_a`` or not in ``L_a``; the event is ``{a, b, c} subset s`` and the tokens before ``b`` absent."""
+    for a in range(task.L):
+        lst = task.lists[a]
+        for k, b in enumerate(lst):
+            before = frozenset(lst[:k])
+            for c in range(task.L):
+                if c in lst and lst.index(c) <= k:
+                    continue
+                yield a, b, c, frozenset({a, b, c}), before
+
+
+def delta_a43(
+    task: DecisionListTask, n: int | None = None, law: Mapping[frozenset[int], Fraction] | None = None
+) -> tuple[Fraction, tuple[int, int, int]]:
+    """The largest ``delta`` of Assumption 4.3 and a triple attaining it.
+
+    ``delta = min P[a, b, c in s and b is a's LDT]`` over the triples of the assumption with positive
+    probability, for uniform ``n``-subsets (``n`` given; closed form :func:`event_probability`) or an explicit
+    law (``law``: token set -> probability).
+    """
+    if (n is None) == (law is None):
+        raise ValueError("give exactly one of n (uniform n-subsets) or law (explicit token-set law)")
+    if law is not None:
+        _check_law(task.L, law)
+    else:
+        check_sequence_length(task.L, n)
+    cache: dict[tuple[int, int], Fraction] = {}
+    best: tuple[Fraction, tuple[int, int, int]] | None = None
+    for a, b, c, A, B in _a43_triples(task):
+        if law is not None:
+            prob = _law_probability(law, set(A), set(B))
+        else:
+            key = (len(A), len(B))
+            if key not in cache:
+                cache[key] = event_probability(task.L, n, range(len(A)), range(len(A), len(A) + len(B)))
+            prob = cache[key]
+        if prob > 0 and (best is None or prob < best[0]):
+            best = (prob, (a, b, c))
+    if best is None:
+        raise ValueError("no triple of Assumption 4.3 has positive probability under this law")
+    return best
+
+
+def delta_a44(L: int, n: int | None = None, law: Mapping[frozenset[int], Fraction] | None = None) -> Fraction:
+    """The largest ``delta`` of Assumption 4.4: the smallest positive probability of a size-``n`` token set
+    (``1 / C(L, n)`` for uniform ``n``-subsets)."""
+    if (n is None) == (law is None):
+        raise ValueError("give exactly one of n (uniform n-subsets) or law (explicit token-set law)")
+    if law is None:
+        L, n = check_sequence_length(L, n)
+        return Fraction(1, comb(L, n))
+    _check_law(L, law)
+    return min(p for p in law.values() if p > 0)
+
+
+def _check_law(L: int, law: Mapping[frozenset[int], Fraction]) -> None:
+    sizes = {len(s) for s in law}
+    if len(sizes) != 1:
+        raise ValueError(f"every token set of the law must have the same size n, got sizes {sorted(sizes)}")
+    for s, p in law.items():
+        if any(not 0 <= t < L for t in s):
+            raise ValueError(f"token set {sorted(s)} has a token outside range(0, {L})")
+        if p < 0:
+            raise ValueError(f"probability of {sorted(s)} is negative: {p}")
+    if sum(law.values()) != 1:
+        raise ValueError(f"the probabilities must sum to 1, got {sum(law.values())}")
+
+
+def delta_a42(
+    task: DecisionListTask,
+    law: Mapping[frozenset[int], Fraction],
+    misclassified: Callable[[int, frozenset[int]], bool],
+) -> tuple[Fraction | None, dict[int, tuple[int, Fraction]]]:
+    """``P[S]`` of Assumption 4.2 for every misclassified token, and their minimum (the largest valid ``delta``).
+
+    For each token ``a`` misclassified in some sequence: ``k*`` is the first token of ``L_a`` that is ``a``'s LDT
+    in a sequence where ``a`` is misclassified, and ``S = {s : a in s, a misclassified in s, LDT = k*}``.
+    ``misclassified(a, s)`` says whether the model misclassifies ``a`` in the token set ``s``.
+
+    Returns
+    -------
+    (delta, per_token)
+        ``per_token[a] = (k*, P[S])``; ``delta`` is None when no token is misclassified.
+    """
+    _check_law(task.L, law)
+    per_token: dict[int, tuple[int, Fraction]] = {}
+    for a in range(task.L):
+        events = [(s, p) for s, p in law.items() if a in s and p > 0 and misclassified(a, s)]
+        if not events:
+            continue
+        order = {t: i for i, t in enumerate(task.lists[a])}
+        k_star = min((label_determining_token(task, s, a) for s, _ in events), key=order.__getitem__)
+        prob = sum((p for s, p in events if label_determining_token(task, s, a) == k_star), Fraction(0))
+        per_token[a] = (k_star, prob)
+    delta = min((p for _, p in per_token.values()), default=None)
+    return delta, per_token
+
+
+def misclassified_cp(task: DecisionListTask, W: Sequence[Sequence[object]], s: Iterable[int], a: int) -> bool:
+    """Whether the model with ``V = cP`` (any ``c > 0``) misclassifies ``a`` in ``s``, exactly.
+
+    With ``V = cP`` the logits are ``c p_i`` on the labels ``pi(i)``, ``i in s``, and 0 elsewhere, so ``a`` is classified
+    correctly iff its LDT ``u`` has the strictly largest ``W[u, a]`` over ``s`` (ties count as errors).
+    """
+    s = tuple(s)
+    u = label_determining_token(task, s, a)
+    return any(Fraction(W[i][a]) >= Fraction(W[u][a]) for i in s if i != u)
+
+
+def thm43_sets(
+    task: DecisionListTask, W: Sequence[Sequence[object]], n: int
+) -> dict[int, tuple[int, list[tuple[int, ...]]]]:
+    """For ``V = cP`` and uniform ``n``-subsets: every misclassified token ``a`` with its ``k*`` and the sequences of
+    its set ``S`` (proofs of Theorems 4.3 and 4.4), via :func:`misclassified_cp`, exactly."""
+    out: dict[int, tuple[int, list[tuple[int, ...]]]] = {}
+    subsets = list(uniform_subsets(task.L, n))
+    for a in range(task.L):
+        wrong = [s for s in subsets if a in s and misclassified_cp(task, W, s, a)]
+        if not wrong:
+            continue
+        order = {t: i for i, t in enumerate(task.lists[a])}
+        k_star = min((label_determining_token(task, s, a) for s in wrong), key=order.__getitem__)
+        out[a] = (k_star, [s for s in wrong if label_determining_token(task, s, a) == k_star])
+    return out
+
+
+# --- Theorems 4.3 and 4.4: loss at initialisation, constants, proof algebra -----------------------------------------
+
+
+def initial_loss(L: object, n: object, c: object) -> sympy.Expr:
+    r"""``L_0 = log(n + (L - n) e^{-c/n})``: the loss at ``W = 0, V = cP`` (every sequence and position).
+
+    At ``W = 0`` the attention is ``p = 1_s / n``, so ``z = cP p`` is ``c/n`` on the ``n`` labels ``pi(s)`` (the
+    true one among them) and 0 elsewhere: ``-log sigma_y = log(n + (L - n) e^{-c/n}) <= log L`` (used, as
+    ``L_0 <= log L``, in the proof of Theorem 4.3). Symbols are allowed.
+    """
+    if all(isinstance(x, int) for x in (L, n)):
+        check_sequence_length(L, n)
+    L, n, c = sympy.sympify(L), sympy.sympify(n), sympy.sympify(c)
+    return log(n + (L - n) * exp(-c / n))
+
+
+def _sym(x: object) -> sympy.Expr:
+    return Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else sympy.sympify(x)
+
+
+def thm43_c(n: object, L: object, delta: object) -> sympy.Expr:
+    """Theorem 4.3's value scale ``c = 4 n^2 log L / delta``."""
+    n, L, delta = _sym(n), _sym(L), _sym(delta)
+    return 4 * n**2 * log(L) / delta
+
+
+def thm44_c(n: object, delta: object, eps: object, M: object, Lbar: object) -> sympy.Expr:
+    """Theorem 4.4's threshold ``c = (4 Lbar sqrt(M / eps) + 6 eps / n) (10 n^2 / delta) + 4 eps`` (c must exceed it)."""
+    n, delta, eps, M, Lbar = (sympy.sympify(x) for x in (n, delta, eps, M, Lbar))
+    return (4 * Lbar * sqrt(M / eps) + 6 * eps / n) * 10 * n**2 / delta + 4 * eps
+
+
+def thm44_notin_S_bound(n: int, eps: object) -> sympy.Expr:
+    """The bound for ``s not in S`` that the proof of Theorem 4.4 derives and uses: ``<grad_w L(W,V;s), v> <= 6 eps/n``
+    (the theorem's text says ``6 eps``; ``docs/decision_lists.md``)."""
+    n = check_positive_int(n, "n")
+    return 6 * _sym(eps) / n
+
+
+def thm44_in_S_bound(n: int, c: object, eps: object, p: object) -> sympy.Expr:
+    """The bound for ``s in S`` in the proof of Theorem 4.4: ``-(1/2n) p(1 - p)(c - 4 eps)`` with ``p = p_{k*}``."""
+    n = check_positive_int(n, "n")
+    p = _sym(p)
+    return -p * (1 - p) * (_sym(c) - 4 * _sym(eps)) / (2 * n)
+
+
+#: The positive symbols of the proof algebra (n, L, delta, M, eps, Lbar, L0, lam = lambda_max).
+ALGEBRA_SYMBOLS: dict[str, Symbol] = {
+    name: Symbol(name, positive=True) for name in ("n", "L", "delta", "M", "eps", "Lbar", "L0", "lam")
+}
+
+
+def thm43_algebra() -> dict[str, tuple[sympy.Expr, sympy.Expr]]:
+    r"""The algebra of the proof of Theorem 4.3 as ``name -> (printed, derived)`` pairs (equal iff the step holds).
+
+    With ``c = 4 n^2 log L / delta`` and ``L_0 <= log L``:
+
+    * ``delta_prime``: ``(1/n)(c/2n) delta' <= L_0`` gives ``delta' <= 2 n^2 log L / c = delta / 2``;
+    * ``directional``: ``(delta/2)(c/2n)(1/2n)(1 - 1/2n) = (2n - 1) log L / (4n)`` (the bound on
+      ``|<grad L, v>|``), and its excess over ``log L / 4`` is ``(n - 1) log L / (4n) >= 0``;
+    * ``grad_norm_sq``: ``(log L / 4)^2 / M = log^2 L / (16 M)`` (``||v|| <= sqrt(M)``);
+    * ``gd_bound``: ``2 lambda L_0 / T`` at ``T = 32 M lambda / log L`` and ``L_0 = log L`` is ``log^2 L / (16 M)``.
+    """
+    S = ALGEBRA_SYMBOLS
+    n, L, delta, M, lam = S["n"], S["L"], S["delta"], S["M"], S["lam"]
+    c = thm43_c(n, L, delta)
+    delta_prime = sympy.simplify(log(L) / ((1 / n) * (c / (2 * n))))
+    directional = sympy.simplify((delta / 2) * (c / (2 * n)) * (1 / (2 * n)) * (1 - 1 / (2 * n)))
+    T = 32 * M * lam / log(L)
+    return {
+        "delta_prime": (delta / 2, delta_prime),
+        "directional": ((2 * n - 1) * log(L) / (4 * n), directional),
+        "directional_excess": ((n - 1) * log(L) / (4 * n), sympy.simplify(directional - log(L) / 4)),
+        "grad_norm_sq": (log(L) ** 2 / (16 * M), sympy.simplify((log(L) / 4) ** 2 / M)),
+        "gd_bound": (log(L) ** 2 / (16 * M), sympy.simplify(2 * lam * log(L) / T)),
+    }
+
+
+def thm44_algebra(s_notin_S_bound: str = "corrected") -> dict[str, tuple[sympy.Expr, sympy.Expr]]:
+    r"""The algebra of the proof of Theorem 4.4 as ``name -> (printed, derived)`` pairs.
+
+    With ``c`` at the threshold of :func:`thm44_c`:
+
+    * ``denominator``: ``c/(2n) - 2 eps = (20 Lbar n / delta) sqrt(M/eps) + 30 eps / delta + 2 eps / n - 2 eps``;
+    * ``small_attention_mass``: ``(n L_0) / ((20 Lbar n / delta) sqrt(M/eps))`` is ``(delta/20)(L_0/Lbar)
+      sqrt(eps/M)``, which at the largest allowed ``eps = 16 M`` and ``L_0 = Lbar`` is ``delta / 5``;
+    * ``directional``: ``-(1/2n)(1/4n)(c - 4 eps)(4 delta/5) + b`` with ``b`` the bound for ``s not in S``: the
+      proof's ``6 eps / n`` (``"corrected"``) gives exactly ``-4 Lbar sqrt(M/eps)``; the statement's ``6 eps``
+      (``"printed"``) leaves ``6 eps (n - 1)/n`` over it;
+    * ``grad_norm_sq``: ``(4 Lbar sqrt(M/eps))^2 / M = 16 Lbar^2 / eps``;
+    * ``gd_bound``: ``2 lambda L_0 / T`` at ``T = lambda eps / (2 Lbar)`` is ``4 L_0 Lbar / eps``;
+    * ``lemma41``: ``T eta = eps / (2 Lbar)`` at ``eta = 1 / lambda``.
+    """
+    if s_notin_S_bound not in ("corrected", "printed"):
+        raise ValueError(f"s_notin_S_bound must be 'corrected' or 'printed', got {s_notin_S_bound!r}")
+    S = ALGEBRA_SYMBOLS
+    n, delta, M, eps, Lbar, L0, lam = S["n"], S["delta"], S["M"], S["eps"], S["Lbar"], S["L0"], S["lam"]
+    c = thm44_c(n, delta, eps, M, Lbar)
+    small = n * L0 / ((20 * Lbar * n / delta) * sqrt(M / eps))
+    b = 6 * eps / n if s_notin_S_bound == "corrected" else 6 * eps
+    directional = -(1 / (2 * n)) * (1 / (4 * n)) * (c - 4 * eps) * (4 * delta / 5) + b
+    T = lam * eps / (2 * Lbar)
+    return {
+        "denominator": (
+            20 * Lbar * n / delta * sqrt(M / eps) + 30 * eps / delta + 2 * eps / n - 2 * eps,
+            sympy.expand(c / (2 * n) - 2 * eps),
+        ),
+        "small_attention_mass": (delta / 20 * (L0 / Lbar) * sqrt(eps / M), sympy.simplify(small)),
+        "small_attention_mass_at_16M": (delta / 5, sympy.simplify(small.subs({eps: 16 * M, L0: Lbar}))),
+        "directional": (-4 * Lbar * sqrt(M / eps), sympy.simplify(sympy.expand(directional))),
+        "grad_norm_sq": (16 * Lbar**2 / eps, sympy.simplify((4 * Lbar * sqrt(M / eps)) ** 2 / M)),
+        "gd_bound": (4 * L0 * Lbar / eps, sympy.simplify(2 * lam * L0 / T)),
+        "lemma41": (eps / (2 * Lbar), sympy.simplify(T / lam)),
+    }
+
+
+# --- the gradient identities of Sec. 4.3.3 (40-digit arithmetic) ----------------------------------------------------
+
+
+def _num(x: object) -> sympy.Float:
+    if isinstance(x, Fraction):
+        x = Rational(x.numerator, x.denominator)
+    return sympy.Float(sympy.sympify(x), DIGITS)
+
+
+def _matrix(M: Sequence[Sequence[object]], L: int, name: str) -> list[list[sympy.Float]]:
+    if len(M) != L or any(len(row) != L for row in M):
+        raise ValueError(f"{name} must be an L x L matrix with L = {L}")
+    return [[_num(x) for x in row] for row in M]
+
+
+def attention_column(W: Sequence[Sequence[object]], s: Sequence[int], a: int) -> list[sympy.Float]:
+    r"""The attention of query ``a`` over the tokens: ``p_i = e^{W[i,a]} / sum_{k in s} e^{W[k,a]}`` for ``i in s``,
+    0 outside ``s`` (the column of ``X sigma(X^T W X)`` at ``a``'s position, indexed by token)."""
+    L = len(W)
+    s = check_sequence(L, s)
+    if a not in s:
+        raise ValueError(f"query token {a} is not in the sequence {s}")
+    Wm = _matrix(W, L, "W")
+    weights = {i: exp(Wm[i][a]) for i in s}
+    total = sum(weights.values())
+    return [weights[i] / total if i in weights else sympy.Float(0, DIGITS) for i in range(L)]
+
+
+def output_probs(V: Sequence[Sequence[object]], p: Sequence[object]) -> list[sympy.Float]:
+    """``sigma = softmax(V p)`` over the ``L`` output labels."""
+    L = len(p)
+    Vm = _matrix(V, L, "V")
+    z = [sum(Vm[l][i] * p[i] for i in range(L)) for l in range(L)]
+    zmax = max(z)
+    e = [exp(zl - zmax) for zl in z]
+    total = sum(e)
+    return [x / total for x in e]
+
+
+def attention_jacobian(p: Sequence[object], s: Iterable[int]) -> list[list[sympy.Float]]:
+    r"""``J[i][k] = dp_i / dw_k``: ``p_i (1{i = k} - p_k)`` for ``i, k in s``; 0 when ``k`` (or ``i``) is not in ``s``
+    (Sec. 4.3.3, the first display of the proofs of Theorems 4.3 and 4.4)."""
+    present = set(s)
+    L = len(p)
+    zero = sympy.Float(0, DIGITS)
+    return [
+        [p[i] * ((1 if i == k else 0) - p[k]) if i in present and k in present else zero for k in range(L)]
+        for i in range(L)
+    ]
+
+
+def grad_w_column(V: Sequence[Sequence[object]], p: Sequence[object], sigma: Sequence[object], y: int) -> list:
+    r"""Per-token chain rule of Sec. 4.3.3: ``dl/dw_k = p_k [(Vp)_y - V_{y,k} + sum_l sigma_l (V_{l,k} - (Vp)_l)]``
+    for ``l = -log sigma_y`` and ``w`` the query's column of ``W`` (0 for ``k`` outside ``s``, where ``p_k = 0``)."""
+    L = len(p)
+    Vm = _matrix(V, L, "V")
+    Vp = [sum(Vm[l][i] * p[i] for i in range(L)) for l in range(L)]
+    mix = sum(sigma[l] * Vp[l] for l in range(L))
+    return [p[k] * (Vp[y] - Vm[y][k] + sum(sigma[l] * Vm[l][k] for l in range(L)) - mix) for k in range(L)]
+
+
+def grad_w_column_cp(
+    c: object, perm: Sequence[int], p: Sequence[object], sigma: Sequence[object], u: int, s: Iterable[int]
+) -> list:
+    r"""The same gradient with ``V = cP`` (``u`` = the label-determining token, ``y = pi(u)``):
+    ``dl/dw_k = c p_k [p_u - 1{k = u} + sigma_{pi(k)} - sum_{i in s} sigma_{pi(i)} p_i]``."""
+    c = _num(c)
+    mix = sum(sigma[perm[i]] * p[i] for i in s)
+    return [c * p[k] * (p[u] - (1 if k == u else 0) + sigma[perm[k]] - mix) for k in range(len(p))]
+
+
+def grad_v_rows(p: Sequence[object], sigma: Sequence[object], y: int) -> list[list]:
+    r"""``grad_{v_y} l = (sigma_y - 1) p`` and ``grad_{v_l} l = sigma_l p`` for ``l != y`` (rows of ``V``; Sec. 4.3.3,
+    proof of Theorem 4.4)."""
+    L = len(p)
+    return [[(sigma[l] - (1 if l == y else 0)) * p[k] for k in range(L)] for l in range(L)]
+
+
+def sequence_gradients(
+    task: DecisionListTask,
+    W: Sequence[Sequence[object]],
+    V: Sequence[Sequence[object]],
+    seq: Sequence[int],
+    *,
+    cp: object | None = None,
+) -> tuple[list[list], list[list]]:
+    r"""``(grad_W, grad_V)`` of the sequence loss (4.2), ``(1/n) sum_j -log f_{y_j, j}``, from the identities:
+    column ``a`` of ``grad_W`` is ``(1/n) dl/dw`` at ``a``'s position (:func:`grad_w_column`, or
+    :func:`grad_w_column_cp` when ``cp = c`` says that ``V = cP``), and ``grad_V = (1/n) sum_j`` :func:`grad_v_rows`.
+    Every entry of a row or column of a token outside the sequence is 0."""
+    L = task.L
+    seq = check_sequence(L, seq)
+    n = len(seq)
+    ys = labels(task, seq)
+    zero = sympy.Float(0, DIGITS)
+    gW = [[zero] * L for _ in range(L)]
+    gV = [[zero] * L for _ in range(L)]
+    for a, y in zip(seq, ys):
+        p = attention_column(W, seq, a)
+        sigma = output_probs(V, p)
+        if cp is None:
+            col = grad_w_column(V, p, sigma, y)
+        else:
+            col = grad_w_column_cp(cp, task.perm, p, sigma, label_determining_token(task, seq, a), seq)
+        for k in range(L):
+            gW[k][a] += col[k] / n
+        rows = grad_v_rows(p, sigma, y)
+        for l in range(L):
+            for k in range(L):
+                gV[l][k] += rows[l][k] / n
+    return gW, gV
+
+
+def directional_derivative_cp(
+    c: object, n: int, perm: Sequence[int], p: Sequence[object], sigma: Sequence[object], k_star: int, s: Iterable[int]
+) -> sympy.Float:
+    r"""``<grad_w L(W; s), v>`` for ``s in S`` (``k*`` = the LDT, the tokens before it absent), ``V = cP``, exactly:
+
+    .. math:: -\frac{c}{n} p_{k^*}\Big[(1 - p_{k^*})(1 - \sigma_y) + \sum_{i \in s \setminus k^*} \sigma_{\pi(i)} p_i\Big]
+
+    (the proof of Theorem 4.3 bounds the bracket below by ``(1 - p_{k*})(1 - sigma_y)``, then uses ``sigma_y <= 1/2``
+    to reach ``-(c/2n) p_{k*}(1 - p_{k*})``)."""
+    c = _num(c)
+    y = perm[k_star]
+    rest = sum(sigma[perm[i]] * p[i] for i in s if i != k_star)
+    return -c / n * p[k_star] * ((1 - p[k_star]) * (1 - sigma[y]) + rest)
+
+
+# --- Fig. 4.1: one GD step of V under uniform attention --------------------------------------------------------------
+
+
+def ldt_count_matrix(task: DecisionListTask, n: int) -> tuple[list[list[int]], int]:
+    r"""``(C(L, n) N, C(L, n))`` with ``N(r, t) = E[#{positions j : y_j = r} 1{t in s}]`` for uniform ``n``-subsets.
+
+    ``y_j = pi(u)`` exactly when ``u`` is the LDT of the token ``a`` at position ``j``, so
+    ``N(pi(u), t) = sum_{a : u in L_a} P[{a, u, t} subset s, the tokens before u in L_a absent]``, each term an
+    :func:`event_probability`; the integer counts avoid Fractions until the end.
+    """
+    L, n = check_sequence_length(task.L, n)
+    counts = [[0] * L for _ in range(L)]
+    cache: dict[tuple[int, int], int] = {}
+
+    def count(nA: int, nB: int) -> int:
+        if (nA, nB) not in cache:
+            cache[nA, nB] = comb(L - nA - nB, n - nA) if nA <= n and nA + nB <= L else 0
+        return cache[nA, nB]
+
+    for a in range(L):
+        lst = task.lists[a]
+        for k, u in enumerate(lst):
+            before = set(lst[:k])
+            r = task.perm[u]
+            base = {a, u}
+            for t in range(L):
+                if t in before:
+                    continue
+                counts[r][t] += count(len(base | {t}), len(before))
+    return counts, comb(L, n)
+
+
+def one_step_v(task: DecisionListTask, n: int, eta: object) -> list[list[Fraction]]:
+    r"""``V_1 - V_0`` after one population GD step from ``W = 0``, ``V_0 = 0`` (exact; Fig. 4.1's setting up to
+    its ``V_0 ~ N(0, 1e-8)``, whose effect is of order ``||V_0||``):
+
+    .. math:: V_1 - V_0 = \frac{\eta}{n^2} N - \frac{\eta}{L^2} \mathbf{1}\mathbf{1}^\top,
+
+    since at ``W = 0`` every attention column is ``1_s / n`` and at ``V = 0`` the prediction is uniform, so
+    ``grad_V L = E[(1/n) sum_j (1/L - e_{y_j}) 1_s^T / n]`` and ``E[1_s] = (n/L) 1``.
+    """
+    eta = Fraction(eta) if not isinstance(eta, Fraction) else eta
+    counts, total = ldt_count_matrix(task, n)
+    L = task.L
+    return [[eta * Fraction(counts[r][t], total * n * n) - eta / (L * L) for t in range(L)] for r in range(L)]
+
+
+def _check_fig41_size(L: int, n: int) -> tuple[int, int]:
+    L, n = check_sequence_length(L, n)
+    if L <= 2 * max(FIG41_SHIFTS):
+        raise ValueError(
+            f"the Fig. 4.1 closed forms need L > {2 * max(FIG41_SHIFTS)} (so that i + d and i - d never collide for "
+            f"the list shifts d = {FIG41_SHIFTS}), got L = {L}"
+        )
+    return L, n
+
+
+def antishift_class_value(L: int, n: int, eta: object) -> Fraction:
+    r"""The closed form of an anti-shift entry ``V_1[pi(t - d), t]`` of the Fig. 4.1 task (``t`` precedes ``u = t - d``
+    in ``u``'s own list, so ``u`` is never its own LDT when ``t`` is present):
+
+    .. math:: \frac{\eta}{n^2}\frac{n(n-1)(n-2)}{L(L-1)(L-2)}\Big[1 + \frac{L-n}{L-3}
+              + \frac{(L-n)(L-n-1)}{(L-3)(L-4)}\Big] - \frac{\eta}{L^2}.
+    """
+    L, n = _check_fig41_size(L, n)
+    eta = Fraction(eta)
+    triple = Fraction(n * (n - 1) * (n - 2), L * (L - 1) * (L - 2))
+    tail = 1 + Fraction(L - n, L - 3) + Fraction((L - n) * (L - n - 1), (L - 3) * (L - 4))
+    return eta / (n * n) * triple * tail - eta / (L * L)
+
+
+def shift_class_value(L: int, n: int, eta: object) -> Fraction:
+    r"""The closed form of a decision-list shift entry ``V_1[pi(t + d), t]`` of the Fig. 4.1 task (``t + d`` precedes
+    ``t`` in ``t``'s own list):
+
+    .. math:: \frac{\eta}{n^2}\frac{n(n-1)}{L(L-1)}\Big[1 + \frac{(L-n)(L-n-1)(L-n-2)}{(L-2)(L-3)(L-4)}\Big]
+              - \frac{\eta}{L^2}.
+    """
+    L, n = _check_fig41_size(L, n)
+    eta = Fraction(eta)
+    pair = Fraction(n * (n - 1), L * (L - 1))
+    absent = Fraction((L - n) * (L - n - 1) * (L - n - 2), (L - 2) * (L - 3) * (L - 4))
+    return eta / (n * n) * pair * (1 + absent) - eta / (L * L)
+
+
+#: The entry classes of ``V_1`` (:func:`entry_class`), in the order of :func:`one_step_v_classes`.
+ENTRY_CLASSES: tuple[str, ...] = ("P", "shift", "antishift", "generic")
+
+
+def entry_class(task: DecisionListTask, r: int, t: int) -> str:
+    """The class of entry ``(r, t)`` of ``V`` with ``r = pi(u)``: ``"P"`` (``u = t``), ``"shift"`` (``u`` precedes ``t``
+    in ``L_t``), ``"antishift"`` (``t`` precedes ``u`` in ``L_u``) or ``"generic"``."""
+    u = task.inverse[r]
+    if u == t:
+        return "P"
+    if u in task.lists[t]:
+        return "shift"
+    if t in task.lists[u]:
+        return "antishift"
+    return "generic"
+
+
+def one_step_v_classes(L: int, n: int, eta: object) -> dict[str, Fraction]:
+    r"""The four values of :func:`one_step_v` for the Fig. 4.1 task on ``Z_L`` (closed forms, ``L > 60``):
+
+    * ``P``: ``V_1[pi(t), t] = (eta/n^2)(n/L) - eta/L^2`` (each of the ``n`` positions has one LDT, and on ``Z_L`` every
+      token is equally likely to be it), ``L/n - 1`` at ``eta = L^2``;
+    * ``shift``: ``V_1[pi(t + d), t]`` for ``d`` in the list shifts, :func:`shift_class_value`;
+    * ``antishift``: ``V_1[pi(t - d), t]``, :func:`antishift_class_value`;
+    * ``generic``: every other entry, ``(eta/n^2) n(n-1)/(L(L-1)) - eta/L^2``, ``-(L-n)/(n(L-1))`` at ``eta = L^2``.
+    """
+    L, n = _check_fig41_size(L, n)
+    eta = Fraction(eta)
+    return {
+        "P": eta / (n * n) * Fraction(n, L) - eta / (L * L),
+        "shift": shift_class_value(L, n, eta),
+        "antishift": antishift_class_value(L, n, eta),
+        "generic": eta / (n * n) * Fraction(n * (n - 1), L * (L - 1)) - eta / (L * L),
+    }
+
+
+def printed_fig41_values(L: int, one_indexed: bool) -> dict[str, list[tuple[int, int]]]:
+    """Where the printed rule ``f(i) = i mod (L + 1)`` of Fig. 4.1 leaves the vocabulary.
+
+    For every token ``i`` of ``[L]`` (``1..L`` when ``one_indexed``, else ``0..L-1``), evaluates ``pi(i) = f(i + 20)``
+    and the list entries ``f(i + 10), f(i + 20), f(i + 30)``; returns the ``(i, value)`` pairs outside the
+    vocabulary, by rule (``"pi"``, ``"list"``).
+    """
+    L = check_positive_int(L, "L", minimum=2)
+    vocab = range(1, L + 1) if one_indexed else range(L)
+
+    def f(i: int) -> int:
+        return i % (L + 1)
+
+    out: dict[str, list[tuple[int, int]]] = {"pi": [], "list": []}
+    for i in vocab:
+        if f(i + FIG41_PERM_SHIFT) not in vocab:
+            out["pi"].append((i, f(i + FIG41_PERM_SHIFT)))
+        out["list"] += [(i, f(i + d)) for d in FIG41_SHIFTS if f(i + d) not in vocab]
+    return out
+
+
+def cyclic_summary(L: int, n: int) -> dict[str, object]:
+    """The exact quantities of the Fig. 4.1 task on ``Z_L`` with uniform ``n``-subsets (for ``tvk derive``):
+    ``delta`` of Assumptions 4.3 and 4.4, Theorem 4.3's ``c``, ``L_0`` at that ``c``, ``kappa`` of
+    :func:`lambda_max_leading`, the step-budget lower bound and, for ``L > 60``, the four values of the first GD
+    step of ``V`` at ``eta = L^2``."""
+    L, n = check_sequence_length(L, n)
+    task = cyclic_task(L)
+    delta, triple = delta_a43(task, n)
+    c = thm43_c(n, L, delta)
+    out: dict[str, object] = {
+        "delta_a43": delta,
+        "delta_a43_triple": triple,
+        "delta_a44": delta_a44(L, n),
+        "thm43_c": c,
+        "L0_at_thm43_c": initial_loss(L, n, c),
+        "kappa": lambda_max_leading(L, n),
+        "step_budget_lower": thm43_step_budget(L, n, task.M, delta),
+    }
+    if L > 2 * max(FIG41_SHIFTS):
+        out["one_step_v_at_eta_L2"] = one_step_v_classes(L, n, L * L)
+    return out

@@ -1,0 +1,358 @@
+r"""The one-layer softmax attention model of Karp thesis Ch. 4 in torch: gradients by autograd and finite
+differences, one GD step of ``V`` (Fig. 4.1), exact population GD on ``W`` (Theorem 4.3) and the Hessian at
+initialisation (docs/decision_lists.md).
+
+The model (Eq. 4.1) with one-hot embeddings ``X = [e_{i_1} | ... | e_{i_n}]`` (``L x n``) is
+
+.. math:: f_{W,V}(X) = \sigma(V X \sigma(X^\top W X)) \in \mathbb{R}^{L \times n},
+
+``sigma`` the softmax over the columns, and the loss of a sequence is ``(1/n) sum_j -log f(X)_{y_j, j}`` (Eq. 4.2).
+:func:`model_dense` computes it literally with the one-hot matrices; :func:`position_logits` computes the same
+logits by indexing (``X^T W X`` is ``W[s_i, s_j]`` and ``V X`` is ``V[:, s]``), which is what training uses; a
+test checks that both agree. Parameters may carry a leading seed axis ``(S, L, L)``: seeds never interact.
+
+The shared decoder model of :mod:`verify.attention` (causal mask, residual stream, learned embeddings) is a
+different architecture, so it is not used here; population GD does use :func:`verify.loop.run_loop`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from numerics import decision_lists as nd
+from theory import decision_lists as td
+
+from .device import resolve_device
+from .loop import NonFiniteGuard, run_loop, torch_threads
+
+#: torch intra-op threads on the CPU: these tensors are tiny, and on a loaded machine a second thread makes each op
+#: ~1000x slower (thread synchronisation), so CPU work runs on one thread.
+CPU_THREADS = 1
+
+__all__ = [
+    "CPU_THREADS",
+    "one_hot",
+    "model_dense",
+    "position_logits",
+    "per_sequence_loss",
+    "sequence_loss",
+    "autograd_gradients",
+    "finite_difference_gradients",
+    "attention_jacobian_autograd",
+    "directional_derivatives",
+    "OneStepV",
+    "one_gd_step_v",
+    "GDRun",
+    "DecisionListDivergedError",
+    "population_gd_w",
+    "hessian_lambda_max",
+]
+
+
+def one_hot(tokens: torch.Tensor, L: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """``X`` for every sequence: ``(B, L, n)`` with ``X[b, :, j] = e_{tokens[b, j]}``."""
+    return torch.nn.functional.one_hot(tokens, L).to(dtype).transpose(-1, -2)
+
+
+def model_dense(W: torch.Tensor, V: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
+    r"""``f_{W,V}(X) = sigma(V X sigma(X^T W X))`` literally, for ``X (B, L, n)`` and ``W, V (..., L, L)``:
+    returns ``(..., B, L, n)``, every column a distribution over the ``L`` labels."""
+    scores = torch.einsum("bli,...lm,bmj->...bij", X, W, X)  # X^T W X, (..., B, n, n)
+    att = torch.softmax(scores, dim=-2)  # columns
+    logits = torch.einsum("...lk,bki,...bij->...blj", V, X, att)  # V X sigma(X^T W X)
+    return torch.softmax(logits, dim=-2)
+
+
+def position_logits(W: torch.Tensor, V: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+    r"""The logits ``z = V X sigma(X^T W X)`` by indexing: ``W, V (..., L, L)``, ``tokens (B, n)`` ->
+    ``(..., B, n, L)`` (position ``j``'s logits over the labels)."""
+    scores = W[..., tokens[:, :, None], tokens[:, None, :]]  # (..., B, n_i, n_j) = W[s_i, s_j]
+    att = torch.softmax(scores, dim=-2)
+    VX = V[..., :, tokens].movedim(-3, -2)  # (..., B, L, n_i) = V[:, s_i]
+    return (VX @ att).transpose(-1, -2)
+
+
+def per_sequence_loss(W: torch.Tensor, V: torch.Tensor, tokens: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """The loss (4.2) of every sequence, ``(1/n) sum_j -log f_{y_j, j}``; ``labels`` ``(B, n)`` or per seed
+    ``(S, B, n)``; returns ``(..., B)``."""
+    z = position_logits(W, V, tokens)
+    logp = torch.log_softmax(z, dim=-1)
+    lab = labels.expand(*z.shape[:-1]) if labels.dim() < z.dim() - 1 else labels
+    return -torch.gather(logp, -1, lab[..., None])[..., 0].mean(dim=-1)
+
+
+def sequence_loss(W: torch.Tensor, V: torch.Tensor, tokens: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Mean over sequences of the loss (4.2) (:func:`per_sequence_loss`); returns ``(...)``."""
+    return per_sequence_loss(W, V, tokens, labels).mean(dim=-1)
+
+
+def _dense_loss(W: torch.Tensor, V: torch.Tensor, seq: Sequence[int], ys: Sequence[int]) -> torch.Tensor:
+    L = W.shape[-1]
+    X = one_hot(torch.tensor([list(seq)]), L, W.dtype)
+    f = model_dense(W, V, X)[0]  # (L, n)
+    return -torch.log(f[list(ys), torch.arange(len(seq))]).mean()
+
+
+def autograd_gradients(
+    task: td.DecisionListTask, W: np.ndarray, V: np.ndarray, seq: Sequence[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(grad_W, grad_V)`` of one sequence's loss (4.2) by torch autograd through :func:`model_dense` (float64)."""
+    with torch_threads(CPU_THREADS):
+        ys = td.labels(task, seq)
+        Wt = torch.tensor(W, dtype=torch.float64, requires_grad=True)
+        Vt = torch.tensor(V, dtype=torch.float64, requires_grad=True)
+        _dense_loss(Wt, Vt, seq, ys).backward()
+        return Wt.grad.numpy().copy(), Vt.grad.numpy().copy()
+
+
+def finite_difference_gradients(
+    task: td.DecisionListTask, W: np.ndarray, V: np.ndarray, seq: Sequence[int], h: float = 1e-5
+) -> tuple[np.ndarray, np.ndarray]:
+    """Central differences ``(loss(x + h e) - loss(x - h e)) / 2h`` of one sequence's loss, every entry of ``W`` and ``V``
+    (float64, :func:`model_dense`): error ``O(h^2)`` plus rounding ``O(eps / h)``."""
+    with torch_threads(CPU_THREADS):
+        ys = td.labels(task, seq)
+        base = {"W": torch.tensor(W, dtype=torch.float64), "V": torch.tensor(V, dtype=torch.float64)}
+        out = {}
+        with torch.no_grad():
+            for name in ("W", "V"):
+                g = np.zeros(base[name].shape)
+                for idx in np.ndindex(*g.shape):
+                    vals = []
+                    for sign in (1.0, -1.0):
+                        x = {k: v.clone() for k, v in base.items()}
+                        x[name][idx] += sign * h
+                        vals.append(float(_dense_loss(x["W"], x["V"], seq, ys)))
+                    g[idx] = (vals[0] - vals[1]) / (2 * h)
+                out[name] = g
+        return out["W"], out["V"]
+
+
+def attention_jacobian_autograd(W: np.ndarray, seq: Sequence[int], a: int) -> np.ndarray:
+    """``J[i, k] = dp_i / dW[k, a]`` by autograd, ``p`` the attention column of query ``a`` indexed by token
+    (``p = X sigma(X^T W X)`` at ``a``'s position), ``(L, L)``."""
+    with torch_threads(CPU_THREADS):
+        L = W.shape[0]
+        seq = list(td.check_sequence(L, seq))
+        if a not in seq:
+            raise ValueError(f"query token {a} is not in the sequence {seq}")
+        X = one_hot(torch.tensor([seq]), L)[0]
+        j = seq.index(a)
+
+        def column(w: torch.Tensor) -> torch.Tensor:
+            Wf = torch.tensor(W, dtype=torch.float64).clone()
+            Wf[:, a] = w
+            return (X @ torch.softmax(X.T @ Wf @ X, dim=0))[:, j]
+
+        return torch.autograd.functional.jacobian(column, torch.tensor(W[:, a], dtype=torch.float64)).numpy()
+
+
+def directional_derivatives(
+    task: td.DecisionListTask, W: np.ndarray, V: np.ndarray, S: np.ndarray, a: int, v: np.ndarray
+) -> np.ndarray:
+    """``<grad_w L(W, V; s), v>`` for every sequence ``s`` of ``S`` by autograd of its own loss (4.2), ``w`` = column
+    ``a`` of ``W``."""
+    with torch_threads(CPU_THREADS):
+        S = nd.check_sequences(task.L, S)
+        labels = torch.tensor(nd.labels_array(task, S))
+        Vt = torch.tensor(V, dtype=torch.float64)
+        vt = torch.tensor(v, dtype=torch.float64)
+        out = []
+        for row, lab in zip(torch.tensor(S), labels):
+            Wt = torch.tensor(W, dtype=torch.float64, requires_grad=True)
+            (grad,) = torch.autograd.grad(sequence_loss(Wt, Vt, row[None], lab[None]), Wt)
+            out.append(float(grad[:, a] @ vt))
+        return np.array(out)
+
+
+@dataclass
+class OneStepV:
+    """:func:`one_gd_step_v`: ``V_0``, ``V_1`` (``(L, L)``, float64) and, per class of entries, the mean of
+    ``V_1 - V_0`` and its standard error over the chunks."""
+
+    V0: np.ndarray
+    V1: np.ndarray
+    classes: dict[str, dict[str, float]]
+    chunks: int
+
+
+def one_gd_step_v(
+    task: td.DecisionListTask,
+    n: int,
+    eta: float,
+    *,
+    v0_std: float,
+    samples: int,
+    chunks: int,
+    seed: int,
+    device: str = "cpu",
+) -> OneStepV:
+    r"""One GD step of the model on ``V`` from ``W = 0``, ``V_0[i, j] ~ N(0, v0_std^2)`` (Fig. 4.1), on ``samples``
+    fresh uniform ``n``-permutations split into ``chunks`` equal chunks: each chunk gives
+    ``V_1^{(c)} = V_0 - eta grad_V L_chunk`` by autograd; ``V_1`` is their mean (the step on all samples), and the
+    standard error of each class mean of ``V_1 - V_0`` is the spread over chunks over ``sqrt(chunks)``."""
+    if chunks < 2 or samples % chunks:
+        raise ValueError(f"need chunks >= 2 dividing samples, got samples = {samples}, chunks = {chunks}")
+    dev = resolve_device(device)
+    with torch_threads(_threads(dev)):
+        return _one_gd_step_v(task, n, eta, v0_std, samples, chunks, seed, dev)
+
+
+def _threads(dev: torch.device) -> int | None:
+    return CPU_THREADS if dev.type == "cpu" else None
+
+
+def _one_gd_step_v(
+    task: td.DecisionListTask,
+    n: int,
+    eta: float,
+    v0_std: float,
+    samples: int,
+    chunks: int,
+    seed: int,
+    dev: torch.device,
+) -> OneStepV:
+    L = task.L
+    gen = torch.Generator(device="cpu").manual_seed(int(seed))
+    V0 = torch.randn((L, L), generator=gen, dtype=torch.float64) * v0_std
+    rng = np.random.default_rng(seed)
+    idx = nd.class_indices(task)
+    mask = np.ones((L, L), dtype=bool)
+    for r, t in idx.values():
+        mask[r, t] = False
+    per_chunk: dict[str, list[float]] = {k: [] for k in td.ENTRY_CLASSES}
+    steps = []
+    for _ in range(chunks):
+        S = nd.sample_sequences(L, n, samples // chunks, rng)
+        tokens = torch.tensor(S, device=dev)
+        labels = torch.tensor(nd.labels_array(task, S), device=dev)
+        W = torch.zeros((L, L), dtype=torch.float64, device=dev)
+        V = V0.to(dev).clone().requires_grad_(True)
+        (gV,) = torch.autograd.grad(sequence_loss(W, V, tokens, labels), V)
+        step = (-eta * gV).cpu().numpy()
+        steps.append(step)
+        for k, (r, t) in idx.items():
+            per_chunk[k].append(float(step[r, t].mean()))
+        per_chunk["generic"].append(float(step[mask].mean()))
+    classes = {
+        k: {"mean": float(np.mean(x)), "se": float(np.std(x, ddof=1) / np.sqrt(chunks))} for k, x in per_chunk.items()
+    }
+    V0n = V0.numpy()
+    return OneStepV(V0n, V0n + np.mean(steps, axis=0), classes, chunks)
+
+
+class DecisionListDivergedError(RuntimeError):
+    """Raised by :func:`population_gd_w` when a seed's loss or ``W`` becomes NaN/inf."""
+
+    def __init__(self, step: int, seeds: list[int], what: str) -> None:
+        super().__init__(f"population GD diverged at step {step} for seed(s) {seeds}: {what}")
+
+
+@dataclass
+class GDRun:
+    """:func:`population_gd_w`: per evaluated step (``steps``) and seed, the population loss, the accuracy and the
+    fraction of columns ordered by their lists; the final ``W`` ``(S, L, L)``; the first perfect step per seed."""
+
+    steps: list[int]
+    loss: np.ndarray
+    accuracy: np.ndarray
+    ordered: np.ndarray
+    W: np.ndarray
+    first_perfect: list[int | None]
+
+
+def population_gd_w(
+    tasks: Sequence[td.DecisionListTask],
+    n: int,
+    cs: Sequence[float],
+    etas: Sequence[float],
+    steps: int,
+    *,
+    seeds: Sequence[int],
+    device: str = "cpu",
+    progress: bool = False,
+) -> GDRun:
+    r"""Gradient descent on the exact population loss in ``W`` with ``V = c_s P_s`` fixed (Theorem 4.3), one task,
+    ``c`` and ``eta`` per seed, all seeds in one batched tensor ``W (S, L, L)`` starting at 0. The population is every
+    ``n``-subset (a uniform ``n``-permutation gives the same loss); gradients by autograd; float64 on any device."""
+    if not (len(tasks) == len(cs) == len(etas) == len(seeds)) or not tasks:
+        raise ValueError("need one task, c, eta and seed per seed (and at least one)")
+    L = tasks[0].L
+    if any(t.L != L for t in tasks):
+        raise ValueError("every task of a batch must have the same vocabulary size L")
+    dev = resolve_device(device)
+    with torch_threads(_threads(dev)):
+        return _population_gd_w(tasks, n, cs, etas, steps, seeds, dev, progress)
+
+
+def _population_gd_w(
+    tasks: Sequence[td.DecisionListTask],
+    n: int,
+    cs: Sequence[float],
+    etas: Sequence[float],
+    steps: int,
+    seeds: Sequence[int],
+    dev: torch.device,
+    progress: bool,
+) -> GDRun:
+    L = tasks[0].L
+    S = nd.subsets_array(L, n)
+    tokens = torch.tensor(S, device=dev)
+    labels = torch.tensor(np.stack([nd.labels_array(t, S) for t in tasks]), device=dev)  # (S, B, n)
+    V = torch.tensor(np.stack([c * nd.permutation_matrix(t) for t, c in zip(tasks, cs)]), device=dev)
+    eta_t = torch.tensor(list(etas), dtype=torch.float64, device=dev)[:, None, None]
+    W = torch.zeros((len(tasks), L, L), dtype=torch.float64, device=dev, requires_grad=True)
+    rec: dict[str, list] = {"steps": [], "loss": [], "accuracy": [], "ordered": []}
+
+    def evaluate(step: int) -> dict[str, float]:
+        with torch.no_grad():
+            z = position_logits(W, V, tokens)  # (S, B, n, L)
+            zy = torch.gather(z, -1, labels[..., None])[..., 0]
+            other = z.scatter(-1, labels[..., None], -torch.inf).amax(-1)
+            acc = (zy > other).double().mean(dim=(-1, -2)).cpu().numpy()
+            loss = sequence_loss(W, V, tokens, labels).cpu().numpy()
+            Wn = W.detach().cpu().numpy()
+        rec["steps"].append(step)
+        rec["loss"].append(loss)
+        rec["accuracy"].append(acc)
+        rec["ordered"].append(np.array([nd.column_order_ok(Wn[i], t).mean() for i, t in enumerate(tasks)]))
+        return {"loss": float(loss.max()), "accuracy": float(acc.min())}
+
+    def step_fn(step: int) -> torch.Tensor:
+        loss = sequence_loss(W, V, tokens, labels)
+        (g,) = torch.autograd.grad(loss.sum(), W)
+        with torch.no_grad():
+            W.sub_(eta_t * g)
+        return loss.detach()
+
+    guard = NonFiniteGuard(tuple(seeds), DecisionListDivergedError, weights={"W": W})
+    run_loop(step_fn, steps, evaluate=evaluate, guard=guard, progress=progress, desc="population GD on W")
+    acc = np.array(rec["accuracy"])
+    first = [next((rec["steps"][i] for i in range(len(acc)) if acc[i, s] == 1.0), None) for s in range(len(tasks))]
+    return GDRun(rec["steps"], np.array(rec["loss"]), acc, np.array(rec["ordered"]), W.detach().cpu().numpy(), first)
+
+
+def hessian_lambda_max(task: td.DecisionListTask, n: int, c: float, device: str = "cpu") -> float:
+    """The largest eigenvalue of the Hessian of the population loss in ``W`` (all ``L^2`` entries) at ``W = 0``,
+    ``V = cP``, uniform ``n``-subsets, by torch autograd (float64)."""
+    dev = resolve_device(device)
+    with torch_threads(_threads(dev)):
+        return _hessian_lambda_max(task, n, c, dev)
+
+
+def _hessian_lambda_max(task: td.DecisionListTask, n: int, c: float, dev: torch.device) -> float:
+    L = task.L
+    S = nd.subsets_array(L, n)
+    tokens = torch.tensor(S, device=dev)
+    labels = torch.tensor(nd.labels_array(task, S), device=dev)
+    V = torch.tensor(c * nd.permutation_matrix(task), device=dev)
+
+    def loss(w: torch.Tensor) -> torch.Tensor:
+        return sequence_loss(w.view(L, L), V, tokens, labels)
+
+    H = torch.autograd.functional.hessian(loss, torch.zeros(L * L, dtype=torch.float64, device=dev))
+    return float(torch.linalg.eigvalsh((H + H.T) / 2).max())
