@@ -31,7 +31,9 @@ from scipy.optimize import linprog
 
 from theory import finite_groups as fg
 from theory import groups as tg
+from theory._checks import InputError, as_number, check_positive_int, format_count
 
+from .limits import array_bytes, check_allocation
 from .margins import HomogeneousNetwork
 
 __all__ = [
@@ -53,7 +55,17 @@ __all__ = [
 
 
 def _group(G: "fg.FiniteGroup | str") -> fg.FiniteGroup:
-    return fg.group(G) if isinstance(G, str) else G
+    return fg.as_group(G)
+
+
+def _check_network_memory(width: int, G: fg.FiniteGroup) -> None:
+    check_allocation(
+        array_bytes(width, 3, G.order),
+        param="width",
+        value=width,
+        what=f"a network of {format_count(width)} neurons with 3 |G| = {3 * G.order} float64 weights each",
+        hint="use fewer neurons",
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,6 +132,9 @@ def irrep_method(G: "fg.FiniteGroup | str", r: int) -> str:
     """How :func:`real_irreps` builds irrep r: ``"young"``, ``"closed"``, ``"kron"`` or ``"commutant"``."""
     G = _group(G)
     ct = fg.character_table(G)
+    r = check_positive_int(r, "r", minimum=0)
+    if r >= ct.n_irreps:
+        raise InputError(f"r must be an irrep index in 0..{ct.n_irreps - 1}, got r = {r}", param="r")
     if ct.dims[r] == 1:
         return "closed"
     return {"symmetric": "young", "dihedral": "closed", "product": "kron"}.get(G.kind, "commutant")
@@ -196,7 +211,7 @@ def _real_irreps_cached(G: fg.FiniteGroup) -> tuple[np.ndarray, ...]:
             R = _young(G, ct.names[r])
         elif method == "kron":
             A, B = G.factors
-            ia, ib = (fg.character_table(F).index(n) for F, n in zip((A, B), ct.names[r].split("⊗", 1)))
+            ia, ib = fg.product_irrep_factors(G, r)
             Ra, Rb = _real_irreps_cached(A)[ia], _real_irreps_cached(B)[ib]
             nb = B.order
             R = np.array([np.kron(Ra[g // nb], Rb[g % nb]) for g in range(G.order)])
@@ -227,6 +242,12 @@ def isotypic_projectors(G: "fg.FiniteGroup | str") -> np.ndarray:
     r"""Float projectors :math:`P_R[x,y] = (d_R/|G|)\chi_R(xy^{-1})`, shape (K, |G|, |G|)."""
     G = _group(G)
     ct = fg.character_table(G)
+    check_allocation(
+        array_bytes(ct.n_irreps, G.order, G.order),
+        param="G",
+        value=G.name,
+        what=f"the {ct.n_irreps} projectors of size |G|^2 = {G.order**2}",
+    )
     X = character_matrix(G)
     T = np.asarray(G.table)
     idx = T[:, np.asarray(G.inverse)]
@@ -300,9 +321,17 @@ def class_weights(G: "fg.FiniteGroup | str", class_tau: Sequence[float] | None =
     """
     G = _group(G)
     ct = fg.check_totally_real(G)
-    t = np.array([float(sympy.N(x, 30)) for x in (tg.tau(G) if class_tau is None else class_tau)], dtype=np.float64)
-    if t.shape != (len(ct.classes),):
-        raise ValueError(f"need one tau per class ({len(ct.classes)}), got shape {t.shape}")
+    check_allocation(
+        array_bytes(G.order**2, G.order),
+        param="G",
+        value=G.name,
+        what="the class weights of shape (|G|^2, |G|)",
+        hint="use theory.groups.tau for the class-level weights",
+    )
+    raw = tg.tau(G) if class_tau is None else _as_list(class_tau, "class_tau")
+    if len(raw) != len(ct.classes):
+        raise InputError(f"need one tau per class ({len(ct.classes)}), got {len(raw)}", param="class_tau")
+    t = np.array([float(sympy.N(as_number(x, "class_tau", symbolic=False), 30)) for x in raw], dtype=np.float64)
     t[0] = 0.0
     if (t < -1e-15).any():
         raise ValueError(
@@ -320,6 +349,15 @@ def class_weights(G: "fg.FiniteGroup | str", class_tau: Sequence[float] | None =
     return np.clip(t, 0.0, None)[cls[g]] / N**2
 
 
+def _as_list(values: object, name: str) -> list:
+    if isinstance(values, (str, bytes)):
+        raise InputError(f"{name} must be a sequence of numbers, got {values!r:.80}", param=name)
+    try:
+        return list(values)  # type: ignore[call-overload]
+    except TypeError:
+        raise InputError(f"{name} must be a sequence of numbers, got {values!r:.80}", param=name) from None
+
+
 def construction_network(
     G: "fg.FiniteGroup | str", width: int | None = None, budgets: Sequence[object] | None = None
 ) -> HomogeneousNetwork:
@@ -328,6 +366,7 @@ def construction_network(
     :math:`(c R_{ij}, \pm c R_{jk}, \pm c R_{ik})`; logits :math:`\sum_R 4c_R^3\chi_R(abc^{-1})`."""
     G = _group(G)
     con = tg.construction(G, width, budgets)
+    _check_network_memory(con.width, G)
     irreps = real_irreps(G)
     N = G.order
     U = np.zeros((con.width, 2, N))
@@ -382,8 +421,19 @@ def random_network(
     G: "fg.FiniteGroup | str", width: int, rng: np.random.Generator, scale: float | None = None
 ) -> HomogeneousNetwork:
     """Gaussian network with i.i.d. N(0, scale^2) entries (default scale 1/sqrt(|G|))."""
-    N = _group(G).order
-    s = 1.0 / math.sqrt(N) if scale is None else scale
+    G = _group(G)
+    N = G.order
+    width = check_positive_int(width, "width", minimum=0, hypothesis="number of neurons")
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
+    if scale is not None and (
+        isinstance(scale, bool)
+        or not isinstance(scale, (int, float, np.integer, np.floating))
+        or not (math.isfinite(scale) and scale > 0)
+    ):
+        raise InputError(f"scale must be a positive finite number, got {scale!r:.80}", param="scale")
+    _check_network_memory(width, G)
+    s = 1.0 / math.sqrt(N) if scale is None else float(scale)
     return HomogeneousNetwork(rng.normal(0, s, (width, 2, N)), rng.normal(0, s, (width, N)), degree=2)
 
 

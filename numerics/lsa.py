@@ -67,7 +67,10 @@ def gamma(Lam: np.ndarray, N: int) -> np.ndarray:
 
 
 def closed_form(Lam: np.ndarray, N: int, r: int) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray]:
-    """Float version of Thm 5.4.1: returns ``(U*, v*, L_r, lam_desc, Q)``; eigenvalues descending."""
+    """Float version of Thm 5.4.1: returns ``(U*, v*, L_r, lam_desc, Q)``; eigenvalues descending.
+
+    For Lambda = 0 (all T_i = 0) every U is optimal and ``v* = 0`` is returned (as in
+    ``theory.lsa.optimal_rank_r``), never inf/NaN."""
     L = as_covariance(Lam)
     N = check_count(N)
     d = L.shape[0]
@@ -78,9 +81,11 @@ def closed_form(Lam: np.ndarray, N: int, r: int) -> tuple[np.ndarray, np.ndarray
     ev, Q = ev[o], Q[:, o]
     tr = ev.sum()
     T = (1 + 1 / N) * ev + tr / N
-    v = np.where(np.arange(d) < r, 1.0 / T, 0.0)
+    positive = T > 0
+    inv_T = np.divide(1.0, T, out=np.zeros_like(T), where=positive)
+    v = np.where(np.arange(d) < r, inv_T, 0.0)
     U = Q @ np.diag(v) @ Q.T
-    Lr = tr / 2 - 0.5 * float(np.sum((ev**2 / T)[:r]))
+    Lr = tr / 2 - 0.5 * float(np.sum((ev**2 * inv_T)[:r]))
     return U, v, Lr, ev, Q
 
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from theory import modular as tm
-from theory._checks import check_odd_modulus, check_positive_int
+from theory._checks import InputError, LimitError, check_odd_modulus, check_positive_int, format_count
 
+from .limits import array_bytes, check_allocation
 from .margins import HomogeneousNetwork
 
 __all__ = [
@@ -26,7 +27,33 @@ __all__ = [
     "optimal_neuron_network",
     "deformed_neuron",
     "psi_fourier",
+    "MAX_POINTS",
 ]
+
+MAX_POINTS = 2**62
+"""Largest p^k of a :class:`ModularTask` (point indices are int64)."""
+
+
+def _check_width(width: object, name: str = "width", *, minimum: int = 1) -> int:
+    return check_positive_int(width, name, minimum=minimum, hypothesis="number of neurons")
+
+
+def _check_scale(scale: object) -> float:
+    if isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating)):
+        raise InputError(f"scale must be a positive finite number, got {scale!r:.80}", param="scale")
+    if not (math.isfinite(float(scale)) and float(scale) > 0):
+        raise InputError(f"scale must be a positive finite number, got scale = {scale!r}", param="scale")
+    return float(scale)
+
+
+def _check_weights_memory(width: int, k: int, p: int, param: str = "width") -> None:
+    check_allocation(
+        array_bytes(width, k + 1, p),
+        param=param,
+        value=width,
+        what=f"a network of {format_count(width)} neurons with (k+1) p = {(k + 1) * p} float64 weights each",
+        hint="use fewer neurons",
+    )
 
 
 @dataclass(frozen=True)
@@ -51,6 +78,14 @@ class ModularTask:
         else:
             check_odd_modulus(self.p)
         check_positive_int(self.k, "k")
+        if self.k * math.log2(self.p) > 62:
+            raise LimitError(
+                f"k = {self.k} is too large: the dataset has p^k = {format_count(self.p**self.k)} points at p = {self.p}, "
+                f"above the limit 2^62 (point indices are int64); theory.modular gives the closed forms at any size",
+                param="k",
+                value=self.k,
+                limit=MAX_POINTS,
+            )
 
     @property
     def n_points(self) -> int:
@@ -70,6 +105,17 @@ class ModularTask:
 
     def batch(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
         """Index inputs (n, k) and labels (n,) of points ``start..stop-1``."""
+        start = check_positive_int(start, "start", minimum=0)
+        stop = check_positive_int(stop, "stop", minimum=0)
+        if stop > self.n_points:
+            raise InputError(f"need stop <= p^k = {self.n_points}, got start = {start}, stop = {stop}", param="stop")
+        check_allocation(
+            array_bytes(max(stop - start, 0), 2 * self.k + 2),
+            param="stop",
+            value=stop,
+            what="the index batch",
+            hint="use a smaller batch",
+        )
         idx = np.arange(start, stop, dtype=np.int64)
         powers = self.p ** np.arange(self.k - 1, -1, -1, dtype=np.int64)
         inputs = (idx[:, None] // powers[None, :]) % self.p
@@ -83,12 +129,15 @@ def neuron_blocks(
 
     Returns ``(U, w)`` of shapes (k, p) and (p,).
     """
+    p = check_positive_int(p, "p", minimum=1)
+    check_allocation(array_bytes(len(phases) + 1, p), param="p", value=p, what="the neuron blocks (k+1, p)")
     x = 2 * np.pi * zeta * np.arange(p) / p
     U = amplitude * np.cos(x[None, :] + np.asarray(phases, dtype=np.float64)[:, None])
     return U, amplitude * np.cos(x + theta_w)
 
 
 def _from_fourier_neurons(p: int, k: int, neurons: tuple[tm.FourierNeuron, ...], width: int) -> HomogeneousNetwork:
+    _check_weights_memory(width, k, p)
     U = np.zeros((width, k, p))
     W = np.zeros((width, p))
     for i, n in enumerate(neurons):
@@ -114,8 +163,15 @@ def optimal_neuron_network(p: int, k: int, zeta: int = 1, phases: np.ndarray | N
 def random_network(
     p: int, k: int, width: int, rng: np.random.Generator, scale: float | None = None
 ) -> HomogeneousNetwork:
-    """Gaussian network with i.i.d. N(0, scale^2) entries (default scale 1/sqrt(p))."""
-    s = 1.0 / math.sqrt(p) if scale is None else scale
+    """Gaussian network with i.i.d. N(0, scale^2) entries (default scale 1/sqrt(p)); ``width = 0`` gives an
+    empty network (no random atoms). Even p is allowed (the Fourier identity of Lemma C.14 holds for any p)."""
+    p = check_positive_int(p, "p", minimum=2)
+    k = check_positive_int(k, "k")
+    width = _check_width(width, minimum=0)
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
+    s = 1.0 / math.sqrt(p) if scale is None else _check_scale(scale)
+    _check_weights_memory(width, k, p)
     return HomogeneousNetwork(rng.normal(0, s, (width, k, p)), rng.normal(0, s, (width, p)), degree=k)
 
 
@@ -151,6 +207,11 @@ def deformed_neuron(
     HomogeneousNetwork
         Width-1 network; compare its Psi with ``theory.modular.psi_*``.
     """
+    p, k = check_odd_modulus(p), check_positive_int(k, "k")
+    _check_weights_memory(1, k, p, param="p")
+    for name, v in (("mismatch", mismatch), ("split", split), ("dc_fraction", dc_fraction)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(v):
+            raise InputError(f"{name} must be a finite number, got {v!r:.80}", param=name)
     freqs = tm.frequencies(p)
     for name, z in (("zeta", zeta), ("second_zeta", second_zeta)):
         if z is not None and z not in freqs:

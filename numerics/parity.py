@@ -14,7 +14,9 @@ from typing import Sequence
 import numpy as np
 
 from theory import parity as tp
+from theory._checks import InputError, LimitError, check_positive_int, format_count
 
+from .limits import array_bytes, check_allocation
 from .margins import HomogeneousNetwork
 
 __all__ = [
@@ -28,6 +30,29 @@ __all__ = [
 
 MAX_BITS = 26
 """Largest n accepted by :class:`SparseParityTask` (2^26 points; evaluation streams, training loads all)."""
+
+
+def _check_bits(n: object) -> int:
+    n = check_positive_int(n, "n", hypothesis=f"{tp.SOURCE}: the number of input bits n >= 1")
+    if n > MAX_BITS:
+        raise LimitError(
+            f"n = {n} is too large: the cube has 2^n = {format_count(2**n)} points, above the limit 2^{MAX_BITS} "
+            f"(at most n = {MAX_BITS} is supported); theory.parity.max_margin(k) gives gamma* independently of n",
+            param="n",
+            value=n,
+            limit=MAX_BITS,
+        )
+    return n
+
+
+def _check_network_memory(width: int, n: int) -> None:
+    check_allocation(
+        array_bytes(width, n + 2),
+        param="width",
+        value=width,
+        what=f"a network of {format_count(width)} neurons with n + 2 = {n + 2} float64 weights each",
+        hint="use fewer neurons",
+    )
 
 
 @dataclass(frozen=True)
@@ -51,9 +76,8 @@ class SparseParityTask:
     n_blocks: int = 1
 
     def __post_init__(self) -> None:
+        _check_bits(self.n)
         n, S = tp.check_support(self.n, self.support)
-        if n > MAX_BITS:
-            raise ValueError(f"n = {n} bits gives 2^{n} points; at most n = {MAX_BITS} is supported")
         object.__setattr__(self, "n", n)
         object.__setattr__(self, "support", S)
         if self.n_classes != 2 or self.n_blocks != 1:
@@ -75,6 +99,9 @@ class SparseParityTask:
         """Points ``start..stop-1`` of the cube as a float array (n_pts, n) of +-1."""
         if not (0 <= start <= stop <= self.n_points):
             raise ValueError(f"need 0 <= start <= stop <= {self.n_points}, got {start}, {stop}")
+        check_allocation(
+            array_bytes(stop - start, 2 * self.n + 1), param="stop", value=stop, what="the batch of cube points"
+        )
         idx = np.arange(start, stop, dtype=np.int64)
         bits = (idx[:, None] >> np.arange(self.n)[None, :]) & 1
         return 1.0 - 2.0 * bits
@@ -94,9 +121,10 @@ def network_from_neurons(neurons: Sequence[tp.ParityNeuron], k: int, width: int 
     if not neurons:
         raise ValueError("need at least one neuron")
     n = len(neurons[0].u)
-    m = len(neurons) if width is None else width
+    m = len(neurons) if width is None else check_positive_int(width, "width")
     if m < len(neurons):
-        raise ValueError(f"width {m} is below the number of neurons {len(neurons)}")
+        raise InputError(f"width {m} is below the number of neurons {len(neurons)}", param="width")
+    _check_network_memory(m, n)
     U = np.zeros((m, 1, n))
     W = np.zeros((m, 2))
     for i, nr in enumerate(neurons):
@@ -124,7 +152,11 @@ def optimal_neuron_network(n: int, support: Sequence[int], sigma: Sequence[int] 
 def random_network(n: int, k: int, width: int, seed: int = 0, scale: float = 1.0) -> HomogeneousNetwork:
     """A degree-k parity network with i.i.d. N(0, scale^2) weights (for upper-bound property tests)."""
     n, k = tp.check_nk(n, k)
-    if int(width) != width or width < 1:
-        raise ValueError(f"width must be an integer >= 1, got {width!r}")
+    width = check_positive_int(width, "width", hypothesis="number of neurons")
+    if isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating)):
+        raise InputError(f"scale must be a positive finite number, got {scale!r:.80}", param="scale")
+    if not (np.isfinite(scale) and scale > 0):
+        raise InputError(f"scale must be a positive finite number, got scale = {scale!r}", param="scale")
+    _check_network_memory(width, n)
     rng = np.random.default_rng(seed)
     return HomogeneousNetwork(rng.standard_normal((width, 1, n)) * scale, rng.standard_normal((width, 2)) * scale, k)

@@ -39,9 +39,13 @@ from typing import Iterator
 import numpy as np
 from scipy.optimize import minimize
 
+from theory._checks import check_cost
+
+from .limits import array_bytes, check_allocation
 from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights
 
 __all__ = [
+    "MAX_STARTS",
     "SingleNeuronResult",
     "class_weighted_objective",
     "maximize_single_neuron",
@@ -258,6 +262,10 @@ class _ScaleFree:
         return -value, -grad
 
 
+MAX_STARTS = 10_000
+"""Largest ``n_starts`` of :func:`maximize_single_neuron` (each start is a full L-BFGS run)."""
+
+
 def maximize_single_neuron(
     task: Task,
     degree: int,
@@ -308,6 +316,14 @@ def maximize_single_neuron(
     """
     if isinstance(n_starts, bool) or int(n_starts) != n_starts or n_starts < 1:
         raise ValueError(f"n_starts must be an integer >= 1, got {n_starts!r}")
+    check_cost(
+        int(n_starts),
+        MAX_STARTS,
+        param="n_starts",
+        value=int(n_starts),
+        what="the multi-start search (one L-BFGS run per start)",
+        hint="a few dozen starts find the maximum on the tasks of this toolkit",
+    )
     if not tol > 0:
         raise ValueError(f"tol must be positive, got {tol}")
     k, d, C = task.n_blocks, task.block_size, task.n_classes
@@ -318,6 +334,7 @@ def maximize_single_neuron(
     fun = _ScaleFree(task, int(degree), Q, n, memory_budget)
     rng = np.random.default_rng(seed)
     dim = k * d + C
+    check_allocation(array_bytes(int(n_starts), dim), param="n_starts", value=int(n_starts), what="the start points")
     starts = rng.standard_normal((int(n_starts), dim))
     starts /= np.linalg.norm(starts, axis=1, keepdims=True)
     # Psi is homogeneous, so its scale on the unit sphere is that of its gradient at a random unit point;

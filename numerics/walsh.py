@@ -28,6 +28,7 @@ from typing import Callable, Sequence
 import numpy as np
 from sympy.discrete.transforms import fwht as _sympy_fwht
 
+from theory._checks import as_number
 from theory.boolean import BRUTE_FORCE_MAX_N, as_mask
 
 __all__ = [
@@ -85,8 +86,10 @@ def cube(n: int, dtype=np.int8) -> np.ndarray:
 
 def fwht_exact(values: Sequence) -> list:
     """Exact unnormalised transform (sympy ``fwht``; integers / Rationals stay exact)."""
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"values must be a sequence of numbers, got {values!r:.80}")
     _log2_length(len(values))
-    return list(_sympy_fwht(list(values)))
+    return list(_sympy_fwht([as_number(v, "values") for v in values]))
 
 
 def _butterfly(a: np.ndarray) -> np.ndarray:

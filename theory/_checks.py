@@ -1,17 +1,79 @@
 """Input validation shared by the exact-theory modules.
 
-Every check raises :class:`ValueError` whose message names the hypothesis of the
-source theorem that the input violates, so a researcher sees *why* a value is
-refused, not only that it is.
+Every check raises :class:`ValueError` whose message names the hypothesis of the source theorem that
+the input violates, so a researcher sees *why* a value is refused, not only that it is. The errors are
+subclasses of ValueError that also carry the offending parameter (:class:`InputError`) and, for sizes,
+the limit that was exceeded (:class:`LimitError`), so a front end can name the option the user typed.
+
+Three families of checks live here:
+
+* integers and moduli (:func:`check_positive_int`, :func:`check_odd_modulus`);
+* numbers from callers (:func:`as_number`): ints, Fractions, floats, sympy numbers and expressions, or
+  strings parsed by :class:`fractions.Fraction` (never by ``sympify``, which evaluates Python code);
+* sizes checked before any work (:func:`check_cost`, :func:`log10_factorial`, :func:`format_count`): the
+  amount of exact (sympy) work, or the number of digits of an exact answer, against a named limit with a
+  hint on what to use instead.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
+import re
+from fractions import Fraction
 
 import sympy
 
-__all__ = ["is_symbolic", "check_odd_modulus", "check_positive_int"]
+__all__ = [
+    "InputError",
+    "LimitError",
+    "MAX_DIGITS",
+    "MAX_EXACT_ENTRIES",
+    "is_symbolic",
+    "as_number",
+    "check_odd_modulus",
+    "check_positive_int",
+    "check_cost",
+    "format_count",
+    "log10_factorial",
+]
+
+MAX_DIGITS = 4000
+"""Largest number of decimal digits of an exact closed-form value (Python refuses to print integers of
+more than 4300 digits, ``sys.get_int_max_str_digits``)."""
+
+MAX_EXACT_ENTRIES = 200_000
+"""Largest number of exact sympy entries one call may build (about 2-3 s of sympy work)."""
+
+
+class InputError(ValueError):
+    """A :class:`ValueError` that names the offending parameter in ``param`` (None when several are involved)."""
+
+    def __init__(self, message: str, *, param: str | None = None) -> None:
+        super().__init__(message)
+        self.param = param
+
+
+class LimitError(InputError):
+    """A size parameter above a limit of this toolkit (the work or the memory it needs).
+
+    Attributes
+    ----------
+    param : str
+        The parameter whose value makes the work too large.
+    value : object
+        Its value.
+    limit : object
+        The limit that was exceeded (in the units named by the message).
+    hint : str
+        What to use instead.
+    """
+
+    def __init__(self, message: str, *, param: str, value: object, limit: object, hint: str = "") -> None:
+        super().__init__(message, param=param)
+        self.value = value
+        self.limit = limit
+        self.hint = hint
 
 
 def is_symbolic(*values: object) -> bool:
@@ -21,9 +83,9 @@ def is_symbolic(*values: object) -> bool:
 
 def _as_int(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, sympy.Integer)):
-        if isinstance(value, (float, sympy.Float)) and float(value).is_integer():
-            raise ValueError(f"{name} must be an integer, got the float {value!r}; pass int({value!r})")
-        raise ValueError(f"{name} must be an integer, got {value!r} of type {type(value).__name__}")
+        if isinstance(value, (float, sympy.Float)) and math.isfinite(float(value)) and float(value).is_integer():
+            raise InputError(f"{name} must be an integer, got the float {value!r}; pass int({value!r})", param=name)
+        raise InputError(f"{name} must be an integer, got {value!r} of type {type(value).__name__}", param=name)
     return int(value)
 
 
@@ -36,14 +98,15 @@ def check_odd_modulus(p: object, *, source: str = "Shi Thm 4.9") -> int:
     """
     p_int = _as_int(p, "p")
     if p_int < 3 or p_int % 2 == 0:
-        raise ValueError(
+        raise InputError(
             f"p must be an odd integer >= 3 ({source} assumes p > 2 prime; the proof needs only p odd), "
-            f"got p = {p_int}"
+            f"got p = {format_count(p_int)}"
             + (
                 "; for even p the frequency p/2 is its own conjugate and the closed form does not hold"
                 if p_int % 2 == 0 and p_int >= 2
                 else ""
-            )
+            ),
+            param="p",
         )
     return p_int
 
@@ -53,5 +116,132 @@ def check_positive_int(value: object, name: str, *, minimum: int = 1, hypothesis
     v = _as_int(value, name)
     if v < minimum:
         extra = f" ({hypothesis})" if hypothesis else ""
-        raise ValueError(f"{name} must be an integer >= {minimum}{extra}, got {name} = {v}")
+        raise InputError(f"{name} must be an integer >= {minimum}{extra}, got {name} = {format_count(v)}", param=name)
     return v
+
+
+# --------------------------------------------------------------------------------------------
+# Numbers from callers: never evaluate a string
+# --------------------------------------------------------------------------------------------
+
+_NUMERIC_STRING = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?(\s*/\s*\d+)?\s*$")
+
+
+def _parse_numeric_string(text: str, name: str) -> sympy.Rational:
+    if len(text) > 200 or not _NUMERIC_STRING.match(text):
+        raise InputError(
+            f"{name} must be a number (an int, a Fraction, a float, a sympy number or a numeric string such as "
+            f"'3', '-1/2' or '0.25'), got the string {text[:80]!r}",
+            param=name,
+        )
+    try:
+        q = Fraction(text.replace(" ", ""))
+    except ZeroDivisionError:
+        raise InputError(f"{name} must be a finite number, got {text!r} (division by zero)", param=name) from None
+    except ValueError:
+        raise InputError(f"{name} must be a number, got the string {text!r}", param=name) from None
+    return sympy.Rational(q.numerator, q.denominator)
+
+
+def as_number(value: object, name: str, *, symbolic: bool = True) -> sympy.Expr:
+    """A caller's number as a sympy expression, without ever evaluating code.
+
+    Accepted: ``int``, :class:`fractions.Fraction`, finite ``float`` (kept as a sympy Float), numpy scalars,
+    sympy numbers and, when ``symbolic`` is True, sympy expressions with free symbols (``pi/3``,
+    ``Symbol('t')``). A ``str`` is parsed as a plain decimal or fraction (``'-1/2'``, ``'0.25'``, ``'1e-3'``)
+    by :class:`fractions.Fraction` (``sympify`` would run the string as Python code).
+
+    Raises
+    ------
+    InputError
+        For anything else, and for NaN, infinities and ``zoo``.
+    """
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a number, got the bool {value!r}", param=name)
+    if isinstance(value, str):
+        return _parse_numeric_string(value, name)
+    if isinstance(value, sympy.Basic):
+        if not isinstance(value, sympy.Expr):
+            raise InputError(f"{name} must be a number or a sympy expression, got {value!r}", param=name)
+        if value.is_number:
+            if value.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) or value.is_finite is False:
+                raise InputError(f"{name} must be finite, got {value}", param=name)
+            return value
+        if not symbolic:
+            raise InputError(f"{name} must be a number, got the symbolic expression {value}", param=name)
+        return value
+    if isinstance(value, Fraction):
+        return sympy.Rational(value.numerator, value.denominator)
+    if isinstance(value, numbers.Integral):
+        return sympy.Integer(int(value))
+    if isinstance(value, numbers.Real):
+        f = float(value)
+        if not math.isfinite(f):
+            raise InputError(f"{name} must be finite, got {value!r}", param=name)
+        return sympy.Float(f)
+    if hasattr(value, "item") and hasattr(value, "dtype") and getattr(value, "shape", None) == ():
+        return as_number(value.item(), name, symbolic=symbolic)  # numpy scalar (without importing numpy)
+    raise InputError(
+        f"{name} must be a number (int, Fraction, float or sympy number), got {value!r:.80} of type "
+        f"{type(value).__name__}",
+        param=name,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Sizes checked before any work
+# --------------------------------------------------------------------------------------------
+
+
+def log10_factorial(n: int) -> float:
+    """log10(n!) in O(1) (``lgamma``), to size an exact answer before computing it."""
+    return math.lgamma(n + 1) / math.log(10) if n > 1 else 0.0
+
+
+def format_count(n: object) -> str:
+    """An integer for a message: grouped digits up to 10^15, ``~10^X`` beyond (no huge int-to-str)."""
+    if isinstance(n, numbers.Integral) and not isinstance(n, bool):
+        n = int(n)
+        if abs(n) < 10**15:
+            return f"{n:,}"
+        return ("-" if n < 0 else "") + f"~10^{(abs(n).bit_length() - 1) * math.log10(2):.0f}"
+    if isinstance(n, float):
+        return f"{n:.3g}"
+    return str(n)
+
+
+def check_cost(
+    cost: float, limit: float, *, param: str, value: object, what: str, hint: str, log10: bool = False
+) -> None:
+    """Raise :class:`LimitError` when ``cost > limit``, before the work is done.
+
+    Parameters
+    ----------
+    cost, limit : number
+        The size of the work (e.g. number of exact entries) and its limit; with ``log10=True`` both are
+        decimal logarithms (for sizes too large to form, such as the digits of ``k!``).
+    param, value : str, object
+        The parameter that makes the work large, and its value (named first in the message).
+    what : str
+        What the cost counts, e.g. ``"the construction has 2^(k-1) (n+2) exact entries"``.
+    hint : str
+        What to use instead (another function, the closed form, a smaller value).
+    """
+    if cost <= limit:
+        return
+    if log10:
+        shown, lim = f"~10^{cost:.0f}", f"10^{limit:.0f}"
+    else:
+        shown = format_count(int(cost)) if float(cost).is_integer() else format_count(float(cost))
+        lim = format_count(int(limit)) if float(limit).is_integer() else format_count(float(limit))
+    if not log10 and cost == value:
+        message = f"{param} = {shown} is above the limit {param} <= {lim} of {what}"
+    else:
+        message = f"{param} = {format_count(value)} is too large: {what} is {shown}, above the limit {lim}"
+    raise LimitError(
+        message + (f"; {hint}" if hint else ""),
+        param=param,
+        value=value,
+        limit=limit,
+        hint=hint,
+    )

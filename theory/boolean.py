@@ -28,6 +28,9 @@ Hypotheses and errata enforced here
   the lemma's standing assumption 4k < s); :func:`lemma_c2_corrected_bound` gives ((s-k+1)/n)^k, valid always.
 * Lemma B.2 (:func:`lemma_b2_bound`) needs k even and n odd (and ``n >= 4k``); for odd k the
   Majority gap is exactly 0 (documented in :func:`majority_gap`), so the bound fails.
+* Sizes (checked before any work, ``docs/limits.md``): the exact Majority/Half closed forms accept
+  n <= 50000 (:data:`MAX_EXACT_N`; ``majority_asymptotic`` for larger n), other exact values at most
+  4000 digits.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from typing import Callable, Iterable, Mapping, Sequence, Union
 
 import sympy
 
-from ._checks import _as_int
+from ._checks import MAX_DIGITS, InputError, LimitError, _as_int, as_number, check_cost, log10_factorial
 
 __all__ = [
     "SOURCE",
@@ -95,6 +98,16 @@ __all__ = [
 SOURCE = "Edelman thesis Ch. 5-6, App. B-C; docs/boolean.md"
 BRUTE_FORCE_MAX_N = 20
 
+MAX_EXACT_N = 50_000
+"""Largest n (or m) of the exact Majority/Half closed forms (exact binomials of n bits: n = 10^5 takes ~2 s).
+Above n ~ 14000 the exact values have more than 4300 digits, Python's limit for printing an integer."""
+
+MAX_COEFFICIENT_LIST_N = 2000
+"""Largest n of :func:`majority_coefficients` (n + 1 exact values)."""
+
+MAX_INTERPOLATION_K = 24
+"""Largest k of :func:`oscillating_polynomial` (exact interpolation through k + 1 points; k = 20 takes ~1.5 s)."""
+
 Subset = Union[int, Iterable[int]]
 Number = Union[int, Fraction]
 
@@ -105,9 +118,10 @@ Number = Union[int, Fraction]
 def _check_n(n: object, *, name: str = "n", minimum: int = 0) -> int:
     v = _as_int(n, name)
     if v < minimum:
-        raise ValueError(
+        raise InputError(
             f"{name} must be an integer >= {minimum} (the cube {{±1}}^{name} needs a "
-            f"non-negative dimension), got {name} = {v}"
+            f"non-negative dimension), got {name} = {v}",
+            param=name,
         )
     return v
 
@@ -115,11 +129,31 @@ def _check_n(n: object, *, name: str = "n", minimum: int = 0) -> int:
 def _check_level(n: int, k: object, *, name: str = "k") -> int:
     kk = _as_int(k, name)
     if kk < 0 or kk > n:
-        raise ValueError(
+        raise InputError(
             f"{name} must satisfy 0 <= {name} <= n (a {name}-set of [n] exists only then), "
-            f"got {name} = {kk} with n = {n}"
+            f"got {name} = {kk} with n = {n}",
+            param=name,
         )
     return kk
+
+
+def _check_exact_n(n: int, *, name: str = "n", what: str = "the exact Majority coefficients") -> None:
+    check_cost(
+        n,
+        MAX_EXACT_N,
+        param=name,
+        value=n,
+        what=f"{what} (exact binomials of {name} bits)",
+        hint="use majority_asymptotic(n, k) = sqrt(2/pi) (k-2)!! n^(-k/2) for large n",
+    )
+
+
+def _log10_comb(n: int, k: int) -> float:
+    return log10_factorial(n) - log10_factorial(k) - log10_factorial(n - k)
+
+
+def _check_digits(log10_size: float, *, param: str, value: int, what: str, hint: str) -> None:
+    check_cost(log10_size, MAX_DIGITS, param=param, value=value, what=what, hint=hint, log10=True)
 
 
 def _check_brute(n: int) -> None:
@@ -234,8 +268,8 @@ def fourier_coefficient(f: Callable[[tuple[int, ...]], Number], n: object, S: Su
 def level_weights(coeffs: Sequence[Number], n: object) -> list[Fraction]:
     """W^k[f] = sum_{|S|=k} f^(S)^2 for k = 0..n, from the mask-indexed coefficient list."""
     n = _check_n(n)
-    if len(coeffs) != 1 << n:
-        raise ValueError(f"expected 2^n = {1 << n} coefficients, got {len(coeffs)}")
+    if n > 62 or len(coeffs) != 1 << n:
+        raise InputError(f"expected 2^n coefficients for n = {n}, got {len(coeffs)}", param="coeffs")
     W = [Fraction(0)] * (n + 1)
     for mask, c in enumerate(coeffs):
         W[bin(mask).count("1")] += Fraction(c) ** 2
@@ -301,6 +335,7 @@ def majority_coefficient(n: object, k: object) -> Fraction:
     """
     n = _check_n(n, minimum=1)
     k = _check_level(n, k)
+    _check_exact_n(n)
     if n % 2:
         return _maj_odd(n, k)
     return _maj_odd(n + 1, k) if k % 2 else -_maj_odd(n + 1, k + 1)
@@ -323,6 +358,14 @@ def majority_coefficient_bruteforce(n: object, k: object) -> Fraction:
 def majority_coefficients(n: object) -> list[Fraction]:
     """[Maj_n(0), ..., Maj_n(n)] from the closed form."""
     n = _check_n(n, minimum=1)
+    check_cost(
+        n,
+        MAX_COEFFICIENT_LIST_N,
+        param="n",
+        value=n,
+        what="n for the list of all n + 1 exact coefficients",
+        hint="majority_coefficient(n, k) gives one level",
+    )
     return [majority_coefficient(n, k) for k in range(n + 1)]
 
 
@@ -366,12 +409,15 @@ def rho(k: object) -> sympy.Expr:
     if k < 1:
         raise ValueError(f"rho(k) needs k >= 1, got k = {k}")
     _check_odd_k(k, "rho(k), the limit of W^k[Maj_n],")
+    _check_exact_n(k, name="k", what="rho(k)")
     return 2 / sympy.pi * sympy.Rational(math.comb(k - 1, (k - 1) // 2), k * 2 ** (k - 1))
 
 
 def rho_as_printed_exponent(k: object) -> sympy.Expr:
     """The order k^{-2/3} printed in Lemma B.1 (refuted; docs/boolean.md); the true order is k^{-3/2}."""
     k = _as_int(k, "k")
+    if k < 1:
+        raise InputError(f"k must be an integer >= 1, got k = {k}", param="k")
     return sympy.Integer(k) ** sympy.Rational(-2, 3)
 
 
@@ -399,11 +445,19 @@ def majority_asymptotic(n: object, k: object) -> sympy.Expr:
     n = _check_n(n, minimum=1)
     k = _check_level(n, k)
     _check_odd_k(k, "the asymptotic |Maj_n(k)| ~ sqrt(2/pi) (k-2)!! n^(-k/2)")
+    _check_digits(
+        max(log10_factorial(k) / 2, k / 2 * math.log10(n)),
+        param="k",
+        value=k,
+        what="the exact value (k-2)!! n^(k/2)",
+        hint="use a smaller k",
+    )
     return sympy.sqrt(2 / sympy.pi) * _double_factorial_odd(k - 2) * sympy.Integer(n) ** sympy.Rational(-k, 2)
 
 
 def _check_half_m(m: object) -> int:
     m = _check_n(m, name="m")
+    _check_exact_n(m, name="m", what="the exact Half coefficients")
     if m % 2:
         raise ValueError(f"Half_m needs m even (sum of m signs can be 0 only then), got m = {m}")
     return m
@@ -504,6 +558,7 @@ def lemma_b2_bound(n: object, k: object) -> sympy.Expr:
     _check_b2_hypotheses(n, k, "Lemma B.2")
     if n < 4 * k:
         raise ValueError(f"Lemma B.2 needs n >= 4k, got n = {n}, k = {k}")
+    _check_b2_digits(n, k)
     return sympy.Rational(3, 100) * sympy.Integer(n - 1) ** sympy.Rational(-(k - 1), 2)
 
 
@@ -516,7 +571,18 @@ def lemma_b2_bound_as_printed(n: object, k: object) -> sympy.Expr:
     k = _as_int(k, "k")
     if k < 1 or n < 4 * k:
         raise ValueError(f"Lemma B.2 needs k >= 1 and n >= 4k, got n = {n}, k = {k}")
+    _check_b2_digits(n, k)
     return sympy.Rational(3, 100) * sympy.Integer(n - 1) ** sympy.Rational(-(k - 1), 2)
+
+
+def _check_b2_digits(n: int, k: int) -> None:
+    _check_digits(
+        (k - 1) / 2 * math.log10(max(n - 1, 1)),
+        param="k",
+        value=k,
+        what="the exact value (n-1)^((k-1)/2)",
+        hint="use a smaller k",
+    )
 
 
 def gradient_gap(n: object, k: object) -> Fraction:
@@ -595,11 +661,13 @@ def sinusoid_coefficient(w: Sequence, c: object, b: object, S: Subset, kind: str
     """
     if kind not in ("cos", "sin"):
         raise ValueError(f"kind must be 'cos' or 'sin', got {kind!r}")
-    w = [sympy.sympify(v) for v in w]
+    if isinstance(w, (str, bytes)) or not hasattr(w, "__iter__"):
+        raise InputError(f"w must be a sequence of numbers, got {w!r:.80}", param="w")
+    w = [as_number(v, "w") for v in w]
     n = len(w)
     mask = as_mask(S, n)
     t = bin(mask).count("1")
-    c, b = sympy.sympify(c), sympy.sympify(b)
+    c, b = as_number(c, "c"), as_number(b, "b")
     phase = b + sympy.pi * t / 2
     out = sympy.cos(phase) if kind == "cos" else sympy.sin(phase)
     for j in range(n):
@@ -607,10 +675,26 @@ def sinusoid_coefficient(w: Sequence, c: object, b: object, S: Subset, kind: str
     return out
 
 
+def _check_variable(z: object) -> sympy.Expr:
+    if z is None:
+        return sympy.Symbol("z")
+    if not isinstance(z, sympy.Expr):
+        raise InputError(f"z must be a sympy Symbol or expression (or None), got {z!r:.80}", param="z")
+    return z
+
+
 def oscillating_polynomial(k: object, z: sympy.Symbol | None = None) -> sympy.Expr:
     """Degree-k polynomial p_k with p_k(k-2j) = (-1)^j, j = 0..k (Sec. 5.3, the oscillating-polynomial activation)."""
     k = _check_n(k, name="k", minimum=1)
-    z = sympy.Symbol("z") if z is None else z
+    check_cost(
+        k,
+        MAX_INTERPOLATION_K,
+        param="k",
+        value=k,
+        what="the degree of the exact interpolating polynomial",
+        hint="sinusoid_activation(k) is the closed-form activation with the same values",
+    )
+    z = _check_variable(z)
     pts = [(k - 2 * j, (-1) ** j) for j in range(k + 1)]
     return sympy.expand(sympy.interpolate(pts, z))
 
@@ -618,7 +702,7 @@ def oscillating_polynomial(k: object, z: sympy.Symbol | None = None) -> sympy.Ex
 def sinusoid_activation(k: object, z: sympy.Symbol | None = None) -> sympy.Expr:
     """sigma(z) = cos(pi (z-k)/2), which gives sigma(w_S.x) = chi_S(x) (Sec. 5.3, the sinusoidal activation)."""
     k = _check_n(k, name="k", minimum=1)
-    z = sympy.Symbol("z") if z is None else z
+    z = _check_variable(z)
     return sympy.cos(sympy.pi * (z - k) / 2)
 
 
@@ -631,6 +715,13 @@ def _check_c2(n: object, k: object, s: object) -> tuple[int, int, int]:
     s = _as_int(s, "s")
     if not k <= s <= n:
         raise ValueError(f"Lemma C.2 needs k <= s <= n, got k = {k}, s = {s}, n = {n}")
+    _check_digits(
+        max(_log10_comb(n, s), k * math.log10(2 * n)),
+        param="n",
+        value=n,
+        what="the exact C(n, s) or (2n)^k",
+        hint="use a smaller n",
+    )
     return n, k, s
 
 
@@ -666,10 +757,15 @@ def lemma_c2_holds(n: object, k: object, s: object) -> bool:
     return lemma_c2_probability(n, k, s) >= lemma_c2_bound_as_printed(n, k, s)
 
 
+def _check_comb_digits(n: int, k: int) -> None:
+    _check_digits(_log10_comb(n, k), param="n", value=n, what="the exact C(n, k)", hint="use a smaller n")
+
+
 def sq_lower_bound_applies(r: object, T: object, tau: object, delta: object, n: object, k: object) -> bool:
     """Prop. 6.3 bookkeeping: r T / (tau^2 delta) <= C(n,k)/2 (r = number of parameters; docs/boolean.md)."""
     n = _check_n(n, minimum=1)
     k = _check_level(n, k)
+    _check_comb_digits(n, k)
     lhs = Fraction(str(r)) * Fraction(str(T)) / (Fraction(str(tau)) ** 2 * Fraction(str(delta)))
     return lhs <= Fraction(math.comb(n, k), 2)
 
@@ -678,6 +774,7 @@ def thm56_condition(D: object, R: object, eps: object, n: object, k: object) -> 
     """Thm 5.6 condition D R^2 < eps^2 C(n,k)."""
     n = _check_n(n, minimum=1)
     k = _check_level(n, k)
+    _check_comb_digits(n, k)
     return Fraction(str(D)) * Fraction(str(R)) ** 2 < Fraction(str(eps)) ** 2 * math.comb(n, k)
 
 
@@ -691,6 +788,24 @@ def random_search_tc_probability(
     probability that all of ``seeds`` i.i.d. runs have T > min_fraction·m (a min/median ratio above
     ``min_fraction``, up to the sample median's fluctuation): (1-p)^{seeds·⌊min_fraction·m⌋}.
     """
+    n = _check_n(n, minimum=1)
+    k = _check_level(n, k)
+    seeds = _as_int(seeds, "seeds")
+    if seeds < 1:
+        raise InputError(f"seeds must be an integer >= 1, got seeds = {seeds}", param="seeds")
+    for name, v in (("fraction", fraction), ("min_fraction", min_fraction)):
+        if v is None and name == "min_fraction":
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float, Fraction)) or not (math.isfinite(v) and v >= 0):
+            raise InputError(f"{name} must be a finite number >= 0, got {v!r:.80}", param=name)
+    if _log10_comb(n, k) > 300:
+        raise LimitError(
+            f"n = {n} is too large: C(n, k) = ~10^{_log10_comb(n, k):.0f} at k = {k} is above the float64 range "
+            "(limit 10^300); random search never succeeds at that size",
+            param="n",
+            value=n,
+            limit=300,
+        )
     C = math.comb(n, k)
     if C < 2:
         raise ValueError(f"random search is trivial for C({n},{k}) = {C}")

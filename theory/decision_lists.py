@@ -44,9 +44,9 @@ from math import comb
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 import sympy
-from sympy import Rational, Symbol, exp, log, sqrt
+from sympy import Symbol, exp, log, sqrt
 
-from theory._checks import check_positive_int
+from theory._checks import as_number, check_positive_int
 
 __all__ = [
     "DIGITS",
@@ -444,23 +444,26 @@ def initial_loss(L: object, n: object, c: object) -> sympy.Expr:
     """
     if all(isinstance(x, int) for x in (L, n)):
         check_sequence_length(L, n)
-    L, n, c = sympy.sympify(L), sympy.sympify(n), sympy.sympify(c)
+    L, n, c = as_number(L, "L"), as_number(n, "n"), as_number(c, "c")
     return log(n + (L - n) * exp(-c / n))
 
 
-def _sym(x: object) -> sympy.Expr:
-    return Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else sympy.sympify(x)
+def _sym(x: object, name: str = "value") -> sympy.Expr:
+    """A caller's number as sympy, never evaluating a string as code (:func:`theory._checks.as_number`)."""
+    return as_number(x, name)
 
 
 def thm43_c(n: object, L: object, delta: object) -> sympy.Expr:
     """Theorem 4.3's value scale ``c = 4 n^2 log L / delta``."""
-    n, L, delta = _sym(n), _sym(L), _sym(delta)
+    n, L, delta = _sym(n, "n"), _sym(L, "L"), _sym(delta, "delta")
     return 4 * n**2 * log(L) / delta
 
 
 def thm44_c(n: object, delta: object, eps: object, M: object, Lbar: object) -> sympy.Expr:
     """Theorem 4.4's threshold ``c = (4 Lbar sqrt(M / eps) + 6 eps / n) (10 n^2 / delta) + 4 eps`` (c must exceed it)."""
-    n, delta, eps, M, Lbar = (sympy.sympify(x) for x in (n, delta, eps, M, Lbar))
+    n, delta, eps, M, Lbar = (
+        _sym(x, name) for x, name in ((n, "n"), (delta, "delta"), (eps, "eps"), (M, "M"), (Lbar, "Lbar"))
+    )
     return (4 * Lbar * sqrt(M / eps) + 6 * eps / n) * 10 * n**2 / delta + 4 * eps
 
 
@@ -552,9 +555,7 @@ def thm44_algebra(s_notin_S_bound: str = "corrected") -> dict[str, tuple[sympy.E
 
 
 def _num(x: object) -> sympy.Float:
-    if isinstance(x, Fraction):
-        x = Rational(x.numerator, x.denominator)
-    return sympy.Float(sympy.sympify(x), DIGITS)
+    return sympy.Float(as_number(x, "value"), DIGITS)
 
 
 def _matrix(M: Sequence[Sequence[object]], L: int, name: str) -> list[list[sympy.Float]]:

@@ -21,11 +21,18 @@ Contents
   numerically (float64) by the commutant method in ``numerics.groups``.
 * Isotypic projectors :math:`P_R = (d_R/|G|)\sum_g \chi_R(g) L(g)`, i.e.
   :math:`P_R[x,y] = (d_R/|G|)\chi_R(xy^{-1})` (real characters), exact.
+
+Sizes (checked before any work, ``docs/limits.md``): :data:`MAX_GROUP_ORDER` = 720 (S_6), computed from the
+name before a group is built (``D500``, ``Z2^12`` and ``Z1000000`` are refused at once);
+:data:`MAX_CHARACTER_CLASSES` = 64 conjugacy classes for an exact character table; Burnside's algorithm at most
+12 classes and no element of prime order >= 7. Products of three or more factors are nested as
+``(G1 x G2) x G3``; :func:`product_irrep_factors` maps an irrep of a product to the irreps of its two factors.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import random
 import re
 from dataclasses import dataclass
@@ -38,10 +45,18 @@ from sympy.combinatorics import Permutation, PermutationGroup
 from sympy.combinatorics.named_groups import AlternatingGroup, CyclicGroup, DihedralGroup, SymmetricGroup
 from sympy.combinatorics.permutations import _af_rmul
 
+from ._checks import MAX_EXACT_ENTRIES, InputError, LimitError, as_number, check_cost, check_positive_int, format_count
+
 __all__ = [
     "FiniteGroup",
     "CharacterTable",
     "MAX_SYMMETRIC_DEGREE",
+    "MAX_GROUP_ORDER",
+    "MAX_CHARACTER_CLASSES",
+    "MAX_PARTITION_SIZE",
+    "MAX_TABLEAU_SIZE",
+    "group_order",
+    "product_irrep_factors",
     "as_group",
     "group",
     "symmetric_group",
@@ -67,6 +82,41 @@ __all__ = [
 ]
 
 MAX_SYMMETRIC_DEGREE = 6
+
+MAX_GROUP_ORDER = 720
+"""Largest |G| (the order of S_6): groups are exact Cayley tables of |G|^2 entries."""
+
+MAX_CHARACTER_CLASSES = 64
+"""Largest number of conjugacy classes of an exact character table (classes^2 sympy entries; D_120 takes ~7 s)."""
+
+MAX_BURNSIDE_CLASSES = 12
+"""Largest number of classes for Burnside's algorithm (exact eigenvectors of a classes x classes matrix; 13
+classes of D_20 take ~11 s). Elements of prime order >= 7 are refused too: their characters need 7th roots of
+unity, which sympy's eigenvectors do not reach in useful time (Z_7 does not finish in a minute)."""
+
+MAX_PARTITION_SIZE = 40
+"""Largest n for :func:`partitions` and :func:`murnaghan_nakayama` (p(40) = 37338 partitions)."""
+
+MAX_TABLEAU_SIZE = 10
+"""Largest n for :func:`standard_tableaux` and :func:`young_orthogonal_generators` (at most 768 tableaux)."""
+
+_ORDER_HINT = (
+    "the exact groups are Cayley tables of |G|^2 entries; for Z_p use theory.modular (tvk derive modular), "
+    "whose closed form holds at any p"
+)
+
+
+def _check_order(order: int, name: str, param: str = "group") -> None:
+    if order > MAX_GROUP_ORDER:
+        raise LimitError(
+            f"{param} = {name} is too large: |G| = {format_count(order)}, above the limit |G| <= {MAX_GROUP_ORDER} "
+            f"(the order of S_6); {_ORDER_HINT}",
+            param=param,
+            value=name,
+            limit=MAX_GROUP_ORDER,
+            hint=_ORDER_HINT,
+        )
+
 
 # --------------------------------------------------------------------------------------------
 # Groups as Cayley tables
@@ -200,8 +250,9 @@ def dihedral_group(n: int) -> FiniteGroup:
     Element ``2k + f`` is :math:`r^k\circ s^f` (label ``r^k`` or ``r^k s``) with r the rotation and s the
     reflection generating ``sympy.combinatorics.named_groups.DihedralGroup(n)``.
     """
-    if not isinstance(n, int) or n < 3:
-        raise ValueError(f"D_n needs n >= 3 (order 2n), got n = {n!r}")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 3:
+        raise InputError(f"D_n needs n >= 3 (order 2n), got n = {n!r}", param="n")
+    _check_order(2 * n, f"D{n}", param="n")
     r, s = DihedralGroup(n).generators
     elems, labels = [], []
     for k in range(n):
@@ -214,8 +265,9 @@ def dihedral_group(n: int) -> FiniteGroup:
 @functools.lru_cache(maxsize=None)
 def cyclic_group(n: int) -> FiniteGroup:
     """The cyclic group Z_n (n >= 2); element k is g^k."""
-    if not isinstance(n, int) or n < 2:
-        raise ValueError(f"Z_n needs n >= 2, got n = {n!r}")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+        raise InputError(f"Z_n needs n >= 2, got n = {n!r}", param="n")
+    _check_order(n, f"Z{n}", param="n")
     (g,) = CyclicGroup(n).generators
     return _from_permutations(f"Z{n}", "cyclic", n, [g**k for k in range(n)], [str(k) for k in range(n)])
 
@@ -235,6 +287,12 @@ def direct_product(*groups: FiniteGroup) -> FiniteGroup:
     """Direct product G_1 x ... x G_r; element index is mixed-radix (last factor fastest)."""
     if len(groups) < 2:
         raise ValueError("a direct product needs at least two factors")
+    if not all(isinstance(g, FiniteGroup) for g in groups):
+        raise InputError(f"direct_product needs FiniteGroup factors, got {groups!r:.80}", param="groups")
+    order = 1
+    for g in groups:
+        order *= g.order
+        _check_order(order, "x".join(g.name for g in groups), param="groups")
     if len(groups) > 2:
         return direct_product(direct_product(*groups[:-1]), groups[-1])
     G, H = groups
@@ -261,8 +319,10 @@ def _product_name(factors: Sequence[FiniteGroup]) -> str:
 
 def elementary_abelian_2_group(k: int) -> FiniteGroup:
     """Z_2^k (k >= 1)."""
-    if not isinstance(k, int) or k < 1:
-        raise ValueError(f"Z2^k needs k >= 1, got {k!r}")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InputError(f"Z2^k needs k >= 1, got {k!r}", param="k")
+    if k > 9:
+        _check_order(2**k if k < 64 else 2**64, f"Z2^{k}", param="k")
     return cyclic_group(2) if k == 1 else direct_product(*([cyclic_group(2)] * k))
 
 
@@ -283,6 +343,7 @@ def group(name: str) -> FiniteGroup:
         raise ValueError(f"group name must be a non-empty string, got {name!r}")
     parts = name.replace(" ", "").replace("_", "").split("x")
     factors: list[FiniteGroup] = []
+    _check_order(_name_order(name, parts), name.strip())
     for part in parts:
         m = _FACTOR.match(part)
         if not m:
@@ -307,6 +368,36 @@ def group(name: str) -> FiniteGroup:
             g = quaternion_group()
         factors.extend([g] * power)
     return factors[0] if len(factors) == 1 else direct_product(*factors)
+
+
+def group_order(letter: str, num: int) -> int:
+    """Order of the group named ``letter + str(num)`` (S, A, D, Z or Q), without building it."""
+    if letter in "SA" and num > MAX_SYMMETRIC_DEGREE:
+        return 0  # unsupported degree: symmetric_group / alternating_group name the limit
+    if letter == "S":
+        return math.factorial(num)
+    if letter == "A":
+        return max(1, math.factorial(num) // 2)
+    if letter == "D":
+        return 2 * num
+    return num  # Z_n, Q_8
+
+
+def _name_order(name: str, parts: Sequence[str]) -> int:
+    """|G| of a product name, capped just above MAX_GROUP_ORDER (checked before any group is built)."""
+    order = 1
+    for part in parts:
+        m = _FACTOR.match(part)
+        if not m:
+            return 1  # the parser below names the bad part
+        letter, num, power = m.group(1), int(m.group(2)), int(m.group(3) or 1)
+        base = group_order(letter, num)
+        if base <= 1:
+            continue
+        order *= base**power if power * math.log2(base) <= 100_000 else base**64
+        if order > MAX_GROUP_ORDER:
+            return order
+    return order
 
 
 def as_group(G: "FiniteGroup | str") -> FiniteGroup:
@@ -399,7 +490,7 @@ def _simplify(x: sympy.Expr) -> sympy.Expr:
 
 def is_zero(x: sympy.Expr) -> bool:
     """Exact zero test for algebraic numbers (sympy simplification, then the minimal polynomial)."""
-    x = sympy.expand(sympy.sympify(x))
+    x = sympy.expand(as_number(x, "x"))
     if x == 0:
         return True
     s = sympy.simplify(x)
@@ -416,6 +507,8 @@ def is_zero(x: sympy.Expr) -> bool:
 
 def partitions(n: int) -> list[tuple[int, ...]]:
     """Partitions of n in reverse lexicographic order ((n) first)."""
+    n = check_positive_int(n, "n", minimum=0)
+    check_cost(n, MAX_PARTITION_SIZE, param="n", value=n, what="the partitioned integer", hint="")
     out: list[tuple[int, ...]] = []
 
     def rec(rem: int, mx: int, prefix: tuple[int, ...]) -> None:
@@ -432,6 +525,8 @@ def partitions(n: int) -> list[tuple[int, ...]]:
 @functools.lru_cache(maxsize=None)
 def murnaghan_nakayama(shape: tuple[int, ...], cycle_type: tuple[int, ...]) -> int:
     r"""Character :math:`\chi^\lambda(\mu)` of S_n by the Murnaghan-Nakayama rule (beta-numbers / abacus)."""
+    _check_partition(shape, "shape", sort=True)
+    _check_partition(cycle_type, "cycle_type", sort=False)
     if not cycle_type:
         return 1 if sum(shape) == 0 else 0
     r, rest = cycle_type[0], cycle_type[1:]
@@ -445,6 +540,18 @@ def murnaghan_nakayama(shape: tuple[int, ...], cycle_type: tuple[int, ...]) -> i
             new_shape = tuple(x for x in (new[i] - (L - 1 - i) for i in range(L)) if x > 0)
             total += sign * murnaghan_nakayama(new_shape, rest)
     return total
+
+
+def _check_partition(parts: object, name: str, *, sort: bool) -> tuple[int, ...]:
+    """A tuple of positive ints (non-increasing when ``sort``) of total at most MAX_PARTITION_SIZE."""
+    if not isinstance(parts, tuple) or not all(
+        isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in parts
+    ):
+        raise InputError(f"{name} must be a tuple of positive integers, got {parts!r:.80}", param=name)
+    if sort and list(parts) != sorted(parts, reverse=True):
+        raise InputError(f"{name} must be a partition (non-increasing parts), got {parts!r}", param=name)
+    check_cost(sum(parts), MAX_PARTITION_SIZE, param=name, value=sum(parts), what=f"the size of {name}", hint="")
+    return parts
 
 
 def _partition_name(shape: tuple[int, ...]) -> str:
@@ -557,6 +664,19 @@ def burnside_character_table(G: "FiniteGroup | str", seed: int = 0, max_tries: i
     (all groups here except Z_n for large n). Irrep names are ``"<dim>"`` with letters for repeats.
     """
     G = as_group(G)
+    _check_classes(G, MAX_BURNSIDE_CLASSES)
+    big = [q for q in _element_order_primes(G) if q >= 7]
+    if big:
+        raise LimitError(
+            f"group = {G.name} has elements of prime order {big[0]}: Burnside's exact eigenvectors would need "
+            f"{big[0]}-th roots of unity in radicals (sympy does not finish); use character_table, which has "
+            "closed forms for Z_n, D_n, S_n and direct products",
+            param="group",
+            value=G.name,
+            limit=5,
+        )
+    seed = check_positive_int(seed, "seed", minimum=0)
+    max_tries = check_positive_int(max_tries, "max_tries")
     c = class_structure_constants(G)
     K = len(G.classes)
     sizes = [len(cl) for cl in G.classes]
@@ -597,8 +717,42 @@ def burnside_character_table(G: "FiniteGroup | str", seed: int = 0, max_tries: i
     return CharacterTable(G, names2, dims2, values)
 
 
+def _element_order_primes(G: FiniteGroup) -> list[int]:
+    """Sorted primes dividing the order of some element of G."""
+    primes: set[int] = set()
+    for g in range(G.order):
+        x, order = g, 1
+        while x != 0:
+            x, order = G.table[x][g], order + 1
+        q = 2
+        while order > 1:
+            while order % q == 0:
+                primes.add(q)
+                order //= q
+            q += 1
+    return sorted(primes)
+
+
+def _check_classes(G: FiniteGroup, limit: int = MAX_CHARACTER_CLASSES) -> None:
+    n = len(G.classes)
+    if n > limit:
+        hint = (
+            "for Z_p use theory.modular (tvk derive modular)"
+            if G.kind == "cyclic"
+            else "groups with few classes (S_n, A_n, D_n with n <= 120, small products) are supported"
+        )
+        raise LimitError(
+            f"group = {G.name} is too large: it has {n} conjugacy classes, above the limit {limit} of the exact "
+            f"character table ({n}^2 exact entries); {hint}",
+            param="group",
+            value=G.name,
+            limit=limit,
+        )
+
+
 @functools.lru_cache(maxsize=None)
 def _character_table_cached(G: FiniteGroup) -> CharacterTable:
+    _check_classes(G)
     if G.kind == "symmetric":
         return _symmetric_table(G)
     if G.kind == "dihedral":
@@ -623,8 +777,11 @@ def character_table(G: "FiniteGroup | str") -> CharacterTable:
 
 def standard_tableaux(shape: Sequence[int]) -> list[tuple[tuple[int, int], ...]]:
     """Standard Young tableaux of a partition; each is the tuple of (row, col) positions of 1..n."""
-    shape = tuple(shape)
+    shape = _check_partition(tuple(shape) if isinstance(shape, (list, tuple)) else shape, "shape", sort=True)
     n = sum(shape)
+    check_cost(
+        n, MAX_TABLEAU_SIZE, param="shape", value=n, what="the size of the shape", hint="S_n is supported for n <= 6"
+    )
     out: list[tuple[tuple[int, int], ...]] = []
 
     def rec(filled: list[int], pos: list[tuple[int, int]]) -> None:
@@ -680,6 +837,34 @@ def adjacent_transpositions(G: "FiniteGroup | str") -> list[int]:
     return out
 
 
+def _check_index(i: object, n: int, name: str, what: str) -> int:
+    i = check_positive_int(i, name, minimum=0)
+    if i >= n:
+        raise InputError(f"{name} must be an {what} index in 0..{n - 1}, got {name} = {i}", param=name)
+    return i
+
+
+def product_irrep_factors(G: "FiniteGroup | str", r: int) -> tuple[int, int]:
+    """Indices ``(i, j)`` in the factors' character tables of the irrep ``r = R_i (x) R_j`` of a direct product.
+
+    ``G.factors`` is ``(A, B)`` with A itself a product for three or more factors, so the irrep names of A
+    contain ``⊗``; the name is split at the position where both sides are irrep names of A and B.
+    """
+    G = as_group(G)
+    if G.kind != "product":
+        raise InputError(f"{G.name} is not a direct product", param="G")
+    ct = character_table(G)
+    r = _check_index(r, ct.n_irreps, "r", "irrep")
+    A, B = G.factors
+    ta, tb = character_table(A), character_table(B)
+    name = ct.names[r]
+    for pos in (i for i, ch in enumerate(name) if ch == "⊗"):
+        left, right = name[:pos], name[pos + 1 :]
+        if left in ta.names and right in tb.names:
+            return ta.names.index(left), tb.names.index(right)
+    raise AssertionError(f"irrep {name!r} of {G.name} is not a product of irreps of {A.name} and {B.name}")
+
+
 def closed_form_irrep(G: "FiniteGroup | str", r: int, g: int) -> sympy.Matrix:
     r"""Exact orthogonal matrix :math:`R_r(g)` for irreps with a closed form: D_n (1-dim characters and
     the rotation irreps :math:`r^k s^f\mapsto \mathrm{rot}(2\pi jk/n)\,\mathrm{diag}(1,-1)^f`), every
@@ -692,6 +877,8 @@ def closed_form_irrep(G: "FiniteGroup | str", r: int, g: int) -> sympy.Matrix:
     """
     G = as_group(G)
     ct = character_table(G)
+    r = _check_index(r, ct.n_irreps, "r", "irrep")
+    g = _check_index(g, G.order, "g", "element")
     if ct.dims[r] == 1:
         v = ct.chi(r, g)
         if ct.indicators[r] != 1:
@@ -705,11 +892,8 @@ def closed_form_irrep(G: "FiniteGroup | str", r: int, g: int) -> sympy.Matrix:
         return _dihedral_matrix(G.n, kind, j, g)
     if G.kind == "product":
         A, B = G.factors
-        ta, tb = character_table(A), character_table(B)
-        na, nb = ct.names[r].split("⊗", 1)
-        return sympy.kronecker_product(
-            closed_form_irrep(A, ta.index(na), g // B.order), closed_form_irrep(B, tb.index(nb), g % B.order)
-        )
+        ia, ib = product_irrep_factors(G, r)
+        return sympy.kronecker_product(closed_form_irrep(A, ia, g // B.order), closed_form_irrep(B, ib, g % B.order))
     raise ValueError(
         f"no closed-form real irrep for {ct.names[r]} of {G.name}; use Young's orthogonal form (S_n) or "
         "numerics.groups.real_irreps (commutant method)"
@@ -721,6 +905,15 @@ def isotypic_projector(G: "FiniteGroup | str", r: int) -> sympy.Matrix:
     i.e. :math:`P_R[x,y] = (d_R/|G|)\,\chi_R(xy^{-1})` (real characters assumed)."""
     G = as_group(G)
     ct = character_table(G)
+    r = _check_index(r, ct.n_irreps, "r", "irrep")
+    check_cost(
+        G.order**2,
+        MAX_EXACT_ENTRIES,
+        param="G",
+        value=G.order,
+        what="the exact projector has |G|^2 entries",
+        hint="numerics.groups.isotypic_projectors gives it in float64",
+    )
     d, N = ct.dims[r], G.order
     inv = G.inverse
     return sympy.Matrix(N, N, lambda x, y: Rational(d, N) * ct.chi(r, G.table[x][inv[y]]))

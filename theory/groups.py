@@ -34,6 +34,7 @@ from typing import Sequence
 import sympy
 from sympy import Integer, Rational, sqrt
 
+from theory._checks import InputError, as_number, check_positive_int
 from theory.finite_groups import (
     CharacterTable,
     FiniteGroup,
@@ -143,11 +144,20 @@ def tau(G: "FiniteGroup | str") -> tuple[sympy.Expr, ...]:
 
 def kappa(G: "FiniteGroup | str", class_weights: Sequence[object] | None = None) -> tuple[sympy.Expr, ...]:
     r""":math:`\kappa_R = 1 - \sum_{C\ne e}\tau_C|C|\chi_R(C)/d_R` (Lemma D.11) for every irrep
-    (entry 0 is the trivial irrep). ``class_weights`` defaults to :func:`tau`."""
+    (entry 0 is the trivial irrep). ``class_weights`` defaults to :func:`tau`.
+
+    Explicit ``class_weights`` (one per class, identity first and unused) must be finite and non-negative:
+    :math:`\tau` is a distribution over wrong labels (Lemma D.11 and Lemma 7.5 need :math:`\tau\ge0`).
+
+    Raises
+    ------
+    ValueError
+        A wrong number of weights, a non-number or a negative weight.
+    """
     ct = _real_table(G)
-    t = tau(G) if class_weights is None else tuple(sympy.sympify(x) for x in class_weights)
+    t = tau(G) if class_weights is None else _class_weights(class_weights, len(ct.classes))
     if len(t) != len(ct.classes):
-        raise ValueError(f"need one class weight per class ({len(ct.classes)}), got {len(t)}")
+        raise InputError(f"need one class weight per class ({len(ct.classes)}), got {len(t)}", param="class_weights")
     sizes = ct.class_sizes
     return tuple(
         sympy.radsimp(
@@ -155,6 +165,29 @@ def kappa(G: "FiniteGroup | str", class_weights: Sequence[object] | None = None)
         )
         for r in range(ct.n_irreps)
     )
+
+
+def _class_weights(values: Sequence[object], n_classes: int) -> tuple[sympy.Expr, ...]:
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise InputError(
+            f"class_weights must be a sequence of {n_classes} numbers, got {values!r:.80}", param="class_weights"
+        )
+    t = tuple(as_number(x, "class_weights", symbolic=False) for x in values)
+    bad = [(c, x) for c, x in enumerate(t) if c > 0 and (not x.is_real or float(sympy.N(x, 30)) < 0)]
+    if bad:
+        raise InputError(
+            "class_weights must be non-negative (tau is a distribution over the wrong labels, Lemma D.11); got "
+            + ", ".join(f"tau[{c}] = {x}" for c, x in bad),
+            param="class_weights",
+        )
+    return t
+
+
+def _check_irrep_index(r: object, n_irreps: int, what: str) -> int:
+    r = check_positive_int(r, "r", minimum=0)
+    if not 1 <= r < n_irreps:
+        raise InputError(f"{what}: r must be a nontrivial irrep index in 1..{n_irreps - 1}, got r = {r}", param="r")
+    return r
 
 
 # --------------------------------------------------------------------------------------------
@@ -197,8 +230,7 @@ def lemma_d15_neuron_norm_as_printed(G: "FiniteGroup | str", r: int) -> sympy.Ex
     neuron needs :func:`optimal_neuron_scale` :math:`=\sqrt{d_R/(3|G|)}`."""
     G = as_group(G)
     ct = _real_table(G)
-    if not 1 <= r < ct.n_irreps:
-        raise ValueError(f"r must be a nontrivial irrep index in 1..{ct.n_irreps - 1}, got {r}")
+    r = _check_irrep_index(r, ct.n_irreps, "Lemma D.15")
     c2 = Rational(1, 3 * G.order)
     return sqrt(3 * c2 * Rational(G.order, ct.dims[r]))
 
@@ -234,8 +266,7 @@ def optimal_neuron_scale(G: "FiniteGroup | str", r: int) -> sympy.Expr:
     :math:`u(g)=t\,x^\top R(g)y,\ v(g)=t\,y^\top R(g)z,\ w(g)=t\,x^\top R(g)z` (x, y, z unit vectors)."""
     G = as_group(G)
     ct = _real_table(G)
-    if not 1 <= r < ct.n_irreps:
-        raise ValueError(f"optimal neurons live in a nontrivial irrep: r must be in 1..{ct.n_irreps - 1}, got {r}")
+    r = _check_irrep_index(r, ct.n_irreps, "optimal neurons live in a nontrivial irrep")
     return sqrt(Rational(ct.dims[r], 3 * G.order))
 
 
@@ -325,7 +356,11 @@ def construction(
         S = s_sum(G)
         s = (Integer(0),) + tuple(Integer(d) ** Rational(5, 2) / S for d in ct.dims[1:])
     else:
-        s = tuple(sympy.sympify(x) for x in budgets)
+        if isinstance(budgets, (str, bytes)) or not hasattr(budgets, "__iter__"):
+            raise InputError(
+                f"budgets must be a sequence of {ct.n_irreps} numbers, got {budgets!r:.80}", param="budgets"
+            )
+        s = tuple(as_number(x, "budgets", symbolic=False) for x in budgets)
         if len(s) != ct.n_irreps:
             raise ValueError(f"need one budget per irrep ({ct.n_irreps}, trivial first), got {len(s)}")
         total = sympy.Add(*s[1:])
@@ -389,7 +424,8 @@ def game_value_on_support(
     G = as_group(G)
     ct = _real_table(G)
     A = character_game_matrix(G)
-    irreps, classes = list(irreps), list(classes)
+    irreps = [check_positive_int(r, "irreps", minimum=0) for r in irreps]
+    classes = [check_positive_int(c, "classes", minimum=0) for c in classes]
     if len(irreps) != len(classes) or not irreps:
         raise ValueError("D.9.2 needs as many used irreps as margin classes (square systems)")
     if not all(1 <= r < ct.n_irreps for r in irreps) or not all(1 <= c < len(ct.classes) for c in classes):

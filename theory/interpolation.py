@@ -28,7 +28,7 @@ from typing import Callable, Sequence
 
 import sympy
 
-from ._checks import _as_int
+from ._checks import _as_int, as_number
 
 __all__ = [
     "SOURCE",
@@ -77,7 +77,7 @@ def parity_on_lattice(k: object) -> list[int]:
 
 def relu(z: sympy.Expr) -> sympy.Expr:
     """max(z, 0) for an exact number."""
-    z = sympy.sympify(z)
+    z = as_number(z, "z", symbolic=False)
     return z if z > 0 else sympy.Integer(0)
 
 
@@ -110,7 +110,9 @@ def least_squares(Phi: sympy.Matrix, y: Sequence) -> LeastSquares:
     The residual is y minus its orthogonal projection onto col(Phi); the returned weights use an
     independent subset of columns (zeros elsewhere).
     """
-    y = sympy.Matrix([sympy.Rational(v) if isinstance(v, int) else sympy.sympify(v) for v in y])
+    if isinstance(y, (str, bytes)) or not hasattr(y, "__iter__"):
+        raise ValueError(f"y must be a sequence of numbers, got {y!r:.80}")
+    y = sympy.Matrix([as_number(v, "y") for v in y])
     if Phi.rows != y.rows:
         raise ValueError(f"Phi has {Phi.rows} rows but y has {y.rows} entries")
     if Phi.cols == 0:

@@ -55,6 +55,8 @@ from typing import Any, Sequence
 
 import sympy
 
+from ._checks import as_number
+
 __all__ = [
     "SOURCE",
     "FIG_8_1_N",
@@ -372,7 +374,7 @@ def condition_number(X: Any) -> sympy.Expr:
 
 
 def _check_kappa(kappa: Number) -> sympy.Expr:
-    k = sympy.nsimplify(kappa) if isinstance(kappa, Fraction) else sympy.sympify(kappa)
+    k = as_number(kappa, "kappa", symbolic=False)
     if not k.is_number or not k.is_real:
         raise ValueError(f"kappa must be a real number, got {kappa!r}")
     if k < 1:

@@ -29,12 +29,17 @@ Results implemented here (exact sympy when the inputs are exact; mpmath float fa
   and Thm 5.4.3, the difference between ranks (:func:`rank_difference`); the trade-off "smaller models are more
   robust" as :func:`best_rank`.
 
+Singular Lambda: the loss sees U only through ``Lambda U Lambda`` and ``diag(Lambda^2 U)``, so the rows and
+columns of U along the null space are free and :attr:`RankOptimum.unique` is False for r >= 1; for Lambda = 0 every
+U is optimal and U* = 0, L_r = 0 are returned (never zoo/NaN). Sizes: d <= 64 (diagonal) and d <= 24 (otherwise).
+
 Errata (``docs/lsa.md``): Eq. 5.2 garbled; Lemma 5.1's hidden assumption and unstated constant; the 1/2 dropped
 in the proof sketch of Thm 5.4.1; "V* is diagonal" needs Eckart-Young; the ties are not mentioned.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 from fractions import Fraction
@@ -43,6 +48,8 @@ from typing import Any, Sequence
 import mpmath
 import sympy
 from sympy import Integer, Matrix, Rational
+
+from ._checks import InputError, check_cost
 
 __all__ = [
     "SOURCE",
@@ -81,6 +88,12 @@ __all__ = [
 SOURCE = "Shi thesis Ch. 5, Sec. 5.4 and App. D.1-D.2"
 _NUM_TOL = 1e-12
 
+MAX_DIM = 64
+"""Largest d of a diagonal Lambda (exact d x d sympy matrices; d = 64 takes ~0.5 s)."""
+
+MAX_DENSE_DIM = 24
+"""Largest d of a non-diagonal Lambda (30-digit eigen-decomposition and d^3 exact products; d = 20 takes ~1 s)."""
+
 
 # ----------------------------------------------------------------------------------- validation
 
@@ -91,10 +104,14 @@ def _to_sympy(x: Any) -> sympy.Expr:
     if isinstance(x, Fraction):
         return Rational(x.numerator, x.denominator)
     if isinstance(x, sympy.Basic):
+        if x.is_number and (x.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) or x.is_finite is False):
+            raise ValueError(f"expected a finite number, got {x}")
         return x
     if isinstance(x, numbers.Integral):
         return Integer(int(x))
     if isinstance(x, numbers.Real):
+        if not math.isfinite(float(x)):
+            raise ValueError(f"expected a finite number, got {x!r}")
         return sympy.Float(float(x), 30)
     if hasattr(x, "item"):  # numpy scalar, without importing numpy
         return _to_sympy(x.item())
@@ -129,14 +146,20 @@ def as_covariance(Lam: Any, *, source: str = "Shi Sec. 5.4") -> Matrix:
     """
     if hasattr(Lam, "tolist") and not isinstance(Lam, sympy.MatrixBase):
         Lam = Lam.tolist()
+    if isinstance(Lam, (str, bytes)):
+        raise InputError(f"Lambda must be a square matrix of real numbers, got {Lam!r:.80}", param="Lambda")
     try:
         if isinstance(Lam, sympy.MatrixBase):
+            _check_dim(Lam.rows, bool(Lam.is_diagonal()) if Lam.rows <= MAX_DIM else False)
             m = Matrix(Lam)
         else:
             rows = [list(r) for r in Lam]
+            if any(isinstance(e, (str, bytes)) for r in rows for e in r):
+                raise InputError("Lambda must have numeric entries, not strings", param="Lambda")
+            _check_dim(len(rows), all(e == 0 for i, r in enumerate(rows) for j, e in enumerate(r) if i != j))
             m = Matrix([[_to_sympy(e) for e in r] for r in rows]) if rows else Matrix(0, 0, [])
     except (TypeError, sympy.SympifyError) as exc:
-        raise ValueError(f"Lambda must be a square matrix of real numbers, got {Lam!r}") from exc
+        raise InputError(f"Lambda must be a square matrix of real numbers, got {Lam!r:.200}", param="Lambda") from exc
     if m.rows == 0 or m.rows != m.cols:
         raise ValueError(f"Lambda must be a non-empty square d x d matrix ({source}), got shape {m.shape}")
     m = m.applyfunc(_to_sympy)
@@ -157,6 +180,18 @@ def as_covariance(Lam: Any, *, source: str = "Shi Sec. 5.4") -> Matrix:
     return m
 
 
+def _check_dim(d: int, diagonal: bool) -> None:
+    check_cost(
+        d,
+        MAX_DIM if diagonal else MAX_DENSE_DIM,
+        param="Lambda",
+        value=d,
+        what=f"the dimension d of a {'diagonal' if diagonal else 'non-diagonal'} Lambda (exact d x d matrices)",
+        hint=f"the exact results accept d <= {MAX_DIM} for a diagonal Lambda and d <= {MAX_DENSE_DIM} otherwise "
+        "(numerics.lsa works in float64)",
+    )
+
+
 def check_count(N: Any, name: str = "N") -> sympy.Expr:
     """A number of in-context examples (``N``, ``M``) as a sympy Integer >= 1; a symbol passes unchanged.
 
@@ -168,25 +203,30 @@ def check_count(N: Any, name: str = "N") -> sympy.Expr:
     if isinstance(N, sympy.Basic) and not N.is_number:
         return N
     if isinstance(N, bool) or not isinstance(N, (numbers.Integral, sympy.Integer)):
-        raise ValueError(f"{name} (number of in-context examples) must be an integer >= 1, got {N!r}")
+        raise InputError(f"{name} (number of in-context examples) must be an integer >= 1, got {N!r:.80}", param=name)
     if int(N) < 1:
-        raise ValueError(f"{name} (number of in-context examples) must be an integer >= 1, got {name} = {N}")
+        raise InputError(
+            f"{name} (number of in-context examples) must be an integer >= 1, got {name} = {N}", param=name
+        )
     return Integer(int(N))
 
 
 def _check_rank(r: Any, d: int) -> int:
     if isinstance(r, bool) or not isinstance(r, (numbers.Integral, sympy.Integer)):
-        raise ValueError(f"rank r must be an integer in [0, d], got {r!r}")
+        raise InputError(f"rank r must be an integer in [0, d], got {r!r:.80}", param="r")
     r = int(r)
     if not 0 <= r <= d:
-        raise ValueError(f"rank r must satisfy 0 <= r <= d = {d} (Thm 5.4.1), got r = {r}")
+        raise InputError(f"rank r must satisfy 0 <= r <= d = {d} (Thm 5.4.1), got r = {r}", param="r")
     return r
 
 
 def _check_square(U: Any, d: int, name: str = "U") -> Matrix:
     if hasattr(U, "tolist") and not isinstance(U, sympy.MatrixBase):
         U = U.tolist()
-    m = Matrix(U) if isinstance(U, sympy.MatrixBase) else Matrix([[_to_sympy(e) for e in r] for r in U])
+    try:
+        m = Matrix(U) if isinstance(U, sympy.MatrixBase) else Matrix([[_to_sympy(e) for e in r] for r in U])
+    except TypeError as exc:
+        raise InputError(f"{name} must be a {d} x {d} matrix of numbers, got {U!r:.80}", param=name) from exc
     if m.shape != (d, d):
         raise ValueError(f"{name} must have shape ({d}, {d}) to match Lambda, got {m.shape}")
     return m
@@ -195,6 +235,8 @@ def _check_square(U: Any, d: int, name: str = "U") -> Matrix:
 def _check_vector(w: Any, d: int, name: str) -> list[sympy.Expr]:
     if hasattr(w, "tolist") and not isinstance(w, sympy.MatrixBase):
         w = w.tolist()
+    if isinstance(w, (str, bytes)) or not hasattr(w, "__iter__"):
+        raise InputError(f"{name} must be a vector of d = {d} numbers, got {w!r:.80}", param=name)
     vals = list(w)
     if len(vals) != d:
         raise ValueError(f"{name} must have length d = {d} to match Lambda, got length {len(vals)}")
@@ -342,6 +384,16 @@ def excess_loss_identity(U: Any, u: Any, Lam: Any, N: Any) -> tuple[sympy.Expr, 
 # ----------------------------------------------------------------------------------- Thm 5.4.1
 
 
+def _is_zero_value(x: sympy.Expr) -> bool:
+    """Exact zero test for exact x, |x| <= 1e-300 for floats (T_i = 0 happens only for Lambda = 0)."""
+    return bool(x == 0) if not x.has(sympy.Float) else abs(float(x)) <= 1e-300
+
+
+def _inverse_or_zero(x: sympy.Expr) -> sympy.Expr:
+    """1/x, or 0 where x = 0: T_i = 0 only for Lambda = 0, where v_i does not enter the loss."""
+    return Integer(0) if _is_zero_value(x) else 1 / x
+
+
 @dataclass(frozen=True)
 class RankOptimum:
     """The rank-r optimum of Thm 5.4.1 (with scale c = 1: ``u* = 1``, ``U* = Q diag(v*) Q^T``).
@@ -354,7 +406,8 @@ class RankOptimum:
     T : list
         ``T_i = (1 + 1/N) lambda_i + tr D / N``.
     v : list
-        ``v_i* = 1/T_i`` for ``i <= r``, 0 beyond.
+        ``v_i* = 1/T_i`` for ``i <= r``, 0 beyond. Where ``T_i = 0`` (only for Lambda = 0) the loss does not
+        depend on ``v_i`` and 0 is returned.
     Q : Matrix
         Orthonormal eigenvectors (columns), in the order of ``lam``.
     U : Matrix
@@ -364,8 +417,11 @@ class RankOptimum:
     loss : sympy.Expr
         ``L_r = 1/2 tr Lambda + l~(U*, 1)``.
     unique : bool
-        True iff ``u U`` is the unique minimiser: ``r in {0, d}`` or ``lambda_r > lambda_{r+1}``. With a tie at
-        the cut any r-dimensional subspace of the tied eigenspace is optimal: compare losses, not matrices.
+        True iff ``u U`` is the unique minimiser: ``r = 0``, or Lambda is non-singular and ``r = d`` or
+        ``lambda_r > lambda_{r+1}``. With a tie at the cut any r-dimensional subspace of the tied eigenspace is
+        optimal: compare losses, not matrices. With a singular Lambda the loss sees U only through
+        ``Lambda U Lambda`` and ``diag(Lambda^2 U)``, so the rows and columns of U along the null space of Lambda
+        are free (for r >= 1): the returned U is one optimum among many, and ``unique`` is False.
     """
 
     r: int
@@ -400,16 +456,20 @@ def optimal_rank_r(Lam: Any, N: Any, r: Any) -> RankOptimum:
     r = _check_rank(r, d)
     lam, Q = _eig(m)
     T = t_values(lam, N)
-    v = [1 / T[i] if i < r else Integer(0) for i in range(d)]
+    exact = is_exact(m)
+    scale = max(1.0, float(lam[0]))
+
+    def positive(x: sympy.Expr) -> bool:
+        return bool(sympy.simplify(x) > 0) if exact else float(x) > _NUM_TOL * scale
+
+    # T_i = 0 only when Lambda = 0 (tr D = 0): then every U is optimal and v_i = 0 is returned
+    v = [1 / T[i] if i < r and positive(T[i]) else Integer(0) for i in range(d)]
     U = Q * sympy.diag(*v) * Q.T
     if is_exact(U):
         U = U.applyfunc(_canon)
-    red = -sum((lam[i] ** 2 / T[i] for i in range(r)), Integer(0)) / 2
-    unique = (
-        r in (0, d) or bool(sympy.simplify(lam[r - 1] - lam[r]) > 0)
-        if is_exact(m)
-        else (r in (0, d) or float(lam[r - 1] - lam[r]) > 1e-12 * max(1.0, float(lam[0])))
-    )
+    red = -sum((lam[i] ** 2 / T[i] for i in range(r) if positive(lam[i])), Integer(0)) / 2
+    singular = not positive(lam[d - 1])
+    unique = r == 0 or (not singular and (r == d or positive(lam[r - 1] - lam[r])))
     return RankOptimum(
         r=r,
         N=int(N),
@@ -434,7 +494,7 @@ def optimal_losses(Lam: Any, N: Any) -> list[sympy.Expr]:
     for r in range(m.rows + 1):
         out.append(_canon(acc) if is_exact(m) else acc)
         if r < m.rows:
-            acc = acc - lam[r] ** 2 / T[r] / 2
+            acc = acc - (lam[r] ** 2 / T[r] / 2 if not _is_zero_value(T[r]) else 0)
     return out
 
 
@@ -471,7 +531,7 @@ def noisy_eval_loss(
     """
     m, N, M, d, r, lam, c, sig = _eval_setup(Lam, N, r, M, sigma, w, w_in_eigenbasis)
     T = t_values(lam, N)
-    v = [1 / T[i] if i < r else Integer(0) for i in range(d)]
+    v = [_inverse_or_zero(T[i]) if i < r else Integer(0) for i in range(d)]
     s = [c[i] if i < r else Integer(0) for i in range(d)]
     xi = [Integer(0) if i < r else c[i] for i in range(d)]
     term1 = sum((s[i] ** 2 * v[i] ** 2 * lam[i] ** 3 for i in range(d)), Integer(0)) / M
@@ -508,7 +568,7 @@ def expected_noisy_eval_loss(Lam: Any, N: Any, r: Any, M: Any, sigma: Any) -> sy
     val = Integer(0)
     for i in range(d):
         if i < r:
-            v = 1 / T[i]
+            v = _inverse_or_zero(T[i])
             val += v**2 * lam[i] ** 3 / M + (tr + sig**2) * v**2 * lam[i] ** 2 / M + lam[i] * (lam[i] * v - 1) ** 2
         else:
             val += lam[i]
@@ -534,7 +594,11 @@ def rank_difference(
     _check_support_s(c, r)
     tr = sum(lam, Integer(0))
     s2 = sum((c[i] ** 2 * lam[i] for i in range(r)), Integer(0))
-    val = (s2 + sig**2) / M * sum(((N * lam[i] / ((N + 1) * lam[i] + tr)) ** 2 for i in range(r, r2)), Integer(0))
+    val = (
+        (s2 + sig**2)
+        / M
+        * sum(((N * lam[i] * _inverse_or_zero((N + 1) * lam[i] + tr)) ** 2 for i in range(r, r2)), Integer(0))
+    )
     return _canon(val) if is_exact(m) and not sig.has(sympy.Float) and all(not x.has(sympy.Float) for x in c) else val
 
 

@@ -28,18 +28,35 @@ Hypotheses on the inputs
   inequality :math:`\|z\|_{(k+1)/2}\le\|z\|_1` is an equality), so :func:`max_margin` is exact, but the
   optimal neuron is **not** unique: any split of a neuron's mass over frequencies with aligned phases
   is optimal, so the single-frequency conclusion of Thm 4.9 does not follow for k = 1.
+* Sizes (checked before any work, :class:`theory._checks.LimitError` naming the parameter): the exact
+  closed forms need gamma* to have at most 4000 digits (the message gives the largest k for the given
+  p); the exact construction at most 200000 entries; the symbolic identities at most 512 terms;
+  :func:`psi_time_domain` at most 10^4 inputs (``docs/limits.md``).
+* Numbers from callers (phases, fractions, neuron entries) are ints, Fractions, floats, sympy numbers
+  or numeric strings parsed by :class:`fractions.Fraction`; a string is never evaluated.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
 import sympy
 from sympy import Rational, cos, factorial, pi, sqrt
 
-from ._checks import check_odd_modulus, check_positive_int, is_symbolic
+from ._checks import (
+    MAX_DIGITS,
+    MAX_EXACT_ENTRIES,
+    InputError,
+    as_number,
+    check_cost,
+    check_odd_modulus,
+    check_positive_int,
+    is_symbolic,
+    log10_factorial,
+)
 
 __all__ = [
     "max_margin",
@@ -67,9 +84,53 @@ __all__ = [
 
 SOURCE = "Shi thesis Thm 4.9 / C.22"
 
+MAX_IDENTITY_TERMS = 512
+"""Largest number of terms of the symbolic identities (:func:`polarization_identity`, :func:`cos_sum_expansion`)."""
+
+MAX_BRUTE_FORCE_POINTS = 10_000
+"""Largest p^k for the brute-force :func:`psi_time_domain`."""
+
 
 def _check_pk(p: object, k: object) -> tuple[int, int]:
     return check_odd_modulus(p, source=SOURCE), check_positive_int(k, "k", hypothesis="number of inputs")
+
+
+def _gamma_digits(p: int, k: int) -> float:
+    """log10 of the size of the integers in gamma*(p, k) = 2 k! / ((2k+2)^((k+1)/2) (p-1) p^((k-1)/2))."""
+    lp = math.log10(p)
+    return max(log10_factorial(k), (k + 1) / 2 * math.log10(2 * k + 2) + lp + (k - 1) / 2 * lp)
+
+
+def _check_closed_form_size(p: int, k: int) -> None:
+    """Refuse (p, k) whose exact gamma* has more than MAX_DIGITS digits (k! and p^((k-1)/2) are formed exactly)."""
+    if _gamma_digits(p, k) <= MAX_DIGITS:
+        return
+    what = "the exact gamma*(p, k)"
+    if _gamma_digits(p, 1) > MAX_DIGITS:
+        check_cost(
+            math.log10(p), MAX_DIGITS - 1, param="p", value=p, what="p", hint=f"{what} grows with it", log10=True
+        )
+    lo, hi = 1, 2  # largest k with at most MAX_DIGITS digits lies in [lo, hi)
+    while _gamma_digits(p, hi) <= MAX_DIGITS:
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if _gamma_digits(p, mid) <= MAX_DIGITS else (lo, mid)
+    check_cost(
+        _gamma_digits(p, k),
+        MAX_DIGITS,
+        param="k",
+        value=k,
+        what=f"{what} at p = {p}",
+        hint=f"for this p the exact closed forms accept k <= {lo}; pass sympy symbols for the symbolic formula",
+        log10=True,
+    )
+
+
+def _check_exact_pk(p: object, k: object) -> tuple[int, int]:
+    p, k = _check_pk(p, k)
+    _check_closed_form_size(p, k)
+    return p, k
 
 
 def max_margin(p: object, k: object) -> sympy.Expr:
@@ -89,7 +150,7 @@ def max_margin(p: object, k: object) -> sympy.Expr:
         Exact value (e.g. ``3/320`` for p = 5, k = 3).
     """
     if not is_symbolic(p, k):
-        p, k = _check_pk(p, k)
+        p, k = _check_exact_pk(p, k)
         p, k = sympy.Integer(p), sympy.Integer(k)
     return (
         2 * factorial(k) / ((2 * k + 2) ** ((k + 1) / sympy.Integer(2)) * (p - 1) * p ** ((k - 1) / sympy.Integer(2)))
@@ -102,7 +163,9 @@ def max_margin_k2_morwani(p: object) -> sympy.Expr:
     Stated independently of :func:`max_margin`; the two must agree at k = 2.
     """
     if not is_symbolic(p):
-        p = sympy.Integer(check_odd_modulus(p, source="Edelman Thm 7.7"))
+        p = check_odd_modulus(p, source="Edelman Thm 7.7")
+        _check_closed_form_size(p, 2)
+        p = sympy.Integer(p)
     return sqrt(Rational(2, 27)) / ((p - 1) * sqrt(p))
 
 
@@ -110,7 +173,7 @@ def min_width(p: object, k: object) -> int | sympy.Expr:
     r"""Width of the explicit construction and the theorem's bound, :math:`2^{2k-2}(p-1)`."""
     if is_symbolic(p, k):
         return 2 ** (2 * k - 2) * (p - 1)
-    p, k = _check_pk(p, k)
+    p, k = _check_exact_pk(p, k)
     return 2 ** (2 * k - 2) * (p - 1)
 
 
@@ -143,7 +206,7 @@ def single_neuron_bound(p: object, k: object) -> sympy.Expr:
     Derived independently of :func:`max_margin`; Thm 4.9 says the two are equal.
     """
     if not is_symbolic(p, k):
-        p, k = (sympy.Integer(v) for v in _check_pk(p, k))
+        p, k = (sympy.Integer(v) for v in _check_exact_pk(p, k))
     e = (k + 1) / sympy.Integer(2)
     return 2 * factorial(k) * (p / sympy.Integer(2)) ** e / ((k + 1) ** e * (p - 1) * p**k)
 
@@ -154,6 +217,11 @@ def construction_logit_as_printed(p: int, a: Sequence[int], c: int) -> sympy.Exp
     value is -1/2 (:meth:`ModularConstruction.logit`). Kept only so a claim can refute it.
     """
     p = check_odd_modulus(p, source=SOURCE)
+    try:
+        a = [check_positive_int(x, "a", minimum=0) for x in a]
+    except TypeError:
+        raise InputError(f"a must be a sequence of residues mod p, got {a!r}", param="a") from None
+    c = check_positive_int(c, "c", minimum=0)
     return Rational(p - 1, 2) if (sum(a) - c) % p == 0 else sympy.Integer(0)
 
 
@@ -196,6 +264,14 @@ class FourierNeuron:
 
     def block(self, phase: sympy.Expr) -> list[sympy.Expr]:
         """Exact values of ``A cos(2 pi zeta x / p + phase)`` for x = 0..p-1."""
+        check_cost(
+            self.p * (self.k + 1),
+            MAX_EXACT_ENTRIES,
+            param="p",
+            value=self.p,
+            what="the exact neuron has (k+1) p entries",
+            hint="use numerics.modular.neuron_blocks (float64)",
+        )
         return [self.amplitude * cos(2 * pi * self.zeta * x / self.p + phase) for x in range(self.p)]
 
     def u(self) -> list[list[sympy.Expr]]:
@@ -224,12 +300,14 @@ def optimal_neuron(p: int, k: int, zeta: int = 1, phases: Sequence[object] | Non
         Input-block phases; the output phase is their sum. Defaults to zeros.
     """
     p, k = _check_pk(p, k)
+    check_cost(k, MAX_EXACT_ENTRIES, param="k", value=k, what="the number of exact phases", hint="use a smaller k")
     zeta = check_positive_int(zeta, "zeta", minimum=-(10**18))  # integer check; the range is checked below
     if zeta not in frequencies(p):
-        raise ValueError(f"zeta must be a frequency in 1..{(p - 1) // 2} for p = {p}, got {zeta}")
-    phases = tuple(sympy.sympify(ph) for ph in (phases if phases is not None else [0] * k))
+        raise InputError(f"zeta must be a frequency in 1..{(p - 1) // 2} for p = {p}, got {zeta}", param="zeta")
+    phases = tuple([0] * k if phases is None else phases)
     if len(phases) != k:
-        raise ValueError(f"need k = {k} phases, got {len(phases)}")
+        raise InputError(f"need k = {k} phases, got {len(phases)}", param="phases")
+    phases = tuple(as_number(ph, "phases") for ph in phases)
     return FourierNeuron(p=p, zeta=zeta, phases=phases, amplitude=optimal_amplitude(p, k))
 
 
@@ -242,6 +320,14 @@ def polarization_identity(k: int) -> tuple[sympy.Expr, sympy.Expr]:
     Returns ``(lhs, rhs)`` as polynomials in symbols d_1..d_k.
     """
     k = check_positive_int(k, "k")
+    check_cost(
+        2 ** min(k - 1, 64),
+        MAX_IDENTITY_TERMS,
+        param="k",
+        value=k,
+        what="the identity has 2^(k-1) terms",
+        hint="the identity is checked symbolically for small k only (k <= 10)",
+    )
     d = sympy.symbols(f"d1:{k + 1}")
     lhs = 2 ** (k - 1) * factorial(k) * sympy.Mul(*d)
     rhs = sympy.Integer(0)
@@ -260,6 +346,14 @@ def cos_sum_expansion(k: int) -> tuple[sympy.Expr, sympy.Expr]:
     :math:`b\in\{0,1\}^{k+1}` of :math:`s_b \prod_i \cos^{1-b_i}(x_i)\sin^{b_i}(x_i)`,
     :math:`s_b = (-1)^{1[|b| \equiv 2 \bmod 4]}` (2^k terms)."""
     k = check_positive_int(k, "k")
+    check_cost(
+        2 ** min(k, 64),
+        MAX_IDENTITY_TERMS,
+        param="k",
+        value=k,
+        what="the expansion has 2^k terms",
+        hint="the identity is checked symbolically for small k only (k <= 9)",
+    )
     x = sympy.symbols(f"x1:{k + 2}")
     rhs = sympy.Integer(0)
     for b in _even_subsets(k):
@@ -325,6 +419,15 @@ def construction(p: int, k: int, width: int | None = None) -> ModularConstructio
         If ``width`` is below ``2^{2k-2}(p-1)``: the construction (and Thm 4.9) needs that many neurons.
     """
     p, k = _check_pk(p, k)
+    check_cost(
+        (2 * k - 2) * math.log10(2) + math.log10(p - 1) + math.log10(k + 1),
+        math.log10(MAX_EXACT_ENTRIES),
+        param="k",
+        value=k,
+        what=f"the exact construction at p = {p} (2^(2k-2)(p-1)(k+1) entries)",
+        hint="max_margin(p, k) and min_width(p, k) give the closed forms without building it",
+        log10=True,
+    )
     n_min = min_width(p, k)
     if width is None:
         width = n_min
@@ -353,11 +456,15 @@ def construction(p: int, k: int, width: int | None = None) -> ModularConstructio
 def _neuron_arrays(
     u: Sequence[Sequence[object]], w: Sequence[object]
 ) -> tuple[list[list[sympy.Expr]], list[sympy.Expr], int, int]:
-    u = [[sympy.sympify(x) for x in row] for row in u]
-    w = [sympy.sympify(x) for x in w]
+    try:
+        u, w = [list(row) for row in u], list(w)
+    except TypeError:
+        raise InputError("u must be a sequence of k blocks and w a block, each of p numbers", param="u") from None
     p = len(w)
     if not u or any(len(row) != p for row in u):
-        raise ValueError(f"every block must have length p = {p}, got lengths {[len(r) for r in u]}")
+        raise InputError(f"every block must have length p = {p}, got lengths {[len(r) for r in u]}", param="u")
+    u = [[as_number(x, "u") for x in row] for row in u]
+    w = [as_number(x, "w") for x in w]
     return u, w, p, len(u)
 
 
@@ -370,6 +477,15 @@ def psi_time_domain(u: Sequence[Sequence[object]], w: Sequence[object]) -> sympy
     Brute force over all p^k inputs; use for small p, k only.
     """
     u, w, p, k = _neuron_arrays(u, w)
+    check_cost(
+        k * math.log10(p) if p > 1 else 0.0,
+        math.log10(MAX_BRUTE_FORCE_POINTS),
+        param="k",
+        value=k,
+        what=f"the brute-force enumeration of p^k inputs at p = {p}",
+        hint="psi_fourier gives the same value (Shi Lemma C.14) at O(p^2 k) cost",
+        log10=True,
+    )
     total_w = sympy.Add(*w)
     acc = sympy.Integer(0)
     for a in itertools.product(range(p), repeat=k):
@@ -386,6 +502,14 @@ def psi_fourier(u: Sequence[Sequence[object]], w: Sequence[object]) -> sympy.Exp
               \qquad \hat f(j)=\sum_x f(x)e^{-2\pi i jx/p}.
     """
     u, w, p, k = _neuron_arrays(u, w)
+    check_cost(
+        p * p * (k + 1),
+        MAX_EXACT_ENTRIES,
+        param="p",
+        value=p,
+        what="the exact DFTs have (k+1) p^2 terms",
+        hint="numerics.modular.psi_fourier evaluates Psi in float64",
+    )
 
     def dft(f: list[sympy.Expr], j: int) -> sympy.Expr:
         return sympy.Add(*[f[x] * sympy.exp(-2 * pi * sympy.I * j * x / p) for x in range(p)])
@@ -394,37 +518,54 @@ def psi_fourier(u: Sequence[Sequence[object]], w: Sequence[object]) -> sympy.Exp
     return factorial(k) / ((p - 1) * sympy.Integer(p) ** k) * total
 
 
+def _numeric_pk(p: object, k: object) -> tuple[int, int]:
+    """p and k of the deformed-neuron formulas (numeric: the block count k+1 is used as an integer)."""
+    if is_symbolic(p, k):
+        raise InputError("the deformed-neuron formulas need numeric p and k", param="k")
+    return _check_exact_pk(p, k)
+
+
+def _fraction_in_unit_interval(x: object, name: str, what: str) -> sympy.Expr:
+    x = as_number(x, name)
+    if x.is_number and not (x.is_real and 0 <= x <= 1):
+        raise InputError(f"{what} {name} must lie in [0, 1], got {name} = {x}", param=name)
+    return x
+
+
 def psi_phase_mismatch(p: object, k: object, delta: object) -> sympy.Expr:
     r"""Psi of an otherwise optimal unit neuron whose phases miss the constraint by
     :math:`\Delta = \sum\vartheta_i - \vartheta_w`: :math:`\gamma^*\cos\Delta` (``docs/modular.md``)."""
-    return max_margin(p, k) * cos(delta)
+    return max_margin(p, k) * cos(as_number(delta, "delta"))
 
 
 def psi_unbalanced(p: object, k: object, r: Sequence[object]) -> sympy.Expr:
     r"""Psi of a unit single-frequency neuron with aligned phases whose k+1 blocks have squared norms
     :math:`r_1..r_{k+1}` (summing to 1): :math:`\gamma^*\prod_i((k+1)r_i)^{1/2}` (``docs/modular.md``)."""
-    r = [sympy.sympify(x) for x in r]
-    if len(r) != int(k) + 1:
-        raise ValueError(f"need k+1 = {int(k) + 1} block fractions, got {len(r)}")
+    p, k = _numeric_pk(p, k)
+    try:
+        r = list(r)
+    except TypeError:
+        raise InputError(f"r must be a sequence of k+1 = {k + 1} block fractions, got {r!r}", param="r") from None
+    if len(r) != k + 1:
+        raise InputError(f"need k+1 = {k + 1} block fractions, got {len(r)}", param="r")
+    r = [as_number(x, "r") for x in r]
     if any(x.is_negative for x in r) or sympy.simplify(sympy.Add(*r) - 1) != 0:
-        raise ValueError(f"block fractions must be >= 0 and sum to 1, got {r}")
-    return max_margin(p, k) * sympy.Mul(*[sqrt((int(k) + 1) * x) for x in r])
+        raise InputError(f"block fractions must be >= 0 and sum to 1, got {r}", param="r")
+    return max_margin(p, k) * sympy.Mul(*[sqrt((k + 1) * x) for x in r])
 
 
 def psi_two_frequencies(p: object, k: object, s: object) -> sympy.Expr:
     r"""Psi of a unit neuron whose mass is split over two frequencies in fractions s and 1-s, each
     part optimal in shape: :math:`\gamma^*(s^{(k+1)/2}+(1-s)^{(k+1)/2})` (``docs/modular.md``)."""
-    s = sympy.sympify(s)
-    if s.is_number and not (0 <= s <= 1):
-        raise ValueError(f"the split s must lie in [0, 1], got {s}")
-    e = Rational(int(k) + 1, 2)
+    p, k = _numeric_pk(p, k)
+    s = _fraction_in_unit_interval(s, "s", "the split")
+    e = Rational(k + 1, 2)
     return max_margin(p, k) * (s**e + (1 - s) ** e)
 
 
 def psi_dc_leak(p: object, k: object, eps: object) -> sympy.Expr:
     r"""Psi of a unit optimal neuron with a fraction eps of every block's squared norm moved into its
     DC (constant) component: :math:`\gamma^*(1-\varepsilon)^{(k+1)/2}` (``docs/modular.md``)."""
-    eps = sympy.sympify(eps)
-    if eps.is_number and not (0 <= eps <= 1):
-        raise ValueError(f"the DC fraction eps must lie in [0, 1], got {eps}")
-    return max_margin(p, k) * (1 - eps) ** Rational(int(k) + 1, 2)
+    p, k = _numeric_pk(p, k)
+    eps = _fraction_in_unit_interval(eps, "eps", "the DC fraction")
+    return max_margin(p, k) * (1 - eps) ** Rational(k + 1, 2)

@@ -31,6 +31,9 @@ Hypotheses on the inputs
 * ``k`` is an integer >= 1 (the activation degree and the parity's order) and ``n >= k``.
 * The support S is a set of k distinct indices in ``0..n-1`` (0-based).
 * A construction needs width ``m >= 2^{k-1}``; extra width is zero padding.
+* Sizes (checked before any work, ``docs/limits.md``): the exact closed forms accept k <= 1400 (k! of at
+  most 4000 digits); the exact construction at most 200000 entries (2^(k-1) neurons of n + 2), so
+  ``k = 30`` is refused before anything is built; :func:`cube` n <= 16.
 """
 
 from __future__ import annotations
@@ -43,7 +46,16 @@ from typing import Sequence
 import sympy
 from sympy import Rational, factorial, sqrt
 
-from ._checks import check_positive_int, is_symbolic
+from ._checks import (
+    MAX_DIGITS,
+    MAX_EXACT_ENTRIES,
+    InputError,
+    as_number,
+    check_cost,
+    check_positive_int,
+    is_symbolic,
+    log10_factorial,
+)
 
 __all__ = [
     "SOURCE",
@@ -67,6 +79,12 @@ __all__ = [
 
 SOURCE = "Edelman thesis Thm 7.8"
 
+MAX_CUBE_BITS = 16
+"""Largest n for :func:`cube` (2^16 exact points)."""
+
+MAX_EXPANSION_TERMS = 20_000
+"""Largest number of monomials C(n+k-1, k) of the symbolic expansion in :func:`parity_expectation`."""
+
 
 # --------------------------------------------------------------------------------------------
 # Validation
@@ -75,6 +93,33 @@ SOURCE = "Edelman thesis Thm 7.8"
 
 def _check_k(k: object) -> int:
     return check_positive_int(k, "k", hypothesis=f"{SOURCE}: the parity order and activation degree k >= 1")
+
+
+def _check_exact_k(k: object) -> int:
+    """k for the exact closed forms: k! and (k+1)^((k+1)/2) must have at most MAX_DIGITS digits."""
+    k = _check_k(k)
+    check_cost(
+        max(log10_factorial(k), (k + 1) / 2 * math.log10(k + 1)),
+        MAX_DIGITS,
+        param="k",
+        value=k,
+        what="the exact gamma*(k) = sqrt(2) k! (k+1)^(-(k+1)/2)",
+        hint="the exact closed forms accept k <= 1400; pass a sympy Symbol for the symbolic formula",
+        log10=True,
+    )
+    return k
+
+
+def _check_construction_size(n: int, k: int) -> None:
+    check_cost(
+        (k - 1) * math.log10(2) + math.log10(n + 2),
+        math.log10(MAX_EXACT_ENTRIES),
+        param="k",
+        value=k,
+        what=f"the exact construction (2^(k-1) neurons of n + 2 = {n + 2} entries)",
+        hint="max_margin(k) and min_width(k) give the closed forms of Thm 7.8 without building it",
+        log10=True,
+    )
 
 
 def check_nk(n: object, k: object) -> tuple[int, int]:
@@ -88,7 +133,9 @@ def check_nk(n: object, k: object) -> tuple[int, int]:
     n_int = check_positive_int(n, "n", hypothesis=f"{SOURCE}: the number of input bits n >= 1")
     k_int = _check_k(k)
     if k_int > n_int:
-        raise ValueError(f"k = {k_int} > n = {n_int}: {SOURCE} needs a support S of k <= n of the n input bits")
+        raise InputError(
+            f"k = {k_int} > n = {n_int}: {SOURCE} needs a support S of k <= n of the n input bits", param="k"
+        )
     return n_int, k_int
 
 
@@ -103,6 +150,11 @@ def check_support(n: object, support: Sequence[object], k: object | None = None)
         If S is empty, has repeated or out-of-range entries, non-integer entries, or its size is not k.
     """
     n_int = check_positive_int(n, "n", hypothesis=f"{SOURCE}: the number of input bits n >= 1")
+    if isinstance(support, (str, bytes)) or (hasattr(support, "__len__") and len(support) > n_int):
+        raise InputError(
+            f"support must be a sequence of at most n = {n_int} distinct bit indices, got {support!r:.80}",
+            param="support",
+        )
     try:
         items = list(support)
     except TypeError:
@@ -143,14 +195,14 @@ def max_margin(k: object) -> sympy.Expr:
         Parity order ``k >= 1``; a symbol gives the symbolic formula (no validation).
     """
     if not is_symbolic(k):
-        k = sympy.Integer(_check_k(k))
+        k = sympy.Integer(_check_exact_k(k))
     return sqrt(2) * factorial(k) * (k + 1) ** (-(k + 1) / sympy.Integer(2))
 
 
 def max_margin_spec_form(k: object) -> sympy.Expr:
     r"""The same value as printed in Thm 7.8: :math:`k!\sqrt{2(k+1)^{-(k+1)}}` (stated independently)."""
     if not is_symbolic(k):
-        k = sympy.Integer(_check_k(k))
+        k = sympy.Integer(_check_exact_k(k))
     return factorial(k) * sqrt(2 * (k + 1) ** (-(k + 1)))
 
 
@@ -158,13 +210,13 @@ def min_width(k: object) -> int | sympy.Expr:
     r"""The width requirement of Thm 7.8 and the size of the construction, :math:`2^{k-1}`."""
     if is_symbolic(k):
         return 2 ** (k - 1)
-    return 2 ** (_check_k(k) - 1)
+    return 2 ** (_check_exact_k(k) - 1)
 
 
 def output_coefficient(k: object) -> sympy.Expr:
     r"""The construction's output :math:`f(x) = c\,\chi_S(x)\,[1,-1]` has :math:`c=(k!/\sqrt2)(k+1)^{-(k+1)/2}=\gamma^*/2`."""
     if not is_symbolic(k):
-        k = sympy.Integer(_check_k(k))
+        k = sympy.Integer(_check_exact_k(k))
     return factorial(k) / sqrt(2) * (k + 1) ** (-(k + 1) / sympy.Integer(2))
 
 
@@ -172,12 +224,32 @@ def cube(n: int) -> list[tuple[int, ...]]:
     r"""All points of :math:`\{\pm1\}^n` in the order of ``numerics.parity.SparseParityTask``:
     point i has bit j equal to :math:`1-2\,((i\gg j)\,\&\,1)`."""
     n = check_positive_int(n, "n", hypothesis=f"{SOURCE}: the number of input bits n >= 1")
+    check_cost(
+        n,
+        MAX_CUBE_BITS,
+        param="n",
+        value=n,
+        what="the number of bits of the exact cube (2^n points)",
+        hint="numerics.parity.SparseParityTask streams the cube in float64 (n <= 26)",
+    )
     return [tuple(1 - 2 * ((i >> j) & 1) for j in range(n)) for i in range(2**n)]
 
 
 # --------------------------------------------------------------------------------------------
 # The expectation identity and the single-neuron objective (App. D.7)
 # --------------------------------------------------------------------------------------------
+
+
+def _as_vector(values: Sequence[object], name: str) -> list[sympy.Expr]:
+    """A caller's vector as exact sympy entries (numbers or sympy expressions; strings are never evaluated)."""
+    if isinstance(values, (str, bytes)):
+        raise InputError(f"{name} must be a sequence of numbers, got {values!r:.80}", param=name)
+    try:
+        items = list(values)
+    except TypeError:
+        raise InputError(f"{name} must be a sequence of numbers, got {values!r:.80}", param=name) from None
+    check_cost(len(items), MAX_EXACT_ENTRIES, param=name, value=len(items), what=f"the length of {name}", hint="")
+    return [as_number(v, name) for v in items]
 
 
 def parity_expectation(u: Sequence[object], support: Sequence[int], k: int | None = None) -> sympy.Expr:
@@ -201,9 +273,17 @@ def parity_expectation(u: Sequence[object], support: Sequence[int], k: int | Non
     sympy.Expr
         Equal to ``k! * prod(u[j] for j in S)`` (:func:`expectation_identity_residual`).
     """
-    u = [sympy.sympify(v) for v in u]
+    u = _as_vector(u, "u")
     n, S = check_support(len(u), support, k)
     kk = len(S)
+    check_cost(
+        math.comb(n + kk - 1, kk) if n <= 10_000 else math.inf,
+        MAX_EXPANSION_TERMS,
+        param="n",
+        value=n,
+        what=f"the expansion of (u.x)^k has C(n+k-1, k) monomials at k = {kk}",
+        hint="use expectation_identity_residual's closed form k! prod_S u_j (App. D.7) for large n",
+    )
     x = sympy.symbols(f"x0:{n}")
     poly = sympy.Poly(sympy.Add(*[ui * xi for ui, xi in zip(u, x)]) ** kk * sympy.Mul(*[x[j] for j in S]), *x)
     const = sympy.Integer(0)
@@ -217,6 +297,14 @@ def expectation_identity_residual(n: int, k: int) -> sympy.Expr:
     r""":math:`E_x[(u^\top x)^k\chi_S(x)] - k!\prod_{j\in S}u_j` for symbolic :math:`u\in\mathbb R^n`,
     S = the first k bits. Simplifies to 0."""
     n, k = check_nk(n, k)
+    check_cost(
+        math.comb(n + k - 1, k) if n <= 10_000 else math.inf,
+        MAX_EXPANSION_TERMS,
+        param="n",
+        value=n,
+        what=f"the expansion of (u.x)^k has C(n+k-1, k) monomials at k = {k}",
+        hint="the identity is checked symbolically for small n and k only",
+    )
     u = sympy.symbols(f"u0:{n}", real=True)
     S = tuple(range(k))
     return sympy.expand(parity_expectation(u, S) - factorial(k) * sympy.Mul(*[u[j] for j in S]))
@@ -229,8 +317,8 @@ def neuron_margin(u: Sequence[object], w: Sequence[object], support: Sequence[in
     :func:`parity_expectation` gives the value :math:`\sqrt2\,k!\,\beta\prod u_j` with
     :math:`\beta = (w_0-w_1)/\sqrt2`. Not normalized; divide by :math:`\|\omega\|^{k+1}`.
     """
-    u = [sympy.sympify(v) for v in u]
-    w = [sympy.sympify(v) for v in w]
+    u = _as_vector(u, "u")
+    w = _as_vector(w, "w")
     if len(w) != 2:
         raise ValueError(f"w must have 2 entries (logits of y = +1 and y = -1), got {len(w)}")
     _, S = check_support(len(u), support)
@@ -267,6 +355,7 @@ def optimal_neuron(n: int, support: Sequence[int], sigma: Sequence[int] | None =
         Defaults to all +1.
     """
     n, S = check_support(n, support)
+    check_cost(n, MAX_EXACT_ENTRIES, param="n", value=n, what="the number of exact entries of u", hint="")
     k = len(S)
     sigma = tuple([1] * k if sigma is None else sigma)
     if len(sigma) != k or any(s not in (1, -1) for s in sigma):
@@ -351,6 +440,7 @@ def construction(n: int, support: Sequence[int], width: int | None = None) -> Pa
     """
     n, S = check_support(n, support)
     k = len(S)
+    _check_construction_size(n, k)
     need = min_width(k)
     width = need if width is None else check_positive_int(width, "width")
     if width < need:

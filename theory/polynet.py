@@ -53,7 +53,7 @@ from typing import Sequence, Union
 
 import sympy
 
-from ._checks import _as_int
+from ._checks import _as_int, as_number
 
 __all__ = [
     "SOURCE",
@@ -195,7 +195,7 @@ def flow_solution(t: object, k: object, v0: object = 1) -> sympy.Expr:
     Valid for 0 <= t < T_inf = v0^(2-k)/(k-2) (k >= 3; blow-up at T_inf). Exact sympy expression.
     """
     k = _check_k(k, 2, "the equal-init flow is dv/dt = v^(k-1); k = 1 is the trivial dv/dt = 1")
-    t, v0 = sympy.sympify(t), sympy.sympify(v0)
+    t, v0 = as_number(t, "t"), as_number(v0, "v0")
     if v0.is_number and not v0 > 0:
         raise ValueError(f"v0 must be > 0 (equal positive init, so prod v_i(0) > 0), got {v0}")
     if k == 2:
@@ -211,7 +211,7 @@ def flow_solution(t: object, k: object, v0: object = 1) -> sympy.Expr:
 def blowup_time(k: object, v0: object = 1) -> sympy.Expr:
     """T_inf = v0^(2-k)/(k-2) for k >= 3 (sympy.oo for k = 2: exponential growth, no blow-up)."""
     k = _check_k(k, 2, "blow-up needs k >= 2")
-    v0 = sympy.sympify(v0)
+    v0 = as_number(v0, "v0")
     if k == 2:
         return sympy.oo
     return v0 ** (2 - k) / (k - 2)
@@ -230,7 +230,7 @@ def flow_time(v: object, k: object, v0: object = 1) -> Union[Fraction, sympy.Exp
         if k == 2:
             return sympy.log(sympy.Rational(v.numerator, v.denominator) / sympy.Rational(v0.numerator, v0.denominator))
         return (v0 ** (2 - k) - v ** (2 - k)) / (k - 2)
-    v, v0 = sympy.sympify(v), sympy.sympify(v0)
+    v, v0 = as_number(v, "v"), as_number(v0, "v0")
     if k == 2:
         return sympy.log(v / v0)
     return (v0 ** (2 - k) - v ** (2 - k)) / (k - 2)

@@ -87,6 +87,11 @@ def doubling_steps(every: int = 1000, count: int = 10, start: int | None = None)
     return tuple(first + i * every for i in range(count))
 
 
+def _finite(x: object) -> bool:
+    """True for a finite real number (not a bool); TrainConfig's validation of float fields."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """Hyper-parameters of one (ensemble) training run; serialisable with :meth:`to_dict`.
@@ -162,16 +167,22 @@ class TrainConfig:
         object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
         if int(self.steps) != self.steps or self.steps < 0:
             raise ValueError(f"steps must be a non-negative integer, got {self.steps!r}")
-        if not (self.lr > 0 and math.isfinite(self.lr)):
+        if not (_finite(self.lr) and self.lr > 0):
             raise ValueError(f"lr must be positive and finite, got {self.lr!r}")
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
-        if len(self.betas) != 2:
-            raise ValueError(f"betas must be a pair, got {self.betas!r}")
-        if self.lam < 0 or self.weight_decay < 0:
-            raise ValueError("lam and weight_decay must be non-negative")
-        if self.reg_power is not None and not self.reg_power > 0:
+        if len(self.betas) != 2 or not all(_finite(b) and 0 <= b < 1 for b in self.betas):
+            raise ValueError(f"betas must be a pair of numbers in [0, 1) (Adam's decay rates), got {self.betas!r}")
+        if not (_finite(self.eps) and self.eps > 0):
+            raise ValueError(f"eps must be positive and finite (Adam divides by sqrt(v) + eps), got {self.eps!r}")
+        for name in ("lam", "weight_decay", "momentum"):
+            v = getattr(self, name)
+            if not (_finite(v) and v >= 0):
+                raise ValueError(f"{name} must be non-negative and finite, got {v!r}")
+        if self.reg_power is not None and not (_finite(self.reg_power) and self.reg_power > 0):
             raise ValueError(f"reg_power must be positive (Edelman Thm 7.1 needs r > 0), got {self.reg_power!r}")
+        if self.init_std is not None and not (_finite(self.init_std) and self.init_std > 0):
+            raise ValueError(f"init_std must be None or positive and finite, got {self.init_std!r}")
         if list(self.lr_doublings) != sorted(self.lr_doublings) or any(t < 0 for t in self.lr_doublings):
             raise ValueError(f"lr_doublings must be non-negative and sorted, got {self.lr_doublings!r}")
         if not self.seeds or len(set(self.seeds)) != len(self.seeds):

@@ -1,0 +1,155 @@
+"""Size and range checks before any work (issue 11): huge inputs give a LimitError (a ValueError) at once,
+naming the parameter, the limit and what to use instead; valid inputs at the edge are not refused."""
+
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from numerics import groups as ng
+from numerics import limits
+from numerics import modular as nm
+from numerics import parity as npar
+from numerics.single_neuron import maximize_single_neuron
+from theory import boolean as tb
+from theory import finite_groups as fg
+from theory import groups as tg
+from theory import lsa as tl
+from theory import modular as tm
+from theory import parity as tp
+from theory._checks import MAX_DIGITS, LimitError
+
+RNG = np.random.default_rng(0)
+
+# (call, parameter named by the error, a fragment of the message: the limit or the hint)
+REFUSED = [
+    (lambda: tm.max_margin(3, 10**6), "k", "for this p the exact closed forms accept k <="),
+    (lambda: tm.max_margin(3, 10**18), "k", "accept k <="),
+    (lambda: tm.min_width(5, 10**6), "k", "accept k <="),
+    (lambda: tm.single_neuron_bound(3, 5000), "k", "accept k <="),
+    (lambda: tm.max_margin(10**5000 + 1, 2), "p", "gamma*"),
+    (lambda: tm.construction(3, 12), "k", "min_width"),
+    (lambda: tm.polarization_identity(30), "k", "k <= 10"),
+    (lambda: tm.cos_sum_expansion(10**6), "k", "k <= 9"),
+    (lambda: tm.optimal_neuron(5, 10**9), "k", "limit"),
+    (lambda: tm.psi_time_domain([[0] * 11] * 4, [0] * 11), "k", "psi_fourier"),
+    (lambda: tp.max_margin(10**6), "k", "k <= 1400"),
+    (lambda: tp.min_width(10**6), "k", "k <= 1400"),
+    (lambda: tp.construction(30, range(30)), "k", "without building it"),
+    (lambda: tp.cube(30), "n", "SparseParityTask"),
+    (lambda: tp.expectation_identity_residual(60, 8), "n", "small n"),
+    (lambda: npar.construction_network(30, range(30)), "k", "without building it"),
+    (lambda: npar.SparseParityTask(30, (0,)), "n", "at most n = 26"),
+    (lambda: fg.group("D500"), "group", "|G| <= 720"),
+    (lambda: fg.group("Z2^12"), "group", "|G| <= 720"),
+    (lambda: fg.group("Z1000000"), "group", "theory.modular"),
+    (lambda: fg.group("Z2^100000xS3"), "group", "|G| <= 720"),
+    (lambda: fg.dihedral_group(10**9), "n", "|G| <= 720"),
+    (lambda: fg.elementary_abelian_2_group(12), "k", "|G| <= 720"),
+    (lambda: tg.max_margin("D500"), "group", "|G| <= 720"),
+    (lambda: fg.character_table("Z120"), "group", "theory.modular"),
+    (lambda: fg.character_table("Z2^7"), "group", "conjugacy classes"),
+    (lambda: fg.burnside_character_table("Z7"), "group", "character_table"),
+    (lambda: fg.partitions(10**6), "n", "limit"),
+    (lambda: fg.standard_tableaux((30, 10)), "shape", "n <= 6"),
+    (lambda: fg.isotypic_projector("S6", 1), "G", "numerics.groups.isotypic_projectors"),
+    (lambda: tb.majority_coefficient(10_000_001, 3), "n", "majority_asymptotic"),
+    (lambda: tb.majority_level_weight(10_000_001, 10_000_001), "n", "majority_asymptotic"),
+    (lambda: tb.majority_gap(10_000_001, 2), "n", "majority_asymptotic"),
+    (lambda: tb.majority_coefficients(10**5), "n", "majority_coefficient(n, k)"),
+    (lambda: tb.half_coefficient(10**8, 2), "m", "limit"),
+    (lambda: tb.rho(10**7 + 1), "k", "limit"),
+    (lambda: tb.oscillating_polynomial(10**6), "k", "sinusoid_activation"),
+    (lambda: tb.random_search_tc_probability(10**6, 5 * 10**5, 0.5), "n", "float64"),
+    (lambda: tb.lemma_c2_probability(10**6, 3, 5 * 10**5), "n", "limit"),
+    (lambda: tb.lemma_b2_bound(10**9 + 1, 10**6), "k", "limit"),
+    (lambda: tl.optimal_rank_r(sympy.diag(*range(1, 101)), 5, 3), "Lambda", "d <= 64"),
+    (lambda: tl.optimal_rank_r(np.ones((40, 40)), 5, 3), "Lambda", "d <= 24"),
+    (lambda: nm.ModularTask(3, 100), "k", "2^62"),
+    (lambda: nm.random_network(5, 2, 10**12, RNG), "width", "memory available"),
+    (lambda: nm.construction_network(3, 2, width=10**12), "width", "memory available"),
+    (lambda: npar.random_network(4, 2, 10**12), "width", "memory available"),
+    (lambda: ng.random_network("S3", 10**12, RNG), "width", "memory available"),
+    (lambda: ng.construction_network("S3", width=10**12), "width", "memory available"),
+    (lambda: maximize_single_neuron(nm.ModularTask(3, 1), 1, n_starts=10**8), "n_starts", "a few dozen starts"),
+]
+
+
+@pytest.mark.parametrize("call,param,fragment", REFUSED, ids=[f"{i}-{p}" for i, (_, p, _) in enumerate(REFUSED)])
+def test_huge_inputs_are_refused_at_once(call, param, fragment):
+    t0 = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        call()
+    assert time.perf_counter() - t0 < 2.0, "the check must come before the work"
+    err = info.value
+    assert isinstance(err, ValueError) and err.param == param
+    assert fragment in str(err) and str(err).startswith(f"{param} = "), str(err)
+
+
+def test_the_memory_check_compares_with_available_memory(monkeypatch):
+    """The estimate is compared with what the machine has now: the same call passes with enough memory."""
+    monkeypatch.setattr(limits, "available_memory", lambda: 10 * 2**20)  # 10 MiB free
+    # 100000 neurons x (k+1) p = 15 float64 weights = 12,000,000 B = 11.4 MiB > 50 % of 10 MiB
+    with pytest.raises(
+        LimitError, match=r"width = 100,000 is too large: .* needs about 11\.4 MiB, above 50% of the 10\.0 MiB"
+    ):
+        nm.random_network(5, 2, 100_000, RNG)
+    assert nm.random_network(5, 2, 40_000, RNG).width == 40_000  # 4.6 MiB: within the budget
+    monkeypatch.setattr(limits, "available_memory", lambda: 2**30)
+    assert nm.random_network(5, 2, 100_000, RNG).width == 100_000
+
+
+def test_limits_allow_the_edge():
+    """Valid input is not refused: the largest accepted values work and give finite numbers."""
+    assert math.isfinite(float(tm.max_margin(3, 400)))  # k = 400 used to overflow a float in the CLI
+    assert tp.max_margin(1400) > 0
+    assert fg.group("S6").order == 720 and fg.group("D4xZ2^2").order == 32
+    assert len(fg.character_table("Z60").names) == 60
+    assert tb.majority_coefficient(5, 5) == tb.majority_coefficient_bruteforce(5, 5) == Fraction(3, 8)
+    assert tb.majority_level_weight(7, 7) == tb.majority_coefficient_bruteforce(7, 7) ** 2
+    assert tb.majority_coefficient(50_000, 3) < 0
+    assert nm.random_network(5, 2, 0, RNG).width == 0  # --random-atoms 0 is valid
+
+
+@settings(max_examples=25, deadline=None)
+@given(p=st.integers(1, 500).map(lambda x: 2 * x + 1), k=st.integers(1, 4000))
+def test_the_named_modular_limit_is_the_boundary(p, k):
+    """The k named in the message is accepted and k + 1 is refused; accepted values print (<= 4300 digits)."""
+    try:
+        value = tm.max_margin(p, k)
+    except LimitError as err:
+        k_max = int(str(err).split("accept k <= ")[1].split(";")[0])
+        assert k_max < k
+        assert len(str(tm.max_margin(p, k_max))) < 2 * MAX_DIGITS + 100
+        with pytest.raises(LimitError):
+            tm.max_margin(p, k_max + 1)
+    else:
+        numerator, denominator = sympy.fraction(sympy.radsimp(value))
+        assert len(str(numerator)) + len(str(denominator)) < 2 * (MAX_DIGITS + 50)
+
+
+@settings(max_examples=30, deadline=None)
+@given(order=st.integers(1, 3000), name=st.sampled_from(["Z{}", "D{}", "Z2^{}", "S3xZ{}"]))
+def test_group_order_limit_matches_the_built_group(order, name):
+    """Names are refused exactly when the built group would exceed |G| <= 720 (independent: the Cayley table)."""
+    if name == "Z2^{}":
+        order = order % 12 + 1
+    if name == "D{}" and order < 3:
+        order = 3
+    if name in ("Z{}", "S3xZ{}") and order < 2:
+        order = 2
+    label = name.format(order)
+    expected = {"Z{}": order, "D{}": 2 * order, "Z2^{}": 2**order, "S3xZ{}": 6 * order}[name]
+    if expected > fg.MAX_GROUP_ORDER:
+        with pytest.raises(LimitError, match=r"\|G\| <= 720"):
+            fg.group(label)
+    elif expected <= 120:
+        G = fg.group(label)
+        assert G.order == len(G.table) == expected
