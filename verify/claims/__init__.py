@@ -35,6 +35,7 @@ TASKS: tuple[str, ...] = (
     "looped",
     "markov",
     "decision_lists",
+    "modular_transformer",
 )
 
 for _name in TASKS:

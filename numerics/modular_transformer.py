@@ -1,0 +1,309 @@
+r"""Float64 diagnostics for the transformer and 50/50-split experiments of Shi thesis Sec. 4.5
+(``docs/modular_transformer.md``): the thesis's even train/test split, the token sequences, the attention
+matrix :math:`W^{KQ}` mapped through the embedding, its 2-D power spectrum over :math:`\mathbb Z_p \times \mathbb Z_p`,
+and the grokking delay.
+
+Conventions follow ``theory.modular_transformer``: the analysed matrix is
+:math:`M[a, b] = e_a W^K (e_b W^Q)^\top` over the p number tokens (key token a, query token b), doubly centred
+(:func:`double_center`); bin :math:`(\zeta_1, \zeta_2)` collects the DFT points :math:`(\pm\zeta_1, \pm\zeta_2)`
+(:func:`binned_power`), and the concentration of a head is the share of its doubly centred power in its top r bins
+(:func:`top_fraction`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from theory._checks import InputError, check_odd_modulus, check_positive_int
+
+from .margins import HomogeneousNetwork
+from .modular import ModularTask
+from .spectra import purity
+
+__all__ = [
+    "SplitModularTask",
+    "even_split",
+    "sum_sequences",
+    "attention_score_matrix",
+    "double_center",
+    "power_2d",
+    "binned_power",
+    "top_fraction",
+    "tied_share",
+    "dominant_bin",
+    "embedding_purity",
+    "HeadSpectra",
+    "head_spectra",
+    "isotropic_top_fraction",
+    "GrokkingDelay",
+    "first_reach",
+    "grokking_delay",
+]
+
+
+# ------------------------------------------------------------------------------------------------ data
+
+
+def even_split(n_points: int, seed: int, train_fraction: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
+    """A random train/test split of ``range(n_points)``: the first ``floor(train_fraction * n)`` points of a
+    permutation drawn from ``numpy.random.default_rng(seed)`` train, the rest test (both returned sorted).
+
+    ``train_fraction = 0.5`` is the thesis's "even split" (Figs. 4.1-4.4).
+    """
+    n = check_positive_int(n_points, "n_points", minimum=2)
+    if not 0 < train_fraction < 1:
+        raise InputError(
+            f"train_fraction must lie strictly between 0 and 1, got {train_fraction!r}", param="train_fraction"
+        )
+    n_train = int(np.floor(train_fraction * n))
+    if not 1 <= n_train < n:
+        raise InputError(
+            f"train_fraction = {train_fraction} leaves an empty half of {n} points", param="train_fraction"
+        )
+    perm = np.random.default_rng(int(seed)).permutation(n)
+    return np.sort(perm[:n_train]), np.sort(perm[n_train:])
+
+
+@dataclass(frozen=True)
+class SplitModularTask:
+    """The points ``indices`` of :class:`numerics.modular.ModularTask` (p, k), as a task of its own (the training
+    or the test half of a split). Implements the :class:`numerics.margins.Task` protocol."""
+
+    p: int
+    k: int
+    indices: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        base = ModularTask(self.p, self.k)
+        idx = np.asarray(self.indices, dtype=np.int64)
+        if idx.ndim != 1 or idx.size == 0:
+            raise InputError("indices must be a non-empty sequence of point indices", param="indices")
+        if idx.min() < 0 or idx.max() >= base.n_points or np.unique(idx).size != idx.size:
+            raise InputError(f"indices must be distinct and lie in 0..{base.n_points - 1}", param="indices")
+        object.__setattr__(self, "indices", tuple(int(i) for i in idx))
+
+    @property
+    def n_points(self) -> int:
+        return len(self.indices)
+
+    @property
+    def n_classes(self) -> int:
+        return self.p
+
+    @property
+    def n_blocks(self) -> int:
+        return self.k
+
+    @property
+    def block_size(self) -> int:
+        return self.p
+
+    def batch(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """Index inputs (n, k) and labels (n,) of the points ``indices[start:stop]``."""
+        idx = np.asarray(self.indices[start:stop], dtype=np.int64)
+        powers = self.p ** np.arange(self.k - 1, -1, -1, dtype=np.int64)
+        inputs = (idx[:, None] // powers[None, :]) % self.p
+        return inputs, inputs.sum(axis=1) % self.p
+
+
+def sum_sequences(p: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every point of the k-sum mod p dataset as a token sequence ``a_1, ..., a_k, =`` (tokens 0..p-1 are the
+    numbers, token p is "="), shape (p^k, k+1), and its label (a_1 + ... + a_k) mod p, in the point order of
+    :class:`numerics.modular.ModularTask`."""
+    inputs, labels = ModularTask(p, k).batch(0, p**k)
+    return np.concatenate([inputs, np.full((inputs.shape[0], 1), p, dtype=np.int64)], axis=1), labels
+
+
+# ------------------------------------------------------------------------------------------------ W^KQ
+
+
+def attention_score_matrix(embed: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, p: int) -> np.ndarray:
+    r"""The thesis's attention matrix :math:`E^\top W^K W^{Q\top} E` on the number tokens, one per head.
+
+    Parameters
+    ----------
+    embed : array (..., V, d)
+        Token embeddings (rows 0..p-1 are the numbers).
+    w_q, w_k : arrays (..., H, d, d_h)
+        Query and key maps of the heads (score of query i and key j: :math:`(z_i W_Q)(z_j W_K)^\top`).
+
+    Returns
+    -------
+    array (..., H, p, p)
+        :math:`M[h, a, b] = (e_a W_K^h)(e_b W_Q^h)^\top` (row: key token a, column: query token b).
+    """
+    E = np.asarray(embed, dtype=np.float64)[..., :p, :]
+    keys = np.einsum("...ad,...hde->...hae", E, np.asarray(w_k, dtype=np.float64))
+    queries = np.einsum("...bd,...hde->...hbe", E, np.asarray(w_q, dtype=np.float64))
+    return np.einsum("...hae,...hbe->...hab", keys, queries)
+
+
+def double_center(M: np.ndarray) -> np.ndarray:
+    """:math:`(I - J/p) M (I - J/p)` over the last two axes: removes every row-constant and column-constant part."""
+    M = np.asarray(M, dtype=np.float64)
+    return M - M.mean(axis=-1, keepdims=True) - M.mean(axis=-2, keepdims=True) + M.mean(axis=(-2, -1), keepdims=True)
+
+
+def power_2d(M: np.ndarray) -> np.ndarray:
+    r""":math:`|\hat M(j_1, j_2)|^2` over the last two axes (``numpy.fft.fft2``), j in 0..p-1."""
+    return np.abs(np.fft.fft2(np.asarray(M, dtype=np.float64))) ** 2
+
+
+def binned_power(M: np.ndarray) -> np.ndarray:
+    r"""2-D power of M collected into bins :math:`(\zeta_1, \zeta_2)` = points :math:`(\pm\zeta_1, \pm\zeta_2)`,
+    shape (..., h+1, h+1) with h = (p-1)/2. Sums to :math:`p^2 \|M\|_F^2` (Parseval)."""
+    P = power_2d(M)
+    p = P.shape[-1]
+    check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
+    if P.shape[-2] != p:
+        raise InputError(f"M must be square over its last two axes, got shape {P.shape[-2:]}", param="M")
+    h = (p - 1) // 2
+    fold = np.zeros((h + 1, p))
+    fold[np.minimum(np.arange(p), p - np.arange(p)), np.arange(p)] = 1.0  # (bin, point)
+    return fold @ P @ fold.T
+
+
+def _centred_bins(M: np.ndarray) -> np.ndarray:
+    """Binned power of the doubly centred M without the bins of a zero coordinate, shape (..., h, h)."""
+    return binned_power(double_center(M))[..., 1:, 1:]
+
+
+def _share(part: np.ndarray, total: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, part / np.where(total > 0, total, 1), np.nan)
+
+
+def _top_fraction(P: np.ndarray, n_bins: int) -> np.ndarray:
+    flat = P.reshape(*P.shape[:-2], -1)
+    if n_bins > flat.shape[-1]:
+        raise InputError(
+            f"n_bins must be at most the {flat.shape[-1]} doubly centred bins, got {n_bins}", param="n_bins"
+        )
+    return _share(-np.sort(-flat, axis=-1)[..., :n_bins].sum(axis=-1), flat.sum(axis=-1))
+
+
+def _tied_share(P: np.ndarray) -> np.ndarray:
+    return _share(np.trace(P, axis1=-2, axis2=-1), P.sum(axis=(-2, -1)))
+
+
+def _dominant_bin(P: np.ndarray) -> np.ndarray:
+    h = P.shape[-1]
+    arg = P.reshape(*P.shape[:-2], -1).argmax(axis=-1)
+    return np.stack([arg // h + 1, arg % h + 1], axis=-1)
+
+
+def top_fraction(M: np.ndarray, n_bins: int) -> np.ndarray:
+    """Share of the doubly centred power of M in its ``n_bins`` largest bins (NaN for a matrix with no such power)."""
+    return _top_fraction(_centred_bins(M), check_positive_int(n_bins, "n_bins"))
+
+
+def tied_share(M: np.ndarray) -> np.ndarray:
+    r"""Share of the doubly centred power in the tied bins :math:`\zeta_1 = \zeta_2` (one frequency in both axes,
+    as inside one max-margin neuron)."""
+    return _tied_share(_centred_bins(M))
+
+
+def dominant_bin(M: np.ndarray) -> np.ndarray:
+    r"""The bin :math:`(\zeta_1, \zeta_2)`, both >= 1, with the most doubly centred power, shape (..., 2)."""
+    return _dominant_bin(_centred_bins(M))
+
+
+@dataclass(frozen=True)
+class HeadSpectra:
+    """Per-head Fourier diagnostics of a stack of score matrices (arrays over the leading axes).
+
+    Attributes
+    ----------
+    top_fraction : array
+        Share of the doubly centred power in the top ``n_bins`` bins (:func:`top_fraction`).
+    tied_share : array
+        Share in the tied bins (:func:`tied_share`).
+    dominant_bin : int array (..., 2)
+        The heaviest bin.
+    centred_share : array
+        Share of :math:`\\|M\\|_F^2` in the doubly centred part.
+    n_bins : int
+    """
+
+    top_fraction: np.ndarray
+    tied_share: np.ndarray
+    dominant_bin: np.ndarray
+    centred_share: np.ndarray
+    n_bins: int
+
+
+def head_spectra(M: np.ndarray, n_bins: int) -> HeadSpectra:
+    """All the per-head diagnostics of score matrices ``M`` (..., p, p), from one 2-D FFT per head."""
+    n_bins = check_positive_int(n_bins, "n_bins")
+    M = np.asarray(M, dtype=np.float64)
+    C = double_center(M)
+    P = binned_power(C)[..., 1:, 1:]
+    centred = _share((C**2).sum(axis=(-2, -1)), (M**2).sum(axis=(-2, -1)))
+    return HeadSpectra(_top_fraction(P, n_bins), _tied_share(P), _dominant_bin(P), centred, n_bins)
+
+
+def isotropic_top_fraction(p: int, n_bins: int, n_samples: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """Monte Carlo mean and standard error of :func:`top_fraction` for p x p matrices with i.i.d. N(0, 1) entries
+    (the *largest* bins, so above ``theory.modular_transformer.isotropic_bin_share``, which is for fixed bins)."""
+    p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
+    n_samples = check_positive_int(n_samples, "n_samples", minimum=2)
+    vals = top_fraction(np.random.default_rng(seed).standard_normal((n_samples, p, p)), n_bins)
+    return float(vals.mean()), float(vals.std(ddof=1) / np.sqrt(n_samples))
+
+
+def embedding_purity(net: HomogeneousNetwork) -> np.ndarray:
+    """Per neuron of a k-input network, the smallest one-sided purity (maximum normalized power, Fig. 4.2) of its k
+    input blocks u_1..u_k, the "embeddings" of Figs. 4.1-4.2; shape (m,), NaN for a neuron with a zero block."""
+    return purity(net.U).min(axis=1)
+
+
+# ------------------------------------------------------------------------------------------------ grokking
+
+
+@dataclass(frozen=True)
+class GrokkingDelay:
+    """When one run reached its thresholds (``docs/modular_transformer.md``).
+
+    Attributes
+    ----------
+    train_step, val_step : int or None
+        First evaluated step with train accuracy >= the train threshold, and with validation accuracy >= the
+        validation threshold (None: not reached within the run).
+    delay : int or None
+        ``val_step - train_step`` (negative when validation got there first); None when either is None.
+    """
+
+    train_step: int | None
+    val_step: int | None
+    delay: int | None
+
+    @property
+    def reached(self) -> bool:
+        """True iff both thresholds were reached."""
+        return self.delay is not None
+
+
+def first_reach(steps: np.ndarray, values: np.ndarray, threshold: float) -> int | None:
+    """The first ``steps[i]`` with ``values[i] >= threshold``, or None."""
+    steps, values = np.asarray(steps), np.asarray(values, dtype=np.float64)
+    if steps.shape != values.shape:
+        raise InputError(
+            f"steps and values must have the same shape, got {steps.shape} and {values.shape}", param="values"
+        )
+    hit = np.flatnonzero(values >= threshold)
+    return int(steps[hit[0]]) if hit.size else None
+
+
+def grokking_delay(
+    steps: np.ndarray, train_acc: np.ndarray, val_acc: np.ndarray, train_threshold: float, val_threshold: float
+) -> GrokkingDelay:
+    """The grokking delay of one run: steps from first reaching ``train_threshold`` train accuracy to first reaching
+    ``val_threshold`` validation accuracy (evaluated steps only, so its resolution is the evaluation interval)."""
+    for name, v in (("train_threshold", train_threshold), ("val_threshold", val_threshold)):
+        if not 0 < v <= 1:
+            raise InputError(f"{name} must lie in (0, 1], got {v!r}", param=name)
+    t_train = first_reach(steps, train_acc, train_threshold)
+    t_val = first_reach(steps, val_acc, val_threshold)
+    return GrokkingDelay(t_train, t_val, None if t_train is None or t_val is None else t_val - t_train)

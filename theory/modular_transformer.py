@@ -1,0 +1,237 @@
+r"""Exact predictions for the transformer and 50/50-split experiments of Shi thesis Sec. 4.5 (Figs 4.1-4.4,
+App. C.10); the setting, the choices and the thresholds are explained in ``docs/modular_transformer.md``.
+
+**The matrix analysed (Fig. 4.3).** For a head with key and query maps :math:`W^K, W^Q` and the token embedding
+:math:`E` (one row per token), the thesis's attention matrix :math:`E^\top W^K W^{Q\top} E` restricted to the p
+number tokens is the p x p matrix
+
+.. math:: M[a, b] = e_a W^K (e_b W^Q)^\top, \qquad a, b \in \mathbb Z_p,
+
+the (unscaled) attention score of key token a for query token b. We analyse its doubly centred part
+:math:`M_c = (I - J/p) M (I - J/p)` (J the all-ones matrix): the part of M that depends on the query token b alone
+cancels in the softmax over keys, and the part that depends on the key token a alone is a per-key bias; neither is a
+2-D wave.
+
+**2-D frequency bins.** With :math:`\hat M(j_1, j_2) = \sum_{a,b} M[a,b] e^{-2\pi i (j_1 a + j_2 b)/p}` (the
+convention of ``docs/modular.md`` in each axis), bin :math:`(\zeta_1, \zeta_2)`,
+:math:`\zeta_i \in \{0, \dots, (p-1)/2\}`, collects the points :math:`(\pm\zeta_1, \pm\zeta_2)`: 1, 2 or 4 points
+(:func:`bin_size`). A product of cosines :math:`\cos(2\pi\zeta_1 a/p + \phi_1)\cos(2\pi\zeta_2 b/p + \phi_2)` lives in
+exactly one bin (:func:`product_cosine_bin_power`), the 2-D analogue of the one-sided power of a neuron block.
+
+**Prediction (Lemma 4.10 / 4.11 carried to a head).** Lemma 4.10: every block of a max-margin neuron is a
+single-frequency cosine; Lemma 4.11: the circuit is a sum of such cosine computations, one frequency at a time. If a
+head's key and query features are, in the same way, cosines at frequencies in a set K, its doubly centred score
+matrix is a sum of products of such cosines, and all its power lies in the :math:`|K|^2` bins
+:math:`K \times K` (:func:`head_power_support`; :func:`ideal_top_fraction` = 1). A pair need not be *tied*
+(:math:`\zeta_1 = \zeta_2`, the same frequency in both axes, as inside one neuron): the bilinear score mixes any two
+features, and the thesis's own description, "two cosine waveforms in each dimension, each characterized by
+distinct frequencies", allows distinct ones. The thesis gives no number; the threshold the claims use is
+:func:`concentration_threshold`, chosen as the midpoint between the Fourier ideal and the expectation for an
+isotropic random matrix (:func:`isotropic_bin_share`).
+
+**Grokking against k (Fig. 4.4).** The thesis's argument: the width the max-margin solution needs,
+:math:`2^{2k-2}(p-1)` (Theorem 4.9), measures the complexity of the task; at a fixed model size a more complex task
+leaves the lazy (NTK) regime sooner, so the delay between fitting the training half and generalizing shrinks.
+:func:`predicted_delay_order` orders the settings by that width: the delay is predicted to decrease along it.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Sequence
+
+import sympy
+from sympy import I, Rational, exp
+
+from . import modular as tm
+from ._checks import InputError, as_number, check_odd_modulus, check_positive_int
+
+__all__ = [
+    "frequency_bins",
+    "bin_size",
+    "cosine_dft",
+    "product_cosine_bin_power",
+    "head_power_support",
+    "ideal_top_fraction",
+    "isotropic_bin_share",
+    "concentration_threshold",
+    "dataset_size",
+    "train_size",
+    "required_width",
+    "predicted_delay_order",
+    "covered_frequencies",
+    "single_frequency_purity",
+]
+
+
+def frequency_bins(p: int) -> list[tuple[int, int]]:
+    r"""The one-sided 2-D bins :math:`(\zeta_1, \zeta_2)`, :math:`0 \le \zeta_i \le (p-1)/2`, row by row."""
+    p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
+    h = (p - 1) // 2
+    return [(z1, z2) for z1 in range(h + 1) for z2 in range(h + 1)]
+
+
+def _check_frequency(p: int, z: int, name: str) -> int:
+    z = check_positive_int(z, name, minimum=0)
+    if z > (p - 1) // 2:
+        raise InputError(f"{name} must lie in 0..(p-1)/2 = 0..{(p - 1) // 2} for p = {p}, got {z}", param=name)
+    return z
+
+
+def bin_size(p: int, z1: int, z2: int) -> int:
+    r"""Number of points :math:`(\pm\zeta_1, \pm\zeta_2)` of :math:`\mathbb Z_p^2` in bin (z1, z2): 1, 2 or 4."""
+    p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
+    z1, z2 = _check_frequency(p, z1, "z1"), _check_frequency(p, z2, "z2")
+    return (1 if z1 == 0 else 2) * (1 if z2 == 0 else 2)
+
+
+def cosine_dft(p: int, z: int, phi: object = 0) -> dict[int, sympy.Expr]:
+    r"""Exact DFT of :math:`f(a) = \cos(2\pi z a/p + \phi)` on :math:`\mathbb Z_p`: its non-zero coefficients.
+
+    :math:`\hat f(j) = \sum_a f(a) e^{-2\pi i j a/p} = \tfrac p2 (e^{i\phi}[j \equiv z] + e^{-i\phi}[j \equiv -z])`
+    (orthogonality of the characters); for z = 0 it is :math:`p\cos\phi` at j = 0. Keys are j in 0..p-1.
+    """
+    p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p)")
+    z = _check_frequency(p, z, "z")
+    phi = as_number(phi, "phi")
+    if z == 0:
+        return {0: p * sympy.cos(phi)}
+    return {z: Rational(p, 2) * exp(I * phi), (p - z) % p: Rational(p, 2) * exp(-I * phi)}
+
+
+def product_cosine_bin_power(
+    p: int, z1: int, z2: int, phi1: object = 0, phi2: object = 0
+) -> dict[tuple[int, int], sympy.Expr]:
+    r"""Exact 2-D power per bin of :math:`M[a,b] = \cos(2\pi z_1 a/p + \phi_1)\cos(2\pi z_2 b/p + \phi_2)`.
+
+    The 2-D DFT of a product factorizes, :math:`\hat M(j_1, j_2) = \hat f_1(j_1)\hat f_2(j_2)` (:func:`cosine_dft`),
+    so all the power sits in the single bin (z1, z2); for z1, z2 != 0 each of its four points carries
+    :math:`p^4/16` and the bin :math:`p^4/4 = p^2\sum_{a,b} M[a,b]^2` (Parseval). Returns {bin: power} for the
+    bins with non-zero power.
+    """
+    f1, f2 = cosine_dft(p, z1, phi1), cosine_dft(p, z2, phi2)
+    out: dict[tuple[int, int], sympy.Expr] = {}
+    for j1, c1 in f1.items():
+        for j2, c2 in f2.items():
+            key = (min(j1, p - j1), min(j2, p - j2))
+            out[key] = sympy.simplify(out.get(key, 0) + sympy.expand(c1 * c2 * sympy.conjugate(c1 * c2)))
+    return {k: v for k, v in out.items() if v != 0}
+
+
+def head_power_support(p: int, key_freqs: Sequence[int], query_freqs: Sequence[int]) -> frozenset[tuple[int, int]]:
+    r"""Bins that can carry doubly centred power when the key features use frequencies ``key_freqs`` and the query
+    features ``query_freqs`` (every feature a cosine :math:`\cos(2\pi\zeta a/p + \phi)`, :math:`\zeta \ge 1`).
+
+    :math:`M = \sum_{\zeta \in K, \zeta' \in Q} f_\zeta(a) g_{\zeta'}(b)` up to constants, and by linearity of the
+    DFT and :func:`product_cosine_bin_power` its power lies in :math:`K \times Q`; the doubly centred part drops the
+    bins with a zero coordinate.
+    """
+    p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
+    ks = {_check_frequency(p, z, "key_freqs") for z in key_freqs}
+    qs = {_check_frequency(p, z, "query_freqs") for z in query_freqs}
+    return frozenset((a, b) for a in ks for b in qs if a > 0 and b > 0)
+
+
+def ideal_top_fraction(p: int, n_freq: int) -> sympy.Expr:
+    r"""Share of the doubly centred power in the top :math:`n^2` bins of the ideal Fourier head, n = ``n_freq``.
+
+    The ideal head is the sum over all pairs :math:`\zeta, \zeta' \in \{1..n\}` of
+    :math:`\cos(2\pi\zeta a/p)\cos(2\pi\zeta' b/p)` (Lemma 4.10 blocks in both axes, Lemma 4.11's several
+    frequencies); its exact DFT (:func:`cosine_dft`) is summed point by point and binned. The value is 1: all the
+    power lies in :math:`\{1..n\}^2` (:func:`head_power_support`).
+    """
+    p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
+    n = check_positive_int(n_freq, "n_freq")
+    if n > (p - 1) // 2:
+        raise InputError(f"n_freq must lie in 1..(p-1)/2 = 1..{(p - 1) // 2} for p = {p}, got {n}", param="n_freq")
+    coef: dict[tuple[int, int], sympy.Expr] = {}
+    for z1 in range(1, n + 1):
+        for z2 in range(1, n + 1):
+            for j1, c1 in cosine_dft(p, z1).items():
+                for j2, c2 in cosine_dft(p, z2).items():
+                    coef[(j1, j2)] = coef.get((j1, j2), 0) + c1 * c2
+    power: dict[tuple[int, int], sympy.Expr] = {}
+    for (j1, j2), c in coef.items():
+        key = (min(j1, p - j1), min(j2, p - j2))
+        power[key] = power.get(key, 0) + sympy.nsimplify(sympy.expand(c * sympy.conjugate(c)))
+    total = sum(power.values())
+    top = sorted(power.values(), key=lambda v: float(v), reverse=True)[: n * n]
+    return sympy.nsimplify(sum(top) / total)
+
+
+def isotropic_bin_share(p: int, n_bins: int) -> Fraction:
+    r"""Expected share of the doubly centred power in ``n_bins`` fixed bins with both coordinates non-zero, for a
+    matrix with i.i.d. Gaussian entries: :math:`4 n / (p-1)^2`.
+
+    The 2-D DFT is a multiple of a unitary map, so every coefficient of an i.i.d. Gaussian matrix has the same
+    expected power; double centring keeps the :math:`(p-1)^2` coefficients with :math:`j_1, j_2 \ne 0`, four per bin.
+    """
+    p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
+    n_bins = check_positive_int(n_bins, "n_bins")
+    total_bins = ((p - 1) // 2) ** 2
+    if n_bins >= total_bins:
+        raise InputError(
+            f"n_bins must be below the {total_bins} doubly centred bins of p = {p} (else every matrix is 'concentrated'),"
+            f" got {n_bins}",
+            param="n_bins",
+        )
+    return Fraction(4 * n_bins, (p - 1) ** 2)
+
+
+def concentration_threshold(p: int, n_bins: int) -> Fraction:
+    r"""The concentration threshold of the Fig. 4.3 claims (a chosen rule, ``docs/modular_transformer.md``):
+    the midpoint between the ideal Fourier head (share 1 in its top bins, :func:`ideal_top_fraction`) and an
+    isotropic random matrix (:func:`isotropic_bin_share`): :math:`(1 + 4n/(p-1)^2)/2`.
+
+    A head passes when its top ``n_bins`` bins hold at least this share: it is closer to the Fourier ideal than to
+    isotropic noise.
+    """
+    return (1 + isotropic_bin_share(p, n_bins)) / 2
+
+
+def dataset_size(p: int, k: int) -> int:
+    """Number of points :math:`p^k` of the k-sum mod p dataset (Shi Eq. 4.1)."""
+    p = check_odd_modulus(p, source="Shi Sec. 4.3.1")
+    k = check_positive_int(k, "k")
+    return p**k
+
+
+def train_size(p: int, k: int) -> int:
+    r"""Points in the training half of the thesis's "even split": :math:`\lfloor p^k / 2 \rfloor`."""
+    return dataset_size(p, k) // 2
+
+
+def required_width(p: int, k: int) -> int:
+    """Width at which Theorem 4.9 guarantees the max-margin Fourier circuit: :math:`2^{2k-2}(p-1)`."""
+    return int(tm.min_width(p, k))
+
+
+def predicted_delay_order(cases: Sequence[tuple[int, int]]) -> list[int]:
+    r"""Indices of the (p, k) ``cases`` in the order in which the grokking delay is predicted to *decrease*
+    (Fig. 4.4 and the thesis's argument in Sec. 4.5): increasing :func:`required_width`, ties broken by k.
+
+    For the thesis's four runs (k, p) = (2, 97), (3, 31), (4, 11), (5, 5) the widths are 384, 480, 640, 1024, so the
+    delay is predicted to decrease with k.
+    """
+    if len(cases) < 2:
+        raise InputError(f"cases needs at least two (p, k) settings to order, got {len(cases)}", param="cases")
+    widths = [(required_width(p, k), k, i) for i, (p, k) in enumerate(cases)]
+    return [i for _, _, i in sorted(widths)]
+
+
+def covered_frequencies(p: int) -> list[int]:
+    r"""The frequencies :math:`1..(p-1)/2` every max-margin network uses (Theorem 4.9, Lemma C.20; Fig. 4.2a)."""
+    return list(tm.frequencies(p))
+
+
+def single_frequency_purity(p: int, z: int, phi: object = 0) -> sympy.Expr:
+    r"""Maximum normalized one-sided power (the "purity" of Fig. 4.2, ``docs/modular.md``) of a Lemma 4.10 block
+    :math:`u(a) = \cos(2\pi z a/p + \phi)`, from its exact DFT (:func:`cosine_dft`): 1 (all power at frequency z)."""
+    power: dict[int, sympy.Expr] = {}
+    for j, c in cosine_dft(p, z, phi).items():
+        key = min(j, p - j)
+        power[key] = power.get(key, 0) + sympy.expand(c * sympy.conjugate(c))
+    total = sympy.simplify(sum(power.values()))
+    if total == 0:
+        raise InputError("cos(phi) = 0 makes the constant block (z = 0) vanish; its purity is undefined", param="phi")
+    return sympy.simplify(max(power.values(), key=lambda v: float(v)) / total)
