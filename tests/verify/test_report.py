@@ -37,7 +37,7 @@ def test_claim_ids_name_their_source_and_have_known_kinds():
     claims = registry()
     assert len(claims) >= 10
     for cid, c in claims.items():
-        assert cid.split("-")[0] in {"shi", "edelman"}
+        assert cid.split("-")[0] in {"shi", "edelman", "karp"}, f"{cid}: ids start with their source's author"
         assert c.kind in {"symbolic", "convex", "numeric", "training"}
         if c.refutes:
             assert c.corrected_by in claims, f"{cid} must point to its corrected claim"
