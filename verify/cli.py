@@ -8,6 +8,10 @@
     tvk derive  majority --n N --k K [--json]
     tvk certify modular --p P --k K | parity --n N --k K | group --name NAME  [--starts S] [--seed S] [--json]
     tvk list    [--scale quick|full] [--only PATTERN] [--json]
+    tvk sweep   status [--out DIR] [--json] | merge OUT SRC... [--json]
+
+``tvk report`` also takes the sweep options ``--executor local|processes|ray``, ``--ray-address``, ``--workers``,
+``--gpus-per-cell``, ``--shard I/N`` and ``--confirm-cost`` (docs/running_at_scale.md).
 
 With ``--json`` a command prints exactly one JSON object on stdout; progress and logs go to stderr.
 Errors print one line ``tvk: error: ...`` on stderr (and ``{"error": ...}`` on stdout with ``--json``)
@@ -36,6 +40,8 @@ from theory import lsa as tl
 from theory import modular as tm
 from theory import parity as tp
 
+from .sweep import cli as sweep_cli
+
 __all__ = ["main"]
 
 # Above this many multiply-adds, `derive` does not evaluate the construction on every input by default.
@@ -59,7 +65,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from .report import run_report  # deferred: imports torch
 
     records, meta = run_report(
-        args.out, scale=args.scale, only=args.only, device=args.device, progress=not args.no_progress
+        args.out,
+        scale=args.scale,
+        only=args.only,
+        device=args.device,
+        progress=not args.no_progress,
+        **sweep_cli.report_kwargs(args),
     )
     counts: dict[str, int] = {}
     for r in records:
@@ -74,6 +85,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     text = "\n".join(f"{r['verdict']:>12}  {r['id']}" for r in records)
     text += f"\nwrote {args.out}/results.json, report.md, report.html, figures/  ({', '.join(f'{k}: {v}' for k, v in counts.items())})"
     _emit(obj, args.json, text)
+    if args.shard is not None:  # a shard's grids are incomplete until the stores are merged: not a failure
+        incomplete = sum(not r["metadata"].get("sweep", {}).get("complete", True) for r in records)
+        counts["inconclusive"] = counts.get("inconclusive", 0) - incomplete
     return 0 if counts.get("fail", 0) == 0 and counts.get("inconclusive", 0) == 0 else 1
 
 
@@ -368,6 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", default="tvk-report", help="output directory (default: tvk-report)")
     rep.add_argument("--no-progress", action="store_true", help="no progress bars")
     rep.add_argument("--json", action="store_true")
+    sweep_cli.add_report_options(rep)
     rep.set_defaults(func=_cmd_report)
 
     lst = sub.add_parser("list", help="list the registered claims")
@@ -375,6 +390,8 @@ def build_parser() -> argparse.ArgumentParser:
     lst.add_argument("--only", default=None)
     lst.add_argument("--json", action="store_true")
     lst.set_defaults(func=_cmd_list)
+
+    sweep_cli.add_sweep_commands(sub)
 
     for name, helptext in (("derive", "exact derivations"), ("certify", "convex certificates")):
         cmd = sub.add_parser(name, help=helptext)

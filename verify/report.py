@@ -20,6 +20,8 @@ from .claims import RunContext, run_claim, select
 from .device import resolve_device
 from .figures import render_figures
 from .io import prepare_directory, write_text_atomic
+from .sweep import STORE_NAME, grid_of, sweep_session
+from .sweep.preflight import preflight
 
 __all__ = ["run_report", "render_markdown", "render_html", "ReportError"]
 
@@ -52,6 +54,17 @@ def _fmt(value: Any, limit: int = 240) -> str:
     else:
         text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _sweep_text(sweep: dict) -> str:
+    """How many cells a grid claim's verdict rests on, and where they came from."""
+    text = (
+        f"verdict rests on {sweep['cells']} cells ({sweep['seeds']} seed runs); {sweep['executed']} run now on "
+        f"{sweep['executor']}, {sweep['stored_before']} from the results store"
+    )
+    if sweep.get("shard"):
+        text += f"; shard {sweep['shard']}"
+    return text + ("" if sweep.get("complete", True) else "; incomplete")
 
 
 def _summary(records: list[dict]) -> Counter:
@@ -92,6 +105,8 @@ def render_markdown(records: list[dict], meta: dict, figures: dict[str, list[str
             f"- tolerance: {r['tolerance']}",
             f"- runtime: {r['metadata']['runtime_s']} s; seeds: {r['metadata']['seeds'] or '-'}; device: {r['metadata']['device']}",
         ]
+        if r["metadata"].get("sweep"):
+            lines.append(f"- sweep: {_sweep_text(r['metadata']['sweep'])}")
         if r.get("refutes"):
             lines.append(f'- the source as printed: "{r["refutes"]}"; corrected statement: `{r["corrected_by"]}`')
         if r.get("counterexample"):
@@ -129,7 +144,9 @@ def render_html(records: list[dict], meta: dict, figures: dict[str, list[str]]) 
             f"<blockquote>{esc(r['statement'])}</blockquote><ul><li>reason: {esc(r['reason'])}</li>"
             f"<li>predicted: {esc(_fmt(r['predicted']))}</li><li>observed: {esc(_fmt(r['observed']))}</li>"
             f"<li>tolerance: {esc(r['tolerance'])}</li><li>runtime: {r['metadata']['runtime_s']} s; seeds: "
-            f"{esc(str(r['metadata']['seeds'] or '-'))}; device: {esc(str(r['metadata']['device']))}</li></ul>{extra}{imgs}</section>"
+            f"{esc(str(r['metadata']['seeds'] or '-'))}; device: {esc(str(r['metadata']['device']))}</li>"
+            + (f"<li>sweep: {esc(_sweep_text(r['metadata']['sweep']))}</li>" if r["metadata"].get("sweep") else "")
+            + f"</ul>{extra}{imgs}</section>"
         )
     summary = ", ".join(f"{k} {counts.get(k, 0)}" for k in VERDICT_ICON)
     return (
@@ -153,8 +170,19 @@ def run_report(
     device: str = "auto",
     progress: bool = True,
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True),
+    executor: str = "local",
+    ray_address: str | None = None,
+    workers: int | None = None,
+    gpus_per_cell: float | None = None,
+    shard: str | None = None,
+    confirm_cost: bool = False,
 ) -> tuple[list[dict], dict]:
     """Run the selected claims and write the report into ``out``.
+
+    Grid claims (:mod:`verify.sweep`) run their cells on ``executor`` (``local``, ``processes``, ``ray`` at
+    ``ray_address``) and keep them in ``out/sweep.sqlite``, so a rerun skips finished cells; with ``shard`` =
+    "I/N" only grid claims run, each on its share of cells; at full scale the estimated cost is printed first
+    and a run above an hour needs ``confirm_cost`` (docs/running_at_scale.md).
 
     Returns
     -------
@@ -170,16 +198,34 @@ def run_report(
     resolve_device(device)  # a CUDA request on a machine without CUDA fails here, before any claim runs
     out = prepare_directory(out)
     claims = select(only, scale)  # type: ignore[arg-type]
+    if shard is not None:
+        claims = [c for c in claims if grid_of(c) is not None]
     if not claims:
-        raise ReportError(f"no claim matches {only!r} at scale {scale!r}; `tvk list` shows the claim ids")
+        what = " grid" if shard is not None else ""
+        raise ReportError(f"no{what} claim matches {only!r} at scale {scale!r}; `tvk list` shows the claim ids")
     ctx = RunContext(scale=scale, device=device, progress=progress, workdir=str(out / ".checkpoints"))  # type: ignore[arg-type]
     t0 = time.perf_counter()
     records = []
-    for i, claim in enumerate(claims, 1):
-        log(f"[{i}/{len(claims)}] {claim.id} ({claim.kind}) ...")
-        rec = run_claim(claim, ctx).to_json()
-        log(f"[{i}/{len(claims)}] {claim.id}: {rec['verdict']} — {rec['reason']} ({rec['metadata']['runtime_s']} s)")
-        records.append(rec)
+    store = out / STORE_NAME if any(grid_of(c) is not None for c in claims) else None
+    with sweep_session(
+        executor,
+        store=store,
+        shard=shard,
+        workers=workers,
+        ray_address=ray_address,
+        gpus_per_cell=gpus_per_cell,
+        log=log,
+    ) as session:
+        preflight(claims, scale, device, session, confirm=confirm_cost, log=log)
+        for i, claim in enumerate(claims, 1):
+            log(f"[{i}/{len(claims)}] {claim.id} ({claim.kind}) ...")
+            rec = run_claim(claim, ctx).to_json()
+            if claim.id in session.stats:
+                rec["metadata"]["sweep"] = session.stats.pop(claim.id)
+            log(
+                f"[{i}/{len(claims)}] {claim.id}: {rec['verdict']} — {rec['reason']} ({rec['metadata']['runtime_s']} s)"
+            )
+            records.append(rec)
     try:
         (out / ".checkpoints").rmdir()  # only removed when empty: unfinished runs keep their checkpoints
     except OSError:
@@ -192,6 +238,8 @@ def run_report(
         "git_revision": records[0]["metadata"].get("git_revision"),
         "runtime_s": time.perf_counter() - t0,
         "only": only,
+        "executor": executor,
+        "shard": shard,
     }
     figures = render_figures(records, out / "figures")
     texts = {

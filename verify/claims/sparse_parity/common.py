@@ -1,5 +1,7 @@
-"""What the Ch. 5 and Ch. 6 sparse-parity claims share: training a configuration on the report's device and
-turning convergence times into plain data (``None`` for a seed that did not converge)."""
+"""What the Ch. 5 and Ch. 6 sparse-parity claims share: training a configuration on the report's device,
+turning convergence times into plain data (``None`` for a seed that did not converge), and the pieces of their
+sweep grids (:mod:`verify.sweep`): a cell per trainer configuration (its seeds batched in one ensemble), the
+run functions whose results the store keeps, and the cost of a cell for the ``--scale full`` estimate."""
 
 from __future__ import annotations
 
@@ -9,13 +11,34 @@ from typing import Any
 import numpy as np
 
 from verify.sparse_parity import SparseParityConfig, SparseParityResult, train_parity
+from verify.sweep import Cell, CellCost
 
 from ..base import RunContext
 
-__all__ = ["SRC_CH5", "SRC_CH6", "relu_mlp", "run_parity", "tc_list"]
+__all__ = [
+    "SRC_CH5",
+    "SRC_CH6",
+    "SEEDS_PER_CELL",
+    "relu_mlp",
+    "run_parity",
+    "tc_list",
+    "parity_cell",
+    "seed_chunks",
+    "parity_cost",
+    "run_summary",
+    "run_history",
+    "history_result",
+]
 
 SRC_CH5 = "Edelman thesis (2024) Ch. 5 / App. B (Barak et al. 2022)"
 SRC_CH6 = "Edelman thesis (2024) Ch. 6 / App. C.3 (Edelman et al. 2023, Pareto frontiers)"
+
+#: Seeds of one cell where a claim splits many seeds of one setting into several cells (Fig. 5.1, 5.2 at full
+#: scale); every quick setting has fewer, so its seeds stay one ensemble, as before the sweep.
+SEEDS_PER_CELL = 100
+
+#: The arrays of a :class:`SparseParityResult` that :func:`run_history` stores.
+HISTORY_FIELDS = ("steps", "accuracy", "loss", "rho", "delta_in", "delta_out", "fourier_gap", "t_c", "diverged")
 
 
 def relu_mlp(
@@ -45,3 +68,64 @@ def run_parity(cfg: SparseParityConfig, ctx: RunContext) -> SparseParityResult:
 def tc_list(t_c: np.ndarray) -> list[float | None]:
     """Convergence times as JSON-ready floats, ``None`` for a seed that did not converge (t_c = inf)."""
     return [float(t) if math.isfinite(t) else None for t in t_c]
+
+
+def parity_cell(label: str, cfg: SparseParityConfig) -> Cell:
+    """A grid cell training the seed ensemble ``cfg`` (its seeds are the cell's seeds)."""
+    return Cell(label, cfg, cfg.seeds)
+
+
+def seed_chunks(seeds: tuple[int, ...], size: int = SEEDS_PER_CELL) -> list[tuple[int, ...]]:
+    """``seeds`` in consecutive chunks of at most ``size`` (one chunk when there are at most ``size``)."""
+    if size < 1:
+        raise ValueError(f"chunk size must be >= 1, got {size}")
+    return [seeds[i : i + size] for i in range(0, len(seeds), size)]
+
+
+def parity_cost(cell: Cell) -> CellCost:
+    """Multiply-adds of a sparse-parity cell: per update 3 B r n per seed (forward and backward of the first
+    layer, which dominates; r = k factors for the PolyNet), per evaluation n_eval r n per seed (plus the 2^n n
+    Walsh transform of the Fourier gap); ``steps`` updates (a budget: runs stop when every seed converged) and
+    one evaluation every ``eval_every`` steps."""
+    cfg: SparseParityConfig = cell.config
+    rows = cfg.k if cfg.arch == "polynet" else cfg.width
+    seeds = len(cfg.seeds)
+    eval_flops = seeds * cfg.n_eval * rows * cfg.n + (seeds * 2**cfg.n * cfg.n if cfg.fourier_gap else 0)
+    return CellCost(
+        steps=cfg.steps,
+        step_flops=3.0 * seeds * cfg.batch_size * rows * cfg.n,
+        evals=cfg.steps // cfg.eval_every + 2,
+        eval_flops=float(eval_flops),
+    )
+
+
+def run_summary(cell: Cell, ctx: RunContext) -> dict[str, Any]:
+    """Train a cell; keep per seed t_c (inf: not converged), divergence, final and best validation accuracy, and
+    the updates run (what the Fig. 5.1, 5.2, 6.1 and 6.2 claims aggregate; arrays keep their dtype)."""
+    res = run_parity(cell.config, ctx)
+    return {
+        "t_c": res.t_c,
+        "diverged": res.diverged,
+        "final_accuracy": res.accuracy[-1],
+        "best_accuracy": res.accuracy.max(axis=0),
+        "steps_run": int(res.steps_run),
+    }
+
+
+def run_history(cell: Cell, ctx: RunContext) -> dict[str, Any]:
+    """Train a cell; keep the whole evaluation history (:data:`HISTORY_FIELDS`) for curves read at any step."""
+    res = run_parity(cell.config, ctx)
+    return {**{name: getattr(res, name) for name in HISTORY_FIELDS}, "steps_run": int(res.steps_run)}
+
+
+def history_result(cfg: SparseParityConfig, stored: dict[str, Any], runtime_s: float) -> SparseParityResult:
+    """The :class:`SparseParityResult` of a stored :func:`run_history` cell (device unrecorded: the store keys
+    results by configuration, not by where they ran)."""
+    return SparseParityResult(
+        config=cfg,
+        **{name: stored[name] for name in HISTORY_FIELDS},
+        steps_run=stored["steps_run"],
+        wall_time=runtime_s,
+        device="",
+        dtype=cfg.dtype,
+    )

@@ -22,14 +22,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
 from scipy.stats import fisher_exact
 
 from theory.boolean import sq_lower_bound_applies
 from verify.sparse_parity import SparseParityConfig
+from verify.sweep import Cell, CellResult, Grid
 
-from ..base import Claim, Observation, RunContext, register
+from ..base import Claim, Observation, register
 from ..judges import Judge, Verdict, verdict_from_problems
-from .common import SRC_CH6, relu_mlp, run_parity, tc_list
+from .common import SRC_CH6, parity_cell, parity_cost, relu_mlp, run_summary, tc_list
 
 INIT_LABEL = {"default": "dense (PyTorch default)", "sparse": "2-sparse"}
 
@@ -196,46 +198,55 @@ def _predict_grid(cfg: ParetoGridConfig) -> dict[str, Any]:
     }
 
 
-def _observe_grid(cfg: ParetoGridConfig, ctx: RunContext) -> Observation:
-    cells, runs = [], len(cfg.seeds)
-    for n, k in cfg.problems:
-        for init in cfg.inits:
-            for m in cfg.samples:
-                for r in cfg.widths:
-                    res = run_parity(
-                        cell_config(
-                            n,
-                            k,
-                            r,
-                            m,
-                            init,
-                            cfg.seeds,
-                            cfg.steps,
-                            cfg.eval_every,
-                            n_val=cfg.n_val,
-                            decay=cfg.decay,
-                            weight_decay=cfg.weight_decay,
-                            lr=cfg.lr,
-                            batch_size=cfg.batch_size,
-                            num_threads=cfg.num_threads,
-                        ),
-                        ctx,
-                    )
-                    cells.append(
-                        {
-                            "n": n,
-                            "k": k,
-                            "init": init,
-                            "m": m,
-                            "width": r,
-                            "successes": int(res.success.sum()),
-                            "runs": runs,
-                            "t_c": tc_list(res.t_c),
-                            "diverged": int(res.diverged.sum()),
-                            "steps_run": res.steps_run,
-                            "wall_s": round(res.wall_time, 2),
-                        }
-                    )
+def _grid_cells(cfg: ParetoGridConfig) -> list[Cell]:
+    """One cell per (n, k), init, m and r (in that nesting order), all seeds in one ensemble."""
+    return [
+        parity_cell(
+            f"({n},{k}) {init} m={_m_label(m)} r={r}",
+            cell_config(
+                n,
+                k,
+                r,
+                m,
+                init,
+                cfg.seeds,
+                cfg.steps,
+                cfg.eval_every,
+                n_val=cfg.n_val,
+                decay=cfg.decay,
+                weight_decay=cfg.weight_decay,
+                lr=cfg.lr,
+                batch_size=cfg.batch_size,
+                num_threads=cfg.num_threads,
+            ),
+        )
+        for n, k in cfg.problems
+        for init in cfg.inits
+        for m in cfg.samples
+        for r in cfg.widths
+    ]
+
+
+def _aggregate_grid(cfg: ParetoGridConfig, results: list[CellResult]) -> Observation:
+    runs = len(cfg.seeds)
+    cells = []
+    for res in results:
+        c, v = res.cell.config, res.value
+        cells.append(
+            {
+                "n": c.n,
+                "k": c.k,
+                "init": c.init,
+                "m": c.n_train,
+                "width": c.width,
+                "successes": int(np.isfinite(v["t_c"]).sum()),
+                "runs": runs,
+                "t_c": tc_list(v["t_c"]),
+                "diverged": int(v["diverged"].sum()),
+                "steps_run": v["steps_run"],
+                "wall_s": round(res.runtime_s, 2),
+            }
+        )
     plots = []
     for n, k in cfg.problems:
         suffix = "" if len(cfg.problems) == 1 else f"-n{n}-k{k}"
@@ -285,6 +296,16 @@ def _observe_grid(cfg: ParetoGridConfig, ctx: RunContext) -> Observation:
         f"({c['n']},{c['k']}) {c['init']} m={_m_label(c['m'])} r={c['width']}": c["successes"] / runs for c in cells
     }
     return Observation(value, details={"cells": cells}, artifacts={"plots": plots}, seeds=cfg.seeds)
+
+
+#: The Pareto grid as a sweep: a cell per (n, k, init, m, r) with its seeds batched (docs/running_at_scale.md).
+PARETO_GRID = Grid(
+    claim_id="edelman-ch6-fig6.1-pareto-grid",
+    cells=_grid_cells,
+    run=run_summary,
+    aggregate=_aggregate_grid,
+    cost=parity_cost,
+)
 
 
 def _cell(cells: list[dict[str, Any]], n: int, k: int, init: str, m: int | None, r: int) -> dict[str, Any]:
@@ -361,7 +382,7 @@ class WidthMonotone(Judge):
 
 register(
     Claim(
-        id="edelman-ch6-fig6.1-pareto-grid",
+        id=PARETO_GRID.claim_id,
         source=f"{SRC_CH6}, Sec. 6.4, Fig. 6.1 / 6.2 / C.1, App. C.3.1 Findings (1)-(2); docs/sparse_parity.md",
         statement="Offline (n,k)-sparse parity, 2-layer ReLU MLP, hinge, SGD B=32, eta=0.1, weight decay 0.01 "
         "(PyTorch style), dense (PyTorch default) or 2-sparse first-layer init: 'width is monotonically "
@@ -391,7 +412,7 @@ register(
             ),
         },
         predict=_predict_grid,
-        observe=_observe_grid,
+        observe=PARETO_GRID.observe,
         judge=WidthMonotone(),
     )
 )
@@ -469,14 +490,14 @@ def _predict_b8(cfg: WidthBuysDataConfig) -> dict[str, Any]:
     return out
 
 
-def _observe_b8(cfg: WidthBuysDataConfig, ctx: RunContext) -> Observation:
-    rows: dict[str, dict[str, Any]] = {}
-    ctrl_seeds = cfg.seeds[: cfg.control_seeds]
+def _b8_cells(cfg: WidthBuysDataConfig) -> list[Cell]:
+    """The narrow and the wide net on every seed, and the wide net with multiplicative decay on the control seeds."""
     plan = [("narrow", cfg.narrow, "pytorch", cfg.seeds), ("wide", cfg.wide, "pytorch", cfg.seeds)]
     if cfg.control_seeds:
-        plan.append(("wide_multiplicative_decay", cfg.wide, "multiplicative", ctrl_seeds))
-    for name, r, decay, seeds in plan:
-        res = run_parity(
+        plan.append(("wide_multiplicative_decay", cfg.wide, "multiplicative", cfg.seeds[: cfg.control_seeds]))
+    return [
+        parity_cell(
+            name,
             cell_config(
                 cfg.n,
                 cfg.k,
@@ -492,19 +513,28 @@ def _observe_b8(cfg: WidthBuysDataConfig, ctx: RunContext) -> Observation:
                 lr=cfg.lr,
                 num_threads=cfg.num_threads,
             ),
-            ctx,
         )
-        rows[name] = {
-            "width": r,
-            "decay": decay,
-            "seeds": list(seeds),
-            "successes": int(res.success.sum()),
-            "runs": len(seeds),
-            "rate": float(res.success.mean()),
-            "t_c": tc_list(res.t_c),
-            "final_accuracy": [float(a) for a in res.accuracy[-1]],
-            "best_accuracy": [float(a) for a in res.accuracy.max(axis=0)],
-            "wall_s": round(res.wall_time, 2),
+        for name, r, decay, seeds in plan
+    ]
+
+
+def _aggregate_b8(cfg: WidthBuysDataConfig, results: list[CellResult]) -> Observation:
+    rows: dict[str, dict[str, Any]] = {}
+    ctrl_seeds = cfg.seeds[: cfg.control_seeds]
+    for res in results:
+        c, v = res.cell.config, res.value
+        success = np.isfinite(v["t_c"])
+        rows[res.cell.label] = {
+            "width": c.width,
+            "decay": c.decay,
+            "seeds": list(c.seeds),
+            "successes": int(success.sum()),
+            "runs": len(c.seeds),
+            "rate": float(success.mean()),
+            "t_c": tc_list(v["t_c"]),
+            "final_accuracy": [float(a) for a in v["final_accuracy"]],
+            "best_accuracy": [float(a) for a in v["best_accuracy"]],
+            "wall_s": round(res.runtime_s, 2),
         }
     gap = rows["wide"]["rate"] - rows["narrow"]["rate"]
     details: dict[str, Any] = {"runs": rows, "gap": gap, "setting": SETTING_NOTE}
@@ -548,6 +578,16 @@ def _observe_b8(cfg: WidthBuysDataConfig, ctx: RunContext) -> Observation:
     )
 
 
+#: Width buys data as a sweep: three cells (narrow, wide, wide with multiplicative decay).
+B8_GRID = Grid(
+    claim_id="edelman-ch6-width-buys-data",
+    cells=_b8_cells,
+    run=run_summary,
+    aggregate=_aggregate_b8,
+    cost=parity_cost,
+)
+
+
 @dataclass(frozen=True)
 class WidthBuysData(Judge):
     """Fig. 6.2 center / Finding 2 at one offline (n, k, m): success(wide) - success(narrow) >= ``min_gap``,
@@ -573,7 +613,7 @@ class WidthBuysData(Judge):
 
 register(
     Claim(
-        id="edelman-ch6-width-buys-data",
+        id=B8_GRID.claim_id,
         source=f"{SRC_CH6}, Sec. 6.4, Fig. 6.2 center, App. C.3.1 Finding (2); Prop. 6.3 (resource trade-off); docs/sparse_parity.md",
         statement="At a fixed offline sample size m where a narrow 2-layer ReLU MLP (PyTorch-default init, hinge, SGD "
         "B=32, eta=0.1, PyTorch-style weight decay 0.01) mostly fails on the (n,k)-sparse parity, a wide one "
@@ -599,7 +639,7 @@ register(
             ),
         },
         predict=_predict_b8,
-        observe=_observe_b8,
+        observe=B8_GRID.observe,
         judge=WidthBuysData(),
     )
 )

@@ -22,10 +22,21 @@ import numpy as np
 
 from theory.boolean import random_search_tc_probability
 from verify.sparse_parity import SparseParityConfig, SparseParityResult
+from verify.sweep import Cell, CellResult, Grid
 
-from ..base import Claim, Observation, RunContext, register
+from ..base import Claim, Observation, register
 from ..judges import Judge, Verdict, verdict_from_problems
-from .common import SRC_CH5, relu_mlp, run_parity, tc_list
+from .common import (
+    SRC_CH5,
+    history_result,
+    parity_cell,
+    parity_cost,
+    relu_mlp,
+    run_history,
+    run_summary,
+    seed_chunks,
+    tc_list,
+)
 
 __all__ = [
     "TcGrowthConfig",
@@ -129,23 +140,32 @@ def _predict_growth(cfg: TcGrowthConfig) -> dict[str, Any]:
     }
 
 
-def _observe_growth(cfg: TcGrowthConfig, ctx: RunContext) -> Observation:
+def _growth_cells(cfg: TcGrowthConfig) -> list[Cell]:
+    """A cell per case (n, k) and chunk of at most :data:`SEEDS_PER_CELL` seeds."""
+    return [
+        parity_cell(f"({n},{k}) seeds {chunk[0]}-{chunk[-1]}", cfg.parity(n, k, ev).replace(seeds=chunk))
+        for n, k, ev in cfg.cases
+        for chunk in seed_chunks(cfg.seeds)
+    ]
+
+
+def _aggregate_growth(cfg: TcGrowthConfig, results: list[CellResult]) -> Observation:
     rows = []
     for n, k, ev in cfg.cases:
-        res = run_parity(cfg.parity(n, k, ev), ctx)
-        tc = res.t_c
+        mine = [r for r in results if (r.cell.config.n, r.cell.config.k) == (n, k)]
+        tc = np.concatenate([r.value["t_c"] for r in mine])
         rows.append(
             {
                 "n": n,
                 "k": k,
                 "eval_every": ev,
                 "t_c": tc_list(tc),
-                "median": res.median_tc(),
+                "median": float(np.median(tc)),
                 "min": float(tc.min()),
                 "max": float(tc.max()),
                 "converged": int(np.isfinite(tc).sum()),
-                "steps_run": res.steps_run,
-                "wall_s": round(res.wall_time, 2),
+                "steps_run": max(r.value["steps_run"] for r in mine),
+                "wall_s": round(sum(r.runtime_s for r in mine), 2),
             }
         )
     series, slopes = [], {}
@@ -181,9 +201,18 @@ def _observe_growth(cfg: TcGrowthConfig, ctx: RunContext) -> Observation:
     )
 
 
+#: Fig. 5.1 as a sweep: a cell per (n, k) case (seeds in chunks of :data:`SEEDS_PER_CELL`).
+GROWTH_GRID = Grid(
+    claim_id="edelman-ch5-fig5.1-tc-grows-with-n",
+    cells=_growth_cells,
+    run=run_summary,
+    aggregate=_aggregate_growth,
+    cost=parity_cost,
+)
+
 register(
     Claim(
-        id="edelman-ch5-fig5.1-tc-grows-with-n",
+        id=GROWTH_GRID.claim_id,
         source=f"{SRC_CH5}, Sec. 5.3.1, Fig. 5.1 right, Fig. B.6, Empirical Finding 5.1; docs/sparse_parity.md",
         statement="Online SGD (B=32, eta=0.1, hinge) on a width-100 ReLU MLP solves the (n,k)-sparse parity (100% "
         "validation accuracy) in every run, and the median convergence time t_c grows with n for fixed k "
@@ -205,7 +234,7 @@ register(
             ),
         },
         predict=_predict_growth,
-        observe=_observe_growth,
+        observe=GROWTH_GRID.observe,
         judge=TcGrowth(),
     )
 )
@@ -271,9 +300,17 @@ def _predict_early(cfg: EarlyConfig) -> dict[str, float]:
     }
 
 
-def _observe_early(cfg: EarlyConfig, ctx: RunContext) -> Observation:
-    res = run_parity(cfg.parity(), ctx)
-    tc = res.t_c
+def _early_cells(cfg: EarlyConfig) -> list[Cell]:
+    """The seeds in chunks of at most :data:`SEEDS_PER_CELL` (one cell at quick scale)."""
+    return [
+        parity_cell(f"({cfg.n},{cfg.k}) seeds {chunk[0]}-{chunk[-1]}", cfg.parity().replace(seeds=chunk))
+        for chunk in seed_chunks(cfg.seeds)
+    ]
+
+
+def _aggregate_early(cfg: EarlyConfig, results: list[CellResult]) -> Observation:
+    tc = np.concatenate([r.value["t_c"] for r in results])
+    steps_run = max(r.value["steps_run"] for r in results)
     med = float(np.median(tc))
     ratio = float(tc.min() / med) if math.isfinite(med) and med > 0 else float("nan")
     early = float(np.mean(tc <= EARLY_FRACTION * med)) if math.isfinite(med) else float("nan")
@@ -307,16 +344,25 @@ def _observe_early(cfg: EarlyConfig, ctx: RunContext) -> Observation:
             "max": float(tc.max()),
             "fraction_early": early,
             "converged": int(np.isfinite(tc).sum()),
-            "steps_run": res.steps_run,
+            "steps_run": steps_run,
         },
         artifacts={"plots": [plot]},
         seeds=cfg.seeds,
     )
 
 
+#: Fig. 5.2 as a sweep: the seeds in chunks of :data:`SEEDS_PER_CELL` (10 cells at full scale).
+EARLY_GRID = Grid(
+    claim_id="edelman-ch5-fig5.2-no-early-convergence",
+    cells=_early_cells,
+    run=run_summary,
+    aggregate=_aggregate_early,
+    cost=parity_cost,
+)
+
 register(
     Claim(
-        id="edelman-ch5-fig5.2-no-early-convergence",
+        id=EARLY_GRID.claim_id,
         source=f"{SRC_CH5}, Fig. 5.2 left; docs/sparse_parity.md",
         statement="SGD convergence times on sparse parity have no mass near t = 0 (unlike random search, whose "
         "success time Geom(1/C(n,k)) has its mode at 0): over >= 20 seeds, min t_c / median t_c >= 0.3.",
@@ -326,7 +372,7 @@ register(
             "full": EarlyConfig(n=30, k=3, seeds=tuple(range(1000)), steps=100_000, n_val=8192),
         },
         predict=_predict_early,
-        observe=_observe_early,
+        observe=EARLY_GRID.observe,
         judge=NoEarlyConvergence(),
     )
 )
@@ -431,10 +477,41 @@ def _curve(res: SparseParityResult, arr: np.ndarray, e: int, until: float) -> tu
     return res.steps[keep].tolist(), arr[keep, e].tolist()
 
 
-def _observe_hidden(cfg: HiddenConfig, ctx: RunContext) -> Observation:
-    true = run_parity(cfg.parity(), ctx)
-    t_end = np.where(np.isfinite(true.t_c), true.t_c, float(true.steps_run))  # t_c, or the end of the run
-    rand = run_parity(cfg.parity(random_labels=True, stop_when_converged=False, steps=int(t_end.max())), ctx)
+TRUE_LABELS, RANDOM_LABELS = "true labels", "random labels"
+
+
+def _gap_label(cfg: HiddenConfig) -> str:
+    return f"Fourier gap at n={cfg.gap_n}"
+
+
+def _t_end(res: SparseParityResult) -> np.ndarray:
+    """Per seed: t_c, or the end of the run for a seed that did not converge."""
+    return np.where(np.isfinite(res.t_c), res.t_c, float(res.steps_run))
+
+
+def _stored(results: list[CellResult], label: str) -> SparseParityResult:
+    hit = next(r for r in results if r.cell.label == label)
+    return history_result(hit.cell.config, hit.value, hit.runtime_s)
+
+
+def _hidden_cells(cfg: HiddenConfig) -> list[Cell]:
+    """First stage: the true-label run and, with ``gap_n``, the Fourier-gap run (Fig. B.8 right)."""
+    cells = [parity_cell(TRUE_LABELS, cfg.parity())]
+    if cfg.gap_n is not None:
+        cells.append(parity_cell(_gap_label(cfg), cfg.parity(n=cfg.gap_n, fourier_gap=True)))
+    return cells
+
+
+def _hidden_random_cells(cfg: HiddenConfig, results: list[CellResult] | None) -> list[Cell]:
+    """Second stage: random labels for as many steps as the slowest true-label seed needed (worst case: the
+    budget)."""
+    steps = cfg.steps if results is None else int(_t_end(_stored(results, TRUE_LABELS)).max())
+    return [parity_cell(RANDOM_LABELS, cfg.parity(random_labels=True, stop_when_converged=False, steps=steps))]
+
+
+def _aggregate_hidden(cfg: HiddenConfig, results: list[CellResult]) -> Observation:
+    true, rand = _stored(results, TRUE_LABELS), _stored(results, RANDOM_LABELS)
+    t_end = _t_end(true)
     ratio_true = true.at_step("ratio", t_end)
     ratio_rand = rand.at_step("ratio", t_end)
     conv = np.isfinite(true.t_c)
@@ -490,17 +567,16 @@ def _observe_hidden(cfg: HiddenConfig, ctx: RunContext) -> Observation:
         "rho_random": rho_rand.tolist(),
     }
     if cfg.gap_n is not None:
-        details["gap_along_path"], gap_plot = _gap_along_path(cfg, ctx)
+        details["gap_along_path"], gap_plot = _gap_along_path(cfg, _stored(results, _gap_label(cfg)))
         plots.append(gap_plot)
     return Observation(details["median_ratio_true"], details=details, artifacts={"plots": plots}, seeds=cfg.seeds)
 
 
-def _gap_along_path(cfg: HiddenConfig, ctx: RunContext) -> tuple[dict[str, Any], dict[str, Any]]:
+def _gap_along_path(cfg: HiddenConfig, res: SparseParityResult) -> tuple[dict[str, Any], dict[str, Any]]:
     """Fig. B.8 right (recorded, not judged): the relaxed Fourier gap of the neuron's exact population gradient
     along its SGD path at n = ``gap_n`` (exact transform over the cube, so n <= 20). The thesis reports it positive
     at init and growing during training, which the theory does not explain; our runs show it noisy (see the record)."""
-    res = run_parity(cfg.parity(n=cfg.gap_n, fourier_gap=True), ctx)
-    t_end = np.where(np.isfinite(res.t_c), res.t_c, float(res.steps_run))
+    t_end = _t_end(res)
     at = {
         name: res.at_step("fourier_gap", t)
         for name, t in (("init", np.zeros_like(t_end)), ("half_tc", t_end / 2), ("tc", t_end))
@@ -529,9 +605,20 @@ def _gap_along_path(cfg: HiddenConfig, ctx: RunContext) -> tuple[dict[str, Any],
     return summary, plot
 
 
+#: Fig. 5.3 as a sweep: the true-label and Fourier-gap runs, then the random-label control, whose step count
+#: is the true-label run's (a follow-up stage).
+HIDDEN_GRID = Grid(
+    claim_id="edelman-ch5-fig5.3-hidden-progress",
+    cells=_hidden_cells,
+    run=run_history,
+    aggregate=_aggregate_hidden,
+    followups=(_hidden_random_cells,),
+    cost=parity_cost,
+)
+
 register(
     Claim(
-        id="edelman-ch5-fig5.3-hidden-progress",
+        id=HIDDEN_GRID.claim_id,
         source=f"{SRC_CH5}, Sec. 5.5, Fig. 5.3, App. B.3.3; docs/sparse_parity.md",
         statement="A single sinusoidal neuron cos(pi(w.x+b-k)/2) trained by online SGD (hinge, B=32, eta=0.01) on "
         "the (n,k)-parity makes hidden progress: accuracy stays near chance until a sharp transition at t_c "
@@ -542,7 +629,7 @@ register(
             "full": HiddenConfig(n=50, k=3, seeds=tuple(range(100)), steps=100_000, n_val=8192),
         },
         predict=_predict_hidden,
-        observe=_observe_hidden,
+        observe=HIDDEN_GRID.observe,
         judge=HiddenProgress(),
     )
 )

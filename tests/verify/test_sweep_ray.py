@@ -1,0 +1,85 @@
+"""The Ray executor on a local Ray instance with 2 CPUs (Ray is in the ``test`` extra; without it the module is
+skipped): a small Pareto grid claim run through Ray gives the in-process verdict and stores the same cell
+results (same seeds, same numbers), and a rerun on Ray after part of the grid was stored runs only the rest
+(executions counted from the toy grid's log)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from verify.claims import RunContext, registry, run_claim
+from verify.claims.sparse_parity import pareto
+from verify.sweep import IncompleteGrid, ResultStore, sweep_session
+
+from .sweep_toy import TOY_GRID, TOY_ID, ToyConfig, executions
+
+ray = pytest.importorskip("ray", reason='the Ray tests need the `distributed` extra (pip install -e ".[distributed]")')
+
+ROOT = str(Path(__file__).resolve().parents[2])
+CTX = RunContext(progress=False, device="cpu")
+REV = "test-revision"
+
+SMALL_GRID = pareto.ParetoGridConfig(
+    problems=((10, 2),),
+    widths=(2, 32),
+    samples=(30, 300),
+    seeds=(0, 1, 2),
+    steps=400,
+    eval_every=50,
+    n_val=500,
+    num_threads=1,
+)
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """A local Ray with 2 CPUs for this module; its workers import the tests package from the repository root."""
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        logging_level="WARNING",
+        runtime_env={"env_vars": {"PYTHONPATH": ROOT}},
+    )
+    yield ray
+    ray.shutdown()
+
+
+def _rows(path: Path) -> dict[tuple[str, str], tuple[str, str]]:
+    with ResultStore(path) as store:
+        return {(r["config_hash"], r["seeds"]): (r["label"], r["result"]) for r in store.rows()}
+
+
+def test_ray_grid_claim_equals_in_process(local_ray, tmp_path) -> None:
+    claim = dataclasses.replace(registry()[pareto.PARETO_GRID.claim_id], configs={"quick": SMALL_GRID})
+    records = {}
+    for name in ("local", "ray"):
+        with sweep_session(name, store=tmp_path / f"{name}.sqlite", revision=REV) as sess:
+            records[name] = run_claim(claim, CTX)
+            assert sess.stats[claim.id]["executed"] == 8 and sess.stats[claim.id]["executor"] == name
+    local, on_ray = records["local"], records["ray"]
+    assert "traceback" not in on_ray.details, on_ray.details.get("traceback")
+    assert (on_ray.verdict, on_ray.reason) == (local.verdict, local.reason)
+    assert on_ray.observed == local.observed and on_ray.artifacts == local.artifacts
+    stored_local, stored_ray = _rows(tmp_path / "local.sqlite"), _rows(tmp_path / "ray.sqlite")
+    assert len(stored_local) == 8 and stored_ray == stored_local  # same keys, same result text, bit for bit
+    with ResultStore(tmp_path / "ray.sqlite") as store:
+        assert {r["executor"] for r in store.rows()} == {"ray"}
+
+
+def test_ray_rerun_runs_only_the_cells_not_stored(local_ray, tmp_path) -> None:
+    log, store = tmp_path / "log", tmp_path / "s.sqlite"
+    cfg = ToyConfig(values=(1, 2, 3, 4, 5), log=str(log), followup=True)
+    with sweep_session("ray", store=store, shard="0/2", revision=REV):  # a first job stores cells 0, 2, 4
+        with pytest.raises(IncompleteGrid):
+            TOY_GRID.observe(cfg, CTX)
+    first = executions(log)
+    assert sorted(first) == ["value 1", "value 3", "value 5"]
+    with sweep_session("ray", store=store, revision=REV) as sess:
+        on_ray = TOY_GRID.observe(cfg, CTX)
+        assert sess.stats[TOY_ID]["executed"] == 3 and sess.stats[TOY_ID]["stored_before"] == 3
+    assert sorted(executions(log)[len(first) :]) == ["followup", "value 2", "value 4"]
+    in_process = TOY_GRID.observe(ToyConfig(values=(1, 2, 3, 4, 5), followup=True), CTX)
+    assert on_ray.value == in_process.value and on_ray.details == in_process.details

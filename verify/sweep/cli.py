@@ -1,0 +1,137 @@
+"""The sweep part of the ``tvk`` command (docs/running_at_scale.md).
+
+    tvk report ... [--executor local|processes|ray] [--ray-address auto|HOST:PORT] [--workers N]
+                   [--gpus-per-cell F] [--shard I/N] [--confirm-cost]
+    tvk sweep status [--out DIR | --store FILE] [--json]
+    tvk sweep merge  OUT SRC [SRC ...] [--json]     (OUT, SRC: report directories or .sqlite files)
+
+``verify.cli`` adds these with :func:`add_report_options` and :func:`add_sweep_commands`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from .cost import format_seconds
+from .executors import EXECUTORS
+from .store import STORE_NAME, ResultStore, merge_stores
+
+__all__ = ["add_report_options", "add_sweep_commands", "report_kwargs", "store_path", "cmd_status", "cmd_merge"]
+
+
+def add_report_options(parser: argparse.ArgumentParser) -> None:
+    """The sweep options of ``tvk report``."""
+    group = parser.add_argument_group("sweeps (grid claims; docs/running_at_scale.md)")
+    group.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="local",
+        help="where grid cells run: in this process (default), one process per core, or Ray tasks",
+    )
+    group.add_argument(
+        "--ray-address",
+        default=None,
+        help="with --executor ray: 'auto' (the cluster of `ray start`), HOST:PORT or ray://HOST:PORT; "
+        "default: start a local Ray",
+    )
+    group.add_argument(
+        "--workers", type=int, default=None, help="processes (--executor processes) or CPUs of a local Ray"
+    )
+    group.add_argument(
+        "--gpus-per-cell",
+        type=float,
+        default=None,
+        help="Ray: GPUs per cell when cells run on GPUs (a fraction shares a GPU; default 1)",
+    )
+    group.add_argument(
+        "--shard",
+        default=None,
+        metavar="I/N",
+        help="run only grid claims, and of each grid only cells I, I+N, I+2N, ... (0 <= I < N), e.g. for a Slurm "
+        "array; merge the stores with `tvk sweep merge`",
+    )
+    group.add_argument(
+        "--confirm-cost",
+        action="store_true",
+        help="run grids at --scale full even when the printed estimate exceeds an hour",
+    )
+
+
+def report_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of :func:`verify.report.run_report` from the parsed sweep options."""
+    return {
+        "executor": args.executor,
+        "ray_address": args.ray_address,
+        "workers": args.workers,
+        "gpus_per_cell": args.gpus_per_cell,
+        "shard": args.shard,
+        "confirm_cost": args.confirm_cost,
+    }
+
+
+def store_path(where: str | Path) -> Path:
+    """A store file, or ``<report dir>/sweep.sqlite`` for a directory."""
+    p = Path(where)
+    return p / STORE_NAME if p.is_dir() or p.suffix != ".sqlite" else p
+
+
+def _emit(obj: dict[str, Any], as_json: bool, text: str) -> None:
+    print(json.dumps(obj) if as_json else text)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """``tvk sweep status``: cells done/total per planned grid, device time spent and an ETA."""
+    path = store_path(args.store or args.out)
+    if not path.is_file():
+        raise ValueError(f"no results store at {str(path)!r} (run `tvk report` with grid claims first)")
+    with ResultStore(path) as store:
+        plans = store.status()
+        cells = store.count()
+    rows = [p.to_dict() for p in plans]
+    lines = [f"{path}: {cells} stored cells"]
+    for p in plans:
+        eta = "-" if p.eta_s is None else ("done" if p.eta_s == 0 else f"~{format_seconds(p.eta_s)}")
+        last = "-" if p.last_finished is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(p.last_finished))
+        lines.append(
+            f"{p.done:>6}/{p.total:<6} {p.claim_id} [{p.scale}, rev {p.revision}]  ETA {eta}; "
+            f"{format_seconds(p.runtime_s)} of cell time; last cell {last}"
+        )
+    if not plans:
+        lines.append("no grid planned yet")
+    _emit({"store": str(path), "cells": cells, "grids": rows}, args.json, "\n".join(lines))
+    return 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    """``tvk sweep merge OUT SRC...``: copy the cells and plans of the source stores into OUT's store."""
+    target = store_path(args.target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    sources = [store_path(s) for s in args.sources]
+    counts = merge_stores(target, sources)
+    text = (
+        f"merged {len(sources)} store(s) into {target}: {counts['cells_added']} new cells "
+        f"({counts['cells']} in all), {counts['plans_added']} new plans; `tvk report --out {target.parent}` "
+        "aggregates them"
+    )
+    _emit({"target": str(target), "sources": [str(s) for s in sources], **counts}, args.json, text)
+    return 0
+
+
+def add_sweep_commands(sub: Any) -> None:
+    """``tvk sweep status|merge`` under the top-level subparsers ``sub``."""
+    sweep = sub.add_parser("sweep", help="grid claims: progress of a results store, merging shards' stores")
+    cmds = sweep.add_subparsers(dest="sweep_command", required=True)
+    st = cmds.add_parser("status", help="cells done/total per grid claim and an ETA")
+    st.add_argument("--out", default="tvk-report", help="report directory holding sweep.sqlite (default tvk-report)")
+    st.add_argument("--store", default=None, help="a store file (instead of --out)")
+    st.add_argument("--json", action="store_true")
+    st.set_defaults(func=cmd_status)
+    mg = cmds.add_parser("merge", help="merge shards' stores into one (then `tvk report` aggregates)")
+    mg.add_argument("target", help="report directory or .sqlite file to merge into (created if missing)")
+    mg.add_argument("sources", nargs="+", help="report directories or .sqlite files of the shards")
+    mg.add_argument("--json", action="store_true")
+    mg.set_defaults(func=cmd_merge)

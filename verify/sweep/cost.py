@@ -1,0 +1,156 @@
+r"""The cost estimate printed before a thesis-scale grid starts: cells x estimated seconds per cell on the
+current device (docs/running_at_scale.md).
+
+A grid states the work of a cell as a :class:`CellCost` (updates and multiply-adds per update, evaluations and
+multiply-adds per evaluation; the step budget is an upper bound, since runs stop once every seed converged).
+:func:`calibrate` times a batched two-layer-MLP SGD step, the kernel mix of the seed-ensemble trainers, at a
+small and a large size on the device and fits seconds = overhead + multiply-adds / throughput, so
+
+.. math:: t_\text{cell} \approx \text{steps}\,(a + F_\text{step}/b) + \text{evals}\,(a + F_\text{eval}/b).
+
+The estimate is a planning number, not a measurement: the step budget makes it an upper bound, and the
+calibration is only as good as the device is quiet (on a shared 2-core CPU it came within 1.3x to 4x of the
+measured quick Pareto grid at the steps the cells ran; ``benchmarks/bench_sweep.py`` prints both).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .session import SweepSession, in_shard
+from .store import seeds_text
+
+if TYPE_CHECKING:
+    from .grid import Grid
+
+__all__ = ["CellCost", "DeviceSpeed", "GridEstimate", "calibrate", "estimate_grid", "format_seconds", "CONFIRM_ABOVE_S"]
+
+#: Runs estimated above this many seconds of wall time need ``--confirm-cost``.
+CONFIRM_ABOVE_S = 3600.0
+
+
+@dataclass(frozen=True)
+class CellCost:
+    """The work of one cell: ``steps`` updates of ``step_flops`` multiply-adds (all seeds together) and
+    ``evals`` evaluations of ``eval_flops`` multiply-adds."""
+
+    steps: int
+    step_flops: float
+    evals: int = 0
+    eval_flops: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.steps < 0 or self.evals < 0 or self.step_flops < 0 or self.eval_flops < 0:
+            raise ValueError(f"cell cost entries must be >= 0, got {self}")
+
+
+@dataclass(frozen=True)
+class DeviceSpeed:
+    """seconds(F multiply-adds) = ``overhead_s`` + F / ``flops_per_s`` for one launch of a step or evaluation."""
+
+    device: str
+    overhead_s: float
+    flops_per_s: float
+
+    def seconds(self, cost: CellCost) -> float:
+        """Estimated seconds of one cell."""
+        per_step = self.overhead_s + cost.step_flops / self.flops_per_s
+        per_eval = self.overhead_s + cost.eval_flops / self.flops_per_s
+        return cost.steps * per_step + cost.evals * per_eval
+
+
+def _time_mlp_steps(device: Any, seeds: int, batch: int, n: int, width: int, steps: int) -> float:
+    """Seconds per SGD step of a seed-batched MLP u^T relu(Wx + b) with the hinge loss (fresh ±1 data)."""
+    import torch  # deferred: the cost model is importable without torch
+
+    g = torch.Generator(device="cpu").manual_seed(0)
+    W = (torch.randn(seeds, n, width, generator=g) / math.sqrt(n)).to(device).requires_grad_()
+    u = (torch.randn(seeds, width, 1, generator=g) / math.sqrt(width)).to(device).requires_grad_()
+
+    def step() -> None:
+        x = torch.randint(0, 2, (seeds, batch, n), device=device).float() * 2 - 1
+        y = x[..., :3].prod(-1)
+        out = torch.bmm(torch.relu(torch.bmm(x, W)), u).squeeze(-1)
+        loss = torch.clamp(1 - y * out, min=0).mean()
+        loss.backward()
+        with torch.no_grad():
+            for param in (W, u):
+                param.sub_(0.01 * param.grad)
+                param.grad = None
+
+    for _ in range(3):
+        step()
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        step()
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    return (time.perf_counter() - t0) / steps
+
+
+def calibrate(device: str = "auto") -> DeviceSpeed:
+    """Fit :class:`DeviceSpeed` on ``device`` from a tiny step (launch overhead) and a large one (throughput);
+    takes about a second."""
+    from verify.device import resolve_device  # deferred: imports torch
+
+    dev = resolve_device(device)
+    small = (1, 8, 8, 4)
+    large = (8, 32, 256, 512) if dev.type == "cpu" else (64, 32, 512, 4096)
+    t_small = min(_time_mlp_steps(dev, *small, steps=60) for _ in range(2))
+    t_large = min(_time_mlp_steps(dev, *large, steps=10) for _ in range(2))
+    flops = [3 * s * b * n * w for s, b, n, w in (small, large)]  # forward + backward of the first layer dominate
+    rate = (flops[1] - flops[0]) / max(t_large - t_small, 1e-9)
+    return DeviceSpeed(str(dev), max(t_small - flops[0] / rate, 1e-6), rate)
+
+
+def format_seconds(s: float) -> str:
+    """``42 s``, ``12.5 min``, ``3.2 h`` or ``4.1 days``."""
+    if s < 120:
+        return f"{s:.0f} s"
+    if s < 7200:
+        return f"{s / 60:.1f} min"
+    if s < 3 * 86400:
+        return f"{s / 3600:.1f} h"
+    return f"{s / 86400:.1f} days"
+
+
+@dataclass(frozen=True)
+class GridEstimate:
+    """A grid's planned cells, those this job still runs, and their estimated device seconds."""
+
+    claim_id: str
+    cells: int
+    pending: int
+    median_cell_s: float
+    pending_s: float
+
+    def describe(self) -> str:
+        return (
+            f"  {self.claim_id}: {self.cells} cells, {self.pending} to run x ~{format_seconds(self.median_cell_s)} "
+            f"per cell (median) = ~{format_seconds(self.pending_s)} of device time"
+        )
+
+
+def estimate_grid(grid: "Grid", config: Any, speed: DeviceSpeed, session: SweepSession | None = None) -> GridEstimate:
+    """Estimate the cells of ``grid`` at ``config`` still to run in ``session`` (not stored, in its shard);
+    follow-up stages count at their worst case."""
+    if grid.cost is None:
+        raise ValueError(f"{grid.claim_id}: the grid states no cell cost")
+    shard = session.shard if session else None
+    every, pending = [], []
+    for cells in grid.plan(config):
+        keys = [(grid.key(c), c.seeds) for c in cells]
+        have = session.store.get(grid.claim_id, keys, session.revision) if session else {}
+        for j, (cell, (h, s)) in enumerate(zip(cells, keys)):
+            sec = speed.seconds(grid.cost(cell))
+            every.append(sec)
+            if (h, seeds_text(s)) not in have and in_shard(j, shard):
+                pending.append(sec)
+    median = statistics.median(every) if every else 0.0
+    return GridEstimate(grid.claim_id, len(every), len(pending), median, float(sum(pending)))

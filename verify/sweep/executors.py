@@ -1,0 +1,271 @@
+"""Where a grid's cells run: in this process (``local``, the default), one process per core (``processes``,
+:mod:`concurrent.futures`) or as Ray tasks (``ray``, Ray's own task API on a cluster or a local Ray started on
+demand). Every executor hands each finished cell to a callback as it finishes (the session stores it at once),
+so a killed run loses only the cells in flight.
+
+A cell's result crosses the process boundary as the JSON text of :func:`verify.sweep.cells.encode`, made where
+the cell ran, so every executor stores the same text for the same cell.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import multiprocessing
+import os
+import socket
+import time
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from .cells import Cell, encode
+
+if TYPE_CHECKING:
+    from verify.claims.base import RunContext
+
+__all__ = [
+    "EXECUTORS",
+    "RAY_EXTRA_HINT",
+    "Executor",
+    "LocalExecutor",
+    "ProcessExecutor",
+    "RayExecutor",
+    "make_executor",
+    "execute_cell",
+    "ResultCallback",
+]
+
+EXECUTORS = ("local", "processes", "ray")
+RAY_EXTRA_HINT = 'the ray executor needs Ray: pip install -e ".[distributed]" (the `distributed` extra, ray[default])'
+
+#: ``on_result(cell, result_json, runtime_s, host)``
+ResultCallback = Callable[[Cell, str, float, str], None]
+RunFn = Callable[[Cell, "RunContext"], Any]
+
+
+def execute_cell(run: RunFn, cell: Cell, ctx: RunContext) -> tuple[str, float, str]:
+    """Run one cell and encode its result where it ran: (result JSON, seconds, host name)."""
+    t0 = time.perf_counter()
+    text = encode(run(cell, ctx))
+    return text, time.perf_counter() - t0, socket.gethostname()
+
+
+def _cell_threads(cell: Cell) -> int | None:
+    threads = getattr(cell.config, "num_threads", None)
+    return int(threads) if isinstance(threads, int) and threads >= 1 else None
+
+
+class Executor:
+    """Runs cells and reports each finished one; subclasses set :attr:`name` and :meth:`run_cells`."""
+
+    name = "base"
+
+    def workers(self) -> int:
+        """Cells that can run at once (for the wall-time estimate)."""
+        return 1
+
+    def run_cells(self, run: RunFn, cells: Sequence[Cell], ctx: RunContext, on_result: ResultCallback) -> None:
+        """Run ``cells``; call ``on_result`` for each as it finishes. A failing cell does not stop the others
+        already submitted; the first failure is raised once they are done."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release workers (a process pool, a Ray instance this executor started)."""
+
+    def describe(self) -> str:
+        return f"{self.name} ({self.workers()} worker{'s' if self.workers() != 1 else ''})"
+
+
+class LocalExecutor(Executor):
+    """In this process, one cell after another, with the run's context as given (progress bars included)."""
+
+    name = "local"
+
+    def run_cells(self, run: RunFn, cells: Sequence[Cell], ctx: RunContext, on_result: ResultCallback) -> None:
+        for cell in cells:
+            on_result(cell, *execute_cell(run, cell, ctx))
+
+
+def _init_process_worker(threads: int) -> None:
+    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+    os.environ.setdefault("MKL_NUM_THREADS", str(threads))
+    import torch  # deferred: only worker processes need it here
+
+    torch.set_num_threads(threads)
+
+
+def _raise_first(errors: list[tuple[Cell, BaseException]], total: int) -> None:
+    if errors:
+        cell, exc = errors[0]
+        raise RuntimeError(
+            f"{len(errors)} of {total} cells failed; first: cell {cell.label!r}: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+class ProcessExecutor(Executor):
+    """One worker process per core (``workers``, default ``os.cpu_count()``), started with ``spawn`` on first use
+    and kept for the session; each worker's torch uses ``cpu_count // workers`` threads unless the cell's
+    configuration sets ``num_threads``. Progress bars are off in the workers."""
+
+    name = "processes"
+
+    def __init__(self, workers: int | None = None) -> None:
+        if workers is not None and workers < 1:
+            raise ValueError(f"--workers must be >= 1, got {workers}")
+        self._workers = workers or os.cpu_count() or 1
+        self._pool: cf.ProcessPoolExecutor | None = None
+
+    def workers(self) -> int:
+        return self._workers
+
+    def _get_pool(self) -> cf.ProcessPoolExecutor:
+        if self._pool is None:
+            threads = max(1, (os.cpu_count() or 1) // self._workers)
+            self._pool = cf.ProcessPoolExecutor(
+                max_workers=self._workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_process_worker,
+                initargs=(threads,),
+            )
+        return self._pool
+
+    def run_cells(self, run: RunFn, cells: Sequence[Cell], ctx: RunContext, on_result: ResultCallback) -> None:
+        if not cells:
+            return
+        pool = self._get_pool()
+        wctx = dataclasses.replace(ctx, progress=False)
+        futures = {pool.submit(execute_cell, run, cell, wctx): cell for cell in cells}
+        errors: list[tuple[Cell, BaseException]] = []
+        for fut in cf.as_completed(futures):
+            cell = futures[fut]
+            try:
+                text, runtime, host = fut.result()
+            except Exception as exc:  # reported after the other cells finished
+                errors.append((cell, exc))
+                continue
+            on_result(cell, text, runtime, host)
+        _raise_first(errors, len(cells))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+class RayExecutor(Executor):
+    """Ray tasks (``ray.remote`` + ``ray.wait``), one per cell, with ``num_cpus`` = the cell's ``num_threads``
+    (default ``cpus_per_cell``) and ``num_gpus`` = ``gpus_per_cell`` when the run's device is not the CPU and the
+    cluster has GPUs.
+
+    Parameters
+    ----------
+    address : str, optional
+        ``auto`` (the cluster this machine belongs to, ``ray start``), ``HOST:PORT`` of a head node, or
+        ``ray://HOST:PORT`` (Ray client); None starts a local Ray on first use and stops it on :meth:`close`.
+    num_cpus : int, optional
+        CPUs of the local Ray (default ``os.cpu_count()``); ignored with ``address``.
+    cpus_per_cell, gpus_per_cell : float
+        Resources of a cell's task when its configuration names no thread count / when it uses a GPU
+        (a fraction lets small cells share a GPU).
+    """
+
+    name = "ray"
+
+    def __init__(
+        self,
+        address: str | None = None,
+        num_cpus: int | None = None,
+        cpus_per_cell: float = 1.0,
+        gpus_per_cell: float = 1.0,
+    ) -> None:
+        if num_cpus is not None and num_cpus < 1:
+            raise ValueError(f"--workers must be >= 1, got {num_cpus}")
+        if not cpus_per_cell > 0:
+            raise ValueError(f"cpus per cell must be > 0, got {cpus_per_cell}")
+        if not 0 < gpus_per_cell <= 1 and not (gpus_per_cell > 1 and float(gpus_per_cell).is_integer()):
+            raise ValueError(f"--gpus-per-cell must be in (0, 1] or a whole number, got {gpus_per_cell}")
+        try:
+            import ray  # deferred: an optional extra, imported only when this executor is chosen
+        except ImportError as exc:
+            raise RuntimeError(RAY_EXTRA_HINT) from exc
+        self._ray = ray
+        self.address, self.num_cpus = address, num_cpus
+        self.cpus_per_cell, self.gpus_per_cell = cpus_per_cell, gpus_per_cell
+        self._started = False
+        self._remote: Any = None
+
+    def _ensure(self) -> Any:
+        ray = self._ray
+        if not ray.is_initialized():
+            if self.address:
+                ray.init(address=self.address, logging_level="WARNING")
+            else:
+                ray.init(
+                    num_cpus=self.num_cpus or os.cpu_count() or 1,
+                    include_dashboard=False,
+                    logging_level="WARNING",
+                )
+                self._started = True
+        if self._remote is None:
+            self._remote = ray.remote(execute_cell)
+        return ray
+
+    def workers(self) -> int:
+        ray = self._ensure()
+        return max(1, int(ray.cluster_resources().get("CPU", 1) // self.cpus_per_cell))
+
+    def describe(self) -> str:
+        ray = self._ensure()
+        res = ray.cluster_resources()
+        where = f"cluster at {self.address}" if self.address else "local Ray"
+        return f"ray ({where}: {res.get('CPU', 0):g} CPUs, {res.get('GPU', 0):g} GPUs)"
+
+    def run_cells(self, run: RunFn, cells: Sequence[Cell], ctx: RunContext, on_result: ResultCallback) -> None:
+        if not cells:
+            return
+        ray = self._ensure()
+        use_gpu = ctx.device != "cpu" and ray.cluster_resources().get("GPU", 0) > 0
+        wctx = dataclasses.replace(ctx, progress=False, workdir=None)
+        run_ref = ray.put(run)
+        pending = {}
+        for cell in cells:
+            opts = {"num_cpus": _cell_threads(cell) or self.cpus_per_cell, "name": cell.label[:100]}
+            if use_gpu:
+                opts["num_gpus"] = self.gpus_per_cell
+            pending[self._remote.options(**opts).remote(run_ref, cell, wctx)] = cell
+        errors: list[tuple[Cell, BaseException]] = []
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                cell = pending.pop(ref)
+                try:
+                    text, runtime, host = ray.get(ref)
+                except Exception as exc:  # RayTaskError wraps the cell's exception; reported at the end
+                    errors.append((cell, exc))
+                    continue
+                on_result(cell, text, runtime, host)
+        _raise_first(errors, len(cells))
+
+    def close(self) -> None:
+        if self._started and self._ray.is_initialized():
+            self._ray.shutdown()
+        self._started = False
+        self._remote = None
+
+
+def make_executor(
+    name: str = "local",
+    *,
+    workers: int | None = None,
+    ray_address: str | None = None,
+    gpus_per_cell: float | None = None,
+) -> Executor:
+    """The executor ``name`` (one of :data:`EXECUTORS`); ``workers`` = processes, or CPUs of a local Ray."""
+    if name not in EXECUTORS:
+        raise ValueError(f"--executor must be one of {', '.join(EXECUTORS)}, got {name!r}")
+    if ray_address is not None and name != "ray":
+        raise ValueError("--ray-address needs --executor ray")
+    if name == "local":
+        return LocalExecutor()
+    if name == "processes":
+        return ProcessExecutor(workers)
+    return RayExecutor(ray_address, num_cpus=workers, gpus_per_cell=1.0 if gpus_per_cell is None else gpus_per_cell)

@@ -1,0 +1,203 @@
+"""A sweep session: the executor, the results store, the shard and the code revision that grid claims run
+with (``tvk report --executor ... --shard ...`` opens one around the claims; docs/running_at_scale.md).
+
+:func:`run_grid` is what ``Grid.observe`` does: for each stage, look the cells up in the store, run the missing
+ones of this job's shard with the session's executor (each stored as it finishes), read every cell back from
+the store and, once all stages are complete, aggregate. Without a session it runs in-process with a private
+in-memory store, which is the toolkit's behaviour before sweeps existed.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+from .cells import Cell, CellResult, IncompleteGrid, canonical, decode
+from .executors import Executor, ResultCallback, make_executor
+from .store import ResultStore, code_revision, seeds_text
+
+if TYPE_CHECKING:
+    from verify.claims.base import Observation, RunContext
+
+    from .grid import Grid
+
+__all__ = ["SweepSession", "sweep_session", "current_session", "run_grid", "parse_shard", "in_shard"]
+
+_CURRENT: contextvars.ContextVar["SweepSession | None"] = contextvars.ContextVar("tvk_sweep_session", default=None)
+
+
+def _stderr(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    """``"I/N"`` -> (I, N) with 0 <= I < N (this job runs the cells whose index in their stage is I mod N)."""
+    if text is None:
+        return None
+    try:
+        i, n = (int(part) for part in str(text).split("/"))
+    except ValueError:
+        raise ValueError(f"--shard must look like I/N (e.g. 0/4), got {text!r}") from None
+    if not (n >= 1 and 0 <= i < n):
+        raise ValueError(f"--shard I/N needs N >= 1 and 0 <= I < N, got {text!r}")
+    return i, n
+
+
+def in_shard(index: int, shard: tuple[int, int] | None) -> bool:
+    """Whether the cell at ``index`` of its stage belongs to ``shard`` (round robin; every cell without one)."""
+    return shard is None or index % shard[1] == shard[0]
+
+
+@dataclass
+class SweepSession:
+    """What grid claims run with: executor, store, revision, optional shard, a log and per-claim statistics."""
+
+    executor: Executor
+    store: ResultStore
+    revision: str
+    shard: tuple[int, int] | None = None
+    log: Callable[[str], None] = _stderr
+    stats: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@contextmanager
+def sweep_session(
+    executor: str | Executor = "local",
+    *,
+    store: str | Path | None = None,
+    shard: str | tuple[int, int] | None = None,
+    workers: int | None = None,
+    ray_address: str | None = None,
+    gpus_per_cell: float | None = None,
+    revision: str | None = None,
+    log: Callable[[str], None] = _stderr,
+) -> Iterator[SweepSession]:
+    """Open a session for the grid claims run inside the ``with`` block.
+
+    Parameters
+    ----------
+    executor : ``local`` | ``processes`` | ``ray`` or an :class:`Executor`
+    store : path of the SQLite store (None: in memory, nothing kept)
+    shard : ``"I/N"`` or (I, N): run only this job's share of every grid
+    workers, ray_address, gpus_per_cell : see :func:`verify.sweep.executors.make_executor`
+    revision : the code revision keying stored cells (default :func:`verify.sweep.store.code_revision`)
+    """
+    shard_t = parse_shard(shard) if isinstance(shard, str) else shard
+    if shard_t is not None:
+        parse_shard(f"{shard_t[0]}/{shard_t[1]}")
+    ex = (
+        executor
+        if isinstance(executor, Executor)
+        else make_executor(executor, workers=workers, ray_address=ray_address, gpus_per_cell=gpus_per_cell)
+    )
+    db: ResultStore | None = None
+    try:
+        db = ResultStore(":memory:" if store is None else store)
+        rev = revision or ("in-memory" if store is None else code_revision())
+        sess = SweepSession(ex, db, rev, shard_t, log)
+        token = _CURRENT.set(sess)
+        try:
+            yield sess
+        finally:
+            _CURRENT.reset(token)
+    finally:
+        if db is not None:
+            db.close()
+        ex.close()
+
+
+def current_session() -> SweepSession | None:
+    """The innermost open :func:`sweep_session`, or None."""
+    return _CURRENT.get()
+
+
+def run_grid(grid: "Grid", config: Any, ctx: "RunContext") -> "Observation":
+    """Observe a grid claim: run its missing cells, then aggregate the stored results (module docstring).
+
+    Raises
+    ------
+    IncompleteGrid
+        When cells of another shard are not in the store yet (the report shows the claim as inconclusive).
+    """
+    sess = current_session()
+    if sess is None:
+        with sweep_session(log=lambda msg: None) as private:
+            return _run(grid, config, ctx, private)
+    return _run(grid, config, ctx, sess)
+
+
+def _keys(grid: "Grid", cells: list[Cell]) -> list[tuple[str, tuple[int, ...]]]:
+    return [(grid.key(c), c.seeds) for c in cells]
+
+
+def _store_callback(grid: "Grid", sess: SweepSession, stage: int, stats: dict[str, Any]) -> ResultCallback:
+    """``on_result`` of the executors: store the finished cell at once (its own transaction) and count it."""
+
+    def on_result(cell: Cell, text: str, runtime_s: float, host: str) -> None:
+        sess.store.put(
+            grid.claim_id,
+            grid.key(cell),
+            cell.seeds,
+            sess.revision,
+            label=cell.label,
+            stage=stage,
+            config=json.dumps(canonical(cell.config)),
+            result=text,
+            runtime_s=runtime_s,
+            host=host,
+            executor=sess.executor.name,
+        )
+        stats["executed"] += 1
+
+    return on_result
+
+
+def _run_stage(
+    grid: "Grid", cells: list[Cell], stage: int, ctx: "RunContext", sess: SweepSession, stats: dict[str, Any]
+) -> list[CellResult]:
+    """Run this job's missing cells of one stage, then read the whole stage back from the store."""
+    cid, keys = grid.claim_id, _keys(grid, cells)
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"{cid}: stage {stage} has two cells with the same configuration and seeds")
+    have = sess.store.get(cid, keys, sess.revision)
+    stored = [(h, seeds_text(s)) in have for h, s in keys]
+    todo = [c for j, c in enumerate(cells) if not stored[j] and in_shard(j, sess.shard)]
+    stats["stored_before"] += sum(stored)
+    if todo:
+        sess.log(
+            f"  {cid}: stage {stage}: {len(todo)} of {len(cells)} cells to run on {sess.executor.name}"
+            f" ({sum(stored)} in the store)"
+        )
+    sess.executor.run_cells(grid.run, todo, ctx, _store_callback(grid, sess, stage, stats))
+    have = sess.store.get(cid, keys, sess.revision)
+    found = [have.get((h, seeds_text(s))) for h, s in keys]
+    missing = [c.label for c, row in zip(cells, found) if row is None]
+    if missing:
+        stats["complete"] = False
+        raise IncompleteGrid(
+            f"{len(cells) - len(missing)}/{len(cells)} cells of stage {stage} are in the store (this job: shard "
+            f"{stats.get('shard', '-')}); missing e.g. {missing[0]!r}. Merge the shards' stores "
+            "(`tvk sweep merge`) and run `tvk report` on the merged store for the verdict"
+        )
+    return [CellResult(c, decode(row.result), row.runtime_s) for c, row in zip(cells, found) if row is not None]
+
+
+def _run(grid: "Grid", config: Any, ctx: "RunContext", sess: SweepSession) -> "Observation":
+    cid, store, rev = grid.claim_id, sess.store, sess.revision
+    store.record_plan(cid, ctx.scale, rev, [_keys(grid, stage) for stage in grid.plan(config)])
+    stats: dict[str, Any] = {"cells": 0, "seeds": 0, "executed": 0, "stored_before": 0, "executor": sess.executor.name}
+    if sess.shard is not None:
+        stats["shard"] = f"{sess.shard[0]}/{sess.shard[1]}"
+    sess.stats[cid] = stats
+    results = _run_stage(grid, list(grid.cells(config)), 0, ctx, sess, stats)
+    for stage, followup in enumerate(grid.followups, 1):
+        cells = list(followup(config, results))
+        store.update_plan_stage(cid, ctx.scale, rev, stage, _keys(grid, cells))
+        results += _run_stage(grid, cells, stage, ctx, sess, stats)
+    stats.update(cells=len(results), seeds=sum(len(r.cell.seeds) for r in results), complete=True)
+    return grid.aggregate(config, results)

@@ -1,0 +1,342 @@
+"""The results store of grid claims: one SQLite file (standard library, WAL mode), by default
+``<report dir>/sweep.sqlite`` (docs/running_at_scale.md).
+
+Table ``cells`` holds one row per finished cell, keyed by (claim id, cell-configuration hash, seeds, code
+revision), with the cell's configuration and result as JSON text, its runtime, host and executor. Each row is
+committed on its own as the cell finishes, so a killed run loses at most the cells in flight, and a rerun (or
+another job writing to the same file on the same host) skips every stored cell. Table ``plans`` holds, per
+(claim id, scale, revision), the cell keys of each stage, which ``tvk sweep status`` compares with ``cells``.
+
+SQLite's WAL needs shared memory: several processes on one host may share a store; jobs on different hosts
+each write their own copy, merged with :func:`merge_stores` (``tvk sweep merge``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata as md
+import json
+import os
+import sqlite3
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+__all__ = ["StoredCell", "ResultStore", "PlanStatus", "code_revision", "merge_stores", "STORE_NAME", "seeds_text"]
+
+#: The store's file name inside a report directory.
+STORE_NAME = "sweep.sqlite"
+SCHEMA_VERSION = "1"
+CODE_DIRS = ("theory", "numerics", "verify")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS cells (
+    claim_id TEXT NOT NULL,
+    config_hash TEXT NOT NULL,
+    seeds TEXT NOT NULL,
+    revision TEXT NOT NULL,
+    label TEXT NOT NULL,
+    stage INTEGER NOT NULL,
+    config TEXT NOT NULL,
+    result TEXT NOT NULL,
+    runtime_s REAL NOT NULL,
+    host TEXT NOT NULL,
+    executor TEXT NOT NULL,
+    finished_at REAL NOT NULL,
+    PRIMARY KEY (claim_id, config_hash, seeds, revision)
+);
+CREATE TABLE IF NOT EXISTS plans (
+    claim_id TEXT NOT NULL,
+    scale TEXT NOT NULL,
+    revision TEXT NOT NULL,
+    stages TEXT NOT NULL,
+    total INTEGER NOT NULL,
+    started_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (claim_id, scale, revision)
+);
+"""
+
+
+def seeds_text(seeds: Sequence[int]) -> str:
+    """The seeds key of a cell: ``"0,1,2"``."""
+    return ",".join(str(int(s)) for s in seeds)
+
+
+def _git(args: list[str], cwd: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], capture_output=True, text=True, timeout=10, cwd=cwd)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout if out.returncode == 0 else None
+
+
+def code_revision() -> str:
+    """The code revision that keys stored cells.
+
+    ``TVK_CODE_REVISION`` if set; else the git commit of this checkout (12 hex digits), with ``+dirty.<hash>``
+    when tracked or untracked files under ``theory/``, ``numerics/`` or ``verify/`` differ from it (the hash of
+    that difference, so an edited trainer never reuses cells of the old code); outside git the package version.
+    """
+    env = os.environ.get("TVK_CODE_REVISION")
+    if env:
+        return env
+    root = Path(__file__).resolve().parents[2]
+    head = _git(["rev-parse", "HEAD"], root)
+    if not head:
+        try:
+            return "v" + md.version("theory-verification-kit")
+        except md.PackageNotFoundError:
+            return "unknown"
+    rev = head.strip()[:12]
+    diff = _git(["diff", "HEAD", "--", *CODE_DIRS], root) or ""
+    untracked = (_git(["ls-files", "--others", "--exclude-standard", "--", *CODE_DIRS], root) or "").split()
+    if diff or untracked:
+        h = hashlib.sha1(diff.encode())
+        for name in sorted(untracked):
+            if name.endswith(".py"):
+                h.update(name.encode())
+                h.update((root / name).read_bytes())
+        rev += f"+dirty.{h.hexdigest()[:8]}"
+    return rev
+
+
+@dataclass(frozen=True)
+class StoredCell:
+    """One row of ``cells`` (the result still as JSON text)."""
+
+    config_hash: str
+    seeds: str
+    label: str
+    stage: int
+    result: str
+    runtime_s: float
+    host: str
+    executor: str
+    finished_at: float
+
+
+@dataclass(frozen=True)
+class PlanStatus:
+    """Progress of one planned grid: cells done of total, device seconds spent, estimated time to go."""
+
+    claim_id: str
+    scale: str
+    revision: str
+    done: int
+    total: int
+    runtime_s: float
+    eta_s: float | None
+    started_at: float
+    last_finished: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+class ResultStore:
+    """The SQLite store at ``path`` (``":memory:"`` for a private in-memory store).
+
+    Parameters
+    ----------
+    path : str or Path
+        The database file; its directory must exist.
+    timeout : float
+        Seconds to wait for another writer's lock.
+    """
+
+    def __init__(self, path: str | os.PathLike, timeout: float = 60.0) -> None:
+        self.path = str(path)
+        if self.path != ":memory:" and not Path(self.path).parent.is_dir():
+            raise ValueError(f"the store's directory {str(Path(self.path).parent)!r} does not exist")
+        self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+        if self.path != ":memory:":
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(_SCHEMA)
+        self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        found = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0]
+        if found != SCHEMA_VERSION:
+            raise ValueError(f"{self.path}: store schema {found}, this code reads schema {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> "ResultStore":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ----------------------------------------------------------------------------------------------- cells
+
+    def put(
+        self,
+        claim_id: str,
+        config_hash: str,
+        seeds: Sequence[int],
+        revision: str,
+        *,
+        label: str,
+        stage: int,
+        config: str,
+        result: str,
+        runtime_s: float,
+        host: str,
+        executor: str,
+    ) -> bool:
+        """Store a finished cell in its own transaction; False if that key was already stored (kept as it was)."""
+        cur = self._db.execute(
+            "INSERT OR IGNORE INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                claim_id,
+                config_hash,
+                seeds_text(seeds),
+                revision,
+                label,
+                stage,
+                config,
+                result,
+                float(runtime_s),
+                host,
+                executor,
+                time.time(),
+            ),
+        )
+        return cur.rowcount == 1
+
+    def get(
+        self, claim_id: str, keys: Iterable[tuple[str, Sequence[int]]], revision: str
+    ) -> dict[tuple[str, str], StoredCell]:
+        """The stored cells among ``keys`` = (config hash, seeds), by (hash, seeds text)."""
+        wanted = {(h, seeds_text(s)) for h, s in keys}
+        rows = self._db.execute(
+            "SELECT config_hash, seeds, label, stage, result, runtime_s, host, executor, finished_at FROM cells "
+            "WHERE claim_id = ? AND revision = ?",
+            (claim_id, revision),
+        )
+        return {(r[0], r[1]): StoredCell(*r) for r in rows if (r[0], r[1]) in wanted}
+
+    def count(self, claim_id: str | None = None) -> int:
+        """Rows in ``cells`` (of one claim, or all)."""
+        if claim_id is None:
+            return int(self._db.execute("SELECT COUNT(*) FROM cells").fetchone()[0])
+        return int(self._db.execute("SELECT COUNT(*) FROM cells WHERE claim_id = ?", (claim_id,)).fetchone()[0])
+
+    def rows(self, claim_id: str | None = None) -> list[dict[str, Any]]:
+        """Every stored cell as a dict (result and config as JSON text), ordered by claim, stage and label."""
+        cols = [
+            "claim_id",
+            "config_hash",
+            "seeds",
+            "revision",
+            "label",
+            "stage",
+            "config",
+            "result",
+            "runtime_s",
+            "host",
+            "executor",
+            "finished_at",
+        ]
+        sql = f"SELECT {', '.join(cols)} FROM cells"
+        args: tuple[Any, ...] = ()
+        if claim_id is not None:
+            sql, args = sql + " WHERE claim_id = ?", (claim_id,)
+        return [dict(zip(cols, r)) for r in self._db.execute(sql + " ORDER BY claim_id, stage, label, seeds", args)]
+
+    # ----------------------------------------------------------------------------------------------- plans
+
+    def record_plan(
+        self, claim_id: str, scale: str, revision: str, stages: list[list[tuple[str, Sequence[int]]]]
+    ) -> None:
+        """A run of this grid starts: store every stage's cell keys; the run's clock (for the ETA) starts now."""
+        now = time.time()
+        keys = [[[h, seeds_text(s)] for h, s in stage] for stage in stages]
+        self._db.execute(
+            "INSERT INTO plans VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (claim_id, scale, revision) DO UPDATE SET "
+            "stages = excluded.stages, total = excluded.total, started_at = excluded.started_at, "
+            "updated_at = excluded.updated_at",
+            (claim_id, scale, revision, json.dumps(keys), sum(len(s) for s in keys), now, now),
+        )
+
+    def update_plan_stage(
+        self, claim_id: str, scale: str, revision: str, stage: int, keys: Sequence[tuple[str, Sequence[int]]]
+    ) -> None:
+        """Replace a follow-up stage's worst-case keys by its actual ones (known once earlier stages finished)."""
+        row = self._db.execute(
+            "SELECT stages FROM plans WHERE claim_id = ? AND scale = ? AND revision = ?", (claim_id, scale, revision)
+        ).fetchone()
+        if row is None:
+            return
+        stages = json.loads(row[0])
+        while len(stages) <= stage:
+            stages.append([])
+        stages[stage] = [[h, seeds_text(s)] for h, s in keys]
+        self._db.execute(
+            "UPDATE plans SET stages = ?, total = ?, updated_at = ? WHERE claim_id = ? AND scale = ? AND revision = ?",
+            (json.dumps(stages), sum(len(s) for s in stages), time.time(), claim_id, scale, revision),
+        )
+
+    def status(self) -> list[PlanStatus]:
+        """Every planned grid: cells done of total and an ETA.
+
+        The ETA divides the cells still to run by the rate of the latest run (cells it finished per second since
+        it started, until its last finished cell); before a run finishes a cell, by the mean runtime of the
+        stored cells (one worker); None when no cell is stored yet.
+        """
+        out = []
+        plans = self._db.execute(
+            "SELECT claim_id, scale, revision, stages, total, started_at FROM plans ORDER BY claim_id, scale, revision"
+        ).fetchall()
+        for claim_id, scale, revision, stages, total, started in plans:
+            keys = {(h, s) for stage in json.loads(stages) for h, s in stage}
+            rows = [
+                r
+                for r in self._db.execute(
+                    "SELECT config_hash, seeds, runtime_s, finished_at FROM cells WHERE claim_id = ? AND revision = ?",
+                    (claim_id, revision),
+                )
+                if (r[0], r[1]) in keys
+            ]
+            done, spent = len(rows), sum(r[2] for r in rows)
+            last = max((r[3] for r in rows), default=None)
+            this_run = [r for r in rows if r[3] >= started]
+            remaining = max(total - done, 0)
+            eta: float | None = None
+            if remaining == 0:
+                eta = 0.0
+            elif this_run and last is not None and last > started:
+                eta = remaining * (last - started) / len(this_run)
+            elif done:
+                eta = remaining * spent / done
+            out.append(PlanStatus(claim_id, scale, revision, done, total, spent, eta, started, last))
+        return out
+
+
+def merge_stores(target: str | os.PathLike, sources: Sequence[str | os.PathLike]) -> dict[str, int]:
+    """Copy every cell and plan of ``sources`` into ``target`` (created if missing); a cell already in the target
+    is kept. Returns ``{"cells_added": ..., "plans_added": ..., "cells": <rows in the target>}``."""
+    added_cells = added_plans = 0
+    with ResultStore(target) as dst:
+        for src in sources:
+            if not Path(src).is_file():
+                raise ValueError(f"no store at {str(src)!r}")
+            if Path(src).resolve() == Path(target).resolve():
+                continue
+            with ResultStore(src):  # checks the schema (and replays its WAL into the file)
+                pass
+            db = dst._db
+            db.execute("ATTACH DATABASE ? AS src", (str(src),))
+            try:
+                db.execute("BEGIN")
+                added_cells += db.execute("INSERT OR IGNORE INTO cells SELECT * FROM src.cells").rowcount
+                added_plans += db.execute("INSERT OR IGNORE INTO plans SELECT * FROM src.plans").rowcount
+                db.execute("COMMIT")
+            finally:
+                db.execute("DETACH DATABASE src")
+        total = dst.count()
+    return {"cells_added": added_cells, "plans_added": added_plans, "cells": total}
