@@ -6,6 +6,7 @@
     tvk derive  group --name NAME [--json]          (NAME like S4, D6, A5, Z2^3, S3xZ2)
     tvk derive  lsa --lambda 4,3,2,1 --N 20 --rank R [--json]
     tvk derive  majority --n N --k K [--json]
+    tvk derive  signal --k K [--json]
     tvk certify modular --p P --k K | parity --n N --k K | group --name NAME  [--starts S] [--seed S] [--json]
     tvk list    [--scale quick|full] [--only PATTERN] [--json]
     tvk sweep   status [--out DIR] [--json] | merge OUT SRC... [--json]
@@ -36,6 +37,7 @@ from numerics.margins import evaluate
 from theory import boolean as tb
 from theory import finite_groups as fg
 from theory import groups as tg
+from theory import local_signal as tls
 from theory import lsa as tl
 from theory import modular as tm
 from theory import parity as tp
@@ -327,6 +329,12 @@ def _certificate_output(task: dict[str, Any], title: str, gamma: Any, cert: Any)
     return obj, text
 
 
+def _cmd_derive_signal(args: argparse.Namespace) -> int:
+    summary = tls.derive_signal(args.k)
+    _emit(summary, args.json, tls.format_signal(summary))
+    return 0
+
+
 def _cmd_certify_modular(args: argparse.Namespace) -> int:
     from numerics.certificates import certify_modular  # deferred: imports cvxpy
 
@@ -434,6 +442,12 @@ def build_parser() -> argparse.ArgumentParser:
             maj.add_argument("--k", type=int, required=True, help="level 0 <= k <= n")
             maj.add_argument("--json", action="store_true")
             maj.set_defaults(func=_cmd_derive_majority)
+            sig = tasks.add_parser(
+                "signal", help="local signal adaptivity: sigma, linear classifier error, tau*, err(tau*) (Karp Ch. 3)"
+            )
+            sig.add_argument("--k", type=int, required=True, help="number of patches k >= 2")
+            sig.add_argument("--json", action="store_true")
+            sig.set_defaults(func=_cmd_derive_signal)
         else:
             par = tasks.add_parser("parity", help="(n, k)-sparse parity (Edelman Thm 7.8)")
             par.add_argument("--n", type=int, required=True, help="input bits n >= k")

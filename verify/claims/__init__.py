@@ -36,6 +36,7 @@ TASKS: tuple[str, ...] = (
     "markov",
     "decision_lists",
     "modular_transformer",
+    "local_signal",
 )
 
 for _name in TASKS:

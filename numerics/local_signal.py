@@ -1,0 +1,575 @@
+r"""Float64 evaluation of local signal adaptivity (Karp thesis Ch. 3 + App. B; ``docs/local_signal.md``): sampling
+the signal-in-noise data, quadrature and scipy checks of the Gaussian facts, Monte Carlo with standard errors
+(plain and importance-sampled) of the aligned CNN's error curve and logistic loss, the population-gradient
+structure, and the finite-width CNTK's best linear classifier (hinge SVM and its dual in cvxpy).
+
+Every Monte Carlo function takes a ``seed`` and returns estimates with standard errors.
+
+Importance sampling of ``err(tau)`` (:func:`tail_sample`). For every ``tau >= tau_min`` only the noise values with
+``|A| > tau_min`` enter ``sum_i S_tau(A_i)``, so a sample is stored sparsely: the number of exceedances is
+``Binomial(k, q)``, ``q = 2 Phi^c(tau_min/sigma)``, and each exceedance is ``+-|A|`` with ``|A|`` drawn from the
+Gaussian tail by inverse CDF: exact in distribution. The rare error event of the tail regime is one noise value
+below about -1 (the signal's height). The proposal is the defensive mixture "nominal with probability alpha;
+otherwise one of the k rows, chosen uniformly, is drawn from ``q~ = N(-mu, sigma^2)`` restricted to
+``a < -tau_min``", whose likelihood ratio to the nominal law is ``alpha + (1 - alpha) (1/k) sum_j rho(A_j)`` with
+``rho = q~/p`` (0 unless ``A_j < -tau_min``); the weights are its inverse, at most ``1/alpha``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+from scipy import integrate, optimize, special, stats
+
+from theory import local_signal as tl
+
+__all__ = [
+    "sample_inputs",
+    "cnn_output",
+    "cnn_gradient_fd",
+    "soft_threshold_moments_quad",
+    "truncated_moments_scipy",
+    "regression_mc",
+    "mills_ratio",
+    "max_exceedance_mc",
+    "linear_classifier_mc",
+    "error_curve_fourier",
+    "TailSample",
+    "tail_sample",
+    "margins",
+    "error_curve_mc",
+    "LogisticOptimum",
+    "logistic_optimum",
+    "GradientStructure",
+    "gradient_structure_mc",
+    "cntk_features",
+    "SVMResult",
+    "hinge_svm",
+    "KernelResult",
+    "kernel_best_error",
+]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Data and the CNN
+
+
+def sample_inputs(
+    rng: np.random.Generator, n: int, k: int, d: int, sigma: float, w_star: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` samples of Sec. 3.3: ``X (n, k+1, d)`` with the signal row ``y w_*`` at a uniform position and k noise
+    rows ``N(0, sigma^2 I_d)``; ``y (n,)`` uniform in {-1, +1}. ``w_*`` defaults to ``1/sqrt(d)`` in every entry (the
+    authors' code)."""
+    n = tl.check_batch(n, "n")
+    k, d, sigma = tl.check_k(k), tl.check_d(d), tl.check_sigma(sigma)
+    w_star = np.full(d, 1 / np.sqrt(d)) if w_star is None else np.asarray(w_star, dtype=np.float64)
+    y = rng.choice(np.array([-1.0, 1.0]), size=n)
+    X = sigma * rng.standard_normal((n, k + 1, d))
+    pos = rng.integers(0, k + 1, size=n)
+    X[np.arange(n), pos] = y[:, None] * w_star[None, :]
+    return X, y
+
+
+def cnn_output(X: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
+    """``f_{w,b}(X) = sum_i phi_b(<w, X_i>)`` for ``X (..., k+1, d)``."""
+    z = X @ np.asarray(w, dtype=np.float64)
+    return (np.maximum(z + b, 0) - np.maximum(-z + b, 0)).sum(-1)
+
+
+def cnn_gradient_fd(X: np.ndarray, w: np.ndarray, b: float, h: float = 1e-7) -> np.ndarray:
+    """``grad_w f_{w,b}(X)`` by central finite differences of :func:`cnn_output` (f is piecewise linear in w, so the
+    differences are exact up to rounding unless a kink lies within ``h``)."""
+    X, w = np.asarray(X, dtype=np.float64), np.asarray(w, dtype=np.float64)
+    eye = np.eye(w.size)
+    return np.array([(cnn_output(X, w + h * e, b) - cnn_output(X, w - h * e, b)) / (2 * h) for e in eye])
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Gaussian facts, computed independently of theory/
+
+
+def soft_threshold_moments_quad(tau: float, sigma: float) -> tuple[float, float, float]:
+    """``P[S != 0]``, ``E|S|``, ``E S^2`` of ``S = S_tau(A)``, ``A ~ N(0, sigma^2)``, by ``scipy.integrate.quad`` of
+    the defining integrals ``2 int_tau^inf (a - tau)^j p(a) da`` (j = 0, 1, 2)."""
+    sigma = tl.check_sigma(sigma)
+    pdf = stats.norm(scale=sigma).pdf
+    out = []
+    for j in (0, 1, 2):
+        val, _ = integrate.quad(lambda a, j=j: (a - tau) ** j * pdf(a), tau, np.inf, epsabs=0, epsrel=1e-12, limit=200)
+        out.append(2 * val)
+    return out[0], out[1], out[2]
+
+
+def truncated_moments_scipy(alpha: float, s: float) -> tuple[float, float, float]:
+    """Mean, variance and second moment of ``N(0, s^2)`` conditioned on ``Z >= alpha s`` (``scipy.stats.truncnorm``)."""
+    dist = stats.truncnorm(alpha, np.inf, scale=tl.check_sigma(s))
+    mean, var = (float(v) for v in dist.stats(moments="mv"))
+    return mean, var, var + mean**2
+
+
+def regression_mc(c: float, v: float, sigma: float, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares slopes of ``cA`` and of ``vB`` on ``Z = cA + vB`` (A, B iid ``N(0, sigma^2)``, ``n`` samples)
+    with their standard errors (B.4, B.5 predict ``c^2/(c^2+v^2)`` and ``v^2/(c^2+v^2)``)."""
+    n = tl.check_batch(n, "n")
+    rng = np.random.default_rng(seed)
+    A, B = sigma * rng.standard_normal((2, n))
+    Z = c * A + v * B
+    slopes, ses = [], []
+    for target in (c * A, v * B):
+        beta = float(Z @ target / (Z @ Z))
+        resid = target - beta * Z
+        ses.append(float(np.sqrt(resid @ resid / (n - 1) / (Z @ Z))))
+        slopes.append(beta)
+    return np.array(slopes), np.array(ses)
+
+
+def mills_ratio(x: np.ndarray | float) -> np.ndarray:
+    """``Phi^c(x)/phi(x) = sqrt(pi/2) erfcx(x/sqrt 2)`` (scipy's scaled complementary error function)."""
+    return np.sqrt(np.pi / 2) * special.erfcx(np.asarray(x, dtype=np.float64) / np.sqrt(2))
+
+
+def max_exceedance_mc(
+    n_vars: int, n_samples: int, seed: int, sigma: float = 1.0, chunk: int = 20_000
+) -> tuple[np.ndarray, np.ndarray]:
+    """Monte Carlo ``P[max_j X_j >= t]`` and ``P[max_j |X_j| >= t]``, ``t = 2 sigma sqrt(log n)``, for ``n_vars`` iid
+    ``N(0, sigma^2)`` (Lemmas B.1, B.2); returns estimates and standard errors (the SE uses ``max(p_hat, 1/N)`` so a
+    count of 0 keeps a positive SE)."""
+    n_vars, n_samples = tl.check_k(n_vars), tl.check_batch(n_samples, "n_samples")
+    rng = np.random.default_rng(seed)
+    t = 2 * sigma * np.sqrt(np.log(n_vars))
+    hits = np.zeros(2)
+    done = 0
+    while done < n_samples:
+        m = min(chunk, n_samples - done)
+        X = sigma * rng.standard_normal((m, n_vars))
+        hits += [(X.max(1) >= t).sum(), (np.abs(X).max(1) >= t).sum()]
+        done += m
+    p = hits / n_samples
+    return p, np.sqrt(np.maximum(p, 1 / n_samples) * (1 - p) / n_samples)
+
+
+def linear_classifier_mc(k: int, d: int, n: int, seed: int, chunk: int = 2000) -> tuple[float, float]:
+    """Monte Carlo error of ``l(X) = sum_i <w_*, X_i>`` on full d-dimensional samples (Sec. 3.3), with its SE;
+    ``sigma = log k / sqrt k``."""
+    k, d, n = tl.check_k(k), tl.check_d(d), tl.check_batch(n, "n")
+    sigma = tl.noise_sigma(k)
+    rng = np.random.default_rng(seed)
+    w_star = np.full(d, 1 / np.sqrt(d))
+    wrong, done = 0, 0
+    while done < n:
+        m = min(chunk, n - done)
+        X, y = sample_inputs(rng, m, k, d, sigma, w_star)
+        wrong += int((y * (X @ w_star).sum(1) <= 0).sum())
+        done += m
+    p = wrong / n
+    return p, float(np.sqrt(p * (1 - p) / n))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# err(tau) and the logistic loss of the aligned CNN: Fourier inversion with scipy, (importance-sampled) Monte Carlo
+
+
+def error_curve_fourier(k: int, tau: float, sigma: float) -> float:
+    """``err(tau)`` by Gil-Pelaez inversion with scipy (``special.wofz`` and QUADPACK's Fourier integral QAWF), an
+    implementation independent of :func:`theory.local_signal.error_curve` (same decomposition: the single-row term
+    ``k p0^(k-1) Phi^c(1/sigma)`` in closed form, the rest by the integral of ``sin(t x) R(t)/t``)."""
+    k, tau, sigma = tl.check_k(k), tl.check_tau(tau), tl.check_sigma(sigma)
+    x, a = 1.0 - tau, tau / sigma
+    p0 = float(special.erf(a / np.sqrt(2)))
+    p0k1 = p0 ** (k - 1)
+
+    def R(t: float) -> float:
+        psi = p0 + np.exp(-a * a / 2) * special.wofz((sigma * t + 1j * a) / np.sqrt(2)).real
+        u = psi - p0
+        if p0 > 0 and abs(k * u) < 0.05 * p0:
+            j = np.arange(2, 40)
+            logc = special.gammaln(k + 1) - special.gammaln(j + 1) - special.gammaln(k - j + 1)
+            return float(p0**k * np.sum(np.exp(logc) * (u / p0) ** j))
+        return psi**k - p0k1 * p0 - k * p0k1 * u
+
+    head, _ = integrate.quad(lambda t: R(t) / t if t > 0 else 0.0, 0, 1.0, weight="sin", wvar=x, limit=400)
+    tail, _ = integrate.quad(lambda t: R(t) / t, 1.0, np.inf, weight="sin", wvar=x, limlst=200)
+    mass = 1.0 - p0k1 * p0 - k * p0k1 * (1.0 - p0)
+    return k * p0k1 * float(special.ndtr(-1.0 / sigma)) + 0.5 * mass - (head + tail) / np.pi
+
+
+@dataclass(frozen=True)
+class TailSample:
+    """A sparse sample of ``n`` draws of ``(A_1..A_k)``: the values with ``|A| > tau_min`` (``values``) and the draw
+    each belongs to (``owner``), with the importance weights of the draws (all 1 without importance sampling)."""
+
+    k: int
+    sigma: float
+    tau_min: float
+    n: int
+    values: np.ndarray
+    owner: np.ndarray
+    weights: np.ndarray
+    importance: bool
+    params: dict = field(default_factory=dict)
+
+
+def _tail_magnitudes(rng: np.random.Generator, m: int, a_min: float, sigma: float) -> np.ndarray:
+    """``m`` draws of ``|A|`` given ``|A| > sigma a_min`` (inverse CDF in the upper tail)."""
+    return -sigma * special.ndtri((1.0 - rng.random(m)) * special.ndtr(-a_min))  # 1 - U in (0, 1]: finite
+
+
+def tail_sample(
+    k: int,
+    sigma: float,
+    tau_min: float,
+    n: int,
+    seed: int,
+    *,
+    importance: bool = True,
+    shift: float = 1.0,
+    defensive: float = 0.2,
+) -> TailSample:
+    """Draw ``n`` samples of the k noise projections, exactly in distribution for every ``S_tau``, ``tau >= tau_min``
+    (see the module docstring), with the defensive mixture proposal (``shift`` = mu, ``defensive`` = alpha) when
+    ``importance``. ``tau_min`` must lie in (0, 1)."""
+    k, n, sigma = tl.check_k(k), tl.check_batch(n, "n"), tl.check_sigma(sigma)
+    if not 0 < tau_min < 1:
+        raise ValueError(f"tau_min must lie in (0, 1) for the sparse sampler, got {tau_min!r}")
+    if not 0 < defensive <= 1:
+        raise ValueError(f"defensive (the nominal share alpha) must lie in (0, 1], got {defensive!r}")
+    rng = np.random.default_rng(seed)
+    a_min = tau_min / sigma
+    q = 2 * special.ndtr(-a_min)
+    special_row = (rng.random(n) >= defensive) if importance else np.zeros(n, dtype=bool)
+    counts = rng.binomial(k - special_row.astype(np.int64), q)
+    owner = np.repeat(np.arange(n), counts)
+    values = _tail_magnitudes(rng, owner.size, a_min, sigma) * (2.0 * rng.integers(0, 2, owner.size) - 1.0)
+    if importance:
+        # the special rows: N(-shift, sigma^2) restricted to a < -tau_min, by inverse CDF
+        m = int(special_row.sum())
+        lo = special.ndtr((shift - tau_min) / sigma)
+        special_vals = -shift + sigma * special.ndtri((1.0 - rng.random(m)) * lo)
+        values = np.concatenate([values, special_vals])
+        owner = np.concatenate([owner, np.flatnonzero(special_row)])
+        # likelihood ratio rho(a) = q~(a)/p(a) on a < -tau_min
+        neg = values < -tau_min
+        rho = np.zeros_like(values)
+        rho[neg] = np.exp(-(2 * values[neg] * shift + shift**2) / (2 * sigma**2)) / lo
+        weights = 1.0 / (defensive + (1 - defensive) * np.bincount(owner, weights=rho, minlength=n) / k)
+    else:
+        weights = np.ones(n)
+    return TailSample(
+        k, sigma, tau_min, n, values, owner, weights, importance, {"shift": shift, "defensive": defensive}
+    )
+
+
+def margins(sample: TailSample, tau: float) -> np.ndarray:
+    """``(1 - tau) + sum_i S_tau(A_i)`` per draw: ``y f / c`` of the CNN with ``w = c w_*``, ``b = -tau c``."""
+    tau = tl.check_tau(tau)
+    if tau < sample.tau_min:
+        raise ValueError(f"tau = {tau} is below the sample's tau_min = {sample.tau_min}")
+    v = sample.values
+    s = np.where(v > tau, v - tau, 0.0) + np.where(v < -tau, v + tau, 0.0)
+    return (1 - tau) + np.bincount(sample.owner, weights=s, minlength=sample.n)
+
+
+def error_curve_mc(sample: TailSample, taus: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Estimates of ``err(tau) = P[margin <= 0]`` for every tau (common random numbers) and their SEs."""
+    est, se = [], []
+    for tau in taus:
+        x = sample.weights * (margins(sample, tau) <= 0)
+        est.append(x.mean())
+        se.append(x.std(ddof=1) / np.sqrt(sample.n))
+    return np.array(est), np.array(se)
+
+
+def _logistic_at(m: np.ndarray, wts: np.ndarray) -> tuple[float, float]:
+    """``min_c mean(w log(1 + exp(-c m)))`` over c > 0 (convex in c): returns (c*, loss)."""
+
+    def loss(logc: float) -> float:
+        return float(np.mean(wts * np.logaddexp(0.0, -np.exp(logc) * m)))
+
+    res = optimize.minimize_scalar(loss, bounds=(-3.0, 8.0), method="bounded", options={"xatol": 1e-6})
+    return float(np.exp(res.x)), float(res.fun)
+
+
+@dataclass(frozen=True)
+class LogisticOptimum:
+    """The logistic population optimum over ``w = c w_*``, ``b = -tau c``: per batch (independent IS samples) the
+    minimiser on a tau grid refined by a parabola; the means and their standard errors over batches."""
+
+    c: float
+    tau: float
+    b: float
+    loss: float
+    error: float
+    se: dict[str, float]
+    per_batch: list[dict[str, float]]
+
+
+def logistic_optimum(
+    k: int,
+    sigma: float,
+    taus: Sequence[float],
+    n: int,
+    batches: int,
+    seed: int,
+) -> LogisticOptimum:
+    """``(c*, b*) = argmin E log(1 + exp(-y f))`` over the aligned filters (docs/local_signal.md): for each of
+    ``batches`` importance samples of size ``n`` (seeds ``seed + j``), the loss minimised over c at every tau of the
+    grid, the best tau refined by a parabola through its neighbours, and the 0-1 error there."""
+    taus = np.asarray(sorted(taus), dtype=np.float64)
+    rows = []
+    for j in range(batches):
+        sample = tail_sample(k, sigma, float(taus[0]), n, seed + j)
+        best = [_logistic_at(margins(sample, t), sample.weights) for t in taus]
+        losses = np.array([b[1] for b in best])
+        i = int(np.clip(np.argmin(losses), 1, len(taus) - 2))
+        x3, y3 = taus[i - 1 : i + 2], losses[i - 1 : i + 2]
+        a2 = np.polyfit(x3, y3, 2)
+        t_star = float(np.clip(-a2[1] / (2 * a2[0]), x3[0], x3[-1])) if a2[0] > 0 else float(taus[i])
+        m = margins(sample, t_star)
+        c_star, loss = _logistic_at(m, sample.weights)
+        err = float(np.mean(sample.weights * (m <= 0)))
+        rows.append({"c": c_star, "tau": t_star, "b": -t_star * c_star, "loss": loss, "error": err})
+    keys = ("c", "tau", "b", "loss", "error")
+    mean = {key: float(np.mean([r[key] for r in rows])) for key in keys}
+    se = {key: float(np.std([r[key] for r in rows], ddof=1) / np.sqrt(batches)) for key in keys}
+    return LogisticOptimum(mean["c"], mean["tau"], mean["b"], mean["loss"], mean["error"], se, rows)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The structure of the population gradient
+
+
+@dataclass(frozen=True)
+class GradientStructure:
+    """``grad_w E l`` at ``(w, b)`` decomposed as ``gamma w + kappa w_* + r`` (r orthogonal to span{w, w_*}), from full
+    d-dimensional samples (``direct``), and gamma, kappa from the symmetrised formulas on reduced samples (``sym``);
+    each with its standard error. ``min_sym_term`` is the smallest per-sample value of the symmetrised gamma
+    integrand, which the proof says is >= 0 pointwise."""
+
+    gamma_direct: float
+    kappa_direct: float
+    residual: np.ndarray
+    se_gamma_direct: float
+    se_kappa_direct: float
+    se_residual: np.ndarray
+    gamma_sym: float
+    kappa_sym: float
+    se_gamma_sym: float
+    se_kappa_sym: float
+    min_sym_term: float
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return special.expit(x)
+
+
+def gradient_structure_mc(
+    k: int, w: np.ndarray, b: float, sigma: float, n: int, seed: int, chunk: int = 10_000
+) -> GradientStructure:
+    """Monte Carlo of the population gradient at ``(w, b)`` with ``w_* = e_1`` (docs/local_signal.md).
+
+    Direct: per-sample gradients ``-y sigma(-y f) sum_i phi_b'(<w, X_i>) X_i`` on full samples, each decomposed in
+    the basis {w, w_*, orthonormal complement}; means and SEs over samples. Symmetrised (the proofs of Lemmas 3.1,
+    3.2): ``gamma = (c^2+v^2)^-1 E sum_i (sigma(a_2) - sigma(a_1)) Z_i 1{Z_i >= -b}`` with
+    ``a_2 = -g(1) + S_{-i} + S_i``, ``a_1 = -g(1) + S_{-i} - S_i``, ``g(1) = phi_b(c)``, and
+    ``kappa = E[-sigma(-Y f)(1{cY >= -b} + 1{cY <= b})]``, on independent reduced samples ``Z_i ~ N(0, s^2)``."""
+    k, n, sigma = tl.check_k(k), tl.check_batch(n, "n"), tl.check_sigma(sigma)
+    w = np.asarray(w, dtype=np.float64)
+    d = w.size
+    if d < 3:
+        raise ValueError(f"d must be >= 3 so that a complement of span{{w, w_*}} exists, got d = {d}")
+    c, v = float(w[0]), float(np.linalg.norm(w[1:]))
+    if v == 0:
+        raise ValueError("w must have a component orthogonal to w_* = e_1 (v > 0) to separate gamma from kappa")
+    w_star = np.eye(d)[0]
+    # orthonormal basis: w_*, u = w_perp/|w_perp|, then the complement
+    u = np.concatenate([[0.0], w[1:]]) / v
+    q, _ = np.linalg.qr(np.column_stack([w_star, u, np.eye(d)[:, 1:]]))
+    comp = q[:, 2:d]
+    rng = np.random.default_rng(seed)
+    coef = np.linalg.inv(np.array([[c, 1.0], [v, 0.0]]))  # (g.w_*, g.u) = (gamma c + kappa, gamma v)
+    rows = []
+    done = 0
+    while done < n:
+        m = min(chunk, n - done)
+        X, y = sample_inputs(rng, m, k, d, sigma, w_star)
+        z = X @ w
+        f = (np.maximum(z + b, 0) - np.maximum(-z + b, 0)).sum(1)
+        dl = -y * _sigmoid(-y * f)
+        g = dl[:, None] * np.einsum("ni,nid->nd", (z + b > 0).astype(float) + (-z + b > 0), X)
+        gk = (coef @ np.stack([g @ w_star, g @ u])).T  # (m, 2): gamma, kappa per sample
+        rows.append(np.column_stack([gk, g @ comp]))
+        done += m
+    G = np.concatenate(rows)
+    mean, se = G.mean(0), G.std(0, ddof=1) / np.sqrt(n)
+    # symmetrised estimators on reduced samples
+    s = sigma * np.hypot(c, v)
+    g1 = max(c + b, 0) - max(-c + b, 0)
+    gam, kap, min_term = [], [], np.inf
+    done = 0
+    while done < n:
+        m = min(chunk, n - done)
+        Z = s * rng.standard_normal((m, k))
+        S_i = np.maximum(Z + b, 0) - np.maximum(-Z + b, 0)
+        S = S_i.sum(1, keepdims=True)
+        a2, a1 = -g1 + S, -g1 + S - 2 * S_i
+        term = (_sigmoid(a2) - _sigmoid(a1)) * Z * (Z >= -b)
+        min_term = min(min_term, float(term.min()))
+        gam.append(term.sum(1) / (c * c + v * v))
+        Y = rng.choice(np.array([-1.0, 1.0]), size=m)
+        f = S[:, 0] + Y * g1
+        kap.append(-_sigmoid(-Y * f) * ((c * Y >= -b).astype(float) + (c * Y <= b)))
+        done += m
+    gam_a, kap_a = np.concatenate(gam), np.concatenate(kap)
+    return GradientStructure(
+        gamma_direct=float(mean[0]),
+        kappa_direct=float(mean[1]),
+        residual=mean[2:],
+        se_gamma_direct=float(se[0]),
+        se_kappa_direct=float(se[1]),
+        se_residual=se[2:],
+        gamma_sym=float(gam_a.mean()),
+        kappa_sym=float(kap_a.mean()),
+        se_gamma_sym=float(gam_a.std(ddof=1) / np.sqrt(n)),
+        se_kappa_sym=float(kap_a.std(ddof=1) / np.sqrt(n)),
+        min_sym_term=min_term,
+    )
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The finite-width CNTK (Sec. 3.5, App. B.2)
+
+
+def cntk_features(X: np.ndarray, w0: np.ndarray, biases: Sequence[float]) -> np.ndarray:
+    """Features of the finite-width CNTK with filters frozen at ``w0 (m, d)``: for every bias vector (one per
+    filter, or a scalar for all) the concatenation over j of ``sum_i X_i 1{|<w0_j, X_i>| + b_j >= 0}`` (App. B.2,
+    with the absolute value as in App. B); returns ``(len(biases), n, m d)``.
+
+    The kernel predictor is ``k_w(X) = <w, features(X)>`` for a weight vector w (one block per filter)."""
+    X = np.asarray(X, dtype=np.float64)
+    w0 = np.atleast_2d(np.asarray(w0, dtype=np.float64))
+    proj = np.abs(X @ w0.T)  # (n, k+1, m)
+    out = []
+    for b in biases:
+        bj = np.broadcast_to(np.asarray(b, dtype=np.float64), (w0.shape[0],))
+        gate = (proj + bj >= 0).astype(np.float64)  # (n, k+1, m)
+        out.append(np.einsum("nim,nid->nmd", gate, X).reshape(X.shape[0], -1))
+    return np.stack(out)
+
+
+@dataclass(frozen=True)
+class SVMResult:
+    """The hinge-loss SVM ``min_w lam/2 |w|^2 + (1/n) sum_i max(0, 1 - y_i <w, F_i>)`` (no intercept: the CNTK has
+    none) and its dual ``max_{0 <= alpha <= 1/n} sum alpha - |sum_i alpha_i y_i F_i|^2 / (2 lam)``, solved separately;
+    ``gap = primal - dual`` (>= 0 up to solver tolerance) and ``w`` from the primal."""
+
+    w: np.ndarray
+    primal: float
+    dual: float
+    gap: float
+    status: str
+
+
+def hinge_svm(F: np.ndarray, y: np.ndarray, lam: float) -> SVMResult:
+    """Solve :class:`SVMResult`'s primal and dual with cvxpy (Clarabel, SCS as fallback)."""
+    import cvxpy as cp  # deferred: cvxpy is slow to import
+
+    F = np.asarray(F, dtype=np.float64)
+    n, p = F.shape
+    if lam <= 0:
+        raise ValueError(f"lam (the ridge weight) must be > 0, got {lam!r}")
+    scale = float(np.sqrt(np.mean(np.sum(F * F, 1)))) or 1.0
+    Fs = F / scale  # conditioning: the problem in w' = scale w with lam' = lam / scale^2
+    lam_s = lam / scale**2
+    w = cp.Variable(p)
+    primal = cp.Problem(cp.Minimize(lam_s / 2 * cp.sum_squares(w) + cp.sum(cp.pos(1 - cp.multiply(y, Fs @ w))) / n))
+    a = cp.Variable(n)
+    Yf = y[:, None] * Fs
+    dual = cp.Problem(
+        cp.Maximize(cp.sum(a) - cp.sum_squares(Yf.T @ a) / (2 * lam_s)),
+        [a >= 0, a <= 1.0 / n],
+    )
+    status = []
+    for prob in (primal, dual):
+        for solver in ("CLARABEL", "SCS"):
+            try:
+                prob.solve(solver=solver)
+            except cp.SolverError:
+                continue
+            if prob.status in ("optimal", "optimal_inaccurate"):
+                break
+        status.append(prob.status)
+    return SVMResult(
+        w=np.asarray(w.value) / scale,
+        primal=float(primal.value),
+        dual=float(dual.value),
+        gap=float(primal.value - dual.value),
+        status="/".join(status),
+    )
+
+
+@dataclass(frozen=True)
+class KernelResult:
+    """Best test error of the CNTK's hinge-SVM classifier over the bias grid, per random init, with the duality gaps
+    of every solve and ``sqrt(d) |<w0_hat, w_*>|`` of each init."""
+
+    best_error: np.ndarray
+    best_bias: np.ndarray
+    errors: np.ndarray
+    max_gap: float
+    alignment: np.ndarray
+    statuses: list[str]
+
+
+def kernel_best_error(
+    k: int,
+    d: int,
+    biases: Sequence[float],
+    inits: int,
+    n_train: int,
+    n_test: int,
+    seed: int,
+    lam: float = 1e-3,
+    m: int = 1,
+    chunk: int = 500,
+) -> KernelResult:
+    """For ``inits`` random inits of ``m`` filters (``w0_j ~ N(0, I_d)``; only their directions matter), the CNTK
+    features of ``n_train + n_test`` fresh samples (``sigma = log k/sqrt k``, ``w_* = 1/sqrt d``) at every bias of
+    the grid, a hinge SVM per (init, bias) and its test error (``y k_w(X) <= 0`` counts as an error)."""
+    k, d = tl.check_k(k), tl.check_d(d)
+    n_train, n_test = tl.check_batch(n_train, "n_train"), tl.check_batch(n_test, "n_test")
+    sigma = tl.noise_sigma(k)
+    rng = np.random.default_rng(seed)
+    w_star = np.full(d, 1 / np.sqrt(d))
+    W0 = rng.standard_normal((inits, m, d))
+    W0 /= np.linalg.norm(W0, axis=-1, keepdims=True)
+    n = n_train + n_test
+    feats = np.zeros((inits, len(biases), n, m * d))
+    ys = np.zeros(n)
+    done = 0
+    while done < n:
+        size = min(chunk, n - done)
+        X, y = sample_inputs(rng, size, k, d, sigma, w_star)
+        ys[done : done + size] = y
+        for j in range(inits):
+            feats[j, :, done : done + size] = cntk_features(X, W0[j], biases)
+        done += size
+    errors = np.zeros((inits, len(biases)))
+    gaps, statuses = [], []
+    for j in range(inits):
+        for i in range(len(biases)):
+            F = feats[j, i]
+            res = hinge_svm(F[:n_train], ys[:n_train], lam)
+            gaps.append(res.gap)
+            statuses.append(res.status)
+            errors[j, i] = float(np.mean(ys[n_train:] * (F[n_train:] @ res.w) <= 0))
+    best = errors.min(1)
+    return KernelResult(
+        best_error=best,
+        best_bias=np.asarray(biases)[errors.argmin(1)],
+        errors=errors,
+        max_gap=float(np.max(np.abs(gaps))),
+        alignment=np.sqrt(d) * np.abs(W0[:, 0] @ w_star),
+        statuses=statuses,
+    )

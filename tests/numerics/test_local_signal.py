@@ -1,0 +1,163 @@
+"""numerics/local_signal.py: the data sampler and the CNN, the sparse (importance) sampler of err(tau) against dense
+sampling and against theory, the scipy Fourier inversion, the gradient-structure Monte Carlo, the CNTK features and
+the hinge SVM's duality gap, and the validation of inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from numerics import local_signal as nl
+from theory import local_signal as tl
+
+
+def test_sample_inputs_has_one_signal_row_and_gaussian_noise():
+    rng = np.random.default_rng(0)
+    k, d, sigma = 30, 4, 0.5
+    X, y = nl.sample_inputs(rng, 2000, k, d, sigma)
+    w_star = np.full(d, 0.5)
+    signal = np.all(np.isclose(X, y[:, None, None] * w_star), axis=2)
+    assert X.shape == (2000, k + 1, d) and np.all(signal.sum(1) == 1)
+    noise = X[~signal]
+    assert abs(noise.std() - sigma) < 0.01 and abs(noise.mean()) < 0.01
+    assert set(np.unique(y)) == {-1.0, 1.0}
+
+
+def test_cnn_output_matches_the_definition():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((3, 5, 2))
+    w, b = np.array([0.3, -1.2]), -0.4
+    want = [sum(tl.soft_threshold(float(X[n, i] @ w), b) for i in range(5)) for n in range(3)]
+    np.testing.assert_allclose(nl.cnn_output(X, w, b), want, atol=1e-12)
+
+
+def _dense_sample(k, sigma, tau_min, n, seed):
+    """The same estimator from dense draws (every row sampled), as a TailSample."""
+    A = sigma * np.random.default_rng(seed).standard_normal((n, k))
+    keep = np.abs(A) > tau_min
+    owner = np.nonzero(keep)[0]
+    return nl.TailSample(k, sigma, tau_min, n, A[keep], owner, np.ones(n), False), A
+
+
+def test_margins_agree_with_dense_soft_thresholding():
+    sample, A = _dense_sample(40, 0.3, 0.2, 500, 0)
+    for tau in (0.2, 0.5, 0.9):
+        S = np.sign(A) * np.maximum(np.abs(A) - tau, 0)
+        np.testing.assert_allclose(nl.margins(sample, tau), (1 - tau) + S.sum(1), atol=1e-12)
+
+
+@pytest.mark.parametrize("importance", [False, True])
+def test_sparse_sampler_estimates_err_within_its_standard_error(importance):
+    k = 1000
+    sigma = tl.noise_sigma(k)
+    taus = (0.5, 0.8, 0.95)
+    sample = nl.tail_sample(k, sigma, 0.5, 60_000, 3, importance=importance)
+    est, se = nl.error_curve_mc(sample, taus)
+    exact = [tl.error_curve(k, t) for t in taus]
+    assert np.all(np.abs(est - exact) <= 4 * se)
+    if importance:
+        assert abs(sample.weights.mean() - 1) < 4 * sample.weights.std() / np.sqrt(sample.n)  # E_q[p/q] = 1
+        assert sample.weights.max() <= 1 / sample.params["defensive"] + 1e-12
+
+
+def test_importance_sampling_reduces_the_tail_variance():
+    k = 1000
+    sigma = tl.noise_sigma(k)
+    plain = nl.tail_sample(k, sigma, 0.7, 50_000, 5, importance=False)
+    tilted = nl.tail_sample(k, sigma, 0.7, 50_000, 6, importance=True)
+    _, se_plain = nl.error_curve_mc(plain, [0.9])
+    _, se_is = nl.error_curve_mc(tilted, [0.9])
+    assert (se_plain[0] / se_is[0]) ** 2 > 10
+
+
+@pytest.mark.parametrize("k, tau", [(20, 0.3), (300, 0.7), (1000, 0.9)])
+def test_fourier_inversion_against_dense_monte_carlo(k, tau):
+    sigma = tl.noise_sigma(k)
+    sample, _ = _dense_sample(k, sigma, tau * 0.999, 40_000, 7)
+    est, se = nl.error_curve_mc(sample, [tau])
+    assert abs(est[0] - nl.error_curve_fourier(k, tau, sigma)) <= 4 * max(se[0], 1e-4)
+
+
+def test_regression_and_maxima_and_linear_classifier_monte_carlo():
+    slopes, se = nl.regression_mc(0.4, 0.15, 0.3, 100_000, 0)
+    np.testing.assert_array_less(np.abs(slopes - [0.16 / 0.1825, 0.0225 / 0.1825]), 4 * se)
+    p, se = nl.max_exceedance_mc(10, 50_000, 1)
+    assert abs(p[0] - tl.max_exceedance(10)) <= 4 * se[0] and abs(p[1] - tl.max_exceedance(10, True)) <= 4 * se[1]
+    err, se = nl.linear_classifier_mc(50, 2, 20_000, 2)
+    assert abs(err - tl.linear_classifier_error(50)) <= 4 * se
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(0, 40))
+def test_mills_ratio_matches_theory(x):
+    assert float(nl.mills_ratio(x)) == pytest.approx(tl.mills_ratio(x), rel=1e-12)
+
+
+def test_gradient_structure_small():
+    g = nl.gradient_structure_mc(20, np.array([0.5, 0.2, -0.1, 0.0]), -0.1, tl.noise_sigma(20), 20_000, 0)
+    assert np.all(np.abs(g.residual) <= 4 * g.se_residual)
+    assert abs(g.gamma_direct - g.gamma_sym) <= 4 * np.hypot(g.se_gamma_direct, g.se_gamma_sym)
+    assert abs(g.kappa_direct - g.kappa_sym) <= 4 * np.hypot(g.se_kappa_direct, g.se_kappa_sym)
+    assert g.gamma_sym > 0 and -2 <= g.kappa_sym <= 0 and g.min_sym_term >= 0
+
+
+def test_cntk_features_against_a_loop_and_the_gradient():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((4, 6, 3))
+    w0 = rng.standard_normal((2, 3))
+    feats = nl.cntk_features(X, w0, [-0.5, 0.1])
+    for i, b in enumerate([-0.5, 0.1]):
+        for n in range(4):
+            want = np.concatenate([sum(X[n, r] for r in range(6) if abs(X[n, r] @ w0[j]) + b >= 0) for j in range(2)])
+            np.testing.assert_allclose(feats[i, n], want, atol=1e-12)
+    # for b < 0 the printed feature is the gradient of f at w0 (one filter)
+    np.testing.assert_allclose(
+        nl.cntk_features(X[:1], w0[:1], [-0.5])[0, 0], nl.cnn_gradient_fd(X[0], w0[0], -0.5), atol=1e-6
+    )
+
+
+def test_hinge_svm_duality_gap_and_separable_data():
+    rng = np.random.default_rng(4)
+    F = rng.standard_normal((300, 5))
+    y = np.sign(F @ np.array([1.0, -2.0, 0.5, 0.0, 0.0]))
+    res = nl.hinge_svm(F, y, 1e-3)
+    assert res.status == "optimal/optimal"
+    assert abs(res.gap) <= 1e-6 * max(1.0, abs(res.primal))
+    assert np.mean(y * (F @ res.w) > 0) > 0.97
+    with pytest.raises(ValueError, match="lam"):
+        nl.hinge_svm(F, y, 0.0)
+
+
+def test_kernel_best_error_is_far_from_the_cnn():
+    res = nl.kernel_best_error(1000, 21, (0.0, -0.2), 1, 300, 500, seed=0)
+    assert res.errors.shape == (1, 2) and np.all(res.best_error > 0.1)
+    assert res.max_gap < 1e-5
+
+
+def test_logistic_optimum_is_finite_and_near_the_01_optimum():
+    k = 1000
+    opt = nl.logistic_optimum(k, tl.noise_sigma(k), np.arange(0.7, 0.99, 0.04), 20_000, 2, 0)
+    assert 10 < opt.c < 200 and 0.7 < opt.tau < 0.95
+    assert opt.error >= tl.optimal_threshold(k).error * 0.95
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: nl.tail_sample(100, 0.2, 0.0, 10, 0), "tau_min"),
+        (lambda: nl.tail_sample(100, 0.2, 0.5, 0, 0), "n"),
+        (lambda: nl.tail_sample(1, 0.2, 0.5, 10, 0), "k"),
+        (lambda: nl.tail_sample(100, -0.2, 0.5, 10, 0), "sigma"),
+        (lambda: nl.tail_sample(100, 0.2, 0.5, 10, 0, defensive=0.0), "defensive"),
+        (lambda: nl.error_curve_fourier(100, 1.0, 0.2), "tau"),
+        (lambda: nl.sample_inputs(np.random.default_rng(0), 5, 10, 0, 0.2), "d"),
+        (lambda: nl.linear_classifier_mc(10, 2, 0, 0), "n"),
+        (lambda: nl.margins(nl.tail_sample(100, 0.2, 0.5, 10, 0), 0.3), "tau_min"),
+        (lambda: nl.gradient_structure_mc(10, np.array([1.0, 0.0, 0.0]), -0.1, 0.3, 10, 0), "v > 0"),
+    ],
+)
+def test_bad_input_raises_a_clear_value_error(call, name):
+    with pytest.raises(ValueError, match=name.replace("(", r"\(")):
+        call()

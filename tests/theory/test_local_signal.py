@@ -1,0 +1,277 @@
+"""theory/local_signal.py (Karp Ch. 3 + App. B): the soft threshold, the Gaussian facts against scipy, the error curve
+against an independent scipy Fourier inversion and against brute force, Lemma B.5, the crossovers, the proof's T_2
+and the validation of every input."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import integrate, special, stats
+
+from numerics import local_signal as nl
+from theory import local_signal as tl
+
+finite = st.floats(min_value=-5, max_value=5, allow_nan=False)
+
+
+# --- validation
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: tl.noise_sigma(1), "k"),
+        (lambda: tl.noise_sigma(0), "k"),
+        (lambda: tl.noise_sigma(2.0), "k"),
+        (lambda: tl.check_d(0), "d"),
+        (lambda: tl.soft_threshold_moments(0.1, 0.0), "sigma"),
+        (lambda: tl.soft_threshold_moments(0.1, -1.0), "sigma"),
+        (lambda: tl.error_curve(100, 1.0), "tau"),
+        (lambda: tl.error_curve(100, -0.1), "tau"),
+        (lambda: tl.error_curve(100, float("nan")), "tau"),
+        (lambda: tl.error_curve(100, 0.5, sigma=0.0), "sigma"),
+        (lambda: tl.clt_error(1, 0.5), "k"),
+        (lambda: tl.check_batch(0), "batch"),
+        (lambda: tl.derive_signal(1), "k"),
+        (lambda: tl.mills_bounds(-1), "x >= 0"),
+        (lambda: tl.regression_coefficients(0, 0), "(c, v)"),
+    ],
+)
+def test_bad_input_raises_a_clear_value_error(call, name):
+    with pytest.raises(ValueError, match=re.escape(name)):
+        call()
+
+
+# --- the activation
+
+
+@given(finite, finite)
+def test_soft_threshold_is_odd_and_matches_its_regimes(x, b):
+    assert tl.soft_threshold(-x, b) == pytest.approx(-tl.soft_threshold(x, b), abs=1e-12)
+    if b < 0:
+        assert tl.soft_threshold(x, b) == pytest.approx(tl.shrink(x, -b), abs=1e-12)
+    elif abs(x) <= b:
+        assert tl.soft_threshold(x, b) == pytest.approx(2 * x, abs=1e-12)
+    else:
+        assert tl.soft_threshold(x, b) == pytest.approx(x + b * math.copysign(1, x), abs=1e-12)
+
+
+@given(finite, finite)
+def test_soft_threshold_derivatives_match_finite_differences(x, b):
+    h = 1e-7
+    if min(abs(x + b), abs(-x + b)) < 1e-5:  # a kink
+        return
+    dx = (tl.soft_threshold(x + h, b) - tl.soft_threshold(x - h, b)) / (2 * h)
+    db = (tl.soft_threshold(x, b + h) - tl.soft_threshold(x, b - h)) / (2 * h)
+    assert dx == pytest.approx(tl.soft_threshold_dx(x, b), abs=1e-6)
+    assert db == pytest.approx(tl.soft_threshold_db(x, b), abs=1e-6)
+
+
+# --- Gaussian facts against scipy
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0, 8), st.floats(0.05, 10))
+def test_soft_threshold_moments_against_quadrature(a, sigma):
+    got = tl.soft_threshold_moments(a * sigma, sigma)
+    want = nl.soft_threshold_moments_quad(a * sigma, sigma)
+    np.testing.assert_allclose(got, want, rtol=1e-8)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0, 5), st.floats(0.1, 5))
+def test_truncated_moments_against_scipy_truncnorm(alpha, s):
+    np.testing.assert_allclose(tl.truncated_moments(alpha, s), nl.truncated_moments_scipy(alpha, s), rtol=1e-9)
+
+
+@given(st.fractions(-10, 10), st.fractions(-10, 10))
+def test_regression_coefficients_are_exact_and_sum_to_one(c, v):
+    if c == 0 and v == 0:
+        return
+    a, b = tl.regression_coefficients(str(c), str(v))
+    assert sympy.simplify(a + b - 1) == 0
+    assert a == sympy.Rational(c.numerator, c.denominator) ** 2 / (
+        sympy.Rational(c.numerator, c.denominator) ** 2 + sympy.Rational(v.numerator, v.denominator) ** 2
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(0, 40))
+def test_mills_bounds_hold_on_the_whole_stated_domain(x):
+    lo, hi = (float(v) for v in tl.mills_bounds(repr(x)))
+    ratio = float(np.sqrt(np.pi / 2) * special.erfcx(x / np.sqrt(2)))
+    assert lo <= ratio * (1 + 1e-14) and ratio <= hi * (1 + 1e-14)
+    assert tl.mills_ratio(x) == pytest.approx(ratio, rel=1e-12)
+
+
+def test_mills_bounds_printed_examples():
+    # x = 0: 1 <= sqrt(pi/2) <= sqrt(2) exactly
+    lo, hi = tl.mills_bounds(0)
+    assert lo == 1 and hi == sympy.sqrt(2)
+
+
+@given(st.integers(2, 10**6), st.booleans())
+def test_max_exceedance_is_exact_and_below_the_union_bound(n, absolute):
+    with mpmath.workdps(40):
+        q = (2 if absolute else 1) * mpmath.erfc(2 * mpmath.sqrt(mpmath.log(n)) / mpmath.sqrt(2)) / 2
+        exact = float(1 - (1 - q) ** n)
+    assert tl.max_exceedance(n, absolute) == pytest.approx(exact, rel=1e-12)
+    assert tl.max_exceedance(n, absolute) <= float(tl.union_bound(n, absolute))
+
+
+@given(st.integers(2, 10**12))
+def test_linear_classifier_error(k):
+    want = stats.norm.cdf(-1 / np.log(k))
+    assert tl.linear_classifier_error(k) == pytest.approx(want, rel=1e-12)
+    if k < 10**4:
+        assert float(tl.linear_classifier_error_exact(k)) == pytest.approx(want, rel=1e-12)
+
+
+def test_linear_classifier_printed_bound_fails_below_the_crossover():
+    k_cross = 10 ** tl.crossovers()["linear_error_049"]
+    assert tl.linear_classifier_error(int(k_cross * 0.99)) < 0.49 < tl.linear_classifier_error(int(k_cross * 1.01))
+
+
+# --- the error curve
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(0, 500), st.floats(0, 6))
+def test_faddeeva_against_scipy_wofz(x, y):
+    z = complex(x, y)
+    assert abs(tl.faddeeva(z) - special.wofz(z)) <= 1e-13 * abs(special.wofz(z))
+
+
+def test_faddeeva_rejects_the_lower_half_plane():
+    with pytest.raises(ValueError, match="Im z"):
+        tl.faddeeva(1 - 1j)
+
+
+@pytest.mark.parametrize("t, tau, sigma", [(0.0, 0.3, 0.2), (2.0, 0.3, 0.2), (7.5, 0.9, 0.22), (1.0, 0.0, 1.0)])
+def test_soft_threshold_cf_against_quadrature(t, tau, sigma):
+    pdf = stats.norm(scale=sigma).pdf
+    cont, _ = integrate.quad(lambda a: np.cos(t * (a - tau)) * pdf(a), tau, np.inf, epsabs=1e-13, limit=400)
+    want = (1 - 2 * stats.norm.sf(tau / sigma)) + 2 * cont
+    assert tl.soft_threshold_cf(t, tau, sigma) == pytest.approx(want, abs=1e-10)
+
+
+@pytest.mark.parametrize("k", [50, 1000])
+@pytest.mark.parametrize("tau", [0.0, 0.2, 0.5, 0.75, 0.9, 0.99])
+def test_error_curve_against_the_scipy_inversion(k, tau):
+    sigma = tl.noise_sigma(k)
+    assert tl.error_curve(k, tau) == pytest.approx(nl.error_curve_fourier(k, tau, sigma), abs=1e-9)
+
+
+@given(st.integers(2, 10**5))
+@settings(max_examples=15, deadline=None)
+def test_error_curve_at_tau_0_is_the_linear_classifier(k):
+    assert tl.error_curve(k, 0.0) == pytest.approx(tl.linear_classifier_error(k), abs=1e-9)
+    assert tl.clt_error(k, 0.0) == pytest.approx(tl.linear_classifier_error(k), rel=1e-12)
+
+
+def test_error_curve_brute_force_small_k():
+    """k = 2 by two-dimensional quadrature of the defining probability."""
+    k, tau, sigma = 2, 0.4, 0.6
+    pdf = stats.norm(scale=sigma).pdf
+
+    def inner(a1):
+        s1 = np.sign(a1) * max(abs(a1) - tau, 0)
+        need = -(1 - tau) - s1  # S(a2) <= need
+        if need >= 0:
+            return 1 - stats.norm.sf((need + tau) / sigma)
+        return stats.norm.cdf((need - tau) / sigma)
+
+    want, _ = integrate.quad(
+        lambda a: inner(a) * pdf(a), -12 * sigma, 12 * sigma, points=[-1.0, -tau, tau], limit=400, epsabs=1e-13
+    )
+    assert tl.error_curve(k, tau, sigma) == pytest.approx(want, abs=1e-9)
+
+
+def test_floor_is_the_limit_tau_to_1_and_below_its_first_order_form():
+    k = 1000
+    floor = tl.error_floor(k)
+    assert tl.error_curve(k, 0.99999) == pytest.approx(floor, abs=1e-9)
+    assert floor < tl.floor_approximation(k) < floor * 1.01
+
+
+def test_optimal_threshold_beats_a_grid():
+    k = 1000
+    opt = tl.optimal_threshold(k)
+    grid = [tl.error_curve(k, t) for t in np.linspace(0.8, 0.999, 12)]
+    assert opt.error <= min(grid) + 1e-10
+    assert 0.9 < opt.tau < 0.99 and opt.error < opt.floor
+
+
+def test_clt_misses_the_tail():
+    assert tl.clt_error(1000, 0.8) < 1e-6 < tl.error_curve(1000, 0.8)
+
+
+# --- Lemma B.5, crossovers, proofs
+
+
+@given(st.integers(2, 10**9))
+def test_lemma_b5_numbers(k):
+    b5 = tl.lemma_b5(k)
+    assert b5.union_bound == pytest.approx(2 / k, rel=1e-10)
+    assert b5.exact_union_bound <= b5.union_bound
+    assert b5.tau_sufficient == pytest.approx(2 * np.log(k) ** 1.5 / np.sqrt(k), rel=1e-12)
+
+
+def test_crossovers_solve_their_equations():
+    x = tl.crossovers()
+    L = lambda u: u * math.log(10)  # noqa: E731
+    assert 2 * L(x["tau_suff_below_1"]) ** 1.5 / math.sqrt(10 ** x["tau_suff_below_1"]) == pytest.approx(1, rel=1e-9)
+    assert 1610 < 10 ** x["tau_suff_below_1"] < 1611  # so k = 1611 is the first integer
+    assert 4 * math.log(L(x["lemma33_sketch"])) == pytest.approx(L(x["lemma33_sketch"]) / 8, rel=1e-9)
+    assert L(x["lemmaB9"]) / 4 == pytest.approx(math.log(4) + 1.5 * math.log(L(x["lemmaB9"])), rel=1e-9)
+    assert stats.norm.cdf(-1 / L(x["linear_error_049"])) == pytest.approx(0.49, rel=1e-9)
+
+
+def test_t2_printed_and_corrected():
+    args = (0.5, 1.0, 2.0, 1e-4, 1000)
+    printed, corrected = (float(f(*args)) for f in (tl.t2_as_printed, tl.t2_corrected))
+    L = math.log(1000)
+    distance = 4 * 2 * L**1.5 / math.sqrt(1000) + (1 - 1e-4) / L**4
+    assert corrected == pytest.approx(distance / (1e-4 * 0.5), rel=1e-12)
+    assert printed < corrected / 1000
+
+
+def test_cnn_gradient_and_the_printed_cntk_feature():
+    rng = np.random.default_rng(0)
+    X = tuple(tuple(r) for r in rng.standard_normal((7, 3)).round(3))
+    w = (0.7, -0.2, 0.4)
+    for b in (-0.3, 0.35):
+        fd = nl.cnn_gradient_fd(np.array(X), np.array(w), b)
+        np.testing.assert_allclose(tl.cnn_gradient(X, w, b), fd, atol=1e-6)
+    np.testing.assert_allclose(tl.cntk_feature_as_printed(X, w, -0.3), tl.cnn_gradient(X, w, -0.3), atol=1e-12)
+    assert not np.allclose(tl.cntk_feature_as_printed(X, w, 0.35), tl.cnn_gradient(X, w, 0.35))
+
+
+def test_derive_signal():
+    out = tl.derive_signal(1000)
+    assert out["sigma"] == pytest.approx(math.log(1000) / math.sqrt(1000))
+    assert out["linear_classifier_error"] == pytest.approx(0.44244827669, abs=1e-10)
+    assert out["err_tau_star"] <= tl.error_curve(1000, 0.9) and out["err_tau_star"] < out["floor"]
+    assert out["floor"] <= out["floor_first_order"]
+    assert set(out) >= {"sigma", "linear_classifier_error", "tau_star", "err_tau_star", "floor"}
+
+
+def test_derive_signal_text_and_the_unresolved_regime():
+    text = tl.format_signal(tl.derive_signal(1000))
+    assert "tau* (0-1 optimal)     = 0.95" in text and "unusable at this k" in text
+    big = tl.derive_signal(10_000)  # err(tau*) ~ 1e-23: below what the inversion resolves
+    assert big["tau_star"] is None and big["err_tau_star"] is None and big["floor"] < 1e-20
+    assert "not resolved" in tl.format_signal(big)
+
+
+def test_normal_quantile_against_mpmath():
+    for p in (1e-10, 0.3, 0.51):
+        assert tl.normal_quantile(p) == pytest.approx(float(-mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(p))))
+        assert tl.normal_cdf(tl.normal_quantile(p)) == pytest.approx(p, rel=1e-12)
