@@ -360,7 +360,7 @@ def compare_to_optimum(M: np.ndarray, Lam: np.ndarray, N: int, r: int) -> Compar
 
     ``loss`` is ``l~(M_eff, 1) + 1/2 tr Lambda``: the exact population loss of the odd part (equal to the loss
     once ``w21^PV ~ 0``). ``spectrum`` is ``diag(Q^T M_eff Q)`` in the descending eigenbasis of Lambda. With a tie
-    ``lambda_r = lambda_{r+1}`` (``unique`` False) only the loss is meaningful, not ``rel_err``.
+    ``lambda_r = lambda_{r+1}``, or a singular Lambda (``unique`` False), only the loss is meaningful, not ``rel_err``.
     """
     M = np.asarray(M, dtype=np.float64)
     L = nl.as_covariance(Lam)
@@ -372,5 +372,7 @@ def compare_to_optimum(M: np.ndarray, Lam: np.ndarray, N: int, r: int) -> Compar
     rel = np.linalg.norm(M - U, axis=(1, 2)) / np.linalg.norm(U)
     loss = np.array([nl.ell_tilde(m, 1.0, L, N) + np.trace(L) / 2 for m in M])
     spec = np.einsum("ia,sij,ja->sa", Q, M, Q)
-    unique = r in (0, L.shape[0]) or ev[r - 1] - ev[r] > 1e-12 * max(1.0, ev[0])
+    tol = 1e-12 * max(1.0, ev[0])
+    singular = ev[-1] <= tol  # a null direction of Lambda leaves U free there (Thm 5.4.1 assumes Lambda > 0)
+    unique = r == 0 or (not singular and (r == L.shape[0] or ev[r - 1] - ev[r] > tol))
     return Comparison(rel, loss, loss - Lr, Lr, spec, v, bool(unique))

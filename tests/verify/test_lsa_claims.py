@@ -132,3 +132,15 @@ def test_sgd_training_claim_full():
     assert rec.verdict == "pass", rec.reason
     assert len(rec.details["per_seed"]) == 8 and "device" not in rec.details
     json.dumps(rec.to_json())
+
+
+def test_compare_to_optimum_is_not_unique_for_a_singular_lambda() -> None:
+    """A null direction of Lambda leaves U free there: only the loss is meaningful (Thm 5.4.1 assumes Lambda > 0)."""
+    import numpy as np
+
+    from verify import lsa as vl
+
+    M = np.zeros((1, 2, 2))
+    assert vl.compare_to_optimum(M, np.diag([1.0, 0.0]), 10, 1).unique is False
+    assert vl.compare_to_optimum(M, np.diag([2.0, 1.0]), 10, 1).unique is True
+    assert vl.compare_to_optimum(M, np.diag([1.0, 1.0]), 10, 1).unique is False  # tied eigenvalues
