@@ -79,7 +79,7 @@ register(
         statement="As printed: 'the linear classifier fails to classify the labels correctly with at least "
         "probability 0.49' (sigma = log k/sqrt k). Observed: the exact error Phi(-1/log k) at k = 1e2 ... 1e9.",
         kind="numeric",
-        configs={"quick": PrintedLinearConfig()},
+        configs={"quick": PrintedLinearConfig(), "full": PrintedLinearConfig()},
         predict=lambda cfg: [tl.linear_error_as_printed()] * len(cfg.ks),
         observe=_observe_printed_linear,
         judge=RefutedIfViolated(AtLeast()),

@@ -159,7 +159,7 @@ register(
         "main text writes 1_{|<w_j^(0), X_i> + b_j >= 0} with the sum over i in [k]). Observed: finite differences "
         "of f at b = 0.25, 0.05, -0.1.",
         kind="numeric",
-        configs={"quick": IndicatorConfig()},
+        configs={"quick": IndicatorConfig(), "full": IndicatorConfig()},
         predict=lambda cfg: [tl.cntk_feature_as_printed(cfg.X, cfg.w, b) for b in cfg.biases],
         observe=_observe_printed_indicator,
         judge=RefutedIfDiffers(1e-6),
@@ -187,7 +187,7 @@ register(
         "sum_i X_i 1{|<w, X_i>| > -b}, the printed CNTK indicator; for b > 0 rows with |<w, X_i>| < b count twice, "
         "which the printed kernel drops. Checked against finite differences of f.",
         kind="numeric",
-        configs={"quick": IndicatorConfig()},
+        configs={"quick": IndicatorConfig(), "full": IndicatorConfig()},
         predict=lambda cfg: [tl.cnn_gradient(cfg.X, cfg.w, b) for b in cfg.biases],
         observe=_observe_gradient_fd,
         judge=MaxAbs(1e-6, require="printed_feature_agrees_for_b_below_0"),

@@ -151,7 +151,7 @@ register(
         "Gaussian) is within 0.005 of the exact err (scipy Fourier inversion) for tau <= 0.6 at k = 1000; it "
         "misses the tail floor for tau >= 0.7 (0.0007 vs 0.0065 at tau = 0.7, 2e-8 vs 0.0027 at tau = 0.8).",
         kind="numeric",
-        configs={"quick": CLTConfig()},
+        configs={"quick": CLTConfig(), "full": CLTConfig()},
         predict=lambda cfg: [tl.clt_error(cfg.k, t) for t in cfg.taus],
         observe=_observe_clt,
         judge=MaxAbs(0.005),
@@ -308,7 +308,7 @@ register(
         "tau > 2 log^{3/2} k / sqrt k = 1.148 at k = 1000 (> 1: the signal is thresholded away too, so the proof's "
         "sufficient condition cannot hold at Fig. 3.3's k), = 1 at k = 1611, 0.559 at k = 10^4.",
         kind="numeric",
-        configs={"quick": LemmaB5Config()},
+        configs={"quick": LemmaB5Config(), "full": LemmaB5Config()},
         predict=lambda cfg: [
             x
             for k in cfg.ks
@@ -345,7 +345,7 @@ register(
         "sketch) from 70.79; Lemma B.9's k^{1/4} > 4 log^{3/2} k from 10.78; the linear classifier's 'at least "
         "0.49' from 17.32 (k = 2.1e17). Tests at practical k must check the mechanism, not these constants.",
         kind="numeric",
-        configs={"quick": LemmaB5Config()},
+        configs={"quick": LemmaB5Config(), "full": LemmaB5Config()},
         predict=lambda cfg: [tl.crossovers()[key] for key in _CROSSOVER_KEYS],
         observe=_observe_crossovers,
         judge=MaxAbs(1e-6),

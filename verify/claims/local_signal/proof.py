@@ -64,7 +64,7 @@ register(
         "4 C_3 log^{3/2} k/sqrt k + (C_2 - eta_b)/log^4 k * 1/(eta_b C) steps. Observed: the phase run step by step "
         "(C = 0.5, C_2 = 1, C_3 = 2, eta_b = 1e-4, k = 1000).",
         kind="symbolic",
-        configs={"quick": PhaseConfig()},
+        configs={"quick": PhaseConfig(), "full": PhaseConfig()},
         predict=lambda cfg: tl.t2_as_printed(cfg.C, cfg.C2, cfg.C3, cfg.eta_b, cfg.k),
         observe=_observe_phase,
         judge=RefutedIfDiffers(1e-3),
@@ -133,7 +133,7 @@ register(
         "misclassifying y = +1 (f = S + c + b). Observed: how often the event S > c + b disagrees with the error "
         "event f <= 0 (aligned filter, tau = 0.5, k = 1000).",
         kind="numeric",
-        configs={"quick": EventConfig()},
+        configs={"quick": EventConfig(), "full": EventConfig()},
         predict=lambda cfg: tl.error_event_mismatch_as_printed(),
         observe=_observe_event_printed,
         judge=RefutedIfDiffers(1e-3),

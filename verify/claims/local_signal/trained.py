@@ -266,7 +266,7 @@ register(
         "batch 50, 300 steps) give the same means of w.w_*, |w_perp|, b and test accuracy at steps 100, 200, 300 "
         "within 4 standard errors.",
         kind="training",
-        configs={"quick": ReductionConfig()},
+        configs={"quick": ReductionConfig(), "full": ReductionConfig()},
         predict=_predict_reduction,
         observe=_observe_reduction,
         judge=ZScoreAnd(MC_Z),
@@ -315,7 +315,7 @@ register(
         "aligning with the theory' (Thm 3.1: error <= 0.01). Observed: at sigma = 1 every aligned filter errs with "
         "probability about 0.49 (best accuracy about 51 %), so no training run could approach the theory.",
         kind="numeric",
-        configs={"quick": SigmaOneConfig()},
+        configs={"quick": SigmaOneConfig(), "full": SigmaOneConfig()},
         predict=lambda cfg: tl.theorem31_error_level(),
         observe=_observe_sigma_one,
         judge=RefutedIfViolated(AtMost()),
