@@ -33,6 +33,7 @@ __all__ = [
     "true_next",
     "kl",
     "mc_strategy_kl",
+    "mc_counts_bayes_kl",
     "sample_ngram_tables",
     "lift_ngram",
     "sample_ngram_sequences",
@@ -360,6 +361,56 @@ def mc_strategy_kl(
         vals.append(kl(truth, q))
     v = np.concatenate(vals)
     return float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v)))
+
+
+def _counts_key(x: np.ndarray, k: int) -> np.ndarray:
+    """One integer per chain for (x_t, n_1, ..., n_{k-1}): the current token and the token counts (n_k is fixed by
+    the others), in mixed radix."""
+    t = x.shape[1]
+    counts = np.stack([(x == j).sum(axis=1) for j in range(k - 1)], axis=1)
+    key = x[:, -1].astype(np.int64)
+    for j in range(k - 1):
+        key = key * (t + 1) + counts[:, j]
+    return key
+
+
+def mc_counts_bayes_kl(
+    k: int, t: int, n: int, rng: np.random.Generator | None = None, prior: str = "dirichlet", chunk: int = 50_000
+) -> tuple[float, float]:
+    r"""The test KL at the last token of the Bayes predictor that sees only the current token :math:`x_t` and the
+    token counts :math:`(n_1, \dots, n_k)` of :math:`x_1..x_t` ("unigram information"), by Monte Carlo.
+
+    The predictor :math:`E[P_{x_t,:} \mid x_t, n]` is the average of the true next-token law over ``n`` training
+    chains with the same :math:`(x_t, n)` (shrunk toward the unigram strategy with weight 1, which only matters for
+    rare groups); its KL is then averaged over ``n // 2`` fresh chains. Returns ``(mean, standard error)``.
+
+    No predictor that is a function of :math:`(x_t, n)` has a lower expected KL (the unigram strategy is one of
+    them). The plug-in estimate is slightly *above* the exact floor, by about (number of groups) x (k - 1) / (2 n)
+    (k = 2, t = 50, n = 200,000: 102 groups, about 2.6e-4).
+    """
+    k, t, n, rng = _check_k(k), _check_t(t), _check_n(n), _check_rng(rng)
+
+    def draw(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        keys, truth, unigram = [], [], []
+        for start in range(0, m, chunk):
+            size = min(chunk, m - start)
+            P = sample_transition_matrices(k, size, prior, rng)
+            x = sample_sequences(P, t, rng)
+            keys.append(_counts_key(x, k))
+            truth.append(P[np.arange(size), x[:, -1]])
+            unigram.append(strategy_probs(x, k, "unigram")[:, -1])
+        return np.concatenate(keys), np.concatenate(truth), np.concatenate(unigram)
+
+    train_keys, train_truth, _ = draw(n)
+    test_keys, test_truth, test_unigram = draw(max(n // 2, 2))
+    groups, inverse = np.unique(np.concatenate([train_keys, test_keys]), return_inverse=True)
+    sums, counts = np.zeros((groups.size, k)), np.zeros(groups.size)
+    np.add.at(sums, inverse[:n], train_truth)
+    np.add.at(counts, inverse[:n], 1.0)
+    g = inverse[n:]
+    q = (sums[g] + test_unigram) / (counts[g] + 1.0)[:, None]
+    v = kl(test_truth, q)
+    return float(v.mean()), float(v.std(ddof=1) / np.sqrt(v.size))
 
 
 # --- Prop. 8.2 and Fig. 8.2: where the construction's second layer attends

@@ -1,0 +1,124 @@
+"""The Edelman Ch. 8 claims (verify/claims/markov): their metadata, and the task-specific judges on synthetic
+observations (each must be able to fail). The verdicts of the quick claims are checked by ``test_claims.py``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from verify.claims import registry
+from verify.claims.base import Observation
+from verify.claims.judges import ExactlyEqual, MaxAbs
+from verify.claims.markov import exact, trained
+
+CH8 = {cid: c for cid, c in registry().items() if cid.startswith("edelman-ch8-")}
+
+
+def test_chapter_claims_are_registered_with_sources_and_errata() -> None:
+    assert len(CH8) >= 25
+    refuted = {cid for cid, c in CH8.items() if c.refuting}
+    assert refuted == {
+        "edelman-ch8-eq8.3-as-printed",
+        "edelman-ch8-E.43-as-printed",
+        "edelman-ch8-E.49-as-printed",
+        "edelman-ch8-prop8.2-counts-as-printed",
+    }
+    for cid, claim in CH8.items():
+        assert claim.source.startswith("Edelman thesis"), cid
+        text = " ".join(filter(None, (claim.source, claim.statement, claim.tolerance, claim.refutes)))
+        assert "spec" not in text.lower() and "shared/" not in text, cid
+        if claim.refuting:
+            assert claim.corrected_by in CH8 and not CH8[claim.corrected_by].refuting
+        assert claim.on_device == (claim.kind == "training"), cid
+        if claim.kind == "training":
+            assert "full" in claim.configs, f"{cid}: no full-scale setting"
+
+
+def test_full_scale_transformer_claims_use_the_thesis_settings() -> None:
+    for cid in ("edelman-ch8-transformer-phases", "edelman-ch8-transformer-phases-k3"):
+        tr = CH8[cid].configs["full"].train
+        assert (tr.t, tr.lr, tr.batch, tr.model.layers, tr.model.heads, len(tr.seeds)) == (100, 3e-5, 64, 2, 1, 10)
+        assert tr.model.positions == "relative" and tr.optimizer == "adamw"
+    tri = CH8["edelman-ch8-transformer-trigram"].configs["full"].train
+    assert (tri.order, tri.t, tri.model.heads) == (3, 200, 3)
+    priors = CH8["edelman-ch8-priors-speed"].configs["full"]
+    assert priors.doubly_stochastic.k == priors.mixture.k == 4
+
+
+# --- the task's judges
+
+
+@dataclass(frozen=True)
+class _Ts:
+    ts: tuple[int, ...]
+
+
+def test_requiring_fails_when_the_structural_part_fails() -> None:
+    judge = exact.Requiring(ExactlyEqual(), "pattern")
+    assert judge(2, Observation(2, details={"pattern": True}))[0] == "pass"
+    assert judge(2, Observation(2, details={"pattern": False}))[0] == "fail"
+    assert judge(3, Observation(2, details={"pattern": True}))[0] == "fail"
+    assert "pattern" in judge.describe()
+    inner = exact.Requiring(MaxAbs(1e-9), "ok")
+    obs = Observation([1.0, 2.0], details={"ok": True})
+    assert inner(inner.perturb([1.0, 2.0], obs), obs)[0] == "fail"
+
+
+def test_relative_error_within_c_over_t() -> None:
+    judge = exact.RelativeErrorWithinCOverT(10.0)
+    cfg = _Ts((10, 100))
+    pred = [[1.0, 2.0], [1.0, 2.0]]
+    ok = Observation([[1.5, 2.0], [1.05, 2.0]], details={"ts": [10, 100]})  # t x rel. error = 5
+    bad = Observation([[1.5, 2.0], [1.2, 2.0]], details={"ts": [10, 100]})  # 20 at t = 100
+    assert judge(pred, ok, cfg)[0] == "pass"
+    assert judge(pred, bad, cfg)[0] == "fail"
+    assert judge(judge.perturb(pred, ok), ok, cfg)[0] == "fail"
+
+
+STRATEGIES = {
+    "uniform": {"kl": 0.21, "stderr": 0.001},
+    "unigram": {"kl": 0.09, "stderr": 0.001},
+    "bigram": {"kl": 0.01, "stderr": 0.0001},
+}
+
+
+def test_closer_to_bigram() -> None:
+    judge = trained.CloserToBigram()
+    obs = lambda kls: Observation(kls, details={"per_seed": [{"plateau_kl": v} for v in kls]})  # noqa: E731
+    assert judge(STRATEGIES, obs([0.02, 0.045]))[0] == "pass"
+    assert judge(STRATEGIES, obs([0.02, 0.06]))[0] == "fail"  # beyond the midpoint 0.05
+    assert judge(STRATEGIES, obs([0.005]))[0] == "fail"  # better than the near-Bayes bigram strategy
+
+
+def test_stays_above_floor() -> None:
+    judge = trained.StaysAboveFloor()
+    pred = {**STRATEGIES, "counts_bayes": {"kl": 0.075, "stderr": 0.0004}}
+    rows = lambda lows: Observation(lows, details={"per_seed": [{"min_kl": v, "stderr_at_min": 0.002} for v in lows]})  # noqa: E731
+    assert judge(pred, rows([0.083, 0.08]))[0] == "pass"
+    assert judge(pred, rows([0.083, 0.03]))[0] == "fail"  # an induction head would go far below the floor
+
+
+def test_three_phases() -> None:
+    judge = trained.ThreePhases()
+
+    def history(kls: list[float], nearest: list[str]) -> list[dict]:
+        out = []
+        for step, (kl, near) in enumerate(zip(kls, nearest)):
+            dist = {f"kl_to_{n}": [0.0 if n == near else 1.0] for n in ("uniform", "unigram", "bigram")}
+            out.append({"step": step, "kl": [kl], **dist})
+        return out
+
+    good = history([0.21, 0.1, 0.09, 0.02], ["uniform", "unigram", "unigram", "bigram"])
+    no_plateau = history([0.21, 0.15, 0.02], ["uniform", "uniform", "bigram"])
+    stuck = history([0.21, 0.09, 0.09], ["uniform", "unigram", "unigram"])
+    for hist, verdict in ((good, "pass"), (no_plateau, "fail"), (stuck, "fail")):
+        rows = judge.rows(STRATEGIES, hist)
+        assert judge(STRATEGIES, Observation(None, details={"per_seed": rows}))[0] == verdict
+
+
+@pytest.mark.parametrize("cid", ["edelman-ch8-E.40-Kj-even-odd", "edelman-ch8-lemma8.4-v2-dominant"])
+def test_pattern_claims_judge_the_pattern(cid: str) -> None:
+    """The even/odd pattern is part of the verdict, not only a detail."""
+    judge = CH8[cid].judge
+    assert "require" in type(judge).__dataclass_fields__ and judge.require

@@ -1,0 +1,118 @@
+"""verify/markov.py (minimal model, transformer runs, attention masses) and the artifacts and details of the
+Edelman Ch. 8 training claims (cached quick runs); the verdicts are checked by ``test_claims.py``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from numerics import markov as nm
+from verify import markov as vm
+from verify.claims.base import registry
+from verify.figures import PLOT_KINDS
+
+from .claim_checks import record
+
+
+def test_minimal_model_bigram_construction_gives_counts() -> None:
+    """Fact 8.3 through the torch model: W_k = I, v = e_2 give the raw bigram counts as logits."""
+    x = nm.sample_sequences(
+        nm.sample_transition_matrices(3, 4, rng=np.random.default_rng(0)), 15, np.random.default_rng(1)
+    )
+    W, v = nm.bigram_construction(3, 15)
+    m = vm.MinimalEnsemble(torch.as_tensor(W)[None], torch.as_tensor(v)[None])
+    f = m(torch.as_tensor(x)[None])[0].detach().numpy()
+    C = nm.transition_counts(x, 3)
+    counts = C[np.arange(4)[:, None], np.arange(15)[None, :], x]  # c_{x_p, i} up to p
+    np.testing.assert_array_equal(f, counts)
+
+
+def test_toeplitz() -> None:
+    M = vm.toeplitz(torch.tensor([[1.0, 2.0, 3.0]]), 3)[0]
+    assert M.tolist() == [[1, 0, 0], [2, 1, 0], [3, 2, 1]]
+
+
+def test_attention_masses_of_ideal_maps() -> None:
+    """Maps that follow Prop. 8.2 exactly (layer 1 on i - 1, layer 2 uniform on the targets) score 1."""
+    x = nm.sample_sequences(
+        nm.sample_transition_matrices(2, 3, rng=np.random.default_rng(2)), 20, np.random.default_rng(3)
+    )
+    a1 = np.zeros((1, 3, 1, 20, 20))
+    a1[..., 0, 0] = 1.0
+    for i in range(1, 20):
+        a1[..., i, i - 1] = 1.0
+    tg = nm.induction_targets(x).astype(float)
+    rows = tg.sum(-1, keepdims=True)
+    a2 = np.where(rows > 0, tg / np.maximum(rows, 1), np.eye(20))[None, :, None]
+    out = vm.attention_masses([torch.as_tensor(a1), torch.as_tensor(a2)], x)
+    assert out["prev"][0] == pytest.approx(1.0) and out["prev_excl_self"][0] == pytest.approx(1.0)
+    assert out["induction"][0] == pytest.approx(1.0)
+    assert 0 < out["induction_chance"][0] < 1
+
+
+def _plots_are_valid(rec) -> None:
+    for spec in rec.artifacts["plots"]:
+        assert spec["kind"] in PLOT_KINDS and spec["name"]
+
+
+def test_minimal_structure_rows() -> None:
+    rec = record("edelman-ch8-minimal-sgd-structure")
+    cfg = registry()["edelman-ch8-minimal-sgd-structure"].configs["quick"]
+    rows = rec.details["per_seed"]
+    assert len(rows) == len(cfg.train.seeds) and "device" not in rec.details
+    for row in rows:
+        v = row["v_first"]  # the first 8 lags; the argmax runs over all t lags
+        if row["v_argmax_lag"] <= len(v):
+            assert v[row["v_argmax_lag"] - 1] == max(v)
+    assert rec.predicted["v_argmax_lag"] == 2
+    _plots_are_valid(rec)
+    assert {p["name"] for p in rec.artifacts["plots"]} == {"v-profile", "W"}
+
+
+def test_minimal_converged_against_strategies() -> None:
+    rec = record("edelman-ch8-minimal-kl-bigram")
+    pred = rec.predicted
+    assert pred["bigram"]["kl"] < pred["unigram"]["kl"] < pred["uniform"]["kl"]
+    hist = rec.artifacts["training"]
+    assert (
+        hist[0]["step"] == 0
+        and hist[-1]["step"] == registry()["edelman-ch8-minimal-kl-bigram"].configs["quick"].train.steps
+    )
+    # at initialisation the logits are (almost) equal: the model is the uniform strategy
+    np.testing.assert_allclose(hist[0]["kl_to_uniform"], 0.0, atol=1e-2)
+    for row in rec.details["per_seed"]:  # the judged plateau KL averages the last quarter of the evaluations
+        assert row["plateau_evaluations"] >= 2 and row["plateau_kl"] > 0
+    assert rec.observed == [row["plateau_kl"] for row in rec.details["per_seed"]]
+    _plots_are_valid(rec)
+
+
+def test_transformer_phase_rows_and_figures() -> None:
+    rec = record("edelman-ch8-transformer-phases")
+    rows = rec.details["per_seed"]
+    for row in rows:
+        assert row["plateau_steps"] and row["final_nearest"] == "bigram"
+    names = {p["name"] for p in rec.artifacts["plots"]}
+    assert {"kl", "kl-to-strategies", "attention", "positional"} <= names
+    heat = next(p for p in rec.artifacts["plots"] if p["name"] == "attention")
+    for panel in heat["panels"]:
+        z = np.array(panel["z"])
+        assert np.all(np.triu(z, 1) == 0)
+
+
+def test_induction_head_rows() -> None:
+    rec = record("edelman-ch8-transformer-induction-head")
+    for row in rec.details["per_seed"]:
+        assert row["induction"] > row["induction_chance"]
+        assert row["induction_excess"] == pytest.approx(
+            (row["induction"] - row["induction_chance"]) / (1 - row["induction_chance"])
+        )
+
+
+def test_one_layer_control_rows() -> None:
+    rec = record("edelman-ch8-one-layer-control")
+    floor = rec.predicted["counts_bayes"]
+    assert rec.predicted["bigram"]["kl"] < floor["kl"] < rec.predicted["unigram"]["kl"]
+    for row in rec.details["per_seed"]:
+        assert row["min_kl"] <= row["final_kl"] and row["stderr_at_min"] > 0
+        assert row["min_over_unigram_strategy"] == pytest.approx(row["min_kl"] / rec.predicted["unigram"]["kl"])

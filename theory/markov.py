@@ -1,0 +1,453 @@
+r"""In-context learning of Markov chains: statistical induction heads (exact).
+
+Source: Edelman thesis Ch. 8 (Sec. 8.2, Lemma 8.4, Prop. 8.2, Fact 8.3) and App. E.1 (Lemma E.1, Cor. E.2). The
+setting, the derivations that are not in the thesis and the errata are explained in ``docs/markov.md``.
+
+Setting (Sec. 8.2.1). States ``[k]``; every sequence draws its own transition matrix P with iid rows
+``P_{i,:} ~ Dir(alpha)`` (flat ``alpha = 1``), ``x_1`` from the stationary law ``pi(P)`` and
+``x_{s+1} ~ P_{x_s,:}``. For k = 2 (Eq. (E.1)) ``P = [[a, 1-a], [1-b, b]]`` with ``a, b ~ U(0, 1)``,
+``lambda = a + b - 1`` (the second eigenvalue), ``pi = (1-b, 1-a)/(2-a-b)`` and
+``P^n = 1 pi + lambda^n (I - 1 pi)`` (Eq. (E.15)); the special case ``a = b`` of Cor. E.2 has
+``lambda = 2a - 1 ~ U(-1, 1)`` and ``pi = (1/2, 1/2)``.
+
+Everything here is exact (sympy or :class:`fractions.Fraction`):
+
+* the k = 2 chain (:func:`transition_matrix`, :func:`stationary_law`, :func:`matrix_power_closed_form`);
+* the strategies of Sec. 8.2.2 on a given sequence (:func:`strategy_probs`) and the counts of Fact 8.3
+  (:func:`bigram_logits`, :func:`unigram_logits`) and of Prop. 8.2 (:func:`normalised_bigram_frequencies`);
+* the Dirichlet posterior (8.1)-(8.3) as corrected (:func:`posterior_mean`, :func:`posterior_beta_marginal`) and as
+  printed (:func:`posterior_mean_as_printed`); the expected KL given counts (:func:`expected_kl_given_counts`);
+* the strategy KLs at the last token where a closed form exists (:func:`uniform_kl_two_state`), the asymptotic
+  ``k^{n-1}(k-1)/(2t)`` (:func:`ngram_kl_asymptotic`);
+* Lemma 8.4 / E.1: the integrals (E.24), (E.25), ``D`` (E.29), ``K_1`` (E.42) and ``K_j`` (E.40) as exact sympy
+  values (:func:`lemma84_constant`, :func:`K`), (E.43) as printed (:func:`e43_as_printed`), and the leading-order
+  one- and two-step updates (:func:`step1_W_leading`, :func:`step1_v_leading`, :func:`step2_diag_leading`);
+* Cor. E.2: the corrected first-step v update (:func:`cor_e2_v_update`), (E.49) as printed
+  (:func:`e49_as_printed`) and the truncated diagonal coefficient that diverges like ``ln(1/delta)/16``
+  (:func:`cor_e2_diagonal_truncated`).
+
+Units: the first-step updates are reported as ``(W^(1) - c 11^T)/(c eta)`` and ``(v^(1) - c)/(c eta)``; the
+diagonal-bias part of the second-step v update as ``G^I_j``, in units of ``(rho - c') eta`` (``docs/markov.md``).
+"""
+
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+from typing import Sequence
+
+import sympy
+
+from ._checks import as_number, check_positive_int
+
+__all__ = [
+    "A",
+    "B",
+    "check_k",
+    "check_t",
+    "transition_matrix",
+    "eigenvalue",
+    "stationary_law",
+    "matrix_power_closed_form",
+    "matrix_power_entry_form",
+    "strategy_probs",
+    "bigram_logits",
+    "unigram_logits",
+    "normalised_bigram_frequencies",
+    "posterior_dirichlet",
+    "posterior_beta_marginal",
+    "posterior_mean",
+    "posterior_mean_as_printed",
+    "expected_kl_given_counts",
+    "expected_row_entropy_two_state",
+    "uniform_kl_two_state",
+    "ngram_kl_asymptotic",
+    "LEMMA84_INTEGRANDS",
+    "lemma84_constant",
+    "lemma84_closed_form",
+    "K",
+    "K_INTEGRAND",
+    "e43_as_printed",
+    "e43_corrected",
+    "leading_argmax_v2",
+    "step1_W_leading",
+    "step1_v_leading",
+    "step2_diag_leading",
+    "cor_e2_v_update",
+    "e49_as_printed",
+    "cor_e2_diagonal_truncated",
+]
+
+#: The k = 2 parameters of Eq. (E.1): P = [[a, 1-a], [1-b, b]].
+A, B = sympy.symbols("a b", real=True)
+_HALF = sympy.Rational(1, 2)
+
+
+def check_k(k: object) -> int:
+    """The number of states ``k >= 2`` (Sec. 8.2.1: a Markov chain needs at least two states)."""
+    return check_positive_int(k, "k", minimum=2, hypothesis="Edelman Sec. 8.2.1: a chain on k >= 2 states")
+
+
+def check_t(t: object) -> int:
+    """The context length ``t >= 2`` (a bigram needs two tokens)."""
+    return check_positive_int(t, "t", minimum=2, hypothesis="a context of t >= 2 tokens holds at least one bigram")
+
+
+# --- Eq. (E.1), (E.15): the k = 2 chain
+
+
+def _check_ab(a: object, b: object, *, irreducible: bool = False) -> tuple[sympy.Expr, sympy.Expr]:
+    """``a, b`` as sympy values; numeric ones must lie in [0, 1] (else P is not a stochastic matrix) and, for the
+    stationary law, not both equal 1 (then P = I has no unique stationary law)."""
+    out = []
+    for name, v in (("a", a), ("b", b)):
+        x = as_number(v, name)
+        if x.is_number:
+            if not x.is_real or x < 0 or x > 1:
+                raise ValueError(
+                    f"{name} must lie in [0, 1] (Eq. (E.1): the rows of P = [[a, 1-a], [1-b, b]] are probability "
+                    f"vectors), got {name} = {v}: P would not be a stochastic matrix"
+                )
+        out.append(x)
+    if irreducible and out[0] == 1 and out[1] == 1:
+        raise ValueError("a = b = 1 gives P = I, which has no unique stationary law (App. E.1 needs lambda != 1)")
+    return out[0], out[1]
+
+
+def transition_matrix(a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Matrix:
+    """``P = [[a, 1-a], [1-b, b]]`` (Eq. (E.1)); numeric ``a, b`` outside [0, 1] raise ValueError."""
+    a, b = _check_ab(a, b)
+    return sympy.Matrix([[a, 1 - a], [1 - b, b]])
+
+
+def eigenvalue(a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Expr:
+    """The second eigenvalue ``lambda = a + b - 1`` of P (App. E.1, after Eq. (E.15))."""
+    return a + b - 1
+
+
+def stationary_law(a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Matrix:
+    """``pi = (1-b, 1-a)/(2-a-b)`` as a row vector (App. E.1: ``pi = (b-1, a-1)/(lambda-1)``)."""
+    a, b = _check_ab(a, b, irreducible=True)
+    return sympy.Matrix([[1 - b, 1 - a]]) / (2 - a - b)
+
+
+def matrix_power_closed_form(n: int | sympy.Expr, a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Matrix:
+    """``P^n = 1 pi + lambda^n (I - 1 pi)`` (Eq. (E.15) rewritten with the projector ``1 pi``)."""
+    a, b = _check_ab(a, b, irreducible=True)
+    one_pi = sympy.ones(2, 1) * stationary_law(a, b)
+    return one_pi + eigenvalue(a, b) ** n * (sympy.eye(2) - one_pi)
+
+
+def matrix_power_entry_form(n: int | sympy.Expr, a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Matrix:
+    """The printed form of Eq. (E.15): ``P^n_ij = (beta_ij lambda^n + gamma_ij)/(lambda - 1)``."""
+    a, b = _check_ab(a, b, irreducible=True)
+    lam = eigenvalue(a, b)
+    beta = sympy.Matrix([[a - 1, 1 - a], [1 - b, b - 1]])
+    gamma = sympy.Matrix([[b - 1, a - 1], [b - 1, a - 1]])
+    return (beta * lam**n + gamma) / (lam - 1)
+
+
+# --- Sec. 8.2.2: the strategies on one sequence; Fact 8.3 and Prop. 8.2
+
+
+def _check_seq(seq: Sequence[int], k: int) -> list[int]:
+    x = [int(s) for s in seq]
+    if not x or any(s < 0 or s >= k for s in x):
+        raise ValueError(f"a sequence must be a non-empty list of tokens in range({k}), got {list(seq)[:10]}...")
+    return x
+
+
+def strategy_probs(seq: Sequence[int], k: int, strategy: str, n: int = 2) -> list[Fraction]:
+    """The next-token law after the context ``seq = x_1..x_t`` (Sec. 8.2.2, flat Dirichlet prior).
+
+    ``uniform``: ``1/k``; ``unigram``: ``(n_j + 1)/(t + k)``; ``bigram``: ``(c_{x_t j} + 1)/(N_{x_t} + k)``;
+    ``ngram`` (Sec. 8.3.3): the same with the context ``(x_{t-n+2}, ..., x_t)`` of ``n - 1`` tokens.
+    """
+    k = check_k(k)
+    x = _check_seq(seq, k)
+    if strategy == "uniform":
+        return [Fraction(1, k)] * k
+    if strategy == "unigram":
+        return [Fraction(x.count(j) + 1, len(x) + k) for j in range(k)]
+    if strategy in ("bigram", "ngram"):
+        order = 2 if strategy == "bigram" else check_positive_int(n, "n", minimum=2)
+        ctx = tuple(x[len(x) - order + 1 :])
+        counts = [0] * k
+        for s in range(order - 1, len(x)):
+            if tuple(x[s - order + 1 : s]) == ctx:
+                counts[x[s]] += 1
+        total = sum(counts)
+        return [Fraction(c + 1, total + k) for c in counts]
+    raise ValueError(f"unknown strategy {strategy!r}; expected uniform, unigram, bigram or ngram")
+
+
+def bigram_logits(seq: Sequence[int], k: int) -> list[list[int]]:
+    """Fact 8.3 (bigrams): ``f_{p,i} = sum_{t'=2}^{p} 1{x_t' = i} 1{x_{t'-1} = x_p}`` for p = 1..t (raw counts)."""
+    x = _check_seq(seq, check_k(k))
+    return [
+        [sum(1 for s in range(1, p + 1) if x[s] == i and x[s - 1] == x[p]) for i in range(k)] for p in range(len(x))
+    ]
+
+
+def unigram_logits(seq: Sequence[int], k: int) -> list[list[int]]:
+    """Fact 8.3 (unigrams): ``f_{p,i} = #{t' <= p: x_t' = i}`` for p = 1..t."""
+    x = _check_seq(seq, check_k(k))
+    return [[sum(1 for s in range(p + 1) if x[s] == i) for i in range(k)] for p in range(len(x))]
+
+
+def normalised_bigram_frequencies(seq: Sequence[int], k: int) -> list[list[Fraction] | None]:
+    """What the construction of Prop. 8.2 outputs at position i: ``c_{x_i, j}/N_{x_i}`` over the transitions
+    ``x_{s-1} -> x_s``, ``s <= i``, with the boundary convention ``x_0 := x_1`` (the first position attends to itself
+    in layer 1; ``docs/markov.md``). ``None`` where no transition leaves ``x_i`` (there the construction's output
+    is not a bigram statistic)."""
+    x = _check_seq(seq, check_k(k))
+    prev = [x[0]] + x[:-1]  # x_0 := x_1
+    out: list[list[Fraction] | None] = []
+    for i in range(len(x)):
+        counts = [sum(1 for s in range(i + 1) if prev[s] == x[i] and x[s] == j) for j in range(k)]
+        total = sum(counts)
+        out.append([Fraction(c, total) for c in counts] if total else None)
+    return out
+
+
+# --- Eqs. (8.1)-(8.3): the Dirichlet posterior, as corrected and as printed
+
+
+def _counts_alpha(counts: Sequence[Sequence[int]], alpha: Sequence[int | Fraction] | None) -> tuple[list, list]:
+    c = [[int(v) for v in row] for row in counts]
+    k = len(c)
+    if k < 2 or any(len(row) != k for row in c) or any(v < 0 for row in c for v in row):
+        raise ValueError(f"counts must be a k x k table of non-negative integers (k >= 2), got {counts}")
+    al = [Fraction(1)] * k if alpha is None else [Fraction(v) for v in alpha]
+    if len(al) != k or any(v <= 0 for v in al):
+        raise ValueError(f"alpha must hold k = {k} positive concentrations, got {alpha}")
+    return c, al
+
+
+def posterior_dirichlet(counts: Sequence[Sequence[int]], alpha: Sequence[int | Fraction] | None = None) -> list:
+    """(8.1) corrected: ``P_{i,:} | x ~ Dir(alpha + c_{i,:})`` (no leading "k" parameter); one list per row."""
+    c, al = _counts_alpha(counts, alpha)
+    return [[al[j] + c[i][j] for j in range(len(c))] for i in range(len(c))]
+
+
+def posterior_beta_marginal(
+    counts: Sequence[Sequence[int]], i: int, j: int, alpha: Sequence[int | Fraction] | None = None
+) -> tuple[Fraction, Fraction]:
+    """(8.2): ``P_ij | x ~ Beta(c_ij + alpha_j, sum_l alpha_l + N_i - alpha_j - c_ij)``."""
+    c, al = _counts_alpha(counts, alpha)
+    return al[j] + c[i][j], sum(al) + sum(c[i]) - al[j] - c[i][j]
+
+
+def posterior_mean(counts: Sequence[Sequence[int]], alpha: Sequence[int | Fraction] | None = None) -> list:
+    """(8.3) corrected: ``E[P_ij | x] = (c_ij + alpha_j)/(N_i + sum_l alpha_l)`` with ``N_i = sum_j c_ij``."""
+    c, al = _counts_alpha(counts, alpha)
+    return [[(c[i][j] + al[j]) / (sum(c[i]) + sum(al)) for j in range(len(c))] for i in range(len(c))]
+
+
+def posterior_mean_as_printed(counts: Sequence[Sequence[int]], alpha: Sequence[int | Fraction] | None = None) -> list:
+    """(8.3) as printed: ``(c_ij + alpha_j)/(N + sum_i alpha_i)``, N read as the total number of transitions."""
+    c, al = _counts_alpha(counts, alpha)
+    total = sum(sum(row) for row in c)
+    return [[(c[i][j] + al[j]) / (total + sum(al)) for j in range(len(c))] for i in range(len(c))]
+
+
+def _harmonic(n: int) -> sympy.Rational:
+    return sympy.Rational(sum(Fraction(1, m) for m in range(1, n + 1)))
+
+
+def expected_kl_given_counts(counts_row: Sequence[int]) -> sympy.Expr:
+    """``E[KL(P_{i,:} || q) | c] = sum_j q_j [psi(c_ij + 2) - psi(N_i + k + 1) - ln q_j]``, ``q_j = (c_ij+1)/(N_i+k)``.
+
+    The bigram strategy's expected loss on row i given its counts under the posterior Dir(1 + c_{i,:}), from
+    ``E[X_j ln X_j] = (a_j/a_0)(psi(a_j + 1) - psi(a_0 + 1))`` for ``X ~ Dir(a)`` (``docs/markov.md``). The digamma
+    differences are rational: ``psi(m) - psi(n) = H_{m-1} - H_{n-1}``.
+    """
+    c = [int(v) for v in counts_row]
+    k, total = len(c), sum(c)
+    if k < 2 or any(v < 0 for v in c):
+        raise ValueError(f"counts_row must hold k >= 2 non-negative integers, got {counts_row}")
+    out = sympy.Integer(0)
+    for cj in c:
+        q = sympy.Rational(cj + 1, total + k)
+        out += q * (_harmonic(cj + 1) - _harmonic(total + k) - sympy.log(q))
+    return sympy.expand_log(out, force=True)
+
+
+# --- App. E.2: strategy KLs at the last token
+
+
+def expected_row_entropy_two_state() -> sympy.Expr:
+    """``E_pi[H(P_{x,:})] = E_{a,b}[pi_1 H(a) + pi_2 H(b)] = 1/6 - (2/3) ln 2 - (2/3) ln^2 2 + pi^2/9`` (k = 2).
+
+    The entropy of the row the last token reads, weighted by the stationary law (not the unweighted
+    ``E[H] = 1/2``). The inner integral is elementary; the closed form of the outer one was identified by an integer
+    relation (PSLQ) on a 40-digit quadrature and is re-checked to 40 digits in ``tests/theory/test_markov.py``.
+    """
+    ln2 = sympy.log(2)
+    return sympy.Rational(1, 6) - sympy.Rational(2, 3) * ln2 - sympy.Rational(2, 3) * ln2**2 + sympy.pi**2 / 9
+
+
+def uniform_kl_two_state() -> sympy.Expr:
+    """The uniform strategy's KL at the last token, k = 2: ``ln 2 - E_pi[H(row)]`` (App. E.2's metric)."""
+    return sympy.expand(sympy.log(2) - expected_row_entropy_two_state())
+
+
+def ngram_kl_asymptotic(k: int, t: int, n: int = 2) -> sympy.Rational:
+    """The n-gram strategy's KL at the last token for large t: ``k^{n-1}(k-1)/(2t)`` (bigram: ``k(k-1)/(2t)``).
+
+    Each of the ``k^{n-1}`` contexts is seen about ``t/k^{n-1}`` times and a Dirichlet posterior mean on k outcomes
+    from m draws costs ``(k-1)/(2m)`` nats (``docs/markov.md``).
+    """
+    k, t, n = check_k(k), check_t(t), check_positive_int(n, "n", minimum=2)
+    return sympy.Rational(k ** (n - 1) * (k - 1), 2 * t)
+
+
+# --- Lemma 8.4 / E.1: the integrals of the first and second gradient steps
+
+_LAM = A + B - 2  # lambda - 1
+
+#: The integrands over (a, b) in [0, 1]^2 as printed in App. E.1, by equation.
+LEMMA84_INTEGRANDS: dict[str, sympy.Expr] = {
+    "E.24": (B - 1) ** 2 * (B - A) * (A - _HALF) / _LAM**3,
+    "E.25": (B - 1) * (A - 1) * (B - A) * (A - _HALF) / _LAM**3,
+    "E.29-collision": ((A - 1) ** 2 + (B - 1) ** 2) / _LAM**2,
+    "E.42": ((B - 1) ** 2 * (A - _HALF) + (A - 1) ** 2 * (B - _HALF)) / _LAM**2,
+}
+
+
+def K_INTEGRAND(j: int) -> sympy.Expr:
+    """The integrand of ``K_j`` (Eq. (E.40) for j >= 2, Eq. (E.42) for j = 1)."""
+    j = check_positive_int(j, "j", minimum=1)
+    if j == 1:
+        return LEMMA84_INTEGRANDS["E.42"]
+    lam = A + B - 1
+    return (
+        2 * (A - 1) * (B - 1) * ((B - 1) * (A - _HALF) + (A - 1) * (B - _HALF)) * lam ** (j - 1)
+        + (B - A) * ((B - 1) ** 2 * (A - _HALF) - (A - 1) ** 2 * (B - _HALF))
+    ) / _LAM**3
+
+
+def _integrate_unit_square(expr: sympy.Expr) -> sympy.Expr:
+    """``int_0^1 int_0^1 expr da db`` exactly (substituting u = 1-a, w = 1-b puts the pole at the corner u = w = 0)."""
+    u, w = sympy.symbols("u w", positive=True)
+    e = sympy.together(expr.subs({A: 1 - u, B: 1 - w}, simultaneous=True))
+    inner = sympy.integrate(e, (u, 0, 1))
+    outer = sympy.integrate(sympy.expand(sympy.simplify(inner)), (w, 0, 1))
+    return sympy.expand(sympy.expand_log(sympy.simplify(outer), force=True))
+
+
+@functools.lru_cache(maxsize=None)
+def lemma84_constant(name: str) -> sympy.Expr:
+    """A Lemma 8.4 integral by sympy integration of its printed integrand (``LEMMA84_INTEGRANDS``), or ``"D"``:
+    ``D = E[pi_1^2 + pi_2^2] - 1/2`` (Eq. (E.29)).
+
+    Values: (E.24) ``(8 ln 2 - 5)/12`` (the diagonal coefficient B), (E.25) ``(7 - 10 ln 2)/6`` (the off-diagonal
+    coefficient A), collision ``2 - ln 4``, ``D = 3/2 - ln 4``, (E.42) ``K_1 = (1 - ln 2)/3``.
+    """
+    if name == "D":
+        return sympy.expand(lemma84_constant("E.29-collision") - _HALF)
+    if name not in LEMMA84_INTEGRANDS:
+        raise ValueError(f"unknown Lemma 8.4 integral {name!r}; expected one of {sorted(LEMMA84_INTEGRANDS)} or 'D'")
+    return _integrate_unit_square(LEMMA84_INTEGRANDS[name])
+
+
+def lemma84_closed_form(name: str) -> sympy.Expr:
+    """The closed forms as printed in App. E.1 (and ``D`` as derived from (E.29)), for comparison."""
+    ln2 = sympy.log(2)
+    forms = {
+        "E.24": (sympy.log(256) - 5) / 12,
+        "E.25": (7 - 10 * ln2) / 6,
+        "E.29-collision": 2 - sympy.log(4),
+        "D": sympy.Rational(3, 2) - sympy.log(4),
+        "E.42": (1 - ln2) / 3,
+    }
+    if name not in forms:
+        raise ValueError(f"unknown Lemma 8.4 integral {name!r}; expected one of {sorted(forms)}")
+    return sympy.expand(sympy.expand_log(forms[name], force=True))
+
+
+@functools.lru_cache(maxsize=None)
+def K(j: int) -> sympy.Expr:
+    """``K_j``: the coefficient of ``(t-j+1)(t-j+2)/(2t)`` in the diagonal-bias part of the second-step update of
+    ``v_j`` (Eqs. (E.39), (E.40)), exact: ``K_1 = (1 - ln 2)/3``, ``K_2 = 8/3 - (11/3) ln 2``, ... Even j beat their
+    odd neighbours and ``K_2`` is the largest (``docs/markov.md``)."""
+    return _integrate_unit_square(K_INTEGRAND(j))
+
+
+def e43_as_printed() -> sympy.Expr:
+    """(E.43) as printed: ``K_2 = (7 - 10 ln 2)/2 + (5 - 8 ln 2)/6`` (about -0.0566)."""
+    ln2 = sympy.log(2)
+    return (7 - 10 * ln2) / 2 + (5 - 8 * ln2) / 6
+
+
+def e43_corrected() -> sympy.Expr:
+    """(E.43) with the sign of the second term corrected: ``(7 - 10 ln 2)/2 + (8 ln 2 - 5)/6 = 8/3 - (11/3) ln 2``."""
+    ln2 = sympy.log(2)
+    return sympy.expand((7 - 10 * ln2) / 2 + (8 * ln2 - 5) / 6)
+
+
+def leading_argmax_v2(jmax: int = 8) -> int:
+    """The j maximising ``K_j`` over ``1..jmax``: Lemma 8.4's "v_2 becomes dominant" at leading order."""
+    values = [K(j) for j in range(1, check_positive_int(jmax, "jmax", minimum=2) + 1)]
+    return 1 + max(range(len(values)), key=lambda i: float(values[i]))
+
+
+def step1_W_leading(t: int) -> list[list[sympy.Expr]]:
+    """(E.23): ``(W^(1) - c 11^T)/(c eta) = ((t+1)(t+2)/6) [[B, A], [A, B]] + O(t)``, B = (E.24), A = (E.25)."""
+    t = check_t(t)
+    s = sympy.Rational((t + 1) * (t + 2), 6)
+    b, a = lemma84_constant("E.24"), lemma84_constant("E.25")
+    return [[s * b, s * a], [s * a, s * b]]
+
+
+def step1_v_leading(t: int, j: int) -> sympy.Expr:
+    """(E.29): ``(v_j^(1) - c)/(c eta) = ((t-j+1)(t-j+2)/(2t)) D + O(1)``."""
+    t = check_t(t)
+    return sympy.Rational((t - j + 1) * (t - j + 2), 2 * t) * lemma84_constant("D")
+
+
+def step2_diag_leading(t: int, j: int) -> sympy.Expr:
+    """(E.39), (E.40): the diagonal-bias part ``G^I_j = ((t-j+1)(t-j+2)/(2t)) K_j + O(1)`` of the second step."""
+    t = check_t(t)
+    return sympy.Rational((t - j + 1) * (t - j + 2), 2 * t) * K(j)
+
+
+# --- Cor. E.2 (a = b)
+
+
+def cor_e2_v_update(t: int, j: int, k: int = 2) -> sympy.Rational:
+    """The first-step v update for ``a = b ~ U(0, 1)``, exact: ``(v_j^(1) - c)/(c eta)
+    = (1/(2t)) sum_{p=j}^{t} sum_{n=1}^{p-j+1} E[lambda^n]``, ``E[lambda^n] = 1/(n+1)`` for even n, 0 for odd n.
+
+    From (E.28): ``P[x_t' = x_{p+1}] - 1/2 = lambda^{p+1-t'}/2`` when ``pi = (1/2, 1/2)`` (``docs/markov.md``).
+    Positive and of order ``(t-j+1) ln(t)/t``, unlike (E.49).
+    """
+    t = check_t(t)
+    if k != 2:
+        raise ValueError("Cor. E.2 is stated for k = 2")
+    j = check_positive_int(j, "j", minimum=1)
+    if j > t:
+        raise ValueError(f"j must be in 1..t = {t}, got {j}")
+    inner = [Fraction(0)]
+    for n in range(1, t + 1):
+        inner.append(inner[-1] + (Fraction(1, n + 1) if n % 2 == 0 else 0))
+    total = sum(inner[p - j + 1] for p in range(j, t + 1))
+    return sympy.Rational(total / (2 * t))
+
+
+def e49_as_printed(t: int, j: int) -> sympy.Rational:
+    """(E.49) as printed (leading order): ``(v_j^(1) - c)/(c eta) = -(t - j + 1)/(2t)``."""
+    t = check_t(t)
+    return sympy.Rational(-(t - j + 1), 2 * t)
+
+
+def cor_e2_diagonal_truncated(delta: sympy.Expr) -> sympy.Expr:
+    """``int_0^{1-delta} -(a - 1/2)/(8(a - 1)) da = -(1 - delta)/8 - ln(delta)/16``: the coefficient of (E.47)
+    truncated at ``a = 1 - delta``; it grows like ``ln(1/delta)/16``, so the untruncated expectation is +infinity
+    (the "infinity" of (E.45))."""
+    delta = as_number(delta, "delta", symbolic=False)
+    if isinstance(delta, sympy.Float):
+        delta = sympy.nsimplify(delta)  # a float's exact rational reading (a number, never a string)
+    if not (0 < delta < 1):
+        raise ValueError(f"delta must lie in (0, 1), got {delta}")
+    return -(1 - delta) / 8 - sympy.log(delta) / 16
