@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import socket
 import time
+from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .cells import Cell, encode
@@ -54,8 +55,8 @@ def _cell_threads(cell: Cell) -> int | None:
     return int(threads) if isinstance(threads, int) and threads >= 1 else None
 
 
-class Executor:
-    """Runs cells and reports each finished one; subclasses set :attr:`name` and :meth:`run_cells`."""
+class Executor(ABC):
+    """Runs cells and reports each finished one; subclasses set :attr:`name` and implement :meth:`run_cells`."""
 
     name = "base"
 
@@ -63,13 +64,13 @@ class Executor:
         """Cells that can run at once (for the wall-time estimate)."""
         return 1
 
+    @abstractmethod
     def run_cells(self, run: RunFn, cells: Sequence[Cell], ctx: RunContext, on_result: ResultCallback) -> None:
         """Run ``cells``; call ``on_result`` for each as it finishes. A failing cell does not stop the others
         already submitted; the first failure is raised once they are done."""
-        raise NotImplementedError
 
-    def close(self) -> None:
-        """Release workers (a process pool, a Ray instance this executor started)."""
+    def close(self) -> None:  # noqa: B027  (optional hook: executors without workers release nothing)
+        """Release workers (a process pool, a Ray instance this executor started); nothing by default."""
 
     def describe(self) -> str:
         return f"{self.name} ({self.workers()} worker{'s' if self.workers() != 1 else ''})"
