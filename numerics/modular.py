@@ -116,9 +116,13 @@ class ModularTask:
             what="the index batch",
             hint="use a smaller batch",
         )
-        idx = np.arange(start, stop, dtype=np.int64)
+        return self.points(np.arange(start, stop, dtype=np.int64))
+
+    def points(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Index inputs (n, k) and labels (n,) of the points numbered ``idx`` (base-p digits, first input most
+        significant; label = digit sum mod p)."""
         powers = self.p ** np.arange(self.k - 1, -1, -1, dtype=np.int64)
-        inputs = (idx[:, None] // powers[None, :]) % self.p
+        inputs = (np.asarray(idx, dtype=np.int64)[:, None] // powers[None, :]) % self.p
         return inputs, inputs.sum(axis=1) % self.p
 
 

@@ -102,10 +102,7 @@ class SplitModularTask:
 
     def batch(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
         """Index inputs (n, k) and labels (n,) of the points ``indices[start:stop]``."""
-        idx = np.asarray(self.indices[start:stop], dtype=np.int64)
-        powers = self.p ** np.arange(self.k - 1, -1, -1, dtype=np.int64)
-        inputs = (idx[:, None] // powers[None, :]) % self.p
-        return inputs, inputs.sum(axis=1) % self.p
+        return ModularTask(self.p, self.k).points(np.asarray(self.indices[start:stop], dtype=np.int64))
 
 
 def sum_sequences(p: int, k: int) -> tuple[np.ndarray, np.ndarray]:
