@@ -37,6 +37,7 @@ TASKS: tuple[str, ...] = (
     "decision_lists",
     "modular_transformer",
     "local_signal",
+    "sparse_variable",
 )
 
 for _name in TASKS:

@@ -1,0 +1,540 @@
+r"""Float64 evaluation of the sparse-variable-creation constructions (Edelman thesis Ch. 4, App. A.1-A.3;
+``docs/sparse_variable.md``).
+
+The constructions of :mod:`theory.sparse_variable` are written with named unit vectors; here they are
+*materialised* in an embedding (:class:`Embedding`: an orthonormal basis, or random sign vectors with coherence
+``Delta > 0`` as in App. A.2.1) and evaluated by an actual softmax on batches of contexts ``b in {0,1}^T``:
+
+* :func:`materialize_head`, :class:`NumericConstruction`: the heads as float64 matrices (``W_Q`` includes R) and
+  their forward pass at [CLS] (:meth:`NumericConstruction.forward`), the attention weights, and the Frobenius
+  norms (:meth:`NumericConstruction.norms`);
+* :func:`mlp_arrays`, :func:`mlp_forward`: the Lemma A.25 network in float64;
+* :func:`all_inputs`, :func:`random_inputs`: contexts;
+* :func:`lemma47_ratios`: Lemma 4.7's two sides for random and adversarial parameter perturbations of a
+  Transformer head (``Score = X W_QK^T z``, ``phi_in = W_V^T x``, ``phi_out = sigma``);
+* :func:`softmax_l11`, :func:`softmax_linf_to_l1_ratio`: the quantities behind Cor. A.7;
+* :func:`shattering_patterns`: the explicit shattering of Prop. 4.8;
+* the Sec. 4.6 data: :func:`and_labels`, :func:`consistent_supports` (every s-subset whose AND fits a sample),
+  :func:`sample_identifiable_and` (App. A.3.1's rejection of samples consistent with several hypotheses),
+  :func:`sample_threshold` and :func:`log_trend` (Fig. 4.2's threshold rule and the trend test).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from theory import sparse_variable as ts
+
+__all__ = [
+    "Embedding",
+    "orthonormal_embedding",
+    "coherent_embedding",
+    "gram_of",
+    "NumericConstruction",
+    "materialize",
+    "mlp_arrays",
+    "mlp_forward",
+    "NumericRepresentation",
+    "all_inputs",
+    "random_inputs",
+    "worst_errors_by_level",
+    "target_values",
+    "relevant_keys",
+    "softmax",
+    "softmax_l11",
+    "softmax_linf_to_l1_ratio",
+    "lemma47_sides",
+    "lemma47_ratios",
+    "shattering_inputs",
+    "shattering_patterns",
+    "and_labels",
+    "consistent_supports",
+    "UnidentifiableSample",
+    "sample_identifiable_and",
+    "sample_threshold",
+    "log_trend",
+]
+
+
+# --------------------------------------------------------------------------------------------- embeddings
+
+
+@dataclass(frozen=True)
+class Embedding:
+    """Unit vectors for the named vectors of :mod:`theory.sparse_variable` in ``R^d``.
+
+    ``pos`` ``(n_pos, d)`` (dense, or a sparse identity for long contexts), ``tok`` ``(2, d)``, ``cls`` ``(d,)``; the
+    token and [CLS] vectors are exactly orthogonal to the positional ones and to each other (App. A.2.1).
+    ``coherence`` is ``max_{i != j} |<pos_i, pos_j>|`` (Delta, exact)."""
+
+    pos: np.ndarray | sp.csr_matrix
+    tok: np.ndarray
+    cls: np.ndarray
+    coherence: Fraction
+
+    @property
+    def d(self) -> int:
+        return int(self.cls.shape[0])
+
+    def vector(self, name: tuple) -> np.ndarray:
+        """The model-space vector of a named vector (``("pos", j)``, ``("tok", 0 | 1)``, ``("cls",)``)."""
+        if name[0] == "pos":
+            row = self.pos[name[1]]
+            return np.asarray(row.todense()).ravel() if sp.issparse(row) else np.asarray(row)
+        if name[0] == "tok":
+            return self.tok[name[1]]
+        if name[0] == "cls":
+            return self.cls
+        raise ValueError(f"{name} is not a model-space vector")
+
+
+def gram_of(emb: Embedding, positions: Sequence[int]) -> list[list[Fraction]]:
+    """The exact Gram matrix of the positional vectors ``positions`` of a sign-vector or orthonormal embedding
+    (entries ``k / d_pos``: the vectors are ``+-1/sqrt(d_pos)``, or standard basis vectors)."""
+    if sp.issparse(emb.pos):
+        return [[Fraction(int(i == j)) for j in positions] for i in positions]
+    d_pos = int(np.count_nonzero(emb.pos[0]))
+    signs = np.rint(emb.pos[list(positions)] * np.sqrt(d_pos)).astype(np.int64)
+    return [[Fraction(int(x), d_pos) for x in row] for row in signs @ signs.T]
+
+
+def orthonormal_embedding(n_pos: int) -> Embedding:
+    """The standard basis: ``pos_j = e_j`` (j < n_pos, stored sparse), ``E_0, E_1, v_CLS = e_{n_pos}, e_{n_pos+1},
+    e_{n_pos+2}``; ``d = n_pos + 3``, coherence 0."""
+    if n_pos < 1:
+        raise ValueError(f"n_pos must be >= 1, got {n_pos}")
+    d = n_pos + 3
+    extra = np.zeros((3, d))
+    extra[np.arange(3), n_pos + np.arange(3)] = 1.0
+    pos = sp.identity(n_pos, format="csr", dtype=np.float64)
+    pos = sp.hstack([pos, sp.csr_matrix((n_pos, 3))], format="csr")
+    return Embedding(pos, extra[:2], extra[2], Fraction(0))
+
+
+def coherent_embedding(n_pos: int, d_pos: int, rng: np.random.Generator) -> Embedding:
+    """Random sign vectors ``pos_j in {+-1}^{d_pos} / sqrt(d_pos)`` (approximately orthonormal, App. A.2.1) and three
+    extra orthonormal coordinates for ``E_0, E_1, v_CLS``; the coherence is computed exactly from the integer Gram
+    matrix (a Fraction). :func:`gram_of` gives the exact Gram matrix of chosen positional vectors."""
+    if n_pos < 1 or d_pos < 1:
+        raise ValueError(f"need n_pos >= 1 and d_pos >= 1, got {n_pos}, {d_pos}")
+    signs = rng.choice(np.array([-1.0, 1.0]), size=(n_pos, d_pos))
+    gram = (signs @ signs.T).astype(np.int64)
+    np.fill_diagonal(gram, 0)
+    coherence = Fraction(int(np.abs(gram).max()), d_pos) if n_pos > 1 else Fraction(0)
+    d = d_pos + 3
+    pos = np.zeros((n_pos, d))
+    pos[:, :d_pos] = signs / np.sqrt(d_pos)
+    extra = np.zeros((3, d))
+    extra[np.arange(3), d_pos + np.arange(3)] = 1.0
+    return Embedding(pos, extra[:2], extra[2], coherence)
+
+
+# --------------------------------------------------------------------------------------------- constructions
+
+
+def materialize(weight: ts.RankOneSum, emb: Embedding, shape_right: int, left_k: int | None = None) -> np.ndarray:
+    """A rank-one-sum weight as a float64 matrix: left names in model space (``(d, .)``) or, with ``left_k``, head
+    coordinates (``(left_k, .)``); right names are head or output coordinates (``shape_right`` columns)."""
+    rows = left_k if left_k is not None else emb.d
+    M = np.zeros((rows, shape_right))
+    for c, u, w in weight.terms:
+        col = np.zeros(shape_right)
+        col[w[1]] = 1.0
+        left = np.zeros(rows)
+        if left_k is not None:
+            left[u[1]] = 1.0
+        else:
+            left = emb.vector(u)
+        M += float(c) * np.outer(left, col)
+    return M
+
+
+def _n_k(c: ts.Construction) -> int:
+    names = [w for h in c.heads for wt in (h.W_Q_unit, h.W_K, h.W_V) for _, _, w in wt.terms]
+    names += [u for h in c.heads for _, u, _ in h.W_C.terms]
+    return 1 + max(n[1] for n in names)
+
+
+@dataclass
+class NumericConstruction:
+    """A :class:`theory.sparse_variable.Construction` materialised in ``emb``: per head ``W_Q`` (with R), ``W_K``,
+    ``W_V`` ``(d, k)`` and ``W_C`` ``(k, n_out)``; the positional table ``P`` ``(T, d)`` (sparse when the embedding
+    is)."""
+
+    construction: ts.Construction
+    emb: Embedding
+    R: float
+    W_Q: list[np.ndarray]
+    W_K: list[np.ndarray]
+    W_V: list[np.ndarray]
+    W_C: list[np.ndarray]
+    P: np.ndarray | sp.csr_matrix
+
+    @classmethod
+    def build(cls, c: ts.Construction, emb: Embedding | None = None) -> NumericConstruction:
+        """Materialise ``c`` (default embedding: orthonormal with as many positional vectors as ``c`` names); the
+        embedding's coherence must not exceed the one ``c`` was built for."""
+        n_pos = 1 + max(n[1] for row in c.positions for n in row) if any(c.positions) else 1
+        emb = emb or orthonormal_embedding(max(n_pos, c.T))
+        if emb.coherence > c.coherence:
+            raise ValueError(
+                f"the construction assumes coherence Delta <= {c.coherence}, the embedding has {emb.coherence}: build "
+                "it with the embedding's coherence"
+            )
+        R = float(c.R)
+        k = _n_k(c)
+        W_Q = [R * materialize(h.W_Q_unit, emb, k) for h in c.heads]
+        W_K = [materialize(h.W_K, emb, k) for h in c.heads]
+        W_V = [materialize(h.W_V, emb, k) for h in c.heads]
+        W_C = [materialize(h.W_C, emb, c.n_out, left_k=k) for h in c.heads]
+        entries = [(t, name[1], float(v)) for t, row in enumerate(c.positions) for name, v in row.items()]
+        r, col, val = zip(*entries) if entries else ((), (), ())
+        coef = sp.csr_matrix((val, (r, col)), shape=(c.T, emb.pos.shape[0]))
+        P = coef @ emb.pos
+        return cls(c, emb, R, W_Q, W_K, W_V, W_C, P)
+
+    def _rows(self, W: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``X(b) W`` for a batch ``b`` ``(B, T)`` and ``W`` ``(d, n)``: ``(B, T + 1, n)`` with the [CLS] row last."""
+        PW = np.asarray(self.P @ W)  # (T, k)
+        if self.construction.mapping == "bag":
+            rows = b[:, :, None] * PW[None]
+        else:
+            EW = self.emb.tok @ W  # (2, k)
+            rows = PW[None] + EW[b]
+        cls = np.broadcast_to((self.emb.cls @ W)[None, None], (b.shape[0], 1, W.shape[1]))
+        return np.concatenate([rows, cls], axis=1)
+
+    def attention(self, b: np.ndarray, head: int = 0) -> np.ndarray:
+        """The attention weights of ``head`` at [CLS], ``(B, T + 1)`` (last column: [CLS] itself)."""
+        b = np.asarray(b, dtype=np.int64)
+        query = self.emb.cls @ self.W_Q[head]
+        return softmax(self._rows(self.W_K[head] @ query[:, None], b)[:, :, 0])
+
+    def forward(self, b: np.ndarray) -> np.ndarray:
+        """The summed heads at [CLS]: ``sum_h softmax(x_CLS^T W_Q W_K^T X^T) X W_V W_C``, ``(B, n_out)``."""
+        b = np.asarray(b, dtype=np.int64)
+        if b.ndim != 2 or b.shape[1] != self.construction.T:
+            raise ValueError(f"b must have shape (B, T = {self.construction.T}), got {b.shape}")
+        out = np.zeros((b.shape[0], self.construction.n_out))
+        for h in range(len(self.W_Q)):
+            p = self.attention(b, h)
+            out += np.einsum("bt,bto->bo", p, self._rows(self.W_V[h] @ self.W_C[h], b))
+        return out
+
+    def norms(self) -> dict[str, float]:
+        """Frobenius norms of the first head's weights and, for Lemma A.20, ``||P^T||_{2,1} = sum_t ||P_t||``."""
+        out = {
+            "W_Q": float(np.linalg.norm(self.W_Q[0])),
+            "W_K": float(np.linalg.norm(self.W_K[0])),
+            "W_V": float(np.linalg.norm(self.W_V[0])),
+            "W_C": float(np.linalg.norm(self.W_C[0])),
+        }
+        if self.construction.lemma == "A.20":
+            sq = self.P.multiply(self.P).sum(axis=1) if sp.issparse(self.P) else (self.P**2).sum(axis=1)
+            out = {"P_21": float(np.sqrt(np.asarray(sq)).sum()), **out}
+        return out
+
+
+def mlp_arrays(net: ts.ReluNet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(W1, W2, w)`` of a Lemma A.25 network in float64."""
+    W1 = np.array([[float(x) for x in row] for row in net.W1])
+    W2 = np.array([[float(x) for x in row] for row in net.W2])
+    return W1, W2, np.array([float(x) for x in net.w])
+
+
+def mlp_forward(arrays: tuple[np.ndarray, np.ndarray, np.ndarray], y: np.ndarray) -> np.ndarray:
+    """``relu([relu([y 1] W1) 1] W2) w`` for a batch ``y`` ``(B, d_f)``."""
+    W1, W2, w = arrays
+    ones = np.ones((y.shape[0], 1))
+    h1 = np.maximum(np.concatenate([y, ones], axis=1) @ W1, 0.0)
+    h2 = np.maximum(np.concatenate([h1, ones], axis=1) @ W2, 0.0)
+    return h2 @ w
+
+
+@dataclass
+class NumericRepresentation:
+    """A :class:`theory.sparse_variable.SparseRepresentation` in float64: heads, then the Lemma A.25 network."""
+
+    heads: NumericConstruction
+    mlp: tuple[np.ndarray, np.ndarray, np.ndarray]
+    rep: ts.SparseRepresentation
+
+    @classmethod
+    def build(cls, rep: ts.SparseRepresentation, emb: Embedding | None = None) -> NumericRepresentation:
+        return cls(NumericConstruction.build(rep.construction, emb), mlp_arrays(rep.net), rep)
+
+    def __call__(self, b: np.ndarray) -> np.ndarray:
+        """``f_tf+mlp(X(b))`` for a batch ``(B, T)``."""
+        return mlp_forward(self.mlp, self.heads.forward(b))
+
+    def truth(self, b: np.ndarray) -> np.ndarray:
+        """The target ``f(b)`` in float64 (from the exact table)."""
+        b = np.asarray(b, dtype=np.int64)
+        s = self.rep.construction.s
+        keys = b[:, list(self.rep.construction.support)] @ (1 << np.arange(s))
+        lookup = np.array([float(self.rep.table[tuple((k >> j) & 1 for j in range(s))]) for k in range(2**s)])
+        return lookup[keys]
+
+
+# --------------------------------------------------------------------------------------------- inputs
+
+
+def all_inputs(T: int) -> np.ndarray:
+    """Every ``b in {0,1}^T``, ``(2^T, T)`` int64 (T <= 20)."""
+    if not 1 <= T <= 20:
+        raise ValueError(f"all_inputs enumerates 2^T contexts: need 1 <= T <= 20, got T = {T}")
+    k = np.arange(2**T)
+    return ((k[:, None] >> np.arange(T)[None]) & 1).astype(np.int64)
+
+
+def random_inputs(T: int, n: int, rng: np.random.Generator, p: float = 0.5) -> np.ndarray:
+    """``n`` contexts with iid ``Bern(p)`` bits, ``(n, T)`` int64."""
+    if T < 1 or n < 1 or not 0 <= p <= 1:
+        raise ValueError(f"need T >= 1, n >= 1 and 0 <= p <= 1, got T = {T}, n = {n}, p = {p}")
+    return (rng.random((n, T)) < p).astype(np.int64)
+
+
+def target_values(c: ts.Construction, b: np.ndarray) -> np.ndarray:
+    """The function a construction approximates, vectorised from the relevant bits ``(B, n_out)``: Lemmas A.19/A.20
+    ``g = (s - 2r)/s`` and ``g' = 1 - 2 b_I``; Lemma A.21 ``g = (r - s)/(r + 1)`` and ``g' = (b_I - 1)/(r + 1)``,
+    with ``r = sum_{i in I} b_i`` (the float counterpart of :meth:`theory.sparse_variable.Construction.target`)."""
+    rel = np.asarray(b, dtype=np.int64)[:, list(c.support)].astype(np.float64)
+    s, r = c.s, rel.sum(axis=1, keepdims=True)
+    if c.lemma == "A.21":
+        return (r - s) / (r + 1) if c.output == "scalar" else (rel - 1) / (r + 1)
+    return (s - 2 * r) / s if c.output == "scalar" else 1 - 2 * rel
+
+
+def relevant_keys(c: ts.Construction, b: np.ndarray, symmetric: bool) -> np.ndarray:
+    """The level of each context: ``r = sum_{i in I} b_i`` (symmetric) or ``sum_j b_{I_j} 2^j`` (general)."""
+    rel = np.asarray(b, dtype=np.int64)[:, list(c.support)]
+    return rel.sum(axis=1) if symmetric else rel @ (1 << np.arange(c.s))
+
+
+def worst_errors_by_level(
+    outputs: np.ndarray, truth: np.ndarray, keys: np.ndarray, n_keys: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each key (a value level of the target), the output farthest from the truth among the inputs with that
+    key, and how many inputs had it: ``(worst_outputs, counts)`` (NaN where a key never occurred)."""
+    keys = np.asarray(keys)
+    if keys.dtype.kind not in "iu":
+        if not np.array_equal(keys, np.round(keys)):
+            raise ValueError("keys must be integer levels")
+        keys = keys.astype(np.int64)
+    worst = np.full(n_keys, np.nan)
+    counts = np.bincount(keys, minlength=n_keys)
+    err = np.abs(outputs - truth)
+    for k in range(n_keys):
+        idx = np.flatnonzero(keys == k)
+        if idx.size:
+            worst[k] = outputs[idx[np.argmax(err[idx])]]
+    return worst, counts
+
+
+# --------------------------------------------------------------------------------------------- Lemma 4.7, Cor. A.7
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    """Softmax along the last axis (max-shifted)."""
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def softmax_l11(theta: np.ndarray) -> np.ndarray:
+    """``||J softmax(theta)||_{1,1}`` computed entry by entry from ``J = diag(p) - p p^T`` (rows of ``theta``)."""
+    p = softmax(np.atleast_2d(theta))
+    J = p[:, :, None] * (np.eye(p.shape[1])[None] - p[:, None, :])
+    return np.abs(J).sum(axis=(1, 2))
+
+
+def softmax_linf_to_l1_ratio(theta1: np.ndarray, theta2: np.ndarray) -> np.ndarray:
+    """``||softmax(theta1) - softmax(theta2)||_1 / ||theta1 - theta2||_inf`` row by row."""
+    num = np.abs(softmax(theta1) - softmax(theta2)).sum(axis=-1)
+    return num / np.abs(theta1 - theta2).max(axis=-1)
+
+
+def lemma47_sides(
+    X: np.ndarray,
+    z: np.ndarray,
+    params: tuple[np.ndarray, np.ndarray],
+    params_hat: tuple[np.ndarray, np.ndarray],
+    sigma: str = "identity",
+) -> tuple[float, float, float]:
+    r"""Lemma 4.7 for one Transformer head ``f = sigma(W_V^T X^T softmax(X W_QK^T z))`` and one input.
+
+    Returns ``(lhs, score_term, in_term)``: ``lhs = ||f(theta) - f(theta_hat)||``, ``score_term = C_Norm L_out B_in
+    B_X ||Score - Score_hat||_inf`` with ``C_Norm = 2`` (Cor. A.7), ``L_out = 1`` (identity or tanh),
+    ``B_in = ||W_V||_2`` (spectral; ``||W_V^T x|| <= ||W_V||_2 ||x||``) and ``B_X = max_t ||x_t||``, and
+    ``in_term = L_out ||phi_in(X) - phi_in_hat(X)||_{2,inf}`` (largest row norm). The lemma says lhs <= sum of terms.
+    ``B_in`` is the larger spectral norm of the two parameter sets (the class bound)."""
+    (W_QK, W_V), (W_QK_hat, W_V_hat) = params, params_hat
+    act = {"identity": lambda a: a, "tanh": np.tanh}[sigma]
+    score, score_hat = X @ (W_QK.T @ z), X @ (W_QK_hat.T @ z)
+    f = act(W_V.T @ (X.T @ softmax(score)))
+    f_hat = act(W_V_hat.T @ (X.T @ softmax(score_hat)))
+    B_in = max(np.linalg.norm(W_V, 2), np.linalg.norm(W_V_hat, 2))
+    B_X = float(np.linalg.norm(X, axis=1).max())
+    score_term = float(ts.C_SOFTMAX) * B_in * B_X * float(np.abs(score - score_hat).max())
+    in_term = float(np.linalg.norm(X @ W_V - X @ W_V_hat, axis=1).max())
+    return float(np.linalg.norm(f - f_hat)), score_term, in_term
+
+
+def _random_head(rng: np.random.Generator, T: int, d: int, k: int, scale: float) -> tuple:
+    X = rng.normal(size=(T, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))  # ||x_t|| <= B_X = 1
+    z = rng.normal(size=d)
+    z /= np.linalg.norm(z)
+    return X, z, (scale * rng.normal(size=(d, d)), rng.normal(size=(d, k)))
+
+
+def _adversarial_score(eps: float) -> tuple:
+    """Two tokens ``x = +-e_1`` with equal scores; the score parameters move the scores by ``+-eps``: the ratio of
+    Lemma 4.7 is ``tanh(eps)/(2 eps)`` (close to the sharp 1/2)."""
+    X = np.array([[1.0, 0.0], [-1.0, 0.0]])
+    z = np.array([1.0, 0.0])
+    W_V = np.array([[1.0], [0.0]])
+    zero = np.zeros((2, 2))
+    return X, z, (zero, W_V), (eps * np.eye(2), W_V)
+
+
+def _adversarial_in(rng: np.random.Generator, T: int, d: int, k: int) -> tuple:
+    """Equal tokens and a value change ``W_V -> W_V + D``: the head changes by exactly ``D^T x`` (ratio 1)."""
+    x = rng.normal(size=d)
+    x /= np.linalg.norm(x)
+    X = np.repeat(x[None], T, axis=0)
+    W_QK, W_V = rng.normal(size=(d, d)), rng.normal(size=(d, k))
+    return X, x, (W_QK, W_V), (W_QK, W_V + 0.1 * rng.normal(size=(d, k)))
+
+
+def lemma47_ratios(
+    n_random: int, rng: np.random.Generator, T: int = 16, d: int = 6, k: int = 4, eps: float = 1e-4
+) -> dict[str, float]:
+    """Largest ``lhs / rhs`` of Lemma 4.7 over ``n_random`` random draws of each kind and the adversarial cases:
+    perturbing the score parameters only (``"score"``), the value parameters only (``"in"``) or both (``"both"``),
+    with identity and tanh outputs, random scales and perturbation sizes. Returns the maxima and the counts."""
+    best = {"score": 0.0, "in": 0.0, "both": 0.0}
+    for i in range(n_random):
+        sigma = ("identity", "tanh")[i % 2]
+        X, z, (W_QK, W_V) = _random_head(rng, T, d, k, scale=float(10 ** rng.uniform(-1, 1.5)))
+        size = float(10 ** rng.uniform(-6, 0))
+        dQ, dV = size * rng.normal(size=W_QK.shape), size * rng.normal(size=W_V.shape)
+        for kind, hat in (("score", (W_QK + dQ, W_V)), ("in", (W_QK, W_V + dV)), ("both", (W_QK + dQ, W_V + dV))):
+            lhs, a, b = lemma47_sides(X, z, (W_QK, W_V), hat, sigma)
+            best[kind] = max(best[kind], lhs / (a + b))
+    for eps_i in (eps, 10 * eps, 0.1):
+        X, z, p, ph = _adversarial_score(eps_i)
+        lhs, a, b = lemma47_sides(X, z, p, ph)
+        best["score"] = max(best["score"], lhs / (a + b))
+    for _ in range(4):
+        X, z, p, ph = _adversarial_in(rng, T, d, k)
+        lhs, a, b = lemma47_sides(X, z, p, ph)
+        best["in"] = max(best["in"], lhs / (a + b))
+        best["both"] = max(best["both"], lhs / (a + b))
+    return best
+
+
+# --------------------------------------------------------------------------------------------- Prop. 4.8
+
+
+def shattering_inputs(T: int) -> np.ndarray:
+    """The inputs of the proof of Prop. 4.8: ``X^(i)_t = (cos(2 pi t/T), sin(2 pi t/T), bit_i(t))`` for
+    ``i < floor(log2 T)`` (bit 0 = least significant) and ``t = 0..T-1``; shape ``(k, T, 3)``."""
+    k = ts.shattering_size(T)
+    t = np.arange(T)
+    ang = 2 * np.pi * t / T
+    out = np.zeros((k, T, 3))
+    out[:, :, 0], out[:, :, 1] = np.cos(ang), np.sin(ang)
+    out[:, :, 2] = (t[None] >> np.arange(k)[:, None]) & 1
+    return out
+
+
+def shattering_patterns(T: int) -> tuple[np.ndarray, np.ndarray]:
+    """The heads ``w_QK^(s) = T^2 (cos(2 pi s/T), sin(2 pi s/T), 0)``, ``w_V = e_3`` for ``s < 2^k``, evaluated on
+    :func:`shattering_inputs`: the sign patterns ``f(X^(i)) > 1/2`` ``(2^k, k)`` and the weight each head puts on
+    its own position ``s`` (``(2^k, k)``)."""
+    k = ts.shattering_size(T)
+    X = shattering_inputs(T)
+    s = np.arange(2**k)
+    W = float(T) ** 2 * np.stack([np.cos(2 * np.pi * s / T), np.sin(2 * np.pi * s / T), np.zeros(s.size)], axis=1)
+    scores = np.einsum("itc,sc->sit", X, W)  # (2^k, k, T)
+    p = softmax(scores)
+    f = np.einsum("sit,it->si", p, X[:, :, 2])
+    return f > 0.5, p[s, :, s]
+
+
+# --------------------------------------------------------------------------------------------- Sec. 4.6 data
+
+
+def and_labels(x: np.ndarray, support: Sequence[int]) -> np.ndarray:
+    """``y = AND_{i in I} x_i`` for bits ``x`` ``(..., T)`` (int64 0/1)."""
+    return np.all(x[..., list(support)] == 1, axis=-1).astype(np.int64)
+
+
+def consistent_supports(x: np.ndarray, y: np.ndarray, s: int, limit: int | None = None) -> list[tuple[int, ...]]:
+    """Every s-subset J of positions with ``AND_J(x) = y`` on the whole sample (``x`` ``(m, T)`` bits).
+
+    J must lie inside the positions that are 1 in every positive example, and hit a 0 of every negative one. With
+    ``limit``, the search stops once ``limit`` subsets are found."""
+    x = np.asarray(x, dtype=np.int64)
+    T = x.shape[1]
+    ts.check_sparsity(T, s)
+    pos = x[y == 1]
+    cand = np.flatnonzero(pos.all(axis=0)) if len(pos) else np.arange(T)
+    zeros = x[y == 0][:, cand] == 0  # (n_neg, |cand|)
+    out = []
+    for J in itertools.combinations(range(cand.size), s):
+        if zeros.shape[0] == 0 or zeros[:, list(J)].any(axis=1).all():
+            out.append(tuple(int(cand[j]) for j in J))
+            if limit is not None and len(out) >= limit:
+                break
+    return out
+
+
+class UnidentifiableSample(ValueError):
+    """No training set of the requested size was identifiable within the allowed draws."""
+
+
+def sample_identifiable_and(
+    T: int, m: int, support: Sequence[int], p: float, rng: np.random.Generator, max_tries: int = 10_000
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """App. A.3.1: ``m`` samples of iid ``Bern(p)`` bits labelled by ``AND_I``, redrawn while another s-subset is
+    consistent with them. Returns ``(x, y, rejections)``.
+
+    Raises
+    ------
+    ValueError
+        Invalid T, s, m or p, or no identifiable sample within ``max_tries`` draws (m too small)."""
+    I = ts.check_support(T, support)
+    if m < 1 or not 0 < p < 1:
+        raise ValueError(f"need m >= 1 and 0 < p < 1, got m = {m}, p = {p}")
+    for tries in range(max_tries):
+        x = random_inputs(T, m, rng, p)
+        y = and_labels(x, I)
+        if 0 < y.sum() and consistent_supports(x, y, len(I), limit=2) == [I]:
+            return x, y, tries
+    raise UnidentifiableSample(f"no identifiable sample of size m = {m} in {max_tries} draws (T = {T}, s = {len(I)})")
+
+
+def sample_threshold(ms: Sequence[int], success_rates: Sequence[float], level: float = 0.8) -> float:
+    """Fig. 4.2's threshold: the smallest m of the grid whose success rate is at least ``level`` (inf if none)."""
+    hits = [m for m, r in zip(ms, success_rates) if r >= level]
+    return float(min(hits)) if hits else float("inf")
+
+
+def log_trend(Ts: Sequence[int], thresholds: Sequence[float], info_bits: Sequence[float]) -> dict[str, float]:
+    """The statistics of the Fig. 4.2 trend test: least-squares slopes of m(T) against ln T and against T, and the
+    spread ``max/min`` of ``m(T) / log2 C(T, 3)`` (about 1 when m(T) grows like the information bound)."""
+    lt, m, info = np.log(np.asarray(Ts, float)), np.asarray(thresholds, float), np.asarray(info_bits, float)
+    ratio = m / info
+    return {
+        "slope_per_lnT": float(np.polyfit(lt, m, 1)[0]),
+        "ratio_spread": float(ratio.max() / ratio.min()),
+        "growth": float(m[-1] / m[0]),
+        "T_growth": float(Ts[-1] / Ts[0]),
+    }

@@ -1,0 +1,159 @@
+"""Float64 checks of numerics/sparse_variable.py against the exact theory and against brute force: the materialised
+heads and networks on every context, norms, embeddings, Lemma 4.7 and Cor. A.7 quantities, the Prop. 4.8
+shattering, and the Sec. 4.6 data (consistent supports, identifiable samples, the threshold rule)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from numerics import sparse_variable as ns
+from theory import sparse_variable as ts
+
+
+def _build(lemma: str, T: int, I: tuple[int, ...], output: str) -> ts.Construction:
+    if lemma == "A.21":
+        return ts.lemma_a21(T, I, None, output)
+    gamma = min(F(1), F(2, len(I))) if output == "scalar" else F(1)
+    return (ts.lemma_a19 if lemma == "A.19" else ts.lemma_a20)(T, I, gamma, output)
+
+
+@pytest.mark.parametrize("lemma", ["A.19", "A.20", "A.21"])
+@pytest.mark.parametrize("output", ["scalar", "vector"])
+def test_float_heads_match_the_exact_heads(lemma, output):
+    c = _build(lemma, 7, (0, 3, 5), output)
+    nc = ns.NumericConstruction.build(c)
+    b = ns.all_inputs(7)
+    exact = np.array([[float(x) for x in c.head_output(tuple(row))] for row in b])
+    np.testing.assert_allclose(nc.forward(b), exact, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(ns.target_values(c, b), [[float(x) for x in c.target(tuple(r))] for r in b], atol=0)
+    p = nc.attention(b)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-14)
+    norms = nc.norms()
+    for k, v in ts.exact_head_norms(c).items():
+        assert norms[k] == pytest.approx(float(v), rel=1e-14)
+
+
+@settings(max_examples=15, deadline=None)
+@given(T=st.integers(2, 9), seed=st.integers(0, 10**6), mapping=st.sampled_from(ts.MAPPINGS), symmetric=st.booleans())
+def test_float_networks_equal_random_sparse_functions_on_every_context(T, seed, mapping, symmetric):
+    rng = random.Random(seed)
+    s = rng.randint(1, min(T, 3))
+    I = ts.random_support(T, s, rng)
+    vals = [F(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(s + 1 if symmetric else 2**s)]
+    rep = (ts.symmetric_representation if symmetric else ts.general_representation)(T, I, vals, mapping)
+    nr = ns.NumericRepresentation.build(rep)
+    b = ns.all_inputs(T)
+    brute = [
+        float(vals[sum(r[i] for i in I)] if symmetric else vals[sum(r[i] << j for j, i in enumerate(I))]) for r in b
+    ]
+    np.testing.assert_allclose(nr(b), brute, rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(nr.truth(b), brute)
+
+
+def test_long_context_matches_the_closed_form():
+    c = ts.lemma_a19(5000, (7, 2500, 4999), F(2, 3), "scalar")
+    nc = ns.NumericConstruction.build(c)
+    b = np.vstack([ns.random_inputs(5000, 64, np.random.default_rng(0)), [ts.worst_case_input(c)]])
+    err = np.abs(nc.forward(b) - ns.target_values(c, b)).max()
+    assert err == pytest.approx(float(ts.worst_case_error(c)), rel=1e-10)
+
+
+def test_coherent_embedding_and_exact_gram():
+    emb = ns.coherent_embedding(40, 16, np.random.default_rng(1))
+    V = emb.pos
+    np.testing.assert_allclose(np.linalg.norm(V, axis=1), 1.0, atol=1e-15)
+    G = V @ V.T
+    np.fill_diagonal(G, 0)
+    assert float(emb.coherence) == pytest.approx(np.abs(G).max(), abs=1e-14)
+    np.testing.assert_allclose(
+        np.array(ns.gram_of(emb, [3, 9, 20]), dtype=float), (V @ V.T)[np.ix_([3, 9, 20], [3, 9, 20])], atol=1e-14
+    )
+    assert not (V @ emb.tok.T).any() and not (V @ emb.cls).any() and not (emb.tok @ emb.cls).any()
+    c = ts.lemma_a19(40, (1, 2), F(1), "scalar")  # built for Delta = 0
+    with pytest.raises(ValueError, match="coherence"):
+        ns.NumericConstruction.build(c, emb)
+
+
+def test_printed_coherent_head_fails_where_the_corrected_one_holds():
+    emb = ns.coherent_embedding(1000, 800, np.random.default_rng([0, 11]))
+    I = (10, 400, 901)
+    gamma = F(2, 3)
+    b = np.array([[1 if t in I[:2] else 0 for t in range(1000)], [1 if t == I[2] else 0 for t in range(1000)]])
+    printed = ns.NumericConstruction.build(ts.lemma_a19(1000, I, gamma, "scalar", coherence=emb.coherence), emb)
+    fixed = ns.NumericConstruction.build(ts.lemma_a19_coherent(1000, I, gamma, ns.gram_of(emb, I), emb.coherence), emb)
+    target = ns.target_values(printed.construction, b)
+    assert np.abs(fixed.forward(b) - target).max() <= float(gamma / 4)
+    p = fixed.attention(b)[:, list(I)]
+    np.testing.assert_allclose(p, 1 / 3, atol=1e-9)  # every relevant score is exactly R
+    assert np.ptp(printed.attention(b)[:, list(I)], axis=1).max() > 0.05  # the printed scores are not equal
+
+
+def test_lemma47_bound_holds_and_the_adversarial_cases_are_tight():
+    best = ns.lemma47_ratios(60, np.random.default_rng(3))
+    assert best["score"] <= 0.5 + 1e-9 and best["in"] <= 1 + 1e-9 and best["both"] <= 1 + 1e-9
+    assert best["score"] > 0.4999 and best["in"] > 1 - 1e-9
+    X, z, p, ph = ns._adversarial_score(1e-3)
+    lhs, a, b = ns.lemma47_sides(X, z, p, ph)
+    assert lhs / (a + b) == pytest.approx(np.tanh(1e-3) / 2e-3, rel=1e-9)
+
+
+def test_softmax_jacobian_quantities():
+    theta = np.random.default_rng(0).normal(size=(50, 6))
+    p = ns.softmax(theta)
+    np.testing.assert_allclose(ns.softmax_l11(theta), 2 * (p * (1 - p)).sum(axis=1), rtol=1e-13)
+    assert ns.softmax_l11(np.zeros(6))[0] == pytest.approx(2 * (1 - 1 / 6))
+    t2 = theta + 1e-3 * np.random.default_rng(1).normal(size=theta.shape)
+    assert (ns.softmax_linf_to_l1_ratio(theta, t2) <= 1 + 1e-9).all()
+
+
+@pytest.mark.parametrize("T", [2, 5, 16, 100])
+def test_shattering_realises_every_pattern(T):
+    patterns, w = ns.shattering_patterns(T)
+    k = ts.shattering_size(T)
+    assert {tuple(r) for r in patterns.astype(int)} == set(itertools.product((0, 1), repeat=k))
+    assert w.min() >= float(ts.prop48_target_weight_bound())
+
+
+def _brute_consistent(x: np.ndarray, y: np.ndarray, s: int) -> list[tuple[int, ...]]:
+    return [J for J in itertools.combinations(range(x.shape[1]), s) if np.array_equal(x[:, J].all(axis=1), y == 1)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(T=st.integers(3, 9), m=st.integers(1, 12), seed=st.integers(0, 10**6))
+def test_consistent_supports_match_brute_force(T, m, seed):
+    rng = np.random.default_rng(seed)
+    x = ns.random_inputs(T, m, rng, 0.8)
+    I = ts.random_support(T, 3, random.Random(seed))
+    y = ns.and_labels(x, I)
+    assert ns.consistent_supports(x, y, 3) == _brute_consistent(x, y, 3)
+
+
+def test_identifiable_samples_and_bad_input():
+    x, y, _ = ns.sample_identifiable_and(20, 40, (2, 7, 11), 0.5 ** (1 / 3), np.random.default_rng(0))
+    assert ns.consistent_supports(x, y, 3) == [(2, 7, 11)] and x.shape == (40, 20)
+    with pytest.raises(ValueError, match="s <= T"):
+        ns.sample_identifiable_and(2, 40, (0, 1, 2), 0.5, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="no identifiable sample"):
+        ns.sample_identifiable_and(30, 2, (0, 1, 2), 0.5, np.random.default_rng(0), max_tries=20)
+    with pytest.raises(ValueError):
+        ns.all_inputs(21)
+    with pytest.raises(ValueError, match="shape"):
+        ns.NumericConstruction.build(ts.lemma_a19(4, (1,))).forward(np.zeros((2, 5), dtype=int))
+
+
+def test_threshold_rule_and_trend_statistics():
+    assert ns.sample_threshold([10, 20, 30], [0.5, 0.8, 1.0]) == 20
+    assert ns.sample_threshold([10, 20], [0.1, 0.2]) == float("inf")
+    Ts = [16, 64, 256]
+    info = [float(ts.and_information_bound(T)) for T in Ts]
+    log_like = ns.log_trend(Ts, [2 * v for v in info], info)
+    assert log_like["ratio_spread"] == pytest.approx(1.0) and log_like["slope_per_lnT"] > 0
+    linear = ns.log_trend(Ts, [T / 2 for T in Ts], info)
+    assert linear["ratio_spread"] > 5

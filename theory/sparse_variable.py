@@ -1,0 +1,931 @@
+r"""Sparse variable creation by self-attention (exact): the constructions behind Edelman thesis Prop. 4.12.
+
+Source: Edelman thesis Ch. 4 (Sec. 4.4-4.5) and App. A.1-A.2 (Prop. A.18, Lemmas A.19-A.25, Lemma 4.7,
+Cor. A.7, Prop. 4.8). Setting, claims and errata: ``docs/sparse_variable.md``.
+
+Setting. A Boolean context ``b in {0,1}^T`` becomes the input ``X(b)`` of one attention layer with an extra
+[CLS] row ``v_CLS`` (read out at [CLS]); ``I`` (``support``, ``|I| = s``) is the set of relevant positions and
+``n(i)`` numbers them ``0..s-1`` in increasing order. Three input mappings (App. A.2.1):
+
+* ``"deterministic"``: ``X(b)_t = v_t + E_{b_t}`` with fixed positional vectors ``v_t`` (Lemma A.19);
+* ``"trainable"``: the same with a constructed positional table ``P`` (Lemma A.20);
+* ``"bag"``: ``X(b)_t = b_t v_t`` (Lemma A.21; the thesis writes both "V diag(b)" and "V + diag(b)", the proof
+  uses rows ``b_t v_t``).
+
+The head is ``softmax(v_CLS^T W_Q W_K^T X^T) X W_V W_C`` (App. A.2.1); heads add up. Every weight here is a sum of
+outer products of *named* unit vectors (positional ``("pos", j)``, token ``("tok", 0|1)``, ``("cls",)``, head
+coordinates ``("k", j)``, output coordinates ``("out", j)``), which is how the thesis writes them. With an
+orthonormal basis (coherence ``Delta = 0``) every score is ``R`` times an integer and ``e^R`` is rational, so a
+head's output is an exact rational number (:meth:`Construction.head_output`). Numerical evaluation with an
+arbitrary (approximately orthonormal) basis is in :mod:`numerics.sparse_variable`.
+
+Contents:
+
+* :func:`lemma_a19`, :func:`lemma_a20`, :func:`lemma_a21`: the attention heads (scalar output approximating a
+  monotone symmetric function; ``s`` outputs approximating an injective function), with the thesis's ``R``
+  (:func:`r_a19`, :func:`r_a20`, :func:`r_a21`), stated norm bounds (:func:`stated_head_bounds`) and exact norms
+  (:func:`exact_head_norms`); :func:`lemma_a19_coherent` (:func:`r_a19_coherent`), the corrected head for
+  positional vectors of coherence ``Delta > 0``;
+* :func:`worst_case_error`: the exact largest ``|head(b) - g(b)|`` over all ``b`` (closed forms derived in
+  ``docs/sparse_variable.md``) and :func:`worst_case_input`, an input attaining it;
+* :func:`relu_interpolation_net` (Lemma A.25: the 3-layer ReLU network that is exactly ``f(x_i)`` on the
+  ``delta``-box around each point), its entry bounds as printed (:func:`stated_mlp_bounds`) and its exact norms
+  (:func:`mlp_norms`);
+* :func:`symmetric_representation` (Lemma A.22: one head + MLP = any symmetric s-sparse function) and
+  :func:`general_representation` (Lemma A.23: s heads, or one bag-of-vectors head, + MLP = any s-sparse function);
+* :func:`softmax_jacobian_l11`, :data:`C_SOFTMAX`, :func:`softmax_linf_to_l1_constant`,
+  :func:`lemma47_sharp_ratios`: the constants of Lemma 4.7 / Cor. A.7 and their sharp values;
+* :func:`shattering_size`, :func:`prop48_target_weight_bound`: Prop. 4.8; :func:`chance_cross_entropy` and
+  :func:`and_information_bound` (log2 C(T, s)): the predictions of the Sec. 4.6 training claims.
+
+Errata found here (``docs/sparse_variable.md``): the s-head construction of Lemma A.19 as printed has
+``W_V^[b] = (E_0 - E_1) e_2^T`` while ``W_C^[b]`` reads coordinate 1, so every head outputs 0
+(``thesis_wv=True`` reproduces it); Lemma A.25's bump ``v(x) - v(2 delta - x)`` is not a bump
+(``bump="printed"``); the proofs of Lemmas A.22/A.23 take ``delta = gamma/8`` although a
+``(gamma/4)``-approximation needs ``delta >= gamma/4`` (``delta_rule="printed"`` reproduces the failure); the
+first-layer biases of Lemma A.25 reach ``B/delta + 2``, above the printed ``max(1, B)/delta``; for ``Delta > 0``
+the relevant scores of Lemma A.19's head differ, so its attention on I is not uniform.
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Iterable, Mapping, Sequence
+
+import sympy
+
+from theory._checks import InputError, as_number, check_positive_int
+
+__all__ = [
+    "MAPPINGS",
+    "C_SOFTMAX",
+    "Name",
+    "RankOneSum",
+    "Head",
+    "Construction",
+    "ReluNet",
+    "SparseRepresentation",
+    "check_sparsity",
+    "check_support",
+    "check_bits",
+    "chi",
+    "r_a19",
+    "r_a20",
+    "r_a21",
+    "lemma_a19",
+    "lemma_a19_coherent",
+    "r_a19_coherent",
+    "lemma_a20",
+    "lemma_a21",
+    "stated_head_bounds",
+    "exact_head_norms",
+    "worst_case_error",
+    "worst_case_input",
+    "relu_interpolation_net",
+    "stated_mlp_bounds",
+    "mlp_norms",
+    "mlp_max_entries",
+    "symmetric_representation",
+    "general_representation",
+    "random_support",
+    "softmax_jacobian_l11",
+    "softmax_l11_sup",
+    "softmax_linf_to_l1_constant",
+    "lemma47_sharp_ratios",
+    "shattering_size",
+    "prop48_target_weight_bound",
+    "chance_cross_entropy",
+    "and_information_bound",
+]
+
+MAPPINGS = ("deterministic", "trainable", "bag")
+#: C_Norm of softmax in Assumption 4.5 / Cor. A.7: sup_theta ||J softmax(theta)||_{1,1} <= 2.
+C_SOFTMAX = Fraction(2)
+
+#: A named unit vector: ("pos", j), ("tok", 0 | 1), ("cls",), ("k", j) (head space), ("out", j) (output space).
+Name = tuple
+Vector = Mapping[Name, Fraction]
+CLS: Name = ("cls",)
+_ONE = Fraction(1)
+
+
+# --------------------------------------------------------------------------------------------- validation
+
+
+def _as_int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, sympy.Integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    return int(value)
+
+
+def check_sparsity(T: object, s: object) -> tuple[int, int]:
+    """``(T, s)`` as ints: the context length ``T >= 1`` and the sparsity ``1 <= s <= T`` (an s-sparse function of
+    T bits needs s distinct positions).
+
+    Raises
+    ------
+    ValueError
+        ``T < 1``, ``s < 1`` or ``s > T``, naming the allowed range.
+    """
+    T_, s_ = _as_int(T, "T (context length)"), _as_int(s, "s (sparsity)")
+    if T_ < 1:
+        raise ValueError(f"T (context length) must be >= 1, got T = {T_}")
+    if not 1 <= s_ <= T_:
+        raise ValueError(f"s (sparsity) must satisfy 1 <= s <= T = {T_}, got s = {s_}")
+    return T_, s_
+
+
+def check_support(T: object, support: Iterable[object]) -> tuple[int, ...]:
+    """The relevant positions ``I`` as a sorted tuple of distinct ints in ``[0, T)`` with ``1 <= |I| <= T``."""
+    T_ = _as_int(T, "T (context length)")
+    idx = tuple(sorted(_as_int(i, "support index") for i in support))
+    check_sparsity(T_, len(idx))
+    if len(set(idx)) != len(idx) or idx[0] < 0 or idx[-1] >= T_:
+        raise ValueError(f"support must hold distinct positions in [0, T = {T_}), got {list(idx)}")
+    return idx
+
+
+def check_bits(b: Sequence[object], T: int) -> tuple[int, ...]:
+    """A context ``b in {0,1}^T`` as a tuple of ints."""
+    bits = tuple(int(x) for x in b)
+    if len(bits) != T or any(x not in (0, 1) for x in bits):
+        raise ValueError(f"b must be a sequence of T = {T} bits in {{0, 1}}, got {list(b)[:12]}")
+    return bits
+
+
+def _check_fraction(x: object, name: str, lo: Fraction, hi: Fraction, closed_hi: bool = True) -> Fraction:
+    v = Fraction(x) if not isinstance(x, Fraction) else x
+    if not (lo < v and (v <= hi if closed_hi else v < hi)):
+        raise ValueError(f"{name} must lie in ({lo}, {hi}{']' if closed_hi else ')'}, got {v}")
+    return v
+
+
+def chi(bit: int) -> int:
+    """The sign of a bit used by Lemma A.19: ``chi = +1`` for ``b = 0`` and ``-1`` for ``b = 1``."""
+    return 1 - 2 * bit
+
+
+def random_support(T: int, s: int, rng: object) -> tuple[int, ...]:
+    """``s`` distinct positions of ``[0, T)`` drawn by ``rng.sample`` (a ``random.Random``)."""
+    T, s = check_sparsity(T, s)
+    return tuple(sorted(rng.sample(range(T), s)))  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------------------------- weights
+
+
+def _dot(x: Vector, y: Vector) -> Fraction:
+    """Inner product of two combinations of orthonormal named vectors."""
+    if len(x) > len(y):
+        x, y = y, x
+    return sum((c * y[n] for n, c in x.items() if n in y), Fraction(0))
+
+
+@dataclass(frozen=True)
+class RankOneSum:
+    """A weight matrix ``W = sum_a c_a u_a w_a^T`` (left names index the input side ``x^T W``)."""
+
+    terms: tuple[tuple[Fraction, Name, Name], ...]
+
+    def apply_left(self, x: Vector) -> dict[Name, Fraction]:
+        """``x^T W`` for ``x`` a combination of orthonormal named vectors."""
+        out: dict[Name, Fraction] = {}
+        for c, u, w in self.terms:
+            if u in x and x[u]:
+                out[w] = out.get(w, Fraction(0)) + c * x[u]
+        return out
+
+    def entries(self) -> dict[tuple[Name, Name], Fraction]:
+        """The coefficient of every distinct outer product ``u w^T`` (duplicates merged)."""
+        out: dict[tuple[Name, Name], Fraction] = {}
+        for c, u, w in self.terms:
+            out[(u, w)] = out.get((u, w), Fraction(0)) + c
+        return out
+
+    def frobenius_sq(self) -> Fraction:
+        """``||W||_F^2`` when the named vectors are orthonormal: the sum of the squared merged coefficients."""
+        return sum((c * c for c in self.entries().values()), Fraction(0))
+
+
+@dataclass(frozen=True)
+class Head:
+    """One head: ``W_Q = R * W_Q_unit`` (the factor R is :attr:`Construction.R`), ``W_K, W_V, W_C``."""
+
+    W_Q_unit: RankOneSum
+    W_K: RankOneSum
+    W_V: RankOneSum
+    W_C: RankOneSum
+
+
+def _score_scale_args(
+    T: object, s: object, gamma: object, coherence: object
+) -> tuple[sympy.Integer, int, sympy.Expr, sympy.Expr]:
+    """Checked ``(T, s, gamma, Delta)`` of the score scales: ``T, s >= 1``, ``0 < gamma <= 1``, ``0 <= s Delta < 1``.
+
+    Caller values are converted by :func:`theory._checks.as_number` (a string is parsed, never evaluated).
+    """
+    T_i = check_positive_int(T, "T")
+    s_i = check_positive_int(s, "s")
+    g = as_number(gamma, "gamma", symbolic=False)
+    D = as_number(coherence, "coherence", symbolic=False)
+    if not 0 < g <= 1:
+        raise InputError(f"gamma must lie in (0, 1], got {g}", param="gamma")
+    if D < 0 or s_i * D >= 1:
+        raise InputError(
+            f"the coherence Delta must satisfy 0 <= s * Delta < 1, got s * Delta = {s_i * D}", param="coherence"
+        )
+    return sympy.Integer(T_i), s_i, g, D
+
+
+def r_a19(T: int, s: int, gamma: Fraction, coherence: Fraction = Fraction(0)) -> sympy.Expr:
+    """``R = log(8T/gamma) / (1 - s Delta)`` (proof of Lemma A.19; also its s-head part)."""
+    T, s, g, D = _score_scale_args(T, s, gamma, coherence)
+    return sympy.log(8 * T / g) / (1 - s * D)
+
+
+def r_a20(T: int, gamma: Fraction) -> sympy.Expr:
+    """``R = log(8T/gamma)`` (proof of Lemma A.20)."""
+    T, _, g, _ = _score_scale_args(T, 1, gamma, Fraction(0))
+    return sympy.log(8 * T / g)
+
+
+def r_a21(T: int, s: int, gamma: Fraction, coherence: Fraction = Fraction(0)) -> sympy.Expr:
+    """``R = log(8 T s (1 + Delta) / (gamma - s Delta)) / (1 - s Delta)`` (proof of Lemma A.21)."""
+    T, s, g, D = _score_scale_args(T, s, gamma, coherence)
+    if g - s * D <= 0:
+        raise InputError(f"Lemma A.21 needs gamma > s * Delta, got gamma = {g}, s * Delta = {s * D}", param="gamma")
+    return sympy.log(8 * T * s * (1 + D) / (g - s * D)) / (1 - s * D)
+
+
+@dataclass(frozen=True)
+class Construction:
+    """The attention part of one construction of App. A.2.5.
+
+    Attributes
+    ----------
+    lemma : "A.19" | "A.20" | "A.21"
+    mapping : one of :data:`MAPPINGS`
+    output : "scalar" (approximates the monotone symmetric ``g``) or "vector" (the injective ``g'``, s outputs)
+    T, support : context length and relevant positions
+    heads : the heads (summed)
+    positions : row t of the positional table as a combination of named positional vectors
+    gamma : the approximation parameter of the lemma (the head is ``gamma/4``-close to ``g``)
+    coherence : ``Delta`` of the positional vectors the weights assume (0: orthonormal)
+    R : the score scale chosen by the proof (sympy)
+    """
+
+    lemma: str
+    mapping: str
+    output: str
+    T: int
+    support: tuple[int, ...]
+    heads: tuple[Head, ...]
+    positions: tuple[dict[Name, Fraction], ...]
+    gamma: Fraction
+    coherence: Fraction
+    R: sympy.Expr
+    thesis_wv: bool = False
+    variant: str = "printed"
+    _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    @property
+    def s(self) -> int:
+        return len(self.support)
+
+    @property
+    def n_out(self) -> int:
+        return 1 if self.output == "scalar" else self.s
+
+    @property
+    def exp_R(self) -> Fraction:
+        """``e^R`` as an exact rational (orthonormal basis only: then R = log of a rational)."""
+        if self.coherence != 0:
+            raise ValueError("e^R is rational only for an orthonormal basis (coherence 0)")
+        arg = sympy.exp(self.R)
+        if not arg.is_Rational:
+            raise ValueError(f"e^R = {arg} is not rational")
+        return Fraction(int(arg.p), int(arg.q))
+
+    def input_rows(self, b: Sequence[int]) -> list[dict[Name, Fraction]]:
+        """The rows of ``X(b)`` (T token rows, then the [CLS] row) as combinations of named vectors."""
+        bits = check_bits(b, self.T)
+        rows: list[dict[Name, Fraction]] = []
+        for t, bt in enumerate(bits):
+            if self.mapping == "bag":
+                rows.append({n: c * bt for n, c in self.positions[t].items()} if bt else {})
+            else:
+                row = dict(self.positions[t])
+                row[("tok", bt)] = row.get(("tok", bt), Fraction(0)) + 1
+                rows.append(row)
+        rows.append({CLS: Fraction(1)})
+        return rows
+
+    def head_output(self, b: Sequence[int]) -> tuple[Fraction, ...]:
+        """The exact output of the summed heads at [CLS] (orthonormal basis): ``sum_h softmax(scores) X W_V W_C``.
+
+        Scores are ``R * kappa_t`` with integer ``kappa_t``, so the weights are powers of ``e^R`` (rational)."""
+        q = self.exp_R
+        rows = self.input_rows(b)
+        out = [Fraction(0)] * self.n_out
+        for head in self.heads:
+            query = head.W_Q_unit.apply_left(rows[-1])
+            num = [Fraction(0)] * self.n_out
+            den = Fraction(0)
+            for row in rows:
+                kappa = _dot(query, head.W_K.apply_left(row))
+                if kappa.denominator != 1:
+                    raise ValueError(f"score/R = {kappa} is not an integer: no exact evaluation")
+                weight = q ** int(kappa)
+                den += weight
+                for name, c in head.W_C.apply_left(head.W_V.apply_left(row)).items():
+                    num[name[1]] += weight * c
+            out = [o + n / den for o, n in zip(out, num)]
+        return tuple(out)
+
+    def target(self, b: Sequence[int]) -> tuple[Fraction, ...]:
+        """The function ``g`` (scalar) or ``g'`` (vector) the lemma approximates, exactly.
+
+        A.19/A.20: ``g = (1/s) sum_{i in I} chi_i``, ``g'_j = chi_{I_j}``; A.21: ``g = (r - s)/(r + 1)``,
+        ``g'_j = (b_{I_j} - 1)/(r + 1)`` with ``r = sum_{i in I} b_i``."""
+        bits = check_bits(b, self.T)
+        rel = [bits[i] for i in self.support]
+        s, r = self.s, sum(rel)
+        if self.lemma == "A.21":
+            if self.output == "scalar":
+                return (Fraction(r - s, r + 1),)
+            return tuple(Fraction(x - 1, r + 1) for x in rel)
+        if self.output == "scalar":
+            return (Fraction(sum(chi(x) for x in rel), s),)
+        return tuple(Fraction(chi(x)) for x in rel)
+
+    def level_points(self) -> list[tuple[tuple[Fraction, ...], tuple[int, ...]]]:
+        """Every value of the target and one pattern of relevant bits producing it: for a scalar target one per
+        count ``r = 0..s``, for a vector target one per pattern in ``{0,1}^s`` (little-endian index order)."""
+        s = self.s
+        pats = [tuple((k >> j) & 1 for j in range(s)) for k in range(2**s)]
+        if self.output == "scalar":
+            pats = [tuple(1 if j < r else 0 for j in range(s)) for r in range(s + 1)]
+        out = []
+        for pat in pats:
+            b = [0] * self.T
+            for j, i in enumerate(self.support):
+                b[i] = pat[j]
+            out.append((self.target(b), pat))
+        return out
+
+
+def _unit(u: Name, w: Name, c: Fraction = Fraction(1)) -> tuple[Fraction, Name, Name]:
+    return (Fraction(c), u, w)
+
+
+def lemma_a19(
+    T: int,
+    support: Sequence[int],
+    gamma: Fraction = Fraction(1),
+    output: str = "scalar",
+    coherence: Fraction = Fraction(0),
+    thesis_wv: bool = False,
+) -> Construction:
+    """Lemma A.19 (deterministic positional vectors v_t, tokens E_0, E_1): one head with
+    ``W_Q = R v_CLS e_1^T``, ``W_K = v_I e_1^T``, ``W_V = (E_0 - E_1) e_1^T``, ``W_C = e_1 e_1^T`` (scalar, approximates
+    ``(1/s) sum chi_i``), or s heads with ``W_K^[b] = v_{I_b} e_1^T`` and ``W_C^[b] = e_1 e_b^T`` (vector, approximates
+    ``chi_I``). ``thesis_wv=True`` uses the printed ``W_V^[b] = (E_0 - E_1) e_2^T`` of the s-head part."""
+    I = check_support(T, support)
+    s = len(I)
+    g = _check_fraction(gamma, "gamma", Fraction(0), Fraction(1))
+    D = Fraction(coherence)
+    if not 0 <= D < Fraction(1, s):
+        raise ValueError(f"Lemma A.19 needs coherence Delta in [0, 1/s = 1/{s}), got {D}")
+    if output not in ("scalar", "vector"):
+        raise ValueError(f"output must be 'scalar' or 'vector', got {output!r}")
+    wq = RankOneSum((_unit(CLS, ("k", 0)),))
+    wv = RankOneSum((_unit(("tok", 0), ("k", 0)), _unit(("tok", 1), ("k", 0), Fraction(-1))))
+    if output == "scalar":
+        heads: tuple[Head, ...] = (
+            Head(
+                wq,
+                RankOneSum(tuple(_unit(("pos", i), ("k", 0)) for i in I)),
+                wv,
+                RankOneSum((_unit(("k", 0), ("out", 0)),)),
+            ),
+        )
+    else:
+        kv = 1 if thesis_wv else 0
+        wv_b = RankOneSum((_unit(("tok", 0), ("k", kv)), _unit(("tok", 1), ("k", kv), Fraction(-1))))
+        heads = tuple(
+            Head(wq, RankOneSum((_unit(("pos", i), ("k", 0)),)), wv_b, RankOneSum((_unit(("k", 0), ("out", j)),)))
+            for j, i in enumerate(I)
+        )
+    positions = tuple({("pos", t): _ONE} for t in range(T))
+    return Construction("A.19", "deterministic", output, T, I, heads, positions, g, D, r_a19(T, s, g, D), thesis_wv)
+
+
+def r_a19_coherent(T: int, s: int, gamma: Fraction, coherence: Fraction) -> sympy.Expr:
+    """``R = log(8T/gamma) (1 - (s-1) Delta) / (1 - (2s-1) Delta)``: the score scale of :func:`lemma_a19_coherent`
+    (relevant scores exactly R, others at most ``R s Delta/(1 - (s-1) Delta)``, so Lemma A.24 applies with the gap
+    ``R (1 - (2s-1) Delta)/(1 - (s-1) Delta) = log(8T/gamma)``)."""
+    T, s, g, D = _score_scale_args(T, s, gamma, coherence)
+    if (2 * s - 1) * D >= 1:
+        raise InputError(
+            f"the coherent construction needs (2s - 1) Delta < 1, got {(2 * s - 1) * D}", param="coherence"
+        )
+    return sympy.log(8 * T / g) * (1 - (s - 1) * D) / (1 - (2 * s - 1) * D)
+
+
+def _solve(G: list[list[Fraction]], rhs: list[Fraction]) -> list[Fraction]:
+    """Exact Gaussian elimination for a small nonsingular system."""
+    n = len(G)
+    A = [list(map(Fraction, row)) + [Fraction(r)] for row, r in zip(G, rhs)]
+    for i in range(n):
+        piv = next(r for r in range(i, n) if A[r][i] != 0)
+        A[i], A[piv] = A[piv], A[i]
+        for r in range(n):
+            if r != i and A[r][i] != 0:
+                f = A[r][i] / A[i][i]
+                A[r] = [a - f * b for a, b in zip(A[r], A[i])]
+    return [A[i][n] / A[i][i] for i in range(n)]
+
+
+def lemma_a19_coherent(
+    T: int, support: Sequence[int], gamma: Fraction, gram: Sequence[Sequence[Fraction]], coherence: Fraction
+) -> Construction:
+    """A corrected single head of Lemma A.19 for positional vectors of coherence ``Delta > 0``.
+
+    The printed ``W_K = v_I e_1^T`` gives relevant position t the score ``R (1 + sum_{i in I, i != t} <v_i, v_t>)``,
+    which differ between relevant positions by up to ``2 R (s-1) Delta``; with ``R ~ log T`` the attention is far
+    from uniform on I (docs/sparse_variable.md). Here ``W_K = sum_i alpha_i v_i e_1^T`` with ``G_II alpha = 1``
+    (``gram`` = the exact Gram matrix of the relevant vectors), so every relevant score is exactly R, and R is
+    :func:`r_a19_coherent`. Needs ``Delta < 1/(2s - 1)``."""
+    I = check_support(T, support)
+    s = len(I)
+    g = _check_fraction(gamma, "gamma", Fraction(0), Fraction(1))
+    D = Fraction(coherence)
+    if not 0 <= D < Fraction(1, 2 * s - 1):
+        raise ValueError(f"the corrected head needs coherence Delta in [0, 1/(2s - 1) = 1/{2 * s - 1}), got {D}")
+    G = [[Fraction(x) for x in row] for row in gram]
+    if len(G) != s or any(len(row) != s for row in G) or any(G[i][i] != 1 for i in range(s)):
+        raise ValueError(f"gram must be the s x s Gram matrix (unit diagonal) of the relevant vectors, s = {s}")
+    alpha = _solve(G, [Fraction(1)] * s)
+    wq = RankOneSum((_unit(CLS, ("k", 0)),))
+    wk = RankOneSum(tuple(_unit(("pos", i), ("k", 0), a) for i, a in zip(I, alpha)))
+    wv = RankOneSum((_unit(("tok", 0), ("k", 0)), _unit(("tok", 1), ("k", 0), Fraction(-1))))
+    head = Head(wq, wk, wv, RankOneSum((_unit(("k", 0), ("out", 0)),)))
+    positions = tuple({("pos", t): _ONE} for t in range(T))
+    R = r_a19_coherent(T, s, g, D)
+    return Construction("A.19", "deterministic", "scalar", T, I, (head,), positions, g, D, R, variant="coherent")
+
+
+def lemma_a20(T: int, support: Sequence[int], gamma: Fraction = Fraction(1), output: str = "scalar") -> Construction:
+    """Lemma A.20 (trainable positional table P): scalar: ``P_i = v_1`` on I, 0 elsewhere, ``W_K = v_1 e_1^T``;
+    vector: ``P_i = e_{n(i)}`` on I, head b has ``W_K^[b] = e_b e_1^T``; ``W_Q, W_V, W_C`` as in Lemma A.19 and
+    ``R = log(8T/gamma)``."""
+    I = check_support(T, support)
+    g = _check_fraction(gamma, "gamma", Fraction(0), Fraction(1))
+    if output not in ("scalar", "vector"):
+        raise ValueError(f"output must be 'scalar' or 'vector', got {output!r}")
+    wq = RankOneSum((_unit(CLS, ("k", 0)),))
+    wv = RankOneSum((_unit(("tok", 0), ("k", 0)), _unit(("tok", 1), ("k", 0), Fraction(-1))))
+    index = {i: j for j, i in enumerate(I)}
+    if output == "scalar":
+        positions = tuple({("pos", 0): Fraction(1)} if t in index else {} for t in range(T))
+        heads: tuple[Head, ...] = (
+            Head(wq, RankOneSum((_unit(("pos", 0), ("k", 0)),)), wv, RankOneSum((_unit(("k", 0), ("out", 0)),))),
+        )
+    else:
+        positions = tuple({("pos", index[t]): Fraction(1)} if t in index else {} for t in range(T))
+        heads = tuple(
+            Head(wq, RankOneSum((_unit(("pos", j), ("k", 0)),)), wv, RankOneSum((_unit(("k", 0), ("out", j)),)))
+            for j in range(len(I))
+        )
+    return Construction("A.20", "trainable", output, T, I, heads, positions, g, Fraction(0), r_a20(T, g))
+
+
+def lemma_a21(
+    T: int,
+    support: Sequence[int],
+    gamma: Fraction | None = None,
+    output: str = "scalar",
+    coherence: Fraction = Fraction(0),
+) -> Construction:
+    """Lemma A.21 (bag of vectors, rows ``b_t v_t``): one head with ``W_Q = R v_CLS e_1^T``,
+    ``W_K = (v_I + v_CLS) e_1^T``, ``W_V = sum_i v_i e_{n(i)}^T - v_CLS (sum_i e_{n(i)})^T`` and ``W_C = sum_i e_{n(i)}
+    e_1^T`` (scalar: approximates ``(r - s)/(r + 1)``) or ``W_C = sum_i e_{n(i)} e_{n(i)}^T`` (vector: approximates
+    ``(b_i - 1)/(r + 1)``). ``gamma`` must satisfy ``s Delta < gamma < 1``; default ``1/(s + 1)``."""
+    I = check_support(T, support)
+    s = len(I)
+    D = Fraction(coherence)
+    if not 0 <= D < Fraction(1, s):
+        raise ValueError(f"Lemma A.21 needs coherence Delta in [0, 1/s = 1/{s}), got {D}")
+    g = Fraction(1, s + 1) if gamma is None else Fraction(gamma)
+    if not s * D < g < 1:
+        raise ValueError(f"Lemma A.21 needs s Delta < gamma < 1, got gamma = {g} (s Delta = {s * D})")
+    if output not in ("scalar", "vector"):
+        raise ValueError(f"output must be 'scalar' or 'vector', got {output!r}")
+    wq = RankOneSum((_unit(CLS, ("k", 0)),))
+    wk = RankOneSum(tuple(_unit(("pos", i), ("k", 0)) for i in I) + (_unit(CLS, ("k", 0)),))
+    wv = RankOneSum(
+        tuple(_unit(("pos", i), ("k", j)) for j, i in enumerate(I))
+        + tuple(_unit(CLS, ("k", j), Fraction(-1)) for j in range(s))
+    )
+    if output == "scalar":
+        wc = RankOneSum(tuple(_unit(("k", j), ("out", 0)) for j in range(s)))
+    else:
+        wc = RankOneSum(tuple(_unit(("k", j), ("out", j)) for j in range(s)))
+    positions = tuple({("pos", t): _ONE} for t in range(T))
+    return Construction("A.21", "bag", output, T, I, (Head(wq, wk, wv, wc),), positions, g, D, r_a21(T, s, g, D))
+
+
+def stated_head_bounds(c: Construction) -> dict[str, sympy.Expr]:
+    """The norm bounds the lemma states for each head (Frobenius; ``P`` in the ``(2,1)`` norm for Lemma A.20).
+
+    A.19: ``||W_Q|| <= log(8T/gamma)/(1 - s Delta)``, ``||W_K|| <= s`` (scalar) or ``1`` (per head), ``||W_V|| <= 2``,
+    ``||W_C|| <= 1``. A.20: ``||P^T||_{2,1} <= s``, ``||W_Q|| <= log(8T/gamma)``, ``||W_K|| <= 1``, ``||W_V|| <= 2``,
+    ``||W_C|| <= 1``. A.21: ``||W_Q|| <= log(8Ts(1+Delta)/(gamma - s Delta))/(1 - s Delta)``, ``||W_K|| <= s + 1``,
+    ``||W_V|| <= 2s``, ``||W_C|| <= s``."""
+    s = c.s
+    if c.lemma == "A.19":
+        return {
+            "W_Q": r_a19(c.T, s, c.gamma, c.coherence),
+            "W_K": sympy.Integer(s if c.output == "scalar" else 1),
+            "W_V": sympy.Integer(2),
+            "W_C": sympy.Integer(1),
+        }
+    if c.lemma == "A.20":
+        return {
+            "P_21": sympy.Integer(s),
+            "W_Q": r_a20(c.T, c.gamma),
+            "W_K": sympy.Integer(1),
+            "W_V": sympy.Integer(2),
+            "W_C": sympy.Integer(1),
+        }
+    return {
+        "W_Q": r_a21(c.T, s, c.gamma, c.coherence),
+        "W_K": sympy.Integer(s + 1),
+        "W_V": sympy.Integer(2 * s),
+        "W_C": sympy.Integer(s),
+    }
+
+
+def exact_head_norms(c: Construction) -> dict[str, sympy.Expr]:
+    """The Frobenius norms of the constructed weights of the first head (all heads have equal norms), and
+    ``||P^T||_{2,1} = sum_t ||P_t||`` for a trainable table, for an orthonormal basis (exact sympy)."""
+    h = c.heads[0]
+    out = {
+        "W_Q": c.R * sympy.sqrt(sympy.Rational(h.W_Q_unit.frobenius_sq())),
+        "W_K": sympy.sqrt(sympy.Rational(h.W_K.frobenius_sq())),
+        "W_V": sympy.sqrt(sympy.Rational(h.W_V.frobenius_sq())),
+        "W_C": sympy.sqrt(sympy.Rational(h.W_C.frobenius_sq())),
+    }
+    if c.lemma == "A.20":
+        squares = Counter(sum((v * v for v in row.values()), Fraction(0)) for row in c.positions)
+        out = {"P_21": sum((n * sympy.sqrt(sympy.Rational(q)) for q, n in squares.items()), sympy.Integer(0)), **out}
+    return out
+
+
+def worst_case_error(c: Construction) -> Fraction:
+    r"""The exact ``max_b max_j |head(b)_j - g(b)_j|`` for an orthonormal basis (``q = e^R``).
+
+    A.19/A.20, scalar: ``(2T - 2s + 1)/(s q + T - s + 1)`` (all relevant bits 1, all others 0); vector (one position
+    per head): ``(2T - 1)/(q + T)``. A.21 (the error depends on b only through ``r``): scalar
+    ``max_r (s - r)(T - r)/((r + 1)(q (r + 1) + T - r))``, vector ``max_{r < s} (T - r)/((r + 1)(q (r + 1) + T - r))``.
+    Derivations: ``docs/sparse_variable.md``; tests compare them with every input for small T."""
+    q, T, s = c.exp_R, c.T, c.s
+    if c.thesis_wv:
+        raise ValueError("no closed form for the printed (zero-output) s-head construction")
+    if c.lemma in ("A.19", "A.20"):
+        if c.output == "scalar":
+            return Fraction(2 * T - 2 * s + 1) / (s * q + T - s + 1)
+        return Fraction(2 * T - 1) / (q + T)
+    if c.output == "scalar":
+        return max(Fraction((s - r) * (T - r)) / ((r + 1) * (q * (r + 1) + T - r)) for r in range(s + 1))
+    return max(Fraction(T - r) / ((r + 1) * (q * (r + 1) + T - r)) for r in range(s))
+
+
+def worst_case_input(c: Construction) -> tuple[int, ...]:
+    """A context attaining :func:`worst_case_error`: A.19/A.20 all relevant bits 1 and all others 0 (scalar) or
+    only the first relevant bit 1 (vector: that head sees chi = -1 there and +1 everywhere else); A.21 all bits 0 (r = 0; for the scalar case the maximising r is
+    0 whenever ``q >= T``, which the chosen R ensures)."""
+    I = set(c.support)
+    if c.lemma == "A.21":
+        return tuple(0 for _ in range(c.T))
+    if c.output == "scalar":
+        return tuple(1 if t in I else 0 for t in range(c.T))
+    return tuple(1 if t == c.support[0] else 0 for t in range(c.T))
+
+
+# --------------------------------------------------------------------------------------------- Lemma A.25
+
+
+@dataclass(frozen=True)
+class ReluNet:
+    """The 3-layer ReLU network of Lemma A.25, ``f(x) = relu([relu([x 1] W1) 1] W2) w`` (exact rationals).
+
+    ``W1`` is ``(d_f + 1) x 4 n d_f`` (last row: biases), ``W2`` is ``(4 n d_f + 1) x 2n``, ``w`` has ``2n`` entries.
+    Column ``(b, i, j)`` of W1 is ``4 (i d_f + j) + b``; column ``(b', i')`` of W2 is ``2 i' + b'``."""
+
+    W1: tuple[tuple[Fraction, ...], ...]
+    W2: tuple[tuple[Fraction, ...], ...]
+    w: tuple[Fraction, ...]
+    delta: Fraction
+    points: tuple[tuple[Fraction, ...], ...]
+    values: tuple[Fraction, ...]
+
+    @property
+    def d_f(self) -> int:
+        return len(self.W1) - 1
+
+    def __call__(self, x: Sequence[Fraction]) -> Fraction:
+        """The exact output at ``x``."""
+        xs = [Fraction(v) for v in x] + [Fraction(1)]
+        if len(xs) != len(self.W1):
+            raise ValueError(f"x must have d_f = {self.d_f} entries, got {len(xs) - 1}")
+        h1 = [
+            max(Fraction(0), sum((xs[r] * self.W1[r][c] for r in range(len(xs)) if self.W1[r][c]), Fraction(0)))
+            for c in range(len(self.W1[0]))
+        ] + [Fraction(1)]
+        h2 = [
+            max(
+                Fraction(0),
+                sum((h1[r] * self.W2[r][c] for r in range(len(h1)) if self.W2[r][c] and h1[r]), Fraction(0)),
+            )
+            for c in range(len(self.W2[0]))
+        ]
+        return sum((a * b for a, b in zip(h2, self.w)), Fraction(0))
+
+
+def relu_interpolation_net(
+    points: Sequence[Sequence[Fraction]], values: Sequence[Fraction], delta: Fraction, bump: str = "corrected"
+) -> ReluNet:
+    r"""Lemma A.25: a 3-layer ReLU network equal to ``values[i]`` on the box ``||x - points[i]||_inf <= delta``.
+
+    Layer 1 builds, per point i and coordinate j, a bump of ``u = (x_j - x_ij)/delta`` from four ReLUs combined with
+    signs ``(1, -1, -1, 1)``. ``bump="corrected"``: ``(u + 2)_+ - (u + 1)_+ - (u - 1)_+ + (u - 2)_+``, i.e.
+    ``v(y) - v(y - 3 delta)`` with ``v(y) = (y/delta + 1)_+ - (y/delta)_+`` and ``y = x_j - x_ij + delta``: 1 on
+    ``|u| <= 1``, 0 for ``|u| >= 2``. ``bump="printed"``: the proof's ``(u + 2)_+ - (u + 1)_+ - (2 - u)_+ + (1 - u)_+``
+    (``v(y) - v(2 delta - y)``), which is 0 for ``|u| <= 1``, -1 for ``u <= -2`` and +1 for ``u >= 2``: not a bump
+    (docs/sparse_variable.md). Layer 2 forms ``(sum_j psi/delta + 1 - d_f/delta)_+ - (sum_j psi/delta - d_f/delta)_+``
+    (1 iff every bump is 1, 0 once one coordinate is ``2 delta`` away, as ``delta <= 1``); the output weights are
+    ``+-values[i]``.
+
+    Raises
+    ------
+    ValueError
+        Points of different lengths, ``len(values) != len(points)``, ``delta`` not in (0, 1], an unknown ``bump``, or
+        two points closer than ``4 delta`` in the sup norm (the lemma's hypothesis).
+    """
+    pts = [tuple(Fraction(v) for v in p) for p in points]
+    vals = [Fraction(v) for v in values]
+    dl = _check_fraction(delta, "delta", Fraction(0), Fraction(1))
+    if not pts or len(vals) != len(pts) or len({len(p) for p in pts}) != 1:
+        raise ValueError("need one value per point and points of one common length")
+    if bump not in ("corrected", "printed"):
+        raise ValueError(f"bump must be 'corrected' or 'printed', got {bump!r}")
+    n, d_f = len(pts), len(pts[0])
+    for a, b in itertools.combinations(range(n), 2):
+        if max(abs(x - y) for x, y in zip(pts[a], pts[b])) < 4 * dl:
+            raise ValueError(f"points {a} and {b} are closer than 4 delta = {4 * dl} (Lemma A.25's hypothesis)")
+    zero = Fraction(0)
+    units = ((1, 2), (1, 1), (1, -1), (1, -2)) if bump == "corrected" else ((1, 2), (1, 1), (-1, 2), (-1, 1))
+    W1 = [[zero] * (4 * n * d_f) for _ in range(d_f + 1)]
+    for i, p in enumerate(pts):
+        for j in range(d_f):
+            base = 4 * (i * d_f + j)
+            for b, (sign, shift) in enumerate(units):
+                W1[j][base + b] = sign / dl
+                W1[d_f][base + b] = -sign * p[j] / dl + shift
+    W2 = [[zero] * (2 * n) for _ in range(4 * n * d_f + 1)]
+    for i in range(n):
+        for j in range(d_f):
+            base = 4 * (i * d_f + j)
+            for b, sign in enumerate((1, -1, -1, 1)):
+                W2[base + b][2 * i] = sign / dl
+                W2[base + b][2 * i + 1] = sign / dl
+        W2[4 * n * d_f][2 * i] = 1 - d_f / dl
+        W2[4 * n * d_f][2 * i + 1] = -d_f / dl
+    w = []
+    for v in vals:
+        w += [v, -v]
+    return ReluNet(tuple(map(tuple, W1)), tuple(map(tuple, W2)), tuple(w), dl, tuple(pts), tuple(vals))
+
+
+def stated_mlp_bounds(net: ReluNet, lemma: str = "A.25", gamma: Fraction | None = None) -> dict[str, Fraction]:
+    """Entry bounds (largest absolute entry) as printed. ``"A.25"``: ``||W1|| <= max(1, B)/delta``,
+    ``||W2|| <= d_f/delta``, ``||w|| <= max |f|``; ``"A.22"/"A.23"``: ``8 max(1, B)/gamma``, ``8 s/gamma``, ``max |f|``
+    with B the largest coordinate of the points and s = 1 (A.22: one input) or the number of inputs (A.23)."""
+    B = max(abs(x) for p in net.points for x in p)
+    fmax = max(abs(v) for v in net.values)
+    if lemma == "A.25":
+        return {"W1": max(Fraction(1), B) / net.delta, "W2": Fraction(net.d_f) / net.delta, "w": fmax}
+    if gamma is None:
+        raise ValueError("Lemmas A.22/A.23 state their bounds in gamma: pass gamma")
+    s = 1 if lemma == "A.22" else net.d_f
+    return {"W1": 8 * max(Fraction(1), B) / gamma, "W2": Fraction(8 * s) / gamma, "w": fmax}
+
+
+def mlp_max_entries(net: ReluNet) -> dict[str, Fraction]:
+    """The largest absolute entry of W1, W2 and w (exact)."""
+    return {
+        "W1": max(abs(x) for row in net.W1 for x in row),
+        "W2": max(abs(x) for row in net.W2 for x in row),
+        "w": max(abs(x) for x in net.w),
+    }
+
+
+def mlp_norms(net: ReluNet) -> dict[str, sympy.Expr]:
+    r"""Closed-form Frobenius norms and largest entries of the Lemma A.25 network (n points, d_f inputs, box delta).
+
+    ``||W1||_F^2 = n d_f (4/delta^2 + 10) + 4 ||X||_F^2/delta^2`` (per (i, j): four entries ``+-1/delta`` and the biases
+    ``2 -+ a``, ``1 -+ a`` with ``a = x_ij/delta``, whose squares add to ``4 a^2 + 10``);
+    ``||W2||_F^2 = n (8 d_f/delta^2 + (1 - d_f/delta)^2 + (d_f/delta)^2)``; ``||w||_F^2 = 2 sum_i f_i^2``;
+    largest entries ``max(1/delta, B/delta + 2)``, ``d_f/delta`` (as ``delta <= 1``) and ``max |f|``."""
+    n, d_f, dl = len(net.points), net.d_f, net.delta
+    X2 = sum(x * x for p in net.points for x in p)
+    B = max(abs(x) for p in net.points for x in p)
+    w1 = n * d_f * (4 / dl**2 + 10) + 4 * X2 / dl**2
+    w2 = n * (8 * d_f / dl**2 + (1 - d_f / dl) ** 2 + (d_f / dl) ** 2)
+    w = 2 * sum(v * v for v in net.values)
+    R = sympy.Rational
+    return {
+        "W1_F": sympy.sqrt(R(w1)),
+        "W2_F": sympy.sqrt(R(w2)),
+        "w_F": sympy.sqrt(R(w)),
+        "W1_max": R(max(1 / dl, B / dl + 2)),
+        "W2_max": R(d_f / dl),
+        "w_max": R(max(abs(v) for v in net.values)),
+    }
+
+
+# --------------------------------------------------------------------------------------------- Lemmas A.22/A.23
+
+
+@dataclass(frozen=True)
+class SparseRepresentation:
+    """Attention heads + the Lemma A.25 network: ``f_tf+mlp(X(b)) = net(sum of heads at [CLS])``.
+
+    ``table`` maps the relevant bits (little-endian tuple in support order) to f; ``symmetric`` tables depend only
+    on their sum. ``delta_rule``: "corrected" (``delta = gamma/4``) or "printed" (``delta = gamma/8``, the proofs of
+    Lemmas A.22/A.23)."""
+
+    construction: Construction
+    net: ReluNet
+    table: dict[tuple[int, ...], Fraction]
+    delta_rule: str
+
+    def f(self, b: Sequence[int]) -> Fraction:
+        """The target Boolean function, exactly."""
+        bits = check_bits(b, self.construction.T)
+        return self.table[tuple(bits[i] for i in self.construction.support)]
+
+    def __call__(self, b: Sequence[int]) -> Fraction:
+        """The network's exact output (orthonormal basis): the MLP at the exact head output (memoised)."""
+        cache = self.construction._cache
+        h = self.construction.head_output(b)
+        key = ("net", self.delta_rule, h)
+        if key not in cache:
+            cache[key] = self.net(h)
+        return cache[key]
+
+
+def _delta(gamma: Fraction, rule: str) -> Fraction:
+    if rule == "corrected":
+        return gamma / 4
+    if rule == "printed":
+        return gamma / 8
+    raise ValueError(f"delta_rule must be 'corrected' (gamma/4) or 'printed' (gamma/8), got {rule!r}")
+
+
+def symmetric_representation(
+    T: int,
+    support: Sequence[int],
+    levels: Sequence[Fraction],
+    mapping: str = "deterministic",
+    delta_rule: str = "corrected",
+) -> SparseRepresentation:
+    """Lemma A.22 with Lemma A.19 (``gamma = min(1, 2/s)``), A.20 (same) or A.21 (``gamma = 1/(s + 1)``): one head
+    and the Lemma A.25 network on ``d_f = 1`` input equal ``f(b) = levels[r]``, ``r = sum_{i in I} b_i``, for every b.
+
+    The head is ``gamma/4``-close to a ``gamma``-separated monotone function, so the network's box half-width is
+    ``delta = gamma/4`` (``delta_rule="printed"``: the proof's ``gamma/8``)."""
+    I = check_support(T, support)
+    s = len(I)
+    if len(levels) != s + 1:
+        raise ValueError(f"a symmetric s-sparse function needs s + 1 = {s + 1} levels, got {len(levels)}")
+    if mapping == "bag":
+        c = lemma_a21(T, I, Fraction(1, s + 1), "scalar")
+    elif mapping in ("deterministic", "trainable"):
+        g = min(Fraction(1), Fraction(2, s))
+        c = lemma_a19(T, I, g, "scalar") if mapping == "deterministic" else lemma_a20(T, I, g, "scalar")
+    else:
+        raise ValueError(f"mapping must be one of {MAPPINGS}, got {mapping!r}")
+    pts, vals = [], []
+    for value, pat in c.level_points():
+        pts.append(value)
+        vals.append(Fraction(levels[sum(pat)]))
+    net = relu_interpolation_net(pts, vals, _delta(c.gamma, delta_rule))
+    pats = [tuple((k >> j) & 1 for j in range(s)) for k in range(2**s)]
+    table = {p: Fraction(levels[sum(p)]) for p in pats}
+    return SparseRepresentation(c, net, table, delta_rule)
+
+
+def general_representation(
+    T: int,
+    support: Sequence[int],
+    table: Sequence[Fraction],
+    mapping: str = "deterministic",
+    delta_rule: str = "corrected",
+) -> SparseRepresentation:
+    """Lemma A.23 with the s-head constructions of Lemma A.19 / A.20 (``gamma = 1``; ``g' = chi_I`` is 2-injective)
+    or the single bag-of-vectors head of Lemma A.21 (``gamma = 1/(s + 1)``): equal to
+    ``f(b) = table[sum_j b_{I_j} 2^j]`` for every b (box half-width ``delta = gamma/4``; "printed": ``gamma/8``)."""
+    I = check_support(T, support)
+    s = len(I)
+    if len(table) != 2**s:
+        raise ValueError(f"an s-sparse function needs 2^s = {2**s} table entries, got {len(table)}")
+    if mapping == "bag":
+        c = lemma_a21(T, I, Fraction(1, s + 1), "vector")
+    elif mapping == "deterministic":
+        c = lemma_a19(T, I, Fraction(1), "vector")
+    elif mapping == "trainable":
+        c = lemma_a20(T, I, Fraction(1), "vector")
+    else:
+        raise ValueError(f"mapping must be one of {MAPPINGS}, got {mapping!r}")
+    pats = [tuple((k >> j) & 1 for j in range(s)) for k in range(2**s)]
+    tab = {p: Fraction(table[k]) for k, p in enumerate(pats)}
+    pts = [v for v, _ in c.level_points()]
+    net = relu_interpolation_net(pts, [tab[p] for _, p in c.level_points()], _delta(c.gamma, delta_rule))
+    return SparseRepresentation(c, net, tab, delta_rule)
+
+
+# --------------------------------------------------------------------------------------------- Lemma 4.7 / Cor. A.7
+
+
+def softmax_jacobian_l11(p: Sequence[Fraction]) -> Fraction:
+    """``||J softmax||_{1,1} = sum_ij |p_i (1[i=j] - p_j)| = 2 sum_i p_i (1 - p_i)`` at the probability vector p
+    (proof of Cor. A.7)."""
+    ps = [Fraction(x) for x in p]
+    if any(x < 0 for x in ps) or sum(ps) != 1:
+        raise ValueError("p must be a probability vector")
+    return 2 * sum((x * (1 - x) for x in ps), Fraction(0))
+
+
+def softmax_l11_sup(T: int) -> Fraction:
+    """``sup_theta ||J softmax(theta)||_{1,1} = 2 (1 - 1/T)`` over R^T (approached at the uniform p), below
+    Cor. A.7's ``C_softmax = 2``."""
+    T = _as_int(T, "T")
+    if T < 1:
+        raise ValueError(f"T must be >= 1, got {T}")
+    return 2 * (1 - Fraction(1, T))
+
+
+def softmax_linf_to_l1_constant() -> Fraction:
+    r"""The sharp constant L in ``||softmax(a) - softmax(b)||_1 <= L ||a - b||_inf``: L = 1.
+
+    ``J = diag(p) - p p^T``; for ``||u||_inf <= 1``, ``||J u||_1 = sum_i p_i |u_i - p.u|`` is convex in u, so it is
+    largest at a sign vector, where it equals ``4 q (1 - q)`` with ``q = p(u = +1)``: at most 1 (``q = 1/2``). Lemma
+    A.6's integral then gives L <= 1, attained in the limit of a small perturbation at ``p = (1/2, 1/2)``. Cor. A.7
+    uses ``||J||_{1,1} <= 2`` instead, twice this."""
+    q = sympy.Symbol("q")
+    value = 4 * q * (1 - q)
+    crit = sympy.solve(sympy.diff(value, q), q)
+    best = max([value.subs(q, c) for c in crit] + [value.subs(q, 0), value.subs(q, 1)])
+    return Fraction(int(best.p), int(best.q))
+
+
+def lemma47_sharp_ratios() -> tuple[Fraction, Fraction]:
+    """The sharp suprema of (left side)/(right side) of Lemma 4.7 with ``C_Norm = 2``: for perturbations of the
+    score parameters only, ``L_sharp / C_softmax = 1/2`` (:func:`softmax_linf_to_l1_constant`); for perturbations of
+    ``phi_in`` only, 1 (equal rows of the value change)."""
+    return softmax_linf_to_l1_constant() / C_SOFTMAX, Fraction(1)
+
+
+# --------------------------------------------------------------------------------------------- Prop. 4.8 and Fig. 4.2
+
+
+def shattering_size(T: int) -> int:
+    """Prop. 4.8: ``floor(log2 T)`` inputs shattered by unbounded heads, i.e. ``2^floor(log2 T)`` sign patterns."""
+    T = _as_int(T, "T")
+    if T < 2:
+        raise ValueError(f"Prop. 4.8 needs T >= 2, got T = {T}")
+    return T.bit_length() - 1
+
+
+def prop48_target_weight_bound() -> sympy.Expr:
+    """The proof of Prop. 4.8: the attended position gets weight ``>= 1/(1 + sqrt(pi/8)) > 1/2``."""
+    return 1 / (1 + sympy.sqrt(sympy.pi / 8))
+
+
+def chance_cross_entropy() -> sympy.Expr:
+    """``log 2``: the cross-entropy of the constant prediction 1/2 on balanced binary labels (chance level of the
+    sparse-parity loss curves of Fig. 4.4)."""
+    return sympy.log(2)
+
+
+def and_information_bound(T: int, s: int = 3) -> sympy.Expr:
+    """``log2 C(T, s)``: the bits a learner must collect to name one of the ``C(T, s)`` s-sparse ANDs; one balanced
+    label carries at most one bit, so ``m >= log2 C(T, s)`` samples are needed (Sec. 4.6)."""
+    T, s = check_sparsity(T, s)
+    return sympy.log(sympy.binomial(T, s), 2)
