@@ -1,12 +1,25 @@
-"""Batched seed ensemble vs sequential single-seed runs of the same training config (verify.train).
+"""Batched seed ensemble vs sequential single-seed runs vs a plain PyTorch loop, same training (verify.train).
 
 Usage::
 
     python benchmarks/bench_ensemble.py                      # k = 3, p = 5, m = 64, 8 seeds, 1000 steps
     python benchmarks/bench_ensemble.py --p 7 --k 2 --width 32 --steps 2000 --threads 2
+    python benchmarks/bench_ensemble.py --p 71 --k 2 --width 500 --steps 100 --dtype float32 --plain onehot
 
-Both variants run the same updates (the ensemble's seeds follow exactly their single-seed trajectories; the
-script checks this) and the speed-up is measured in the same process, back to back.
+Three ways to train the same S networks (the same initialisation, full batch, Adam, CE + lam ||theta||^nu):
+
+* ``ensemble``: one :func:`verify.train.train` call with all seeds (``--strategy``; default ``auto``);
+* ``sequential``: S calls with one seed each;
+* ``autograd`` (``--autograd``): the ensemble again with the step through autograd (``verify.train._gradient_step``,
+  the trainer's step before the hand-written gradient of verify.train_step), for a before/after ratio;
+* ``plain`` (``--plain onehot|embedding``): a single-seed loop written the way public research code writes it,
+  an ``nn.Module`` (one-hot inputs into ``nn.Linear``, or ``nn.Embedding``), ``x ** k``, ``F.cross_entropy``,
+  ``torch.optim.Adam``, once per seed.
+
+The script checks that every variant reaches the same weights and prints the ratios (measured back to back in
+one process, best of ``--repeats`` alternating rounds), the FLOP rate of the ensemble's steps and the matrix-product
+peak of this machine for the same dtype, measured in the same run (``--clock cpu`` measures this process's CPU
+time instead of wall time: use it with ``--threads 1`` on a shared machine).
 """
 
 from __future__ import annotations
@@ -16,23 +29,100 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import verify.train as vt  # noqa: E402
 from numerics.modular import ModularTask  # noqa: E402
 from theory.modular import max_margin  # noqa: E402
+from verify.models import init_weights  # noqa: E402
 from verify.train import TrainConfig, TrainResult, train  # noqa: E402
+from verify.train_step import STRATEGIES, StepShapes  # noqa: E402
+
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
 def _run(
-    task: ModularTask, k: int, width: int, config: TrainConfig, reference: float, device: str
+    task: ModularTask, k: int, width: int, config: TrainConfig, reference: float, device: str, clock: Callable
 ) -> tuple[float, TrainResult]:
-    start = time.perf_counter()
+    start = clock()
     result = train(task, k, width, config, reference_margin=reference, progress=False, device=device)
-    return time.perf_counter() - start, result
+    return clock() - start, result
+
+
+class PlainNet(torch.nn.Module):
+    """f(x) = W^T (U x)^k with x the concatenated one-hot inputs (``nn.Linear``) or summed ``nn.Embedding`` rows."""
+
+    def __init__(self, U: np.ndarray, W: np.ndarray, degree: int, kind: str, dtype: torch.dtype) -> None:
+        super().__init__()
+        m, k, p = U.shape
+        self.kind, self.degree, self.k, self.p = kind, degree, k, p
+        flat = torch.as_tensor(U.reshape(m, k * p), dtype=dtype)
+        if kind == "onehot":
+            self.embed = torch.nn.Linear(k * p, m, bias=False, dtype=dtype)
+            with torch.no_grad():
+                self.embed.weight.copy_(flat)
+        else:
+            self.embed = torch.nn.Embedding(k * p, m, dtype=dtype)
+            with torch.no_grad():
+                self.embed.weight.copy_(flat.T)
+        self.out = torch.nn.Linear(m, W.shape[1], bias=False, dtype=dtype)
+        with torch.no_grad():
+            self.out.weight.copy_(torch.as_tensor(W.T, dtype=dtype))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.embed(x) if self.kind == "onehot" else self.embed(x).sum(dim=1)
+        return self.out(h**self.degree)
+
+    def norm_power(self) -> torch.Tensor:
+        u = self.embed.weight.square().sum(dim=1 if self.kind == "onehot" else 0)
+        return (u + self.out.weight.square().sum(dim=0)).pow((self.degree + 1) / 2).sum()
+
+    def weights(self) -> np.ndarray:
+        U = self.embed.weight.detach() if self.kind == "onehot" else self.embed.weight.detach().T
+        return U.reshape(-1, self.k, self.p).double().cpu().numpy()
+
+
+def plain_run(
+    task: ModularTask, k: int, width: int, config: TrainConfig, seed: int, kind: str, device: str
+) -> PlainNet:
+    """The plain single-seed loop (module doc); returns the trained network."""
+    dtype = torch.float32 if config.dtype == "float32" else torch.float64
+    U, W = init_weights(seed, width, task.n_blocks, task.block_size, task.n_classes, config.init_std)
+    net = PlainNet(U.numpy(), W.numpy(), k, kind, dtype).to(device)
+    x, y = task.batch(0, task.n_points)
+    X = torch.as_tensor(x, device=device)
+    if kind == "onehot":
+        X = torch.nn.functional.one_hot(X, task.block_size).reshape(X.shape[0], -1).to(dtype)
+    else:
+        X = X + torch.arange(k, device=device) * task.block_size
+    Y = torch.as_tensor(y, device=device)
+    opt = torch.optim.Adam(net.parameters(), lr=config.lr, betas=config.betas, eps=config.eps)
+    for _ in range(config.steps):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(net(X), Y) + config.lam * net.norm_power()
+        loss.backward()
+        opt.step()
+    return net
+
+
+def matmul_peak(dtype: torch.dtype, device: str, clock: Callable, size: int = 1024, repeats: int = 7) -> float:
+    """FLOP/s of the best of ``repeats`` square matrix products of ``size`` (this machine's practical peak)."""
+    a = torch.randn(size, size, dtype=dtype, device=device)
+    b = torch.randn(size, size, dtype=dtype, device=device)
+    a @ b
+    best = math.inf
+    for _ in range(repeats):
+        t0 = clock()
+        a @ b
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+        best = min(best, clock() - t0)
+    return 2.0 * size**3 / best
 
 
 def main(argv: list[str] | None = None) -> float:
@@ -44,12 +134,18 @@ def main(argv: list[str] | None = None) -> float:
     parser.add_argument("--seeds", type=int, default=8)
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads (1 is fastest for tiny nets)")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    parser.add_argument("--strategy", choices=STRATEGIES, default="auto")
+    parser.add_argument("--plain", choices=["none", "onehot", "embedding"], default="none")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall")
+    parser.add_argument("--autograd", action="store_true", help="also time the ensemble with the autograd step")
     parser.add_argument(
         "--repeats", type=int, default=3, help="alternating rounds; the best time of each variant is kept"
     )
     args = parser.parse_args(argv)
 
     torch.set_num_threads(args.threads)
+    clock = CLOCKS[args.clock]
     task = ModularTask(args.p, args.k)
     reference = float(max_margin(args.p, args.k))
     config = TrainConfig(
@@ -59,36 +155,85 @@ def main(argv: list[str] | None = None) -> float:
         init_std=0.5 / math.sqrt(args.p),
         seeds=tuple(range(args.seeds)),
         eval_every=args.steps,
+        dtype=args.dtype,
+        strategy=args.strategy,
     )
     print(
         f"task p={args.p} k={args.k} ({task.n_points} points), width {args.width}, {args.steps} steps, "
-        f"{args.seeds} seeds, threads {torch.get_num_threads()}, device {args.device}, best of {args.repeats}, torch {torch.__version__}"
+        f"{args.seeds} seeds, {args.dtype}, strategy {args.strategy}, threads {torch.get_num_threads()}, "
+        f"device {args.device}, {args.clock} clock, best of {args.repeats}, torch {torch.__version__}"
     )
 
     train(task, args.k, args.width, config.replace(steps=20, seeds=(0,)), progress=False, device=args.device)  # warm-up
 
     # Best of `repeats` alternating rounds: the minimum filters out interference from other processes.
-    t_batched = t_seq = math.inf
+    t_batched = t_seq = t_plain = t_auto = math.inf
+    plain_nets: list[PlainNet] = []
+    fused_step = vt._fused_step
+
+    def autograd_step(model, optimizer, executor, x, y, cfg):  # type: ignore[no-untyped-def]
+        return vt._gradient_step(model, optimizer, x, y, cfg)
+
     for _ in range(args.repeats):
-        dt, batched = _run(task, args.k, args.width, config, reference, args.device)
+        if args.autograd:
+            vt._fused_step = autograd_step
+            try:
+                dt, old = _run(task, args.k, args.width, config, reference, args.device, clock)
+            finally:
+                vt._fused_step = fused_step
+            t_auto = min(t_auto, dt)
+        dt, batched = _run(task, args.k, args.width, config, reference, args.device, clock)
         t_batched = min(t_batched, dt)
         total, sequential = 0.0, []
         for seed in config.seeds:
-            dt, res = _run(task, args.k, args.width, config.replace(seeds=(seed,)), reference, args.device)
+            dt, res = _run(task, args.k, args.width, config.replace(seeds=(seed,)), reference, args.device, clock)
             total += dt
             sequential.append(res)
         t_seq = min(t_seq, total)
+        if args.plain != "none":
+            start = clock()
+            plain_nets = [plain_run(task, args.k, args.width, config, s, args.plain, args.device) for s in config.seeds]
+            t_plain = min(t_plain, clock() - start)
 
-    worst = max(
-        float(np.max(np.abs(b.U - s.networks[0].U)) / max(1e-300, np.max(np.abs(s.networks[0].U))))
-        for b, s in zip(batched.networks, sequential)
-    )
+    def rel(a: np.ndarray, b: np.ndarray) -> float:
+        return float(np.max(np.abs(a - b)) / max(1e-300, np.max(np.abs(b))))
+
+    worst = max(rel(b.U, s.networks[0].U) for b, s in zip(batched.networks, sequential))
     ratios = np.array(batched.final["ratio"])
+    plan = batched.plan or {}
+    shapes = StepShapes(
+        args.seeds, args.width, args.k, args.p, args.p, args.k, False, task.n_points, task.n_points, 8, 2
+    )
+    flops = shapes.flops_per_step * args.steps
+    peak = matmul_peak(torch.float32 if args.dtype == "float32" else torch.float64, args.device, clock)
+    print(f"plan: {plan.get('strategy')} ({plan.get('group')} seed(s) per launch), chunks of {plan.get('chunk')}")
     print(f"batched ensemble (S={args.seeds}):   {t_batched:8.2f} s   ({1e3 * t_batched / args.steps:.2f} ms/step)")
     print(
         f"sequential {args.seeds} x single seed: {t_seq:8.2f} s   ({1e3 * t_seq / args.steps:.2f} ms/step for all seeds)"
     )
     print(f"speed-up: {t_seq / t_batched:.2f}x (target >= 2x: {'met' if t_seq >= 2 * t_batched else 'NOT met'})")
+    print(
+        f"FLOP rate of the ensemble run: {flops / t_batched / 1e9:.1f} GFLOP/s = {flops / t_batched / peak:.0%} of the "
+        f"{args.dtype} matrix-product peak {peak / 1e9:.1f} GFLOP/s measured now"
+    )
+    if args.autograd:
+        print(
+            f"ensemble with the autograd step:  {t_auto:8.2f} s   ({1e3 * t_auto / args.steps:.2f} ms/step); "
+            f"hand-written step {t_auto / t_batched:.2f}x faster; weights differ by "
+            f"{max(rel(a.U, b.U) for a, b in zip(old.networks, batched.networks)):.2e}"
+        )
+    if plain_nets:
+        per_seed_plain = t_plain / args.seeds
+        per_seed_ours = t_seq / args.seeds
+        print(
+            f"plain PyTorch loop ({args.plain}), {args.seeds} x single seed: {t_plain:8.2f} s   "
+            f"({1e3 * per_seed_plain / args.steps:.2f} ms/step per seed)"
+        )
+        print(
+            f"vs plain, one seed: {per_seed_plain / per_seed_ours:.2f}x; {args.seeds} seeds: {t_plain / t_batched:.2f}x"
+        )
+        worst_plain = max(rel(net.weights(), s.networks[0].U) for net, s in zip(plain_nets, sequential))
+        print(f"max relative weight difference plain vs ours: {worst_plain:.2e}")
     print(f"max relative weight difference batched vs sequential: {worst:.2e}")
     print(f"final ratio to gamma* per seed: min {ratios.min():.4f}, max {ratios.max():.4f}")
     return t_seq / t_batched

@@ -72,6 +72,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         only=args.only,
         device=args.device,
         progress=not args.no_progress,
+        dtype=args.dtype,
+        ignore_memory_check=args.ignore_memory_check,
         **sweep_cli.report_kwargs(args),
     )
     counts: dict[str, int] = {}
@@ -390,6 +392,18 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", default="tvk-report", help="output directory (default: tvk-report)")
     rep.add_argument("--no-progress", action="store_true", help="no progress bars")
     rep.add_argument("--json", action="store_true")
+    rep.add_argument(
+        "--dtype",
+        choices=["float64", "float32", "tf32"],
+        default=None,
+        help="training dtype of the polynomial networks (default: float64 on CPU, float32 on CUDA; tf32: CUDA "
+        "only); every judged quantity is evaluated in float64",
+    )
+    rep.add_argument(
+        "--ignore-memory-check",
+        action="store_true",
+        help="start runs whose estimated peak memory exceeds the device's free memory",
+    )
     sweep_cli.add_report_options(rep)
     rep.set_defaults(func=_cmd_report)
 

@@ -22,6 +22,7 @@ from .figures import render_figures
 from .io import prepare_directory, write_text_atomic
 from .sweep import STORE_NAME, grid_of, sweep_session
 from .sweep.preflight import preflight
+from .train import TRAIN_DTYPES, config_overrides
 
 __all__ = ["run_report", "render_markdown", "render_html", "ReportError"]
 
@@ -81,6 +82,8 @@ def render_markdown(records: list[dict], meta: dict, figures: dict[str, list[str
         f"generated {meta['generated']}; git revision `{meta.get('git_revision') or 'unknown'}`",
         "- verdicts: " + ", ".join(f"{k} {counts.get(k, 0)}" for k in VERDICT_ICON),
         f"- total runtime: {meta['runtime_s']:.1f} s",
+        f"- training dtype: {meta.get('train_dtype', 'default')}"
+        + ("; memory check ignored" if meta.get("ignore_memory_check") else ""),
         "",
         "| claim | kind | verdict | predicted (theory/) | observed | tolerance |",
         "|---|---|---|---|---|---|",
@@ -156,10 +159,25 @@ def render_html(records: list[dict], meta: dict, figures: dict[str, list[str]]) 
         "blockquote{color:#444;border-left:3px solid #ccc;margin-left:0;padding-left:1em}</style></head><body>"
         f"<h1>Theory verification report</h1><p>scale <code>{esc(meta['scale'])}</code>, device <code>{esc(meta['device'])}</code>, "
         f"{len(records)} claims ({esc(summary)}), generated {esc(meta['generated'])}, git revision "
-        f"<code>{esc(str(meta.get('git_revision') or 'unknown'))}</code>, runtime {meta['runtime_s']:.1f} s</p>"
+        f"<code>{esc(str(meta.get('git_revision') or 'unknown'))}</code>, runtime {meta['runtime_s']:.1f} s, "
+        f"training dtype {esc(str(meta.get('train_dtype', 'default')))}"
+        f"{'; memory check ignored' if meta.get('ignore_memory_check') else ''}</p>"
         "<table><tr><th>claim</th><th>kind</th><th>verdict</th><th>predicted (theory/)</th><th>observed</th><th>tolerance</th></tr>"
         f"{rows}</table>{''.join(sections)}</body></html>\n"
     )
+
+
+def _run_claims(claims: list, ctx: RunContext, session: Any, log: Callable[[str], None]) -> list[dict]:
+    """Run ``claims`` one after another in ``session``; one JSON record each, with the grid claims' sweep stats."""
+    records = []
+    for i, claim in enumerate(claims, 1):
+        log(f"[{i}/{len(claims)}] {claim.id} ({claim.kind}) ...")
+        rec = run_claim(claim, ctx).to_json()
+        if claim.id in session.stats:
+            rec["metadata"]["sweep"] = session.stats.pop(claim.id)
+        log(f"[{i}/{len(claims)}] {claim.id}: {rec['verdict']} — {rec['reason']} ({rec['metadata']['runtime_s']} s)")
+        records.append(rec)
+    return records
 
 
 def run_report(
@@ -176,6 +194,8 @@ def run_report(
     gpus_per_cell: float | None = None,
     shard: str | None = None,
     confirm_cost: bool = False,
+    dtype: str | None = None,
+    ignore_memory_check: bool = False,
 ) -> tuple[list[dict], dict]:
     """Run the selected claims and write the report into ``out``.
 
@@ -183,6 +203,11 @@ def run_report(
     ``ray_address``) and keep them in ``out/sweep.sqlite``, so a rerun skips finished cells; with ``shard`` =
     "I/N" only grid claims run, each on its share of cells; at full scale the estimated cost is printed first
     and a run above an hour needs ``confirm_cost`` (docs/running_at_scale.md).
+
+    ``dtype`` ('float64', 'float32', 'tf32') replaces the training dtype of every polynomial-network run
+    (:func:`verify.train.train`, through :func:`verify.train.config_overrides`); every judged quantity is still
+    evaluated in float64. ``ignore_memory_check`` lets runs start whose estimated peak memory exceeds the device's
+    free memory. Both are recorded in the report's metadata.
 
     Returns
     -------
@@ -195,7 +220,11 @@ def run_report(
     ReportError
         If no claim matches ``only`` at this scale.
     """
-    resolve_device(device)  # a CUDA request on a machine without CUDA fails here, before any claim runs
+    dev = resolve_device(device)  # a CUDA request on a machine without CUDA fails here, before any claim runs
+    if dtype not in (None, *TRAIN_DTYPES):
+        raise ReportError(f"--dtype must be one of {', '.join(TRAIN_DTYPES)}, got {dtype!r}")
+    if dtype == "tf32" and dev.type != "cuda":
+        raise ReportError(f"--dtype tf32 (TensorFloat-32 matrix products) needs a CUDA device, the run would use {dev}")
     out = prepare_directory(out)
     claims = select(only, scale)  # type: ignore[arg-type]
     if shard is not None:
@@ -217,15 +246,9 @@ def run_report(
         log=log,
     ) as session:
         preflight(claims, scale, device, session, confirm=confirm_cost, log=log)
-        for i, claim in enumerate(claims, 1):
-            log(f"[{i}/{len(claims)}] {claim.id} ({claim.kind}) ...")
-            rec = run_claim(claim, ctx).to_json()
-            if claim.id in session.stats:
-                rec["metadata"]["sweep"] = session.stats.pop(claim.id)
-            log(
-                f"[{i}/{len(claims)}] {claim.id}: {rec['verdict']} — {rec['reason']} ({rec['metadata']['runtime_s']} s)"
-            )
-            records.append(rec)
+        overrides = config_overrides(dtype=dtype, ignore_memory_check=ignore_memory_check or None)
+        with overrides:
+            records = _run_claims(claims, ctx, session, log)
     try:
         (out / ".checkpoints").rmdir()  # only removed when empty: unfinished runs keep their checkpoints
     except OSError:
@@ -240,6 +263,8 @@ def run_report(
         "only": only,
         "executor": executor,
         "shard": shard,
+        "train_dtype": dtype or "default (float64 on CPU, float32 on CUDA)",
+        "ignore_memory_check": ignore_memory_check,
     }
     figures = render_figures(records, out / "figures")
     texts = {

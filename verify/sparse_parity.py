@@ -75,6 +75,13 @@ the correlation loss at the current (w, b) (``fourier_gap=True``; :func:`numeric
 Precision: float32 on every device (speed; the measures above are not sensitive to it); ``dtype="float64"``
 is available.
 
+Speed and memory. Batches are drawn on the training device, each seed straight into its slice of a buffer kept
+across refills (no host round trip and no stacking copy; the values are bit-identical to drawing per seed), and a
+step makes no device-to-host transfer (the frozen-seed mask is a host flag updated at evaluations; while every
+seed is active the update skips the mask). Before the run, :func:`memory_estimate` is compared with the device's
+free memory (``InsufficientMemoryError`` unless ``ignore_memory_check``); a run whose first ``PROBE_STEPS``
+updates predict more than a minute prints its memory and time estimate on stderr.
+
 API (also for the Ch. 6 Pareto-frontier grid)::
 
     from verify.sparse_parity import SparseParityConfig, train_parity
@@ -99,6 +106,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 from functools import partial
@@ -113,6 +121,7 @@ from theory.boolean import oscillating_polynomial
 
 from .device import resolve_device
 from .loop import run_loop, stack_seeds, torch_threads
+from .train_step import MEMORY_SAFETY, PRINT_ESTIMATE_S, InsufficientMemoryError, free_memory
 
 __all__ = [
     "ARCHS",
@@ -129,6 +138,7 @@ __all__ = [
     "init_params",
     "forward",
     "loss_fn",
+    "memory_estimate",
 ]
 
 ARCHS = ("mlp", "polynet")
@@ -139,6 +149,7 @@ MODES = ("online", "offline")
 DECAYS = ("pytorch", "multiplicative")
 DATA_CHUNK_ELEMENTS = 1 << 21  # per seed: input entries generated per data chunk (fixes the stream layout)
 EVAL_CHUNK_ELEMENTS = 1 << 24  # E * points * width entries per evaluation chunk
+PROBE_STEPS = 20  # the time per step printed before a long run is measured on the first PROBE_STEPS updates
 
 
 @dataclass(frozen=True)
@@ -193,6 +204,8 @@ class SparseParityConfig:
     dtype : {'float32', 'float64'}
     num_threads : int or None
         torch CPU threads during the run (restored afterwards); None leaves the setting alone.
+    ignore_memory_check : bool
+        Start even when :func:`memory_estimate` exceeds the device's free memory.
     """
 
     n: int
@@ -224,6 +237,7 @@ class SparseParityConfig:
     keep_params: bool = False
     dtype: str = "float32"
     num_threads: int | None = None
+    ignore_memory_check: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
@@ -277,6 +291,8 @@ class SparseParityConfig:
             raise ValueError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
         if self.num_threads is not None and self.num_threads < 1:
             raise ValueError(f"num_threads must be None or >= 1, got {self.num_threads!r}")
+        if not isinstance(self.ignore_memory_check, bool):
+            raise ValueError(f"ignore_memory_check must be a bool, got {self.ignore_memory_check!r}")
 
     @property
     def n_eval(self) -> int:
@@ -544,29 +560,36 @@ class _DataStream:
             self.y_train = torch.stack(yt)  # (E, m)
             self.leftover = [torch.empty(0, dtype=torch.long, device=device) for _ in self.gens]
 
-    def _bits(self, shape: tuple[int, ...], g: torch.Generator) -> torch.Tensor:
-        """±1 entries as int8 (converted to the training dtype per batch)."""
-        return 1 - 2 * torch.randint(0, 2, shape, generator=g, device=self.device, dtype=torch.int8)
+    def _bits(self, shape: tuple[int, ...], g: torch.Generator, out: torch.Tensor | None = None) -> torch.Tensor:
+        """±1 entries as int8 (converted to the training dtype per batch), drawn on the device (into ``out``)."""
+        if out is None:
+            out = torch.empty(shape, device=self.device, dtype=torch.int8)
+        torch.randint(0, 2, shape, generator=g, device=self.device, dtype=torch.int8, out=out)
+        return out.mul_(-2).add_(1)
 
-    def _train_labels(self, x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    def _train_labels(self, x: torch.Tensor, g: torch.Generator, out: torch.Tensor | None = None) -> torch.Tensor:
         c = self.c
         if c.random_labels:
-            return self._bits(x.shape[:-1], g)
+            return self._bits(x.shape[:-1], g, out)
         y = parity_labels(x, c.k)
         if c.label_noise > 0:
             flip = torch.rand(x.shape[:-1], generator=g, device=self.device) < c.label_noise
             y = torch.where(flip, -y, y)
-        return y
+        if out is None:
+            return y
+        return out.copy_(y)
 
     def _refill(self) -> None:
         c, B = self.c, self.c.batch_size
         if c.mode == "online":
-            xs, ys = [], []
-            for g in self.gens:
-                x = self._bits((self.chunk, B, c.n), g)
-                xs.append(x)
-                ys.append(self._train_labels(x, g))
-            self.xs, self.ys = torch.stack(xs), torch.stack(ys)  # (E, chunk, B, n), (E, chunk, B)
+            # Each seed draws straight into its slice of a device buffer kept across refills (no host
+            # round trip, no stacking copy); the values are those of drawing per seed and stacking.
+            E = len(self.gens)
+            if self.xs is None or self.xs.shape[0] != E or self.ys is None:
+                self.xs = torch.empty((E, self.chunk, B, c.n), device=self.device, dtype=torch.int8)
+                self.ys = torch.empty((E, self.chunk, B), device=self.device, dtype=torch.int8)
+            for e, g in enumerate(self.gens):
+                self._train_labels(self._bits((self.chunk, B, c.n), g, self.xs[e]), g, self.ys[e])
         else:
             need, m, idx = self.chunk * B, int(c.n_train), []
             for e, g in enumerate(self.gens):
@@ -605,6 +628,29 @@ class _DataStream:
         x = torch.gather(self.x_train, 1, idx[:, :, None].expand(-1, -1, self.c.n))
         y = torch.gather(self.y_train, 1, idx)
         return x.to(self.dtype), y.to(self.dtype)
+
+
+def memory_estimate(config: SparseParityConfig, itemsize: int = 4) -> int:
+    """Estimated peak bytes of :func:`train_parity` on its device (``itemsize`` = bytes per float of the dtype).
+
+    Counts the data stream (online: one refill of ``DATA_CHUNK_ELEMENTS`` int8 inputs per seed plus labels;
+    offline: the int8 training samples and an int64 index refill), the per-step float batch and activations
+    (E B r, four buffers), the parameters (five copies: weights, gradients, update temporaries, W_0, final), the
+    validation set and one evaluation chunk (three buffers of ``EVAL_CHUNK_ELEMENTS``).
+    """
+    c = config
+    E, B, n = len(c.seeds), c.batch_size, c.n
+    rows = c.k if c.arch == "polynet" else c.width
+    chunk = max(1, DATA_CHUNK_ELEMENTS // (B * n))
+    if c.mode == "online":
+        data = E * chunk * B * (n + 1)
+    else:
+        data = E * int(c.n_train) * (n + 8) + E * chunk * B * 8
+    batch = E * B * (n + 1) * itemsize + 4 * E * B * rows * itemsize
+    params = 5 * E * rows * (n + 2) * itemsize
+    validation = c.n_eval * (n + 1) * itemsize
+    evaluation = 3 * min(EVAL_CHUNK_ELEMENTS, E * c.n_eval * rows) * itemsize
+    return int(data + batch + params + validation + evaluation)
 
 
 def _validation_set(
@@ -684,6 +730,15 @@ def _train(
     t0 = time.perf_counter()
     c = config
     E = len(c.seeds)
+    need = memory_estimate(c, torch.tensor([], dtype=dtype).element_size())
+    free = free_memory(device)
+    if free is not None and need > MEMORY_SAFETY * free and not c.ignore_memory_check:
+        raise InsufficientMemoryError(
+            f"sparse-parity training of {E} seeds (width {c.width}, n = {c.n}, batch {c.batch_size}, "
+            f"{c.n_eval} validation points) needs about {need / 2**30:.2f} GiB on {device}, but "
+            f"{MEMORY_SAFETY:.0%} of the {free / 2**30:.2f} GiB free is usable: train fewer seeds per call or fewer "
+            "validation points, or override with SparseParityConfig(ignore_memory_check=True) (tvk --ignore-memory-check)"
+        )
     act = activation_fn(c.activation, c.k, c.input_scale)
     params = stack_seeds(c.seeds, partial(init_params, c), device=device, dtype=dtype)
     for p in params.values():
@@ -755,7 +810,30 @@ def _train(
     def converged(step: int, rec: None) -> bool:
         return bool(frozen.all())
 
+    probe_start = [0.0]
+
+    def announce(step: int) -> None:
+        """Time updates 1..PROBE_STEPS (update 0 draws the first data refill) and print the memory and time
+        estimate if the run is long."""
+        if step == 1:
+            probe_start[0] = time.perf_counter()
+        elif step == PROBE_STEPS + 1:
+            per_step = (time.perf_counter() - probe_start[0]) / PROBE_STEPS
+            if per_step * c.steps >= PRINT_ESTIMATE_S:
+                print(
+                    f"sparse-parity plan on {device} ({str(dtype).replace('torch.', '')}): {E} seeds, width "
+                    f"{c.width}, n = {c.n}, batch "
+                    f"{c.batch_size}; estimated peak memory {need / 2**30:.2f} GiB"
+                    + ("" if free is None else f" ({free / 2**30:.2f} GiB free)")
+                    + f"; {per_step * 1e3:.3g} ms per step (steps 1-{PROBE_STEPS}), at most {c.steps} steps in "
+                    f"about {per_step * c.steps / 60:.1f} min",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
     def update(step: int) -> None:
+        if step <= PROBE_STEPS + 1:
+            announce(step)
         x, y = data.next()
         out = forward(c, params, x, act)
         loss = loss_fn(c.loss, out, y).mean(dim=1).sum()  # sum over seeds of per-seed mean losses
@@ -766,8 +844,9 @@ def _train(
                     new = p - c.lr * (g + c.weight_decay * p) if c.weight_decay else p - c.lr * g
                 else:
                     new = (1 - c.weight_decay) * p - c.lr * g
-                mask = active.view((len(alive),) + (1,) * (p.dim() - 1))
-                p.copy_(torch.where(mask, new, p))
+                if frozen[alive].any():  # host flags, set at evaluations: no device sync
+                    new = torch.where(active.view((len(alive),) + (1,) * (p.dim() - 1)), new, p)
+                p.copy_(new)
 
     def postfix(rec: None) -> dict[str, str]:
         return {"converged": f"{int(np.isfinite(t_c).sum())}/{E}"}

@@ -22,19 +22,28 @@ per seed in float64 on the whole dataset every ``eval_every`` steps, whatever th
 
 The step loop (evaluation, lr schedule, checkpoints, NaN guard, early stop, progress bar) is
 :func:`verify.loop.run_loop`; this module supplies the update, the metrics and the checkpoint format.
+
+Speed (:mod:`verify.train_step`): the update's data gradient is written out by hand and run under a plan made
+before the first step (seeds batched or one at a time, point chunks sized to the cache or the free memory, an
+optional ``torch.compile``); the plan refuses runs that would not fit in memory and prints its memory and time
+estimate before long runs. :func:`_gradient_step` keeps the autograd form of the same update as the reference.
+Run-wide options (``--dtype``, ``--ignore-memory-check``) reach every run through :func:`config_overrides`;
+:func:`estimate_run` gives a run's plan without training.
 """
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import hashlib
 import math
 import os
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import torch
@@ -44,6 +53,7 @@ from numerics.margins import HomogeneousNetwork, Task
 from .device import resolve_device, resolve_dtype
 from .loop import NonFiniteGuard, run_loop, save_atomically, torch_threads
 from .models import HomogeneousEnsemble, as_input_tensor, logits
+from .train_step import STRATEGIES, EnsembleStep, StepPlan, plan_step
 
 __all__ = [
     "TrainConfig",
@@ -55,12 +65,17 @@ __all__ = [
     "doubling_steps",
     "ensemble_metrics",
     "load_checkpoint",
+    "config_overrides",
+    "estimate_run",
 ]
 
 OPTIMIZERS = ("adam", "adamw", "sgd")
 CHECKPOINT_FORMAT = 1
 # Fields that may change between a checkpoint and the run resuming it (they do not change the trajectory).
-RESUMABLE_FIELDS = frozenset({"steps", "checkpoint_every", "nan_check_every", "num_threads"})
+RESUMABLE_FIELDS = frozenset(
+    {"steps", "checkpoint_every", "nan_check_every", "num_threads", "strategy", "compile", "ignore_memory_check"}
+)
+TRAIN_DTYPES = ("float64", "float32", "tf32")
 EVAL_MEMORY_BUDGET = 64 * 2**20  # bytes for one float64 evaluation chunk
 
 
@@ -119,15 +134,19 @@ class TrainConfig:
         None = full batch over the whole task; else minibatches drawn with replacement (from ``data_seed``).
     chunk_size : int or None
         Split each (full or mini) batch into chunks of this many points and accumulate gradients (same
-        gradient, bounded memory; for large tasks on a GPU).
+        gradient up to round-off, bounded memory). None sizes the chunks automatically (:mod:`verify.train_step`):
+        the whole batch if it fits, cache-sized chunks on the CPU, the largest chunk the free memory allows on
+        a GPU.
     init_std : float or None
         Std of the i.i.d. normal initialisation; None = 1/sqrt(d).
     seeds : tuple of int
         One network per seed (its initialisation depends only on its seed).
     eval_every : int
         Metrics are recorded at step 0, every ``eval_every`` steps and at the last step.
-    dtype : {'float64', 'float32'} or None
-        Training dtype; None = float64 on CPU, float32 on CUDA.
+    dtype : {'float64', 'float32', 'tf32'} or None
+        Training dtype; None = float64 on CPU, float32 on CUDA. 'tf32' trains in float32 with TensorFloat-32
+        matrix products (CUDA only; never switched on unless asked). Every recorded metric is evaluated in float64
+        whatever the training dtype.
     checkpoint_every : int or None
         With a checkpoint path: write every that many steps (always at the end).
     data_seed : int
@@ -137,6 +156,13 @@ class TrainConfig:
     num_threads : int or None
         torch intra-op CPU threads during this run (restored afterwards); None leaves the setting alone. For
         tiny networks 1 thread is much faster than several (thread synchronisation dominates).
+    strategy : {'auto', 'batched', 'loop', 'vmap'}
+        How the seeds go through the step (:mod:`verify.train_step`); 'auto' decides by size and a short probe.
+        All give the same weights up to floating-point round-off.
+    compile : bool or None
+        ``torch.compile`` the step's chunk gradient; None decides automatically (long CPU runs only).
+    ignore_memory_check : bool
+        Start even when the estimated peak memory exceeds the device's free memory.
     """
 
     steps: int
@@ -160,6 +186,9 @@ class TrainConfig:
     data_seed: int = 0
     nan_check_every: int = 1
     num_threads: int | None = None
+    strategy: str = "auto"
+    compile: bool | None = None
+    ignore_memory_check: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "betas", tuple(float(b) for b in self.betas))
@@ -196,8 +225,15 @@ class TrainConfig:
                 raise ValueError(f"{name} must be None or >= 1, got {v!r}")
         if self.warmup_steps < 0:
             raise ValueError(f"warmup_steps must be >= 0, got {self.warmup_steps!r}")
-        if self.dtype not in (None, "float64", "float32"):
-            raise ValueError(f"dtype must be 'float64', 'float32' or None, got {self.dtype!r}")
+        if self.dtype not in (None, *TRAIN_DTYPES):
+            raise ValueError(f"dtype must be one of {TRAIN_DTYPES} or None, got {self.dtype!r}")
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {STRATEGIES}, got {self.strategy!r}")
+        if self.compile not in (None, True, False) or not isinstance(self.ignore_memory_check, bool):
+            raise ValueError(
+                f"compile must be None, True or False and ignore_memory_check a bool, got {self.compile!r} and "
+                f"{self.ignore_memory_check!r}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-compatible dict (tuples become lists)."""
@@ -213,6 +249,30 @@ class TrainConfig:
     def replace(self, **changes: Any) -> "TrainConfig":
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)
+
+
+_OVERRIDES: contextvars.ContextVar[tuple[tuple[str, Any], ...]] = contextvars.ContextVar("train_overrides", default=())
+
+
+@contextmanager
+def config_overrides(**changes: Any) -> Iterator[None]:
+    """Replace :class:`TrainConfig` fields in every :func:`train` call inside the block.
+
+    This is how run-wide options reach trainers whose configs are fixed by claims: ``--dtype float32`` is
+    ``config_overrides(dtype="float32")``, ``--ignore-memory-check`` is ``config_overrides(ignore_memory_check=
+    True)``. None values are ignored; unknown fields or invalid values raise ``ValueError`` on entry. The run's
+    ``TrainResult.config`` (and its checkpoint) records the replaced fields.
+    """
+    changes = {k: v for k, v in changes.items() if v is not None}
+    unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(TrainConfig)})
+    if unknown:
+        raise ValueError(f"config_overrides: unknown TrainConfig field(s) {unknown}")
+    TrainConfig(steps=1, lr=1.0).replace(**changes)  # validates the values now
+    token = _OVERRIDES.set(tuple({**dict(_OVERRIDES.get()), **changes}.items()))
+    try:
+        yield
+    finally:
+        _OVERRIDES.reset(token)
 
 
 def learning_rate(config: TrainConfig, step: int) -> float:
@@ -247,6 +307,8 @@ class TrainResult:
     stopped_early : bool
         True when the callback asked to stop.
     reference_margin : float or None
+    plan : dict or None
+        The :class:`verify.train_step.StepPlan` the run used (strategy, chunk, memory and time estimates).
     """
 
     networks: list[HomogeneousNetwork]
@@ -260,6 +322,7 @@ class TrainResult:
     resumed_from: int | None = None
     stopped_early: bool = False
     reference_margin: float | None = None
+    plan: dict[str, Any] | None = None
 
     def metric(self, name: str) -> np.ndarray:
         """History of a per-seed metric as an array (n_evals, S)."""
@@ -287,6 +350,7 @@ class TrainResult:
             "resumed_from": self.resumed_from,
             "stopped_early": self.stopped_early,
             "reference_margin": self.reference_margin,
+            "plan": self.plan,
             "final": self.final,
         }
 
@@ -455,6 +519,26 @@ def _gradient_step(
     return per_seed
 
 
+def _fused_step(
+    model: HomogeneousEnsemble,
+    optimizer: torch.optim.Optimizer,
+    executor: EnsembleStep,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    config: TrainConfig,
+) -> torch.Tensor:
+    """:func:`_gradient_step` with the data gradient from ``executor`` (:mod:`verify.train_step`, the same
+    gradient written out by hand) and the regulariser's gradient from autograd; returns the per-seed objective."""
+    optimizer.zero_grad(set_to_none=True)
+    per_seed = executor(model.U, model.W, x, y)
+    if config.lam > 0:
+        reg = _regulariser(model.norm_power(), config.lam, config.reg_power, model.homogeneity)
+        reg.sum().backward()
+        per_seed = per_seed + reg.detach()
+    optimizer.step()
+    return per_seed
+
+
 def train(
     task: Task,
     degree: int,
@@ -498,8 +582,96 @@ def train(
         When the loss or the weights of a seed become NaN/inf (names the step and the seed; with
         ``nan_check_every > 1`` the step is the first check after the divergence).
     """
-    with torch_threads(config.num_threads):
+    if _OVERRIDES.get():
+        config = config.replace(**dict(_OVERRIDES.get()))
+    with torch_threads(config.num_threads), _tf32(config.dtype == "tf32"):
         return _train(task, degree, width, config, reference_margin, checkpoint_path, progress, callback, device)
+
+
+def estimate_run(
+    task: Task,
+    degree: int,
+    width: int,
+    config: TrainConfig,
+    *,
+    device: str = "auto",
+    probe: bool = True,
+    free_bytes: int | None = None,
+) -> StepPlan:
+    """The plan :func:`train` would make for this run (strategy, chunk, peak memory, time per step), without
+    training: the data and the initial ensemble are built on ``device`` and, with ``probe``, one chunk of each
+    candidate strategy is timed. ``free_bytes`` plans for a device with that much free memory instead of the one
+    at hand. Raises :class:`verify.train_step.InsufficientMemoryError` like :func:`train` when it would not fit.
+    """
+    if _OVERRIDES.get():
+        config = config.replace(**dict(_OVERRIDES.get()))
+    dev = resolve_device(device)
+    dtype = resolve_dtype("float32" if config.dtype == "tf32" else config.dtype, dev)
+    inputs_np, labels_np = task.batch(0, task.n_points)
+    X = as_input_tensor(inputs_np, dev, dtype)
+    Y = torch.as_tensor(labels_np, dtype=torch.int64, device=dev)
+    model = HomogeneousEnsemble.from_seeds(
+        config.seeds,
+        width=width,
+        n_blocks=task.n_blocks,
+        block_size=task.block_size,
+        n_classes=task.n_classes,
+        degree=degree,
+        init_std=config.init_std,
+        dtype=dtype,
+        device=dev,
+    )
+    with torch_threads(config.num_threads):
+        return _plan_for(model, X, Y, config, config.steps, probe=probe, free_bytes=free_bytes, dry_run=True).plan
+
+
+def _plan_for(
+    model: HomogeneousEnsemble,
+    X: torch.Tensor,
+    Y: torch.Tensor,
+    config: TrainConfig,
+    steps: int,
+    *,
+    probe: bool = True,
+    free_bytes: int | None = None,
+    dry_run: bool = False,
+) -> EnsembleStep:
+    """:func:`verify.train_step.plan_step` for this model, dataset and config (probed on one batch's shapes)."""
+    n_points = X.shape[0]
+    n_batch = config.batch_size or n_points
+    rows = torch.arange(n_batch, device=X.device) % n_points
+    return plan_step(
+        model.U,
+        model.W,
+        model.degree,
+        X[rows],
+        Y[rows],
+        dataset_points=n_points,
+        optimizer_slots=2 if config.optimizer in ("adam", "adamw") else int(config.momentum > 0),
+        steps=steps,
+        strategy=config.strategy,
+        chunk_size=config.chunk_size,
+        compile=config.compile,
+        ignore_memory_check=config.ignore_memory_check,
+        probe=probe,
+        free_bytes=free_bytes,
+        dry_run=dry_run,
+    )
+
+
+@contextmanager
+def _tf32(enabled: bool) -> Iterator[None]:
+    """TensorFloat-32 CUDA matrix products for the block when ``enabled`` (restored afterwards); else nothing."""
+    if not enabled:
+        yield
+        return
+    matmul = torch.backends.cuda.matmul
+    before = matmul.fp32_precision
+    matmul.fp32_precision = "tf32"
+    try:
+        yield
+    finally:
+        matmul.fp32_precision = before
 
 
 def _diverged(step: int, seeds: list[int], what: str) -> TrainingDivergedError:
@@ -520,7 +692,9 @@ def _train(
 ) -> TrainResult:
     t_start = time.perf_counter()
     device = resolve_device(device_name)
-    dtype = resolve_dtype(config.dtype, device)
+    if config.dtype == "tf32" and device.type != "cuda":
+        raise ValueError(f"dtype='tf32' (TensorFloat-32 matrix products) needs a CUDA device, got {device}")
+    dtype = resolve_dtype("float32" if config.dtype == "tf32" else config.dtype, device)
     inputs_np, labels_np = task.batch(0, task.n_points)
     X = as_input_tensor(inputs_np, device, dtype)
     Y = torch.as_tensor(labels_np, dtype=torch.int64, device=device)
@@ -559,6 +733,8 @@ def _train(
             sampler.set_state(state["sampler"])
         step, history, previous_time = int(state["step"]), list(state["history"]), float(state["wall_time"])
         resumed_from = step
+
+    executor = _plan_for(model, X, Y, config, config.steps - step)
 
     def elapsed() -> float:
         return time.perf_counter() - t_start
@@ -600,7 +776,7 @@ def _train(
         else:
             idx = torch.randint(n_points, (config.batch_size,), generator=sampler).to(device)
             x, y = X[idx], Y[idx]
-        return _gradient_step(model, optimizer, x, y, config)
+        return _fused_step(model, optimizer, executor, x, y, config)
 
     end = run_loop(
         update,
@@ -633,6 +809,7 @@ def _train(
         resumed_from=resumed_from,
         stopped_early=end.stopped,
         reference_margin=meta["reference_margin"],
+        plan=executor.plan.to_dict(),
     )
 
 

@@ -373,3 +373,33 @@ def test_heatmap_with_several_rows_keeps_its_y_label():
         assert all(ax.get_xlabel() == "width" for ax in fig.axes[:2])
     finally:
         plt.close(fig)
+
+
+def test_cli_report_dtype_reaches_the_trainer_and_the_report(tmp_path, capsys, monkeypatch):
+    """``--dtype float32`` replaces the training dtype of every polynomial-network run and the report says so."""
+    import verify.train as vt
+
+    seen: list[str | None] = []
+    original = vt._train
+
+    def spy(task, degree, width, config, *args):
+        seen.append(config.dtype)
+        return original(task, degree, width, config, *args)
+
+    monkeypatch.setattr(vt, "_train", spy)
+    out = tmp_path / "r"
+    argv = ["report", "--only", "shi-thm4.9-training-k2", "--out", str(out), "--json", "--no-progress"]
+    assert cli.main([*argv, "--dtype", "float32"]) == 0
+    assert seen and set(seen) == {"float32"}
+    assert "training dtype: float32" in (out / "report.md").read_text()
+
+
+def test_cli_report_tf32_on_cpu_is_refused_before_running(tmp_path, capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    argv = ["report", "--only", FAST, "--out", str(tmp_path / "r"), "--json", "--dtype", "tf32", "--device", "cpu"]
+    assert cli.main(argv) == 2
+    assert "tf32" in json.loads(capsys.readouterr().out)["error"]
+    assert not (tmp_path / "r").exists()

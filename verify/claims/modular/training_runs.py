@@ -102,15 +102,17 @@ def _adam(p: int, **changes: object) -> TrainConfig:
     return base.replace(**changes)
 
 
-def _gpu_adam(p: int, steps: int, chunk: int) -> TrainConfig:
+def _gpu_adam(p: int, steps: int) -> TrainConfig:
     """The paper-scale runs (Shi App. C.10): Adam lr 5e-3 on the L_(2,k+1) penalty of Def 4.1 (no weight decay:
-    docs/modular.md), 3 seeds, full batch accumulated over chunks of points. Meant for a GPU."""
+    docs/modular.md), 3 seeds, full batch accumulated over chunks of points sized by the trainer's memory plan to
+    the device's free memory (verify.train_step; docs/benchmarks.md gives the plans on an 80 GB GPU). Meant for a
+    GPU."""
     return _adam(
         p,
         steps=steps,
         seeds=(0, 1, 2),
         eval_every=500,
-        chunk_size=chunk,
+        chunk_size=None,
         num_threads=None,
         nan_check_every=50,
         checkpoint_every=1000,
@@ -139,16 +141,16 @@ def _register_training(k: int, quick: ModularTrainingConfig | None, full: Modula
 _register_training(
     2,
     ModularTrainingConfig(7, 2, 32, _adam(7)),
-    ModularTrainingConfig(97, 2, 768, _gpu_adam(97, 20_000, 1 << 16), min_ratio=0.9),
+    ModularTrainingConfig(97, 2, 768, _gpu_adam(97, 20_000), min_ratio=0.9),
 )
 _register_training(
     3,
     ModularTrainingConfig(5, 3, 64, _adam(5)),
-    ModularTrainingConfig(97, 3, 1536, _gpu_adam(97, 20_000, 1 << 15), min_ratio=0.9, lp_reweighting=False),
+    ModularTrainingConfig(97, 3, 1536, _gpu_adam(97, 20_000), min_ratio=0.9, lp_reweighting=False),
 )
 _register_training(
-    4, None, ModularTrainingConfig(47, 4, 2944, _gpu_adam(47, 20_000, 1 << 14), min_ratio=0.9, lp_reweighting=False)
+    4, None, ModularTrainingConfig(47, 4, 2944, _gpu_adam(47, 20_000), min_ratio=0.9, lp_reweighting=False)
 )
 _register_training(
-    5, None, ModularTrainingConfig(23, 5, 5632, _gpu_adam(23, 20_000, 1 << 13), min_ratio=0.9, lp_reweighting=False)
+    5, None, ModularTrainingConfig(23, 5, 5632, _gpu_adam(23, 20_000), min_ratio=0.9, lp_reweighting=False)
 )

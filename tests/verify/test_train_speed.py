@@ -1,0 +1,346 @@
+"""The fast training step (verify.train_step): the hand-written gradient against autograd, every execution
+strategy against the others, the memory plan and its refusal, float32 training with float64 verdicts, and the
+sparse-parity data stream drawn on the device."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import verify.train as vt
+import verify.train_step as ts
+from numerics.modular import ModularTask
+from numerics.parity import SparseParityTask
+from verify.loop import torch_threads
+from verify.models import HomogeneousEnsemble
+from verify.sparse_parity import SparseParityConfig, _DataStream, _seed_generator, memory_estimate, train_parity
+from verify.train import TrainConfig, _per_seed_cross_entropy, config_overrides, train
+from verify.train_step import (
+    InsufficientMemoryError,
+    StepShapes,
+    ensemble_gradient,
+    memory_plan,
+    plan_step,
+)
+
+TASK = ModularTask(5, 2)
+BASE = TrainConfig(steps=30, lr=5e-3, lam=1e-3, seeds=(3, 5, 8), eval_every=10, dtype="float64", num_threads=1)
+
+
+def _autograd_gradient(model: HomogeneousEnsemble, x: torch.Tensor, y: torch.Tensor):
+    """The oracle: per-seed mean CE through torch autograd on the model's own forward pass."""
+    model.zero_grad(set_to_none=True)
+    ce = _per_seed_cross_entropy(model(x), y) / x.shape[0]
+    ce.sum().backward()
+    return ce.detach(), model.U.grad.clone(), model.W.grad.clone()
+
+
+def _random_problem(seed: int, S: int, m: int, k: int, d: int, C: int, n: int, degree: int, dense: bool):
+    gen = torch.Generator().manual_seed(seed)
+    model = HomogeneousEnsemble.from_seeds(
+        range(seed, seed + S), width=m, n_blocks=k, block_size=d, n_classes=C, degree=degree
+    )
+    if dense:
+        x = (torch.randint(0, 2, (n, k, d), generator=gen) * 2 - 1).to(torch.float64)
+    else:
+        x = torch.randint(0, d, (n, k), generator=gen)
+    y = torch.randint(0, C, (n,), generator=gen)
+    return model, x, y
+
+
+# ------------------------------------------------------------------------------------------ gradient
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 1000),
+    S=st.integers(1, 4),
+    m=st.integers(1, 9),
+    k=st.integers(1, 3),
+    d=st.integers(2, 6),
+    C=st.integers(2, 6),
+    n=st.integers(1, 40),
+    degree=st.integers(1, 4),
+    dense=st.booleans(),
+    chunk=st.integers(1, 50),
+    strategy=st.sampled_from(["batched", "loop", "parallel", "vmap"]),
+)
+def test_fused_gradient_equals_autograd(seed, S, m, k, d, C, n, degree, dense, chunk, strategy) -> None:
+    model, x, y = _random_problem(seed, S, m, k, d, C, n, degree, dense)
+    ce, gU, gW = _autograd_gradient(model, x, y)
+    group = 1 if strategy in ("loop", "parallel") else S
+    got_ce, dU, dW = ensemble_gradient(
+        model.U, model.W, degree, x, y, group=group, chunk=chunk, strategy=strategy, workers=2
+    )
+    torch.testing.assert_close(got_ce, ce, rtol=1e-12, atol=1e-13)
+    torch.testing.assert_close(dU, gU, rtol=1e-11, atol=1e-13 * max(1.0, float(gU.abs().max())))
+    torch.testing.assert_close(dW, gW, rtol=1e-11, atol=1e-13 * max(1.0, float(gW.abs().max())))
+
+
+def test_compiled_chunk_path_matches_eager_in_eager_mode() -> None:
+    """The traced (functional) chunk, run eagerly, gives the in-place chunk's gradient (what compile traces)."""
+    for dense, degree in ((False, 2), (False, 3), (True, 1), (True, 2)):
+        model, x, y = _random_problem(7, 3, 6, 1 if dense else 2, 5, 5, 23, degree, dense)
+        want = ensemble_gradient(model.U, model.W, degree, x, y, group=3, chunk=23)
+        for group in (3, 1):
+
+            def fn(t, W, xc, yc, degree=degree, dense=dense):
+                return ts._functional_chunk(t, W, xc, yc, degree, dense)
+
+            got = ensemble_gradient(model.U, model.W, degree, x, y, group=group, chunk=4, compiled=fn)
+            for a, b in zip(got, want):
+                torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-14)
+
+
+# ------------------------------------------------------------------------------------------ strategies
+
+
+def test_every_strategy_gives_the_same_weights() -> None:
+    strategies = ("batched", "loop", "parallel", "vmap")
+    runs = {s: train(TASK, 2, 8, BASE.replace(strategy=s, num_threads=2), progress=False) for s in strategies}
+    alone = train(TASK, 2, 8, BASE.replace(seeds=(5,)), progress=False)
+    assert runs["parallel"].plan["workers"] == 2 and runs["loop"].plan["workers"] == 1
+    for s, res in runs.items():
+        assert res.plan["strategy"] == s and res.plan["group"] == (1 if s in ("loop", "parallel") else 3)
+        for a, b in zip(res.networks, runs["batched"].networks):
+            np.testing.assert_allclose(a.U, b.U, rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(a.W, b.W, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(res.networks[1].U, alone.networks[0].U, rtol=1e-12, atol=1e-14)
+
+
+def test_fused_trainer_follows_the_autograd_trainer(monkeypatch) -> None:
+    """The whole trajectory with the hand-written step equals the one with the autograd step (kept in
+    verify.train as _gradient_step), for one-hot and dense inputs, full batch and minibatches."""
+
+    def autograd_step(model, optimizer, executor, x, y, config):
+        return vt._gradient_step(model, optimizer, x, y, config)
+
+    cases = [
+        (TASK, 2, BASE),
+        (ModularTask(5, 3), 3, BASE.replace(steps=20, chunk_size=17)),
+        (SparseParityTask(5, (0, 1)), 2, BASE.replace(steps=20, lr=0.05, batch_size=9, optimizer="sgd")),
+    ]
+    for task, degree, cfg in cases:
+        fused = train(task, degree, 6, cfg, progress=False)
+        with monkeypatch.context() as mp:
+            mp.setattr(vt, "_fused_step", autograd_step)
+            ref = train(task, degree, 6, cfg, progress=False)
+        for a, b in zip(fused.networks, ref.networks):
+            np.testing.assert_allclose(a.U, b.U, rtol=1e-10, atol=1e-13)
+            np.testing.assert_allclose(a.W, b.W, rtol=1e-10, atol=1e-13)
+        np.testing.assert_allclose(fused.metric("loss"), ref.metric("loss"), rtol=1e-10)
+
+
+def test_auto_strategy_batches_small_steps_and_probes_large_ones() -> None:
+    small = train(TASK, 2, 8, BASE, progress=False)
+    assert small.plan["strategy"] == "batched" and "small step" in small.plan["reason"]
+    assert small.plan["seconds_per_step"] is None
+    model, x, y = _random_problem(0, 4, 256, 2, 31, 31, 31 * 31, 2, False)
+    step = plan_step(model.U, model.W, 2, x, y, dataset_points=x.shape[0], optimizer_slots=2, steps=1000)
+    assert step.plan.strategy in ("batched", "loop", "parallel") and step.plan.reason.startswith("probe:")
+    assert step.plan.seconds_per_step > 0
+    assert ("parallel" in step.plan.reason) == (torch.get_num_threads() > 1)
+    short = plan_step(model.U, model.W, 2, x, y, dataset_points=x.shape[0], optimizer_slots=2, steps=5)
+    assert short.plan.strategy == "loop" and "cost model" in short.plan.reason
+    with pytest.raises(ValueError, match="strategy"):
+        TrainConfig(steps=1, lr=1.0, strategy="threads")
+
+
+def test_parallel_strategy_restores_the_thread_count_and_raises_worker_errors() -> None:
+    """The threads of ``parallel`` run with one intra-op thread each; the caller's setting comes back, also after
+    an error inside a worker."""
+    model, x, y = _random_problem(3, 4, 6, 2, 5, 5, 25, 2, False)
+    with torch_threads(2):
+        ensemble_gradient(model.U, model.W, 2, x, y, group=1, chunk=7, strategy="parallel", workers=2)
+        assert torch.get_num_threads() == 2
+        with pytest.raises(RuntimeError, match="embedding_bag"):  # an index out of range, inside a worker
+            ensemble_gradient(model.U, model.W, 2, x + 100, y, group=1, chunk=7, strategy="parallel", workers=2)
+        assert torch.get_num_threads() == 2
+
+
+def test_long_run_prints_its_plan(monkeypatch, capsys) -> None:
+    monkeypatch.setattr(ts, "SMALL_STEP_ELEMENTS", 0)  # probe even this tiny step
+    monkeypatch.setattr(ts, "PRINT_ESTIMATE_S", 0.0)
+    res = train(TASK, 2, 8, BASE, progress=False)
+    err = capsys.readouterr().err
+    assert "training plan on cpu (float64)" in err and "estimated peak memory" in err and "ms per step" in err
+    assert res.plan["seconds_per_step"] > 0
+
+
+# ------------------------------------------------------------------------------------------ memory
+
+
+def _shapes(**changes) -> StepShapes:
+    base = dict(
+        n_seeds=3,
+        width=2944,
+        n_blocks=4,
+        block_size=47,
+        n_classes=47,
+        degree=4,
+        dense=False,
+        batch_points=47**4,
+        dataset_points=47**4,
+        itemsize=4,
+    )
+    return StepShapes(**{**base, **changes})
+
+
+def test_memory_plan_sizes_chunks_to_free_memory() -> None:
+    sh = _shapes()
+    # float32 buffers per point and seed: P, P^3, A (reused for dA), the (n, S m) scatter copy, F and G
+    assert sh.bytes_per_point_seed("batched") == 4 * (4 * 2944 + 2 * 47)
+    assert sh.bytes_per_point_seed("loop") == 4 * (3 * 2944 + 2 * 47)
+    free = 80 * 10**9
+    chunk, peak = memory_plan(sh, "batched", "cuda", free)
+    usable = ts.MEMORY_SAFETY * free
+    assert peak <= usable and chunk & (chunk - 1) == 0  # fits, power of two
+    assert sh.fixed_bytes() + 2 * chunk * (sh.bytes_per_point_seed("batched") * 3 + sh.bytes_per_point()) > usable
+    loop_chunk, _ = memory_plan(sh, "loop", "cuda", free)
+    assert loop_chunk >= chunk  # one seed per launch needs less memory per point
+    cpu_chunk, _ = memory_plan(_shapes(width=500, itemsize=4), "batched", "cpu", None)
+    assert cpu_chunk == 1024  # the largest power of two with 1024 x 500 float32 <= CPU_CACHE_BYTES (2 MiB)
+
+
+def test_memory_refusal_names_the_numbers_and_the_override() -> None:
+    sh = _shapes()
+    with pytest.raises(InsufficientMemoryError, match=r"chunk_size <= \d+ points would fit.*ignore_memory_check"):
+        memory_plan(sh, "batched", "cuda", 80 * 10**9, chunk_size=47**4)
+    with pytest.raises(InsufficientMemoryError, match="no chunk size fits"):
+        memory_plan(sh, "batched", "cuda", 10**6)
+    chunk, _ = memory_plan(sh, "batched", "cuda", 10**6, chunk_size=1024, ignore_memory_check=True)
+    assert chunk == 1024
+
+
+def test_trainer_refuses_when_memory_is_short_unless_overridden(monkeypatch) -> None:
+    monkeypatch.setattr(ts, "free_memory", lambda device: 1000)
+    with pytest.raises(InsufficientMemoryError, match="ignore_memory_check"):
+        train(TASK, 2, 8, BASE, progress=False)
+    res = train(TASK, 2, 8, BASE.replace(ignore_memory_check=True), progress=False)
+    assert res.steps_done == BASE.steps and res.plan["free_bytes"] == 1000
+
+
+# ------------------------------------------------------------------------------------------ dtypes
+
+
+def test_config_overrides_apply_and_are_recorded() -> None:
+    with config_overrides(dtype="float32", strategy="loop", chunk_size=None):
+        res = train(TASK, 2, 8, BASE, progress=False)
+    assert res.dtype == "float32" and res.config.dtype == "float32" and res.plan["strategy"] == "loop"
+    assert train(TASK, 2, 8, BASE.replace(steps=1), progress=False).dtype == "float64"  # only inside the block
+    with pytest.raises(ValueError, match="unknown TrainConfig"):
+        with config_overrides(precision="float32"):
+            pass
+    with pytest.raises(ValueError, match="dtype"):
+        with config_overrides(dtype="float16"):
+            pass
+
+
+def test_tf32_is_only_for_cuda() -> None:
+    assert TrainConfig(steps=1, lr=1.0, dtype="tf32").dtype == "tf32"
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="tf32.*CUDA"):
+            train(TASK, 2, 8, BASE.replace(dtype="tf32"), progress=False, device="cpu")
+
+
+def test_float32_training_is_evaluated_in_float64() -> None:
+    res32 = train(TASK, 2, 8, BASE.replace(dtype="float32"), progress=False)
+    res64 = train(TASK, 2, 8, BASE, progress=False)
+    assert res32.dtype == "float32" and all(net.U.dtype == np.float64 for net in res32.networks)
+    np.testing.assert_allclose(res32.metric("normalized_margin"), res64.metric("normalized_margin"), rtol=1e-4)
+
+
+def _verdicts_in_both_dtypes(claim_id: str, monkeypatch) -> tuple[str, str]:
+    from verify.claims.base import RunContext, evaluate, select  # deferred: registers every claim
+
+    seen: list[str | None] = []
+    original = vt._train
+
+    def spy(task, degree, width, config, *args):
+        seen.append(config.dtype)
+        return original(task, degree, width, config, *args)
+
+    monkeypatch.setattr(vt, "_train", spy)
+    (claim,) = select(claim_id, "quick")
+    out = []
+    for dtype in ("float64", "float32"):
+        with config_overrides(dtype=dtype):
+            out.append(evaluate(claim, RunContext(scale="quick", device="cpu", progress=False)).verdict)
+        assert seen and seen[-1] == dtype
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("claim_id", ["shi-thm4.9-training-k2", "shi-thm4.9-training-k3"])
+def test_float32_training_gives_the_quick_verdicts(claim_id, monkeypatch) -> None:
+    v64, v32 = _verdicts_in_both_dtypes(claim_id, monkeypatch)
+    assert v64 == v32 == "pass"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "claim_id", ["edelman-thm7.7-training", "edelman-thm7.8-training", "edelman-thm7.9-training-S3"]
+)
+def test_float32_training_gives_the_quick_verdicts_slow(claim_id, monkeypatch) -> None:
+    v64, v32 = _verdicts_in_both_dtypes(claim_id, monkeypatch)
+    assert v64 == v32 == "pass"
+
+
+@pytest.mark.slow
+def test_compiled_step_gives_the_eager_weights() -> None:
+    """torch.compile of the chunk gradient (minutes to compile on this CPU), or its eager fallback."""
+    cfg = BASE.replace(steps=10, chunk_size=16)
+    eager = train(TASK, 2, 8, cfg, progress=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compiled = train(TASK, 2, 8, cfg.replace(compile=True), progress=False)
+    assert compiled.plan["compiled"] or any("running eagerly" in str(w.message) for w in caught)
+    for a, b in zip(compiled.networks, eager.networks):
+        np.testing.assert_allclose(a.U, b.U, rtol=1e-10, atol=1e-13)
+
+
+# ------------------------------------------------------------------------------------------ sparse parity
+
+
+def test_online_stream_is_drawn_per_seed_on_the_device() -> None:
+    """The buffered stream equals drawing every seed's chunk with its own generator (the independent oracle)."""
+    cfg = SparseParityConfig(n=6, k=2, batch_size=4, seeds=(2, 9, 4), label_noise=0.2)
+    data = _DataStream(cfg, torch.device("cpu"), torch.float32)
+    got = [data.next() for _ in range(data.chunk + 3)]  # crosses one refill
+    for e, seed in enumerate(cfg.seeds):
+        g = _seed_generator(seed, 1, torch.device("cpu"))
+        xs, ys = [], []
+        for _ in range(2):
+            x = 1 - 2 * torch.randint(0, 2, (data.chunk, 4, 6), generator=g, dtype=torch.int8)
+            y = x[..., :2].prod(dim=-1)
+            flip = torch.rand(x.shape[:-1], generator=g) < 0.2
+            xs.append(x)
+            ys.append(torch.where(flip, -y, y))
+        x_all, y_all = torch.cat(xs), torch.cat(ys)
+        for t, (xb, yb) in enumerate(got):
+            assert torch.equal(xb[e], x_all[t].float()) and torch.equal(yb[e], y_all[t].float())
+
+
+def test_sparse_parity_memory_check(monkeypatch) -> None:
+    import verify.sparse_parity as sp
+
+    cfg = SparseParityConfig(n=10, k=2, width=8, steps=5, seeds=(0, 1), n_val=64)
+    chunk = sp.DATA_CHUNK_ELEMENTS // (cfg.batch_size * cfg.n)
+    assert memory_estimate(cfg) >= 2 * chunk * cfg.batch_size * (cfg.n + 1)  # the online refill alone
+    assert memory_estimate(cfg.replace(seeds=tuple(range(4)))) > memory_estimate(cfg)
+    monkeypatch.setattr(sp, "free_memory", lambda device: 10**5)
+    with pytest.raises(InsufficientMemoryError, match="ignore_memory_check"):
+        train_parity(cfg)
+    assert train_parity(cfg.replace(ignore_memory_check=True)).steps_run == 5
+
+
+def test_sparse_parity_long_run_prints_estimate(monkeypatch, capsys) -> None:
+    import verify.sparse_parity as sp
+
+    monkeypatch.setattr(sp, "PRINT_ESTIMATE_S", 0.0)
+    train_parity(SparseParityConfig(n=10, k=2, width=8, steps=25, seeds=(0,), n_val=64, stop_when_converged=False))
+    assert "sparse-parity plan on cpu" in capsys.readouterr().err

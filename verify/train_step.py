@@ -1,0 +1,800 @@
+r"""The fast training step of :func:`verify.train.train`: a hand-written gradient, an execution strategy chosen by
+size, and a memory/time plan made before the run (measurements: docs/benchmarks.md).
+
+Gradient. For the network of :mod:`verify.models`, :math:`P = \sum_j U_j x_j` (pre-activations, (S, n, m)),
+:math:`A = P^{\mathrm{deg}}`, :math:`F = A W` and the mean cross-entropy :math:`L = \frac1n\sum_x
+\mathrm{CE}(F_x, y_x)`, the gradient is, with :math:`G = \mathrm{softmax}(F) - e_y`,
+
+.. math:: \partial_W L = \tfrac1n A^\top G, \qquad \partial_P L = \tfrac{\mathrm{deg}}{n}\, P^{\mathrm{deg}-1}
+          \odot (G W^\top), \qquad \partial_{U_{j,a}} L = \sum_{x:\,x_j = a} \partial_P L(x)
+
+(the last sum is an ``index_add`` for one-hot blocks, :math:`(\partial_P L)^\top x` for dense inputs). Written out,
+a step is three matrix products (6 n m C flop per seed), one gather, two element-wise passes and one scatter, about
+half the memory traffic of the same step through autograd (``pow`` backward, layout copies, zero fills). The
+regulariser's gradient (S m (kd + C) entries) stays with autograd.
+
+Points are processed in chunks (gradients accumulated): on the CPU chunks of about ``CPU_CACHE_BYTES`` per buffer
+keep the working set in cache; on a GPU, chunks as large as the free memory allows. On the CPU the chunk size does
+not depend on the strategy, so every strategy performs the same floating-point operations per seed (on a GPU a
+batched launch may get smaller chunks, since it holds S seeds' buffers at once: the sums then differ by round-off).
+
+Strategies (:data:`STRATEGIES`): ``batched`` runs all S seeds through one set of kernels (``bmm`` with a seed
+dimension), ``loop`` one seed after another, ``parallel`` the loop's seeds spread over ``workers`` Python threads
+(CPU; each thread runs its seeds' kernels with one intra-op thread, so the cores work on different seeds instead
+of splitting each kernel), ``vmap`` the single-seed autograd loss under ``torch.func.vmap``.
+``auto`` picks ``batched`` for small steps (per-call overhead dominates; batching divides it by S) and otherwise
+times ``batched`` against ``loop`` (and, on a CPU with several intra-op threads, ``parallel``) on a few chunks
+(:func:`plan_step`), keeping the faster. Measured on the 2-core
+CPU (docs/benchmarks.md): batched wins at the quick sizes, the per-seed loop wins at p = 71, m = 500 (the seed
+dimension multiplies the working set out of cache), and ``vmap`` never wins, so ``auto`` does not consider it.
+``batched``, ``loop`` and ``parallel`` give bit-identical weights on the CPU at one intra-op thread (the test
+suite checks float64 agreement; with several threads the kernels' reductions may split differently: round-off).
+
+``torch.compile`` of the chunk gradient (``compile=True``; ``None`` = automatic) fuses the gather, the power and
+the element-wise passes. Measured on the 2-core CPU at p = 71, m = 500 (benchmarks/bench_train_step.py): 2 %
+faster in float32 and 6 % in float64 than the eager step, for 6-80 s of compilation, so the automatic choice
+compiles only CPU runs estimated to take longer than ``COMPILE_MIN_RUN_S`` and never on CUDA (not measured
+there; ``bench_train_step.py --compile`` on a GPU decides). A failed compilation or a compiled gradient that
+disagrees with the eager one falls back to the eager step with a warning.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from typing import Any, Callable
+
+import torch
+
+__all__ = [
+    "STRATEGIES",
+    "StepShapes",
+    "StepPlan",
+    "EnsembleStep",
+    "InsufficientMemoryError",
+    "free_memory",
+    "memory_plan",
+    "plan_step",
+    "ensemble_gradient",
+]
+
+STRATEGIES = ("auto", "batched", "loop", "parallel", "vmap")
+CPU_CACHE_BYTES = 2 * 2**20  # per thread and (points x width) buffer of a CPU chunk: 1024 points at m = 500, float32
+MIN_CHUNK = 256  # CPU chunks never go below this many points (GEMM efficiency; measured best 128-512 at m = 2944)
+SMALL_STEP_ELEMENTS = 1 << 18  # S * n * m at or below which `auto` batches without probing
+MEMORY_SAFETY = 0.85  # fraction of the free memory a plan may use
+PROBE_REPEATS = 3
+PROBE_CHUNKS = 4  # chunks per probe call (one chunk over-weighted the per-call costs of `parallel` by ~50 %)
+PROBE_MIN_STEPS = 20  # shorter runs choose by the cost model alone
+COMPILE_MIN_RUN_S = 1800.0  # `compile=None` compiles (CPU) only runs estimated to take longer than this
+PRINT_ESTIMATE_S = 60.0  # plans of runs estimated to take longer than this are printed before they start
+EVAL_BYTES = 2 * 64 * 2**20  # evaluation working set (two 64 MiB float64 chunks, verify.train.EVAL_MEMORY_BUDGET)
+
+
+class InsufficientMemoryError(RuntimeError):
+    """The estimated peak memory of a training run exceeds the free memory of its device."""
+
+
+@dataclass(frozen=True)
+class StepShapes:
+    """Sizes that fix the cost of one training step.
+
+    Parameters
+    ----------
+    n_seeds, width, n_blocks, block_size, n_classes, degree : int
+        S, m, k, d, C and the activation exponent.
+    dense : bool
+        Dense float inputs (n, k, d) instead of one-hot index inputs (n, k).
+    batch_points : int
+        Points per update (the whole dataset in full-batch training).
+    dataset_points : int
+        Points held on the device (the whole dataset).
+    itemsize : int
+        Bytes per float of the training dtype (8 or 4).
+    optimizer_slots : int
+        Tensors of parameter size kept by the optimiser (Adam 2, SGD with momentum 1, else 0).
+    """
+
+    n_seeds: int
+    width: int
+    n_blocks: int
+    block_size: int
+    n_classes: int
+    degree: int
+    dense: bool
+    batch_points: int
+    dataset_points: int
+    itemsize: int
+    optimizer_slots: int = 2
+
+    @property
+    def n_params(self) -> int:
+        """Parameters of the whole ensemble, S m (k d + C)."""
+        return self.n_seeds * self.width * (self.n_blocks * self.block_size + self.n_classes)
+
+    @property
+    def flops_per_step(self) -> float:
+        """Multiply-adds x 2 of one update: 6 n m C per seed (three products), plus 4 n kd m for dense inputs."""
+        n, m = self.batch_points, self.width
+        per_seed = 6.0 * n * m * self.n_classes
+        if self.dense:
+            per_seed += 4.0 * n * self.n_blocks * self.block_size * m
+        return per_seed * self.n_seeds
+
+    def bytes_per_point_seed(self, strategy: str) -> int:
+        """Working set of one point of one seed inside a chunk (the buffers P, P^(deg-1), A, F and G)."""
+        m, C, b = self.width, self.n_classes, self.itemsize
+        if strategy == "vmap":  # autograd keeps P, P^deg, F, log-softmax and their gradients
+            return b * (4 * m + 4 * C)
+        extra = m if self.degree > 2 else 0
+        layout = m if (strategy == "batched" and self.n_seeds > 1) else 0  # (n, S m) copy for the scatter
+        return b * (2 * m + extra + layout + 2 * C)
+
+    def bytes_per_point(self) -> int:
+        """Per-point int64 indices of a chunk (inputs with offsets, labels, embedding-bag bookkeeping)."""
+        return 8 * (2 * self.n_blocks + 4)
+
+    def fixed_bytes(self) -> int:
+        """Memory that does not scale with the chunk: data, parameters with gradient, optimiser state and step
+        temporaries, and the float64 evaluation (weights copy plus its chunk)."""
+        if self.dense:
+            data = self.dataset_points * (self.n_blocks * self.block_size * self.itemsize + 8)
+        else:
+            data = self.dataset_points * 8 * (self.n_blocks + 1)
+        params = self.n_params * self.itemsize * (4 + self.optimizer_slots)  # weights, grad, 2 step temporaries
+        return data + params + self.n_params * 8 + EVAL_BYTES
+
+
+@dataclass(frozen=True)
+class StepPlan:
+    """How :func:`verify.train.train` executes its steps, and what it expects them to cost.
+
+    Attributes
+    ----------
+    strategy : {'batched', 'loop', 'parallel', 'vmap'}
+    group : int
+        Seeds per kernel launch (S for batched and vmap, 1 for loop and parallel).
+    chunk : int
+        Points per gradient chunk (gradients are accumulated over ceil(n / chunk) chunks).
+    compiled : bool
+        Whether the chunk gradient runs through ``torch.compile``.
+    device : str
+    dtype : str
+    flops_per_step : float
+    peak_bytes : int
+        Estimated peak memory of the run on the device (data, weights, optimiser, one chunk, evaluation).
+    free_bytes : int or None
+        Free memory of the device when the plan was made (None: unknown).
+    seconds_per_step : float or None
+        From a short probe (None when the step was too small to probe).
+    reason : str
+        Why this strategy and chunk were chosen.
+    workers : int
+        Threads that run seeds concurrently (``parallel``; 1 otherwise).
+    """
+
+    strategy: str
+    group: int
+    chunk: int
+    compiled: bool
+    device: str
+    dtype: str
+    flops_per_step: float
+    peak_bytes: int
+    free_bytes: int | None
+    seconds_per_step: float | None
+    reason: str
+    workers: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-compatible dict."""
+        return asdict(self)
+
+    def describe(self, steps: int | None = None) -> str:
+        """One paragraph for the log: strategy, chunks, memory against free memory, time per step and in all."""
+        gib = 2.0**30
+        free = "unknown free" if self.free_bytes is None else f"{self.free_bytes / gib:.2f} GiB free"
+        text = (
+            f"training plan on {self.device} ({self.dtype}): strategy {self.strategy} ({self.group} seed(s) per "
+            f"launch{f', {self.workers} threads' if self.workers > 1 else ''}{', compiled' if self.compiled else ''}"
+            "), chunks of {self.chunk} points; estimated peak memory "
+            f"{self.peak_bytes / gib:.2f} GiB ({free}); {self.flops_per_step / 1e9:.3g} GFLOP per step"
+        )
+        if self.seconds_per_step is not None:
+            rate = self.flops_per_step / max(self.seconds_per_step, 1e-12) / 1e9
+            per = self.seconds_per_step
+            each = f"{per * 1e3:.3g} ms" if per < 10 else _duration(per)
+            text += f", about {each} per step ({rate:.3g} GFLOP/s)"
+            if steps:
+                text += f", {steps} steps in about {_duration(steps * self.seconds_per_step)}"
+        return f"{text}. [{self.reason}]"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 3 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.0f} days"
+
+
+# ---------------------------------------------------------------------------------------------------- memory
+
+
+def free_memory(device: torch.device) -> int | None:
+    """Free bytes on ``device``: ``torch.cuda.mem_get_info`` plus this process's cached blocks on CUDA, the
+    kernel's MemAvailable on a Linux CPU; None when unknown."""
+    if device.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(device)
+        return int(free + torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device))
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def memory_plan(
+    shapes: StepShapes,
+    strategy: str,
+    device_type: str,
+    free_bytes: int | None,
+    chunk_size: int | None = None,
+    ignore_memory_check: bool = False,
+    present_bytes: int = 0,
+    threads: int = 1,
+) -> tuple[int, int]:
+    """Chunk size and estimated peak bytes of a run.
+
+    The chunk is ``chunk_size`` if given, else the whole batch capped by the cache budget (CPU: ``CPU_CACHE_BYTES``
+    per thread and (points x width) buffer, at least ``MIN_CHUNK`` points, for ``threads`` intra-op threads) and by
+    the free memory (rounded down to a power of two when it binds). Peak = fixed bytes + chunk x (group x per-point-seed
+    bytes + per-point bytes) (:class:`StepShapes`); the usable memory is ``MEMORY_SAFETY`` x ``free_bytes`` plus
+    ``present_bytes``, what the run has already allocated (data and weights) and the peak counts again.
+
+    Raises
+    ------
+    InsufficientMemoryError
+        When the peak exceeds the usable memory (unless ``ignore_memory_check``): the message gives the numbers,
+        the largest chunk that fits and the override.
+    """
+    group = _group_of(strategy, shapes.n_seeds)
+    concurrent = _workers_of(strategy, shapes.n_seeds, threads)  # chunks in flight at once (parallel: one per thread)
+    per_point = concurrent * (group * shapes.bytes_per_point_seed(strategy) + shapes.bytes_per_point())
+    n = shapes.batch_points
+    fixed = shapes.fixed_bytes()
+    fitting = None
+    if free_bytes is not None:
+        fitting = int((MEMORY_SAFETY * free_bytes + present_bytes - fixed) // per_point)
+    if chunk_size is not None:
+        chunk = min(int(chunk_size), n)
+    else:
+        chunk = n
+        if device_type == "cpu":
+            per_chunk_threads = 1 if concurrent > 1 else max(1, threads)
+            cache = per_chunk_threads * CPU_CACHE_BYTES // (shapes.width * shapes.itemsize)
+            chunk = min(n, max(MIN_CHUNK, _pow2_floor(cache)))
+        if fitting is not None and 1 <= fitting < chunk:
+            chunk = _pow2_floor(fitting)
+    peak = fixed + chunk * per_point
+    if fitting is not None and fitting < chunk and not ignore_memory_check:
+        gib = 2.0**30
+        largest = (
+            f"chunk_size <= {fitting} points would fit"
+            if fitting >= 1
+            else "no chunk size fits (data, weights and optimiser state alone exceed it)"
+        )
+        raise InsufficientMemoryError(
+            f"training would need about {peak / gib:.2f} GiB on {device_type} ({chunk} points x {group} seed(s) per "
+            f"chunk, {shapes.n_seeds} seeds, width {shapes.width}) but {MEMORY_SAFETY:.0%} of the "
+            f"{(free_bytes or 0) / gib:.2f} GiB free is usable: {largest}. Lower chunk_size (or leave it None to size "
+            "chunks automatically), train fewer seeds per run, or override the check with "
+            "TrainConfig(ignore_memory_check=True) (tvk --ignore-memory-check)."
+        )
+    return chunk, peak
+
+
+def _group_of(strategy: str, n_seeds: int) -> int:
+    """Seeds per kernel launch: 1 for ``loop`` and ``parallel``, all for ``batched`` and ``vmap``."""
+    return 1 if strategy in ("loop", "parallel") else n_seeds
+
+
+def _workers_of(strategy: str, n_seeds: int, threads: int) -> int:
+    """Threads running seeds at once: ``min(threads, S)`` for ``parallel``, else 1."""
+    return max(1, min(int(threads), n_seeds)) if strategy == "parallel" else 1
+
+
+def _pow2_floor(x: int) -> int:
+    return 1 << (max(int(x), 1).bit_length() - 1)
+
+
+# ---------------------------------------------------------------------------------------------------- gradients
+
+
+def _chunk_inputs(x: torch.Tensor, start: int, stop: int, block_size: int, dense: bool) -> torch.Tensor:
+    """Rows start:stop as one-hot row indices into the (k d)-row table, or as dense (c, k d) floats."""
+    xc = x[start:stop]
+    if dense:
+        return xc.reshape(xc.shape[0], -1)
+    return xc + torch.arange(xc.shape[1], device=xc.device) * block_size
+
+
+def _int_power(P: torch.Tensor, e: int) -> torch.Tensor:
+    """P^e (e >= 1) by repeated squaring: element-wise products only (torch's ``pow`` calls the libm power
+    for exponents other than 2 and 3, several times slower)."""
+    if e == 1:
+        return P
+    half = _int_power(P * P, e // 2)
+    return half * P if e % 2 else half
+
+
+def _eager_chunk(
+    table: torch.Tensor,
+    W: torch.Tensor,
+    degree: int,
+    xc: torch.Tensor,
+    yc: torch.Tensor,
+    dense: bool,
+    dtab: torch.Tensor,
+    dW: torch.Tensor,
+    ce: torch.Tensor,
+) -> None:
+    """Accumulate one chunk's unscaled gradients (module doc) into ``dtab``, ``dW`` and the CE sum into ``ce``.
+
+    ``table`` is the (k d, g m) embedding table (one-hot inputs) or U as (g, m, k d) (dense); ``dtab`` has the
+    same layout. ``dW`` (g, m, C) receives A^T G and ``dtab`` the gather's transpose of P^(deg-1) (G W^T).
+    """
+    g, m, _ = W.shape
+    c = xc.shape[0]
+    if dense:
+        P = torch.matmul(xc, table.transpose(1, 2))  # (g, c, m)
+    else:
+        P = torch.nn.functional.embedding_bag(xc, table, mode="sum").view(c, g, m).transpose(0, 1)
+    if degree == 1:
+        Q, A = None, P.contiguous()
+    else:
+        Q = _int_power(P, degree - 1)
+        A = torch.empty((g, c, m), dtype=P.dtype, device=P.device)
+        torch.mul(Q, P, out=A)
+    logp = torch.log_softmax(torch.bmm(A, W), dim=2)
+    idx = yc.view(1, c, 1).expand(g, c, 1)
+    ce -= logp.gather(2, idx).sum(dim=(1, 2))
+    G = logp.exp_()
+    G.scatter_add_(2, idx, torch.full((1, 1, 1), -1.0, dtype=G.dtype, device=G.device).expand(g, c, 1))
+    dW.baddbmm_(A.transpose(1, 2), G)
+    dP = torch.bmm(G, W.transpose(1, 2), out=A) if A is not P else torch.bmm(G, W.transpose(1, 2))
+    if Q is not None:
+        dP.mul_(Q)
+    if dense:
+        dtab.add_(torch.matmul(dP.transpose(1, 2), xc))
+        return
+    src = dP.view(c, m) if g == 1 else dP.transpose(0, 1).reshape(c, g * m)
+    for j in range(xc.shape[1]):
+        dtab.index_add_(0, xc[:, j], src)
+
+
+def _functional_chunk(
+    table: torch.Tensor, W: torch.Tensor, xc: torch.Tensor, yc: torch.Tensor, degree: int, dense: bool
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """:func:`_eager_chunk` without in-place updates (what ``torch.compile`` traces): returns (ce, dtab, dW)."""
+    g, m, C = W.shape
+    c = xc.shape[0]
+    if dense:
+        P = torch.matmul(xc, table.transpose(1, 2))
+    else:
+        flat = table[xc[:, 0]]
+        for j in range(1, xc.shape[1]):
+            flat = flat + table[xc[:, j]]
+        P = flat.view(c, g, m).transpose(0, 1)
+    Q = torch.ones_like(P) if degree == 1 else _int_power(P, degree - 1)
+    A = Q * P
+    logp = torch.log_softmax(torch.bmm(A, W), dim=2)
+    ce = -logp.gather(2, yc.view(1, c, 1).expand(g, c, 1)).sum(dim=(1, 2))
+    G = logp.exp() - torch.nn.functional.one_hot(yc, C).to(logp.dtype)
+    dW = torch.bmm(A.transpose(1, 2), G)
+    dP = torch.bmm(G, W.transpose(1, 2)) * Q
+    if dense:
+        return ce, torch.matmul(dP.transpose(1, 2), xc), dW
+    src = dP.transpose(0, 1).reshape(c, g * m)
+    dtab = torch.zeros_like(table, memory_format=torch.contiguous_format)
+    for j in range(xc.shape[1]):
+        dtab = dtab.index_add(0, xc[:, j], src)
+    return ce, dtab, dW
+
+
+def _vmap_gradient_fn(degree: int, dense: bool) -> Callable[..., Any]:
+    """``vmap`` over seeds of the single-seed autograd gradient of the CE sum of one chunk."""
+
+    def loss(U1: torch.Tensor, W1: torch.Tensor, xc: torch.Tensor, yc: torch.Tensor) -> torch.Tensor:
+        m, k, d = U1.shape
+        if dense:
+            P = xc @ U1.reshape(m, k * d).T
+        else:
+            P = torch.nn.functional.embedding(xc, U1.permute(1, 2, 0).reshape(k * d, m)).sum(dim=1)
+        return torch.nn.functional.cross_entropy(P.pow(degree) @ W1, yc, reduction="sum")
+
+    return torch.func.vmap(torch.func.grad_and_value(loss, argnums=(0, 1)), in_dims=(0, 0, None, None))
+
+
+def ensemble_gradient(
+    U: torch.Tensor,
+    W: torch.Tensor,
+    degree: int,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    group: int,
+    chunk: int,
+    strategy: str = "batched",
+    compiled: Callable[..., Any] | None = None,
+    workers: int = 1,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Per-seed mean cross-entropy over (x, y) and its gradients with respect to U (S, m, k, d) and W (S, m, C).
+
+    Seeds go through in groups of ``group`` (``strategy`` 'batched'/'loop'/'parallel') or all at once under
+    ``vmap``; points in chunks of ``chunk``. With 'parallel' the groups are shared among ``workers`` threads, each
+    with one intra-op thread (the groups write disjoint slices of the outputs). ``compiled`` is a compiled :func:`_functional_chunk` for full chunks of
+    exactly ``chunk`` points (a shorter last chunk runs eagerly). Returns (ce (S,), dU, dW), detached.
+    """
+    U, W = U.detach(), W.detach()
+    S, m, k, d = U.shape
+    n = x.shape[0]
+    dense = x.dtype.is_floating_point
+    if dense:
+        x = x.to(U.dtype)
+    dU = torch.empty_like(U)
+    dW = torch.empty_like(W)
+    ce = torch.zeros(S, dtype=U.dtype, device=U.device)
+    scale = 1.0 / n
+    if strategy == "vmap":
+        fn = _vmap_gradient_fn(degree, dense)
+        dU.zero_()
+        dW.zero_()
+        for start in range(0, n, chunk):
+            (gU, gW), val = fn(U, W, _chunk_inputs(x, start, start + chunk, d, dense), y[start : start + chunk])
+            dU += gU
+            dW += gW
+            ce += val
+        return ce * scale, dU.mul_(scale), dW.mul_(scale)
+
+    def run_group(s0: int) -> None:
+        Ug, Wg = U[s0 : s0 + group], W[s0 : s0 + group]
+        g = Ug.shape[0]
+        if dense:
+            table = Ug.reshape(g, m, k * d)
+        else:
+            table = Ug.permute(2, 3, 0, 1).reshape(k * d, g * m).contiguous()
+        dtab = torch.zeros_like(table, memory_format=torch.contiguous_format)
+        dWg = dW[s0 : s0 + g].zero_()
+        ceg = ce[s0 : s0 + g]
+        for start in range(0, n, chunk):
+            xc = _chunk_inputs(x, start, start + chunk, d, dense)
+            yc = y[start : start + chunk]
+            if compiled is not None and xc.shape[0] == chunk:
+                c_ce, c_tab, c_dW = compiled(table, Wg, xc, yc)
+                ceg += c_ce
+                dtab += c_tab
+                dWg += c_dW
+            else:
+                _eager_chunk(table, Wg, degree, xc, yc, dense, dtab, dWg, ceg)
+        dWg.mul_(scale)
+        if dense:
+            dU[s0 : s0 + g] = dtab.view(g, m, k, d) * (degree * scale)
+        else:
+            dU[s0 : s0 + g] = dtab.view(k, d, g, m).permute(2, 3, 0, 1) * (degree * scale)
+
+    starts = range(0, S, group)
+    if strategy == "parallel" and workers > 1 and len(starts) > 1:
+        _in_threads(run_group, starts, workers)
+    else:
+        for s0 in starts:
+            run_group(s0)
+    return ce.mul_(scale), dU, dW
+
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """A thread pool of ``workers`` threads kept for the process (new threads per step would pay torch's per-thread
+    start-up at every step; the probe measured that as ~40 % of a step at p = 71, m = 500)."""
+    if workers not in _POOLS:
+        _POOLS[workers] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tvk-seeds")
+    return _POOLS[workers]
+
+
+def _in_threads(fn: Callable[[int], None], items: range, workers: int) -> None:
+    """``fn`` on every item, shared among ``workers`` threads that each use one intra-op thread (the caller's
+    intra-op thread count is restored afterwards). torch kernels release the GIL, so the threads run on separate
+    cores; an exception in any thread is raised here (after every item has finished)."""
+    before = torch.get_num_threads()
+
+    def one(item: int) -> None:
+        torch.set_num_threads(1)  # per thread: OpenMP's thread count is a per-thread setting
+        fn(item)
+
+    try:
+        futures = [_pool(workers).submit(one, i) for i in items]
+        errors = [f.exception() for f in futures]
+        for exc in errors:
+            if exc is not None:
+                raise exc
+    finally:
+        torch.set_num_threads(before)
+
+
+# ---------------------------------------------------------------------------------------------------- plan
+
+
+class EnsembleStep:
+    """The data gradient of a :class:`verify.models.HomogeneousEnsemble` under a :class:`StepPlan`.
+
+    ``step(U, W, x, y)`` writes the gradients of the per-seed mean cross-entropy into ``U.grad`` and ``W.grad``
+    (set, not accumulated) and returns the per-seed cross-entropy (S,).
+    """
+
+    def __init__(self, plan: StepPlan, degree: int, compiled: Callable[..., Any] | None = None) -> None:
+        self.plan, self.degree, self.compiled = plan, int(degree), compiled
+
+    def gradient(
+        self, U: torch.Tensor, W: torch.Tensor, x: torch.Tensor, y: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(ce, dU, dW) without touching ``.grad``."""
+        p = self.plan
+        return ensemble_gradient(
+            U,
+            W,
+            self.degree,
+            x,
+            y,
+            group=p.group,
+            chunk=p.chunk,
+            strategy=p.strategy,
+            compiled=self.compiled,
+            workers=p.workers,
+        )
+
+    def __call__(self, U: torch.Tensor, W: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        ce, dU, dW = self.gradient(U, W, x, y)
+        U.grad, W.grad = dU, dW
+        return ce
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def _time(fn: Callable[[], Any], device: torch.device, repeats: int = PROBE_REPEATS) -> float:
+    """Smallest time of ``repeats`` calls after one warm-up call: this process's CPU time on a one-thread CPU
+    (robust to other processes on a shared machine), wall time otherwise."""
+    clock = time.process_time if device.type == "cpu" and torch.get_num_threads() == 1 else time.perf_counter
+    fn()
+    _sync(device)
+    best = math.inf
+    for _ in range(repeats):
+        t0 = clock()
+        fn()
+        _sync(device)
+        best = min(best, clock() - t0)
+    return best
+
+
+def _compile_chunk(
+    degree: int, dense: bool, table: torch.Tensor, W: torch.Tensor, xc: torch.Tensor, yc: torch.Tensor
+) -> Callable[..., Any] | None:
+    """``torch.compile`` of :func:`_functional_chunk` for these shapes, checked against the eager gradient on
+    (xc, yc); None (with a warning) when compilation fails or the results disagree beyond round-off."""
+
+    def fn(table: torch.Tensor, W: torch.Tensor, xc: torch.Tensor, yc: torch.Tensor) -> Any:
+        return _functional_chunk(table, W, xc, yc, degree, dense)
+
+    try:
+        compiled = torch.compile(fn, dynamic=False)
+        got = compiled(table, W, xc, yc)
+    except Exception as exc:  # no compiler, unsupported op, ...: the eager step is always available
+        warnings.warn(
+            f"torch.compile of the training step failed ({type(exc).__name__}: {exc}); running eagerly", stacklevel=3
+        )
+        return None
+    want = fn(table, W, xc, yc)
+    rtol = 1e-4 if W.dtype == torch.float32 else 1e-10
+    for a, b in zip(got, want):
+        if not torch.allclose(a, b, rtol=rtol, atol=rtol * float(b.abs().max())):
+            warnings.warn("the compiled training step disagrees with the eager one; running eagerly", stacklevel=3)
+            return None
+    return compiled
+
+
+def plan_step(
+    U: torch.Tensor,
+    W: torch.Tensor,
+    degree: int,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    dataset_points: int,
+    optimizer_slots: int,
+    steps: int,
+    strategy: str = "auto",
+    chunk_size: int | None = None,
+    compile: bool | None = None,
+    ignore_memory_check: bool = False,
+    print_estimate: bool = True,
+    probe: bool = True,
+    free_bytes: int | None = None,
+    dry_run: bool = False,
+) -> EnsembleStep:
+    """Choose strategy, chunk and compilation for training (U, W) on batches shaped like (x, y); probe the time.
+
+    ``auto`` batches small steps (S n m <= ``SMALL_STEP_ELEMENTS``) without probing and otherwise times one
+    chunk of ``batched`` against ``loop`` (best of ``PROBE_REPEATS`` after a warm-up) and keeps the faster
+    among those that fit in memory; the probe computes gradients only (no parameter changes). Runs shorter than
+    ``PROBE_MIN_STEPS`` use the cost model alone (loop on the CPU, batched on CUDA). The memory is checked first
+    (:func:`memory_plan`). When the estimated run time exceeds ``PRINT_ESTIMATE_S`` the plan is printed on
+    stderr (``print_estimate``). ``probe=False`` decides by the cost model alone and leaves the time unknown;
+    ``free_bytes`` replaces the measured free memory (to plan for another device). ``dry_run`` only plans:
+    nothing is compiled (``compiled`` says whether the run would compile) and nothing is printed.
+    """
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    device = U.device
+    S, m, k, d = U.shape
+    dense = x.dtype.is_floating_point
+    n = x.shape[0]
+    shapes = StepShapes(S, m, k, d, W.shape[2], degree, dense, n, dataset_points, U.element_size(), optimizer_slots)
+    free = free_memory(device) if free_bytes is None else int(free_bytes)
+    present = x.numel() * x.element_size() + y.numel() * y.element_size() + shapes.n_params * shapes.itemsize
+    threads = torch.get_num_threads() if device.type == "cpu" else 1
+    reason = ""
+    if strategy != "auto":
+        chosen, reason = strategy, "strategy set by the configuration"
+    elif S == 1:
+        chosen, reason = "batched", "one seed"
+    elif S * n * m <= SMALL_STEP_ELEMENTS:
+        chosen = "batched"
+        reason = f"small step (S n m = {S * n * m} <= {SMALL_STEP_ELEMENTS}): batching amortises per-call overhead"
+    elif steps < PROBE_MIN_STEPS or not probe:
+        chosen = "batched" if device.type == "cuda" else "loop"
+        why = "no probe asked" if not probe else f"a run of {steps} steps is not worth a probe"
+        reason = f"cost model ({why}): {chosen} on {device.type}"
+    else:
+        chosen = ""
+    seconds = None
+    if chosen:
+        chunk, peak = memory_plan(shapes, chosen, device.type, free, chunk_size, ignore_memory_check, present, threads)
+        plan = _plan(shapes, chosen, chunk, False, device, peak, free, None, reason, threads)
+        if S * n * m > SMALL_STEP_ELEMENTS and probe and steps >= PROBE_MIN_STEPS:
+            seconds = _probe_step(plan, U, W, degree, x, y)
+    else:
+        chunks: dict[str, tuple[int, int]] = {}
+        refusal = None
+        candidates = ("batched", "loop") + (("parallel",) if device.type == "cpu" and threads > 1 else ())
+        for cand in candidates:
+            try:
+                chunks[cand] = memory_plan(
+                    shapes, cand, device.type, free, chunk_size, ignore_memory_check, present, threads
+                )
+            except InsufficientMemoryError as exc:
+                refusal = exc
+        if not chunks:
+            assert refusal is not None
+            raise refusal
+        timings = {}
+        for cand, (c, pk) in chunks.items():
+            trial = _plan(shapes, cand, c, False, device, pk, free, None, "", threads)
+            timings[cand] = _probe_step(trial, U, W, degree, x, y)
+        chosen = min(timings, key=lambda c: timings[c])
+        seconds = timings[chosen]
+        reason = "probe: " + ", ".join(f"{c} {1e3 * t:.3g} ms/step" for c, t in timings.items())
+        if len(chunks) < len(candidates):
+            reason += f" ({', '.join(c for c in candidates if c not in chunks)} would not fit in memory)"
+        chunk, peak = chunks[chosen]
+    compiled_fn = None
+    want_compile = compile
+    if compile is None:
+        want_compile = device.type == "cpu" and seconds is not None and seconds * steps >= COMPILE_MIN_RUN_S
+    want_compile = bool(want_compile) and chosen not in ("vmap", "parallel")
+    if want_compile and dry_run:
+        reason += "; would compile"
+    elif want_compile:
+        compiled_fn = _compile_for(shapes, chosen, chunk, U, W, degree, x, y)
+        reason += "; compiled" if compiled_fn is not None else "; compilation failed, eager"
+    plan = _plan(
+        shapes,
+        chosen,
+        chunk,
+        compiled_fn is not None or (dry_run and want_compile),
+        device,
+        peak,
+        free,
+        seconds,
+        reason,
+        threads,
+    )
+    if compiled_fn is not None:
+        seconds = _probe_step(plan, U, W, degree, x, y, compiled_fn)
+        plan = _plan(shapes, chosen, chunk, True, device, peak, free, seconds, reason, threads)
+    long_run = plan.seconds_per_step is not None and plan.seconds_per_step * steps >= PRINT_ESTIMATE_S
+    if print_estimate and long_run and not dry_run:
+        print(plan.describe(steps), file=sys.stderr, flush=True)
+    return EnsembleStep(plan, degree, compiled_fn)
+
+
+def _plan(
+    shapes: StepShapes,
+    strategy: str,
+    chunk: int,
+    compiled: bool,
+    device: torch.device,
+    peak: int,
+    free: int | None,
+    seconds: float | None,
+    reason: str,
+    threads: int = 1,
+) -> StepPlan:
+    group = _group_of(strategy, shapes.n_seeds)
+    workers = _workers_of(strategy, shapes.n_seeds, threads)
+    dtype = {8: "float64", 4: "float32"}.get(shapes.itemsize, f"{8 * shapes.itemsize}-bit")
+    return StepPlan(
+        strategy,
+        group,
+        chunk,
+        compiled,
+        str(device),
+        dtype,
+        shapes.flops_per_step,
+        peak,
+        free,
+        seconds,
+        reason,
+        workers,
+    )
+
+
+def _probe_step(
+    plan: StepPlan,
+    U: torch.Tensor,
+    W: torch.Tensor,
+    degree: int,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    compiled: Callable[..., Any] | None = None,
+) -> float:
+    """Seconds per step of ``plan``, timed on the first ``PROBE_CHUNKS`` chunks of the first group (of the first
+    ``workers`` groups, run concurrently, for ``parallel``) and scaled by the number of chunks and rounds of groups (gradients only;
+    nothing is updated)."""
+    n, S = x.shape[0], U.shape[0]
+    c = min(PROBE_CHUNKS * plan.chunk, n)  # several chunks, as in a step: per-call costs are not over-weighted
+    g = plan.group * plan.workers
+    step = EnsembleStep(plan, degree, compiled)
+    t = _time(lambda: step.gradient(U[:g], W[:g], x[:c], y[:c]), U.device)
+    return t * (n / c) * math.ceil(S / g)
+
+
+def _compile_for(
+    shapes: StepShapes,
+    strategy: str,
+    chunk: int,
+    U: torch.Tensor,
+    W: torch.Tensor,
+    degree: int,
+    x: torch.Tensor,
+    y: torch.Tensor,
+) -> Callable[..., Any] | None:
+    g = _group_of(strategy, shapes.n_seeds)
+    Ug, Wg = U.detach()[:g], W.detach()[:g]
+    _, m, k, d = Ug.shape
+    dense = shapes.dense
+    table = Ug.reshape(g, m, k * d) if dense else Ug.permute(2, 3, 0, 1).reshape(k * d, g * m).contiguous()
+    xc = _chunk_inputs(x.to(U.dtype) if dense else x, 0, chunk, d, dense)
+    return _compile_chunk(degree, dense, table, Wg, xc, y[:chunk])
