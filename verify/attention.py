@@ -22,12 +22,17 @@ Scores use :func:`torch.nn.functional.scaled_dot_product_attention` when no rela
 attention maps are not requested; otherwise they are formed explicitly (same values; a test checks it). The
 maps are returned by ``forward(..., return_attention=True)`` as one tensor ``(S, B, H, T, T)`` per layer.
 
-:func:`fit` trains an ensemble on next-token cross-entropy through :func:`verify.loop.run_loop`.
+:func:`fit` trains an ensemble on next-token cross-entropy through :func:`verify.loop.run_loop`. Before the
+first step it compares :func:`memory_estimate` for the first batch's shape with the device's free memory (and
+refuses with :class:`verify.train_step.InsufficientMemoryError` unless ``ignore_memory_check``); a run whose
+first ``PROBE_STEPS`` updates predict more than a minute prints its memory and time estimate on stderr.
 """
 
 from __future__ import annotations
 
 import math
+import sys
+import time
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
@@ -35,6 +40,7 @@ import torch
 import torch.nn.functional as F
 
 from .loop import LoopEnd, NonFiniteGuard, run_loop, stack_seeds, torch_threads
+from .train_step import MEMORY_SAFETY, PRINT_ESTIMATE_S, InsufficientMemoryError, free_memory
 
 __all__ = [
     "AttentionConfig",
@@ -43,10 +49,12 @@ __all__ = [
     "init_params",
     "relative_scores",
     "per_seed_cross_entropy",
+    "memory_estimate",
     "fit",
 ]
 
 POSITIONS = ("relative", "absolute", "none")
+PROBE_STEPS = 5  # the time per step printed before a long run is measured on the first PROBE_STEPS updates
 OPTIMIZERS = ("adamw", "adam", "sgd")
 
 
@@ -297,6 +305,46 @@ def per_seed_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch
     return ce.view(S, B * T).mean(dim=1)
 
 
+def memory_estimate(cfg: AttentionConfig, n_seeds: int, batch: int, seq_len: int, itemsize: int = 4) -> int:
+    """Estimated peak bytes of one training step of :class:`AttentionEnsemble` (an upper estimate).
+
+    Parameters: weights, gradients and two optimiser slots (Adam/AdamW). Activations kept for the backward pass,
+    per layer and per (seed, sequence), counted from what autograd saves (``tests/verify/test_attention.py`` measures
+    it with saved-tensor hooks): six ``(T, d)`` and four ``(T, H d_h)`` buffers (the einsums' reshaped inputs,
+    q, k, v, the heads), five ``(H, T, T)`` score-sized buffers with relative positions (scores, lag products, the
+    gathered relative term, mask, softmax) and three without, three ``(T, mlp)`` for the MLP; plus the logits and
+    their gradient ``(T, out)`` twice. Backward temporaries are taken as one more layer's activations.
+    """
+    S, B, T = int(n_seeds), int(batch), int(seq_len)
+    n_params = sum(math.prod(shape) for shape in init_params_shapes(cfg).values())
+    params = 4 * S * n_params * itemsize
+    H, dh, d = cfg.heads, cfg.head_dim, cfg.d
+    relative = cfg.positions == "relative"
+    per_layer = T * (6 * d + 4 * H * dh) + (5 if relative else 3) * H * T * T + 3 * T * cfg.mlp
+    out = cfg.out or cfg.vocab
+    per_sequence = (cfg.layers + 1) * per_layer + 4 * T * out + T * d
+    return int(params + S * B * per_sequence * itemsize)
+
+
+def _check_memory(model: torch.nn.Module, inputs: torch.Tensor, ignore: bool) -> int | None:
+    """:func:`memory_estimate` for ``inputs`` ``(S, B, T)`` against the free memory of their device; None when
+    ``model`` is not an :class:`AttentionEnsemble` (no estimate)."""
+    if not isinstance(model, AttentionEnsemble) or inputs.ndim != 3:
+        return None
+    S, B, T = inputs.shape
+    need = memory_estimate(model.cfg, S, B, T, model.p("embed").element_size())
+    free = free_memory(inputs.device)
+    if free is not None and need > MEMORY_SAFETY * free and not ignore:
+        gib = 2.0**30
+        raise InsufficientMemoryError(
+            f"attention training would need about {need / gib:.2f} GiB on {inputs.device} ({S} seeds x batch {B} x "
+            f"length {T}, {model.cfg.layers} layers, {model.cfg.heads} heads, d = {model.cfg.d}) but "
+            f"{MEMORY_SAFETY:.0%} of the {free / gib:.2f} GiB free is usable: train fewer seeds per run or smaller "
+            "batches, or override the check with ignore_memory_check=True (tvk --ignore-memory-check)."
+        )
+    return need
+
+
 def fit(
     model: torch.nn.Module,
     batch: Callable[[int], tuple[torch.Tensor, torch.Tensor]],
@@ -314,6 +362,8 @@ def fit(
     num_threads: int | None = None,
     progress: bool = False,
     desc: str = "attention",
+    ignore_memory_check: bool = False,
+    log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True),
 ) -> LoopEnd:
     """Train the seed ensemble ``model`` (any module with a leading seed axis) for ``steps`` updates.
 
@@ -323,6 +373,11 @@ def fit(
     These optimisers act entry by entry and there is no global gradient clipping, so every seed follows the
     trajectory it would follow alone. ``evaluate``/``stop``/``eval_every`` are :func:`verify.loop.run_loop`'s hooks;
     a NaN/inf loss or weight raises :class:`AttentionDivergedError`.
+
+    The first batch's shape fixes :func:`memory_estimate`, checked against the device's free memory before the
+    first update (``InsufficientMemoryError`` unless ``ignore_memory_check``); when the first ``PROBE_STEPS``
+    updates predict more than ``PRINT_ESTIMATE_S`` seconds in all, ``log`` gets the estimate (memory, time per
+    step, total).
     """
     if optimizer not in OPTIMIZERS:
         raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {optimizer!r}")
@@ -333,9 +388,23 @@ def fit(
         "sgd": lambda: torch.optim.SGD(params, lr=lr, weight_decay=weight_decay),
     }[optimizer]()
 
+    plan: dict[str, Any] = {"first": None, "need": None, "t0": None}
+
     def step_fn(t: int) -> torch.Tensor:
         model.train()
         inputs, targets = batch(t)
+        if plan["t0"] is None:
+            plan["need"] = _check_memory(model, inputs, ignore_memory_check)
+            plan["first"], plan["t0"] = t, time.perf_counter()
+        elif t == plan["first"] + PROBE_STEPS:
+            per_step = (time.perf_counter() - plan["t0"]) / PROBE_STEPS
+            left = steps - t
+            if per_step * left >= PRINT_ESTIMATE_S:
+                mem = "" if plan["need"] is None else f"about {plan['need'] / 2.0**30:.2f} GiB peak, "
+                log(
+                    f"{desc}: {len(seeds)} seed(s), {mem}{per_step * 1e3:.3g} ms per step, {left} steps left: "
+                    f"about {per_step * left / 60:.1f} min"
+                )
         opt.zero_grad(set_to_none=True)
         loss = loss_fn(model(inputs), targets)
         loss.sum().backward()

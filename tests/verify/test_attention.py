@@ -7,6 +7,7 @@ import math
 import pytest
 import torch
 
+import verify.attention as va
 from verify.attention import AttentionConfig, AttentionEnsemble, fit, init_params, relative_scores
 
 
@@ -108,3 +109,64 @@ def test_init_is_per_seed_and_bad_input() -> None:
     m = _model()
     with pytest.raises(ValueError, match="max_len"):
         m(torch.zeros(3, 1, 13, dtype=torch.int64))
+
+
+# ------------------------------------------------------------------------------------------ memory and time plan
+
+
+def _saved_bytes(model: AttentionEnsemble, tokens: torch.Tensor) -> int:
+    """Bytes of every tensor autograd saves for the backward pass of one step (measured with saved-tensor hooks)."""
+    total = 0
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        nonlocal total
+        total += t.numel() * t.element_size()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        model(tokens).sum().backward()
+    return total
+
+
+@pytest.mark.parametrize(
+    "positions, mlp, layers, heads, T",
+    [("relative", 0, 2, 1, 24), ("absolute", 16, 1, 2, 16), ("relative", 8, 3, 4, 40), ("none", 0, 2, 2, 8)],
+)
+def test_memory_estimate_bounds_what_autograd_saves(positions, mlp, layers, heads, T) -> None:
+    """The estimate covers the parameters (with gradients and Adam's two slots) plus every tensor saved for the
+    backward pass, and is not a gross overestimate (within 4x)."""
+    cfg = AttentionConfig(vocab=5, max_len=T, d=16, layers=layers, heads=heads, positions=positions, mlp=mlp)
+    S, B = 3, 4
+    model = AttentionEnsemble.init(cfg, tuple(range(S)))
+    tokens = torch.randint(0, 5, (S, B, T))
+    params = 4 * sum(p.numel() * p.element_size() for p in model.parameters())
+    measured = params + _saved_bytes(model, tokens)
+    estimate = va.memory_estimate(cfg, S, B, T, itemsize=4)
+    assert measured <= estimate <= 4 * measured, (measured, estimate)
+
+
+def test_fit_refuses_when_memory_is_short_unless_overridden(monkeypatch) -> None:
+    cfg = AttentionConfig(vocab=3, max_len=8, d=8, layers=1)
+    model = AttentionEnsemble.init(cfg, (0, 1))
+    data = torch.randint(0, 3, (2, 4, 8))
+    monkeypatch.setattr(va, "free_memory", lambda device: 1000)
+    with pytest.raises(va.InsufficientMemoryError, match="ignore_memory_check"):
+        fit(model, lambda t: (data, data), 3, lr=1e-2, seeds=(0, 1))
+    end = fit(model, lambda t: (data, data), 3, lr=1e-2, seeds=(0, 1), ignore_memory_check=True)
+    assert end.step == 3
+
+
+def test_fit_prints_its_estimate_before_a_long_run(monkeypatch) -> None:
+    cfg = AttentionConfig(vocab=3, max_len=8, d=8, layers=1)
+    model = AttentionEnsemble.init(cfg, (0,))
+    data = torch.randint(0, 3, (1, 4, 8))
+    lines: list[str] = []
+    monkeypatch.setattr(va, "PRINT_ESTIMATE_S", 0.0)
+    fit(model, lambda t: (data, data), va.PROBE_STEPS + 3, lr=1e-2, seeds=(0,), log=lines.append, desc="probe")
+    assert (
+        len(lines) == 1 and lines[0].startswith("probe: 1 seed(s), about") and "ms per step, 3 steps left" in lines[0]
+    )
+    quiet: list[str] = []
+    monkeypatch.setattr(va, "PRINT_ESTIMATE_S", 1e9)
+    fit(model, lambda t: (data, data), va.PROBE_STEPS + 3, lr=1e-2, seeds=(0,), log=quiet.append)
+    assert quiet == []
