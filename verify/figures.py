@@ -15,7 +15,13 @@ rendered by :func:`render_plot_spec` to ``<id>-<name>.png``:
   "xlabel", "ylabel", "xscale"?, "yscale"?, "title"?}`` - curves, optional shaded band [lo, hi];
 * ``{"name", "kind": "heatmap", "x", "y", "panels": [{"title", "z"}], "xlabel", "ylabel", "zlabel"?, "vmin"?, "vmax"?}``
   - one or more panels of a matrix z[row = y][col = x], annotated cell by cell;
-* ``{"name", "kind": "hist", "series": [{"label", "values"}], "bins"?, "xlabel", "vlines"?: [{"x", "label"}]}``.
+* ``{"name", "kind": "hist", "series": [{"label", "values"}], "bins"?, "xlabel", "ylabel"? (default "count"),
+  "vlines"?: [{"x", "label"}]}``.
+
+Every axis is labelled (a histogram's y axis defaults to "count", a heat map's colour bar to "value") and a plot with
+more than one series has a legend (unlabelled series are numbered). With ``formats=("png", "pdf", "svg")`` each
+figure is also written as PDF and SVG next to its PNG (same stem); the returned names are always the PNGs.
+:func:`remove_stale_figures` deletes the figures of an earlier run that the current one did not write.
 """
 
 from __future__ import annotations
@@ -30,17 +36,69 @@ import numpy as np
 
 from .io import atomic_path
 
-__all__ = ["render_figures", "render_plot_spec", "plot_spec_figure", "PLOT_KINDS"]
+__all__ = [
+    "render_figures",
+    "render_plot_spec",
+    "plot_spec_figure",
+    "remove_stale_figures",
+    "PLOT_KINDS",
+    "FIGURE_FORMATS",
+]
+
+#: The file formats a figure can be written in; PNG is always written (the report shows it).
+FIGURE_FORMATS = ("png", "pdf", "svg")
+
+Formats = tuple[str, ...]
 
 
-def _save(fig: Any, target: Path) -> str:
-    with atomic_path(target) as tmp:
-        fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
+def _check_formats(formats: Formats) -> Formats:
+    bad = [f for f in formats if f not in FIGURE_FORMATS]
+    if bad:
+        raise ValueError(f"figure formats must be among {FIGURE_FORMATS}, got {bad}")
+    return ("png", *[f for f in FIGURE_FORMATS[1:] if f in formats])
+
+
+def _save(fig: Any, target: Path, formats: Formats = ("png",)) -> str:
+    """Write ``fig`` to ``target`` (a ``.png`` path) and, for each other format in ``formats``, next to it with
+    the same stem; returns the PNG's file name."""
+    try:
+        for fmt in _check_formats(formats):
+            with atomic_path(target.with_suffix(f".{fmt}")) as tmp:
+                fig.savefig(tmp, format=fmt, dpi=110, bbox_inches="tight")
+    finally:
+        plt.close(fig)
     return target.name
 
 
-def _margin_curve(rec: dict, out: Path) -> str | None:
+def remove_stale_figures(figdir: str | os.PathLike, keep: dict[str, list[str]] | list[str] | set[str]) -> list[str]:
+    """Delete the figure files (PNG, PDF, SVG) in ``figdir`` that the current run did not write.
+
+    Parameters
+    ----------
+    figdir : path
+        The report's figure directory (missing is fine: nothing to remove).
+    keep : {claim id: [png names]} as returned by :func:`render_figures`, or a collection of file names
+        Every figure whose stem is the stem of a kept name survives, in every format.
+
+    Returns
+    -------
+    list of str
+        The removed file names, sorted.
+    """
+    names = [n for ns in keep.values() for n in ns] if isinstance(keep, dict) else list(keep)
+    stems = {Path(n).stem for n in names}
+    out = Path(figdir)
+    if not out.is_dir():
+        return []
+    removed = []
+    for f in sorted(out.iterdir()):
+        if f.is_file() and f.suffix.lstrip(".") in FIGURE_FORMATS and f.stem not in stems:
+            f.unlink()
+            removed.append(f.name)
+    return removed
+
+
+def _margin_curve(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
     hist = rec["artifacts"].get("history")
     if not hist:
         return None
@@ -60,10 +118,10 @@ def _margin_curve(rec: dict, out: Path) -> str | None:
     ax.set_title(f"{rec['id']}: {setting}" if setting else rec["id"])
     ax.legend(fontsize=8, loc="lower right")
     ax.grid(alpha=0.3)
-    return _save(fig, out / f"{rec['id']}-margin.png")
+    return _save(fig, out / f"{rec['id']}-margin.png", formats)
 
 
-def _spectra(rec: dict, out: Path) -> str | None:
+def _spectra(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
     sp = rec["artifacts"].get("spectra")
     if not sp:
         return None
@@ -77,37 +135,47 @@ def _spectra(rec: dict, out: Path) -> str | None:
         interp = (coef[None, :] * np.exp(2j * np.pi * np.outer(fine, freqs) / p)).sum(1).real / p
         axes[r, 0].plot(fine, interp, color="#9ecae1", lw=1.2)
         axes[r, 0].plot(np.arange(p), values[r], "o", color="#d62728", ms=3)
-        axes[r, 0].set_ylabel(f"#{sp['neurons'][r]}", fontsize=8)
+        axes[r, 0].set_ylabel(f"neuron {sp['neurons'][r]}", fontsize=8)
         axes[r, 1].bar(np.arange(power.shape[1]), power[r] / power[r].sum(), color="#3182bd")
         axes[r, 1].set_ylim(0, 1.05)
+        axes[r, 1].set_ylabel("power share", fontsize=8)
     axes[0, 0].set_title(r"$u_{i,1}(a)$ and trigonometric interpolation", fontsize=9)
     axes[0, 1].set_title("one-sided normalized power by frequency", fontsize=9)
     axes[-1, 0].set_xlabel("a")
-    axes[-1, 1].set_xlabel(r"$\zeta$")
+    axes[-1, 1].set_xlabel(r"frequency $\zeta$")
+    fig.subplots_adjust(wspace=0.35)
     fig.suptitle(f"{rec['id']}: heaviest neurons of seed 0", fontsize=10)
-    return _save(fig, out / f"{rec['id']}-spectra.png")
+    return _save(fig, out / f"{rec['id']}-spectra.png", formats)
 
 
-def _frequency_histogram(rec: dict, out: Path) -> str | None:
+def _frequency_histogram(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
     cov = rec["artifacts"].get("coverage")
     if not cov:
         return None
     cov = np.array(cov)
     S, F = cov.shape
     seeds = rec["metadata"]["seeds"] or list(range(S))
+    irreps = rec["artifacts"].get("irrep_names")  # a group: one bar per non-trivial irrep, not per frequency
     fig, ax = plt.subplots(figsize=(6, 3.2))
     width = 0.8 / S
     for s in range(S):
         ax.bar(np.arange(1, F + 1) + (s - (S - 1) / 2) * width, cov[s], width=width, label=f"seed {seeds[s]}")
-    ax.set_xlabel(r"dominant frequency $\zeta$")
     ax.set_ylabel("significant neurons")
-    ax.set_xticks(np.arange(1, F + 1))
-    ax.set_title(f"{rec['id']}: every frequency must be used (Shi Lemma C.20)", fontsize=10)
-    ax.legend(fontsize=8)
-    return _save(fig, out / f"{rec['id']}-frequencies.png")
+    if irreps and len(irreps) == F:
+        ax.set_xlabel("dominant non-trivial irreducible representation")
+        ax.set_xticks(np.arange(1, F + 1), [str(n) for n in irreps])
+        what = f" of {rec['artifacts']['group']}" if "group" in rec["artifacts"] else ""
+        ax.set_title(f"{rec['id']}: neurons per irrep{what}", fontsize=10)
+    else:
+        ax.set_xlabel(r"dominant frequency $\zeta$")
+        ax.set_xticks(np.arange(1, F + 1))
+        ax.set_title(f"{rec['id']}: every frequency must be used (Shi Lemma C.20)", fontsize=10)
+    if S > 1:
+        ax.legend(fontsize=8)
+    return _save(fig, out / f"{rec['id']}-frequencies.png", formats)
 
 
-def _parity_neurons(rec: dict, out: Path) -> str | None:
+def _parity_neurons(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
     """Edelman Fig 7.5a: normalized u of the heaviest neurons (support S predicted, |u_j| = 1/sqrt(k+1)) and
     w[0] - w[1] against the predicted +-2 w_entry."""
     a = rec["artifacts"].get("parity_neurons")
@@ -132,10 +200,10 @@ def _parity_neurons(rec: dict, out: Path) -> str | None:
     ax1.set_yticks([])
     ax1.set_xlabel(r"$(w_0 - w_1)/\|\theta_i\|$")
     fig.suptitle(f"{rec['id']}: heaviest neurons of seed 0 (Edelman Fig 7.5a)", fontsize=10)
-    return _save(fig, out / f"{rec['id']}-neurons.png")
+    return _save(fig, out / f"{rec['id']}-neurons.png", formats)
 
 
-def _lsa_spectrum(rec: dict, out: Path) -> str | None:
+def _lsa_spectrum(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
     """Shi Thm 5.4.1: eigenvalues of the learned M_eff against the optimal rank-r spectrum, one panel per rank."""
     a = rec["artifacts"].get("lsa_spectrum")
     if not a:
@@ -151,10 +219,10 @@ def _lsa_spectrum(rec: dict, out: Path) -> str | None:
     axes[0, 0].set_ylabel(r"eigenvalue of $M_{\rm eff}$")
     axes[0, 0].legend(fontsize=7)
     fig.suptitle(f"{rec['id']}: learned vs optimal spectrum", fontsize=10, y=1.04)
-    return _save(fig, out / f"{rec['id']}-spectrum.png")
+    return _save(fig, out / f"{rec['id']}-spectrum.png", formats)
 
 
-def _lsa_noise_curve(rec: dict, out: Path) -> str | None:
+def _lsa_noise_curve(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
     """Shi Thm 5.4.2: evaluation loss under a noisy prompt against the noise level, one line per rank."""
     a = rec["artifacts"].get("lsa_noise_curve")
     if not a:
@@ -174,18 +242,36 @@ def _lsa_noise_curve(rec: dict, out: Path) -> str | None:
             "title": f"{rec['id']}: which rank is most robust",
         },
         out,
+        formats,
     )
 
 
-def _looped_error(rec: dict, out: Path) -> str | None:
+def _looped_error(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
     """Shi Fig 8.1: error of the looped transformer against the number of loops T, with the bound."""
     a = rec["artifacts"].get("looped_error")
     if not a:
         return None
-    series = [
-        {"label": "observed (mean)", "x": a["T"], "y": a["error"]},
-        {"label": "bound (theory)", "x": a["T"], "y": a["bound"], "ls": "--", "marker": "", "color": "k"},
-    ]
+    by_n = rec["artifacts"].get("looped_error_by_n") or {}
+    if len(by_n) > 1:  # the claim is about the n-dependence: one observed line and one bound per n
+        series = []
+        for i, (n, s) in enumerate(sorted(by_n.items(), key=lambda kv: int(kv[0]))):
+            color = f"C{i}"
+            series += [
+                {"label": f"n = {n}, observed (mean)", "x": s["T"], "y": s["error"], "color": color},
+                {
+                    "label": f"n = {n}, bound (theory)",
+                    "x": s["T"],
+                    "y": s["bound"],
+                    "ls": "--",
+                    "marker": "",
+                    "color": color,
+                },
+            ]
+    else:
+        series = [
+            {"label": "observed (mean)", "x": a["T"], "y": a["error"]},
+            {"label": "bound (theory)", "x": a["T"], "y": a["bound"], "ls": "--", "marker": "", "color": "k"},
+        ]
     return render_plot_spec(
         rec["id"],
         {
@@ -193,19 +279,26 @@ def _looped_error(rec: dict, out: Path) -> str | None:
             "kind": "lines",
             "series": series,
             "xlabel": "loops T",
-            "ylabel": "error",
+            "ylabel": "normalised squared error" if by_n else "error",
             "yscale": "log",
-            "title": rec["id"],
+            "title": f"{rec['id']}: error against loops, one colour per n" if len(by_n) > 1 else rec["id"],
         },
         out,
+        formats,
     )
 
 
 PLOT_KINDS = ("lines", "heatmap", "hist")
 
 
+def _series_label(ser: dict, i: int, n: int) -> str | None:
+    """A series' legend label; unlabelled series are numbered when there are several."""
+    return ser.get("label") or (f"series {i + 1}" if n > 1 else None)
+
+
 def _plot_lines(ax: Any, spec: dict) -> None:
-    for ser in spec["series"]:
+    n = len(spec["series"])
+    for i, ser in enumerate(spec["series"]):
         x, y = np.asarray(ser["x"], dtype=float), np.asarray(ser["y"], dtype=float)
         (line,) = ax.plot(
             x,
@@ -214,7 +307,7 @@ def _plot_lines(ax: Any, spec: dict) -> None:
             ms=3,
             ls=ser.get("ls", "-"),
             lw=1.3,
-            label=ser.get("label"),
+            label=_series_label(ser, i, n),
             color=ser.get("color"),
             alpha=ser.get("alpha", 1.0),
         )
@@ -235,16 +328,19 @@ def _plot_lines(ax: Any, spec: dict) -> None:
 
 
 def _plot_hist(ax: Any, spec: dict) -> None:
-    for ser in spec["series"]:
-        ax.hist(np.asarray(ser["values"], dtype=float), bins=spec.get("bins", 20), alpha=0.55, label=ser.get("label"))
+    n = len(spec["series"])
+    for i, ser in enumerate(spec["series"]):
+        values = np.asarray(ser["values"], dtype=float)
+        ax.hist(values[np.isfinite(values)], bins=spec.get("bins", 20), alpha=0.55, label=_series_label(ser, i, n))
     for v in spec.get("vlines", []):
         ax.axvline(float(v["x"]), color=v.get("color", "k"), ls="--", lw=1, label=v.get("label"))
     ax.grid(alpha=0.3)
 
 
-def render_plot_spec(rec_id: str, spec: dict, out: Path) -> str:
-    """Render one ``artifacts["plots"]`` entry (see the module docstring) to ``<rec_id>-<name>.png``."""
-    return _save(plot_spec_figure(rec_id, spec), out / f"{rec_id}-{spec['name']}.png")
+def render_plot_spec(rec_id: str, spec: dict, out: Path, formats: Formats = ("png",)) -> str:
+    """Render one ``artifacts["plots"]`` entry (see the module docstring) to ``<rec_id>-<name>.png`` (and the other
+    ``formats`` next to it)."""
+    return _save(plot_spec_figure(rec_id, spec), Path(out) / f"{rec_id}-{spec['name']}.png", formats)
 
 
 def plot_spec_figure(rec_id: str, spec: dict) -> Any:
@@ -282,24 +378,30 @@ def plot_spec_figure(rec_id: str, spec: dict) -> Any:
             if i == 0:  # the panels share the y axis
                 ax.set_ylabel(spec.get("ylabel", ""))
             ax.set_title(panel.get("title", ""), fontsize=9)
-        fig.colorbar(im, ax=list(axes[0]), label=spec.get("zlabel", ""))
+        fig.colorbar(im, ax=list(axes[0]), label=spec.get("zlabel") or "value")
     else:
         fig, ax = plt.subplots(figsize=(5.8, 3.6))
         (_plot_lines if kind == "lines" else _plot_hist)(ax, spec)
         ax.set_xlabel(spec.get("xlabel", ""))
-        ax.set_ylabel(spec.get("ylabel", ""))
+        ax.set_ylabel(spec.get("ylabel") or ("count" if kind == "hist" else ""))
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8)
     fig.suptitle(spec.get("title", rec_id), fontsize=10)
     return fig
 
 
-def _generic_plots(rec: dict, out: Path) -> list[str]:
-    return [render_plot_spec(rec["id"], spec, out) for spec in rec["artifacts"].get("plots", [])]
+def _generic_plots(rec: dict, out: Path, formats: Formats = ("png",)) -> list[str]:
+    return [render_plot_spec(rec["id"], spec, out, formats) for spec in rec["artifacts"].get("plots", [])]
 
 
-def render_figures(records: list[dict], figures_dir: str | os.PathLike) -> dict[str, list[str]]:
-    """Render every figure the records' artifacts support; returns {claim id: [file names]}."""
+def render_figures(
+    records: list[dict], figures_dir: str | os.PathLike, *, formats: Formats = ("png",)
+) -> dict[str, list[str]]:
+    """Render every figure the records' artifacts support; returns {claim id: [PNG file names]}.
+
+    ``formats`` (a subset of :data:`FIGURE_FORMATS`) also writes each figure as PDF and/or SVG next to its PNG.
+    """
+    formats = _check_formats(formats)
     matplotlib.use("Agg")
     out = Path(figures_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -308,7 +410,7 @@ def render_figures(records: list[dict], figures_dir: str | os.PathLike) -> dict[
         if not rec.get("artifacts"):
             continue
         names = [
-            f(rec, out)
+            f(rec, out, formats)
             for f in (
                 _margin_curve,
                 _spectra,
@@ -319,7 +421,7 @@ def render_figures(records: list[dict], figures_dir: str | os.PathLike) -> dict[
                 _looped_error,
             )
         ]
-        names = [n for n in names if n] + _generic_plots(rec, out)
+        names = [n for n in names if n] + _generic_plots(rec, out, formats)
         if names:
             made[rec["id"]] = names
     return made

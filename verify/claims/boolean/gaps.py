@@ -297,6 +297,7 @@ def _observe_ltf(cfg: LtfConfig, ctx: RunContext) -> Observation:
             "series": hists[k],
             "bins": 40,
             "xlabel": rf"$\Gamma_{{ReLU,{k}}}(w)$ (relaxed gap, gradient units)",
+            "ylabel": "random LTFs",
             "vlines": [{"x": refs[k], "label": f"Majority reference {refs[k]:.4g}"}],
             "title": f"Fig. B.7: random-LTF Fourier gaps, n={cfg.n}, k={k}, {cfg.draws} draws",
         }
@@ -429,6 +430,7 @@ def _observe_sinusoid(cfg: SinusoidConfig, ctx: RunContext) -> Observation:
             {"x": ref, "label": f"Majority reference k={cfg.k_even}: {ref:.4g}", "color": "red"},
         ],
         "xlabel": r"$\Gamma_{k}(w)$ (relaxed gap, n=%d, Gaussian w)" % cfg.n,
+        "ylabel": "directions w",
         "title": f"Fig. B.8 left: sinusoid-neuron Fourier gaps, n={cfg.n}, {cfg.draws} draws "
         f"(Γ ≡ 0 at k={cfg.k_even} via cos)",
     }

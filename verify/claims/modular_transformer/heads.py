@@ -114,6 +114,7 @@ def _head_plots(run_matrices: np.ndarray, init_matrices: np.ndarray, cfg: HeadSp
             ],
             "bins": 20,
             "xlabel": f"share of a head's power in its top {cfg.n_bins} 2-D bins",
+            "ylabel": "heads",
             "vlines": [{"x": cfg.min_fraction, "label": "threshold"}],
             "title": "concentration of every head, all seeds",
         },
@@ -212,6 +213,7 @@ def observe_control(cfg: HeadSpectraConfig, ctx: RunContext) -> Observation:
             ],
             "bins": 20,
             "xlabel": f"share of a head's power in its top {cfg.n_bins} 2-D bins",
+            "ylabel": "heads",
             "vlines": [{"x": cfg.max_fraction, "label": "threshold"}],
             "title": "negative control: no Fourier concentration without the task's structure",
         }

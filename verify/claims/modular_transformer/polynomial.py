@@ -158,6 +158,7 @@ def observe_split(cfg: PolySplitConfig, ctx: RunContext) -> Observation:
             ],
             "bins": 20,
             "xlabel": "maximum normalized power of a neuron's input blocks (min over blocks)",
+            "ylabel": "neurons",
             "title": "Fig. 4.2(b, c): purity at initialisation and after training",
         },
     ]

@@ -1,0 +1,750 @@
+"""The report files rendered from claim records: ``report.md``, ``report.html`` (jinja2 templates in
+``verify/templates``), ``results.json`` (:func:`results_document`, validated by ``verify/schema/results.schema.json``)
+and ``results.csv`` (:func:`results_csv`).
+
+The records are the plain JSON dictionaries of :meth:`verify.claims.base.ClaimRecord.to_json`; nothing here runs a
+claim. Both reports open with the summary counts and an **Errata found** section (each refuted claim: the statement
+as printed, its counterexample as a small table of exact values, the corrected statement and a link to the claim
+that holds it), then list the claims grouped by source document and chapter, one row per claim with source,
+predicted, observed, error, tolerance and verdict, a one-line headline per value and the full data collapsed below.
+
+Escaping is per format: in Markdown every value sits in a code span (so sympy's ``*`` is never emphasis) with
+``|`` escaped (so every table row has the same number of cells), and prose is backslash-escaped; in HTML jinja2's
+autoescaping applies. Mathematics is shown in its ASCII form in both (no KaTeX: no Python package in this
+environment ships it, and the page must work offline).
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import dataclasses
+import importlib.metadata as md
+import io
+import json
+import math
+import os
+import platform
+import re
+import subprocess
+import sys
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable
+
+import jinja2
+
+from .claims.base import registry
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "VERDICTS",
+    "render_markdown",
+    "render_html",
+    "results_document",
+    "results_csv",
+    "results_json",
+    "headline",
+    "fill_tolerance",
+    "md_escape",
+    "md_code",
+    "gfm_slug",
+    "group_of",
+    "hardware",
+    "library_versions",
+    "git_state",
+    "SCHEMA_PATH",
+]
+
+#: Version of the ``results.json`` layout (``verify/schema/results.schema.json``).
+SCHEMA_VERSION = "2.0"
+SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "results.schema.json"
+VERDICTS = ("pass", "fail", "refuted", "inconclusive")
+VERDICT_LABEL = {"pass": "PASS", "fail": "FAIL", "refuted": "REFUTED", "inconclusive": "INCONCLUSIVE"}
+#: Source documents by claim-id prefix.
+DOCUMENTS = {"shi": "Shi thesis (2024)", "edelman": "Edelman thesis (2024)", "karp": "Karp thesis (2024)"}
+#: Libraries whose versions the results header records (when importable).
+LIBRARIES = ("numpy", "scipy", "sympy", "torch", "cvxpy", "clarabel", "scs", "matplotlib", "jinja2")
+CSV_FIELDS = ("id", "source", "kind", "verdict", "predicted", "observed", "tolerance", "runtime_s")
+_NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "+inf": math.inf}
+HEADLINE_LIMIT = 90
+_SKIP = object()  # "no such value" (None is a value)
+FULL_DATA_LIMIT = {"md": 2_500, "html": 8_000}
+
+
+# ---------------------------------------------------------------------------------------------- value rendering
+
+
+def _number(x: float) -> str:
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:.6g}"
+
+
+def _is_exact(v: Any) -> bool:
+    return isinstance(v, dict) and "exact" in v and set(v) <= {"exact", "float"}
+
+
+def _scalar(v: Any) -> float | None:
+    """The float of a scalar record value (number, ``{"exact", "float"}``, "nan"/"inf"), else None."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    if _is_exact(v) and isinstance(v.get("float"), (int, float)):
+        return float(v["float"])
+    if isinstance(v, str) and v.lower() in _NONFINITE:
+        return _NONFINITE[v.lower()]
+    return None
+
+
+def _exact_text(v: dict) -> str:
+    exact = str(v["exact"])
+    fl = v.get("float")
+    if re.fullmatch(r"-?\d+", exact) or not isinstance(fl, (int, float)):
+        return exact
+    if len(exact) > 40 or re.fullmatch(r"-?\d+\.\d*(e[-+]?\d+)?", exact):  # long, or a decimal: its float says it
+        return f"≈ {_number(float(fl))}"
+    return f"{exact} ≈ {_number(float(fl))}"
+
+
+def _atom(v: Any) -> str:
+    """A scalar (or exact number) as short text; None for anything composite."""
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return _number(v)
+    if _is_exact(v):
+        return _exact_text(v)
+    if isinstance(v, str):
+        return v
+    raise TypeError
+
+
+def _flat_numbers(v: Any) -> list[float] | None:
+    """All scalars of a (nested) list of numbers, or None when it holds anything else."""
+    out: list[float] = []
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, list):
+            stack.extend(x)
+            continue
+        f = _scalar(x)
+        if f is None:
+            return None
+        out.append(f)
+    return out
+
+
+def _shape(v: Any) -> str:
+    dims = []
+    while isinstance(v, list):
+        dims.append(len(v))
+        v = v[0] if v else None
+    return "×".join(map(str, dims))
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def headline(value: Any, limit: int = HEADLINE_LIMIT) -> str:
+    """A one-line summary of a record value: scalars as numbers (exact form with its float), short lists inline,
+    long or nested lists as their size and range, dictionaries as their first entries and a count; never longer
+    than ``limit`` characters. The full value is in ``results.json`` and the collapsed full data."""
+    try:
+        return _clip(_atom(value), limit)
+    except TypeError:
+        pass
+    if isinstance(value, list):
+        if not value:
+            return "[] (empty)"
+        if len(value) <= 4 and all(not isinstance(v, (list, dict)) or _is_exact(v) for v in value):
+            return _clip("[" + ", ".join(_atom(v) for v in value) + "]", limit)
+        nums = _flat_numbers(value)
+        if nums is not None:
+            finite = [x for x in nums if math.isfinite(x)]
+            rng = f" in [{_number(min(finite))}, {_number(max(finite))}]" if finite else ""
+            bad = len(nums) - len(finite)
+            shape = f" ({_shape(value)})" if isinstance(value[0], list) else ""
+            return _clip(f"{len(nums)} values{shape}{rng}" + (f", {bad} not finite" if bad else ""), limit)
+        more = f" ({len(value)} items)"
+        return _clip("[" + ", ".join(headline(v, 40) for v in value[:2]) + ", …]", limit - len(more)) + more
+    if isinstance(value, dict):
+        items = []
+        for k, v in value.items():
+            try:
+                items.append(f"{k}: {_atom(v)}")
+            except TypeError:
+                items.append(f"{k}: {headline(v, 40)}")
+        shown = "; ".join(items[:2])
+        more = f" (+{len(items) - 2} more)" if len(items) > 2 else ""
+        return _clip(shown, limit - len(more)) + more
+    return _clip(str(value), limit)
+
+
+def _error(predicted: Any, observed: Any) -> dict[str, Any] | None:
+    """The largest absolute difference between predicted and observed numbers and its ratio to the largest
+    ``|predicted|`` (``rel``; None when that is 0), over ``n`` compared values: two scalars, two numeric arrays of
+    the same size, or a scalar prediction against an array. None when the values are not numeric or not finite."""
+    p = [_scalar(predicted)] if _scalar(predicted) is not None else _flat_numbers(predicted)
+    o = [_scalar(observed)] if _scalar(observed) is not None else _flat_numbers(observed)
+    if not p or not o or (len(p) != len(o) and len(p) != 1):
+        return None
+    p = p * len(o) if len(p) == 1 else p
+    if not all(math.isfinite(x) for x in (*p, *o)):  # type: ignore[arg-type]
+        return None
+    diff = max(abs(b - a) for a, b in zip(p, o))  # type: ignore[operator]
+    scale = max(abs(a) for a in p)  # type: ignore[arg-type]
+    return {"abs": diff, "rel": diff / scale if scale else None, "n": len(o)}
+
+
+def _error_text(err: dict | None) -> str:
+    if err is None:
+        return "—"
+    text = f"{'max ' if err['n'] > 1 else ''}abs {err['abs']:.2g}"
+    return text + (f", rel {err['rel']:.2g}" if err["rel"] is not None else "")
+
+
+def _inline(v: Any) -> str:
+    """A (nested) list written out with exact values (an exact number by its exact form alone)."""
+    if isinstance(v, list):
+        return "[" + ", ".join(_inline(x) for x in v) + "]"
+    if _is_exact(v):
+        return str(v["exact"])
+    if isinstance(v, dict):
+        return ", ".join(f"{k}: {_inline(x)}" for k, x in v.items())
+    try:
+        return _atom(v)
+    except TypeError:
+        return headline(v, 60)
+
+
+def _counterexample_rows(ce: Any, limit: int = 14) -> list[tuple[str, str]]:
+    """A counterexample as (quantity, value) rows with exact values: nested dicts flattened to dotted keys (two
+    levels), lists of records one row each, long lists summarised."""
+    rows: list[tuple[str, str]] = []
+
+    def add(key: str, v: Any, depth: int) -> None:
+        if isinstance(v, dict) and not _is_exact(v) and depth < 2:
+            for k, x in v.items():
+                add(f"{key}.{k}" if key else str(k), x, depth + 1)
+        elif isinstance(v, list) and v and all(isinstance(x, dict) and not _is_exact(x) for x in v) and depth < 2:
+            for i, x in enumerate(v[:3]):
+                rows.append((f"{key}[{i}]", _clip(_inline(x), 200)))
+            if len(v) > 3:
+                rows.append((f"{key}[3:]", f"{len(v) - 3} more"))
+        elif isinstance(v, list) and v:
+            text = _inline(v)
+            if len(text) > 160:
+                text = text[:150].rsplit(",", 1)[0] + ", …]" + f" ({_shape(v)})"
+            rows.append((key or "value", text))
+        else:
+            rows.append((key or "value", headline(v, 160)))
+
+    add("", ce, 0)
+    if len(rows) > limit:
+        rows = rows[:limit] + [("…", f"{len(rows) - limit} more fields in the full data")]
+    return rows
+
+
+def _config_value(config: Any, name: str) -> Any:
+    """Field ``name`` of a record's config (top level first, then one level down); ``_SKIP`` when absent."""
+    if not isinstance(config, dict):
+        return _SKIP
+    if name in config:
+        return config[name]
+    for v in config.values():
+        if isinstance(v, dict) and name in v:
+            return v[name]
+    return _SKIP
+
+
+def fill_tolerance(text: str, config: Any) -> str:
+    """The tolerance prose with every ``config.<field>`` a judge names replaced by the field's value in the
+    record's config (a placeholder whose field is missing is left as it is)."""
+
+    def value(m: re.Match) -> str:
+        v = _config_value(config, m.group(1))
+        return m.group(0) if v is _SKIP else headline(v, 40)
+
+    return re.sub(r"\bconfig\.([A-Za-z_]\w*)", value, str(text))
+
+
+# ---------------------------------------------------------------------------------------------- escaping
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~#$])")
+
+
+def md_escape(text: Any) -> str:
+    """Markdown prose: backslash-escape the characters GFM would read as markup (``* _ [ ] < > | ~ # $ ` \\``);
+    line breaks become spaces."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def md_code(text: Any) -> str:
+    """A Markdown code span safe inside a GFM table cell: ``|`` escaped (GFM removes the backslash inside table
+    cells, code spans included), line breaks as spaces, fenced with more backticks than the text contains."""
+    body = " ".join(str(text).split())
+    body = re.sub(r"\\+(?=\|)", lambda m: m.group(0) * 2, body).replace("|", "\\|")
+    if not body:
+        return ""
+    run = max((len(m) for m in re.findall(r"`+", body)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") or run else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def gfm_slug(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation other than ``-`` and ``_`` removed, spaces as
+    ``-``."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _html_id(text: str) -> str:
+    return "c-" + re.sub(r"[^A-Za-z0-9_-]", "_", text)
+
+
+# ---------------------------------------------------------------------------------------------- grouping
+
+
+_LABEL_PREFIX = r"(?:thm|lem|fig|eq|sec|prop|cor|tab|def|fact|app)?"
+_SOURCE_REF = re.compile(
+    r"\b(?:Theorem|Thm\.?|Lemma|Lem\.?|Proposition|Prop\.?|Corollary|Cor\.?|Figure|Figs?\.|Section|Sec\.|Eqs?\.|"
+    r"Definition|Def\.?|Fact|Table|App\.|Appendix)\s*\(?([0-9]+|[A-Z])\."
+)
+
+
+def _chapter(ref: str) -> tuple[str, tuple]:
+    return (f"Chapter {int(ref)}", (0, int(ref), "")) if ref.isdigit() else (f"Appendix {ref}", (1, 0, ref))
+
+
+def group_of(record: dict) -> tuple[str, str, tuple]:
+    """(source document, chapter label, chapter sort key) of a record, from its id prefix (``shi-``, ``edelman-``,
+    ``karp-``) and the chapter or result number in the id (``ch5``, ``thm4.9``, ``lemC.18``, ``appD4``), else in its
+    source line ("Ch. 5", then the first "Theorem 7.7" / "App. D.4"); an appendix letter gives "Appendix C",
+    nothing found gives "Other"."""
+    cid, source = record["id"], str(record.get("source", ""))
+    prefix, _, rest = cid.partition("-")
+    doc = DOCUMENTS.get(prefix) or (source.split(",")[0].strip() or prefix)
+    m = re.match(r"ch(\d+)(?:-|$)", rest) or re.search(r"\bCh\. ?(\d+)", source)
+    if m:
+        return doc, *_chapter(m.group(1))
+    m = re.match(_LABEL_PREFIX + r"(\d+)", rest) or re.match(_LABEL_PREFIX + r"([A-Z])(?:\.|\d|-|$)", rest)
+    m = m or _SOURCE_REF.search(source)
+    if m:
+        return doc, *_chapter(m.group(1))
+    return doc, "Other", (2, 0, "")
+
+
+def _appendix_chapters(records: list[dict]) -> dict[tuple[str, str], int]:
+    """{(document, appendix letter): chapter} learned from the records' own source lines: a claim grouped under a
+    chapter whose source cites an appendix result (e.g. "Theorem 7.7 (App. D.6)") votes for that pairing."""
+    votes: dict[tuple[str, str], Counter] = {}
+    for r in records:
+        doc, _, key = group_of(r)
+        if key[0] != 0:
+            continue
+        for letter in set(re.findall(r"\b([A-E])\.\d", str(r.get("source", "")))):
+            votes.setdefault((doc, letter), Counter())[key[1]] += 1
+    return {k: c.most_common(1)[0][0] for k, c in votes.items()}
+
+
+# ---------------------------------------------------------------------------------------------- view model
+
+
+def _json_text(obj: Any, limit: int) -> tuple[str, bool]:
+    text = json.dumps(obj, indent=1, default=str, allow_nan=True)
+    if len(text) <= limit:
+        return text, False
+    return text[:limit] + "\n…", True
+
+
+def _views(records: list[dict], fmt: str) -> dict[str, Any]:
+    """Everything the templates show, computed once: per-record rows, errata, groups and the table of contents."""
+    by_id = {r["id"]: r for r in records}
+    appendix = _appendix_chapters(records)
+    views = []
+    for r in records:
+        doc, chapter, key = group_of(r)
+        if key[0] == 1 and (doc, key[2]) in appendix:  # an appendix claim joins the chapter the appendix belongs to
+            n = appendix[(doc, key[2])]
+            chapter, key = f"Chapter {n}", (0, n, "")
+        meta = r.get("metadata") or {}
+        full, truncated = _json_text(
+            {k: r.get(k) for k in ("predicted", "observed", "details", "counterexample", "config")},
+            FULL_DATA_LIMIT[fmt],
+        )
+        views.append(
+            {
+                "id": r["id"],
+                "slug": gfm_slug(r["id"]),
+                "html_id": _html_id(r["id"]),
+                "doc": doc,
+                "chapter": chapter,
+                "key": key,
+                "source": r.get("source", ""),
+                "statement": r.get("statement", ""),
+                "kind": r.get("kind", ""),
+                "verdict": r["verdict"],
+                "label": VERDICT_LABEL.get(r["verdict"], str(r["verdict"]).upper()),
+                "reason": r.get("reason", ""),
+                "tolerance": fill_tolerance(r.get("tolerance", ""), r.get("config")),
+                "predicted": headline(r.get("predicted")),
+                "observed": headline(r.get("observed")),
+                "error": _error_text(_error(r.get("predicted"), r.get("observed"))),
+                "runtime": f"{meta['runtime_s']} s" if meta.get("runtime_s") is not None else "—",
+                "seeds": ", ".join(map(str, meta.get("seeds") or [])) or "—",
+                "device": meta.get("device", "—"),
+                "sweep": _sweep_text(meta["sweep"]) if meta.get("sweep") else "",
+                "refutes": r.get("refutes"),
+                "corrected_by": r.get("corrected_by"),
+                "full": full,
+                "full_truncated": truncated,
+                "fence": "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", full)), default=0)),
+            }
+        )
+    view_by_id = {v["id"]: v for v in views}
+    for v in views:
+        v["corrected_in_run"] = v["corrected_by"] in view_by_id
+        v["corrected_html_id"] = _html_id(v["corrected_by"]) if v["corrected_by"] else ""
+    errata = []
+    for v in views:
+        if v["verdict"] != "refuted":
+            continue
+        cid = v["corrected_by"]
+        corrected = view_by_id.get(cid) if cid else None
+        errata.append(
+            {
+                "claim": v,
+                "printed": v["refutes"] or v["statement"],
+                "rows": _counterexample_rows(by_id[v["id"]].get("counterexample") or {}),
+                "corrected_id": cid,
+                "corrected": corrected,
+            }
+        )
+    docs: dict[str, dict[str, list]] = {}
+    keys: dict[tuple[str, str], tuple] = {}
+    for v in views:
+        docs.setdefault(v["doc"], {}).setdefault(v["chapter"], []).append(v)
+        keys[(v["doc"], v["chapter"])] = v["key"]
+    groups = [
+        {
+            "doc": doc,
+            "slug": gfm_slug(doc),
+            "html_id": _html_id("doc-" + doc),
+            "chapters": [
+                {
+                    "title": ch,
+                    "heading": f"{doc.split(' (')[0]}, {ch}",
+                    "slug": gfm_slug(f"{doc.split(' (')[0]}, {ch}"),
+                    "html_id": _html_id(f"{doc}-{ch}"),
+                    "claims": rows,
+                    "counts": Counter(x["verdict"] for x in rows),
+                }
+                for ch, rows in sorted(chapters.items(), key=lambda kv: keys[(doc, kv[0])])
+            ],
+        }
+        for doc, chapters in docs.items()
+    ]
+    return {"claims": views, "errata": errata, "groups": groups}
+
+
+def _sweep_text(sweep: dict) -> str:
+    """How many cells a grid claim's verdict rests on, and where they came from."""
+    text = (
+        f"verdict rests on {sweep.get('cells')} cells ({sweep.get('seeds')} seed runs); {sweep.get('executed')} run "
+        f"now on {sweep.get('executor')}, {sweep.get('stored_before')} from the results store"
+    )
+    if sweep.get("shard"):
+        text += f"; shard {sweep['shard']}"
+    return text + ("" if sweep.get("complete", True) else "; incomplete")
+
+
+def _meta_view(records: list[dict], meta: dict) -> dict[str, Any]:
+    counts = Counter(r["verdict"] for r in records)
+    runtime = meta.get("runtime_s")
+    return {
+        "scale": meta.get("scale", "—"),
+        "device": meta.get("device", "—"),
+        "generated": meta.get("generated", "—"),
+        "git_revision": meta.get("git_revision") or "unknown",
+        "runtime": f"{runtime:.1f} s" if isinstance(runtime, (int, float)) else "—",
+        "train_dtype": meta.get("train_dtype", "default"),
+        "ignore_memory_check": bool(meta.get("ignore_memory_check")),
+        "selection": meta.get("only") or "all claims",
+        "n": len(records),
+        "counts": [(VERDICT_LABEL[k], k, counts.get(k, 0)) for k in VERDICTS],
+        "kinds": sorted({r.get("kind", "") for r in records}),
+        "figure_formats": [f for f in meta.get("figure_formats", ()) if f != "png"],
+    }
+
+
+@lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("verify", "templates"),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",), default_for_string=False),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["md"] = md_escape
+    env.filters["code"] = md_code
+    return env
+
+
+# ---------------------------------------------------------------------------------------------- renderers
+
+
+def render_markdown(records: list[dict], meta: dict, figures: dict[str, list[str]]) -> str:
+    """The Markdown report (GitHub-flavoured): summary, contents, errata found, then the claims by source document
+    and chapter, each chapter a table (claim, source, predicted, observed, error, tolerance, verdict) followed by
+    one section per claim with its statement, reason, figures and the full data in a collapsed block.
+
+    Parameters
+    ----------
+    records : list of dict
+        Claim records as written by :meth:`verify.claims.base.ClaimRecord.to_json`.
+    meta : dict
+        Report metadata (``scale``, ``device``, ``generated``, ``git_revision``, ``runtime_s``, optional ``only``,
+        ``train_dtype``, ``ignore_memory_check``, ``figure_formats``).
+    figures : dict
+        {claim id: [PNG names under ``figures/``]} as returned by :func:`verify.figures.render_figures`.
+    """
+    ctx = _views(records, "md")
+    text = (
+        _environment()
+        .get_template("report.md.j2")
+        .render(meta=_meta_view(records, meta), figures=figures, gfm_slug=gfm_slug, **ctx)
+    )
+    return re.sub(r"\n{3,}", "\n\n", text)
+
+
+def _data_uri(path: Path) -> str:
+    mime = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}[path.suffix.lstrip(".").lower()]
+    return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def render_html(
+    records: list[dict],
+    meta: dict,
+    figures: dict[str, list[str]],
+    *,
+    self_contained: bool = False,
+    figures_dir: str | os.PathLike | None = None,
+) -> str:
+    """The HTML report: the same content as :func:`render_markdown`, with verdict / kind / source filters and a
+    table of contents (a few lines of inline JavaScript, no network), readable in an 800 px window.
+
+    With ``self_contained`` every figure is embedded as a ``data:`` URI read from ``figures_dir`` (default:
+    ``meta["figures_dir"]``), so the single file can be mailed; otherwise images link to ``figures/<name>``.
+
+    Raises
+    ------
+    ValueError
+        If ``self_contained`` is set and no figure directory is known, or a listed figure is missing there.
+    """
+    images: dict[str, list[dict[str, str]]] = {}
+    folder = figures_dir if figures_dir is not None else meta.get("figures_dir")
+    if self_contained and figures and any(figures.values()) and folder is None:
+        raise ValueError("self_contained=True needs figures_dir (the folder holding the figure files)")
+    mv = _meta_view(records, meta)
+    for cid, names in figures.items():
+        for name in names:
+            if self_contained:
+                path = Path(folder) / name  # type: ignore[arg-type]
+                if not path.is_file():
+                    raise ValueError(f"figures_dir: figure {name!r} of claim {cid} is missing from {folder}")
+                src, extra = _data_uri(path), []
+            else:
+                src = f"figures/{name}"
+                extra = [(fmt.upper(), f"figures/{Path(name).stem}.{fmt}") for fmt in mv["figure_formats"]]
+            images.setdefault(cid, []).append({"name": name, "src": src, "extra": extra})
+    ctx = _views(records, "html")
+    docs = [g["doc"] for g in ctx["groups"]]
+    return _environment().get_template("report.html.j2").render(meta=mv, images=images, docs=docs, **ctx)
+
+
+# ---------------------------------------------------------------------------------------------- results.json
+
+
+def _run(cmd: list[str], cwd: Path | None = None) -> str | None:
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=5, cwd=cwd)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def git_state(cwd: str | os.PathLike | None = None) -> dict[str, Any]:
+    """``{"revision": HEAD or None, "dirty": True when tracked files differ from HEAD, None when unknown}``."""
+    where = Path(cwd) if cwd is not None else Path(__file__).resolve().parent
+    rev = _run(["git", "rev-parse", "HEAD"], where)
+    status = _run(["git", "status", "--porcelain", "--untracked-files=no"], where) if rev else None
+    return {"revision": rev, "dirty": None if status is None else bool(status)}
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def hardware() -> dict[str, Any]:
+    """CPU model, logical threads, platform, and the GPU name and CUDA version when torch sees one (torch is only
+    consulted when it is already imported, so this never pays for importing it)."""
+    info: dict[str, Any] = {
+        "cpu": _cpu_model(),
+        "threads": os.cpu_count(),
+        "platform": platform.platform(),
+        "gpu": None,
+        "cuda": None,
+    }
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        try:
+            if torch.cuda.is_available():
+                info["gpu"] = torch.cuda.get_device_name(0)
+                info["cuda"] = torch.version.cuda
+        except Exception:  # a broken driver leaves the GPU fields empty rather than failing the report
+            pass
+    return info
+
+
+def library_versions(names: Iterable[str] = LIBRARIES) -> dict[str, str]:
+    """Python's version and the installed versions of ``names`` (those not installed are left out)."""
+    out = {"python": platform.python_version()}
+    for name in names:
+        try:
+            out[name] = md.version(name)
+        except md.PackageNotFoundError:
+            pass
+    return out
+
+
+def _finite(value: Any, path: str, flags: list[dict[str, str]]) -> Any:
+    """``value`` with every NaN or infinity (a float, or the "nan"/"inf" strings of ``to_jsonable``) replaced by
+    None; each replacement is recorded in ``flags`` as ``{"path": JSON pointer, "value": "nan"|"inf"|"-inf"}``."""
+    if isinstance(value, float) and not math.isfinite(value):
+        flags.append({"path": path or "/", "value": str(value)})
+        return None
+    if isinstance(value, str) and value.lower() in _NONFINITE:
+        flags.append({"path": path or "/", "value": str(_NONFINITE[value.lower()])})
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v, f"{path}/{_pointer(k)}", flags) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v, f"{path}/{i}", flags) for i, v in enumerate(value)]
+    return value
+
+
+def _pointer(key: Any) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def _judge_params(claim_id: str) -> dict[str, Any] | None:
+    """The judge of a registered claim as ``{"type", "params"}`` (its numeric and text fields), so a script can
+    re-judge the record; None when the claim is not registered in this process."""
+    claim = registry().get(claim_id)
+    if claim is None or not dataclasses.is_dataclass(claim.judge):
+        return None
+
+    def plain(v: Any) -> Any:
+        if isinstance(v, (bool, int, str)) or v is None:
+            return v
+        if isinstance(v, float):
+            return v if math.isfinite(v) else str(v)
+        if isinstance(v, (list, tuple)):
+            items = [plain(x) for x in v]
+            return items if all(x is not _SKIP for x in items) else _SKIP
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):
+            return {"type": type(v).__name__, **{f.name: plain(getattr(v, f.name)) for f in dataclasses.fields(v)}}
+        return _SKIP
+
+    params = {f.name: plain(getattr(claim.judge, f.name)) for f in dataclasses.fields(claim.judge)}
+    return {"type": type(claim.judge).__name__, "params": {k: v for k, v in params.items() if v is not _SKIP}}
+
+
+def results_document(records: list[dict], meta: dict) -> dict[str, Any]:
+    """The ``results.json`` document: ``{"header": {...}, "claims": [...]}`` (schema
+    ``verify/schema/results.schema.json``, version :data:`SCHEMA_VERSION`).
+
+    The header holds the schema version, command line, selection, scale, device, total runtime, hardware (CPU model,
+    threads, GPU and CUDA when present), library versions, git revision and dirty flag, and the verdict counts.
+    Each claim is its record, unchanged except that every NaN or infinity is written as null, plus ``error``
+    (``{"abs", "rel", "n"}``: the largest difference between numeric predicted and observed values, see
+    :func:`_error`; else null), ``judge`` (type and parameters of a registered claim's judge, else null) and
+    ``nonfinite`` (the JSON pointers of the values written as null).
+    """
+    git = git_state()
+    header = {
+        "schema_version": SCHEMA_VERSION,
+        "generated": meta.get("generated"),
+        "command_line": list(meta.get("command_line") or sys.argv),
+        "selection": meta.get("only"),
+        "scale": meta.get("scale"),
+        "device": meta.get("device"),
+        "runtime_s": meta.get("runtime_s"),
+        "executor": meta.get("executor"),
+        "shard": meta.get("shard"),
+        "train_dtype": meta.get("train_dtype"),
+        "ignore_memory_check": bool(meta.get("ignore_memory_check")),
+        "hardware": hardware(),
+        "versions": library_versions(),
+        "git": {"revision": meta.get("git_revision") or git["revision"], "dirty": git["dirty"]},
+        "counts": {k: sum(r["verdict"] == k for r in records) for k in VERDICTS},
+    }
+    flags: list[dict[str, str]] = []
+    header = _finite(header, "", flags)
+    claims = []
+    for r in records:
+        flags = []
+        rec = _finite(r, "", flags)
+        rec["error"] = _error(r.get("predicted"), r.get("observed"))
+        rec["judge"] = _judge_params(r["id"])
+        rec["nonfinite"] = flags
+        claims.append(rec)
+    return {"header": header, "claims": claims}
+
+
+def results_json(records: list[dict], meta: dict) -> str:
+    """:func:`results_document` as the text of ``results.json`` (strict JSON: no NaN or Infinity literal)."""
+    return json.dumps(results_document(records, meta), indent=1, default=str, allow_nan=False) + "\n"
+
+
+def results_csv(records: list[dict]) -> str:
+    """A flat CSV of the headline fields, one row per claim: id, source, kind, verdict, predicted, observed (as
+    :func:`headline` shows them), tolerance and runtime in seconds."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(CSV_FIELDS)
+    for r in records:
+        writer.writerow(
+            [
+                r["id"],
+                r.get("source", ""),
+                r.get("kind", ""),
+                r["verdict"],
+                headline(r.get("predicted")),
+                headline(r.get("observed")),
+                fill_tolerance(r.get("tolerance", ""), r.get("config")),
+                (r.get("metadata") or {}).get("runtime_s", ""),
+            ]
+        )
+    return buf.getvalue()
