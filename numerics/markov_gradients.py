@@ -11,7 +11,11 @@ Independent observations for the exact results of ``theory/markov.py`` (``docs/m
   and the diagonal-bias profile of the second step (Eqs. (E.30)-(E.38)), by Gauss-Legendre quadrature over (a, b)
   and matrix powers; :func:`two_step_v` combines them into ``v^(2)``;
 * :func:`sample_v_gradients`: the per-sequence v-gradient whose mean is the population one (Monte Carlo, Cor. E.2);
-* :func:`last_token_kl`: a strategy's KL at the last token on sampled chains (App. E.2's metric).
+* :func:`last_token_kl`: a strategy's KL at the last token on sampled chains (App. E.2's metric);
+* :func:`derive_markov`: the summary printed by ``tvk derive markov`` (strategy KLs, step-1 / step-2 coefficients);
+* :func:`two_state_strategy_kl_quadrature`: the k = 2 strategies' KLs at the last token at finite t, by a sum over
+  transition-count classes (counted by runs, :func:`two_state_classes_by_runs`) of Gauss-Legendre integrals over
+  (a, b), and ``dblquad`` for the entropy term (:func:`expected_row_entropy_quadrature`).
 
 Setting of the gradients (Lemma E.1): k = 2, margin loss (8.7) with every hinge active (``Delta`` large), so
 ``-dL/dtheta = (1/t) sum_{p=1}^{t} E[grad f_{p, x_{p+1}} - (1/k) sum_i grad f_{p,i}]``; the chain is stationary
@@ -21,12 +25,18 @@ v-gradient at ``W_k = c' 11^T + (rho - c') I`` is ``c' G^V + (rho - c') G^I``.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from math import comb
+from typing import Any
 
 import numpy as np
+import sympy
 from scipy import integrate
 
-from numerics.markov import kl, stationary, strategy_probs, true_next
+from numerics.markov import kl, mc_strategy_kl, stationary, strategy_probs, true_next
+from theory import markov as tm
+from theory._checks import InputError, LimitError
 
 __all__ = [
     "minimal_model_logits",
@@ -42,6 +52,13 @@ __all__ = [
     "last_token_kl",
     "posterior_mean_quadrature",
     "expected_kl_quadrature",
+    "two_state_classes_by_runs",
+    "expected_row_entropy_quadrature",
+    "two_state_strategy_kl_quadrature",
+    "MAX_QUADRATURE_T",
+    "MAX_DERIVE_K",
+    "MAX_DERIVE_T",
+    "derive_markov",
 ]
 
 
@@ -379,3 +396,274 @@ def expected_kl_quadrature(counts_row) -> float:
             return float(np.sum(np.where(p > 0, p * (np.log(p) - np.log(q)), 0.0)))
 
     return _simplex_expectation(c + 1.0, kl_to_q)
+
+
+# --- App. E.2: the k = 2 strategies' KLs at the last token by quadrature (an observation for theory's exact sums)
+
+#: Largest t of :func:`two_state_strategy_kl_quadrature` (O(t^4) work: about 5 s at t = 100, 25 s at t = 150).
+MAX_QUADRATURE_T = 150
+
+
+def two_state_classes_by_runs(t: int) -> np.ndarray:
+    """Every class ``(x_1, x_t, c_00, c_01, c_10, c_11, count)`` of k = 2 sequences of length t (0-based tokens,
+    ``c_ij`` the transitions i -> j), ``(n_classes, 7)`` object array of Python ints (the counts overflow int64 for t > 60).
+
+    Counted by runs, not by dynamic programming: a sequence is ``S = c_01 + c_10`` switches between runs that alternate
+    from ``x_1``; the ``n_0 = c_00 + r_0`` zeros fill the ``r_0`` runs of zeros in ``C(n_0 - 1, r_0 - 1)`` ways, the ones
+    likewise.
+    """
+    if t < 2:
+        raise ValueError(f"t must be >= 2, got {t}")
+    rows = []
+    for x1 in (0, 1):
+        for S in range(t):
+            xt = x1 if S % 2 == 0 else 1 - x1
+            runs_first, runs_other = S // 2 + 1, (S + 1) // 2
+            r0, r1 = (runs_first, runs_other) if x1 == 0 else (runs_other, runs_first)
+            # switches 0 -> 1 and 1 -> 0: they alternate starting with x_1's
+            c01, c10 = ((S + 1) // 2, S // 2) if x1 == 0 else (S // 2, (S + 1) // 2)
+            for n0 in range(r0, t - r1 + 1):
+                n1 = t - n0
+                if (r1 == 0 and n1 != 0) or (r0 == 0 and n0 != 0):
+                    continue
+                count = (comb(n0 - 1, r0 - 1) if r0 else 1) * (comb(n1 - 1, r1 - 1) if r1 else 1)
+                rows.append((x1, xt, n0 - r0, c01, c10, n1 - r1, count))
+    return np.array(rows, dtype=object)
+
+
+@functools.lru_cache(maxsize=1)
+def expected_row_entropy_quadrature() -> float:
+    """``E_pi[H(P_{x,:})]`` for k = 2 by ``dblquad`` of ``pi_1 H(a) + pi_2 H(b)`` (pi from the balance equation)."""
+
+    def h(p: float) -> float:
+        return float(-sum(x * np.log(x) for x in (p, 1.0 - p) if x > 0))
+
+    def f(b: float, a: float) -> float:
+        _, pi = _chain(a, b)
+        return float(pi[0] * h(a) + pi[1] * h(b))
+
+    return _dblquad(f)
+
+
+def _strategy_q(cls: np.ndarray, t: int, strategy: str) -> np.ndarray:
+    """The strategy's law ``(n_classes, 2)`` after a sequence of each class (Sec. 8.2.2, flat prior)."""
+    x1, xt, c00, c01, c10, c11 = (cls[:, i].astype(float) for i in range(6))
+    if strategy == "uniform":
+        return np.full((cls.shape[0], 2), 0.5)
+    if strategy == "unigram":
+        n0 = c00 + c01 + (xt == 0)
+        return np.stack([n0 + 1, t - n0 + 1], axis=1) / (t + 2)
+    if strategy == "bigram":
+        row = np.where((xt == 0)[:, None], np.stack([c00, c01], 1), np.stack([c10, c11], 1))
+        return (row + 1) / (row.sum(axis=1, keepdims=True) + 2)
+    raise ValueError(f"unknown strategy {strategy!r}; expected uniform, unigram or bigram")
+
+
+def two_state_strategy_kl_quadrature(
+    t: int, strategies: tuple[str, ...] = ("uniform", "unigram", "bigram"), chunk: int = 512
+) -> dict[str, float]:
+    """The k = 2 strategies' KLs at the last token (flat prior, ``x_1 ~ pi``) at context length t, by quadrature:
+
+    ``KL = -E_pi[H(row)] + sum_{cls, j} P[cls, x_{t+1} = j] (-ln q_j(cls))``, where
+    ``P[cls, j] = count(cls) E_{a,b}[pi_{x_1} a^c00 (1-a)^c01 (1-b)^c10 b^c11 P_{x_t j}]`` is integrated on
+    :func:`duffy_nodes` (a polynomial of degree <= t + 1 over ``2 - a - b``: exact up to rounding). Also returns
+    ``"total_probability"`` (1 up to rounding). Cost O(t^4) (about 3 s at t = 100); ``t <= MAX_QUADRATURE_T``.
+    """
+    if isinstance(t, bool) or int(t) != t or t < 2 or t > MAX_QUADRATURE_T:
+        raise ValueError(f"t must be an integer in [2, {MAX_QUADRATURE_T}], got {t!r}")
+    t = int(t)
+    cls = two_state_classes_by_runs(t)
+    a, b, wts = duffy_nodes(t + 2)
+    la, l1a, lb, l1b = np.log(a), np.log1p(-a), np.log(b), np.log1p(-b)
+    pi = np.stack([1 - b, 1 - a]) / (2 - a - b)  # (2, nodes)
+    P = np.array([[a, 1 - a], [1 - b, b]])  # (2, 2, nodes)
+    expo = cls[:, 2:6].astype(float)
+    log_count = np.array([float(np.log(float(c))) if c < 2**1000 else _log_big(c) for c in cls[:, 6]])
+    x1, xt = cls[:, 0].astype(int), cls[:, 1].astype(int)
+    probs = np.zeros((cls.shape[0], 2))
+    for s in range(0, cls.shape[0], chunk):
+        sl = slice(s, s + chunk)
+        logw = expo[sl] @ np.stack([la, l1a, l1b, lb]) + log_count[sl, None]  # (chunk, nodes)
+        base = np.exp(logw) * pi[x1[sl]] * wts[None, :]
+        for j in (0, 1):
+            probs[sl, j] = (base * P[xt[sl], j]).sum(axis=1)
+    entropy = expected_row_entropy_quadrature()
+    out = {"total_probability": float(probs.sum()), "expected_row_entropy": entropy}
+    for name in strategies:
+        q = _strategy_q(cls, t, name)
+        out[name] = float(-entropy - (probs * np.log(q)).sum())
+    return out
+
+
+def _log_big(n: int) -> float:
+    """``ln n`` of an integer too large for a float."""
+    shift = max(n.bit_length() - 900, 0)
+    return float(np.log(float(n >> shift))) + shift * float(np.log(2.0))
+
+
+# --- `tvk derive markov`: strategy KLs and the step-1 / step-2 coefficients
+
+#: Size limits of :func:`derive_markov` (the Monte-Carlo and quadrature work grow with k and t).
+MAX_DERIVE_K = 10
+MAX_DERIVE_T = 2000
+#: Largest t at which :func:`derive_markov` integrates the finite-t gradients exactly (O(t^3): about 2 s at t = 200).
+MAX_DERIVE_GRADIENT_T = 200
+#: Monte-Carlo work of :func:`derive_markov` per strategy: chains x t x k (chains clipped to [2000, 100000]).
+DERIVE_MC_WORK = 6_000_000
+DERIVE_MC_SEED = 0
+#: K_j printed for j = 1..DERIVE_K_MAX (each is a sympy integration of about 1-2 s; K_1 < K_2 > K_3 < K_4 shows the
+#: even/odd pattern; ``tvk report --only 'edelman-ch8-E.40-*'`` checks j up to 8).
+DERIVE_K_MAX = 4
+
+
+def _check_derive(k: object, t: object) -> tuple[int, int]:
+    for name, v, lo, hi, hint in (
+        ("k", k, 2, MAX_DERIVE_K, "the Monte-Carlo strategy KLs cost chains x t x k^2"),
+        ("t", t, 2, MAX_DERIVE_T, "use the asymptotic k(k-1)/(2t) for longer contexts"),
+    ):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise InputError(f"{name} must be an integer in [{lo}, {hi}], got {v!r}", param=name)
+        if v < lo:
+            why = "a Markov chain needs k >= 2 states" if name == "k" else "a bigram needs a context of t >= 2 tokens"
+            raise InputError(f"{name} must be an integer >= {lo} ({why}), got {name} = {v}", param=name)
+        if v > hi:
+            raise LimitError(
+                f"{name} = {v} is too large for `tvk derive markov`, above the limit {name} <= {hi}; {hint}",
+                param=name,
+                value=int(v),
+                limit=hi,
+                hint=hint,
+            )
+    return int(k), int(t)
+
+
+def _exact(value: sympy.Expr) -> dict[str, Any]:
+    return {"exact": str(value), "float": float(value)}
+
+
+def _strategy_kls(k: int, t: int) -> dict[str, dict[str, Any]]:
+    """Per strategy: the value, how it was obtained and, for Monte Carlo, its standard error."""
+    out: dict[str, dict[str, Any]] = {}
+    chains = int(np.clip(DERIVE_MC_WORK // (t * k), 2_000, 100_000))
+    for i, name in enumerate(("uniform", "unigram", "bigram")):
+        if k == 2 and (name == "uniform" or t <= tm.MAX_EXACT_T):
+            value = tm.two_state_strategy_kl(t, name)
+            entry = {"value": float(value), "method": "exact", "stderr": None}
+            if name == "uniform":
+                entry["closed_form"] = str(value)
+            else:
+                entry["closed_form"] = "finite sum over transition-count classes (theory.markov.two_state_strategy_kl)"
+            out[name] = entry
+        else:
+            mean, se = mc_strategy_kl(k, t, name, chains, np.random.default_rng([DERIVE_MC_SEED, i]))
+            out[name] = {"value": mean, "method": f"Monte Carlo, {chains} chains (seed {DERIVE_MC_SEED})", "stderr": se}
+    asym = tm.ngram_kl_asymptotic(k, t)
+    out["bigram_asymptotic"] = {"value": float(asym), "method": "k(k-1)/(2t)", "stderr": None, "closed_form": str(asym)}
+    return out
+
+
+def _gradients(t: int, js: tuple[int, ...] = (1, 2, 3)) -> dict[str, Any]:
+    """Lemma 8.4 / E.1 and Cor. E.2 at context length t (k = 2): exact constants, leading orders, finite-t values."""
+    W = tm.step1_W_leading(t)
+    out: dict[str, Any] = {
+        "units": "step 1: (W^(1) - c 11^T)/(c eta), (v_j^(1) - c)/(c eta); step 2: G^I_j in units of (rho - c') eta",
+        "B_E24": _exact(tm.lemma84_constant("E.24")),
+        "A_E25": _exact(tm.lemma84_constant("E.25")),
+        "B_over_A": float(tm.lemma84_constant("E.24") / tm.lemma84_constant("E.25")),
+        "D": _exact(tm.lemma84_constant("D")),
+        "K": {str(j): _exact(tm.K(j)) for j in range(1, DERIVE_K_MAX + 1)},
+        "argmax_K": 1 + int(np.argmax([float(tm.K(j)) for j in range(1, DERIVE_K_MAX + 1)])),
+        "E43_as_printed": _exact(tm.e43_as_printed()),
+        "step1_leading": {
+            "W_diag": float(W[0][0]),
+            "W_off": float(W[0][1]),
+            "v": {str(j): float(tm.step1_v_leading(t, j)) for j in js},
+        },
+        "step2_leading": {"G_I": {str(j): float(tm.step2_diag_leading(t, j)) for j in js}},
+        "cor_E2_v": {str(j): _exact(tm.cor_e2_v_update(t, j)) for j in js if j <= t},
+        "E49_as_printed": {str(j): _exact(tm.e49_as_printed(t, j)) for j in js if j <= t},
+    }
+    if t <= MAX_DERIVE_GRADIENT_T:
+        g = finite_t_gradients(t)
+        out["step1_finite_t"] = {
+            "W_diag": float(g.GW[0, 0]),
+            "W_off": float(g.GW[0, 1]),
+            "v": {str(j): float(g.GV[j - 1]) for j in js if j <= t},
+        }
+        out["step2_finite_t"] = {"G_I": {str(j): float(g.GI[j - 1]) for j in js if j <= t}}
+    else:
+        out["step1_finite_t"] = out["step2_finite_t"] = None
+        out["finite_t_note"] = f"finite-t quadrature skipped above t = {MAX_DERIVE_GRADIENT_T} (O(t^3) work)"
+    return out
+
+
+def derive_markov(k: int, t: int) -> tuple[dict[str, Any], str]:
+    """``tvk derive markov --k K --t T``: the strategies' KLs at the last token and the step-1 / step-2 coefficients.
+
+    Strategy KLs (App. E.2; flat Dirichlet rows, ``x_1 ~ pi``): exact for k = 2 (uniform for every t; unigram and
+    bigram for ``t <= theory.markov.MAX_EXACT_T``), else Monte Carlo with its standard error; and the asymptotic
+    ``k(k-1)/(2t)``. Gradient coefficients (Lemma 8.4 / E.1, Cor. E.2 as corrected; k = 2 only, None otherwise):
+    B (E.24), A (E.25), D, K_1..K_4, the leading-order and exact finite-t step-1 W, v and step-2 ``G^I_j``, and the
+    corrected Cor. E.2 v update beside (E.49) as printed. Returns ``(JSON-able dict, text)``; bad k or t raise
+    ValueError naming the parameter (sizes above ``MAX_DERIVE_K`` / ``MAX_DERIVE_T`` a :class:`LimitError`).
+    """
+    k, t = _check_derive(k, t)
+    kls = _strategy_kls(k, t)
+    obj: dict[str, Any] = {
+        "task": "markov",
+        "k": k,
+        "t": t,
+        "source": "Edelman thesis Ch. 8, App. E.1-E.2: Lemma 8.4 / E.1, Cor. E.2 (corrected; docs/markov.md)",
+        "metric": "KL(P_{x_t,:} || q) at the last of t tokens (soft-target cross-entropy = KL + E_pi[H(row)])",
+        "strategy_kl": kls,
+        "expected_row_entropy": _exact(tm.expected_row_entropy_two_state()) if k == 2 else None,
+        "gradients": _gradients(t) if k == 2 else None,
+    }
+    lines = [f"in-context Markov chains, k = {k}, t = {t} (Edelman Ch. 8; flat Dirichlet rows, x_1 ~ pi)"]
+    lines.append("  strategy KL at the last token:")
+    for name in ("uniform", "unigram", "bigram", "bigram_asymptotic"):
+        e = kls[name]
+        se = f" ± {e['stderr']:.2g} (1 SE)" if e["stderr"] is not None else ""
+        lines.append(f"    {name:<18} = {e['value']:.6g}{se}  [{e['method']}]")
+    if k != 2:
+        lines.append("  gradient coefficients: Lemma 8.4 / Cor. E.2 are stated for k = 2 only")
+        return obj, "\n".join(lines)
+    g = obj["gradients"]
+    K = g["K"]
+    lines += [
+        f"  E_pi[H(row)] = {obj['expected_row_entropy']['float']:.6g}",
+        f"  Lemma 8.4 / E.1 ({g['units']}):",
+        f"    B (E.24) = {g['B_E24']['exact']} = {g['B_E24']['float']:.6g}, A (E.25) = {g['A_E25']['exact']} = "
+        f"{g['A_E25']['float']:.6g}, B/A = {g['B_over_A']:.4f}",
+        f"    D = {g['D']['exact']} = {g['D']['float']:.6g}",
+        f"    K_j, j = 1..{DERIVE_K_MAX}: "
+        + ", ".join(f"{K[str(j)]['float']:.5f}" for j in range(1, DERIVE_K_MAX + 1))
+        + f" (argmax j = "
+        f"{g['argmax_K']}); K_1 = {K['1']['exact']}, K_2 = {K['2']['exact']} ((E.43) as printed: "
+        f"{g['E43_as_printed']['float']:.4f})",
+    ]
+    s1, s2 = g["step1_leading"], g["step2_leading"]
+    f1, f2 = g["step1_finite_t"], g["step2_finite_t"]
+    exact1 = (
+        f"; exact finite t: W diag {f1['W_diag']:.6g}, off {f1['W_off']:.6g}, v "
+        + ", ".join(f"{v:.6g}" for v in f1["v"].values())
+        if f1
+        else f"; {g['finite_t_note']}"
+    )
+    lines.append(
+        f"    step 1 leading order: W diag {s1['W_diag']:.6g}, off {s1['W_off']:.6g}, v_1..3 "
+        + ", ".join(f"{v:.6g}" for v in s1["v"].values())
+        + exact1
+    )
+    lines.append(
+        "    step 2 leading order G^I_1..3: "
+        + ", ".join(f"{v:.6g}" for v in s2["G_I"].values())
+        + ("; exact finite t: " + ", ".join(f"{v:.6g}" for v in f2["G_I"].values()) if f2 else "")
+    )
+    lines.append(
+        "  Cor. E.2 (a = b), v_1..3 update (corrected): "
+        + ", ".join(f"{v['float']:.6g}" for v in g["cor_E2_v"].values())
+        + "; (E.49) as printed: "
+        + ", ".join(f"{v['float']:.6g}" for v in g["E49_as_printed"].values())
+    )
+    return obj, "\n".join(lines)

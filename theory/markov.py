@@ -17,8 +17,10 @@ Everything here is exact (sympy or :class:`fractions.Fraction`):
   (:func:`bigram_logits`, :func:`unigram_logits`) and of Prop. 8.2 (:func:`normalised_bigram_frequencies`);
 * the Dirichlet posterior (8.1)-(8.3) as corrected (:func:`posterior_mean`, :func:`posterior_beta_marginal`) and as
   printed (:func:`posterior_mean_as_printed`); the expected KL given counts (:func:`expected_kl_given_counts`);
-* the strategy KLs at the last token where a closed form exists (:func:`uniform_kl_two_state`), the asymptotic
-  ``k^{n-1}(k-1)/(2t)`` (:func:`ngram_kl_asymptotic`);
+* the strategy KLs at the last token where a closed form exists: uniform for any t (:func:`uniform_kl_two_state`),
+  and uniform, unigram and bigram at finite t for k = 2 (:func:`two_state_strategy_kl`: a finite sum of
+  ``(r + s ln 2) ln q`` over transition-count classes, exact); the asymptotic ``k^{n-1}(k-1)/(2t)``
+  (:func:`ngram_kl_asymptotic`);
 * Lemma 8.4 / E.1: the integrals (E.24), (E.25), ``D`` (E.29), ``K_1`` (E.42) and ``K_j`` (E.40) as exact sympy
   values (:func:`lemma84_constant`, :func:`K`), (E.43) as printed (:func:`e43_as_printed`), and the leading-order
   one- and two-step updates (:func:`step1_W_leading`, :func:`step1_v_leading`, :func:`step2_diag_leading`);
@@ -33,12 +35,13 @@ diagonal-bias part of the second-step v update as ``G^I_j``, in units of ``(rho 
 from __future__ import annotations
 
 import functools
+import math
 from fractions import Fraction
 from typing import Sequence
 
 import sympy
 
-from ._checks import as_number, check_positive_int
+from ._checks import LimitError, as_number, check_positive_int
 
 __all__ = [
     "A",
@@ -62,6 +65,11 @@ __all__ = [
     "expected_row_entropy_two_state",
     "uniform_kl_two_state",
     "ngram_kl_asymptotic",
+    "MAX_EXACT_T",
+    "stationary_monomial_integral",
+    "transition_count_classes",
+    "next_token_class_probabilities",
+    "two_state_strategy_kl",
     "LEMMA84_INTEGRANDS",
     "lemma84_constant",
     "lemma84_closed_form",
@@ -300,6 +308,159 @@ def ngram_kl_asymptotic(k: int, t: int, n: int = 2) -> sympy.Rational:
     """
     k, t, n = check_k(k), check_t(t), check_positive_int(n, "n", minimum=2)
     return sympy.Rational(k ** (n - 1) * (k - 1), 2 * t)
+
+
+#: Largest context length of the exact finite-t strategy KLs (the work grows like t^4: 0.6 s at t = 40, about 12 s
+#: at t = 100, the thesis's context).
+MAX_EXACT_T = 100
+
+_Ln2 = tuple[Fraction, Fraction]  # r + s ln 2
+
+
+@functools.lru_cache(maxsize=8)
+def _stationary_integral_table(n: int) -> tuple[int, dict[tuple[int, int], tuple[int, int]]]:
+    """``I(p, q) = int_0^1 int_0^1 u^p w^q/(u + w) du dw = (R + S ln 2)/D`` for ``p + q <= n``, exactly (integers R, S
+    over the common denominator ``D = lcm(1..n+2)^2``; returns D and the table).
+
+    ``I(p, q) = 1/(p(q+1)) - I(p-1, q+1)`` (from ``u/(u+w) = 1 - w/(u+w)``) down to
+    ``I(0, m) = int_0^1 w^m (ln(1+w) - ln w) dw = (ln 2 - M_{m+1})/(m+1) + 1/(m+1)^2`` with
+    ``M_m = int_0^1 w^m/(1+w) dw = 1/m - M_{m-1}``, ``M_0 = ln 2``.
+    """
+    M: list[_Ln2] = [(Fraction(0), Fraction(1))]
+    for m in range(1, n + 2):
+        M.append((Fraction(1, m) - M[-1][0], -M[-1][1]))
+    table: dict[tuple[int, int], _Ln2] = {}
+    for d in range(n + 1):
+        r, s = M[d + 1]
+        table[(0, d)] = (Fraction(1, (d + 1) ** 2) - r / (d + 1), Fraction(1, d + 1) - s / (d + 1))
+        for p in range(1, d + 1):
+            r0, s0 = table[(p - 1, d - p + 1)]
+            table[(p, d - p)] = (Fraction(1, p * (d - p + 1)) - r0, -s0)
+    D = math.lcm(*range(1, n + 3)) ** 2
+    scaled = {}
+    for key, (r, s) in table.items():
+        R, S = r * D, s * D
+        assert R.denominator == 1 and S.denominator == 1  # D is a common denominator
+        scaled[key] = (int(R), int(S))
+    return D, scaled
+
+
+def stationary_monomial_integral(alpha: int, beta: int, gamma: int, delta: int) -> _Ln2:
+    """``E_{a,b ~ U(0,1)}[a^alpha (1-a)^beta (1-b)^gamma b^delta / (2 - a - b)] = r + s ln 2``, exactly.
+
+    With ``u = 1 - a``, ``w = 1 - b`` this is ``int int (1-u)^alpha u^beta w^gamma (1-w)^delta/(u + w)``; the binomial
+    expansions of ``(1-u)^alpha`` and ``(1-w)^delta`` reduce it to the table ``I(p, q)``. Every probability of a
+    k = 2 chain with ``x_1 ~ pi`` is a sum of such terms: ``pi_1 = (1-b)/(2-a-b)``, ``pi_2 = (1-a)/(2-a-b)``.
+    """
+    for name, v in (("alpha", alpha), ("beta", beta), ("gamma", gamma), ("delta", delta)):
+        check_positive_int(v, name, minimum=0)
+    D, table = _stationary_integral_table(alpha + beta + gamma + delta)
+    R = S = 0
+    for i in range(alpha + 1):
+        ci = math.comb(alpha, i) * (-1) ** i
+        for m in range(delta + 1):
+            c = ci * math.comb(delta, m) * (-1) ** m
+            ri, si = table[(beta + i, gamma + m)]
+            R += c * ri
+            S += c * si
+    return Fraction(R, D), Fraction(S, D)
+
+
+def _check_exact_t(t: object) -> int:
+    t = check_t(t)
+    if t > MAX_EXACT_T:
+        raise LimitError(
+            f"t = {t} is too large for the exact finite-t strategy KLs (the work grows like t^4), above the limit "
+            f"t <= {MAX_EXACT_T}; use the Monte Carlo estimate numerics.markov.mc_strategy_kl "
+            "(or numerics.markov_gradients.two_state_strategy_kl_quadrature up to t = 150)",
+            param="t",
+            value=t,
+            limit=MAX_EXACT_T,
+            hint="use the quadrature or the Monte Carlo estimate",
+        )
+    return t
+
+
+@functools.lru_cache(maxsize=8)
+def transition_count_classes(t: int) -> dict[tuple[int, ...], int]:
+    """The k = 2 sequences ``x_1..x_t`` grouped by ``(x_1, x_t, c_00, c_01, c_10, c_11)`` (0-based tokens, ``c_ij`` the
+    transitions ``i -> j``): the number of sequences in each class, by dynamic programming over t.
+
+    A sequence's probability given (a, b) depends on it only through its class:
+    ``pi_{x_1} a^c00 (1-a)^c01 (1-b)^c10 b^c11``.
+    """
+    t = check_t(t)
+    classes: dict[tuple[int, ...], int] = {(x, x, 0, 0, 0, 0): 1 for x in (0, 1)}
+    for _ in range(t - 1):
+        step: dict[tuple[int, ...], int] = {}
+        for (x1, xs, *c), n in classes.items():
+            for y in (0, 1):
+                cc = list(c)
+                cc[2 * xs + y] += 1
+                key = (x1, y, *cc)
+                step[key] = step.get(key, 0) + n
+        classes = step
+    return classes
+
+
+@functools.lru_cache(maxsize=8)
+def next_token_class_probabilities(t: int) -> dict[tuple[tuple[int, ...], int], _Ln2]:
+    """``P[class(x_1..x_t) = cls, x_{t+1} = j] = r + s ln 2`` for every class of :func:`transition_count_classes` and
+    next token j (flat Dirichlet prior, k = 2, ``x_1 ~ pi``), exactly; the values sum to 1."""
+    t = _check_exact_t(t)
+    out: dict[tuple[tuple[int, ...], int], _Ln2] = {}
+    for cls, n in transition_count_classes(t).items():
+        x1, xt, c00, c01, c10, c11 = cls
+        for j in (0, 1):
+            e = [c00, c01, c10, c11]  # exponents of a, 1-a, 1-b, b
+            e[2 if x1 == 0 else 1] += 1  # pi_{x_1} = (1-b or 1-a)/(2-a-b)
+            e[2 * xt + j] += 1  # P_{x_t, j}
+            r, s = stationary_monomial_integral(*e)
+            out[(cls, j)] = (n * r, n * s)
+    return out
+
+
+def _prediction_two_state(cls: tuple[int, ...], t: int, strategy: str) -> list[Fraction]:
+    """The strategy's next-token law after a sequence of class ``cls`` (Sec. 8.2.2, flat prior, k = 2)."""
+    x1, xt, c00, c01, c10, c11 = cls
+    if strategy == "uniform":
+        return [Fraction(1, 2)] * 2
+    if strategy == "unigram":
+        n0 = c00 + c01 + (xt == 0)  # visits to state 0 among x_1..x_t
+        return [Fraction(n0 + 1, t + 2), Fraction(t - n0 + 1, t + 2)]
+    if strategy == "bigram":
+        row = (c00, c01) if xt == 0 else (c10, c11)
+        return [Fraction(c + 1, sum(row) + 2) for c in row]
+    raise ValueError(f"unknown strategy {strategy!r}; expected uniform, unigram or bigram")
+
+
+@functools.lru_cache(maxsize=32)
+def two_state_strategy_kl(t: int, strategy: str) -> sympy.Expr:
+    """A strategy's expected KL at the last token, k = 2, flat Dirichlet prior, ``x_1 ~ pi``, context length t, exact:
+
+    ``E KL(P_{x_t,:} || q) = -E_pi[H(row)] - sum_{cls, j} P[cls, x_{t+1} = j] ln q_j(cls)``
+
+    (:func:`expected_row_entropy_two_state`, :func:`next_token_class_probabilities`): a finite sum of
+    ``(r + s ln 2) ln q`` with rational r, s, q (``docs/markov.md``). ``strategy`` is ``"uniform"`` (then the value is
+    :func:`uniform_kl_two_state` for every t), ``"unigram"`` or ``"bigram"``; ``t <= MAX_EXACT_T``.
+    """
+    if strategy not in ("uniform", "unigram", "bigram"):
+        raise ValueError(f"unknown strategy {strategy!r}; expected uniform, unigram or bigram")
+    if strategy == "uniform":
+        check_t(t)
+        return uniform_kl_two_state()
+    t = _check_exact_t(t)
+    by_q: dict[Fraction, list[Fraction]] = {}
+    for (cls, j), (r, s) in next_token_class_probabilities(t).items():
+        q = _prediction_two_state(cls, t, strategy)[j]
+        acc = by_q.setdefault(q, [Fraction(0), Fraction(0)])
+        acc[0] += r
+        acc[1] += s
+    ln2 = sympy.log(2)
+    cross = sympy.Add(
+        *[(sympy.Rational(r) + sympy.Rational(s) * ln2) * sympy.log(sympy.Rational(q)) for q, (r, s) in by_q.items()]
+    )
+    return -expected_row_entropy_two_state() - cross
 
 
 # --- Lemma 8.4 / E.1: the integrals of the first and second gradient steps

@@ -46,6 +46,7 @@ __all__ = [
 ]
 
 TEST_SEED = 10_000  # the test chains' generator (never a training seed stream)
+POSITIONAL_LAGS = 16  # lags of layer 1's effective positional encoding recorded at every evaluation
 
 
 @dataclass(frozen=True)
@@ -339,7 +340,8 @@ def train_minimal(cfg: MinimalModelConfig, *, device: str = "auto", progress: bo
 
 
 def train_transformer(cfg: TransformerConfig, *, device: str = "auto", progress: bool = False) -> MarkovRun:
-    """Train the transformer ensemble; history of test KL and KL to each strategy, final attention maps and masses.
+    """Train the transformer ensemble; history of test KL and KL to each strategy, attention masses and layer 1's
+    effective positional encoding (``positional``, lags 0..POSITIONAL_LAGS-1 per seed), final attention maps.
 
     ``extra`` holds ``maps`` (per layer, the attention rows of the first test sequence of every seed,
     ``(S, H, T, T)`` lists) and ``inputs`` (that sequence).
@@ -354,7 +356,11 @@ def train_transformer(cfg: TransformerConfig, *, device: str = "auto", progress:
     def masses(m: AttentionEnsemble) -> dict[str, Any]:
         with torch.no_grad():
             _, maps = _as_float64(m)(torch.as_tensor(probe, device=dev), return_attention=True)
-        return {n: v.tolist() for n, v in attention_masses(maps, probe, from_position=cfg.t // 2).items()}
+        rec = {n: v.tolist() for n, v in attention_masses(maps, probe, from_position=cfg.t // 2).items()}
+        pos = effective_positional(m, probe, dev)
+        if pos is not None:  # layer 1's score by lag, per seed (Fig. 8.3 top, Fig. E.7: its pattern over training)
+            rec["positional"] = pos[:, :POSITIONAL_LAGS].tolist()
+        return rec
 
     def evaluate(step: int) -> dict[str, Any]:
         history.append(_record(step, model, test, dev, masses))

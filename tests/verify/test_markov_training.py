@@ -9,8 +9,10 @@ import torch
 
 from numerics import markov as nm
 from verify import markov as vm
+from verify.attention import AttentionConfig
 from verify.claims.base import registry
-from verify.figures import PLOT_KINDS
+from verify.claims.markov.trained import _positional_over_training
+from verify.figures import PLOT_KINDS, plot_spec_figure
 
 from .claim_checks import record
 
@@ -93,7 +95,7 @@ def test_transformer_phase_rows_and_figures() -> None:
     for row in rows:
         assert row["plateau_steps"] and row["final_nearest"] == "bigram"
     names = {p["name"] for p in rec.artifacts["plots"]}
-    assert {"kl", "kl-to-strategies", "attention", "positional"} <= names
+    assert {"kl", "kl-to-strategies", "attention", "positional", "positional-over-training"} <= names
     heat = next(p for p in rec.artifacts["plots"] if p["name"] == "attention")
     for panel in heat["panels"]:
         z = np.array(panel["z"])
@@ -116,3 +118,21 @@ def test_one_layer_control_rows() -> None:
     for row in rec.details["per_seed"]:
         assert row["min_kl"] <= row["final_kl"] and row["stderr_at_min"] > 0
         assert row["min_over_unigram_strategy"] == pytest.approx(row["min_kl"] / rec.predicted["unigram"]["kl"])
+
+
+def test_positional_encoding_recorded_over_training_and_plotted() -> None:
+    """A tiny run records layer 1's score by lag at every evaluation; the heat map has one row per kept evaluation,
+    one column per lag, one panel per seed, and every axis labelled when rendered."""
+    cfg = vm.TransformerConfig(
+        k=2, t=8, model=AttentionConfig(vocab=2, max_len=8), steps=4, lr=1e-2, seeds=(0, 1), eval_every=1, eval_n=16
+    )
+    run = vm.train_transformer(cfg, device="cpu")
+    assert all(np.array(h["positional"]).shape == (2, 8) for h in run.history)
+    np.testing.assert_allclose(run.history[-1]["positional"], run.extra["positional"][:, :8])
+    spec = _positional_over_training(run, lags=5, rows=3)
+    assert spec["kind"] == "heatmap" and len(spec["panels"]) == 2 and spec["x"] == list(range(5))
+    assert spec["y"] == [0, 2, 4] and all(np.array(p["z"]).shape == (3, 5) for p in spec["panels"])
+    fig = plot_spec_figure("edelman-ch8-test", spec)
+    axes = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+    assert axes[0].get_xlabel() == "lag i - j" and axes[0].get_ylabel() == "training step"
+    assert fig.axes[-1].get_ylabel() == "mean relative score (layer 1)"

@@ -213,6 +213,7 @@ def _W_plot(run: vm.MarkovRun) -> dict[str, Any]:
         "panels": [{"title": f"W_k, seed {s}", "z": run.state["W"][i].tolist()} for i, s in enumerate(run.seeds)],
         "xlabel": "key token",
         "ylabel": "query token",
+        "zlabel": "entry of W_k",
     }
 
 
@@ -443,6 +444,7 @@ def _attention_plots(run: vm.MarkovRun, window: int = 12) -> list[dict[str, Any]
             "panels": panels,
             "xlabel": "key position:token",
             "ylabel": "query position:token",
+            "zlabel": "attention weight",
             "vmin": 0.0,
             "vmax": 1.0,
         }
@@ -463,7 +465,35 @@ def _attention_plots(run: vm.MarkovRun, window: int = 12) -> list[dict[str, Any]
                 "title": "effective positional encoding (Fig. 8.3 top)",
             }
         )
+    over_training = _positional_over_training(run)
+    if over_training is not None:
+        plots.append(over_training)
     return plots
+
+
+def _positional_over_training(run: vm.MarkovRun, lags: int = 9, rows: int = 10) -> dict[str, Any] | None:
+    """Layer 1's effective positional encoding by lag (columns) at up to ``rows`` evaluations (rows), one panel per
+    seed: where the previous-token bias and the even/odd pattern appear during training (Fig. 8.3 top, Fig. E.7)."""
+    hist = [h for h in run.history if "positional" in h]
+    if not hist:
+        return None
+    hist = hist[:: max(1, -(-len(hist) // rows))]
+    lags = min(lags, len(hist[0]["positional"][0]))
+    return {
+        "name": "positional-over-training",
+        "kind": "heatmap",
+        "x": list(range(lags)),
+        "y": [h["step"] for h in hist],
+        "panels": [
+            {"title": f"layer 1, seed {s}", "z": [h["positional"][i][:lags] for h in hist]}
+            for i, s in enumerate(run.seeds)
+        ],
+        "xlabel": "lag i - j",
+        "ylabel": "training step",
+        "zlabel": "mean relative score (layer 1)",
+        "cmap": "RdBu_r",
+        "title": "effective positional encoding over training (Fig. 8.3 top, Fig. E.7)",
+    }
 
 
 def _observe_phases(cfg: TransformerClaimConfig, ctx: RunContext) -> Observation:
