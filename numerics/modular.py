@@ -23,6 +23,7 @@ __all__ = [
     "ModularTask",
     "neuron_blocks",
     "construction_network",
+    "memorising_network",
     "random_network",
     "optimal_neuron_network",
     "deformed_neuron",
@@ -156,6 +157,44 @@ def construction_network(p: int, k: int, width: int | None = None) -> Homogeneou
     (zero-padded to ``width``); its logits are (p 1[c = sum a] - 1)/2."""
     c = tm.construction(p, k, width)
     return _from_fourier_neurons(p, k, c.neurons, c.width)
+
+
+def memorising_network(p: int, alpha: float, beta: float, table: np.ndarray | None = None) -> HomogeneousNetwork:
+    r"""The memorising construction of Edelman App. D.4 (k = 2) as float64 weights, built from its definition:
+    for every input pair (a, b) two neurons :math:`(\alpha e_a, \alpha e_b, \beta e_{r(a,b)})` and
+    :math:`(\alpha e_a, -\alpha e_b, -\beta e_{r(a,b)})`, :math:`2p^2` neurons in all (as printed
+    :math:`\alpha = 1`, :math:`\beta = 1/4`). Its logits are :math:`4\alpha^2\beta\,1[c = r(a,b)]`
+    (``theory.modular.memorising_normalized_margin``), and every block is one-hot, so its Fourier spectrum is flat.
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus >= 3.
+    alpha, beta : float
+        Positive scales of the input blocks and of the output block.
+    table : int array (p, p), optional
+        The memorised labels r(a, b) in 0..p-1; default a + b mod p.
+    """
+    p = check_odd_modulus(p, source="Edelman thesis App. D.4")
+    alpha, beta = _check_scale(alpha), _check_scale(beta)
+    _check_weights_memory(2 * p * p, 2, p, param="p")
+    a, b = (g.ravel() for g in np.meshgrid(np.arange(p), np.arange(p), indexing="ij"))
+    if table is None:
+        r = (a + b) % p
+    else:
+        t = np.asarray(table)
+        if t.shape != (p, p) or not np.issubdtype(t.dtype, np.integer) or t.min() < 0 or t.max() >= p:
+            raise InputError(f"table must be a ({p}, {p}) integer array with entries in 0..{p - 1}", param="table")
+        r = t[a, b]
+    m = 2 * p * p
+    U = np.zeros((m, 2, p))
+    W = np.zeros((m, p))
+    pair = np.arange(p * p)
+    for sign, rows in ((1.0, 2 * pair), (-1.0, 2 * pair + 1)):
+        U[rows, 0, a] = alpha
+        U[rows, 1, b] = sign * alpha
+        W[rows, r] = sign * beta
+    return HomogeneousNetwork(U, W, degree=2)
 
 
 def optimal_neuron_network(p: int, k: int, zeta: int = 1, phases: np.ndarray | None = None) -> HomogeneousNetwork:

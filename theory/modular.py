@@ -16,6 +16,8 @@ Results implemented here (derivations and errata in ``docs/modular.md``):
   :math:`\beta=\sqrt{2/((k+1)p)}`, phases with :math:`\sum_i\vartheta_{u_i}=\vartheta_w`).
 * Shi Lemma 4.11 / C.18: an explicit max-margin network with :math:`2^{2k-2}(p-1)` neurons whose
   output is :math:`(p\,1[c = \sum a] - 1)/2` (the source prints "0 otherwise"; it is -1/2).
+* Edelman App. D.4: the "memorising" construction (two one-hot neurons per input pair) and its normalized
+  margin, exactly below gamma* for every odd p (as printed and with its best rescaling; ``docs/modular.md``).
 * Shi Lemma C.14: the single-neuron class-weighted objective Psi in Fourier form, and closed forms
   of Psi for deformed neurons (Lemma C.15; ``docs/modular.md``).
 
@@ -72,6 +74,11 @@ __all__ = [
     "optimal_neuron",
     "ModularConstruction",
     "construction",
+    "MEMORISING_SCALINGS",
+    "memorising_scales",
+    "memorising_normalized_margin",
+    "memorising_margin",
+    "memorising_margin_ratio",
     "polarization_identity",
     "cos_sum_expansion",
     "psi_time_domain",
@@ -446,6 +453,75 @@ def construction(p: int, k: int, width: int | None = None) -> ModularConstructio
                 phases = tuple(-pi / 2 * b[j] + pi * int(eps[j] == -1) for j in range(k))
                 neurons.append(FourierNeuron(p=p, zeta=zeta, phases=phases, amplitude=t))
     return ModularConstruction(p=p, k=k, neurons=tuple(neurons), width=width)
+
+
+# --------------------------------------------------------------------------------------------
+# Edelman App. D.4: the memorising ("dense") construction, k = 2
+# --------------------------------------------------------------------------------------------
+
+MEMORISING_SCALINGS = ("printed", "rebalanced")
+"""The block scales of :func:`memorising_scales`: as printed in Edelman App. D.4, and the best rescaling."""
+
+D4_SOURCE = "Edelman thesis App. D.4"
+
+
+def memorising_scales(scaling: str) -> tuple[sympy.Expr, sympy.Expr]:
+    r"""Block scales (alpha, beta) of the memorising construction: u = alpha e_a, v = ±alpha e_b, w = ±beta e_r.
+
+    * ``"printed"``: Edelman App. D.4 as printed, one-hot u, v and w = e_r / 4: (1, 1/4);
+    * ``"rebalanced"``: :math:`\alpha = \beta = 2^{-2/3}` (so :math:`4\alpha^2\beta = 1` and the margin stays 1),
+      the scales that maximize the normalized margin (AM-GM on the three block norms, ``docs/modular.md``).
+    """
+    if scaling == "printed":
+        return sympy.Integer(1), Rational(1, 4)
+    if scaling == "rebalanced":
+        t = sympy.Integer(2) ** Rational(-2, 3)
+        return t, t
+    raise InputError(f"scaling must be one of {MEMORISING_SCALINGS}, got {scaling!r:.80}", param="scaling")
+
+
+def memorising_normalized_margin(p: object, alpha: object, beta: object) -> sympy.Expr:
+    r"""Normalized :math:`L_{2,3}` margin of the memorising network of Edelman App. D.4 (k = 2) with scales
+    alpha, beta (derivation in ``docs/modular.md``).
+
+    For every pair (a, b) two neurons :math:`(u, v, w) = (\alpha e_a, \pm\alpha e_b, \pm\beta e_{r(a,b)})`
+    add up to :math:`\beta((\alpha 1_{i=a}+\alpha 1_{j=b})^2 - (\alpha 1_{i=a}-\alpha 1_{j=b})^2) 1_{c=r(a,b)}
+    = 4\alpha^2\beta\,1_{i=a}1_{j=b}1_{c=r(a,b)}`, so the logits are :math:`4\alpha^2\beta\,1[c = r(a,b)]` for any
+    table r (here r(a, b) = a + b mod p), the margin is :math:`4\alpha^2\beta`, and the :math:`2p^2` neurons of
+    squared norm :math:`2\alpha^2+\beta^2` give
+
+    .. math:: \frac{h(\theta)}{\|\theta\|_{2,3}^3} = \frac{4\alpha^2\beta}{2p^2(2\alpha^2+\beta^2)^{3/2}}.
+
+    Parameters
+    ----------
+    p : int or sympy.Symbol
+        Odd modulus >= 3 (a symbol gives the symbolic formula).
+    alpha, beta : numbers > 0
+        Scales of the input blocks and of the output block.
+    """
+    alpha, beta = as_number(alpha, "alpha"), as_number(beta, "beta")
+    for name, v in (("alpha", alpha), ("beta", beta)):
+        if v.is_number and not (v.is_real and v > 0):
+            raise InputError(f"{name} must be a positive number, got {name} = {v}", param=name)
+    if not is_symbolic(p):
+        p = sympy.Integer(check_odd_modulus(p, source=D4_SOURCE))
+        _check_closed_form_size(int(p), 2)
+    return sympy.radsimp(4 * alpha**2 * beta / (2 * p**2 * (2 * alpha**2 + beta**2) ** Rational(3, 2)))
+
+
+def memorising_margin(p: object, scaling: str = "printed") -> sympy.Expr:
+    r"""Normalized margin of the memorising construction with the scales of :func:`memorising_scales`:
+    :math:`1/(2p^2(33/16)^{3/2})` as printed, :math:`2/(3\sqrt3\,p^2)` rebalanced (Edelman App. D.4)."""
+    return memorising_normalized_margin(p, *memorising_scales(scaling))
+
+
+def memorising_margin_ratio(p: object, scaling: str = "printed") -> sympy.Expr:
+    r"""The memorising construction's normalized margin over :math:`\gamma^*(p, 2)`; below 1 for every odd p.
+
+    Rebalanced it is :math:`\sqrt2\,(p-1)/p^{3/2}` (< 1 because :math:`p^3 - 2(p-1)^2 > 0` for p >= 1); as printed it
+    is smaller by the factor :math:`(3\sqrt3/4)/(33/16)^{3/2}`.
+    """
+    return sympy.radsimp(sympy.simplify(memorising_margin(p, scaling) / max_margin(p, 2)))
 
 
 # --------------------------------------------------------------------------------------------

@@ -481,3 +481,44 @@ def test_optimal_neuron_network_bad_input():
 def test_deformed_neuron_bad_parameters(kwargs, match):
     with pytest.raises(ValueError, match=match):
         nm.deformed_neuron(5, 2, **kwargs)
+
+
+# --- Edelman App. D.4: the memorising network (float64 against theory.modular, relative 1e-12)
+
+
+@given(
+    p=st.sampled_from([3, 5, 7, 11]),
+    alpha=st.floats(0.1, 10),
+    beta=st.floats(0.1, 10),
+    seed=st.integers(0, 2**32 - 1),
+)
+@settings(max_examples=25, deadline=None)
+def test_memorising_network_memorises_any_table(p: int, alpha: float, beta: float, seed: int) -> None:
+    """Logits 4 alpha^2 beta 1[c = r(a, b)] for a random table r; norm power 2p^2 (2 alpha^2 + beta^2)^(3/2)."""
+    table = np.random.default_rng(seed).integers(0, p, (p, p))
+    net = nm.memorising_network(p, alpha, beta, table)
+    inputs = np.array([(a, b) for a in range(p) for b in range(p)])
+    expected = 4 * alpha**2 * beta * (np.arange(p)[None, :] == table.ravel()[:, None])
+    np.testing.assert_allclose(net.logits(inputs), expected, rtol=0, atol=1e-12 * 4 * alpha**2 * beta)
+    assert net.norm_power() == pytest.approx(2 * p * p * (2 * alpha**2 + beta**2) ** 1.5, rel=1e-12)
+
+
+@pytest.mark.parametrize("p", [3, 5, 7, 13])
+def test_memorising_network_margin_matches_theory(p: int) -> None:
+    for scaling in tm.MEMORISING_SCALINGS:
+        alpha, beta = (float(x) for x in tm.memorising_scales(scaling))
+        rep = evaluate(nm.memorising_network(p, alpha, beta), nm.ModularTask(p, 2))
+        assert rep.accuracy == 1.0
+        assert rep.normalized_margin == pytest.approx(float(tm.memorising_margin(p, scaling)), rel=1e-12)
+        assert rep.normalized_margin < gamma(p, 2)
+
+
+def test_memorising_network_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="table"):
+        nm.memorising_network(5, 1.0, 0.25, np.zeros((4, 4), dtype=int))
+    with pytest.raises(ValueError, match="table"):
+        nm.memorising_network(5, 1.0, 0.25, np.full((5, 5), 5))
+    with pytest.raises(ValueError, match="scale"):
+        nm.memorising_network(5, 0.0, 0.25)
+    with pytest.raises(ValueError, match="p"):
+        nm.memorising_network(6, 1.0, 0.25)

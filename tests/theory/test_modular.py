@@ -556,3 +556,69 @@ def test_psi_block_length_mismatch_refused():
 def test_non_integer_zeta_refused():
     with pytest.raises(ValueError, match="zeta must be an integer"):
         tm.optimal_neuron(5, 2, 1.0)
+
+
+# --- Edelman App. D.4: the memorising construction
+
+
+def _memorising_exact(p: int, alpha: sympy.Expr, beta: sympy.Expr) -> sympy.Expr:
+    """Normalized margin by brute force: the exact logits of all 2p^2 one-hot neurons over every input
+    pair, the smallest correct-minus-wrong gap, over the sum of the neuron norms cubed."""
+    neurons = []
+    for a, b in itertools.product(range(p), repeat=2):
+        r = (a + b) % p
+        for s in (1, -1):
+            u = [alpha * int(i == a) for i in range(p)]
+            v = [s * alpha * int(i == b) for i in range(p)]
+            w = [s * beta * int(i == r) for i in range(p)]
+            neurons.append(([u, v], w))
+    margins = []
+    for a in itertools.product(range(p), repeat=2):
+        logits = [brute_logits(neurons, p, 2, a, c) for c in range(p)]
+        y = sum(a) % p
+        margins += [logits[y] - logits[c] for c in range(p) if c != y]
+    norm = sympy.Add(
+        *[(sum(x**2 for blk in u for x in blk) + sum(x**2 for x in w)) ** Rational(3, 2) for u, w in neurons]
+    )
+    return min(margins) / norm
+
+
+@pytest.mark.parametrize("scaling", tm.MEMORISING_SCALINGS)
+def test_memorising_margin_matches_brute_force(scaling: str) -> None:
+    alpha, beta = tm.memorising_scales(scaling)
+    assert is_zero(tm.memorising_margin(3, scaling) - _memorising_exact(3, alpha, beta))
+
+
+def test_memorising_margin_closed_forms() -> None:
+    """As printed (alpha, beta) = (1, 1/4): 1/(2 p^2 (33/16)^(3/2)); rebalanced 2/(3 sqrt 3 p^2) (Edelman App. D.4)."""
+    assert is_zero(tm.memorising_margin(P, "printed") - 1 / (2 * P**2 * Rational(33, 16) ** Rational(3, 2)))
+    assert is_zero(tm.memorising_margin(P, "rebalanced") - 2 / (3 * sqrt(3) * P**2))
+    assert is_zero(tm.memorising_margin_ratio(P, "rebalanced") - sqrt(2) * (P - 1) / P ** Rational(3, 2))
+
+
+def test_rebalanced_scales_maximise_the_margin() -> None:
+    """Stationary point of the scale-invariant margin in t = beta/alpha is t = 1, and it is a maximum."""
+    t = sympy.Symbol("t", positive=True)
+    f = tm.memorising_normalized_margin(P, 1, t)
+    crit = sympy.solve(sympy.diff(f, t), t)
+    assert crit == [1]
+    assert sympy.diff(f, t, 2).subs(t, 1).subs(P, 3) < 0
+    alpha, beta = tm.memorising_scales("rebalanced")
+    assert alpha == beta and 4 * alpha**2 * beta == 1
+
+
+@pytest.mark.parametrize("p", [3, 5, 7, 9, 11, 97, 10**6 + 3])
+def test_memorising_is_below_gamma_star(p: int) -> None:
+    for scaling in tm.MEMORISING_SCALINGS:
+        ratio = tm.memorising_margin_ratio(p, scaling)
+        assert sympy.simplify(ratio - 1).is_negative
+        assert is_zero(ratio - tm.memorising_margin(p, scaling) / tm.max_margin_k2_morwani(p))
+
+
+def test_memorising_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="scaling"):
+        tm.memorising_scales("doubled")
+    with pytest.raises(ValueError, match="alpha"):
+        tm.memorising_normalized_margin(5, -1, 1)
+    with pytest.raises(ValueError, match="p"):
+        tm.memorising_margin(4)

@@ -9,9 +9,10 @@ from verify.claims import RunContext, registry, run_claim
 from verify.claims.base import ClaimRecord, Evaluation, evaluate, to_jsonable
 
 
-def expected_verdict(cid: str) -> str:
-    """``refuted`` for a claim about a statement as printed (an erratum), ``pass`` for every other claim."""
-    return "refuted" if registry()[cid].refuting else "pass"
+def expected_verdict(cid: str, scale: str = "quick") -> str:
+    """``refuted`` for a claim about a statement as printed (an erratum), ``inconclusive`` where the claim declares
+    its test underpowered at this scale, ``pass`` for every other claim (:meth:`Claim.expected_verdict`)."""
+    return registry()[cid].expected_verdict(scale)
 
 
 @functools.lru_cache(maxsize=None)

@@ -100,3 +100,27 @@ def test_training_artifacts(cid: str) -> None:
     spectra = rec.artifacts["spectra"]
     assert len(spectra["u1_values"]) == len(spectra["neurons"]) and len(spectra["u1_values"][0]) == cfg.p
     assert len(spectra["purity_all"]) == cfg.width
+
+
+def test_memorising_control_records_every_network_below_gamma_star() -> None:
+    cid = "edelman-appD4-memorising-margin"
+    cfg = _config(cid)
+    rec = record(cid)
+    rows = rec.details["per_network"]
+    assert [(r["p"], r["scaling"]) for r in rows] == [(p, s) for p in cfg.ps for s in cfg.scalings]
+    for r in rows:
+        assert r["margin_ratio"] == pytest.approx(float(tm.memorising_margin_ratio(r["p"], r["scaling"])), rel=1e-12)
+        assert r["margin_ratio"] < cfg.min_ratio and r["check"].startswith("margin ratio")
+        assert r["fourier_construction_check"] == "at gamma*" and r["accuracy"] == 1.0
+
+
+def test_memorising_judge_fails_when_the_check_does_not_say_below() -> None:
+    """The judge must fail if the margin-ratio check called a memorising network 'at gamma*' (or the Fourier
+    construction 'below'), and for a prediction moved by 1 %."""
+    claim = registry()["edelman-appD4-memorising-margin"]
+    ev = evaluation("edelman-appD4-memorising-margin")
+    assert claim.judge(ev.predicted, ev.obs, ev.config)[0] == "pass"
+    for key in ("memorising_all_below", "fourier_construction_at_gamma"):
+        obs = type(ev.obs)(ev.obs.value, details={**ev.obs.details, key: False})
+        assert claim.judge(ev.predicted, obs, ev.config)[0] == "fail", key
+    assert claim.judge(claim.judge.perturb(ev.predicted, ev.obs), ev.obs, ev.config)[0] == "fail"

@@ -15,6 +15,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import binom, fisher_exact
 
 from theory.boolean import sq_lower_bound_applies
 from verify.claims import RunContext, registry, run_claim
@@ -39,7 +42,10 @@ CTX = RunContext(scale="quick", device="cpu", progress=False)
 @pytest.mark.parametrize("cid", [GROWTH, EARLY, HIDDEN, GRID, B8])
 def test_quick_records_and_plots(cid: str, tmp_path) -> None:
     rec = record(cid)
-    assert rec.verdict == "pass", rec.reason + rec.details.get("traceback", "")
+    if cid == GRID:  # underpowered for the thesis-size drop at 6 seeds per cell: inconclusive by design
+        assert rec.verdict == "inconclusive" and "underpowered" in rec.reason, rec.reason
+    else:
+        assert rec.verdict == "pass", rec.reason + rec.details.get("traceback", "")
     assert rec.kind == "training" and "device" not in rec.details
     assert len(rec.metadata["seeds"]) >= 6
     made = render_figures([rec.to_json()], tmp_path)
@@ -111,19 +117,63 @@ def test_early_claim_observation() -> None:
 
 def test_hidden_progress_observation() -> None:
     d = record(HIDDEN).details
-    assert d["median_ratio_true"] > 1.5
-    assert d["median_ratio_true"] > d["median_ratio_random"]
     assert all(0.4 <= a <= 0.65 for a in d["accuracy_at_half_tc"])
+    true, rand = d["ratio_true_at_half_tc"], d["ratio_random_at_half_tc"]
+    assert len(true) == len(rand) == d["converged"]
+    # the recorded test is scipy's one-sided exact Mann-Whitney U on these values; U recomputed by brute force
+    u = sum((x > y) + 0.5 * (x == y) for x in true for y in rand)
+    assert d["half_tc_test"]["U"] == pytest.approx(u)
+    assert d["half_tc_test"]["p_value"] < d["half_tc_test"]["alpha"] == sgd.HIDDEN_ALPHA
+
+
+def test_half_tc_test_against_permutations() -> None:
+    """The exact Mann-Whitney p-value equals the share of all relabellings with a U at least as large."""
+    import itertools
+
+    x, y = [3.0, 2.5, 0.9, 2.0], [1.0, 0.7, 1.2]
+    t = sgd.half_tc_test(x, y)
+    pool = x + y
+    us = []
+    for idx in itertools.combinations(range(7), 4):
+        a = [pool[i] for i in idx]
+        b = [pool[i] for i in range(7) if i not in idx]
+        us.append(sum(u > v for u in a for v in b))
+    assert t["U"] == 10 and t["p_value"] == pytest.approx(np.mean(np.array(us) >= 10))
+    assert t["min_p"] == pytest.approx(1 / math.comb(7, 4))
+
+
+def _hidden_details(true: list[float], rand: list[float], **changes: object) -> dict:
+    d = {
+        "converged": len(true),
+        "ratio_true_at_half_tc": true,
+        "ratio_random_at_half_tc": rand,
+        "median_ratio_true_at_half_tc": float(np.median(true)),
+        "median_ratio_random_at_half_tc": float(np.median(rand)),
+        "median_accuracy_at_half_tc": 0.5,
+        "max_accuracy_at_half_tc": 0.52,
+        "median_ratio_true": 5.0,
+        "median_ratio_random": 1.0,
+    }
+    return d | changes
 
 
 def test_hidden_judge_can_fail() -> None:
     claim = registry()[HIDDEN]
-    cfg = claim.configs["quick"]
-    good = {"converged": 8, "median_ratio_true": 2.7, "median_ratio_random": 1.0, "median_accuracy_at_half_tc": 0.5}
-    assert claim.judge(None, Observation(2.7, details=good), cfg)[0] == "pass"
-    for change in ({"median_ratio_true": 1.2}, {"median_ratio_random": 3.0}, {"median_accuracy_at_half_tc": 0.8}):
-        assert claim.judge(None, Observation(0, details={**good, **change}), cfg)[0] == "fail", change
-    assert claim.judge(None, Observation(0, details={**good, "converged": 3}), cfg)[0] == "inconclusive"
+    cfg = dataclasses.replace(claim.configs["quick"], seeds=tuple(range(8)))
+    up, flat = [2.0 + 0.1 * i for i in range(8)], [1.0 + 0.1 * i for i in range(8)]
+    assert claim.judge(None, Observation(0, details=_hidden_details(up, flat)), cfg)[0] == "pass"
+    # same distribution under both labellings: not significant -> fail, whatever the ratio at t_c says
+    assert claim.judge(None, Observation(0, details=_hidden_details(flat, flat)), cfg)[0] == "fail"
+    shuffled = [1.0, 2.6, 1.1, 2.4, 1.2, 2.2, 1.3, 2.0]
+    assert claim.judge(None, Observation(0, details=_hidden_details(shuffled, flat)), cfg)[0] == "fail"
+    accurate = _hidden_details(up, flat, median_accuracy_at_half_tc=0.8)
+    assert claim.judge(None, Observation(0, details=accurate), cfg)[0] == "fail"
+    few = _hidden_details(up[:3], flat[:3], converged=3)
+    assert claim.judge(None, Observation(0, details=few), cfg)[0] == "inconclusive"
+    # 4 of 8 converged: allowed, but 1/C(6,3) = 0.05 is not below alpha: the test cannot decide
+    cfg6 = dataclasses.replace(cfg, seeds=tuple(range(6)))
+    three = _hidden_details(up[:3], flat[:3])
+    assert claim.judge(None, Observation(0, details=three), cfg6)[0] == "inconclusive"
 
 
 def test_full_scale_configs_are_valid_thesis_settings() -> None:
@@ -162,16 +212,29 @@ SYN = pareto.ParetoGridConfig(
 )
 
 
-def _judge_grid(counts: dict[str, list[list[int]]]) -> tuple[str, str]:
+def _judge_grid(counts: dict[str, list[list[int]]], judge: pareto.WidthMonotone | None = None) -> tuple[str, str]:
     claim = registry()[GRID]
-    return claim.judge(claim.predict(SYN), Observation({}, details={"cells": _grid_cells(SYN, counts)}), SYN)
+    judge = claim.judge if judge is None else judge
+    return judge(claim.predict(SYN), Observation({}, details={"cells": _grid_cells(SYN, counts)}), SYN)
 
 
-def test_grid_judge_passes_monotone_and_allows_one_seed() -> None:
-    good = [[0, 3, 9], [2, 10, 9], [10, 10, 10]]  # 10 -> 9: a one-seed drop is allowed
-    verdict, reason = _judge_grid({"default": good, "sparse": good})
+#: A judge whose power target is a full collapse 100% -> 0%, which 10 seeds per cell detect (the claim's own target,
+#: the thesis's 98% -> 96%, is undetectable at any seed count a test can afford).
+POWERED = pareto.WidthMonotone(drop=(1.0, 0.0))
+
+
+def test_grid_judge_passes_monotone_and_tolerates_noise() -> None:
+    good = [[0, 3, 9], [2, 10, 9], [10, 10, 10]]  # 10 -> 9: not significant
+    verdict, reason = _judge_grid({"default": good, "sparse": good}, POWERED)
     assert verdict == "pass", reason
     assert "m*(r=10)=inf, m*(r=1000)=100" in reason  # only the online row reaches 1/2 at r=10
+    assert "18 width pairs tested" in reason and "power to detect" in reason
+
+
+def test_grid_judge_is_inconclusive_when_underpowered() -> None:
+    good = [[0, 3, 9], [2, 10, 9], [10, 10, 10]]
+    verdict, reason = _judge_grid({"default": good, "sparse": good})
+    assert verdict == "inconclusive" and "underpowered" in reason and "98% -> 96%" in reason
 
 
 def test_grid_judge_flags_a_significant_drop() -> None:
@@ -182,8 +245,15 @@ def test_grid_judge_flags_a_significant_drop() -> None:
     assert "success drops from 10/10 at r=100 to 1/10 at r=1000" in reason and "default" not in reason.split("; ", 2)[2]
 
 
+def test_grid_judge_does_not_flag_a_drop_holm_keeps() -> None:
+    """10 -> 5 of 10 (Fisher p = 0.016) is significant alone but not after Holm over the grid's 18 pairs."""
+    counts = [[0, 3, 9], [2, 10, 5], [10, 10, 10]]
+    verdict, reason = _judge_grid({"default": counts, "sparse": counts}, POWERED)
+    assert verdict == "pass", reason
+
+
 def test_grid_judge_flags_a_frontier_moving_the_wrong_way() -> None:
-    # no significant pairwise drop (2 seeds, Fisher p large) but the 1/2 crossing moves up with width
+    # no significant pairwise drop but the 1/2 crossing moves up with width
     counts = [[5, 4, 4], [5, 5, 5], [10, 10, 10]]
     verdict, reason = _judge_grid({"default": counts, "sparse": counts})
     assert verdict == "fail" and "frontier moves the wrong way" in reason
@@ -191,16 +261,62 @@ def test_grid_judge_flags_a_frontier_moving_the_wrong_way() -> None:
 
 def test_grid_judge_inconclusive_on_constant_grid() -> None:
     zeros = [[0] * 3 for _ in range(3)]
-    verdict, _ = _judge_grid({"default": zeros, "sparse": zeros})
+    verdict, _ = _judge_grid({"default": zeros, "sparse": zeros}, POWERED)
     assert verdict == "inconclusive"
 
 
-def test_monotone_violations_allowance() -> None:
-    assert pareto.monotone_violations([10, 9], 10, max_drop=1, alpha=0.05) == []
-    assert pareto.monotone_violations([10, 5], 10, max_drop=1, alpha=0.05)[0][:2] == (0, 1)
-    assert pareto.monotone_violations([10, 5], 10, max_drop=1, alpha=0.01) == []  # Fisher p = 0.016
+def test_grid_record_carries_the_power() -> None:
+    rec = record(GRID)
+    pw, cfg = rec.details["power"], registry()[GRID].configs["quick"]
+    assert pw["seeds_per_cell"] == len(cfg.seeds) and pw["drop"] == list(pareto.THESIS_DROP)
+    assert pw["pairs"] == len(cfg.inits) * len(cfg.samples) * math.comb(len(cfg.widths), 2)
+    assert pw["power"] == pytest.approx(pareto.drop_test_power(*pareto.THESIS_DROP, len(cfg.seeds), 0.05 / pw["pairs"]))
+
+
+def test_drop_pvalues_are_scipy_fisher() -> None:
+    counts, runs = [7, 2, 5, 0], 8
+    for i, j, p in pareto.drop_pvalues(counts, runs):
+        table = [[counts[i], runs - counts[i]], [counts[j], runs - counts[j]]]
+        assert p == pytest.approx(fisher_exact(table, alternative="greater")[1], rel=1e-12)
+    assert [(i, j) for i, j, _ in pareto.drop_pvalues(counts, runs)] == [(0, 1), (0, 2), (1, 2), (0, 3), (1, 3), (2, 3)]
     with pytest.raises(ValueError, match="success counts"):
-        pareto.monotone_violations([11, 0], 10, 1, 0.05)
+        pareto.drop_pvalues([11, 0], 10)
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=12), st.sampled_from([0.01, 0.05, 0.2]))
+@settings(max_examples=200, deadline=None)
+def test_holm_matches_adjusted_pvalues(pvalues: list[float], alpha: float) -> None:
+    """Holm's adjusted p-values max_{j <= i} min(1, (K - j + 1) p_(j)) below alpha <=> rejected; Holm sits between
+    Bonferroni and the unadjusted tests."""
+    k = len(pvalues)
+    order = sorted(range(k), key=lambda i: pvalues[i])
+    adjusted, running = [0.0] * k, 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (k - rank) * pvalues[i]))
+        adjusted[i] = running
+    got = pareto.holm_rejections(pvalues, alpha)
+    assert got == [a < alpha for a in adjusted]
+    assert all(g >= (p * k < alpha) and g <= (p < alpha) for g, p in zip(got, pvalues))
+
+
+@pytest.mark.parametrize(
+    "p_narrow,p_wide,runs,level", [(1.0, 0.5, 6, 0.05), (0.9, 0.3, 7, 0.01), (0.98, 0.96, 5, 0.05)]
+)
+def test_drop_power_by_enumeration(p_narrow: float, p_wide: float, runs: int, level: float) -> None:
+    """Exact power = sum over all outcomes of P(outcome) 1[scipy Fisher p < level], enumerated directly."""
+    expect = sum(
+        binom.pmf(x, runs, p_narrow) * binom.pmf(y, runs, p_wide)
+        for x in range(runs + 1)
+        for y in range(runs + 1)
+        if fisher_exact([[x, runs - x], [y, runs - y]], alternative="greater")[1] < level
+    )
+    assert pareto.drop_test_power(p_narrow, p_wide, runs, level) == pytest.approx(expect, rel=1e-9, abs=1e-15)
+
+
+@given(st.floats(0, 1), st.integers(1, 15))
+@settings(max_examples=30, deadline=None)
+def test_drop_power_without_a_drop_is_at_most_the_level(p: float, runs: int) -> None:
+    assert pareto.drop_test_power(p, p, runs, 0.05) <= 0.05 + 1e-12
 
 
 def test_success_frontier() -> None:
@@ -238,6 +354,20 @@ def test_b8_predict_and_judge() -> None:
     assert verdict == "fail" and "reproduction threshold" in reason
 
 
+def test_b8_record_reports_the_source_and_the_chosen_setting() -> None:
+    rec, cfg = record(B8), registry()[B8].configs["quick"]
+    settings, runs = rec.details["settings"], rec.details["runs"]
+    assert settings["chosen"]["role"].startswith("chosen") and settings["source"]["role"].startswith("source")
+    assert (settings["source"]["m"], settings["source"]["steps"]) == (cfg.source_m, cfg.source_steps) == (600, 20_000)
+    for name in ("narrow", "wide"):
+        assert runs[f"{name}_source"]["m"] == 600 and runs[name]["m"] == cfg.m
+        assert settings["source"][f"{name}_successes"] == f"{runs[name + '_source']['successes']}/{len(cfg.seeds)}"
+    assert "source setting m=600" in rec.reason and "not judged" in rec.reason
+    assert "thesis" in rec.details["settings_note"] and "chosen" in rec.details["settings_note"]
+    full = registry()[B8].configs["full"]
+    assert (full.source_m, full.source_steps) == (600, 100_000)  # the thesis's budget T = 10^5 (App. C.3.1)
+
+
 TINY_GRID = pareto.ParetoGridConfig(
     problems=((12, 2),),
     widths=(4, 64),
@@ -254,8 +384,9 @@ def test_tiny_grid_runs_and_heatmap_renders(tmp_path) -> None:
     claim = dataclasses.replace(registry()[GRID], configs={"quick": TINY_GRID})
     rec = run_claim(claim, CTX)
     assert "traceback" not in rec.details, rec.details.get("traceback")
-    # measured (deterministic seeds, CPU): at m=400 width 4 fails in 3 of 4 runs, width 64 succeeds in all
-    assert rec.verdict == "pass", rec.reason
+    # measured (deterministic seeds, CPU): at m=400 width 4 fails in 3 of 4 runs, width 64 succeeds in all; no
+    # significant drop, but 4 seeds per cell cannot detect a thesis-size drop: inconclusive (underpowered)
+    assert rec.verdict == "inconclusive" and "underpowered" in rec.reason, rec.reason
     assert "m*(r=4)=inf, m*(r=64)=400" in rec.reason
     cells = rec.details["cells"]
     assert len(cells) == 2 * 2 * 2 and all(0 <= c["successes"] <= 4 for c in cells)
@@ -280,6 +411,7 @@ def test_tiny_b8_runs_end_to_end(tmp_path) -> None:
     assert rec.verdict == "pass", rec.reason  # measured: 0/4 at width 2, 4/4 at width 32
     assert rec.observed["gap"] >= 2 / 3
     assert set(rec.details["runs"]) == {"narrow", "wide", "wide_multiplicative_decay"}
+    assert "NOT RUN" in rec.details["settings"]["source"]["role"] and "not run" in rec.reason
     assert "weight_decay_convention" in rec.details and "search" in rec.details["setting"]
     made = render_figures([rec.to_json()], tmp_path)
     assert made[rec.id] == [f"{rec.id}-final-accuracy.png"]
@@ -298,3 +430,30 @@ def test_full_config_is_the_thesis_grid() -> None:
     assert online.mode == "online" and online.n_eval == 10_000 and online.error_target == 0.1
     assert offline.mode == "offline" and offline.n_train == 100 and offline.weight_decay == 0.01
     assert offline.decay == "pytorch" and (offline.lr, offline.batch_size) == (0.1, 32)
+
+
+def test_a_grid_whose_seeds_all_diverged_says_so():
+    """Fig. 5.2's aggregate and judge report divergence as divergence, not as "0/E seeds converged"."""
+    from verify.claims import registry
+    from verify.claims.sparse_parity import sgd
+    from verify.sweep import CellResult
+
+    claim = registry()["edelman-ch5-fig5.2-no-early-convergence"]
+    cfg = claim.configs["quick"]
+    E = len(cfg.seeds)
+    blown = {
+        "t_c": np.full(E, np.inf),
+        "diverged": np.ones(E, bool),
+        "diverged_at": np.full(E, 40.0),
+        "final_accuracy": np.full(E, 0.5),
+        "best_accuracy": np.full(E, 0.5),
+        "steps_run": 40,
+    }
+    cells = sgd._early_cells(cfg)
+    obs = sgd._aggregate_early(cfg, [CellResult(c, blown, 1.0) for c in cells])
+    verdict, reason = claim.judge(claim.predict(cfg), obs, cfg)
+    assert verdict == "inconclusive" and "diverged at step 40" in reason and "converged" not in reason
+    healthy = {**blown, "diverged_at": np.full(E, np.inf)}
+    obs = sgd._aggregate_early(cfg, [CellResult(c, healthy, 1.0) for c in cells])
+    verdict, reason = claim.judge(claim.predict(cfg), obs, cfg)
+    assert verdict == "inconclusive" and "diverged" not in reason and f"0/{E} seeds converged" in reason

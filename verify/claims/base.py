@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import hashlib
 import importlib.metadata as md
+import json
 import math
 import platform
 import subprocess
@@ -29,6 +31,8 @@ from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 import sympy
+
+from verify.io import ENVIRONMENT_ERRNOS, claim_checkpoints
 
 from .judges import Judge, Verdict, as_float, as_floats
 
@@ -119,6 +123,10 @@ class Claim:
     on_device : bool, optional
         Whether ``observe`` runs torch on ``ctx.device`` (the record's metadata then names the resolved
         device); defaults to True for training claims.
+    underpowered : mapping scale -> str, optional
+        Scales at which the claim's statistical test is declared, before the run, too weak to decide (the
+        reason, with the power): the expected verdict there is ``inconclusive``, and ``tvk report`` does not
+        count that verdict as a failure (docs/report.md). The verdict itself is never changed.
     """
 
     id: str
@@ -134,6 +142,7 @@ class Claim:
     corrected_by: str | None = None
     insensitive: str | None = None
     on_device: bool | None = None
+    underpowered: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -148,11 +157,20 @@ class Claim:
             object.__setattr__(self, "tolerance", self.judge.describe())
         if self.on_device is None:
             object.__setattr__(self, "on_device", self.kind == "training")
+        for scale, why in (self.underpowered or {}).items():
+            if scale not in self.configs or len(str(why).split()) < 4:
+                raise ValueError(f"claim {self.id}: underpowered needs a configured scale and a reason, got {scale!r}")
 
     @property
     def refuting(self) -> bool:
         """True for a claim about a statement as printed (an erratum): its expected verdict is ``refuted``."""
         return self.refutes is not None
+
+    def expected_verdict(self, scale: str) -> str:
+        """``refuted`` for an erratum, ``inconclusive`` at a scale declared :attr:`underpowered`, else ``pass``."""
+        if self.refuting:
+            return "refuted"
+        return "inconclusive" if scale in (self.underpowered or {}) else "pass"
 
 
 @dataclass
@@ -268,7 +286,9 @@ class Evaluation:
 
 def evaluate(claim: Claim, ctx: RunContext) -> Evaluation:
     """Predict, observe and judge one claim at ``ctx.scale``; any exception becomes ``inconclusive`` with the
-    error (a crash decides nothing about the theorem)."""
+    error (a crash decides nothing about the theorem), except an operating-system error of the environment
+    (``verify.io.ENVIRONMENT_ERRNOS``: disk full, quota, permissions, read-only file system), which is raised:
+    it says nothing about the claim and the run must stop rather than record a verdict."""
     if ctx.scale not in claim.configs:
         raise ValueError(f"claim {claim.id} has no {ctx.scale!r} configuration (has {sorted(claim.configs)})")
     config = claim.configs[ctx.scale]
@@ -280,14 +300,27 @@ def evaluate(claim: Claim, ctx: RunContext) -> Evaluation:
         obs = claim.observe(config, ctx)
         verdict, reason = claim.judge(predicted, obs, config)
     except Exception as exc:  # a crash decides nothing about the theorem
+        if isinstance(exc, OSError) and exc.errno in ENVIRONMENT_ERRNOS:
+            raise
         verdict, reason = "inconclusive", f"{type(exc).__name__}: {exc}"
         obs.details = {**obs.details, "traceback": traceback.format_exc(limit=6)}
     return Evaluation(config, predicted, obs, verdict, reason, round(time.perf_counter() - t0, 3))
 
 
+def claim_config_hash(config: Any) -> str:
+    """SHA-256 (16 hex digits) of a claim configuration's JSON form: what a claim's checkpoints are bound to."""
+    text = json.dumps(to_jsonable(config), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
-    """Run one claim at ``ctx.scale`` (:func:`evaluate`) and turn the result into its record."""
-    ev = evaluate(claim, ctx)
+    """Run one claim at ``ctx.scale`` (:func:`evaluate`) and turn the result into its record.
+
+    Checkpoints written or read while it runs are bound to the claim and its configuration
+    (:func:`verify.io.claim_checkpoints`); ``metadata["resumed_from"]`` lists the ``{"step", "file"}`` of every
+    checkpoint a trainer resumed from (None when none)."""
+    with claim_checkpoints(claim.id, claim_config_hash(claim.configs.get(ctx.scale))) as resumed:
+        ev = evaluate(claim, ctx)
     obs = ev.obs
     meta = {
         "runtime_s": ev.runtime_s,
@@ -296,7 +329,11 @@ def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
         "versions": _versions(),
         "git_revision": _git_revision(),
         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "resumed_from": list(resumed) or None,
+        "expected_verdict": claim.expected_verdict(ctx.scale),
     }
+    if ctx.scale in (claim.underpowered or {}):
+        meta["underpowered"] = claim.underpowered[ctx.scale]
     return ClaimRecord(
         id=claim.id,
         source=claim.source,

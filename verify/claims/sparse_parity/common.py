@@ -65,6 +65,13 @@ def run_parity(cfg: SparseParityConfig, ctx: RunContext) -> SparseParityResult:
     return train_parity(cfg, progress=ctx.progress, device=ctx.device)
 
 
+def diverged_at(results: list[Any]) -> np.ndarray:
+    """Per seed of the cells' :func:`run_summary` values, the step its parameters were first seen non-finite (inf:
+    never; a cell stored before the field existed counts as never)."""
+    parts = [np.asarray(r.value.get("diverged_at", np.full(len(r.value["t_c"]), np.inf)), float) for r in results]
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
 def tc_list(t_c: np.ndarray) -> list[float | None]:
     """Convergence times as JSON-ready floats, ``None`` for a seed that did not converge (t_c = inf)."""
     return [float(t) if math.isfinite(t) else None for t in t_c]
@@ -100,12 +107,14 @@ def parity_cost(cell: Cell) -> CellCost:
 
 
 def run_summary(cell: Cell, ctx: RunContext) -> dict[str, Any]:
-    """Train a cell; keep per seed t_c (inf: not converged), divergence, final and best validation accuracy, and
+    """Train a cell; keep per seed t_c (inf: not converged), divergence (and its step, inf: never), final and best
+    validation accuracy, and
     the updates run (what the Fig. 5.1, 5.2, 6.1 and 6.2 claims aggregate; arrays keep their dtype)."""
     res = run_parity(cell.config, ctx)
     return {
         "t_c": res.t_c,
         "diverged": res.diverged,
+        "diverged_at": res.diverged_at,
         "final_accuracy": res.accuracy[-1],
         "best_accuracy": res.accuracy.max(axis=0),
         "steps_run": int(res.steps_run),
