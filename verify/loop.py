@@ -9,27 +9,39 @@ trainer needs:
 * the learning-rate schedule ``lr_at(step)`` written into the optimiser's param groups whenever it changes;
 * a NaN/inf guard (:class:`NonFiniteGuard`) on the per-seed loss returned by ``step_fn`` and on named weights,
   raising the trainer's own error with the step and the seeds;
-* a checkpoint hook ``save(step)`` at multiples of ``checkpoint_every``, at the last step and on an early stop
-  (never at the step a run resumed from);
+* a checkpoint hook ``save(step)`` at multiples of ``checkpoint_every``, every ``checkpoint_seconds`` of wall
+  time, at the last step and on an early stop (never at the step a run resumed from); a save that fails with an
+  operating-system error (disk full, permissions) is a warning and training goes on;
+* interrupts: with a ``save`` hook, Ctrl-C (SIGINT) is deferred to the end of the running update, then the state
+  after the last whole update is saved and ``KeyboardInterrupt`` raised (a second Ctrl-C interrupts at once); a
+  ``KeyboardInterrupt`` raised by ``evaluate`` or ``stop`` saves the same way, one raised inside ``step_fn`` does
+  not (the update may be half applied);
 * a throttled tqdm bar on stderr.
 
 Helpers: :func:`stack_seeds` (the leading seed dimension: one initialisation per seed, stacked),
 :func:`torch_threads` (torch's intra-op thread count for the duration of a run), :func:`save_atomically`
-(checkpoint files) and :func:`cosine_annealing` (torch's cosine schedule as a list of learning rates).
+(checkpoint files, through a ``mkstemp`` temporary file) and :func:`cosine_annealing` (torch's cosine schedule as
+a list of learning rates).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import signal
 import sys
+import tempfile
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from time import monotonic
 from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
 import torch
 from tqdm.auto import tqdm
+
+from .io import checkpoint_log
 
 __all__ = [
     "LoopEnd",
@@ -110,6 +122,7 @@ def run_loop(
     guard: NonFiniteGuard | None = None,
     save: Callable[[int], None] | None = None,
     checkpoint_every: int | None = None,
+    checkpoint_seconds: float | None = None,
     resumed: bool = False,
     progress: bool = False,
     desc: str = "train",
@@ -118,7 +131,8 @@ def run_loop(
     """Run ``step_fn(step)`` (one update; returns the per-seed loss or None) for ``step = start .. steps - 1``.
 
     At each step t, in this order: evaluate (if t is a multiple of ``eval_every`` or t = ``steps``); save a
-    checkpoint (if t is a multiple of ``checkpoint_every`` or t = ``steps``, unless the run resumed at t);
+    checkpoint (if t is a multiple of ``checkpoint_every``, ``checkpoint_seconds`` have passed since the last
+    save or the start, or t = ``steps``, unless the run resumed at t);
     ask ``stop(t, record)`` after an evaluation (a stop also saves); end at t = ``steps``; set the lr
     ``lr_at(t)`` in every param group of ``optimizer`` if it changed; ``step_fn(t)``; the guard (if t is a
     multiple of ``guard.every`` or the last update). The module docstring says what each hook is for.
@@ -138,36 +152,92 @@ def run_loop(
         mininterval=PROGRESS_INTERVAL,
     )
     step, current_lr = start, None
+    last_saved = start if resumed else None  # the step of the newest checkpoint on disk
+    last_save_time = monotonic()
+    in_update = False  # inside step_fn: the parameters may be half updated
+
+    def checkpoint(step: int) -> None:
+        nonlocal last_saved, last_save_time
+        assert save is not None
+        try:
+            save(step)
+        except OSError as exc:
+            checkpoint_log(f"warning: the checkpoint of step {step} was not saved ({exc}); training goes on")
+        else:
+            last_saved = step
+        last_save_time = monotonic()
+
+    with _deferred_interrupt(save is not None) as interrupted:
+        try:
+            while True:
+                if interrupted[0]:
+                    raise KeyboardInterrupt
+                may_save = save is not None and not (resumed and step == start)
+                evaluated = evaluate is not None and (step % eval_every == 0 or step == steps)
+                if evaluated:
+                    record = evaluate(step)
+                    if postfix is not None:
+                        bar.set_postfix(postfix(record), refresh=False)
+                due = step == steps or bool(checkpoint_every and step % checkpoint_every == 0)
+                due = due or bool(checkpoint_seconds and monotonic() - last_save_time >= checkpoint_seconds)
+                saved = may_save and due
+                if saved:
+                    checkpoint(step)
+                if evaluated and stop is not None and stop(step, record):
+                    if may_save and not saved:
+                        checkpoint(step)
+                    return LoopEnd(step, step < steps)
+                if step >= steps:
+                    return LoopEnd(step, False)
+                if lr_at is not None:
+                    lr = lr_at(step)
+                    if lr != current_lr:
+                        for group in optimizer.param_groups:
+                            group["lr"] = lr
+                        current_lr = lr
+                in_update = True
+                loss = step_fn(step)
+                in_update = False
+                if guard is not None and (step % guard.every == 0 or step + 1 == steps):
+                    guard(step, loss)
+                step += 1
+                bar.update(1)
+        except KeyboardInterrupt:
+            if save is not None and not in_update and last_saved != step:
+                checkpoint(step)
+                if last_saved == step:
+                    checkpoint_log(f"interrupted: saved a checkpoint at step {step}; a rerun resumes from it")
+            raise
+        finally:
+            bar.close()
+
+
+@contextmanager
+def _deferred_interrupt(enabled: bool) -> Iterator[list[bool]]:
+    """While enabled (and in the main thread, with Python's default SIGINT handler in place), a first SIGINT only
+    sets the flag ``interrupted[0]`` (checked by :func:`run_loop` between updates) and restores the default
+    handler, so a second one raises ``KeyboardInterrupt`` at once."""
+    interrupted = [False]
+    if (
+        not enabled
+        or threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield interrupted
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        interrupted[0] = True
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        checkpoint_log("interrupt: saving a checkpoint after this update (interrupt again to stop at once)")
+
+    signal.signal(signal.SIGINT, handler)
     try:
-        while True:
-            may_save = save is not None and not (resumed and step == start)
-            evaluated = evaluate is not None and (step % eval_every == 0 or step == steps)
-            if evaluated:
-                record = evaluate(step)
-                if postfix is not None:
-                    bar.set_postfix(postfix(record), refresh=False)
-            saved = may_save and (step == steps or bool(checkpoint_every and step % checkpoint_every == 0))
-            if saved:
-                save(step)
-            if evaluated and stop is not None and stop(step, record):
-                if may_save and not saved:
-                    save(step)
-                return LoopEnd(step, step < steps)
-            if step >= steps:
-                return LoopEnd(step, False)
-            if lr_at is not None:
-                lr = lr_at(step)
-                if lr != current_lr:
-                    for group in optimizer.param_groups:
-                        group["lr"] = lr
-                    current_lr = lr
-            loss = step_fn(step)
-            if guard is not None and (step % guard.every == 0 or step + 1 == steps):
-                guard(step, loss)
-            step += 1
-            bar.update(1)
+        yield interrupted
     finally:
-        bar.close()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if interrupted[0]:  # the interrupt came during the last steps: the run ended, the caller still stops
+        raise KeyboardInterrupt
 
 
 def stack_seeds(
@@ -203,15 +273,24 @@ def torch_threads(num_threads: int | None) -> Iterator[None]:
 
 
 def save_atomically(path: Path, state: dict[str, Any]) -> None:
-    """``torch.save`` to a temporary file in the same folder, then ``os.replace`` (readers never see half a file)."""
+    """``torch.save`` to a new temporary file in the same folder (``mkstemp``: an unpredictable name, created
+    exclusively, so no planted file or symlink is written through), flushed to the disk, then ``os.replace``
+    (readers never see half a file). On any error the temporary file is removed and ``path`` is unchanged."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        torch.save(state, tmp)
+        with os.fdopen(fd, "wb") as fh:
+            torch.save(state, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def cosine_annealing(lr: float, t_max: int, eta_min: float, steps: int) -> list[float]:

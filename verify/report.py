@@ -1,183 +1,102 @@
 """Run claims and write the verification report: ``results.json``, ``report.md``, ``report.html`` and
 ``figures/*.png``, all rendered from the claim records.
 
-Every claim runs before anything is written, and each file is written atomically, so an interrupted
-report leaves either the previous files or none, never a half-written one.
+The report directory is a transaction (docs/report.md): a run holds a lock on it, appends each finished record
+to ``results.jsonl``, stages the report's files in a temporary directory inside it and swaps them in only at the
+end, so a run that fails or is interrupted leaves the previous report as it was.
 """
 
 from __future__ import annotations
 
-import html
-import json
-import re
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
+from . import io
 from .claims import RunContext, run_claim, select
 from .device import resolve_device
-from .figures import render_figures
-from .io import prepare_directory, write_text_atomic
+from .figures import FIGURE_FORMATS, render_figures
+from .io import JOURNAL_NAME, DirectoryLockedError, Journal, ReportDirectoryError, prepare_directory
+from .render import render_html, render_markdown, results_csv, results_json
 from .sweep import STORE_NAME, grid_of, sweep_session
 from .sweep.preflight import preflight
 from .train import TRAIN_DTYPES, config_overrides
 
 __all__ = ["run_report", "render_markdown", "render_html", "ReportError"]
 
-VERDICT_ICON = {"pass": "PASS", "fail": "FAIL", "refuted": "REFUTED", "inconclusive": "INCONCLUSIVE"}
+REPORT_FILES = ("figures", "results.json", "results.csv", "report.md", "report.html")  # swapped in, in this order
+CHECKPOINT_DIR = ".checkpoints"
 
 
 class ReportError(RuntimeError):
     """Nothing to report (no claim matches) or the report cannot be produced."""
 
 
-def _fmt(value: Any, limit: int = 240) -> str:
-    """A short human rendering of a record value (exact and float forms, long lists and dicts elided);
-    the full value is always in results.json."""
-    if isinstance(value, dict) and "float" in value:
-        exact = str(value.get("exact", ""))
-        if re.fullmatch(r"-?\d+", exact):
-            text = exact
-        else:
-            text = f"{exact} ≈ {value['float']:.10g}" if exact else f"{value['float']:.10g}"
-    elif isinstance(value, dict) and "exact" in value:
-        text = str(value["exact"])
-    elif isinstance(value, dict):
-        items = [f"{k}: {_fmt(v, limit)}" for k, v in list(value.items())[:3]]
-        text = "{" + ", ".join(items) + (", …" if len(value) > 3 else "") + "}"
-    elif isinstance(value, float):
-        text = f"{value:.10g}"
-    elif isinstance(value, list):
-        shown = ", ".join(_fmt(v, limit) for v in value[:4])
-        text = f"[{shown}, …] ({len(value)} values)" if len(value) > 4 else f"[{shown}]"
-    else:
-        text = str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _sweep_text(sweep: dict) -> str:
-    """How many cells a grid claim's verdict rests on, and where they came from."""
-    text = (
-        f"verdict rests on {sweep['cells']} cells ({sweep['seeds']} seed runs); {sweep['executed']} run now on "
-        f"{sweep['executor']}, {sweep['stored_before']} from the results store"
-    )
-    if sweep.get("shard"):
-        text += f"; shard {sweep['shard']}"
-    return text + ("" if sweep.get("complete", True) else "; incomplete")
-
-
-def _summary(records: list[dict]) -> Counter:
-    return Counter(r["verdict"] for r in records)
-
-
-def render_markdown(records: list[dict], meta: dict, figures: dict[str, list[str]]) -> str:
-    """The Markdown report: summary, a table of claims, then one section per claim."""
-    counts = _summary(records)
-    lines = [
-        "# Theory verification report",
-        "",
-        f"- scale: `{meta['scale']}`; device: `{meta['device']}`; claims: {len(records)}; "
-        f"generated {meta['generated']}; git revision `{meta.get('git_revision') or 'unknown'}`",
-        "- verdicts: " + ", ".join(f"{k} {counts.get(k, 0)}" for k in VERDICT_ICON),
-        f"- total runtime: {meta['runtime_s']:.1f} s",
-        f"- training dtype: {meta.get('train_dtype', 'default')}"
-        + ("; memory check ignored" if meta.get("ignore_memory_check") else ""),
-        "",
-        "| claim | kind | verdict | predicted (theory/) | observed | tolerance |",
-        "|---|---|---|---|---|---|",
-    ]
-    for r in records:
-        lines.append(
-            f"| [`{r['id']}`](#{r['id'].replace('.', '').lower()}) | {r['kind']} | **{VERDICT_ICON[r['verdict']]}** | "
-            f"{_fmt(r['predicted'])} | {_fmt(r['observed'])} | {r['tolerance']} |"
-        )
-    for r in records:
-        lines += [
-            "",
-            f"## {r['id']}",
-            "",
-            f"*{r['source']}* — **{VERDICT_ICON[r['verdict']]}** ({r['kind']})",
-            "",
-            f"> {r['statement']}",
-            "",
-            f"- verdict reason: {r['reason']}",
-            f"- predicted: {_fmt(r['predicted'])}",
-            f"- observed: {_fmt(r['observed'])}",
-            f"- tolerance: {r['tolerance']}",
-            f"- runtime: {r['metadata']['runtime_s']} s; seeds: {r['metadata']['seeds'] or '-'}; device: {r['metadata']['device']}",
-        ]
-        if r["metadata"].get("sweep"):
-            lines.append(f"- sweep: {_sweep_text(r['metadata']['sweep'])}")
-        if r.get("refutes"):
-            lines.append(f'- the source as printed: "{r["refutes"]}"; corrected statement: `{r["corrected_by"]}`')
-        if r.get("counterexample"):
-            lines.append("- counterexample: `" + json.dumps(r["counterexample"], default=str) + "`")
-        for name in figures.get(r["id"], []):
-            lines += ["", f"![{name}](figures/{name})"]
-    return "\n".join(lines) + "\n"
-
-
-def render_html(records: list[dict], meta: dict, figures: dict[str, list[str]]) -> str:
-    """A self-contained HTML page with the same content as the Markdown report."""
-    esc = html.escape
-    counts = _summary(records)
-    colors = {"pass": "#1a7f37", "fail": "#cf222e", "refuted": "#8250df", "inconclusive": "#9a6700"}
-    rows = "".join(
-        f"<tr><td><a href='#{esc(r['id'])}'><code>{esc(r['id'])}</code></a></td><td>{esc(r['kind'])}</td>"
-        f"<td style='color:{colors[r['verdict']]};font-weight:bold'>{VERDICT_ICON[r['verdict']]}</td>"
-        f"<td>{esc(_fmt(r['predicted']))}</td><td>{esc(_fmt(r['observed']))}</td><td>{esc(r['tolerance'])}</td></tr>"
-        for r in records
-    )
-    sections = []
-    for r in records:
-        extra = ""
-        if r.get("refutes"):
-            extra += f"<p>The source as printed: “{esc(r['refutes'])}”; corrected statement: <code>{esc(r['corrected_by'])}</code></p>"
-        if r.get("counterexample"):
-            extra += f"<p>Counterexample: <code>{esc(json.dumps(r['counterexample'], default=str))}</code></p>"
-        imgs = "".join(
-            f"<img src='figures/{esc(n)}' alt='{esc(n)}' style='max-width:720px;display:block'>"
-            for n in figures.get(r["id"], [])
-        )
-        sections.append(
-            f"<section id='{esc(r['id'])}'><h2>{esc(r['id'])} <span style='color:{colors[r['verdict']]}'>"
-            f"{VERDICT_ICON[r['verdict']]}</span></h2><p><em>{esc(r['source'])}</em> ({esc(r['kind'])})</p>"
-            f"<blockquote>{esc(r['statement'])}</blockquote><ul><li>reason: {esc(r['reason'])}</li>"
-            f"<li>predicted: {esc(_fmt(r['predicted']))}</li><li>observed: {esc(_fmt(r['observed']))}</li>"
-            f"<li>tolerance: {esc(r['tolerance'])}</li><li>runtime: {r['metadata']['runtime_s']} s; seeds: "
-            f"{esc(str(r['metadata']['seeds'] or '-'))}; device: {esc(str(r['metadata']['device']))}</li>"
-            + (f"<li>sweep: {esc(_sweep_text(r['metadata']['sweep']))}</li>" if r["metadata"].get("sweep") else "")
-            + f"</ul>{extra}{imgs}</section>"
-        )
-    summary = ", ".join(f"{k} {counts.get(k, 0)}" for k in VERDICT_ICON)
-    return (
-        "<!doctype html><html><head><meta charset='utf-8'><title>Theory verification report</title>"
-        "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
-        "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:4px 6px;vertical-align:top}"
-        "blockquote{color:#444;border-left:3px solid #ccc;margin-left:0;padding-left:1em}</style></head><body>"
-        f"<h1>Theory verification report</h1><p>scale <code>{esc(meta['scale'])}</code>, device <code>{esc(meta['device'])}</code>, "
-        f"{len(records)} claims ({esc(summary)}), generated {esc(meta['generated'])}, git revision "
-        f"<code>{esc(str(meta.get('git_revision') or 'unknown'))}</code>, runtime {meta['runtime_s']:.1f} s, "
-        f"training dtype {esc(str(meta.get('train_dtype', 'default')))}"
-        f"{'; memory check ignored' if meta.get('ignore_memory_check') else ''}</p>"
-        "<table><tr><th>claim</th><th>kind</th><th>verdict</th><th>predicted (theory/)</th><th>observed</th><th>tolerance</th></tr>"
-        f"{rows}</table>{''.join(sections)}</body></html>\n"
-    )
-
-
-def _run_claims(claims: list, ctx: RunContext, session: Any, log: Callable[[str], None]) -> list[dict]:
-    """Run ``claims`` one after another in ``session``; one JSON record each, with the grid claims' sweep stats."""
+def _run_claims(
+    claims: list, ctx: RunContext, session: Any, log: Callable[[str], None], journal: Journal | None = None
+) -> list[dict]:
+    """Run ``claims`` one after another in ``session``; one JSON record each, with the grid claims' sweep stats,
+    appended to ``journal`` as it finishes."""
     records = []
     for i, claim in enumerate(claims, 1):
         log(f"[{i}/{len(claims)}] {claim.id} ({claim.kind}) ...")
-        rec = run_claim(claim, ctx).to_json()
+        try:
+            rec = run_claim(claim, ctx).to_json()
+        except OSError as exc:  # disk full, permissions: nothing to do with the claim, the run stops
+            raise ReportDirectoryError(
+                f"claim {claim.id} stopped on an operating-system error: {exc}; the run is aborted and the "
+                "previous report is unchanged"
+            ) from exc
         if claim.id in session.stats:
             rec["metadata"]["sweep"] = session.stats.pop(claim.id)
         log(f"[{i}/{len(claims)}] {claim.id}: {rec['verdict']} — {rec['reason']} ({rec['metadata']['runtime_s']} s)")
         records.append(rec)
+        if journal is not None:
+            try:
+                journal.append(rec)
+            except OSError as exc:
+                raise ReportDirectoryError(
+                    f"cannot append to {journal.path}: {exc.strerror or exc}; the previous report is unchanged"
+                ) from exc
     return records
+
+
+def _write_report(
+    stage: Path,
+    out: Path,
+    records: list[dict],
+    meta: dict,
+    *,
+    self_contained: bool = False,
+    figure_formats: tuple[str, ...] = ("png",),
+) -> None:
+    """Render every report file into ``stage``, then swap them into ``out`` (:func:`verify.io.swap_in`). An
+    operating-system error (disk full, permissions) becomes a :class:`ReportDirectoryError` naming the path
+    and ``out`` keeps its previous report."""
+    try:
+        figdir = stage / "figures"
+        figures = render_figures(records, figdir, formats=figure_formats)
+        texts = {
+            "results.json": results_json(records, meta),
+            "results.csv": results_csv(records),
+            "report.md": render_markdown(records, meta, figures),
+            "report.html": render_html(records, meta, figures, self_contained=self_contained, figures_dir=figdir),
+        }
+        for name, text in texts.items():
+            io.write_text(stage / name, text)
+    except OSError as exc:
+        where = str(exc.filename).replace(str(stage), str(out)) if exc.filename else str(out)
+        raise ReportDirectoryError(
+            f"cannot write the report file {where!r}: {exc.strerror or exc}; the previous report in {str(out)!r} "
+            "is unchanged"
+        ) from exc
+    try:
+        io.swap_in(stage, out, REPORT_FILES)
+    except OSError as exc:
+        raise ReportDirectoryError(
+            f"cannot move the new report into {str(out)!r} ({exc}); the previous report is unchanged"
+        ) from exc
 
 
 def run_report(
@@ -196,6 +115,8 @@ def run_report(
     confirm_cost: bool = False,
     dtype: str | None = None,
     ignore_memory_check: bool = False,
+    self_contained: bool = False,
+    figure_formats: tuple[str, ...] = ("png",),
 ) -> tuple[list[dict], dict]:
     """Run the selected claims and write the report into ``out``.
 
@@ -209,6 +130,15 @@ def run_report(
     evaluated in float64. ``ignore_memory_check`` lets runs start whose estimated peak memory exceeds the device's
     free memory. Both are recorded in the report's metadata.
 
+    ``self_contained`` embeds the figures in ``report.html`` (one file to mail or attach); ``figure_formats``
+    (any of 'png', 'pdf', 'svg'; PNG is always written for the HTML page) adds vector copies for papers.
+
+    The directory (docs/report.md) is created once the claims are selected and locked for the run (a second
+    run into it raises :class:`ReportError`); each finished record is appended to ``results.jsonl``; the report's
+    files are staged in a temporary directory inside ``out`` and swapped in at the end, replacing the previous
+    report's files (``figures/`` as a whole, so figures of claims not in this report go). Training claims
+    checkpoint into ``out/.checkpoints`` and a rerun resumes from them.
+
     Returns
     -------
     (records, meta) : the JSON records written to ``results.json`` and the report metadata.
@@ -216,41 +146,112 @@ def run_report(
     Raises
     ------
     ReportDirectoryError
-        If ``out`` cannot be written (checked before any claim runs).
+        If ``out`` cannot be created or written, or a claim stops on an operating-system error (disk full,
+        permissions); the message names the path and the previous report is left as it was.
     ReportError
-        If no claim matches ``only`` at this scale.
+        If ``out`` is empty, no claim matches ``only`` at this scale, or another run holds the directory's lock.
     """
+    if not str(out).strip():
+        raise ReportError("--out must name a directory, got an empty path")
     dev = resolve_device(device)  # a CUDA request on a machine without CUDA fails here, before any claim runs
+    bad_formats = [f for f in figure_formats if f not in FIGURE_FORMATS]
+    if bad_formats:
+        raise ReportError(f"figure formats must be among {', '.join(FIGURE_FORMATS)}, got {', '.join(bad_formats)}")
+    formats = ("png", *[f for f in FIGURE_FORMATS[1:] if f in figure_formats])
     if dtype not in (None, *TRAIN_DTYPES):
         raise ReportError(f"--dtype must be one of {', '.join(TRAIN_DTYPES)}, got {dtype!r}")
     if dtype == "tf32" and dev.type != "cuda":
         raise ReportError(f"--dtype tf32 (TensorFloat-32 matrix products) needs a CUDA device, the run would use {dev}")
-    out = prepare_directory(out)
     claims = select(only, scale)  # type: ignore[arg-type]
     if shard is not None:
         claims = [c for c in claims if grid_of(c) is not None]
     if not claims:
         what = " grid" if shard is not None else ""
         raise ReportError(f"no{what} claim matches {only!r} at scale {scale!r}; `tvk list` shows the claim ids")
-    ctx = RunContext(scale=scale, device=device, progress=progress, workdir=str(out / ".checkpoints"))  # type: ignore[arg-type]
-    t0 = time.perf_counter()
-    records = []
-    store = out / STORE_NAME if any(grid_of(c) is not None for c in claims) else None
-    with sweep_session(
-        executor,
-        store=store,
-        shard=shard,
-        workers=workers,
-        ray_address=ray_address,
-        gpus_per_cell=gpus_per_cell,
-        log=log,
-    ) as session:
-        preflight(claims, scale, device, session, confirm=confirm_cost, log=log)
-        overrides = config_overrides(dtype=dtype, ignore_memory_check=ignore_memory_check or None)
-        with overrides:
-            records = _run_claims(claims, ctx, session, log)
+    out = prepare_directory(out)
     try:
-        (out / ".checkpoints").rmdir()  # only removed when empty: unfinished runs keep their checkpoints
+        with io.directory_lock(out), io.log_to(log):
+            for p in io.remove_stale(out, out / CHECKPOINT_DIR):
+                log(f"removed {p} (left by an interrupted run)")
+            with io.staging_directory(out) as stage:
+                return _run_locked(
+                    out,
+                    stage,
+                    claims,
+                    scale=scale,
+                    only=only,
+                    device=device,
+                    progress=progress,
+                    log=log,
+                    executor=executor,
+                    ray_address=ray_address,
+                    workers=workers,
+                    gpus_per_cell=gpus_per_cell,
+                    shard=shard,
+                    confirm_cost=confirm_cost,
+                    dtype=dtype,
+                    ignore_memory_check=ignore_memory_check,
+                    self_contained=self_contained,
+                    formats=formats,
+                )
+    except DirectoryLockedError as exc:  # only the lock raises it
+        raise ReportError(str(exc)) from exc
+
+
+def _run_locked(
+    out: Path,
+    stage: Path,
+    claims: list,
+    *,
+    scale: str,
+    only: str | None,
+    device: str,
+    progress: bool,
+    log: Callable[[str], None],
+    executor: str,
+    ray_address: str | None,
+    workers: int | None,
+    gpus_per_cell: float | None,
+    shard: str | None,
+    confirm_cost: bool,
+    dtype: str | None,
+    ignore_memory_check: bool,
+    self_contained: bool,
+    formats: tuple[str, ...],
+) -> tuple[list[dict], dict]:
+    """:func:`run_report` once ``out`` is locked and ``stage`` made: run the claims, journal them, write."""
+    checkpoints = out / CHECKPOINT_DIR
+    ctx = RunContext(scale=scale, device=device, progress=progress, workdir=str(checkpoints))  # type: ignore[arg-type]
+    t0 = time.perf_counter()
+    store = out / STORE_NAME if any(grid_of(c) is not None for c in claims) else None
+    try:
+        journal = Journal(out / JOURNAL_NAME)
+    except OSError as exc:
+        raise ReportDirectoryError(f"cannot write {str(out / JOURNAL_NAME)!r}: {exc.strerror or exc}") from exc
+    with journal:
+        with sweep_session(
+            executor,
+            store=store,
+            shard=shard,
+            workers=workers,
+            ray_address=ray_address,
+            gpus_per_cell=gpus_per_cell,
+            log=log,
+        ) as session:
+            preflight(claims, scale, device, session, confirm=confirm_cost, log=log)  # type: ignore[arg-type]
+            overrides = config_overrides(dtype=dtype, ignore_memory_check=ignore_memory_check or None)
+            with overrides:
+                try:
+                    records = _run_claims(claims, ctx, session, log, journal)
+                except BaseException as exc:
+                    what = "interrupted" if isinstance(exc, KeyboardInterrupt) else "stopped"
+                    log(
+                        f"{what} after {journal.count} of {len(claims)} claims: their records are in {journal.path}; "
+                        f"the previous report in {out} is unchanged"
+                    )
+                    raise
+    try:
+        checkpoints.rmdir()  # only removed when empty: unfinished runs keep their checkpoints
     except OSError:
         pass
     devices = sorted({str(r["metadata"]["device"]) for r in records})
@@ -265,13 +266,9 @@ def run_report(
         "shard": shard,
         "train_dtype": dtype or "default (float64 on CPU, float32 on CUDA)",
         "ignore_memory_check": ignore_memory_check,
+        "command_line": list(sys.argv),
+        "figure_formats": list(formats),
+        "self_contained": self_contained,
     }
-    figures = render_figures(records, out / "figures")
-    texts = {
-        "results.json": json.dumps(records, indent=1, default=str) + "\n",
-        "report.md": render_markdown(records, meta, figures),
-        "report.html": render_html(records, meta, figures),
-    }
-    for name, text in texts.items():  # everything is rendered before the first file is replaced
-        write_text_atomic(out / name, text)
+    _write_report(stage, out, records, meta, self_contained=self_contained, figure_formats=formats)
     return records, meta

@@ -62,7 +62,8 @@ Convergence time :math:`t_c` = first evaluated step at which the validation erro
 it is dropped from the computation; its recorded metrics stay constant) and the run stops when every seed has
 converged or after ``steps`` updates; unconverged seeds have ``t_c = inf`` (``None`` in
 :meth:`SparseParityResult.to_dict`). A seed whose parameters become non-finite is frozen and flagged in ``diverged``
-(it never converges). Not implemented: the thesis's rule for under-parameterised nets (r < k: 10 consecutive
+(it never converges), with the evaluated step at which that was seen in ``diverged_at``; a run whose seeds all
+diverged says so (:meth:`SparseParityResult.divergence`: "diverged at step N", not "0/E seeds converged"). Not implemented: the thesis's rule for under-parameterised nets (r < k: 10 consecutive
 batches at >= 55% accuracy), the Parity Transformer and Adam.
 
 Hidden-progress measures (Sec. 5.5), per evaluation and seed, on the first-layer weights W (the
@@ -133,6 +134,7 @@ __all__ = [
     "SparseParityConfig",
     "SparseParityResult",
     "train_parity",
+    "divergence_reason",
     "activation_fn",
     "parity_labels",
     "init_params",
@@ -332,6 +334,7 @@ class SparseParityResult:
     t_c : (E,) float      first evaluated step with error <= target; inf if never.
     diverged : (E,) bool
     steps_run : int       updates performed before the run stopped.
+    diverged_at : (E,) float  evaluated step at which a seed was first seen non-finite; inf if never.
     """
 
     config: SparseParityConfig
@@ -349,6 +352,13 @@ class SparseParityResult:
     dtype: str
     fourier_gap: np.ndarray | None = None
     params: dict[str, np.ndarray] | None = field(default=None, repr=False)
+    diverged_at: np.ndarray | None = None
+
+    def divergence(self) -> str | None:
+        """ "training diverged at step N ..." when every seed diverged (:func:`divergence_reason`), else None."""
+        if self.diverged_at is None:
+            return None
+        return divergence_reason(self.diverged_at, self.config.eval_every)
 
     @property
     def seeds(self) -> tuple[int, ...]:
@@ -399,6 +409,7 @@ class SparseParityResult:
             "fourier_gap": lst(self.fourier_gap),
             "t_c": [float(t) if math.isfinite(t) else None for t in self.t_c],
             "diverged": self.diverged.tolist(),
+            "diverged_at": None if self.diverged_at is None else lst(self.diverged_at),
             "steps_run": self.steps_run,
             "wall_time": self.wall_time,
             "device": self.device,
@@ -754,6 +765,7 @@ def _train(
     active = torch.ones(E, dtype=torch.bool, device=device)  # over alive: still updated
     t_c = np.full(E, np.inf)
     diverged = np.zeros(E, dtype=bool)
+    diverged_at = np.full(E, np.inf)
     frozen = np.zeros(E, dtype=bool)
     keys = ("accuracy", "loss", "rho", "delta_in", "delta_out") + (("gap",) if c.fourier_gap else ())
     last = {key: np.full(E, np.nan) for key in keys}
@@ -776,6 +788,7 @@ def _train(
             last["gap"][alive] = _population_gaps(c, params, act)
         fin = finite.cpu().numpy()
         diverged[alive[~fin]] = True
+        diverged_at[alive[~fin]] = np.minimum(diverged_at[alive[~fin]], step)
         newly = alive[(1 - last["accuracy"][alive] <= target + 1e-12) & fin & ~np.isfinite(t_c[alive])]
         t_c[newly] = step
         frozen[:] = diverged | (np.isfinite(t_c) & c.stop_when_converged)
@@ -862,6 +875,9 @@ def _train(
         postfix=postfix,
     )
     step = end.step
+    reason = divergence_reason(diverged_at, c.eval_every)
+    if reason is not None:
+        print(f"sparse-parity n={c.n} k={c.k}: {reason}", file=sys.stderr, flush=True)
 
     kept = None
     if c.keep_params:
@@ -889,4 +905,24 @@ def _train(
         dtype=str(dtype).replace("torch.", ""),
         fourier_gap=arr("gap") if c.fourier_gap else None,
         params=kept,
+        diverged_at=diverged_at,
+    )
+
+
+def divergence_reason(diverged_at: np.ndarray, eval_every: int) -> str | None:
+    """The reason to give when every seed diverged, else None.
+
+    ``diverged_at[e]`` is the evaluated step at which seed e's parameters were first seen non-finite (inf: never).
+    Returns "training diverged at step N: the parameters of all E seeds became NaN/inf ..." (a range of steps
+    when the seeds diverged at different evaluations), so a run that blew up is not reported as "0/E seeds
+    converged".
+    """
+    d = np.asarray(diverged_at, dtype=np.float64)
+    if d.size == 0 or not np.isfinite(d).all():
+        return None
+    first, last = int(d.min()), int(d.max())
+    where = f"at step {first}" if first == last else f"at steps {first}-{last}"
+    return (
+        f"training diverged {where}: the parameters of all {d.size} seeds became NaN/inf (checked at the "
+        f"evaluations, every {eval_every} steps); lower lr or the initialisation scale"
     )

@@ -51,8 +51,10 @@ import torch
 from numerics.margins import HomogeneousNetwork, Task
 
 from .device import resolve_device, resolve_dtype
+from .io import checkpoint_binding, checkpoint_log, note_resumed, quarantine
 from .loop import NonFiniteGuard, run_loop, save_atomically, torch_threads
 from .models import HomogeneousEnsemble, as_input_tensor, logits
+from .sweep.store import code_revision
 from .train_step import STRATEGIES, EnsembleStep, StepPlan, plan_step
 
 __all__ = [
@@ -70,7 +72,8 @@ __all__ = [
 ]
 
 OPTIMIZERS = ("adam", "adamw", "sgd")
-CHECKPOINT_FORMAT = 1
+CHECKPOINT_FORMAT = 2  # 2: checkpoints carry their binding (claim, claim config hash, code revision)
+CHECKPOINT_SECONDS = 60.0  # with a checkpoint path, also save at least this often (seconds of wall time)
 # Fields that may change between a checkpoint and the run resuming it (they do not change the trajectory).
 RESUMABLE_FIELDS = frozenset(
     {"steps", "checkpoint_every", "nan_check_every", "num_threads", "strategy", "compile", "ignore_memory_check"}
@@ -443,16 +446,63 @@ def _task_fingerprint(task: Task, inputs: np.ndarray, labels: np.ndarray) -> dic
 
 
 def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a checkpoint written by :func:`train` (tensors on the CPU; ``weights_only`` loading)."""
+    """Read a checkpoint written by :func:`train` (tensors on the CPU; ``weights_only`` loading, so a file holding
+    anything but tensors and plain data is refused rather than executed)."""
     state = torch.load(Path(path), map_location="cpu", weights_only=True)
     if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointMismatchError(f"{path} is not a training checkpoint of format {CHECKPOINT_FORMAT}")
     return state
 
 
-def _check_resumable(path: Path, state: dict[str, Any], config: TrainConfig, meta: dict[str, Any]) -> None:
-    saved, wanted = state["config"], config.to_dict()
+def _binding() -> dict[str, Any]:
+    """What a checkpoint written now is bound to: the running claim and its config hash (None outside a claim,
+    :func:`verify.io.claim_checkpoints`) and the code revision (:func:`verify.sweep.store.code_revision`)."""
+    b = checkpoint_binding()
+    return {
+        "claim": None if b is None else b.claim,
+        "config_hash": None if b is None else b.config_hash,
+        "revision": code_revision(),
+    }
+
+
+def _resume_state(
+    path: Path, config: TrainConfig, meta: dict[str, Any], binding: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The checkpoint at ``path`` if this run may resume from it, else None (then training starts fresh).
+
+    An unreadable file is moved aside (:func:`verify.io.quarantine`). A readable checkpoint of another run
+    (format, binding, configuration, task) is ignored with a log line while a claim runs (it is not trusted; the
+    run's own checkpoints replace it) and raises :class:`CheckpointMismatchError` in a direct call.
+    """
+    if not path.exists():
+        return None
+    try:
+        state = load_checkpoint(path)
+        _check_resumable(path, state, config, meta, binding)
+    except CheckpointMismatchError as exc:
+        if binding["claim"] is None:
+            raise
+        checkpoint_log(f"ignoring checkpoint {path} (not trusted): {exc}")
+        return None
+    except OSError:
+        raise  # an unreadable disk or directory is not a corrupt checkpoint
+    except Exception as exc:  # truncated, not a torch file, refused by weights_only loading, wrong structure
+        quarantine(path, f"{type(exc).__name__}: {exc}")
+        return None
+    return state
+
+
+def _check_resumable(
+    path: Path, state: dict[str, Any], config: TrainConfig, meta: dict[str, Any], binding: dict[str, Any]
+) -> None:
+    saved_binding = state.get("binding") or {}
     diffs = [
+        f"{k}: checkpoint {saved_binding.get(k)!r} != this run {binding[k]!r}"
+        for k in ("claim", "config_hash", "revision")
+        if saved_binding.get(k) != binding[k]
+    ]
+    saved, wanted = state["config"], config.to_dict()
+    diffs += [
         f"{k}: checkpoint {saved.get(k)!r} != requested {wanted.get(k)!r}"
         for k in sorted(set(saved) | set(wanted))
         if k not in RESUMABLE_FIELDS and saved.get(k) != wanted.get(k)
@@ -563,11 +613,16 @@ def train(
     reference_margin : float, optional
         Value the normalized margin is compared with (e.g. ``float(theory.modular.max_margin(p, k))``).
     checkpoint_path : path, optional
-        Where to write checkpoints (params, optimiser state, step, history, config; atomically). If the file
-        exists, training resumes from it; a checkpoint of a different config, task, degree, width or
-        reference raises :class:`CheckpointMismatchError` (only the fields in ``RESUMABLE_FIELDS`` may differ:
-        ``steps``, ``checkpoint_every``, ``nan_check_every``, ``num_threads``). A checkpoint already at
-        ``config.steps`` is returned as is; one beyond it is refused.
+        Where to write checkpoints (params, optimiser state, step, history, config; atomically, every
+        ``checkpoint_every`` steps, every ``CHECKPOINT_SECONDS`` of wall time, at the end and on an interrupt). A
+        checkpoint is bound to the code revision and, inside :func:`verify.io.claim_checkpoints` (while a claim
+        runs), to the claim and its configuration. If the file exists, training resumes from it (logged, and
+        recorded by :func:`verify.io.note_resumed`); a checkpoint of a different binding, config, task, degree,
+        width or reference raises :class:`CheckpointMismatchError`, or is ignored with a log line while a claim
+        runs (only the fields in ``RESUMABLE_FIELDS`` may differ: ``steps``, ``checkpoint_every``,
+        ``nan_check_every``, ``num_threads``). An unreadable file is moved aside to ``<path>.corrupt`` and
+        training starts fresh. A checkpoint already at ``config.steps`` is returned as is; one beyond it is
+        refused. A checkpoint that cannot be written (disk full) is a warning, not an error.
     progress : bool
         Show a tqdm bar on stderr.
     callback : callable, optional
@@ -722,9 +777,10 @@ def _train(
 
     step, history, previous_time, resumed_from = 0, [], 0.0, None
     path = Path(checkpoint_path) if checkpoint_path is not None else None
-    if path is not None and path.exists():
-        state = load_checkpoint(path)
-        _check_resumable(path, state, config, meta)
+    binding = _binding() if path is not None else {}
+    state = None if path is None else _resume_state(path, config, meta, binding)
+    if state is not None:
+        assert path is not None
         with torch.no_grad():
             model.U.copy_(state["U"])
             model.W.copy_(state["W"])
@@ -733,6 +789,7 @@ def _train(
             sampler.set_state(state["sampler"])
         step, history, previous_time = int(state["step"]), list(state["history"]), float(state["wall_time"])
         resumed_from = step
+        note_resumed(step, path)
 
     executor = _plan_for(model, X, Y, config, config.steps - step)
 
@@ -745,6 +802,7 @@ def _train(
             path,
             {
                 "format": CHECKPOINT_FORMAT,
+                "binding": binding,
                 "config": config.to_dict(),
                 "meta": meta,
                 "step": step,
@@ -790,6 +848,7 @@ def _train(
         guard=NonFiniteGuard(config.seeds, _diverged, config.nan_check_every, {"U": model.U, "W": model.W}),
         save=None if path is None else save,
         checkpoint_every=config.checkpoint_every,
+        checkpoint_seconds=CHECKPOINT_SECONDS,
         resumed=resumed_from is not None,
         progress=progress,
         desc="train",

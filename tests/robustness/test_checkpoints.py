@@ -1,0 +1,285 @@
+"""Checkpoints are bound, never trusted blindly, survive interrupts and bad disks (issue 11).
+
+A checkpoint is bound to the running claim, its configuration hash and the code revision; one that does not
+match is ignored with a log line, an unreadable one is moved aside, a resumption is logged and recorded, a
+failed save is a warning, and an interrupt saves the running state so a rerun ends with the weights of an
+uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import pickle
+import signal
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from numerics.modular import ModularTask
+from verify import io
+from verify import train as vt
+from verify.loop import run_loop, save_atomically
+from verify.train import CheckpointMismatchError, TrainConfig, train
+
+TASK = ModularTask(5, 2)
+CFG = TrainConfig(steps=30, lr=5e-3, lam=1e-3, seeds=(3, 5), eval_every=5, dtype="float64", num_threads=1)
+
+
+@pytest.fixture(autouse=True)
+def _fixed_revision(monkeypatch):
+    """A fixed code revision: other people editing the tree during the test must not change the binding."""
+    monkeypatch.setenv("TVK_CODE_REVISION", "test-rev-1")
+
+
+@pytest.fixture(scope="module")
+def uninterrupted():
+    return train(TASK, 2, 8, CFG, progress=False)
+
+
+class _Stop(Exception):
+    pass
+
+
+def _crash_at(step: int, exc: type[BaseException] = _Stop):
+    def callback(t, model, record):
+        if t == step:
+            raise exc
+
+    return callback
+
+
+def _messages() -> tuple[list[str], object]:
+    lines: list[str] = []
+    return lines, io.log_to(lines.append)
+
+
+def _same_weights(a, b) -> None:
+    for x, y in zip(a.networks, b.networks):
+        np.testing.assert_array_equal(x.U, y.U)
+        np.testing.assert_array_equal(x.W, y.W)
+
+
+def _train_in_claim(path: Path, claim: str = "claim-a", config_hash: str = "h1", **kw):
+    with io.claim_checkpoints(claim, config_hash) as resumed:
+        res = train(TASK, 2, 8, kw.pop("config", CFG), checkpoint_path=path, progress=False, **kw)
+    return res, resumed
+
+
+def _checkpoint_at(path: Path, step: int, claim: str = "claim-a", config_hash: str = "h1") -> None:
+    cfg = CFG.replace(checkpoint_every=step)
+    with pytest.raises(_Stop), io.claim_checkpoints(claim, config_hash):
+        train(TASK, 2, 8, cfg, checkpoint_path=path, progress=False, callback=_crash_at(step))
+    assert torch.load(path, weights_only=True)["step"] == step
+
+
+# ------------------------------------------------------------------------------------------ binding
+
+
+def test_matching_checkpoint_resumes_logs_and_records(tmp_path, uninterrupted) -> None:
+    path = tmp_path / "run.ckpt"
+    _checkpoint_at(path, 10)
+    lines, log = _messages()
+    with log:
+        res, resumed = _train_in_claim(path, config=CFG.replace(checkpoint_every=10))
+    assert res.resumed_from == 10
+    assert resumed == [{"step": 10, "file": str(path)}]
+    assert any(line.startswith("claim-a: resuming from step 10") and str(path) in line for line in lines)
+    _same_weights(res, uninterrupted)
+    assert res.history == uninterrupted.history
+
+
+@pytest.mark.parametrize(
+    "claim, config_hash, revision, differs",
+    [
+        ("claim-b", "h1", "test-rev-1", "claim"),
+        ("claim-a", "h2", "test-rev-1", "config_hash"),
+        ("claim-a", "h1", "test-rev-2", "revision"),
+    ],
+)
+def test_checkpoint_of_another_binding_is_ignored(
+    tmp_path, monkeypatch, uninterrupted, claim, config_hash, revision, differs
+) -> None:
+    """The planted-checkpoint attack: a finished checkpoint (step = steps) with other weights made a claim
+    pass without training. Bound to another claim, config or revision, it is not used."""
+    path = tmp_path / "run.ckpt"
+    planted = CFG.replace(lr=CFG.lr * 10)  # other weights ...
+    with io.claim_checkpoints("claim-a", "h1"):
+        train(TASK, 2, 8, planted, checkpoint_path=path, progress=False)
+    state = torch.load(path, weights_only=True)
+    state["config"] = CFG.to_dict()  # ... passed off as this configuration, finished
+    torch.save(state, path)
+    monkeypatch.setenv("TVK_CODE_REVISION", revision)
+    lines, log = _messages()
+    with log:
+        res, resumed = _train_in_claim(path, claim, config_hash)
+    assert res.resumed_from is None and resumed == []
+    assert any("ignoring checkpoint" in line and str(path) in line and f"{differs}:" in line for line in lines)
+    _same_weights(res, uninterrupted)
+    # the same checkpoint in its own binding would have been used: the test above is not vacuous
+    monkeypatch.setenv("TVK_CODE_REVISION", "test-rev-1")
+    torch.save(state, path)
+    assert _train_in_claim(path)[0].resumed_from == CFG.steps
+
+
+def test_direct_call_still_refuses_a_foreign_checkpoint(tmp_path, monkeypatch) -> None:
+    """Outside a claim (the Python API with an explicit path) a mismatch is an error, as before."""
+    path = tmp_path / "run.ckpt"
+    train(TASK, 2, 8, CFG.replace(steps=5), checkpoint_path=path, progress=False)
+    monkeypatch.setenv("TVK_CODE_REVISION", "test-rev-2")
+    with pytest.raises(CheckpointMismatchError, match="revision"):
+        train(TASK, 2, 8, CFG.replace(steps=5), checkpoint_path=path, progress=False)
+
+
+def test_checkpoint_of_an_older_format_is_ignored_in_a_claim(tmp_path, uninterrupted) -> None:
+    path = tmp_path / "run.ckpt"
+    torch.save({"format": 1, "step": 30}, path)
+    lines, log = _messages()
+    with log:
+        res, _ = _train_in_claim(path)
+    assert res.resumed_from is None and any("not a training checkpoint of format" in line for line in lines)
+    _same_weights(res, uninterrupted)
+
+
+# ------------------------------------------------------------------------------------------ corrupt files
+
+
+class _Payload:
+    """Unpickling this runs ``os.system``: a checkpoint must never be loaded with a full unpickler."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+@pytest.mark.parametrize("content", ["truncated", "garbage", "pickle"])
+def test_corrupt_checkpoint_is_moved_aside_and_training_starts_fresh(tmp_path, uninterrupted, content) -> None:
+    path = tmp_path / "run.ckpt"
+    marker = tmp_path / "executed"
+    if content == "truncated":
+        _checkpoint_at(path, 10)
+        path.write_bytes(path.read_bytes()[:200])
+    elif content == "garbage":
+        path.write_bytes(b"\x00not a checkpoint" * 10)
+    else:
+        path.write_bytes(pickle.dumps(_Payload(marker), protocol=2))
+    bad = path.read_bytes()
+    lines, log = _messages()
+    with log:
+        res, resumed = _train_in_claim(path)
+    aside = tmp_path / "run.ckpt.corrupt"
+    assert aside.read_bytes() == bad
+    assert any("unreadable" in line and str(path) in line and str(aside) in line for line in lines)
+    assert res.resumed_from is None and resumed == []
+    assert not marker.exists(), "the checkpoint's pickle was executed"
+    _same_weights(res, uninterrupted)
+
+
+# ------------------------------------------------------------------------------------------ saving
+
+
+def test_failed_checkpoint_save_is_a_warning(tmp_path, monkeypatch, uninterrupted) -> None:
+    def full_disk(path, state):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(vt, "save_atomically", full_disk)
+    lines, log = _messages()
+    with log:
+        res, _ = _train_in_claim(tmp_path / "run.ckpt", config=CFG.replace(checkpoint_every=10))
+    warnings = [line for line in lines if "warning" in line and "not saved" in line]
+    assert len(warnings) == 4  # steps 0, 10, 20 and the final 30
+    assert "No space left on device" in warnings[0]
+    _same_weights(res, uninterrupted)
+
+
+def test_checkpoint_temp_files_are_unpredictable(tmp_path, monkeypatch) -> None:
+    """The old ``{ckpt}.tmp-{pid}`` name followed a planted symlink; mkstemp creates a new file exclusively."""
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    path = tmp_path / "run.ckpt"
+    os.symlink(victim, tmp_path / f"run.ckpt.tmp-{os.getpid()}")
+    made: list[str] = []
+    real = tempfile.mkstemp
+
+    def spy(*a, **k):
+        fd, name = real(*a, **k)
+        made.append(name)
+        return fd, name
+
+    monkeypatch.setattr("verify.loop.tempfile.mkstemp", spy)
+    save_atomically(path, {"x": torch.arange(3)})
+    assert victim.read_text() == "precious"
+    assert len(made) == 1 and Path(made[0]).parent == tmp_path and not Path(made[0]).exists()
+    assert torch.equal(torch.load(path, weights_only=True)["x"], torch.arange(3))
+
+
+# ------------------------------------------------------------------------------------------ interrupts
+
+
+def test_keyboard_interrupt_saves_and_rerun_ends_with_the_uninterrupted_weights(tmp_path, uninterrupted) -> None:
+    path = tmp_path / "run.ckpt"
+    assert CFG.checkpoint_every is None  # no periodic checkpoint: the interrupt alone writes it
+    with pytest.raises(KeyboardInterrupt):
+        _train_in_claim(path, callback=_crash_at(15, KeyboardInterrupt))
+    assert torch.load(path, weights_only=True)["step"] == 15
+    res, resumed = _train_in_claim(path)
+    assert res.resumed_from == 15 and resumed == [{"step": 15, "file": str(path)}]
+    assert res.history == uninterrupted.history
+    _same_weights(res, uninterrupted)
+
+
+class _Trace:
+    def __init__(self) -> None:
+        self.steps: list[int] = []
+        self.saved: list[int] = []
+
+    def step(self, t: int) -> None:
+        self.steps.append(t)
+
+    def save(self, t: int) -> None:
+        self.saved.append(t)
+
+
+def test_interrupt_inside_an_update_saves_nothing() -> None:
+    """A KeyboardInterrupt raised inside step_fn may leave the update half applied: no checkpoint of it."""
+    trace = _Trace()
+
+    def step(t: int) -> None:
+        trace.step(t)
+        if t == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_loop(step, 10, save=trace.save, checkpoint_every=100)
+    assert trace.saved == [0]
+
+
+def test_sigint_is_deferred_to_the_end_of_the_update_then_saved() -> None:
+    """A real Ctrl-C: the running update finishes, the state after it is saved, then KeyboardInterrupt."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    trace = _Trace()
+
+    def step(t: int) -> None:
+        trace.step(t)
+        if t == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    try:
+        with io.log_to(lambda s: None), pytest.raises(KeyboardInterrupt):
+            run_loop(step, 10, save=trace.save, checkpoint_every=100)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert trace.steps == [0, 1, 2, 3] and trace.saved == [0, 4]
+
+
+def test_checkpoint_seconds_saves_without_a_step_period(monkeypatch) -> None:
+    clock = iter(float(t) for t in range(100))
+    monkeypatch.setattr("verify.loop.monotonic", lambda: next(clock))
+    trace = _Trace()
+    run_loop(trace.step, 6, save=trace.save, checkpoint_seconds=2.0)
+    assert trace.saved == [1, 3, 5, 6]
