@@ -32,6 +32,8 @@ It is built by streaming the dataset; the LP itself needs it whole.
 
 from __future__ import annotations
 
+import math
+import numbers
 import time
 import warnings
 from dataclasses import dataclass, replace
@@ -39,13 +41,16 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from theory._checks import InputError, check_cost
+from theory.parity import check_nk
+
 from .groups import GroupTask, character_lp, class_weights
 from .groups import construction_network as group_construction
 from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, evaluate
 from .modular import ModularTask, construction_network
-from .parity import SparseParityTask
+from .parity import SparseParityTask, check_bits
 from .parity import construction_network as parity_construction
-from .single_neuron import SingleNeuronResult, maximize_single_neuron
+from .single_neuron import MAX_STARTS, SingleNeuronResult, maximize_single_neuron
 from .sos import (
     MAX_BLOCK,
     Grading,
@@ -59,6 +64,7 @@ from .sos import (
 
 __all__ = [
     "CertificateError",
+    "check_certify_settings",
     "DEFAULT_SOLVERS",
     "DEFAULT_SOLVER_OPTIONS",
     "unit_neurons",
@@ -640,6 +646,36 @@ class Certificate:
         return "\n".join(lines)
 
 
+def check_certify_settings(tol: object = 1e-6, n_starts: object = 1, seed: object = 0, maxiter: object = 1) -> None:
+    """Validate the settings of :func:`certify` before any work.
+
+    Raises
+    ------
+    theory._checks.InputError
+        A ValueError naming the parameter: ``tol`` not a finite number >= 0, ``n_starts`` not an integer in
+        [1, MAX_STARTS], ``seed`` not an integer >= 0 (``numpy.random.default_rng``), ``maxiter`` not an integer >= 1.
+    """
+    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not math.isfinite(float(tol)) or tol < 0:
+        raise InputError(
+            f"tol (relative tolerance of the bracket) must be a finite number >= 0, got {tol!r}", param="tol"
+        )
+    for name, value, minimum in (("n_starts", n_starts, 1), ("seed", seed, 0), ("maxiter", maxiter, 1)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise InputError(
+                f"{name} must be an integer >= {minimum}, got {value!r} of type {type(value).__name__}", param=name
+            )
+        if value < minimum:
+            raise InputError(f"{name} must be an integer >= {minimum}, got {name} = {value}", param=name)
+    check_cost(
+        int(n_starts),  # type: ignore[call-overload]
+        MAX_STARTS,
+        param="n_starts",
+        value=int(n_starts),  # type: ignore[call-overload]
+        what="the multi-start search (one L-BFGS run per start)",
+        hint="a few dozen starts find the maximum on the tasks of this toolkit",
+    )
+
+
 def certify(
     task: Task,
     degree: int,
@@ -654,6 +690,7 @@ def certify(
     tol: float = 1e-6,
     solver: str | Sequence[str] | None = None,
     max_block: int = MAX_BLOCK,
+    maxiter: int = 2000,
 ) -> Certificate:
     r"""Bracket :math:`\gamma^*` between an explicit network and a class-weighted single-neuron bound.
 
@@ -674,21 +711,29 @@ def certify(
     sdp : bool
         Compute the rigorous bound (b); False leaves only the heuristic value (a).
     n_starts, seed : int
-        Multi-start settings of the heuristic value.
+        Multi-start settings of the heuristic value (1 <= n_starts <= ``MAX_STARTS``, seed >= 0).
     tol : float
-        Relative tolerance of :attr:`Certificate.certified`.
+        Relative tolerance of :attr:`Certificate.certified` (finite, >= 0).
     solver, max_block :
         Passed to :func:`numerics.sos.single_neuron_sdp_bound`.
+    maxiter : int
+        L-BFGS iteration cap per start of the heuristic value (>= 1).
+
+    Raises
+    ------
+    ValueError
+        Bad settings (:func:`check_certify_settings`, before any work), or a ``lower_network`` of another degree.
 
     Notes
     -----
     An SDP that is too large (``max_block``) or that every solver fails on leaves ``upper_rigorous`` None with
     the reason in ``sdp_note``: the certificate is then only heuristic, never silently a closed form.
     """
+    check_certify_settings(tol=tol, n_starts=n_starts, seed=seed, maxiter=maxiter)
     if lower_network.degree != degree:
         raise ValueError(f"lower_network has degree {lower_network.degree}, expected {degree}")
     report = evaluate(lower_network, task)
-    res: SingleNeuronResult = maximize_single_neuron(task, degree, Q=Q, n_starts=n_starts, seed=seed)
+    res: SingleNeuronResult = maximize_single_neuron(task, degree, Q=Q, n_starts=n_starts, seed=seed, maxiter=maxiter)
     heuristic = {
         "n_starts": res.n_starts,
         "n_at_best": res.n_at_best,
@@ -728,6 +773,7 @@ def certify_modular(
 ) -> Certificate:
     r"""k-input modular addition on :math:`\mathbb Z_p`: the construction of Shi Lemma C.18 (lower; or
     ``lower_network``), uniform q and tau (upper), the SDP blocked by :func:`numerics.sos.modular_grading`."""
+    check_certify_settings(tol=tol, n_starts=n_starts, seed=seed)
     task = ModularTask(p, k)
     net = construction_network(p, k) if lower_network is None else lower_network
     cert = certify(task, k, net, None, modular_grading(p, k), n_starts=n_starts, seed=seed, tol=tol)
@@ -741,6 +787,8 @@ def certify_parity(
 ) -> Certificate:
     r"""(n, k)-sparse parity, S the first k bits: the construction of Edelman App. D.7 (lower; or
     ``lower_network``), uniform q (upper; binary, so tau is trivial), the SDP blocked by sign flips."""
+    check_certify_settings(tol=tol, n_starts=n_starts, seed=seed)
+    n, k = check_nk(check_bits(n), k)  # before range(k): k <= n <= MAX_BITS
     S = tuple(range(k))
     task = SparseParityTask(n, S)
     net = parity_construction(n, S) if lower_network is None else lower_network
@@ -761,6 +809,7 @@ def certify_group(
     budgets (lower; or ``lower_network``), class weights :math:`\tau_{C(y^{-1}c')}` from the character LP's
     dual (upper; computed by HiGHS, not the closed form), the SDP blocked by
     :func:`numerics.sos.group_grading`."""
+    check_certify_settings(tol=tol, n_starts=n_starts, seed=seed)
     lp = character_lp(name)
     Q = class_weights(name, lp.class_tau.tolist())
     net = group_construction(name, budgets=lp.budgets.tolist()) if lower_network is None else lower_network

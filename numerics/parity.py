@@ -20,6 +20,7 @@ from .limits import array_bytes, check_allocation
 from .margins import HomogeneousNetwork
 
 __all__ = [
+    "check_bits",
     "MAX_BITS",
     "SparseParityTask",
     "network_from_neurons",
@@ -32,11 +33,14 @@ MAX_BITS = 26
 """Largest n accepted by :class:`SparseParityTask` (2^26 points; evaluation streams, training loads all)."""
 
 
-def _check_bits(n: object) -> int:
+def check_bits(n: object) -> int:
+    """Validate the number of bits ``1 <= n <= MAX_BITS`` of a :class:`SparseParityTask` (before anything of size
+    n or 2^n is formed)."""
     n = check_positive_int(n, "n", hypothesis=f"{tp.SOURCE}: the number of input bits n >= 1")
     if n > MAX_BITS:
+        points = format_count(2**n) if n < 64 else f"2^{format_count(n)}"  # never form 2^n for a huge n
         raise LimitError(
-            f"n = {n} is too large: the cube has 2^n = {format_count(2**n)} points, above the limit 2^{MAX_BITS} "
+            f"n = {format_count(n)} is too large: the cube has 2^n = {points} points, above the limit 2^{MAX_BITS} "
             f"(at most n = {MAX_BITS} is supported); theory.parity.max_margin(k) gives gamma* independently of n",
             param="n",
             value=n,
@@ -76,7 +80,7 @@ class SparseParityTask:
     n_blocks: int = 1
 
     def __post_init__(self) -> None:
-        _check_bits(self.n)
+        check_bits(self.n)
         n, S = tp.check_support(self.n, self.support)
         object.__setattr__(self, "n", n)
         object.__setattr__(self, "support", S)

@@ -194,8 +194,14 @@ def as_number(value: object, name: str, *, symbolic: bool = True) -> sympy.Expr:
 
 
 def log10_factorial(n: int) -> float:
-    """log10(n!) in O(1) (``lgamma``), to size an exact answer before computing it."""
-    return math.lgamma(n + 1) / math.log(10) if n > 1 else 0.0
+    """log10(n!) in O(1) (``lgamma``), to size an exact answer before computing it; ``inf`` beyond the float range
+    (n > ~10^305, where ``lgamma`` cannot take n)."""
+    if n <= 1:
+        return 0.0
+    try:
+        return math.lgamma(n + 1) / math.log(10)
+    except OverflowError:
+        return math.inf
 
 
 def format_count(n: object) -> str:
@@ -230,10 +236,13 @@ def check_cost(
     if cost <= limit:
         return
     if log10:
-        shown, lim = f"~10^{cost:.0f}", f"10^{limit:.0f}"
+        shown = f"~10^{cost:.0f}" if math.isfinite(cost) else "beyond 10^(10^300)"
+        lim = f"10^{limit:.0f}"
     else:
-        shown = format_count(int(cost)) if float(cost).is_integer() else format_count(float(cost))
-        lim = format_count(int(limit)) if float(limit).is_integer() else format_count(float(limit))
+        shown, lim = (
+            format_count(int(x)) if isinstance(x, numbers.Integral) or float(x).is_integer() else format_count(float(x))
+            for x in (cost, limit)
+        )  # an int is never converted to float: it may be above the float range
     if not log10 and cost == value:
         message = f"{param} = {shown} is above the limit {param} <= {lim} of {what}"
     else:

@@ -42,6 +42,8 @@ from functools import lru_cache
 import mpmath
 import sympy
 
+from ._checks import check_cost
+
 __all__ = [
     "SOURCE",
     "check_k",
@@ -653,11 +655,24 @@ def gradient_structure_residual() -> int:
 # The summary for `tvk derive signal`
 
 
+MAX_DERIVE_K = 10**6
+"""Largest k of :func:`derive_signal` (``tvk derive signal``): its threshold search evaluates err(tau) about 25 times,
+and each evaluation costs more as k grows (~2 s in all at k = 10^6, ~25 s at 10^9)."""
+
+
 def derive_signal(k: int) -> dict[str, float | int]:
     """``tvk derive signal --k K``: sigma = log k / sqrt k, the linear classifier's error Phi(-1/log k), the CLT
     error at tau = 0, the 0-1 optimal threshold tau* of the aligned CNN with err(tau*), the floor
     (1 - (1 - 2 Phi^c(1/sigma))^k)/2 and its first-order form k Phi(-1/sigma), and Lemma B.5's sufficient tau."""
     k = check_k(k)
+    check_cost(
+        k,
+        MAX_DERIVE_K,
+        param="k",
+        value=k,
+        what="the summary (err(tau) is a numerical integral whose cost grows with k: ~2 s at k = 10^6)",
+        hint="noise_sigma(k) = log k / sqrt k and linear_classifier_error(k) = Phi(-1/log k) are closed forms",
+    )
     sigma = noise_sigma(k)
     opt = optimal_threshold(k, sigma)
     b5 = lemma_b5(k)

@@ -53,6 +53,7 @@ from ._checks import (
     as_number,
     check_cost,
     check_positive_int,
+    format_count,
     is_symbolic,
     log10_factorial,
 )
@@ -99,7 +100,7 @@ def _check_exact_k(k: object) -> int:
     """k for the exact closed forms: k! and (k+1)^((k+1)/2) must have at most MAX_DIGITS digits."""
     k = _check_k(k)
     check_cost(
-        max(log10_factorial(k), (k + 1) / 2 * math.log10(k + 1)),
+        max(log10_factorial(k), (k + 1) / 2 * math.log10(k + 1)) if k < 10**300 else math.inf,
         MAX_DIGITS,
         param="k",
         value=k,
@@ -134,7 +135,8 @@ def check_nk(n: object, k: object) -> tuple[int, int]:
     k_int = _check_k(k)
     if k_int > n_int:
         raise InputError(
-            f"k = {k_int} > n = {n_int}: {SOURCE} needs a support S of k <= n of the n input bits", param="k"
+            f"k = {format_count(k_int)} > n = {format_count(n_int)}: {SOURCE} needs a support S of k <= n of the n input bits",
+            param="k",
         )
     return n_int, k_int
 

@@ -1,71 +1,179 @@
 """The ``tvk`` command.
 
     tvk report  [--scale quick|full] [--only PATTERN] [--device auto|cpu|cuda] [--out DIR] [--json]
-    tvk derive  modular --p P --k K [--json]
-    tvk derive  parity --k K [--n N] [--json]
+    tvk derive  modular --p P --k K [--evaluate auto|always|never] [--json]
+    tvk derive  parity --k K [--n N] [--evaluate auto|always|never] [--json]
     tvk derive  group --name NAME [--json]          (NAME like S4, D6, A5, Z2^3, S3xZ2)
     tvk derive  lsa --lambda 4,3,2,1 --N 20 --rank R [--json]
     tvk derive  majority --n N --k K [--json]
     tvk derive  signal --k K [--json]
+    tvk derive  markov --k K --t T [--json]
     tvk certify modular --p P --k K | parity --n N --k K | group --name NAME  [--starts S] [--seed S] [--json]
     tvk list    [--scale quick|full] [--only PATTERN] [--json]
     tvk sweep   status [--out DIR] [--json] | merge OUT SRC... [--json]
+    tvk --version
 
 ``tvk report`` also takes the sweep options ``--executor local|processes|ray``, ``--ray-address``, ``--workers``,
 ``--gpus-per-cell``, ``--shard I/N`` and ``--confirm-cost`` (docs/running_at_scale.md).
 
 With ``--json`` a command prints exactly one JSON object on stdout; progress and logs go to stderr.
-Errors print one line ``tvk: error: ...`` on stderr (and ``{"error": ...}`` on stdout with ``--json``)
-and exit with status 2.
+Errors print one line ``tvk: error: ...`` on stderr (and one object ``{"error": ...}`` on stdout with ``--json``,
+argparse's usage errors included); the message names the option as typed (``--k``, ``--starts``), not the
+parameter of the Python function behind it. Exit statuses (also in ``tvk --help`` and docs/cli.md): 0 done,
+1 a claim failed or is inconclusive (unless declared underpowered), 2 bad input or a refused size, 3 an internal
+error, 74 stdout could not be written (disk full), 130 interrupted (Ctrl-C), 141 the reader of stdout left (broken pipe).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import errno
 import json
+import math
 import os
+import re
 import sys
 import time
+from fractions import Fraction
+from importlib import metadata
 from typing import Any, Sequence
 
-import sympy
+EXIT_OK = 0
+EXIT_FAILED = 1  # `tvk report`: a claim failed or is inconclusive (unless declared underpowered)
+EXIT_BAD_INPUT = 2  # bad option or value, a size above a limit, an unusable output directory
+EXIT_INTERNAL = 3  # an unexpected exception: a bug of tvk
+EXIT_OUTPUT = 74  # stdout could not be written (e.g. `> /dev/full`); sysexits' EX_IOERR
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+EXIT_BROKEN_PIPE = 141  # the reader of stdout left (128 + SIGPIPE), e.g. `tvk list | head -1`
 
-from numerics import groups as ng
-from numerics import modular as nm
-from numerics import parity as npar
-from numerics.margins import evaluate
-from theory import boolean as tb
-from theory import finite_groups as fg
-from theory import groups as tg
-from theory import local_signal as tls
-from theory import lsa as tl
-from theory import modular as tm
-from theory import parity as tp
 
-from .sweep import cli as sweep_cli
+def _interrupted_while_loading(exc_type: type, exc: BaseException, tb: Any) -> None:
+    """``sys.excepthook`` of the ``tvk`` script: Ctrl-C while the modules below load is not a traceback."""
+    if issubclass(exc_type, KeyboardInterrupt):
+        if "--json" in sys.argv[1:]:
+            print(json.dumps({"error": "interrupted", "exit_code": EXIT_INTERRUPTED}), flush=True)
+        print("tvk: interrupted", file=sys.stderr, flush=True)
+        os._exit(EXIT_INTERRUPTED)
+    sys.__excepthook__(exc_type, exc, tb)
+
+
+if os.path.basename(sys.argv[0] if sys.argv else "") == "tvk":  # only in the console script, not on import
+    sys.excepthook = _interrupted_while_loading
+
+import sympy  # noqa: E402
+
+from numerics import groups as ng  # noqa: E402
+from numerics import modular as nm  # noqa: E402
+from numerics import parity as npar  # noqa: E402
+from numerics.margins import evaluate  # noqa: E402
+from theory import boolean as tb  # noqa: E402
+from theory import finite_groups as fg  # noqa: E402
+from theory import groups as tg  # noqa: E402
+from theory import local_signal as tls  # noqa: E402
+from theory import lsa as tl  # noqa: E402
+from theory import modular as tm  # noqa: E402
+from theory import parity as tp  # noqa: E402
+from theory._checks import InputError, as_number, format_count  # noqa: E402
+
+from .sweep import cli as sweep_cli  # noqa: E402
 
 __all__ = ["main"]
 
 # Above this many multiply-adds, `derive` does not evaluate the construction on every input by default.
 EVALUATE_LIMIT = 3e9
 
+CLAIMS_HELP = (
+    "also load the claims of MODULE, a dotted module name or a path to a .py file (repeatable; "
+    "docs/adding-a-claim.md); installed tvk.claims entry points are always loaded"
+)
+
+
+def _version() -> str:
+    """The installed distribution's version (importlib.metadata), else the package's ``__version__``."""
+    try:
+        return metadata.version("theory-verification-kit")
+    except metadata.PackageNotFoundError:
+        return str(getattr(sys.modules.get("verify"), "__version__", "unknown"))
+
 
 def _log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def _emit(obj: dict, as_json: bool, text: str) -> None:
-    if as_json:
-        from .claims import to_jsonable  # deferred: the claim registry imports torch
+def _exact(x: Any) -> str:
+    """``str(x)`` of an exact value, or a placeholder naming its size when Python refuses to print an integer of more
+    than ``sys.get_int_max_str_digits()`` digits (e.g. Majority_50000's coefficients)."""
+    try:
+        return str(x)
+    except ValueError:
+        num, den = (int(v) for v in (getattr(x, "numerator", x), getattr(x, "denominator", 1)))
+        digits = round((num.bit_length() + den.bit_length()) * math.log10(2))
+        return f"<exact value of ~{digits} digits, above Python's limit of {sys.get_int_max_str_digits()} for printing>"
 
-        print(json.dumps(to_jsonable(obj)))
-    else:
-        print(text)
+
+def _float(x: Any) -> float:
+    """``float(x)``, with +-inf where the value is outside the float range (instead of an OverflowError)."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
+def _jsonable(x: Any) -> Any:
+    """JSON-ready data from the values of `derive`/`certify` (sympy numbers as {"exact", "float"}, non-finite floats
+    as strings). The same conversion as :func:`verify.claims.to_jsonable`, without importing the claim registry
+    (and torch, ~4 s) for one JSON object."""
+    if isinstance(x, sympy.Basic):
+        if not x.is_number:
+            return {"exact": _exact(x)}
+        try:
+            return {"exact": _exact(x), "float": _jsonable(_float(x))}
+        except TypeError:
+            return {"exact": _exact(x)}
+    if isinstance(x, Fraction):
+        return {"exact": _exact(x), "float": _jsonable(_float(x))}
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return _jsonable(dataclasses.asdict(x))
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if hasattr(x, "tolist") and hasattr(x, "dtype"):  # numpy arrays and scalars
+        return _jsonable(x.tolist())
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    return x
+
+
+def _emit(obj: dict, as_json: bool, text: str) -> None:
+    print(json.dumps(_jsonable(obj)) if as_json else text)
+
+
+def _load_external_claims(args: argparse.Namespace) -> None:
+    """Register the claims of installed ``tvk.claims`` entry points and of ``--claims`` modules (a bad module is a
+    ValueError: one ``tvk: error:`` line)."""
+    from .claims.external import load_claim_modules, load_entry_points  # deferred: imports torch
+
+    load_entry_points()
+    load_claim_modules(args.claims)
+
+
+def _unexpected(records: list[dict]) -> dict[str, int]:
+    """Verdicts that make ``tvk report`` exit 1, by verdict: every ``fail``, and every ``inconclusive`` that its
+    claim did not declare beforehand (``Claim.underpowered`` at this scale: ``metadata.expected_verdict``)."""
+    out: dict[str, int] = {}
+    for r in records:
+        expected = r["metadata"].get("expected_verdict")
+        if r["verdict"] == "fail" or (r["verdict"] == "inconclusive" and expected != "inconclusive"):
+            out[r["verdict"]] = out.get(r["verdict"], 0) + 1
+    return out
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from .report import run_report  # deferred: imports torch
 
+    _load_external_claims(args)
     records, meta = run_report(
         args.out,
         scale=args.scale,
@@ -74,6 +182,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         dtype=args.dtype,
         ignore_memory_check=args.ignore_memory_check,
+        self_contained=args.self_contained,
+        figure_formats=tuple(f for f in args.figure_formats.split(",") if f),
         **sweep_cli.report_kwargs(args),
     )
     counts: dict[str, int] = {}
@@ -81,24 +191,28 @@ def _cmd_report(args: argparse.Namespace) -> int:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
     obj = {
         "out": str(args.out),
-        "files": ["results.json", "report.md", "report.html", "figures/"],
+        "files": ["results.json", "results.csv", "results.jsonl", "report.md", "report.html", "figures/"],
         "summary": counts,
         "claims": [{"id": r["id"], "verdict": r["verdict"]} for r in records],
         "runtime_s": round(meta["runtime_s"], 2),
     }
     text = "\n".join(f"{r['verdict']:>12}  {r['id']}" for r in records)
-    text += f"\nwrote {args.out}/results.json, report.md, report.html, figures/  ({', '.join(f'{k}: {v}' for k, v in counts.items())})"
-    _emit(obj, args.json, text)
+    text += (
+        f"\nwrote {args.out}/results.json, results.csv, report.md, report.html, figures/  "
+        f"({', '.join(f'{k}: {v}' for k, v in counts.items())})"
+    )
     if args.shard is not None:  # a shard's grids are incomplete until the stores are merged: not a failure
-        incomplete = sum(not r["metadata"].get("sweep", {}).get("complete", True) for r in records)
-        counts["inconclusive"] = counts.get("inconclusive", 0) - incomplete
-    return 0 if counts.get("fail", 0) == 0 and counts.get("inconclusive", 0) == 0 else 1
+        records = [r for r in records if r["metadata"].get("sweep", {}).get("complete", True)]
+    bad = _unexpected(records)
+    obj["unexpected"] = bad
+    _emit(obj, args.json, text)
+    return 0 if not bad else 1
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from .claims import select  # deferred: the claim registry imports torch
+    from .claim_index import list_claims  # the claim index: imports torch only for external claims
 
-    claims = select(args.only, args.scale)
+    claims = list_claims(args.only, args.scale, modules=args.claims)
     obj = {"scale": args.scale, "claims": [{"id": c.id, "kind": c.kind, "source": c.source} for c in claims]}
     _emit(obj, args.json, "\n".join(f"{c.id:40s} {c.kind:9s} {c.source}" for c in claims))
     return 0
@@ -116,11 +230,13 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
         "gamma_star": {"exact": str(gamma), "float": float(gamma)},
         "min_width": width,
         "optimal_amplitude": {"exact": str(tm.optimal_amplitude(p, k)), "float": float(tm.optimal_amplitude(p, k))},
-        "frequencies": len(tm.frequencies(p)),
+        "frequencies": _range_length(tm.frequencies(p)),
         "single_frequency_conclusion_holds": k >= 2,
     }
-    cost = width * p**k * (k + p)
-    if args.evaluate == "always" or (args.evaluate == "auto" and cost <= EVALUATE_LIMIT):
+    # width neurons x p^k inputs x (k + p) entries, in log space: p^k has ~k log10 p digits (k = 400 overflows a
+    # float, and forming p^k for k = 10^6 would take a while)
+    log10_cost = math.log10(width) + k * math.log10(p) + math.log10(k + p)
+    if args.evaluate == "always" or (args.evaluate == "auto" and log10_cost <= math.log10(EVALUATE_LIMIT)):
         t0 = time.perf_counter()
         rep = evaluate(nm.construction_network(p, k), nm.ModularTask(p, k))
         obj["construction"] = {
@@ -133,8 +249,8 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
         }
     else:
         obj["construction"] = {
-            "skipped": f"evaluating {width} neurons on {p}^{k} inputs costs ~{cost:.1e} operations; "
-            "pass --evaluate always to force it"
+            "skipped": f"evaluating {format_count(width)} neurons on {p}^{k} inputs costs ~10^{log10_cost:.1f} operations, "
+            f"above the limit {EVALUATE_LIMIT:.0e} of --evaluate auto; pass --evaluate always to force it"
         }
     c = obj["construction"]
     text = (
@@ -154,8 +270,13 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
     return 0
 
 
+def _range_length(r: range) -> int:
+    """len(r) for ranges longer than sys.maxsize (len() raises OverflowError there)."""
+    return max(0, (r.stop - r.start + r.step - 1) // r.step)
+
+
 def _num(x: Any) -> dict:
-    return {"exact": str(x), "float": float(x)}
+    return {"exact": _exact(x), "float": _float(x)}
 
 
 def _cmd_derive_group(args: argparse.Namespace) -> int:
@@ -221,42 +342,84 @@ def _cmd_derive_group(args: argparse.Namespace) -> int:
 def _cmd_derive_parity(args: argparse.Namespace) -> int:
     k = args.k
     n = args.n if args.n is not None else k
+    gamma = tp.max_margin(k)  # checks k (>= 1, the closed form's limit) before n, which defaults to k
     tp.check_nk(n, k)
-    gamma = tp.max_margin(k)
-    support = tuple(range(k))
-    net = npar.construction_network(n, support)
-    rep = evaluate(net, npar.SparseParityTask(n, support))
+    width = tp.min_width(k)
+    # width neurons x 2^n inputs x (n + 2) entries, in log space
+    log10_cost = math.log10(width) + n * math.log10(2) + math.log10(n + 2)
+    if args.evaluate == "always" or (args.evaluate == "auto" and log10_cost <= math.log10(EVALUATE_LIMIT)):
+        support = tuple(range(k))
+        t0 = time.perf_counter()
+        net = npar.construction_network(n, support)
+        rep = evaluate(net, npar.SparseParityTask(n, support))
+        construction: dict[str, Any] = {
+            "normalized_margin": rep.normalized_margin,
+            "ratio_to_gamma_star": rep.normalized_margin / float(gamma),
+            "points": rep.n_points,
+            "seconds": round(time.perf_counter() - t0, 3),
+        }
+        check = (
+            f"  construction normalized margin on all 2^{n} inputs: {rep.normalized_margin:.12e} "
+            f"(ratio {rep.normalized_margin / float(gamma):.12f})"
+        )
+    else:
+        construction = {
+            "skipped": f"evaluating {format_count(width)} neurons on 2^{n} inputs costs ~10^{log10_cost:.1f} operations, "
+            f"above the limit {EVALUATE_LIMIT:.0e} of --evaluate auto; pass --evaluate always to force it"
+        }
+        check = f"  construction: {construction['skipped']}"
     obj = {
         "task": "parity",
         "n": n,
         "k": k,
         "source": "Edelman thesis Thm 7.8 (App. D.7)",
         "gamma_star": _num(gamma),
-        "min_width": tp.min_width(k),
+        "min_width": width,
         "independent_of_n": True,
-        "construction": {
-            "normalized_margin": rep.normalized_margin,
-            "ratio_to_gamma_star": rep.normalized_margin / float(gamma),
-            "points": rep.n_points,
-        },
+        "construction": construction,
     }
     text = (
         f"({n},{k})-sparse parity (Edelman Thm 7.8)\n  gamma*      = {gamma} ≈ {float(gamma):.12e} (independent of n)\n"
-        f"  width bound = 2^(k-1) = {tp.min_width(k)}\n"
-        f"  construction normalized margin on all 2^{n} inputs: {rep.normalized_margin:.12e} "
-        f"(ratio {rep.normalized_margin / float(gamma):.12f})"
+        f"  width bound = 2^(k-1) = {width}\n{check}"
     )
     _emit(obj, args.json, text)
     return 0
 
 
+MAX_LAMBDA_TEXT = 10_000
+"""Longest --lambda string (the API refuses more than 64 eigenvalues anyway)."""
+
+
+def parse_eigenvalues(text: str) -> list[sympy.Expr]:
+    """The eigenvalues of ``--lambda 4,3,2,1``: comma-separated decimals or fractions (``1/2``, ``0.25``, ``1e-3``),
+    parsed by :func:`theory._checks.as_number` (``fractions.Fraction``; a string is never evaluated).
+
+    Raises
+    ------
+    InputError
+        Naming ``--lambda`` and the entry: an empty list or entry, a non-number, a division by zero.
+    """
+    if len(text) > MAX_LAMBDA_TEXT:
+        raise InputError(f"--lambda is {len(text):,} characters long, above the limit {MAX_LAMBDA_TEXT:,}")
+    entries = text.split(",")
+    if not text.strip():
+        raise InputError("--lambda needs at least one eigenvalue, e.g. --lambda 4,3,2,1")
+    values = []
+    for i, entry in enumerate(entries, start=1):
+        if not entry.strip():
+            raise InputError(f"--lambda entry {i} is empty in {text[:80]!r}; e.g. --lambda 4,3,2,1")
+        try:
+            values.append(as_number(entry.strip(), "x", symbolic=False))
+        except InputError as exc:
+            raise InputError(
+                f"--lambda entry {i} {str(exc).removeprefix('x ')}; --lambda takes comma-separated numbers such as "
+                "4,3,2,1 or 1/2,0.25"
+            ) from None
+    return values
+
+
 def _cmd_derive_lsa(args: argparse.Namespace) -> int:
-    try:
-        eig = [sympy.Rational(v.strip()) for v in args.lambda_.split(",") if v.strip()]
-    except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"--lambda must be comma-separated numbers (the eigenvalues of Lambda), got {args.lambda_!r}"
-        ) from exc
+    eig = parse_eigenvalues(args.lambda_)
     Lam = sympy.diag(*eig)
     opt = tl.optimal_rank_r(Lam, args.N, args.rank)
     exact = all(isinstance(v, sympy.Basic) and v.is_Rational for v in opt.lam)
@@ -264,13 +427,13 @@ def _cmd_derive_lsa(args: argparse.Namespace) -> int:
     obj = {
         "task": "lsa",
         "source": "Shi thesis Thm 5.4.1 (App. D)",
-        "lambda": [str(v) for v in eig],
+        "lambda": [_exact(v) for v in eig],
         "N": args.N,
         "rank": args.rank,
         "method": method,
         "T": [_num(t) for t in opt.T],
         "v_star": [_num(v) for v in opt.v],
-        "U_star": [[str(x) for x in row] for row in opt.U.tolist()],
+        "U_star": [[_exact(x) for x in row] for row in opt.U.tolist()],
         "reduced_loss": _num(opt.reduced_loss),
         "L_r": _num(opt.loss),
         "unique": bool(opt.unique),
@@ -278,10 +441,10 @@ def _cmd_derive_lsa(args: argparse.Namespace) -> int:
     text = (
         f"optimal rank-{args.rank} linear self-attention (Shi Thm 5.4.1), Lambda = diag({', '.join(map(str, eig))}), N = {args.N}\n"
         f"  method  = {method}\n"
-        f"  T_i     = {', '.join(str(t) for t in opt.T)}\n"
-        f"  v*      = {', '.join(str(v) for v in opt.v)}\n"
-        f"  U*      = Q diag(v*) Q^T = {opt.U.tolist()}\n"
-        f"  L_r     = {opt.loss} ≈ {float(opt.loss):.12g}"
+        f"  T_i     = {', '.join(_exact(t) for t in opt.T)}\n"
+        f"  v*      = {', '.join(_exact(v) for v in opt.v)}\n"
+        f"  U*      = Q diag(v*) Q^T = [{', '.join('[' + ', '.join(_exact(x) for x in row) + ']' for row in opt.U.tolist())}]\n"
+        f"  L_r     = {_exact(opt.loss)} ≈ {_float(opt.loss):.12g}"
         + (
             ""
             if opt.unique
@@ -296,23 +459,27 @@ def _cmd_derive_majority(args: argparse.Namespace) -> int:
     n, k = args.n, args.k
     coef = tb.majority_coefficient(n, k)
     weight = tb.majority_level_weight(n, k)
-    gap = tb.majority_gap(n, k) if k >= 2 else None
+    gap = tb.majority_gap(n, k) if 1 <= k <= n - 1 else None  # the gap |Maj(k-1)| - |Maj(k+1)| needs both levels
     obj = {
         "task": "majority",
         "n": n,
         "k": k,
         "source": "Edelman thesis Lemma B.1 / Definition 5.4 / Lemma B.2",
-        "coefficient": {"exact": str(coef), "float": float(coef)},
-        "level_weight": {"exact": str(weight), "float": float(weight)},
-        "fourier_gap": None if gap is None else {"exact": str(gap), "float": float(gap)},
+        "coefficient": _num(coef),
+        "level_weight": _num(weight),
+        "fourier_gap": None if gap is None else _num(gap),
     }
     text = (
         f"Majority_{n}, level k = {k} (Edelman Lemma B.1)\n"
-        f"  coefficient Maj_n(S), |S| = k = {coef} ≈ {float(coef):.12g}\n"
-        f"  level weight W^k[Maj_n]        = {weight} ≈ {float(weight):.12g}"
+        f"  coefficient Maj_n(S), |S| = k = {_exact(coef)} ≈ {_float(coef):.12g}\n"
+        f"  level weight W^k[Maj_n]        = {_exact(weight)} ≈ {_float(weight):.12g}"
     )
     if gap is not None:
-        text += f"\n  Fourier gap (Definition 5.4)   = {gap} ≈ {float(gap):.12g}" + ("  (0 for odd k)" if k % 2 else "")
+        text += f"\n  Fourier gap (Definition 5.4)   = {_exact(gap)} ≈ {_float(gap):.12g}" + (
+            "  (0 for odd k)" if k % 2 else ""
+        )
+    else:
+        text += f"\n  Fourier gap (Definition 5.4)   : defined for 1 <= k <= n-1 only (k = {k}, n = {n})"
     _emit(obj, args.json, text)
     return 0
 
@@ -337,12 +504,21 @@ def _cmd_derive_signal(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_derive_markov(args: argparse.Namespace) -> int:
+    from numerics import markov_gradients as nmg  # deferred: only this command needs the Markov quadratures
+
+    obj, text = nmg.derive_markov(args.k, args.t)
+    _emit(obj, args.json, text)
+    return 0
+
+
 def _cmd_certify_modular(args: argparse.Namespace) -> int:
     from numerics.certificates import certify_modular  # deferred: imports cvxpy
 
     p, k = args.p, args.k
     gamma = tm.max_margin(p, k)  # checks p and k before any solver runs
-    _log(f"certifying modular addition p = {p}, k = {k} (forward pass, {args.starts} starts, SOS relaxation) ...")
+    what = f"modular addition p = {format_count(p)}, k = {format_count(k)}"
+    _log(f"certifying {what} (forward pass, {args.starts} starts, SOS relaxation) ...")
     cert = certify_modular(p, k, n_starts=args.starts, seed=args.seed)
     obj, text = _certificate_output(
         {"task": "modular", "p": p, "k": k}, f"modular addition, p = {p}, k = {k}", gamma, cert
@@ -356,9 +532,10 @@ def _cmd_certify_parity(args: argparse.Namespace) -> int:
 
     n, k = args.n, args.k
     if not 1 <= k <= n:
-        raise ValueError(f"--k must satisfy 1 <= k <= n (--n), got k = {k}, n = {n}")
+        raise InputError(f"--k must satisfy 1 <= k <= n (--n), got --k {format_count(k)}, --n {format_count(n)}")
     gamma = tp.max_margin(k)
-    _log(f"certifying ({n}, {k})-sparse parity (forward pass, {args.starts} starts, SOS relaxation) ...")
+    what = f"({format_count(n)}, {format_count(k)})-sparse parity"
+    _log(f"certifying {what} (forward pass, {args.starts} starts, SOS relaxation) ...")
     cert = certify_parity(n, k, n_starts=args.starts, seed=args.seed)
     obj, text = _certificate_output({"task": "parity", "n": n, "k": k}, f"({n}, {k})-sparse parity", gamma, cert)
     _emit(obj, args.json, text)
@@ -376,8 +553,29 @@ def _cmd_certify_group(args: argparse.Namespace) -> int:
     return 0
 
 
+EPILOG = f"""\
+exit status:
+  {EXIT_OK}    done (report: every claim passed or was refuted as expected)
+  {EXIT_FAILED}    report: a claim failed or is inconclusive (unless declared underpowered)
+  {EXIT_BAD_INPUT}    bad input: unknown option, bad value, a size above a limit (the message names the option
+       and the limit), an unusable output directory
+  {EXIT_INTERNAL}    internal error (a bug of tvk; TVK_DEBUG=1 shows the traceback)
+  {EXIT_OUTPUT}   stdout could not be written (e.g. disk full)
+  {EXIT_INTERRUPTED}  interrupted (Ctrl-C)
+  {EXIT_BROKEN_PIPE}  the reader of stdout left (broken pipe)
+With --json every outcome, errors included, prints exactly one JSON object on stdout
+({{"error": ...}} on failure); logs and progress go to stderr. See docs/cli.md.
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tvk", description="Theory verification toolkit")
+    parser = _Parser(
+        prog="tvk",
+        description="Theory verification toolkit",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     rep = sub.add_parser("report", help="run the claims and write results.json, report.md, report.html and figures/")
@@ -388,6 +586,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="quick: a 2-core CPU in minutes (default); full: the papers' settings, meant for a GPU",
     )
     rep.add_argument("--only", default=None, help="shell pattern(s) on claim ids, comma-separated (e.g. 'shi-*')")
+    rep.add_argument("--claims", action="append", default=[], metavar="MODULE", help=CLAIMS_HELP)
     rep.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     rep.add_argument("--out", default="tvk-report", help="output directory (default: tvk-report)")
     rep.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -404,12 +603,22 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="start runs whose estimated peak memory exceeds the device's free memory",
     )
+    rep.add_argument(
+        "--self-contained", action="store_true", help="embed the figures in report.html (one file to mail or attach)"
+    )
+    rep.add_argument(
+        "--figure-formats",
+        default="png",
+        metavar="LIST",
+        help="comma-separated figure formats among png, pdf, svg (default png; PNG is always written for the HTML)",
+    )
     sweep_cli.add_report_options(rep)
     rep.set_defaults(func=_cmd_report)
 
     lst = sub.add_parser("list", help="list the registered claims")
     lst.add_argument("--scale", choices=["quick", "full"], default="quick")
-    lst.add_argument("--only", default=None)
+    lst.add_argument("--only", default=None, help="shell pattern(s) on claim ids, comma-separated")
+    lst.add_argument("--claims", action="append", default=[], metavar="MODULE", help=CLAIMS_HELP)
     lst.add_argument("--json", action="store_true")
     lst.set_defaults(func=_cmd_list)
 
@@ -436,6 +645,12 @@ def build_parser() -> argparse.ArgumentParser:
                 "--n", type=int, default=None, help="input bits n >= k for the construction check (default k)"
             )
             par.add_argument("--json", action="store_true")
+            par.add_argument(
+                "--evaluate",
+                choices=["auto", "always", "never"],
+                default="auto",
+                help="evaluate the construction on all 2^n inputs (auto: when cheap)",
+            )
             par.set_defaults(func=_cmd_derive_parity)
             grp = tasks.add_parser("group", help="finite group composition (Edelman Thm 7.9)")
             grp.add_argument("--name", required=True, help="S3..S6, A4, A5, Dn, Zn, Z2^k, Q8, products like S3xZ2")
@@ -462,6 +677,14 @@ def build_parser() -> argparse.ArgumentParser:
             sig.add_argument("--k", type=int, required=True, help="number of patches k >= 2")
             sig.add_argument("--json", action="store_true")
             sig.set_defaults(func=_cmd_derive_signal)
+            mkv = tasks.add_parser(
+                "markov",
+                help="in-context Markov chains: strategy KLs and step-1/step-2 gradient coefficients (Edelman Ch. 8)",
+            )
+            mkv.add_argument("--k", type=int, required=True, help="number of states 2 <= k <= 10")
+            mkv.add_argument("--t", type=int, required=True, help="context length 2 <= t <= 2000")
+            mkv.add_argument("--json", action="store_true")
+            mkv.set_defaults(func=_cmd_derive_markov)
         else:
             par = tasks.add_parser("parity", help="(n, k)-sparse parity (Edelman Thm 7.8)")
             par.add_argument("--n", type=int, required=True, help="input bits n >= k")
@@ -483,21 +706,259 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``tvk``; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+class UsageError(Exception):
+    """An argparse error (unknown option, bad value, missing argument) of the (sub)command ``prog``."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(message)
+        self.prog = prog
+
+
+class _OutputError(Exception):
+    """Writing to stdout failed (disk full, closed pipe): ``cause`` is the OSError."""
+
+    def __init__(self, cause: OSError) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are exceptions, so that :func:`main` reports them (as JSON under --json)."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        raise UsageError(self.prog, message)
+
+
+class _CheckedStdout:
+    """sys.stdout during :func:`main`: a failed write or flush raises :class:`_OutputError` (not an OSError that
+    could be mistaken for one of the command's own files)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            raise _OutputError(exc) from exc
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise _OutputError(exc) from exc
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+# The options of each command that carry the parameters of the Python functions it calls: an error whose
+# InputError.param (or leading word) is a key is reported with the option instead. A value (option, True) means
+# the option *is* that parameter (the leading "k = 5" becomes "--k 5"); (option, False) that the parameter is
+# derived from it (the message is prefixed "--name: "). "*" covers any other parameter of the command, "?" an error
+# that names no parameter (for the group commands: the group name's grammar, the theorem's hypotheses on G).
+_Options = dict[str, tuple[str, bool]]
+_OPTION_NAMES: dict[tuple[str, ...], _Options] = {
+    ("derive", "modular"): {"p": ("--p", True), "k": ("--k", True), "width": ("--p/--k", False)},
+    ("derive", "parity"): {"k": ("--k", True), "n": ("--n", True), "width": ("--k", False)},
+    ("derive", "group"): {
+        "group": ("--name", True),
+        "name": ("--name", True),
+        "*": ("--name", False),
+        "?": ("--name", False),
+    },
+    ("derive", "lsa"): {"Lambda": ("--lambda", True), "N": ("--N", True), "r": ("--rank", True)},
+    ("derive", "majority"): {"n": ("--n", True), "k": ("--k", True)},
+    ("derive", "signal"): {"k": ("--k", True)},
+    ("derive", "markov"): {"k": ("--k", True), "t": ("--t", True)},
+    ("certify", "modular"): {
+        "p": ("--p", True),
+        "k": ("--k", True),
+        "n_starts": ("--starts", True),
+        "seed": ("--seed", True),
+        "width": ("--p/--k", False),
+    },
+    ("certify", "parity"): {
+        "n": ("--n", True),
+        "k": ("--k", True),
+        "n_starts": ("--starts", True),
+        "seed": ("--seed", True),
+        "width": ("--k", False),
+    },
+    ("certify", "group"): {
+        "group": ("--name", True),
+        "name": ("--name", True),
+        "n_starts": ("--starts", True),
+        "seed": ("--seed", True),
+        "*": ("--name", False),
+        "?": ("--name", False),
+    },
+    ("report",): {"out": ("--out", True), "scale": ("--scale", True), "device": ("--device", True)},
+}
+
+_LEADING_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?= = | must | is | should | needs | has | \()")
+
+
+def _command_key(args: argparse.Namespace | None) -> tuple[str, ...]:
+    if args is None:
+        return ()
+    return tuple(v for v in (getattr(args, "command", None), getattr(args, "task", None)) if v)
+
+
+def _option_names(args: argparse.Namespace | None) -> _Options:
+    names = dict(_OPTION_NAMES.get(_command_key(args), {}))
+    if _command_key(args) == ("derive", "parity") and getattr(args, "n", None) is None:
+        names["n"] = ("--k", True)  # n defaults to k
+    return names
+
+
+def option_message(exc: BaseException, args: argparse.Namespace | None) -> str:
+    """The message of a bad-input error with the API's parameter replaced by the option the user typed.
+
+    ``InputError.param`` names the parameter (a plain ValueError: the message's first word, when it is one of the
+    command's parameters). ``k = 30 is too large: ...`` of ``tvk derive parity --k 30`` becomes
+    ``--k 30 is too large: ...``; ``n_starts must be an integer >= 1, got 0`` becomes ``--starts must be ...``.
+    """
+    msg = " ".join(str(exc).split())  # one line
+    names = _option_names(args)
+    if not names:
+        return msg
+    param = getattr(exc, "param", None)
+    if param is None:
+        lead = _LEADING_NAME.match(msg)
+        param = lead.group(1) if lead and lead.group(1) in names else None
+    if param is None:
+        return f"{names['?'][0]}: {msg}" if "?" in names and not msg.startswith("--") else msg
+    option, same = names.get(param, names.get("*", ("", False)))
+    if not option:
+        return msg
+    if not same:
+        return f"{option}: {msg}"
+    lead = re.match(rf"{re.escape(param)}(?: = | )", msg)
+    if lead is None:
+        msg = f"{option}: {msg}"
+    else:
+        msg = f"{option} {msg[lead.end() :]}"
+    # "..., got k = 5, n = 3" names what the user typed: "got --k 5, --n 3" (only the tail: the message body
+    # speaks of the theorem's symbols, e.g. "2^n points").
+    cut = msg.rfind("got ")
+    if cut >= 0:
+        head, tail = msg[:cut], msg[cut:]
+        for name, (opt, is_same) in names.items():
+            if is_same and name not in ("*", "?"):
+                tail = re.sub(rf"(?<![\w^*]){re.escape(name)} = ", f"{opt} ", tail)
+        msg = head + tail
+    return re.sub(rf"the limit {re.escape(param)} <=", f"the limit {option} <=", msg)
+
+
+def _overflow_message(exc: BaseException, args: argparse.Namespace | None) -> str | None:
+    """An OverflowError names no parameter: name the integer options above the float range (~10^308) instead."""
+    if not isinstance(exc, OverflowError) or args is None:
+        return None
+    huge = [
+        f"--{name} {format_count(value)}"
+        for name, value in vars(args).items()
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**300
+    ]
+    if not huge:
+        return None
+    return (
+        f"{', '.join(huge)} {'is' if len(huge) == 1 else 'are'} too large for this command: its size estimates are floating point, which ends near "
+        f"10^308 ({' '.join(str(exc).split())})"
+    )
+
+
+def _wants_json(argv: Sequence[str]) -> bool:
+    return "--json" in argv
+
+
+def _report_error(message: str, as_json: bool, prefix: str = "tvk: error: ", **extra: Any) -> None:
+    """One JSON object on stdout under --json (when stdout still works), one line on stderr."""
+    if as_json:
+        try:
+            print(json.dumps({"error": message, **extra}), flush=True)
+        except (OSError, _OutputError):
+            pass
+    _log(f"{prefix}{message}")
+
+
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null, so that the interpreter's final flush of text still buffered for a
+    broken or full stdout neither fails nor prints 'Exception ignored'."""
     try:
-        return int(args.func(args))
-    except BrokenPipeError:  # e.g. `tvk ... | head`: the reader left; say nothing more
-        sys.stdout = open(os.devnull, "w")
-        return 1
-    except (ValueError, OSError, RuntimeError) as exc:
-        msg = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError) else str(exc)
-        if getattr(args, "json", False):
-            print(json.dumps({"error": msg}))
-        print(f"tvk: error: {msg}", file=sys.stderr)
-        return 2
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.__stdout__.fileno())
+        os.close(fd)
+    except (OSError, AttributeError, ValueError):  # no real file descriptor (e.g. under pytest's capture)
+        pass
+
+
+def _preprocess(argv: list[str]) -> list[str]:
+    """``--lambda -1,2`` (a value starting with '-') would read as an option: pass it as ``--lambda=-1,2``."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--lambda" and i + 1 < len(argv) and re.match(r"^-[\d.]", argv[i + 1]):
+            out.append(f"--lambda={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``tvk``; returns the exit status (the module doc and ``tvk --help`` list them)."""
+    argv = _preprocess(list(sys.argv[1:] if argv is None else argv))
+    as_json = _wants_json(argv)
+    args: argparse.Namespace | None = None
+    real_stdout = sys.stdout
+    sys.stdout = _CheckedStdout(real_stdout)
+    try:
+        try:
+            args = build_parser().parse_args(argv)
+            as_json = bool(getattr(args, "json", as_json))
+            code = int(args.func(args))
+            sys.stdout.flush()
+            return code
+        finally:
+            sys.stdout = real_stdout
+    except SystemExit as exc:  # --help, --version
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
+        try:
+            sys.stdout.flush()
+        except OSError:
+            _silence_stdout()
+            return EXIT_BROKEN_PIPE
+        return code
+    except UsageError as exc:
+        hint = f"`{exc.prog} --help` lists the options"
+        _report_error(f"{exc}; {hint}", as_json, prefix=f"{exc.prog}: error: ", usage=exc.prog)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        _report_error("interrupted", as_json, prefix="tvk: ", exit_code=EXIT_INTERRUPTED)
+        return EXIT_INTERRUPTED
+    except _OutputError as exc:
+        _silence_stdout()
+        if exc.cause.errno == errno.EPIPE or isinstance(exc.cause, BrokenPipeError):
+            return EXIT_BROKEN_PIPE  # e.g. `tvk list | head -1`: the reader left; say nothing more
+        _log(f"tvk: error: cannot write the output to stdout: {exc.cause.strerror or exc.cause}")
+        return EXIT_OUTPUT
+    except (ValueError, ArithmeticError, RecursionError) as exc:
+        _report_error(_overflow_message(exc, args) or option_message(exc, args), as_json)
+        return EXIT_BAD_INPUT
+    except MemoryError as exc:
+        _report_error(f"out of memory ({exc or 'MemoryError'}); use smaller sizes", as_json)
+        return EXIT_BAD_INPUT
+    except (OSError, RuntimeError) as exc:
+        _report_error(f"{type(exc).__name__}: {' '.join(str(exc).split())}", as_json)
+        return EXIT_BAD_INPUT
+    except Exception as exc:  # a bug: one line, and the traceback on request
+        if os.environ.get("TVK_DEBUG"):
+            raise
+        msg = f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())}"
+        _report_error(msg + " (a bug of tvk; TVK_DEBUG=1 shows the traceback)", as_json)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

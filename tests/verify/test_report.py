@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from theory import modular as tm
-from verify import cli, report
+from verify import cli, render, report
 from verify.claims import Claim, Observation, RunContext, registry, run_claim, select
 from verify.claims.judges import MaxRel, RefutedIfDiffers
 from verify.io import ReportDirectoryError, write_text_atomic
@@ -90,8 +90,8 @@ def test_report_writes_all_outputs(tmp_path):
         assert (out / name).is_file()
     assert (out / "figures").is_dir()
     data = json.loads((out / "results.json").read_text())
-    assert isinstance(data, list) and [r["id"] for r in data] == [r["id"] for r in records]
-    for r in data:
+    assert set(data) == {"header", "claims"} and [r["id"] for r in data["claims"]] == [r["id"] for r in records]
+    for r in data["claims"]:
         assert set(r) >= RECORD_FIELDS
         assert r["verdict"] in {"pass", "refuted"}
         assert {"seeds", "device", "versions", "git_revision", "runtime_s"} <= set(r["metadata"])
@@ -293,8 +293,8 @@ def test_report_files_are_readable_and_long_values_elided(tmp_path):
     for name in ("results.json", "report.md", "report.html"):
         mode = stat.S_IMODE((tmp_path / "r" / name).stat().st_mode)
         assert mode == stat.S_IMODE(reference.stat().st_mode), f"{name} should have the permissions of any written file"
-    assert report._fmt(list(range(100))).endswith("(100 values)")
-    assert len(report._fmt({"a": list(range(10**4)), "b": "x" * 10**4})) <= 240
+    assert render.headline(list(range(100))) == "100 values in [0, 99]"
+    assert len(render.headline({"a": list(range(10**4)), "b": "x" * 10**4})) <= render.HEADLINE_LIMIT
 
 
 def test_cli_derive_majority(capsys):
@@ -391,7 +391,8 @@ def test_cli_report_dtype_reaches_the_trainer_and_the_report(tmp_path, capsys, m
     argv = ["report", "--only", "shi-thm4.9-training-k2", "--out", str(out), "--json", "--no-progress"]
     assert cli.main([*argv, "--dtype", "float32"]) == 0
     assert seen and set(seen) == {"float32"}
-    assert "training dtype: float32" in (out / "report.md").read_text()
+    dtype_line = next(line for line in (out / "report.md").read_text().splitlines() if "training dtype" in line)
+    assert "float32" in dtype_line
 
 
 def test_cli_report_tf32_on_cpu_is_refused_before_running(tmp_path, capsys):
@@ -403,3 +404,71 @@ def test_cli_report_tf32_on_cpu_is_refused_before_running(tmp_path, capsys):
     assert cli.main(argv) == 2
     assert "tf32" in json.loads(capsys.readouterr().out)["error"]
     assert not (tmp_path / "r").exists()
+
+
+def test_cli_derive_markov(capsys):
+    """`tvk derive markov`: exact KLs for k = 2 obey uniform = ln 2 - E_pi[H(row)] (a different route than the
+    printed closed form) and the ordering uniform > unigram > bigram; bad k is exit 2 naming --k."""
+    import math
+
+    assert cli.main(["derive", "markov", "--k", "2", "--t", "5", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    kl = obj["strategy_kl"]
+    assert kl["uniform"]["method"] == "exact"
+    assert kl["uniform"]["value"] == pytest.approx(math.log(2) - float(obj["expected_row_entropy"]["float"]), rel=1e-12)
+    assert kl["uniform"]["value"] > kl["unigram"]["value"] > kl["bigram"]["value"] > 0
+    assert cli.main(["derive", "markov", "--k", "1", "--t", "5"]) == 2
+    assert "--k" in capsys.readouterr().err
+
+
+UNDERPOWERED_MODULE = """
+from dataclasses import dataclass
+
+from verify.claims import Claim, Observation, register
+from verify.claims.judges import Judge
+
+
+@dataclass(frozen=True)
+class Cfg:
+    runs: int
+
+
+@dataclass(frozen=True)
+class Undecided(Judge):
+    def __call__(self, predicted, obs, config=None):
+        return "inconclusive", "too few runs to decide"
+
+    def describe(self):
+        return "always undecided (test judge)"
+
+
+for cid, declared in (("{a}", True), ("{b}", False)):
+    register(Claim(
+        id=cid,
+        source="test",
+        statement="a test statement",
+        kind="numeric",
+        configs={{"quick": Cfg(3)}},
+        predict=lambda cfg: 1.0,
+        observe=lambda cfg, ctx: Observation(1.0),
+        judge=Undecided(),
+        underpowered={{"quick": "three runs give power 0.02 against the effect"}} if declared else None,
+    ))
+"""
+
+
+def test_declared_underpowered_inconclusive_does_not_fail_the_report(tmp_path, capsys, monkeypatch):
+    """Exit 0 when the only inconclusive verdict was declared in advance (Claim.underpowered), 1 otherwise."""
+    from verify.claims import base, external
+
+    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))  # the temporary claims vanish after the test
+    monkeypatch.setattr(external, "_LOADED", {})
+    a, b = f"test-underpowered-{tmp_path.name}", f"test-undeclared-{tmp_path.name}"
+    path = tmp_path / f"underpowered_{abs(hash(tmp_path.name))}.py"
+    path.write_text(UNDERPOWERED_MODULE.format(a=a, b=b))
+    argv = ["report", "--claims", str(path), "--out", str(tmp_path / "r"), "--json", "--no-progress"]
+    assert cli.main([*argv, "--only", a]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["summary"] == {"inconclusive": 1} and obj["unexpected"] == {}
+    assert cli.main([*argv, "--only", b]) == 1
+    assert json.loads(capsys.readouterr().out)["unexpected"] == {"inconclusive": 1}

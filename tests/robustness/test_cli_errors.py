@@ -1,0 +1,388 @@
+"""The command line under bad input (issue 11, CLI half): every error one line naming the option as typed, exit 2;
+argparse errors as one JSON object under --json; a full stdout, a broken pipe and Ctrl-C end cleanly with their
+documented exit status; --version; the size checks of `derive`/`certify` before any work."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import sympy
+
+from numerics import certificates
+from numerics.modular import ModularTask, construction_network
+from theory import boolean as tb
+from theory import local_signal as tls
+from theory import lsa as tl
+from theory._checks import InputError, LimitError
+from verify import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+TVK = shutil.which("tvk")
+
+
+def run_main(argv: list[str], capsys) -> tuple[int, str, str]:
+    code = cli.main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def error_line(err: str) -> str:
+    """The last stderr line (a progress line such as 'certifying ...' may come before it); no traceback."""
+    assert "Traceback" not in err, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert lines, "an error must say something on stderr"
+    return lines[-1]
+
+
+# (argv, the option the message must start with, a fragment that must stay in it)
+NAMED = [
+    (["derive", "modular", "--p", "4", "--k", "2"], "--p", "odd integer >= 3"),
+    (["derive", "modular", "--p", "7", "--k", "0"], "--k", "must be an integer >= 1"),
+    (["derive", "modular", "--p", "5", "--k", "1000000"], "--k", "accept k <="),
+    (["derive", "parity", "--k", "0"], "--k", "must be an integer >= 1"),  # --n defaults to --k
+    (["derive", "parity", "--k", "30", "--evaluate", "always"], "--k", "closed forms of Thm 7.8"),
+    (["derive", "parity", "--k", "3", "--n", "30", "--evaluate", "always"], "--n", "at most n = 26"),
+    (["derive", "parity", "--k", "5", "--n", "3"], "--k", "k <= n"),
+    (["derive", "group", "--name", "D500"], "--name", "|G| <= 720"),
+    (["derive", "group", "--name", "Z1000000"], "--name", "|G| <= 720"),
+    (["derive", "group", "--name", "Z2^0"], "--name", "exponent must be >= 1"),  # no param: the grammar
+    (["certify", "group", "--name", "Q8"], "--name", "indicator -1"),
+    (["certify", "modular", "--p", "3", "--k", str(10**400)], "--k", "floating point"),  # an OverflowError
+    (["derive", "majority", "--n", "10000001", "--k", "3"], "--n", "majority_asymptotic"),
+    (["derive", "majority", "--n", "5", "--k", "7"], "--k", "0 <= k <= n"),
+    (["derive", "lsa", "--lambda", "1,2", "--N", "0", "--rank", "1"], "--N", "must be an integer >= 1"),
+    (["derive", "lsa", "--lambda", "1,2", "--N", "3", "--rank", "5"], "--rank", "0 <= r <= d = 2"),
+    (["derive", "lsa", "--lambda", "-1,1", "--N", "3", "--rank", "1"], "--lambda", "positive semi-definite"),
+    (["derive", "signal", "--k", "1"], "--k", "must be an integer >= 2"),
+    (["derive", "signal", "--k", "1000000000"], "--k", "linear_classifier_error"),
+    (["certify", "modular", "--p", "3", "--k", "8"], "--k", "min_width"),
+    (["certify", "modular", "--p", "3", "--k", "2", "--starts", "0"], "--starts", "integer >= 1"),
+    (["certify", "modular", "--p", "3", "--k", "2", "--starts", "100000000"], "--starts", "limit --starts <= 10,000"),
+    (["certify", "modular", "--p", "3", "--k", "2", "--seed", "-1"], "--seed", "integer >= 0"),
+    (["certify", "parity", "--n", "3", "--k", "5"], "--k", "k <= n"),
+    (["certify", "parity", "--n", "40", "--k", "3"], "--n", "at most n = 26"),
+    (["certify", "group", "--name", "D500"], "--name", "|G| <= 720"),
+    (["certify", "group", "--name", "S3", "--starts", "-5"], "--starts", "integer >= 1"),
+]
+
+
+@pytest.mark.parametrize("argv,option,fragment", NAMED, ids=[" ".join(a[:2] + a[2:][-2:]) for a, _, _ in NAMED])
+def test_errors_name_the_option_typed(argv, option, fragment, capsys):
+    t0 = time.perf_counter()
+    code, out, err = run_main([*argv, "--json"], capsys)
+    assert time.perf_counter() - t0 < 5, "a refusal comes before the work"
+    assert code == cli.EXIT_BAD_INPUT
+    line = error_line(err)
+    assert line.startswith(f"tvk: error: {option} ") or line.startswith(f"tvk: error: {option}: "), line
+    assert fragment in line, line
+    payload = json.loads(out)  # exactly one object
+    assert list(payload) == ["error"] and payload["error"] == line.removeprefix("tvk: error: ")
+
+
+def test_option_message_maps_params_and_keeps_other_errors():
+    """The mapping itself: InputError.param or a plain ValueError's first word; unknown names stay as they are."""
+    parity = cli.build_parser().parse_args(["derive", "parity", "--k", "3", "--n", "5"])
+    err = InputError("n = 30 is too large: the cube has 2^n = 1,073,741,824 points", param="n")
+    assert cli.option_message(err, parity) == "--n 30 is too large: the cube has 2^n = 1,073,741,824 points"
+    default_n = cli.build_parser().parse_args(["derive", "parity", "--k", "3"])
+    assert cli.option_message(err, default_n).startswith("--k 30 is too large")  # n defaults to k
+    certify = cli.build_parser().parse_args(["certify", "modular", "--p", "3", "--k", "2"])
+    assert cli.option_message(ValueError("n_starts must be an integer >= 1, got 0"), certify) == (
+        "--starts must be an integer >= 1, got 0"
+    )
+    assert cli.option_message(ValueError("something else\nbroke"), certify) == "something else broke"
+    group = cli.build_parser().parse_args(["derive", "group", "--name", "D2"])
+    assert cli.option_message(InputError("n must be >= 3", param="n"), group) == "--name: n must be >= 3"
+
+
+# ------------------------------------------------------------------------------------------------------------
+# --lambda: numbers only, parsed by as_number (fractions.Fraction), never sympify
+
+
+@pytest.mark.parametrize(
+    "value,fragment",
+    [
+        ("1/0,2", "entry 1 must be a finite number"),
+        ("1,,2", "entry 2 is empty"),
+        ("", "at least one eigenvalue"),
+        ("__import__('os').system('true'),1", "entry 1 must be a number"),
+        ("nan,1", "entry 1 must be a number"),
+        ("1,2,x", "entry 3 must be a number"),
+        ("1" * 300, "entry 1 must be a number"),
+    ],
+)
+def test_bad_lambda_is_one_clear_line(value, fragment, capsys):
+    code, out, err = run_main(["derive", "lsa", "--lambda", value, "--N", "3", "--rank", "1", "--json"], capsys)
+    assert code == 2
+    line = error_line(err)
+    assert line.startswith("tvk: error: --lambda") and fragment in line, line
+    assert len(err.splitlines()) == 1 and "error" in json.loads(out)
+
+
+def test_lambda_is_never_evaluated(monkeypatch, capsys):
+    monkeypatch.setattr(sympy, "sympify", lambda *a, **k: pytest.fail("sympify called on --lambda"))
+    code, _, err = run_main(
+        ["derive", "lsa", "--lambda", "__import__('os')._exit(7)", "--N", "3", "--rank", "1"], capsys
+    )
+    assert code == 2 and "must be a number" in err
+
+
+def test_zero_lambda_has_an_answer(capsys):
+    """Lambda = 0: x = 0 almost surely, so y = 0 and every U has loss 0; U* = 0 and the optimum is not unique."""
+    code, out, _ = run_main(["derive", "lsa", "--lambda", "0,0,0", "--N", "4", "--rank", "1", "--json"], capsys)
+    assert code == 0
+    obj = json.loads(out)
+    assert obj["L_r"]["exact"] == "0" and obj["unique"] is False
+    assert obj["U_star"] == [["0"] * 3] * 3
+
+
+def test_lambda_values_parse_exactly(capsys):
+    code, out, _ = run_main(["derive", "lsa", "--lambda", "1/2, 0.25,3", "--N", "5", "--rank", "2", "--json"], capsys)
+    assert code == 0
+    obj = json.loads(out)
+    assert obj["lambda"] == ["1/2", "1/4", "3"]
+    # the same problem through the API with Fractions (an independent parse)
+    opt = tl.optimal_rank_r(sympy.diag(Fraction(1, 2), Fraction(1, 4), 3), 5, 2)
+    assert obj["L_r"]["exact"] == str(opt.loss)
+
+
+def test_negative_lambda_after_the_option_is_a_value_not_an_option(capsys):
+    """`--lambda -1,1` reads as the value -1,1 (refused: Lambda is a covariance), not as an unknown option."""
+    code, _, err = run_main(["derive", "lsa", "--lambda", "-1,1", "--N", "3", "--rank", "1"], capsys)
+    assert code == 2 and "positive semi-definite" in err and "expected one argument" not in err
+
+
+# ------------------------------------------------------------------------------------------------------------
+# argparse errors, --help, --version
+
+
+@pytest.mark.parametrize(
+    "argv,fragment",
+    [
+        (["derive", "modular", "--p", "5", "--k", "x"], "invalid int value: 'x'"),
+        (["derive", "modular", "--p", "5"], "the following arguments are required: --k"),
+        (["derive", "modular", "--p", "5", "--k", "2", "--bogus", "1"], "unrecognized arguments: --bogus 1"),
+        (["derive", "bogus"], "invalid choice: 'bogus'"),
+        (["certify", "parity", "--n", "3", "--k"], "expected one argument"),
+        (["report", "--scale", "huge"], "invalid choice: 'huge'"),
+        ([], "the following arguments are required: command"),
+    ],
+)
+def test_usage_errors_are_one_json_object_under_json(argv, fragment, capsys):
+    code, out, err = run_main([*argv, "--json"], capsys)
+    assert code == 2
+    obj = json.loads(out)  # one object, nothing else on stdout
+    assert fragment in obj["error"] and "usage" not in err.lower().split(":")[0]
+    assert len(err.splitlines()) == 1 and fragment in err and ": error: " in err
+    code, out, err = run_main(argv, capsys)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and fragment in err
+
+
+def test_help_lists_the_exit_codes_and_version_is_the_package_version(capsys):
+    with_help = run_main(["--help"], capsys)
+    assert with_help[0] == 0
+    for code in (cli.EXIT_OK, cli.EXIT_FAILED, cli.EXIT_BAD_INPUT, cli.EXIT_INTERRUPTED, cli.EXIT_OUTPUT):
+        assert f"\n  {code} " in with_help[1]
+    code, out, _ = run_main(["--version"], capsys)
+    from importlib import metadata
+
+    assert code == 0 and out.strip() == f"tvk {metadata.version('theory-verification-kit')}"
+
+
+def test_docs_page_lists_every_exit_code_and_command():
+    text = (ROOT / "docs" / "cli.md").read_text()
+    for code in (0, 1, 2, 3, 74, 130, 141):
+        assert f"| {code} |" in text
+    for command in ("tvk report", "tvk derive modular", "tvk derive lsa", "tvk certify", "tvk list", "tvk sweep"):
+        assert command in text
+
+
+# ------------------------------------------------------------------------------------------------------------
+# stdout full or gone, Ctrl-C
+
+
+def _tvk(*argv: str) -> list[str]:
+    """The installed console script, run by this interpreter (not through a shell shim, so that a signal reaches
+    Python itself); its argv[0] is still .../tvk."""
+    script = Path(sys.executable).with_name("tvk")
+    if script.is_file():
+        return [sys.executable, str(script), *argv]
+    assert TVK is not None, "pip install -e . installs the tvk console script"
+    return [TVK, *argv]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_full_stdout_and_broken_pipe_exit_cleanly():
+    """`> /dev/full` (with and without --json) and a reader that left (a closed pipe): one stderr line or none,
+    the documented exit status, no traceback and no 'Exception ignored'. The three processes run at once."""
+    argv = ["derive", "modular", "--p", "5", "--k", "2"]
+    with open("/dev/full", "w") as full:
+        procs = [
+            subprocess.Popen(_tvk(*argv, *extra), stdout=full, stderr=subprocess.PIPE, text=True)
+            for extra in ([], ["--json"])
+        ]
+    piped = subprocess.Popen(_tvk(*argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    piped.stdout.close()  # the reader leaves before tvk writes
+    for proc in procs:
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == cli.EXIT_OUTPUT
+        assert err.strip() == "tvk: error: cannot write the output to stdout: No space left on device"
+    err = piped.stderr.read()
+    assert piped.wait(timeout=60) == cli.EXIT_BROKEN_PIPE and err == "", err
+
+
+def test_keyboard_interrupt_in_process(monkeypatch, capsys):
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_cmd_derive_modular", interrupted)
+    code, out, err = run_main(["derive", "modular", "--p", "5", "--k", "2", "--json"], capsys)
+    assert code == 130 and err == "tvk: interrupted\n"
+    assert json.loads(out) == {"error": "interrupted", "exit_code": 130}
+    code, out, err = run_main(["derive", "modular", "--p", "5", "--k", "2"], capsys)
+    assert code == 130 and out == "" and err == "tvk: interrupted\n"
+
+
+def _loaded(pid: int, library: str) -> bool:
+    try:
+        return library in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc")
+def test_sigint_during_certify():
+    """SIGINT while the modules load (numpy's C extension is mapped: `tvk` is importing numerics/, before main) and
+    while the certificate runs (after its progress line); the two processes run at once."""
+    argv = ["certify", "modular", "--p", "3", "--k", "6"]
+    early = subprocess.Popen(_tvk(*argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    running = subprocess.Popen(_tvk(*argv, "--json"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not _loaded(early.pid, "_multiarray_umath") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    early.send_signal(signal.SIGINT)
+    assert running.stderr.readline().startswith("certifying")  # the work has started
+    time.sleep(0.3)
+    running.send_signal(signal.SIGINT)
+    for proc, as_json in ((early, False), (running, True)):
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, (out, err)
+        assert err.strip().splitlines()[-1] == "tvk: interrupted" and "Traceback" not in err
+        if as_json:
+            assert json.loads(out) == {"error": "interrupted", "exit_code": 130}
+        else:
+            assert out == ""
+
+
+# ------------------------------------------------------------------------------------------------------------
+# sizes: estimates in log space, valid edges accepted
+
+
+def test_derive_modular_k400_does_not_overflow_and_k_million_is_refused_at_once(capsys):
+    code, out, _ = run_main(["derive", "modular", "--p", "5", "--k", "400", "--json"], capsys)
+    assert code == 0
+    obj = json.loads(out)
+    assert "skipped" in obj["construction"] and "10^523" in obj["construction"]["skipped"]
+    # 5^400 x width 2^798 x 4 x 405 operations: log10 from exact integers
+    assert math.isclose(float(obj["construction"]["skipped"].split("~10^")[2].split(" ")[0]), 523.0, abs_tol=0.1)
+    assert obj["frequencies"] == 2 and obj["min_width"] == 2**798 * 4
+    t0 = time.perf_counter()
+    code, _, err = run_main(["derive", "modular", "--p", "5", "--k", str(10**6)], capsys)
+    assert code == 2 and time.perf_counter() - t0 < 2 and "accept k <=" in err
+
+
+def test_derive_modular_huge_p(capsys):
+    p = 10**22 + 1  # odd
+    code, out, _ = run_main(["derive", "modular", "--p", str(p), "--k", "2", "--json"], capsys)
+    assert code == 0 and json.loads(out)["frequencies"] == (p - 1) // 2
+
+
+def test_derive_parity_skips_an_expensive_evaluation(capsys):
+    """k = 30 used to build 2^29 symbolic neurons; now the closed form answers and the check is skipped."""
+    for argv in (["--k", "10", "--n", "26"], ["--k", "30"], ["--k", "3", "--n", "30"]):
+        t0 = time.perf_counter()
+        code, out, _ = run_main(["derive", "parity", *argv, "--json"], capsys)
+        assert code == 0 and time.perf_counter() - t0 < 5
+        obj = json.loads(out)
+        assert "skipped" in obj["construction"] and obj["min_width"] == 2 ** (obj["k"] - 1)
+    code, out, _ = run_main(["derive", "parity", "--k", "3", "--n", "6", "--json"], capsys)
+    assert code == 0 and json.loads(out)["construction"]["points"] == 2**6
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 6])
+def test_majority_k_equal_n_is_valid(n, capsys):
+    code, out, _ = run_main(["derive", "majority", "--n", str(n), "--k", str(n), "--json"], capsys)
+    assert code == 0
+    obj = json.loads(out)
+    assert Fraction(obj["coefficient"]["exact"]) == tb.majority_coefficient_bruteforce(n, n)
+    assert obj["fourier_gap"] is None  # the gap needs level k + 1 <= n
+
+
+def test_majority_gap_for_every_k_in_range(capsys):
+    n = 7
+    for k in range(1, n):
+        code, out, _ = run_main(["derive", "majority", "--n", str(n), "--k", str(k), "--json"], capsys)
+        assert code == 0
+        gap = Fraction(json.loads(out)["fourier_gap"]["exact"])
+        brute = abs(tb.majority_coefficient_bruteforce(n, k - 1)) - abs(tb.majority_coefficient_bruteforce(n, k + 1))
+        assert gap == brute
+
+
+def test_derive_signal_limit_is_the_boundary():
+    with pytest.raises(LimitError) as info:
+        tls.derive_signal(tls.MAX_DERIVE_K + 1)
+    assert info.value.param == "k" and "linear_classifier_error" in str(info.value)
+    assert tls.derive_signal(1000)["k"] == 1000
+
+
+# ------------------------------------------------------------------------------------------------------------
+# numerics.certificates: bad settings are errors before any work
+
+
+@pytest.mark.parametrize(
+    "kwargs,param",
+    [
+        ({"tol": -1e-9}, "tol"),
+        ({"tol": float("nan")}, "tol"),
+        ({"tol": float("inf")}, "tol"),
+        ({"tol": "1e-6"}, "tol"),
+        ({"maxiter": 0}, "maxiter"),
+        ({"maxiter": 2.5}, "maxiter"),
+        ({"n_starts": 0}, "n_starts"),
+        ({"n_starts": True}, "n_starts"),
+        ({"n_starts": 10**8}, "n_starts"),
+        ({"seed": -1}, "seed"),
+    ],
+)
+def test_certify_settings_are_checked(kwargs, param):
+    task, net = ModularTask(3, 2), construction_network(3, 2)
+    with pytest.raises(InputError) as info:
+        certificates.certify(task, 2, net, **kwargs)
+    assert info.value.param == param and str(info.value).startswith(param)
+    if "maxiter" not in kwargs:
+        with pytest.raises(InputError):
+            certificates.certify_modular(3, 2, **kwargs)
+
+
+def test_certify_edge_settings_are_accepted():
+    cert = certificates.certify(
+        ModularTask(3, 1), 1, construction_network(3, 1), tol=0, maxiter=1, n_starts=1, sdp=False
+    )
+    assert cert.lower > 0 and math.isfinite(cert.upper_heuristic)
+
+
+def test_module_doc_and_epilog_agree():
+    """The exit codes of the module doc and of --help are the constants main() returns."""
+    assert "130 interrupted" in cli.__doc__ and "74 stdout" in cli.__doc__
+    assert f"{cli.EXIT_BROKEN_PIPE}  the reader of stdout left" in cli.EPILOG
+    assert sys.modules["verify.cli"] is cli
