@@ -268,9 +268,13 @@ def test_grid_judge_inconclusive_on_constant_grid() -> None:
 def test_grid_record_carries_the_power() -> None:
     rec = record(GRID)
     pw, cfg = rec.details["power"], registry()[GRID].configs["quick"]
-    assert pw["seeds_per_cell"] == len(cfg.seeds) and pw["drop"] == list(pareto.THESIS_DROP)
+    judge = registry()[GRID].judge
+    assert pw["seeds_per_cell"] == len(cfg.seeds) and pw["drop"] == list(judge.drop) == [1.0, 0.5]
     assert pw["pairs"] == len(cfg.inits) * len(cfg.samples) * math.comb(len(cfg.widths), 2)
-    assert pw["power"] == pytest.approx(pareto.drop_test_power(*pareto.THESIS_DROP, len(cfg.seeds), 0.05 / pw["pairs"]))
+    level = 0.05 / pw["pairs"]
+    assert pw["power"] == pytest.approx(pareto.drop_test_power(*judge.drop, len(cfg.seeds), level))
+    assert pw["context_power"] == pytest.approx(pareto.drop_test_power(*pareto.THESIS_DROP, len(cfg.seeds), level))
+    assert rec.verdict == "inconclusive" and pw["power"] < judge.min_power  # declared underpowered at quick scale
 
 
 def test_drop_pvalues_are_scipy_fisher() -> None:

@@ -315,7 +315,7 @@ def test_report_records_the_cells_and_resumes(tmp_path, monkeypatch) -> None:
     assert records[0]["metadata"]["sweep"]["executed"] == 0 and len(executions(tmp_path / "log")) == 4
     # a shard job runs grid claims only, and its incomplete grid is not a failure of the job
     assert cli.main(["report", "--out", str(tmp_path / "shard"), "--shard", "0/2", "--no-progress"]) == 0
-    rec = json.loads((tmp_path / "shard" / "results.json").read_text())[0]
+    rec = json.loads((tmp_path / "shard" / "results.json").read_text())["claims"][0]
     assert rec["verdict"] == "inconclusive" and rec["metadata"]["sweep"]["complete"] is False
 
 

@@ -23,7 +23,8 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from scipy.stats import binom, hypergeom
+from scipy.special import gammaln, xlog1py, xlogy
+from scipy.stats import hypergeom
 
 from theory.boolean import sq_lower_bound_applies
 from verify.sparse_parity import SparseParityConfig
@@ -157,6 +158,14 @@ def holm_rejections(pvalues: list[float], alpha: float) -> list[bool]:
     return out
 
 
+def _binomial_pmf(runs: int, p: float) -> np.ndarray:
+    """P(X = j), j = 0..runs, X ~ Binomial(runs, p), in log space (``xlogy`` makes 0 log 0 = 0), so p = 0, 1 and
+    subnormal p are exact or finite (scipy's ``binom.pmf`` overflows for subnormal p)."""
+    j = np.arange(runs + 1)
+    log_comb = gammaln(runs + 1) - gammaln(j + 1) - gammaln(runs - j + 1)
+    return np.exp(log_comb + xlogy(j, p) + xlog1py(runs - j, -p))
+
+
 def drop_test_power(p_narrow: float, p_wide: float, runs: int, level: float) -> float:
     """Exact power of the one-sided Fisher test of :func:`drop_pvalues` at ``level``: the probability, when the
     narrow width succeeds with probability ``p_narrow`` and the wide one with ``p_wide`` (independent Bernoulli runs,
@@ -169,7 +178,7 @@ def drop_test_power(p_narrow: float, p_wide: float, runs: int, level: float) -> 
     k = np.arange(runs + 1)
     x, y = np.meshgrid(k, k, indexing="ij")
     reject = _fisher_greater(x, y, runs) < level
-    prob = np.outer(binom.pmf(k, runs, p_narrow), binom.pmf(k, runs, p_wide))
+    prob = np.outer(_binomial_pmf(runs, p_narrow), _binomial_pmf(runs, p_wide))
     return float(prob[reject].sum())
 
 
