@@ -79,9 +79,10 @@ class ModularTask:
         else:
             check_odd_modulus(self.p)
         check_positive_int(self.k, "k")
-        if self.k * math.log2(self.p) > 62:
+        if self.k > 62 or self.k * math.log2(self.p) > 62:  # p >= 2: k > 62 alone exceeds 2^62 (and no float overflows)
+            size = format_count(self.p**self.k) if self.k <= 10**4 else f"{self.p}^{format_count(self.k)}"
             raise LimitError(
-                f"k = {self.k} is too large: the dataset has p^k = {format_count(self.p**self.k)} points at p = {self.p}, "
+                f"k = {format_count(self.k)} is too large: the dataset has p^k = {size} points at p = {self.p}, "
                 f"above the limit 2^62 (point indices are int64); theory.modular gives the closed forms at any size",
                 param="k",
                 value=self.k,

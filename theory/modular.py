@@ -103,7 +103,10 @@ def _check_pk(p: object, k: object) -> tuple[int, int]:
 
 
 def _gamma_digits(p: int, k: int) -> float:
-    """log10 of the size of the integers in gamma*(p, k) = 2 k! / ((2k+2)^((k+1)/2) (p-1) p^((k-1)/2))."""
+    """log10 of the size of the integers in gamma*(p, k) = 2 k! / ((2k+2)^((k+1)/2) (p-1) p^((k-1)/2)); inf for
+    k > 10^300 (far above any limit; the float arithmetic below would overflow near 10^308)."""
+    if k > 10**300:
+        return math.inf
     lp = math.log10(p)
     return max(log10_factorial(k), (k + 1) / 2 * math.log10(2 * k + 2) + lp + (k - 1) / 2 * lp)
 

@@ -153,3 +153,16 @@ def test_group_order_limit_matches_the_built_group(order, name):
     elif expected <= 120:
         G = fg.group(label)
         assert G.order == len(G.table) == expected
+
+
+@pytest.mark.parametrize("k", [10**20, 10**400])
+def test_astronomical_k_is_a_limit_error_not_an_overflow(k):
+    """k beyond float range (10^308) is refused like any other size, without an OverflowError or a hang."""
+    from numerics.modular import ModularTask
+    from theory import modular as tm
+    from theory._checks import LimitError
+
+    with pytest.raises(LimitError, match="--k|k = "):
+        tm.max_margin(5, k)
+    with pytest.raises(LimitError, match="too large"):
+        ModularTask(5, k)
