@@ -57,7 +57,7 @@ NAMED = [
     (["derive", "group", "--name", "Z1000000"], "--name", "|G| <= 720"),
     (["derive", "group", "--name", "Z2^0"], "--name", "exponent must be >= 1"),  # no param: the grammar
     (["certify", "group", "--name", "Q8"], "--name", "indicator -1"),
-    (["certify", "modular", "--p", "3", "--k", str(10**400)], "--k", "floating point"),  # an OverflowError
+    (["certify", "modular", "--p", "3", "--k", str(10**400)], "--k", "too large"),  # beyond float range: a limit
     (["derive", "majority", "--n", "10000001", "--k", "3"], "--n", "majority_asymptotic"),
     (["derive", "majority", "--n", "5", "--k", "7"], "--k", "0 <= k <= n"),
     (["derive", "lsa", "--lambda", "1,2", "--N", "0", "--rank", "1"], "--N", "must be an integer >= 1"),
