@@ -1,3 +1,4 @@
+# PYTHON_ARGCOMPLETE_OK  (shell completion: eval "$(register-python-argcomplete tvk)"; docs/cli.md)
 """The ``tvk`` command.
 
     tvk report  [--scale quick|full] [--only PATTERN] [--device auto|cpu|cuda] [--out DIR] [--json]
@@ -907,8 +908,21 @@ def _preprocess(argv: list[str]) -> list[str]:
     return out
 
 
+def _autocomplete(parser: argparse.ArgumentParser) -> None:
+    """Answer a shell's completion request (argcomplete, when the shell set ``_ARGCOMPLETE``; enable it with
+    ``eval "$(register-python-argcomplete tvk)"``): prints the candidates and exits. Otherwise nothing."""
+    if "_ARGCOMPLETE" not in os.environ:
+        return
+    try:
+        import argcomplete  # deferred: only a completion request needs it
+    except ImportError:
+        return
+    argcomplete.autocomplete(parser)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``tvk``; returns the exit status (the module doc and ``tvk --help`` list them)."""
+    from_command_line = argv is None
     argv = _preprocess(list(sys.argv[1:] if argv is None else argv))
     as_json = _wants_json(argv)
     args: argparse.Namespace | None = None
@@ -916,7 +930,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout = _CheckedStdout(real_stdout)
     try:
         try:
-            args = build_parser().parse_args(argv)
+            parser = build_parser()
+            if from_command_line:
+                _autocomplete(parser)
+            args = parser.parse_args(argv)
             as_json = bool(getattr(args, "json", as_json))
             code = int(args.func(args))
             sys.stdout.flush()

@@ -472,3 +472,25 @@ def test_declared_underpowered_inconclusive_does_not_fail_the_report(tmp_path, c
     assert obj["summary"] == {"inconclusive": 1} and obj["unexpected"] == {}
     assert cli.main([*argv, "--only", b]) == 1
     assert json.loads(capsys.readouterr().out)["unexpected"] == {"inconclusive": 1}
+
+
+@pytest.mark.parametrize(
+    "line, expected", [("tvk rep", {"report"}), ("tvk derive m", {"modular", "majority", "markov"})]
+)
+def test_shell_completion(tmp_path, line, expected):
+    """`tvk` answers argcomplete's completion protocol (what `register-python-argcomplete tvk` asks the shell to
+    run): the candidates for the word being typed."""
+    import os
+    import shutil
+    import subprocess
+
+    pytest.importorskip("argcomplete")
+    tvk = shutil.which("tvk")
+    if tvk is None:
+        pytest.skip("the tvk console script is not installed")
+    out = tmp_path / "candidates"
+    env = dict(os.environ, _ARGCOMPLETE="1", COMP_LINE=line, COMP_POINT=str(len(line)))
+    env.update(_ARGCOMPLETE_STDOUT_FILENAME=str(out), _ARGCOMPLETE_IFS="\n")
+    done = subprocess.run([tvk], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert {c.strip() for c in out.read_text().split("\n") if c.strip()} == expected
