@@ -40,7 +40,7 @@ import torch
 import torch.nn.functional as F
 
 from .loop import LoopEnd, NonFiniteGuard, run_loop, stack_seeds, torch_threads
-from .train_step import MEMORY_SAFETY, PRINT_ESTIMATE_S, InsufficientMemoryError, free_memory
+from .train_step import PRINT_ESTIMATE_S, InsufficientMemoryError, check_free_memory  # noqa: F401 (re-exported)
 
 __all__ = [
     "AttentionConfig",
@@ -333,15 +333,15 @@ def _check_memory(model: torch.nn.Module, inputs: torch.Tensor, ignore: bool) ->
         return None
     S, B, T = inputs.shape
     need = memory_estimate(model.cfg, S, B, T, model.p("embed").element_size())
-    free = free_memory(inputs.device)
-    if free is not None and need > MEMORY_SAFETY * free and not ignore:
-        gib = 2.0**30
-        raise InsufficientMemoryError(
-            f"attention training would need about {need / gib:.2f} GiB on {inputs.device} ({S} seeds x batch {B} x "
-            f"length {T}, {model.cfg.layers} layers, {model.cfg.heads} heads, d = {model.cfg.d}) but "
-            f"{MEMORY_SAFETY:.0%} of the {free / gib:.2f} GiB free is usable: train fewer seeds per run or smaller "
-            "batches, or override the check with ignore_memory_check=True (tvk --ignore-memory-check)."
-        )
+    check_free_memory(
+        need,
+        inputs.device,
+        f"attention training ({S} seeds x batch {B} x length {T}, {model.cfg.layers} layers, {model.cfg.heads} "
+        f"heads, d = {model.cfg.d})",
+        "train fewer seeds per run or smaller batches, or override the check with ignore_memory_check=True "
+        "(tvk --ignore-memory-check)",
+        ignore,
+    )
     return need
 
 

@@ -51,7 +51,8 @@ FIGURE_FORMATS = ("png", "pdf", "svg")
 Formats = tuple[str, ...]
 
 
-def _check_formats(formats: Formats) -> Formats:
+def check_formats(formats: Formats) -> Formats:
+    """The formats to write, PNG first and always included; ValueError for a format not in FIGURE_FORMATS."""
     bad = [f for f in formats if f not in FIGURE_FORMATS]
     if bad:
         raise ValueError(f"figure formats must be among {FIGURE_FORMATS}, got {bad}")
@@ -62,7 +63,7 @@ def _save(fig: Any, target: Path, formats: Formats = ("png",)) -> str:
     """Write ``fig`` to ``target`` (a ``.png`` path) and, for each other format in ``formats``, next to it with
     the same stem; returns the PNG's file name."""
     try:
-        for fmt in _check_formats(formats):
+        for fmt in check_formats(formats):
             with atomic_path(target.with_suffix(f".{fmt}")) as tmp:
                 fig.savefig(tmp, format=fmt, dpi=110, bbox_inches="tight")
     finally:
@@ -401,7 +402,7 @@ def render_figures(
 
     ``formats`` (a subset of :data:`FIGURE_FORMATS`) also writes each figure as PDF and/or SVG next to its PNG.
     """
-    formats = _check_formats(formats)
+    formats = check_formats(formats)
     matplotlib.use("Agg")
     out = Path(figures_dir)
     out.mkdir(parents=True, exist_ok=True)

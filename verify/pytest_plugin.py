@@ -98,12 +98,6 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, p
     return rep
 
 
-def expected_verdict(claim: Any, scale: str = "quick") -> str:
-    """``refuted`` for a claim about a statement as printed (an erratum), ``inconclusive`` where the claim declares
-    its test underpowered at ``scale``, ``pass`` for every other claim (:meth:`verify.claims.base.Claim.expected_verdict`)."""
-    return claim.expected_verdict(scale)
-
-
 class ClaimVerdictMismatch(Exception):
     """Raised by :class:`ClaimItem` when a claim's verdict is not the expected one."""
 
@@ -177,7 +171,7 @@ class ClaimItem(pytest.Item):
             workdir=str(cache.mkdir("tvk-checkpoints")) if cache is not None else None,
         )
         ev = evaluate(self.claim, ctx)
-        expected = expected_verdict(self.claim, ctx.scale)
+        expected = self.claim.expected_verdict(ctx.scale)
         self.user_properties.extend(
             [
                 ("verdict", ev.verdict),

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from . import io
 from .claims import RunContext, run_claim, select
 from .device import resolve_device
-from .figures import FIGURE_FORMATS, render_figures
+from .figures import check_formats, render_figures
 from .io import JOURNAL_NAME, DirectoryLockedError, Journal, ReportDirectoryError, prepare_directory
 from .render import render_html, render_markdown, results_csv, results_json
 from .sweep import STORE_NAME, grid_of, sweep_session
@@ -154,10 +154,10 @@ def run_report(
     if not str(out).strip():
         raise ReportError("--out must name a directory, got an empty path")
     dev = resolve_device(device)  # a CUDA request on a machine without CUDA fails here, before any claim runs
-    bad_formats = [f for f in figure_formats if f not in FIGURE_FORMATS]
-    if bad_formats:
-        raise ReportError(f"figure formats must be among {', '.join(FIGURE_FORMATS)}, got {', '.join(bad_formats)}")
-    formats = ("png", *[f for f in FIGURE_FORMATS[1:] if f in figure_formats])
+    try:
+        formats = check_formats(figure_formats)
+    except ValueError as exc:
+        raise ReportError(str(exc)) from exc
     if dtype not in (None, *TRAIN_DTYPES):
         raise ReportError(f"--dtype must be one of {', '.join(TRAIN_DTYPES)}, got {dtype!r}")
     if dtype == "tf32" and dev.type != "cuda":

@@ -122,7 +122,7 @@ from theory.boolean import oscillating_polynomial
 
 from .device import resolve_device
 from .loop import run_loop, stack_seeds, torch_threads
-from .train_step import MEMORY_SAFETY, PRINT_ESTIMATE_S, InsufficientMemoryError, free_memory
+from .train_step import PRINT_ESTIMATE_S, check_free_memory
 
 __all__ = [
     "ARCHS",
@@ -742,14 +742,15 @@ def _train(
     c = config
     E = len(c.seeds)
     need = memory_estimate(c, torch.tensor([], dtype=dtype).element_size())
-    free = free_memory(device)
-    if free is not None and need > MEMORY_SAFETY * free and not c.ignore_memory_check:
-        raise InsufficientMemoryError(
-            f"sparse-parity training of {E} seeds (width {c.width}, n = {c.n}, batch {c.batch_size}, "
-            f"{c.n_eval} validation points) needs about {need / 2**30:.2f} GiB on {device}, but "
-            f"{MEMORY_SAFETY:.0%} of the {free / 2**30:.2f} GiB free is usable: train fewer seeds per call or fewer "
-            "validation points, or override with SparseParityConfig(ignore_memory_check=True) (tvk --ignore-memory-check)"
-        )
+    free = check_free_memory(
+        need,
+        device,
+        f"sparse-parity training of {E} seeds (width {c.width}, n = {c.n}, batch {c.batch_size}, {c.n_eval} "
+        "validation points)",
+        "train fewer seeds per call or fewer validation points, or override with "
+        "SparseParityConfig(ignore_memory_check=True) (tvk --ignore-memory-check)",
+        c.ignore_memory_check,
+    )
     act = activation_fn(c.activation, c.k, c.input_scale)
     params = stack_seeds(c.seeds, partial(init_params, c), device=device, dtype=dtype)
     for p in params.values():

@@ -243,6 +243,26 @@ def free_memory(device: torch.device) -> int | None:
     return None
 
 
+def check_free_memory(need: int, device: torch.device, what: str, remedy: str, ignore: bool = False) -> int | None:
+    """Refuse a run whose estimated peak ``need`` (bytes) exceeds ``MEMORY_SAFETY`` of ``device``'s free memory;
+    returns the free bytes (None: unknown).
+
+    Raises
+    ------
+    InsufficientMemoryError
+        Unless ``ignore`` or the free memory is unknown: the message gives ``what`` needs, what is usable, the
+        ``remedy`` and the override.
+    """
+    free = free_memory(device)
+    if free is None or need <= MEMORY_SAFETY * free or ignore:
+        return free
+    gib = 2.0**30
+    raise InsufficientMemoryError(
+        f"{what} needs about {need / gib:.2f} GiB on {device}, but {MEMORY_SAFETY:.0%} of the {free / gib:.2f} GiB "
+        f"free is usable: {remedy}"
+    )
+
+
 def memory_plan(
     shapes: StepShapes,
     strategy: str,

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import verify.attention as va
+import verify.train_step
 from verify.attention import AttentionConfig, AttentionEnsemble, fit, init_params, relative_scores
 
 
@@ -149,7 +150,7 @@ def test_fit_refuses_when_memory_is_short_unless_overridden(monkeypatch) -> None
     cfg = AttentionConfig(vocab=3, max_len=8, d=8, layers=1)
     model = AttentionEnsemble.init(cfg, (0, 1))
     data = torch.randint(0, 3, (2, 4, 8))
-    monkeypatch.setattr(va, "free_memory", lambda device: 1000)
+    monkeypatch.setattr(verify.train_step, "free_memory", lambda device: 1000)
     with pytest.raises(va.InsufficientMemoryError, match="ignore_memory_check"):
         fit(model, lambda t: (data, data), 3, lr=1e-2, seeds=(0, 1))
     end = fit(model, lambda t: (data, data), 3, lr=1e-2, seeds=(0, 1), ignore_memory_check=True)

@@ -332,7 +332,7 @@ def test_sparse_parity_memory_check(monkeypatch) -> None:
     chunk = sp.DATA_CHUNK_ELEMENTS // (cfg.batch_size * cfg.n)
     assert memory_estimate(cfg) >= 2 * chunk * cfg.batch_size * (cfg.n + 1)  # the online refill alone
     assert memory_estimate(cfg.replace(seeds=tuple(range(4)))) > memory_estimate(cfg)
-    monkeypatch.setattr(sp, "free_memory", lambda device: 10**5)
+    monkeypatch.setattr(ts, "free_memory", lambda device: 10**5)
     with pytest.raises(InsufficientMemoryError, match="ignore_memory_check"):
         train_parity(cfg)
     assert train_parity(cfg.replace(ignore_memory_check=True)).steps_run == 5
