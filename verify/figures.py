@@ -18,9 +18,10 @@ rendered by :func:`render_plot_spec` to ``<id>-<name>.png``:
 * ``{"name", "kind": "hist", "series": [{"label", "values"}], "bins"?, "xlabel", "ylabel"? (default "count"),
   "vlines"?: [{"x", "label"}]}``.
 
-Every axis is labelled (a histogram's y axis defaults to "count", a heat map's colour bar to "value") and a plot with
-more than one series has a legend (unlabelled series are numbered). With ``formats=("png", "pdf", "svg")`` each
-figure is also written as PDF and SVG next to its PNG (same stem); the returned names are always the PNGs.
+Every axis is labelled, every panel of a heat map included (a histogram's y axis defaults to "count", a heat map's
+colour bar to "value"), and a plot with more than one series has a legend (unlabelled series are numbered). With
+``formats=("png", "pdf", "svg")`` each figure is also written as PDF and SVG next to its PNG (same stem); the
+returned names are always the PNGs.
 :func:`remove_stale_figures` deletes the figures of an earlier run that the current one did not write.
 """
 
@@ -140,11 +141,11 @@ def _spectra(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
         axes[r, 1].bar(np.arange(power.shape[1]), power[r] / power[r].sum(), color="#3182bd")
         axes[r, 1].set_ylim(0, 1.05)
         axes[r, 1].set_ylabel("power share", fontsize=8)
+        axes[r, 0].set_xlabel("a", fontsize=8)
+        axes[r, 1].set_xlabel(r"frequency $\zeta$", fontsize=8)
     axes[0, 0].set_title(r"$u_{i,1}(a)$ and trigonometric interpolation", fontsize=9)
     axes[0, 1].set_title("one-sided normalized power by frequency", fontsize=9)
-    axes[-1, 0].set_xlabel("a")
-    axes[-1, 1].set_xlabel(r"frequency $\zeta$")
-    fig.subplots_adjust(wspace=0.35)
+    fig.subplots_adjust(wspace=0.35, hspace=0.6)
     fig.suptitle(f"{rec['id']}: heaviest neurons of seed 0", fontsize=10)
     return _save(fig, out / f"{rec['id']}-spectra.png", formats)
 
@@ -199,6 +200,7 @@ def _parity_neurons(rec: dict, out: Path, formats: Formats = ("png",)) -> str | 
         ax1.axvline(2 * s * a["w_entry_predicted"], color="k", ls="--", lw=1)
     ax1.invert_yaxis()
     ax1.set_yticks([])
+    ax1.set_ylabel("neuron (same rows)")
     ax1.set_xlabel(r"$(w_0 - w_1)/\|\theta_i\|$")
     fig.suptitle(f"{rec['id']}: heaviest neurons of seed 0 (Edelman Fig 7.5a)", fontsize=10)
     return _save(fig, out / f"{rec['id']}-neurons.png", formats)
@@ -217,7 +219,7 @@ def _lsa_spectrum(rec: dict, out: Path, formats: Formats = ("png",)) -> str | No
         ax.bar(idx + 0.2, learned, width=0.4, color="#3182bd", label="learned")
         ax.set_title(f"rank {r}", fontsize=9)
         ax.set_xlabel("eigen-direction")
-    axes[0, 0].set_ylabel(r"eigenvalue of $M_{\rm eff}$")
+        ax.set_ylabel(r"eigenvalue of $M_{\rm eff}$")
     axes[0, 0].legend(fontsize=7)
     fig.suptitle(f"{rec['id']}: learned vs optimal spectrum", fontsize=10, y=1.04)
     return _save(fig, out / f"{rec['id']}-spectrum.png", formats)
@@ -352,7 +354,7 @@ def plot_spec_figure(rec_id: str, spec: dict) -> Any:
     if kind == "heatmap":
         panels = spec["panels"]
         fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 0.8, 3.6), squeeze=False)
-        for i, (ax, panel) in enumerate(zip(axes[0], panels)):
+        for ax, panel in zip(axes[0], panels):
             z = np.asarray(panel["z"], dtype=float)
             im = ax.imshow(
                 z,
@@ -376,8 +378,7 @@ def plot_spec_figure(rec_id: str, spec: dict) -> Any:
                         color="w" if v < 0.5 * (np.nanmax(z) + np.nanmin(z)) else "k",
                     )
             ax.set_xlabel(spec.get("xlabel", ""))
-            if i == 0:  # the panels share the y axis
-                ax.set_ylabel(spec.get("ylabel", ""))
+            ax.set_ylabel(spec.get("ylabel", ""))  # every panel: a reader of one panel alone still sees the axis
             ax.set_title(panel.get("title", ""), fontsize=9)
         fig.colorbar(im, ax=list(axes[0]), label=spec.get("zlabel") or "value")
     else:

@@ -10,8 +10,12 @@ predicted, observed, error, tolerance and verdict, a one-line headline per value
 
 Escaping is per format: in Markdown every value sits in a code span (so sympy's ``*`` is never emphasis) with
 ``|`` escaped (so every table row has the same number of cells), and prose is backslash-escaped; in HTML jinja2's
-autoescaping applies. Mathematics is shown in its ASCII form in both (no KaTeX: no Python package in this
-environment ships it, and the page must work offline).
+autoescaping applies. Mathematics is written in its ASCII form in the Markdown (and in ``results.json`` / CSV); in
+the HTML page every exact symbolic value (a ``{"exact": ...}`` that is not a plain integer or decimal) is drawn as
+mathematics by :func:`math_svg`: the ASCII form is parsed by sympy, written as LaTeX by ``sympy.latex`` and laid
+out by matplotlib's mathtext into an inline SVG path (no font, script or network needed, so the page stays offline
+and the self-contained file stays one file), with the ASCII form as its tooltip and accessible name. A value that
+sympy or mathtext cannot parse is shown as escaped ASCII text, as before.
 """
 
 from __future__ import annotations
@@ -34,6 +38,11 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import jinja2
+import sympy
+from markupsafe import Markup, escape
+from matplotlib.path import Path as MplPath
+from matplotlib.textpath import TextPath
+from sympy.parsing.sympy_parser import auto_number, auto_symbol, parse_expr
 
 from .claims.base import registry
 
@@ -55,6 +64,9 @@ __all__ = [
     "library_versions",
     "git_state",
     "SCHEMA_PATH",
+    "math_svg",
+    "latex_svg",
+    "math_html",
 ]
 
 #: Version of the ``results.json`` layout (``verify/schema/results.schema.json``).
@@ -280,6 +292,145 @@ def fill_tolerance(text: str, config: Any) -> str:
     return re.sub(r"\bconfig\.([A-Za-z_]\w*)", value, str(text))
 
 
+# ---------------------------------------------------------------------------------------------- mathematics
+
+#: Path units per em of the mathematics SVG (the glyph outlines are laid out at this size, then scaled by CSS).
+MATH_UNITS_PER_EM = 16.0
+#: The longest exact form drawn as mathematics (longer ones are shown by their float, see :func:`headline`).
+MATH_MAX_CHARS = 40
+#: Characters an exact form may contain to be parsed (sympy's ``str`` of a number or expression); anything else
+#: (quotes, brackets, ``__``, attribute access) is shown as text and never reaches the parser.
+_MATH_TEXT = re.compile(r"[A-Za-z0-9_ .+\-*/(),]+")
+_MATH_ATTRIBUTE = re.compile(r"[A-Za-z_)]\s*\.|__")
+#: The only names the parser resolves to sympy objects; every other name becomes a symbol (so a record's ``N``,
+#: ``beta`` or ``gamma`` is a symbol, not sympy's function), and no Python builtin is reachable.
+_MATH_NAMES = (
+    "sqrt", "log", "exp", "factorial", "binomial", "erf", "erfc", "sin", "cos", "tan", "atan", "Abs", "sign",
+    "floor", "ceiling", "Max", "Min", "pi", "E", "I", "oo", "zoo", "nan",
+    "Integer", "Float", "Rational", "Symbol", "Function",
+)  # fmt: skip
+_MATH_NAMESPACE: dict[str, Any] = {name: getattr(sympy, name) for name in _MATH_NAMES} | {"__builtins__": {}}
+_SVG_COMMAND = {MplPath.MOVETO: "M", MplPath.LINETO: "L", MplPath.CURVE3: "Q", MplPath.CURVE4: "C"}
+
+
+def _math_latex(expr: str) -> str | None:
+    """The LaTeX of the ASCII sympy form ``expr`` (``sympy.latex`` of the parsed expression, fractional powers
+    folded, display fractions), or None when it holds characters outside sympy's printed forms or does not parse."""
+    if not _MATH_TEXT.fullmatch(expr) or _MATH_ATTRIBUTE.search(expr):
+        return None
+    try:
+        value = parse_expr(expr, global_dict=dict(_MATH_NAMESPACE), transformations=(auto_symbol, auto_number))
+        return _display_fractions(sympy.latex(value, fold_frac_powers=True))
+    except Exception:  # any parse or printing failure (SyntaxError, TokenError, TypeError, ...) means "show text"
+        return None
+
+
+def _display_fractions(latex: str) -> str:
+    r"""``latex`` with every ``\frac`` outside a superscript or subscript written ``\dfrac`` (mathtext sets an
+    inline ``\frac`` at script size, too small to read in a table row; exponents keep the small form)."""
+    out, stack, i = [], [], 0  # stack: one flag per open brace, True inside a super- or subscript
+    while i < len(latex):
+        ch = latex[i]
+        if latex.startswith("\\frac", i) and not any(stack):
+            out.append("\\dfrac")
+            i += 5
+            continue
+        if ch == "{":
+            stack.append((i > 0 and latex[i - 1] in "^_") or bool(stack and stack[-1]))
+        elif ch == "}" and stack:
+            stack.pop()
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _path_data(path: MplPath, top: float) -> str:
+    """SVG path data of a matplotlib path, its y axis flipped about ``top`` (SVG's y grows downwards)."""
+    parts = []
+    for vertices, code in path.iter_segments(simplify=False, curves=True):
+        if code == MplPath.CLOSEPOLY:
+            parts.append("Z")
+            continue
+        pts = vertices.reshape(-1, 2)
+        parts.append(_SVG_COMMAND[code] + " ".join(f"{x:.1f} {top - y:.1f}" for x, y in pts))
+    return "".join(parts)
+
+
+@lru_cache(maxsize=4096)
+def latex_svg(latex: str, label: str = "") -> str | None:
+    """``latex`` laid out by matplotlib's mathtext as one inline ``<svg>`` (glyph outlines as a single ``<path>``,
+    filled with the text colour, sized in ``em`` and lowered by its depth so it sits on the text's baseline), with
+    ``label`` as its ``<title>`` and ``aria-label``; None when mathtext cannot parse ``latex``. Cached per string.
+    """
+    try:
+        path = TextPath((0, 0), f"${latex}$", size=MATH_UNITS_PER_EM)
+        box = path.get_extents()
+    except (ValueError, RuntimeError, KeyError):  # mathtext's parse errors are ValueErrors
+        return None
+    if not len(path.vertices):
+        return None
+    em = MATH_UNITS_PER_EM
+    x0, x1 = box.x0 - 0.05 * em, box.x1 + 0.05 * em
+    y0, y1 = min(box.y0, -0.25 * em), max(box.y1, 0.8 * em)  # at least a text line's depth and height
+    w, h = x1 - x0, y1 - y0
+    text = escape(label)
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="math" viewBox="{x0:.2f} 0 {w:.2f} {h:.2f}" '
+        f'width="{w / em:.3f}em" height="{h / em:.3f}em" style="vertical-align:{y0 / em:.3f}em" role="img" '
+        f'aria-label="{text}"><title>{text}</title><path fill="currentColor" d="{_path_data(path, y1)}"/></svg>'
+    )
+
+
+def math_svg(expr: str) -> str | None:
+    """An exact ASCII sympy form (``"sqrt(6)/(9*sqrt(p)*(p - 1))"``) drawn as mathematics: an inline SVG
+    (:func:`latex_svg` of ``sympy.latex``) titled with ``expr``; None when sympy or mathtext cannot parse it (the
+    caller then shows ``expr`` as escaped text)."""
+    latex = _math_latex(expr)
+    return None if latex is None else latex_svg(latex, expr)
+
+
+def _is_symbolic(v: Any) -> bool:
+    """An exact value whose exact form is worth drawing: not an integer or decimal, and short enough for a row."""
+    if not _is_exact(v):
+        return False
+    exact = str(v["exact"])
+    return len(exact) <= MATH_MAX_CHARS and not re.fullmatch(r"-?\d+(\.\d*)?(e[-+]?\d+)?", exact)
+
+
+def _math_atom(v: Any) -> Markup | None:
+    """A scalar drawn as mathematics (with `` ≈ float`` after an exact form), None when it cannot be drawn."""
+    if not _is_symbolic(v):
+        return None
+    svg = math_svg(str(v["exact"]))
+    if svg is None:
+        return None
+    fl = v.get("float")
+    approx = f" ≈ {_number(float(fl))}" if isinstance(fl, (int, float)) and not isinstance(fl, bool) else ""
+    return Markup(f'<span class="math">{svg}</span>') + approx
+
+
+def math_html(value: Any, limit: int = HEADLINE_LIMIT) -> Markup | None:
+    """The HTML of a record value's :func:`headline` with its exact symbolic parts drawn as mathematics: a symbolic
+    scalar, a short list (at most four scalars) or the first two items of a longer non-numeric list; None when the
+    headline holds nothing to draw or would be clipped (the page then shows the headline as text, exactly as
+    ``report.md`` does)."""
+    if _is_symbolic(value):
+        return _math_atom(value)
+    if not isinstance(value, list) or not value:
+        return None
+    if len(value) <= 4 and all(not isinstance(v, (list, dict)) or _is_exact(v) for v in value):
+        shown, texts, more = value, [_atom(v) for v in value], ""
+    elif _flat_numbers(value) is None:
+        shown, texts, more = value[:2], [headline(v, 40) for v in value[:2]], f" ({len(value)} items)"
+    else:
+        return None
+    tail = ", …]" if more else "]"
+    if not any(_is_symbolic(v) for v in shown) or len("[" + ", ".join(texts) + tail) > limit - len(more):
+        return None
+    parts = [_math_atom(v) or escape(t) for v, t in zip(shown, texts)]
+    return Markup("[") + Markup(", ").join(parts) + tail + more
+
+
 # ---------------------------------------------------------------------------------------------- escaping
 
 
@@ -402,6 +553,8 @@ def _views(records: list[dict], fmt: str) -> dict[str, Any]:
                 "tolerance": fill_tolerance(r.get("tolerance", ""), r.get("config")),
                 "predicted": headline(r.get("predicted")),
                 "observed": headline(r.get("observed")),
+                "predicted_math": math_html(r.get("predicted")) if fmt == "html" else None,
+                "observed_math": math_html(r.get("observed")) if fmt == "html" else None,
                 "error": _error_text(_error(r.get("predicted"), r.get("observed"))),
                 "runtime": f"{meta['runtime_s']} s" if meta.get("runtime_s") is not None else "—",
                 "seeds": ", ".join(map(str, meta.get("seeds") or [])) or "—",

@@ -369,7 +369,7 @@ def test_heatmap_with_several_rows_keeps_its_y_label():
     fig = plot_spec_figure("demo", spec)
     try:
         assert fig.axes[0].get_ylabel() == "samples"
-        assert fig.axes[1].get_ylabel() == ""  # the panels share the y axis
+        assert fig.axes[1].get_ylabel() == "samples"  # every panel is labelled (issue 12)
         assert all(ax.get_xlabel() == "width" for ax in fig.axes[:2])
     finally:
         plt.close(fig)
