@@ -10,7 +10,8 @@ Usage::
 Times the data gradient of one full-batch step (no optimiser) for every seed, best of ``--repeats`` alternating
 rounds in one process: ``autograd`` (the model's forward pass and ``backward``, the trainer's step before
 verify.train_step), the hand-written gradient with ``batched`` (all seeds per kernel), ``loop`` (one seed at a
-time) and ``vmap`` (``torch.func.vmap`` of the single-seed autograd gradient), what ``auto`` picks, and optionally
+time) and ``vmap`` (``torch.func.vmap`` of the single-seed autograd gradient), the full-grid kernel for k = 2
+(``grid-loop``, ``grid-parallel``: verify.train_step._grid_seed_gradient), what ``auto`` picks, and optionally
 the compiled chunk gradient. Prints each as ms/step, GFLOP/s and fraction of the matrix-product peak of the same
 dtype measured in the same run, and checks that every variant gives the autograd gradient.
 
@@ -38,6 +39,8 @@ from verify.train_step import (  # noqa: E402
     StepShapes,
     _compile_for,
     ensemble_gradient,
+    grid_labels,
+    grid_rows,
     memory_plan,
     plan_step,
 )
@@ -123,7 +126,10 @@ def main(argv: list[str] | None = None) -> None:
         ce.sum().backward()
         return ce.detach(), model.U.grad, model.W.grad
 
-    def fused(strategy: str, compiled: Any = None) -> Callable[[], Any]:
+    labels = grid_labels(X, Y, args.p) if args.k == 2 else None
+    rows = grid_rows(args.width, args.p, dtype.itemsize, args.p, "cpu")
+
+    def fused(strategy: str, compiled: Any = None, grid: bool = False) -> Callable[[], Any]:
         group = 1 if strategy in ("loop", "parallel") else S
         workers = min(torch.get_num_threads(), S) if strategy == "parallel" else 1
         return lambda: ensemble_gradient(
@@ -133,15 +139,20 @@ def main(argv: list[str] | None = None) -> None:
             X,
             Y,
             group=group,
-            chunk=chunk,
+            chunk=rows * args.p if grid else chunk,
             strategy=strategy,
             compiled=compiled,
             workers=workers,
+            labels=labels if grid else None,
         )
 
     variants: dict[str, Callable[[], Any]] = {"autograd": autograd, "batched": fused("batched"), "loop": fused("loop")}
     if torch.get_num_threads() > 1:
         variants["parallel"] = fused("parallel")
+    if labels is not None:  # the full-grid kernel (k = 2, degree 2)
+        variants["grid-loop"] = fused("loop", grid=True)
+        if torch.get_num_threads() > 1:
+            variants["grid-parallel"] = fused("parallel", grid=True)
     if not args.no_vmap:
         variants["vmap"] = fused("vmap")
     if args.compile:
@@ -167,6 +178,7 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"p={args.p} k={args.k} m={args.width} S={S} {args.dtype}, {len(Y)} points, chunks of {chunk}, threads "
         f"{torch.get_num_threads()}, {args.clock} clock, best of {args.repeats}; auto picks {auto.plan.strategy} "
+        f"({auto.plan.kernel} kernel, chunks of {auto.plan.chunk}) "
         f"[{auto.plan.reason}]; {flops / 1e9:.2f} GFLOP/step; matmul peak {peak / 1e9:.1f} GFLOP/s"
     )
     print("  variant             ms/step   GFLOP/s  of peak  vs autograd")

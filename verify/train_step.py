@@ -30,6 +30,14 @@ dimension multiplies the working set out of cache), and ``vmap`` never wins, so 
 ``batched``, ``loop`` and ``parallel`` give bit-identical weights on the CPU at one intra-op thread (the test
 suite checks float64 agreement; with several threads the kernels' reductions may split differently: round-off).
 
+Full-grid kernel (``kernel``; :func:`_grid_seed_gradient`). When a step's batch is every pair (a, b) of a k = 2
+task (full-batch modular addition) and the degree is 2, the logits expand as
+:math:`(u_a + v_b)^2 = u_a^2 + 2 u_a v_b + v_b^2`: two small products plus one cross term, and the gradient is
+three products of the same 6 n m C flop as above with no gather, no scatter and no (points x width) array; the
+grid is walked in blocks of rows whose (m x rows x C) buffers stay in cache. ``auto`` probes it against the general
+kernel on the CPU (on CUDA only ``kernel='grid'`` selects it: not measured there). Measured at p = 71, m = 500,
+float32, one thread: 96 against 105 ms per step of 8 seeds (benchmarks/bench_train_step.py, docs/benchmarks.md).
+
 ``torch.compile`` of the chunk gradient (``compile=True``; ``None`` = automatic) fuses the gather, the power and
 the element-wise passes. Measured on the 2-core CPU at p = 71, m = 500 (benchmarks/bench_train_step.py): 2 %
 faster in float32 and 6 % in float64 than the eager step, for 6-80 s of compilation, so the automatic choice
@@ -52,6 +60,7 @@ import torch
 
 __all__ = [
     "STRATEGIES",
+    "KERNELS",
     "StepShapes",
     "StepPlan",
     "EnsembleStep",
@@ -60,6 +69,8 @@ __all__ = [
     "memory_plan",
     "plan_step",
     "ensemble_gradient",
+    "grid_labels",
+    "grid_rows",
 ]
 
 STRATEGIES = ("auto", "batched", "loop", "parallel", "vmap")
@@ -72,6 +83,9 @@ PROBE_CHUNKS = 4  # chunks per probe call (one chunk over-weighted the per-call 
 PROBE_MIN_STEPS = 20  # shorter runs choose by the cost model alone
 COMPILE_MIN_RUN_S = 1800.0  # `compile=None` compiles (CPU) only runs estimated to take longer than this
 PRINT_ESTIMATE_S = 60.0  # plans of runs estimated to take longer than this are printed before they start
+GRID_BLOCK_BYTES = 3 * 2**20  # per (m x rows x C) buffer of the full-grid kernel on the CPU (measured best 2-4 MiB)
+GRID_MIN_ROWS = 4  # the full-grid kernel's products get inefficient below this many rows per block
+KERNELS = ("auto", "general", "grid")
 EVAL_BYTES = 2 * 64 * 2**20  # evaluation working set (two 64 MiB float64 chunks, verify.train.EVAL_MEMORY_BUDGET)
 
 
@@ -175,6 +189,9 @@ class StepPlan:
         Why this strategy and chunk were chosen.
     workers : int
         Threads that run seeds concurrently (``parallel``; 1 otherwise).
+    kernel : {'general', 'grid'}
+        ``grid``: the full-grid kernel of :func:`_grid_seed_gradient` (k = 2, degree 2, the whole grid of inputs per
+        step; ``chunk`` is then the points of one block of rows), else the general chunked gradient.
     """
 
     strategy: str
@@ -189,6 +206,7 @@ class StepPlan:
     seconds_per_step: float | None
     reason: str
     workers: int = 1
+    kernel: str = "general"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-compatible dict."""
@@ -201,7 +219,8 @@ class StepPlan:
         text = (
             f"training plan on {self.device} ({self.dtype}): strategy {self.strategy} ({self.group} seed(s) per "
             f"launch{f', {self.workers} threads' if self.workers > 1 else ''}{', compiled' if self.compiled else ''}"
-            "), chunks of {self.chunk} points; estimated peak memory "
+            f"{', full-grid kernel' if self.kernel == 'grid' else ''}"
+            f"), chunks of {self.chunk} points; estimated peak memory "
             f"{self.peak_bytes / gib:.2f} GiB ({free}); {self.flops_per_step / 1e9:.3g} GFLOP per step"
         )
         if self.seconds_per_step is not None:
@@ -445,6 +464,95 @@ def _vmap_gradient_fn(degree: int, dense: bool) -> Callable[..., Any]:
     return torch.func.vmap(torch.func.grad_and_value(loss, argnums=(0, 1)), in_dims=(0, 0, None, None))
 
 
+def grid_labels(x: torch.Tensor, y: torch.Tensor, block_size: int) -> torch.Tensor | None:
+    """The (d, d) label table ``t[a, b]`` when the one-hot index inputs ``x`` (n, 2) list every pair (a, b) of
+    {0..d-1}^2 exactly once (in any order), else None: the inputs :func:`_grid_seed_gradient` needs."""
+    d = int(block_size)
+    if x.dtype.is_floating_point or x.ndim != 2 or x.shape[1] != 2 or x.shape[0] != d * d or d < 1:
+        return None
+    key = x[:, 0] * d + x[:, 1]
+    if int(key.min()) < 0 or int(key.max()) >= d * d:
+        return None
+    if not bool((torch.bincount(key, minlength=d * d) == 1).all()):
+        return None
+    table = torch.empty(d * d, dtype=torch.int64, device=x.device)
+    table[key] = y.to(torch.int64)
+    return table.view(d, d)
+
+
+def grid_rows(width: int, n_classes: int, itemsize: int, block_size: int, device_type: str) -> int:
+    """Rows b of the grid per block of :func:`_grid_seed_gradient`: on the CPU as many as keep one (m, rows, C)
+    buffer within ``GRID_BLOCK_BYTES`` (at least ``GRID_MIN_ROWS``), elsewhere the whole grid."""
+    if device_type != "cpu":
+        return int(block_size)
+    rows = GRID_BLOCK_BYTES // max(1, width * n_classes * itemsize)
+    return int(min(block_size, max(GRID_MIN_ROWS, rows)))
+
+
+def _grid_seed_gradient(
+    U1: torch.Tensor, W1: torch.Tensor, labels: torch.Tensor, rows: int, dU1: torch.Tensor, dW1: torch.Tensor
+) -> torch.Tensor:
+    r"""Unscaled CE sum and its gradient for one seed, k = 2 blocks, degree 2, on the full grid (module doc).
+
+    With :math:`u_a = U_{:,0,a}`, :math:`v_b = U_{:,1,b}` the logits of the input (a, b) are
+    :math:`F_{abc} = \sum_j W_{jc}(u_{ja}+v_{jb})^2 = A_{ac} + B_{bc} + 2\sum_j u_{ja} v_{jb} W_{jc}` with
+    :math:`A = (u\odot u)^\top W`, :math:`B = (v\odot v)^\top W`. With :math:`G = \mathrm{softmax}(F) - e_y`,
+    :math:`G^a = \sum_b G`, :math:`G^b = \sum_a G`:
+
+    .. math:: \partial_{u_{ja}} = 2u_{ja}(W G^{a\top})_{ja} + 2\sum_{bc} G_{abc} v_{jb} W_{jc},\quad
+              \partial_{v_{jb}} = 2v_{jb}(W G^{b\top})_{jb} + 2\sum_c W_{jc} Z_{jbc},\quad
+              \partial_{W_{jc}} = (u\odot u\, G^a + v\odot v\, G^b)_{jc} + 2\sum_b v_{jb} Z_{jbc},
+
+    :math:`Z_{jbc} = \sum_a u_{ja} G_{abc}`. Three products of 2 d^2 m C flop each (the logits' cross term, the
+    first sum as :math:`G (v\otimes W)^\top`, and Z), as in the general step, but no gather, no scatter and no
+    (points x width) array: the grid is walked in blocks of ``rows`` values of b, so that the block's
+    :math:`v\otimes W` and Z, (m, rows, C) each, stay in cache while they are written and read back.
+    ``labels`` is the (d, d) table of :func:`grid_labels`. Writes dU1 (m, 2, d) and dW1 (m, C); returns the CE sum.
+    """
+    m, _, d = U1.shape
+    C = W1.shape[1]
+    kw = dict(dtype=U1.dtype, device=U1.device)
+    u, v = U1[:, 0], U1[:, 1]  # (m, d) views
+    v2, W2 = v * 2.0, W1 * 2.0
+    uu, vv = u * u, v * v
+    Au, Bv = uu.T @ W1, vv.T @ W1  # (d, C)
+    buf = torch.empty(2, m * min(rows, d) * C, **kw)
+    Cu = torch.zeros(d, m, **kw)
+    Cv = torch.empty(m, d, **kw)
+    Cw = torch.zeros(m, 1, C, **kw)
+    Ga = torch.zeros(d, C, **kw)
+    Gb = torch.empty(d, C, **kw)
+    ce = torch.zeros((), **kw)
+    minus_one = torch.full((1, 1), -1.0, **kw)
+    uT = u.T
+    for b0 in range(0, d, rows):
+        w = min(rows, d - b0)
+        b1 = b0 + w
+        KR = buf[0, : m * w * C].view(m, w, C)
+        torch.mul(v2[:, b0:b1, None], W1[:, None, :], out=KR)  # 2 v_jb W_jc
+        bias = (Au[:, None, :] + Bv[None, b0:b1, :]).view(d, w * C)
+        F = torch.addmm(bias, uT, KR.view(m, w * C))  # (d, w C): logits of the points (a, b0..b1-1)
+        logp = torch.log_softmax(F.view(d * w, C), dim=1)
+        yb = labels[:, b0:b1].reshape(d * w, 1)
+        ce -= logp.gather(1, yb).sum()
+        G = logp.exp_()
+        G.scatter_add_(1, yb, minus_one.expand(d * w, 1))
+        G3 = G.view(d, w, C)
+        Ga += G3.sum(dim=1)
+        Gb[b0:b1] = G3.sum(dim=0)
+        Cu.addmm_(G.view(d, w * C), KR.view(m, w * C).T)  # 2 sum_bc G_abc v_jb W_jc
+        Z = buf[1, : m * w * C].view(m, w * C)
+        torch.mm(u, G.view(d, w * C), out=Z)
+        Z3 = Z.view(m, w, C)
+        Cv[:, b0:b1] = torch.bmm(W2.view(m, 1, C), Z3.transpose(1, 2)).view(m, w)
+        Cw.baddbmm_(v2[:, b0:b1].unsqueeze(1), Z3)
+    torch.addmm(Cw.view(m, C), uu, Ga, out=dW1)
+    dW1.addmm_(vv, Gb)
+    dU1[:, 0] = torch.addcmul(Cu.T, u, W2 @ Ga.T)
+    dU1[:, 1] = torch.addcmul(Cv, v, W2 @ Gb.T)
+    return ce
+
+
 def ensemble_gradient(
     U: torch.Tensor,
     W: torch.Tensor,
@@ -457,13 +565,17 @@ def ensemble_gradient(
     strategy: str = "batched",
     compiled: Callable[..., Any] | None = None,
     workers: int = 1,
+    labels: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Per-seed mean cross-entropy over (x, y) and its gradients with respect to U (S, m, k, d) and W (S, m, C).
 
     Seeds go through in groups of ``group`` (``strategy`` 'batched'/'loop'/'parallel') or all at once under
     ``vmap``; points in chunks of ``chunk``. With 'parallel' the groups are shared among ``workers`` threads, each
     with one intra-op thread (the groups write disjoint slices of the outputs). ``compiled`` is a compiled :func:`_functional_chunk` for full chunks of
-    exactly ``chunk`` points (a shorter last chunk runs eagerly). Returns (ce (S,), dU, dW), detached.
+    exactly ``chunk`` points (a shorter last chunk runs eagerly). With ``labels``, the (d, d) table of
+    :func:`grid_labels` for (x, y) (k = 2, ``degree`` 2), every seed runs :func:`_grid_seed_gradient` instead, in blocks
+    of ``chunk // d`` rows (``strategy`` 'parallel' spreads the seeds over ``workers`` threads, any other runs them one
+    after another). Returns (ce (S,), dU, dW), detached.
     """
     U, W = U.detach(), W.detach()
     S, m, k, d = U.shape
@@ -475,6 +587,22 @@ def ensemble_gradient(
     dW = torch.empty_like(W)
     ce = torch.zeros(S, dtype=U.dtype, device=U.device)
     scale = 1.0 / n
+    if labels is not None:
+        if degree != 2 or k != 2 or dense:
+            raise ValueError(
+                f"the full-grid kernel needs k = 2 one-hot blocks and degree 2, got k = {k}, degree {degree}"
+            )
+        rows = max(1, chunk // d)
+
+        def run_seed(s: int) -> None:
+            ce[s] = _grid_seed_gradient(U[s], W[s], labels, rows, dU[s], dW[s])
+
+        if strategy == "parallel" and workers > 1 and S > 1:
+            _in_threads(run_seed, range(S), workers)
+        else:
+            for s in range(S):
+                run_seed(s)
+        return ce.mul_(scale), dU.mul_(scale), dW.mul_(scale)
     if strategy == "vmap":
         fn = _vmap_gradient_fn(degree, dense)
         dU.zero_()
@@ -564,12 +692,24 @@ class EnsembleStep:
 
     def __init__(self, plan: StepPlan, degree: int, compiled: Callable[..., Any] | None = None) -> None:
         self.plan, self.degree, self.compiled = plan, int(degree), compiled
+        self._grid: tuple[tuple[Any, ...], torch.Tensor | None] | None = None
+
+    def labels(self, x: torch.Tensor, y: torch.Tensor, block_size: int) -> torch.Tensor | None:
+        """:func:`grid_labels` of (x, y) under the ``grid`` kernel (None otherwise, or when (x, y) is not the full
+        grid: that batch then takes the general kernel), cached while the same unchanged tensors come back."""
+        if self.plan.kernel != "grid":
+            return None
+        key = (x.data_ptr(), y.data_ptr(), tuple(x.shape), tuple(y.shape), x._version, y._version, block_size)
+        if self._grid is None or self._grid[0] != key:
+            self._grid = (key, grid_labels(x, y, block_size))
+        return self._grid[1]
 
     def gradient(
         self, U: torch.Tensor, W: torch.Tensor, x: torch.Tensor, y: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(ce, dU, dW) without touching ``.grad``."""
         p = self.plan
+        labels = self.labels(x, y, U.shape[3]) if self.degree == 2 and U.shape[2] == 2 else None
         return ensemble_gradient(
             U,
             W,
@@ -581,6 +721,7 @@ class EnsembleStep:
             strategy=p.strategy,
             compiled=self.compiled,
             workers=p.workers,
+            labels=labels,
         )
 
     def __call__(self, U: torch.Tensor, W: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -653,8 +794,10 @@ def plan_step(
     probe: bool = True,
     free_bytes: int | None = None,
     dry_run: bool = False,
+    kernel: str = "auto",
 ) -> EnsembleStep:
-    """Choose strategy, chunk and compilation for training (U, W) on batches shaped like (x, y); probe the time.
+    """Choose strategy, kernel, chunk and compilation for training (U, W) on batches shaped like (x, y); probe the
+    time.
 
     ``auto`` batches small steps (S n m <= ``SMALL_STEP_ELEMENTS``) without probing and otherwise times one
     chunk of ``batched`` against ``loop`` (best of ``PROBE_REPEATS`` after a warm-up) and keeps the faster
@@ -664,9 +807,19 @@ def plan_step(
     stderr (``print_estimate``). ``probe=False`` decides by the cost model alone and leaves the time unknown;
     ``free_bytes`` replaces the measured free memory (to plan for another device). ``dry_run`` only plans:
     nothing is compiled (``compiled`` says whether the run would compile) and nothing is printed.
+
+    ``kernel``: when (x, y) is the full grid of k = 2 one-hot inputs and ``degree`` is 2 (:func:`grid_labels`), the
+    automatic choice on the CPU also probes the full-grid kernel (:func:`_grid_seed_gradient`, seeds one after
+    another, or spread over threads when there are several intra-op threads) against the general one and keeps the
+    faster;
+    without a probe it takes the full-grid kernel (faster at every size measured above ``SMALL_STEP_ELEMENTS``).
+    ``'general'`` never uses it; ``'grid'`` always does (ValueError when the batch is not such a grid or the strategy
+    is ``batched``/``vmap``). An explicit ``strategy`` keeps the general kernel unless ``kernel='grid'``.
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
     device = U.device
     S, m, k, d = U.shape
     dense = x.dtype.is_floating_point
@@ -675,33 +828,66 @@ def plan_step(
     free = free_memory(device) if free_bytes is None else int(free_bytes)
     present = x.numel() * x.element_size() + y.numel() * y.element_size() + shapes.n_params * shapes.itemsize
     threads = torch.get_num_threads() if device.type == "cpu" else 1
+    labels = grid_labels(x, y, d) if kernel != "general" and degree == 2 and k == 2 and not dense else None
+    if kernel == "grid":
+        if labels is None:
+            raise ValueError(
+                "kernel='grid' needs degree 2 and a batch that is the full grid of k = 2 one-hot inputs (each pair "
+                f"(a, b) once); got degree {degree}, k = {k}, {n} points of block size {d}"
+            )
+        if strategy in ("batched", "vmap"):
+            raise ValueError(
+                f"kernel='grid' runs seeds one at a time: strategy must be auto, loop or parallel, got {strategy!r}"
+            )
+    large = S * n * m > SMALL_STEP_ELEMENTS
+    grid_auto = labels is not None and (
+        kernel == "grid" or (strategy == "auto" and device.type == "cpu" and large and chunk_size is None)
+    )
+    probing = probe and steps >= PROBE_MIN_STEPS
     reason = ""
-    if strategy != "auto":
-        chosen, reason = strategy, "strategy set by the configuration"
-    elif S == 1:
-        chosen, reason = "batched", "one seed"
-    elif S * n * m <= SMALL_STEP_ELEMENTS:
-        chosen = "batched"
-        reason = f"small step (S n m = {S * n * m} <= {SMALL_STEP_ELEMENTS}): batching amortises per-call overhead"
-    elif steps < PROBE_MIN_STEPS or not probe:
-        chosen = "batched" if device.type == "cuda" else "loop"
+    candidates: list[tuple[str, str]] = []  # (kernel, strategy)
+    if kernel == "grid" and strategy != "auto":
+        chosen, reason = ("grid", strategy), "kernel and strategy set by the configuration"
+    elif strategy != "auto":
+        chosen, reason = ("general", strategy), "strategy set by the configuration"
+    elif grid_auto and not probing:
+        chosen = ("grid", "loop")
         why = "no probe asked" if not probe else f"a run of {steps} steps is not worth a probe"
-        reason = f"cost model ({why}): {chosen} on {device.type}"
+        reason = f"cost model ({why}): full-grid kernel, seeds one after another"
+    elif grid_auto:
+        chosen = ("", "")
+        parallel = device.type == "cpu" and threads > 1 and S > 1
+        if kernel != "grid":
+            candidates += [("general", "batched")]
+            if S > 1:
+                candidates += [("general", "loop")] + ([("general", "parallel")] if parallel else [])
+        candidates += [("grid", "parallel" if parallel else "loop")]  # one intra-op thread per seed beats two
+    elif S == 1:
+        chosen, reason = ("general", "batched"), "one seed"
+    elif not large:
+        chosen = ("general", "batched")
+        reason = f"small step (S n m = {S * n * m} <= {SMALL_STEP_ELEMENTS}): batching amortises per-call overhead"
+    elif not probing:
+        chosen = ("general", "batched" if device.type == "cuda" else "loop")
+        why = "no probe asked" if not probe else f"a run of {steps} steps is not worth a probe"
+        reason = f"cost model ({why}): {chosen[1]} on {device.type}"
     else:
-        chosen = ""
+        chosen = ("", "")
+        candidates = [("general", "batched"), ("general", "loop")]
+        if device.type == "cpu" and threads > 1:
+            candidates.append(("general", "parallel"))
     seconds = None
-    if chosen:
-        chunk, peak = memory_plan(shapes, chosen, device.type, free, chunk_size, ignore_memory_check, present, threads)
-        plan = _plan(shapes, chosen, chunk, False, device, peak, free, None, reason, threads)
-        if S * n * m > SMALL_STEP_ELEMENTS and probe and steps >= PROBE_MIN_STEPS:
+    if chosen[0]:
+        chunk, peak = _chunk_for(shapes, chosen, device.type, free, chunk_size, ignore_memory_check, present, threads)
+        plan = _plan(shapes, chosen[1], chunk, False, device, peak, free, None, reason, threads, chosen[0])
+        if large and probing:
             seconds = _probe_step(plan, U, W, degree, x, y)
     else:
-        chunks: dict[str, tuple[int, int]] = {}
+        chunks: dict[tuple[str, str], tuple[int, int]] = {}
         refusal = None
-        candidates = ("batched", "loop") + (("parallel",) if device.type == "cpu" and threads > 1 else ())
         for cand in candidates:
             try:
-                chunks[cand] = memory_plan(
+                chunks[cand] = _chunk_for(
                     shapes, cand, device.type, free, chunk_size, ignore_memory_check, present, threads
                 )
             except InsufficientMemoryError as exc:
@@ -711,43 +897,65 @@ def plan_step(
             raise refusal
         timings = {}
         for cand, (c, pk) in chunks.items():
-            trial = _plan(shapes, cand, c, False, device, pk, free, None, "", threads)
+            trial = _plan(shapes, cand[1], c, False, device, pk, free, None, "", threads, cand[0])
             timings[cand] = _probe_step(trial, U, W, degree, x, y)
         chosen = min(timings, key=lambda c: timings[c])
         seconds = timings[chosen]
-        reason = "probe: " + ", ".join(f"{c} {1e3 * t:.3g} ms/step" for c, t in timings.items())
+        reason = "probe: " + ", ".join(f"{_label(c)} {1e3 * t:.3g} ms/step" for c, t in timings.items())
         if len(chunks) < len(candidates):
-            reason += f" ({', '.join(c for c in candidates if c not in chunks)} would not fit in memory)"
+            reason += f" ({', '.join(_label(c) for c in candidates if c not in chunks)} would not fit in memory)"
         chunk, peak = chunks[chosen]
+    chosen_kernel, chosen_strategy = chosen
     compiled_fn = None
     want_compile = compile
     if compile is None:
         want_compile = device.type == "cpu" and seconds is not None and seconds * steps >= COMPILE_MIN_RUN_S
-    want_compile = bool(want_compile) and chosen not in ("vmap", "parallel")
+    want_compile = bool(want_compile) and chosen_strategy not in ("vmap", "parallel") and chosen_kernel == "general"
     if want_compile and dry_run:
         reason += "; would compile"
     elif want_compile:
-        compiled_fn = _compile_for(shapes, chosen, chunk, U, W, degree, x, y)
+        compiled_fn = _compile_for(shapes, chosen_strategy, chunk, U, W, degree, x, y)
         reason += "; compiled" if compiled_fn is not None else "; compilation failed, eager"
-    plan = _plan(
-        shapes,
-        chosen,
-        chunk,
-        compiled_fn is not None or (dry_run and want_compile),
-        device,
-        peak,
-        free,
-        seconds,
-        reason,
-        threads,
-    )
+    compiled = compiled_fn is not None or (dry_run and want_compile)
+    plan = _plan(shapes, chosen_strategy, chunk, compiled, device, peak, free, seconds, reason, threads, chosen_kernel)
     if compiled_fn is not None:
         seconds = _probe_step(plan, U, W, degree, x, y, compiled_fn)
-        plan = _plan(shapes, chosen, chunk, True, device, peak, free, seconds, reason, threads)
+        plan = _plan(shapes, chosen_strategy, chunk, True, device, peak, free, seconds, reason, threads)
     long_run = plan.seconds_per_step is not None and plan.seconds_per_step * steps >= PRINT_ESTIMATE_S
     if print_estimate and long_run and not dry_run:
         print(plan.describe(steps), file=sys.stderr, flush=True)
     return EnsembleStep(plan, degree, compiled_fn)
+
+
+def _label(candidate: tuple[str, str]) -> str:
+    kernel, strategy = candidate
+    return strategy if kernel == "general" else f"{kernel}-{strategy}"
+
+
+def _chunk_for(
+    shapes: StepShapes,
+    candidate: tuple[str, str],
+    device_type: str,
+    free: int | None,
+    chunk_size: int | None,
+    ignore_memory_check: bool,
+    present: int,
+    threads: int,
+) -> tuple[int, int]:
+    """(chunk, peak bytes) of a (kernel, strategy) candidate: :func:`memory_plan` for the general kernel; for the
+    full-grid kernel, blocks of :func:`grid_rows` rows (``chunk_size // d`` rows when given) and a peak of the fixed
+    bytes plus two (m, rows, C) buffers and the (d, rows, C) logits per thread."""
+    kernel, strategy = candidate
+    if kernel == "general":
+        return memory_plan(shapes, strategy, device_type, free, chunk_size, ignore_memory_check, present, threads)
+    d, m, C, b = shapes.block_size, shapes.width, shapes.n_classes, shapes.itemsize
+    if chunk_size is not None:
+        rows = max(1, min(d, int(chunk_size) // d))
+    else:
+        rows = grid_rows(m, C, b, d, device_type)
+    workers = _workers_of(strategy, shapes.n_seeds, threads)
+    peak = shapes.fixed_bytes() + workers * b * (2 * m * rows * C + 3 * d * rows * C + 6 * m * d)
+    return rows * d, peak
 
 
 def _plan(
@@ -761,6 +969,7 @@ def _plan(
     seconds: float | None,
     reason: str,
     threads: int = 1,
+    kernel: str = "general",
 ) -> StepPlan:
     group = _group_of(strategy, shapes.n_seeds)
     workers = _workers_of(strategy, shapes.n_seeds, threads)
@@ -778,6 +987,7 @@ def _plan(
         seconds,
         reason,
         workers,
+        kernel,
     )
 
 
@@ -791,10 +1001,15 @@ def _probe_step(
     compiled: Callable[..., Any] | None = None,
 ) -> float:
     """Seconds per step of ``plan``, timed on the first ``PROBE_CHUNKS`` chunks of the first group (of the first
-    ``workers`` groups, run concurrently, for ``parallel``) and scaled by the number of chunks and rounds of groups (gradients only;
-    nothing is updated)."""
+    ``workers`` groups, run concurrently, for ``parallel``; one chunk when a group holds several seeds, whose work
+    dwarfs the per-call costs; whole seeds for the full-grid kernel) and scaled by the
+    number of chunks and rounds of groups (gradients only; nothing is updated)."""
     n, S = x.shape[0], U.shape[0]
     c = min(PROBE_CHUNKS * plan.chunk, n)  # several chunks, as in a step: per-call costs are not over-weighted
+    if plan.group > 1:
+        c = min(plan.chunk, n)  # one chunk of all seeds: its per-call costs are shared by the seeds already
+    if plan.kernel == "grid":
+        c = n  # the full-grid kernel needs the whole grid: whole seeds are timed
     g = plan.group * plan.workers
     step = EnsembleStep(plan, degree, compiled)
     t = _time(lambda: step.gradient(U[:g], W[:g], x[:c], y[:c]), U.device)
