@@ -31,14 +31,16 @@ first ``PROBE_STEPS`` updates predict more than a minute prints its memory and t
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import torch
 import torch.nn.functional as F
 
+from .checkpoint import Checkpoint, TrainerState, resume
 from .loop import LoopEnd, NonFiniteGuard, run_loop, stack_seeds, torch_threads
 from .train_step import PRINT_ESTIMATE_S, InsufficientMemoryError, check_free_memory  # noqa: F401 (re-exported)
 
@@ -364,6 +366,11 @@ def fit(
     desc: str = "attention",
     ignore_memory_check: bool = False,
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True),
+    checkpoint_path: str | os.PathLike[str] | None = None,
+    checkpoint_config: Mapping[str, Any] | None = None,
+    checkpoint_every: int | None = None,
+    state: Callable[[], Mapping[str, Any]] | None = None,
+    restore: Callable[[Mapping[str, Any]], None] | None = None,
 ) -> LoopEnd:
     """Train the seed ensemble ``model`` (any module with a leading seed axis) for ``steps`` updates.
 
@@ -378,6 +385,14 @@ def fit(
     first update (``InsufficientMemoryError`` unless ``ignore_memory_check``); when the first ``PROBE_STEPS``
     updates predict more than ``PRINT_ESTIMATE_S`` seconds in all, ``log`` gets the estimate (memory, time per
     step, total).
+
+    Checkpoints: with ``checkpoint_path`` the run saves the parameters and buffers, the optimiser's state, torch's
+    global generators (dropout), the last evaluation record and the caller's ``state()`` (plain data or tensors:
+    its history, the state of the generators ``batch`` draws from) every ``checkpoint_every`` steps, every
+    ``CHECKPOINT_SECONDS``, at the end and on Ctrl-C; a rerun resumes from a trusted checkpoint of the same
+    ``checkpoint_config`` (the caller's configuration as plain data; :func:`verify.checkpoint.resume`), calls
+    ``restore(saved_state)`` and follows the trajectory of an uninterrupted run. A step evaluated before the save
+    is not evaluated again: ``stop`` gets its saved record (``evaluate`` must return plain data).
     """
     if optimizer not in OPTIMIZERS:
         raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {optimizer!r}")
@@ -415,14 +430,43 @@ def fit(
     guard = NonFiniteGuard(
         seeds=tuple(seeds), error=AttentionDivergedError, every=nan_check_every, weights=dict(model.named_parameters())
     )
+    evaluated: dict[str, Any] = {"step": None, "record": None}  # the last evaluation (a checkpoint keeps it)
+
+    def tracked(t: int) -> Any:
+        assert evaluate is not None
+        if evaluated["step"] == t:  # evaluated before the checkpoint this run resumed from
+            return evaluated["record"]
+        record = evaluate(t)
+        evaluated.update(step=t, record=record)
+        return record
+
+    def extra() -> dict[str, Any]:
+        return {"evaluated": dict(evaluated), "caller": {} if state is None else dict(state())}
+
+    def restore_extra(saved: Mapping[str, Any]) -> None:
+        evaluated.update(saved["evaluated"])
+        if restore is not None:
+            restore(saved["caller"])
+
+    ckpt = Checkpoint.at(
+        checkpoint_path,
+        "attention",
+        {"fit": {"lr": lr, "optimizer": optimizer, "weight_decay": weight_decay, "seeds": list(seeds)}}
+        | dict(checkpoint_config or {}),
+        steps,
+        meta={"tensors": {name: list(t.shape) for name, t in model.state_dict().items()}},
+    )
+    trainer = TrainerState(dict(model.state_dict()), opt, global_rng=True, extra=extra, restore_extra=restore_extra)
     with torch_threads(num_threads):
+        start = resume(ckpt, trainer, checkpoint_every)
         return run_loop(
             step_fn,
             steps,
-            evaluate=evaluate,
+            evaluate=None if evaluate is None else tracked,
             eval_every=eval_every,
             stop=stop,
             guard=guard,
             progress=progress,
             desc=desc,
+            **start.loop_kwargs(),
         )

@@ -18,14 +18,17 @@ The Adam phases run in :func:`verify.loop.run_loop` (cosine lr schedule, NaN gua
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
-from typing import Literal, Sequence
+from functools import partial
+from typing import Any, Literal, Sequence
 
 import numpy as np
 import torch
 
 from numerics import lsa as nl
 
+from .checkpoint import Checkpoint, TrainerState, resume
 from .device import resolve_device, resolve_dtype
 from .loop import NonFiniteGuard, cosine_annealing, run_loop, stack_seeds
 
@@ -165,6 +168,20 @@ def _curve_every(steps: int) -> int:
     return max(1, steps // 50)
 
 
+def _checkpoint_config(kind: str, Lam: Any, N: int, r: int, seeds: Sequence[int], **options: Any) -> dict[str, Any]:
+    """What a checkpoint of an LSA run is bound to: every argument that changes the trajectory (not the device)."""
+    Lam = np.asarray(Lam, dtype=np.float64)
+    return {"kind": kind, "Lam": Lam.tolist(), "N": int(N), "r": int(r), "seeds": [int(s) for s in seeds], **options}
+
+
+def _curve_state(curve: list[float]) -> dict[str, Any]:
+    return {"curve": list(curve)}
+
+
+def _restore_curve(curve: list[float], saved: dict[str, Any]) -> None:
+    curve[:] = [float(v) for v in saved["curve"]]
+
+
 def train_population(
     Lam: np.ndarray,
     N: int,
@@ -178,12 +195,21 @@ def train_population(
     device: str = "cpu",
     dtype: str | None = "float64",
     progress: bool = False,
+    checkpoint_path: str | os.PathLike[str] | None = None,
+    checkpoint_every: int | None = None,
 ) -> LSAResult:
     """Gradient training on the closed-form expected loss ``l~(u A B^T, 1)`` (Shi Lemma 5.1), ``A, B in R^{d x r}``,
     init ``init_std * randn``, ``u = 1``: ``steps`` of Adam (cosine decay to lr/100), then ``polish_steps``
     iterations of full-batch L-BFGS (strong Wolfe) on the same loss. The ensemble is trained as one batch (the loss
-    is a sum over seeds, so seeds do not interact)."""
+    is a sum over seeds, so seeds do not interact).
+
+    With ``checkpoint_path`` the Adam phase saves (A, B, u, Adam's state, the loss curve) every ``checkpoint_every``
+    steps, every ``CHECKPOINT_SECONDS``, at its end and on Ctrl-C, and resumes from a trusted checkpoint of the
+    same call (:func:`verify.checkpoint.resume`); the L-BFGS polish then runs from the restored weights."""
     L, d, dev, dt = _setup(Lam, N, r, seeds, device, dtype)
+    config = _checkpoint_config(
+        "population", Lam, N, r, seeds, steps=steps, lr=lr, init_std=init_std, polish=polish_steps, dtype=str(dt)
+    )
     S = len(seeds)
     Lt = torch.as_tensor(L, device=dev, dtype=dt)
     A = _seeded(seeds, (d, r), init_std, dev, dt).requires_grad_()
@@ -207,6 +233,10 @@ def train_population(
             curve.append(float(loss.detach().mean()) + half_tr)
         return loss.detach()
 
+    state = TrainerState(
+        {"A": A, "B": B, "u": u}, opt, extra=partial(_curve_state, curve), restore_extra=partial(_restore_curve, curve)
+    )
+    start = resume(Checkpoint.at(checkpoint_path, "lsa_population", config, steps), state, checkpoint_every)
     run_loop(
         update,
         steps,
@@ -215,6 +245,7 @@ def train_population(
         guard=guard,
         progress=progress,
         desc=f"LSA population r={r}",
+        **start.loop_kwargs(),
     )
     if polish_steps:
         lbfgs = torch.optim.LBFGS(
@@ -263,14 +294,23 @@ def train_sgd(
     device: str = "cpu",
     dtype: str | None = "float64",
     progress: bool = False,
+    checkpoint_path: str | os.PathLike[str] | None = None,
+    checkpoint_every: int | None = None,
 ) -> LSAResult:
     """SGD (Adam, cosine decay to 0) on fresh prompts, half squared error, rho = N.
 
     ``model="reduced"``: ``y_hat = u (y^T X) A B^T x_q / N``, ``u_0 = 0.1``.
     ``model="full"``: Eq. 5.1 with full ``W^PV`` and ``W^KQ = K^T Q_m``, ``K, Q_m in R^{r x (d+1)}``; the label-row
     blocks ``K[:, d]`` and ``W^PV[d, :d]`` start at 0 (random label-row blocks can trap SGD: docs/training.md).
+
+    With ``checkpoint_path`` the run saves the weights, Adam's state, the prompt generator and the loss curve every
+    ``checkpoint_every`` steps, every ``CHECKPOINT_SECONDS``, at the end and on Ctrl-C, and resumes from a trusted
+    checkpoint of the same call (:func:`verify.checkpoint.resume`) on the trajectory of an uninterrupted run.
     """
     L, d, dev, dt = _setup(Lam, N, r, seeds, device, dtype)
+    config = _checkpoint_config(
+        model, Lam, N, r, seeds, steps=steps, lr=lr, init_std=init_std, batch=batch, dtype=str(dt)
+    )
     if model not in ("reduced", "full"):
         raise ValueError(f"model must be 'reduced' or 'full', got {model!r}")
     S = len(seeds)
@@ -280,6 +320,7 @@ def train_sgd(
         B = _seeded([s + 10_007 for s in seeds], (d, r), init_std, dev, dt).requires_grad_()
         u = torch.full((S,), 0.1, device=dev, dtype=dt, requires_grad=True)
         params = [A, B, u]
+        names = ("A", "B", "u")
     else:
         K = _seeded(seeds, (r, d + 1), init_std, dev, dt)
         K[:, :, d] = 0
@@ -288,6 +329,7 @@ def train_sgd(
         WPV[:, d, :d] = 0
         K.requires_grad_(), Qm.requires_grad_(), WPV.requires_grad_()
         params = [K, Qm, WPV]
+        names = ("K", "Q_m", "W_PV")
     opt = torch.optim.Adam(params, lr=lr)
 
     def weights():
@@ -319,6 +361,14 @@ def train_sgd(
             curve.append(float(loss.detach().mean()))
         return loss.detach()
 
+    state = TrainerState(
+        dict(zip(names, params)),
+        opt,
+        generators=(gen,),
+        extra=partial(_curve_state, curve),
+        restore_extra=partial(_restore_curve, curve),
+    )
+    start = resume(Checkpoint.at(checkpoint_path, "lsa_sgd", config, steps), state, checkpoint_every)
     run_loop(
         update,
         steps,
@@ -327,6 +377,7 @@ def train_sgd(
         guard=NonFiniteGuard(tuple(seeds), _diverged),
         progress=progress,
         desc=f"LSA SGD ({model}) r={r}",
+        **start.loop_kwargs(),
     )
     with torch.no_grad():
         WPV_, WKQ_ = weights()

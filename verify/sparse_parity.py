@@ -107,6 +107,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -120,6 +121,13 @@ import torch
 from numerics.walsh import fourier_gap_from_gradient, population_gradient
 from theory.boolean import oscillating_polynomial
 
+from .checkpoint import (
+    CHECKPOINT_SECONDS,
+    Checkpoint,
+    generator_states,
+    set_generator_states,
+    tensors_state,
+)
 from .device import resolve_device
 from .loop import run_loop, stack_seeds, torch_threads
 from .train_step import PRINT_ESTIMATE_S, check_free_memory
@@ -152,6 +160,8 @@ DECAYS = ("pytorch", "multiplicative")
 DATA_CHUNK_ELEMENTS = 1 << 21  # per seed: input entries generated per data chunk (fixes the stream layout)
 EVAL_CHUNK_ELEMENTS = 1 << 24  # E * points * width entries per evaluation chunk
 PROBE_STEPS = 20  # the time per step printed before a long run is measured on the first PROBE_STEPS updates
+# Config fields a checkpoint may differ in from the run resuming it (they do not change the trajectory).
+RESUMABLE_FIELDS = frozenset({"steps", "num_threads", "ignore_memory_check"})
 
 
 @dataclass(frozen=True)
@@ -560,6 +570,8 @@ class _DataStream:
         self.pos = self.chunk  # forces a refill
         self.xs: torch.Tensor | None = None
         self.ys: torch.Tensor | None = None
+        self.at_refill: list[torch.Tensor] | None = None  # generator states before the last refill (checkpoints)
+        self.leftover_at_refill: list[torch.Tensor] = []
         if config.mode == "offline":
             m = int(config.n_train)
             xt, yt = [], []
@@ -592,6 +604,9 @@ class _DataStream:
 
     def _refill(self) -> None:
         c, B = self.c, self.c.batch_size
+        self.at_refill = generator_states(self.gens)
+        if c.mode == "offline":
+            self.leftover_at_refill = list(self.leftover)
         if c.mode == "online":
             # Each seed draws straight into its slice of a device buffer kept across refills (no host
             # round trip, no stacking copy); the values are those of drawing per seed and stacking.
@@ -618,6 +633,8 @@ class _DataStream:
         """Drop every seed not in ``idx`` (positions); the kept seeds' streams continue unchanged."""
         pos = idx.tolist()
         self.gens = [self.gens[i] for i in pos]
+        if self.at_refill is not None:
+            self.at_refill = [self.at_refill[i] for i in pos]
         if self.xs is not None:
             self.xs = self.xs[idx]
         if self.ys is not None:
@@ -625,6 +642,28 @@ class _DataStream:
         if self.c.mode == "offline":
             self.x_train, self.y_train = self.x_train[idx], self.y_train[idx]
             self.leftover = [self.leftover[i] for i in pos]
+            if self.leftover_at_refill:
+                self.leftover_at_refill = [self.leftover_at_refill[i] for i in pos]
+
+    def state(self) -> dict[str, Any]:
+        """Where the streams are, for a checkpoint: the generator states (and offline index leftovers) before the
+        last refill and the position in it; :meth:`restore` redraws that refill, so no batch buffer is saved."""
+        refilled = self.at_refill is not None
+        return {
+            "generators": self.at_refill if refilled else generator_states(self.gens),
+            "leftover": [t.cpu() for t in (self.leftover_at_refill if refilled else getattr(self, "leftover", []))],
+            "refilled": refilled,
+            "pos": self.pos,
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Continue the streams from :meth:`state` (call after :meth:`keep` has dropped the same seeds)."""
+        set_generator_states(self.gens, state["generators"])
+        if self.c.mode == "offline":
+            self.leftover = [t.to(self.device) for t in state["leftover"]]
+        if state["refilled"]:
+            self._refill()
+        self.pos = int(state["pos"])
 
     def next(self) -> tuple[torch.Tensor, torch.Tensor]:
         if self.pos >= self.chunk:
@@ -719,20 +758,37 @@ def train_parity(
     progress: bool = False,
     callback: Callable[[int, dict[str, np.ndarray]], None] | None = None,
     device: str = "auto",
+    checkpoint_path: str | os.PathLike[str] | None = None,
+    checkpoint_every: int | None = None,
 ) -> SparseParityResult:
     """Train the ensemble of ``config.seeds`` with SGD on the (n,k)-sparse parity (module docstring).
 
     ``callback(step, metrics)`` is called after every evaluation with the per-seed numpy metrics. ``device``
     is 'auto', 'cpu', 'cuda' or 'cuda:N' (:func:`verify.device.resolve_device`); it is not part of the config.
+
+    With ``checkpoint_path`` the run saves its whole state (parameters, W_0, the per-seed data generators, the
+    frozen/compacted ensemble, the history) every ``checkpoint_every`` steps, every ``CHECKPOINT_SECONDS`` of wall
+    time, at the end and on Ctrl-C, and resumes from a matching checkpoint of that path, ending with the numbers
+    of an uninterrupted run (:class:`verify.checkpoint.Checkpoint`: binding, trust, corrupt files; only
+    ``steps``, ``num_threads`` and ``ignore_memory_check`` may differ from the checkpoint's config).
     """
+    if checkpoint_every is not None and (isinstance(checkpoint_every, bool) or checkpoint_every < 1):
+        raise ValueError(f"checkpoint_every must be None or an integer >= 1, got {checkpoint_every!r}")
     device = resolve_device(device)
     dtype = torch.float32 if config.dtype == "float32" else torch.float64
+    ckpt = Checkpoint.at(checkpoint_path, "sparse_parity", config.to_dict(), config.steps, resumable=RESUMABLE_FIELDS)
     with torch_threads(config.num_threads):
-        return _train(config, device, dtype, progress, callback)
+        return _train(config, device, dtype, progress, callback, ckpt, checkpoint_every)
 
 
 def _train(
-    config: SparseParityConfig, device: torch.device, dtype: torch.dtype, progress: bool, callback: Callable | None
+    config: SparseParityConfig,
+    device: torch.device,
+    dtype: torch.dtype,
+    progress: bool,
+    callback: Callable | None,
+    ckpt: Checkpoint | None = None,
+    checkpoint_every: int | None = None,
 ) -> SparseParityResult:
     """The training loop (:func:`verify.loop.run_loop`). Seeds that are frozen (converged with
     ``stop_when_converged``, or diverged) are first masked out of the updates and, once at least 1/8 of the
@@ -768,6 +824,7 @@ def _train(
     diverged = np.zeros(E, dtype=bool)
     diverged_at = np.full(E, np.inf)
     frozen = np.zeros(E, dtype=bool)
+    per_seed = {"t_c": t_c, "diverged": diverged, "diverged_at": diverged_at, "frozen": frozen}  # for checkpoints
     keys = ("accuracy", "loss", "rho", "delta_in", "delta_out") + (("gap",) if c.fourier_gap else ())
     last = {key: np.full(E, np.nan) for key in keys}
     hist: dict[str, list[np.ndarray]] = {key: [] for key in keys}
@@ -818,7 +875,8 @@ def _train(
         active = torch.ones(len(alive), dtype=torch.bool, device=device)
 
     def evaluate(step: int) -> None:
-        record(step)
+        if not (steps and steps[-1] == step):  # not the evaluation a resumed checkpoint already holds
+            record(step)
         compact()
 
     def converged(step: int, rec: None) -> bool:
@@ -846,7 +904,7 @@ def _train(
                 )
 
     def update(step: int) -> None:
-        if step <= PROBE_STEPS + 1:
+        if step <= PROBE_STEPS + 1 and start == 0:
             announce(step)
         x, y = data.next()
         out = forward(c, params, x, act)
@@ -865,12 +923,66 @@ def _train(
     def postfix(rec: None) -> dict[str, str]:
         return {"converged": f"{int(np.isfinite(t_c).sum())}/{E}"}
 
+    def save(step: int) -> None:
+        assert ckpt is not None
+        ckpt.save(
+            step,
+            {
+                "params": tensors_state(params),
+                "final": tensors_state(final),
+                "W0": W0.cpu(),
+                "alive": torch.from_numpy(alive.copy()),
+                "data": data.state(),
+                "per_seed": {k: torch.from_numpy(v.copy()) for k, v in per_seed.items()},
+                "last": {k: torch.from_numpy(v.copy()) for k, v in last.items()},
+                "hist": {
+                    k: torch.from_numpy(np.array(vs, dtype=np.float64).reshape(len(vs), E)) for k, vs in hist.items()
+                },
+                "steps": list(steps),
+            },
+        )
+
+    def restore(state: dict[str, Any]) -> None:
+        nonlocal W0, alive, active
+        for name, p in state["params"].items():
+            params[name] = p.to(device=device, dtype=dtype).requires_grad_(True)
+        with torch.no_grad():
+            for name, p in state["final"].items():
+                final[name].copy_(p)
+        W0 = state["W0"].to(device=device, dtype=dtype)
+        alive = state["alive"].numpy().copy()
+        if len(alive) < E:
+            data.keep(torch.as_tensor(alive, device=device))
+        data.restore(state["data"])
+        for key, value in state["per_seed"].items():
+            per_seed[key][:] = value.numpy()
+        for key, value in state["last"].items():
+            last[key][:] = value.numpy()
+        for key, values in state["hist"].items():
+            hist[key] = [row.copy() for row in values.numpy()]
+        steps[:] = [int(t) for t in state["steps"]]
+        active = torch.as_tensor(~frozen[alive], device=device)
+        compact()  # a checkpoint written between an evaluation and its compaction (an interrupt in callback)
+
+    start = 0
+    state = None if ckpt is None else ckpt.load()
+    if state is not None:
+        assert ckpt is not None
+        restore(state)
+        start = int(state["step"])
+        ckpt.resumed(start)
+
     end = run_loop(
         update,
         c.steps,
+        start=start,
         evaluate=evaluate,
         eval_every=c.eval_every,
         stop=converged,
+        save=None if ckpt is None else save,
+        checkpoint_every=checkpoint_every,
+        checkpoint_seconds=CHECKPOINT_SECONDS,
+        resumed=state is not None,
         progress=progress,
         desc=f"parity n={c.n} k={c.k} E={E}",
         postfix=postfix,

@@ -42,7 +42,6 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
@@ -50,11 +49,10 @@ import torch
 
 from numerics.margins import HomogeneousNetwork, Task
 
+from .checkpoint import CHECKPOINT_SECONDS, Checkpoint, CheckpointMismatchError, read_checkpoint
 from .device import resolve_device, resolve_dtype
-from .io import checkpoint_binding, checkpoint_log, note_resumed, quarantine
 from .loop import NonFiniteGuard, run_loop, save_atomically, torch_threads
 from .models import HomogeneousEnsemble, as_input_tensor, logits
-from .sweep.store import code_revision
 from .train_step import STRATEGIES, EnsembleStep, StepPlan, plan_step
 
 __all__ = [
@@ -72,8 +70,6 @@ __all__ = [
 ]
 
 OPTIMIZERS = ("adam", "adamw", "sgd")
-CHECKPOINT_FORMAT = 2  # 2: checkpoints carry their binding (claim, claim config hash, code revision)
-CHECKPOINT_SECONDS = 60.0  # with a checkpoint path, also save at least this often (seconds of wall time)
 # Fields that may change between a checkpoint and the run resuming it (they do not change the trajectory).
 RESUMABLE_FIELDS = frozenset(
     {"steps", "checkpoint_every", "nan_check_every", "num_threads", "strategy", "compile", "ignore_memory_check"}
@@ -90,10 +86,6 @@ class TrainingDivergedError(FloatingPointError):
         super().__init__(
             f"training diverged at step {step} for seed {seed}: {what} (lower lr or init_std, or raise lam)"
         )
-
-
-class CheckpointMismatchError(ValueError):
-    """An existing checkpoint was written by a different configuration or task."""
 
 
 def doubling_steps(every: int = 1000, count: int = 10, start: int | None = None) -> tuple[int, ...]:
@@ -446,81 +438,9 @@ def _task_fingerprint(task: Task, inputs: np.ndarray, labels: np.ndarray) -> dic
 
 
 def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a checkpoint written by :func:`train` (tensors on the CPU; ``weights_only`` loading, so a file holding
-    anything but tensors and plain data is refused rather than executed)."""
-    state = torch.load(Path(path), map_location="cpu", weights_only=True)
-    if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
-        raise CheckpointMismatchError(f"{path} is not a training checkpoint of format {CHECKPOINT_FORMAT}")
-    return state
-
-
-def _binding() -> dict[str, Any]:
-    """What a checkpoint written now is bound to: the running claim and its config hash (None outside a claim,
-    :func:`verify.io.claim_checkpoints`) and the code revision (:func:`verify.sweep.store.code_revision`)."""
-    b = checkpoint_binding()
-    return {
-        "claim": None if b is None else b.claim,
-        "config_hash": None if b is None else b.config_hash,
-        "revision": code_revision(),
-    }
-
-
-def _resume_state(
-    path: Path, config: TrainConfig, meta: dict[str, Any], binding: dict[str, Any]
-) -> dict[str, Any] | None:
-    """The checkpoint at ``path`` if this run may resume from it, else None (then training starts fresh).
-
-    An unreadable file is moved aside (:func:`verify.io.quarantine`). A readable checkpoint of another run
-    (format, binding, configuration, task) is ignored with a log line while a claim runs (it is not trusted; the
-    run's own checkpoints replace it) and raises :class:`CheckpointMismatchError` in a direct call.
-    """
-    if not path.exists():
-        return None
-    try:
-        state = load_checkpoint(path)
-        _check_resumable(path, state, config, meta, binding)
-    except CheckpointMismatchError as exc:
-        if binding["claim"] is None:
-            raise
-        checkpoint_log(f"ignoring checkpoint {path} (not trusted): {exc}")
-        return None
-    except OSError:
-        raise  # an unreadable disk or directory is not a corrupt checkpoint
-    except Exception as exc:  # truncated, not a torch file, refused by weights_only loading, wrong structure
-        quarantine(path, f"{type(exc).__name__}: {exc}")
-        return None
-    return state
-
-
-def _check_resumable(
-    path: Path, state: dict[str, Any], config: TrainConfig, meta: dict[str, Any], binding: dict[str, Any]
-) -> None:
-    saved_binding = state.get("binding") or {}
-    diffs = [
-        f"{k}: checkpoint {saved_binding.get(k)!r} != this run {binding[k]!r}"
-        for k in ("claim", "config_hash", "revision")
-        if saved_binding.get(k) != binding[k]
-    ]
-    saved, wanted = state["config"], config.to_dict()
-    diffs += [
-        f"{k}: checkpoint {saved.get(k)!r} != requested {wanted.get(k)!r}"
-        for k in sorted(set(saved) | set(wanted))
-        if k not in RESUMABLE_FIELDS and saved.get(k) != wanted.get(k)
-    ]
-    diffs += [
-        f"{k}: checkpoint {state['meta'].get(k)!r} != requested {meta.get(k)!r}"
-        for k in sorted(set(state["meta"]) | set(meta))
-        if state["meta"].get(k) != meta.get(k)
-    ]
-    if diffs:
-        raise CheckpointMismatchError(
-            f"checkpoint {path} was written by a different run; delete it or use another path. Differences:\n  "
-            + "\n  ".join(diffs)
-        )
-    if state["step"] > config.steps:
-        raise CheckpointMismatchError(
-            f"checkpoint {path} is at step {state['step']}, beyond the requested steps = {config.steps}"
-        )
+    """Read a checkpoint written by :func:`train` (:func:`verify.checkpoint.read_checkpoint`: tensors on the CPU,
+    ``weights_only`` loading, so a file holding anything but tensors and plain data is refused, not executed)."""
+    return read_checkpoint(path)
 
 
 # ---------------------------------------------------------------------------------------------------- training
@@ -776,11 +696,12 @@ def _train(
     sampler = torch.Generator(device="cpu").manual_seed(config.data_seed) if config.batch_size else None
 
     step, history, previous_time, resumed_from = 0, [], 0.0, None
-    path = Path(checkpoint_path) if checkpoint_path is not None else None
-    binding = _binding() if path is not None else {}
-    state = None if path is None else _resume_state(path, config, meta, binding)
+    ckpt = Checkpoint.at(
+        checkpoint_path, "polynomial", config.to_dict(), config.steps, meta=meta, resumable=RESUMABLE_FIELDS
+    )
+    state = None if ckpt is None else ckpt.load()
     if state is not None:
-        assert path is not None
+        assert ckpt is not None
         with torch.no_grad():
             model.U.copy_(state["U"])
             model.W.copy_(state["W"])
@@ -789,7 +710,7 @@ def _train(
             sampler.set_state(state["sampler"])
         step, history, previous_time = int(state["step"]), list(state["history"]), float(state["wall_time"])
         resumed_from = step
-        note_resumed(step, path)
+        ckpt.resumed(step)
 
     executor = _plan_for(model, X, Y, config, config.steps - step)
 
@@ -797,23 +718,16 @@ def _train(
         return time.perf_counter() - t_start
 
     def save(step: int) -> None:
-        assert path is not None
-        save_atomically(
-            path,
-            {
-                "format": CHECKPOINT_FORMAT,
-                "binding": binding,
-                "config": config.to_dict(),
-                "meta": meta,
-                "step": step,
-                "U": model.U.detach().cpu(),
-                "W": model.W.detach().cpu(),
-                "optimizer": optimizer.state_dict(),
-                "sampler": None if sampler is None else sampler.get_state(),
-                "history": history,
-                "wall_time": previous_time + elapsed(),
-            },
-        )
+        assert ckpt is not None
+        state = {
+            "U": model.U.detach().cpu(),
+            "W": model.W.detach().cpu(),
+            "optimizer": optimizer.state_dict(),
+            "sampler": None if sampler is None else sampler.get_state(),
+            "history": history,
+            "wall_time": previous_time + elapsed(),
+        }
+        save_atomically(ckpt.path, ckpt.payload(step, state))
 
     def evaluate(step: int) -> dict[str, Any]:
         if history and history[-1]["step"] == step:  # the last record of a resumed checkpoint
@@ -846,7 +760,7 @@ def _train(
         optimizer=optimizer,
         lr_at=partial(learning_rate, config),
         guard=NonFiniteGuard(config.seeds, _diverged, config.nan_check_every, {"U": model.U, "W": model.W}),
-        save=None if path is None else save,
+        save=None if ckpt is None else save,
         checkpoint_every=config.checkpoint_every,
         checkpoint_seconds=CHECKPOINT_SECONDS,
         resumed=resumed_from is not None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from numerics.margins import Task
 from verify.train import train
@@ -20,7 +20,9 @@ from verify.train import train
 from .base import RunContext
 from .judges import Check
 
-__all__ = ["train_for_claim", "margin_ratio_check", "checkpoint_path"]
+__all__ = ["train_for_claim", "margin_ratio_check", "checkpoint_path", "run_checkpointed"]
+
+T = TypeVar("T")
 
 
 def margin_ratio_check(min_ratio: float | str = "min_ratio") -> Check:
@@ -39,21 +41,33 @@ def checkpoint_path(ctx: RunContext, tag: str, config: dict[str, Any]) -> str | 
     return os.path.join(ctx.workdir, f"{tag}_{digest}.ckpt")
 
 
+def run_checkpointed(ctx: RunContext, tag: str, config: dict[str, Any], run: Callable[[str | None], T]) -> T:
+    """``run(path)`` with the checkpoint file ``path`` = :func:`checkpoint_path` (None without a scratch directory),
+    which the trainer saves to and resumes from; removed once the run has finished, so the next report trains
+    afresh (an interrupted run leaves it for the rerun)."""
+    ckpt = checkpoint_path(ctx, tag, config)
+    result = run(ckpt)
+    if ckpt and os.path.exists(ckpt):
+        os.unlink(ckpt)
+    return result
+
+
 def train_for_claim(
     task: Task, degree: int, width: int, train_cfg: Any, ctx: RunContext, tag: str, reference_margin: float
 ) -> Any:
     """Train ``width`` neurons of degree ``degree`` on ``task`` for a claim; returns the ``TrainResult``."""
-    ckpt = checkpoint_path(ctx, f"{tag}_m{width}", train_cfg.to_dict())
-    result = train(
-        task,
-        degree,
-        width,
-        train_cfg,
-        checkpoint_path=ckpt,
-        progress=ctx.progress,
-        reference_margin=reference_margin,
-        device=ctx.device,
+    return run_checkpointed(
+        ctx,
+        f"{tag}_m{width}",
+        train_cfg.to_dict(),
+        lambda ckpt: train(
+            task,
+            degree,
+            width,
+            train_cfg,
+            checkpoint_path=ckpt,
+            progress=ctx.progress,
+            reference_margin=reference_margin,
+            device=ctx.device,
+        ),
     )
-    if ckpt and os.path.exists(ckpt):
-        os.unlink(ckpt)  # finished: the next report trains afresh
-    return result

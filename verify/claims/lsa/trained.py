@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import sympy
 
@@ -11,6 +13,7 @@ from verify import lsa as vl
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import Check, PerSeed
+from ..training import run_checkpointed
 from .common import (
     SRC,
     LSATrainingConfig,
@@ -32,28 +35,42 @@ def _train(cfg: LSATrainingConfig, r: int, ctx: RunContext) -> vl.LSAResult:
     """One rank: the population model on the CPU (a few d x d products: the CPU is fastest), SGD on ``ctx.device``
     with prompts drawn from (rotated) Lambda, or from ``train_Lam`` as given for the negative control."""
     train_cov = rotated(cfg)[0] if cfg.train_Lam is None else np.array(cfg.train_Lam, dtype=np.float64)
+    tag = f"lsa_{cfg.model}_r{r}"
+    config = {"claim_config": dataclasses.asdict(cfg), "r": r}
     if cfg.model == "population":
-        return vl.train_population(
+        return run_checkpointed(
+            ctx,
+            tag,
+            config,
+            lambda path: vl.train_population(
+                train_cov,
+                cfg.N,
+                r,
+                cfg.seeds,
+                steps=cfg.steps,
+                polish_steps=cfg.polish_steps,
+                device="cpu",
+                progress=ctx.progress,
+                checkpoint_path=path,
+            ),
+        )
+    return run_checkpointed(
+        ctx,
+        tag,
+        config,
+        lambda path: vl.train_sgd(
             train_cov,
             cfg.N,
             r,
             cfg.seeds,
+            model=cfg.model,
             steps=cfg.steps,
-            polish_steps=cfg.polish_steps,
-            device="cpu",
+            batch=cfg.batch,
+            device=ctx.device,
             progress=ctx.progress,
-        )
-    return vl.train_sgd(
-        train_cov,
-        cfg.N,
-        r,
-        cfg.seeds,
-        model=cfg.model,
-        steps=cfg.steps,
-        batch=cfg.batch,
-        device=ctx.device,
-        progress=ctx.progress,
-        dtype=None,
+            dtype=None,
+            checkpoint_path=path,
+        ),
     )
 
 

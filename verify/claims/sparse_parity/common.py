@@ -14,6 +14,7 @@ from verify.sparse_parity import SparseParityConfig, SparseParityResult, train_p
 from verify.sweep import Cell, CellCost
 
 from ..base import RunContext
+from ..training import run_checkpointed
 
 __all__ = [
     "SRC_CH5",
@@ -61,8 +62,14 @@ def relu_mlp(
 
 
 def run_parity(cfg: SparseParityConfig, ctx: RunContext) -> SparseParityResult:
-    """Train the seed ensemble ``cfg`` on ``ctx.device`` with the report's progress setting."""
-    return train_parity(cfg, progress=ctx.progress, device=ctx.device)
+    """Train the seed ensemble ``cfg`` on ``ctx.device`` with the report's progress setting, checkpointed under the
+    report's scratch directory (an interrupted report resumes the cell)."""
+    return run_checkpointed(
+        ctx,
+        "sparse_parity",
+        cfg.to_dict(),
+        lambda path: train_parity(cfg, progress=ctx.progress, device=ctx.device, checkpoint_path=path),
+    )
 
 
 def diverged_at(results: list[Any]) -> np.ndarray:

@@ -1,0 +1,351 @@
+"""Checkpoints of the toolkit's trainers, written once (docs/training.md, "Checkpoints").
+
+A trainer that checkpoints describes its file with a :class:`Checkpoint` (the path, the trainer's name, its
+configuration as plain data, the number of steps and what else must match) and hands :meth:`Checkpoint.save` to
+:func:`verify.loop.run_loop` as the ``save`` hook. What it saves is its own business: the parameter tensors, the
+optimiser's ``state_dict``, the step, the history so far and the state of every random generator it draws from
+(:func:`generator_states`, :func:`global_rng_state`, :func:`numpy_rng_states`), so that a resumed run follows
+exactly the trajectory of an uninterrupted one. This module adds the rest, the same for every trainer:
+
+* the **binding**: every file records the running claim, the hash of its configuration
+  (:func:`verify.io.claim_checkpoints`) and the code revision (:func:`verify.sweep.store.code_revision`);
+* **trust**: :meth:`Checkpoint.load` returns the saved state only when the binding, the trainer, the
+  configuration (except the fields declared ``resumable``) and ``meta`` all match and the saved step is not beyond
+  ``steps``. Otherwise, while a claim runs, the file is ignored with a log line (the run's own checkpoints replace
+  it); in a direct call it raises :class:`CheckpointMismatchError`;
+* **corrupt files** (truncated, not a torch file, refused by ``weights_only`` loading, which never runs a pickle's
+  code) are moved aside to ``<file>.corrupt`` with a message naming both (:func:`verify.io.quarantine`) and the
+  run starts fresh;
+* a resumption is logged ("resuming from step N") and recorded in the claim's ``metadata.resumed_from``
+  (:meth:`Checkpoint.resumed`, :func:`verify.io.note_resumed`);
+* writing goes through :func:`verify.loop.save_atomically` (a ``mkstemp`` temporary file, then a rename).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import torch
+
+from . import loop
+from .io import checkpoint_binding, checkpoint_log, note_resumed, quarantine
+from .sweep.store import code_revision
+
+__all__ = [
+    "CHECKPOINT_FORMAT",
+    "CHECKPOINT_SECONDS",
+    "CheckpointMismatchError",
+    "Checkpoint",
+    "TrainerState",
+    "Resumption",
+    "resume",
+    "current_binding",
+    "read_checkpoint",
+    "tensors_state",
+    "generator_states",
+    "set_generator_states",
+    "global_rng_state",
+    "set_global_rng_state",
+    "numpy_rng_states",
+    "set_numpy_rng_states",
+]
+
+CHECKPOINT_FORMAT = 2  # 2: checkpoints carry their binding (claim, claim config hash, code revision)
+CHECKPOINT_SECONDS = 60.0  # with a checkpoint path, trainers also save at least this often (seconds of wall time)
+BINDING_KEYS = ("claim", "config_hash", "revision")
+
+
+class CheckpointMismatchError(ValueError):
+    """An existing checkpoint was written by a different configuration, task, trainer, claim or code revision."""
+
+
+def current_binding() -> dict[str, Any]:
+    """What a checkpoint written now is bound to: the running claim and its config hash (None outside a claim,
+    :func:`verify.io.claim_checkpoints`) and the code revision (:func:`verify.sweep.store.code_revision`)."""
+    b = checkpoint_binding()
+    return {
+        "claim": None if b is None else b.claim,
+        "config_hash": None if b is None else b.config_hash,
+        "revision": code_revision(),
+    }
+
+
+def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a checkpoint file (tensors on the CPU; ``weights_only`` loading, so a file holding anything but tensors
+    and plain data is refused rather than executed).
+
+    Raises
+    ------
+    CheckpointMismatchError
+        If the file is not a dict of format ``CHECKPOINT_FORMAT``.
+    """
+    state = torch.load(Path(path), map_location="cpu", weights_only=True)
+    if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointMismatchError(f"{path} is not a training checkpoint of format {CHECKPOINT_FORMAT}")
+    return state
+
+
+def _differences(saved: Mapping[str, Any], wanted: Mapping[str, Any], skip: frozenset[str] = frozenset()) -> list[str]:
+    return [
+        f"{k}: checkpoint {saved.get(k)!r} != requested {wanted.get(k)!r}"
+        for k in sorted(set(saved) | set(wanted))
+        if k not in skip and saved.get(k) != wanted.get(k)
+    ]
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """One trainer run's checkpoint file and what a file must match to be resumed.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    trainer : str
+        The trainer's name (a checkpoint of another trainer is never resumed).
+    config : mapping
+        The trainer's configuration as plain data; every field must match except those in ``resumable``.
+    steps : int
+        The run's number of steps; a checkpoint beyond it is refused.
+    meta : mapping
+        Further plain data that must match exactly (the task, the model size, ...).
+    resumable : frozenset of str
+        Configuration fields that may differ (they do not change the trajectory: steps, threads, ...).
+    binding : dict
+        The claim, config hash and code revision (:func:`current_binding`, taken when the object is made).
+    """
+
+    path: Path
+    trainer: str
+    config: Mapping[str, Any]
+    steps: int
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    resumable: frozenset[str] = frozenset()
+    binding: dict[str, Any] = field(default_factory=current_binding)
+
+    @classmethod
+    def at(
+        cls, path: str | os.PathLike[str] | None, trainer: str, config: Mapping[str, Any], steps: int, **kw: Any
+    ) -> "Checkpoint | None":
+        """The checkpoint of a run that writes to ``path``; None when ``path`` is None (no checkpoints)."""
+        return None if path is None else cls(Path(path), trainer, dict(config), int(steps), **kw)
+
+    def check(self, state: Mapping[str, Any]) -> None:
+        """Raise :class:`CheckpointMismatchError` (listing every difference) unless ``state`` may be resumed."""
+        saved_binding = state.get("binding") or {}
+        diffs = [
+            f"{k}: checkpoint {saved_binding.get(k)!r} != this run {self.binding.get(k)!r}"
+            for k in BINDING_KEYS
+            if saved_binding.get(k) != self.binding.get(k)
+        ]
+        if state.get("trainer") != self.trainer:
+            diffs.append(f"trainer: checkpoint {state.get('trainer')!r} != this run {self.trainer!r}")
+        diffs += _differences(state.get("config") or {}, self.config, self.resumable)
+        diffs += _differences(state.get("meta") or {}, self.meta)
+        if diffs:
+            raise CheckpointMismatchError(
+                f"checkpoint {self.path} was written by a different run; delete it or use another path. "
+                "Differences:\n  " + "\n  ".join(diffs)
+            )
+        if int(state["step"]) > self.steps:
+            raise CheckpointMismatchError(
+                f"checkpoint {self.path} is at step {state['step']}, beyond the requested steps = {self.steps}"
+            )
+
+    def load(self) -> dict[str, Any] | None:
+        """The saved state if this run may resume from it, else None (then training starts fresh).
+
+        An unreadable file is moved aside (:func:`verify.io.quarantine`). A readable checkpoint of another run is
+        ignored with a log line while a claim runs and raises :class:`CheckpointMismatchError` in a direct call.
+        An operating-system error (an unreadable disk or directory) is raised: it is not a corrupt checkpoint.
+        """
+        if not self.path.exists():
+            return None
+        try:
+            state = read_checkpoint(self.path)
+            self.check(state)
+        except CheckpointMismatchError as exc:
+            if self.binding.get("claim") is None:
+                raise
+            checkpoint_log(f"ignoring checkpoint {self.path} (not trusted): {exc}")
+            return None
+        except OSError:
+            raise
+        except Exception as exc:  # truncated, not a torch file, refused by weights_only loading, wrong structure
+            quarantine(self.path, f"{type(exc).__name__}: {exc}")
+            return None
+        return state
+
+    def resumed(self, step: int) -> None:
+        """Log "resuming from step N" and record it in the running claim's ``resumed_from``."""
+        note_resumed(step, self.path)
+
+    def payload(self, step: int, state: Mapping[str, Any]) -> dict[str, Any]:
+        """The file's content: the binding, trainer, configuration, meta and step, then the trainer's ``state``."""
+        out = {
+            "format": CHECKPOINT_FORMAT,
+            "trainer": self.trainer,
+            "binding": dict(self.binding),
+            "config": dict(self.config),
+            "meta": dict(self.meta),
+            "step": int(step),
+        }
+        clash = set(out) & set(state)
+        if clash:
+            raise ValueError(f"a trainer's checkpoint state may not use the reserved keys {sorted(clash)}")
+        out.update(state)
+        return out
+
+    def save(self, step: int, state: Mapping[str, Any]) -> None:
+        """Write :meth:`payload` atomically (:func:`verify.loop.save_atomically`)."""
+        loop.save_atomically(self.path, self.payload(step, state))
+
+
+# ---------------------------------------------------------------------------------------------------- trainer state
+
+
+@dataclass(frozen=True)
+class TrainerState:
+    """What a trainer with fixed-shape parameters consists of, saved and restored in place by :func:`resume`.
+
+    Parameters
+    ----------
+    tensors : mapping of str to tensor
+        Parameters (and buffers) updated in place; restored with ``copy_``.
+    optimizer : torch optimiser, optional
+        Its ``state_dict`` (moments, step counts, param-group lrs).
+    generators : sequence of torch.Generator
+        Every torch generator the trainer draws from.
+    global_rng : bool
+        Also save torch's global generators (:func:`global_rng_state`; dropout draws from them).
+    extra : callable, optional
+        ``extra()`` returns the rest as plain data or tensors (history, loss curve, a caller's numpy streams).
+    restore_extra : callable, optional
+        ``restore_extra(saved)`` puts what ``extra()`` returned back.
+    """
+
+    tensors: Mapping[str, torch.Tensor]
+    optimizer: torch.optim.Optimizer | None = None
+    generators: Sequence[torch.Generator] = ()
+    global_rng: bool = False
+    extra: Callable[[], Mapping[str, Any]] | None = None
+    restore_extra: Callable[[Mapping[str, Any]], None] | None = None
+
+    def state(self) -> dict[str, Any]:
+        """The state to save now."""
+        return {
+            "tensors": tensors_state(self.tensors),
+            "optimizer": None if self.optimizer is None else self.optimizer.state_dict(),
+            "generators": generator_states(self.generators),
+            "global_rng": global_rng_state() if self.global_rng else None,
+            "extra": {} if self.extra is None else dict(self.extra()),
+        }
+
+    def restore(self, saved: Mapping[str, Any]) -> None:
+        """Put a saved :meth:`state` back (tensors in place, optimiser, generators, extra)."""
+        names = set(saved["tensors"])
+        if names != set(self.tensors):
+            raise CheckpointMismatchError(f"checkpoint tensors {sorted(names)} != this run's {sorted(self.tensors)}")
+        with torch.no_grad():
+            for name, t in self.tensors.items():
+                t.copy_(saved["tensors"][name])
+        if self.optimizer is not None:
+            self.optimizer.load_state_dict(saved["optimizer"])
+        set_generator_states(self.generators, saved["generators"])
+        if self.global_rng:
+            set_global_rng_state(saved["global_rng"])
+        if self.restore_extra is not None:
+            self.restore_extra(saved["extra"])
+
+
+@dataclass(frozen=True)
+class Resumption:
+    """Where a run starts (``start``; ``resumed`` if from a checkpoint) and the ``save`` hook, as
+    :func:`verify.loop.run_loop` keywords (:meth:`loop_kwargs`)."""
+
+    start: int
+    resumed: bool
+    save: Callable[[int], None] | None
+    checkpoint_every: int | None = None
+
+    def loop_kwargs(self) -> dict[str, Any]:
+        """``start``, ``resumed``, ``save``, ``checkpoint_every`` and ``checkpoint_seconds`` for ``run_loop``."""
+        return {
+            "start": self.start,
+            "resumed": self.resumed,
+            "save": self.save,
+            "checkpoint_every": self.checkpoint_every,
+            "checkpoint_seconds": None if self.save is None else CHECKPOINT_SECONDS,
+        }
+
+
+def resume(ckpt: Checkpoint | None, trainer: TrainerState, checkpoint_every: int | None = None) -> Resumption:
+    """Restore ``trainer`` from ``ckpt`` when it holds a trusted checkpoint (:meth:`Checkpoint.load`; logged and
+    recorded by :meth:`Checkpoint.resumed`) and return where to start and the hook that saves ``trainer``."""
+    if checkpoint_every is not None and (isinstance(checkpoint_every, bool) or int(checkpoint_every) < 1):
+        raise ValueError(f"checkpoint_every must be None or an integer >= 1, got {checkpoint_every!r}")
+    if ckpt is None:
+        return Resumption(0, False, None)
+    saved = ckpt.load()
+    start = 0
+    if saved is not None:
+        trainer.restore(saved["trainer_state"])
+        start = int(saved["step"])
+        ckpt.resumed(start)
+
+    def save(step: int) -> None:
+        ckpt.save(step, {"trainer_state": trainer.state()})
+
+    return Resumption(start, saved is not None, save, checkpoint_every)
+
+
+# ---------------------------------------------------------------------------------------------------- state helpers
+
+
+def tensors_state(tensors: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Detached CPU copies of named tensors (parameters, buffers), ready to save."""
+    return {name: t.detach().to("cpu", copy=True) for name, t in tensors.items()}
+
+
+def generator_states(generators: Sequence[torch.Generator]) -> list[torch.Tensor]:
+    """The states of torch generators (CPU byte tensors, also for CUDA generators)."""
+    return [g.get_state() for g in generators]
+
+
+def set_generator_states(generators: Sequence[torch.Generator], states: Sequence[torch.Tensor]) -> None:
+    """Put saved states back into torch generators (same number, in the same order)."""
+    if len(generators) != len(states):
+        raise CheckpointMismatchError(f"checkpoint has {len(states)} generator states, the run {len(generators)}")
+    for g, s in zip(generators, states):
+        g.set_state(s)
+
+
+def global_rng_state() -> dict[str, Any]:
+    """torch's global generators: the CPU one and, if CUDA has been initialised, every CUDA device's."""
+    cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_available() and torch.cuda.is_initialized() else []
+    return {"cpu": torch.get_rng_state(), "cuda": cuda}
+
+
+def set_global_rng_state(state: Mapping[str, Any]) -> None:
+    """Restore :func:`global_rng_state` (the CUDA states only where this process has as many devices)."""
+    torch.set_rng_state(state["cpu"])
+    cuda = list(state.get("cuda") or [])
+    if cuda and torch.cuda.is_available() and torch.cuda.device_count() == len(cuda):
+        torch.cuda.set_rng_state_all(cuda)
+
+
+def numpy_rng_states(rngs: Sequence[np.random.Generator]) -> list[dict[str, Any]]:
+    """The bit-generator states of numpy generators (plain dicts of ints and strings)."""
+    return [r.bit_generator.state for r in rngs]
+
+
+def set_numpy_rng_states(rngs: Sequence[np.random.Generator], states: Sequence[Mapping[str, Any]]) -> None:
+    """Put saved bit-generator states back into numpy generators (same number, in the same order)."""
+    if len(rngs) != len(states):
+        raise CheckpointMismatchError(f"checkpoint has {len(states)} numpy generator states, the run {len(rngs)}")
+    for r, s in zip(rngs, states):
+        r.bit_generator.state = dict(s)
