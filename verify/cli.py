@@ -1,7 +1,7 @@
 # PYTHON_ARGCOMPLETE_OK  (shell completion: eval "$(register-python-argcomplete tvk)"; docs/cli.md)
 """The ``tvk`` command.
 
-    tvk report  [--scale quick|full] [--only PATTERN] [--device auto|cpu|cuda] [--out DIR] [--json]
+    tvk report  [--scale quick|full] [--only PATTERN] [--device auto|cpu|cuda] [--out DIR] [-j N] [--json]
     tvk derive  modular --p P --k K [--evaluate auto|always|never] [--json]
     tvk derive  parity --k K [--n N] [--evaluate auto|always|never] [--json]
     tvk derive  group --name NAME [--json]          (NAME like S4, D6, A5, Z2^3, S3xZ2)
@@ -171,6 +171,18 @@ def _unexpected(records: list[dict]) -> dict[str, int]:
     return out
 
 
+def _jobs(text: str) -> int:
+    """``-j/--jobs``: an integer >= 1 (argparse names the option in its error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        shown = text if len(text) <= 20 else text[:20] + "..."
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1 (worker processes), got {shown!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1 (worker processes), got {value}")
+    return value
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from .report import run_report  # deferred: imports torch
 
@@ -185,6 +197,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         ignore_memory_check=args.ignore_memory_check,
         self_contained=args.self_contained,
         figure_formats=tuple(f for f in args.figure_formats.split(",") if f),
+        jobs=args.jobs,
         **sweep_cli.report_kwargs(args),
     )
     counts: dict[str, int] = {}
@@ -606,6 +619,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rep.add_argument(
         "--self-contained", action="store_true", help="embed the figures in report.html (one file to mail or attach)"
+    )
+    rep.add_argument(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default=None,
+        metavar="N",
+        help="run the claims in N worker processes (default: the number of cores for --scale quick on the CPU, "
+        "else 1; 1 runs them one after another in this process); grid claims run in this process afterwards",
     )
     rep.add_argument(
         "--figure-formats",

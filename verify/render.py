@@ -858,6 +858,7 @@ def results_document(records: list[dict], meta: dict) -> dict[str, Any]:
         "shard": meta.get("shard"),
         "train_dtype": meta.get("train_dtype"),
         "ignore_memory_check": bool(meta.get("ignore_memory_check")),
+        "jobs": meta.get("jobs"),
         "hardware": hardware(),
         "versions": library_versions(),
         "git": {"revision": meta.get("git_revision") or git["revision"], "dirty": git["dirty"]},

@@ -14,11 +14,24 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import io
-from .claims import RunContext, run_claim, select
+from .claims import RunContext, registry, run_claim, select
+from .claims.external import _LOADED as EXTERNAL_SOURCES  # the claim modules loaded here, for the workers to load
+from .claims.external import claim_module
 from .device import resolve_device
 from .figures import check_formats, render_figures
 from .io import JOURNAL_NAME, DirectoryLockedError, Journal, ReportDirectoryError, prepare_directory
 from .render import render_html, render_markdown, results_csv, results_json
+from .report_pool import (
+    KIND_SECONDS,
+    ClaimEnvironmentError,
+    WorkerError,
+    WorkerSetup,
+    cpu_cores,
+    default_jobs,
+    expected_runtimes,
+    run_in_workers,
+    schedule,
+)
 from .sweep import STORE_NAME, grid_of, sweep_session
 from .sweep.preflight import preflight
 from .train import TRAIN_DTYPES, config_overrides
@@ -27,10 +40,48 @@ __all__ = ["run_report", "render_markdown", "render_html", "ReportError"]
 
 REPORT_FILES = ("figures", "results.json", "results.csv", "report.md", "report.html")  # swapped in, in this order
 CHECKPOINT_DIR = ".checkpoints"
+MAX_JOBS_PER_CORE = 4  # -j above this many worker processes per core is refused
+#: With the default -j, a selection whose claims are expected to take less than this (seconds, as scheduled by
+#: :func:`verify.report_pool.schedule`) runs here without workers: starting them costs a few seconds.
+MIN_PARALLEL_S = 10.0
 
 
 class ReportError(RuntimeError):
     """Nothing to report (no claim matches) or the report cannot be produced."""
+
+
+def _run_one(
+    claim: Any, number: str, ctx: RunContext, session: Any, log: Callable[[str], None], journal: Journal | None
+) -> dict:
+    """Run ``claim`` here, log its start and finish as ``[number] ...``, journal its record and return it."""
+    log(f"[{number}] {claim.id} ({claim.kind}) ...")
+    try:
+        rec = run_claim(claim, ctx).to_json()
+    except OSError as exc:  # disk full, permissions: nothing to do with the claim, the run stops
+        raise _claim_os_error(claim.id, exc) from exc
+    if claim.id in session.stats:
+        rec["metadata"]["sweep"] = session.stats.pop(claim.id)
+    _finish(rec, number, log, journal)
+    return rec
+
+
+def _claim_os_error(claim_id: str, exc: OSError) -> ReportDirectoryError:
+    return ReportDirectoryError(
+        f"claim {claim_id} stopped on an operating-system error: {exc}; the run is aborted and the "
+        "previous report is unchanged"
+    )
+
+
+def _finish(rec: dict, number: str, log: Callable[[str], None], journal: Journal | None) -> None:
+    """Log a finished record as ``[number] id: verdict — reason (runtime)`` and append it to ``journal``."""
+    log(f"[{number}] {rec['id']}: {rec['verdict']} — {rec['reason']} ({rec['metadata']['runtime_s']} s)")
+    if journal is not None:
+        try:
+            journal.append(rec)
+        except OSError as exc:
+            raise ReportDirectoryError(
+                f"cannot append to {journal.path}: {exc.strerror or exc}; the previous report is unchanged"
+            ) from exc
 
 
 def _run_claims(
@@ -38,28 +89,97 @@ def _run_claims(
 ) -> list[dict]:
     """Run ``claims`` one after another in ``session``; one JSON record each, with the grid claims' sweep stats,
     appended to ``journal`` as it finishes."""
+    return [_run_one(c, f"{i}/{len(claims)}", ctx, session, log, journal) for i, c in enumerate(claims, 1)]
+
+
+def _run_parallel(
+    claims: list,
+    ctx: RunContext,
+    session: Any,
+    log: Callable[[str], None],
+    journal: Journal,
+    *,
+    jobs: int,
+    runtimes: dict[str, float],
+    dtype: str | None,
+    ignore_memory_check: bool,
+    min_seconds: float = 0.0,
+) -> list[dict]:
+    """Run ``claims`` on ``jobs`` worker processes (:mod:`verify.report_pool`), then here those that must run here:
+    the grid claims (they share this process's sweep session and its executor, and get the whole machine), claims
+    that exist only in this process (not registered under their id) and claims the workers could not import.
+
+    Records are journalled as they finish (in finishing order) and returned in selection order, as
+    :func:`_run_claims` returns them; log lines keep each claim's number in the selection. Fewer than two units of
+    work, or work expected to take less than ``min_seconds``, run here without workers."""
+    n = len(claims)
+    number = {c.id: f"{i}/{n}" for i, c in enumerate(claims, 1)}
+    known = registry()
+    pooled = [c for c in claims if grid_of(c) is None and known.get(c.id) is c]
+    by_id = {c.id: c for c in pooled}
+    done: dict[str, dict] = {}
+
+    def on_start(claim_id: str) -> None:
+        log(f"[{number[claim_id]}] {claim_id} ({by_id[claim_id].kind}) ...")
+
+    def on_done(claim_id: str, rec: dict) -> None:
+        done[claim_id] = rec
+        _finish(rec, number[claim_id], log, journal)
+
+    units = [[c.id for c in unit] for unit in schedule(pooled, runtimes, lambda c: _shared_run(c, ctx.scale))]
+    workers = min(jobs, len(units))
+    expected = sum(runtimes.get(c.id, KIND_SECONDS.get(c.kind, 1.0)) for c in pooled)
+    if workers < 2 or expected < min_seconds:  # nothing to run side by side, or not worth starting workers
+        return _run_claims(claims, ctx, session, log, journal)
+    threads = max(1, cpu_cores() // workers)
+    here = n - len(pooled)
+    log(
+        f"running {len(pooled)} claim(s) on {workers} worker process(es), {threads} thread(s) each"
+        + (f"; {here} claim(s) (grid claims, or claims defined only here) run here afterwards" if here else "")
+    )
+    setup = WorkerSetup(
+        threads=threads,
+        scale=ctx.scale,
+        device=ctx.device,
+        workdir=ctx.workdir,
+        dtype=dtype,
+        ignore_memory_check=ignore_memory_check,
+        sources=tuple(EXTERNAL_SOURCES),
+        modules=_claim_modules(pooled),
+    )
+    try:
+        run_in_workers(units, workers, setup, on_start=on_start, on_done=on_done, log=log)
+    except ClaimEnvironmentError as exc:
+        raise _claim_os_error(exc.claim_id, exc) from exc
+    except WorkerError as exc:
+        raise ReportError(str(exc)) from exc
+    pooled_ids = set(done)
     records = []
-    for i, claim in enumerate(claims, 1):
-        log(f"[{i}/{len(claims)}] {claim.id} ({claim.kind}) ...")
-        try:
-            rec = run_claim(claim, ctx).to_json()
-        except OSError as exc:  # disk full, permissions: nothing to do with the claim, the run stops
-            raise ReportDirectoryError(
-                f"claim {claim.id} stopped on an operating-system error: {exc}; the run is aborted and the "
-                "previous report is unchanged"
-            ) from exc
-        if claim.id in session.stats:
-            rec["metadata"]["sweep"] = session.stats.pop(claim.id)
-        log(f"[{i}/{len(claims)}] {claim.id}: {rec['verdict']} — {rec['reason']} ({rec['metadata']['runtime_s']} s)")
-        records.append(rec)
-        if journal is not None:
-            try:
-                journal.append(rec)
-            except OSError as exc:
-                raise ReportDirectoryError(
-                    f"cannot append to {journal.path}: {exc.strerror or exc}; the previous report is unchanged"
-                ) from exc
+    for claim in claims:
+        if claim.id in pooled_ids and by_id.get(claim.id) is claim:
+            records.append(done[claim.id])
+        else:  # a grid claim, one only this process has, or one a worker could not find
+            records.append(_run_one(claim, number[claim.id], ctx, session, log, journal))
     return records
+
+
+def _shared_run(claim: Any, scale: str) -> Any:
+    """The key under which training claims may share a cached training run: their module and configuration at
+    ``scale`` (None for other claims, and for a configuration that cannot be compared)."""
+    if claim.kind != "training":
+        return None
+    config = claim.configs.get(scale)
+    try:
+        hash(config)
+    except TypeError:
+        return None
+    return (claim_module(claim), config)
+
+
+def _claim_modules(claims: list) -> tuple[str, ...]:
+    """The modules outside the built-in claims that define ``claims``: a worker imports them to register them."""
+    mods = {claim_module(c) for c in claims}
+    return tuple(sorted(m for m in mods if m and m != "__main__" and not m.startswith("verify.")))
 
 
 def _write_report(
@@ -117,6 +237,7 @@ def run_report(
     ignore_memory_check: bool = False,
     self_contained: bool = False,
     figure_formats: tuple[str, ...] = ("png",),
+    jobs: int | None = 1,
 ) -> tuple[list[dict], dict]:
     """Run the selected claims and write the report into ``out``.
 
@@ -132,6 +253,13 @@ def run_report(
 
     ``self_contained`` embeds the figures in ``report.html`` (one file to mail or attach); ``figure_formats``
     (any of 'png', 'pdf', 'svg'; PNG is always written for the HTML page) adds vector copies for papers.
+
+    ``jobs`` > 1 runs the claims on that many worker processes (:mod:`verify.report_pool`; docs/report.md,
+    "Parallel claims"), longest expected first, with ``cores // jobs`` torch threads each; grid claims, and claims
+    that are not registered under their id, run in this process afterwards. The records, ``results.json`` and the
+    report are in selection order as with ``jobs=1`` (which runs everything here, one claim after another); the
+    journal is in finishing order. None: :func:`verify.report_pool.default_jobs` (the number of cores for a quick
+    report on the CPU, else 1), and no workers for a selection expected to take less than :data:`MIN_PARALLEL_S`.
 
     The directory (docs/report.md) is created once the claims are selected and locked for the run (a second
     run into it raises :class:`ReportError`); each finished record is appended to ``results.jsonl``; the report's
@@ -149,11 +277,22 @@ def run_report(
         If ``out`` cannot be created or written, or a claim stops on an operating-system error (disk full,
         permissions); the message names the path and the previous report is left as it was.
     ReportError
-        If ``out`` is empty, no claim matches ``only`` at this scale, or another run holds the directory's lock.
+        If ``out`` is empty, ``jobs`` is not an integer in [1, 4 x cores] (:data:`MAX_JOBS_PER_CORE`), no claim matches ``only`` at this scale, another run
+        holds the directory's lock, or a worker process died.
     """
     if not str(out).strip():
         raise ReportError("--out must name a directory, got an empty path")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ReportError(f"-j/--jobs must be an integer >= 1, got {jobs!r}")
     dev = resolve_device(device)  # a CUDA request on a machine without CUDA fails here, before any claim runs
+    auto_jobs = jobs is None
+    if jobs is None:
+        jobs = default_jobs(dev.type, scale)
+    if jobs > MAX_JOBS_PER_CORE * cpu_cores():
+        raise ReportError(
+            f"-j/--jobs {jobs} is above the limit {MAX_JOBS_PER_CORE * cpu_cores()} ({MAX_JOBS_PER_CORE} x the "
+            f"{cpu_cores()} cores here): each worker process holds its own torch and claims (a few hundred MB)"
+        )
     try:
         formats = check_formats(figure_formats)
     except ValueError as exc:
@@ -193,6 +332,8 @@ def run_report(
                     ignore_memory_check=ignore_memory_check,
                     self_contained=self_contained,
                     formats=formats,
+                    jobs=jobs,
+                    auto_jobs=auto_jobs,
                 )
     except DirectoryLockedError as exc:  # only the lock raises it
         raise ReportError(str(exc)) from exc
@@ -218,12 +359,15 @@ def _run_locked(
     ignore_memory_check: bool,
     self_contained: bool,
     formats: tuple[str, ...],
+    jobs: int = 1,
+    auto_jobs: bool = False,
 ) -> tuple[list[dict], dict]:
     """:func:`run_report` once ``out`` is locked and ``stage`` made: run the claims, journal them, write."""
     checkpoints = out / CHECKPOINT_DIR
     ctx = RunContext(scale=scale, device=device, progress=progress, workdir=str(checkpoints))  # type: ignore[arg-type]
     t0 = time.perf_counter()
     store = out / STORE_NAME if any(grid_of(c) is not None for c in claims) else None
+    runtimes = expected_runtimes(out, scale) if jobs > 1 else {}  # before the journal is started afresh
     try:
         journal = Journal(out / JOURNAL_NAME)
     except OSError as exc:
@@ -242,7 +386,21 @@ def _run_locked(
             overrides = config_overrides(dtype=dtype, ignore_memory_check=ignore_memory_check or None)
             with overrides:
                 try:
-                    records = _run_claims(claims, ctx, session, log, journal)
+                    if jobs > 1:
+                        records = _run_parallel(
+                            claims,
+                            ctx,
+                            session,
+                            log,
+                            journal,
+                            jobs=jobs,
+                            runtimes=runtimes,
+                            min_seconds=MIN_PARALLEL_S if auto_jobs else 0.0,
+                            dtype=dtype,
+                            ignore_memory_check=ignore_memory_check,
+                        )
+                    else:
+                        records = _run_claims(claims, ctx, session, log, journal)
                 except BaseException as exc:
                     what = "interrupted" if isinstance(exc, KeyboardInterrupt) else "stopped"
                     log(
@@ -269,6 +427,7 @@ def _run_locked(
         "command_line": list(sys.argv),
         "figure_formats": list(formats),
         "self_contained": self_contained,
+        "jobs": jobs,
     }
     _write_report(stage, out, records, meta, self_contained=self_contained, figure_formats=formats)
     return records, meta
