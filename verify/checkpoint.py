@@ -23,6 +23,8 @@ exactly the trajectory of an uninterrupted one. This module adds the rest, the s
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +43,9 @@ __all__ = [
     "CheckpointMismatchError",
     "Checkpoint",
     "TrainerState",
+    "Evaluations",
+    "plain",
+    "fit_checkpoint",
     "Resumption",
     "resume",
     "current_binding",
@@ -226,6 +231,14 @@ class TrainerState:
         ``extra()`` returns the rest as plain data or tensors (history, loss curve, a caller's numpy streams).
     restore_extra : callable, optional
         ``restore_extra(saved)`` puts what ``extra()`` returned back.
+    records : mapping of str to list or dict
+        Containers of plain data the trainer appends to (histories, loss curves), saved as copies and restored
+        in place (so closures holding them see the restored content).
+    numpy_rngs : sequence of numpy Generator
+        numpy generators the trainer draws from (:func:`numpy_rng_states`).
+    evaluations : Evaluations, optional
+        The trainer's evaluation hook wrapped by :class:`Evaluations` (its last record is saved, so a step
+        evaluated before the checkpoint is not evaluated again).
     """
 
     tensors: Mapping[str, torch.Tensor]
@@ -234,6 +247,9 @@ class TrainerState:
     global_rng: bool = False
     extra: Callable[[], Mapping[str, Any]] | None = None
     restore_extra: Callable[[Mapping[str, Any]], None] | None = None
+    records: Mapping[str, list | dict] = field(default_factory=dict)
+    numpy_rngs: Sequence[np.random.Generator] = ()
+    evaluations: "Evaluations | None" = None
 
     def state(self) -> dict[str, Any]:
         """The state to save now."""
@@ -243,6 +259,9 @@ class TrainerState:
             "generators": generator_states(self.generators),
             "global_rng": global_rng_state() if self.global_rng else None,
             "extra": {} if self.extra is None else dict(self.extra()),
+            "records": {name: copy.deepcopy(c) for name, c in self.records.items()},
+            "numpy_rngs": numpy_rng_states(self.numpy_rngs),
+            "evaluations": None if self.evaluations is None else self.evaluations.state(),
         }
 
     def restore(self, saved: Mapping[str, Any]) -> None:
@@ -260,6 +279,88 @@ class TrainerState:
             set_global_rng_state(saved["global_rng"])
         if self.restore_extra is not None:
             self.restore_extra(saved["extra"])
+        for name, container in self.records.items():
+            _restore_in_place(container, saved["records"][name])
+        set_numpy_rng_states(self.numpy_rngs, saved.get("numpy_rngs", []))
+        if self.evaluations is not None:
+            self.evaluations.restore(saved["evaluations"])
+
+
+def _restore_in_place(container: list | dict, saved: list | dict) -> None:
+    """Replace the content of a list or dict by ``saved`` (keeping the object)."""
+    if isinstance(container, list):
+        container[:] = copy.deepcopy(list(saved))
+    else:
+        container.clear()
+        container.update(copy.deepcopy(dict(saved)))
+
+
+class Evaluations:
+    """A trainer's ``evaluate(step)`` hook that remembers its last (step, record), for :class:`TrainerState`.
+
+    :func:`verify.loop.run_loop` saves a checkpoint at step t *after* evaluating t; a run resumed at t calls the
+    hook for t again, and this wrapper returns the saved record instead of evaluating (and appending to a history)
+    a second time. The record must therefore be plain data or tensors.
+    """
+
+    def __init__(self, evaluate: Callable[[int], Any]) -> None:
+        self.evaluate = evaluate
+        self.step: int | None = None
+        self.record: Any = None
+
+    def __call__(self, step: int) -> Any:
+        if self.step == step:
+            return self.record
+        record = self.evaluate(step)
+        self.step, self.record = step, record
+        return record
+
+    def state(self) -> dict[str, Any]:
+        """The last evaluated step and its record."""
+        return {"step": self.step, "record": copy.deepcopy(self.record)}
+
+    def restore(self, saved: Mapping[str, Any]) -> None:
+        """Put :meth:`state` back."""
+        self.step, self.record = saved["step"], saved["record"]
+
+
+def fit_checkpoint(
+    path: str | os.PathLike[str] | None,
+    config: Any,
+    records: Mapping[str, list | dict] | None = None,
+    numpy_rngs: Sequence[np.random.Generator] = (),
+    extra: Callable[[], Mapping[str, Any]] | None = None,
+    restore_extra: Callable[[Mapping[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """The checkpoint keywords of :func:`verify.attention.fit` for a caller: ``checkpoint_path``,
+    ``checkpoint_config`` (``plain(config)``) and the ``state``/``restore`` hooks of the caller's own state (its
+    histories ``records``, the numpy generators its batches come from, and ``extra``/``restore_extra``), saved and
+    restored by a tensor-less :class:`TrainerState`."""
+    caller = TrainerState(
+        {}, extra=extra, restore_extra=restore_extra, records=dict(records or {}), numpy_rngs=numpy_rngs
+    )
+    return {
+        "checkpoint_path": path,
+        "checkpoint_config": plain(config),
+        "state": caller.state,
+        "restore": caller.restore,
+    }
+
+
+def plain(obj: Any) -> Any:
+    """A configuration as plain data for :class:`Checkpoint` (dataclasses to dicts, tuples to lists, numpy
+    scalars and arrays to Python numbers and lists), so that a saved configuration compares equal to a new one."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, Mapping):
+        return {str(k): plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [plain(v) for v in obj]
+    if isinstance(obj, (np.ndarray, torch.Tensor)):
+        return obj.tolist()
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj
 
 
 @dataclass(frozen=True)

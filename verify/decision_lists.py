@@ -17,6 +17,7 @@ different architecture, so it is not used here; population GD does use :func:`ve
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -26,6 +27,7 @@ import torch
 from numerics import decision_lists as nd
 from theory import decision_lists as td
 
+from .checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
 from .device import resolve_device
 from .loop import NonFiniteGuard, run_loop, torch_threads
 
@@ -275,10 +277,16 @@ def population_gd_w(
     seeds: Sequence[int],
     device: str = "cpu",
     progress: bool = False,
+    checkpoint_path: str | os.PathLike[str] | None = None,
+    checkpoint_every: int | None = None,
 ) -> GDRun:
     r"""Gradient descent on the exact population loss in ``W`` with ``V = c_s P_s`` fixed (Theorem 4.3), one task,
     ``c`` and ``eta`` per seed, all seeds in one batched tensor ``W (S, L, L)`` starting at 0. The population is every
-    ``n``-subset (a uniform ``n``-permutation gives the same loss); gradients by autograd; float64 on any device."""
+    ``n``-subset (a uniform ``n``-permutation gives the same loss); gradients by autograd; float64 on any device.
+
+    With ``checkpoint_path`` the run saves ``W`` and the per-step records every ``checkpoint_every`` steps, every
+    ``CHECKPOINT_SECONDS``, at the end and on Ctrl-C, and resumes from a trusted checkpoint of the same arguments
+    (:func:`verify.checkpoint.resume`) with the result of an uninterrupted run."""
     if not (len(tasks) == len(cs) == len(etas) == len(seeds)) or not tasks:
         raise ValueError("need one task, c, eta and seed per seed (and at least one)")
     L = tasks[0].L
@@ -286,7 +294,9 @@ def population_gd_w(
         raise ValueError("every task of a batch must have the same vocabulary size L")
     dev = resolve_device(device)
     with torch_threads(_threads(dev)):
-        return _population_gd_w(tasks, n, cs, etas, steps, seeds, dev, progress)
+        config = {"tasks": plain(list(tasks)), "n": n, "cs": plain(list(cs)), "etas": plain(list(etas))}
+        ckpt = Checkpoint.at(checkpoint_path, "decision_lists_population_gd", config | {"seeds": list(seeds)}, steps)
+        return _population_gd_w(tasks, n, cs, etas, steps, seeds, dev, progress, ckpt, checkpoint_every)
 
 
 def _population_gd_w(
@@ -298,6 +308,8 @@ def _population_gd_w(
     seeds: Sequence[int],
     dev: torch.device,
     progress: bool,
+    ckpt: Checkpoint | None = None,
+    checkpoint_every: int | None = None,
 ) -> GDRun:
     L = tasks[0].L
     S = nd.subsets_array(L, n)
@@ -317,9 +329,9 @@ def _population_gd_w(
             loss = sequence_loss(W, V, tokens, labels).cpu().numpy()
             Wn = W.detach().cpu().numpy()
         rec["steps"].append(step)
-        rec["loss"].append(loss)
-        rec["accuracy"].append(acc)
-        rec["ordered"].append(np.array([nd.column_order_ok(Wn[i], t).mean() for i, t in enumerate(tasks)]))
+        rec["loss"].append(loss.tolist())  # plain data (a checkpoint holds it); float64 values unchanged
+        rec["accuracy"].append(acc.tolist())
+        rec["ordered"].append([float(nd.column_order_ok(Wn[i], t).mean()) for i, t in enumerate(tasks)])
         return {"loss": float(loss.max()), "accuracy": float(acc.min())}
 
     def step_fn(step: int) -> torch.Tensor:
@@ -330,7 +342,17 @@ def _population_gd_w(
         return loss.detach()
 
     guard = NonFiniteGuard(tuple(seeds), DecisionListDivergedError, weights={"W": W})
-    run_loop(step_fn, steps, evaluate=evaluate, guard=guard, progress=progress, desc="population GD on W")
+    evaluations = Evaluations(evaluate)
+    start = resume(ckpt, TrainerState({"W": W}, records={"rec": rec}, evaluations=evaluations), checkpoint_every)
+    run_loop(
+        step_fn,
+        steps,
+        evaluate=evaluations,
+        guard=guard,
+        progress=progress,
+        desc="population GD on W",
+        **start.loop_kwargs(),
+    )
     acc = np.array(rec["accuracy"])
     first = [next((rec["steps"][i] for i in range(len(acc)) if acc[i, s] == 1.0), None) for s in range(len(tasks))]
     return GDRun(rec["steps"], np.array(rec["loss"]), acc, np.array(rec["ordered"]), W.detach().cpu().numpy(), first)

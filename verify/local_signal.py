@@ -25,15 +25,17 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import time
 from dataclasses import asdict, dataclass
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import torch
 
 from theory import local_signal as tl
 
+from .checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
 from .device import resolve_device, resolve_dtype
 from .loop import NonFiniteGuard, run_loop, stack_seeds, torch_threads
 
@@ -240,7 +242,13 @@ def _reduced_accuracy(
 
 
 def _train_reduced(
-    cfg: SignalTrainConfig, dev: torch.device, dt: torch.dtype, progress: bool, start: dict | None = None
+    cfg: SignalTrainConfig,
+    dev: torch.device,
+    dt: torch.dtype,
+    progress: bool,
+    start: dict | None = None,
+    ckpt: Checkpoint | None = None,
+    checkpoint_every: int | None = None,
 ) -> dict:
     S, k, B, d, sigma = len(cfg.seeds), cfg.k, cfg.batch, cfg.d, cfg.noise
     w0 = torch.as_tensor(initial_state(cfg), device=dev, dtype=dt)
@@ -258,7 +266,7 @@ def _train_reduced(
     def evaluate(step: int) -> dict:
         acc = _reduced_accuracy(test_gen, c, v, b, sigma, k, cfg.n_test)
         for key, val in (("c", c), ("v", v), ("b", b), ("accuracy", acc)):
-            hist[key].append(val.cpu().numpy().copy())
+            hist[key].append(val.detach().to("cpu", copy=True))  # tensors: a checkpoint holds the history
         hist["steps"].append(step)
         return {"acc": float(acc.mean())}
 
@@ -293,23 +301,48 @@ def _train_reduced(
         b = b - cfg.lr_b * gb
         return c + v + b  # the guard's per-seed check: NaN/inf in any of the three shows here
 
+    def state() -> dict[str, Any]:
+        return {"cvb": [t.detach().cpu() for t in (c, v, b)]}
+
+    def restore(saved: Mapping[str, Any]) -> None:
+        nonlocal c, v, b
+        c, v, b = (t.to(dev, dt) for t in saved["cvb"])
+
     guard = NonFiniteGuard(
         tuple(cfg.seeds), lambda s, bad, what: SignalTrainingDiverged(s, bad, what), every=max(1, cfg.eval_every)
     )
+    evaluations = Evaluations(evaluate)
+    trainer = TrainerState(
+        {},
+        generators=(gen, test_gen),
+        extra=state,
+        restore_extra=restore,
+        records={"hist": hist},
+        evaluations=evaluations,
+    )
+    begin = resume(ckpt, trainer, checkpoint_every)
     run_loop(
         step_fn,
         cfg.steps,
-        evaluate=evaluate,
+        evaluate=evaluations,
         eval_every=cfg.eval_every,
         guard=guard,
         progress=progress,
         desc=f"local signal (reduced, k={k})",
         postfix=lambda r: {"acc": f"{r['acc']:.3f}"},
+        **begin.loop_kwargs(),
     )
     return hist
 
 
-def _train_direct(cfg: SignalTrainConfig, dev: torch.device, dt: torch.dtype, progress: bool) -> dict:
+def _train_direct(
+    cfg: SignalTrainConfig,
+    dev: torch.device,
+    dt: torch.dtype,
+    progress: bool,
+    ckpt: Checkpoint | None = None,
+    checkpoint_every: int | None = None,
+) -> dict:
     S, k, B, d, sigma = len(cfg.seeds), cfg.k, cfg.batch, cfg.d, cfg.noise
     w = torch.as_tensor(initial_state(cfg), device=dev, dtype=dt).requires_grad_(True)
     b = torch.zeros(S, device=dev, dtype=dt, requires_grad=True)
@@ -340,7 +373,7 @@ def _train_direct(cfg: SignalTrainConfig, dev: torch.device, dt: torch.dtype, pr
             v = torch.sqrt(torch.clamp((w * w).sum(1) - c * c, min=0.0))
             acc = correct / cfg.n_test
             for key, val in (("c", c), ("v", v), ("b", b), ("accuracy", acc)):
-                hist[key].append(val.detach().cpu().numpy().copy())
+                hist[key].append(val.detach().to("cpu", copy=True))
         hist["steps"].append(step)
         return {"acc": float(acc.mean())}
 
@@ -359,42 +392,67 @@ def _train_direct(cfg: SignalTrainConfig, dev: torch.device, dt: torch.dtype, pr
         every=max(1, cfg.eval_every),
         weights={"w": w, "b": b},
     )
+    evaluations = Evaluations(evaluate)
+    trainer = TrainerState(
+        {"w": w, "b": b}, generators=(gen, test_gen), records={"hist": hist}, evaluations=evaluations
+    )
+    begin = resume(ckpt, trainer, checkpoint_every)
     run_loop(
         step_fn,
         cfg.steps,
-        evaluate=evaluate,
+        evaluate=evaluations,
         eval_every=cfg.eval_every,
         guard=guard,
         progress=progress,
         desc=f"local signal (direct, k={k}, d={d})",
         postfix=lambda r: {"acc": f"{r['acc']:.3f}"},
+        **begin.loop_kwargs(),
     )
     return hist
 
 
 def train_signal(
-    config: SignalTrainConfig, *, device: str = "auto", progress: bool = False, start_state: dict | None = None
+    config: SignalTrainConfig,
+    *,
+    device: str = "auto",
+    progress: bool = False,
+    start_state: dict | None = None,
+    checkpoint_path: str | os.PathLike[str] | None = None,
+    checkpoint_every: int | None = None,
 ) -> SignalRun:
     """Run Alg. 3.1 for every seed of ``config`` with the chosen simulator on ``device``; returns the history.
 
     ``start_state`` (reduced simulator only) continues from given per-seed ``{"c", "v", "b"}`` instead of the
-    initialisation (e.g. the last state of an earlier run)."""
+    initialisation (e.g. the last state of an earlier run).
+
+    With ``checkpoint_path`` the run saves its state (w and b, or the reduced (c, v, b); the training and test
+    generators; the history) every ``checkpoint_every`` steps, every ``CHECKPOINT_SECONDS``, at the end and on
+    Ctrl-C, and resumes from a trusted checkpoint of the same arguments (:func:`verify.checkpoint.resume`;
+    ``num_threads`` may differ) with the history of an uninterrupted run."""
     dev = resolve_device(device)
     dt = resolve_dtype(config.dtype, dev)
     t0 = time.perf_counter()
+    ckpt = Checkpoint.at(
+        checkpoint_path,
+        f"local_signal_{config.simulator}",
+        plain(config) | {"start_state": plain(start_state)},
+        config.steps,
+        meta={"dtype": str(dt)},
+        resumable=frozenset({"num_threads"}),
+    )
     with torch_threads(config.num_threads):
         if config.simulator == "reduced":
-            hist = _train_reduced(config, dev, dt, progress, start_state)
+            hist = _train_reduced(config, dev, dt, progress, start_state, ckpt, checkpoint_every)
         elif start_state is not None:
             raise ValueError("start_state is supported by the reduced simulator only")
         else:
-            hist = _train_direct(config, dev, dt, progress)
+            hist = _train_direct(config, dev, dt, progress, ckpt, checkpoint_every)
     return SignalRun(
         config=config,
         steps=np.asarray(hist["steps"]),
-        c=np.stack(hist["c"]),
-        v=np.stack(hist["v"]),
-        b=np.stack(hist["b"]),
-        accuracy=np.stack(hist["accuracy"]),
+        c=np.stack([t.numpy() for t in hist["c"]]),
+        v=np.stack([t.numpy() for t in hist["v"]]),
+        b=np.stack([t.numpy() for t in hist["b"]]),
+        accuracy=np.stack([t.numpy() for t in hist["accuracy"]]),
         seconds=time.perf_counter() - t0,
     )

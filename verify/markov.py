@@ -19,6 +19,7 @@ reports the soft-target cross-entropy KL + H instead; docs/attention.md), the KL
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -28,6 +29,7 @@ import torch
 from numerics import markov as nm
 
 from .attention import AttentionConfig, AttentionEnsemble, fit, per_seed_cross_entropy
+from .checkpoint import fit_checkpoint
 from .device import resolve_device, resolve_dtype
 
 __all__ = [
@@ -288,8 +290,10 @@ def _seed_streams(seeds: tuple[int, ...]) -> list[np.random.Generator]:
     return [np.random.default_rng([int(s), 1]) for s in seeds]
 
 
-def _batches(k: int, t: int, batch: int, prior: str, order: int, seeds: tuple[int, ...], device: torch.device) -> Any:
-    streams = _seed_streams(seeds)
+def _batches(
+    k: int, t: int, batch: int, prior: str, order: int, streams: list[np.random.Generator], device: torch.device
+) -> Any:
+    """``draw(step)``: one batch of fresh chains per seed, each from its own generator in ``streams``."""
 
     def draw(step: int) -> tuple[torch.Tensor, torch.Tensor]:
         x = np.stack([_chains(k, t, batch, prior, order, rng)[0] for rng in streams])  # (S, B, t + 1)
@@ -306,8 +310,17 @@ def _record(step: int, model: torch.nn.Module, test: TestSet, device: torch.devi
     return rec
 
 
-def train_minimal(cfg: MinimalModelConfig, *, device: str = "auto", progress: bool = False) -> MarkovRun:
-    """SGD on the minimal model (App. E.2) for every seed; history of test KL, KL to strategies, W_k and v."""
+def train_minimal(
+    cfg: MinimalModelConfig,
+    *,
+    device: str = "auto",
+    progress: bool = False,
+    checkpoint_path: str | os.PathLike[str] | None = None,
+) -> MarkovRun:
+    """SGD on the minimal model (App. E.2) for every seed; history of test KL, KL to strategies, W_k and v.
+
+    With ``checkpoint_path`` the run checkpoints and resumes through :func:`verify.attention.fit` (its data
+    generators and history included), ending with the result of an uninterrupted run."""
     dev = resolve_device(device)
     dtype = resolve_dtype(cfg.dtype, dev)
     S, k, t = len(cfg.seeds), cfg.k, cfg.t
@@ -323,9 +336,10 @@ def train_minimal(cfg: MinimalModelConfig, *, device: str = "auto", progress: bo
         history.append(_record(step, model, test, dev, weights))
         return history[-1]
 
+    streams = _seed_streams(cfg.seeds)
     fit(
         model,
-        _batches(k, t, cfg.batch, cfg.prior, 2, cfg.seeds, dev),
+        _batches(k, t, cfg.batch, cfg.prior, 2, streams, dev),
         cfg.steps,
         lr=cfg.lr,
         seeds=cfg.seeds,
@@ -335,16 +349,24 @@ def train_minimal(cfg: MinimalModelConfig, *, device: str = "auto", progress: bo
         num_threads=cfg.num_threads,
         progress=progress,
         desc="minimal model",
+        **fit_checkpoint(checkpoint_path, cfg, {"history": history}, streams),
     )
     return MarkovRun(history, model.state(), cfg.seeds)
 
 
-def train_transformer(cfg: TransformerConfig, *, device: str = "auto", progress: bool = False) -> MarkovRun:
+def train_transformer(
+    cfg: TransformerConfig,
+    *,
+    device: str = "auto",
+    progress: bool = False,
+    checkpoint_path: str | os.PathLike[str] | None = None,
+) -> MarkovRun:
     """Train the transformer ensemble; history of test KL and KL to each strategy, attention masses and layer 1's
     effective positional encoding (``positional``, lags 0..POSITIONAL_LAGS-1 per seed), final attention maps.
 
     ``extra`` holds ``maps`` (per layer, the attention rows of the first test sequence of every seed,
-    ``(S, H, T, T)`` lists) and ``inputs`` (that sequence).
+    ``(S, H, T, T)`` lists) and ``inputs`` (that sequence). With ``checkpoint_path`` the run checkpoints and
+    resumes through :func:`verify.attention.fit` (its data generators and history included).
     """
     dev = resolve_device(device)
     dtype = resolve_dtype(cfg.dtype, dev)
@@ -366,9 +388,10 @@ def train_transformer(cfg: TransformerConfig, *, device: str = "auto", progress:
         history.append(_record(step, model, test, dev, masses))
         return history[-1]
 
+    streams = _seed_streams(cfg.seeds)
     fit(
         model,
-        _batches(cfg.k, cfg.t, cfg.batch, cfg.prior, cfg.order, cfg.seeds, dev),
+        _batches(cfg.k, cfg.t, cfg.batch, cfg.prior, cfg.order, streams, dev),
         cfg.steps,
         lr=cfg.lr,
         seeds=cfg.seeds,
@@ -380,6 +403,7 @@ def train_transformer(cfg: TransformerConfig, *, device: str = "auto", progress:
         num_threads=cfg.num_threads,
         progress=progress,
         desc="transformer",
+        **fit_checkpoint(checkpoint_path, cfg, {"history": history}, streams),
     )
     with torch.no_grad():
         _, maps = _as_float64(model)(torch.as_tensor(test.inputs[:1], device=dev), return_attention=True)

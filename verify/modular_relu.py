@@ -16,6 +16,7 @@ decay (the L2 regularisation), seeds batched along a leading axis (one initialis
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ import torch
 
 from numerics.spectra import purity
 
+from .checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
 from .device import resolve_device
 from .loop import NonFiniteGuard, run_loop, stack_seeds, torch_threads
 
@@ -82,8 +84,20 @@ def _init(cfg: ReluModularConfig, seed: int) -> dict[str, torch.Tensor]:
     }
 
 
-def train_relu_modular(cfg: ReluModularConfig, *, device: str = "auto", progress: bool = False) -> ReluModularResult:
-    """Train ``cfg``'s seed ensemble on all p^2 pairs; see the module docstring for the model."""
+def train_relu_modular(
+    cfg: ReluModularConfig,
+    *,
+    device: str = "auto",
+    progress: bool = False,
+    checkpoint_path: str | os.PathLike[str] | None = None,
+    checkpoint_every: int | None = None,
+) -> ReluModularResult:
+    """Train ``cfg``'s seed ensemble on all p^2 pairs; see the module docstring for the model.
+
+    With ``checkpoint_path`` the run saves U, V, W, AdamW's state and the history every ``checkpoint_every`` steps,
+    every ``CHECKPOINT_SECONDS``, at the end and on Ctrl-C, and resumes from a trusted checkpoint of the same
+    configuration (:func:`verify.checkpoint.resume`; ``num_threads`` may differ) with the result of an
+    uninterrupted run."""
     dev = resolve_device(device)
     params = stack_seeds(cfg.seeds, lambda s: _init(cfg, s), device=dev, dtype=torch.float32)
     U, V, W = (params[k].requires_grad_() for k in ("U", "V", "W"))
@@ -124,15 +138,20 @@ def train_relu_modular(cfg: ReluModularConfig, *, device: str = "auto", progress
     def error(step: int, bad: list[int], what: str) -> Exception:
         return FloatingPointError(f"ReLU modular run diverged at step {step} for seeds {bad}: {what}")
 
+    evaluations = Evaluations(evaluate)
+    trainer = TrainerState({"U": U, "V": V, "W": W}, opt, records={"history": history}, evaluations=evaluations)
+    ckpt = Checkpoint.at(checkpoint_path, "relu_modular", plain(cfg), cfg.steps, resumable=frozenset({"num_threads"}))
     with torch_threads(cfg.num_threads):
+        start = resume(ckpt, trainer, checkpoint_every)
         run_loop(
             step_fn,
             cfg.steps,
-            evaluate=evaluate,
+            evaluate=evaluations,
             eval_every=cfg.eval_every,
             guard=NonFiniteGuard(cfg.seeds, error, every=100, weights={"W": W}),
             progress=progress,
             desc=f"ReLU mod-{p}",
+            **start.loop_kwargs(),
         )
     return _result(U, V, W, history, cfg.seeds)
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import time
 from dataclasses import dataclass
 from functools import partial
@@ -39,6 +40,7 @@ from numerics.modular_transformer import SplitModularTask, attention_score_matri
 from theory._checks import InputError, check_odd_modulus, check_positive_int
 
 from .attention import AttentionConfig, AttentionDivergedError, AttentionEnsemble
+from .checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
 from .device import resolve_device
 from .loop import NonFiniteGuard, run_loop, torch_threads
 from .models import HomogeneousEnsemble
@@ -327,8 +329,16 @@ def train_sum_transformer(
     device: str = "auto",
     progress: bool = False,
     callback: Callable[[int, dict[str, Any]], None] | None = None,
+    checkpoint_path: str | os.PathLike[str] | None = None,
+    checkpoint_every: int | None = None,
 ) -> TransformerRun:
     """Train ``cfg.seeds`` transformers on their even splits of k-sum mod p (module docstring).
+
+    With ``checkpoint_path`` the run saves the parameters, AdamW's state, the per-seed batch samplers and the
+    history every ``checkpoint_every`` steps, every ``CHECKPOINT_SECONDS``, at the end, on an early stop and on
+    Ctrl-C, and resumes from a trusted checkpoint of the same configuration (:func:`verify.checkpoint.resume`;
+    ``num_threads``, ``eval_chunk`` and ``nan_check_every`` may differ) with the result of an uninterrupted run.
+    ``callback`` is not called again for evaluations made before the checkpoint.
 
     Raises
     ------
@@ -386,11 +396,29 @@ def train_sum_transformer(
         every=cfg.nan_check_every,
         weights=dict(model.named_parameters()),
     )
+    evaluations = Evaluations(evaluate_fn)
+    trainer = TrainerState(
+        dict(model.state_dict()),
+        opt,
+        generators=samplers,
+        global_rng=True,  # dropout, if the architecture has any
+        records={"history": history},
+        evaluations=evaluations,
+    )
+    ckpt = Checkpoint.at(
+        checkpoint_path,
+        "sum_transformer",
+        plain(cfg),
+        cfg.steps,
+        meta={"dtype": str(dtype)},
+        resumable=frozenset({"num_threads", "eval_chunk", "nan_check_every"}),
+    )
     with torch_threads(cfg.num_threads):
+        start = resume(ckpt, trainer, checkpoint_every)
         end = run_loop(
             step_fn,
             cfg.steps,
-            evaluate=evaluate_fn,
+            evaluate=evaluations,
             eval_every=cfg.eval_every,
             stop=stop,
             optimizer=opt,
@@ -399,6 +427,7 @@ def train_sum_transformer(
             progress=progress,
             desc=f"transformer k={cfg.k} p={cfg.p}",
             postfix=lambda rec: {"train": f"{min(rec['train_acc']):.2f}", "val": f"{min(rec['val_acc']):.2f}"},
+            **start.loop_kwargs(),
         )
     params = model.state()
     return TransformerRun(

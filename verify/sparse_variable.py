@@ -17,6 +17,7 @@ position is the classifier (cross-entropy, App. A.3.1).
 from __future__ import annotations
 
 import math
+import os
 import random
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
@@ -29,6 +30,7 @@ from numerics import sparse_variable as ns
 from theory import sparse_variable as ts
 
 from .attention import AttentionConfig, AttentionEnsemble, fit
+from .checkpoint import fit_checkpoint
 from .device import resolve_device, resolve_dtype
 
 __all__ = [
@@ -210,8 +212,17 @@ def and_datasets(
     return supports, rejections, np.stack(xs), np.stack(ys), np.stack(xv), np.stack(yv)
 
 
-def train_and(cfg: AndRunConfig, *, device: str = "auto", progress: bool = False) -> AndRun:
-    """Train the trials x restarts ensemble on its AND datasets (full batch), tracking validation accuracy."""
+def train_and(
+    cfg: AndRunConfig,
+    *,
+    device: str = "auto",
+    progress: bool = False,
+    checkpoint_path: str | os.PathLike[str] | None = None,
+) -> AndRun:
+    """Train the trials x restarts ensemble on its AND datasets (full batch), tracking validation accuracy.
+
+    With ``checkpoint_path`` the run checkpoints and resumes through :func:`verify.attention.fit` (dropout's
+    generator, the history and the best accuracies included), ending with the result of an uninterrupted run."""
     dev = resolve_device(device)
     dtype = resolve_dtype(cfg.dtype, dev)
     supports, rejections, x, y, xv, yv = and_datasets(cfg)
@@ -255,6 +266,13 @@ def train_and(cfg: AndRunConfig, *, device: str = "auto", progress: bool = False
         num_threads=cfg.num_threads,
         progress=progress,
         desc=f"AND T={cfg.T} m={cfg.m}",
+        **fit_checkpoint(
+            checkpoint_path,
+            cfg,
+            {"history": history},
+            extra=lambda: {"best": best.tolist()},
+            restore_extra=lambda saved: best.__setitem__(slice(None), saved["best"]),
+        ),
     )
     run = AndRun(cfg, history, supports, rejections, best.copy())
     if cfg.attention_probe:
@@ -404,8 +422,17 @@ class ParityRun:
     history: list[dict[str, Any]]
 
 
-def train_parity(cfg: ParityRunConfig, *, device: str = "auto", progress: bool = False) -> ParityRun:
-    """Train the seed ensemble on fresh parity batches (each seed its own stream ``default_rng([seed, 3])``)."""
+def train_parity(
+    cfg: ParityRunConfig,
+    *,
+    device: str = "auto",
+    progress: bool = False,
+    checkpoint_path: str | os.PathLike[str] | None = None,
+) -> ParityRun:
+    """Train the seed ensemble on fresh parity batches (each seed its own stream ``default_rng([seed, 3])``).
+
+    With ``checkpoint_path`` the run checkpoints and resumes through :func:`verify.attention.fit` (the batch
+    streams, dropout's generator, the last training loss and the history included)."""
     dev = resolve_device(device)
     dtype = resolve_dtype(cfg.dtype, dev)
     S, I = len(cfg.seeds), list(cfg.positions)
@@ -452,5 +479,6 @@ def train_parity(cfg: ParityRunConfig, *, device: str = "auto", progress: bool =
         num_threads=cfg.num_threads,
         progress=progress,
         desc=f"parity T={cfg.T}",
+        **fit_checkpoint(checkpoint_path, cfg, {"history": history, "last_loss": last_loss}, streams),
     )
     return ParityRun(cfg, history)

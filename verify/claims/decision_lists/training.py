@@ -21,6 +21,7 @@ from verify import decision_lists as vd
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import Check, PerSeed
+from ..training import run_checkpointed
 from .common import DOC, SRC
 
 
@@ -81,8 +82,21 @@ def _observe_ordering(cfg: OrderingConfig, ctx: RunContext) -> Observation:
             cs.append(cfg.c)
             etas.append(cfg.eta_c / cfg.c)
             lams.append(float("nan"))
-    run = vd.population_gd_w(
-        tasks, cfg.n, cs, etas, cfg.steps, seeds=cfg.seeds, device=ctx.device, progress=ctx.progress
+    run = run_checkpointed(
+        ctx,
+        "decision_lists_gd",
+        {"config": repr(cfg), "cs": cs, "etas": etas},
+        lambda path: vd.population_gd_w(
+            tasks,
+            cfg.n,
+            cs,
+            etas,
+            cfg.steps,
+            seeds=cfg.seeds,
+            device=ctx.device,
+            progress=ctx.progress,
+            checkpoint_path=path,
+        ),
     )
     per_seed = []
     for i, (s, task) in enumerate(zip(cfg.seeds, tasks)):

@@ -15,6 +15,7 @@ from verify.local_signal import SignalRun, SignalTrainConfig, train_signal
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import AtMost, Check, PerSeed, RefutedIfViolated
+from ..training import run_checkpointed
 from .common import DOC, MC_Z, ZScoreAnd, se_list
 
 SRC_FIG = "Karp thesis (2024), Sec. 3.4, Fig. 3.3 and App. B.3"
@@ -107,8 +108,18 @@ def figure_plots(run: SignalRun, tau_star: float, err_star: float, kernel_error:
     ]
 
 
+def _train(train: SignalTrainConfig, ctx: RunContext) -> SignalRun:
+    """Train ``train`` on ``ctx.device``, checkpointed under the report's scratch directory (a rerun resumes)."""
+    return run_checkpointed(
+        ctx,
+        f"local_signal_{train.simulator}",
+        train.to_dict(),
+        lambda path: train_signal(train, device=ctx.device, progress=ctx.progress, checkpoint_path=path),
+    )
+
+
 def _observe_figure(cfg: FigureConfig, ctx: RunContext) -> Observation:
-    run = train_signal(cfg.train, device=ctx.device, progress=ctx.progress)
+    run = _train(cfg.train, ctx)
     pred = _predict_figure(cfg)
     quarter = int(np.searchsorted(run.steps, cfg.train.steps // 4))
     rows = []
@@ -223,7 +234,7 @@ def _predict_reduction(cfg: ReductionConfig) -> list[int]:
 
 def _observe_reduction(cfg: ReductionConfig, ctx: RunContext) -> Observation:
     runs = {
-        sim: train_signal(replace(cfg.train, simulator=sim, seeds=seeds), device=ctx.device, progress=ctx.progress)
+        sim: _train(replace(cfg.train, simulator=sim, seeds=seeds), ctx)
         for sim, seeds in (("reduced", cfg.reduced_seeds), ("direct", cfg.direct_seeds))
     }
     diff, se, table = [], [], []

@@ -19,9 +19,11 @@ import numpy as np
 from numerics import markov as nm
 from verify import markov as vm
 from verify.attention import AttentionConfig
+from verify.checkpoint import plain
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import Check, Judge, PerSeed, Predicate, Verdict
+from ..training import run_checkpointed
 
 SRC = "Edelman thesis, Ch. 8"
 STRATEGIES = ("uniform", "unigram", "bigram")
@@ -95,13 +97,25 @@ class PriorsConfig:
 
 
 @functools.lru_cache(maxsize=8)
-def _minimal(cfg: vm.MinimalModelConfig, device: str, progress: bool) -> vm.MarkovRun:
-    return vm.train_minimal(cfg, device=device, progress=progress)
+def _minimal(cfg: vm.MinimalModelConfig, ctx: RunContext) -> vm.MarkovRun:
+    """The minimal model's run, once per configuration and context, checkpointed under ``ctx.workdir``."""
+    return run_checkpointed(
+        ctx,
+        "markov_minimal",
+        plain(cfg),
+        lambda path: vm.train_minimal(cfg, device=ctx.device, progress=ctx.progress, checkpoint_path=path),
+    )
 
 
 @functools.lru_cache(maxsize=8)
-def _transformer(cfg: vm.TransformerConfig, device: str, progress: bool) -> vm.MarkovRun:
-    return vm.train_transformer(cfg, device=device, progress=progress)
+def _transformer(cfg: vm.TransformerConfig, ctx: RunContext) -> vm.MarkovRun:
+    """The transformer's run, once per configuration and context, checkpointed under ``ctx.workdir``."""
+    return run_checkpointed(
+        ctx,
+        "markov_transformer",
+        plain(cfg),
+        lambda path: vm.train_transformer(cfg, device=ctx.device, progress=ctx.progress, checkpoint_path=path),
+    )
 
 
 @functools.lru_cache(maxsize=16)
@@ -224,7 +238,7 @@ def _predict_construction(cfg: MinimalStructureConfig | MinimalConvergedConfig) 
 
 
 def _observe_minimal_structure(cfg: MinimalStructureConfig, ctx: RunContext) -> Observation:
-    run = _minimal(cfg.train, ctx.device, ctx.progress)
+    run = _minimal(cfg.train, ctx)
     rows = _minimal_rows(run, cfg)
     return Observation(
         [r["diag_ratio"] for r in rows],
@@ -300,7 +314,7 @@ class CloserToBigram(Judge):
 
 
 def _observe_minimal_converged(cfg: MinimalConvergedConfig, ctx: RunContext) -> Observation:
-    run = _minimal(cfg.train, ctx.device, ctx.progress)
+    run = _minimal(cfg.train, ctx)
     rows = _minimal_rows(run, cfg)
     predicted = _predict_strategies(cfg)
     return Observation(
@@ -497,7 +511,7 @@ def _positional_over_training(run: vm.MarkovRun, lags: int = 9, rows: int = 10) 
 
 
 def _observe_phases(cfg: TransformerClaimConfig, ctx: RunContext) -> Observation:
-    run = _transformer(cfg.train, ctx.device, ctx.progress)
+    run = _transformer(cfg.train, ctx)
     predicted = _predict_strategies(cfg)
     last = "trigram" if cfg.train.order == 3 else "bigram"
     rows = ThreePhases(last=last, before_last="bigram" if last == "trigram" else "unigram").rows(predicted, run.history)
@@ -563,7 +577,7 @@ def _predict_targets(cfg: TransformerClaimConfig) -> dict[str, Any]:
 
 
 def _observe_attention(cfg: TransformerClaimConfig, ctx: RunContext) -> Observation:
-    run = _transformer(cfg.train, ctx.device, ctx.progress)
+    run = _transformer(cfg.train, ctx)
     end = run.final
     rows = []
     for i in range(len(run.seeds)):
@@ -693,7 +707,7 @@ class StaysAboveFloor(Judge):
 
 
 def _observe_one_layer(cfg: OneLayerConfig, ctx: RunContext) -> Observation:
-    run = _transformer(cfg.train, ctx.device, ctx.progress)
+    run = _transformer(cfg.train, ctx)
     unigram = _predict_strategies(cfg)["unigram"]["kl"]
     rows = []
     for i in range(len(run.seeds)):
@@ -771,7 +785,7 @@ def _observe_priors(cfg: PriorsConfig, ctx: RunContext) -> Observation:
     target = pred["bigram"]["kl"] + cfg.target_frac * (pred["unigram"]["kl"] - pred["bigram"]["kl"])
     rows = []
     for name, tr, share in (("doubly_stochastic", cfg.doubly_stochastic, 1.0), ("mixture", cfg.mixture, 0.5)):
-        run = _transformer(tr, ctx.device, ctx.progress)
+        run = _transformer(tr, ctx)
         for i in range(len(run.seeds)):
             hit = next((h["step"] for h in run.history if h["kl"][i] <= target), None)
             ds = None if hit is None else hit * tr.batch * share  # doubly stochastic chains seen (expected)

@@ -23,12 +23,13 @@ import sympy
 
 from numerics.modular import construction_network, memorising_network
 from theory import modular as tm
+from verify.checkpoint import plain
 from verify.compare import compare_modular
 from verify.modular_relu import ReluModularConfig, train_relu_modular
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import Check, Judge, MaxRel, PerSeed, Verdict
-from ..training import margin_ratio_check
+from ..training import margin_ratio_check, run_checkpointed
 from .common import EDELMAN
 
 #: The purity at which the quadratic-network claims call a neuron single-frequency (numerics.spectra).
@@ -51,7 +52,12 @@ def _predict(cfg: ReluControlConfig) -> dict:
 
 
 def _observe(cfg: ReluControlConfig, ctx: RunContext) -> Observation:
-    res = train_relu_modular(cfg.relu, device=ctx.device, progress=ctx.progress)
+    res = run_checkpointed(
+        ctx,
+        "relu_modular",
+        plain(cfg.relu),
+        lambda path: train_relu_modular(cfg.relu, device=ctx.device, progress=ctx.progress, checkpoint_path=path),
+    )
     sig = res.significant(cfg.rel_mass)
     rows = []
     for s, seed in enumerate(res.seeds):

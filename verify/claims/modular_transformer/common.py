@@ -11,6 +11,7 @@ import numpy as np
 from numerics.modular import ModularTask
 from numerics.modular_transformer import head_spectra
 from theory import modular as tm
+from verify.checkpoint import plain
 from verify.modular_transformer import (
     PolySplitRun,
     SumTransformerConfig,
@@ -19,6 +20,9 @@ from verify.modular_transformer import (
     train_sum_transformer,
 )
 from verify.train import TrainConfig, TrainResult, train
+
+from ..base import RunContext
+from ..training import run_checkpointed
 
 SHI = "Shi thesis (2024)"
 LI = "Li, Liang, Shi, Song, Zhou, Fourier Circuits in Neural Networks (conference version of Shi Ch. 4)"
@@ -59,9 +63,17 @@ def thesis_transformer(p: int, k: int, layers: int = 1, **changes: Any) -> SumTr
 
 
 @functools.lru_cache(maxsize=8)
-def transformer_run(cfg: SumTransformerConfig, device: str, progress: bool) -> TransformerRun:
-    """:func:`verify.modular_transformer.train_sum_transformer`, once per configuration and device."""
-    return train_sum_transformer(cfg, device=device, progress=progress)
+def transformer_run(
+    cfg: SumTransformerConfig, device: str, progress: bool, workdir: str | None = None
+) -> TransformerRun:
+    """:func:`verify.modular_transformer.train_sum_transformer`, once per configuration and device, checkpointed
+    under the report's scratch directory ``workdir`` (an interrupted report resumes the run)."""
+    return run_checkpointed(
+        RunContext(device=device, progress=progress, workdir=workdir),
+        "sum_transformer",
+        plain(cfg),
+        lambda path: train_sum_transformer(cfg, device=device, progress=progress, checkpoint_path=path),
+    )
 
 
 @functools.lru_cache(maxsize=4)

@@ -21,10 +21,12 @@ import sympy
 
 from theory import sparse_variable as ts
 from verify import sparse_variable as vs
+from verify.checkpoint import plain
 from verify.sweep import Cell, CellCost, CellResult, Grid
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import Judge, Verdict, verdict_from_problems
+from ..training import run_checkpointed
 from .common import SRC, SRC_A3
 
 # --------------------------------------------------------------------------------------------- Fig. 4.3 (right)
@@ -176,7 +178,12 @@ FIG43_THRESHOLD_NOTE = (
 
 
 def _observe_fig43(cfg: Fig43Config, ctx: RunContext) -> Observation:
-    run = vs.train_and(cfg.run, device=ctx.device, progress=ctx.progress)
+    run = run_checkpointed(
+        ctx,
+        "sparse_variable_and",
+        plain(cfg.run),
+        lambda path: vs.train_and(cfg.run, device=ctx.device, progress=ctx.progress, checkpoint_path=path),
+    )
     rows = _attention_rows(run)
     return Observation(
         {"irrelevant_max": [r["irrelevant_max"] for r in rows]},
@@ -314,7 +321,14 @@ def _predict_fig44(cfg: Fig44Config) -> dict[str, Any]:
 def _observe_fig44(cfg: Fig44Config, ctx: RunContext) -> Observation:
     rows, series = [], []
     for run_cfg in cfg.runs():
-        run = vs.train_parity(run_cfg, device=ctx.device, progress=ctx.progress)
+        run = run_checkpointed(
+            ctx,
+            "sparse_variable_parity",
+            plain(run_cfg),
+            lambda path, rc=run_cfg: vs.train_parity(
+                rc, device=ctx.device, progress=ctx.progress, checkpoint_path=path
+            ),
+        )
         steps = [h["step"] for h in run.history]
         for k, seed in enumerate(run_cfg.seeds):
             rows.append({"T": run_cfg.T, "seed": seed, **_transition(run.history, k, cfg)})
