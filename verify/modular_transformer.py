@@ -489,7 +489,8 @@ def train_polynomial_split(
     """Train the k-input polynomial network (Shi Eq. 4.2) of width ``width`` on one even split of k-sum mod p.
 
     Every seed of ``config`` trains on the same training half (split ``split_seed``) with :func:`verify.train.train`;
-    the test accuracy is recorded at every evaluation, and the final networks are measured on the test half and on
+    the test accuracy is recorded at every evaluation (in the evaluation records, so a checkpoint keeps it), and the
+    final networks are measured on the test half and on
     the whole dataset, all with :func:`verify.train.ensemble_metrics` on the device (float64, chunked).
     """
     full = ModularTask(p, k)
@@ -503,11 +504,11 @@ def train_polynomial_split(
     init = HomogeneousEnsemble.from_seeds(
         config.seeds, width=width, n_blocks=k, block_size=p, n_classes=p, degree=k, init_std=config.init_std
     ).networks()
-    test_history: dict[str, list[Any]] = {"step": [], "test_acc": []}
 
     def track(step: int, model: HomogeneousEnsemble, record: dict[str, Any]) -> bool:
-        test_history["step"].append(step)
-        test_history["test_acc"].append(ensemble_metrics(model, x_te, y_te)["accuracy"])
+        # Kept in the evaluation record itself, so a checkpoint carries it and a resumed run keeps the earlier steps.
+        if "test_acc" not in record:
+            record["test_acc"] = ensemble_metrics(model, x_te, y_te)["accuracy"]
         return False
 
     result = train(
@@ -520,6 +521,8 @@ def train_polynomial_split(
         device=device,
         callback=track,
     )
+    tracked = [rec for rec in result.history if "test_acc" in rec]
+    test_history = {"step": [rec["step"] for rec in tracked], "test_acc": [rec["test_acc"] for rec in tracked]}
     final = HomogeneousEnsemble.from_networks(result.networks, device=dev)
     test_rep, all_rep = ensemble_metrics(final, x_te, y_te), ensemble_metrics(final, x_all, y_all)
     return PolySplitRun(

@@ -23,6 +23,7 @@ from verify import markov as vm
 from verify import modular_relu as vmr
 from verify import modular_transformer as vmt
 from verify import sparse_variable as vsv
+from verify import train as vtrain
 from verify.checkpoint import read_checkpoint
 
 
@@ -179,6 +180,23 @@ def test_sum_transformer_resumes_exactly(tmp_path) -> None:
     assert res.history["step"] == [0, 5, 10, 15, 20] and res.steps_done == full.steps_done == 20
     # the callback saw every evaluation once: uninterrupted, interrupted (0, 5, 10), resumed (15, 20)
     assert calls == [0, 5, 10, 15, 20] + [0, 5, 10] + [15, 20]
+
+
+def test_polynomial_split_resumes_exactly_with_its_test_history(tmp_path) -> None:
+    """The even-split polynomial run (Shi App. C.10) keeps its test-accuracy history in the evaluation records, so
+    a resumed run reports the steps before the interrupt too."""
+    cfg = vtrain.TrainConfig(steps=20, lr=0.05, seeds=(0, 1), eval_every=5, checkpoint_every=5, dtype="float64")
+
+    def run(path):
+        return vmt.train_polynomial_split(5, 2, 8, cfg, device="cpu", checkpoint_path=path)
+
+    full, res = _interrupt_and_resume(tmp_path, run, lambda mp, s: _interrupt_evaluation(vtrain, s, mp), 15)
+    for a, b in zip(res.result.networks, full.result.networks):
+        _equal(a.U, b.U)
+        _equal(a.W, b.W)
+    assert full.test_history["step"] == [0, 5, 10, 15, 20]
+    _equal(res.test_history, full.test_history)
+    _equal(res.test_accuracy, full.test_accuracy)
 
 
 # ------------------------------------------------------------------------------------------ Markov chains (fit)

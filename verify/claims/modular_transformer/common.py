@@ -78,24 +78,47 @@ def transformer_run(
 
 @functools.lru_cache(maxsize=4)
 def poly_split_run(
-    p: int, k: int, width: int, train_cfg: TrainConfig, split_seed: int, device: str, progress: bool
+    p: int,
+    k: int,
+    width: int,
+    train_cfg: TrainConfig,
+    split_seed: int,
+    device: str,
+    progress: bool,
+    workdir: str | None = None,
 ) -> PolySplitRun:
-    """:func:`verify.modular_transformer.train_polynomial_split`, once per configuration and device."""
-    return train_polynomial_split(p, k, width, train_cfg, split_seed=split_seed, device=device, progress=progress)
+    """:func:`verify.modular_transformer.train_polynomial_split`, once per configuration and device, checkpointed
+    under ``workdir``."""
+    return run_checkpointed(
+        RunContext(device=device, progress=progress, workdir=workdir),
+        f"poly_split_p{p}_k{k}_m{width}_s{split_seed}",
+        train_cfg.to_dict(),
+        lambda path: train_polynomial_split(
+            p, k, width, train_cfg, split_seed=split_seed, device=device, progress=progress, checkpoint_path=path
+        ),
+    )
 
 
 @functools.lru_cache(maxsize=4)
-def full_data_run(p: int, k: int, width: int, train_cfg: TrainConfig, device: str, progress: bool) -> TrainResult:
+def full_data_run(
+    p: int, k: int, width: int, train_cfg: TrainConfig, device: str, progress: bool, workdir: str | None = None
+) -> TrainResult:
     """The toolkit's full-dataset training of the polynomial network (:func:`verify.train.train` on all p^k points),
-    for comparison with the even-split protocol."""
-    return train(
-        ModularTask(p, k),
-        k,
-        width,
-        train_cfg,
-        progress=progress,
-        device=device,
-        reference_margin=float(tm.max_margin(p, k)),
+    for comparison with the even-split protocol; checkpointed under ``workdir``."""
+    return run_checkpointed(
+        RunContext(device=device, progress=progress, workdir=workdir),
+        f"poly_full_p{p}_k{k}_m{width}",
+        train_cfg.to_dict(),
+        lambda path: train(
+            ModularTask(p, k),
+            k,
+            width,
+            train_cfg,
+            checkpoint_path=path,
+            progress=progress,
+            device=device,
+            reference_margin=float(tm.max_margin(p, k)),
+        ),
     )
 
 
