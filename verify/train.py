@@ -51,7 +51,7 @@ from numerics.margins import HomogeneousNetwork, Task
 
 from .checkpoint import CHECKPOINT_SECONDS, Checkpoint, CheckpointMismatchError, read_checkpoint
 from .device import resolve_device, resolve_dtype
-from .loop import NonFiniteGuard, run_loop, save_atomically, torch_threads
+from .loop import NonFiniteGuard, run_loop, torch_threads
 from .models import HomogeneousEnsemble, as_input_tensor, logits
 from .train_step import STRATEGIES, EnsembleStep, StepPlan, plan_step
 
@@ -727,7 +727,7 @@ def _train(
             "history": history,
             "wall_time": previous_time + elapsed(),
         }
-        save_atomically(ckpt.path, ckpt.payload(step, state))
+        ckpt.save(step, state)
 
     def evaluate(step: int) -> dict[str, Any]:
         if history and history[-1]["step"] == step:  # the last record of a resumed checkpoint

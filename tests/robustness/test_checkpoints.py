@@ -20,8 +20,7 @@ import pytest
 import torch
 
 from numerics.modular import ModularTask
-from verify import io
-from verify import train as vt
+from verify import io, loop
 from verify.loop import run_loop, save_atomically
 from verify.train import CheckpointMismatchError, TrainConfig, train
 
@@ -187,7 +186,7 @@ def test_failed_checkpoint_save_is_a_warning(tmp_path, monkeypatch, uninterrupte
     def full_disk(path, state):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
 
-    monkeypatch.setattr(vt, "save_atomically", full_disk)
+    monkeypatch.setattr(loop, "save_atomically", full_disk)  # every trainer saves through it
     lines, log = _messages()
     with log:
         res, _ = _train_in_claim(tmp_path / "run.ckpt", config=CFG.replace(checkpoint_every=10))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 import sympy
@@ -38,38 +39,15 @@ def _train(cfg: LSATrainingConfig, r: int, ctx: RunContext) -> vl.LSAResult:
     tag = f"lsa_{cfg.model}_r{r}"
     config = {"claim_config": dataclasses.asdict(cfg), "r": r}
     if cfg.model == "population":
-        return run_checkpointed(
-            ctx,
-            tag,
-            config,
-            lambda path: vl.train_population(
-                train_cov,
-                cfg.N,
-                r,
-                cfg.seeds,
-                steps=cfg.steps,
-                polish_steps=cfg.polish_steps,
-                device="cpu",
-                progress=ctx.progress,
-                checkpoint_path=path,
-            ),
-        )
+        train = functools.partial(vl.train_population, polish_steps=cfg.polish_steps, device="cpu")
+    else:
+        train = functools.partial(vl.train_sgd, model=cfg.model, batch=cfg.batch, device=ctx.device, dtype=None)
     return run_checkpointed(
         ctx,
         tag,
         config,
-        lambda path: vl.train_sgd(
-            train_cov,
-            cfg.N,
-            r,
-            cfg.seeds,
-            model=cfg.model,
-            steps=cfg.steps,
-            batch=cfg.batch,
-            device=ctx.device,
-            progress=ctx.progress,
-            dtype=None,
-            checkpoint_path=path,
+        lambda path: train(
+            train_cov, cfg.N, r, cfg.seeds, steps=cfg.steps, progress=ctx.progress, checkpoint_path=path
         ),
     )
 
