@@ -735,21 +735,6 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def _time(fn: Callable[[], Any], device: torch.device, repeats: int = PROBE_REPEATS) -> float:
-    """Smallest time of ``repeats`` calls after one warm-up call: this process's CPU time on a one-thread CPU
-    (robust to other processes on a shared machine), wall time otherwise."""
-    clock = time.process_time if device.type == "cpu" and torch.get_num_threads() == 1 else time.perf_counter
-    fn()
-    _sync(device)
-    best = math.inf
-    for _ in range(repeats):
-        t0 = clock()
-        fn()
-        _sync(device)
-        best = min(best, clock() - t0)
-    return best
-
-
 def _compile_chunk(
     degree: int, dense: bool, table: torch.Tensor, W: torch.Tensor, xc: torch.Tensor, yc: torch.Tensor
 ) -> Callable[..., Any] | None:
@@ -895,10 +880,11 @@ def plan_step(
         if not chunks:
             assert refusal is not None
             raise refusal
-        timings = {}
-        for cand, (c, pk) in chunks.items():
-            trial = _plan(shapes, cand[1], c, False, device, pk, free, None, "", threads, cand[0])
-            timings[cand] = _probe_step(trial, U, W, degree, x, y)
+        trials = {
+            cand: _plan(shapes, cand[1], c, False, device, pk, free, None, "", threads, cand[0])
+            for cand, (c, pk) in chunks.items()
+        }
+        timings = _probe_all(trials, U, W, degree, x, y)
         chosen = min(timings, key=lambda c: timings[c])
         seconds = timings[chosen]
         reason = "probe: " + ", ".join(f"{_label(c)} {1e3 * t:.3g} ms/step" for c, t in timings.items())
@@ -991,7 +977,7 @@ def _plan(
     )
 
 
-def _probe_step(
+def _probe_call(
     plan: StepPlan,
     U: torch.Tensor,
     W: torch.Tensor,
@@ -999,10 +985,10 @@ def _probe_step(
     x: torch.Tensor,
     y: torch.Tensor,
     compiled: Callable[..., Any] | None = None,
-) -> float:
-    """Seconds per step of ``plan``, timed on the first ``PROBE_CHUNKS`` chunks of the first group (of the first
-    ``workers`` groups, run concurrently, for ``parallel``; one chunk when a group holds several seeds, whose work
-    dwarfs the per-call costs; whole seeds for the full-grid kernel) and scaled by the
+) -> tuple[Callable[[], Any], float]:
+    """The probe of ``plan`` and the factor that scales its time to a whole step: the first ``PROBE_CHUNKS`` chunks
+    of the first group (of the first ``workers`` groups, run concurrently, for ``parallel``; one chunk when a group
+    holds several seeds, whose work dwarfs the per-call costs; whole seeds for the full-grid kernel), scaled by the
     number of chunks and rounds of groups (gradients only; nothing is updated)."""
     n, S = x.shape[0], U.shape[0]
     c = min(PROBE_CHUNKS * plan.chunk, n)  # several chunks, as in a step: per-call costs are not over-weighted
@@ -1012,8 +998,48 @@ def _probe_step(
         c = n  # the full-grid kernel needs the whole grid: whole seeds are timed
     g = plan.group * plan.workers
     step = EnsembleStep(plan, degree, compiled)
-    t = _time(lambda: step.gradient(U[:g], W[:g], x[:c], y[:c]), U.device)
-    return t * (n / c) * math.ceil(S / g)
+    return (lambda: step.gradient(U[:g], W[:g], x[:c], y[:c])), (n / c) * math.ceil(S / g)
+
+
+def _probe_step(
+    plan: StepPlan,
+    U: torch.Tensor,
+    W: torch.Tensor,
+    degree: int,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    compiled: Callable[..., Any] | None = None,
+) -> float:
+    """Seconds per step of ``plan`` alone (:func:`_probe_all` of one candidate)."""
+    return _probe_all({("", ""): plan}, U, W, degree, x, y, compiled)[("", "")]
+
+
+def _probe_all(
+    trials: dict[tuple[str, str], StepPlan],
+    U: torch.Tensor,
+    W: torch.Tensor,
+    degree: int,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    compiled: Callable[..., Any] | None = None,
+) -> dict[tuple[str, str], float]:
+    """Seconds per step of each candidate plan: every probe warmed up once, then ``PROBE_REPEATS`` rounds that time
+    each candidate in turn, keeping each one's best. Interleaved rounds expose the candidates to the same machine
+    state (clock frequency, other processes, caches); timing one candidate after another biased the choice by
+    10-30 % on the 2-core CPU (it preferred the general kernel over a full-grid kernel that was faster)."""
+    calls = {cand: _probe_call(plan, U, W, degree, x, y, compiled) for cand, plan in trials.items()}
+    clock = time.process_time if U.device.type == "cpu" and torch.get_num_threads() == 1 else time.perf_counter
+    for fn, _ in calls.values():
+        fn()
+    _sync(U.device)
+    best = {cand: math.inf for cand in calls}
+    for _ in range(PROBE_REPEATS):
+        for cand, (fn, _) in calls.items():
+            t0 = clock()
+            fn()
+            _sync(U.device)
+            best[cand] = min(best[cand], clock() - t0)
+    return {cand: best[cand] * calls[cand][1] for cand in calls}
 
 
 def _compile_for(

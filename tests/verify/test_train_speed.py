@@ -97,6 +97,27 @@ def test_compiled_chunk_path_matches_eager_in_eager_mode() -> None:
                 torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("degree", [1, 2, 3])
+@pytest.mark.parametrize("reg_power", [None, 1.0, 2.0, 2.5, 6.0])
+def test_regulariser_gradient_matches_autograd(degree: int, reg_power: float | None) -> None:
+    """The hand-written gradient of lam ||theta||_{2,nu}^r (verify.train._add_regulariser_gradient) against
+    autograd of verify.train._regulariser, float64, per seed, for nu = degree + 1 and r below, at and above nu;
+    one neuron set to zero (q = 0, where q^(nu/2 - 1) is 0 or 1)."""
+    model, _, _ = _random_problem(degree, 3, 5, 2, 4, 4, 1, degree, False)
+    with torch.no_grad():
+        model.U[1, 2].zero_()
+        model.W[1, 2].zero_()
+    lam = 0.37
+    ref = vt._regulariser(model.norm_power(), lam, reg_power, model.homogeneity)
+    gU, gW = torch.autograd.grad(ref.sum(), [model.U, model.W])
+    base_U, base_W = torch.randn_like(model.U), torch.randn_like(model.W)  # the data gradient it is added to
+    model.U.grad, model.W.grad = base_U.clone(), base_W.clone()
+    val = vt._add_regulariser_gradient(model, lam, reg_power)
+    torch.testing.assert_close(val, ref.detach(), rtol=1e-13, atol=0)
+    torch.testing.assert_close(model.U.grad - base_U, gU, rtol=1e-12, atol=1e-15)
+    torch.testing.assert_close(model.W.grad - base_W, gW, rtol=1e-12, atol=1e-15)
+
+
 # ------------------------------------------------------------------------------------------ strategies
 
 
@@ -149,6 +170,35 @@ def test_auto_strategy_batches_small_steps_and_probes_large_ones() -> None:
     assert short.plan.strategy == "loop" and "cost model" in short.plan.reason
     with pytest.raises(ValueError, match="strategy"):
         TrainConfig(steps=1, lr=1.0, strategy="threads")
+
+
+def test_probe_times_candidates_in_interleaved_rounds(monkeypatch) -> None:
+    """Every candidate is warmed up, then timed once per round in turn (not all of one candidate's repeats before
+    the next); each keeps its best round, scaled to a whole step by the candidate's own factor."""
+    calls: list[str] = []
+    clock = [0.0]
+    cost = {"a": [5.0, 1.0, 3.0, 2.0], "b": [9.0, 4.0, 4.0, 2.5]}  # warm-up, then one per round (PROBE_REPEATS 3)
+    monkeypatch.setattr(ts, "PROBE_REPEATS", 3)
+
+    def fake_call(plan, U, W, degree, x, y, compiled=None):  # the plan's strategy names the candidate here
+        def fn() -> None:
+            clock[0] += cost[plan.strategy][calls.count(plan.strategy)]
+            calls.append(plan.strategy)
+
+        return fn, {"a": 1.0, "b": 10.0}[plan.strategy]
+
+    class Plan:
+        def __init__(self, strategy: str) -> None:
+            self.strategy = strategy
+
+    U = torch.zeros(1)
+    with monkeypatch.context() as m:
+        m.setattr(ts, "_probe_call", fake_call)
+        m.setattr(ts.time, "process_time", lambda: clock[0])
+        m.setattr(ts.time, "perf_counter", lambda: clock[0])
+        times = ts._probe_all({("k", "a"): Plan("a"), ("k", "b"): Plan("b")}, U, U, 2, U, U)
+    assert calls == ["a", "b"] * 4
+    assert times == {("k", "a"): 1.0, ("k", "b"): 25.0}
 
 
 def test_parallel_strategy_restores_the_thread_count_and_raises_worker_errors() -> None:
