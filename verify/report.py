@@ -17,6 +17,7 @@ from . import io
 from .claims import RunContext, registry, run_claim, select
 from .claims.external import _LOADED as EXTERNAL_SOURCES  # the claim modules loaded here, for the workers to load
 from .claims.external import claim_module
+from .cores import cpu_cores
 from .device import resolve_device
 from .figures import check_formats, render_figures
 from .io import JOURNAL_NAME, DirectoryLockedError, Journal, ReportDirectoryError, prepare_directory
@@ -26,7 +27,6 @@ from .report_pool import (
     ClaimEnvironmentError,
     WorkerError,
     WorkerSetup,
-    cpu_cores,
     default_jobs,
     expected_runtimes,
     run_in_workers,

@@ -41,13 +41,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
+from .cores import cpu_cores
+
 __all__ = [
     "GRACE_S",
     "KIND_SECONDS",
     "WorkerSetup",
     "WorkerError",
     "ClaimEnvironmentError",
-    "cpu_cores",
     "default_jobs",
     "expected_runtimes",
     "schedule",
@@ -77,14 +78,6 @@ class ClaimEnvironmentError(OSError):
     file name."""
 
     claim_id: str = ""
-
-
-def cpu_cores() -> int:
-    """CPU cores this process may use (its affinity mask where the platform has one, else ``os.cpu_count()``)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
 
 
 def default_jobs(device_type: str, scale: str) -> int:

@@ -18,6 +18,7 @@ from verify import cli, io, render, report, report_pool
 from verify.claims import base, external, registry
 from verify.claims.external import load_claim_modules
 from verify.claims.judges import MaxRel
+from verify.cores import cpu_cores
 from verify.device import resolve_device
 
 # Symbolic and numeric claims of a few tasks, and one quick training claim (about 5 s on the 2-core CPU).
@@ -181,8 +182,22 @@ def test_bad_jobs_in_python_are_refused_before_any_claim_runs(jobs, tmp_path) ->
     assert not (tmp_path / "r").exists()
 
 
+def test_cpu_cores_follows_the_affinity_mask(monkeypatch) -> None:
+    """A process confined to fewer cores (taskset, a container's CPU set) sizes its workers by those cores, not
+    by the machine; without an affinity call it falls back to ``os.cpu_count()``, and never answers 0."""
+    import verify.cores as cores
+
+    monkeypatch.setattr(cores.os, "sched_getaffinity", lambda pid: {3}, raising=False)
+    monkeypatch.setattr(cores.os, "cpu_count", lambda: 64)
+    assert cpu_cores() == 1
+    monkeypatch.delattr(cores.os, "sched_getaffinity", raising=False)
+    assert cpu_cores() == 64
+    monkeypatch.setattr(cores.os, "cpu_count", lambda: None)
+    assert cpu_cores() == 1
+
+
 def test_default_jobs() -> None:
-    cores = report_pool.cpu_cores()
+    cores = cpu_cores()
     assert report_pool.default_jobs("cpu", "quick") == cores
     assert report_pool.default_jobs("cuda", "quick") == 1 and report_pool.default_jobs("cpu", "full") == 1
     args = cli.build_parser().parse_args(["report"])

@@ -18,6 +18,7 @@ import time
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from ..cores import cpu_cores
 from .cells import Cell, encode
 
 if TYPE_CHECKING:
@@ -103,8 +104,8 @@ def _raise_first(errors: list[tuple[Cell, BaseException]], total: int) -> None:
 
 
 class ProcessExecutor(Executor):
-    """One worker process per core (``workers``, default ``os.cpu_count()``), started with ``spawn`` on first use
-    and kept for the session; each worker's torch uses ``cpu_count // workers`` threads unless the cell's
+    """One worker process per core (``workers``, default :func:`verify.cores.cpu_cores`), started with ``spawn`` on
+    first use and kept for the session; each worker's torch uses ``cores // workers`` threads unless the cell's
     configuration sets ``num_threads``. Progress bars are off in the workers."""
 
     name = "processes"
@@ -112,7 +113,7 @@ class ProcessExecutor(Executor):
     def __init__(self, workers: int | None = None) -> None:
         if workers is not None and workers < 1:
             raise ValueError(f"--workers must be >= 1, got {workers}")
-        self._workers = workers or os.cpu_count() or 1
+        self._workers = workers or cpu_cores()
         self._pool: cf.ProcessPoolExecutor | None = None
 
     def workers(self) -> int:
@@ -120,7 +121,7 @@ class ProcessExecutor(Executor):
 
     def _get_pool(self) -> cf.ProcessPoolExecutor:
         if self._pool is None:
-            threads = max(1, (os.cpu_count() or 1) // self._workers)
+            threads = max(1, cpu_cores() // self._workers)
             self._pool = cf.ProcessPoolExecutor(
                 max_workers=self._workers,
                 mp_context=multiprocessing.get_context("spawn"),
@@ -163,7 +164,7 @@ class RayExecutor(Executor):
         ``auto`` (the cluster this machine belongs to, ``ray start``), ``HOST:PORT`` of a head node, or
         ``ray://HOST:PORT`` (Ray client); None starts a local Ray on first use and stops it on :meth:`close`.
     num_cpus : int, optional
-        CPUs of the local Ray (default ``os.cpu_count()``); ignored with ``address``.
+        CPUs of the local Ray (default :func:`verify.cores.cpu_cores`); ignored with ``address``.
     cpus_per_cell, gpus_per_cell : float
         Resources of a cell's task when its configuration names no thread count / when it uses a GPU
         (a fraction lets small cells share a GPU).
@@ -201,7 +202,7 @@ class RayExecutor(Executor):
                 ray.init(address=self.address, logging_level="WARNING")
             else:
                 ray.init(
-                    num_cpus=self.num_cpus or os.cpu_count() or 1,
+                    num_cpus=self.num_cpus or cpu_cores(),
                     include_dashboard=False,
                     logging_level="WARNING",
                 )
