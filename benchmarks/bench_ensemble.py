@@ -47,11 +47,35 @@ CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time
 
 
 def _run(
-    task: ModularTask, k: int, width: int, config: TrainConfig, reference: float, device: str, clock: Callable
+    task: ModularTask,
+    k: int,
+    width: int,
+    config: TrainConfig,
+    reference: float,
+    device: str,
+    clock: Callable,
+    step_times: list[float] | None = None,
 ) -> tuple[float, TrainResult]:
-    start = clock()
-    result = train(task, k, width, config, reference_margin=reference, progress=False, device=device)
-    return clock() - start, result
+    """Seconds of one :func:`verify.train.train` call and its result; with ``step_times``, the time of each of the
+    run's training steps (``verify.train._fused_step``: data gradient, regulariser, Adam) is appended to it."""
+    step = vt._fused_step
+
+    def timed_step(*args, **kwargs):  # type: ignore[no-untyped-def]
+        t0 = clock()
+        out = step(*args, **kwargs)
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+        step_times.append(clock() - t0)  # type: ignore[union-attr]
+        return out
+
+    if step_times is not None:
+        vt._fused_step = timed_step
+    try:
+        start = clock()
+        result = train(task, k, width, config, reference_margin=reference, progress=False, device=device)
+        return clock() - start, result
+    finally:
+        vt._fused_step = step
 
 
 class PlainNet(torch.nn.Module):
@@ -168,6 +192,7 @@ def main(argv: list[str] | None = None) -> float:
 
     # Best of `repeats` alternating rounds: the minimum filters out interference from other processes.
     t_batched = t_seq = t_plain = t_auto = math.inf
+    step_times: list[float] = []  # every training step of the ensemble runs
     plain_nets: list[PlainNet] = []
     fused_step = vt._fused_step
 
@@ -182,7 +207,7 @@ def main(argv: list[str] | None = None) -> float:
             finally:
                 vt._fused_step = fused_step
             t_auto = min(t_auto, dt)
-        dt, batched = _run(task, args.k, args.width, config, reference, args.device, clock)
+        dt, batched = _run(task, args.k, args.width, config, reference, args.device, clock, step_times)
         t_batched = min(t_batched, dt)
         total, sequential = 0.0, []
         for seed in config.seeds:
@@ -226,11 +251,15 @@ def main(argv: list[str] | None = None) -> float:
             f"{max(rel(a.U, b.U) for a, b in zip(old.networks, batched.networks)):.2e}"
         )
     step_rate = None
-    if plan.get("seconds_per_step"):
-        step_rate = flops / args.steps / plan["seconds_per_step"]
+    if step_times:
+        t_step = float(np.median(step_times))
+        step_rate = flops / args.steps / t_step
+        probe = plan.get("seconds_per_step")
         print(
-            f"FLOP rate of the ensemble's gradient step (the run's probe): {step_rate / 1e9:.1f} GFLOP/s = "
-            f"{step_rate / peak:.0%} of the peak"
+            f"FLOP rate of a training step of the ensemble (data gradient, regulariser, Adam; median of the runs' "
+            f"{len(step_times)} steps, {1e3 * t_step:.1f} ms, fastest {1e3 * min(step_times):.1f} ms): "
+            f"{step_rate / 1e9:.1f} GFLOP/s = {step_rate / peak:.0%} of the peak"
+            + ("" if not probe else f" (the run's probe estimated {1e3 * probe:.1f} ms)")
         )
     vs_plain = None
     if plain_nets:
