@@ -498,7 +498,8 @@ def _fused_step(
     config: TrainConfig,
 ) -> torch.Tensor:
     """:func:`_gradient_step` with the data gradient from ``executor`` (:mod:`verify.train_step`, the same
-    gradient written out by hand) and the regulariser's gradient from autograd; returns the per-seed objective."""
+    gradient written out by hand) and the regulariser's gradient written out too (:func:`_add_regulariser_gradient`);
+    returns the per-seed objective."""
     optimizer.zero_grad(set_to_none=True)
     per_seed = executor(model.U, model.W, x, y)
     if config.lam > 0:

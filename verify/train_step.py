@@ -11,7 +11,7 @@ Gradient. For the network of :mod:`verify.models`, :math:`P = \sum_j U_j x_j` (p
 (the last sum is an ``index_add`` for one-hot blocks, :math:`(\partial_P L)^\top x` for dense inputs). Written out,
 a step is three matrix products (6 n m C flop per seed), one gather, two element-wise passes and one scatter, about
 half the memory traffic of the same step through autograd (``pow`` backward, layout copies, zero fills). The
-regulariser's gradient (S m (kd + C) entries) stays with autograd.
+regulariser's gradient (S m (kd + C) entries) is written out too (``verify.train._add_regulariser_gradient``).
 
 Points are processed in chunks (gradients accumulated): on the CPU chunks of about ``CPU_CACHE_BYTES`` per buffer
 keep the working set in cache; on a GPU, chunks as large as the free memory allows. On the CPU the chunk size does
@@ -785,9 +785,9 @@ def plan_step(
     time.
 
     ``auto`` batches small steps (S n m <= ``SMALL_STEP_ELEMENTS``) without probing and otherwise times one
-    chunk of ``batched`` against ``loop`` (best of ``PROBE_REPEATS`` after a warm-up) and keeps the faster
-    among those that fit in memory; the probe computes gradients only (no parameter changes). Runs shorter than
-    ``PROBE_MIN_STEPS`` use the cost model alone (loop on the CPU, batched on CUDA). The memory is checked first
+    chunk of ``batched`` against ``loop`` (:func:`_probe_all`: a warm-up each, then ``PROBE_REPEATS`` interleaved
+    rounds, best of each) and keeps the faster among those that fit in memory; the probe computes gradients only
+    (no parameter changes). Runs shorter than ``PROBE_MIN_STEPS`` use the cost model alone (loop on the CPU, batched on CUDA). The memory is checked first
     (:func:`memory_plan`). When the estimated run time exceeds ``PRINT_ESTIMATE_S`` the plan is printed on
     stderr (``print_estimate``). ``probe=False`` decides by the cost model alone and leaves the time unknown;
     ``free_bytes`` replaces the measured free memory (to plan for another device). ``dry_run`` only plans:
