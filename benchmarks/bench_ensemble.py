@@ -149,6 +149,30 @@ def matmul_peak(dtype: torch.dtype, device: str, clock: Callable, size: int = 10
     return 2.0 * size**3 / best
 
 
+def products_time(n: int, m: int, C: int, dtype: torch.dtype, device: str, clock: Callable, repeats: int = 7) -> float:
+    """Best time of the three matrix products every training step of one seed must do, timed alone: the logits
+    A W, (n x m)(m x C), and the gradient's A^T G and G W^T (6 n m C flop; the hand-written step and the full-grid
+    kernel do these FLOPs and nothing larger). S seeds times this is a floor for the step on this machine."""
+    A = torch.randn(n, m, dtype=dtype, device=device)
+    W = torch.randn(m, C, dtype=dtype, device=device)
+    G = torch.randn(n, C, dtype=dtype, device=device)
+
+    def products() -> None:
+        A @ W
+        A.T @ G
+        G @ W.T
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+
+    products()
+    best = math.inf
+    for _ in range(repeats):
+        t0 = clock()
+        products()
+        best = min(best, clock() - t0)
+    return best
+
+
 def main(argv: list[str] | None = None) -> float:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--p", type=int, default=5)
@@ -271,6 +295,15 @@ def main(argv: list[str] | None = None) -> float:
             f"({1e3 * per_seed_plain / args.steps:.2f} ms/step per seed)"
         )
         print(f"vs plain, one seed: {vs_plain[0]:.2f}x; {args.seeds} seeds: {vs_plain[1]:.2f}x")
+        dtype = torch.float32 if args.dtype == "float32" else torch.float64
+        floor = products_time(task.n_points, args.width, args.p, dtype, args.device, clock) * args.steps
+        print(
+            f"floor: the three products of a step alone take {1e3 * floor / args.steps:.2f} ms per seed "
+            f"({shapes.flops_per_step / args.seeds / (floor / args.steps) / 1e9:.1f} GFLOP/s); a run of only those "
+            f"products would be {per_seed_plain / floor:.2f}x faster than the plain loop per seed (the ceiling of "
+            f"ratio (c) without batching gains); the ensemble run's steps take {t_batched / args.seeds / floor:.2f}x "
+            f"that floor"
+        )
         worst_plain = max(rel(net.weights(), s.networks[0].U) for net, s in zip(plain_nets, sequential))
         print(f"max relative weight difference plain vs ours: {worst_plain:.2e}")
     print(f"max relative weight difference batched vs sequential: {worst:.2e}")
