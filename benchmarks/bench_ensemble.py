@@ -17,8 +17,10 @@ Three ways to train the same S networks (the same initialisation, full batch, Ad
   ``torch.optim.Adam``, once per seed.
 
 The script checks that every variant reaches the same weights and prints the ratios (measured back to back in
-one process, best of ``--repeats`` alternating rounds), the FLOP rate of the ensemble's steps and the matrix-product
-peak of this machine for the same dtype, measured in the same run (``--clock cpu`` measures this process's CPU
+one process, best of ``--repeats`` alternating rounds), the FLOP rate of the ensemble's steps (the median of its
+runs' steps, each timed inside the run) and the matrix-product peak of this machine for the same dtype, and, with
+``--plain``, a floor: the three products of one seed's step timed alone, and the ceiling that floor puts on the
+ratio against the plain loop; all measured in the same run (``--clock cpu`` measures this process's CPU
 time instead of wall time: use it with ``--threads 1`` on a shared machine).
 """
 
