@@ -539,7 +539,7 @@ def _check_b2_hypotheses(n: int, k: int, what: str) -> None:
 
 
 def majority_gap_closed_form(n: object, k: object) -> Fraction:
-    """(n-2k+1)/(k-1) |Maj_n(k+1)| for odd n, even k, 2 <= k <= n-1 (Lemma B.2 proof, App. B.1)."""
+    """(n-2k+1)/(k-1) |Maj_n(k+1)| for odd n, even k, 2 <= k <= n-1 (Lemma B.2 proof, App. B.2.1)."""
     n = _check_n(n, minimum=3)
     k = _check_level(n, k)
     _check_b2_hypotheses(n, k, "the closed-form Majority gap (n-2k+1)/(k-1)|Maj_n(k+1)|")

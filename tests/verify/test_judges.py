@@ -47,6 +47,16 @@ def test_max_abs_both_sides_and_require():
     assert j.describe() == "absolute 0.001" and "cross check" in needs.describe()
 
 
+def test_at_least_require():
+    """A lower bound judged on floats can also require the same comparison made exactly (a detail flag)."""
+    needs = AtLeast(require="bound_holds_exactly")
+    assert needs(1.0, Observation(2.0, details={"bound_holds_exactly": True}))[0] == "pass"
+    assert needs(1.0, Observation(2.0, details={"bound_holds_exactly": False}))[0] == "fail"
+    assert needs(1.0, Observation(2.0))[0] == "fail"  # a missing flag is not a pass
+    assert needs(1.0, Observation(0.5, details={"bound_holds_exactly": True}))[0] == "fail"
+    assert "bound holds exactly" in needs.describe() and AtLeast().describe() == "observed >= predicted bound"
+
+
 def test_max_rel_both_sides_and_zero_prediction():
     j = MaxRel(1e-2)
     assert j(100.0, Observation(100.9))[0] == "pass"

@@ -321,15 +321,19 @@ class AtMost(Judge):
 
 @dataclass(frozen=True)
 class AtLeast(Judge):
-    """``pass`` iff every observed value >= predicted - ``slack`` (a lower bound the source states)."""
+    """``pass`` iff every observed value >= predicted - ``slack`` (a lower bound the source states). With
+    ``require``, ``obs.details[require]`` must also be true (e.g. the same comparison made in exact arithmetic)."""
 
     slack: float = 0.0
     relative: bool = False
+    require: str | None = None
 
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
         pairs = _pairs(predicted, obs.value)
         if isinstance(pairs, str):
             return "fail", pairs
+        if self.require and not obs.details.get(self.require, False):
+            return "fail", f"{self.require.replace('_', ' ')} is false"
         pred, got = pairs
         limit = pred - (self.slack * np.abs(pred) if self.relative else self.slack)
         under = limit - got
@@ -341,9 +345,10 @@ class AtLeast(Judge):
         )
 
     def describe(self) -> str:
+        extra = f"; and {self.require.replace('_', ' ')}" if self.require else ""
         if not self.slack:
-            return "observed >= predicted bound"
-        return f"observed >= predicted bound - {self.slack:g}{' x |bound|' if self.relative else ''}"
+            return f"observed >= predicted bound{extra}"
+        return f"observed >= predicted bound - {self.slack:g}{' x |bound|' if self.relative else ''}{extra}"
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
         return _perturb_bound(predicted, self.slack, self.relative, sign=1)
