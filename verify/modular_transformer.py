@@ -77,7 +77,7 @@ class SumTransformerConfig:
     positions : str
         ``"absolute"`` (learned, as in the thesis's code base), ``"relative"`` or ``"none"``.
     init_std : float
-        Std of every initial weight.
+        Std of every initial weight (positive, finite).
     lr, weight_decay, betas, warmup_steps : AdamW (App. C.10.1: betas (0.9, 0.98), 10 warm-up steps).
     steps : int
         Number of updates (an early stop may end the run sooner).
@@ -91,7 +91,7 @@ class SumTransformerConfig:
         One network, one split and one batch stream per seed.
     eval_every : int
         Train and validation accuracy of every seed are recorded every that many steps (and at the end).
-    stop_train_acc, stop_val_acc : float or None
+    stop_train_acc, stop_val_acc : float in (0, 1] or None
         With both set, stop once every seed has reached both (the grokking delay is then measured).
     dtype : str
         Training dtype (``float32`` or ``float64``); the diagnostics are computed in float64.
@@ -146,8 +146,13 @@ class SumTransformerConfig:
             check_positive_int(self.batch_size, "batch_size")
         if not (self.lr > 0 and math.isfinite(self.lr)):
             raise InputError(f"lr must be positive and finite, got {self.lr!r}", param="lr")
-        if not self.weight_decay >= 0:
-            raise InputError(f"weight_decay must be >= 0, got {self.weight_decay!r}", param="weight_decay")
+        if not (self.weight_decay >= 0 and math.isfinite(self.weight_decay)):
+            raise InputError(f"weight_decay must be finite and >= 0, got {self.weight_decay!r}", param="weight_decay")
+        if not (self.init_std > 0 and math.isfinite(self.init_std)):
+            raise InputError(f"init_std must be positive and finite, got {self.init_std!r}", param="init_std")
+        if self.head_width is not None:
+            check_positive_int(self.head_width, "head_width")
+        check_positive_int(self.mlp, "mlp", minimum=0)
         if len(self.betas) != 2 or not all(0 <= b < 1 for b in self.betas):
             raise InputError(f"betas must be two numbers in [0, 1), got {self.betas!r}", param="betas")
         if not 0 < self.train_fraction < 1:
@@ -156,6 +161,10 @@ class SumTransformerConfig:
             raise InputError(f"dtype must be one of {sorted(DTYPES)}, got {self.dtype!r}", param="dtype")
         if (self.stop_train_acc is None) != (self.stop_val_acc is None):
             raise InputError("set both stop_train_acc and stop_val_acc, or neither", param="stop_val_acc")
+        for name in ("stop_train_acc", "stop_val_acc"):
+            value = getattr(self, name)
+            if value is not None and not 0 < value <= 1:
+                raise InputError(f"{name} is an accuracy and must lie in (0, 1], got {value!r}", param=name)
         self.attention_config()  # validates the architecture fields
 
     def attention_config(self) -> AttentionConfig:

@@ -107,6 +107,17 @@ def test_early_stop_once_every_seed_reached_both_thresholds():
         ({"dtype": "float16"}, "dtype"),
         ({"train_fraction": 1.0}, "train_fraction"),
         ({"positions": "rotary"}, "positions"),
+        ({"stop_train_acc": 2.0, "stop_val_acc": 0.9}, r"stop_train_acc .* \(0, 1\]"),
+        ({"stop_train_acc": 0.99, "stop_val_acc": 0.0}, r"stop_val_acc .* \(0, 1\]"),
+        ({"stop_train_acc": float("nan"), "stop_val_acc": 0.9}, "stop_train_acc"),
+        ({"init_std": 0.0}, "init_std"),
+        ({"init_std": float("nan")}, "init_std"),
+        ({"weight_decay": float("inf")}, "weight_decay"),
+        ({"weight_decay": -1.0}, "weight_decay"),
+        ({"head_width": -8}, "head_width"),
+        ({"mlp": -1}, "mlp"),
+        ({"d": 0}, "d must be"),
+        ({"steps": -1}, "steps"),
     ],
 )
 def test_config_validation(changes, match):

@@ -29,9 +29,19 @@ class PolySplitConfig:
     """The network of Eq. 4.2 with ``width`` neurons on k-sum mod p, trained on the even split ``split_seed`` with
     ``train``; ``compare`` is the toolkit's full-dataset training of the same width (None: not run).
 
-    Thresholds (docs/modular_transformer.md says how each was chosen): every seed must reach ``min_test_accuracy`` on
-    the test half; the median purity of its significant neurons' input blocks must reach ``min_purity`` and exceed
-    the median at initialisation by ``min_purity_gain``.
+    Thresholds (none is given by the thesis; all three are ours, and all three were set after seeing prototype
+    results; docs/modular_transformer.md, "Quick settings"): every seed must reach ``min_test_accuracy`` on the test
+    half; the median purity of its significant neurons' input blocks must reach ``min_purity`` and exceed the median
+    at initialisation by ``min_purity_gain``.
+
+    * ``min_test_accuracy = 0.99``: "the network has learned the task" (at most 1 % of the test half wrong: 2 of
+      the 265 test points at p = 23). Set when the claim was written, after the prototype run (k = 2, p = 23,
+      weight decay 1.0) had reached test accuracy 1.0 on both seeds.
+    * ``min_purity = 0.85`` (0.9 at full scale): set after the prototype runs had shown median purity 0.90-0.91.
+    * ``min_purity_gain = 0.5``: training must move the median neuron more than half of the way from a random block
+      (median purity about 0.2 at p = 23) to a pure cosine (1). Set when the claim was written, after the
+      prototype's trained purities were known; the notes of that session do not say whether the purity at
+      initialisation had been seen, so it counts as chosen after the results. The quick gains are 0.69 and 0.70.
     """
 
     p: int
