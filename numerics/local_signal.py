@@ -112,7 +112,11 @@ def truncated_moments_scipy(alpha: float, s: float) -> tuple[float, float, float
 def regression_mc(c: float, v: float, sigma: float, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Least-squares slopes of ``cA`` and of ``vB`` on ``Z = cA + vB`` (A, B iid ``N(0, sigma^2)``, ``n`` samples)
     with their standard errors (B.4, B.5 predict ``c^2/(c^2+v^2)`` and ``v^2/(c^2+v^2)``)."""
-    n = tl.check_batch(n, "n")
+    n, sigma = tl.check_batch(n, "n"), tl.check_sigma(sigma)
+    if n < 2:
+        raise ValueError(f"n (the number of samples) must be an integer >= 2 for a standard error, got n = {n}")
+    if not (np.isfinite(c) and np.isfinite(v)) or (c == 0 and v == 0):
+        raise ValueError(f"(c, v) must be finite and not both 0 (Z = cA + vB would be degenerate), got ({c!r}, {v!r})")
     rng = np.random.default_rng(seed)
     A, B = sigma * rng.standard_normal((2, n))
     Z = c * A + v * B
@@ -533,16 +537,39 @@ def kernel_best_error(
     lam: float = 1e-3,
     m: int = 1,
     chunk: int = 500,
+    w0: np.ndarray | None = None,
 ) -> KernelResult:
     """For ``inits`` random inits of ``m`` filters (``w0_j ~ N(0, I_d)``; only their directions matter), the CNTK
     features of ``n_train + n_test`` fresh samples (``sigma = log k/sqrt k``, ``w_* = 1/sqrt d``) at every bias of
-    the grid, a hinge SVM per (init, bias) and its test error (``y k_w(X) <= 0`` counts as an error)."""
+    the grid, a hinge SVM per (init, bias) and its test error (``y k_w(X) <= 0`` counts as an error).
+
+    ``w0`` (shape ``(inits, m, d)``, nonzero rows) replaces the random inits by given filters, e.g. ``w_*`` itself
+    for a positive control; their directions are used."""
     k, d = tl.check_k(k), tl.check_d(d)
     n_train, n_test = tl.check_batch(n_train, "n_train"), tl.check_batch(n_test, "n_test")
+    for name, value in (("inits", inits), ("m", m)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(
+                f"{name} (the number of {'inits' if name == 'inits' else 'filters'}) must be an integer "
+                f">= 1, got {value!r}"
+            )
+    if len(biases) == 0:
+        raise ValueError("biases (the bias grid) must hold at least one bias, got an empty grid")
+    if not (np.isfinite(lam) and lam > 0):
+        raise ValueError(f"lam (the ridge weight) must be a finite number > 0, got {lam!r}")
     sigma = tl.noise_sigma(k)
     rng = np.random.default_rng(seed)
     w_star = np.full(d, 1 / np.sqrt(d))
-    W0 = rng.standard_normal((inits, m, d))
+    if w0 is None:
+        W0 = rng.standard_normal((inits, m, d))
+    else:
+        W0 = np.array(w0, dtype=np.float64)
+        norms = np.linalg.norm(W0, axis=-1) if W0.ndim == 3 else np.zeros(0)
+        if W0.shape != (inits, m, d) or not np.all(np.isfinite(W0)) or not np.all(norms > 0):
+            raise ValueError(
+                f"w0 (given filters) must be a finite array of shape (inits, m, d) = ({inits}, {m}, {d}) with nonzero "
+                f"rows, got shape {W0.shape}"
+            )
     W0 /= np.linalg.norm(W0, axis=-1, keepdims=True)
     n = n_train + n_test
     feats = np.zeros((inits, len(biases), n, m * d))

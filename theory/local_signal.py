@@ -87,7 +87,6 @@ __all__ = [
     "cntk_feature_as_printed",
     "t2_as_printed",
     "t2_corrected",
-    "error_event_mismatch_as_printed",
     "theorem31_error_level",
     "reduction_difference",
     "kernel_error_bound",
@@ -577,6 +576,16 @@ def crossovers() -> dict[str, float]:
     }
 
 
+def _check_rows(X: tuple[tuple[float, ...], ...], w: tuple[float, ...], name: str) -> None:
+    """Every row of X must have the filter's length d = len(w) >= 1 (a shorter row would silently drop coordinates)."""
+    d = len(w)
+    if d < 1:
+        raise ValueError(f"{name} (the filter) must have length d >= 1, got length {d}")
+    for i, row in enumerate(X):
+        if len(row) != d:
+            raise ValueError(f"row {i} of X has length {len(row)}; every row must have the filter's length d = {d}")
+
+
 def _dot(u: tuple[float, ...], v: tuple[float, ...]) -> float:
     return sum(a * b for a, b in zip(u, v))
 
@@ -584,6 +593,7 @@ def _dot(u: tuple[float, ...], v: tuple[float, ...]) -> float:
 def cnn_gradient(X: tuple[tuple[float, ...], ...], w: tuple[float, ...], b: float) -> list[float]:
     """``grad_w f_{w,b}(X) = sum_i X_i [1{<w, X_i> + b > 0} + 1{-<w, X_i> + b > 0}]`` (App. B.2): weight 1 on rows
     with ``|<w, X_i>| > -b`` when b < 0, and for b >= 0 weight 2 on rows with ``|<w, X_i>| < b``, 1 elsewhere."""
+    _check_rows(X, w, "w")
     out = [0.0] * len(w)
     for row in X:
         weight = soft_threshold_dx(_dot(w, row), b)
@@ -594,6 +604,7 @@ def cnn_gradient(X: tuple[tuple[float, ...], ...], w: tuple[float, ...], b: floa
 def cntk_feature_as_printed(X: tuple[tuple[float, ...], ...], w0: tuple[float, ...], b: float) -> list[float]:
     """The CNTK feature of App. B.2 as printed, ``sum_i X_i 1{|<w0, X_i>| + b >= 0}`` (m = 1), which the thesis calls
     the gradient of f at initialization; it drops the weight 2 of rows with ``|<w0, X_i>| < b`` when b > 0."""
+    _check_rows(X, w0, "w0")
     out = [0.0] * len(w0)
     for row in X:
         weight = float(abs(_dot(w0, row)) + b >= 0)
@@ -601,12 +612,26 @@ def cntk_feature_as_printed(X: tuple[tuple[float, ...], ...], w0: tuple[float, .
     return out
 
 
+def _phase_constants(C: object, C2: object, C3: object, eta_b: object) -> tuple[sympy.Expr, ...]:
+    """The constants of phase 2 of the proof of Theorem 3.1 as exact sympy numbers, each finite and > 0 (C the rate
+    of Lemma 3.3, C_2 and C_3 those of Lemmas 3.3 and B.7, eta_b the bias step size; C and eta_b divide T_2)."""
+    out = []
+    for name, x in (("C", C), ("C2", C2), ("C3", C3), ("eta_b", eta_b)):
+        if isinstance(x, float) and not math.isfinite(x):
+            raise ValueError(f"{name} (a constant of the proof of Theorem 3.1) must be a finite number > 0, got {x!r}")
+        value = exact_number(x)
+        if not (value.is_finite and value.is_positive):
+            raise ValueError(f"{name} (a constant of the proof of Theorem 3.1) must be a finite number > 0, got {x!r}")
+        out.append(value)
+    return tuple(out)
+
+
 def t2_as_printed(C: float, C2: float, C3: float, eta_b: float, k: int) -> sympy.Expr:
     """Phase 2 of the proof of Theorem 3.1 as printed: ``T_2 = 4 C_3 log^{3/2} k / sqrt k + (C_2 - eta_b)/log^4 k
     * 1/(eta_b C)`` (the first term is a distance in b, not a number of steps)."""
     k = check_k(k)
     L = sympy.log(sympy.Integer(k))
-    C, C2, C3, eta_b = (exact_number(x) for x in (C, C2, C3, eta_b))
+    C, C2, C3, eta_b = _phase_constants(C, C2, C3, eta_b)
     return 4 * C3 * L ** sympy.Rational(3, 2) / sympy.sqrt(k) + (C2 - eta_b) / L**4 / (eta_b * C)
 
 
@@ -616,14 +641,8 @@ def t2_corrected(C: float, C2: float, C3: float, eta_b: float, k: int) -> sympy.
     ``T_2 = [4 C_3 log^{3/2} k / sqrt k + (C_2 - eta_b)/log^4 k] / (eta_b C)`` (docs/local_signal.md)."""
     k = check_k(k)
     L = sympy.log(sympy.Integer(k))
-    C, C2, C3, eta_b = (exact_number(x) for x in (C, C2, C3, eta_b))
+    C, C2, C3, eta_b = _phase_constants(C, C2, C3, eta_b)
     return (4 * C3 * L ** sympy.Rational(3, 2) / sympy.sqrt(k) + (C2 - eta_b) / L**4) / (eta_b * C)
-
-
-def error_event_mismatch_as_printed() -> int:
-    """The proof of Lemma B.9 as printed takes ``S > c + b`` as the misclassification event of y = +1 (where
-    ``f = S + c + b``): read literally, the two events would never disagree, a mismatch probability of 0."""
-    return 0
 
 
 def theorem31_error_level() -> Fraction:

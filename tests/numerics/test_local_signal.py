@@ -4,10 +4,13 @@ the hinge SVM's duality gap, and the validation of inputs."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 from numerics import local_signal as nl
 from theory import local_signal as tl
@@ -130,6 +133,18 @@ def test_hinge_svm_duality_gap_and_separable_data():
         nl.hinge_svm(F, y, 0.0)
 
 
+def test_kernel_with_the_filter_at_w_star_finds_the_signal():
+    """Given filters replace the random inits: at w_* with b = -0.95 the kernel feature is y w_* unless a noise row
+    passes the gate (probability 1 - (1 - 2 Phi^c(0.95/sigma))^k, computed here with scipy), so the error is at
+    most about that."""
+    k, d = 1000, 21
+    w0 = np.full((1, 1, d), 1 / np.sqrt(d))
+    res = nl.kernel_best_error(k, d, (-0.95,), 1, 300, 1000, seed=3, w0=w0)
+    gate = 1 - (1 - 2 * stats.norm.sf(0.95 / tl.noise_sigma(k))) ** k
+    assert res.best_error[0] <= gate + 4 * np.sqrt(gate / 1000)
+    np.testing.assert_allclose(res.alignment, [np.sqrt(d)])  # sqrt(d) |<w0_hat, w_*>|
+
+
 def test_kernel_best_error_is_far_from_the_cnn():
     res = nl.kernel_best_error(1000, 21, (0.0, -0.2), 1, 300, 500, seed=0)
     assert res.errors.shape == (1, 2) and np.all(res.best_error > 0.1)
@@ -156,8 +171,17 @@ def test_logistic_optimum_is_finite_and_near_the_01_optimum():
         (lambda: nl.linear_classifier_mc(10, 2, 0, 0), "n"),
         (lambda: nl.margins(nl.tail_sample(100, 0.2, 0.5, 10, 0), 0.3), "tau_min"),
         (lambda: nl.gradient_structure_mc(10, np.array([1.0, 0.0, 0.0]), -0.1, 0.3, 10, 0), "v > 0"),
+        (lambda: nl.regression_mc(0, 0, 0.3, 100, 0), "(c, v)"),
+        (lambda: nl.regression_mc(0.4, 0.1, 0.3, 1, 0), "n (the number of samples)"),
+        (lambda: nl.regression_mc(0.4, 0.1, 0.0, 100, 0), "sigma"),
+        (lambda: nl.kernel_best_error(100, 4, (), 1, 10, 10, 0), "biases"),
+        (lambda: nl.kernel_best_error(100, 4, (0.0,), 0, 10, 10, 0), "inits"),
+        (lambda: nl.kernel_best_error(100, 4, (0.0,), 1, 10, 10, 0, m=0), "m (the number of filters)"),
+        (lambda: nl.kernel_best_error(100, 4, (0.0,), 1, 10, 10, 0, lam=0.0), "lam"),
+        (lambda: nl.kernel_best_error(100, 4, (0.0,), 1, 10, 10, 0, w0=np.zeros((1, 1, 4))), "w0"),
+        (lambda: nl.kernel_best_error(100, 4, (0.0,), 1, 10, 10, 0, w0=np.ones((1, 4))), "w0"),
     ],
 )
 def test_bad_input_raises_a_clear_value_error(call, name):
-    with pytest.raises(ValueError, match=name.replace("(", r"\(")):
+    with pytest.raises(ValueError, match=re.escape(name)):
         call()

@@ -42,6 +42,15 @@ finite = st.floats(min_value=-5, max_value=5, allow_nan=False)
         (lambda: tl.derive_signal(1), "k"),
         (lambda: tl.mills_bounds(-1), "x >= 0"),
         (lambda: tl.regression_coefficients(0, 0), "(c, v)"),
+        (lambda: tl.t2_corrected(0, 1.0, 2.0, 1e-4, 1000), "C (a constant"),
+        (lambda: tl.t2_corrected(0.5, 1.0, 2.0, 0, 1000), "eta_b"),
+        (lambda: tl.t2_as_printed(0.5, 1.0, 2.0, 0, 1000), "eta_b"),
+        (lambda: tl.t2_as_printed(-0.5, 1.0, 2.0, 1e-4, 1000), "C (a constant"),
+        (lambda: tl.t2_corrected(0.5, 1.0, float("nan"), 1e-4, 1000), "C3"),
+        (lambda: tl.cnn_gradient(((1.0, 2.0, 3.0), (1.0, 2.0)), (1.0, 0.0, 0.0), 0.1), "row 1 of X"),
+        (lambda: tl.cnn_gradient(((1.0, 2.0),), (1.0, 0.0, 0.0), 0.1), "d = 3"),
+        (lambda: tl.cnn_gradient(((1.0,),), (), 0.1), "w (the filter)"),
+        (lambda: tl.cntk_feature_as_printed(((1.0, 2.0, 3.0, 4.0),), (1.0, 0.0, 0.0), 0.1), "row 0 of X"),
     ],
 )
 def test_bad_input_raises_a_clear_value_error(call, name):

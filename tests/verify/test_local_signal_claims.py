@@ -18,7 +18,9 @@ from .claim_checks import evaluation
 
 importlib.import_module("verify.claims.local_signal")
 
-from verify.claims.local_signal.trained import figure_plots  # noqa: E402
+from verify.claims.base import Observation  # noqa: E402
+from verify.claims.local_signal import kernel, optimum  # noqa: E402
+from verify.claims.local_signal.trained import FigureConfig, figure_plots  # noqa: E402
 
 IDS = [cid for cid in registry() if cid.startswith("karp-ch3-")]
 
@@ -29,7 +31,7 @@ def _run(cid: str):
 
 
 def test_every_claim_has_quick_and_an_id_naming_the_source():
-    assert len(IDS) >= 24
+    assert len(IDS) >= 23
     for cid in IDS:
         claim = registry()[cid]
         assert "quick" in claim.configs and "Karp thesis" in claim.source
@@ -43,7 +45,6 @@ def test_every_claim_has_quick_and_an_id_naming_the_source():
         "karp-ch3-linear-classifier-049-printed",
         "karp-ch3-cntk-indicator-printed",
         "karp-ch3-thm3.1-t2-printed",
-        "karp-ch3-lemB9-error-event-printed",
     ],
 )
 def test_refuted_claims_carry_counterexamples(cid):
@@ -82,3 +83,78 @@ def test_figure_plots_have_the_three_panels_and_reference_lines():
         plot_spec_figure("test", spec)
         assert len(spec["series"]) >= 2 and len(spec["series"][0]["x"]) == 3
     assert np.isfinite(plots[1]["series"][0]["y"]).all()
+
+
+# --- audit fixes: what each verdict checks can fail
+
+
+def test_lemma_b9_printed_probability_is_checked_not_refuted():
+    """The printed 'probability of misclassification is P[S > c_t + b_t]' holds (S ~ -S): the claim is an ordinary
+    check, both frequencies agree with err(tau), the events themselves disagree about err(tau) of the time, and
+    the judge rejects a P[S > c + b] that differs from the misclassification probability."""
+    assert "karp-ch3-lemB9-error-event-printed" not in registry()
+    claim = registry()["karp-ch3-lemB9-error-event"]
+    assert not claim.refuting and "P[S > c_t + b_t]" in claim.statement
+    ev = _run("karp-ch3-lemB9-error-event")
+    assert ev.verdict == "pass"
+    miss, upper = ev.obs.value
+    se = ev.obs.details["stderr"]
+    assert abs(miss - upper) <= 4 * np.hypot(*se)
+    # the events coincide for y = -1 and are disjoint for y = +1: they disagree about err(tau) of the time
+    # (tolerance 0.01, about 4 SE of a frequency near 0.15 at n = 20,000)
+    assert ev.obs.details["events_disagree_frequency"] == pytest.approx((miss + upper) / 2, abs=0.01)
+    wrong = Observation([miss, 2 * upper], details=ev.obs.details)
+    assert claim.judge(ev.predicted, wrong, claim.configs["quick"])[0] == "fail"
+
+
+def test_kernel_claim_needs_its_positive_control():
+    """A kernel pipeline at chance level (error 0.5) passes the lower bound 0.1 but fails the positive control."""
+    claim = registry()["karp-ch3-thm3.2-kernel-lower-bound"]
+    ev = _run("karp-ch3-thm3.2-kernel-lower-bound")
+    control = ev.obs.details["positive_control_aligned_filter"]
+    assert ev.verdict == "pass" and control["passes"] and control["error"] <= control["max_error"]
+    chance = Observation([0.5] * 3, details={**ev.obs.details, kernel._CONTROL_KEY: False})
+    assert claim.judge(ev.predicted, chance, claim.configs["quick"])[0] == "fail"
+    assert "not judged" in claim.statement and "alignment" in " ".join(ev.obs.details["reported_not_judged"])
+
+
+def test_positive_control_detects_a_broken_svm(monkeypatch):
+    """The control runs the real pipeline: it passes with the SVM, and fails when the SVM returns w = 0."""
+    cfg = kernel.KernelConfig(n_train=300, n_test=500)
+    assert kernel.positive_control(cfg)["passes"]
+    real = kernel.nl.hinge_svm
+
+    def broken(F, y, lam):
+        res = real(F, y, lam)
+        return type(res)(np.zeros_like(res.w), res.primal, res.dual, res.gap, res.status)
+
+    monkeypatch.setattr(kernel.nl, "hinge_svm", broken)
+    out = kernel.positive_control(cfg)
+    assert out["error"] == 1.0 and not out["passes"]
+
+
+def test_clt_tail_failure_is_judged():
+    claim = registry()["karp-ch3-err-clt"]
+    ev = _run("karp-ch3-err-clt")
+    assert ev.obs.details[optimum._CLT_TAIL_KEY] is True
+    strict = optimum.CLTConfig(taus=(0.0, 0.3), tail=(0.7,), tail_ratio=0.05)  # CLT/exact is 0.11 at tau = 0.7
+    obs = optimum._observe_clt(strict, None)
+    assert obs.details[optimum._CLT_TAIL_KEY] is False
+    assert claim.judge(claim.predict(strict), obs, strict)[0] == "fail"
+
+
+def test_flat_minimum_is_judged_on_the_stated_interval():
+    """On [0.9, 0.999] the exact error varies by < 1e-5; on [0.85, 0.999] (the old statement) it does not."""
+    claim = registry()["karp-ch3-optimal-threshold"]
+    assert "[0.9, 0.999]" in claim.statement and "0.85" not in claim.statement
+    ev = _run("karp-ch3-optimal-threshold")
+    assert ev.obs.details[optimum._FLAT_KEY] is True and ev.obs.details["flat_minimum"]["spread"] < 1e-5
+    wide = optimum.OptimumConfig(ks=(1000,), taus=(0.9, 0.95, 0.9999), n=5000, flat_interval=(0.85, 0.999))
+    obs = optimum._observe_optimum(wide, None)
+    assert not obs.details[optimum._FLAT_KEY] and obs.details["flat_minimum"]["spread"] > 5e-5
+    assert claim.judge(claim.predict(wide), obs, wide)[0] == "fail"
+
+
+def test_post_hoc_settings_are_stated_in_the_config_docstrings():
+    assert "after seeing" in optimum.CLTConfig.__doc__ and "post hoc" in FigureConfig.__doc__
+    assert "before" in kernel.KernelConfig.__doc__ and "read off" in optimum.OptimumConfig.__doc__

@@ -122,12 +122,19 @@ register(
 
 @dataclass(frozen=True)
 class CLTConfig:
-    """Thresholds where the CLT approximation is judged (``taus``) and the tail points where its failure is
-    recorded (``tail``), at k noise rows."""
+    """Thresholds where the CLT approximation is judged to hold (``taus``, within 0.005 of the exact error) and the
+    tail points where its failure is judged (``tail``: the CLT value is below ``tail_ratio`` times the exact error),
+    at k noise rows.
+
+    Chosen after seeing the comparison (docs/local_signal.md): 0.005 is the accuracy that defines "holds", but the
+    judged range tau <= 0.6 (it holds up to 0.62 at k = 1000) and the tail points were picked after comparing the CLT
+    form with the exact curve, and the tail factor 1/2 was set after the tail values were known (the CLT value is
+    0.11 times the exact error at tau = 0.7 and below 1e-5 times it from tau = 0.8)."""
 
     k: int = 1000
     taus: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
     tail: tuple[float, ...] = (0.7, 0.8, 0.9)
+    tail_ratio: float = 0.5
 
 
 def _observe_clt(cfg: CLTConfig, ctx: RunContext) -> Observation:
@@ -137,10 +144,21 @@ def _observe_clt(cfg: CLTConfig, ctx: RunContext) -> Observation:
     diff = [abs(nl.error_curve_fourier(cfg.k, t, sigma) - tl.clt_error(cfg.k, t)) for t in fine]
     holds = max((t for t, e in zip(fine, diff) if all(x <= 0.005 for x in diff[: fine.index(t) + 1])), default=0.0)
     tail = {str(t): {"exact": nl.error_curve_fourier(cfg.k, t, sigma), "clt": tl.clt_error(cfg.k, t)} for t in cfg.tail}
+    misses = all(row["clt"] < cfg.tail_ratio * row["exact"] for row in tail.values())
     return Observation(
         exact,
-        details={"taus": list(cfg.taus), "clt_within_0.005_up_to_tau": holds, "tail": tail},
+        details={
+            "taus": list(cfg.taus),
+            "clt_within_0.005_up_to_tau": holds,
+            "reported_not_judged": ["clt_within_0.005_up_to_tau"],
+            "tail": tail,
+            "tail_ratio": cfg.tail_ratio,
+            _CLT_TAIL_KEY: misses,
+        },
     )
+
+
+_CLT_TAIL_KEY = "clt_below_tail_ratio_times_the_exact_error_at_every_tail_tau"
 
 
 register(
@@ -148,13 +166,15 @@ register(
         id="karp-ch3-err-clt",
         source=f"{SRC}, Sec. 3.4 ('the classification accuracy is controlled by the ratio |b|/|w . w_*|'; CLT form in {DOC})",
         statement="err(tau) ~ Phi(-(1 - tau)/sqrt(k E S_tau^2)) (the sum of k soft-thresholded noise terms treated as "
-        "Gaussian) is within 0.005 of the exact err (scipy Fourier inversion) for tau <= 0.6 at k = 1000; it "
-        "misses the tail floor for tau >= 0.7 (0.0007 vs 0.0065 at tau = 0.7, 2e-8 vs 0.0027 at tau = 0.8).",
+        "Gaussian) is within 0.005 of the exact err (scipy Fourier inversion) at tau = 0, 0.1, ..., 0.6 at k = 1000; "
+        "it misses the tail floor: at tau = 0.7, 0.8, 0.9 the CLT value is below half the exact error (0.0007 vs "
+        "0.0065 at tau = 0.7, 2e-8 vs 0.0027 at tau = 0.8). Reported, not judged: the largest tau up to which the "
+        "CLT form stays within 0.005 (0.62).",
         kind="numeric",
         configs={"quick": CLTConfig(), "full": CLTConfig()},
         predict=lambda cfg: [tl.clt_error(cfg.k, t) for t in cfg.taus],
         observe=_observe_clt,
-        judge=MaxAbs(0.005),
+        judge=MaxAbs(0.005, require=_CLT_TAIL_KEY),
     )
 )
 
@@ -165,12 +185,21 @@ register(
 @dataclass(frozen=True)
 class OptimumConfig:
     """Noise-row counts ``ks`` and the tau grid of the importance-sampled Monte Carlo (``n`` draws per k); the last
-    grid point approximates the floor (tau -> 1)."""
+    grid point approximates the floor (tau -> 1).
+
+    The flat minimum: at ``flat_k`` the exact error (scipy Fourier inversion, independent of theory/) on a grid of
+    ``flat_interval`` (step 0.01, plus its end) must vary by less than ``flat_tol``. The interval [0.9, 0.999] and
+    1e-5 were read off the exact curve before this check was written (err(0.9) - err(tau*) = 9.9e-6; at 0.85 the
+    excess is 7.7e-5), i.e. after seeing it: the check pins the statement "tau* is defined only to about +-0.03"
+    to numbers rather than testing a prediction (docs/local_signal.md)."""
 
     ks: tuple[int, ...] = (100, 1000)
     taus: tuple[float, ...] = (0.55, 0.6, 0.65, 0.68, 0.7, 0.72, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.99, 0.9999)
     n: int = 100_000
     seed: int = 10
+    flat_k: int = 1000
+    flat_interval: tuple[float, float] = (0.9, 0.999)
+    flat_tol: float = 1e-5
 
 
 def _predict_optimum(cfg: OptimumConfig) -> list[float]:
@@ -203,11 +232,25 @@ def _observe_optimum(cfg: OptimumConfig, ctx: RunContext) -> Observation:
                 "err_mc": e.tolist(),
             }
         )
+    lo, hi = cfg.flat_interval
+    grid = [*np.arange(lo, hi, 0.01).round(4).tolist(), hi]
+    sigma = tl.noise_sigma(cfg.flat_k)
+    flat = [nl.error_curve_fourier(cfg.flat_k, t, sigma) for t in grid]
+    spread = max(flat) - min(flat)
     return Observation(
         est,
-        details={"stderr": se_list(se), "per_k": rows, "taus": list(cfg.taus)},
+        details={
+            "stderr": se_list(se),
+            "per_k": rows,
+            "taus": list(cfg.taus),
+            "flat_minimum": {"k": cfg.flat_k, "taus": grid, "err_exact_scipy": flat, "spread": spread},
+            _FLAT_KEY: bool(spread < cfg.flat_tol),
+        },
         seeds=tuple(cfg.seed + j for j in range(len(cfg.ks))),
     )
+
+
+_FLAT_KEY = "exact_err_varies_by_less_than_flat_tol_on_flat_interval"
 
 
 register(
@@ -215,15 +258,16 @@ register(
         id="karp-ch3-optimal-threshold",
         source=f"{SRC}, Sec. 3.4 (the 0-1 optimum of the aligned filter, derived in {DOC})",
         statement="The 0-1 optimal threshold: err(tau) has its minimum err(tau*) at tau* ~ 0.95 for k = 1000 "
-        "(err = 0.0023411, flat on [0.85, 0.999]) just below the floor lim_{tau->1} err = (1 - (1 - 2 Phi^c(1/sigma))^k)/2 "
+        "(err = 0.0023411) just below the floor lim_{tau->1} err = (1 - (1 - 2 Phi^c(1/sigma))^k)/2 "
         "= 0.0023432 (~ k Phi(-1/sigma) = 0.0023487); at k = 100 (outside the asymptotic regime) tau* ~ 0.65, "
         "err ~ 0.372. The smallest importance-sampled Monte Carlo error over a tau grid matches err(tau*) and "
-        "the error at tau = 0.9999 matches the floor.",
+        "the error at tau = 0.9999 matches the floor; the minimum is flat: at k = 1000 the exact err (scipy "
+        "inversion) varies by less than 1e-5 on [0.9, 0.999] (interval and 1e-5 read off the curve).",
         kind="numeric",
         configs={"quick": OptimumConfig(), "full": OptimumConfig(n=2_000_000)},
         predict=_predict_optimum,
         observe=_observe_optimum,
-        judge=ZScoreAnd(MC_Z),
+        judge=ZScoreAnd(MC_Z, require=(_FLAT_KEY,)),
     )
 )
 
