@@ -246,7 +246,17 @@ def mills_bounds(x: object) -> tuple[sympy.Expr, sympy.Expr]:
     xs = exact_number(x)
     if xs.is_negative:
         raise ValueError(f"the Mills-ratio bounds (B.6) are stated for x >= 0, got x = {x!r}")
-    return 2 / (sympy.sqrt(xs**2 + 4) + xs), 2 / (sympy.sqrt(xs**2 + 2) + xs)
+    return 2 / (_exact_sqrt(xs**2 + 4) + xs), 2 / (_exact_sqrt(xs**2 + 2) + xs)
+
+
+def _exact_sqrt(r: sympy.Expr) -> sympy.Expr:
+    """sqrt(r), exact: simplified by sympy where it can (sqrt(4) = 2), else left as the unevaluated power r^(1/2).
+    sympy's perfect-power search raises ValueError on some rationals with huge terms (r = 4 + 10^-600, from
+    x = 1e-300: found by the property test), where the unevaluated power is the same exact number."""
+    try:
+        return sympy.sqrt(r)
+    except ValueError:
+        return sympy.Pow(r, sympy.Rational(1, 2), evaluate=False)
 
 
 def soft_threshold_moments(tau: float, sigma: float) -> tuple[float, float, float]:
