@@ -38,7 +38,11 @@ __all__ = [
     "one_step_v_mc",
     "one_step_v_exact_float",
     "event_probability_mc",
+    "a43_min_event_float",
     "notin_S_directional",
+    "token_directional",
+    "directional_grad_v",
+    "adversarial_e",
     "brute_force_delta_a43",
     "brute_force_delta_a44",
 ]
@@ -310,10 +314,20 @@ def event_probability_mc(
     L: int, n: int, inside: Sequence[int], outside: Sequence[int], samples: int, seed: int
 ) -> tuple[float, float]:
     r"""Monte Carlo of ``P[A subset s, B cap s empty]`` for a uniform ``n``-subset, averaged over the ``L`` cyclic
-    translates of ``(A, B)`` in each sample (all have the same probability): ``(estimate, standard error)``."""
+    translates of ``(A, B)`` in each sample (all have the same probability): ``(estimate, standard error)``.
+
+    Raises
+    ------
+    ValueError
+        If a token of ``inside`` or ``outside`` is outside ``range(L)`` (it is never wrapped mod ``L``) or
+        ``samples < 2``.
+    """
     L, n = td.check_sequence_length(L, n)
     if samples < 2:
         raise ValueError(f"samples must be >= 2, got {samples}")
+    bad = sorted(int(t) for t in list(inside) + list(outside) if not 0 <= int(t) < L)
+    if bad:
+        raise ValueError(f"inside/outside tokens must lie in the vocabulary range(0, {L}), got {bad}")
     rng = np.random.default_rng(seed)
     A, B = np.asarray(inside, dtype=np.int64), np.asarray(outside, dtype=np.int64)
     shifts = np.arange(L)[:, None]
@@ -327,6 +341,29 @@ def event_probability_mc(
         vals.append(hit.mean(axis=1))
     x = np.concatenate(vals)
     return float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
+
+
+def a43_min_event_float(task: td.DecisionListTask, n: int) -> tuple[float, tuple[int, int, int]]:
+    r"""The smallest positive probability over the triple events of Assumption 4.3 for uniform ``n``-subsets, in
+    float64, with a triple attaining it: for every ``a``, every ``b = a_k`` of ``L_a`` and every token ``c`` not among
+    ``a_1 .. a_k``, ``P[{a, b, c} subset s, a_1 .. a_{k-1} absent] = C(L - |A| - k, n - |A|) / C(L, n)`` with
+    ``A = {a, b, c}``, via log-gamma binomials (an enumeration written independently of
+    :func:`theory.decision_lists.delta_a43`, to check its minimum at sizes where brute force over token sets is
+    impossible)."""
+    L, n = td.check_sequence_length(task.L, n)
+    log_total = float(_log_comb(np.array(L), np.array(n)))
+    best, arg = np.inf, (-1, -1, -1)
+    tokens = np.arange(L)
+    for a, lst in enumerate(task.lists):
+        for k, b in enumerate(lst):
+            allowed = ~np.isin(tokens, lst[: k + 1])
+            size_A = np.where(np.isin(tokens, [a, b]), 0, 1) + len({a, b})
+            prob = np.exp(_log_comb(L - size_A - k, n - size_A) - log_total)
+            prob = np.where(allowed & (prob > 0), prob, np.inf)
+            j = int(np.argmin(prob))
+            if prob[j] < best:
+                best, arg = float(prob[j]), (a, int(b), j)
+    return best, arg
 
 
 def notin_S_directional(
@@ -355,6 +392,97 @@ def notin_S_directional(
     values = np.array([closed_form_gradients(W, V, S[i : i + 1], Y[i : i + 1])[0][:, a] @ v for i in rows])
     in_S = wrong[rows] & (ldt[rows, pos[rows]] == lst[k_idx])
     return {"k_star": int(lst[k_idx]), "values": values, "in_S": in_S}
+
+
+def token_directional(task: td.DecisionListTask, W: np.ndarray, V: np.ndarray, S: np.ndarray, a: int) -> dict | None:
+    r"""Every sequence of ``S`` containing ``a``, classified as in the proofs of Theorems 4.3/4.4, with its directional
+    derivative in closed form (vectorised; None when ``a`` is never misclassified).
+
+    With ``k*``, ``v`` and ``S`` as in :func:`notin_S_directional`, ``p`` the attention column of ``a``, ``s'`` the
+    tokens of ``s`` where ``v = 1`` and ``P' = v . p``, the chain rule of Sec. 4.3.3 summed over ``s'`` gives
+
+    .. math:: \langle \nabla_w L(W, V; s), v\rangle = \frac1n \langle V_y - \sigma^\top V, q\rangle,
+              \qquad q = P' p - v \circ p,
+
+    which is exactly 0 when ``s'`` is empty (``nonzero`` False). Returned: ``k_star``, ``v``, ``rows``, ``in_S``,
+    ``nonzero``, ``d`` and the ``p``, ``sigma``, ``q``, ``y`` of every row (for :func:`directional_grad_v`).
+    """
+    S = check_sequences(task.L, S)
+    n = S.shape[1]
+    rows = S[(S == a).any(axis=1)]
+    if rows.size == 0:
+        return None
+    pos = np.argmax(rows == a, axis=1)
+    B = len(rows)
+    Y = labels_array(task, rows)
+    ok = correct_mask(W, V, rows, Y)[np.arange(B), pos]
+    ldt = ldt_array(task, rows)[np.arange(B), pos]
+    lst = task.lists[a]
+    if ok.all():
+        return None
+    k_idx = min(lst.index(int(t)) for t in ldt[~ok])
+    v = np.zeros(task.L)
+    v[list(lst[: k_idx + 1])] = 1.0
+    p, _, sig = forward(W, V, rows)
+    p, sig, y = p[np.arange(B), pos], sig[np.arange(B), pos], Y[np.arange(B), pos]
+    q = (p @ v)[:, None] * p - v[None, :] * p
+    d = ((V[y] - sig @ V) * q).sum(axis=1) / n
+    return {
+        "k_star": int(lst[k_idx]),
+        "v": v,
+        "rows": rows,
+        "in_S": ~ok & (ldt == lst[k_idx]),
+        "nonzero": (v[rows] > 0).any(axis=1),
+        "d": d,
+        "p": p,
+        "sigma": sig,
+        "q": q,
+        "y": y,
+    }
+
+
+def directional_grad_v(V: np.ndarray, p: np.ndarray, sigma: np.ndarray, q: np.ndarray, y: int, n: int) -> np.ndarray:
+    r"""The gradient in ``V`` of one row's derivative ``(1/n) <V_y - sigma^T V, q>`` of :func:`token_directional`
+    (``sigma = softmax(V p)``, ``p`` and ``q`` fixed by ``W``): ``(1/n)[e_y q^T - sigma q^T - (sigma o (h - sigma.h))
+    p^T]`` with ``h = V q``."""
+    h = V @ q
+    G = -np.outer(sigma, q) - np.outer(sigma * (h - sigma @ h), p)
+    G[y] += q
+    return G / n
+
+
+def adversarial_e(
+    task: td.DecisionListTask, W: np.ndarray, c: float, eps: float, S: np.ndarray, iters: int, E0: np.ndarray
+) -> tuple[np.ndarray, float]:
+    r"""An entry-wise ``|E| <= eps`` that makes a derivative of a sequence ``s not in S`` (with ``s'`` nonempty) of
+    ``V = cP + E`` large: ``iters`` steps of sign-gradient ascent (step ``eps/4``, clipped to the box) on the currently
+    largest such derivative, each step re-deriving ``k*`` and ``S`` for the new ``V``. Returns the best ``E`` seen and
+    its largest derivative (``-inf`` if no such sequence ever exists). An adversary for the bound of Theorem 4.4's
+    proof: any ``E`` in the box is a valid instance, so the search only makes the test harder."""
+    P = permutation_matrix(task)
+    n = S.shape[1]
+    E = np.clip(np.array(E0, dtype=np.float64), -eps, eps)
+    best, best_E = -np.inf, E.copy()
+    for _ in range(iters + 1):
+        V = c * P + E
+        top = None
+        for a in range(task.L):
+            info = token_directional(task, W, V, S, a)
+            if info is None:
+                continue
+            idx = np.nonzero(~info["in_S"] & info["nonzero"])[0]
+            if idx.size:
+                j = int(idx[np.argmax(info["d"][idx])])
+                if top is None or info["d"][j] > top[0]:
+                    top = (float(info["d"][j]), info, j)
+        if top is None:
+            break
+        if top[0] > best:
+            best, best_E = top[0], E.copy()
+        info, j = top[1], top[2]
+        G = directional_grad_v(V, info["p"][j], info["sigma"][j], info["q"][j], int(info["y"][j]), n)
+        E = np.clip(E + 0.25 * eps * np.sign(G), -eps, eps)
+    return best_E, best
 
 
 def brute_force_delta_a43(task: td.DecisionListTask, law: dict[frozenset[int], Fraction]) -> Fraction:

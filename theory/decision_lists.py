@@ -22,7 +22,9 @@ Contents (everything exact: ``fractions.Fraction``, integers, sympy; no numpy):
   finite law; :func:`delta_a43`, :func:`delta_a44`, :func:`delta_a42`: the ``delta`` of Assumptions 4.3, 4.4, 4.2;
 * :func:`initial_loss`: ``L_0 = log(n + (L - n) e^{-c/n})`` at ``W = 0, V = cP``;
 * :func:`thm43_algebra`, :func:`thm44_algebra`: the algebra of the proofs of Theorems 4.3 and 4.4 (sympy),
-  :func:`thm43_c`, :func:`thm44_c`: the constants; :func:`lambda_max_leading`, :func:`thm43_step_budget`: the
+  :func:`thm43_c`, :func:`thm44_c`: the constants; the per-sequence bounds :func:`thm43_in_S_bound`,
+  :func:`thm44_in_S_bound`, :func:`thm44_notin_S_bound` and, as printed, :func:`thm43_in_S_bound_printed`,
+  :func:`lemma41_drift_bound_printed`, :func:`printed_fig41_claimed_in_vocabulary`; :func:`lambda_max_leading`, :func:`thm43_step_budget`: the
   Hessian scale at initialisation and the step budget it implies;
 * the gradient identities of Sec. 4.3.3 in 40-digit arithmetic (:func:`attention_column`,
   :func:`output_probs`, :func:`attention_jacobian`, :func:`grad_w_column`, :func:`grad_w_column_cp`,
@@ -36,6 +38,7 @@ Contents (everything exact: ``fractions.Fraction``, integers, sympy; no numpy):
 from __future__ import annotations
 
 import itertools
+import numbers
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -46,7 +49,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 import sympy
 from sympy import Symbol, exp, log, sqrt
 
-from theory._checks import as_number, check_positive_int
+from theory._checks import InputError, as_number, check_positive_int
 
 __all__ = [
     "DIGITS",
@@ -74,6 +77,10 @@ __all__ = [
     "thm44_c",
     "thm44_notin_S_bound",
     "thm44_in_S_bound",
+    "thm43_in_S_bound",
+    "thm43_in_S_bound_printed",
+    "lemma41_drift_bound_printed",
+    "printed_fig41_claimed_in_vocabulary",
     "thm43_algebra",
     "thm44_algebra",
     "ALGEBRA_SYMBOLS",
@@ -218,16 +225,26 @@ def lambda_max_leading(L: int, n: int) -> Fraction:
     (vector ``e_a - 1/(L-1)`` on the other tokens) is ``(n-1)/(L-1)`` times ``c^2/n^4``.
     """
     L, n = check_sequence_length(L, n)
+    if L < 2:
+        raise InputError(f"L must be an integer >= 2 (kappa has L - 1 in its denominator), got L = {L}", param="L")
     return Fraction(n - 1, n**4 * (L - 1))
 
 
 def thm43_step_budget(L: int, n: int, M: int, delta: object) -> sympy.Expr:
     r"""A lower bound on Theorem 4.3's step budget ``T = 32 M lambda_max / log L``: with ``lambda_max >= kappa c^2``
     (:func:`lambda_max_leading`, ``c = 4 n^2 log L / delta``) it is ``32 M kappa c^2 / log L =
-    512 M (n - 1) log L / (delta^2 (L - 1))``."""
+    512 M (n - 1) log L / (delta^2 (L - 1))``.
+
+    Raises
+    ------
+    ValueError
+        For ``L < 2``, ``n`` outside ``1..L``, ``M < 1`` or ``delta`` outside ``(0, 1]``.
+    """
     L, n = check_sequence_length(L, n)
+    if L < 2:
+        raise InputError(f"L must be an integer >= 2 (log L > 0 and L - 1 > 0), got L = {L}", param="L")
     M = check_positive_int(M, "M")
-    delta = _sym(delta)
+    delta = _in_range(delta, "delta", 0, 1, lo_open=True, why="Assumption 4.3: a positive probability")
     return 512 * M * (n - 1) * log(L) / (delta**2 * (L - 1))
 
 
@@ -283,9 +300,17 @@ def event_probability(L: int, n: int, inside: Iterable[int], outside: Iterable[i
     """``P[A subset s, B cap s empty]`` for a uniform ``n``-subset ``s``: ``C(L - |A| - |B|, n - |A|) / C(L, n)``.
 
     0 when ``A`` and ``B`` intersect or ``|A| > n``.
+
+    Raises
+    ------
+    ValueError
+        If a token of ``inside`` or ``outside`` is not in the vocabulary ``range(L)``.
     """
     L, n = check_sequence_length(L, n)
     A, B = set(inside), set(outside)
+    bad = sorted(t for t in A | B if not (isinstance(t, numbers.Integral) and 0 <= t < L))
+    if bad:
+        raise InputError(f"inside/outside tokens must lie in the vocabulary range(0, {L}), got {bad}", param="inside")
     if A & B or len(A) > n:
         return Fraction(0)
     return Fraction(comb(L - len(A) - len(B), n - len(A)), comb(L, n))
@@ -453,17 +478,53 @@ def _sym(x: object, name: str = "value") -> sympy.Expr:
     return as_number(x, name)
 
 
+def _in_range(
+    x: object, name: str, lo: object, hi: object | None = None, *, lo_open: bool = False, why: str = ""
+) -> sympy.Expr:
+    """``x`` as sympy, checked to lie in ``(lo, hi]`` (``lo_open``) or ``[lo, hi]`` when it is a number (a symbol
+    passes unchecked, for the proof algebra); ``why`` names the hypothesis of the thesis that needs the range."""
+    v = _sym(x, name)
+    if not v.is_number:
+        return v
+    low_ok = v > lo if lo_open else v >= lo
+    high_ok = hi is None or v <= hi
+    if not (bool(low_ok) and bool(high_ok)):
+        left = "(" if lo_open else "["
+        right = f"{hi}]" if hi is not None else "oo)"
+        extra = f" ({why})" if why else ""
+        raise InputError(f"{name} must lie in {left}{lo}, {right}{extra}, got {name} = {v}", param=name)
+    return v
+
+
 def thm43_c(n: object, L: object, delta: object) -> sympy.Expr:
-    """Theorem 4.3's value scale ``c = 4 n^2 log L / delta``."""
-    n, L, delta = _sym(n, "n"), _sym(L, "L"), _sym(delta, "delta")
+    """Theorem 4.3's value scale ``c = 4 n^2 log L / delta``.
+
+    Raises
+    ------
+    ValueError
+        For a numeric ``n < 1``, ``L < 2`` (``log L > 0``) or ``delta`` outside ``(0, 1]`` (a probability bound of
+        Assumption 4.3); symbols are allowed (the proof algebra).
+    """
+    n = _in_range(n, "n", 1, why="sequence length")
+    L = _in_range(L, "L", 2, why="Theorem 4.3 needs log L > 0")
+    delta = _in_range(delta, "delta", 0, 1, lo_open=True, why="Assumption 4.3: a positive probability")
     return 4 * n**2 * log(L) / delta
 
 
 def thm44_c(n: object, delta: object, eps: object, M: object, Lbar: object) -> sympy.Expr:
-    """Theorem 4.4's threshold ``c = (4 Lbar sqrt(M / eps) + 6 eps / n) (10 n^2 / delta) + 4 eps`` (c must exceed it)."""
-    n, delta, eps, M, Lbar = (
-        _sym(x, name) for x, name in ((n, "n"), (delta, "delta"), (eps, "eps"), (M, "M"), (Lbar, "Lbar"))
-    )
+    """Theorem 4.4's threshold ``c = (4 Lbar sqrt(M / eps) + 6 eps / n) (10 n^2 / delta) + 4 eps`` (c must exceed it).
+
+    Raises
+    ------
+    ValueError
+        For a numeric ``n < 1``, ``delta`` outside ``(0, 1]``, ``eps <= 0``, ``M < 1`` or ``Lbar < 1``; symbols are
+        allowed (the proof algebra).
+    """
+    n = _in_range(n, "n", 1, why="sequence length")
+    delta = _in_range(delta, "delta", 0, 1, lo_open=True, why="Assumption 4.4: a positive probability")
+    eps = _in_range(eps, "eps", 0, lo_open=True, why="Theorem 4.4: ||V_0 - cP|| <= eps/2 with eps > 0")
+    M = _in_range(M, "M", 1, why="the longest decision list")
+    Lbar = _in_range(Lbar, "Lbar", 1, why="Lbar = max{1, L_0} >= 1")
     return (4 * Lbar * sqrt(M / eps) + 6 * eps / n) * 10 * n**2 / delta + 4 * eps
 
 
@@ -471,14 +532,39 @@ def thm44_notin_S_bound(n: int, eps: object) -> sympy.Expr:
     """The bound for ``s not in S`` that the proof of Theorem 4.4 derives and uses: ``<grad_w L(W,V;s), v> <= 6 eps/n``
     (the theorem's text says ``6 eps``; ``docs/decision_lists.md``)."""
     n = check_positive_int(n, "n")
-    return 6 * _sym(eps) / n
+    return 6 * _in_range(eps, "eps", 0, why="an entry-wise bound on V - cP") / n
 
 
 def thm44_in_S_bound(n: int, c: object, eps: object, p: object) -> sympy.Expr:
     """The bound for ``s in S`` in the proof of Theorem 4.4: ``-(1/2n) p(1 - p)(c - 4 eps)`` with ``p = p_{k*}``."""
     n = check_positive_int(n, "n")
-    p = _sym(p)
-    return -p * (1 - p) * (_sym(c) - 4 * _sym(eps)) / (2 * n)
+    p = _in_range(p, "p", 0, 1, why="an attention weight")
+    eps = _in_range(eps, "eps", 0, why="an entry-wise bound on V - cP")
+    return -p * (1 - p) * (_sym(c, "c") - 4 * eps) / (2 * n)
+
+
+def thm43_in_S_bound(n: int, c: object, p: object) -> sympy.Expr:
+    """The bound for ``s in S`` that the proof of Theorem 4.3 derives (``V = cP``):
+    ``<grad_w L(W; s), v> <= -(c/2n) p(1 - p)`` with ``p = p_{k*}`` (from ``sigma_y <= 1/2``); the
+    ``eps = 0`` case of :func:`thm44_in_S_bound`."""
+    n = check_positive_int(n, "n")
+    p = _in_range(p, "p", 0, 1, why="an attention weight")
+    return -_sym(c, "c") * p * (1 - p) / (2 * n)
+
+
+def thm43_in_S_bound_printed(c: object, p: object) -> sympy.Expr:
+    """The s in S bound of the proof of Theorem 4.3 as printed, ``-(eps/2) p(1 - p)``, with the undefined ``eps``
+    read as the value scale ``c``: ``-(c/2) p(1 - p)`` (``n`` times the derived :func:`thm43_in_S_bound`; erratum
+    in ``docs/decision_lists.md``)."""
+    p = _in_range(p, "p", 0, 1, why="an attention weight")
+    return -_sym(c, "c") * p * (1 - p) / 2
+
+
+def lemma41_drift_bound_printed() -> sympy.Rational:
+    """The last step of the proof of Lemma 4.1 as printed, divided by ``eps``: ``T eta / eps = 1/(2 L) <= 1/2`` with
+    ``T = lambda_max eps / (2 L)``, ``eta = 1 / lambda_max`` (the bound each entry of ``V`` may drift, over ``eps``).
+    It needs ``L >= 1``, true of ``Lbar = max{1, L_0}`` but not of the loss ``L_0`` (``docs/decision_lists.md``)."""
+    return sympy.Rational(1, 2)
 
 
 #: The positive symbols of the proof algebra (n, L, delta, M, eps, Lbar, L0, lam = lambda_max).
@@ -817,6 +903,13 @@ def printed_fig41_values(L: int, one_indexed: bool) -> dict[str, list[tuple[int,
             out["pi"].append((i, f(i + FIG41_PERM_SHIFT)))
         out["list"] += [(i, f(i + d)) for d in FIG41_SHIFTS if f(i + d) not in vocab]
     return out
+
+
+def printed_fig41_claimed_in_vocabulary(L: int) -> int:
+    """What the caption of Fig. 4.1 asserts about its rule ``pi(i) = f(i + 20)``, ``f(i) = i mod (L + 1)``: that ``pi``
+    is a permutation of the vocabulary ``[L]``, so the number of tokens whose ``pi`` lies in the vocabulary is ``L``
+    (compare :func:`printed_fig41_values`, which evaluates the rule)."""
+    return check_positive_int(L, "L", minimum=2)
 
 
 def cyclic_summary(L: int, n: int) -> dict[str, object]:

@@ -144,8 +144,63 @@ def test_directional_derivatives_in_S_equal_the_exact_expression():
         (lambda: nd.subsets_array(3, 4), "exceeds the vocabulary"),
         (lambda: nd.population_gd_w(td.cyclic_task(70), 3, -1.0, 0.1, 3), "c > 0"),
         (lambda: nd.one_step_v_mc(td.cyclic_task(70), 3, 1.0, 1, 0), "samples"),
+        (lambda: nd.event_probability_mc(8, 3, [9], [], 10, 0), r"vocabulary range\(0, 8\)"),
+        (lambda: nd.event_probability_mc(8, 3, [0], [-1], 10, 0), r"vocabulary range\(0, 8\)"),
     ],
 )
 def test_bad_input_raises_a_clear_value_error(make, match):
     with pytest.raises(ValueError, match=match):
         make()
+
+
+def test_float_minimum_over_triples_matches_the_exact_delta():
+    for task, n in [(td.cyclic_task(200), 25), (td.random_task(9, 4, 3, min_length=1), 4)]:
+        exact, _ = td.delta_a43(task, n)
+        value, (a, b, c) = nd.a43_min_event_float(task, n)
+        assert value == pytest.approx(float(exact), rel=1e-9)
+        A, B = td.ldt_event(task, a, b)
+        assert td.event_probability(task.L, n, A | {c}, B) == exact
+
+
+def test_token_directional_matches_the_per_sequence_gradients_and_its_v_gradient_matches_differences():
+    rng = np.random.default_rng(3)
+    task = td.random_task(7, 3, 2, min_length=1)
+    S = nd.subsets_array(7, 3)
+    W = rng.normal(size=(7, 7))
+    V = 3 * nd.permutation_matrix(task) + rng.uniform(-1, 1, size=(7, 7))
+    seen = 0
+    for a in range(7):
+        ref, info = nd.notin_S_directional(task, W, V, S, a), nd.token_directional(task, W, V, S, a)
+        if ref["k_star"] is None:
+            assert info is None
+            continue
+        seen += 1
+        assert info["k_star"] == ref["k_star"] and np.array_equal(info["in_S"], ref["in_S"])
+        np.testing.assert_allclose(info["d"], ref["values"], atol=1e-13)
+        assert np.all(info["d"][~info["nonzero"]] == 0.0)
+        j = 0
+        G = nd.directional_grad_v(V, info["p"][j], info["sigma"][j], info["q"][j], int(info["y"][j]), 3)
+        h = 1e-6
+        for r, t in [(0, 1), (int(info["y"][j]), 2), (4, 4)]:
+            Vp, Vm = V.copy(), V.copy()
+            Vp[r, t] += h
+            Vm[r, t] -= h
+
+            from_softmax = []
+            for M in (Vp, Vm):
+                z = M @ info["p"][j]
+                sig = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+                from_softmax.append((M[info["y"][j]] - sig @ M) @ info["q"][j] / 3)
+            assert G[r, t] == pytest.approx((from_softmax[0] - from_softmax[1]) / (2 * h), abs=1e-8)
+    assert seen > 0
+
+
+def test_adversarial_e_stays_in_the_box_and_does_not_lower_the_largest_derivative():
+    task = td.random_task(8, 4, 5, min_length=3)
+    S = nd.subsets_array(8, 3)
+    W = np.random.default_rng(0).normal(size=(8, 8))
+    E0 = np.zeros((8, 8))
+    E, best = nd.adversarial_e(task, W, 4.5, 1.0, S, 6, E0)
+    assert np.all(np.abs(E) <= 1.0)
+    _, start = nd.adversarial_e(task, W, 4.5, 1.0, S, 0, E0)
+    assert best >= start

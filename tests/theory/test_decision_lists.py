@@ -55,6 +55,21 @@ def test_cyclic_task_is_fig41_on_ZL():
         (lambda: td.labels(td.cyclic_task(100), (3, 4, 3)), "repeats tokens"),
         (lambda: td.random_task(4, 5, 0), "at most L"),
         (lambda: td.delta_a43(td.cyclic_task(100)), "exactly one of n"),
+        (lambda: td.lambda_max_leading(1, 1), "L must be an integer >= 2"),
+        (lambda: td.thm43_step_budget(1, 1, 1, Fraction(1, 2)), "L must be an integer >= 2"),
+        (lambda: td.thm43_step_budget(8, 3, 3, 0), r"delta must lie in \(0, 1\]"),
+        (lambda: td.thm43_c(3, 8, 0), r"delta must lie in \(0, 1\]"),
+        (lambda: td.thm43_c(3, 8, Fraction(-1, 4)), r"delta must lie in \(0, 1\]"),
+        (lambda: td.thm43_c(3, 8, 2), r"delta must lie in \(0, 1\]"),
+        (lambda: td.thm43_c(3, 1, Fraction(1, 2)), r"L must lie in \[2, oo\)"),
+        (lambda: td.thm44_c(3, Fraction(1, 2), 0, 2, 1), r"eps must lie in \(0, oo\)"),
+        (lambda: td.thm44_c(3, 0, 1, 2, 1), r"delta must lie in \(0, 1\]"),
+        (lambda: td.thm44_c(3, Fraction(1, 2), 1, 2, Fraction(1, 2)), r"Lbar must lie in \[1, oo\)"),
+        (lambda: td.thm44_notin_S_bound(3, -1), r"eps must lie in \[0, oo\)"),
+        (lambda: td.thm44_in_S_bound(3, 10, 1, Fraction(3, 2)), r"p must lie in \[0, 1\]"),
+        (lambda: td.thm43_in_S_bound_printed(10, -0.1), r"p must lie in \[0, 1\]"),
+        (lambda: td.event_probability(8, 3, [9], []), r"vocabulary range\(0, 8\)"),
+        (lambda: td.event_probability(8, 3, [0], [-1]), r"vocabulary range\(0, 8\)"),
     ],
 )
 def test_bad_input_raises_a_clear_value_error(make, match):
@@ -328,3 +343,37 @@ def test_cyclic_summary_collects_the_fig41_quantities():
     assert out["one_step_v_at_eta_L2"]["P"] == 7
     assert float(out["L0_at_thm43_c"]) == pytest.approx(math.log(25), rel=1e-12)
     assert "one_step_v_at_eta_L2" not in td.cyclic_summary(40, 5)
+
+
+def test_constants_accept_symbols_but_check_numbers():
+    n, delta, eps = sympy.symbols("n delta eps", positive=True)
+    assert td.thm43_c(n, 8, delta) == 4 * n**2 * sympy.log(8) / delta
+    assert td.thm44_c(3, delta, eps, 2, 1).has(eps)
+    assert td.thm43_c(3, 8, 1) == 36 * sympy.log(8)
+
+
+@settings(max_examples=30, deadline=None)
+@given(c=st.integers(1, 100), n=st.integers(1, 30), num=st.integers(0, 100))
+def test_thm43_in_S_bounds_printed_is_n_times_derived_and_eps_zero_of_thm44(c, n, num):
+    p = Fraction(num, 100)
+    derived = td.thm43_in_S_bound(n, c, p)
+    assert derived == -sympy.Rational(c) * sympy.Rational(p.numerator, p.denominator) * (1 - sympy.Rational(p)) / (
+        2 * n
+    )
+    assert td.thm43_in_S_bound_printed(c, p) == n * derived
+    assert td.thm44_in_S_bound(n, c, 0, p) == derived
+
+
+def test_lemma41_printed_drift_bound_is_what_the_proof_writes():
+    # T eta = (lambda eps / (2 L)) (1 / lambda) = eps / (2 L): its printed bound eps/2 is the value at L = 1
+    lam, eps, loss = sympy.symbols("lam eps loss", positive=True)
+    t_eta = (lam * eps / (2 * loss)) * (1 / lam)
+    assert td.lemma41_drift_bound_printed() == sympy.simplify(t_eta / eps).subs(loss, 1)
+
+
+def test_printed_fig41_claim_counts_every_token():
+    # the caption's claim: pi is a permutation of [L]; a correct rule on Z_L has every pi(i) in range(L)
+    L = 200
+    task = td.cyclic_task(L)
+    assert td.printed_fig41_claimed_in_vocabulary(L) == sum(0 <= task.perm[i] < L for i in range(L))
+    assert td.printed_fig41_claimed_in_vocabulary(L) != L - len(td.printed_fig41_values(L, True)["pi"])

@@ -4,11 +4,14 @@ say what the docs say."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import verify.claims.decision_lists  # noqa: F401  (registers the claims)
 from theory import decision_lists as td
 from verify.claims import registry
+from verify.claims.decision_lists import theorems
 
 from .claim_checks import assert_verdict, evaluation, record
 
@@ -64,3 +67,63 @@ def test_training_reaches_perfect_classification_within_the_budget():
     delta, _ = td.delta_a43(td.random_task(8, 4, 0, min_length=1), 3)
     assert rows[0]["c"] == pytest.approx(float(td.thm43_c(3, 8, delta)))
     assert all(r["first_perfect_step"] is not None and r["first_perfect_over_budget"] < 1e-3 for r in rows)
+
+
+def _with(obs, **changes):
+    """A copy of an observation with some fields replaced (value, details)."""
+    return dataclasses.replace(obs, **changes)
+
+
+def test_thm44_bounds_judge_rejects_the_eps_free_bound_and_needs_power():
+    cid = "karp-ch4-thm4.4-bounds"
+    claim, ev = registry()[cid], evaluation(cid)
+    d = ev.obs.details
+    assert d["every_draw_has_both_classes"] and d["some_notin_S_derivative_positive"]
+    assert 0 < d["largest_fraction_of_6eps_over_n_used"] < 1
+    # predictions are the theory bounds per sequence; replacing 6 eps/n by Theorem 4.3's 0 must be rejected
+    cfg = claim.configs["quick"]
+    flags = [ins for dr in theorems._near_cp_draws(cfg) for (_, _, ins, _, _) in dr.entries]
+    assert len(flags) == len(ev.predicted) == len(ev.obs.value)
+    zero_bound = [p if ins else 0.0 for p, ins in zip(ev.predicted, flags)]
+    assert claim.judge(zero_bound, ev.obs, ev.config)[0] == "fail"
+    # an observed derivative above its bound fails; missing power is inconclusive, not pass
+    i = flags.index(False)
+    above = list(ev.obs.value)
+    above[i] = float(ev.predicted[i]) + 1e-6
+    assert claim.judge(ev.predicted, _with(ev.obs, value=above), ev.config)[0] == "fail"
+    weak = _with(ev.obs, details={**d, "some_notin_S_derivative_positive": False})
+    assert claim.judge(ev.predicted, weak, ev.config)[0] == "inconclusive"
+
+
+def test_constants_scale_judges_delta_only_and_checks_the_minimum():
+    cid = "karp-ch4-thm4.3-constants-scale"
+    claim, ev = registry()[cid], evaluation(cid)
+    assert len(ev.predicted) == len(ev.obs.value) == 1
+    assert ev.obs.details["float_enumeration_minimum_agrees"]
+    assert "not judged" in claim.statement and "derived_not_judged" in ev.obs.details
+    bad = _with(ev.obs, details={**ev.obs.details, "float_enumeration_minimum_agrees": False})
+    assert claim.judge(ev.predicted, bad, ev.config)[0] == "fail"
+
+
+def test_initial_loss_judges_every_sequence_not_only_the_mean():
+    cid = "karp-ch4-initial-loss"
+    claim, ev = registry()[cid], evaluation(cid)
+    assert len(ev.obs.value) == 2 * len(claim.configs["quick"].cases)
+    # one sequence off by 1e-9 relative (the mean of 64 would move by only 1.6e-11) must fail
+    off = list(ev.obs.value)
+    off[1] *= 1 + 1e-9
+    assert claim.judge(ev.predicted, _with(ev.obs, value=off), ev.config)[0] == "fail"
+
+
+def test_a43_implies_a42_attains_delta_at_the_constructed_w():
+    ev = evaluation("karp-ch4-a43-implies-a42")
+    assert ev.obs.details["P_S_at_attaining_W"] == list(ev.predicted)
+    assert all(g >= p for g, p in zip(ev.obs.details["smallest_P_S_over_gd_iterates"], ev.predicted))
+
+
+def test_statements_are_scale_free_and_predictions_come_from_theory():
+    assert "4.2e3 here" not in registry()["karp-ch4-gd-ordering-small-c"].statement
+    assert evaluation("karp-ch4-thm4.4-horizon-printed").predicted == [td.lemma41_drift_bound_printed()]
+    assert (
+        evaluation("karp-ch4-fig4.1-vocabulary-printed").predicted == [td.printed_fig41_claimed_in_vocabulary(200)] * 2
+    )
