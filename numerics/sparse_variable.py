@@ -26,8 +26,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
+import mpmath
 import numpy as np
 import scipy.sparse as sp
+import sympy
 
 from theory import sparse_variable as ts
 
@@ -36,6 +38,8 @@ __all__ = [
     "orthonormal_embedding",
     "coherent_embedding",
     "gram_of",
+    "cross_gram",
+    "exact_head_errors",
     "NumericConstruction",
     "materialize",
     "mlp_arrays",
@@ -94,14 +98,25 @@ class Embedding:
         raise ValueError(f"{name} is not a model-space vector")
 
 
-def gram_of(emb: Embedding, positions: Sequence[int]) -> list[list[Fraction]]:
-    """The exact Gram matrix of the positional vectors ``positions`` of a sign-vector or orthonormal embedding
-    (entries ``k / d_pos``: the vectors are ``+-1/sqrt(d_pos)``, or standard basis vectors)."""
+def cross_gram(emb: Embedding, rows: Sequence[int], cols: Sequence[int] | None = None) -> list[list[Fraction]]:
+    """The exact inner products ``<pos_i, pos_j>`` (i in ``rows``, j in ``cols``, default every position) of a
+    sign-vector or orthonormal embedding: entries ``k / d_pos`` from the integer sign matrix (the vectors are
+    ``+-1/sqrt(d_pos)``), or 0/1 for standard basis vectors."""
+    n_pos = emb.pos.shape[0]
+    cols = range(n_pos) if cols is None else cols
+    if any(not 0 <= i < n_pos for i in (*rows, *cols)):
+        raise ValueError(f"positions must lie in [0, {n_pos}), got rows {list(rows)[:8]}, cols {list(cols)[:8]}")
     if sp.issparse(emb.pos):
-        return [[Fraction(int(i == j)) for j in positions] for i in positions]
+        return [[Fraction(int(i == j)) for j in cols] for i in rows]
     d_pos = int(np.count_nonzero(emb.pos[0]))
-    signs = np.rint(emb.pos[list(positions)] * np.sqrt(d_pos)).astype(np.int64)
-    return [[Fraction(int(x), d_pos) for x in row] for row in signs @ signs.T]
+    signs = np.rint(emb.pos * np.sqrt(d_pos)).astype(np.int64)
+    prod = signs[list(rows)] @ signs[list(cols)].T
+    return [[Fraction(int(x), d_pos) for x in row] for row in prod]
+
+
+def gram_of(emb: Embedding, positions: Sequence[int]) -> list[list[Fraction]]:
+    """The exact Gram matrix of the positional vectors ``positions`` (:func:`cross_gram` of them with themselves)."""
+    return cross_gram(emb, positions, positions)
 
 
 def orthonormal_embedding(n_pos: int) -> Embedding:
@@ -239,6 +254,80 @@ class NumericConstruction:
             sq = self.P.multiply(self.P).sum(axis=1) if sp.issparse(self.P) else (self.P**2).sum(axis=1)
             out = {"P_21": float(np.sqrt(np.asarray(sq)).sum()), **out}
         return out
+
+
+def _row_products(c: ts.Construction, gram: dict[int, dict[int, Fraction]], t: int | None, bit: int) -> list:
+    """Exact ``(score / R, value)`` of every head for input row ``x = P_t + E_bit`` (``t = None``: the [CLS] row),
+    from the named weights and the exact inner products ``gram[i][j] = <pos_i, pos_j>`` (token and [CLS] vectors
+    orthonormal and orthogonal to the positional ones, App. A.2.1)."""
+
+    def inner(u: tuple) -> Fraction:
+        if t is None:
+            return Fraction(int(u == ("cls",)))
+        if u[0] == "pos":
+            return sum((a * gram[u[1]][n[1]] for n, a in c.positions[t].items()), Fraction(0))
+        return Fraction(int(u == ("tok", bit)))
+
+    out = []
+    for h in c.heads:
+        query = h.W_Q_unit.apply_left({("cls",): Fraction(1)})
+        key: dict = {}
+        for a, u, w in h.W_K.terms:
+            key[w] = key.get(w, Fraction(0)) + a * inner(u)
+        mid: dict = {}
+        for a, u, w in h.W_V.terms:
+            mid[w] = mid.get(w, Fraction(0)) + a * inner(u)
+        value = [Fraction(0)] * c.n_out
+        for a, u, w in h.W_C.terms:
+            value[w[1]] += a * mid.get(u, Fraction(0))
+        out.append((sum((query[w] * v for w, v in key.items() if w in query), Fraction(0)), value))
+    return out
+
+
+def exact_head_errors(c: ts.Construction, emb: Embedding, b: np.ndarray, digits: int = 50) -> np.ndarray:
+    """``max_j |head(b)_j - g(b)_j|`` of every context ``b`` ``(B, T)`` for a construction of the deterministic or
+    trainable mapping (rows ``x_t = P_t + E_{b_t}``) in the embedding ``emb``, by a forward pass at ``digits`` digits: the scores
+    ``R x_CLS^T W_Q W_K^T x_t`` and values ``x_t^T W_V W_C`` are exact rationals (times R) from the exact inner products
+    of the positional vectors (:func:`cross_gram`), the softmax is evaluated with mpmath. Float64 cannot resolve these
+    errors where they are far below 1 (their rounding is about ``R`` times the machine epsilon).
+
+    Raises
+    ------
+    ValueError
+        Another mapping, ``b`` of the wrong shape or not bits, or ``digits < 15``.
+    """
+    if c.mapping not in ("deterministic", "trainable"):
+        raise ValueError(f"exact_head_errors needs the deterministic or trainable mapping, got {c.mapping!r}")
+    b = np.asarray(b, dtype=np.int64)
+    if b.ndim != 2 or b.shape[1] != c.T or not np.isin(b, (0, 1)).all():
+        raise ValueError(f"b must be a (B, T = {c.T}) array of bits, got shape {b.shape}")
+    if digits < 15:
+        raise ValueError(f"digits must be >= 15, got {digits}")
+    used = sorted({u[1] for h in c.heads for wt in (h.W_K, h.W_V) for _, u, _ in wt.terms if u[0] == "pos"})
+    table = sorted({n[1] for row in c.positions for n in row})
+    gram = {i: dict(zip(table, row)) for i, row in zip(used, cross_gram(emb, used, table))}
+    errors = np.empty(b.shape[0])
+    with mpmath.workdps(digits):
+        R = mpmath.mpf(str(sympy.N(c.R, digits + 10)))
+
+        def weighted(prods: list) -> list:
+            return [
+                (mpmath.exp(R * k.numerator / k.denominator), [mpmath.mpf(v.numerator) / v.denominator for v in val])
+                for k, val in prods
+            ]
+
+        rows = [[weighted(_row_products(c, gram, t, bit)) for bit in (0, 1)] for t in range(c.T)]
+        cls_row = weighted(_row_products(c, gram, None, 0))
+        for n, ctx in enumerate(b):
+            out = [mpmath.mpf(0)] * c.n_out
+            for h in range(len(c.heads)):
+                picked = [rows[t][bit][h] for t, bit in enumerate(ctx)] + [cls_row[h]]
+                Z = mpmath.fsum(w for w, _ in picked)
+                for j in range(c.n_out):
+                    out[j] += mpmath.fsum(w * val[j] for w, val in picked if val[j]) / Z
+            target = c.target(ctx.tolist())
+            errors[n] = float(max(abs(o - mpmath.mpf(g.numerator) / g.denominator) for o, g in zip(out, target)))
+    return errors
 
 
 def mlp_arrays(net: ts.ReluNet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -528,13 +617,42 @@ def sample_threshold(ms: Sequence[int], success_rates: Sequence[float], level: f
 
 
 def log_trend(Ts: Sequence[int], thresholds: Sequence[float], info_bits: Sequence[float]) -> dict[str, float]:
-    """The statistics of the Fig. 4.2 trend test: least-squares slopes of m(T) against ln T and against T, and the
-    spread ``max/min`` of ``m(T) / log2 C(T, 3)`` (about 1 when m(T) grows like the information bound)."""
-    lt, m, info = np.log(np.asarray(Ts, float)), np.asarray(thresholds, float), np.asarray(info_bits, float)
+    r"""The statistics of the Fig. 4.2 trend test.
+
+    ``slope_per_lnT``: least-squares slope of m(T) against ln T; ``ratio_spread``: ``max/min`` of
+    ``m(T) / log2 C(T, 3)`` (about 1 when m(T) grows like the information bound); ``exponent``: the least-squares
+    ``theta`` (with intercept) in ``ln(m/L) = c + theta ln(T/L)``, ``L = log2 C(T, 3)``, i.e. in the family
+    ``m ∝ L^(1 - theta) T^theta`` joining the log law (``theta = 0``) and the linear law (``theta = 1``);
+    ``rss_log`` and ``rss_linear``: the residual sums of squares, in ln m, of the best fits ``m = a L`` and
+    ``m = b T``. As ``rss(theta_0) = rss_min + S_xx (theta - theta_0)^2``, ``rss_log <= rss_linear`` exactly when
+    ``exponent <= 1/2``.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two T, lengths that differ, a non-positive or non-finite value, or all ``T/L`` equal.
+    """
+    T = np.asarray(Ts, float)
+    m, info = np.asarray(thresholds, float), np.asarray(info_bits, float)
+    if not (len(T) == len(m) == len(info) >= 2):
+        raise ValueError(
+            f"Ts, thresholds and info_bits must have one common length >= 2, got {len(T)}, {len(m)}, {len(info)}"
+        )
+    if not all(np.isfinite(a).all() and (a > 0).all() for a in (T, m, info)):
+        raise ValueError("Ts, thresholds and info_bits must be finite and positive")
+    x, y = np.log(T / info), np.log(m / info)
+    sxx = float(((x - x.mean()) ** 2).sum())
+    if sxx == 0.0:
+        raise ValueError("T / log2 C(T, 3) must take at least two values (no exponent to fit)")
+    theta = float(((x - x.mean()) * (y - y.mean())).sum() / sxx)
+    z = np.log(m / T)
     ratio = m / info
     return {
-        "slope_per_lnT": float(np.polyfit(lt, m, 1)[0]),
+        "slope_per_lnT": float(np.polyfit(np.log(T), m, 1)[0]),
         "ratio_spread": float(ratio.max() / ratio.min()),
+        "exponent": theta,
+        "rss_log": float(((y - y.mean()) ** 2).sum()),
+        "rss_linear": float(((z - z.mean()) ** 2).sum()),
         "growth": float(m[-1] / m[0]),
-        "T_growth": float(Ts[-1] / Ts[0]),
+        "T_growth": float(T[-1] / T[0]),
     }

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Iterable, Mapping, Sequence
 
+import mpmath
 import sympy
 
 from theory._checks import InputError, as_number, check_positive_int
@@ -83,8 +84,11 @@ __all__ = [
     "lemma_a21",
     "stated_head_bounds",
     "exact_head_norms",
+    "head_norm_closed_forms",
     "worst_case_error",
     "worst_case_input",
+    "score_coefficients",
+    "fixed_score_worst_case_error",
     "relu_interpolation_net",
     "stated_mlp_bounds",
     "mlp_norms",
@@ -586,6 +590,60 @@ def exact_head_norms(c: Construction) -> dict[str, sympy.Expr]:
     return out
 
 
+def head_norm_closed_forms(lemma: str, output: str, T: int, s: int, gamma: Fraction) -> dict[str, sympy.Expr]:
+    r"""The Frobenius norms of the weights the proofs of Lemmas A.19-A.21 write down, in closed form, for
+    orthonormal positional vectors (``Delta = 0``), from the parameters alone (no construction is built).
+
+    Every weight is a sum of outer products of orthonormal unit vectors, so its squared Frobenius norm is the sum of
+    its squared coefficients:
+
+    * A.19 (proof of Lemma A.19): ``W_Q = R v_CLS e_1^T`` gives ``R = log(8T/gamma)``; ``W_K = v_I e_1^T`` gives
+      ``||v_I|| = sqrt(s)`` (one head) or ``W_K^[b] = v_{n^-1(b)} e_1^T`` gives 1 (s heads);
+      ``W_V = (E_0 - E_1) e_1^T`` gives ``sqrt(2)``; ``W_C = e_1 e_b^T`` gives 1.
+    * A.20 (proof of Lemma A.20): ``||P^T||_{2,1} = s`` (``P_i = v_1`` or ``e_{n(i)}`` on I, 0 elsewhere);
+      ``R = log(8T/gamma)``; ``W_K = v_1 e_1^T`` or ``e_b e_1^T``: 1; ``W_V``: ``sqrt(2)``; ``W_C``: 1.
+    * A.21 (proof of Lemma A.21): ``R = log(8Ts/gamma)`` (``log(8Ts(1 + Delta)/(gamma - s Delta))/(1 - s Delta)``
+      at ``Delta = 0``); ``W_K = (v_I + v_CLS) e_1^T``: ``sqrt(s + 1)``;
+      ``W_V = sum_i v_i e_{n(i)}^T - v_CLS (sum_i e_{n(i)})^T``: ``sqrt(2s)``; ``W_C = sum_i e_{n(i)} e_1^T`` (scalar)
+      or ``sum_i e_{n(i)} e_{n(i)}^T`` (vector): ``sqrt(s)``.
+
+    Parameters
+    ----------
+    lemma : "A.19" | "A.20" | "A.21"
+    output : "scalar" | "vector"
+    T, s : context length ``T >= 1`` and sparsity ``1 <= s <= T``
+    gamma : the approximation parameter, ``0 < gamma <= 1`` (A.19, A.20) or ``0 < gamma < 1`` (A.21)
+
+    Returns
+    -------
+    dict with keys ``"W_Q", "W_K", "W_V", "W_C"`` (and ``"P_21"`` first for A.20), exact sympy numbers.
+
+    Raises
+    ------
+    ValueError
+        An unknown lemma or output, ``T``/``s`` out of range, or ``gamma`` outside the lemma's range.
+    """
+    if lemma not in ("A.19", "A.20", "A.21"):
+        raise ValueError(f"lemma must be 'A.19', 'A.20' or 'A.21', got {lemma!r}")
+    if output not in ("scalar", "vector"):
+        raise ValueError(f"output must be 'scalar' or 'vector', got {output!r}")
+    T, s = check_sparsity(T, s)
+    g = _check_fraction(gamma, "gamma", Fraction(0), Fraction(1), closed_hi=lemma != "A.21")
+    G = sympy.Rational(g.numerator, g.denominator)
+    sq = sympy.sqrt
+    if lemma == "A.21":
+        return {"W_Q": sympy.log(8 * T * s / G), "W_K": sq(s + 1), "W_V": sq(2 * s), "W_C": sq(s)}
+    out = {
+        "W_Q": sympy.log(8 * T / G),
+        "W_K": sq(s) if (lemma == "A.19" and output == "scalar") else sympy.Integer(1),
+        "W_V": sq(2),
+        "W_C": sympy.Integer(1),
+    }
+    if lemma == "A.20":
+        return {"P_21": sympy.Integer(s), **out}
+    return out
+
+
 def worst_case_error(c: Construction) -> Fraction:
     r"""The exact ``max_b max_j |head(b)_j - g(b)_j|`` for an orthonormal basis (``q = e^R``).
 
@@ -615,6 +673,76 @@ def worst_case_input(c: Construction) -> tuple[int, ...]:
     if c.output == "scalar":
         return tuple(1 if t in I else 0 for t in range(c.T))
     return tuple(1 if t == c.support[0] else 0 for t in range(c.T))
+
+
+def score_coefficients(c: Construction, cross_gram: Sequence[Sequence[Fraction]]) -> list[Fraction]:
+    r"""``kappa_t = score_t / R`` of the single scalar head of Lemma A.19 (printed or :func:`lemma_a19_coherent`) for
+    positional vectors with the given inner products: ``W_K = sum_i alpha_i v_i e_1^T`` gives
+    ``kappa_t = sum_{i in I} alpha_i <v_i, v_t>``; the token vectors are orthogonal to every ``v_i`` (App. A.2.1), so
+    the scores do not depend on b.
+
+    Parameters
+    ----------
+    c : a one-head scalar construction of the deterministic mapping
+    cross_gram : ``s x T`` exact inner products, row j: ``<v_{I_j}, v_t>`` for ``t = 0..T-1``
+
+    Raises
+    ------
+    ValueError
+        Another construction, or ``cross_gram`` of the wrong shape.
+    """
+    if c.mapping != "deterministic" or c.output != "scalar" or len(c.heads) != 1:
+        raise ValueError("score_coefficients needs the one-head scalar construction of Lemma A.19")
+    G = [[Fraction(x) for x in row] for row in cross_gram]
+    if len(G) != c.s or any(len(row) != c.T for row in G):
+        raise ValueError(f"cross_gram must be s x T = {c.s} x {c.T}, got {len(G)} rows")
+    q = c.heads[0].W_Q_unit.apply_left({CLS: _ONE})
+    coef = {i: Fraction(0) for i in c.support}
+    for a, u, w in c.heads[0].W_K.terms:
+        if u[0] != "pos" or u[1] not in coef:
+            raise ValueError(f"W_K must read relevant positional vectors only, got {u}")
+        coef[u[1]] += a * q.get(w, Fraction(0))
+    return [sum((coef[i] * G[j][t] for j, i in enumerate(c.support)), Fraction(0)) for t in range(c.T)]
+
+
+def fixed_score_worst_case_error(
+    kappa: Sequence[Fraction], support: Sequence[int], R: sympy.Expr, digits: int = 50
+) -> sympy.Float:
+    r"""The exact ``max_{b in {0,1}^T} |head(b) - g(b)|`` of a scalar head whose scores ``R kappa_t`` do not depend
+    on b, with value ``chi_t`` on token t, the [CLS] row at score 0 and value 0, and ``g = (1/s) sum_{i in I} chi_i``
+    (Lemma A.19; for the coherent heads see :func:`score_coefficients`), evaluated to ``digits`` digits.
+
+    With ``p_t = e^{R kappa_t} / (1 + sum_u e^{R kappa_u})`` the error is ``sum_t c_t chi_t`` with
+    ``c_t = p_t - 1/s`` on I and ``p_t`` off I; the signs ``chi_t`` are free, so the largest error is
+    ``sum_{t in I} |p_t - 1/s| + sum_{t not in I} p_t``, attained at ``chi_t = sign(c_t)``. For an orthonormal basis
+    (``kappa = 1`` on I, 0 elsewhere, ``e^R = q``) it is ``(2T - 2s + 1)/(s q + T - s + 1)``
+    (:func:`worst_case_error`).
+
+    Raises
+    ------
+    ValueError
+        ``support`` not a set of positions of ``[0, len(kappa))``, ``digits < 15``, or a non-rational ``kappa`` entry.
+    """
+    T = len(kappa)
+    I = set(check_support(T, support))
+    if _as_int(digits, "digits") < 15:
+        raise ValueError(f"digits must be >= 15, got {digits}")
+    R_ = as_number(R, "R", symbolic=False)  # never sympify a caller's string
+    ks = []
+    for k in kappa:
+        k_ = as_number(k, "kappa entry", symbolic=False)
+        if isinstance(k, float):  # a finite float is an exact binary rational
+            k_ = sympy.Rational(*Fraction(k).as_integer_ratio())
+        if not k_.is_Rational:
+            raise ValueError(f"kappa entries must be rational (score / R), got {k_}")
+        ks.append(Fraction(int(k_.p), int(k_.q)))
+    with mpmath.workdps(digits + 10):
+        r = mpmath.mpf(str(sympy.N(R_, digits + 20)))
+        w = [mpmath.exp(r * mpmath.mpf(k.numerator) / k.denominator) for k in ks]
+        Z = mpmath.fsum(w) + 1
+        inv_s = mpmath.mpf(1) / len(I)
+        err = mpmath.fsum(abs(w[t] / Z - inv_s) if t in I else w[t] / Z for t in range(T))
+        return sympy.Float(mpmath.nstr(err, digits), digits)
 
 
 # --------------------------------------------------------------------------------------------- Lemma A.25

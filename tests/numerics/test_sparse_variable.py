@@ -157,3 +157,63 @@ def test_threshold_rule_and_trend_statistics():
     assert log_like["ratio_spread"] == pytest.approx(1.0) and log_like["slope_per_lnT"] > 0
     linear = ns.log_trend(Ts, [T / 2 for T in Ts], info)
     assert linear["ratio_spread"] > 5
+
+
+def test_trend_exponent_separates_the_log_and_linear_laws():
+    Ts = [8, 16, 32]
+    info = [float(ts.and_information_bound(T)) for T in Ts]
+    log_law = ns.log_trend(Ts, [3.3 * v for v in info], info)
+    linear = ns.log_trend(Ts, [2.0 * T for T in Ts], info)
+    assert log_law["exponent"] == pytest.approx(0.0, abs=1e-12) and log_law["rss_log"] == pytest.approx(0, abs=1e-24)
+    assert linear["exponent"] == pytest.approx(1.0, abs=1e-12) and linear["rss_linear"] == pytest.approx(0, abs=1e-24)
+    halfway = ns.log_trend(Ts, [v**0.5 * T**0.5 for v, T in zip(info, Ts)], info)
+    assert halfway["exponent"] == pytest.approx(0.5, abs=1e-12)
+    with pytest.raises(ValueError, match="length"):
+        ns.log_trend(Ts, [1.0, 2.0], info)
+    with pytest.raises(ValueError, match="positive"):
+        ns.log_trend(Ts, [1.0, 0.0, 2.0], info)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(1.0, 500.0), min_size=3, max_size=3))
+def test_exponent_below_one_half_iff_the_log_law_fits_better(ms):
+    Ts = [8, 16, 32]
+    info = [float(ts.and_information_bound(T)) for T in Ts]
+    tr = ns.log_trend(Ts, ms, info)
+    # rss(theta_0) = rss_min + S_xx (theta - theta_0)^2: the two fits differ by S_xx (1 - 2 theta)
+    x = np.log(np.array(Ts) / np.array(info))
+    sxx = float(((x - x.mean()) ** 2).sum())
+    assert tr["rss_linear"] - tr["rss_log"] == pytest.approx(sxx * (1 - 2 * tr["exponent"]), abs=1e-9)
+
+
+def test_exact_head_errors_equal_the_exact_rational_heads():
+    """At Delta = 0 the 50-digit forward pass against the exact rational head output on every context."""
+    for output in ("scalar", "vector"):
+        for lemma in ("A.19", "A.20"):
+            T, I = 7, (1, 3, 6)
+            c = _build(lemma, T, I, output)
+            b = ns.all_inputs(T)
+            got = ns.exact_head_errors(c, ns.orthonormal_embedding(max(T, len(I))), b)
+            exact = [float(max(abs(x - y) for x, y in zip(c.head_output(r), c.target(r)))) for r in b.tolist()]
+            assert np.abs(got - np.array(exact)).max() <= 1e-15 * max(exact)
+
+
+def test_exact_head_errors_at_the_maximiser_equal_the_fixed_score_formula():
+    T, d_pos, I = 200, 1200, (10, 150, 190)
+    emb = ns.coherent_embedding(T, d_pos, np.random.default_rng(5))
+    c = ts.lemma_a19_coherent(T, I, F(2, 3), ns.gram_of(emb, I), emb.coherence)
+    b = np.zeros((1, T), dtype=np.int64)
+    b[0, list(I)] = 1  # the maximiser: relevant bits 1, others 0
+    got = ns.exact_head_errors(c, emb, b)[0]
+    predicted = ts.fixed_score_worst_case_error(ts.score_coefficients(c, ns.cross_gram(emb, I)), I, c.R)
+    assert got == pytest.approx(float(predicted), rel=1e-12)
+    # float64 agrees only to its rounding (about R eps / error = 2e-9 relative here)
+    float64 = abs(ns.NumericConstruction.build(c, emb).forward(b) - ns.target_values(c, b))[0, 0]
+    assert float64 == pytest.approx(got, rel=1e-7)
+    assert ns.cross_gram(emb, I, I) == ns.gram_of(emb, I)
+    with pytest.raises(ValueError, match="deterministic or trainable"):
+        ns.exact_head_errors(ts.lemma_a21(T, I), emb, b)
+    with pytest.raises(ValueError, match="bits"):
+        ns.exact_head_errors(c, emb, 2 * b)
+    with pytest.raises(ValueError, match="positions"):
+        ns.cross_gram(emb, [T])

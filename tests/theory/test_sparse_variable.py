@@ -10,6 +10,7 @@ import math
 import random
 from fractions import Fraction as F
 
+import mpmath
 import pytest
 import sympy
 from hypothesis import given, settings
@@ -224,6 +225,44 @@ def test_exact_head_norms_and_bounds(lemma, output):
     assert float(norms["W_K"]) == pytest.approx(expected_k, rel=1e-15)
 
 
+@pytest.mark.parametrize("lemma", ["A.19", "A.20", "A.21"])
+@pytest.mark.parametrize("output", ["scalar", "vector"])
+@pytest.mark.parametrize("T, I", [(7, (2,)), (50, (3, 17, 40)), (1000, (0, 5, 9, 999))])
+def test_head_norm_closed_forms_equal_the_built_weights(lemma, output, T, I):
+    """The closed forms (from lemma, output, T, s, gamma alone) against the Frobenius norms summed from the built
+    weights' coefficients (the oracle: ``exact_head_norms`` of the construction)."""
+    c = _build(lemma, T, I, output)
+    closed = ts.head_norm_closed_forms(lemma, output, T, len(I), c.gamma)
+    built = ts.exact_head_norms(c)
+    assert set(closed) == set(built)
+    for k in built:
+        assert sympy.simplify(closed[k] - built[k]) == 0, k
+
+
+def test_head_norm_closed_forms_by_hand():
+    s, T = 3, 10
+    a19 = ts.head_norm_closed_forms("A.19", "scalar", T, s, F(2, 3))
+    assert a19 == {"W_Q": sympy.log(120), "W_K": sympy.sqrt(3), "W_V": sympy.sqrt(2), "W_C": 1}
+    assert ts.head_norm_closed_forms("A.19", "vector", T, s, F(1))["W_K"] == 1
+    a20 = ts.head_norm_closed_forms("A.20", "vector", T, s, F(1))
+    assert a20 == {"P_21": 3, "W_Q": sympy.log(80), "W_K": 1, "W_V": sympy.sqrt(2), "W_C": 1}
+    a21 = ts.head_norm_closed_forms("A.21", "scalar", T, s, F(1, 4))
+    assert a21 == {"W_Q": sympy.log(960), "W_K": 2, "W_V": sympy.sqrt(6), "W_C": sympy.sqrt(3)}
+
+
+def test_head_norm_closed_forms_refuse_bad_input():
+    with pytest.raises(ValueError, match="lemma"):
+        ts.head_norm_closed_forms("A.22", "scalar", 10, 2, F(1))
+    with pytest.raises(ValueError, match="output"):
+        ts.head_norm_closed_forms("A.19", "matrix", 10, 2, F(1))
+    with pytest.raises(ValueError, match="s <= T"):
+        ts.head_norm_closed_forms("A.19", "scalar", 3, 4, F(1))
+    with pytest.raises(ValueError, match="gamma"):
+        ts.head_norm_closed_forms("A.19", "scalar", 10, 2, F(0))
+    with pytest.raises(ValueError, match="gamma"):
+        ts.head_norm_closed_forms("A.21", "scalar", 10, 2, F(1))
+
+
 # ------------------------------------------------------------------------------------------ Lemma 4.7, Prop. 4.8
 
 
@@ -245,3 +284,58 @@ def test_shattering_size_and_bounds():
     assert float(ts.and_information_bound(300)) == pytest.approx(math.log2(math.comb(300, 3)))
     with pytest.raises(ValueError):
         ts.shattering_size(1)
+
+
+# ------------------------------------------------------------------------------------------ fixed scores (Delta > 0)
+
+
+def test_fixed_score_worst_case_matches_the_orthonormal_closed_form():
+    for T, I in [(5, (0,)), (9, (1, 4, 7)), (40, (2, 3, 30, 39))]:
+        c = _build("A.19", T, I, "scalar")
+        G = [[F(int(i == t)) for t in range(T)] for i in I]
+        kappa = ts.score_coefficients(c, G)
+        assert kappa == [F(int(t in I)) for t in range(T)]
+        got = ts.fixed_score_worst_case_error(kappa, I, c.R, digits=40)
+        assert abs(got - sympy.Rational(ts.worst_case_error(c))) < sympy.Float(10) ** -38
+
+
+def _mp_head_minus_target(kappa, I, R, b):
+    """Brute force at 40 digits: softmax over the T scores R kappa_t and the [CLS] score 0, values chi_t."""
+    with mpmath.workdps(40):
+        r = mpmath.mpf(str(sympy.N(R, 50)))
+        w = [mpmath.exp(r * mpmath.mpf(k.numerator) / k.denominator) for k in kappa]
+        head = mpmath.fsum(wt * (1 - 2 * bt) for wt, bt in zip(w, b)) / (mpmath.fsum(w) + 1)
+        return abs(head - mpmath.mpf(sum(1 - 2 * b[i] for i in I)) / len(I))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fixed_score_worst_case_is_the_brute_force_maximum(seed):
+    rng = random.Random(seed)
+    T, I = 8, tuple(sorted(rng.sample(range(8), 3)))
+    kappa = [F(1) if t in I else F(rng.randint(-60, 60), 100) for t in range(T)]
+    kappa[I[0]] = F(rng.randint(70, 130), 100)  # unequal relevant scores too
+    R = sympy.log(20)
+    brute = max(_mp_head_minus_target(kappa, I, R, b) for b in _contexts(T))
+    got = ts.fixed_score_worst_case_error(kappa, I, R, digits=30)
+    assert abs(float(got) - float(brute)) <= 1e-25 * float(brute)
+
+
+def test_coherent_score_coefficients_make_relevant_scores_equal():
+    T, I = 6, (1, 4)
+    # <v_1, v_t> = (t - 1)/20 and <v_4, v_t> = (t - 4)/20 off the diagonal, except <v_4, v_1> = <v_1, v_4> = 3/20
+    G = [[F(1) if t == i else F(t - i, 20) for t in range(T)] for i in I]
+    G[1][1] = F(3, 20)
+    gram = [[F(1), F(3, 20)], [F(3, 20), F(1)]]
+    c = ts.lemma_a19_coherent(T, I, F(1), gram, F(3, 20))
+    kappa = ts.score_coefficients(c, G)
+    assert [kappa[i] for i in I] == [1, 1]
+    with pytest.raises(ValueError, match="s x T"):
+        ts.score_coefficients(c, G[:1])
+    with pytest.raises(ValueError, match="one-head scalar"):
+        ts.score_coefficients(_build("A.19", T, I, "vector"), G)
+    with pytest.raises(ValueError, match="digits"):
+        ts.fixed_score_worst_case_error(kappa, I, c.R, digits=5)
+    with pytest.raises(ValueError, match="rational"):
+        ts.fixed_score_worst_case_error([sympy.sqrt(2), 0, 0], (0,), c.R)
+    with pytest.raises(ValueError, match="R"):
+        ts.fixed_score_worst_case_error([1, 0, 0], (0,), "log(5)")

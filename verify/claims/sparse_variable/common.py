@@ -24,14 +24,21 @@ def case_rng(seed: int, *key: int) -> random.Random:
     return random.Random(h)
 
 
+def gamma_of(lemma: str, output: str, s: int) -> Fraction:
+    """The approximation parameter the claims use (``docs/sparse_variable.md``): ``1/(s + 1)`` for Lemma A.21,
+    ``min(1, 2/s)`` for a scalar head of Lemma A.19/A.20 and 1 for their s heads."""
+    if lemma == "A.21":
+        return Fraction(1, s + 1)
+    return min(Fraction(1), Fraction(2, s)) if output == "scalar" else Fraction(1)
+
+
 def construction(lemma: str, T: int, support: tuple[int, ...], output: str) -> ts.Construction:
     """The head(s) of a lemma with the parameters the representations use (``docs/sparse_variable.md``):
     Lemmas A.19/A.20 with ``gamma = min(1, 2/s)`` (scalar, approximates a (2/s)-separated g) or ``gamma = 1``
     (vector, chi_I is 2-separated); Lemma A.21 with ``gamma = 1/(s + 1)``."""
-    s = len(support)
+    gamma = gamma_of(lemma, output, len(support))
     if lemma == "A.21":
-        return ts.lemma_a21(T, support, Fraction(1, s + 1), output)
-    gamma = min(Fraction(1), Fraction(2, s)) if output == "scalar" else Fraction(1)
+        return ts.lemma_a21(T, support, gamma, output)
     if lemma == "A.19":
         return ts.lemma_a19(T, support, gamma, output)
     return ts.lemma_a20(T, support, gamma, output)
