@@ -380,15 +380,33 @@ def _simplex_expectation(weights: np.ndarray, fn) -> float:
     raise ValueError(f"quadrature over the simplex is implemented for k = 2 and 3, got k = {w.size}")
 
 
-def posterior_mean_quadrature(counts_row, alpha) -> np.ndarray:
-    """``E[P_ij | x]`` for one row: prior ``Dir(alpha)`` times the likelihood ``prod_j P_ij^{c_ij}``, integrated."""
-    c, al = np.asarray(counts_row, dtype=np.float64), np.asarray(alpha, dtype=np.float64)
+def _check_counts_row(counts_row: Any) -> np.ndarray:
+    """One row of transition counts ``c_{i,:}``: 2 or 3 non-negative integers (the quadrature is over the simplex of
+    k = 2 or 3 states), as float64."""
+    c = np.asarray(counts_row, dtype=object).ravel()
+    if c.size not in (2, 3):
+        raise ValueError(f"counts_row must hold k = 2 or 3 counts (quadrature over the simplex), got {c.size}")
+    for v in c:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise ValueError(f"counts_row must hold non-negative integer transition counts, got {list(c)}")
+    return c.astype(np.float64)
+
+
+def posterior_mean_quadrature(counts_row: Any, alpha: Any) -> np.ndarray:
+    """``E[P_ij | x]`` for one row: prior ``Dir(alpha)`` times the likelihood ``prod_j P_ij^{c_ij}``, integrated.
+
+    ``counts_row``: 2 or 3 non-negative integers; ``alpha``: as many finite positive Dirichlet parameters."""
+    c = _check_counts_row(counts_row)
+    al = np.asarray(alpha, dtype=np.float64).ravel()
+    if al.shape != c.shape or not np.all(np.isfinite(al) & (al > 0)):
+        raise ValueError(f"alpha must hold {c.size} finite positive Dirichlet parameters, got {np.asarray(alpha)}")
     return np.array([_simplex_expectation(c + al, lambda p, j=j: p[j]) for j in range(c.size)])
 
 
-def expected_kl_quadrature(counts_row) -> float:
-    """``E[KL(P_{i,:} || q) | c]`` under the flat prior, ``q_j = (c_ij + 1)/(N_i + k)``, by quadrature."""
-    c = np.asarray(counts_row, dtype=np.float64)
+def expected_kl_quadrature(counts_row: Any) -> float:
+    """``E[KL(P_{i,:} || q) | c]`` under the flat prior, ``q_j = (c_ij + 1)/(N_i + k)``, by quadrature
+    (``counts_row``: 2 or 3 non-negative integers)."""
+    c = _check_counts_row(counts_row)
     q = (c + 1.0) / (c.sum() + c.size)
 
     def kl_to_q(p: np.ndarray) -> float:

@@ -101,6 +101,14 @@ def check_t(t: object) -> int:
     return check_positive_int(t, "t", minimum=2, hypothesis="a context of t >= 2 tokens holds at least one bigram")
 
 
+def check_lag(j: object, t: int) -> int:
+    """The lag ``j`` of a positional weight ``v_j``: an integer in ``1..t`` (the model has t lags)."""
+    j = check_positive_int(j, "j", minimum=1, hypothesis=f"v has the lags 1..t = {t}")
+    if j > t:
+        raise ValueError(f"j must be an integer in 1..t = {t} (v has t lags), got j = {j}")
+    return j
+
+
 # --- Eq. (E.1), (E.15): the k = 2 chain
 
 
@@ -564,12 +572,14 @@ def step1_W_leading(t: int) -> list[list[sympy.Expr]]:
 def step1_v_leading(t: int, j: int) -> sympy.Expr:
     """(E.29): ``(v_j^(1) - c)/(c eta) = ((t-j+1)(t-j+2)/(2t)) D + O(1)``."""
     t = check_t(t)
+    j = check_lag(j, t)
     return sympy.Rational((t - j + 1) * (t - j + 2), 2 * t) * lemma84_constant("D")
 
 
 def step2_diag_leading(t: int, j: int) -> sympy.Expr:
     """(E.39), (E.40): the diagonal-bias part ``G^I_j = ((t-j+1)(t-j+2)/(2t)) K_j + O(1)`` of the second step."""
     t = check_t(t)
+    j = check_lag(j, t)
     return sympy.Rational((t - j + 1) * (t - j + 2), 2 * t) * K(j)
 
 
@@ -586,9 +596,7 @@ def cor_e2_v_update(t: int, j: int, k: int = 2) -> sympy.Rational:
     t = check_t(t)
     if k != 2:
         raise ValueError("Cor. E.2 is stated for k = 2")
-    j = check_positive_int(j, "j", minimum=1)
-    if j > t:
-        raise ValueError(f"j must be in 1..t = {t}, got {j}")
+    j = check_lag(j, t)
     inner = [Fraction(0)]
     for n in range(1, t + 1):
         inner.append(inner[-1] + (Fraction(1, n + 1) if n % 2 == 0 else 0))
@@ -599,6 +607,7 @@ def cor_e2_v_update(t: int, j: int, k: int = 2) -> sympy.Rational:
 def e49_as_printed(t: int, j: int) -> sympy.Rational:
     """(E.49) as printed (leading order): ``(v_j^(1) - c)/(c eta) = -(t - j + 1)/(2t)``."""
     t = check_t(t)
+    j = check_lag(j, t)
     return sympy.Rational(-(t - j + 1), 2 * t)
 
 

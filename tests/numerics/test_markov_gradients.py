@@ -220,8 +220,17 @@ def test_bad_input() -> None:
         mg.K_quadrature(0)
     with pytest.raises(ValueError, match="unknown Lemma 8.4 integral"):
         mg.lemma84_quadrature("E.99")
-    with pytest.raises(ValueError, match="k = 2 and 3"):
+    with pytest.raises(ValueError, match="k = 2 or 3"):
         mg.posterior_mean_quadrature([1, 2, 3, 4], [1, 1, 1, 1])
+    # negative or fractional counts: a ValueError naming counts_row, not NaN with a warning
+    for bad in ((1, -2), (1.5, 2), (True, 1), (-1, 0, 2)):
+        with pytest.raises(ValueError, match="counts_row must hold non-negative integer"):
+            mg.posterior_mean_quadrature(bad, (1,) * len(bad))
+        with pytest.raises(ValueError, match="counts_row must hold non-negative integer"):
+            mg.expected_kl_quadrature(bad)
+    for alpha in ((1, 0), (1, -1), (1, float("nan")), (1, 1, 1)):
+        with pytest.raises(ValueError, match="alpha must hold 2 finite positive"):
+            mg.posterior_mean_quadrature((1, 2), alpha)
     with pytest.raises(ValueError, match="k must be an integer >= 2"):
         nm.mc_counts_bayes_kl(1, 10, 100, rng)
     with pytest.raises(ValueError, match="t must be an integer >= 2"):

@@ -267,7 +267,22 @@ def test_bad_input() -> None:
         tm.lemma84_constant("E.99")
     with pytest.raises(ValueError, match="k = 2"):
         tm.cor_e2_v_update(10, 1, k=3)
-    with pytest.raises(ValueError, match="j must be in"):
+    with pytest.raises(ValueError, match="j must be an integer in 1..t"):
         tm.cor_e2_v_update(10, 11)
     with pytest.raises(ValueError, match="delta"):
         tm.cor_e2_diagonal_truncated(2)
+
+
+@pytest.mark.parametrize("fn", [tm.step1_v_leading, tm.step2_diag_leading, tm.e49_as_printed, tm.cor_e2_v_update])
+@pytest.mark.parametrize("j", [0, -3, 101, 500, 1000, 1.5, True, "2"])
+def test_lag_must_be_an_integer_in_1_to_t(fn, j) -> None:
+    """v has the lags 1..t: a lag outside that range (or not an integer) is a ValueError naming j, not a number."""
+    with pytest.raises(ValueError, match="j must be an integer"):
+        fn(100, j)
+
+
+def test_lag_range_ends_are_accepted() -> None:
+    """j = 1 and j = t are valid lags; at j = t the leading-order profile (t-j+1)(t-j+2)/(2t) is 1/t."""
+    assert tm.step1_v_leading(100, 100) == tm.lemma84_constant("D") / 100
+    assert tm.e49_as_printed(100, 100) == sympy.Rational(-1, 200)
+    assert tm.e49_as_printed(100, 1) == sympy.Rational(-1, 2)

@@ -3,7 +3,7 @@ observations (each must be able to fail). The verdicts of the quick claims are c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
@@ -99,22 +99,101 @@ def test_stays_above_floor() -> None:
     assert judge(pred, rows([0.083, 0.03]))[0] == "fail"  # an induction head would go far below the floor
 
 
+def _phase_history(kls: list[float], nearest: list[str]) -> list[dict]:
+    """A one-seed history of evaluations: test KL and the KL from each strategy to the model (0 to ``nearest``)."""
+    out = []
+    for step, (kl, near) in enumerate(zip(kls, nearest)):
+        dist = {f"kl_to_{n}": [0.0 if n == near else 1.0] for n in ("uniform", "unigram", "bigram")}
+        out.append({"step": step, "kl": [kl], **dist})
+    return out
+
+
+def _phases_obs(history: list[dict]) -> Observation:
+    return Observation([history[-1]["kl"][0]], details={"history": history})
+
+
 def test_three_phases() -> None:
     judge = trained.ThreePhases()
-
-    def history(kls: list[float], nearest: list[str]) -> list[dict]:
-        out = []
-        for step, (kl, near) in enumerate(zip(kls, nearest)):
-            dist = {f"kl_to_{n}": [0.0 if n == near else 1.0] for n in ("uniform", "unigram", "bigram")}
-            out.append({"step": step, "kl": [kl], **dist})
-        return out
-
-    good = history([0.21, 0.1, 0.09, 0.02], ["uniform", "unigram", "unigram", "bigram"])
-    no_plateau = history([0.21, 0.15, 0.02], ["uniform", "uniform", "bigram"])
-    stuck = history([0.21, 0.09, 0.09], ["uniform", "unigram", "unigram"])
+    good = _phase_history([0.21, 0.1, 0.09, 0.02], ["uniform", "unigram", "unigram", "bigram"])
+    no_plateau = _phase_history([0.21, 0.15, 0.02], ["uniform", "uniform", "bigram"])
+    stuck = _phase_history([0.21, 0.09, 0.09], ["uniform", "unigram", "unigram"])
     for hist, verdict in ((good, "pass"), (no_plateau, "fail"), (stuck, "fail")):
-        rows = judge.rows(STRATEGIES, hist)
-        assert judge(STRATEGIES, Observation(None, details={"per_seed": rows}))[0] == verdict
+        assert judge(STRATEGIES, _phases_obs(hist))[0] == verdict
+
+
+@pytest.mark.parametrize("cid", ["edelman-ch8-transformer-phases", "edelman-ch8-transformer-phases-k3"])
+def test_registered_phase_judge_applies_its_own_plateau_rel(cid: str) -> None:
+    """The claim's own judge computes the plateau from the raw history: its ``plateau_rel`` decides. The plateau
+    evaluation sits 20 % above the unigram strategy's KL (0.108 against 0.09): inside 0.25, outside 0.1."""
+    judge = CH8[cid].judge
+    assert judge.plateau_rel == 0.25
+    hist = _phase_history([0.21, 0.108, 0.02], ["uniform", "unigram", "bigram"])
+    assert judge(STRATEGIES, _phases_obs(hist))[0] == "pass"
+    verdict, reason = replace(judge, plateau_rel=0.1)(STRATEGIES, _phases_obs(hist))
+    assert verdict == "fail" and "no unigram plateau" in reason
+    assert "0.1" in replace(judge, plateau_rel=0.1).describe()
+
+
+def test_phase_judge_reads_the_prediction() -> None:
+    """The same history judged against other strategy KLs: with a unigram KL of 0.15 the plateau at 0.09 is 40 %
+    off, and with a bigram KL of 0.05 the end 0.02 lies below it but a uniform KL of 0.5 moves the start off."""
+    judge = CH8["edelman-ch8-transformer-phases"].judge
+    hist = _phase_history([0.21, 0.09, 0.02], ["uniform", "unigram", "bigram"])
+    assert judge(STRATEGIES, _phases_obs(hist))[0] == "pass"
+    far_unigram = {**STRATEGIES, "unigram": {"kl": 0.15, "stderr": 0.001}}
+    assert judge(far_unigram, _phases_obs(hist))[0] == "fail"
+    far_uniform = {**STRATEGIES, "uniform": {"kl": 0.5, "stderr": 0.001}}
+    verdict, reason = judge(far_uniform, _phases_obs(hist))
+    assert verdict == "fail" and "off the uniform KL" in reason
+    assert judge(STRATEGIES, Observation([], details={"history": []}))[0] == "inconclusive"
+
+
+def test_trigram_phase_judge_ends_at_the_trigram_strategy() -> None:
+    judge = CH8["edelman-ch8-transformer-trigram"].judge
+    pred = {**STRATEGIES, "trigram": {"kl": 0.005, "stderr": 0.0001}}
+    names = ("uniform", "unigram", "bigram", "trigram")
+
+    def hist(last: str) -> list[dict]:
+        near = ["uniform", "unigram", last]
+        return [
+            {"step": i, "kl": [kl], **{f"kl_to_{n}": [0.0 if n == near[i] else 1.0] for n in names}}
+            for i, kl in enumerate([0.21, 0.09, 0.006])
+        ]
+
+    assert judge(pred, _phases_obs(hist("trigram")))[0] == "pass"
+    assert judge(pred, _phases_obs(hist("bigram")))[0] == "fail"
+
+
+def _minimal_obs(diag_ratio: float, lag: int) -> Observation:
+    row = {"diag_ratio": diag_ratio, "v_argmax_lag": lag, "even_odd": True, "cos_W": 0.97, "cos_v": 0.9}
+    return Observation([diag_ratio], details={"per_seed": [row, dict(row)]})
+
+
+def test_minimal_structure_reads_the_config_bound() -> None:
+    """The diagonal-dominance bound is the config's ``min_diag_ratio``: overriding it changes the verdict."""
+    claim = CH8["edelman-ch8-minimal-sgd-structure"]
+    cfg = claim.configs["quick"]
+    pred = claim.predict(cfg)
+    obs = _minimal_obs(5.0, 2)
+    assert claim.judge(pred, obs, cfg)[0] == "pass"
+    assert claim.judge(pred, obs, replace(cfg, min_diag_ratio=6.0))[0] == "fail"
+    assert claim.judge(pred, _minimal_obs(1.5, 2), cfg)[0] == "fail"  # below the default 2
+    assert claim.judge(pred, _minimal_obs(1.5, 2), replace(cfg, min_diag_ratio=1.0))[0] == "pass"
+    assert "config.min_diag_ratio" in claim.judge.describe()
+
+
+@pytest.mark.parametrize("cid", ["edelman-ch8-minimal-sgd-structure", "edelman-ch8-minimal-bigram-direction"])
+def test_minimal_lag_is_read_from_the_prediction(cid: str) -> None:
+    """The argmax lag of v is compared with the prediction's ``v_argmax_lag`` (2 for Fact 8.3's v = e_2), not a
+    literal: a prediction with another lag rejects the same observation."""
+    claim = CH8[cid]
+    cfg = claim.configs["quick"]
+    pred = claim.predict(cfg)
+    assert pred["v_argmax_lag"] == 2
+    assert claim.judge(pred, _minimal_obs(5.0, 2), cfg)[0] == "pass"
+    assert claim.judge(pred, _minimal_obs(5.0, 3), cfg)[0] == "fail"
+    verdict, reason = claim.judge({**pred, "v_argmax_lag": 3}, _minimal_obs(5.0, 2), cfg)
+    assert verdict == "fail" and "predicted 3" in reason
 
 
 @pytest.mark.parametrize("cid", ["edelman-ch8-E.40-Kj-even-odd", "edelman-ch8-lemma8.4-v2-dominant"])

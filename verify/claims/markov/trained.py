@@ -22,7 +22,7 @@ from verify.attention import AttentionConfig
 from verify.checkpoint import plain
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import Check, Judge, PerSeed, Predicate, Verdict
+from ..judges import Check, Judge, PerSeed, Predicate, Verdict, verdict_from_problems
 from ..training import run_checkpointed
 
 SRC = "Edelman thesis, Ch. 8"
@@ -237,6 +237,36 @@ def _predict_construction(cfg: MinimalStructureConfig | MinimalConvergedConfig) 
     return {"W_k": W.tolist(), "v_argmax_lag": int(np.argmax(v)) + 1}
 
 
+@dataclass(frozen=True)
+class PerSeedAndPredicted(PerSeed):
+    """:class:`PerSeed` (bounds read from the config where they name a config field) and, for each
+    ``(field, label)`` of ``match``, every seed's ``row[field]`` equal to the prediction's ``predicted[field]`` (e.g.
+    the argmax lag of v against the lag of Fact 8.3's construction, ``v = e_2``), so that a prediction of another
+    construction changes the verdict."""
+
+    match: tuple[tuple[str, str], ...] = ()
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        per_seed = obs.details[self.rows]
+        if not per_seed:
+            return "inconclusive", "no seed finished"
+        checks = [c.resolve(config) for c in self.checks]
+        problems = [f"seed {s}: {msg}" for s, row in enumerate(per_seed) for c in checks if (msg := c.problem(row))]
+        for f, label in self.match:
+            want = predicted[f]
+            problems += [
+                f"seed {s}: {label} {row.get(f)} != predicted {want}"
+                for s, row in enumerate(per_seed)
+                if row.get(f) != want
+            ]
+        summary = f"{self.headline.replace('_', ' ')}s " + ", ".join(f"{float(r[self.headline]):.4f}" for r in per_seed)
+        return verdict_from_problems(summary, problems, "every seed meets every check")
+
+    def describe(self) -> str:
+        matched = ", ".join(f"{label} = predicted {f}" for f, label in self.match)
+        return super().describe() + (f"; {matched}" if matched else "")
+
+
 def _observe_minimal_structure(cfg: MinimalStructureConfig, ctx: RunContext) -> Observation:
     run = _minimal(cfg.train, ctx)
     rows = _minimal_rows(run, cfg)
@@ -264,12 +294,12 @@ register(
         },
         predict=_predict_construction,
         observe=_observe_minimal_structure,
-        judge=PerSeed(
+        judge=PerSeedAndPredicted(
             checks=(
-                Check("diag_ratio", "min diag / max |off-diag| of W_k", lo=MinimalStructureConfig.min_diag_ratio),
-                Check("v_argmax_lag", "argmax lag of v", lo=2, hi=2),
+                Check("diag_ratio", "min diag / max |off-diag| of W_k", lo="min_diag_ratio"),
                 Check("even_odd", "v even lags above their odd neighbours", truthy=True),
             ),
+            match=(("v_argmax_lag", "argmax lag of v"),),
             headline="diag_ratio",
         ),
     )
@@ -358,12 +388,12 @@ register(
         configs=MINIMAL_CONVERGED,
         predict=_predict_construction,
         observe=_observe_minimal_converged,
-        judge=PerSeed(
+        judge=PerSeedAndPredicted(
             checks=(
                 Check("cos_W", "cos(W_k, I)", lo=MIN_COS_W),
                 Check("cos_v", "cos(v, e_2)", lo=MIN_COS_V),
-                Check("v_argmax_lag", "argmax lag of v", lo=2, hi=2),
             ),
+            match=(("v_argmax_lag", "argmax lag of v"),),
             headline="cos_W",
         ),
     )
@@ -379,7 +409,9 @@ class ThreePhases(Judge):
     the uniform strategy's KL; (ii) at some evaluation the model is closer (KL from the strategy to the model) to the
     unigram strategy than to the uniform and bigram ones, with test KL within ``plateau_rel`` of the unigram
     strategy's; (iii) at the end it is closest to the ``last`` strategy, with test KL at most ``end_frac`` of the way
-    from that strategy's KL to the previous strategy's."""
+    from that strategy's KL to the previous strategy's. The per-seed rows are computed here (:meth:`rows`) from the
+    observation's raw evaluations (``obs.details["history"]``) and the predicted strategy KLs, with this judge's own
+    parameters, so the registered judge's settings are the ones applied."""
 
     start_rel: float = 0.1
     plateau_rel: float = 0.25
@@ -413,19 +445,26 @@ class ThreePhases(Judge):
         return out
 
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        """Judge the raw evaluations ``obs.details["history"]`` (per evaluation: ``step``, per-seed ``kl`` and
+        ``kl_to_<strategy>``) against the predicted strategy KLs, with this judge's own parameters."""
+        history = obs.details.get("history")
+        if not history:
+            return "inconclusive", "no evaluations recorded"
+        rows = self.rows(predicted, history)
         problems = []
-        for i, r in enumerate(obs.details["per_seed"]):
+        for i, r in enumerate(rows):
             if abs(r["start_rel"]) > self.start_rel:
                 problems.append(f"seed {i}: start {r['start_rel']:+.3f} off the uniform KL")
             if not r["plateau_steps"]:
                 problems.append(f"seed {i}: no unigram plateau")
             if r["final_nearest"] != self.last or r["final_frac"] > self.end_frac:
                 problems.append(f"seed {i}: ends nearest {r['final_nearest']}, fraction {r['final_frac']:.3f}")
-        rows = obs.details["per_seed"]
         summary = (
             "final KLs "
             + ", ".join(f"{r['final_kl']:.4f}" for r in rows)
-            + "; plateaus from step "
+            + f" (fractions of the way to the {self.before_last} KL "
+            + ", ".join(f"{r['final_frac']:.3f}" for r in rows)
+            + "); plateaus from step "
             + ", ".join(str(r["plateau_steps"][0]) if r["plateau_steps"] else "-" for r in rows)
         )
         return ("fail", summary + "; " + "; ".join(problems)) if problems else ("pass", summary)
@@ -510,17 +549,25 @@ def _positional_over_training(run: vm.MarkovRun, lags: int = 9, rows: int = 10) 
     }
 
 
+def _kl_history(run: vm.MarkovRun) -> list[dict[str, Any]]:
+    """The raw evaluations over training: ``step``, per-seed test ``kl`` and ``kl_to_<strategy>`` (KL from each
+    strategy to the model), as measured; :class:`ThreePhases` judges them against the predicted strategy KLs."""
+    return [{k: v for k, v in h.items() if k in ("step", "kl") or k.startswith("kl_to_")} for h in run.history]
+
+
 def _observe_phases(cfg: TransformerClaimConfig, ctx: RunContext) -> Observation:
+    """The test KLs over training, unjudged (the strategy KLs appear only as reference lines in the plot)."""
     run = _transformer(cfg.train, ctx)
-    predicted = _predict_strategies(cfg)
-    last = "trigram" if cfg.train.order == 3 else "bigram"
-    rows = ThreePhases(last=last, before_last="bigram" if last == "trigram" else "unigram").rows(predicted, run.history)
     return Observation(
-        [r["final_kl"] for r in rows],
-        details={"per_seed": rows, "steps": cfg.train.steps, "lr": cfg.train.lr},
+        list(run.final["kl"]),
+        details={"history": _kl_history(run), "steps": cfg.train.steps, "lr": cfg.train.lr},
         artifacts={
             "training": _history_artifact(run),
-            "plots": [_kl_plot("kl", run, predicted), _strategy_distance_plot(run), *_attention_plots(run)],
+            "plots": [
+                _kl_plot("kl", run, _predict_strategies(cfg)),
+                _strategy_distance_plot(run),
+                *_attention_plots(run),
+            ],
         },
         seeds=run.seeds,
     )
