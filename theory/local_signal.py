@@ -239,24 +239,23 @@ def mills_ratio(x: float) -> float:
         return float(mpmath.erfc(xm / mpmath.sqrt(2)) / 2 / mpmath.npdf(xm))
 
 
+MILLS_EXACT_DIGITS = 100  # beyond this many digits in x's numerator or denominator, mills_bounds works in floats
+MILLS_FLOAT_DIGITS = 60  # the precision it then uses
+
+
 def mills_bounds(x: object) -> tuple[sympy.Expr, sympy.Expr]:
     """(B.6): ``2/(sqrt(x^2 + 4) + x) <= Phi^c(x)/phi(x) <= 2/(sqrt(x^2 + 2) + x)`` for ``x >= 0`` (exact sympy).
 
-    ``x`` may be an int, a Fraction, a decimal string or a sympy number (taken exactly)."""
+    ``x`` may be an int, a Fraction, a decimal string or a sympy number (taken exactly). An exact x whose numerator
+    or denominator exceeds ``10**MILLS_EXACT_DIGITS`` (such as 1e-300 taken exactly) is evaluated to
+    ``MILLS_FLOAT_DIGITS`` digits instead: sympy's exact square root of 4 + 10^-600 fails inside its factoring
+    (found by the property test)."""
     xs = exact_number(x)
     if xs.is_negative:
         raise ValueError(f"the Mills-ratio bounds (B.6) are stated for x >= 0, got x = {x!r}")
-    return 2 / (_exact_sqrt(xs**2 + 4) + xs), 2 / (_exact_sqrt(xs**2 + 2) + xs)
-
-
-def _exact_sqrt(r: sympy.Expr) -> sympy.Expr:
-    """sqrt(r), exact: simplified by sympy where it can (sqrt(4) = 2), else left as the unevaluated power r^(1/2).
-    sympy's perfect-power search raises ValueError on some rationals with huge terms (r = 4 + 10^-600, from
-    x = 1e-300: found by the property test), where the unevaluated power is the same exact number."""
-    try:
-        return sympy.sqrt(r)
-    except ValueError:
-        return sympy.Pow(r, sympy.Rational(1, 2), evaluate=False)
+    if xs.is_Rational and max(abs(xs.p), xs.q) > 10**MILLS_EXACT_DIGITS:
+        xs = sympy.Float(xs, MILLS_FLOAT_DIGITS)
+    return 2 / (sympy.sqrt(xs**2 + 4) + xs), 2 / (sympy.sqrt(xs**2 + 2) + xs)
 
 
 def soft_threshold_moments(tau: float, sigma: float) -> tuple[float, float, float]:

@@ -124,9 +124,10 @@ def test_mills_bounds_printed_examples():
     # x = 0: 1 <= sqrt(pi/2) <= sqrt(2) exactly
     lo, hi = tl.mills_bounds(0)
     assert lo == 1 and hi == sympy.sqrt(2)
-    # x = 1e-300 taken exactly: sympy's sqrt of 4 + 10^-600 raised ValueError; the bounds stay exact and ordered
+    # x = 1e-300 taken exactly: sympy's sqrt of 4 + 10^-600 raised ValueError; such x is evaluated to 60 digits
     lo, hi = tl.mills_bounds(repr(1e-300))
     assert float(lo) == 1.0 and float(hi) == pytest.approx(np.sqrt(2), rel=1e-15) and bool(lo < hi)
+    assert abs(lo - (1 - sympy.Rational(1, 2 * 10**300))) < sympy.Rational(1, 10**55)
 
 
 @given(st.integers(2, 10**6), st.booleans())
