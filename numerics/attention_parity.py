@@ -43,8 +43,12 @@ def float_margins(heads: tp.ParityHeads, gamma: float, tasks: Sequence[tuple[int
 
 def projection_mc(nu1: int, nu2: int, M: int, n_draws: int, seed: int) -> dict[str, float]:
     """Thm 5.5.2 by Monte Carlo: ``Xi = (1/M) sum_l xi_l``, ``xi_l`` uniform on ``{+-1}^d``; ``E||P_{D_j} Xi||^2`` with the
-    orthogonal projector onto ``col(D_j)`` (pseudo-inverse). Returns means, SEs and the ratio."""
+    orthogonal projector onto ``col(D_j)`` (pseudo-inverse). Returns means, SEs, the ratio and its SE by the delta
+    method (the two means come from the same draws: Var(a/b) ~ [Var a - 2 (a/b) Cov(a, b) + (a/b)^2 Var b] / b^2)."""
     M = check_count(M, "M")
+    if isinstance(n_draws, bool) or int(n_draws) != n_draws or n_draws < 2:
+        raise ValueError(f"n_draws must be an integer >= 2 (a mean and its standard error), got {n_draws!r}")
+    n_draws = int(n_draws)
     g1 = tp.parity_g1(nu1, nu2)
     g2 = tp.parity_construction(nu2)
     d = g2.d
@@ -54,13 +58,18 @@ def projection_mc(nu1: int, nu2: int, M: int, n_draws: int, seed: int) -> dict[s
     for _ in range(M):
         Xi += rng.choice([-1.0, 1.0], size=(n_draws, d))
     Xi /= M
+    draws = {}
     for name, h in (("D1", g1), ("D2", g2)):
         D = np.array([[float(c) for c in row] for row in h.codes]).T  # d x m
         P = D @ np.linalg.pinv(D)
-        vals = np.sum((Xi @ P.T) ** 2, axis=1)
+        draws[name] = vals = np.sum((Xi @ P.T) ** 2, axis=1)
         out[name] = float(vals.mean())
         out[name + "_se"] = float(vals.std(ddof=1) / np.sqrt(n_draws))
-    out["ratio"] = out["D1"] / out["D2"]
+    a, b = out["D1"], out["D2"]
+    r = a / b
+    cov = np.cov(draws["D1"], draws["D2"], ddof=1) / n_draws
+    out["ratio"] = r
+    out["ratio_se"] = float(np.sqrt(max(0.0, cov[0, 0] - 2 * r * cov[0, 1] + r * r * cov[1, 1])) / b)
     return out
 
 
@@ -88,6 +97,8 @@ def parity_behaviour_sim(
     """Finite-M evaluation of a parity model (Sec. 5.5 with G = I, ``docs/attention_parity.md``): prompts of M examples with labels
     ``y = phi_i phi_j``, ``zeta = y^T Phi / M``, ``g = sum_h a_h ReLU(sum_t zeta_t V^(h)_tt phi_{q,t})`` with
     ``V = C / (4 gamma)``. Returns the mean hinge loss (and SE) and the 0-1 error (g = 0 counts as wrong)."""
+    if isinstance(n_prompts, bool) or int(n_prompts) != n_prompts or n_prompts < 2:
+        raise ValueError(f"n_prompts must be an integer >= 2 (a mean and its standard error), got {n_prompts!r}")
     M = check_count(M, "M")
     a, V = _head_arrays(heads, gamma)  # (m,), (m, d)
     d = V.shape[1]

@@ -24,6 +24,25 @@ def test_projection_mc():
     assert abs(out["D2"] - float(e2)) <= 4 * out["D2_se"]
 
 
+def test_projection_ratio_standard_error_matches_independent_replicates():
+    """The delta-method SE of the ratio against the spread of the ratio over 40 independent replicates (seeds):
+    their standard deviation estimates the same SE to about 1/sqrt(2 x 39) = 11 % (tolerance 35 %)."""
+    runs = [nap.projection_mc(1, 3, 16, 5_000, seed=s) for s in range(40)]
+    spread = float(np.std([r["ratio"] for r in runs], ddof=1))
+    se = float(np.mean([r["ratio_se"] for r in runs]))
+    assert se == pytest.approx(spread, rel=0.35)
+    _, _, ratio = tap.projection_ratio(1, 3, 16)
+    assert abs(runs[0]["ratio"] - float(ratio)) <= 4 * runs[0]["ratio_se"]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2.5, True])
+def test_bad_draw_and_prompt_counts(n):
+    with pytest.raises(ValueError, match="n_draws"):
+        nap.projection_mc(1, 3, 16, n, seed=0)
+    with pytest.raises(ValueError, match="n_prompts"):
+        nap.parity_behaviour_sim(tap.parity_construction(3), 0.1, 8, n, seed=0)
+
+
 def test_parity_behaviour_sim_orders_models():
     g1, g2 = tap.parity_g1(1, 3), tap.parity_construction(3)
     a = nap.parity_behaviour_sim(g1, 0.2, 64, 4000, seed=0)

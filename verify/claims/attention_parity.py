@@ -25,11 +25,12 @@ from .judges import (
     ExactlyEqual,
     ExactOrFloat,
     Judge,
-    MaxRel,
     Predicate,
     Verdict,
+    ZScore,
     as_float,
 )
+from .lsa.common import MC_Z
 
 SRC = "Shi thesis (2024), Ch. 5"
 #: The gamma at which norms and the p_T bound are stated (Thm 5.5.1, d = 8).
@@ -293,7 +294,10 @@ def _predict_projection(cfg: AttentionParityConfig) -> list[sympy.Expr]:
 def _observe_projection(cfg: AttentionParityConfig, ctx: RunContext) -> Observation:
     by_M = {M: nap.projection_mc(cfg.nu1, cfg.nu2, M, cfg.n_draws, seed=cfg.seed + M) for M in cfg.M}
     value = [mc["ratio"] for mc in by_M.values()] + [mc[k] for mc in by_M.values() for k in ("D1", "D2")]
-    return Observation(value, details={"by_M": {f"M={M}": mc for M, mc in by_M.items()}}, seeds=(cfg.seed,))
+    stderr = [mc["ratio_se"] for mc in by_M.values()] + [mc[k + "_se"] for mc in by_M.values() for k in ("D1", "D2")]
+    return Observation(
+        value, details={"stderr": stderr, "by_M": {f"M={M}": mc for M, mc in by_M.items()}}, seeds=(cfg.seed,)
+    )
 
 
 register(
@@ -301,7 +305,8 @@ register(
         id="shi-thm5.5.2-projection-ratio",
         source=f"{SRC}, Theorem 5.5.2 (P_Z with the pseudo-inverse, docs/attention_parity.md)",
         statement="E||P_{D_1} Xi||^2 / E||P_{D_2} Xi||^2 = (nu1+1)/(nu2+1) = 1/2 (E||P_{D_j} Xi||^2 = rank(D_j)/M = 2/M, 4/M), "
-        "checked exactly and by Monte Carlo.",
+        "checked exactly and by Monte Carlo (each estimate within MC_Z = 4 standard errors; the ratio's by the delta "
+        "method).",
         kind="numeric",
         configs={
             "quick": AttentionParityConfig(n_draws=100_000),
@@ -309,7 +314,7 @@ register(
         },
         predict=_predict_projection,
         observe=_observe_projection,
-        judge=MaxRel(0.02),
+        judge=ZScore(MC_Z),
     )
 )
 
