@@ -148,7 +148,11 @@ def _log_block_probs(v: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
 def equal_init_error_float(v: np.ndarray, k: int, n_prime: int) -> np.ndarray:
     """err(v, ..., v) = 1 - [(a+b)^k + (a-b)^k]/2 with a = P(U < v), b = P(U > v), U = n'-1-2J, J ~ Bin(n'-1, 1/2)
     (float64, scipy.stats.binom), written with c = P(U = v) as -[expm1(k log1p(-c)) + expm1(k log1p(-c-2b))]/2
-    so that tiny errors keep their relative precision; v > 0 (array)."""
+    so that tiny errors keep their relative precision; v > 0 (array), k >= 1, n' >= 1."""
+    if isinstance(k, bool) or int(k) != k or k < 1:
+        raise ValueError(f"k (relevant blocks) must be an integer >= 1, got {k!r}")
+    if isinstance(n_prime, bool) or int(n_prime) != n_prime or n_prime < 1:
+        raise ValueError(f"n' (block width) must be an integer >= 1, got {n_prime!r}")
     v = np.asarray(v, dtype=np.float64)
     log_b, log_c = _log_block_probs(v, n_prime - 1)
     b, c = np.exp(log_b), np.exp(log_c)
@@ -199,6 +203,10 @@ def plateau_numeric(k: int, n_prime: int, eps: float = 0.49) -> dict:
     """
     if n_prime % 2 == 0 or n_prime < 3:
         raise ValueError(f"plateau_numeric needs odd n' >= 3, got {n_prime}")
+    if isinstance(k, bool) or int(k) != k or k < 3:
+        raise ValueError(f"Thm 5.7 assumes k >= 3 (for k = 2 the flow is exponential), got k = {k!r}")
+    if not 0 <= eps < 0.5:
+        raise ValueError(f"eps must lie in [0, 1/2) (an error level below chance), got eps = {eps!r}")
     vs = np.arange(1, n_prime + 1, dtype=np.float64)
     err = equal_init_error_float(vs, k, n_prime)
     log_b, log_c = _log_block_probs(vs, n_prime - 1)
@@ -231,7 +239,12 @@ def perturbed_neuron_correlation(n: int, k: int, s: int, eps: float, b: float = 
     """E[ReLU'(w.x + b) x_i chi_S(x)] for S = {0..k-1}, w = perturbed_neuron_weights (float64 transform).
 
     This is the quantity of Lemmas C.13-C.15 (= minus the correlation-loss gradient of numerics.walsh).
+    Needs 0 <= s <= k <= n and a finite eps >= 0 (App. C.2.4's perturbation).
     """
+    if not 0 <= s <= k <= n:
+        raise ValueError(f"need 0 <= s <= k <= n (S' inside S inside [n]), got s = {s}, k = {k}, n = {n}")
+    if not (np.isfinite(eps) and eps >= 0):
+        raise ValueError(f"eps (the perturbation of the irrelevant weights) must be finite and >= 0, got {eps!r}")
     w = perturbed_neuron_weights(n, s, eps)
     grad_w, _ = nw.population_gradient(nw.relu_prime, w, b, range(k))
     return -grad_w

@@ -518,6 +518,15 @@ def _norms(u: Sequence) -> tuple[float, float, float]:
     return max(abs(x) for x in uf), math.sqrt(sum(x * x for x in uf)), sum(abs(x) ** 3 for x in uf)
 
 
+def _check_b9(v: Sequence, u: Sequence[Sequence]) -> None:
+    """Lemma B.9's hypotheses on its inputs: one u_i per v_i, at least one factor, and prod_i v_i > 0."""
+    if len(v) != len(u) or not v:
+        raise ValueError(f"Lemma B.9 needs one weight vector u_i per v_i (k >= 1), got {len(v)} v and {len(u)} u")
+    prod = math.prod(float(vi) for vi in v)
+    if not prod > 0:
+        raise ValueError(f"Lemma B.9 assumes prod_i v_i > 0, got v = {list(v)!r}")
+
+
 def lemma_b9_upper_bound(v: Sequence, u: Sequence[Sequence], *, as_printed: bool = False) -> float:
     """Lemma B.9 upper bound on the error from Hoeffding: err <= sum_i P(U_i > |v_i|) + sum_i P(U_i = |v_i|).
 
@@ -525,6 +534,7 @@ def lemma_b9_upper_bound(v: Sequence, u: Sequence[Sequence], *, as_printed: bool
     ``as_printed=True``: 2 sum_i exp(-v_i^2/||u_i||_2^2), which is false: k = 3, n' = 8, all-ones u, v = 6.51 gives
     err = 1 - (1 + (63/64)^3)/2 = 0.0230 > 0.0141 (a single tail P(U = 7) = 1/128 already exceeds exp(-v^2/7)).
     """
+    _check_b9(v, u)
     d = 1.0 if as_printed else 2.0
     return 2 * sum(math.exp(-(float(vi) ** 2) / (d * _norms(ui)[1] ** 2)) for vi, ui in zip(v, u))
 
@@ -538,6 +548,7 @@ def lemma_b9_lower_bound(
     Otherwise (corrected): BE_i = 2 c sum_j |u_ij|^3/||u_i||_2^3 (two-sided Berry-Esseen for P(|U| <= |v|)),
     each factor capped at 1.
     """
+    _check_b9(v, u)
     prod = 1.0
     for vi, ui in zip(v, u):
         inf, l2, l3 = _norms(ui)

@@ -151,3 +151,19 @@ def test_even_n_minus_s_exact_values(n, k, s):
         assert abs(g[s] / g[k]) == Fraction(n - k + 1, k - s - 1)
     with pytest.raises(ValueError, match="n - s odd"):
         SI.good_neuron_correlations(n, k, s)
+
+
+def test_bad_inputs_are_refused_with_the_parameter_named():
+    """Inputs outside the lemmas' settings raise, instead of returning numbers the claims could judge."""
+    with pytest.raises(ValueError, match="k >= 3"):
+        NP.plateau_numeric(2, 15)
+    with pytest.raises(ValueError, match="eps must lie"):
+        NP.plateau_numeric(3, 15, eps=0.6)
+    with pytest.raises(ValueError, match="k \\(relevant blocks\\)"):
+        NP.equal_init_error_float(np.array([1.0]), 0, 5)
+    with pytest.raises(ValueError, match="n' \\(block width\\)"):
+        NP.equal_init_error_float(np.array([1.0]), 3, 0)
+    with pytest.raises(ValueError, match="0 <= s <= k <= n"):
+        NP.perturbed_neuron_correlation(13, 4, 6, 0.1)
+    with pytest.raises(ValueError, match="eps"):
+        NP.perturbed_neuron_correlation(13, 4, 2, -1.0)

@@ -238,3 +238,13 @@ def test_lemma_b9_lower_bound_as_printed_fails():
     err = float(P.error(v, u))
     assert P.lemma_b9_lower_bound([2.01] * 3, u, as_printed=True) > err
     assert P.lemma_b9_lower_bound([2.01] * 3, u) <= err
+
+
+def test_lemma_b9_bounds_need_a_positive_product_of_v():
+    """Lemma B.9 assumes prod_i v_i > 0: both bounds refuse a zero or negative product."""
+    u = [[1, 1, 1]] * 2
+    for bound in (P.lemma_b9_lower_bound, P.lemma_b9_upper_bound):
+        for v in ([0.0, 1.0], [-1.0, 2.0]):
+            with pytest.raises(ValueError, match="prod_i v_i > 0"):
+                bound(v, u)
+        assert bound([-1.0, -2.0], u) == bound([1.0, 2.0], u)  # a positive product of negative v_i is allowed

@@ -82,7 +82,8 @@ register(
         source=f"{SRC}, Lemmas C.13-C.15 (App. C.2.4; n-s odd, docs/boolean.md)",
         statement="For h(x) = ReLU(<w,x>) with w = 1 on an s-set S' subset of S and eps < 1/C(n-s,k) elsewhere (k, s "
         "even, s < k, n-s odd): E[d h/d w_i chi_S] = 0 for i in S', 1/2 Half_s([s]) Maj_{n-s}(k-s-1) for i in S\\S', "
-        "1/2 Half_s([s]) Maj_{n-s}(k-s+1) for i not in S; (13,4,2): -0.0615234, +0.00683594, 0. The Thm C.16 biases "
+        "1/2 Half_s([s]) Maj_{n-s}(k-s+1) for i not in S; (13,4,2): 0 (i in S'), -0.0615234 (i in S\\S'), "
+        "+0.00683594 (i not in S). The Thm C.16 biases "
         "(|b| < eps/2) do not change it; the exact integer transform equals the lemma.",
         kind="symbolic",
         configs={

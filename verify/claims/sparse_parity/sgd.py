@@ -224,7 +224,7 @@ register(
         source=f"{SRC_CH5}, Sec. 5.3.1, Fig. 5.1 right, Fig. B.6, Empirical Finding 5.1; docs/sparse_parity.md",
         statement="Online SGD (B=32, eta=0.1, hinge) on a width-100 ReLU MLP solves the (n,k)-sparse parity (100% "
         "validation accuracy) in every run, and the median convergence time t_c grows with n for fixed k "
-        "(t_c <= c n^(alpha k) with small c, alpha).",
+        "(Empirical Finding 5.1's t_c <= c n^(alpha k) with small c, alpha is reported, not judged).",
         kind="training",
         configs={
             "quick": TcGrowthConfig(
