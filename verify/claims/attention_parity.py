@@ -22,6 +22,7 @@ from theory import attention_parity as tap
 
 from .base import Claim, Observation, RunContext, register
 from .judges import (
+    MC_Z,
     ExactlyEqual,
     ExactOrFloat,
     Judge,
@@ -30,7 +31,6 @@ from .judges import (
     ZScore,
     as_float,
 )
-from .lsa.common import MC_Z
 
 SRC = "Shi thesis (2024), Ch. 5"
 #: The gamma at which norms and the p_T bound are stated (Thm 5.5.1, d = 8).

@@ -60,6 +60,9 @@ Verdict = Literal["pass", "fail", "refuted", "inconclusive"]
 PERTURB_REL = 0.01
 #: The perturbation is at least this many tolerances.
 PERTURB_TOLS = 10.0
+#: The project's standard Monte Carlo tolerance for :class:`ZScore`: |estimate - prediction| <= 4 standard errors
+#: (a two-sided false-fail rate of 6e-5 per estimate under normality).
+MC_Z = 4.0
 
 
 def as_float(x: Any) -> float:
