@@ -683,12 +683,16 @@ class PerSeed(Judge):
     rows: str = "per_seed"
     note: str = ""
 
+    def problems(self, predicted: Any, per_seed: list[dict[str, Any]], config: Any = None) -> list[str]:
+        """Every failed check, as ``seed s: message`` (a subclass adds its own checks here)."""
+        checks = [c.resolve(config) for c in self.checks]
+        return [f"seed {s}: {msg}" for s, row in enumerate(per_seed) for c in checks if (msg := c.problem(row))]
+
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
         per_seed = obs.details[self.rows]
         if not per_seed:
             return "inconclusive", "no seed finished"
-        checks = [c.resolve(config) for c in self.checks]
-        problems = [f"seed {s}: {msg}" for s, row in enumerate(per_seed) for c in checks if (msg := c.problem(row))]
+        problems = self.problems(predicted, per_seed, config)
         summary = f"{self.headline.replace('_', ' ')}s " + ", ".join(f"{float(r[self.headline]):.4f}" for r in per_seed)
         return verdict_from_problems(summary, problems, "every seed meets every check")
 

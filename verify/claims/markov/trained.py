@@ -22,7 +22,7 @@ from verify.attention import AttentionConfig
 from verify.checkpoint import plain
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import Check, Judge, PerSeed, Predicate, Verdict, verdict_from_problems
+from ..judges import Check, Judge, PerSeed, Predicate, Verdict
 from ..training import run_checkpointed
 
 SRC = "Edelman thesis, Ch. 8"
@@ -246,12 +246,8 @@ class PerSeedAndPredicted(PerSeed):
 
     match: tuple[tuple[str, str], ...] = ()
 
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        per_seed = obs.details[self.rows]
-        if not per_seed:
-            return "inconclusive", "no seed finished"
-        checks = [c.resolve(config) for c in self.checks]
-        problems = [f"seed {s}: {msg}" for s, row in enumerate(per_seed) for c in checks if (msg := c.problem(row))]
+    def problems(self, predicted: Any, per_seed: list[dict[str, Any]], config: Any = None) -> list[str]:
+        problems = super().problems(predicted, per_seed, config)
         for f, label in self.match:
             want = predicted[f]
             problems += [
@@ -259,8 +255,7 @@ class PerSeedAndPredicted(PerSeed):
                 for s, row in enumerate(per_seed)
                 if row.get(f) != want
             ]
-        summary = f"{self.headline.replace('_', ' ')}s " + ", ".join(f"{float(r[self.headline]):.4f}" for r in per_seed)
-        return verdict_from_problems(summary, problems, "every seed meets every check")
+        return problems
 
     def describe(self) -> str:
         matched = ", ".join(f"{label} = predicted {f}" for f, label in self.match)
