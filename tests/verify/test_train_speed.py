@@ -69,17 +69,49 @@ def _random_problem(seed: int, S: int, m: int, k: int, d: int, C: int, n: int, d
     dense=st.booleans(),
     chunk=st.integers(1, 50),
     strategy=st.sampled_from(["batched", "loop", "parallel", "vmap"]),
+    scatter=st.sampled_from(["index", "matmul"]),
 )
-def test_fused_gradient_equals_autograd(seed, S, m, k, d, C, n, degree, dense, chunk, strategy) -> None:
+def test_fused_gradient_equals_autograd(seed, S, m, k, d, C, n, degree, dense, chunk, strategy, scatter) -> None:
+    """Every strategy, and both scatters of one-hot inputs (index_add_ and the one-hot product the CUDA probe may
+    pick), give autograd's gradient."""
     model, x, y = _random_problem(seed, S, m, k, d, C, n, degree, dense)
     ce, gU, gW = _autograd_gradient(model, x, y)
     group = 1 if strategy in ("loop", "parallel") else S
     got_ce, dU, dW = ensemble_gradient(
-        model.U, model.W, degree, x, y, group=group, chunk=chunk, strategy=strategy, workers=2
+        model.U, model.W, degree, x, y, group=group, chunk=chunk, strategy=strategy, workers=2, scatter=scatter
     )
     torch.testing.assert_close(got_ce, ce, rtol=1e-12, atol=1e-13)
     torch.testing.assert_close(dU, gU, rtol=1e-11, atol=1e-13 * max(1.0, float(gU.abs().max())))
     torch.testing.assert_close(dW, gW, rtol=1e-11, atol=1e-13 * max(1.0, float(gW.abs().max())))
+
+
+def test_matmul_kernel_is_planned_only_where_it_applies() -> None:
+    """kernel='matmul' runs through the plan (the step's gradient equals the index_add_ one) and is refused for
+    dense inputs, vmap and unknown scatters; the automatic choice on the CPU never probes it (CUDA only)."""
+    model, x, y = _random_problem(1, 3, 40, 3, 7, 7, 343, 2, False)
+    kw = dict(dataset_points=x.shape[0], optimizer_slots=2, steps=1000)
+    step = plan_step(model.U, model.W, 2, x, y, kernel="matmul", strategy="loop", **kw)
+    assert step.plan.kernel == "matmul" and "one-hot product scatter" in step.plan.describe()
+    want = plan_step(model.U, model.W, 2, x, y, kernel="general", strategy="loop", **kw)
+    for a, b in zip(step.gradient(model.U, model.W, x, y), want.gradient(model.U, model.W, x, y)):
+        torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-14)
+    auto = plan_step(model.U, model.W, 2, x, y, **kw)
+    assert auto.plan.kernel == "general" and "matmul" not in auto.plan.reason
+    dense_model, xd, yd = _random_problem(1, 2, 5, 1, 4, 4, 20, 2, True)
+    with pytest.raises(ValueError, match="one-hot"):
+        plan_step(dense_model.U, dense_model.W, 2, xd, yd, kernel="matmul", **kw)
+    with pytest.raises(ValueError, match="vmap"):
+        plan_step(model.U, model.W, 2, x, y, kernel="matmul", strategy="vmap", **kw)
+    with pytest.raises(ValueError, match="scatter"):
+        ensemble_gradient(model.U, model.W, 2, x, y, group=1, chunk=8, scatter="atomic")
+
+
+def test_matmul_kernel_memory_counts_the_one_hot_matrix() -> None:
+    """The memory plan of the matmul kernel adds the (chunk, k d) one-hot matrix to the general kernel's peak."""
+    shapes = ts.StepShapes(3, 64, 4, 47, 47, 2, False, 47**4, 47**4, 4, 2)
+    chunk, general = ts._chunk_for(shapes, ("general", "loop"), "cuda", 80 * 2**30, 1 << 20, False, 0, 1)
+    chunk2, matmul = ts._chunk_for(shapes, ("matmul", "loop"), "cuda", 80 * 2**30, 1 << 20, False, 0, 1)
+    assert chunk == chunk2 == 1 << 20 and matmul - general == chunk * 4 * 4 * 47
 
 
 def test_compiled_chunk_path_matches_eager_in_eager_mode() -> None:
@@ -351,6 +383,48 @@ def test_compiled_step_gives_the_eager_weights() -> None:
     assert compiled.plan["compiled"] or any("running eagerly" in str(w.message) for w in caught)
     for a, b in zip(compiled.networks, eager.networks):
         np.testing.assert_allclose(a.U, b.U, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("compiled_faster", [True, False])
+def test_automatic_compile_is_kept_only_when_measured_faster(monkeypatch, compiled_faster) -> None:
+    """compile=None compiles a long run, re-probes it and keeps it only when faster than the eager probe (here
+    the compiler and the probe are stand-ins: the decision, not torch.compile, is under test)."""
+    model, x, y = _random_problem(2, 2, 300, 2, 31, 31, 31 * 31, 2, False)
+    calls = []
+
+    def fake_compile(*args, **kwargs):
+        calls.append(args[-1])  # the kernel
+        return lambda *a: None
+
+    def fake_probe(trials, *args, **kwargs):
+        return {
+            c: (0.5 if (args[-1] if args else kwargs.get("compiled")) is not None and compiled_faster else 1.0)
+            for c in trials
+        }
+
+    monkeypatch.setattr(ts, "_compile_for", fake_compile)
+    monkeypatch.setattr(ts, "_probe_all", fake_probe)
+    kw = dict(dataset_points=x.shape[0], optimizer_slots=2, kernel="general", strategy="loop")
+    step = plan_step(model.U, model.W, 2, x, y, steps=int(ts.COMPILE_MIN_RUN_S) + 1, **kw)
+    assert calls == ["general"] and step.plan.compiled is compiled_faster
+    assert (step.compiled is not None) is compiled_faster
+    assert step.plan.seconds_per_step == (0.5 if compiled_faster else 1.0)
+    assert ("not faster" in step.plan.reason) is (not compiled_faster)
+    short = plan_step(model.U, model.W, 2, x, y, steps=int(ts.COMPILE_MIN_RUN_S) // 2, **kw)
+    assert not short.plan.compiled and len(calls) == 1  # a shorter run is not worth compiling
+
+
+def test_functional_chunk_matmul_scatter_matches_index_add() -> None:
+    """The traced chunk's one-hot product scatter gives the index_add_ table gradient (what compile traces)."""
+    model, x, y = _random_problem(4, 2, 6, 3, 5, 5, 40, 3, False)
+    U = model.U.detach()
+    g, m, k, d = U.shape
+    table = U.permute(2, 3, 0, 1).reshape(k * d, g * m).contiguous()
+    xc = ts._chunk_inputs(x, 0, 40, d, False)
+    a = ts._functional_chunk(table, model.W.detach(), xc, y, 3, False, "index")
+    b = ts._functional_chunk(table, model.W.detach(), xc, y, 3, False, "matmul")
+    for u, v in zip(a, b):
+        torch.testing.assert_close(u, v, rtol=1e-12, atol=1e-14)
 
 
 # ------------------------------------------------------------------------------------------ sparse parity
