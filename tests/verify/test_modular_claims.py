@@ -7,8 +7,12 @@ Thresholds are read from the claims' configurations and judges, expected values 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+import sympy
 
+from numerics.modular import deformed_neuron
+from numerics.spectra import neuron_diagnostics
 from theory import modular as tm
 from verify.claims import registry
 
@@ -110,17 +114,68 @@ def test_memorising_control_records_every_network_below_gamma_star() -> None:
     assert [(r["p"], r["scaling"]) for r in rows] == [(p, s) for p in cfg.ps for s in cfg.scalings]
     for r in rows:
         assert r["margin_ratio"] == pytest.approx(float(tm.memorising_margin_ratio(r["p"], r["scaling"])), rel=1e-12)
-        assert r["margin_ratio"] < cfg.min_ratio and r["check"].startswith("margin ratio")
-        assert r["fourier_construction_check"] == "at gamma*" and r["accuracy"] == 1.0
+        assert r["margin_ratio"] < cfg.training_min_ratio < cfg.min_ratio and r["check"].startswith("margin ratio")
+        assert r["training_check"].startswith("margin ratio") and r["accuracy"] == 1.0
+        assert r["fourier_construction_check"] == "at gamma*"
+        assert r["fourier_construction_training_check"] == "passes"
 
 
-def test_memorising_judge_fails_when_the_check_does_not_say_below() -> None:
-    """The judge must fail if the margin-ratio check called a memorising network 'at gamma*' (or the Fourier
-    construction 'below'), and for a prediction moved by 1 %."""
-    claim = registry()["edelman-appD4-memorising-margin"]
-    ev = evaluation("edelman-appD4-memorising-margin")
-    assert claim.judge(ev.predicted, ev.obs, ev.config)[0] == "pass"
-    for key in ("memorising_all_below", "fourier_construction_at_gamma"):
-        obs = type(ev.obs)(ev.obs.value, details={**ev.obs.details, key: False})
-        assert claim.judge(ev.predicted, obs, ev.config)[0] == "fail", key
-    assert claim.judge(claim.judge.perturb(ev.predicted, ev.obs), ev.obs, ev.config)[0] == "fail"
+def _training_min_ratios() -> list[float]:
+    """Every min_ratio of every modular training claim judged by the margin-ratio check, from the registry."""
+    claims = [
+        c for c in registry().values() if c.kind == "training" and c.id.startswith(("shi-thm4.9", "edelman-thm7.7"))
+    ]
+    assert {c.id for c in claims} >= {f"shi-thm4.9-training-k{k}" for k in (2, 3, 4, 5)} | {"edelman-thm7.7-training"}
+    return [cfg.min_ratio for c in claims for cfg in c.configs.values()]
+
+
+@pytest.mark.parametrize("scale", ["quick", "full"])
+def test_memorising_control_is_judged_at_the_smallest_training_threshold(scale: str) -> None:
+    """The statement says the training claims' check rejects the memorising network: it must be run at the lowest
+    threshold any of them uses (so it fails all of them), not at a stricter one."""
+    cfg = registry()["edelman-appD4-memorising-margin"].configs[scale]
+    assert cfg.training_min_ratio == min(_training_min_ratios())
+    assert f"{cfg.training_min_ratio:g}" in registry()["edelman-appD4-memorising-margin"].statement
+
+
+def test_memorising_judge_fails_when_a_check_does_not_say_below() -> None:
+    """The judge must fail if a memorising network passed the training claims' check at their smallest threshold
+    (though below gamma*), if one were at gamma*, if the Fourier construction were not at gamma*, and for a
+    prediction moved by 1 %."""
+    cid = "edelman-appD4-memorising-margin"
+    claim = registry()[cid]
+    ev = evaluation(cid)
+    cfg = ev.config
+    assert claim.judge(ev.predicted, ev.obs, cfg)[0] == "pass"
+    between = (cfg.training_min_ratio + cfg.min_ratio) / 2  # passes the training threshold, still below gamma*
+    for field, value in (("margin_ratio", between), ("margin_ratio", 1.0), ("fourier_construction_ratio", 0.999)):
+        rows = [dict(r) for r in ev.obs.details["per_network"]]
+        rows[-1][field] = value
+        obs = type(ev.obs)(ev.obs.value, details={**ev.obs.details, "per_network": rows})
+        verdict, reason = claim.judge(ev.predicted, obs, cfg)
+        assert verdict == "fail", (field, value, reason)
+    assert claim.judge(claim.judge.perturb(ev.predicted, ev.obs), ev.obs, cfg)[0] == "fail"
+
+
+def test_single_neuron_judge_requires_equal_block_norms() -> None:
+    """Lemma 4.10's optimum has equal block amplitudes: the judge must reject a maximizer whose block norms differ
+    by more than its bound, here one built with squared block norms (1 + d, 1 - d, 1)/3 and measured by
+    numerics.spectra; the bound is what a value within ``below`` of gamma* allows (Psi/gamma* = sqrt(1 - d^2))."""
+    cid = "shi-lem4.10-single-neuron"
+    claim, ev = registry()[cid], evaluation(cid)
+    judge = claim.judge
+    assert judge(ev.predicted, ev.obs, ev.config)[0] == "pass"
+    assert max(ev.obs.details["maximizer_balance"]) <= judge.max_balance
+    p, k, d = 5, 2, 2 * judge.max_balance
+    net = deformed_neuron(p, k, 1, np.zeros(k), block_fractions=np.array([1 + d, 1 - d, 1]) / 3)
+    balance = float(neuron_diagnostics(net).balance[0])
+    assert balance == pytest.approx(d, rel=1e-9)
+    # The bound's derivation, checked with the exact formula: the imbalance pattern that costs least for a given
+    # largest |d_i| = D, (D, -D/2, -D/2), already falls short of gamma* by at least ``below`` at D = max_balance.
+    big = sympy.nsimplify(judge.max_balance)
+    r = [(1 + big) / 3, (1 - big / 2) / 3, (1 - big / 2) / 3]
+    shortfall = 1 - tm.psi_unbalanced(p, k, r) / tm.max_margin(p, k)
+    assert float(shortfall) >= judge.below
+    n = len(ev.obs.details["maximizer_balance"])
+    obs = type(ev.obs)(ev.obs.value, details={**ev.obs.details, "maximizer_balance": [balance] * n})
+    assert judge(ev.predicted, obs, ev.config)[0] == "fail"

@@ -3,6 +3,7 @@ gamma*, and Psi of deformed optimal neurons."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,31 +25,45 @@ from .common import SHI, CasesConfig, case_list, max_margins
 class OptimumAttained(Judge):
     """Lemma 4.10: the numerical single-neuron maximum lies in [1 - ``below``, 1 + ``above``] x gamma* (the
     optimizer may fall short, never exceed), and the maximizers are single-frequency (block purity >=
-    ``min_purity``) with phases summing to the output phase (residual <= ``max_phase`` rad)."""
+    ``min_purity``) with phases summing to the output phase (residual <= ``max_phase`` rad) and equal block
+    amplitudes (:attr:`numerics.spectra.NeuronDiagnostics.balance`, the largest |(k+1) ||block||^2 / ||theta||^2 - 1|,
+    at most ``max_balance``)."""
 
     below: float
     above: float
     min_purity: float
     max_phase: float
+    max_balance: float
 
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
         ratio = as_floats(obs.value) / as_floats(predicted)
         purity, phase = min(obs.details["maximizer_min_purity"]), max(obs.details["maximizer_phase_residual"])
+        balance = max(obs.details["maximizer_balance"])
         ok = (
             bool(np.all(ratio >= 1 - self.below) and np.all(ratio <= 1 + self.above))
             and purity >= self.min_purity
             and phase <= self.max_phase
+            and balance <= self.max_balance
         )
         return ("pass" if ok else "fail"), (
             f"max/gamma* in [{ratio.min():.9f}, {ratio.max():.9f}]; "
-            f"maximizer purity >= {purity:.8f}, phase residual <= {phase:.1e}"
+            f"maximizer purity >= {purity:.8f}, phase residual <= {phase:.1e}, block imbalance <= {balance:.1e}"
         )
 
     def describe(self) -> str:
         return (
             f"max/gamma* in [1-{self.below:g}, 1+{self.above:g}]; purity >= 1-{1 - self.min_purity:.0e}; "
-            f"phase residual <= {self.max_phase:g} rad"
+            f"phase residual <= {self.max_phase:g} rad; block imbalance <= {self.max_balance:g}"
         )
+
+
+#: How far below gamma* the numerical single-neuron maximum may fall (Lemma 4.10 claim).
+OPTIMUM_BELOW = 1e-6
+#: The block imbalance that shortfall allows. A single-frequency, phase-aligned unit neuron with squared block norms
+#: (1 + d_i)/(k+1), sum d_i = 0, has Psi = gamma* prod (1 + d_i)^(1/2) (docs/modular.md, "Deformed neurons"), i.e.
+#: 1 - Psi/gamma* = sum d_i^2 / 4 to leading order; a maximum within OPTIMUM_BELOW of gamma* thus has
+#: max |d_i| <= 2 sqrt(OPTIMUM_BELOW). Derived from OPTIMUM_BELOW before the imbalance was first measured.
+OPTIMUM_MAX_BALANCE = 2 * math.sqrt(OPTIMUM_BELOW)
 
 
 # --- Lemma C.14 (Shi thesis, with Def C.12-C.13): the single-neuron objective Psi in Fourier form
@@ -101,13 +116,14 @@ register(
 
 def _observe_single_neuron(cfg: CasesConfig, ctx: RunContext) -> Observation:
     """Multi-start L-BFGS maximum of Psi over unit neurons, with its maximizer's purity and phase residual."""
-    values, purities, phases = [], [], []
+    values, purities, phases, balances = [], [], [], []
     for p, k in cfg.cases:
         res = maximize_single_neuron(ModularTask(p, k), k, n_starts=cfg.n_starts, seed=cfg.seed)
         diag = neuron_diagnostics(res.network)
         values.append(res.value)
         purities.append(float(diag.min_purity[0]))
         phases.append(float(abs(diag.phase_residual[0])))
+        balances.append(float(diag.balance[0]))
     return Observation(
         values,
         details={
@@ -115,6 +131,7 @@ def _observe_single_neuron(cfg: CasesConfig, ctx: RunContext) -> Observation:
             "n_starts": cfg.n_starts,
             "maximizer_min_purity": purities,
             "maximizer_phase_residual": phases,
+            "maximizer_balance": balances,
         },
     )
 
@@ -124,7 +141,7 @@ register(
         id="shi-lem4.10-single-neuron",
         source=f"{SHI}, Lemma 4.10 / C.15",
         statement="max over unit neurons of Psi equals gamma*(p,k), attained by single-frequency cosines with equal block "
-        "amplitudes and sum of input phases = output phase (numerical multi-start L-BFGS).",
+        "amplitudes (equal block norms) and sum of input phases = output phase (numerical multi-start L-BFGS).",
         kind="numeric",
         configs={
             "quick": CasesConfig(((5, 2), (7, 2), (5, 3), (7, 3), (5, 4)), n_starts=4),
@@ -132,7 +149,9 @@ register(
         },
         predict=max_margins,
         observe=_observe_single_neuron,
-        judge=OptimumAttained(below=1e-6, above=1e-9, min_purity=1 - 1e-6, max_phase=1e-4),
+        judge=OptimumAttained(
+            below=OPTIMUM_BELOW, above=1e-9, min_purity=1 - 1e-6, max_phase=1e-4, max_balance=OPTIMUM_MAX_BALANCE
+        ),
     )
 )
 
@@ -184,7 +203,8 @@ register(
     Claim(
         id="shi-lem4.10-deformations",
         source=f"{SHI}, Lemma C.15 (closed forms derived in docs/modular.md)",
-        statement="Deforming an optimal unit neuron lowers Psi exactly as predicted: phase mismatch D -> gamma* cos D; "
+        statement="Deforming an optimal unit neuron changes Psi exactly as predicted (it lowers Psi except the sign flip "
+        "at odd k and the two-frequency split at k = 1, which keep gamma*): phase mismatch D -> gamma* cos D; "
         "block norms r -> gamma* prod ((k+1) r_i)^(1/2); two-frequency split s -> gamma*(s^((k+1)/2)+(1-s)^((k+1)/2)); "
         "DC fraction e -> gamma*(1-e)^((k+1)/2); sign flip -> (-1)^(k+1) gamma*.",
         kind="numeric",

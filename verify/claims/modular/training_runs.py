@@ -92,9 +92,12 @@ def training_tolerance(configs: dict[str, ModularTrainingConfig]) -> str:
 def _adam(p: int, **changes: object) -> TrainConfig:
     """Adam (lr 5e-3) on CE + 1e-3 ||theta||_{2,k+1}^{k+1}, full batch, init N(0, 1/(4p)), float64 on CPU.
 
-    Validated on CPU for (p, k, m) = (7, 2, 32) and (5, 3, 64): every one of seeds 0-7 reaches >= 0.99 gamma*
-    in 2000 steps. At the minimum width 4(p-1) = 24 for p = 7, one seed in 8 stalls at 0.74 gamma* in a
-    one-frequency local optimum, hence m = 32 there.
+    Validated on CPU for (p, k, m) = (7, 2, 32) and (5, 3, 64) when first committed (2026-11-21): every one of
+    seeds 0-7 reached >= 0.99 gamma* in 2000 steps. At the minimum width 4(p-1) = 24 for p = 7, one seed in 8
+    stalls at 0.74 gamma* in a one-frequency local optimum, hence m = 32 there. With the current trainer
+    (2026-11-26) the quick seeds 0, 1 reach 1.0000, 0.9966 (k = 2) and 0.9902, 0.9883 (k = 3): the ">= 0.99"
+    above no longer holds for every seed at k = 3, and the threshold those runs are judged at is 0.95
+    (:class:`~verify.claims.modular.common.ModularTrainingConfig`).
     """
     base = TrainConfig(
         steps=2000, lr=5e-3, lam=1e-3, init_std=0.5 / math.sqrt(p), seeds=(0, 1), eval_every=100, num_threads=1
@@ -119,8 +122,7 @@ def _gpu_adam(p: int, steps: int) -> TrainConfig:
     )
 
 
-def _register_training(k: int, quick: ModularTrainingConfig | None, full: ModularTrainingConfig) -> None:
-    configs = {"full": full} if quick is None else {"quick": quick, "full": full}
+def _register_training(k: int, configs: dict[str, ModularTrainingConfig]) -> None:
     register(
         Claim(
             id=f"shi-thm4.9-training-k{k}",
@@ -138,19 +140,21 @@ def _register_training(k: int, quick: ModularTrainingConfig | None, full: Modula
     )
 
 
-_register_training(
-    2,
-    ModularTrainingConfig(7, 2, 32, _adam(7)),
-    ModularTrainingConfig(97, 2, 768, _gpu_adam(97, 20_000), min_ratio=0.9),
-)
-_register_training(
-    3,
-    ModularTrainingConfig(5, 3, 64, _adam(5)),
-    ModularTrainingConfig(97, 3, 1536, _gpu_adam(97, 20_000), min_ratio=0.9, lp_reweighting=False),
-)
-_register_training(
-    4, None, ModularTrainingConfig(47, 4, 2944, _gpu_adam(47, 20_000), min_ratio=0.9, lp_reweighting=False)
-)
-_register_training(
-    5, None, ModularTrainingConfig(23, 5, 5632, _gpu_adam(23, 20_000), min_ratio=0.9, lp_reweighting=False)
-)
+#: The Shi training runs, by k and scale. Quick (k = 2, 3) keeps the default ``min_ratio`` 0.95 of
+#: :class:`~verify.claims.modular.common.ModularTrainingConfig`; the paper-scale runs use 0.9. Where both numbers
+#: come from, and when they were set, is written in that class's docstring and in docs/modular.md.
+SHI_TRAINING: dict[int, dict[str, ModularTrainingConfig]] = {
+    2: {
+        "quick": ModularTrainingConfig(7, 2, 32, _adam(7)),
+        "full": ModularTrainingConfig(97, 2, 768, _gpu_adam(97, 20_000), min_ratio=0.9),
+    },
+    3: {
+        "quick": ModularTrainingConfig(5, 3, 64, _adam(5)),
+        "full": ModularTrainingConfig(97, 3, 1536, _gpu_adam(97, 20_000), min_ratio=0.9, lp_reweighting=False),
+    },
+    4: {"full": ModularTrainingConfig(47, 4, 2944, _gpu_adam(47, 20_000), min_ratio=0.9, lp_reweighting=False)},
+    5: {"full": ModularTrainingConfig(23, 5, 5632, _gpu_adam(23, 20_000), min_ratio=0.9, lp_reweighting=False)},
+}
+
+for _k, _configs in SHI_TRAINING.items():
+    _register_training(_k, _configs)
