@@ -17,7 +17,7 @@ import sympy
 
 from numerics.certificates import certify_group
 from numerics.groups import GroupTask, character_lp, class_weights, construction_network, irrep_power, real_irreps
-from numerics.margins import evaluate
+from numerics.margins import HomogeneousNetwork, evaluate, iter_logits
 from numerics.single_neuron import maximize_single_neuron
 from theory import finite_groups as fg
 from theory import groups as tg
@@ -97,12 +97,29 @@ register(
 # --- Lemmas D.15-D.16: the construction with 2 sum d_R^3 neurons
 
 
+def _incorrect_logit_range(net: HomogeneousNetwork, task: GroupTask) -> tuple[float, float]:
+    """The smallest and the largest incorrect logit f(a, b)[c], c != ab, over every point (a, b) of ``task``."""
+    lo, hi = np.inf, -np.inf
+    for _, _, labels, F in iter_logits(net, task):
+        wrong = np.delete(F, labels + F.shape[1] * np.arange(F.shape[0]))
+        lo, hi = min(lo, float(wrong.min())), max(hi, float(wrong.max()))
+    return lo, hi
+
+
 def _observe_construction(cfg: GroupsConfig, ctx: RunContext) -> Observation:
     """Float64 forward pass of the construction over all |G|^2 points, each measurement on the scale of gamma*:
     the normalized margin; gamma* x max/min margin (every point on the margin); gamma* x ||theta||^3 (= 1);
-    -|G| x the mean incorrect logit (= gamma*, the incorrect logits are -2/(S (3|G|)^1.5)); and gamma* x (1 +
-    the incorrect-logit spread / margin) (all incorrect logits equal)."""
-    names = ("normalized margin", "margin span", "norm power", "incorrect logit", "incorrect-logit spread")
+    -|G| x the smallest and -|G| x the largest incorrect logit over all points and wrong labels (both = gamma*:
+    every incorrect logit is -2/(S (3|G|)^1.5)); and gamma* x (1 + the within-point incorrect-logit spread /
+    margin)."""
+    names = (
+        "normalized margin",
+        "margin span",
+        "norm power",
+        "incorrect logit (smallest)",
+        "incorrect logit (largest)",
+        "incorrect-logit spread",
+    )
     parts: dict[str, list[float]] = {k: [] for k in names}
     widths, min_widths = [], []
     for name in cfg.groups:
@@ -111,12 +128,12 @@ def _observe_construction(cfg: GroupsConfig, ctx: RunContext) -> Observation:
         net = construction_network(G)
         task = GroupTask(G)
         rep = evaluate(net, task)
-        inputs, labels = task.batch(0, 1)
-        wrong = float(np.delete(net.logits(inputs)[0], labels[0]).mean())
+        lo, hi = _incorrect_logit_range(net, task)
         parts["normalized margin"].append(rep.normalized_margin)
         parts["margin span"].append(gamma * rep.max_margin / rep.min_margin)
         parts["norm power"].append(gamma * rep.norm_power)
-        parts["incorrect logit"].append(-G.order * wrong)
+        parts["incorrect logit (smallest)"].append(-G.order * lo)
+        parts["incorrect logit (largest)"].append(-G.order * hi)
         parts["incorrect-logit spread"].append(gamma * (1 + rep.wrong_logit_spread / rep.min_margin))
         widths.append(net.width)
         min_widths.append(tg.min_width(G))
@@ -150,7 +167,8 @@ register(
                 ("normalized margin", 1e-10),
                 ("margin span", 1e-10),
                 ("norm power", 1e-10),
-                ("incorrect logit", 1e-10),
+                ("incorrect logit (smallest)", 1e-10),
+                ("incorrect logit (largest)", 1e-10),
                 ("incorrect-logit spread", 1e-10),
             ),
             require=("width_is_2_sum_d_cubed",),
@@ -341,7 +359,8 @@ register(
         id="edelman-lemD.13-single-neuron",
         source=f"{SRC}, Lemmas D.11-D.13 (corrected factor 2, docs/groups.md)",
         statement="Under the class weights tau of Lemma D.14, max over unit neurons of E[psi'] = 2/(3 sqrt3 |G|^1.5) "
-        "max_R kappa_R/sqrt(d_R) = gamma*(G); a maximizer lies in one nontrivial irrep with rank-1 coefficient matrices "
+        "max_R kappa_R/sqrt(d_R) (which equals gamma*(G) because kappa_R/sqrt(d_R) = |G|/S, checked by "
+        "edelman-lemD.14-tau); a maximizer lies in one nontrivial irrep with rank-1 coefficient matrices "
         "alpha = t x y^T, beta = t y z^T, gamma = t x z^T, t = sqrt(d_R/(3|G|)).",
         kind="numeric",
         configs={
@@ -418,12 +437,18 @@ def _predict_game(cfg: SupportConfig) -> sympy.Expr:
 def _observe_game(cfg: SupportConfig, ctx: RunContext) -> Observation:
     """The character LP (primal, dual); at neuron level the construction with the exact budgets (a lower bound),
     the numerical single-neuron maximum under the dual tau (an upper bound) and Lemma D.13's exact value under it.
-    Theorem 7.9's closed form must be refused, and plugging in anyway gives less than gamma*."""
+    Theorem 7.9's closed form must be refused, and plugging in anyway gives less than gamma*. The LP's optimum
+    must use exactly the configured support (the irreps and margin classes the statement names)."""
     G = fg.group(cfg.group)
+    ct = fg.character_table(G)
     lp = character_lp(G)
     parts: dict[str, float] = {"LP primal": lp.value, "LP dual": lp.dual_value, "reference value": cfg.reference}
     details: dict[str, Any] = {
         "used_irreps": list(lp.used_irreps),
+        "used_irrep_names": [ct.names[r] for r in lp.used_irreps],
+        "configured_irrep_names": [ct.names[r] for r in cfg.irreps],
+        "lp_support_is_the_configured_one": sorted(lp.used_irreps) == sorted(cfg.irreps)
+        and sorted(lp.margin_classes) == sorted(cfg.classes),
         "margin_classes": list(lp.margin_classes),
         "budgets": lp.budgets.tolist(),
         "class_tau": lp.class_tau.tolist(),
@@ -452,15 +477,15 @@ _GAME_NEURONS = (
     ("single neuron under the dual tau", 1e-8),
     ("Lemma D.13 under the dual tau", 1e-12),
 )
-_GAME_REQUIRE = ("closed_form_refused", "naive_closed_form_below_gamma")
+_GAME_REQUIRE = ("closed_form_refused", "naive_closed_form_below_gamma", "lp_support_is_the_configured_one")
 
 register(
     Claim(
         id="edelman-D.9.2-A5",
         source=f"{SRC}, App. D.9.2 (general finite groups; corrected normalization, docs/groups.md)",
         statement="A_5 violates Thm 7.9's condition; its max margin is the character game value gamma* = 4.31570898769485e-4 "
-        "(irreps 3, 3', 4 used, the 5-dim unused), certified by the construction with the LP budgets (lower bound) and by "
-        "the single-neuron maximum under the dual tau (upper bound).",
+        "(the LP's optimum uses irreps 3, 3', 4, not the 5-dim one), certified by the construction with the LP budgets "
+        "(lower bound) and by the single-neuron maximum under the dual tau (upper bound).",
         kind="convex",
         configs={
             "quick": SupportConfig("A5", (1, 2, 3), (1, 3, 4), reference=0.000431570898769485),
@@ -477,7 +502,8 @@ register(
         id="edelman-D.9.2-S6",
         source=f"{SRC}, App. D.9.2 (general finite groups; docs/groups.md)",
         statement="S_6 violates Thm 7.9's condition; its max margin is the character game value gamma* = 7.266303386040882e-06 "
-        "(irreps (5,1), (2,2,2), (4,1,1) used) — LP level only, no neuron-level certificate.",
+        "(the LP's optimum uses irreps (3,3), (2,1,1,1,1), (4,1,1); margin classes (4 5 6), (3 4)(5 6), "
+        "(1 2 3)(4 5 6)) — LP level only, no neuron-level certificate.",
         kind="convex",
         configs={
             "quick": SupportConfig("S6", (3, 5, 8), (2, 3, 9), reference=7.266303386040882e-06, neuron_level=False),
