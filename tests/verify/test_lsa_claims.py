@@ -48,7 +48,7 @@ def test_noise_curve_artifact_matches_theory():
             for s in curve["sigma"]
         ]
         np.testing.assert_allclose(losses, want, rtol=1e-12)
-    se = np.array(rec.details["stderr"], dtype=float)
+    se = np.array(rec.details["stderr"][: len(cfg.sigmas)], dtype=float)
     assert se.shape == (len(cfg.sigmas), len(cfg.ranks)) and np.all(se > 0)
 
 

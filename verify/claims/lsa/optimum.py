@@ -20,7 +20,6 @@ from .common import (
     LbfgsOptimum,
     LSAConfig,
     MonotoneOptimum,
-    identity_tolerance,
     largest_residual,
     rotated,
 )
@@ -73,23 +72,32 @@ register(
 )
 
 
-def _predict_positive_ranks(cfg: LSAConfig) -> list[sympy.Expr]:
-    """L_r (Thm 5.4.1) for the ranks r >= 1 of the config."""
-    losses = tl.optimal_losses(sympy.Matrix(cfg.Lam), cfg.N)
-    return [losses[r] for r in cfg.ranks if r > 0]
+def _predict_optimality(cfg: LSAConfig) -> list[list]:
+    """``[L_r for r >= 1, U* for r >= 1]``: L_r and ``U* = Q diag(v*) Q^T`` of Thm 5.4.1 (exact, :mod:`theory.lsa`)
+    for the config's Lambda, U* then rotated with Lambda (``R U* R^T``, float64 entries)."""
+    L = sympy.Matrix(cfg.Lam)
+    losses = tl.optimal_losses(L, cfg.N)
+    _, R = rotated(cfg)
+    ranks = [r for r in cfg.ranks if r > 0]
+    mats = [(R @ np.array(tl.optimal_rank_r(L, cfg.N, r).U, dtype=np.float64) @ R.T).tolist() for r in ranks]
+    return [[losses[r] for r in ranks], mats]
 
 
 def _observe_optimality(cfg: LSAConfig, ctx: RunContext) -> Observation:
     L, _ = rotated(cfg)
-    losses, mats = [], []
+    losses, mins, converged = [], [], []
     for r in cfg.ranks:
         if r == 0:
             continue
         res = nl.lbfgs_rank_r(L, cfg.N, r, n_starts=cfg.n_starts, seed=cfg.seed + r)
-        U, *_ = nl.closed_form(L, cfg.N, r)
         losses.append(res.loss + np.trace(L) / 2)
-        mats.append(float(np.linalg.norm(res.U - U) / np.linalg.norm(U)))
-    return Observation(losses, details={"matrix_rel_err": mats}, seeds=(cfg.seed,))
+        mins.append(res.U.tolist())
+        converged.append(res.converged)
+    return Observation(
+        losses,
+        details={"minimiser": mins, "starts_converged": converged, "n_starts": cfg.n_starts},
+        seeds=(cfg.seed,),
+    )
 
 
 register(
@@ -103,7 +111,7 @@ register(
             "quick": LSAConfig(ranks=(1, 2, 3, 4), n_starts=5),
             "full": LSAConfig(ranks=(1, 2, 3, 4), n_starts=20),
         },
-        predict=_predict_positive_ranks,
+        predict=_predict_optimality,
         observe=_observe_optimality,
         judge=LbfgsOptimum(loss_atol=1e-7, matrix_rtol=1e-4),
     )
@@ -170,15 +178,19 @@ register(
         id="shi-thm5.4.1-scale-symmetry",
         source=f"{SRC}, Theorem 5.4.1 (u* = 1/c)",
         statement="(u, U) -> (u/c, cU) leaves the prediction and l~ unchanged: symbolically, and in float64 for "
-        "c in {-3, 0.1, 7}.",
+        "c in {-3, 0.1, 7} (observed: max deviation relative to the largest |output| / |l~|).",
         kind="numeric",
         configs={"quick": LSAConfig(), "full": LSAConfig()},
         predict=_predict_scale,
         observe=_observe_scale,
         judge=MaxAbs(IDENTITY_RTOL),
-        tolerance=identity_tolerance("relative deviation"),
     )
 )
+
+
+#: The positive control of the projection invariance: moving x_q along the top-r eigenvectors must change the
+#: prediction by more than this (relative; a million times the identity tolerance, far above round-off).
+CONTROL_MIN = 1e-6
 
 
 def _predict_projection_invariance(cfg: LSAConfig) -> sympy.Expr:
@@ -197,7 +209,8 @@ def _observe_projection_invariance(cfg: LSAConfig, ctx: RunContext) -> Observati
     L, _ = rotated(cfg)
     d = L.shape[0]
     E, _ = nl.sample_prompts(rng, 128, L, cfg.N)
-    devs = []
+    rng_control = np.random.default_rng(cfg.seed + 7)
+    devs, controls = [], []
     for r in range(1, d):
         U, _, _, _, Q = nl.closed_form(L, cfg.N, r)
         WPV, WKQ = nl.lsa_weights(U, 1.0)
@@ -205,26 +218,42 @@ def _observe_projection_invariance(cfg: LSAConfig, ctx: RunContext) -> Observati
         E2 = E.copy()
         E2[:, :d, -1] += rng.standard_normal((128, d - r)) @ Q[:, r:].T * 3.0
         devs.append(float(np.max(np.abs(nl.lsa_forward(E2, WPV, WKQ, cfg.N) - base)) / np.max(np.abs(base))))
-    return Observation(devs, details={"ranks": list(range(1, d))}, seeds=(cfg.seed,))
+        # positive control: moving x_q along the top-r eigenvectors does change the prediction
+        E3 = E.copy()
+        E3[:, :d, -1] += rng_control.standard_normal((128, r)) @ Q[:, :r].T * 3.0
+        controls.append(float(np.max(np.abs(nl.lsa_forward(E3, WPV, WKQ, cfg.N) - base)) / np.max(np.abs(base))))
+    return Observation(
+        devs,
+        details={
+            "ranks": list(range(1, d)),
+            "top_r_change": controls,
+            "top_r_moves_respond": bool(min(controls) > CONTROL_MIN),
+        },
+        seeds=(cfg.seed,),
+    )
 
 
 register(
     Claim(
         id="shi-sec5.4-projection-invariance",
         source=f"{SRC}, Sec. 5.4 ('the small model keeps only the first r eigenvectors')",
-        statement="At the rank-r optimum the prediction is unchanged when x_q moves orthogonally to the top-r eigenvectors.",
+        statement="At the rank-r optimum the prediction is unchanged when x_q moves orthogonally to the top-r eigenvectors "
+        "(exactly: U* q_i = 0 beyond the top r; float64: max change relative to the largest |output|; positive "
+        "control: moving x_q along the top-r eigenvectors does change it).",
         kind="numeric",
         configs={"quick": LSAConfig(), "full": LSAConfig()},
         predict=_predict_projection_invariance,
         observe=_observe_projection_invariance,
-        judge=MaxAbs(IDENTITY_RTOL),
-        tolerance=identity_tolerance("relative deviation"),
+        judge=MaxAbs(IDENTITY_RTOL, require="top_r_moves_respond"),
     )
 )
 
 #: The prompt lengths over which v* must increase, and the large N at which v* ~ 1/lambda is checked.
 N_SWEEP = (1, 5, 20, 100, 1000)
 LARGE_N = 10**8
+#: The "< 2e-7" bound on |v_i* lambda_i - 1| at N = 1e8 was chosen after seeing the exact rate 1.1e-7 (docs/lsa.md);
+#: the verdict rests on the exact-rate comparison (relative 1e-9), which the bound cannot loosen.
+RATE_BOUND = 2e-7
 
 
 def _predict_monotone(cfg: LSAConfig) -> list[float]:
@@ -264,7 +293,7 @@ register(
         configs={"quick": LSAConfig(), "full": LSAConfig()},
         predict=_predict_monotone,
         observe=_observe_monotone,
-        judge=MonotoneOptimum(rtol=1e-9, bound=2e-7),
+        judge=MonotoneOptimum(rtol=1e-9, bound=RATE_BOUND),
     )
 )
 
@@ -294,6 +323,6 @@ register(
         configs={"quick": LSAConfig(), "full": LSAConfig()},
         predict=_predict_caseB,
         observe=_observe_caseB,
-        judge=MaxAbs(1e-6),
+        judge=MaxAbs(IDENTITY_RTOL),
     )
 )
