@@ -125,6 +125,50 @@ def test_attention_judge_fails():
     assert lcon.AttentionMatches()(pred, inexact)[0] == "fail"
 
 
+def test_loops_equal_gd_judge_checks_every_loop_count():
+    """Theorem 8.14 is judged after every t = 1..T loops: a mismatch at an intermediate t fails even when the
+    final output agrees; the registered claim's prediction and observation carry every t."""
+    pred = [[[1.0, 2.0], [0.5, 1.0], [0.25, 0.5]]]  # one prompt, T = 3, d = 2
+    ok = {"untouched_max_change": 0.0}
+    assert lcon.LoopsEqualGD()(pred, Observation([[list(r) for r in pred[0]]], details=ok))[0] == "pass"
+    middle = [[[1.0, 2.0], [0.5, 1.001], [0.25, 0.5]]]
+    assert lcon.LoopsEqualGD()(pred, Observation(middle, details=ok))[0] == "fail"
+    claim = registry()["shi-thm8.14-loops-equal-gd"]
+    cfg = claim.configs["quick"]
+    got = np.array(claim.predict(cfg))
+    assert got.shape == (len(cfg.ns) * cfg.prompts, cfg.T, cfg.d)
+    obs = claim.observe(cfg, RunContext(scale="quick", device="cpu", progress=False))
+    assert np.array(obs.value).shape == got.shape
+    # an independent oracle for t = 1: theta^(1) = theta^(0) - eta X^T (X theta^(0) - y), theta^(0) = -q0/alpha
+    X, y, a, q0, etas = lcon._gd_data(cfg, cfg.ns[0], 0)
+    th0 = -q0 / a
+    np.testing.assert_allclose(got[0, 0], a * (th0 - etas[0] * X.T @ (X @ th0 - y)), rtol=1e-12)
+
+
+def test_empty_or_vacuous_settings_are_rejected():
+    """A configuration that would compare nothing (no n, no prompts, zero loops for Thm 8.14) or index past the
+    run (slope_t > T) raises a ValueError naming the parameter; the judges fail on empty input."""
+    for kwargs, match in (
+        (dict(d=3, ns=(), T=2, prompts=1), "ns"),
+        (dict(d=3, ns=(4,), T=2, prompts=0), "prompts"),
+        (dict(d=0, ns=(4,), T=2, prompts=1), "d"),
+        (dict(d=3, ns=(4,), T=-1, prompts=1), "T"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            lc.LoopCfg(**kwargs)
+    with pytest.raises(ValueError, match="slope_t"):
+        lc.DecayCfg(d=4, ns=(16,), T=5, trials=2)  # slope_t defaults to 10
+    with pytest.raises(ValueError, match="trials"):
+        lc.DecayCfg(d=4, ns=(16,), T=20, trials=0)
+    with pytest.raises(ValueError, match="draws"):
+        lc.KappaCfg(draws=1)
+    with pytest.raises(ValueError, match="T must be >= 1"):
+        registry()["shi-thm8.14-loops-equal-gd"].predict(lc.LoopCfg(d=3, ns=(4,), T=0, prompts=2))
+    empty = Observation([], details={"exact_residual_max": 0.0, "exact_cases": 0, "untouched_max_change": 0.0})
+    assert lcon.AttentionMatches()([], empty)[0] == "fail"
+    assert lcon.LoopsEqualGD()([], empty)[0] == "fail"
+
+
 def test_loops_equal_gd_judge_fails():
     pred = [[1.0, 2.0], [3.0, -4.0]]
     good = Observation([[1.0, 2.0], [3.0, -4.0]], details={"untouched_max_change": 0.0})
@@ -169,16 +213,46 @@ def test_spectrum_judge_fails():
     assert judge(pred, Observation({"L": [10.0, 5.0], "mu": [1.0, 0.5]}, details=violated))[0] == "fail"
 
 
+def _kappa_details(pred, of_x_mean):
+    se = {n: 0.1 for n in pred}
+    zero = {n: 0.0 for n in pred}
+    of_x = {"mean": of_x_mean, "sd_of_10_trial_mean": {n: 0.03 for n in pred}, "se_of_mc_mean": zero}
+    return {"sd_of_10_trial_mean": se, "se_of_mc_mean": zero, "kappa_of_X": of_x}
+
+
 def test_kappa_judge_fails():
     pred = dict(tl.FIG_8_1_REPORTED_KAPPA)
-    se = {n: 0.1 for n in pred}
-    details = {"sd_of_10_trial_mean": se, "se_of_mc_mean": {n: 0.0 for n in pred}}
+    details = _kappa_details(pred, {n: float(v) ** 0.5 for n, v in pred.items()})
     judge = lfig.KappaConsistent()
     near = Observation({n: float(v) + 0.2 for n, v in pred.items()}, details=details)
     assert judge(pred, near)[0] == "pass"
     assert judge(judge.perturb(pred, near), near)[0] == "fail"
     far = Observation({**near.value, 16: float(pred[16]) + 0.5}, details=details)
     assert judge(pred, far)[0] == "fail"
+
+
+def test_kappa_judge_rejects_values_also_consistent_with_kappa_of_x():
+    """The statement's "not of X": a reported value within 4 SE of the kappa(X) mean fails the claim, and an
+    observation without the kappa(X) alternative cannot pass."""
+    pred = dict(tl.FIG_8_1_REPORTED_KAPPA)
+    of_x = {n: float(v) ** 0.5 for n, v in pred.items()}
+    of_x[128] = float(pred[128]) - 0.09  # 3 SE below the reported 1.62: kappa(X) not ruled out at n = 128
+    obs = Observation({n: float(v) for n, v in pred.items()}, details=_kappa_details(pred, of_x))
+    verdict, reason = lfig.KappaConsistent()(pred, obs)
+    assert verdict == "fail" and "n=128: +3.0" in reason
+    missing = Observation(obs.value, details={k: v for k, v in obs.details.items() if k != "kappa_of_X"})
+    assert lfig.KappaConsistent()(pred, missing)[0] == "fail"
+    assert lfig.KappaConsistent()({}, obs)[0] == "fail"
+
+
+def test_kappa_of_x_moments_against_numpy_cond():
+    """kappa(X) by the claim's helper equals numpy's 2-norm condition number of X (an SVD) on the same draws."""
+    mean, se, sd10 = lfig.kappa_of_x_moments(np.random.default_rng(5), 9, 4, 300, trials=10, chunk=1000)
+    X = np.random.default_rng(5).standard_normal((300, 9, 4))
+    cond = np.linalg.cond(X)
+    assert mean == pytest.approx(cond.mean(), rel=1e-10)
+    assert se == pytest.approx(cond.std(ddof=1) / np.sqrt(300), rel=1e-8)
+    assert sd10 == pytest.approx(cond.std(ddof=1) / np.sqrt(10), rel=1e-8)
 
 
 def test_decay_judge_fails():
@@ -196,3 +270,20 @@ def test_decay_judge_fails():
     assert judge(pred, Observation({16: above, 32: steeper}), cfg)[0] == "fail"  # a trial crosses the line
     lowered = {n: (f**3).tolist() for n in pred}
     assert judge(lowered, Observation({16: below, 32: steeper}), cfg)[0] == "fail"
+
+
+def test_decay_judge_reads_slope_t_from_the_config_and_reports_the_gap():
+    """The n comparison is made at ``config.slope_t`` (not the module default): two runs that cross between t = 2
+    and t = 8 pass at one and fail at the other; the reason reports the line - log error gap per n."""
+    t = np.arange(12)
+    early = np.where(t <= 4, np.exp(-2.0 * t), np.exp(-8.0 - 0.5 * (t - 4)))[None].tolist()  # fast, then slow
+    steady = np.exp(-1.5 * t)[None].tolist()
+    pred = {16: [float(np.exp(-0.25))], 32: [float(np.exp(-0.25))]}
+    judge = lfig.DecayBelowLine()
+    obs = Observation({16: steady, 32: early})
+    at2 = lc.DecayCfg(d=4, ns=(16, 32), T=11, trials=1, slope_t=2)
+    at8 = lc.DecayCfg(d=4, ns=(16, 32), T=11, trials=1, slope_t=8)
+    assert judge(pred, obs, at2)[0] == "pass"
+    verdict, reason = judge(pred, obs, at8)
+    assert verdict == "fail" and "at t = 8" in reason and "reported, not judged" in reason
+    assert "config.slope_t" in judge.describe()

@@ -182,6 +182,25 @@ def test_minimal_structure_reads_the_config_bound() -> None:
     assert "config.min_diag_ratio" in claim.judge.describe()
 
 
+def test_minimal_direction_reads_the_config_cosine_bounds() -> None:
+    """The cosine bounds are the config's ``min_cos_w`` / ``min_cos_v`` (not module constants): overriding either
+    changes the verdict for the same observation (cos(W_k, I) = 0.97, cos(v, e_2) = 0.9)."""
+    claim = CH8["edelman-ch8-minimal-bigram-direction"]
+    for scale in ("quick", "full"):
+        cfg = claim.configs[scale]
+        assert (cfg.min_cos_w, cfg.min_cos_v) == (0.9, 0.8)
+    cfg = claim.configs["quick"]
+    pred = claim.predict(cfg)
+    obs = _minimal_obs(5.0, 2)
+    assert claim.judge(pred, obs, cfg)[0] == "pass"
+    verdict, reason = claim.judge(pred, obs, replace(cfg, min_cos_w=0.98))
+    assert verdict == "fail" and "cos(W_k, I)" in reason
+    verdict, reason = claim.judge(pred, obs, replace(cfg, min_cos_v=0.95))
+    assert verdict == "fail" and "cos(v, e_2)" in reason
+    desc = claim.judge.describe()
+    assert "config.min_cos_w" in desc and "config.min_cos_v" in desc
+
+
 @pytest.mark.parametrize("cid", ["edelman-ch8-minimal-sgd-structure", "edelman-ch8-minimal-bigram-direction"])
 def test_minimal_lag_is_read_from_the_prediction(cid: str) -> None:
     """The argmax lag of v is compared with the prediction's ``v_argmax_lag`` (2 for Fact 8.3's v = e_2), not a

@@ -8,14 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from ..judges import Judge, Verdict, ZScore, as_floats
+from ..judges import MC_Z, Judge, Verdict, ZScore, as_floats
 
 __all__ = ["SRC", "DOC", "MC_Z", "ZScoreAnd", "floats", "se_list"]
 
 SRC = "Karp thesis (2024), Ch. 3"
 DOC = "docs/local_signal.md"
-#: Monte Carlo estimates must lie within this many standard errors of the exact value.
-MC_Z = 4.0
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ import numpy as np
 
 from numerics import looped as nl
 
+from ..judges import MC_Z
+
 SRC = "Shi thesis (2024), Ch. 8"
 EPS = float(np.finfo(np.float64).eps)
 #: The query scalars alpha != 0 cycled through the prompts.
@@ -22,8 +24,23 @@ EXACT_N_MAX = 8
 DECAY_FLOOR = 1e-28
 #: Figure 8.1: the loop count at which the mean log error is compared across n.
 SLOPE_T = 10
-#: Figure 8.1: the reported average kappa must lie within this many standard errors of the population mean.
-KAPPA_Z = 4.0
+#: Figure 8.1: the reported average kappa must lie within this many standard errors of the population mean (the
+#: toolkit's Monte Carlo convention, :data:`verify.claims.judges.MC_Z`).
+KAPPA_Z = MC_Z
+
+
+def _check_int(name: str, value: Any, least: int) -> None:
+    """A clear ValueError unless ``value`` is an integer >= ``least``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
+
+
+def _check_ns(ns: Any) -> None:
+    """A clear ValueError unless ``ns`` is a non-empty tuple of integers >= 1 (a claim over no n checks nothing)."""
+    if not isinstance(ns, tuple) or not ns:
+        raise ValueError(f"ns must be a non-empty tuple of integers >= 1, got {ns!r}")
+    for n in ns:
+        _check_int("each n in ns", n, 1)
 
 
 @dataclass(frozen=True)
@@ -37,6 +54,12 @@ class LoopCfg:
     seed: int = 0
     exact: bool = True  # theory predictions in Fraction arithmetic (float64 fallback when False)
 
+    def __post_init__(self) -> None:
+        _check_int("d", self.d, 1)
+        _check_ns(self.ns)
+        _check_int("T", self.T, 0)
+        _check_int("prompts", self.prompts, 1)
+
 
 @dataclass(frozen=True)
 class KappaCfg:
@@ -44,6 +67,9 @@ class KappaCfg:
 
     draws: int
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        _check_int("draws", self.draws, 2)
 
 
 @dataclass(frozen=True)
@@ -56,6 +82,15 @@ class DecayCfg:
     trials: int
     seed: int = 0
     slope_t: int = SLOPE_T
+
+    def __post_init__(self) -> None:
+        _check_int("d", self.d, 1)
+        _check_ns(self.ns)
+        _check_int("T", self.T, 1)
+        _check_int("trials", self.trials, 1)
+        _check_int("slope_t", self.slope_t, 1)
+        if self.slope_t > self.T:
+            raise ValueError(f"slope_t must be in [1, T] = [1, {self.T}], got {self.slope_t}")
 
 
 def float_floor(kappa: np.ndarray) -> np.ndarray:

@@ -22,6 +22,7 @@ from theory import markov as tm
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import (
+    MC_Z,
     PERTURB_REL,
     PERTURB_TOLS,
     ExactlyEqual,
@@ -35,10 +36,6 @@ from ..judges import (
 )
 
 EDELMAN = "Edelman thesis"
-#: Monte Carlo estimates pass within this many standard errors: the toolkit's convention for Monte Carlo claims (the
-#: same 4 as the other tasks), fixed before any run; a two-sided 4-sigma band rejects a correct value with probability
-#: about 6e-5 per estimate (docs/markov.md, "Where the thresholds come from").
-Z_MC = 4.0
 #: "Exact" numerical agreement (quadrature against sympy).
 QUAD_ATOL = 1e-9
 
@@ -279,7 +276,7 @@ register(
         },
         predict=lambda cfg: tm.uniform_kl_two_state(),
         observe=_observe_uniform_kl,
-        judge=ZScore(Z_MC),
+        judge=ZScore(MC_Z),
     )
 )
 
@@ -373,7 +370,7 @@ register(
         },
         predict=_predict_exact_strategy_kls,
         observe=_observe_strategy_kl_mc,
-        judge=ZScore(Z_MC),
+        judge=ZScore(MC_Z),
     )
 )
 
@@ -809,7 +806,7 @@ register(
         configs=_COR_E2,
         predict=lambda cfg: [tm.cor_e2_v_update(cfg.t, j) for j in cfg.js],
         observe=_observe_cor_e2,
-        judge=ZScore(Z_MC),
+        judge=ZScore(MC_Z),
     )
 )
 
