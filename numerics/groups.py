@@ -255,9 +255,26 @@ def isotypic_projectors(G: "fg.FiniteGroup | str") -> np.ndarray:
 
 
 def irrep_power(vectors: np.ndarray, G: "fg.FiniteGroup | str") -> np.ndarray:
-    r""":math:`\|P_R v\|^2` for every irrep R, shape ``vectors.shape[:-1] + (K,)``; sums to :math:`\|v\|^2`."""
+    r""":math:`\|P_R v\|^2` for every irrep R, shape ``vectors.shape[:-1] + (K,)``; sums to :math:`\|v\|^2`.
+
+    Raises
+    ------
+    ValueError
+        If ``vectors`` is not a finite real array whose last axis has length |G| (one entry per group element).
+    """
+    G = _group(G)
+    try:
+        v = np.asarray(vectors, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"vectors must be a real array of shape (..., |G|), got {exc}", param="vectors") from None
+    if v.ndim < 1 or v.shape[-1] != G.order:
+        raise InputError(
+            f"vectors must have shape (..., |G|) with last axis |G| = {G.order} for {G.name}, got shape {v.shape}",
+            param="vectors",
+        )
+    if not np.all(np.isfinite(v)):
+        raise InputError("vectors must be finite (no NaN or inf entries)", param="vectors")
     P = isotypic_projectors(G)
-    v = np.asarray(vectors, dtype=np.float64)
     return np.einsum("...x,rxy,...y->...r", v, P, v)
 
 

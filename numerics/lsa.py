@@ -7,10 +7,13 @@ Every MC function takes a ``seed`` and returns ``(mean, standard_error)``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
+
+from theory._checks import InputError, check_positive_int
 
 __all__ = [
     "as_covariance",
@@ -48,9 +51,51 @@ def as_covariance(Lam: np.ndarray) -> np.ndarray:
 
 def check_count(N: int, name: str = "N") -> int:
     """A number of in-context examples (``N``, ``M``) as an int >= 1; ValueError otherwise."""
-    if isinstance(N, bool) or int(N) != N or N < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {N!r}")
+    try:
+        ok = not isinstance(N, bool) and int(N) == N and N >= 1
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise InputError(f"{name} must be an integer >= 1, got {N!r:.80}", param=name)
     return int(N)
+
+
+def _check_int_range(value: object, name: str, lo: int, hi: int | None = None, what: str = "") -> int:
+    """An integer ``lo <= value (<= hi)``; ValueError naming ``name`` and the range otherwise."""
+    rng = f"in [{lo}, {hi}]" if hi is not None else f">= {lo}"
+    try:
+        v = check_positive_int(value, name, minimum=lo)
+    except InputError:
+        v = None
+    if v is None or (hi is not None and v > hi):
+        raise InputError(f"{name}{what} must be an integer {rng}, got {name} = {value!r:.80}", param=name)
+    return v
+
+
+def _check_sigma(sigma: float) -> float:
+    """The label-noise standard deviation: a finite real >= 0 (Thm 5.4.2, ``eps_i ~ N(0, sigma^2)``)."""
+    try:
+        s = float(sigma)
+    except (TypeError, ValueError):
+        raise InputError(
+            f"sigma (label-noise std) must be a finite real >= 0, got {sigma!r:.80}", param="sigma"
+        ) from None
+    if isinstance(sigma, bool) or not math.isfinite(s) or s < 0:
+        raise InputError(
+            f"sigma (label-noise std) must be a finite real >= 0, got sigma = {sigma!r:.80}", param="sigma"
+        )
+    return s
+
+
+def _check_task(w: np.ndarray, d: int) -> np.ndarray:
+    """The fixed task vector w: finite, shape (d,)."""
+    try:
+        wv = np.asarray(w, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"w must be a finite real vector of length d = {d}, got {w!r:.80}", param="w") from None
+    if wv.shape != (d,) or not np.all(np.isfinite(wv)):
+        raise InputError(f"w must be a finite real vector of length d = {d}, got shape {wv.shape}", param="w")
+    return wv
 
 
 def random_orthogonal(d: int, rng: np.random.Generator) -> np.ndarray:
@@ -100,15 +145,37 @@ def ell_tilde(U: np.ndarray, u: float, Lam: np.ndarray, N: int) -> float:
 
 
 def thm542(lam: np.ndarray, N: int, r: int, M: int, sigma: float, c: np.ndarray) -> float:
-    """Thm 5.4.2 in eigen-coordinates: ``lam`` descending, ``c = Q^T w``; unhalved loss, rho = M."""
-    lam = np.asarray(lam, dtype=np.float64)
-    c = np.asarray(c, dtype=np.float64)
-    if lam.shape != c.shape:
-        raise ValueError(f"lam and c must have the same shape, got {lam.shape} and {c.shape}")
+    """Thm 5.4.2 in eigen-coordinates: ``lam`` descending, ``c = Q^T w``; unhalved loss, rho = M.
+
+    ``lam`` are the eigenvalues of Lambda (finite, >= 0, descending), ``N, M >= 1`` the prompt lengths of
+    training and evaluation, ``r`` in [0, d] the rank, ``sigma >= 0`` the label-noise std. A zero
+    ``T_i = (N+1) lam_i + tr`` (Lambda = 0) gives ``v_i* = 0``, as in ``theory.lsa.noisy_eval_loss``.
+    """
+    try:
+        lam = np.asarray(lam, dtype=np.float64)
+        c = np.asarray(c, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError("lam and c must be real vectors of the same length d", param="lam") from None
+    if lam.ndim != 1 or lam.size == 0 or lam.shape != c.shape:
+        raise InputError(
+            f"lam and c must be vectors of the same length d >= 1, got {lam.shape} and {c.shape}", param="lam"
+        )
+    if not (np.all(np.isfinite(lam)) and np.all(np.isfinite(c))):
+        raise InputError("lam and c must be finite", param="lam")
+    scale = max(1.0, float(np.abs(lam).max()))
+    if lam.min() < -1e-12 * scale or np.any(np.diff(lam) > 0):
+        raise InputError(
+            f"lam must be the eigenvalues of Lambda in descending order (>= 0, non-increasing), got {lam}", param="lam"
+        )
+    N = check_count(N)
+    M = check_count(M, "M")
     d = len(lam)
+    r = _check_int_range(r, "r", 0, d, " (rank)")
+    sigma = _check_sigma(sigma)
     tr = lam.sum()
     idx = np.arange(d) < r
-    v = np.where(idx, N / ((N + 1) * lam + tr), 0.0)
+    T = (N + 1) * lam + tr
+    v = np.where(idx, np.divide(N, T, out=np.zeros_like(T), where=T > 0), 0.0)
     s = np.where(idx, c, 0.0)
     xi = np.where(idx, 0.0, c)
     return float(
@@ -173,6 +240,11 @@ def sample_prompts(
     ``y_q = <w, x_q>``."""
     L = as_covariance(Lam)
     d = L.shape[0]
+    B = _check_int_range(B, "B", 0, what=" (number of prompts)")
+    n = _check_int_range(n, "n", 0, what=" (number of in-context examples)")
+    sigma = _check_sigma(sigma)
+    if w is not None:
+        w = _check_task(w, d)
     ev, Q = np.linalg.eigh(L)
     root = Q * np.sqrt(np.clip(ev, 0, None))
     X = rng.standard_normal((B, n + 1, d)) @ root.T
@@ -182,6 +254,12 @@ def sample_prompts(
     E[:, :d, :] = X.transpose(0, 2, 1)
     E[:, d, :n] = y[:, :n] + sigma * rng.standard_normal((B, n))
     return E, y[:, n]
+
+
+def _check_mc(n_prompts: int, chunk: int) -> tuple[int, int]:
+    n_prompts = _check_int_range(n_prompts, "n_prompts", 1, what=" (Monte-Carlo sample size)")
+    chunk = _check_int_range(chunk, "chunk", 1, what=" (prompts per batch)")
+    return n_prompts, chunk
 
 
 def _mc(fn, n_prompts: int, chunk: int) -> tuple[float, float]:
@@ -202,8 +280,10 @@ def mc_pretrain_loss(
     WPV: np.ndarray, WKQ: np.ndarray, Lam: np.ndarray, N: int, n_prompts: int, seed: int, chunk: int = 50_000
 ) -> tuple[float, float]:
     """MC of the pretraining loss ``1/2 E (y_hat - <w, x_q>)^2`` (rho = N, w ~ N(0, I)): ``(mean, SE)``."""
-    rng = np.random.default_rng(seed)
     N = check_count(N)
+    as_covariance(Lam)
+    n_prompts, chunk = _check_mc(n_prompts, chunk)
+    rng = np.random.default_rng(seed)
 
     def f(b):
         E, yq = sample_prompts(rng, b, Lam, N)
@@ -223,9 +303,13 @@ def mc_eval_loss(
     seed: int,
     chunk: int = 50_000,
 ) -> tuple[float, float]:
-    """MC of Thm 5.4.2's loss ``E (y_hat - <w, x_q>)^2`` (unhalved, rho = M, fixed w, label noise sigma)."""
-    rng = np.random.default_rng(seed)
+    """MC of Thm 5.4.2's loss ``E (y_hat - <w, x_q>)^2`` (unhalved, rho = M, fixed w, label noise sigma >= 0)."""
     M = check_count(M, "M")
+    d = as_covariance(Lam).shape[0]
+    w = _check_task(w, d)
+    sigma = _check_sigma(sigma)
+    n_prompts, chunk = _check_mc(n_prompts, chunk)
+    rng = np.random.default_rng(seed)
 
     def f(b):
         E, yq = sample_prompts(rng, b, Lam, M, w=w, sigma=sigma)
@@ -250,8 +334,8 @@ def lbfgs_rank_r(Lam: np.ndarray, N: int, r: int, n_starts: int = 20, seed: int 
     L = as_covariance(Lam)
     N = check_count(N)
     d = L.shape[0]
-    if not 1 <= r <= d:
-        raise ValueError(f"r must be in [1, d = {d}], got {r}")
+    r = _check_int_range(r, "r", 1, d, " (rank of A B^T)")
+    n_starts = _check_int_range(n_starts, "n_starts", 1, what=" (number of L-BFGS starts)")
     G = gamma(L, N)
     L2 = L @ L
     rng = np.random.default_rng(seed)

@@ -429,7 +429,11 @@ def game_value_on_support(
     if len(irreps) != len(classes) or not irreps:
         raise ValueError("D.9.2 needs as many used irreps as margin classes (square systems)")
     if not all(1 <= r < ct.n_irreps for r in irreps) or not all(1 <= c < len(ct.classes) for c in classes):
-        raise ValueError("irrep and class indices must be nontrivial (>= 1)")
+        raise ValueError(
+            f"irrep and class indices must be nontrivial character-table indices of {G.name}: irreps in "
+            f"1..{ct.n_irreps - 1} and classes in 1..{len(ct.classes) - 1}, got irreps={tuple(irreps)}, "
+            f"classes={tuple(classes)}"
+        )
     t = sympy.Symbol("t")
     s = sympy.symbols(f"s0:{len(irreps)}")
     p = sympy.symbols(f"p0:{len(classes)}")
@@ -439,6 +443,16 @@ def game_value_on_support(
     sol_p = sympy.solve(eq_p, list(p) + [t], dict=True)
     if len(sol_s) != 1 or len(sol_p) != 1:
         raise ValueError("the D.9.2 systems on this support are singular")
+    unknowns_s, unknowns_p = [*s, t], [*p, t]
+    if any(
+        x not in sol[0] or sympy.sympify(sol[0][x]).free_symbols
+        for sol, unknowns in ((sol_s, unknowns_s), (sol_p, unknowns_p))
+        for x in unknowns
+    ):
+        raise ValueError(
+            f"the D.9.2 systems on this support (irreps={tuple(irreps)}, classes={tuple(classes)}) are singular: "
+            "the support does not determine the game value (some weight is left free)"
+        )
     val = sympy.radsimp(sol_s[0][t])
     budgets = [Integer(0)] * ct.n_irreps
     for i, r in enumerate(irreps):

@@ -227,12 +227,37 @@ def construction_logit_as_printed(p: int, a: Sequence[int], c: int) -> sympy.Exp
     value is -1/2 (:meth:`ModularConstruction.logit`). Kept only so a claim can refute it.
     """
     p = check_odd_modulus(p, source=SOURCE)
+    a = _check_residues(a, p)
+    c = _check_residue(c, p, "c")
+    return Rational(p - 1, 2) if (sum(a) - c) % p == 0 else sympy.Integer(0)
+
+
+def _check_residue(x: object, p: int, name: str) -> int:
+    """A residue of Z_p: an integer in 0..p-1."""
     try:
-        a = [check_positive_int(x, "a", minimum=0) for x in a]
+        v = check_positive_int(x, name, minimum=0)
+    except InputError:
+        v = None
+    if v is None or v >= p:
+        raise InputError(
+            f"{name} must be a residue mod p, i.e. an integer in 0..{p - 1}, got {name} = {x!r:.80}", param=name
+        )
+    return v
+
+
+def _check_residues(a: object, p: int, k: int | None = None) -> list[int]:
+    """The k >= 1 inputs a_1..a_k of the network: residues of Z_p (and exactly k of them when k is given)."""
+    if isinstance(a, (str, bytes)):
+        raise InputError(f"a must be a sequence of residues mod p, got {a!r}", param="a")
+    try:
+        a = list(a)  # type: ignore[call-overload]
     except TypeError:
         raise InputError(f"a must be a sequence of residues mod p, got {a!r}", param="a") from None
-    c = check_positive_int(c, "c", minimum=0)
-    return Rational(p - 1, 2) if (sum(a) - c) % p == 0 else sympy.Integer(0)
+    if not a:
+        raise InputError("a must hold k >= 1 residues mod p (one per input), got an empty sequence", param="a")
+    if k is not None and len(a) != k:
+        raise InputError(f"a must hold exactly k = {k} residues mod p, got {len(a)}", param="a")
+    return [_check_residue(x, p, "a") for x in a]
 
 
 def max_margin_logits(p: object, k: object) -> tuple[sympy.Expr, sympy.Expr]:
@@ -394,7 +419,15 @@ class ModularConstruction:
         return len(self.neurons)
 
     def logit(self, a: Sequence[int], c: int) -> sympy.Expr:
-        r"""Exact network output :math:`(p\,1[c \equiv \sum a] - 1)/2` (Lemma C.18, corrected)."""
+        r"""Exact network output :math:`(p\,1[c \equiv \sum a] - 1)/2` (Lemma C.18, corrected).
+
+        Raises
+        ------
+        ValueError
+            If ``a`` is not k residues in 0..p-1 or ``c`` is not a residue in 0..p-1.
+        """
+        a = _check_residues(a, self.p, self.k)
+        c = _check_residue(c, self.p, "c")
         return Rational(self.p * int((sum(a) - c) % self.p == 0) - 1, 2)
 
     @property
@@ -540,6 +573,12 @@ def _neuron_arrays(
     except TypeError:
         raise InputError("u must be a sequence of k blocks and w a block, each of p numbers", param="u") from None
     p = len(w)
+    if p < 2:
+        raise InputError(
+            f"w must have p >= 2 entries (one per class of Z_p; Psi averages over the p - 1 wrong classes), "
+            f"got p = len(w) = {p}",
+            param="w",
+        )
     if not u or any(len(row) != p for row in u):
         raise InputError(f"every block must have length p = {p}, got lengths {[len(r) for r in u]}", param="u")
     u = [[as_number(x, "u") for x in row] for row in u]
