@@ -24,6 +24,7 @@ Results implemented here (exact sympy when the inputs are exact; mpmath float fa
   (eigenvalues sorted **descending**), ``T_i = (1 + 1/N) lambda_i + tr D / N``, and the loss
   ``L_r = 1/2 tr Lambda - 1/2 sum_{i<=r} lambda_i^2 / T_i`` (:func:`optimal_rank_r`). A tie
   ``lambda_r = lambda_{r+1}`` makes U* non-unique; :attr:`RankOptimum.unique` says so.
+  As N -> infinity, ``v_i* -> 1/lambda_i`` at the exact rate of :func:`limit_relative_error`.
 * Thm 5.4.2: the (unhalved, rho = M) evaluation loss under a noisy prompt for a fixed task (:func:`noisy_eval_loss`),
   its large-N approximation, its average over ``w`` (:func:`expected_noisy_eval_loss`, derived in ``docs/lsa.md``)
   and Thm 5.4.3, the difference between ranks (:func:`rank_difference`); the trade-off "smaller models are more
@@ -69,6 +70,7 @@ __all__ = [
     "RankOptimum",
     "optimal_rank_r",
     "optimal_losses",
+    "limit_relative_error",
     "noisy_eval_loss",
     "noisy_eval_loss_approx",
     "expected_noisy_eval_loss",
@@ -495,6 +497,37 @@ def optimal_losses(Lam: Any, N: Any) -> list[sympy.Expr]:
         out.append(_canon(acc) if is_exact(m) else acc)
         if r < m.rows:
             acc = acc - (lam[r] ** 2 / T[r] / 2 if not _is_zero_value(T[r]) else 0)
+    return out
+
+
+def limit_relative_error(Lam: Any, N: Any) -> list[sympy.Expr]:
+    """``|lambda_i v_i* - 1| = (lambda_i + tr D) / ((N+1) lambda_i + tr D)``: how far the full-rank optimum is from
+    its N -> infinity limit ``v_i* = 1/lambda_i``, one value per eigenvalue (descending).
+
+    Derived (``docs/lsa.md``) from Shi Theorem 5.4.1 (Sec. 5.4.1, p. 76), which gives
+    ``v_i* = N / ((N+1) lambda_i + tr D)``: then ``lambda_i v_i* - 1 = -(lambda_i + tr D) / ((N+1) lambda_i + tr D)``.
+    The rate is O(1/N) and lies in (0, 1] (1 for ``lambda_i = 0``). For ``Lambda = 0`` the loss does not depend on
+    ``v`` and :func:`optimal_rank_r` returns ``v_i* = 0``, so 1 is returned there as well.
+
+    Parameters
+    ----------
+    Lam : d x d symmetric PSD matrix (exact entries give exact results).
+    N : int >= 1, number of in-context examples in pretraining.
+
+    Raises
+    ------
+    ValueError
+        Lambda not symmetric PSD, or N not an integer >= 1.
+    """
+    m = as_covariance(Lam)
+    N = check_count(N)
+    lam, _ = _eig(m)
+    tr = m.trace()  # = tr D
+    out = []
+    for x in lam:
+        den = (N + 1) * x + tr
+        val = Integer(1) if _is_zero_value(den) else (x + tr) / den
+        out.append(_canon(val) if is_exact(m) else val)
     return out
 
 

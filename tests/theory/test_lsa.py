@@ -126,6 +126,44 @@ def test_monotonicity():
     assert all(abs(float(big.v[i] * big.lam[i]) - 1) < 2e-7 for i in range(4))
 
 
+def _stationary_v(lam: list[int], N: int) -> list[sympy.Expr]:
+    """Oracle: the full-rank optimum on a diagonal Lambda found by solving grad = 0 of Lemma 5.1's reduced loss,
+    written out here from Gamma = (1 + 1/N) Lambda + tr(Lambda)/N I (no closed form for v* or T_i used)."""
+    d = len(lam)
+    v = sympy.symbols(f"v0:{d}")
+    L = sympy.diag(*lam)
+    G = (1 + sympy.Rational(1, N)) * L + sympy.Rational(sum(lam), N) * sympy.eye(d)
+    U = sympy.diag(*v)
+    loss = (G * L * U * L * U.T).trace() / 2 - (L * L * U.T).trace()
+    sol = sympy.solve([sympy.diff(loss, x) for x in v], v, dict=True)
+    assert len(sol) == 1
+    return [sol[0][x] for x in v]
+
+
+@pytest.mark.parametrize("N", [1, 20, 10**8])
+def test_limit_relative_error_against_stationarity(N):
+    lam = [4, 3, 2, 1]
+    v = _stationary_v(lam, N)
+    assert tl.limit_relative_error(CASE_A, N) == [abs(x * vi - 1) for x, vi in zip(lam, v)]
+    assert all(isinstance(e, sympy.Rational) for e in tl.limit_relative_error(CASE_A, N))
+
+
+def test_limit_relative_error_values_and_edges():
+    # the number docs/lsa.md quotes: lambda = 1 in Case A at N = 1e8 is just above 1e-7
+    assert tl.limit_relative_error(CASE_A, 10**8)[-1] == sympy.Rational(11, 100000011)
+    assert tl.limit_relative_error(CASE_A, 10**8)[-1] > sympy.Rational(1, 10**7)
+    # lambda_i = 0: v_i* = N / tr D, so |0 * v_i* - 1| = 1; Lambda = 0: v* = 0, again 1
+    assert tl.limit_relative_error(sympy.diag(3, 0), 7) == [sympy.Rational(3 + 3, 8 * 3 + 3), 1]
+    assert tl.limit_relative_error(sympy.zeros(2), 7) == [1, 1]
+    # O(1/N): N * rate -> (lambda_i + tr D) / lambda_i
+    n = sympy.Symbol("n", positive=True, integer=True)
+    rates = tl.limit_relative_error(CASE_A, n)
+    assert [sympy.limit(n * e, n, sympy.oo) for e in rates] == [sympy.Rational(x + 10, x) for x in (4, 3, 2, 1)]
+    with pytest.raises(ValueError, match="N"):
+        tl.limit_relative_error(CASE_A, 0)
+
+
+# ------------------------------------------------------------------------------------------ Thm 5.4.2, Thm 5.4.3, Sec. 5.4.2
 # ------------------------------------------------------------------------------------------ Thm 5.4.2, Thm 5.4.3, Sec. 5.4.2
 
 
@@ -301,3 +339,15 @@ def test_thm543_nonnegative(problem, M, sigma, s):
             )
             == 0
         )
+
+
+@settings(max_examples=15, deadline=None)
+@given(lsa_problems())
+def test_limit_relative_error_rotated(problem):
+    """Oracle: v_i* = q_i^T Gamma^{-1} q_i, with Gamma of Lemma 5.1 built and inverted here in exact rationals and
+    q_i the (rational, Cayley) eigenvectors; Lambda is rotated, so the eigen-decomposition is exercised too."""
+    Lam, eig, Q, N, r, d = problem
+    G = (1 + sympy.Rational(1, N)) * Lam + Lam.trace() / N * sympy.eye(d)
+    Ginv = G.inv()
+    expected = [abs(eig[i] * (Q[:, i].T * Ginv * Q[:, i])[0, 0] - 1) for i in range(d)]
+    assert tl.limit_relative_error(Lam, N) == expected

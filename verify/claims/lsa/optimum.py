@@ -257,10 +257,9 @@ RATE_BOUND = 2e-7
 
 
 def _predict_monotone(cfg: LSAConfig) -> list[float]:
-    """``|v_i* lambda_i - 1| = (lambda_i + tr D)/((N+1) lambda_i + tr D)`` at N = 1e8 (exact, as floats)."""
-    L = sympy.Matrix(cfg.Lam)
-    lam, _ = tl.eigen_descending(L)
-    return [float((x + L.trace()) / ((LARGE_N + 1) * x + L.trace())) for x in lam]
+    """``|v_i* lambda_i - 1| = (lambda_i + tr D)/((N+1) lambda_i + tr D)`` at N = 1e8 (``theory.lsa``, exact, as
+    floats)."""
+    return [float(x) for x in tl.limit_relative_error(sympy.Matrix(cfg.Lam), LARGE_N)]
 
 
 def _observe_monotone(cfg: LSAConfig, ctx: RunContext) -> Observation:
