@@ -155,7 +155,8 @@ class TrainConfig:
         How the seeds go through the step (:mod:`verify.train_step`); 'auto' decides by size and a short probe.
         All give the same weights up to floating-point round-off.
     compile : bool or None
-        ``torch.compile`` the step's chunk gradient; None decides automatically (long CPU runs only).
+        ``torch.compile`` the step's chunk gradient; None decides automatically: runs estimated above
+        ``verify.train_step.COMPILE_MIN_RUN_S`` are compiled and keep the compiled step only when its probe is faster.
     ignore_memory_check : bool
         Start even when the estimated peak memory exceeds the device's free memory.
     """
