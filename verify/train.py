@@ -619,7 +619,7 @@ def estimate_run(
         dtype=dtype,
         device=dev,
     )
-    with torch_threads(config.num_threads):
+    with torch_threads(config.num_threads), _tf32(config.dtype == "tf32"):  # probed as train() would run it
         return _plan_for(model, X, Y, config, config.steps, probe=probe, free_bytes=free_bytes, dry_run=True).plan
 
 

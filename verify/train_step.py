@@ -49,7 +49,8 @@ gradient that disagrees with the eager one falls back to the eager step with a w
 One-hot product scatter (``kernel='matmul'``). On CUDA, ``index_add_`` of (points x width) rows into the k d rows
 of the embedding table serialises on atomic additions: at thesis scale (Shi k = 4, p = 47, m = 2944) it made a step
 take 3.2 s at 3.8 TFLOP/s on an H200. Written as one product with the chunk's one-hot matrix it takes 1.8 s (1.4 s
-with TF32), for 2 c k d m more flop; the CUDA probe times both and keeps the faster (docs/benchmarks.md).
+with TF32), for 2 c k d m more flop; the CUDA probe times both and keeps the faster (docs/benchmarks.md). Under
+``dtype='tf32'`` that product, like the others, rounds its float32 inputs to TF32 (``index_add_`` adds in float32).
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ MIN_CHUNK = 256  # CPU chunks never go below this many points (GEMM efficiency; 
 SMALL_STEP_ELEMENTS = 1 << 18  # S * n * m at or below which `auto` batches without probing
 MEMORY_SAFETY = 0.85  # fraction of the free memory a plan may use
 PROBE_REPEATS = 3
+PROBE_RELEASE_FRACTION = 0.5  # CUDA probes empty the cache between calls when a plan's peak exceeds this of free
 PROBE_CHUNKS = 4  # chunks per probe call (one chunk over-weighted the per-call costs of `parallel` by ~50 %)
 PROBE_MIN_STEPS = 20  # shorter runs choose by the cost model alone
 COMPILE_MIN_RUN_S = 1800.0  # `compile=None` tries compiling only runs estimated to take longer than this
@@ -778,9 +780,9 @@ def _compile_chunk(
     yc: torch.Tensor,
     scatter: str = "index",
 ) -> Callable[..., Any] | None:
-    """``torch.compile`` of :func:`_functional_chunk` for these shapes, checked against the eager gradient on
-    (xc, yc); None (with a warning) when compilation fails (out of device memory included) or the results disagree
-    beyond round-off."""
+    """``torch.compile`` of :func:`_functional_chunk` for these shapes, checked against the in-place eager gradient
+    (:func:`_eager_chunk`, the memory the plan counts) on (xc, yc); None (with a warning) when compilation or the
+    check fails (out of device memory included) or the results disagree beyond round-off."""
 
     def fn(table: torch.Tensor, W: torch.Tensor, xc: torch.Tensor, yc: torch.Tensor) -> Any:
         return _functional_chunk(table, W, xc, yc, degree, dense, scatter)
@@ -788,12 +790,18 @@ def _compile_chunk(
     try:
         compiled = torch.compile(fn, dynamic=False)
         got = compiled(table, W, xc, yc)
+        want = (
+            torch.zeros(W.shape[0], dtype=W.dtype, device=W.device),
+            torch.zeros_like(table, memory_format=torch.contiguous_format),
+            torch.zeros_like(W),
+        )
+        _eager_chunk(table, W, degree, xc, yc, dense, want[1], want[2], want[0], scatter)
     except Exception as exc:  # no compiler, unsupported op, out of memory...: the eager step is always available
+        _release_cache(W.device)
         warnings.warn(
             f"torch.compile of the training step failed ({type(exc).__name__}: {exc}); running eagerly", stacklevel=3
         )
         return None
-    want = fn(table, W, xc, yc)
     rtol = 1e-4 if W.dtype == torch.float32 else 1e-10
     for a, b in zip(got, want):
         if not torch.allclose(a, b, rtol=rtol, atol=rtol * float(b.abs().max())):
@@ -857,7 +865,8 @@ def plan_step(
     free = free_memory(device) if free_bytes is None else int(free_bytes)
     present = x.numel() * x.element_size() + y.numel() * y.element_size() + shapes.n_params * shapes.itemsize
     threads = torch.get_num_threads() if device.type == "cpu" else 1
-    labels = grid_labels(x, y, d) if kernel != "general" and degree == 2 and k == 2 and not dense else None
+    grid_ok = kernel in ("auto", "grid") and degree == 2 and k == 2 and not dense
+    labels = grid_labels(x, y, d) if grid_ok else None
     if kernel == "grid":
         if labels is None:
             raise ValueError(
@@ -1110,9 +1119,15 @@ def _probe_all(
     10-30 % on the 2-core CPU (it preferred the general kernel over a full-grid kernel that was faster)."""
     calls = {cand: _probe_call(plan, U, W, degree, x, y, compiled) for cand, plan in trials.items()}
     clock = time.process_time if U.device.type == "cpu" and torch.get_num_threads() == 1 else time.perf_counter
+    # only plans that take much of the free memory risk fragmentation; emptying the cache for small ones would
+    # charge their timed calls the device allocations a run pays once
+    large = U.device.type == "cuda" and any(
+        p.free_bytes and p.peak_bytes > PROBE_RELEASE_FRACTION * p.free_bytes for p in trials.values()
+    )
+    release = U.device if large else torch.device("cpu")
     for fn, _ in calls.values():
         fn()
-        _release_cache(U.device)
+        _release_cache(release)
     _sync(U.device)
     best = {cand: math.inf for cand in calls}
     for _ in range(PROBE_REPEATS):
@@ -1121,7 +1136,7 @@ def _probe_all(
             fn()
             _sync(U.device)
             best[cand] = min(best[cand], clock() - t0)
-            _release_cache(U.device)
+            _release_cache(release)
     return {cand: best[cand] * calls[cand][1] for cand in calls}
 
 

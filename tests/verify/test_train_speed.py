@@ -106,6 +106,40 @@ def test_matmul_kernel_is_planned_only_where_it_applies() -> None:
         ensemble_gradient(model.U, model.W, 2, x, y, group=1, chunk=8, scatter="atomic")
 
 
+def test_explicit_matmul_kernel_is_kept_on_a_full_grid() -> None:
+    """kernel='matmul' on a full k = 2 grid (where the automatic CPU choice would consider the full-grid kernel)
+    stays 'matmul', with or without a probe (review finding: it came back as 'grid')."""
+    d = 23
+    a, b = np.meshgrid(np.arange(d), np.arange(d), indexing="ij")
+    x = torch.as_tensor(np.stack([a.ravel(), b.ravel()], axis=1))
+    y = (x[:, 0] + x[:, 1]) % d
+    model = HomogeneousEnsemble.from_seeds(
+        (0, 1), width=300, n_blocks=2, block_size=d, n_classes=d, degree=2, init_std=0.1
+    )
+    for steps in (5, 1000):
+        step = plan_step(
+            model.U, model.W, 2, x, y, dataset_points=d * d, optimizer_slots=2, steps=steps, kernel="matmul"
+        )
+        assert step.plan.kernel == "matmul", (steps, step.plan)
+
+
+def test_compile_falls_back_when_the_reference_check_fails(monkeypatch) -> None:
+    """An error in the eager reference of the compile check (e.g. out of device memory) gives the eager step with a
+    warning, not an exception out of the planner."""
+    model, x, y = _random_problem(3, 1, 5, 2, 4, 4, 16, 2, False)
+    U = model.U.detach()
+    table = U.permute(2, 3, 0, 1).reshape(8, 5).contiguous()
+    xc = ts._chunk_inputs(x, 0, 16, 4, False)
+    monkeypatch.setattr(torch, "compile", lambda fn, **kw: fn)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("CUDA out of memory (simulated)")
+
+    monkeypatch.setattr(ts, "_eager_chunk", broken)
+    with pytest.warns(UserWarning, match="out of memory"):
+        assert ts._compile_chunk(2, False, table, model.W.detach(), xc, y) is None
+
+
 def test_matmul_kernel_memory_counts_the_one_hot_matrix() -> None:
     """The memory plan of the matmul kernel adds the (chunk, k d) one-hot matrix to the general kernel's peak."""
     shapes = ts.StepShapes(3, 64, 4, 47, 47, 2, False, 47**4, 47**4, 4, 2)
