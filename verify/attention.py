@@ -34,7 +34,7 @@ import math
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Mapping
 
 import torch
@@ -52,6 +52,7 @@ __all__ = [
     "relative_scores",
     "per_seed_cross_entropy",
     "memory_estimate",
+    "RunEstimate",
     "fit",
 ]
 
@@ -347,6 +348,39 @@ def _check_memory(model: torch.nn.Module, inputs: torch.Tensor, ignore: bool) ->
     return need
 
 
+@dataclass
+class RunEstimate:
+    """Before the first update, :func:`memory_estimate` of the first batch against the device's free memory
+    (``InsufficientMemoryError`` unless ``ignore_memory_check``); after ``PROBE_STEPS`` updates, when the rest of
+    the run would take more than ``PRINT_ESTIMATE_S`` seconds, the estimate (memory, time per step, total) goes to
+    ``log``. Call it with (step, inputs) at the start of every update (used by :func:`fit` and by
+    :func:`verify.modular_transformer.train_sum_transformer`)."""
+
+    model: torch.nn.Module
+    steps: int
+    n_seeds: int
+    desc: str
+    log: Callable[[str], None] = field(default=lambda s: print(s, file=sys.stderr, flush=True))
+    ignore_memory_check: bool = False
+    first: int | None = None
+    need: int | None = None
+    t0: float | None = None
+
+    def __call__(self, t: int, inputs: torch.Tensor) -> None:
+        if self.t0 is None:
+            self.need = _check_memory(self.model, inputs, self.ignore_memory_check)
+            self.first, self.t0 = t, time.perf_counter()
+        elif t == self.first + PROBE_STEPS:
+            per_step = (time.perf_counter() - self.t0) / PROBE_STEPS
+            left = self.steps - t
+            if per_step * left >= PRINT_ESTIMATE_S:
+                mem = "" if self.need is None else f"about {self.need / 2.0**30:.2f} GiB peak, "
+                self.log(
+                    f"{self.desc}: {self.n_seeds} seed(s), {mem}{per_step * 1e3:.3g} ms per step, {left} steps left: "
+                    f"about {per_step * left / 60:.1f} min"
+                )
+
+
 def fit(
     model: torch.nn.Module,
     batch: Callable[[int], tuple[torch.Tensor, torch.Tensor]],
@@ -403,23 +437,12 @@ def fit(
         "sgd": lambda: torch.optim.SGD(params, lr=lr, weight_decay=weight_decay),
     }[optimizer]()
 
-    plan: dict[str, Any] = {"first": None, "need": None, "t0": None}
+    estimate = RunEstimate(model, steps, len(seeds), desc, log, ignore_memory_check)
 
     def step_fn(t: int) -> torch.Tensor:
         model.train()
         inputs, targets = batch(t)
-        if plan["t0"] is None:
-            plan["need"] = _check_memory(model, inputs, ignore_memory_check)
-            plan["first"], plan["t0"] = t, time.perf_counter()
-        elif t == plan["first"] + PROBE_STEPS:
-            per_step = (time.perf_counter() - plan["t0"]) / PROBE_STEPS
-            left = steps - t
-            if per_step * left >= PRINT_ESTIMATE_S:
-                mem = "" if plan["need"] is None else f"about {plan['need'] / 2.0**30:.2f} GiB peak, "
-                log(
-                    f"{desc}: {len(seeds)} seed(s), {mem}{per_step * 1e3:.3g} ms per step, {left} steps left: "
-                    f"about {per_step * left / 60:.1f} min"
-                )
+        estimate(t, inputs)
         opt.zero_grad(set_to_none=True)
         loss = loss_fn(model(inputs), targets)
         loss.sum().backward()

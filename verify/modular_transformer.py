@@ -39,7 +39,7 @@ from numerics.modular import ModularTask
 from numerics.modular_transformer import SplitModularTask, attention_score_matrix, even_split, sum_sequences
 from theory._checks import InputError, check_odd_modulus, check_positive_int
 
-from .attention import AttentionConfig, AttentionDivergedError, AttentionEnsemble
+from .attention import AttentionConfig, AttentionDivergedError, AttentionEnsemble, RunEstimate
 from .checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
 from .device import resolve_device
 from .loop import NonFiniteGuard, run_loop, torch_threads
@@ -349,10 +349,16 @@ def train_sum_transformer(
     ``num_threads``, ``eval_chunk`` and ``nan_check_every`` may differ) with the result of an uninterrupted run.
     ``callback`` is not called again for evaluations made before the checkpoint.
 
+    Before the first update the attention memory estimate of the training batch is checked against the device's
+    free memory, and a run whose first updates predict more than a minute prints its estimate
+    (:class:`verify.attention.RunEstimate`).
+
     Raises
     ------
     verify.attention.AttentionDivergedError
         When a seed's loss or weights become NaN/inf.
+    verify.attention.InsufficientMemoryError
+        When the estimate exceeds the usable free memory (``tvk --ignore-memory-check`` overrides).
     """
     t0 = time.perf_counter()
     dev = resolve_device(device)
@@ -366,6 +372,7 @@ def train_sum_transformer(
     samplers = [torch.Generator(device="cpu").manual_seed(int(s)) for s in cfg.seeds]  # one batch stream per seed
     seed_idx = torch.arange(S, device=dev)[:, None]
     history: dict[str, list[Any]] = {"step": [], "train_acc": [], "val_acc": [], "train_loss": []}
+    estimate = RunEstimate(model, cfg.steps, S, f"transformer k={cfg.k} p={cfg.p}")
 
     def step_fn(t: int) -> torch.Tensor:
         model.train()
@@ -374,6 +381,7 @@ def train_sum_transformer(
         else:
             idx = torch.stack([torch.randint(n_train, (cfg.batch_size,), generator=g) for g in samplers]).to(dev)
             x, y = x_tr[seed_idx, idx], y_tr[seed_idx, idx]
+        estimate(t, x)  # memory check before the first update, time estimate of a long run after a few
         opt.zero_grad(set_to_none=True)
         loss = answer_cross_entropy(model(x), y)
         loss.sum().backward()

@@ -33,7 +33,6 @@ Run-wide options (``--dtype``, ``--ignore-memory-check``) reach every run throug
 
 from __future__ import annotations
 
-import contextvars
 import dataclasses
 import hashlib
 import math
@@ -53,7 +52,7 @@ from .checkpoint import CHECKPOINT_SECONDS, Checkpoint, CheckpointMismatchError,
 from .device import resolve_device, resolve_dtype
 from .loop import NonFiniteGuard, run_loop, torch_threads
 from .models import HomogeneousEnsemble, as_input_tensor, logits
-from .train_step import STRATEGIES, EnsembleStep, StepPlan, plan_step
+from .train_step import _OVERRIDES, STRATEGIES, EnsembleStep, StepPlan, plan_step
 
 __all__ = [
     "TrainConfig",
@@ -245,9 +244,6 @@ class TrainConfig:
     def replace(self, **changes: Any) -> "TrainConfig":
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)
-
-
-_OVERRIDES: contextvars.ContextVar[tuple[tuple[str, Any], ...]] = contextvars.ContextVar("train_overrides", default=())
 
 
 @contextmanager

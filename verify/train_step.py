@@ -55,6 +55,7 @@ with TF32), for 2 c k d m more flop; the CUDA probe times both and keeps the fas
 
 from __future__ import annotations
 
+import contextvars
 import math
 import sys
 import time
@@ -272,6 +273,11 @@ def free_memory(device: torch.device) -> int | None:
     return None
 
 
+#: Run-wide overrides of training settings (``verify.train.config_overrides``; ``tvk report --dtype``,
+#: ``--ignore-memory-check``), as (field, value) pairs of :class:`verify.train.TrainConfig`.
+_OVERRIDES: contextvars.ContextVar[tuple[tuple[str, Any], ...]] = contextvars.ContextVar("train_overrides", default=())
+
+
 def check_free_memory(need: int, device: torch.device, what: str, remedy: str, ignore: bool = False) -> int | None:
     """Refuse a run whose estimated peak ``need`` (bytes) exceeds ``MEMORY_SAFETY`` of ``device``'s free memory;
     returns the free bytes (None: unknown).
@@ -279,9 +285,11 @@ def check_free_memory(need: int, device: torch.device, what: str, remedy: str, i
     Raises
     ------
     InsufficientMemoryError
-        Unless ``ignore`` or the free memory is unknown: the message gives ``what`` needs, what is usable, the
-        ``remedy`` and the override.
+        Unless ``ignore``, a run-wide ``ignore_memory_check`` override (``tvk --ignore-memory-check``, which
+        reaches every trainer through this check) or unknown free memory: the message gives ``what`` needs, what
+        is usable, the ``remedy`` and the override.
     """
+    ignore = ignore or bool(dict(_OVERRIDES.get()).get("ignore_memory_check"))
     free = free_memory(device)
     if free is None or need <= MEMORY_SAFETY * free or ignore:
         return free

@@ -10,6 +10,7 @@ import torch
 import verify.attention as va
 import verify.train_step
 from verify.attention import AttentionConfig, AttentionEnsemble, fit, init_params, relative_scores
+from verify.train import config_overrides
 
 
 def _model(seeds=(0, 1, 2), **kw) -> AttentionEnsemble:
@@ -155,6 +156,19 @@ def test_fit_refuses_when_memory_is_short_unless_overridden(monkeypatch) -> None
         fit(model, lambda t: (data, data), 3, lr=1e-2, seeds=(0, 1))
     end = fit(model, lambda t: (data, data), 3, lr=1e-2, seeds=(0, 1), ignore_memory_check=True)
     assert end.step == 3
+
+
+def test_run_wide_override_reaches_the_attention_memory_check(monkeypatch) -> None:
+    """`tvk --ignore-memory-check` (config_overrides) lets an attention run start whose estimate exceeds the free
+    memory, as it does for the polynomial trainer (it only reached TrainConfig before)."""
+    cfg = AttentionConfig(vocab=3, max_len=8, d=8, layers=1)
+    model = AttentionEnsemble.init(cfg, (0,))
+    data = torch.randint(0, 3, (1, 4, 8))
+    monkeypatch.setattr(verify.train_step, "free_memory", lambda device: 1000)
+    with config_overrides(ignore_memory_check=True):
+        assert fit(model, lambda t: (data, data), 2, lr=1e-2, seeds=(0,)).step == 2
+    with pytest.raises(va.InsufficientMemoryError):
+        fit(model, lambda t: (data, data), 2, lr=1e-2, seeds=(0,))
 
 
 def test_fit_prints_its_estimate_before_a_long_run(monkeypatch) -> None:

@@ -6,10 +6,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+import verify.train_step
 from numerics.margins import evaluate
 from numerics.modular import ModularTask
 from numerics.modular_transformer import SplitModularTask, even_split
-from verify.attention import AttentionEnsemble
+from verify.attention import AttentionEnsemble, InsufficientMemoryError
 from verify.modular_transformer import (
     SumTransformer,
     SumTransformerConfig,
@@ -20,7 +21,7 @@ from verify.modular_transformer import (
     train_sum_transformer,
     warmup_lr,
 )
-from verify.train import TrainConfig
+from verify.train import TrainConfig, config_overrides
 
 TINY = SumTransformerConfig(p=5, k=2, d=8, heads=2, head_width=4, mlp=16, steps=12, eval_every=4, seeds=(0, 1))
 
@@ -138,3 +139,13 @@ def test_polynomial_split_trainer():
     assert run.all_normalized_margin == pytest.approx(
         [evaluate(net, ModularTask(5, 2)).normalized_margin for net in run.result.networks], rel=1e-9
     )
+
+
+def test_transformer_run_checks_its_memory_first(monkeypatch) -> None:
+    """The Shi Sec. 4.5 trainer checks the attention memory estimate against the free memory before its first
+    update (issue 18: the attention models get the same treatment), and the run-wide override lets it start."""
+    monkeypatch.setattr(verify.train_step, "free_memory", lambda device: 1000)
+    with pytest.raises(InsufficientMemoryError, match="attention training"):
+        train_sum_transformer(TINY.replace(steps=2))
+    with config_overrides(ignore_memory_check=True):
+        assert train_sum_transformer(TINY.replace(steps=2)).steps_done == 2
