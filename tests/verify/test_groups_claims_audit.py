@@ -37,34 +37,50 @@ def _restricted_game_value(name: str, irreps: tuple[int, ...]) -> float:
 
 
 @pytest.mark.parametrize("scale", ["quick", "full"])
-def test_s6_game_statement_names_the_irreps_the_lp_uses(scale):
+def test_s6_game_statement_names_an_optimal_support(scale):
     claim = registry()["edelman-D.9.2-S6"]
     cfg = claim.configs[scale]
     names = fg.character_table("S6").names
-    assert tuple(sorted(character_lp("S6").used_irreps)) == tuple(sorted(cfg.irreps))
     for r in cfg.irreps:
         assert names[r] in claim.statement
-    # The irreps the statement used to name reach less than gamma*: they are not the optimum's support.
+    # The configured irreps reach gamma*; the irreps the statement used to name reach less: not an optimal support.
     wrong = tuple(names.index(n) for n in ("(5,1)", "(2,2,2)", "(4,1,1)"))
     full = _restricted_game_value("S6", tuple(range(1, len(names))))
     assert _restricted_game_value("S6", cfg.irreps) == pytest.approx(full, rel=1e-9)
     assert _restricted_game_value("S6", wrong) < full * (1 - 1e-3)
+    with pytest.raises(ValueError, match="not an optimal pair"):
+        tg.game_value_on_support("S6", wrong, cfg.classes)
 
 
-def test_game_judge_rejects_a_support_the_lp_does_not_use():
+def test_s6_verdict_does_not_depend_on_the_solvers_optimal_corner():
+    """S_6 has several optimal irrep sets ((4,1,1) can be swapped for (3,1,1,1)): a configuration naming another
+    optimal one passes too (review finding: the claim required the corner HiGHS happens to return)."""
     claim = registry()["edelman-D.9.2-S6"]
     cfg = claim.configs["quick"]
     names = fg.character_table("S6").names
-    wrong = dataclasses.replace(cfg, irreps=tuple(names.index(n) for n in ("(5,1)", "(2,2,2)", "(4,1,1)")))
-    obs = margin._observe_game(wrong, RunContext(scale="quick", progress=False))
-    assert not obs.details["lp_support_is_the_configured_one"]
-    verdict, reason = claim.judge(claim.predict(cfg), obs, wrong)
-    assert verdict == "fail" and "lp support is the configured one is false" in reason
+    other = dataclasses.replace(cfg, irreps=tuple(names.index(n) for n in ("(3,3)", "(2,1,1,1,1)", "(3,1,1,1)")))
+    assert sorted(other.irreps) != sorted(character_lp("S6").used_irreps)
+    obs = margin._observe_game(other, RunContext(scale="quick", progress=False))
+    assert claim.judge(claim.predict(other), obs, other)[0] == "pass"
+
+
+def test_game_judge_rejects_an_irrep_that_is_not_tight():
+    """An irrep whose payoff against the LP's dual is below the value cannot be in an optimal support: the judge
+    fails on it even when the values agree (they come from the configured, correct prediction here)."""
+    claim = registry()["edelman-D.9.2-S6"]
+    cfg = claim.configs["quick"]
+    names = fg.character_table("S6").names
+    slack = dataclasses.replace(cfg, irreps=tuple(names.index(n) for n in ("(3,3)", "(2,1,1,1,1)", "(4,2)")))
+    obs = margin._observe_game(slack, RunContext(scale="quick", progress=False))
+    assert not obs.details["configured_irreps_tight_under_the_lp_dual"]
+    verdict, reason = claim.judge(claim.predict(cfg), obs, slack)
+    assert verdict == "fail" and "tight" in reason
 
 
 def test_a5_game_uses_the_configured_support():
     rec = record("edelman-D.9.2-A5")
-    assert rec.details["lp_support_is_the_configured_one"]
+    assert rec.details["configured_irreps_tight_under_the_lp_dual"]
+    assert rec.details["lp_margin_classes_are_the_configured_ones"]
     assert sorted(fg.character_table("A5").dims[r] for r in rec.details["used_irreps"]) == [3, 3, 4]
 
 

@@ -244,7 +244,7 @@ register(
         id="edelman-thm7.9-condition",
         source=f'{SRC}, Theorem 7.9 hypothesis and App. D.9 ("holds for S_k up to k = 5")',
         statement="sum_{R != triv} d_R^1.5 chi_R(C) < 0 for every nontrivial class C holds for S_3, S_4, S_5, D_n, Z_2^2, Z_2^3 "
-        "and fails for A_5 (the class of double transpositions, +0.788) and S_6 ((5,1) -> +11.0, (4,2) -> +10.2786); values by class representative.",
+        "and fails for A_5 (the class of double transpositions, +0.788) and S_6 (cycle type (5,1) -> +11.0, (4,2) -> +10.2786); values by class representative.",
         kind="numeric",
         configs={
             "quick": GroupsConfig(

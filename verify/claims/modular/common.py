@@ -55,8 +55,9 @@ class ModularTrainingConfig:
       :func:`verify.claims.modular.training_runs._adam`). So the quick threshold and setting were chosen with
       knowledge of results; 0.95 leaves room below the validated 0.99, and would reject such a stalled seed.
     * 0.9, the paper-scale Shi runs (k = 2..5). Set when those configs were written (2026-11-21), before any
-      paper-scale run: none has been run yet (no GPU was lent), so it was not fitted to a result, but it was chosen
-      knowing the quick results, and the record gives no reason for the value. Read now: it is looser than quick
+      paper-scale run: none has been run to the end yet (a GPU was first lent on 2026-11-26, for step timings
+      only), so it was not fitted to a result, but it was chosen knowing the quick results, and the record gives no
+      reason for the value. Read now: it is looser than quick
       because a fixed 20 000-step budget at p = 97 (k = 2, 3), 47 and 23 has not been measured, and it still
       separates a run near gamma* from a one-frequency stall like the 0.74 above. A first full-scale run that
       lands between 0.9 and 0.95 should be reported as such, not taken as support for 0.9.
