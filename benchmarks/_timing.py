@@ -1,7 +1,8 @@
-"""Timing helper shared by the benchmark scripts (best-of-N wall time in the same process)."""
+"""Timing helpers shared by the benchmark scripts (best-of-N wall time in the same process, matrix-product peak)."""
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any, Callable
 
@@ -14,3 +15,44 @@ def best_time(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
         out = fn()
         best = min(best, time.perf_counter() - t0)
     return best, out
+
+
+def sync(device: str) -> None:
+    """Wait for the device's queued kernels (CUDA); nothing on the CPU."""
+    if device.startswith("cuda"):
+        import torch  # deferred: the scripts without torch import this module too
+
+        torch.cuda.synchronize()
+
+
+def matmul_peak(
+    dtype: Any,
+    device: str = "cpu",
+    clock: Callable[[], float] = time.perf_counter,
+    size: int | None = None,
+    repeats: int = 7,
+    warmups: int = 1,
+    tf32: bool = False,
+) -> float:
+    """FLOP/s of the best of ``repeats`` (size x size) torch products after ``warmups`` (this machine's practical
+    peak for ``dtype``): ``size`` defaults to 1024 on the CPU and 8192 on CUDA, where a 1024 product is too short to
+    keep the GPU busy; ``tf32`` lets float32 CUDA products use TF32 for the measurement."""
+    import torch  # deferred, as above
+
+    size = size or (8192 if device.startswith("cuda") else 1024)
+    before = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    try:
+        a, b = (torch.randn(size, size, dtype=dtype, device=device) for _ in range(2))
+        for _ in range(warmups):
+            a @ b
+        sync(device)
+        best = math.inf
+        for _ in range(repeats):
+            t0 = clock()
+            a @ b
+            sync(device)
+            best = min(best, clock() - t0)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = before
+    return 2.0 * size**3 / best

@@ -38,6 +38,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _timing import matmul_peak, sync  # noqa: E402
+
 import verify.train as vt  # noqa: E402
 from numerics.modular import ModularTask  # noqa: E402
 from theory.modular import max_margin  # noqa: E402
@@ -65,8 +67,7 @@ def _run(
     def timed_step(*args, **kwargs):  # type: ignore[no-untyped-def]
         t0 = clock()
         out = step(*args, **kwargs)
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
+        sync(device)
         step_times.append(clock() - t0)  # type: ignore[union-attr]
         return out
 
@@ -136,25 +137,6 @@ def plain_run(
     return net
 
 
-def matmul_peak(dtype: torch.dtype, device: str, clock: Callable, size: int | None = None, repeats: int = 7) -> float:
-    """FLOP/s of the best of ``repeats`` square matrix products of ``size`` (this machine's practical peak; default
-    1024 on the CPU, 8192 on CUDA, where a 1024 product is too short to keep the GPU busy)."""
-    size = size or (8192 if device.startswith("cuda") else 1024)
-    a = torch.randn(size, size, dtype=dtype, device=device)
-    b = torch.randn(size, size, dtype=dtype, device=device)
-    a @ b
-    if device.startswith("cuda"):
-        torch.cuda.synchronize()
-    best = math.inf
-    for _ in range(repeats):
-        t0 = clock()
-        a @ b
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
-        best = min(best, clock() - t0)
-    return 2.0 * size**3 / best
-
-
 def products_time(n: int, m: int, C: int, dtype: torch.dtype, device: str, clock: Callable, repeats: int = 7) -> float:
     """Best time of the three matrix products every training step of one seed must do, timed alone: the logits
     A W, (n x m)(m x C), and the gradient's A^T G and G W^T (6 n m C flop; the hand-written step and the full-grid
@@ -167,8 +149,7 @@ def products_time(n: int, m: int, C: int, dtype: torch.dtype, device: str, clock
         A @ W
         A.T @ G
         G @ W.T
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
+        sync(device)
 
     products()
     best = math.inf

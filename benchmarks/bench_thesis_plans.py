@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -31,34 +30,15 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _timing import matmul_peak  # noqa: E402
+
 import verify.train as vt  # noqa: E402
 from numerics.modular import ModularTask  # noqa: E402
 from theory.modular import max_margin  # noqa: E402
 from verify.claims import registry  # noqa: E402
 
 GIB = 2.0**30
-
-
-def matmul_peak(dtype: torch.dtype, size: int = 8192, tf32: bool = False) -> float:
-    """FLOP/s of the best of five (size x size) CUDA products after three warm-ups."""
-    before = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = tf32
-    try:
-        a, b = (torch.randn(size, size, dtype=dtype, device="cuda") for _ in range(2))
-        for _ in range(3):
-            a @ b
-        torch.cuda.synchronize()
-        best = math.inf
-        for _ in range(5):
-            t0 = time.perf_counter()
-            a @ b
-            torch.cuda.synchronize()
-            best = min(best, time.perf_counter() - t0)
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = before
-    del a, b
-    torch.cuda.empty_cache()
-    return 2.0 * size**3 / best
+PEAK = {"warmups": 3, "repeats": 5}  # per peak measurement
 
 
 def run_job(k: int, dtype: str, steps: int, ballast_bytes: int) -> dict[str, Any]:
@@ -128,10 +108,11 @@ def main(argv: list[str] | None = None) -> None:
         "device": torch.cuda.get_device_name(0),
         "torch": torch.__version__,
         "total_gib": total / GIB,
-        "float32_peak_tflops": matmul_peak(torch.float32) / 1e12,
-        "tf32_peak_tflops": matmul_peak(torch.float32, tf32=True) / 1e12,
-        "float64_peak_tflops": matmul_peak(torch.float64, 4096) / 1e12,
+        "float32_peak_tflops": matmul_peak(torch.float32, "cuda", **PEAK) / 1e12,
+        "tf32_peak_tflops": matmul_peak(torch.float32, "cuda", tf32=True, **PEAK) / 1e12,
+        "float64_peak_tflops": matmul_peak(torch.float64, "cuda", size=4096, **PEAK) / 1e12,
     }
+    torch.cuda.empty_cache()  # the peaks' operands, so that the ballast leaves exactly --emulate-gib free
     ballast = None
     free, _ = torch.cuda.mem_get_info()
     if args.emulate_gib is not None and free > args.emulate_gib * GIB:

@@ -32,6 +32,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _timing import matmul_peak, sync  # noqa: E402
+
 from numerics.modular import ModularTask  # noqa: E402
 from verify.models import HomogeneousEnsemble  # noqa: E402
 from verify.train import _per_seed_cross_entropy  # noqa: E402
@@ -51,28 +53,6 @@ CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time
 #: (p, k, m, S, a fixed chunk for comparison): the thesis-scale Shi Thm 4.9 runs, whose claims leave the chunk to the
 #: memory plan (chunk_size None, the first row of each pair).
 PAPER_RUNS = ((97, 2, 768, 3, 1 << 16), (97, 3, 1536, 3, 1 << 15), (47, 4, 2944, 3, 1 << 14), (23, 5, 5632, 3, 1 << 13))
-
-
-def _sync(device: str) -> None:
-    if device.startswith("cuda"):
-        torch.cuda.synchronize()
-
-
-def matmul_peak(
-    dtype: torch.dtype, clock: Callable[[], float], size: int | None = None, repeats: int = 7, device: str = "cpu"
-) -> float:
-    """FLOP/s of the best of ``repeats`` square products of ``size`` (1024 on the CPU, 8192 on CUDA)."""
-    size = size or (8192 if device.startswith("cuda") else 1024)
-    a, b = (torch.randn(size, size, dtype=dtype, device=device) for _ in range(2))
-    a @ b
-    _sync(device)
-    best = math.inf
-    for _ in range(repeats):
-        t0 = clock()
-        a @ b
-        _sync(device)
-        best = min(best, clock() - t0)
-    return 2.0 * size**3 / best
 
 
 def plans(gpu_gib: float) -> None:
@@ -188,15 +168,15 @@ def main(argv: list[str] | None = None) -> None:
     for _ in range(args.repeats):
         for name, fn in variants.items():
             fn()
-            _sync(dev)
+            sync(dev)
             t0 = clock()
             out = fn()
-            _sync(dev)
+            sync(dev)
             best[name] = min(best[name], clock() - t0)
             if name != "autograd":
                 err = max(float((a - b).abs().max() / b.abs().max()) for a, b in zip(out, reference))
                 assert err < (1e-4 if dtype == torch.float32 else 1e-10), (name, err)
-    peak = matmul_peak(dtype, clock, device=dev)
+    peak = matmul_peak(dtype, dev, clock)
     print(
         f"p={args.p} k={args.k} m={args.width} S={S} {args.dtype}, {len(Y)} points, chunks of {chunk}, threads "
         f"{torch.get_num_threads()}, device {dev}, {args.clock} clock, best of {args.repeats}; auto picks {auto.plan.strategy} "

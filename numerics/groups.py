@@ -476,6 +476,9 @@ class CharacterLPResult:
         :func:`class_weights`.
     used_irreps, margin_classes : tuple of int
         Irreps with :math:`s_R > 10^{-9}` and classes with :math:`p_C > 10^{-9}`.
+    irrep_payoff : np.ndarray (K,)
+        :math:`2(3|G|)^{-3/2}(A p)_R` against the returned class distribution (entry 0, trivial, is 0): its maximum
+        is ``dual_value``; an irrep any optimal s uses attains it (complementary slackness).
     """
 
     value: float
@@ -484,6 +487,7 @@ class CharacterLPResult:
     class_tau: np.ndarray
     used_irreps: tuple[int, ...]
     margin_classes: tuple[int, ...]
+    irrep_payoff: np.ndarray
 
     @property
     def gap(self) -> float:
@@ -525,11 +529,13 @@ def character_lp(G: "fg.FiniteGroup | str") -> CharacterLPResult:
     p[p < 1e-12] = 0.0
     p /= p.sum()
     sizes = np.asarray(ct.class_sizes[1:], dtype=np.float64)
+    payoff = scale * (A @ p)
     return CharacterLPResult(
         value=scale * float((s @ A).min()),
-        dual_value=scale * float((A @ p).max()),
+        dual_value=float(payoff.max()),
         budgets=np.concatenate([[0.0], s]),
         class_tau=np.concatenate([[0.0], p / sizes]),
         used_irreps=tuple(int(i) + 1 for i in np.flatnonzero(s > 1e-9)),
         margin_classes=tuple(int(i) + 1 for i in np.flatnonzero(p > 1e-9)),
+        irrep_payoff=np.concatenate([[0.0], payoff]),
     )

@@ -443,12 +443,21 @@ def _eager_chunk(
         return
     src = dP.view(c, m) if g == 1 else dP.transpose(0, 1).reshape(c, g * m)
     if scatter == "matmul":
-        onehot = torch.zeros((c, table.shape[0]), dtype=src.dtype, device=src.device)
-        onehot.scatter_(1, xc, 1.0)  # the k blocks' offsets make the k ones of a row distinct
-        dtab.addmm_(onehot.T, src)
+        dtab.addmm_(_one_hot_rows(xc, table.shape[0], src).T, src)
         return
     for j in range(xc.shape[1]):
         dtab.index_add_(0, xc[:, j], src)
+
+
+def _one_hot_rows(xc: torch.Tensor, rows: int, like: torch.Tensor) -> torch.Tensor:
+    """The chunk's (c, ``rows``) one-hot input matrix in ``like``'s dtype and device: a 1 at each of a point's k
+    table rows (the blocks' offsets make the k ones of a row distinct)."""
+    return torch.zeros((xc.shape[0], rows), dtype=like.dtype, device=like.device).scatter_(1, xc, 1.0)
+
+
+def _scatter_of(kernel: str) -> str:
+    """The ``scatter`` of :func:`ensemble_gradient` a plan's kernel runs with."""
+    return "matmul" if kernel == "matmul" else "index"
 
 
 def _functional_chunk(
@@ -481,8 +490,7 @@ def _functional_chunk(
         return ce, torch.matmul(dP.transpose(1, 2), xc), dW
     src = dP.transpose(0, 1).reshape(c, g * m)
     if scatter == "matmul":
-        onehot = torch.zeros((c, table.shape[0]), dtype=src.dtype, device=src.device).scatter(1, xc, 1.0)
-        return ce, onehot.T @ src, dW
+        return ce, _one_hot_rows(xc, table.shape[0], src).T @ src, dW
     dtab = torch.zeros_like(table, memory_format=torch.contiguous_format)
     for j in range(xc.shape[1]):
         dtab = dtab.index_add(0, xc[:, j], src)
@@ -765,7 +773,7 @@ class EnsembleStep:
             compiled=self.compiled,
             workers=p.workers,
             labels=labels,
-            scatter="matmul" if p.kernel == "matmul" else "index",
+            scatter=_scatter_of(p.kernel),
         )
 
     def __call__(self, U: torch.Tensor, W: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -1174,4 +1182,4 @@ def _compile_for(
     dense = shapes.dense
     table = Ug.reshape(g, m, k * d) if dense else Ug.permute(2, 3, 0, 1).reshape(k * d, g * m).contiguous()
     xc = _chunk_inputs(x.to(U.dtype) if dense else x, 0, chunk, d, dense)
-    return _compile_chunk(degree, dense, table, Wg, xc, y[:chunk], "matmul" if kernel == "matmul" else "index")
+    return _compile_chunk(degree, dense, table, Wg, xc, y[:chunk], _scatter_of(kernel))

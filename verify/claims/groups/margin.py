@@ -452,15 +452,12 @@ def _observe_game(cfg: SupportConfig, ctx: RunContext) -> Observation:
     ct = fg.character_table(G)
     lp = character_lp(G)
     parts: dict[str, float] = {"LP primal": lp.value, "LP dual": lp.dual_value, "reference value": cfg.reference}
-    A = np.array([[float(x) for x in row] for row in tg.character_game_matrix(G)])  # (K-1, C-1), row R-1
-    p = lp.class_tau[1:] * np.asarray(ct.class_sizes[1:], dtype=np.float64)  # the dual over non-identity classes
-    payoff = 2.0 / (3.0 * G.order) ** 1.5 * (A @ p)  # each irrep's value against the dual
     details: dict[str, Any] = {
         "used_irreps": list(lp.used_irreps),
         "used_irrep_names": [ct.names[r] for r in lp.used_irreps],
         "configured_irrep_names": [ct.names[r] for r in cfg.irreps],
         "configured_irreps_tight_under_the_lp_dual": bool(
-            all(abs(payoff[r - 1] - lp.dual_value) <= SUPPORT_RTOL * lp.dual_value for r in cfg.irreps)
+            all(abs(lp.irrep_payoff[r] - lp.dual_value) <= SUPPORT_RTOL * lp.dual_value for r in cfg.irreps)
         ),
         "lp_margin_classes_are_the_configured_ones": sorted(lp.margin_classes) == sorted(cfg.classes),
         "margin_classes": list(lp.margin_classes),
