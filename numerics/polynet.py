@@ -119,10 +119,11 @@ def integrate_flow(
 
     if t[-1] == 0:
         return np.tile(v0, (t.size, 1))
-    sol = solve_ivp(rhs, (0.0, float(t[-1])), v0, method="DOP853", t_eval=t, rtol=rtol, atol=atol)
+    times, rows = np.unique(t, return_inverse=True)  # solve_ivp needs strictly increasing times; repeats share a row
+    sol = solve_ivp(rhs, (0.0, float(t[-1])), v0, method="DOP853", t_eval=times, rtol=rtol, atol=atol)
     if not sol.success:
         raise ValueError(f"solve_ivp failed: {sol.message} (t_end = {t[-1]} beyond the blow-up time?)")
-    return sol.y.T
+    return sol.y.T[rows]
 
 
 def squared_growth_spread(V: np.ndarray, v0: Sequence[float]) -> tuple[float, np.ndarray]:

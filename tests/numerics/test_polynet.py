@@ -77,6 +77,17 @@ def test_flow_integration_matches_closed_form(k, frac, v0):
     assert np.max(np.abs(V - exact[:, None]) / exact[:, None]) <= 1e-6
 
 
+def test_flow_accepts_repeated_times():
+    """Non-decreasing times, as documented, may repeat (np.linspace to a subnormal end gives [0, 0, 5e-324, ...]:
+    found by hypothesis; scipy's solve_ivp wants them strictly increasing): a repeated time repeats its row."""
+    V = NP.integrate_flow([1.0, 1.0, 1.0], [0.0, 0.1, 0.1, 0.2])
+    np.testing.assert_array_equal(V[1], V[2])
+    np.testing.assert_allclose(V[3], NP.integrate_flow([1.0, 1.0, 1.0], [0.2])[0], rtol=1e-9)
+    tiny = np.linspace(0.0, 5e-324, 5)
+    assert np.all(np.diff(tiny) >= 0) and np.any(np.diff(tiny) == 0)
+    np.testing.assert_allclose(NP.integrate_flow([1.0, 2.0], tiny), np.tile([1.0, 2.0], (5, 1)), rtol=1e-12)
+
+
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**16), k=st.integers(3, 5))
 def test_b7_squares_move_together(seed, k):
