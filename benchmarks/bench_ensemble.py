@@ -137,18 +137,22 @@ def plain_run(
     return net
 
 
-def products_time(n: int, m: int, C: int, dtype: torch.dtype, device: str, clock: Callable, repeats: int = 7) -> float:
+def products_time(
+    n: int, m: int, C: int, dtype: torch.dtype, device: str, clock: Callable, repeats: int = 7, seeds: int = 1
+) -> float:
     """Best time of the three matrix products every training step of one seed must do, timed alone: the logits
     A W, (n x m)(m x C), and the gradient's A^T G and G W^T (6 n m C flop; the hand-written step and the full-grid
-    kernel do these FLOPs and nothing larger). S seeds times this is a floor for the step on this machine."""
-    A = torch.randn(n, m, dtype=dtype, device=device)
-    W = torch.randn(m, C, dtype=dtype, device=device)
-    G = torch.randn(n, C, dtype=dtype, device=device)
+    kernel do these FLOPs and nothing larger). S seeds times this is a floor for the step on this machine. With
+    ``seeds`` > 1 the products of that many seeds run batched (one ``bmm`` each), as a batched step runs them."""
+    shape = (seeds,) if seeds > 1 else ()
+    A = torch.randn(*shape, n, m, dtype=dtype, device=device)
+    W = torch.randn(*shape, m, C, dtype=dtype, device=device)
+    G = torch.randn(*shape, n, C, dtype=dtype, device=device)
 
     def products() -> None:
         A @ W
-        A.T @ G
-        G @ W.T
+        A.mT @ G
+        G @ W.mT
         sync(device)
 
     products()
@@ -290,6 +294,14 @@ def main(argv: list[str] | None = None) -> float:
             f"products would be {per_seed_plain / floor:.2f}x faster than the plain loop per seed (the ceiling of "
             f"ratio (c) without batching gains); the ensemble run's steps take {t_batched / args.seeds / floor:.2f}x "
             f"that floor"
+        )
+        batched_floor = products_time(task.n_points, args.width, args.p, dtype, args.device, clock, seeds=args.seeds)
+        best_rate = max(args.seeds / floor, 1 / batched_floor) * shapes.flops_per_step
+        print(
+            f"the same products of all {args.seeds} seeds batched (one bmm each): {1e3 * batched_floor:.2f} ms "
+            f"({shapes.flops_per_step / batched_floor / 1e9:.1f} GFLOP/s); the faster of the two floors runs at "
+            f"{best_rate / peak:.0%} of the peak: the ceiling of ratio (b) on this machine (a step does these products "
+            "and more)"
         )
         worst_plain = max(rel(net.weights(), s.networks[0].U) for net, s in zip(plain_nets, sequential))
         print(f"max relative weight difference plain vs ours: {worst_plain:.2e}")

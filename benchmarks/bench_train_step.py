@@ -11,7 +11,7 @@ Times the data gradient of one full-batch step (no optimiser) for every seed, be
 rounds in one process: ``autograd`` (the model's forward pass and ``backward``, the trainer's step before
 verify.train_step), the hand-written gradient with ``batched`` (all seeds per kernel), ``loop`` (one seed at a
 time) and ``vmap`` (``torch.func.vmap`` of the single-seed autograd gradient), the full-grid kernel for k = 2
-(``grid-loop``, ``grid-parallel``: verify.train_step._grid_seed_gradient), what ``auto`` picks, and optionally
+(``grid-loop``, ``grid-parallel``, ``grid-batched``: verify.train_step._grid_gradient), what ``auto`` picks, and optionally
 the compiled chunk gradient. Prints each as ms/step, GFLOP/s and fraction of the matrix-product peak of the same
 dtype measured in the same run, and checks that every variant gives the autograd gradient.
 
@@ -150,6 +150,7 @@ def main(argv: list[str] | None = None) -> None:
         variants["parallel"] = fused("parallel")
     if labels is not None:  # the full-grid kernel (k = 2, degree 2)
         variants["grid-loop"] = fused("loop", grid=True)
+        variants["grid-batched"] = fused("batched", grid=True)  # all seeds per call (what CUDA runs)
         if torch.get_num_threads() > 1:
             variants["grid-parallel"] = fused("parallel", grid=True)
     if not args.no_vmap:

@@ -30,13 +30,15 @@ dimension multiplies the working set out of cache), and ``vmap`` never wins, so 
 ``batched``, ``loop`` and ``parallel`` give bit-identical weights on the CPU at one intra-op thread (the test
 suite checks float64 agreement; with several threads the kernels' reductions may split differently: round-off).
 
-Full-grid kernel (``kernel``; :func:`_grid_seed_gradient`). When a step's batch is every pair (a, b) of a k = 2
+Full-grid kernel (``kernel``; :func:`_grid_gradient`). When a step's batch is every pair (a, b) of a k = 2
 task (full-batch modular addition) and the degree is 2, the logits expand as
 :math:`(u_a + v_b)^2 = u_a^2 + 2 u_a v_b + v_b^2`: two small products plus one cross term, and the gradient is
 three products of the same 6 n m C flop as above with no gather, no scatter and no (points x width) array; the
-grid is walked in blocks of rows whose (m x rows x C) buffers stay in cache. ``auto`` probes it against the general
-kernel on the CPU (on CUDA only ``kernel='grid'`` selects it: not measured there). Measured at p = 71, m = 500,
-float32, one thread: 96 against 105 ms per step of 8 seeds (benchmarks/bench_train_step.py, docs/benchmarks.md).
+grid is walked in blocks of rows whose (m x rows x C) buffers stay in cache (CPU: one seed per call), or all seeds
+over the whole grid in one block (CUDA, ``batched``). ``auto`` probes it against the general kernel. Measured at
+p = 71, m = 500, 8 seeds, float32: 96 against 105 ms per step on one CPU thread; on an H200 0.91 against 1.24 ms
+(general kernel, one-hot product scatter) per step of the data gradient (benchmarks/bench_train_step.py,
+docs/benchmarks.md).
 
 ``torch.compile`` of the chunk gradient (``compile=True``; ``None`` = automatic) fuses the gather, the power and
 the element-wise passes. Measured on the 2-core CPU at p = 71, m = 500 (benchmarks/bench_train_step.py): 2 %
@@ -199,7 +201,7 @@ class StepPlan:
     workers : int
         Threads that run seeds concurrently (``parallel``; 1 otherwise).
     kernel : {'general', 'matmul', 'grid'}
-        ``grid``: the full-grid kernel of :func:`_grid_seed_gradient` (k = 2, degree 2, the whole grid of inputs per
+        ``grid``: the full-grid kernel of :func:`_grid_gradient` (k = 2, degree 2, the whole grid of inputs per
         step; ``chunk`` is then the points of one block of rows); ``matmul``: the general chunked gradient with the
         one-hot product scatter (:func:`_eager_chunk`); else the general chunked gradient.
     """
@@ -513,7 +515,7 @@ def _vmap_gradient_fn(degree: int, dense: bool) -> Callable[..., Any]:
 
 def grid_labels(x: torch.Tensor, y: torch.Tensor, block_size: int) -> torch.Tensor | None:
     """The (d, d) label table ``t[a, b]`` when the one-hot index inputs ``x`` (n, 2) list every pair (a, b) of
-    {0..d-1}^2 exactly once (in any order), else None: the inputs :func:`_grid_seed_gradient` needs."""
+    {0..d-1}^2 exactly once (in any order), else None: the inputs :func:`_grid_gradient` needs."""
     d = int(block_size)
     if x.dtype.is_floating_point or x.ndim != 2 or x.shape[1] != 2 or x.shape[0] != d * d or d < 1:
         return None
@@ -528,7 +530,7 @@ def grid_labels(x: torch.Tensor, y: torch.Tensor, block_size: int) -> torch.Tens
 
 
 def grid_rows(width: int, n_classes: int, itemsize: int, block_size: int, device_type: str) -> int:
-    """Rows b of the grid per block of :func:`_grid_seed_gradient`: on the CPU as many as keep one (m, rows, C)
+    """Rows b of the grid per block of :func:`_grid_gradient`: on the CPU as many as keep one (m, rows, C)
     buffer within ``GRID_BLOCK_BYTES`` (at least ``GRID_MIN_ROWS``), elsewhere the whole grid."""
     if device_type != "cpu":
         return int(block_size)
@@ -536,12 +538,13 @@ def grid_rows(width: int, n_classes: int, itemsize: int, block_size: int, device
     return int(min(block_size, max(GRID_MIN_ROWS, rows)))
 
 
-def _grid_seed_gradient(
-    U1: torch.Tensor, W1: torch.Tensor, labels: torch.Tensor, rows: int, dU1: torch.Tensor, dW1: torch.Tensor
+def _grid_gradient(
+    U: torch.Tensor, W: torch.Tensor, labels: torch.Tensor, rows: int, dU: torch.Tensor, dW: torch.Tensor
 ) -> torch.Tensor:
-    r"""Unscaled CE sum and its gradient for one seed, k = 2 blocks, degree 2, on the full grid (module doc).
+    r"""Unscaled CE sums and their gradients for g seeds at once, k = 2 blocks, degree 2, on the full grid (module
+    doc).
 
-    With :math:`u_a = U_{:,0,a}`, :math:`v_b = U_{:,1,b}` the logits of the input (a, b) are
+    For one seed, with :math:`u_a = U_{:,0,a}`, :math:`v_b = U_{:,1,b}` the logits of the input (a, b) are
     :math:`F_{abc} = \sum_j W_{jc}(u_{ja}+v_{jb})^2 = A_{ac} + B_{bc} + 2\sum_j u_{ja} v_{jb} W_{jc}` with
     :math:`A = (u\odot u)^\top W`, :math:`B = (v\odot v)^\top W`. With :math:`G = \mathrm{softmax}(F) - e_y`,
     :math:`G^a = \sum_b G`, :math:`G^b = \sum_a G`:
@@ -553,50 +556,53 @@ def _grid_seed_gradient(
     :math:`Z_{jbc} = \sum_a u_{ja} G_{abc}`. Three products of 2 d^2 m C flop each (the logits' cross term, the
     first sum as :math:`G (v\otimes W)^\top`, and Z), as in the general step, but no gather, no scatter and no
     (points x width) array: the grid is walked in blocks of ``rows`` values of b, so that the block's
-    :math:`v\otimes W` and Z, (m, rows, C) each, stay in cache while they are written and read back.
-    ``labels`` is the (d, d) table of :func:`grid_labels`. Writes dU1 (m, 2, d) and dW1 (m, C); returns the CE sum.
+    :math:`v\otimes W` and Z, (g, m, rows, C) each, stay in cache while they are written and read back (on the
+    CPU one seed per call; on CUDA all seeds and the whole grid in one block: 1.4x the general batched step on an
+    H200, docs/benchmarks.md). ``U`` is (g, m, 2, d), ``W`` (g, m, C), ``labels`` the (d, d) table of
+    :func:`grid_labels`. Writes dU (g, m, 2, d) and dW (g, m, C); returns the CE sums (g,).
     """
-    m, _, d = U1.shape
-    C = W1.shape[1]
-    kw = dict(dtype=U1.dtype, device=U1.device)
-    u, v = U1[:, 0], U1[:, 1]  # (m, d) views
-    v2, W2 = v * 2.0, W1 * 2.0
+    g, m, _, d = U.shape
+    C = W.shape[2]
+    kw = dict(dtype=U.dtype, device=U.device)
+    u, v = U[:, :, 0], U[:, :, 1]  # (g, m, d) views
+    v2, W2 = v * 2.0, W * 2.0
     uu, vv = u * u, v * v
-    Au, Bv = uu.T @ W1, vv.T @ W1  # (d, C)
-    buf = torch.empty(2, m * min(rows, d) * C, **kw)
-    Cu = torch.zeros(d, m, **kw)
-    Cv = torch.empty(m, d, **kw)
-    Cw = torch.zeros(m, 1, C, **kw)
-    Ga = torch.zeros(d, C, **kw)
-    Gb = torch.empty(d, C, **kw)
-    ce = torch.zeros((), **kw)
-    minus_one = torch.full((1, 1), -1.0, **kw)
-    uT = u.T
+    Au, Bv = torch.bmm(uu.transpose(1, 2), W), torch.bmm(vv.transpose(1, 2), W)  # (g, d, C)
+    r = min(rows, d)
+    buf = torch.empty(2, g * m * r * C, **kw)
+    Cu = torch.zeros(g, d, m, **kw)
+    Cv = torch.empty(g, m, d, **kw)
+    Cw = torch.zeros(g * m, 1, C, **kw)
+    Ga = torch.zeros(g, d, C, **kw)
+    Gb = torch.empty(g, d, C, **kw)
+    ce = torch.zeros(g, **kw)
+    minus_one = torch.full((1, 1, 1), -1.0, **kw)
+    uT = u.transpose(1, 2)
     for b0 in range(0, d, rows):
         w = min(rows, d - b0)
         b1 = b0 + w
-        KR = buf[0, : m * w * C].view(m, w, C)
-        torch.mul(v2[:, b0:b1, None], W1[:, None, :], out=KR)  # 2 v_jb W_jc
-        bias = (Au[:, None, :] + Bv[None, b0:b1, :]).view(d, w * C)
-        F = torch.addmm(bias, uT, KR.view(m, w * C))  # (d, w C): logits of the points (a, b0..b1-1)
-        logp = torch.log_softmax(F.view(d * w, C), dim=1)
-        yb = labels[:, b0:b1].reshape(d * w, 1)
-        ce -= logp.gather(1, yb).sum()
+        KR = buf[0, : g * m * w * C].view(g, m, w, C)
+        torch.mul(v2[:, :, b0:b1, None], W[:, :, None, :], out=KR)  # 2 v_jb W_jc
+        bias = (Au[:, :, None, :] + Bv[:, None, b0:b1, :]).view(g, d, w * C)
+        F = torch.baddbmm(bias, uT, KR.view(g, m, w * C))  # (g, d, w C): logits of the points (a, b0..b1-1)
+        logp = torch.log_softmax(F.view(g, d * w, C), dim=2)
+        yb = labels[:, b0:b1].reshape(1, d * w, 1).expand(g, d * w, 1)
+        ce -= logp.gather(2, yb).sum(dim=(1, 2))
         G = logp.exp_()
-        G.scatter_add_(1, yb, minus_one.expand(d * w, 1))
-        G3 = G.view(d, w, C)
-        Ga += G3.sum(dim=1)
-        Gb[b0:b1] = G3.sum(dim=0)
-        Cu.addmm_(G.view(d, w * C), KR.view(m, w * C).T)  # 2 sum_bc G_abc v_jb W_jc
-        Z = buf[1, : m * w * C].view(m, w * C)
-        torch.mm(u, G.view(d, w * C), out=Z)
-        Z3 = Z.view(m, w, C)
-        Cv[:, b0:b1] = torch.bmm(W2.view(m, 1, C), Z3.transpose(1, 2)).view(m, w)
-        Cw.baddbmm_(v2[:, b0:b1].unsqueeze(1), Z3)
-    torch.addmm(Cw.view(m, C), uu, Ga, out=dW1)
-    dW1.addmm_(vv, Gb)
-    dU1[:, 0] = torch.addcmul(Cu.T, u, W2 @ Ga.T)
-    dU1[:, 1] = torch.addcmul(Cv, v, W2 @ Gb.T)
+        G.scatter_add_(2, yb, minus_one.expand(g, d * w, 1))
+        G4 = G.view(g, d, w, C)
+        Ga += G4.sum(dim=2)
+        Gb[:, b0:b1] = G4.sum(dim=1)
+        Cu.baddbmm_(G.view(g, d, w * C), KR.view(g, m, w * C).transpose(1, 2))  # 2 sum_bc G_abc v_jb W_jc
+        Z = buf[1, : g * m * w * C].view(g, m, w * C)
+        torch.bmm(u, G.view(g, d, w * C), out=Z)
+        Z3 = Z.view(g * m, w, C)
+        Cv[:, :, b0:b1] = torch.bmm(W2.view(g * m, 1, C), Z3.transpose(1, 2)).view(g, m, w)
+        Cw.baddbmm_(v2[:, :, b0:b1].reshape(g * m, 1, w), Z3)
+    torch.baddbmm(Cw.view(g, m, C), uu, Ga, out=dW)
+    dW.baddbmm_(vv, Gb)
+    dU[:, :, 0] = torch.addcmul(Cu.transpose(1, 2), u, torch.bmm(W2, Ga.transpose(1, 2)))
+    dU[:, :, 1] = torch.addcmul(Cv, v, torch.bmm(W2, Gb.transpose(1, 2)))
     return ce
 
 
@@ -621,9 +627,9 @@ def ensemble_gradient(
     ``vmap``; points in chunks of ``chunk``. With 'parallel' the groups are shared among ``workers`` threads, each
     with one intra-op thread (the groups write disjoint slices of the outputs). ``compiled`` is a compiled :func:`_functional_chunk` for full chunks of
     exactly ``chunk`` points (a shorter last chunk runs eagerly). With ``labels``, the (d, d) table of
-    :func:`grid_labels` for (x, y) (k = 2, ``degree`` 2), every seed runs :func:`_grid_seed_gradient` instead, in blocks
-    of ``chunk // d`` rows (``strategy`` 'parallel' spreads the seeds over ``workers`` threads, any other runs them one
-    after another). ``scatter`` ('index' or 'matmul') is how one-hot chunks add their gradient into U
+    :func:`grid_labels` for (x, y) (k = 2, ``degree`` 2), the seeds run :func:`_grid_gradient` instead, in blocks of
+    ``chunk // d`` rows ('batched' runs all seeds in one call, 'parallel' spreads them over ``workers`` threads, any
+    other strategy runs them one after another). ``scatter`` ('index' or 'matmul') is how one-hot chunks add their gradient into U
     (:func:`_eager_chunk`). Returns (ce (S,), dU, dW), detached.
     """
     if scatter not in ("index", "matmul"):
@@ -646,9 +652,11 @@ def ensemble_gradient(
         rows = max(1, chunk // d)
 
         def run_seed(s: int) -> None:
-            ce[s] = _grid_seed_gradient(U[s], W[s], labels, rows, dU[s], dW[s])
+            ce[s : s + 1] = _grid_gradient(U[s : s + 1], W[s : s + 1], labels, rows, dU[s : s + 1], dW[s : s + 1])
 
-        if strategy == "parallel" and workers > 1 and S > 1:
+        if strategy == "batched":
+            ce.copy_(_grid_gradient(U, W, labels, rows, dU, dW))
+        elif strategy == "parallel" and workers > 1 and S > 1:
             _in_threads(run_seed, range(S), workers)
         else:
             for s in range(S):
@@ -859,12 +867,12 @@ def plan_step(
     nothing is compiled (``compiled`` says whether the run would compile) and nothing is printed.
 
     ``kernel``: when (x, y) is the full grid of k = 2 one-hot inputs and ``degree`` is 2 (:func:`grid_labels`), the
-    automatic choice on the CPU also probes the full-grid kernel (:func:`_grid_seed_gradient`, seeds one after
-    another, or spread over threads when there are several intra-op threads) against the general one and keeps the
-    faster;
+    automatic choice also probes the full-grid kernel (:func:`_grid_gradient`; on the CPU seeds one after
+    another, or spread over threads when there are several intra-op threads; on CUDA all seeds per launch, and one
+    at a time) against the general one and keeps the faster;
     without a probe it takes the full-grid kernel (faster at every size measured above ``SMALL_STEP_ELEMENTS``).
     ``'general'`` never uses it; ``'grid'`` always does (ValueError when the batch is not such a grid or the strategy
-    is ``batched``/``vmap``). An explicit ``strategy`` keeps the general kernel unless ``kernel='grid'``.
+    is ``vmap``). An explicit ``strategy`` keeps the general kernel unless ``kernel='grid'``.
     ``'matmul'`` runs the general kernel with the one-hot product scatter (one-hot inputs only); on CUDA the
     automatic probe times it against ``index_add_`` for every strategy it probes (one seed included) and keeps the
     faster.
@@ -889,10 +897,8 @@ def plan_step(
                 "kernel='grid' needs degree 2 and a batch that is the full grid of k = 2 one-hot inputs (each pair "
                 f"(a, b) once); got degree {degree}, k = {k}, {n} points of block size {d}"
             )
-        if strategy in ("batched", "vmap"):
-            raise ValueError(
-                f"kernel='grid' runs seeds one at a time: strategy must be auto, loop or parallel, got {strategy!r}"
-            )
+        if strategy == "vmap":
+            raise ValueError("kernel='grid' is a hand-written gradient: strategy must not be 'vmap'")
     if kernel == "matmul" and (dense or strategy == "vmap"):
         raise ValueError(
             "kernel='matmul' (the one-hot product scatter) needs one-hot index inputs and a strategy other than vmap; "
@@ -902,9 +908,8 @@ def plan_step(
     # on CUDA the probe also times the one-hot product scatter against index_add (atomics; docs/benchmarks.md)
     with_matmul = kernel == "auto" and device.type == "cuda" and not dense
     large = S * n * m > SMALL_STEP_ELEMENTS
-    grid_auto = labels is not None and (
-        kernel == "grid" or (strategy == "auto" and device.type == "cpu" and large and chunk_size is None)
-    )
+    grid_auto = labels is not None and (kernel == "grid" or (strategy == "auto" and large and chunk_size is None))
+    cuda = device.type == "cuda"
     probing = probe and steps >= PROBE_MIN_STEPS
     reason = ""
     candidates: list[tuple[str, str]] = []  # (kernel, strategy)
@@ -913,17 +918,23 @@ def plan_step(
     elif strategy != "auto":
         chosen, reason = (general, strategy), "strategy set by the configuration"
     elif grid_auto and not probing:
-        chosen = ("grid", "loop")
+        chosen = ("grid", "batched" if cuda else "loop")
         why = "no probe asked" if not probe else f"a run of {steps} steps is not worth a probe"
-        reason = f"cost model ({why}): full-grid kernel, seeds one after another"
+        each = "all seeds per launch" if cuda else "seeds one after another"
+        reason = f"cost model ({why}): full-grid kernel, {each}"
     elif grid_auto:
         chosen = ("", "")
-        parallel = device.type == "cpu" and threads > 1 and S > 1
+        parallel = not cuda and threads > 1 and S > 1
         if kernel != "grid":
             candidates += [("general", "batched")]
             if S > 1:
                 candidates += [("general", "loop")] + ([("general", "parallel")] if parallel else [])
-        candidates += [("grid", "parallel" if parallel else "loop")]  # one intra-op thread per seed beats two
+            if with_matmul:
+                candidates += [("matmul", "batched")] + ([("matmul", "loop")] if S > 1 else [])
+        if cuda:  # all seeds per launch (1.4x the general batched step on an H200), or one at a time if that won't fit
+            candidates += [("grid", "batched")] + ([("grid", "loop")] if S > 1 else [])
+        else:
+            candidates += [("grid", "parallel" if parallel else "loop")]  # one intra-op thread per seed beats two
     elif S == 1 and not (with_matmul and large and probing):
         chosen, reason = (general, "batched"), "one seed"
     elif S == 1:
@@ -1032,8 +1043,16 @@ def _chunk_for(
     threads: int,
 ) -> tuple[int, int]:
     """(chunk, peak bytes) of a (kernel, strategy) candidate: :func:`memory_plan` for the general kernel; for the
-    full-grid kernel, blocks of :func:`grid_rows` rows (``chunk_size // d`` rows when given) and a peak of the fixed
-    bytes plus two (m, rows, C) buffers and the (d, rows, C) logits per thread."""
+    full-grid kernel, blocks of :func:`grid_rows` rows (``chunk_size // d`` rows when given; fewer when the free
+    memory binds) and a peak of the fixed bytes plus, per seed in flight, two (m, rows, C) buffers, the (d, rows, C)
+    bias, logits and G, and six (m, d) arrays.
+
+    Raises
+    ------
+    InsufficientMemoryError
+        When even one row per block does not fit (or the given ``chunk_size`` does not), unless
+        ``ignore_memory_check``.
+    """
     kernel, strategy = candidate
     if kernel in ("general", "matmul"):
         onehot = shapes.itemsize * shapes.n_blocks * shapes.block_size if kernel == "matmul" else 0  # (c, k d) matrix
@@ -1041,12 +1060,27 @@ def _chunk_for(
             shapes, strategy, device_type, free, chunk_size, ignore_memory_check, present, threads, onehot
         )
     d, m, C, b = shapes.block_size, shapes.width, shapes.n_classes, shapes.itemsize
+    in_flight = _workers_of(strategy, shapes.n_seeds, threads) * _group_of(strategy, shapes.n_seeds)
+    base = shapes.fixed_bytes() + in_flight * b * 6 * m * d
+    per_row = in_flight * b * (2 * m * C + 3 * d * C)
+    usable = None if free is None else MEMORY_SAFETY * free + present
+    fitting = None if usable is None else int((usable - base) // per_row)
     if chunk_size is not None:
         rows = max(1, min(d, int(chunk_size) // d))
     else:
         rows = grid_rows(m, C, b, d, device_type)
-    workers = _workers_of(strategy, shapes.n_seeds, threads)
-    peak = shapes.fixed_bytes() + workers * b * (2 * m * rows * C + 3 * d * rows * C + 6 * m * d)
+        if fitting is not None and 1 <= fitting < rows:
+            rows = fitting
+    peak = base + rows * per_row
+    if fitting is not None and fitting < rows and not ignore_memory_check:
+        gib = 2.0**30
+        raise InsufficientMemoryError(
+            f"the full-grid kernel would need about {peak / gib:.2f} GiB on {device_type} ({rows} rows of {d} points "
+            f"x {in_flight} seed(s) per block, width {m}) but {MEMORY_SAFETY:.0%} of the {(free or 0) / gib:.2f} GiB "
+            f"free is usable: {'chunk_size <= ' + str(fitting * d) + ' points would fit' if fitting >= 1 else 'no block fits'}. "
+            "Lower chunk_size, train fewer seeds per run, or override the check with "
+            "TrainConfig(ignore_memory_check=True) (tvk --ignore-memory-check)."
+        )
     return rows * d, peak
 
 

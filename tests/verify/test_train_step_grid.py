@@ -46,7 +46,7 @@ def _grid_problem(seed: int, S: int, m: int, d: int, C: int, dtype: torch.dtype 
     d=st.integers(1, 9),
     C=st.integers(2, 9),
     rows=st.integers(1, 11),
-    strategy=st.sampled_from(["loop", "parallel"]),
+    strategy=st.sampled_from(["loop", "parallel", "batched"]),
 )
 def test_grid_gradient_equals_autograd(seed, S, m, d, C, rows, strategy) -> None:
     model, x, y = _grid_problem(seed, S, m, d, C)
@@ -66,12 +66,13 @@ def test_grid_gradient_float32_at_a_larger_size() -> None:
     model, x, y = _grid_problem(7, 2, 64, 23, 23, torch.float32)
     ref = HomogeneousEnsemble(model.U.detach().double(), model.W.detach().double(), 2)
     ce, gU, gW = _autograd_gradient(ref, x, y)
-    got = ensemble_gradient(
-        model.U, model.W, 2, x, y, group=1, chunk=5 * 23, strategy="loop", labels=grid_labels(x, y, 23)
-    )
-    for a, b in zip(got, (ce, gU, gW)):
-        assert a.dtype == torch.float32
-        assert float((a.double() - b).abs().max()) <= 1e-5 * float(b.abs().max())
+    for strategy in ("loop", "batched"):  # one seed per call (the CPU), all seeds per call (CUDA)
+        got = ensemble_gradient(
+            model.U, model.W, 2, x, y, group=1, chunk=5 * 23, strategy=strategy, labels=grid_labels(x, y, 23)
+        )
+        for a, b in zip(got, (ce, gU, gW)):
+            assert a.dtype == torch.float32
+            assert float((a.double() - b).abs().max()) <= 1e-5 * float(b.abs().max())
 
 
 def test_grid_labels_detects_exactly_the_full_grid() -> None:
@@ -115,13 +116,33 @@ def test_plan_considers_the_grid_kernel_only_where_it_applies(monkeypatch) -> No
     assert plan_step(model.U, model.W, 2, x[:-1], y[:-1], steps=5, **kw).plan.kernel == "general"
     with pytest.raises(ValueError, match="full grid"):
         plan_step(model.U, model.W, 2, x[:-1], y[:-1], steps=5, kernel="grid", **kw)
-    with pytest.raises(ValueError, match="strategy must be auto, loop or parallel"):
-        plan_step(model.U, model.W, 2, x, y, steps=5, kernel="grid", strategy="batched", **kw)
+    batched = plan_step(model.U, model.W, 2, x, y, steps=5, strategy="batched", kernel="grid", **kw).plan
+    assert batched.kernel == "grid" and batched.strategy == "batched" and batched.group == 2
+    with pytest.raises(ValueError, match="must not be 'vmap'"):
+        plan_step(model.U, model.W, 2, x, y, steps=5, kernel="grid", strategy="vmap", **kw)
     with pytest.raises(ValueError, match="kernel must be one of"):
         plan_step(model.U, model.W, 2, x, y, steps=5, kernel="fast", **kw)
     monkeypatch.setattr(ts, "SMALL_STEP_ELEMENTS", 10**12)  # small steps stay batched with the general kernel
     small = plan_step(model.U, model.W, 2, x, y, steps=1000, **kw).plan
     assert small.kernel == "general" and small.strategy == "batched"
+
+
+def test_grid_memory_plan_counts_the_seeds_in_flight_and_shrinks_blocks_to_fit() -> None:
+    """The full-grid kernel's peak grows with the seeds per launch (batched: all S), its blocks shrink to what the
+    free memory holds, and a grid that cannot fit even one row per block is refused with the override named."""
+    shapes = ts.StepShapes(8, 500, 2, 71, 71, 2, False, 71 * 71, 71 * 71, 4, 2)
+    rows_cuda, peak_batched = ts._chunk_for(shapes, ("grid", "batched"), "cuda", None, None, False, 0, 1)
+    _, peak_loop = ts._chunk_for(shapes, ("grid", "loop"), "cuda", None, None, False, 0, 1)
+    assert rows_cuda == 71 * 71  # the whole grid in one block on CUDA
+    per_seed_block = 4 * (2 * 500 * 71 * 71 + 3 * 71 * 71 * 71 + 6 * 500 * 71)
+    assert peak_batched - peak_loop == 7 * per_seed_block  # eight seeds in flight against one
+    free = int((peak_batched - 60 * 8 * 4 * (2 * 500 * 71 + 3 * 71 * 71)) / ts.MEMORY_SAFETY)  # ~11 rows short
+    chunk, peak = ts._chunk_for(shapes, ("grid", "batched"), "cuda", free, None, False, 0, 1)
+    assert chunk % 71 == 0 and 1 <= chunk // 71 < 71 and peak <= ts.MEMORY_SAFETY * free
+    with pytest.raises(ts.InsufficientMemoryError, match="ignore-memory-check"):
+        ts._chunk_for(shapes, ("grid", "batched"), "cuda", shapes.fixed_bytes(), None, False, 0, 1)
+    chunk, _ = ts._chunk_for(shapes, ("grid", "batched"), "cuda", shapes.fixed_bytes(), None, True, 0, 1)
+    assert chunk == 71 * 71  # overridden: the plan it would have run
 
 
 def test_grid_step_falls_back_on_a_batch_that_is_not_the_grid() -> None:
@@ -154,3 +175,22 @@ def test_grid_trainer_follows_the_autograd_trainer(monkeypatch) -> None:
         np.testing.assert_allclose(a.U, b.U, rtol=1e-10, atol=1e-13)
         np.testing.assert_allclose(a.W, b.W, rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(fused.metric("loss"), ref.metric("loss"), rtol=1e-10)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_grid_kernel_on_cuda_batches_the_seeds_and_matches_float64() -> None:
+    """On CUDA the probe times the full-grid kernel with all seeds per launch against the general kernels; the
+    batched full-grid gradient in float32 is the float64 autograd gradient up to float32 round-off."""
+    model, x, y = _grid_problem(3, 4, 96, 31, 31, torch.float32)
+    ref = HomogeneousEnsemble(model.U.detach().double(), model.W.detach().double(), 2)
+    want = _autograd_gradient(ref, x, y)
+    U, W = model.U.detach().cuda(), model.W.detach().cuda()
+    xc, yc = x.cuda(), y.cuda()
+    got = ensemble_gradient(U, W, 2, xc, yc, group=4, chunk=31 * 31, strategy="batched", labels=grid_labels(xc, yc, 31))
+    for a, b in zip(got, want):
+        assert a.is_cuda and float((a.double().cpu() - b).abs().max()) <= 1e-5 * float(b.abs().max())
+    plan = plan_step(U, W, 2, xc, yc, dataset_points=31 * 31, optimizer_slots=2, steps=1000).plan
+    assert "grid-batched" in plan.reason and "matmul-batched" in plan.reason, plan.reason
+    short = plan_step(U, W, 2, xc, yc, dataset_points=31 * 31, optimizer_slots=2, steps=5).plan
+    assert (short.kernel, short.strategy, short.chunk) == ("grid", "batched", 31 * 31)
