@@ -354,9 +354,10 @@ class RunEstimate:
     (``InsufficientMemoryError`` unless ``ignore_memory_check``); after ``PROBE_STEPS`` updates, when the rest of
     the run would take more than ``PRINT_ESTIMATE_S`` seconds, the estimate (memory, time per step, total) goes to
     ``log``. Call it with (step, inputs) at the start of every update (used by :func:`fit` and by
-    :func:`verify.modular_transformer.train_sum_transformer`)."""
+    :func:`verify.modular_transformer.train_sum_transformer`). A ``need`` given at construction (a trainer's own
+    estimate, already checked: :func:`verify.preflight.preflight`) skips the check; the run is then only timed."""
 
-    model: torch.nn.Module
+    model: torch.nn.Module | None
     steps: int
     n_seeds: int
     desc: str
@@ -368,7 +369,8 @@ class RunEstimate:
 
     def __call__(self, t: int, inputs: torch.Tensor) -> None:
         if self.t0 is None:
-            self.need = _check_memory(self.model, inputs, self.ignore_memory_check)
+            if self.need is None:  # a trainer that estimated its own memory (verify.preflight) set it already
+                self.need = _check_memory(self.model, inputs, self.ignore_memory_check)
             self.first, self.t0 = t, time.perf_counter()
         elif t == self.first + PROBE_STEPS:
             per_step = (time.perf_counter() - self.t0) / PROBE_STEPS

@@ -1,0 +1,43 @@
+"""verify.preflight: the memory check and long-run estimate of the trainers without an attention model."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import verify.attention
+import verify.train_step
+from verify.preflight import OVERRIDE_HINT, preflight
+from verify.train import config_overrides
+from verify.train_step import InsufficientMemoryError
+
+CPU = torch.device("cpu")
+
+
+def _run(need: int, steps: int = 10, **kw) -> None:
+    at = preflight(need, CPU, "a toy run", "lower width", steps=steps, n_seeds=3, desc="toy", **kw)
+    for t in range(steps):
+        at(t)
+
+
+def test_refuses_with_the_remedy_and_the_override(monkeypatch):
+    monkeypatch.setattr(verify.train_step, "free_memory", lambda device: 2**30)
+    with pytest.raises(InsufficientMemoryError) as err:
+        _run(2**31)
+    assert str(err.value).startswith("a toy run needs about 2.00 GiB on cpu")
+    assert str(err.value).endswith(f"lower width, {OVERRIDE_HINT}") and "tvk --ignore-memory-check" in OVERRIDE_HINT
+    _run(2**29)  # fits in 85 % of the free memory
+    _run(2**31, ignore=True)
+    with config_overrides(ignore_memory_check=True):
+        _run(2**31)
+
+
+def test_prints_one_line_with_memory_and_time_only_for_a_long_run(monkeypatch, capsys):
+    monkeypatch.setattr(verify.attention, "PRINT_ESTIMATE_S", 0.0)
+    _run(3 * 2**29, steps=verify.attention.PROBE_STEPS + 4)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("toy: 3 seed(s), about 1.50 GiB peak, "), lines
+    assert lines[0].endswith("4 steps left: about 0.0 min")
+    monkeypatch.setattr(verify.attention, "PRINT_ESTIMATE_S", 1e9)
+    _run(3 * 2**29, steps=verify.attention.PROBE_STEPS + 4)
+    assert capsys.readouterr().err == ""
