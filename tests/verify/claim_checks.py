@@ -6,7 +6,9 @@ from __future__ import annotations
 import functools
 
 from verify.claims import RunContext, registry, run_claim
-from verify.claims.base import ClaimRecord, Evaluation, evaluate, to_jsonable
+from verify.claims.base import Claim, ClaimRecord, Evaluation, evaluate, to_jsonable
+from verify.sweep.grid import grid_of
+from verify.sweep.session import sweep_session
 
 
 def expected_verdict(cid: str, scale: str = "quick") -> str:
@@ -15,10 +17,25 @@ def expected_verdict(cid: str, scale: str = "quick") -> str:
     return registry()[cid].expected_verdict(scale)
 
 
+def _parallel_grid(claim: Claim, scale: str) -> bool:
+    """True for a grid claim whose cells each train on one thread (``num_threads=1``) and whose plan has a stage of
+    at least two cells: its cells then run on the ``processes`` executor with 2 workers, one per core of the 2-core
+    CI machine, instead of one after another on one core. The record is the same: a cell's result depends only on
+    its configuration and seeds (``test_sweep.py::test_processes_executor_stores_what_local_stores``)."""
+    grid, cfg = grid_of(claim), claim.configs.get(scale)
+    if grid is None or getattr(cfg, "num_threads", None) != 1:
+        return False
+    return max(len(stage) for stage in grid.plan(cfg)) >= 2
+
+
 @functools.lru_cache(maxsize=None)
 def evaluation(cid: str, scale: str = "quick") -> Evaluation:
     """Predict, observe and judge claim ``cid`` once per session (see :func:`verify.claims.base.evaluate`)."""
-    return evaluate(registry()[cid], RunContext(scale=scale, progress=False))
+    claim, ctx = registry()[cid], RunContext(scale=scale, progress=False)
+    if _parallel_grid(claim, scale):
+        with sweep_session("processes", workers=2, log=lambda msg: None):
+            return evaluate(claim, ctx)
+    return evaluate(claim, ctx)
 
 
 @functools.lru_cache(maxsize=None)
