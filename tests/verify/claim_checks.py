@@ -4,11 +4,17 @@ parametrised verdict test (``test_claims.py``) and the per-task artifact tests s
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
+
+import torch
 
 from verify.claims import RunContext, registry, run_claim
 from verify.claims.base import Claim, ClaimRecord, Evaluation, evaluate, to_jsonable
+from verify.claims.external import claim_module
 from verify.sweep.grid import grid_of
 from verify.sweep.session import sweep_session
+
+from . import claim_prefetch
 
 
 def expected_verdict(cid: str, scale: str = "quick") -> str:
@@ -32,10 +38,52 @@ def _parallel_grid(claim: Claim, scale: str) -> bool:
 def evaluation(cid: str, scale: str = "quick") -> Evaluation:
     """Predict, observe and judge claim ``cid`` once per session (see :func:`verify.claims.base.evaluate`)."""
     claim, ctx = registry()[cid], RunContext(scale=scale, progress=False)
+    prefetched = claim_prefetch.PREFETCHER.take(cid) if claim_prefetch.PREFETCHER and scale == "quick" else None
+    if prefetched is not None:
+        return prefetched
     if _parallel_grid(claim, scale):
         with sweep_session("processes", workers=2, log=lambda msg: None):
             return evaluate(claim, ctx)
     return evaluate(claim, ctx)
+
+
+def start_prefetch(cids: Sequence[str]) -> None:
+    """Start the session's claim prefetch worker (:mod:`tests.verify.claim_prefetch`) for the quick claims ``cids``
+    (in the order the tests need them), unless :func:`claim_prefetch.enabled` says no. Left to the test process:
+    grid claims that run their cells on two processes (:func:`_parallel_grid`: they use both cores themselves) and
+    claims not defined in ``verify`` (a worker may not have them). Training claims of one module and configuration
+    form one unit, so a training run they share through a cache is trained once, in one process."""
+    known = registry()
+    todo = [
+        cid
+        for cid in dict.fromkeys(cids)
+        if cid in known
+        and "quick" in known[cid].configs
+        and (claim_module(known[cid]) or "").startswith("verify.")
+        and not _parallel_grid(known[cid], "quick")
+    ]
+    if claim_prefetch.PREFETCHER is not None or not claim_prefetch.enabled(len(todo)):
+        return
+    units: dict[object, list[str]] = {}
+    for cid in todo:
+        claim, key = known[cid], cid
+        if claim.kind == "training":
+            shared = (claim_module(claim), claim.configs["quick"])
+            try:
+                hash(shared)
+                key = shared
+            except TypeError:  # a configuration that cannot be compared shares nothing
+                pass
+        units.setdefault(key, []).append(cid)
+    claim_prefetch.PREFETCHER = claim_prefetch.Prefetcher(
+        [tuple(u) for u in units.values()], torch.set_num_threads, torch.get_num_threads
+    )
+
+
+def stop_prefetch() -> None:
+    """End the prefetch worker (what it has not finished is not needed any more)."""
+    if claim_prefetch.PREFETCHER is not None:
+        claim_prefetch.PREFETCHER.close()
 
 
 @functools.lru_cache(maxsize=None)
