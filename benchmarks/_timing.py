@@ -56,3 +56,17 @@ def matmul_peak(
     finally:
         torch.backends.cuda.matmul.allow_tf32 = before
     return 2.0 * size**3 / best
+
+
+def step_products(n: int, m: int, C: int, dtype: Any, device: str, seeds: int = 1) -> Callable[[], Any]:
+    """The three matrix products every training step of one seed must do, on random operands: the logits A W,
+    (n x m)(m x C), and the gradient's A^T G and G W^T (6 n m C flop; the hand-written step and the full-grid kernel
+    do these FLOPs and nothing larger). With ``seeds`` > 1, that many seeds' products batched (one ``bmm`` each), as
+    a batched step runs them. Returns the call (no synchronisation)."""
+    import torch  # deferred, as above
+
+    shape = (seeds,) if seeds > 1 else ()
+    A = torch.randn(*shape, n, m, dtype=dtype, device=device)
+    W = torch.randn(*shape, m, C, dtype=dtype, device=device)
+    G = torch.randn(*shape, n, C, dtype=dtype, device=device)
+    return lambda: (A @ W, A.mT @ G, G @ W.mT)

@@ -31,7 +31,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _timing import matmul_peak  # noqa: E402
+from _timing import matmul_peak, step_products  # noqa: E402
 
 from numerics.modular import ModularTask  # noqa: E402
 from verify.train_step import ensemble_gradient, grid_labels  # noqa: E402
@@ -103,9 +103,7 @@ def main(argv: list[str] | None = None) -> None:
         text = ", ".join(f"{how} {1e3 * t:.3f} ms ({flops / t / peak:.0%})" for how, t in cells)
         print(f"  {name:46s} {text}", flush=True)
 
-    A = torch.randn(S, n, m, device=dev, dtype=dt)
-    G = torch.randn(S, n, p, device=dev, dtype=dt)
-    row("products alone (A W, A^T G, G W^T), seeds batched", lambda: (A @ Wd, A.mT @ G, G @ Wd.mT))
+    row("products alone (A W, A^T G, G W^T), seeds batched", step_products(n, m, p, dt, dev, S))
 
     def gradient(scatter: str = "index", grid: bool = False) -> Callable[[], Any]:
         return lambda: ensemble_gradient(

@@ -38,7 +38,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _timing import matmul_peak, sync  # noqa: E402
+from _timing import matmul_peak, step_products, sync  # noqa: E402
 
 import verify.train as vt  # noqa: E402
 from numerics.modular import ModularTask  # noqa: E402
@@ -140,26 +140,16 @@ def plain_run(
 def products_time(
     n: int, m: int, C: int, dtype: torch.dtype, device: str, clock: Callable, repeats: int = 7, seeds: int = 1
 ) -> float:
-    """Best time of the three matrix products every training step of one seed must do, timed alone: the logits
-    A W, (n x m)(m x C), and the gradient's A^T G and G W^T (6 n m C flop; the hand-written step and the full-grid
-    kernel do these FLOPs and nothing larger). S seeds times this is a floor for the step on this machine. With
-    ``seeds`` > 1 the products of that many seeds run batched (one ``bmm`` each), as a batched step runs them."""
-    shape = (seeds,) if seeds > 1 else ()
-    A = torch.randn(*shape, n, m, dtype=dtype, device=device)
-    W = torch.randn(*shape, m, C, dtype=dtype, device=device)
-    G = torch.randn(*shape, n, C, dtype=dtype, device=device)
-
-    def products() -> None:
-        A @ W
-        A.mT @ G
-        G @ W.mT
-        sync(device)
-
+    """Best time of the step's three matrix products timed alone (:func:`_timing.step_products`; ``seeds`` > 1:
+    batched). S seeds times the one-seed time is a floor for the step on this machine."""
+    products = step_products(n, m, C, dtype, device, seeds)
     products()
+    sync(device)
     best = math.inf
     for _ in range(repeats):
         t0 = clock()
         products()
+        sync(device)
         best = min(best, clock() - t0)
     return best
 

@@ -349,20 +349,31 @@ def memory_plan(
             chunk = _pow2_floor(fitting)
     peak = fixed + chunk * per_point
     if fitting is not None and fitting < chunk and not ignore_memory_check:
-        gib = 2.0**30
-        largest = (
+        raise _chunk_refusal(
+            "training",
+            peak,
+            device_type,
+            f"{chunk} points x {group} seed(s) per chunk, {shapes.n_seeds} seeds, width {shapes.width}",
+            free_bytes,
             f"chunk_size <= {fitting} points would fit"
             if fitting >= 1
-            else "no chunk size fits (data, weights and optimiser state alone exceed it)"
-        )
-        raise InsufficientMemoryError(
-            f"training would need about {peak / gib:.2f} GiB on {device_type} ({chunk} points x {group} seed(s) per "
-            f"chunk, {shapes.n_seeds} seeds, width {shapes.width}) but {MEMORY_SAFETY:.0%} of the "
-            f"{(free_bytes or 0) / gib:.2f} GiB free is usable: {largest}. Lower chunk_size (or leave it None to size "
-            "chunks automatically), train fewer seeds per run, or override the check with "
-            "TrainConfig(ignore_memory_check=True) (tvk --ignore-memory-check)."
+            else "no chunk size fits (data, weights and optimiser state alone exceed it)",
+            "Lower chunk_size (or leave it None to size chunks automatically)",
         )
     return chunk, peak
+
+
+def _chunk_refusal(
+    what: str, peak: int, device_type: str, sizes: str, free: int | None, largest: str, lower: str
+) -> InsufficientMemoryError:
+    """The refusal of a chunk plan that does not fit: what needs how much for which sizes, what is usable, the
+    largest chunk that fits, and the remedies (``lower``, fewer seeds, the override)."""
+    gib = 2.0**30
+    return InsufficientMemoryError(
+        f"{what} would need about {peak / gib:.2f} GiB on {device_type} ({sizes}) but {MEMORY_SAFETY:.0%} of the "
+        f"{(free or 0) / gib:.2f} GiB free is usable: {largest}. {lower}, train fewer seeds per run, or override the "
+        "check with TrainConfig(ignore_memory_check=True) (tvk --ignore-memory-check)."
+    )
 
 
 def _group_of(strategy: str, n_seeds: int) -> int:
@@ -906,10 +917,10 @@ def plan_step(
         )
     general = "matmul" if kernel == "matmul" else "general"  # the chunked kernel when no probe decides
     # on CUDA the probe also times the one-hot product scatter against index_add (atomics; docs/benchmarks.md)
-    with_matmul = kernel == "auto" and device.type == "cuda" and not dense
+    cuda = device.type == "cuda"
+    with_matmul = kernel == "auto" and cuda and not dense
     large = S * n * m > SMALL_STEP_ELEMENTS
     grid_auto = labels is not None and (kernel == "grid" or (strategy == "auto" and large and chunk_size is None))
-    cuda = device.type == "cuda"
     probing = probe and steps >= PROBE_MIN_STEPS
     reason = ""
     candidates: list[tuple[str, str]] = []  # (kernel, strategy)
@@ -943,7 +954,7 @@ def plan_step(
         chosen = (general, "batched")
         reason = f"small step (S n m = {S * n * m} <= {SMALL_STEP_ELEMENTS}): batching amortises per-call overhead"
     elif not probing:
-        chosen = (general, "batched" if device.type == "cuda" else "loop")
+        chosen = (general, "batched" if cuda else "loop")
         why = "no probe asked" if not probe else f"a run of {steps} steps is not worth a probe"
         reason = f"cost model ({why}): {chosen[1]} on {device.type}"
     else:
@@ -998,7 +1009,7 @@ def plan_step(
     compiled = compiled_fn is not None or (dry_run and want_compile)
     plan = _plan(shapes, chosen_strategy, chunk, compiled, device, peak, free, seconds, reason, threads, chosen_kernel)
     if compiled_fn is not None:
-        if device.type == "cuda":
+        if cuda:
             torch.cuda.reset_peak_memory_stats(device)
         fast = _probe_step(plan, U, W, degree, x, y, compiled_fn)
         if compile is None and seconds is not None and fast >= seconds:  # automatic: kept only when measured faster
@@ -1006,7 +1017,7 @@ def plan_step(
             reason += f" but not faster ({1e3 * fast:.3g} against {1e3 * seconds:.3g} ms/step): eager"
         else:
             seconds = fast
-            if device.type == "cuda":  # the compiled graph keeps buffers of its own: its peak is measured
+            if cuda:  # the compiled graph keeps buffers of its own: its peak is measured
                 peak = max(peak, int(torch.cuda.max_memory_allocated(device)))
         plan = _plan(
             shapes,
@@ -1073,13 +1084,14 @@ def _chunk_for(
             rows = fitting
     peak = base + rows * per_row
     if fitting is not None and fitting < rows and not ignore_memory_check:
-        gib = 2.0**30
-        raise InsufficientMemoryError(
-            f"the full-grid kernel would need about {peak / gib:.2f} GiB on {device_type} ({rows} rows of {d} points "
-            f"x {in_flight} seed(s) per block, width {m}) but {MEMORY_SAFETY:.0%} of the {(free or 0) / gib:.2f} GiB "
-            f"free is usable: {'chunk_size <= ' + str(fitting * d) + ' points would fit' if fitting >= 1 else 'no block fits'}. "
-            "Lower chunk_size, train fewer seeds per run, or override the check with "
-            "TrainConfig(ignore_memory_check=True) (tvk --ignore-memory-check)."
+        raise _chunk_refusal(
+            "the full-grid kernel",
+            peak,
+            device_type,
+            f"{rows} rows of {d} points x {in_flight} seed(s) per block, width {m}",
+            free,
+            f"chunk_size <= {fitting * d} points would fit" if fitting >= 1 else "no block fits",
+            "Lower chunk_size",
         )
     return rows * d, peak
 
