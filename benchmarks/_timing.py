@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def best_time(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:

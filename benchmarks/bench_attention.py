@@ -30,18 +30,18 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from numerics import markov as nm  # noqa: E402
-from numerics import markov_gradients as mg  # noqa: E402
-from verify.attention import AttentionConfig, AttentionEnsemble, fit  # noqa: E402
-from verify.device import resolve_device  # noqa: E402
+from numerics import markov as nm
+from numerics import markov_gradients as mg
+from verify.attention import AttentionConfig, AttentionEnsemble, fit
+from verify.device import resolve_device
 
 CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 QUICK_LR = 3e-3  # the quick transformer claims' AdamW learning rate (verify/claims/markov/trained.py)
@@ -129,7 +129,7 @@ def main() -> None:
         torch.set_num_threads(a.threads)
     clock = CLOCKS[a.clock]
     load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     print(f"{now}, load average {load}, {os.cpu_count()} CPUs, torch {torch.__version__}, {a.clock} clock")
     if not a.skip_ensemble:
         bench_ensemble(a, clock)

@@ -24,17 +24,18 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _timing import matmul_peak, step_products  # noqa: E402
+from _timing import matmul_peak, step_products
 
-from numerics.modular import ModularTask  # noqa: E402
-from verify.train_step import ensemble_gradient, grid_labels  # noqa: E402
+from numerics.modular import ModularTask
+from verify.train_step import ensemble_gradient, grid_labels
 
 
 def median_time(fn: Callable[[], Any], repeats: int) -> float:

@@ -30,22 +30,22 @@ import argparse
 import math
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _timing import matmul_peak, step_products, sync  # noqa: E402
+from _timing import matmul_peak, step_products, sync
 
-import verify.train as vt  # noqa: E402
-from numerics.modular import ModularTask  # noqa: E402
-from theory.modular import max_margin  # noqa: E402
-from verify.models import init_weights  # noqa: E402
-from verify.train import TrainConfig, TrainResult, train  # noqa: E402
-from verify.train_step import STRATEGIES, StepShapes  # noqa: E402
+import verify.train as vt
+from numerics.modular import ModularTask
+from theory.modular import max_margin
+from verify.models import init_weights
+from verify.train import TrainConfig, TrainResult, train
+from verify.train_step import STRATEGIES, StepShapes
 
 CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 

@@ -20,8 +20,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from numerics import groups as ng  # noqa: E402
-from theory import finite_groups as fg  # noqa: E402
+from numerics import groups as ng
+from theory import finite_groups as fg
 
 
 def clear_caches() -> None:

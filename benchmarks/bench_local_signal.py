@@ -31,9 +31,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from numerics import local_signal as nl  # noqa: E402
-from theory import local_signal as tl  # noqa: E402
-from verify import local_signal as vs  # noqa: E402
+from numerics import local_signal as nl
+from theory import local_signal as tl
+from verify import local_signal as vs
 
 
 def _steps_per_second(cfg: vs.SignalTrainConfig) -> tuple[float, vs.SignalRun]:

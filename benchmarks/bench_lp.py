@@ -25,11 +25,11 @@ from functools import partial
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _timing import best_time  # noqa: E402
+from _timing import best_time
 
-from numerics.certificates import margin_features, solve_dictionary_lp, unit_neurons  # noqa: E402
-from numerics.modular import ModularTask, construction_network  # noqa: E402
-from theory.modular import max_margin  # noqa: E402
+from numerics.certificates import margin_features, solve_dictionary_lp, unit_neurons
+from numerics.modular import ModularTask, construction_network
+from theory.modular import max_margin
 
 
 def main(argv: list[str] | None = None) -> int:

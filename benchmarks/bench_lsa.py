@@ -22,16 +22,16 @@ import argparse
 import math
 import sys
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verify import lsa as vl  # noqa: E402
+from verify import lsa as vl
 
 
 def _timed(fn: Callable[[], vl.LSAResult]) -> tuple[float, vl.LSAResult]:

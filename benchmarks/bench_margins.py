@@ -31,8 +31,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from numerics.margins import HomogeneousNetwork, evaluate  # noqa: E402
-from numerics.modular import ModularTask, random_network  # noqa: E402
+from numerics.margins import HomogeneousNetwork, evaluate
+from numerics.modular import ModularTask, random_network
 
 DEFAULT_CASES = [(7, 3, 96), (23, 3, 2048), (11, 4, 640), (47, 3, 256)]
 

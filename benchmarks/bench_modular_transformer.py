@@ -26,10 +26,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _timing import best_time  # noqa: E402
+from _timing import best_time
 
-from numerics.modular_transformer import head_spectra  # noqa: E402
-from verify.modular_transformer import SumTransformerConfig, train_sum_transformer  # noqa: E402
+from numerics.modular_transformer import head_spectra
+from verify.modular_transformer import SumTransformerConfig, train_sum_transformer
 
 
 def bench_training(a: argparse.Namespace) -> None:

@@ -25,15 +25,15 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import sympy  # noqa: E402
+import sympy
 
-from numerics import sos  # noqa: E402
-from numerics.groups import GroupTask, character_lp, class_weights  # noqa: E402
-from numerics.modular import ModularTask  # noqa: E402
-from numerics.parity import SparseParityTask  # noqa: E402
-from theory import groups as tg  # noqa: E402
-from theory.modular import max_margin  # noqa: E402
-from theory.parity import max_margin as parity_max_margin  # noqa: E402
+from numerics import sos
+from numerics.groups import GroupTask, character_lp, class_weights
+from numerics.modular import ModularTask
+from numerics.parity import SparseParityTask
+from theory import groups as tg
+from theory.modular import max_margin
+from theory.parity import max_margin as parity_max_margin
 
 
 def cases(quick: bool) -> list[tuple[str, object, int, sos.Grading, object, float]]:

@@ -23,7 +23,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verify.sparse_parity import SparseParityConfig, train_parity  # noqa: E402
+from verify.sparse_parity import SparseParityConfig, train_parity
 
 
 def main(argv: list[str] | None = None) -> float:

@@ -36,12 +36,12 @@ except ImportError:  # the `distributed` extra is not installed: the Ray rows ar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verify.claims import RunContext, registry  # noqa: E402
-from verify.claims.base import Observation  # noqa: E402
-from verify.claims.sparse_parity.common import parity_cell, parity_cost, run_summary  # noqa: E402
-from verify.claims.sparse_parity.pareto import PARETO_GRID, cell_config  # noqa: E402
-from verify.sweep import Cell, Grid, make_executor, sweep_session  # noqa: E402
-from verify.sweep.cost import calibrate, estimate_grid, format_seconds  # noqa: E402
+from verify.claims import RunContext, registry
+from verify.claims.base import Observation
+from verify.claims.sparse_parity.common import parity_cell, parity_cost, run_summary
+from verify.claims.sparse_parity.pareto import PARETO_GRID, cell_config
+from verify.sweep import Cell, Grid, make_executor, sweep_session
+from verify.sweep.cost import calibrate, estimate_grid, format_seconds
 
 
 @dataclass(frozen=True)

@@ -30,12 +30,12 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _timing import matmul_peak  # noqa: E402
+from _timing import matmul_peak
 
-import verify.train as vt  # noqa: E402
-from numerics.modular import ModularTask  # noqa: E402
-from theory.modular import max_margin  # noqa: E402
-from verify.claims import registry  # noqa: E402
+import verify.train as vt
+from numerics.modular import ModularTask
+from theory.modular import max_margin
+from verify.claims import registry
 
 GIB = 2.0**30
 PEAK = {"warmups": 3, "repeats": 5}  # per peak measurement

@@ -25,19 +25,20 @@ import argparse
 import math
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _timing import matmul_peak, sync  # noqa: E402
+from _timing import matmul_peak, sync
 
-from numerics.modular import ModularTask  # noqa: E402
-from verify.models import HomogeneousEnsemble  # noqa: E402
-from verify.train import _per_seed_cross_entropy  # noqa: E402
-from verify.train_step import (  # noqa: E402
+from numerics.modular import ModularTask
+from verify.models import HomogeneousEnsemble
+from verify.train import _per_seed_cross_entropy
+from verify.train_step import (
     StepShapes,
     _compile_for,
     ensemble_gradient,
@@ -66,7 +67,7 @@ def plans(gpu_gib: float) -> None:
             for chunk_size in (None, fixed_chunk):
                 chunk, peak = memory_plan(sh, strategy, "cuda", free, chunk_size)
                 print(
-                    f"{p:4d} {k:2d} {m:5d} {S:2d} {p**k:11d}  {strategy:8s} {str(chunk_size):>10s} {chunk:11d} "
+                    f"{p:4d} {k:2d} {m:5d} {S:2d} {p**k:11d}  {strategy:8s} {chunk_size!s:>10s} {chunk:11d} "
                     f"{math.ceil(p**k / chunk):12d} {peak / 2**30:9.1f} {sh.flops_per_step / 1e9:11.1f}"
                 )
 

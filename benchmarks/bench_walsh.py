@@ -35,11 +35,11 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _timing import best_time  # noqa: E402
+from _timing import best_time
 
-from numerics import fourier_gaps as fg  # noqa: E402
-from numerics import walsh as nw  # noqa: E402
-from verify import walsh as vw  # noqa: E402
+from numerics import fourier_gaps as fg
+from numerics import walsh as nw
+from verify import walsh as vw
 
 
 def bench_gradient(n: int, bf_n: int, repeats: int) -> None:

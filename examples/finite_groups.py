@@ -7,10 +7,10 @@ the claim that checks it, and gamma* for a few small groups.
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from _common import out_dir, run  # noqa: E402
+import matplotlib.pyplot as plt
+from _common import out_dir, run
 
-from theory import groups  # noqa: E402
+from theory import groups
 
 names = ["S3", "D4", "D5", "Z2^3", "S4"]
 values = {name: groups.max_margin(name) for name in names}

@@ -9,10 +9,10 @@ from fractions import Fraction
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from _common import out_dir, run  # noqa: E402
+import matplotlib.pyplot as plt
+from _common import out_dir, run
 
-from theory import looped  # noqa: E402
+from theory import looped
 
 run("shi-thm8.14-loops-equal-gd")
 

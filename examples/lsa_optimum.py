@@ -7,11 +7,11 @@ Lambda = diag(4, 3, 2, 1), N = 20, the claim that checks the closed form, and L_
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import sympy  # noqa: E402
-from _common import out_dir, run  # noqa: E402
+import matplotlib.pyplot as plt
+import sympy
+from _common import out_dir, run
 
-from theory import lsa  # noqa: E402
+from theory import lsa
 
 Lam = sympy.diag(4, 3, 2, 1)
 losses = lsa.optimal_losses(Lam, 20)

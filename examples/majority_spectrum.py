@@ -7,10 +7,10 @@ claim that checks them against brute force, and the level weights of Maj_101.
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from _common import out_dir, run  # noqa: E402
+import matplotlib.pyplot as plt
+from _common import out_dir, run
 
-from theory import boolean  # noqa: E402
+from theory import boolean
 
 print("Maj_11 coefficient at level 3:", boolean.majority_coefficient(11, 3))
 run("edelman-ch5-lemB.1-majority-closed-form")

@@ -7,10 +7,10 @@ claim that checks it, and gamma* against p for k = 2, 3, 4.
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from _common import out_dir, run  # noqa: E402
+import matplotlib.pyplot as plt
+from _common import out_dir, run
 
-from theory import modular  # noqa: E402
+from theory import modular
 
 print("gamma*(97, 3) =", modular.max_margin(97, 3), "; width bound", modular.min_width(97, 3))
 run("shi-thm4.9-margin")

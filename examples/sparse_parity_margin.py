@@ -7,10 +7,10 @@ construction evaluated on every input, and gamma* against k.
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from _common import out_dir, run  # noqa: E402
+import matplotlib.pyplot as plt
+from _common import out_dir, run
 
-from theory import parity  # noqa: E402
+from theory import parity
 
 print("gamma*(k=4) =", parity.max_margin(4), "(independent of n); width bound", parity.min_width(4))
 run("edelman-thm7.8-margin")

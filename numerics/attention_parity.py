@@ -7,14 +7,14 @@ Every Monte Carlo function takes a ``seed`` and returns means with their standar
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from numerics.lsa import check_count
 from theory import attention_parity as tp
 
-__all__ = ["float_margins", "projection_mc", "parity_behaviour_sim"]
+__all__ = ["float_margins", "parity_behaviour_sim", "projection_mc"]
 
 
 def _head_arrays(heads: tp.ParityHeads, gamma: float) -> tuple[np.ndarray, np.ndarray]:
@@ -75,7 +75,7 @@ def projection_mc(nu1: int, nu2: int, M: int, n_draws: int, seed: int) -> dict[s
 
 def _sample_phi(rng: np.random.Generator, shape: tuple[int, ...], d: int, i: int, j: int, gamma: float) -> np.ndarray:
     """phi uniform on {+-1}^d except (phi_i, phi_j) ~ P(1,1) = 1/4 + gamma, P(+-) = P(-+) = 1/4, P(--) = 1/4 - gamma."""
-    phi = rng.choice([-1.0, 1.0], size=shape + (d,))
+    phi = rng.choice([-1.0, 1.0], size=(*shape, d))
     u = rng.random(shape)
     p11, p10, p01 = 0.25 + gamma, 0.25, 0.25
     a = np.where(u < p11, 1.0, np.where(u < p11 + p10, 1.0, np.where(u < p11 + p10 + p01, -1.0, -1.0)))

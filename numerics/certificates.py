@@ -36,8 +36,8 @@ import math
 import numbers
 import time
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -63,22 +63,22 @@ from .sos import (
 )
 
 __all__ = [
-    "CertificateError",
-    "check_certify_settings",
     "DEFAULT_SOLVERS",
     "DEFAULT_SOLVER_OPTIONS",
-    "unit_neurons",
-    "feature_columns",
-    "margin_features",
-    "columns_to_class_weights",
-    "LPResult",
-    "solve_dictionary_lp",
-    "bracket_verdict",
     "Certificate",
+    "CertificateError",
+    "LPResult",
+    "bracket_verdict",
     "certify",
+    "certify_group",
     "certify_modular",
     "certify_parity",
-    "certify_group",
+    "check_certify_settings",
+    "columns_to_class_weights",
+    "feature_columns",
+    "margin_features",
+    "solve_dictionary_lp",
+    "unit_neurons",
 ]
 
 DEFAULT_SOLVERS: tuple[str, ...] = ("CLARABEL", "SCS")

@@ -10,10 +10,10 @@ population loss, and :func:`subsets_array` (every ``n``-subset once) is the exac
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
-from typing import Sequence
 
 import numpy as np
 from scipy.special import gammaln
@@ -21,30 +21,30 @@ from scipy.special import gammaln
 from theory import decision_lists as td
 
 __all__ = [
-    "subsets_array",
-    "sample_sequences",
-    "check_sequences",
-    "labels_array",
-    "ldt_array",
-    "forward",
-    "sequence_losses",
-    "closed_form_gradients",
-    "correct_mask",
-    "column_order_ok",
-    "permutation_matrix",
     "PopulationGD",
-    "population_gd_w",
-    "class_indices",
-    "one_step_v_mc",
-    "one_step_v_exact_float",
-    "event_probability_mc",
     "a43_min_event_float",
-    "notin_S_directional",
-    "token_directional",
-    "directional_grad_v",
     "adversarial_e",
     "brute_force_delta_a43",
     "brute_force_delta_a44",
+    "check_sequences",
+    "class_indices",
+    "closed_form_gradients",
+    "column_order_ok",
+    "correct_mask",
+    "directional_grad_v",
+    "event_probability_mc",
+    "forward",
+    "labels_array",
+    "ldt_array",
+    "notin_S_directional",
+    "one_step_v_exact_float",
+    "one_step_v_mc",
+    "permutation_matrix",
+    "population_gd_w",
+    "sample_sequences",
+    "sequence_losses",
+    "subsets_array",
+    "token_directional",
 ]
 
 
@@ -89,7 +89,7 @@ def _lists_padded(task: td.DecisionListTask) -> np.ndarray:
 def ldt_array(task: td.DecisionListTask, S: np.ndarray) -> np.ndarray:
     """The label-determining token of every position: the first entry of ``L_a`` present in the sequence."""
     S = check_sequences(task.L, S)
-    B, n = S.shape
+    B, _n = S.shape
     member = np.zeros((B, task.L + 1), dtype=bool)  # column L is the padding -1
     member[np.arange(B)[:, None], S] = True
     lists = _lists_padded(task)[S]  # (B, n, M)
@@ -379,8 +379,8 @@ def notin_S_directional(
     S = check_sequences(task.L, S)
     Y = labels_array(task, S)
     ldt = ldt_array(task, S)
-    has_a = (S == a).any(axis=1)
-    pos = np.argmax(S == a, axis=1)
+    has_a = (a == S).any(axis=1)
+    pos = np.argmax(a == S, axis=1)
     wrong = ~correct_mask(W, V, S, Y, tol)[np.arange(len(S)), pos] & has_a
     lst = task.lists[a]
     if not wrong.any():
@@ -409,7 +409,7 @@ def token_directional(task: td.DecisionListTask, W: np.ndarray, V: np.ndarray, S
     """
     S = check_sequences(task.L, S)
     n = S.shape[1]
-    rows = S[(S == a).any(axis=1)]
+    rows = S[(a == S).any(axis=1)]
     if rows.size == 0:
         return None
     pos = np.argmax(rows == a, axis=1)

@@ -17,9 +17,9 @@ gradient of the correlation loss is :math:`-E[y\,x\,\sigma'(w^\top x+b)]`.  Gaps
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 
@@ -29,21 +29,21 @@ from .walsh import fwht_batched, linear_forms
 
 __all__ = [
     "DISTRIBUTIONS",
-    "gradient_gap_reference",
-    "random_weights",
-    "prefix_mask",
-    "gaps",
-    "recovered",
-    "batch_gradients_streamed",
-    "batch_gradients_counts",
-    "sign_population_gradient",
     "RecoveryResult",
-    "one_step_recovery",
+    "batch_gradients_counts",
+    "batch_gradients_streamed",
+    "gaps",
+    "gradient_gap_reference",
     "ltf_gradients",
+    "one_step_recovery",
+    "prefix_mask",
     "random_ltf_gaps",
+    "random_weights",
+    "recovered",
+    "sign_population_gradient",
+    "sinusoid_gaps",
     "sinusoid_gradients",
     "sinusoid_gradients_bruteforce",
-    "sinusoid_gaps",
 ]
 
 DISTRIBUTIONS = ("sign", "uniform", "gaussian")
@@ -175,7 +175,7 @@ def sign_population_gradient(W: np.ndarray, k: int) -> np.ndarray:
     W = np.asarray(W, dtype=np.float64)
     if W.ndim != 2 or not np.all(np.abs(W) == 1):
         raise ValueError("sign_population_gradient needs sign weights W of shape (T, n) with entries ±1")
-    T, n = W.shape
+    _T, n = W.shape
     n, k = _check_nk(n, k)
     if n % 2 == 0:
         raise ValueError(f"the Lemma B.3 formula needs n odd (no ties w.x = 0), got n = {n}")
@@ -247,7 +247,7 @@ def one_step_recovery(
         rng = np.random.default_rng([seed, j])
         m = method
         if m == "auto":
-            m = "counts" if n <= COUNTS_MAX_N and 4 * B >= (1 << n) else "streamed"
+            m = "counts" if n <= COUNTS_MAX_N and (1 << n) <= 4 * B else "streamed"
         used.add(m)
         s = inside = bad = 0
         per = chunk_trials if m == "streamed" else max(1, min(chunk_trials, (1 << 24) >> n))
@@ -330,7 +330,7 @@ def sinusoid_gradients(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind:
     W = np.asarray(W, dtype=np.float64)
     if W.ndim != 2:
         raise ValueError(f"W must be (draws, n), got shape {W.shape}")
-    D, n = W.shape
+    _D, n = W.shape
     _check_nk(n, k)
     s, co = np.sin(c * W), np.cos(c * W)
     inS = prefix_mask(n, k)
@@ -346,7 +346,7 @@ def sinusoid_gradients(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind:
 def sinusoid_gradients_bruteforce(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind: str = "cos") -> np.ndarray:
     """The same g by one batched transform of φ(c w.x + b) over the cube (independent oracle, n <= 20)."""
     W = np.asarray(W, dtype=np.float64)
-    D, n = W.shape
+    _D, n = W.shape
     _check_nk(n, k)
     if n > COUNTS_MAX_N:
         raise ValueError(f"brute force over the cube needs n <= {COUNTS_MAX_N}, got n = {n}")

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import sympy
@@ -37,24 +37,24 @@ from .limits import array_bytes, check_allocation
 from .margins import HomogeneousNetwork
 
 __all__ = [
+    "CharacterLPResult",
     "GroupTask",
-    "irrep_method",
-    "real_irreps",
-    "character_matrix",
-    "isotypic_projectors",
-    "irrep_power",
     "IrrepDiagnostics",
-    "neuron_irrep_diagnostics",
+    "character_lp",
+    "character_matrix",
     "class_weights",
     "construction_network",
+    "irrep_method",
+    "irrep_power",
+    "isotypic_projectors",
+    "neuron_irrep_diagnostics",
     "optimal_neuron_network",
     "random_network",
-    "CharacterLPResult",
-    "character_lp",
+    "real_irreps",
 ]
 
 
-def _group(G: "fg.FiniteGroup | str") -> fg.FiniteGroup:
+def _group(G: fg.FiniteGroup | str) -> fg.FiniteGroup:
     return fg.as_group(G)
 
 
@@ -118,7 +118,7 @@ class GroupTask:
 # --------------------------------------------------------------------------------------------
 
 
-def character_matrix(G: "fg.FiniteGroup | str") -> np.ndarray:
+def character_matrix(G: fg.FiniteGroup | str) -> np.ndarray:
     r"""Float characters per element, shape (K, |G|): ``X[r, g]`` = :math:`\chi_r(g)` (real part)."""
     G = _group(G)
     ct = fg.character_table(G)
@@ -128,7 +128,7 @@ def character_matrix(G: "fg.FiniteGroup | str") -> np.ndarray:
     return vals.real[:, np.asarray(G.class_of)]
 
 
-def irrep_method(G: "fg.FiniteGroup | str", r: int) -> str:
+def irrep_method(G: fg.FiniteGroup | str, r: int) -> str:
     """How :func:`real_irreps` builds irrep r: ``"young"``, ``"closed"``, ``"kron"`` or ``"commutant"``."""
     G = _group(G)
     ct = fg.character_table(G)
@@ -195,7 +195,7 @@ def _closed(G: fg.FiniteGroup, r: int) -> np.ndarray:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _real_irreps_cached(G: fg.FiniteGroup) -> tuple[np.ndarray, ...]:
     ct = fg.check_totally_real(G, source="real orthogonal irreps")
     X = character_matrix(G)
@@ -221,7 +221,7 @@ def _real_irreps_cached(G: fg.FiniteGroup) -> tuple[np.ndarray, ...]:
     return tuple(out)
 
 
-def real_irreps(G: "fg.FiniteGroup | str") -> tuple[np.ndarray, ...]:
+def real_irreps(G: fg.FiniteGroup | str) -> tuple[np.ndarray, ...]:
     """Real orthogonal irreps in the order of ``theory.finite_groups.character_table``; entry r has shape
     (|G|, d_r, d_r) with ``R[g] @ R[h] == R[gh]`` (float64, cached; see the module doc for the methods).
 
@@ -238,7 +238,7 @@ def real_irreps(G: "fg.FiniteGroup | str") -> tuple[np.ndarray, ...]:
 # --------------------------------------------------------------------------------------------
 
 
-def isotypic_projectors(G: "fg.FiniteGroup | str") -> np.ndarray:
+def isotypic_projectors(G: fg.FiniteGroup | str) -> np.ndarray:
     r"""Float projectors :math:`P_R[x,y] = (d_R/|G|)\chi_R(xy^{-1})`, shape (K, |G|, |G|)."""
     G = _group(G)
     ct = fg.character_table(G)
@@ -254,7 +254,7 @@ def isotypic_projectors(G: "fg.FiniteGroup | str") -> np.ndarray:
     return np.stack([(ct.dims[r] / G.order) * X[r][idx] for r in range(ct.n_irreps)])
 
 
-def irrep_power(vectors: np.ndarray, G: "fg.FiniteGroup | str") -> np.ndarray:
+def irrep_power(vectors: np.ndarray, G: fg.FiniteGroup | str) -> np.ndarray:
     r""":math:`\|P_R v\|^2` for every irrep R, shape ``vectors.shape[:-1] + (K,)``; sums to :math:`\|v\|^2`.
 
     Raises
@@ -304,7 +304,7 @@ class IrrepDiagnostics:
     norms: np.ndarray
 
 
-def neuron_irrep_diagnostics(net: HomogeneousNetwork, G: "fg.FiniteGroup | str") -> IrrepDiagnostics:
+def neuron_irrep_diagnostics(net: HomogeneousNetwork, G: fg.FiniteGroup | str) -> IrrepDiagnostics:
     """Per-neuron isotypic power of u, v, w and the dominant irrep (indices of ``character_table``)."""
     G = _group(G)
     if net.U.shape[1:] != (2, G.order) or net.W.shape[1] != G.order:
@@ -324,7 +324,7 @@ def neuron_irrep_diagnostics(net: HomogeneousNetwork, G: "fg.FiniteGroup | str")
 # --------------------------------------------------------------------------------------------
 
 
-def class_weights(G: "fg.FiniteGroup | str", class_tau: Sequence[float] | None = None) -> np.ndarray:
+def class_weights(G: fg.FiniteGroup | str, class_tau: Sequence[float] | None = None) -> np.ndarray:
     r"""Weights :math:`Q((a,b), c') = q\,\tau_{C(y^{-1}c')}` with q uniform :math:`1/|G|^2`, y = ab and
     class-constant :math:`\tau` (Lemma D.11: label :math:`y\,c` gets :math:`\tau_{C(c)}`), shape (|G|^2, |G|).
 
@@ -376,7 +376,7 @@ def _as_list(values: object, name: str) -> list:
 
 
 def construction_network(
-    G: "fg.FiniteGroup | str", width: int | None = None, budgets: Sequence[object] | None = None
+    G: fg.FiniteGroup | str, width: int | None = None, budgets: Sequence[object] | None = None
 ) -> HomogeneousNetwork:
     r"""The construction of ``theory.groups.construction`` (Lemmas D.15-D.16, corrected constants) as float64
     weights, zero-padded to ``width``: for each used irrep R and (i,j,k), neurons
@@ -407,7 +407,7 @@ def construction_network(
 
 
 def optimal_neuron_network(
-    G: "fg.FiniteGroup | str",
+    G: fg.FiniteGroup | str,
     r: int,
     x: np.ndarray | None = None,
     y: np.ndarray | None = None,
@@ -435,7 +435,7 @@ def optimal_neuron_network(
 
 
 def random_network(
-    G: "fg.FiniteGroup | str", width: int, rng: np.random.Generator, scale: float | None = None
+    G: fg.FiniteGroup | str, width: int, rng: np.random.Generator, scale: float | None = None
 ) -> HomogeneousNetwork:
     """Gaussian network with i.i.d. N(0, scale^2) entries (default scale 1/sqrt(|G|))."""
     G = _group(G)
@@ -494,7 +494,7 @@ class CharacterLPResult:
         return self.dual_value - self.value
 
 
-def character_lp(G: "fg.FiniteGroup | str") -> CharacterLPResult:
+def character_lp(G: fg.FiniteGroup | str) -> CharacterLPResult:
     r"""Exact max margin of a totally real group via the character-level LP (App. D.9.2, HiGHS):
 
     .. math:: \max_{s\in\Delta,\,t} t\quad\text{s.t.}\quad \sum_{R\ne1}s_R d_R^{-1/2}(1-\chi_R(C)/d_R)\ge t

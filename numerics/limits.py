@@ -16,7 +16,7 @@ import os
 
 from theory._checks import LimitError, format_count
 
-__all__ = ["MEMORY_FRACTION", "available_memory", "format_bytes", "array_bytes", "check_allocation"]
+__all__ = ["MEMORY_FRACTION", "array_bytes", "available_memory", "check_allocation", "format_bytes"]
 
 MEMORY_FRACTION = 0.5
 """Largest share of the available memory one allocation may take (temporaries need the rest)."""

@@ -17,8 +17,8 @@ otherwise one of the k rows, chosen uniformly, is drawn from ``q~ = N(-mu, sigma
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 from scipy import integrate, optimize, special, stats
@@ -26,29 +26,29 @@ from scipy import integrate, optimize, special, stats
 from theory import local_signal as tl
 
 __all__ = [
-    "sample_inputs",
-    "cnn_output",
-    "cnn_gradient_fd",
-    "soft_threshold_moments_quad",
-    "truncated_moments_scipy",
-    "regression_mc",
-    "mills_ratio",
-    "max_exceedance_mc",
-    "linear_classifier_mc",
-    "error_curve_fourier",
-    "TailSample",
-    "tail_sample",
-    "margins",
-    "error_curve_mc",
-    "LogisticOptimum",
-    "logistic_optimum",
     "GradientStructure",
-    "gradient_structure_mc",
-    "cntk_features",
-    "SVMResult",
-    "hinge_svm",
     "KernelResult",
+    "LogisticOptimum",
+    "SVMResult",
+    "TailSample",
+    "cnn_gradient_fd",
+    "cnn_output",
+    "cntk_features",
+    "error_curve_fourier",
+    "error_curve_mc",
+    "gradient_structure_mc",
+    "hinge_svm",
     "kernel_best_error",
+    "linear_classifier_mc",
+    "logistic_optimum",
+    "margins",
+    "max_exceedance_mc",
+    "mills_ratio",
+    "regression_mc",
+    "sample_inputs",
+    "soft_threshold_moments_quad",
+    "tail_sample",
+    "truncated_moments_scipy",
 ]
 
 
@@ -418,7 +418,7 @@ def gradient_structure_mc(
         S_i = np.maximum(Z + b, 0) - np.maximum(-Z + b, 0)
         S = S_i.sum(1, keepdims=True)
         a2, a1 = -g1 + S, -g1 + S - 2 * S_i
-        term = (_sigmoid(a2) - _sigmoid(a1)) * Z * (Z >= -b)
+        term = (_sigmoid(a2) - _sigmoid(a1)) * Z * (-b <= Z)
         min_term = min(min_term, float(term.min()))
         gam.append(term.sum(1) / (c * c + v * v))
         Y = rng.choice(np.array([-1.0, 1.0]), size=m)

@@ -11,16 +11,16 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = [
-    "Prompts",
-    "sample_prompts",
-    "gram_extremes",
-    "gd_trajectory",
-    "gd_constant_step",
-    "smoothness_violations",
-    "kappa_moments",
-    "KappaMoments",
-    "fig_8_1_errors",
     "ErrorDecay",
+    "KappaMoments",
+    "Prompts",
+    "fig_8_1_errors",
+    "gd_constant_step",
+    "gd_trajectory",
+    "gram_extremes",
+    "kappa_moments",
+    "sample_prompts",
+    "smoothness_violations",
 ]
 
 
@@ -71,7 +71,7 @@ def gd_trajectory(X: np.ndarray, y: np.ndarray, etas: np.ndarray, theta0: np.nda
     ``etas`` is (T,) (shared) or (B, T) (per prompt); every step size must be > 0 (Def. 8.7).
     """
     X, y = _batched(X, y)
-    B, n, d = X.shape
+    B, _n, d = X.shape
     etas = np.asarray(etas, dtype=np.float64)
     if etas.ndim == 1:
         etas = np.broadcast_to(etas, (B, etas.shape[0]))
@@ -105,7 +105,7 @@ def smoothness_violations(X: np.ndarray, y: np.ndarray, rng: np.random.Generator
     """
     X, y = _batched(X, y)
     L, mu, _ = gram_extremes(X)
-    B, n, d = X.shape
+    B, _n, d = X.shape
     a, b = rng.standard_normal((2, B, pairs, d)) * 3
     t = rng.uniform(0, 1, (B, pairs))
 

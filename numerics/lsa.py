@@ -16,21 +16,21 @@ from scipy.optimize import minimize
 from theory._checks import InputError, check_positive_int
 
 __all__ = [
-    "as_covariance",
-    "closed_form",
-    "gamma",
-    "ell_tilde",
-    "thm542",
-    "lsa_weights",
-    "lsa_forward",
-    "expanded_prediction",
-    "sample_prompts",
-    "mc_pretrain_loss",
-    "mc_eval_loss",
     "LbfgsResult",
-    "lbfgs_rank_r",
-    "random_orthogonal",
+    "as_covariance",
     "check_count",
+    "closed_form",
+    "ell_tilde",
+    "expanded_prediction",
+    "gamma",
+    "lbfgs_rank_r",
+    "lsa_forward",
+    "lsa_weights",
+    "mc_eval_loss",
+    "mc_pretrain_loss",
+    "random_orthogonal",
+    "sample_prompts",
+    "thm542",
 ]
 
 

@@ -28,24 +28,25 @@ most ``8 n (3m + 5C + k)`` bytes. The chunk size is chosen so this stays below `
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 __all__ = [
-    "Task",
+    "DEFAULT_MEMORY_BUDGET",
     "HomogeneousNetwork",
     "MarginReport",
-    "DEFAULT_MEMORY_BUDGET",
+    "Task",
+    "check_class_weights",
     "chunk_size_for",
-    "iter_logits",
-    "point_margins",
     "class_weighted_point_margins",
     "evaluate",
-    "normalized_margin",
-    "check_class_weights",
     "int_power",
+    "iter_logits",
+    "normalized_margin",
+    "point_margins",
 ]
 
 DEFAULT_MEMORY_BUDGET = 32 * 2**20
@@ -136,20 +137,20 @@ class HomogeneousNetwork:
         """Network outputs for a batch of inputs, shape (n, C)."""
         return int_power(self.preactivations(inputs), self.degree).T @ self.W
 
-    def scaled(self, alpha: float) -> "HomogeneousNetwork":
+    def scaled(self, alpha: float) -> HomogeneousNetwork:
         """The network with every parameter multiplied by alpha (for homogeneity checks)."""
         return HomogeneousNetwork(self.U * alpha, self.W * alpha, self.degree)
 
-    def subset(self, index: np.ndarray) -> "HomogeneousNetwork":
+    def subset(self, index: np.ndarray) -> HomogeneousNetwork:
         """The sub-network made of the neurons selected by ``index``."""
         return HomogeneousNetwork(self.U[index], self.W[index], self.degree)
 
-    def nonzero(self) -> "HomogeneousNetwork":
+    def nonzero(self) -> HomogeneousNetwork:
         """The sub-network without its zero neurons (they have no direction)."""
         return self.subset(np.flatnonzero(self.neuron_norms() > 0))
 
     @staticmethod
-    def concatenate(nets: "list[HomogeneousNetwork]") -> "HomogeneousNetwork":
+    def concatenate(nets: list[HomogeneousNetwork]) -> HomogeneousNetwork:
         """Stack the neurons of several networks of equal degree and shapes into one network."""
         if len({n.degree for n in nets}) != 1:
             raise ValueError("cannot concatenate networks of different degrees")
@@ -233,7 +234,7 @@ def check_class_weights(Q: np.ndarray, task: Task, atol: float = 1e-9) -> np.nda
     Q = np.asarray(Q, dtype=np.float64)
     if Q.shape != (task.n_points, task.n_classes):
         raise ValueError(f"class weights must have shape (N, C) = {(task.n_points, task.n_classes)}, got {Q.shape}")
-    if not np.isfinite(Q).all() or (Q < -atol).any():
+    if not np.isfinite(Q).all() or (-atol > Q).any():
         raise ValueError("class weights must be finite and non-negative")
     if abs(Q.sum() - 1.0) > 1e-6:
         raise ValueError(f"class weights must sum to 1 (a distribution over (point, wrong label)), got {Q.sum()}")

@@ -39,26 +39,26 @@ from theory import markov as tm
 from theory._checks import InputError, LimitError
 
 __all__ = [
-    "minimal_model_logits",
-    "construction_outputs",
-    "lemma84_quadrature",
-    "K_quadrature",
-    "duffy_nodes",
-    "symmetric_nodes",
-    "FiniteTGradients",
-    "finite_t_gradients",
-    "two_step_v",
-    "sample_v_gradients",
-    "last_token_kl",
-    "posterior_mean_quadrature",
-    "expected_kl_quadrature",
-    "two_state_classes_by_runs",
-    "expected_row_entropy_quadrature",
-    "two_state_strategy_kl_quadrature",
-    "MAX_QUADRATURE_T",
     "MAX_DERIVE_K",
     "MAX_DERIVE_T",
+    "MAX_QUADRATURE_T",
+    "FiniteTGradients",
+    "K_quadrature",
+    "construction_outputs",
     "derive_markov",
+    "duffy_nodes",
+    "expected_kl_quadrature",
+    "expected_row_entropy_quadrature",
+    "finite_t_gradients",
+    "last_token_kl",
+    "lemma84_quadrature",
+    "minimal_model_logits",
+    "posterior_mean_quadrature",
+    "sample_v_gradients",
+    "symmetric_nodes",
+    "two_state_classes_by_runs",
+    "two_state_strategy_kl_quadrature",
+    "two_step_v",
 ]
 
 
@@ -98,7 +98,7 @@ def minimal_model_logits(seqs: np.ndarray, W: np.ndarray, v: np.ndarray) -> np.n
 def _attention(z: np.ndarray, WQ: np.ndarray, WK: np.ndarray, WV: np.ndarray, vpos: np.ndarray) -> np.ndarray:
     """Causal softmax attention with relative position vectors (Eq. (8.5)): ``A_ij = (z_i W_Q)(z_j W_K + v_{i-j+1})^T
     / sqrt(d)`` for ``j <= i``; returns ``softmax(A) z W_V``."""
-    n, t, d = z.shape
+    _n, t, d = z.shape
     q, key = z @ WQ, z @ WK
     lag = np.arange(t)[:, None] - np.arange(t)[None, :]
     rel = vpos[np.clip(lag, 0, t - 1)]  # (t, t, d): v_{i-j+1} at [i, j]
@@ -465,7 +465,7 @@ def expected_row_entropy_quadrature() -> float:
 
 def _strategy_q(cls: np.ndarray, t: int, strategy: str) -> np.ndarray:
     """The strategy's law ``(n_classes, 2)`` after a sequence of each class (Sec. 8.2.2, flat prior)."""
-    x1, xt, c00, c01, c10, c11 = (cls[:, i].astype(float) for i in range(6))
+    _x1, xt, c00, c01, c10, c11 = (cls[:, i].astype(float) for i in range(6))
     if strategy == "uniform":
         return np.full((cls.shape[0], 2), 0.5)
     if strategy == "unigram":

@@ -20,15 +20,15 @@ from .limits import array_bytes, check_allocation
 from .margins import HomogeneousNetwork
 
 __all__ = [
-    "ModularTask",
-    "neuron_blocks",
-    "construction_network",
-    "memorising_network",
-    "random_network",
-    "optimal_neuron_network",
-    "deformed_neuron",
-    "psi_fourier",
     "MAX_POINTS",
+    "ModularTask",
+    "construction_network",
+    "deformed_neuron",
+    "memorising_network",
+    "neuron_blocks",
+    "optimal_neuron_network",
+    "psi_fourier",
+    "random_network",
 ]
 
 MAX_POINTS = 2**62
@@ -291,7 +291,7 @@ def psi_fourier(net: HomogeneousNetwork) -> np.ndarray:
 
     Cost O(m k p log p) instead of the O(m p^{k+1}) brute force. Returns shape (m,).
     """
-    m, k, p = net.U.shape
+    _m, k, p = net.U.shape
     Uh = np.fft.fft(net.U, axis=-1)
     Wh = np.fft.fft(net.W, axis=-1)
     j = np.arange(1, p)

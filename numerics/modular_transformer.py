@@ -23,23 +23,23 @@ from .modular import ModularTask
 from .spectra import purity
 
 __all__ = [
-    "SplitModularTask",
-    "even_split",
-    "sum_sequences",
-    "attention_score_matrix",
-    "double_center",
-    "power_2d",
-    "binned_power",
-    "top_fraction",
-    "tied_share",
-    "dominant_bin",
-    "embedding_purity",
-    "HeadSpectra",
-    "head_spectra",
-    "isotropic_top_fraction",
     "GrokkingDelay",
+    "HeadSpectra",
+    "SplitModularTask",
+    "attention_score_matrix",
+    "binned_power",
+    "dominant_bin",
+    "double_center",
+    "embedding_purity",
+    "even_split",
     "first_reach",
     "grokking_delay",
+    "head_spectra",
+    "isotropic_top_fraction",
+    "power_2d",
+    "sum_sequences",
+    "tied_share",
+    "top_fraction",
 ]
 
 

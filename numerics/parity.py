@@ -8,8 +8,8 @@ Shapes: a parity network has ``U (m, 1, n)`` (one dense input block of n bits), 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -20,11 +20,11 @@ from .limits import array_bytes, check_allocation
 from .margins import HomogeneousNetwork
 
 __all__ = [
-    "check_bits",
     "MAX_BITS",
     "SparseParityTask",
-    "network_from_neurons",
+    "check_bits",
     "construction_network",
+    "network_from_neurons",
     "optimal_neuron_network",
     "random_network",
 ]

@@ -21,8 +21,8 @@ relevant one, so S = {0, n', 2n', ...} and :math:`y = \chi_S(x)`; ``W`` has shap
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 from scipy.integrate import quad, solve_ivp
@@ -32,19 +32,19 @@ from numerics import walsh as nw
 
 __all__ = [
     "MAX_N",
-    "relevant_mask",
-    "polynet_output",
-    "population_gradient_bruteforce",
-    "error_bruteforce",
-    "integrate_flow",
-    "squared_growth_spread",
     "equal_init_error_float",
-    "hitting_time",
+    "error_bruteforce",
     "flow_time_quad",
-    "plateau_numeric",
-    "perturbed_neuron_weights",
+    "hitting_time",
+    "integrate_flow",
     "perturbed_neuron_correlation",
     "perturbed_neuron_correlation_exact",
+    "perturbed_neuron_weights",
+    "plateau_numeric",
+    "polynet_output",
+    "population_gradient_bruteforce",
+    "relevant_mask",
+    "squared_growth_spread",
 ]
 
 MAX_N = 20

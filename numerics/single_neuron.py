@@ -33,8 +33,8 @@ that budget, and streams them otherwise.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 from scipy.optimize import minimize
@@ -120,7 +120,7 @@ def _chunk_terms(
 
 
 def _accumulate(
-    U: np.ndarray, w: np.ndarray, degree: int, chunks: "Iterator[_Chunk] | list[_Chunk]", n_points: int
+    U: np.ndarray, w: np.ndarray, degree: int, chunks: Iterator[_Chunk] | list[_Chunk], n_points: int
 ) -> tuple[float, np.ndarray, np.ndarray]:
     value, grad_U, grad_w = 0.0, np.zeros_like(U), np.zeros_like(w)
     for chunk in chunks:

@@ -54,9 +54,9 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations_with_replacement
-from typing import Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -67,28 +67,28 @@ from .margins import DEFAULT_MEMORY_BUDGET, Task, check_class_weights
 
 __all__ = [
     "MAX_BLOCK",
-    "MAX_SCALING",
     "MAX_PRODUCTS",
+    "MAX_SCALING",
     "SOS_SOLVERS",
     "SOS_SOLVER_OPTIONS",
-    "SOSError",
-    "Grading",
-    "trivial_grading",
-    "sign_grading",
-    "orbit_grading",
-    "modular_grading",
-    "group_grading",
     "Form",
-    "monomials",
-    "margin_polynomials",
-    "squared_norm_form",
-    "output_layer_factor",
+    "Grading",
     "SDPSize",
+    "SOSError",
     "SOSResult",
-    "sdp_size",
-    "sos_sphere_bound",
     "SingleNeuronBound",
+    "group_grading",
+    "margin_polynomials",
+    "modular_grading",
+    "monomials",
+    "orbit_grading",
+    "output_layer_factor",
+    "sdp_size",
+    "sign_grading",
     "single_neuron_sdp_bound",
+    "sos_sphere_bound",
+    "squared_norm_form",
+    "trivial_grading",
 ]
 
 MAX_BLOCK = 160
@@ -282,7 +282,7 @@ def _abelian_subgroup(G: fg.FiniteGroup) -> tuple[list[int], list[int]]:
     return gens, ords
 
 
-def group_grading(G: "fg.FiniteGroup | str") -> Grading:
+def group_grading(G: fg.FiniteGroup | str) -> Grading:
     r"""Left translation of u and right translation of v by an abelian subgroup A of G (group composition,
     two blocks of size |G|).
 
@@ -313,10 +313,7 @@ def group_grading(G: "fg.FiniteGroup | str") -> Grading:
         for x0 in range(N):
             if x0 in done:
                 continue
-            if side == "left":
-                coords = T[elems, x0]  # t . x0
-            else:
-                coords = T[x0, elems]  # x0 . t
+            coords = T[elems, x0] if side == "left" else T[x0, elems]  # t . x0 or x0 . t
             done.update(int(c) for c in coords.ravel())
             orbits.append((coords + block * N, block * r))
     return orbit_grading(
@@ -563,7 +560,7 @@ class _Setup:
     keep: np.ndarray  # one row of each conjugate pair: its real part is an equation
     im_rows: np.ndarray  # kept rows whose imaginary part is an equation too
     sides: list[int]
-    size: "SDPSize"
+    size: SDPSize
 
 
 def _setup(form: Form, grading: Grading | None, drop_tol: float = 1e-13) -> _Setup:
@@ -651,7 +648,7 @@ def _gram_map(blocks: _Blocks, i: int, exps: np.ndarray, conj: np.ndarray) -> sp
     return sp.csr_matrix((np.conj(tv[I]) * tv[J], (rows, cols)), shape=(s * s, side * side))
 
 
-def sdp_size(form: Form, grading: Grading | None = None) -> "SDPSize":
+def sdp_size(form: Form, grading: Grading | None = None) -> SDPSize:
     """The size of :func:`sos_sphere_bound`'s program for ``form`` (built, not solved)."""
     return _setup(form, grading).size
 
@@ -873,7 +870,7 @@ def sos_sphere_bound(
                 grams.append(np.array([[float(ones.value[Z])]], dtype=np.complex128) * scale)  # type: ignore[index]
                 continue
             Zv = np.asarray(Z.value, dtype=np.float64)
-            H = (K @ ((Zv + Zv.T) / 2).ravel(order="F")).reshape(int(round(math.sqrt(K.shape[0]))), -1)
+            H = (K @ ((Zv + Zv.T) / 2).ravel(order="F")).reshape(round(math.sqrt(K.shape[0])), -1)
             grams.append((H + H.conj().T) / 2 * scale)
         y = np.asarray(con.dual_value, dtype=np.float64).ravel()
         if float(Nvec @ y) < 0:  # cvxpy's sign convention for equality duals

@@ -22,9 +22,9 @@ The constructions of :mod:`theory.sparse_variable` are written with named unit v
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 import mpmath
 import numpy as np
@@ -35,34 +35,34 @@ from theory import sparse_variable as ts
 
 __all__ = [
     "Embedding",
-    "orthonormal_embedding",
+    "NumericConstruction",
+    "NumericRepresentation",
+    "UnidentifiableSample",
+    "all_inputs",
+    "and_labels",
     "coherent_embedding",
-    "gram_of",
+    "consistent_supports",
     "cross_gram",
     "exact_head_errors",
-    "NumericConstruction",
+    "gram_of",
+    "lemma47_ratios",
+    "lemma47_sides",
+    "log_trend",
     "materialize",
     "mlp_arrays",
     "mlp_forward",
-    "NumericRepresentation",
-    "all_inputs",
+    "orthonormal_embedding",
     "random_inputs",
-    "worst_errors_by_level",
-    "target_values",
     "relevant_keys",
+    "sample_identifiable_and",
+    "sample_threshold",
+    "shattering_inputs",
+    "shattering_patterns",
     "softmax",
     "softmax_l11",
     "softmax_linf_to_l1_ratio",
-    "lemma47_sides",
-    "lemma47_ratios",
-    "shattering_inputs",
-    "shattering_patterns",
-    "and_labels",
-    "consistent_supports",
-    "UnidentifiableSample",
-    "sample_identifiable_and",
-    "sample_threshold",
-    "log_trend",
+    "target_values",
+    "worst_errors_by_level",
 ]
 
 
@@ -605,7 +605,7 @@ def sample_identifiable_and(
     for tries in range(max_tries):
         x = random_inputs(T, m, rng, p)
         y = and_labels(x, I)
-        if 0 < y.sum() and consistent_supports(x, y, len(I), limit=2) == [I]:
+        if y.sum() > 0 and consistent_supports(x, y, len(I), limit=2) == [I]:
             return x, y, tries
     raise UnidentifiableSample(f"no identifiable sample of size m = {m} in {max_tries} draws (T = {T}, s = {len(I)})")
 

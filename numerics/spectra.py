@@ -21,14 +21,14 @@ import numpy as np
 from .margins import HomogeneousNetwork
 
 __all__ = [
+    "NeuronDiagnostics",
+    "diagonal_fourier",
+    "dominant_frequency",
+    "frequency_coverage",
+    "neuron_diagnostics",
     "one_sided_power",
     "purity",
-    "dominant_frequency",
     "wrap_angle",
-    "NeuronDiagnostics",
-    "neuron_diagnostics",
-    "frequency_coverage",
-    "diagonal_fourier",
 ]
 
 

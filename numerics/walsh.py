@@ -22,8 +22,8 @@ The torch (GPU) transform is :mod:`verify.walsh` (``numerics`` may not import to
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Callable, Sequence
 
 import numpy as np
 from sympy.discrete.transforms import fwht as _sympy_fwht
@@ -32,24 +32,24 @@ from theory._checks import as_number
 from theory.boolean import BRUTE_FORCE_MAX_N, as_mask
 
 __all__ = [
+    "characters",
     "cube",
-    "fwht_exact",
-    "fwht_int",
+    "fourier_gap_from_gradient",
     "fwht",
     "fwht_batched",
+    "fwht_exact",
+    "fwht_int",
     "hadamard_block",
-    "linear_forms",
     "ifwht",
+    "linear_form",
+    "linear_forms",
+    "population_gradient",
+    "population_gradient_bruteforce",
+    "population_gradient_exact",
+    "relu_prime",
+    "step",
     "walsh_coefficients",
     "walsh_coefficients_exact",
-    "characters",
-    "population_gradient",
-    "population_gradient_exact",
-    "population_gradient_bruteforce",
-    "fourier_gap_from_gradient",
-    "relu_prime",
-    "linear_form",
-    "step",
 ]
 
 MAX_N = 26
@@ -98,7 +98,7 @@ def _butterfly(a: np.ndarray) -> np.ndarray:
     lead = a.shape[:-1]
     h = 1
     while h < N:
-        v = a.reshape(lead + (N // (2 * h), 2, h))
+        v = a.reshape((*lead, N // (2 * h), 2, h))
         x = v[..., 0, :].copy()
         v[..., 0, :] += v[..., 1, :]
         v[..., 1, :] *= -1
@@ -154,7 +154,7 @@ def fwht_batched(values: np.ndarray, *, radix: int = 4) -> np.ndarray:
         mm = min(radix, n - done)
         out = np.matmul(hadamard_block(mm), out.reshape(-1, 1 << mm, 1 << done))  # bits done..done+mm-1
         done += mm
-    return out.reshape(lead + (N,))
+    return out.reshape((*lead, N))
 
 
 def linear_forms(W: np.ndarray) -> np.ndarray:

@@ -25,16 +25,16 @@ from fractions import Fraction
 import sympy
 
 __all__ = [
-    "InputError",
-    "LimitError",
     "MAX_DIGITS",
     "MAX_EXACT_ENTRIES",
-    "is_symbolic",
+    "InputError",
+    "LimitError",
     "as_number",
+    "check_cost",
     "check_odd_modulus",
     "check_positive_int",
-    "check_cost",
     "format_count",
+    "is_symbolic",
     "log10_factorial",
 ]
 

@@ -26,9 +26,10 @@ with the code ``C = 4 gamma V``, so every margin is independent of gamma. Everyt
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import sympy
 from sympy import Integer, Matrix, Rational
@@ -36,23 +37,23 @@ from sympy import Integer, Matrix, Rational
 from theory.lsa import check_count
 
 __all__ = [
-    "PARITY_PATTERNS",
     "COUNTEREXAMPLE_M5",
     "COUNTEREXAMPLE_M8",
+    "PARITY_PATTERNS",
     "ParityHeads",
     "check_dim",
     "check_gamma",
-    "pattern_weights",
-    "parity_heads",
+    "hamming_hinge_loss",
+    "hamming_margins",
     "parity_construction",
     "parity_g1",
-    "parity_task_sets",
-    "parity_margins",
+    "parity_heads",
     "parity_hinge_loss",
-    "hamming_margins",
-    "hamming_hinge_loss",
-    "parity_pt_bound",
+    "parity_margins",
     "parity_norm_formula",
+    "parity_pt_bound",
+    "parity_task_sets",
+    "pattern_weights",
     "projection_ratio",
 ]
 
@@ -211,7 +212,7 @@ def parity_g1(nu1: Any, nu2: Any, pos_scale: Any | None = None) -> ParityHeads:
     if nu1 > nu2:
         raise ValueError(f"need nu1 <= nu2 (k = 2^nu1 <= d = 2^nu2), got nu1 = {nu1}, nu2 = {nu2}")
     full = parity_construction(nu2, nu1 if pos_scale is None else pos_scale)
-    keep = list(range(nu1)) + [nu2] + list(range(nu2 + 1, nu2 + 1 + nu1)) + [2 * nu2 + 1]
+    keep = [*range(nu1), nu2, *list(range(nu2 + 1, nu2 + 1 + nu1)), 2 * nu2 + 1]
     return ParityHeads(tuple(full.a[h] for h in keep), tuple(full.codes[h] for h in keep))
 
 

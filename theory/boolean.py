@@ -36,63 +36,63 @@ Hypotheses and errata enforced here
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import Callable, Iterable, Mapping, Sequence, Union
 
 import sympy
 
 from ._checks import MAX_DIGITS, InputError, LimitError, _as_int, as_number, check_cost, log10_factorial
 
 __all__ = [
-    "SOURCE",
     "BRUTE_FORCE_MAX_N",
+    "SOURCE",
     "as_mask",
-    "mask_indices",
-    "cube",
-    "point",
     "character",
+    "cube",
+    "derivative",
     "fourier_coefficient",
     "fourier_coefficients",
-    "walsh_hadamard",
-    "level",
-    "level_weights",
-    "parseval_sum",
-    "derivative",
-    "influence",
-    "majority",
+    "fourier_gap",
+    "gradient_gap",
     "half",
-    "majority_coefficient",
-    "majority_coefficient_bruteforce",
-    "majority_coefficients",
-    "majority_ratio",
-    "majority_level_weight",
-    "rho",
-    "rho_as_printed_exponent",
-    "level_weight_exponent",
-    "level_weight_exponent_as_printed",
-    "majority_asymptotic",
     "half_coefficient",
     "half_coefficient_as_printed",
     "half_full_set_coefficient",
-    "fourier_gap",
-    "majority_gap",
-    "majority_gap_closed_form",
+    "influence",
     "lemma_b2_bound",
     "lemma_b2_bound_as_printed",
-    "gradient_gap",
-    "vanishing_gradient_gap",
-    "ltf",
-    "ltf_coefficient",
-    "sinusoid_coefficient",
-    "oscillating_polynomial",
-    "sinusoid_activation",
-    "lemma_c2_holds",
-    "lemma_c2_probability",
     "lemma_c2_bound_as_printed",
     "lemma_c2_corrected_bound",
+    "lemma_c2_holds",
+    "lemma_c2_probability",
+    "level",
+    "level_weight_exponent",
+    "level_weight_exponent_as_printed",
+    "level_weights",
+    "ltf",
+    "ltf_coefficient",
+    "majority",
+    "majority_asymptotic",
+    "majority_coefficient",
+    "majority_coefficient_bruteforce",
+    "majority_coefficients",
+    "majority_gap",
+    "majority_gap_closed_form",
+    "majority_level_weight",
+    "majority_ratio",
+    "mask_indices",
+    "oscillating_polynomial",
+    "parseval_sum",
+    "point",
+    "random_search_tc_probability",
+    "rho",
+    "rho_as_printed_exponent",
+    "sinusoid_activation",
+    "sinusoid_coefficient",
     "sq_lower_bound_applies",
     "thm56_condition",
-    "random_search_tc_probability",
+    "vanishing_gradient_gap",
+    "walsh_hadamard",
 ]
 
 SOURCE = "Edelman thesis Ch. 5-6, App. B-C; docs/boolean.md"
@@ -108,8 +108,8 @@ MAX_COEFFICIENT_LIST_N = 2000
 MAX_INTERPOLATION_K = 24
 """Largest k of :func:`oscillating_polynomial` (exact interpolation through k + 1 points; k = 20 takes ~1.5 s)."""
 
-Subset = Union[int, Iterable[int]]
-Number = Union[int, Fraction]
+Subset = int | Iterable[int]
+Number = int | Fraction
 
 
 # --------------------------------------------------------------------------------------------------
@@ -290,8 +290,8 @@ def derivative(f: Callable[[tuple[int, ...]], Number], i: int) -> Callable[[tupl
     def Df(x: tuple[int, ...]) -> Fraction:
         if i >= len(x):
             raise ValueError(f"coordinate i = {i} is outside the input of length {len(x)}")
-        xp = x[:i] + (1,) + x[i + 1 :]
-        xm = x[:i] + (-1,) + x[i + 1 :]
+        xp = (*x[:i], 1, *x[i + 1 :])
+        xm = (*x[:i], -1, *x[i + 1 :])
         return Fraction(f(xp) - f(xm)) / 2
 
     return Df
@@ -493,7 +493,7 @@ def half_full_set_coefficient(s: object) -> Fraction:
 # Fourier gap, Lemma B.2
 # --------------------------------------------------------------------------------------------------
 def fourier_gap(
-    coeff: Union[Callable[[int], Number], Sequence[Number], Mapping[int, Number]], n: object, S: Subset
+    coeff: Callable[[int], Number] | Sequence[Number] | Mapping[int, Number], n: object, S: Subset
 ) -> Fraction:
     """gamma_f(S) = min_{i in S} |f^(S\\{i})| - max_{i notin S} |f^(S ∪ {i})| (Definition 5.4).
 

@@ -40,11 +40,11 @@ from __future__ import annotations
 import itertools
 import numbers
 import random
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from math import comb
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 import sympy
 from sympy import Symbol, exp, log, sqrt
@@ -52,55 +52,55 @@ from sympy import Symbol, exp, log, sqrt
 from theory._checks import InputError, as_number, check_positive_int
 
 __all__ = [
+    "ALGEBRA_SYMBOLS",
     "DIGITS",
-    "FIG41_SHIFTS",
+    "ENTRY_CLASSES",
     "FIG41_PERM_SHIFT",
+    "FIG41_SHIFTS",
     "DecisionListTask",
-    "cyclic_task",
-    "random_task",
+    "antishift_class_value",
+    "attention_column",
+    "attention_jacobian",
     "check_sequence",
     "check_sequence_length",
-    "label_determining_token",
-    "labels",
-    "uniform_subsets",
-    "event_probability",
-    "ldt_event",
+    "cyclic_summary",
+    "cyclic_task",
+    "delta_a42",
     "delta_a43",
     "delta_a44",
-    "delta_a42",
-    "misclassified_cp",
-    "thm43_sets",
-    "initial_loss",
-    "thm43_c",
-    "lambda_max_leading",
-    "thm43_step_budget",
-    "thm44_c",
-    "thm44_notin_S_bound",
-    "thm44_in_S_bound",
-    "thm43_in_S_bound",
-    "thm43_in_S_bound_printed",
-    "lemma41_drift_bound_printed",
-    "printed_fig41_claimed_in_vocabulary",
-    "thm43_algebra",
-    "thm44_algebra",
-    "ALGEBRA_SYMBOLS",
-    "attention_column",
-    "output_probs",
-    "attention_jacobian",
+    "directional_derivative_cp",
+    "entry_class",
+    "event_probability",
+    "grad_v_rows",
     "grad_w_column",
     "grad_w_column_cp",
-    "grad_v_rows",
-    "sequence_gradients",
-    "directional_derivative_cp",
+    "initial_loss",
+    "label_determining_token",
+    "labels",
+    "lambda_max_leading",
     "ldt_count_matrix",
+    "ldt_event",
+    "lemma41_drift_bound_printed",
+    "misclassified_cp",
     "one_step_v",
-    "ENTRY_CLASSES",
-    "entry_class",
     "one_step_v_classes",
-    "shift_class_value",
-    "antishift_class_value",
+    "output_probs",
+    "printed_fig41_claimed_in_vocabulary",
     "printed_fig41_values",
-    "cyclic_summary",
+    "random_task",
+    "sequence_gradients",
+    "shift_class_value",
+    "thm43_algebra",
+    "thm43_c",
+    "thm43_in_S_bound",
+    "thm43_in_S_bound_printed",
+    "thm43_sets",
+    "thm43_step_budget",
+    "thm44_algebra",
+    "thm44_c",
+    "thm44_in_S_bound",
+    "thm44_notin_S_bound",
+    "uniform_subsets",
 ]
 
 #: Digits of the arithmetic in which the gradient identities are evaluated (far below float64 rounding).
@@ -189,7 +189,7 @@ def cyclic_task(L: int, shifts: Sequence[int] = FIG41_SHIFTS, perm_shift: int = 
     if 0 in reduced or len(set(reduced)) != len(reduced):
         raise ValueError(f"the shifts {tuple(shifts)} must be distinct and nonzero mod L = {L}")
     perm = tuple((i + perm_shift) % L for i in range(L))
-    lists = tuple(tuple((i + d) % L for d in reduced) + (i,) for i in range(L))
+    lists = tuple((*tuple((i + d) % L for d in reduced), i) for i in range(L))
     return DecisionListTask(perm, lists)
 
 
@@ -210,7 +210,7 @@ def random_task(L: int, m: int, seed: int, min_length: int | None = None) -> Dec
     lists = []
     for a in range(L):
         k = rng.randint(lo, m)
-        lists.append(tuple(rng.sample([t for t in range(L) if t != a], k - 1)) + (a,))
+        lists.append((*tuple(rng.sample([t for t in range(L) if t != a], k - 1)), a))
     return DecisionListTask(tuple(perm), tuple(lists))
 
 
@@ -326,7 +326,7 @@ def ldt_event(task: DecisionListTask, a: int, b: int) -> tuple[frozenset[int], f
 
 
 def _law_probability(law: Mapping[frozenset[int], Fraction], A: set[int], B: set[int]) -> Fraction:
-    return sum((p for s, p in law.items() if A <= s and not (B & s)), Fraction(0))
+    return sum((p for s, p in law.items() if s >= A and not (B & s)), Fraction(0))
 
 
 def _a43_triples(task: DecisionListTask) -> Iterator[tuple[int, int, int, frozenset[int], frozenset[int]]]:
@@ -812,7 +812,7 @@ def one_step_v(task: DecisionListTask, n: int, eta: object) -> list[list[Fractio
 
 def _check_fig41_size(L: int, n: int) -> tuple[int, int]:
     L, n = check_sequence_length(L, n)
-    if L <= 2 * max(FIG41_SHIFTS):
+    if 2 * max(FIG41_SHIFTS) >= L:
         raise ValueError(
             f"the Fig. 4.1 closed forms need L > {2 * max(FIG41_SHIFTS)} (so that i + d and i - d never collide for "
             f"the list shifts d = {FIG41_SHIFTS}), got L = {L}"
@@ -930,6 +930,6 @@ def cyclic_summary(L: int, n: int) -> dict[str, object]:
         "kappa": lambda_max_leading(L, n),
         "step_budget_lower": thm43_step_budget(L, n, task.M, delta),
     }
-    if L > 2 * max(FIG41_SHIFTS):
+    if 2 * max(FIG41_SHIFTS) < L:
         out["one_step_v_at_eta_L2"] = one_step_v_classes(L, n, L * L)
     return out

@@ -35,9 +35,9 @@ import functools
 import math
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence
 
 import sympy
 from sympy import Integer, Rational, sqrt
@@ -48,37 +48,37 @@ from sympy.combinatorics.permutations import _af_rmul
 from ._checks import MAX_EXACT_ENTRIES, InputError, LimitError, as_number, check_cost, check_positive_int, format_count
 
 __all__ = [
-    "FiniteGroup",
-    "CharacterTable",
-    "MAX_SYMMETRIC_DEGREE",
-    "MAX_GROUP_ORDER",
     "MAX_CHARACTER_CLASSES",
+    "MAX_GROUP_ORDER",
     "MAX_PARTITION_SIZE",
+    "MAX_SYMMETRIC_DEGREE",
     "MAX_TABLEAU_SIZE",
-    "group_order",
-    "product_irrep_factors",
-    "as_group",
-    "group",
-    "symmetric_group",
-    "alternating_group",
-    "dihedral_group",
-    "cyclic_group",
-    "elementary_abelian_2_group",
-    "quaternion_group",
-    "direct_product",
-    "character_table",
-    "burnside_character_table",
-    "partitions",
-    "murnaghan_nakayama",
-    "standard_tableaux",
-    "young_orthogonal_generators",
+    "CharacterTable",
+    "FiniteGroup",
     "adjacent_transpositions",
-    "closed_form_irrep",
-    "isotypic_projector",
-    "is_zero",
-    "class_structure_constants",
-    "is_totally_real",
+    "alternating_group",
+    "as_group",
+    "burnside_character_table",
+    "character_table",
     "check_totally_real",
+    "class_structure_constants",
+    "closed_form_irrep",
+    "cyclic_group",
+    "dihedral_group",
+    "direct_product",
+    "elementary_abelian_2_group",
+    "group",
+    "group_order",
+    "is_totally_real",
+    "is_zero",
+    "isotypic_projector",
+    "murnaghan_nakayama",
+    "partitions",
+    "product_irrep_factors",
+    "quaternion_group",
+    "standard_tableaux",
+    "symmetric_group",
+    "young_orthogonal_generators",
 ]
 
 MAX_SYMMETRIC_DEGREE = 6
@@ -150,7 +150,7 @@ class FiniteGroup:
     table: tuple[tuple[int, ...], ...]
     kind: str
     n: int = 0
-    factors: tuple["FiniteGroup", ...] = ()
+    factors: tuple[FiniteGroup, ...] = ()
     perms: tuple[tuple[int, ...], ...] | None = None
 
     def __repr__(self) -> str:
@@ -227,7 +227,7 @@ def _sorted_elements(G: PermutationGroup) -> list[Permutation]:
     return sorted(G.generate(), key=lambda p: tuple(p.array_form))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def symmetric_group(n: int) -> FiniteGroup:
     """The symmetric group S_n (2 <= n <= 6) on {1..n}; labels in 1-based cycle notation."""
     if not 2 <= n <= MAX_SYMMETRIC_DEGREE:
@@ -235,7 +235,7 @@ def symmetric_group(n: int) -> FiniteGroup:
     return _from_permutations(f"S{n}", "symmetric", n, _sorted_elements(SymmetricGroup(n)))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def alternating_group(n: int) -> FiniteGroup:
     """The alternating group A_n (3 <= n <= 6)."""
     if not 3 <= n <= MAX_SYMMETRIC_DEGREE:
@@ -243,7 +243,7 @@ def alternating_group(n: int) -> FiniteGroup:
     return _from_permutations(f"A{n}", "alternating", n, _sorted_elements(AlternatingGroup(n)))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def dihedral_group(n: int) -> FiniteGroup:
     r"""The dihedral group D_n of order 2n (n >= 3), the symmetries of the n-gon.
 
@@ -262,7 +262,7 @@ def dihedral_group(n: int) -> FiniteGroup:
     return _from_permutations(f"D{n}", "dihedral", n, elems, labels)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def cyclic_group(n: int) -> FiniteGroup:
     """The cyclic group Z_n (n >= 2); element k is g^k."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:
@@ -272,7 +272,7 @@ def cyclic_group(n: int) -> FiniteGroup:
     return _from_permutations(f"Z{n}", "cyclic", n, [g**k for k in range(n)], [str(k) for k in range(n)])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def quaternion_group() -> FiniteGroup:
     """The quaternion group Q_8 (regular permutation representation on 8 points)."""
     i = Permutation([[0, 1, 3, 6], [2, 5, 7, 4]])
@@ -329,7 +329,7 @@ def elementary_abelian_2_group(k: int) -> FiniteGroup:
 _FACTOR = re.compile(r"^(S|A|D|Z|Q)(\d+)(?:\^(\d+))?$")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def group(name: str) -> FiniteGroup:
     """Parse a group name: ``S3..S6``, ``A3..A6``, ``D3, D4, ...`` (order 2n), ``Z5``, ``Z2^3``, ``Q8``
     and direct products joined by ``x`` (``"S3xZ2"``, ``"D4xZ2^2"``).
@@ -400,7 +400,7 @@ def _name_order(name: str, parts: Sequence[str]) -> int:
     return order
 
 
-def as_group(G: "FiniteGroup | str") -> FiniteGroup:
+def as_group(G: FiniteGroup | str) -> FiniteGroup:
     if isinstance(G, str):
         return group(G)
     if not isinstance(G, FiniteGroup):
@@ -474,7 +474,7 @@ class CharacterTable:
         out = []
         for row in self.values:
             x = sum(Integer(n) * row[c] for c, n in enumerate(counts)) / G.order
-            v = int(round(float(sympy.re(sympy.N(x, 30)))))
+            v = round(float(sympy.re(sympy.N(x, 30))))
             if v not in (-1, 0, 1) or not is_zero(x - v):
                 raise AssertionError(f"Frobenius-Schur indicator {x} of {G.name} is not -1, 0 or 1")
             out.append(Integer(v))
@@ -516,13 +516,13 @@ def partitions(n: int) -> list[tuple[int, ...]]:
             out.append(prefix)
             return
         for k in range(min(rem, mx), 0, -1):
-            rec(rem - k, k, prefix + (k,))
+            rec(rem - k, k, (*prefix, k))
 
     rec(n, n, ())
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def murnaghan_nakayama(shape: tuple[int, ...], cycle_type: tuple[int, ...]) -> int:
     r"""Character :math:`\chi^\lambda(\mu)` of S_n by the Murnaghan-Nakayama rule (beta-numbers / abacus)."""
     _check_partition(shape, "shape", sort=True)
@@ -654,7 +654,7 @@ def _class_combination(c: list[list[list[int]]], weights: Sequence[int]) -> list
     return [[sum(weights[i] * c[i][j][k] for i in range(K)) for k in range(K)] for j in range(K)]
 
 
-def burnside_character_table(G: "FiniteGroup | str", seed: int = 0, max_tries: int = 20) -> CharacterTable:
+def burnside_character_table(G: FiniteGroup | str, seed: int = 0, max_tries: int = 20) -> CharacterTable:
     r"""Exact character table by Burnside's algorithm (recipe in ``docs/groups.md``).
 
     The vectors :math:`v_R = (|C_j|\chi_R(C_j)/d_R)_j` are the common eigenvectors of the class
@@ -694,7 +694,7 @@ def burnside_character_table(G: "FiniteGroup | str", seed: int = 0, max_tries: i
         v = [_simplify(x / eigvec[0]) for x in eigvec]
         norm = _simplify(sum(x * sympy.conjugate(x) / s for x, s in zip(v, sizes)))
         d2 = _simplify(G.order / norm)
-        d = int(round(float(sympy.sqrt(d2).evalf(30))))
+        d = round(float(sympy.sqrt(d2).evalf(30)))
         if not is_zero(d2 - d * d):
             raise AssertionError(f"Burnside: non-integer degree^2 {d2}")
         rows.append([_simplify(d * x / s) for x, s in zip(v, sizes)])
@@ -750,7 +750,7 @@ def _check_classes(G: FiniteGroup, limit: int = MAX_CHARACTER_CLASSES) -> None:
         )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _character_table_cached(G: FiniteGroup) -> CharacterTable:
     _check_classes(G)
     if G.kind == "symmetric":
@@ -764,7 +764,7 @@ def _character_table_cached(G: FiniteGroup) -> CharacterTable:
     return burnside_character_table(G)
 
 
-def character_table(G: "FiniteGroup | str") -> CharacterTable:
+def character_table(G: FiniteGroup | str) -> CharacterTable:
     """Exact character table (cached): Murnaghan-Nakayama for S_n, closed forms for D_n and Z_n,
     tensor products for direct products, Burnside's algorithm otherwise (A_n, Q_8)."""
     return _character_table_cached(as_group(G))
@@ -792,7 +792,7 @@ def standard_tableaux(shape: Sequence[int]) -> list[tuple[tuple[int, int], ...]]
             c = filled[r]
             if c < shape[r] and (r == 0 or filled[r - 1] > c):
                 filled[r] += 1
-                rec(filled, pos + [(r, c)])
+                rec(filled, [*pos, (r, c)])
                 filled[r] -= 1
 
     rec([0] * len(shape), [])
@@ -824,7 +824,7 @@ def young_orthogonal_generators(shape: Sequence[int]) -> list[sympy.Matrix]:
     return gens
 
 
-def adjacent_transpositions(G: "FiniteGroup | str") -> list[int]:
+def adjacent_transpositions(G: FiniteGroup | str) -> list[int]:
     """Element indices of :math:`s_i = (i\\ i{+}1)` in S_n, i = 1..n-1 (generators for Young's form)."""
     G = as_group(G)
     if G.kind != "symmetric" or G.perms is None:
@@ -844,7 +844,7 @@ def _check_index(i: object, n: int, name: str, what: str) -> int:
     return i
 
 
-def product_irrep_factors(G: "FiniteGroup | str", r: int) -> tuple[int, int]:
+def product_irrep_factors(G: FiniteGroup | str, r: int) -> tuple[int, int]:
     """Indices ``(i, j)`` in the factors' character tables of the irrep ``r = R_i (x) R_j`` of a direct product.
 
     ``G.factors`` is ``(A, B)`` with A itself a product for three or more factors, so the irrep names of A
@@ -865,7 +865,7 @@ def product_irrep_factors(G: "FiniteGroup | str", r: int) -> tuple[int, int]:
     raise AssertionError(f"irrep {name!r} of {G.name} is not a product of irreps of {A.name} and {B.name}")
 
 
-def closed_form_irrep(G: "FiniteGroup | str", r: int, g: int) -> sympy.Matrix:
+def closed_form_irrep(G: FiniteGroup | str, r: int, g: int) -> sympy.Matrix:
     r"""Exact orthogonal matrix :math:`R_r(g)` for irreps with a closed form: D_n (1-dim characters and
     the rotation irreps :math:`r^k s^f\mapsto \mathrm{rot}(2\pi jk/n)\,\mathrm{diag}(1,-1)^f`), every
     1-dim real character (e.g. Z_2^k, the sign of S_n) and direct products of those (Kronecker products).
@@ -900,7 +900,7 @@ def closed_form_irrep(G: "FiniteGroup | str", r: int, g: int) -> sympy.Matrix:
     )
 
 
-def isotypic_projector(G: "FiniteGroup | str", r: int) -> sympy.Matrix:
+def isotypic_projector(G: FiniteGroup | str, r: int) -> sympy.Matrix:
     r"""Exact isotypic projector :math:`P_R = (d_R/|G|)\sum_g\chi_R(g)L(g)`, :math:`(L_g u)(x) = u(g^{-1}x)`,
     i.e. :math:`P_R[x,y] = (d_R/|G|)\,\chi_R(xy^{-1})` (real characters assumed)."""
     G = as_group(G)
@@ -924,12 +924,12 @@ def isotypic_projector(G: "FiniteGroup | str", r: int) -> sympy.Matrix:
 # --------------------------------------------------------------------------------------------
 
 
-def is_totally_real(G: "FiniteGroup | str") -> bool:
+def is_totally_real(G: FiniteGroup | str) -> bool:
     """True iff every irrep of G is realizable over R (all Frobenius-Schur indicators +1)."""
     return all(i == 1 for i in character_table(G).indicators)
 
 
-def check_totally_real(G: "FiniteGroup | str", source: str = "this computation") -> CharacterTable:
+def check_totally_real(G: FiniteGroup | str, source: str = "this computation") -> CharacterTable:
     """Return the character table, or raise ValueError naming the irreps that are not real.
 
     ``source`` names what needs real irreps (it starts the message).

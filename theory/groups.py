@@ -28,8 +28,8 @@ character-level LP of App. D.9.2, ``numerics.groups.character_lp``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import sympy
 from sympy import Integer, Rational, sqrt
@@ -46,34 +46,34 @@ from theory.finite_groups import (
 )
 
 __all__ = [
-    "SOURCE",
-    "condition_values",
-    "condition_holds",
-    "check_condition",
-    "s_sum",
-    "tau",
-    "kappa",
-    "max_margin",
-    "min_width",
-    "single_neuron_max",
-    "single_neuron_max_as_printed",
     "LEMMA_D11_FACTOR",
     "LEMMA_D11_FACTOR_AS_PRINTED",
-    "lemma_d15_neuron_norm_as_printed",
-    "optimal_neuron_scale",
-    "GroupConstruction",
-    "construction",
-    "character_game_matrix",
-    "game_value_on_support",
-    "TABLE_D1_CLASSES",
+    "SOURCE",
     "TABLE_D1_AS_PRINTED",
+    "TABLE_D1_CLASSES",
+    "GroupConstruction",
+    "character_game_matrix",
+    "check_condition",
+    "condition_holds",
+    "condition_values",
+    "construction",
+    "game_value_on_support",
+    "kappa",
+    "lemma_d15_neuron_norm_as_printed",
+    "max_margin",
+    "min_width",
+    "optimal_neuron_scale",
+    "s_sum",
+    "single_neuron_max",
+    "single_neuron_max_as_printed",
     "table_d1_corrected",
+    "tau",
 ]
 
 SOURCE = "Edelman Thm 7.9"
 
 
-def _real_table(G: "FiniteGroup | str") -> CharacterTable:
+def _real_table(G: FiniteGroup | str) -> CharacterTable:
     """The character table, after checking Theorem 7.9's first hypothesis (every irrep real)."""
     return check_totally_real(G, source=SOURCE)
 
@@ -87,7 +87,7 @@ def _d15(d: int) -> sympy.Expr:
     return Integer(d) ** Rational(3, 2)
 
 
-def condition_values(G: "FiniteGroup | str") -> tuple[sympy.Expr, ...]:
+def condition_values(G: FiniteGroup | str) -> tuple[sympy.Expr, ...]:
     r"""Exact :math:`\sum_{R\ne1} d_R^{3/2}\chi_R(C)` for every class C (entry 0, the identity class,
     is :math:`\sum_{R\ne1} d_R^{5/2}`); Theorem 7.9 and Lemma D.14. Requires real irreps."""
     ct = _real_table(G)
@@ -103,12 +103,12 @@ def _sign(x: sympy.Expr) -> int:
     return 1 if float(sympy.re(sympy.N(x, 50))) > 0 else -1
 
 
-def condition_holds(G: "FiniteGroup | str") -> bool:
+def condition_holds(G: FiniteGroup | str) -> bool:
     r"""Edelman Thm 7.9's condition: :math:`\sum_{R\ne1} d_R^{3/2}\chi_R(C) < 0` for every nontrivial class."""
     return all(_sign(v) < 0 for v in condition_values(G)[1:])
 
 
-def check_condition(G: "FiniteGroup | str") -> CharacterTable:
+def check_condition(G: FiniteGroup | str) -> CharacterTable:
     """Raise ValueError naming the classes where Thm 7.9's condition fails (after the reality check)."""
     G = as_group(G)
     ct = _real_table(G)
@@ -124,13 +124,13 @@ def check_condition(G: "FiniteGroup | str") -> CharacterTable:
     return ct
 
 
-def s_sum(G: "FiniteGroup | str") -> sympy.Expr:
+def s_sum(G: FiniteGroup | str) -> sympy.Expr:
     r""":math:`S = \sum_{R\ne1} d_R^{5/2}` (Lemma D.14; unrelated to the parity support)."""
     ct = _real_table(G)
     return sympy.Add(*[Integer(d) ** Rational(5, 2) for d in ct.dims[1:]])
 
 
-def tau(G: "FiniteGroup | str") -> tuple[sympy.Expr, ...]:
+def tau(G: FiniteGroup | str) -> tuple[sympy.Expr, ...]:
     r"""Class weights of Lemma D.14 (corrected normalization, ``docs/groups.md``):
     :math:`\tau_C = -\sum_{R\ne1} d_R^{3/2}\chi_R(C)/S` for nontrivial C; entry 0 (identity class) is 0.
 
@@ -139,10 +139,10 @@ def tau(G: "FiniteGroup | str") -> tuple[sympy.Expr, ...]:
     """
     vals = condition_values(G)
     S = s_sum(G)
-    return (Integer(0),) + tuple(sympy.radsimp(-v / S) for v in vals[1:])
+    return (Integer(0), *tuple(sympy.radsimp(-v / S) for v in vals[1:]))
 
 
-def kappa(G: "FiniteGroup | str", class_weights: Sequence[object] | None = None) -> tuple[sympy.Expr, ...]:
+def kappa(G: FiniteGroup | str, class_weights: Sequence[object] | None = None) -> tuple[sympy.Expr, ...]:
     r""":math:`\kappa_R = 1 - \sum_{C\ne e}\tau_C|C|\chi_R(C)/d_R` (Lemma D.11) for every irrep
     (entry 0 is the trivial irrep). ``class_weights`` defaults to :func:`tau`.
 
@@ -201,7 +201,7 @@ LEMMA_D11_FACTOR_AS_PRINTED = 1
 """The thesis's Lemma D.11 omits the factor 2 of the cross term 2u(a)v(b)w (erratum, docs/groups.md)."""
 
 
-def single_neuron_max(G: "FiniteGroup | str", class_weights: Sequence[object] | None = None) -> sympy.Expr:
+def single_neuron_max(G: FiniteGroup | str, class_weights: Sequence[object] | None = None) -> sympy.Expr:
     r"""Lemma D.13 (corrected by the factor 2 of Lemma D.11, ``docs/groups.md``): for class-constant weights :math:`\tau`,
 
     .. math:: \max_{\|\omega\|\le1}E[\psi'] = \frac{2}{3\sqrt3|G|^{3/2}}\max_{R\ne1}\frac{\kappa_R}{\sqrt{d_R}}.
@@ -217,13 +217,13 @@ def single_neuron_max(G: "FiniteGroup | str", class_weights: Sequence[object] | 
     return sympy.radsimp(LEMMA_D11_FACTOR * best / (3 * sqrt(3) * Integer(G.order) ** Rational(3, 2)))
 
 
-def single_neuron_max_as_printed(G: "FiniteGroup | str", class_weights: Sequence[object] | None = None) -> sympy.Expr:
+def single_neuron_max_as_printed(G: FiniteGroup | str, class_weights: Sequence[object] | None = None) -> sympy.Expr:
     """Erratum record: Lemma D.13 as printed, :math:`(1/(3\\sqrt3|G|^{3/2}))\\max\\kappa_R/\\sqrt{d_R}`,
     half the true single-neuron maximum (erratum, ``docs/groups.md``). Kept so a claim can refute it."""
     return sympy.radsimp(single_neuron_max(G, class_weights) * LEMMA_D11_FACTOR_AS_PRINTED / LEMMA_D11_FACTOR)
 
 
-def lemma_d15_neuron_norm_as_printed(G: "FiniteGroup | str", r: int) -> sympy.Expr:
+def lemma_d15_neuron_norm_as_printed(G: FiniteGroup | str, r: int) -> sympy.Expr:
     r"""Erratum record (``docs/groups.md``): Lemma D.15 uses the coefficient :math:`1/\sqrt{3|G|}`, i.e.
     :math:`u = R_{ij}/\sqrt{3|G|}` and likewise v, w. With :math:`\sum_g R_{ij}(g)^2 = |G|/d_R`
     (Lemma D.10) that neuron has norm :math:`\sqrt{3\cdot|G|/(3|G|d_R)} = d_R^{-1/2}`, not 1; a unit
@@ -240,7 +240,7 @@ def lemma_d15_neuron_norm_as_printed(G: "FiniteGroup | str", r: int) -> sympy.Ex
 # --------------------------------------------------------------------------------------------
 
 
-def max_margin(G: "FiniteGroup | str") -> sympy.Expr:
+def max_margin(G: FiniteGroup | str) -> sympy.Expr:
     r"""Edelman Thm 7.9: :math:`\gamma^*(G) = 2/(3\sqrt{3|G|}\,\sum_{R\ne1}d_R^{5/2})` (exact).
 
     Raises
@@ -255,13 +255,13 @@ def max_margin(G: "FiniteGroup | str") -> sympy.Expr:
     return sympy.radsimp(2 / (3 * sqrt(3 * G.order) * s_sum(G)))
 
 
-def min_width(G: "FiniteGroup | str") -> int:
+def min_width(G: FiniteGroup | str) -> int:
     r"""Width of the construction and of Thm 7.9's hypothesis, :math:`2\sum_{R\ne1}d_R^3`."""
     ct = _real_table(G)
     return 2 * sum(d**3 for d in ct.dims[1:])
 
 
-def optimal_neuron_scale(G: "FiniteGroup | str", r: int) -> sympy.Expr:
+def optimal_neuron_scale(G: FiniteGroup | str, r: int) -> sympy.Expr:
     r"""The factor :math:`t = \sqrt{d_R/(3|G|)}` of the rank-1 optimal unit neuron (equality case of Lemma D.13, ``docs/groups.md``):
     :math:`u(g)=t\,x^\top R(g)y,\ v(g)=t\,y^\top R(g)z,\ w(g)=t\,x^\top R(g)z` (x, y, z unit vectors)."""
     G = as_group(G)
@@ -320,11 +320,14 @@ class GroupConstruction:
         r"""Margin :math:`f[ab] - f[ab\,g]` for g in each nontrivial class (entry 0 is 0):
         :math:`2(3|G|)^{-3/2}\sum_R s_R d_R^{-1/2}(1-\chi_R(C)/d_R)`."""
         ct = character_table(self.group)
-        return (Integer(0),) + tuple(
-            sympy.radsimp(
-                sum(4 * self.coefficients[r] ** 3 * (ct.dims[r] - ct.values[r][c]) for r in range(1, ct.n_irreps))
-            )
-            for c in range(1, len(ct.classes))
+        return (
+            Integer(0),
+            *tuple(
+                sympy.radsimp(
+                    sum(4 * self.coefficients[r] ** 3 * (ct.dims[r] - ct.values[r][c]) for r in range(1, ct.n_irreps))
+                )
+                for c in range(1, len(ct.classes))
+            ),
         )
 
     @property
@@ -338,7 +341,7 @@ class GroupConstruction:
 
 
 def construction(
-    G: "FiniteGroup | str", width: int | None = None, budgets: Sequence[object] | None = None
+    G: FiniteGroup | str, width: int | None = None, budgets: Sequence[object] | None = None
 ) -> GroupConstruction:
     """The construction of Lemmas D.15-D.16 (default budgets: Thm 7.9's, requires the condition), or with
     explicit per-irrep budgets ``s_R`` (non-negative, summing to 1; entry 0 ignored) as in App. D.9.2.
@@ -354,7 +357,7 @@ def construction(
     if budgets is None:
         check_condition(G)
         S = s_sum(G)
-        s = (Integer(0),) + tuple(Integer(d) ** Rational(5, 2) / S for d in ct.dims[1:])
+        s = (Integer(0), *tuple(Integer(d) ** Rational(5, 2) / S for d in ct.dims[1:]))
     else:
         if isinstance(budgets, (str, bytes)) or not hasattr(budgets, "__iter__"):
             raise InputError(
@@ -367,10 +370,13 @@ def construction(
         inexact = any(isinstance(x, sympy.Float) for x in s)
         if any(float(x) < 0 for x in s) or not (abs(float(total) - 1) <= 1e-12 if inexact else is_zero(total - 1)):
             raise ValueError("budgets s_R must be non-negative and sum to 1 over the nontrivial irreps")
-        s = (Integer(0),) + s[1:]
-    coeffs = (Integer(0),) + tuple(
-        (s[r] / (2 * Integer(ct.dims[r]) ** 3)) ** Rational(1, 3) * sqrt(Rational(ct.dims[r], 3 * G.order))
-        for r in range(1, ct.n_irreps)
+        s = (Integer(0), *s[1:])
+    coeffs = (
+        Integer(0),
+        *tuple(
+            (s[r] / (2 * Integer(ct.dims[r]) ** 3)) ** Rational(1, 3) * sqrt(Rational(ct.dims[r], 3 * G.order))
+            for r in range(1, ct.n_irreps)
+        ),
     )
     n_active = 2 * sum(ct.dims[r] ** 3 for r in range(1, ct.n_irreps) if not s[r].is_zero)
     if width is None:
@@ -388,7 +394,7 @@ def construction(
 # --------------------------------------------------------------------------------------------
 
 
-def character_game_matrix(G: "FiniteGroup | str") -> tuple[tuple[sympy.Expr, ...], ...]:
+def character_game_matrix(G: FiniteGroup | str) -> tuple[tuple[sympy.Expr, ...], ...]:
     r"""Payoff :math:`A[R][C] = d_R^{-1/2}(1-\chi_R(C)/d_R)` of the character-level game of App. D.9.2 (``docs/groups.md``)
     (rows: nontrivial irreps, columns: nontrivial classes); then
     :math:`\gamma^*(G) = 2(3|G|)^{-3/2}\max_{s\in\Delta}\min_C (s^\top A)_C`."""
@@ -400,7 +406,7 @@ def character_game_matrix(G: "FiniteGroup | str") -> tuple[tuple[sympy.Expr, ...
 
 
 def game_value_on_support(
-    G: "FiniteGroup | str", irreps: Sequence[int], classes: Sequence[int]
+    G: FiniteGroup | str, irreps: Sequence[int], classes: Sequence[int]
 ) -> tuple[sympy.Expr, tuple[sympy.Expr, ...], tuple[sympy.Expr, ...]]:
     r"""Exact value of the character game of Edelman App. D.9.2 (corrected) given its support.
 
@@ -439,8 +445,8 @@ def game_value_on_support(
     p = sympy.symbols(f"p0:{len(classes)}")
     eq_s = [sum(s[i] * A[r - 1][c - 1] for i, r in enumerate(irreps)) - t for c in classes] + [sum(s) - 1]
     eq_p = [sum(p[i] * A[r - 1][c - 1] for i, c in enumerate(classes)) - t for r in irreps] + [sum(p) - 1]
-    sol_s = sympy.solve(eq_s, list(s) + [t], dict=True)
-    sol_p = sympy.solve(eq_p, list(p) + [t], dict=True)
+    sol_s = sympy.solve(eq_s, [*s, t], dict=True)
+    sol_p = sympy.solve(eq_p, [*p, t], dict=True)
     if len(sol_s) != 1 or len(sol_p) != 1:
         raise ValueError("the D.9.2 systems on this support are singular")
     unknowns_s, unknowns_p = [*s, t], [*p, t]

@@ -23,8 +23,8 @@ interpolate), the residual summed over the k+1 lattice points with equal weight.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import sympy
 
@@ -32,21 +32,21 @@ from ._checks import _as_int, as_number
 
 __all__ = [
     "SOURCE",
-    "lattice",
-    "parity_on_lattice",
-    "relu",
-    "feature_matrix",
     "LeastSquares",
-    "least_squares",
+    "c6_bias",
+    "c6_features",
+    "c6_index_set",
+    "claim5_as_printed",
+    "claim5_corrected",
     "claim5_corrected_biases",
     "claim5_corrected_weights",
-    "claim5_corrected",
     "claim5_printed_biases",
     "claim5_printed_weights",
-    "claim5_as_printed",
-    "c6_bias",
-    "c6_index_set",
-    "c6_features",
+    "feature_matrix",
+    "lattice",
+    "least_squares",
+    "parity_on_lattice",
+    "relu",
 ]
 
 SOURCE = "Edelman thesis Lemma B.4/Claim 5 (App. B.2.1), Lemma C.6/Thm C.11 (App. C.2.2); docs/boolean.md"

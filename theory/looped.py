@@ -50,40 +50,41 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import sympy
 
 from ._checks import as_number
 
 __all__ = [
-    "SOURCE",
-    "FIG_8_1_N",
     "FIG_8_1_D",
+    "FIG_8_1_N",
+    "FIG_8_1_REPORTED_KAPPA",
     "FIG_8_1_T",
     "FIG_8_1_TRIALS",
-    "FIG_8_1_REPORTED_KAPPA",
-    "mask",
+    "SOURCE",
+    "attention",
+    "check_step_size",
+    "condition_number",
     "construction",
     "embed",
-    "attention",
-    "lemma_8_13_attention",
-    "looped_forward",
-    "tf_readout",
+    "gd_contraction_factor",
     "gd_iterates",
-    "tf_output_predicted",
     "gram",
     "gram_spectrum",
-    "condition_number",
-    "prompt_step_size",
-    "check_step_size",
-    "gd_contraction_factor",
+    "lemma_8_13_attention",
     "lemma_8_23_bound",
-    "thm_8_25_bound",
-    "thm_8_25_exp_bound",
+    "looped_forward",
+    "mask",
+    "prompt_step_size",
+    "tf_output_predicted",
+    "tf_readout",
     "thm_8_16_bound",
     "thm_8_16_sharp_bound",
+    "thm_8_25_bound",
+    "thm_8_25_exp_bound",
 ]
 
 SOURCE = "Shi thesis (2024), Ch. 8"
@@ -243,7 +244,7 @@ def embed(X: Any, y: Any, alpha: Number, q0: Any = None, *, exact: bool = True) 
     d = len(Xm[0])
     a = _check_alpha(alpha, exact)
     q = [_conv(exact)(0)] * d if q0 is None else _vector(q0, d, exact, "q0")
-    return [row + [yi] for row, yi in zip(Xm, yv)] + [q + [a]]
+    return [[*row, yi] for row, yi in zip(Xm, yv)] + [[*q, a]]
 
 
 def attention(Z: Any, Q: Any = None, P: Any = None, *, exact: bool = True) -> Matrix:
@@ -276,7 +277,7 @@ def lemma_8_13_attention(X: Any, y: Any, alpha: Number, q0: Any = None, *, exact
     q = [zero] * d if q0 is None else _vector(q0, d, exact, "q0")
     G = gram(Xm, exact=exact)
     last = [sum(q[k] * G[k][j] for k in range(d)) + a * sum(yv[i] * Xm[i][j] for i in range(n)) for j in range(d)]
-    return [[zero] * (d + 1) for _ in range(n)] + [last + [zero]]
+    return [[zero] * (d + 1) for _ in range(n)] + [[*last, zero]]
 
 
 def looped_forward(

@@ -42,9 +42,10 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import mpmath
 import sympy
@@ -54,37 +55,37 @@ from ._checks import InputError, check_cost
 
 __all__ = [
     "SOURCE",
-    "check_count",
+    "RankOptimum",
     "as_covariance",
-    "is_exact",
-    "gamma_matrix",
+    "best_rank",
+    "check_count",
+    "corrected_prediction",
+    "dead_block_derivatives",
     "eigen_descending",
-    "t_values",
-    "reduced_loss",
-    "loss_constant",
-    "population_loss",
-    "full_rank_optimum",
+    "eq52_residuals",
     "excess_loss",
     "excess_loss_frobenius",
     "excess_loss_identity",
-    "RankOptimum",
-    "optimal_rank_r",
-    "optimal_losses",
-    "limit_relative_error",
-    "noisy_eval_loss",
-    "noisy_eval_loss_approx",
-    "expected_noisy_eval_loss",
-    "rank_difference",
-    "rank_difference_approx",
-    "best_rank",
-    "lsa_output",
-    "corrected_prediction",
     "expanded_prediction",
-    "eq52_residuals",
-    "dead_block_derivatives",
-    "scale_symmetry_residuals",
+    "expected_noisy_eval_loss",
+    "full_rank_optimum",
+    "gamma_matrix",
+    "is_exact",
     "lemma51_moments",
     "lemma51_residuals",
+    "limit_relative_error",
+    "loss_constant",
+    "lsa_output",
+    "noisy_eval_loss",
+    "noisy_eval_loss_approx",
+    "optimal_losses",
+    "optimal_rank_r",
+    "population_loss",
+    "rank_difference",
+    "rank_difference_approx",
+    "reduced_loss",
+    "scale_symmetry_residuals",
+    "t_values",
 ]
 
 SOURCE = "Shi thesis Ch. 5, Sec. 5.4 and App. D.1-D.2"
@@ -585,7 +586,7 @@ def noisy_eval_loss_approx(
 ) -> sympy.Expr:
     """Large-N approximation of Thm 5.4.2 (``N lambda_r >> tr D``, ``v_i* ~ 1/lambda_i``):
     ``L ~ ||xi||^2_D + (1/M)[(r+1)||s||^2_D + r ||xi||^2_D + r sigma^2]``."""
-    m, _, M, d, r, lam, c, sig = _eval_setup(Lam, 1, r, M, sigma, w, w_in_eigenbasis)
+    _m, _, M, d, r, lam, c, sig = _eval_setup(Lam, 1, r, M, sigma, w, w_in_eigenbasis)
     s2 = sum((c[i] ** 2 * lam[i] for i in range(r)), Integer(0))
     x2 = sum((c[i] ** 2 * lam[i] for i in range(r, d)), Integer(0))
     return x2 + ((r + 1) * s2 + r * x2 + r * sig**2) / M
@@ -639,7 +640,7 @@ def rank_difference_approx(
     Lam: Any, r: Any, r2: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False
 ) -> sympy.Expr:
     """Large-N form of Thm 5.4.3: ``(r' - r)/M (||s||^2_D + sigma^2)``."""
-    m, _, M, d, r, lam, c, sig = _eval_setup(Lam, 1, r, M, sigma, w, w_in_eigenbasis)
+    _m, _, M, d, r, lam, c, sig = _eval_setup(Lam, 1, r, M, sigma, w, w_in_eigenbasis)
     r2 = _check_rank(r2, d)
     _check_support_s(c, r)
     s2 = sum((c[i] ** 2 * lam[i] for i in range(r)), Integer(0))

@@ -36,54 +36,54 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 import sympy
 
 from ._checks import LimitError, as_number, check_positive_int
 
 __all__ = [
+    "K_INTEGRAND",
+    "LEMMA84_INTEGRANDS",
+    "MAX_EXACT_T",
     "A",
     "B",
+    "K",
+    "bigram_logits",
     "check_k",
     "check_t",
-    "transition_matrix",
-    "eigenvalue",
-    "stationary_law",
-    "matrix_power_closed_form",
-    "matrix_power_entry_form",
-    "strategy_probs",
-    "bigram_logits",
-    "unigram_logits",
-    "normalised_bigram_frequencies",
-    "posterior_dirichlet",
-    "posterior_beta_marginal",
-    "posterior_mean",
-    "posterior_mean_as_printed",
-    "expected_kl_given_counts",
-    "expected_row_entropy_two_state",
-    "uniform_kl_two_state",
-    "ngram_kl_asymptotic",
-    "MAX_EXACT_T",
-    "stationary_monomial_integral",
-    "transition_count_classes",
-    "next_token_class_probabilities",
-    "two_state_strategy_kl",
-    "LEMMA84_INTEGRANDS",
-    "lemma84_constant",
-    "lemma84_closed_form",
-    "K",
-    "K_INTEGRAND",
+    "cor_e2_diagonal_truncated",
+    "cor_e2_v_update",
     "e43_as_printed",
     "e43_corrected",
+    "e49_as_printed",
+    "eigenvalue",
+    "expected_kl_given_counts",
+    "expected_row_entropy_two_state",
     "leading_argmax_v2",
+    "lemma84_closed_form",
+    "lemma84_constant",
+    "matrix_power_closed_form",
+    "matrix_power_entry_form",
+    "next_token_class_probabilities",
+    "ngram_kl_asymptotic",
+    "normalised_bigram_frequencies",
+    "posterior_beta_marginal",
+    "posterior_dirichlet",
+    "posterior_mean",
+    "posterior_mean_as_printed",
+    "stationary_law",
+    "stationary_monomial_integral",
     "step1_W_leading",
     "step1_v_leading",
     "step2_diag_leading",
-    "cor_e2_v_update",
-    "e49_as_printed",
-    "cor_e2_diagonal_truncated",
+    "strategy_probs",
+    "transition_count_classes",
+    "transition_matrix",
+    "two_state_strategy_kl",
+    "uniform_kl_two_state",
+    "unigram_logits",
 ]
 
 #: The k = 2 parameters of Eq. (E.1): P = [[a, 1-a], [1-b, b]].
@@ -118,12 +118,11 @@ def _check_ab(a: object, b: object, *, irreducible: bool = False) -> tuple[sympy
     out = []
     for name, v in (("a", a), ("b", b)):
         x = as_number(v, name)
-        if x.is_number:
-            if not x.is_real or x < 0 or x > 1:
-                raise ValueError(
-                    f"{name} must lie in [0, 1] (Eq. (E.1): the rows of P = [[a, 1-a], [1-b, b]] are probability "
-                    f"vectors), got {name} = {v}: P would not be a stochastic matrix"
-                )
+        if x.is_number and (not x.is_real or x < 0 or x > 1):
+            raise ValueError(
+                f"{name} must lie in [0, 1] (Eq. (E.1): the rows of P = [[a, 1-a], [1-b, b]] are probability "
+                f"vectors), got {name} = {v}: P would not be a stochastic matrix"
+            )
         out.append(x)
     if irreducible and out[0] == 1 and out[1] == 1:
         raise ValueError("a = b = 1 gives P = I, which has no unique stationary law (App. E.1 needs lambda != 1)")
@@ -217,7 +216,7 @@ def normalised_bigram_frequencies(seq: Sequence[int], k: int) -> list[list[Fract
     in layer 1; ``docs/markov.md``). ``None`` where no transition leaves ``x_i`` (there the construction's output
     is not a bigram statistic)."""
     x = _check_seq(seq, check_k(k))
-    prev = [x[0]] + x[:-1]  # x_0 := x_1
+    prev = [x[0], *x[:-1]]  # x_0 := x_1
     out: list[list[Fraction] | None] = []
     for i in range(len(x)):
         counts = [sum(1 for s in range(i + 1) if prev[s] == x[i] and x[s] == j) for j in range(k)]
@@ -430,7 +429,7 @@ def next_token_class_probabilities(t: int) -> dict[tuple[tuple[int, ...], int], 
 
 def _prediction_two_state(cls: tuple[int, ...], t: int, strategy: str) -> list[Fraction]:
     """The strategy's next-token law after a sequence of class ``cls`` (Sec. 8.2.2, flat prior, k = 2)."""
-    x1, xt, c00, c01, c10, c11 = cls
+    _x1, xt, c00, c01, c10, c11 = cls
     if strategy == "uniform":
         return [Fraction(1, 2)] * 2
     if strategy == "unigram":
@@ -505,7 +504,7 @@ def _integrate_unit_square(expr: sympy.Expr) -> sympy.Expr:
     return sympy.expand(sympy.expand_log(sympy.simplify(outer), force=True))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def lemma84_constant(name: str) -> sympy.Expr:
     """A Lemma 8.4 integral by sympy integration of its printed integrand (``LEMMA84_INTEGRANDS``), or ``"D"``:
     ``D = E[pi_1^2 + pi_2^2] - 1/2`` (Eq. (E.29)).
@@ -535,7 +534,7 @@ def lemma84_closed_form(name: str) -> sympy.Expr:
     return sympy.expand(sympy.expand_log(forms[name], force=True))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def K(j: int) -> sympy.Expr:
     """``K_j``: the coefficient of ``(t-j+1)(t-j+2)/(2t)`` in the diagonal-bias part of the second-step update of
     ``v_j`` (Eqs. (E.39), (E.40)), exact: ``K_1 = (1 - ln 2)/3``, ``K_2 = 8/3 - (11/3) ln 2``, ... Even j beat their

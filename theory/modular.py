@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import sympy
 from sympy import Rational, cos, factorial, pi, sqrt
@@ -61,32 +61,32 @@ from ._checks import (
 )
 
 __all__ = [
-    "max_margin",
-    "max_margin_k2_morwani",
-    "min_width",
-    "frequencies",
-    "optimal_amplitude",
-    "optimal_fourier_magnitude",
-    "max_margin_logits",
-    "single_neuron_bound",
-    "construction_logit_as_printed",
+    "MEMORISING_SCALINGS",
     "FourierNeuron",
-    "optimal_neuron",
     "ModularConstruction",
     "construction",
-    "MEMORISING_SCALINGS",
-    "memorising_scales",
-    "memorising_normalized_margin",
+    "construction_logit_as_printed",
+    "cos_sum_expansion",
+    "frequencies",
+    "max_margin",
+    "max_margin_k2_morwani",
+    "max_margin_logits",
     "memorising_margin",
     "memorising_margin_ratio",
+    "memorising_normalized_margin",
+    "memorising_scales",
+    "min_width",
+    "optimal_amplitude",
+    "optimal_fourier_magnitude",
+    "optimal_neuron",
     "polarization_identity",
-    "cos_sum_expansion",
-    "psi_time_domain",
+    "psi_dc_leak",
     "psi_fourier",
     "psi_phase_mismatch",
-    "psi_unbalanced",
+    "psi_time_domain",
     "psi_two_frequencies",
-    "psi_dc_leak",
+    "psi_unbalanced",
+    "single_neuron_bound",
 ]
 
 SOURCE = "Shi thesis Thm 4.9 / C.22"
@@ -287,7 +287,7 @@ class FourierNeuron:
     zeta: int
     phases: tuple[sympy.Expr, ...]
     amplitude: sympy.Expr
-    mismatch: sympy.Expr = sympy.Integer(0)
+    mismatch: sympy.Expr = sympy.S.Zero
 
     @property
     def k(self) -> int:

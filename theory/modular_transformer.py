@@ -37,8 +37,8 @@ leaves the lazy (NTK) regime sooner, so the delay between fitting the training h
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 import sympy
 from sympy import I, Rational, exp
@@ -47,20 +47,20 @@ from . import modular as tm
 from ._checks import InputError, as_number, check_odd_modulus, check_positive_int
 
 __all__ = [
-    "frequency_bins",
     "bin_size",
+    "concentration_threshold",
     "cosine_dft",
-    "product_cosine_bin_power",
+    "covered_frequencies",
+    "dataset_size",
+    "frequency_bins",
     "head_power_support",
     "ideal_top_fraction",
     "isotropic_bin_share",
-    "concentration_threshold",
-    "dataset_size",
-    "train_size",
-    "required_width",
     "predicted_delay_order",
-    "covered_frequencies",
+    "product_cosine_bin_power",
+    "required_width",
     "single_frequency_purity",
+    "train_size",
 ]
 
 

@@ -40,8 +40,8 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import sympy
 from sympy import Rational, factorial, sqrt
@@ -60,22 +60,22 @@ from ._checks import (
 
 __all__ = [
     "SOURCE",
+    "ParityConstruction",
+    "ParityNeuron",
+    "StructuralPrediction",
+    "check_nk",
+    "check_support",
+    "construction",
+    "cube",
+    "expectation_identity_residual",
     "max_margin",
     "max_margin_spec_form",
     "min_width",
-    "output_coefficient",
-    "check_nk",
-    "check_support",
-    "parity_expectation",
-    "expectation_identity_residual",
     "neuron_margin",
-    "ParityNeuron",
     "optimal_neuron",
-    "ParityConstruction",
-    "construction",
-    "StructuralPrediction",
+    "output_coefficient",
+    "parity_expectation",
     "structural_prediction",
-    "cube",
 ]
 
 SOURCE = "Edelman thesis Thm 7.8"
@@ -338,7 +338,7 @@ class ParityNeuron:
         r""":math:`\|u\|^2+\|w\|^2` (exact)."""
         return sympy.nsimplify(sympy.Add(*[v**2 for v in self.u + self.w]))
 
-    def scaled(self, lam: sympy.Expr) -> "ParityNeuron":
+    def scaled(self, lam: sympy.Expr) -> ParityNeuron:
         return ParityNeuron(tuple(lam * v for v in self.u), tuple(lam * v for v in self.w))
 
     def preactivation(self, x: Sequence[int]) -> sympy.Expr:
@@ -451,7 +451,7 @@ def construction(n: int, support: Sequence[int], width: int | None = None) -> Pa
             f"require m >= {need} neurons"
         )
     lam = sympy.Integer(2) ** Rational(-(k - 1), k + 1)
-    neurons = tuple(optimal_neuron(n, S, (1,) + rest).scaled(lam) for rest in itertools.product([1, -1], repeat=k - 1))
+    neurons = tuple(optimal_neuron(n, S, (1, *rest)).scaled(lam) for rest in itertools.product([1, -1], repeat=k - 1))
     return ParityConstruction(n=n, support=S, neurons=neurons, scale=lam, width=width)
 
 

@@ -47,44 +47,44 @@ Errata / remarks enforced or documented here
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence, Union
 
 import sympy
 
 from ._checks import _as_int, as_number
 
 __all__ = [
-    "SOURCE",
     "BE_CONSTANT",
-    "population_gradient_formula",
-    "population_gradient_symbolic",
-    "flow_solution",
-    "flow_time",
-    "blowup_time",
-    "flow_rhs",
-    "sum_distribution",
-    "block_probabilities",
-    "error",
-    "equal_init_error",
+    "SOURCE",
     "ErrorPiece",
+    "block_probabilities",
+    "blowup_time",
+    "equal_init_error",
+    "error",
     "error_pieces",
     "first_time_error_at_most",
+    "flow_rhs",
+    "flow_solution",
+    "flow_time",
     "last_time_error_at_least",
-    "plateau_ratio",
-    "plateau_ratio_scaled",
-    "velocity_at_plateau_end_approx",
     "lemma_b8_bounds",
-    "lemma_b9_upper_bound",
     "lemma_b9_lower_bound",
     "lemma_b9_lower_bound_exact",
+    "lemma_b9_upper_bound",
+    "plateau_ratio",
+    "plateau_ratio_scaled",
+    "population_gradient_formula",
+    "population_gradient_symbolic",
+    "sum_distribution",
+    "velocity_at_plateau_end_approx",
 ]
 
 SOURCE = "Edelman thesis Sec. 5.4.2, App. B.2.3 (Lemmas B.8, B.9, Cor. B.10, Thm 5.7); docs/boolean.md"
 BE_CONSTANT = Fraction(56, 100)  # Berry-Esseen constant for non-identical summands (Shevtsova 2010)
 
-Rational = Union[int, Fraction]
+Rational = int | Fraction
 
 
 # --------------------------------------------------------------------------------------------------
@@ -217,7 +217,7 @@ def blowup_time(k: object, v0: object = 1) -> sympy.Expr:
     return v0 ** (2 - k) / (k - 2)
 
 
-def flow_time(v: object, k: object, v0: object = 1) -> Union[Fraction, sympy.Expr]:
+def flow_time(v: object, k: object, v0: object = 1) -> Fraction | sympy.Expr:
     """Inverse of the flow: t(v) = (v0^(2-k) - v^(2-k))/(k-2) (k >= 3), log(v/v0) (k = 2), for v >= v0 > 0.
 
     Exact Fraction when v and v0 are rational and k >= 3.
@@ -386,7 +386,7 @@ def _scan(k: int, m: int, v0: Fraction, eps: Fraction) -> Fraction:
 
     def ok(A: int, B: int) -> bool:
         if p == 0:  # err = 0 iff no output is 0 and the number of wrong blocks is a.s. even
-            return A + B == 2**m and (B == 0 or (A == 0 and k % 2 == 0))
+            return 2**m == A + B and (B == 0 or (A == 0 and k % 2 == 0))
         S = (A + B) ** k + (A - B) ** k
         return q * (D - S) <= p * D
 
@@ -413,7 +413,7 @@ def _scan(k: int, m: int, v0: Fraction, eps: Fraction) -> Fraction:
 
 def first_time_error_at_most(
     eps: object, k: object, n_prime: object, v0: object = 1
-) -> tuple[Fraction, Union[Fraction, sympy.Expr]]:
+) -> tuple[Fraction, Fraction | sympy.Expr]:
     """(v*, T(eps)): T(eps) = inf{t >= 0: err(t) <= eps} along the equal-init flow (Thm 5.7, main text).
 
     All-ones (or ±1) irrelevant weights, v_i(0) = v0. v* = inf{v >= v0: err(v) <= eps}; T = flow_time(v*).
@@ -433,7 +433,7 @@ def first_time_error_at_most(
 
 def last_time_error_at_least(
     alpha: object, k: object, n_prime: object, v0: object = 1
-) -> tuple[Fraction, Union[Fraction, sympy.Expr]]:
+) -> tuple[Fraction, Fraction | sympy.Expr]:
     """(v, T) with T = sup{t: err(t) >= alpha} (Cor. B.10's definition of T(alpha)), for 0 < alpha <= 1.
 
     For alpha = 0 the supremum is infinite (err >= 0 always), so Cor. B.10's T(0) must be read as the

@@ -29,20 +29,20 @@ Erratum (docs/boolean.md): :math:`|\xi_{S\setminus S'}|/|\xi_{[n]\setminus S}| =
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Iterable
 
 from ._checks import _as_int
 from .boolean import half_coefficient, half_full_set_coefficient, majority_coefficient
 
 __all__ = [
     "SOURCE",
-    "check_under_sparse",
-    "perturbation_epsilon",
     "bias_grid",
-    "neuron_correlation",
+    "check_under_sparse",
     "good_neuron_correlation",
     "good_neuron_correlations",
+    "neuron_correlation",
+    "perturbation_epsilon",
     "thm_c16_ratio",
     "thm_c16_ratio_as_printed",
 ]

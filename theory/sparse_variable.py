@@ -52,9 +52,9 @@ from __future__ import annotations
 import itertools
 import numbers
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterable, Mapping, Sequence
 
 import mpmath
 import sympy
@@ -62,48 +62,48 @@ import sympy
 from theory._checks import InputError, as_number, check_positive_int
 
 __all__ = [
-    "MAPPINGS",
     "C_SOFTMAX",
+    "MAPPINGS",
+    "Construction",
+    "Head",
     "Name",
     "RankOneSum",
-    "Head",
-    "Construction",
     "ReluNet",
     "SparseRepresentation",
+    "and_information_bound",
+    "chance_cross_entropy",
+    "check_bits",
     "check_sparsity",
     "check_support",
-    "check_bits",
     "chi",
-    "r_a19",
-    "r_a20",
-    "r_a21",
+    "exact_head_norms",
+    "fixed_score_worst_case_error",
+    "general_representation",
+    "head_norm_closed_forms",
+    "lemma47_sharp_ratios",
     "lemma_a19",
     "lemma_a19_coherent",
-    "r_a19_coherent",
     "lemma_a20",
     "lemma_a21",
-    "stated_head_bounds",
-    "exact_head_norms",
-    "head_norm_closed_forms",
-    "worst_case_error",
-    "worst_case_input",
-    "score_coefficients",
-    "fixed_score_worst_case_error",
-    "relu_interpolation_net",
-    "stated_mlp_bounds",
-    "mlp_norms",
     "mlp_max_entries",
-    "symmetric_representation",
-    "general_representation",
+    "mlp_norms",
+    "prop48_target_weight_bound",
+    "r_a19",
+    "r_a19_coherent",
+    "r_a20",
+    "r_a21",
     "random_support",
+    "relu_interpolation_net",
+    "score_coefficients",
+    "shattering_size",
     "softmax_jacobian_l11",
     "softmax_l11_sup",
     "softmax_linf_to_l1_constant",
-    "lemma47_sharp_ratios",
-    "shattering_size",
-    "prop48_target_weight_bound",
-    "chance_cross_entropy",
-    "and_information_bound",
+    "stated_head_bounds",
+    "stated_mlp_bounds",
+    "symmetric_representation",
+    "worst_case_error",
+    "worst_case_input",
 ]
 
 MAPPINGS = ("deterministic", "trainable", "bag")
@@ -199,7 +199,7 @@ class RankOneSum:
         """``x^T W`` for ``x`` a combination of orthonormal named vectors."""
         out: dict[Name, Fraction] = {}
         for c, u, w in self.terms:
-            if u in x and x[u]:
+            if x.get(u):
                 out[w] = out.get(w, Fraction(0)) + c * x[u]
         return out
 
@@ -443,7 +443,7 @@ def r_a19_coherent(T: int, s: int, gamma: Fraction, coherence: Fraction) -> symp
 def _solve(G: list[list[Fraction]], rhs: list[Fraction]) -> list[Fraction]:
     """Exact Gaussian elimination for a small nonsingular system."""
     n = len(G)
-    A = [list(map(Fraction, row)) + [Fraction(r)] for row, r in zip(G, rhs)]
+    A = [[*map(Fraction, row), Fraction(r)] for row, r in zip(G, rhs)]
     for i in range(n):
         piv = next(r for r in range(i, n) if A[r][i] != 0)
         A[i], A[piv] = A[piv], A[i]
@@ -530,7 +530,7 @@ def lemma_a21(
     if output not in ("scalar", "vector"):
         raise ValueError(f"output must be 'scalar' or 'vector', got {output!r}")
     wq = RankOneSum((_unit(CLS, ("k", 0)),))
-    wk = RankOneSum(tuple(_unit(("pos", i), ("k", 0)) for i in I) + (_unit(CLS, ("k", 0)),))
+    wk = RankOneSum((*tuple(_unit(("pos", i), ("k", 0)) for i in I), _unit(CLS, ("k", 0))))
     wv = RankOneSum(
         tuple(_unit(("pos", i), ("k", j)) for j, i in enumerate(I))
         + tuple(_unit(CLS, ("k", j), Fraction(-1)) for j in range(s))

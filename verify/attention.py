@@ -34,8 +34,9 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -46,14 +47,14 @@ from .train_step import PRINT_ESTIMATE_S, InsufficientMemoryError, check_free_me
 
 __all__ = [
     "AttentionConfig",
-    "AttentionEnsemble",
     "AttentionDivergedError",
-    "init_params",
-    "relative_scores",
-    "per_seed_cross_entropy",
-    "memory_estimate",
+    "AttentionEnsemble",
     "RunEstimate",
     "fit",
+    "init_params",
+    "memory_estimate",
+    "per_seed_cross_entropy",
+    "relative_scores",
 ]
 
 POSITIONS = ("relative", "absolute", "none")
@@ -267,7 +268,7 @@ class AttentionEnsemble(torch.nn.Module):
                 f"tokens must be int64 (B, T) or (S = {S}, B, T), got {tokens.dtype} {tuple(tokens.shape)}"
             )
         T = tokens.shape[-1]
-        if T > self.cfg.max_len:
+        if self.cfg.max_len < T:
             raise ValueError(f"sequence length {T} exceeds max_len = {self.cfg.max_len}")
         seed_idx = torch.arange(S, device=tokens.device)[:, None, None]
         z = self.p("embed")[seed_idx, tokens]  # (S, B, T, d)

@@ -26,9 +26,10 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -40,23 +41,23 @@ from .sweep.store import code_revision
 __all__ = [
     "CHECKPOINT_FORMAT",
     "CHECKPOINT_SECONDS",
-    "CheckpointMismatchError",
     "Checkpoint",
-    "TrainerState",
+    "CheckpointMismatchError",
     "Evaluations",
-    "plain",
-    "fit_checkpoint",
     "Resumption",
-    "resume",
+    "TrainerState",
     "current_binding",
-    "read_checkpoint",
-    "tensors_state",
+    "fit_checkpoint",
     "generator_states",
-    "set_generator_states",
     "global_rng_state",
-    "set_global_rng_state",
     "numpy_rng_states",
+    "plain",
+    "read_checkpoint",
+    "resume",
+    "set_generator_states",
+    "set_global_rng_state",
     "set_numpy_rng_states",
+    "tensors_state",
 ]
 
 CHECKPOINT_FORMAT = 2  # 2: checkpoints carry their binding (claim, claim config hash, code revision)
@@ -135,7 +136,7 @@ class Checkpoint:
     @classmethod
     def at(
         cls, path: str | os.PathLike[str] | None, trainer: str, config: Mapping[str, Any], steps: int, **kw: Any
-    ) -> "Checkpoint | None":
+    ) -> Checkpoint | None:
         """The checkpoint of a run that writes to ``path``; None when ``path`` is None (no checkpoints)."""
         return None if path is None else cls(Path(path), trainer, dict(config), int(steps), **kw)
 
@@ -249,7 +250,7 @@ class TrainerState:
     restore_extra: Callable[[Mapping[str, Any]], None] | None = None
     records: Mapping[str, list | dict] = field(default_factory=dict)
     numpy_rngs: Sequence[np.random.Generator] = ()
-    evaluations: "Evaluations | None" = None
+    evaluations: Evaluations | None = None
 
     def state(self) -> dict[str, Any]:
         """The state to save now."""

@@ -23,21 +23,22 @@ import hashlib
 import importlib.metadata as md
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 __all__ = [
-    "INDEX_PATH",
     "CLAIMS_DIR",
+    "INDEX_PATH",
     "IndexEntry",
-    "sources_digest",
     "build_index",
-    "write_index",
-    "load_index",
-    "select_indexed",
     "list_claims",
+    "load_index",
     "main",
+    "select_indexed",
+    "sources_digest",
+    "write_index",
 ]
 
 SCHEMA_VERSION = 1

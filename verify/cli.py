@@ -28,6 +28,7 @@ error, 74 stdout could not be written (disk full), 130 interrupted (Ctrl-C), 141
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import errno
 import json
@@ -36,9 +37,10 @@ import os
 import re
 import sys
 import time
+from collections.abc import Sequence
 from fractions import Fraction
 from importlib import metadata
-from typing import Any, Sequence
+from typing import Any
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # `tvk report`: a claim failed or is inconclusive (unless declared underpowered)
@@ -858,10 +860,7 @@ def option_message(exc: BaseException, args: argparse.Namespace | None) -> str:
     if not same:
         return f"{option}: {msg}"
     lead = re.match(rf"{re.escape(param)}(?: = | )", msg)
-    if lead is None:
-        msg = f"{option}: {msg}"
-    else:
-        msg = f"{option} {msg[lead.end() :]}"
+    msg = f"{option}: {msg}" if lead is None else f"{option} {msg[lead.end() :]}"
     # "..., got k = 5, n = 3" names what the user typed: "got --k 5, --n 3" (only the tail: the message body
     # speaks of the theorem's symbols, e.g. "2^n points").
     cut = msg.rfind("got ")
@@ -898,10 +897,8 @@ def _wants_json(argv: Sequence[str]) -> bool:
 def _report_error(message: str, as_json: bool, prefix: str = "tvk: error: ", **extra: Any) -> None:
     """One JSON object on stdout under --json (when stdout still works), one line on stderr."""
     if as_json:
-        try:
+        with contextlib.suppress(OSError, _OutputError):
             print(json.dumps({"error": message, **extra}), flush=True)
-        except (OSError, _OutputError):
-            pass
     _log(f"{prefix}{message}")
 
 

@@ -23,8 +23,8 @@ population GD run whose first updates predict more than a minute prints its memo
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import torch
@@ -43,23 +43,23 @@ CPU_THREADS = 1
 
 __all__ = [
     "CPU_THREADS",
-    "one_hot",
-    "model_dense",
-    "position_logits",
-    "per_sequence_loss",
-    "sequence_loss",
-    "autograd_gradients",
-    "finite_difference_gradients",
-    "attention_jacobian_autograd",
-    "directional_derivatives",
-    "OneStepV",
-    "one_gd_step_v",
-    "GDRun",
     "DecisionListDivergedError",
-    "population_gd_w",
+    "GDRun",
+    "OneStepV",
+    "attention_jacobian_autograd",
+    "autograd_gradients",
+    "directional_derivatives",
+    "finite_difference_gradients",
     "hessian_lambda_max",
-    "memory_estimate",
     "hessian_memory_estimate",
+    "memory_estimate",
+    "model_dense",
+    "one_gd_step_v",
+    "one_hot",
+    "per_sequence_loss",
+    "population_gd_w",
+    "position_logits",
+    "sequence_loss",
 ]
 
 ITEMSIZE = 8  # every tensor of this module is float64 (or int64 tokens and labels)

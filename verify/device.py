@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["resolve_device", "default_dtype", "resolve_dtype", "DTYPES"]
+__all__ = ["DTYPES", "default_dtype", "resolve_device", "resolve_dtype"]
 
 DTYPES: dict[str, torch.dtype] = {"float64": torch.float64, "float32": torch.float32}
 

@@ -38,12 +38,12 @@ import numpy as np
 from .io import atomic_path
 
 __all__ = [
-    "render_figures",
-    "render_plot_spec",
+    "FIGURE_FORMATS",
+    "PLOT_KINDS",
     "plot_spec_figure",
     "remove_stale_figures",
-    "PLOT_KINDS",
-    "FIGURE_FORMATS",
+    "render_figures",
+    "render_plot_spec",
 ]
 
 #: The file formats a figure can be written in; PNG is always written (the report shows it).

@@ -20,34 +20,35 @@ import os
 import shutil
 import sys
 import tempfile
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 __all__ = [
-    "ReportDirectoryError",
-    "DirectoryLockedError",
-    "prepare_directory",
-    "atomic_path",
-    "write_text_atomic",
-    "write_text",
-    "directory_lock",
-    "staging_directory",
-    "swap_in",
-    "remove_stale",
-    "Journal",
+    "ENVIRONMENT_ERRNOS",
+    "JOURNAL_NAME",
     "LOCK_NAME",
     "STAGE_PREFIX",
-    "JOURNAL_NAME",
     "CheckpointBinding",
-    "claim_checkpoints",
+    "DirectoryLockedError",
+    "Journal",
+    "ReportDirectoryError",
+    "atomic_path",
     "checkpoint_binding",
-    "note_resumed",
-    "quarantine",
     "checkpoint_log",
+    "claim_checkpoints",
+    "directory_lock",
     "log_to",
-    "ENVIRONMENT_ERRNOS",
+    "note_resumed",
+    "prepare_directory",
+    "quarantine",
+    "remove_stale",
+    "staging_directory",
+    "swap_in",
+    "write_text",
+    "write_text_atomic",
 ]
 
 LOCK_NAME = ".tvk-report.lock"
@@ -103,11 +104,10 @@ def atomic_path(target: str | os.PathLike) -> Iterator[str]:
 
 def write_text_atomic(target: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``target`` atomically (UTF-8)."""
-    with atomic_path(target) as tmp:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def write_text(target: str | os.PathLike, text: str) -> None:
@@ -177,10 +177,8 @@ def directory_lock(directory: str | os.PathLike, name: str = LOCK_NAME) -> Itera
         os.write(fd, f"{os.getpid()}\n".encode())
         yield path
     finally:
-        try:
+        with suppress(OSError):
             os.unlink(path)
-        except OSError:
-            pass
         os.close(fd)  # releases the flock
 
 
@@ -222,10 +220,8 @@ def swap_in(stage: Path, target: Path, names: Sequence[str]) -> None:
             undo.append((old, new))
     except BaseException:
         for src, dst in reversed(undo):
-            try:
+            with suppress(OSError):
                 os.replace(src, dst)
-            except OSError:
-                pass
         raise
 
 
@@ -270,7 +266,7 @@ class Journal:
     def close(self) -> None:
         self._fh.close()
 
-    def __enter__(self) -> "Journal":
+    def __enter__(self) -> Journal:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -31,8 +31,9 @@ import hashlib
 import math
 import os
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -46,12 +47,12 @@ from .preflight import preflight
 
 __all__ = [
     "SIMULATORS",
-    "SignalTrainConfig",
     "SignalRun",
+    "SignalTrainConfig",
     "SignalTrainingDiverged",
-    "train_signal",
     "initial_state",
     "memory_estimate",
+    "train_signal",
 ]
 
 SIMULATORS = ("reduced", "direct")

@@ -32,11 +32,12 @@ import signal
 import sys
 import tempfile
 import threading
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from time import monotonic
-from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 import torch
 from tqdm.auto import tqdm
@@ -46,12 +47,12 @@ from .io import checkpoint_log
 __all__ = [
     "LoopEnd",
     "NonFiniteGuard",
-    "run_loop",
-    "stack_seeds",
-    "torch_threads",
-    "save_atomically",
     "cosine_annealing",
     "first_nonfinite_seeds",
+    "run_loop",
+    "save_atomically",
+    "stack_seeds",
+    "torch_threads",
 ]
 
 R = TypeVar("R")
@@ -286,10 +287,8 @@ def save_atomically(path: Path, state: dict[str, Any]) -> None:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
 
 

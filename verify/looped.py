@@ -13,7 +13,7 @@ import torch
 from theory import looped as tl
 from verify.device import resolve_device
 
-__all__ = ["construction_weights", "embed", "attention", "looped_forward", "tf_outputs"]
+__all__ = ["attention", "construction_weights", "embed", "looped_forward", "tf_outputs"]
 
 
 def construction_weights(
@@ -22,7 +22,7 @@ def construction_weights(
     """(Q, P) of Thm 8.14 as tensors, from the exact construction in ``theory/looped.py``."""
     Q, P = tl.construction(d)
 
-    def to(A):  # noqa: ANN001
+    def to(A):
         return torch.tensor([[float(v) for v in row] for row in A.tolist()], dtype=dtype, device=device)
 
     return to(Q), to(P)
@@ -34,7 +34,7 @@ def embed(
     """Z^(0) = [[X, y], [q0^T, alpha]] batched: X (B, n, d), y (B, n), alpha scalar or (B,), q0 (B, d) -> (B, n+1, d+1)."""
     if X.ndim != 3 or y.shape != X.shape[:2]:
         raise ValueError(f"X must be (B, n, d) and y (B, n); got X {tuple(X.shape)}, y {tuple(y.shape)}")
-    B, n, d = X.shape
+    B, _n, d = X.shape
     a = (
         torch.as_tensor(alpha, dtype=X.dtype, device=X.device).expand(B)
         if not torch.is_tensor(alpha) or alpha.ndim == 0

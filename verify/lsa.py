@@ -22,9 +22,10 @@ whose first updates predict more than a minute prints its memory and time estima
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -37,17 +38,17 @@ from .loop import NonFiniteGuard, cosine_annealing, run_loop, stack_seeds
 from .preflight import preflight
 
 __all__ = [
-    "LSATrainingDiverged",
+    "Comparison",
     "LSAResult",
+    "LSATrainingDiverged",
+    "compare_to_optimum",
     "lsa_predict",
     "m_eff",
-    "sample_prompts",
+    "memory_estimate",
     "population_reduced_loss",
+    "sample_prompts",
     "train_population",
     "train_sgd",
-    "Comparison",
-    "compare_to_optimum",
-    "memory_estimate",
 ]
 
 LBFGS_HISTORY = 50  # curvature pairs kept by the L-BFGS polish of train_population

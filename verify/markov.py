@@ -33,18 +33,18 @@ from .checkpoint import fit_checkpoint
 from .device import resolve_device, resolve_dtype
 
 __all__ = [
-    "MinimalModelConfig",
-    "TransformerConfig",
     "MarkovRun",
     "MinimalEnsemble",
-    "toeplitz",
+    "MinimalModelConfig",
     "TestSet",
-    "make_test_set",
-    "train_minimal",
-    "train_transformer",
+    "TransformerConfig",
     "attention_masses",
     "effective_positional",
     "evaluate_kls",
+    "make_test_set",
+    "toeplitz",
+    "train_minimal",
+    "train_transformer",
 ]
 
 TEST_SEED = 10_000  # the test chains' generator (never a training seed stream)

@@ -18,7 +18,7 @@ by :math:`\|\theta\|_{2,\nu}^\nu = \sum_i \|\theta_i\|_2^\nu` (Shi Def C.2; Edel
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -27,7 +27,7 @@ from numerics.margins import HomogeneousNetwork
 
 from .loop import stack_seeds
 
-__all__ = ["HomogeneousEnsemble", "init_weights", "as_input_tensor", "preactivations", "logits"]
+__all__ = ["HomogeneousEnsemble", "as_input_tensor", "init_weights", "logits", "preactivations"]
 
 
 def init_weights(
@@ -140,7 +140,7 @@ class HomogeneousEnsemble(torch.nn.Module):
         init_std: float | None = None,
         dtype: torch.dtype = torch.float64,
         device: torch.device | str = "cpu",
-    ) -> "HomogeneousEnsemble":
+    ) -> HomogeneousEnsemble:
         """One network per seed, each initialised by :func:`init_weights` from its own generator."""
         seeds = [int(s) for s in seeds]
         if not seeds:
@@ -158,7 +158,7 @@ class HomogeneousEnsemble(torch.nn.Module):
     @classmethod
     def from_networks(
         cls, nets: Sequence[HomogeneousNetwork], dtype: torch.dtype = torch.float64, device: torch.device | str = "cpu"
-    ) -> "HomogeneousEnsemble":
+    ) -> HomogeneousEnsemble:
         """Stack numpy networks of equal shapes and degree (e.g. ``numerics.modular.construction_network``)."""
         if not nets or len({n.degree for n in nets}) != 1 or len({(n.U.shape, n.W.shape) for n in nets}) != 1:
             raise ValueError("need a non-empty list of networks of equal shapes and degree")

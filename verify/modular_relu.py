@@ -32,7 +32,7 @@ from .device import resolve_device
 from .loop import NonFiniteGuard, run_loop, stack_seeds, torch_threads
 from .preflight import preflight
 
-__all__ = ["ReluModularConfig", "ReluModularResult", "train_relu_modular", "memory_estimate"]
+__all__ = ["ReluModularConfig", "ReluModularResult", "memory_estimate", "train_relu_modular"]
 
 ITEMSIZE = 4  # parameters and activations are float32
 

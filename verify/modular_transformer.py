@@ -26,9 +26,10 @@ import dataclasses
 import math
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -47,15 +48,15 @@ from .models import HomogeneousEnsemble
 from .train import TrainConfig, TrainResult, ensemble_metrics, train
 
 __all__ = [
-    "SumTransformerConfig",
+    "PolySplitRun",
     "SumTransformer",
+    "SumTransformerConfig",
     "TransformerRun",
-    "train_sum_transformer",
     "answer_cross_entropy",
     "score_matrices",
-    "warmup_lr",
-    "PolySplitRun",
     "train_polynomial_split",
+    "train_sum_transformer",
+    "warmup_lr",
 ]
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -183,7 +184,7 @@ class SumTransformerConfig:
             head_width=self.head_width,
         )
 
-    def replace(self, **changes: Any) -> "SumTransformerConfig":
+    def replace(self, **changes: Any) -> SumTransformerConfig:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)
 
@@ -207,7 +208,7 @@ class SumTransformer(AttentionEnsemble):
         residual: bool = True,
         device: torch.device | str = "cpu",
         dtype: torch.dtype = torch.float32,
-    ) -> "SumTransformer":
+    ) -> SumTransformer:
         """Fresh networks, one per seed, with the shared module's initialisation (``AttentionEnsemble.init``)."""
         base = AttentionEnsemble.init(cfg, seeds, device=device, dtype=dtype)
         return cls(cfg, {n: base.p(n).detach() for n in base.names()}, residual=residual)

@@ -11,7 +11,7 @@ and the returned hook times the first updates through :class:`verify.attention.R
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 

@@ -21,6 +21,7 @@ sympy or mathtext cannot parse is shown as escaped ASCII text, as before.
 from __future__ import annotations
 
 import base64
+import contextlib
 import csv
 import dataclasses
 import importlib.metadata as md
@@ -33,9 +34,10 @@ import re
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import jinja2
 import sympy
@@ -47,26 +49,26 @@ from sympy.parsing.sympy_parser import auto_number, auto_symbol, parse_expr
 from .claims.base import registry
 
 __all__ = [
+    "SCHEMA_PATH",
     "SCHEMA_VERSION",
     "VERDICTS",
-    "render_markdown",
-    "render_html",
-    "results_document",
-    "results_csv",
-    "results_json",
-    "headline",
     "fill_tolerance",
-    "md_escape",
-    "md_code",
     "gfm_slug",
+    "git_state",
     "group_of",
     "hardware",
-    "library_versions",
-    "git_state",
-    "SCHEMA_PATH",
-    "math_svg",
+    "headline",
     "latex_svg",
+    "library_versions",
     "math_html",
+    "math_svg",
+    "md_code",
+    "md_escape",
+    "render_html",
+    "render_markdown",
+    "results_csv",
+    "results_document",
+    "results_json",
 ]
 
 #: Version of the ``results.json`` layout (``verify/schema/results.schema.json``).
@@ -265,7 +267,7 @@ def _counterexample_rows(ce: Any, limit: int = 14) -> list[tuple[str, str]]:
 
     add("", ce, 0)
     if len(rows) > limit:
-        rows = rows[:limit] + [("…", f"{len(rows) - limit} more fields in the full data")]
+        rows = [*rows[:limit], ("…", f"{len(rows) - limit} more fields in the full data")]
     return rows
 
 
@@ -784,10 +786,8 @@ def library_versions(names: Iterable[str] = LIBRARIES) -> dict[str, str]:
     """Python's version and the installed versions of ``names`` (those not installed are left out)."""
     out = {"python": platform.python_version()}
     for name in names:
-        try:
+        with contextlib.suppress(md.PackageNotFoundError):
             out[name] = md.version(name)
-        except md.PackageNotFoundError:
-            pass
     return out
 
 

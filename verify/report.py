@@ -8,10 +8,12 @@ end, so a run that fails or is interrupted leaves the previous report as it was.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from . import io
 from .claims import RunContext, registry, run_claim, select
@@ -36,7 +38,7 @@ from .sweep import STORE_NAME, grid_of, sweep_session
 from .sweep.preflight import preflight
 from .train import TRAIN_DTYPES, config_overrides
 
-__all__ = ["run_report", "render_markdown", "render_html", "ReportError"]
+__all__ = ["ReportError", "render_html", "render_markdown", "run_report"]
 
 REPORT_FILES = ("figures", "results.json", "results.csv", "report.md", "report.html")  # swapped in, in this order
 CHECKPOINT_DIR = ".checkpoints"
@@ -372,8 +374,9 @@ def _run_locked(
         journal = Journal(out / JOURNAL_NAME)
     except OSError as exc:
         raise ReportDirectoryError(f"cannot write {str(out / JOURNAL_NAME)!r}: {exc.strerror or exc}") from exc
-    with journal:
-        with sweep_session(
+    with (
+        journal,
+        sweep_session(
             executor,
             store=store,
             shard=shard,
@@ -381,37 +384,36 @@ def _run_locked(
             ray_address=ray_address,
             gpus_per_cell=gpus_per_cell,
             log=log,
-        ) as session:
-            preflight(claims, scale, device, session, confirm=confirm_cost, log=log)  # type: ignore[arg-type]
-            overrides = config_overrides(dtype=dtype, ignore_memory_check=ignore_memory_check or None)
-            with overrides:
-                try:
-                    if jobs > 1:
-                        records = _run_parallel(
-                            claims,
-                            ctx,
-                            session,
-                            log,
-                            journal,
-                            jobs=jobs,
-                            runtimes=runtimes,
-                            min_seconds=MIN_PARALLEL_S if auto_jobs else 0.0,
-                            dtype=dtype,
-                            ignore_memory_check=ignore_memory_check,
-                        )
-                    else:
-                        records = _run_claims(claims, ctx, session, log, journal)
-                except BaseException as exc:
-                    what = "interrupted" if isinstance(exc, KeyboardInterrupt) else "stopped"
-                    log(
-                        f"{what} after {journal.count} of {len(claims)} claims: their records are in {journal.path}; "
-                        f"the previous report in {out} is unchanged"
+        ) as session,
+    ):
+        preflight(claims, scale, device, session, confirm=confirm_cost, log=log)  # type: ignore[arg-type]
+        overrides = config_overrides(dtype=dtype, ignore_memory_check=ignore_memory_check or None)
+        with overrides:
+            try:
+                if jobs > 1:
+                    records = _run_parallel(
+                        claims,
+                        ctx,
+                        session,
+                        log,
+                        journal,
+                        jobs=jobs,
+                        runtimes=runtimes,
+                        min_seconds=MIN_PARALLEL_S if auto_jobs else 0.0,
+                        dtype=dtype,
+                        ignore_memory_check=ignore_memory_check,
                     )
-                    raise
-    try:
+                else:
+                    records = _run_claims(claims, ctx, session, log, journal)
+            except BaseException as exc:
+                what = "interrupted" if isinstance(exc, KeyboardInterrupt) else "stopped"
+                log(
+                    f"{what} after {journal.count} of {len(claims)} claims: their records are in {journal.path}; "
+                    f"the previous report in {out} is unchanged"
+                )
+                raise
+    with contextlib.suppress(OSError):
         checkpoints.rmdir()  # only removed when empty: unfinished runs keep their checkpoints
-    except OSError:
-        pass
     devices = sorted({str(r["metadata"]["device"]) for r in records})
     meta = {
         "scale": scale,

@@ -36,23 +36,24 @@ import sys
 import threading
 import time
 import types
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from .cores import cpu_cores
 
 __all__ = [
     "GRACE_S",
     "KIND_SECONDS",
-    "WorkerSetup",
-    "WorkerError",
     "ClaimEnvironmentError",
+    "WorkerError",
+    "WorkerSetup",
     "default_jobs",
     "expected_runtimes",
-    "schedule",
     "run_in_workers",
+    "schedule",
 ]
 
 #: Seconds the workers get, after an interrupt or an error, to save checkpoints and stop before they are terminated.
@@ -213,10 +214,8 @@ def _claim_runner(setup: WorkerSetup, send: Callable[[tuple], None]) -> Iterator
         load_entry_points()
     load_claim_modules(files_and_modules)
     for module in setup.modules:
-        try:
+        with suppress(Exception):
             importlib.import_module(module)
-        except Exception:  # noqa: BLE001  (its claims are then missing here: the parent runs them)
-            pass
     ctx = RunContext(scale=setup.scale, device=setup.device, progress=False, workdir=setup.workdir)  # type: ignore[arg-type]
 
     def run(claim_id: str) -> dict:
@@ -239,7 +238,7 @@ def _portable(record: dict) -> dict:
     try:
         pickle.dumps(record)
         return record
-    except Exception:  # noqa: BLE001  (an object that does not pickle: send what the journal would write)
+    except Exception:
         return json.loads(json.dumps(record, default=str))
 
 
@@ -284,17 +283,15 @@ def _worker_main(conn: Any, setup: WorkerSetup) -> None:
         else:
             info = (exc.errno, exc.strerror, None if exc.filename is None else str(exc.filename), str(exc))
             _last_word(conn, ("oserror", current, info))
-    except BaseException as exc:  # noqa: BLE001  (reported to the parent, which stops the run)
+    except BaseException as exc:
         kind = "error" if current is not None else "broken"
         _last_word(conn, (kind, current, f"{type(exc).__name__}: {' '.join(str(exc).split())}"))
 
 
 def _last_word(conn: Any, message: tuple) -> None:
     """Send a worker's final message, unless the parent is gone or stopping it (a second interrupt)."""
-    try:
+    with suppress(OSError, KeyboardInterrupt):
         conn.send(message)
-    except (OSError, KeyboardInterrupt):
-        pass
 
 
 # ------------------------------------------------------------------------------------------------ the parent
@@ -461,10 +458,8 @@ def run_in_workers(
 
 def _send(conn: Any, obj: Any) -> None:
     """Hand ``obj`` to a worker; a worker that is gone is noticed when its pipe reads as closed."""
-    try:
+    with suppress(OSError):
         conn.send(obj)
-    except OSError:
-        pass
 
 
 def _stop(workers: dict[Any, Any], log: Callable[[str], None], on_done: Callable[[str, dict], None]) -> None:
@@ -479,10 +474,8 @@ def _stop(workers: dict[Any, Any], log: Callable[[str], None], on_done: Callable
                 f"(up to {GRACE_S:.0f} s; interrupt again to stop them at once)"
             )
         for proc in alive:
-            try:
+            with suppress(OSError):
                 os.kill(proc.pid, signal.SIGINT)
-            except OSError:
-                pass
         deadline = time.monotonic() + GRACE_S
         while workers and time.monotonic() < deadline:
             for conn in mp_connection.wait(list(workers), timeout=POLL_S):
@@ -497,10 +490,8 @@ def _stop(workers: dict[Any, Any], log: Callable[[str], None], on_done: Callable
                 elif kind == "ready":
                     _send(conn, None)
                 elif kind == "done":
-                    try:
+                    with suppress(Exception):
                         on_done(claim_id, payload)
-                    except Exception:  # noqa: BLE001  (the run is already stopping for another reason)
-                        pass
     except KeyboardInterrupt:
         log("stopping the worker processes now")
     finally:

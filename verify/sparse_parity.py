@@ -110,9 +110,10 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import sympy
@@ -133,22 +134,22 @@ from .loop import run_loop, stack_seeds, torch_threads
 from .train_step import PRINT_ESTIMATE_S, check_free_memory
 
 __all__ = [
-    "ARCHS",
     "ACTIVATIONS",
+    "ARCHS",
+    "DECAYS",
     "INITS",
     "LOSSES",
     "MODES",
-    "DECAYS",
     "SparseParityConfig",
     "SparseParityResult",
-    "train_parity",
-    "divergence_reason",
     "activation_fn",
-    "parity_labels",
-    "init_params",
+    "divergence_reason",
     "forward",
+    "init_params",
     "loss_fn",
     "memory_estimate",
+    "parity_labels",
+    "train_parity",
 ]
 
 ARCHS = ("mlp", "polynet")
@@ -326,7 +327,7 @@ class SparseParityConfig:
             f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v) for f in dataclasses.fields(self)
         }
 
-    def replace(self, **changes: Any) -> "SparseParityConfig":
+    def replace(self, **changes: Any) -> SparseParityConfig:
         return dataclasses.replace(self, **changes)
 
 
@@ -543,10 +544,7 @@ def forward(
 ) -> torch.Tensor:
     """Outputs (E, P) of the ensemble on inputs x of shape (E, P, n) (per-seed) or (P, n) (shared)."""
     W, b = params["W"], params["b"]
-    if x.dim() == 2:
-        pre = torch.einsum("pn,ern->epr", x, W)
-    else:
-        pre = torch.bmm(x, W.transpose(1, 2))
+    pre = torch.einsum("pn,ern->epr", x, W) if x.dim() == 2 else torch.bmm(x, W.transpose(1, 2))
     pre = pre + b[:, None, :]
     if config.arch == "polynet":
         return pre.prod(dim=-1)
@@ -692,10 +690,7 @@ def memory_estimate(config: SparseParityConfig, itemsize: int = 4) -> int:
     E, B, n = len(c.seeds), c.batch_size, c.n
     rows = c.k if c.arch == "polynet" else c.width
     chunk = max(1, DATA_CHUNK_ELEMENTS // (B * n))
-    if c.mode == "online":
-        data = E * chunk * B * (n + 1)
-    else:
-        data = E * int(c.n_train) * (n + 8) + E * chunk * B * 8
+    data = E * chunk * B * (n + 1) if c.mode == "online" else E * int(c.n_train) * (n + 8) + E * chunk * B * 8
     batch = E * B * (n + 1) * itemsize + 4 * E * B * rows * itemsize
     params = 5 * E * rows * (n + 2) * itemsize
     validation = c.n_eval * (n + 1) * itemsize

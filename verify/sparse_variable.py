@@ -19,8 +19,9 @@ from __future__ import annotations
 import math
 import os
 import random
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -34,24 +35,24 @@ from .checkpoint import fit_checkpoint
 from .device import resolve_device, resolve_dtype
 
 __all__ = [
-    "CLS_TOKEN",
     "AND_P",
-    "ModelConfig",
-    "AndRunConfig",
+    "CLS_TOKEN",
     "AndRun",
-    "ParityRunConfig",
+    "AndRunConfig",
+    "ModelConfig",
     "ParityRun",
+    "ParityRunConfig",
     "SweepConfig",
-    "with_cls",
-    "cls_cross_entropy",
-    "attention_config",
-    "and_datasets",
-    "train_and",
-    "cell_config",
     "and_cell",
-    "thresholds_of",
+    "and_datasets",
     "and_threshold_sweep",
+    "attention_config",
+    "cell_config",
+    "cls_cross_entropy",
+    "thresholds_of",
+    "train_and",
     "train_parity",
+    "with_cls",
 ]
 
 CLS_TOKEN = 2
@@ -98,7 +99,7 @@ def attention_config(T: int, model: ModelConfig) -> AttentionConfig:
 def with_cls(x: np.ndarray) -> np.ndarray:
     """Bits ``(..., T)`` -> tokens ``(..., T + 1)`` with [CLS] appended (int64)."""
     x = np.asarray(x, dtype=np.int64)
-    return np.concatenate([x, np.full(x.shape[:-1] + (1,), CLS_TOKEN, dtype=np.int64)], axis=-1)
+    return np.concatenate([x, np.full((*x.shape[:-1], 1), CLS_TOKEN, dtype=np.int64)], axis=-1)
 
 
 def cls_cross_entropy(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:

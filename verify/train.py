@@ -38,10 +38,11 @@ import hashlib
 import math
 import os
 import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -55,17 +56,17 @@ from .models import HomogeneousEnsemble, as_input_tensor, logits
 from .train_step import _OVERRIDES, STRATEGIES, EnsembleStep, StepPlan, plan_step
 
 __all__ = [
+    "CheckpointMismatchError",
     "TrainConfig",
     "TrainResult",
     "TrainingDivergedError",
-    "CheckpointMismatchError",
-    "train",
-    "learning_rate",
+    "config_overrides",
     "doubling_steps",
     "ensemble_metrics",
-    "load_checkpoint",
-    "config_overrides",
     "estimate_run",
+    "learning_rate",
+    "load_checkpoint",
+    "train",
 ]
 
 OPTIMIZERS = ("adam", "adamw", "sgd")
@@ -237,11 +238,11 @@ class TrainConfig:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "TrainConfig":
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
         """Inverse of :meth:`to_dict`."""
         return cls(**data)
 
-    def replace(self, **changes: Any) -> "TrainConfig":
+    def replace(self, **changes: Any) -> TrainConfig:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)
 

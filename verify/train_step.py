@@ -62,25 +62,26 @@ import math
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
 __all__ = [
-    "STRATEGIES",
     "KERNELS",
-    "StepShapes",
-    "StepPlan",
+    "STRATEGIES",
     "EnsembleStep",
     "InsufficientMemoryError",
-    "free_memory",
-    "memory_plan",
-    "plan_step",
+    "StepPlan",
+    "StepShapes",
     "ensemble_gradient",
+    "free_memory",
     "grid_labels",
     "grid_rows",
+    "memory_plan",
+    "plan_step",
 ]
 
 STRATEGIES = ("auto", "batched", "loop", "parallel", "vmap")
@@ -687,10 +688,7 @@ def ensemble_gradient(
     def run_group(s0: int) -> None:
         Ug, Wg = U[s0 : s0 + group], W[s0 : s0 + group]
         g = Ug.shape[0]
-        if dense:
-            table = Ug.reshape(g, m, k * d)
-        else:
-            table = Ug.permute(2, 3, 0, 1).reshape(k * d, g * m).contiguous()
+        table = Ug.reshape(g, m, k * d) if dense else Ug.permute(2, 3, 0, 1).reshape(k * d, g * m).contiguous()
         dtab = torch.zeros_like(table, memory_format=torch.contiguous_format)
         dWg = dW[s0 : s0 + g].zero_()
         ceg = ce[s0 : s0 + g]

@@ -12,7 +12,7 @@ Same conventions and signs as :mod:`numerics.walsh` (which may not import torch)
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 
@@ -21,15 +21,15 @@ from theory.boolean import as_mask
 from .device import resolve_device
 
 __all__ = [
+    "MAX_N",
+    "cube",
+    "default_radix",
     "fwht",
     "hadamard",
-    "default_radix",
-    "walsh_coefficients",
-    "cube",
     "linear_form",
     "population_gradient",
     "relu_prime",
-    "MAX_N",
+    "walsh_coefficients",
 ]
 
 MAX_N = 30

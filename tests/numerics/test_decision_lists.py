@@ -30,7 +30,7 @@ def test_labels_match_theory_on_every_subset():
 
 
 def test_forward_gives_distributions_supported_on_the_sequence():
-    task, W, V, S, _ = _random_instance(0)
+    _task, W, V, S, _ = _random_instance(0)
     p, z, sig = nd.forward(W, V, S)
     assert np.allclose(p.sum(-1), 1) and np.allclose(sig.sum(-1), 1)
     outside = np.ones_like(p, dtype=bool)
@@ -43,7 +43,7 @@ def test_forward_gives_distributions_supported_on_the_sequence():
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 100_000))
 def test_closed_form_gradients_match_finite_differences(seed):
-    task, W, V, S, Y = _random_instance(seed)
+    _task, W, V, S, Y = _random_instance(seed)
     gW, gV = nd.closed_form_gradients(W, V, S, Y)
     h = 1e-6
     for M, g, which in ((W, gW, 0), (V, gV, 1)):
@@ -57,7 +57,7 @@ def test_closed_form_gradients_match_finite_differences(seed):
 
 
 def test_gradient_of_tokens_outside_every_sequence_is_exactly_zero():
-    task, W, V, S, Y = _random_instance(1, L=9, n=3)
+    _task, W, V, S, Y = _random_instance(1, L=9, n=3)
     S, Y = S[:2], Y[:2]
     gW, _ = nd.closed_form_gradients(W, V, S, Y)
     absent = sorted(set(range(9)) - set(S.ravel().tolist()))
@@ -125,7 +125,7 @@ def test_directional_derivatives_in_S_equal_the_exact_expression():
     for a, (k_star, seqs) in sets.items():
         info = nd.notin_S_directional(task, Wf, c * nd.permutation_matrix(task), S, a)
         assert info["k_star"] == k_star
-        rows = S[(S == a).any(axis=1)]
+        rows = S[(a == S).any(axis=1)]
         assert [tuple(r) for r in rows[info["in_S"]].tolist()] == seqs
         V = [[Fraction(3) if task.perm[k] == r else 0 for k in range(L)] for r in range(L)]
         for s, d in zip(seqs, info["values"][info["in_S"]]):

@@ -33,7 +33,7 @@ def test_forward_matches_full_product_and_expansion():
 @pytest.mark.parametrize("r", range(5))
 def test_closed_form_matches_theory_rotated(r):
     L, R = _rotated(2)
-    U, v, Lr, ev, Q = nl.closed_form(L, 20, r)
+    U, v, Lr, _ev, _Q = nl.closed_form(L, 20, r)
     opt = tl.optimal_rank_r(sympy.diag(4, 3, 2, 1), 20, r)
     np.testing.assert_allclose(v, [float(x) for x in opt.v], rtol=1e-12)
     np.testing.assert_allclose(U, R @ np.array(opt.U.tolist(), dtype=float) @ R.T, atol=1e-12)
@@ -42,7 +42,7 @@ def test_closed_form_matches_theory_rotated(r):
 
 
 def test_thm542_float_matches_exact():
-    U, v, _, ev, Q = nl.closed_form(LAM, 20, 2)
+    _U, _v, _, ev, _Q = nl.closed_form(LAM, 20, 2)
     for sigma in (0, 1):
         exact = tl.noisy_eval_loss(sympy.diag(4, 3, 2, 1), 20, 2, 16, sigma, [1, 1, 1, 1])
         assert abs(nl.thm542(ev, 20, 2, 16, sigma, np.ones(4)) - float(exact)) < 1e-12
@@ -60,7 +60,7 @@ def test_lemma51_monte_carlo():
 
 
 def test_thm542_monte_carlo():
-    U, _, _, ev, _ = nl.closed_form(LAM, 20, 1)
+    U, _, _, _ev, _ = nl.closed_form(LAM, 20, 1)
     WPV, WKQ = nl.lsa_weights(U, 1.0)
     mean, se = nl.mc_eval_loss(WPV, WKQ, LAM, 16, np.ones(4), 1.0, 40_000, seed=6)
     exact = float(tl.noisy_eval_loss(sympy.diag(4, 3, 2, 1), 20, 1, 16, 1, [1, 1, 1, 1]))
@@ -105,7 +105,7 @@ def test_theory_numeric_fallback_large_d():
     L = R @ np.diag(np.linspace(5.0, 0.5, d)) @ R.T
     L = (L + L.T) / 2
     for r in (0, 3, 7):
-        U, v, Lr, _, _ = nl.closed_form(L, 30, r)
+        U, _v, Lr, _, _ = nl.closed_form(L, 30, r)
         opt = tl.optimal_rank_r(L, 30, r)  # mpmath path (float entries, d > 4)
         assert abs(float(opt.loss) - Lr) < 1e-10
         np.testing.assert_allclose(np.array(opt.U.tolist(), dtype=float), U, atol=1e-10)

@@ -106,7 +106,7 @@ def test_induction_targets_and_constructions() -> None:
     assert np.flatnonzero(tg[4]).tolist() == [2]  # x_4 = 1 follows nothing but x_2 = 1 (1-based: j = 3)
     assert np.flatnonzero(tg[3]).tolist() == [1, 3]
     W, v = nm.bigram_construction(3, 10)
-    assert (W == np.eye(3)).all() and np.argmax(v) == 1
+    assert (np.eye(3) == W).all() and np.argmax(v) == 1
 
 
 def test_trigram_chains() -> None:

@@ -218,7 +218,7 @@ def test_bad_input() -> None:
         mg.minimal_model_logits(np.full((1, 4), 2), np.eye(2), np.ones(4))
     with pytest.raises(ValueError, match="j must be"):
         mg.K_quadrature(0)
-    with pytest.raises(ValueError, match="unknown Lemma 8.4 integral"):
+    with pytest.raises(ValueError, match=r"unknown Lemma 8\.4 integral"):
         mg.lemma84_quadrature("E.99")
     with pytest.raises(ValueError, match="k = 2 or 3"):
         mg.posterior_mean_quadrature([1, 2, 3, 4], [1, 1, 1, 1])

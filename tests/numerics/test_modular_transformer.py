@@ -87,7 +87,7 @@ def test_head_spectra_shapes():
     rng = np.random.default_rng(2)
     spec = nm.head_spectra(rng.standard_normal((2, 3, 7, 7)), 2)
     assert spec.top_fraction.shape == (2, 3) and spec.dominant_bin.shape == (2, 3, 2)
-    assert ((0 < spec.centred_share) & (spec.centred_share <= 1)).all()
+    assert ((spec.centred_share > 0) & (spec.centred_share <= 1)).all()
 
 
 def test_embedding_purity_of_the_construction_is_one():

@@ -155,7 +155,7 @@ def test_even_n_minus_s_exact_values(n, k, s):
 
     eps = Fraction(1, 2 * comb(n - s, k))
     h = B.half_full_set_coefficient(s)
-    for b in [Fraction(0)] + SI.bias_grid(k, eps):
+    for b in [Fraction(0), *SI.bias_grid(k, eps)]:
         g = NP.perturbed_neuron_correlation_exact(n, k, s, eps, b)
         assert g[s] == h * B.majority_coefficient(n - s + 1, k - s - 1) / 2
         assert g[k] == h * B.majority_coefficient(n - s + 1, k - s + 1) / 2

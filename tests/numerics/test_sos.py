@@ -74,7 +74,7 @@ def _translation_matrices(name: str) -> list[tuple[np.ndarray, np.ndarray]]:
     T = np.asarray(G.table)
     inv = np.asarray(G.inverse)
     gens, ords = sos._abelian_subgroup(G)
-    e = int(np.flatnonzero((T == np.arange(G.order)).all(axis=1))[0])
+    e = int(np.flatnonzero((np.arange(G.order) == T).all(axis=1))[0])
     out = []
     for s in np.ndindex(*(tuple(ords) * 2)):
         g = h = e

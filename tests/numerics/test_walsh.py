@@ -87,9 +87,9 @@ def test_linear_form_matches_cube():
 # ---------------------------------------------------------------- Lemma B.3 and its all-ones warm-up
 @pytest.mark.parametrize("n,k,a,b", [(11, 2, -0.123047, 0.013672), (15, 4, 0.008057, -0.002197)])
 def test_warmup_all_ones(n, k, a, b):
-    g, gb = W.population_gradient(W.relu_prime, np.ones(n), 0.0, range(k))
+    g, _gb = W.population_gradient(W.relu_prime, np.ones(n), 0.0, range(k))
     assert g[0] == pytest.approx(a, abs=1e-6) and g[-1] == pytest.approx(b, abs=1e-6)
-    ge, gbe = W.population_gradient_exact([1] * n, 0, range(k))
+    ge, _gbe = W.population_gradient_exact([1] * n, 0, range(k))
     assert ge[:k] == [-B.majority_coefficient(n, k - 1) / 2] * k
     assert ge[k:] == [-B.majority_coefficient(n, k + 1) / 2] * (n - k)
     # gradient units gap = half the Majority gap
@@ -121,11 +121,11 @@ def test_lemma_b3(n, k):
             if j < k:
                 expected = -F(u, 2) * xi_lo * B.character([i for i in range(k) if i != j], w.tolist())
             else:
-                expected = -F(u, 2) * xi_hi * B.character(list(range(k)) + [j], w.tolist())
+                expected = -F(u, 2) * xi_hi * B.character([*range(k), j], w.tolist())
             assert gw[j] == expected
         assert gb == 0
         # float transform agrees
-        gf, gbf = W.population_gradient(W.relu_prime, w, float(b), range(k))
+        gf, _gbf = W.population_gradient(W.relu_prime, w, float(b), range(k))
         assert np.allclose(u * gf, [float(x) for x in gw], atol=1e-14)
 
 
@@ -162,7 +162,7 @@ def test_sinusoid_closed_form_bruteforce_n10():
     z = W.linear_form(w)
     for kind, fn in (("cos", np.cos), ("sin", np.sin)):
         coeffs = W.walsh_coefficients(fn(c * z + b))
-        for S in list(rng.integers(0, 1 << n, 30)) + [0, (1 << n) - 1]:
+        for S in [*rng.integers(0, 1 << n, 30), 0, (1 << n) - 1]:
             closed = float(B.sinusoid_coefficient(w.tolist(), c, b, int(S), kind))
             assert abs(coeffs[S] - closed) < 1e-12
     # no bias: cos only even levels, sin only odd levels
@@ -227,7 +227,7 @@ def test_bad_input():
         W.fwht_exact([1, 2, 3])
     with pytest.raises(ValueError, match="n must be >= 0"):
         W.cube(-2)
-    with pytest.raises(ValueError, match="too large.*closed forms"):
+    with pytest.raises(ValueError, match=r"too large.*closed forms"):
         W.cube(40)
     with pytest.raises(ValueError, match="integer array"):
         W.fwht_int(np.ones(4))
@@ -235,5 +235,5 @@ def test_bad_input():
         W.fwht(np.ones(4, dtype=np.int64), inplace=True)
     with pytest.raises(ValueError, match="outside"):
         W.population_gradient(W.relu_prime, np.ones(5), 0, [7])
-    with pytest.raises(ValueError, match="too large for the brute-force loop.*transform"):
+    with pytest.raises(ValueError, match=r"too large for the brute-force loop.*transform"):
         W.population_gradient_bruteforce(W.relu_prime, np.ones(22), 0, [0])

@@ -97,7 +97,7 @@ def _executed(fn: object, kwargs: dict) -> bool:
     signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
     try:
         fn(**kwargs)  # type: ignore[operator]
-    except BaseException as exc:  # noqa: B036 - any outcome but execution is fine here
+    except BaseException as exc:
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
     finally:

@@ -162,7 +162,7 @@ def test_astronomical_k_is_a_limit_error_not_an_overflow(k):
     from theory import modular as tm
     from theory._checks import LimitError
 
-    with pytest.raises(LimitError, match="--k|k = "):
+    with pytest.raises(LimitError, match=r"--k|k = "):
         tm.max_margin(5, k)
     with pytest.raises(LimitError, match="too large"):
         ModularTask(5, k)

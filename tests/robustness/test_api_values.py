@@ -68,7 +68,7 @@ def test_zero_lambda_has_an_answer():
     """derive lsa --lambda 0,0,0: every U is optimal, the loss is 0 and U = 0 is returned (not zoo/NaN)."""
     for r in range(4):
         opt = tl.optimal_rank_r(sympy.zeros(3, 3), 5, r)
-        assert opt.loss == 0 and opt.U == sympy.zeros(3, 3) and opt.unique == (r == 0)
+        assert opt.loss == 0 and sympy.zeros(3, 3) == opt.U and opt.unique == (r == 0)
         assert float(opt.loss) == 0.0
     assert tl.optimal_losses(sympy.zeros(2, 2), 3) == [0, 0, 0]
     assert tl.expected_noisy_eval_loss(sympy.zeros(2, 2), 3, 1, 4, 1) == 0

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -108,7 +109,7 @@ def test_sparse_parity_interrupt_and_resume_equals_uninterrupted(tmp_path, monke
     cfg = _parity_cfg(**options)
     monkeypatch.setattr(vsp, "DATA_CHUNK_ELEMENTS", refill_steps * cfg.batch_size * cfg.n)
     full = vsp.train_parity(cfg)
-    assert 0 < full.steps_run and len(set(full.t_c.tolist())) >= 2  # seeds freeze at different steps
+    assert full.steps_run > 0 and len(set(full.t_c.tolist())) >= 2  # seeds freeze at different steps
     path = tmp_path / "parity.ckpt"
 
     def interrupt(step: int, metrics: dict) -> None:

@@ -7,8 +7,9 @@ step N) leaves a checkpoint; a rerun resumes from it, records ``resumed_from`` a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -124,7 +125,7 @@ def test_relu_modular_resumes_exactly(tmp_path) -> None:
     full, res = _interrupt_and_resume(tmp_path, run, patch, 13, saved_at=12)
     _equal(res.history, full.history)
     _equal([res.mass, res.purity, res.loss], [full.mass, full.purity, full.loss])
-    assert [r["step"] for r in res.history] == list(range(0, 30, 4)) + [30]
+    assert [r["step"] for r in res.history] == [*range(0, 30, 4), 30]
 
 
 # ------------------------------------------------------------------------------------------ decision lists
@@ -179,7 +180,7 @@ def test_sum_transformer_resumes_exactly(tmp_path) -> None:
     _equal(res.history, full.history)
     assert res.history["step"] == [0, 5, 10, 15, 20] and res.steps_done == full.steps_done == 20
     # the callback saw every evaluation once: uninterrupted, interrupted (0, 5, 10), resumed (15, 20)
-    assert calls == [0, 5, 10, 15, 20] + [0, 5, 10] + [15, 20]
+    assert calls == [0, 5, 10, 15, 20, 0, 5, 10, 15, 20]
 
 
 def test_polynomial_split_resumes_exactly_with_its_test_history(tmp_path) -> None:

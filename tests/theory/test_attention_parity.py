@@ -77,7 +77,7 @@ def test_norm():
 
 
 def test_projection_ratio():
-    e1, e2, ratio = tap.projection_ratio(1, 3)
+    _e1, _e2, ratio = tap.projection_ratio(1, 3)
     assert ratio == sympy.Rational(2, 4)
 
 

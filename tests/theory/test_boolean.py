@@ -6,6 +6,7 @@ forms and exact identities are checked beyond.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from fractions import Fraction
@@ -109,7 +110,7 @@ def test_even_n_tie_rule(n):
         assert [B.majority_coefficient_bruteforce(n, k) for k in range(n + 1)] == MAJ_EVEN[n]
     # Maj_n(x) = Maj_{n+1}(x, -1)
     for x in B.cube(n):
-        assert B.majority(x) == B.majority(x + (-1,))
+        assert B.majority(x) == B.majority((*x, -1))
 
 
 def test_larger_majority_values():
@@ -156,7 +157,7 @@ def test_consecutive_odd_levels_form_used_in_B2():
 @pytest.mark.parametrize("k", [1, 3, 5, 7, 11, 21])
 def test_level_weight_decreasing_to_rho(k):
     ws = [B.majority_level_weight(n, k) for n in range(k, 402, 2)]
-    assert all(a > b for a, b in zip(ws, ws[1:]))
+    assert all(a > b for a, b in itertools.pairwise(ws))
     r = B.rho(k)
     for n_start in range(10 * k + 1 if (10 * k) % 2 == 0 else 10 * k, 2002, 40):
         n = n_start + 1 if n_start % 2 == 0 else n_start
@@ -172,7 +173,7 @@ def test_rho_values_and_exponent():
     assert float((2 / sympy.pi) ** sympy.Rational(3, 2)) == pytest.approx(0.50795, abs=1e-5)
     # Lemma B.1 as printed: the k^{-2/3} order is wrong; rho(k) k^{2/3} -> 0 while rho(k) k^{3/2} stays bounded
     r = [float(B.rho(k) / B.rho_as_printed_exponent(k)) for k in (1, 11, 101, 1001)]
-    assert all(a > b for a, b in zip(r, r[1:])) and r[-1] < 0.01
+    assert all(a > b for a, b in itertools.pairwise(r)) and r[-1] < 0.01
     # the level weight at n = 2001
     assert float(B.majority_level_weight(2001, 3)) == pytest.approx(0.106183, abs=1e-6)
 

@@ -43,7 +43,7 @@ def test_condition_values_s6_exact():
     assert ct.group.order == 720
 
 
-@pytest.mark.parametrize("name", TOTALLY_REAL + ["S6"])
+@pytest.mark.parametrize("name", [*TOTALLY_REAL, "S6"])
 def test_tau_sums_to_one_and_kappa_constant(name):
     ct = fg.character_table(name)
     t = tg.tau(name)
@@ -89,7 +89,7 @@ def test_construction_logits_brute_force_s3():
 def test_game_value_on_support_matches_closed_form():
     ct = fg.character_table("S4")
     full = list(range(1, ct.n_irreps))
-    g, budgets, taus = tg.game_value_on_support("S4", full, list(range(1, len(ct.classes))))
+    g, _budgets, taus = tg.game_value_on_support("S4", full, list(range(1, len(ct.classes))))
     assert fg.is_zero(g - tg.max_margin("S4"))
     assert all(fg.is_zero(x - y) for x, y in zip(taus[1:], tg.tau("S4")[1:]))
     with pytest.raises(ValueError):

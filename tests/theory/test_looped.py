@@ -34,7 +34,7 @@ def _sympy_attention(Z):
 
 def test_construction_shapes_and_mask():
     Q, P = tl.construction(3)
-    assert Q == sympy.eye(4) and P == sympy.diag(1, 1, 1, 0)
+    assert sympy.eye(4) == Q and sympy.diag(1, 1, 1, 0) == P
     M = tl.mask(3)
     assert M.shape == (4, 4) and list(M.row(3)) == [1, 1, 1, 0] and sum(M) == 3
 
@@ -71,7 +71,7 @@ def test_thm_8_14_exact_every_layer(seed, d, extra, T, alpha):
 
 
 def test_gd_float_fallback_matches_exact():
-    X, y, q0 = _rand_prompt(3, 7, 3)
+    X, y, _q0 = _rand_prompt(3, 7, 3)
     etas = [F(1, 40)] * 10
     ex = tl.gd_iterates(X, y, etas)[-1]
     fl = tl.gd_iterates(

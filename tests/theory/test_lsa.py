@@ -3,6 +3,7 @@ properties of Thm 5.4.1, (D.4) and Thm 5.4.3). Expected values come from indepen
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction as F
 
 import pytest
@@ -33,7 +34,7 @@ def _q(x) -> F:
 
 def test_gamma_case_a():
     G = tl.gamma_matrix(CASE_A, N_A)
-    assert G == sympy.diag(*[(1 + sympy.Rational(1, N_A)) * v + sympy.Rational(10, N_A) for v in (4, 3, 2, 1)])
+    assert sympy.diag(*[(1 + sympy.Rational(1, N_A)) * v + sympy.Rational(10, N_A) for v in (4, 3, 2, 1)]) == G
 
 
 def test_full_rank_optimum_is_stationary_and_value():
@@ -119,7 +120,7 @@ def test_eq52_numeric_prompt():
 
 def test_monotonicity():
     Ls = tl.optimal_losses(CASE_A, N_A)
-    assert all(a > b for a, b in zip(Ls, Ls[1:]))
+    assert all(a > b for a, b in itertools.pairwise(Ls))
     vs = [tl.optimal_rank_r(CASE_A, n, 4).v for n in (1, 2, 10, 100)]
     assert all(vs[k][i] < vs[k + 1][i] for k in range(3) for i in range(4))
     big = tl.optimal_rank_r(CASE_A, 10**8, 4)
@@ -217,7 +218,7 @@ def test_noise_tradeoff():
 
 def test_noisy_loss_rotation_invariant():
     L = sympy.Matrix([[2, 1], [1, 2]])
-    lam, Q = tl.eigen_descending(L)
+    _lam, Q = tl.eigen_descending(L)
     w = Q * sympy.Matrix([1, 2])
     a = tl.noisy_eval_loss(L, 10, 1, 8, 1, list(w))
     b = tl.noisy_eval_loss(L, 10, 1, 8, 1, [1, 2], w_in_eigenbasis=True)
@@ -282,7 +283,7 @@ def lsa_problems(draw):
 @settings(max_examples=15, deadline=None)
 @given(lsa_problems(), st.lists(st.integers(-5, 5), min_size=9, max_size=9))
 def test_closed_form_beats_random_rank_r(problem, entries):
-    Lam, eig, Q, N, r, d = problem
+    Lam, eig, _Q, N, r, d = problem
     opt = tl.optimal_rank_r(Lam, N, r)
     assert opt.reduced_loss == -sum((eig[i] ** 2 / opt.T[i] for i in range(r)), sympy.Integer(0)) / 2
     assert sympy.simplify(tl.reduced_loss(opt.U, 1, Lam, N) - opt.reduced_loss) == 0
@@ -305,7 +306,7 @@ def test_closed_form_beats_random_rank_r(problem, entries):
 @settings(max_examples=10, deadline=None)
 @given(lsa_problems(), st.lists(st.integers(-5, 5), min_size=9, max_size=9), st.integers(1, 5))
 def test_excess_identity_hypothesis(problem, entries, u):
-    Lam, eig, Q, N, r, d = problem
+    Lam, eig, Q, N, _r, d = problem
     U = sympy.Matrix(d, d, entries[: d * d]) / 3
     # on the eigenbasis the identity reads (D.3): 1/2 sum_ij T_i lambda_i lambda_j (V_ij - delta_ij/T_i)^2
     V = u * Q.T * U * Q
@@ -324,7 +325,7 @@ def test_excess_identity_hypothesis(problem, entries, u):
 @settings(max_examples=15, deadline=None)
 @given(lsa_problems(), st.integers(1, 64), st.integers(0, 3), st.lists(st.integers(-3, 3), min_size=3, max_size=3))
 def test_thm543_nonnegative(problem, M, sigma, s):
-    Lam, eig, Q, N, r, d = problem
+    Lam, _eig, _Q, N, r, d = problem
     c = [s[i] if i < r else 0 for i in range(d)]
     for r2 in range(r, d + 1):
         diff = tl.rank_difference(Lam, N, r, r2, M, sigma, c, w_in_eigenbasis=True)
@@ -346,7 +347,7 @@ def test_thm543_nonnegative(problem, M, sigma, s):
 def test_limit_relative_error_rotated(problem):
     """Oracle: v_i* = q_i^T Gamma^{-1} q_i, with Gamma of Lemma 5.1 built and inverted here in exact rationals and
     q_i the (rational, Cayley) eigenvectors; Lambda is rotated, so the eigen-decomposition is exercised too."""
-    Lam, eig, Q, N, r, d = problem
+    Lam, eig, Q, N, _r, d = problem
     G = (1 + sympy.Rational(1, N)) * Lam + Lam.trace() / N * sympy.eye(d)
     Ginv = G.inv()
     expected = [abs(eig[i] * (Q[:, i].T * Ginv * Q[:, i])[0, 0] - 1) for i in range(d)]

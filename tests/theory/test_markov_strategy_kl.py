@@ -21,7 +21,7 @@ from theory._checks import LimitError
 
 def _class_of(seq: tuple[int, ...]) -> tuple[int, ...]:
     c = [0, 0, 0, 0]
-    for x, y in zip(seq, seq[1:]):
+    for x, y in itertools.pairwise(seq):
         c[2 * x + y] += 1
     return (seq[0], seq[-1], *c)
 
@@ -70,7 +70,7 @@ def _direct_kl(t: int, strategy: str) -> float:
         pi = [(1 - b) / (2 - a - b), (1 - a) / (2 - a - b)]
         total = mpmath.mpf(0)
         for s, q in zip(seqs, qs):
-            prob = pi[s[0]] * mpmath.fprod(P[x][y] for x, y in zip(s, s[1:]))
+            prob = pi[s[0]] * mpmath.fprod(P[x][y] for x, y in itertools.pairwise(s))
             row = P[s[-1]]
             total += prob * sum(row[j] * mpmath.log(row[j] / q[j]) for j in (0, 1) if row[j] > 0)
         return total

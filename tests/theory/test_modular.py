@@ -319,7 +319,7 @@ def test_optimal_neuron_any_symbolic_phases(p, k):
 def test_optimal_neuron_block_norms(p, k):
     for zeta in tm.frequencies(p):
         n = tm.optimal_neuron(p, k, zeta, [pi / 3 * (j + 1) for j in range(k)])
-        blocks = n.u() + [n.w()]
+        blocks = [*n.u(), n.w()]
         total = 0
         for b in blocks:
             sq = sum(x**2 for x in b)
@@ -335,7 +335,7 @@ def test_optimal_neuron_fourier_magnitude(p, k):
     """|u_hat(+-zeta)| = sqrt(p / (2(k+1))) (Eq. C.16) from an exact DFT; zero at other frequencies."""
     for zeta in tm.frequencies(p):
         n = tm.optimal_neuron(p, k, zeta)
-        for b in n.u() + [n.w()]:
+        for b in [*n.u(), n.w()]:
             for j in range(p):
                 mag2 = sympy.expand_complex(exact_dft(b, j, p) * sympy.conjugate(exact_dft(b, j, p)))
                 expected = tm.optimal_fourier_magnitude(p, k) ** 2 if j in (zeta, p - zeta) else 0
@@ -396,7 +396,7 @@ def test_phase_mismatch_brute_force_symbolic_delta():
 )
 def test_unbalanced_brute_force(p, k, r):
     n = tm.optimal_neuron(p, k, 1)
-    blocks = n.u() + [n.w()]  # each block has squared norm 1/(k+1)
+    blocks = [*n.u(), n.w()]  # each block has squared norm 1/(k+1)
     scaled = [[sqrt((k + 1) * ri) * x for x in b] for ri, b in zip(r, blocks)]
     for ri, b in zip(r, scaled):
         assert is_zero(sum(x**2 for x in b) - ri)
@@ -407,7 +407,7 @@ def test_unbalanced_brute_force(p, k, r):
 @pytest.mark.parametrize("p,k,eps", [(3, 2, Rational(1, 4)), (3, 1, Rational(1, 3)), (5, 2, Rational(1, 2))])
 def test_dc_leak_brute_force(p, k, eps):
     n = tm.optimal_neuron(p, k, 1)
-    blocks = n.u() + [n.w()]
+    blocks = [*n.u(), n.w()]
     # move a fraction eps of every block's squared norm (1/(k+1)) into a constant component
     const = sqrt(eps / ((k + 1) * p))
     leaked = [[sqrt(1 - eps) * x + const for x in b] for b in blocks]
@@ -421,7 +421,7 @@ def test_two_frequencies_brute_force(k, s):
     p = 5
     n1, n2 = tm.optimal_neuron(p, k, 1), tm.optimal_neuron(p, k, 2)
     blocks = [
-        [sqrt(s) * x + sqrt(1 - s) * y for x, y in zip(b1, b2)] for b1, b2 in zip(n1.u() + [n1.w()], n2.u() + [n2.w()])
+        [sqrt(s) * x + sqrt(1 - s) * y for x, y in zip(b1, b2)] for b1, b2 in zip([*n1.u(), n1.w()], [*n2.u(), n2.w()])
     ]
     total = sum(x**2 for b in blocks for x in b)
     assert is_zero(total - 1)

@@ -34,7 +34,7 @@ def _parallel_grid(claim: Claim, scale: str) -> bool:
     return max(len(stage) for stage in grid.plan(cfg)) >= 2
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def evaluation(cid: str, scale: str = "quick") -> Evaluation:
     """Predict, observe and judge claim ``cid`` once per session (see :func:`verify.claims.base.evaluate`)."""
     claim, ctx = registry()[cid], RunContext(scale=scale, progress=False)
@@ -86,7 +86,7 @@ def stop_prefetch() -> None:
         claim_prefetch.PREFETCHER.close()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def record(cid: str, scale: str = "quick") -> ClaimRecord:
     """The claim's record, from the cached evaluation when the scale is quick."""
     claim = registry()[cid]

@@ -29,7 +29,7 @@ def test_optimality_counterexamples_are_exact_zero_loss_models():
 def test_g1_counterexample_halves_the_s2_loss():
     cex = record("shi-thm5.5.1-g1-optimality").counterexample
     cfg = registry()["shi-thm5.5.1-g1-optimality"].configs["quick"]
-    s1, s2 = tap.parity_task_sets(2**cfg.nu2, 2**cfg.nu1)
+    _s1, s2 = tap.parity_task_sets(2**cfg.nu2, 2**cfg.nu1)
     g1_loss = tap.parity_hinge_loss(tap.parity_g1(cfg.nu1, cfg.nu2), s2, "0.1")
     assert _frac(cex["S1_min_margin"]) >= 1 and _frac(cex["S2_loss"]) == g1_loss / 2
     assert cex["positive_code"] == 2 and len(cex["a"]) == 2 * (cfg.nu1 + 1)

@@ -39,10 +39,10 @@ def test_list_claims_does_not_import_torch_or_cvxpy():
     code = (
         "import json, sys\n"
         "from verify.claim_index import list_claims, _has_entry_points\n"
-        "out = {repr(p): [[c.id, c.kind, c.source] for c in list_claims(*p)] for p in %r}\n"
+        f"out = {{repr(p): [[c.id, c.kind, c.source] for c in list_claims(*p)] for p in {PATTERNS!r}}}\n"
         "heavy = [m for m in ('torch', 'cvxpy', 'verify.claims') if m in sys.modules]\n"
         "print(json.dumps({'claims': out, 'heavy': heavy, 'entry_points': _has_entry_points()}))\n"
-    ) % (PATTERNS,)
+    )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     data = json.loads(res.stdout)
     if data["entry_points"]:

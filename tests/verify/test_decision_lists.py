@@ -45,7 +45,7 @@ def _draw(L: int, n: int, seed: int, scale: float = 2.0):
 @given(instances)
 def test_dense_model_equals_indexed_logits(inst):
     L, n, seed = inst
-    task, W, V, _ = _draw(L, n, seed)
+    _task, W, V, _ = _draw(L, n, seed)
     S = nd.sample_sequences(L, n, 4, np.random.default_rng(seed))
     Wt, Vt, tok = torch.tensor(W), torch.tensor(V), torch.tensor(S)
     dense = vd.model_dense(Wt, Vt, vd.one_hot(tok, L))
@@ -87,7 +87,7 @@ def test_autograd_equals_the_40_digit_identities_and_finite_differences(seed):
 
 
 def test_attention_jacobian_autograd_is_the_softmax_jacobian():
-    task, W, V, seq = _draw(6, 4, 7)
+    _task, W, _V, seq = _draw(6, 4, 7)
     a = seq[1]
     J = vd.attention_jacobian_autograd(W, seq, a)
     p = np.zeros(6)

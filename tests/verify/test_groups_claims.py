@@ -93,7 +93,7 @@ def test_compare_on_the_construction(G):
     assert c.min_purity > 1 - 1e-12
     assert c.coverage_ok and c.trivial_unused
     ct = fg.character_table(G)
-    assert c.counts == (0,) + tuple(2 * d**3 for d in ct.dims[1:])  # the construction's 2 d_R^3 neurons per irrep
+    assert c.counts == (0, *(2 * d**3 for d in ct.dims[1:]))  # the construction's 2 d_R^3 neurons per irrep
     assert c.counts_increase_with_dim
     assert c.wrong_logit_spread < 1e-12
 
@@ -130,7 +130,7 @@ def test_compare_flags_missing_irrep_and_trivial_neurons():
 
 def test_gamma_star_sources():
     assert gamma_star("S4")[1] == "closed form"
-    g, src, used = gamma_star("S6")
+    g, src, _used = gamma_star("S6")
     lp = character_lp("S6")
     exact = tg.game_value_on_support("S6", lp.used_irreps, lp.margin_classes)[0]
     assert src == "character LP" and g == pytest.approx(float(exact), rel=1e-9)

@@ -24,7 +24,7 @@ FAST_IDS = [
 
 def test_claims_registered_with_both_scales():
     reg = registry()
-    for cid in FAST_IDS + ["edelman-thm7.8-training"]:
+    for cid in [*FAST_IDS, "edelman-thm7.8-training"]:
         assert {"quick", "full"} <= set(reg[cid].configs)
     assert reg["edelman-thm7.8-training"].kind == "training"
 

@@ -84,7 +84,7 @@ def test_claim_validation():
 
 
 def test_report_writes_all_outputs(tmp_path):
-    records, meta = report.run_report(tmp_path / "rep", only=FAST, progress=False, log=lambda s: None)
+    records, _meta = report.run_report(tmp_path / "rep", only=FAST, progress=False, log=lambda s: None)
     out = tmp_path / "rep"
     for name in ("results.json", "report.md", "report.html"):
         assert (out / name).is_file()
@@ -175,7 +175,7 @@ def test_cli_derive_skips_huge_evaluation(capsys):
     ],
 )
 def test_cli_bad_input_exit_2_with_message(argv, match, capsys):
-    assert cli.main(argv + ["--json"]) == 2
+    assert cli.main([*argv, "--json"]) == 2
     captured = capsys.readouterr()
     assert match in json.loads(captured.out)["error"]
     assert match in captured.err

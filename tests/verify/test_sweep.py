@@ -136,9 +136,11 @@ def test_store_is_wal_keyed_and_first_write_wins(tmp_path) -> None:
 def test_status_counts_cells_of_the_plan(tmp_path, capsys) -> None:
     store = tmp_path / "s.sqlite"
     cfg = ToyConfig(values=(1, 2, 3, 4), followup=True)
-    with sweep_session("local", store=store, shard="0/2", revision=REV):
-        with pytest.raises(IncompleteGrid, match="2/4 cells of stage 0"):
-            TOY_GRID.observe(cfg, CTX)
+    with (
+        sweep_session("local", store=store, shard="0/2", revision=REV),
+        pytest.raises(IncompleteGrid, match="2/4 cells of stage 0"),
+    ):
+        TOY_GRID.observe(cfg, CTX)
     with ResultStore(store) as s:
         (plan,) = s.status()
     assert (plan.claim_id, plan.done, plan.total) == (TOY_ID, 2, 5) and plan.eta_s is not None and plan.eta_s > 0
@@ -294,9 +296,8 @@ def test_processes_executor_stores_what_local_stores(tmp_path) -> None:
 
 def test_a_failing_cell_keeps_the_finished_ones(tmp_path) -> None:
     cfg = ToyConfig(values=(1, 2, 3), log="/nonexistent-dir/log")  # every execution fails to open its log
-    with sweep_session("local", store=tmp_path / "s.sqlite", revision=REV):
-        with pytest.raises(OSError):
-            TOY_GRID.observe(cfg, CTX)
+    with sweep_session("local", store=tmp_path / "s.sqlite", revision=REV), pytest.raises(OSError):
+        TOY_GRID.observe(cfg, CTX)
 
 
 # ------------------------------------------------------------------ report, CLI, cost

@@ -72,9 +72,9 @@ def test_ray_grid_claim_equals_in_process(local_ray, tmp_path) -> None:
 def test_ray_rerun_runs_only_the_cells_not_stored(local_ray, tmp_path) -> None:
     log, store = tmp_path / "log", tmp_path / "s.sqlite"
     cfg = ToyConfig(values=(1, 2, 3, 4, 5), log=str(log), followup=True)
-    with sweep_session("ray", store=store, shard="0/2", revision=REV):  # a first job stores cells 0, 2, 4
-        with pytest.raises(IncompleteGrid):
-            TOY_GRID.observe(cfg, CTX)
+    # a first job stores cells 0, 2, 4
+    with sweep_session("ray", store=store, shard="0/2", revision=REV), pytest.raises(IncompleteGrid):
+        TOY_GRID.observe(cfg, CTX)
     first = executions(log)
     assert sorted(first) == ["value 1", "value 3", "value 5"]
     with sweep_session("ray", store=store, revision=REV) as sess:

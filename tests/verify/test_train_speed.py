@@ -349,18 +349,16 @@ def test_config_overrides_apply_and_are_recorded() -> None:
         res = train(TASK, 2, 8, BASE, progress=False)
     assert res.dtype == "float32" and res.config.dtype == "float32" and res.plan["strategy"] == "loop"
     assert train(TASK, 2, 8, BASE.replace(steps=1), progress=False).dtype == "float64"  # only inside the block
-    with pytest.raises(ValueError, match="unknown TrainConfig"):
-        with config_overrides(precision="float32"):
-            pass
-    with pytest.raises(ValueError, match="dtype"):
-        with config_overrides(dtype="float16"):
-            pass
+    with pytest.raises(ValueError, match="unknown TrainConfig"), config_overrides(precision="float32"):
+        pass
+    with pytest.raises(ValueError, match="dtype"), config_overrides(dtype="float16"):
+        pass
 
 
 def test_tf32_is_only_for_cuda() -> None:
     assert TrainConfig(steps=1, lr=1.0, dtype="tf32").dtype == "tf32"
     if not torch.cuda.is_available():
-        with pytest.raises(ValueError, match="tf32.*CUDA"):
+        with pytest.raises(ValueError, match=r"tf32.*CUDA"):
             train(TASK, 2, 8, BASE.replace(dtype="tf32"), progress=False, device="cpu")
 
 

@@ -62,7 +62,7 @@ def test_population_gradient_matches_numpy(S):
     ew, eb = nw.population_gradient(np.cos, W[0, 0], 0.2, S)
     np.testing.assert_allclose(gw.numpy(), ew, rtol=0, atol=1e-12)
     # independent oracle: the explicit loop over the cube
-    bw, bb = nw.population_gradient_bruteforce(nw.relu_prime, W[1, 2], b[1, 2], S)
+    bw, _bb = nw.population_gradient_bruteforce(nw.relu_prime, W[1, 2], b[1, 2], S)
     gw, gb = vw.population_gradient(vw.relu_prime, torch.tensor(W[1, 2]), float(b[1, 2]), S)
     np.testing.assert_allclose(gw.numpy(), bw, rtol=0, atol=1e-12)
 
@@ -72,7 +72,7 @@ def test_bad_input():
         vw.fwht(torch.zeros(6))
     with pytest.raises(ValueError, match="floating"):
         vw.fwht(torch.zeros(8, dtype=torch.int64))
-    with pytest.raises(ValueError, match="torch.Tensor"):
+    with pytest.raises(ValueError, match=r"torch\.Tensor"):
         vw.fwht(np.zeros(8))
     with pytest.raises(ValueError, match="b must be"):
         vw.population_gradient(vw.relu_prime, torch.zeros(2, 5), torch.zeros(3), [0], device="cpu")
@@ -88,8 +88,8 @@ def test_cuda_matches_cpu():
         got = vw.fwht(torch.tensor(x, dtype=dt, device="cuda")).cpu().double().numpy()
         np.testing.assert_allclose(got, nw.fwht(x), rtol=0, atol=tol)
     W = np.random.default_rng(1).standard_normal((4, 15))
-    gw, gb = vw.population_gradient(vw.relu_prime, W, 0.1, [0, 1, 2], device="cuda")
+    gw, _gb = vw.population_gradient(vw.relu_prime, W, 0.1, [0, 1, 2], device="cuda")
     assert gw.device.type == "cuda"
     for i in range(4):
-        ew, eb = nw.population_gradient(nw.relu_prime, W[i], 0.1, [0, 1, 2])
+        ew, _eb = nw.population_gradient(nw.relu_prime, W[i], 0.1, [0, 1, 2])
         np.testing.assert_allclose(gw[i].cpu().numpy(), ew, rtol=0, atol=1e-12)

@@ -14,6 +14,7 @@ not decide, e.g. an optimizer did not converge or an error occurred).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import fnmatch
 import hashlib
@@ -24,10 +25,11 @@ import platform
 import subprocess
 import time
 import traceback
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Literal
 
 import numpy as np
 import sympy
@@ -37,22 +39,22 @@ from verify.io import ENVIRONMENT_ERRNOS, claim_checkpoints
 from .judges import Judge, Verdict, as_float, as_floats
 
 __all__ = [
-    "Scale",
-    "Verdict",
     "KINDS",
-    "RunContext",
-    "Observation",
     "Claim",
     "ClaimRecord",
-    "register",
-    "registry",
-    "select",
-    "run_claim",
     "Evaluation",
-    "evaluate",
-    "to_jsonable",
+    "Observation",
+    "RunContext",
+    "Scale",
+    "Verdict",
     "as_float",
     "as_floats",
+    "evaluate",
+    "register",
+    "registry",
+    "run_claim",
+    "select",
+    "to_jsonable",
 ]
 
 Scale = Literal["quick", "full"]
@@ -264,10 +266,8 @@ def _git_revision() -> str | None:
 def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for pkg in ("numpy", "scipy", "sympy", "cvxpy", "torch", "theory-verification-kit"):
-        try:
+        with contextlib.suppress(md.PackageNotFoundError):
             out[pkg] = md.version(pkg)
-        except md.PackageNotFoundError:
-            pass
     return out
 
 

@@ -22,13 +22,13 @@ import importlib.util
 import inspect
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Sequence
 
 from . import base
 
-__all__ = ["ENTRY_POINT_GROUP", "ClaimLoadError", "load_claim_modules", "load_entry_points", "claim_module"]
+__all__ = ["ENTRY_POINT_GROUP", "ClaimLoadError", "claim_module", "load_claim_modules", "load_entry_points"]
 
 #: The entry-point group whose modules ``tvk`` loads at start-up.
 ENTRY_POINT_GROUP = "tvk.claims"

@@ -18,9 +18,10 @@ JSON), or lists of those; list-valued predictions are judged element by element.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 import numpy as np
 import sympy
@@ -28,29 +29,29 @@ import sympy
 from numerics.certificates import bracket_verdict
 
 __all__ = [
-    "Verdict",
+    "AtLeast",
+    "AtMost",
+    "CertifiedBracket",
+    "Check",
+    "ExactOrFloat",
+    "ExactlyEqual",
     "Judge",
+    "MaxAbs",
+    "MaxRel",
+    "MaxRelEach",
+    "MaxRelToLargest",
+    "PerSeed",
+    "Predicate",
+    "RefutedIfDiffers",
+    "RefutedIfViolated",
+    "RejectsWrongGamma",
+    "Verdict",
+    "WithinBounds",
+    "ZScore",
     "as_float",
     "as_floats",
     "flatten",
     "perturb_value",
-    "MaxAbs",
-    "MaxRel",
-    "ExactlyEqual",
-    "ZScore",
-    "AtMost",
-    "AtLeast",
-    "RefutedIfDiffers",
-    "Check",
-    "PerSeed",
-    "Predicate",
-    "MaxRelToLargest",
-    "MaxRelEach",
-    "ExactOrFloat",
-    "WithinBounds",
-    "RefutedIfViolated",
-    "CertifiedBracket",
-    "RejectsWrongGamma",
     "verdict_from_problems",
 ]
 
@@ -635,7 +636,7 @@ class Check:
     hi: float | str | None = None
     truthy: bool = False
 
-    def resolve(self, config: Any) -> "Check":
+    def resolve(self, config: Any) -> Check:
         """This check with every bound that names a config field replaced by that field's value."""
 
         def value(bound: float | str | None) -> float | None:
@@ -709,7 +710,7 @@ class Predicate(Judge):
 
     test: Callable[[Any, Any], bool]
     text: str
-    why: Callable[[Any], str] = lambda obs: ""  # noqa: E731
+    why: Callable[[Any], str] = lambda obs: ""
 
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
         ok = bool(self.test(predicted, obs))

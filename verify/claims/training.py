@@ -12,7 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from numerics.margins import Task
 from verify.train import train
@@ -20,7 +21,7 @@ from verify.train import train
 from .base import RunContext
 from .judges import Check
 
-__all__ = ["train_for_claim", "margin_ratio_check", "checkpoint_path", "run_checkpointed"]
+__all__ = ["checkpoint_path", "margin_ratio_check", "run_checkpointed", "train_for_claim"]
 
 T = TypeVar("T")
 

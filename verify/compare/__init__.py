@@ -7,10 +7,10 @@ from .modular import ModularComparison, compare_modular
 from .parity import ParityComparison, compare_parity
 
 __all__ = [
-    "ModularComparison",
-    "compare_modular",
-    "ParityComparison",
-    "compare_parity",
     "GroupComparison",
+    "ModularComparison",
+    "ParityComparison",
     "compare_groups",
+    "compare_modular",
+    "compare_parity",
 ]

@@ -17,6 +17,7 @@ the full group-composition dataset (``numerics.groups.GroupTask``). Predictions 
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +27,7 @@ from numerics.margins import HomogeneousNetwork, evaluate
 from theory import finite_groups as fg
 from theory import groups as tg
 
-__all__ = ["GroupComparison", "gamma_star", "compare_groups"]
+__all__ = ["GroupComparison", "compare_groups", "gamma_star"]
 
 
 @dataclass(frozen=True)
@@ -101,10 +102,10 @@ class GroupComparison:
     @property
     def counts_increase_with_dim(self) -> bool:
         vals = list(self.mean_count_by_dim.values())
-        return all(a <= b for a, b in zip(vals, vals[1:]))
+        return all(a <= b for a, b in itertools.pairwise(vals))
 
 
-def gamma_star(G: "fg.FiniteGroup | str") -> tuple[float, str, tuple[int, ...]]:
+def gamma_star(G: fg.FiniteGroup | str) -> tuple[float, str, tuple[int, ...]]:
     """gamma*(G), where it comes from, and the irreps a max-margin network must use.
 
     Closed form of Thm 7.9 (``theory.groups.max_margin``, all nontrivial irreps used) when G is totally real
@@ -125,7 +126,7 @@ def gamma_star(G: "fg.FiniteGroup | str") -> tuple[float, str, tuple[int, ...]]:
 
 def compare_groups(
     net: HomogeneousNetwork,
-    G: "fg.FiniteGroup | str",
+    G: fg.FiniteGroup | str,
     *,
     purity_threshold: float = 0.98,
     rel_norm: float = 1e-3,

@@ -14,8 +14,8 @@ Predictions come from ``theory.parity`` only:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

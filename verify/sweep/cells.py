@@ -14,9 +14,10 @@ import dataclasses
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -26,8 +27,8 @@ __all__ = [
     "IncompleteGrid",
     "canonical",
     "config_hash",
-    "encode",
     "decode",
+    "encode",
     "function_name",
 ]
 

@@ -20,7 +20,7 @@ from .cost import format_seconds
 from .executors import EXECUTORS
 from .store import STORE_NAME, ResultStore, merge_stores
 
-__all__ = ["add_report_options", "add_sweep_commands", "report_kwargs", "store_path", "cmd_status", "cmd_merge"]
+__all__ = ["add_report_options", "add_sweep_commands", "cmd_merge", "cmd_status", "report_kwargs", "store_path"]
 
 
 def add_report_options(parser: argparse.ArgumentParser) -> None:

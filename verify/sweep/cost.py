@@ -27,7 +27,7 @@ from .store import seeds_text
 if TYPE_CHECKING:
     from .grid import Grid
 
-__all__ = ["CellCost", "DeviceSpeed", "GridEstimate", "calibrate", "estimate_grid", "format_seconds", "CONFIRM_ABOVE_S"]
+__all__ = ["CONFIRM_ABOVE_S", "CellCost", "DeviceSpeed", "GridEstimate", "calibrate", "estimate_grid", "format_seconds"]
 
 #: Runs estimated above this many seconds of wall time need ``--confirm-cost``.
 CONFIRM_ABOVE_S = 3600.0
@@ -137,7 +137,7 @@ class GridEstimate:
         )
 
 
-def estimate_grid(grid: "Grid", config: Any, speed: DeviceSpeed, session: SweepSession | None = None) -> GridEstimate:
+def estimate_grid(grid: Grid, config: Any, speed: DeviceSpeed, session: SweepSession | None = None) -> GridEstimate:
     """Estimate the cells of ``grid`` at ``config`` still to run in ``session`` (not stored, in its shard);
     follow-up stages count at their worst case."""
     if grid.cost is None:

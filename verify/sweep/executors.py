@@ -16,7 +16,8 @@ import os
 import socket
 import time
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..cores import cpu_cores
 from .cells import Cell, encode
@@ -31,9 +32,9 @@ __all__ = [
     "LocalExecutor",
     "ProcessExecutor",
     "RayExecutor",
-    "make_executor",
-    "execute_cell",
     "ResultCallback",
+    "execute_cell",
+    "make_executor",
 ]
 
 EXECUTORS = ("local", "processes", "ray")

@@ -9,8 +9,9 @@ worst-case cells (for the cost estimate and ``tvk sweep status``).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .cells import Cell, CellResult, config_hash
 from .cost import CellCost

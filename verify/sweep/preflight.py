@@ -4,7 +4,8 @@ an hour was confirmed (``--confirm-cost``)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .cost import CONFIRM_ABOVE_S, GridEstimate, calibrate, estimate_grid, format_seconds
 from .grid import grid_of

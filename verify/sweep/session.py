@@ -12,10 +12,11 @@ from __future__ import annotations
 import contextvars
 import json
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from .cells import Cell, CellResult, IncompleteGrid, canonical, decode
 from .executors import Executor, ResultCallback, make_executor
@@ -26,9 +27,9 @@ if TYPE_CHECKING:
 
     from .grid import Grid
 
-__all__ = ["SweepSession", "sweep_session", "current_session", "run_grid", "parse_shard", "in_shard"]
+__all__ = ["SweepSession", "current_session", "in_shard", "parse_shard", "run_grid", "sweep_session"]
 
-_CURRENT: contextvars.ContextVar["SweepSession | None"] = contextvars.ContextVar("tvk_sweep_session", default=None)
+_CURRENT: contextvars.ContextVar[SweepSession | None] = contextvars.ContextVar("tvk_sweep_session", default=None)
 
 
 def _stderr(msg: str) -> None:
@@ -116,7 +117,7 @@ def current_session() -> SweepSession | None:
     return _CURRENT.get()
 
 
-def run_grid(grid: "Grid", config: Any, ctx: "RunContext") -> "Observation":
+def run_grid(grid: Grid, config: Any, ctx: RunContext) -> Observation:
     """Observe a grid claim: run its missing cells, then aggregate the stored results (module docstring).
 
     Raises
@@ -131,11 +132,11 @@ def run_grid(grid: "Grid", config: Any, ctx: "RunContext") -> "Observation":
     return _run(grid, config, ctx, sess)
 
 
-def _keys(grid: "Grid", cells: list[Cell]) -> list[tuple[str, tuple[int, ...]]]:
+def _keys(grid: Grid, cells: list[Cell]) -> list[tuple[str, tuple[int, ...]]]:
     return [(grid.key(c), c.seeds) for c in cells]
 
 
-def _store_callback(grid: "Grid", sess: SweepSession, stage: int, stats: dict[str, Any]) -> ResultCallback:
+def _store_callback(grid: Grid, sess: SweepSession, stage: int, stats: dict[str, Any]) -> ResultCallback:
     """``on_result`` of the executors: store the finished cell at once (its own transaction) and count it."""
 
     def on_result(cell: Cell, text: str, runtime_s: float, host: str) -> None:
@@ -158,7 +159,7 @@ def _store_callback(grid: "Grid", sess: SweepSession, stage: int, stats: dict[st
 
 
 def _run_stage(
-    grid: "Grid", cells: list[Cell], stage: int, ctx: "RunContext", sess: SweepSession, stats: dict[str, Any]
+    grid: Grid, cells: list[Cell], stage: int, ctx: RunContext, sess: SweepSession, stats: dict[str, Any]
 ) -> list[CellResult]:
     """Run this job's missing cells of one stage, then read the whole stage back from the store."""
     cid, keys = grid.claim_id, _keys(grid, cells)
@@ -187,7 +188,7 @@ def _run_stage(
     return [CellResult(c, decode(row.result), row.runtime_s) for c, row in zip(cells, found) if row is not None]
 
 
-def _run(grid: "Grid", config: Any, ctx: "RunContext", sess: SweepSession) -> "Observation":
+def _run(grid: Grid, config: Any, ctx: RunContext, sess: SweepSession) -> Observation:
     cid, store, rev = grid.claim_id, sess.store, sess.revision
     store.record_plan(cid, ctx.scale, rev, [_keys(grid, stage) for stage in grid.plan(config)])
     stats: dict[str, Any] = {"cells": 0, "seeds": 0, "executed": 0, "stored_before": 0, "executor": sess.executor.name}

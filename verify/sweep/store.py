@@ -20,11 +20,12 @@ import os
 import sqlite3
 import subprocess
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-__all__ = ["StoredCell", "ResultStore", "PlanStatus", "code_revision", "merge_stores", "STORE_NAME", "seeds_text"]
+__all__ = ["STORE_NAME", "PlanStatus", "ResultStore", "StoredCell", "code_revision", "merge_stores", "seeds_text"]
 
 #: The store's file name inside a report directory.
 STORE_NAME = "sweep.sqlite"
@@ -165,7 +166,7 @@ class ResultStore:
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> "ResultStore":
+    def __enter__(self) -> ResultStore:
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -64,7 +64,7 @@ MAX_RATE_LO, MIN_RATE_HI = 0.5, 0.95
 
 
 def _batch(m: float, gamma: float) -> int:
-    return int(math.ceil(m / gamma**2))
+    return math.ceil(m / gamma**2)
 
 
 def _wilson(s: int, t: int, z: float = 1.96) -> tuple[float, float]:
@@ -429,7 +429,7 @@ def _observe_sinusoid(cfg: SinusoidConfig, ctx: RunContext) -> Observation:
             {"x": 0.0, "label": "Γ = 0"},
             {"x": ref, "label": f"Majority reference k={cfg.k_even}: {ref:.4g}", "color": "red"},
         ],
-        "xlabel": r"$\Gamma_{k}(w)$ (relaxed gap, n=%d, Gaussian w)" % cfg.n,
+        "xlabel": rf"$\Gamma_{{k}}(w)$ (relaxed gap, n={cfg.n}, Gaussian w)",
         "ylabel": "directions w",
         "title": f"Fig. B.8 left: sinusoid-neuron Fourier gaps, n={cfg.n}, {cfg.draws} draws "
         f"(Γ ≡ 0 at k={cfg.k_even} via cos)",

@@ -324,7 +324,7 @@ def _predict_b3(cfg: NeuronDrawsConfig) -> list[Fraction]:
             if j < k:
                 out.append(-lo / 2 * tb.character([i for i in range(k) if i != j], w))
             else:
-                out.append(-hi / 2 * tb.character(list(range(k)) + [j], w))
+                out.append(-hi / 2 * tb.character([*range(k), j], w))
         out.append(Fraction(0))
     return out
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from theory import decision_lists as td
 
-__all__ = ["SRC", "DOC", "dyadic_matrix", "to_float", "uniform_law"]
+__all__ = ["DOC", "SRC", "dyadic_matrix", "to_float", "uniform_law"]
 
 SRC = "Karp thesis (2024), Ch. 4"
 DOC = "docs/decision_lists.md"

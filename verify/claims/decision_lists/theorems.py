@@ -52,7 +52,7 @@ class InitialLossConfig:
 
 
 def _loss_task(L: int, seed: int) -> td.DecisionListTask:
-    return td.cyclic_task(L) if L > 2 * max(td.FIG41_SHIFTS) else td.random_task(L, 3, seed, min_length=1)
+    return td.cyclic_task(L) if 2 * max(td.FIG41_SHIFTS) < L else td.random_task(L, 3, seed, min_length=1)
 
 
 def _observe_initial_loss(cfg: InitialLossConfig, ctx: RunContext) -> Observation:
@@ -305,7 +305,7 @@ def _directional_measured(cfg: DirectionalConfig) -> dict[str, Any]:
             lst = task.lists[a]
             v = np.zeros(cfg.L)
             v[list(lst[: lst.index(info["k_star"]) + 1])] = 1.0
-            rows = S[(S == a).any(axis=1)]
+            rows = S[(a == S).any(axis=1)]
             d = vd.directional_derivatives(task, Wf, V, rows, a, v)
             values += d[info["in_S"]].tolist()
             in_rows += [(a, tuple(r)) for r in rows[info["in_S"]].tolist()]
@@ -806,7 +806,7 @@ def _observe_implies(cfg: ImpliesConfig, ctx: RunContext) -> Observation:
         hist = nd.population_gd_w(task, cfg.n, cfg.c, cfg.eta, cfg.steps, keep_iterates=True)
         deltas = [d for W in hist.iterates if (d := _smallest_p_S(task, cfg, W, law)) is not None]
         at = _smallest_p_S(task, cfg, _attaining_w(task, cfg.n), law)
-        values.append(min(deltas + [at]))
+        values.append(min([*deltas, at]))
         iterates.append(len(deltas))
         gd_min.append(min(deltas) if deltas else None)
         attained.append(at)

@@ -57,7 +57,7 @@ def _predict_ordering(cfg: OrderingConfig) -> dict[str, Any]:
         c = td.thm43_c(cfg.n, cfg.L, delta) if cfg.c is None else sympy.nsimplify(cfg.c)
         kappa = td.lambda_max_leading(cfg.L, cfg.n)
         out[f"seed={s}"] = {
-            "column_orders": [list(lst) + ["others"] for lst in task.lists],
+            "column_orders": [[*lst, "others"] for lst in task.lists],
             "c": c,
             "step_budget_lower": 32
             * task.M

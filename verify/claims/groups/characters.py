@@ -286,7 +286,7 @@ class TauWeights(ExactOrFloat):
             if not abs(got - ref) <= self.ref_rtol * max(abs(ref), self.ref_floor) + self.ref_atol:
                 problems.append(f"tau {label} = {got:.6f}, reference {ref}")
         if verdict != "pass" or problems:
-            return "fail", "; ".join([reason] + problems)
+            return "fail", "; ".join([reason, *problems])
         return "pass", f"{reason}; tau > 0 and matches the reference values"
 
     def describe(self) -> str:

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..judges import MC_Z, Judge, Verdict, ZScore, as_floats
 
-__all__ = ["SRC", "DOC", "MC_Z", "ZScoreAnd", "floats", "se_list"]
+__all__ = ["DOC", "MC_Z", "SRC", "ZScoreAnd", "floats", "se_list"]
 
 SRC = "Karp thesis (2024), Ch. 3"
 DOC = "docs/local_signal.md"

@@ -4,7 +4,7 @@ one; and the figure's printed sigma = 1 (docs/local_signal.md)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import stats
@@ -224,8 +224,10 @@ class ReductionConfig:
     """The same SGD run by both simulators with independent seed ensembles (``reduced`` and ``direct`` seeds); the
     means of c, v, b and the test accuracy over seeds are compared at ``checkpoints``."""
 
-    train: SignalTrainConfig = SignalTrainConfig(
-        k=50, d=10, batch=50, steps=300, eval_every=100, n_test=1000, num_threads=1
+    train: SignalTrainConfig = field(
+        default_factory=lambda: SignalTrainConfig(
+            k=50, d=10, batch=50, steps=300, eval_every=100, n_test=1000, num_threads=1
+        )
     )
     reduced_seeds: tuple[int, ...] = tuple(range(16))
     direct_seeds: tuple[int, ...] = tuple(range(100, 116))

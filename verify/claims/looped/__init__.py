@@ -15,6 +15,6 @@ bound (checked together with the sharper (1 - 1/kappa)^T), and the average kappa
 consistent with 10-trial means.
 """
 
-from . import construction, convergence, figure8_1  # noqa: F401  (registers the claims, in this order)
+from . import construction, convergence, figure8_1
 
 __all__ = ["construction", "convergence", "figure8_1"]

@@ -131,7 +131,7 @@ class SpectrumAndInequalities(Judge):
 
 def _error_setup(cfg: LoopCfg, n: int):
     pr = sample_prompts(cfg, n, 16)
-    L, mu, kappa = nl.gram_extremes(pr.X)
+    L, _mu, kappa = nl.gram_extremes(pr.X)
     alpha = np.array([ALPHAS[k % len(ALPHAS)] for k in range(cfg.prompts)])
     return pr, L, kappa, alpha
 
@@ -208,7 +208,7 @@ def _predict_rate(cfg: LoopCfg) -> dict[str, list[float]]:
 def _observe_rate(cfg: LoopCfg, ctx: RunContext) -> Observation:
     r825, r823, kap = [], [], []
     for n in cfg.ns:
-        pr, theta0, L, mu, kappa, c = _rate_setup(cfg, n)
+        pr, theta0, L, _mu, kappa, c = _rate_setup(cfg, n)
         for out, traj in (
             (r825, nl.gd_constant_step(pr.X, pr.y, cfg.T, theta0)),
             (r823, nl.gd_trajectory(pr.X, pr.y, np.repeat((c / L)[:, None], cfg.T, axis=1), theta0)),

@@ -3,6 +3,7 @@ error with the number of loops (docs/looped.md)."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,7 +104,7 @@ class DecayBelowLine(Judge):
             slopes[n] = float(np.mean(np.log(np.maximum(r[:, slope_t], 1e-300))))
             gaps[n] = float(np.mean(logb[:, slope_t])) - slopes[n]
         vals = [slopes[n] for n in ns]
-        steeper = all(a > b for a, b in zip(vals, vals[1:]))
+        steeper = all(a > b for a, b in itertools.pairwise(vals))
         ok = worst <= 0 and steeper
         return ("pass" if ok else "fail"), (
             f"max over trials and t (above the {self.floor:g} floor) of log ratio - (-t/kappa) = {worst:.3f} "

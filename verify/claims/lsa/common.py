@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -191,7 +192,7 @@ class DecreasingArgmin(Judge):
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
         verdict, _ = ExactlyEqual()(predicted, obs, config)
         got = list(obs.value)
-        monotone = all(a >= b for a, b in zip(got, got[1:])) and got[0] > got[-1]
+        monotone = all(a >= b for a, b in itertools.pairwise(got)) and got[0] > got[-1]
         ok = verdict == "pass" and monotone
         return ("pass" if ok else "fail"), (
             f"best rank by noise level: predicted {list(predicted)}, observed {got}; decreasing in sigma: {monotone}"

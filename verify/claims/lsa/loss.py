@@ -166,7 +166,7 @@ register(
 )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _lemma51(d: int) -> tuple[list[sympy.Expr], list[sympy.Expr]]:
     return tl.lemma51_moments(d)
 

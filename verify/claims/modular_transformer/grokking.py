@@ -3,6 +3,7 @@ grows. The delay metric and its thresholds are defined in docs/modular_transform
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,7 +98,7 @@ class DelayDecreasing(Judge):
             text += "; " + ", ".join(unjudged)
         bad += [
             f"k={runs[a]['k']} -> k={runs[b]['k']} falls by {means[a] - means[b]:g} < {drop:g}"
-            for a, b in zip(order, order[1:])
+            for a, b in itertools.pairwise(order)
             if not means[a] - means[b] >= drop
         ]
         if bad:

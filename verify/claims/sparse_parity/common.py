@@ -17,18 +17,18 @@ from ..base import RunContext
 from ..training import run_checkpointed
 
 __all__ = [
+    "SEEDS_PER_CELL",
     "SRC_CH5",
     "SRC_CH6",
-    "SEEDS_PER_CELL",
-    "relu_mlp",
-    "run_parity",
-    "tc_list",
-    "parity_cell",
-    "seed_chunks",
-    "parity_cost",
-    "run_summary",
-    "run_history",
     "history_result",
+    "parity_cell",
+    "parity_cost",
+    "relu_mlp",
+    "run_history",
+    "run_parity",
+    "run_summary",
+    "seed_chunks",
+    "tc_list",
 ]
 
 SRC_CH5 = "Edelman thesis (2024) Ch. 5 / App. B (Barak et al. 2022)"

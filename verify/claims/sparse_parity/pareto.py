@@ -37,18 +37,18 @@ from .common import SRC_CH6, parity_cell, parity_cost, relu_mlp, run_summary, tc
 INIT_LABEL = {"default": "dense (PyTorch default)", "sparse": "2-sparse"}
 
 __all__ = [
+    "THESIS_DROP",
     "ParetoGridConfig",
+    "WidthBuysData",
     "WidthBuysDataConfig",
     "WidthMonotone",
-    "WidthBuysData",
-    "mlp_parameter_count",
-    "THESIS_DROP",
-    "drop_pvalues",
-    "holm_rejections",
-    "drop_test_power",
-    "success_frontier",
-    "sq_max_blind_steps",
     "cell_config",
+    "drop_pvalues",
+    "drop_test_power",
+    "holm_rejections",
+    "mlp_parameter_count",
+    "sq_max_blind_steps",
+    "success_frontier",
 ]
 
 
@@ -495,7 +495,7 @@ PARETO_CONFIGS = {
     "full": ParetoGridConfig(
         problems=tuple((n, k) for k in (3, 4) for n in (50, 100, 150, 200, 250, 300)),
         widths=(10, 30, 100, 300, 1000, 3000, 10_000, 30_000, 100_000),
-        samples=tuple(c * 10**e for e in range(2, 6) for c in (1, 2, 3, 6)) + (1_000_000, None),
+        samples=(*tuple(c * 10**e for e in range(2, 6) for c in (1, 2, 3, 6)), 1000000, None),
         seeds=tuple(range(50)),
         steps=100_000,
         eval_every=500,

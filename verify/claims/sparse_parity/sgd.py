@@ -14,6 +14,7 @@ validation points, 10^5-step budget) for a GPU.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -41,15 +42,15 @@ from .common import (
 )
 
 __all__ = [
-    "TcGrowthConfig",
-    "EarlyConfig",
-    "HiddenConfig",
-    "TcGrowth",
-    "NoEarlyConvergence",
-    "HiddenProgress",
-    "MIN_OVER_MEDIAN",
     "EARLY_FRACTION",
     "HIDDEN_ALPHA",
+    "MIN_OVER_MEDIAN",
+    "EarlyConfig",
+    "HiddenConfig",
+    "HiddenProgress",
+    "NoEarlyConvergence",
+    "TcGrowth",
+    "TcGrowthConfig",
     "half_tc_test",
 ]
 
@@ -118,7 +119,7 @@ class TcGrowth(Judge):
             rk = sorted((r for r in rows if r["k"] == k), key=lambda r: r["n"])
             problems += [
                 f"k={k}: median t_c not increasing from n={a['n']} ({a['median']:g}) to n={b['n']} ({b['median']:g})"
-                for a, b in zip(rk, rk[1:])
+                for a, b in itertools.pairwise(rk)
                 if not b["median"] > a["median"]
             ]
         if self.anchor is not None:

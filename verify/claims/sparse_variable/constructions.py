@@ -215,7 +215,7 @@ def _observe_rep(cfg: RepresentationConfig, ctx: RunContext) -> Observation:
                 "mlp_width": [len(rep.net.W1[0]), len(rep.net.W2[0])],
             }
         )
-        if T == cfg.exact_T:
+        if cfg.exact_T == T:
             contexts = list(itertools.product((0, 1), repeat=T))
             exact_ok &= all(rep(bb) == rep.f(bb) for bb in contexts)
             exact_checked += len(contexts)

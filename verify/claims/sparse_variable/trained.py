@@ -339,7 +339,7 @@ def _observe_fig44(cfg: Fig44Config, ctx: RunContext) -> Observation:
                     "label": f"T={run_cfg.T}, seed {seed}",
                     "x": steps,
                     "y": [h["test_loss"][k] for h in run.history],
-                    "ls": "-" if run_cfg.T == cfg.Ts[0] else "--",
+                    "ls": "-" if cfg.Ts[0] == run_cfg.T else "--",
                 }
             )
     plots = [
@@ -394,7 +394,7 @@ SWEEP_QUICK = vs.SweepConfig(
 )
 #: The thesis grid (App. A.3.1): 40 trials, 5 restarts, 1000 iterations, validation on 10^4 every 10 iterations.
 SWEEP_FULL = vs.SweepConfig(
-    Ts=tuple(range(100, 801, 50)) + (900, 1000, 1100),
+    Ts=(*tuple(range(100, 801, 50)), 900, 1000, 1100),
     ms=tuple(range(50, 201, 10)),
     trials=40,
     restarts=5,
