@@ -6,7 +6,7 @@ Usage::
     python benchmarks/bench_attention.py --clock wall --threads 2 --device cpu
     python benchmarks/bench_attention.py --skip-ensemble --gradient-ts 25,50,100,200,400
 
-Part 1 (``verify.attention``): the two-layer attention-only transformer with relative positions of the quick
+Part 1 (``verify.train.attention``): the two-layer attention-only transformer with relative positions of the quick
 ``edelman-ch8-transformer-phases`` setting (k = 2, t = 50, d = 16, AdamW lr 3e-3, batch 64 per seed) trained for
 ``--steps`` steps on fixed pre-drawn Markov-chain batches (data sampling is not timed), once as one ensemble of S seeds
 and once as S single-seed runs, back to back in one process; prints both times, their ratio and the largest weight
@@ -40,8 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from numerics import markov as nm
 from numerics import markov_gradients as mg
-from verify.attention import AttentionConfig, AttentionEnsemble, fit
-from verify.device import resolve_device
+from verify.runtime.device import resolve_device
+from verify.train.attention import AttentionConfig, AttentionEnsemble, fit
 
 CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 QUICK_LR = 3e-3  # the quick transformer claims' AdamW learning rate (verify/claims/markov/trained.py)

@@ -5,7 +5,7 @@ Usage (on a CUDA machine)::
     python benchmarks/bench_cuda_step.py                     # p = 71, k = 2, m = 500, 8 seeds, float32
     python benchmarks/bench_cuda_step.py --p 97 --width 768 --seeds 3 --no-compile
 
-For the full-batch modular-addition step of ``--seeds`` networks (verify.train_step), times each variant eagerly
+For the full-batch modular-addition step of ``--seeds`` networks (verify.train.polynomial_step), times each variant eagerly
 and replayed from a CUDA graph (``torch.cuda.CUDAGraph``: the same kernels without launch overhead), median of
 ``--repeats`` calls, as a fraction of the float32 matrix-product peak measured in the same run:
 
@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _timing import matmul_peak, step_products
 
 from numerics.modular import ModularTask
-from verify.train_step import ensemble_gradient, grid_labels
+from verify.train.polynomial_step import ensemble_gradient, grid_labels
 
 
 def median_time(fn: Callable[[], Any], repeats: int) -> float:

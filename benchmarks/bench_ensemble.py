@@ -1,4 +1,4 @@
-"""Batched seed ensemble vs sequential single-seed runs vs a plain PyTorch loop, same training (verify.train).
+"""Batched seed ensemble vs sequential single-seed runs vs a plain PyTorch loop, same training (verify.train.polynomial).
 
 Usage::
 
@@ -8,10 +8,10 @@ Usage::
 
 Three ways to train the same S networks (the same initialisation, full batch, Adam, CE + lam ||theta||^nu):
 
-* ``ensemble``: one :func:`verify.train.train` call with all seeds (``--strategy``; default ``auto``);
+* ``ensemble``: one :func:`verify.train.polynomial.train` call with all seeds (``--strategy``; default ``auto``);
 * ``sequential``: S calls with one seed each;
-* ``autograd`` (``--autograd``): the ensemble again with the step through autograd (``verify.train._gradient_step``,
-  the trainer's step before the hand-written gradient of verify.train_step), for a before/after ratio;
+* ``autograd`` (``--autograd``): the ensemble again with the step through autograd (``verify.train.polynomial._gradient_step``,
+  the trainer's step before the hand-written gradient of verify.train.polynomial_step), for a before/after ratio;
 * ``plain`` (``--plain onehot|embedding``): a single-seed loop written the way public research code writes it,
   an ``nn.Module`` (one-hot inputs into ``nn.Linear``, or ``nn.Embedding``), ``x ** k``, ``F.cross_entropy``,
   ``torch.optim.Adam``, once per seed.
@@ -40,12 +40,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _timing import matmul_peak, step_products, sync
 
-import verify.train as vt
+import verify.train.polynomial as vt
 from numerics.modular import ModularTask
 from theory.modular import max_margin
-from verify.models import init_weights
-from verify.train import TrainConfig, TrainResult, train
-from verify.train_step import STRATEGIES, StepShapes
+from verify.train.homogeneous import init_weights
+from verify.train.polynomial import TrainConfig, TrainResult, train
+from verify.train.polynomial_step import STRATEGIES, StepShapes
 
 CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 
@@ -60,8 +60,8 @@ def _run(
     clock: Callable,
     step_times: list[float] | None = None,
 ) -> tuple[float, TrainResult]:
-    """Seconds of one :func:`verify.train.train` call and its result; with ``step_times``, the time of each of the
-    run's training steps (``verify.train._fused_step``: data gradient, regulariser, Adam) is appended to it."""
+    """Seconds of one :func:`verify.train.polynomial.train` call and its result; with ``step_times``, the time of each of the
+    run's training steps (``verify.train.polynomial._fused_step``: data gradient, regulariser, Adam) is appended to it."""
     step = vt._fused_step
 
     def timed_step(*args, **kwargs):  # type: ignore[no-untyped-def]

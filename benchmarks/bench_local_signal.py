@@ -8,7 +8,7 @@ Usage::
 
 Measures, in one process and back to back,
 
-* (a) steps/s of ``verify.local_signal.train_signal`` with ``simulator="reduced"`` and ``"direct"`` at the same
+* (a) steps/s of ``verify.train.local_signal.train_signal`` with ``simulator="reduced"`` and ``"direct"`` at the same
   setting (same seeds; the reduced one draws B k projections per step instead of B k d coordinates, and only the
   rows above the threshold once b < 0); the speed depends on the phase of training (b >= 0 early: dense), so both
   run the same number of steps from the same initialisation, and the reduced one also from a trained state;
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from numerics import local_signal as nl
 from theory import local_signal as tl
-from verify import local_signal as vs
+from verify.train import local_signal as vs
 
 
 def _steps_per_second(cfg: vs.SignalTrainConfig) -> tuple[float, vs.SignalRun]:

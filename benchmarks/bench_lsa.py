@@ -1,4 +1,4 @@
-"""Batched seed ensemble vs sequential single-seed runs of the LSA trainers (verify.lsa).
+"""Batched seed ensemble vs sequential single-seed runs of the LSA trainers (verify.train.lsa).
 
 Usage::
 
@@ -31,7 +31,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verify import lsa as vl
+from verify.train import lsa as vl
 
 
 def _timed(fn: Callable[[], vl.LSAResult]) -> tuple[float, vl.LSAResult]:

@@ -1,4 +1,4 @@
-"""k-sum mod p transformers (verify.modular_transformer): batched seed ensemble vs sequential runs, and the W^KQ
+"""k-sum mod p transformers (verify.train.modular_transformer): batched seed ensemble vs sequential runs, and the W^KQ
 2-D spectrum diagnostic's time per head against p.
 
 Usage::
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import best_time
 
 from numerics.modular_transformer import head_spectra
-from verify.modular_transformer import SumTransformerConfig, train_sum_transformer
+from verify.train.modular_transformer import SumTransformerConfig, train_sum_transformer
 
 
 def bench_training(a: argparse.Namespace) -> None:

@@ -1,4 +1,4 @@
-"""Batched seed ensemble vs sequential single-seed runs of the sparse-parity SGD trainer (verify.sparse_parity).
+"""Batched seed ensemble vs sequential single-seed runs of the sparse-parity SGD trainer (verify.train.sparse_parity).
 
 Usage::
 
@@ -23,7 +23,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verify.sparse_parity import SparseParityConfig, train_parity
+from verify.train.sparse_parity import SparseParityConfig, train_parity
 
 
 def main(argv: list[str] | None = None) -> float:

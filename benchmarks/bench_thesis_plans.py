@@ -6,7 +6,7 @@ Usage (on a CUDA machine)::
     python benchmarks/bench_thesis_plans.py --jobs k3:float32:4,k4:tf32:3 --emulate-gib 79.2 --out plans.json
 
 Each job ``kK:DTYPE:STEPS`` runs the registered ``shi-thm4.9-training-kK`` full configuration (3 seeds, 20 000 steps
-planned) through :func:`verify.train.train` and stops it after ``STEPS`` steps: the planner probes its candidates
+planned) through :func:`verify.train.polynomial.train` and stops it after ``STEPS`` steps: the planner probes its candidates
 and prints its plan (strategy, kernel, chunk, peak memory against free memory, time per step, total), then every
 step is timed with a CUDA synchronize. Printed per job (and written as JSON with ``--out``): the plan, the median
 step time, the FLOP rate, the hours 20 000 steps would take, and the peak memory torch allocated against the plan's
@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _timing import matmul_peak
 
-import verify.train as vt
+import verify.train.polynomial as vt
 from numerics.modular import ModularTask
 from theory.modular import max_margin
 from verify.claims import registry

@@ -9,9 +9,9 @@ Usage::
 
 Times the data gradient of one full-batch step (no optimiser) for every seed, best of ``--repeats`` alternating
 rounds in one process: ``autograd`` (the model's forward pass and ``backward``, the trainer's step before
-verify.train_step), the hand-written gradient with ``batched`` (all seeds per kernel), ``loop`` (one seed at a
+verify.train.polynomial_step), the hand-written gradient with ``batched`` (all seeds per kernel), ``loop`` (one seed at a
 time) and ``vmap`` (``torch.func.vmap`` of the single-seed autograd gradient), the full-grid kernel for k = 2
-(``grid-loop``, ``grid-parallel``, ``grid-batched``: verify.train_step._grid_gradient), what ``auto`` picks, and optionally
+(``grid-loop``, ``grid-parallel``, ``grid-batched``: verify.train.polynomial_step._grid_gradient), what ``auto`` picks, and optionally
 the compiled chunk gradient. Prints each as ms/step, GFLOP/s and fraction of the matrix-product peak of the same
 dtype measured in the same run, and checks that every variant gives the autograd gradient.
 
@@ -36,9 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _timing import matmul_peak, sync
 
 from numerics.modular import ModularTask
-from verify.models import HomogeneousEnsemble
-from verify.train import _per_seed_cross_entropy
-from verify.train_step import (
+from verify.train.homogeneous import HomogeneousEnsemble
+from verify.train.polynomial import _per_seed_cross_entropy
+from verify.train.polynomial_step import (
     StepShapes,
     _compile_for,
     ensemble_gradient,

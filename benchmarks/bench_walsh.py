@@ -4,7 +4,7 @@
    transform of h = 1[w.x > 0]) against the explicit loop over the 2^n inputs
    (``numerics.walsh.population_gradient_bruteforce``). With ``--bf-n m < 20`` the loop runs at n = m and
    its time is extrapolated linearly in the number of inputs (x 2^(20-m)); the output says so.
-2. ``verify.walsh.fwht`` (torch, CPU and CUDA when available) against ``numerics.walsh.fwht`` (numpy) for
+2. ``verify.train.walsh.fwht`` (torch, CPU and CUDA when available) against ``numerics.walsh.fwht`` (numpy) for
    n = 16..22, one float64 vector (and float32 on CUDA).
 3. Random-LTF gaps (Fig. B.7): ``numerics.fourier_gaps.random_ltf_gaps`` (one batched transform over draws)
    against a per-draw loop (one ``walsh_coefficients`` per draw, all k read from it).
@@ -39,7 +39,7 @@ from _timing import best_time
 
 from numerics import fourier_gaps as fg
 from numerics import walsh as nw
-from verify import walsh as vw
+from verify.train import walsh as vw
 
 
 def bench_gradient(n: int, bf_n: int, repeats: int) -> None:

@@ -1,7 +1,7 @@
 """Float64 gradient descent, prompt sampling and Figure 8.1 statistics for Shi thesis Ch. 8.
 
 The reference GD here is plain numpy (batched over prompts), independent of the transformer in
-``verify/looped.py`` and of the exact arithmetic in ``theory/looped.py``. See ``docs/looped.md``.
+``verify/train/looped.py`` and of the exact arithmetic in ``theory/looped.py``. See ``docs/looped.md``.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ Hadamard matrix :math:`H_{a,S}=(-1)^{|a\cap S|}`.
   (proof of Prop. B.7), from a single transform of h rather than a loop over inputs per coordinate.
 * :func:`population_gradient_bruteforce` - the independent oracle (explicit sum over the cube).
 
-The torch (GPU) transform is :mod:`verify.walsh` (``numerics`` may not import torch; docs/architecture.md).
+The torch (GPU) transform is :mod:`verify.train.walsh` (``numerics`` may not import torch; docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -56,7 +56,9 @@ def missing_sections(obj: object) -> list[str]:
     """The numpy sections ``obj``'s docstring lacks (empty when it is complete)."""
     doc = inspect.getdoc(obj) or ""
     missing = []
-    if _takes_arguments(obj) and not (_section(doc, "Parameters") or (inspect.isclass(obj) and _section(doc, "Attributes"))):
+    if _takes_arguments(obj) and not (
+        _section(doc, "Parameters") or (inspect.isclass(obj) and _section(doc, "Attributes"))
+    ):
         missing.append("Parameters")
     if inspect.isfunction(obj) and not (_section(doc, "Returns") or _section(doc, "Yields")):
         missing.append("Returns")

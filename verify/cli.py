@@ -78,8 +78,7 @@ from theory import lsa as tl  # noqa: E402
 from theory import modular as tm  # noqa: E402
 from theory import parity as tp  # noqa: E402
 from theory._checks import InputError, as_number, format_count  # noqa: E402
-
-from .sweep import cli as sweep_cli  # noqa: E402
+from verify.sweep import cli as sweep_cli  # noqa: E402
 
 __all__ = ["main"]
 
@@ -156,7 +155,7 @@ def _emit(obj: dict, as_json: bool, text: str) -> None:
 def _load_external_claims(args: argparse.Namespace) -> None:
     """Register the claims of installed ``tvk.claims`` entry points and of ``--claims`` modules (a bad module is a
     ValueError: one ``tvk: error:`` line)."""
-    from .claims.external import load_claim_modules, load_entry_points  # deferred: imports torch
+    from verify.claims.external import load_claim_modules, load_entry_points  # deferred: imports torch
 
     load_entry_points()
     load_claim_modules(args.claims)
@@ -186,7 +185,7 @@ def _jobs(text: str) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .report import run_report  # deferred: imports torch
+    from verify.report.run import run_report  # deferred: imports torch
 
     _load_external_claims(args)
     records, meta = run_report(
@@ -226,7 +225,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from .claim_index import list_claims  # the claim index: imports torch only for external claims
+    from verify.claim_index import list_claims  # the claim index: imports torch only for external claims
 
     claims = list_claims(args.only, args.scale, modules=args.claims)
     obj = {"scale": args.scale, "claims": [{"id": c.id, "kind": c.kind, "source": c.source} for c in claims]}

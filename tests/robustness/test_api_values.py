@@ -127,7 +127,7 @@ BAD_TRAIN = [
     "change", BAD_TRAIN, ids=[next(iter(c)) + "=" + str(next(iter(c.values()))) for c in BAD_TRAIN]
 )
 def test_train_config_refuses_bad_optimiser_settings(change):
-    from verify.train import TrainConfig  # deferred: imports torch
+    from verify.train.polynomial import TrainConfig  # deferred: imports torch
 
     name = next(iter(change))
     with pytest.raises(ValueError, match=name):
@@ -135,7 +135,7 @@ def test_train_config_refuses_bad_optimiser_settings(change):
 
 
 def test_train_config_accepts_the_edges():
-    from verify.train import TrainConfig  # deferred: imports torch
+    from verify.train.polynomial import TrainConfig  # deferred: imports torch
 
     cfg = TrainConfig(steps=0, lr=1e-2, lam=0.0, weight_decay=0.0, betas=(0.0, 0.999), init_std=1e-6, momentum=0.0)
     assert cfg.betas == (0.0, 0.999) and TrainConfig.from_dict(cfg.to_dict()) == cfg

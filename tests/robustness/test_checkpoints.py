@@ -20,9 +20,10 @@ import pytest
 import torch
 
 from numerics.modular import ModularTask
-from verify import io, loop
-from verify.loop import run_loop, save_atomically
-from verify.train import CheckpointMismatchError, TrainConfig, train
+from verify.runtime import files as io
+from verify.runtime import loop
+from verify.runtime.loop import run_loop, save_atomically
+from verify.train.polynomial import CheckpointMismatchError, TrainConfig, train
 
 TASK = ModularTask(5, 2)
 CFG = TrainConfig(steps=30, lr=5e-3, lam=1e-3, seeds=(3, 5), eval_every=5, dtype="float64", num_threads=1)
@@ -210,7 +211,7 @@ def test_checkpoint_temp_files_are_unpredictable(tmp_path, monkeypatch) -> None:
         made.append(name)
         return fd, name
 
-    monkeypatch.setattr("verify.loop.tempfile.mkstemp", spy)
+    monkeypatch.setattr("verify.runtime.loop.tempfile.mkstemp", spy)
     save_atomically(path, {"x": torch.arange(3)})
     assert victim.read_text() == "precious"
     assert len(made) == 1 and Path(made[0]).parent == tmp_path and not Path(made[0]).exists()
@@ -278,7 +279,7 @@ def test_sigint_is_deferred_to_the_end_of_the_update_then_saved() -> None:
 
 def test_checkpoint_seconds_saves_without_a_step_period(monkeypatch) -> None:
     clock = iter(float(t) for t in range(100))
-    monkeypatch.setattr("verify.loop.monotonic", lambda: next(clock))
+    monkeypatch.setattr("verify.runtime.loop.monotonic", lambda: next(clock))
     trace = _Trace()
     run_loop(trace.step, 6, save=trace.save, checkpoint_seconds=2.0)
     assert trace.saved == [1, 3, 5, 6]

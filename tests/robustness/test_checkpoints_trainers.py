@@ -1,6 +1,6 @@
 """Every checkpointing trainer resumes exactly (issue 11; docs/training.md, "Checkpoints").
 
-For each trainer wired to :mod:`verify.checkpoint`: a run interrupted at step N (a ``KeyboardInterrupt`` from an
+For each trainer wired to :mod:`verify.runtime.checkpoint`: a run interrupted at step N (a ``KeyboardInterrupt`` from an
 evaluation hook, or a real SIGINT during an update) leaves a checkpoint; a rerun resumes from it, records
 ``resumed_from`` and logs "resuming from step N", and ends with parameters *equal* (``torch.equal`` /
 ``np.array_equal``) to those of an uninterrupted run with the same seeds. A corrupt checkpoint is moved aside with
@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 import torch
 
-from verify import attention as va
-from verify import io
-from verify import lsa as vl
-from verify import sparse_parity as vsp
-from verify.checkpoint import CheckpointMismatchError, read_checkpoint
+from verify.runtime import files as io
+from verify.runtime.checkpoint import CheckpointMismatchError, read_checkpoint
+from verify.train import attention as va
+from verify.train import lsa as vl
+from verify.train import sparse_parity as vsp
 
 
 @pytest.fixture(autouse=True)

@@ -16,16 +16,16 @@ import pytest
 import torch
 
 from theory import decision_lists as td
-from verify import attention as va
-from verify import decision_lists as vd
-from verify import io
-from verify import local_signal as vls
-from verify import markov as vm
-from verify import modular_relu as vmr
-from verify import modular_transformer as vmt
-from verify import sparse_variable as vsv
-from verify import train as vtrain
-from verify.checkpoint import read_checkpoint
+from verify.runtime import files as io
+from verify.runtime.checkpoint import read_checkpoint
+from verify.train import attention as va
+from verify.train import decision_lists as vd
+from verify.train import local_signal as vls
+from verify.train import markov as vm
+from verify.train import modular_relu as vmr
+from verify.train import modular_transformer as vmt
+from verify.train import polynomial as vtrain
+from verify.train import sparse_variable as vsv
 
 
 @pytest.fixture(autouse=True)

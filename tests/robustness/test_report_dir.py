@@ -22,12 +22,13 @@ import pytest
 
 from numerics.modular import ModularTask
 from theory import modular as tm
-from verify import io, report
 from verify.claims import Claim, Observation
 from verify.claims.judges import MaxRel
 from verify.claims.training import train_for_claim
-from verify.io import LOCK_NAME, ReportDirectoryError
-from verify.train import TrainConfig
+from verify.report import run as report
+from verify.runtime import files as io
+from verify.runtime.files import LOCK_NAME, ReportDirectoryError
+from verify.train.polynomial import TrainConfig
 
 CHEAP = "shi-thm4.9-beta-sign,shi-lemC.14-fourier-identity"
 QUIET = {"progress": False, "log": lambda s: None}
@@ -211,7 +212,11 @@ def test_journal_matches_results_json(tmp_path) -> None:
     records, _ = report.run_report(out, only=CHEAP, **QUIET)
     journal = [json.loads(line) for line in (out / io.JOURNAL_NAME).read_text().splitlines()]
     written = json.loads((out / "results.json").read_text())["claims"]
-    extra = {"error", "judge", "nonfinite"}  # the re-judging fields results.json adds to each record (verify.render)
+    extra = {
+        "error",
+        "judge",
+        "nonfinite",
+    }  # the re-judging fields results.json adds to each record (verify.report.render)
     assert [{k: v for k, v in r.items() if k not in extra} for r in written] == journal
     assert journal == json.loads(json.dumps(records, default=str))
 
@@ -270,7 +275,7 @@ def test_second_concurrent_report_refuses(tmp_path, monkeypatch) -> None:
 
 HOLD = """
 import sys, time
-from verify import io
+from verify.runtime import files as io
 with io.directory_lock(sys.argv[1]):
     print("locked", flush=True)
     time.sleep(60)
@@ -306,7 +311,7 @@ def test_planted_lock_file_of_a_dead_pid_is_taken_over(tmp_path) -> None:
 
 RUN_THEN_HANG = """
 import sys, time
-from verify import report
+from verify.report import run as report
 from verify.claims import Claim, Observation
 from verify.claims.judges import MaxRel
 
@@ -375,7 +380,7 @@ def test_interrupted_training_claim_resumes_in_the_next_report(tmp_path, monkeyp
     monkeypatch.setattr(report, "select", lambda only, scale: [_training_claim()])
     clean, _ = report.run_report(tmp_path / "clean", progress=False, log=lambda s: None)
 
-    import verify.train as vt
+    import verify.train.polynomial as vt
 
     real, calls = vt.ensemble_metrics, [0]
 

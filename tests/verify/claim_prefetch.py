@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from verify.cores import cpu_cores
+from verify.runtime.cores import cpu_cores
 
 #: Thread-count variables of OpenMP, MKL and OpenBLAS set in the worker before it imports numpy or torch.
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
@@ -39,7 +39,7 @@ TERMINATE_GRACE_S = 5.0
 
 def enabled(n_claims: int) -> bool:
     """Whether to start the worker for ``n_claims`` claims: at least :data:`MIN_CLAIMS`, two cores or more
-    (:func:`verify.cores.cpu_cores`), and
+    (:func:`verify.runtime.cores.cpu_cores`), and
     ``TVK_TEST_PREFETCH`` not set to ``0``."""
     return n_claims >= MIN_CLAIMS and cpu_cores() >= 2 and os.environ.get("TVK_TEST_PREFETCH", "1") != "0"
 

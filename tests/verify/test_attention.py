@@ -1,4 +1,4 @@
-"""The attention module (verify/attention.py): shapes, causality, seed batching, relative scores, SDPA path."""
+"""The attention module (verify/train/attention.py): shapes, causality, seed batching, relative scores, SDPA path."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import math
 import pytest
 import torch
 
-import verify.attention as va
-import verify.train_step
-from verify.attention import AttentionConfig, AttentionEnsemble, fit, init_params, relative_scores
-from verify.train import config_overrides
+import verify.train.attention as va
+import verify.train.polynomial_step
+from verify.train.attention import AttentionConfig, AttentionEnsemble, fit, init_params, relative_scores
+from verify.train.polynomial import config_overrides
 
 
 def _model(seeds=(0, 1, 2), **kw) -> AttentionEnsemble:
@@ -151,7 +151,7 @@ def test_fit_refuses_when_memory_is_short_unless_overridden(monkeypatch) -> None
     cfg = AttentionConfig(vocab=3, max_len=8, d=8, layers=1)
     model = AttentionEnsemble.init(cfg, (0, 1))
     data = torch.randint(0, 3, (2, 4, 8))
-    monkeypatch.setattr(verify.train_step, "free_memory", lambda device: 1000)
+    monkeypatch.setattr(verify.train.polynomial_step, "free_memory", lambda device: 1000)
     with pytest.raises(va.InsufficientMemoryError, match="ignore_memory_check"):
         fit(model, lambda t: (data, data), 3, lr=1e-2, seeds=(0, 1))
     end = fit(model, lambda t: (data, data), 3, lr=1e-2, seeds=(0, 1), ignore_memory_check=True)
@@ -164,7 +164,7 @@ def test_run_wide_override_reaches_the_attention_memory_check(monkeypatch) -> No
     cfg = AttentionConfig(vocab=3, max_len=8, d=8, layers=1)
     model = AttentionEnsemble.init(cfg, (0,))
     data = torch.randint(0, 3, (1, 4, 8))
-    monkeypatch.setattr(verify.train_step, "free_memory", lambda device: 1000)
+    monkeypatch.setattr(verify.train.polynomial_step, "free_memory", lambda device: 1000)
     with config_overrides(ignore_memory_check=True):
         assert fit(model, lambda t: (data, data), 2, lr=1e-2, seeds=(0,)).step == 2
     with pytest.raises(va.InsufficientMemoryError):

@@ -9,7 +9,7 @@ import pytest
 
 from theory import boolean as tb
 from verify.claims import Observation, registry
-from verify.figures import render_figures
+from verify.report.figures import render_figures
 
 from .claim_checks import record
 

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from numerics import decision_lists as nd
 from theory import decision_lists as td
-from verify import decision_lists as vd
-from verify.loop import torch_threads
+from verify.runtime.loop import torch_threads
+from verify.train import decision_lists as vd
 
 
 @pytest.fixture(autouse=True)

@@ -9,13 +9,13 @@ import math
 import pytest
 import torch
 
-import verify.attention
-import verify.train_step
+import verify.train.attention
+import verify.train.polynomial_step
 from theory import decision_lists as td
-from verify import decision_lists as vd
-from verify.loop import torch_threads
-from verify.train import config_overrides
-from verify.train_step import InsufficientMemoryError
+from verify.runtime.loop import torch_threads
+from verify.train import decision_lists as vd
+from verify.train.polynomial import config_overrides
+from verify.train.polynomial_step import InsufficientMemoryError
 
 from .peak_memory import PeakBytes
 
@@ -76,7 +76,7 @@ def test_absurd_sizes_are_refused_before_anything_is_allocated():
 
 @pytest.mark.parametrize("name", ["population", "one_step", "hessian"])
 def test_short_memory_refuses_unless_overridden(monkeypatch, name):
-    monkeypatch.setattr(verify.train_step, "free_memory", lambda device: 1000)
+    monkeypatch.setattr(verify.train.polynomial_step, "free_memory", lambda device: 1000)
     run = _runs(6, 3, 2)[name]
     with pytest.raises(InsufficientMemoryError, match="ignore-memory-check") as err:
         run()
@@ -87,13 +87,13 @@ def test_short_memory_refuses_unless_overridden(monkeypatch, name):
 
 def test_population_gd_prints_its_estimate_before_a_long_run(monkeypatch, capsys):
     tasks = _tasks(6, 2)
-    steps = verify.attention.PROBE_STEPS + 3
-    monkeypatch.setattr(verify.attention, "PRINT_ESTIMATE_S", 0.0)
+    steps = verify.train.attention.PROBE_STEPS + 3
+    monkeypatch.setattr(verify.train.attention, "PRINT_ESTIMATE_S", 0.0)
     vd.population_gd_w(tasks, 3, [2.0, 2.0], [0.5, 0.5], steps, seeds=(0, 1))
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("population GD on W (L=6, n=3): 2 seed(s), about"), lines
     assert "GiB peak" in lines[0] and "ms per step, 3 steps left" in lines[0]
-    monkeypatch.setattr(verify.attention, "PRINT_ESTIMATE_S", 1e9)
+    monkeypatch.setattr(verify.train.attention, "PRINT_ESTIMATE_S", 1e9)
     vd.population_gd_w(tasks, 3, [2.0, 2.0], [0.5, 0.5], steps, seeds=(0, 1))
     assert capsys.readouterr().err == ""
 
@@ -102,6 +102,6 @@ def test_the_check_changes_no_number(monkeypatch):
     """The hook only reads a clock: results with and without the long-run print are equal bit for bit."""
     tasks = _tasks(6, 2)
     ref = vd.population_gd_w(tasks, 3, [2.0, 2.0], [0.5, 0.5], 8, seeds=(0, 1))
-    monkeypatch.setattr(verify.attention, "PRINT_ESTIMATE_S", 0.0)
+    monkeypatch.setattr(verify.train.attention, "PRINT_ESTIMATE_S", 0.0)
     again = vd.population_gd_w(tasks, 3, [2.0, 2.0], [0.5, 0.5], 8, seeds=(0, 1))
     assert torch.equal(torch.as_tensor(ref.W), torch.as_tensor(again.W)) and ref.loss.tolist() == again.loss.tolist()

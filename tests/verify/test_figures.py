@@ -1,6 +1,6 @@
 """Every axis of every figure the report draws is labelled (issue 12): the generic plot kinds of the quick records
 of a few real claims (lines, hist, heatmap), a two-panel heat map shaped like the Pareto grid's (Edelman Fig. 6.1),
-and every record-specific figure of :mod:`verify.figures` drawn from synthetic artifacts."""
+and every record-specific figure of :mod:`verify.report.figures` drawn from synthetic artifacts."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-import verify.figures as vf
+import verify.report.figures as vf
 from verify.claims import RunContext, registry, run_claim
 
 matplotlib.use("Agg")
@@ -60,7 +60,7 @@ def unlabelled_axes(fig: Any) -> list[str]:
 
 @pytest.fixture
 def captured(monkeypatch) -> list[Any]:
-    """The figures :func:`verify.figures.render_figures` draws, kept open instead of saved."""
+    """The figures :func:`verify.report.figures.render_figures` draws, kept open instead of saved."""
     seen: list[Any] = []
     monkeypatch.setattr(vf, "_save", lambda fig, target, formats=("png",): (seen.append(fig), target.name)[1])
     yield seen
@@ -103,7 +103,7 @@ def test_every_plot_spec_of_real_quick_records_has_labelled_axes(captured, tmp_p
 
 
 def _synthetic_records() -> list[dict]:
-    """One record per record-specific figure of :mod:`verify.figures`, with small artifacts of the right shape."""
+    """One record per record-specific figure of :mod:`verify.report.figures`, with small artifacts of the right shape."""
     rng = np.random.default_rng(0)
     curve = {"T": [1, 2, 4], "error": [1.0, 0.5, 0.25], "bound": [1.0, 0.7, 0.5]}
     return [

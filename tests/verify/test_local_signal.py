@@ -1,4 +1,4 @@
-"""verify/local_signal.py: the configuration's validation, the shared initialisation, the sparse noise statistics
+"""verify/train/local_signal.py: the configuration's validation, the shared initialisation, the sparse noise statistics
 against the dense ones, the reduced simulator against the direct one (distribution of a short run), degenerate
 dimensions and the history."""
 
@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from theory import local_signal as tl
-from verify import local_signal as vs
+from verify.train import local_signal as vs
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from theory import local_signal as tl
-from verify import local_signal as vs
 from verify.claims import registry
-from verify.figures import plot_spec_figure
+from verify.report.figures import plot_spec_figure
+from verify.train import local_signal as vs
 
 from .claim_checks import evaluation
 

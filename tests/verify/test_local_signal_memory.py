@@ -8,12 +8,12 @@ from dataclasses import replace
 
 import pytest
 
-import verify.attention
-import verify.train_step
-from verify import local_signal as vs
-from verify.loop import torch_threads
-from verify.train import config_overrides
-from verify.train_step import InsufficientMemoryError
+import verify.train.attention
+import verify.train.polynomial_step
+from verify.runtime.loop import torch_threads
+from verify.train import local_signal as vs
+from verify.train.polynomial import config_overrides
+from verify.train.polynomial_step import InsufficientMemoryError
 
 from .peak_memory import PeakBytes
 
@@ -57,7 +57,7 @@ def test_absurd_sizes_are_refused_before_anything_is_allocated(simulator):
 
 @pytest.mark.parametrize("simulator", SIMULATORS)
 def test_short_memory_refuses_unless_overridden(monkeypatch, simulator):
-    monkeypatch.setattr(verify.train_step, "free_memory", lambda device: 1000)
+    monkeypatch.setattr(verify.train.polynomial_step, "free_memory", lambda device: 1000)
     cfg = _cfg(simulator, num_threads=1)
     with pytest.raises(InsufficientMemoryError, match="ignore-memory-check"):
         vs.train_signal(cfg, device="cpu")
@@ -66,12 +66,12 @@ def test_short_memory_refuses_unless_overridden(monkeypatch, simulator):
 
 
 def test_a_long_run_prints_its_estimate(monkeypatch, capsys):
-    cfg = _cfg("reduced", steps=verify.attention.PROBE_STEPS + 3, num_threads=1)
-    monkeypatch.setattr(verify.attention, "PRINT_ESTIMATE_S", 0.0)
+    cfg = _cfg("reduced", steps=verify.train.attention.PROBE_STEPS + 3, num_threads=1)
+    monkeypatch.setattr(verify.train.attention, "PRINT_ESTIMATE_S", 0.0)
     vs.train_signal(cfg, device="cpu")
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("local signal (reduced, k=50): 2 seed(s), about"), lines
     assert "GiB peak" in lines[0] and "ms per step, 3 steps left" in lines[0]
-    monkeypatch.setattr(verify.attention, "PRINT_ESTIMATE_S", 1e9)
+    monkeypatch.setattr(verify.train.attention, "PRINT_ESTIMATE_S", 1e9)
     vs.train_signal(cfg, device="cpu")
     assert capsys.readouterr().err == ""

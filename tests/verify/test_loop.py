@@ -1,4 +1,4 @@
-"""Unit tests of the loop skeleton shared by the trainers (verify.loop; docs/training.md)."""
+"""Unit tests of the loop skeleton shared by the trainers (verify.runtime.loop; docs/training.md)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from verify.loop import (
+from verify.runtime.loop import (
     NonFiniteGuard,
     cosine_annealing,
     first_nonfinite_seeds,

@@ -1,4 +1,4 @@
-"""verify/looped.py (torch looped transformer), the quick Shi Ch. 8 claims and their task-specific judges."""
+"""verify/train/looped.py (torch looped transformer), the quick Shi Ch. 8 claims and their task-specific judges."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import torch
 
 from numerics import looped as nl
 from theory import looped as tl
-from verify import looped as vl
 from verify.claims.base import Observation, RunContext, registry, run_claim
 from verify.claims.looped import common as lc
 from verify.claims.looped import construction as lcon
 from verify.claims.looped import convergence as lconv
 from verify.claims.looped import figure8_1 as lfig
+from verify.train import looped as vl
 
 CH8 = [
     "shi-lem8.13-attention",

@@ -1,4 +1,4 @@
-"""verify/lsa.py (torch LSA, training, comparison) and the details and artifacts of the LSA claims (Shi Ch. 5,
+"""verify/train/lsa.py (torch LSA, training, comparison) and the details and artifacts of the LSA claims (Shi Ch. 5,
 Sec. 5.3-5.4); the verdicts themselves are checked for every claim by ``test_claims.py``."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import torch
 
 from numerics import lsa as nl
 from theory import lsa as tl
-from verify import lsa as vl
 from verify.claims.base import RunContext, registry, run_claim
+from verify.train import lsa as vl
 
 from .claim_checks import record
 
@@ -138,7 +138,7 @@ def test_compare_to_optimum_is_not_unique_for_a_singular_lambda() -> None:
     """A null direction of Lambda leaves U free there: only the loss is meaningful (Thm 5.4.1 assumes Lambda > 0)."""
     import numpy as np
 
-    from verify import lsa as vl
+    from verify.train import lsa as vl
 
     M = np.zeros((1, 2, 2))
     assert vl.compare_to_optimum(M, np.diag([1.0, 0.0]), 10, 1).unique is False

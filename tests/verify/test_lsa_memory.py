@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import verify.attention
-import verify.train_step
-from verify import lsa as vl
-from verify.loop import torch_threads
-from verify.train import config_overrides
-from verify.train_step import InsufficientMemoryError
+import verify.train.attention
+import verify.train.polynomial_step
+from verify.runtime.loop import torch_threads
+from verify.train import lsa as vl
+from verify.train.polynomial import config_overrides
+from verify.train.polynomial_step import InsufficientMemoryError
 
 from .peak_memory import PeakBytes
 
@@ -75,7 +75,7 @@ def test_absurd_batches_are_refused_before_anything_is_allocated():
     ids=["population", "reduced", "full"],
 )
 def test_short_memory_refuses_unless_overridden(monkeypatch, run):
-    monkeypatch.setattr(verify.train_step, "free_memory", lambda device: 1000)
+    monkeypatch.setattr(verify.train.polynomial_step, "free_memory", lambda device: 1000)
     with pytest.raises(InsufficientMemoryError, match="ignore-memory-check"):
         run()
     with config_overrides(ignore_memory_check=True):
@@ -83,12 +83,12 @@ def test_short_memory_refuses_unless_overridden(monkeypatch, run):
 
 
 def test_a_long_run_prints_its_estimate(monkeypatch, capsys):
-    steps = verify.attention.PROBE_STEPS + 3
-    monkeypatch.setattr(verify.attention, "PRINT_ESTIMATE_S", 0.0)
+    steps = verify.train.attention.PROBE_STEPS + 3
+    monkeypatch.setattr(verify.train.attention, "PRINT_ESTIMATE_S", 0.0)
     vl.train_sgd(LAM, 10, 2, (0, 1), steps=steps, batch=8)
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("LSA SGD (reduced) r=2: 2 seed(s), about"), lines
     assert "GiB peak" in lines[0] and "ms per step, 3 steps left" in lines[0]
-    monkeypatch.setattr(verify.attention, "PRINT_ESTIMATE_S", 1e9)
+    monkeypatch.setattr(verify.train.attention, "PRINT_ESTIMATE_S", 1e9)
     vl.train_population(LAM, 10, 2, (0,), steps=steps, polish_steps=0)
     assert capsys.readouterr().err == ""

@@ -1,4 +1,4 @@
-"""verify/markov.py (minimal model, transformer runs, attention masses) and the artifacts and details of the
+"""verify/train/markov.py (minimal model, transformer runs, attention masses) and the artifacts and details of the
 Edelman Ch. 8 training claims (cached quick runs); the verdicts are checked by ``test_claims.py``."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import pytest
 import torch
 
 from numerics import markov as nm
-from verify import markov as vm
-from verify.attention import AttentionConfig
 from verify.claims.base import registry
 from verify.claims.markov.trained import _positional_over_training
-from verify.figures import PLOT_KINDS, plot_spec_figure
+from verify.report.figures import PLOT_KINDS, plot_spec_figure
+from verify.train import markov as vm
+from verify.train.attention import AttentionConfig
 
 from .claim_checks import record
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-import verify.attention
-import verify.train_step
-from verify.modular_relu import ReluModularConfig, memory_estimate, train_relu_modular
-from verify.train import config_overrides
-from verify.train_step import InsufficientMemoryError
+import verify.train.attention
+import verify.train.polynomial_step
+from verify.train.modular_relu import ReluModularConfig, memory_estimate, train_relu_modular
+from verify.train.polynomial import config_overrides
+from verify.train.polynomial_step import InsufficientMemoryError
 
 from .peak_memory import PeakBytes
 
@@ -39,7 +39,7 @@ def test_absurd_sizes_are_refused_before_anything_is_allocated():
 
 
 def test_short_memory_refuses_unless_overridden(monkeypatch):
-    monkeypatch.setattr(verify.train_step, "free_memory", lambda device: 1000)
+    monkeypatch.setattr(verify.train.polynomial_step, "free_memory", lambda device: 1000)
     cfg = ReluModularConfig(p=5, width=4, seeds=(0, 1), steps=2, eval_every=1)
     with pytest.raises(InsufficientMemoryError, match="ignore-memory-check"):
         train_relu_modular(cfg, device="cpu")
@@ -48,12 +48,12 @@ def test_short_memory_refuses_unless_overridden(monkeypatch):
 
 
 def test_a_long_run_prints_its_estimate(monkeypatch, capsys):
-    cfg = ReluModularConfig(p=5, width=4, seeds=(0,), steps=verify.attention.PROBE_STEPS + 3, eval_every=100)
-    monkeypatch.setattr(verify.attention, "PRINT_ESTIMATE_S", 0.0)
+    cfg = ReluModularConfig(p=5, width=4, seeds=(0,), steps=verify.train.attention.PROBE_STEPS + 3, eval_every=100)
+    monkeypatch.setattr(verify.train.attention, "PRINT_ESTIMATE_S", 0.0)
     train_relu_modular(cfg, device="cpu")
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("ReLU mod-5: 1 seed(s), about"), lines
     assert "GiB peak" in lines[0] and "ms per step, 3 steps left" in lines[0]
-    monkeypatch.setattr(verify.attention, "PRINT_ESTIMATE_S", 1e9)
+    monkeypatch.setattr(verify.train.attention, "PRINT_ESTIMATE_S", 1e9)
     train_relu_modular(cfg, device="cpu")
     assert capsys.readouterr().err == ""

@@ -1,4 +1,4 @@
-"""verify.modular_transformer: the residual switch, the answer loss, seed independence of the batched trainer, the
+"""verify.train.modular_transformer: the residual switch, the answer loss, seed independence of the batched trainer, the
 label-shuffled control, early stopping, and the even-split polynomial trainer (tiny, fast settings)."""
 
 import numpy as np
@@ -6,12 +6,12 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-import verify.train_step
+import verify.train.polynomial_step
 from numerics.margins import evaluate
 from numerics.modular import ModularTask
 from numerics.modular_transformer import SplitModularTask, even_split
-from verify.attention import AttentionEnsemble, InsufficientMemoryError
-from verify.modular_transformer import (
+from verify.train.attention import AttentionEnsemble, InsufficientMemoryError
+from verify.train.modular_transformer import (
     SumTransformer,
     SumTransformerConfig,
     _split_data,
@@ -21,7 +21,7 @@ from verify.modular_transformer import (
     train_sum_transformer,
     warmup_lr,
 )
-from verify.train import TrainConfig, config_overrides
+from verify.train.polynomial import TrainConfig, config_overrides
 
 TINY = SumTransformerConfig(p=5, k=2, d=8, heads=2, head_width=4, mlp=16, steps=12, eval_every=4, seeds=(0, 1))
 
@@ -144,7 +144,7 @@ def test_polynomial_split_trainer():
 def test_transformer_run_checks_its_memory_first(monkeypatch) -> None:
     """The Shi Sec. 4.5 trainer checks the attention memory estimate against the free memory before its first
     update (issue 18: the attention models get the same treatment), and the run-wide override lets it start."""
-    monkeypatch.setattr(verify.train_step, "free_memory", lambda device: 1000)
+    monkeypatch.setattr(verify.train.polynomial_step, "free_memory", lambda device: 1000)
     with pytest.raises(InsufficientMemoryError, match="attention training"):
         train_sum_transformer(TINY.replace(steps=2))
     with config_overrides(ignore_memory_check=True):

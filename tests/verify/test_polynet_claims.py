@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from theory import polynet as tp
 from verify.claims.polynet import PLATEAU_SCALED_BOUND
-from verify.figures import render_figures
+from verify.report.figures import render_figures
 
 from .claim_checks import record
 

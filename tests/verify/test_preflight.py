@@ -1,15 +1,15 @@
-"""verify.preflight: the memory check and long-run estimate of the trainers without an attention model."""
+"""verify.runtime.memory: the memory check and long-run estimate of the trainers without an attention model."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-import verify.attention
-import verify.train_step
-from verify.preflight import OVERRIDE_HINT, preflight
-from verify.train import config_overrides
-from verify.train_step import InsufficientMemoryError
+import verify.train.attention
+import verify.train.polynomial_step
+from verify.runtime.memory import OVERRIDE_HINT, preflight
+from verify.train.polynomial import config_overrides
+from verify.train.polynomial_step import InsufficientMemoryError
 
 CPU = torch.device("cpu")
 
@@ -21,7 +21,7 @@ def _run(need: int, steps: int = 10, **kw) -> None:
 
 
 def test_refuses_with_the_remedy_and_the_override(monkeypatch):
-    monkeypatch.setattr(verify.train_step, "free_memory", lambda device: 2**30)
+    monkeypatch.setattr(verify.train.polynomial_step, "free_memory", lambda device: 2**30)
     with pytest.raises(InsufficientMemoryError) as err:
         _run(2**31)
     assert str(err.value).startswith("a toy run needs about 2.00 GiB on cpu")
@@ -33,11 +33,11 @@ def test_refuses_with_the_remedy_and_the_override(monkeypatch):
 
 
 def test_prints_one_line_with_memory_and_time_only_for_a_long_run(monkeypatch, capsys):
-    monkeypatch.setattr(verify.attention, "PRINT_ESTIMATE_S", 0.0)
-    _run(3 * 2**29, steps=verify.attention.PROBE_STEPS + 4)
+    monkeypatch.setattr(verify.train.attention, "PRINT_ESTIMATE_S", 0.0)
+    _run(3 * 2**29, steps=verify.train.attention.PROBE_STEPS + 4)
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("toy: 3 seed(s), about 1.50 GiB peak, "), lines
     assert lines[0].endswith("4 steps left: about 0.0 min")
-    monkeypatch.setattr(verify.attention, "PRINT_ESTIMATE_S", 1e9)
-    _run(3 * 2**29, steps=verify.attention.PROBE_STEPS + 4)
+    monkeypatch.setattr(verify.train.attention, "PRINT_ESTIMATE_S", 1e9)
+    _run(3 * 2**29, steps=verify.train.attention.PROBE_STEPS + 4)
     assert capsys.readouterr().err == ""

@@ -1,4 +1,4 @@
-"""The report renderers (verify/render.py): GFM tables with equal cell counts, the errata section, escaping per
+"""The report renderers (verify/report/render.py): GFM tables with equal cell counts, the errata section, escaping per
 format, the self-contained page, results.json against its published schema, the CSV, and the figure helpers."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pytest
 
-from verify import render
 from verify.claims import RunContext, registry, run_claim
-from verify.figures import plot_spec_figure, remove_stale_figures, render_figures
+from verify.report import render
+from verify.report.figures import plot_spec_figure, remove_stale_figures, render_figures
 
 #: Fast real claims (well under a second each at quick scale): four errata with their corrected claims, one
 #: erratum whose corrected claim is left out of the run, and claims with nested and list values.
@@ -474,7 +474,7 @@ def test_every_axis_labelled_and_legends_for_several_series():
 
 
 def test_fig8_1_shows_every_n_and_group_coverage_names_irreps(tmp_path, monkeypatch):
-    import verify.figures as vf
+    import verify.report.figures as vf
 
     seen = []
     monkeypatch.setattr(vf, "_save", lambda fig, target, formats=("png",): (seen.append(fig), target.name)[1])

@@ -1,5 +1,5 @@
 """Mathematics in the HTML report (issue 12): exact symbolic values drawn offline as inline SVG by matplotlib's
-mathtext (verify.render.math_svg / math_html), the ASCII form kept as the tooltip, escaped ASCII text whenever sympy
+mathtext (verify.report.render.math_svg / math_html), the ASCII form kept as the tooltip, escaped ASCII text whenever sympy
 or mathtext cannot parse a value, and report.md unchanged (ASCII in code spans)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from verify import render
+from verify.report import render
 
 SVG = "{http://www.w3.org/2000/svg}"
 META = {"scale": "quick", "device": "cpu", "generated": "2026-01-01 00:00:00 UTC", "git_revision": "abc"}

@@ -6,10 +6,12 @@ from pathlib import Path
 import pytest
 
 from theory import modular as tm
-from verify import cli, render, report
+from verify import cli
 from verify.claims import Claim, Observation, RunContext, registry, run_claim, select
 from verify.claims.judges import MaxRel, RefutedIfDiffers
-from verify.io import ReportDirectoryError, write_text_atomic
+from verify.report import render
+from verify.report import run as report
+from verify.runtime.files import ReportDirectoryError, write_text_atomic
 
 FAST = "shi-lemC.18-output-as-printed,shi-thm4.9-beta-sign,edelman-thm7.7-margin,shi-lemC.14-fourier-identity"
 RECORD_FIELDS = {"id", "source", "statement", "kind", "predicted", "observed", "tolerance", "verdict", "metadata"}
@@ -240,7 +242,7 @@ def test_cli_derive_parity(capsys):
 
 
 def test_figures_render_from_record_artifacts_only(tmp_path):
-    from verify.figures import render_figures
+    from verify.report.figures import render_figures
 
     rec = {
         "id": "x",
@@ -310,7 +312,7 @@ def test_cli_derive_majority(capsys):
 
 
 def test_generic_plot_specs_render_each_kind(tmp_path):
-    from verify.figures import render_figures
+    from verify.report.figures import render_figures
 
     plots = [
         {
@@ -344,7 +346,7 @@ def test_generic_plot_specs_render_each_kind(tmp_path):
 
 
 def test_generic_plot_spec_rejects_unknown_kind(tmp_path):
-    from verify.figures import render_plot_spec
+    from verify.report.figures import render_plot_spec
 
     with pytest.raises(ValueError, match="plot kind"):
         render_plot_spec("demo", {"name": "x", "kind": "pie"}, tmp_path)
@@ -355,7 +357,7 @@ def test_heatmap_with_several_rows_keeps_its_y_label():
     than one row lost the y label of its first panel."""
     import matplotlib.pyplot as plt
 
-    from verify.figures import plot_spec_figure
+    from verify.report.figures import plot_spec_figure
 
     spec = {
         "name": "grid",
@@ -377,7 +379,7 @@ def test_heatmap_with_several_rows_keeps_its_y_label():
 
 def test_cli_report_dtype_reaches_the_trainer_and_the_report(tmp_path, capsys, monkeypatch):
     """``--dtype float32`` replaces the training dtype of every polynomial-network run and the report says so."""
-    import verify.train as vt
+    import verify.train.polynomial as vt
 
     seen: list[str | None] = []
     original = vt._train

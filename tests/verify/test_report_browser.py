@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from verify import render
-from verify.report import run_report
+from verify.report import render
+from verify.report.run import run_report
 
 try:
     from playwright.sync_api import Error as PlaywrightError

@@ -1,4 +1,4 @@
-"""``tvk report -j N``: claims on worker processes (verify/report_pool.py) give the records of the sequential run in
+"""``tvk report -j N``: claims on worker processes (verify/report/pool.py) give the records of the sequential run in
 the same order; bad -j values are one-line errors; an error or a Ctrl-C in the workers stops the run cleanly."""
 
 from __future__ import annotations
@@ -14,12 +14,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from verify import cli, io, render, report, report_pool
+from verify import cli
 from verify.claims import base, external, registry
 from verify.claims.external import load_claim_modules
 from verify.claims.judges import MaxRel
-from verify.cores import cpu_cores
-from verify.device import resolve_device
+from verify.report import pool as report_pool
+from verify.report import render
+from verify.report import run as report
+from verify.runtime import files as io
+from verify.runtime.cores import cpu_cores
+from verify.runtime.device import resolve_device
 
 # Symbolic and numeric claims of a few tasks, and one quick training claim (about 5 s on the 2-core CPU).
 SELECTION = (
@@ -37,7 +41,7 @@ import time
 
 from verify.claims import Claim, Observation, register
 from verify.claims.judges import MaxRel
-from verify.device import resolve_device
+from verify.runtime.device import resolve_device
 
 
 def slow(cfg, ctx):
@@ -185,7 +189,7 @@ def test_bad_jobs_in_python_are_refused_before_any_claim_runs(jobs, tmp_path) ->
 def test_cpu_cores_follows_the_affinity_mask(monkeypatch) -> None:
     """A process confined to fewer cores (taskset, a container's CPU set) sizes its workers by those cores, not
     by the machine; without an affinity call it falls back to ``os.cpu_count()``, and never answers 0."""
-    import verify.cores as cores
+    import verify.runtime.cores as cores
 
     monkeypatch.setattr(cores.os, "sched_getaffinity", lambda pid: {3}, raising=False)
     monkeypatch.setattr(cores.os, "cpu_count", lambda: 64)

@@ -1,4 +1,4 @@
-"""Unit tests of the sparse-parity SGD trainer (verify.sparse_parity; Edelman thesis Sec. 5.2, 5.3.1, App. B.4.1).
+"""Unit tests of the sparse-parity SGD trainer (verify.train.sparse_parity; Edelman thesis Sec. 5.2, 5.3.1, App. B.4.1).
 
 Oracles: the exact constructions of Sec. 5.3.1 / App. B.4.1 (each activation realises χ_S at w = 1_S, b = 0;
 PolyNet with w_i = e_i; a z^k MLP solved from a Vandermonde system), characters from ``theory.boolean``, the
@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from numerics.walsh import cube
 from theory import boolean as tb
 from theory.boolean import random_search_tc_probability
-from verify.sparse_parity import (
+from verify.train.sparse_parity import (
     ACTIVATIONS,
     SparseParityConfig,
     _DataStream,

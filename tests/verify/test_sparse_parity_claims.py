@@ -23,7 +23,7 @@ from theory.boolean import sq_lower_bound_applies
 from verify.claims import RunContext, registry, run_claim
 from verify.claims.base import Observation
 from verify.claims.sparse_parity import pareto, sgd
-from verify.figures import render_figures
+from verify.report.figures import render_figures
 
 from .claim_checks import record
 

@@ -1,4 +1,4 @@
-"""The Sec. 4.6 trainers of verify/sparse_variable.py on tiny settings: data and inputs, the [CLS] loss, seeds
+"""The Sec. 4.6 trainers of verify/train/sparse_variable.py on tiny settings: data and inputs, the [CLS] loss, seeds
 trained together equal seeds trained alone, the history and attention shapes, the sweep's cell bookkeeping, and
 the refused inputs."""
 
@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from numerics import sparse_variable as ns
-from verify import sparse_variable as vs
+from verify.train import sparse_variable as vs
 
 TINY = vs.ModelConfig(d=8, heads=2, dropout=0.0)
 

@@ -23,9 +23,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from verify import cli, report
+from verify import cli
 from verify.claims import RunContext, registry, run_claim
 from verify.claims.sparse_parity import pareto
+from verify.report import run as report
 from verify.sweep import (
     Cell,
     Executor,

@@ -12,9 +12,9 @@ from numerics.margins import HomogeneousNetwork, evaluate
 from numerics.modular import ModularTask, construction_network
 from numerics.parity import SparseParityTask
 from theory.modular import max_margin
-from verify.device import default_dtype, resolve_device, resolve_dtype
-from verify.models import HomogeneousEnsemble, init_weights
-from verify.train import (
+from verify.runtime.device import default_dtype, resolve_device, resolve_dtype
+from verify.train.homogeneous import HomogeneousEnsemble, init_weights
+from verify.train.polynomial import (
     CheckpointMismatchError,
     TrainConfig,
     TrainingDivergedError,

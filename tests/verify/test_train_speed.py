@@ -1,4 +1,4 @@
-"""The fast training step (verify.train_step): the hand-written gradient against autograd, every execution
+"""The fast training step (verify.train.polynomial_step): the hand-written gradient against autograd, every execution
 strategy against the others, the memory plan and its refusal, float32 training with float64 verdicts, and the
 sparse-parity data stream drawn on the device."""
 
@@ -12,21 +12,21 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import verify.train as vt
-import verify.train_step as ts
+import verify.train.polynomial as vt
+import verify.train.polynomial_step as ts
 from numerics.modular import ModularTask
 from numerics.parity import SparseParityTask
-from verify.loop import torch_threads
-from verify.models import HomogeneousEnsemble
-from verify.sparse_parity import SparseParityConfig, _DataStream, _seed_generator, memory_estimate, train_parity
-from verify.train import TrainConfig, _per_seed_cross_entropy, config_overrides, train
-from verify.train_step import (
+from verify.runtime.loop import torch_threads
+from verify.train.homogeneous import HomogeneousEnsemble
+from verify.train.polynomial import TrainConfig, _per_seed_cross_entropy, config_overrides, train
+from verify.train.polynomial_step import (
     InsufficientMemoryError,
     StepShapes,
     ensemble_gradient,
     memory_plan,
     plan_step,
 )
+from verify.train.sparse_parity import SparseParityConfig, _DataStream, _seed_generator, memory_estimate, train_parity
 
 TASK = ModularTask(5, 2)
 BASE = TrainConfig(steps=30, lr=5e-3, lam=1e-3, seeds=(3, 5, 8), eval_every=10, dtype="float64", num_threads=1)
@@ -166,8 +166,8 @@ def test_compiled_chunk_path_matches_eager_in_eager_mode() -> None:
 @pytest.mark.parametrize("degree", [1, 2, 3])
 @pytest.mark.parametrize("reg_power", [None, 1.0, 2.0, 2.5, 6.0])
 def test_regulariser_gradient_matches_autograd(degree: int, reg_power: float | None) -> None:
-    """The hand-written gradient of lam ||theta||_{2,nu}^r (verify.train._add_regulariser_gradient) against
-    autograd of verify.train._regulariser, float64, per seed, for nu = degree + 1 and r below, at and above nu;
+    """The hand-written gradient of lam ||theta||_{2,nu}^r (verify.train.polynomial._add_regulariser_gradient) against
+    autograd of verify.train.polynomial._regulariser, float64, per seed, for nu = degree + 1 and r below, at and above nu;
     one neuron set to zero (q = 0, where q^(nu/2 - 1) is 0 or 1)."""
     model, _, _ = _random_problem(degree, 3, 5, 2, 4, 4, 1, degree, False)
     with torch.no_grad():
@@ -202,7 +202,7 @@ def test_every_strategy_gives_the_same_weights() -> None:
 
 def test_fused_trainer_follows_the_autograd_trainer(monkeypatch) -> None:
     """The whole trajectory with the hand-written step equals the one with the autograd step (kept in
-    verify.train as _gradient_step), for one-hot and dense inputs, full batch and minibatches."""
+    verify.train.polynomial as _gradient_step), for one-hot and dense inputs, full batch and minibatches."""
 
     def autograd_step(model, optimizer, executor, x, y, config):
         return vt._gradient_step(model, optimizer, x, y, config)
@@ -482,7 +482,7 @@ def test_online_stream_is_drawn_per_seed_on_the_device() -> None:
 
 
 def test_sparse_parity_memory_check(monkeypatch) -> None:
-    import verify.sparse_parity as sp
+    import verify.train.sparse_parity as sp
 
     cfg = SparseParityConfig(n=10, k=2, width=8, steps=5, seeds=(0, 1), n_val=64)
     chunk = sp.DATA_CHUNK_ELEMENTS // (cfg.batch_size * cfg.n)
@@ -495,7 +495,7 @@ def test_sparse_parity_memory_check(monkeypatch) -> None:
 
 
 def test_sparse_parity_long_run_prints_estimate(monkeypatch, capsys) -> None:
-    import verify.sparse_parity as sp
+    import verify.train.sparse_parity as sp
 
     monkeypatch.setattr(sp, "PRINT_ESTIMATE_S", 0.0)
     train_parity(SparseParityConfig(n=10, k=2, width=8, steps=25, seeds=(0,), n_val=64, stop_when_converged=False))

@@ -1,4 +1,4 @@
-"""The full-grid kernel of verify.train_step (k = 2 one-hot blocks, degree 2, the whole grid per step): its
+"""The full-grid kernel of verify.train.polynomial_step (k = 2 one-hot blocks, degree 2, the whole grid per step): its
 gradient against autograd on the model's own forward pass, the grid detection, the plan's choice of kernel and a
 whole training trajectory against the autograd trainer."""
 
@@ -10,12 +10,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import verify.train as vt
-import verify.train_step as ts
+import verify.train.polynomial as vt
+import verify.train.polynomial_step as ts
 from numerics.modular import ModularTask
-from verify.models import HomogeneousEnsemble
-from verify.train import TrainConfig, _per_seed_cross_entropy, train
-from verify.train_step import ensemble_gradient, grid_labels, grid_rows, plan_step
+from verify.train.homogeneous import HomogeneousEnsemble
+from verify.train.polynomial import TrainConfig, _per_seed_cross_entropy, train
+from verify.train.polynomial_step import ensemble_gradient, grid_labels, grid_rows, plan_step
 
 
 def _autograd_gradient(model: HomogeneousEnsemble, x: torch.Tensor, y: torch.Tensor):

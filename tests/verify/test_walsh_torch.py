@@ -1,4 +1,4 @@
-"""verify/walsh.py: the torch Walsh-Hadamard transform and population gradient against numerics.walsh (CPU),
+"""verify/train/walsh.py: the torch Walsh-Hadamard transform and population gradient against numerics.walsh (CPU),
 on CUDA when present (``-m gpu``); bad input."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from numerics import walsh as nw
-from verify import walsh as vw
+from verify.train import walsh as vw
 
 
 @settings(max_examples=40, deadline=None)

@@ -34,7 +34,7 @@ from typing import Any, Literal
 import numpy as np
 import sympy
 
-from verify.io import ENVIRONMENT_ERRNOS, claim_checkpoints
+from verify.runtime.files import ENVIRONMENT_ERRNOS, claim_checkpoints
 
 from .judges import Judge, Verdict, as_float, as_floats
 
@@ -72,7 +72,7 @@ class RunContext:
 
     def resolved_device(self) -> str:
         """The torch device ``device`` names on this machine (``auto`` -> ``cuda`` or ``cpu``)."""
-        from verify.device import resolve_device  # deferred: claims can be listed without torch
+        from verify.runtime.device import resolve_device  # deferred: claims can be listed without torch
 
         return str(resolve_device(self.device))
 
@@ -287,7 +287,7 @@ class Evaluation:
 def evaluate(claim: Claim, ctx: RunContext) -> Evaluation:
     """Predict, observe and judge one claim at ``ctx.scale``; any exception becomes ``inconclusive`` with the
     error (a crash decides nothing about the theorem), except an operating-system error of the environment
-    (``verify.io.ENVIRONMENT_ERRNOS``: disk full, quota, permissions, read-only file system), which is raised:
+    (``verify.runtime.files.ENVIRONMENT_ERRNOS``: disk full, quota, permissions, read-only file system), which is raised:
     it says nothing about the claim and the run must stop rather than record a verdict."""
     if ctx.scale not in claim.configs:
         raise ValueError(f"claim {claim.id} has no {ctx.scale!r} configuration (has {sorted(claim.configs)})")
@@ -317,7 +317,7 @@ def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
     """Run one claim at ``ctx.scale`` (:func:`evaluate`) and turn the result into its record.
 
     Checkpoints written or read while it runs are bound to the claim and its configuration
-    (:func:`verify.io.claim_checkpoints`); ``metadata["resumed_from"]`` lists the ``{"step", "file"}`` of every
+    (:func:`verify.runtime.files.claim_checkpoints`); ``metadata["resumed_from"]`` lists the ``{"step", "file"}`` of every
     checkpoint a trainer resumed from (None when none)."""
     with claim_checkpoints(claim.id, claim_config_hash(claim.configs.get(ctx.scale))) as resumed:
         ev = evaluate(claim, ctx)

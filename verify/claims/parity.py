@@ -24,7 +24,7 @@ from numerics.parity import SparseParityTask, construction_network, random_netwo
 from numerics.single_neuron import maximize_single_neuron
 from theory import parity as tp
 from verify.compare.parity import compare_parity
-from verify.train import TrainConfig
+from verify.train.polynomial import TrainConfig
 
 from .base import Claim, Observation, RunContext, register
 from .judges import (

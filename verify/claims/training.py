@@ -1,7 +1,7 @@
 """What every training claim shares: running the trainer for a claim on the run's device.
 
 Training claims of every task (modular addition, sparse parity, finite groups) train a seed ensemble
-with :func:`verify.train.train` on ``ctx.device``, with a checkpoint under the report's scratch directory so
+with :func:`verify.train.polynomial.train` on ``ctx.device``, with a checkpoint under the report's scratch directory so
 an interrupted report resumes. The checkpoint's name carries a hash of the trainer's configuration (which
 holds no device: a run checkpointed on one device resumes on another) and is removed once the run finishes.
 Their verdicts use :class:`verify.claims.judges.PerSeed`; :data:`MARGIN_RATIO` is the check they share.
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from numerics.margins import Task
-from verify.train import train
+from verify.train.polynomial import train
 
 from .base import RunContext
 from .judges import Check

@@ -62,7 +62,7 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
 
 
 def report_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments of :func:`verify.report.run_report` from the parsed sweep options."""
+    """The keyword arguments of :func:`verify.report.run.run_report` from the parsed sweep options."""
     return {
         "executor": args.executor,
         "ray_address": args.ray_address,

@@ -97,7 +97,7 @@ def _time_mlp_steps(device: Any, seeds: int, batch: int, n: int, width: int, ste
 def calibrate(device: str = "auto") -> DeviceSpeed:
     """Fit :class:`DeviceSpeed` on ``device`` from a tiny step (launch overhead) and a large one (throughput);
     takes about a second."""
-    from verify.device import resolve_device  # deferred: imports torch
+    from verify.runtime.device import resolve_device  # deferred: imports torch
 
     dev = resolve_device(device)
     small = (1, 8, 8, 4)

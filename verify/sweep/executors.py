@@ -19,7 +19,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..cores import cpu_cores
+from verify.runtime.cores import cpu_cores
+
 from .cells import Cell, encode
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ def _raise_first(errors: list[tuple[Cell, BaseException]], total: int) -> None:
 
 
 class ProcessExecutor(Executor):
-    """One worker process per core (``workers``, default :func:`verify.cores.cpu_cores`), started with ``spawn`` on
+    """One worker process per core (``workers``, default :func:`verify.runtime.cores.cpu_cores`), started with ``spawn`` on
     first use and kept for the session; each worker's torch uses ``cores // workers`` threads unless the cell's
     configuration sets ``num_threads``. Progress bars are off in the workers."""
 
@@ -165,7 +166,7 @@ class RayExecutor(Executor):
         ``auto`` (the cluster this machine belongs to, ``ray start``), ``HOST:PORT`` of a head node, or
         ``ray://HOST:PORT`` (Ray client); None starts a local Ray on first use and stops it on :meth:`close`.
     num_cpus : int, optional
-        CPUs of the local Ray (default :func:`verify.cores.cpu_cores`); ignored with ``address``.
+        CPUs of the local Ray (default :func:`verify.runtime.cores.cpu_cores`); ignored with ``address``.
     cpus_per_cell, gpus_per_cell : float
         Resources of a cell's task when its configuration names no thread count / when it uses a GPU
         (a fraction lets small cells share a GPU).

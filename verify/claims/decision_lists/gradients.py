@@ -3,7 +3,7 @@ the model ``sigma(V X sigma(X^T W X))`` and central finite differences (docs/dec
 
 Predictions: the identities evaluated in 40-digit arithmetic by :mod:`theory.decision_lists` at random dyadic
 ``W``, ``V`` (exact in float64). Observations: autograd through the literal one-hot model
-(:func:`verify.decision_lists.model_dense`), with finite differences as a second, independent measurement.
+(:func:`verify.train.decision_lists.model_dense`), with finite differences as a second, independent measurement.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from theory import decision_lists as td
-from verify import decision_lists as vd
+from verify.train import decision_lists as vd
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import MaxAbs

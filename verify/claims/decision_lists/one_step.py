@@ -13,7 +13,7 @@ import numpy as np
 
 from numerics import decision_lists as nd
 from theory import decision_lists as td
-from verify import decision_lists as vd
+from verify.train import decision_lists as vd
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import PERTURB_REL, PERTURB_TOLS, ExactOrFloat, Judge, RefutedIfDiffers, Verdict, as_floats, perturb_value

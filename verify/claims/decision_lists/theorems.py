@@ -3,7 +3,7 @@ bounds on the directional derivative (with the statement errata as refuted claim
 and the delta of Assumptions 4.2-4.4 (docs/decision_lists.md).
 
 Predictions come from :mod:`theory.decision_lists` (sympy, Fractions, 40-digit arithmetic); observations from the
-torch model (:mod:`verify.decision_lists`), float64 numerics and Monte Carlo (:mod:`numerics.decision_lists`).
+torch model (:mod:`verify.train.decision_lists`), float64 numerics and Monte Carlo (:mod:`numerics.decision_lists`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import torch
 
 from numerics import decision_lists as nd
 from theory import decision_lists as td
-from verify import decision_lists as vd
+from verify.train import decision_lists as vd
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import (

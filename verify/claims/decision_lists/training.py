@@ -3,7 +3,7 @@ sufficient condition for perfect classification of Sec. 4.3.2, and reaches perfe
 Theorem 4.3's step budget (docs/decision_lists.md).
 
 Each seed is its own random task (random permutation, random lists of random length), all seeds trained as one
-batched tensor on the report's device by :func:`verify.decision_lists.population_gd_w` (autograd), cross-checked
+batched tensor on the report's device by :func:`verify.train.decision_lists.population_gd_w` (autograd), cross-checked
 against the closed-form gradients of :func:`numerics.decision_lists.population_gd_w`.
 """
 
@@ -17,7 +17,7 @@ import sympy
 
 from numerics import decision_lists as nd
 from theory import decision_lists as td
-from verify import decision_lists as vd
+from verify.train import decision_lists as vd
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import Check, PerSeed

@@ -16,7 +16,7 @@ from numerics.groups import GroupTask, character_lp
 from theory import finite_groups as fg
 from theory import groups as tg
 from verify.compare.groups import compare_groups, gamma_star
-from verify.train import TrainConfig
+from verify.train.polynomial import TrainConfig
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import Check, PerSeed

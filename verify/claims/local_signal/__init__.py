@@ -4,7 +4,7 @@ that finds a planted signal patch among k Gaussian noise patches, against its fi
 The setting, the derivations the thesis leaves implicit, the thresholds and the errata are explained in
 ``docs/local_signal.md``. Predictions come from :mod:`theory.local_signal`; observations from
 :mod:`numerics.local_signal` (quadrature, scipy, Monte Carlo with standard errors, cvxpy) and
-:mod:`verify.local_signal` (torch SGD: the direct d-dimensional simulation and the exact reduced simulator).
+:mod:`verify.train.local_signal` (torch SGD: the direct d-dimensional simulation and the exact reduced simulator).
 Submodules: ``gaussian`` (Sec. 3.3, App. B.1.1-B.1.2), ``optimum`` (the optimal solution, Lemma B.5, regimes),
 ``kernel`` (Theorem 3.2), ``trained`` (Fig. 3.3).
 """

@@ -11,7 +11,7 @@ from scipy import stats
 
 from numerics import local_signal as nl
 from theory import local_signal as tl
-from verify.local_signal import SignalRun, SignalTrainConfig, train_signal
+from verify.train.local_signal import SignalRun, SignalTrainConfig, train_signal
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import AtMost, Check, PerSeed, RefutedIfViolated

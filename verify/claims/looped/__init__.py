@@ -7,7 +7,7 @@ like (1 - 1/kappa)^T <= exp(-T/kappa) (Lemma 8.23, Theorem 8.25) and the transfo
 |alpha| exp(-T/(2 kappa)) (Theorem 8.16); and that the experiment of Sec. 8.6 (Figure 8.1) reproduces this.
 
 Predictions come from :mod:`theory.looped` (exact rational/sympy arithmetic; the float64 fallback for the large
-Theorem 8.14 setting); observations from the torch looped transformer (:mod:`verify.looped`, on ``ctx.device``) or
+Theorem 8.14 setting); observations from the torch looped transformer (:mod:`verify.train.looped`, on ``ctx.device``) or
 the numpy GD reference and Monte Carlo (:mod:`numerics.looped`). The setting, the claims and the chapter's errata
 are explained in ``docs/looped.md``. None of the errata changes a number that a claim could refute: the index set
 of Theorem 8.14 is covered by checking every t = 1..T, the exponent T/(2 kappa) of Theorem 8.16 is a true but loose

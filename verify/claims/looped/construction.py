@@ -12,7 +12,7 @@ import torch
 
 from numerics import looped as nl
 from theory import looped as tl
-from verify import looped as vl
+from verify.train import looped as vl
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import PERTURB_REL, PERTURB_TOLS, Judge, Verdict, perturb_value

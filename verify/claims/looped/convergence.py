@@ -10,7 +10,7 @@ import numpy as np
 
 from numerics import looped as nl
 from theory import looped as tl
-from verify import looped as vl
+from verify.train import looped as vl
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import PERTURB_REL, PERTURB_TOLS, Judge, Verdict, as_float, perturb_value

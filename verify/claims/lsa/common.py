@@ -53,9 +53,9 @@ class SymbolicConfig:
 
 @dataclass(frozen=True)
 class LSATrainingConfig:
-    """A training run of :mod:`verify.lsa` for every rank in ``ranks`` and seed in ``seeds``: ``model`` is
-    ``population`` (Adam then L-BFGS polish on the exact population loss, :func:`verify.lsa.train_population`) or
-    ``reduced`` / ``full`` (Adam on sampled prompts of batch ``batch``, :func:`verify.lsa.train_sgd`).
+    """A training run of :mod:`verify.train.lsa` for every rank in ``ranks`` and seed in ``seeds``: ``model`` is
+    ``population`` (Adam then L-BFGS polish on the exact population loss, :func:`verify.train.lsa.train_population`) or
+    ``reduced`` / ``full`` (Adam on sampled prompts of batch ``batch``, :func:`verify.train.lsa.train_sgd`).
 
     ``rotate``: Lambda is rotated by a seeded Haar orthogonal matrix (``seed``), so the optimum is not diagonal.
     ``train_Lam``: when set, the prompts are drawn with this covariance as given (not rotated) instead of Lambda,

@@ -11,7 +11,7 @@ import torch
 
 from numerics import lsa as nl
 from theory import lsa as tl
-from verify import lsa as vl
+from verify.train import lsa as vl
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import ExactlyEqual, MaxAbs, ZScore

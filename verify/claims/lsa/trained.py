@@ -10,7 +10,7 @@ import numpy as np
 import sympy
 
 from theory import lsa as tl
-from verify import lsa as vl
+from verify.train import lsa as vl
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import Check, PerSeed

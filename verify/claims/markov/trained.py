@@ -1,7 +1,7 @@
 """Edelman thesis Ch. 8 / App. E: trained models on in-context Markov chains (training claims; docs/attention.md).
 
 The minimal model (Eq. (8.8)) trained by SGD as in App. E.2, and attention-only transformers with relative
-positions (Eqs. (8.4)-(8.5)), trained by :mod:`verify.markov` on ``ctx.device``. Predicted values are the
+positions (Eqs. (8.4)-(8.5)), trained by :mod:`verify.train.markov` on ``ctx.device``. Predicted values are the
 strategies' test KLs (Monte Carlo by ``numerics.markov``, with standard errors), the bigram construction of
 Fact 8.3 (``W_k = I``, ``v = e_2``) and the attention targets of Prop. 8.2 (previous token; successors of earlier
 copies of the current token). The quick settings are smaller than the thesis's and were chosen for a 2-core CPU
@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 
 from numerics import markov as nm
-from verify import markov as vm
-from verify.attention import AttentionConfig
-from verify.checkpoint import plain
+from verify.runtime.checkpoint import plain
+from verify.train import markov as vm
+from verify.train.attention import AttentionConfig
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import MC_Z, Check, Judge, PerSeed, Predicate, Verdict

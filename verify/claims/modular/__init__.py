@@ -4,7 +4,7 @@ Ch. 7 + App. D.6 (k = 2, Theorem 7.7; Morwani et al. 2024).
 The network, gamma*(p, k), the construction and the errata are explained in ``docs/modular.md``. Predictions
 come from :mod:`theory.modular` (exact, sympy); observations from :mod:`numerics.modular`,
 :mod:`numerics.margins`, :mod:`numerics.single_neuron`, :mod:`numerics.certificates` (float64) and, for the
-training claims, :func:`verify.train.train` with :func:`verify.compare.compare_modular`.
+training claims, :func:`verify.train.polynomial.train` with :func:`verify.compare.compare_modular`.
 
 The submodules register their claims when imported, in this order (the order of ``tvk list``): Shi's claims
 first, then Edelman's.

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import sympy
 
 from theory import modular as tm
-from verify.train import TrainConfig
+from verify.train.polynomial import TrainConfig
 
 SHI = "Shi thesis (2024)"
 EDELMAN = "Edelman thesis (2024)"

@@ -24,9 +24,9 @@ import sympy
 
 from numerics.modular import construction_network, memorising_network
 from theory import modular as tm
-from verify.checkpoint import plain
 from verify.compare import compare_modular
-from verify.modular_relu import ReluModularConfig, train_relu_modular
+from verify.runtime.checkpoint import plain
+from verify.train.modular_relu import ReluModularConfig, train_relu_modular
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import Check, Judge, MaxRel, PerSeed, Verdict
@@ -41,7 +41,7 @@ SINGLE_FREQUENCY = 0.99
 
 @dataclass(frozen=True)
 class ReluControlConfig:
-    """The ReLU run (:class:`verify.modular_relu.ReluModularConfig`) and the relative mass above which a neuron
+    """The ReLU run (:class:`verify.train.modular_relu.ReluModularConfig`) and the relative mass above which a neuron
     counts as significant."""
 
     relu: ReluModularConfig

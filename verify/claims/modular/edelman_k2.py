@@ -8,7 +8,7 @@ import sympy
 
 from numerics.modular import construction_network
 from theory import modular as tm
-from verify.train import TrainConfig, doubling_steps
+from verify.train.polynomial import TrainConfig, doubling_steps
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import ExactlyEqual, RefutedIfDiffers

@@ -15,7 +15,7 @@ from numerics.modular import ModularTask
 from numerics.spectra import neuron_diagnostics, one_sided_power
 from theory import modular as tm
 from verify.compare import compare_modular
-from verify.train import TrainConfig
+from verify.train.polynomial import TrainConfig
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import Check, PerSeed
@@ -108,7 +108,7 @@ def _adam(p: int, **changes: object) -> TrainConfig:
 def _gpu_adam(p: int, steps: int) -> TrainConfig:
     """The paper-scale runs (Shi App. C.10): Adam lr 5e-3 on the L_(2,k+1) penalty of Def 4.1 (no weight decay:
     docs/modular.md), 3 seeds, full batch accumulated over chunks of points sized by the trainer's memory plan to
-    the device's free memory (verify.train_step; docs/benchmarks.md gives the plans on an 80 GB GPU). Meant for a
+    the device's free memory (verify.train.polynomial_step; docs/benchmarks.md gives the plans on an 80 GB GPU). Meant for a
     GPU."""
     return _adam(
         p,

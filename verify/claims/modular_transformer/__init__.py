@@ -3,7 +3,7 @@ polynomial network trained on an even train/test split (Figs. 4.1, 4.2), the Fou
 transformers' attention matrices W^KQ (Fig. 4.3, C.5, C.6) with a negative control and Li et al.'s
 LayerNorm/residual ablation, and grokking against k (Fig. 4.4). Setting, thresholds and cost: docs/modular_transformer.md.
 
-Predictions come from :mod:`theory.modular_transformer`; observations from :mod:`verify.modular_transformer`
+Predictions come from :mod:`theory.modular_transformer`; observations from :mod:`verify.train.modular_transformer`
 (training) and :mod:`numerics.modular_transformer` (diagnostics). The submodules register their claims when imported,
 in figure order.
 """

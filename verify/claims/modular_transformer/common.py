@@ -11,15 +11,15 @@ import numpy as np
 from numerics.modular import ModularTask
 from numerics.modular_transformer import head_spectra
 from theory import modular as tm
-from verify.checkpoint import plain
-from verify.modular_transformer import (
+from verify.runtime.checkpoint import plain
+from verify.train.modular_transformer import (
     PolySplitRun,
     SumTransformerConfig,
     TransformerRun,
     train_polynomial_split,
     train_sum_transformer,
 )
-from verify.train import TrainConfig, TrainResult, train
+from verify.train.polynomial import TrainConfig, TrainResult, train
 
 from ..base import RunContext
 from ..training import run_checkpointed
@@ -66,7 +66,7 @@ def thesis_transformer(p: int, k: int, layers: int = 1, **changes: Any) -> SumTr
 def transformer_run(
     cfg: SumTransformerConfig, device: str, progress: bool, workdir: str | None = None
 ) -> TransformerRun:
-    """:func:`verify.modular_transformer.train_sum_transformer`, once per configuration and device, checkpointed
+    """:func:`verify.train.modular_transformer.train_sum_transformer`, once per configuration and device, checkpointed
     under the report's scratch directory ``workdir`` (an interrupted report resumes the run)."""
     return run_checkpointed(
         RunContext(device=device, progress=progress, workdir=workdir),
@@ -87,7 +87,7 @@ def poly_split_run(
     progress: bool,
     workdir: str | None = None,
 ) -> PolySplitRun:
-    """:func:`verify.modular_transformer.train_polynomial_split`, once per configuration and device, checkpointed
+    """:func:`verify.train.modular_transformer.train_polynomial_split`, once per configuration and device, checkpointed
     under ``workdir``."""
     return run_checkpointed(
         RunContext(device=device, progress=progress, workdir=workdir),
@@ -103,7 +103,7 @@ def poly_split_run(
 def full_data_run(
     p: int, k: int, width: int, train_cfg: TrainConfig, device: str, progress: bool, workdir: str | None = None
 ) -> TrainResult:
-    """The toolkit's full-dataset training of the polynomial network (:func:`verify.train.train` on all p^k points),
+    """The toolkit's full-dataset training of the polynomial network (:func:`verify.train.polynomial.train` on all p^k points),
     for comparison with the even-split protocol; checkpointed under ``workdir``."""
     return run_checkpointed(
         RunContext(device=device, progress=progress, workdir=workdir),

@@ -11,7 +11,7 @@ import numpy as np
 
 from numerics.modular_transformer import grokking_delay
 from theory import modular_transformer as tmt
-from verify.modular_transformer import SumTransformerConfig
+from verify.train.modular_transformer import SumTransformerConfig
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import Judge, Verdict

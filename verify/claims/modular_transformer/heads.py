@@ -12,8 +12,8 @@ import numpy as np
 
 from numerics.modular_transformer import binned_power, double_center
 from theory import modular_transformer as tmt
-from verify.attention import AttentionDivergedError
-from verify.modular_transformer import SumTransformer, SumTransformerConfig, score_matrices
+from verify.train.attention import AttentionDivergedError
+from verify.train.modular_transformer import SumTransformer, SumTransformerConfig, score_matrices
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import Check, Judge, PerSeed, Verdict

@@ -17,7 +17,7 @@ from numerics.modular_transformer import embedding_purity
 from numerics.spectra import frequency_coverage, neuron_diagnostics, one_sided_power
 from theory import modular as tm
 from theory import modular_transformer as tmt
-from verify.train import TrainConfig
+from verify.train.polynomial import TrainConfig
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import Check, PerSeed

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from verify.sparse_parity import SparseParityConfig, SparseParityResult, train_parity
 from verify.sweep import Cell, CellCost
+from verify.train.sparse_parity import SparseParityConfig, SparseParityResult, train_parity
 
 from ..base import RunContext
 from ..training import run_checkpointed

@@ -1,5 +1,5 @@
 r"""Offline SGD on (n,k)-sparse parities, Edelman thesis Ch. 6 / App. C.3 ("Pareto frontiers", Edelman et al.
-2023): 2-layer ReLU MLPs learn from m samples, trained as seed ensembles by :mod:`verify.sparse_parity`
+2023): 2-layer ReLU MLPs learn from m samples, trained as seed ensembles by :mod:`verify.train.sparse_parity`
 (``mode="offline"``).
 
 Common setting (App. C.3.1): hinge loss, SGD with B = 32, :math:`\eta = 0.1`, weight decay
@@ -27,8 +27,8 @@ from scipy.special import gammaln, xlog1py, xlogy
 from scipy.stats import hypergeom
 
 from theory.boolean import sq_lower_bound_applies
-from verify.sparse_parity import SparseParityConfig
 from verify.sweep import Cell, CellResult, Grid
+from verify.train.sparse_parity import SparseParityConfig
 
 from ..base import Claim, Observation, register
 from ..judges import Judge, Verdict, verdict_from_problems

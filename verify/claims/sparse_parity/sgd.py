@@ -1,5 +1,5 @@
 """Online SGD on (n,k)-sparse parities, Edelman thesis Ch. 5 / App. B.3 (Barak et al. 2022, "hidden
-progress"), trained as seed ensembles by :mod:`verify.sparse_parity`.
+progress"), trained as seed ensembles by :mod:`verify.train.sparse_parity`.
 
 The thesis states no numeric convergence time t_c (its values are only in figures), so these claims are
 qualitative: t_c grows with n (Fig. 5.1), there is no early convergence (Fig. 5.2), and progress is hidden in
@@ -23,8 +23,8 @@ import numpy as np
 from scipy.stats import mannwhitneyu
 
 from theory.boolean import random_search_tc_probability
-from verify.sparse_parity import SparseParityConfig, SparseParityResult, divergence_reason
 from verify.sweep import Cell, CellResult, Grid
+from verify.train.sparse_parity import SparseParityConfig, SparseParityResult, divergence_reason
 
 from ..base import Claim, Observation, register
 from ..judges import Judge, Verdict, verdict_from_problems

@@ -4,7 +4,7 @@ r"""Edelman thesis Sec. 4.6 / App. A.3: one-layer transformers trained on sparse
 * Fig. 4.4: on a 3-sparse parity the loss sits at chance (log 2) and then drops to 100 % accuracy;
 * Fig. 4.2: the sample threshold m(T) of the 3-sparse AND grows like log T.
 
-Models and data: :mod:`verify.sparse_variable` (on :class:`verify.attention.AttentionEnsemble`), trained on
+Models and data: :mod:`verify.train.sparse_variable` (on :class:`verify.train.attention.AttentionEnsemble`), trained on
 ``ctx.device``. The quick settings are smaller than the thesis's and were chosen for a 2-core CPU;
 ``docs/sparse_variable.md`` says which, why, and what was tried. Predictions from :mod:`theory.sparse_variable`:
 the chance-level cross-entropy log 2 and the information bound log2 C(T, 3).
@@ -21,9 +21,9 @@ import sympy
 
 from numerics import sparse_variable as ns
 from theory import sparse_variable as ts
-from verify import sparse_variable as vs
-from verify.checkpoint import plain
+from verify.runtime.checkpoint import plain
 from verify.sweep import Cell, CellCost, CellResult, Grid
+from verify.train import sparse_variable as vs
 
 from ..base import Claim, Observation, RunContext, register
 from ..judges import Judge, Verdict, verdict_from_problems

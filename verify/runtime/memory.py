@@ -1,12 +1,12 @@
 """The check every trainer makes before its first update (docs/training.md, "Memory and time before a run"): its
 estimated peak memory against the device's free memory, and the time estimate of a long run.
 
-:func:`preflight` is for trainers that do not train a :class:`verify.attention.AttentionEnsemble` (whose
-:class:`verify.attention.RunEstimate` estimates the memory itself from the batch): the trainer computes its own
-``memory_estimate`` from its shapes, :func:`verify.train_step.check_free_memory` refuses a run that does not fit,
-and the returned hook times the first updates through :class:`verify.attention.RunEstimate`, which prints one line
+:func:`preflight` is for trainers that do not train a :class:`verify.train.attention.AttentionEnsemble` (whose
+:class:`verify.train.attention.RunEstimate` estimates the memory itself from the batch): the trainer computes its own
+``memory_estimate`` from its shapes, :func:`verify.train.polynomial_step.check_free_memory` refuses a run that does not fit,
+and the returned hook times the first updates through :class:`verify.train.attention.RunEstimate`, which prints one line
 (memory, time per step, total) on stderr when the rest of the run would take more than
-:data:`verify.train_step.PRINT_ESTIMATE_S` seconds.
+:data:`verify.train.polynomial_step.PRINT_ESTIMATE_S` seconds.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from collections.abc import Callable
 
 import torch
 
-from .attention import RunEstimate
-from .train_step import check_free_memory
+from verify.train.attention import RunEstimate
+from verify.train.polynomial_step import check_free_memory
 
 __all__ = ["OVERRIDE_HINT", "preflight"]
 
-#: Appended to every refusal: the run-wide override that :func:`verify.train_step.check_free_memory` reads.
-OVERRIDE_HINT = "or override the check with tvk --ignore-memory-check (verify.train.config_overrides)"
+#: Appended to every refusal: the run-wide override that :func:`verify.train.polynomial_step.check_free_memory` reads.
+OVERRIDE_HINT = "or override the check with tvk --ignore-memory-check (verify.train.polynomial.config_overrides)"
 
 
 def preflight(
@@ -55,12 +55,12 @@ def preflight(
     Returns
     -------
     Callable[[int], None]
-        ``at(step)``: after :data:`verify.attention.PROBE_STEPS` updates, prints the memory, time per step and
+        ``at(step)``: after :data:`verify.train.attention.PROBE_STEPS` updates, prints the memory, time per step and
         total when the remaining steps would take more than ``PRINT_ESTIMATE_S`` seconds (once per run).
 
     Raises
     ------
-    verify.train_step.InsufficientMemoryError
+    verify.train.polynomial_step.InsufficientMemoryError
         When ``need`` exceeds the usable free memory and no override is set.
     """
     check_free_memory(int(need), device, what, f"{remedy}, {OVERRIDE_HINT}", ignore)

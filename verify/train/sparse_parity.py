@@ -85,7 +85,7 @@ updates predict more than a minute prints its memory and time estimate on stderr
 
 API (also for the Ch. 6 Pareto-frontier grid)::
 
-    from verify.sparse_parity import SparseParityConfig, train_parity
+    from verify.train.sparse_parity import SparseParityConfig, train_parity
     cfg = SparseParityConfig(n=30, k=3, width=100, mode="offline", n_train=600, init="sparse", sparsity=2,
                        lr=0.1, batch_size=32, weight_decay=0.01, decay="pytorch", steps=20_000,
                        eval_every=100, seeds=tuple(range(10)))
@@ -121,17 +121,16 @@ import torch
 
 from numerics.walsh import fourier_gap_from_gradient, population_gradient
 from theory.boolean import oscillating_polynomial
-
-from .checkpoint import (
+from verify.runtime.checkpoint import (
     CHECKPOINT_SECONDS,
     Checkpoint,
     generator_states,
     set_generator_states,
     tensors_state,
 )
-from .device import resolve_device
-from .loop import run_loop, stack_seeds, torch_threads
-from .train_step import PRINT_ESTIMATE_S, check_free_memory
+from verify.runtime.device import resolve_device
+from verify.runtime.loop import run_loop, stack_seeds, torch_threads
+from verify.train.polynomial_step import PRINT_ESTIMATE_S, check_free_memory
 
 __all__ = [
     "ACTIVATIONS",
@@ -759,12 +758,12 @@ def train_parity(
     """Train the ensemble of ``config.seeds`` with SGD on the (n,k)-sparse parity (module docstring).
 
     ``callback(step, metrics)`` is called after every evaluation with the per-seed numpy metrics. ``device``
-    is 'auto', 'cpu', 'cuda' or 'cuda:N' (:func:`verify.device.resolve_device`); it is not part of the config.
+    is 'auto', 'cpu', 'cuda' or 'cuda:N' (:func:`verify.runtime.device.resolve_device`); it is not part of the config.
 
     With ``checkpoint_path`` the run saves its whole state (parameters, W_0, the per-seed data generators, the
     frozen/compacted ensemble, the history) every ``checkpoint_every`` steps, every ``CHECKPOINT_SECONDS`` of wall
     time, at the end and on Ctrl-C, and resumes from a matching checkpoint of that path, ending with the numbers
-    of an uninterrupted run (:class:`verify.checkpoint.Checkpoint`: binding, trust, corrupt files; only
+    of an uninterrupted run (:class:`verify.runtime.checkpoint.Checkpoint`: binding, trust, corrupt files; only
     ``steps``, ``num_threads`` and ``ignore_memory_check`` may differ from the checkpoint's config).
     """
     if checkpoint_every is not None and (isinstance(checkpoint_every, bool) or checkpoint_every < 1):
@@ -785,7 +784,7 @@ def _train(
     ckpt: Checkpoint | None = None,
     checkpoint_every: int | None = None,
 ) -> SparseParityResult:
-    """The training loop (:func:`verify.loop.run_loop`). Seeds that are frozen (converged with
+    """The training loop (:func:`verify.runtime.loop.run_loop`). Seeds that are frozen (converged with
     ``stop_when_converged``, or diverged) are first masked out of the updates and, once at least 1/8 of the
     computed seeds are frozen, removed from the computation altogether (their last recorded metrics are carried
     forward); neither changes any seed's trajectory."""

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from theory import looped as tl
-from verify.device import resolve_device
+from verify.runtime.device import resolve_device
 
 __all__ = ["attention", "construction_weights", "embed", "looped_forward", "tf_outputs"]
 

@@ -2,7 +2,7 @@ r"""Transformers and polynomial networks on k-sum mod p trained the way Shi thes
 an even (50/50) train/test split, AdamW (docs/modular_transformer.md).
 
 **Transformer (Fig. 4.3, Fig. 4.4).** :class:`SumTransformer` is the shared attention model
-(:class:`verify.attention.AttentionEnsemble`, S seeds batched) on the sequences ``a_1 ... a_k =`` of
+(:class:`verify.train.attention.AttentionEnsemble`, S seeds batched) on the sequences ``a_1 ... a_k =`` of
 :func:`numerics.modular_transformer.sum_sequences`; the answer is read from the logits of the last position ("="),
 as in the thesis's code base (github.com/Sea-Snell/grokking, which it names in App. C.10.1). The thesis's m-head
 layer :math:`W^P(W_h^{V\top} E\,\mathrm{softmax}(E^\top W_h^K W_h^{Q\top} E))_h` is ``AttentionEnsemble``'s
@@ -13,10 +13,10 @@ connections that can be switched off (LayerNorm already can).
 Every seed has its own random even split (:func:`numerics.modular_transformer.even_split` with the seed) and its own
 minibatch stream; the loss is the sum over seeds of each seed's mean cross-entropy at the answer position, and AdamW
 acts entry by entry, so each seed follows the trajectory it would follow alone. The step loop is
-:func:`verify.loop.run_loop` with the thesis's AdamW betas (0.9, 0.98) and 10 linear warm-up steps (App. C.10.1).
+:func:`verify.runtime.loop.run_loop` with the thesis's AdamW betas (0.9, 0.98) and 10 linear warm-up steps (App. C.10.1).
 
 **Polynomial network (Figs. 4.1, 4.2).** :func:`train_polynomial_split` trains the network of Eq. 4.2 on the
-training half with :func:`verify.train.train` (unchanged) and measures it on the test half and on all :math:`p^k`
+training half with :func:`verify.train.polynomial.train` (unchanged) and measures it on the test half and on all :math:`p^k`
 points.
 """
 
@@ -39,13 +39,12 @@ from numerics.margins import HomogeneousNetwork
 from numerics.modular import ModularTask
 from numerics.modular_transformer import SplitModularTask, attention_score_matrix, even_split, sum_sequences
 from theory._checks import InputError, check_odd_modulus, check_positive_int
-
-from .attention import AttentionConfig, AttentionDivergedError, AttentionEnsemble, RunEstimate
-from .checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
-from .device import resolve_device
-from .loop import NonFiniteGuard, run_loop, torch_threads
-from .models import HomogeneousEnsemble
-from .train import TrainConfig, TrainResult, ensemble_metrics, train
+from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
+from verify.runtime.device import resolve_device
+from verify.runtime.loop import NonFiniteGuard, run_loop, torch_threads
+from verify.train.attention import AttentionConfig, AttentionDivergedError, AttentionEnsemble, RunEstimate
+from verify.train.homogeneous import HomogeneousEnsemble
+from verify.train.polynomial import TrainConfig, TrainResult, ensemble_metrics, train
 
 __all__ = [
     "PolySplitRun",
@@ -190,7 +189,7 @@ class SumTransformerConfig:
 
 
 class SumTransformer(AttentionEnsemble):
-    """:class:`verify.attention.AttentionEnsemble` with switchable residual connections (Li et al.'s ablation).
+    """:class:`verify.train.attention.AttentionEnsemble` with switchable residual connections (Li et al.'s ablation).
 
     With ``residual=True`` it is exactly the shared model. With ``residual=False`` every block replaces the stream
     instead of adding to it: ``z <- Attn(norm(z))`` and ``z <- MLP(norm(z))``.
@@ -346,19 +345,19 @@ def train_sum_transformer(
 
     With ``checkpoint_path`` the run saves the parameters, AdamW's state, the per-seed batch samplers and the
     history every ``checkpoint_every`` steps, every ``CHECKPOINT_SECONDS``, at the end, on an early stop and on
-    Ctrl-C, and resumes from a trusted checkpoint of the same configuration (:func:`verify.checkpoint.resume`;
+    Ctrl-C, and resumes from a trusted checkpoint of the same configuration (:func:`verify.runtime.checkpoint.resume`;
     ``num_threads``, ``eval_chunk`` and ``nan_check_every`` may differ) with the result of an uninterrupted run.
     ``callback`` is not called again for evaluations made before the checkpoint.
 
     Before the first update the attention memory estimate of the training batch is checked against the device's
     free memory, and a run whose first updates predict more than a minute prints its estimate
-    (:class:`verify.attention.RunEstimate`).
+    (:class:`verify.train.attention.RunEstimate`).
 
     Raises
     ------
-    verify.attention.AttentionDivergedError
+    verify.train.attention.AttentionDivergedError
         When a seed's loss or weights become NaN/inf.
-    verify.attention.InsufficientMemoryError
+    verify.train.attention.InsufficientMemoryError
         When the estimate exceeds the usable free memory (``tvk --ignore-memory-check`` overrides).
     """
     t0 = time.perf_counter()
@@ -469,7 +468,7 @@ class PolySplitRun:
 
     Attributes
     ----------
-    result : verify.train.TrainResult
+    result : verify.train.polynomial.TrainResult
         The trainer's result on the training half (history, final networks, one per seed).
     initial : list of HomogeneousNetwork
         The networks at initialisation (same seeds and init as the trainer's).
@@ -506,10 +505,10 @@ def train_polynomial_split(
 ) -> PolySplitRun:
     """Train the k-input polynomial network (Shi Eq. 4.2) of width ``width`` on one even split of k-sum mod p.
 
-    Every seed of ``config`` trains on the same training half (split ``split_seed``) with :func:`verify.train.train`;
+    Every seed of ``config`` trains on the same training half (split ``split_seed``) with :func:`verify.train.polynomial.train`;
     the test accuracy is recorded at every evaluation (in the evaluation records, so a checkpoint keeps it), and the
     final networks are measured on the test half and on
-    the whole dataset, all with :func:`verify.train.ensemble_metrics` on the device (float64, chunked).
+    the whole dataset, all with :func:`verify.train.polynomial.ensemble_metrics` on the device (float64, chunked).
     """
     full = ModularTask(p, k)
     tr, te = even_split(full.n_points, split_seed, train_fraction)

@@ -10,9 +10,9 @@ as
 
 U, V of shape (m, p), W of shape (p, m), trained full-batch on all p^2 pairs with cross-entropy and AdamW weight
 decay (the L2 regularisation), seeds batched along a leading axis (one initialisation and run per seed, through
-:func:`verify.loop.run_loop`). Parameters are float32 on every device; purities are computed in float64 by
+:func:`verify.runtime.loop.run_loop`). Parameters are float32 on every device; purities are computed in float64 by
 :func:`numerics.spectra.purity`. Before the first update :func:`memory_estimate` is compared with the device's free
-memory (:func:`verify.preflight.preflight`: ``InsufficientMemoryError`` unless ``tvk --ignore-memory-check``), and a
+memory (:func:`verify.runtime.memory.preflight`: ``InsufficientMemoryError`` unless ``tvk --ignore-memory-check``), and a
 run whose first updates predict more than a minute prints its memory and time estimate on stderr.
 """
 
@@ -26,11 +26,10 @@ import numpy as np
 import torch
 
 from numerics.spectra import purity
-
-from .checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
-from .device import resolve_device
-from .loop import NonFiniteGuard, run_loop, stack_seeds, torch_threads
-from .preflight import preflight
+from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
+from verify.runtime.device import resolve_device
+from verify.runtime.loop import NonFiniteGuard, run_loop, stack_seeds, torch_threads
+from verify.runtime.memory import preflight
 
 __all__ = ["ReluModularConfig", "ReluModularResult", "memory_estimate", "train_relu_modular"]
 
@@ -116,11 +115,11 @@ def train_relu_modular(
 
     With ``checkpoint_path`` the run saves U, V, W, AdamW's state and the history every ``checkpoint_every`` steps,
     every ``CHECKPOINT_SECONDS``, at the end and on Ctrl-C, and resumes from a trusted checkpoint of the same
-    configuration (:func:`verify.checkpoint.resume`; ``num_threads`` may differ) with the result of an
+    configuration (:func:`verify.runtime.checkpoint.resume`; ``num_threads`` may differ) with the result of an
     uninterrupted run.
 
     Before the first update :func:`memory_estimate` is checked against the device's free memory
-    (:class:`verify.train_step.InsufficientMemoryError` unless ``tvk --ignore-memory-check``); a run whose first
+    (:class:`verify.train.polynomial_step.InsufficientMemoryError` unless ``tvk --ignore-memory-check``); a run whose first
     updates predict more than ``PRINT_ESTIMATE_S`` seconds prints its memory and time estimate on stderr."""
     dev = resolve_device(device)
     at = preflight(

@@ -6,11 +6,11 @@ Two models learn to predict :math:`x_{p+1}` from :math:`x_1..x_p` for chains dra
   :math:`E \in \{0,1\}^{t \times k}`, :math:`W_k \in \mathbb{R}^{k \times k}` and the lower-triangular Toeplitz
   :math:`M_{t', s} = v_{t'-s+1}`, :math:`v \in \mathbb{R}^t` (no softmax inside; the logits are linear in
   :math:`W_k` and in v). :class:`MinimalEnsemble` holds S of them;
-* the **attention-only transformer** (Eqs. (8.4)-(8.5)): :class:`verify.attention.AttentionEnsemble` with
+* the **attention-only transformer** (Eqs. (8.4)-(8.5)): :class:`verify.train.attention.AttentionEnsemble` with
   relative positions.
 
 Both train on next-token cross-entropy averaged over positions (Eq. (8.6)), each seed on its own stream of
-fresh chains, through :func:`verify.attention.fit`. The judged quantities are evaluated in float64 on a fixed test
+fresh chains, through :func:`verify.train.attention.fit`. The judged quantities are evaluated in float64 on a fixed test
 set: the test KL :math:`\mathrm{KL}(P_{x_t,:} \| \mathrm{model})` at the last token (App. E.2: the thesis's code
 reports the soft-target cross-entropy KL + H instead; docs/attention.md), the KL from each strategy to the model
 (Fig. 8.1 bottom, Fig. 8.3), and the attention mass on the positions the construction of Prop. 8.2 attends to
@@ -27,10 +27,9 @@ import numpy as np
 import torch
 
 from numerics import markov as nm
-
-from .attention import AttentionConfig, AttentionEnsemble, fit, per_seed_cross_entropy
-from .checkpoint import fit_checkpoint
-from .device import resolve_device, resolve_dtype
+from verify.runtime.checkpoint import fit_checkpoint
+from verify.runtime.device import resolve_device, resolve_dtype
+from verify.train.attention import AttentionConfig, AttentionEnsemble, fit, per_seed_cross_entropy
 
 __all__ = [
     "MarkovRun",
@@ -319,7 +318,7 @@ def train_minimal(
 ) -> MarkovRun:
     """SGD on the minimal model (App. E.2) for every seed; history of test KL, KL to strategies, W_k and v.
 
-    With ``checkpoint_path`` the run checkpoints and resumes through :func:`verify.attention.fit` (its data
+    With ``checkpoint_path`` the run checkpoints and resumes through :func:`verify.train.attention.fit` (its data
     generators and history included), ending with the result of an uninterrupted run."""
     dev = resolve_device(device)
     dtype = resolve_dtype(cfg.dtype, dev)
@@ -366,7 +365,7 @@ def train_transformer(
 
     ``extra`` holds ``maps`` (per layer, the attention rows of the first test sequence of every seed,
     ``(S, H, T, T)`` lists) and ``inputs`` (that sequence). With ``checkpoint_path`` the run checkpoints and
-    resumes through :func:`verify.attention.fit` (its data generators and history included).
+    resumes through :func:`verify.train.attention.fit` (its data generators and history included).
     """
     dev = resolve_device(device)
     dtype = resolve_dtype(cfg.dtype, dev)

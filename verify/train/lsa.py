@@ -13,9 +13,9 @@ the closed-form optimum of Shi Thm 5.4.1 (docs/lsa.md; the training recipes are 
   GL(r) gauge of the factorisation leave the model unchanged.
 
 Every parameter carries a leading seed dimension S; training raises :class:`LSATrainingDiverged` on NaN/inf.
-The Adam phases run in :func:`verify.loop.run_loop` (cosine lr schedule, NaN guard, progress bar). Before the
+The Adam phases run in :func:`verify.runtime.loop.run_loop` (cosine lr schedule, NaN guard, progress bar). Before the
 first update both trainers compare :func:`memory_estimate` with the device's free memory
-(:func:`verify.preflight.preflight`: ``InsufficientMemoryError`` unless ``tvk --ignore-memory-check``), and a run
+(:func:`verify.runtime.memory.preflight`: ``InsufficientMemoryError`` unless ``tvk --ignore-memory-check``), and a run
 whose first updates predict more than a minute prints its memory and time estimate on stderr.
 """
 
@@ -31,11 +31,10 @@ import numpy as np
 import torch
 
 from numerics import lsa as nl
-
-from .checkpoint import Checkpoint, TrainerState, resume
-from .device import resolve_device, resolve_dtype
-from .loop import NonFiniteGuard, cosine_annealing, run_loop, stack_seeds
-from .preflight import preflight
+from verify.runtime.checkpoint import Checkpoint, TrainerState, resume
+from verify.runtime.device import resolve_device, resolve_dtype
+from verify.runtime.loop import NonFiniteGuard, cosine_annealing, run_loop, stack_seeds
+from verify.runtime.memory import preflight
 
 __all__ = [
     "Comparison",
@@ -197,7 +196,7 @@ def _seeded(seeds: Sequence[int], shape: tuple[int, ...], scale: float, dev, dt)
 
 
 def _diverged(step: int, seeds: list[int], what: str) -> LSATrainingDiverged:
-    """The error :class:`verify.loop.NonFiniteGuard` raises for the LSA trainers (every bad seed)."""
+    """The error :class:`verify.runtime.loop.NonFiniteGuard` raises for the LSA trainers (every bad seed)."""
     return LSATrainingDiverged(step, seeds)
 
 
@@ -243,7 +242,7 @@ def train_population(
 
     With ``checkpoint_path`` the Adam phase saves (A, B, u, Adam's state, the loss curve) every ``checkpoint_every``
     steps, every ``CHECKPOINT_SECONDS``, at its end and on Ctrl-C, and resumes from a trusted checkpoint of the
-    same call (:func:`verify.checkpoint.resume`); the L-BFGS polish then runs from the restored weights."""
+    same call (:func:`verify.runtime.checkpoint.resume`); the L-BFGS polish then runs from the restored weights."""
     L, d, dev, dt = _setup(Lam, N, r, seeds, device, dtype)
     config = _checkpoint_config(
         "population", Lam, N, r, seeds, steps=steps, lr=lr, init_std=init_std, polish=polish_steps, dtype=str(dt)
@@ -355,7 +354,7 @@ def train_sgd(
 
     With ``checkpoint_path`` the run saves the weights, Adam's state, the prompt generator and the loss curve every
     ``checkpoint_every`` steps, every ``CHECKPOINT_SECONDS``, at the end and on Ctrl-C, and resumes from a trusted
-    checkpoint of the same call (:func:`verify.checkpoint.resume`) on the trajectory of an uninterrupted run.
+    checkpoint of the same call (:func:`verify.runtime.checkpoint.resume`) on the trajectory of an uninterrupted run.
     """
     L, d, dev, dt = _setup(Lam, N, r, seeds, device, dtype)
     config = _checkpoint_config(

@@ -15,16 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import io
-from .claims import RunContext, registry, run_claim, select
-from .claims.external import _LOADED as EXTERNAL_SOURCES  # the claim modules loaded here, for the workers to load
-from .claims.external import claim_module
-from .cores import cpu_cores
-from .device import resolve_device
-from .figures import check_formats, render_figures
-from .io import JOURNAL_NAME, DirectoryLockedError, Journal, ReportDirectoryError, prepare_directory
-from .render import render_html, render_markdown, results_csv, results_json
-from .report_pool import (
+from verify.claims import RunContext, registry, run_claim, select
+from verify.claims.external import _LOADED as EXTERNAL_SOURCES  # the claim modules loaded here, for the workers to load
+from verify.claims.external import claim_module
+from verify.report.figures import check_formats, render_figures
+from verify.report.pool import (
     KIND_SECONDS,
     ClaimEnvironmentError,
     WorkerError,
@@ -34,9 +29,14 @@ from .report_pool import (
     run_in_workers,
     schedule,
 )
-from .sweep import STORE_NAME, grid_of, sweep_session
-from .sweep.preflight import preflight
-from .train import TRAIN_DTYPES, config_overrides
+from verify.report.render import render_html, render_markdown, results_csv, results_json
+from verify.runtime import files as io
+from verify.runtime.cores import cpu_cores
+from verify.runtime.device import resolve_device
+from verify.runtime.files import JOURNAL_NAME, DirectoryLockedError, Journal, ReportDirectoryError, prepare_directory
+from verify.sweep import STORE_NAME, grid_of, sweep_session
+from verify.sweep.preflight import preflight
+from verify.train.polynomial import TRAIN_DTYPES, config_overrides
 
 __all__ = ["ReportError", "render_html", "render_markdown", "run_report"]
 
@@ -44,7 +44,7 @@ REPORT_FILES = ("figures", "results.json", "results.csv", "report.md", "report.h
 CHECKPOINT_DIR = ".checkpoints"
 MAX_JOBS_PER_CORE = 4  # -j above this many worker processes per core is refused
 #: With the default -j, a selection whose claims are expected to take less than this (seconds, as scheduled by
-#: :func:`verify.report_pool.schedule`) runs here without workers: starting them costs a few seconds.
+#: :func:`verify.report.pool.schedule`) runs here without workers: starting them costs a few seconds.
 MIN_PARALLEL_S = 10.0
 
 
@@ -107,7 +107,7 @@ def _run_parallel(
     ignore_memory_check: bool,
     min_seconds: float = 0.0,
 ) -> list[dict]:
-    """Run ``claims`` on ``jobs`` worker processes (:mod:`verify.report_pool`), then here those that must run here:
+    """Run ``claims`` on ``jobs`` worker processes (:mod:`verify.report.pool`), then here those that must run here:
     the grid claims (they share this process's sweep session and its executor, and get the whole machine), claims
     that exist only in this process (not registered under their id) and claims the workers could not import.
 
@@ -193,7 +193,7 @@ def _write_report(
     self_contained: bool = False,
     figure_formats: tuple[str, ...] = ("png",),
 ) -> None:
-    """Render every report file into ``stage``, then swap them into ``out`` (:func:`verify.io.swap_in`). An
+    """Render every report file into ``stage``, then swap them into ``out`` (:func:`verify.runtime.files.swap_in`). An
     operating-system error (disk full, permissions) becomes a :class:`ReportDirectoryError` naming the path
     and ``out`` keeps its previous report."""
     try:
@@ -249,18 +249,18 @@ def run_report(
     and a run above an hour needs ``confirm_cost`` (docs/running_at_scale.md).
 
     ``dtype`` ('float64', 'float32', 'tf32') replaces the training dtype of every polynomial-network run
-    (:func:`verify.train.train`, through :func:`verify.train.config_overrides`); every judged quantity is still
+    (:func:`verify.train.polynomial.train`, through :func:`verify.train.polynomial.config_overrides`); every judged quantity is still
     evaluated in float64. ``ignore_memory_check`` lets runs start whose estimated peak memory exceeds the device's
     free memory. Both are recorded in the report's metadata.
 
     ``self_contained`` embeds the figures in ``report.html`` (one file to mail or attach); ``figure_formats``
     (any of 'png', 'pdf', 'svg'; PNG is always written for the HTML page) adds vector copies for papers.
 
-    ``jobs`` > 1 runs the claims on that many worker processes (:mod:`verify.report_pool`; docs/report.md,
+    ``jobs`` > 1 runs the claims on that many worker processes (:mod:`verify.report.pool`; docs/report.md,
     "Parallel claims"), longest expected first, with ``cores // jobs`` torch threads each; grid claims, and claims
     that are not registered under their id, run in this process afterwards. The records, ``results.json`` and the
     report are in selection order as with ``jobs=1`` (which runs everything here, one claim after another); the
-    journal is in finishing order. None: :func:`verify.report_pool.default_jobs` (the number of cores for a quick
+    journal is in finishing order. None: :func:`verify.report.pool.default_jobs` (the number of cores for a quick
     report on the CPU, else 1), and no workers for a selection expected to take less than :data:`MIN_PARALLEL_S`.
 
     The directory (docs/report.md) is created once the claims are selected and locked for the run (a second

@@ -11,12 +11,12 @@ The model (Eq. 4.1) with one-hot embeddings ``X = [e_{i_1} | ... | e_{i_n}]`` (`
 logits by indexing (``X^T W X`` is ``W[s_i, s_j]`` and ``V X`` is ``V[:, s]``), which is what training uses; a
 test checks that both agree. Parameters may carry a leading seed axis ``(S, L, L)``: seeds never interact.
 
-The shared decoder model of :mod:`verify.attention` (causal mask, residual stream, learned embeddings) is a
-different architecture, so it is not used here; population GD does use :func:`verify.loop.run_loop`.
+The shared decoder model of :mod:`verify.train.attention` (causal mask, residual stream, learned embeddings) is a
+different architecture, so it is not used here; population GD does use :func:`verify.runtime.loop.run_loop`.
 
 Memory: :func:`population_gd_w`, :func:`one_gd_step_v` and :func:`hessian_lambda_max` compare their estimate
 (:func:`memory_estimate`, :func:`hessian_memory_estimate`) with the device's free memory before they allocate
-(:func:`verify.preflight.preflight`: ``InsufficientMemoryError`` unless ``tvk --ignore-memory-check``), and a
+(:func:`verify.runtime.memory.preflight`: ``InsufficientMemoryError`` unless ``tvk --ignore-memory-check``), and a
 population GD run whose first updates predict more than a minute prints its memory and time estimate on stderr.
 """
 
@@ -31,11 +31,10 @@ import torch
 
 from numerics import decision_lists as nd
 from theory import decision_lists as td
-
-from .checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
-from .device import resolve_device
-from .loop import NonFiniteGuard, run_loop, torch_threads
-from .preflight import preflight
+from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
+from verify.runtime.device import resolve_device
+from verify.runtime.loop import NonFiniteGuard, run_loop, torch_threads
+from verify.runtime.memory import preflight
 
 #: torch intra-op threads on the CPU: these tensors are tiny, and on a loaded machine a second thread makes each op
 #: ~1000x slower (thread synchronisation), so CPU work runs on one thread.
@@ -330,7 +329,7 @@ def population_gd_w(
 
     With ``checkpoint_path`` the run saves ``W`` and the per-step records every ``checkpoint_every`` steps, every
     ``CHECKPOINT_SECONDS``, at the end and on Ctrl-C, and resumes from a trusted checkpoint of the same arguments
-    (:func:`verify.checkpoint.resume`) with the result of an uninterrupted run."""
+    (:func:`verify.runtime.checkpoint.resume`) with the result of an uninterrupted run."""
     if not (len(tasks) == len(cs) == len(etas) == len(seeds)) or not tasks:
         raise ValueError("need one task, c, eta and seed per seed (and at least one)")
     L = tasks[0].L

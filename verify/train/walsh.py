@@ -17,8 +17,7 @@ from collections.abc import Callable
 import torch
 
 from theory.boolean import as_mask
-
-from .device import resolve_device
+from verify.runtime.device import resolve_device
 
 __all__ = [
     "MAX_N",
@@ -133,7 +132,7 @@ def population_gradient(
 
     :math:`[\nabla_w]_i=-\hat h(S\triangle\{i\})`, :math:`\nabla_b=-\hat h(S)` with :math:`h=\sigma'(w^\top x+b)`
     (proof of Prop. B.7), one transform of h per w.  ``b`` is a scalar or a tensor of shape (...).
-    ``device``: a name for :func:`verify.device.resolve_device` or a device; a tensor ``w`` keeps its device
+    ``device``: a name for :func:`verify.runtime.device.resolve_device` or a device; a tensor ``w`` keeps its device
     when ``device='auto'``. ``dtype`` defaults to w's floating dtype, else float64.
     """
     if isinstance(w, torch.Tensor):

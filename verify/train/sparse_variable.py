@@ -1,7 +1,7 @@
 r"""Training one-layer transformers on sparse Boolean functions (Edelman thesis Sec. 4.6, App. A.3;
 ``docs/sparse_variable.md``).
 
-The model is :class:`verify.attention.AttentionEnsemble` with one layer, learned absolute positions
+The model is :class:`verify.train.attention.AttentionEnsemble` with one layer, learned absolute positions
 (``N(0, 0.02^2)``, as App. A.3.1), a GELU MLP of width 4d, parameter-free LayerNorm and dropout: the minGPT block
 of the thesis. A context ``b in {0,1}^T`` is the token sequence ``b_1 .. b_T [CLS]`` (token 2); the causal mask
 lets the last position attend to every bit, so it plays the thesis's [CLS] token, and the two-way readout at that
@@ -29,10 +29,9 @@ import torch.nn.functional as F
 
 from numerics import sparse_variable as ns
 from theory import sparse_variable as ts
-
-from .attention import AttentionConfig, AttentionEnsemble, fit
-from .checkpoint import fit_checkpoint
-from .device import resolve_device, resolve_dtype
+from verify.runtime.checkpoint import fit_checkpoint
+from verify.runtime.device import resolve_device, resolve_dtype
+from verify.train.attention import AttentionConfig, AttentionEnsemble, fit
 
 __all__ = [
     "AND_P",
@@ -222,7 +221,7 @@ def train_and(
 ) -> AndRun:
     """Train the trials x restarts ensemble on its AND datasets (full batch), tracking validation accuracy.
 
-    With ``checkpoint_path`` the run checkpoints and resumes through :func:`verify.attention.fit` (dropout's
+    With ``checkpoint_path`` the run checkpoints and resumes through :func:`verify.train.attention.fit` (dropout's
     generator, the history and the best accuracies included), ending with the result of an uninterrupted run."""
     dev = resolve_device(device)
     dtype = resolve_dtype(cfg.dtype, dev)
@@ -432,7 +431,7 @@ def train_parity(
 ) -> ParityRun:
     """Train the seed ensemble on fresh parity batches (each seed its own stream ``default_rng([seed, 3])``).
 
-    With ``checkpoint_path`` the run checkpoints and resumes through :func:`verify.attention.fit` (the batch
+    With ``checkpoint_path`` the run checkpoints and resumes through :func:`verify.train.attention.fit` (the batch
     streams, dropout's generator, the last training loss and the history included)."""
     dev = resolve_device(device)
     dtype = resolve_dtype(cfg.dtype, dev)

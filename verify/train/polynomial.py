@@ -9,7 +9,7 @@ with r = ν by default (λ‖θ‖_{2,ν}^ν, the separable form Edelman's exper
 literal λ‖θ‖_{2,ν}). Shi Lemma 4.7 / Edelman Thm 7.1 (Wei et al. 2019): as λ → 0 the normalized margin
 h(θ_λ)/‖θ_λ‖_{2,ν}^ν of a global minimiser tends to the maximum γ*.
 
-All seeds of ``config.seeds`` train at once as one :class:`~verify.models.HomogeneousEnsemble`; the loss is
+All seeds of ``config.seeds`` train at once as one :class:`~verify.train.homogeneous.HomogeneousEnsemble`; the loss is
 :math:`\sum_s \mathcal L_\lambda(\theta_s)`. Seeds share no parameter and every supported optimiser (Adam,
 AdamW, SGD) acts element-wise, so each seed follows exactly the trajectory it would follow alone (the same
 full batch, or the same minibatches drawn from ``data_seed``).
@@ -21,9 +21,9 @@ Metrics (loss, accuracy, min margin h, ‖θ‖^ν, h/‖θ‖^ν and its ratio 
 per seed in float64 on the whole dataset every ``eval_every`` steps, whatever the training dtype.
 
 The step loop (evaluation, lr schedule, checkpoints, NaN guard, early stop, progress bar) is
-:func:`verify.loop.run_loop`; this module supplies the update, the metrics and the checkpoint format.
+:func:`verify.runtime.loop.run_loop`; this module supplies the update, the metrics and the checkpoint format.
 
-Speed (:mod:`verify.train_step`): the update's data gradient is written out by hand and run under a plan made
+Speed (:mod:`verify.train.polynomial_step`): the update's data gradient is written out by hand and run under a plan made
 before the first step (seeds batched or one at a time, point chunks sized to the cache or the free memory, an
 optional ``torch.compile``); the plan refuses runs that would not fit in memory and prints its memory and time
 estimate before long runs. :func:`_gradient_step` keeps the autograd form of the same update as the reference.
@@ -48,12 +48,11 @@ import numpy as np
 import torch
 
 from numerics.margins import HomogeneousNetwork, Task
-
-from .checkpoint import CHECKPOINT_SECONDS, Checkpoint, CheckpointMismatchError, read_checkpoint
-from .device import resolve_device, resolve_dtype
-from .loop import NonFiniteGuard, run_loop, torch_threads
-from .models import HomogeneousEnsemble, as_input_tensor, logits
-from .train_step import _OVERRIDES, STRATEGIES, EnsembleStep, StepPlan, plan_step
+from verify.runtime.checkpoint import CHECKPOINT_SECONDS, Checkpoint, CheckpointMismatchError, read_checkpoint
+from verify.runtime.device import resolve_device, resolve_dtype
+from verify.runtime.loop import NonFiniteGuard, run_loop, torch_threads
+from verify.train.homogeneous import HomogeneousEnsemble, as_input_tensor, logits
+from verify.train.polynomial_step import _OVERRIDES, STRATEGIES, EnsembleStep, StepPlan, plan_step
 
 __all__ = [
     "CheckpointMismatchError",
@@ -129,7 +128,7 @@ class TrainConfig:
         None = full batch over the whole task; else minibatches drawn with replacement (from ``data_seed``).
     chunk_size : int or None
         Split each (full or mini) batch into chunks of this many points and accumulate gradients (same
-        gradient up to round-off, bounded memory). None sizes the chunks automatically (:mod:`verify.train_step`):
+        gradient up to round-off, bounded memory). None sizes the chunks automatically (:mod:`verify.train.polynomial_step`):
         the whole batch if it fits, cache-sized chunks on the CPU, the largest chunk the free memory allows on
         a GPU.
     init_std : float or None
@@ -152,11 +151,11 @@ class TrainConfig:
         torch intra-op CPU threads during this run (restored afterwards); None leaves the setting alone. For
         tiny networks 1 thread is much faster than several (thread synchronisation dominates).
     strategy : {'auto', 'batched', 'loop', 'vmap'}
-        How the seeds go through the step (:mod:`verify.train_step`); 'auto' decides by size and a short probe.
+        How the seeds go through the step (:mod:`verify.train.polynomial_step`); 'auto' decides by size and a short probe.
         All give the same weights up to floating-point round-off.
     compile : bool or None
         ``torch.compile`` the step's chunk gradient; None decides automatically: runs estimated above
-        ``verify.train_step.COMPILE_MIN_RUN_S`` are compiled and keep the compiled step only when its probe is faster.
+        ``verify.train.polynomial_step.COMPILE_MIN_RUN_S`` are compiled and keep the compiled step only when its probe is faster.
     ignore_memory_check : bool
         Start even when the estimated peak memory exceeds the device's free memory.
     """
@@ -301,7 +300,7 @@ class TrainResult:
         True when the callback asked to stop.
     reference_margin : float or None
     plan : dict or None
-        The :class:`verify.train_step.StepPlan` the run used (strategy, chunk, memory and time estimates).
+        The :class:`verify.train.polynomial_step.StepPlan` the run used (strategy, chunk, memory and time estimates).
     """
 
     networks: list[HomogeneousNetwork]
@@ -436,7 +435,7 @@ def _task_fingerprint(task: Task, inputs: np.ndarray, labels: np.ndarray) -> dic
 
 
 def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a checkpoint written by :func:`train` (:func:`verify.checkpoint.read_checkpoint`: tensors on the CPU,
+    """Read a checkpoint written by :func:`train` (:func:`verify.runtime.checkpoint.read_checkpoint`: tensors on the CPU,
     ``weights_only`` loading, so a file holding anything but tensors and plain data is refused, not executed)."""
     return read_checkpoint(path)
 
@@ -495,7 +494,7 @@ def _fused_step(
     y: torch.Tensor,
     config: TrainConfig,
 ) -> torch.Tensor:
-    """:func:`_gradient_step` with the data gradient from ``executor`` (:mod:`verify.train_step`, the same
+    """:func:`_gradient_step` with the data gradient from ``executor`` (:mod:`verify.train.polynomial_step`, the same
     gradient written out by hand) and the regulariser's gradient written out too (:func:`_add_regulariser_gradient`);
     returns the per-seed objective."""
     optimizer.zero_grad(set_to_none=True)
@@ -555,9 +554,9 @@ def train(
     checkpoint_path : path, optional
         Where to write checkpoints (params, optimiser state, step, history, config; atomically, every
         ``checkpoint_every`` steps, every ``CHECKPOINT_SECONDS`` of wall time, at the end and on an interrupt). A
-        checkpoint is bound to the code revision and, inside :func:`verify.io.claim_checkpoints` (while a claim
+        checkpoint is bound to the code revision and, inside :func:`verify.runtime.files.claim_checkpoints` (while a claim
         runs), to the claim and its configuration. If the file exists, training resumes from it (logged, and
-        recorded by :func:`verify.io.note_resumed`); a checkpoint of a different binding, config, task, degree,
+        recorded by :func:`verify.runtime.files.note_resumed`); a checkpoint of a different binding, config, task, degree,
         width or reference raises :class:`CheckpointMismatchError`, or is ignored with a log line while a claim
         runs (only the fields in ``RESUMABLE_FIELDS`` may differ: ``steps``, ``checkpoint_every``,
         ``nan_check_every``, ``num_threads``). An unreadable file is moved aside to ``<path>.corrupt`` and
@@ -568,7 +567,7 @@ def train(
     callback : callable, optional
         ``callback(step, model, record)`` after each evaluation; returning True stops training there.
     device : str
-        'auto', 'cpu', 'cuda' or 'cuda:N' (:func:`verify.device.resolve_device`). Where a run happens is not
+        'auto', 'cpu', 'cuda' or 'cuda:N' (:func:`verify.runtime.device.resolve_device`). Where a run happens is not
         part of its configuration: a checkpoint written on one device resumes on another.
 
     Raises
@@ -596,7 +595,7 @@ def estimate_run(
     """The plan :func:`train` would make for this run (strategy, chunk, peak memory, time per step), without
     training: the data and the initial ensemble are built on ``device`` and, with ``probe``, one chunk of each
     candidate strategy is timed. ``free_bytes`` plans for a device with that much free memory instead of the one
-    at hand. Raises :class:`verify.train_step.InsufficientMemoryError` like :func:`train` when it would not fit.
+    at hand. Raises :class:`verify.train.polynomial_step.InsufficientMemoryError` like :func:`train` when it would not fit.
     """
     if _OVERRIDES.get():
         config = config.replace(**dict(_OVERRIDES.get()))
@@ -631,7 +630,7 @@ def _plan_for(
     free_bytes: int | None = None,
     dry_run: bool = False,
 ) -> EnsembleStep:
-    """:func:`verify.train_step.plan_step` for this model, dataset and config (probed on one batch's shapes)."""
+    """:func:`verify.train.polynomial_step.plan_step` for this model, dataset and config (probed on one batch's shapes)."""
     n_points = X.shape[0]
     n_batch = config.batch_size or n_points
     rows = torch.arange(n_batch, device=X.device) % n_points
@@ -670,7 +669,7 @@ def _tf32(enabled: bool) -> Iterator[None]:
 
 
 def _diverged(step: int, seeds: list[int], what: str) -> TrainingDivergedError:
-    """The error :class:`verify.loop.NonFiniteGuard` raises for this trainer (it names the first bad seed)."""
+    """The error :class:`verify.runtime.loop.NonFiniteGuard` raises for this trainer (it names the first bad seed)."""
     return TrainingDivergedError(step, seeds[0], what)
 
 

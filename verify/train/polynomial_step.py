@@ -1,7 +1,7 @@
-r"""The fast training step of :func:`verify.train.train`: a hand-written gradient, an execution strategy chosen by
+r"""The fast training step of :func:`verify.train.polynomial.train`: a hand-written gradient, an execution strategy chosen by
 size, and a memory/time plan made before the run (measurements: docs/benchmarks.md).
 
-Gradient. For the network of :mod:`verify.models`, :math:`P = \sum_j U_j x_j` (pre-activations, (S, n, m)),
+Gradient. For the network of :mod:`verify.train.homogeneous`, :math:`P = \sum_j U_j x_j` (pre-activations, (S, n, m)),
 :math:`A = P^{\mathrm{deg}}`, :math:`F = A W` and the mean cross-entropy :math:`L = \frac1n\sum_x
 \mathrm{CE}(F_x, y_x)`, the gradient is, with :math:`G = \mathrm{softmax}(F) - e_y`,
 
@@ -11,7 +11,7 @@ Gradient. For the network of :mod:`verify.models`, :math:`P = \sum_j U_j x_j` (p
 (the last sum is an ``index_add`` for one-hot blocks, :math:`(\partial_P L)^\top x` for dense inputs). Written out,
 a step is three matrix products (6 n m C flop per seed), one gather, two element-wise passes and one scatter, about
 half the memory traffic of the same step through autograd (``pow`` backward, layout copies, zero fills). The
-regulariser's gradient (S m (kd + C) entries) is written out too (``verify.train._add_regulariser_gradient``).
+regulariser's gradient (S m (kd + C) entries) is written out too (``verify.train.polynomial._add_regulariser_gradient``).
 
 Points are processed in chunks (gradients accumulated): on the CPU chunks of about ``CPU_CACHE_BYTES`` per buffer
 keep the working set in cache; on a GPU, chunks as large as the free memory allows. On the CPU the chunk size does
@@ -98,7 +98,9 @@ PRINT_ESTIMATE_S = 60.0  # plans of runs estimated to take longer than this are 
 GRID_BLOCK_BYTES = 3 * 2**20  # per (m x rows x C) buffer of the full-grid kernel on the CPU (measured best 2-4 MiB)
 GRID_MIN_ROWS = 4  # the full-grid kernel's products get inefficient below this many rows per block
 KERNELS = ("auto", "general", "matmul", "grid")
-EVAL_BYTES = 2 * 64 * 2**20  # evaluation working set (two 64 MiB float64 chunks, verify.train.EVAL_MEMORY_BUDGET)
+EVAL_BYTES = (
+    2 * 64 * 2**20
+)  # evaluation working set (two 64 MiB float64 chunks, verify.train.polynomial.EVAL_MEMORY_BUDGET)
 
 
 class InsufficientMemoryError(RuntimeError):
@@ -177,7 +179,7 @@ class StepShapes:
 
 @dataclass(frozen=True)
 class StepPlan:
-    """How :func:`verify.train.train` executes its steps, and what it expects them to cost.
+    """How :func:`verify.train.polynomial.train` executes its steps, and what it expects them to cost.
 
     Attributes
     ----------
@@ -276,8 +278,8 @@ def free_memory(device: torch.device) -> int | None:
     return None
 
 
-#: Run-wide overrides of training settings (``verify.train.config_overrides``; ``tvk report --dtype``,
-#: ``--ignore-memory-check``), as (field, value) pairs of :class:`verify.train.TrainConfig`.
+#: Run-wide overrides of training settings (``verify.train.polynomial.config_overrides``; ``tvk report --dtype``,
+#: ``--ignore-memory-check``), as (field, value) pairs of :class:`verify.train.polynomial.TrainConfig`.
 _OVERRIDES: contextvars.ContextVar[tuple[tuple[str, Any], ...]] = contextvars.ContextVar("train_overrides", default=())
 
 
@@ -752,7 +754,7 @@ def _in_threads(fn: Callable[[int], None], items: range, workers: int) -> None:
 
 
 class EnsembleStep:
-    """The data gradient of a :class:`verify.models.HomogeneousEnsemble` under a :class:`StepPlan`.
+    """The data gradient of a :class:`verify.train.homogeneous.HomogeneousEnsemble` under a :class:`StepPlan`.
 
     ``step(U, W, x, y)`` writes the gradients of the per-seed mean cross-entropy into ``U.grad`` and ``W.grad``
     (set, not accumulated) and returns the per-seed cross-entropy (S,).

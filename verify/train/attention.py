@@ -1,7 +1,7 @@
 r"""Causal softmax attention for seed ensembles: the one attention model of the toolkit (docs/attention.md).
 
 :class:`AttentionEnsemble` holds S independent decoder-only transformers as batched parameters with a leading
-seed axis (as :class:`verify.models.HomogeneousEnsemble` does for polynomial networks). One network is
+seed axis (as :class:`verify.train.homogeneous.HomogeneousEnsemble` does for polynomial networks). One network is
 
 .. math:: \mathrm{TF}(x) = R \circ (\mathrm{MLP}_L + I) \circ (\mathrm{Attn}_L + I) \circ \dots \circ
           (\mathrm{Attn}_1 + I)(\mathrm{embed}(x)),
@@ -22,9 +22,9 @@ Scores use :func:`torch.nn.functional.scaled_dot_product_attention` when no rela
 attention maps are not requested; otherwise they are formed explicitly (same values; a test checks it). The
 maps are returned by ``forward(..., return_attention=True)`` as one tensor ``(S, B, H, T, T)`` per layer.
 
-:func:`fit` trains an ensemble on next-token cross-entropy through :func:`verify.loop.run_loop`. Before the
+:func:`fit` trains an ensemble on next-token cross-entropy through :func:`verify.runtime.loop.run_loop`. Before the
 first step it compares :func:`memory_estimate` for the first batch's shape with the device's free memory (and
-refuses with :class:`verify.train_step.InsufficientMemoryError` unless ``ignore_memory_check``); a run whose
+refuses with :class:`verify.train.polynomial_step.InsufficientMemoryError` unless ``ignore_memory_check``); a run whose
 first ``PROBE_STEPS`` updates predict more than a minute prints its memory and time estimate on stderr.
 """
 
@@ -41,9 +41,9 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from .checkpoint import Checkpoint, TrainerState, resume
-from .loop import LoopEnd, NonFiniteGuard, run_loop, stack_seeds, torch_threads
-from .train_step import PRINT_ESTIMATE_S, InsufficientMemoryError, check_free_memory  # noqa: F401 (re-exported)
+from verify.runtime.checkpoint import Checkpoint, TrainerState, resume
+from verify.runtime.loop import LoopEnd, NonFiniteGuard, run_loop, stack_seeds, torch_threads
+from verify.train.polynomial_step import PRINT_ESTIMATE_S, InsufficientMemoryError, check_free_memory  # noqa: F401 (re-exported)
 
 __all__ = [
     "AttentionConfig",
@@ -204,7 +204,7 @@ class AttentionEnsemble(torch.nn.Module):
         device: torch.device | str = "cpu",
         dtype: torch.dtype = torch.float32,
     ) -> AttentionEnsemble:
-        """A fresh ensemble: :func:`init_params` for each seed, stacked (:func:`verify.loop.stack_seeds`)."""
+        """A fresh ensemble: :func:`init_params` for each seed, stacked (:func:`verify.runtime.loop.stack_seeds`)."""
         return cls(cfg, stack_seeds(seeds, lambda s: init_params(cfg, s), device=device, dtype=dtype))
 
     @property
@@ -355,8 +355,8 @@ class RunEstimate:
     (``InsufficientMemoryError`` unless ``ignore_memory_check``); after ``PROBE_STEPS`` updates, when the rest of
     the run would take more than ``PRINT_ESTIMATE_S`` seconds, the estimate (memory, time per step, total) goes to
     ``log``. Call it with (step, inputs) at the start of every update (used by :func:`fit` and by
-    :func:`verify.modular_transformer.train_sum_transformer`). A ``need`` given at construction (a trainer's own
-    estimate, already checked: :func:`verify.preflight.preflight`) skips the check; the run is then only timed."""
+    :func:`verify.train.modular_transformer.train_sum_transformer`). A ``need`` given at construction (a trainer's own
+    estimate, already checked: :func:`verify.runtime.memory.preflight`) skips the check; the run is then only timed."""
 
     model: torch.nn.Module | None
     steps: int
@@ -370,7 +370,7 @@ class RunEstimate:
 
     def __call__(self, t: int, inputs: torch.Tensor) -> None:
         if self.t0 is None:
-            if self.need is None:  # a trainer that estimated its own memory (verify.preflight) set it already
+            if self.need is None:  # a trainer that estimated its own memory (verify.runtime.memory) set it already
                 self.need = _check_memory(self.model, inputs, self.ignore_memory_check)
             self.first, self.t0 = t, time.perf_counter()
         elif t == self.first + PROBE_STEPS:
@@ -415,7 +415,7 @@ def fit(
     ``optimizer`` step (AdamW, Adam or plain SGD, constant ``lr``, decoupled ``weight_decay`` for AdamW, L2 for the
     others) on the sum over seeds of ``loss_fn(model(inputs), targets)`` (per-seed mean cross-entropy by default).
     These optimisers act entry by entry and there is no global gradient clipping, so every seed follows the
-    trajectory it would follow alone. ``evaluate``/``stop``/``eval_every`` are :func:`verify.loop.run_loop`'s hooks;
+    trajectory it would follow alone. ``evaluate``/``stop``/``eval_every`` are :func:`verify.runtime.loop.run_loop`'s hooks;
     a NaN/inf loss or weight raises :class:`AttentionDivergedError`.
 
     The first batch's shape fixes :func:`memory_estimate`, checked against the device's free memory before the
@@ -427,7 +427,7 @@ def fit(
     global generators (dropout), the last evaluation record and the caller's ``state()`` (plain data or tensors:
     its history, the state of the generators ``batch`` draws from) every ``checkpoint_every`` steps, every
     ``CHECKPOINT_SECONDS``, at the end and on Ctrl-C; a rerun resumes from a trusted checkpoint of the same
-    ``checkpoint_config`` (the caller's configuration as plain data; :func:`verify.checkpoint.resume`), calls
+    ``checkpoint_config`` (the caller's configuration as plain data; :func:`verify.runtime.checkpoint.resume`), calls
     ``restore(saved_state)`` and follows the trajectory of an uninterrupted run. A step evaluated before the save
     is not evaluated again: ``stop`` gets its saved record (``evaluate`` must return plain data).
     """

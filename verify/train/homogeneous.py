@@ -24,8 +24,7 @@ import numpy as np
 import torch
 
 from numerics.margins import HomogeneousNetwork
-
-from .loop import stack_seeds
+from verify.runtime.loop import stack_seeds
 
 __all__ = ["HomogeneousEnsemble", "as_input_tensor", "init_weights", "logits", "preactivations"]
 

@@ -1,6 +1,6 @@
 """Run a report's claims in worker processes: ``tvk report -j N`` (docs/report.md, "Parallel claims").
 
-The parent (:func:`verify.report.run_report`) keeps everything that touches the report directory's bookkeeping:
+The parent (:func:`verify.report.run.run_report`) keeps everything that touches the report directory's bookkeeping:
 the lock, the journal, the numbering of the log lines, the grid claims and their sweep session. The workers only
 run claims: each is a fresh interpreter started with ``spawn`` (never ``fork``: the parent has torch and OpenMP
 thread pools running, which a forked child inherits in an undefined state), imports the claims, limits torch to
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .cores import cpu_cores
+from verify.runtime.cores import cpu_cores
 
 __all__ = [
     "GRACE_S",
@@ -74,7 +74,7 @@ class WorkerError(RuntimeError):
 
 
 class ClaimEnvironmentError(OSError):
-    """A claim in a worker stopped on an operating-system error of the environment (``verify.io.ENVIRONMENT_ERRNOS``:
+    """A claim in a worker stopped on an operating-system error of the environment (``verify.runtime.files.ENVIRONMENT_ERRNOS``:
     disk full, permissions, ...); ``claim_id`` names it. Raised in the parent with the worker's errno, message and
     file name."""
 
@@ -101,7 +101,7 @@ class WorkerSetup:
     scale, device, workdir :
         The fields of the parent's :class:`verify.claims.RunContext`; workers show no progress bars.
     dtype, ignore_memory_check :
-        The report's :func:`verify.train.config_overrides`.
+        The report's :func:`verify.train.polynomial.config_overrides`.
     sources : tuple of str
         The keys of the external claim modules the parent loaded (``verify.claims.external``): dotted names, file
         paths, ``entry-point:...``.
@@ -157,7 +157,7 @@ def schedule(claims: Sequence[Any], runtimes: dict[str, float], shared_key: Call
     """The work units of the workers, longest expected first: lists of claims that one worker runs in order.
 
     Claims with the same ``shared_key(claim)`` (not None) form one unit, in selection order; every other claim is a
-    unit of its own. :func:`verify.report.run_report` keys training claims by their module and configuration, so
+    unit of its own. :func:`verify.report.run.run_report` keys training claims by their module and configuration, so
     that a training run which several claims share through a cache (e.g. two Markov claims, or Fig. 4.1 and 4.2 of
     the modular transformer) is trained once. A claim's expected runtime is its runtime in ``runtimes`` (the
     previous report), else :data:`KIND_SECONDS` of its kind; a unit's is the sum. Ties keep selection order."""
@@ -203,10 +203,10 @@ def _claim_runner(setup: WorkerSetup, send: Callable[[tuple], None]) -> Iterator
     """Import the claims, limit the threads, enter the run's overrides; yield ``run(claim_id) -> record``."""
     import torch  # deferred: the thread variables above must be set before torch and numpy load
 
-    from verify import io
     from verify.claims import RunContext, registry, run_claim
     from verify.claims.external import load_claim_modules, load_entry_points
-    from verify.train import config_overrides
+    from verify.runtime import files as io
+    from verify.train.polynomial import config_overrides
 
     torch.set_num_threads(setup.threads)
     files_and_modules = [s for s in setup.sources if not s.startswith("entry-point:")]

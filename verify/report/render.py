@@ -1,5 +1,5 @@
 """The report files rendered from claim records: ``report.md``, ``report.html`` (jinja2 templates in
-``verify/templates``), ``results.json`` (:func:`results_document`, validated by ``verify/schema/results.schema.json``)
+``verify/report/templates``), ``results.json`` (:func:`results_document`, validated by ``verify/report/schema/results.schema.json``)
 and ``results.csv`` (:func:`results_csv`).
 
 The records are the plain JSON dictionaries of :meth:`verify.claims.base.ClaimRecord.to_json`; nothing here runs a
@@ -46,7 +46,7 @@ from matplotlib.path import Path as MplPath
 from matplotlib.textpath import TextPath
 from sympy.parsing.sympy_parser import auto_number, auto_symbol, parse_expr
 
-from .claims.base import registry
+from verify.claims.base import registry
 
 __all__ = [
     "SCHEMA_PATH",
@@ -71,7 +71,7 @@ __all__ = [
     "results_json",
 ]
 
-#: Version of the ``results.json`` layout (``verify/schema/results.schema.json``).
+#: Version of the ``results.json`` layout (``verify/report/schema/results.schema.json``).
 SCHEMA_VERSION = "2.0"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "results.schema.json"
 VERDICTS = ("pass", "fail", "refuted", "inconclusive")
@@ -648,7 +648,7 @@ def _meta_view(records: list[dict], meta: dict) -> dict[str, Any]:
 @lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("verify", "templates"),
+        loader=jinja2.PackageLoader("verify.report", "templates"),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",), default_for_string=False),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -676,7 +676,7 @@ def render_markdown(records: list[dict], meta: dict, figures: dict[str, list[str
         Report metadata (``scale``, ``device``, ``generated``, ``git_revision``, ``runtime_s``, optional ``only``,
         ``train_dtype``, ``ignore_memory_check``, ``figure_formats``).
     figures : dict
-        {claim id: [PNG names under ``figures/``]} as returned by :func:`verify.figures.render_figures`.
+        {claim id: [PNG names under ``figures/``]} as returned by :func:`verify.report.figures.render_figures`.
     """
     ctx = _views(records, "md")
     text = (
@@ -836,7 +836,7 @@ def _judge_params(claim_id: str) -> dict[str, Any] | None:
 
 def results_document(records: list[dict], meta: dict) -> dict[str, Any]:
     """The ``results.json`` document: ``{"header": {...}, "claims": [...]}`` (schema
-    ``verify/schema/results.schema.json``, version :data:`SCHEMA_VERSION`).
+    ``verify/report/schema/results.schema.json``, version :data:`SCHEMA_VERSION`).
 
     The header holds the schema version, command line, selection, scale, device, total runtime, hardware (CPU model,
     threads, GPU and CUDA when present), library versions, git revision and dirty flag, and the verdict counts.

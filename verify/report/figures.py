@@ -35,7 +35,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .io import atomic_path
+from verify.runtime.files import atomic_path
 
 __all__ = [
     "FIGURE_FORMATS",

@@ -2,23 +2,23 @@
 
 A trainer that checkpoints describes its file with a :class:`Checkpoint` (the path, the trainer's name, its
 configuration as plain data, the number of steps and what else must match) and hands :meth:`Checkpoint.save` to
-:func:`verify.loop.run_loop` as the ``save`` hook. What it saves is its own business: the parameter tensors, the
+:func:`verify.runtime.loop.run_loop` as the ``save`` hook. What it saves is its own business: the parameter tensors, the
 optimiser's ``state_dict``, the step, the history so far and the state of every random generator it draws from
 (:func:`generator_states`, :func:`global_rng_state`, :func:`numpy_rng_states`), so that a resumed run follows
 exactly the trajectory of an uninterrupted one. This module adds the rest, the same for every trainer:
 
 * the **binding**: every file records the running claim, the hash of its configuration
-  (:func:`verify.io.claim_checkpoints`) and the code revision (:func:`verify.sweep.store.code_revision`);
+  (:func:`verify.runtime.files.claim_checkpoints`) and the code revision (:func:`verify.sweep.store.code_revision`);
 * **trust**: :meth:`Checkpoint.load` returns the saved state only when the binding, the trainer, the
   configuration (except the fields declared ``resumable``) and ``meta`` all match and the saved step is not beyond
   ``steps``. Otherwise, while a claim runs, the file is ignored with a log line (the run's own checkpoints replace
   it); in a direct call it raises :class:`CheckpointMismatchError`;
 * **corrupt files** (truncated, not a torch file, refused by ``weights_only`` loading, which never runs a pickle's
-  code) are moved aside to ``<file>.corrupt`` with a message naming both (:func:`verify.io.quarantine`) and the
+  code) are moved aside to ``<file>.corrupt`` with a message naming both (:func:`verify.runtime.files.quarantine`) and the
   run starts fresh;
 * a resumption is logged ("resuming from step N") and recorded in the claim's ``metadata.resumed_from``
-  (:meth:`Checkpoint.resumed`, :func:`verify.io.note_resumed`);
-* writing goes through :func:`verify.loop.save_atomically` (a ``mkstemp`` temporary file, then a rename).
+  (:meth:`Checkpoint.resumed`, :func:`verify.runtime.files.note_resumed`);
+* writing goes through :func:`verify.runtime.loop.save_atomically` (a ``mkstemp`` temporary file, then a rename).
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from . import loop
-from .io import checkpoint_binding, checkpoint_log, note_resumed, quarantine
-from .sweep.store import code_revision
+from verify.runtime import loop
+from verify.runtime.files import checkpoint_binding, checkpoint_log, note_resumed, quarantine
+from verify.sweep.store import code_revision
 
 __all__ = [
     "CHECKPOINT_FORMAT",
@@ -71,7 +71,7 @@ class CheckpointMismatchError(ValueError):
 
 def current_binding() -> dict[str, Any]:
     """What a checkpoint written now is bound to: the running claim and its config hash (None outside a claim,
-    :func:`verify.io.claim_checkpoints`) and the code revision (:func:`verify.sweep.store.code_revision`)."""
+    :func:`verify.runtime.files.claim_checkpoints`) and the code revision (:func:`verify.sweep.store.code_revision`)."""
     b = checkpoint_binding()
     return {
         "claim": None if b is None else b.claim,
@@ -165,7 +165,7 @@ class Checkpoint:
     def load(self) -> dict[str, Any] | None:
         """The saved state if this run may resume from it, else None (then training starts fresh).
 
-        An unreadable file is moved aside (:func:`verify.io.quarantine`). A readable checkpoint of another run is
+        An unreadable file is moved aside (:func:`verify.runtime.files.quarantine`). A readable checkpoint of another run is
         ignored with a log line while a claim runs and raises :class:`CheckpointMismatchError` in a direct call.
         An operating-system error (an unreadable disk or directory) is raised: it is not a corrupt checkpoint.
         """
@@ -207,7 +207,7 @@ class Checkpoint:
         return out
 
     def save(self, step: int, state: Mapping[str, Any]) -> None:
-        """Write :meth:`payload` atomically (:func:`verify.loop.save_atomically`)."""
+        """Write :meth:`payload` atomically (:func:`verify.runtime.loop.save_atomically`)."""
         loop.save_atomically(self.path, self.payload(step, state))
 
 
@@ -299,7 +299,7 @@ def _restore_in_place(container: list | dict, saved: list | dict) -> None:
 class Evaluations:
     """A trainer's ``evaluate(step)`` hook that remembers its last (step, record), for :class:`TrainerState`.
 
-    :func:`verify.loop.run_loop` saves a checkpoint at step t *after* evaluating t; a run resumed at t calls the
+    :func:`verify.runtime.loop.run_loop` saves a checkpoint at step t *after* evaluating t; a run resumed at t calls the
     hook for t again, and this wrapper returns the saved record instead of evaluating (and appending to a history)
     a second time. The record must therefore be plain data or tensors.
     """
@@ -333,7 +333,7 @@ def fit_checkpoint(
     extra: Callable[[], Mapping[str, Any]] | None = None,
     restore_extra: Callable[[Mapping[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """The checkpoint keywords of :func:`verify.attention.fit` for a caller: ``checkpoint_path``,
+    """The checkpoint keywords of :func:`verify.train.attention.fit` for a caller: ``checkpoint_path``,
     ``checkpoint_config`` (``plain(config)``) and the ``state``/``restore`` hooks of the caller's own state (its
     histories ``records``, the numpy generators its batches come from, and ``extra``/``restore_extra``), saved and
     restored by a tensor-less :class:`TrainerState`."""
@@ -367,7 +367,7 @@ def plain(obj: Any) -> Any:
 @dataclass(frozen=True)
 class Resumption:
     """Where a run starts (``start``; ``resumed`` if from a checkpoint) and the ``save`` hook, as
-    :func:`verify.loop.run_loop` keywords (:meth:`loop_kwargs`)."""
+    :func:`verify.runtime.loop.run_loop` keywords (:meth:`loop_kwargs`)."""
 
     start: int
     resumed: bool

@@ -42,7 +42,7 @@ from typing import Any, TypeVar
 import torch
 from tqdm.auto import tqdm
 
-from .io import checkpoint_log
+from verify.runtime.files import checkpoint_log
 
 __all__ = [
     "LoopEnd",

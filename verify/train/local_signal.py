@@ -18,10 +18,10 @@ r"""SGD on the one-filter CNN of Karp thesis Ch. 3 (Alg. 3.1, Fig. 3.3), many se
 Both use the thesis's rates ``eta_b = eta_w / k`` (Sec. 3.3), ``b = 0`` and ``w`` of norm ``init_norm`` in a
 uniformly random direction at the start (the code's 1e-6), and evaluate the test accuracy ``mean(y f > 0)`` on
 ``n_test`` fresh inputs every ``eval_every`` steps (the reduced simulator samples the test projections, the direct
-one full inputs). Every step runs through :func:`verify.loop.run_loop`.
+one full inputs). Every step runs through :func:`verify.runtime.loop.run_loop`.
 
 Before the first update :func:`train_signal` compares :func:`memory_estimate` with the device's free memory
-(:func:`verify.preflight.preflight`: ``InsufficientMemoryError`` unless ``tvk --ignore-memory-check``); a run whose
+(:func:`verify.runtime.memory.preflight`: ``InsufficientMemoryError`` unless ``tvk --ignore-memory-check``); a run whose
 first updates predict more than a minute prints its memory and time estimate on stderr.
 """
 
@@ -39,11 +39,10 @@ import numpy as np
 import torch
 
 from theory import local_signal as tl
-
-from .checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
-from .device import resolve_device, resolve_dtype
-from .loop import NonFiniteGuard, run_loop, stack_seeds, torch_threads
-from .preflight import preflight
+from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
+from verify.runtime.device import resolve_device, resolve_dtype
+from verify.runtime.loop import NonFiniteGuard, run_loop, stack_seeds, torch_threads
+from verify.runtime.memory import preflight
 
 __all__ = [
     "SIMULATORS",
@@ -457,11 +456,11 @@ def train_signal(
 
     With ``checkpoint_path`` the run saves its state (w and b, or the reduced (c, v, b); the training and test
     generators; the history) every ``checkpoint_every`` steps, every ``CHECKPOINT_SECONDS``, at the end and on
-    Ctrl-C, and resumes from a trusted checkpoint of the same arguments (:func:`verify.checkpoint.resume`;
+    Ctrl-C, and resumes from a trusted checkpoint of the same arguments (:func:`verify.runtime.checkpoint.resume`;
     ``num_threads`` may differ) with the history of an uninterrupted run.
 
     Before the first update :func:`memory_estimate` is checked against the device's free memory
-    (:class:`verify.train_step.InsufficientMemoryError` unless ``tvk --ignore-memory-check``); a run whose first
+    (:class:`verify.train.polynomial_step.InsufficientMemoryError` unless ``tvk --ignore-memory-check``); a run whose first
     updates predict more than ``PRINT_ESTIMATE_S`` seconds prints its memory and time estimate on stderr."""
     dev = resolve_device(device)
     dt = resolve_dtype(config.dtype, dev)
