@@ -45,9 +45,30 @@ more than 4300 digits, ``sys.get_int_max_str_digits``)."""
 MAX_EXACT_ENTRIES = 200_000
 """Largest number of exact sympy entries one call may build (about 2-3 s of sympy work)."""
 
+FractionLike = float | str | numbers.Rational
+"""The values :class:`fractions.Fraction` reads exactly, for annotations: int, float, numeric str, Fraction and
+sympy Rational (a registered :class:`numbers.Rational`)."""
+
 
 class InputError(ValueError):
-    """A :class:`ValueError` that names the offending parameter in ``param`` (None when several are involved)."""
+    """A :class:`ValueError` that names the offending parameter in ``param`` (None when several are involved).
+
+    Parameters
+    ----------
+    message : str
+        The error message (the violated hypothesis and the value).
+    param : str or None, optional
+        The offending parameter, e.g. ``"p"``; None when several are involved.
+
+    Examples
+    --------
+    >>> from theory._checks import InputError, check_odd_modulus
+    >>> try:
+    ...     check_odd_modulus(8)
+    ... except ValueError as e:
+    ...     print(type(e).__name__, e.param)
+    InputError p
+    """
 
     def __init__(self, message: str, *, param: str | None = None) -> None:
         super().__init__(message)
@@ -67,6 +88,15 @@ class LimitError(InputError):
         The limit that was exceeded (in the units named by the message).
     hint : str
         What to use instead.
+
+    Examples
+    --------
+    >>> from theory._checks import LimitError, check_cost
+    >>> try:
+    ...     check_cost(300_000, 200_000, param="n", value=300_000, what="the matrix", hint="use a smaller n")
+    ... except LimitError as e:
+    ...     print(e.param, e.value, e.limit, e.hint)
+    n 300000 200000 use a smaller n
     """
 
     def __init__(self, message: str, *, param: str, value: object, limit: object, hint: str = "") -> None:
@@ -77,7 +107,25 @@ class LimitError(InputError):
 
 
 def is_symbolic(*values: object) -> bool:
-    """Return True when any value is a non-numeric sympy expression (e.g. a Symbol)."""
+    """Return True when any value is a non-numeric sympy expression (e.g. a Symbol).
+
+    Parameters
+    ----------
+    *values : object
+        The values to test (any types).
+
+    Returns
+    -------
+    bool
+        True iff some value is a sympy expression with free symbols.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> from theory._checks import is_symbolic
+    >>> is_symbolic(3, sympy.sqrt(2)), is_symbolic(sympy.Symbol("p"), 3)
+    (False, True)
+    """
     return any(isinstance(v, sympy.Basic) and not v.is_number for v in values)
 
 
@@ -95,6 +143,34 @@ def check_odd_modulus(p: object, *, source: str = "Shi Thm 4.9") -> int:
     The sources assume p > 2 prime; the proofs only use that p is odd (j and -j are distinct
     frequencies for j != 0), and the formulas were verified for odd composite p. Even p is outside
     the theory: frequency p/2 is self-conjugate and the single-neuron optimum is larger.
+
+    Parameters
+    ----------
+    p : int
+        The modulus (an ``int``, numpy or sympy integer; a float is refused even when integral).
+    source : str, optional
+        The theorem named in the error message.
+
+    Returns
+    -------
+    int
+        ``p`` as an ``int``.
+
+    Raises
+    ------
+    InputError
+        If ``p`` is not an odd integer ``>= 3``.
+
+    Examples
+    --------
+    >>> from theory._checks import check_odd_modulus
+    >>> check_odd_modulus(7)
+    7
+    >>> check_odd_modulus(8)
+    Traceback (most recent call last):
+        ...
+    theory._checks.InputError: p must be an odd integer >= 3 (Shi Thm 4.9 assumes p > 2 prime; the proof needs only
+    p odd), got p = 8; for even p the frequency p/2 is its own conjugate and the closed form does not hold
     """
     p_int = _as_int(p, "p")
     if p_int < 3 or p_int % 2 == 0:
@@ -112,7 +188,43 @@ def check_odd_modulus(p: object, *, source: str = "Shi Thm 4.9") -> int:
 
 
 def check_positive_int(value: object, name: str, *, minimum: int = 1, hypothesis: str = "") -> int:
-    """Validate an integer parameter ``value >= minimum``."""
+    """Validate an integer parameter ``value >= minimum``.
+
+    Parameters
+    ----------
+    value : int
+        The value to check (``int``, numpy or sympy integer; bools and floats are refused).
+    name : str
+        The parameter's name, used in the message and as :attr:`InputError.param`.
+    minimum : int, optional
+        The smallest accepted value (default 1).
+    hypothesis : str, optional
+        Why the minimum holds, added to the message in parentheses.
+
+    Returns
+    -------
+    int
+        ``value`` as an ``int``.
+
+    Raises
+    ------
+    InputError
+        If ``value`` is not an integer or is below ``minimum``.
+
+    Examples
+    --------
+    >>> from theory._checks import check_positive_int
+    >>> check_positive_int(3, "k")
+    3
+    >>> check_positive_int(0, "k", hypothesis="the network has k inputs")
+    Traceback (most recent call last):
+        ...
+    theory._checks.InputError: k must be an integer >= 1 (the network has k inputs), got k = 0
+    >>> check_positive_int(2.0, "k")
+    Traceback (most recent call last):
+        ...
+    theory._checks.InputError: k must be an integer, got the float 2.0; pass int(2.0)
+    """
     v = _as_int(value, name)
     if v < minimum:
         extra = f" ({hypothesis})" if hypothesis else ""
@@ -151,10 +263,42 @@ def as_number(value: object, name: str, *, symbolic: bool = True) -> sympy.Expr:
     ``Symbol('t')``). A ``str`` is parsed as a plain decimal or fraction (``'-1/2'``, ``'0.25'``, ``'1e-3'``)
     by :class:`fractions.Fraction` (``sympify`` would run the string as Python code).
 
+    Parameters
+    ----------
+    value : int, Fraction, float, str, numpy scalar or sympy.Expr
+        The caller's number.
+    name : str
+        The parameter's name, used in the message and as :attr:`InputError.param`.
+    symbolic : bool, optional
+        Whether expressions with free symbols are accepted (default True).
+
+    Returns
+    -------
+    sympy.Expr
+        An exact ``Rational``/``Integer`` for ints, Fractions and strings, a ``Float`` for floats, the
+        expression itself for sympy input.
+
     Raises
     ------
     InputError
         For anything else, and for NaN, infinities and ``zoo``.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> from fractions import Fraction
+    >>> from theory._checks import as_number
+    >>> as_number("-1/2", "b"), as_number(Fraction(3, 4), "b"), as_number(sympy.pi / 3, "b")
+    (-1/2, 3/4, pi/3)
+    >>> as_number('__import__("os")', "b")
+    Traceback (most recent call last):
+        ...
+    theory._checks.InputError: b must be a number (an int, a Fraction, a float, a sympy number or a numeric string
+    such as '3', '-1/2' or '0.25'), got the string '__import__("os")'
+    >>> as_number(float("nan"), "b")
+    Traceback (most recent call last):
+        ...
+    theory._checks.InputError: b must be finite, got nan
     """
     if isinstance(value, bool):
         raise InputError(f"{name} must be a number, got the bool {value!r}", param=name)
@@ -195,7 +339,26 @@ def as_number(value: object, name: str, *, symbolic: bool = True) -> sympy.Expr:
 
 def log10_factorial(n: int) -> float:
     """log10(n!) in O(1) (``lgamma``), to size an exact answer before computing it; ``inf`` beyond the float range
-    (n > ~10^305, where ``lgamma`` cannot take n)."""
+    (n > ~10^305, where ``lgamma`` cannot take n).
+
+    Parameters
+    ----------
+    n : int
+        A non-negative integer (values ``<= 1`` give 0).
+
+    Returns
+    -------
+    float
+        The decimal logarithm of ``n!`` (float accuracy), or ``inf``.
+
+    Examples
+    --------
+    >>> from theory._checks import log10_factorial
+    >>> round(log10_factorial(10), 6), len(str(3628800))  # 10! = 3628800 has 7 digits
+    (6.559763, 7)
+    >>> log10_factorial(10**400)
+    inf
+    """
     if n <= 1:
         return 0.0
     try:
@@ -205,7 +368,24 @@ def log10_factorial(n: int) -> float:
 
 
 def format_count(n: object) -> str:
-    """An integer for a message: grouped digits up to 10^15, ``~10^X`` beyond (no huge int-to-str)."""
+    """An integer for a message: grouped digits up to 10^15, ``~10^X`` beyond (no huge int-to-str).
+
+    Parameters
+    ----------
+    n : object
+        An integer (bools are shown with ``str``), a float (3 significant digits) or anything else (``str``).
+
+    Returns
+    -------
+    str
+        The text to put in a message.
+
+    Examples
+    --------
+    >>> from theory._checks import format_count
+    >>> format_count(1234567), format_count(10**20), format_count(0.000123)
+    ('1,234,567', '~10^20', '0.000123')
+    """
     if isinstance(n, numbers.Integral) and not isinstance(n, bool):
         n = int(n)
         if abs(n) < 10**15:
@@ -232,6 +412,29 @@ def check_cost(
         What the cost counts, e.g. ``"the construction has 2^(k-1) (n+2) exact entries"``.
     hint : str
         What to use instead (another function, the closed form, a smaller value).
+    log10 : bool, optional
+        Whether ``cost`` and ``limit`` are decimal logarithms (default False).
+
+    Returns
+    -------
+    None
+        When ``cost <= limit``.
+
+    Raises
+    ------
+    LimitError
+        When ``cost > limit``.
+
+    Examples
+    --------
+    >>> from theory._checks import check_cost
+    >>> check_cost(10, 100, param="n", value=10, what="the matrix", hint="")
+    >>> check_cost(5000.3, 4000, param="k", value=2000, what="the number of digits of k!", hint="use a smaller k",
+    ...            log10=True)
+    Traceback (most recent call last):
+        ...
+    theory._checks.LimitError: k = 2,000 is too large: the number of digits of k! is ~10^5000, above the limit
+    10^4000; use a smaller k
     """
     if cost <= limit:
         return

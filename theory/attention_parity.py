@@ -94,11 +94,31 @@ COUNTEREXAMPLE_M8: dict[str, Any] = {
 def check_gamma(gamma: Any) -> Fraction:
     """``gamma`` as an exact Fraction in (0, 1/4) (a float is read through its decimal string).
 
+    Parameters
+    ----------
+    gamma : int, float, Fraction or str
+        The skew of the pattern law.
+
+    Returns
+    -------
+    Fraction
+        ``gamma``, exactly.
+
     Raises
     ------
     ValueError
         ``gamma`` outside (0, 1/4): the pattern law ``P(1,1) = 1/4 + gamma, P(-1,-1) = 1/4 - gamma`` of Sec. 5.5
         needs it.
+
+    Examples
+    --------
+    >>> from theory.attention_parity import check_gamma
+    >>> print(check_gamma(0.1), check_gamma("1/8"))
+    1/10 1/8
+    >>> check_gamma(0.25)
+    Traceback (most recent call last):
+        ...
+    ValueError: gamma must lie in (0, 1/4) (Shi Sec. 5.5: P(1,1) = 1/4 + gamma), got 0.25
     """
     g = Fraction(str(gamma)) if isinstance(gamma, float) else Fraction(gamma)
     if not 0 < g < Fraction(1, 4):
@@ -113,7 +133,28 @@ def _check_nu(nu: Any, name: str) -> int:
 
 
 def check_dim(d: Any) -> int:
-    """The feature dimension d as an int >= 2 (a task needs two distinct features); ValueError otherwise."""
+    """The feature dimension d as an int >= 2 (a task needs two distinct features); ValueError otherwise.
+
+    Parameters
+    ----------
+    d : int
+        The feature dimension.
+
+    Returns
+    -------
+    int
+        ``d``.
+
+    Examples
+    --------
+    >>> from theory.attention_parity import check_dim
+    >>> check_dim(8)
+    8
+    >>> check_dim(1)
+    Traceback (most recent call last):
+        ...
+    ValueError: d must be an integer >= 2, got 1
+    """
     if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 2:
         raise ValueError(f"d must be an integer >= 2, got {d!r}")
     return int(d)
@@ -121,7 +162,24 @@ def check_dim(d: Any) -> int:
 
 def pattern_weights(gamma: Any) -> dict[tuple[int, int], Fraction]:
     """The law of (phi_i, phi_j) (Shi Sec. 5.5): ``P(1,1) = 1/4 + gamma``, ``P(1,-1) = P(-1,1) = 1/4``,
-    ``P(-1,-1) = 1/4 - gamma``."""
+    ``P(-1,-1) = 1/4 - gamma``.
+
+    Parameters
+    ----------
+    gamma : int, float, Fraction or str
+        The skew, in (0, 1/4).
+
+    Returns
+    -------
+    dict of tuple to Fraction
+        ``{(phi_i, phi_j): probability}``.
+
+    Examples
+    --------
+    >>> from theory.attention_parity import pattern_weights
+    >>> print(*(f"P{k}={p}" for k, p in pattern_weights("1/8").items()))
+    P(1, 1)=3/8 P(1, -1)=1/4 P(-1, 1)=1/4 P(-1, -1)=1/8
+    """
     g = check_gamma(gamma)
     q = Fraction(1, 4)
     return {(1, 1): q + g, (1, -1): q, (-1, 1): q, (-1, -1): q - g}
@@ -134,7 +192,24 @@ def pattern_weights(gamma: Any) -> dict[tuple[int, int], Fraction]:
 class ParityHeads:
     """A multi-head parity model with diagonal heads, stored by codes ``C_h = 4 gamma diag(V^(h))`` (exact).
 
-    ``a[h]`` in [-1, 1] is the output weight of head h, ``codes[h][t]`` the code of feature t (0-based)."""
+    ``a[h]`` in [-1, 1] is the output weight of head h, ``codes[h][t]`` the code of feature t (0-based).
+
+    Attributes
+    ----------
+    a : tuple of Fraction
+        The output weights, one per head.
+    codes : tuple of tuple of Fraction
+        One row of d codes per head.
+
+    Examples
+    --------
+    >>> from theory.attention_parity import parity_construction
+    >>> g = parity_construction(1)  # d = 2, m = 4
+    >>> g.m, g.d, str(g.code_norm())
+    (4, 2, '8')
+    >>> print(g.output(0, 1, 1, 1), g.output(0, 1, 1, -1))  # y g = 1 on both patterns
+    1 -1
+    """
 
     a: tuple[Fraction, ...]
     codes: tuple[tuple[Fraction, ...], ...]
@@ -169,7 +244,31 @@ class ParityHeads:
 
 
 def parity_heads(a: Sequence[Any], codes: Sequence[Sequence[Any]]) -> ParityHeads:
-    """Build :class:`ParityHeads` from exact values (strings such as ``"-3.3"`` are read exactly)."""
+    """Build :class:`ParityHeads` from exact values (strings such as ``"-3.3"`` are read exactly).
+
+    Parameters
+    ----------
+    a : sequence of numbers
+        The output weights, in [-1, 1].
+    codes : sequence of sequences of numbers
+        One code row per head, all of the same length d.
+
+    Returns
+    -------
+    ParityHeads
+        The model, with exact Fractions.
+
+    Examples
+    --------
+    >>> from theory.attention_parity import COUNTEREXAMPLE_M5, parity_heads
+    >>> m5 = parity_heads(**COUNTEREXAMPLE_M5)
+    >>> m5.m, m5.d, str(m5.codes[0][0])
+    (5, 8, '-33/10')
+    >>> parity_heads([2], [[1, 2]])
+    Traceback (most recent call last):
+        ...
+    ValueError: output weights must lie in [-1, 1] (Shi Sec. 5.5), got ['2']
+    """
     af = tuple(Fraction(str(x)) if isinstance(x, float) else Fraction(x) for x in a)
     cf = tuple(tuple(Fraction(str(x)) if isinstance(x, float) else Fraction(x) for x in row) for row in codes)
     if len(af) != len(cf) or not cf or len({len(r) for r in cf}) != 1:
@@ -188,6 +287,25 @@ def parity_construction(nu2: Any, nu_pos: Any | None = None) -> ParityHeads:
     Heads ``1..nu2``: ``a = -1``, code ``2 bit_i(t-1) - 1`` (bit 1 = least significant); head ``nu2 + 1``:
     ``a = +1``, code ``-nu_pos`` everywhere (``nu_pos = nu2`` for g_2*); heads ``nu2+2..2nu2+2`` mirror the first
     half with negated codes.
+
+    Parameters
+    ----------
+    nu2 : int
+        ``d = 2^nu2``, ``nu2 >= 1``.
+    nu_pos : number, optional
+        The magnitude of the positive heads' code (default ``nu2``).
+
+    Returns
+    -------
+    ParityHeads
+        g_2*.
+
+    Examples
+    --------
+    >>> from theory.attention_parity import parity_construction
+    >>> g = parity_construction(1)
+    >>> [str(a) for a in g.a], [[str(c) for c in row] for row in g.codes]
+    (['-1', '1', '-1', '1'], [['-1', '1'], ['-1', '-1'], ['1', '-1'], ['1', '1']])
     """
     nu2 = _check_nu(nu2, "nu2")
     nu_pos = nu2 if nu_pos is None else Fraction(nu_pos)
@@ -206,7 +324,29 @@ def parity_construction(nu2: Any, nu_pos: Any | None = None) -> ParityHeads:
 def parity_g1(nu1: Any, nu2: Any, pos_scale: Any | None = None) -> ParityHeads:
     """g_1* of Thm 5.5.1: neurons ``{1..nu1, nu2+1, nu2+2..nu2+nu1+1, 2nu2+2}`` of g_2*, with positive-neuron code
     ``-nu1`` (``pos_scale`` overrides it; ``pos_scale = 2`` with nu1 = 1 is the improvement of erratum (a) in
-    ``docs/attention_parity.md``)."""
+    ``docs/attention_parity.md``).
+
+    Parameters
+    ----------
+    nu1 : int
+        ``k = 2^nu1``, ``1 <= nu1 <= nu2``.
+    nu2 : int
+        ``d = 2^nu2``.
+    pos_scale : number, optional
+        The magnitude of the positive heads' code (default ``nu1``).
+
+    Returns
+    -------
+    ParityHeads
+        g_1*, with ``2(nu1 + 1)`` heads.
+
+    Examples
+    --------
+    >>> from theory.attention_parity import parity_g1
+    >>> g = parity_g1(1, 2)
+    >>> g.m, [[str(c) for c in row] for row in g.codes]
+    (4, [['-1', '1', '-1', '1'], ['-1', '-1', '-1', '-1'], ['1', '-1', '1', '-1'], ['1', '1', '1', '1']])
+    """
     nu1 = _check_nu(nu1, "nu1")
     nu2 = _check_nu(nu2, "nu2")
     if nu1 > nu2:
@@ -217,7 +357,27 @@ def parity_g1(nu1: Any, nu2: Any, pos_scale: Any | None = None) -> ParityHeads:
 
 
 def parity_task_sets(d: int, k: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """``S_1 = A x A minus the diagonal`` (A = first k features) and ``S_2`` = the other ordered pairs (0-based)."""
+    """``S_1 = A x A minus the diagonal`` (A = first k features) and ``S_2`` = the other ordered pairs (0-based).
+
+    Parameters
+    ----------
+    d : int
+        The feature dimension.
+    k : int
+        The size of A, ``k <= d``.
+
+    Returns
+    -------
+    tuple of two lists of (int, int)
+        ``(S_1, S_2)``.
+
+    Examples
+    --------
+    >>> from theory.attention_parity import parity_task_sets
+    >>> s1, s2 = parity_task_sets(4, 2)
+    >>> s1, len(s2)
+    ([(0, 1), (1, 0)], 10)
+    """
     s1 = [(i, j) for i in range(k) for j in range(k) if i != j]
     s2 = [(i, j) for i in range(d) for j in range(d) if i != j and not (i < k and j < k)]
     return s1, s2
@@ -230,14 +390,55 @@ def _all_pairs(d: int) -> list[tuple[int, int]]:
 def parity_margins(
     heads: ParityHeads, tasks: Sequence[tuple[int, int]] | None = None
 ) -> list[tuple[int, int, int, int, Fraction]]:
-    """``y g`` for every task (i, j) (default: all ordered pairs) and pattern (phi_i, phi_j); exact, gamma-free."""
+    """``y g`` for every task (i, j) (default: all ordered pairs) and pattern (phi_i, phi_j); exact, gamma-free.
+
+    Parameters
+    ----------
+    heads : ParityHeads
+        The model.
+    tasks : sequence of (int, int), optional
+        The tasks (0-based; default: every ordered pair).
+
+    Returns
+    -------
+    list of tuple
+        ``(i, j, phi_i, phi_j, y g)`` for every task and pattern.
+
+    Examples
+    --------
+    >>> from theory.attention_parity import parity_construction, parity_margins
+    >>> [str(m[-1]) for m in parity_margins(parity_construction(2), [(0, 3)])]  # 0 = 00b and 3 = 11b differ in 2 bits
+    ['2', '2', '2', '2']
+    """
     tasks = _all_pairs(heads.d) if tasks is None else tasks
     return [(i, j, pi, pj, pi * pj * heads.output(i, j, pi, pj)) for i, j in tasks for pi, pj in PARITY_PATTERNS]
 
 
 def parity_hinge_loss(heads: ParityHeads, tasks: Sequence[tuple[int, int]], gamma: Any) -> Fraction:
     """Population hinge loss ``E max(0, 1 - y g)`` over tasks uniform on ``tasks`` and the skewed pattern law
-    (:func:`pattern_weights`), by brute force over every task and pattern."""
+    (:func:`pattern_weights`), by brute force over every task and pattern.
+
+    Parameters
+    ----------
+    heads : ParityHeads
+        The model.
+    tasks : sequence of (int, int)
+        The tasks (uniform).
+    gamma : int, float, Fraction or str
+        The skew, in (0, 1/4).
+
+    Returns
+    -------
+    Fraction
+        The population hinge loss.
+
+    Examples
+    --------
+    >>> from theory.attention_parity import COUNTEREXAMPLE_M5, parity_heads, parity_hinge_loss, parity_task_sets
+    >>> s1, s2 = parity_task_sets(8, 2)
+    >>> print(parity_hinge_loss(parity_heads(**COUNTEREXAMPLE_M5), s1 + s2, "0.1"))  # 5 heads, zero loss
+    0
+    """
     weights = pattern_weights(gamma)
     tot = Fraction(0)
     for *_, pi, pj, marg in parity_margins(heads, tasks):
@@ -255,7 +456,29 @@ def hamming_margins(bits: Any, tasks: Sequence[tuple[int, int]]) -> list[Fractio
 
     Derivation (``docs/attention_parity.md``): a pair of mirrored bit heads contributes ``-|C_i phi_i + C_j phi_j|/2``
     and the positive pair ``nu |phi_i + phi_j| / 2``; with ``y = phi_i phi_j`` the sum is the number of bits on which
-    ``i`` and ``j`` differ."""
+    ``i`` and ``j`` differ.
+
+    Parameters
+    ----------
+    bits : int
+        The number of encoded bits, ``>= 1``.
+    tasks : sequence of (int, int)
+        The tasks (0-based).
+
+    Returns
+    -------
+    list of Fraction
+        Four margins (one per pattern) per task.
+
+    Examples
+    --------
+    >>> from theory.attention_parity import hamming_margins, parity_construction, parity_margins
+    >>> tasks = [(0, 3), (1, 2), (2, 3)]
+    >>> [str(m) for m in hamming_margins(2, tasks)[::4]]
+    ['2', '2', '1']
+    >>> hamming_margins(2, tasks) == [m[-1] for m in parity_margins(parity_construction(2), tasks)]
+    True
+    """
     b = _check_nu(bits, "bits")
     mask = 2**b - 1
     return [Fraction(bin((i ^ j) & mask).count("1")) for i, j in tasks for _ in PARITY_PATTERNS]
@@ -264,14 +487,55 @@ def hamming_margins(bits: Any, tasks: Sequence[tuple[int, int]]) -> list[Fractio
 def hamming_hinge_loss(bits: Any, tasks: Sequence[tuple[int, int]]) -> Fraction:
     """The population hinge loss implied by :func:`hamming_margins`: integer margins give loss 1 on a task whose
     indices agree on the ``bits`` lowest bits and 0 otherwise, for every gamma; the loss is the fraction of such
-    tasks."""
+    tasks.
+
+    Parameters
+    ----------
+    bits : int
+        The number of encoded bits, ``>= 1``.
+    tasks : sequence of (int, int)
+        The tasks (0-based).
+
+    Returns
+    -------
+    Fraction
+        The loss.
+
+    Examples
+    --------
+    >>> from theory.attention_parity import hamming_hinge_loss, parity_g1, parity_hinge_loss, parity_task_sets
+    >>> s1, s2 = parity_task_sets(4, 2)
+    >>> print(hamming_hinge_loss(1, s1 + s2))  # (0, 2), (2, 0), (1, 3), (3, 1) of 12 tasks
+    1/3
+    >>> hamming_hinge_loss(1, s1 + s2) == parity_hinge_loss(parity_g1(1, 2), s1 + s2, "0.2")
+    True
+    """
     b = _check_nu(bits, "bits")
     mask = 2**b - 1
     return Fraction(sum(((i ^ j) & mask) == 0 for i, j in tasks), len(tasks))
 
 
 def parity_pt_bound(d: Any, gamma: Any) -> Fraction:
-    """Thm 5.5.1's condition ``p_T < (1/4 - gamma) / ((d(d-1)/2)(1/4 + gamma) + 1/4 - gamma)``."""
+    """Thm 5.5.1's condition ``p_T < (1/4 - gamma) / ((d(d-1)/2)(1/4 + gamma) + 1/4 - gamma)``.
+
+    Parameters
+    ----------
+    d : int
+        The feature dimension, ``d >= 2``.
+    gamma : int, float, Fraction or str
+        The skew, in (0, 1/4).
+
+    Returns
+    -------
+    Fraction
+        The upper bound on p_T.
+
+    Examples
+    --------
+    >>> from theory.attention_parity import parity_pt_bound
+    >>> print(parity_pt_bound(4, "1/8"))
+    1/19
+    """
     g = check_gamma(gamma)
     d = check_dim(d)
     q = Fraction(1, 4)
@@ -279,7 +543,28 @@ def parity_pt_bound(d: Any, gamma: Any) -> Fraction:
 
 
 def parity_norm_formula(nu2: Any, gamma: Any) -> Fraction:
-    """``sum_i ||V^(i)||_F^2 = 2 d nu2 (1 + nu2) / (16 gamma^2)`` for g_2* (Thm 5.5.1, d = 2^nu2)."""
+    """``sum_i ||V^(i)||_F^2 = 2 d nu2 (1 + nu2) / (16 gamma^2)`` for g_2* (Thm 5.5.1, d = 2^nu2).
+
+    Parameters
+    ----------
+    nu2 : int
+        ``d = 2^nu2``, ``nu2 >= 1``.
+    gamma : int, float, Fraction or str
+        The skew, in (0, 1/4).
+
+    Returns
+    -------
+    Fraction
+        ``sum_i ||V^(i)||_F^2``.
+
+    Examples
+    --------
+    >>> from theory.attention_parity import parity_construction, parity_norm_formula
+    >>> print(parity_norm_formula(2, "1/8"))
+    192
+    >>> parity_norm_formula(2, "1/8") == parity_construction(2).frobenius_norm_sq("1/8")
+    True
+    """
     nu2 = _check_nu(nu2, "nu2")
     g = check_gamma(gamma)
     return Fraction(2 * 2**nu2 * nu2 * (1 + nu2)) / (16 * g * g)
@@ -294,7 +579,30 @@ def projection_ratio(nu1: Any, nu2: Any, M: Any | None = None) -> tuple[sympy.Ex
     projector onto ``col(D_j)`` (the pseudo-inverse: ``D_j^T D_j`` is singular, ``docs/attention_parity.md``).
 
     Returns ``(E||P_{D_1} Xi||^2, E||P_{D_2} Xi||^2, ratio)``; the ratio is ``(nu1 + 1)/(nu2 + 1)``. ``M`` may be
-    left out (a positive symbol ``M``)."""
+    left out (a positive symbol ``M``).
+
+    Parameters
+    ----------
+    nu1 : int
+        ``k = 2^nu1``, ``1 <= nu1 <= nu2``.
+    nu2 : int
+        ``d = 2^nu2``.
+    M : int, optional
+        The number of samples (default: the positive symbol ``M``).
+
+    Returns
+    -------
+    tuple of sympy.Expr
+        ``(E||P_{D_1} Xi||^2, E||P_{D_2} Xi||^2, ratio)``.
+
+    Examples
+    --------
+    >>> from theory.attention_parity import projection_ratio
+    >>> projection_ratio(1, 2)
+    (2/M, 3/M, 2/3)
+    >>> projection_ratio(1, 3, 10)
+    (1/5, 2/5, 1/2)
+    """
     g1 = parity_g1(nu1, nu2)
     g2 = parity_construction(nu2)
     Ms = sympy.Symbol("M", positive=True) if M is None else check_count(M, "M")

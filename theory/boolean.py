@@ -41,7 +41,16 @@ from fractions import Fraction
 
 import sympy
 
-from ._checks import MAX_DIGITS, InputError, LimitError, _as_int, as_number, check_cost, log10_factorial
+from ._checks import (
+    MAX_DIGITS,
+    FractionLike,
+    InputError,
+    LimitError,
+    _as_int,
+    as_number,
+    check_cost,
+    log10_factorial,
+)
 
 __all__ = [
     "BRUTE_FORCE_MAX_N",
@@ -166,7 +175,30 @@ def _check_brute(n: int) -> None:
 
 
 def as_mask(S: Subset, n: int) -> int:
-    """Bit mask of a subset of ``{0..n-1}`` given as a mask or an iterable of distinct indices."""
+    """Bit mask of a subset of ``{0..n-1}`` given as a mask or an iterable of distinct indices.
+
+    Parameters
+    ----------
+    S : int or iterable of int
+        The subset: a bit mask, or distinct 0-based indices.
+    n : int
+        The dimension: every index must lie in ``0..n-1``.
+
+    Returns
+    -------
+    int
+        The mask with bit ``i`` set iff ``i`` is in S.
+
+    Examples
+    --------
+    >>> from theory.boolean import as_mask
+    >>> as_mask([0, 2], 3), as_mask(0b101, 3)
+    (5, 5)
+    >>> as_mask([3], 3)
+    Traceback (most recent call last):
+        ...
+    ValueError: subset index 3 is outside {0..2} (n = 3; indices are 0-based)
+    """
     if isinstance(S, bool):
         raise ValueError(f"subset must be an int mask or an iterable of indices, got {S!r}")
     if isinstance(S, int):
@@ -185,11 +217,48 @@ def as_mask(S: Subset, n: int) -> int:
 
 
 def mask_indices(mask: int) -> tuple[int, ...]:
+    """The indices of the set bits of ``mask``, increasing (the inverse of :func:`as_mask`).
+
+    Parameters
+    ----------
+    mask : int
+        A non-negative bit mask.
+
+    Returns
+    -------
+    tuple of int
+        The 0-based indices i with bit i of ``mask`` set.
+
+    Examples
+    --------
+    >>> from theory.boolean import as_mask, mask_indices
+    >>> mask_indices(0b101)
+    (0, 2)
+    >>> as_mask(mask_indices(0b1101), 4) == 0b1101
+    True
+    """
     return tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
 
 
 def level(S: Subset) -> int:
-    """|S| for a mask or an iterable."""
+    """|S| for a mask or an iterable.
+
+    Parameters
+    ----------
+    S : int or iterable of int
+        A subset as a bit mask or as indices.
+
+    Returns
+    -------
+    int
+        The number of elements of S.
+
+    Examples
+    --------
+    >>> from theory.boolean import level
+    >>> level([0, 2]), level(0b111)
+    (2, 3)
+    """
     return bin(S).count("1") if isinstance(S, int) else len(set(S))
 
 
@@ -197,19 +266,78 @@ def level(S: Subset) -> int:
 # cube, characters, brute-force coefficients
 # --------------------------------------------------------------------------------------------------
 def point(a: int, n: int) -> tuple[int, ...]:
-    """The point x with x_i = (-1)^{bit i of a}."""
+    """The point x with x_i = (-1)^{bit i of a}.
+
+    Parameters
+    ----------
+    a : int
+        The integer code of the point, ``0 <= a < 2^n``.
+    n : int
+        The dimension.
+
+    Returns
+    -------
+    tuple of int
+        The point of {±1}^n.
+
+    Examples
+    --------
+    >>> from theory.boolean import point
+    >>> point(5, 3)  # 5 = 0b101: x_0 = x_2 = -1
+    (-1, 1, -1)
+    """
     return tuple(1 - 2 * (a >> i & 1) for i in range(n))
 
 
 def cube(n: object) -> list[tuple[int, ...]]:
-    """All 2^n points of {±1}^n in the integer-encoding order (bit i set <=> x_i = -1)."""
+    """All 2^n points of {±1}^n in the integer-encoding order (bit i set <=> x_i = -1).
+
+    Parameters
+    ----------
+    n : int
+        The dimension, ``0 <= n <= BRUTE_FORCE_MAX_N``.
+
+    Returns
+    -------
+    list of tuple of int
+        The points, ``cube(n)[a] == point(a, n)``.
+
+    Examples
+    --------
+    >>> from theory.boolean import cube
+    >>> cube(2)
+    [(1, 1), (-1, 1), (1, -1), (-1, -1)]
+    >>> cube(21)
+    Traceback (most recent call last):
+        ...
+    ValueError: n = 21 is too large for brute force over {±1}^n (2^21 points; limit n <= 20); use the closed form ...
+    """
     n = _check_n(n)
     _check_brute(n)
     return [point(a, n) for a in range(1 << n)]
 
 
 def character(S: Subset, x: Sequence[int]) -> int:
-    """chi_S(x) = prod_{i in S} x_i (chi_emptyset = 1)."""
+    """chi_S(x) = prod_{i in S} x_i (chi_emptyset = 1).
+
+    Parameters
+    ----------
+    S : int or iterable of int
+        The subset (mask or indices).
+    x : sequence of int
+        A point of {±1}^n.
+
+    Returns
+    -------
+    int
+        ``chi_S(x)``, ±1.
+
+    Examples
+    --------
+    >>> from theory.boolean import character
+    >>> character([0, 2], (-1, 1, -1)), character([], (-1, 1, -1))
+    (1, 1)
+    """
     mask = as_mask(S, len(x))
     out = 1
     for i in mask_indices(mask):
@@ -228,7 +356,26 @@ def _values(f: Callable[[tuple[int, ...]], Number], n: int) -> list:
 
 
 def walsh_hadamard(values: Sequence[Number]) -> list:
-    """Unnormalised Walsh-Hadamard transform (Sylvester order), exact, pure Python butterfly O(n 2^n)."""
+    """Unnormalised Walsh-Hadamard transform (Sylvester order), exact, pure Python butterfly O(n 2^n).
+
+    Parameters
+    ----------
+    values : sequence of int or Fraction
+        The values, of length a power of 2.
+
+    Returns
+    -------
+    list
+        The transform (same length, same exact number types). Applying it twice multiplies by the length.
+
+    Examples
+    --------
+    >>> from theory.boolean import walsh_hadamard
+    >>> walsh_hadamard([1, 0, 0, 0])
+    [1, 1, 1, 1]
+    >>> walsh_hadamard(walsh_hadamard([3, 1, 4, 1]))  # H^2 = 4 I
+    [12, 4, 16, 4]
+    """
     a = list(values)
     N = len(a)
     if N == 0 or N & (N - 1):
@@ -244,7 +391,26 @@ def walsh_hadamard(values: Sequence[Number]) -> list:
 
 
 def fourier_coefficients(f: Callable[[tuple[int, ...]], Number], n: object) -> list[Fraction]:
-    """All 2^n coefficients f^(S), indexed by the mask of S, by brute force (exact)."""
+    """All 2^n coefficients f^(S), indexed by the mask of S, by brute force (exact).
+
+    Parameters
+    ----------
+    f : callable
+        ``f(x)`` for a point x (tuple of ±1) gives an int, Fraction or float (floats are taken exactly).
+    n : int
+        The dimension, ``0 <= n <= BRUTE_FORCE_MAX_N``.
+
+    Returns
+    -------
+    list of Fraction
+        ``coeffs[mask] = f^(S)``.
+
+    Examples
+    --------
+    >>> from theory.boolean import fourier_coefficients, majority
+    >>> print(*fourier_coefficients(majority, 3))  # Maj_3 = (x0 + x1 + x2 - x0 x1 x2)/2
+    0 1/2 1/2 0 1/2 0 0 -1/2
+    """
     n = _check_n(n)
     _check_brute(n)
     N = 1 << n
@@ -252,7 +418,30 @@ def fourier_coefficients(f: Callable[[tuple[int, ...]], Number], n: object) -> l
 
 
 def fourier_coefficient(f: Callable[[tuple[int, ...]], Number], n: object, S: Subset) -> Fraction:
-    """f^(S) = E_x[f(x) chi_S(x)] by brute force over {±1}^n (exact)."""
+    """f^(S) = E_x[f(x) chi_S(x)] by brute force over {±1}^n (exact).
+
+    Parameters
+    ----------
+    f : callable
+        ``f(x)`` for a point x (tuple of ±1) gives an int, Fraction or float.
+    n : int
+        The dimension, ``0 <= n <= BRUTE_FORCE_MAX_N``.
+    S : int or iterable of int
+        The subset (mask or 0-based indices).
+
+    Returns
+    -------
+    Fraction
+        The exact coefficient ``f^(S)``.
+
+    Examples
+    --------
+    >>> from theory.boolean import fourier_coefficient, majority, majority_coefficient
+    >>> print(fourier_coefficient(majority, 5, [0, 1, 2]))
+    -1/8
+    >>> fourier_coefficient(majority, 5, [0, 1, 2]) == majority_coefficient(5, 3)
+    True
+    """
     n = _check_n(n)
     _check_brute(n)
     mask = as_mask(S, n)
@@ -266,7 +455,26 @@ def fourier_coefficient(f: Callable[[tuple[int, ...]], Number], n: object, S: Su
 
 
 def level_weights(coeffs: Sequence[Number], n: object) -> list[Fraction]:
-    """W^k[f] = sum_{|S|=k} f^(S)^2 for k = 0..n, from the mask-indexed coefficient list."""
+    """W^k[f] = sum_{|S|=k} f^(S)^2 for k = 0..n, from the mask-indexed coefficient list.
+
+    Parameters
+    ----------
+    coeffs : sequence of int or Fraction
+        The 2^n coefficients indexed by mask (as from :func:`fourier_coefficients`).
+    n : int
+        The dimension.
+
+    Returns
+    -------
+    list of Fraction
+        ``[W^0[f], ..., W^n[f]]``.
+
+    Examples
+    --------
+    >>> from theory.boolean import fourier_coefficients, level_weights, majority
+    >>> print(*level_weights(fourier_coefficients(majority, 3), 3))
+    0 3/4 0 1/4
+    """
     n = _check_n(n)
     if n > 62 or len(coeffs) != 1 << n:
         raise InputError(f"expected 2^n coefficients for n = {n}, got {len(coeffs)}", param="coeffs")
@@ -277,12 +485,49 @@ def level_weights(coeffs: Sequence[Number], n: object) -> list[Fraction]:
 
 
 def parseval_sum(coeffs: Sequence[Number]) -> Fraction:
-    """sum_S f^(S)^2 (= E[f^2] by Parseval)."""
+    """sum_S f^(S)^2 (= E[f^2] by Parseval).
+
+    Parameters
+    ----------
+    coeffs : sequence of int or Fraction
+        Fourier coefficients.
+
+    Returns
+    -------
+    Fraction
+        The sum of their squares.
+
+    Examples
+    --------
+    >>> from theory.boolean import fourier_coefficients, majority, parseval_sum
+    >>> print(parseval_sum(fourier_coefficients(majority, 5)))  # E[Maj^2] = 1
+    1
+    """
     return sum((Fraction(c) ** 2 for c in coeffs), Fraction(0))
 
 
 def derivative(f: Callable[[tuple[int, ...]], Number], i: int) -> Callable[[tuple[int, ...]], Fraction]:
-    """D_i f(x) = (f(x^{i->1}) - f(x^{i->-1}))/2 = sum_{S∋i} f^(S) chi_{S\\{i}}(x)."""
+    """D_i f(x) = (f(x^{i->1}) - f(x^{i->-1}))/2 = sum_{S∋i} f^(S) chi_{S\\{i}}(x).
+
+    Parameters
+    ----------
+    f : callable
+        A function of a point x (tuple of ±1).
+    i : int
+        The 0-based coordinate, ``i >= 0``.
+
+    Returns
+    -------
+    callable
+        ``D_i f``, a function of a point giving a Fraction (ValueError if ``i >= len(x)``).
+
+    Examples
+    --------
+    >>> from theory.boolean import derivative, majority
+    >>> D0 = derivative(majority, 0)
+    >>> print(D0((1, 1, -1)), D0((1, 1, 1)))  # 1 iff x_0 is pivotal
+    1 0
+    """
     i = _as_int(i, "i")
     if i < 0:
         raise ValueError(f"coordinate i must be >= 0 (0-based), got {i}")
@@ -298,7 +543,31 @@ def derivative(f: Callable[[tuple[int, ...]], Number], i: int) -> Callable[[tupl
 
 
 def influence(f: Callable[[tuple[int, ...]], Number], n: object, i: int) -> Fraction:
-    """Inf_i[f] = E[(D_i f)^2] = sum_{S∋i} f^(S)^2 (brute force, exact)."""
+    """Inf_i[f] = E[(D_i f)^2] = sum_{S∋i} f^(S)^2 (brute force, exact).
+
+    Parameters
+    ----------
+    f : callable
+        A function of a point x (tuple of ±1).
+    n : int
+        The dimension, ``n <= BRUTE_FORCE_MAX_N``.
+    i : int
+        The 0-based coordinate, ``0 <= i < n``.
+
+    Returns
+    -------
+    Fraction
+        ``Inf_i[f]``.
+
+    Examples
+    --------
+    >>> from theory.boolean import fourier_coefficients, influence, majority
+    >>> print(influence(majority, 3, 0))
+    1/2
+    >>> c = fourier_coefficients(majority, 3)
+    >>> influence(majority, 3, 0) == sum(c[m] ** 2 for m in range(8) if m & 1)
+    True
+    """
     n = _check_n(n)
     if not 0 <= i < n:
         raise ValueError(f"coordinate i must satisfy 0 <= i < n = {n}, got {i}")
@@ -310,12 +579,48 @@ def influence(f: Callable[[tuple[int, ...]], Number], n: object, i: int) -> Frac
 # Majority and Half
 # --------------------------------------------------------------------------------------------------
 def majority(x: Sequence[int]) -> int:
-    """Maj_n(x) = sign(sum x_i) with sign(0) = -1 (App. C.2.3 tie rule; only matters for even n)."""
+    """Maj_n(x) = sign(sum x_i) with sign(0) = -1 (App. C.2.3 tie rule; only matters for even n).
+
+    Parameters
+    ----------
+    x : sequence of int
+        A point of {±1}^n.
+
+    Returns
+    -------
+    int
+        ±1.
+
+    Examples
+    --------
+    >>> from theory.boolean import majority
+    >>> majority((1, -1, 1)), majority((1, -1))  # a tie gives -1
+    (1, -1)
+    """
     return 1 if sum(x) > 0 else -1
 
 
 def half(x: Sequence[int]) -> int:
-    """Half_m(x) = 1[sum x_i = 0] (m even; Half_m = D_n Maj_n with m = n-1)."""
+    """Half_m(x) = 1[sum x_i = 0] (m even; Half_m = D_n Maj_n with m = n-1).
+
+    Parameters
+    ----------
+    x : sequence of int
+        A point of {±1}^m.
+
+    Returns
+    -------
+    int
+        1 if the coordinates sum to 0, else 0.
+
+    Examples
+    --------
+    >>> from theory.boolean import cube, derivative, half, majority
+    >>> half((1, -1)), half((1, 1))
+    (1, 0)
+    >>> all(half(x[:2]) == derivative(majority, 2)(x) for x in cube(3))  # Half_2 = D_3 Maj_3
+    True
+    """
     return 1 if sum(x) == 0 else 0
 
 
@@ -332,6 +637,26 @@ def majority_coefficient(n: object, k: object) -> Fraction:
 
     Odd n: 0 for even k, ``(-1)^((k-1)/2) C((n-1)/2,(k-1)/2)/C(n-1,k-1) 2^-(n-1) C(n-1,(n-1)/2)`` for odd k.
     Even n (tie -> -1): ``Maj_{n+1}(k)`` for odd k and ``-Maj_{n+1}(k+1)`` for even k.
+
+    Parameters
+    ----------
+    n : int
+        The dimension, ``1 <= n <= MAX_EXACT_N``.
+    k : int
+        The level, ``0 <= k <= n``.
+
+    Returns
+    -------
+    Fraction
+        ``Maj_n(k)``.
+
+    Examples
+    --------
+    >>> from theory.boolean import majority_coefficient
+    >>> print(majority_coefficient(5, 1), majority_coefficient(5, 3), majority_coefficient(5, 4))
+    3/8 -1/8 0
+    >>> majority_coefficient(4, 2) == -majority_coefficient(5, 3)  # even n: the tie rule
+    True
     """
     n = _check_n(n, minimum=1)
     k = _check_level(n, k)
@@ -342,7 +667,28 @@ def majority_coefficient(n: object, k: object) -> Fraction:
 
 
 def majority_coefficient_bruteforce(n: object, k: object) -> Fraction:
-    """E[Maj_n(x) chi_{[k]}(x)] by exhaustive enumeration (exact; integer sum / 2^n)."""
+    """E[Maj_n(x) chi_{[k]}(x)] by exhaustive enumeration (exact; integer sum / 2^n).
+
+    Parameters
+    ----------
+    n : int
+        The dimension, ``1 <= n <= BRUTE_FORCE_MAX_N``.
+    k : int
+        The level, ``0 <= k <= n``.
+
+    Returns
+    -------
+    Fraction
+        ``Maj_n(k)``.
+
+    Examples
+    --------
+    >>> from theory.boolean import majority_coefficient, majority_coefficient_bruteforce
+    >>> print(majority_coefficient_bruteforce(7, 3))
+    -1/16
+    >>> all(majority_coefficient_bruteforce(6, k) == majority_coefficient(6, k) for k in range(7))
+    True
+    """
     n = _check_n(n, minimum=1)
     k = _check_level(n, k)
     _check_brute(n)
@@ -356,7 +702,24 @@ def majority_coefficient_bruteforce(n: object, k: object) -> Fraction:
 
 
 def majority_coefficients(n: object) -> list[Fraction]:
-    """[Maj_n(0), ..., Maj_n(n)] from the closed form."""
+    """[Maj_n(0), ..., Maj_n(n)] from the closed form.
+
+    Parameters
+    ----------
+    n : int
+        The dimension, ``1 <= n <= 2000``.
+
+    Returns
+    -------
+    list of Fraction
+        The n + 1 coefficients, by level.
+
+    Examples
+    --------
+    >>> from theory.boolean import majority_coefficients
+    >>> print(*majority_coefficients(5))
+    0 3/8 0 -1/8 0 3/8
+    """
     n = _check_n(n, minimum=1)
     check_cost(
         n,
@@ -383,7 +746,33 @@ def _check_odd_k(k: int, what: str) -> None:
 
 
 def majority_ratio(n: object, j: object) -> Fraction:
-    """Maj_n(j+2)/Maj_n(j) = -j/(n-j-1) for n odd, j odd, 1 <= j <= n-2 (Lemma B.1 recurrence)."""
+    """Maj_n(j+2)/Maj_n(j) = -j/(n-j-1) for n odd, j odd, 1 <= j <= n-2 (Lemma B.1 recurrence).
+
+    Parameters
+    ----------
+    n : int
+        The dimension, odd.
+    j : int
+        The level, odd, ``1 <= j <= n-2``.
+
+    Returns
+    -------
+    Fraction
+        ``-j/(n-j-1)``.
+
+    Examples
+    --------
+    >>> from theory.boolean import majority_coefficient, majority_ratio
+    >>> print(majority_ratio(7, 1))
+    -1/5
+    >>> majority_ratio(7, 1) == majority_coefficient(7, 3) / majority_coefficient(7, 1)
+    True
+    >>> majority_ratio(7, 2)
+    Traceback (most recent call last):
+        ...
+    ValueError: the ratio identity Maj_n(j+2)/Maj_n(j) = -j/(n-j-1) is an odd-k identity (Maj_n(k) = 0 for even k
+    when n is odd), got k = 2
+    """
     n = _check_n(n, minimum=1)
     _check_odd_n(n, "the ratio identity Maj_n(j+2)/Maj_n(j) = -j/(n-j-1)")
     j = _as_int(j, "j")
@@ -394,7 +783,28 @@ def majority_ratio(n: object, j: object) -> Fraction:
 
 
 def majority_level_weight(n: object, k: object) -> Fraction:
-    """W^k[Maj_n] = C(n,k) Maj_n(k)^2 (exact)."""
+    """W^k[Maj_n] = C(n,k) Maj_n(k)^2 (exact).
+
+    Parameters
+    ----------
+    n : int
+        The dimension, ``n >= 1``.
+    k : int
+        The level, ``0 <= k <= n``.
+
+    Returns
+    -------
+    Fraction
+        ``W^k[Maj_n]``.
+
+    Examples
+    --------
+    >>> from theory.boolean import majority_level_weight
+    >>> print(majority_level_weight(3, 1), majority_level_weight(3, 3))
+    3/4 1/4
+    >>> sum(majority_level_weight(7, k) for k in range(8)) == 1  # Parseval
+    True
+    """
     n = _check_n(n, minimum=1)
     k = _check_level(n, k)
     return math.comb(n, k) * majority_coefficient(n, k) ** 2
@@ -404,6 +814,24 @@ def rho(k: object) -> sympy.Expr:
     """lim_{n->oo} W^k[Maj_n] = (2/pi) C(k-1,(k-1)/2)/(k 2^(k-1)) for odd k (Lemma C.3 corrected; docs/boolean.md).
 
     Order k^{-3/2} (rho(k) k^{3/2} -> (2/pi)^{3/2}); Lemma B.1's k^{-2/3} is wrong (docs/boolean.md).
+
+    Parameters
+    ----------
+    k : int
+        The level, odd, ``k >= 1``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``rho(k)``, a rational multiple of ``1/pi``.
+
+    Examples
+    --------
+    >>> from theory.boolean import majority_level_weight, rho
+    >>> rho(1), rho(3)
+    (2/pi, 1/(3*pi))
+    >>> round(float(rho(3)), 4), round(float(majority_level_weight(2001, 3)), 4)
+    (0.1061, 0.1062)
     """
     k = _as_int(k, "k")
     if k < 1:
@@ -414,7 +842,24 @@ def rho(k: object) -> sympy.Expr:
 
 
 def rho_as_printed_exponent(k: object) -> sympy.Expr:
-    """The order k^{-2/3} printed in Lemma B.1 (refuted; docs/boolean.md); the true order is k^{-3/2}."""
+    """The order k^{-2/3} printed in Lemma B.1 (refuted; docs/boolean.md); the true order is k^{-3/2}.
+
+    Parameters
+    ----------
+    k : int
+        The level, ``k >= 1``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``k^(-2/3)``.
+
+    Examples
+    --------
+    >>> from theory.boolean import rho_as_printed_exponent
+    >>> rho_as_printed_exponent(8)
+    1/4
+    """
     k = _as_int(k, "k")
     if k < 1:
         raise InputError(f"k must be an integer >= 1, got k = {k}", param="k")
@@ -422,12 +867,36 @@ def rho_as_printed_exponent(k: object) -> sympy.Expr:
 
 
 def level_weight_exponent() -> sympy.Rational:
-    """-3/2: the exponent of k in rho(k) ~ (2/pi)^{3/2} k^{-3/2} (O'Donnell Thm 5.22; Lemma B.1 corrected)."""
+    """-3/2: the exponent of k in rho(k) ~ (2/pi)^{3/2} k^{-3/2} (O'Donnell Thm 5.22; Lemma B.1 corrected).
+
+    Returns
+    -------
+    sympy.Rational
+        ``-3/2``.
+
+    Examples
+    --------
+    >>> from theory.boolean import level_weight_exponent
+    >>> level_weight_exponent()
+    -3/2
+    """
     return sympy.Rational(-3, 2)
 
 
 def level_weight_exponent_as_printed() -> sympy.Rational:
-    """-2/3: the exponent of k printed in Lemma B.1 (refuted; docs/boolean.md, errata)."""
+    """-2/3: the exponent of k printed in Lemma B.1 (refuted; docs/boolean.md, errata).
+
+    Returns
+    -------
+    sympy.Rational
+        ``-2/3``.
+
+    Examples
+    --------
+    >>> from theory.boolean import level_weight_exponent_as_printed
+    >>> level_weight_exponent_as_printed()
+    -2/3
+    """
     return sympy.Rational(-2, 3)
 
 
@@ -441,7 +910,28 @@ def _double_factorial_odd(m: int) -> int:
 
 
 def majority_asymptotic(n: object, k: object) -> sympy.Expr:
-    """sqrt(2/pi) (k-2)!! n^{-k/2}: the n->oo approximation of |Maj_n(k)| for fixed odd k."""
+    """sqrt(2/pi) (k-2)!! n^{-k/2}: the n->oo approximation of |Maj_n(k)| for fixed odd k.
+
+    Parameters
+    ----------
+    n : int
+        The dimension, ``n >= 1``.
+    k : int
+        The level, odd, ``k <= n``.
+
+    Returns
+    -------
+    sympy.Expr
+        The exact expression.
+
+    Examples
+    --------
+    >>> from theory.boolean import majority_asymptotic, majority_coefficient
+    >>> majority_asymptotic(101, 3)
+    sqrt(202)/(10201*sqrt(pi))
+    >>> round(float(majority_asymptotic(1001, 1)), 5), round(float(majority_coefficient(1001, 1)), 5)
+    (0.02522, 0.02523)
+    """
     n = _check_n(n, minimum=1)
     k = _check_level(n, k)
     _check_odd_k(k, "the asymptotic |Maj_n(k)| ~ sqrt(2/pi) (k-2)!! n^(-k/2)")
@@ -467,6 +957,30 @@ def half_coefficient(m: object, k: object) -> Fraction:
     """Half_m(T) for |T| = k (Lemma C.12 with the factor 2^{-m} restored; docs/boolean.md).
 
     0 for odd k; ``(-1)^j C(m/2,j) C(m,m/2) / (C(m,2j) 2^m)`` = Maj_{m+1}(2j+1) for k = 2j.
+
+    Parameters
+    ----------
+    m : int
+        The dimension, even, ``0 <= m <= MAX_EXACT_N``.
+    k : int
+        The level, ``0 <= k <= m``.
+
+    Returns
+    -------
+    Fraction
+        ``Half_m(T)`` for any T with ``|T| = k``.
+
+    Examples
+    --------
+    >>> from theory.boolean import fourier_coefficient, half, half_coefficient, majority_coefficient
+    >>> print(half_coefficient(4, 2), half_coefficient(4, 3))
+    -1/8 0
+    >>> half_coefficient(4, 2) == majority_coefficient(5, 3) == fourier_coefficient(half, 4, [0, 1])
+    True
+    >>> half_coefficient(3, 1)
+    Traceback (most recent call last):
+        ...
+    ValueError: Half_m needs m even (sum of m signs can be 0 only then), got m = 3
     """
     m = _check_half_m(m)
     k = _check_level(m, k)
@@ -478,13 +992,49 @@ def half_coefficient(m: object, k: object) -> Fraction:
 
 
 def half_coefficient_as_printed(m: object, k: object) -> Fraction:
-    """Lemma C.12 as printed, without 2^{-m} (refuted by brute force; docs/boolean.md)."""
+    """Lemma C.12 as printed, without 2^{-m} (refuted by brute force; docs/boolean.md).
+
+    Parameters
+    ----------
+    m : int
+        The dimension, even.
+    k : int
+        The level, ``0 <= k <= m``.
+
+    Returns
+    -------
+    Fraction
+        ``2^m Half_m(k)``.
+
+    Examples
+    --------
+    >>> from theory.boolean import half_coefficient_as_printed
+    >>> print(half_coefficient_as_printed(4, 2))  # a 0/1 function has coefficients in [-1, 1]
+    -2
+    """
     m = _check_half_m(m)
     return half_coefficient(m, k) * 2**m
 
 
 def half_full_set_coefficient(s: object) -> Fraction:
-    """Half_s([s]) = (-1)^{s/2} C(s,s/2)/2^s."""
+    """Half_s([s]) = (-1)^{s/2} C(s,s/2)/2^s.
+
+    Parameters
+    ----------
+    s : int
+        The dimension, even.
+
+    Returns
+    -------
+    Fraction
+        ``Half_s([s])``.
+
+    Examples
+    --------
+    >>> from theory.boolean import half_full_set_coefficient
+    >>> print(half_full_set_coefficient(2), half_full_set_coefficient(4))
+    -1/2 3/8
+    """
     s = _check_half_m(s)
     return half_coefficient(s, s)
 
@@ -498,6 +1048,29 @@ def fourier_gap(
     """gamma_f(S) = min_{i in S} |f^(S\\{i})| - max_{i notin S} |f^(S ∪ {i})| (Definition 5.4).
 
     ``coeff`` maps a mask to f^(mask): a callable, a mask-indexed list or a dict. Needs 1 <= |S| <= n-1.
+
+    Parameters
+    ----------
+    coeff : callable, sequence or mapping
+        ``f^(mask)`` for every mask.
+    n : int
+        The dimension, ``n >= 2``.
+    S : int or iterable of int
+        The set (mask or indices), ``1 <= |S| <= n-1``.
+
+    Returns
+    -------
+    Fraction
+        ``gamma_f(S)``.
+
+    Examples
+    --------
+    >>> from theory.boolean import fourier_coefficients, fourier_gap, majority, majority_gap
+    >>> c = fourier_coefficients(majority, 5)
+    >>> print(fourier_gap(c, 5, [0, 1]))
+    1/4
+    >>> fourier_gap(c, 5, [0, 1]) == majority_gap(5, 2)
+    True
     """
     n = _check_n(n, minimum=2)
     mask = as_mask(S, n)
@@ -518,6 +1091,24 @@ def majority_gap(n: object, k: object) -> Fraction:
 
     For odd n and odd k both coefficients are at even levels, so the gap is exactly 0 (Lemma B.2
     does not hold there; docs/boolean.md).  For odd n and even k it equals ``majority_gap_closed_form``.
+
+    Parameters
+    ----------
+    n : int
+        The dimension, ``n >= 2``.
+    k : int
+        The size of the set, ``1 <= k <= n-1``.
+
+    Returns
+    -------
+    Fraction
+        The gap.
+
+    Examples
+    --------
+    >>> from theory.boolean import majority_gap
+    >>> print(majority_gap(5, 2), majority_gap(5, 3))
+    1/4 0
     """
     n = _check_n(n, minimum=2)
     k = _check_level(n, k)
@@ -539,7 +1130,28 @@ def _check_b2_hypotheses(n: int, k: int, what: str) -> None:
 
 
 def majority_gap_closed_form(n: object, k: object) -> Fraction:
-    """(n-2k+1)/(k-1) |Maj_n(k+1)| for odd n, even k, 2 <= k <= n-1 (Lemma B.2 proof, App. B.2.1)."""
+    """(n-2k+1)/(k-1) |Maj_n(k+1)| for odd n, even k, 2 <= k <= n-1 (Lemma B.2 proof, App. B.2.1).
+
+    Parameters
+    ----------
+    n : int
+        The dimension, odd, ``n >= 3``.
+    k : int
+        The size of the set, even, ``2 <= k <= n-1``.
+
+    Returns
+    -------
+    Fraction
+        The gap.
+
+    Examples
+    --------
+    >>> from theory.boolean import majority_gap, majority_gap_closed_form
+    >>> print(majority_gap_closed_form(9, 4))
+    1/64
+    >>> all(majority_gap_closed_form(9, k) == majority_gap(9, k) for k in (2, 4, 6, 8))
+    True
+    """
     n = _check_n(n, minimum=3)
     k = _check_level(n, k)
     _check_b2_hypotheses(n, k, "the closed-form Majority gap (n-2k+1)/(k-1)|Maj_n(k+1)|")
@@ -552,6 +1164,31 @@ def lemma_b2_bound(n: object, k: object) -> sympy.Expr:
     """Lemma B.2's bound 0.03 (n-1)^{-(k-1)/2} (exact rational 3/100 times a power).
 
     Hypotheses enforced: k even, n odd (docs/boolean.md), n >= 4k.
+
+    Parameters
+    ----------
+    n : int
+        The dimension, odd, ``n >= 4k``.
+    k : int
+        The size of the set, even, ``k >= 2``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``3/100 (n-1)^(-(k-1)/2)``.
+
+    Examples
+    --------
+    >>> from theory.boolean import lemma_b2_bound, majority_gap
+    >>> lemma_b2_bound(9, 2)
+    3*sqrt(2)/400
+    >>> majority_gap(9, 2) >= lemma_b2_bound(9, 2)
+    True
+    >>> lemma_b2_bound(13, 3)
+    Traceback (most recent call last):
+        ...
+    ValueError: Lemma B.2 needs k even (hidden assumption of Lemma B.2, docs/boolean.md); for odd k the Majority gap
+    is exactly 0 and the bound fails, got k = 3
     """
     n = _check_n(n, minimum=1)
     k = _as_int(k, "k")
@@ -566,6 +1203,24 @@ def lemma_b2_bound_as_printed(n: object, k: object) -> sympy.Expr:
     """Lemma B.2's bound 0.03 (n-1)^{-(k-1)/2} as printed: for any fixed k and n >= 4k (no parity hypotheses).
 
     Refuted for odd k, where the Majority gap is exactly 0 (docs/boolean.md, errata).
+
+    Parameters
+    ----------
+    n : int
+        The dimension, ``n >= 4k``.
+    k : int
+        The size of the set, ``k >= 1``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``3/100 (n-1)^(-(k-1)/2)``.
+
+    Examples
+    --------
+    >>> from theory.boolean import lemma_b2_bound_as_printed, majority_gap
+    >>> print(lemma_b2_bound_as_printed(13, 3), majority_gap(13, 3))  # the bound exceeds the gap
+    1/400 0
     """
     n = _check_n(n, minimum=1)
     k = _as_int(k, "k")
@@ -591,6 +1246,24 @@ def gradient_gap(n: object, k: object) -> Fraction:
     For a ReLU neuron at a random sign w (n odd, no bias), :math:`1\{w^\top x>0\}=\tfrac12+\tfrac12
     Maj_n(w\odot x)`, so the population-gradient coordinates are :math:`\tfrac12|Maj_n(k\mp1)|` (Lemma B.3) and
     their gap is half the Majority gap (Prop. B.7, App. B.2.2).
+
+    Parameters
+    ----------
+    n : int
+        The dimension, ``n >= 2``.
+    k : int
+        The size of the set, ``1 <= k <= n-1``.
+
+    Returns
+    -------
+    Fraction
+        Half of :func:`majority_gap`.
+
+    Examples
+    --------
+    >>> from theory.boolean import gradient_gap
+    >>> print(gradient_gap(5, 2))
+    1/8
     """
     return Fraction(1, 2) * majority_gap(n, k)
 
@@ -603,6 +1276,28 @@ def vanishing_gradient_gap(k: object, kind: str) -> Fraction:
     ``kind='ltf'`` (:math:`\sigma' = 1\{z>0\}`): :math:`h(x)+h(-x)=1`, so every even level >= 2 vanishes, i.e.
     g = 0 for odd k >= 3 (Fig. B.7). ``kind='cos'``/``'sin'`` (:math:`\sigma'=\cos(cz)` or :math:`\sin(cz)`):
     only even/odd levels survive (:func:`sinusoid_coefficient`), so g = 0 for even/odd k (Fig. B.8).
+
+    Parameters
+    ----------
+    k : int
+        The parity degree.
+    kind : {'ltf', 'cos', 'sin'}
+        The derivative of the activation.
+
+    Returns
+    -------
+    Fraction
+        0 (ValueError when the gradient does not vanish identically).
+
+    Examples
+    --------
+    >>> from theory.boolean import vanishing_gradient_gap
+    >>> print(vanishing_gradient_gap(3, "ltf"), vanishing_gradient_gap(4, "cos"))
+    0 0
+    >>> vanishing_gradient_gap(3, "cos")
+    Traceback (most recent call last):
+        ...
+    ValueError: the cos gradient does not vanish identically at k = 3
     """
     k = _as_int(k, "k")
     vanishes = {
@@ -620,7 +1315,7 @@ def vanishing_gradient_gap(k: object, kind: str) -> Fraction:
 # --------------------------------------------------------------------------------------------------
 # LTFs and sinusoids
 # --------------------------------------------------------------------------------------------------
-def _check_ltf(w: Sequence[int], b: object) -> tuple[tuple[int, ...], Fraction]:
+def _check_ltf(w: Sequence[int], b: FractionLike | sympy.Basic) -> tuple[tuple[int, ...], Fraction]:
     w = tuple(w)
     if any(isinstance(v, bool) or v not in (1, -1) for v in w):
         raise ValueError(f"the LTF identity needs sign weights w in {{±1}}^n, got w = {w}")
@@ -633,17 +1328,63 @@ def _check_ltf(w: Sequence[int], b: object) -> tuple[tuple[int, ...], Fraction]:
     return w, bq
 
 
-def ltf(w: Sequence[int], b: object = 0) -> Callable[[Sequence[int]], int]:
-    """x -> 1[w.x + b > 0]."""
+def ltf(w: Sequence[int], b: FractionLike = 0) -> Callable[[Sequence[int]], int]:
+    """x -> 1[w.x + b > 0].
+
+    Parameters
+    ----------
+    w : sequence of int
+        The weights.
+    b : int, float, Fraction or str, optional
+        The bias (read exactly by :class:`fractions.Fraction`; default 0).
+
+    Returns
+    -------
+    callable
+        The 0/1-valued function of a point x.
+
+    Examples
+    --------
+    >>> from theory.boolean import ltf
+    >>> f = ltf([1, -1, 1])
+    >>> f((1, 1, 1)), f((1, 1, -1))
+    (1, 0)
+    """
     w = tuple(w)
     bq = Fraction(b)
     return lambda x: 1 if sum(wi * xi for wi, xi in zip(w, x)) + bq > 0 else 0
 
 
-def ltf_coefficient(w: Sequence[int], b: object, S: Subset) -> Fraction:
+def ltf_coefficient(w: Sequence[int], b: FractionLike | sympy.Basic, S: Subset) -> Fraction:
     """Coefficient of 1[w.x+b>0] at S: 1/2 at S = ∅, (1/2) chi_S(w) Maj_n(|S|) otherwise (App. B.2.1).
 
     Hypotheses: w in {±1}^n, n odd, |b| < 1 (then 1[w.x+b>0] = 1/2 + 1/2 Maj_n(w⊙x)).
+
+    Parameters
+    ----------
+    w : sequence of int
+        Sign weights, ``w in {±1}^n``, n odd.
+    b : int, float, Fraction, str or sympy number
+        The bias, ``|b| < 1``.
+    S : int or iterable of int
+        The set (mask or indices).
+
+    Returns
+    -------
+    Fraction
+        The coefficient at S.
+
+    Examples
+    --------
+    >>> from theory.boolean import fourier_coefficient, ltf, ltf_coefficient
+    >>> print(ltf_coefficient([1, -1, 1], 0, []), ltf_coefficient([1, -1, 1], "1/2", [1]))
+    1/2 -1/4
+    >>> ltf_coefficient([1, -1, 1], "1/2", [1]) == fourier_coefficient(ltf([1, -1, 1], "1/2"), 3, [1])
+    True
+    >>> ltf_coefficient([1, 1, 1], 1, [0])
+    Traceback (most recent call last):
+        ...
+    ValueError: the LTF identity needs |b| < 1 (the bias never flips the sign), got b = 1
     """
     w, _ = _check_ltf(w, b)
     n = len(w)
@@ -658,6 +1399,31 @@ def sinusoid_coefficient(w: Sequence, c: object, b: object, S: Subset, kind: str
 
     ``cos(c w.x+b)^(T) = Re(e^{ib} i^{|T|}) prod_{j in T} sin(c w_j) prod_{j notin T} cos(c w_j)``;
     ``sin`` uses Im. Exact for sympy inputs, sympy Floats for float inputs.
+
+    Parameters
+    ----------
+    w : sequence of numbers
+        The weights (see :func:`theory._checks.as_number`).
+    c, b : number or sympy.Expr
+        The frequency and the phase.
+    S : int or iterable of int
+        The set T (mask or indices).
+    kind : {'cos', 'sin'}, optional
+        The activation (default ``'cos'``).
+
+    Returns
+    -------
+    sympy.Expr
+        The coefficient at T.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> from theory.boolean import sinusoid_coefficient
+    >>> sinusoid_coefficient([1, 1], sympy.pi / 2, 0, [0, 1])  # cos(pi (x0 + x1)/2) = -x0 x1
+    -1
+    >>> sinusoid_coefficient([1, 1], sympy.pi / 2, 0, [0])
+    0
     """
     if kind not in ("cos", "sin"):
         raise ValueError(f"kind must be 'cos' or 'sin', got {kind!r}")
@@ -684,7 +1450,29 @@ def _check_variable(z: object) -> sympy.Expr:
 
 
 def oscillating_polynomial(k: object, z: sympy.Symbol | None = None) -> sympy.Expr:
-    """Degree-k polynomial p_k with p_k(k-2j) = (-1)^j, j = 0..k (Sec. 5.3, the oscillating-polynomial activation)."""
+    """Degree-k polynomial p_k with p_k(k-2j) = (-1)^j, j = 0..k (Sec. 5.3, the oscillating-polynomial activation).
+
+    Parameters
+    ----------
+    k : int
+        The degree, ``1 <= k <= 24``.
+    z : sympy.Symbol, optional
+        The variable (default ``Symbol('z')``).
+
+    Returns
+    -------
+    sympy.Expr
+        The expanded polynomial.
+
+    Examples
+    --------
+    >>> from theory.boolean import oscillating_polynomial
+    >>> oscillating_polynomial(2), oscillating_polynomial(3)
+    (z**2/2 - 1, z**3/6 - 7*z/6)
+    >>> p = oscillating_polynomial(3)
+    >>> [p.subs("z", s) for s in (3, 1, -1, -3)]
+    [1, -1, 1, -1]
+    """
     k = _check_n(k, name="k", minimum=1)
     check_cost(
         k,
@@ -700,7 +1488,29 @@ def oscillating_polynomial(k: object, z: sympy.Symbol | None = None) -> sympy.Ex
 
 
 def sinusoid_activation(k: object, z: sympy.Symbol | None = None) -> sympy.Expr:
-    """sigma(z) = cos(pi (z-k)/2), which gives sigma(w_S.x) = chi_S(x) (Sec. 5.3, the sinusoidal activation)."""
+    """sigma(z) = cos(pi (z-k)/2), which gives sigma(w_S.x) = chi_S(x) (Sec. 5.3, the sinusoidal activation).
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, ``k >= 1``.
+    z : sympy.Symbol, optional
+        The variable (default ``Symbol('z')``).
+
+    Returns
+    -------
+    sympy.Expr
+        ``cos(pi (z-k)/2)``.
+
+    Examples
+    --------
+    >>> from theory.boolean import sinusoid_activation
+    >>> sigma = sinusoid_activation(3)
+    >>> sigma
+    cos(pi*(z/2 - 3/2))
+    >>> [sigma.subs("z", s) for s in (3, 1, -1, -3)]  # chi_S at sum_S x = s
+    [1, -1, 1, -1]
+    """
     k = _check_n(k, name="k", minimum=1)
     z = _check_variable(z)
     return sympy.cos(sympy.pi * (z - k) / 2)
@@ -726,14 +1536,54 @@ def _check_c2(n: object, k: object, s: object) -> tuple[int, int, int]:
 
 
 def lemma_c2_probability(n: object, k: object, s: object) -> Fraction:
-    """P(S ⊆ supp(w)) = C(n-k,s-k)/C(n,s) for a uniform s-subset supp(w) and a fixed k-set S."""
+    """P(S ⊆ supp(w)) = C(n-k,s-k)/C(n,s) for a uniform s-subset supp(w) and a fixed k-set S.
+
+    Parameters
+    ----------
+    n : int
+        The dimension, ``n >= 1``.
+    k : int
+        The size of S, ``0 <= k <= s``.
+    s : int
+        The size of the support, ``k <= s <= n``.
+
+    Returns
+    -------
+    Fraction
+        ``C(n-k, s-k)/C(n, s)``.
+
+    Examples
+    --------
+    >>> from theory.boolean import lemma_c2_probability
+    >>> print(lemma_c2_probability(8, 2, 4))
+    3/14
+    """
     n, k, s = _check_c2(n, k, s)
     return Fraction(math.comb(n - k, s - k), math.comb(n, s))
 
 
 def lemma_c2_bound_as_printed(n: object, k: object, s: object) -> Fraction:
     """(s/(2n))^k, the lower bound of Lemma C.2, stated under the standing assumption 4k < s <= n of App. C.2.2
-    (where it holds); without that assumption it can fail for s < 2(k-1), e.g. (n, k, s) = (48, 11, 11)."""
+    (where it holds); without that assumption it can fail for s < 2(k-1), e.g. (n, k, s) = (48, 11, 11).
+
+    Parameters
+    ----------
+    n, k, s : int
+        As in :func:`lemma_c2_probability`.
+
+    Returns
+    -------
+    Fraction
+        ``(s/(2n))^k``.
+
+    Examples
+    --------
+    >>> from theory.boolean import lemma_c2_bound_as_printed, lemma_c2_probability
+    >>> print(lemma_c2_bound_as_printed(8, 2, 4))
+    1/16
+    >>> lemma_c2_bound_as_printed(48, 11, 11) > lemma_c2_probability(48, 11, 11)
+    True
+    """
     n, k, s = _check_c2(n, k, s)
     return Fraction(s, 2 * n) ** k
 
@@ -743,6 +1593,24 @@ def lemma_c2_corrected_bound(n: object, k: object, s: object) -> Fraction:
 
     It is >= (s/(2n))^k when s >= 2(k-1), so the printed bound holds in that regime (which contains the
     k < s/4 regime of Lemma C.3 / Thm C.11).
+
+    Parameters
+    ----------
+    n, k, s : int
+        As in :func:`lemma_c2_probability`.
+
+    Returns
+    -------
+    Fraction
+        ``((s-k+1)/n)^k``.
+
+    Examples
+    --------
+    >>> from theory.boolean import lemma_c2_corrected_bound, lemma_c2_probability
+    >>> print(lemma_c2_corrected_bound(8, 2, 4))
+    9/64
+    >>> lemma_c2_corrected_bound(48, 11, 11) <= lemma_c2_probability(48, 11, 11)
+    True
     """
     n, k, s = _check_c2(n, k, s)
     return Fraction(s - k + 1, n) ** k
@@ -753,6 +1621,22 @@ def lemma_c2_holds(n: object, k: object, s: object) -> bool:
 
     Lemma C.2 asserts this under App. C.2.2's standing assumption 4k < s <= n, where it always holds (it
     holds whenever s >= 2(k-1)); outside the assumption it can fail, e.g. at (n, k, s) = (48, 11, 11).
+
+    Parameters
+    ----------
+    n, k, s : int
+        As in :func:`lemma_c2_probability`.
+
+    Returns
+    -------
+    bool
+        Whether the printed bound holds at (n, k, s).
+
+    Examples
+    --------
+    >>> from theory.boolean import lemma_c2_holds
+    >>> lemma_c2_holds(8, 2, 4), lemma_c2_holds(48, 11, 11)
+    (True, False)
     """
     return lemma_c2_probability(n, k, s) >= lemma_c2_bound_as_printed(n, k, s)
 
@@ -762,7 +1646,28 @@ def _check_comb_digits(n: int, k: int) -> None:
 
 
 def sq_lower_bound_applies(r: object, T: object, tau: object, delta: object, n: object, k: object) -> bool:
-    """Prop. 6.3 bookkeeping: r T / (tau^2 delta) <= C(n,k)/2 (r = number of parameters; docs/boolean.md)."""
+    """Prop. 6.3 bookkeeping: r T / (tau^2 delta) <= C(n,k)/2 (r = number of parameters; docs/boolean.md).
+
+    Parameters
+    ----------
+    r, T, tau, delta : int, Fraction, float or str
+        Parameters, queries, tolerance and failure probability (read exactly via ``Fraction(str(.))``).
+    n : int
+        The dimension.
+    k : int
+        The parity degree, ``0 <= k <= n``.
+
+    Returns
+    -------
+    bool
+        Whether ``r T / (tau^2 delta) <= C(n, k)/2``.
+
+    Examples
+    --------
+    >>> from theory.boolean import sq_lower_bound_applies
+    >>> sq_lower_bound_applies(100, 100, "0.1", "0.5", 30, 5), sq_lower_bound_applies(100, 100, "0.1", "0.5", 50, 10)
+    (False, True)
+    """
     n = _check_n(n, minimum=1)
     k = _check_level(n, k)
     _check_comb_digits(n, k)
@@ -771,7 +1676,28 @@ def sq_lower_bound_applies(r: object, T: object, tau: object, delta: object, n: 
 
 
 def thm56_condition(D: object, R: object, eps: object, n: object, k: object) -> bool:
-    """Thm 5.6 condition D R^2 < eps^2 C(n,k)."""
+    """Thm 5.6 condition D R^2 < eps^2 C(n,k).
+
+    Parameters
+    ----------
+    D, R, eps : int, Fraction, float or str
+        The quantities of Thm 5.6 (read exactly via ``Fraction(str(.))``).
+    n : int
+        The dimension.
+    k : int
+        The parity degree, ``0 <= k <= n``.
+
+    Returns
+    -------
+    bool
+        Whether ``D R^2 < eps^2 C(n, k)``.
+
+    Examples
+    --------
+    >>> from theory.boolean import thm56_condition
+    >>> thm56_condition(1000, 1, "0.1", 20, 5), thm56_condition(1000, 1, "0.1", 40, 10)  # C(20,5) = 15504
+    (False, True)
+    """
     n = _check_n(n, minimum=1)
     k = _check_level(n, k)
     _check_comb_digits(n, k)
@@ -787,6 +1713,31 @@ def random_search_tc_probability(
     Returns ``p_early`` = P(T <= ⌊fraction·m⌋) = 1 - (1-p)^⌊fraction·m⌋ and, with ``min_fraction``, the
     probability that all of ``seeds`` i.i.d. runs have T > min_fraction·m (a min/median ratio above
     ``min_fraction``, up to the sample median's fluctuation): (1-p)^{seeds·⌊min_fraction·m⌋}.
+
+    Parameters
+    ----------
+    n : int
+        The dimension.
+    k : int
+        The parity degree, ``0 <= k <= n`` with ``C(n, k) >= 2``.
+    fraction : float
+        ``>= 0``; the early-success threshold in units of the median.
+    seeds : int, optional
+        The number of i.i.d. runs (default 1).
+    min_fraction : float or None, optional
+        ``>= 0``; adds ``p_all_above_min`` when given.
+
+    Returns
+    -------
+    dict of str to float
+        ``C``, ``p``, ``median``, ``p_early`` and, with ``min_fraction``, ``p_all_above_min``.
+
+    Examples
+    --------
+    >>> from theory.boolean import random_search_tc_probability
+    >>> r = random_search_tc_probability(10, 3, 0.5, seeds=5, min_fraction=0.1)
+    >>> r["C"], r["median"], round(r["p_early"], 4), round(r["p_all_above_min"], 4)
+    (120.0, 83.0, 0.2904, 0.7155)
     """
     n = _check_n(n, minimum=1)
     k = _check_level(n, k)

@@ -64,31 +64,126 @@ def _check_k(k: object, *, even: bool = False, what: str = "") -> int:
 
 
 def lattice(k: object) -> list[int]:
-    """The values of s = sum_{j in S} x_j: -k, -k+2, ..., k (k+1 points)."""
+    """The values of s = sum_{j in S} x_j: -k, -k+2, ..., k (k+1 points).
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, ``k >= 1``.
+
+    Returns
+    -------
+    list of int
+        The k+1 lattice points, increasing.
+
+    Examples
+    --------
+    >>> from theory.interpolation import lattice
+    >>> lattice(3)
+    [-3, -1, 1, 3]
+    """
     k = _check_k(k)
     return list(range(-k, k + 1, 2))
 
 
 def parity_on_lattice(k: object) -> list[int]:
-    """chi(s) = (-1)^((k-s)/2) at each lattice point (= chi_S(x) when sum_{j in S} x_j = s)."""
+    """chi(s) = (-1)^((k-s)/2) at each lattice point (= chi_S(x) when sum_{j in S} x_j = s).
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, ``k >= 1``.
+
+    Returns
+    -------
+    list of int
+        chi(s) in the order of :func:`lattice`.
+
+    Examples
+    --------
+    >>> from theory.interpolation import parity_on_lattice
+    >>> parity_on_lattice(3)
+    [-1, 1, -1, 1]
+    """
     k = _check_k(k)
     return [(-1) ** ((k - s) // 2) for s in lattice(k)]
 
 
 def relu(z: sympy.Expr) -> sympy.Expr:
-    """max(z, 0) for an exact number."""
+    """max(z, 0) for an exact number.
+
+    Parameters
+    ----------
+    z : number
+        An exact number (see :func:`theory._checks.as_number`; symbols are refused).
+
+    Returns
+    -------
+    sympy.Expr
+        ``max(z, 0)``.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> from theory.interpolation import relu
+    >>> relu(sympy.Rational(-1, 2)), relu("3/2")
+    (0, 3/2)
+    """
     z = as_number(z, "z", symbolic=False)
     return z if z > 0 else sympy.Integer(0)
 
 
 def feature_matrix(k: int, features: Sequence[Callable[[int], sympy.Expr]]) -> sympy.Matrix:
-    """Matrix Phi[s_index, feature] over the lattice of k."""
+    """Matrix Phi[s_index, feature] over the lattice of k.
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, ``k >= 1``.
+    features : sequence of callable
+        Each maps a lattice point s (int) to an exact value.
+
+    Returns
+    -------
+    sympy.Matrix
+        The (k+1) x len(features) matrix.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> from theory.interpolation import feature_matrix
+    >>> feature_matrix(2, [lambda s: sympy.Integer(1), lambda s: sympy.Integer(s)])
+    Matrix([
+    [1, -2],
+    [1,  0],
+    [1,  2]])
+    """
     return sympy.Matrix([[f(s) for f in features] for s in lattice(k)])
 
 
 @dataclass(frozen=True)
 class LeastSquares:
-    """Exact least squares min_u ||Phi u - y||_2: a minimiser, the residual vector and its squared norm."""
+    """Exact least squares min_u ||Phi u - y||_2: a minimiser, the residual vector and its squared norm.
+
+    Attributes
+    ----------
+    weights : tuple of sympy.Rational
+        A minimiser u (zeros off an independent set of columns).
+    residual : tuple of sympy.Rational
+        ``y - Phi u``.
+    residual_sq : sympy.Rational
+        ``||y - Phi u||_2^2``.
+    rank : int
+        The rank of Phi.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> from theory.interpolation import least_squares
+    >>> r = least_squares(sympy.Matrix([[1, -2], [1, 0], [1, 2]]), [1, -1, 1])  # no line fits parity at k = 2
+    >>> r.weights, r.residual_sq, r.exact
+    ((1/3, 0), 8/3, False)
+    """
 
     weights: tuple
     residual: tuple
@@ -97,10 +192,12 @@ class LeastSquares:
 
     @property
     def residual_norm(self) -> float:
+        """``||y - Phi u||_2`` as a float."""
         return float(sympy.sqrt(self.residual_sq))
 
     @property
     def exact(self) -> bool:
+        """Whether the residual is exactly 0 (some output weights interpolate y)."""
         return self.residual_sq == 0
 
 
@@ -109,18 +206,37 @@ def least_squares(Phi: sympy.Matrix, y: Sequence) -> LeastSquares:
 
     The residual is y minus its orthogonal projection onto col(Phi); the returned weights use an
     independent subset of columns (zeros elsewhere).
+
+    Parameters
+    ----------
+    Phi : sympy.Matrix
+        The feature matrix (rows: points, columns: features), exact entries.
+    y : sequence of numbers
+        The targets, one per row.
+
+    Returns
+    -------
+    LeastSquares
+        The minimiser, the residual and the rank.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> from theory.interpolation import least_squares
+    >>> least_squares(sympy.Matrix([[1, 0], [1, 1], [1, 2]]), [0, 1, 2])
+    LeastSquares(weights=(0, 1), residual=(0, 0, 0), residual_sq=0, rank=2)
     """
     if isinstance(y, (str, bytes)) or not hasattr(y, "__iter__"):
         raise ValueError(f"y must be a sequence of numbers, got {y!r:.80}")
-    y = sympy.Matrix([as_number(v, "y") for v in y])
-    if Phi.rows != y.rows:
-        raise ValueError(f"Phi has {Phi.rows} rows but y has {y.rows} entries")
+    Y = sympy.Matrix([as_number(v, "y") for v in y])
+    if Phi.rows != Y.rows:
+        raise ValueError(f"Phi has {Phi.rows} rows but y has {Y.rows} entries")
     if Phi.cols == 0:
-        return LeastSquares((), tuple(y), sum((v**2 for v in y), sympy.Integer(0)), 0)
+        return LeastSquares((), tuple(Y), sum((v**2 for v in Y), sympy.Integer(0)), 0)
     _, pivots = Phi.rref()
     B = Phi[:, list(pivots)]
-    coef = (B.T * B).inv() * (B.T * y)
-    r = y - B * coef
+    coef = (B.T * B).inv() * (B.T * Y)
+    r = Y - B * coef
     w = [sympy.Integer(0)] * Phi.cols
     for c, p in zip(coef, pivots):
         w[p] = c
@@ -131,25 +247,81 @@ def least_squares(Phi: sympy.Matrix, y: Sequence) -> LeastSquares:
 # Lemma B.4 / Claim 5
 # --------------------------------------------------------------------------------------------------
 def claim5_corrected_biases(k: object) -> list[sympy.Rational]:
-    """b_i = 1/2 - (2i-1)/(2k) for i = 0..k: the knot of ReLU(s/(2k) + b_i) sits at s = 2i-1-k, between lattice points."""
+    """b_i = 1/2 - (2i-1)/(2k) for i = 0..k: the knot of ReLU(s/(2k) + b_i) sits at s = 2i-1-k, between lattice points.
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, ``k >= 1``.
+
+    Returns
+    -------
+    list of sympy.Rational
+        ``[b_0, ..., b_k]``.
+
+    Examples
+    --------
+    >>> from theory.interpolation import claim5_corrected_biases
+    >>> claim5_corrected_biases(2)
+    [3/4, 1/4, -1/4]
+    """
     k = _check_k(k)
     return [R(1, 2) - R(2 * i - 1, 2 * k) for i in range(k + 1)]
 
 
 def claim5_corrected_weights(k: object) -> list[int]:
-    """u_0 = (-1)^k 2k, u_i = (-1)^(i+k) 8k i (i = 1..k); for k = 4: (8, -32, 64, -96, 128)."""
+    """u_0 = (-1)^k 2k, u_i = (-1)^(i+k) 8k i (i = 1..k); for k = 4: (8, -32, 64, -96, 128).
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, ``k >= 1``.
+
+    Returns
+    -------
+    list of int
+        ``[u_0, ..., u_k]``.
+
+    Examples
+    --------
+    >>> from theory.interpolation import claim5_corrected_weights
+    >>> claim5_corrected_weights(4)
+    [8, -32, 64, -96, 128]
+    """
     k = _check_k(k)
     return [(-1) ** k * 2 * k] + [(-1) ** (i + k) * 8 * k * i for i in range(1, k + 1)]
 
 
+def _neuron(k: int, b: sympy.Expr, sign: int) -> Callable[[int], sympy.Expr]:
+    return lambda s: relu(sign * R(s, 2 * k) + b)
+
+
 def _neurons(k: int, biases: Sequence, sign: int = 1) -> list[Callable[[int], sympy.Expr]]:
-    return [(lambda s, b=b: relu(sign * R(s, 2 * k) + b)) for b in biases]
+    return [_neuron(k, b, sign) for b in biases]
 
 
 def claim5_corrected(k: object) -> dict:
     """The corrected Claim 5 construction: feature matrix, weights, produced values f(s) and target chi(s).
 
     Returns ``{"Phi", "weights", "values", "target", "lsq"}`` with ``values[j] = sum_i u_i ReLU(s_j/(2k)+b_i)``.
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, ``k >= 1``.
+
+    Returns
+    -------
+    dict
+        ``"Phi"`` (sympy.Matrix), ``"weights"`` and ``"values"`` (lists of sympy numbers), ``"target"`` (list of
+        int) and ``"lsq"`` (:class:`LeastSquares` of the target over the features).
+
+    Examples
+    --------
+    >>> from theory.interpolation import claim5_corrected
+    >>> c = claim5_corrected(3)
+    >>> c["values"], c["target"], c["lsq"].exact
+    ([-1, 1, -1, 1], [-1, 1, -1, 1], True)
     """
     k = _check_k(k)
     Phi = feature_matrix(k, _neurons(k, claim5_corrected_biases(k)))
@@ -166,7 +338,26 @@ def claim5_corrected(k: object) -> dict:
 
 def claim5_printed_biases(k: object, schedule: str) -> list[sympy.Rational]:
     """The printed bias schedules for the k neurons i = 1..k: ``"i+1"``: -1/2 + (i+1)/k (Lemma B.4 statement);
-    ``"i"``: -1/2 + i/k (Lemma B.5 proof); docs/boolean.md."""
+    ``"i"``: -1/2 + i/k (Lemma B.5 proof); docs/boolean.md.
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, ``k >= 1``.
+    schedule : {"i+1", "i"}
+        Lemma B.4's or Lemma B.5's schedule.
+
+    Returns
+    -------
+    list of sympy.Rational
+        ``[b_1, ..., b_k]``.
+
+    Examples
+    --------
+    >>> from theory.interpolation import claim5_printed_biases
+    >>> claim5_printed_biases(3, "i+1"), claim5_printed_biases(3, "i")
+    ([1/6, 1/2, 5/6], [-1/6, 1/6, 1/2])
+    """
     k = _check_k(k)
     if schedule == "i+1":
         return [-R(1, 2) + R(i + 1, k) for i in range(1, k + 1)]
@@ -176,7 +367,24 @@ def claim5_printed_biases(k: object, schedule: str) -> list[sympy.Rational]:
 
 
 def claim5_printed_weights(k: object) -> list[int]:
-    """u*_i = 8k(-1)^(i+1) for i <= k-2, u*_(k-1) = 6k, u*_k = -2k (Claim 5 as printed); needs k >= 2."""
+    """u*_i = 8k(-1)^(i+1) for i <= k-2, u*_(k-1) = 6k, u*_k = -2k (Claim 5 as printed); needs k >= 2.
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, ``k >= 2``.
+
+    Returns
+    -------
+    list of int
+        ``[u*_1, ..., u*_k]``.
+
+    Examples
+    --------
+    >>> from theory.interpolation import claim5_printed_weights
+    >>> claim5_printed_weights(3)
+    [24, 18, -6]
+    """
     k = _check_k(k)
     if k < 2:
         raise ValueError(f"the printed Claim 5 weights need k >= 2 (they name u_(k-1) and u_k), got k = {k}")
@@ -185,7 +393,27 @@ def claim5_printed_weights(k: object) -> list[int]:
 
 def claim5_as_printed(k: object, schedule: str) -> dict:
     """Claim 5 as printed: values f*(s) = sum_i u*_i ReLU(s/(2k) + b_i) vs the claimed 2 chi(s), and the exact
-    least-squares residual of 2 chi over the k printed features (positive: no output weights work)."""
+    least-squares residual of 2 chi over the k printed features (positive: no output weights work).
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, ``k >= 2``.
+    schedule : {"i+1", "i"}
+        The bias schedule (:func:`claim5_printed_biases`).
+
+    Returns
+    -------
+    dict
+        ``"Phi"``, ``"weights"``, ``"values"``, ``"target"`` (``2 chi``) and ``"lsq"``, as in :func:`claim5_corrected`.
+
+    Examples
+    --------
+    >>> from theory.interpolation import claim5_as_printed
+    >>> c = claim5_as_printed(3, "i")
+    >>> c["values"], c["target"], c["lsq"].residual_sq
+    ([0, -2, 2, 14], [-2, 2, -2, 2], 4)
+    """
     k = _check_k(k)
     Phi = feature_matrix(k, _neurons(k, claim5_printed_biases(k, schedule)))
     u = sympy.Matrix(claim5_printed_weights(k))
@@ -203,14 +431,52 @@ def claim5_as_printed(k: object, schedule: str) -> dict:
 # Lemma C.6 / Thm C.11
 # --------------------------------------------------------------------------------------------------
 def c6_bias(k: object, j: object) -> sympy.Rational:
-    """beta_j = (-k + 2j + 1/16)/(2k) (Thm C.11 init)."""
+    """beta_j = (-k + 2j + 1/16)/(2k) (Thm C.11 init).
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, ``k >= 1``.
+    j : int
+        The index.
+
+    Returns
+    -------
+    sympy.Rational
+        beta_j.
+
+    Examples
+    --------
+    >>> from theory.interpolation import c6_bias
+    >>> c6_bias(4, 0), c6_bias(4, 1)
+    (-63/128, -31/128)
+    """
     k = _check_k(k)
     j = _as_int(j, "j")
     return R(-16 * k + 32 * j + 1, 32 * k)
 
 
 def c6_index_set(k: object, printed: bool = False) -> list[int]:
-    """j = 0..k/2-1 (corrected, k/2 biases) or j = 1..k/2-1 as printed in Thm C.11 / Lemma C.6 (docs/boolean.md)."""
+    """j = 0..k/2-1 (corrected, k/2 biases) or j = 1..k/2-1 as printed in Thm C.11 / Lemma C.6 (docs/boolean.md).
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, even, ``k >= 2``.
+    printed : bool, optional
+        The printed index set (default False: the corrected one).
+
+    Returns
+    -------
+    list of int
+        The indices j.
+
+    Examples
+    --------
+    >>> from theory.interpolation import c6_index_set
+    >>> c6_index_set(4), c6_index_set(4, printed=True)
+    ([0, 1], [1])
+    """
     k = _check_k(k, even=True, what="Thm C.11 / Lemma C.6")
     return list(range(1 if printed else 0, k // 2))
 
@@ -220,6 +486,29 @@ def c6_features(k: object, printed: bool = False) -> dict:
 
     Corrected (j = 0..k/2-1): k+1 features on k+1 points, triangular, residual exactly 0.
     As printed (j = 1..k/2-1): k-1 features, residual > 0.
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, even, ``k >= 2``.
+    printed : bool, optional
+        The printed index set (default False: the corrected one).
+
+    Returns
+    -------
+    dict
+        ``"index_set"``, ``"betas"``, ``"Phi"`` (sympy.Matrix), ``"target"`` (chi on the lattice) and ``"lsq"``
+        (:class:`LeastSquares`).
+
+    Examples
+    --------
+    >>> from theory.interpolation import c6_features
+    >>> c = c6_features(4)
+    >>> c["Phi"].shape, c["lsq"].exact
+    ((5, 5), True)
+    >>> c = c6_features(4, printed=True)
+    >>> c["Phi"].shape, c["lsq"].residual_sq
+    ((5, 3), 1452/523)
     """
     k = _check_k(k, even=True, what="Thm C.11 / Lemma C.6")
     js = c6_index_set(k, printed)

@@ -50,6 +50,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import SupportsFloat, SupportsIndex
 
 import sympy
 
@@ -139,6 +140,24 @@ def population_gradient_formula(k: object, n_prime: object) -> list[list[sympy.E
     """g_i = -(prod_{j != i} v_j) e_1 (Sec. 5.4.2), as sympy expressions in the weights w_{i,j}.
 
     Returns ``G[i][j]`` = dE[l]/dw_{i,j} with symbols ``w_{i}_{j}`` (0-based; j = 0 is the relevant weight v_i).
+
+    Parameters
+    ----------
+    k : int
+        The number of blocks, ``k >= 1``.
+    n_prime : int
+        The block size n', ``n' >= 1``.
+
+    Returns
+    -------
+    list of list of sympy.Expr
+        The k x n' gradient.
+
+    Examples
+    --------
+    >>> from theory.polynet import population_gradient_formula
+    >>> population_gradient_formula(3, 2)
+    [[-w_1_0*w_2_0, 0], [-w_0_0*w_2_0, 0], [-w_0_0*w_1_0, 0]]
     """
     k, m = _check_k(k), _check_n_prime(n_prime)
     W = _weight_symbols(k, m)
@@ -158,6 +177,24 @@ def population_gradient_symbolic(k: object, n_prime: object) -> list[list[sympy.
     f is a polynomial in the x's; E_x over {±1}^n of a monomial is 1 if every exponent is even and 0
     otherwise. We expand -chi_S(x) df/dw_{i,j} and reduce each monomial with that rule.
     Cost grows like n'^(k-1) terms per coordinate; meant for small k, n' (e.g. k = 3, n' = 4).
+
+    Parameters
+    ----------
+    k : int
+        The number of blocks, ``k >= 1``.
+    n_prime : int
+        The block size n', with ``n'^(k-1) <= 20000``.
+
+    Returns
+    -------
+    list of list of sympy.Expr
+        The k x n' gradient, as :func:`population_gradient_formula`.
+
+    Examples
+    --------
+    >>> from theory.polynet import population_gradient_formula, population_gradient_symbolic
+    >>> population_gradient_symbolic(3, 2) == population_gradient_formula(3, 2)
+    True
     """
     k, m = _check_k(k), _check_n_prime(n_prime)
     if m ** (k - 1) > 20000:
@@ -184,7 +221,24 @@ def population_gradient_symbolic(k: object, n_prime: object) -> list[list[sympy.
 # gradient flow
 # --------------------------------------------------------------------------------------------------
 def flow_rhs(v: Sequence) -> list:
-    """dv_i/dt = prod_{j != i} v_j (gradient flow of the correlation loss, App. B.2.3, i in [k])."""
+    """dv_i/dt = prod_{j != i} v_j (gradient flow of the correlation loss, App. B.2.3, i in [k]).
+
+    Parameters
+    ----------
+    v : sequence of numbers
+        The relevant weights ``v_1..v_k``.
+
+    Returns
+    -------
+    list
+        ``[dv_1/dt, ..., dv_k/dt]``.
+
+    Examples
+    --------
+    >>> from theory.polynet import flow_rhs
+    >>> flow_rhs([1, 2, 3])
+    [6, 3, 2]
+    """
     v = list(v)
     return [math.prod(v[:i] + v[i + 1 :]) for i in range(len(v))]
 
@@ -193,34 +247,103 @@ def flow_solution(t: object, k: object, v0: object = 1) -> sympy.Expr:
     """v(t) for equal init v_i(0) = v0 > 0: (v0^(2-k) - (k-2) t)^(-1/(k-2)) for k >= 3, v0 e^t for k = 2.
 
     Valid for 0 <= t < T_inf = v0^(2-k)/(k-2) (k >= 3; blow-up at T_inf). Exact sympy expression.
+
+    Parameters
+    ----------
+    t : number or sympy.Expr
+        The time (a symbol gives the formula).
+    k : int
+        The number of blocks, ``k >= 2``.
+    v0 : number or sympy.Expr, optional
+        The initial value (default 1).
+
+    Returns
+    -------
+    sympy.Expr
+        v(t).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> from theory.polynet import flow_solution
+    >>> t = sympy.Symbol("t")
+    >>> flow_solution(t, 3), flow_solution(t, 4), flow_solution(t, 2)
+    (1/(1 - t), 1/sqrt(1 - 2*t), exp(t))
+    >>> sympy.simplify(sympy.diff(flow_solution(t, 4), t) - flow_solution(t, 4) ** 3)  # dv/dt = v^(k-1)
+    0
+    >>> flow_solution(1, 3)
+    Traceback (most recent call last):
+        ...
+    ValueError: t = 1 is outside [0, T_inf) with T_inf = v0^(2-k)/(k-2) = 1; the flow blows up at T_inf
     """
     k = _check_k(k, 2, "the equal-init flow is dv/dt = v^(k-1); k = 1 is the trivial dv/dt = 1")
-    t, v0 = as_number(t, "t"), as_number(v0, "v0")
-    if v0.is_number and not v0 > 0:
-        raise ValueError(f"v0 must be > 0 (equal positive init, so prod v_i(0) > 0), got {v0}")
+    ts, v0s = as_number(t, "t"), as_number(v0, "v0")
+    if v0s.is_number and not v0s > 0:
+        raise ValueError(f"v0 must be > 0 (equal positive init, so prod v_i(0) > 0), got {v0s}")
     if k == 2:
-        return v0 * sympy.exp(t)
-    if t.is_number and (t < 0 or t >= blowup_time(k, v0)):
+        return v0s * sympy.exp(ts)
+    if ts.is_number and (ts < 0 or ts >= blowup_time(k, v0s)):
         raise ValueError(
-            f"t = {t} is outside [0, T_inf) with T_inf = v0^(2-k)/(k-2) = {blowup_time(k, v0)}; "
+            f"t = {ts} is outside [0, T_inf) with T_inf = v0^(2-k)/(k-2) = {blowup_time(k, v0s)}; "
             f"the flow blows up at T_inf"
         )
-    return (v0 ** (2 - k) - (k - 2) * t) ** sympy.Rational(-1, k - 2)
+    return (v0s ** (2 - k) - (k - 2) * ts) ** sympy.Rational(-1, k - 2)
 
 
 def blowup_time(k: object, v0: object = 1) -> sympy.Expr:
-    """T_inf = v0^(2-k)/(k-2) for k >= 3 (sympy.oo for k = 2: exponential growth, no blow-up)."""
+    """T_inf = v0^(2-k)/(k-2) for k >= 3 (sympy.oo for k = 2: exponential growth, no blow-up).
+
+    Parameters
+    ----------
+    k : int
+        The number of blocks, ``k >= 2``.
+    v0 : number or sympy.Expr, optional
+        The initial value (default 1).
+
+    Returns
+    -------
+    sympy.Expr
+        T_inf.
+
+    Examples
+    --------
+    >>> from theory.polynet import blowup_time
+    >>> blowup_time(3), blowup_time(4, 2), blowup_time(2)
+    (1, 1/8, oo)
+    """
     k = _check_k(k, 2, "blow-up needs k >= 2")
-    v0 = as_number(v0, "v0")
+    v0s = as_number(v0, "v0")
     if k == 2:
         return sympy.oo
-    return v0 ** (2 - k) / (k - 2)
+    return v0s ** (2 - k) / (k - 2)
 
 
 def flow_time(v: object, k: object, v0: object = 1) -> Fraction | sympy.Expr:
     """Inverse of the flow: t(v) = (v0^(2-k) - v^(2-k))/(k-2) (k >= 3), log(v/v0) (k = 2), for v >= v0 > 0.
 
     Exact Fraction when v and v0 are rational and k >= 3.
+
+    Parameters
+    ----------
+    v : number or sympy.Expr
+        The value reached, ``v >= v0``.
+    k : int
+        The number of blocks, ``k >= 2``.
+    v0 : number or sympy.Expr, optional
+        The initial value (default 1).
+
+    Returns
+    -------
+    Fraction or sympy.Expr
+        t(v): a Fraction for int/Fraction v, v0 and k >= 3, a sympy expression otherwise.
+
+    Examples
+    --------
+    >>> from theory.polynet import flow_solution, flow_time
+    >>> print(flow_time(2, 3), flow_time(2, 2))
+    1/2 log(2)
+    >>> flow_solution(flow_time(3, 4), 4)
+    3
     """
     k = _check_k(k, 2, "the equal-init flow needs k >= 2")
     if isinstance(v, (int, Fraction)) and isinstance(v0, (int, Fraction)):
@@ -230,10 +353,10 @@ def flow_time(v: object, k: object, v0: object = 1) -> Fraction | sympy.Expr:
         if k == 2:
             return sympy.log(sympy.Rational(v.numerator, v.denominator) / sympy.Rational(v0.numerator, v0.denominator))
         return (v0 ** (2 - k) - v ** (2 - k)) / (k - 2)
-    v, v0 = as_number(v, "v"), as_number(v0, "v0")
+    vs, v0s = as_number(v, "v"), as_number(v0, "v0")
     if k == 2:
-        return sympy.log(v / v0)
-    return (v0 ** (2 - k) - v ** (2 - k)) / (k - 2)
+        return sympy.log(vs / v0s)
+    return (v0s ** (2 - k) - vs ** (2 - k)) / (k - 2)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -243,6 +366,22 @@ def sum_distribution(u: Sequence) -> dict[Fraction, Fraction]:
     """Exact law of U = sum_j u_j z_j with z uniform on {±1}^m: {value: probability} (Fractions).
 
     All |u_j| equal to c: U = c(m - 2j) with probability C(m, j)/2^m (binomial); otherwise convolution.
+
+    Parameters
+    ----------
+    u : sequence of rationals
+        The weights ``u_j`` (int, Fraction, float, str or sympy Rational, read exactly).
+
+    Returns
+    -------
+    dict of Fraction to Fraction
+        ``{value: probability}``.
+
+    Examples
+    --------
+    >>> from theory.polynet import sum_distribution
+    >>> print(*(f"P(U={x})={p}" for x, p in sorted(sum_distribution([1, 1, 1]).items())))
+    P(U=-3)=1/8 P(U=-1)=3/8 P(U=1)=3/8 P(U=3)=1/8
     """
     us = [_rational(x, "irrelevant weight") for x in u]
     m = len(us)
@@ -261,7 +400,26 @@ def sum_distribution(u: Sequence) -> dict[Fraction, Fraction]:
 
 
 def block_probabilities(v: object, dist: dict[Fraction, Fraction]) -> tuple[Fraction, Fraction]:
-    """(a, b) = (P(U < |v|), P(U > |v|)) for the law ``dist`` of U (block i answers correctly / wrongly)."""
+    """(a, b) = (P(U < |v|), P(U > |v|)) for the law ``dist`` of U (block i answers correctly / wrongly).
+
+    Parameters
+    ----------
+    v : rational
+        The relevant weight v_i.
+    dist : dict of Fraction to Fraction
+        The law of U_i (:func:`sum_distribution`).
+
+    Returns
+    -------
+    tuple of Fraction
+        ``(a, b)``.
+
+    Examples
+    --------
+    >>> from theory.polynet import block_probabilities, sum_distribution
+    >>> print(*block_probabilities(2, sum_distribution([1, 1, 1])))
+    7/8 1/8
+    """
     av = abs(_rational(v, "v"))
     a = sum((p for x, p in dist.items() if x < av), Fraction(0))
     b = sum((p for x, p in dist.items() if x > av), Fraction(0))
@@ -274,10 +432,10 @@ def _irrelevant(k: int, u: Sequence[Sequence] | None, n_prime: object | None) ->
             raise ValueError("give the irrelevant weights u (k sequences) or n_prime (all-ones irrelevant weights)")
         m = _check_n_prime(n_prime)
         return [[1] * (m - 1) for _ in range(k)]
-    u = [list(ui) for ui in u]
-    if len(u) != k:
-        raise ValueError(f"u must hold one irrelevant-weight vector per block (k = {k}), got {len(u)}")
-    return u
+    blocks = [list(ui) for ui in u]
+    if len(blocks) != k:
+        raise ValueError(f"u must hold one irrelevant-weight vector per block (k = {k}), got {len(blocks)}")
+    return blocks
 
 
 def error(v: Sequence, u: Sequence[Sequence] | None = None, *, n_prime: object | None = None) -> Fraction:
@@ -290,6 +448,28 @@ def error(v: Sequence, u: Sequence[Sequence] | None = None, *, n_prime: object |
 
     ``u``: irrelevant weights per block (rationals); or ``n_prime`` for all-ones irrelevant weights
     (identical law for any ±1 irrelevant weights).
+
+    Parameters
+    ----------
+    v : sequence of rationals
+        The relevant weights ``v_1..v_k`` (read exactly).
+    u : sequence of sequences of rationals, optional
+        The irrelevant weights of each block.
+    n_prime : int, optional
+        The block size, when ``u`` is left out.
+
+    Returns
+    -------
+    Fraction
+        The 0-1 error.
+
+    Examples
+    --------
+    >>> from theory.polynet import error
+    >>> print(error([2, 2, 2], n_prime=4), error([2, 2, -2], n_prime=4))
+    37/128 91/128
+    >>> error([2, 2, 2], n_prime=4) == error([2, 2, 2], [[1, -1, 1]] * 3)  # any ±1 irrelevant weights
+    True
     """
     vs = [_rational(x, "v") for x in v]
     k = len(vs)
@@ -314,7 +494,30 @@ def _binomial_counts(m: int) -> list[int]:
 
 
 def equal_init_error(v: object, k: object, n_prime: object) -> Fraction:
-    """err(v, ..., v) with all-ones (or ±1) irrelevant weights: 1 - [(a+b)^k + (a-b)^k]/2 (v > 0)."""
+    """err(v, ..., v) with all-ones (or ±1) irrelevant weights: 1 - [(a+b)^k + (a-b)^k]/2 (v > 0).
+
+    Parameters
+    ----------
+    v : rational
+        The common relevant weight, ``v > 0``.
+    k : int
+        The number of blocks, ``k >= 1``.
+    n_prime : int
+        The block size, ``n' >= 1``.
+
+    Returns
+    -------
+    Fraction
+        The 0-1 error.
+
+    Examples
+    --------
+    >>> from theory.polynet import equal_init_error, error
+    >>> print(equal_init_error(2, 3, 4))
+    37/128
+    >>> equal_init_error(2, 3, 4) == error([2, 2, 2], n_prime=4)
+    True
+    """
     k = _check_k(k)
     m = _check_n_prime(n_prime) - 1
     vv = _rational(v, "v")
@@ -333,7 +536,29 @@ def _err_from_counts(A: int, B: int, m: int, k: int) -> Fraction:
 @dataclass(frozen=True)
 class ErrorPiece:
     """The error along the equal-init flow on a piece of the v-axis: the open interval (lo, hi)
-    (``hi = None`` for (lo, oo)), or the single point lo when ``point`` is True (an atom of U)."""
+    (``hi = None`` for (lo, oo)), or the single point lo when ``point`` is True (an atom of U).
+
+    Attributes
+    ----------
+    lo : Fraction
+        The left end (the point itself for a point piece).
+    hi : Fraction or None
+        The right end (None for infinity; equal to ``lo`` for a point piece).
+    point : bool
+        Whether the piece is the single point lo.
+    err : Fraction
+        The error on the piece.
+
+    Examples
+    --------
+    >>> from theory.polynet import error_pieces
+    >>> for p in error_pieces(3, 4):
+    ...     print(p.lo, p.hi, p.point, p.err)
+    1 1 True 109/128
+    1 3 False 37/128
+    3 3 True 169/512
+    3 None False 0
+    """
 
     lo: Fraction
     hi: Fraction | None
@@ -347,6 +572,28 @@ def error_pieces(k: object, n_prime: object, v0: object = 1) -> list[ErrorPiece]
     Breakpoints are the atoms of U = sum of n'-1 signs (integers n'-1-2j > v0); between them err is constant;
     at an atom some outputs are exactly 0. Pieces are in increasing v; the first starts at v0 (a point piece if
     v0 is itself an atom), the last is (n'-1, oo) with err = 0.
+
+    Parameters
+    ----------
+    k : int
+        The number of blocks, ``k >= 1``.
+    n_prime : int
+        The block size, ``n' >= 1``.
+    v0 : rational, optional
+        The initial value, ``v0 > 0`` (default 1).
+
+    Returns
+    -------
+    list of ErrorPiece
+        The pieces, in increasing v.
+
+    Examples
+    --------
+    >>> from theory.polynet import equal_init_error, error_pieces
+    >>> [str(p.err) for p in error_pieces(3, 4)]  # U in {-3, -1, 1, 3}: atoms at v = 1 and 3
+    ['109/128', '37/128', '169/512', '0']
+    >>> error_pieces(3, 4)[1].err == equal_init_error(2, 3, 4)
+    True
     """
     k = _check_k(k)
     m = _check_n_prime(n_prime) - 1
@@ -418,6 +665,30 @@ def first_time_error_at_most(
 
     All-ones (or ±1) irrelevant weights, v_i(0) = v0. v* = inf{v >= v0: err(v) <= eps}; T = flow_time(v*).
     For eps = 0 (odd n'), v* = n' - 1: T(0) is the time v reaches n' - 1.
+
+    Parameters
+    ----------
+    eps : rational
+        The error level, ``0 <= eps < 1``.
+    k : int
+        The number of blocks, ``k >= 2``.
+    n_prime : int
+        The block size, ``n' >= 1``.
+    v0 : rational, optional
+        The initial value, ``v0 > 0`` (default 1).
+
+    Returns
+    -------
+    tuple
+        ``(v*, T(eps))``: a Fraction and a Fraction (k >= 3) or sympy expression (k = 2).
+
+    Examples
+    --------
+    >>> from theory.polynet import first_time_error_at_most
+    >>> print(*first_time_error_at_most(0, 3, 5))  # v reaches n' - 1 = 4 at t = 3/4
+    4 3/4
+    >>> print(*first_time_error_at_most("0.49", 3, 11))
+    2 1/2
     """
     k = _check_k(k, 2, "the equal-init flow needs k >= 2")
     m = _check_n_prime(n_prime) - 1
@@ -438,6 +709,32 @@ def last_time_error_at_least(
 
     For alpha = 0 the supremum is infinite (err >= 0 always), so Cor. B.10's T(0) must be read as the
     main text's first time with err = 0 (:func:`first_time_error_at_most`).
+
+    Parameters
+    ----------
+    alpha : rational
+        The error level, ``0 < alpha <= 1``.
+    k : int
+        The number of blocks, ``k >= 2``.
+    n_prime : int
+        The block size, ``n' >= 1``.
+    v0 : rational, optional
+        The initial value, ``v0 > 0`` (default 1).
+
+    Returns
+    -------
+    tuple
+        ``(v, T(alpha))``, as in :func:`first_time_error_at_most`.
+
+    Examples
+    --------
+    >>> from theory.polynet import last_time_error_at_least
+    >>> print(*last_time_error_at_least("0.01", 3, 5))
+    4 3/4
+    >>> last_time_error_at_least(0, 3, 5)
+    Traceback (most recent call last):
+        ...
+    ValueError: alpha must be in (0, 1] (for alpha = 0 the sup is infinite), got 0
     """
     k = _check_k(k, 2, "the equal-init flow needs k >= 2")
     m = _check_n_prime(n_prime) - 1
@@ -450,7 +747,11 @@ def last_time_error_at_least(
         v = _rational(v0, "v0")
     else:
         last = hits[-1]
-        v = last.lo if last.point else last.hi
+        if last.point:
+            v = last.lo
+        else:
+            assert last.hi is not None  # the last piece (lo, oo) has err = 0 < alpha: a hit has a finite end
+            v = last.hi
     return v, flow_time(v, k, _rational(v0, "v0"))
 
 
@@ -458,6 +759,30 @@ def plateau_ratio(k: object, n_prime: object, eps: object = Fraction(49, 100)) -
     """1 - T(eps)/T(0) along the all-ones flow (Thm 5.7: this is O(n'^(1-k/2)) for eps = 0.49), exact.
 
     Needs k >= 3 and odd n' >= 3 (see the module docstring for the even-n' degeneracy).
+
+    Parameters
+    ----------
+    k : int
+        The number of blocks, ``k >= 3``.
+    n_prime : int
+        The block size, odd, ``n' >= 3``.
+    eps : rational, optional
+        The error level (default 49/100).
+
+    Returns
+    -------
+    Fraction
+        ``1 - T(eps)/T(0)``.
+
+    Examples
+    --------
+    >>> from theory.polynet import plateau_ratio
+    >>> print(plateau_ratio(3, 11))
+    4/9
+    >>> plateau_ratio(3, 10)
+    Traceback (most recent call last):
+        ...
+    ValueError: the plateau quantities need odd n' (got n' = 10): ...
     """
     k = _check_k(k, 3, "Thm 5.7 assumes k >= 3; for k = 2 the flow is exponential and T(0) = log(n'-1)")
     m = _check_n_prime(n_prime, odd=True)
@@ -469,14 +794,57 @@ def plateau_ratio(k: object, n_prime: object, eps: object = Fraction(49, 100)) -
 
 
 def plateau_ratio_scaled(k: object, n_prime: object, eps: object = Fraction(49, 100)) -> float:
-    """(1 - T(eps)/T(0)) / n'^(1-k/2), which Thm 5.7 says is O(1) (no constant is given; about 12 for odd n' >= 11, k = 3..5)."""
+    """(1 - T(eps)/T(0)) / n'^(1-k/2), which Thm 5.7 says is O(1) (no constant is given; about 12 for odd n' >= 11, k = 3..5).
+
+    Parameters
+    ----------
+    k : int
+        The number of blocks, ``k >= 3``.
+    n_prime : int
+        The block size, odd, ``n' >= 3``.
+    eps : rational, optional
+        The error level (default 49/100).
+
+    Returns
+    -------
+    float
+        ``(1 - T(eps)/T(0)) n'^(k/2-1)``.
+
+    Examples
+    --------
+    >>> from theory.polynet import plateau_ratio_scaled
+    >>> round(plateau_ratio_scaled(3, 11), 4)  # (4/9) sqrt(11)
+    1.4741
+    """
     r = plateau_ratio(k, n_prime, eps)
-    return float(r) / float(n_prime) ** (1 - int(k) / 2)
+    kk, m = _as_int(k, "k"), _as_int(n_prime, "n_prime")  # integers: plateau_ratio has validated them
+    return float(r) / float(m) ** (1 - kk / 2)
 
 
 def velocity_at_plateau_end_approx(k: object, n_prime: object, gamma: float = 0.01) -> float:
     """sqrt(pi n'/2) (2 gamma)^(1/k): the v at which 1/2 - 1/2 (sqrt(2/(pi n')) v)^k = 1/2 - gamma (Cor. B.10,
-    with the Gaussian small-argument approximation erf(v/sqrt(2n')) ~ sqrt(2/(pi n')) v)."""
+    with the Gaussian small-argument approximation erf(v/sqrt(2n')) ~ sqrt(2/(pi n')) v).
+
+    Parameters
+    ----------
+    k : int
+        The number of blocks, ``k >= 1``.
+    n_prime : int
+        The block size, ``n' >= 1``.
+    gamma : float, optional
+        The distance of the error below 1/2 (default 0.01).
+
+    Returns
+    -------
+    float
+        The approximate v.
+
+    Examples
+    --------
+    >>> from theory.polynet import velocity_at_plateau_end_approx
+    >>> round(velocity_at_plateau_end_approx(3, 101), 4)
+    3.419
+    """
     k = _check_k(k)
     m = _check_n_prime(n_prime)
     return math.sqrt(math.pi * m / 2) * (2 * gamma) ** (1 / k)
@@ -485,12 +853,34 @@ def velocity_at_plateau_end_approx(k: object, n_prime: object, gamma: float = 0.
 # --------------------------------------------------------------------------------------------------
 # Lemma B.8 and Lemma B.9 bounds
 # --------------------------------------------------------------------------------------------------
-def lemma_b8_bounds(v0: Sequence, b: object, i: int) -> tuple[float, float]:
+def lemma_b8_bounds(v0: Sequence, b: SupportsFloat | SupportsIndex | str, i: int) -> tuple[float, float]:
     """Lemma B.8 (k >= 3, prod v_i(0) > 0): (lower bound on T_i(b), upper bound on T_i(oo) - T_i(b)).
 
     ``T_i(b) >= (va^(1-k/2) - (va + b^2 - v_i(0)^2)^(1-k/2))/(k-2)`` and
     ``T_i(oo) - T_i(b) <= (vg + b^2 - v_i(0)^2)^(1-k/2)/(k-2)``, va = mean v_j(0)^2, vg = (prod v_j(0)^2)^(1/k).
     Needs b >= |v_i(0)|.
+
+    Parameters
+    ----------
+    v0 : sequence of numbers
+        The initial relevant weights ``v_1(0)..v_k(0)``, k >= 3, with a positive product.
+    b : float
+        The level, ``b >= |v_i(0)|``.
+    i : int
+        The 0-based block.
+
+    Returns
+    -------
+    tuple of float
+        ``(lower bound on T_i(b), upper bound on T_i(oo) - T_i(b))``.
+
+    Examples
+    --------
+    >>> from theory.polynet import blowup_time, flow_time, lemma_b8_bounds
+    >>> lemma_b8_bounds([1, 1, 1], 2, 0)  # equal init: both are tight
+    (0.5, 0.5)
+    >>> print(flow_time(2, 3), blowup_time(3) - flow_time(2, 3))
+    1/2 1/2
     """
     v = [float(x) for x in v0]
     k = len(v)
@@ -533,6 +923,29 @@ def lemma_b9_upper_bound(v: Sequence, u: Sequence[Sequence], *, as_printed: bool
     Corrected: 2 sum_i exp(-v_i^2/(2 ||u_i||_2^2)) (Hoeffding for a Rademacher sum: P(U >= t) <= exp(-t^2/(2||u||^2))).
     ``as_printed=True``: 2 sum_i exp(-v_i^2/||u_i||_2^2), which is false: k = 3, n' = 8, all-ones u, v = 6.51 gives
     err = 1 - (1 + (63/64)^3)/2 = 0.0230 > 0.0141 (a single tail P(U = 7) = 1/128 already exceeds exp(-v^2/7)).
+
+    Parameters
+    ----------
+    v : sequence of numbers
+        The relevant weights, with ``prod v_i > 0``.
+    u : sequence of sequences of numbers
+        The irrelevant weights of each block (non-zero).
+    as_printed : bool, optional
+        The thesis' form (default False: the corrected one).
+
+    Returns
+    -------
+    float
+        The bound.
+
+    Examples
+    --------
+    >>> from theory.polynet import error, lemma_b9_upper_bound
+    >>> u = [[1] * 7] * 3
+    >>> round(float(error(["6.51"] * 3, u)), 4), round(lemma_b9_upper_bound([6.51] * 3, u, as_printed=True), 4)
+    (0.0231, 0.0141)
+    >>> round(lemma_b9_upper_bound([6.51] * 3, u), 4)
+    0.2907
     """
     _check_b9(v, u)
     d = 1.0 if as_printed else 2.0
@@ -547,6 +960,31 @@ def lemma_b9_lower_bound(
     ``as_printed=True``: BE_i = c ||u_i||_inf/||u_i||_2^3 (as in the thesis; false, see module docstring).
     Otherwise (corrected): BE_i = 2 c sum_j |u_ij|^3/||u_i||_2^3 (two-sided Berry-Esseen for P(|U| <= |v|)),
     each factor capped at 1.
+
+    Parameters
+    ----------
+    v : sequence of numbers
+        The relevant weights, with ``prod v_i > 0``.
+    u : sequence of sequences of numbers
+        The irrelevant weights of each block (non-zero).
+    as_printed : bool, optional
+        The thesis' form (default False: the corrected one).
+    c : float, optional
+        The Berry-Esseen constant (default 0.56).
+
+    Returns
+    -------
+    float
+        The bound.
+
+    Examples
+    --------
+    >>> from theory.polynet import error, lemma_b9_lower_bound
+    >>> u = [[1] * 100] * 3
+    >>> round(float(error(["2.01"] * 3, u)), 4)
+    0.4935
+    >>> round(lemma_b9_lower_bound([2.01] * 3, u, as_printed=True), 4), round(lemma_b9_lower_bound([2.01] * 3, u), 4)
+    (0.498, 0.49)
     """
     _check_b9(v, u)
     prod = 1.0
@@ -559,7 +997,26 @@ def lemma_b9_lower_bound(
 
 
 def lemma_b9_lower_bound_exact(v: Sequence, u: Sequence[Sequence]) -> Fraction:
-    """1/2 - 1/2 prod_i P(|U_i| <= |v_i|) (= P(#{i: U_i > |v_i|} odd), B.12 corrected), exact; err >= this."""
+    """1/2 - 1/2 prod_i P(|U_i| <= |v_i|) (= P(#{i: U_i > |v_i|} odd), B.12 corrected), exact; err >= this.
+
+    Parameters
+    ----------
+    v : sequence of rationals
+        The relevant weights (read exactly).
+    u : sequence of sequences of rationals
+        The irrelevant weights of each block.
+
+    Returns
+    -------
+    Fraction
+        The lower bound.
+
+    Examples
+    --------
+    >>> from theory.polynet import error, lemma_b9_lower_bound_exact
+    >>> print(lemma_b9_lower_bound_exact([2, 2, 2], [[1, 1, 1]] * 3), error([2, 2, 2], n_prime=4))
+    37/128 37/128
+    """
     prod = Fraction(1)
     for vi, ui in zip(v, u):
         av = abs(_rational(vi, "v"))

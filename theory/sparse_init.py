@@ -32,7 +32,7 @@ import math
 from collections.abc import Iterable
 from fractions import Fraction
 
-from ._checks import _as_int
+from ._checks import FractionLike, _as_int
 from .boolean import half_coefficient, half_full_set_coefficient, majority_coefficient
 
 __all__ = [
@@ -51,7 +51,32 @@ SOURCE = "Edelman thesis Lemmas C.13-C.15, Thm C.16 (App. C.2.4); docs/boolean.m
 
 
 def check_under_sparse(n: object, k: object, s: object) -> tuple[int, int, int]:
-    """Validate (n, k, s) for Lemmas C.13-C.15: k, s even, 0 <= s <= k-2, k+1 <= n, n-s odd."""
+    """Validate (n, k, s) for Lemmas C.13-C.15: k, s even, 0 <= s <= k-2, k+1 <= n, n-s odd.
+
+    Parameters
+    ----------
+    n : int
+        The dimension.
+    k : int
+        The parity degree.
+    s : int
+        The sparsity of the neuron (size of S').
+
+    Returns
+    -------
+    tuple of int
+        ``(n, k, s)`` as ints.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import check_under_sparse
+    >>> check_under_sparse(7, 4, 2)
+    (7, 4, 2)
+    >>> check_under_sparse(8, 4, 2)
+    Traceback (most recent call last):
+        ...
+    ValueError: need n - s odd (got n - s = 6): with n - s even the sum of the epsilon-weighted coordinates can be 0 ...
+    """
     n, k, s = _as_int(n, "n"), _as_int(k, "k"), _as_int(s, "s")
     if k < 2 or k % 2:
         raise ValueError(f"Lemmas C.13-C.15 assume k even (>= 2), got k = {k}")
@@ -75,13 +100,50 @@ def check_under_sparse(n: object, k: object, s: object) -> tuple[int, int, int]:
 def perturbation_epsilon(n: object, k: object, s: object) -> Fraction:
     """epsilon = 1/(2 max(C(n-s, k), n-s)): below 1/C(n-s, k) (App. C.2.4 init) and with (n-s) epsilon < 1, which the
     proof of Lemma C.13 actually uses. Equals 0.5/C(n-s,k) whenever C(n-s,k) >= n-s (every case the claims use);
-    the max matters only when n-s < k, where C(n-s,k) = 0."""
+    the max matters only when n-s < k, where C(n-s,k) = 0.
+
+    Parameters
+    ----------
+    n, k, s : int
+        As in :func:`check_under_sparse`.
+
+    Returns
+    -------
+    Fraction
+        epsilon.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import perturbation_epsilon
+    >>> print(perturbation_epsilon(7, 4, 2), perturbation_epsilon(9, 4, 2))  # C(5, 4) = 5, C(7, 4) = 35
+    1/10 1/70
+    """
     n, k, s = check_under_sparse(n, k, s)
     return Fraction(1, 2 * max(math.comb(n - s, k), n - s))
 
 
-def bias_grid(k: object, eps: object) -> list[Fraction]:
-    """Thm C.16 init biases {±eps (2j-1)/(2k) : j = 1..k/2} (k values, modulus < eps/2)."""
+def bias_grid(k: object, eps: FractionLike) -> list[Fraction]:
+    """Thm C.16 init biases {±eps (2j-1)/(2k) : j = 1..k/2} (k values, modulus < eps/2).
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, even, ``k >= 2``.
+    eps : int, float, Fraction or str
+        epsilon (read exactly by :class:`fractions.Fraction`).
+
+    Returns
+    -------
+    list of Fraction
+        The k biases, increasing.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.sparse_init import bias_grid
+    >>> print(*bias_grid(4, Fraction(1, 10)))
+    -3/80 -1/80 1/80 3/80
+    """
     k = _as_int(k, "k")
     if k < 2 or k % 2:
         raise ValueError(f"the bias grid assumes k even (>= 2), got k = {k}")
@@ -102,6 +164,37 @@ def neuron_correlation(n: object, k: object, s: object, S: Iterable[int], S_prim
 
     i in S: 1/2 Half_s(|S̄ \\ {i}|) Maj_{n-s}(|S \\ (S̄ ∪ {i})|); i not in S: 1/2 Half_s(|S̄ ∪ (S' ∩ {i})|)
     Maj_{n-s}(|(S ∪ {i}) \\ S'|), S̄ = S ∩ S' (the coefficients depend only on set sizes).
+
+    Parameters
+    ----------
+    n, k, s : int
+        As in :func:`check_under_sparse`.
+    S : iterable of int
+        The parity's k-set (0-based).
+    S_prime : iterable of int
+        The neuron's s-set S' (0-based).
+    i : int
+        The coordinate, ``0 <= i < n``.
+
+    Returns
+    -------
+    Fraction
+        xi_i.
+
+    Examples
+    --------
+    >>> from theory.boolean import fourier_coefficient
+    >>> from theory.sparse_init import neuron_correlation, perturbation_epsilon
+    >>> print(neuron_correlation(7, 4, 2, [0, 1, 2, 3], [0, 1], 2))
+    -3/32
+
+    Brute force over {±1}^7: xi_i is the coefficient of 1{w.x > 0} at S △ {i}.
+
+    >>> w = [1, 1] + [perturbation_epsilon(7, 4, 2)] * 5
+    >>> def h(x):
+    ...     return int(sum(wi * xi for wi, xi in zip(w, x)) > 0)
+    >>> fourier_coefficient(h, 7, [0, 1, 3]) == neuron_correlation(7, 4, 2, [0, 1, 2, 3], [0, 1], 2)
+    True
     """
     n, k, s = check_under_sparse(n, k, s)
     S_, Sp = _set(S, "S", n), _set(S_prime, "S'", n)
@@ -123,6 +216,24 @@ def good_neuron_correlation(n: object, k: object, s: object, case: str) -> Fract
     """Lemma C.15 for a good neuron (S' subset of S): ``case`` in {"S'", "S-S'", "out"}.
 
     S': 0; S \\ S': 1/2 Half_s([s]) Maj_{n-s}(k-s-1); outside S: 1/2 Half_s([s]) Maj_{n-s}(k-s+1).
+
+    Parameters
+    ----------
+    n, k, s : int
+        As in :func:`check_under_sparse`.
+    case : {"S'", "S-S'", "out"}
+        Where the coordinate lies.
+
+    Returns
+    -------
+    Fraction
+        xi_i for any coordinate i of that case.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import good_neuron_correlation
+    >>> print(*(good_neuron_correlation(7, 4, 2, case) for case in ("S'", "S-S'", "out")))
+    0 -3/32 1/32
     """
     n, k, s = check_under_sparse(n, k, s)
     half = half_full_set_coefficient(s)
@@ -136,18 +247,72 @@ def good_neuron_correlation(n: object, k: object, s: object, case: str) -> Fract
 
 
 def good_neuron_correlations(n: object, k: object, s: object) -> list[Fraction]:
-    """The full vector (xi_0, ..., xi_{n-1}) for S = {0..k-1}, S' = {0..s-1} (Lemma C.15)."""
+    """The full vector (xi_0, ..., xi_{n-1}) for S = {0..k-1}, S' = {0..s-1} (Lemma C.15).
+
+    Parameters
+    ----------
+    n, k, s : int
+        As in :func:`check_under_sparse`.
+
+    Returns
+    -------
+    list of Fraction
+        The n correlations.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import good_neuron_correlations, neuron_correlation
+    >>> print(*good_neuron_correlations(7, 4, 2))
+    0 0 -3/32 -3/32 1/32 1/32 1/32
+    >>> good_neuron_correlations(7, 4, 2) == [neuron_correlation(7, 4, 2, range(4), range(2), i) for i in range(7)]
+    True
+    """
     n, k, s = check_under_sparse(n, k, s)
     return [good_neuron_correlation(n, k, s, "S'" if i < s else "S-S'" if i < k else "out") for i in range(n)]
 
 
 def thm_c16_ratio(n: object, k: object, s: object) -> Fraction:
-    """|xi_{S\\S'}| / |xi_{[n]\\S}| = (n-k)/(k-s-1) (corrected Thm C.16; docs/boolean.md)."""
+    """|xi_{S\\S'}| / |xi_{[n]\\S}| = (n-k)/(k-s-1) (corrected Thm C.16; docs/boolean.md).
+
+    Parameters
+    ----------
+    n, k, s : int
+        As in :func:`check_under_sparse`.
+
+    Returns
+    -------
+    Fraction
+        ``(n-k)/(k-s-1)``.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import good_neuron_correlations, thm_c16_ratio
+    >>> xi = good_neuron_correlations(9, 4, 2)
+    >>> print(thm_c16_ratio(9, 4, 2), abs(xi[2]) / abs(xi[8]))
+    5 5
+    """
     n, k, s = check_under_sparse(n, k, s)
     return Fraction(n - k, k - s - 1)
 
 
 def thm_c16_ratio_as_printed(n: object, k: object, s: object) -> Fraction:
-    """(n-s)/(k-s-1), the ratio as printed in the proof of Thm C.16 (refuted; docs/boolean.md)."""
+    """(n-s)/(k-s-1), the ratio as printed in the proof of Thm C.16 (refuted; docs/boolean.md).
+
+    Parameters
+    ----------
+    n, k, s : int
+        As in :func:`check_under_sparse`.
+
+    Returns
+    -------
+    Fraction
+        ``(n-s)/(k-s-1)``.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import thm_c16_ratio, thm_c16_ratio_as_printed
+    >>> print(thm_c16_ratio_as_printed(9, 4, 2), thm_c16_ratio(9, 4, 2))
+    7 5
+    """
     n, k, s = check_under_sparse(n, k, s)
     return Fraction(n - s, k - s - 1)
