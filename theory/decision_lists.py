@@ -51,6 +51,10 @@ from sympy import Symbol, exp, log, sqrt
 
 from theory._checks import InputError, as_number, check_positive_int
 
+#: What :class:`fractions.Fraction` converts exactly: ints, Fractions (any ``numbers.Rational``), floats (their
+#: binary value) and numeric strings.
+_FractionLike = int | numbers.Rational | float | str
+
 __all__ = [
     "ALGEBRA_SYMBOLS",
     "DIGITS",
@@ -129,6 +133,19 @@ class DecisionListTask:
     ValueError
         If ``perm`` is not a permutation of ``range(L)``, a list is empty, does not end in its own token, repeats a
         token or names a token outside the vocabulary.
+
+    Examples
+    --------
+    The task of a 3-token vocabulary where token 0 is labelled by token 1 when 1 is present:
+
+    >>> from theory.decision_lists import DecisionListTask
+    >>> task = DecisionListTask(perm=(1, 2, 0), lists=((1, 0), (1,), (2,)))
+    >>> task.L, task.M, task.inverse
+    (3, 2, (2, 0, 1))
+    >>> DecisionListTask((0, 1, 2), ((0,), (2,), (2,)))
+    Traceback (most recent call last):
+    ...
+    ValueError: decision list L_1 = (2,) must end in its own token 1 (Sec. 4.2.2: a_m = a), ends in 2
     """
 
     perm: tuple[int, ...]
@@ -179,10 +196,36 @@ def cyclic_task(L: int, shifts: Sequence[int] = FIG41_SHIFTS, perm_shift: int = 
     The thesis writes ``f(i) = i mod (L + 1)``, which leaves the vocabulary (vocabulary erratum in
     ``docs/decision_lists.md``, :func:`printed_fig41_values`); reducing mod ``L`` keeps every token in range.
 
+    Parameters
+    ----------
+    L : int
+        Vocabulary size, ``L >= 2``.
+    shifts : sequence of int, optional
+        ``(d_1, ..., d_{m-1})``, the list entries before ``i`` are ``i + d_j`` (default Fig. 4.1's ``(10, 20, 30)``).
+    perm_shift : int, optional
+        ``pi(i) = i + perm_shift`` mod ``L`` (default 20).
+
+    Returns
+    -------
+    DecisionListTask
+
     Raises
     ------
     ValueError
         If a shift is 0 mod ``L`` or two shifts coincide mod ``L`` (a list would repeat a token).
+
+    Examples
+    --------
+    >>> from theory.decision_lists import cyclic_task
+    >>> task = cyclic_task(200)
+    >>> task.perm[0], task.lists[195]
+    (20, (5, 15, 25, 195))
+    >>> cyclic_task(7, shifts=(1, 2), perm_shift=3).lists[6]
+    (0, 1, 6)
+    >>> cyclic_task(20)
+    Traceback (most recent call last):
+    ...
+    ValueError: the shifts (10, 20, 30) must be distinct and nonzero mod L = 20
     """
     L = check_positive_int(L, "L", minimum=2)
     reduced = [int(d) % L for d in shifts]
@@ -198,6 +241,36 @@ def random_task(L: int, m: int, seed: int, min_length: int | None = None) -> Dec
 
     List lengths are uniform on ``min_length .. m`` (all ``m`` when ``min_length`` is None). Drawn with Python's
     :class:`random.Random` (``seed``), so the task is reproducible without numpy.
+
+    Parameters
+    ----------
+    L : int
+        Vocabulary size, ``L >= 2``.
+    m : int
+        Longest list length, ``1 <= m <= L``.
+    seed : int
+        Seed of the :class:`random.Random` generator.
+    min_length : int or None, optional
+        Shortest list length, ``1 <= min_length <= m``.
+
+    Returns
+    -------
+    DecisionListTask
+
+    Raises
+    ------
+    ValueError
+        Unless ``1 <= min_length <= m <= L``.
+
+    Examples
+    --------
+    >>> from theory.decision_lists import random_task
+    >>> random_task(4, 2, seed=0)
+    DecisionListTask(perm=(2, 0, 1, 3), lists=((3, 0), (2, 1), (1, 2), (2, 3)))
+    >>> random_task(4, 5, seed=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: need 1 <= min_length <= m <= L = 4 (a list has at most L distinct tokens), got 5, 5
     """
     L = check_positive_int(L, "L", minimum=2)
     m = check_positive_int(m, "m", minimum=1)
@@ -223,6 +296,26 @@ def lambda_max_leading(L: int, n: int) -> Fraction:
     ``(1/n)(I - 11^T/n)``, giving ``(c^2/n^3)(I_s - 1_s 1_s^T/n)`` per position and, with the ``1/n`` of (4.2) and the
     law of ``s``, the block ``(c^2/n^4) E[1{a in s}(I_s - 1_s 1_s^T/n)]`` for column ``a``. Its top eigenvalue
     (vector ``e_a - 1/(L-1)`` on the other tokens) is ``(n-1)/(L-1)`` times ``c^2/n^4``.
+
+    Parameters
+    ----------
+    L : int
+        Vocabulary size, ``L >= 2``.
+    n : int
+        Sequence length, ``1 <= n <= L``.
+
+    Returns
+    -------
+    fractions.Fraction
+        ``kappa``.
+
+    Examples
+    --------
+    >>> from theory.decision_lists import lambda_max_leading
+    >>> lambda_max_leading(8, 3)  # 2 / (81 * 7)
+    Fraction(2, 567)
+    >>> lambda_max_leading(5, 1)  # n = 1: a single token, the loss is flat in W
+    Fraction(0, 1)
     """
     L, n = check_sequence_length(L, n)
     if L < 2:
@@ -235,21 +328,78 @@ def thm43_step_budget(L: int, n: int, M: int, delta: object) -> sympy.Expr:
     (:func:`lambda_max_leading`, ``c = 4 n^2 log L / delta``) it is ``32 M kappa c^2 / log L =
     512 M (n - 1) log L / (delta^2 (L - 1))``.
 
+    Parameters
+    ----------
+    L : int
+        Vocabulary size, ``L >= 2``.
+    n : int
+        Sequence length, ``1 <= n <= L``.
+    M : int
+        Longest decision list, ``M >= 1``.
+    delta : number
+        ``delta`` of Assumption 4.3, in ``(0, 1]``.
+
+    Returns
+    -------
+    sympy.Expr
+        The lower bound on ``T`` (exact).
+
     Raises
     ------
     ValueError
         For ``L < 2``, ``n`` outside ``1..L``, ``M < 1`` or ``delta`` outside ``(0, 1]``.
+
+    Examples
+    --------
+    The closed form equals ``32 M kappa c^2 / log L``:
+
+    >>> import sympy
+    >>> from fractions import Fraction
+    >>> from theory.decision_lists import lambda_max_leading, thm43_c, thm43_step_budget
+    >>> T = thm43_step_budget(8, 3, 3, Fraction(1, 2))
+    >>> T
+    12288*log(8)/7
+    >>> T == 32 * 3 * lambda_max_leading(8, 3) * thm43_c(3, 8, Fraction(1, 2)) ** 2 / sympy.log(8)
+    True
     """
     L, n = check_sequence_length(L, n)
     if L < 2:
         raise InputError(f"L must be an integer >= 2 (log L > 0 and L - 1 > 0), got L = {L}", param="L")
     M = check_positive_int(M, "M")
-    delta = _in_range(delta, "delta", 0, 1, lo_open=True, why="Assumption 4.3: a positive probability")
-    return 512 * M * (n - 1) * log(L) / (delta**2 * (L - 1))
+    d = _in_range(delta, "delta", 0, 1, lo_open=True, why="Assumption 4.3: a positive probability")
+    return 512 * M * (n - 1) * log(L) / (d**2 * (L - 1))
 
 
-def check_sequence_length(L: int, n: int) -> tuple[int, int]:
-    """Validate ``1 <= n <= L`` (Assumption 4.1: ``n`` distinct tokens need ``n <= L``)."""
+def check_sequence_length(L: object, n: object) -> tuple[int, int]:
+    """Validate ``1 <= n <= L`` (Assumption 4.1: ``n`` distinct tokens need ``n <= L``).
+
+    Parameters
+    ----------
+    L : int
+        Vocabulary size.
+    n : int
+        Sequence length.
+
+    Returns
+    -------
+    tuple of int
+        ``(L, n)`` as ints.
+
+    Raises
+    ------
+    ValueError
+        Unless ``1 <= n <= L`` are integers.
+
+    Examples
+    --------
+    >>> from theory.decision_lists import check_sequence_length
+    >>> check_sequence_length(5, 3)
+    (5, 3)
+    >>> check_sequence_length(5, 6)
+    Traceback (most recent call last):
+    ...
+    ValueError: sequence length n = 6 exceeds the vocabulary size L = 5: Assumption 4.1 ... needs 1 <= n <= L
+    """
     L = check_positive_int(L, "L", minimum=1)
     n = check_positive_int(n, "n", minimum=1)
     if n > L:
@@ -261,7 +411,35 @@ def check_sequence_length(L: int, n: int) -> tuple[int, int]:
 
 
 def check_sequence(L: int, seq: Sequence[int]) -> tuple[int, ...]:
-    """Validate one sequence: tokens in ``range(L)`` and no duplicates (Assumption 4.1)."""
+    """Validate one sequence: tokens in ``range(L)`` and no duplicates (Assumption 4.1).
+
+    Parameters
+    ----------
+    L : int
+        Vocabulary size.
+    seq : sequence of int
+        The tokens ``(i_1, ..., i_n)``.
+
+    Returns
+    -------
+    tuple of int
+        ``seq`` as a tuple of ints.
+
+    Raises
+    ------
+    ValueError
+        For a token outside ``range(L)``, a repeated token or ``len(seq) > L``.
+
+    Examples
+    --------
+    >>> from theory.decision_lists import check_sequence
+    >>> check_sequence(5, [4, 0, 2])
+    (4, 0, 2)
+    >>> check_sequence(5, (1, 2, 2))
+    Traceback (most recent call last):
+    ...
+    ValueError: sequence (1, 2, 2) repeats tokens [2]: Assumption 4.1 allows each token at most once
+    """
     seq = tuple(int(t) for t in seq)
     check_sequence_length(L, len(seq))
     bad = [t for t in seq if not 0 <= t < L]
@@ -274,7 +452,35 @@ def check_sequence(L: int, seq: Sequence[int]) -> tuple[int, ...]:
 
 
 def label_determining_token(task: DecisionListTask, s: Iterable[int], a: int) -> int:
-    """The label-determining token of ``a`` in ``s``: the first ``a_j`` of ``L_a`` that lies in ``s``."""
+    """The label-determining token of ``a`` in ``s``: the first ``a_j`` of ``L_a`` that lies in ``s``.
+
+    Parameters
+    ----------
+    task : DecisionListTask
+    s : iterable of int
+        The tokens of the sequence (its order does not matter).
+    a : int
+        A token of ``s``.
+
+    Returns
+    -------
+    int
+        The LDT ``u``; ``a``'s label is ``pi(u)``.
+
+    Raises
+    ------
+    ValueError
+        If ``a`` is not in ``s``.
+
+    Examples
+    --------
+    ``L_0 = (1, 0)``: token 1 decides 0's label when present, else 0 itself:
+
+    >>> from theory.decision_lists import DecisionListTask, label_determining_token
+    >>> task = DecisionListTask(perm=(1, 2, 0), lists=((1, 0), (1,), (2,)))
+    >>> label_determining_token(task, (0, 1, 2), 0), label_determining_token(task, (0, 2), 0)
+    (1, 0)
+    """
     present = set(s)
     if a not in present:
         raise ValueError(f"token {a} is not in the sequence {sorted(present)}")
@@ -282,7 +488,26 @@ def label_determining_token(task: DecisionListTask, s: Iterable[int], a: int) ->
 
 
 def labels(task: DecisionListTask, seq: Sequence[int]) -> tuple[int, ...]:
-    """The label sequence ``(pi(LDT(i_1)), ..., pi(LDT(i_n)))`` of a valid sequence (Sec. 4.2.2)."""
+    """The label sequence ``(pi(LDT(i_1)), ..., pi(LDT(i_n)))`` of a valid sequence (Sec. 4.2.2).
+
+    Parameters
+    ----------
+    task : DecisionListTask
+    seq : sequence of int
+        A valid sequence (:func:`check_sequence`).
+
+    Returns
+    -------
+    tuple of int
+        ``y_j = pi(LDT(i_j))`` for every position ``j``.
+
+    Examples
+    --------
+    >>> from theory.decision_lists import DecisionListTask, labels
+    >>> task = DecisionListTask(perm=(1, 2, 0), lists=((1, 0), (1,), (2,)))
+    >>> labels(task, (0, 1, 2)), labels(task, (2, 0))
+    ((2, 2, 0), (0, 1))
+    """
     seq = check_sequence(task.L, seq)
     return tuple(task.perm[label_determining_token(task, seq, a)] for a in seq)
 
@@ -291,7 +516,26 @@ def labels(task: DecisionListTask, seq: Sequence[int]) -> tuple[int, ...]:
 
 
 def uniform_subsets(L: int, n: int) -> Iterator[tuple[int, ...]]:
-    """Every ``n``-subset of ``range(L)`` (the support of a uniform ``n``-permutation, up to order)."""
+    """Every ``n``-subset of ``range(L)`` (the support of a uniform ``n``-permutation, up to order).
+
+    Parameters
+    ----------
+    L : int
+        Vocabulary size.
+    n : int
+        Sequence length, ``1 <= n <= L``.
+
+    Returns
+    -------
+    iterator of tuple of int
+        The ``C(L, n)`` subsets, each sorted, in lexicographic order.
+
+    Examples
+    --------
+    >>> from theory.decision_lists import uniform_subsets
+    >>> list(uniform_subsets(4, 2))
+    [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    """
     L, n = check_sequence_length(L, n)
     return itertools.combinations(range(L), n)
 
@@ -301,10 +545,33 @@ def event_probability(L: int, n: int, inside: Iterable[int], outside: Iterable[i
 
     0 when ``A`` and ``B`` intersect or ``|A| > n``.
 
+    Parameters
+    ----------
+    L : int
+        Vocabulary size.
+    n : int
+        Sequence length, ``1 <= n <= L``.
+    inside : iterable of int
+        The tokens ``A`` that must be in ``s``.
+    outside : iterable of int
+        The tokens ``B`` that must not be in ``s``.
+
+    Returns
+    -------
+    fractions.Fraction
+
     Raises
     ------
     ValueError
         If a token of ``inside`` or ``outside`` is not in the vocabulary ``range(L)``.
+
+    Examples
+    --------
+    >>> from theory.decision_lists import event_probability
+    >>> event_probability(6, 3, inside=[0, 1], outside=[2])  # C(3, 1) / C(6, 3)
+    Fraction(3, 20)
+    >>> event_probability(6, 3, inside=[0], outside=[0])
+    Fraction(0, 1)
     """
     L, n = check_sequence_length(L, n)
     A, B = set(inside), set(outside)
@@ -317,7 +584,32 @@ def event_probability(L: int, n: int, inside: Iterable[int], outside: Iterable[i
 
 
 def ldt_event(task: DecisionListTask, a: int, b: int) -> tuple[frozenset[int], frozenset[int]] | None:
-    """``(A, B)`` with ``{a in s, b is a's LDT} = {A subset s, B cap s empty}``; None if ``b`` is not in ``L_a``."""
+    """``(A, B)`` with ``{a in s, b is a's LDT} = {A subset s, B cap s empty}``; None if ``b`` is not in ``L_a``.
+
+    Parameters
+    ----------
+    task : DecisionListTask
+    a : int
+        The query token.
+    b : int
+        The candidate LDT.
+
+    Returns
+    -------
+    tuple of frozenset of int, or None
+        ``(A, B)``: ``A = {a, b}``, ``B`` = the entries of ``L_a`` before ``b``.
+
+    Examples
+    --------
+    >>> from theory.decision_lists import DecisionListTask, ldt_event
+    >>> task = DecisionListTask(perm=(1, 2, 0), lists=((1, 0), (1,), (2,)))
+    >>> ldt_event(task, 0, 1)
+    (frozenset({0, 1}), frozenset())
+    >>> ldt_event(task, 0, 0)  # 0 decides its own label iff 1 is absent
+    (frozenset({0}), frozenset({1}))
+    >>> ldt_event(task, 0, 2) is None
+    True
+    """
     lst = task.lists[a]
     if b not in lst:
         return None
@@ -350,13 +642,44 @@ def delta_a43(
     ``delta = min P[a, b, c in s and b is a's LDT]`` over the triples of the assumption with positive
     probability, for uniform ``n``-subsets (``n`` given; closed form :func:`event_probability`) or an explicit
     law (``law``: token set -> probability).
+
+    Parameters
+    ----------
+    task : DecisionListTask
+    n : int or None, optional
+        Sequence length of the uniform law (give ``n`` or ``law``, not both).
+    law : mapping of frozenset of int to fractions.Fraction, or None, optional
+        An explicit law on token sets of one size, summing to 1.
+
+    Returns
+    -------
+    tuple
+        ``(delta, (a, b, c))``: ``delta`` a :class:`fractions.Fraction`, ``(a, b, c)`` a triple attaining it.
+
+    Raises
+    ------
+    ValueError
+        Unless exactly one of ``n`` and ``law`` is given, for an invalid law, or when no triple has positive
+        probability.
+
+    Examples
+    --------
+    >>> from theory.decision_lists import DecisionListTask, delta_a43
+    >>> task = DecisionListTask(perm=(1, 2, 0), lists=((1, 0), (1,), (2,)))
+    >>> delta_a43(task, n=2)
+    (Fraction(1, 3), (0, 1, 0))
+    >>> delta_a43(task)
+    Traceback (most recent call last):
+    ...
+    ValueError: give exactly one of n (uniform n-subsets) or law (explicit token-set law)
     """
     if (n is None) == (law is None):
         raise ValueError("give exactly one of n (uniform n-subsets) or law (explicit token-set law)")
     if law is not None:
         _check_law(task.L, law)
+        size = 0  # unused: the law gives the probabilities
     else:
-        check_sequence_length(task.L, n)
+        size = check_sequence_length(task.L, n)[1]
     cache: dict[tuple[int, int], Fraction] = {}
     best: tuple[Fraction, tuple[int, int, int]] | None = None
     for a, b, c, A, B in _a43_triples(task):
@@ -365,7 +688,7 @@ def delta_a43(
         else:
             key = (len(A), len(B))
             if key not in cache:
-                cache[key] = event_probability(task.L, n, range(len(A)), range(len(A), len(A) + len(B)))
+                cache[key] = event_probability(task.L, size, range(len(A)), range(len(A), len(A) + len(B)))
             prob = cache[key]
         if prob > 0 and (best is None or prob < best[0]):
             best = (prob, (a, b, c))
@@ -376,7 +699,35 @@ def delta_a43(
 
 def delta_a44(L: int, n: int | None = None, law: Mapping[frozenset[int], Fraction] | None = None) -> Fraction:
     """The largest ``delta`` of Assumption 4.4: the smallest positive probability of a size-``n`` token set
-    (``1 / C(L, n)`` for uniform ``n``-subsets)."""
+    (``1 / C(L, n)`` for uniform ``n``-subsets).
+
+    Parameters
+    ----------
+    L : int
+        Vocabulary size.
+    n : int or None, optional
+        Sequence length of the uniform law (give ``n`` or ``law``, not both).
+    law : mapping of frozenset of int to fractions.Fraction, or None, optional
+        An explicit law on token sets of one size, summing to 1.
+
+    Returns
+    -------
+    fractions.Fraction
+
+    Raises
+    ------
+    ValueError
+        Unless exactly one of ``n`` and ``law`` is given, or for an invalid law.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.decision_lists import delta_a44
+    >>> delta_a44(5, n=2)  # 1 / C(5, 2)
+    Fraction(1, 10)
+    >>> delta_a44(3, law={frozenset({0, 1}): Fraction(3, 4), frozenset({1, 2}): Fraction(1, 4)})
+    Fraction(1, 4)
+    """
     if (n is None) == (law is None):
         raise ValueError("give exactly one of n (uniform n-subsets) or law (explicit token-set law)")
     if law is None:
@@ -410,10 +761,32 @@ def delta_a42(
     in a sequence where ``a`` is misclassified, and ``S = {s : a in s, a misclassified in s, LDT = k*}``.
     ``misclassified(a, s)`` says whether the model misclassifies ``a`` in the token set ``s``.
 
+    Parameters
+    ----------
+    task : DecisionListTask
+    law : mapping of frozenset of int to fractions.Fraction
+        The law of the token set ``s`` (one size, summing to 1).
+    misclassified : callable
+        ``misclassified(a, s) -> bool``.
+
     Returns
     -------
     (delta, per_token)
         ``per_token[a] = (k*, P[S])``; ``delta`` is None when no token is misclassified.
+
+    Examples
+    --------
+    A model that always misclassifies token 0, under uniform 2-subsets of 4 tokens and ``L_0 = (1, 0)``:
+
+    >>> import itertools
+    >>> from fractions import Fraction
+    >>> from theory.decision_lists import DecisionListTask, delta_a42
+    >>> task = DecisionListTask((0, 1, 2, 3), ((1, 0), (1,), (2,), (3,)))
+    >>> law = {frozenset(s): Fraction(1, 6) for s in itertools.combinations(range(4), 2)}
+    >>> delta_a42(task, law, lambda a, s: a == 0)  # k* = 1, S = {{0, 1}}
+    (Fraction(1, 6), {0: (1, Fraction(1, 6))})
+    >>> delta_a42(task, law, lambda a, s: False)
+    (None, {})
     """
     _check_law(task.L, law)
     per_token: dict[int, tuple[int, Fraction]] = {}
@@ -429,11 +802,36 @@ def delta_a42(
     return delta, per_token
 
 
-def misclassified_cp(task: DecisionListTask, W: Sequence[Sequence[object]], s: Iterable[int], a: int) -> bool:
+def misclassified_cp(task: DecisionListTask, W: Sequence[Sequence[_FractionLike]], s: Iterable[int], a: int) -> bool:
     """Whether the model with ``V = cP`` (any ``c > 0``) misclassifies ``a`` in ``s``, exactly.
 
     With ``V = cP`` the logits are ``c p_i`` on the labels ``pi(i)``, ``i in s``, and 0 elsewhere, so ``a`` is classified
     correctly iff its LDT ``u`` has the strictly largest ``W[u, a]`` over ``s`` (ties count as errors).
+
+    Parameters
+    ----------
+    task : DecisionListTask
+    W : sequence of sequence of rationals
+        The ``L x L`` attention matrix (exact: ints, Fractions, floats or numeric strings).
+    s : iterable of int
+        The tokens of the sequence.
+    a : int
+        A token of ``s``.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.decision_lists import DecisionListTask, misclassified_cp
+    >>> task = DecisionListTask((1, 2, 0), ((1, 0), (1,), (2,)))
+    >>> W = [[0, 0, 0], [Fraction(1, 2), 1, 0], [Fraction(1, 2), 0, 1]]
+    >>> misclassified_cp(task, W, (0, 1), 0)
+    False
+    >>> misclassified_cp(task, W, (0, 1, 2), 0)  # W[1][0] = W[2][0]: a tie is an error
+    True
     """
     s = tuple(s)
     u = label_determining_token(task, s, a)
@@ -441,10 +839,35 @@ def misclassified_cp(task: DecisionListTask, W: Sequence[Sequence[object]], s: I
 
 
 def thm43_sets(
-    task: DecisionListTask, W: Sequence[Sequence[object]], n: int
+    task: DecisionListTask, W: Sequence[Sequence[_FractionLike]], n: int
 ) -> dict[int, tuple[int, list[tuple[int, ...]]]]:
     """For ``V = cP`` and uniform ``n``-subsets: every misclassified token ``a`` with its ``k*`` and the sequences of
-    its set ``S`` (proofs of Theorems 4.3 and 4.4), via :func:`misclassified_cp`, exactly."""
+    its set ``S`` (proofs of Theorems 4.3 and 4.4), via :func:`misclassified_cp`, exactly.
+
+    Parameters
+    ----------
+    task : DecisionListTask
+    W : sequence of sequence of rationals
+        The ``L x L`` attention matrix (exact).
+    n : int
+        Sequence length, ``1 <= n <= L``.
+
+    Returns
+    -------
+    dict
+        ``a -> (k*, [s, ...])`` for every misclassified token ``a``, the sequences as sorted tuples.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.decision_lists import DecisionListTask, thm43_sets
+    >>> task = DecisionListTask((1, 2, 0), ((1, 0), (1,), (2,)))
+    >>> W = [[0, 0, 0], [Fraction(1, 2), 1, 0], [Fraction(1, 2), 0, 1]]
+    >>> thm43_sets(task, W, 3)
+    {0: (1, [(0, 1, 2)])}
+    >>> thm43_sets(task, W, 2)  # in {0, 2} the LDT of 0 is 0 itself, and W[2][0] > W[0][0]
+    {0: (0, [(0, 2)])}
+    """
     out: dict[int, tuple[int, list[tuple[int, ...]]]] = {}
     subsets = list(uniform_subsets(task.L, n))
     for a in range(task.L):
@@ -466,11 +889,35 @@ def initial_loss(L: object, n: object, c: object) -> sympy.Expr:
     At ``W = 0`` the attention is ``p = 1_s / n``, so ``z = cP p`` is ``c/n`` on the ``n`` labels ``pi(s)`` (the
     true one among them) and 0 elsewhere: ``-log sigma_y = log(n + (L - n) e^{-c/n}) <= log L`` (used, as
     ``L_0 <= log L``, in the proof of Theorem 4.3). Symbols are allowed.
+
+    Parameters
+    ----------
+    L, n : int or sympy.Expr
+        Vocabulary size and sequence length (checked ``1 <= n <= L`` when both are ints).
+    c : number or sympy.Expr
+        The scale of ``V = cP``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``L_0`` (exact).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> from theory.decision_lists import initial_loss
+    >>> initial_loss(6, 3, 2)
+    log(3*exp(-2/3) + 3)
+    >>> initial_loss(6, 3, 0)  # c = 0: the uniform prediction over the L labels
+    log(6)
+    >>> n, c = sympy.symbols("n c", positive=True)
+    >>> initial_loss(10, n, c)
+    log(n + (10 - n)*exp(-c/n))
     """
     if all(isinstance(x, int) for x in (L, n)):
         check_sequence_length(L, n)
-    L, n, c = as_number(L, "L"), as_number(n, "n"), as_number(c, "c")
-    return log(n + (L - n) * exp(-c / n))
+    Ls, ns, cs = as_number(L, "L"), as_number(n, "n"), as_number(c, "c")
+    return log(ns + (Ls - ns) * exp(-cs / ns))
 
 
 def _sym(x: object, name: str = "value") -> sympy.Expr:
@@ -499,71 +946,230 @@ def _in_range(
 def thm43_c(n: object, L: object, delta: object) -> sympy.Expr:
     """Theorem 4.3's value scale ``c = 4 n^2 log L / delta``.
 
+    Parameters
+    ----------
+    n : int or sympy.Expr
+        Sequence length, ``n >= 1``.
+    L : int or sympy.Expr
+        Vocabulary size, ``L >= 2``.
+    delta : number or sympy.Expr
+        ``delta`` of Assumption 4.3, in ``(0, 1]``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``c`` (exact).
+
     Raises
     ------
     ValueError
         For a numeric ``n < 1``, ``L < 2`` (``log L > 0``) or ``delta`` outside ``(0, 1]`` (a probability bound of
         Assumption 4.3); symbols are allowed (the proof algebra).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.decision_lists import thm43_c
+    >>> thm43_c(3, 8, 1), thm43_c(3, 8, Fraction(1, 2))
+    (36*log(8), 72*log(8))
+    >>> thm43_c(3, 8, 0)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: delta must lie in (0, 1] (Assumption 4.3: a positive probability), got delta = 0
     """
-    n = _in_range(n, "n", 1, why="sequence length")
-    L = _in_range(L, "L", 2, why="Theorem 4.3 needs log L > 0")
-    delta = _in_range(delta, "delta", 0, 1, lo_open=True, why="Assumption 4.3: a positive probability")
-    return 4 * n**2 * log(L) / delta
+    ns = _in_range(n, "n", 1, why="sequence length")
+    Ls = _in_range(L, "L", 2, why="Theorem 4.3 needs log L > 0")
+    ds = _in_range(delta, "delta", 0, 1, lo_open=True, why="Assumption 4.3: a positive probability")
+    return 4 * ns**2 * log(Ls) / ds
 
 
 def thm44_c(n: object, delta: object, eps: object, M: object, Lbar: object) -> sympy.Expr:
     """Theorem 4.4's threshold ``c = (4 Lbar sqrt(M / eps) + 6 eps / n) (10 n^2 / delta) + 4 eps`` (c must exceed it).
+
+    Parameters
+    ----------
+    n : int or sympy.Expr
+        Sequence length, ``n >= 1``.
+    delta : number or sympy.Expr
+        ``delta`` of Assumption 4.4, in ``(0, 1]``.
+    eps : number or sympy.Expr
+        ``eps > 0``, with ``||V_0 - cP|| <= eps / 2``.
+    M : number or sympy.Expr
+        Longest decision list, ``M >= 1``.
+    Lbar : number or sympy.Expr
+        ``Lbar = max{1, L_0} >= 1``.
+
+    Returns
+    -------
+    sympy.Expr
+        The threshold (exact).
 
     Raises
     ------
     ValueError
         For a numeric ``n < 1``, ``delta`` outside ``(0, 1]``, ``eps <= 0``, ``M < 1`` or ``Lbar < 1``; symbols are
         allowed (the proof algebra).
+
+    Examples
+    --------
+    >>> from theory.decision_lists import thm44_c
+    >>> thm44_c(1, 1, 1, 1, 1)  # (4 + 6) * 10 + 4
+    104
+    >>> thm44_c(3, 1, 0, 2, 1)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: eps must lie in (0, oo) (Theorem 4.4: ||V_0 - cP|| <= eps/2 with eps > 0), got eps = 0
     """
-    n = _in_range(n, "n", 1, why="sequence length")
-    delta = _in_range(delta, "delta", 0, 1, lo_open=True, why="Assumption 4.4: a positive probability")
-    eps = _in_range(eps, "eps", 0, lo_open=True, why="Theorem 4.4: ||V_0 - cP|| <= eps/2 with eps > 0")
-    M = _in_range(M, "M", 1, why="the longest decision list")
-    Lbar = _in_range(Lbar, "Lbar", 1, why="Lbar = max{1, L_0} >= 1")
-    return (4 * Lbar * sqrt(M / eps) + 6 * eps / n) * 10 * n**2 / delta + 4 * eps
+    ns = _in_range(n, "n", 1, why="sequence length")
+    ds = _in_range(delta, "delta", 0, 1, lo_open=True, why="Assumption 4.4: a positive probability")
+    es = _in_range(eps, "eps", 0, lo_open=True, why="Theorem 4.4: ||V_0 - cP|| <= eps/2 with eps > 0")
+    Ms = _in_range(M, "M", 1, why="the longest decision list")
+    Lb = _in_range(Lbar, "Lbar", 1, why="Lbar = max{1, L_0} >= 1")
+    return (4 * Lb * sqrt(Ms / es) + 6 * es / ns) * 10 * ns**2 / ds + 4 * es
 
 
 def thm44_notin_S_bound(n: int, eps: object) -> sympy.Expr:
     """The bound for ``s not in S`` that the proof of Theorem 4.4 derives and uses: ``<grad_w L(W,V;s), v> <= 6 eps/n``
-    (the theorem's text says ``6 eps``; ``docs/decision_lists.md``)."""
+    (the theorem's text says ``6 eps``; ``docs/decision_lists.md``).
+
+    Parameters
+    ----------
+    n : int
+        Sequence length, ``n >= 1``.
+    eps : number or sympy.Expr
+        The entry-wise bound on ``V - cP``, ``eps >= 0``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``6 eps / n``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.decision_lists import thm44_notin_S_bound
+    >>> thm44_notin_S_bound(3, Fraction(1, 2))
+    1
+    """
     n = check_positive_int(n, "n")
     return 6 * _in_range(eps, "eps", 0, why="an entry-wise bound on V - cP") / n
 
 
 def thm44_in_S_bound(n: int, c: object, eps: object, p: object) -> sympy.Expr:
-    """The bound for ``s in S`` in the proof of Theorem 4.4: ``-(1/2n) p(1 - p)(c - 4 eps)`` with ``p = p_{k*}``."""
+    """The bound for ``s in S`` in the proof of Theorem 4.4: ``-(1/2n) p(1 - p)(c - 4 eps)`` with ``p = p_{k*}``.
+
+    Parameters
+    ----------
+    n : int
+        Sequence length, ``n >= 1``.
+    c : number or sympy.Expr
+        The scale of ``cP``.
+    eps : number or sympy.Expr
+        The entry-wise bound on ``V - cP``, ``eps >= 0``.
+    p : number or sympy.Expr
+        The attention ``p_{k*}`` on the LDT, in ``[0, 1]``.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.decision_lists import thm43_in_S_bound, thm44_in_S_bound
+    >>> thm44_in_S_bound(3, 10, 1, Fraction(1, 2))  # -(1/6)(1/4)(10 - 4)
+    -1/4
+    >>> thm44_in_S_bound(3, 10, 0, Fraction(1, 2)) == thm43_in_S_bound(3, 10, Fraction(1, 2))
+    True
+    """
     n = check_positive_int(n, "n")
-    p = _in_range(p, "p", 0, 1, why="an attention weight")
-    eps = _in_range(eps, "eps", 0, why="an entry-wise bound on V - cP")
-    return -p * (1 - p) * (_sym(c, "c") - 4 * eps) / (2 * n)
+    ps = _in_range(p, "p", 0, 1, why="an attention weight")
+    es = _in_range(eps, "eps", 0, why="an entry-wise bound on V - cP")
+    return -ps * (1 - ps) * (_sym(c, "c") - 4 * es) / (2 * n)
 
 
 def thm43_in_S_bound(n: int, c: object, p: object) -> sympy.Expr:
     """The bound for ``s in S`` that the proof of Theorem 4.3 derives (``V = cP``):
     ``<grad_w L(W; s), v> <= -(c/2n) p(1 - p)`` with ``p = p_{k*}`` (from ``sigma_y <= 1/2``); the
-    ``eps = 0`` case of :func:`thm44_in_S_bound`."""
+    ``eps = 0`` case of :func:`thm44_in_S_bound`.
+
+    Parameters
+    ----------
+    n : int
+        Sequence length, ``n >= 1``.
+    c : number or sympy.Expr
+        The scale of ``V = cP``.
+    p : number or sympy.Expr
+        The attention ``p_{k*}`` on the LDT, in ``[0, 1]``.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.decision_lists import thm43_in_S_bound
+    >>> thm43_in_S_bound(3, 10, Fraction(1, 2))  # -(10/6)(1/4)
+    -5/12
+    """
     n = check_positive_int(n, "n")
-    p = _in_range(p, "p", 0, 1, why="an attention weight")
-    return -_sym(c, "c") * p * (1 - p) / (2 * n)
+    ps = _in_range(p, "p", 0, 1, why="an attention weight")
+    return -_sym(c, "c") * ps * (1 - ps) / (2 * n)
 
 
 def thm43_in_S_bound_printed(c: object, p: object) -> sympy.Expr:
     """The s in S bound of the proof of Theorem 4.3 as printed, ``-(eps/2) p(1 - p)``, with the undefined ``eps``
     read as the value scale ``c``: ``-(c/2) p(1 - p)`` (``n`` times the derived :func:`thm43_in_S_bound`; erratum
-    in ``docs/decision_lists.md``)."""
-    p = _in_range(p, "p", 0, 1, why="an attention weight")
-    return -_sym(c, "c") * p * (1 - p) / 2
+    in ``docs/decision_lists.md``).
+
+    Parameters
+    ----------
+    c : number or sympy.Expr
+        The value scale (the printed ``eps``).
+    p : number or sympy.Expr
+        The attention ``p_{k*}`` on the LDT, in ``[0, 1]``.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    The printed bound is ``n`` times the derived one:
+
+    >>> from fractions import Fraction
+    >>> from theory.decision_lists import thm43_in_S_bound, thm43_in_S_bound_printed
+    >>> thm43_in_S_bound_printed(10, Fraction(1, 2))
+    -5/4
+    >>> thm43_in_S_bound_printed(10, Fraction(1, 2)) == 3 * thm43_in_S_bound(3, 10, Fraction(1, 2))
+    True
+    """
+    ps = _in_range(p, "p", 0, 1, why="an attention weight")
+    return -_sym(c, "c") * ps * (1 - ps) / 2
 
 
 def lemma41_drift_bound_printed() -> sympy.Rational:
     """The last step of the proof of Lemma 4.1 as printed, divided by ``eps``: ``T eta / eps = 1/(2 L) <= 1/2`` with
     ``T = lambda_max eps / (2 L)``, ``eta = 1 / lambda_max`` (the bound each entry of ``V`` may drift, over ``eps``).
-    It needs ``L >= 1``, true of ``Lbar = max{1, L_0}`` but not of the loss ``L_0`` (``docs/decision_lists.md``)."""
+    It needs ``L >= 1``, true of ``Lbar = max{1, L_0}`` but not of the loss ``L_0`` (``docs/decision_lists.md``).
+
+    Returns
+    -------
+    sympy.Rational
+        ``1/2``.
+
+    Examples
+    --------
+    The printed ``1/2`` is ``T eta / eps = 1/(2 L)`` at ``L = 1``:
+
+    >>> import sympy
+    >>> from theory.decision_lists import lemma41_drift_bound_printed
+    >>> lam, eps, L = sympy.symbols("lam eps L", positive=True)
+    >>> T, eta = lam * eps / (2 * L), 1 / lam
+    >>> T * eta / eps, lemma41_drift_bound_printed() == (T * eta / eps).subs(L, 1)
+    (1/(2*L), True)
+    """
     return sympy.Rational(1, 2)
 
 
@@ -583,6 +1189,20 @@ def thm43_algebra() -> dict[str, tuple[sympy.Expr, sympy.Expr]]:
       ``|<grad L, v>|``), and its excess over ``log L / 4`` is ``(n - 1) log L / (4n) >= 0``;
     * ``grad_norm_sq``: ``(log L / 4)^2 / M = log^2 L / (16 M)`` (``||v|| <= sqrt(M)``);
     * ``gd_bound``: ``2 lambda L_0 / T`` at ``T = 32 M lambda / log L`` and ``L_0 = log L`` is ``log^2 L / (16 M)``.
+
+    Returns
+    -------
+    dict of str to tuple of sympy.Expr
+        ``name -> (printed, derived)`` in the symbols :data:`ALGEBRA_SYMBOLS`.
+
+    Examples
+    --------
+    >>> from theory.decision_lists import thm43_algebra
+    >>> steps = thm43_algebra()
+    >>> steps["delta_prime"]
+    (delta/2, delta/2)
+    >>> all(printed == derived for printed, derived in steps.values())
+    True
     """
     S = ALGEBRA_SYMBOLS
     n, L, delta, M, lam = S["n"], S["L"], S["delta"], S["M"], S["lam"]
@@ -613,6 +1233,33 @@ def thm44_algebra(s_notin_S_bound: str = "corrected") -> dict[str, tuple[sympy.E
     * ``grad_norm_sq``: ``(4 Lbar sqrt(M/eps))^2 / M = 16 Lbar^2 / eps``;
     * ``gd_bound``: ``2 lambda L_0 / T`` at ``T = lambda eps / (2 Lbar)`` is ``4 L_0 Lbar / eps``;
     * ``lemma41``: ``T eta = eps / (2 Lbar)`` at ``eta = 1 / lambda``.
+
+    Parameters
+    ----------
+    s_notin_S_bound : {"corrected", "printed"}, optional
+        Which bound for ``s not in S`` enters ``directional``: the proof's ``6 eps / n`` or the statement's ``6 eps``.
+
+    Returns
+    -------
+    dict of str to tuple of sympy.Expr
+        ``name -> (printed, derived)`` in the symbols :data:`ALGEBRA_SYMBOLS`.
+
+    Raises
+    ------
+    ValueError
+        For another ``s_notin_S_bound``.
+
+    Examples
+    --------
+    With the statement's ``6 eps`` every step holds but ``directional``, which keeps ``6 eps (n - 1)/n``:
+
+    >>> from theory.decision_lists import thm44_algebra
+    >>> steps = thm44_algebra("printed")
+    >>> [name for name, (printed, derived) in steps.items() if printed != derived]
+    ['directional']
+    >>> printed, derived = steps["directional"]
+    >>> printed, derived - printed
+    (-4*Lbar*sqrt(M)/sqrt(eps), 6*eps - 6*eps/n)
     """
     if s_notin_S_bound not in ("corrected", "printed"):
         raise ValueError(f"s_notin_S_bound must be 'corrected' or 'printed', got {s_notin_S_bound!r}")
@@ -641,7 +1288,9 @@ def thm44_algebra(s_notin_S_bound: str = "corrected") -> dict[str, tuple[sympy.E
 
 
 def _num(x: object) -> sympy.Float:
-    return sympy.Float(as_number(x, "value"), DIGITS)
+    v = as_number(x, "value", symbolic=False)
+    # sympy.Float takes rationals and floats but not an exact irrational such as log(2): evaluate that first
+    return sympy.Float(v if v.is_Rational or v.is_Float else v.evalf(DIGITS), DIGITS)
 
 
 def _matrix(M: Sequence[Sequence[object]], L: int, name: str) -> list[list[sympy.Float]]:
@@ -652,7 +1301,39 @@ def _matrix(M: Sequence[Sequence[object]], L: int, name: str) -> list[list[sympy
 
 def attention_column(W: Sequence[Sequence[object]], s: Sequence[int], a: int) -> list[sympy.Float]:
     r"""The attention of query ``a`` over the tokens: ``p_i = e^{W[i,a]} / sum_{k in s} e^{W[k,a]}`` for ``i in s``,
-    0 outside ``s`` (the column of ``X sigma(X^T W X)`` at ``a``'s position, indexed by token)."""
+    0 outside ``s`` (the column of ``X sigma(X^T W X)`` at ``a``'s position, indexed by token).
+
+    Parameters
+    ----------
+    W : sequence of sequence of numbers
+        The ``L x L`` attention matrix (ints, Fractions, floats, numeric strings or sympy numbers).
+    s : sequence of int
+        A valid sequence (:func:`check_sequence`).
+    a : int
+        The query token, in ``s``.
+
+    Returns
+    -------
+    list of sympy.Float
+        ``p`` indexed by token, at :data:`DIGITS` digits.
+
+    Raises
+    ------
+    ValueError
+        If ``a`` is not in ``s``, ``s`` is invalid or ``W`` is not ``L x L``.
+
+    Examples
+    --------
+    ``W[1, 0] = log 2`` doubles the weight of token 1 for the query 0:
+
+    >>> import sympy
+    >>> from theory.decision_lists import attention_column
+    >>> W = [[0, 0, 0], [sympy.log(2), 0, 0], [0, 0, 0]]
+    >>> [float(x) for x in attention_column(W, (0, 1, 2), 0)]
+    [0.25, 0.5, 0.25]
+    >>> [float(x) for x in attention_column(W, (0, 2), 0)]  # token 1 absent
+    [0.5, 0.0, 0.5]
+    """
     L = len(W)
     s = check_sequence(L, s)
     if a not in s:
@@ -663,8 +1344,31 @@ def attention_column(W: Sequence[Sequence[object]], s: Sequence[int], a: int) ->
     return [weights[i] / total if i in weights else sympy.Float(0, DIGITS) for i in range(L)]
 
 
-def output_probs(V: Sequence[Sequence[object]], p: Sequence[object]) -> list[sympy.Float]:
-    """``sigma = softmax(V p)`` over the ``L`` output labels."""
+def output_probs(V: Sequence[Sequence[object]], p: Sequence[sympy.Expr]) -> list[sympy.Float]:
+    """``sigma = softmax(V p)`` over the ``L`` output labels.
+
+    Parameters
+    ----------
+    V : sequence of sequence of numbers
+        The ``L x L`` value matrix.
+    p : sequence of sympy numbers
+        An attention column (:func:`attention_column`).
+
+    Returns
+    -------
+    list of sympy.Float
+        ``sigma``, at :data:`DIGITS` digits.
+
+    Examples
+    --------
+    >>> from theory.decision_lists import output_probs
+    >>> p = [0.25, 0.5, 0.25]
+    >>> [round(float(x), 6) for x in output_probs([[0] * 3] * 3, p)]  # V = 0: uniform
+    [0.333333, 0.333333, 0.333333]
+    >>> V = [[0, 0, 3], [3, 0, 0], [0, 3, 0]]  # V = 3P with pi = (1, 2, 0): logits (0.75, 0.75, 1.5)
+    >>> [round(float(x), 6) for x in output_probs(V, p)]
+    [0.242895, 0.242895, 0.514209]
+    """
     L = len(p)
     Vm = _matrix(V, L, "V")
     z = [sum(Vm[l][i] * p[i] for i in range(L)) for l in range(L)]
@@ -674,9 +1378,33 @@ def output_probs(V: Sequence[Sequence[object]], p: Sequence[object]) -> list[sym
     return [x / total for x in e]
 
 
-def attention_jacobian(p: Sequence[object], s: Iterable[int]) -> list[list[sympy.Float]]:
+def attention_jacobian(p: Sequence[sympy.Expr], s: Iterable[int]) -> list[list[sympy.Float]]:
     r"""``J[i][k] = dp_i / dw_k``: ``p_i (1{i = k} - p_k)`` for ``i, k in s``; 0 when ``k`` (or ``i``) is not in ``s``
-    (Sec. 4.3.3, the first display of the proofs of Theorems 4.3 and 4.4)."""
+    (Sec. 4.3.3, the first display of the proofs of Theorems 4.3 and 4.4).
+
+    Parameters
+    ----------
+    p : sequence of sympy numbers
+        An attention column (:func:`attention_column`).
+    s : iterable of int
+        The tokens of the sequence.
+
+    Returns
+    -------
+    list of list
+        The ``L x L`` matrix ``J``.
+
+    Examples
+    --------
+    Every column sums to 0 (``p`` stays on the simplex):
+
+    >>> from theory.decision_lists import attention_jacobian
+    >>> J = attention_jacobian([0.25, 0.5, 0.25], (0, 1, 2))
+    >>> [[float(x) for x in row] for row in J]
+    [[0.1875, -0.125, -0.0625], [-0.125, 0.25, -0.125], [-0.0625, -0.125, 0.1875]]
+    >>> [float(sum(J[i][k] for i in range(3))) for k in range(3)]
+    [0.0, 0.0, 0.0]
+    """
     present = set(s)
     L = len(p)
     zero = sympy.Float(0, DIGITS)
@@ -686,9 +1414,41 @@ def attention_jacobian(p: Sequence[object], s: Iterable[int]) -> list[list[sympy
     ]
 
 
-def grad_w_column(V: Sequence[Sequence[object]], p: Sequence[object], sigma: Sequence[object], y: int) -> list:
+def grad_w_column(V: Sequence[Sequence[object]], p: Sequence[sympy.Expr], sigma: Sequence[sympy.Expr], y: int) -> list:
     r"""Per-token chain rule of Sec. 4.3.3: ``dl/dw_k = p_k [(Vp)_y - V_{y,k} + sum_l sigma_l (V_{l,k} - (Vp)_l)]``
-    for ``l = -log sigma_y`` and ``w`` the query's column of ``W`` (0 for ``k`` outside ``s``, where ``p_k = 0``)."""
+    for ``l = -log sigma_y`` and ``w`` the query's column of ``W`` (0 for ``k`` outside ``s``, where ``p_k = 0``).
+
+    Parameters
+    ----------
+    V : sequence of sequence of numbers
+        The ``L x L`` value matrix.
+    p : sequence of sympy numbers
+        The query's attention column (:func:`attention_column`).
+    sigma : sequence of sympy numbers
+        The prediction ``softmax(V p)`` (:func:`output_probs`).
+    y : int
+        The label of the query.
+
+    Returns
+    -------
+    list
+        ``dl/dw_k`` for ``k = 0 .. L-1``.
+
+    Examples
+    --------
+    The entries sum to 0 (adding a constant to the column leaves ``p`` unchanged):
+
+    >>> import sympy
+    >>> from theory.decision_lists import attention_column, grad_w_column, output_probs
+    >>> W = [[0, 0, 0], [sympy.log(2), 0, 0], [0, 0, 0]]
+    >>> V = [[0, 0, 3], [3, 0, 0], [0, 3, 0]]
+    >>> p = attention_column(W, (0, 1, 2), 0)
+    >>> g = grad_w_column(V, p, output_probs(V, p), y=2)
+    >>> [round(float(x), 6) for x in g]
+    [0.273257, -0.546514, 0.273257]
+    >>> abs(sum(g)) < 1e-35
+    True
+    """
     L = len(p)
     Vm = _matrix(V, L, "V")
     Vp = [sum(Vm[l][i] * p[i] for i in range(L)) for l in range(L)]
@@ -697,18 +1457,80 @@ def grad_w_column(V: Sequence[Sequence[object]], p: Sequence[object], sigma: Seq
 
 
 def grad_w_column_cp(
-    c: object, perm: Sequence[int], p: Sequence[object], sigma: Sequence[object], u: int, s: Iterable[int]
+    c: object, perm: Sequence[int], p: Sequence[sympy.Expr], sigma: Sequence[sympy.Expr], u: int, s: Iterable[int]
 ) -> list:
     r"""The same gradient with ``V = cP`` (``u`` = the label-determining token, ``y = pi(u)``):
-    ``dl/dw_k = c p_k [p_u - 1{k = u} + sigma_{pi(k)} - sum_{i in s} sigma_{pi(i)} p_i]``."""
-    c = _num(c)
+    ``dl/dw_k = c p_k [p_u - 1{k = u} + sigma_{pi(k)} - sum_{i in s} sigma_{pi(i)} p_i]``.
+
+    Parameters
+    ----------
+    c : number
+        The scale of ``V = cP``.
+    perm : sequence of int
+        ``pi`` (:attr:`DecisionListTask.perm`).
+    p : sequence of sympy numbers
+        The query's attention column.
+    sigma : sequence of sympy numbers
+        The prediction ``softmax(cP p)``.
+    u : int
+        The query's LDT.
+    s : iterable of int
+        The tokens of the sequence.
+
+    Returns
+    -------
+    list
+        ``dl/dw_k`` for ``k = 0 .. L-1``.
+
+    Examples
+    --------
+    It agrees with :func:`grad_w_column` at ``V = 3P``:
+
+    >>> import sympy
+    >>> from theory.decision_lists import attention_column, grad_w_column, grad_w_column_cp, output_probs
+    >>> perm, W = (1, 2, 0), [[0, 0, 0], [sympy.log(2), 0, 0], [0, 0, 0]]
+    >>> V = [[3 if perm[k] == r else 0 for k in range(3)] for r in range(3)]
+    >>> p = attention_column(W, (0, 1, 2), 0)
+    >>> sigma = output_probs(V, p)
+    >>> special = grad_w_column_cp(3, perm, p, sigma, u=1, s=(0, 1, 2))
+    >>> general = grad_w_column(V, p, sigma, y=perm[1])
+    >>> max(abs(a - b) for a, b in zip(special, general)) < 1e-35
+    True
+    """
+    cf = _num(c)
     mix = sum(sigma[perm[i]] * p[i] for i in s)
-    return [c * p[k] * (p[u] - (1 if k == u else 0) + sigma[perm[k]] - mix) for k in range(len(p))]
+    return [cf * p[k] * (p[u] - (1 if k == u else 0) + sigma[perm[k]] - mix) for k in range(len(p))]
 
 
-def grad_v_rows(p: Sequence[object], sigma: Sequence[object], y: int) -> list[list]:
+def grad_v_rows(p: Sequence[sympy.Expr], sigma: Sequence[sympy.Expr], y: int) -> list[list]:
     r"""``grad_{v_y} l = (sigma_y - 1) p`` and ``grad_{v_l} l = sigma_l p`` for ``l != y`` (rows of ``V``; Sec. 4.3.3,
-    proof of Theorem 4.4)."""
+    proof of Theorem 4.4).
+
+    Parameters
+    ----------
+    p : sequence of sympy numbers
+        The query's attention column.
+    sigma : sequence of sympy numbers
+        The prediction.
+    y : int
+        The label of the query.
+
+    Returns
+    -------
+    list of list
+        The ``L x L`` gradient of ``l`` in ``V``.
+
+    Examples
+    --------
+    Each column sums to ``(sum_l sigma_l - 1) p_k = 0``:
+
+    >>> from theory.decision_lists import grad_v_rows
+    >>> G = grad_v_rows([0.5, 0.0, 0.5], [0.25, 0.25, 0.5], y=2)
+    >>> G
+    [[0.125, 0.0, 0.125], [0.125, 0.0, 0.125], [-0.25, -0.0, -0.25]]
+    >>> [sum(G[l][k] for l in range(3)) for k in range(3)]
+    [0.0, 0.0, 0.0]
+    """
     L = len(p)
     return [[(sigma[l] - (1 if l == y else 0)) * p[k] for k in range(L)] for l in range(L)]
 
@@ -724,7 +1546,38 @@ def sequence_gradients(
     r"""``(grad_W, grad_V)`` of the sequence loss (4.2), ``(1/n) sum_j -log f_{y_j, j}``, from the identities:
     column ``a`` of ``grad_W`` is ``(1/n) dl/dw`` at ``a``'s position (:func:`grad_w_column`, or
     :func:`grad_w_column_cp` when ``cp = c`` says that ``V = cP``), and ``grad_V = (1/n) sum_j`` :func:`grad_v_rows`.
-    Every entry of a row or column of a token outside the sequence is 0."""
+    Every entry of a row or column of a token outside the sequence is 0.
+
+    Parameters
+    ----------
+    task : DecisionListTask
+    W : sequence of sequence of numbers
+        The ``L x L`` attention matrix.
+    V : sequence of sequence of numbers
+        The ``L x L`` value matrix.
+    seq : sequence of int
+        A valid sequence.
+    cp : number or None, optional
+        ``c`` when ``V = cP`` (then :func:`grad_w_column_cp` is used).
+
+    Returns
+    -------
+    tuple of list of list
+        ``(grad_W, grad_V)``, each ``L x L`` at :data:`DIGITS` digits.
+
+    Examples
+    --------
+    At ``W = 0``, ``V = 0``: ``grad_W`` vanishes, and the column of the absent token 1 of ``grad_V`` is 0:
+
+    >>> from theory.decision_lists import DecisionListTask, sequence_gradients
+    >>> task = DecisionListTask(perm=(1, 2, 0), lists=((1, 0), (1,), (2,)))
+    >>> zero = [[0] * 3] * 3
+    >>> gW, gV = sequence_gradients(task, zero, zero, (0, 2))
+    >>> [[float(x) for x in row] for row in gW]
+    [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    >>> [[round(float(x), 6) for x in row] for row in gV]
+    [[-0.083333, 0.0, -0.083333], [-0.083333, 0.0, -0.083333], [0.166667, 0.0, 0.166667]]
+    """
     L = task.L
     seq = check_sequence(L, seq)
     n = len(seq)
@@ -749,18 +1602,60 @@ def sequence_gradients(
 
 
 def directional_derivative_cp(
-    c: object, n: int, perm: Sequence[int], p: Sequence[object], sigma: Sequence[object], k_star: int, s: Iterable[int]
+    c: object,
+    n: int,
+    perm: Sequence[int],
+    p: Sequence[sympy.Expr],
+    sigma: Sequence[sympy.Expr],
+    k_star: int,
+    s: Iterable[int],
 ) -> sympy.Float:
     r"""``<grad_w L(W; s), v>`` for ``s in S`` (``k*`` = the LDT, the tokens before it absent), ``V = cP``, exactly:
 
     .. math:: -\frac{c}{n} p_{k^*}\Big[(1 - p_{k^*})(1 - \sigma_y) + \sum_{i \in s \setminus k^*} \sigma_{\pi(i)} p_i\Big]
 
     (the proof of Theorem 4.3 bounds the bracket below by ``(1 - p_{k*})(1 - sigma_y)``, then uses ``sigma_y <= 1/2``
-    to reach ``-(c/2n) p_{k*}(1 - p_{k*})``)."""
-    c = _num(c)
+    to reach ``-(c/2n) p_{k*}(1 - p_{k*})``).
+
+    Parameters
+    ----------
+    c : number
+        The scale of ``V = cP``.
+    n : int
+        Sequence length.
+    perm : sequence of int
+        ``pi``.
+    p : sequence of sympy numbers
+        The query's attention column.
+    sigma : sequence of sympy numbers
+        The prediction.
+    k_star : int
+        The LDT ``k*``.
+    s : iterable of int
+        The tokens of the sequence.
+
+    Returns
+    -------
+    sympy.Float
+
+    Examples
+    --------
+    With the tokens before ``k*`` absent it is the ``k*`` entry of :func:`grad_w_column` over ``n``:
+
+    >>> import sympy
+    >>> from theory.decision_lists import attention_column, directional_derivative_cp, grad_w_column, output_probs
+    >>> perm, W = (1, 2, 0), [[0, 0, 0], [sympy.log(2), 0, 0], [0, 0, 0]]
+    >>> V = [[3 if perm[k] == r else 0 for k in range(3)] for r in range(3)]
+    >>> p = attention_column(W, (0, 1, 2), 0)
+    >>> sigma = output_probs(V, p)
+    >>> d = directional_derivative_cp(3, 3, perm, p, sigma, k_star=1, s=(0, 1, 2))
+    >>> round(float(d), 6), abs(d - grad_w_column(V, p, sigma, perm[1])[1] / 3) < 1e-35
+    (-0.182171, True)
+    """
+    cf = _num(c)
     y = perm[k_star]
     rest = sum(sigma[perm[i]] * p[i] for i in s if i != k_star)
-    return -c / n * p[k_star] * ((1 - p[k_star]) * (1 - sigma[y]) + rest)
+    return -cf / n * p[k_star] * ((1 - p[k_star]) * (1 - sigma[y]) + rest)
 
 
 # --- Fig. 4.1: one GD step of V under uniform attention --------------------------------------------------------------
@@ -772,6 +1667,24 @@ def ldt_count_matrix(task: DecisionListTask, n: int) -> tuple[list[list[int]], i
     ``y_j = pi(u)`` exactly when ``u`` is the LDT of the token ``a`` at position ``j``, so
     ``N(pi(u), t) = sum_{a : u in L_a} P[{a, u, t} subset s, the tokens before u in L_a absent]``, each term an
     :func:`event_probability`; the integer counts avoid Fractions until the end.
+
+    Parameters
+    ----------
+    task : DecisionListTask
+    n : int
+        Sequence length, ``1 <= n <= L``.
+
+    Returns
+    -------
+    tuple
+        ``(counts, C(L, n))``: ``counts`` an ``L x L`` list of int, ``N = counts / C(L, n)``.
+
+    Examples
+    --------
+    >>> from theory.decision_lists import DecisionListTask, ldt_count_matrix
+    >>> task = DecisionListTask(perm=(1, 2, 0), lists=((1, 0), (1,), (2,)))
+    >>> ldt_count_matrix(task, 2)
+    ([[1, 1, 2], [1, 0, 1], [2, 3, 1]], 3)
     """
     L, n = check_sequence_length(task.L, n)
     counts = [[0] * L for _ in range(L)]
@@ -795,7 +1708,7 @@ def ldt_count_matrix(task: DecisionListTask, n: int) -> tuple[list[list[int]], i
     return counts, comb(L, n)
 
 
-def one_step_v(task: DecisionListTask, n: int, eta: object) -> list[list[Fraction]]:
+def one_step_v(task: DecisionListTask, n: int, eta: _FractionLike) -> list[list[Fraction]]:
     r"""``V_1 - V_0`` after one population GD step from ``W = 0``, ``V_0 = 0`` (exact; Fig. 4.1's setting up to
     its ``V_0 ~ N(0, 1e-8)``, whose effect is of order ``||V_0||``):
 
@@ -803,6 +1716,33 @@ def one_step_v(task: DecisionListTask, n: int, eta: object) -> list[list[Fractio
 
     since at ``W = 0`` every attention column is ``1_s / n`` and at ``V = 0`` the prediction is uniform, so
     ``grad_V L = E[(1/n) sum_j (1/L - e_{y_j}) 1_s^T / n]`` and ``E[1_s] = (n/L) 1``.
+
+    Parameters
+    ----------
+    task : DecisionListTask
+    n : int
+        Sequence length, ``1 <= n <= L``.
+    eta : rational
+        The step size (int, Fraction, float or numeric string; taken exactly).
+
+    Returns
+    -------
+    list of list of fractions.Fraction
+        ``V_1 - V_0``, ``L x L``.
+
+    Examples
+    --------
+    The formula above with :func:`ldt_count_matrix`:
+
+    >>> from fractions import Fraction
+    >>> from theory.decision_lists import DecisionListTask, ldt_count_matrix, one_step_v
+    >>> task = DecisionListTask(perm=(1, 2, 0), lists=((1, 0), (1,), (2,)))
+    >>> V1 = one_step_v(task, 2, 9)
+    >>> V1[2]
+    [Fraction(1, 2), Fraction(5, 4), Fraction(-1, 4)]
+    >>> counts, total = ldt_count_matrix(task, 2)
+    >>> V1 == [[Fraction(9, 4) * Fraction(N, total) - 1 for N in row] for row in counts]
+    True
     """
     eta = Fraction(eta) if not isinstance(eta, Fraction) else eta
     counts, total = ldt_count_matrix(task, n)
@@ -820,12 +1760,41 @@ def _check_fig41_size(L: int, n: int) -> tuple[int, int]:
     return L, n
 
 
-def antishift_class_value(L: int, n: int, eta: object) -> Fraction:
+def antishift_class_value(L: int, n: int, eta: _FractionLike) -> Fraction:
     r"""The closed form of an anti-shift entry ``V_1[pi(t - d), t]`` of the Fig. 4.1 task (``t`` precedes ``u = t - d``
     in ``u``'s own list, so ``u`` is never its own LDT when ``t`` is present):
 
     .. math:: \frac{\eta}{n^2}\frac{n(n-1)(n-2)}{L(L-1)(L-2)}\Big[1 + \frac{L-n}{L-3}
               + \frac{(L-n)(L-n-1)}{(L-3)(L-4)}\Big] - \frac{\eta}{L^2}.
+
+    Parameters
+    ----------
+    L : int
+        Vocabulary size, ``L > 60``.
+    n : int
+        Sequence length, ``1 <= n <= L``.
+    eta : rational
+        The step size (taken exactly).
+
+    Returns
+    -------
+    fractions.Fraction
+
+    Raises
+    ------
+    ValueError
+        For ``L <= 60`` (``2 max(FIG41_SHIFTS)``) or ``n`` outside ``1..L``.
+
+    Examples
+    --------
+    It is the entry ``V_1[pi(t - 10), t]`` of :func:`one_step_v`:
+
+    >>> from theory.decision_lists import antishift_class_value, cyclic_task, one_step_v
+    >>> antishift_class_value(61, 3, 61**2)
+    Fraction(-1709, 1770)
+    >>> task = cyclic_task(61)
+    >>> one_step_v(task, 3, 61**2)[task.perm[(0 - 10) % 61]][0]
+    Fraction(-1709, 1770)
     """
     L, n = _check_fig41_size(L, n)
     eta = Fraction(eta)
@@ -834,12 +1803,41 @@ def antishift_class_value(L: int, n: int, eta: object) -> Fraction:
     return eta / (n * n) * triple * tail - eta / (L * L)
 
 
-def shift_class_value(L: int, n: int, eta: object) -> Fraction:
+def shift_class_value(L: int, n: int, eta: _FractionLike) -> Fraction:
     r"""The closed form of a decision-list shift entry ``V_1[pi(t + d), t]`` of the Fig. 4.1 task (``t + d`` precedes
     ``t`` in ``t``'s own list):
 
     .. math:: \frac{\eta}{n^2}\frac{n(n-1)}{L(L-1)}\Big[1 + \frac{(L-n)(L-n-1)(L-n-2)}{(L-2)(L-3)(L-4)}\Big]
               - \frac{\eta}{L^2}.
+
+    Parameters
+    ----------
+    L : int
+        Vocabulary size, ``L > 60``.
+    n : int
+        Sequence length, ``1 <= n <= L``.
+    eta : rational
+        The step size (taken exactly).
+
+    Returns
+    -------
+    fractions.Fraction
+
+    Raises
+    ------
+    ValueError
+        For ``L <= 60`` or ``n`` outside ``1..L``.
+
+    Examples
+    --------
+    It is the entry ``V_1[pi(t + 10), t]`` of :func:`one_step_v`:
+
+    >>> from theory.decision_lists import cyclic_task, one_step_v, shift_class_value
+    >>> shift_class_value(61, 3, 61**2)
+    Fraction(341, 1062)
+    >>> task = cyclic_task(61)
+    >>> one_step_v(task, 3, 61**2)[task.perm[10]][0]
+    Fraction(341, 1062)
     """
     L, n = _check_fig41_size(L, n)
     eta = Fraction(eta)
@@ -854,7 +1852,28 @@ ENTRY_CLASSES: tuple[str, ...] = ("P", "shift", "antishift", "generic")
 
 def entry_class(task: DecisionListTask, r: int, t: int) -> str:
     """The class of entry ``(r, t)`` of ``V`` with ``r = pi(u)``: ``"P"`` (``u = t``), ``"shift"`` (``u`` precedes ``t``
-    in ``L_t``), ``"antishift"`` (``t`` precedes ``u`` in ``L_u``) or ``"generic"``."""
+    in ``L_t``), ``"antishift"`` (``t`` precedes ``u`` in ``L_u``) or ``"generic"``.
+
+    Parameters
+    ----------
+    task : DecisionListTask
+    r : int
+        Row of ``V`` (a label).
+    t : int
+        Column of ``V`` (a token).
+
+    Returns
+    -------
+    str
+        One of :data:`ENTRY_CLASSES`.
+
+    Examples
+    --------
+    >>> from theory.decision_lists import DecisionListTask, entry_class
+    >>> task = DecisionListTask(perm=(1, 2, 0), lists=((1, 0), (1,), (2,)))
+    >>> [[entry_class(task, r, t) for t in range(3)] for r in range(3)]
+    [['generic', 'generic', 'P'], ['P', 'antishift', 'generic'], ['shift', 'P', 'generic']]
+    """
     u = task.inverse[r]
     if u == t:
         return "P"
@@ -865,7 +1884,7 @@ def entry_class(task: DecisionListTask, r: int, t: int) -> str:
     return "generic"
 
 
-def one_step_v_classes(L: int, n: int, eta: object) -> dict[str, Fraction]:
+def one_step_v_classes(L: int, n: int, eta: _FractionLike) -> dict[str, Fraction]:
     r"""The four values of :func:`one_step_v` for the Fig. 4.1 task on ``Z_L`` (closed forms, ``L > 60``):
 
     * ``P``: ``V_1[pi(t), t] = (eta/n^2)(n/L) - eta/L^2`` (each of the ``n`` positions has one LDT, and on ``Z_L`` every
@@ -873,6 +1892,41 @@ def one_step_v_classes(L: int, n: int, eta: object) -> dict[str, Fraction]:
     * ``shift``: ``V_1[pi(t + d), t]`` for ``d`` in the list shifts, :func:`shift_class_value`;
     * ``antishift``: ``V_1[pi(t - d), t]``, :func:`antishift_class_value`;
     * ``generic``: every other entry, ``(eta/n^2) n(n-1)/(L(L-1)) - eta/L^2``, ``-(L-n)/(n(L-1))`` at ``eta = L^2``.
+
+    Parameters
+    ----------
+    L : int
+        Vocabulary size, ``L > 60``.
+    n : int
+        Sequence length, ``1 <= n <= L``.
+    eta : rational
+        The step size (taken exactly).
+
+    Returns
+    -------
+    dict of str to fractions.Fraction
+        The value of each class of :data:`ENTRY_CLASSES`.
+
+    Raises
+    ------
+    ValueError
+        For ``L <= 60`` or ``n`` outside ``1..L``.
+
+    Examples
+    --------
+    At ``eta = L^2``, ``P = L/n - 1`` and ``generic = -(L - n)/(n (L - 1))``; Fig. 4.1's setting gives ``P = 7``:
+
+    >>> from fractions import Fraction
+    >>> from theory.decision_lists import one_step_v_classes
+    >>> v = one_step_v_classes(61, 3, 61**2)
+    >>> v["P"] == Fraction(61, 3) - 1, v["generic"] == -Fraction(58, 3 * 60)
+    (True, True)
+    >>> one_step_v_classes(200, 25, 200**2)["P"]
+    Fraction(7, 1)
+    >>> one_step_v_classes(60, 5, 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: the Fig. 4.1 closed forms need L > 60 (so that i + d and i - d never collide ...), got L = 60
     """
     L, n = _check_fig41_size(L, n)
     eta = Fraction(eta)
@@ -890,6 +1944,28 @@ def printed_fig41_values(L: int, one_indexed: bool) -> dict[str, list[tuple[int,
     For every token ``i`` of ``[L]`` (``1..L`` when ``one_indexed``, else ``0..L-1``), evaluates ``pi(i) = f(i + 20)``
     and the list entries ``f(i + 10), f(i + 20), f(i + 30)``; returns the ``(i, value)`` pairs outside the
     vocabulary, by rule (``"pi"``, ``"list"``).
+
+    Parameters
+    ----------
+    L : int
+        Vocabulary size, ``L >= 2``.
+    one_indexed : bool
+        Whether the vocabulary ``[L]`` is ``1..L`` (else ``0..L-1``).
+
+    Returns
+    -------
+    dict of str to list of tuple of int
+        ``{"pi": [(i, pi(i)), ...], "list": [(i, f(i + d)), ...]}``, the values outside the vocabulary.
+
+    Examples
+    --------
+    Either reading of ``[L]`` has one ``pi(i)`` and three list entries outside it:
+
+    >>> from theory.decision_lists import printed_fig41_values
+    >>> printed_fig41_values(200, one_indexed=True)
+    {'pi': [(181, 0)], 'list': [(171, 0), (181, 0), (191, 0)]}
+    >>> printed_fig41_values(200, one_indexed=False)["pi"]
+    [(180, 200)]
     """
     L = check_positive_int(L, "L", minimum=2)
     vocab = range(1, L + 1) if one_indexed else range(L)
@@ -908,7 +1984,26 @@ def printed_fig41_values(L: int, one_indexed: bool) -> dict[str, list[tuple[int,
 def printed_fig41_claimed_in_vocabulary(L: int) -> int:
     """What the caption of Fig. 4.1 asserts about its rule ``pi(i) = f(i + 20)``, ``f(i) = i mod (L + 1)``: that ``pi``
     is a permutation of the vocabulary ``[L]``, so the number of tokens whose ``pi`` lies in the vocabulary is ``L``
-    (compare :func:`printed_fig41_values`, which evaluates the rule)."""
+    (compare :func:`printed_fig41_values`, which evaluates the rule).
+
+    Parameters
+    ----------
+    L : int
+        Vocabulary size, ``L >= 2``.
+
+    Returns
+    -------
+    int
+        ``L``.
+
+    Examples
+    --------
+    The claim against the evaluated rule (one ``pi(i)`` leaves ``[L]``):
+
+    >>> from theory.decision_lists import printed_fig41_claimed_in_vocabulary, printed_fig41_values
+    >>> printed_fig41_claimed_in_vocabulary(200), 200 - len(printed_fig41_values(200, True)["pi"])
+    (200, 199)
+    """
     return check_positive_int(L, "L", minimum=2)
 
 
@@ -916,7 +2011,33 @@ def cyclic_summary(L: int, n: int) -> dict[str, object]:
     """The exact quantities of the Fig. 4.1 task on ``Z_L`` with uniform ``n``-subsets (for ``tvk derive``):
     ``delta`` of Assumptions 4.3 and 4.4, Theorem 4.3's ``c``, ``L_0`` at that ``c``, ``kappa`` of
     :func:`lambda_max_leading`, the step-budget lower bound and, for ``L > 60``, the four values of the first GD
-    step of ``V`` at ``eta = L^2``."""
+    step of ``V`` at ``eta = L^2``.
+
+    Parameters
+    ----------
+    L : int
+        Vocabulary size (the shifts 10, 20, 30 must be distinct and nonzero mod ``L``).
+    n : int
+        Sequence length, ``1 <= n <= L``.
+
+    Returns
+    -------
+    dict of str to object
+        Keys ``delta_a43``, ``delta_a43_triple``, ``delta_a44``, ``thm43_c``, ``L0_at_thm43_c``, ``kappa``,
+        ``step_budget_lower`` and, for ``L > 60``, ``one_step_v_at_eta_L2``.
+
+    Examples
+    --------
+    At Theorem 4.3's ``c`` the loss at initialisation is ``log n`` to double precision:
+
+    >>> import math
+    >>> from theory.decision_lists import cyclic_summary
+    >>> s = cyclic_summary(7, 3)
+    >>> s["delta_a43"], s["thm43_c"], s["kappa"]
+    (Fraction(1, 35), 1260*log(7), Fraction(1, 243))
+    >>> float(s["L0_at_thm43_c"]) == math.log(3), "one_step_v_at_eta_L2" in s
+    (True, False)
+    """
     L, n = check_sequence_length(L, n)
     task = cyclic_task(L)
     delta, triple = delta_a43(task, n)

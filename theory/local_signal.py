@@ -38,6 +38,7 @@ import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import TypeGuard
 
 import mpmath
 import sympy
@@ -102,12 +103,39 @@ SOURCE = "Karp thesis (2024), Ch. 3 and App. B"
 # Validation
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[numbers.Integral]:
     return isinstance(value, (numbers.Integral, sympy.Integer)) and not isinstance(value, bool)
 
 
 def check_k(k: object, *, minimum: int = 2) -> int:
-    """The number of noise rows k as an int >= ``minimum`` (Sec. 3.3 needs k >= 2 for sigma = log k / sqrt k > 0)."""
+    """The number of noise rows k as an int >= ``minimum`` (Sec. 3.3 needs k >= 2 for sigma = log k / sqrt k > 0).
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows (an int or a sympy Integer; not a bool or a float).
+    minimum : int, optional
+        The smallest accepted value (default 2).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        For a non-integer or ``k < minimum``.
+
+    Examples
+    --------
+    >>> from theory.local_signal import check_k
+    >>> check_k(10)
+    10
+    >>> check_k(1)
+    Traceback (most recent call last):
+    ...
+    ValueError: k (the number of noise rows) must be an integer >= 2 (sigma = log k / sqrt k must be > 0), got k = 1
+    """
     if not _is_int(k):
         raise ValueError(f"k (the number of noise rows) must be an integer >= {minimum}, got {k!r}")
     if int(k) < minimum:
@@ -119,14 +147,64 @@ def check_k(k: object, *, minimum: int = 2) -> int:
 
 
 def check_d(d: object) -> int:
-    """The patch dimension d as an int >= 1."""
+    """The patch dimension d as an int >= 1.
+
+    Parameters
+    ----------
+    d : int
+        The patch dimension.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        For a non-integer or ``d < 1``.
+
+    Examples
+    --------
+    >>> from theory.local_signal import check_d
+    >>> check_d(3)
+    3
+    >>> check_d(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: d (the patch dimension) must be an integer >= 1, got 0
+    """
     if not _is_int(d) or int(d) < 1:
         raise ValueError(f"d (the patch dimension) must be an integer >= 1, got {d!r}")
     return int(d)
 
 
 def check_sigma(sigma: object) -> float:
-    """A noise standard deviation: a finite float > 0."""
+    """A noise standard deviation: a finite float > 0.
+
+    Parameters
+    ----------
+    sigma : float
+        Anything ``float()`` takes.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        For a non-number, a non-finite value or ``sigma <= 0``.
+
+    Examples
+    --------
+    >>> from theory.local_signal import check_sigma
+    >>> check_sigma("0.5")
+    0.5
+    >>> check_sigma(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: sigma (the noise standard deviation) must be a finite number > 0, got sigma = -1
+    """
     try:
         s = float(sigma)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -137,7 +215,32 @@ def check_sigma(sigma: object) -> float:
 
 
 def check_tau(tau: object) -> float:
-    """A threshold ratio tau = |b|/c in [0, 1) (tau >= 1 thresholds the signal row away as well)."""
+    """A threshold ratio tau = |b|/c in [0, 1) (tau >= 1 thresholds the signal row away as well).
+
+    Parameters
+    ----------
+    tau : float
+        Anything ``float()`` takes.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        For a non-number or ``tau`` outside ``[0, 1)``.
+
+    Examples
+    --------
+    >>> from theory.local_signal import check_tau
+    >>> check_tau(0)
+    0.0
+    >>> check_tau(1)
+    Traceback (most recent call last):
+    ...
+    ValueError: tau (= |b|/c) must lie in [0, 1) (tau >= 1 removes the signal row as well), got tau = 1
+    """
     try:
         t = float(tau)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -150,7 +253,34 @@ def check_tau(tau: object) -> float:
 
 
 def check_batch(batch: object, name: str = "batch") -> int:
-    """A batch (or sample) size as an int >= 1."""
+    """A batch (or sample) size as an int >= 1.
+
+    Parameters
+    ----------
+    batch : int
+        The size.
+    name : str, optional
+        The parameter's name in the message.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        For a non-integer or a size below 1.
+
+    Examples
+    --------
+    >>> from theory.local_signal import check_batch
+    >>> check_batch(64)
+    64
+    >>> check_batch(0, "samples")
+    Traceback (most recent call last):
+    ...
+    ValueError: samples (a batch size) must be an integer >= 1, got 0
+    """
     if not _is_int(batch) or int(batch) < 1:
         raise ValueError(f"{name} (a batch size) must be an integer >= 1, got {batch!r}")
     return int(batch)
@@ -161,35 +291,149 @@ def check_batch(batch: object, name: str = "batch") -> int:
 
 
 def noise_sigma(k: int) -> float:
-    """``sigma = log k / sqrt(k)`` (Sec. 3.3; natural log, as in the authors' code)."""
+    """``sigma = log k / sqrt(k)`` (Sec. 3.3; natural log, as in the authors' code).
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, ``k >= 2``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from theory.local_signal import noise_sigma
+    >>> round(noise_sigma(100), 12)  # log(100) / 10
+    0.460517018599
+    """
     k = check_k(k)
     return math.log(k) / math.sqrt(k)
 
 
 def noise_sigma_exact(k: int) -> sympy.Expr:
-    """``sigma = log k / sqrt(k)`` as a sympy expression."""
+    """``sigma = log k / sqrt(k)`` as a sympy expression.
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, ``k >= 2``.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> from theory.local_signal import noise_sigma, noise_sigma_exact
+    >>> noise_sigma_exact(100)
+    log(100)/10
+    >>> abs(float(noise_sigma_exact(100)) - noise_sigma(100)) < 1e-15
+    True
+    """
     k = check_k(k)
     return sympy.log(sympy.Integer(k)) / sympy.sqrt(sympy.Integer(k))
 
 
 def soft_threshold(x: float, b: float) -> float:
     """``phi_b(x) = ReLU(x + b) - ReLU(-x + b)`` (Sec. 3.3). Odd in x; for b < 0 it is ``sign(x)(|x| - |b|)_+``,
-    for b >= 0 it is ``2x`` on ``|x| <= b`` and ``x + b sign(x)`` beyond."""
+    for b >= 0 it is ``2x`` on ``|x| <= b`` and ``x + b sign(x)`` beyond.
+
+    Parameters
+    ----------
+    x : float
+        The pre-activation ``<w, X_i>``.
+    b : float
+        The bias.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from theory.local_signal import soft_threshold
+    >>> [soft_threshold(x, -0.5) for x in (-2.0, -0.25, 0.25, 2.0)]  # b < 0: shrink by |b|
+    [-1.5, 0.0, 0.0, 1.5]
+    >>> [soft_threshold(x, 0.5) for x in (-2.0, -0.25, 0.25, 2.0)]  # b >= 0: 2x inside, x + b sign(x) beyond
+    [-2.5, -0.5, 0.5, 2.5]
+    """
     return max(x + b, 0.0) - max(-x + b, 0.0)
 
 
 def soft_threshold_dx(x: float, b: float) -> float:
-    """``d phi_b / dx = 1{x + b > 0} + 1{-x + b > 0}`` (the gradient used in App. B.1.1, ties of measure 0)."""
+    """``d phi_b / dx = 1{x + b > 0} + 1{-x + b > 0}`` (the gradient used in App. B.1.1, ties of measure 0).
+
+    Parameters
+    ----------
+    x : float
+        The pre-activation.
+    b : float
+        The bias.
+
+    Returns
+    -------
+    float
+        0, 1 or 2.
+
+    Examples
+    --------
+    >>> from theory.local_signal import soft_threshold_dx
+    >>> [soft_threshold_dx(x, -0.5) for x in (-2.0, -0.25, 0.25, 2.0)]
+    [1.0, 0.0, 0.0, 1.0]
+    >>> [soft_threshold_dx(x, 0.5) for x in (-2.0, -0.25, 0.25, 2.0)]
+    [1.0, 2.0, 2.0, 1.0]
+    """
     return float(x + b > 0) + float(-x + b > 0)
 
 
 def soft_threshold_db(x: float, b: float) -> float:
-    """``d phi_b / db = 1{x + b > 0} - 1{-x + b > 0}``."""
+    """``d phi_b / db = 1{x + b > 0} - 1{-x + b > 0}``.
+
+    Parameters
+    ----------
+    x : float
+        The pre-activation.
+    b : float
+        The bias.
+
+    Returns
+    -------
+    float
+        -1, 0 or 1.
+
+    Examples
+    --------
+    >>> from theory.local_signal import soft_threshold_db
+    >>> [soft_threshold_db(x, -0.5) for x in (-2.0, -0.25, 0.25, 2.0)]
+    [-1.0, 0.0, 0.0, 1.0]
+    """
     return float(x + b > 0) - float(-x + b > 0)
 
 
 def shrink(a: float, tau: float) -> float:
-    """The soft threshold ``S_tau(a) = sign(a)(|a| - tau)_+`` = ``phi_{-tau}(a)`` for ``tau >= 0``."""
+    """The soft threshold ``S_tau(a) = sign(a)(|a| - tau)_+`` = ``phi_{-tau}(a)`` for ``tau >= 0``.
+
+    Parameters
+    ----------
+    a : float
+        The input.
+    tau : float
+        The threshold, ``tau >= 0``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from theory.local_signal import shrink, soft_threshold
+    >>> shrink(2.0, 0.5), shrink(-0.25, 0.5)
+    (1.5, -0.0)
+    >>> all(shrink(a, 0.5) == soft_threshold(a, -0.5) for a in (-2.0, -0.25, 0.25, 2.0))
+    True
+    """
     return math.copysign(max(abs(a) - tau, 0.0), a)
 
 
@@ -198,22 +442,97 @@ def shrink(a: float, tau: float) -> float:
 
 
 def normal_pdf(x: float) -> float:
-    """Standard normal density phi(x)."""
+    """Standard normal density phi(x).
+
+    Parameters
+    ----------
+    x : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import math
+    >>> from theory.local_signal import normal_pdf
+    >>> normal_pdf(0.0) == 1 / math.sqrt(2 * math.pi)
+    True
+    """
     return math.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
 
 
 def normal_cdf(x: float) -> float:
-    """Standard normal CDF Phi(x) (via erfc, accurate in the lower tail)."""
+    """Standard normal CDF Phi(x) (via erfc, accurate in the lower tail).
+
+    Parameters
+    ----------
+    x : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from theory.local_signal import normal_cdf
+    >>> normal_cdf(0.0), normal_cdf(-1.0) + normal_cdf(1.0)
+    (0.5, 1.0)
+    >>> f"{normal_cdf(-10.0):.6e}"  # no cancellation in the lower tail
+    '7.619853e-24'
+    """
     return 0.5 * math.erfc(-x / math.sqrt(2))
 
 
 def normal_sf(x: float) -> float:
-    """Standard normal tail Phi^c(x) = 1 - Phi(x) (via erfc, accurate in the upper tail)."""
+    """Standard normal tail Phi^c(x) = 1 - Phi(x) (via erfc, accurate in the upper tail).
+
+    Parameters
+    ----------
+    x : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from theory.local_signal import normal_cdf, normal_sf
+    >>> f"{normal_sf(10.0):.6e}", 1 - normal_cdf(10.0)  # 1 - Phi cancels to 0
+    ('7.619853e-24', 0.0)
+    """
     return 0.5 * math.erfc(x / math.sqrt(2))
 
 
 def normal_quantile(p: float) -> float:
-    """Phi^{-1}(p) for p in (0, 1) (mpmath, 30 digits)."""
+    """Phi^{-1}(p) for p in (0, 1) (mpmath, 30 digits).
+
+    Parameters
+    ----------
+    p : float
+        A probability in ``(0, 1)``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        For ``p`` outside ``(0, 1)``.
+
+    Examples
+    --------
+    >>> from theory.local_signal import normal_cdf, normal_quantile
+    >>> round(normal_quantile(0.975), 6), normal_quantile(0.5)
+    (1.959964, 0.0)
+    >>> abs(normal_cdf(normal_quantile(0.01)) - 0.01) < 1e-15
+    True
+    >>> normal_quantile(1)
+    Traceback (most recent call last):
+    ...
+    ValueError: p must lie in (0, 1), got 1
+    """
     if not 0 < p < 1:
         raise ValueError(f"p must lie in (0, 1), got {p!r}")
     with mpmath.workdps(30):
@@ -222,7 +541,32 @@ def normal_quantile(p: float) -> float:
 
 def exact_number(x: object) -> sympy.Expr:
     """``x`` as an exact sympy number: ints and Fractions exactly, decimal strings and floats by their decimal text
-    (``0.4`` is 2/5), sympy numbers unchanged."""
+    (``0.4`` is 2/5), sympy numbers unchanged.
+
+    Parameters
+    ----------
+    x : int, fractions.Fraction, float, str or sympy number
+
+    Returns
+    -------
+    sympy.Expr
+
+    Raises
+    ------
+    ValueError
+        For a bool or a non-number.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.local_signal import exact_number
+    >>> exact_number(0.4), exact_number("1e-3"), exact_number(Fraction(2, 6))
+    (2/5, 1/1000, 1/3)
+    >>> exact_number(True)
+    Traceback (most recent call last):
+    ...
+    ValueError: expected a number, got True
+    """
     if isinstance(x, sympy.Basic):
         return x
     if isinstance(x, Fraction):
@@ -233,7 +577,27 @@ def exact_number(x: object) -> sympy.Expr:
 
 
 def mills_ratio(x: float) -> float:
-    """The Mills ratio ``Phi^c(x) / phi(x)`` (mpmath at 30 digits, so no cancellation for large x)."""
+    """The Mills ratio ``Phi^c(x) / phi(x)`` (mpmath at 30 digits, so no cancellation for large x).
+
+    Parameters
+    ----------
+    x : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    ``sqrt(pi/2)`` at 0 and about ``1/x`` for large ``x``:
+
+    >>> import math
+    >>> from theory.local_signal import mills_ratio
+    >>> abs(mills_ratio(0.0) - math.sqrt(math.pi / 2)) < 1e-15
+    True
+    >>> round(mills_ratio(40.0), 8), 1 / 40
+    (0.0249844, 0.025)
+    """
     with mpmath.workdps(30):
         xm = mpmath.mpf(x)
         return float(mpmath.erfc(xm / mpmath.sqrt(2)) / 2 / mpmath.npdf(xm))
@@ -249,7 +613,36 @@ def mills_bounds(x: object) -> tuple[sympy.Expr, sympy.Expr]:
     ``x`` may be an int, a Fraction, a decimal string or a sympy number (taken exactly). An exact x whose numerator
     or denominator exceeds ``10**MILLS_EXACT_DIGITS`` (such as 1e-300 taken exactly) is evaluated to
     ``MILLS_FLOAT_DIGITS`` digits instead: sympy's exact square root of 4 + 10^-600 fails inside its factoring
-    (found by the property test)."""
+    (found by the property test).
+
+    Parameters
+    ----------
+    x : int, fractions.Fraction, str or sympy number
+        ``x >= 0``, taken exactly (:func:`exact_number`).
+
+    Returns
+    -------
+    tuple of sympy.Expr
+        ``(lower, upper)``.
+
+    Raises
+    ------
+    ValueError
+        For ``x < 0``.
+
+    Examples
+    --------
+    >>> from theory.local_signal import mills_bounds, mills_ratio
+    >>> mills_bounds(1)
+    (2/(1 + sqrt(5)), 2/(1 + sqrt(3)))
+    >>> lo, hi = mills_bounds(1)
+    >>> float(lo) < mills_ratio(1.0) < float(hi)
+    True
+    >>> mills_bounds(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: the Mills-ratio bounds (B.6) are stated for x >= 0, got x = -1
+    """
     xs = exact_number(x)
     if xs.is_negative:
         raise ValueError(f"the Mills-ratio bounds (B.6) are stated for x >= 0, got x = {x!r}")
@@ -263,6 +656,35 @@ def soft_threshold_moments(tau: float, sigma: float) -> tuple[float, float, floa
 
     ``P[S != 0] = 2 Phi^c(a)``, ``E|S| = 2 sigma [phi(a) - a Phi^c(a)]``,
     ``E S^2 = 2 sigma^2 [(1 + a^2) Phi^c(a) - a phi(a)]``. Needs ``tau >= 0`` (any size) and ``sigma > 0``.
+
+    Parameters
+    ----------
+    tau : float
+        The threshold, ``tau >= 0``.
+    sigma : float
+        The standard deviation of ``A``, ``sigma > 0``.
+
+    Returns
+    -------
+    tuple of float
+        ``(P[S != 0], E|S|, E S^2)``.
+
+    Raises
+    ------
+    ValueError
+        For ``tau < 0`` (or not finite) or an invalid ``sigma``.
+
+    Examples
+    --------
+    At ``tau = 0``, ``S = A``: ``(1, sigma sqrt(2/pi), sigma^2)``:
+
+    >>> import math
+    >>> from theory.local_signal import soft_threshold_moments
+    >>> p, m1, m2 = soft_threshold_moments(0.0, 1.0)
+    >>> p, abs(m1 - math.sqrt(2 / math.pi)) < 1e-15, m2
+    (1.0, True, 1.0)
+    >>> [round(m, 6) for m in soft_threshold_moments(1.0, 1.0)]
+    [0.317311, 0.166631, 0.15068]
     """
     sigma = check_sigma(sigma)
     if not (math.isfinite(tau) and tau >= 0):
@@ -282,7 +704,30 @@ def truncated_moments(alpha: float, s: float) -> tuple[float, float, float]:
     """(B.1)-(B.3): for ``Z ~ N(0, s^2)`` conditioned on ``Z >= alpha s``, with ``r = phi(alpha)/Phi^c(alpha)``:
 
     ``E[Z | .] = s r``, ``Var[Z | .] = s^2 [1 + alpha r - r^2]``, ``E[Z^2 | .] = s^2 [1 + alpha r]``.
-    (In App. B, ``alpha = |b|/s`` and the conditioning event is ``Z >= -b`` with ``b < 0``.)"""
+    (In App. B, ``alpha = |b|/s`` and the conditioning event is ``Z >= -b`` with ``b < 0``.)
+
+    Parameters
+    ----------
+    alpha : float
+        The truncation point in units of ``s`` (finite).
+    s : float
+        The standard deviation, ``s > 0``.
+
+    Returns
+    -------
+    tuple of float
+        ``(E[Z | .], Var[Z | .], E[Z^2 | .])``.
+
+    Examples
+    --------
+    At ``alpha = 0`` the half-normal: mean ``sqrt(2/pi)``, variance ``1 - 2/pi``, second moment 1:
+
+    >>> import math
+    >>> from theory.local_signal import truncated_moments
+    >>> mean, var, second = truncated_moments(0.0, 1.0)
+    >>> abs(mean - math.sqrt(2 / math.pi)) < 1e-15, abs(var - (1 - 2 / math.pi)) < 1e-15, second
+    (True, True, 1.0)
+    """
     s = check_sigma(s)
     if not math.isfinite(alpha):
         raise ValueError(f"alpha must be finite, got {alpha!r}")
@@ -294,7 +739,28 @@ def truncated_moments(alpha: float, s: float) -> tuple[float, float, float]:
 
 def regression_coefficients(c: object, v: object) -> tuple[sympy.Expr, sympy.Expr]:
     """(B.4)-(B.5): with ``Z = cA + vB``, A, B iid ``N(0, sigma^2)``: ``E[cA | Z] = Z c^2/(c^2+v^2)`` and
-    ``E[vB | Z] = Z v^2/(c^2+v^2)``; returns the two coefficients exactly. Needs ``(c, v) != (0, 0)``."""
+    ``E[vB | Z] = Z v^2/(c^2+v^2)``; returns the two coefficients exactly. Needs ``(c, v) != (0, 0)``.
+
+    Parameters
+    ----------
+    c, v : int, fractions.Fraction, float, str or sympy number
+        The weights of ``A`` and ``B``, not both 0 (taken exactly).
+
+    Returns
+    -------
+    tuple of sympy.Expr
+        ``(c^2/(c^2+v^2), v^2/(c^2+v^2))``; they sum to 1.
+
+    Examples
+    --------
+    >>> from theory.local_signal import regression_coefficients
+    >>> regression_coefficients(3, 4)
+    (9/25, 16/25)
+    >>> regression_coefficients(0, 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: (c, v) must not both be 0: Z = cA + vB would be degenerate
+    """
     cs, vs = exact_number(c), exact_number(v)
     if cs == 0 and vs == 0:
         raise ValueError("(c, v) must not both be 0: Z = cA + vB would be degenerate")
@@ -304,7 +770,29 @@ def regression_coefficients(c: object, v: object) -> tuple[sympy.Expr, sympy.Exp
 
 def max_exceedance(n: int, absolute: bool = False) -> float:
     """Exact ``P[max_{j<=n} X_j >= 2 sigma sqrt(log n)]`` for iid ``N(0, sigma^2)`` (Lemma B.1), or with ``|X_j|``
-    (Lemma B.2): ``1 - (1 - q)^n`` with ``q = Phi^c(2 sqrt(log n))`` (``2 Phi^c`` for |X_j|). Independent of sigma."""
+    (Lemma B.2): ``1 - (1 - q)^n`` with ``q = Phi^c(2 sqrt(log n))`` (``2 Phi^c`` for |X_j|). Independent of sigma.
+
+    Parameters
+    ----------
+    n : int
+        The number of variables, ``n >= 2``.
+    absolute : bool, optional
+        Lemma B.2's ``|X_j|`` instead of Lemma B.1's ``X_j``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    The exact probabilities lie below the lemmas' union bounds ``1/n`` and ``2/n``:
+
+    >>> from theory.local_signal import max_exceedance, union_bound
+    >>> f"{max_exceedance(100):.4e}", union_bound(100)
+    ('8.8524e-04', Fraction(1, 100))
+    >>> max_exceedance(100, absolute=True) < union_bound(100, absolute=True)
+    True
+    """
     n = check_k(n, minimum=2)
     t = 2 * math.sqrt(math.log(n))
     q = (2 if absolute else 1) * normal_sf(t)
@@ -312,26 +800,94 @@ def max_exceedance(n: int, absolute: bool = False) -> float:
 
 
 def union_bound(n: int, absolute: bool = False) -> Fraction:
-    """The bounds of Lemma B.1 (``1/n``) and Lemma B.2 (``2/n``)."""
+    """The bounds of Lemma B.1 (``1/n``) and Lemma B.2 (``2/n``).
+
+    Parameters
+    ----------
+    n : int
+        The number of variables, ``n >= 2``.
+    absolute : bool, optional
+        Lemma B.2 (``2/n``) instead of Lemma B.1 (``1/n``).
+
+    Returns
+    -------
+    fractions.Fraction
+
+    Examples
+    --------
+    >>> from theory.local_signal import union_bound
+    >>> union_bound(100), union_bound(100, absolute=True)
+    (Fraction(1, 100), Fraction(1, 50))
+    """
     n = check_k(n, minimum=2)
     return Fraction(2 if absolute else 1, n)
 
 
 def linear_error_as_printed() -> Fraction:
     """Sec. 3.3 as printed: the linear classifier "fails to classify the labels correctly with at least probability
-    0.49" (true only for k >= 2.1e17, :func:`crossovers`)."""
+    0.49" (true only for k >= 2.1e17, :func:`crossovers`).
+
+    Returns
+    -------
+    fractions.Fraction
+        ``49/100``.
+
+    Examples
+    --------
+    At ``k = 100`` the linear classifier errs with probability 0.414, below the printed 0.49:
+
+    >>> from theory.local_signal import linear_classifier_error, linear_error_as_printed
+    >>> linear_error_as_printed(), round(linear_classifier_error(100), 3)
+    (Fraction(49, 100), 0.414)
+    """
     return Fraction(49, 100)
 
 
 def linear_classifier_error_exact(k: int) -> sympy.Expr:
     """Error of ``l(X) = sum_i <w_*, X_i>`` (Sec. 3.3): ``l = y + N(0, k sigma^2)`` so the error is
-    ``Phi(-1/(sigma sqrt k)) = Phi(-1/log k)``, as a sympy expression ``erfc(1/(sqrt 2 log k))/2``."""
+    ``Phi(-1/(sigma sqrt k)) = Phi(-1/log k)``, as a sympy expression ``erfc(1/(sqrt 2 log k))/2``.
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, ``k >= 2``.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> from theory.local_signal import linear_classifier_error_exact
+    >>> linear_classifier_error_exact(100)
+    erfc(sqrt(2)/(2*log(100)))/2
+    >>> round(float(linear_classifier_error_exact(100)), 12)
+    0.41404679961
+    """
     k = check_k(k)
     return sympy.erfc(1 / (sympy.sqrt(2) * sympy.log(sympy.Integer(k)))) / 2
 
 
 def linear_classifier_error(k: int) -> float:
-    """Float value of :func:`linear_classifier_error_exact`: ``Phi(-1/log k)``."""
+    """Float value of :func:`linear_classifier_error_exact`: ``Phi(-1/log k)``.
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, ``k >= 2``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from theory.local_signal import linear_classifier_error, linear_classifier_error_exact
+    >>> round(linear_classifier_error(100), 12)
+    0.41404679961
+    >>> abs(linear_classifier_error(100) - float(linear_classifier_error_exact(100))) < 1e-15
+    True
+    """
     k = check_k(k)
     return normal_cdf(-1.0 / math.log(k))
 
@@ -356,7 +912,35 @@ def _weideman(n: int = 40) -> tuple[float, tuple[float, ...]]:
 
 def faddeeva(z: complex) -> complex:
     """The Faddeeva function ``w(z) = exp(-z^2) erfc(-iz)`` for ``Im z >= 0`` (Weideman 1994, 40 terms: relative
-    error below 1e-14 on the region used here, checked against mpmath in the tests)."""
+    error below 1e-14 on the region used here, checked against mpmath in the tests).
+
+    Parameters
+    ----------
+    z : complex
+        ``Im z >= 0``.
+
+    Returns
+    -------
+    complex
+
+    Raises
+    ------
+    ValueError
+        For ``Im z < 0``.
+
+    Examples
+    --------
+    ``w(i) = e erfc(1)``:
+
+    >>> import math
+    >>> from theory.local_signal import faddeeva
+    >>> abs(faddeeva(1j) - math.e * math.erfc(1)) < 1e-14
+    True
+    >>> faddeeva(-1j)
+    Traceback (most recent call last):
+    ...
+    ValueError: faddeeva is implemented for Im z >= 0, got (-0-1j)
+    """
     if z.imag < 0:
         raise ValueError(f"faddeeva is implemented for Im z >= 0, got {z!r}")
     L, coef = _weideman()
@@ -370,7 +954,32 @@ def faddeeva(z: complex) -> complex:
 
 def soft_threshold_cf(t: float, tau: float, sigma: float) -> float:
     """Characteristic function of ``S_tau(A)``, ``A ~ N(0, sigma^2)``, ``a = tau/sigma`` (derived in
-    docs/local_signal.md): ``E cos(tS) = P[S = 0] + exp(-a^2/2) Re w((sigma t + i a)/sqrt 2)``."""
+    docs/local_signal.md): ``E cos(tS) = P[S = 0] + exp(-a^2/2) Re w((sigma t + i a)/sqrt 2)``.
+
+    Parameters
+    ----------
+    t : float
+        The frequency.
+    tau : float
+        The threshold, ``tau >= 0``.
+    sigma : float
+        The standard deviation of ``A``, ``sigma > 0``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    1 at ``t = 0``; at ``tau = 0`` the Gaussian's ``exp(-sigma^2 t^2 / 2)``:
+
+    >>> import math
+    >>> from theory.local_signal import soft_threshold_cf
+    >>> abs(soft_threshold_cf(0.0, 0.5, 1.0) - 1) < 1e-14
+    True
+    >>> abs(soft_threshold_cf(2.0, 0.0, 0.5) - math.exp(-0.5)) < 1e-14
+    True
+    """
     a = tau / sigma
     p0 = math.erf(a / math.sqrt(2))
     return p0 + math.exp(-0.5 * a * a) * faddeeva(complex(sigma * t, a) / math.sqrt(2)).real
@@ -419,6 +1028,34 @@ def error_curve(k: int, tau: float, sigma: float | None = None, *, tol: float = 
     rows and ``m = R(0)`` its mass. The integral runs over Gauss-Legendre panels until the integration-by-parts
     bound on the rest, ``|R(T)| / (T x)``, is below ``tol``; absolute error about ``tol`` (values below about 1e-10
     are not resolved, except where only the exact single-row term remains), clipped at 0.
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, ``k >= 2``.
+    tau : float
+        The threshold ratio ``|b|/c``, in ``[0, 1)``.
+    sigma : float or None, optional
+        The noise standard deviation (default ``log k / sqrt k``).
+    tol : float, optional
+        The absolute accuracy of the inversion integral.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    At ``tau = 0`` the CNN is the linear classifier; a threshold removes most of the noise (``k = 1000``), and near
+    ``tau = 1`` the error tends to :func:`error_floor`:
+
+    >>> from theory.local_signal import error_curve, error_floor, linear_classifier_error
+    >>> abs(error_curve(100, 0.0) - linear_classifier_error(100)) < 1e-9
+    True
+    >>> round(linear_classifier_error(1000), 4), round(error_curve(1000, 0.5), 4)
+    (0.4424, 0.1435)
+    >>> abs(error_curve(1000, 0.999) - error_floor(1000)) < 1e-7
+    True
     """
     k = check_k(k)
     tau = check_tau(tau)
@@ -453,7 +1090,31 @@ def error_curve(k: int, tau: float, sigma: float | None = None, *, tol: float = 
 
 def clt_error(k: int, tau: float, sigma: float | None = None) -> float:
     """CLT approximation of :func:`error_curve`: ``Phi(-(1 - tau) / sqrt(k E S^2))`` with ``E S^2`` from
-    :func:`soft_threshold_moments` (the sum of k iid soft-thresholded noise terms treated as Gaussian)."""
+    :func:`soft_threshold_moments` (the sum of k iid soft-thresholded noise terms treated as Gaussian).
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, ``k >= 2``.
+    tau : float
+        The threshold ratio, in ``[0, 1)``.
+    sigma : float or None, optional
+        The noise standard deviation (default ``log k / sqrt k``).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    Exact at ``tau = 0`` (a sum of Gaussians), close to :func:`error_curve` at ``k = 1000``:
+
+    >>> from theory.local_signal import clt_error, error_curve, linear_classifier_error
+    >>> abs(clt_error(100, 0.0) - linear_classifier_error(100)) < 1e-15
+    True
+    >>> round(clt_error(1000, 0.5), 4), round(error_curve(1000, 0.5), 4)
+    (0.1473, 0.1435)
+    """
     k = check_k(k)
     tau = check_tau(tau)
     sigma = noise_sigma(k) if sigma is None else check_sigma(sigma)
@@ -463,7 +1124,28 @@ def clt_error(k: int, tau: float, sigma: float | None = None) -> float:
 
 def error_floor(k: int, sigma: float | None = None) -> float:
     """``lim_{tau -> 1-} err(tau) = (1 - (1 - 2 Phi^c(1/sigma))^k) / 2``: with the threshold at the signal's height a
-    noise row below -1 alone decides the sign (docs/local_signal.md)."""
+    noise row below -1 alone decides the sign (docs/local_signal.md).
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, ``k >= 2``.
+    sigma : float or None, optional
+        The noise standard deviation (default ``log k / sqrt k``).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from theory.local_signal import error_floor, normal_sf, noise_sigma
+    >>> f"{error_floor(1000):.6e}"
+    '2.343217e-03'
+    >>> q = 2 * normal_sf(1 / noise_sigma(1000))  # the formula, evaluated naively (it loses about 3 digits)
+    >>> abs(error_floor(1000) - (1 - (1 - q) ** 1000) / 2) < 1e-12
+    True
+    """
     k = check_k(k)
     sigma = noise_sigma(k) if sigma is None else check_sigma(sigma)
     q = 2 * normal_sf(1.0 / sigma)
@@ -471,7 +1153,29 @@ def error_floor(k: int, sigma: float | None = None) -> float:
 
 
 def floor_approximation(k: int, sigma: float | None = None) -> float:
-    """The first-order floor ``k Phi(-1/sigma)`` (an upper bound on :func:`error_floor`)."""
+    """The first-order floor ``k Phi(-1/sigma)`` (an upper bound on :func:`error_floor`).
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, ``k >= 2``.
+    sigma : float or None, optional
+        The noise standard deviation (default ``log k / sqrt k``).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    Close to the floor where it is small, far above it where it is not:
+
+    >>> from theory.local_signal import error_floor, floor_approximation
+    >>> f"{floor_approximation(1000):.4e}", f"{error_floor(1000):.4e}"
+    ('2.3487e-03', '2.3432e-03')
+    >>> round(floor_approximation(10), 4), round(error_floor(10), 4)
+    (0.8482, 0.4221)
+    """
     k = check_k(k)
     sigma = noise_sigma(k) if sigma is None else check_sigma(sigma)
     return k * normal_sf(1.0 / sigma)
@@ -485,7 +1189,27 @@ RESOLVABLE_ERROR = 1e-7
 class OptimalThreshold:
     """The 0-1 optimum of the aligned CNN: ``tau*`` (argmin of ``err`` on [0, 1)), ``err(tau*)``, the floor and the
     bracket searched. ``resolved`` is False when the smallest error found is below :data:`RESOLVABLE_ERROR`: then
-    err is numerically 0 on a whole interval, tau* is not determined (NaN) and ``error`` is only an upper bound."""
+    err is numerically 0 on a whole interval, tau* is not determined (NaN) and ``error`` is only an upper bound.
+
+    Attributes
+    ----------
+    tau : float
+        ``tau*`` (NaN when not resolved).
+    error : float
+        ``err(tau*)``, or :data:`RESOLVABLE_ERROR` as an upper bound when not resolved.
+    floor : float
+        :func:`error_floor` at the same ``k`` and ``sigma``.
+    bracket : tuple of float
+        The interval of tau the golden-section search refined.
+    resolved : bool, optional
+        Whether ``tau*`` is determined (default True).
+
+    Examples
+    --------
+    >>> from theory.local_signal import OptimalThreshold
+    >>> OptimalThreshold(tau=0.95, error=0.0023, floor=0.0023, bracket=(0.9, 0.999))
+    OptimalThreshold(tau=0.95, error=0.0023, floor=0.0023, bracket=(0.9, 0.999), resolved=True)
+    """
 
     tau: float
     error: float
@@ -498,7 +1222,36 @@ class OptimalThreshold:
 def optimal_threshold(k: int, sigma: float | None = None, *, xtol: float = 2e-3, grid: int = 11) -> OptimalThreshold:
     """``tau* = argmin_{tau in [0,1)} err(tau)``: a grid of ``grid`` points on [0, 0.999] brackets the minimum, then a
     golden-section search refines it to ``xtol`` in tau. (err is flat near its minimum: at k = 1000 it changes by
-    less than 1e-5 on [0.9, 0.999], so tau* is only defined to about 0.02; err(tau*) to about 1e-9.)"""
+    less than 1e-5 on [0.9, 0.999], so tau* is only defined to about 0.02; err(tau*) to about 1e-9.)
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, ``k >= 2``.
+    sigma : float or None, optional
+        The noise standard deviation (default ``log k / sqrt k``).
+    xtol : float, optional
+        The width in tau at which the golden-section search stops.
+    grid : int, optional
+        The number of grid points on ``[0, 0.999]``.
+
+    Returns
+    -------
+    OptimalThreshold
+
+    Examples
+    --------
+    A coarse search (``grid=3``; the default grid costs 1-2 s) at k = 2: the optimal threshold almost halves the
+    error of ``tau = 0`` and beats the floor, the limit at ``tau -> 1``; with little noise the error is below
+    :data:`RESOLVABLE_ERROR` on a whole interval:
+
+    >>> from theory.local_signal import error_curve, optimal_threshold
+    >>> opt = optimal_threshold(2, grid=3, xtol=0.3)
+    >>> opt.resolved, round(opt.error, 4), round(error_curve(2, 0.0), 4), round(opt.floor, 4)
+    (True, 0.0401, 0.0746, 0.0405)
+    >>> optimal_threshold(2, 0.05, grid=2)
+    OptimalThreshold(tau=nan, error=1e-07, floor=5.50...e-89, bracket=(0.0, 0.999), resolved=False)
+    """
     k = check_k(k)
     sigma = noise_sigma(k) if sigma is None else check_sigma(sigma)
     xs = [0.999 * i / (grid - 1) for i in range(grid)]
@@ -534,7 +1287,27 @@ def optimal_threshold(k: int, sigma: float | None = None, *, xtol: float = 2e-3,
 class LemmaB5:
     """Lemma B.5's numbers at k: ``alpha* = 2 sqrt(log k)``; the proof's union bound ``2k exp(-alpha*^2/2) = 2/k``;
     the exact union bound ``2k Phi^c(alpha*)``; the sufficient threshold in tau units for an aligned filter,
-    ``tau_suff = sigma alpha* = 2 log^{3/2} k / sqrt k`` (usable only when < 1)."""
+    ``tau_suff = sigma alpha* = 2 log^{3/2} k / sqrt k`` (usable only when < 1).
+
+    Attributes
+    ----------
+    k : int
+        The number of noise rows.
+    alpha : float
+        ``alpha* = 2 sqrt(log k)``.
+    union_bound : float
+        ``2k exp(-alpha*^2/2) = 2/k``.
+    exact_union_bound : float
+        ``2k Phi^c(alpha*)``.
+    tau_sufficient : float
+        ``sigma alpha*``.
+
+    Examples
+    --------
+    >>> from theory.local_signal import LemmaB5, lemma_b5
+    >>> isinstance(lemma_b5(1000), LemmaB5)
+    True
+    """
 
     k: int
     alpha: float
@@ -544,7 +1317,27 @@ class LemmaB5:
 
 
 def lemma_b5(k: int) -> LemmaB5:
-    """:class:`LemmaB5` at ``k`` (sigma = log k / sqrt k)."""
+    """:class:`LemmaB5` at ``k`` (sigma = log k / sqrt k).
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, ``k >= 2``.
+
+    Returns
+    -------
+    LemmaB5
+
+    Examples
+    --------
+    At ``k = 1000`` the proof's bound is ``2/k``, the exact union bound is 14 times smaller, and the sufficient
+    threshold still exceeds 1 (it drops below 1 from about ``k = 1611``, :func:`crossovers`):
+
+    >>> from theory.local_signal import lemma_b5
+    >>> b5 = lemma_b5(1000)
+    >>> round(b5.union_bound, 12), f"{b5.exact_union_bound:.4e}", round(b5.tau_sufficient, 4)
+    (0.002, '1.4681e-04', 1.1482)
+    """
     k = check_k(k)
     alpha = 2 * math.sqrt(math.log(k))
     return LemmaB5(
@@ -574,6 +1367,17 @@ def crossovers() -> dict[str, float]:
     * ``lemmaB9``: ``k^{1/4} = 4 log^{3/2} k`` (the proof's ``2 sqrt(c^2+v^2) log^{3/2} k / k^{1/4} < c/2`` with
       v = 0), about 10^10.8;
     * ``linear_error_049``: ``Phi(-1/log k) = 0.49`` (the "at least 0.49" of Sec. 3.3), about 10^17.3.
+
+    Returns
+    -------
+    dict of str to float
+        ``log10 k`` at each crossover.
+
+    Examples
+    --------
+    >>> from theory.local_signal import crossovers
+    >>> {name: round(x, 1) for name, x in crossovers().items()}
+    {'tau_suff_below_1': 3.2, 'lemma33_sketch': 70.8, 'lemmaB9': 10.8, 'linear_error_049': 17.3}
     """
     with mpmath.workdps(40):
         z051 = mpmath.sqrt(2) * mpmath.erfinv(mpmath.mpf("0.02"))  # Phi(-1/L) = 0.49  <=>  1/L = Phi^{-1}(0.51)
@@ -601,7 +1405,38 @@ def _dot(u: tuple[float, ...], v: tuple[float, ...]) -> float:
 
 def cnn_gradient(X: tuple[tuple[float, ...], ...], w: tuple[float, ...], b: float) -> list[float]:
     """``grad_w f_{w,b}(X) = sum_i X_i [1{<w, X_i> + b > 0} + 1{-<w, X_i> + b > 0}]`` (App. B.2): weight 1 on rows
-    with ``|<w, X_i>| > -b`` when b < 0, and for b >= 0 weight 2 on rows with ``|<w, X_i>| < b``, 1 elsewhere."""
+    with ``|<w, X_i>| > -b`` when b < 0, and for b >= 0 weight 2 on rows with ``|<w, X_i>| < b``, 1 elsewhere.
+
+    Parameters
+    ----------
+    X : tuple of tuple of float
+        The rows ``X_i``, each of length ``d``.
+    w : tuple of float
+        The filter, length ``d >= 1``.
+    b : float
+        The bias.
+
+    Returns
+    -------
+    list of float
+        ``grad_w f``, length ``d``.
+
+    Raises
+    ------
+    ValueError
+        If a row's length differs from the filter's, or ``d = 0``.
+
+    Examples
+    --------
+    >>> from theory.local_signal import cnn_gradient
+    >>> X = ((1.0, 0.0), (0.2, 0.5), (-0.3, 0.1))  # <w, X_i> = 1.0, 0.2, -0.3
+    >>> cnn_gradient(X, (1.0, 0.0), -0.25)  # rows with |<w, X_i>| > 0.25, weight 1
+    [0.7, 0.1]
+    >>> cnn_gradient(((1.0,),), (1.0, 0.0), 0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: row 0 of X has length 1; every row must have the filter's length d = 2
+    """
     _check_rows(X, w, "w")
     out = [0.0] * len(w)
     for row in X:
@@ -612,7 +1447,36 @@ def cnn_gradient(X: tuple[tuple[float, ...], ...], w: tuple[float, ...], b: floa
 
 def cntk_feature_as_printed(X: tuple[tuple[float, ...], ...], w0: tuple[float, ...], b: float) -> list[float]:
     """The CNTK feature of App. B.2 as printed, ``sum_i X_i 1{|<w0, X_i>| + b >= 0}`` (m = 1), which the thesis calls
-    the gradient of f at initialization; it drops the weight 2 of rows with ``|<w0, X_i>| < b`` when b > 0."""
+    the gradient of f at initialization; it drops the weight 2 of rows with ``|<w0, X_i>| < b`` when b > 0.
+
+    Parameters
+    ----------
+    X : tuple of tuple of float
+        The rows ``X_i``, each of length ``d``.
+    w0 : tuple of float
+        The filter at initialization, length ``d >= 1``.
+    b : float
+        The bias.
+
+    Returns
+    -------
+    list of float
+        The feature, length ``d``.
+
+    Examples
+    --------
+    It agrees with :func:`cnn_gradient` for ``b < 0`` (up to ties); for ``b > 0`` the row 0.2 has weight 2 in the
+    gradient, 1 here:
+
+    >>> from theory.local_signal import cnn_gradient, cntk_feature_as_printed
+    >>> X = ((1.0, 0.0), (0.2, 0.5), (-0.3, 0.1))
+    >>> cntk_feature_as_printed(X, (1.0, 0.0), -0.25) == cnn_gradient(X, (1.0, 0.0), -0.25)
+    True
+    >>> [round(x, 12) for x in cnn_gradient(X, (1.0, 0.0), 0.25)]
+    [1.1, 1.1]
+    >>> [round(x, 12) for x in cntk_feature_as_printed(X, (1.0, 0.0), 0.25)]
+    [0.9, 0.6]
+    """
     _check_rows(X, w0, "w0")
     out = [0.0] * len(w0)
     for row in X:
@@ -637,7 +1501,36 @@ def _phase_constants(C: object, C2: object, C3: object, eta_b: object) -> tuple[
 
 def t2_as_printed(C: float, C2: float, C3: float, eta_b: float, k: int) -> sympy.Expr:
     """Phase 2 of the proof of Theorem 3.1 as printed: ``T_2 = 4 C_3 log^{3/2} k / sqrt k + (C_2 - eta_b)/log^4 k
-    * 1/(eta_b C)`` (the first term is a distance in b, not a number of steps)."""
+    * 1/(eta_b C)`` (the first term is a distance in b, not a number of steps).
+
+    Parameters
+    ----------
+    C : number
+        The rate of Lemma 3.3 (finite, > 0).
+    C2 : number
+        The constant of Lemma 3.3 (finite, > 0).
+    C3 : number
+        The constant of Lemma B.7 (finite, > 0).
+    eta_b : number
+        The bias step size (finite, > 0).
+    k : int
+        The number of noise rows, ``k >= 2``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``T_2``, exact.
+
+    Examples
+    --------
+    >>> from theory.local_signal import t2_as_printed
+    >>> t2_as_printed(1, 2, 1, 1, 100)
+    log(100)**(-4) + 2*log(100)**(3/2)/5
+    >>> t2_as_printed(0, 2, 1, 1, 100)
+    Traceback (most recent call last):
+    ...
+    ValueError: C (a constant of the proof of Theorem 3.1) must be a finite number > 0, got 0
+    """
     k = check_k(k)
     L = sympy.log(sympy.Integer(k))
     C, C2, C3, eta_b = _phase_constants(C, C2, C3, eta_b)
@@ -647,7 +1540,36 @@ def t2_as_printed(C: float, C2: float, C3: float, eta_b: float, k: int) -> sympy
 def t2_corrected(C: float, C2: float, C3: float, eta_b: float, k: int) -> sympy.Expr:
     """The number of steps for b, decreasing by ``eta_b C`` per step, to go from the largest positive value the
     printed formula allows, ``(C_2 - eta_b)/log^4 k``, to ``-4 C_3 log^{3/2} k / sqrt k``:
-    ``T_2 = [4 C_3 log^{3/2} k / sqrt k + (C_2 - eta_b)/log^4 k] / (eta_b C)`` (docs/local_signal.md)."""
+    ``T_2 = [4 C_3 log^{3/2} k / sqrt k + (C_2 - eta_b)/log^4 k] / (eta_b C)`` (docs/local_signal.md).
+
+    Parameters
+    ----------
+    C : number
+        The rate of Lemma 3.3 (finite, > 0).
+    C2 : number
+        The constant of Lemma 3.3 (finite, > 0).
+    C3 : number
+        The constant of Lemma B.7 (finite, > 0).
+    eta_b : number
+        The bias step size (finite, > 0).
+    k : int
+        The number of noise rows, ``k >= 2``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``T_2``, exact.
+
+    Examples
+    --------
+    The two agree exactly when ``eta_b C = 1``:
+
+    >>> from theory.local_signal import t2_as_printed, t2_corrected
+    >>> t2_corrected(1, 2, 1, 1, 100) - t2_as_printed(1, 2, 1, 1, 100)
+    0
+    >>> t2_corrected(2, 2, 1, 1, 100) - t2_as_printed(2, 2, 1, 1, 100)
+    -log(100)**(3/2)/5
+    """
     k = check_k(k)
     L = sympy.log(sympy.Integer(k))
     C, C2, C3, eta_b = _phase_constants(C, C2, C3, eta_b)
@@ -655,27 +1577,77 @@ def t2_corrected(C: float, C2: float, C3: float, eta_b: float, k: int) -> sympy.
 
 
 def theorem31_error_level() -> Fraction:
-    """Theorem 3.1's guarantee: the trained CNN errs with probability <= 1/100."""
+    """Theorem 3.1's guarantee: the trained CNN errs with probability <= 1/100.
+
+    Returns
+    -------
+    fractions.Fraction
+        ``1/100``.
+
+    Examples
+    --------
+    Below the kernel's lower bound of Theorem 3.2:
+
+    >>> from theory.local_signal import kernel_error_bound, theorem31_error_level
+    >>> theorem31_error_level(), theorem31_error_level() < kernel_error_bound()
+    (Fraction(1, 100), True)
+    """
     return Fraction(1, 100)
 
 
 def reduction_difference() -> int:
     """App. B.1.1's reduction is exact in distribution: with fresh batches the law of ``(c_t, v_t, b_t)`` is the same
     whether the d-dimensional inputs or only their projections are sampled (docs/local_signal.md). Returns the
-    difference between the two simulators' expected trajectories, 0."""
+    difference between the two simulators' expected trajectories, 0.
+
+    Returns
+    -------
+    int
+        0.
+
+    Examples
+    --------
+    >>> from theory.local_signal import reduction_difference
+    >>> reduction_difference()
+    0
+    """
     return 0
 
 
 def kernel_error_bound() -> Fraction:
     """Theorem 3.2's conclusion: with d = 1/sigma^2 and m = O(1) filters frozen at a random init, every linear
-    predictor over the CNTK features errs with probability >= 1/10 (the proof gives (1/4)(1 - O(1/log k)))."""
+    predictor over the CNTK features errs with probability >= 1/10 (the proof gives (1/4)(1 - O(1/log k))).
+
+    Returns
+    -------
+    fractions.Fraction
+        ``1/10``.
+
+    Examples
+    --------
+    >>> from theory.local_signal import kernel_error_bound
+    >>> kernel_error_bound()
+    Fraction(1, 10)
+    """
     return Fraction(1, 10)
 
 
 def gradient_structure_residual() -> int:
     """The symmetrisation in the proofs of Lemmas 3.1 and 3.2 gives ``grad_w E l = gamma w + kappa w_*`` exactly
     (docs/local_signal.md): the component of the population gradient orthogonal to span{w, w_*} is 0, and the
-    symmetrised estimators of gamma and kappa agree with the direct ones. Returns that residual, 0."""
+    symmetrised estimators of gamma and kappa agree with the direct ones. Returns that residual, 0.
+
+    Returns
+    -------
+    int
+        0.
+
+    Examples
+    --------
+    >>> from theory.local_signal import gradient_structure_residual
+    >>> gradient_structure_residual()
+    0
+    """
     return 0
 
 
@@ -688,10 +1660,39 @@ MAX_DERIVE_K = 10**6
 and each evaluation costs more as k grows (~2 s in all at k = 10^6, ~25 s at 10^9)."""
 
 
-def derive_signal(k: int) -> dict[str, float | int]:
+def derive_signal(k: int) -> dict[str, str | int | float | None]:
     """``tvk derive signal --k K``: sigma = log k / sqrt k, the linear classifier's error Phi(-1/log k), the CLT
     error at tau = 0, the 0-1 optimal threshold tau* of the aligned CNN with err(tau*), the floor
-    (1 - (1 - 2 Phi^c(1/sigma))^k)/2 and its first-order form k Phi(-1/sigma), and Lemma B.5's sufficient tau."""
+    (1 - (1 - 2 Phi^c(1/sigma))^k)/2 and its first-order form k Phi(-1/sigma), and Lemma B.5's sufficient tau.
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, ``2 <= k <= MAX_DERIVE_K``.
+
+    Returns
+    -------
+    dict
+        ``task``, ``source``, ``k``, ``sigma``, ``linear_classifier_error``, ``tau_star``, ``err_tau_star``,
+        ``err_tau_star_below`` (:data:`RESOLVABLE_ERROR` when tau* is not resolved, else None), ``floor``,
+        ``floor_first_order``, ``lemma_b5_alpha`` and ``lemma_b5_tau_sufficient``.
+
+    Raises
+    ------
+    ValueError
+        For ``k < 2``; :class:`theory._checks.LimitError` for ``k > MAX_DERIVE_K``.
+
+    Examples
+    --------
+    The threshold search takes 0.2-3 s (so it is not run here; :func:`format_signal` shows the text); beyond
+    ``MAX_DERIVE_K`` the summary is refused before any work:
+
+    >>> from theory.local_signal import derive_signal
+    >>> derive_signal(10**7)
+    Traceback (most recent call last):
+    ...
+    theory._checks.LimitError: k = 10,000,000 is above the limit k <= 1,000,000 of the summary ...
+    """
     k = check_k(k)
     check_cost(
         k,
@@ -721,7 +1722,37 @@ def derive_signal(k: int) -> dict[str, float | int]:
 
 
 def format_signal(summary: dict) -> str:
-    """The text of ``tvk derive signal`` for a :func:`derive_signal` summary."""
+    """The text of ``tvk derive signal`` for a :func:`derive_signal` summary.
+
+    Parameters
+    ----------
+    summary : dict
+        A :func:`derive_signal` summary.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    The summary ``derive_signal(10**4)`` returns (there ``err`` is below :data:`RESOLVABLE_ERROR` on an interval),
+    built here from its closed-form parts:
+
+    >>> from theory.local_signal import (RESOLVABLE_ERROR, error_floor, floor_approximation, format_signal,
+    ...     lemma_b5, linear_classifier_error, noise_sigma)
+    >>> k, b5 = 10**4, lemma_b5(10**4)
+    >>> summary = {"k": k, "sigma": noise_sigma(k), "linear_classifier_error": linear_classifier_error(k),
+    ...     "tau_star": None, "err_tau_star_below": RESOLVABLE_ERROR, "floor": error_floor(k),
+    ...     "floor_first_order": floor_approximation(k), "lemma_b5_alpha": b5.alpha,
+    ...     "lemma_b5_tau_sufficient": b5.tau_sufficient}
+    >>> print(format_signal(summary))
+    local signal adaptivity (Karp Ch. 3), k = 10000 noise rows, aligned filter w = c w_*, b = -tau c
+      sigma = log k / sqrt k = 0.0921034
+      linear classifier error Phi(-1/log k) = 0.45677
+      tau*, err(tau*)        : err < 1e-07 on an interval (tau* not resolved)
+      floor lim_(tau->1) err = 9.19937e-24  (k Phi(-1/sigma) = 9.19937e-24)
+      Lemma B.5: alpha* = 6.0697, sufficient tau = 0.5590
+    """
     k = summary["k"]
     if summary["tau_star"] is None:
         opt = f"  tau*, err(tau*)        : err < {summary['err_tau_star_below']:g} on an interval (tau* not resolved)"

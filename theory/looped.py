@@ -223,7 +223,32 @@ def _matvec(A: Matrix, v: Sequence[Number]) -> list[Number]:
 
 
 def mask(n: int) -> sympy.Matrix:
-    """The query-only mask M of Def. 8.6: (n+1) x (n+1), last row [1_n, 0], zeros elsewhere."""
+    """The query-only mask M of Def. 8.6: (n+1) x (n+1), last row [1_n, 0], zeros elsewhere.
+
+    Parameters
+    ----------
+    n : int
+        The number of prompt rows, ``n >= 1``.
+
+    Returns
+    -------
+    sympy.Matrix
+        ``M``, ``(n+1) x (n+1)``.
+
+    Raises
+    ------
+    ValueError
+        For ``n < 1`` or a non-int.
+
+    Examples
+    --------
+    >>> from theory.looped import mask
+    >>> mask(2)
+    Matrix([
+    [0, 0, 0],
+    [0, 0, 0],
+    [1, 1, 0]])
+    """
     if not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be an integer >= 1, got {n!r}")
     return sympy.Matrix(n + 1, n + 1, lambda i, j: 1 if (i == n and j < n) else 0)
@@ -231,7 +256,33 @@ def mask(n: int) -> sympy.Matrix:
 
 def construction(d: int) -> tuple[sympy.Matrix, sympy.Matrix]:
     """The hand-made weights of Thm 8.14: ``Q = I_{d+1}``, ``P = diag(I_d, 0)``, both (d+1) x (d+1) (Def. 8.6 writes
-    d x d; see docs/looped.md, errata)."""
+    d x d; see docs/looped.md, errata).
+
+    Parameters
+    ----------
+    d : int
+        The dimension of ``theta``, ``d >= 1``.
+
+    Returns
+    -------
+    tuple of sympy.Matrix
+        ``(Q, P)``.
+
+    Raises
+    ------
+    ValueError
+        For ``d < 1`` or a non-int.
+
+    Examples
+    --------
+    >>> from theory.looped import construction
+    >>> Q, P = construction(2)
+    >>> Q == Q.eye(3), P
+    (True, Matrix([
+    [1, 0, 0],
+    [0, 1, 0],
+    [0, 0, 0]]))
+    """
     if not isinstance(d, int) or d < 1:
         raise ValueError(f"d must be an integer >= 1, got {d!r}")
     P = sympy.diag(*([1] * d + [0]))
@@ -239,7 +290,45 @@ def construction(d: int) -> tuple[sympy.Matrix, sympy.Matrix]:
 
 
 def embed(X: Any, y: Any, alpha: Number, q0: Any = None, *, exact: bool = True) -> Matrix:
-    """Z^(0) = [[X, y], [q0^T, alpha]] of Def. 8.5 as a list of rows ((n+1) x (d+1)); q0 = 0 by default."""
+    """Z^(0) = [[X, y], [q0^T, alpha]] of Def. 8.5 as a list of rows ((n+1) x (d+1)); q0 = 0 by default.
+
+    Parameters
+    ----------
+    X : array_like
+        The ``n x d`` prompt (a list of rows or an array).
+    y : array_like
+        The ``n`` labels.
+    alpha : number
+        The query scalar, ``alpha != 0``.
+    q0 : array_like or None, optional
+        ``q^(0)``, length ``d`` (default 0).
+    exact : bool, optional
+        Fractions (default) or Python floats.
+
+    Returns
+    -------
+    list of list
+        ``Z^(0)``, ``(n+1) x (d+1)``.
+
+    Raises
+    ------
+    ValueError
+        For a ragged or empty ``X``, a length mismatch, ``alpha = 0`` or a non-finite entry.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.looped import embed
+    >>> X, y = [[1, 0], [0, 1], [1, 1]], [1, 2, 3]  # y = X theta* with theta* = (1, 2)
+    >>> embed(X, y, 2, exact=False)
+    [[1.0, 0.0, 1.0], [0.0, 1.0, 2.0], [1.0, 1.0, 3.0], [0.0, 0.0, 2.0]]
+    >>> embed(X, y, 2, q0=[Fraction(1, 2), 0])[-1]
+    [Fraction(1, 2), Fraction(0, 1), Fraction(2, 1)]
+    >>> embed(X, y, 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: alpha must be non-zero (Thm 8.14 sets theta^(0) = -q^(0)/alpha)
+    """
     Xm, yv = _check_prompt(X, y, exact, require_overdetermined=False)
     d = len(Xm[0])
     a = _check_alpha(alpha, exact)
@@ -248,7 +337,34 @@ def embed(X: Any, y: Any, alpha: Number, q0: Any = None, *, exact: bool = True) 
 
 
 def attention(Z: Any, Q: Any = None, P: Any = None, *, exact: bool = True) -> Matrix:
-    """Attn(Z; Q, P) = (M o Z Q Z^T) Z P (Def. 8.6) with the query-only mask; Q, P default to the construction."""
+    """Attn(Z; Q, P) = (M o Z Q Z^T) Z P (Def. 8.6) with the query-only mask; Q, P default to the construction.
+
+    Parameters
+    ----------
+    Z : array_like
+        ``(n+1) x (d+1)``, ``n, d >= 1``.
+    Q, P : array_like or None, optional
+        ``(d+1) x (d+1)`` weights (default :func:`construction`).
+    exact : bool, optional
+        Fractions (default) or Python floats.
+
+    Returns
+    -------
+    list of list
+        ``Attn(Z; Q, P)``, ``(n+1) x (d+1)``; only the last row is non-zero.
+
+    Raises
+    ------
+    ValueError
+        For a ``Z`` smaller than ``2 x 2`` or ``Q``, ``P`` of the wrong shape.
+
+    Examples
+    --------
+    >>> from theory.looped import attention, embed
+    >>> X, y = [[1, 0], [0, 1], [1, 1]], [1, 2, 3]  # y = X theta* with theta* = (1, 2)
+    >>> attention(embed(X, y, 1), exact=False)
+    [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [4.0, 5.0, 0.0]]
+    """
     Zm = _matrix(Z, exact, "Z")
     n1, d1 = len(Zm), len(Zm[0])
     if n1 < 2 or d1 < 2:
@@ -269,7 +385,37 @@ def attention(Z: Any, Q: Any = None, P: Any = None, *, exact: bool = True) -> Ma
 
 
 def lemma_8_13_attention(X: Any, y: Any, alpha: Number, q0: Any = None, *, exact: bool = True) -> Matrix:
-    """Lemma 8.13's closed form: Attn(Z^(0)) = [[0, 0], [q0^T X^T X + alpha y^T X, 0]] (list of rows)."""
+    """Lemma 8.13's closed form: Attn(Z^(0)) = [[0, 0], [q0^T X^T X + alpha y^T X, 0]] (list of rows).
+
+    Parameters
+    ----------
+    X : array_like
+        The ``n x d`` prompt.
+    y : array_like
+        The ``n`` labels.
+    alpha : number
+        The query scalar, ``alpha != 0``.
+    q0 : array_like or None, optional
+        ``q^(0)``, length ``d`` (default 0).
+    exact : bool, optional
+        Fractions (default) or Python floats.
+
+    Returns
+    -------
+    list of list
+        ``(n+1) x (d+1)``.
+
+    Examples
+    --------
+    The closed form equals the attention of the embedded prompt:
+
+    >>> from theory.looped import attention, embed, lemma_8_13_attention
+    >>> X, y = [[1, 0], [0, 1], [1, 1]], [1, 2, 3]  # y = X theta* with theta* = (1, 2)
+    >>> lemma_8_13_attention(X, y, 2, q0=[1, -1])[-1]  # q0^T X^T X + 2 y^T X = (1, -1) + (8, 10)
+    [Fraction(9, 1), Fraction(9, 1), Fraction(0, 1)]
+    >>> lemma_8_13_attention(X, y, 2, q0=[1, -1]) == attention(embed(X, y, 2, q0=[1, -1]))
+    True
+    """
     Xm, yv = _check_prompt(X, y, exact, require_overdetermined=False)
     n, d = len(Xm), len(Xm[0])
     a = _check_alpha(alpha, exact)
@@ -286,6 +432,42 @@ def looped_forward(
     """All layers Z^(0..T) of the looped transformer (Def. 8.7) with the construction's Q, P.
 
     Exact (Fraction) by default; ``exact=False`` runs in float64. Each step costs O(n d).
+
+    Parameters
+    ----------
+    X : array_like
+        The ``n x d`` prompt.
+    y : array_like
+        The ``n`` labels.
+    alpha : number
+        The query scalar, ``alpha != 0``.
+    etas : sequence of numbers
+        The step sizes ``eta^(0..T-1)``, each ``> 0``.
+    q0 : array_like or None, optional
+        ``q^(0)``, length ``d`` (default 0).
+    exact : bool, optional
+        Fractions (default) or Python floats.
+
+    Returns
+    -------
+    list of list of list
+        ``[Z^(0), ..., Z^(T)]``.
+
+    Raises
+    ------
+    ValueError
+        For an invalid prompt, ``alpha = 0`` or a step size ``<= 0``.
+
+    Examples
+    --------
+    Three loops at ``eta = 1/L = 1/3``; only the query row moves:
+
+    >>> from fractions import Fraction
+    >>> from theory.looped import looped_forward
+    >>> X, y = [[1, 0], [0, 1], [1, 1]], [1, 2, 3]  # y = X theta* with theta* = (1, 2)
+    >>> Zs = looped_forward(X, y, 1, [Fraction(1, 3)] * 3)
+    >>> len(Zs), Zs[-1][-1]
+    (4, [Fraction(-31, 27), Fraction(-50, 27), Fraction(1, 1)])
     """
     Z = embed(X, y, alpha, q0, exact=exact)
     eta = _check_etas(etas, exact)
@@ -300,7 +482,26 @@ def looped_forward(
 
 
 def tf_readout(Z: Matrix) -> list[Number]:
-    """TF(Z^(0)) := -(Z^(T)_{n+1, 1:d})^T, the negated first d entries of the query row."""
+    """TF(Z^(0)) := -(Z^(T)_{n+1, 1:d})^T, the negated first d entries of the query row.
+
+    Parameters
+    ----------
+    Z : list of list
+        The last layer ``Z^(T)``, ``(n+1) x (d+1)``.
+
+    Returns
+    -------
+    list
+        ``TF``, length ``d``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.looped import looped_forward, tf_readout
+    >>> X, y = [[1, 0], [0, 1], [1, 1]], [1, 2, 3]  # y = X theta* with theta* = (1, 2)
+    >>> tf_readout(looped_forward(X, y, 1, [Fraction(1, 3)] * 3)[-1])
+    [Fraction(31, 27), Fraction(50, 27)]
+    """
     return [-v for v in Z[-1][:-1]]
 
 
@@ -308,7 +509,26 @@ def tf_readout(Z: Matrix) -> list[Number]:
 
 
 def gram(X: Any, *, exact: bool = True) -> Matrix:
-    """X^T X (d x d)."""
+    """X^T X (d x d).
+
+    Parameters
+    ----------
+    X : array_like
+        The ``n x d`` prompt.
+    exact : bool, optional
+        Fractions (default) or Python floats.
+
+    Returns
+    -------
+    list of list
+        ``X^T X``.
+
+    Examples
+    --------
+    >>> from theory.looped import gram
+    >>> gram([[1, 0], [0, 1], [1, 1]], exact=False)
+    [[2.0, 1.0], [1.0, 2.0]]
+    """
     Xm = _matrix(X, exact)
     return _matmul(_transpose(Xm), Xm)
 
@@ -319,6 +539,35 @@ def gd_iterates(
     """theta^(0..T) of GD on l(theta) = 1/2 ||y - X theta||^2 (Def. 8.9), any step sizes eta^(t) > 0.
 
     theta^(t) = theta^(t-1) - eta^(t-1) (X^T X theta^(t-1) - X^T y); theta0 = 0 by default.
+
+    Parameters
+    ----------
+    X : array_like
+        The ``n x d`` prompt.
+    y : array_like
+        The ``n`` labels.
+    etas : sequence of numbers
+        The step sizes ``eta^(0..T-1)``, each ``> 0``.
+    theta0 : array_like or None, optional
+        ``theta^(0)``, length ``d`` (default 0).
+    exact : bool, optional
+        Fractions (default) or Python floats.
+
+    Returns
+    -------
+    list of list
+        ``[theta^(0), ..., theta^(T)]``.
+
+    Examples
+    --------
+    At ``eta = 1/L`` the component of the error along the top eigenvector ``(1, 1)`` of ``X^T X`` vanishes in one step;
+    the other shrinks by ``1 - 1/kappa = 2/3`` per step:
+
+    >>> from fractions import Fraction
+    >>> from theory.looped import gd_iterates
+    >>> X, y = [[1, 0], [0, 1], [1, 1]], [1, 2, 3]  # y = X theta* with theta* = (1, 2)
+    >>> [[str(t) for t in theta] for theta in gd_iterates(X, y, [Fraction(1, 3)] * 3)]
+    [['0', '0'], ['4/3', '5/3'], ['11/9', '16/9'], ['31/27', '50/27']]
     """
     Xm, yv = _check_prompt(X, y, exact, require_overdetermined=False)
     d = len(Xm[0])
@@ -338,7 +587,41 @@ def gd_iterates(
 def tf_output_predicted(
     X: Any, y: Any, alpha: Number, etas: Sequence[Number], q0: Any = None, *, exact: bool = True
 ) -> list[Number]:
-    """Theorem 8.14's prediction TF(Z^(0)) = alpha theta^(T), GD started at theta^(0) = -q0/alpha."""
+    """Theorem 8.14's prediction TF(Z^(0)) = alpha theta^(T), GD started at theta^(0) = -q0/alpha.
+
+    Parameters
+    ----------
+    X : array_like
+        The ``n x d`` prompt.
+    y : array_like
+        The ``n`` labels.
+    alpha : number
+        The query scalar, ``alpha != 0``.
+    etas : sequence of numbers
+        The step sizes, each ``> 0``.
+    q0 : array_like or None, optional
+        ``q^(0)``, length ``d`` (default 0).
+    exact : bool, optional
+        Fractions (default) or Python floats.
+
+    Returns
+    -------
+    list
+        ``alpha theta^(T)``, length ``d``.
+
+    Examples
+    --------
+    Theorem 8.14, exactly, for any step sizes, ``alpha`` and ``q^(0)``:
+
+    >>> from fractions import Fraction
+    >>> from theory.looped import looped_forward, tf_output_predicted, tf_readout
+    >>> X, y = [[1, 0], [0, 1], [1, 1]], [1, 2, 3]  # y = X theta* with theta* = (1, 2)
+    >>> etas, q0 = [Fraction(1, 3), Fraction(1, 4)], [1, 1]
+    >>> tf_output_predicted(X, y, 2, etas, q0)
+    [Fraction(5, 2), Fraction(7, 2)]
+    >>> tf_readout(looped_forward(X, y, 2, etas, q0)[-1]) == tf_output_predicted(X, y, 2, etas, q0)
+    True
+    """
     a = _check_alpha(alpha, exact)
     Xm, _ = _check_prompt(X, y, exact, require_overdetermined=False)
     d = len(Xm[0])
@@ -354,6 +637,33 @@ def gram_spectrum(X: Any) -> tuple[sympy.Expr, sympy.Expr]:
 
     Lemma 8.20: l is L-smooth; Lemma 8.22: mu-strongly convex. Float entries convert exactly to rationals.
     Requires n > d (mu > 0).
+
+    Parameters
+    ----------
+    X : array_like
+        The ``n x d`` prompt, ``n > d``, of full column rank.
+
+    Returns
+    -------
+    tuple of sympy.Expr
+        ``(L, mu)``.
+
+    Raises
+    ------
+    ValueError
+        For ``n <= d`` or a rank-deficient ``X``.
+
+    Examples
+    --------
+    >>> from theory.looped import gram_spectrum
+    >>> gram_spectrum([[1, 0], [0, 1], [1, 1]])
+    (3, 1)
+    >>> gram_spectrum([[1, 0], [0, 2], [1, 1]])
+    (sqrt(13)/2 + 7/2, 7/2 - sqrt(13)/2)
+    >>> gram_spectrum([[1, 2], [2, 4], [3, 6]])
+    Traceback (most recent call last):
+    ...
+    ValueError: X^T X is singular (rank-deficient X); Lemma 8.22 needs mu > 0
     """
     Xm = _matrix(X, True)
     n, d = len(Xm), len(Xm[0])
@@ -369,7 +679,24 @@ def gram_spectrum(X: Any) -> tuple[sympy.Expr, sympy.Expr]:
 
 
 def condition_number(X: Any) -> sympy.Expr:
-    """kappa = lambda_max(X^T X) / lambda_min(X^T X) (Def. 8.12), exact."""
+    """kappa = lambda_max(X^T X) / lambda_min(X^T X) (Def. 8.12), exact.
+
+    Parameters
+    ----------
+    X : array_like
+        The ``n x d`` prompt, ``n > d``, of full column rank.
+
+    Returns
+    -------
+    sympy.Expr
+        ``kappa >= 1``.
+
+    Examples
+    --------
+    >>> from theory.looped import condition_number
+    >>> condition_number([[1, 0], [0, 1], [1, 1]])
+    3
+    """
     L, mu = gram_spectrum(X)
     return L / mu
 
@@ -397,7 +724,30 @@ def _sym(x: Number, name: str) -> sympy.Expr:
 
 def prompt_step_size(L: Number) -> sympy.Expr:
     """The prompt-dependent step size eta = 1/L = 1/||X^T X|| of Thms 8.16, 8.25 (an assumption the thesis leaves
-    implicit; see docs/looped.md, errata)."""
+    implicit; see docs/looped.md, errata).
+
+    Parameters
+    ----------
+    L : number
+        ``lambda_max(X^T X) > 0``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``1/L``.
+
+    Raises
+    ------
+    ValueError
+        For ``L <= 0``.
+
+    Examples
+    --------
+    >>> from theory.looped import gram_spectrum, prompt_step_size
+    >>> L, mu = gram_spectrum([[1, 0], [0, 1], [1, 1]])
+    >>> prompt_step_size(L)
+    1/3
+    """
     Ls = _sym(L, "L")
     if not Ls > 0:
         raise ValueError(f"L = ||X^T X|| must be > 0, got {L!r}")
@@ -405,7 +755,33 @@ def prompt_step_size(L: Number) -> sympy.Expr:
 
 
 def check_step_size(eta: Number, L: Number, *, upper: str = "2/L") -> sympy.Expr:
-    """Raise ValueError unless eta lies in (0, 2/L) (``upper='2/L'``) or (0, 1/L] (``upper='1/L'``)."""
+    """Raise ValueError unless eta lies in (0, 2/L) (``upper='2/L'``) or (0, 1/L] (``upper='1/L'``).
+
+    Parameters
+    ----------
+    eta : number
+        The step size.
+    L : number
+        ``lambda_max(X^T X) > 0``.
+    upper : {"2/L", "1/L"}, optional
+        The interval: ``(0, 2/L)`` (convergence) or ``(0, 1/L]`` (Lemma 8.23).
+
+    Returns
+    -------
+    sympy.Expr
+        ``eta`` as a sympy number.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.looped import check_step_size
+    >>> check_step_size(Fraction(1, 2), 3)
+    1/2
+    >>> check_step_size(Fraction(1, 2), 3, upper="1/L")
+    Traceback (most recent call last):
+    ...
+    ValueError: step size eta = 1/2 must lie in (0, 1/L] = (0, 0.333333] (Lemma 8.23, Garrigos & Gower Thm 3.6)
+    """
     e, Ls = _sym(eta, "eta"), _sym(L, "L")
     if not Ls > 0:
         raise ValueError(f"L must be > 0, got {L!r}")
@@ -428,7 +804,37 @@ def check_step_size(eta: Number, L: Number, *, upper: str = "2/L") -> sympy.Expr
 
 def gd_contraction_factor(eta: Number, L: Number, mu: Number) -> sympy.Expr:
     """rho(eta) = max(|1 - eta mu|, |1 - eta L|): ||theta^(t) - theta*|| <= rho ||theta^(t-1) - theta*|| for
-    least squares (theta^(t) - theta* = (I - eta X^T X)(theta^(t-1) - theta*)); rho < 1 iff eta in (0, 2/L)."""
+    least squares (theta^(t) - theta* = (I - eta X^T X)(theta^(t-1) - theta*)); rho < 1 iff eta in (0, 2/L).
+
+    Parameters
+    ----------
+    eta : number
+        The step size, in ``(0, 2/L)``.
+    L : number
+        ``lambda_max(X^T X) > 0``.
+    mu : number
+        ``lambda_min(X^T X)``, ``0 < mu <= L``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``rho(eta)``.
+
+    Raises
+    ------
+    ValueError
+        For ``eta`` outside ``(0, 2/L)`` or ``mu`` outside ``(0, L]``.
+
+    Examples
+    --------
+    With ``L = 3``, ``mu = 1``: ``1 - 1/kappa`` at ``eta = 1/L``, and the best rate ``(kappa - 1)/(kappa + 1)`` at
+    ``eta = 2/(L + mu)``:
+
+    >>> from fractions import Fraction
+    >>> from theory.looped import gd_contraction_factor
+    >>> gd_contraction_factor(Fraction(1, 3), 3, 1), gd_contraction_factor(Fraction(1, 2), 3, 1)
+    (2/3, 1/2)
+    """
     e = check_step_size(eta, L)
     Ls, ms = _sym(L, "L"), _sym(mu, "mu")
     if not (ms > 0 and ms <= Ls):
@@ -437,7 +843,39 @@ def gd_contraction_factor(eta: Number, L: Number, mu: Number) -> sympy.Expr:
 
 
 def lemma_8_23_bound(T: int, eta: Number, L: Number, mu: Number, R: Number = 1) -> sympy.Expr:
-    """Lemma 8.23: ||theta^(T) - theta*||^2 <= (1 - eta mu)^T R^2 for eta in (0, 1/L] and ||theta^(0) - theta*|| <= R."""
+    """Lemma 8.23: ||theta^(T) - theta*||^2 <= (1 - eta mu)^T R^2 for eta in (0, 1/L] and ||theta^(0) - theta*|| <= R.
+
+    Parameters
+    ----------
+    T : int
+        The number of GD steps, ``T >= 0``.
+    eta : number
+        The step size, in ``(0, 1/L]``.
+    L : number
+        ``lambda_max(X^T X) > 0``.
+    mu : number
+        ``lambda_min(X^T X)``, ``0 < mu <= L``.
+    R : number, optional
+        A bound on ``||theta^(0) - theta*||`` (default 1).
+
+    Returns
+    -------
+    sympy.Expr
+        The bound on ``||theta^(T) - theta*||^2``.
+
+    Examples
+    --------
+    GD from 0 on the prompt with ``theta* = (1, 2)`` (``R = sqrt 5``), three steps at ``eta = 1/3``:
+
+    >>> import sympy
+    >>> from fractions import Fraction
+    >>> from theory.looped import gd_iterates, lemma_8_23_bound
+    >>> theta = gd_iterates([[1, 0], [0, 1], [1, 1]], [1, 2, 3], [Fraction(1, 3)] * 3)[-1]
+    >>> error = (theta[0] - 1) ** 2 + (theta[1] - 2) ** 2
+    >>> bound = lemma_8_23_bound(3, Fraction(1, 3), 3, 1, R=sympy.sqrt(5))
+    >>> error, bound, error <= bound
+    (Fraction(32, 729), 40/27, True)
+    """
     T = _check_T(T)
     e = check_step_size(eta, L, upper="1/L")
     ms = _sym(mu, "mu")
@@ -447,17 +885,93 @@ def lemma_8_23_bound(T: int, eta: Number, L: Number, mu: Number, R: Number = 1) 
 
 
 def thm_8_25_bound(T: int, kappa: Number, R: Number = 1) -> sympy.Expr:
-    """Theorem 8.25 with eta = 1/L: ||theta^(T) - theta*||^2 <= (1 - 1/kappa)^T R^2."""
+    """Theorem 8.25 with eta = 1/L: ||theta^(T) - theta*||^2 <= (1 - 1/kappa)^T R^2.
+
+    Parameters
+    ----------
+    T : int
+        The number of loops (GD steps), ``T >= 0``.
+    kappa : number
+        The condition number, ``kappa >= 1``.
+    R : number, optional
+        A bound on ``||theta^(0) - theta*||`` (default 1).
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.looped import thm_8_25_bound, thm_8_25_exp_bound
+    >>> thm_8_25_bound(3, 3), thm_8_25_exp_bound(3, 3)
+    (8/27, exp(-1))
+    >>> thm_8_25_bound(3, Fraction(1, 2))
+    Traceback (most recent call last):
+    ...
+    ValueError: kappa = L/mu must be >= 1, got Fraction(1, 2)
+    """
     return (1 - 1 / _check_kappa(kappa)) ** _check_T(T) * _sym(R, "R") ** 2
 
 
 def thm_8_25_exp_bound(T: int, kappa: Number, R: Number = 1) -> sympy.Expr:
-    """Theorem 8.25's second form (Fact 8.24): ||theta^(T) - theta*||^2 <= exp(-T/kappa) R^2."""
+    """Theorem 8.25's second form (Fact 8.24): ||theta^(T) - theta*||^2 <= exp(-T/kappa) R^2.
+
+    Parameters
+    ----------
+    T : int
+        The number of loops (GD steps), ``T >= 0``.
+    kappa : number
+        The condition number, ``kappa >= 1``.
+    R : number, optional
+        A bound on ``||theta^(0) - theta*||`` (default 1).
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    It lies above :func:`thm_8_25_bound` (``1 - x <= e^{-x}``):
+
+    >>> from theory.looped import thm_8_25_bound, thm_8_25_exp_bound
+    >>> thm_8_25_exp_bound(3, 3, R=2), bool(thm_8_25_bound(3, 3, R=2) <= thm_8_25_exp_bound(3, 3, R=2))
+    (4*exp(-1), True)
+    """
     return sympy.exp(-sympy.Integer(_check_T(T)) / _check_kappa(kappa)) * _sym(R, "R") ** 2
 
 
 def thm_8_16_bound(T: int, kappa: Number, alpha: Number) -> sympy.Expr:
-    """Theorem 8.16 as stated: |<TF(Z^(0)), theta*> - alpha| <= |alpha| exp(-T/(2 kappa)) (q0 = 0, eta = 1/L)."""
+    """Theorem 8.16 as stated: |<TF(Z^(0)), theta*> - alpha| <= |alpha| exp(-T/(2 kappa)) (q0 = 0, eta = 1/L).
+
+    Parameters
+    ----------
+    T : int
+        The number of loops, ``T >= 0``.
+    kappa : number
+        The condition number, ``kappa >= 1``.
+    alpha : number
+        The query scalar, ``alpha != 0``.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Raises
+    ------
+    ValueError
+        For ``alpha = 0``, ``kappa < 1`` or ``T < 0``.
+
+    Examples
+    --------
+    >>> from theory.looped import thm_8_16_bound
+    >>> thm_8_16_bound(3, 3, 2)
+    2*exp(-1/2)
+    >>> thm_8_16_bound(3, 3, 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: alpha must be non-zero (Thm 8.16)
+    """
     a = _sym(alpha, "alpha")
     if a == 0:
         raise ValueError("alpha must be non-zero (Thm 8.16)")
@@ -466,7 +980,37 @@ def thm_8_16_bound(T: int, kappa: Number, alpha: Number) -> sympy.Expr:
 
 def thm_8_16_sharp_bound(T: int, kappa: Number, alpha: Number) -> sympy.Expr:
     """The sharper bound |alpha| (1 - 1/kappa)^T <= |alpha| exp(-T/kappa) (Theorem 8.16's exponent is loose by a
-    factor 2; see docs/looped.md, errata)."""
+    factor 2; see docs/looped.md, errata).
+
+    Parameters
+    ----------
+    T : int
+        The number of loops, ``T >= 0``.
+    kappa : number
+        The condition number, ``kappa >= 1``.
+    alpha : number
+        The query scalar, ``alpha != 0``.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Raises
+    ------
+    ValueError
+        For ``alpha = 0``, ``kappa < 1`` or ``T < 0``.
+
+    Examples
+    --------
+    On the prompt with ``theta* = (1, 0)`` (``||theta*|| = 1``), ``alpha = 2``, ``q0 = 0`` and three loops at
+    ``eta = 1/L = 1/3``, the error ``8/27`` lies below the sharp bound ``16/27``, itself below the stated ``2 e^{-1/2}``:
+
+    >>> from fractions import Fraction
+    >>> from theory.looped import looped_forward, tf_readout, thm_8_16_bound, thm_8_16_sharp_bound
+    >>> TF = tf_readout(looped_forward([[1, 0], [0, 1], [1, 1]], [1, 0, 1], 2, [Fraction(1, 3)] * 3)[-1])
+    >>> abs(TF[0] - 2), thm_8_16_sharp_bound(3, 3, 2), round(float(thm_8_16_bound(3, 3, 2)), 4)
+    (Fraction(8, 27), 16/27, 1.2131)
+    """
     a = _sym(alpha, "alpha")
     if a == 0:
         raise ValueError("alpha must be non-zero (Thm 8.16)")

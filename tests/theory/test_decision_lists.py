@@ -283,6 +283,17 @@ def test_cp_form_and_directional_derivative_agree_with_the_general_formula(seed)
         assert abs(d - general[u] / n) < 1e-30
 
 
+def test_gradient_identities_take_exact_irrational_entries_and_refuse_symbols():
+    # regression: sympy.Float(log(2), 40) raised TypeError; such entries are now evaluated to DIGITS digits first
+    W = [[0, 0, 0], [sympy.log(2), 0, 0], [0, 0, 0]]
+    p = td.attention_column(W, (0, 1, 2), 0)
+    assert all(abs(x - q) < 1e-38 for x, q in zip(p, (0.25, 0.5, 0.25)))
+    sigma = td.output_probs([[sympy.sqrt(2)] * 3] * 3, p)
+    assert all(abs(x - sympy.Rational(1, 3)) < 1e-38 for x in sigma)
+    with pytest.raises(ValueError, match="symbolic expression t"):
+        td.attention_column([[0, 0], [sympy.Symbol("t"), 0]], (0, 1), 0)
+
+
 def test_attention_jacobian_rows_sum_to_zero_and_vanish_outside():
     W = [[Fraction(i * j % 5, 3) for j in range(5)] for i in range(5)]
     p = td.attention_column(W, (0, 3, 4), 3)
