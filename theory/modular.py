@@ -42,8 +42,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import sympy
 from sympy import Rational, cos, factorial, pi, sqrt
@@ -143,7 +144,7 @@ def _check_exact_pk(p: object, k: object) -> tuple[int, int]:
     return p, k
 
 
-def max_margin(p: object, k: object) -> sympy.Expr:
+def max_margin(p: int | sympy.Expr, k: int | sympy.Expr) -> sympy.Expr:
     r"""Maximum L_{2,k+1}-normalized margin of the k-input polynomial network (Shi Thm 4.9).
 
     .. math:: \gamma^*(p,k) = \frac{2\,k!}{(2k+2)^{(k+1)/2}\,(p-1)\,p^{(k-1)/2}}
@@ -167,7 +168,7 @@ def max_margin(p: object, k: object) -> sympy.Expr:
     )
 
 
-def max_margin_k2_morwani(p: object) -> sympy.Expr:
+def max_margin_k2_morwani(p: int | sympy.Expr) -> sympy.Expr:
     r"""Edelman Thm 7.7 (Morwani et al. 2024) for k = 2: :math:`\gamma^* = \sqrt{2/27}/((p-1)\sqrt p)`.
 
     Stated independently of :func:`max_margin`; the two must agree at k = 2.
@@ -179,7 +180,7 @@ def max_margin_k2_morwani(p: object) -> sympy.Expr:
     return sqrt(Rational(2, 27)) / ((p - 1) * sqrt(p))
 
 
-def min_width(p: object, k: object) -> int | sympy.Expr:
+def min_width(p: int | sympy.Expr, k: int | sympy.Expr) -> int | sympy.Expr:
     r"""Width of the explicit construction and the theorem's bound, :math:`2^{2k-2}(p-1)`."""
     if is_symbolic(p, k):
         return 2 ** (2 * k - 2) * (p - 1)
@@ -193,21 +194,21 @@ def frequencies(p: int) -> range:
     return range(1, (p - 1) // 2 + 1)
 
 
-def optimal_amplitude(p: object, k: object) -> sympy.Expr:
+def optimal_amplitude(p: int | sympy.Expr, k: int | sympy.Expr) -> sympy.Expr:
     r"""Per-entry amplitude of a unit-norm optimal neuron, :math:`\beta = \sqrt{2/((k+1)p)}` (Lemma C.15)."""
     if not is_symbolic(p, k):
         p, k = (sympy.Integer(v) for v in _check_pk(p, k))
     return sqrt(2 / ((k + 1) * p))
 
 
-def optimal_fourier_magnitude(p: object, k: object) -> sympy.Expr:
+def optimal_fourier_magnitude(p: int | sympy.Expr, k: int | sympy.Expr) -> sympy.Expr:
     r"""|û(±ζ)| = |ŵ(±ζ)| = :math:`\sqrt{p/(2(k+1))}` for every block of a unit optimal neuron (Eq. C.16)."""
     if not is_symbolic(p, k):
         p, k = (sympy.Integer(v) for v in _check_pk(p, k))
     return sqrt(p / (2 * (k + 1)))
 
 
-def single_neuron_bound(p: object, k: object) -> sympy.Expr:
+def single_neuron_bound(p: int | sympy.Expr, k: int | sympy.Expr) -> sympy.Expr:
     r"""The end of the bound chain of Shi Lemma C.15: phases aligned, QM-GM on each
     frequency, Plancherel (:math:`\sum_{j\ge1} z(j) \le p/2`) and :math:`\|z\|_{(k+1)/2}\le\|z\|_1` give
 
@@ -250,17 +251,17 @@ def _check_residues(a: object, p: int, k: int | None = None) -> list[int]:
     if isinstance(a, (str, bytes)):
         raise InputError(f"a must be a sequence of residues mod p, got {a!r}", param="a")
     try:
-        a = list(a)  # type: ignore[call-overload]
+        items = list(cast("Iterable[object]", a))  # anything else raises the TypeError refused here
     except TypeError:
         raise InputError(f"a must be a sequence of residues mod p, got {a!r}", param="a") from None
-    if not a:
+    if not items:
         raise InputError("a must hold k >= 1 residues mod p (one per input), got an empty sequence", param="a")
-    if k is not None and len(a) != k:
-        raise InputError(f"a must hold exactly k = {k} residues mod p, got {len(a)}", param="a")
-    return [_check_residue(x, p, "a") for x in a]
+    if k is not None and len(items) != k:
+        raise InputError(f"a must hold exactly k = {k} residues mod p, got {len(items)}", param="a")
+    return [_check_residue(x, p, "a") for x in items]
 
 
-def max_margin_logits(p: object, k: object) -> tuple[sympy.Expr, sympy.Expr]:
+def max_margin_logits(p: int | sympy.Expr, k: int | sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
     r"""Logits of every unit-norm max-margin network (Lemma C.6 with uniform q*; ``docs/modular.md``).
 
     All points lie on the margin and all wrong logits are equal, and each w_i has zero mean, so
@@ -516,7 +517,7 @@ def memorising_scales(scaling: str) -> tuple[sympy.Expr, sympy.Expr]:
     raise InputError(f"scaling must be one of {MEMORISING_SCALINGS}, got {scaling!r:.80}", param="scaling")
 
 
-def memorising_normalized_margin(p: object, alpha: object, beta: object) -> sympy.Expr:
+def memorising_normalized_margin(p: int | sympy.Expr, alpha: object, beta: object) -> sympy.Expr:
     r"""Normalized :math:`L_{2,3}` margin of the memorising network of Edelman App. D.4 (k = 2) with scales
     alpha, beta (derivation in ``docs/modular.md``).
 
@@ -535,14 +536,14 @@ def memorising_normalized_margin(p: object, alpha: object, beta: object) -> symp
     alpha, beta : numbers > 0
         Scales of the input blocks and of the output block.
     """
-    alpha, beta = as_number(alpha, "alpha"), as_number(beta, "beta")
-    for name, v in (("alpha", alpha), ("beta", beta)):
+    a, b = as_number(alpha, "alpha"), as_number(beta, "beta")
+    for name, v in (("alpha", a), ("beta", b)):
         if v.is_number and not (v.is_real and v > 0):
             raise InputError(f"{name} must be a positive number, got {name} = {v}", param=name)
     if not is_symbolic(p):
         p = sympy.Integer(check_odd_modulus(p, source=D4_SOURCE))
         _check_closed_form_size(int(p), 2)
-    return sympy.radsimp(4 * alpha**2 * beta / (2 * p**2 * (2 * alpha**2 + beta**2) ** Rational(3, 2)))
+    return sympy.radsimp(4 * a**2 * b / (2 * p**2 * (2 * a**2 + b**2) ** Rational(3, 2)))
 
 
 def memorising_margin(p: object, scaling: str = "printed") -> sympy.Expr:
@@ -569,21 +570,21 @@ def _neuron_arrays(
     u: Sequence[Sequence[object]], w: Sequence[object]
 ) -> tuple[list[list[sympy.Expr]], list[sympy.Expr], int, int]:
     try:
-        u, w = [list(row) for row in u], list(w)
+        u_rows, w_row = [list(row) for row in u], list(w)
     except TypeError:
         raise InputError("u must be a sequence of k blocks and w a block, each of p numbers", param="u") from None
-    p = len(w)
+    p = len(w_row)
     if p < 2:
         raise InputError(
             f"w must have p >= 2 entries (one per class of Z_p; Psi averages over the p - 1 wrong classes), "
             f"got p = len(w) = {p}",
             param="w",
         )
-    if not u or any(len(row) != p for row in u):
-        raise InputError(f"every block must have length p = {p}, got lengths {[len(r) for r in u]}", param="u")
-    u = [[as_number(x, "u") for x in row] for row in u]
-    w = [as_number(x, "w") for x in w]
-    return u, w, p, len(u)
+    if not u_rows or any(len(row) != p for row in u_rows):
+        raise InputError(f"every block must have length p = {p}, got lengths {[len(r) for r in u_rows]}", param="u")
+    u_exact = [[as_number(x, "u") for x in row] for row in u_rows]
+    w_exact = [as_number(x, "w") for x in w_row]
+    return u_exact, w_exact, p, len(u_exact)
 
 
 def psi_time_domain(u: Sequence[Sequence[object]], w: Sequence[object]) -> sympy.Expr:
@@ -644,10 +645,10 @@ def _numeric_pk(p: object, k: object) -> tuple[int, int]:
 
 
 def _fraction_in_unit_interval(x: object, name: str, what: str) -> sympy.Expr:
-    x = as_number(x, name)
-    if x.is_number and not (x.is_real and 0 <= x <= 1):
-        raise InputError(f"{what} {name} must lie in [0, 1], got {name} = {x}", param=name)
-    return x
+    v = as_number(x, name)
+    if v.is_number and not (v.is_real and 0 <= v <= 1):
+        raise InputError(f"{what} {name} must lie in [0, 1], got {name} = {v}", param=name)
+    return v
 
 
 def psi_phase_mismatch(p: object, k: object, delta: object) -> sympy.Expr:
@@ -661,29 +662,29 @@ def psi_unbalanced(p: object, k: object, r: Sequence[object]) -> sympy.Expr:
     :math:`r_1..r_{k+1}` (summing to 1): :math:`\gamma^*\prod_i((k+1)r_i)^{1/2}` (``docs/modular.md``)."""
     p, k = _numeric_pk(p, k)
     try:
-        r = list(r)
+        items = list(r)
     except TypeError:
         raise InputError(f"r must be a sequence of k+1 = {k + 1} block fractions, got {r!r}", param="r") from None
-    if len(r) != k + 1:
-        raise InputError(f"need k+1 = {k + 1} block fractions, got {len(r)}", param="r")
-    r = [as_number(x, "r") for x in r]
-    if any(x.is_negative for x in r) or sympy.simplify(sympy.Add(*r) - 1) != 0:
-        raise InputError(f"block fractions must be >= 0 and sum to 1, got {r}", param="r")
-    return max_margin(p, k) * sympy.Mul(*[sqrt((k + 1) * x) for x in r])
+    if len(items) != k + 1:
+        raise InputError(f"need k+1 = {k + 1} block fractions, got {len(items)}", param="r")
+    shares = [as_number(x, "r") for x in items]
+    if any(x.is_negative for x in shares) or sympy.simplify(sympy.Add(*shares) - 1) != 0:
+        raise InputError(f"block fractions must be >= 0 and sum to 1, got {shares}", param="r")
+    return max_margin(p, k) * sympy.Mul(*[sqrt((k + 1) * x) for x in shares])
 
 
 def psi_two_frequencies(p: object, k: object, s: object) -> sympy.Expr:
     r"""Psi of a unit neuron whose mass is split over two frequencies in fractions s and 1-s, each
     part optimal in shape: :math:`\gamma^*(s^{(k+1)/2}+(1-s)^{(k+1)/2})` (``docs/modular.md``)."""
     p, k = _numeric_pk(p, k)
-    s = _fraction_in_unit_interval(s, "s", "the split")
+    split = _fraction_in_unit_interval(s, "s", "the split")
     e = Rational(k + 1, 2)
-    return max_margin(p, k) * (s**e + (1 - s) ** e)
+    return max_margin(p, k) * (split**e + (1 - split) ** e)
 
 
 def psi_dc_leak(p: object, k: object, eps: object) -> sympy.Expr:
     r"""Psi of a unit optimal neuron with a fraction eps of every block's squared norm moved into its
     DC (constant) component: :math:`\gamma^*(1-\varepsilon)^{(k+1)/2}` (``docs/modular.md``)."""
     p, k = _numeric_pk(p, k)
-    eps = _fraction_in_unit_interval(eps, "eps", "the DC fraction")
-    return max_margin(p, k) * (1 - eps) ** Rational(k + 1, 2)
+    leak = _fraction_in_unit_interval(eps, "eps", "the DC fraction")
+    return max_margin(p, k) * (1 - leak) ** Rational(k + 1, 2)

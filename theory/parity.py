@@ -184,7 +184,7 @@ def check_support(n: object, support: Sequence[object], k: object | None = None)
 # --------------------------------------------------------------------------------------------
 
 
-def max_margin(k: object) -> sympy.Expr:
+def max_margin(k: int | sympy.Expr) -> sympy.Expr:
     r"""Maximum L_{2,k+1}-normalized margin of the degree-k parity network (Thm 7.8).
 
     .. math:: \gamma^*(k) = \sqrt2\,k!\,(k+1)^{-(k+1)/2}
@@ -201,21 +201,21 @@ def max_margin(k: object) -> sympy.Expr:
     return sqrt(2) * factorial(k) * (k + 1) ** (-(k + 1) / sympy.Integer(2))
 
 
-def max_margin_spec_form(k: object) -> sympy.Expr:
+def max_margin_spec_form(k: int | sympy.Expr) -> sympy.Expr:
     r"""The same value as printed in Thm 7.8: :math:`k!\sqrt{2(k+1)^{-(k+1)}}` (stated independently)."""
     if not is_symbolic(k):
         k = sympy.Integer(_check_exact_k(k))
     return factorial(k) * sqrt(2 * (k + 1) ** (-(k + 1)))
 
 
-def min_width(k: object) -> int | sympy.Expr:
+def min_width(k: int | sympy.Expr) -> int | sympy.Expr:
     r"""The width requirement of Thm 7.8 and the size of the construction, :math:`2^{k-1}`."""
     if is_symbolic(k):
         return 2 ** (k - 1)
     return 2 ** (_check_exact_k(k) - 1)
 
 
-def output_coefficient(k: object) -> sympy.Expr:
+def output_coefficient(k: int | sympy.Expr) -> sympy.Expr:
     r"""The construction's output :math:`f(x) = c\,\chi_S(x)\,[1,-1]` has :math:`c=(k!/\sqrt2)(k+1)^{-(k+1)/2}=\gamma^*/2`."""
     if not is_symbolic(k):
         k = sympy.Integer(_check_exact_k(k))
@@ -403,7 +403,7 @@ class ParityConstruction:
         for nr in self.neurons:
             a = nr.preactivation(x) ** self.k
             out = [out[0] + a * nr.w[0], out[1] + a * nr.w[1]]
-        return tuple(sympy.radsimp(sympy.simplify(v)) for v in out)  # type: ignore[return-value]
+        return tuple(sympy.radsimp(sympy.simplify(v)) for v in out)
 
     def predicted_logits(self, x: Sequence[int]) -> tuple[sympy.Expr, sympy.Expr]:
         r"""The claimed output :math:`(k!/\sqrt2)(k+1)^{-(k+1)/2}\chi_S(x)[1,-1]`."""
