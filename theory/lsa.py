@@ -131,7 +131,23 @@ def _canon(x: sympy.Expr) -> sympy.Expr:
 
 
 def is_exact(m: Matrix) -> bool:
-    """True when every entry of ``m`` is an exact sympy number (no Float)."""
+    """True when every entry of ``m`` is an exact sympy number (no Float).
+
+    Parameters
+    ----------
+    m : sympy.Matrix
+        The matrix.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from sympy import Matrix, Rational
+    >>> is_exact(Matrix([[1, Rational(1, 2)]])), is_exact(as_covariance([[0.5, 0], [0, 1]]))
+    (True, False)
+    """
     return all(not e.has(sympy.Float) for e in m)
 
 
@@ -141,11 +157,38 @@ def as_covariance(Lam: Any, *, source: str = "Shi Sec. 5.4") -> Matrix:
     Accepts a sympy Matrix, a nested sequence or a numpy array (converted through ``tolist``). Float entries
     select the numeric fallback of every function of this module.
 
+    Parameters
+    ----------
+    Lam : d x d matrix
+        A sympy Matrix, nested sequence or numpy array of real numbers.
+    source : str, optional
+        The source named in the error messages.
+
+    Returns
+    -------
+    sympy.Matrix
+        Lambda with sympy entries (floats become 30-digit sympy Floats).
+
     Raises
     ------
     ValueError
         Non-square, empty, non-symmetric or not positive semi-definite input; the message names the hypothesis
         of the source (x ~ N(0, Lambda) needs Lambda symmetric PSD).
+
+    Examples
+    --------
+    >>> as_covariance([[2, 1], [1, 2]])
+    Matrix([
+    [2, 1],
+    [1, 2]])
+    >>> as_covariance([[1, 2], [0, 1]])
+    Traceback (most recent call last):
+    ...
+    ValueError: Lambda must be symmetric (Shi Sec. 5.4: it is the covariance of x), got [[1, 2], [0, 1]]
+    >>> as_covariance([[1, 0], [0, -1]])
+    Traceback (most recent call last):
+    ...
+    ValueError: Lambda must be positive semi-definite (Shi Sec. 5.4: it is a covariance), got eigenvalues [1.0, -1.0]
     """
     if hasattr(Lam, "tolist") and not isinstance(Lam, sympy.MatrixBase):
         Lam = Lam.tolist()
@@ -198,10 +241,31 @@ def _check_dim(d: int, diagonal: bool) -> None:
 def check_count(N: Any, name: str = "N") -> sympy.Expr:
     """A number of in-context examples (``N``, ``M``) as a sympy Integer >= 1; a symbol passes unchanged.
 
+    Parameters
+    ----------
+    N : int or sympy.Symbol
+        The count.
+    name : str, optional
+        Its name in the error message.
+
+    Returns
+    -------
+    sympy.Integer or sympy.Symbol
+
     Raises
     ------
     ValueError
         Not an integer, or < 1.
+
+    Examples
+    --------
+    >>> from sympy import Symbol
+    >>> check_count(3), check_count(Symbol("N"))
+    (3, N)
+    >>> check_count(0)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: N (number of in-context examples) must be an integer >= 1, got N = 0
     """
     if isinstance(N, sympy.Basic) and not N.is_number:
         return N
@@ -292,12 +356,55 @@ def eigen_descending(Lam: Any) -> tuple[list[sympy.Expr], Matrix]:
 
     Exact for diagonal Lambda and for exact d <= 4 with an explicit spectrum; otherwise 30-digit mpmath.
     Within a tied eigenspace the columns are an orthonormal basis (one of many: see :class:`RankOptimum`).
+
+    Parameters
+    ----------
+    Lam : d x d symmetric PSD matrix
+        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+
+    Returns
+    -------
+    (lam, Q) : tuple of list and sympy.Matrix
+        The eigenvalues, descending, and the orthonormal eigenvectors as columns.
+
+    Examples
+    --------
+    >>> lam, Q = eigen_descending([[2, 1], [1, 2]])
+    >>> lam
+    [3, 1]
+    >>> Q
+    Matrix([
+    [sqrt(2)/2, -sqrt(2)/2],
+    [sqrt(2)/2,  sqrt(2)/2]])
+    >>> Q * Q.T == Q.T * Q == Q**0
+    True
     """
     return _eig(as_covariance(Lam))
 
 
 def t_values(lam: Sequence[Any], N: Any) -> list[sympy.Expr]:
-    """``T_i = (1 + 1/N) lambda_i + tr D / N``: the eigenvalues of Gamma (Thm 5.4.1)."""
+    """``T_i = (1 + 1/N) lambda_i + tr D / N``: the eigenvalues of Gamma (Thm 5.4.1).
+
+    Parameters
+    ----------
+    lam : sequence of numbers
+        The eigenvalues of Lambda.
+    N : int or sympy.Symbol
+        Number of in-context examples in pretraining, >= 1.
+
+    Returns
+    -------
+    list of sympy.Expr
+        ``T_1..T_d``.
+
+    Examples
+    --------
+    >>> t_values([2, 1], 2)
+    [9/2, 3]
+    >>> from sympy import Symbol
+    >>> t_values([2, 1], Symbol("N"))
+    [2 + 5/N, 1 + 4/N]
+    """
     N = check_count(N)
     lam = [_to_sympy(v) for v in lam]
     tr = sum(lam, Integer(0))
@@ -308,14 +415,52 @@ def t_values(lam: Sequence[Any], N: Any) -> list[sympy.Expr]:
 
 
 def gamma_matrix(Lam: Any, N: Any) -> Matrix:
-    """``Gamma = (1 + 1/N) Lambda + (tr Lambda / N) I_d`` (Shi Lemma 5.1)."""
+    """``Gamma = (1 + 1/N) Lambda + (tr Lambda / N) I_d`` (Shi Lemma 5.1).
+
+    Parameters
+    ----------
+    Lam : d x d symmetric PSD matrix
+        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+    N : int or sympy.Symbol
+        Number of in-context examples in pretraining, >= 1.
+
+    Returns
+    -------
+    sympy.Matrix
+        Gamma.
+
+    Examples
+    --------
+    >>> gamma_matrix([[2, 0], [0, 1]], 2)
+    Matrix([
+    [9/2, 0],
+    [  0, 3]])
+    """
     m = as_covariance(Lam)
     N = check_count(N)
     return (1 + 1 / N) * m + (m.trace() / N) * sympy.eye(m.rows)
 
 
 def loss_constant(Lam: Any) -> sympy.Expr:
-    """The constant of Lemma 5.1, ``C = 1/2 tr Lambda`` (the loss of the zero predictor; ``docs/lsa.md``)."""
+    """The constant of Lemma 5.1, ``C = 1/2 tr Lambda`` (the loss of the zero predictor; ``docs/lsa.md``).
+
+    Parameters
+    ----------
+    Lam : d x d symmetric PSD matrix
+        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+
+    Returns
+    -------
+    sympy.Expr
+        ``tr Lambda / 2``.
+
+    Examples
+    --------
+    >>> loss_constant([[2, 0], [0, 1]])
+    3/2
+    >>> population_loss([[0, 0], [0, 0]], 0, [[2, 0], [0, 1]], 2)
+    3/2
+    """
     return as_covariance(Lam).trace() / 2
 
 
@@ -325,6 +470,27 @@ def reduced_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
     ``U = W11^KQ`` and ``u = w22^PV``; valid as the LSA loss minus 1/2 tr Lambda only when
     ``w21^PV = w21^KQ = 0`` (hidden assumption, ``docs/lsa.md``). For general weights pass ``U = M_eff, u = 1`` to
     get the odd part of the loss.
+
+    Parameters
+    ----------
+    U : d x d matrix
+        ``W11^KQ`` (or ``M_eff``).
+    u : number
+        ``w22^PV``.
+    Lam : d x d symmetric PSD matrix
+        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+    N : int or sympy.Symbol
+        Number of in-context examples in pretraining, >= 1.
+
+    Returns
+    -------
+    sympy.Expr
+        ``l~(U, u)``.
+
+    Examples
+    --------
+    >>> reduced_loss([[1, 0], [0, 1]], 1, [[2, 0], [0, 1]], 2)
+    11/2
     """
     m = as_covariance(Lam)
     U = _check_square(U, m.rows)
@@ -336,7 +502,31 @@ def reduced_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
 
 def population_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
     """Pretraining population loss ``1/2 E (y_hat - y_q)^2 = l~(U, u) + 1/2 tr Lambda`` (Lemma 5.1, with
-    ``w21^PV = w21^KQ = 0``)."""
+    ``w21^PV = w21^KQ = 0``).
+
+    Parameters
+    ----------
+    U : d x d matrix
+        ``W11^KQ`` (or ``M_eff``).
+    u : number
+        ``w22^PV``.
+    Lam : d x d symmetric PSD matrix
+        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+    N : int or sympy.Symbol
+        Number of in-context examples in pretraining, >= 1.
+
+    Returns
+    -------
+    sympy.Expr
+        The loss.
+
+    Examples
+    --------
+    >>> population_loss([[1, 0], [0, 1]], 1, [[2, 0], [0, 1]], 2)
+    7
+    >>> population_loss([[0, 0], [0, 0]], 0, [[2, 0], [0, 1]], 2) == loss_constant([[2, 0], [0, 1]])
+    True
+    """
     return reduced_loss(U, u, Lam, N) + loss_constant(Lam)
 
 
@@ -344,6 +534,32 @@ def full_rank_optimum(Lam: Any, N: Any) -> tuple[Matrix, sympy.Expr]:
     """Lemma D.1 (Zhang et al. Cor. A.2): ``argmin l~ = (Gamma^{-1}, 1)`` and ``min l~ = -1/2 tr(Lambda^2 Gamma^{-1})``.
 
     Returns ``(Gamma^{-1}, min l~)``. Gamma is positive definite whenever Lambda != 0 (tr Lambda > 0).
+
+    Parameters
+    ----------
+    Lam : d x d symmetric PSD matrix
+        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+        Not 0.
+    N : int or sympy.Symbol
+        Number of in-context examples in pretraining, >= 1.
+
+    Returns
+    -------
+    (Gamma^{-1}, min l~) : tuple of sympy.Matrix and sympy.Expr
+
+    Examples
+    --------
+    >>> Ginv, lmin = full_rank_optimum([[2, 0], [0, 1]], 2)
+    >>> Ginv, lmin
+    (Matrix([
+    [2/9,   0],
+    [  0, 1/3]]), -11/18)
+    >>> reduced_loss(Ginv, 1, [[2, 0], [0, 1]], 2) == lmin
+    True
+    >>> full_rank_optimum([[0, 0], [0, 0]], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: Lambda = 0: every U is optimal (l~ = 0); Gamma is singular
     """
     m = as_covariance(Lam)
     if all(e == 0 for e in m):
@@ -358,7 +574,33 @@ def _sqrt_psd(m: Matrix) -> Matrix:
 
 
 def excess_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
-    """Left side of (D.4): ``l~(U, u) - min l~`` with ``min l~ = -1/2 tr(Lambda^2 Gamma^{-1})`` (Lemma D.1)."""
+    """Left side of (D.4): ``l~(U, u) - min l~`` with ``min l~ = -1/2 tr(Lambda^2 Gamma^{-1})`` (Lemma D.1).
+
+    Parameters
+    ----------
+    U : d x d matrix
+        ``W11^KQ`` (or ``M_eff``).
+    u : number
+        ``w22^PV``.
+    Lam : d x d symmetric PSD matrix
+        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+        Not 0.
+    N : int or sympy.Symbol
+        Number of in-context examples in pretraining, >= 1.
+
+    Returns
+    -------
+    sympy.Expr
+        The excess loss, >= 0.
+
+    Examples
+    --------
+    >>> excess_loss([[1, 0], [0, 1]], 1, [[2, 0], [0, 1]], 2)
+    55/9
+    >>> Ginv, _ = full_rank_optimum([[2, 0], [0, 1]], 2)
+    >>> excess_loss(Ginv, 1, [[2, 0], [0, 1]], 2)
+    0
+    """
     m = as_covariance(Lam)
     _, lmin = full_rank_optimum(m, N)
     lhs = reduced_loss(U, u, m, N) - lmin
@@ -367,7 +609,30 @@ def excess_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
 
 def excess_loss_frobenius(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
     """Right side of (D.4): ``1/2 ||Gamma^{1/2} (u Lambda^{1/2} U Lambda^{1/2} - Lambda Gamma^{-1})||_F^2``, computed
-    literally with matrix square roots (App. D.1)."""
+    literally with matrix square roots (App. D.1).
+
+    Parameters
+    ----------
+    U : d x d matrix
+        ``W11^KQ`` (or ``M_eff``).
+    u : number
+        ``w22^PV``.
+    Lam : d x d symmetric PSD matrix
+        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+        Not 0.
+    N : int or sympy.Symbol
+        Number of in-context examples in pretraining, >= 1.
+
+    Returns
+    -------
+    sympy.Expr
+        The right side, expanded.
+
+    Examples
+    --------
+    >>> excess_loss_frobenius([[1, 0], [0, 1]], 1, [[2, 0], [0, 1]], 2)
+    55/9
+    """
     m = as_covariance(Lam)
     U = _check_square(U, m.rows)
     u = _to_sympy(u)
@@ -380,6 +645,27 @@ def excess_loss_identity(U: Any, u: Any, Lam: Any, N: Any) -> tuple[sympy.Expr, 
     """(D.4): ``l~(U, u) - min l~ = 1/2 ||Gamma^{1/2} (u Lambda^{1/2} U Lambda^{1/2} - Lambda Gamma^{-1})||_F^2``.
 
     Returns ``(lhs, rhs)`` (:func:`excess_loss`, :func:`excess_loss_frobenius`); their difference simplifies to 0.
+
+    Parameters
+    ----------
+    U : d x d matrix
+        ``W11^KQ`` (or ``M_eff``).
+    u : number
+        ``w22^PV``.
+    Lam : d x d symmetric PSD matrix
+        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+        Not 0.
+    N : int or sympy.Symbol
+        Number of in-context examples in pretraining, >= 1.
+
+    Returns
+    -------
+    (lhs, rhs) : tuple of sympy.Expr
+
+    Examples
+    --------
+    >>> excess_loss_identity([[1, 2], [2, 0]], 3, [[2, 0], [0, 1]], 4)
+    (12291/52, 12291/52)
     """
     return excess_loss(U, u, Lam, N), excess_loss_frobenius(U, u, Lam, N)
 
@@ -425,6 +711,21 @@ class RankOptimum:
         optimal: compare losses, not matrices. With a singular Lambda the loss sees U only through
         ``Lambda U Lambda`` and ``diag(Lambda^2 U)``, so the rows and columns of U along the null space of Lambda
         are free (for r >= 1): the returned U is one optimum among many, and ``unique`` is False.
+
+    Examples
+    --------
+    >>> opt = optimal_rank_r([[2, 0], [0, 1]], 2, 1)
+    >>> opt.v, opt.reduced_loss, opt.loss, opt.unique
+    ([2/9, 0], -4/9, 19/18, True)
+    >>> opt.U
+    Matrix([
+    [2/9, 0],
+    [  0, 0]])
+
+    A tie at the cut (Lambda = I, r = 1) leaves U* non-unique:
+
+    >>> optimal_rank_r([[1, 0], [0, 1]], 2, 1).unique
+    False
     """
 
     r: int
@@ -448,10 +749,25 @@ def optimal_rank_r(Lam: Any, N: Any, r: Any) -> RankOptimum:
     N : int >= 1, number of in-context examples in pretraining.
     r : int in [0, d].
 
+    Returns
+    -------
+    RankOptimum
+
     Raises
     ------
     ValueError
         Lambda not symmetric PSD, N < 1, r outside [0, d].
+
+    Examples
+    --------
+    >>> [optimal_rank_r([[2, 0], [0, 1]], 2, r).loss for r in (0, 1, 2)]
+    [3/2, 19/18, 8/9]
+    >>> optimal_rank_r([[2, 0], [0, 1]], 2, 2).reduced_loss == full_rank_optimum([[2, 0], [0, 1]], 2)[1]
+    True
+    >>> optimal_rank_r([[2, 0], [0, 1]], 2, 3)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: rank r must satisfy 0 <= r <= d = 2 (Thm 5.4.1), got r = 3
     """
     m = as_covariance(Lam)
     N = check_count(N)
@@ -488,7 +804,30 @@ def optimal_rank_r(Lam: Any, N: Any, r: Any) -> RankOptimum:
 
 
 def optimal_losses(Lam: Any, N: Any) -> list[sympy.Expr]:
-    """``[L_0, ..., L_d]``, the optimal pretraining losses by rank (Thm 5.4.1; derived in ``docs/lsa.md``)."""
+    """``[L_0, ..., L_d]``, the optimal pretraining losses by rank (Thm 5.4.1; derived in ``docs/lsa.md``).
+
+    Parameters
+    ----------
+    Lam : d x d symmetric PSD matrix
+        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+    N : int or sympy.Symbol
+        Number of in-context examples in pretraining, >= 1.
+
+    Returns
+    -------
+    list of sympy.Expr
+        ``L_0 = tr Lambda / 2 >= L_1 >= ... >= L_d``.
+
+    Examples
+    --------
+    >>> optimal_losses([[2, 0], [0, 1]], 2)
+    [3/2, 19/18, 8/9]
+
+    Float entries give the 30-digit numeric fallback:
+
+    >>> [round(float(v), 6) for v in optimal_losses([[2.0, 0], [0, 1.0]], 2)]
+    [1.5, 1.055556, 0.888889]
+    """
     m = as_covariance(Lam)
     N = check_count(N)
     lam, _ = _eig(m)
@@ -515,10 +854,23 @@ def limit_relative_error(Lam: Any, N: Any) -> list[sympy.Expr]:
     Lam : d x d symmetric PSD matrix (exact entries give exact results).
     N : int >= 1, number of in-context examples in pretraining.
 
+    Returns
+    -------
+    list of sympy.Expr
+        One rate per eigenvalue, descending.
+
     Raises
     ------
     ValueError
         Lambda not symmetric PSD, or N not an integer >= 1.
+
+    Examples
+    --------
+    >>> limit_relative_error([[2, 0], [0, 1]], 2)
+    [5/9, 2/3]
+    >>> opt = optimal_rank_r([[2, 0], [0, 1]], 2, 2)
+    >>> [abs(l * v - 1) for l, v in zip(opt.lam, opt.v)]
+    [5/9, 2/3]
     """
     m = as_covariance(Lam)
     N = check_count(N)
@@ -562,6 +914,40 @@ def noisy_eval_loss(
     + sum_{i<=r} s_i^2 lambda_i (lambda_i v_i* - 1)^2``.
 
     ``w`` is in the original coordinates unless ``w_in_eigenbasis`` (then it is ``Q^T w``).
+
+    Parameters
+    ----------
+    Lam : d x d symmetric PSD matrix
+        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+    N : int or sympy.Symbol
+        Number of in-context examples in pretraining, >= 1.
+    r : int
+        Rank of the optimum, in [0, d].
+    M : int
+        Number of examples in the evaluation prompt, >= 1.
+    sigma : number
+        Label-noise standard deviation, >= 0.
+    w : sequence of d numbers
+        The task.
+    w_in_eigenbasis : bool, optional
+        ``w`` is given as ``Q^T w`` (eigen-coordinates of :func:`eigen_descending`).
+
+    Returns
+    -------
+    sympy.Expr
+        The evaluation loss.
+
+    Examples
+    --------
+    >>> noisy_eval_loss([[2, 0], [0, 1]], 2, 1, 2, 0, [1, 0])
+    82/81
+    >>> noisy_eval_loss([[2, 0], [0, 1]], 2, 1, 2, 1, [1, 0])
+    10/9
+
+    For large N it tends to :func:`noisy_eval_loss_approx`:
+
+    >>> round(float(noisy_eval_loss([[2, 0], [0, 1]], 10**6, 1, 2, 0, [1, 0])), 4)
+    2.0
     """
     m, N, M, d, r, lam, c, sig = _eval_setup(Lam, N, r, M, sigma, w, w_in_eigenbasis)
     T = t_values(lam, N)
@@ -585,7 +971,33 @@ def noisy_eval_loss_approx(
     Lam: Any, r: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False
 ) -> sympy.Expr:
     """Large-N approximation of Thm 5.4.2 (``N lambda_r >> tr D``, ``v_i* ~ 1/lambda_i``):
-    ``L ~ ||xi||^2_D + (1/M)[(r+1)||s||^2_D + r ||xi||^2_D + r sigma^2]``."""
+    ``L ~ ||xi||^2_D + (1/M)[(r+1)||s||^2_D + r ||xi||^2_D + r sigma^2]``.
+
+    Parameters
+    ----------
+    Lam : d x d symmetric PSD matrix
+        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+    r : int
+        Rank of the optimum, in [0, d].
+    M : int
+        Number of examples in the evaluation prompt, >= 1.
+    sigma : number
+        Label-noise standard deviation, >= 0.
+    w : sequence of d numbers
+        The task.
+    w_in_eigenbasis : bool, optional
+        ``w`` is given as ``Q^T w`` (eigen-coordinates of :func:`eigen_descending`).
+
+    Returns
+    -------
+    sympy.Expr
+        The approximate evaluation loss.
+
+    Examples
+    --------
+    >>> noisy_eval_loss_approx([[2, 0], [0, 1]], 1, 2, 0, [1, 0])
+    2
+    """
     _m, _, M, d, r, lam, c, sig = _eval_setup(Lam, 1, r, M, sigma, w, w_in_eigenbasis)
     s2 = sum((c[i] ** 2 * lam[i] for i in range(r)), Integer(0))
     x2 = sum((c[i] ** 2 * lam[i] for i in range(r, d)), Integer(0))
@@ -595,7 +1007,33 @@ def noisy_eval_loss_approx(
 def expected_noisy_eval_loss(Lam: Any, N: Any, r: Any, M: Any, sigma: Any) -> sympy.Expr:
     """Thm 5.4.2 averaged over ``w ~ N(0, I)`` (derived in ``docs/lsa.md``):
     ``(1/M) sum_{i<=r} v_i^2 lambda_i^3 + (1/M)(tr D + sigma^2) sum_{i<=r} v_i^2 lambda_i^2 + sum_{i>r} lambda_i
-    + sum_{i<=r} lambda_i (lambda_i v_i - 1)^2``. With M = N, sigma = 0 it equals ``2 L_r`` (a consistency check of Lemma 5.1 against Thm 5.4.2)."""
+    + sum_{i<=r} lambda_i (lambda_i v_i - 1)^2``. With M = N, sigma = 0 it equals ``2 L_r`` (a consistency check of Lemma 5.1 against Thm 5.4.2).
+
+    Parameters
+    ----------
+    Lam : d x d symmetric PSD matrix
+        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+    N : int or sympy.Symbol
+        Number of in-context examples in pretraining, >= 1.
+    r : int
+        Rank of the optimum, in [0, d].
+    M : int
+        Number of examples in the evaluation prompt, >= 1.
+    sigma : number
+        Label-noise standard deviation, >= 0.
+
+    Returns
+    -------
+    sympy.Expr
+        The expected evaluation loss.
+
+    Examples
+    --------
+    >>> expected_noisy_eval_loss([[2, 0], [0, 1]], 2, 1, 2, 0)
+    19/9
+    >>> 2 * optimal_rank_r([[2, 0], [0, 1]], 2, 1).loss
+    19/9
+    """
     m, N, M, d, r, lam, _, sig = _eval_setup(Lam, N, r, M, sigma, [0] * as_covariance(Lam).rows, True)
     T = t_values(lam, N)
     tr = sum(lam, Integer(0))
@@ -620,7 +1058,42 @@ def rank_difference(
     Lam: Any, N: Any, r: Any, r2: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False
 ) -> sympy.Expr:
     """Shi Thm 5.4.3: ``L(f_{r'}) - L(f_r) = (1/M)(||s||^2_D + sigma^2) sum_{i=r+1}^{r'} (N lambda_i/((N+1)lambda_i
-    + tr D))^2 >= 0`` for ``r <= r'`` and ``w = Q s``, s supported on the first r coordinates."""
+    + tr D))^2 >= 0`` for ``r <= r'`` and ``w = Q s``, s supported on the first r coordinates.
+
+    Parameters
+    ----------
+    Lam : d x d symmetric PSD matrix
+        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+    N : int or sympy.Symbol
+        Number of in-context examples in pretraining, >= 1.
+    r, r2 : int
+        The ranks r <= r' in [0, d].
+    M : int
+        Number of examples in the evaluation prompt, >= 1.
+    sigma : number
+        Label-noise standard deviation, >= 0.
+    w : sequence of d numbers
+        The task; ``Q^T w`` must vanish beyond the first r coordinates.
+    w_in_eigenbasis : bool, optional
+        ``w`` is given as ``Q^T w`` (eigen-coordinates of :func:`eigen_descending`).
+
+    Returns
+    -------
+    sympy.Expr
+        ``L(f_{r'}) - L(f_r)``.
+
+    Examples
+    --------
+    >>> Lam = [[2, 0], [0, 1]]
+    >>> rank_difference(Lam, 2, 1, 2, 2, 1, [1, 0])
+    1/6
+    >>> noisy_eval_loss(Lam, 2, 2, 2, 1, [1, 0]) - noisy_eval_loss(Lam, 2, 1, 2, 1, [1, 0])
+    1/6
+    >>> rank_difference(Lam, 2, 1, 2, 2, 1, [1, 1])
+    Traceback (most recent call last):
+    ...
+    ValueError: Thm 5.4.3 assumes w = Q s with s supported on the first r = 1 eigen-coordinates; got Q^T w = [1, 1]
+    """
     m, N, M, d, r, lam, c, sig = _eval_setup(Lam, N, r, M, sigma, w, w_in_eigenbasis)
     r2 = _check_rank(r2, d)
     if r2 < r:
@@ -639,7 +1112,35 @@ def rank_difference(
 def rank_difference_approx(
     Lam: Any, r: Any, r2: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False
 ) -> sympy.Expr:
-    """Large-N form of Thm 5.4.3: ``(r' - r)/M (||s||^2_D + sigma^2)``."""
+    """Large-N form of Thm 5.4.3: ``(r' - r)/M (||s||^2_D + sigma^2)``.
+
+    Parameters
+    ----------
+    Lam : d x d symmetric PSD matrix
+        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+    r, r2 : int
+        The ranks r <= r' in [0, d].
+    M : int
+        Number of examples in the evaluation prompt, >= 1.
+    sigma : number
+        Label-noise standard deviation, >= 0.
+    w : sequence of d numbers
+        The task; ``Q^T w`` must vanish beyond the first r coordinates.
+    w_in_eigenbasis : bool, optional
+        ``w`` is given as ``Q^T w`` (eigen-coordinates of :func:`eigen_descending`).
+
+    Returns
+    -------
+    sympy.Expr
+        The approximate difference.
+
+    Examples
+    --------
+    >>> rank_difference_approx([[2, 0], [0, 1]], 1, 2, 2, 1, [1, 0])
+    3/2
+    >>> round(float(rank_difference([[2, 0], [0, 1]], 10**6, 1, 2, 2, 1, [1, 0])), 4)
+    1.5
+    """
     _m, _, M, d, r, lam, c, sig = _eval_setup(Lam, 1, r, M, sigma, w, w_in_eigenbasis)
     r2 = _check_rank(r2, d)
     _check_support_s(c, r)
@@ -653,7 +1154,35 @@ def best_rank(
     """The noise trade-off of Sec. 5.4.2 as a computable statement: the rank r in [0, d] whose optimum has the
     smallest Thm 5.4.2 loss for this task, noise and prompt length (smallest r on ties), and all the losses.
 
-    More label noise sigma favours smaller r ("smaller models are more robust", Sec. 5.4.2)."""
+    More label noise sigma favours smaller r ("smaller models are more robust", Sec. 5.4.2).
+
+    Parameters
+    ----------
+    Lam : d x d symmetric PSD matrix
+        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+    N : int or sympy.Symbol
+        Number of in-context examples in pretraining, >= 1.
+    M : int
+        Number of examples in the evaluation prompt, >= 1.
+    sigma : number
+        Label-noise standard deviation, >= 0.
+    w : sequence of d numbers
+        The task.
+    w_in_eigenbasis : bool, optional
+        ``w`` is given as ``Q^T w`` (eigen-coordinates of :func:`eigen_descending`).
+
+    Returns
+    -------
+    (r, losses) : tuple of int and list of sympy.Expr
+        The best rank and the losses of ranks 0..d.
+
+    Examples
+    --------
+    >>> best_rank([[2, 0], [0, 1]], 10, 10, 0, [1, 1])
+    (2, [3, 7/5, 24/35])
+    >>> best_rank([[2, 0], [0, 1]], 10, 2, 5, [1, 1])[0]
+    0
+    """
     d = as_covariance(Lam).rows
     losses = [noisy_eval_loss(Lam, N, r, M, sigma, w, w_in_eigenbasis=w_in_eigenbasis) for r in range(d + 1)]
     fl = [float(x) for x in losses]
@@ -690,6 +1219,23 @@ def lemma51_moments(d: int = 2) -> tuple[list[sympy.Expr], list[sympy.Expr]]:
        lemma's ``l~(U, u) + 1/2 tr L``.
 
     The derivation is sketched in ``docs/lsa.md``.
+
+    Parameters
+    ----------
+    d : int, optional
+        Dimension, in [1, 3] (the expansion grows as d^4).
+
+    Returns
+    -------
+    (derived, stated) : tuple of two lists of sympy.Expr
+
+    Examples
+    --------
+    >>> derived, stated = lemma51_moments(1)
+    >>> derived[0], stated[0]  # E[x^4] a = 3 a l^2 for x ~ N(0, l)
+    (3*a00*l00**2, 3*a00*l00**2)
+    >>> derived == stated
+    True
     """
     if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 3:
         raise ValueError(f"d must be an integer in [1, 3] (the symbolic expansion grows as d^4), got {d!r}")
@@ -718,7 +1264,27 @@ def lemma51_moments(d: int = 2) -> tuple[list[sympy.Expr], list[sympy.Expr]]:
 
 
 def lemma51_residuals(d: int = 2) -> list[sympy.Expr]:
-    """``derived - stated`` of :func:`lemma51_moments`, simplified: all 0."""
+    """``derived - stated`` of :func:`lemma51_moments`, simplified: all 0.
+
+    Parameters
+    ----------
+    d : int, optional
+        Dimension, in [1, 3].
+
+    Returns
+    -------
+    list of sympy.Expr
+        The residuals.
+
+    Examples
+    --------
+    >>> lemma51_residuals(1)
+    [0, 0, 0]
+    >>> lemma51_residuals(4)
+    Traceback (most recent call last):
+    ...
+    ValueError: d must be an integer in [1, 3] (the symbolic expansion grows as d^4), got 4
+    """
     derived, stated = lemma51_moments(d)
     return [sympy.simplify(a - b) for a, b in zip(derived, stated)]
 
@@ -727,12 +1293,58 @@ def lemma51_residuals(d: int = 2) -> list[sympy.Expr]:
 
 
 def lsa_output(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy.Expr:
-    """The prediction of Eq. 5.1 taken literally: entry (d+1, n+1) of ``E + W^PV E (E^T W^KQ E) / rho``."""
+    """The prediction of Eq. 5.1 taken literally: entry (d+1, n+1) of ``E + W^PV E (E^T W^KQ E) / rho``.
+
+    Parameters
+    ----------
+    E : sympy.Matrix
+        The prompt, (d+1) x (n+1): columns ``(x_i, y_i)`` and the query ``(x_q, 0)`` last.
+    WPV, WKQ : sympy.Matrix
+        The (d+1) x (d+1) value-projection and key-query matrices.
+    rho : number or sympy.Symbol
+        The normalisation.
+
+    Returns
+    -------
+    sympy.Expr
+        ``y_hat``.
+
+    Examples
+    --------
+    >>> from sympy import Matrix
+    >>> E = Matrix([[1, 2, 3], [1, 2, 0]])  # d = 1: x = (1, 2), y = (1, 2), x_q = 3
+    >>> WPV, WKQ = Matrix([[5, 7], [2, 3]]), Matrix([[1, 4], [2, 6]])
+    >>> lsa_output(E, WPV, WKQ, 2)
+    279/2
+    """
     return (E + WPV * E * (E.T * WKQ * E) / rho)[-1, -1]
 
 
 def corrected_prediction(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy.Expr:
-    """Eq. 5.2 as corrected in ``docs/lsa.md``: ``y_hat = (w21^PV^T, w22^PV) (E E^T / rho) [W11^KQ; w21^KQ^T] x_q``."""
+    """Eq. 5.2 as corrected in ``docs/lsa.md``: ``y_hat = (w21^PV^T, w22^PV) (E E^T / rho) [W11^KQ; w21^KQ^T] x_q``.
+
+    Parameters
+    ----------
+    E : sympy.Matrix
+        The prompt, (d+1) x (n+1): columns ``(x_i, y_i)`` and the query ``(x_q, 0)`` last.
+    WPV, WKQ : sympy.Matrix
+        The (d+1) x (d+1) value-projection and key-query matrices.
+    rho : number or sympy.Symbol
+        The normalisation.
+
+    Returns
+    -------
+    sympy.Expr
+        ``y_hat``.
+
+    Examples
+    --------
+    >>> from sympy import Matrix
+    >>> E = Matrix([[1, 2, 3], [1, 2, 0]])  # d = 1: x = (1, 2), y = (1, 2), x_q = 3
+    >>> WPV, WKQ = Matrix([[5, 7], [2, 3]]), Matrix([[1, 4], [2, 6]])
+    >>> corrected_prediction(E, WPV, WKQ, 2), lsa_output(E, WPV, WKQ, 2)
+    (279/2, 279/2)
+    """
     d = E.rows - 1
     return (WPV[d, :] * (E * E.T / rho) * WKQ[:, :d] * E[:d, -1])[0, 0]
 
@@ -740,7 +1352,30 @@ def corrected_prediction(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy
 def expanded_prediction(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy.Expr:
     """The corrected Eq. 5.2 expanded (``docs/lsa.md``): ``(1/rho)[p^T S U x_q + (p^T s_xy)(q^T x_q) +
     u s_xy^T U x_q + u s_yy q^T x_q]`` with ``p = w21^PV``, ``u = w22^PV``, ``U = W11^KQ``, ``q = w21^KQ``,
-    ``S = sum_i x_i x_i^T + x_q x_q^T``, ``s_xy = sum_i y_i x_i``, ``s_yy = sum_i y_i^2``."""
+    ``S = sum_i x_i x_i^T + x_q x_q^T``, ``s_xy = sum_i y_i x_i``, ``s_yy = sum_i y_i^2``.
+
+    Parameters
+    ----------
+    E : sympy.Matrix
+        The prompt, (d+1) x (n+1): columns ``(x_i, y_i)`` and the query ``(x_q, 0)`` last.
+    WPV, WKQ : sympy.Matrix
+        The (d+1) x (d+1) value-projection and key-query matrices.
+    rho : number or sympy.Symbol
+        The normalisation.
+
+    Returns
+    -------
+    sympy.Expr
+        ``y_hat``.
+
+    Examples
+    --------
+    >>> from sympy import Matrix
+    >>> E = Matrix([[1, 2, 3], [1, 2, 0]])  # d = 1: x = (1, 2), y = (1, 2), x_q = 3
+    >>> WPV, WKQ = Matrix([[5, 7], [2, 3]]), Matrix([[1, 4], [2, 6]])
+    >>> expanded_prediction(E, WPV, WKQ, 2), lsa_output(E, WPV, WKQ, 2)
+    (279/2, 279/2)
+    """
     d = E.rows - 1
     p, u = WPV[d, :d].T, WPV[d, d]
     U, q = WKQ[:d, :d], WKQ[d, :d].T
@@ -764,7 +1399,23 @@ def _symbolic_prompt(d: int, n: int) -> tuple[Matrix, Matrix, Matrix, sympy.Symb
 
 def eq52_residuals(d: int = 2, n: int = 2) -> list[sympy.Expr]:
     """Eq. 5.1 (literal) minus the corrected Eq. 5.2, and minus its expansion, for a symbolic prompt with ``n``
-    examples and symbolic weights; both expand to 0."""
+    examples and symbolic weights; both expand to 0.
+
+    Parameters
+    ----------
+    d, n : int, optional
+        Dimension and number of examples of the symbolic prompt, each in [1, 3].
+
+    Returns
+    -------
+    list of sympy.Expr
+        The two residuals.
+
+    Examples
+    --------
+    >>> eq52_residuals(1, 1)
+    [0, 0]
+    """
     E, WPV, WKQ, rho = _symbolic_prompt(d, n)
     out = lsa_output(E, WPV, WKQ, rho)
     return [
@@ -775,7 +1426,23 @@ def eq52_residuals(d: int = 2, n: int = 2) -> list[sympy.Expr]:
 
 def dead_block_derivatives(d: int = 2, n: int = 2) -> list[sympy.Expr]:
     """``d y_hat / d theta`` of the literal Eq. 5.1 output for every entry theta of the blocks W11^PV, w12^PV,
-    w12^KQ and w22^KQ (symbolic prompt and weights); all are 0 because the query's label slot is 0."""
+    w12^KQ and w22^KQ (symbolic prompt and weights); all are 0 because the query's label slot is 0.
+
+    Parameters
+    ----------
+    d, n : int, optional
+        Dimension and number of examples of the symbolic prompt, each in [1, 3].
+
+    Returns
+    -------
+    list of sympy.Expr
+        One derivative per entry, ``d(d+1) + d+1`` of them.
+
+    Examples
+    --------
+    >>> dead_block_derivatives(1, 1)
+    [0, 0, 0, 0]
+    """
     E, WPV, WKQ, rho = _symbolic_prompt(d, n)
     out = sympy.expand(lsa_output(E, WPV, WKQ, rho))
     dead = [WPV[a, b] for a in range(d) for b in range(d + 1)] + [WKQ[a, d] for a in range(d + 1)]
@@ -784,7 +1451,23 @@ def dead_block_derivatives(d: int = 2, n: int = 2) -> list[sympy.Expr]:
 
 def scale_symmetry_residuals(d: int = 2, n: int = 2) -> list[sympy.Expr]:
     """The symmetry ``(u, U) -> (u/c, cU)`` of Thm 5.4.1 (weights (5.3), p = q = 0): the change of the literal
-    Eq. 5.1 output and of ``l~`` (symbolic symmetric Lambda and N); both expand to 0."""
+    Eq. 5.1 output and of ``l~`` (symbolic symmetric Lambda and N); both expand to 0.
+
+    Parameters
+    ----------
+    d, n : int, optional
+        Dimension and number of examples of the symbolic prompt, each in [1, 3].
+
+    Returns
+    -------
+    list of sympy.Expr
+        The two changes.
+
+    Examples
+    --------
+    >>> scale_symmetry_residuals(1, 1)
+    [0, 0]
+    """
     E, _, _, rho = _symbolic_prompt(d, n)
     c, u, N = sympy.symbols("c u N", positive=True)
     U = Matrix(d, d, lambda i, j: sympy.Symbol(f"U{i}{j}"))

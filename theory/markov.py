@@ -92,12 +92,52 @@ _HALF = sympy.Rational(1, 2)
 
 
 def check_k(k: object) -> int:
-    """The number of states ``k >= 2`` (Sec. 8.2.1: a Markov chain needs at least two states)."""
+    """The number of states ``k >= 2`` (Sec. 8.2.1: a Markov chain needs at least two states).
+
+    Parameters
+    ----------
+    k : int
+        The number of states.
+
+    Returns
+    -------
+    int
+        ``k``, validated.
+
+    Examples
+    --------
+    >>> check_k(3)
+    3
+    >>> check_k(1)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: k must be an integer >= 2 (Edelman Sec. 8.2.1: a chain on k >= 2 states), got k = 1
+    """
     return check_positive_int(k, "k", minimum=2, hypothesis="Edelman Sec. 8.2.1: a chain on k >= 2 states")
 
 
 def check_t(t: object) -> int:
-    """The context length ``t >= 2`` (a bigram needs two tokens)."""
+    """The context length ``t >= 2`` (a bigram needs two tokens).
+
+    Parameters
+    ----------
+    t : int
+        The context length.
+
+    Returns
+    -------
+    int
+        ``t``, validated.
+
+    Examples
+    --------
+    >>> check_t(2)
+    2
+    >>> check_t(1)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: t must be an integer >= 2 (a context of t >= 2 tokens holds at least one bigram), ...
+    """
     return check_positive_int(t, "t", minimum=2, hypothesis="a context of t >= 2 tokens holds at least one bigram")
 
 
@@ -130,31 +170,149 @@ def _check_ab(a: object, b: object, *, irreducible: bool = False) -> tuple[sympy
 
 
 def transition_matrix(a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Matrix:
-    """``P = [[a, 1-a], [1-b, b]]`` (Eq. (E.1)); numeric ``a, b`` outside [0, 1] raise ValueError."""
+    """``P = [[a, 1-a], [1-b, b]]`` (Eq. (E.1)); numeric ``a, b`` outside [0, 1] raise ValueError.
+
+    Parameters
+    ----------
+    a, b : number or sympy expression, optional
+        The parameters of Eq. (E.1), the symbols ``A``, ``B`` by default; numeric values must lie in [0, 1].
+
+    Returns
+    -------
+    sympy.Matrix
+        The 2 x 2 transition matrix.
+
+    Examples
+    --------
+    >>> transition_matrix()
+    Matrix([
+    [    a, 1 - a],
+    [1 - b,     b]])
+    >>> from sympy import Rational
+    >>> transition_matrix(Rational(1, 3), Rational(1, 2))
+    Matrix([
+    [1/3, 2/3],
+    [1/2, 1/2]])
+    >>> transition_matrix(2, 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: a must lie in [0, 1] (Eq. (E.1): ...), got a = 2: P would not be a stochastic matrix
+    """
     a, b = _check_ab(a, b)
     return sympy.Matrix([[a, 1 - a], [1 - b, b]])
 
 
 def eigenvalue(a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Expr:
-    """The second eigenvalue ``lambda = a + b - 1`` of P (App. E.1, after Eq. (E.15))."""
+    """The second eigenvalue ``lambda = a + b - 1`` of P (App. E.1, after Eq. (E.15)).
+
+    Parameters
+    ----------
+    a, b : number or sympy expression, optional
+        The parameters of Eq. (E.1), the symbols ``A``, ``B`` by default (not validated).
+
+    Returns
+    -------
+    sympy.Expr
+        ``a + b - 1``.
+
+    Examples
+    --------
+    >>> eigenvalue()
+    a + b - 1
+    >>> from sympy import Rational
+    >>> a, b = Rational(1, 3), Rational(1, 2)
+    >>> sorted(transition_matrix(a, b).eigenvals()) == sorted([eigenvalue(a, b), 1])
+    True
+    """
     return a + b - 1
 
 
 def stationary_law(a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Matrix:
-    """``pi = (1-b, 1-a)/(2-a-b)`` as a row vector (App. E.1: ``pi = (b-1, a-1)/(lambda-1)``)."""
+    """``pi = (1-b, 1-a)/(2-a-b)`` as a row vector (App. E.1: ``pi = (b-1, a-1)/(lambda-1)``).
+
+    Parameters
+    ----------
+    a, b : number or sympy expression, optional
+        The parameters of Eq. (E.1), the symbols ``A``, ``B`` by default; numeric values must lie in [0, 1].
+        Not both 1 (then P = I has no unique stationary law).
+
+    Returns
+    -------
+    sympy.Matrix
+        The 1 x 2 row vector pi.
+
+    Examples
+    --------
+    >>> from sympy import Rational
+    >>> a, b = Rational(1, 3), Rational(1, 2)
+    >>> stationary_law(a, b)
+    Matrix([[3/7, 4/7]])
+    >>> stationary_law(a, b) * transition_matrix(a, b) == stationary_law(a, b)
+    True
+    >>> stationary_law(1, 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: a = b = 1 gives P = I, which has no unique stationary law (App. E.1 needs lambda != 1)
+    """
     a, b = _check_ab(a, b, irreducible=True)
     return sympy.Matrix([[1 - b, 1 - a]]) / (2 - a - b)
 
 
 def matrix_power_closed_form(n: int | sympy.Expr, a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Matrix:
-    """``P^n = 1 pi + lambda^n (I - 1 pi)`` (Eq. (E.15) rewritten with the projector ``1 pi``)."""
+    """``P^n = 1 pi + lambda^n (I - 1 pi)`` (Eq. (E.15) rewritten with the projector ``1 pi``).
+
+    Parameters
+    ----------
+    n : int or sympy.Expr
+        The power.
+    a, b : number or sympy expression, optional
+        The parameters of Eq. (E.1), the symbols ``A``, ``B`` by default; numeric values must lie in [0, 1].
+        Not both 1.
+
+    Returns
+    -------
+    sympy.Matrix
+        ``P^n``.
+
+    Examples
+    --------
+    >>> from sympy import Rational
+    >>> a, b = Rational(1, 3), Rational(1, 2)
+    >>> matrix_power_closed_form(3, a, b)
+    Matrix([
+    [23/54, 31/54],
+    [31/72, 41/72]])
+    >>> matrix_power_closed_form(3, a, b) == transition_matrix(a, b) ** 3
+    True
+    """
     a, b = _check_ab(a, b, irreducible=True)
     one_pi = sympy.ones(2, 1) * stationary_law(a, b)
     return one_pi + eigenvalue(a, b) ** n * (sympy.eye(2) - one_pi)
 
 
 def matrix_power_entry_form(n: int | sympy.Expr, a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Matrix:
-    """The printed form of Eq. (E.15): ``P^n_ij = (beta_ij lambda^n + gamma_ij)/(lambda - 1)``."""
+    """The printed form of Eq. (E.15): ``P^n_ij = (beta_ij lambda^n + gamma_ij)/(lambda - 1)``.
+
+    Parameters
+    ----------
+    n : int or sympy.Expr
+        The power.
+    a, b : number or sympy expression, optional
+        The parameters of Eq. (E.1), the symbols ``A``, ``B`` by default; numeric values must lie in [0, 1].
+        Not both 1.
+
+    Returns
+    -------
+    sympy.Matrix
+        ``P^n``.
+
+    Examples
+    --------
+    >>> from sympy import Rational
+    >>> a, b = Rational(1, 3), Rational(1, 2)
+    >>> matrix_power_entry_form(3, a, b) == matrix_power_closed_form(3, a, b) == transition_matrix(a, b) ** 3
+    True
+    """
     a, b = _check_ab(a, b, irreducible=True)
     lam = eigenvalue(a, b)
     beta = sympy.Matrix([[a - 1, 1 - a], [1 - b, b - 1]])
@@ -177,6 +335,36 @@ def strategy_probs(seq: Sequence[int], k: int, strategy: str, n: int = 2) -> lis
 
     ``uniform``: ``1/k``; ``unigram``: ``(n_j + 1)/(t + k)``; ``bigram``: ``(c_{x_t j} + 1)/(N_{x_t} + k)``;
     ``ngram`` (Sec. 8.3.3): the same with the context ``(x_{t-n+2}, ..., x_t)`` of ``n - 1`` tokens.
+
+    Parameters
+    ----------
+    seq : sequence of int
+        The context, tokens in ``range(k)``.
+    k : int
+        Number of states, ``k >= 2``.
+    strategy : {"uniform", "unigram", "bigram", "ngram"}
+        The strategy.
+    n : int, optional
+        The order of ``ngram`` (``n >= 2``; ignored otherwise).
+
+    Returns
+    -------
+    list of fractions.Fraction
+        The k next-token probabilities.
+
+    Examples
+    --------
+    >>> seq = [0, 1, 1, 0, 1]
+    >>> [str(q) for q in strategy_probs(seq, 2, "unigram")]
+    ['3/7', '4/7']
+    >>> [str(q) for q in strategy_probs(seq, 2, "bigram")]
+    ['1/2', '1/2']
+    >>> [str(q) for q in strategy_probs(seq, 2, "ngram", n=3)]
+    ['1/3', '2/3']
+    >>> strategy_probs(seq, 2, "trigram")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown strategy 'trigram'; expected uniform, unigram, bigram or ngram
     """
     k = check_k(k)
     x = _check_seq(seq, k)
@@ -197,7 +385,25 @@ def strategy_probs(seq: Sequence[int], k: int, strategy: str, n: int = 2) -> lis
 
 
 def bigram_logits(seq: Sequence[int], k: int) -> list[list[int]]:
-    """Fact 8.3 (bigrams): ``f_{p,i} = sum_{t'=2}^{p} 1{x_t' = i} 1{x_{t'-1} = x_p}`` for p = 1..t (raw counts)."""
+    """Fact 8.3 (bigrams): ``f_{p,i} = sum_{t'=2}^{p} 1{x_t' = i} 1{x_{t'-1} = x_p}`` for p = 1..t (raw counts).
+
+    Parameters
+    ----------
+    seq : sequence of int
+        The sequence, tokens in ``range(k)``.
+    k : int
+        Number of states, ``k >= 2``.
+
+    Returns
+    -------
+    list of list of int
+        ``f[p][i]``, one row per position.
+
+    Examples
+    --------
+    >>> bigram_logits([0, 1, 1, 0, 1], 2)
+    [[0, 0], [0, 0], [0, 1], [0, 1], [1, 1]]
+    """
     x = _check_seq(seq, check_k(k))
     return [
         [sum(1 for s in range(1, p + 1) if x[s] == i and x[s - 1] == x[p]) for i in range(k)] for p in range(len(x))
@@ -205,7 +411,25 @@ def bigram_logits(seq: Sequence[int], k: int) -> list[list[int]]:
 
 
 def unigram_logits(seq: Sequence[int], k: int) -> list[list[int]]:
-    """Fact 8.3 (unigrams): ``f_{p,i} = #{t' <= p: x_t' = i}`` for p = 1..t."""
+    """Fact 8.3 (unigrams): ``f_{p,i} = #{t' <= p: x_t' = i}`` for p = 1..t.
+
+    Parameters
+    ----------
+    seq : sequence of int
+        The sequence, tokens in ``range(k)``.
+    k : int
+        Number of states, ``k >= 2``.
+
+    Returns
+    -------
+    list of list of int
+        ``f[p][i]``, one row per position.
+
+    Examples
+    --------
+    >>> unigram_logits([0, 1, 1, 0, 1], 2)
+    [[1, 0], [1, 1], [1, 2], [2, 2], [2, 3]]
+    """
     x = _check_seq(seq, check_k(k))
     return [[sum(1 for s in range(p + 1) if x[s] == i) for i in range(k)] for p in range(len(x))]
 
@@ -214,7 +438,26 @@ def normalised_bigram_frequencies(seq: Sequence[int], k: int) -> list[list[Fract
     """What the construction of Prop. 8.2 outputs at position i: ``c_{x_i, j}/N_{x_i}`` over the transitions
     ``x_{s-1} -> x_s``, ``s <= i``, with the boundary convention ``x_0 := x_1`` (the first position attends to itself
     in layer 1; ``docs/markov.md``). ``None`` where no transition leaves ``x_i`` (there the construction's output
-    is not a bigram statistic)."""
+    is not a bigram statistic).
+
+    Parameters
+    ----------
+    seq : sequence of int
+        The sequence, tokens in ``range(k)``.
+    k : int
+        Number of states, ``k >= 2``.
+
+    Returns
+    -------
+    list of (list of fractions.Fraction or None)
+        One entry per position.
+
+    Examples
+    --------
+    >>> out = normalised_bigram_frequencies([0, 1, 1, 0, 1], 2)
+    >>> [None if row is None else [str(q) for q in row] for row in out]
+    [['1', '0'], None, ['0', '1'], ['1/2', '1/2'], ['1/2', '1/2']]
+    """
     x = _check_seq(seq, check_k(k))
     prev = [x[0], *x[:-1]]  # x_0 := x_1
     out: list[list[Fraction] | None] = []
@@ -240,7 +483,29 @@ def _counts_alpha(counts: Sequence[Sequence[int]], alpha: Sequence[int | Fractio
 
 
 def posterior_dirichlet(counts: Sequence[Sequence[int]], alpha: Sequence[int | Fraction] | None = None) -> list:
-    """(8.1) corrected: ``P_{i,:} | x ~ Dir(alpha + c_{i,:})`` (no leading "k" parameter); one list per row."""
+    """(8.1) corrected: ``P_{i,:} | x ~ Dir(alpha + c_{i,:})`` (no leading "k" parameter); one list per row.
+
+    Parameters
+    ----------
+    counts : k x k table of int
+        Transition counts ``c_ij`` (``k >= 2``, entries >= 0).
+    alpha : sequence of k positive numbers, optional
+        Dirichlet concentrations; all 1 (the flat prior) by default.
+
+    Returns
+    -------
+    list of list of fractions.Fraction
+        The posterior concentrations of each row.
+
+    Examples
+    --------
+    >>> [[str(v) for v in row] for row in posterior_dirichlet([[3, 1], [0, 2]])]
+    [['4', '2'], ['1', '3']]
+    >>> posterior_dirichlet([[1, 2]])
+    Traceback (most recent call last):
+    ...
+    ValueError: counts must be a k x k table of non-negative integers (k >= 2), got [[1, 2]]
+    """
     c, al = _counts_alpha(counts, alpha)
     return [[al[j] + c[i][j] for j in range(len(c))] for i in range(len(c))]
 
@@ -248,19 +513,75 @@ def posterior_dirichlet(counts: Sequence[Sequence[int]], alpha: Sequence[int | F
 def posterior_beta_marginal(
     counts: Sequence[Sequence[int]], i: int, j: int, alpha: Sequence[int | Fraction] | None = None
 ) -> tuple[Fraction, Fraction]:
-    """(8.2): ``P_ij | x ~ Beta(c_ij + alpha_j, sum_l alpha_l + N_i - alpha_j - c_ij)``."""
+    """(8.2): ``P_ij | x ~ Beta(c_ij + alpha_j, sum_l alpha_l + N_i - alpha_j - c_ij)``.
+
+    Parameters
+    ----------
+    counts : k x k table of int
+        Transition counts ``c_ij`` (``k >= 2``, entries >= 0).
+    i, j : int
+        The entry ``P_ij``.
+    alpha : sequence of k positive numbers, optional
+        Dirichlet concentrations; all 1 (the flat prior) by default.
+
+    Returns
+    -------
+    (fractions.Fraction, fractions.Fraction)
+        The two Beta parameters.
+
+    Examples
+    --------
+    >>> posterior_beta_marginal([[3, 1], [0, 2]], 0, 1)
+    (Fraction(2, 1), Fraction(4, 1))
+    """
     c, al = _counts_alpha(counts, alpha)
     return al[j] + c[i][j], sum(al) + sum(c[i]) - al[j] - c[i][j]
 
 
 def posterior_mean(counts: Sequence[Sequence[int]], alpha: Sequence[int | Fraction] | None = None) -> list:
-    """(8.3) corrected: ``E[P_ij | x] = (c_ij + alpha_j)/(N_i + sum_l alpha_l)`` with ``N_i = sum_j c_ij``."""
+    """(8.3) corrected: ``E[P_ij | x] = (c_ij + alpha_j)/(N_i + sum_l alpha_l)`` with ``N_i = sum_j c_ij``.
+
+    Parameters
+    ----------
+    counts : k x k table of int
+        Transition counts ``c_ij`` (``k >= 2``, entries >= 0).
+    alpha : sequence of k positive numbers, optional
+        Dirichlet concentrations; all 1 (the flat prior) by default.
+
+    Returns
+    -------
+    list of list of fractions.Fraction
+        The posterior mean of P; every row sums to 1.
+
+    Examples
+    --------
+    >>> [[str(v) for v in row] for row in posterior_mean([[3, 1], [0, 2]])]
+    [['2/3', '1/3'], ['1/4', '3/4']]
+    """
     c, al = _counts_alpha(counts, alpha)
     return [[(c[i][j] + al[j]) / (sum(c[i]) + sum(al)) for j in range(len(c))] for i in range(len(c))]
 
 
 def posterior_mean_as_printed(counts: Sequence[Sequence[int]], alpha: Sequence[int | Fraction] | None = None) -> list:
-    """(8.3) as printed: ``(c_ij + alpha_j)/(N + sum_i alpha_i)``, N read as the total number of transitions."""
+    """(8.3) as printed: ``(c_ij + alpha_j)/(N + sum_i alpha_i)``, N read as the total number of transitions.
+
+    Parameters
+    ----------
+    counts : k x k table of int
+        Transition counts ``c_ij`` (``k >= 2``, entries >= 0).
+    alpha : sequence of k positive numbers, optional
+        Dirichlet concentrations; all 1 (the flat prior) by default.
+
+    Returns
+    -------
+    list of list of fractions.Fraction
+        The printed formula's values; its rows do not sum to 1.
+
+    Examples
+    --------
+    >>> [[str(v) for v in row] for row in posterior_mean_as_printed([[3, 1], [0, 2]])]
+    [['1/2', '1/4'], ['1/8', '3/8']]
+    """
     c, al = _counts_alpha(counts, alpha)
     total = sum(sum(row) for row in c)
     return [[(c[i][j] + al[j]) / (total + sum(al)) for j in range(len(c))] for i in range(len(c))]
@@ -276,6 +597,26 @@ def expected_kl_given_counts(counts_row: Sequence[int]) -> sympy.Expr:
     The bigram strategy's expected loss on row i given its counts under the posterior Dir(1 + c_{i,:}), from
     ``E[X_j ln X_j] = (a_j/a_0)(psi(a_j + 1) - psi(a_0 + 1))`` for ``X ~ Dir(a)`` (``docs/markov.md``). The digamma
     differences are rational: ``psi(m) - psi(n) = H_{m-1} - H_{n-1}``.
+
+    Parameters
+    ----------
+    counts_row : sequence of int
+        The counts ``c_{i,:}`` of one row (k >= 2 entries, >= 0).
+
+    Returns
+    -------
+    sympy.Expr
+        The expected KL, exact.
+
+    Examples
+    --------
+    >>> expected_kl_given_counts([3, 1])
+    -101/180 - 2*log(2)/3 + log(3)
+
+    With no counts the posterior is the flat prior, whose row entropy has mean 1/2:
+
+    >>> expected_kl_given_counts([0, 0])
+    -1/2 + log(2)
     """
     c = [int(v) for v in counts_row]
     k, total = len(c), sum(c)
@@ -297,13 +638,38 @@ def expected_row_entropy_two_state() -> sympy.Expr:
     The entropy of the row the last token reads, weighted by the stationary law (not the unweighted
     ``E[H] = 1/2``). The inner integral is elementary; the closed form of the outer one was identified by an integer
     relation (PSLQ) on a 40-digit quadrature and is re-checked to 40 digits in ``tests/theory/test_markov.py``.
+
+    Returns
+    -------
+    sympy.Expr
+        The closed form.
+
+    Examples
+    --------
+    >>> expected_row_entropy_two_state()
+    -2*log(2)/3 - 2*log(2)**2/3 + 1/6 + pi**2/9
+    >>> round(float(expected_row_entropy_two_state()), 6)
+    0.480889
     """
     ln2 = sympy.log(2)
     return sympy.Rational(1, 6) - sympy.Rational(2, 3) * ln2 - sympy.Rational(2, 3) * ln2**2 + sympy.pi**2 / 9
 
 
 def uniform_kl_two_state() -> sympy.Expr:
-    """The uniform strategy's KL at the last token, k = 2: ``ln 2 - E_pi[H(row)]`` (App. E.2's metric)."""
+    """The uniform strategy's KL at the last token, k = 2: ``ln 2 - E_pi[H(row)]`` (App. E.2's metric).
+
+    Returns
+    -------
+    sympy.Expr
+        The closed form.
+
+    Examples
+    --------
+    >>> uniform_kl_two_state()
+    -pi**2/9 - 1/6 + 2*log(2)**2/3 + 5*log(2)/3
+    >>> round(float(uniform_kl_two_state()), 6)
+    0.212258
+    """
     return sympy.expand(sympy.log(2) - expected_row_entropy_two_state())
 
 
@@ -312,6 +678,25 @@ def ngram_kl_asymptotic(k: int, t: int, n: int = 2) -> sympy.Rational:
 
     Each of the ``k^{n-1}`` contexts is seen about ``t/k^{n-1}`` times and a Dirichlet posterior mean on k outcomes
     from m draws costs ``(k-1)/(2m)`` nats (``docs/markov.md``).
+
+    Parameters
+    ----------
+    k : int
+        Number of states, ``k >= 2``.
+    t : int
+        Context length, ``t >= 2``.
+    n : int, optional
+        Order of the n-gram, ``n >= 2`` (2: bigram).
+
+    Returns
+    -------
+    sympy.Rational
+        ``k^{n-1}(k-1)/(2t)``.
+
+    Examples
+    --------
+    >>> ngram_kl_asymptotic(2, 100), ngram_kl_asymptotic(3, 100, n=3)
+    (1/100, 9/100)
     """
     k, t, n = check_k(k), check_t(t), check_positive_int(n, "n", minimum=2)
     return sympy.Rational(k ** (n - 1) * (k - 1), 2 * t)
@@ -358,6 +743,23 @@ def stationary_monomial_integral(alpha: int, beta: int, gamma: int, delta: int) 
     With ``u = 1 - a``, ``w = 1 - b`` this is ``int int (1-u)^alpha u^beta w^gamma (1-w)^delta/(u + w)``; the binomial
     expansions of ``(1-u)^alpha`` and ``(1-w)^delta`` reduce it to the table ``I(p, q)``. Every probability of a
     k = 2 chain with ``x_1 ~ pi`` is a sum of such terms: ``pi_1 = (1-b)/(2-a-b)``, ``pi_2 = (1-a)/(2-a-b)``.
+
+    Parameters
+    ----------
+    alpha, beta, gamma, delta : int
+        The exponents, each >= 0.
+
+    Returns
+    -------
+    (r, s) : tuple of fractions.Fraction
+        The value is ``r + s ln 2``.
+
+    Examples
+    --------
+    >>> stationary_monomial_integral(0, 0, 0, 0)  # E[1/(2-a-b)] = 2 ln 2
+    (Fraction(0, 1), Fraction(2, 1))
+    >>> stationary_monomial_integral(0, 0, 1, 0), stationary_monomial_integral(0, 1, 0, 0)  # E[pi_1], E[pi_2]
+    ((Fraction(1, 2), Fraction(0, 1)), (Fraction(1, 2), Fraction(0, 1)))
     """
     for name, v in (("alpha", alpha), ("beta", beta), ("gamma", gamma), ("delta", delta)):
         check_positive_int(v, name, minimum=0)
@@ -395,6 +797,23 @@ def transition_count_classes(t: int) -> dict[tuple[int, ...], int]:
 
     A sequence's probability given (a, b) depends on it only through its class:
     ``pi_{x_1} a^c00 (1-a)^c01 (1-b)^c10 b^c11``.
+
+    Parameters
+    ----------
+    t : int
+        Sequence length, ``t >= 2``.
+
+    Returns
+    -------
+    dict of tuple to int
+        ``{(x_1, x_t, c_00, c_01, c_10, c_11): number of sequences}``.
+
+    Examples
+    --------
+    >>> sorted(transition_count_classes(2).items())
+    [((0, 0, 1, 0, 0, 0), 1), ((0, 1, 0, 1, 0, 0), 1), ((1, 0, 0, 0, 1, 0), 1), ((1, 1, 0, 0, 0, 1), 1)]
+    >>> len(transition_count_classes(5)), sum(transition_count_classes(5).values())
+    (22, 32)
     """
     t = check_t(t)
     classes: dict[tuple[int, ...], int] = {(x, x, 0, 0, 0, 0): 1 for x in (0, 1)}
@@ -413,7 +832,26 @@ def transition_count_classes(t: int) -> dict[tuple[int, ...], int]:
 @functools.lru_cache(maxsize=8)
 def next_token_class_probabilities(t: int) -> dict[tuple[tuple[int, ...], int], _Ln2]:
     """``P[class(x_1..x_t) = cls, x_{t+1} = j] = r + s ln 2`` for every class of :func:`transition_count_classes` and
-    next token j (flat Dirichlet prior, k = 2, ``x_1 ~ pi``), exactly; the values sum to 1."""
+    next token j (flat Dirichlet prior, k = 2, ``x_1 ~ pi``), exactly; the values sum to 1.
+
+    Parameters
+    ----------
+    t : int
+        Context length, ``2 <= t <= MAX_EXACT_T``.
+
+    Returns
+    -------
+    dict of (tuple, int) to (fractions.Fraction, fractions.Fraction)
+        ``{(class, j): (r, s)}``, the probability being ``r + s ln 2``.
+
+    Examples
+    --------
+    >>> probs = next_token_class_probabilities(2)
+    >>> probs[((0, 0, 1, 0, 0, 0), 0)]  # P[x = 0, 0, 0]
+    (Fraction(-17, 24), Fraction(4, 3))
+    >>> sum(r for r, _ in probs.values()), sum(s for _, s in probs.values())
+    (Fraction(1, 1), Fraction(0, 1))
+    """
     t = _check_exact_t(t)
     out: dict[tuple[tuple[int, ...], int], _Ln2] = {}
     for cls, n in transition_count_classes(t).items():
@@ -450,6 +888,32 @@ def two_state_strategy_kl(t: int, strategy: str) -> sympy.Expr:
     (:func:`expected_row_entropy_two_state`, :func:`next_token_class_probabilities`): a finite sum of
     ``(r + s ln 2) ln q`` with rational r, s, q (``docs/markov.md``). ``strategy`` is ``"uniform"`` (then the value is
     :func:`uniform_kl_two_state` for every t), ``"unigram"`` or ``"bigram"``; ``t <= MAX_EXACT_T``.
+
+    Parameters
+    ----------
+    t : int
+        Context length, ``2 <= t <= MAX_EXACT_T`` (any ``t >= 2`` for ``"uniform"``).
+    strategy : {"uniform", "unigram", "bigram"}
+        The strategy.
+
+    Returns
+    -------
+    sympy.Expr
+        The expected KL, exact.
+
+    Examples
+    --------
+    >>> two_state_strategy_kl(7, "uniform") == uniform_kl_two_state()
+    True
+
+    At t = 2 the unigram strategy has the smaller KL, at t = 3 the bigram strategy:
+
+    >>> [round(float(two_state_strategy_kl(t, s)), 4) for t in (2, 3) for s in ("unigram", "bigram")]
+    [0.1475, 0.1526, 0.145, 0.1317]
+    >>> two_state_strategy_kl(101, "bigram")
+    Traceback (most recent call last):
+    ...
+    theory._checks.LimitError: t = 101 is too large for the exact finite-t strategy KLs ...
     """
     if strategy not in ("uniform", "unigram", "bigram"):
         raise ValueError(f"unknown strategy {strategy!r}; expected uniform, unigram or bigram")
@@ -484,7 +948,25 @@ LEMMA84_INTEGRANDS: dict[str, sympy.Expr] = {
 
 
 def K_INTEGRAND(j: int) -> sympy.Expr:
-    """The integrand of ``K_j`` (Eq. (E.40) for j >= 2, Eq. (E.42) for j = 1)."""
+    """The integrand of ``K_j`` (Eq. (E.40) for j >= 2, Eq. (E.42) for j = 1).
+
+    Parameters
+    ----------
+    j : int
+        The lag, ``j >= 1``.
+
+    Returns
+    -------
+    sympy.Expr
+        A rational function of the symbols ``A``, ``B``.
+
+    Examples
+    --------
+    >>> K_INTEGRAND(1) == LEMMA84_INTEGRANDS["E.42"]
+    True
+    >>> K_INTEGRAND(2).subs({A: 0, B: 0}), K_INTEGRAND(3).subs({A: 0, B: 0})
+    (1/4, -1/4)
+    """
     j = check_positive_int(j, "j", minimum=1)
     if j == 1:
         return LEMMA84_INTEGRANDS["E.42"]
@@ -511,6 +993,29 @@ def lemma84_constant(name: str) -> sympy.Expr:
 
     Values: (E.24) ``(8 ln 2 - 5)/12`` (the diagonal coefficient B), (E.25) ``(7 - 10 ln 2)/6`` (the off-diagonal
     coefficient A), collision ``2 - ln 4``, ``D = 3/2 - ln 4``, (E.42) ``K_1 = (1 - ln 2)/3``.
+
+    Parameters
+    ----------
+    name : {"E.24", "E.25", "E.29-collision", "E.42", "D"}
+        The integral.
+
+    Returns
+    -------
+    sympy.Expr
+        Its exact value.
+
+    Examples
+    --------
+    The integral takes about a second (sympy), so the doctest runner skips the lines that compute one.
+
+    >>> lemma84_constant("E.24")  # doctest: +SKIP
+    -5/12 + 2*log(2)/3
+    >>> lemma84_constant("D")  # doctest: +SKIP
+    3/2 - 2*log(2)
+    >>> lemma84_constant("E.99")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown Lemma 8.4 integral 'E.99'; expected one of ['E.24', 'E.25', 'E.29-collision', 'E.42'] or 'D'
     """
     if name == "D":
         return sympy.expand(lemma84_constant("E.29-collision") - _HALF)
@@ -520,7 +1025,25 @@ def lemma84_constant(name: str) -> sympy.Expr:
 
 
 def lemma84_closed_form(name: str) -> sympy.Expr:
-    """The closed forms as printed in App. E.1 (and ``D`` as derived from (E.29)), for comparison."""
+    """The closed forms as printed in App. E.1 (and ``D`` as derived from (E.29)), for comparison.
+
+    Parameters
+    ----------
+    name : {"E.24", "E.25", "E.29-collision", "E.42", "D"}
+        The integral.
+
+    Returns
+    -------
+    sympy.Expr
+        The printed closed form, expanded.
+
+    Examples
+    --------
+    >>> lemma84_closed_form("E.24"), lemma84_closed_form("D")
+    (-5/12 + 2*log(2)/3, 3/2 - 2*log(2))
+    >>> lemma84_constant("E.24") == lemma84_closed_form("E.24")  # doctest: +SKIP
+    True
+    """
     ln2 = sympy.log(2)
     forms = {
         "E.24": (sympy.log(256) - 5) / 12,
@@ -538,30 +1061,124 @@ def lemma84_closed_form(name: str) -> sympy.Expr:
 def K(j: int) -> sympy.Expr:
     """``K_j``: the coefficient of ``(t-j+1)(t-j+2)/(2t)`` in the diagonal-bias part of the second-step update of
     ``v_j`` (Eqs. (E.39), (E.40)), exact: ``K_1 = (1 - ln 2)/3``, ``K_2 = 8/3 - (11/3) ln 2``, ... Even j beat their
-    odd neighbours and ``K_2`` is the largest (``docs/markov.md``)."""
+    odd neighbours and ``K_2`` is the largest (``docs/markov.md``).
+
+    Parameters
+    ----------
+    j : int
+        The lag, ``j >= 1``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``K_j``, exact.
+
+    Examples
+    --------
+    The integral takes about a second (sympy), so the doctest runner skips the lines that compute one.
+
+    >>> [K(j) for j in (1, 2, 3)]  # doctest: +SKIP
+    [1/3 - log(2)/3, 8/3 - 11*log(2)/3, 121/20 - 43*log(2)/5]
+    >>> K(2) == e43_corrected()  # doctest: +SKIP
+    True
+    >>> K(0)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: j must be an integer >= 1, got j = 0
+    """
     return _integrate_unit_square(K_INTEGRAND(j))
 
 
 def e43_as_printed() -> sympy.Expr:
-    """(E.43) as printed: ``K_2 = (7 - 10 ln 2)/2 + (5 - 8 ln 2)/6`` (about -0.0566)."""
+    """(E.43) as printed: ``K_2 = (7 - 10 ln 2)/2 + (5 - 8 ln 2)/6`` (about -0.0566).
+
+    Returns
+    -------
+    sympy.Expr
+        The printed value, negative (``K_2`` is positive: :func:`e43_corrected`).
+
+    Examples
+    --------
+    >>> e43_as_printed()
+    13/3 - 19*log(2)/3
+    >>> round(float(e43_as_printed()), 4)
+    -0.0566
+    """
     ln2 = sympy.log(2)
     return (7 - 10 * ln2) / 2 + (5 - 8 * ln2) / 6
 
 
 def e43_corrected() -> sympy.Expr:
-    """(E.43) with the sign of the second term corrected: ``(7 - 10 ln 2)/2 + (8 ln 2 - 5)/6 = 8/3 - (11/3) ln 2``."""
+    """(E.43) with the sign of the second term corrected: ``(7 - 10 ln 2)/2 + (8 ln 2 - 5)/6 = 8/3 - (11/3) ln 2``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``K_2`` (:func:`K`).
+
+    Examples
+    --------
+    >>> e43_corrected()
+    8/3 - 11*log(2)/3
+    >>> round(float(e43_corrected()), 4)
+    0.1251
+    """
     ln2 = sympy.log(2)
     return sympy.expand((7 - 10 * ln2) / 2 + (8 * ln2 - 5) / 6)
 
 
 def leading_argmax_v2(jmax: int = 8) -> int:
-    """The j maximising ``K_j`` over ``1..jmax``: Lemma 8.4's "v_2 becomes dominant" at leading order."""
+    """The j maximising ``K_j`` over ``1..jmax``: Lemma 8.4's "v_2 becomes dominant" at leading order.
+
+    Parameters
+    ----------
+    jmax : int, optional
+        The largest lag compared, ``jmax >= 2``.
+
+    Returns
+    -------
+    int
+        The maximising j.
+
+    Examples
+    --------
+    Each ``K_j`` is an integral of about a second, so the doctest runner skips the computation:
+
+    >>> leading_argmax_v2()  # doctest: +SKIP
+    2
+    >>> leading_argmax_v2(1)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: jmax must be an integer >= 2, got jmax = 1
+    """
     values = [K(j) for j in range(1, check_positive_int(jmax, "jmax", minimum=2) + 1)]
     return 1 + max(range(len(values)), key=lambda i: float(values[i]))
 
 
 def step1_W_leading(t: int) -> list[list[sympy.Expr]]:
-    """(E.23): ``(W^(1) - c 11^T)/(c eta) = ((t+1)(t+2)/6) [[B, A], [A, B]] + O(t)``, B = (E.24), A = (E.25)."""
+    """(E.23): ``(W^(1) - c 11^T)/(c eta) = ((t+1)(t+2)/6) [[B, A], [A, B]] + O(t)``, B = (E.24), A = (E.25).
+
+    Parameters
+    ----------
+    t : int
+        Context length, ``t >= 2``.
+
+    Returns
+    -------
+    list of list of sympy.Expr
+        The 2 x 2 leading-order update.
+
+    Examples
+    --------
+    Each integral takes about a second (sympy), so the doctest runner skips the lines that compute one.
+
+    >>> step1_W_leading(2)  # doctest: +SKIP
+    [[-5/6 + 4*log(2)/3, 7/3 - 10*log(2)/3], [7/3 - 10*log(2)/3, -5/6 + 4*log(2)/3]]
+    >>> step1_W_leading(1)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: t must be an integer >= 2 ...
+    """
     t = check_t(t)
     s = sympy.Rational((t + 1) * (t + 2), 6)
     b, a = lemma84_constant("E.24"), lemma84_constant("E.25")
@@ -569,14 +1186,62 @@ def step1_W_leading(t: int) -> list[list[sympy.Expr]]:
 
 
 def step1_v_leading(t: int, j: int) -> sympy.Expr:
-    """(E.29): ``(v_j^(1) - c)/(c eta) = ((t-j+1)(t-j+2)/(2t)) D + O(1)``."""
+    """(E.29): ``(v_j^(1) - c)/(c eta) = ((t-j+1)(t-j+2)/(2t)) D + O(1)``.
+
+    Parameters
+    ----------
+    t : int
+        Context length, ``t >= 2``.
+    j : int
+        The lag, in ``1..t``.
+
+    Returns
+    -------
+    sympy.Expr
+        The leading-order update.
+
+    Examples
+    --------
+    The integral takes about a second (sympy), so the doctest runner skips the lines that compute one.
+
+    >>> step1_v_leading(2, 1)  # doctest: +SKIP
+    9/4 - 3*log(2)
+    >>> step1_v_leading(5, 6)
+    Traceback (most recent call last):
+    ...
+    ValueError: j must be an integer in 1..t = 5 (v has t lags), got j = 6
+    """
     t = check_t(t)
     j = check_lag(j, t)
     return sympy.Rational((t - j + 1) * (t - j + 2), 2 * t) * lemma84_constant("D")
 
 
 def step2_diag_leading(t: int, j: int) -> sympy.Expr:
-    """(E.39), (E.40): the diagonal-bias part ``G^I_j = ((t-j+1)(t-j+2)/(2t)) K_j + O(1)`` of the second step."""
+    """(E.39), (E.40): the diagonal-bias part ``G^I_j = ((t-j+1)(t-j+2)/(2t)) K_j + O(1)`` of the second step.
+
+    Parameters
+    ----------
+    t : int
+        Context length, ``t >= 2``.
+    j : int
+        The lag, in ``1..t``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``G^I_j`` at leading order.
+
+    Examples
+    --------
+    The integral takes about a second (sympy), so the doctest runner skips the lines that compute one.
+
+    >>> step2_diag_leading(3, 2)  # doctest: +SKIP
+    8/3 - 11*log(2)/3
+    >>> step2_diag_leading(5, 0)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: j must be an integer >= 1 (v has the lags 1..t = 5), got j = 0
+    """
     t = check_t(t)
     j = check_lag(j, t)
     return sympy.Rational((t - j + 1) * (t - j + 2), 2 * t) * K(j)
@@ -591,6 +1256,27 @@ def cor_e2_v_update(t: int, j: int, k: int = 2) -> sympy.Rational:
 
     From (E.28): ``P[x_t' = x_{p+1}] - 1/2 = lambda^{p+1-t'}/2`` when ``pi = (1/2, 1/2)`` (``docs/markov.md``).
     Positive and of order ``(t-j+1) ln(t)/t``, unlike (E.49).
+
+    Parameters
+    ----------
+    t : int
+        Context length, ``t >= 2``.
+    j : int
+        The lag, in ``1..t``.
+    k : int, optional
+        Number of states; only 2 is accepted.
+
+    Returns
+    -------
+    sympy.Rational
+        The update, exact: positive for ``j < t``, 0 for ``j = t`` (then only ``E[lambda] = 0`` enters).
+
+    Examples
+    --------
+    >>> cor_e2_v_update(2, 1), cor_e2_v_update(10, 1), cor_e2_v_update(10, 10)
+    (1/12, 6397/23100, 0)
+    >>> e49_as_printed(10, 1)
+    -1/2
     """
     t = check_t(t)
     if k != 2:
@@ -604,7 +1290,25 @@ def cor_e2_v_update(t: int, j: int, k: int = 2) -> sympy.Rational:
 
 
 def e49_as_printed(t: int, j: int) -> sympy.Rational:
-    """(E.49) as printed (leading order): ``(v_j^(1) - c)/(c eta) = -(t - j + 1)/(2t)``."""
+    """(E.49) as printed (leading order): ``(v_j^(1) - c)/(c eta) = -(t - j + 1)/(2t)``.
+
+    Parameters
+    ----------
+    t : int
+        Context length, ``t >= 2``.
+    j : int
+        The lag, in ``1..t``.
+
+    Returns
+    -------
+    sympy.Rational
+        The printed value, negative (the exact update is not: :func:`cor_e2_v_update`).
+
+    Examples
+    --------
+    >>> e49_as_printed(10, 1), cor_e2_v_update(10, 1)
+    (-1/2, 6397/23100)
+    """
     t = check_t(t)
     j = check_lag(j, t)
     return sympy.Rational(-(t - j + 1), 2 * t)
@@ -613,7 +1317,30 @@ def e49_as_printed(t: int, j: int) -> sympy.Rational:
 def cor_e2_diagonal_truncated(delta: sympy.Expr) -> sympy.Expr:
     """``int_0^{1-delta} -(a - 1/2)/(8(a - 1)) da = -(1 - delta)/8 - ln(delta)/16``: the coefficient of (E.47)
     truncated at ``a = 1 - delta``; it grows like ``ln(1/delta)/16``, so the untruncated expectation is +infinity
-    (the "infinity" of (E.45))."""
+    (the "infinity" of (E.45)).
+
+    Parameters
+    ----------
+    delta : number in (0, 1)
+        The truncation; a float is read as its exact rational.
+
+    Returns
+    -------
+    sympy.Expr
+        The truncated coefficient, exact.
+
+    Examples
+    --------
+    >>> from sympy import Rational
+    >>> cor_e2_diagonal_truncated(Rational(1, 2))
+    -1/16 + log(2)/16
+    >>> round(float(cor_e2_diagonal_truncated(Rational(1, 10**6))), 4)
+    0.7385
+    >>> cor_e2_diagonal_truncated(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: delta must lie in (0, 1), got 0
+    """
     delta = as_number(delta, "delta", symbolic=False)
     if isinstance(delta, sympy.Float):
         delta = sympy.nsimplify(delta)  # a float's exact rational reading (a number, never a string)

@@ -42,8 +42,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import sympy
 from sympy import Rational, cos, factorial, pi, sqrt
@@ -143,7 +144,7 @@ def _check_exact_pk(p: object, k: object) -> tuple[int, int]:
     return p, k
 
 
-def max_margin(p: object, k: object) -> sympy.Expr:
+def max_margin(p: int | sympy.Expr, k: int | sympy.Expr) -> sympy.Expr:
     r"""Maximum L_{2,k+1}-normalized margin of the k-input polynomial network (Shi Thm 4.9).
 
     .. math:: \gamma^*(p,k) = \frac{2\,k!}{(2k+2)^{(k+1)/2}\,(p-1)\,p^{(k-1)/2}}
@@ -158,6 +159,20 @@ def max_margin(p: object, k: object) -> sympy.Expr:
     -------
     sympy.Expr
         Exact value (e.g. ``3/320`` for p = 5, k = 3).
+
+    Examples
+    --------
+    >>> max_margin(5, 3)
+    3/320
+    >>> max_margin(3, 2) == max_margin_k2_morwani(3)
+    True
+    >>> from sympy import Symbol
+    >>> max_margin(Symbol("p"), 2)
+    sqrt(6)/(9*sqrt(p)*(p - 1))
+    >>> max_margin(4, 2)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: p must be an odd integer >= 3 ...
     """
     if not is_symbolic(p, k):
         p, k = _check_exact_pk(p, k)
@@ -167,10 +182,27 @@ def max_margin(p: object, k: object) -> sympy.Expr:
     )
 
 
-def max_margin_k2_morwani(p: object) -> sympy.Expr:
+def max_margin_k2_morwani(p: int | sympy.Expr) -> sympy.Expr:
     r"""Edelman Thm 7.7 (Morwani et al. 2024) for k = 2: :math:`\gamma^* = \sqrt{2/27}/((p-1)\sqrt p)`.
 
     Stated independently of :func:`max_margin`; the two must agree at k = 2.
+
+    Parameters
+    ----------
+    p : int or sympy.Symbol
+        Odd modulus ``p >= 3``; a symbol gives the symbolic formula (no validation).
+
+    Returns
+    -------
+    sympy.Expr
+        Exact value of :math:`\gamma^*(p, 2)`.
+
+    Examples
+    --------
+    >>> max_margin_k2_morwani(7)
+    sqrt(42)/378
+    >>> max_margin_k2_morwani(7) == max_margin(7, 2)
+    True
     """
     if not is_symbolic(p):
         p = check_odd_modulus(p, source="Edelman Thm 7.7")
@@ -179,8 +211,27 @@ def max_margin_k2_morwani(p: object) -> sympy.Expr:
     return sqrt(Rational(2, 27)) / ((p - 1) * sqrt(p))
 
 
-def min_width(p: object, k: object) -> int | sympy.Expr:
-    r"""Width of the explicit construction and the theorem's bound, :math:`2^{2k-2}(p-1)`."""
+def min_width(p: int | sympy.Expr, k: int | sympy.Expr) -> int | sympy.Expr:
+    r"""Width of the explicit construction and the theorem's bound, :math:`2^{2k-2}(p-1)`.
+
+    Parameters
+    ----------
+    p, k : int or sympy.Symbol
+        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``; a symbol gives the symbolic formula.
+
+    Returns
+    -------
+    int or sympy.Expr
+        :math:`2^{2k-2}(p-1)`.
+
+    Examples
+    --------
+    >>> min_width(7, 3)
+    96
+    >>> from sympy import Symbol
+    >>> min_width(Symbol("p"), 2)
+    4*p - 4
+    """
     if is_symbolic(p, k):
         return 2 ** (2 * k - 2) * (p - 1)
     p, k = _check_exact_pk(p, k)
@@ -188,32 +239,108 @@ def min_width(p: object, k: object) -> int | sympy.Expr:
 
 
 def frequencies(p: int) -> range:
-    r"""The non-trivial frequencies :math:`\zeta \in \{1, \dots, (p-1)/2\}` up to conjugation."""
+    r"""The non-trivial frequencies :math:`\zeta \in \{1, \dots, (p-1)/2\}` up to conjugation.
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus ``p >= 3``.
+
+    Returns
+    -------
+    range
+        ``range(1, (p - 1) // 2 + 1)``.
+
+    Examples
+    --------
+    >>> list(frequencies(7))
+    [1, 2, 3]
+    >>> frequencies(6)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: p must be an odd integer >= 3 ...
+    """
     p = check_odd_modulus(p, source=SOURCE)
     return range(1, (p - 1) // 2 + 1)
 
 
-def optimal_amplitude(p: object, k: object) -> sympy.Expr:
-    r"""Per-entry amplitude of a unit-norm optimal neuron, :math:`\beta = \sqrt{2/((k+1)p)}` (Lemma C.15)."""
+def optimal_amplitude(p: int | sympy.Expr, k: int | sympy.Expr) -> sympy.Expr:
+    r"""Per-entry amplitude of a unit-norm optimal neuron, :math:`\beta = \sqrt{2/((k+1)p)}` (Lemma C.15).
+
+    Parameters
+    ----------
+    p, k : int or sympy.Symbol
+        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``; a symbol gives the symbolic formula.
+
+    Returns
+    -------
+    sympy.Expr
+        :math:`\beta`.
+
+    Examples
+    --------
+    >>> optimal_amplitude(5, 2)
+    sqrt(30)/15
+
+    The k + 1 cosine blocks of squared norm :math:`\beta^2 p/2` make a unit neuron:
+
+    >>> optimal_amplitude(5, 2) ** 2 * 5 / 2 * 3
+    1
+    """
     if not is_symbolic(p, k):
         p, k = (sympy.Integer(v) for v in _check_pk(p, k))
     return sqrt(2 / ((k + 1) * p))
 
 
-def optimal_fourier_magnitude(p: object, k: object) -> sympy.Expr:
-    r"""|û(±ζ)| = |ŵ(±ζ)| = :math:`\sqrt{p/(2(k+1))}` for every block of a unit optimal neuron (Eq. C.16)."""
+def optimal_fourier_magnitude(p: int | sympy.Expr, k: int | sympy.Expr) -> sympy.Expr:
+    r"""|û(±ζ)| = |ŵ(±ζ)| = :math:`\sqrt{p/(2(k+1))}` for every block of a unit optimal neuron (Eq. C.16).
+
+    Parameters
+    ----------
+    p, k : int or sympy.Symbol
+        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``; a symbol gives the symbolic formula.
+
+    Returns
+    -------
+    sympy.Expr
+        The magnitude, :math:`\beta p/2` with :math:`\beta` = :func:`optimal_amplitude`.
+
+    Examples
+    --------
+    >>> optimal_fourier_magnitude(5, 2)
+    sqrt(30)/6
+    >>> optimal_fourier_magnitude(5, 2) == optimal_amplitude(5, 2) * 5 / 2
+    True
+    """
     if not is_symbolic(p, k):
         p, k = (sympy.Integer(v) for v in _check_pk(p, k))
     return sqrt(p / (2 * (k + 1)))
 
 
-def single_neuron_bound(p: object, k: object) -> sympy.Expr:
+def single_neuron_bound(p: int | sympy.Expr, k: int | sympy.Expr) -> sympy.Expr:
     r"""The end of the bound chain of Shi Lemma C.15: phases aligned, QM-GM on each
     frequency, Plancherel (:math:`\sum_{j\ge1} z(j) \le p/2`) and :math:`\|z\|_{(k+1)/2}\le\|z\|_1` give
 
     .. math:: \Psi \le \frac{2\,k!\,(p/2)^{(k+1)/2}}{(k+1)^{(k+1)/2}(p-1)p^k}.
 
     Derived independently of :func:`max_margin`; Thm 4.9 says the two are equal.
+
+    Parameters
+    ----------
+    p, k : int or sympy.Symbol
+        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``; a symbol gives the symbolic formula.
+
+    Returns
+    -------
+    sympy.Expr
+        The bound on :math:`\Psi` for a unit neuron.
+
+    Examples
+    --------
+    >>> single_neuron_bound(5, 3)
+    3/320
+    >>> single_neuron_bound(5, 3) == max_margin(5, 3)
+    True
     """
     if not is_symbolic(p, k):
         p, k = (sympy.Integer(v) for v in _check_exact_pk(p, k))
@@ -225,6 +352,27 @@ def construction_logit_as_printed(p: int, a: Sequence[int], c: int) -> sympy.Exp
     """Erratum record: the construction's output **as printed** in Shi Lemma C.17/C.18 (and Edelman
     D.6.2 for k = 2): "(p-1)/2 if sum(a) = c, 0 otherwise". The second case is wrong; the correct
     value is -1/2 (:meth:`ModularConstruction.logit`). Kept only so a claim can refute it.
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus ``p >= 3``.
+    a : sequence of int
+        The inputs, residues in ``0..p-1``.
+    c : int
+        The class, a residue in ``0..p-1``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``(p-1)/2`` if ``sum(a) = c mod p``, else 0.
+
+    Examples
+    --------
+    >>> construction_logit_as_printed(3, [1, 2], 0), construction(3, 2).logit([1, 2], 0)
+    (1, 1)
+    >>> construction_logit_as_printed(3, [1, 1], 0), construction(3, 2).logit([1, 1], 0)
+    (0, -1/2)
     """
     p = check_odd_modulus(p, source=SOURCE)
     a = _check_residues(a, p)
@@ -250,26 +398,39 @@ def _check_residues(a: object, p: int, k: int | None = None) -> list[int]:
     if isinstance(a, (str, bytes)):
         raise InputError(f"a must be a sequence of residues mod p, got {a!r}", param="a")
     try:
-        a = list(a)  # type: ignore[call-overload]
+        items = list(cast("Iterable[object]", a))  # anything else raises the TypeError refused here
     except TypeError:
         raise InputError(f"a must be a sequence of residues mod p, got {a!r}", param="a") from None
-    if not a:
+    if not items:
         raise InputError("a must hold k >= 1 residues mod p (one per input), got an empty sequence", param="a")
-    if k is not None and len(a) != k:
-        raise InputError(f"a must hold exactly k = {k} residues mod p, got {len(a)}", param="a")
-    return [_check_residue(x, p, "a") for x in a]
+    if k is not None and len(items) != k:
+        raise InputError(f"a must hold exactly k = {k} residues mod p, got {len(items)}", param="a")
+    return [_check_residue(x, p, "a") for x in items]
 
 
-def max_margin_logits(p: object, k: object) -> tuple[sympy.Expr, sympy.Expr]:
+def max_margin_logits(p: int | sympy.Expr, k: int | sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
     r"""Logits of every unit-norm max-margin network (Lemma C.6 with uniform q*; ``docs/modular.md``).
 
     All points lie on the margin and all wrong logits are equal, and each w_i has zero mean, so
     :math:`f(\hat\theta,a)[c] = \gamma^*(1[c=y(a)] - 1/p)`.
 
+    Parameters
+    ----------
+    p, k : int or sympy.Symbol
+        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``; a symbol gives the symbolic formula.
+
     Returns
     -------
     (correct, wrong) : tuple of sympy.Expr
         :math:`\gamma^*(p-1)/p` and :math:`-\gamma^*/p`.
+
+    Examples
+    --------
+    >>> correct, wrong = max_margin_logits(5, 3)
+    >>> correct, wrong
+    (3/400, -3/1600)
+    >>> correct - wrong == max_margin(5, 3)
+    True
     """
     g = max_margin(p, k)
     return sympy.simplify(g * (p - 1) / p), sympy.simplify(-g / p)
@@ -281,6 +442,30 @@ class FourierNeuron:
     :math:`w(c) = A\cos(2\pi\zeta c/p + \vartheta_w)` with :math:`\vartheta_w = \sum_j \vartheta_j + \Delta`.
 
     ``mismatch`` (Delta) is zero for neurons in the optimal set of Lemma C.15.
+
+    Attributes
+    ----------
+    p : int
+        Odd modulus (the length of every block).
+    zeta : int
+        Frequency.
+    phases : tuple of sympy.Expr
+        The k input-block phases :math:`\vartheta_1..\vartheta_k`.
+    amplitude : sympy.Expr
+        The common amplitude A.
+    mismatch : sympy.Expr
+        :math:`\Delta`, 0 by default.
+
+    Examples
+    --------
+    >>> from sympy import Integer, pi
+    >>> n = FourierNeuron(p=3, zeta=1, phases=(Integer(0),), amplitude=Integer(1), mismatch=pi)
+    >>> n.k, n.theta_w
+    (1, pi)
+    >>> n.u(), n.w()
+    ([[1, -1/2, -1/2]], [-1, 1/2, 1/2])
+    >>> n.norm_squared()
+    3
     """
 
     p: int
@@ -333,6 +518,26 @@ def optimal_neuron(p: int, k: int, zeta: int = 1, phases: Sequence[object] | Non
         Frequency in ``1..(p-1)/2``.
     phases : sequence of k numbers or sympy expressions, optional
         Input-block phases; the output phase is their sum. Defaults to zeros.
+
+    Returns
+    -------
+    FourierNeuron
+        Amplitude :func:`optimal_amplitude`, mismatch 0, squared norm 1.
+
+    Examples
+    --------
+    >>> n = optimal_neuron(5, 2)
+    >>> n.amplitude, n.norm_squared()
+    (sqrt(30)/15, 1)
+    >>> psi_time_domain(n.u(), n.w()) == max_margin(5, 2)
+    True
+    >>> from sympy import pi
+    >>> optimal_neuron(5, 2, phases=[pi / 3, pi / 6]).theta_w
+    pi/2
+    >>> optimal_neuron(5, 2, zeta=3)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: zeta must be a frequency in 1..2 for p = 5, got 3
     """
     p, k = _check_pk(p, k)
     check_cost(k, MAX_EXACT_ENTRIES, param="k", value=k, what="the number of exact phases", hint="use a smaller k")
@@ -353,6 +558,25 @@ def polarization_identity(k: int) -> tuple[sympy.Expr, sympy.Expr]:
               \Big(\sum_j \epsilon_j d_j\Big)^k.
 
     Returns ``(lhs, rhs)`` as polynomials in symbols d_1..d_k.
+
+    Parameters
+    ----------
+    k : int
+        Degree ``k >= 1`` (at most 10: the right side has :math:`2^{k-1}` terms).
+
+    Returns
+    -------
+    (lhs, rhs) : tuple of sympy.Expr
+        The two sides; ``lhs - rhs`` expands to 0.
+
+    Examples
+    --------
+    >>> polarization_identity(2)
+    (4*d1*d2, -(d1 - d2)**2 + (d1 + d2)**2)
+    >>> from sympy import expand
+    >>> lhs, rhs = polarization_identity(4)
+    >>> expand(lhs - rhs)
+    0
     """
     k = check_positive_int(k, "k")
     check_cost(
@@ -379,7 +603,27 @@ def _even_subsets(k: int) -> list[tuple[int, ...]]:
 def cos_sum_expansion(k: int) -> tuple[sympy.Expr, sympy.Expr]:
     r"""Both sides of Shi Eq. C.21: :math:`\cos(\sum_{i=1}^{k+1} x_i)` as a sum over even-weight
     :math:`b\in\{0,1\}^{k+1}` of :math:`s_b \prod_i \cos^{1-b_i}(x_i)\sin^{b_i}(x_i)`,
-    :math:`s_b = (-1)^{1[|b| \equiv 2 \bmod 4]}` (2^k terms)."""
+    :math:`s_b = (-1)^{1[|b| \equiv 2 \bmod 4]}` (2^k terms).
+
+    Parameters
+    ----------
+    k : int
+        Number of inputs ``k >= 1`` (k + 1 angles x_1..x_{k+1}; at most 9).
+
+    Returns
+    -------
+    (lhs, rhs) : tuple of sympy.Expr
+        :math:`\cos(x_1 + \dots + x_{k+1})` and the expansion; they agree after ``expand_trig``.
+
+    Examples
+    --------
+    >>> cos_sum_expansion(1)
+    (cos(x1 + x2), -sin(x1)*sin(x2) + cos(x1)*cos(x2))
+    >>> from sympy import expand, expand_trig
+    >>> lhs, rhs = cos_sum_expansion(3)
+    >>> expand(expand_trig(lhs) - rhs)
+    0
+    """
     k = check_positive_int(k, "k")
     check_cost(
         2 ** min(k, 64),
@@ -406,6 +650,23 @@ class ModularConstruction:
     :math:`\vartheta_j = -\tfrac{\pi}{2}b_j + \pi 1[\epsilon_j=-1]`, output phase
     :math:`\sum_j\vartheta_j`, and common amplitude :math:`t=(2^{k-1}k!)^{-1/(k+1)}`. The network
     computes :math:`F(a,c) = (p\,1[c\equiv\sum a]-1)/2` exactly.
+
+    Attributes
+    ----------
+    p, k : int
+        Odd modulus and number of inputs.
+    neurons : tuple of FourierNeuron
+        The :func:`min_width` non-zero neurons.
+    width : int
+        Total width m (at least ``len(neurons)``; the rest is zero padding).
+
+    Examples
+    --------
+    >>> c = construction(3, 2)
+    >>> c.n_active, c.logit([1, 2], 0), c.logit([1, 1], 0), c.margin
+    (8, 1, -1/2, 3/2)
+    >>> c.normalized_margin == max_margin(3, 2)
+    True
     """
 
     p: int
@@ -456,10 +717,27 @@ def construction(p: int, k: int, width: int | None = None) -> ModularConstructio
     width : int, optional
         Total width m; the construction uses :func:`min_width` neurons and pads with zero neurons.
 
+    Returns
+    -------
+    ModularConstruction
+        The network, with exact neurons.
+
     Raises
     ------
     ValueError
         If ``width`` is below ``2^{2k-2}(p-1)``: the construction (and Thm 4.9) needs that many neurons.
+
+    Examples
+    --------
+    >>> c = construction(5, 2, width=20)
+    >>> c.n_active, c.width, c.normalized_margin
+    (16, 20, sqrt(30)/180)
+    >>> c.normalized_margin == max_margin(5, 2)
+    True
+    >>> construction(3, 2, width=4)
+    Traceback (most recent call last):
+    ...
+    ValueError: width m = 4 is below the construction's size 2^(2k-2)(p-1) = 8 for p = 3, k = 2 ...
     """
     p, k = _check_pk(p, k)
     check_cost(
@@ -507,6 +785,28 @@ def memorising_scales(scaling: str) -> tuple[sympy.Expr, sympy.Expr]:
     * ``"printed"``: Edelman App. D.4 as printed, one-hot u, v and w = e_r / 4: (1, 1/4);
     * ``"rebalanced"``: :math:`\alpha = \beta = 2^{-2/3}` (so :math:`4\alpha^2\beta = 1` and the margin stays 1),
       the scales that maximize the normalized margin (AM-GM on the three block norms, ``docs/modular.md``).
+
+    Parameters
+    ----------
+    scaling : {"printed", "rebalanced"}
+        Which scales (:data:`MEMORISING_SCALINGS`).
+
+    Returns
+    -------
+    (alpha, beta) : tuple of sympy.Expr
+        The input-block and output-block scales.
+
+    Examples
+    --------
+    >>> memorising_scales("printed")
+    (1, 1/4)
+    >>> alpha, beta = memorising_scales("rebalanced")
+    >>> alpha, 4 * alpha**2 * beta
+    (2**(1/3)/2, 1)
+    >>> memorising_scales("dense")
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: scaling must be one of ('printed', 'rebalanced'), got 'dense'
     """
     if scaling == "printed":
         return sympy.Integer(1), Rational(1, 4)
@@ -516,7 +816,7 @@ def memorising_scales(scaling: str) -> tuple[sympy.Expr, sympy.Expr]:
     raise InputError(f"scaling must be one of {MEMORISING_SCALINGS}, got {scaling!r:.80}", param="scaling")
 
 
-def memorising_normalized_margin(p: object, alpha: object, beta: object) -> sympy.Expr:
+def memorising_normalized_margin(p: int | sympy.Expr, alpha: object, beta: object) -> sympy.Expr:
     r"""Normalized :math:`L_{2,3}` margin of the memorising network of Edelman App. D.4 (k = 2) with scales
     alpha, beta (derivation in ``docs/modular.md``).
 
@@ -534,20 +834,63 @@ def memorising_normalized_margin(p: object, alpha: object, beta: object) -> symp
         Odd modulus >= 3 (a symbol gives the symbolic formula).
     alpha, beta : numbers > 0
         Scales of the input blocks and of the output block.
+
+    Returns
+    -------
+    sympy.Expr
+        The normalized margin.
+
+    Examples
+    --------
+    >>> from sympy import Rational, Symbol
+    >>> memorising_normalized_margin(3, 1, Rational(1, 4))
+    32*sqrt(33)/9801
+    >>> memorising_normalized_margin(Symbol("p"), 1, Rational(1, 4))
+    32*sqrt(33)/(1089*p**2)
+
+    A common rescaling of the three blocks leaves it unchanged (the network is 3-homogeneous):
+
+    >>> memorising_normalized_margin(3, 1, 1) == memorising_margin(3, "rebalanced")
+    True
+    >>> memorising_normalized_margin(3, -1, 1)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: alpha must be a positive number, got alpha = -1
     """
-    alpha, beta = as_number(alpha, "alpha"), as_number(beta, "beta")
-    for name, v in (("alpha", alpha), ("beta", beta)):
+    a, b = as_number(alpha, "alpha"), as_number(beta, "beta")
+    for name, v in (("alpha", a), ("beta", b)):
         if v.is_number and not (v.is_real and v > 0):
             raise InputError(f"{name} must be a positive number, got {name} = {v}", param=name)
     if not is_symbolic(p):
         p = sympy.Integer(check_odd_modulus(p, source=D4_SOURCE))
         _check_closed_form_size(int(p), 2)
-    return sympy.radsimp(4 * alpha**2 * beta / (2 * p**2 * (2 * alpha**2 + beta**2) ** Rational(3, 2)))
+    return sympy.radsimp(4 * a**2 * b / (2 * p**2 * (2 * a**2 + b**2) ** Rational(3, 2)))
 
 
 def memorising_margin(p: object, scaling: str = "printed") -> sympy.Expr:
     r"""Normalized margin of the memorising construction with the scales of :func:`memorising_scales`:
-    :math:`1/(2p^2(33/16)^{3/2})` as printed, :math:`2/(3\sqrt3\,p^2)` rebalanced (Edelman App. D.4)."""
+    :math:`1/(2p^2(33/16)^{3/2})` as printed, :math:`2/(3\sqrt3\,p^2)` rebalanced (Edelman App. D.4).
+
+    Parameters
+    ----------
+    p : int or sympy.Symbol
+        Odd modulus >= 3 (a symbol gives the symbolic formula).
+    scaling : {"printed", "rebalanced"}
+        The block scales (:func:`memorising_scales`).
+
+    Returns
+    -------
+    sympy.Expr
+        The normalized :math:`L_{2,3}` margin.
+
+    Examples
+    --------
+    >>> from sympy import Symbol
+    >>> memorising_margin(Symbol("p"), "rebalanced")
+    2*sqrt(3)/(9*p**2)
+    >>> memorising_margin(3), memorising_margin(3, "rebalanced")
+    (32*sqrt(33)/9801, 2*sqrt(3)/81)
+    """
     return memorising_normalized_margin(p, *memorising_scales(scaling))
 
 
@@ -556,6 +899,25 @@ def memorising_margin_ratio(p: object, scaling: str = "printed") -> sympy.Expr:
 
     Rebalanced it is :math:`\sqrt2\,(p-1)/p^{3/2}` (< 1 because :math:`p^3 - 2(p-1)^2 > 0` for p >= 1); as printed it
     is smaller by the factor :math:`(3\sqrt3/4)/(33/16)^{3/2}`.
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus >= 3.
+    scaling : {"printed", "rebalanced"}
+        The block scales (:func:`memorising_scales`).
+
+    Returns
+    -------
+    sympy.Expr
+        The ratio, in (0, 1).
+
+    Examples
+    --------
+    >>> memorising_margin_ratio(5, "rebalanced")
+    4*sqrt(10)/25
+    >>> round(float(memorising_margin_ratio(5)), 4), round(float(memorising_margin_ratio(5, "rebalanced")), 4)
+    (0.2219, 0.506)
     """
     return sympy.radsimp(sympy.simplify(memorising_margin(p, scaling) / max_margin(p, 2)))
 
@@ -569,21 +931,21 @@ def _neuron_arrays(
     u: Sequence[Sequence[object]], w: Sequence[object]
 ) -> tuple[list[list[sympy.Expr]], list[sympy.Expr], int, int]:
     try:
-        u, w = [list(row) for row in u], list(w)
+        u_rows, w_row = [list(row) for row in u], list(w)
     except TypeError:
         raise InputError("u must be a sequence of k blocks and w a block, each of p numbers", param="u") from None
-    p = len(w)
+    p = len(w_row)
     if p < 2:
         raise InputError(
             f"w must have p >= 2 entries (one per class of Z_p; Psi averages over the p - 1 wrong classes), "
             f"got p = len(w) = {p}",
             param="w",
         )
-    if not u or any(len(row) != p for row in u):
-        raise InputError(f"every block must have length p = {p}, got lengths {[len(r) for r in u]}", param="u")
-    u = [[as_number(x, "u") for x in row] for row in u]
-    w = [as_number(x, "w") for x in w]
-    return u, w, p, len(u)
+    if not u_rows or any(len(row) != p for row in u_rows):
+        raise InputError(f"every block must have length p = {p}, got lengths {[len(r) for r in u_rows]}", param="u")
+    u_exact = [[as_number(x, "u") for x in row] for row in u_rows]
+    w_exact = [as_number(x, "w") for x in w_row]
+    return u_exact, w_exact, p, len(u_exact)
 
 
 def psi_time_domain(u: Sequence[Sequence[object]], w: Sequence[object]) -> sympy.Expr:
@@ -593,6 +955,26 @@ def psi_time_domain(u: Sequence[Sequence[object]], w: Sequence[object]) -> sympy
               \qquad S(a)=\sum_i u_i(a_i).
 
     Brute force over all p^k inputs; use for small p, k only.
+
+    Parameters
+    ----------
+    u : sequence of k sequences of p numbers
+        The input blocks :math:`u_1..u_k` (p is read from their length).
+    w : sequence of p numbers
+        The output block (``p >= 2``).
+
+    Returns
+    -------
+    sympy.Expr
+        :math:`\Psi(u, w)`, exact.
+
+    Examples
+    --------
+    >>> psi_time_domain([[1, 0, 0]], [1, 0, 0])
+    1/3
+    >>> n = optimal_neuron(3, 2)
+    >>> psi_time_domain(n.u(), n.w()), max_margin(3, 2)
+    (sqrt(2)/18, sqrt(2)/18)
     """
     u, w, p, k = _neuron_arrays(u, w)
     check_cost(
@@ -618,6 +1000,25 @@ def psi_fourier(u: Sequence[Sequence[object]], w: Sequence[object]) -> sympy.Exp
 
     .. math:: \Psi(u,w) = \frac{k!}{(p-1)p^k}\sum_{j\ne0}\hat w(-j)\prod_{i=1}^k\hat u_i(j),
               \qquad \hat f(j)=\sum_x f(x)e^{-2\pi i jx/p}.
+
+    Parameters
+    ----------
+    u : sequence of k sequences of p numbers
+        The input blocks :math:`u_1..u_k` (p is read from their length).
+    w : sequence of p numbers
+        The output block (``p >= 2``).
+
+    Returns
+    -------
+    sympy.Expr
+        :math:`\Psi(u, w)`, exact (unsimplified roots of unity in general).
+
+    Examples
+    --------
+    >>> psi_fourier([[1, 0, 0]], [1, 0, 0])
+    1/3
+    >>> psi_fourier([[1, 0, 0], [0, 1, 0]], [0, 1, 0]), psi_time_domain([[1, 0, 0], [0, 1, 0]], [0, 1, 0])
+    (2/9, 2/9)
     """
     u, w, p, k = _neuron_arrays(u, w)
     check_cost(
@@ -644,46 +1045,140 @@ def _numeric_pk(p: object, k: object) -> tuple[int, int]:
 
 
 def _fraction_in_unit_interval(x: object, name: str, what: str) -> sympy.Expr:
-    x = as_number(x, name)
-    if x.is_number and not (x.is_real and 0 <= x <= 1):
-        raise InputError(f"{what} {name} must lie in [0, 1], got {name} = {x}", param=name)
-    return x
+    v = as_number(x, name)
+    if v.is_number and not (v.is_real and 0 <= v <= 1):
+        raise InputError(f"{what} {name} must lie in [0, 1], got {name} = {v}", param=name)
+    return v
 
 
 def psi_phase_mismatch(p: object, k: object, delta: object) -> sympy.Expr:
     r"""Psi of an otherwise optimal unit neuron whose phases miss the constraint by
-    :math:`\Delta = \sum\vartheta_i - \vartheta_w`: :math:`\gamma^*\cos\Delta` (``docs/modular.md``)."""
+    :math:`\Delta = \sum\vartheta_i - \vartheta_w`: :math:`\gamma^*\cos\Delta` (``docs/modular.md``).
+
+    Parameters
+    ----------
+    p, k : int or sympy.Symbol
+        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``.
+    delta : number or sympy expression
+        The phase mismatch :math:`\Delta`.
+
+    Returns
+    -------
+    sympy.Expr
+        :math:`\gamma^*(p, k)\cos\Delta`.
+
+    Examples
+    --------
+    >>> from dataclasses import replace
+    >>> from sympy import pi
+    >>> psi_phase_mismatch(3, 2, pi / 3)
+    sqrt(2)/36
+    >>> n = replace(optimal_neuron(3, 2), mismatch=pi / 3)
+    >>> psi_time_domain(n.u(), n.w())
+    sqrt(2)/36
+    """
     return max_margin(p, k) * cos(as_number(delta, "delta"))
 
 
 def psi_unbalanced(p: object, k: object, r: Sequence[object]) -> sympy.Expr:
     r"""Psi of a unit single-frequency neuron with aligned phases whose k+1 blocks have squared norms
-    :math:`r_1..r_{k+1}` (summing to 1): :math:`\gamma^*\prod_i((k+1)r_i)^{1/2}` (``docs/modular.md``)."""
+    :math:`r_1..r_{k+1}` (summing to 1): :math:`\gamma^*\prod_i((k+1)r_i)^{1/2}` (``docs/modular.md``).
+
+    Parameters
+    ----------
+    p, k : int
+        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``.
+    r : sequence of k+1 numbers
+        The blocks' shares of the squared norm, >= 0 and summing to 1.
+
+    Returns
+    -------
+    sympy.Expr
+        :math:`\Psi`; the balanced split :math:`r_i = 1/(k+1)` gives :math:`\gamma^*`.
+
+    Examples
+    --------
+    >>> psi_unbalanced(5, 2, ["1/3", "1/3", "1/3"]) == max_margin(5, 2)
+    True
+    >>> psi_unbalanced(5, 2, ["1/2", "1/4", "1/4"]), max_margin(5, 2)
+    (sqrt(5)/80, sqrt(30)/180)
+    >>> psi_unbalanced(5, 2, [1, 1, 1])
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: block fractions must be >= 0 and sum to 1, got [1, 1, 1]
+    """
     p, k = _numeric_pk(p, k)
     try:
-        r = list(r)
+        items = list(r)
     except TypeError:
         raise InputError(f"r must be a sequence of k+1 = {k + 1} block fractions, got {r!r}", param="r") from None
-    if len(r) != k + 1:
-        raise InputError(f"need k+1 = {k + 1} block fractions, got {len(r)}", param="r")
-    r = [as_number(x, "r") for x in r]
-    if any(x.is_negative for x in r) or sympy.simplify(sympy.Add(*r) - 1) != 0:
-        raise InputError(f"block fractions must be >= 0 and sum to 1, got {r}", param="r")
-    return max_margin(p, k) * sympy.Mul(*[sqrt((k + 1) * x) for x in r])
+    if len(items) != k + 1:
+        raise InputError(f"need k+1 = {k + 1} block fractions, got {len(items)}", param="r")
+    shares = [as_number(x, "r") for x in items]
+    if any(x.is_negative for x in shares) or sympy.simplify(sympy.Add(*shares) - 1) != 0:
+        raise InputError(f"block fractions must be >= 0 and sum to 1, got {shares}", param="r")
+    return max_margin(p, k) * sympy.Mul(*[sqrt((k + 1) * x) for x in shares])
 
 
 def psi_two_frequencies(p: object, k: object, s: object) -> sympy.Expr:
     r"""Psi of a unit neuron whose mass is split over two frequencies in fractions s and 1-s, each
-    part optimal in shape: :math:`\gamma^*(s^{(k+1)/2}+(1-s)^{(k+1)/2})` (``docs/modular.md``)."""
+    part optimal in shape: :math:`\gamma^*(s^{(k+1)/2}+(1-s)^{(k+1)/2})` (``docs/modular.md``).
+
+    Parameters
+    ----------
+    p, k : int
+        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``.
+    s : number in [0, 1]
+        The share of the first frequency.
+
+    Returns
+    -------
+    sympy.Expr
+        :math:`\Psi`; below :math:`\gamma^*` for ``0 < s < 1`` when ``k >= 2``.
+
+    Examples
+    --------
+    >>> from sympy import Rational
+    >>> psi_two_frequencies(5, 3, Rational(1, 2)), max_margin(5, 3)
+    (3/640, 3/320)
+
+    For k = 1 every split is optimal (the optimal neuron is not unique):
+
+    >>> psi_two_frequencies(5, 1, Rational(1, 3)) == max_margin(5, 1)
+    True
+    """
     p, k = _numeric_pk(p, k)
-    s = _fraction_in_unit_interval(s, "s", "the split")
+    split = _fraction_in_unit_interval(s, "s", "the split")
     e = Rational(k + 1, 2)
-    return max_margin(p, k) * (s**e + (1 - s) ** e)
+    return max_margin(p, k) * (split**e + (1 - split) ** e)
 
 
 def psi_dc_leak(p: object, k: object, eps: object) -> sympy.Expr:
     r"""Psi of a unit optimal neuron with a fraction eps of every block's squared norm moved into its
-    DC (constant) component: :math:`\gamma^*(1-\varepsilon)^{(k+1)/2}` (``docs/modular.md``)."""
+    DC (constant) component: :math:`\gamma^*(1-\varepsilon)^{(k+1)/2}` (``docs/modular.md``).
+
+    Parameters
+    ----------
+    p, k : int
+        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``.
+    eps : number in [0, 1]
+        The fraction moved into the DC component.
+
+    Returns
+    -------
+    sympy.Expr
+        :math:`\Psi`.
+
+    Examples
+    --------
+    >>> from sympy import Rational
+    >>> psi_dc_leak(5, 3, Rational(1, 2)), max_margin(5, 3) / 4
+    (3/1280, 3/1280)
+    >>> psi_dc_leak(5, 3, 2)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: the DC fraction eps must lie in [0, 1], got eps = 2
+    """
     p, k = _numeric_pk(p, k)
-    eps = _fraction_in_unit_interval(eps, "eps", "the DC fraction")
-    return max_margin(p, k) * (1 - eps) ** Rational(k + 1, 2)
+    leak = _fraction_in_unit_interval(eps, "eps", "the DC fraction")
+    return max_margin(p, k) * (1 - leak) ** Rational(k + 1, 2)

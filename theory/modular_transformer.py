@@ -65,7 +65,25 @@ __all__ = [
 
 
 def frequency_bins(p: int) -> list[tuple[int, int]]:
-    r"""The one-sided 2-D bins :math:`(\zeta_1, \zeta_2)`, :math:`0 \le \zeta_i \le (p-1)/2`, row by row."""
+    r"""The one-sided 2-D bins :math:`(\zeta_1, \zeta_2)`, :math:`0 \le \zeta_i \le (p-1)/2`, row by row.
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus ``p >= 3``.
+
+    Returns
+    -------
+    list of tuple of int
+        The :math:`((p+1)/2)^2` bins.
+
+    Examples
+    --------
+    >>> frequency_bins(5)
+    [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2), (2, 0), (2, 1), (2, 2)]
+    >>> sum(bin_size(5, z1, z2) for z1, z2 in frequency_bins(5))
+    25
+    """
     p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
     h = (p - 1) // 2
     return [(z1, z2) for z1 in range(h + 1) for z2 in range(h + 1)]
@@ -79,7 +97,28 @@ def _check_frequency(p: int, z: int, name: str) -> int:
 
 
 def bin_size(p: int, z1: int, z2: int) -> int:
-    r"""Number of points :math:`(\pm\zeta_1, \pm\zeta_2)` of :math:`\mathbb Z_p^2` in bin (z1, z2): 1, 2 or 4."""
+    r"""Number of points :math:`(\pm\zeta_1, \pm\zeta_2)` of :math:`\mathbb Z_p^2` in bin (z1, z2): 1, 2 or 4.
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus ``p >= 3``.
+    z1, z2 : int
+        The bin, each in ``0..(p-1)/2``.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> bin_size(5, 0, 0), bin_size(5, 0, 2), bin_size(5, 1, 2)
+    (1, 2, 4)
+    >>> bin_size(5, 3, 0)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: z1 must lie in 0..(p-1)/2 = 0..2 for p = 5, got 3
+    """
     p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
     z1, z2 = _check_frequency(p, z1, "z1"), _check_frequency(p, z2, "z2")
     return (1 if z1 == 0 else 2) * (1 if z2 == 0 else 2)
@@ -90,6 +129,30 @@ def cosine_dft(p: int, z: int, phi: object = 0) -> dict[int, sympy.Expr]:
 
     :math:`\hat f(j) = \sum_a f(a) e^{-2\pi i j a/p} = \tfrac p2 (e^{i\phi}[j \equiv z] + e^{-i\phi}[j \equiv -z])`
     (orthogonality of the characters); for z = 0 it is :math:`p\cos\phi` at j = 0. Keys are j in 0..p-1.
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus ``p >= 3``.
+    z : int
+        Frequency in ``0..(p-1)/2``.
+    phi : number or sympy expression, optional
+        Phase, 0 by default.
+
+    Returns
+    -------
+    dict of int to sympy.Expr
+        ``{j: f_hat(j)}`` for the non-zero coefficients.
+
+    Examples
+    --------
+    >>> from sympy import pi
+    >>> cosine_dft(5, 1)
+    {1: 5/2, 4: 5/2}
+    >>> cosine_dft(5, 2, pi / 2)
+    {2: 5*I/2, 3: -5*I/2}
+    >>> cosine_dft(5, 0, pi / 3)
+    {0: 5/2}
     """
     p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p)")
     z = _check_frequency(p, z, "z")
@@ -108,6 +171,30 @@ def product_cosine_bin_power(
     so all the power sits in the single bin (z1, z2); for z1, z2 != 0 each of its four points carries
     :math:`p^4/16` and the bin :math:`p^4/4 = p^2\sum_{a,b} M[a,b]^2` (Parseval). Returns {bin: power} for the
     bins with non-zero power.
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus ``p >= 3``.
+    z1, z2 : int
+        Frequencies of the two factors, each in ``0..(p-1)/2``.
+    phi1, phi2 : number or sympy expression, optional
+        Phases, 0 by default.
+
+    Returns
+    -------
+    dict of (int, int) to sympy.Expr
+        ``{(z1, z2): power}``.
+
+    Examples
+    --------
+    >>> product_cosine_bin_power(5, 1, 2)
+    {(1, 2): 625/4}
+    >>> from sympy import pi
+    >>> product_cosine_bin_power(5, 1, 2, pi / 3, 1)
+    {(1, 2): 625/4}
+    >>> product_cosine_bin_power(5, 0, 2)
+    {(0, 2): 625/2}
     """
     f1, f2 = cosine_dft(p, z1, phi1), cosine_dft(p, z2, phi2)
     out: dict[tuple[int, int], sympy.Expr] = {}
@@ -125,6 +212,23 @@ def head_power_support(p: int, key_freqs: Sequence[int], query_freqs: Sequence[i
     :math:`M = \sum_{\zeta \in K, \zeta' \in Q} f_\zeta(a) g_{\zeta'}(b)` up to constants, and by linearity of the
     DFT and :func:`product_cosine_bin_power` its power lies in :math:`K \times Q`; the doubly centred part drops the
     bins with a zero coordinate.
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus ``p >= 3``.
+    key_freqs, query_freqs : sequence of int
+        Frequencies in ``0..(p-1)/2`` of the key and the query features.
+
+    Returns
+    -------
+    frozenset of (int, int)
+        The bins :math:`(\zeta, \zeta')`, :math:`\zeta \in K`, :math:`\zeta' \in Q`, both non-zero.
+
+    Examples
+    --------
+    >>> sorted(head_power_support(7, [1, 2], [3, 0]))
+    [(1, 3), (2, 3)]
     """
     p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
     ks = {_check_frequency(p, z, "key_freqs") for z in key_freqs}
@@ -139,6 +243,27 @@ def ideal_top_fraction(p: int, n_freq: int) -> sympy.Expr:
     :math:`\cos(2\pi\zeta a/p)\cos(2\pi\zeta' b/p)` (Lemma 4.10 blocks in both axes, Lemma 4.11's several
     frequencies); its exact DFT (:func:`cosine_dft`) is summed point by point and binned. The value is 1: all the
     power lies in :math:`\{1..n\}^2` (:func:`head_power_support`).
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus ``p >= 3``.
+    n_freq : int
+        Number n of frequencies, in ``1..(p-1)/2``.
+
+    Returns
+    -------
+    sympy.Expr
+        The share, 1.
+
+    Examples
+    --------
+    >>> ideal_top_fraction(7, 2)
+    1
+    >>> ideal_top_fraction(7, 4)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: n_freq must lie in 1..(p-1)/2 = 1..3 for p = 7, got 4
     """
     p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
     n = check_positive_int(n_freq, "n_freq")
@@ -165,6 +290,27 @@ def isotropic_bin_share(p: int, n_bins: int) -> Fraction:
 
     The 2-D DFT is a multiple of a unitary map, so every coefficient of an i.i.d. Gaussian matrix has the same
     expected power; double centring keeps the :math:`(p-1)^2` coefficients with :math:`j_1, j_2 \ne 0`, four per bin.
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus ``p >= 3``.
+    n_bins : int
+        Number of bins, below the :math:`((p-1)/2)^2` doubly centred bins.
+
+    Returns
+    -------
+    fractions.Fraction
+        :math:`4n/(p-1)^2`.
+
+    Examples
+    --------
+    >>> isotropic_bin_share(7, 4)
+    Fraction(4, 9)
+    >>> isotropic_bin_share(7, 9)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: n_bins must be below the 9 doubly centred bins of p = 7 ...
     """
     p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
     n_bins = check_positive_int(n_bins, "n_bins")
@@ -185,24 +331,91 @@ def concentration_threshold(p: int, n_bins: int) -> Fraction:
 
     A head passes when its top ``n_bins`` bins hold at least this share: it is closer to the Fourier ideal than to
     isotropic noise.
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus ``p >= 3``.
+    n_bins : int
+        Number of top bins, below the :math:`((p-1)/2)^2` doubly centred bins.
+
+    Returns
+    -------
+    fractions.Fraction
+        :math:`(1 + 4n/(p-1)^2)/2`.
+
+    Examples
+    --------
+    >>> concentration_threshold(7, 4)
+    Fraction(13, 18)
+    >>> concentration_threshold(5, 1) == (ideal_top_fraction(5, 1) + isotropic_bin_share(5, 1)) / 2
+    True
     """
     return (1 + isotropic_bin_share(p, n_bins)) / 2
 
 
 def dataset_size(p: int, k: int) -> int:
-    """Number of points :math:`p^k` of the k-sum mod p dataset (Shi Eq. 4.1)."""
+    """Number of points :math:`p^k` of the k-sum mod p dataset (Shi Eq. 4.1).
+
+    Parameters
+    ----------
+    p, k : int
+        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``.
+
+    Returns
+    -------
+    int
+        :math:`p^k`.
+
+    Examples
+    --------
+    >>> dataset_size(5, 3)
+    125
+    """
     p = check_odd_modulus(p, source="Shi Sec. 4.3.1")
     k = check_positive_int(k, "k")
     return p**k
 
 
 def train_size(p: int, k: int) -> int:
-    r"""Points in the training half of the thesis's "even split": :math:`\lfloor p^k / 2 \rfloor`."""
+    r"""Points in the training half of the thesis's "even split": :math:`\lfloor p^k / 2 \rfloor`.
+
+    Parameters
+    ----------
+    p, k : int
+        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``.
+
+    Returns
+    -------
+    int
+        :math:`\lfloor p^k / 2 \rfloor`.
+
+    Examples
+    --------
+    >>> train_size(5, 3)
+    62
+    """
     return dataset_size(p, k) // 2
 
 
 def required_width(p: int, k: int) -> int:
-    """Width at which Theorem 4.9 guarantees the max-margin Fourier circuit: :math:`2^{2k-2}(p-1)`."""
+    """Width at which Theorem 4.9 guarantees the max-margin Fourier circuit: :math:`2^{2k-2}(p-1)`.
+
+    Parameters
+    ----------
+    p, k : int
+        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``.
+
+    Returns
+    -------
+    int
+        :func:`theory.modular.min_width` as an int.
+
+    Examples
+    --------
+    >>> required_width(97, 2), required_width(5, 5)
+    (384, 1024)
+    """
     return int(tm.min_width(p, k))
 
 
@@ -212,6 +425,25 @@ def predicted_delay_order(cases: Sequence[tuple[int, int]]) -> list[int]:
 
     For the thesis's four runs (k, p) = (2, 97), (3, 31), (4, 11), (5, 5) the widths are 384, 480, 640, 1024, so the
     delay is predicted to decrease with k.
+
+    Parameters
+    ----------
+    cases : sequence of (p, k)
+        At least two settings.
+
+    Returns
+    -------
+    list of int
+        Indices into ``cases``, largest predicted delay first.
+
+    Examples
+    --------
+    >>> predicted_delay_order([(5, 5), (11, 4), (31, 3), (97, 2)])
+    [3, 2, 1, 0]
+    >>> predicted_delay_order([(5, 2)])
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: cases needs at least two (p, k) settings to order, got 1
     """
     if len(cases) < 2:
         raise InputError(f"cases needs at least two (p, k) settings to order, got {len(cases)}", param="cases")
@@ -220,13 +452,53 @@ def predicted_delay_order(cases: Sequence[tuple[int, int]]) -> list[int]:
 
 
 def covered_frequencies(p: int) -> list[int]:
-    r"""The frequencies :math:`1..(p-1)/2` every max-margin network uses (Theorem 4.9, Lemma C.20; Fig. 4.2a)."""
+    r"""The frequencies :math:`1..(p-1)/2` every max-margin network uses (Theorem 4.9, Lemma C.20; Fig. 4.2a).
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus ``p >= 3``.
+
+    Returns
+    -------
+    list of int
+
+    Examples
+    --------
+    >>> covered_frequencies(7)
+    [1, 2, 3]
+    """
     return list(tm.frequencies(p))
 
 
 def single_frequency_purity(p: int, z: int, phi: object = 0) -> sympy.Expr:
     r"""Maximum normalized one-sided power (the "purity" of Fig. 4.2, ``docs/modular.md``) of a Lemma 4.10 block
-    :math:`u(a) = \cos(2\pi z a/p + \phi)`, from its exact DFT (:func:`cosine_dft`): 1 (all power at frequency z)."""
+    :math:`u(a) = \cos(2\pi z a/p + \phi)`, from its exact DFT (:func:`cosine_dft`): 1 (all power at frequency z).
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus ``p >= 3``.
+    z : int
+        Frequency in ``0..(p-1)/2``.
+    phi : number or sympy expression, optional
+        Phase, 0 by default.
+
+    Returns
+    -------
+    sympy.Expr
+        The purity, 1.
+
+    Examples
+    --------
+    >>> from sympy import pi
+    >>> single_frequency_purity(7, 2, pi / 5)
+    1
+    >>> single_frequency_purity(7, 0, pi / 2)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: cos(phi) = 0 makes the constant block (z = 0) vanish; its purity is undefined
+    """
     power: dict[int, sympy.Expr] = {}
     for j, c in cosine_dft(p, z, phi).items():
         key = min(j, p - j)

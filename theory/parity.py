@@ -126,10 +126,30 @@ def _check_construction_size(n: int, k: int) -> None:
 def check_nk(n: object, k: object) -> tuple[int, int]:
     """Validate ``n >= 1`` and ``1 <= k <= n`` (Thm 7.8: a k-sparse parity on n bits).
 
+    Parameters
+    ----------
+    n : int
+        Number of input bits.
+    k : int
+        Parity order.
+
+    Returns
+    -------
+    (n, k) : tuple of int
+
     Raises
     ------
     ValueError
         Naming the violated hypothesis (n < 1, k < 1 or k > n).
+
+    Examples
+    --------
+    >>> check_nk(5, 3)
+    (5, 3)
+    >>> check_nk(2, 3)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: k = 3 > n = 2: Edelman thesis Thm 7.8 needs a support S of k <= n of the n input bits
     """
     n_int = check_positive_int(n, "n", hypothesis=f"{SOURCE}: the number of input bits n >= 1")
     k_int = _check_k(k)
@@ -146,10 +166,36 @@ def check_support(n: object, support: Sequence[object], k: object | None = None)
 
     Returns ``(n, S)`` with S as a sorted tuple of ints.
 
+    Parameters
+    ----------
+    n : int
+        Number of input bits.
+    support : sequence of int
+        The indices of S, in ``0..n-1``.
+    k : int, optional
+        The required size of S.
+
+    Returns
+    -------
+    (n, S) : tuple of int and tuple of int
+
     Raises
     ------
     ValueError
         If S is empty, has repeated or out-of-range entries, non-integer entries, or its size is not k.
+
+    Examples
+    --------
+    >>> check_support(5, [3, 0, 2])
+    (5, (0, 2, 3))
+    >>> check_support(4, [1, 1])
+    Traceback (most recent call last):
+    ...
+    ValueError: the support S has repeated indices [1, 1]; Edelman thesis Thm 7.8 needs k distinct bits
+    >>> check_support(4, [0, 1], k=3)
+    Traceback (most recent call last):
+    ...
+    ValueError: the support S = [0, 1] has size 2, not k = 3 (Edelman thesis Thm 7.8 needs |S| = k)
     """
     n_int = check_positive_int(n, "n", hypothesis=f"{SOURCE}: the number of input bits n >= 1")
     if isinstance(support, (str, bytes)) or (hasattr(support, "__len__") and len(support) > n_int):
@@ -184,7 +230,7 @@ def check_support(n: object, support: Sequence[object], k: object | None = None)
 # --------------------------------------------------------------------------------------------
 
 
-def max_margin(k: object) -> sympy.Expr:
+def max_margin(k: int | sympy.Expr) -> sympy.Expr:
     r"""Maximum L_{2,k+1}-normalized margin of the degree-k parity network (Thm 7.8).
 
     .. math:: \gamma^*(k) = \sqrt2\,k!\,(k+1)^{-(k+1)/2}
@@ -195,28 +241,100 @@ def max_margin(k: object) -> sympy.Expr:
     ----------
     k : int or sympy.Symbol
         Parity order ``k >= 1``; a symbol gives the symbolic formula (no validation).
+
+    Returns
+    -------
+    sympy.Expr
+        Exact value of :math:`\gamma^*(k)`.
+
+    Examples
+    --------
+    >>> max_margin(1), max_margin(2), max_margin(3)
+    (sqrt(2)/2, 2*sqrt(6)/9, 3*sqrt(2)/8)
+    >>> from sympy import Symbol
+    >>> max_margin(Symbol("k"))
+    sqrt(2)*(k + 1)**(-k/2 - 1/2)*factorial(k)
+    >>> max_margin(0)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: k must be an integer >= 1 ...
     """
     if not is_symbolic(k):
         k = sympy.Integer(_check_exact_k(k))
     return sqrt(2) * factorial(k) * (k + 1) ** (-(k + 1) / sympy.Integer(2))
 
 
-def max_margin_spec_form(k: object) -> sympy.Expr:
-    r"""The same value as printed in Thm 7.8: :math:`k!\sqrt{2(k+1)^{-(k+1)}}` (stated independently)."""
+def max_margin_spec_form(k: int | sympy.Expr) -> sympy.Expr:
+    r"""The same value as printed in Thm 7.8: :math:`k!\sqrt{2(k+1)^{-(k+1)}}` (stated independently).
+
+    Parameters
+    ----------
+    k : int or sympy.Symbol
+        Parity order ``k >= 1``; a symbol gives the symbolic formula (no validation).
+
+    Returns
+    -------
+    sympy.Expr
+        Exact value of :math:`\gamma^*(k)`.
+
+    Examples
+    --------
+    >>> max_margin_spec_form(3)
+    3*sqrt(2)/8
+    >>> all(max_margin_spec_form(k) == max_margin(k) for k in range(1, 8))
+    True
+    """
     if not is_symbolic(k):
         k = sympy.Integer(_check_exact_k(k))
     return factorial(k) * sqrt(2 * (k + 1) ** (-(k + 1)))
 
 
-def min_width(k: object) -> int | sympy.Expr:
-    r"""The width requirement of Thm 7.8 and the size of the construction, :math:`2^{k-1}`."""
+def min_width(k: int | sympy.Expr) -> int | sympy.Expr:
+    r"""The width requirement of Thm 7.8 and the size of the construction, :math:`2^{k-1}`.
+
+    Parameters
+    ----------
+    k : int or sympy.Symbol
+        Parity order ``k >= 1``; a symbol gives the symbolic formula.
+
+    Returns
+    -------
+    int or sympy.Expr
+        :math:`2^{k-1}`.
+
+    Examples
+    --------
+    >>> min_width(4)
+    8
+    >>> from sympy import Symbol
+    >>> min_width(Symbol("k"))
+    2**(k - 1)
+    """
     if is_symbolic(k):
         return 2 ** (k - 1)
     return 2 ** (_check_exact_k(k) - 1)
 
 
-def output_coefficient(k: object) -> sympy.Expr:
-    r"""The construction's output :math:`f(x) = c\,\chi_S(x)\,[1,-1]` has :math:`c=(k!/\sqrt2)(k+1)^{-(k+1)/2}=\gamma^*/2`."""
+def output_coefficient(k: int | sympy.Expr) -> sympy.Expr:
+    r"""The construction's output :math:`f(x) = c\,\chi_S(x)\,[1,-1]` has :math:`c=(k!/\sqrt2)(k+1)^{-(k+1)/2}=\gamma^*/2`.
+
+    Parameters
+    ----------
+    k : int or sympy.Symbol
+        Parity order ``k >= 1``; a symbol gives the symbolic formula (no validation).
+
+    Returns
+    -------
+    sympy.Expr
+        The coefficient c.
+
+    Examples
+    --------
+    >>> output_coefficient(3)
+    3*sqrt(2)/16
+    >>> 2 * output_coefficient(3) == max_margin(3)
+    True
+    """
     if not is_symbolic(k):
         k = sympy.Integer(_check_exact_k(k))
     return factorial(k) / sqrt(2) * (k + 1) ** (-(k + 1) / sympy.Integer(2))
@@ -224,7 +342,27 @@ def output_coefficient(k: object) -> sympy.Expr:
 
 def cube(n: int) -> list[tuple[int, ...]]:
     r"""All points of :math:`\{\pm1\}^n` in the order of ``numerics.parity.SparseParityTask``:
-    point i has bit j equal to :math:`1-2\,((i\gg j)\,\&\,1)`."""
+    point i has bit j equal to :math:`1-2\,((i\gg j)\,\&\,1)`.
+
+    Parameters
+    ----------
+    n : int
+        Number of bits, ``1 <= n <= 16``.
+
+    Returns
+    -------
+    list of tuple of int
+        The :math:`2^n` points.
+
+    Examples
+    --------
+    >>> cube(2)
+    [(1, 1), (-1, 1), (1, -1), (-1, -1)]
+    >>> cube(17)
+    Traceback (most recent call last):
+    ...
+    theory._checks.LimitError: n = 17 is above the limit n <= 16 ...
+    """
     n = check_positive_int(n, "n", hypothesis=f"{SOURCE}: the number of input bits n >= 1")
     check_cost(
         n,
@@ -265,6 +403,7 @@ def parity_expectation(u: Sequence[object], support: Sequence[int], k: int | Non
     Parameters
     ----------
     u : sequence of n numbers or sympy expressions
+        The neuron's input weights.
     support : sequence of int
         S (0-based); ``k`` defaults to ``len(support)``.
     k : int, optional
@@ -274,6 +413,15 @@ def parity_expectation(u: Sequence[object], support: Sequence[int], k: int | Non
     -------
     sympy.Expr
         Equal to ``k! * prod(u[j] for j in S)`` (:func:`expectation_identity_residual`).
+
+    Examples
+    --------
+    >>> parity_expectation([1, 2, 3], [0, 2])
+    6
+    >>> from sympy import symbols
+    >>> a, b, c = symbols("a b c")
+    >>> parity_expectation([a, b, c], [0, 2])
+    2*a*c
     """
     u = _as_vector(u, "u")
     n, S = check_support(len(u), support, k)
@@ -297,7 +445,25 @@ def parity_expectation(u: Sequence[object], support: Sequence[int], k: int | Non
 
 def expectation_identity_residual(n: int, k: int) -> sympy.Expr:
     r""":math:`E_x[(u^\top x)^k\chi_S(x)] - k!\prod_{j\in S}u_j` for symbolic :math:`u\in\mathbb R^n`,
-    S = the first k bits. Simplifies to 0."""
+    S = the first k bits. Simplifies to 0.
+
+    Parameters
+    ----------
+    n : int
+        Number of bits (the expansion has :math:`\binom{n+k-1}{k}` monomials: keep n small).
+    k : int
+        Parity order, ``1 <= k <= n``.
+
+    Returns
+    -------
+    sympy.Expr
+        The expanded residual, 0.
+
+    Examples
+    --------
+    >>> expectation_identity_residual(3, 2)
+    0
+    """
     n, k = check_nk(n, k)
     check_cost(
         math.comb(n + k - 1, k) if n <= 10_000 else math.inf,
@@ -318,6 +484,28 @@ def neuron_margin(u: Sequence[object], w: Sequence[object], support: Sequence[in
     :math:`\psi(\omega,x,y) = \phi[y]-\phi[-y] = (u^\top x)^k (w_0-w_1)\chi_S(x)`, so the identity of
     :func:`parity_expectation` gives the value :math:`\sqrt2\,k!\,\beta\prod u_j` with
     :math:`\beta = (w_0-w_1)/\sqrt2`. Not normalized; divide by :math:`\|\omega\|^{k+1}`.
+
+    Parameters
+    ----------
+    u : sequence of n numbers or sympy expressions
+        Input weights.
+    w : sequence of 2 numbers or sympy expressions
+        Output weights (logits of y = +1 and y = -1).
+    support : sequence of int
+        S (0-based); k = ``len(support)``.
+
+    Returns
+    -------
+    sympy.Expr
+        :math:`k!\,(w_0-w_1)\prod_{j\in S}u_j`.
+
+    Examples
+    --------
+    >>> neuron_margin([1, 2, 3], [1, -1], [0, 2])
+    12
+    >>> n = optimal_neuron(3, [0, 2])
+    >>> neuron_margin(n.u, n.w, [0, 2]) == max_margin(2)
+    True
     """
     u = _as_vector(u, "u")
     w = _as_vector(w, "w")
@@ -329,7 +517,24 @@ def neuron_margin(u: Sequence[object], w: Sequence[object], support: Sequence[in
 
 @dataclass(frozen=True)
 class ParityNeuron:
-    """One neuron :math:`(u, w)` with exact entries; ``u`` has n entries, ``w`` two."""
+    """One neuron :math:`(u, w)` with exact entries; ``u`` has n entries, ``w`` two.
+
+    Attributes
+    ----------
+    u : tuple of sympy.Expr
+        Input weights (n entries).
+    w : tuple of sympy.Expr
+        Output weights: the logits of y = +1 and y = -1.
+
+    Examples
+    --------
+    >>> from sympy import Integer, Rational
+    >>> n = ParityNeuron(u=(Integer(1), Integer(0)), w=(Integer(1), Integer(-1)))
+    >>> n.norm_squared(), n.preactivation((1, -1))
+    (3, 1)
+    >>> n.scaled(Rational(1, 2))
+    ParityNeuron(u=(1/2, 0), w=(1/2, -1/2))
+    """
 
     u: tuple[sympy.Expr, ...]
     w: tuple[sympy.Expr, ...]
@@ -353,8 +558,28 @@ def optimal_neuron(n: int, support: Sequence[int], sigma: Sequence[int] | None =
 
     Parameters
     ----------
+    n : int
+        Number of input bits.
+    support : sequence of int
+        S (0-based); k = ``len(support)``.
     sigma : sequence of k signs (+1/-1), optional
         Defaults to all +1.
+
+    Returns
+    -------
+    ParityNeuron
+        The neuron, of unit norm.
+
+    Examples
+    --------
+    >>> optimal_neuron(3, [0, 2])
+    ParityNeuron(u=(sqrt(3)/3, 0, sqrt(3)/3), w=(sqrt(6)/6, -sqrt(6)/6))
+    >>> optimal_neuron(3, [0, 2], sigma=[1, -1]).norm_squared()
+    1
+    >>> optimal_neuron(3, [0, 2], sigma=[1, 2])
+    Traceback (most recent call last):
+    ...
+    ValueError: sigma must be k = 2 signs in {+1, -1}, got (1, 2)
     """
     n, S = check_support(n, support)
     check_cost(n, MAX_EXACT_ENTRIES, param="n", value=n, what="the number of exact entries of u", hint="")
@@ -378,6 +603,31 @@ class ParityConstruction:
     One neuron :math:`\lambda\cdot` :func:`optimal_neuron` ``(sigma)`` per :math:`\sigma\in\{\pm1\}^k` with
     :math:`\sigma_1=+1`, :math:`\lambda = 2^{-(k-1)/(k+1)}` so that :math:`\|\theta\|_{2,k+1}^{k+1}=1`.
     ``width`` may exceed the number of neurons (zero padding).
+
+    Attributes
+    ----------
+    n : int
+        Number of input bits.
+    support : tuple of int
+        S, sorted.
+    neurons : tuple of ParityNeuron
+        The :math:`2^{k-1}` non-zero neurons.
+    scale : sympy.Expr
+        :math:`\lambda`.
+    width : int
+        Total width m.
+
+    Examples
+    --------
+    >>> c = construction(3, [0, 2])
+    >>> c.n_active, c.scale
+    (2, 2**(2/3)/2)
+    >>> c.logits((1, 1, -1)), c.predicted_logits((1, 1, -1))
+    ((-sqrt(6)/9, sqrt(6)/9), (-sqrt(6)/9, sqrt(6)/9))
+    >>> c.point_margin((1, 1, -1)), c.margin, c.norm_power
+    (2*sqrt(6)/9, 2*sqrt(6)/9, 1)
+    >>> c.normalized_margin == max_margin(2)
+    True
     """
 
     n: int
@@ -403,7 +653,7 @@ class ParityConstruction:
         for nr in self.neurons:
             a = nr.preactivation(x) ** self.k
             out = [out[0] + a * nr.w[0], out[1] + a * nr.w[1]]
-        return tuple(sympy.radsimp(sympy.simplify(v)) for v in out)  # type: ignore[return-value]
+        return tuple(sympy.radsimp(sympy.simplify(v)) for v in out)
 
     def predicted_logits(self, x: Sequence[int]) -> tuple[sympy.Expr, sympy.Expr]:
         r"""The claimed output :math:`(k!/\sqrt2)(k+1)^{-(k+1)/2}\chi_S(x)[1,-1]`."""
@@ -435,10 +685,33 @@ class ParityConstruction:
 def construction(n: int, support: Sequence[int], width: int | None = None) -> ParityConstruction:
     """Build the width-``2^{k-1}`` construction (see :class:`ParityConstruction`).
 
+    Parameters
+    ----------
+    n : int
+        Number of input bits.
+    support : sequence of int
+        S (0-based); k = ``len(support)``.
+    width : int, optional
+        Total width m, at least :math:`2^{k-1}` (the default); extra neurons are zero.
+
+    Returns
+    -------
+    ParityConstruction
+
     Raises
     ------
     ValueError
         For an invalid support, or ``width`` below ``2^{k-1}`` (Thm 7.8 requires ``m >= 2^{k-1}``).
+
+    Examples
+    --------
+    >>> c = construction(4, [0, 1, 3], width=5)
+    >>> c.n_active, c.width, c.normalized_margin
+    (4, 5, 3*sqrt(2)/8)
+    >>> construction(3, [0, 1], width=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: width m = 1 is below 2^(k-1) = 2 for k = 2: ...
     """
     n, S = check_support(n, support)
     k = len(S)
@@ -467,6 +740,8 @@ class StructuralPrediction:
 
     Attributes
     ----------
+    n : int
+        Number of input bits.
     support : tuple of int
         :math:`\mathrm{spt}(u)=S`.
     abs_u : sympy.Expr
@@ -477,6 +752,20 @@ class StructuralPrediction:
         :math:`\bar w=\pm w_{\text{entry}}[1,-1]`, :math:`w_{\text{entry}}=1/\sqrt{2(k+1)}` (w in span b).
     sign_rule : str
         :math:`(\prod_S u_j)(w_0-w_1)>0`.
+
+    Examples
+    --------
+    >>> sp = structural_prediction(3, [0, 2])
+    >>> sp.abs_u, sp.w_entry
+    (sqrt(3)/3, sqrt(6)/6)
+    >>> n = optimal_neuron(3, [0, 2])
+    >>> u, w = [float(v) for v in n.u], [float(v) for v in n.w]
+    >>> sp.matches(u, w, atol=1e-9), sp.matches([2 * v for v in u], [2 * v for v in w], atol=1e-9)
+    (True, True)
+    >>> sp.matches(u, [-v for v in w], atol=1e-9)
+    False
+    >>> {key: round(v, 3) for key, v in sp.deviations([1, 0.1, 1], [1, -1]).items()}
+    {'off_support': 0.05, 'abs_u': 0.078, 'w': 0.091, 'w_balance': 0.0, 'sign_product': 0.249, 'support_share': 0.995}
     """
 
     n: int
@@ -530,7 +819,24 @@ class StructuralPrediction:
 
 
 def structural_prediction(n: int, support: Sequence[int]) -> StructuralPrediction:
-    """The Thm 7.8 structure for the parity on bits ``support`` of n (see :class:`StructuralPrediction`)."""
+    """The Thm 7.8 structure for the parity on bits ``support`` of n (see :class:`StructuralPrediction`).
+
+    Parameters
+    ----------
+    n : int
+        Number of input bits.
+    support : sequence of int
+        S (0-based).
+
+    Returns
+    -------
+    StructuralPrediction
+
+    Examples
+    --------
+    >>> structural_prediction(3, [2, 0])
+    StructuralPrediction(n=3, support=(0, 2), abs_u=sqrt(3)/3, w_norm=sqrt(3)/3, w_entry=sqrt(6)/6, sign_rule=...)
+    """
     n, S = check_support(n, support)
     k = len(S)
     return StructuralPrediction(
