@@ -76,6 +76,18 @@ class GroupTask:
     ----------
     group : FiniteGroup or str
         The group (a name is parsed by ``theory.finite_groups.group``).
+
+    Examples
+    --------
+    Point ``a |G| + b`` is the pair ``(a, b)`` with label ``ab``:
+
+    >>> from numerics.groups import GroupTask
+    >>> task = GroupTask("Z2^2")
+    >>> task.n_points, task.n_classes
+    (16, 4)
+    >>> inputs, labels = task.batch(4, 8)
+    >>> inputs.tolist(), labels.tolist()
+    ([[1, 0], [1, 1], [1, 2], [1, 3]], [1, 0, 3, 2])
     """
 
     group: fg.FiniteGroup
@@ -119,7 +131,35 @@ class GroupTask:
 
 
 def character_matrix(G: fg.FiniteGroup | str) -> np.ndarray:
-    r"""Float characters per element, shape (K, |G|): ``X[r, g]`` = :math:`\chi_r(g)` (real part)."""
+    r"""Float characters per element, shape (K, |G|): ``X[r, g]`` = :math:`\chi_r(g)` (real part).
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A group with real characters.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (K, |G|), irreps in the order of ``theory.finite_groups.character_table``.
+
+    Raises
+    ------
+    ValueError
+        Some character takes a non-real value.
+
+    Examples
+    --------
+    >>> from numerics.groups import character_matrix
+    >>> character_matrix("S3")
+    array([[ 1.,  1.,  1.,  1.,  1.,  1.],
+           [ 1., -1., -1.,  1.,  1., -1.],
+           [ 2.,  0.,  0., -1., -1.,  0.]])
+    >>> character_matrix("Z3")
+    Traceback (most recent call last):
+    ...
+    ValueError: Z3 has non-real characters; the real-irrep machinery needs a totally real group
+    """
     G = _group(G)
     ct = fg.character_table(G)
     vals = np.array([[complex(sympy.N(v, 20)) for v in row] for row in ct.values])
@@ -129,7 +169,24 @@ def character_matrix(G: fg.FiniteGroup | str) -> np.ndarray:
 
 
 def irrep_method(G: fg.FiniteGroup | str, r: int) -> str:
-    """How :func:`real_irreps` builds irrep r: ``"young"``, ``"closed"``, ``"kron"`` or ``"commutant"``."""
+    """How :func:`real_irreps` builds irrep r: ``"young"``, ``"closed"``, ``"kron"`` or ``"commutant"``.
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+    r : int
+        Irrep index in ``character_table(G)``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from numerics.groups import irrep_method
+    >>> [irrep_method(G, r) for G, r in [("S3", 0), ("S3", 2), ("D4", 4), ("S3xZ2", 4)]]
+    ['closed', 'young', 'closed', 'kron']
+    """
     G = _group(G)
     ct = fg.character_table(G)
     r = check_positive_int(r, "r", minimum=0)
@@ -225,10 +282,36 @@ def real_irreps(G: fg.FiniteGroup | str) -> tuple[np.ndarray, ...]:
     """Real orthogonal irreps in the order of ``theory.finite_groups.character_table``; entry r has shape
     (|G|, d_r, d_r) with ``R[g] @ R[h] == R[gh]`` (float64, cached; see the module doc for the methods).
 
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        One array (|G|, d_r, d_r) per irrep.
+
     Raises
     ------
     ValueError
         If some irrep of G is not real (Z_p with p > 2, A_4, Q_8).
+
+    Examples
+    --------
+    The 2-dimensional irrep of S_3 (Young's form) is an orthogonal homomorphism:
+
+    >>> import numpy as np
+    >>> from theory.finite_groups import group
+    >>> from numerics.groups import real_irreps
+    >>> G = group("S3")
+    >>> R = real_irreps(G)[2]
+    >>> R.shape
+    (6, 2, 2)
+    >>> all(np.allclose(R[g] @ R[h], R[G.mul(g, h)]) for g in range(6) for h in range(6))
+    True
+    >>> all(np.allclose(R[g] @ R[g].T, np.eye(2)) for g in range(6))
+    True
     """
     return _real_irreps_cached(_group(G))
 
@@ -239,7 +322,28 @@ def real_irreps(G: fg.FiniteGroup | str) -> tuple[np.ndarray, ...]:
 
 
 def isotypic_projectors(G: fg.FiniteGroup | str) -> np.ndarray:
-    r"""Float projectors :math:`P_R[x,y] = (d_R/|G|)\chi_R(xy^{-1})`, shape (K, |G|, |G|)."""
+    r"""Float projectors :math:`P_R[x,y] = (d_R/|G|)\chi_R(xy^{-1})`, shape (K, |G|, |G|).
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A group with real characters.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (K, |G|, |G|).
+
+    Examples
+    --------
+    Orthogonal projectors that add up to the identity:
+
+    >>> import numpy as np
+    >>> from numerics.groups import isotypic_projectors
+    >>> P = isotypic_projectors("S3")
+    >>> P.shape, np.allclose(P.sum(axis=0), np.eye(6)), np.allclose(P[2] @ P[2], P[2])
+    ((3, 6, 6), True, True)
+    """
     G = _group(G)
     ct = fg.character_table(G)
     check_allocation(
@@ -257,10 +361,31 @@ def isotypic_projectors(G: fg.FiniteGroup | str) -> np.ndarray:
 def irrep_power(vectors: np.ndarray, G: fg.FiniteGroup | str) -> np.ndarray:
     r""":math:`\|P_R v\|^2` for every irrep R, shape ``vectors.shape[:-1] + (K,)``; sums to :math:`\|v\|^2`.
 
+    Parameters
+    ----------
+    vectors : array (..., |G|)
+        Functions on G, one value per element.
+    G : FiniteGroup or str
+        A group with real characters.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``vectors.shape[:-1] + (K,)``.
+
     Raises
     ------
     ValueError
         If ``vectors`` is not a finite real array whose last axis has length |G| (one entry per group element).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics.groups import irrep_power
+    >>> v = np.arange(6.0)
+    >>> p = irrep_power(v, "S3")
+    >>> p.round(4).tolist(), bool(np.isclose(p.sum(), v @ v))
+    ([37.5, 0.1667, 17.3333], True)
     """
     G = _group(G)
     try:
@@ -294,6 +419,18 @@ class IrrepDiagnostics:
         The same for the power summed over the three blocks.
     norms : array (m,)
         Neuron norms (for selecting non-negligible neurons).
+
+    Examples
+    --------
+    Every neuron of the construction lives in one irrep:
+
+    >>> import numpy as np
+    >>> from numerics.groups import construction_network, neuron_irrep_diagnostics
+    >>> d = neuron_irrep_diagnostics(construction_network("S3"), "S3")
+    >>> d.power.shape, bool(np.allclose(d.neuron_purity, 1))
+    ((18, 3, 3), True)
+    >>> d.neuron_dominant.tolist()
+    [1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]
     """
 
     power: np.ndarray
@@ -305,7 +442,33 @@ class IrrepDiagnostics:
 
 
 def neuron_irrep_diagnostics(net: HomogeneousNetwork, G: fg.FiniteGroup | str) -> IrrepDiagnostics:
-    """Per-neuron isotypic power of u, v, w and the dominant irrep (indices of ``character_table``)."""
+    """Per-neuron isotypic power of u, v, w and the dominant irrep (indices of ``character_table``).
+
+    Parameters
+    ----------
+    net : HomogeneousNetwork
+        U of shape (m, 2, |G|) and W of shape (m, |G|).
+    G : FiniteGroup or str
+        A group with real characters.
+
+    Returns
+    -------
+    IrrepDiagnostics
+
+    Raises
+    ------
+    ValueError
+        The network's shapes do not fit G.
+
+    Examples
+    --------
+    The optimal neuron of irrep 2 of S_3 has all its power there:
+
+    >>> from numerics.groups import neuron_irrep_diagnostics, optimal_neuron_network
+    >>> d = neuron_irrep_diagnostics(optimal_neuron_network("S3", 2), "S3")
+    >>> d.neuron_dominant.tolist(), d.purity.round(6).tolist()
+    ([2], [[1.0, 1.0, 1.0]])
+    """
     G = _group(G)
     if net.U.shape[1:] != (2, G.order) or net.W.shape[1] != G.order:
         raise ValueError(f"network shapes U{net.U.shape}, W{net.W.shape} do not fit {G.name} (|G| = {G.order})")
@@ -330,11 +493,38 @@ def class_weights(G: fg.FiniteGroup | str, class_tau: Sequence[float] | None = N
 
     ``class_tau`` (one entry per class, identity first and ignored) defaults to ``theory.groups.tau``.
 
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+    class_tau : sequence of float, optional
+        :math:`\tau_C` per class; default ``theory.groups.tau(G)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (|G|^2, |G|); the entries add up to 1.
+
     Raises
     ------
     ValueError
         If some tau is negative (Thm 7.9's condition fails for the default tau) or
         :math:`\sum_{C\ne e}|C|\tau_C \ne 1`.
+
+    Examples
+    --------
+    All the weight on the transpositions of S_3: the wrong labels ``y c`` with c a transposition get 1/3 each:
+
+    >>> from numerics.groups import class_weights
+    >>> Q = class_weights("S3", [0, 1 / 3, 0])
+    >>> Q.shape, round(float(Q.sum()), 12)
+    ((36, 6), 1.0)
+    >>> (Q[0] * 36).round(4).tolist()
+    [0.0, 0.3333, 0.3333, 0.0, 0.0, 0.3333]
+    >>> class_weights("D4xD4")
+    Traceback (most recent call last):
+    ...
+    ValueError: tau has negative entries for D4^2 (Edelman Thm 7.9 condition fails); use the dual of ...
     """
     G = _group(G)
     ct = fg.check_totally_real(G)
@@ -380,7 +570,32 @@ def construction_network(
 ) -> HomogeneousNetwork:
     r"""The construction of ``theory.groups.construction`` (Lemmas D.15-D.16, corrected constants) as float64
     weights, zero-padded to ``width``: for each used irrep R and (i,j,k), neurons
-    :math:`(c R_{ij}, \pm c R_{jk}, \pm c R_{ik})`; logits :math:`\sum_R 4c_R^3\chi_R(abc^{-1})`."""
+    :math:`(c R_{ij}, \pm c R_{jk}, \pm c R_{ik})`; logits :math:`\sum_R 4c_R^3\chi_R(abc^{-1})`.
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+    width, budgets :
+        As in ``theory.groups.construction``.
+
+    Returns
+    -------
+    HomogeneousNetwork
+        Degree 2, U of shape (width, 2, |G|).
+
+    Examples
+    --------
+    Its normalized margin is Thm 7.9's :math:`\gamma^*(S_3) = (8 - \sqrt2)/279`:
+
+    >>> from numerics.groups import GroupTask, construction_network
+    >>> from numerics.margins import normalized_margin
+    >>> net = construction_network("S3")
+    >>> net.width, round(normalized_margin(net, GroupTask("S3")), 10)
+    (18, 0.0236049693)
+    >>> round((8 - 2**0.5) / 279, 10)
+    0.0236049693
+    """
     G = _group(G)
     con = tg.construction(G, width, budgets)
     _check_network_memory(con.width, G)
@@ -415,7 +630,40 @@ def optimal_neuron_network(
 ) -> HomogeneousNetwork:
     r"""The rank-1 unit optimal neuron (equality case of Lemma D.13, ``docs/groups.md``) in irrep r: :math:`u = t\,x^\top R(\cdot)y`,
     :math:`v = t\,y^\top R(\cdot)z`, :math:`w = t\,x^\top R(\cdot)z`, :math:`t=\sqrt{d_R/(3|G|)}`
-    (x, y, z default to :math:`e_1` and are normalized)."""
+    (x, y, z default to :math:`e_1` and are normalized).
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+    r : int
+        A nontrivial irrep index.
+    x, y, z : array (d_R,), optional
+        Non-zero vectors (normalized here).
+
+    Returns
+    -------
+    HomogeneousNetwork
+        One neuron of norm 1.
+
+    Raises
+    ------
+    ValueError
+        A vector of the wrong length, or zero.
+
+    Examples
+    --------
+    Its class-weighted margin (weights :func:`class_weights`) is the single-neuron maximum, here
+    :math:`\gamma^*(S_3)`:
+
+    >>> from numerics.groups import GroupTask, class_weights, optimal_neuron_network
+    >>> from numerics.margins import evaluate
+    >>> net = optimal_neuron_network("S3", 2)
+    >>> net.neuron_norms().tolist()
+    [1.0]
+    >>> round(evaluate(net, GroupTask("S3"), Q=class_weights("S3")).class_weighted, 10)
+    0.0236049693
+    """
     G = _group(G)
     t = float(sympy.N(tg.optimal_neuron_scale(G, r), 30))
     R = real_irreps(G)[r]
@@ -437,7 +685,34 @@ def optimal_neuron_network(
 def random_network(
     G: fg.FiniteGroup | str, width: int, rng: np.random.Generator, scale: float | None = None
 ) -> HomogeneousNetwork:
-    """Gaussian network with i.i.d. N(0, scale^2) entries (default scale 1/sqrt(|G|))."""
+    """Gaussian network with i.i.d. N(0, scale^2) entries (default scale 1/sqrt(|G|)).
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+    width : int
+        Number of neurons (>= 0).
+    rng : numpy.random.Generator
+    scale : float, optional
+        Standard deviation of the entries.
+
+    Returns
+    -------
+    HomogeneousNetwork
+        Degree 2, U of shape (width, 2, |G|), W of shape (width, |G|).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics.groups import random_network
+    >>> net = random_network("S3", 4, np.random.default_rng(0))
+    >>> net.U.shape, net.W.shape, net.degree
+    ((4, 2, 6), (4, 6), 2)
+    >>> random_network("S3", 4, rng=0)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: rng must be a numpy Generator (np.random.default_rng(seed)), got 0
+    """
     G = _group(G)
     N = G.order
     width = check_positive_int(width, "width", minimum=0, hypothesis="number of neurons")
@@ -479,6 +754,15 @@ class CharacterLPResult:
     irrep_payoff : np.ndarray (K,)
         :math:`2(3|G|)^{-3/2}(A p)_R` against the returned class distribution (entry 0, trivial, is 0): its maximum
         is ``dual_value``; an irrep any optimal s uses attains it (complementary slackness).
+
+    Examples
+    --------
+    >>> from numerics.groups import character_lp
+    >>> res = character_lp("S3")
+    >>> res.used_irreps, res.margin_classes, res.budgets.round(4).tolist()
+    ((1, 2), (1, 2), [0.0, 0.1502, 0.8498])
+    >>> abs(res.gap) < 1e-12
+    True
     """
 
     value: float
@@ -503,10 +787,34 @@ def character_lp(G: fg.FiniteGroup | str) -> CharacterLPResult:
     and :math:`\gamma^* = 2(3|G|)^{-3/2}t`. Valid with or without Thm 7.9's condition; equals the
     closed form when it holds.
 
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+
+    Returns
+    -------
+    CharacterLPResult
+
     Raises
     ------
     ValueError
         If some irrep of G is not real.
+    RuntimeError
+        If HiGHS fails.
+
+    Examples
+    --------
+    Where Thm 7.9's condition holds it gives the closed form; D_4 x D_4 fails the condition, and the LP's value
+    there is :math:`\sqrt6/4608` to float precision:
+
+    >>> from theory.groups import max_margin
+    >>> from numerics.groups import character_lp
+    >>> round(character_lp("S3").value, 10), round(float(max_margin("S3")), 10)
+    (0.0236049693, 0.0236049693)
+    >>> res = character_lp("D4xD4")
+    >>> round(res.value * 4608 / 6**0.5, 9), abs(res.gap) < 1e-12
+    (1.0, True)
     """
     G = _group(G)
     ct = fg.check_totally_real(G, source="the character LP of Edelman App. D.9.2")

@@ -113,7 +113,22 @@ not its validity (module doc, step 4)."""
 
 
 class SOSError(RuntimeError):
-    """The SOS relaxation could not be solved (every solver failed); no bound is returned."""
+    """The SOS relaxation could not be solved (every solver failed); no bound is returned.
+
+    Parameters
+    ----------
+    message : str
+        The solvers tried and why each was rejected.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics.sos import Form, sos_sphere_bound
+    >>> sos_sphere_bound(Form(np.array([[2, 2]]), np.array([1.0 + 0j])), solver="NOSUCH")
+    Traceback (most recent call last):
+    ...
+    numerics.sos.SOSError: SOS program (5 equalities, blocks up to 3) failed with every solver tried; ...
+    """
 
 
 # --------------------------------------------------------------------------------------------
@@ -138,6 +153,20 @@ class Grading:
         What the group is (for records).
     conj : int array (n,)
         :math:`\bar z_i = z_{\mathrm{conj}[i]}` (computed; the basis must be closed under conjugation).
+
+    Examples
+    --------
+    The DFT of Z_3 (:func:`modular_grading` with one block): :math:`z_1` and :math:`z_2` are conjugate:
+
+    >>> from numerics.sos import Grading, modular_grading
+    >>> g = modular_grading(3, 1)
+    >>> g.weights.ravel().tolist(), g.conj.tolist(), g.real, g.order
+    ([0, 1, 2], [0, 2, 1], False, 3)
+    >>> import numpy as np
+    >>> Grading(np.ones((2, 2)), np.zeros((2, 1)), (1,), "not unitary")
+    Traceback (most recent call last):
+    ...
+    ValueError: grading basis V must be unitary
     """
 
     V: np.ndarray
@@ -186,12 +215,46 @@ class Grading:
 
 
 def trivial_grading(n: int) -> Grading:
-    """No symmetry: u itself, every weight 0 (one Gram block; the unstructured relaxation)."""
+    """No symmetry: u itself, every weight 0 (one Gram block; the unstructured relaxation).
+
+    Parameters
+    ----------
+    n : int
+        Number of variables.
+
+    Returns
+    -------
+    Grading
+
+    Examples
+    --------
+    >>> from numerics.sos import trivial_grading
+    >>> g = trivial_grading(3)
+    >>> g.name, g.real, g.weights.ravel().tolist(), g.moduli
+    ('none', True, [0, 0, 0], (1,))
+    """
     return Grading(np.eye(n), np.zeros((n, 1), dtype=np.int64), (1,), "none")
 
 
 def sign_grading(n: int) -> Grading:
-    r"""Independent sign flips :math:`u_i\to-u_i` (the group :math:`\mathbb Z_2^n`, diagonal in u itself)."""
+    r"""Independent sign flips :math:`u_i\to-u_i` (the group :math:`\mathbb Z_2^n`, diagonal in u itself).
+
+    Parameters
+    ----------
+    n : int
+        Number of variables.
+
+    Returns
+    -------
+    Grading
+
+    Examples
+    --------
+    >>> from numerics.sos import sign_grading
+    >>> g = sign_grading(3)
+    >>> g.name, g.order, g.weights.tolist()
+    ('Z2^3 sign flips', 8, [[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    """
     return Grading(np.eye(n), np.eye(n, dtype=np.int64), (2,) * n, f"Z2^{n} sign flips")
 
 
@@ -213,6 +276,21 @@ def orbit_grading(n: int, orbits: Sequence[tuple[np.ndarray, int]], moduli: Sequ
     -------
     Grading
         Basis vectors :math:`v_j = |A|^{-1/2}\sum_t e^{2\pi i\,j\cdot t/n}e_{\mathrm{coords}[t]}` with weight j.
+
+    Examples
+    --------
+    One orbit of Z_3 on three coordinates: V is the unitary DFT matrix:
+
+    >>> import numpy as np
+    >>> from numerics.sos import orbit_grading
+    >>> g = orbit_grading(3, [(np.arange(3), 0)], (3,), "Z3")
+    >>> jt = np.outer(np.arange(3), np.arange(3))
+    >>> bool(np.allclose(g.V, np.exp(2j * np.pi * jt / 3) / np.sqrt(3))), g.weights.ravel().tolist()
+    (True, [0, 1, 2])
+    >>> orbit_grading(3, [(np.arange(2), 0)], (2,), "Z2 on two of three")
+    Traceback (most recent call last):
+    ...
+    ValueError: orbits must cover every coordinate
     """
     mod = tuple(int(m) for m in moduli)
     V = np.zeros((n, n), dtype=np.complex128)
@@ -246,6 +324,25 @@ def modular_grading(p: int, k: int) -> Grading:
     Translating block l by s (:math:`U_l(a)\to U_l(a-s)`) shifts every label by s, a permutation of the classes,
     so :math:`F = \|P\|^2` is invariant for the uniform weighting (and any weighting that depends on the
     label difference only).
+
+    Parameters
+    ----------
+    p : int
+        Modulus.
+    k : int
+        Number of input blocks.
+
+    Returns
+    -------
+    Grading
+        ``k p`` variables, moduli ``(p,) * k``.
+
+    Examples
+    --------
+    >>> from numerics.sos import modular_grading
+    >>> g = modular_grading(3, 2)
+    >>> g.n, g.moduli, g.name
+    (6, (3, 3), 'Z3^2 block translations')
     """
     orbits = [(np.arange(p) + l * p, l) for l in range(k)]
     return orbit_grading(k * p, orbits, (p,) * k, f"Z{p}^{k} block translations")
@@ -289,6 +386,24 @@ def group_grading(G: fg.FiniteGroup | str) -> Grading:
     For :math:`g, h\in A`, :math:`u(a)\to u(g^{-1}a)`, :math:`v(b)\to v(bh^{-1})` relabels :math:`c\to gch`; with
     class weights :math:`\tau_{C(y^{-1}c')}` (Lemma D.11) this permutes the classes, so F is invariant. A is a
     direct product of cyclic groups found greedily (rotations for :math:`D_n`, all of :math:`\mathbb Z_2^3`).
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+
+    Returns
+    -------
+    Grading
+        ``2 |G|`` variables.
+
+    Examples
+    --------
+    >>> from numerics.sos import group_grading
+    >>> g = group_grading("S3")
+    >>> g.n, g.moduli, g.name
+    (12, (3, 3), 'S3: left x right translations by Z3')
+    >>> group_grading("Z2^2").name
+    'Z2^2: left x right translations by Z2xZ2'
     """
     G = fg.group(G) if isinstance(G, str) else G
     T = np.asarray(G.table, dtype=np.int64)
@@ -328,7 +443,24 @@ def group_grading(G: fg.FiniteGroup | str) -> Grading:
 
 @dataclass(frozen=True, eq=False)
 class Form:
-    """A homogeneous polynomial :math:`\\sum_\\gamma c_\\gamma z^\\gamma` as exponent rows and complex coefficients."""
+    """A homogeneous polynomial :math:`\\sum_\\gamma c_\\gamma z^\\gamma` as exponent rows and complex coefficients.
+
+    Attributes
+    ----------
+    exponents : int array (M, n)
+        One row per monomial, all of the same total degree.
+    coefficients : complex array (M,)
+
+    Examples
+    --------
+    :math:`u_1^2 u_2^2`, whose maximum on the unit circle is 1/4 (:func:`sos_sphere_bound`):
+
+    >>> import numpy as np
+    >>> from numerics.sos import Form
+    >>> F = Form(np.array([[2, 2]]), np.array([1.0 + 0j]))
+    >>> F.degree, F.n_vars
+    (4, 2)
+    """
 
     exponents: np.ndarray
     coefficients: np.ndarray
@@ -343,7 +475,28 @@ class Form:
 
 
 def monomials(n: int, degree: int) -> tuple[np.ndarray, np.ndarray]:
-    """All monomials of ``degree`` in n variables: index tuples (M, degree) and exponent rows (M, n), M = C(n+d-1, d)."""
+    """All monomials of ``degree`` in n variables: index tuples (M, degree) and exponent rows (M, n), M = C(n+d-1, d).
+
+    Parameters
+    ----------
+    n : int
+        Number of variables.
+    degree : int
+
+    Returns
+    -------
+    idx : int array (M, degree)
+    exps : int16 array (M, n)
+
+    Examples
+    --------
+    >>> from numerics.sos import monomials
+    >>> idx, exps = monomials(2, 2)
+    >>> idx.tolist(), exps.tolist()
+    ([[0, 0], [0, 1], [1, 1]], [[2, 0], [1, 1], [0, 2]])
+    >>> len(monomials(6, 3)[0])  # C(8, 3)
+    56
+    """
     idx = np.array(list(combinations_with_replacement(range(n), degree)), dtype=np.int64).reshape(-1, degree)
     exps = np.zeros((len(idx), n), dtype=np.int16)
     for t in range(degree):
@@ -370,6 +523,19 @@ def margin_polynomials(
     :math:`z^\alpha` is :math:`\binom{\mathrm{deg}}{\alpha}\sum_x a(x)^\alpha r_c(x)` (multinomial theorem); the sum
     streams over the dataset.
 
+    Parameters
+    ----------
+    task : Task
+        The dataset.
+    degree : int
+        Activation exponent deg.
+    grading : Grading
+        The variables z; ``grading.n`` must be the neuron's input size ``k d``.
+    Q : array (N, C), optional
+        Class weights (None = uniform q and tau).
+    memory_budget : int
+        Bytes for one streamed chunk of the dataset.
+
     Returns
     -------
     idx : int array (M, deg)
@@ -377,6 +543,21 @@ def margin_polynomials(
     exps : int array (M, n)
         The same as exponent rows.
     P : complex array (M, C)
+
+    Raises
+    ------
+    ValueError
+        A degree below 1, a grading of the wrong size, fewer than 2 classes, or more than :data:`MAX_PRODUCTS`.
+
+    Examples
+    --------
+    Modular addition mod 3 with two inputs, quadratic neuron: ``C(7, 2) = 21`` monomials in 6 variables, 3 classes:
+
+    >>> from numerics.modular import ModularTask
+    >>> from numerics.sos import margin_polynomials, modular_grading
+    >>> idx, exps, P = margin_polynomials(ModularTask(3, 2), 2, modular_grading(3, 2))
+    >>> idx.shape, exps.shape, P.shape
+    ((21, 2), (21, 6), (21, 3))
     """
     if isinstance(degree, bool) or int(degree) != degree or degree < 1:
         raise ValueError(f"degree must be a positive integer, got {degree!r}")
@@ -432,7 +613,30 @@ def _unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def squared_norm_form(exps: np.ndarray, P: np.ndarray) -> Form:
-    r""":math:`F = \sum_c P_c^2` as a form of degree 2 deg: :math:`F_\gamma = \sum_{\alpha+\beta=\gamma}(PP^\top)_{\alpha\beta}`."""
+    r""":math:`F = \sum_c P_c^2` as a form of degree 2 deg: :math:`F_\gamma = \sum_{\alpha+\beta=\gamma}(PP^\top)_{\alpha\beta}`.
+
+    Parameters
+    ----------
+    exps : int array (M, n)
+        Exponent rows of the monomials of P.
+    P : array (M, C)
+        Coefficients of :math:`P_c` (column c).
+
+    Returns
+    -------
+    Form
+
+    Examples
+    --------
+    :math:`P_1 = z_1`, :math:`P_2 = 2z_2` give :math:`F = z_1^2 + 4z_2^2`:
+
+    >>> import numpy as np
+    >>> from numerics.sos import monomials, squared_norm_form
+    >>> _, exps = monomials(2, 1)
+    >>> F = squared_norm_form(exps, np.array([[1.0, 0.0], [0.0, 2.0]]))
+    >>> F.exponents.tolist(), F.coefficients.real.tolist()
+    ([[0, 2], [1, 1], [2, 0]], [4.0, 0.0, 1.0])
+    """
     G = P @ P.T
     a, b = np.triu_indices(len(exps))
     rows, inverse = _unique_rows(exps[a] + exps[b])
@@ -443,7 +647,25 @@ def squared_norm_form(exps: np.ndarray, P: np.ndarray) -> Form:
 
 def output_layer_factor(degree: int) -> float:
     r""":math:`c_{\mathrm{deg}} = \nu^{-1/2}(\mathrm{deg}/\nu)^{\mathrm{deg}/2}`, :math:`\nu=\mathrm{deg}+1`: the maximum of
-    :math:`s(1-s^2)^{\mathrm{deg}/2}` over :math:`s\in[0,1]` (module doc, step 1)."""
+    :math:`s(1-s^2)^{\mathrm{deg}/2}` over :math:`s\in[0,1]` (module doc, step 1).
+
+    Parameters
+    ----------
+    degree : int
+        Activation exponent deg.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    For deg = 2, :math:`c_2 = 2/(3\sqrt3)`:
+
+    >>> from numerics.sos import output_layer_factor
+    >>> round(output_layer_factor(2), 12), round(2 / 3**1.5, 12)
+    (0.38490017946, 0.38490017946)
+    """
     nu = degree + 1
     return nu**-0.5 * (degree / nu) ** (degree / 2)
 
@@ -457,7 +679,31 @@ def output_layer_factor(degree: int) -> float:
 class SDPSize:
     """Size of the SOS program: variables n (and those the form uses, the others are dropped), monomials of
     degree deg in the used variables, Gram block sides (realified), scalar unknowns, equality constraints
-    (coefficients of degree 2 deg matched)."""
+    (coefficients of degree 2 deg matched).
+
+    Attributes
+    ----------
+    n_vars, n_used : int
+        Variables of the form, and those it uses.
+    degree : int
+        deg (half the degree of the form).
+    n_monomials : int
+        Monomials of degree deg in the used variables.
+    block_sides : tuple of int
+        Realified Gram block sides, largest first.
+    n_scalars : int
+        Scalar unknowns (the triangles of the blocks, plus lambda).
+    n_equalities : int
+        Coefficient equations.
+
+    Examples
+    --------
+    See :func:`sdp_size`.
+
+    >>> from numerics.sos import SDPSize
+    >>> SDPSize(4, 4, 2, 10, (10,), 56, 35).dense_scaling_entries  # (10 * 11 / 2)^2
+    3025
+    """
 
     n_vars: int
     n_used: int
@@ -614,11 +860,16 @@ def _real_basis(exps: np.ndarray, members: np.ndarray, conj: np.ndarray) -> sp.c
     :math:`\alpha'=\alpha`, else :math:`(z^\alpha + z^{\alpha'})/\sqrt2` and :math:`-i(z^\alpha - z^{\alpha'})/\sqrt2`."""
     local = {e.tobytes(): i for i, e in enumerate(exps[members])}
     partner = np.array([local[e[conj].tobytes()] for e in exps[members]])
-    rows, cols, vals, r = [], [], [], 0
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[complex] = []
+    r = 0
     h = 1 / math.sqrt(2)
     for a, b in enumerate(partner):
         if b == a:
-            rows.append(r), cols.append(a), vals.append(1.0)
+            rows.append(r)
+            cols.append(a)
+            vals.append(1.0)
             r += 1
         elif a < b:
             rows += [r, r, r + 1, r + 1]
@@ -641,15 +892,38 @@ def _gram_map(blocks: _Blocks, i: int, exps: np.ndarray, conj: np.ndarray) -> sp
         return sp.csr_matrix((vals, (rows, cols)), shape=(s * s, side * side))
     T = _real_basis(exps, members, conj).tocoo()  # H = T^H G T: H_ab = sum_ij conj(T_ia) G_ij T_jb
     ti, ta, tv = T.row, T.col, T.data
-    I, J = np.meshgrid(np.arange(len(tv)), np.arange(len(tv)), indexing="ij")
-    I, J = I.ravel(), J.ravel()
+    I_grid, J_grid = np.meshgrid(np.arange(len(tv)), np.arange(len(tv)), indexing="ij")
+    I, J = I_grid.ravel(), J_grid.ravel()
     rows = ta[I] * s + ta[J]
     cols = ti[I] + side * ti[J]
     return sp.csr_matrix((np.conj(tv[I]) * tv[J], (rows, cols)), shape=(s * s, side * side))
 
 
 def sdp_size(form: Form, grading: Grading | None = None) -> SDPSize:
-    """The size of :func:`sos_sphere_bound`'s program for ``form`` (built, not solved)."""
+    """The size of :func:`sos_sphere_bound`'s program for ``form`` (built, not solved).
+
+    Parameters
+    ----------
+    form : Form
+    grading : Grading, optional
+        None = :func:`trivial_grading` (one block).
+
+    Returns
+    -------
+    SDPSize
+
+    Examples
+    --------
+    Modular addition mod 3 (k = 2, deg = 2): the Fourier blocks split the single Gram block of side 10 (the two
+    constant coordinates do not enter F):
+
+    >>> from numerics.modular import ModularTask
+    >>> from numerics.sos import margin_polynomials, modular_grading, sdp_size, squared_norm_form
+    >>> _, exps, P = margin_polynomials(ModularTask(3, 2), 2, modular_grading(3, 2))
+    >>> F = squared_norm_form(exps, P)
+    >>> sdp_size(F).block_sides, sdp_size(F, modular_grading(3, 2)).block_sides
+    ((10,), (2, 1, 1, 1, 1))
+    """
     return _setup(form, grading).size
 
 
@@ -691,6 +965,19 @@ class SOSResult:
         max |F_gamma| (the solver sees F / scale).
     build_seconds, solve_seconds : float
     grading : str
+
+    Examples
+    --------
+    :math:`u_1^2u_2^2` on the unit circle (maximum 1/4 at :math:`u_1 = u_2 = 1/\sqrt2`): the certified bound is 1/4 up
+    to the solver's tolerance, and never below it:
+
+    >>> import numpy as np
+    >>> from numerics.sos import Form, sos_sphere_bound
+    >>> r = sos_sphere_bound(Form(np.array([[2, 2]]), np.array([1.0 + 0j])))
+    >>> round(float(r.bound), 8), bool(r.bound >= 0.25), r.solver, r.size.block_sides
+    (0.25, True, 'CLARABEL', (3,))
+    >>> bool(abs(r.gap) < 1e-8), bool(r.correction < 1e-8)
+    (True, True)
     """
 
     bound: float
@@ -782,11 +1069,32 @@ def sos_sphere_bound(
 
     Raises
     ------
+    Returns
+    -------
+    SOSResult
+
+    Raises
+    ------
     ValueError
         For an odd degree, a form whose variable count differs from the grading's, or a program above ``max_block``
         or ``max_scaling``.
     SOSError
         If every solver fails (no number from a failed solve is returned).
+
+    Examples
+    --------
+    :math:`3\|u\|^4` has maximum 3 on the sphere:
+
+    >>> import numpy as np
+    >>> from numerics.sos import Form, sos_sphere_bound
+    >>> F = Form(np.array([[4, 0], [2, 2], [0, 4]]), np.array([3.0, 6.0, 3.0], dtype=complex))
+    >>> r = sos_sphere_bound(F)
+    >>> round(float(r.bound), 8), bool(r.bound >= 3)
+    (3.0, True)
+    >>> sos_sphere_bound(Form(np.array([[2, 1]]), np.array([1.0 + 0j])))
+    Traceback (most recent call last):
+    ...
+    ValueError: the form must have even degree >= 2, got 3
     """
     import cvxpy as cp  # deferred: cvxpy is slow to import
 
@@ -816,7 +1124,8 @@ def sos_sphere_bound(
     terms = []
     variables: list = []  # per block: a PSD matrix variable, or the position in the vector of 1 x 1 blocks
     maps: list = []  # per block: K with vec(H) = K vec(Z)
-    ones_rows, ones_vals = [], []
+    ones_rows: list[int] = []
+    ones_vals: list[float] = []
     for i, ((_, _, g), members, mult) in enumerate(zip(pairs, blocks.reps, blocks.mult)):
         if len(members) == 1:  # a 1 x 1 block is a nonnegative scalar (Hermitian 1 x 1 is real)
             variables.append(len(ones_rows))
@@ -842,7 +1151,7 @@ def sos_sphere_bound(
     con = lam * Nvec - sum(terms[1:], terms[0]) == rhs
     problem = cp.Problem(cp.Minimize(lam), [con])
     build = time.perf_counter() - t0
-    options = {k: dict(v) for k, v in SOS_SOLVER_OPTIONS.items()}
+    options: dict[str, dict[str, object]] = {k: dict(v) for k, v in SOS_SOLVER_OPTIONS.items()}
     for k, v in (solver_options or {}).items():
         options.setdefault(k.upper(), {}).update(v)
     if solver is None:
@@ -867,7 +1176,9 @@ def sos_sphere_bound(
         grams = []
         for Z, K in zip(variables, maps):
             if K is None:
-                grams.append(np.array([[float(ones.value[Z])]], dtype=np.complex128) * scale)  # type: ignore[index]
+                # K is None only for the 1 x 1 blocks, which made ``ones``; the solve succeeded, so it has a value
+                assert ones is not None and ones.value is not None
+                grams.append(np.array([[float(ones.value[Z])]], dtype=np.complex128) * scale)
                 continue
             Zv = np.asarray(Z.value, dtype=np.float64)
             H = (K @ ((Zv + Zv.T) / 2).ravel(order="F")).reshape(round(math.sqrt(K.shape[0])), -1)
@@ -994,6 +1305,16 @@ class SingleNeuronBound:
         below ``drop_tol`` that were left out of F (:func:`single_neuron_sdp_bound`).
     sos : SOSResult
     degree : int
+
+    Examples
+    --------
+    >>> from numerics.groups import GroupTask
+    >>> from numerics.sos import group_grading, single_neuron_sdp_bound
+    >>> b = single_neuron_sdp_bound(GroupTask("Z2"), 2, group_grading("Z2"))
+    >>> b.degree, b.dropped < 1e-12, b.sos.size.block_sides
+    (2, True, (2, 1))
+    >>> round(b.bound, 8), round(b.solver_value, 8), round(b.moment_value, 8)
+    (0.27216553, 0.27216553, 0.27216553)
     """
 
     bound: float
@@ -1047,6 +1368,23 @@ def single_neuron_sdp_bound(
         As in :func:`sos_sphere_bound`.
     drop_tol : float
         Relative size below which coefficients of P are left out of F (and accounted for by delta).
+
+    Returns
+    -------
+    SingleNeuronBound
+
+    Examples
+    --------
+    Group composition in :math:`\mathbb Z_2` (uniform weights, the max-margin ones here): the certified bound is
+    Thm 7.9's :math:`\gamma^* = \sqrt6/9` from above:
+
+    >>> from theory.groups import max_margin
+    >>> from numerics.groups import GroupTask
+    >>> from numerics.sos import group_grading, single_neuron_sdp_bound
+    >>> b = single_neuron_sdp_bound(GroupTask("Z2"), 2, group_grading("Z2"))
+    >>> gamma = float(max_margin("Z2"))
+    >>> max_margin("Z2"), round(b.bound, 8), bool(gamma <= b.bound <= gamma * (1 + 1e-8))
+    (sqrt(6)/9, 0.27216553, True)
     """
     n = task.n_blocks * task.block_size
     grading = grading or trivial_grading(n)

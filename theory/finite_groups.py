@@ -143,6 +143,17 @@ class FiniteGroup:
         The factors of a direct product (empty otherwise).
     perms : tuple of tuple of int, optional
         Array forms of the permutations (permutation groups only).
+
+    Examples
+    --------
+    >>> from theory.finite_groups import symmetric_group
+    >>> G = symmetric_group(3)
+    >>> G, G.labels
+    (FiniteGroup('S3', order=6), ('e', '(2 3)', '(1 2)', '(1 2 3)', '(1 3 2)', '(1 3)'))
+    >>> G.labels[G.mul(1, 2)], G.is_abelian()
+    ('(1 3 2)', False)
+    >>> G.classes
+    ((0,), (1, 2, 5), (3, 4))
     """
 
     name: str
@@ -229,7 +240,32 @@ def _sorted_elements(G: PermutationGroup) -> list[Permutation]:
 
 @functools.cache
 def symmetric_group(n: int) -> FiniteGroup:
-    """The symmetric group S_n (2 <= n <= 6) on {1..n}; labels in 1-based cycle notation."""
+    """The symmetric group S_n (2 <= n <= 6) on {1..n}; labels in 1-based cycle notation.
+
+    Parameters
+    ----------
+    n : int
+        Degree, ``2 <= n <= 6``.
+
+    Returns
+    -------
+    FiniteGroup
+
+    Raises
+    ------
+    ValueError
+        ``n`` outside ``2..6``.
+
+    Examples
+    --------
+    >>> from theory.finite_groups import symmetric_group
+    >>> symmetric_group(4)
+    FiniteGroup('S4', order=24)
+    >>> symmetric_group(7)
+    Traceback (most recent call last):
+    ...
+    ValueError: S_n is supported for 2 <= n <= 6, got n = 7
+    """
     if not 2 <= n <= MAX_SYMMETRIC_DEGREE:
         raise ValueError(f"S_n is supported for 2 <= n <= {MAX_SYMMETRIC_DEGREE}, got n = {n}")
     return _from_permutations(f"S{n}", "symmetric", n, _sorted_elements(SymmetricGroup(n)))
@@ -237,7 +273,23 @@ def symmetric_group(n: int) -> FiniteGroup:
 
 @functools.cache
 def alternating_group(n: int) -> FiniteGroup:
-    """The alternating group A_n (3 <= n <= 6)."""
+    """The alternating group A_n (3 <= n <= 6).
+
+    Parameters
+    ----------
+    n : int
+        Degree, ``3 <= n <= 6``.
+
+    Returns
+    -------
+    FiniteGroup
+
+    Examples
+    --------
+    >>> from theory.finite_groups import alternating_group
+    >>> alternating_group(5), len(alternating_group(5).classes)
+    (FiniteGroup('A5', order=60), 5)
+    """
     if not 3 <= n <= MAX_SYMMETRIC_DEGREE:
         raise ValueError(f"A_n is supported for 3 <= n <= {MAX_SYMMETRIC_DEGREE}, got n = {n}")
     return _from_permutations(f"A{n}", "alternating", n, _sorted_elements(AlternatingGroup(n)))
@@ -249,6 +301,21 @@ def dihedral_group(n: int) -> FiniteGroup:
 
     Element ``2k + f`` is :math:`r^k\circ s^f` (label ``r^k`` or ``r^k s``) with r the rotation and s the
     reflection generating ``sympy.combinatorics.named_groups.DihedralGroup(n)``.
+
+    Parameters
+    ----------
+    n : int
+        Number of vertices, ``n >= 3``.
+
+    Returns
+    -------
+    FiniteGroup
+
+    Examples
+    --------
+    >>> from theory.finite_groups import dihedral_group
+    >>> dihedral_group(4).labels
+    ('e', 's', 'r^1', 'r^1 s', 'r^2', 'r^2 s', 'r^3', 'r^3 s')
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 3:
         raise InputError(f"D_n needs n >= 3 (order 2n), got n = {n!r}", param="n")
@@ -264,7 +331,24 @@ def dihedral_group(n: int) -> FiniteGroup:
 
 @functools.cache
 def cyclic_group(n: int) -> FiniteGroup:
-    """The cyclic group Z_n (n >= 2); element k is g^k."""
+    """The cyclic group Z_n (n >= 2); element k is g^k.
+
+    Parameters
+    ----------
+    n : int
+        Order, ``2 <= n <= 720``.
+
+    Returns
+    -------
+    FiniteGroup
+
+    Examples
+    --------
+    >>> from theory.finite_groups import cyclic_group
+    >>> Z = cyclic_group(5)
+    >>> Z.mul(3, 4), Z.is_abelian()
+    (2, True)
+    """
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:
         raise InputError(f"Z_n needs n >= 2, got n = {n!r}", param="n")
     _check_order(n, f"Z{n}", param="n")
@@ -274,7 +358,19 @@ def cyclic_group(n: int) -> FiniteGroup:
 
 @functools.cache
 def quaternion_group() -> FiniteGroup:
-    """The quaternion group Q_8 (regular permutation representation on 8 points)."""
+    """The quaternion group Q_8 (regular permutation representation on 8 points).
+
+    Returns
+    -------
+    FiniteGroup
+
+    Examples
+    --------
+    >>> from theory.finite_groups import quaternion_group
+    >>> Q = quaternion_group()
+    >>> Q.order, Q.is_abelian(), [len(c) for c in Q.classes]
+    (8, False, [1, 2, 2, 1, 2])
+    """
     i = Permutation([[0, 1, 3, 6], [2, 5, 7, 4]])
     j = Permutation([[0, 2, 3, 7], [1, 4, 6, 5]])
     G = PermutationGroup([i, j])
@@ -284,7 +380,25 @@ def quaternion_group() -> FiniteGroup:
 
 
 def direct_product(*groups: FiniteGroup) -> FiniteGroup:
-    """Direct product G_1 x ... x G_r; element index is mixed-radix (last factor fastest)."""
+    """Direct product G_1 x ... x G_r; element index is mixed-radix (last factor fastest).
+
+    Parameters
+    ----------
+    *groups : FiniteGroup
+        At least two factors.
+
+    Returns
+    -------
+    FiniteGroup
+        ``kind="product"``, with ``factors`` ``(G_1 x ... x G_{r-1}, G_r)``.
+
+    Examples
+    --------
+    >>> from theory.finite_groups import cyclic_group, direct_product, symmetric_group
+    >>> G = direct_product(symmetric_group(3), cyclic_group(2))
+    >>> G, G.labels[:3]
+    (FiniteGroup('S3xZ2', order=12), ('(e, 0)', '(e, 1)', '((2 3), 0)'))
+    """
     if len(groups) < 2:
         raise ValueError("a direct product needs at least two factors")
     if not all(isinstance(g, FiniteGroup) for g in groups):
@@ -318,7 +432,23 @@ def _product_name(factors: Sequence[FiniteGroup]) -> str:
 
 
 def elementary_abelian_2_group(k: int) -> FiniteGroup:
-    """Z_2^k (k >= 1)."""
+    """Z_2^k (k >= 1).
+
+    Parameters
+    ----------
+    k : int
+        Number of factors, ``1 <= k <= 9``.
+
+    Returns
+    -------
+    FiniteGroup
+
+    Examples
+    --------
+    >>> from theory.finite_groups import elementary_abelian_2_group
+    >>> elementary_abelian_2_group(3)
+    FiniteGroup('Z2^3', order=8)
+    """
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InputError(f"Z2^k needs k >= 1, got {k!r}", param="k")
     if k > 9:
@@ -334,10 +464,29 @@ def group(name: str) -> FiniteGroup:
     """Parse a group name: ``S3..S6``, ``A3..A6``, ``D3, D4, ...`` (order 2n), ``Z5``, ``Z2^3``, ``Q8``
     and direct products joined by ``x`` (``"S3xZ2"``, ``"D4xZ2^2"``).
 
+    Parameters
+    ----------
+    name : str
+        The group's name (spaces and underscores are ignored).
+
+    Returns
+    -------
+    FiniteGroup
+
     Raises
     ------
     ValueError
         For an unknown or unsupported name, listing the accepted forms.
+
+    Examples
+    --------
+    >>> from theory.finite_groups import group
+    >>> group("S3xZ2"), group("Z2^3"), group("D_4")
+    (FiniteGroup('S3xZ2', order=12), FiniteGroup('Z2^3', order=8), FiniteGroup('D4', order=8))
+    >>> group("D500")
+    Traceback (most recent call last):
+    ...
+    theory._checks.LimitError: group = D500 is too large: |G| = 1,000, above the limit |G| <= 720 (the order of S_6); ...
     """
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"group name must be a non-empty string, got {name!r}")
@@ -371,7 +520,26 @@ def group(name: str) -> FiniteGroup:
 
 
 def group_order(letter: str, num: int) -> int:
-    """Order of the group named ``letter + str(num)`` (S, A, D, Z or Q), without building it."""
+    """Order of the group named ``letter + str(num)`` (S, A, D, Z or Q), without building it.
+
+    Parameters
+    ----------
+    letter : str
+        ``"S"``, ``"A"``, ``"D"``, ``"Z"`` or ``"Q"``.
+    num : int
+        The number after the letter.
+
+    Returns
+    -------
+    int
+        The order, or 0 for S_n and A_n with ``n > 6`` (unsupported).
+
+    Examples
+    --------
+    >>> from theory.finite_groups import group_order
+    >>> [group_order(x, n) for x, n in [("S", 4), ("A", 5), ("D", 6), ("Z", 7), ("Q", 8), ("S", 9)]]
+    [24, 60, 12, 7, 8, 0]
+    """
     if letter in "SA" and num > MAX_SYMMETRIC_DEGREE:
         return 0  # unsupported degree: symmetric_group / alternating_group name the limit
     if letter == "S":
@@ -401,6 +569,31 @@ def _name_order(name: str, parts: Sequence[str]) -> int:
 
 
 def as_group(G: FiniteGroup | str) -> FiniteGroup:
+    """A :class:`FiniteGroup` as it is, or the group a name stands for (:func:`group`).
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+
+    Returns
+    -------
+    FiniteGroup
+
+    Raises
+    ------
+    ValueError
+        Neither a FiniteGroup nor a valid group name.
+
+    Examples
+    --------
+    >>> from theory.finite_groups import as_group, symmetric_group
+    >>> as_group("S3") is symmetric_group(3)
+    True
+    >>> as_group(3)
+    Traceback (most recent call last):
+    ...
+    ValueError: expected a FiniteGroup or a group name, got 3
+    """
     if isinstance(G, str):
         return group(G)
     if not isinstance(G, FiniteGroup):
@@ -426,6 +619,22 @@ class CharacterTable:
         :math:`d_R = \chi_R(e)`.
     values : tuple of tuple of sympy.Expr
         ``values[r][c]`` is :math:`\chi_r` on class ``c`` of ``group.classes``.
+
+    Examples
+    --------
+    >>> from theory.finite_groups import character_table
+    >>> ct = character_table("S3")
+    >>> ct.names, ct.class_labels, ct.values
+    (('(3)', '(1,1,1)', '(2,1)'), ('e', '(2 3)', '(1 2 3)'), ((1, 1, 1), (1, -1, 1), (2, 0, -1)))
+
+    Row orthogonality, :math:`\sum_C |C|\chi_R(C)\chi_S(C) = |G|\delta_{RS}` (real characters), and
+    :math:`\sum_R d_R^2 = |G|`:
+
+    >>> ct = character_table("S4")
+    >>> [[sum(n * a * b for n, a, b in zip(ct.class_sizes, x, y)) for y in ct.values] for x in ct.values]
+    [[24, 0, 0, 0, 0], [0, 24, 0, 0, 0], [0, 0, 24, 0, 0], [0, 0, 0, 24, 0], [0, 0, 0, 0, 24]]
+    >>> sum(d**2 for d in ct.dims)
+    24
     """
 
     group: FiniteGroup
@@ -489,7 +698,26 @@ def _simplify(x: sympy.Expr) -> sympy.Expr:
 
 
 def is_zero(x: sympy.Expr) -> bool:
-    """Exact zero test for algebraic numbers (sympy simplification, then the minimal polynomial)."""
+    """Exact zero test for algebraic numbers (sympy simplification, then the minimal polynomial).
+
+    Parameters
+    ----------
+    x : sympy.Expr
+        A number (ints, Fractions and numeric strings are accepted as by :func:`theory._checks.as_number`).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    Exact, unlike a float tolerance:
+
+    >>> from sympy import Rational, sqrt
+    >>> from theory.finite_groups import is_zero
+    >>> is_zero((1 + sqrt(2)) ** 2 - 2 * sqrt(2) - 3), is_zero(Rational(1, 10**30))
+    (True, False)
+    """
     x = sympy.expand(as_number(x, "x"))
     if x == 0:
         return True
@@ -506,7 +734,25 @@ def is_zero(x: sympy.Expr) -> bool:
 
 
 def partitions(n: int) -> list[tuple[int, ...]]:
-    """Partitions of n in reverse lexicographic order ((n) first)."""
+    """Partitions of n in reverse lexicographic order ((n) first).
+
+    Parameters
+    ----------
+    n : int
+        ``0 <= n <= 40``.
+
+    Returns
+    -------
+    list of tuple of int
+
+    Examples
+    --------
+    >>> from theory.finite_groups import partitions
+    >>> partitions(4)
+    [(4,), (3, 1), (2, 2), (2, 1, 1), (1, 1, 1, 1)]
+    >>> len(partitions(10))
+    42
+    """
     n = check_positive_int(n, "n", minimum=0)
     check_cost(n, MAX_PARTITION_SIZE, param="n", value=n, what="the partitioned integer", hint="")
     out: list[tuple[int, ...]] = []
@@ -524,7 +770,29 @@ def partitions(n: int) -> list[tuple[int, ...]]:
 
 @functools.cache
 def murnaghan_nakayama(shape: tuple[int, ...], cycle_type: tuple[int, ...]) -> int:
-    r"""Character :math:`\chi^\lambda(\mu)` of S_n by the Murnaghan-Nakayama rule (beta-numbers / abacus)."""
+    r"""Character :math:`\chi^\lambda(\mu)` of S_n by the Murnaghan-Nakayama rule (beta-numbers / abacus).
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The partition :math:`\lambda` labelling the irrep.
+    cycle_type : tuple of int
+        The cycle type :math:`\mu` of the class (positive parts, any order), of the same total.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    At the identity the character is the dimension, the number of standard tableaux:
+
+    >>> from theory.finite_groups import murnaghan_nakayama, standard_tableaux
+    >>> murnaghan_nakayama((3, 1, 1), (1, 1, 1, 1, 1)), len(standard_tableaux((3, 1, 1)))
+    (6, 6)
+    >>> [murnaghan_nakayama((2, 1), mu) for mu in [(1, 1, 1), (2, 1), (3,)]]
+    [2, 0, -1]
+    """
     _check_partition(shape, "shape", sort=True)
     _check_partition(cycle_type, "cycle_type", sort=False)
     if not cycle_type:
@@ -635,7 +903,25 @@ def _product_table(G: FiniteGroup) -> CharacterTable:
 
 def class_structure_constants(G: FiniteGroup) -> list[list[list[int]]]:
     r""":math:`c[i][j][k] = \#\{(x,y)\in C_i\times C_j: xy = g_k\}` for a fixed :math:`g_k \in C_k`
-    (the class multiplication coefficients of Burnside's algorithm)."""
+    (the class multiplication coefficients of Burnside's algorithm).
+
+    Parameters
+    ----------
+    G : FiniteGroup
+
+    Returns
+    -------
+    list of list of list of int
+        ``c[i][j][k]`` over the classes of ``G.classes``.
+
+    Examples
+    --------
+    In S_3 the product of two transpositions is the identity 3 times and each 3-cycle 3 times:
+
+    >>> from theory.finite_groups import class_structure_constants, group
+    >>> class_structure_constants(group("S3"))[1][1]
+    [3, 0, 3]
+    """
     K = len(G.classes)
     reps = [c[0] for c in G.classes]
     c = [[[0] * K for _ in range(K)] for _ in range(K)]
@@ -662,6 +948,33 @@ def burnside_character_table(G: FiniteGroup | str, seed: int = 0, max_tries: int
     :math:`\sum_i r_i M_i` exactly (sympy), normalize :math:`v_R(e) = 1` and recover
     :math:`d_R^2 = |G|/\sum_j |v_j|^2/|C_j|`. Works whenever sympy finds the eigenvalues in radicals
     (all groups here except Z_n for large n). Irrep names are ``"<dim>"`` with letters for repeats.
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        At most 12 classes and no element of prime order >= 7.
+    seed : int
+        Seed of the random integer combination.
+    max_tries : int
+        Combinations tried until one has a simple spectrum.
+
+    Returns
+    -------
+    CharacterTable
+
+    Raises
+    ------
+    ValueError
+        Too many classes, or an element of prime order >= 7 (a :class:`theory._checks.LimitError`).
+
+    Examples
+    --------
+    It reproduces the Murnaghan-Nakayama table of S_3:
+
+    >>> from theory.finite_groups import burnside_character_table, character_table
+    >>> ct = burnside_character_table("S3")
+    >>> ct.names, ct.values == character_table("S3").values
+    (('triv', '1', '2'), True)
     """
     G = as_group(G)
     _check_classes(G, MAX_BURNSIDE_CLASSES)
@@ -766,7 +1079,26 @@ def _character_table_cached(G: FiniteGroup) -> CharacterTable:
 
 def character_table(G: FiniteGroup | str) -> CharacterTable:
     """Exact character table (cached): Murnaghan-Nakayama for S_n, closed forms for D_n and Z_n,
-    tensor products for direct products, Burnside's algorithm otherwise (A_n, Q_8)."""
+    tensor products for direct products, Burnside's algorithm otherwise (A_n, Q_8).
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        At most 64 conjugacy classes.
+
+    Returns
+    -------
+    CharacterTable
+
+    Examples
+    --------
+    >>> from theory.finite_groups import character_table
+    >>> ct = character_table("D4")
+    >>> ct.names, ct.dims
+    (('triv', 'refl', 'alt', 'alt*refl', 'rot1'), (1, 1, 1, 1, 2))
+    >>> character_table("Z4").values[1]
+    (1, I, -1, -I)
+    """
     return _character_table_cached(as_group(G))
 
 
@@ -776,7 +1108,25 @@ def character_table(G: FiniteGroup | str) -> CharacterTable:
 
 
 def standard_tableaux(shape: Sequence[int]) -> list[tuple[tuple[int, int], ...]]:
-    """Standard Young tableaux of a partition; each is the tuple of (row, col) positions of 1..n."""
+    """Standard Young tableaux of a partition; each is the tuple of (row, col) positions of 1..n.
+
+    Parameters
+    ----------
+    shape : sequence of int
+        A partition of ``n <= 10``.
+
+    Returns
+    -------
+    list of tuple of (int, int)
+
+    Examples
+    --------
+    >>> from theory.finite_groups import standard_tableaux
+    >>> standard_tableaux((2, 1))
+    [((0, 0), (0, 1), (1, 0)), ((0, 0), (1, 0), (0, 1))]
+    >>> len(standard_tableaux((3, 2)))
+    5
+    """
     shape = _check_partition(tuple(shape) if isinstance(shape, (list, tuple)) else shape, "shape", sort=True)
     n = sum(shape)
     check_cost(
@@ -805,6 +1155,30 @@ def young_orthogonal_generators(shape: Sequence[int]) -> list[sympy.Matrix]:
 
     With axial distance :math:`r = c(i+1) - c(i)` (content c = col - row): diagonal entry 1/r, and
     :math:`\sqrt{1-1/r^2}` coupling T with :math:`s_i T` when i, i+1 share neither row nor column.
+
+    Parameters
+    ----------
+    shape : sequence of int
+        A partition of ``n <= 10``.
+
+    Returns
+    -------
+    list of sympy.Matrix
+        n - 1 orthogonal matrices of side the number of standard tableaux.
+
+    Examples
+    --------
+    The Coxeter relations of S_3, :math:`s_i^2 = 1` and :math:`(s_1 s_2)^3 = 1`:
+
+    >>> from sympy import eye, simplify
+    >>> from theory.finite_groups import young_orthogonal_generators
+    >>> s1, s2 = young_orthogonal_generators((2, 1))
+    >>> s2
+    Matrix([
+    [     -1/2, sqrt(3)/2],
+    [sqrt(3)/2,       1/2]])
+    >>> s1**2 == s2**2 == eye(2), simplify((s1 * s2) ** 3) == eye(2)
+    (True, True)
     """
     tabs = standard_tableaux(shape)
     index = {t: k for k, t in enumerate(tabs)}
@@ -825,7 +1199,29 @@ def young_orthogonal_generators(shape: Sequence[int]) -> list[sympy.Matrix]:
 
 
 def adjacent_transpositions(G: FiniteGroup | str) -> list[int]:
-    """Element indices of :math:`s_i = (i\\ i{+}1)` in S_n, i = 1..n-1 (generators for Young's form)."""
+    """Element indices of :math:`s_i = (i\\ i{+}1)` in S_n, i = 1..n-1 (generators for Young's form).
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A symmetric group.
+
+    Returns
+    -------
+    list of int
+
+    Raises
+    ------
+    ValueError
+        G is not a symmetric group.
+
+    Examples
+    --------
+    >>> from theory.finite_groups import adjacent_transpositions, group
+    >>> G = group("S3")
+    >>> [G.labels[g] for g in adjacent_transpositions(G)]
+    ['(1 2)', '(2 3)']
+    """
     G = as_group(G)
     if G.kind != "symmetric" or G.perms is None:
         raise ValueError(f"adjacent transpositions are defined for S_n only, got {G.name}")
@@ -849,6 +1245,23 @@ def product_irrep_factors(G: FiniteGroup | str, r: int) -> tuple[int, int]:
 
     ``G.factors`` is ``(A, B)`` with A itself a product for three or more factors, so the irrep names of A
     contain ``⊗``; the name is split at the position where both sides are irrep names of A and B.
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A direct product.
+    r : int
+        Irrep index in G's character table.
+
+    Returns
+    -------
+    tuple of int
+
+    Examples
+    --------
+    >>> from theory.finite_groups import character_table, product_irrep_factors
+    >>> character_table("S3xZ2").names[3], product_irrep_factors("S3xZ2", 3)
+    ('(1,1,1)⊗chi1', (1, 1))
     """
     G = as_group(G)
     if G.kind != "product":
@@ -870,10 +1283,36 @@ def closed_form_irrep(G: FiniteGroup | str, r: int, g: int) -> sympy.Matrix:
     the rotation irreps :math:`r^k s^f\mapsto \mathrm{rot}(2\pi jk/n)\,\mathrm{diag}(1,-1)^f`), every
     1-dim real character (e.g. Z_2^k, the sign of S_n) and direct products of those (Kronecker products).
 
+    Parameters
+    ----------
+    G : FiniteGroup or str
+    r : int
+        Irrep index in G's character table.
+    g : int
+        Element index.
+
+    Returns
+    -------
+    sympy.Matrix
+
     Raises
     ------
     ValueError
         If the irrep has no closed form here (S_n irreps of dim > 1: use Young's form; A_5: numerics).
+
+    Examples
+    --------
+    The rotation irrep of D_4 at the rotation ``r^1``, and the homomorphism property :math:`R(g)R(h) = R(gh)`:
+
+    >>> from theory.finite_groups import closed_form_irrep, group
+    >>> D4 = group("D4")
+    >>> D4.labels[2], closed_form_irrep(D4, 4, 2)
+    ('r^1', Matrix([
+    [0, -1],
+    [1,  0]]))
+    >>> R = [closed_form_irrep(D4, 4, g) for g in range(8)]
+    >>> all(R[g] * R[h] == R[D4.mul(g, h)] for g in range(8) for h in range(8))
+    True
     """
     G = as_group(G)
     ct = character_table(G)
@@ -902,7 +1341,29 @@ def closed_form_irrep(G: FiniteGroup | str, r: int, g: int) -> sympy.Matrix:
 
 def isotypic_projector(G: FiniteGroup | str, r: int) -> sympy.Matrix:
     r"""Exact isotypic projector :math:`P_R = (d_R/|G|)\sum_g\chi_R(g)L(g)`, :math:`(L_g u)(x) = u(g^{-1}x)`,
-    i.e. :math:`P_R[x,y] = (d_R/|G|)\,\chi_R(xy^{-1})` (real characters assumed)."""
+    i.e. :math:`P_R[x,y] = (d_R/|G|)\,\chi_R(xy^{-1})` (real characters assumed).
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        At most ``|G|^2 = 200000`` entries.
+    r : int
+        Irrep index in G's character table.
+
+    Returns
+    -------
+    sympy.Matrix
+        ``|G| x |G|``.
+
+    Examples
+    --------
+    A projector of rank :math:`d_R^2` (the multiplicity of R in the regular representation is :math:`d_R`):
+
+    >>> from theory.finite_groups import isotypic_projector
+    >>> P = isotypic_projector("S3", 2)
+    >>> P * P == P, P.rank()
+    (True, 4)
+    """
     G = as_group(G)
     ct = character_table(G)
     r = _check_index(r, ct.n_irreps, "r", "irrep")
@@ -925,7 +1386,22 @@ def isotypic_projector(G: FiniteGroup | str, r: int) -> sympy.Matrix:
 
 
 def is_totally_real(G: FiniteGroup | str) -> bool:
-    """True iff every irrep of G is realizable over R (all Frobenius-Schur indicators +1)."""
+    """True iff every irrep of G is realizable over R (all Frobenius-Schur indicators +1).
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from theory.finite_groups import is_totally_real
+    >>> [is_totally_real(G) for G in ("S4", "D4", "Z2^3", "Z3", "Q8")]
+    [True, True, True, False, False]
+    """
     return all(i == 1 for i in character_table(G).indicators)
 
 
@@ -933,6 +1409,33 @@ def check_totally_real(G: FiniteGroup | str, source: str = "this computation") -
     """Return the character table, or raise ValueError naming the irreps that are not real.
 
     ``source`` names what needs real irreps (it starts the message).
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+    source : str
+        What needs real irreps.
+
+    Returns
+    -------
+    CharacterTable
+
+    Raises
+    ------
+    ValueError
+        Some Frobenius-Schur indicator is not +1.
+
+    Examples
+    --------
+    Q_8's 2-dimensional irrep is quaternionic:
+
+    >>> from theory.finite_groups import check_totally_real
+    >>> check_totally_real("S3").names
+    ('(3)', '(1,1,1)', '(2,1)')
+    >>> check_totally_real("Q8", source="Thm 7.9")
+    Traceback (most recent call last):
+    ...
+    ValueError: Thm 7.9 assumes every irrep of G is real (Frobenius-Schur indicator +1); Q8 has 2 with indicator -1; ...
     """
     G = as_group(G)
     ct = character_table(G)

@@ -89,7 +89,24 @@ def _d15(d: int) -> sympy.Expr:
 
 def condition_values(G: FiniteGroup | str) -> tuple[sympy.Expr, ...]:
     r"""Exact :math:`\sum_{R\ne1} d_R^{3/2}\chi_R(C)` for every class C (entry 0, the identity class,
-    is :math:`\sum_{R\ne1} d_R^{5/2}`); Theorem 7.9 and Lemma D.14. Requires real irreps."""
+    is :math:`\sum_{R\ne1} d_R^{5/2}`); Theorem 7.9 and Lemma D.14. Requires real irreps.
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+
+    Returns
+    -------
+    tuple of sympy.Expr
+        One value per class of ``character_table(G)``.
+
+    Examples
+    --------
+    >>> from theory.groups import condition_values
+    >>> condition_values("S3")
+    (1 + 4*sqrt(2), -1, 1 - 2*sqrt(2))
+    """
     ct = _real_table(G)
     return tuple(
         sympy.expand(sum(_d15(ct.dims[r]) * ct.values[r][c] for r in range(1, ct.n_irreps)))
@@ -104,12 +121,53 @@ def _sign(x: sympy.Expr) -> int:
 
 
 def condition_holds(G: FiniteGroup | str) -> bool:
-    r"""Edelman Thm 7.9's condition: :math:`\sum_{R\ne1} d_R^{3/2}\chi_R(C) < 0` for every nontrivial class."""
+    r"""Edelman Thm 7.9's condition: :math:`\sum_{R\ne1} d_R^{3/2}\chi_R(C) < 0` for every nontrivial class.
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from theory.groups import condition_holds
+    >>> condition_holds("S3"), condition_holds("D4xD4")
+    (True, False)
+    """
     return all(_sign(v) < 0 for v in condition_values(G)[1:])
 
 
 def check_condition(G: FiniteGroup | str) -> CharacterTable:
-    """Raise ValueError naming the classes where Thm 7.9's condition fails (after the reality check)."""
+    """Raise ValueError naming the classes where Thm 7.9's condition fails (after the reality check).
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+
+    Returns
+    -------
+    CharacterTable
+        G's character table, when both hypotheses hold.
+
+    Raises
+    ------
+    ValueError
+        Some irrep is not real, or the condition fails.
+
+    Examples
+    --------
+    >>> from theory.groups import check_condition
+    >>> check_condition("S3").dims
+    (1, 1, 2)
+    >>> check_condition("D4xD4")
+    Traceback (most recent call last):
+    ...
+    ValueError: Edelman Thm 7.9 condition sum_(R != 1) d_R^1.5 chi_R(C) < 0 fails for D4^2 at class(es) (r^2, r^2) ...
+    """
     G = as_group(G)
     ct = _real_table(G)
     vals = condition_values(G)
@@ -125,7 +183,23 @@ def check_condition(G: FiniteGroup | str) -> CharacterTable:
 
 
 def s_sum(G: FiniteGroup | str) -> sympy.Expr:
-    r""":math:`S = \sum_{R\ne1} d_R^{5/2}` (Lemma D.14; unrelated to the parity support)."""
+    r""":math:`S = \sum_{R\ne1} d_R^{5/2}` (Lemma D.14; unrelated to the parity support).
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> from theory.groups import s_sum
+    >>> s_sum("S3"), s_sum("Z2^2")
+    (1 + 4*sqrt(2), 3)
+    """
     ct = _real_table(G)
     return sympy.Add(*[Integer(d) ** Rational(5, 2) for d in ct.dims[1:]])
 
@@ -136,6 +210,27 @@ def tau(G: FiniteGroup | str) -> tuple[sympy.Expr, ...]:
 
     They satisfy :math:`\sum_{C\ne e}|C|\tau_C = 1` for every totally real G; they are all positive iff
     :func:`condition_holds`. No condition check here (a failing condition gives negative entries).
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+
+    Returns
+    -------
+    tuple of sympy.Expr
+        One weight per class of ``character_table(G)``.
+
+    Examples
+    --------
+    >>> from sympy import expand
+    >>> from theory.finite_groups import character_table
+    >>> from theory.groups import tau
+    >>> t = tau("S3")
+    >>> t
+    (0, (-1 + 4*sqrt(2))/31, (17 - 6*sqrt(2))/31)
+    >>> expand(sum(n * x for n, x in zip(character_table("S3").class_sizes, t)))
+    1
     """
     vals = condition_values(G)
     S = s_sum(G)
@@ -149,10 +244,34 @@ def kappa(G: FiniteGroup | str, class_weights: Sequence[object] | None = None) -
     Explicit ``class_weights`` (one per class, identity first and unused) must be finite and non-negative:
     :math:`\tau` is a distribution over wrong labels (Lemma D.11 and Lemma 7.5 need :math:`\tau\ge0`).
 
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+    class_weights : sequence of numbers, optional
+        :math:`\tau_C` per class (identity first, unused); default :func:`tau`.
+
+    Returns
+    -------
+    tuple of sympy.Expr
+        One value per irrep of ``character_table(G)``.
+
     Raises
     ------
     ValueError
         A wrong number of weights, a non-number or a negative weight.
+
+    Examples
+    --------
+    All the weight on the transpositions of S_3 (:math:`3\tau = 1`):
+
+    >>> from theory.groups import kappa
+    >>> kappa("S3", [0, "1/3", 0])
+    (0, 2, 1)
+    >>> kappa("S3", [0, -1, 1])
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: class_weights must be non-negative (tau is a distribution over the wrong labels, ...
     """
     ct = _real_table(G)
     t = tau(G) if class_weights is None else _class_weights(class_weights, len(ct.classes))
@@ -208,6 +327,28 @@ def single_neuron_max(G: FiniteGroup | str, class_weights: Sequence[object] | No
 
     ``class_weights`` defaults to :func:`tau` (then the value is :func:`max_margin` when the condition
     holds). By Lemma 7.5 this bounds :math:`\gamma^*` from above for every admissible (non-negative) tau.
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+    class_weights : sequence of numbers, optional
+        :math:`\tau_C` per class (identity first, unused); default :func:`tau`.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    With the default tau it is the max margin; any other tau gives an upper bound:
+
+    >>> from sympy import expand
+    >>> from theory.groups import max_margin, single_neuron_max
+    >>> expand(single_neuron_max("S3") - max_margin("S3"))
+    0
+    >>> single_neuron_max("S3", [0, "1/3", 0]), single_neuron_max("S3", [0, "1/3", 0]) > max_margin("S3")
+    (sqrt(2)/27, True)
     """
     G = as_group(G)
     ct = _real_table(G)
@@ -219,7 +360,25 @@ def single_neuron_max(G: FiniteGroup | str, class_weights: Sequence[object] | No
 
 def single_neuron_max_as_printed(G: FiniteGroup | str, class_weights: Sequence[object] | None = None) -> sympy.Expr:
     """Erratum record: Lemma D.13 as printed, :math:`(1/(3\\sqrt3|G|^{3/2}))\\max\\kappa_R/\\sqrt{d_R}`,
-    half the true single-neuron maximum (erratum, ``docs/groups.md``). Kept so a claim can refute it."""
+    half the true single-neuron maximum (erratum, ``docs/groups.md``). Kept so a claim can refute it.
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+    class_weights : sequence of numbers, optional
+        As in :func:`single_neuron_max`.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> from theory.groups import single_neuron_max, single_neuron_max_as_printed
+    >>> single_neuron_max_as_printed("S3", [0, "1/3", 0]), single_neuron_max("S3", [0, "1/3", 0])
+    (sqrt(2)/54, sqrt(2)/27)
+    """
     return sympy.radsimp(single_neuron_max(G, class_weights) * LEMMA_D11_FACTOR_AS_PRINTED / LEMMA_D11_FACTOR)
 
 
@@ -227,7 +386,28 @@ def lemma_d15_neuron_norm_as_printed(G: FiniteGroup | str, r: int) -> sympy.Expr
     r"""Erratum record (``docs/groups.md``): Lemma D.15 uses the coefficient :math:`1/\sqrt{3|G|}`, i.e.
     :math:`u = R_{ij}/\sqrt{3|G|}` and likewise v, w. With :math:`\sum_g R_{ij}(g)^2 = |G|/d_R`
     (Lemma D.10) that neuron has norm :math:`\sqrt{3\cdot|G|/(3|G|d_R)} = d_R^{-1/2}`, not 1; a unit
-    neuron needs :func:`optimal_neuron_scale` :math:`=\sqrt{d_R/(3|G|)}`."""
+    neuron needs :func:`optimal_neuron_scale` :math:`=\sqrt{d_R/(3|G|)}`.
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+    r : int
+        A nontrivial irrep index.
+
+    Returns
+    -------
+    sympy.Expr
+        :math:`d_R^{-1/2}`.
+
+    Examples
+    --------
+    The 2-dimensional irrep of S_3: norm :math:`1/\sqrt2`, not 1:
+
+    >>> from theory.groups import lemma_d15_neuron_norm_as_printed
+    >>> lemma_d15_neuron_norm_as_printed("S3", 2)
+    sqrt(2)/2
+    """
     G = as_group(G)
     ct = _real_table(G)
     r = _check_irrep_index(r, ct.n_irreps, "Lemma D.15")
@@ -249,6 +429,27 @@ def max_margin(G: FiniteGroup | str) -> sympy.Expr:
         If some irrep of G is not real (Z_p, A_4, Q_8) or the condition
         :math:`\sum_{R\ne1}d_R^{3/2}\chi_R(C) < 0` fails for some nontrivial class (A_5, S_6); the message
         names the hypothesis and points to the character LP of App. D.9.2.
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+
+    Returns
+    -------
+    sympy.Expr
+        Exact :math:`\gamma^*(G)`.
+
+    Examples
+    --------
+    S_3 has irreps of dimensions 1, 1, 2, so :math:`\gamma^* = 2/(3\sqrt{18}(1 + 4\sqrt2))`:
+
+    >>> from theory.groups import max_margin
+    >>> max_margin("S3")
+    (8 - sqrt(2))/279
+    >>> max_margin("Q8")
+    Traceback (most recent call last):
+    ...
+    ValueError: Edelman Thm 7.9 assumes every irrep of G is real (Frobenius-Schur indicator +1); Q8 has 2 with ...
     """
     G = as_group(G)
     check_condition(G)
@@ -256,14 +457,48 @@ def max_margin(G: FiniteGroup | str) -> sympy.Expr:
 
 
 def min_width(G: FiniteGroup | str) -> int:
-    r"""Width of the construction and of Thm 7.9's hypothesis, :math:`2\sum_{R\ne1}d_R^3`."""
+    r"""Width of the construction and of Thm 7.9's hypothesis, :math:`2\sum_{R\ne1}d_R^3`.
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from theory.groups import min_width
+    >>> min_width("S3"), min_width("Z2^2")
+    (18, 6)
+    """
     ct = _real_table(G)
     return 2 * sum(d**3 for d in ct.dims[1:])
 
 
 def optimal_neuron_scale(G: FiniteGroup | str, r: int) -> sympy.Expr:
     r"""The factor :math:`t = \sqrt{d_R/(3|G|)}` of the rank-1 optimal unit neuron (equality case of Lemma D.13, ``docs/groups.md``):
-    :math:`u(g)=t\,x^\top R(g)y,\ v(g)=t\,y^\top R(g)z,\ w(g)=t\,x^\top R(g)z` (x, y, z unit vectors)."""
+    :math:`u(g)=t\,x^\top R(g)y,\ v(g)=t\,y^\top R(g)z,\ w(g)=t\,x^\top R(g)z` (x, y, z unit vectors).
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+    r : int
+        A nontrivial irrep index.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> from theory.groups import optimal_neuron_scale
+    >>> optimal_neuron_scale("S3", 2)  # sqrt(2/18)
+    1/3
+    """
     G = as_group(G)
     ct = _real_table(G)
     r = _check_irrep_index(r, ct.n_irreps, "optimal neurons live in a nontrivial irrep")
@@ -293,6 +528,17 @@ class GroupConstruction:
         :math:`c_R` per irrep (0 for the trivial irrep and unused irreps).
     width : int
         Total width (>= number of active neurons; the rest is zero padding).
+
+    Examples
+    --------
+    Every nontrivial class has the same margin, and the normalized margin is :func:`max_margin`:
+
+    >>> from theory.groups import construction, max_margin
+    >>> c = construction("S3")
+    >>> c.width, c.norm_power, c.class_margins()
+    (18, 1, (0, (8 - sqrt(2))/279, (8 - sqrt(2))/279))
+    >>> c.normalized_margin == max_margin("S3")
+    True
     """
 
     group: FiniteGroup
@@ -346,11 +592,36 @@ def construction(
     """The construction of Lemmas D.15-D.16 (default budgets: Thm 7.9's, requires the condition), or with
     explicit per-irrep budgets ``s_R`` (non-negative, summing to 1; entry 0 ignored) as in App. D.9.2.
 
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+    width : int, optional
+        Total width (default: the neurons used, ``2 sum_(R used) d_R^3``).
+    budgets : sequence of numbers, optional
+        :math:`s_R` per irrep (trivial first, ignored); default Thm 7.9's :math:`d_R^{5/2}/S`.
+
+    Returns
+    -------
+    GroupConstruction
+
     Raises
     ------
     ValueError
         If G is not totally real, if the default budgets are asked for and the condition fails, if the
         budgets are invalid, or if ``width`` is below the number of neurons the construction uses.
+
+    Examples
+    --------
+    >>> from theory.groups import construction
+    >>> construction("S3", width=20).width
+    20
+    >>> construction("S3", budgets=[0, 0, 1]).normalized_margin
+    1/54
+    >>> construction("S3", width=5)
+    Traceback (most recent call last):
+    ...
+    ValueError: width m = 5 is below the construction's size 18 = 2 sum_(R used) d_R^3 for S3 (... requires m >= 18)
     """
     G = as_group(G)
     ct = _real_table(G)
@@ -397,7 +668,24 @@ def construction(
 def character_game_matrix(G: FiniteGroup | str) -> tuple[tuple[sympy.Expr, ...], ...]:
     r"""Payoff :math:`A[R][C] = d_R^{-1/2}(1-\chi_R(C)/d_R)` of the character-level game of App. D.9.2 (``docs/groups.md``)
     (rows: nontrivial irreps, columns: nontrivial classes); then
-    :math:`\gamma^*(G) = 2(3|G|)^{-3/2}\max_{s\in\Delta}\min_C (s^\top A)_C`."""
+    :math:`\gamma^*(G) = 2(3|G|)^{-3/2}\max_{s\in\Delta}\min_C (s^\top A)_C`.
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+
+    Returns
+    -------
+    tuple of tuple of sympy.Expr
+        ``(K - 1) x (n_classes - 1)``.
+
+    Examples
+    --------
+    >>> from theory.groups import character_game_matrix
+    >>> character_game_matrix("S3")
+    ((2, 0), (sqrt(2)/2, 3*sqrt(2)/4))
+    """
     ct = _real_table(G)
     return tuple(
         tuple(sympy.radsimp((1 - ct.values[r][c] / ct.dims[r]) / sqrt(ct.dims[r])) for c in range(1, len(ct.classes)))
@@ -416,6 +704,15 @@ def game_value_on_support(
     (corrected normalization :math:`\sum|C|\tau_C = 1`, i.e. :math:`p_C = |C|\tau_C`). Indices are those of
     the character table (irrep 0 and class 0 are trivial and not allowed).
 
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A totally real group.
+    irreps : sequence of int
+        The irreps the optimal budgets use.
+    classes : sequence of int
+        The classes where the margin is attained, as many as ``irreps``.
+
     Returns
     -------
     (gamma, budgets, class_tau)
@@ -426,6 +723,21 @@ def game_value_on_support(
     ValueError
         If the support is not square or the systems are singular, or the solution is not an optimal
         pair (negative weights, or a constraint off the support is violated): then the guessed support is wrong.
+
+    Examples
+    --------
+    For S_3 (condition holds) the full support gives the closed form of :func:`max_margin` and the class weights of
+    :func:`tau`; a wrong support is refused:
+
+    >>> from sympy import expand
+    >>> from theory.groups import game_value_on_support, max_margin, tau
+    >>> gamma, budgets, class_tau = game_value_on_support("S3", [1, 2], [1, 2])
+    >>> expand(gamma - max_margin("S3")), [expand(a - b) for a, b in zip(class_tau, tau("S3"))]
+    (0, [0, 0, 0])
+    >>> game_value_on_support("S3", [2], [1])
+    Traceback (most recent call last):
+    ...
+    ValueError: the solution on this support is not an optimal pair of the game (wrong support)
     """
     G = as_group(G)
     ct = _real_table(G)
@@ -521,7 +833,23 @@ _TABLE_D1_PARTITIONS = {
 
 
 def table_d1_corrected() -> dict[str, tuple[int, ...]]:
-    """Table D.1 recomputed (Murnaghan-Nakayama) with the thesis's row labels, columns in :data:`TABLE_D1_CLASSES`."""
+    """Table D.1 recomputed (Murnaghan-Nakayama) with the thesis's row labels, columns in :data:`TABLE_D1_CLASSES`.
+
+    Returns
+    -------
+    dict of str to tuple of int
+
+    Examples
+    --------
+    The printed rows 'standard' and 'standard⊗sign' are swapped (:data:`TABLE_D1_AS_PRINTED`):
+
+    >>> from theory.groups import TABLE_D1_AS_PRINTED, table_d1_corrected
+    >>> t = table_d1_corrected()
+    >>> t["standard"], TABLE_D1_AS_PRINTED["standard"]
+    ((4, 2, 0, 1, 0, -1, -1), (4, -2, 0, 1, 0, -1, 1))
+    >>> t["standard"] == TABLE_D1_AS_PRINTED["standard⊗sign"]
+    True
+    """
     return {
         name: tuple(murnaghan_nakayama(lam, mu) for mu in TABLE_D1_CLASSES)
         for name, lam in _TABLE_D1_PARTITIONS.items()

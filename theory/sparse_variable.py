@@ -55,6 +55,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any, SupportsIndex, SupportsInt, TypeAlias
 
 import mpmath
 import sympy
@@ -111,7 +112,7 @@ MAPPINGS = ("deterministic", "trainable", "bag")
 C_SOFTMAX = Fraction(2)
 
 #: A named unit vector: ("pos", j), ("tok", 0 | 1), ("cls",), ("k", j) (head space), ("out", j) (output space).
-Name = tuple
+Name: TypeAlias = tuple[Any, ...]
 Vector = Mapping[Name, Fraction]
 CLS: Name = ("cls",)
 _ONE = Fraction(1)
@@ -130,10 +131,30 @@ def check_sparsity(T: object, s: object) -> tuple[int, int]:
     """``(T, s)`` as ints: the context length ``T >= 1`` and the sparsity ``1 <= s <= T`` (an s-sparse function of
     T bits needs s distinct positions).
 
+    Parameters
+    ----------
+    T, s : int
+        Context length and sparsity.
+
+    Returns
+    -------
+    tuple of int
+        ``(T, s)``.
+
     Raises
     ------
     ValueError
         ``T < 1``, ``s < 1`` or ``s > T``, naming the allowed range.
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import check_sparsity
+    >>> check_sparsity(5, 2)
+    (5, 2)
+    >>> check_sparsity(3, 4)
+    Traceback (most recent call last):
+    ...
+    ValueError: s (sparsity) must satisfy 1 <= s <= T = 3, got s = 4
     """
     T_, s_ = _as_int(T, "T (context length)"), _as_int(s, "s (sparsity)")
     if T_ < 1:
@@ -144,7 +165,35 @@ def check_sparsity(T: object, s: object) -> tuple[int, int]:
 
 
 def check_support(T: object, support: Iterable[object]) -> tuple[int, ...]:
-    """The relevant positions ``I`` as a sorted tuple of distinct ints in ``[0, T)`` with ``1 <= |I| <= T``."""
+    """The relevant positions ``I`` as a sorted tuple of distinct ints in ``[0, T)`` with ``1 <= |I| <= T``.
+
+    Parameters
+    ----------
+    T : int
+        Context length.
+    support : iterable of int
+        The relevant positions, in any order.
+
+    Returns
+    -------
+    tuple of int
+        ``I`` sorted.
+
+    Raises
+    ------
+    ValueError
+        A repeated position, one outside ``[0, T)``, or an empty support.
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import check_support
+    >>> check_support(5, [3, 1])
+    (1, 3)
+    >>> check_support(4, [1, 1])
+    Traceback (most recent call last):
+    ...
+    ValueError: support must hold distinct positions in [0, T = 4), got [1, 1]
+    """
     T_ = _as_int(T, "T (context length)")
     idx = tuple(sorted(_as_int(i, "support index") for i in support))
     check_sparsity(T_, len(idx))
@@ -153,15 +202,44 @@ def check_support(T: object, support: Iterable[object]) -> tuple[int, ...]:
     return idx
 
 
-def check_bits(b: Sequence[object], T: int) -> tuple[int, ...]:
-    """A context ``b in {0,1}^T`` as a tuple of ints."""
+def check_bits(b: Sequence[SupportsInt | SupportsIndex | str], T: int) -> tuple[int, ...]:
+    """A context ``b in {0,1}^T`` as a tuple of ints.
+
+    Parameters
+    ----------
+    b : sequence of int
+        The bits (anything ``int()`` maps to 0 or 1).
+    T : int
+        Context length.
+
+    Returns
+    -------
+    tuple of int
+
+    Raises
+    ------
+    ValueError
+        ``len(b) != T`` or an entry other than 0 and 1.
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import check_bits
+    >>> check_bits([0, 1, True], 3)
+    (0, 1, 1)
+    >>> check_bits([0, 2], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: b must be a sequence of T = 2 bits in {0, 1}, got [0, 2]
+    """
     bits = tuple(int(x) for x in b)
     if len(bits) != T or any(x not in (0, 1) for x in bits):
         raise ValueError(f"b must be a sequence of T = {T} bits in {{0, 1}}, got {list(b)[:12]}")
     return bits
 
 
-def _check_fraction(x: object, name: str, lo: Fraction, hi: Fraction, closed_hi: bool = True) -> Fraction:
+def _check_fraction(
+    x: numbers.Rational | float | str, name: str, lo: Fraction, hi: Fraction, closed_hi: bool = True
+) -> Fraction:
     v = Fraction(x) if not isinstance(x, Fraction) else x
     if not (lo < v and (v <= hi if closed_hi else v < hi)):
         raise ValueError(f"{name} must lie in ({lo}, {hi}{']' if closed_hi else ')'}, got {v}")
@@ -169,12 +247,50 @@ def _check_fraction(x: object, name: str, lo: Fraction, hi: Fraction, closed_hi:
 
 
 def chi(bit: int) -> int:
-    """The sign of a bit used by Lemma A.19: ``chi = +1`` for ``b = 0`` and ``-1`` for ``b = 1``."""
+    """The sign of a bit used by Lemma A.19: ``chi = +1`` for ``b = 0`` and ``-1`` for ``b = 1``.
+
+    Parameters
+    ----------
+    bit : int
+        0 or 1.
+
+    Returns
+    -------
+    int
+        ``1 - 2 bit``.
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import chi
+    >>> chi(0), chi(1)
+    (1, -1)
+    """
     return 1 - 2 * bit
 
 
 def random_support(T: int, s: int, rng: object) -> tuple[int, ...]:
-    """``s`` distinct positions of ``[0, T)`` drawn by ``rng.sample`` (a ``random.Random``)."""
+    """``s`` distinct positions of ``[0, T)`` drawn by ``rng.sample`` (a ``random.Random``).
+
+    Parameters
+    ----------
+    T, s : int
+        Context length and sparsity, ``1 <= s <= T``.
+    rng : random.Random
+        The source of randomness.
+
+    Returns
+    -------
+    tuple of int
+        Sorted positions.
+
+    Examples
+    --------
+    >>> import random
+    >>> from theory.sparse_variable import random_support
+    >>> I = random_support(10, 3, random.Random(0))
+    >>> len(I), all(0 <= i < 10 for i in I), I == tuple(sorted(set(I)))
+    (3, True, True)
+    """
     T, s = check_sparsity(T, s)
     return tuple(sorted(rng.sample(range(T), s)))  # type: ignore[attr-defined]
 
@@ -191,7 +307,25 @@ def _dot(x: Vector, y: Vector) -> Fraction:
 
 @dataclass(frozen=True)
 class RankOneSum:
-    """A weight matrix ``W = sum_a c_a u_a w_a^T`` (left names index the input side ``x^T W``)."""
+    """A weight matrix ``W = sum_a c_a u_a w_a^T`` (left names index the input side ``x^T W``).
+
+    Parameters
+    ----------
+    terms : tuple of (Fraction, Name, Name)
+        The coefficients ``c_a`` with the names of ``u_a`` and ``w_a``.
+
+    Examples
+    --------
+    ``W_V = (E_0 - E_1) e_1^T`` of Lemma A.19 maps the token ``E_0`` to ``e_1`` and ``E_1`` to ``-e_1``:
+
+    >>> from fractions import Fraction
+    >>> from theory.sparse_variable import RankOneSum
+    >>> W = RankOneSum(((Fraction(1), ("tok", 0), ("k", 0)), (Fraction(-1), ("tok", 1), ("k", 0))))
+    >>> W.apply_left({("tok", 1): Fraction(1)})
+    {('k', 0): Fraction(-1, 1)}
+    >>> W.frobenius_sq()
+    Fraction(2, 1)
+    """
 
     terms: tuple[tuple[Fraction, Name, Name], ...]
 
@@ -217,7 +351,22 @@ class RankOneSum:
 
 @dataclass(frozen=True)
 class Head:
-    """One head: ``W_Q = R * W_Q_unit`` (the factor R is :attr:`Construction.R`), ``W_K, W_V, W_C``."""
+    """One head: ``W_Q = R * W_Q_unit`` (the factor R is :attr:`Construction.R`), ``W_K, W_V, W_C``.
+
+    Parameters
+    ----------
+    W_Q_unit, W_K, W_V, W_C : RankOneSum
+        The query weight without its factor R, and the key, value and output weights.
+
+    Examples
+    --------
+    The single head of Lemma A.19 reads the relevant positions ``I = {1, 3}`` (``W_K = v_I e_1^T``):
+
+    >>> from theory.sparse_variable import lemma_a19
+    >>> head = lemma_a19(4, [1, 3]).heads[0]
+    >>> [(str(c), u, w) for c, u, w in head.W_K.terms]
+    [('1', ('pos', 1), ('k', 0)), ('1', ('pos', 3), ('k', 0))]
+    """
 
     W_Q_unit: RankOneSum
     W_K: RankOneSum
@@ -246,19 +395,94 @@ def _score_scale_args(
 
 
 def r_a19(T: int, s: int, gamma: Fraction, coherence: Fraction = Fraction(0)) -> sympy.Expr:
-    """``R = log(8T/gamma) / (1 - s Delta)`` (proof of Lemma A.19; also its s-head part)."""
+    """``R = log(8T/gamma) / (1 - s Delta)`` (proof of Lemma A.19; also its s-head part).
+
+    Parameters
+    ----------
+    T, s : int
+        Context length and sparsity.
+    gamma : Fraction
+        Approximation parameter, ``0 < gamma <= 1``.
+    coherence : Fraction
+        ``Delta`` of the positional vectors, ``0 <= s Delta < 1``.
+
+    Returns
+    -------
+    sympy.Expr
+        Exact R.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.sparse_variable import r_a19
+    >>> r_a19(4, 2, Fraction(1))
+    log(32)
+    >>> r_a19(4, 2, Fraction(1), coherence=Fraction(1, 4))
+    2*log(32)
+    """
     T, s, g, D = _score_scale_args(T, s, gamma, coherence)
     return sympy.log(8 * T / g) / (1 - s * D)
 
 
 def r_a20(T: int, gamma: Fraction) -> sympy.Expr:
-    """``R = log(8T/gamma)`` (proof of Lemma A.20)."""
+    """``R = log(8T/gamma)`` (proof of Lemma A.20).
+
+    Parameters
+    ----------
+    T : int
+        Context length.
+    gamma : Fraction
+        Approximation parameter, ``0 < gamma <= 1``.
+
+    Returns
+    -------
+    sympy.Expr
+        Exact R.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.sparse_variable import r_a20
+    >>> r_a20(4, Fraction(1, 2))
+    log(64)
+    """
     T, _, g, _ = _score_scale_args(T, 1, gamma, Fraction(0))
     return sympy.log(8 * T / g)
 
 
 def r_a21(T: int, s: int, gamma: Fraction, coherence: Fraction = Fraction(0)) -> sympy.Expr:
-    """``R = log(8 T s (1 + Delta) / (gamma - s Delta)) / (1 - s Delta)`` (proof of Lemma A.21)."""
+    """``R = log(8 T s (1 + Delta) / (gamma - s Delta)) / (1 - s Delta)`` (proof of Lemma A.21).
+
+    Parameters
+    ----------
+    T, s : int
+        Context length and sparsity.
+    gamma : Fraction
+        Approximation parameter, ``s Delta < gamma <= 1``.
+    coherence : Fraction
+        ``Delta`` of the positional vectors, ``0 <= s Delta < 1``.
+
+    Returns
+    -------
+    sympy.Expr
+        Exact R.
+
+    Raises
+    ------
+    ValueError
+        ``gamma <= s Delta`` (and the ranges of :func:`r_a19`).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.sparse_variable import r_a21
+    >>> r_a21(4, 2, Fraction(1, 3))
+    log(192)
+    >>> r_a21(4, 2, Fraction(1, 4), Fraction(1, 8))
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: Lemma A.21 needs gamma > s * Delta, got gamma = 1/4, s * Delta = 1/4
+    """
     T, s, g, D = _score_scale_args(T, s, gamma, coherence)
     if g - s * D <= 0:
         raise InputError(f"Lemma A.21 needs gamma > s * Delta, got gamma = {g}, s * Delta = {s * D}", param="gamma")
@@ -280,6 +504,21 @@ class Construction:
     gamma : the approximation parameter of the lemma (the head is ``gamma/4``-close to ``g``)
     coherence : ``Delta`` of the positional vectors the weights assume (0: orthonormal)
     R : the score scale chosen by the proof (sympy)
+    thesis_wv : whether the s-head part uses the printed ``W_V^[b] = (E_0 - E_1) e_2^T`` (erratum)
+    variant : "printed", or "coherent" for :func:`lemma_a19_coherent`
+
+    Examples
+    --------
+    The head of Lemma A.19 for ``T = 4``, ``I = {1, 3}``, ``gamma = 1``: ``R = log 32``, so the output at [CLS] is
+    an exact rational, ``gamma/4``-close to ``g = (1/s) sum_{i in I} chi_i``:
+
+    >>> from theory.sparse_variable import lemma_a19
+    >>> c = lemma_a19(4, [1, 3])
+    >>> c.R, c.exp_R
+    (log(32), Fraction(32, 1))
+    >>> b = (0, 1, 0, 1)
+    >>> print(c.head_output(b)[0], c.target(b)[0])
+    -62/67 -1
     """
 
     lemma: str
@@ -397,7 +636,39 @@ def lemma_a19(
     """Lemma A.19 (deterministic positional vectors v_t, tokens E_0, E_1): one head with
     ``W_Q = R v_CLS e_1^T``, ``W_K = v_I e_1^T``, ``W_V = (E_0 - E_1) e_1^T``, ``W_C = e_1 e_1^T`` (scalar, approximates
     ``(1/s) sum chi_i``), or s heads with ``W_K^[b] = v_{I_b} e_1^T`` and ``W_C^[b] = e_1 e_b^T`` (vector, approximates
-    ``chi_I``). ``thesis_wv=True`` uses the printed ``W_V^[b] = (E_0 - E_1) e_2^T`` of the s-head part."""
+    ``chi_I``). ``thesis_wv=True`` uses the printed ``W_V^[b] = (E_0 - E_1) e_2^T`` of the s-head part.
+
+    Parameters
+    ----------
+    T : int
+        Context length.
+    support : sequence of int
+        The relevant positions I.
+    gamma : Fraction
+        Approximation parameter, ``0 < gamma <= 1``.
+    output : "scalar" | "vector"
+        One head (``g``) or s heads (``g'``).
+    coherence : Fraction
+        ``Delta`` the weights assume, ``0 <= Delta < 1/s`` (only R changes).
+    thesis_wv : bool
+        Use the printed ``W_V^[b]`` (every head then outputs 0).
+
+    Returns
+    -------
+    Construction
+
+    Examples
+    --------
+    The s heads approximate ``chi_I``; with the printed ``W_V^[b]`` they output 0 (erratum):
+
+    >>> from theory.sparse_variable import lemma_a19
+    >>> b = (0, 1, 0, 0)
+    >>> c = lemma_a19(4, [1, 3], output="vector")
+    >>> [str(x) for x in c.head_output(b)], [str(x) for x in c.target(b)]
+    (['-29/36', '11/12'], ['-1', '1'])
+    >>> [str(x) for x in lemma_a19(4, [1, 3], output="vector", thesis_wv=True).head_output(b)]
+    ['0', '0']
+    """
     I = check_support(T, support)
     s = len(I)
     g = _check_fraction(gamma, "gamma", Fraction(0), Fraction(1))
@@ -431,7 +702,31 @@ def lemma_a19(
 def r_a19_coherent(T: int, s: int, gamma: Fraction, coherence: Fraction) -> sympy.Expr:
     """``R = log(8T/gamma) (1 - (s-1) Delta) / (1 - (2s-1) Delta)``: the score scale of :func:`lemma_a19_coherent`
     (relevant scores exactly R, others at most ``R s Delta/(1 - (s-1) Delta)``, so Lemma A.24 applies with the gap
-    ``R (1 - (2s-1) Delta)/(1 - (s-1) Delta) = log(8T/gamma)``)."""
+    ``R (1 - (2s-1) Delta)/(1 - (s-1) Delta) = log(8T/gamma)``).
+
+    Parameters
+    ----------
+    T, s : int
+        Context length and sparsity.
+    gamma : Fraction
+        Approximation parameter, ``0 < gamma <= 1``.
+    coherence : Fraction
+        ``Delta``, with ``(2s - 1) Delta < 1``.
+
+    Returns
+    -------
+    sympy.Expr
+        Exact R.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.sparse_variable import r_a19_coherent
+    >>> r_a19_coherent(4, 2, Fraction(1), Fraction(1, 4))
+    3*log(32)
+    >>> r_a19_coherent(4, 2, Fraction(1), Fraction(0))
+    log(32)
+    """
     T, s, g, D = _score_scale_args(T, s, gamma, coherence)
     if (2 * s - 1) * D >= 1:
         raise InputError(
@@ -463,7 +758,37 @@ def lemma_a19_coherent(
     which differ between relevant positions by up to ``2 R (s-1) Delta``; with ``R ~ log T`` the attention is far
     from uniform on I (docs/sparse_variable.md). Here ``W_K = sum_i alpha_i v_i e_1^T`` with ``G_II alpha = 1``
     (``gram`` = the exact Gram matrix of the relevant vectors), so every relevant score is exactly R, and R is
-    :func:`r_a19_coherent`. Needs ``Delta < 1/(2s - 1)``."""
+    :func:`r_a19_coherent`. Needs ``Delta < 1/(2s - 1)``.
+
+    Parameters
+    ----------
+    T : int
+        Context length.
+    support : sequence of int
+        The relevant positions I.
+    gamma : Fraction
+        Approximation parameter, ``0 < gamma <= 1``.
+    gram : s x s sequence of Fraction
+        Exact inner products ``<v_i, v_j>`` of the relevant positional vectors (unit diagonal).
+    coherence : Fraction
+        ``Delta``, ``0 <= Delta < 1/(2s - 1)``.
+
+    Returns
+    -------
+    Construction
+        One scalar head, ``variant="coherent"``.
+
+    Examples
+    --------
+    With ``<v_0, v_1> = 1/10`` the key weights are ``alpha = (10/11, 10/11)``, so both relevant scores are R:
+
+    >>> from fractions import Fraction
+    >>> from theory.sparse_variable import lemma_a19_coherent
+    >>> d = Fraction(1, 10)
+    >>> c = lemma_a19_coherent(3, [0, 1], Fraction(1), [[1, d], [d, 1]], d)
+    >>> [str(a) for a, _, _ in c.heads[0].W_K.terms], c.R
+    (['10/11', '10/11'], 9*log(24)/7)
+    """
     I = check_support(T, support)
     s = len(I)
     g = _check_fraction(gamma, "gamma", Fraction(0), Fraction(1))
@@ -486,7 +811,30 @@ def lemma_a19_coherent(
 def lemma_a20(T: int, support: Sequence[int], gamma: Fraction = Fraction(1), output: str = "scalar") -> Construction:
     """Lemma A.20 (trainable positional table P): scalar: ``P_i = v_1`` on I, 0 elsewhere, ``W_K = v_1 e_1^T``;
     vector: ``P_i = e_{n(i)}`` on I, head b has ``W_K^[b] = e_b e_1^T``; ``W_Q, W_V, W_C`` as in Lemma A.19 and
-    ``R = log(8T/gamma)``."""
+    ``R = log(8T/gamma)``.
+
+    Parameters
+    ----------
+    T : int
+        Context length.
+    support : sequence of int
+        The relevant positions I.
+    gamma : Fraction
+        Approximation parameter, ``0 < gamma <= 1``.
+    output : "scalar" | "vector"
+        One head (``g``) or s heads (``g'``).
+
+    Returns
+    -------
+    Construction
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import lemma_a20, worst_case_error
+    >>> c = lemma_a20(4, [1, 3])
+    >>> c.R, worst_case_error(c)
+    (log(32), Fraction(5, 67))
+    """
     I = check_support(T, support)
     g = _check_fraction(gamma, "gamma", Fraction(0), Fraction(1))
     if output not in ("scalar", "vector"):
@@ -518,7 +866,36 @@ def lemma_a21(
     """Lemma A.21 (bag of vectors, rows ``b_t v_t``): one head with ``W_Q = R v_CLS e_1^T``,
     ``W_K = (v_I + v_CLS) e_1^T``, ``W_V = sum_i v_i e_{n(i)}^T - v_CLS (sum_i e_{n(i)})^T`` and ``W_C = sum_i e_{n(i)}
     e_1^T`` (scalar: approximates ``(r - s)/(r + 1)``) or ``W_C = sum_i e_{n(i)} e_{n(i)}^T`` (vector: approximates
-    ``(b_i - 1)/(r + 1)``). ``gamma`` must satisfy ``s Delta < gamma < 1``; default ``1/(s + 1)``."""
+    ``(b_i - 1)/(r + 1)``). ``gamma`` must satisfy ``s Delta < gamma < 1``; default ``1/(s + 1)``.
+
+    Parameters
+    ----------
+    T : int
+        Context length.
+    support : sequence of int
+        The relevant positions I.
+    gamma : Fraction, optional
+        Approximation parameter (default ``1/(s + 1)``).
+    output : "scalar" | "vector"
+        Approximate ``g`` or ``g'``.
+    coherence : Fraction
+        ``Delta`` the weights assume, ``0 <= Delta < 1/s``.
+
+    Returns
+    -------
+    Construction
+
+    Examples
+    --------
+    With ``r = 1`` of ``s = 2`` relevant bits set, ``g = (r - s)/(r + 1) = -1/2``:
+
+    >>> from theory.sparse_variable import lemma_a21
+    >>> c = lemma_a21(4, [1, 3])
+    >>> c.gamma, c.R
+    (Fraction(1, 3), log(192))
+    >>> print(c.head_output((1, 1, 0, 0))[0], c.target((1, 1, 0, 0))[0])
+    -64/129 -1/2
+    """
     I = check_support(T, support)
     s = len(I)
     D = Fraction(coherence)
@@ -549,7 +926,29 @@ def stated_head_bounds(c: Construction) -> dict[str, sympy.Expr]:
     A.19: ``||W_Q|| <= log(8T/gamma)/(1 - s Delta)``, ``||W_K|| <= s`` (scalar) or ``1`` (per head), ``||W_V|| <= 2``,
     ``||W_C|| <= 1``. A.20: ``||P^T||_{2,1} <= s``, ``||W_Q|| <= log(8T/gamma)``, ``||W_K|| <= 1``, ``||W_V|| <= 2``,
     ``||W_C|| <= 1``. A.21: ``||W_Q|| <= log(8Ts(1+Delta)/(gamma - s Delta))/(1 - s Delta)``, ``||W_K|| <= s + 1``,
-    ``||W_V|| <= 2s``, ``||W_C|| <= s``."""
+    ``||W_V|| <= 2s``, ``||W_C|| <= s``.
+
+    Parameters
+    ----------
+    c : Construction
+
+    Returns
+    -------
+    dict of str to sympy.Expr
+        Keys ``"W_Q", "W_K", "W_V", "W_C"`` (and ``"P_21"`` first for A.20).
+
+    Examples
+    --------
+    The stated bounds hold for the constructed weights (:func:`exact_head_norms`):
+
+    >>> from theory.sparse_variable import exact_head_norms, lemma_a19, stated_head_bounds
+    >>> c = lemma_a19(4, [1, 3])
+    >>> stated_head_bounds(c)
+    {'W_Q': log(32), 'W_K': 2, 'W_V': 2, 'W_C': 1}
+    >>> exact = exact_head_norms(c)
+    >>> all(exact[k] <= v for k, v in stated_head_bounds(c).items())
+    True
+    """
     s = c.s
     if c.lemma == "A.19":
         return {
@@ -576,7 +975,25 @@ def stated_head_bounds(c: Construction) -> dict[str, sympy.Expr]:
 
 def exact_head_norms(c: Construction) -> dict[str, sympy.Expr]:
     """The Frobenius norms of the constructed weights of the first head (all heads have equal norms), and
-    ``||P^T||_{2,1} = sum_t ||P_t||`` for a trainable table, for an orthonormal basis (exact sympy)."""
+    ``||P^T||_{2,1} = sum_t ||P_t||`` for a trainable table, for an orthonormal basis (exact sympy).
+
+    Parameters
+    ----------
+    c : Construction
+
+    Returns
+    -------
+    dict of str to sympy.Expr
+        Keys ``"W_Q", "W_K", "W_V", "W_C"`` (and ``"P_21"`` first for A.20).
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import exact_head_norms, lemma_a20, lemma_a21
+    >>> exact_head_norms(lemma_a20(4, [1, 3]))
+    {'P_21': 2, 'W_Q': log(32), 'W_K': 1, 'W_V': sqrt(2), 'W_C': 1}
+    >>> exact_head_norms(lemma_a21(4, [1, 3]))
+    {'W_Q': log(192), 'W_K': sqrt(3), 'W_V': 2, 'W_C': sqrt(2)}
+    """
     h = c.heads[0]
     out = {
         "W_Q": c.R * sympy.sqrt(sympy.Rational(h.W_Q_unit.frobenius_sq())),
@@ -622,6 +1039,17 @@ def head_norm_closed_forms(lemma: str, output: str, T: int, s: int, gamma: Fract
     ------
     ValueError
         An unknown lemma or output, ``T``/``s`` out of range, or ``gamma`` outside the lemma's range.
+
+    Examples
+    --------
+    The closed forms equal the norms of the built construction:
+
+    >>> from fractions import Fraction
+    >>> from theory.sparse_variable import exact_head_norms, head_norm_closed_forms, lemma_a19
+    >>> head_norm_closed_forms("A.19", "scalar", 4, 2, Fraction(1))
+    {'W_Q': log(32), 'W_K': sqrt(2), 'W_V': sqrt(2), 'W_C': 1}
+    >>> _ == exact_head_norms(lemma_a19(4, [1, 3]))
+    True
     """
     if lemma not in ("A.19", "A.20", "A.21"):
         raise ValueError(f"lemma must be 'A.19', 'A.20' or 'A.21', got {lemma!r}")
@@ -650,7 +1078,34 @@ def worst_case_error(c: Construction) -> Fraction:
     A.19/A.20, scalar: ``(2T - 2s + 1)/(s q + T - s + 1)`` (all relevant bits 1, all others 0); vector (one position
     per head): ``(2T - 1)/(q + T)``. A.21 (the error depends on b only through ``r``): scalar
     ``max_r (s - r)(T - r)/((r + 1)(q (r + 1) + T - r))``, vector ``max_{r < s} (T - r)/((r + 1)(q (r + 1) + T - r))``.
-    Derivations: ``docs/sparse_variable.md``; tests compare them with every input for small T."""
+    Derivations: ``docs/sparse_variable.md``; tests compare them with every input for small T.
+
+    Parameters
+    ----------
+    c : Construction
+        Orthonormal basis (coherence 0); not the printed ``thesis_wv`` s-head construction.
+
+    Returns
+    -------
+    Fraction
+
+    Raises
+    ------
+    ValueError
+        ``c.thesis_wv`` is set, or the coherence is not 0.
+
+    Examples
+    --------
+    ``(2T - 2s + 1)/(s q + T - s + 1)`` with ``q = 32``, attained at :func:`worst_case_input`, below ``gamma/4``:
+
+    >>> from theory.sparse_variable import lemma_a19, worst_case_error, worst_case_input
+    >>> c = lemma_a19(4, [1, 3])
+    >>> worst_case_error(c)
+    Fraction(5, 67)
+    >>> b = worst_case_input(c)
+    >>> abs(c.head_output(b)[0] - c.target(b)[0]) == worst_case_error(c) < c.gamma / 4
+    True
+    """
     q, T, s = c.exp_R, c.T, c.s
     if c.thesis_wv:
         raise ValueError("no closed form for the printed (zero-output) s-head construction")
@@ -666,7 +1121,25 @@ def worst_case_error(c: Construction) -> Fraction:
 def worst_case_input(c: Construction) -> tuple[int, ...]:
     """A context attaining :func:`worst_case_error`: A.19/A.20 all relevant bits 1 and all others 0 (scalar) or
     only the first relevant bit 1 (vector: that head sees chi = -1 there and +1 everywhere else); A.21 all bits 0 (r = 0; for the scalar case the maximising r is
-    0 whenever ``q >= T``, which the chosen R ensures)."""
+    0 whenever ``q >= T``, which the chosen R ensures).
+
+    Parameters
+    ----------
+    c : Construction
+
+    Returns
+    -------
+    tuple of int
+        A context ``b in {0,1}^T``.
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import lemma_a19, lemma_a21, worst_case_input
+    >>> worst_case_input(lemma_a19(4, [1, 3])), worst_case_input(lemma_a19(4, [1, 3], output="vector"))
+    ((0, 1, 0, 1), (0, 1, 0, 0))
+    >>> worst_case_input(lemma_a21(4, [1, 3]))
+    (0, 0, 0, 0)
+    """
     I = set(c.support)
     if c.lemma == "A.21":
         return tuple(0 for _ in range(c.T))
@@ -686,10 +1159,30 @@ def score_coefficients(c: Construction, cross_gram: Sequence[Sequence[Fraction]]
     c : a one-head scalar construction of the deterministic mapping
     cross_gram : ``s x T`` exact inner products, row j: ``<v_{I_j}, v_t>`` for ``t = 0..T-1``
 
+    Returns
+    -------
+    list of Fraction
+        ``kappa_t`` for ``t = 0..T-1``.
+
     Raises
     ------
     ValueError
         Another construction, or ``cross_gram`` of the wrong shape.
+
+    Examples
+    --------
+    With ``<v_0, v_1> = 1/10`` the printed ``W_K = v_I e_1^T`` scores the relevant positions ``R (1 + 1/10)``; the
+    corrected head of :func:`lemma_a19_coherent` scores them exactly R:
+
+    >>> from fractions import Fraction
+    >>> from theory.sparse_variable import lemma_a19, lemma_a19_coherent, score_coefficients
+    >>> d = Fraction(1, 10)
+    >>> cross = [[1, d, 0], [d, 1, 0]]
+    >>> [str(k) for k in score_coefficients(lemma_a19(3, [0, 1]), cross)]
+    ['11/10', '11/10', '0']
+    >>> c = lemma_a19_coherent(3, [0, 1], Fraction(1), [[1, d], [d, 1]], d)
+    >>> [str(k) for k in score_coefficients(c, cross)]
+    ['1', '1', '0']
     """
     if c.mapping != "deterministic" or c.output != "scalar" or len(c.heads) != 1:
         raise ValueError("score_coefficients needs the one-head scalar construction of Lemma A.19")
@@ -718,10 +1211,34 @@ def fixed_score_worst_case_error(
     (``kappa = 1`` on I, 0 elsewhere, ``e^R = q``) it is ``(2T - 2s + 1)/(s q + T - s + 1)``
     (:func:`worst_case_error`).
 
+    Parameters
+    ----------
+    kappa : sequence of Fraction
+        ``score_t / R`` for ``t = 0..T-1`` (rational).
+    support : sequence of int
+        The relevant positions I.
+    R : sympy.Expr
+        The score scale (a number).
+    digits : int
+        Significant digits of the result, at least 15.
+
+    Returns
+    -------
+    sympy.Float
+
     Raises
     ------
     ValueError
         ``support`` not a set of positions of ``[0, len(kappa))``, ``digits < 15``, or a non-rational ``kappa`` entry.
+
+    Examples
+    --------
+    For an orthonormal basis it is the closed form of :func:`worst_case_error`, ``3/50`` here:
+
+    >>> from theory.sparse_variable import fixed_score_worst_case_error, lemma_a19, worst_case_error
+    >>> c = lemma_a19(3, [0, 1])
+    >>> fixed_score_worst_case_error([1, 1, 0], [0, 1], c.R, digits=20), worst_case_error(c)
+    (0.060000000000000000000, Fraction(3, 50))
     """
     T = len(kappa)
     I = set(check_support(T, support))
@@ -753,7 +1270,31 @@ class ReluNet:
     """The 3-layer ReLU network of Lemma A.25, ``f(x) = relu([relu([x 1] W1) 1] W2) w`` (exact rationals).
 
     ``W1`` is ``(d_f + 1) x 4 n d_f`` (last row: biases), ``W2`` is ``(4 n d_f + 1) x 2n``, ``w`` has ``2n`` entries.
-    Column ``(b, i, j)`` of W1 is ``4 (i d_f + j) + b``; column ``(b', i')`` of W2 is ``2 i' + b'``."""
+    Column ``(b, i, j)`` of W1 is ``4 (i d_f + j) + b``; column ``(b', i')`` of W2 is ``2 i' + b'``.
+
+    Attributes
+    ----------
+    W1, W2 : tuple of tuple of Fraction
+        The two hidden layers, biases in the last row.
+    w : tuple of Fraction
+        Output weights.
+    delta : Fraction
+        Half-width of the boxes.
+    points : tuple of tuple of Fraction
+        The interpolation points.
+    values : tuple of Fraction
+        The value on the box around each point.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.sparse_variable import relu_interpolation_net
+    >>> net = relu_interpolation_net([[0], [1]], [3, -2], Fraction(1, 4))
+    >>> net.d_f, len(net.W1[0]), len(net.w)
+    (1, 8, 4)
+    >>> print(net([Fraction(1, 4)]), net([Fraction(1, 2)]), net([1]))
+    3 0 -2
+    """
 
     W1: tuple[tuple[Fraction, ...], ...]
     W2: tuple[tuple[Fraction, ...], ...]
@@ -801,9 +1342,42 @@ def relu_interpolation_net(
 
     Raises
     ------
+    Parameters
+    ----------
+    points : sequence of sequence of Fraction
+        n points of ``d_f`` coordinates each, pairwise at least ``4 delta`` apart in the sup norm.
+    values : sequence of Fraction
+        The value at each point.
+    delta : Fraction
+        Half-width of the boxes, ``0 < delta <= 1``.
+    bump : "corrected" | "printed"
+        The bump of layer 1.
+
+    Returns
+    -------
+    ReluNet
+
+    Raises
+    ------
     ValueError
         Points of different lengths, ``len(values) != len(points)``, ``delta`` not in (0, 1], an unknown ``bump``, or
         two points closer than ``4 delta`` in the sup norm (the lemma's hypothesis).
+
+    Examples
+    --------
+    The network is ``values[i]`` on the whole box; the printed bump misses the value at the point itself:
+
+    >>> from fractions import Fraction
+    >>> from theory.sparse_variable import relu_interpolation_net
+    >>> net = relu_interpolation_net([[0], [1]], [3, -2], Fraction(1, 4))
+    >>> [str(net([x])) for x in (Fraction(-1, 4), 0, Fraction(1, 4), Fraction(3, 4), 1)]
+    ['3', '3', '3', '-2', '-2']
+    >>> print(relu_interpolation_net([[0], [1]], [3, -2], Fraction(1, 4), bump="printed")([0]))
+    0
+    >>> relu_interpolation_net([[0], [Fraction(1, 2)]], [3, -2], Fraction(1, 4))
+    Traceback (most recent call last):
+    ...
+    ValueError: points 0 and 1 are closer than 4 delta = 1 (Lemma A.25's hypothesis)
     """
     pts = [tuple(Fraction(v) for v in p) for p in points]
     vals = [Fraction(v) for v in values]
@@ -843,7 +1417,36 @@ def relu_interpolation_net(
 def stated_mlp_bounds(net: ReluNet, lemma: str = "A.25", gamma: Fraction | None = None) -> dict[str, Fraction]:
     """Entry bounds (largest absolute entry) as printed. ``"A.25"``: ``||W1|| <= max(1, B)/delta``,
     ``||W2|| <= d_f/delta``, ``||w|| <= max |f|``; ``"A.22"/"A.23"``: ``8 max(1, B)/gamma``, ``8 s/gamma``, ``max |f|``
-    with B the largest coordinate of the points and s = 1 (A.22: one input) or the number of inputs (A.23)."""
+    with B the largest coordinate of the points and s = 1 (A.22: one input) or the number of inputs (A.23).
+
+    Parameters
+    ----------
+    net : ReluNet
+    lemma : "A.25" | "A.22" | "A.23"
+        Whose statement.
+    gamma : Fraction, optional
+        Needed for A.22 and A.23.
+
+    Returns
+    -------
+    dict of str to Fraction
+        Keys ``"W1", "W2", "w"``.
+
+    Raises
+    ------
+    ValueError
+        ``gamma`` missing for A.22 or A.23.
+
+    Examples
+    --------
+    The first-layer biases reach ``B/delta + 2``, above the printed ``max(1, B)/delta`` (erratum):
+
+    >>> from fractions import Fraction
+    >>> from theory.sparse_variable import mlp_max_entries, relu_interpolation_net, stated_mlp_bounds
+    >>> net = relu_interpolation_net([[2], [3]], [1, 0], Fraction(1, 4))
+    >>> print(stated_mlp_bounds(net)["W1"], mlp_max_entries(net)["W1"])
+    12 14
+    """
     B = max(abs(x) for p in net.points for x in p)
     fmax = max(abs(v) for v in net.values)
     if lemma == "A.25":
@@ -855,7 +1458,24 @@ def stated_mlp_bounds(net: ReluNet, lemma: str = "A.25", gamma: Fraction | None 
 
 
 def mlp_max_entries(net: ReluNet) -> dict[str, Fraction]:
-    """The largest absolute entry of W1, W2 and w (exact)."""
+    """The largest absolute entry of W1, W2 and w (exact).
+
+    Parameters
+    ----------
+    net : ReluNet
+
+    Returns
+    -------
+    dict of str to Fraction
+        Keys ``"W1", "W2", "w"``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.sparse_variable import mlp_max_entries, relu_interpolation_net
+    >>> {k: str(v) for k, v in mlp_max_entries(relu_interpolation_net([[0], [1]], [3, -2], Fraction(1, 4))).items()}
+    {'W1': '6', 'W2': '4', 'w': '3'}
+    """
     return {
         "W1": max(abs(x) for row in net.W1 for x in row),
         "W2": max(abs(x) for row in net.W2 for x in row),
@@ -869,7 +1489,30 @@ def mlp_norms(net: ReluNet) -> dict[str, sympy.Expr]:
     ``||W1||_F^2 = n d_f (4/delta^2 + 10) + 4 ||X||_F^2/delta^2`` (per (i, j): four entries ``+-1/delta`` and the biases
     ``2 -+ a``, ``1 -+ a`` with ``a = x_ij/delta``, whose squares add to ``4 a^2 + 10``);
     ``||W2||_F^2 = n (8 d_f/delta^2 + (1 - d_f/delta)^2 + (d_f/delta)^2)``; ``||w||_F^2 = 2 sum_i f_i^2``;
-    largest entries ``max(1/delta, B/delta + 2)``, ``d_f/delta`` (as ``delta <= 1``) and ``max |f|``."""
+    largest entries ``max(1/delta, B/delta + 2)``, ``d_f/delta`` (as ``delta <= 1``) and ``max |f|``.
+
+    Parameters
+    ----------
+    net : ReluNet
+
+    Returns
+    -------
+    dict of str to sympy.Expr
+        Keys ``"W1_F", "W2_F", "w_F"`` (Frobenius norms) and ``"W1_max", "W2_max", "w_max"``.
+
+    Examples
+    --------
+    The closed form agrees with the entries of the built network:
+
+    >>> from fractions import Fraction
+    >>> from theory.sparse_variable import mlp_norms, relu_interpolation_net
+    >>> net = relu_interpolation_net([[0], [1]], [3, -2], Fraction(1, 4))
+    >>> norms = mlp_norms(net)
+    >>> norms["W1_F"], norms["W2_F"], norms["w_F"]
+    (2*sqrt(53), 3*sqrt(34), sqrt(26))
+    >>> norms["W1_F"] ** 2 == sum(x * x for row in net.W1 for x in row)
+    True
+    """
     n, d_f, dl = len(net.points), net.d_f, net.delta
     X2 = sum(x * x for p in net.points for x in p)
     B = max(abs(x) for p in net.points for x in p)
@@ -896,7 +1539,25 @@ class SparseRepresentation:
 
     ``table`` maps the relevant bits (little-endian tuple in support order) to f; ``symmetric`` tables depend only
     on their sum. ``delta_rule``: "corrected" (``delta = gamma/4``) or "printed" (``delta = gamma/8``, the proofs of
-    Lemmas A.22/A.23)."""
+    Lemmas A.22/A.23).
+
+    Attributes
+    ----------
+    construction : Construction
+        The attention heads.
+    net : ReluNet
+        The Lemma A.25 network applied to the heads' output.
+    table : dict of tuple of int to Fraction
+        The target function on the relevant bits.
+    delta_rule : "corrected" | "printed"
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import symmetric_representation
+    >>> rep = symmetric_representation(3, [0, 2], [5, 0, 7])
+    >>> print(rep((1, 0, 1)), rep.f((1, 0, 1)))
+    7 7
+    """
 
     construction: Construction
     net: ReluNet
@@ -937,7 +1598,40 @@ def symmetric_representation(
     and the Lemma A.25 network on ``d_f = 1`` input equal ``f(b) = levels[r]``, ``r = sum_{i in I} b_i``, for every b.
 
     The head is ``gamma/4``-close to a ``gamma``-separated monotone function, so the network's box half-width is
-    ``delta = gamma/4`` (``delta_rule="printed"``: the proof's ``gamma/8``)."""
+    ``delta = gamma/4`` (``delta_rule="printed"``: the proof's ``gamma/8``).
+
+    Parameters
+    ----------
+    T : int
+        Context length.
+    support : sequence of int
+        The relevant positions I (``s = |I|``).
+    levels : sequence of Fraction
+        ``s + 1`` values, ``levels[r]`` for ``r`` relevant bits set.
+    mapping : "deterministic" | "trainable" | "bag"
+        The input mapping (Lemma A.19, A.20 or A.21).
+    delta_rule : "corrected" | "printed"
+        Box half-width ``gamma/4`` or ``gamma/8``.
+
+    Returns
+    -------
+    SparseRepresentation
+
+    Raises
+    ------
+    ValueError
+        ``len(levels) != s + 1`` or an unknown ``mapping`` or ``delta_rule``.
+
+    Examples
+    --------
+    The network equals f on every context (exact arithmetic):
+
+    >>> from itertools import product
+    >>> from theory.sparse_variable import symmetric_representation
+    >>> rep = symmetric_representation(3, [0, 2], [5, 0, 7])
+    >>> all(rep(b) == rep.f(b) == [5, 0, 7][b[0] + b[2]] for b in product((0, 1), repeat=3))
+    True
+    """
     I = check_support(T, support)
     s = len(I)
     if len(levels) != s + 1:
@@ -968,7 +1662,47 @@ def general_representation(
 ) -> SparseRepresentation:
     """Lemma A.23 with the s-head constructions of Lemma A.19 / A.20 (``gamma = 1``; ``g' = chi_I`` is 2-injective)
     or the single bag-of-vectors head of Lemma A.21 (``gamma = 1/(s + 1)``): equal to
-    ``f(b) = table[sum_j b_{I_j} 2^j]`` for every b (box half-width ``delta = gamma/4``; "printed": ``gamma/8``)."""
+    ``f(b) = table[sum_j b_{I_j} 2^j]`` for every b (box half-width ``delta = gamma/4``; "printed": ``gamma/8``).
+
+    Parameters
+    ----------
+    T : int
+        Context length.
+    support : sequence of int
+        The relevant positions I (``s = |I|``).
+    table : sequence of Fraction
+        ``2^s`` values, little-endian in the relevant bits.
+    mapping : "deterministic" | "trainable" | "bag"
+        The input mapping (Lemma A.19, A.20 or A.21).
+    delta_rule : "corrected" | "printed"
+        Box half-width ``gamma/4`` or ``gamma/8``.
+
+    Returns
+    -------
+    SparseRepresentation
+
+    Raises
+    ------
+    ValueError
+        ``len(table) != 2^s`` or an unknown ``mapping`` or ``delta_rule``.
+
+    Examples
+    --------
+    With ``delta = gamma/4`` the network is f everywhere; the proofs' ``gamma/8`` is smaller than the heads' worst
+    error, and the network misses f there:
+
+    >>> from itertools import product
+    >>> from theory.sparse_variable import general_representation, worst_case_error, worst_case_input
+    >>> rep = general_representation(3, [0, 2], [1, 2, 3, 4])
+    >>> all(rep(b) == rep.f(b) for b in product((0, 1), repeat=3))
+    True
+    >>> bad = general_representation(3, [0, 1, 2], list(range(1, 9)), delta_rule="printed")
+    >>> print(worst_case_error(bad.construction), bad.net.delta)
+    5/27 1/8
+    >>> b = worst_case_input(bad.construction)
+    >>> print(bad(b), bad.f(b))
+    0 2
+    """
     I = check_support(T, support)
     s = len(I)
     if len(table) != 2**s:
@@ -993,7 +1727,33 @@ def general_representation(
 
 def softmax_jacobian_l11(p: Sequence[Fraction]) -> Fraction:
     """``||J softmax||_{1,1} = sum_ij |p_i (1[i=j] - p_j)| = 2 sum_i p_i (1 - p_i)`` at the probability vector p
-    (proof of Cor. A.7)."""
+    (proof of Cor. A.7).
+
+    Parameters
+    ----------
+    p : sequence of Fraction
+        A probability vector.
+
+    Returns
+    -------
+    Fraction
+
+    Raises
+    ------
+    ValueError
+        ``p`` has a negative entry or does not sum to 1.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.sparse_variable import softmax_jacobian_l11
+    >>> softmax_jacobian_l11([Fraction(1, 2), Fraction(1, 3), Fraction(1, 6)])
+    Fraction(11, 9)
+    >>> softmax_jacobian_l11([Fraction(1, 2), Fraction(1, 3)])
+    Traceback (most recent call last):
+    ...
+    ValueError: p must be a probability vector
+    """
     ps = [Fraction(x) for x in p]
     if any(x < 0 for x in ps) or sum(ps) != 1:
         raise ValueError("p must be a probability vector")
@@ -1002,7 +1762,24 @@ def softmax_jacobian_l11(p: Sequence[Fraction]) -> Fraction:
 
 def softmax_l11_sup(T: int) -> Fraction:
     """``sup_theta ||J softmax(theta)||_{1,1} = 2 (1 - 1/T)`` over R^T (approached at the uniform p), below
-    Cor. A.7's ``C_softmax = 2``."""
+    Cor. A.7's ``C_softmax = 2``.
+
+    Parameters
+    ----------
+    T : int
+        Length of the score vector, ``T >= 1``.
+
+    Returns
+    -------
+    Fraction
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.sparse_variable import C_SOFTMAX, softmax_jacobian_l11, softmax_l11_sup
+    >>> softmax_l11_sup(4), softmax_l11_sup(4) == softmax_jacobian_l11([Fraction(1, 4)] * 4) < C_SOFTMAX
+    (Fraction(3, 2), True)
+    """
     T = _as_int(T, "T")
     if T < 1:
         raise ValueError(f"T must be >= 1, got {T}")
@@ -1015,7 +1792,19 @@ def softmax_linf_to_l1_constant() -> Fraction:
     ``J = diag(p) - p p^T``; for ``||u||_inf <= 1``, ``||J u||_1 = sum_i p_i |u_i - p.u|`` is convex in u, so it is
     largest at a sign vector, where it equals ``4 q (1 - q)`` with ``q = p(u = +1)``: at most 1 (``q = 1/2``). Lemma
     A.6's integral then gives L <= 1, attained in the limit of a small perturbation at ``p = (1/2, 1/2)``. Cor. A.7
-    uses ``||J||_{1,1} <= 2`` instead, twice this."""
+    uses ``||J||_{1,1} <= 2`` instead, twice this.
+
+    Returns
+    -------
+    Fraction
+        1.
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import softmax_linf_to_l1_constant
+    >>> softmax_linf_to_l1_constant()
+    Fraction(1, 1)
+    """
     q = sympy.Symbol("q")
     value = 4 * q * (1 - q)
     crit = sympy.solve(sympy.diff(value, q), q)
@@ -1026,7 +1815,19 @@ def softmax_linf_to_l1_constant() -> Fraction:
 def lemma47_sharp_ratios() -> tuple[Fraction, Fraction]:
     """The sharp suprema of (left side)/(right side) of Lemma 4.7 with ``C_Norm = 2``: for perturbations of the
     score parameters only, ``L_sharp / C_softmax = 1/2`` (:func:`softmax_linf_to_l1_constant`); for perturbations of
-    ``phi_in`` only, 1 (equal rows of the value change)."""
+    ``phi_in`` only, 1 (equal rows of the value change).
+
+    Returns
+    -------
+    tuple of Fraction
+        ``(1/2, 1)``.
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import lemma47_sharp_ratios
+    >>> lemma47_sharp_ratios()
+    (Fraction(1, 2), Fraction(1, 1))
+    """
     return softmax_linf_to_l1_constant() / C_SOFTMAX, Fraction(1)
 
 
@@ -1034,7 +1835,27 @@ def lemma47_sharp_ratios() -> tuple[Fraction, Fraction]:
 
 
 def shattering_size(T: int) -> int:
-    """Prop. 4.8: ``floor(log2 T)`` inputs shattered by unbounded heads, i.e. ``2^floor(log2 T)`` sign patterns."""
+    """Prop. 4.8: ``floor(log2 T)`` inputs shattered by unbounded heads, i.e. ``2^floor(log2 T)`` sign patterns.
+
+    Parameters
+    ----------
+    T : int
+        Context length, ``T >= 2``.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import shattering_size
+    >>> [shattering_size(T) for T in (2, 3, 4, 7, 8, 1000)]
+    [1, 1, 2, 2, 3, 9]
+    >>> shattering_size(1)
+    Traceback (most recent call last):
+    ...
+    ValueError: Prop. 4.8 needs T >= 2, got T = 1
+    """
     T = _as_int(T, "T")
     if T < 2:
         raise ValueError(f"Prop. 4.8 needs T >= 2, got T = {T}")
@@ -1042,18 +1863,60 @@ def shattering_size(T: int) -> int:
 
 
 def prop48_target_weight_bound() -> sympy.Expr:
-    """The proof of Prop. 4.8: the attended position gets weight ``>= 1/(1 + sqrt(pi/8)) > 1/2``."""
+    """The proof of Prop. 4.8: the attended position gets weight ``>= 1/(1 + sqrt(pi/8)) > 1/2``.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import prop48_target_weight_bound
+    >>> w = prop48_target_weight_bound()
+    >>> round(float(w), 6), bool(w > 0.5)
+    (0.614758, True)
+    """
     return 1 / (1 + sympy.sqrt(sympy.pi / 8))
 
 
 def chance_cross_entropy() -> sympy.Expr:
     """``log 2``: the cross-entropy of the constant prediction 1/2 on balanced binary labels (chance level of the
-    sparse-parity loss curves of Fig. 4.4)."""
+    sparse-parity loss curves of Fig. 4.4).
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import chance_cross_entropy
+    >>> chance_cross_entropy()
+    log(2)
+    """
     return sympy.log(2)
 
 
 def and_information_bound(T: int, s: int = 3) -> sympy.Expr:
     """``log2 C(T, s)``: the bits a learner must collect to name one of the ``C(T, s)`` s-sparse ANDs; one balanced
-    label carries at most one bit, so ``m >= log2 C(T, s)`` samples are needed (Sec. 4.6)."""
+    label carries at most one bit, so ``m >= log2 C(T, s)`` samples are needed (Sec. 4.6).
+
+    Parameters
+    ----------
+    T, s : int
+        Context length and sparsity, ``1 <= s <= T``.
+
+    Returns
+    -------
+    sympy.Expr
+        Exact ``log2 C(T, s)``.
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import and_information_bound
+    >>> and_information_bound(4, 1)
+    2
+    >>> and_information_bound(10)  # log2 C(10, 3) = log2 120
+    3 + log(15)/log(2)
+    """
     T, s = check_sparsity(T, s)
     return sympy.log(sympy.binomial(T, s), 2)
