@@ -42,6 +42,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from theory._checks import InputError, check_cost
+from theory.finite_groups import as_group
 from theory.parity import check_nk
 
 from .groups import GroupTask, character_lp, class_weights
@@ -94,7 +95,21 @@ for p = 3, k = 3), which is then rejected in favour of the fallback."""
 
 
 class CertificateError(RuntimeError):
-    """A convex certificate could not be computed (every solver failed); no number is returned."""
+    """A convex certificate could not be computed (every solver failed); no number is returned.
+
+    Parameters
+    ----------
+    message : str
+        What was solved and why every solver tried was rejected.
+
+    Examples
+    --------
+    >>> from numerics.modular import ModularTask, construction_network
+    >>> solve_dictionary_lp(construction_network(3, 1), ModularTask(3, 1), solver="NOPE")
+    Traceback (most recent call last):
+    ...
+    numerics.certificates.CertificateError: dictionary LP (2 neurons, 6 margin constraints) failed with every solver tried; no value is returned from a failed solve. NOPE: raised SolverError: ...
+    """
 
 
 # --------------------------------------------------------------------------------------------
@@ -107,14 +122,35 @@ def unit_neurons(dictionary: HomogeneousNetwork, normalize: bool = True, atol: f
 
     Parameters
     ----------
+    dictionary : HomogeneousNetwork
+        The candidate neurons (at least one).
     normalize : bool
         If True, rescale each neuron to unit norm; if False, only check that it already is.
+    atol : float
+        Tolerance on the norms when ``normalize=False``.
+
+    Returns
+    -------
+    HomogeneousNetwork
+        The unit-norm neurons (``dictionary`` itself when ``normalize=False``).
 
     Raises
     ------
     ValueError
         For a zero neuron (it has no direction), or, with ``normalize=False``, a neuron whose norm
         differs from 1 by more than ``atol``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics.margins import HomogeneousNetwork
+    >>> from numerics.modular import construction_network
+    >>> unit_neurons(construction_network(3, 2)).neuron_norms().round(12).tolist()
+    [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+    >>> unit_neurons(HomogeneousNetwork(np.zeros((1, 1, 3)), np.zeros((1, 3)), 1))
+    Traceback (most recent call last):
+    ...
+    ValueError: dictionary neurons [0] are zero; drop them (a zero neuron has no direction)
     """
     norms = dictionary.neuron_norms()
     if dictionary.width == 0:
@@ -142,9 +178,23 @@ def _wrong_labels(labels: np.ndarray, n_classes: int) -> np.ndarray:
 def feature_columns(task: Task) -> tuple[np.ndarray, np.ndarray]:
     r"""Column map of :func:`margin_features`: column :math:`x(C-1)+r` is (point x, its r-th wrong label).
 
+    Parameters
+    ----------
+    task : Task
+        The dataset.
+
     Returns
     -------
     points, wrong_labels : int arrays, shape (N (C-1),)
+
+    Examples
+    --------
+    For k = 1 modular addition on Z_3 the label of point x is x:
+
+    >>> from numerics.modular import ModularTask
+    >>> points, wrong = feature_columns(ModularTask(3, 1))
+    >>> points.tolist(), wrong.tolist()
+    ([0, 0, 1, 1, 2, 2], [1, 2, 0, 2, 0, 1])
     """
     _, labels = task.batch(0, task.n_points)
     C = task.n_classes
@@ -153,7 +203,26 @@ def feature_columns(task: Task) -> tuple[np.ndarray, np.ndarray]:
 
 
 def columns_to_class_weights(values: np.ndarray, task: Task) -> np.ndarray:
-    """Scatter a vector over the columns of :func:`margin_features` into an (N, C) array (zero at correct labels)."""
+    """Scatter a vector over the columns of :func:`margin_features` into an (N, C) array (zero at correct labels).
+
+    Parameters
+    ----------
+    values : array_like, shape (N (C-1),)
+        One value per (point, wrong label), ordered as :func:`feature_columns`.
+    task : Task
+        The dataset.
+
+    Returns
+    -------
+    np.ndarray, shape (N, C)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics.modular import ModularTask
+    >>> columns_to_class_weights(np.arange(6.0), ModularTask(3, 1)).tolist()
+    [[0.0, 0.0, 1.0], [2.0, 0.0, 3.0], [4.0, 5.0, 0.0]]
+    """
     values = np.asarray(values, dtype=np.float64)
     if values.shape != (task.n_points * (task.n_classes - 1),):
         raise ValueError(
@@ -183,10 +252,29 @@ def margin_features(
         J neurons; normalized to unit norm (``normalize=True``) or required to be unit norm.
     task : Task
         The dataset; columns follow :func:`feature_columns`.
+    normalize : bool
+        Rescale the neurons to unit norm (True) or require that they are (False).
+    memory_budget : int
+        Bytes per streamed chunk of the dataset (the result itself is held whole).
 
     Returns
     -------
     np.ndarray, shape (J, N (C-1))
+
+    Examples
+    --------
+    Weighting the unit neurons of the construction by :math:`\mu_j \propto \|\theta_j\|_2^\nu` gives its
+    normalized margin, here :math:`\gamma^*` of :func:`theory.modular.max_margin`:
+
+    >>> from numerics.modular import ModularTask, construction_network
+    >>> from theory.modular import max_margin
+    >>> net = construction_network(3, 2)
+    >>> D = margin_features(net, ModularTask(3, 2))
+    >>> D.shape
+    (8, 18)
+    >>> mu = net.neuron_norms() ** net.homogeneity
+    >>> abs(float((D.T @ (mu / mu.sum())).min()) - float(max_margin(3, 2))) < 1e-12
+    True
     """
     if dictionary.U.shape[1:] != (task.n_blocks, task.block_size) or dictionary.W.shape[1] != task.n_classes:
         raise ValueError(
@@ -247,6 +335,19 @@ class LPResult:
         max |D| (the solver sees D / feature_scale); the unit of the absolute gap tolerance.
     solve_seconds : float
         Wall time of the successful solve (compile + solve).
+
+    Examples
+    --------
+    >>> from numerics.margins import evaluate
+    >>> from numerics.modular import ModularTask, construction_network
+    >>> task = ModularTask(3, 1)
+    >>> res = solve_dictionary_lp(construction_network(3, 1), task)
+    >>> res.status, res.is_certified(), res.max_residual < 1e-9
+    ('optimal', True, True)
+    >>> res.mu.round(6).tolist(), res.Q.shape, round(float(res.Q.sum()), 12)
+    ([0.5, 0.5], (3, 3), 1.0)
+    >>> abs(evaluate(res.network, task).min_margin - res.achieved_margin) < 1e-12
+    True
     """
 
     value: float
@@ -334,6 +435,8 @@ def solve_dictionary_lp(
         a single name is tried alone.
     solver_options : mapping, optional
         Per-solver keyword arguments, overriding :data:`DEFAULT_SOLVER_OPTIONS`.
+    normalize : bool
+        Rescale the neurons to unit norm (True) or require that they are (False).
 
     Returns
     -------
@@ -345,6 +448,20 @@ def solve_dictionary_lp(
     CertificateError
         If every solver raises or returns a status other than ``optimal`` (including
         ``optimal_inaccurate``). No number from a failed solve is ever returned.
+
+    Examples
+    --------
+    The dictionary of the construction's neurons reaches :math:`\gamma^*` (:func:`theory.modular.max_margin`),
+    with a matching dual bound:
+
+    >>> from numerics.modular import ModularTask, construction_network
+    >>> from theory.modular import max_margin
+    >>> res = solve_dictionary_lp(construction_network(3, 2), ModularTask(3, 2))
+    >>> gamma = float(max_margin(3, 2))
+    >>> abs(res.value - gamma) < 1e-9 * gamma, res.is_certified()
+    (True, True)
+    >>> res.value <= res.dual_value + 1e-9 * res.feature_scale
+    True
     """
     import cvxpy as cp  # deferred: cvxpy is slow to import, and listing claims must not need it
 
@@ -360,7 +477,7 @@ def solve_dictionary_lp(
     margin_con = Ds.T @ mu_var >= t_var
     budget_con = cp.sum(mu_var) <= 1
     problem = cp.Problem(cp.Maximize(t_var), [margin_con, budget_con])
-    options = {name: dict(opts) for name, opts in DEFAULT_SOLVER_OPTIONS.items()}
+    options: dict[str, dict[str, object]] = {name: dict(opts) for name, opts in DEFAULT_SOLVER_OPTIONS.items()}
     for name, opts in (solver_options or {}).items():
         options.setdefault(name.upper(), {}).update(opts)
     attempts: list[str] = []
@@ -476,9 +593,34 @@ def bracket_verdict(
       network not claimed to attain :math:`\gamma` below);
     * ``pass`` otherwise: both bounds within ``rtol`` of :math:`\gamma`.
 
+    Parameters
+    ----------
+    lower : float
+        The lower bound (normalized margin of an explicit network).
+    upper_rigorous : float or None
+        The rigorous upper bound; None when there is none.
+    gamma : float
+        The predicted value.
+    rtol : float
+        Relative tolerance.
+    attained : bool
+        Whether the lower network is claimed to attain :math:`\gamma`.
+    upper_heuristic : float, optional
+        The multi-start value, quoted in the reason when there is no rigorous bound.
+
     Returns
     -------
     verdict, reason : str
+        ``"pass"``, ``"fail"`` or ``"inconclusive"``, and a one-line explanation.
+
+    Examples
+    --------
+    >>> bracket_verdict(0.25, 0.2500001, 0.25, 1e-6)
+    ('pass', 'gamma = 0.25, certified interval [0.25, 0.2500001]: both bounds within 4.0e-07 of gamma (tolerance 1e-06)')
+    >>> bracket_verdict(0.26, 0.27, 0.25, 1e-6)[0]
+    'fail'
+    >>> bracket_verdict(0.25, None, 0.25, 1e-6, upper_heuristic=0.25)
+    ('inconclusive', 'gamma = 0.25, certified interval [0.25, ?]: no rigorous upper bound; heuristic (multi-start) upper value 0.25')
     """
     g = float(gamma)
     tol = rtol * abs(g)
@@ -528,7 +670,9 @@ class Certificate:
     Attributes
     ----------
     lower : float
+        The normalized margin of the lower network.
     upper_heuristic : float
+        The multi-start maximum of :math:`\Psi_Q` (attained by a neuron; not a bound).
     upper_rigorous : float or None
         None when the SDP was not run or could not be solved (``sdp_note`` says why).
     tol : float
@@ -541,6 +685,21 @@ class Certificate:
         The relaxation's record (solver, status, duality gap, residuals, sizes, times).
     sdp_note : str
         Why there is no rigorous bound (empty when there is one).
+
+    Examples
+    --------
+    For k = 1 modular addition on Z_3 the bracket closes on :math:`\gamma^* = 1/4`
+    (:func:`theory.modular.max_margin`):
+
+    >>> from theory.modular import max_margin
+    >>> cert = certify_modular(3, 1, n_starts=2)
+    >>> cert.rigorous, cert.certified, cert.consistent
+    (True, True, True)
+    >>> gamma = float(max_margin(3, 1))
+    >>> cert.lower <= gamma * (1 + 1e-12) and gamma <= cert.upper * (1 + 1e-12)
+    True
+    >>> cert.verdict(max_margin(3, 1))[0]
+    'pass'
     """
 
     lower: float
@@ -649,11 +808,34 @@ class Certificate:
 def check_certify_settings(tol: object = 1e-6, n_starts: object = 1, seed: object = 0, maxiter: object = 1) -> None:
     """Validate the settings of :func:`certify` before any work.
 
+    Parameters
+    ----------
+    tol : float
+        Relative tolerance of the bracket.
+    n_starts : int
+        Number of multi-start runs.
+    seed : int
+        Seed of the starts.
+    maxiter : int
+        L-BFGS iteration cap per start.
+
+    Returns
+    -------
+    None
+
     Raises
     ------
     theory._checks.InputError
         A ValueError naming the parameter: ``tol`` not a finite number >= 0, ``n_starts`` not an integer in
         [1, MAX_STARTS], ``seed`` not an integer >= 0 (``numpy.random.default_rng``), ``maxiter`` not an integer >= 1.
+
+    Examples
+    --------
+    >>> check_certify_settings(tol=1e-6, n_starts=8, seed=0, maxiter=100)
+    >>> check_certify_settings(n_starts=0)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: n_starts must be an integer >= 1, got n_starts = 0
     """
     if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not math.isfinite(float(tol)) or tol < 0:
         raise InputError(
@@ -719,6 +901,10 @@ def certify(
     maxiter : int
         L-BFGS iteration cap per start of the heuristic value (>= 1).
 
+    Returns
+    -------
+    Certificate
+
     Raises
     ------
     ValueError
@@ -728,6 +914,24 @@ def certify(
     -----
     An SDP that is too large (``max_block``) or that every solver fails on leaves ``upper_rigorous`` None with
     the reason in ``sdp_note``: the certificate is then only heuristic, never silently a closed form.
+
+    Examples
+    --------
+    Without the SDP only the heuristic upper value is available, so nothing is certified:
+
+    >>> from numerics.modular import ModularTask, construction_network
+    >>> from theory.modular import max_margin
+    >>> task, net = ModularTask(3, 1), construction_network(3, 1)
+    >>> cert = certify(task, 1, net, sdp=False, n_starts=2)
+    >>> cert.rigorous, cert.sdp_note, cert.certified
+    (False, 'not requested', False)
+    >>> gamma = float(max_margin(3, 1))
+    >>> abs(cert.lower - gamma) < 1e-12, abs(cert.upper_heuristic - gamma) < 1e-9
+    (True, True)
+    >>> certify(task, 2, net)
+    Traceback (most recent call last):
+    ...
+    ValueError: lower_network has degree 1, expected 2
     """
     check_certify_settings(tol=tol, n_starts=n_starts, seed=seed, maxiter=maxiter)
     if lower_network.degree != degree:
@@ -772,7 +976,36 @@ def certify_modular(
     p: int, k: int, lower_network: HomogeneousNetwork | None = None, n_starts: int = 8, seed: int = 0, tol: float = 1e-6
 ) -> Certificate:
     r"""k-input modular addition on :math:`\mathbb Z_p`: the construction of Shi Lemma C.18 (lower; or
-    ``lower_network``), uniform q and tau (upper), the SDP blocked by :func:`numerics.sos.modular_grading`."""
+    ``lower_network``), uniform q and tau (upper), the SDP blocked by :func:`numerics.sos.modular_grading`.
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus >= 3.
+    k : int
+        Number of inputs >= 1.
+    lower_network : HomogeneousNetwork, optional
+        The network of the lower bound; None = the construction.
+    n_starts, seed : int
+        Multi-start settings of the heuristic upper value.
+    tol : float
+        Relative tolerance of :attr:`Certificate.certified`.
+
+    Returns
+    -------
+    Certificate
+
+    Examples
+    --------
+    Both ends agree with :math:`\gamma^*` of Shi Thm 4.9 (:func:`theory.modular.max_margin`):
+
+    >>> from theory.modular import max_margin
+    >>> cert = certify_modular(3, 2, n_starts=2)
+    >>> cert.certified, cert.verdict(max_margin(3, 2))[0]
+    (True, 'pass')
+    >>> round(cert.lower, 9), round(float(max_margin(3, 2)), 9)
+    (0.07856742, 0.07856742)
+    """
     check_certify_settings(tol=tol, n_starts=n_starts, seed=seed)
     task = ModularTask(p, k)
     net = construction_network(p, k) if lower_network is None else lower_network
@@ -786,7 +1019,34 @@ def certify_parity(
     n: int, k: int, lower_network: HomogeneousNetwork | None = None, n_starts: int = 8, seed: int = 0, tol: float = 1e-6
 ) -> Certificate:
     r"""(n, k)-sparse parity, S the first k bits: the construction of Edelman App. D.7 (lower; or
-    ``lower_network``), uniform q (upper; binary, so tau is trivial), the SDP blocked by sign flips."""
+    ``lower_network``), uniform q (upper; binary, so tau is trivial), the SDP blocked by sign flips.
+
+    Parameters
+    ----------
+    n : int
+        Number of bits.
+    k : int
+        Size of the support, ``1 <= k <= n``.
+    lower_network : HomogeneousNetwork, optional
+        The network of the lower bound; None = the construction.
+    n_starts, seed : int
+        Multi-start settings of the heuristic upper value.
+    tol : float
+        Relative tolerance of :attr:`Certificate.certified`.
+
+    Returns
+    -------
+    Certificate
+
+    Examples
+    --------
+    >>> from theory.parity import max_margin
+    >>> cert = certify_parity(3, 2, n_starts=2)
+    >>> cert.certified, cert.verdict(max_margin(2))[0]
+    (True, 'pass')
+    >>> round(cert.lower, 9), round(float(max_margin(2)), 9)
+    (0.544331054, 0.544331054)
+    """
     check_certify_settings(tol=tol, n_starts=n_starts, seed=seed)
     n, k = check_nk(check_bits(n), k)  # before range(k): k <= n <= MAX_BITS
     S = tuple(range(k))
@@ -808,13 +1068,38 @@ def certify_group(
     r"""Composition in a finite group G: the construction of Edelman Lemmas D.15-D.16 with the character LP's
     budgets (lower; or ``lower_network``), class weights :math:`\tau_{C(y^{-1}c')}` from the character LP's
     dual (upper; computed by HiGHS, not the closed form), the SDP blocked by
-    :func:`numerics.sos.group_grading`."""
+    :func:`numerics.sos.group_grading`.
+
+    Parameters
+    ----------
+    name : str
+        A group name of :func:`theory.finite_groups.group` whose irreps are all real (e.g. ``"S3"``, ``"Z2^2"``).
+    lower_network : HomogeneousNetwork, optional
+        The network of the lower bound; None = the construction.
+    n_starts, seed : int
+        Multi-start settings of the heuristic upper value.
+    tol : float
+        Relative tolerance of :attr:`Certificate.certified`.
+
+    Returns
+    -------
+    Certificate
+
+    Examples
+    --------
+    >>> from theory.groups import max_margin
+    >>> cert = certify_group("Z2", n_starts=2)
+    >>> cert.certified, cert.verdict(max_margin("Z2"))[0]
+    (True, 'pass')
+    >>> round(cert.lower, 9), round(float(max_margin("Z2")), 9)
+    (0.272165527, 0.272165527)
+    """
     check_certify_settings(tol=tol, n_starts=n_starts, seed=seed)
     lp = character_lp(name)
     Q = class_weights(name, lp.class_tau.tolist())
     net = group_construction(name, budgets=lp.budgets.tolist()) if lower_network is None else lower_network
     cert = certify(
-        GroupTask(name),
+        GroupTask(as_group(name)),
         2,
         net,
         Q,

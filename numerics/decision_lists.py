@@ -49,7 +49,29 @@ __all__ = [
 
 
 def subsets_array(L: int, n: int) -> np.ndarray:
-    """Every ``n``-subset of ``range(L)`` as rows of an int64 array ``(C(L, n), n)`` (lexicographic)."""
+    """Every ``n``-subset of ``range(L)`` as rows of an int64 array ``(C(L, n), n)`` (lexicographic).
+
+    Parameters
+    ----------
+    L : int
+        Vocabulary size.
+    n : int
+        Sequence length, ``1 <= n <= L``.
+
+    Returns
+    -------
+    np.ndarray of int64, shape (C(L, n), n)
+
+    Examples
+    --------
+    >>> S = subsets_array(5, 3)
+    >>> S.shape, S[:2].tolist()
+    ((10, 3), [[0, 1, 2], [0, 1, 3]])
+    >>> subsets_array(3, 4)
+    Traceback (most recent call last):
+    ...
+    ValueError: sequence length n = 4 exceeds the vocabulary size L = 3: Assumption 4.1 (no duplicate tokens) needs 1 <= n <= L
+    """
     L, n = td.check_sequence_length(L, n)
     if comb(L, n) > 5_000_000:
         raise ValueError(f"C(L, n) = C({L}, {n}) = {comb(L, n)} subsets is too many to enumerate (limit 5e6)")
@@ -57,7 +79,29 @@ def subsets_array(L: int, n: int) -> np.ndarray:
 
 
 def sample_sequences(L: int, n: int, B: int, rng: np.random.Generator) -> np.ndarray:
-    """``B`` iid uniform ``n``-permutations of ``range(L)`` (Fig. 4.1's ``s ~ U(n-permutations of [L])``)."""
+    """``B`` iid uniform ``n``-permutations of ``range(L)`` (Fig. 4.1's ``s ~ U(n-permutations of [L])``).
+
+    Parameters
+    ----------
+    L : int
+        Vocabulary size.
+    n : int
+        Sequence length, ``1 <= n <= L``.
+    B : int
+        Number of sequences, >= 1.
+    rng : np.random.Generator
+        Source of the draws.
+
+    Returns
+    -------
+    np.ndarray of int64, shape (B, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sample_sequences(5, 3, 2, np.random.default_rng(0)).tolist()
+    [[3, 2, 1], [3, 1, 2]]
+    """
     L, n = td.check_sequence_length(L, n)
     if B < 1:
         raise ValueError(f"the number of sequences B must be >= 1, got {B}")
@@ -65,7 +109,28 @@ def sample_sequences(L: int, n: int, B: int, rng: np.random.Generator) -> np.nda
 
 
 def check_sequences(L: int, S: np.ndarray) -> np.ndarray:
-    """Validate a batch ``(B, n)``: tokens in ``range(L)`` and no repeats in a row (Assumption 4.1)."""
+    """Validate a batch ``(B, n)``: tokens in ``range(L)`` and no repeats in a row (Assumption 4.1).
+
+    Parameters
+    ----------
+    L : int
+        Vocabulary size.
+    S : array_like, shape (B, n)
+        The sequences.
+
+    Returns
+    -------
+    np.ndarray of int64, shape (B, n)
+
+    Examples
+    --------
+    >>> check_sequences(5, [[0, 4, 2]]).tolist()
+    [[0, 4, 2]]
+    >>> check_sequences(5, [[0, 4, 2], [1, 3, 1]])
+    Traceback (most recent call last):
+    ...
+    ValueError: sequence [1, 3, 1] repeats a token: Assumption 4.1 allows each token at most once
+    """
     S = np.asarray(S)
     if S.ndim != 2 or S.shape[1] < 1:
         raise ValueError(f"sequences must be a (B, n) integer array with n >= 1, got shape {S.shape}")
@@ -87,7 +152,32 @@ def _lists_padded(task: td.DecisionListTask) -> np.ndarray:
 
 
 def ldt_array(task: td.DecisionListTask, S: np.ndarray) -> np.ndarray:
-    """The label-determining token of every position: the first entry of ``L_a`` present in the sequence."""
+    """The label-determining token of every position: the first entry of ``L_a`` present in the sequence.
+
+    Parameters
+    ----------
+    task : theory.decision_lists.DecisionListTask
+        The decision lists.
+    S : array_like, shape (B, n)
+        Valid sequences.
+
+    Returns
+    -------
+    np.ndarray of int64, shape (B, n)
+
+    Examples
+    --------
+    Agrees with :func:`theory.decision_lists.label_determining_token`:
+
+    >>> from theory.decision_lists import label_determining_token, random_task
+    >>> task = random_task(5, 3, seed=0)
+    >>> task.lists[1]
+    (3, 4, 1)
+    >>> ldt_array(task, [[0, 1, 2], [0, 1, 3]]).tolist()
+    [[2, 1, 1], [0, 3, 0]]
+    >>> label_determining_token(task, (0, 1, 3), 1)
+    3
+    """
     S = check_sequences(task.L, S)
     B, _n = S.shape
     member = np.zeros((B, task.L + 1), dtype=bool)  # column L is the padding -1
@@ -99,12 +189,53 @@ def ldt_array(task: td.DecisionListTask, S: np.ndarray) -> np.ndarray:
 
 
 def labels_array(task: td.DecisionListTask, S: np.ndarray) -> np.ndarray:
-    """Labels ``pi(LDT)`` of every position, ``(B, n)`` (Sec. 4.2.2)."""
+    """Labels ``pi(LDT)`` of every position, ``(B, n)`` (Sec. 4.2.2).
+
+    Parameters
+    ----------
+    task : theory.decision_lists.DecisionListTask
+        The decision lists and the permutation.
+    S : array_like, shape (B, n)
+        Valid sequences.
+
+    Returns
+    -------
+    np.ndarray of int64, shape (B, n)
+
+    Examples
+    --------
+    >>> from theory.decision_lists import labels, random_task
+    >>> task = random_task(5, 3, seed=0)
+    >>> labels_array(task, [[0, 1, 2], [0, 1, 3]]).tolist()
+    [[0, 1, 1], [2, 4, 2]]
+    >>> labels(task, [0, 1, 3])
+    (2, 4, 2)
+    """
     return np.asarray(task.perm, dtype=np.int64)[ldt_array(task, S)]
 
 
 def permutation_matrix(task: td.DecisionListTask) -> np.ndarray:
-    """``P`` with ``P[pi(i), i] = 1``."""
+    """``P`` with ``P[pi(i), i] = 1``.
+
+    Parameters
+    ----------
+    task : theory.decision_lists.DecisionListTask
+        The task (its permutation ``perm``).
+
+    Returns
+    -------
+    np.ndarray, shape (L, L)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.decision_lists import random_task
+    >>> task = random_task(5, 3, seed=0)
+    >>> task.perm
+    (2, 1, 0, 4, 3)
+    >>> permutation_matrix(task)[:, 3].tolist()
+    [0.0, 0.0, 0.0, 0.0, 1.0]
+    """
     P = np.zeros((task.L, task.L))
     P[np.asarray(task.perm), np.arange(task.L)] = 1.0
     return P
@@ -118,7 +249,33 @@ def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
 def forward(W: np.ndarray, V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""``(p, z, sigma)`` for every position: ``p (B, n, L)`` the attention column of the query (``p_i propto
     e^{W[i, a]}`` on the tokens of the sequence, 0 elsewhere), ``z = V p`` and ``sigma = softmax(z)`` over the labels
-    (Eq. 4.1 with one-hot embeddings)."""
+    (Eq. 4.1 with one-hot embeddings).
+
+    Parameters
+    ----------
+    W, V : np.ndarray, shape (L, L)
+        The attention and value matrices.
+    S : array_like, shape (B, n)
+        Valid sequences.
+
+    Returns
+    -------
+    p, z, sigma : np.ndarray, shape (B, n, L)
+
+    Examples
+    --------
+    The attention column agrees with the 40-digit :func:`theory.decision_lists.attention_column`:
+
+    >>> import numpy as np
+    >>> from theory.decision_lists import attention_column
+    >>> rng = np.random.default_rng(0)
+    >>> W, V = rng.standard_normal((5, 5)), rng.standard_normal((5, 5))
+    >>> p, z, sigma = forward(W, V, np.array([[0, 1, 2]]))
+    >>> p.shape, bool(np.allclose(sigma.sum(-1), 1))
+    ((1, 3, 5), True)
+    >>> bool(np.allclose(p[0, 1], [float(x) for x in attention_column(W.tolist(), [0, 1, 2], 1)]))
+    True
+    """
     L = W.shape[0]
     S = check_sequences(L, S)
     B, n = S.shape
@@ -131,7 +288,33 @@ def forward(W: np.ndarray, V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np
 
 
 def sequence_losses(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """The loss (4.2) of every sequence, ``(1/n) sum_j -log sigma_{y_j}``, shape ``(B,)``."""
+    """The loss (4.2) of every sequence, ``(1/n) sum_j -log sigma_{y_j}``, shape ``(B,)``.
+
+    Parameters
+    ----------
+    W, V : np.ndarray, shape (L, L)
+        The attention and value matrices.
+    S : array_like, shape (B, n)
+        Valid sequences.
+    Y : np.ndarray of int, shape (B, n)
+        Their labels.
+
+    Returns
+    -------
+    np.ndarray, shape (B,)
+
+    Examples
+    --------
+    At ``W = 0``, ``V = cP`` every sequence has the loss ``L_0`` of :func:`theory.decision_lists.initial_loss`:
+
+    >>> import numpy as np
+    >>> from theory.decision_lists import initial_loss, random_task
+    >>> task = random_task(5, 3, seed=0)
+    >>> S = subsets_array(5, 3)
+    >>> losses = sequence_losses(np.zeros((5, 5)), 2.0 * permutation_matrix(task), S, labels_array(task, S))
+    >>> bool(np.allclose(losses, float(initial_loss(5, 3, 2))))
+    True
+    """
     _, z, _ = forward(W, V, S)
     zmax = z.max(axis=-1, keepdims=True)
     logsum = np.log(np.exp(z - zmax).sum(axis=-1)) + zmax[..., 0]
@@ -141,7 +324,36 @@ def sequence_losses(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.ndarray) 
 def closed_form_gradients(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""``(grad_W, grad_V)`` of the mean sequence loss over the batch from the identities of Sec. 4.3.3:
     column ``a`` of ``grad_W`` collects ``(1/n) p_k [(Vp)_y - V_{y,k} + sum_l sigma_l (V_{l,k} - (Vp)_l)]`` at ``a``'s
-    position, and ``grad_V = (1/n) sum_j (sigma - e_y) p^T``."""
+    position, and ``grad_V = (1/n) sum_j (sigma - e_y) p^T``.
+
+    Parameters
+    ----------
+    W, V : np.ndarray, shape (L, L)
+        The attention and value matrices.
+    S : array_like, shape (B, n)
+        Valid sequences.
+    Y : np.ndarray of int, shape (B, n)
+        Their labels.
+
+    Returns
+    -------
+    grad_W, grad_V : np.ndarray, shape (L, L)
+
+    Examples
+    --------
+    Agrees with the 40-digit :func:`theory.decision_lists.sequence_gradients`:
+
+    >>> import numpy as np
+    >>> from theory.decision_lists import random_task, sequence_gradients
+    >>> task = random_task(5, 3, seed=0)
+    >>> rng = np.random.default_rng(0)
+    >>> W, V = rng.standard_normal((5, 5)), rng.standard_normal((5, 5))
+    >>> S = np.array([[0, 1, 2]])
+    >>> gW, gV = closed_form_gradients(W, V, S, labels_array(task, S))
+    >>> tW, tV = sequence_gradients(task, W.tolist(), V.tolist(), [0, 1, 2])
+    >>> bool(np.allclose(gW, np.array(tW, dtype=float))), bool(np.allclose(gV, np.array(tV, dtype=float)))
+    (True, True)
+    """
     L = W.shape[0]
     p, z, sig = forward(W, V, S)
     B, n = S.shape
@@ -157,7 +369,34 @@ def closed_form_gradients(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.nda
 
 
 def correct_mask(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.ndarray, tol: float = 0.0) -> np.ndarray:
-    """Positions whose true label is the unique argmax of the logits by more than ``tol`` (ties count as errors)."""
+    """Positions whose true label is the unique argmax of the logits by more than ``tol`` (ties count as errors).
+
+    Parameters
+    ----------
+    W, V : np.ndarray, shape (L, L)
+        The attention and value matrices.
+    S : array_like, shape (B, n)
+        Valid sequences.
+    Y : np.ndarray of int, shape (B, n)
+        Their labels.
+    tol : float
+        Required lead of the true logit.
+
+    Returns
+    -------
+    np.ndarray of bool, shape (B, n)
+
+    Examples
+    --------
+    At ``W = 0`` the tokens of a sequence tie, so ``V = cP`` classifies nothing:
+
+    >>> import numpy as np
+    >>> from theory.decision_lists import random_task
+    >>> task = random_task(5, 3, seed=0)
+    >>> S = np.array([[0, 1, 2]])
+    >>> correct_mask(np.zeros((5, 5)), 2.0 * permutation_matrix(task), S, labels_array(task, S)).tolist()
+    [[False, False, False]]
+    """
     _, z, _ = forward(W, V, S)
     zy = np.take_along_axis(z, Y[..., None], axis=-1)[..., 0]
     other = z.copy()
@@ -167,7 +406,32 @@ def correct_mask(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.ndarray, tol
 
 def column_order_ok(W: np.ndarray, task: td.DecisionListTask) -> np.ndarray:
     r"""Per column ``a``: ``W[a_1, a] > ... > W[a_m, a] > max_{b not in L_a} W[b, a]`` (the ordering of the proof
-    sketch of Sec. 4.3.2, sufficient for perfect classification)."""
+    sketch of Sec. 4.3.2, sufficient for perfect classification).
+
+    Parameters
+    ----------
+    W : np.ndarray, shape (L, L)
+        The attention matrix.
+    task : theory.decision_lists.DecisionListTask
+        The decision lists.
+
+    Returns
+    -------
+    np.ndarray of bool, shape (L,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.decision_lists import random_task
+    >>> task = random_task(5, 3, seed=0)
+    >>> column_order_ok(np.zeros((5, 5)), task).tolist()
+    [False, False, False, False, False]
+    >>> W = np.zeros((5, 5))
+    >>> for a, lst in enumerate(task.lists):
+    ...     W[list(lst), a] = np.arange(len(lst), 0, -1)
+    >>> column_order_ok(W, task).tolist()
+    [True, True, True, True, True]
+    """
     ok = np.zeros(task.L, dtype=bool)
     for a, lst in enumerate(task.lists):
         col = W[:, a]
@@ -180,7 +444,28 @@ def column_order_ok(W: np.ndarray, task: td.DecisionListTask) -> np.ndarray:
 @dataclass
 class PopulationGD:
     """History of :func:`population_gd_w`: per recorded step the loss, the accuracy, the fraction of columns ordered
-    by their list; the final ``W``; the first step with perfect classification (or None)."""
+    by their list; the final ``W``; the first step with perfect classification (or None).
+
+    Attributes
+    ----------
+    steps : list of int
+        The steps 0..T.
+    loss, accuracy, ordered : list of float
+        Population loss, accuracy and share of ordered columns (:func:`column_order_ok`) at each step.
+    W : np.ndarray or None
+        The final ``W``.
+    first_perfect : int or None
+        The first step with accuracy 1.
+    iterates : list of np.ndarray
+        Every ``W_t`` (with ``keep_iterates``).
+
+    Examples
+    --------
+    >>> from theory.decision_lists import random_task
+    >>> hist = population_gd_w(random_task(5, 3, seed=0), 3, c=4.0, eta=50.0, steps=2, keep_iterates=True)
+    >>> hist.steps, len(hist.iterates), hist.W.shape
+    ([0, 1, 2], 3, (5, 5))
+    """
 
     steps: list[int] = field(default_factory=list)
     loss: list[float] = field(default_factory=list)
@@ -202,7 +487,40 @@ def population_gd_w(
 ) -> PopulationGD:
     """Gradient descent on the exact population loss in ``W`` with ``V = cP`` fixed (Theorem 4.3's setting), the
     population being every ``n``-subset (uniform law), gradients from :func:`closed_form_gradients`; with
-    ``keep_iterates`` every ``W_t`` is kept."""
+    ``keep_iterates`` every ``W_t`` is kept.
+
+    Parameters
+    ----------
+    task : theory.decision_lists.DecisionListTask
+        The task.
+    n : int
+        Sequence length.
+    c : float
+        Scale of ``V = cP``, > 0.
+    eta : float
+        Step size, > 0.
+    steps : int
+        Number of GD steps, >= 0.
+    W0 : np.ndarray, shape (L, L), optional
+        Start; None = 0.
+    keep_iterates : bool
+        Keep every ``W_t``.
+
+    Returns
+    -------
+    PopulationGD
+
+    Examples
+    --------
+    The loss starts at ``L_0`` (:func:`theory.decision_lists.initial_loss`) and GD reaches perfect classification:
+
+    >>> from theory.decision_lists import initial_loss, random_task
+    >>> hist = population_gd_w(random_task(5, 3, seed=0), 3, c=4.0, eta=50.0, steps=30)
+    >>> abs(hist.loss[0] - float(initial_loss(5, 3, 4))) < 1e-12
+    True
+    >>> hist.accuracy[0], hist.accuracy[-1], hist.first_perfect, hist.loss[-1] < hist.loss[0]
+    (0.0, 1.0, 1, True)
+    """
     if not c > 0 or not eta > 0:
         raise ValueError(f"need c > 0 and eta > 0, got c = {c}, eta = {eta}")
     if steps < 0:
@@ -230,7 +548,26 @@ def population_gd_w(
 
 def class_indices(task: td.DecisionListTask) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """``(rows, cols)`` of the entries of each class of :data:`theory.decision_lists.ENTRY_CLASSES` except
-    ``generic`` (the rest)."""
+    ``generic`` (the rest).
+
+    Parameters
+    ----------
+    task : theory.decision_lists.DecisionListTask
+        The task.
+
+    Returns
+    -------
+    dict of str to (np.ndarray, np.ndarray)
+        For ``"P"``, ``"shift"`` and ``"antishift"``.
+
+    Examples
+    --------
+    On the Fig. 4.1 task on Z_11 (three list shifts) each class has L entries per shift:
+
+    >>> from theory.decision_lists import cyclic_task
+    >>> {k: len(rows) for k, (rows, cols) in class_indices(cyclic_task(11)).items()}
+    {'P': 11, 'shift': 33, 'antishift': 33}
+    """
     rows: dict[str, list[int]] = {k: [] for k in td.ENTRY_CLASSES if k != "generic"}
     cols: dict[str, list[int]] = {k: [] for k in rows}
     for t in range(task.L):
@@ -250,6 +587,42 @@ def one_step_v_mc(
     Each sampled sequence gives, for every class of entries, the class average of ``(eta/n^2) c_r 1{t in s} -
     eta/L^2`` (``c_r`` = number of positions labelled ``r``); the estimate is the mean over sequences and the
     standard error their standard deviation over ``sqrt(samples)``.
+
+    Parameters
+    ----------
+    task : theory.decision_lists.DecisionListTask
+        The task.
+    n : int
+        Sequence length.
+    eta : float
+        Step size.
+    samples : int
+        Monte-Carlo sample size, >= 2.
+    seed : int
+        Seed of ``np.random.default_rng``.
+    chunk : int
+        Sequences per batch.
+
+    Returns
+    -------
+    dict of str to dict
+        Per class of :data:`theory.decision_lists.ENTRY_CLASSES`: ``mean``, ``se`` and the number of ``entries``.
+
+    Examples
+    --------
+    Each class average is within three standard errors of the exact :func:`theory.decision_lists.one_step_v`
+    (the P class is exact: its SE is 0):
+
+    >>> import numpy as np
+    >>> from theory.decision_lists import cyclic_task, one_step_v
+    >>> task = cyclic_task(11)
+    >>> mc = one_step_v_mc(task, 4, 121.0, 4000, seed=0)
+    >>> exact = np.array(one_step_v(task, 4, 121), dtype=float)
+    >>> mc["P"]["mean"], mc["P"]["se"], float(exact[task.perm[0], 0])
+    (1.75, 0.0, 1.75)
+    >>> all(abs(mc[k]["mean"] - exact[r, t].mean()) <= 3 * mc[k]["se"] + 1e-12
+    ...     for k, (r, t) in class_indices(task).items())
+    True
     """
     L = task.L
     if samples < 2:
@@ -287,7 +660,29 @@ def one_step_v_exact_float(task: td.DecisionListTask, n: int, eta: float) -> np.
     r"""``V_1 - V_0`` at ``W = 0, V_0 = 0`` in float64, entry by entry: ``(eta/n^2) N(r, t) - eta/L^2`` with
     ``N(pi(u), t) = sum_{a: u in L_a} C(L - |A|, n - |A| ... )`` hypergeometric terms (``A = {a, u, t}``, the list
     entries before ``u`` absent), evaluated with float binomials (an implementation independent of
-    :func:`theory.decision_lists.ldt_count_matrix`)."""
+    :func:`theory.decision_lists.ldt_count_matrix`).
+
+    Parameters
+    ----------
+    task : theory.decision_lists.DecisionListTask
+        The task.
+    n : int
+        Sequence length.
+    eta : float
+        Step size.
+
+    Returns
+    -------
+    np.ndarray, shape (L, L)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.decision_lists import cyclic_task, one_step_v
+    >>> task = cyclic_task(11)
+    >>> bool(np.allclose(one_step_v_exact_float(task, 4, 121.0), np.array(one_step_v(task, 4, 121), dtype=float)))
+    True
+    """
     L, n = td.check_sequence_length(task.L, n)
     log_total = float(_log_comb(np.array(L), np.array(n)))
     Nmat = np.zeros((L, L))
@@ -316,11 +711,40 @@ def event_probability_mc(
     r"""Monte Carlo of ``P[A subset s, B cap s empty]`` for a uniform ``n``-subset, averaged over the ``L`` cyclic
     translates of ``(A, B)`` in each sample (all have the same probability): ``(estimate, standard error)``.
 
+    Parameters
+    ----------
+    L : int
+        Vocabulary size.
+    n : int
+        Sequence length.
+    inside, outside : sequence of int
+        The token sets A and B.
+    samples : int
+        Monte-Carlo sample size, >= 2.
+    seed : int
+        Seed of ``np.random.default_rng``.
+
+    Returns
+    -------
+    estimate, se : float
+
     Raises
     ------
     ValueError
         If a token of ``inside`` or ``outside`` is outside ``range(L)`` (it is never wrapped mod ``L``) or
         ``samples < 2``.
+
+    Examples
+    --------
+    Within three standard errors of ``C(L - |A| - |B|, n - |A|) / C(L, n)``
+    (:func:`theory.decision_lists.event_probability`):
+
+    >>> from theory.decision_lists import event_probability
+    >>> est, se = event_probability_mc(7, 3, [0, 1], [2], 5000, seed=0)
+    >>> event_probability(7, 3, [0, 1], [2])
+    Fraction(4, 35)
+    >>> abs(est - 4 / 35) < 3 * se
+    True
     """
     L, n = td.check_sequence_length(L, n)
     if samples < 2:
@@ -349,7 +773,32 @@ def a43_min_event_float(task: td.DecisionListTask, n: int) -> tuple[float, tuple
     ``a_1 .. a_k``, ``P[{a, b, c} subset s, a_1 .. a_{k-1} absent] = C(L - |A| - k, n - |A|) / C(L, n)`` with
     ``A = {a, b, c}``, via log-gamma binomials (an enumeration written independently of
     :func:`theory.decision_lists.delta_a43`, to check its minimum at sizes where brute force over token sets is
-    impossible)."""
+    impossible).
+
+    Parameters
+    ----------
+    task : theory.decision_lists.DecisionListTask
+        The task.
+    n : int
+        Sequence length.
+
+    Returns
+    -------
+    delta : float
+        The smallest positive probability.
+    triple : tuple of int
+        ``(a, b, c)`` attaining it.
+
+    Examples
+    --------
+    >>> from theory.decision_lists import delta_a43, random_task
+    >>> task = random_task(5, 3, seed=0)
+    >>> delta, triple = a43_min_event_float(task, 3)
+    >>> round(delta, 12), triple
+    (0.1, (0, 4, 1))
+    >>> delta_a43(task, 3)
+    (Fraction(1, 10), (0, 4, 1))
+    """
     L, n = td.check_sequence_length(task.L, n)
     log_total = float(_log_comb(np.array(L), np.array(n)))
     best, arg = np.inf, (-1, -1, -1)
@@ -375,11 +824,48 @@ def notin_S_directional(
     ``a``'s LDT in a sequence where ``a`` is misclassified; ``v`` = indicator of the tokens of ``L_a`` up to and
     including ``k*``; ``S`` = sequences with ``a`` misclassified and LDT ``k*``. Returns the derivative for every
     sequence of ``S`` containing ``a`` (``in_S`` says which are in the set ``S``), from
-    :func:`closed_form_gradients` on one sequence at a time (per-sequence loss (4.2))."""
+    :func:`closed_form_gradients` on one sequence at a time (per-sequence loss (4.2)).
+
+    Parameters
+    ----------
+    task : theory.decision_lists.DecisionListTask
+        The task.
+    W, V : np.ndarray, shape (L, L)
+        The attention and value matrices.
+    S : array_like, shape (B, n)
+        The sequences considered (e.g. every ``n``-subset).
+    a : int
+        The query token.
+    tol : float
+        Lead required for a correct classification (:func:`correct_mask`).
+
+    Returns
+    -------
+    dict
+        ``k_star`` (int or None), ``values`` (derivatives, one per sequence containing ``a``) and ``in_S`` (bool).
+
+    Examples
+    --------
+    At ``W = 0``, ``V = cP`` the derivative of every sequence of ``S`` is at most ``-(c/2n) p(1 - p)``,
+    ``p = 1/n`` (:func:`theory.decision_lists.thm43_in_S_bound`), and ``S`` is the set of
+    :func:`theory.decision_lists.thm43_sets`:
+
+    >>> import numpy as np
+    >>> from theory.decision_lists import random_task, thm43_in_S_bound, thm43_sets
+    >>> task = random_task(5, 3, seed=0)
+    >>> S = subsets_array(5, 3)
+    >>> info = notin_S_directional(task, np.zeros((5, 5)), 4.0 * permutation_matrix(task), S, 0)
+    >>> info["k_star"], info["in_S"].tolist()
+    (4, [False, False, True, False, True, True])
+    >>> bool(np.all(info["values"][info["in_S"]] <= float(thm43_in_S_bound(3, 4, 1 / 3))))
+    True
+    >>> thm43_sets(task, np.zeros((5, 5)).tolist(), 3)[0]
+    (4, [(0, 1, 4), (0, 2, 4), (0, 3, 4)])
+    """
     S = check_sequences(task.L, S)
     Y = labels_array(task, S)
     ldt = ldt_array(task, S)
-    has_a = (a == S).any(axis=1)
+    has_a = np.equal(S, a).any(axis=1)
     pos = np.argmax(a == S, axis=1)
     wrong = ~correct_mask(W, V, S, Y, tol)[np.arange(len(S)), pos] & has_a
     lst = task.lists[a]
@@ -406,10 +892,40 @@ def token_directional(task: td.DecisionListTask, W: np.ndarray, V: np.ndarray, S
 
     which is exactly 0 when ``s'`` is empty (``nonzero`` False). Returned: ``k_star``, ``v``, ``rows``, ``in_S``,
     ``nonzero``, ``d`` and the ``p``, ``sigma``, ``q``, ``y`` of every row (for :func:`directional_grad_v`).
+
+    Parameters
+    ----------
+    task : theory.decision_lists.DecisionListTask
+        The task.
+    W, V : np.ndarray, shape (L, L)
+        The attention and value matrices.
+    S : array_like, shape (B, n)
+        The sequences considered.
+    a : int
+        The query token.
+
+    Returns
+    -------
+    dict or None
+        The quantities above, or None.
+
+    Examples
+    --------
+    The closed form gives the derivatives of :func:`notin_S_directional`:
+
+    >>> import numpy as np
+    >>> from theory.decision_lists import random_task
+    >>> task = random_task(5, 3, seed=0)
+    >>> S, W, V = subsets_array(5, 3), np.zeros((5, 5)), 4.0 * permutation_matrix(task)
+    >>> info = token_directional(task, W, V, S, 0)
+    >>> info["k_star"], info["rows"].shape
+    (4, (6, 3))
+    >>> bool(np.allclose(info["d"], notin_S_directional(task, W, V, S, 0)["values"]))
+    True
     """
     S = check_sequences(task.L, S)
     n = S.shape[1]
-    rows = S[(a == S).any(axis=1)]
+    rows = S[np.equal(S, a).any(axis=1)]
     if rows.size == 0:
         return None
     pos = np.argmax(rows == a, axis=1)
@@ -444,7 +960,44 @@ def token_directional(task: td.DecisionListTask, W: np.ndarray, V: np.ndarray, S
 def directional_grad_v(V: np.ndarray, p: np.ndarray, sigma: np.ndarray, q: np.ndarray, y: int, n: int) -> np.ndarray:
     r"""The gradient in ``V`` of one row's derivative ``(1/n) <V_y - sigma^T V, q>`` of :func:`token_directional`
     (``sigma = softmax(V p)``, ``p`` and ``q`` fixed by ``W``): ``(1/n)[e_y q^T - sigma q^T - (sigma o (h - sigma.h))
-    p^T]`` with ``h = V q``."""
+    p^T]`` with ``h = V q``.
+
+    Parameters
+    ----------
+    V : np.ndarray, shape (L, L)
+        The value matrix.
+    p, sigma, q : np.ndarray, shape (L,)
+        The row's attention, output probabilities and ``q`` (:func:`token_directional`).
+    y : int
+        The row's label.
+    n : int
+        Sequence length.
+
+    Returns
+    -------
+    np.ndarray, shape (L, L)
+
+    Examples
+    --------
+    A central difference along a random direction D agrees with ``<G, D>``:
+
+    >>> import numpy as np
+    >>> from theory.decision_lists import random_task
+    >>> task = random_task(5, 3, seed=0)
+    >>> rng = np.random.default_rng(1)
+    >>> W, V = rng.standard_normal((5, 5)), 4.0 * permutation_matrix(task) + 0.1 * rng.standard_normal((5, 5))
+    >>> info = token_directional(task, W, V, subsets_array(5, 3), 0)
+    >>> j = int(np.flatnonzero(info["nonzero"])[0])
+    >>> p, q, y = info["p"][j], info["q"][j], int(info["y"][j])
+    >>> def d(V):
+    ...     z = V @ p
+    ...     sig = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+    ...     return (V[y] - sig @ V) @ q / 3
+    >>> G = directional_grad_v(V, p, info["sigma"][j], q, y, 3)
+    >>> D, h = rng.standard_normal((5, 5)), 1e-6
+    >>> abs(float(d(V + h * D) - d(V - h * D)) / (2 * h) - float(np.sum(G * D))) < 1e-8
+    True
+    """
     h = V @ q
     G = -np.outer(sigma, q) - np.outer(sigma * (h - sigma @ h), p)
     G[y] += q
@@ -458,7 +1011,44 @@ def adversarial_e(
     ``V = cP + E`` large: ``iters`` steps of sign-gradient ascent (step ``eps/4``, clipped to the box) on the currently
     largest such derivative, each step re-deriving ``k*`` and ``S`` for the new ``V``. Returns the best ``E`` seen and
     its largest derivative (``-inf`` if no such sequence ever exists). An adversary for the bound of Theorem 4.4's
-    proof: any ``E`` in the box is a valid instance, so the search only makes the test harder."""
+    proof: any ``E`` in the box is a valid instance, so the search only makes the test harder.
+
+    Parameters
+    ----------
+    task : theory.decision_lists.DecisionListTask
+        The task.
+    W : np.ndarray, shape (L, L)
+        The attention matrix.
+    c : float
+        Scale of ``cP``.
+    eps : float
+        The box radius.
+    S : np.ndarray, shape (B, n)
+        The sequences considered.
+    iters : int
+        Number of ascent steps.
+    E0 : np.ndarray, shape (L, L)
+        Start (clipped to the box).
+
+    Returns
+    -------
+    E : np.ndarray, shape (L, L)
+        The best perturbation seen.
+    value : float
+        Its largest derivative.
+
+    Examples
+    --------
+    The search stays below the bound ``6 eps / n`` of :func:`theory.decision_lists.thm44_notin_S_bound`:
+
+    >>> import numpy as np
+    >>> from theory.decision_lists import random_task, thm44_notin_S_bound
+    >>> task = random_task(5, 3, seed=0)
+    >>> W = np.random.default_rng(0).standard_normal((5, 5))
+    >>> E, value = adversarial_e(task, W, 4.0, 0.1, subsets_array(5, 3), 5, np.zeros((5, 5)))
+    >>> float(np.abs(E).max()) <= 0.1, value <= float(thm44_notin_S_bound(3, 0.1))
+    (True, True)
+    """
     P = permutation_matrix(task)
     n = S.shape[1]
     E = np.clip(np.array(E0, dtype=np.float64), -eps, eps)
@@ -488,7 +1078,30 @@ def adversarial_e(
 def brute_force_delta_a43(task: td.DecisionListTask, law: dict[frozenset[int], Fraction]) -> Fraction:
     """Assumption 4.3's ``delta`` by brute force: for every triple (a, b, c) with ``b in L_a`` and ``c`` after ``b`` in
     ``L_a`` or not in ``L_a``, add up the probability of every token set containing ``a, b, c`` in which ``b`` is
-    ``a``'s label-determining token (found by scanning ``L_a``); the smallest positive total (exact)."""
+    ``a``'s label-determining token (found by scanning ``L_a``); the smallest positive total (exact).
+
+    Parameters
+    ----------
+    task : theory.decision_lists.DecisionListTask
+        The task.
+    law : dict of frozenset to Fraction
+        Probability of each token set.
+
+    Returns
+    -------
+    fractions.Fraction
+
+    Examples
+    --------
+    For the uniform law on 3-subsets it equals :func:`theory.decision_lists.delta_a43`:
+
+    >>> from fractions import Fraction
+    >>> from theory.decision_lists import delta_a43, random_task, uniform_subsets
+    >>> task = random_task(5, 3, seed=0)
+    >>> law = {frozenset(s): Fraction(1, 10) for s in uniform_subsets(5, 3)}
+    >>> brute_force_delta_a43(task, law), delta_a43(task, 3)[0]
+    (Fraction(1, 10), Fraction(1, 10))
+    """
     best: Fraction | None = None
     for a in range(task.L):
         lst = task.lists[a]
@@ -508,5 +1121,23 @@ def brute_force_delta_a43(task: td.DecisionListTask, law: dict[frozenset[int], F
 
 
 def brute_force_delta_a44(law: dict[frozenset[int], Fraction]) -> Fraction:
-    """Assumption 4.4's ``delta``: the smallest positive probability of a token set (exact)."""
+    """Assumption 4.4's ``delta``: the smallest positive probability of a token set (exact).
+
+    Parameters
+    ----------
+    law : dict of frozenset to Fraction
+        Probability of each token set.
+
+    Returns
+    -------
+    fractions.Fraction
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.decision_lists import delta_a44
+    >>> law = {frozenset({0, 1}): Fraction(1, 2), frozenset({0, 2}): Fraction(1, 3), frozenset({1, 2}): Fraction(1, 6)}
+    >>> brute_force_delta_a44(law), delta_a44(3, law=law)
+    (Fraction(1, 6), Fraction(1, 6))
+    """
     return min(p for p in law.values() if p > 0)

@@ -56,6 +56,25 @@ def gradient_gap_reference(n: int, k: int) -> Fraction:
     For a random sign w (n odd, no bias) :math:`1\{w^\top x>0\}=\tfrac12+\tfrac12Maj_n(w\odot x)`, so the
     gradient coordinates are :math:`\tfrac12|Maj_n(k\mp1)|` (Lemma B.3) and the gap of σ' = that of the gradient.
     Exact, from :func:`theory.boolean.gradient_gap`.
+
+    Parameters
+    ----------
+    n : int
+        Number of bits (odd for the Majority identity).
+    k : int
+        Size of the support S = [k].
+
+    Returns
+    -------
+    fractions.Fraction
+
+    Examples
+    --------
+    >>> from theory.boolean import majority_coefficient
+    >>> gradient_gap_reference(5, 2)
+    Fraction(1, 8)
+    >>> (abs(majority_coefficient(5, 1)) - abs(majority_coefficient(5, 3))) / 2
+    Fraction(1, 8)
     """
     return tb.gradient_gap(n, k)
 
@@ -71,7 +90,31 @@ def _check_nk(n: int, k: int) -> tuple[int, int]:
 
 
 def random_weights(dist: str, draws: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    """(draws, n) float64 weights: ``sign`` (Unif{±1}), ``uniform`` (U[-1,1]) or ``gaussian`` (N(0,1))."""
+    """(draws, n) float64 weights: ``sign`` (Unif{±1}), ``uniform`` (U[-1,1]) or ``gaussian`` (N(0,1)).
+
+    Parameters
+    ----------
+    dist : str
+        One of :data:`DISTRIBUTIONS`.
+    draws, n : int
+        Number of weight vectors and their dimension, both >= 1.
+    rng : np.random.Generator
+        Source of the draws.
+
+    Returns
+    -------
+    np.ndarray, shape (draws, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> random_weights("sign", 2, 5, np.random.default_rng(0)).tolist()
+    [[-1.0, -1.0, -1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0, -1.0]]
+    >>> random_weights("cauchy", 1, 3, np.random.default_rng(0))
+    Traceback (most recent call last):
+    ...
+    ValueError: dist must be one of ('sign', 'uniform', 'gaussian'), got 'cauchy'
+    """
     if dist not in DISTRIBUTIONS:
         raise ValueError(f"dist must be one of {DISTRIBUTIONS}, got {dist!r}")
     if draws < 1 or n < 1:
@@ -84,7 +127,28 @@ def random_weights(dist: str, draws: int, n: int, rng: np.random.Generator) -> n
 
 
 def prefix_mask(n: int, k: int) -> np.ndarray:
-    """Boolean (n,) indicator of S = [k] (coordinates 0..k-1)."""
+    """Boolean (n,) indicator of S = [k] (coordinates 0..k-1).
+
+    Parameters
+    ----------
+    n : int
+        Number of bits, >= 2.
+    k : int
+        Support size, ``1 <= k <= n - 1``.
+
+    Returns
+    -------
+    np.ndarray of bool, shape (n,)
+
+    Examples
+    --------
+    >>> prefix_mask(5, 2).tolist()
+    [True, True, False, False, False]
+    >>> prefix_mask(5, 5)
+    Traceback (most recent call last):
+    ...
+    ValueError: k must be an integer with 1 <= k <= n-1 (the gap compares levels k-1 and k+1), got k = 5, n = 5
+    """
     n, k = _check_nk(n, k)
     return np.arange(n) < k
 
@@ -94,6 +158,24 @@ def gaps(g: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 
     :math:`\Gamma_{max}=\max_{i\in[k]}|g_i|-\max_{i\notin[k]}|g_i|` (App. B.3.1) and
     :math:`\Gamma_{min}=\min_{i\in[k]}|g_i|-\max_{i\notin[k]}|g_i|` (Def. 5.4, footnote of B.3.1).
+
+    Parameters
+    ----------
+    g : array_like, shape (..., n)
+        Gradients (only their absolute values matter).
+    k : int
+        Support size, ``1 <= k <= n - 1``.
+
+    Returns
+    -------
+    gamma_max, gamma_min : np.ndarray, shape (...)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gmax, gmin = gaps(np.array([[0.3, -0.2, 0.1, 0.05], [0.3, 0.1, 0.1, 0.0]]), 2)
+    >>> gmax.round(12).tolist(), gmin.round(12).tolist()
+    ([0.2, 0.2], [0.1, 0.0])
     """
     a = np.abs(np.asarray(g, dtype=np.float64))
     n = a.shape[-1]
@@ -103,7 +185,25 @@ def gaps(g: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def recovered(ghat: np.ndarray, k: int) -> np.ndarray:
-    """True where the k largest |ĝ_i| are exactly S = [k], strictly (min over S > max outside; ties fail)."""
+    """True where the k largest |ĝ_i| are exactly S = [k], strictly (min over S > max outside; ties fail).
+
+    Parameters
+    ----------
+    ghat : array_like, shape (..., n)
+        Gradient estimates.
+    k : int
+        Support size, ``1 <= k <= n - 1``.
+
+    Returns
+    -------
+    np.ndarray of bool, shape (...)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> recovered(np.array([[0.3, -0.2, 0.1, 0.05], [0.3, 0.1, 0.1, 0.0]]), 2).tolist()
+    [True, False]
+    """
     return gaps(ghat, k)[1] > 0
 
 
@@ -119,6 +219,37 @@ def batch_gradients_streamed(
     ``w`` is (T, n): one independent batch of B uniform samples per row (Prop. B.7's estimator, S = [k]).
     Samples are streamed in chunks of at most ``chunk_elems`` ±1 entries over all trials, so any B fits.
     Arithmetic is float32 (exact for sign / small-integer w; chunk sums stay below 2^24), accumulated in float64.
+
+    Parameters
+    ----------
+    w : np.ndarray, shape (T, n)
+        One weight vector per trial.
+    k : int
+        Support size of the parity, ``1 <= k <= n - 1``.
+    B : int
+        Batch size, >= 1.
+    rng : np.random.Generator
+        Source of the samples.
+    b : float
+        Bias of the neuron.
+    chunk_elems : int
+        Upper bound on the ±1 entries drawn at once.
+
+    Returns
+    -------
+    np.ndarray, shape (T, n)
+        The batch gradients :math:`\hat g`.
+
+    Examples
+    --------
+    With B = 4096 the estimate is within :math:`\gamma_{grad}/2 = 1/16` of the exact population gradient
+    (:func:`sign_population_gradient`), so S is recovered (Prop. B.7):
+
+    >>> import numpy as np
+    >>> W = random_weights("sign", 3, 5, np.random.default_rng(0))
+    >>> ghat = batch_gradients_streamed(W, 2, 4096, np.random.default_rng(1))
+    >>> bool(np.abs(ghat - sign_population_gradient(W, 2)).max() < 1 / 16), recovered(ghat, 2).tolist()
+    (True, [True, True, True])
     """
     w = np.asarray(w, dtype=np.float64)
     if w.ndim != 2:
@@ -146,6 +277,36 @@ def batch_gradients_counts(w: np.ndarray, k: int, B: int, rng: np.random.Generat
 
     :math:`\hat g_i=-\frac1B\sum_a c_a\,h_a\,\chi_{S\triangle\{i\}}(a)=-\frac1B\,[H(c\odot h)]_{S\triangle\{i\}}`
     (the proof of Prop. B.7 with the empirical measure), one batched transform for all trials; cost O(2^n n) per trial.
+
+    Parameters
+    ----------
+    w : np.ndarray, shape (T, n)
+        One weight vector per trial (n <= 20).
+    k : int
+        Support size of the parity, ``1 <= k <= n - 1``.
+    B : int
+        Batch size, >= 1.
+    rng : np.random.Generator
+        Source of the counts.
+    b : float
+        Bias of the neuron.
+
+    Returns
+    -------
+    np.ndarray, shape (T, n)
+        The batch gradients :math:`\hat g`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = random_weights("sign", 3, 5, np.random.default_rng(0))
+    >>> ghat = batch_gradients_counts(W, 2, 4096, np.random.default_rng(1))
+    >>> bool(np.abs(ghat - sign_population_gradient(W, 2)).max() < 1 / 16), recovered(ghat, 2).tolist()
+    (True, [True, True, True])
+    >>> batch_gradients_counts(np.ones((1, 21)), 2, 10, np.random.default_rng(0))
+    Traceback (most recent call last):
+    ...
+    ValueError: the cube-count estimator needs n <= 20, got n = 21; use batch_gradients_streamed
     """
     w = np.asarray(w, dtype=np.float64)
     if w.ndim != 2:
@@ -171,6 +332,31 @@ def sign_population_gradient(W: np.ndarray, k: int) -> np.ndarray:
 
     Lemma B.3 (with u = 1): :math:`\bar g_i=-\tfrac12\chi_{S\triangle\{i\}}(w)\,Maj_n(|S\triangle\{i\}|)`,
     and :math:`\chi_{S\triangle\{i\}}(w)=w_i\prod_{j\in S}w_j` for sign w.  Majority values from ``theory.boolean``.
+
+    Parameters
+    ----------
+    W : np.ndarray, shape (T, n)
+        Sign weights (entries ±1), n odd.
+    k : int
+        Support size, ``1 <= k <= n - 1``.
+
+    Returns
+    -------
+    np.ndarray, shape (T, n)
+
+    Examples
+    --------
+    It is minus the exact transform of :func:`ltf_gradients`, and its gap is :math:`\gamma_{grad}` for every w:
+
+    >>> import numpy as np
+    >>> W = random_weights("sign", 3, 5, np.random.default_rng(0))
+    >>> g = sign_population_gradient(W, 2)
+    >>> g[0].tolist()
+    [0.1875, 0.1875, -0.0625, 0.0625, 0.0625]
+    >>> bool(np.allclose(g, -ltf_gradients(W, [2])[2]))
+    True
+    >>> gaps(g, 2)[1].tolist(), float(gradient_gap_reference(5, 2))
+    ([0.125, 0.125, 0.125], 0.125)
     """
     W = np.asarray(W, dtype=np.float64)
     if W.ndim != 2 or not np.all(np.abs(W) == 1):
@@ -187,7 +373,35 @@ def sign_population_gradient(W: np.ndarray, k: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class RecoveryResult:
-    """Success counts of one-step recovery at each batch size (Prop. B.7)."""
+    r"""Success counts of one-step recovery at each batch size (Prop. B.7).
+
+    Attributes
+    ----------
+    n, k : int
+        Number of bits and support size.
+    batch_sizes : tuple of int
+        The batch sizes B.
+    trials : int
+        Trials per batch size.
+    successes : tuple of int
+        Trials that recovered S, per B.
+    gamma_grad : float
+        :func:`gradient_gap_reference`.
+    method : str
+        The estimators used (``"counts"``, ``"streamed"`` or both joined by ``+``).
+    seed : int
+        The seed of the run.
+    within : tuple of int
+        Trials with :math:`\|\hat g-\bar g\|_\infty<\gamma_{grad}/2`, per B.
+    violations : tuple of int
+        Failures among ``within`` (Prop. B.7 says there are none).
+
+    Examples
+    --------
+    >>> r = one_step_recovery(5, 2, [8, 256], 40, seed=0)
+    >>> r.successes, r.rates
+    ((3, 34), (0.075, 0.85))
+    """
 
     n: int
     k: int
@@ -231,6 +445,39 @@ def one_step_recovery(
     Also counts, per B, the trials with :math:`\|\hat g-\bar g\|_\infty<\gamma_{grad}/2` (``within``, exact
     :math:`\bar g` from :func:`sign_population_gradient`) and among them the failures (``violations``): Prop. B.7
     as stated says there are none.
+
+    Parameters
+    ----------
+    n : int
+        Number of bits (odd).
+    k : int
+        Support size, ``1 <= k <= n - 1``.
+    batch_sizes : sequence of int
+        The batch sizes B.
+    trials : int
+        Trials per batch size, >= 1.
+    seed : int
+        Base seed.
+    method : str
+        ``"auto"``, ``"streamed"`` or ``"counts"``.
+    chunk_trials : int
+        Trials drawn at once.
+    chunk_elems : int
+        Chunk bound of the streamed estimator.
+
+    Returns
+    -------
+    RecoveryResult
+
+    Examples
+    --------
+    Success grows with B, and no trial within :math:`\gamma_{grad}/2` of the population gradient fails:
+
+    >>> r = one_step_recovery(5, 2, [8, 256], 40, seed=0)
+    >>> r.rates, r.gamma_grad, r.method
+    ((0.075, 0.85), 0.125, 'counts')
+    >>> r.within, r.violations
+    ((0, 16), (0, 0))
     """
     n, k = _check_nk(n, k)
     if n % 2 == 0:
@@ -288,6 +535,35 @@ def ltf_gradients(W: np.ndarray, ks: Sequence[int], *, b: float = 0.0, chunk: in
 
     :math:`g_i=\hat h(S\triangle\{i\})` with :math:`h=1\{w^\top x+b>0\}` (proof of Prop. B.7); the coefficients of all
     draws come from one batched transform of the (D, 2^n) array of h values, ``chunk`` draws at a time.
+
+    Parameters
+    ----------
+    W : np.ndarray, shape (D, n)
+        Weight vectors.
+    ks : sequence of int
+        Support sizes, each in ``1 .. n-1``.
+    b : float
+        Bias.
+    chunk : int
+        Draws per batched transform.
+
+    Returns
+    -------
+    dict of int to np.ndarray, shape (D, n)
+        The exact gradient g for each k.
+
+    Examples
+    --------
+    At a sign w (n odd, no bias) the coordinates are :math:`\tfrac12|Maj_n(k\mp1)|` (Lemma B.3,
+    :func:`theory.boolean.majority_coefficient`):
+
+    >>> import numpy as np
+    >>> from theory.boolean import majority_coefficient
+    >>> g = ltf_gradients(np.ones((1, 5)), [2])[2]
+    >>> np.abs(g[0]).tolist()
+    [0.1875, 0.1875, 0.0625, 0.0625, 0.0625]
+    >>> float(abs(majority_coefficient(5, 1)) / 2), float(abs(majority_coefficient(5, 3)) / 2)
+    (0.1875, 0.0625)
     """
     W = np.asarray(W, dtype=np.float64)
     if W.ndim != 2:
@@ -308,9 +584,37 @@ def ltf_gradients(W: np.ndarray, ks: Sequence[int], *, b: float = 0.0, chunk: in
 def random_ltf_gaps(
     n: int, ks: Sequence[int], dist: str, draws: int, seed: int, *, chunk: int = 64
 ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-    """Fig. B.7: (Γ_max, Γ_min) of exact ReLU gradients for ``draws`` random w ~ ``dist`` (no bias), per k.
+    r"""Fig. B.7: (Γ_max, Γ_min) of exact ReLU gradients for ``draws`` random w ~ ``dist`` (no bias), per k.
 
     Seed: ``np.random.default_rng(seed)`` draws all weights (D, n) at once.
+
+    Parameters
+    ----------
+    n : int
+        Number of bits.
+    ks : sequence of int
+        Support sizes, each in ``1 .. n-1``.
+    dist : str
+        Weight law, one of :data:`DISTRIBUTIONS`.
+    draws : int
+        Number of weight vectors D.
+    seed : int
+        Seed of the weights.
+    chunk : int
+        Draws per batched transform.
+
+    Returns
+    -------
+    dict of int to (np.ndarray, np.ndarray)
+        ``(gamma_max, gamma_min)``, each of shape (D,), for each k.
+
+    Examples
+    --------
+    For sign weights every draw has :math:`\Gamma_{min} = \gamma_{grad}` (:func:`gradient_gap_reference`):
+
+    >>> out = random_ltf_gaps(5, [2], "sign", 50, seed=0)
+    >>> sorted(set(out[2][1].tolist())), float(gradient_gap_reference(5, 2))
+    ([0.125], 0.125)
     """
     W = random_weights(dist, draws, n, np.random.default_rng(seed))
     G = ltf_gradients(W, ks, chunk=chunk)
@@ -324,6 +628,37 @@ def sinusoid_gradients(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind:
     :math:`\widehat{\cos}(T)=\cos(b+\pi|T|/2)\prod_{j\in T}\sin(cw_j)\prod_{j\notin T}\cos(cw_j)` (sin: sin of the phase).
     ``kind='cos'`` is the gradient of the neuron :math:`\sin(c\,w^\top x+b)` divided by c (Fig. B.8 via σ' = cos);
     ``kind='sin'`` is the formula as printed in Fig. B.8.  Vectorised over the rows of W (D, n).
+
+    Parameters
+    ----------
+    W : np.ndarray, shape (D, n)
+        Weight vectors.
+    k : int
+        Support size, ``1 <= k <= n - 1``.
+    c : float
+        Frequency.
+    b : float
+        Phase (bias).
+    kind : str
+        ``"cos"`` or ``"sin"``.
+
+    Returns
+    -------
+    np.ndarray, shape (D, n)
+
+    Examples
+    --------
+    Coordinate i = 1 with S = {0} is the coefficient at T = {0, 1} of
+    :func:`theory.boolean.sinusoid_coefficient`; with ``kind='cos'`` and k even every coordinate vanishes:
+
+    >>> import numpy as np
+    >>> from theory.boolean import sinusoid_coefficient
+    >>> W = random_weights("gaussian", 2, 5, np.random.default_rng(0))
+    >>> g = sinusoid_gradients(W, 1, 0.5)
+    >>> abs(float(sinusoid_coefficient(W[0].tolist(), 0.5, 0, {0, 1})) - float(g[0, 1])) < 1e-12
+    True
+    >>> float(np.abs(sinusoid_gradients(W, 2, 0.5)).max())
+    0.0
     """
     if kind not in ("cos", "sin"):
         raise ValueError(f"kind must be 'cos' or 'sin', got {kind!r}")
@@ -344,7 +679,34 @@ def sinusoid_gradients(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind:
 
 
 def sinusoid_gradients_bruteforce(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind: str = "cos") -> np.ndarray:
-    """The same g by one batched transform of φ(c w.x + b) over the cube (independent oracle, n <= 20)."""
+    """The same g by one batched transform of φ(c w.x + b) over the cube (independent oracle, n <= 20).
+
+    Parameters
+    ----------
+    W : np.ndarray, shape (D, n)
+        Weight vectors (n <= 20).
+    k : int
+        Support size, ``1 <= k <= n - 1``.
+    c : float
+        Frequency.
+    b : float
+        Phase (bias).
+    kind : str
+        ``"cos"`` or ``"sin"``.
+
+    Returns
+    -------
+    np.ndarray, shape (D, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = random_weights("gaussian", 2, 5, np.random.default_rng(0))
+    >>> bool(np.allclose(sinusoid_gradients_bruteforce(W, 1, 0.5), sinusoid_gradients(W, 1, 0.5)))
+    True
+    >>> bool(np.allclose(sinusoid_gradients_bruteforce(W, 2, 0.5, kind="sin"), sinusoid_gradients(W, 2, 0.5, kind="sin")))
+    True
+    """
     W = np.asarray(W, dtype=np.float64)
     _D, n = W.shape
     _check_nk(n, k)
@@ -359,7 +721,39 @@ def sinusoid_gradients_bruteforce(W: np.ndarray, k: int, c: float, *, b: float =
 def sinusoid_gaps(
     n: int, ks: Sequence[int], dist: str, draws: int, seed: int, *, c: float | None = None, kind: str = "cos"
 ) -> tuple[np.ndarray, dict[int, tuple[np.ndarray, np.ndarray]]]:
-    """Fig. B.8 left: weights (D, n) and, per k, (Γ_max, Γ_min) of the closed-form gradients; c = 1/√n default."""
+    """Fig. B.8 left: weights (D, n) and, per k, (Γ_max, Γ_min) of the closed-form gradients; c = 1/√n default.
+
+    Parameters
+    ----------
+    n : int
+        Number of bits.
+    ks : sequence of int
+        Support sizes, each in ``1 .. n-1``.
+    dist : str
+        Weight law, one of :data:`DISTRIBUTIONS`.
+    draws : int
+        Number of weight vectors D.
+    seed : int
+        Seed of the weights.
+    c : float, optional
+        Frequency; None = ``1/sqrt(n)``.
+    kind : str
+        ``"cos"`` or ``"sin"``.
+
+    Returns
+    -------
+    W : np.ndarray, shape (D, n)
+    gaps : dict of int to (np.ndarray, np.ndarray)
+        ``(gamma_max, gamma_min)``, each of shape (D,), for each k.
+
+    Examples
+    --------
+    >>> W, out = sinusoid_gaps(5, [1, 3], "uniform", 100, seed=0)
+    >>> W.shape, sorted(out), out[3][1].shape
+    ((100, 5), [1, 3], (100,))
+    >>> bool((out[1][1] > 0).all())
+    True
+    """
     c = 1.0 / math.sqrt(n) if c is None else float(c)
     W = random_weights(dist, draws, n, np.random.default_rng(seed))
     return W, {k: gaps(sinusoid_gradients(W, k, c, kind=kind), k) for k in ks}

@@ -61,7 +61,40 @@ def sample_inputs(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``n`` samples of Sec. 3.3: ``X (n, k+1, d)`` with the signal row ``y w_*`` at a uniform position and k noise
     rows ``N(0, sigma^2 I_d)``; ``y (n,)`` uniform in {-1, +1}. ``w_*`` defaults to ``1/sqrt(d)`` in every entry (the
-    authors' code)."""
+    authors' code).
+
+    Parameters
+    ----------
+    rng : np.random.Generator
+        Source of the draws.
+    n : int
+        Number of samples.
+    k : int
+        Number of noise rows, >= 2.
+    d : int
+        Dimension of a row.
+    sigma : float
+        Noise standard deviation, > 0.
+    w_star : np.ndarray, shape (d,), optional
+        The signal direction.
+
+    Returns
+    -------
+    X : np.ndarray, shape (n, k+1, d)
+    y : np.ndarray, shape (n,)
+
+    Examples
+    --------
+    Exactly one row of each sample is the signal ``y w_*``:
+
+    >>> import numpy as np
+    >>> X, y = sample_inputs(np.random.default_rng(0), 4, 3, 2, 0.5)
+    >>> X.shape, y.tolist()
+    ((4, 4, 2), [1.0, 1.0, 1.0, -1.0])
+    >>> w_star = np.full(2, 1 / np.sqrt(2))
+    >>> np.isclose(X, y[:, None, None] * w_star).all(axis=2).sum(axis=1).tolist()
+    [1, 1, 1, 1]
+    """
     n = tl.check_batch(n, "n")
     k, d, sigma = tl.check_k(k), tl.check_d(d), tl.check_sigma(sigma)
     w_star = np.full(d, 1 / np.sqrt(d)) if w_star is None else np.asarray(w_star, dtype=np.float64)
@@ -73,14 +106,64 @@ def sample_inputs(
 
 
 def cnn_output(X: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
-    """``f_{w,b}(X) = sum_i phi_b(<w, X_i>)`` for ``X (..., k+1, d)``."""
+    """``f_{w,b}(X) = sum_i phi_b(<w, X_i>)`` for ``X (..., k+1, d)``.
+
+    Parameters
+    ----------
+    X : np.ndarray, shape (..., k+1, d)
+        Inputs.
+    w : array_like, shape (d,)
+        The filter.
+    b : float
+        The bias of ``phi_b(z) = ReLU(z + b) - ReLU(-z + b)``.
+
+    Returns
+    -------
+    np.ndarray, shape (...)
+
+    Examples
+    --------
+    With ``b < 0`` each row contributes its soft threshold ``sign(z)(|z| - |b|)_+``:
+
+    >>> import numpy as np
+    >>> X = np.array([[[1.0, 0.0], [0.0, -2.0], [0.1, 0.0]]])
+    >>> cnn_output(X, np.array([1.0, 1.0]), -0.5).tolist()
+    [-1.0]
+    """
     z = X @ np.asarray(w, dtype=np.float64)
     return (np.maximum(z + b, 0) - np.maximum(-z + b, 0)).sum(-1)
 
 
 def cnn_gradient_fd(X: np.ndarray, w: np.ndarray, b: float, h: float = 1e-7) -> np.ndarray:
     """``grad_w f_{w,b}(X)`` by central finite differences of :func:`cnn_output` (f is piecewise linear in w, so the
-    differences are exact up to rounding unless a kink lies within ``h``)."""
+    differences are exact up to rounding unless a kink lies within ``h``).
+
+    Parameters
+    ----------
+    X : np.ndarray, shape (k+1, d)
+        One input.
+    w : array_like, shape (d,)
+        The filter.
+    b : float
+        The bias.
+    h : float
+        Finite-difference step.
+
+    Returns
+    -------
+    np.ndarray, shape (d,)
+
+    Examples
+    --------
+    Agrees with the closed form of App. B.2 (:func:`theory.local_signal.cnn_gradient`):
+
+    >>> import numpy as np
+    >>> from theory.local_signal import cnn_gradient
+    >>> X = np.array([[1.0, 0.0], [0.0, -2.0], [0.1, 0.0]])
+    >>> g = cnn_gradient_fd(X, np.array([1.0, 1.0]), -0.5)
+    >>> g.round(6).tolist(), cnn_gradient(((1.0, 0.0), (0.0, -2.0), (0.1, 0.0)), (1.0, 1.0), -0.5)
+    ([1.0, -2.0], [1.0, -2.0])
+    """
     X, w = np.asarray(X, dtype=np.float64), np.asarray(w, dtype=np.float64)
     eye = np.eye(w.size)
     return np.array([(cnn_output(X, w + h * e, b) - cnn_output(X, w - h * e, b)) / (2 * h) for e in eye])
@@ -92,7 +175,31 @@ def cnn_gradient_fd(X: np.ndarray, w: np.ndarray, b: float, h: float = 1e-7) -> 
 
 def soft_threshold_moments_quad(tau: float, sigma: float) -> tuple[float, float, float]:
     """``P[S != 0]``, ``E|S|``, ``E S^2`` of ``S = S_tau(A)``, ``A ~ N(0, sigma^2)``, by ``scipy.integrate.quad`` of
-    the defining integrals ``2 int_tau^inf (a - tau)^j p(a) da`` (j = 0, 1, 2)."""
+    the defining integrals ``2 int_tau^inf (a - tau)^j p(a) da`` (j = 0, 1, 2).
+
+    Parameters
+    ----------
+    tau : float
+        The threshold, >= 0.
+    sigma : float
+        Noise standard deviation, > 0.
+
+    Returns
+    -------
+    p_nonzero, mean_abs, second_moment : float
+
+    Examples
+    --------
+    Agrees with the closed forms of :func:`theory.local_signal.soft_threshold_moments`:
+
+    >>> import numpy as np
+    >>> from theory.local_signal import soft_threshold_moments
+    >>> quad = soft_threshold_moments_quad(0.5, 1.0)
+    >>> [round(v, 9) for v in quad]
+    [0.617075077, 0.395593115, 0.41927852]
+    >>> bool(np.allclose(quad, soft_threshold_moments(0.5, 1.0), rtol=1e-10, atol=0))
+    True
+    """
     sigma = tl.check_sigma(sigma)
     pdf = stats.norm(scale=sigma).pdf
     out = []
@@ -103,7 +210,28 @@ def soft_threshold_moments_quad(tau: float, sigma: float) -> tuple[float, float,
 
 
 def truncated_moments_scipy(alpha: float, s: float) -> tuple[float, float, float]:
-    """Mean, variance and second moment of ``N(0, s^2)`` conditioned on ``Z >= alpha s`` (``scipy.stats.truncnorm``)."""
+    """Mean, variance and second moment of ``N(0, s^2)`` conditioned on ``Z >= alpha s`` (``scipy.stats.truncnorm``).
+
+    Parameters
+    ----------
+    alpha : float
+        The truncation point in units of ``s``.
+    s : float
+        Standard deviation, > 0.
+
+    Returns
+    -------
+    mean, var, second_moment : float
+
+    Examples
+    --------
+    Agrees with (B.1)-(B.3) (:func:`theory.local_signal.truncated_moments`):
+
+    >>> import numpy as np
+    >>> from theory.local_signal import truncated_moments
+    >>> bool(np.allclose(truncated_moments_scipy(0.5, 2.0), truncated_moments(0.5, 2.0), rtol=1e-9, atol=0))
+    True
+    """
     dist = stats.truncnorm(alpha, np.inf, scale=tl.check_sigma(s))
     mean, var = (float(v) for v in dist.stats(moments="mv"))
     return mean, var, var + mean**2
@@ -111,7 +239,35 @@ def truncated_moments_scipy(alpha: float, s: float) -> tuple[float, float, float
 
 def regression_mc(c: float, v: float, sigma: float, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Least-squares slopes of ``cA`` and of ``vB`` on ``Z = cA + vB`` (A, B iid ``N(0, sigma^2)``, ``n`` samples)
-    with their standard errors (B.4, B.5 predict ``c^2/(c^2+v^2)`` and ``v^2/(c^2+v^2)``)."""
+    with their standard errors (B.4, B.5 predict ``c^2/(c^2+v^2)`` and ``v^2/(c^2+v^2)``).
+
+    Parameters
+    ----------
+    c, v : float
+        The coefficients of ``Z = cA + vB`` (finite, not both 0).
+    sigma : float
+        Standard deviation of A and B, > 0.
+    n : int
+        Number of samples, >= 2.
+    seed : int
+        Seed of ``np.random.default_rng``.
+
+    Returns
+    -------
+    slopes, ses : np.ndarray, shape (2,)
+
+    Examples
+    --------
+    Within three standard errors of :func:`theory.local_signal.regression_coefficients`:
+
+    >>> import numpy as np
+    >>> from theory.local_signal import regression_coefficients
+    >>> slopes, ses = regression_mc(1.0, 2.0, 1.0, 10000, seed=0)
+    >>> regression_coefficients(1, 2)
+    (1/5, 4/5)
+    >>> bool(np.all(np.abs(slopes - [0.2, 0.8]) < 3 * ses))
+    True
+    """
     n, sigma = tl.check_batch(n, "n"), tl.check_sigma(sigma)
     if n < 2:
         raise ValueError(f"n (the number of samples) must be an integer >= 2 for a standard error, got n = {n}")
@@ -130,7 +286,29 @@ def regression_mc(c: float, v: float, sigma: float, n: int, seed: int) -> tuple[
 
 
 def mills_ratio(x: np.ndarray | float) -> np.ndarray:
-    """``Phi^c(x)/phi(x) = sqrt(pi/2) erfcx(x/sqrt 2)`` (scipy's scaled complementary error function)."""
+    """``Phi^c(x)/phi(x) = sqrt(pi/2) erfcx(x/sqrt 2)`` (scipy's scaled complementary error function).
+
+    Parameters
+    ----------
+    x : float or np.ndarray
+        Points.
+
+    Returns
+    -------
+    np.ndarray
+        The Mills ratio at ``x`` (0-d for a scalar).
+
+    Examples
+    --------
+    ``sqrt(pi/2)`` at 0, and the 30-digit values of :func:`theory.local_signal.mills_ratio`:
+
+    >>> import numpy as np
+    >>> from theory.local_signal import mills_ratio as mills_exact
+    >>> round(float(mills_ratio(0.0)), 12)
+    1.253314137316
+    >>> bool(np.allclose(mills_ratio([1.0, 10.0]), [mills_exact(1.0), mills_exact(10.0)], rtol=1e-13, atol=0))
+    True
+    """
     return np.sqrt(np.pi / 2) * special.erfcx(np.asarray(x, dtype=np.float64) / np.sqrt(2))
 
 
@@ -139,7 +317,38 @@ def max_exceedance_mc(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Monte Carlo ``P[max_j X_j >= t]`` and ``P[max_j |X_j| >= t]``, ``t = 2 sigma sqrt(log n)``, for ``n_vars`` iid
     ``N(0, sigma^2)`` (Lemmas B.1, B.2); returns estimates and standard errors (the SE uses ``max(p_hat, 1/N)`` so a
-    count of 0 keeps a positive SE)."""
+    count of 0 keeps a positive SE).
+
+    Parameters
+    ----------
+    n_vars : int
+        Number of variables n, >= 2.
+    n_samples : int
+        Monte-Carlo sample size.
+    seed : int
+        Seed of ``np.random.default_rng``.
+    sigma : float
+        Standard deviation.
+    chunk : int
+        Samples per batch.
+
+    Returns
+    -------
+    p, se : np.ndarray, shape (2,)
+        For ``max X_j`` and ``max |X_j|``.
+
+    Examples
+    --------
+    Within three standard errors of the exact :func:`theory.local_signal.max_exceedance`, and below the union bounds
+    1/n and 2/n:
+
+    >>> import numpy as np
+    >>> from theory.local_signal import max_exceedance
+    >>> p, se = max_exceedance_mc(10, 20000, seed=0)
+    >>> exact = [max_exceedance(10), max_exceedance(10, absolute=True)]
+    >>> bool(np.all(np.abs(p - exact) < 3 * se)), bool(np.all(p < [0.1, 0.2]))
+    (True, True)
+    """
     n_vars, n_samples = tl.check_k(n_vars), tl.check_batch(n_samples, "n_samples")
     rng = np.random.default_rng(seed)
     t = 2 * sigma * np.sqrt(np.log(n_vars))
@@ -156,7 +365,34 @@ def max_exceedance_mc(
 
 def linear_classifier_mc(k: int, d: int, n: int, seed: int, chunk: int = 2000) -> tuple[float, float]:
     """Monte Carlo error of ``l(X) = sum_i <w_*, X_i>`` on full d-dimensional samples (Sec. 3.3), with its SE;
-    ``sigma = log k / sqrt k``."""
+    ``sigma = log k / sqrt k``.
+
+    Parameters
+    ----------
+    k : int
+        Number of noise rows, >= 2.
+    d : int
+        Dimension of a row.
+    n : int
+        Monte-Carlo sample size.
+    seed : int
+        Seed of ``np.random.default_rng``.
+    chunk : int
+        Samples per batch.
+
+    Returns
+    -------
+    error, se : float
+
+    Examples
+    --------
+    Within three standard errors of ``Phi(-1/log k)`` (:func:`theory.local_signal.linear_classifier_error`):
+
+    >>> from theory.local_signal import linear_classifier_error
+    >>> err, se = linear_classifier_mc(16, 3, 20000, seed=0)
+    >>> abs(err - linear_classifier_error(16)) < 3 * se
+    True
+    """
     k, d, n = tl.check_k(k), tl.check_d(d), tl.check_batch(n, "n")
     sigma = tl.noise_sigma(k)
     rng = np.random.default_rng(seed)
@@ -178,7 +414,29 @@ def linear_classifier_mc(k: int, d: int, n: int, seed: int, chunk: int = 2000) -
 def error_curve_fourier(k: int, tau: float, sigma: float) -> float:
     """``err(tau)`` by Gil-Pelaez inversion with scipy (``special.wofz`` and QUADPACK's Fourier integral QAWF), an
     implementation independent of :func:`theory.local_signal.error_curve` (same decomposition: the single-row term
-    ``k p0^(k-1) Phi^c(1/sigma)`` in closed form, the rest by the integral of ``sin(t x) R(t)/t``)."""
+    ``k p0^(k-1) Phi^c(1/sigma)`` in closed form, the rest by the integral of ``sin(t x) R(t)/t``).
+
+    Parameters
+    ----------
+    k : int
+        Number of noise rows, >= 2.
+    tau : float
+        The threshold, in [0, 1).
+    sigma : float
+        Noise standard deviation, > 0.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from theory.local_signal import error_curve
+    >>> round(error_curve_fourier(16, 0.5, 0.5), 6)
+    0.245072
+    >>> abs(error_curve_fourier(16, 0.5, 0.5) - error_curve(16, 0.5, 0.5)) < 1e-9
+    True
+    """
     k, tau, sigma = tl.check_k(k), tl.check_tau(tau), tl.check_sigma(sigma)
     x, a = 1.0 - tau, tau / sigma
     p0 = float(special.erf(a / np.sqrt(2)))
@@ -202,7 +460,35 @@ def error_curve_fourier(k: int, tau: float, sigma: float) -> float:
 @dataclass(frozen=True)
 class TailSample:
     """A sparse sample of ``n`` draws of ``(A_1..A_k)``: the values with ``|A| > tau_min`` (``values``) and the draw
-    each belongs to (``owner``), with the importance weights of the draws (all 1 without importance sampling)."""
+    each belongs to (``owner``), with the importance weights of the draws (all 1 without importance sampling).
+
+    Attributes
+    ----------
+    k : int
+        Number of noise rows per draw.
+    sigma : float
+        Noise standard deviation.
+    tau_min : float
+        The smallest threshold the sample serves.
+    n : int
+        Number of draws.
+    values : np.ndarray, shape (M,)
+        The noise values with ``|A| > tau_min``, of all draws.
+    owner : np.ndarray of int, shape (M,)
+        The draw of each value.
+    weights : np.ndarray, shape (n,)
+        Importance weights (at most ``1/alpha``).
+    importance : bool
+        Whether the defensive mixture proposal was used.
+    params : dict
+        ``shift`` and ``defensive`` of the proposal.
+
+    Examples
+    --------
+    >>> s = tail_sample(16, 0.5, 0.3, 1000, seed=0)
+    >>> s.n, s.weights.shape, bool(abs(s.values).min() > 0.3), bool(s.weights.max() <= 1 / 0.2)
+    (1000, (1000,), True, True)
+    """
 
     k: int
     sigma: float
@@ -233,7 +519,48 @@ def tail_sample(
 ) -> TailSample:
     """Draw ``n`` samples of the k noise projections, exactly in distribution for every ``S_tau``, ``tau >= tau_min``
     (see the module docstring), with the defensive mixture proposal (``shift`` = mu, ``defensive`` = alpha) when
-    ``importance``. ``tau_min`` must lie in (0, 1)."""
+    ``importance``. ``tau_min`` must lie in (0, 1).
+
+    Parameters
+    ----------
+    k : int
+        Number of noise rows, >= 2.
+    sigma : float
+        Noise standard deviation, > 0.
+    tau_min : float
+        Smallest threshold to serve, in (0, 1).
+    n : int
+        Number of draws.
+    seed : int
+        Seed of ``np.random.default_rng``.
+    importance : bool
+        Use the defensive mixture proposal.
+    shift : float
+        The mean shift mu of the special row.
+    defensive : float
+        The nominal share alpha, in (0, 1].
+
+    Returns
+    -------
+    TailSample
+
+    Examples
+    --------
+    Without importance sampling the weights are 1 and the number of stored values is ``Binomial(k n, q)``,
+    ``q = 2 Phi^c(tau_min/sigma)``:
+
+    >>> from scipy.special import ndtr
+    >>> s = tail_sample(16, 0.5, 0.3, 4000, seed=0, importance=False)
+    >>> bool((s.weights == 1).all())
+    True
+    >>> q = 2 * ndtr(-0.3 / 0.5)
+    >>> bool(abs(s.values.size / (16 * 4000) - q) < 0.01)
+    True
+    >>> tail_sample(16, 0.5, 1.0, 10, seed=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: tau_min must lie in (0, 1) for the sparse sampler, got 1.0
+    """
     k, n, sigma = tl.check_k(k), tl.check_batch(n, "n"), tl.check_sigma(sigma)
     if not 0 < tau_min < 1:
         raise ValueError(f"tau_min must lie in (0, 1) for the sparse sampler, got {tau_min!r}")
@@ -266,7 +593,34 @@ def tail_sample(
 
 
 def margins(sample: TailSample, tau: float) -> np.ndarray:
-    """``(1 - tau) + sum_i S_tau(A_i)`` per draw: ``y f / c`` of the CNN with ``w = c w_*``, ``b = -tau c``."""
+    """``(1 - tau) + sum_i S_tau(A_i)`` per draw: ``y f / c`` of the CNN with ``w = c w_*``, ``b = -tau c``.
+
+    Parameters
+    ----------
+    sample : TailSample
+        The draws.
+    tau : float
+        The threshold, at least ``sample.tau_min``.
+
+    Returns
+    -------
+    np.ndarray, shape (sample.n,)
+
+    Examples
+    --------
+    A draw without values above ``tau`` has margin ``1 - tau``:
+
+    >>> import numpy as np
+    >>> s = tail_sample(4, 0.2, 0.5, 1000, seed=0, importance=False)
+    >>> m = margins(s, 0.6)
+    >>> quiet = np.setdiff1d(np.arange(s.n), s.owner[np.abs(s.values) > 0.6])
+    >>> m.shape, quiet.size > 0, bool(np.allclose(m[quiet], 0.4))
+    ((1000,), True, True)
+    >>> margins(s, 0.4)
+    Traceback (most recent call last):
+    ...
+    ValueError: tau = 0.4 is below the sample's tau_min = 0.5
+    """
     tau = tl.check_tau(tau)
     if tau < sample.tau_min:
         raise ValueError(f"tau = {tau} is below the sample's tau_min = {sample.tau_min}")
@@ -276,7 +630,30 @@ def margins(sample: TailSample, tau: float) -> np.ndarray:
 
 
 def error_curve_mc(sample: TailSample, taus: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    """Estimates of ``err(tau) = P[margin <= 0]`` for every tau (common random numbers) and their SEs."""
+    """Estimates of ``err(tau) = P[margin <= 0]`` for every tau (common random numbers) and their SEs.
+
+    Parameters
+    ----------
+    sample : TailSample
+        The draws.
+    taus : sequence of float
+        Thresholds, each at least ``sample.tau_min``.
+
+    Returns
+    -------
+    estimates, ses : np.ndarray, shape (len(taus),)
+
+    Examples
+    --------
+    Within three standard errors of the Fourier inversion :func:`theory.local_signal.error_curve`:
+
+    >>> import numpy as np
+    >>> from theory.local_signal import error_curve, noise_sigma
+    >>> s = tail_sample(16, noise_sigma(16), 0.3, 20000, seed=0)
+    >>> est, se = error_curve_mc(s, [0.5, 0.8])
+    >>> bool(np.all(np.abs(est - [error_curve(16, 0.5), error_curve(16, 0.8)]) < 3 * se))
+    True
+    """
     est, se = [], []
     for tau in taus:
         x = sample.weights * (margins(sample, tau) <= 0)
@@ -298,7 +675,28 @@ def _logistic_at(m: np.ndarray, wts: np.ndarray) -> tuple[float, float]:
 @dataclass(frozen=True)
 class LogisticOptimum:
     """The logistic population optimum over ``w = c w_*``, ``b = -tau c``: per batch (independent IS samples) the
-    minimiser on a tau grid refined by a parabola; the means and their standard errors over batches."""
+    minimiser on a tau grid refined by a parabola; the means and their standard errors over batches.
+
+    Attributes
+    ----------
+    c, tau, b : float
+        The optimal scale, threshold and bias ``b = -tau c`` (means over batches).
+    loss : float
+        The logistic loss there.
+    error : float
+        The 0-1 error there.
+    se : dict of str to float
+        Standard errors of the five means over batches.
+    per_batch : list of dict
+        The values of every batch.
+
+    Examples
+    --------
+    >>> from theory.local_signal import noise_sigma
+    >>> opt = logistic_optimum(16, noise_sigma(16), [0.3, 0.5, 0.7, 0.9], 2000, 3, seed=0)
+    >>> len(opt.per_batch), sorted(opt.se)
+    (3, ['b', 'c', 'error', 'loss', 'tau'])
+    """
 
     c: float
     tau: float
@@ -319,17 +717,44 @@ def logistic_optimum(
 ) -> LogisticOptimum:
     """``(c*, b*) = argmin E log(1 + exp(-y f))`` over the aligned filters (docs/local_signal.md): for each of
     ``batches`` importance samples of size ``n`` (seeds ``seed + j``), the loss minimised over c at every tau of the
-    grid, the best tau refined by a parabola through its neighbours, and the 0-1 error there."""
-    taus = np.asarray(sorted(taus), dtype=np.float64)
+    grid, the best tau refined by a parabola through its neighbours, and the 0-1 error there.
+
+    Parameters
+    ----------
+    k : int
+        Number of noise rows, >= 2.
+    sigma : float
+        Noise standard deviation.
+    taus : sequence of float
+        The threshold grid (at least 3 values in (0, 1)).
+    n : int
+        Draws per batch.
+    batches : int
+        Number of independent batches, >= 2.
+    seed : int
+        Seed of the first batch.
+
+    Returns
+    -------
+    LogisticOptimum
+
+    Examples
+    --------
+    >>> from theory.local_signal import noise_sigma
+    >>> opt = logistic_optimum(16, noise_sigma(16), [0.3, 0.5, 0.7, 0.9], 2000, 3, seed=0)
+    >>> 0.3 <= opt.tau <= 0.9, opt.c > 0, 0 < opt.error < 0.5
+    (True, True, True)
+    """
+    grid = np.asarray(sorted(taus), dtype=np.float64)
     rows = []
     for j in range(batches):
-        sample = tail_sample(k, sigma, float(taus[0]), n, seed + j)
-        best = [_logistic_at(margins(sample, t), sample.weights) for t in taus]
+        sample = tail_sample(k, sigma, float(grid[0]), n, seed + j)
+        best = [_logistic_at(margins(sample, t), sample.weights) for t in grid]
         losses = np.array([b[1] for b in best])
-        i = int(np.clip(np.argmin(losses), 1, len(taus) - 2))
-        x3, y3 = taus[i - 1 : i + 2], losses[i - 1 : i + 2]
+        i = int(np.clip(np.argmin(losses), 1, len(grid) - 2))
+        x3, y3 = grid[i - 1 : i + 2], losses[i - 1 : i + 2]
         a2 = np.polyfit(x3, y3, 2)
-        t_star = float(np.clip(-a2[1] / (2 * a2[0]), x3[0], x3[-1])) if a2[0] > 0 else float(taus[i])
+        t_star = float(np.clip(-a2[1] / (2 * a2[0]), x3[0], x3[-1])) if a2[0] > 0 else float(grid[i])
         m = margins(sample, t_star)
         c_star, loss = _logistic_at(m, sample.weights)
         err = float(np.mean(sample.weights * (m <= 0)))
@@ -349,7 +774,32 @@ class GradientStructure:
     """``grad_w E l`` at ``(w, b)`` decomposed as ``gamma w + kappa w_* + r`` (r orthogonal to span{w, w_*}), from full
     d-dimensional samples (``direct``), and gamma, kappa from the symmetrised formulas on reduced samples (``sym``);
     each with its standard error. ``min_sym_term`` is the smallest per-sample value of the symmetrised gamma
-    integrand, which the proof says is >= 0 pointwise."""
+    integrand, which the proof says is >= 0 pointwise.
+
+    Attributes
+    ----------
+    gamma_direct, kappa_direct : float
+        gamma and kappa from full samples.
+    residual : np.ndarray, shape (d-2,)
+        The component r in the orthonormal complement of span{w, w_*}.
+    se_gamma_direct, se_kappa_direct : float
+        Their standard errors.
+    se_residual : np.ndarray, shape (d-2,)
+        Standard errors of ``residual``.
+    gamma_sym, kappa_sym : float
+        gamma and kappa from the symmetrised formulas.
+    se_gamma_sym, se_kappa_sym : float
+        Their standard errors.
+    min_sym_term : float
+        The smallest symmetrised gamma integrand.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gs = gradient_structure_mc(4, np.array([1.0, 0.5, 0.0]), -0.3, 0.5, 2000, seed=0)
+    >>> gs.residual.shape, gs.min_sym_term >= 0
+    ((1,), True)
+    """
 
     gamma_direct: float
     kappa_direct: float
@@ -377,7 +827,43 @@ def gradient_structure_mc(
     the basis {w, w_*, orthonormal complement}; means and SEs over samples. Symmetrised (the proofs of Lemmas 3.1,
     3.2): ``gamma = (c^2+v^2)^-1 E sum_i (sigma(a_2) - sigma(a_1)) Z_i 1{Z_i >= -b}`` with
     ``a_2 = -g(1) + S_{-i} + S_i``, ``a_1 = -g(1) + S_{-i} - S_i``, ``g(1) = phi_b(c)``, and
-    ``kappa = E[-sigma(-Y f)(1{cY >= -b} + 1{cY <= b})]``, on independent reduced samples ``Z_i ~ N(0, s^2)``."""
+    ``kappa = E[-sigma(-Y f)(1{cY >= -b} + 1{cY <= b})]``, on independent reduced samples ``Z_i ~ N(0, s^2)``.
+
+    Parameters
+    ----------
+    k : int
+        Number of noise rows, >= 2.
+    w : np.ndarray, shape (d,)
+        The filter, d >= 3, with a component orthogonal to ``e_1``.
+    b : float
+        The bias.
+    sigma : float
+        Noise standard deviation.
+    n : int
+        Monte-Carlo sample size (each estimator).
+    seed : int
+        Seed of ``np.random.default_rng``.
+    chunk : int
+        Samples per batch.
+
+    Returns
+    -------
+    GradientStructure
+
+    Examples
+    --------
+    The direct and the symmetrised estimates agree within their standard errors, and the residual vanishes:
+
+    >>> import numpy as np
+    >>> gs = gradient_structure_mc(4, np.array([1.0, 0.5, 0.0]), -0.3, 0.5, 2000, seed=0)
+    >>> from math import hypot
+    >>> abs(gs.gamma_direct - gs.gamma_sym) < 3 * hypot(gs.se_gamma_direct, gs.se_gamma_sym)
+    True
+    >>> abs(gs.kappa_direct - gs.kappa_sym) < 3 * hypot(gs.se_kappa_direct, gs.se_kappa_sym)
+    True
+    >>> bool(np.all(np.abs(gs.residual) < 3 * gs.se_residual))
+    True
+    """
     k, n, sigma = tl.check_k(k), tl.check_batch(n, "n"), tl.check_sigma(sigma)
     w = np.asarray(w, dtype=np.float64)
     d = w.size
@@ -450,7 +936,34 @@ def cntk_features(X: np.ndarray, w0: np.ndarray, biases: Sequence[float]) -> np.
     filter, or a scalar for all) the concatenation over j of ``sum_i X_i 1{|<w0_j, X_i>| + b_j >= 0}`` (App. B.2,
     with the absolute value as in App. B); returns ``(len(biases), n, m d)``.
 
-    The kernel predictor is ``k_w(X) = <w, features(X)>`` for a weight vector w (one block per filter)."""
+    The kernel predictor is ``k_w(X) = <w, features(X)>`` for a weight vector w (one block per filter).
+
+    Parameters
+    ----------
+    X : np.ndarray, shape (n, k+1, d)
+        Inputs.
+    w0 : np.ndarray, shape (m, d) or (d,)
+        The frozen filters.
+    biases : sequence of float or of array_like
+        Bias vectors (one entry per filter, or a scalar for all).
+
+    Returns
+    -------
+    np.ndarray, shape (len(biases), n, m d)
+
+    Examples
+    --------
+    With m = 1 each feature is :func:`theory.local_signal.cntk_feature_as_printed`:
+
+    >>> import numpy as np
+    >>> from theory.local_signal import cntk_feature_as_printed
+    >>> X = np.array([[[1.0, 0.0], [0.0, -2.0], [-3.0, 0.5]]])
+    >>> F = cntk_features(X, np.array([[1.0, 0.0]]), [0.0, -2.0])
+    >>> F.shape, F[:, 0].tolist()
+    ((2, 1, 2), [[-2.0, -1.5], [-3.0, 0.5]])
+    >>> cntk_feature_as_printed(((1.0, 0.0), (0.0, -2.0), (-3.0, 0.5)), (1.0, 0.0), -2.0)
+    [-3.0, 0.5]
+    """
     X = np.asarray(X, dtype=np.float64)
     w0 = np.atleast_2d(np.asarray(w0, dtype=np.float64))
     proj = np.abs(X @ w0.T)  # (n, k+1, m)
@@ -466,7 +979,27 @@ def cntk_features(X: np.ndarray, w0: np.ndarray, biases: Sequence[float]) -> np.
 class SVMResult:
     """The hinge-loss SVM ``min_w lam/2 |w|^2 + (1/n) sum_i max(0, 1 - y_i <w, F_i>)`` (no intercept: the CNTK has
     none) and its dual ``max_{0 <= alpha <= 1/n} sum alpha - |sum_i alpha_i y_i F_i|^2 / (2 lam)``, solved separately;
-    ``gap = primal - dual`` (>= 0 up to solver tolerance) and ``w`` from the primal."""
+    ``gap = primal - dual`` (>= 0 up to solver tolerance) and ``w`` from the primal.
+
+    Attributes
+    ----------
+    w : np.ndarray, shape (p,)
+        The primal weights.
+    primal, dual : float
+        The optimal values of the two programs.
+    gap : float
+        ``primal - dual``.
+    status : str
+        The two solver statuses joined by ``/``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> F = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> res = hinge_svm(F, np.array([1.0, 1.0, -1.0, -1.0]), 0.1)
+    >>> res.status, abs(res.gap) < 1e-6
+    ('optimal/optimal', True)
+    """
 
     w: np.ndarray
     primal: float
@@ -476,7 +1009,32 @@ class SVMResult:
 
 
 def hinge_svm(F: np.ndarray, y: np.ndarray, lam: float) -> SVMResult:
-    """Solve :class:`SVMResult`'s primal and dual with cvxpy (Clarabel, SCS as fallback)."""
+    """Solve :class:`SVMResult`'s primal and dual with cvxpy (Clarabel, SCS as fallback).
+
+    Parameters
+    ----------
+    F : np.ndarray, shape (n, p)
+        Features.
+    y : np.ndarray, shape (n,)
+        Labels in {-1, +1}.
+    lam : float
+        Ridge weight, > 0.
+
+    Returns
+    -------
+    SVMResult
+
+    Examples
+    --------
+    Four separable points: ``w = (1, 1)`` puts every point on the margin, and the optimum is
+    ``lam/2 |w|^2 = 0.1``:
+
+    >>> import numpy as np
+    >>> F = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> res = hinge_svm(F, np.array([1.0, 1.0, -1.0, -1.0]), 0.1)
+    >>> res.w.round(6).tolist(), round(res.primal, 6), round(res.dual, 6)
+    ([1.0, 1.0], 0.1, 0.1)
+    """
     import cvxpy as cp  # deferred: cvxpy is slow to import
 
     F = np.asarray(F, dtype=np.float64)
@@ -516,7 +1074,29 @@ def hinge_svm(F: np.ndarray, y: np.ndarray, lam: float) -> SVMResult:
 @dataclass(frozen=True)
 class KernelResult:
     """Best test error of the CNTK's hinge-SVM classifier over the bias grid, per random init, with the duality gaps
-    of every solve and ``sqrt(d) |<w0_hat, w_*>|`` of each init."""
+    of every solve and ``sqrt(d) |<w0_hat, w_*>|`` of each init.
+
+    Attributes
+    ----------
+    best_error : np.ndarray, shape (inits,)
+        The smallest test error over the bias grid.
+    best_bias : np.ndarray, shape (inits,)
+        The bias attaining it.
+    errors : np.ndarray, shape (inits, len(biases))
+        Every test error.
+    max_gap : float
+        The largest absolute duality gap of the SVM solves.
+    alignment : np.ndarray, shape (inits,)
+        ``sqrt(d) |<w0_hat, w_*>|`` (of order 1 for a random direction, ``sqrt(d)`` for ``w_*`` itself).
+    statuses : list of str
+        Solver statuses of every solve.
+
+    Examples
+    --------
+    >>> res = kernel_best_error(4, 2, [0.0, -0.5], 1, 40, 40, seed=0)
+    >>> res.errors.shape, res.best_error.shape, res.max_gap < 1e-6
+    ((1, 2), (1,), True)
+    """
 
     best_error: np.ndarray
     best_bias: np.ndarray
@@ -544,7 +1124,48 @@ def kernel_best_error(
     the grid, a hinge SVM per (init, bias) and its test error (``y k_w(X) <= 0`` counts as an error).
 
     ``w0`` (shape ``(inits, m, d)``, nonzero rows) replaces the random inits by given filters, e.g. ``w_*`` itself
-    for a positive control; their directions are used."""
+    for a positive control; their directions are used.
+
+    Parameters
+    ----------
+    k : int
+        Number of noise rows, >= 2.
+    d : int
+        Dimension of a row.
+    biases : sequence of float
+        The bias grid (non-empty).
+    inits : int
+        Number of inits, >= 1.
+    n_train, n_test : int
+        Training and test sample sizes.
+    seed : int
+        Seed of ``np.random.default_rng``.
+    lam : float
+        Ridge weight of the SVM, > 0.
+    m : int
+        Filters per init, >= 1.
+    chunk : int
+        Samples per batch.
+    w0 : np.ndarray, shape (inits, m, d), optional
+        Given filters instead of random ones.
+
+    Returns
+    -------
+    KernelResult
+
+    Examples
+    --------
+    The positive control ``w0 = w_*`` has alignment ``sqrt(d)``:
+
+    >>> import numpy as np
+    >>> res = kernel_best_error(4, 2, [0.0], 1, 40, 40, seed=0, w0=np.ones((1, 1, 2)))
+    >>> res.alignment.round(12).tolist(), res.statuses
+    ([1.414213562373], ['optimal/optimal'])
+    >>> kernel_best_error(4, 2, [], 1, 40, 40, seed=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: biases (the bias grid) must hold at least one bias, got an empty grid
+    """
     k, d = tl.check_k(k), tl.check_d(d)
     n_train, n_test = tl.check_batch(n_train, "n_train"), tl.check_batch(n_test, "n_test")
     for name, value in (("inits", inits), ("m", m)):

@@ -26,7 +26,24 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Prompts:
-    """A batch of B prompts: X (B, n, d) with i.i.d. N(0, 1) entries, theta* (B, d) uniform on S^{d-1}, y = X theta*."""
+    """A batch of B prompts: X (B, n, d) with i.i.d. N(0, 1) entries, theta* (B, d) uniform on S^{d-1}, y = X theta*.
+
+    Attributes
+    ----------
+    X : np.ndarray, shape (B, n, d)
+        The in-context inputs.
+    theta_star : np.ndarray, shape (B, d)
+        The task vectors, of unit norm.
+    y : np.ndarray, shape (B, n)
+        The noise-free labels ``X theta*``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pr = sample_prompts(np.random.default_rng(0), 2, 5, 2)
+    >>> pr.X.shape, pr.theta_star.shape, pr.y.shape
+    ((2, 5, 2), (2, 2), (2, 5))
+    """
 
     X: np.ndarray
     theta_star: np.ndarray
@@ -34,7 +51,35 @@ class Prompts:
 
 
 def sample_prompts(rng: np.random.Generator, batch: int, n: int, d: int) -> Prompts:
-    """Sample B prompts of Sec. 8.6 / Def. 8.3 (noise-free labels; theta* on the unit sphere S^(d-1); Def. 8.3 writes S^d)."""
+    """Sample B prompts of Sec. 8.6 / Def. 8.3 (noise-free labels; theta* on the unit sphere S^(d-1); Def. 8.3 writes S^d).
+
+    Parameters
+    ----------
+    rng : np.random.Generator
+        Source of the draws.
+    batch : int
+        Number of prompts B >= 1.
+    n, d : int
+        Examples per prompt and their dimension, ``n > d >= 1`` (so that X^T X is invertible, Lemma 8.11).
+
+    Returns
+    -------
+    Prompts
+        X (B, n, d), theta* (B, d) and y = X theta* (B, n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pr = sample_prompts(np.random.default_rng(0), 3, 5, 2)
+    >>> np.linalg.norm(pr.theta_star, axis=1).round(12).tolist()
+    [1.0, 1.0, 1.0]
+    >>> bool(np.allclose(pr.y, np.einsum("bnd,bd->bn", pr.X, pr.theta_star)))
+    True
+    >>> sample_prompts(np.random.default_rng(0), 1, 2, 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: need n > d so that X^T X is invertible (Lemma 8.11), got n = 2, d = 2
+    """
     for name, v in (("batch", batch), ("n", n), ("d", d)):
         if not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
@@ -56,7 +101,36 @@ def _batched(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def gram_extremes(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(L, mu, kappa) of X^T X per prompt (eigvalsh; X is (B, n, d) or (n, d))."""
+    """(L, mu, kappa) of X^T X per prompt (eigvalsh; X is (B, n, d) or (n, d)).
+
+    Parameters
+    ----------
+    X : np.ndarray, shape (B, n, d) or (n, d)
+        Prompt inputs of full column rank.
+
+    Returns
+    -------
+    L, mu, kappa : np.ndarray, shape (B,) (0-d for one prompt)
+        Largest and smallest eigenvalue of X^T X and their ratio (Def. 8.12).
+
+    Raises
+    ------
+    ValueError
+        If X^T X is singular for some prompt.
+
+    Examples
+    --------
+    The condition number agrees with the exact one of :func:`theory.looped.condition_number`:
+
+    >>> import numpy as np
+    >>> from theory.looped import condition_number
+    >>> X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    >>> L, mu, kappa = gram_extremes(X)
+    >>> round(float(L), 6), round(float(mu), 6)
+    (5.302776, 1.697224)
+    >>> abs(float(kappa) - float(condition_number(X))) < 1e-12
+    True
+    """
     X = np.asarray(X, dtype=np.float64)
     ev = np.linalg.eigvalsh(np.swapaxes(X, -1, -2) @ X)
     L, mu = ev[..., -1], ev[..., 0]
@@ -69,6 +143,44 @@ def gd_trajectory(X: np.ndarray, y: np.ndarray, etas: np.ndarray, theta0: np.nda
     """theta^(0..T) of GD on 1/2||y - X theta||^2, batched: returns (B, T+1, d).
 
     ``etas`` is (T,) (shared) or (B, T) (per prompt); every step size must be > 0 (Def. 8.7).
+
+    Parameters
+    ----------
+    X : np.ndarray, shape (B, n, d) or (n, d)
+        Prompt inputs.
+    y : np.ndarray, shape (B, n) or (n,)
+        Labels.
+    etas : np.ndarray, shape (T,) or (B, T)
+        Step sizes eta^(1..T), all > 0.
+    theta0 : np.ndarray, shape (d,) or (B, d), optional
+        Starting point; None = 0.
+
+    Returns
+    -------
+    np.ndarray, shape (B, T+1, d)
+        The iterates theta^(0), ..., theta^(T) of every prompt (B = 1 for a single prompt).
+
+    Examples
+    --------
+    Three steps of size 1/10 agree with the exact rational iterates of :func:`theory.looped.gd_iterates`:
+
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> from theory.looped import gd_iterates
+    >>> X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    >>> y = X @ np.array([1.0, -1.0])
+    >>> traj = gd_trajectory(X, y, [0.1, 0.1, 0.1])
+    >>> traj.shape
+    (1, 4, 2)
+    >>> exact = gd_iterates(X, y, [Fraction(1, 10)] * 3)[-1]
+    >>> exact
+    [Fraction(337, 1000), Fraction(-727, 1000)]
+    >>> bool(np.allclose(traj[0, -1], [float(v) for v in exact], rtol=0, atol=1e-15))
+    True
+    >>> gd_trajectory(X, y, [0.1, 0.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: step sizes must be > 0 (Def. 8.7)
     """
     X, y = _batched(X, y)
     B, _n, d = X.shape
@@ -91,7 +203,42 @@ def gd_trajectory(X: np.ndarray, y: np.ndarray, etas: np.ndarray, theta0: np.nda
 
 
 def gd_constant_step(X: np.ndarray, y: np.ndarray, T: int, theta0: np.ndarray | None = None) -> np.ndarray:
-    """GD with the prompt-dependent step eta = 1/L (Thms 8.16, 8.25); returns (B, T+1, d)."""
+    """GD with the prompt-dependent step eta = 1/L (Thms 8.16, 8.25); returns (B, T+1, d).
+
+    Parameters
+    ----------
+    X : np.ndarray, shape (B, n, d) or (n, d)
+        Prompt inputs of full column rank.
+    y : np.ndarray, shape (B, n) or (n,)
+        Labels.
+    T : int
+        Number of steps.
+    theta0 : np.ndarray, shape (d,) or (B, d), optional
+        Starting point; None = 0.
+
+    Returns
+    -------
+    np.ndarray, shape (B, T+1, d)
+        The iterates theta^(0..T).
+
+    Examples
+    --------
+    The error contracts by at most rho = max(|1 - mu/L|, |1 - L/L|) = 1 - 1/kappa per step
+    (:func:`theory.looped.gd_contraction_factor`):
+
+    >>> import numpy as np
+    >>> from theory.looped import gd_contraction_factor
+    >>> X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    >>> theta_star = np.array([1.0, -1.0])
+    >>> traj = gd_constant_step(X, X @ theta_star, 5)
+    >>> err = np.linalg.norm(traj[0] - theta_star, axis=1)
+    >>> L, mu, _ = gram_extremes(X)
+    >>> rho = float(gd_contraction_factor(1 / float(L), float(L), float(mu)))
+    >>> round(rho, 6)
+    0.679937
+    >>> bool(np.all(err[1:] <= rho * err[:-1] + 1e-12))
+    True
+    """
     X, y = _batched(X, y)
     L, _, _ = gram_extremes(X)
     return gd_trajectory(X, y, np.repeat((1.0 / L)[:, None], T, axis=1), theta0)
@@ -102,6 +249,32 @@ def smoothness_violations(X: np.ndarray, y: np.ndarray, rng: np.random.Generator
 
     Returns the largest relative violation of (i) ||grad(a) - grad(b)|| <= L ||a - b|| and (ii) strong
     convexity l(t a + (1-t) b) <= t l(a) + (1-t) l(b) - mu/2 t(1-t)||a - b||^2 (<= 0 means it holds).
+
+    Parameters
+    ----------
+    X : np.ndarray, shape (B, n, d) or (n, d)
+        Prompt inputs of full column rank.
+    y : np.ndarray, shape (B, n) or (n,)
+        Labels.
+    rng : np.random.Generator
+        Source of the random points a, b (entries N(0, 9)) and of t.
+    pairs : int
+        Random pairs (a, b) per prompt.
+
+    Returns
+    -------
+    dict of str to float
+        ``{"smoothness": ..., "strong_convexity": ...}``: the largest relative violations.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    >>> v = smoothness_violations(X, X @ np.array([1.0, -1.0]), np.random.default_rng(0))
+    >>> sorted(v)
+    ['smoothness', 'strong_convexity']
+    >>> v["smoothness"] <= 1e-12 and v["strong_convexity"] <= 1e-12
+    True
     """
     X, y = _batched(X, y)
     L, mu, _ = gram_extremes(X)
@@ -128,7 +301,28 @@ def smoothness_violations(X: np.ndarray, y: np.ndarray, rng: np.random.Generator
 
 @dataclass(frozen=True)
 class KappaMoments:
-    """Monte-Carlo moments of kappa(X^T X): mean, its standard error, sd, sd of a `trials`-trial mean."""
+    """Monte-Carlo moments of kappa(X^T X): mean, its standard error, sd, sd of a `trials`-trial mean.
+
+    Attributes
+    ----------
+    n, d : int
+        Shape of X.
+    draws : int
+        Number of Monte-Carlo draws of X.
+    mean, se : float
+        Sample mean of kappa and its standard error.
+    sd : float
+        Sample standard deviation of kappa.
+    sd_trial_mean : float
+        Standard deviation of a mean over ``trials`` draws (the spread of a reported average).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> km = kappa_moments(np.random.default_rng(0), 16, 4, draws=200)
+    >>> (km.n, km.d, km.draws), km.se < km.sd
+    ((16, 4, 200), True)
+    """
 
     n: int
     d: int
@@ -142,7 +336,38 @@ class KappaMoments:
 def kappa_moments(
     rng: np.random.Generator, n: int, d: int, draws: int, trials: int = 10, chunk: int = 20000
 ) -> KappaMoments:
-    """E kappa(X^T X) for X with i.i.d. N(0, 1) entries (Fig. 8.1's reported average kappa), by MC."""
+    """E kappa(X^T X) for X with i.i.d. N(0, 1) entries (Fig. 8.1's reported average kappa), by MC.
+
+    Parameters
+    ----------
+    rng : np.random.Generator
+        Source of the draws.
+    n, d : int
+        Shape of X (n > d).
+    draws : int
+        Number of draws of X, >= 2.
+    trials : int
+        Trials averaged in the reported figure (for ``sd_trial_mean``).
+    chunk : int
+        Draws per batched eigendecomposition.
+
+    Returns
+    -------
+    KappaMoments
+
+    Examples
+    --------
+    Fig. 8.1 reports an average kappa of 4.57 over 10 trials at n = 16, d = 4
+    (:data:`theory.looped.FIG_8_1_REPORTED_KAPPA`), within the spread of a 10-trial mean:
+
+    >>> import numpy as np
+    >>> from theory.looped import FIG_8_1_REPORTED_KAPPA
+    >>> km = kappa_moments(np.random.default_rng(0), 16, 4, draws=2000)
+    >>> round(km.mean, 1)
+    4.8
+    >>> abs(km.mean - float(FIG_8_1_REPORTED_KAPPA[16])) < 2 * km.sd_trial_mean
+    True
+    """
     if draws < 2:
         raise ValueError(f"draws must be >= 2, got {draws}")
     ks = []
@@ -158,7 +383,24 @@ def kappa_moments(
 
 @dataclass(frozen=True)
 class ErrorDecay:
-    """Figure 8.1 data for one n: per-trial kappa and normalised squared errors ||theta^(t) - theta*||^2/||theta^(0) - theta*||^2."""
+    """Figure 8.1 data for one n: per-trial kappa and normalised squared errors ||theta^(t) - theta*||^2/||theta^(0) - theta*||^2.
+
+    Attributes
+    ----------
+    n : int
+        Examples per prompt.
+    kappa : np.ndarray, shape (trials,)
+        kappa(X^T X) of each trial.
+    ratio : np.ndarray, shape (trials, T+1)
+        The normalised squared errors (column 0 is 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> e = fig_8_1_errors(np.random.default_rng(0), 16, 4, 10, 3)
+    >>> e.n, e.kappa.shape, e.ratio.shape, e.ratio[:, 0].tolist()
+    (16, (3,), (3, 11), [1.0, 1.0, 1.0])
+    """
 
     n: int
     kappa: np.ndarray  # (trials,)
@@ -166,7 +408,33 @@ class ErrorDecay:
 
 
 def fig_8_1_errors(rng: np.random.Generator, n: int, d: int, T: int, trials: int) -> ErrorDecay:
-    """Run Sec. 8.6's experiment for one n with the numpy GD reference (eta = 1/L, theta^(0) = 0)."""
+    """Run Sec. 8.6's experiment for one n with the numpy GD reference (eta = 1/L, theta^(0) = 0).
+
+    Parameters
+    ----------
+    rng : np.random.Generator
+        Source of the prompts.
+    n, d : int
+        Examples per prompt and dimension (n > d).
+    T : int
+        Number of GD steps.
+    trials : int
+        Number of prompts.
+
+    Returns
+    -------
+    ErrorDecay
+
+    Examples
+    --------
+    Every trial obeys Theorem 8.25, ratio(T) <= (1 - 1/kappa)^T (:func:`theory.looped.thm_8_25_bound`):
+
+    >>> import numpy as np
+    >>> from theory.looped import thm_8_25_bound
+    >>> e = fig_8_1_errors(np.random.default_rng(0), 16, 4, 20, 3)
+    >>> all(e.ratio[i, -1] <= float(thm_8_25_bound(20, e.kappa[i])) for i in range(3))
+    True
+    """
     pr = sample_prompts(rng, trials, n, d)
     traj = gd_constant_step(pr.X, pr.y, T)
     err = np.sum((traj - pr.theta_star[:, None, :]) ** 2, axis=-1)

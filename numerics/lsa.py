@@ -35,7 +35,27 @@ __all__ = [
 
 
 def as_covariance(Lam: np.ndarray) -> np.ndarray:
-    """Validate Lambda (square, symmetric, PSD) as float64; ValueError otherwise (Shi Sec. 5.4)."""
+    """Validate Lambda (square, symmetric, PSD) as float64; ValueError otherwise (Shi Sec. 5.4).
+
+    Parameters
+    ----------
+    Lam : array_like, shape (d, d)
+        Candidate covariance of x (symmetry and PSD up to 1e-12 relative to its largest entry).
+
+    Returns
+    -------
+    np.ndarray, shape (d, d)
+        Lambda as float64.
+
+    Examples
+    --------
+    >>> as_covariance([[2, 0], [0, 1]]).tolist()
+    [[2.0, 0.0], [0.0, 1.0]]
+    >>> as_covariance([[1, 0], [0, -1]])
+    Traceback (most recent call last):
+    ...
+    ValueError: Lambda must be positive semi-definite, got eigenvalues [-1.  1.]
+    """
     L = np.asarray(Lam, dtype=np.float64)
     if L.ndim != 2 or L.shape[0] != L.shape[1] or L.shape[0] == 0:
         raise ValueError(f"Lambda must be a non-empty square d x d matrix, got shape {L.shape}")
@@ -50,7 +70,28 @@ def as_covariance(Lam: np.ndarray) -> np.ndarray:
 
 
 def check_count(N: int, name: str = "N") -> int:
-    """A number of in-context examples (``N``, ``M``) as an int >= 1; ValueError otherwise."""
+    """A number of in-context examples (``N``, ``M``) as an int >= 1; ValueError otherwise.
+
+    Parameters
+    ----------
+    N : int
+        The count (an integral float such as ``5.0`` is accepted).
+    name : str
+        Its name in the error message.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> check_count(5), check_count(5.0)
+    (5, 5)
+    >>> check_count(0, "M")
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: M must be an integer >= 1, got 0
+    """
     try:
         ok = not isinstance(N, bool) and int(N) == N and N >= 1
     except (TypeError, ValueError, OverflowError):
@@ -99,13 +140,58 @@ def _check_task(w: np.ndarray, d: int) -> np.ndarray:
 
 
 def random_orthogonal(d: int, rng: np.random.Generator) -> np.ndarray:
-    """Haar-random orthogonal matrix (QR of a Gaussian matrix with sign fix)."""
+    """Haar-random orthogonal matrix (QR of a Gaussian matrix with sign fix).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    rng : np.random.Generator
+        Source of the Gaussian matrix.
+
+    Returns
+    -------
+    np.ndarray, shape (d, d)
+        An orthogonal matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Q = random_orthogonal(3, np.random.default_rng(0))
+    >>> bool(np.allclose(Q.T @ Q, np.eye(3)))
+    True
+    """
     q, r = np.linalg.qr(rng.standard_normal((d, d)))
     return q * np.sign(np.diag(r))
 
 
 def gamma(Lam: np.ndarray, N: int) -> np.ndarray:
-    """``Gamma = (1 + 1/N) Lambda + tr(Lambda)/N I`` (Lemma 5.1)."""
+    """``Gamma = (1 + 1/N) Lambda + tr(Lambda)/N I`` (Lemma 5.1).
+
+    Parameters
+    ----------
+    Lam : array_like, shape (d, d)
+        Covariance of x (symmetric PSD).
+    N : int
+        Number of in-context examples, >= 1.
+
+    Returns
+    -------
+    np.ndarray, shape (d, d)
+
+    Examples
+    --------
+    Equal to the exact :func:`theory.lsa.gamma_matrix`:
+
+    >>> import numpy as np
+    >>> from theory.lsa import gamma_matrix
+    >>> gamma(np.diag([2.0, 1.0]), 4).tolist()
+    [[3.25, 0.0], [0.0, 2.0]]
+    >>> gamma_matrix([[2, 0], [0, 1]], 4)
+    Matrix([
+    [13/4, 0],
+    [   0, 2]])
+    """
     L = as_covariance(Lam)
     N = check_count(N)
     return (1 + 1 / N) * L + np.trace(L) / N * np.eye(L.shape[0])
@@ -115,7 +201,43 @@ def closed_form(Lam: np.ndarray, N: int, r: int) -> tuple[np.ndarray, np.ndarray
     """Float version of Thm 5.4.1: returns ``(U*, v*, L_r, lam_desc, Q)``; eigenvalues descending.
 
     For Lambda = 0 (all T_i = 0) every U is optimal and ``v* = 0`` is returned (as in
-    ``theory.lsa.optimal_rank_r``), never inf/NaN."""
+    ``theory.lsa.optimal_rank_r``), never inf/NaN.
+
+    Parameters
+    ----------
+    Lam : array_like, shape (d, d)
+        Covariance of x (symmetric PSD).
+    N : int
+        Number of in-context examples in pretraining, >= 1.
+    r : int
+        Rank, in [0, d].
+
+    Returns
+    -------
+    U : np.ndarray, shape (d, d)
+        ``Q diag(v*) Q^T``.
+    v : np.ndarray, shape (d,)
+        ``v_i* = 1/T_i`` for ``i < r``, 0 beyond.
+    L_r : float
+        The optimal pretraining loss ``1/2 tr Lambda - 1/2 sum_{i<=r} lambda_i^2 / T_i``.
+    lam_desc : np.ndarray, shape (d,)
+        Eigenvalues of Lambda, descending.
+    Q : np.ndarray, shape (d, d)
+        The eigenvectors (columns), in the order of ``lam_desc``.
+
+    Examples
+    --------
+    The loss and ``v*`` agree with the exact :func:`theory.lsa.optimal_rank_r`:
+
+    >>> import numpy as np
+    >>> from theory.lsa import optimal_rank_r
+    >>> U, v, L_r, lam, Q = closed_form(np.diag([2.0, 1.0]), 4, 1)
+    >>> opt = optimal_rank_r([[2, 0], [0, 1]], 4, 1)
+    >>> opt.loss, opt.v
+    (23/26, [4/13, 0])
+    >>> abs(float(L_r) - float(opt.loss)) < 1e-15, bool(np.allclose(v, [4 / 13, 0]))
+    (True, True)
+    """
     L = as_covariance(Lam)
     N = check_count(N)
     d = L.shape[0]
@@ -135,7 +257,39 @@ def closed_form(Lam: np.ndarray, N: int, r: int) -> tuple[np.ndarray, np.ndarray
 
 
 def ell_tilde(U: np.ndarray, u: float, Lam: np.ndarray, N: int) -> float:
-    """Reduced loss of Lemma 5.1 (float)."""
+    """Reduced loss of Lemma 5.1 (float).
+
+    ``l~(U, u) = tr[1/2 u^2 Gamma Lambda U Lambda U^T - u Lambda^2 U^T]``.
+
+    Parameters
+    ----------
+    U : array_like, shape (d, d)
+        The key-query block ``W11^KQ``.
+    u : float
+        The projection-value entry ``w22^PV``.
+    Lam : array_like, shape (d, d)
+        Covariance of x (symmetric PSD).
+    N : int
+        Number of in-context examples, >= 1.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    At the rank-1 optimum it equals the exact ``-1/2 sum lambda_i^2 / T_i`` of :func:`theory.lsa.optimal_rank_r`:
+
+    >>> import numpy as np
+    >>> from theory.lsa import optimal_rank_r
+    >>> Lam = np.diag([2.0, 1.0])
+    >>> U = closed_form(Lam, 4, 1)[0]
+    >>> opt = optimal_rank_r([[2, 0], [0, 1]], 4, 1)
+    >>> opt.reduced_loss
+    -8/13
+    >>> abs(ell_tilde(U, 1.0, Lam, 4) - float(opt.reduced_loss)) < 1e-15
+    True
+    """
     L = as_covariance(Lam)
     U = np.asarray(U, dtype=np.float64)
     if U.shape != L.shape:
@@ -150,6 +304,43 @@ def thm542(lam: np.ndarray, N: int, r: int, M: int, sigma: float, c: np.ndarray)
     ``lam`` are the eigenvalues of Lambda (finite, >= 0, descending), ``N, M >= 1`` the prompt lengths of
     training and evaluation, ``r`` in [0, d] the rank, ``sigma >= 0`` the label-noise std. A zero
     ``T_i = (N+1) lam_i + tr`` (Lambda = 0) gives ``v_i* = 0``, as in ``theory.lsa.noisy_eval_loss``.
+
+    Parameters
+    ----------
+    lam : array_like, shape (d,)
+        Eigenvalues of Lambda, descending.
+    N : int
+        Number of in-context examples in pretraining.
+    r : int
+        Rank of the optimum, in [0, d].
+    M : int
+        Number of in-context examples at evaluation (rho = M).
+    sigma : float
+        Label-noise standard deviation.
+    c : array_like, shape (d,)
+        The task vector in eigen-coordinates, ``Q^T w``.
+
+    Returns
+    -------
+    float
+        The evaluation loss ``E (y_hat - <w, x_q>)^2``.
+
+    Examples
+    --------
+    Equal to the exact :func:`theory.lsa.noisy_eval_loss`:
+
+    >>> import numpy as np
+    >>> from sympy import Rational
+    >>> from theory.lsa import noisy_eval_loss
+    >>> exact = noisy_eval_loss([[2, 0], [0, 1]], 4, 1, 3, Rational(1, 2), [1, Rational(1, 2)])
+    >>> exact
+    753/676
+    >>> abs(thm542(np.array([2.0, 1.0]), 4, 1, 3, 0.5, np.array([1.0, 0.5])) - float(exact)) < 1e-15
+    True
+    >>> thm542(np.array([1.0, 2.0]), 4, 1, 3, 0.5, np.array([1.0, 0.5]))
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: lam must be the eigenvalues of Lambda in descending order (>= 0, non-increasing), got [1. 2.]
     """
     try:
         lam = np.asarray(lam, dtype=np.float64)
@@ -189,7 +380,30 @@ def thm542(lam: np.ndarray, N: int, r: int, M: int, sigma: float, c: np.ndarray)
 def lsa_weights(
     U: np.ndarray, u: float, p: np.ndarray | None = None, q: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Eq. 5.3 weights: ``W^PV = [[0, 0], [p^T, u]]``, ``W^KQ = [[U, 0], [q^T, 0]]`` (p = q = 0 by default)."""
+    """Eq. 5.3 weights: ``W^PV = [[0, 0], [p^T, u]]``, ``W^KQ = [[U, 0], [q^T, 0]]`` (p = q = 0 by default).
+
+    Parameters
+    ----------
+    U : array_like, shape (d, d)
+        The block ``W11^KQ``.
+    u : float
+        The entry ``w22^PV``.
+    p, q : array_like, shape (d,), optional
+        The rows ``w21^PV`` and ``w21^KQ``; None = 0.
+
+    Returns
+    -------
+    W^PV, W^KQ : np.ndarray, shape (d+1, d+1)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> WPV, WKQ = lsa_weights(np.eye(2), 0.5, p=np.array([1.0, 2.0]))
+    >>> WPV.tolist()
+    [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [1.0, 2.0, 0.5]]
+    >>> WKQ.tolist()
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]
+    """
     U = np.asarray(U, dtype=np.float64)
     d = U.shape[0]
     WPV = np.zeros((d + 1, d + 1))
@@ -204,7 +418,33 @@ def lsa_weights(
 
 
 def lsa_forward(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: float) -> np.ndarray:
-    """Eq. 5.1: ``(E + W^PV E (E^T W^KQ E) / rho)[..., -1, -1]``; ``E`` of shape ``(B, d+1, n+1)``."""
+    """Eq. 5.1: ``(E + W^PV E (E^T W^KQ E) / rho)[..., -1, -1]``; ``E`` of shape ``(B, d+1, n+1)``.
+
+    Parameters
+    ----------
+    E : np.ndarray, shape (B, d+1, n+1)
+        Prompts (the last column holds the query, with label slot 0).
+    WPV, WKQ : np.ndarray, shape (d+1, d+1)
+        The LSA weights.
+    rho : float
+        The normalisation (N in pretraining).
+
+    Returns
+    -------
+    np.ndarray, shape (B,)
+        The predictions ``y_hat``.
+
+    Examples
+    --------
+    Agrees with the expanded form of Eq. 5.2 (:func:`expanded_prediction`):
+
+    >>> import numpy as np
+    >>> Lam = np.diag([2.0, 1.0])
+    >>> E, y_q = sample_prompts(np.random.default_rng(0), 4, Lam, 3)
+    >>> WPV, WKQ = lsa_weights(closed_form(Lam, 3, 2)[0], 1.0)
+    >>> bool(np.allclose(lsa_forward(E, WPV, WKQ, 3), expanded_prediction(E, WPV, WKQ, 3)))
+    True
+    """
     E = np.asarray(E, dtype=np.float64)
     if E.ndim != 3 or WPV.shape != (E.shape[1], E.shape[1]) or WKQ.shape != WPV.shape:
         raise ValueError(f"shapes do not match: E {E.shape}, W^PV {WPV.shape}, W^KQ {WKQ.shape}")
@@ -215,7 +455,32 @@ def lsa_forward(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: float) -> 
 
 
 def expanded_prediction(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: float) -> np.ndarray:
-    """The corrected Eq. 5.2 expanded (``docs/lsa.md``): ``(1/rho)[p^T S U x_q + (p^T s_xy)(q^T x_q) + u s_xy^T U x_q + u s_yy q^T x_q]``."""
+    """The corrected Eq. 5.2 expanded (``docs/lsa.md``): ``(1/rho)[p^T S U x_q + (p^T s_xy)(q^T x_q) + u s_xy^T U x_q + u s_yy q^T x_q]``.
+
+    Parameters
+    ----------
+    E : np.ndarray, shape (B, d+1, n+1)
+        Prompts with query label slot 0.
+    WPV, WKQ : np.ndarray, shape (d+1, d+1)
+        Weights of the form of :func:`lsa_weights`.
+    rho : float
+        The normalisation.
+
+    Returns
+    -------
+    np.ndarray, shape (B,)
+
+    Examples
+    --------
+    With general ``p`` and ``q`` it still matches the forward pass of Eq. 5.1:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(1)
+    >>> E, _ = sample_prompts(rng, 3, np.eye(2), 4)
+    >>> WPV, WKQ = lsa_weights(rng.standard_normal((2, 2)), 0.7, p=rng.standard_normal(2), q=rng.standard_normal(2))
+    >>> bool(np.allclose(expanded_prediction(E, WPV, WKQ, 4), lsa_forward(E, WPV, WKQ, 4)))
+    True
+    """
     d = WPV.shape[0] - 1
     p, u = WPV[d, :d], WPV[d, d]
     U, q = WKQ[:d, :d], WKQ[d, :d]
@@ -237,7 +502,37 @@ def sample_prompts(
 ) -> tuple[np.ndarray, np.ndarray]:
     """B prompts ``E (B, d+1, n+1)`` with ``x ~ N(0, Lambda)``, ``w ~ N(0, I)`` (or the fixed ``w``), labels
     ``<w, x_i> + N(0, sigma^2)``, query label slot 0; returns ``(E, y_q)`` with the noise-free target
-    ``y_q = <w, x_q>``."""
+    ``y_q = <w, x_q>``.
+
+    Parameters
+    ----------
+    rng : np.random.Generator
+        Source of the draws.
+    B : int
+        Number of prompts, >= 0.
+    Lam : array_like, shape (d, d)
+        Covariance of x (symmetric PSD).
+    n : int
+        In-context examples per prompt, >= 0.
+    w : array_like, shape (d,), optional
+        A fixed task vector; None = a fresh ``w ~ N(0, I)`` per prompt.
+    sigma : float
+        Label-noise standard deviation, >= 0.
+
+    Returns
+    -------
+    E : np.ndarray, shape (B, d+1, n+1)
+    y_q : np.ndarray, shape (B,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> E, y_q = sample_prompts(np.random.default_rng(0), 2, np.eye(2), 3, w=np.array([1.0, -1.0]))
+    >>> E.shape, y_q.shape, E[:, -1, -1].tolist()
+    ((2, 3, 4), (2,), [0.0, 0.0])
+    >>> bool(np.allclose(E[:, 2, :3], E[:, 0, :3] - E[:, 1, :3]))
+    True
+    """
     L = as_covariance(Lam)
     d = L.shape[0]
     B = _check_int_range(B, "B", 0, what=" (number of prompts)")
@@ -279,7 +574,41 @@ def _mc(fn, n_prompts: int, chunk: int) -> tuple[float, float]:
 def mc_pretrain_loss(
     WPV: np.ndarray, WKQ: np.ndarray, Lam: np.ndarray, N: int, n_prompts: int, seed: int, chunk: int = 50_000
 ) -> tuple[float, float]:
-    """MC of the pretraining loss ``1/2 E (y_hat - <w, x_q>)^2`` (rho = N, w ~ N(0, I)): ``(mean, SE)``."""
+    """MC of the pretraining loss ``1/2 E (y_hat - <w, x_q>)^2`` (rho = N, w ~ N(0, I)): ``(mean, SE)``.
+
+    Parameters
+    ----------
+    WPV, WKQ : np.ndarray, shape (d+1, d+1)
+        The LSA weights.
+    Lam : array_like, shape (d, d)
+        Covariance of x.
+    N : int
+        In-context examples per prompt (and rho).
+    n_prompts : int
+        Monte-Carlo sample size.
+    seed : int
+        Seed of ``np.random.default_rng``.
+    chunk : int
+        Prompts per batch.
+
+    Returns
+    -------
+    mean, se : float
+        The estimate and its standard error.
+
+    Examples
+    --------
+    At the rank-1 optimum the estimate matches the exact loss ``L_1 = 23/26`` of
+    :func:`theory.lsa.optimal_rank_r` within three standard errors:
+
+    >>> import numpy as np
+    >>> from theory.lsa import optimal_rank_r
+    >>> Lam = np.diag([2.0, 1.0])
+    >>> WPV, WKQ = lsa_weights(closed_form(Lam, 4, 1)[0], 1.0)
+    >>> mean, se = mc_pretrain_loss(WPV, WKQ, Lam, 4, 20000, seed=0)
+    >>> abs(mean - float(optimal_rank_r([[2, 0], [0, 1]], 4, 1).loss)) < 3 * se
+    True
+    """
     N = check_count(N)
     as_covariance(Lam)
     n_prompts, chunk = _check_mc(n_prompts, chunk)
@@ -303,7 +632,43 @@ def mc_eval_loss(
     seed: int,
     chunk: int = 50_000,
 ) -> tuple[float, float]:
-    """MC of Thm 5.4.2's loss ``E (y_hat - <w, x_q>)^2`` (unhalved, rho = M, fixed w, label noise sigma >= 0)."""
+    """MC of Thm 5.4.2's loss ``E (y_hat - <w, x_q>)^2`` (unhalved, rho = M, fixed w, label noise sigma >= 0).
+
+    Parameters
+    ----------
+    WPV, WKQ : np.ndarray, shape (d+1, d+1)
+        The LSA weights.
+    Lam : array_like, shape (d, d)
+        Covariance of x.
+    M : int
+        In-context examples per evaluation prompt (and rho).
+    w : array_like, shape (d,)
+        The fixed task vector.
+    sigma : float
+        Label-noise standard deviation, >= 0.
+    n_prompts : int
+        Monte-Carlo sample size.
+    seed : int
+        Seed of ``np.random.default_rng``.
+    chunk : int
+        Prompts per batch.
+
+    Returns
+    -------
+    mean, se : float
+        The estimate and its standard error.
+
+    Examples
+    --------
+    Matches Thm 5.4.2 (:func:`thm542`, exact value 753/676) within three standard errors:
+
+    >>> import numpy as np
+    >>> Lam = np.diag([2.0, 1.0])
+    >>> WPV, WKQ = lsa_weights(closed_form(Lam, 4, 1)[0], 1.0)
+    >>> mean, se = mc_eval_loss(WPV, WKQ, Lam, 3, np.array([1.0, 0.5]), 0.5, 20000, seed=0)
+    >>> abs(mean - 753 / 676) < 3 * se
+    True
+    """
     M = check_count(M, "M")
     d = as_covariance(Lam).shape[0]
     w = _check_task(w, d)
@@ -320,7 +685,26 @@ def mc_eval_loss(
 
 @dataclass(frozen=True)
 class LbfgsResult:
-    """Best of the multi-start L-BFGS runs on ``l~(A B^T, 1)``: loss, the product ``A B^T``, all final losses."""
+    """Best of the multi-start L-BFGS runs on ``l~(A B^T, 1)``: loss, the product ``A B^T``, all final losses.
+
+    Attributes
+    ----------
+    loss : float
+        The smallest final loss.
+    U : np.ndarray, shape (d, d)
+        ``A B^T`` of the best run.
+    losses : np.ndarray, shape (n_starts,)
+        The final loss of every start.
+    converged : int
+        Number of starts whose L-BFGS run reported success.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = lbfgs_rank_r(np.diag([2.0, 1.0]), 4, 1, n_starts=3)
+    >>> res.losses.shape, res.converged, res.U.shape
+    ((3,), 3, (2, 2))
+    """
 
     loss: float
     U: np.ndarray
@@ -330,7 +714,38 @@ class LbfgsResult:
 
 def lbfgs_rank_r(Lam: np.ndarray, N: int, r: int, n_starts: int = 20, seed: int = 0) -> LbfgsResult:
     """Multi-start L-BFGS on ``l~(A B^T, 1)`` with ``A, B in R^{d x r}`` (analytic gradients): the
-    rank constraint of Thm 5.4.1 as a factorisation, minimised from ``n_starts`` random starts."""
+    rank constraint of Thm 5.4.1 as a factorisation, minimised from ``n_starts`` random starts.
+
+    Parameters
+    ----------
+    Lam : array_like, shape (d, d)
+        Covariance of x (symmetric PSD).
+    N : int
+        Number of in-context examples in pretraining.
+    r : int
+        Rank, in [1, d].
+    n_starts : int
+        Number of random starts, >= 1.
+    seed : int
+        Seed of ``np.random.default_rng`` for the starts.
+
+    Returns
+    -------
+    LbfgsResult
+
+    Examples
+    --------
+    The search finds the closed-form rank-1 optimum of Thm 5.4.1 (:func:`theory.lsa.optimal_rank_r`):
+
+    >>> import numpy as np
+    >>> from theory.lsa import optimal_rank_r
+    >>> res = lbfgs_rank_r(np.diag([2.0, 1.0]), 4, 1, n_starts=3)
+    >>> opt = optimal_rank_r([[2, 0], [0, 1]], 4, 1)
+    >>> abs(res.loss - float(opt.reduced_loss)) < 1e-9
+    True
+    >>> bool(np.allclose(res.U, np.array(opt.U, dtype=float), atol=1e-6))
+    True
+    """
     L = as_covariance(Lam)
     N = check_count(N)
     d = L.shape[0]
@@ -356,6 +771,7 @@ def lbfgs_rank_r(Lam: np.ndarray, N: int, r: int, n_starts: int = 20, seed: int 
         conv += bool(res.success)
         if best is None or res.fun < best.fun:
             best = res
+    assert best is not None  # n_starts >= 1 (checked above)
     A = best.x[: d * r].reshape(d, r)
     B = best.x[d * r :].reshape(d, r)
     return LbfgsResult(float(best.fun), A @ B.T, np.array(losses), conv)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -64,12 +64,34 @@ class Task(Protocol):
         Number of labels C.
     n_blocks, block_size : int
         Input blocks k and their dimension d (a network for the task has ``U.shape == (m, k, d)``).
+
+    Examples
+    --------
+    Any object with these attributes and a ``batch`` method is a task, e.g. k-input modular addition:
+
+    >>> from numerics.modular import ModularTask
+    >>> task = ModularTask(5, 2)
+    >>> isinstance(task, Task)
+    True
+    >>> task.n_points, task.n_classes, task.n_blocks, task.block_size
+    (25, 5, 2, 5)
+    >>> inputs, labels = task.batch(0, 3)
+    >>> inputs.tolist(), labels.tolist()
+    ([[0, 0], [0, 1], [0, 2]], [0, 1, 2])
     """
 
-    n_points: int
-    n_classes: int
-    n_blocks: int
-    block_size: int
+    # Read-only properties: a task may expose them as plain attributes or as computed properties.
+    @property
+    def n_points(self) -> int: ...
+
+    @property
+    def n_classes(self) -> int: ...
+
+    @property
+    def n_blocks(self) -> int: ...
+
+    @property
+    def block_size(self) -> int: ...
 
     def batch(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
         """Inputs and labels of points ``start..stop-1`` (inputs as indices ``(n, k)`` or dense ``(n, k, d)``)."""
@@ -88,6 +110,31 @@ class HomogeneousNetwork:
         Output weights :math:`w_i`.
     degree : int
         Exponent of the activation :math:`z^{\mathrm{deg}}`.
+
+    Raises
+    ------
+    ValueError
+        For mismatched shapes, non-finite weights or a degree that is not a positive integer.
+
+    Examples
+    --------
+    The network is :math:`\nu`-homogeneous: scaling every weight by alpha scales the logits by
+    :math:`\alpha^\nu` and the norm power too.
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> net = HomogeneousNetwork(rng.standard_normal((4, 2, 3)), rng.standard_normal((4, 3)), degree=2)
+    >>> net.width, net.homogeneity
+    (4, 3)
+    >>> x = np.array([[0, 2], [1, 1]])
+    >>> bool(np.allclose(net.scaled(2.0).logits(x), 2.0**3 * net.logits(x)))
+    True
+    >>> round(net.scaled(2.0).norm_power() / net.norm_power(), 9)
+    8.0
+    >>> HomogeneousNetwork(np.zeros((2, 1, 3)), np.zeros((3, 3)), degree=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: expected U of shape (m, k, d) and W of shape (m, C); got (2, 1, 3) and (3, 3)
     """
 
     U: np.ndarray
@@ -161,7 +208,26 @@ class HomogeneousNetwork:
 
 def int_power(S: np.ndarray, degree: int) -> np.ndarray:
     """Elementwise ``S**degree`` for a positive integer degree by repeated squaring in place
-    (several times faster than numpy's generic float power for small integer exponents)."""
+    (several times faster than numpy's generic float power for small integer exponents).
+
+    Parameters
+    ----------
+    S : np.ndarray
+        Float array (left unchanged).
+    degree : int
+        Exponent >= 1.
+
+    Returns
+    -------
+    np.ndarray
+        A new array of the shape of ``S``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> int_power(np.array([2.0, -3.0, 0.5]), 3).tolist()
+    [8.0, -27.0, 0.125]
+    """
     result: np.ndarray | None = None
     base = S
     while degree:
@@ -183,7 +249,31 @@ def _check_compatible(net: HomogeneousNetwork, task: Task) -> None:
 
 
 def chunk_size_for(width: int, n_classes: int, n_blocks: int, memory_budget: int = DEFAULT_MEMORY_BUDGET) -> int:
-    """Number of points per chunk so that one chunk uses at most ``memory_budget`` bytes (module doc)."""
+    """Number of points per chunk so that one chunk uses at most ``memory_budget`` bytes (module doc).
+
+    Parameters
+    ----------
+    width : int
+        Number of neurons m.
+    n_classes : int
+        Number of labels C.
+    n_blocks : int
+        Number of input blocks k.
+    memory_budget : int
+        Bytes allowed per chunk.
+
+    Returns
+    -------
+    int
+        ``max(1, memory_budget // (8 (3m + 5C + k)))``.
+
+    Examples
+    --------
+    >>> chunk_size_for(16, 5, 2)
+    55924
+    >>> chunk_size_for(16, 5, 2, memory_budget=1000), chunk_size_for(16, 5, 2, memory_budget=10)
+    (1, 1)
+    """
     per_point = 8 * (3 * width + 5 * n_classes + n_blocks)
     return max(1, int(memory_budget // per_point))
 
@@ -191,7 +281,38 @@ def chunk_size_for(width: int, n_classes: int, n_blocks: int, memory_budget: int
 def iter_logits(
     net: HomogeneousNetwork, task: Task, chunk_size: int | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET
 ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
-    """Stream ``(start, inputs, labels, logits)`` over the whole dataset in bounded-memory chunks."""
+    """Stream ``(start, inputs, labels, logits)`` over the whole dataset in bounded-memory chunks.
+
+    Parameters
+    ----------
+    net : HomogeneousNetwork
+        A network whose shapes fit the task.
+    task : Task
+        The dataset.
+    chunk_size : int, optional
+        Points per chunk (>= 1); None = :func:`chunk_size_for` the ``memory_budget``.
+    memory_budget : int
+        Bytes allowed per chunk when ``chunk_size`` is None.
+
+    Yields
+    ------
+    start : int
+        Index of the chunk's first point.
+    inputs, labels, logits : np.ndarray
+        The chunk's inputs, labels (n,) and logits (n, C).
+
+    Examples
+    --------
+    The construction of ``theory.modular.construction`` has logits (p 1[c = sum a] - 1)/2:
+
+    >>> from numerics.modular import ModularTask, construction_network
+    >>> net, task = construction_network(5, 2), ModularTask(5, 2)
+    >>> [(start, F.shape) for start, _, _, F in iter_logits(net, task, chunk_size=10)]
+    [(0, (10, 5)), (10, (10, 5)), (20, (5, 5))]
+    >>> start, inputs, labels, F = next(iter_logits(net, task))
+    >>> inputs[1].tolist(), int(labels[1]), F[1].round(9).tolist()
+    ([0, 1], 1, [-0.5, 2.0, -0.5, -0.5, -0.5])
+    """
     _check_compatible(net, task)
     n = (
         chunk_size
@@ -206,7 +327,27 @@ def iter_logits(
 
 
 def point_margins(F: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    r"""Multi-class margins :math:`g = F[y] - \max_{c\ne y}F[c]` for a batch of logits F (n, C)."""
+    r"""Multi-class margins :math:`g = F[y] - \max_{c\ne y}F[c]` for a batch of logits F (n, C).
+
+    Parameters
+    ----------
+    F : np.ndarray, shape (n, C)
+        Logits.
+    labels : np.ndarray, shape (n,)
+        Correct labels.
+
+    Returns
+    -------
+    np.ndarray, shape (n,)
+        The point margins (negative where a wrong label wins).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> F = np.array([[3.0, 1.0, 2.0], [0.0, 4.0, 4.0]])
+    >>> point_margins(F, np.array([0, 1])).tolist()
+    [1.0, 0.0]
+    """
     rows = np.arange(F.shape[0])
     correct = F[rows, labels]
     masked = F.copy()
@@ -218,6 +359,31 @@ def class_weighted_point_margins(F: np.ndarray, labels: np.ndarray, tau: np.ndar
     r"""Class-weighted margins :math:`g' = F[y] - \sum_{c\ne y}\tau[c]F[c]` (Shi Def 4.6).
 
     ``tau`` has shape (n, C) with rows summing to 1 over the wrong labels; None means uniform.
+
+    Parameters
+    ----------
+    F : np.ndarray, shape (n, C)
+        Logits.
+    labels : np.ndarray, shape (n,)
+        Correct labels.
+    tau : np.ndarray, shape (n, C), optional
+        Weights of the wrong labels (the entry at the correct label is ignored); None = uniform.
+
+    Returns
+    -------
+    np.ndarray, shape (n,)
+        The class-weighted margins (at least the point margins of :func:`point_margins`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> F = np.array([[3.0, 1.0, 2.0], [0.0, 4.0, 4.0]])
+    >>> labels = np.array([0, 1])
+    >>> class_weighted_point_margins(F, labels).tolist()
+    [1.5, 2.0]
+    >>> tau = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
+    >>> class_weighted_point_margins(F, labels, tau).tolist()
+    [1.0, 4.0]
     """
     rows = np.arange(F.shape[0])
     correct = F[rows, labels]
@@ -230,7 +396,42 @@ def class_weighted_point_margins(F: np.ndarray, labels: np.ndarray, tau: np.ndar
 
 def check_class_weights(Q: np.ndarray, task: Task, atol: float = 1e-9) -> np.ndarray:
     """Validate a weight array Q(x, c) = q(x) tau(x)[c]: shape (N, C), non-negative, zero at the
-    correct labels, total mass 1. Returns it as float64."""
+    correct labels, total mass 1. Returns it as float64.
+
+    Parameters
+    ----------
+    Q : array_like, shape (N, C)
+        Candidate class weights.
+    task : Task
+        The dataset (its labels locate the entries that must vanish).
+    atol : float
+        Tolerance for negative entries and for the entries at the correct labels.
+
+    Returns
+    -------
+    np.ndarray, shape (N, C)
+        ``Q`` as float64, clipped at 0.
+
+    Raises
+    ------
+    ValueError
+        For a wrong shape, a negative or non-finite entry, a total mass other than 1, or mass at a correct label.
+
+    Examples
+    --------
+    Uniform q and tau on k = 1 modular addition (each point's label is its input):
+
+    >>> import numpy as np
+    >>> from numerics.modular import ModularTask
+    >>> task = ModularTask(3, 1)
+    >>> Q = (1 - np.eye(3)) / 6
+    >>> round(float(check_class_weights(Q, task).sum()), 12)
+    1.0
+    >>> check_class_weights(np.full((3, 3), 1 / 9), task)
+    Traceback (most recent call last):
+    ...
+    ValueError: class weights must vanish at the correct label of every point
+    """
     Q = np.asarray(Q, dtype=np.float64)
     if Q.shape != (task.n_points, task.n_classes):
         raise ValueError(f"class weights must have shape (N, C) = {(task.n_points, task.n_classes)}, got {Q.shape}")
@@ -266,6 +467,17 @@ class MarginReport:
         Max over points of (largest - smallest wrong logit); 0 iff all wrong logits are equal.
     argmin : int
         Index of a point attaining the minimum margin.
+    n_points : int
+        Number of data points N.
+
+    Examples
+    --------
+    >>> from numerics.modular import ModularTask, construction_network
+    >>> report = evaluate(construction_network(3, 1), ModularTask(3, 1))
+    >>> round(report.min_margin, 9), report.accuracy, report.n_points
+    (1.5, 1.0, 3)
+    >>> report.normalized_margin <= report.normalized_class_weighted * (1 + 1e-12)
+    True
     """
 
     min_margin: float
@@ -304,10 +516,31 @@ def evaluate(
 
     Parameters
     ----------
+    net : HomogeneousNetwork
+        A network whose shapes fit the task.
+    task : Task
+        The dataset, enumerated completely.
     Q : array (N, C), optional
         Class weights q(x) tau(x)[c] (see :func:`check_class_weights`); None = uniform q and tau.
     chunk_size, memory_budget :
         Streaming controls; see the module's memory bound.
+
+    Returns
+    -------
+    MarginReport
+
+    Examples
+    --------
+    The construction of Shi Lemma C.18 attains the maximum normalized margin of
+    :func:`theory.modular.max_margin` (Thm 4.9), with every point on the margin:
+
+    >>> from numerics.modular import ModularTask, construction_network
+    >>> from theory.modular import max_margin
+    >>> report = evaluate(construction_network(5, 2), ModularTask(5, 2))
+    >>> round(report.min_margin, 9), round(report.max_margin, 9), report.accuracy
+    (2.5, 2.5, 1.0)
+    >>> abs(report.normalized_margin - float(max_margin(5, 2))) < 1e-12
+    True
     """
     if Q is not None:
         Q = check_class_weights(Q, task)
@@ -345,6 +578,31 @@ def evaluate(
     )
 
 
-def normalized_margin(net: HomogeneousNetwork, task: Task, **kwargs: object) -> float:
-    r"""Shortcut for ``evaluate(net, task).normalized_margin`` = :math:`h(\theta)/\|\theta\|_{2,\nu}^\nu`."""
+def normalized_margin(net: HomogeneousNetwork, task: Task, **kwargs: Any) -> float:
+    r"""Shortcut for ``evaluate(net, task).normalized_margin`` = :math:`h(\theta)/\|\theta\|_{2,\nu}^\nu`.
+
+    Parameters
+    ----------
+    net : HomogeneousNetwork
+        A non-zero network whose shapes fit the task.
+    task : Task
+        The dataset.
+    **kwargs
+        Passed to :func:`evaluate` (``Q``, ``chunk_size``, ``memory_budget``).
+
+    Returns
+    -------
+    float
+        The normalized margin (invariant under scaling of the weights).
+
+    Examples
+    --------
+    >>> from numerics.modular import ModularTask, construction_network
+    >>> from theory.modular import max_margin
+    >>> net, task = construction_network(3, 2), ModularTask(3, 2)
+    >>> abs(normalized_margin(net, task) - float(max_margin(3, 2))) < 1e-12
+    True
+    >>> abs(normalized_margin(net.scaled(3.0), task, chunk_size=4) - normalized_margin(net, task)) < 1e-12
+    True
+    """
     return evaluate(net, task, **kwargs).normalized_margin
