@@ -29,7 +29,39 @@ def _head_arrays(heads: tp.ParityHeads, gamma: float) -> tuple[np.ndarray, np.nd
 def float_margins(heads: tp.ParityHeads, gamma: float, tasks: Sequence[tuple[int, int]] | None = None) -> np.ndarray:
     """``y g`` in float64 with the real ``V = C / (4 gamma)`` and head input ``z^T V phi``, ``z = 2 gamma (e_i + e_j)``
     (the population limit of Sec. 5.5), for every task (default: all ordered pairs) and sign pattern, in the order
-    of :func:`theory.attention_parity.parity_margins`."""
+    of :func:`theory.attention_parity.parity_margins`.
+
+    Parameters
+    ----------
+    heads : theory.attention_parity.ParityHeads
+        The model, by its exact codes.
+    gamma : float
+        The skew of the pattern law, in (0, 1/4).
+    tasks : sequence of (i, j), optional
+        Ordered pairs of 0-based features (default all pairs).
+
+    Returns
+    -------
+    float64 array (4 len(tasks),)
+        The margins, task by task over the patterns ``PARITY_PATTERNS``.
+
+    Examples
+    --------
+    The margins do not depend on gamma and equal the exact ones; for g_2* they are Hamming distances:
+
+    >>> import numpy as np
+    >>> from theory import attention_parity as tap
+    >>> heads = tap.parity_construction(2)
+    >>> exact = [float(m) for *_, m in tap.parity_margins(heads)]
+    >>> bool(np.allclose(float_margins(heads, 0.1), exact)), bool(np.allclose(float_margins(heads, 0.2), exact))
+    (True, True)
+    >>> float_margins(heads, 0.1, tasks=[(0, 3)]).tolist(), [int(m) for m in tap.hamming_margins(2, [(0, 3)])]
+    ([2.0, 2.0, 2.0, 2.0], [2, 2, 2, 2])
+    >>> float_margins(heads, 0.25)
+    Traceback (most recent call last):
+    ...
+    ValueError: gamma must lie in (0, 1/4), got 0.25
+    """
     a, V = _head_arrays(heads, gamma)
     d = heads.d
     tasks = [(i, j) for i in range(d) for j in range(d) if i != j] if tasks is None else tasks
@@ -42,9 +74,38 @@ def float_margins(heads: tp.ParityHeads, gamma: float, tasks: Sequence[tuple[int
 
 
 def projection_mc(nu1: int, nu2: int, M: int, n_draws: int, seed: int) -> dict[str, float]:
-    """Thm 5.5.2 by Monte Carlo: ``Xi = (1/M) sum_l xi_l``, ``xi_l`` uniform on ``{+-1}^d``; ``E||P_{D_j} Xi||^2`` with the
+    r"""Thm 5.5.2 by Monte Carlo: ``Xi = (1/M) sum_l xi_l``, ``xi_l`` uniform on ``{+-1}^d``; ``E||P_{D_j} Xi||^2`` with the
     orthogonal projector onto ``col(D_j)`` (pseudo-inverse). Returns means, SEs, the ratio and its SE by the delta
-    method (the two means come from the same draws: Var(a/b) ~ [Var a - 2 (a/b) Cov(a, b) + (a/b)^2 Var b] / b^2)."""
+    method (the two means come from the same draws: Var(a/b) ~ [Var a - 2 (a/b) Cov(a, b) + (a/b)^2 Var b] / b^2).
+
+    Parameters
+    ----------
+    nu1, nu2 : int
+        The constructions g_1* (``parity_g1(nu1, nu2)``) and g_2* (``parity_construction(nu2)``), nu1 <= nu2.
+    M : int
+        Number of examples averaged in Xi, >= 1.
+    n_draws : int
+        Number of draws of Xi, >= 2.
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    dict of str to float
+        ``D1``, ``D2`` (the two means), ``D1_se``, ``D2_se``, ``ratio`` = D1/D2 and ``ratio_se``.
+
+    Examples
+    --------
+    Against the exact values :math:`\mathrm{rank}(D_j)/M` of ``theory.attention_parity.projection_ratio``:
+
+    >>> from theory import attention_parity as tap
+    >>> out = projection_mc(1, 3, M=16, n_draws=2000, seed=0)
+    >>> e1, e2, ratio = tap.projection_ratio(1, 3, 16)
+    >>> e1, e2, ratio
+    (1/8, 1/4, 1/2)
+    >>> all(abs(out[k] - float(e)) < 4 * out[k + "_se"] for k, e in (("D1", e1), ("D2", e2), ("ratio", ratio)))
+    True
+    """
     M = check_count(M, "M")
     if isinstance(n_draws, bool) or int(n_draws) != n_draws or n_draws < 2:
         raise ValueError(f"n_draws must be an integer >= 2 (a mean and its standard error), got {n_draws!r}")
@@ -96,7 +157,45 @@ def parity_behaviour_sim(
 ) -> dict[str, float]:
     """Finite-M evaluation of a parity model (Sec. 5.5 with G = I, ``docs/attention_parity.md``): prompts of M examples with labels
     ``y = phi_i phi_j``, ``zeta = y^T Phi / M``, ``g = sum_h a_h ReLU(sum_t zeta_t V^(h)_tt phi_{q,t})`` with
-    ``V = C / (4 gamma)``. Returns the mean hinge loss (and SE) and the 0-1 error (g = 0 counts as wrong)."""
+    ``V = C / (4 gamma)``. Returns the mean hinge loss (and SE) and the 0-1 error (g = 0 counts as wrong).
+
+    Parameters
+    ----------
+    heads : theory.attention_parity.ParityHeads
+        The model, by its exact codes.
+    gamma : float
+        The skew of the pattern law, in (0, 1/4).
+    M : int
+        Examples per prompt, >= 1.
+    n_prompts : int
+        Number of prompts, >= 2.
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+    tasks : tuple of (i, j)
+        The tasks, drawn uniformly per prompt.
+    chunk : int
+        Prompts per batch (capped so that one array stays near 32 MB).
+
+    Returns
+    -------
+    dict of str to float
+        ``hinge``, ``hinge_se``, ``err01``, ``err01_se``.
+
+    Examples
+    --------
+    g_1* projects less noise than g_2* (Thm 5.5.2), so its finite-M hinge loss is lower:
+
+    >>> import numpy as np
+    >>> from theory import attention_parity as tap
+    >>> a = parity_behaviour_sim(tap.parity_g1(1, 3), 0.2, M=64, n_prompts=2000, seed=0)
+    >>> b = parity_behaviour_sim(tap.parity_construction(3), 0.2, M=64, n_prompts=2000, seed=1)
+    >>> bool(b["hinge"] - a["hinge"] > 4 * np.hypot(a["hinge_se"], b["hinge_se"]))
+    True
+    >>> parity_behaviour_sim(tap.parity_g1(1, 3), 0.2, M=64, n_prompts=1, seed=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_prompts must be an integer >= 2 (a mean and its standard error), got 1
+    """
     if isinstance(n_prompts, bool) or int(n_prompts) != n_prompts or n_prompts < 2:
         raise ValueError(f"n_prompts must be an integer >= 2 (a mean and its standard error), got {n_prompts!r}")
     M = check_count(M, "M")

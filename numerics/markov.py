@@ -139,6 +139,37 @@ def sample_transition_matrices(
     stochastic matrices, so :math:`\pi` is uniform), ``"unigrams"`` (every row is the same Dir(1) draw: iid tokens),
     ``"mixture"`` (each matrix from one of the last two with probability 1/2), ``"symmetric"`` (k = 2,
     :math:`P = [[a, 1-a], [1-a, a]]`, :math:`a \sim U(0,1)`, the a = b case of Cor. E.2).
+
+    Parameters
+    ----------
+    k : int
+        Number of states, >= 2.
+    n : int
+        Number of matrices, >= 1.
+    prior : str
+        One of :data:`PRIORS`.
+    rng : numpy.random.Generator
+        Source of the draws (required).
+
+    Returns
+    -------
+    float64 array (n, k, k)
+        Row-stochastic matrices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> P = sample_transition_matrices(3, 4, rng=rng)
+    >>> P.shape, bool(np.allclose(P.sum(axis=-1), 1))
+    ((4, 3, 3), True)
+    >>> D = sample_transition_matrices(3, 4, "doubly_stochastic", rng=rng)
+    >>> bool(np.allclose(D.sum(axis=1), 1)), bool(np.allclose(stationary(D), 1 / 3))  # pi is uniform
+    (True, True)
+    >>> sample_transition_matrices(3, 1, "symmetric", rng=rng)
+    Traceback (most recent call last):
+    ...
+    ValueError: the symmetric prior (a = b, Cor. E.2) is defined for k = 2 only, got k = 3
     """
     k, n, rng = _check_k(k), _check_n(n), _check_rng(rng)
     if prior == "dirichlet":
@@ -164,6 +195,32 @@ def stationary(P: np.ndarray) -> np.ndarray:
 
     Solves :math:`\pi [P - I \,|\, \mathbf{1}]_{\text{last column replaced}} = e_k` batched; a chain without a unique
     stationary law (reducible, probability 0 under the priors) raises ValueError.
+
+    Parameters
+    ----------
+    P : float array (n, k, k) or (k, k)
+        Row-stochastic matrices.
+
+    Returns
+    -------
+    float64 array (n, k)
+        The stationary laws (n = 1 for a single matrix).
+
+    Examples
+    --------
+    For k = 2, :math:`\pi = (1-b, 1-a)/(2-a-b)` (``theory.markov.stationary_law``):
+
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> from theory import markov as tmk
+    >>> stationary(np.array([[0.9, 0.1], [0.5, 0.5]])).round(12).tolist()
+    [[0.833333333333, 0.166666666667]]
+    >>> tmk.stationary_law(Fraction(9, 10), Fraction(1, 2))
+    Matrix([[5/6, 1/6]])
+    >>> stationary(np.eye(2))
+    Traceback (most recent call last):
+    ...
+    ValueError: a transition matrix has no unique stationary distribution (reducible chain)
     """
     P = _check_stochastic(P)
     A = P - np.eye(P.shape[1])
@@ -184,9 +241,35 @@ def _draw(cdf_rows: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def sample_sequences(P: np.ndarray, t: int, rng: np.random.Generator | None = None) -> np.ndarray:
-    r"""One chain of length ``t`` per matrix: ``(n, t)`` int64, :math:`x_1 \sim \pi(P)`, :math:`x_{s+1} \sim P_{x_s,:}`."""
+    r"""One chain of length ``t`` per matrix: ``(n, t)`` int64, :math:`x_1 \sim \pi(P)`, :math:`x_{s+1} \sim P_{x_s,:}`.
+
+    Parameters
+    ----------
+    P : float array (n, k, k) or (k, k)
+        Row-stochastic matrices, one per chain.
+    t : int
+        Length of the chains, >= 2.
+    rng : numpy.random.Generator
+        Source of the draws (required).
+
+    Returns
+    -------
+    int64 array (n, t)
+        Tokens in ``range(k)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = sample_sequences(np.array([[0.0, 1.0], [1.0, 0.0]]), 6, np.random.default_rng(0))
+    >>> x.shape, bool(np.all(x[:, 1:] != x[:, :-1]))  # this chain always switches
+    ((1, 6), True)
+    >>> sample_sequences(np.array([[0.5, 0.6], [0.5, 0.5]]), 6, np.random.default_rng(0))
+    Traceback (most recent call last):
+    ...
+    ValueError: transition matrices must be row-stochastic (rows sum to 1); max |row sum - 1| = 0.1
+    """
     P, t, rng = _check_stochastic(P), _check_t(t), _check_rng(rng)
-    n = P.shape[0]
+    n = int(P.shape[0])
     cdf = np.cumsum(P, axis=-1)
     x = np.empty((n, t), dtype=np.int64)
     x[:, 0] = _draw(np.cumsum(stationary(P), axis=-1), rng.random(n))
@@ -203,6 +286,25 @@ def transition_counts(seqs: np.ndarray, k: int) -> np.ndarray:
     r"""Bigram counts seen up to every position: ``C[n, p-1, i, j] = #{s < p: x_s = i, x_{s+1} = j}``, ``(n, t, k, k)``.
 
     Memory is ``n t k^2`` floats; :func:`strategy_probs` uses a running count instead.
+
+    Parameters
+    ----------
+    seqs : int array (n, t)
+        Sequences of tokens in ``range(k)``.
+    k : int
+        Number of states, >= 2.
+
+    Returns
+    -------
+    float64 array (n, t, k, k)
+        The running bigram counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = transition_counts(np.array([[0, 1, 0, 0, 1, 1]]), 2)
+    >>> C.shape, C[0, -1].tolist()  # 0->0 once, 0->1 twice, 1->0 once, 1->1 once
+    ((1, 6, 2, 2), [[1.0, 2.0], [1.0, 1.0]])
     """
     k = _check_k(k)
     x = _check_seqs(seqs, k)
@@ -217,6 +319,37 @@ def strategy_probs(seqs: np.ndarray, k: int, strategy: str, alpha: float = 1.0) 
 
     ``alpha`` is the flat Dirichlet pseudo-count (:math:`\alpha = 1`: the posterior mean under Dir(1) rows,
     Eq. (8.3) corrected). The trigram strategy at p = 1 (no two-token context yet) falls back to the bigram one.
+
+    Parameters
+    ----------
+    seqs : int array (n, t)
+        Sequences of tokens in ``range(k)``.
+    k : int
+        Number of states, >= 2.
+    strategy : str
+        One of :data:`STRATEGIES`.
+    alpha : float
+        Positive pseudo-count.
+
+    Returns
+    -------
+    float64 array (n, t, k)
+        The predicted law at every position.
+
+    Examples
+    --------
+    At the last position, the same laws as the exact ``theory.markov.strategy_probs``:
+
+    >>> import numpy as np
+    >>> from theory import markov as tmk
+    >>> seq = [0, 0, 1, 0, 2, 0, 0, 1, 2, 0]
+    >>> for s in ("unigram", "bigram", "trigram"):
+    ...     q = strategy_probs(np.array([seq]), 3, s)[0, -1]
+    ...     exact = tmk.strategy_probs(seq, 3, "ngram" if s == "trigram" else s, 3)
+    ...     print(s, [str(v) for v in exact], bool(np.allclose(q, [float(v) for v in exact])))
+    unigram ['7/13', '3/13', '3/13'] True
+    bigram ['3/8', '3/8', '1/4'] True
+    trigram ['1/2', '1/4', '1/4'] True
     """
     k = _check_k(k)
     x = _check_seqs(seqs, k)
@@ -252,7 +385,26 @@ def strategy_probs(seqs: np.ndarray, k: int, strategy: str, alpha: float = 1.0) 
 
 
 def true_next(P: np.ndarray, seqs: np.ndarray) -> np.ndarray:
-    r"""The true next-token law :math:`P_{x_p,:}` at every position, ``(n, t, k)``."""
+    r"""The true next-token law :math:`P_{x_p,:}` at every position, ``(n, t, k)``.
+
+    Parameters
+    ----------
+    P : float array (n, k, k)
+        The sequences' transition matrices.
+    seqs : int array (n, t)
+        The sequences.
+
+    Returns
+    -------
+    float64 array (n, t, k)
+        Row :math:`x_p` of the sequence's matrix at every position p.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> true_next(np.array([[0.9, 0.1], [0.5, 0.5]]), np.array([[0, 1, 0]])).tolist()
+    [[[0.9, 0.1], [0.5, 0.5], [0.9, 0.1]]]
+    """
     P = _check_stochastic(P)
     x = _check_seqs(seqs, P.shape[1])
     if x.shape[0] != P.shape[0]:
@@ -261,7 +413,26 @@ def true_next(P: np.ndarray, seqs: np.ndarray) -> np.ndarray:
 
 
 def kl(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    r""":math:`\mathrm{KL}(p \| q) = \sum_j p_j \ln(p_j / q_j)` over the last axis (natural log, :math:`0 \ln 0 = 0`)."""
+    r""":math:`\mathrm{KL}(p \| q) = \sum_j p_j \ln(p_j / q_j)` over the last axis (natural log, :math:`0 \ln 0 = 0`).
+
+    Parameters
+    ----------
+    p, q : float arrays (..., k)
+        Laws over the last axis, of the same shape.
+
+    Returns
+    -------
+    float64 array (...)
+        The divergences in nats.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(float(kl(np.array([1.0, 0.0]), np.array([0.5, 0.5]))), 12) == round(float(np.log(2)), 12)
+    True
+    >>> kl(np.array([[0.5, 0.5], [0.2, 0.8]]), np.array([[0.5, 0.5], [0.2, 0.8]])).tolist()
+    [0.0, 0.0]
+    """
     p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
     if p.shape != q.shape or p.ndim < 1:
         raise ValueError(f"p and q must have the same shape (..., k), got {p.shape} and {q.shape}")
@@ -275,7 +446,31 @@ def kl(p: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 def sample_ngram_tables(k: int, order: int, n: int, rng: np.random.Generator | None = None) -> np.ndarray:
     r"""Next-token tables ``(n, k^{order-1}, k)``: for each (order-1)-token context (base-k index, oldest token
-    most significant) an iid Dir(1) law (Sec. 8.3.3)."""
+    most significant) an iid Dir(1) law (Sec. 8.3.3).
+
+    Parameters
+    ----------
+    k : int
+        Number of states, >= 2.
+    order : int
+        The n of the n-gram, >= 2 (3: trigram).
+    n : int
+        Number of tables, >= 1.
+    rng : numpy.random.Generator
+        Source of the draws (required).
+
+    Returns
+    -------
+    float64 array (n, k^(order-1), k)
+        One next-token law per context.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> T = sample_ngram_tables(2, 3, 5, np.random.default_rng(0))
+    >>> T.shape, bool(np.allclose(T.sum(axis=-1), 1))
+    ((5, 4, 2), True)
+    """
     k, n, rng = _check_k(k), _check_n(n), _check_rng(rng)
     if isinstance(order, bool) or int(order) != order or order < 2:
         raise ValueError(f"the n-gram order must be an integer >= 2, got {order!r}")
@@ -284,7 +479,27 @@ def sample_ngram_tables(k: int, order: int, n: int, rng: np.random.Generator | N
 
 def lift_ngram(T: np.ndarray, k: int) -> np.ndarray:
     r"""The chain on (order-1)-tuples: :math:`(y_1..y_{m}) \to (y_2..y_m, j)` with probability ``T[ctx, j]``;
-    ``(n, k^m, k^m)``, m = order - 1."""
+    ``(n, k^m, k^m)``, m = order - 1.
+
+    Parameters
+    ----------
+    T : float array (n, k^m, k)
+        Next-token tables (:func:`sample_ngram_tables`).
+    k : int
+        Number of states.
+
+    Returns
+    -------
+    float64 array (n, k^m, k^m)
+        The lifted transition matrices (row-stochastic).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> T = np.array([[[0.4, 0.6], [0.9, 0.1], [0.2, 0.8], [0.5, 0.5]]])
+    >>> lift_ngram(T, 2)[0].tolist()  # context (y1, y2) = 2 y1 + y2 moves to (y2, j)
+    [[0.4, 0.6, 0.0, 0.0], [0.0, 0.0, 0.9, 0.1], [0.2, 0.8, 0.0, 0.0], [0.0, 0.0, 0.5, 0.5]]
+    """
     n, C, _ = T.shape
     L = np.zeros((n, C, C))
     for c in range(C):
@@ -294,10 +509,37 @@ def lift_ngram(T: np.ndarray, k: int) -> np.ndarray:
 
 def sample_ngram_sequences(T: np.ndarray, t: int, rng: np.random.Generator | None = None) -> np.ndarray:
     r"""n-gram chains ``(n, t)``: the first order-1 tokens from the stationary law of the lifted chain
-    (:func:`lift_ngram`), then :math:`x_{s+1} \sim T[(x_{s-m+1}..x_s), :]`."""
+    (:func:`lift_ngram`), then :math:`x_{s+1} \sim T[(x_{s-m+1}..x_s), :]`.
+
+    Parameters
+    ----------
+    T : float array (n, k^m, k)
+        Next-token tables, one per chain.
+    t : int
+        Length of the chains, > m.
+    rng : numpy.random.Generator
+        Source of the draws (required).
+
+    Returns
+    -------
+    int64 array (n, t)
+        Tokens in ``range(k)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> x = sample_ngram_sequences(sample_ngram_tables(3, 3, 4, rng), 12, rng)
+    >>> x.shape, x.dtype, bool(x.min() >= 0 and x.max() <= 2)
+    ((4, 12), dtype('int64'), True)
+    >>> sample_ngram_sequences(np.full((1, 4, 2), 0.5), 2, rng)  # t must exceed the context length m = 2
+    Traceback (most recent call last):
+    ...
+    ValueError: tables must have shape (n, k^m, k) with t > m; got (1, 4, 2), t = 2
+    """
     T = np.asarray(T, dtype=np.float64)
     t, rng = _check_t(t), _check_rng(rng)
-    n, C, k = T.shape
+    n, C, k = (int(s) for s in T.shape)
     m = round(np.log(C) / np.log(k))
     if k**m != C or m < 1 or t <= m:
         raise ValueError(f"tables must have shape (n, k^m, k) with t > m; got {T.shape}, t = {t}")
@@ -315,7 +557,27 @@ def sample_ngram_sequences(T: np.ndarray, t: int, rng: np.random.Generator | Non
 
 
 def true_next_ngram(T: np.ndarray, seqs: np.ndarray) -> np.ndarray:
-    """True next-token laws of an n-gram chain at positions p >= order - 1, ``(n, t - m + 1, k)`` (positions m..t)."""
+    """True next-token laws of an n-gram chain at positions p >= order - 1, ``(n, t - m + 1, k)`` (positions m..t).
+
+    Parameters
+    ----------
+    T : float array (n, k^m, k)
+        Next-token tables, one per sequence.
+    seqs : int array (n, t)
+        The sequences.
+
+    Returns
+    -------
+    float64 array (n, t - m + 1, k)
+        ``T[context]`` for the contexts ending at positions m..t.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> T = np.array([[[0.4, 0.6], [0.9, 0.1], [0.2, 0.8], [0.5, 0.5]]])
+    >>> true_next_ngram(T, np.array([[0, 1, 1, 0]])).tolist()  # contexts (0,1), (1,1), (1,0)
+    [[[0.9, 0.1], [0.5, 0.5], [0.2, 0.8]]]
+    """
     n, C, k = T.shape
     m = round(np.log(C) / np.log(k))
     x = _check_seqs(seqs, k)
@@ -342,6 +604,41 @@ def mc_strategy_kl(
 
     ``order = 2``: Markov chains from ``prior``; ``order = 3``: trigram chains (:func:`sample_ngram_tables`).
     Returns ``(mean, standard error)`` over ``n`` independent chains (one matrix per chain).
+
+    Parameters
+    ----------
+    k : int
+        Number of states, >= 2.
+    t : int
+        Context length, >= 2.
+    strategy : str
+        One of :data:`STRATEGIES`.
+    n : int
+        Number of chains, >= 1.
+    rng : numpy.random.Generator
+        Source of the draws (required).
+    prior : str
+        Prior of the matrices (``order = 2``), one of :data:`PRIORS`.
+    chunk : int
+        Chains per batch.
+    order : int
+        2 (Markov chains) or 3 (trigram chains).
+
+    Returns
+    -------
+    mean, stderr : float
+        The Monte-Carlo mean KL (nats) and its standard error.
+
+    Examples
+    --------
+    The bigram strategy at k = 2, t = 8 against the exact finite sum ``theory.markov.two_state_strategy_kl``:
+
+    >>> import numpy as np
+    >>> from theory import markov as tmk
+    >>> mean, se = mc_strategy_kl(2, 8, "bigram", 5000, np.random.default_rng(0))
+    >>> exact = float(tmk.two_state_strategy_kl(8, "bigram"))
+    >>> round(exact, 6), abs(mean - exact) < 4 * se
+    (0.07596, True)
     """
     k, t, n, rng = _check_k(k), _check_t(t), _check_n(n), _check_rng(rng)
     vals = []
@@ -387,6 +684,36 @@ def mc_counts_bayes_kl(
     No predictor that is a function of :math:`(x_t, n)` has a lower expected KL (the unigram strategy is one of
     them). The plug-in estimate is slightly *above* the exact floor, by about (number of groups) x (k - 1) / (2 n)
     (k = 2, t = 50, n = 200,000: 102 groups, about 2.6e-4).
+
+    Parameters
+    ----------
+    k : int
+        Number of states, >= 2.
+    t : int
+        Context length, >= 2.
+    n : int
+        Number of training chains, >= 1.
+    rng : numpy.random.Generator
+        Source of the draws (required).
+    prior : str
+        Prior of the matrices, one of :data:`PRIORS`.
+    chunk : int
+        Chains per batch.
+
+    Returns
+    -------
+    mean, stderr : float
+        The Monte-Carlo mean KL (nats) over the test chains and its standard error.
+
+    Examples
+    --------
+    Below the unigram strategy's exact KL (``theory.markov.two_state_strategy_kl``), one of the predictors it beats:
+
+    >>> import numpy as np
+    >>> from theory import markov as tmk
+    >>> mean, se = mc_counts_bayes_kl(2, 8, 5000, np.random.default_rng(0))
+    >>> mean + 4 * se < float(tmk.two_state_strategy_kl(8, "unigram"))
+    True
     """
     k, t, n, rng = _check_k(k), _check_t(t), _check_n(n), _check_rng(rng)
 
@@ -419,7 +746,25 @@ def mc_counts_bayes_kl(
 def induction_targets(seqs: np.ndarray) -> np.ndarray:
     r"""``(n, t, t)`` bool: at position p (row), the positions j <= p that follow an earlier copy of the current
     token, :math:`j \ge 2` and :math:`x_{j-1} = x_p` (1-based). The layer-2 attention of the Prop. 8.2
-    construction spreads over exactly these (its layer 1 attends to j = i - 1)."""
+    construction spreads over exactly these (its layer 1 attends to j = i - 1).
+
+    Parameters
+    ----------
+    seqs : int array (n, t)
+        The sequences.
+
+    Returns
+    -------
+    bool array (n, t, t)
+        ``[m, p, j]``: 0-based column j >= 1 with ``x[m, j-1] == x[m, p]`` and j <= p.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> T = induction_targets(np.array([[0, 0, 1, 0, 2, 0, 0, 1, 2, 0]]))
+    >>> np.flatnonzero(T[0, -1]).tolist()  # the successors of the earlier 0s
+    [1, 2, 4, 6, 7]
+    """
     x = np.asarray(seqs)
     if x.ndim != 2 or not np.issubdtype(x.dtype, np.integer):
         raise ValueError(f"sequences must be an integer array of shape (n, t), got {x.dtype} {x.shape}")
@@ -433,7 +778,35 @@ def induction_targets(seqs: np.ndarray) -> np.ndarray:
 
 def bigram_construction(k: int, t: int) -> tuple[np.ndarray, np.ndarray]:
     r"""Fact 8.3: :math:`W_k = I`, :math:`v = e_2` (lag 2 in the thesis's 1-based indexing, ``v[1]`` here) make the
-    minimal model's logits the bigram counts :math:`f_{p,i} = \#\{t' \le p: x_{t'} = i, x_{t'-1} = x_p\}`."""
+    minimal model's logits the bigram counts :math:`f_{p,i} = \#\{t' \le p: x_{t'} = i, x_{t'-1} = x_p\}`.
+
+    Parameters
+    ----------
+    k : int
+        Number of states, >= 2.
+    t : int
+        Context length, >= 2.
+
+    Returns
+    -------
+    W : float64 array (k, k)
+        :math:`W_k = I`.
+    v : float64 array (t,)
+        :math:`v = e_2`.
+
+    Examples
+    --------
+    The minimal model (``numerics.markov_gradients.minimal_model_logits``) then outputs the exact bigram counts of
+    ``theory.markov.bigram_logits``:
+
+    >>> import numpy as np
+    >>> from numerics.markov_gradients import minimal_model_logits
+    >>> from theory import markov as tmk
+    >>> seq = [0, 0, 1, 0, 2, 0, 0, 1, 2, 0]
+    >>> f = minimal_model_logits(np.array([seq]), *bigram_construction(3, 10))
+    >>> f[0].astype(int).tolist() == tmk.bigram_logits(seq, 3)
+    True
+    """
     k, t = _check_k(k), _check_t(t)
     v = np.zeros(t)
     v[1] = 1.0
@@ -442,7 +815,32 @@ def bigram_construction(k: int, t: int) -> tuple[np.ndarray, np.ndarray]:
 
 def unigram_construction(k: int, t: int) -> tuple[np.ndarray, np.ndarray]:
     r""":math:`W_k = \mathbf{1}\mathbf{1}^\top`, :math:`v = e_1`: the logits are the unigram counts
-    :math:`f_{p,i} = \#\{t' \le p: x_{t'} = i\}` (Sec. 8.4)."""
+    :math:`f_{p,i} = \#\{t' \le p: x_{t'} = i\}` (Sec. 8.4).
+
+    Parameters
+    ----------
+    k : int
+        Number of states, >= 2.
+    t : int
+        Context length, >= 2.
+
+    Returns
+    -------
+    W : float64 array (k, k)
+        :math:`W_k = \mathbf{1}\mathbf{1}^\top`.
+    v : float64 array (t,)
+        :math:`v = e_1`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics.markov_gradients import minimal_model_logits
+    >>> from theory import markov as tmk
+    >>> seq = [0, 0, 1, 0, 2, 0, 0, 1, 2, 0]
+    >>> f = minimal_model_logits(np.array([seq]), *unigram_construction(3, 10))
+    >>> f[0, -1].tolist(), f[0].astype(int).tolist() == tmk.unigram_logits(seq, 3)
+    ([6.0, 2.0, 2.0], True)
+    """
     k, t = _check_k(k), _check_t(t)
     v = np.zeros(t)
     v[0] = 1.0

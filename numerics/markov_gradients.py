@@ -76,6 +76,36 @@ def minimal_model_logits(seqs: np.ndarray, W: np.ndarray, v: np.ndarray) -> np.n
     """``f(E) = mask(E W_k (M E)^T) E`` for every sequence, ``(n, t, k)`` (Eq. (8.8)).
 
     ``M`` is lower-triangular Toeplitz, ``M[t', s] = v_{t'-s+1}``; the causal mask keeps ``t' <= p``.
+
+    Parameters
+    ----------
+    seqs : int array (n, t)
+        Sequences of tokens in ``range(k)``.
+    W : float array (k, k)
+        :math:`W_k`.
+    v : float array (t,)
+        The relative-position weights :math:`v_1..v_t`.
+
+    Returns
+    -------
+    float64 array (n, t, k)
+        The logits :math:`f_{p,i}` at every position.
+
+    Examples
+    --------
+    Fact 8.3: with :math:`W_k = I`, :math:`v = e_2` the logits are the exact bigram counts of
+    ``theory.markov.bigram_logits``:
+
+    >>> import numpy as np
+    >>> from theory import markov as tmk
+    >>> seq = [0, 0, 1, 0, 2, 0, 0, 1, 2, 0]
+    >>> f = minimal_model_logits(np.array([seq]), np.eye(3), np.eye(10)[1])
+    >>> f[0, -1].tolist(), f[0].astype(int).tolist() == tmk.bigram_logits(seq, 3)
+    ([2.0, 2.0, 1.0], True)
+    >>> minimal_model_logits(np.array([[0, 1, 0]]), np.eye(2), np.zeros(2))
+    Traceback (most recent call last):
+    ...
+    ValueError: need W (k, k) and v (t,), got (2, 2) and (2,) for t = 3
     """
     W = np.asarray(W, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)
@@ -117,6 +147,35 @@ def construction_outputs(seqs: np.ndarray, k: int, c: float = 40.0) -> np.ndarra
     ``v_r = 1{r = 2} (1_k, 0, 0)``, ``W_V`` copies block 1 to block 2 (attend to the previous token). Layer 2:
     ``W_Q = c I`` on block 1, ``W_K`` maps block 2 to block 1 with ``c I``, ``v = 0``, ``W_V`` copies block 1 to
     block 3 (attend to the successors of earlier copies of the current token). Residual connections as in (8.4).
+
+    Parameters
+    ----------
+    seqs : int array (n, t)
+        Sequences of tokens in ``range(k)``.
+    k : int
+        Number of states.
+    c : float
+        Scale of the query and key maps (the softmax approaches hard attention as c grows).
+
+    Returns
+    -------
+    float64 array (n, t, k)
+        Block 3 of the last residual stream at every position.
+
+    Examples
+    --------
+    Where a transition leaves the current token, the output is the normalised bigram frequency of Prop. 8.2
+    (``theory.markov.normalised_bigram_frequencies``), up to the softmax's leakage at c = 40:
+
+    >>> import numpy as np
+    >>> from theory import markov as tmk
+    >>> seq = [0, 0, 1, 0, 2, 0, 0, 1, 2, 0]
+    >>> out = construction_outputs(np.array([seq]), 3)
+    >>> exact = tmk.normalised_bigram_frequencies(seq, 3)
+    >>> [str(v) for v in exact[-1]], out[0, -1].round(3).tolist()
+    (['1/2', '1/3', '1/6'], [0.5, 0.333, 0.167])
+    >>> all(np.allclose(out[0, p], [float(v) for v in e], atol=1e-3) for p, e in enumerate(exact) if e is not None)
+    True
     """
     E = _one_hot(seqs, k)
     n, t, _ = E.shape
@@ -184,9 +243,35 @@ def _dblquad(f) -> float:
 
 
 def lemma84_quadrature(name: str) -> float:
-    """A Lemma 8.4 integral by ``scipy.integrate.dblquad`` of its definition (not of the printed integrand):
+    r"""A Lemma 8.4 integral by ``scipy.integrate.dblquad`` of its definition (not of the printed integrand):
     ``"E.24"``: ``E[pi_1^2 sum_i (P_1i - 1/2) pi_i]``; ``"E.25"``: ``E[pi_1 pi_2 sum_i (P_1i - 1/2) pi_i]``;
-    ``"E.29-collision"``: ``E[pi_1^2 + pi_2^2]``; ``"D"``: collision minus 1/2; ``"E.42"``: ``K_1``."""
+    ``"E.29-collision"``: ``E[pi_1^2 + pi_2^2]``; ``"D"``: collision minus 1/2; ``"E.42"``: ``K_1``.
+
+    Parameters
+    ----------
+    name : str
+        ``"E.24"``, ``"E.25"``, ``"E.29-collision"``, ``"D"`` or ``"E.42"``.
+
+    Returns
+    -------
+    float
+        The integral over :math:`(a, b) \in [0, 1]^2` (absolute tolerance 1e-13).
+
+    Examples
+    --------
+    Each integral takes 0.5-2 s of ``dblquad``, so the comparison with the closed form is not run here
+    (``tests/numerics/test_markov_gradients.py`` runs it):
+
+    >>> from theory import markov as tmk
+    >>> tmk.lemma84_closed_form("D")
+    3/2 - 2*log(2)
+    >>> abs(lemma84_quadrature("D") - float(tmk.lemma84_closed_form("D"))) < 1e-12  # doctest: +SKIP
+    True
+    >>> lemma84_quadrature("E.99")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown Lemma 8.4 integral 'E.99'
+    """
     if name == "E.24":
         return _dblquad(_w_coefficient(0, 0))
     if name == "E.25":
@@ -201,7 +286,31 @@ def lemma84_quadrature(name: str) -> float:
 
 
 def K_quadrature(j: int) -> float:
-    """``K_j = E[sum_{l,i} pi_l^2 (P^{j-1})_{li} (P_li - 1/2)]`` by ``dblquad`` (the definition behind (E.39)-(E.40))."""
+    """``K_j = E[sum_{l,i} pi_l^2 (P^{j-1})_{li} (P_li - 1/2)]`` by ``dblquad`` (the definition behind (E.39)-(E.40)).
+
+    Parameters
+    ----------
+    j : int
+        The lag, >= 1.
+
+    Returns
+    -------
+    float
+        :math:`K_j` (absolute tolerance 1e-13).
+
+    Examples
+    --------
+    Each integral takes 1-2 s of ``dblquad``, so the comparison with the exact ``theory.markov.K`` is not run here:
+
+    >>> import sympy
+    >>> K2 = sympy.Rational(8, 3) - sympy.Rational(11, 3) * sympy.log(2)  # theory.markov.K(2)
+    >>> abs(K_quadrature(2) - float(K2)) < 1e-12  # doctest: +SKIP
+    True
+    >>> K_quadrature(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: j must be >= 1, got 0
+    """
     if j < 1:
         raise ValueError(f"j must be >= 1, got {j}")
     return _dblquad(_k_integrand(j))
@@ -211,12 +320,36 @@ def K_quadrature(j: int) -> float:
 
 
 def duffy_nodes(t: int, extra: int = 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Gauss-Legendre nodes ``(a, b)`` and weights on ``[0, 1]^2`` for the finite-t integrands.
+    r"""Gauss-Legendre nodes ``(a, b)`` and weights on ``[0, 1]^2`` for the finite-t integrands.
 
     With ``u = 1 - a``, ``w = 1 - b`` each triangle ``u >= w`` / ``w >= u`` is mapped to the unit square by the Duffy
     transform ``(u, w) = (x, x y)`` (Jacobian x). There ``pi = (y, 1)/(1 + y)`` and P is polynomial in (x, x y), so the
     integrand is a polynomial of degree <= t + 2 in x and y times a power of ``1/(1 + y)``: ``t/2 + extra`` nodes per
     axis integrate it exactly up to rounding (the rational factor converges geometrically).
+
+    Parameters
+    ----------
+    t : int
+        Context length (sets the polynomial degree).
+    extra : int
+        Nodes per axis beyond ``t // 2``.
+
+    Returns
+    -------
+    a, b, weights : float64 arrays (2 n^2,)
+        The nodes and weights, n = ``t // 2 + extra``; the weights sum to 1.
+
+    Examples
+    --------
+    The collision probability :math:`E[\pi_1^2 + \pi_2^2] = 2 - \ln 4` (Eq. (E.29)), a rational integrand:
+
+    >>> import numpy as np
+    >>> a, b, w = duffy_nodes(4)
+    >>> a.shape, round(float(w.sum()), 12), round(float(w @ (a * b)), 12)
+    ((648,), 1.0, 0.25)
+    >>> pi1, pi2 = (1 - b) / (2 - a - b), (1 - a) / (2 - a - b)
+    >>> abs(float(w @ (pi1**2 + pi2**2)) - (2 - float(np.log(4)))) < 1e-12
+    True
     """
     n = t // 2 + extra
     g, wg = np.polynomial.legendre.leggauss(n)
@@ -230,7 +363,26 @@ def duffy_nodes(t: int, extra: int = 16) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def symmetric_nodes(t: int, extra: int = 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Gauss-Legendre nodes for ``a = b ~ U(0, 1)`` (Cor. E.2): the integrand is a polynomial of degree <= t + 2."""
+    """Gauss-Legendre nodes for ``a = b ~ U(0, 1)`` (Cor. E.2): the integrand is a polynomial of degree <= t + 2.
+
+    Parameters
+    ----------
+    t : int
+        Context length (sets the polynomial degree).
+    extra : int
+        Nodes beyond ``t // 2``.
+
+    Returns
+    -------
+    a, b, weights : float64 arrays (n,)
+        Nodes on (0, 1) (``b`` a copy of ``a``) and weights summing to 1, n = ``t // 2 + extra``.
+
+    Examples
+    --------
+    >>> a, b, w = symmetric_nodes(4)
+    >>> a.shape, bool((a == b).all()), round(float(w.sum()), 12), round(float(w @ a**3), 12)
+    ((18,), True, 1.0, 0.25)
+    """
     g, wg = np.polynomial.legendre.leggauss(t // 2 + extra)
     a = (g + 1) / 2
     return a, a.copy(), wg / 2
@@ -243,6 +395,26 @@ class FiniteTGradients:
     ``GW``: ``-dL/dW_k`` at ``W_k = c 11^T, v = c 1`` divided by c, ``(2, 2)``; ``GV``: ``-dL/dv_j`` at
     ``W_k = 11^T``, ``(t,)`` (so ``(v^(1) - c)/(c eta) = GV``); ``GI``: ``-dL/dv_j`` at ``W_k = I``, ``(t,)`` (the
     diagonal-bias profile of the second step). Units: ``(W^(1) - c 11^T)/(c eta) = GW``.
+
+    Attributes
+    ----------
+    t : int
+        Context length.
+    GW : float64 array (2, 2)
+        First-step W gradient over c.
+    GV : float64 array (t,)
+        First-step v gradient, j = 1..t.
+    GI : float64 array (t,)
+        Second-step diagonal-bias v gradient, j = 1..t.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = finite_t_gradients(8)
+    >>> g.t, g.GW.shape, g.GV.shape, g.GI.shape
+    (8, (2, 2), (8,), (8,))
+    >>> g.GW.round(6).tolist()  # symmetric with equal diagonal (App. E.1)
+    [[0.862954, 0.076372], [0.076372, 0.862954]]
     """
 
     t: int
@@ -284,7 +456,39 @@ def _gradients_at(P: np.ndarray, t: int) -> tuple[np.ndarray, np.ndarray, np.nda
 def finite_t_gradients(t: int, prior: str = "uniform", chunk: int = 2048) -> FiniteTGradients:
     """The exact finite-t gradients integrated over ``a, b ~ U(0, 1)`` (``prior="uniform"``, Lemma E.1) or over
     ``a = b ~ U(0, 1)`` (``prior="symmetric"``, Cor. E.2), by :func:`duffy_nodes` / :func:`symmetric_nodes` and
-    matrix powers (:class:`FiniteTGradients`). Cost: O(t^3) for the uniform prior (O(t^2) nodes x O(t) powers)."""
+    matrix powers (:class:`FiniteTGradients`). Cost: O(t^3) for the uniform prior (O(t^2) nodes x O(t) powers).
+
+    Parameters
+    ----------
+    t : int
+        Context length, >= 2.
+    prior : str
+        ``"uniform"`` or ``"symmetric"``.
+    chunk : int
+        Nodes per batch.
+
+    Returns
+    -------
+    FiniteTGradients
+        ``GW``, ``GV``, ``GI`` at this t.
+
+    Examples
+    --------
+    Under the symmetric prior the first-step v update equals the exact Cor. E.2 sums
+    (``theory.markov.cor_e2_v_update``):
+
+    >>> import numpy as np
+    >>> from theory import markov as tmk
+    >>> g = finite_t_gradients(8, prior="symmetric")
+    >>> tmk.cor_e2_v_update(8, 1), round(float(g.GV[0]), 9), round(61 / 252, 9)
+    (61/252, 0.242063492, 0.242063492)
+    >>> bool(np.allclose(g.GV, [float(tmk.cor_e2_v_update(8, j)) for j in range(1, 9)], rtol=0, atol=1e-12))
+    True
+    >>> finite_t_gradients(8, prior="dirichlet")
+    Traceback (most recent call last):
+    ...
+    ValueError: prior must be 'uniform' or 'symmetric', got 'dirichlet'
+    """
     if t < 2:
         raise ValueError(f"t must be >= 2, got {t}")
     if prior == "uniform":
@@ -307,7 +511,31 @@ def finite_t_gradients(t: int, prior: str = "uniform", chunk: int = 2048) -> Fin
 def two_step_v(grads: FiniteTGradients, c: float, eta: float) -> np.ndarray:
     """``v^(2)`` after two population GD steps from ``W_k = c 11^T, v = c 1`` (all hinges active):
     ``W^(1) = c 11^T + c eta GW = c' 11^T + (rho - c') I`` (GW symmetric with equal diagonal, App. E.1), then
-    ``v^(2) = v^(1) + eta (c' GV + (rho - c') GI)`` with ``v^(1) = c + c eta GV``."""
+    ``v^(2) = v^(1) + eta (c' GV + (rho - c') GI)`` with ``v^(1) = c + c eta GV``.
+
+    Parameters
+    ----------
+    grads : FiniteTGradients
+        The gradients at context length t (:func:`finite_t_gradients`).
+    c : float
+        The initial value of every entry of :math:`W_k` and v.
+    eta : float
+        The step size.
+
+    Returns
+    -------
+    float64 array (t,)
+        :math:`v^{(2)}_j`, j = 1..t.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = finite_t_gradients(8)
+    >>> bool(np.allclose(two_step_v(g, 2.0, 0.0), 2.0))  # no step, no change
+    True
+    >>> two_step_v(g, 1.0, 0.1)[:3].round(4).tolist()
+    [1.117, 1.0921, 1.0686]
+    """
     GW = grads.GW
     c_prime = c + c * eta * 0.5 * (GW[0, 1] + GW[1, 0])
     gap = c * eta * (0.5 * (GW[0, 0] + GW[1, 1]) - 0.5 * (GW[0, 1] + GW[1, 0]))
@@ -324,6 +552,31 @@ def sample_v_gradients(seqs: np.ndarray, k: int) -> np.ndarray:
     ``seqs`` holds ``t + 1`` tokens (the targets run to ``x_{t+1}``); per sequence
     ``g_j = (1/t) sum_{p=j}^{t} [#{t' in [j, p]: x_t' = x_{p+1}} - (p - j + 1)/k]`` (Eqs. (E.8), (E.26)), computed with
     running counts in O(t k).
+
+    Parameters
+    ----------
+    seqs : int array (n, t+1)
+        Sequences of tokens in ``range(k)``, the last token the final target.
+    k : int
+        Number of states.
+
+    Returns
+    -------
+    float64 array (n, t)
+        The per-sequence gradient, j = 1..t.
+
+    Examples
+    --------
+    Its mean over stationary chains is the population gradient ``GV`` of :func:`finite_t_gradients`:
+
+    >>> import numpy as np
+    >>> from numerics.markov import sample_sequences, sample_transition_matrices
+    >>> rng = np.random.default_rng(0)
+    >>> x = sample_sequences(sample_transition_matrices(2, 20000, rng=rng), 9, rng)
+    >>> g = sample_v_gradients(x, 2)
+    >>> se = g.std(axis=0, ddof=1) / np.sqrt(len(g))
+    >>> g.shape, bool(np.all(np.abs(g.mean(axis=0) - finite_t_gradients(8).GV) < 4 * se))
+    ((20000, 8), True)
     """
     E = _one_hot(seqs, k)
     n, t1, _ = E.shape
@@ -340,7 +593,35 @@ def sample_v_gradients(seqs: np.ndarray, k: int) -> np.ndarray:
 
 def last_token_kl(P: np.ndarray, seqs: np.ndarray, strategy: str) -> np.ndarray:
     """``KL(P_{x_t,:} || q_t)`` per sequence, where ``q_t`` is ``strategy``'s prediction after ``x_1..x_t`` (App. E.2:
-    the test loss is the KL from the true next-token law at the last token)."""
+    the test loss is the KL from the true next-token law at the last token).
+
+    Parameters
+    ----------
+    P : float array (n, k, k)
+        The sequences' transition matrices.
+    seqs : int array (n, t)
+        The sequences.
+    strategy : str
+        One of ``numerics.markov.STRATEGIES``.
+
+    Returns
+    -------
+    float64 array (n,)
+        The KL (nats) of each sequence.
+
+    Examples
+    --------
+    The mean over chains against the exact ``theory.markov.two_state_strategy_kl``:
+
+    >>> import numpy as np
+    >>> from numerics.markov import sample_sequences, sample_transition_matrices
+    >>> from theory import markov as tmk
+    >>> rng = np.random.default_rng(0)
+    >>> P = sample_transition_matrices(2, 20000, rng=rng)
+    >>> v = last_token_kl(P, sample_sequences(P, 8, rng), "bigram")
+    >>> bool(abs(v.mean() - float(tmk.two_state_strategy_kl(8, "bigram"))) < 4 * v.std(ddof=1) / np.sqrt(len(v)))
+    True
+    """
     k = P.shape[1]
     q = strategy_probs(seqs, k, strategy)[:, -1]
     return kl(true_next(P, seqs)[:, -1], q)
@@ -393,9 +674,36 @@ def _check_counts_row(counts_row: Any) -> np.ndarray:
 
 
 def posterior_mean_quadrature(counts_row: Any, alpha: Any) -> np.ndarray:
-    """``E[P_ij | x]`` for one row: prior ``Dir(alpha)`` times the likelihood ``prod_j P_ij^{c_ij}``, integrated.
+    r"""``E[P_ij | x]`` for one row: prior ``Dir(alpha)`` times the likelihood ``prod_j P_ij^{c_ij}``, integrated.
 
-    ``counts_row``: 2 or 3 non-negative integers; ``alpha``: as many finite positive Dirichlet parameters."""
+    ``counts_row``: 2 or 3 non-negative integers; ``alpha``: as many finite positive Dirichlet parameters.
+
+    Parameters
+    ----------
+    counts_row : sequence of int
+        Transition counts :math:`c_{i,:}` (k = 2 or 3).
+    alpha : sequence of float
+        Dirichlet parameters, one per count.
+
+    Returns
+    -------
+    float64 array (k,)
+        The posterior mean of row i.
+
+    Examples
+    --------
+    Equal to (8.3) as corrected, :math:`(c_{ij} + \alpha_j)/(N_i + \sum_l \alpha_l)` (``theory.markov.posterior_mean``):
+
+    >>> posterior_mean_quadrature([3, 1, 0], [1, 1, 1]).round(12).tolist()
+    [0.571428571429, 0.285714285714, 0.142857142857]
+    >>> from theory import markov as tmk
+    >>> [str(v) for v in tmk.posterior_mean([[3, 1, 0], [0, 0, 0], [0, 0, 0]], [1, 1, 1])[0]]
+    ['4/7', '2/7', '1/7']
+    >>> posterior_mean_quadrature([1, 1, 1, 1], [1, 1, 1, 1])
+    Traceback (most recent call last):
+    ...
+    ValueError: counts_row must hold k = 2 or 3 counts (quadrature over the simplex), got 4
+    """
     c = _check_counts_row(counts_row)
     al = np.asarray(alpha, dtype=np.float64).ravel()
     if al.shape != c.shape or not np.all(np.isfinite(al) & (al > 0)):
@@ -405,7 +713,26 @@ def posterior_mean_quadrature(counts_row: Any, alpha: Any) -> np.ndarray:
 
 def expected_kl_quadrature(counts_row: Any) -> float:
     """``E[KL(P_{i,:} || q) | c]`` under the flat prior, ``q_j = (c_ij + 1)/(N_i + k)``, by quadrature
-    (``counts_row``: 2 or 3 non-negative integers)."""
+    (``counts_row``: 2 or 3 non-negative integers).
+
+    Parameters
+    ----------
+    counts_row : sequence of int
+        Transition counts :math:`c_{i,:}` (k = 2 or 3).
+
+    Returns
+    -------
+    float
+        The expected KL in nats.
+
+    Examples
+    --------
+    Against the digamma closed form ``theory.markov.expected_kl_given_counts``:
+
+    >>> from theory import markov as tmk
+    >>> abs(expected_kl_quadrature([3, 1]) - float(tmk.expected_kl_given_counts([3, 1]))) < 1e-12
+    True
+    """
     c = _check_counts_row(counts_row)
     q = (c + 1.0) / (c.sum() + c.size)
 
@@ -429,6 +756,29 @@ def two_state_classes_by_runs(t: int) -> np.ndarray:
     Counted by runs, not by dynamic programming: a sequence is ``S = c_01 + c_10`` switches between runs that alternate
     from ``x_1``; the ``n_0 = c_00 + r_0`` zeros fill the ``r_0`` runs of zeros in ``C(n_0 - 1, r_0 - 1)`` ways, the ones
     likewise.
+
+    Parameters
+    ----------
+    t : int
+        Sequence length, >= 2.
+
+    Returns
+    -------
+    object array (n_classes, 7)
+        One row per class; the counts sum to :math:`2^t`.
+
+    Examples
+    --------
+    The same classes as the dynamic programme ``theory.markov.transition_count_classes``:
+
+    >>> from theory import markov as tmk
+    >>> rows = two_state_classes_by_runs(3)
+    >>> rows[:2].tolist()
+    [[0, 0, 2, 0, 0, 0, 1], [0, 1, 0, 1, 0, 1, 1]]
+    >>> {tuple(int(v) for v in r[:6]): int(r[6]) for r in rows} == tmk.transition_count_classes(3)
+    True
+    >>> sum(two_state_classes_by_runs(70)[:, 6]) == 2**70  # Python ints: no int64 overflow
+    True
     """
     if t < 2:
         raise ValueError(f"t must be >= 2, got {t}")
@@ -451,7 +801,24 @@ def two_state_classes_by_runs(t: int) -> np.ndarray:
 
 @functools.lru_cache(maxsize=1)
 def expected_row_entropy_quadrature() -> float:
-    """``E_pi[H(P_{x,:})]`` for k = 2 by ``dblquad`` of ``pi_1 H(a) + pi_2 H(b)`` (pi from the balance equation)."""
+    """``E_pi[H(P_{x,:})]`` for k = 2 by ``dblquad`` of ``pi_1 H(a) + pi_2 H(b)`` (pi from the balance equation).
+
+    Returns
+    -------
+    float
+        The expected entropy in nats (cached after the first call).
+
+    Examples
+    --------
+    The first call takes seconds of ``dblquad``, so the comparison with the closed form of
+    ``theory.markov.expected_row_entropy_two_state`` is not run here:
+
+    >>> from theory import markov as tmk
+    >>> round(float(tmk.expected_row_entropy_two_state()), 12)
+    0.480889248247
+    >>> abs(expected_row_entropy_quadrature() - 0.480889248247) < 1e-12  # doctest: +SKIP
+    True
+    """
 
     def h(p: float) -> float:
         return float(-sum(x * np.log(x) for x in (p, 1.0 - p) if x > 0))
@@ -486,6 +853,34 @@ def two_state_strategy_kl_quadrature(
     ``P[cls, j] = count(cls) E_{a,b}[pi_{x_1} a^c00 (1-a)^c01 (1-b)^c10 b^c11 P_{x_t j}]`` is integrated on
     :func:`duffy_nodes` (a polynomial of degree <= t + 1 over ``2 - a - b``: exact up to rounding). Also returns
     ``"total_probability"`` (1 up to rounding). Cost O(t^4) (about 3 s at t = 100); ``t <= MAX_QUADRATURE_T``.
+
+    Parameters
+    ----------
+    t : int
+        Context length, ``2 <= t <= MAX_QUADRATURE_T``.
+    strategies : tuple of str
+        Among ``"uniform"``, ``"unigram"``, ``"bigram"``.
+    chunk : int
+        Classes per batch.
+
+    Returns
+    -------
+    dict of str to float
+        ``total_probability``, ``expected_row_entropy`` and one KL (nats) per strategy.
+
+    Examples
+    --------
+    The entropy term takes seconds of ``dblquad`` on the first call, so the comparison with the exact sums of
+    ``theory.markov.two_state_strategy_kl`` is not run here:
+
+    >>> from theory import markov as tmk
+    >>> q = two_state_strategy_kl_quadrature(6)  # doctest: +SKIP
+    >>> abs(q["bigram"] - float(tmk.two_state_strategy_kl(6, "bigram"))) < 1e-12  # doctest: +SKIP
+    True
+    >>> two_state_strategy_kl_quadrature(1)
+    Traceback (most recent call last):
+    ...
+    ValueError: t must be an integer in [2, 150], got 1
     """
     if isinstance(t, bool) or int(t) != t or t < 2 or t > MAX_QUADRATURE_T:
         raise ValueError(f"t must be an integer in [2, {MAX_QUADRATURE_T}], got {t!r}")
@@ -535,6 +930,7 @@ DERIVE_K_MAX = 4
 
 
 def _check_derive(k: object, t: object) -> tuple[int, int]:
+    checked: list[int] = []
     for name, v, lo, hi, hint in (
         ("k", k, 2, MAX_DERIVE_K, "the Monte-Carlo strategy KLs cost chains x t x k^2"),
         ("t", t, 2, MAX_DERIVE_T, "use the asymptotic k(k-1)/(2t) for longer contexts"),
@@ -552,7 +948,8 @@ def _check_derive(k: object, t: object) -> tuple[int, int]:
                 limit=hi,
                 hint=hint,
             )
-    return int(k), int(t)
+        checked.append(int(v))
+    return checked[0], checked[1]
 
 
 def _exact(value: sympy.Expr) -> dict[str, Any]:
@@ -624,6 +1021,36 @@ def derive_markov(k: int, t: int) -> tuple[dict[str, Any], str]:
     B (E.24), A (E.25), D, K_1..K_4, the leading-order and exact finite-t step-1 W, v and step-2 ``G^I_j``, and the
     corrected Cor. E.2 v update beside (E.49) as printed. Returns ``(JSON-able dict, text)``; bad k or t raise
     ValueError naming the parameter (sizes above ``MAX_DERIVE_K`` / ``MAX_DERIVE_T`` a :class:`LimitError`).
+
+    Parameters
+    ----------
+    k : int
+        Number of states, ``2 <= k <= MAX_DERIVE_K``.
+    t : int
+        Context length, ``2 <= t <= MAX_DERIVE_T``.
+
+    Returns
+    -------
+    obj : dict
+        The values, JSON-able.
+    text : str
+        The printed summary.
+
+    Examples
+    --------
+    A summary takes about 10 s (sympy integrals and quadrature), so it is not run here:
+
+    >>> obj, text = derive_markov(2, 10)  # doctest: +SKIP
+    >>> print(text.splitlines()[4])  # doctest: +SKIP
+        bigram             = 0.0653995  [exact]
+    >>> derive_markov(2, 5000)
+    Traceback (most recent call last):
+    ...
+    theory._checks.LimitError: t = 5000 is too large for `tvk derive markov`, above the limit t <= 2000; ...
+    >>> derive_markov(1, 10)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: k must be an integer >= 2 (a Markov chain needs k >= 2 states), got k = 1
     """
     k, t = _check_derive(k, t)
     kls = _strategy_kls(k, t)

@@ -67,6 +67,22 @@ class ModularTask:
         Odd modulus >= 3 (even p is outside the theory; pass ``allow_even=True`` to study it).
     k : int
         Number of inputs, >= 1.
+    allow_even : bool
+        Accept an even modulus p >= 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> task = ModularTask(5, 2)
+    >>> task.n_points, task.n_classes
+    (25, 5)
+    >>> x, y = task.batch(5, 8)
+    >>> x.tolist(), y.tolist()
+    ([[1, 0], [1, 1], [1, 2]], [1, 2, 3])
+    >>> ModularTask(4, 2)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: p must be an odd integer >= 3 (Shi Thm 4.9 assumes p > 2 prime; ...), got p = 4; ...
     """
 
     p: int
@@ -134,6 +150,35 @@ def neuron_blocks(
     r"""Float blocks :math:`u_j(a) = A\cos(2\pi\zeta a/p + \vartheta_j)`, :math:`w(c) = A\cos(2\pi\zeta c/p + \vartheta_w)`.
 
     Returns ``(U, w)`` of shapes (k, p) and (p,).
+
+    Parameters
+    ----------
+    p : int
+        Length of the blocks (the modulus).
+    k : int
+        Number of input blocks (``len(phases)``).
+    zeta : int
+        Frequency.
+    phases : float array (k,)
+        Input phases :math:`\vartheta_1..\vartheta_k`.
+    theta_w : float
+        Output phase :math:`\vartheta_w`.
+    amplitude : float
+        A.
+
+    Returns
+    -------
+    U : float array (k, p)
+        Input blocks.
+    w : float array (p,)
+        Output block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> U, w = neuron_blocks(5, 2, 1, np.zeros(2), 0.0, 1.0)
+    >>> U.shape, w.round(4).tolist()
+    ((2, 5), [1.0, 0.309, -0.809, -0.809, 0.309])
     """
     p = check_positive_int(p, "p", minimum=1)
     check_allocation(array_bytes(len(phases) + 1, p), param="p", value=p, what="the neuron blocks (k+1, p)")
@@ -154,8 +199,39 @@ def _from_fourier_neurons(p: int, k: int, neurons: tuple[tm.FourierNeuron, ...],
 
 
 def construction_network(p: int, k: int, width: int | None = None) -> HomogeneousNetwork:
-    """The explicit max-margin network of ``theory.modular.construction`` as float64 weights
-    (zero-padded to ``width``); its logits are (p 1[c = sum a] - 1)/2."""
+    r"""The explicit max-margin network of ``theory.modular.construction`` as float64 weights
+    (zero-padded to ``width``); its logits are (p 1[c = sum a] - 1)/2.
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus >= 3.
+    k : int
+        Number of inputs, >= 1.
+    width : int, optional
+        Zero-pad to this many neurons (at least :math:`2^{2k-2}(p-1)`).
+
+    Returns
+    -------
+    HomogeneousNetwork
+        The construction, degree k.
+
+    Examples
+    --------
+    Its normalized margin is :math:`\gamma^*(p, k)` (Shi Thm 4.9):
+
+    >>> import numpy as np
+    >>> from numerics.margins import evaluate
+    >>> from theory import modular as tm
+    >>> net = construction_network(5, 2)
+    >>> net.width == tm.min_width(5, 2)
+    True
+    >>> task = ModularTask(5, 2)
+    >>> np.unique(net.logits(task.batch(0, 25)[0]).round(9)).tolist()  # (5 * 1[c = a + b] - 1) / 2
+    [-0.5, 2.0]
+    >>> abs(evaluate(net, task).normalized_margin - float(tm.max_margin(5, 2))) < 1e-12
+    True
+    """
     c = tm.construction(p, k, width)
     return _from_fourier_neurons(p, k, c.neurons, c.width)
 
@@ -175,6 +251,22 @@ def memorising_network(p: int, alpha: float, beta: float, table: np.ndarray | No
         Positive scales of the input blocks and of the output block.
     table : int array (p, p), optional
         The memorised labels r(a, b) in 0..p-1; default a + b mod p.
+
+    Returns
+    -------
+    HomogeneousNetwork
+        :math:`2p^2` neurons, degree 2.
+
+    Examples
+    --------
+    >>> from numerics.margins import evaluate
+    >>> from theory import modular as tm
+    >>> net = memorising_network(5, 1.0, 0.25)
+    >>> r = evaluate(net, ModularTask(5, 2))
+    >>> net.width, r.min_margin  # 4 alpha^2 beta
+    (50, 1.0)
+    >>> abs(r.normalized_margin - float(tm.memorising_margin(5))) < 1e-15
+    True
     """
     p = check_odd_modulus(p, source="Edelman thesis App. D.4")
     alpha, beta = _check_scale(alpha), _check_scale(beta)
@@ -199,7 +291,35 @@ def memorising_network(p: int, alpha: float, beta: float, table: np.ndarray | No
 
 
 def optimal_neuron_network(p: int, k: int, zeta: int = 1, phases: np.ndarray | None = None) -> HomogeneousNetwork:
-    """One unit-norm optimal neuron (``theory.modular.optimal_neuron``) as a width-1 network."""
+    r"""One unit-norm optimal neuron (``theory.modular.optimal_neuron``) as a width-1 network.
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus >= 3.
+    k : int
+        Number of inputs, >= 1.
+    zeta : int
+        Frequency in 1..(p-1)/2.
+    phases : float array (k,), optional
+        Input phases (default 0).
+
+    Returns
+    -------
+    HomogeneousNetwork
+        Width 1, degree k, norm 1.
+
+    Examples
+    --------
+    Its Psi is the single-neuron maximum :math:`\gamma^*(p, k)` (Shi Lemma C.15):
+
+    >>> from theory import modular as tm
+    >>> net = optimal_neuron_network(5, 2)
+    >>> net.width, round(net.norm_power(), 12)
+    (1, 1.0)
+    >>> abs(float(psi_fourier(net)[0]) - float(tm.max_margin(5, 2))) < 1e-12
+    True
+    """
     n = tm.optimal_neuron(p, k, zeta, None if phases is None else [float(v) for v in phases])
     return _from_fourier_neurons(p, k, (n,), 1)
 
@@ -207,8 +327,38 @@ def optimal_neuron_network(p: int, k: int, zeta: int = 1, phases: np.ndarray | N
 def random_network(
     p: int, k: int, width: int, rng: np.random.Generator, scale: float | None = None
 ) -> HomogeneousNetwork:
-    """Gaussian network with i.i.d. N(0, scale^2) entries (default scale 1/sqrt(p)); ``width = 0`` gives an
-    empty network (no random atoms). Even p is allowed (the Fourier identity of Lemma C.14 holds for any p)."""
+    r"""Gaussian network with i.i.d. N(0, scale^2) entries (default scale 1/sqrt(p)); ``width = 0`` gives an
+    empty network (no random atoms). Even p is allowed (the Fourier identity of Lemma C.14 holds for any p).
+
+    Parameters
+    ----------
+    p : int
+        Modulus >= 2.
+    k : int
+        Number of inputs, >= 1.
+    width : int
+        Number of neurons, >= 0.
+    rng : numpy.random.Generator
+        Source of the entries.
+    scale : float, optional
+        Positive standard deviation (default :math:`1/\sqrt p`).
+
+    Returns
+    -------
+    HomogeneousNetwork
+        ``U`` (width, k, p), ``W`` (width, p), degree k.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> net = random_network(5, 2, 3, np.random.default_rng(0))
+    >>> net.U.shape, net.W.shape, net.degree
+    ((3, 2, 5), (3, 5), 2)
+    >>> random_network(5, 2, 3, rng=0)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: rng must be a numpy Generator (np.random.default_rng(seed)), got 0
+    """
     p = check_positive_int(p, "p", minimum=2)
     k = check_positive_int(k, "k")
     width = _check_width(width, minimum=0)
@@ -236,6 +386,14 @@ def deformed_neuron(
 
     Parameters
     ----------
+    p : int
+        Odd modulus >= 3.
+    k : int
+        Number of inputs, >= 1.
+    zeta : int
+        Frequency in 1..(p-1)/2.
+    phases : float array (k,), optional
+        Input phases (default 0).
     mismatch : float
         Delta: the output phase is :math:`\sum_j\vartheta_j - \Delta`.
     block_fractions : array (k+1,), optional
@@ -250,6 +408,20 @@ def deformed_neuron(
     -------
     HomogeneousNetwork
         Width-1 network; compare its Psi with ``theory.modular.psi_*``.
+
+    Examples
+    --------
+    >>> from theory import modular as tm
+    >>> psi = psi_fourier(deformed_neuron(7, 2, 1, mismatch=0.5))[0]
+    >>> abs(float(psi) - float(tm.psi_phase_mismatch(7, 2, 0.5))) < 1e-12  # gamma* cos(Delta)
+    True
+    >>> psi = psi_fourier(deformed_neuron(7, 2, 1, second_zeta=3, split=0.25))[0]
+    >>> abs(float(psi) - float(tm.psi_two_frequencies(7, 2, 0.25))) < 1e-12
+    True
+    >>> deformed_neuron(7, 2, 4)
+    Traceback (most recent call last):
+    ...
+    ValueError: zeta must be a frequency in 1..3 for p = 7, got 4
     """
     p, k = check_odd_modulus(p), check_positive_int(k, "k")
     _check_weights_memory(1, k, p, param="p")
@@ -290,6 +462,27 @@ def psi_fourier(net: HomogeneousNetwork) -> np.ndarray:
     .. math:: \Psi_i = \frac{k!}{(p-1)p^k}\,\mathrm{Re}\sum_{j\ne0}\hat w_i(-j)\prod_{l=1}^k\hat u_{i,l}(j).
 
     Cost O(m k p log p) instead of the O(m p^{k+1}) brute force. Returns shape (m,).
+
+    Parameters
+    ----------
+    net : HomogeneousNetwork
+        A k-input network with blocks on Z_p (``U`` (m, k, p), ``W`` (m, p)).
+
+    Returns
+    -------
+    float array (m,)
+        :math:`\Psi_i` of every neuron.
+
+    Examples
+    --------
+    The identity checked against the exact brute force of Shi Def C.13:
+
+    >>> import numpy as np
+    >>> from theory import modular as tm
+    >>> net = random_network(5, 2, 3, np.random.default_rng(0))
+    >>> exact = tm.psi_time_domain(net.U[0].tolist(), net.W[0].tolist())
+    >>> abs(float(psi_fourier(net)[0]) - float(exact)) < 1e-12
+    True
     """
     _m, k, p = net.U.shape
     Uh = np.fft.fft(net.U, axis=-1)

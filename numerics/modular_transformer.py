@@ -51,6 +51,31 @@ def even_split(n_points: int, seed: int, train_fraction: float = 0.5) -> tuple[n
     permutation drawn from ``numpy.random.default_rng(seed)`` train, the rest test (both returned sorted).
 
     ``train_fraction = 0.5`` is the thesis's "even split" (Figs. 4.1-4.4).
+
+    Parameters
+    ----------
+    n_points : int
+        Number of points, >= 2.
+    seed : int
+        Seed of the permutation.
+    train_fraction : float
+        Share of the points that train, in (0, 1).
+
+    Returns
+    -------
+    train, test : int arrays
+        Sorted disjoint indices covering ``range(n_points)``.
+
+    Examples
+    --------
+    >>> from theory import modular_transformer as tmt
+    >>> train, test = even_split(25, seed=1)
+    >>> len(train) == tmt.train_size(5, 2), sorted(train.tolist() + test.tolist()) == list(range(25))
+    (True, True)
+    >>> even_split(10, 0, train_fraction=1.0)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: train_fraction must lie strictly between 0 and 1, got 1.0
     """
     n = check_positive_int(n_points, "n_points", minimum=2)
     if not 0 < train_fraction < 1:
@@ -69,7 +94,30 @@ def even_split(n_points: int, seed: int, train_fraction: float = 0.5) -> tuple[n
 @dataclass(frozen=True)
 class SplitModularTask:
     """The points ``indices`` of :class:`numerics.modular.ModularTask` (p, k), as a task of its own (the training
-    or the test half of a split). Implements the :class:`numerics.margins.Task` protocol."""
+    or the test half of a split). Implements the :class:`numerics.margins.Task` protocol.
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus >= 3.
+    k : int
+        Number of inputs, >= 1.
+    indices : sequence of int
+        Distinct point indices in ``0..p^k-1`` (point order of :class:`numerics.modular.ModularTask`).
+
+    Examples
+    --------
+    >>> task = SplitModularTask(5, 2, (1, 2, 7))
+    >>> task.n_points, task.n_classes
+    (3, 5)
+    >>> x, y = task.batch(0, 3)
+    >>> x.tolist(), y.tolist()
+    ([[0, 1], [0, 2], [1, 2]], [1, 2, 3])
+    >>> SplitModularTask(5, 2, (1, 1))
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: indices must be distinct and lie in 0..24
+    """
 
     p: int
     k: int
@@ -108,7 +156,28 @@ class SplitModularTask:
 def sum_sequences(p: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Every point of the k-sum mod p dataset as a token sequence ``a_1, ..., a_k, =`` (tokens 0..p-1 are the
     numbers, token p is "="), shape (p^k, k+1), and its label (a_1 + ... + a_k) mod p, in the point order of
-    :class:`numerics.modular.ModularTask`."""
+    :class:`numerics.modular.ModularTask`.
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus >= 3.
+    k : int
+        Number of inputs, >= 1.
+
+    Returns
+    -------
+    sequences : int array (p^k, k+1)
+        The token sequences.
+    labels : int array (p^k,)
+        Their sums mod p.
+
+    Examples
+    --------
+    >>> seqs, labels = sum_sequences(3, 2)
+    >>> seqs.shape, seqs[:4].tolist(), labels[:4].tolist()
+    ((9, 3), [[0, 0, 3], [0, 1, 3], [0, 2, 3], [1, 0, 3]], [0, 1, 2, 1])
+    """
     inputs, labels = ModularTask(p, k).batch(0, p**k)
     return np.concatenate([inputs, np.full((inputs.shape[0], 1), p, dtype=np.int64)], axis=1), labels
 
@@ -125,11 +194,22 @@ def attention_score_matrix(embed: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, 
         Token embeddings (rows 0..p-1 are the numbers).
     w_q, w_k : arrays (..., H, d, d_h)
         Query and key maps of the heads (score of query i and key j: :math:`(z_i W_Q)(z_j W_K)^\top`).
+    p : int
+        Number of number tokens (the rows of ``embed`` used).
 
     Returns
     -------
     array (..., H, p, p)
         :math:`M[h, a, b] = (e_a W_K^h)(e_b W_Q^h)^\top` (row: key token a, column: query token b).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> E, w_q, w_k = rng.normal(size=(8, 4)), rng.normal(size=(2, 4, 3)), rng.normal(size=(2, 4, 3))
+    >>> M = attention_score_matrix(E, w_q, w_k, 7)
+    >>> M.shape, bool(np.allclose(M[1], (E[:7] @ w_k[1]) @ (E[:7] @ w_q[1]).T))
+    ((2, 7, 7), True)
     """
     E = np.asarray(embed, dtype=np.float64)[..., :p, :]
     keys = np.einsum("...ad,...hde->...hae", E, np.asarray(w_k, dtype=np.float64))
@@ -138,19 +218,81 @@ def attention_score_matrix(embed: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, 
 
 
 def double_center(M: np.ndarray) -> np.ndarray:
-    """:math:`(I - J/p) M (I - J/p)` over the last two axes: removes every row-constant and column-constant part."""
+    """:math:`(I - J/p) M (I - J/p)` over the last two axes: removes every row-constant and column-constant part.
+
+    Parameters
+    ----------
+    M : float array (..., p, p)
+        Matrices over the last two axes.
+
+    Returns
+    -------
+    float64 array (..., p, p)
+        The doubly centred matrices (every row and column sums to 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.arange(5)
+    >>> M = np.outer(np.cos(2 * np.pi * a / 5), np.sin(4 * np.pi * a / 5))  # already centred
+    >>> bool(np.allclose(double_center(M + 1 + a[:, None] + a[None, :] ** 2), M))
+    True
+    """
     M = np.asarray(M, dtype=np.float64)
     return M - M.mean(axis=-1, keepdims=True) - M.mean(axis=-2, keepdims=True) + M.mean(axis=(-2, -1), keepdims=True)
 
 
 def power_2d(M: np.ndarray) -> np.ndarray:
-    r""":math:`|\hat M(j_1, j_2)|^2` over the last two axes (``numpy.fft.fft2``), j in 0..p-1."""
+    r""":math:`|\hat M(j_1, j_2)|^2` over the last two axes (``numpy.fft.fft2``), j in 0..p-1.
+
+    Parameters
+    ----------
+    M : float array (..., p, p)
+        Matrices over the last two axes.
+
+    Returns
+    -------
+    float64 array (..., p, p)
+        The 2-D power at every point :math:`(j_1, j_2)`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> power_2d(np.ones((3, 3))).round(9).tolist()
+    [[81.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    """
     return np.abs(np.fft.fft2(np.asarray(M, dtype=np.float64))) ** 2
 
 
 def binned_power(M: np.ndarray) -> np.ndarray:
     r"""2-D power of M collected into bins :math:`(\zeta_1, \zeta_2)` = points :math:`(\pm\zeta_1, \pm\zeta_2)`,
-    shape (..., h+1, h+1) with h = (p-1)/2. Sums to :math:`p^2 \|M\|_F^2` (Parseval)."""
+    shape (..., h+1, h+1) with h = (p-1)/2. Sums to :math:`p^2 \|M\|_F^2` (Parseval).
+
+    Parameters
+    ----------
+    M : float array (..., p, p)
+        Square matrices over the last two axes, p odd.
+
+    Returns
+    -------
+    float64 array (..., h+1, h+1)
+        Power per bin :math:`(\zeta_1, \zeta_2)`, :math:`\zeta` in 0..h.
+
+    Examples
+    --------
+    A product of cosines at frequencies (2, 3) puts all its power :math:`p^4/4` in bin (2, 3)
+    (``theory.modular_transformer.product_cosine_bin_power``):
+
+    >>> import numpy as np
+    >>> from theory import modular_transformer as tmt
+    >>> a = np.arange(7)
+    >>> M = np.outer(np.cos(2 * np.pi * 2 * a / 7 + 0.4), np.cos(2 * np.pi * 3 * a / 7 + 1.0))
+    >>> B = binned_power(M)
+    >>> B.shape, round(float(B[2, 3]), 9), float(tmt.product_cosine_bin_power(7, 2, 3, 0.4, 1.0)[(2, 3)])
+    ((4, 4), 600.25, 600.25)
+    >>> bool(np.isclose(B.sum(), 7**2 * (M**2).sum()))
+    True
+    """
     P = power_2d(M)
     p = P.shape[-1]
     check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
@@ -192,18 +334,76 @@ def _dominant_bin(P: np.ndarray) -> np.ndarray:
 
 
 def top_fraction(M: np.ndarray, n_bins: int) -> np.ndarray:
-    """Share of the doubly centred power of M in its ``n_bins`` largest bins (NaN for a matrix with no such power)."""
+    """Share of the doubly centred power of M in its ``n_bins`` largest bins (NaN for a matrix with no such power).
+
+    Parameters
+    ----------
+    M : float array (..., p, p)
+        Score matrices, p odd.
+    n_bins : int
+        Number of bins, 1..((p-1)/2)^2.
+
+    Returns
+    -------
+    float64 array (...)
+        The share in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.arange(7)
+    >>> M = np.outer(np.cos(2 * np.pi * 2 * a / 7 + 0.4), np.cos(2 * np.pi * 3 * a / 7 + 1.0))
+    >>> round(float(top_fraction(M, 1)), 9), float(top_fraction(np.ones((7, 7)), 1))
+    (1.0, nan)
+    """
     return _top_fraction(_centred_bins(M), check_positive_int(n_bins, "n_bins"))
 
 
 def tied_share(M: np.ndarray) -> np.ndarray:
     r"""Share of the doubly centred power in the tied bins :math:`\zeta_1 = \zeta_2` (one frequency in both axes,
-    as inside one max-margin neuron)."""
+    as inside one max-margin neuron).
+
+    Parameters
+    ----------
+    M : float array (..., p, p)
+        Score matrices, p odd.
+
+    Returns
+    -------
+    float64 array (...)
+        The share in [0, 1] (NaN without doubly centred power).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.arange(7)
+    >>> f, g = np.cos(2 * np.pi * 2 * a / 7), np.cos(2 * np.pi * 3 * a / 7)
+    >>> round(float(tied_share(np.outer(f, f))), 9), round(float(tied_share(np.outer(f, g))), 9)
+    (1.0, 0.0)
+    """
     return _tied_share(_centred_bins(M))
 
 
 def dominant_bin(M: np.ndarray) -> np.ndarray:
-    r"""The bin :math:`(\zeta_1, \zeta_2)`, both >= 1, with the most doubly centred power, shape (..., 2)."""
+    r"""The bin :math:`(\zeta_1, \zeta_2)`, both >= 1, with the most doubly centred power, shape (..., 2).
+
+    Parameters
+    ----------
+    M : float array (..., p, p)
+        Score matrices, p odd.
+
+    Returns
+    -------
+    int array (..., 2)
+        The heaviest bin of each matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.arange(7)
+    >>> dominant_bin(np.outer(np.cos(2 * np.pi * 2 * a / 7 + 0.4), np.cos(2 * np.pi * 3 * a / 7 + 1.0))).tolist()
+    [2, 3]
+    """
     return _dominant_bin(_centred_bins(M))
 
 
@@ -222,6 +422,17 @@ class HeadSpectra:
     centred_share : array
         Share of :math:`\\|M\\|_F^2` in the doubly centred part.
     n_bins : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.arange(7)
+    >>> M = np.outer(np.cos(2 * np.pi * 2 * a / 7 + 0.4), np.cos(2 * np.pi * 3 * a / 7 + 1.0))
+    >>> hs = head_spectra(np.stack([M, M + 5.0]), n_bins=1)
+    >>> hs.top_fraction.round(9).tolist(), hs.dominant_bin.tolist()
+    ([1.0, 1.0], [[2, 3], [2, 3]])
+    >>> bool(hs.centred_share[0] > 1 - 1e-12), bool(hs.centred_share[1] < 0.1)  # the constant is not centred
+    (True, True)
     """
 
     top_fraction: np.ndarray
@@ -232,7 +443,28 @@ class HeadSpectra:
 
 
 def head_spectra(M: np.ndarray, n_bins: int) -> HeadSpectra:
-    """All the per-head diagnostics of score matrices ``M`` (..., p, p), from one 2-D FFT per head."""
+    """All the per-head diagnostics of score matrices ``M`` (..., p, p), from one 2-D FFT per head.
+
+    Parameters
+    ----------
+    M : float array (..., p, p)
+        Score matrices, p odd.
+    n_bins : int
+        Number of top bins for :func:`top_fraction`.
+
+    Returns
+    -------
+    HeadSpectra
+        Arrays over the leading axes of ``M``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> M = np.random.default_rng(0).normal(size=(3, 7, 7))
+    >>> hs = head_spectra(M, n_bins=2)
+    >>> bool(np.allclose(hs.top_fraction, top_fraction(M, 2))), bool(np.allclose(hs.tied_share, tied_share(M)))
+    (True, True)
+    """
     n_bins = check_positive_int(n_bins, "n_bins")
     M = np.asarray(M, dtype=np.float64)
     C = double_center(M)
@@ -243,7 +475,31 @@ def head_spectra(M: np.ndarray, n_bins: int) -> HeadSpectra:
 
 def isotropic_top_fraction(p: int, n_bins: int, n_samples: int = 2000, seed: int = 0) -> tuple[float, float]:
     """Monte Carlo mean and standard error of :func:`top_fraction` for p x p matrices with i.i.d. N(0, 1) entries
-    (the *largest* bins, so above ``theory.modular_transformer.isotropic_bin_share``, which is for fixed bins)."""
+    (the *largest* bins, so above ``theory.modular_transformer.isotropic_bin_share``, which is for fixed bins).
+
+    Parameters
+    ----------
+    p : int
+        Odd modulus >= 3.
+    n_bins : int
+        Number of top bins.
+    n_samples : int
+        Number of Gaussian matrices, >= 2.
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    mean, stderr : float
+        Monte Carlo mean of the top fraction and its standard error.
+
+    Examples
+    --------
+    >>> from theory import modular_transformer as tmt
+    >>> mean, se = isotropic_top_fraction(7, 1, n_samples=2000, seed=0)
+    >>> round(mean, 2), se < 0.005, mean > float(tmt.isotropic_bin_share(7, 1))  # 1/9 for a fixed bin
+    (0.25, True, True)
+    """
     p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
     n_samples = check_positive_int(n_samples, "n_samples", minimum=2)
     vals = top_fraction(np.random.default_rng(seed).standard_normal((n_samples, p, p)), n_bins)
@@ -252,7 +508,24 @@ def isotropic_top_fraction(p: int, n_bins: int, n_samples: int = 2000, seed: int
 
 def embedding_purity(net: HomogeneousNetwork) -> np.ndarray:
     """Per neuron of a k-input network, the smallest one-sided purity (maximum normalized power, Fig. 4.2) of its k
-    input blocks u_1..u_k, the "embeddings" of Figs. 4.1-4.2; shape (m,), NaN for a neuron with a zero block."""
+    input blocks u_1..u_k, the "embeddings" of Figs. 4.1-4.2; shape (m,), NaN for a neuron with a zero block.
+
+    Parameters
+    ----------
+    net : HomogeneousNetwork
+        A k-input network with blocks on Z_p.
+
+    Returns
+    -------
+    float64 array (m,)
+        The smallest input-block purity of each neuron.
+
+    Examples
+    --------
+    >>> from numerics.modular import construction_network
+    >>> embedding_purity(construction_network(5, 2)).round(9).tolist() == [1.0] * 16
+    True
+    """
     return purity(net.U).min(axis=1)
 
 
@@ -270,6 +543,11 @@ class GrokkingDelay:
         validation threshold (None: not reached within the run).
     delay : int or None
         ``val_step - train_step`` (negative when validation got there first); None when either is None.
+
+    Examples
+    --------
+    >>> GrokkingDelay(200, 400, 200).reached, GrokkingDelay(200, None, None).reached
+    (True, False)
     """
 
     train_step: int | None
@@ -283,7 +561,27 @@ class GrokkingDelay:
 
 
 def first_reach(steps: np.ndarray, values: np.ndarray, threshold: float) -> int | None:
-    """The first ``steps[i]`` with ``values[i] >= threshold``, or None."""
+    """The first ``steps[i]`` with ``values[i] >= threshold``, or None.
+
+    Parameters
+    ----------
+    steps : int array (n,)
+        Evaluated steps, in order.
+    values : float array (n,)
+        The metric at those steps.
+    threshold : float
+        The level to reach.
+
+    Returns
+    -------
+    int or None
+        The first step at or above ``threshold``; None if never reached.
+
+    Examples
+    --------
+    >>> first_reach([0, 100, 200], [0.1, 0.6, 1.0], 0.5), first_reach([0, 100, 200], [0.1, 0.6, 1.0], 1.5)
+    (100, None)
+    """
     steps, values = np.asarray(steps), np.asarray(values, dtype=np.float64)
     if steps.shape != values.shape:
         raise InputError(
@@ -297,7 +595,32 @@ def grokking_delay(
     steps: np.ndarray, train_acc: np.ndarray, val_acc: np.ndarray, train_threshold: float, val_threshold: float
 ) -> GrokkingDelay:
     """The grokking delay of one run: steps from first reaching ``train_threshold`` train accuracy to first reaching
-    ``val_threshold`` validation accuracy (evaluated steps only, so its resolution is the evaluation interval)."""
+    ``val_threshold`` validation accuracy (evaluated steps only, so its resolution is the evaluation interval).
+
+    Parameters
+    ----------
+    steps : int array (n,)
+        Evaluated steps, in order.
+    train_acc, val_acc : float arrays (n,)
+        Train and validation accuracy at those steps.
+    train_threshold, val_threshold : float
+        The accuracies to reach, in (0, 1].
+
+    Returns
+    -------
+    GrokkingDelay
+        The first steps reaching each threshold and their difference.
+
+    Examples
+    --------
+    >>> steps = [0, 100, 200, 300, 400]
+    >>> grokking_delay(steps, [0.1, 0.6, 1.0, 1.0, 1.0], [0.0, 0.1, 0.2, 0.5, 0.99], 0.99, 0.95)
+    GrokkingDelay(train_step=200, val_step=400, delay=200)
+    >>> grokking_delay(steps, [1.0] * 5, [1.0] * 5, 0.99, 0.0)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: val_threshold must lie in (0, 1], got 0.0
+    """
     for name, v in (("train_threshold", train_threshold), ("val_threshold", val_threshold)):
         if not 0 < v <= 1:
             raise InputError(f"{name} must lie in (0, 1], got {v!r}", param=name)

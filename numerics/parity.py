@@ -35,7 +35,27 @@ MAX_BITS = 26
 
 def check_bits(n: object) -> int:
     """Validate the number of bits ``1 <= n <= MAX_BITS`` of a :class:`SparseParityTask` (before anything of size
-    n or 2^n is formed)."""
+    n or 2^n is formed).
+
+    Parameters
+    ----------
+    n : object
+        The number of bits to check.
+
+    Returns
+    -------
+    int
+        ``n`` as an int.
+
+    Examples
+    --------
+    >>> check_bits(10)
+    10
+    >>> check_bits(27)
+    Traceback (most recent call last):
+    ...
+    theory._checks.LimitError: n = 27 is too large: the cube has 2^n = 134,217,728 points, above the limit 2^26 ...
+    """
     n = check_positive_int(n, "n", hypothesis=f"{tp.SOURCE}: the number of input bits n >= 1")
     if n > MAX_BITS:
         points = format_count(2**n) if n < 64 else f"2^{format_count(n)}"  # never form 2^n for a huge n
@@ -72,6 +92,15 @@ class SparseParityTask:
         Number of bits, ``1 <= n <= MAX_BITS``.
     support : sequence of int
         S, k distinct 0-based indices in ``0..n-1`` (stored sorted).
+
+    Examples
+    --------
+    >>> task = SparseParityTask(3, (2, 0))
+    >>> task.support, task.k, task.n_points
+    ((0, 2), 2, 8)
+    >>> x, y = task.batch(0, 8)
+    >>> x.shape, y.tolist()  # label 1 where x_0 x_2 = -1
+    ((8, 1, 3), [0, 1, 0, 1, 1, 0, 1, 0])
     """
 
     n: int
@@ -121,7 +150,31 @@ class SparseParityTask:
 
 
 def network_from_neurons(neurons: Sequence[tp.ParityNeuron], k: int, width: int | None = None) -> HomogeneousNetwork:
-    """Float64 :class:`HomogeneousNetwork` of exact theory neurons, zero-padded to ``width``."""
+    """Float64 :class:`HomogeneousNetwork` of exact theory neurons, zero-padded to ``width``.
+
+    Parameters
+    ----------
+    neurons : sequence of theory.parity.ParityNeuron
+        At least one neuron, all with the same n.
+    k : int
+        The degree of the network (the parity order).
+    width : int, optional
+        Number of neurons after zero padding (default ``len(neurons)``).
+
+    Returns
+    -------
+    HomogeneousNetwork
+        ``U`` (width, 1, n), ``W`` (width, 2), degree k.
+
+    Examples
+    --------
+    >>> from theory import parity as tp
+    >>> net = network_from_neurons([tp.optimal_neuron(4, [0, 1])], 2, width=3)
+    >>> net.U.shape, net.W.shape, net.degree
+    ((3, 1, 4), (3, 2), 2)
+    >>> net.U[:, 0].round(6).tolist()
+    [[0.57735, 0.57735, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]
+    """
     if not neurons:
         raise ValueError("need at least one neuron")
     n = len(neurons[0].u)
@@ -142,19 +195,104 @@ def construction_network(n: int, support: Sequence[int], width: int | None = Non
 
     Built from :func:`theory.parity.construction` (exact entries rounded once); zero-padded to ``width``.
     Its norm power is 1 and its margin is :math:`\gamma^*(k)` at every point.
+
+    Parameters
+    ----------
+    n : int
+        Number of bits.
+    support : sequence of int
+        S, k distinct indices in ``0..n-1``.
+    width : int, optional
+        Zero-pad to this many neurons (at least :math:`2^{k-1}`).
+
+    Returns
+    -------
+    HomogeneousNetwork
+        The construction, degree k.
+
+    Examples
+    --------
+    >>> from numerics.margins import evaluate
+    >>> from theory import parity as tp
+    >>> net = construction_network(6, [0, 1, 2])
+    >>> net.width, round(net.norm_power(), 12)
+    (4, 1.0)
+    >>> r = evaluate(net, SparseParityTask(6, (0, 1, 2)))
+    >>> abs(r.min_margin - float(tp.max_margin(3))) < 1e-12, abs(r.max_margin - r.min_margin) < 1e-12
+    (True, True)
     """
     c = tp.construction(n, support, width)
     return network_from_neurons(c.neurons, c.k, c.width)
 
 
 def optimal_neuron_network(n: int, support: Sequence[int], sigma: Sequence[int] | None = None) -> HomogeneousNetwork:
-    """The unit optimal neuron of :func:`theory.parity.optimal_neuron` as a width-1 network."""
+    r"""The unit optimal neuron of :func:`theory.parity.optimal_neuron` as a width-1 network.
+
+    Parameters
+    ----------
+    n : int
+        Number of bits.
+    support : sequence of int
+        S, k distinct indices in ``0..n-1``.
+    sigma : sequence of k signs (+1/-1), optional
+        Signs of the weights on S (default all +1).
+
+    Returns
+    -------
+    HomogeneousNetwork
+        Width 1, degree k, norm 1.
+
+    Examples
+    --------
+    Its margin averaged over the cube is :math:`\gamma^*(k)` (App. D.7):
+
+    >>> from numerics.margins import evaluate
+    >>> from theory import parity as tp
+    >>> net = optimal_neuron_network(6, [0, 1, 2])
+    >>> net.U[0, 0].round(6).tolist(), net.W[0].round(6).tolist()
+    ([0.5, 0.5, 0.5, 0.0, 0.0, 0.0], [0.353553, -0.353553])
+    >>> abs(evaluate(net, SparseParityTask(6, (0, 1, 2))).mean_margin - float(tp.max_margin(3))) < 1e-12
+    True
+    """
     nr = tp.optimal_neuron(n, support, sigma)
     return network_from_neurons([nr], len(tp.check_support(n, support)[1]))
 
 
 def random_network(n: int, k: int, width: int, seed: int = 0, scale: float = 1.0) -> HomogeneousNetwork:
-    """A degree-k parity network with i.i.d. N(0, scale^2) weights (for upper-bound property tests)."""
+    r"""A degree-k parity network with i.i.d. N(0, scale^2) weights (for upper-bound property tests).
+
+    Parameters
+    ----------
+    n : int
+        Number of bits.
+    k : int
+        Degree (parity order), ``1 <= k <= n``.
+    width : int
+        Number of neurons, >= 1.
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+    scale : float
+        Positive standard deviation of the entries.
+
+    Returns
+    -------
+    HomogeneousNetwork
+        ``U`` (width, 1, n), ``W`` (width, 2), degree k.
+
+    Examples
+    --------
+    No network beats the max margin :math:`\gamma^*(k)` (Thm 7.8):
+
+    >>> from numerics.margins import normalized_margin
+    >>> from theory import parity as tp
+    >>> net = random_network(6, 3, 10, seed=0)
+    >>> net.U.shape, normalized_margin(net, SparseParityTask(6, (0, 1, 2))) <= float(tp.max_margin(3))
+    ((10, 1, 6), True)
+    >>> random_network(6, 3, 10, scale=0.0)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: scale must be a positive finite number, got scale = 0.0
+    """
     n, k = tp.check_nk(n, k)
     width = check_positive_int(width, "width", hypothesis="number of neurons")
     if isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating)):

@@ -22,6 +22,7 @@ relevant one, so S = {0, n', 2n', ...} and :math:`y = \chi_S(x)`; ``W`` has shap
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -64,7 +65,25 @@ def _check_W(W) -> np.ndarray:
 
 
 def relevant_mask(k: int, n_prime: int) -> int:
-    """Bit mask of S = {0, n', 2n', ...} (first coordinate of each block)."""
+    r"""Bit mask of S = {0, n', 2n', ...} (first coordinate of each block).
+
+    Parameters
+    ----------
+    k : int
+        Number of blocks.
+    n_prime : int
+        Block width n'.
+
+    Returns
+    -------
+    int
+        :math:`\sum_i 2^{i n'}`.
+
+    Examples
+    --------
+    >>> bin(relevant_mask(3, 2))
+    '0b10101'
+    """
     return sum(1 << (i * n_prime) for i in range(k))
 
 
@@ -77,14 +96,59 @@ def _blocks(W: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def polynet_output(W) -> np.ndarray:
-    """f(x; W) = prod_i <w_i, x_{P_i}> on every point of the cube (length 2^(k n'))."""
+    """f(x; W) = prod_i <w_i, x_{P_i}> on every point of the cube (length 2^(k n')).
+
+    Parameters
+    ----------
+    W : float array (k, n')
+        Block weights, ``W[i, 0] = v_i``; ``k n' <= MAX_N``.
+
+    Returns
+    -------
+    float64 array (2^(k n'),)
+        The outputs in the point order of :func:`numerics.walsh.cube`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = np.array([[1.0, 0.5], [2.0, -0.5], [1.5, 1.0]])
+    >>> polynet_output(W)[:4].tolist()  # (1 + 0.5)(2 - 0.5)(1.5 + 1) at x = 1, then x_0 = -1, ...
+    [5.625, -1.875, 1.875, -5.625]
+    >>> polynet_output(np.ones((3, 7)))
+    Traceback (most recent call last):
+    ...
+    ValueError: brute force over {±1}^n with n = k n' = 21 > 20 is too large; use ...
+    """
     W = _check_W(W)
     _, Z, _ = _blocks(W)
     return np.prod(Z, axis=1)
 
 
 def population_gradient_bruteforce(W) -> np.ndarray:
-    """E_x[grad_W (-y f(x; W))] (shape (k, n')): per input, d f/d w_i = prod_{j != i} <w_j, x_{P_j}> x_{P_i}."""
+    r"""E_x[grad_W (-y f(x; W))] (shape (k, n')): per input, d f/d w_i = prod_{j != i} <w_j, x_{P_j}> x_{P_i}.
+
+    Parameters
+    ----------
+    W : float array (k, n')
+        Block weights, ``k n' <= MAX_N``.
+
+    Returns
+    -------
+    float64 array (k, n')
+        The population gradient.
+
+    Examples
+    --------
+    Sec. 5.4.2: :math:`g_i = -(\prod_{j\ne i} v_j)\,e_1` (``theory.polynet.population_gradient_formula``):
+
+    >>> import numpy as np
+    >>> from theory import polynet as tpn
+    >>> W = np.array([[1.0, 0.5], [2.0, -0.5], [1.5, 1.0]])
+    >>> population_gradient_bruteforce(W).round(12).tolist()
+    [[-3.0, -0.0], [-1.5, -0.0], [-2.0, -0.0]]
+    >>> tpn.population_gradient_formula(3, 2)
+    [[-w_1_0*w_2_0, 0], [-w_0_0*w_2_0, 0], [-w_0_0*w_1_0, 0]]
+    """
     W = _check_W(W)
     X, Z, y = _blocks(W)
     k = W.shape[0]
@@ -96,7 +160,27 @@ def population_gradient_bruteforce(W) -> np.ndarray:
 
 
 def error_bruteforce(W) -> float:
-    """P_x[sign f(x; W) != chi_S(x)] with sign(0) = 0 (Lemma B.9: an output exactly 0 is an error)."""
+    """P_x[sign f(x; W) != chi_S(x)] with sign(0) = 0 (Lemma B.9: an output exactly 0 is an error).
+
+    Parameters
+    ----------
+    W : float array (k, n')
+        Block weights, ``k n' <= MAX_N``.
+
+    Returns
+    -------
+    float
+        The 0-1 error over the cube.
+
+    Examples
+    --------
+    Against the exact ``theory.polynet.equal_init_error`` at v = 1, k = 3, n' = 3:
+
+    >>> import numpy as np
+    >>> from theory import polynet as tpn
+    >>> error_bruteforce(np.ones((3, 3))), tpn.equal_init_error(1, 3, 3)
+    (0.4375, Fraction(7, 16))
+    """
     W = _check_W(W)
     _, Z, y = _blocks(W)
     f = np.prod(Z, axis=1)
@@ -106,11 +190,37 @@ def error_bruteforce(W) -> float:
 def integrate_flow(
     v0: Sequence[float], t_eval: Sequence[float], *, rtol: float = 1e-10, atol: float = 1e-12
 ) -> np.ndarray:
-    """Integrate dv_i/dt = prod_{j != i} v_j from v(0) = v0 (scipy DOP853); returns V of shape (len(t_eval), k)."""
-    v0 = np.asarray(v0, dtype=np.float64)
+    """Integrate dv_i/dt = prod_{j != i} v_j from v(0) = v0 (scipy DOP853); returns V of shape (len(t_eval), k).
+
+    Parameters
+    ----------
+    v0 : sequence of float (k,)
+        Initial relevant weights.
+    t_eval : sequence of float
+        Non-decreasing times >= 0 (before the blow-up).
+    rtol, atol : float
+        Tolerances of ``solve_ivp``.
+
+    Returns
+    -------
+    float64 array (len(t_eval), k)
+        :math:`v(t)` at the requested times.
+
+    Examples
+    --------
+    Equal init: :math:`v(t) = (v_0^{2-k} - (k-2)t)^{-1/(k-2)}` (``theory.polynet.flow_solution``):
+
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> from theory import polynet as tpn
+    >>> V = integrate_flow([1.0, 1.0, 1.0], [0.0, 0.25, 0.4])
+    >>> V[:, 0].round(9).tolist(), [float(tpn.flow_solution(Fraction(t), 3)) for t in ("0", "1/4", "2/5")]
+    ([1.0, 1.333333333, 1.666666667], [1.0, 1.3333333333333333, 1.6666666666666667])
+    """
+    v_init = np.asarray(v0, dtype=np.float64)
     t = np.asarray(t_eval, dtype=np.float64)
-    if v0.ndim != 1 or v0.size < 1:
-        raise ValueError(f"v0 must be a non-empty vector, got shape {v0.shape}")
+    if v_init.ndim != 1 or v_init.size < 1:
+        raise ValueError(f"v0 must be a non-empty vector, got shape {v_init.shape}")
     if t.ndim != 1 or t.size < 1 or np.any(np.diff(t) < 0) or t[0] < 0:
         raise ValueError("t_eval must be a non-empty, non-decreasing vector of times >= 0")
 
@@ -118,16 +228,38 @@ def integrate_flow(
         return np.array([np.prod(np.delete(v, i)) for i in range(v.size)])
 
     if t[-1] == 0:
-        return np.tile(v0, (t.size, 1))
+        return np.tile(v_init, (t.size, 1))
     times, rows = np.unique(t, return_inverse=True)  # solve_ivp needs strictly increasing times; repeats share a row
-    sol = solve_ivp(rhs, (0.0, float(t[-1])), v0, method="DOP853", t_eval=times, rtol=rtol, atol=atol)
+    sol = solve_ivp(rhs, (0.0, float(t[-1])), v_init, method="DOP853", t_eval=times, rtol=rtol, atol=atol)
     if not sol.success:
         raise ValueError(f"solve_ivp failed: {sol.message} (t_end = {t[-1]} beyond the blow-up time?)")
     return sol.y.T[rows]
 
 
 def squared_growth_spread(V: np.ndarray, v0: Sequence[float]) -> tuple[float, np.ndarray]:
-    """B.7: q_i(t) = v_i(t)^2 - v_i(0)^2 is the same for all i. Returns (max relative spread across i, q mean)."""
+    r"""B.7: q_i(t) = v_i(t)^2 - v_i(0)^2 is the same for all i. Returns (max relative spread across i, q mean).
+
+    Parameters
+    ----------
+    V : float array (T, k)
+        A trajectory (:func:`integrate_flow`).
+    v0 : sequence of float (k,)
+        Its initial value.
+
+    Returns
+    -------
+    spread : float
+        :math:`\max_t (\max_i q_i - \min_i q_i)/\max(1, \max_i |q_i|)`.
+    q_mean : float64 array (T,)
+        The mean of :math:`q_i(t)` over i.
+
+    Examples
+    --------
+    >>> V = integrate_flow([1.0, 2.0, 0.5], [0.0, 0.1, 0.2])
+    >>> spread, q = squared_growth_spread(V, [1.0, 2.0, 0.5])
+    >>> spread < 1e-8, q.round(4).tolist()
+    (True, [0.0, 0.2608, 0.6899])
+    """
     V = np.asarray(V, dtype=np.float64)
     q = V**2 - np.asarray(v0, dtype=np.float64) ** 2
     scale = np.maximum(1.0, np.abs(q).max(axis=1))
@@ -149,7 +281,36 @@ def _log_block_probs(v: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
 def equal_init_error_float(v: np.ndarray, k: int, n_prime: int) -> np.ndarray:
     """err(v, ..., v) = 1 - [(a+b)^k + (a-b)^k]/2 with a = P(U < v), b = P(U > v), U = n'-1-2J, J ~ Bin(n'-1, 1/2)
     (float64, scipy.stats.binom), written with c = P(U = v) as -[expm1(k log1p(-c)) + expm1(k log1p(-c-2b))]/2
-    so that tiny errors keep their relative precision; v > 0 (array), k >= 1, n' >= 1."""
+    so that tiny errors keep their relative precision; v > 0 (array), k >= 1, n' >= 1.
+
+    Parameters
+    ----------
+    v : float array
+        Relevant weights v > 0.
+    k : int
+        Number of blocks, >= 1.
+    n_prime : int
+        Block width n', >= 1.
+
+    Returns
+    -------
+    float64 array
+        The error at every v.
+
+    Examples
+    --------
+    Against the exact ``theory.polynet.equal_init_error``, also deep in the tail:
+
+    >>> import numpy as np
+    >>> from theory import polynet as tpn
+    >>> equal_init_error_float(np.array([1.0, 2.0, 3.0]), 3, 5).tolist()
+    [0.4736328125, 0.6669921875, 0.1650390625]
+    >>> [str(tpn.equal_init_error(v, 3, 5)) for v in (1, 2, 3)]
+    ['485/1024', '683/1024', '169/1024']
+    >>> e = float(equal_init_error_float(np.array([38.0]), 3, 41)[0])
+    >>> abs(e / float(tpn.equal_init_error(38, 3, 41)) - 1) < 1e-12
+    True
+    """
     if isinstance(k, bool) or int(k) != k or k < 1:
         raise ValueError(f"k (relevant blocks) must be an integer >= 1, got {k!r}")
     if isinstance(n_prime, bool) or int(n_prime) != n_prime or n_prime < 1:
@@ -163,8 +324,50 @@ def equal_init_error_float(v: np.ndarray, k: int, n_prime: int) -> np.ndarray:
     return -(np.expm1(k * np.log1p(-c)) + second) / 2
 
 
+@dataclass(frozen=True)
+class _Reaches:
+    """The ``solve_ivp`` event ``v_0 - level``: scipy reads ``terminal`` (stop at the first crossing) and
+    ``direction`` (crossings upwards only) off the event callable."""
+
+    level: float
+    terminal: bool = True
+    direction: int = 1
+
+    def __call__(self, _t: float, v: np.ndarray) -> float:
+        return v[0] - self.level
+
+
 def hitting_time(k: int, v_target: float, v0: float = 1.0, *, rtol: float = 1e-12, atol: float = 1e-14) -> float:
-    """First t with v(t) = v_target for dv_i/dt = prod_{j != i} v_j, v_i(0) = v0 (solve_ivp terminal event)."""
+    """First t with v(t) = v_target for dv_i/dt = prod_{j != i} v_j, v_i(0) = v0 (solve_ivp terminal event).
+
+    Parameters
+    ----------
+    k : int
+        Number of blocks.
+    v_target : float
+        The level to reach, >= v0.
+    v0 : float
+        The equal initial value.
+    rtol, atol : float
+        Tolerances of ``solve_ivp``.
+
+    Returns
+    -------
+    float
+        The hitting time.
+
+    Examples
+    --------
+    Against :math:`t(v) = (v_0^{2-k} - v^{2-k})/(k-2)` (``theory.polynet.flow_time``):
+
+    >>> from theory import polynet as tpn
+    >>> abs(hitting_time(3, 2.0) - float(tpn.flow_time(2, 3))) < 1e-9, tpn.flow_time(2, 3)
+    (True, Fraction(1, 2))
+    >>> hitting_time(3, 0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: v_target must be >= v0 = 1.0, got 0.5
+    """
     if v_target < v0:
         raise ValueError(f"v_target must be >= v0 = {v0}, got {v_target}")
     if v_target == v0:
@@ -173,10 +376,7 @@ def hitting_time(k: int, v_target: float, v0: float = 1.0, *, rtol: float = 1e-1
     def rhs(_t, v):
         return np.array([np.prod(np.delete(v, i)) for i in range(v.size)])
 
-    def event(_t, v):
-        return v[0] - v_target
-
-    event.terminal, event.direction = True, 1
+    event = _Reaches(v_target)
     t_end = 1.0
     while True:
         sol = solve_ivp(rhs, (0.0, t_end), np.full(k, float(v0)), method="DOP853", events=event, rtol=rtol, atol=atol)
@@ -189,7 +389,26 @@ def hitting_time(k: int, v_target: float, v0: float = 1.0, *, rtol: float = 1e-1
 
 def flow_time_quad(k: int, v_from: float, v_to: float) -> float:
     """Time for the equal-init flow to go from v_from to v_to: int_{v_from}^{v_to} dv / v^(k-1) (dv/dt = v^(k-1)),
-    by adaptive quadrature (scipy quad, relative 1e-13); stable up to the blow-up, unlike stepping the ODE."""
+    by adaptive quadrature (scipy quad, relative 1e-13); stable up to the blow-up, unlike stepping the ODE.
+
+    Parameters
+    ----------
+    k : int
+        Number of blocks.
+    v_from, v_to : float
+        The levels, ``0 < v_from <= v_to``.
+
+    Returns
+    -------
+    float
+        The time between the two levels.
+
+    Examples
+    --------
+    >>> from theory import polynet as tpn
+    >>> flow_time_quad(3, 1.0, 4.0), tpn.flow_time(4, 3)
+    (0.75, Fraction(3, 4))
+    """
     if not 0 < v_from <= v_to:
         raise ValueError(f"need 0 < v_from <= v_to, got {v_from}, {v_to}")
     val, _ = quad(lambda v: v ** (1.0 - k), v_from, v_to, epsabs=0.0, epsrel=1e-13, limit=200)
@@ -201,6 +420,33 @@ def plateau_numeric(k: int, n_prime: int, eps: float = 0.49) -> dict:
     interval around it), v* = inf{v: err <= eps}, then T(eps), T(0) by quadrature of dt = dv/v^(k-1).
 
     Returns ``{"v_star", "T_eps", "T_0", "ratio"}`` with ratio = 1 - T_eps/T_0.
+
+    Parameters
+    ----------
+    k : int
+        Number of blocks, >= 3.
+    n_prime : int
+        Odd block width n' >= 3.
+    eps : float
+        Error level in [0, 1/2).
+
+    Returns
+    -------
+    dict of str to float
+        ``v_star`` (first v with error <= eps), ``v_zero`` (first v with error 0), ``T_eps``, ``T_0`` and ``ratio``.
+
+    Examples
+    --------
+    Against the exact ``theory.polynet.plateau_ratio``:
+
+    >>> from theory import polynet as tpn
+    >>> r = plateau_numeric(3, 11)
+    >>> float(r["v_star"]), float(r["v_zero"]), round(r["ratio"], 12), tpn.plateau_ratio(3, 11)
+    (2.0, 10.0, 0.444444444444, Fraction(4, 9))
+    >>> plateau_numeric(3, 10)
+    Traceback (most recent call last):
+    ...
+    ValueError: plateau_numeric needs odd n' >= 3, got 10
     """
     if n_prime % 2 == 0 or n_prime < 3:
         raise ValueError(f"plateau_numeric needs odd n' >= 3, got {n_prime}")
@@ -228,7 +474,27 @@ def plateau_numeric(k: int, n_prime: int, eps: float = 0.49) -> dict:
 
 
 def perturbed_neuron_weights(n: int, s: int, eps: float) -> np.ndarray:
-    """w in {eps, 1}^n with ones on S' = {0..s-1} (App. C.2.4 init, first s coordinates)."""
+    """w in {eps, 1}^n with ones on S' = {0..s-1} (App. C.2.4 init, first s coordinates).
+
+    Parameters
+    ----------
+    n : int
+        Dimension.
+    s : int
+        Number of ones, ``0 <= s <= n``.
+    eps : float
+        The other weights.
+
+    Returns
+    -------
+    float64 array (n,)
+        The weights.
+
+    Examples
+    --------
+    >>> perturbed_neuron_weights(5, 2, 0.1).tolist()
+    [1.0, 1.0, 0.1, 0.1, 0.1]
+    """
     if not 0 <= s <= n:
         raise ValueError(f"need 0 <= s <= n, got s = {s}, n = {n}")
     w = np.full(n, float(eps))
@@ -237,10 +503,40 @@ def perturbed_neuron_weights(n: int, s: int, eps: float) -> np.ndarray:
 
 
 def perturbed_neuron_correlation(n: int, k: int, s: int, eps: float, b: float = 0.0) -> np.ndarray:
-    """E[ReLU'(w.x + b) x_i chi_S(x)] for S = {0..k-1}, w = perturbed_neuron_weights (float64 transform).
+    r"""E[ReLU'(w.x + b) x_i chi_S(x)] for S = {0..k-1}, w = perturbed_neuron_weights (float64 transform).
 
     This is the quantity of Lemmas C.13-C.15 (= minus the correlation-loss gradient of numerics.walsh).
     Needs 0 <= s <= k <= n and a finite eps >= 0 (App. C.2.4's perturbation).
+
+    Parameters
+    ----------
+    n : int
+        Dimension, ``<= 26``.
+    k : int
+        Parity order, S = {0..k-1}.
+    s : int
+        Number of unit weights, S' = {0..s-1}.
+    eps : float
+        The other weights.
+    b : float
+        Bias.
+
+    Returns
+    -------
+    float64 array (n,)
+        The correlation :math:`\xi_i` of every coordinate.
+
+    Examples
+    --------
+    Lemma C.15's good neuron (``theory.sparse_init.good_neuron_correlations``): 0 on S', then two values on
+    S \ S' and outside S:
+
+    >>> from theory import sparse_init as tsi
+    >>> xi = perturbed_neuron_correlation(7, 4, 2, 0.01)
+    >>> (xi * 32).round(12).tolist()
+    [0.0, 0.0, -3.0, -3.0, 1.0, 1.0, 1.0]
+    >>> [str(v) for v in tsi.good_neuron_correlations(7, 4, 2)]
+    ['0', '0', '-3/32', '-3/32', '1/32', '1/32', '1/32']
     """
     if not 0 <= s <= k <= n:
         raise ValueError(f"need 0 <= s <= k <= n (S' inside S inside [n]), got s = {s}, k = {k}, n = {n}")
@@ -254,8 +550,35 @@ def perturbed_neuron_correlation(n: int, k: int, s: int, eps: float, b: float = 
 def perturbed_neuron_correlation_exact(
     n: int, k: int, s: int, eps: Fraction, b: Fraction = Fraction(0)
 ) -> list[Fraction]:
-    """The same correlation exactly: w and b are scaled by the denominator of eps (the sign of w.x + b is
-    unchanged) and fed to the integer transform of numerics.walsh.population_gradient_exact."""
+    r"""The same correlation exactly: w and b are scaled by the denominator of eps (the sign of w.x + b is
+    unchanged) and fed to the integer transform of numerics.walsh.population_gradient_exact.
+
+    Parameters
+    ----------
+    n : int
+        Dimension, ``<= 26``.
+    k : int
+        Parity order, S = {0..k-1}.
+    s : int
+        Number of unit weights, S' = {0..s-1}.
+    eps : Fraction
+        The other weights.
+    b : Fraction
+        Bias.
+
+    Returns
+    -------
+    list of Fraction (n,)
+        The correlation :math:`\xi_i` of every coordinate.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory import sparse_init as tsi
+    >>> eps = tsi.perturbation_epsilon(7, 4, 2)
+    >>> eps, perturbed_neuron_correlation_exact(7, 4, 2, eps) == tsi.good_neuron_correlations(7, 4, 2)
+    (Fraction(1, 10), True)
+    """
     eps, b = Fraction(eps), Fraction(b)
     q = eps.denominator
     w_int = [q] * s + [eps.numerator] * (n - s)

@@ -56,7 +56,27 @@ _Chunk = tuple[np.ndarray, np.ndarray, "np.ndarray | None"]
 
 
 def objective_chunk_size(task: Task, memory_budget: int = DEFAULT_MEMORY_BUDGET) -> int:
-    """Number of points per chunk so that one chunk of the objective uses at most ``memory_budget`` bytes."""
+    """Number of points per chunk so that one chunk of the objective uses at most ``memory_budget`` bytes.
+
+    Parameters
+    ----------
+    task : Task
+        The dataset (its ``n_blocks``, ``block_size`` and ``n_classes``).
+    memory_budget : int
+        Bytes per chunk.
+
+    Returns
+    -------
+    int
+        ``memory_budget // (8 (k d + 3 C + 8))``, at least 1.
+
+    Examples
+    --------
+    >>> from numerics.modular import ModularTask
+    >>> task = ModularTask(5, 2)  # k d + 3 C + 8 = 10 + 15 + 8 = 33 floats per point
+    >>> objective_chunk_size(task, memory_budget=8 * 33 * 100), objective_chunk_size(task, memory_budget=1)
+    (100, 1)
+    """
     per_point = 8 * (task.n_blocks * task.block_size + 3 * task.n_classes + 8)
     return max(1, int(memory_budget // per_point))
 
@@ -176,6 +196,29 @@ def class_weighted_objective(
         :math:`\Psi_Q(U, w)`; equals ``evaluate(HomogeneousNetwork(U[None], w[None], degree), task, Q).class_weighted``.
     grad_U : array, shape (k, d)
     grad_w : array, shape (C,)
+
+    Examples
+    --------
+    At the optimal neuron of modular addition it is :math:`\gamma^*(p, k)` (Shi Lemma C.15); for any neuron it is
+    the class-weighted margin of the width-1 network, and :math:`\langle\nabla\Psi, \theta\rangle = \nu\Psi`
+    (Euler, :math:`\nu` = 3):
+
+    >>> import numpy as np
+    >>> from numerics.margins import HomogeneousNetwork, evaluate
+    >>> from numerics.modular import ModularTask, optimal_neuron_network
+    >>> from theory import modular as tm
+    >>> task = ModularTask(5, 2)
+    >>> net = optimal_neuron_network(5, 2)
+    >>> value, _, _ = class_weighted_objective(net.U[0], net.W[0], task, 2)
+    >>> abs(value - float(tm.max_margin(5, 2))) < 1e-12
+    True
+    >>> rng = np.random.default_rng(0)
+    >>> U, w = rng.normal(size=(2, 5)), rng.normal(size=5)
+    >>> value, gU, gw = class_weighted_objective(U, w, task, 2)
+    >>> abs(value - evaluate(HomogeneousNetwork(U[None], w[None], 2), task).class_weighted) < 1e-12
+    True
+    >>> abs(float((gU * U).sum() + gw @ w) - 3 * value) < 1e-12
+    True
     """
     U, w, degree = _check_neuron(U, w, task, degree)
     if Q is not None:
@@ -211,6 +254,15 @@ class SingleNeuronResult:
         Euclidean norm of the gradient of :math:`\Psi_Q/\|\theta\|^{\nu}` at the unit-norm maximizer.
     message : str
         scipy's message for the best start.
+
+    Examples
+    --------
+    >>> from numerics.parity import SparseParityTask
+    >>> res = maximize_single_neuron(SparseParityTask(3, (0, 1)), 2, n_starts=2, seed=0)
+    >>> res.n_starts, res.n_at_best, res.success, res.network.width
+    (2, 2, True, 1)
+    >>> round(res.network.norm_power(), 12)  # unit norm
+    1.0
     """
 
     value: float
@@ -313,6 +365,25 @@ def maximize_single_neuron(
     ValueError
         If ``n_starts < 1``, ``degree`` is not a positive integer, or Q has the wrong shape or is not a
         valid weight array.
+
+    Examples
+    --------
+    With uniform Q the maximum is :math:`\gamma^*`: for modular addition (Shi Lemma C.15) and for sparse
+    parity (Edelman Thm 7.8):
+
+    >>> from numerics.modular import ModularTask
+    >>> from numerics.parity import SparseParityTask
+    >>> from theory import modular as tm, parity as tp
+    >>> res = maximize_single_neuron(ModularTask(3, 2), 2, n_starts=2, seed=0)
+    >>> abs(res.value - float(tm.max_margin(3, 2))) < 1e-9
+    True
+    >>> res = maximize_single_neuron(SparseParityTask(3, (0, 1)), 2, n_starts=2, seed=0)
+    >>> abs(res.value - float(tp.max_margin(2))) < 1e-9
+    True
+    >>> maximize_single_neuron(ModularTask(3, 2), 2, n_starts=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_starts must be an integer >= 1, got 0
     """
     if isinstance(n_starts, bool) or int(n_starts) != n_starts or n_starts < 1:
         raise ValueError(f"n_starts must be an integer >= 1, got {n_starts!r}")

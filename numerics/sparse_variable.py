@@ -22,7 +22,7 @@ The constructions of :mod:`theory.sparse_variable` are written with named unit v
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -75,7 +75,25 @@ class Embedding:
 
     ``pos`` ``(n_pos, d)`` (dense, or a sparse identity for long contexts), ``tok`` ``(2, d)``, ``cls`` ``(d,)``; the
     token and [CLS] vectors are exactly orthogonal to the positional ones and to each other (App. A.2.1).
-    ``coherence`` is ``max_{i != j} |<pos_i, pos_j>|`` (Delta, exact)."""
+    ``coherence`` is ``max_{i != j} |<pos_i, pos_j>|`` (Delta, exact).
+
+    Attributes
+    ----------
+    pos : float array or scipy.sparse.csr_matrix, shape (n_pos, d)
+        The positional vectors.
+    tok : float array (2, d)
+        The token vectors E_0, E_1.
+    cls : float array (d,)
+        The [CLS] vector.
+    coherence : Fraction
+        Delta.
+
+    Examples
+    --------
+    >>> emb = orthonormal_embedding(4)
+    >>> emb.d, emb.coherence, emb.vector(("pos", 1)).tolist(), emb.vector(("tok", 0)).tolist()
+    (7, Fraction(0, 1), [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0])
+    """
 
     pos: np.ndarray | sp.csr_matrix
     tok: np.ndarray
@@ -101,7 +119,31 @@ class Embedding:
 def cross_gram(emb: Embedding, rows: Sequence[int], cols: Sequence[int] | None = None) -> list[list[Fraction]]:
     """The exact inner products ``<pos_i, pos_j>`` (i in ``rows``, j in ``cols``, default every position) of a
     sign-vector or orthonormal embedding: entries ``k / d_pos`` from the integer sign matrix (the vectors are
-    ``+-1/sqrt(d_pos)``), or 0/1 for standard basis vectors."""
+    ``+-1/sqrt(d_pos)``), or 0/1 for standard basis vectors.
+
+    Parameters
+    ----------
+    emb : Embedding
+        A sign-vector (:func:`coherent_embedding`) or orthonormal embedding.
+    rows : sequence of int
+        Positions of the rows.
+    cols : sequence of int, optional
+        Positions of the columns (default every position).
+
+    Returns
+    -------
+    list of list of Fraction
+        The inner products.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> emb = coherent_embedding(5, 16, np.random.default_rng(0))
+    >>> [[str(v) for v in row] for row in cross_gram(emb, [0], [0, 1, 2])]
+    [['1', '3/8', '1/8']]
+    >>> cross_gram(orthonormal_embedding(3), [0, 1], [1])
+    [[Fraction(0, 1)], [Fraction(1, 1)]]
+    """
     n_pos = emb.pos.shape[0]
     cols = range(n_pos) if cols is None else cols
     if any(not 0 <= i < n_pos for i in (*rows, *cols)):
@@ -115,13 +157,50 @@ def cross_gram(emb: Embedding, rows: Sequence[int], cols: Sequence[int] | None =
 
 
 def gram_of(emb: Embedding, positions: Sequence[int]) -> list[list[Fraction]]:
-    """The exact Gram matrix of the positional vectors ``positions`` (:func:`cross_gram` of them with themselves)."""
+    """The exact Gram matrix of the positional vectors ``positions`` (:func:`cross_gram` of them with themselves).
+
+    Parameters
+    ----------
+    emb : Embedding
+        A sign-vector or orthonormal embedding.
+    positions : sequence of int
+        The positions.
+
+    Returns
+    -------
+    list of list of Fraction
+        The symmetric Gram matrix (unit diagonal).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> emb = coherent_embedding(5, 16, np.random.default_rng(0))
+    >>> [[str(v) for v in row] for row in gram_of(emb, [0, 1])]
+    [['1', '3/8'], ['3/8', '1']]
+    """
     return cross_gram(emb, positions, positions)
 
 
 def orthonormal_embedding(n_pos: int) -> Embedding:
     """The standard basis: ``pos_j = e_j`` (j < n_pos, stored sparse), ``E_0, E_1, v_CLS = e_{n_pos}, e_{n_pos+1},
-    e_{n_pos+2}``; ``d = n_pos + 3``, coherence 0."""
+    e_{n_pos+2}``; ``d = n_pos + 3``, coherence 0.
+
+    Parameters
+    ----------
+    n_pos : int
+        Number of positional vectors, >= 1.
+
+    Returns
+    -------
+    Embedding
+        The standard basis of ``R^(n_pos + 3)``.
+
+    Examples
+    --------
+    >>> emb = orthonormal_embedding(4)
+    >>> emb.d, emb.pos.shape, emb.cls.tolist()
+    (7, (4, 7), [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0])
+    """
     if n_pos < 1:
         raise ValueError(f"n_pos must be >= 1, got {n_pos}")
     d = n_pos + 3
@@ -135,7 +214,34 @@ def orthonormal_embedding(n_pos: int) -> Embedding:
 def coherent_embedding(n_pos: int, d_pos: int, rng: np.random.Generator) -> Embedding:
     """Random sign vectors ``pos_j in {+-1}^{d_pos} / sqrt(d_pos)`` (approximately orthonormal, App. A.2.1) and three
     extra orthonormal coordinates for ``E_0, E_1, v_CLS``; the coherence is computed exactly from the integer Gram
-    matrix (a Fraction). :func:`gram_of` gives the exact Gram matrix of chosen positional vectors."""
+    matrix (a Fraction). :func:`gram_of` gives the exact Gram matrix of chosen positional vectors.
+
+    Parameters
+    ----------
+    n_pos : int
+        Number of positional vectors, >= 1.
+    d_pos : int
+        Their dimension, >= 1.
+    rng : numpy.random.Generator
+        Source of the signs.
+
+    Returns
+    -------
+    Embedding
+        Vectors in ``R^(d_pos + 3)``.
+
+    Examples
+    --------
+    The coherence is the largest off-diagonal inner product:
+
+    >>> import numpy as np
+    >>> emb = coherent_embedding(5, 16, np.random.default_rng(0))
+    >>> emb.d, emb.coherence
+    (19, Fraction(1, 2))
+    >>> G = emb.pos @ emb.pos.T
+    >>> bool(np.allclose(np.diag(G), 1)), float(np.abs(G - np.diag(np.diag(G))).max())
+    (True, 0.5)
+    """
     if n_pos < 1 or d_pos < 1:
         raise ValueError(f"need n_pos >= 1 and d_pos >= 1, got {n_pos}, {d_pos}")
     signs = rng.choice(np.array([-1.0, 1.0]), size=(n_pos, d_pos))
@@ -155,7 +261,34 @@ def coherent_embedding(n_pos: int, d_pos: int, rng: np.random.Generator) -> Embe
 
 def materialize(weight: ts.RankOneSum, emb: Embedding, shape_right: int, left_k: int | None = None) -> np.ndarray:
     """A rank-one-sum weight as a float64 matrix: left names in model space (``(d, .)``) or, with ``left_k``, head
-    coordinates (``(left_k, .)``); right names are head or output coordinates (``shape_right`` columns)."""
+    coordinates (``(left_k, .)``); right names are head or output coordinates (``shape_right`` columns).
+
+    Parameters
+    ----------
+    weight : theory.sparse_variable.RankOneSum
+        The named weight.
+    emb : Embedding
+        The model-space vectors of the left names.
+    shape_right : int
+        Number of columns.
+    left_k : int, optional
+        Number of rows when the left names are head coordinates.
+
+    Returns
+    -------
+    float64 array (d or left_k, shape_right)
+        The matrix.
+
+    Examples
+    --------
+    ``W_K = (v_1 + v_3) e_1^T`` of Lemma A.19 with I = {1, 3}:
+
+    >>> from fractions import Fraction
+    >>> from theory import sparse_variable as ts
+    >>> c = ts.lemma_a19(6, (1, 3), Fraction(1, 2))
+    >>> materialize(c.heads[0].W_K, orthonormal_embedding(6), 1)[:, 0].tolist()
+    [0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    """
     rows = left_k if left_k is not None else emb.d
     M = np.zeros((rows, shape_right))
     for c, u, w in weight.terms:
@@ -180,7 +313,40 @@ def _n_k(c: ts.Construction) -> int:
 class NumericConstruction:
     """A :class:`theory.sparse_variable.Construction` materialised in ``emb``: per head ``W_Q`` (with R), ``W_K``,
     ``W_V`` ``(d, k)`` and ``W_C`` ``(k, n_out)``; the positional table ``P`` ``(T, d)`` (sparse when the embedding
-    is)."""
+    is).
+
+    Attributes
+    ----------
+    construction : theory.sparse_variable.Construction
+        The exact construction.
+    emb : Embedding
+        The embedding it is materialised in.
+    R : float
+        The score scale.
+    W_Q, W_K, W_V, W_C : list of float arrays
+        The weights of every head.
+    P : float array or scipy.sparse.csr_matrix, shape (T, d)
+        The positional table.
+
+    Examples
+    --------
+    The head of Lemma A.19 is within its exact worst-case error (``theory.sparse_variable.worst_case_error``) of the
+    target on every context, and its norms are the exact ones:
+
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> from theory import sparse_variable as ts
+    >>> c = ts.lemma_a19(6, (1, 3), Fraction(1, 2))
+    >>> nc = NumericConstruction.build(c)
+    >>> b = all_inputs(6)
+    >>> err = np.abs(nc.forward(b) - target_values(c, b)).max()
+    >>> ts.worst_case_error(c), bool(abs(err - float(ts.worst_case_error(c))) < 1e-12)
+    (Fraction(9, 197), True)
+    >>> nc.norms() == {k: float(v) for k, v in ts.exact_head_norms(c).items()}
+    True
+    >>> nc.attention(b[:1]).round(4).tolist()  # at [CLS]: the relevant positions 1 and 3
+    [[0.0051, 0.4873, 0.0051, 0.4873, 0.0051, 0.0051, 0.0051]]
+    """
 
     construction: ts.Construction
     emb: Embedding
@@ -251,7 +417,7 @@ class NumericConstruction:
             "W_C": float(np.linalg.norm(self.W_C[0])),
         }
         if self.construction.lemma == "A.20":
-            sq = self.P.multiply(self.P).sum(axis=1) if sp.issparse(self.P) else (self.P**2).sum(axis=1)
+            sq = (self.P**2).sum(axis=1) if isinstance(self.P, np.ndarray) else self.P.multiply(self.P).sum(axis=1)
             out = {"P_21": float(np.sqrt(np.asarray(sq)).sum()), **out}
         return out
 
@@ -291,10 +457,38 @@ def exact_head_errors(c: ts.Construction, emb: Embedding, b: np.ndarray, digits:
     of the positional vectors (:func:`cross_gram`), the softmax is evaluated with mpmath. Float64 cannot resolve these
     errors where they are far below 1 (their rounding is about ``R`` times the machine epsilon).
 
+    Parameters
+    ----------
+    c : theory.sparse_variable.Construction
+        A construction of the deterministic or trainable mapping.
+    emb : Embedding
+        The embedding (sign-vector or orthonormal).
+    b : int array (B, T)
+        Contexts of bits.
+    digits : int
+        Working precision of the softmax, >= 15.
+
+    Returns
+    -------
+    float64 array (B,)
+        The error of every context.
+
     Raises
     ------
     ValueError
         Another mapping, ``b`` of the wrong shape or not bits, or ``digits < 15``.
+
+    Examples
+    --------
+    At the worst-case input the error is the exact ``theory.sparse_variable.worst_case_error``:
+
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> from theory import sparse_variable as ts
+    >>> c = ts.lemma_a19(40, (1, 3), Fraction(1, 10**6))
+    >>> e = exact_head_errors(c, orthonormal_embedding(40), np.array([ts.worst_case_input(c)]))
+    >>> abs(float(e[0]) / float(ts.worst_case_error(c)) - 1) < 1e-12
+    True
     """
     if c.mapping not in ("deterministic", "trainable"):
         raise ValueError(f"exact_head_errors needs the deterministic or trainable mapping, got {c.mapping!r}")
@@ -331,14 +525,59 @@ def exact_head_errors(c: ts.Construction, emb: Embedding, b: np.ndarray, digits:
 
 
 def mlp_arrays(net: ts.ReluNet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(W1, W2, w)`` of a Lemma A.25 network in float64."""
+    """``(W1, W2, w)`` of a Lemma A.25 network in float64.
+
+    Parameters
+    ----------
+    net : theory.sparse_variable.ReluNet
+        The exact network.
+
+    Returns
+    -------
+    W1, W2, w : float64 arrays
+        Shapes ``(d_f + 1, 4 n d_f)``, ``(4 n d_f + 1, 2n)`` and ``(2n,)``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory import sparse_variable as ts
+    >>> rep = ts.symmetric_representation(5, (0, 2), [Fraction(0), Fraction(1), Fraction(0)])
+    >>> [a.shape for a in mlp_arrays(rep.net)]  # n = 3 points, d_f = 1
+    [(2, 12), (13, 6), (6,)]
+    """
     W1 = np.array([[float(x) for x in row] for row in net.W1])
     W2 = np.array([[float(x) for x in row] for row in net.W2])
     return W1, W2, np.array([float(x) for x in net.w])
 
 
 def mlp_forward(arrays: tuple[np.ndarray, np.ndarray, np.ndarray], y: np.ndarray) -> np.ndarray:
-    """``relu([relu([y 1] W1) 1] W2) w`` for a batch ``y`` ``(B, d_f)``."""
+    """``relu([relu([y 1] W1) 1] W2) w`` for a batch ``y`` ``(B, d_f)``.
+
+    Parameters
+    ----------
+    arrays : tuple of float arrays
+        ``(W1, W2, w)`` (:func:`mlp_arrays`).
+    y : float array (B, d_f)
+        Inputs.
+
+    Returns
+    -------
+    float64 array (B,)
+        The outputs.
+
+    Examples
+    --------
+    Equal to the exact ``values`` on the boxes around the ``points`` of Lemma A.25:
+
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> from theory import sparse_variable as ts
+    >>> net = ts.symmetric_representation(5, (0, 2), [Fraction(0), Fraction(1), Fraction(0)]).net
+    >>> [str(p[0]) for p in net.points], [str(v) for v in net.values], str(net.delta)
+    (['1', '0', '-1'], ['0', '1', '0'], '1/4')
+    >>> mlp_forward(mlp_arrays(net), np.array([[1.2], [0.1], [-0.05], [-0.8]])).tolist()
+    [0.0, 1.0, 1.0, 0.0]
+    """
     W1, W2, w = arrays
     ones = np.ones((y.shape[0], 1))
     h1 = np.maximum(np.concatenate([y, ones], axis=1) @ W1, 0.0)
@@ -348,7 +587,30 @@ def mlp_forward(arrays: tuple[np.ndarray, np.ndarray, np.ndarray], y: np.ndarray
 
 @dataclass
 class NumericRepresentation:
-    """A :class:`theory.sparse_variable.SparseRepresentation` in float64: heads, then the Lemma A.25 network."""
+    """A :class:`theory.sparse_variable.SparseRepresentation` in float64: heads, then the Lemma A.25 network.
+
+    Attributes
+    ----------
+    heads : NumericConstruction
+        The attention part.
+    mlp : tuple of float arrays
+        ``(W1, W2, w)`` of the network.
+    rep : theory.sparse_variable.SparseRepresentation
+        The exact representation.
+
+    Examples
+    --------
+    Lemma A.23 with XOR of positions 1 and 2: the transformer + MLP computes it on every context:
+
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> from theory import sparse_variable as ts
+    >>> rep = ts.general_representation(4, (1, 2), [Fraction(v) for v in (0, 1, 1, 0)])
+    >>> f = NumericRepresentation.build(rep)
+    >>> b = all_inputs(4)
+    >>> f.truth(b)[:8].tolist(), float(np.abs(f(b) - f.truth(b)).max()) < 1e-12
+    ([0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0], True)
+    """
 
     heads: NumericConstruction
     mlp: tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -375,7 +637,27 @@ class NumericRepresentation:
 
 
 def all_inputs(T: int) -> np.ndarray:
-    """Every ``b in {0,1}^T``, ``(2^T, T)`` int64 (T <= 20)."""
+    """Every ``b in {0,1}^T``, ``(2^T, T)`` int64 (T <= 20).
+
+    Parameters
+    ----------
+    T : int
+        Context length, ``1 <= T <= 20``.
+
+    Returns
+    -------
+    int64 array (2^T, T)
+        Row k holds the bits of k (bit 0 first).
+
+    Examples
+    --------
+    >>> all_inputs(2).tolist()
+    [[0, 0], [1, 0], [0, 1], [1, 1]]
+    >>> all_inputs(21)
+    Traceback (most recent call last):
+    ...
+    ValueError: all_inputs enumerates 2^T contexts: need 1 <= T <= 20, got T = 21
+    """
     if not 1 <= T <= 20:
         raise ValueError(f"all_inputs enumerates 2^T contexts: need 1 <= T <= 20, got T = {T}")
     k = np.arange(2**T)
@@ -383,7 +665,33 @@ def all_inputs(T: int) -> np.ndarray:
 
 
 def random_inputs(T: int, n: int, rng: np.random.Generator, p: float = 0.5) -> np.ndarray:
-    """``n`` contexts with iid ``Bern(p)`` bits, ``(n, T)`` int64."""
+    """``n`` contexts with iid ``Bern(p)`` bits, ``(n, T)`` int64.
+
+    Parameters
+    ----------
+    T : int
+        Context length, >= 1.
+    n : int
+        Number of contexts, >= 1.
+    rng : numpy.random.Generator
+        Source of the bits.
+    p : float
+        Probability of a 1, in [0, 1].
+
+    Returns
+    -------
+    int64 array (n, T)
+        The contexts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = random_inputs(5, 1000, np.random.default_rng(0), p=0.25)
+    >>> x.shape, bool(abs(x.mean() - 0.25) < 0.02)
+    ((1000, 5), True)
+    >>> random_inputs(5, 3, np.random.default_rng(0), p=1.0).tolist()
+    [[1, 1, 1, 1, 1], [1, 1, 1, 1, 1], [1, 1, 1, 1, 1]]
+    """
     if T < 1 or n < 1 or not 0 <= p <= 1:
         raise ValueError(f"need T >= 1, n >= 1 and 0 <= p <= 1, got T = {T}, n = {n}, p = {p}")
     return (rng.random((n, T)) < p).astype(np.int64)
@@ -392,7 +700,30 @@ def random_inputs(T: int, n: int, rng: np.random.Generator, p: float = 0.5) -> n
 def target_values(c: ts.Construction, b: np.ndarray) -> np.ndarray:
     """The function a construction approximates, vectorised from the relevant bits ``(B, n_out)``: Lemmas A.19/A.20
     ``g = (s - 2r)/s`` and ``g' = 1 - 2 b_I``; Lemma A.21 ``g = (r - s)/(r + 1)`` and ``g' = (b_I - 1)/(r + 1)``,
-    with ``r = sum_{i in I} b_i`` (the float counterpart of :meth:`theory.sparse_variable.Construction.target`)."""
+    with ``r = sum_{i in I} b_i`` (the float counterpart of :meth:`theory.sparse_variable.Construction.target`).
+
+    Parameters
+    ----------
+    c : theory.sparse_variable.Construction
+        The construction.
+    b : int array (B, T)
+        Contexts.
+
+    Returns
+    -------
+    float64 array (B, n_out)
+        The target at every context.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> from theory import sparse_variable as ts
+    >>> c = ts.lemma_a19(6, (1, 3), Fraction(1, 2))
+    >>> b = np.array([[0, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0], [0, 1, 0, 1, 0, 0]])
+    >>> target_values(c, b).tolist(), [[str(v) for v in c.target(row.tolist())] for row in b]
+    ([[1.0], [0.0], [-1.0]], [['1'], ['0'], ['-1']])
+    """
     rel = np.asarray(b, dtype=np.int64)[:, list(c.support)].astype(np.float64)
     s, r = c.s, rel.sum(axis=1, keepdims=True)
     if c.lemma == "A.21":
@@ -401,7 +732,32 @@ def target_values(c: ts.Construction, b: np.ndarray) -> np.ndarray:
 
 
 def relevant_keys(c: ts.Construction, b: np.ndarray, symmetric: bool) -> np.ndarray:
-    """The level of each context: ``r = sum_{i in I} b_i`` (symmetric) or ``sum_j b_{I_j} 2^j`` (general)."""
+    """The level of each context: ``r = sum_{i in I} b_i`` (symmetric) or ``sum_j b_{I_j} 2^j`` (general).
+
+    Parameters
+    ----------
+    c : theory.sparse_variable.Construction
+        The construction (its support I).
+    b : int array (B, T)
+        Contexts.
+    symmetric : bool
+        Count the relevant ones (True) or read them as a binary number (False).
+
+    Returns
+    -------
+    int64 array (B,)
+        The levels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> from theory import sparse_variable as ts
+    >>> c = ts.lemma_a19(6, (1, 3), Fraction(1, 2))
+    >>> b = np.array([[0, 1, 0, 0, 0, 0], [0, 0, 0, 1, 0, 0], [0, 1, 0, 1, 0, 0]])
+    >>> relevant_keys(c, b, True).tolist(), relevant_keys(c, b, False).tolist()
+    ([1, 1, 2], [1, 2, 3])
+    """
     rel = np.asarray(b, dtype=np.int64)[:, list(c.support)]
     return rel.sum(axis=1) if symmetric else rel @ (1 << np.arange(c.s))
 
@@ -410,7 +766,37 @@ def worst_errors_by_level(
     outputs: np.ndarray, truth: np.ndarray, keys: np.ndarray, n_keys: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """For each key (a value level of the target), the output farthest from the truth among the inputs with that
-    key, and how many inputs had it: ``(worst_outputs, counts)`` (NaN where a key never occurred)."""
+    key, and how many inputs had it: ``(worst_outputs, counts)`` (NaN where a key never occurred).
+
+    Parameters
+    ----------
+    outputs, truth : float arrays (B,)
+        Outputs and targets.
+    keys : int array (B,)
+        The level of each input (:func:`relevant_keys`).
+    n_keys : int
+        Number of levels.
+
+    Returns
+    -------
+    worst_outputs : float64 array (n_keys,)
+        The worst output per level.
+    counts : int64 array (n_keys,)
+        Inputs per level.
+
+    Examples
+    --------
+    The Lemma A.19 head stays near the levels 1, 0, -1 of :math:`(s - 2r)/s`, s = 2:
+
+    >>> from fractions import Fraction
+    >>> from theory import sparse_variable as ts
+    >>> c = ts.lemma_a19(6, (1, 3), Fraction(1, 2))
+    >>> b = all_inputs(6)
+    >>> out = NumericConstruction.build(c).forward(b)[:, 0]
+    >>> worst, counts = worst_errors_by_level(out, target_values(c, b)[:, 0], relevant_keys(c, b, True), 3)
+    >>> worst.round(6).tolist(), counts.tolist()
+    ([0.954315, 0.020305, -0.954315], [16, 32, 16])
+    """
     keys = np.asarray(keys)
     if keys.dtype.kind not in "iu":
         if not np.array_equal(keys, np.round(keys)):
@@ -430,20 +816,78 @@ def worst_errors_by_level(
 
 
 def softmax(z: np.ndarray) -> np.ndarray:
-    """Softmax along the last axis (max-shifted)."""
+    """Softmax along the last axis (max-shifted).
+
+    Parameters
+    ----------
+    z : float array (..., T)
+        Scores.
+
+    Returns
+    -------
+    float64 array (..., T)
+        Probabilities along the last axis.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> softmax(np.array([0.0, np.log(3.0)])).round(12).tolist(), softmax(np.array([1000.0, 0.0])).tolist()
+    ([0.25, 0.75], [1.0, 0.0])
+    """
     e = np.exp(z - z.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
 
 
 def softmax_l11(theta: np.ndarray) -> np.ndarray:
-    """``||J softmax(theta)||_{1,1}`` computed entry by entry from ``J = diag(p) - p p^T`` (rows of ``theta``)."""
+    """``||J softmax(theta)||_{1,1}`` computed entry by entry from ``J = diag(p) - p p^T`` (rows of ``theta``).
+
+    Parameters
+    ----------
+    theta : float array (T,) or (B, T)
+        Scores.
+
+    Returns
+    -------
+    float64 array (B,)
+        The norm per row.
+
+    Examples
+    --------
+    At the uniform p it is the supremum :math:`2(1 - 1/T)` (``theory.sparse_variable.softmax_l11_sup``):
+
+    >>> import numpy as np
+    >>> from theory import sparse_variable as ts
+    >>> softmax_l11(np.zeros(4)).tolist(), ts.softmax_l11_sup(4)
+    ([1.5], Fraction(3, 2))
+    """
     p = softmax(np.atleast_2d(theta))
     J = p[:, :, None] * (np.eye(p.shape[1])[None] - p[:, None, :])
     return np.abs(J).sum(axis=(1, 2))
 
 
 def softmax_linf_to_l1_ratio(theta1: np.ndarray, theta2: np.ndarray) -> np.ndarray:
-    """``||softmax(theta1) - softmax(theta2)||_1 / ||theta1 - theta2||_inf`` row by row."""
+    """``||softmax(theta1) - softmax(theta2)||_1 / ||theta1 - theta2||_inf`` row by row.
+
+    Parameters
+    ----------
+    theta1, theta2 : float arrays (..., T)
+        Two score vectors per row (different).
+
+    Returns
+    -------
+    float64 array (...)
+        The ratio per row.
+
+    Examples
+    --------
+    A small perturbation at p = (1/2, 1/2) attains the sharp constant 1
+    (``theory.sparse_variable.softmax_linf_to_l1_constant``):
+
+    >>> import numpy as np
+    >>> from theory import sparse_variable as ts
+    >>> softmax_linf_to_l1_ratio(np.zeros(2), np.array([1e-6, -1e-6])).round(6).tolist(), ts.softmax_linf_to_l1_constant()
+    (1.0, Fraction(1, 1))
+    """
     num = np.abs(softmax(theta1) - softmax(theta2)).sum(axis=-1)
     return num / np.abs(theta1 - theta2).max(axis=-1)
 
@@ -461,9 +905,38 @@ def lemma47_sides(
     B_X ||Score - Score_hat||_inf`` with ``C_Norm = 2`` (Cor. A.7), ``L_out = 1`` (identity or tanh),
     ``B_in = ||W_V||_2`` (spectral; ``||W_V^T x|| <= ||W_V||_2 ||x||``) and ``B_X = max_t ||x_t||``, and
     ``in_term = L_out ||phi_in(X) - phi_in_hat(X)||_{2,inf}`` (largest row norm). The lemma says lhs <= sum of terms.
-    ``B_in`` is the larger spectral norm of the two parameter sets (the class bound)."""
+    ``B_in`` is the larger spectral norm of the two parameter sets (the class bound).
+
+    Parameters
+    ----------
+    X : float array (T, d)
+        The input rows.
+    z : float array (d,)
+        The query.
+    params, params_hat : tuple of float arrays
+        ``(W_QK (d, d), W_V (d, k))`` before and after the perturbation.
+    sigma : str
+        ``"identity"`` or ``"tanh"``.
+
+    Returns
+    -------
+    lhs, score_term, in_term : float
+        The two sides of the lemma (the right side is ``score_term + in_term``).
+
+    Examples
+    --------
+    Two tokens :math:`\pm e_1` whose scores move by :math:`\pm 0.1`: the head moves by :math:`\tanh(0.1)`, about half
+    of the bound (the sharp ratio 1/2 of ``theory.sparse_variable.lemma47_sharp_ratios``):
+
+    >>> import numpy as np
+    >>> X, z, W_V = np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([1.0, 0.0]), np.array([[1.0], [0.0]])
+    >>> lhs, score_term, in_term = lemma47_sides(X, z, (np.zeros((2, 2)), W_V), (0.1 * np.eye(2), W_V))
+    >>> round(lhs, 12) == round(float(np.tanh(0.1)), 12), round(score_term, 12), in_term
+    (True, 0.2, 0.0)
+    """
     (W_QK, W_V), (W_QK_hat, W_V_hat) = params, params_hat
-    act = {"identity": lambda a: a, "tanh": np.tanh}[sigma]
+    activations: dict[str, Callable[[np.ndarray], np.ndarray]] = {"identity": lambda a: a, "tanh": np.tanh}
+    act = activations[sigma]
     score, score_hat = X @ (W_QK.T @ z), X @ (W_QK_hat.T @ z)
     f = act(W_V.T @ (X.T @ softmax(score)))
     f_hat = act(W_V_hat.T @ (X.T @ softmax(score_hat)))
@@ -471,7 +944,7 @@ def lemma47_sides(
     B_X = float(np.linalg.norm(X, axis=1).max())
     score_term = float(ts.C_SOFTMAX) * B_in * B_X * float(np.abs(score - score_hat).max())
     in_term = float(np.linalg.norm(X @ W_V - X @ W_V_hat, axis=1).max())
-    return float(np.linalg.norm(f - f_hat)), score_term, in_term
+    return float(np.linalg.norm(f - f_hat)), float(score_term), in_term
 
 
 def _random_head(rng: np.random.Generator, T: int, d: int, k: int, scale: float) -> tuple:
@@ -506,7 +979,33 @@ def lemma47_ratios(
 ) -> dict[str, float]:
     """Largest ``lhs / rhs`` of Lemma 4.7 over ``n_random`` random draws of each kind and the adversarial cases:
     perturbing the score parameters only (``"score"``), the value parameters only (``"in"``) or both (``"both"``),
-    with identity and tanh outputs, random scales and perturbation sizes. Returns the maxima and the counts."""
+    with identity and tanh outputs, random scales and perturbation sizes. Returns the maxima and the counts.
+
+    Parameters
+    ----------
+    n_random : int
+        Random draws per kind.
+    rng : numpy.random.Generator
+        Source of the draws.
+    T, d, k : int
+        Context length, model and value dimensions of the random heads.
+    eps : float
+        Smallest score perturbation of the adversarial case.
+
+    Returns
+    -------
+    dict of str to float
+        The largest ratio for ``"score"``, ``"in"`` and ``"both"``.
+
+    Examples
+    --------
+    Never above 1, and close to the sharp suprema 1/2 and 1 (``theory.sparse_variable.lemma47_sharp_ratios``):
+
+    >>> import numpy as np
+    >>> r = lemma47_ratios(20, np.random.default_rng(0))
+    >>> {kind: round(float(v), 6) for kind, v in r.items()}
+    {'score': 0.5, 'in': 1.0, 'both': 1.0}
+    """
     best = {"score": 0.0, "in": 0.0, "both": 0.0}
     for i in range(n_random):
         sigma = ("identity", "tanh")[i % 2]
@@ -533,7 +1032,24 @@ def lemma47_ratios(
 
 def shattering_inputs(T: int) -> np.ndarray:
     """The inputs of the proof of Prop. 4.8: ``X^(i)_t = (cos(2 pi t/T), sin(2 pi t/T), bit_i(t))`` for
-    ``i < floor(log2 T)`` (bit 0 = least significant) and ``t = 0..T-1``; shape ``(k, T, 3)``."""
+    ``i < floor(log2 T)`` (bit 0 = least significant) and ``t = 0..T-1``; shape ``(k, T, 3)``.
+
+    Parameters
+    ----------
+    T : int
+        Context length, >= 2.
+
+    Returns
+    -------
+    float64 array (floor(log2 T), T, 3)
+        The inputs.
+
+    Examples
+    --------
+    >>> X = shattering_inputs(4)
+    >>> X.shape, X[1, :, 2].tolist()  # bit 1 of t = 0..3
+    ((2, 4, 3), [0.0, 0.0, 1.0, 1.0])
+    """
     k = ts.shattering_size(T)
     t = np.arange(T)
     ang = 2 * np.pi * t / T
@@ -544,9 +1060,32 @@ def shattering_inputs(T: int) -> np.ndarray:
 
 
 def shattering_patterns(T: int) -> tuple[np.ndarray, np.ndarray]:
-    """The heads ``w_QK^(s) = T^2 (cos(2 pi s/T), sin(2 pi s/T), 0)``, ``w_V = e_3`` for ``s < 2^k``, evaluated on
+    r"""The heads ``w_QK^(s) = T^2 (cos(2 pi s/T), sin(2 pi s/T), 0)``, ``w_V = e_3`` for ``s < 2^k``, evaluated on
     :func:`shattering_inputs`: the sign patterns ``f(X^(i)) > 1/2`` ``(2^k, k)`` and the weight each head puts on
-    its own position ``s`` (``(2^k, k)``)."""
+    its own position ``s`` (``(2^k, k)``).
+
+    Parameters
+    ----------
+    T : int
+        Context length, >= 2.
+
+    Returns
+    -------
+    patterns : bool array (2^k, k)
+        Row s is the bits of s: every pattern is realised.
+    weights : float64 array (2^k, k)
+        Attention on position s, above the bound :math:`1/(1 + \sqrt{\pi/8})` of the proof.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory import sparse_variable as ts
+    >>> patterns, weights = shattering_patterns(8)
+    >>> patterns.astype(int).tolist()
+    [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1], [1, 0, 1], [0, 1, 1], [1, 1, 1]]
+    >>> bool(weights.min() > float(ts.prop48_target_weight_bound()))
+    True
+    """
     k = ts.shattering_size(T)
     X = shattering_inputs(T)
     s = np.arange(2**k)
@@ -561,7 +1100,26 @@ def shattering_patterns(T: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def and_labels(x: np.ndarray, support: Sequence[int]) -> np.ndarray:
-    """``y = AND_{i in I} x_i`` for bits ``x`` ``(..., T)`` (int64 0/1)."""
+    """``y = AND_{i in I} x_i`` for bits ``x`` ``(..., T)`` (int64 0/1).
+
+    Parameters
+    ----------
+    x : int array (..., T)
+        Bits.
+    support : sequence of int
+        I.
+
+    Returns
+    -------
+    int64 array (...)
+        The labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> and_labels(np.array([[1, 1, 0], [1, 0, 1], [1, 1, 1]]), [0, 1]).tolist()
+    [1, 0, 1]
+    """
     return np.all(x[..., list(support)] == 1, axis=-1).astype(np.int64)
 
 
@@ -569,7 +1127,34 @@ def consistent_supports(x: np.ndarray, y: np.ndarray, s: int, limit: int | None 
     """Every s-subset J of positions with ``AND_J(x) = y`` on the whole sample (``x`` ``(m, T)`` bits).
 
     J must lie inside the positions that are 1 in every positive example, and hit a 0 of every negative one. With
-    ``limit``, the search stops once ``limit`` subsets are found."""
+    ``limit``, the search stops once ``limit`` subsets are found.
+
+    Parameters
+    ----------
+    x : int array (m, T)
+        The sample's bits.
+    y : int array (m,)
+        Its labels.
+    s : int
+        Size of the subsets.
+    limit : int, optional
+        Stop after this many subsets.
+
+    Returns
+    -------
+    list of tuple of int
+        The consistent subsets, in lexicographic order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.array([[1, 1, 0, 1], [1, 1, 1, 0], [0, 1, 1, 1]])
+    >>> y = and_labels(x, [0, 1])
+    >>> y.tolist(), consistent_supports(x, y, 2)
+    ([1, 1, 0], [(0, 1)])
+    >>> consistent_supports(x[1:2], y[1:2], 2)  # one positive example: any 2 of its ones
+    [(0, 1), (0, 2), (1, 2)]
+    """
     x = np.asarray(x, dtype=np.int64)
     T = x.shape[1]
     ts.check_sparsity(T, s)
@@ -586,7 +1171,21 @@ def consistent_supports(x: np.ndarray, y: np.ndarray, s: int, limit: int | None 
 
 
 class UnidentifiableSample(ValueError):
-    """No training set of the requested size was identifiable within the allowed draws."""
+    """No training set of the requested size was identifiable within the allowed draws.
+
+    Parameters
+    ----------
+    message : str
+        What was tried (a ValueError message).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sample_identifiable_and(8, 1, (0, 1, 2), 0.5, np.random.default_rng(0), max_tries=5)
+    Traceback (most recent call last):
+    ...
+    numerics.sparse_variable.UnidentifiableSample: no identifiable sample of size m = 1 in 5 draws (T = 8, s = 3)
+    """
 
 
 def sample_identifiable_and(
@@ -595,10 +1194,42 @@ def sample_identifiable_and(
     """App. A.3.1: ``m`` samples of iid ``Bern(p)`` bits labelled by ``AND_I``, redrawn while another s-subset is
     consistent with them. Returns ``(x, y, rejections)``.
 
+    Parameters
+    ----------
+    T : int
+        Context length.
+    m : int
+        Sample size, >= 1.
+    support : sequence of int
+        I, the AND's positions.
+    p : float
+        Probability of a 1, in (0, 1).
+    rng : numpy.random.Generator
+        Source of the samples.
+    max_tries : int
+        Draws before giving up.
+
+    Returns
+    -------
+    x : int64 array (m, T)
+        The bits.
+    y : int64 array (m,)
+        The labels (at least one positive).
+    rejections : int
+        Samples redrawn.
+
     Raises
     ------
     ValueError
-        Invalid T, s, m or p, or no identifiable sample within ``max_tries`` draws (m too small)."""
+        Invalid T, s, m or p, or no identifiable sample within ``max_tries`` draws (m too small).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y, rejections = sample_identifiable_and(8, 12, (0, 1, 2), 0.7, np.random.default_rng(0))
+    >>> x.shape, consistent_supports(x, y, 3)  # I is the only consistent 3-subset
+    ((12, 8), [(0, 1, 2)])
+    """
     I = ts.check_support(T, support)
     if m < 1 or not 0 < p < 1:
         raise ValueError(f"need m >= 1 and 0 < p < 1, got m = {m}, p = {p}")
@@ -611,7 +1242,27 @@ def sample_identifiable_and(
 
 
 def sample_threshold(ms: Sequence[int], success_rates: Sequence[float], level: float = 0.8) -> float:
-    """Fig. 4.2's threshold: the smallest m of the grid whose success rate is at least ``level`` (inf if none)."""
+    """Fig. 4.2's threshold: the smallest m of the grid whose success rate is at least ``level`` (inf if none).
+
+    Parameters
+    ----------
+    ms : sequence of int
+        The sample sizes.
+    success_rates : sequence of float
+        The success rate at each.
+    level : float
+        The rate to reach.
+
+    Returns
+    -------
+    float
+        The threshold, or inf.
+
+    Examples
+    --------
+    >>> sample_threshold([10, 20, 40, 80], [0.1, 0.5, 0.85, 1.0]), sample_threshold([10, 20], [0.1, 0.2])
+    (40.0, inf)
+    """
     hits = [m for m, r in zip(ms, success_rates) if r >= level]
     return float(min(hits)) if hits else float("inf")
 
@@ -627,10 +1278,36 @@ def log_trend(Ts: Sequence[int], thresholds: Sequence[float], info_bits: Sequenc
     ``m = b T``. As ``rss(theta_0) = rss_min + S_xx (theta - theta_0)^2``, ``rss_log <= rss_linear`` exactly when
     ``exponent <= 1/2``.
 
+    Parameters
+    ----------
+    Ts : sequence of int
+        Context lengths.
+    thresholds : sequence of float
+        The sample threshold m(T) at each.
+    info_bits : sequence of float
+        ``L = log2 C(T, 3)`` at each.
+
+    Returns
+    -------
+    dict of str to float
+        ``slope_per_lnT``, ``ratio_spread``, ``exponent``, ``rss_log``, ``rss_linear``, ``growth`` (``m`` last over
+        first) and ``T_growth`` (``T`` last over first).
+
     Raises
     ------
     ValueError
         Fewer than two T, lengths that differ, a non-positive or non-finite value, or all ``T/L`` equal.
+
+    Examples
+    --------
+    Thresholds exactly twice the information bound follow the log law: exponent 0, ratio spread 1:
+
+    >>> from theory import sparse_variable as ts
+    >>> Ts = [16, 32, 64, 128]
+    >>> info = [float(ts.and_information_bound(T)) for T in Ts]
+    >>> r = log_trend(Ts, [2 * L for L in info], info)
+    >>> round(r["exponent"], 12), round(r["ratio_spread"], 12), r["rss_log"] < r["rss_linear"]
+    (0.0, 1.0, True)
     """
     T = np.asarray(Ts, float)
     m, info = np.asarray(thresholds, float), np.asarray(info_bits, float)

@@ -33,7 +33,27 @@ __all__ = [
 
 
 def one_sided_power(v: np.ndarray) -> np.ndarray:
-    """One-sided DFT power over the last axis, shape (..., floor(p/2) + 1)."""
+    r"""One-sided DFT power over the last axis, shape (..., floor(p/2) + 1).
+
+    Parameters
+    ----------
+    v : float array (..., p)
+        Real vectors on Z_p (last axis).
+
+    Returns
+    -------
+    float array (..., floor(p/2) + 1)
+        :math:`P(0), \dots, P(\lfloor p/2\rfloor)`; they sum to :math:`p\sum_x v(x)^2` (Plancherel).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> v = np.cos(2 * np.pi * 2 * np.arange(7) / 7 + 0.3)
+    >>> np.round(one_sided_power(v), 6).tolist()
+    [0.0, 0.0, 24.5, 0.0]
+    >>> bool(np.isclose(one_sided_power(v).sum(), 7 * (v**2).sum()))
+    True
+    """
     v = np.asarray(v, dtype=np.float64)
     p = v.shape[-1]
     P = np.abs(np.fft.rfft(v, axis=-1)) ** 2
@@ -43,7 +63,28 @@ def one_sided_power(v: np.ndarray) -> np.ndarray:
 
 
 def purity(v: np.ndarray) -> np.ndarray:
-    """Maximum normalized one-sided power; 1 for a single-frequency (or constant) vector, NaN for 0."""
+    r"""Maximum normalized one-sided power; 1 for a single-frequency (or constant) vector, NaN for 0.
+
+    Parameters
+    ----------
+    v : float array (..., p)
+        Real vectors on Z_p (last axis).
+
+    Returns
+    -------
+    float array (...)
+        :math:`\max_\zeta P(\zeta)/\sum_\zeta P(\zeta)` in [1/(floor(p/2)+1), 1], NaN for a zero vector.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(float(purity(np.cos(2 * np.pi * 2 * np.arange(7) / 7 + 0.3))), 12)
+    1.0
+    >>> float(purity(np.array([1.0, 0, 0, 0, 0])))  # a one-hot vector has a flat spectrum: 1/(2 + 1/2)
+    0.4
+    >>> float(purity(np.zeros(5)))
+    nan
+    """
     P = one_sided_power(v)
     total = P.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -51,12 +92,47 @@ def purity(v: np.ndarray) -> np.ndarray:
 
 
 def dominant_frequency(v: np.ndarray) -> np.ndarray:
-    """Frequency (0..floor(p/2)) carrying the most one-sided power, over the last axis."""
+    """Frequency (0..floor(p/2)) carrying the most one-sided power, over the last axis.
+
+    Parameters
+    ----------
+    v : float array (..., p)
+        Real vectors on Z_p (last axis).
+
+    Returns
+    -------
+    int array (...)
+        The argmax of :func:`one_sided_power` (the lowest frequency on ties).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = 2 * np.pi * np.arange(7) / 7
+    >>> dominant_frequency(np.stack([np.cos(2 * x + 0.3), np.sin(3 * x), np.ones(7)])).tolist()
+    [2, 3, 0]
+    """
     return np.argmax(one_sided_power(v), axis=-1)
 
 
 def wrap_angle(x: np.ndarray | float) -> np.ndarray:
-    r"""Wrap angles to :math:`(-\pi, \pi]`."""
+    r"""Wrap angles to :math:`(-\pi, \pi]`.
+
+    Parameters
+    ----------
+    x : float or float array
+        Angles in radians.
+
+    Returns
+    -------
+    float array
+        :math:`x + 2\pi n` in :math:`(-\pi, \pi]` (a 0-d array for a scalar).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> np.round(wrap_angle([np.pi, -np.pi, 3 * np.pi / 2, 7.0]), 6).tolist()
+    [3.141593, 3.141593, -1.570796, 0.716815]
+    """
     x = np.asarray(x, dtype=np.float64)
     return np.pi - np.mod(np.pi - x, 2 * np.pi)
 
@@ -82,6 +158,22 @@ class NeuronDiagnostics:
         Share of the network norm :math:`\|\theta_i\|^{\nu}/\sum_l\|\theta_l\|^{\nu}`.
     dc_share : float array
         Share of the neuron's squared norm in the constant components of its blocks.
+
+    Examples
+    --------
+    A neuron at frequency 3 with output phase mismatch 0.25, unequal blocks and 20% of its norm in the
+    constant components (``numerics.modular.deformed_neuron``):
+
+    >>> import numpy as np
+    >>> from numerics.modular import deformed_neuron
+    >>> d = neuron_diagnostics(deformed_neuron(7, 2, 3, mismatch=0.25, block_fractions=np.array([0.5, 0.25, 0.25]),
+    ...                                        dc_fraction=0.2))
+    >>> d.frequency.tolist(), round(float(d.phase_residual[0]), 9)
+    ([3], 0.25)
+    >>> round(float(d.balance[0]), 9), round(float(d.dc_share[0]), 9), np.round(d.min_purity, 9).tolist()
+    (0.5, 0.2, [0.8])
+    >>> d.single_frequency().tolist(), d.single_frequency(threshold=0.79).tolist(), d.significant().tolist()
+    ([False], [True], [True])
     """
 
     frequency: np.ndarray
@@ -109,7 +201,35 @@ class NeuronDiagnostics:
 
 
 def neuron_diagnostics(net: HomogeneousNetwork) -> NeuronDiagnostics:
-    """Fourier diagnostics of every neuron of a network whose blocks live on Z_p (U: (m,k,p), W: (m,p))."""
+    """Fourier diagnostics of every neuron of a network whose blocks live on Z_p (U: (m,k,p), W: (m,p)).
+
+    Parameters
+    ----------
+    net : HomogeneousNetwork
+        A k-input network with input and output blocks on the same Z_p.
+
+    Returns
+    -------
+    NeuronDiagnostics
+        Per-neuron frequency, purities, phase residual, balance, mass and constant share.
+
+    Examples
+    --------
+    Every neuron of the explicit max-margin construction has one frequency, purity 1 and phase residual 0
+    (Shi Thm 4.9):
+
+    >>> import numpy as np
+    >>> from numerics.modular import construction_network
+    >>> d = neuron_diagnostics(construction_network(5, 2))
+    >>> d.frequency.tolist()
+    [1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2]
+    >>> bool(d.min_purity.min() > 1 - 1e-12), bool(np.abs(d.phase_residual).max() < 1e-10)
+    (True, True)
+    >>> neuron_diagnostics(HomogeneousNetwork(np.ones((2, 2, 5)), np.ones((2, 3)), 2))
+    Traceback (most recent call last):
+    ...
+    ValueError: Fourier diagnostics need input and output blocks on the same Z_p (d == C)
+    """
     if net.U.shape[2] != net.W.shape[1]:
         raise ValueError("Fourier diagnostics need input and output blocks on the same Z_p (d == C)")
     blocks = np.concatenate([net.U, net.W[:, None, :]], axis=1)  # (m, k+1, p)
@@ -135,7 +255,31 @@ def neuron_diagnostics(net: HomogeneousNetwork) -> NeuronDiagnostics:
 
 
 def frequency_coverage(diag: NeuronDiagnostics, p: int, rel_mass: float = 1e-3) -> np.ndarray:
-    """Number of significant neurons whose dominant frequency is zeta, for zeta = 0..floor(p/2)."""
+    """Number of significant neurons whose dominant frequency is zeta, for zeta = 0..floor(p/2).
+
+    Parameters
+    ----------
+    diag : NeuronDiagnostics
+        Diagnostics of a network on Z_p (:func:`neuron_diagnostics`).
+    p : int
+        The modulus.
+    rel_mass : float
+        Significance threshold of :meth:`NeuronDiagnostics.significant`.
+
+    Returns
+    -------
+    int array (floor(p/2) + 1,)
+        Counts of significant neurons per dominant frequency.
+
+    Examples
+    --------
+    The construction spreads its :math:`2^{2k-2}(p-1)` neurons evenly over the frequencies 1..(p-1)/2:
+
+    >>> from numerics.modular import construction_network
+    >>> from theory import modular as tm
+    >>> frequency_coverage(neuron_diagnostics(construction_network(5, 2)), 5).tolist(), tm.min_width(5, 2)
+    ([0, 8, 8], 16)
+    """
     return np.bincount(diag.frequency[diag.significant(rel_mass)], minlength=p // 2 + 1)
 
 
@@ -148,6 +292,34 @@ def diagonal_fourier(F: np.ndarray, inputs_sum: np.ndarray, p: int) -> np.ndarra
     computed from a batch of logits F (n, p) with ``inputs_sum`` = :math:`\sum_i a_i` per point, so it
     can be accumulated chunk by chunk. Shi Lemma C.20: for a unit-norm max-margin network it equals
     :math:`\gamma^* p^k` for every j != 0. Returns the complex array over j = 0..p-1.
+
+    Parameters
+    ----------
+    F : float array (n, p)
+        Logits of a batch of points.
+    inputs_sum : int array (n,)
+        :math:`\sum_i a_i` of each point.
+    p : int
+        The modulus.
+
+    Returns
+    -------
+    complex array (p,)
+        The batch's contribution to :math:`\hat F(j,\dots,j,-j)`, j = 0..p-1 (sum it over the batches).
+
+    Examples
+    --------
+    Lemma C.20 on the unit-norm construction at p = 5, k = 2:
+
+    >>> import numpy as np
+    >>> from numerics.modular import ModularTask, construction_network
+    >>> from theory import modular as tm
+    >>> net = construction_network(5, 2)
+    >>> unit = net.scaled(net.norm_power() ** (-1 / net.homogeneity))
+    >>> inputs, _ = ModularTask(5, 2).batch(0, 25)
+    >>> D = diagonal_fourier(unit.logits(inputs), inputs.sum(axis=1), 5)
+    >>> bool(np.allclose(D[1:], float(tm.max_margin(5, 2)) * 5**2, rtol=1e-12, atol=0))
+    True
     """
     d = (inputs_sum[:, None] - np.arange(p)[None, :]) % p
     diag_sums = np.bincount(d.ravel(), weights=F.ravel(), minlength=p)

@@ -77,7 +77,29 @@ def _log2_length(N: int) -> int:
 
 
 def cube(n: int, dtype=np.int8) -> np.ndarray:
-    """(2^n, n) array of the points of {±1}^n, row a has x_i = (-1)^{bit i of a}."""
+    """(2^n, n) array of the points of {±1}^n, row a has x_i = (-1)^{bit i of a}.
+
+    Parameters
+    ----------
+    n : int
+        Dimension, ``0 <= n <= 26``.
+    dtype : numpy dtype
+        Entry type (int8 by default).
+
+    Returns
+    -------
+    array (2^n, n)
+        The points in the integer-encoding order of :mod:`theory.boolean`.
+
+    Examples
+    --------
+    >>> cube(2).tolist()
+    [[1, 1], [-1, 1], [1, -1], [-1, -1]]
+    >>> cube(27)
+    Traceback (most recent call last):
+    ...
+    ValueError: n = 27 is too large for a dense transform over {±1}^n (limit 26); use the closed forms in ...
+    """
     n = _check_n(n)
     a = np.arange(1 << n, dtype=np.int64)
     bits = (a[:, None] >> np.arange(n, dtype=np.int64)) & 1
@@ -85,7 +107,28 @@ def cube(n: int, dtype=np.int8) -> np.ndarray:
 
 
 def fwht_exact(values: Sequence) -> list:
-    """Exact unnormalised transform (sympy ``fwht``; integers / Rationals stay exact)."""
+    """Exact unnormalised transform (sympy ``fwht``; integers / Rationals stay exact).
+
+    Parameters
+    ----------
+    values : sequence of int, Fraction or sympy Rational
+        Values on the cube, length a power of 2.
+
+    Returns
+    -------
+    list of sympy numbers
+        :math:`(Hf)[S]` for every mask S.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> fwht_exact([1, 2, 3, 4]), fwht_exact([Fraction(1, 2), 0])
+    ([10, -2, -4, 0], [1/2, 1/2])
+    >>> fwht_exact([1, 2, 3])
+    Traceback (most recent call last):
+    ...
+    ValueError: the Walsh-Hadamard transform needs a length that is a power of 2, got 3
+    """
     if isinstance(values, (str, bytes)):
         raise ValueError(f"values must be a sequence of numbers, got {values!r:.80}")
     _log2_length(len(values))
@@ -111,6 +154,27 @@ def fwht(values, *, inplace: bool = False) -> np.ndarray:
     """Unnormalised float64 Walsh-Hadamard transform along the last axis (O(N log N) butterfly).
 
     With ``inplace=True`` and a contiguous float64 array the input buffer is overwritten and returned.
+
+    Parameters
+    ----------
+    values : array_like (..., 2^n)
+        Values on the cube along the last axis.
+    inplace : bool
+        Overwrite ``values`` (a C-contiguous float64 array) instead of copying it.
+
+    Returns
+    -------
+    float64 array (..., 2^n)
+        :math:`Hf` along the last axis.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fwht([1, 2, 3, 4]).tolist()
+    [10.0, -2.0, -4.0, 0.0]
+    >>> a = np.array([1.0, 2, 3, 4])
+    >>> fwht(a, inplace=True) is a, a.tolist()
+    (True, [10.0, -2.0, -4.0, 0.0])
     """
     a = np.asarray(values)
     if inplace:
@@ -122,7 +186,27 @@ def fwht(values, *, inplace: bool = False) -> np.ndarray:
 
 
 def hadamard_block(m: int) -> np.ndarray:
-    """Dense Sylvester Hadamard matrix H_{2^m}[j, i] = (-1)^{popcount(j & i)} (float64)."""
+    """Dense Sylvester Hadamard matrix H_{2^m}[j, i] = (-1)^{popcount(j & i)} (float64).
+
+    Parameters
+    ----------
+    m : int
+        Number of bits, >= 0.
+
+    Returns
+    -------
+    float64 array (2^m, 2^m)
+        The symmetric matrix H with :math:`H^2 = 2^m I`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> hadamard_block(2).tolist()
+    [[1.0, 1.0, 1.0, 1.0], [1.0, -1.0, 1.0, -1.0], [1.0, 1.0, -1.0, -1.0], [1.0, -1.0, -1.0, 1.0]]
+    >>> H = hadamard_block(3)
+    >>> bool(np.array_equal(H @ H, 8 * np.eye(8)))
+    True
+    """
     if m < 0:
         raise ValueError(f"m must be >= 0, got {m}")
     a = np.arange(1 << m)
@@ -139,6 +223,27 @@ def fwht_batched(values: np.ndarray, *, radix: int = 4) -> np.ndarray:
     :math:`H_{2^n}=\bigotimes_{\text{bits}}H_2`, applied ``radix`` bits at a time as one BLAS matmul with the dense
     :math:`H_{2^{radix}}` over the whole batch; on a batch of draws this is several times faster than the
     butterfly (whose strided passes run out of cache).  Exact for integer-valued inputs below 2^53 / 2^n.
+
+    Parameters
+    ----------
+    values : array_like (..., 2^n)
+        A batch of value vectors along the last axis.
+    radix : int
+        Bits per matmul, >= 1.
+
+    Returns
+    -------
+    float64 array (..., 2^n)
+        :math:`Hf` along the last axis.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.random.default_rng(0).normal(size=(3, 64))
+    >>> bool(np.allclose(fwht_batched(x, radix=4), fwht(x)))
+    True
+    >>> fwht_batched(np.arange(4), radix=1).tolist()
+    [6.0, -2.0, -4.0, 0.0]
     """
     a = np.asarray(values, dtype=np.float64)
     N = a.shape[-1]
@@ -158,8 +263,28 @@ def fwht_batched(values: np.ndarray, *, radix: int = 4) -> np.ndarray:
 
 
 def linear_forms(W: np.ndarray) -> np.ndarray:
-    """w.x on every point of the cube for each row of W (D, n) -> (D, 2^n), by doubling as
-    :func:`linear_form` (same point order, O(D 2^n) additions, no cube array)."""
+    r"""w.x on every point of the cube for each row of W (D, n) -> (D, 2^n), by doubling as
+    :func:`linear_form` (same point order, O(D 2^n) additions, no cube array).
+
+    Parameters
+    ----------
+    W : float array (D, n)
+        One weight vector per row.
+
+    Returns
+    -------
+    float64 array (D, 2^n)
+        Row d holds :math:`W_d\cdot x` at every point x of :func:`cube`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = np.array([[1.0, 2.0], [0.0, 1.0]])
+    >>> linear_forms(W).tolist()
+    [[3.0, 1.0, -1.0, -3.0], [1.0, 1.0, -1.0, -1.0]]
+    >>> bool(np.array_equal(linear_forms(W), W @ cube(2).T))
+    True
+    """
     W = np.asarray(W, dtype=np.float64)
     if W.ndim != 2:
         raise ValueError(f"W must be (draws, n), got shape {W.shape}")
@@ -171,13 +296,49 @@ def linear_forms(W: np.ndarray) -> np.ndarray:
 
 
 def ifwht(coeffs) -> np.ndarray:
-    """Inverse of :func:`fwht` (H^2 = N I)."""
+    r"""Inverse of :func:`fwht` (H^2 = N I).
+
+    Parameters
+    ----------
+    coeffs : array_like (..., N)
+        Unnormalised transform along the last axis.
+
+    Returns
+    -------
+    float64 array (..., N)
+        :math:`H\,\mathrm{coeffs}/N`.
+
+    Examples
+    --------
+    >>> ifwht(fwht([1.0, 2.0, 3.0, 4.0])).tolist()
+    [1.0, 2.0, 3.0, 4.0]
+    """
     a = fwht(coeffs)
     return a / a.shape[-1]
 
 
 def fwht_int(values) -> np.ndarray:
-    """Exact unnormalised transform of an integer array (int64 butterfly) along the last axis."""
+    r"""Exact unnormalised transform of an integer array (int64 butterfly) along the last axis.
+
+    Parameters
+    ----------
+    values : integer array_like (..., 2^n)
+        Values with :math:`2^n \max|v| < 2^{62}`.
+
+    Returns
+    -------
+    int64 array (..., 2^n)
+        :math:`Hf` along the last axis.
+
+    Examples
+    --------
+    >>> fwht_int([1, 2, 3, 4]).tolist()
+    [10, -2, -4, 0]
+    >>> fwht_int([0.5, 1.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: fwht_int needs an integer array, got dtype float64; use fwht_exact for rationals
+    """
     a = np.array(values, copy=True)
     if not np.issubdtype(a.dtype, np.integer):
         raise ValueError(f"fwht_int needs an integer array, got dtype {a.dtype}; use fwht_exact for rationals")
@@ -189,19 +350,82 @@ def fwht_int(values) -> np.ndarray:
 
 
 def walsh_coefficients(values) -> np.ndarray:
-    """All Fourier coefficients f^(S) (mask-indexed, float64) of a value vector over the cube."""
+    r"""All Fourier coefficients f^(S) (mask-indexed, float64) of a value vector over the cube.
+
+    Parameters
+    ----------
+    values : array_like (..., 2^n)
+        :math:`f` on the points of :func:`cube`, along the last axis.
+
+    Returns
+    -------
+    float64 array (..., 2^n)
+        :math:`\hat f(S) = 2^{-n}(Hf)[S]`, indexed by the mask of S.
+
+    Examples
+    --------
+    :math:`\mathrm{Maj}_5` at S = {}, {0}, {0,1}, {0,1,2}: 0, 3/8, 0, -1/8 (Lemma B.1):
+
+    >>> import numpy as np
+    >>> from theory import boolean as tb
+    >>> maj = [tb.majority(x) for x in tb.cube(5)]
+    >>> np.round(walsh_coefficients(maj)[[0, 1, 3, 7]], 12).tolist()
+    [0.0, 0.375, 0.0, -0.125]
+    """
     a = fwht(values)
     return a / a.shape[-1]
 
 
 def walsh_coefficients_exact(values: Sequence) -> list[Fraction]:
-    """All Fourier coefficients as Fractions (exact), through sympy's fwht."""
+    r"""All Fourier coefficients as Fractions (exact), through sympy's fwht.
+
+    Parameters
+    ----------
+    values : sequence of int or Fraction
+        :math:`f` on the points of :func:`cube`, length a power of 2.
+
+    Returns
+    -------
+    list of Fraction
+        :math:`\hat f(S)`, indexed by the mask of S.
+
+    Examples
+    --------
+    The coefficients of :math:`\mathrm{Maj}_5` equal the closed form of Lemma B.1:
+
+    >>> from theory import boolean as tb
+    >>> c = walsh_coefficients_exact([tb.majority(x) for x in tb.cube(5)])
+    >>> c[0b1], c[0b111]
+    (Fraction(3, 8), Fraction(-1, 8))
+    >>> all(c[(1 << k) - 1] == tb.majority_coefficient(5, k) for k in range(6))
+    True
+    """
     N = len(values)
     return [Fraction(int(c.p), int(c.q)) / N for c in fwht_exact(values)]
 
 
 def characters(n: int, S) -> np.ndarray:
-    """chi_S on every point of the cube (length 2^n, int8)."""
+    r"""chi_S on every point of the cube (length 2^n, int8).
+
+    Parameters
+    ----------
+    n : int
+        Dimension.
+    S : int mask or iterable of int
+        The subset of ``{0..n-1}``.
+
+    Returns
+    -------
+    int8 array (2^n,)
+        :math:`\chi_S(x) = \prod_{i\in S}x_i` at the points of :func:`cube`.
+
+    Examples
+    --------
+    >>> characters(2, [0, 1]).tolist(), characters(3, 0b101).tolist()
+    ([1, -1, -1, 1], [1, -1, 1, -1, -1, 1, -1, 1])
+    >>> walsh_coefficients(characters(3, [0, 2])).tolist()  # a character's spectrum is one point
+    [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+    """
     X = cube(n)
     mask = as_mask(S, n)
     cols = [i for i in range(n) if mask >> i & 1]
@@ -209,11 +433,46 @@ def characters(n: int, S) -> np.ndarray:
 
 
 def relu_prime(z: np.ndarray) -> np.ndarray:
-    """d/dz ReLU(z) = 1[z > 0]."""
+    """d/dz ReLU(z) = 1[z > 0].
+
+    Parameters
+    ----------
+    z : float array
+        Pre-activations.
+
+    Returns
+    -------
+    float64 array
+        1.0 where ``z > 0``, else 0.0 (the derivative at 0 taken as 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> relu_prime(np.array([-1.0, 0.0, 2.0])).tolist()
+    [0.0, 0.0, 1.0]
+    """
     return (z > 0).astype(np.float64)
 
 
 def step(z: np.ndarray) -> np.ndarray:
+    """The step 1[z > 0] as integers (the exact form of :func:`relu_prime`).
+
+    Parameters
+    ----------
+    z : array
+        Pre-activations.
+
+    Returns
+    -------
+    int64 array
+        1 where ``z > 0``, else 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> step(np.array([-1.0, 0.0, 2.0])).tolist()
+    [0, 0, 1]
+    """
     return (z > 0).astype(np.int64)
 
 
@@ -225,7 +484,26 @@ def _h_values(sigma_prime: Callable, w, b, n: int) -> np.ndarray:
 
 
 def linear_form(w) -> np.ndarray:
-    """w.x on every point of the cube (length 2^n), built by doubling in O(2^n) without the cube."""
+    r"""w.x on every point of the cube (length 2^n), built by doubling in O(2^n) without the cube.
+
+    Parameters
+    ----------
+    w : array_like (n,)
+        Weights; integer weights give an exact integer result.
+
+    Returns
+    -------
+    array (2^n,)
+        :math:`w\cdot x` at the points of :func:`cube` (int64 for integer ``w``, else float64).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> linear_form([1, 2]).tolist()
+    [3, 1, -1, -3]
+    >>> bool(np.array_equal(linear_form([1, 2, 4]), cube(3) @ np.array([1, 2, 4])))
+    True
+    """
     w = np.asarray(w)
     z = np.zeros(1, dtype=np.result_type(w.dtype, np.int64) if np.issubdtype(w.dtype, np.integer) else np.float64)
     for wi in w:  # bit i is the high bit at step i: indices < 2^i have x_i = +1
@@ -236,10 +514,44 @@ def linear_form(w) -> np.ndarray:
 def population_gradient(
     sigma_prime: Callable[[np.ndarray], np.ndarray], w, b, S, *, labels: np.ndarray | None = None
 ) -> tuple[np.ndarray, float]:
-    """(grad_w, grad_b) of E[-y sigma(w.x + b)] with y = chi_S(x) (or ``labels`` on the cube), float64.
+    r"""(grad_w, grad_b) of E[-y sigma(w.x + b)] with y = chi_S(x) (or ``labels`` on the cube), float64.
 
     One transform of h = sigma'(w.x+b): grad_w[i] = -h^(S xor {i}), grad_b = -h^(S).  For arbitrary
     labels y the same holds with the transform of y·h read at {i} and ∅.
+
+    Parameters
+    ----------
+    sigma_prime : callable
+        The activation's derivative, applied to an array of pre-activations (e.g. :func:`relu_prime`).
+    w : array_like (n,)
+        Weights, ``n <= 26``.
+    b : float
+        Bias.
+    S : int mask or iterable of int
+        Support of the parity label :math:`\chi_S` (ignored when ``labels`` is given).
+    labels : float array (2^n,), optional
+        Arbitrary labels on the points of :func:`cube`.
+
+    Returns
+    -------
+    grad_w : float64 array (n,)
+        :math:`-\hat h(S\triangle\{i\})` for i = 0..n-1.
+    grad_b : float
+        :math:`-\hat h(S)`.
+
+    Examples
+    --------
+    A ReLU neuron with w = (1, ..., 1), b = 0 on n = 5 has :math:`h = (1 + \mathrm{Maj}_5)/2`, so
+    :math:`[\nabla_w]_i = -\mathrm{Maj}_5(1)/2 = -3/16` inside S = {0, 1} and :math:`-\mathrm{Maj}_5(3)/2 = 1/16`
+    outside:
+
+    >>> import numpy as np
+    >>> gw, gb = population_gradient(relu_prime, np.ones(5), 0.0, [0, 1])
+    >>> (gw * 16).round(12).tolist()
+    [-3.0, -3.0, 1.0, 1.0, 1.0]
+    >>> gw2, gb2 = population_gradient_bruteforce(relu_prime, np.ones(5), 0.0, [0, 1])
+    >>> bool(np.allclose(gw, gw2)), abs(gb - gb2) < 1e-15
+    (True, True)
     """
     w = np.asarray(w, dtype=np.float64)
     n = _check_n(w.shape[0])
@@ -255,9 +567,36 @@ def population_gradient(
 
 
 def population_gradient_exact(w: Sequence[int], b: Fraction, S) -> tuple[list[Fraction], Fraction]:
-    """Exact gradient for the step derivative h = 1[w.x + b > 0] (ReLU neuron), w integer, b rational.
+    r"""Exact gradient for the step derivative h = 1[w.x + b > 0] (ReLU neuron), w integer, b rational.
 
     Uses the integer butterfly; returns Fractions.
+
+    Parameters
+    ----------
+    w : sequence of int (n,)
+        Integer weights, ``n <= 26``.
+    b : Fraction
+        Rational bias.
+    S : int mask or iterable of int
+        Support of the parity label :math:`\chi_S`.
+
+    Returns
+    -------
+    grad_w : list of Fraction (n,)
+        :math:`-\hat h(S\triangle\{i\})` for i = 0..n-1.
+    grad_b : Fraction
+        :math:`-\hat h(S)`.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> gw, gb = population_gradient_exact([1, 1, 1, 1, 1], Fraction(0), [0, 1])
+    >>> [str(g) for g in gw], gb
+    (['-3/16', '-3/16', '1/16', '1/16', '1/16'], Fraction(0, 1))
+    >>> population_gradient_exact([0.5, 1.0], Fraction(0), [0])
+    Traceback (most recent call last):
+    ...
+    ValueError: population_gradient_exact needs integer weights w
     """
     w_arr = np.asarray(w)
     if not np.issubdtype(w_arr.dtype, np.integer):
@@ -275,7 +614,36 @@ def population_gradient_exact(w: Sequence[int], b: Fraction, S) -> tuple[list[Fr
 def population_gradient_bruteforce(
     sigma_prime: Callable[[np.ndarray], np.ndarray], w, b, S
 ) -> tuple[np.ndarray, float]:
-    """The same gradient by an explicit loop over the 2^n inputs (independent oracle; slow)."""
+    r"""The same gradient by an explicit loop over the 2^n inputs (independent oracle; slow).
+
+    Parameters
+    ----------
+    sigma_prime : callable
+        The activation's derivative, applied to an array of pre-activations.
+    w : array_like (n,)
+        Weights, ``n <= theory.boolean.BRUTE_FORCE_MAX_N``.
+    b : float
+        Bias.
+    S : int mask or iterable of int
+        Support of the parity label :math:`\chi_S`.
+
+    Returns
+    -------
+    grad_w : float64 array (n,)
+        :math:`-\mathbb E_x[\chi_S(x)\,x_i\,\sigma'(w\cdot x + b)]`.
+    grad_b : float
+        :math:`-\mathbb E_x[\chi_S(x)\,\sigma'(w\cdot x + b)]`.
+
+    Examples
+    --------
+    With :math:`h = (1 + \mathrm{Maj}_3)/2` and S = {0}: :math:`[\nabla_w]_0 = -\hat h(\emptyset) = -1/2`,
+    :math:`[\nabla_w]_i = -\mathrm{Maj}_3(2)/2 = 0` for i = 1, 2 and :math:`\nabla_b = -\mathrm{Maj}_3(1)/2 = -1/4`:
+
+    >>> import numpy as np
+    >>> gw, gb = population_gradient_bruteforce(relu_prime, np.ones(3), 0.0, [0])
+    >>> gw.round(12).tolist(), gb
+    ([-0.5, 0.0, 0.0], -0.25)
+    """
     w = np.asarray(w, dtype=np.float64)
     n = _check_n(w.shape[0])
     if n > BRUTE_FORCE_MAX_N:
@@ -297,7 +665,36 @@ def population_gradient_bruteforce(
 
 
 def fourier_gap_from_gradient(grad_w: np.ndarray, S, *, relaxed: bool = False) -> float:
-    """Gap of |grad| at S: min_{i in S}|g_i| - max_{i notin S}|g_i| (Def. 5.4); ``relaxed`` uses max (App. B.3.1)."""
+    r"""Gap of |grad| at S: min_{i in S}|g_i| - max_{i notin S}|g_i| (Def. 5.4); ``relaxed`` uses max (App. B.3.1).
+
+    Parameters
+    ----------
+    grad_w : float array (n,)
+        A weight gradient (e.g. from :func:`population_gradient`).
+    S : int mask or iterable of int
+        The subset, ``1 <= |S| <= n-1``.
+    relaxed : bool
+        Use :math:`\max_{i\in S}|g_i|` in place of the minimum.
+
+    Returns
+    -------
+    float
+        The gap; positive when every coordinate of S stands out.
+
+    Examples
+    --------
+    The gradient gap of the all-ones ReLU neuron is half the Fourier gap of :math:`\mathrm{Maj}_5` at a 2-set:
+
+    >>> import numpy as np
+    >>> from theory import boolean as tb
+    >>> gw, _ = population_gradient(relu_prime, np.ones(5), 0.0, [0, 1])
+    >>> abs(fourier_gap_from_gradient(gw, [0, 1]) - float(tb.majority_gap(5, 2)) / 2) < 1e-12
+    True
+    >>> fourier_gap_from_gradient(gw, [0, 1, 2, 3, 4])
+    Traceback (most recent call last):
+    ...
+    ValueError: the gap needs 1 <= |S| <= n-1
+    """
     g = np.abs(np.asarray(grad_w, dtype=np.float64))
     n = g.shape[0]
     mask = as_mask(S, n)
