@@ -40,6 +40,7 @@ from verify.claims import RunContext, registry
 from verify.claims.base import Observation
 from verify.claims.sparse_parity.common import parity_cell, parity_cost, run_summary
 from verify.claims.sparse_parity.pareto import PARETO_GRID, cell_config
+from verify.runtime.options import RunOptions
 from verify.sweep import Cell, Grid, make_executor, sweep_session
 from verify.sweep.cost import calibrate, estimate_grid, format_seconds
 
@@ -131,7 +132,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     claim = registry()[PARETO_GRID.claim_id]
     quick, full = claim.configs["quick"], claim.configs["full"]
-    ctx = RunContext(progress=False, device=args.device)
+    ctx = RunContext(options=RunOptions(progress=False, device=args.device))
     names = [e.strip() for e in args.executors.split(",") if e.strip() and (e.strip() != "ray" or ray is not None)]
     print(f"load average before: {os.getloadavg()} on {os.cpu_count()} cores")
     print(f"quick Pareto grid: {len(PARETO_GRID.plan(quick)[0])} cells, {len(quick.seeds)} seeds each")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from verify.claims import RunContext, registry
 from verify.claims.base import Evaluation, evaluate
+from verify.runtime.options import RunOptions
 
 
 def out_dir() -> Path:
@@ -18,6 +19,6 @@ def out_dir() -> Path:
 
 def run(claim_id: str) -> Evaluation:
     """Run one claim at quick scale on the CPU and print its verdict line."""
-    ev = evaluate(registry()[claim_id], RunContext(scale="quick", device="cpu", progress=False))
+    ev = evaluate(registry()[claim_id], RunContext(scale="quick", options=RunOptions(device="cpu", progress=False)))
     print(f"{claim_id}: {ev.verdict} ({ev.reason})")
     return ev

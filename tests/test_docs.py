@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from verify.claims import RunContext, base, run_claim
+from verify.runtime.options import RunOptions
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "adding-a-claim.md"
 
@@ -22,11 +23,11 @@ def test_adding_a_claim_example_runs_and_can_fail(monkeypatch):
         exec(compile(block, str(DOC), "exec"), namespace)
     namespace["test_majority_influence_is_the_degree_one_coefficient"]()
     claim = base._REGISTRY["example-prop2.21-majority-influence"]
-    rec = run_claim(claim, RunContext(progress=False))
+    rec = run_claim(claim, RunContext(options=RunOptions(progress=False)))
     assert rec.verdict == "pass", rec.reason
     assert rec.tolerance == claim.judge.describe()
     config = claim.configs["quick"]
-    obs = claim.observe(config, RunContext(progress=False))
+    obs = claim.observe(config, RunContext(options=RunOptions(progress=False)))
     wrong = claim.judge.perturb(claim.predict(config), obs)
     assert claim.judge(wrong, obs, config)[0] == "fail"
 

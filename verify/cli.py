@@ -78,6 +78,7 @@ from theory import lsa as tl  # noqa: E402
 from theory import modular as tm  # noqa: E402
 from theory import parity as tp  # noqa: E402
 from theory._checks import InputError, as_number, format_count  # noqa: E402
+from verify.runtime.options import RunOptions  # noqa: E402
 from verify.sweep import cli as sweep_cli  # noqa: E402
 
 __all__ = ["main"]
@@ -184,22 +185,47 @@ def _jobs(text: str) -> int:
     return value
 
 
+def _run_options(args: argparse.Namespace) -> RunOptions:
+    """The :class:`verify.runtime.options.RunOptions` of ``tvk report``'s options."""
+    return RunOptions(
+        device=args.device,
+        dtype=args.dtype,
+        progress=not args.no_progress,
+        seed_offset=args.seed_offset,
+        ignore_memory_check=args.ignore_memory_check,
+    )
+
+
+SEED_OFFSET_LIMIT = 2**31  # seeds stay valid for every generator (numpy, torch) the trainers seed
+
+
+def _seed_offset(text: str) -> int:
+    """``--seed-offset``: an integer in [0, 2^31)."""
+    try:
+        value = int(text)
+    except ValueError:
+        shown = text if len(text) <= 20 else text[:20] + "..."
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {shown!r}") from None
+    if not 0 <= value < SEED_OFFSET_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be an integer in [0, 2^31), got {value}")
+    return value
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
-    from verify.report.run import run_report  # deferred: imports torch
+    from verify.report.run import ReportOutput, run_report  # deferred: imports torch
 
     _load_external_claims(args)
     records, meta = run_report(
         args.out,
         scale=args.scale,
         only=args.only,
-        device=args.device,
-        progress=not args.no_progress,
-        dtype=args.dtype,
-        ignore_memory_check=args.ignore_memory_check,
-        self_contained=args.self_contained,
-        figure_formats=tuple(f for f in args.figure_formats.split(",") if f),
+        options=_run_options(args),
+        sweep=sweep_cli.sweep_options(args),
+        output=ReportOutput(
+            self_contained=args.self_contained,
+            figure_formats=tuple(f for f in args.figure_formats.split(",") if f),
+        ),
         jobs=args.jobs,
-        **sweep_cli.report_kwargs(args),
     )
     counts: dict[str, int] = {}
     for r in records:
@@ -610,8 +636,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--dtype",
         choices=["float64", "float32", "tf32"],
         default=None,
-        help="training dtype of the polynomial networks (default: float64 on CPU, float32 on CUDA; tf32: CUDA "
-        "only); every judged quantity is evaluated in float64",
+        help="training dtype of every trainer (default: each trainer's own policy, e.g. float64 on CPU and float32 "
+        "on CUDA for the polynomial networks; tf32: CUDA only); every judged quantity is evaluated in float64, and "
+        "each record states the dtype each run used",
+    )
+    rep.add_argument(
+        "--seed-offset",
+        type=_seed_offset,
+        default=0,
+        metavar="N",
+        help="run every training claim on the disjoint seed set i + N (default 0); each record lists the seeds",
     )
     rep.add_argument(
         "--ignore-memory-check",

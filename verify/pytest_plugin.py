@@ -62,6 +62,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="torch device of the training claims (default auto: cuda when available)",
     )
     group.addoption(
+        "--tvk-dtype",
+        choices=("float64", "float32", "tf32"),
+        default=None,
+        help="training dtype of every training claim (default: each trainer's own policy)",
+    )
+    group.addoption(
+        "--tvk-seed-offset",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run every training claim on the disjoint seed set i + N (default 0)",
+    )
+    group.addoption(
         "--tvk-claims",
         action="append",
         default=[],
@@ -162,12 +175,16 @@ class ClaimItem(pytest.Item):
     def runtest(self) -> None:
         from verify.claims import RunContext
         from verify.claims.base import evaluate
+        from verify.runtime.options import RunOptions
 
         cache = getattr(self.config, "cache", None)  # absent with -p no:cacheprovider
         ctx = RunContext(
             scale=self.config.getoption("tvk_scale"),
-            device=self.config.getoption("tvk_device"),
-            progress=False,
+            options=RunOptions(
+                device=self.config.getoption("tvk_device"),
+                dtype=self.config.getoption("tvk_dtype"),
+                seed_offset=self.config.getoption("tvk_seed_offset"),
+            ),
             workdir=str(cache.mkdir("tvk-checkpoints")) if cache is not None else None,
         )
         ev = evaluate(self.claim, ctx)

@@ -20,7 +20,7 @@ import pytest
 import torch
 
 from numerics.modular import ModularTask
-from verify.runtime import files as io
+from verify.runtime import claim_run as cr
 from verify.runtime import loop
 from verify.runtime.loop import run_loop, save_atomically
 from verify.train.polynomial import CheckpointMismatchError, TrainConfig, train
@@ -54,7 +54,7 @@ def _crash_at(step: int, exc: type[BaseException] = _Stop):
 
 def _messages() -> tuple[list[str], object]:
     lines: list[str] = []
-    return lines, io.log_to(lines.append)
+    return lines, cr.log_to(lines.append)
 
 
 def _same_weights(a, b) -> None:
@@ -64,14 +64,14 @@ def _same_weights(a, b) -> None:
 
 
 def _train_in_claim(path: Path, claim: str = "claim-a", config_hash: str = "h1", **kw):
-    with io.claim_checkpoints(claim, config_hash) as resumed:
+    with cr.claim_run(claim, config_hash) as run:
         res = train(TASK, 2, 8, kw.pop("config", CFG), checkpoint_path=path, progress=False, **kw)
-    return res, resumed
+    return res, run.resumed
 
 
 def _checkpoint_at(path: Path, step: int, claim: str = "claim-a", config_hash: str = "h1") -> None:
     cfg = CFG.replace(checkpoint_every=step)
-    with pytest.raises(_Stop), io.claim_checkpoints(claim, config_hash):
+    with pytest.raises(_Stop), cr.claim_run(claim, config_hash):
         train(TASK, 2, 8, cfg, checkpoint_path=path, progress=False, callback=_crash_at(step))
     assert torch.load(path, weights_only=True)["step"] == step
 
@@ -107,7 +107,7 @@ def test_checkpoint_of_another_binding_is_ignored(
     pass without training. Bound to another claim, config or revision, it is not used."""
     path = tmp_path / "run.ckpt"
     planted = CFG.replace(lr=CFG.lr * 10)  # other weights ...
-    with io.claim_checkpoints("claim-a", "h1"):
+    with cr.claim_run("claim-a", "h1"):
         train(TASK, 2, 8, planted, checkpoint_path=path, progress=False)
     state = torch.load(path, weights_only=True)
     state["config"] = CFG.to_dict()  # ... passed off as this configuration, finished
@@ -270,7 +270,7 @@ def test_sigint_is_deferred_to_the_end_of_the_update_then_saved() -> None:
             os.kill(os.getpid(), signal.SIGINT)
 
     try:
-        with io.log_to(lambda s: None), pytest.raises(KeyboardInterrupt):
+        with cr.log_to(lambda s: None), pytest.raises(KeyboardInterrupt):
             run_loop(step, 10, save=trace.save, checkpoint_every=100)
     finally:
         signal.signal(signal.SIGINT, previous)

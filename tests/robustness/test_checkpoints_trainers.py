@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import torch
 
-from verify.runtime import files as io
+from verify.runtime import claim_run as cr
 from verify.runtime.checkpoint import CheckpointMismatchError, read_checkpoint
 from verify.train import attention as va
 from verify.train import lsa as vl
@@ -35,9 +35,9 @@ def _fixed_revision(monkeypatch):
 def _in_claim(run: Callable[[], Any], claim: str = "claim-a", config_hash: str = "h1") -> tuple[Any, list, list]:
     """``run()`` inside a claim's checkpoint binding; returns its result, the resumptions and the log lines."""
     lines: list[str] = []
-    with io.log_to(lines.append), io.claim_checkpoints(claim, config_hash) as resumed:
+    with cr.log_to(lines.append), cr.claim_run(claim, config_hash) as claim_run:
         out = run()
-    return out, list(resumed), lines
+    return out, list(claim_run.resumed), lines
 
 
 def _sigint_at(step: int, t: int) -> None:

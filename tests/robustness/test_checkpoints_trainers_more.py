@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from theory import decision_lists as td
-from verify.runtime import files as io
+from verify.runtime import claim_run as cr
 from verify.runtime.checkpoint import read_checkpoint
 from verify.train import attention as va
 from verify.train import decision_lists as vd
@@ -36,9 +36,9 @@ def _fixed_revision(monkeypatch):
 
 def _in_claim(run: Callable[[], Any]) -> tuple[Any, list]:
     """``run()`` inside a claim's checkpoint binding; returns its result and the resumptions."""
-    with io.log_to(lambda line: None), io.claim_checkpoints("claim-a", "h1") as resumed:
+    with cr.log_to(lambda line: None), cr.claim_run("claim-a", "h1") as claim:
         out = run()
-    return out, list(resumed)
+    return out, list(claim.resumed)
 
 
 def _equal(a: Any, b: Any) -> None:

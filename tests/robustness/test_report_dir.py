@@ -25,9 +25,10 @@ from theory import modular as tm
 from verify.claims import Claim, Observation
 from verify.claims.judges import MaxRel
 from verify.claims.training import train_for_claim
+from verify.report import directory
 from verify.report import run as report
-from verify.runtime import files as io
-from verify.runtime.files import LOCK_NAME, ReportDirectoryError
+from verify.report.directory import LOCK_NAME, ReportDirectoryError
+from verify.runtime import files
 from verify.train.polynomial import TrainConfig
 
 CHEAP = "shi-thm4.9-beta-sign,shi-lemC.14-fourier-identity"
@@ -62,8 +63,8 @@ def _snapshot(out: Path) -> dict[str, bytes]:
         str(p.relative_to(out)): p.read_bytes()
         for p in sorted(out.rglob("*"))
         if p.is_file()
-        and p.name not in (io.JOURNAL_NAME, LOCK_NAME)
-        and not p.relative_to(out).parts[0].startswith(io.STAGE_PREFIX)
+        and p.name not in (directory.JOURNAL_NAME, LOCK_NAME)
+        and not p.relative_to(out).parts[0].startswith(directory.STAGE_PREFIX)
     }
 
 
@@ -78,7 +79,7 @@ def previous(tmp_path, monkeypatch) -> Path:
 
 
 def _no_leftovers(out: Path) -> None:
-    assert not list(out.glob(f"{io.STAGE_PREFIX}*")) and not (out / LOCK_NAME).exists()
+    assert not list(out.glob(f"{directory.STAGE_PREFIX}*")) and not (out / LOCK_NAME).exists()
 
 
 # ------------------------------------------------------------------------------------------ arguments
@@ -117,7 +118,7 @@ def _fail_on_call(n: int, real):
 def test_disk_full_while_writing_leaves_the_previous_report_byte_identical(previous, monkeypatch, call) -> None:
     before = _snapshot(previous)
     _use(monkeypatch, _claim("new-a", value=2.0, plot=True))
-    monkeypatch.setattr(io, "write_text", _fail_on_call(call, io.write_text))
+    monkeypatch.setattr(files, "write_text", _fail_on_call(call, files.write_text))
     with pytest.raises(ReportDirectoryError, match="No space left on device") as info:
         report.run_report(previous, **QUIET)
     name = ("results.json", "results.csv", "report.md", "report.html")[call - 1]
@@ -146,7 +147,7 @@ def test_failure_while_swapping_in_rolls_back(previous, monkeypatch, call) -> No
     before = _snapshot(previous)
     _use(monkeypatch, _claim("new-a", value=2.0, plot=True))
     calls = [0]
-    real = io._move
+    real = directory._move
 
     def move(src, dst):
         calls[0] += 1
@@ -154,7 +155,7 @@ def test_failure_while_swapping_in_rolls_back(previous, monkeypatch, call) -> No
             raise OSError(errno.EIO, os.strerror(errno.EIO), str(dst))
         real(src, dst)
 
-    monkeypatch.setattr(io, "_move", move)
+    monkeypatch.setattr(directory, "_move", move)
     with pytest.raises(ReportDirectoryError, match="previous report is unchanged"):
         report.run_report(previous, **QUIET)
     assert calls[0] == call
@@ -176,7 +177,7 @@ def test_disk_full_in_a_claim_aborts_the_run_and_keeps_finished_records(previous
         report.run_report(previous, **QUIET)
     assert ckpt in str(info.value) and "No space left on device" in str(info.value)
     assert _snapshot(previous) == before
-    journal = [json.loads(line) for line in (previous / io.JOURNAL_NAME).read_text().splitlines()]
+    journal = [json.loads(line) for line in (previous / directory.JOURNAL_NAME).read_text().splitlines()]
     assert [r["id"] for r in journal] == ["new-a", "new-b"]
     _no_leftovers(previous)
 
@@ -201,7 +202,7 @@ def test_journal_of_an_interrupted_run(previous, monkeypatch) -> None:
     with pytest.raises(KeyboardInterrupt):
         report.run_report(previous, progress=False, log=lines.append)
     assert lines[-1].startswith("interrupted after 2 of 3 claims") and "previous report" in lines[-1]
-    lines = (previous / io.JOURNAL_NAME).read_text().splitlines()
+    lines = (previous / directory.JOURNAL_NAME).read_text().splitlines()
     assert [json.loads(line)["id"] for line in lines] == ["new-a", "new-b"]
     assert _snapshot(previous) == before
     _no_leftovers(previous)
@@ -210,7 +211,7 @@ def test_journal_of_an_interrupted_run(previous, monkeypatch) -> None:
 def test_journal_matches_results_json(tmp_path) -> None:
     out = tmp_path / "r"
     records, _ = report.run_report(out, only=CHEAP, **QUIET)
-    journal = [json.loads(line) for line in (out / io.JOURNAL_NAME).read_text().splitlines()]
+    journal = [json.loads(line) for line in (out / directory.JOURNAL_NAME).read_text().splitlines()]
     written = json.loads((out / "results.json").read_text())["claims"]
     extra = {
         "error",
@@ -225,7 +226,7 @@ def test_journal_matches_results_json(tmp_path) -> None:
 
 
 def test_stale_files_and_figures_of_dropped_claims_are_removed(previous, monkeypatch) -> None:
-    stale = [previous / f"{io.STAGE_PREFIX}dead", previous / ".results.json.x1y2.json", previous / ".report.md.q9w8.md"]
+    stale = [previous / f"{directory.STAGE_PREFIX}dead", previous / ".results.json.x1y2.json", previous / ".report.md.q9w8.md"]
     stale[0].mkdir()
     (stale[0] / "report.md").write_text("half")
     for p in stale[1:]:
@@ -275,8 +276,9 @@ def test_second_concurrent_report_refuses(tmp_path, monkeypatch) -> None:
 
 HOLD = """
 import sys, time
-from verify.runtime import files as io
-with io.directory_lock(sys.argv[1]):
+from verify.report import directory
+from verify.runtime import files
+with directory.directory_lock(sys.argv[1]):
     print("locked", flush=True)
     time.sleep(60)
 """
@@ -338,9 +340,9 @@ def test_killed_report_keeps_the_previous_report_and_the_finished_records(previo
     finally:
         child.kill()
         child.wait(10)
-    assert [json.loads(line)["id"] for line in (previous / io.JOURNAL_NAME).read_text().splitlines()] == ["a"]
+    assert [json.loads(line)["id"] for line in (previous / directory.JOURNAL_NAME).read_text().splitlines()] == ["a"]
     assert _snapshot(previous) == before
-    assert (previous / LOCK_NAME).exists() and list(previous.glob(f"{io.STAGE_PREFIX}*"))
+    assert (previous / LOCK_NAME).exists() and list(previous.glob(f"{directory.STAGE_PREFIX}*"))
     records, _ = report.run_report(previous, **QUIET)  # the fixture's claims again
     assert [r["id"] for r in records] == ["old-a", "old-b"]
     _no_leftovers(previous)

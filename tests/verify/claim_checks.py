@@ -11,6 +11,7 @@ import torch
 from verify.claims import RunContext, registry, run_claim
 from verify.claims.base import Claim, ClaimRecord, Evaluation, evaluate, to_jsonable
 from verify.claims.external import claim_module
+from verify.runtime.options import RunOptions
 from verify.sweep.grid import grid_of
 from verify.sweep.session import sweep_session
 
@@ -37,7 +38,7 @@ def _parallel_grid(claim: Claim, scale: str) -> bool:
 @functools.cache
 def evaluation(cid: str, scale: str = "quick") -> Evaluation:
     """Predict, observe and judge claim ``cid`` once per session (see :func:`verify.claims.base.evaluate`)."""
-    claim, ctx = registry()[cid], RunContext(scale=scale, progress=False)
+    claim, ctx = registry()[cid], RunContext(scale=scale, options=RunOptions(progress=False))
     prefetched = claim_prefetch.PREFETCHER.take(cid) if claim_prefetch.PREFETCHER and scale == "quick" else None
     if prefetched is not None:
         return prefetched
@@ -91,7 +92,7 @@ def record(cid: str, scale: str = "quick") -> ClaimRecord:
     """The claim's record, from the cached evaluation when the scale is quick."""
     claim = registry()[cid]
     if scale != "quick":
-        return run_claim(claim, RunContext(scale=scale, progress=False))
+        return run_claim(claim, RunContext(scale=scale, options=RunOptions(progress=False)))
     ev = evaluation(cid)
     return ClaimRecord(
         id=cid,

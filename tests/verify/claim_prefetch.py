@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from verify.runtime.cores import cpu_cores
+from verify.runtime.options import RunOptions
 
 #: Thread-count variables of OpenMP, MKL and OpenBLAS set in the worker before it imports numpy or torch.
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
@@ -83,7 +84,7 @@ def evaluate_unit(cids: tuple[str, ...]) -> dict[str, bytes | str]:
         if claim is None:
             out[cid] = "not registered in the worker"
             continue
-        ev = evaluate(claim, RunContext(scale="quick", progress=False))
+        ev = evaluate(claim, RunContext(scale="quick", options=RunOptions(progress=False)))
         try:
             blob = pickle.dumps(ev)
             if _fingerprint(pickle.loads(blob)) != _fingerprint(ev):

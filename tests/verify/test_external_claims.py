@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from verify.claims import RunContext, base, external, registry, run_claim
+from verify.runtime.options import RunOptions
 
 _counter = itertools.count()
 
@@ -84,7 +85,7 @@ def test_a_module_file_registers_its_claim_and_the_claim_runs(tmp_path, isolated
     assert set(registry()) - before == {"ext-pascal-central"}
     claim = registry()["ext-pascal-central"]
     assert external.claim_module(claim) == path.stem
-    rec = run_claim(claim, RunContext(progress=False))
+    rec = run_claim(claim, RunContext(options=RunOptions(progress=False)))
     assert rec.verdict == "pass", rec.reason
     # Loading it again is a no-op that returns the same ids.
     assert external.load_claim_modules([str(path)]) == ["ext-pascal-central"]
@@ -93,7 +94,7 @@ def test_a_module_file_registers_its_claim_and_the_claim_runs(tmp_path, isolated
 def test_a_wrong_prediction_fails(tmp_path, isolated):
     path = _write_module(tmp_path, "ext-pascal-wrong", predict="lambda cfg: [c + 1 for c in central(cfg)]")
     external.load_claim_modules([str(path)])
-    rec = run_claim(registry()["ext-pascal-wrong"], RunContext(progress=False))
+    rec = run_claim(registry()["ext-pascal-wrong"], RunContext(options=RunOptions(progress=False)))
     assert rec.verdict == "fail"
 
 
@@ -235,10 +236,10 @@ def test_the_walk_through_claim_loads_from_a_file_passes_and_can_fail(tmp_path, 
     path.write_text(code)
     (cid,) = external.load_claim_modules([str(path)])
     claim = registry()[cid]
-    rec = run_claim(claim, RunContext(progress=False))
+    rec = run_claim(claim, RunContext(options=RunOptions(progress=False)))
     assert rec.verdict == "pass", rec.reason
     config = claim.configs["quick"]
-    obs = claim.observe(config, RunContext(progress=False))
+    obs = claim.observe(config, RunContext(options=RunOptions(progress=False)))
     assert claim.judge(claim.judge.perturb(claim.predict(config), obs), obs, config)[0] == "fail"
     assert f"{cid:40s} {claim.kind:9s} {claim.source}" in DOC.read_text()  # the `tvk list` line shown
 

@@ -13,6 +13,7 @@ import pytest
 
 import verify.report.figures as vf
 from verify.claims import RunContext, registry, run_claim
+from verify.runtime.options import RunOptions
 
 matplotlib.use("Agg")
 
@@ -92,7 +93,7 @@ def test_two_panel_heatmap_labels_every_panel_and_its_colour_bar():
 
 
 def test_every_plot_spec_of_real_quick_records_has_labelled_axes(captured, tmp_path):
-    ctx = RunContext(scale="quick", progress=False)
+    ctx = RunContext(scale="quick", options=RunOptions(progress=False))
     records = [run_claim(registry()[cid], ctx).to_json() for cid in PLOTTING]
     specs = [(r["id"], spec) for r in records for spec in r["artifacts"].get("plots", [])]
     assert {spec["kind"] for _, spec in specs} == set(vf.PLOT_KINDS)

@@ -15,6 +15,7 @@ from theory import finite_groups as fg
 from theory import groups as tg
 from verify.claims.base import Observation, RunContext, registry
 from verify.claims.groups import margin
+from verify.runtime.options import RunOptions
 
 from .claim_checks import evaluation, record
 
@@ -60,7 +61,7 @@ def test_s6_verdict_does_not_depend_on_the_solvers_optimal_corner():
     names = fg.character_table("S6").names
     other = dataclasses.replace(cfg, irreps=tuple(names.index(n) for n in ("(3,3)", "(2,1,1,1,1)", "(3,1,1,1)")))
     assert sorted(other.irreps) != sorted(character_lp("S6").used_irreps)
-    obs = margin._observe_game(other, RunContext(scale="quick", progress=False))
+    obs = margin._observe_game(other, RunContext(scale="quick", options=RunOptions(progress=False)))
     assert claim.judge(claim.predict(other), obs, other)[0] == "pass"
 
 
@@ -71,7 +72,7 @@ def test_game_judge_rejects_an_irrep_that_is_not_tight():
     cfg = claim.configs["quick"]
     names = fg.character_table("S6").names
     slack = dataclasses.replace(cfg, irreps=tuple(names.index(n) for n in ("(3,3)", "(2,1,1,1,1)", "(4,2)")))
-    obs = margin._observe_game(slack, RunContext(scale="quick", progress=False))
+    obs = margin._observe_game(slack, RunContext(scale="quick", options=RunOptions(progress=False)))
     assert not obs.details["configured_irreps_tight_under_the_lp_dual"]
     verdict, reason = claim.judge(claim.predict(cfg), obs, slack)
     assert verdict == "fail" and "tight" in reason

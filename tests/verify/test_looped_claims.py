@@ -13,6 +13,7 @@ from verify.claims.looped import common as lc
 from verify.claims.looped import construction as lcon
 from verify.claims.looped import convergence as lconv
 from verify.claims.looped import figure8_1 as lfig
+from verify.runtime.options import RunOptions
 from verify.train import looped as vl
 
 CH8 = [
@@ -78,13 +79,13 @@ def test_claim_ids_registered():
 
 @pytest.mark.parametrize("cid", CH8)
 def test_quick_claims_pass(cid):
-    rec = run_claim(registry()[cid], RunContext(scale="quick", device="cpu", progress=False))
+    rec = run_claim(registry()[cid], RunContext(scale="quick", options=RunOptions(device="cpu", progress=False)))
     assert rec.verdict == "pass", rec.reason
     assert rec.metadata["runtime_s"] < 10
 
 
 def test_error_decay_artifacts_for_the_figure():
-    rec = run_claim(registry()["shi-fig8.1-error-decay"], RunContext(scale="quick", device="cpu", progress=False))
+    rec = run_claim(registry()["shi-fig8.1-error-decay"], RunContext(scale="quick", options=RunOptions(device="cpu", progress=False)))
     art = rec.artifacts["looped_error"]
     assert len(art["T"]) == len(art["error"]) == len(art["bound"])
     assert all(e <= b + 1e-15 for e, b in zip(art["error"], art["bound"]))
@@ -94,7 +95,7 @@ def test_error_decay_artifacts_for_the_figure():
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_equivalence_claim_on_gpu():
-    rec = run_claim(registry()["shi-thm8.14-loops-equal-gd"], RunContext(scale="quick", device="cuda", progress=False))
+    rec = run_claim(registry()["shi-thm8.14-loops-equal-gd"], RunContext(scale="quick", options=RunOptions(device="cuda", progress=False)))
     assert rec.verdict == "pass" and rec.metadata["device"].startswith("cuda")
 
 
@@ -106,7 +107,7 @@ def test_on_device_claims_name_the_device_in_metadata_only():
         "shi-fig8.1-error-decay",
     ):
         assert registry()[cid].on_device, cid
-    rec = run_claim(registry()["shi-lem8.13-attention"], RunContext(scale="quick", device="cpu", progress=False))
+    rec = run_claim(registry()["shi-lem8.13-attention"], RunContext(scale="quick", options=RunOptions(device="cpu", progress=False)))
     assert rec.metadata["device"] == "cpu" and "device" not in rec.details
 
 
@@ -137,7 +138,7 @@ def test_loops_equal_gd_judge_checks_every_loop_count():
     cfg = claim.configs["quick"]
     got = np.array(claim.predict(cfg))
     assert got.shape == (len(cfg.ns) * cfg.prompts, cfg.T, cfg.d)
-    obs = claim.observe(cfg, RunContext(scale="quick", device="cpu", progress=False))
+    obs = claim.observe(cfg, RunContext(scale="quick", options=RunOptions(device="cpu", progress=False)))
     assert np.array(obs.value).shape == got.shape
     # an independent oracle for t = 1: theta^(1) = theta^(0) - eta X^T (X theta^(0) - y), theta^(0) = -q0/alpha
     X, y, a, q0, etas = lcon._gd_data(cfg, cfg.ns[0], 0)
@@ -314,7 +315,7 @@ def test_gap_readings_on_a_hand_computed_decay():
 def test_error_decay_reports_the_gap_readings():
     """Sec. 8.6's "gap ... narrowing as n increases" is reported under several readings, not judged
     (docs/looped.md); at quick scale the figure's log-scale gap at t = slope_t widens while the linear one narrows."""
-    rec = run_claim(registry()["shi-fig8.1-error-decay"], RunContext(scale="quick", device="cpu", progress=False))
+    rec = run_claim(registry()["shi-fig8.1-error-decay"], RunContext(scale="quick", options=RunOptions(device="cpu", progress=False)))
     g = {int(n): v for n, v in rec.details["gap_readings"].items()}
     assert set(g) == {16, 32}
     assert g[16]["log_gap_at_t"] < g[32]["log_gap_at_t"]

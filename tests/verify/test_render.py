@@ -18,6 +18,7 @@ import pytest
 from verify.claims import RunContext, registry, run_claim
 from verify.report import render
 from verify.report.figures import plot_spec_figure, remove_stale_figures, render_figures
+from verify.runtime.options import RunOptions
 
 #: Fast real claims (well under a second each at quick scale): four errata with their corrected claims, one
 #: erratum whose corrected claim is left out of the run, and claims with nested and list values.
@@ -46,7 +47,7 @@ NASTY = "a | b with *emphasis* and _under_ `tick` <script>alert(1)</script> [x](
 
 @pytest.fixture(scope="module")
 def real_records() -> list[dict]:
-    ctx = RunContext(scale="quick", progress=False)
+    ctx = RunContext(scale="quick", options=RunOptions(progress=False))
     return [run_claim(registry()[cid], ctx).to_json() for cid in REAL]
 
 

@@ -11,7 +11,8 @@ from verify.claims import Claim, Observation, RunContext, registry, run_claim, s
 from verify.claims.judges import MaxRel, RefutedIfDiffers
 from verify.report import render
 from verify.report import run as report
-from verify.runtime.files import ReportDirectoryError, write_text_atomic
+from verify.report.directory import ReportDirectoryError
+from verify.runtime.files import write_text_atomic
 
 FAST = "shi-lemC.18-output-as-printed,shi-thm4.9-beta-sign,edelman-thm7.7-margin,shi-lemC.14-fourier-identity"
 RECORD_FIELDS = {"id", "source", "statement", "kind", "predicted", "observed", "tolerance", "verdict", "metadata"}

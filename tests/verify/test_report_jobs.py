@@ -18,10 +18,9 @@ from verify import cli
 from verify.claims import base, external, registry
 from verify.claims.external import load_claim_modules
 from verify.claims.judges import MaxRel
+from verify.report import directory, render
 from verify.report import pool as report_pool
-from verify.report import render
 from verify.report import run as report
-from verify.runtime import files as io
 from verify.runtime.cores import cpu_cores
 from verify.runtime.device import resolve_device
 
@@ -117,7 +116,7 @@ def test_two_jobs_give_the_records_of_one_job_in_the_same_order(tmp_path) -> Non
     # results.json in selection order; the journal holds the same records, in finishing order
     written = json.loads((tmp_path / "two" / "results.json").read_text())["claims"]
     assert [r["id"] for r in written] == [r["id"] for r in seq]
-    journal = [json.loads(line) for line in (tmp_path / "two" / io.JOURNAL_NAME).read_text().splitlines()]
+    journal = [json.loads(line) for line in (tmp_path / "two" / directory.JOURNAL_NAME).read_text().splitlines()]
     assert sorted(r["id"] for r in journal) == sorted(r["id"] for r in par)
     # every claim was started and finished under its number in the selection
     for i, r in enumerate(par, 1):
@@ -158,16 +157,16 @@ def test_claims_run_in_workers_or_here_and_a_crash_stays_inconclusive(toy, monke
 
 def test_an_environment_error_in_a_worker_aborts_the_run(toy, tmp_path) -> None:
     out = tmp_path / "r"
-    with pytest.raises(io.ReportDirectoryError, match=r"claim jobs-toy-full stopped on an operating-system error.*"):
+    with pytest.raises(directory.ReportDirectoryError, match=r"claim jobs-toy-full stopped on an operating-system error.*"):
         report.run_report(out, only="jobs-toy-full,jobs-toy-fast", jobs=2, **QUIET)
-    assert not (out / "results.json").exists() and not list(out.glob(f"{io.STAGE_PREFIX}*"))
+    assert not (out / "results.json").exists() and not list(out.glob(f"{directory.STAGE_PREFIX}*"))
 
 
 def test_a_worker_that_dies_aborts_the_run_with_its_claim_named(toy, tmp_path) -> None:
     out = tmp_path / "r"
     with pytest.raises(report.ReportError, match=r"died while running claim jobs-toy-die \(killed by SIGKILL"):
         report.run_report(out, only="jobs-toy-die,jobs-toy-fast", jobs=2, **QUIET)
-    assert not (out / "results.json").exists() and not list(out.glob(f"{io.STAGE_PREFIX}*"))
+    assert not (out / "results.json").exists() and not list(out.glob(f"{directory.STAGE_PREFIX}*"))
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "two", "1.5", "9" * 5000])
@@ -291,9 +290,9 @@ def test_ctrl_c_stops_the_workers_and_keeps_the_journal(toy, tmp_path) -> None:
     assert json.loads(stdout) == {"error": "interrupted", "exit_code": cli.EXIT_INTERRUPTED}
     assert stderr.decode().strip().splitlines()[-1] == "tvk: interrupted"
     assert not any(_alive(pid) for pid in pids)
-    journal = [json.loads(line)["id"] for line in (out / io.JOURNAL_NAME).read_text().splitlines()]
+    journal = [json.loads(line)["id"] for line in (out / directory.JOURNAL_NAME).read_text().splitlines()]
     assert journal == ["jobs-toy-fast"]
-    assert not (out / "results.json").exists() and not list(out.glob(f"{io.STAGE_PREFIX}*"))
+    assert not (out / "results.json").exists() and not list(out.glob(f"{directory.STAGE_PREFIX}*"))
     assert not (out / ".tvk-report.lock").exists()
 
 

@@ -24,6 +24,7 @@ from verify.claims import RunContext, registry, run_claim
 from verify.claims.base import Observation
 from verify.claims.sparse_parity import pareto, sgd
 from verify.report.figures import render_figures
+from verify.runtime.options import RunOptions
 
 from .claim_checks import record
 
@@ -33,7 +34,7 @@ GROWTH, EARLY, HIDDEN = (
     "edelman-ch5-fig5.3-hidden-progress",
 )
 GRID, B8 = "edelman-ch6-fig6.1-pareto-grid", "edelman-ch6-width-buys-data"
-CTX = RunContext(scale="quick", device="cpu", progress=False)
+CTX = RunContext(scale="quick", options=RunOptions(device="cpu", progress=False))
 
 
 # ------------------------------------------------------------------ Ch. 5: the registered quick runs

@@ -13,6 +13,7 @@ import verify.claims  # noqa: F401  (registers every task's claims, Ch. 4 among 
 from theory import sparse_variable as ts
 from verify.claims.base import RunContext, evaluate, registry
 from verify.claims.sparse_variable import constructions as cons
+from verify.runtime.options import RunOptions
 
 from .claim_checks import record
 
@@ -106,10 +107,10 @@ def test_norm_claim_compares_closed_forms_not_the_matrices_with_themselves(monke
     """The prediction comes from the closed forms alone: a construction whose W_V is 6/5 of the proof's fails."""
     claim = registry()["edelman-ch4-prop4.12-norms"]
     small = cons.NormsConfig(Ts=(10, 100), s_values=(1, 2), mlp_s=(1,))
-    ok = evaluate(dataclasses.replace(claim, configs={"quick": small}), RunContext(scale="quick", progress=False))
+    ok = evaluate(dataclasses.replace(claim, configs={"quick": small}), RunContext(scale="quick", options=RunOptions(progress=False)))
     assert ok.verdict == "pass", ok.reason
     monkeypatch.setattr(cons, "construction", _scaled_wv(cons.construction))
-    bad = evaluate(dataclasses.replace(claim, configs={"quick": small}), RunContext(scale="quick", progress=False))
+    bad = evaluate(dataclasses.replace(claim, configs={"quick": small}), RunContext(scale="quick", options=RunOptions(progress=False)))
     assert bad.verdict == "fail", bad.reason
 
 
@@ -157,7 +158,7 @@ def test_coherent_corrected_compares_the_exact_worst_case_and_can_fail():
     moved by the perturbation test is rejected, and the maximiser is among the observed contexts."""
     claim = registry()["edelman-ch4-lemA19-coherent-corrected"]
     assert claim.insensitive is None
-    ev = evaluate(claim, RunContext(scale="quick", progress=False))
+    ev = evaluate(claim, RunContext(scale="quick", options=RunOptions(progress=False)))
     assert ev.verdict == "pass", ev.reason
     assert ev.obs.value[0] == pytest.approx(float(ev.predicted[0]), rel=1e-12)
     # the maximiser (relevant bits 1, others 0) or its complement (all signs flipped: the same |error|)

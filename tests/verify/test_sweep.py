@@ -27,6 +27,7 @@ from verify import cli
 from verify.claims import RunContext, registry, run_claim
 from verify.claims.sparse_parity import pareto
 from verify.report import run as report
+from verify.runtime.options import RunOptions
 from verify.sweep import (
     Cell,
     Executor,
@@ -45,7 +46,7 @@ from verify.sweep.session import parse_shard
 from .sweep_toy import TOY_GRID, TOY_ID, ToyConfig, executions, toy_claim, toy_run
 
 ROOT = str(Path(__file__).resolve().parents[2])
-CTX = RunContext(progress=False, device="cpu")
+CTX = RunContext(options=RunOptions(progress=False, device="cpu"))
 VALUES = tuple(range(1, 9))
 REV = "test-revision"
 
@@ -175,7 +176,7 @@ from verify.sweep import sweep_session
 from tests.verify.sweep_toy import TOY_GRID, ToyConfig
 cfg = ToyConfig(values={values!r}, log={log!r}, sleep=0.4)
 with sweep_session("local", store={store!r}, revision={rev!r}):
-    TOY_GRID.observe(cfg, RunContext(progress=False, device="cpu"))
+    TOY_GRID.observe(cfg, RunContext(options=RunOptions(progress=False, device="cpu")))
 """
 
 

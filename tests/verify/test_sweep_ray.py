@@ -12,6 +12,7 @@ import pytest
 
 from verify.claims import RunContext, registry, run_claim
 from verify.claims.sparse_parity import pareto
+from verify.runtime.options import RunOptions
 from verify.sweep import IncompleteGrid, ResultStore, sweep_session
 
 from .sweep_toy import TOY_GRID, TOY_ID, ToyConfig, executions
@@ -19,7 +20,7 @@ from .sweep_toy import TOY_GRID, TOY_ID, ToyConfig, executions
 ray = pytest.importorskip("ray", reason='the Ray tests need the `distributed` extra (pip install -e ".[distributed]")')
 
 ROOT = str(Path(__file__).resolve().parents[2])
-CTX = RunContext(progress=False, device="cpu")
+CTX = RunContext(options=RunOptions(progress=False, device="cpu"))
 REV = "test-revision"
 
 SMALL_GRID = pareto.ParetoGridConfig(

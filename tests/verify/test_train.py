@@ -12,7 +12,8 @@ from numerics.margins import HomogeneousNetwork, evaluate
 from numerics.modular import ModularTask, construction_network
 from numerics.parity import SparseParityTask
 from theory.modular import max_margin
-from verify.runtime.device import default_dtype, resolve_device, resolve_dtype
+from verify.runtime.device import resolve_device
+from verify.runtime.options import RunOptions
 from verify.train.homogeneous import HomogeneousEnsemble, init_weights
 from verify.train.polynomial import (
     CheckpointMismatchError,
@@ -39,13 +40,17 @@ def _data(task=TASK) -> tuple[torch.Tensor, torch.Tensor]:
 def test_resolve_device_cpu_and_auto() -> None:
     assert resolve_device("cpu") == torch.device("cpu")
     assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
-    assert default_dtype(torch.device("cpu")) == torch.float64
-    assert resolve_dtype(None, torch.device("cpu")) == torch.float64
-    assert resolve_dtype("float32", torch.device("cpu")) == torch.float32
+    assert RunOptions().dtype_name("cpu") == "float64" and RunOptions().dtype_name("cuda") == "float32"
+    assert RunOptions(dtype="float32").dtype_name("cpu") == "float32"
+    assert RunOptions().dtype_name("cpu", default="float32") == "float32"
+    assert RunOptions().dtype_name("cpu", configured="float32") == "float32"
+    assert RunOptions(dtype="float64").dtype_name("cpu", configured="float32") == "float64"  # run-wide wins
     with pytest.raises(ValueError, match="unknown device"):
         resolve_device("tpu")
-    with pytest.raises(ValueError, match="unknown dtype"):
-        resolve_dtype("float16", torch.device("cpu"))
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        RunOptions(dtype="float16")
+    with pytest.raises(ValueError, match="tf32.*CUDA"):
+        RunOptions(dtype="tf32").dtype_name("cpu")
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="CUDA present")

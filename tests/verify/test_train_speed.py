@@ -17,6 +17,7 @@ import verify.train.polynomial_step as ts
 from numerics.modular import ModularTask
 from numerics.parity import SparseParityTask
 from verify.runtime.loop import torch_threads
+from verify.runtime.options import RunOptions
 from verify.train.homogeneous import HomogeneousEnsemble
 from verify.train.polynomial import TrainConfig, _per_seed_cross_entropy, config_overrides, train
 from verify.train.polynomial_step import (
@@ -384,7 +385,7 @@ def _verdicts_in_both_dtypes(claim_id: str, monkeypatch) -> tuple[str, str]:
     out = []
     for dtype in ("float64", "float32"):
         with config_overrides(dtype=dtype):
-            out.append(evaluate(claim, RunContext(scale="quick", device="cpu", progress=False)).verdict)
+            out.append(evaluate(claim, RunContext(scale="quick", options=RunOptions(device="cpu", progress=False))).verdict)
         assert seen and seen[-1] == dtype
     return out[0], out[1]
 

@@ -14,27 +14,19 @@ not decide, e.g. an optimizer did not converge or an error occurred).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import fnmatch
-import hashlib
-import importlib.metadata as md
-import json
-import math
-import platform
-import subprocess
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from fractions import Fraction
-from pathlib import Path
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
-import numpy as np
-import sympy
-
-from verify.runtime.files import ENVIRONMENT_ERRNOS, claim_checkpoints
+from verify.runtime.claim_run import claim_run
+from verify.runtime.files import ENVIRONMENT_ERRNOS
+from verify.runtime.jsonable import config_hash, to_jsonable
+from verify.runtime.protocol import Observation, RunContext, Scale
+from verify.runtime.provenance import RECORD_LIBRARIES, git_revision, library_versions
 
 from .judges import Judge, Verdict, as_float, as_floats
 
@@ -57,36 +49,7 @@ __all__ = [
     "to_jsonable",
 ]
 
-Scale = Literal["quick", "full"]
 KINDS = ("symbolic", "convex", "numeric", "training")
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """Where and how claims run: scale, torch device name, progress bars, a scratch dir for checkpoints."""
-
-    scale: Scale = "quick"
-    device: str = "auto"
-    progress: bool = True
-    workdir: str | None = None
-
-    def resolved_device(self) -> str:
-        """The torch device ``device`` names on this machine (``auto`` -> ``cuda`` or ``cpu``)."""
-        from verify.runtime.device import resolve_device  # deferred: claims can be listed without torch
-
-        return str(resolve_device(self.device))
-
-
-@dataclass
-class Observation:
-    """What ``observe`` measured: the headline value, supporting details, optional counterexample and
-    ``artifacts`` (plain data for figures: training curves, spectra, histograms)."""
-
-    value: Any
-    details: dict[str, Any] = field(default_factory=dict)
-    counterexample: dict[str, Any] | None = None
-    artifacts: dict[str, Any] = field(default_factory=dict)
-    seeds: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -224,53 +187,6 @@ def select(pattern: str | None = None, scale: Scale = "quick") -> list[Claim]:
     return [c for c in _REGISTRY.values() if scale in c.configs and any(fnmatch.fnmatch(c.id, p) for p in pats)]
 
 
-def to_jsonable(x: Any) -> Any:
-    """Convert sympy values, numpy arrays and scalars, dataclasses and tuples into JSON-ready data.
-
-    A sympy number becomes ``{"exact": str, "float": float}`` so both forms reach the report.
-    """
-    if isinstance(x, sympy.Basic):
-        if x.is_number:
-            try:
-                return {"exact": str(x), "float": float(x)}
-            except TypeError:
-                return {"exact": str(x)}
-        return {"exact": str(x)}
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return to_jsonable(dataclasses.asdict(x))
-    if isinstance(x, dict):
-        return {str(k): to_jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [to_jsonable(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return to_jsonable(x.tolist())
-    if isinstance(x, np.generic):
-        return to_jsonable(x.item())
-    if isinstance(x, Fraction):
-        return {"exact": str(x), "float": float(x)}
-    if isinstance(x, float) and not math.isfinite(x):
-        return str(x)
-    return x
-
-
-def _git_revision() -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, cwd=Path(__file__).resolve().parent
-        )
-        return out.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def _versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for pkg in ("numpy", "scipy", "sympy", "cvxpy", "torch", "theory-verification-kit"):
-        with contextlib.suppress(md.PackageNotFoundError):
-            out[pkg] = md.version(pkg)
-    return out
-
-
 @dataclass
 class Evaluation:
     """The raw result of running one claim: the predicted value and observation as computed (before JSON
@@ -307,29 +223,24 @@ def evaluate(claim: Claim, ctx: RunContext) -> Evaluation:
     return Evaluation(config, predicted, obs, verdict, reason, round(time.perf_counter() - t0, 3))
 
 
-def claim_config_hash(config: Any) -> str:
-    """SHA-256 (16 hex digits) of a claim configuration's JSON form: what a claim's checkpoints are bound to."""
-    text = json.dumps(to_jsonable(config), sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
 def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
     """Run one claim at ``ctx.scale`` (:func:`evaluate`) and turn the result into its record.
 
     Checkpoints written or read while it runs are bound to the claim and its configuration
-    (:func:`verify.runtime.files.claim_checkpoints`); ``metadata["resumed_from"]`` lists the ``{"step", "file"}`` of every
+    (:func:`verify.runtime.claim_run.claim_run`); ``metadata["resumed_from"]`` lists the ``{"step", "file"}`` of every
     checkpoint a trainer resumed from (None when none)."""
-    with claim_checkpoints(claim.id, claim_config_hash(claim.configs.get(ctx.scale))) as resumed:
+    with claim_run(claim.id, config_hash(claim.configs.get(ctx.scale))) as run:
         ev = evaluate(claim, ctx)
     obs = ev.obs
     meta = {
         "runtime_s": ev.runtime_s,
         "seeds": list(obs.seeds),
         "device": ctx.resolved_device() if claim.on_device else "cpu",
-        "versions": _versions(),
-        "git_revision": _git_revision(),
+        "versions": library_versions(RECORD_LIBRARIES),
+        "git_revision": git_revision(),
         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "resumed_from": list(resumed) or None,
+        "resumed_from": list(run.resumed) or None,
+        "training": list(run.trainings) or None,
         "expected_verdict": claim.expected_verdict(ctx.scale),
     }
     if ctx.scale in (claim.underpowered or {}):

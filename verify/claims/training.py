@@ -9,13 +9,13 @@ Their verdicts use :class:`verify.claims.judges.PerSeed`; :data:`MARGIN_RATIO` i
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from numerics.margins import Task
+from verify.runtime.jsonable import config_hash
+from verify.runtime.options import RunOptions
 from verify.train.polynomial import train
 
 from .base import RunContext
@@ -33,21 +33,22 @@ def margin_ratio_check(min_ratio: float | str = "min_ratio") -> Check:
     return Check("margin_ratio", "margin ratio", lo=min_ratio, hi=1 + 1e-9)
 
 
-def checkpoint_path(ctx: RunContext, tag: str, config: dict[str, Any]) -> str | None:
-    """``<workdir>/<tag>_<hash of config>.ckpt`` under the report's scratch directory, or None without one."""
+def checkpoint_path(ctx: RunContext, tag: str, config: Any) -> str | None:
+    """``<workdir>/<tag>_<config hash>.ckpt`` under the report's scratch directory, or None without one (the hash
+    also covers the run options that change what is trained: the dtype and the seed offset)."""
     if not ctx.workdir:
         return None
     os.makedirs(ctx.workdir, exist_ok=True)
-    digest = hashlib.sha1(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:10]
+    digest = config_hash({"config": config, "dtype": ctx.options.dtype, "seed_offset": ctx.options.seed_offset})
     return os.path.join(ctx.workdir, f"{tag}_{digest}.ckpt")
 
 
-def run_checkpointed(ctx: RunContext, tag: str, config: dict[str, Any], run: Callable[[str | None], T]) -> T:
-    """``run(path)`` with the checkpoint file ``path`` = :func:`checkpoint_path` (None without a scratch directory),
-    which the trainer saves to and resumes from; removed once the run has finished, so the next report trains
-    afresh (an interrupted run leaves it for the rerun)."""
+def run_checkpointed(ctx: RunContext, tag: str, config: Any, run: Callable[[RunOptions], T]) -> T:
+    """``run(options)`` with the run's options and the checkpoint file :func:`checkpoint_path` (None without a
+    scratch directory), which the trainer saves to and resumes from; removed once the run has finished, so the next
+    report trains afresh (an interrupted run leaves it for the rerun)."""
     ckpt = checkpoint_path(ctx, tag, config)
-    result = run(ckpt)
+    result = run(ctx.run_options(ckpt))
     if ckpt and os.path.exists(ckpt):
         os.unlink(ckpt)
     return result
@@ -61,14 +62,5 @@ def train_for_claim(
         ctx,
         f"{tag}_m{width}",
         train_cfg.to_dict(),
-        lambda ckpt: train(
-            task,
-            degree,
-            width,
-            train_cfg,
-            checkpoint_path=ckpt,
-            progress=ctx.progress,
-            reference_margin=reference_margin,
-            device=ctx.device,
-        ),
+        lambda options: train(task, degree, width, train_cfg, options, reference_margin=reference_margin),
     )

@@ -37,12 +37,13 @@ import threading
 import time
 import types
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from verify.runtime.cores import cpu_cores
+from verify.runtime.protocol import RunContext
 
 __all__ = [
     "GRACE_S",
@@ -92,16 +93,14 @@ def default_jobs(device_type: str, scale: str) -> int:
 
 @dataclass(frozen=True)
 class WorkerSetup:
-    """What every worker needs: the run's context, the run-wide training overrides and where the claims come from.
+    """What every worker needs: the run's context and where the claims come from.
 
     Attributes
     ----------
     threads : int
         torch intra-op threads (and OpenMP/MKL/OpenBLAS threads, unless set in the environment) per worker.
-    scale, device, workdir :
-        The fields of the parent's :class:`verify.claims.RunContext`; workers show no progress bars.
-    dtype, ignore_memory_check :
-        The report's :func:`verify.train.polynomial.config_overrides`.
+    context : verify.runtime.protocol.RunContext
+        The parent's context (scale, run options, checkpoint directory); workers show no progress bars.
     sources : tuple of str
         The keys of the external claim modules the parent loaded (``verify.claims.external``): dotted names, file
         paths, ``entry-point:...``.
@@ -112,11 +111,7 @@ class WorkerSetup:
     """
 
     threads: int
-    scale: str
-    device: str
-    workdir: str | None
-    dtype: str | None
-    ignore_memory_check: bool
+    context: RunContext
     sources: tuple[str, ...] = ()
     modules: tuple[str, ...] = ()
     parent: int = 0
@@ -200,13 +195,12 @@ def _watch_parent(parent: int) -> None:
 
 @contextmanager
 def _claim_runner(setup: WorkerSetup, send: Callable[[tuple], None]) -> Iterator[Callable[[str], dict]]:
-    """Import the claims, limit the threads, enter the run's overrides; yield ``run(claim_id) -> record``."""
+    """Import the claims, limit the threads, log to the parent; yield ``run(claim_id) -> record``."""
     import torch  # deferred: the thread variables above must be set before torch and numpy load
 
-    from verify.claims import RunContext, registry, run_claim
+    from verify.claims import registry, run_claim
     from verify.claims.external import load_claim_modules, load_entry_points
-    from verify.runtime import files as io
-    from verify.train.polynomial import config_overrides
+    from verify.runtime.claim_run import log_to
 
     torch.set_num_threads(setup.threads)
     files_and_modules = [s for s in setup.sources if not s.startswith("entry-point:")]
@@ -216,7 +210,7 @@ def _claim_runner(setup: WorkerSetup, send: Callable[[tuple], None]) -> Iterator
     for module in setup.modules:
         with suppress(Exception):
             importlib.import_module(module)
-    ctx = RunContext(scale=setup.scale, device=setup.device, progress=False, workdir=setup.workdir)  # type: ignore[arg-type]
+    ctx = dataclasses.replace(setup.context, options=setup.context.options.replace(progress=False))
 
     def run(claim_id: str) -> dict:
         claim = registry().get(claim_id)
@@ -227,9 +221,7 @@ def _claim_runner(setup: WorkerSetup, send: Callable[[tuple], None]) -> Iterator
     def forward_log(message: str) -> None:
         send(("log", None, message))
 
-    with ExitStack() as stack:
-        stack.enter_context(config_overrides(dtype=setup.dtype, ignore_memory_check=setup.ignore_memory_check or None))
-        stack.enter_context(io.log_to(forward_log))
+    with log_to(forward_log):
         yield run
 
 

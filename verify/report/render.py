@@ -21,20 +21,15 @@ sympy or mathtext cannot parse is shown as escaped ASCII text, as before.
 from __future__ import annotations
 
 import base64
-import contextlib
 import csv
 import dataclasses
-import importlib.metadata as md
 import io
 import json
 import math
 import os
-import platform
 import re
-import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -47,6 +42,7 @@ from matplotlib.textpath import TextPath
 from sympy.parsing.sympy_parser import auto_number, auto_symbol, parse_expr
 
 from verify.claims.base import registry
+from verify.runtime.provenance import git_state, hardware, library_versions
 
 __all__ = [
     "SCHEMA_PATH",
@@ -54,12 +50,9 @@ __all__ = [
     "VERDICTS",
     "fill_tolerance",
     "gfm_slug",
-    "git_state",
     "group_of",
-    "hardware",
     "headline",
     "latex_svg",
-    "library_versions",
     "math_html",
     "math_svg",
     "md_code",
@@ -78,8 +71,6 @@ VERDICTS = ("pass", "fail", "refuted", "inconclusive")
 VERDICT_LABEL = {"pass": "PASS", "fail": "FAIL", "refuted": "REFUTED", "inconclusive": "INCONCLUSIVE"}
 #: Source documents by claim-id prefix.
 DOCUMENTS = {"shi": "Shi thesis (2024)", "edelman": "Edelman thesis (2024)", "karp": "Karp thesis (2024)"}
-#: Libraries whose versions the results header records (when importable).
-LIBRARIES = ("numpy", "scipy", "sympy", "torch", "cvxpy", "clarabel", "scs", "matplotlib", "jinja2")
 CSV_FIELDS = ("id", "source", "kind", "verdict", "predicted", "observed", "tolerance", "runtime_s")
 _NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "+inf": math.inf}
 HEADLINE_LIMIT = 90
@@ -733,62 +724,6 @@ def render_html(
 
 
 # ---------------------------------------------------------------------------------------------- results.json
-
-
-def _run(cmd: list[str], cwd: Path | None = None) -> str | None:
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=5, cwd=cwd)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() if out.returncode == 0 else None
-
-
-def git_state(cwd: str | os.PathLike | None = None) -> dict[str, Any]:
-    """``{"revision": HEAD or None, "dirty": True when tracked files differ from HEAD, None when unknown}``."""
-    where = Path(cwd) if cwd is not None else Path(__file__).resolve().parent
-    rev = _run(["git", "rev-parse", "HEAD"], where)
-    status = _run(["git", "status", "--porcelain", "--untracked-files=no"], where) if rev else None
-    return {"revision": rev, "dirty": None if status is None else bool(status)}
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def hardware() -> dict[str, Any]:
-    """CPU model, logical threads, platform, and the GPU name and CUDA version when torch sees one (torch is only
-    consulted when it is already imported, so this never pays for importing it)."""
-    info: dict[str, Any] = {
-        "cpu": _cpu_model(),
-        "threads": os.cpu_count(),
-        "platform": platform.platform(),
-        "gpu": None,
-        "cuda": None,
-    }
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        try:
-            if torch.cuda.is_available():
-                info["gpu"] = torch.cuda.get_device_name(0)
-                info["cuda"] = torch.version.cuda
-        except Exception:  # a broken driver leaves the GPU fields empty rather than failing the report
-            pass
-    return info
-
-
-def library_versions(names: Iterable[str] = LIBRARIES) -> dict[str, str]:
-    """Python's version and the installed versions of ``names`` (those not installed are left out)."""
-    out = {"python": platform.python_version()}
-    for name in names:
-        with contextlib.suppress(md.PackageNotFoundError):
-            out[name] = md.version(name)
-    return out
 
 
 def _finite(value: Any, path: str, flags: list[dict[str, str]]) -> Any:

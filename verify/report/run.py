@@ -12,12 +12,15 @@ import contextlib
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from verify.claims import RunContext, registry, run_claim, select
 from verify.claims.external import _LOADED as EXTERNAL_SOURCES  # the claim modules loaded here, for the workers to load
 from verify.claims.external import claim_module
+from verify.report import directory
+from verify.report.directory import JOURNAL_NAME, DirectoryLockedError, Journal, ReportDirectoryError, prepare_directory
 from verify.report.figures import check_formats, render_figures
 from verify.report.pool import (
     KIND_SECONDS,
@@ -30,13 +33,15 @@ from verify.report.pool import (
     schedule,
 )
 from verify.report.render import render_html, render_markdown, results_csv, results_json
-from verify.runtime import files as io
+from verify.runtime import files
+from verify.runtime.claim_run import log_to
 from verify.runtime.cores import cpu_cores
 from verify.runtime.device import resolve_device
-from verify.runtime.files import JOURNAL_NAME, DirectoryLockedError, Journal, ReportDirectoryError, prepare_directory
-from verify.sweep import STORE_NAME, grid_of, sweep_session
-from verify.sweep.preflight import preflight
-from verify.train.polynomial import TRAIN_DTYPES, config_overrides
+from verify.runtime.options import RunOptions
+from verify.runtime.provenance import git_revision
+from verify.sweep import STORE_NAME, grid_of
+from verify.sweep.confirm import confirm_cost
+from verify.sweep.session import SweepOptions
 
 __all__ = ["ReportError", "render_html", "render_markdown", "run_report"]
 
@@ -46,6 +51,10 @@ MAX_JOBS_PER_CORE = 4  # -j above this many worker processes per core is refused
 #: With the default -j, a selection whose claims are expected to take less than this (seconds, as scheduled by
 #: :func:`verify.report.pool.schedule`) runs here without workers: starting them costs a few seconds.
 MIN_PARALLEL_S = 10.0
+
+
+DEFAULT_OPTIONS = RunOptions(progress=True)
+DEFAULT_SWEEP = SweepOptions()
 
 
 class ReportError(RuntimeError):
@@ -103,8 +112,6 @@ def _run_parallel(
     *,
     jobs: int,
     runtimes: dict[str, float],
-    dtype: str | None,
-    ignore_memory_check: bool,
     min_seconds: float = 0.0,
 ) -> list[dict]:
     """Run ``claims`` on ``jobs`` worker processes (:mod:`verify.report.pool`), then here those that must run here:
@@ -141,11 +148,7 @@ def _run_parallel(
     )
     setup = WorkerSetup(
         threads=threads,
-        scale=ctx.scale,
-        device=ctx.device,
-        workdir=ctx.workdir,
-        dtype=dtype,
-        ignore_memory_check=ignore_memory_check,
+        context=ctx,
         sources=tuple(EXTERNAL_SOURCES),
         modules=_claim_modules(pooled),
     )
@@ -189,24 +192,24 @@ def _write_report(
     out: Path,
     records: list[dict],
     meta: dict,
-    *,
-    self_contained: bool = False,
-    figure_formats: tuple[str, ...] = ("png",),
+    output: ReportOutput,
 ) -> None:
-    """Render every report file into ``stage``, then swap them into ``out`` (:func:`verify.runtime.files.swap_in`). An
+    """Render every report file into ``stage``, then swap them into ``out`` (:func:`verify.report.directory.swap_in`). An
     operating-system error (disk full, permissions) becomes a :class:`ReportDirectoryError` naming the path
     and ``out`` keeps its previous report."""
     try:
         figdir = stage / "figures"
-        figures = render_figures(records, figdir, formats=figure_formats)
+        figures = render_figures(records, figdir, formats=output.figure_formats)
         texts = {
             "results.json": results_json(records, meta),
             "results.csv": results_csv(records),
             "report.md": render_markdown(records, meta, figures),
-            "report.html": render_html(records, meta, figures, self_contained=self_contained, figures_dir=figdir),
+            "report.html": render_html(
+                records, meta, figures, self_contained=output.self_contained, figures_dir=figdir
+            ),
         }
         for name, text in texts.items():
-            io.write_text(stage / name, text)
+            files.write_text(stage / name, text)
     except OSError as exc:
         where = str(exc.filename).replace(str(stage), str(out)) if exc.filename else str(out)
         raise ReportDirectoryError(
@@ -214,11 +217,30 @@ def _write_report(
             "is unchanged"
         ) from exc
     try:
-        io.swap_in(stage, out, REPORT_FILES)
+        directory.swap_in(stage, out, REPORT_FILES)
     except OSError as exc:
         raise ReportDirectoryError(
             f"cannot move the new report into {str(out)!r} ({exc}); the previous report is unchanged"
         ) from exc
+
+
+@dataclass(frozen=True)
+class ReportOutput:
+    """How the report's files are written.
+
+    Parameters
+    ----------
+    self_contained : bool
+        Embed the figures in ``report.html`` (one file to mail or attach).
+    figure_formats : tuple of str
+        Any of 'png', 'pdf', 'svg' (PNG is always written for the HTML page): vector copies for papers.
+    """
+
+    self_contained: bool = False
+    figure_formats: tuple[str, ...] = ("png",)
+
+
+DEFAULT_OUTPUT = ReportOutput()
 
 
 def run_report(
@@ -226,35 +248,23 @@ def run_report(
     *,
     scale: str = "quick",
     only: str | None = None,
-    device: str = "auto",
-    progress: bool = True,
-    log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True),
-    executor: str = "local",
-    ray_address: str | None = None,
-    workers: int | None = None,
-    gpus_per_cell: float | None = None,
-    shard: str | None = None,
-    confirm_cost: bool = False,
-    dtype: str | None = None,
-    ignore_memory_check: bool = False,
-    self_contained: bool = False,
-    figure_formats: tuple[str, ...] = ("png",),
+    options: RunOptions = DEFAULT_OPTIONS,
+    sweep: SweepOptions = DEFAULT_SWEEP,
+    output: ReportOutput = DEFAULT_OUTPUT,
     jobs: int | None = 1,
+    log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True),
 ) -> tuple[list[dict], dict]:
     """Run the selected claims and write the report into ``out``.
 
-    Grid claims (:mod:`verify.sweep`) run their cells on ``executor`` (``local``, ``processes``, ``ray`` at
-    ``ray_address``) and keep them in ``out/sweep.sqlite``, so a rerun skips finished cells; with ``shard`` =
-    "I/N" only grid claims run, each on its share of cells; at full scale the estimated cost is printed first
-    and a run above an hour needs ``confirm_cost`` (docs/running_at_scale.md).
+    ``options`` (:class:`verify.runtime.options.RunOptions`) reaches every trainer of every claim: the device, the
+    training dtype (``float64``, ``float32``, ``tf32`` or None for each trainer's own policy; every judged quantity
+    is still evaluated in float64), progress bars, the seed offset and the memory-check override. Each record's
+    ``metadata["training"]`` lists the device, dtype and seeds every training run actually used.
 
-    ``dtype`` ('float64', 'float32', 'tf32') replaces the training dtype of every polynomial-network run
-    (:func:`verify.train.polynomial.train`, through :func:`verify.train.polynomial.config_overrides`); every judged quantity is still
-    evaluated in float64. ``ignore_memory_check`` lets runs start whose estimated peak memory exceeds the device's
-    free memory. Both are recorded in the report's metadata.
-
-    ``self_contained`` embeds the figures in ``report.html`` (one file to mail or attach); ``figure_formats``
-    (any of 'png', 'pdf', 'svg'; PNG is always written for the HTML page) adds vector copies for papers.
+    Grid claims (:mod:`verify.sweep`) run their cells as ``sweep`` says (``local``, ``processes``, ``ray`` at an
+    address) and keep them in ``out/sweep.sqlite``, so a rerun skips finished cells; with a shard "I/N" only grid
+    claims run, each on its share of cells; at full scale the estimated cost is printed first and a run above an
+    hour needs ``confirm_cost`` (docs/running_at_scale.md).
 
     ``jobs`` > 1 runs the claims on that many worker processes (:mod:`verify.report.pool`; docs/report.md,
     "Parallel claims"), longest expected first, with ``cores // jobs`` torch threads each; grid claims, and claims
@@ -279,14 +289,15 @@ def run_report(
         If ``out`` cannot be created or written, or a claim stops on an operating-system error (disk full,
         permissions); the message names the path and the previous report is left as it was.
     ReportError
-        If ``out`` is empty, ``jobs`` is not an integer in [1, 4 x cores] (:data:`MAX_JOBS_PER_CORE`), no claim matches ``only`` at this scale, another run
-        holds the directory's lock, or a worker process died.
+        If ``out`` is empty, ``jobs`` is not an integer in [1, 4 x cores] (:data:`MAX_JOBS_PER_CORE`), the dtype
+        needs a device the run does not use, no claim matches ``only`` at this scale, another run holds the
+        directory's lock, or a worker process died.
     """
     if not str(out).strip():
         raise ReportError("--out must name a directory, got an empty path")
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise ReportError(f"-j/--jobs must be an integer >= 1, got {jobs!r}")
-    dev = resolve_device(device)  # a CUDA request on a machine without CUDA fails here, before any claim runs
+    dev = resolve_device(options.device)  # a CUDA request on a machine without CUDA fails here, before any claim runs
     auto_jobs = jobs is None
     if jobs is None:
         jobs = default_jobs(dev.type, scale)
@@ -296,112 +307,76 @@ def run_report(
             f"{cpu_cores()} cores here): each worker process holds its own torch and claims (a few hundred MB)"
         )
     try:
-        formats = check_formats(figure_formats)
+        formats = check_formats(output.figure_formats)
+        options.dtype_name(dev.type)  # tf32 on the CPU is refused before any claim runs
     except ValueError as exc:
         raise ReportError(str(exc)) from exc
-    if dtype not in (None, *TRAIN_DTYPES):
-        raise ReportError(f"--dtype must be one of {', '.join(TRAIN_DTYPES)}, got {dtype!r}")
-    if dtype == "tf32" and dev.type != "cuda":
-        raise ReportError(f"--dtype tf32 (TensorFloat-32 matrix products) needs a CUDA device, the run would use {dev}")
     claims = select(only, scale)  # type: ignore[arg-type]
-    if shard is not None:
+    if sweep.shard is not None:
         claims = [c for c in claims if grid_of(c) is not None]
     if not claims:
-        what = " grid" if shard is not None else ""
+        what = " grid" if sweep.shard is not None else ""
         raise ReportError(f"no{what} claim matches {only!r} at scale {scale!r}; `tvk list` shows the claim ids")
     out = prepare_directory(out)
+    run = _ReportRun(
+        out=out,
+        claims=claims,
+        ctx=RunContext(scale=scale, options=options, workdir=str(out / CHECKPOINT_DIR)),  # type: ignore[arg-type]
+        only=only,
+        sweep=sweep,
+        output=replace(output, figure_formats=formats),
+        jobs=jobs,
+        auto_jobs=auto_jobs,
+        log=log,
+    )
     try:
-        with io.directory_lock(out), io.log_to(log):
-            for p in io.remove_stale(out, out / CHECKPOINT_DIR):
+        with directory.directory_lock(out), log_to(log):
+            for p in directory.remove_stale(out, out / CHECKPOINT_DIR):
                 log(f"removed {p} (left by an interrupted run)")
-            with io.staging_directory(out) as stage:
-                return _run_locked(
-                    out,
-                    stage,
-                    claims,
-                    scale=scale,
-                    only=only,
-                    device=device,
-                    progress=progress,
-                    log=log,
-                    executor=executor,
-                    ray_address=ray_address,
-                    workers=workers,
-                    gpus_per_cell=gpus_per_cell,
-                    shard=shard,
-                    confirm_cost=confirm_cost,
-                    dtype=dtype,
-                    ignore_memory_check=ignore_memory_check,
-                    self_contained=self_contained,
-                    formats=formats,
-                    jobs=jobs,
-                    auto_jobs=auto_jobs,
-                )
+            with directory.staging_directory(out) as stage:
+                return run.execute(stage)
     except DirectoryLockedError as exc:  # only the lock raises it
         raise ReportError(str(exc)) from exc
 
 
-def _run_locked(
-    out: Path,
-    stage: Path,
-    claims: list,
-    *,
-    scale: str,
-    only: str | None,
-    device: str,
-    progress: bool,
-    log: Callable[[str], None],
-    executor: str,
-    ray_address: str | None,
-    workers: int | None,
-    gpus_per_cell: float | None,
-    shard: str | None,
-    confirm_cost: bool,
-    dtype: str | None,
-    ignore_memory_check: bool,
-    self_contained: bool,
-    formats: tuple[str, ...],
-    jobs: int = 1,
-    auto_jobs: bool = False,
-) -> tuple[list[dict], dict]:
-    """:func:`run_report` once ``out`` is locked and ``stage`` made: run the claims, journal them, write."""
-    checkpoints = out / CHECKPOINT_DIR
-    ctx = RunContext(scale=scale, device=device, progress=progress, workdir=str(checkpoints))  # type: ignore[arg-type]
-    t0 = time.perf_counter()
-    store = out / STORE_NAME if any(grid_of(c) is not None for c in claims) else None
-    runtimes = expected_runtimes(out, scale) if jobs > 1 else {}  # before the journal is started afresh
-    try:
-        journal = Journal(out / JOURNAL_NAME)
-    except OSError as exc:
-        raise ReportDirectoryError(f"cannot write {str(out / JOURNAL_NAME)!r}: {exc.strerror or exc}") from exc
-    with (
-        journal,
-        sweep_session(
-            executor,
-            store=store,
-            shard=shard,
-            workers=workers,
-            ray_address=ray_address,
-            gpus_per_cell=gpus_per_cell,
-            log=log,
-        ) as session,
-    ):
-        preflight(claims, scale, device, session, confirm=confirm_cost, log=log)  # type: ignore[arg-type]
-        overrides = config_overrides(dtype=dtype, ignore_memory_check=ignore_memory_check or None)
-        with overrides:
+@dataclass(frozen=True)
+class _ReportRun:
+    """One :func:`run_report` once its claims are selected: run them, journal them, write the report."""
+
+    out: Path
+    claims: list
+    ctx: RunContext
+    only: str | None
+    sweep: SweepOptions
+    output: ReportOutput
+    jobs: int
+    auto_jobs: bool
+    log: Callable[[str], None]
+
+    def execute(self, stage: Path) -> tuple[list[dict], dict]:
+        """Run the claims with ``out`` locked and ``stage`` made, then write the report from ``stage``."""
+        out, claims, ctx, log = self.out, self.claims, self.ctx, self.log
+        checkpoints = out / CHECKPOINT_DIR
+        t0 = time.perf_counter()
+        store = out / STORE_NAME if any(grid_of(c) is not None for c in claims) else None
+        runtimes = expected_runtimes(out, ctx.scale) if self.jobs > 1 else {}  # before the journal starts afresh
+        try:
+            journal = Journal(out / JOURNAL_NAME)
+        except OSError as exc:
+            raise ReportDirectoryError(f"cannot write {str(out / JOURNAL_NAME)!r}: {exc.strerror or exc}") from exc
+        with journal, self.sweep.session(store, log) as session:
+            confirm_cost(claims, ctx.scale, ctx.device, session, confirm=self.sweep.confirm_cost, log=log)
             try:
-                if jobs > 1:
+                if self.jobs > 1:
                     records = _run_parallel(
                         claims,
                         ctx,
                         session,
                         log,
                         journal,
-                        jobs=jobs,
+                        jobs=self.jobs,
                         runtimes=runtimes,
-                        min_seconds=MIN_PARALLEL_S if auto_jobs else 0.0,
-                        dtype=dtype,
-                        ignore_memory_check=ignore_memory_check,
+                        min_seconds=MIN_PARALLEL_S if self.auto_jobs else 0.0,
                     )
                 else:
                     records = _run_claims(claims, ctx, session, log, journal)
@@ -412,24 +387,30 @@ def _run_locked(
                     f"the previous report in {out} is unchanged"
                 )
                 raise
-    with contextlib.suppress(OSError):
-        checkpoints.rmdir()  # only removed when empty: unfinished runs keep their checkpoints
-    devices = sorted({str(r["metadata"]["device"]) for r in records})
-    meta = {
-        "scale": scale,
-        "device": ",".join(devices),
-        "generated": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-        "git_revision": records[0]["metadata"].get("git_revision"),
-        "runtime_s": time.perf_counter() - t0,
-        "only": only,
-        "executor": executor,
-        "shard": shard,
-        "train_dtype": dtype or "default (float64 on CPU, float32 on CUDA)",
-        "ignore_memory_check": ignore_memory_check,
-        "command_line": list(sys.argv),
-        "figure_formats": list(formats),
-        "self_contained": self_contained,
-        "jobs": jobs,
-    }
-    _write_report(stage, out, records, meta, self_contained=self_contained, figure_formats=formats)
-    return records, meta
+        with contextlib.suppress(OSError):
+            checkpoints.rmdir()  # only removed when empty: unfinished runs keep their checkpoints
+        meta = self.metadata(records, time.perf_counter() - t0)
+        _write_report(stage, out, records, meta, self.output)
+        return records, meta
+
+    def metadata(self, records: list[dict], runtime_s: float) -> dict[str, Any]:
+        """The report's metadata (``results.json`` header, the report's first lines)."""
+        options = self.ctx.options
+        devices = sorted({str(r["metadata"]["device"]) for r in records})
+        return {
+            "scale": self.ctx.scale,
+            "device": ",".join(devices),
+            "generated": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+            "git_revision": git_revision(),
+            "runtime_s": runtime_s,
+            "only": self.only,
+            "executor": self.sweep.executor,
+            "shard": self.sweep.shard,
+            "train_dtype": options.dtype or "each trainer's own policy (see each record's metadata.training)",
+            "seed_offset": options.seed_offset,
+            "ignore_memory_check": options.ignore_memory_check,
+            "command_line": list(sys.argv),
+            "figure_formats": list(self.output.figure_formats),
+            "self_contained": self.output.self_contained,
+            "jobs": self.jobs,
+        }

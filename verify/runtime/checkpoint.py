@@ -8,23 +8,22 @@ optimiser's ``state_dict``, the step, the history so far and the state of every 
 exactly the trajectory of an uninterrupted one. This module adds the rest, the same for every trainer:
 
 * the **binding**: every file records the running claim, the hash of its configuration
-  (:func:`verify.runtime.files.claim_checkpoints`) and the code revision (:func:`verify.sweep.store.code_revision`);
+  (:func:`verify.runtime.claim_run.claim_run`) and the code revision (:func:`verify.runtime.provenance.code_revision`);
 * **trust**: :meth:`Checkpoint.load` returns the saved state only when the binding, the trainer, the
   configuration (except the fields declared ``resumable``) and ``meta`` all match and the saved step is not beyond
   ``steps``. Otherwise, while a claim runs, the file is ignored with a log line (the run's own checkpoints replace
   it); in a direct call it raises :class:`CheckpointMismatchError`;
 * **corrupt files** (truncated, not a torch file, refused by ``weights_only`` loading, which never runs a pickle's
-  code) are moved aside to ``<file>.corrupt`` with a message naming both (:func:`verify.runtime.files.quarantine`) and the
+  code) are moved aside to ``<file>.corrupt`` with a message naming both (:func:`verify.runtime.claim_run.quarantine`) and the
   run starts fresh;
 * a resumption is logged ("resuming from step N") and recorded in the claim's ``metadata.resumed_from``
-  (:meth:`Checkpoint.resumed`, :func:`verify.runtime.files.note_resumed`);
+  (:meth:`Checkpoint.resumed`, :func:`verify.runtime.claim_run.note_resumed`);
 * writing goes through :func:`verify.runtime.loop.save_atomically` (a ``mkstemp`` temporary file, then a rename).
 """
 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,8 +34,9 @@ import numpy as np
 import torch
 
 from verify.runtime import loop
-from verify.runtime.files import checkpoint_binding, checkpoint_log, note_resumed, quarantine
-from verify.sweep.store import code_revision
+from verify.runtime.claim_run import checkpoint_binding, checkpoint_log, note_resumed, quarantine
+from verify.runtime.jsonable import to_jsonable
+from verify.runtime.provenance import code_revision
 
 __all__ = [
     "CHECKPOINT_FORMAT",
@@ -51,7 +51,6 @@ __all__ = [
     "generator_states",
     "global_rng_state",
     "numpy_rng_states",
-    "plain",
     "read_checkpoint",
     "resume",
     "set_generator_states",
@@ -71,7 +70,7 @@ class CheckpointMismatchError(ValueError):
 
 def current_binding() -> dict[str, Any]:
     """What a checkpoint written now is bound to: the running claim and its config hash (None outside a claim,
-    :func:`verify.runtime.files.claim_checkpoints`) and the code revision (:func:`verify.sweep.store.code_revision`)."""
+    :func:`verify.runtime.claim_run.claim_run`) and the code revision (:func:`verify.runtime.provenance.code_revision`)."""
     b = checkpoint_binding()
     return {
         "claim": None if b is None else b.claim,
@@ -135,10 +134,16 @@ class Checkpoint:
 
     @classmethod
     def at(
-        cls, path: str | os.PathLike[str] | None, trainer: str, config: Mapping[str, Any], steps: int, **kw: Any
+        cls, path: str | os.PathLike[str] | None, trainer: str, config: Any, steps: int, **kw: Any
     ) -> Checkpoint | None:
-        """The checkpoint of a run that writes to ``path``; None when ``path`` is None (no checkpoints)."""
-        return None if path is None else cls(Path(path), trainer, dict(config), int(steps), **kw)
+        """The checkpoint of a run that writes to ``path``; None when ``path`` is None (no checkpoints). ``config``
+        (a dataclass or a mapping) and ``meta`` are kept as JSON data (:func:`verify.runtime.jsonable.to_jsonable`),
+        so a saved configuration compares equal to a new one."""
+        if path is None:
+            return None
+        if "meta" in kw:
+            kw["meta"] = to_jsonable(kw["meta"])
+        return cls(Path(path), trainer, to_jsonable(config), int(steps), **kw)
 
     def check(self, state: Mapping[str, Any]) -> None:
         """Raise :class:`CheckpointMismatchError` (listing every difference) unless ``state`` may be resumed."""
@@ -165,7 +170,7 @@ class Checkpoint:
     def load(self) -> dict[str, Any] | None:
         """The saved state if this run may resume from it, else None (then training starts fresh).
 
-        An unreadable file is moved aside (:func:`verify.runtime.files.quarantine`). A readable checkpoint of another run is
+        An unreadable file is moved aside (:func:`verify.runtime.claim_run.quarantine`). A readable checkpoint of another run is
         ignored with a log line while a claim runs and raises :class:`CheckpointMismatchError` in a direct call.
         An operating-system error (an unreadable disk or directory) is raised: it is not a corrupt checkpoint.
         """
@@ -326,42 +331,20 @@ class Evaluations:
 
 
 def fit_checkpoint(
-    path: str | os.PathLike[str] | None,
     config: Any,
     records: Mapping[str, list | dict] | None = None,
     numpy_rngs: Sequence[np.random.Generator] = (),
     extra: Callable[[], Mapping[str, Any]] | None = None,
     restore_extra: Callable[[Mapping[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """The checkpoint keywords of :func:`verify.train.attention.fit` for a caller: ``checkpoint_path``,
-    ``checkpoint_config`` (``plain(config)``) and the ``state``/``restore`` hooks of the caller's own state (its
-    histories ``records``, the numpy generators its batches come from, and ``extra``/``restore_extra``), saved and
-    restored by a tensor-less :class:`TrainerState`."""
+    """The checkpoint fields of :class:`verify.train.attention.FitHooks` for a caller: ``checkpoint_config`` (the
+    caller's ``config`` as JSON data) and the ``state``/``restore`` hooks of the caller's own state (its histories
+    ``records``, the numpy generators its batches come from, and ``extra``/``restore_extra``), saved and restored by
+    a tensor-less :class:`TrainerState`."""
     caller = TrainerState(
         {}, extra=extra, restore_extra=restore_extra, records=dict(records or {}), numpy_rngs=numpy_rngs
     )
-    return {
-        "checkpoint_path": path,
-        "checkpoint_config": plain(config),
-        "state": caller.state,
-        "restore": caller.restore,
-    }
-
-
-def plain(obj: Any) -> Any:
-    """A configuration as plain data for :class:`Checkpoint` (dataclasses to dicts, tuples to lists, numpy
-    scalars and arrays to Python numbers and lists), so that a saved configuration compares equal to a new one."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, Mapping):
-        return {str(k): plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [plain(v) for v in obj]
-    if isinstance(obj, (np.ndarray, torch.Tensor)):
-        return obj.tolist()
-    if isinstance(obj, np.generic):
-        return obj.item()
-    return obj
+    return {"checkpoint_config": to_jsonable(config), "state": caller.state, "restore": caller.restore}
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,15 @@
-"""Device and dtype selection for every torch computation of the toolkit (one place; docs/architecture.md).
+"""The one place a device name becomes a :class:`torch.device` (docs/architecture.md).
 
-``auto`` means CUDA when ``torch.cuda.is_available()``, else CPU. Training runs in float32 on a GPU and in
-float64 on the CPU (small runs); margins and comparisons are always evaluated in float64 whatever the
-training dtype.
+``auto`` means CUDA when ``torch.cuda.is_available()``, else CPU. The training dtype policy is
+:meth:`verify.runtime.options.RunOptions.dtype_name`; margins and comparisons are always evaluated in float64
+whatever the training dtype.
 """
 
 from __future__ import annotations
 
 import torch
 
-__all__ = ["DTYPES", "default_dtype", "resolve_device", "resolve_dtype"]
-
-DTYPES: dict[str, torch.dtype] = {"float64": torch.float64, "float32": torch.float32}
+__all__ = ["resolve_device"]
 
 
 def resolve_device(name: str = "auto") -> torch.device:
@@ -50,17 +48,3 @@ def resolve_device(name: str = "auto") -> torch.device:
             raise RuntimeError(f"device {name!r} requested but only {torch.cuda.device_count()} CUDA device(s) exist")
         return dev
     raise ValueError(f"unknown device {name!r}; expected 'auto', 'cpu', 'cuda' or 'cuda:N'")
-
-
-def default_dtype(device: torch.device) -> torch.dtype:
-    """float64 on the CPU (small exact-ish runs), float32 on CUDA (speed)."""
-    return torch.float32 if torch.device(device).type == "cuda" else torch.float64
-
-
-def resolve_dtype(name: str | None, device: torch.device) -> torch.dtype:
-    """``None`` -> :func:`default_dtype`; ``"float64"`` / ``"float32"`` -> that dtype."""
-    if name is None:
-        return default_dtype(device)
-    if name not in DTYPES:
-        raise ValueError(f"unknown dtype {name!r}; expected one of {sorted(DTYPES)} or None (auto)")
-    return DTYPES[name]

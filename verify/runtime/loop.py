@@ -7,7 +7,7 @@ trainer needs:
   update of that step, so the record at step t describes the parameters after t updates;
 * an early stop (``stop(step, record)``) after each evaluation;
 * the learning-rate schedule ``lr_at(step)`` written into the optimiser's param groups whenever it changes;
-* a NaN/inf guard (:class:`NonFiniteGuard`) on the per-seed loss returned by ``step_fn`` and on named weights,
+* a NaN/inf guard (:class:`verify.runtime.divergence.NonFiniteGuard`) on the per-seed loss returned by ``step_fn`` and on named weights,
   raising the trainer's own error with the step and the seeds;
 * a checkpoint hook ``save(step)`` at multiples of ``checkpoint_every``, every ``checkpoint_seconds`` of wall
   time, at the last step and on an early stop (never at the step a run resumed from); a save that fails with an
@@ -32,7 +32,7 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,13 +42,12 @@ from typing import Any, TypeVar
 import torch
 from tqdm.auto import tqdm
 
-from verify.runtime.files import checkpoint_log
+from verify.runtime.claim_run import checkpoint_log
+from verify.runtime.divergence import NonFiniteGuard
 
 __all__ = [
     "LoopEnd",
-    "NonFiniteGuard",
     "cosine_annealing",
-    "first_nonfinite_seeds",
     "run_loop",
     "save_atomically",
     "stack_seeds",
@@ -65,49 +64,6 @@ class LoopEnd:
 
     step: int
     stopped: bool
-
-
-def first_nonfinite_seeds(values: torch.Tensor) -> list[int]:
-    """Positions along the leading (seed) axis whose entries are not all finite; [] when all are finite."""
-    ok = torch.isfinite(values.reshape(values.shape[0], -1)).all(dim=1)
-    if bool(ok.all()):
-        return []
-    return (~ok).nonzero()[:, 0].tolist()
-
-
-@dataclass(frozen=True)
-class NonFiniteGuard:
-    """Raise the trainer's error when the loss or the weights of some seed become NaN or infinite.
-
-    Parameters
-    ----------
-    seeds : tuple of int
-        The seed of each position of the leading seed axis.
-    error : callable
-        ``error(step, bad_seeds, what)`` returns the exception to raise; ``bad_seeds`` lists every offending
-        seed (in ensemble order) and ``what`` describes the first one.
-    every : int
-        :func:`run_loop` checks after the update of every step that is a multiple of ``every`` and after the
-        last update (1 = every step; larger saves device synchronisations).
-    weights : mapping of str to tensor
-        Named parameters with a leading seed axis, checked after the loss.
-    """
-
-    seeds: tuple[int, ...]
-    error: Callable[[int, list[int], str], Exception]
-    every: int = 1
-    weights: Mapping[str, torch.Tensor] | None = None
-
-    def __call__(self, step: int, loss: torch.Tensor | None) -> None:
-        """Check the per-seed ``loss`` (S,) of update ``step`` and then the weights; raise on the first problem."""
-        if loss is not None:
-            bad = first_nonfinite_seeds(loss)
-            if bad:
-                raise self.error(step, [self.seeds[i] for i in bad], f"loss = {loss[bad[0]].item()}")
-        for name, tensor in (self.weights or {}).items():
-            bad = first_nonfinite_seeds(tensor.detach())
-            if bad:
-                raise self.error(step, [self.seeds[i] for i in bad], f"weights {name} became NaN/inf after this update")
 
 
 def run_loop(

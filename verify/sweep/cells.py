@@ -2,7 +2,7 @@
 
 A cell is one independent unit of work: a frozen configuration and the seeds it trains (the run function may
 batch them, as the seed-ensemble trainers do). A cell is identified in the results store by the claim id, the
-hash of its configuration (:func:`config_hash`, seeds left out), its seeds and the code revision; its result is
+hash of its configuration (:func:`cell_hash`, seeds left out), its seeds and the code revision; its result is
 plain data that :func:`encode` writes as JSON text and :func:`decode` reads back bit for bit (numpy arrays keep
 their dtype and shape), so a result computed in another process or on another machine is the same value the
 in-process run would have aggregated.
@@ -10,23 +10,20 @@ in-process run would have aggregated.
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
+
+from verify.runtime.jsonable import config_hash, to_jsonable
 
 __all__ = [
     "Cell",
     "CellResult",
     "IncompleteGrid",
-    "canonical",
-    "config_hash",
+    "cell_hash",
     "decode",
     "encode",
     "function_name",
@@ -66,43 +63,20 @@ def function_name(fn: Callable[..., Any]) -> str:
     return f"{fn.__module__}.{fn.__qualname__}"
 
 
-def canonical(x: Any) -> Any:
-    """A configuration as plain JSON data: dataclasses by field, tuples as lists, numpy values as Python ones,
-    fractions as ``"p/q"``, non-finite floats as strings (what :func:`config_hash` hashes and the store shows)."""
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return {f.name: canonical(getattr(x, f.name)) for f in dataclasses.fields(x)}
-    if isinstance(x, dict):
-        return {str(k): canonical(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [canonical(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return canonical(x.tolist())
-    if isinstance(x, np.generic):
-        return canonical(x.item())
-    if isinstance(x, Fraction):
-        return str(x)
-    if isinstance(x, float) and not math.isfinite(x):
-        return str(x)
-    if x is None or isinstance(x, (bool, int, float, str)):
-        return x
-    return repr(x)
-
-
-def config_hash(config: Any, run: Callable[..., Any] | str) -> str:
-    """SHA-256 (hex, 20 characters) of the cell configuration as canonical JSON, without its ``seeds`` entry
-    (the seeds are a key of their own), and of the run function's name.
+def cell_hash(config: Any, run: Callable[..., Any] | str) -> str:
+    """:func:`verify.runtime.jsonable.config_hash` of the cell configuration without its ``seeds`` entry (the seeds
+    are a key of their own) and of the run function's name.
 
     Parameters
     ----------
-    config : frozen dataclass, dict or other data :func:`canonical` converts
+    config : frozen dataclass, dict or other data :func:`verify.runtime.jsonable.to_jsonable` converts
     run : the cell's run function (or its name): the same configuration run by another function is another cell
     """
-    data = canonical(config)
+    data = to_jsonable(config)
     if isinstance(data, dict):
         data = {k: v for k, v in data.items() if k != "seeds"}
     name = run if isinstance(run, str) else function_name(run)
-    text = json.dumps({"config": data, "run": name}, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
+    return config_hash({"config": data, "run": name})
 
 
 def _enc(x: Any) -> Any:

@@ -16,11 +16,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .cost import format_seconds
+from verify.runtime.memory import format_seconds
+
 from .executors import EXECUTORS
+from .session import SweepOptions
 from .store import STORE_NAME, ResultStore, merge_stores
 
-__all__ = ["add_report_options", "add_sweep_commands", "cmd_merge", "cmd_status", "report_kwargs", "store_path"]
+__all__ = ["add_report_options", "add_sweep_commands", "cmd_merge", "cmd_status", "store_path", "sweep_options"]
 
 
 def add_report_options(parser: argparse.ArgumentParser) -> None:
@@ -61,16 +63,17 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def report_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments of :func:`verify.report.run.run_report` from the parsed sweep options."""
-    return {
-        "executor": args.executor,
-        "ray_address": args.ray_address,
-        "workers": args.workers,
-        "gpus_per_cell": args.gpus_per_cell,
-        "shard": args.shard,
-        "confirm_cost": args.confirm_cost,
-    }
+def sweep_options(args: argparse.Namespace) -> SweepOptions:
+    """The :class:`verify.sweep.session.SweepOptions` of :func:`verify.report.run.run_report` from the parsed
+    sweep options."""
+    return SweepOptions(
+        executor=args.executor,
+        ray_address=args.ray_address,
+        workers=args.workers,
+        gpus_per_cell=args.gpus_per_cell,
+        shard=args.shard,
+        confirm_cost=args.confirm_cost,
+    )
 
 
 def store_path(where: str | Path) -> Path:

@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from verify.runtime.memory import format_seconds
+
 from .session import SweepSession, in_shard
 from .store import seeds_text
 
@@ -107,17 +109,6 @@ def calibrate(device: str = "auto") -> DeviceSpeed:
     flops = [3 * s * b * n * w for s, b, n, w in (small, large)]  # forward + backward of the first layer dominate
     rate = (flops[1] - flops[0]) / max(t_large - t_small, 1e-9)
     return DeviceSpeed(str(dev), max(t_small - flops[0] / rate, 1e-6), rate)
-
-
-def format_seconds(s: float) -> str:
-    """``42 s``, ``12.5 min``, ``3.2 h`` or ``4.1 days``."""
-    if s < 120:
-        return f"{s:.0f} s"
-    if s < 7200:
-        return f"{s / 60:.1f} min"
-    if s < 3 * 86400:
-        return f"{s / 3600:.1f} h"
-    return f"{s / 86400:.1f} days"
 
 
 @dataclass(frozen=True)

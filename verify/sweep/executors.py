@@ -136,7 +136,7 @@ class ProcessExecutor(Executor):
         if not cells:
             return
         pool = self._get_pool()
-        wctx = dataclasses.replace(ctx, progress=False)
+        wctx = dataclasses.replace(ctx, options=ctx.options.replace(progress=False))
         futures = {pool.submit(execute_cell, run, cell, wctx): cell for cell in cells}
         errors: list[tuple[Cell, BaseException]] = []
         for fut in cf.as_completed(futures):
@@ -228,7 +228,7 @@ class RayExecutor(Executor):
             return
         ray = self._ensure()
         use_gpu = ctx.device != "cpu" and ray.cluster_resources().get("GPU", 0) > 0
-        wctx = dataclasses.replace(ctx, progress=False, workdir=None)
+        wctx = dataclasses.replace(ctx, options=ctx.options.replace(progress=False), workdir=None)
         run_ref = ray.put(run)
         pending = {}
         for cell in cells:

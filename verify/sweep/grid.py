@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .cells import Cell, CellResult, config_hash
+from .cells import Cell, CellResult, cell_hash
 from .cost import CellCost
 from .session import run_grid
 
@@ -60,7 +60,7 @@ class Grid:
 
     def key(self, cell: Cell) -> str:
         """The cell's configuration hash (:func:`config_hash` with this grid's run function)."""
-        return config_hash(cell.config, self.run)
+        return cell_hash(cell.config, self.run)
 
     def observe(self, config: Any, ctx: RunContext) -> Observation:
         """Run the missing cells with the current sweep session's executor and store, then aggregate the stored

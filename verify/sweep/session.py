@@ -10,7 +10,6 @@ in-memory store, which is the toolkit's behaviour before sweeps existed.
 from __future__ import annotations
 
 import contextvars
-import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -18,9 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .cells import Cell, CellResult, IncompleteGrid, canonical, decode
+from verify.runtime.jsonable import canonical_json
+from verify.runtime.provenance import code_revision
+
+from .cells import Cell, CellResult, IncompleteGrid, decode
 from .executors import Executor, ResultCallback, make_executor
-from .store import ResultStore, code_revision, seeds_text
+from .store import ResultStore, seeds_text
 
 if TYPE_CHECKING:
     from verify.claims.base import Observation, RunContext
@@ -66,6 +68,46 @@ class SweepSession:
     stats: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class SweepOptions:
+    """How a report runs its grid claims (``tvk report`` options; docs/running_at_scale.md).
+
+    Parameters
+    ----------
+    executor : {'local', 'processes', 'ray'}
+        Where cells run (:func:`verify.sweep.executors.make_executor`).
+    ray_address : str or None
+        The Ray cluster for ``executor='ray'`` (None: a local instance).
+    workers : int or None
+        Worker processes (None: the executor's default).
+    gpus_per_cell : float or None
+        GPUs a Ray cell asks for.
+    shard : str or None
+        ``"I/N"``: run only job I's share of every grid (merged later with ``tvk sweep merge``).
+    confirm_cost : bool
+        Run a full-scale selection whose estimated wall time is above an hour.
+    """
+
+    executor: str = "local"
+    ray_address: str | None = None
+    workers: int | None = None
+    gpus_per_cell: float | None = None
+    shard: str | None = None
+    confirm_cost: bool = False
+
+    def session(self, store: str | Path | None, log: Callable[[str], None] = _stderr) -> Any:
+        """:func:`sweep_session` with these options, keeping cells in ``store``."""
+        return sweep_session(
+            self.executor,
+            store=store,
+            shard=self.shard,
+            workers=self.workers,
+            ray_address=self.ray_address,
+            gpus_per_cell=self.gpus_per_cell,
+            log=log,
+        )
+
+
 @contextmanager
 def sweep_session(
     executor: str | Executor = "local",
@@ -86,7 +128,7 @@ def sweep_session(
     store : path of the SQLite store (None: in memory, nothing kept)
     shard : ``"I/N"`` or (I, N): run only this job's share of every grid
     workers, ray_address, gpus_per_cell : see :func:`verify.sweep.executors.make_executor`
-    revision : the code revision keying stored cells (default :func:`verify.sweep.store.code_revision`)
+    revision : the code revision keying stored cells (default :func:`verify.runtime.provenance.code_revision`)
     """
     shard_t = parse_shard(shard) if isinstance(shard, str) else shard
     if shard_t is not None:
@@ -147,7 +189,7 @@ def _store_callback(grid: Grid, sess: SweepSession, stage: int, stats: dict[str,
             sess.revision,
             label=cell.label,
             stage=stage,
-            config=json.dumps(canonical(cell.config)),
+            config=canonical_json(cell.config),
             result=text,
             runtime_s=runtime_s,
             host=host,

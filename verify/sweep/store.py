@@ -13,24 +13,22 @@ each write their own copy, merged with :func:`merge_stores` (``tvk sweep merge``
 
 from __future__ import annotations
 
-import hashlib
-import importlib.metadata as md
 import json
 import os
 import sqlite3
-import subprocess
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verify.runtime.provenance import code_revision
+
 __all__ = ["STORE_NAME", "PlanStatus", "ResultStore", "StoredCell", "code_revision", "merge_stores", "seeds_text"]
 
 #: The store's file name inside a report directory.
 STORE_NAME = "sweep.sqlite"
 SCHEMA_VERSION = "1"
-CODE_DIRS = ("theory", "numerics", "verify")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -65,44 +63,6 @@ CREATE TABLE IF NOT EXISTS plans (
 def seeds_text(seeds: Sequence[int]) -> str:
     """The seeds key of a cell: ``"0,1,2"``."""
     return ",".join(str(int(s)) for s in seeds)
-
-
-def _git(args: list[str], cwd: Path) -> str | None:
-    try:
-        out = subprocess.run(["git", *args], capture_output=True, text=True, timeout=10, cwd=cwd)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout if out.returncode == 0 else None
-
-
-def code_revision() -> str:
-    """The code revision that keys stored cells.
-
-    ``TVK_CODE_REVISION`` if set; else the git commit of this checkout (12 hex digits), with ``+dirty.<hash>``
-    when tracked or untracked files under ``theory/``, ``numerics/`` or ``verify/`` differ from it (the hash of
-    that difference, so an edited trainer never reuses cells of the old code); outside git the package version.
-    """
-    env = os.environ.get("TVK_CODE_REVISION")
-    if env:
-        return env
-    root = Path(__file__).resolve().parents[2]
-    head = _git(["rev-parse", "HEAD"], root)
-    if not head:
-        try:
-            return "v" + md.version("theory-verification-kit")
-        except md.PackageNotFoundError:
-            return "unknown"
-    rev = head.strip()[:12]
-    diff = _git(["diff", "HEAD", "--", *CODE_DIRS], root) or ""
-    untracked = (_git(["ls-files", "--others", "--exclude-standard", "--", *CODE_DIRS], root) or "").split()
-    if diff or untracked:
-        h = hashlib.sha1(diff.encode())
-        for name in sorted(untracked):
-            if name.endswith(".py"):
-                h.update(name.encode())
-                h.update((root / name).read_bytes())
-        rev += f"+dirty.{h.hexdigest()[:8]}"
-    return rev
 
 
 @dataclass(frozen=True)

@@ -24,32 +24,33 @@ maps are returned by ``forward(..., return_attention=True)`` as one tensor ``(S,
 
 :func:`fit` trains an ensemble on next-token cross-entropy through :func:`verify.runtime.loop.run_loop`. Before the
 first step it compares :func:`memory_estimate` for the first batch's shape with the device's free memory (and
-refuses with :class:`verify.train.polynomial_step.InsufficientMemoryError` unless ``ignore_memory_check``); a run whose
-first ``PROBE_STEPS`` updates predict more than a minute prints its memory and time estimate on stderr.
+refuses with :class:`verify.runtime.memory.InsufficientMemoryError` unless ``RunOptions.ignore_memory_check``); a
+run whose first ``PROBE_STEPS`` updates predict more than a minute prints its memory and time estimate on stderr.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import sys
-import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
 import torch.nn.functional as F
 
 from verify.runtime.checkpoint import Checkpoint, TrainerState, resume
-from verify.runtime.loop import LoopEnd, NonFiniteGuard, run_loop, stack_seeds, torch_threads
-from verify.train.polynomial_step import PRINT_ESTIMATE_S, InsufficientMemoryError, check_free_memory  # noqa: F401 (re-exported)
+from verify.runtime.divergence import NonFiniteGuard
+from verify.runtime.loop import LoopEnd, run_loop, stack_seeds, torch_threads
+from verify.runtime.memory import OVERRIDE_HINT, RunEstimate, check_free_memory
+from verify.runtime.options import DEFAULT_OPTIONS, RunOptions
 
 __all__ = [
     "AttentionConfig",
-    "AttentionDivergedError",
     "AttentionEnsemble",
-    "RunEstimate",
+    "FitHooks",
+    "FitSchedule",
+    "check_memory",
     "fit",
     "init_params",
     "memory_estimate",
@@ -58,7 +59,6 @@ __all__ = [
 ]
 
 POSITIONS = ("relative", "absolute", "none")
-PROBE_STEPS = 5  # the time per step printed before a long run is measured on the first PROBE_STEPS updates
 OPTIMIZERS = ("adamw", "adam", "sgd")
 
 
@@ -167,14 +167,6 @@ def relative_scores(q: torch.Tensor, rel: torch.Tensor) -> torch.Tensor:
     ar = torch.arange(T, device=q.device)
     diff = ar[:, None] - ar[None, :]  # i - j
     return torch.gather(by_lag, -1, diff.clamp(min=0).expand(*by_lag.shape[:-1], T)) * (diff >= 0)
-
-
-class AttentionDivergedError(RuntimeError):
-    """Raised by :func:`fit` when a seed's loss or weights become NaN/inf."""
-
-    def __init__(self, step: int, seeds: list[int], what: str) -> None:
-        super().__init__(f"attention training diverged at step {step} for seed(s) {seeds}: {what}")
-        self.step, self.seeds, self.what = step, seeds, what
 
 
 class AttentionEnsemble(torch.nn.Module):
@@ -330,9 +322,10 @@ def memory_estimate(cfg: AttentionConfig, n_seeds: int, batch: int, seq_len: int
     return int(params + S * B * per_sequence * itemsize)
 
 
-def _check_memory(model: torch.nn.Module, inputs: torch.Tensor, ignore: bool) -> int | None:
-    """:func:`memory_estimate` for ``inputs`` ``(S, B, T)`` against the free memory of their device; None when
-    ``model`` is not an :class:`AttentionEnsemble` (no estimate)."""
+def check_memory(model: torch.nn.Module, inputs: torch.Tensor, ignore: bool) -> int | None:
+    """:func:`memory_estimate` for ``inputs`` ``(S, B, T)`` against the free memory of their device (refused with
+    :class:`verify.runtime.memory.InsufficientMemoryError` unless ``ignore``); None when ``model`` is not an
+    :class:`AttentionEnsemble` (no estimate)."""
     if not isinstance(model, AttentionEnsemble) or inputs.ndim != 3:
         return None
     S, B, T = inputs.shape
@@ -342,157 +335,186 @@ def _check_memory(model: torch.nn.Module, inputs: torch.Tensor, ignore: bool) ->
         inputs.device,
         f"attention training ({S} seeds x batch {B} x length {T}, {model.cfg.layers} layers, {model.cfg.heads} "
         f"heads, d = {model.cfg.d})",
-        "train fewer seeds per run or smaller batches, or override the check with ignore_memory_check=True "
-        "(tvk --ignore-memory-check)",
+        f"train fewer seeds per run or smaller batches, {OVERRIDE_HINT}",
         ignore,
     )
     return need
 
 
-@dataclass
-class RunEstimate:
-    """Before the first update, :func:`memory_estimate` of the first batch against the device's free memory
-    (``InsufficientMemoryError`` unless ``ignore_memory_check``); after ``PROBE_STEPS`` updates, when the rest of
-    the run would take more than ``PRINT_ESTIMATE_S`` seconds, the estimate (memory, time per step, total) goes to
-    ``log``. Call it with (step, inputs) at the start of every update (used by :func:`fit` and by
-    :func:`verify.train.modular_transformer.train_sum_transformer`). A ``need`` given at construction (a trainer's own
-    estimate, already checked: :func:`verify.runtime.memory.preflight`) skips the check; the run is then only timed."""
+@dataclass(frozen=True)
+class FitSchedule:
+    """The optimisation of one :func:`fit` run.
 
-    model: torch.nn.Module | None
+    Parameters
+    ----------
+    steps : int
+        Updates.
+    lr : float
+        Constant learning rate.
+    optimizer : {'adamw', 'adam', 'sgd'}
+        AdamW (decoupled ``weight_decay``), Adam or plain SGD (L2 ``weight_decay``).
+    weight_decay : float
+        The optimiser's weight decay.
+    eval_every : int
+        Steps between evaluations (and at the last step).
+    nan_check_every : int
+        Steps between NaN/inf checks of the loss and the weights.
+    num_threads : int or None
+        torch intra-op threads for the run (None: as they are).
+    desc : str
+        The run's name on the progress bar and in the printed estimate.
+    """
+
     steps: int
-    n_seeds: int
-    desc: str
-    log: Callable[[str], None] = field(default=lambda s: print(s, file=sys.stderr, flush=True))
-    ignore_memory_check: bool = False
-    first: int | None = None
-    need: int | None = None
-    t0: float | None = None
+    lr: float
+    optimizer: str = "adamw"
+    weight_decay: float = 0.0
+    eval_every: int = 100
+    nan_check_every: int = 50
+    num_threads: int | None = None
+    desc: str = "attention"
 
-    def __call__(self, t: int, inputs: torch.Tensor) -> None:
-        if self.t0 is None:
-            if self.need is None:  # a trainer that estimated its own memory (verify.runtime.memory) set it already
-                self.need = _check_memory(self.model, inputs, self.ignore_memory_check)
-            self.first, self.t0 = t, time.perf_counter()
-        elif t == self.first + PROBE_STEPS:
-            per_step = (time.perf_counter() - self.t0) / PROBE_STEPS
-            left = self.steps - t
-            if per_step * left >= PRINT_ESTIMATE_S:
-                mem = "" if self.need is None else f"about {self.need / 2.0**30:.2f} GiB peak, "
-                self.log(
-                    f"{self.desc}: {self.n_seeds} seed(s), {mem}{per_step * 1e3:.3g} ms per step, {left} steps left: "
-                    f"about {per_step * left / 60:.1f} min"
-                )
+    def __post_init__(self) -> None:
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
+
+
+@dataclass(frozen=True)
+class FitHooks:
+    """What a caller of :func:`fit` plugs into the loop.
+
+    Parameters
+    ----------
+    loss_fn : callable
+        ``loss_fn(logits, targets)`` -> per-seed loss ``(S,)`` (default: per-seed mean cross-entropy).
+    evaluate, stop : callable or None
+        :func:`verify.runtime.loop.run_loop`'s hooks (``evaluate`` must return plain data: a checkpoint keeps it).
+    checkpoint_config : mapping or None
+        The caller's configuration as plain data, which a checkpoint is bound to.
+    state, restore : callable or None
+        Save and restore the caller's own state in a checkpoint (its history, the generators its batches come
+        from): :func:`verify.runtime.checkpoint.fit_checkpoint` makes the three for a caller.
+    """
+
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = per_seed_cross_entropy
+    evaluate: Callable[[int], Any] | None = None
+    stop: Callable[[int, Any], bool] | None = None
+    checkpoint_config: Mapping[str, Any] | None = None
+    state: Callable[[], Mapping[str, Any]] | None = None
+    restore: Callable[[Mapping[str, Any]], None] | None = None
+
+
+DEFAULT_HOOKS = FitHooks()
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
 
 
 def fit(
     model: torch.nn.Module,
     batch: Callable[[int], tuple[torch.Tensor, torch.Tensor]],
-    steps: int,
+    schedule: FitSchedule,
+    options: RunOptions = DEFAULT_OPTIONS,
     *,
-    lr: float,
     seeds: tuple[int, ...],
-    optimizer: str = "adamw",
-    weight_decay: float = 0.0,
-    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = per_seed_cross_entropy,
-    evaluate: Callable[[int], Any] | None = None,
-    eval_every: int = 100,
-    stop: Callable[[int, Any], bool] | None = None,
-    nan_check_every: int = 50,
-    num_threads: int | None = None,
-    progress: bool = False,
-    desc: str = "attention",
-    ignore_memory_check: bool = False,
-    log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True),
-    checkpoint_path: str | os.PathLike[str] | None = None,
-    checkpoint_config: Mapping[str, Any] | None = None,
-    checkpoint_every: int | None = None,
-    state: Callable[[], Mapping[str, Any]] | None = None,
-    restore: Callable[[Mapping[str, Any]], None] | None = None,
+    hooks: FitHooks = DEFAULT_HOOKS,
+    log: Callable[[str], None] = _stderr,
 ) -> LoopEnd:
-    """Train the seed ensemble ``model`` (any module with a leading seed axis) for ``steps`` updates.
+    """Train the seed ensemble ``model`` (any module with a leading seed axis) for ``schedule.steps`` updates.
 
     Step t draws ``inputs, targets = batch(t)`` (``(S, B, T)`` each, one data stream per seed) and takes one
-    ``optimizer`` step (AdamW, Adam or plain SGD, constant ``lr``, decoupled ``weight_decay`` for AdamW, L2 for the
-    others) on the sum over seeds of ``loss_fn(model(inputs), targets)`` (per-seed mean cross-entropy by default).
-    These optimisers act entry by entry and there is no global gradient clipping, so every seed follows the
-    trajectory it would follow alone. ``evaluate``/``stop``/``eval_every`` are :func:`verify.runtime.loop.run_loop`'s hooks;
-    a NaN/inf loss or weight raises :class:`AttentionDivergedError`.
+    optimiser step (``schedule``: AdamW, Adam or plain SGD, constant lr, decoupled weight decay for AdamW, L2 for the
+    others) on the sum over seeds of ``hooks.loss_fn(model(inputs), targets)`` (per-seed mean cross-entropy by
+    default). These optimisers act entry by entry and there is no global gradient clipping, so every seed follows
+    the trajectory it would follow alone. ``hooks.evaluate``/``hooks.stop`` and ``schedule.eval_every`` are
+    :func:`verify.runtime.loop.run_loop`'s hooks; a NaN/inf loss or weight raises
+    :class:`verify.runtime.divergence.TrainingDiverged`. ``seeds`` names the seed of each ensemble member (the
+    caller's resolved seeds, :meth:`verify.runtime.options.RunOptions.configure`).
 
     The first batch's shape fixes :func:`memory_estimate`, checked against the device's free memory before the
-    first update (``InsufficientMemoryError`` unless ``ignore_memory_check``); when the first ``PROBE_STEPS``
-    updates predict more than ``PRINT_ESTIMATE_S`` seconds in all, ``log`` gets the estimate (memory, time per
-    step, total).
+    first update (:class:`verify.runtime.memory.InsufficientMemoryError` unless ``options.ignore_memory_check``);
+    when the first ``PROBE_STEPS`` updates predict more than ``PRINT_ESTIMATE_S`` seconds in all, ``log`` gets the
+    estimate (memory, time per step, total).
 
-    Checkpoints: with ``checkpoint_path`` the run saves the parameters and buffers, the optimiser's state, torch's
-    global generators (dropout), the last evaluation record and the caller's ``state()`` (plain data or tensors:
-    its history, the state of the generators ``batch`` draws from) every ``checkpoint_every`` steps, every
-    ``CHECKPOINT_SECONDS``, at the end and on Ctrl-C; a rerun resumes from a trusted checkpoint of the same
-    ``checkpoint_config`` (the caller's configuration as plain data; :func:`verify.runtime.checkpoint.resume`), calls
-    ``restore(saved_state)`` and follows the trajectory of an uninterrupted run. A step evaluated before the save
-    is not evaluated again: ``stop`` gets its saved record (``evaluate`` must return plain data).
+    Checkpoints: with ``options.checkpoint_path`` the run saves the parameters and buffers, the optimiser's state,
+    torch's global generators (dropout), the last evaluation record and the caller's ``hooks.state()`` (plain data
+    or tensors: its history, the state of the generators ``batch`` draws from) every ``options.checkpoint_every``
+    steps, every ``CHECKPOINT_SECONDS``, at the end and on Ctrl-C; a rerun resumes from a trusted checkpoint of the
+    same ``hooks.checkpoint_config`` (:func:`verify.runtime.checkpoint.resume`), calls ``hooks.restore(saved)`` and
+    follows the trajectory of an uninterrupted run. A step evaluated before the save is not evaluated again:
+    ``hooks.stop`` gets its saved record.
     """
-    if optimizer not in OPTIMIZERS:
-        raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {optimizer!r}")
-    params = list(model.parameters())
+    sch, params = schedule, list(model.parameters())
     opt = {
-        "adamw": lambda: torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay),
-        "adam": lambda: torch.optim.Adam(params, lr=lr, weight_decay=weight_decay),
-        "sgd": lambda: torch.optim.SGD(params, lr=lr, weight_decay=weight_decay),
-    }[optimizer]()
+        "adamw": lambda: torch.optim.AdamW(params, lr=sch.lr, weight_decay=sch.weight_decay),
+        "adam": lambda: torch.optim.Adam(params, lr=sch.lr, weight_decay=sch.weight_decay),
+        "sgd": lambda: torch.optim.SGD(params, lr=sch.lr, weight_decay=sch.weight_decay),
+    }[sch.optimizer]()
 
-    estimate = RunEstimate(model, steps, len(seeds), desc, log, ignore_memory_check)
+    estimate = RunEstimate(
+        sch.steps,
+        len(seeds),
+        sch.desc,
+        log,
+        check=lambda inputs: check_memory(model, inputs, options.ignore_memory_check),
+    )
 
     def step_fn(t: int) -> torch.Tensor:
         model.train()
         inputs, targets = batch(t)
         estimate(t, inputs)
         opt.zero_grad(set_to_none=True)
-        loss = loss_fn(model(inputs), targets)
+        loss = hooks.loss_fn(model(inputs), targets)
         loss.sum().backward()
         opt.step()
         model.eval()
         return loss.detach()
 
     guard = NonFiniteGuard(
-        seeds=tuple(seeds), error=AttentionDivergedError, every=nan_check_every, weights=dict(model.named_parameters())
+        tuple(seeds),
+        "attention",
+        "lower lr or the init scale",
+        every=sch.nan_check_every,
+        weights=dict(model.named_parameters()),
     )
     evaluated: dict[str, Any] = {"step": None, "record": None}  # the last evaluation (a checkpoint keeps it)
 
     def tracked(t: int) -> Any:
-        assert evaluate is not None
+        assert hooks.evaluate is not None
         if evaluated["step"] == t:  # evaluated before the checkpoint this run resumed from
             return evaluated["record"]
-        record = evaluate(t)
+        record = hooks.evaluate(t)
         evaluated.update(step=t, record=record)
         return record
 
     def extra() -> dict[str, Any]:
-        return {"evaluated": dict(evaluated), "caller": {} if state is None else dict(state())}
+        return {"evaluated": dict(evaluated), "caller": {} if hooks.state is None else dict(hooks.state())}
 
     def restore_extra(saved: Mapping[str, Any]) -> None:
         evaluated.update(saved["evaluated"])
-        if restore is not None:
-            restore(saved["caller"])
+        if hooks.restore is not None:
+            hooks.restore(saved["caller"])
 
     ckpt = Checkpoint.at(
-        checkpoint_path,
+        options.checkpoint_path,
         "attention",
-        {"fit": {"lr": lr, "optimizer": optimizer, "weight_decay": weight_decay, "seeds": list(seeds)}}
-        | dict(checkpoint_config or {}),
-        steps,
+        {"fit": {"lr": sch.lr, "optimizer": sch.optimizer, "weight_decay": sch.weight_decay, "seeds": list(seeds)}}
+        | dict(hooks.checkpoint_config or {}),
+        sch.steps,
         meta={"tensors": {name: list(t.shape) for name, t in model.state_dict().items()}},
     )
     trainer = TrainerState(dict(model.state_dict()), opt, global_rng=True, extra=extra, restore_extra=restore_extra)
-    with torch_threads(num_threads):
-        start = resume(ckpt, trainer, checkpoint_every)
+    with torch_threads(sch.num_threads):
+        start = resume(ckpt, trainer, options.checkpoint_every)
         return run_loop(
             step_fn,
-            steps,
-            evaluate=None if evaluate is None else tracked,
-            eval_every=eval_every,
-            stop=stop,
+            sch.steps,
+            evaluate=None if hooks.evaluate is None else tracked,
+            eval_every=sch.eval_every,
+            stop=hooks.stop,
             guard=guard,
-            progress=progress,
-            desc=desc,
+            progress=options.progress,
+            desc=sch.desc,
             **start.loop_kwargs(),
         )

@@ -22,7 +22,6 @@ population GD run whose first updates predict more than a minute prints its memo
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,10 +30,12 @@ import torch
 
 from numerics import decision_lists as nd
 from theory import decision_lists as td
-from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
+from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, resume
 from verify.runtime.device import resolve_device
-from verify.runtime.loop import NonFiniteGuard, run_loop, torch_threads
+from verify.runtime.divergence import NonFiniteGuard
+from verify.runtime.loop import run_loop, torch_threads
 from verify.runtime.memory import preflight
+from verify.runtime.options import DEFAULT_OPTIONS, RunOptions, RunSetting
 
 #: torch intra-op threads on the CPU: these tensors are tiny, and on a loaded machine a second thread makes each op
 #: ~1000x slower (thread synchronisation), so CPU work runs on one thread.
@@ -42,9 +43,9 @@ CPU_THREADS = 1
 
 __all__ = [
     "CPU_THREADS",
-    "DecisionListDivergedError",
     "GDRun",
     "OneStepV",
+    "PopulationGDConfig",
     "attention_jacobian_autograd",
     "autograd_gradients",
     "directional_derivatives",
@@ -224,17 +225,18 @@ def one_gd_step_v(
     samples: int,
     chunks: int,
     seed: int,
-    device: str = "cpu",
+    options: RunOptions = DEFAULT_OPTIONS,
 ) -> OneStepV:
     r"""One GD step of the model on ``V`` from ``W = 0``, ``V_0[i, j] ~ N(0, v0_std^2)`` (Fig. 4.1), on ``samples``
     fresh uniform ``n``-permutations split into ``chunks`` equal chunks: each chunk gives
     ``V_1^{(c)} = V_0 - eta grad_V L_chunk`` by autograd; ``V_1`` is their mean (the step on all samples), and the
-    standard error of each class mean of ``V_1 - V_0`` is the spread over chunks over ``sqrt(chunks)``."""
+    standard error of each class mean of ``V_1 - V_0`` is the spread over chunks over ``sqrt(chunks)``.
+    ``options``: the device, the dtype (default float64), the seed offset, the memory-check override."""
     if chunks < 2 or samples % chunks:
         raise ValueError(f"need chunks >= 2 dividing samples, got samples = {samples}, chunks = {chunks}")
-    dev = resolve_device(device)
-    with torch_threads(_threads(dev)):
-        return _one_gd_step_v(task, n, eta, v0_std, samples, chunks, seed, dev)
+    setting = options.setting("decision-lists-one-step", (seed,), default_dtype="float64")
+    with torch_threads(_threads(setting.device)), setting.precision():
+        return _one_gd_step_v(task, (n, eta, v0_std), samples, chunks, setting, options.ignore_memory_check)
 
 
 def _threads(dev: torch.device) -> int | None:
@@ -243,14 +245,13 @@ def _threads(dev: torch.device) -> int | None:
 
 def _one_gd_step_v(
     task: td.DecisionListTask,
-    n: int,
-    eta: float,
-    v0_std: float,
+    step_of: tuple[int, float, float],
     samples: int,
     chunks: int,
-    seed: int,
-    dev: torch.device,
+    setting: RunSetting,
+    ignore_memory_check: bool,
 ) -> OneStepV:
+    (n, eta, v0_std), (seed,), dev, dt = step_of, setting.seeds, setting.device, setting.dtype
     L, n = td.check_sequence_length(task.L, n)
     at = preflight(
         memory_estimate(1, samples // chunks, n, L),
@@ -260,6 +261,7 @@ def _one_gd_step_v(
         steps=chunks,
         n_seeds=1,
         desc=f"one GD step of V (L={L}, n={n})",
+        ignore=ignore_memory_check,
     )
     gen = torch.Generator(device="cpu").manual_seed(int(seed))
     V0 = torch.randn((L, L), generator=gen, dtype=torch.float64) * v0_std
@@ -275,10 +277,10 @@ def _one_gd_step_v(
         S = nd.sample_sequences(L, n, samples // chunks, rng)
         tokens = torch.tensor(S, device=dev)
         labels = torch.tensor(nd.labels_array(task, S), device=dev)
-        W = torch.zeros((L, L), dtype=torch.float64, device=dev)
-        V = V0.to(dev).clone().requires_grad_(True)
+        W = torch.zeros((L, L), dtype=dt, device=dev)
+        V = V0.to(dev, dt).clone().requires_grad_(True)
         (gV,) = torch.autograd.grad(sequence_loss(W, V, tokens, labels), V)
-        step = (-eta * gV).cpu().numpy()
+        step = (-eta * gV).double().cpu().numpy()
         steps.append(step)
         for k, (r, t) in idx.items():
             per_chunk[k].append(float(step[r, t].mean()))
@@ -290,11 +292,38 @@ def _one_gd_step_v(
     return OneStepV(V0n, V0n + np.mean(steps, axis=0), classes, chunks)
 
 
-class DecisionListDivergedError(RuntimeError):
-    """Raised by :func:`population_gd_w` when a seed's loss or ``W`` becomes NaN/inf."""
+@dataclass(frozen=True)
+class PopulationGDConfig:
+    """Gradient descent on the population loss in ``W`` (:func:`population_gd_w`), one entry per ensemble member.
 
-    def __init__(self, step: int, seeds: list[int], what: str) -> None:
-        super().__init__(f"population GD diverged at step {step} for seed(s) {seeds}: {what}")
+    Parameters
+    ----------
+    tasks : tuple of theory.decision_lists.DecisionListTask
+        One task per member (same vocabulary size L).
+    n : int
+        Sequence length (every n-subset is in the population).
+    cs, etas : tuple of float
+        ``V = c P`` and the step size of each member.
+    steps : int
+        Updates.
+    seeds : tuple of int
+        A label per member (the run has no randomness: population GD from ``W = 0``).
+    """
+
+    tasks: tuple[td.DecisionListTask, ...]
+    n: int
+    cs: tuple[float, ...]
+    etas: tuple[float, ...]
+    steps: int
+    seeds: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        for name in ("tasks", "cs", "etas", "seeds"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        if not (len(self.tasks) == len(self.cs) == len(self.etas) == len(self.seeds)) or not self.tasks:
+            raise ValueError("need one task, c, eta and seed per seed (and at least one)")
+        if any(t.L != self.tasks[0].L for t in self.tasks):
+            raise ValueError("every task of a batch must have the same vocabulary size L")
 
 
 @dataclass
@@ -310,50 +339,29 @@ class GDRun:
     first_perfect: list[int | None]
 
 
-def population_gd_w(
-    tasks: Sequence[td.DecisionListTask],
-    n: int,
-    cs: Sequence[float],
-    etas: Sequence[float],
-    steps: int,
-    *,
-    seeds: Sequence[int],
-    device: str = "cpu",
-    progress: bool = False,
-    checkpoint_path: str | os.PathLike[str] | None = None,
-    checkpoint_every: int | None = None,
-) -> GDRun:
+def population_gd_w(cfg: PopulationGDConfig, options: RunOptions = DEFAULT_OPTIONS) -> GDRun:
     r"""Gradient descent on the exact population loss in ``W`` with ``V = c_s P_s`` fixed (Theorem 4.3), one task,
     ``c`` and ``eta`` per seed, all seeds in one batched tensor ``W (S, L, L)`` starting at 0. The population is every
-    ``n``-subset (a uniform ``n``-permutation gives the same loss); gradients by autograd; float64 on any device.
+    ``n``-subset (a uniform ``n``-permutation gives the same loss); gradients by autograd.
 
-    With ``checkpoint_path`` the run saves ``W`` and the per-step records every ``checkpoint_every`` steps, every
-    ``CHECKPOINT_SECONDS``, at the end and on Ctrl-C, and resumes from a trusted checkpoint of the same arguments
-    (:func:`verify.runtime.checkpoint.resume`) with the result of an uninterrupted run."""
-    if not (len(tasks) == len(cs) == len(etas) == len(seeds)) or not tasks:
-        raise ValueError("need one task, c, eta and seed per seed (and at least one)")
-    L = tasks[0].L
-    if any(t.L != L for t in tasks):
-        raise ValueError("every task of a batch must have the same vocabulary size L")
-    dev = resolve_device(device)
-    with torch_threads(_threads(dev)):
-        config = {"tasks": plain(list(tasks)), "n": n, "cs": plain(list(cs)), "etas": plain(list(etas))}
-        ckpt = Checkpoint.at(checkpoint_path, "decision_lists_population_gd", config | {"seeds": list(seeds)}, steps)
-        return _population_gd_w(tasks, n, cs, etas, steps, seeds, dev, progress, ckpt, checkpoint_every)
+    ``options`` (:class:`verify.runtime.options.RunOptions`): device, dtype (default float64 on every device),
+    progress, the memory-check override (the run has no randomness: the seed offset only relabels the members).
+    With a checkpoint file the run saves ``W`` and the per-step records every ``options.checkpoint_every`` steps,
+    every ``CHECKPOINT_SECONDS``, at the end and on Ctrl-C, and resumes from a trusted checkpoint of the same
+    configuration (:func:`verify.runtime.checkpoint.resume`) with the result of an uninterrupted run."""
+    cfg, setting = options.configure(cfg, "decision-lists-population-gd", default_dtype="float64")
+    with torch_threads(_threads(setting.device)), setting.precision():
+        ckpt = Checkpoint.at(
+            options.checkpoint_path, "decision_lists_population_gd", cfg, cfg.steps, meta={"dtype": setting.dtype_name}
+        )
+        return _population_gd_w(cfg, setting, options, ckpt)
 
 
 def _population_gd_w(
-    tasks: Sequence[td.DecisionListTask],
-    n: int,
-    cs: Sequence[float],
-    etas: Sequence[float],
-    steps: int,
-    seeds: Sequence[int],
-    dev: torch.device,
-    progress: bool,
-    ckpt: Checkpoint | None = None,
-    checkpoint_every: int | None = None,
+    cfg: PopulationGDConfig, setting: RunSetting, options: RunOptions, ckpt: Checkpoint | None
 ) -> GDRun:
+    tasks, n, cs, etas, steps, seeds = cfg.tasks, cfg.n, cfg.cs, cfg.etas, cfg.steps, cfg.seeds
+    dev, dt = setting.device, setting.dtype
     L = tasks[0].L
     S = nd.subsets_array(L, n)
     at = preflight(
@@ -364,12 +372,13 @@ def _population_gd_w(
         steps=steps,
         n_seeds=len(tasks),
         desc=f"population GD on W (L={L}, n={n})",
+        ignore=options.ignore_memory_check,
     )
     tokens = torch.tensor(S, device=dev)
     labels = torch.tensor(np.stack([nd.labels_array(t, S) for t in tasks]), device=dev)  # (S, B, n)
-    V = torch.tensor(np.stack([c * nd.permutation_matrix(t) for t, c in zip(tasks, cs)]), device=dev)
-    eta_t = torch.tensor(list(etas), dtype=torch.float64, device=dev)[:, None, None]
-    W = torch.zeros((len(tasks), L, L), dtype=torch.float64, device=dev, requires_grad=True)
+    V = torch.tensor(np.stack([c * nd.permutation_matrix(t) for t, c in zip(tasks, cs)]), device=dev, dtype=dt)
+    eta_t = torch.tensor(list(etas), dtype=dt, device=dev)[:, None, None]
+    W = torch.zeros((len(tasks), L, L), dtype=dt, device=dev, requires_grad=True)
     rec: dict[str, list] = {"steps": [], "loss": [], "accuracy": [], "ordered": []}
 
     def evaluate(step: int) -> dict[str, float]:
@@ -378,8 +387,8 @@ def _population_gd_w(
             zy = torch.gather(z, -1, labels[..., None])[..., 0]
             other = z.scatter(-1, labels[..., None], -torch.inf).amax(-1)
             acc = (zy > other).double().mean(dim=(-1, -2)).cpu().numpy()
-            loss = sequence_loss(W, V, tokens, labels).cpu().numpy()
-            Wn = W.detach().cpu().numpy()
+            loss = sequence_loss(W, V, tokens, labels).double().cpu().numpy()
+            Wn = W.detach().double().cpu().numpy()
         rec["steps"].append(step)
         rec["loss"].append(loss.tolist())  # plain data (a checkpoint holds it); float64 values unchanged
         rec["accuracy"].append(acc.tolist())
@@ -394,26 +403,29 @@ def _population_gd_w(
             W.sub_(eta_t * g)
         return loss.detach()
 
-    guard = NonFiniteGuard(tuple(seeds), DecisionListDivergedError, weights={"W": W})
+    guard = NonFiniteGuard(tuple(seeds), "decision-lists-population-gd", "lower eta", weights={"W": W})
     evaluations = Evaluations(evaluate)
-    start = resume(ckpt, TrainerState({"W": W}, records={"rec": rec}, evaluations=evaluations), checkpoint_every)
+    state = TrainerState({"W": W}, records={"rec": rec}, evaluations=evaluations)
+    start = resume(ckpt, state, options.checkpoint_every)
     run_loop(
         step_fn,
         steps,
         evaluate=evaluations,
         guard=guard,
-        progress=progress,
+        progress=options.progress,
         desc="population GD on W",
         **start.loop_kwargs(),
     )
     acc = np.array(rec["accuracy"])
     first = [next((rec["steps"][i] for i in range(len(acc)) if acc[i, s] == 1.0), None) for s in range(len(tasks))]
-    return GDRun(rec["steps"], np.array(rec["loss"]), acc, np.array(rec["ordered"]), W.detach().cpu().numpy(), first)
+    W_final = W.detach().double().cpu().numpy()
+    return GDRun(rec["steps"], np.array(rec["loss"]), acc, np.array(rec["ordered"]), W_final, first)
 
 
-def hessian_lambda_max(task: td.DecisionListTask, n: int, c: float, device: str = "cpu") -> float:
+def hessian_lambda_max(task: td.DecisionListTask, n: int, c: float, device: str = "auto") -> float:
     """The largest eigenvalue of the Hessian of the population loss in ``W`` (all ``L^2`` entries) at ``W = 0``,
-    ``V = cP``, uniform ``n``-subsets, by torch autograd (float64)."""
+    ``V = cP``, uniform ``n``-subsets, by torch autograd (float64 whatever the run's training dtype: the step size
+    ``1 / lambda_max`` of Theorem 4.3 is a judged quantity)."""
     dev = resolve_device(device)
     with torch_threads(_threads(dev)):
         return _hessian_lambda_max(task, n, c, dev)

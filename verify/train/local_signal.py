@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -39,16 +38,17 @@ import numpy as np
 import torch
 
 from theory import local_signal as tl
-from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
-from verify.runtime.device import resolve_device, resolve_dtype
-from verify.runtime.loop import NonFiniteGuard, run_loop, stack_seeds, torch_threads
+from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, resume
+from verify.runtime.divergence import NonFiniteGuard
+from verify.runtime.jsonable import to_jsonable
+from verify.runtime.loop import run_loop, stack_seeds, torch_threads
 from verify.runtime.memory import preflight
+from verify.runtime.options import DEFAULT_OPTIONS, RunOptions, RunSetting
 
 __all__ = [
     "SIMULATORS",
     "SignalRun",
     "SignalTrainConfig",
-    "SignalTrainingDiverged",
     "initial_state",
     "memory_estimate",
     "train_signal",
@@ -58,11 +58,7 @@ SIMULATORS = ("reduced", "direct")
 EVAL_CHUNK_ELEMENTS = 2_000_000  # the direct simulator evaluates in chunks of about this many input entries
 
 
-class SignalTrainingDiverged(FloatingPointError):
-    """Raised when a state of the local-signal SGD becomes NaN or infinite."""
-
-    def __init__(self, step: int, seeds: Sequence[int], what: str):
-        super().__init__(f"local-signal SGD diverged at step {step} for seeds {list(seeds)}: {what} (lower lr_w)")
+REMEDY = "lower lr_w"  # what a diverged run should change
 
 
 @dataclass(frozen=True)
@@ -268,14 +264,13 @@ def _reduced_accuracy(
 
 def _train_reduced(
     cfg: SignalTrainConfig,
-    dev: torch.device,
-    dt: torch.dtype,
-    progress: bool,
+    setting: RunSetting,
+    options: RunOptions,
+    ckpt: Checkpoint | None,
+    at: Callable[[int], None],
     start: dict | None = None,
-    ckpt: Checkpoint | None = None,
-    checkpoint_every: int | None = None,
-    at: Callable[[int], None] = lambda step: None,
 ) -> dict:
+    dev, dt = setting.device, setting.dtype
     S, k, B, d, sigma = len(cfg.seeds), cfg.k, cfg.batch, cfg.d, cfg.noise
     w0 = torch.as_tensor(initial_state(cfg), device=dev, dtype=dt)
     ws = torch.as_tensor(w_star(d), device=dev, dtype=dt)
@@ -335,9 +330,7 @@ def _train_reduced(
         nonlocal c, v, b
         c, v, b = (t.to(dev, dt) for t in saved["cvb"])
 
-    guard = NonFiniteGuard(
-        tuple(cfg.seeds), lambda s, bad, what: SignalTrainingDiverged(s, bad, what), every=max(1, cfg.eval_every)
-    )
+    guard = NonFiniteGuard(tuple(cfg.seeds), "local-signal", REMEDY, every=max(1, cfg.eval_every))
     evaluations = Evaluations(evaluate)
     trainer = TrainerState(
         {},
@@ -347,14 +340,14 @@ def _train_reduced(
         records={"hist": hist},
         evaluations=evaluations,
     )
-    begin = resume(ckpt, trainer, checkpoint_every)
+    begin = resume(ckpt, trainer, options.checkpoint_every)
     run_loop(
         step_fn,
         cfg.steps,
         evaluate=evaluations,
         eval_every=cfg.eval_every,
         guard=guard,
-        progress=progress,
+        progress=options.progress,
         desc=f"local signal (reduced, k={k})",
         postfix=lambda r: {"acc": f"{r['acc']:.3f}"},
         **begin.loop_kwargs(),
@@ -364,13 +357,12 @@ def _train_reduced(
 
 def _train_direct(
     cfg: SignalTrainConfig,
-    dev: torch.device,
-    dt: torch.dtype,
-    progress: bool,
-    ckpt: Checkpoint | None = None,
-    checkpoint_every: int | None = None,
-    at: Callable[[int], None] = lambda step: None,
+    setting: RunSetting,
+    options: RunOptions,
+    ckpt: Checkpoint | None,
+    at: Callable[[int], None],
 ) -> dict:
+    dev, dt = setting.device, setting.dtype
     S, k, B, d, sigma = len(cfg.seeds), cfg.k, cfg.batch, cfg.d, cfg.noise
     w = torch.as_tensor(initial_state(cfg), device=dev, dtype=dt).requires_grad_(True)
     b = torch.zeros(S, device=dev, dtype=dt, requires_grad=True)
@@ -416,23 +408,20 @@ def _train_direct(
         return loss.detach()
 
     guard = NonFiniteGuard(
-        tuple(cfg.seeds),
-        lambda s, bad, what: SignalTrainingDiverged(s, bad, what),
-        every=max(1, cfg.eval_every),
-        weights={"w": w, "b": b},
+        tuple(cfg.seeds), "local-signal", REMEDY, every=max(1, cfg.eval_every), weights={"w": w, "b": b}
     )
     evaluations = Evaluations(evaluate)
     trainer = TrainerState(
         {"w": w, "b": b}, generators=(gen, test_gen), records={"hist": hist}, evaluations=evaluations
     )
-    begin = resume(ckpt, trainer, checkpoint_every)
+    begin = resume(ckpt, trainer, options.checkpoint_every)
     run_loop(
         step_fn,
         cfg.steps,
         evaluate=evaluations,
         eval_every=cfg.eval_every,
         guard=guard,
-        progress=progress,
+        progress=options.progress,
         desc=f"local signal (direct, k={k}, d={d})",
         postfix=lambda r: {"acc": f"{r['acc']:.3f}"},
         **begin.loop_kwargs(),
@@ -441,29 +430,25 @@ def _train_direct(
 
 
 def train_signal(
-    config: SignalTrainConfig,
-    *,
-    device: str = "auto",
-    progress: bool = False,
-    start_state: dict | None = None,
-    checkpoint_path: str | os.PathLike[str] | None = None,
-    checkpoint_every: int | None = None,
+    config: SignalTrainConfig, options: RunOptions = DEFAULT_OPTIONS, *, start_state: dict | None = None
 ) -> SignalRun:
-    """Run Alg. 3.1 for every seed of ``config`` with the chosen simulator on ``device``; returns the history.
+    """Run Alg. 3.1 for every seed of ``config`` with the chosen simulator; returns the history.
 
-    ``start_state`` (reduced simulator only) continues from given per-seed ``{"c", "v", "b"}`` instead of the
-    initialisation (e.g. the last state of an earlier run).
+    ``options`` (:class:`verify.runtime.options.RunOptions`): device, dtype (default ``config.dtype``, else float64
+    on the CPU and float32 on CUDA), the seed offset (shifts ``config.seeds``: initialisations and data streams),
+    progress, the memory-check override. ``start_state`` (reduced simulator only) continues from given per-seed
+    ``{"c", "v", "b"}`` instead of the initialisation (e.g. the last state of an earlier run).
 
-    With ``checkpoint_path`` the run saves its state (w and b, or the reduced (c, v, b); the training and test
-    generators; the history) every ``checkpoint_every`` steps, every ``CHECKPOINT_SECONDS``, at the end and on
-    Ctrl-C, and resumes from a trusted checkpoint of the same arguments (:func:`verify.runtime.checkpoint.resume`;
+    With a checkpoint file the run saves its state (w and b, or the reduced (c, v, b); the training and test
+    generators; the history) every ``options.checkpoint_every`` steps, every ``CHECKPOINT_SECONDS``, at the end and
+    on Ctrl-C, and resumes from a trusted checkpoint of the same arguments (:func:`verify.runtime.checkpoint.resume`;
     ``num_threads`` may differ) with the history of an uninterrupted run.
 
     Before the first update :func:`memory_estimate` is checked against the device's free memory
-    (:class:`verify.train.polynomial_step.InsufficientMemoryError` unless ``tvk --ignore-memory-check``); a run whose first
-    updates predict more than ``PRINT_ESTIMATE_S`` seconds prints its memory and time estimate on stderr."""
-    dev = resolve_device(device)
-    dt = resolve_dtype(config.dtype, dev)
+    (:class:`verify.runtime.memory.InsufficientMemoryError` unless ``options.ignore_memory_check``); a run whose
+    first updates predict more than ``PRINT_ESTIMATE_S`` seconds prints its memory and time estimate on stderr."""
+    config, setting = options.configure(config, f"local-signal-{config.simulator}")
+    dev, dt = setting.device, setting.dtype
     t0 = time.perf_counter()
     if config.simulator != "reduced" and start_state is not None:
         raise ValueError("start_state is supported by the reduced simulator only")
@@ -478,20 +463,21 @@ def train_signal(
         steps=config.steps,
         n_seeds=S,
         desc=f"local signal ({config.simulator}, k={config.k})",
+        ignore=options.ignore_memory_check,
     )
     ckpt = Checkpoint.at(
-        checkpoint_path,
+        options.checkpoint_path,
         f"local_signal_{config.simulator}",
-        plain(config) | {"start_state": plain(start_state)},
+        {**to_jsonable(config), "start_state": to_jsonable(start_state)},
         config.steps,
         meta={"dtype": str(dt)},
         resumable=frozenset({"num_threads"}),
     )
-    with torch_threads(config.num_threads):
+    with torch_threads(config.num_threads), setting.precision():
         if config.simulator == "reduced":
-            hist = _train_reduced(config, dev, dt, progress, start_state, ckpt, checkpoint_every, at)
+            hist = _train_reduced(config, setting, options, ckpt, at, start_state)
         else:
-            hist = _train_direct(config, dev, dt, progress, ckpt, checkpoint_every, at)
+            hist = _train_direct(config, setting, options, ckpt, at)
     return SignalRun(
         config=config,
         steps=np.asarray(hist["steps"]),

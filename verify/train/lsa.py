@@ -12,16 +12,17 @@ the closed-form optimum of Shi Thm 5.4.1 (docs/lsa.md; the training recipes are 
   ``diag(Q^T M_eff Q)`` in the eigenbasis of Lambda. Never compare raw matrices: (u, U) -> (u/c, cU) and the
   GL(r) gauge of the factorisation leave the model unchanged.
 
-Every parameter carries a leading seed dimension S; training raises :class:`LSATrainingDiverged` on NaN/inf.
+Every parameter carries a leading seed dimension S; training raises
+:class:`verify.runtime.divergence.TrainingDiverged` on NaN/inf. Each trainer takes its configuration
+(:class:`PopulationConfig`, :class:`SGDConfig`) and the run's :class:`verify.runtime.options.RunOptions`.
 The Adam phases run in :func:`verify.runtime.loop.run_loop` (cosine lr schedule, NaN guard, progress bar). Before the
 first update both trainers compare :func:`memory_estimate` with the device's free memory
-(:func:`verify.runtime.memory.preflight`: ``InsufficientMemoryError`` unless ``tvk --ignore-memory-check``), and a run
+(:func:`verify.runtime.memory.preflight`: ``InsufficientMemoryError`` unless ``RunOptions.ignore_memory_check``), and a run
 whose first updates predict more than a minute prints its memory and time estimate on stderr.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -32,14 +33,16 @@ import torch
 
 from numerics import lsa as nl
 from verify.runtime.checkpoint import Checkpoint, TrainerState, resume
-from verify.runtime.device import resolve_device, resolve_dtype
-from verify.runtime.loop import NonFiniteGuard, cosine_annealing, run_loop, stack_seeds
+from verify.runtime.divergence import NonFiniteGuard
+from verify.runtime.loop import cosine_annealing, run_loop, stack_seeds
 from verify.runtime.memory import preflight
+from verify.runtime.options import DEFAULT_OPTIONS, RunOptions
 
 __all__ = [
     "Comparison",
     "LSAResult",
-    "LSATrainingDiverged",
+    "PopulationConfig",
+    "SGDConfig",
     "compare_to_optimum",
     "lsa_predict",
     "m_eff",
@@ -54,11 +57,84 @@ LBFGS_HISTORY = 50  # curvature pairs kept by the L-BFGS polish of train_populat
 MODELS = ("population", "reduced", "full")
 
 
-class LSATrainingDiverged(FloatingPointError):
-    """Raised when an LSA training loss becomes NaN or infinite."""
+REMEDY = "lower lr or the init scale"  # what a diverged run should change
 
-    def __init__(self, step: int, seeds: Sequence[int]):
-        super().__init__(f"LSA training diverged at step {step} for seeds {list(seeds)} (lower lr or the init scale)")
+
+def _covariance_data(Lam: Any) -> tuple:
+    """Lambda as hashable data: the tuple of its eigenvalues (a vector) or of its rows (a matrix)."""
+    arr = np.asarray(Lam, dtype=np.float64)
+    return tuple(arr.tolist()) if arr.ndim == 1 else tuple(tuple(row) for row in arr.tolist())
+
+
+@dataclass(frozen=True)
+class PopulationConfig:
+    """Gradient training on the closed-form expected loss (:func:`train_population`).
+
+    Parameters
+    ----------
+    Lam : array-like
+        The covariance Lambda of x, as its eigenvalues (diagonal) or the full matrix.
+    N : int
+        Prompt length.
+    r : int
+        Rank of the factorisation ``u A B^T``.
+    seeds : tuple of int
+        One run per seed (initialisations ``A`` from the seed, ``B`` from seed + 10007).
+    steps, lr, init_std : int, float, float
+        Adam's updates (cosine decay to lr / 100), learning rate and the initial scale.
+    polish_steps : int
+        L-BFGS iterations after Adam (0: none).
+    dtype : str or None
+        Training dtype (None: float64 on the CPU, float32 on CUDA).
+    """
+
+    Lam: Any
+    N: int
+    r: int
+    seeds: tuple[int, ...] = (0,)
+    steps: int = 3000
+    lr: float = 1e-2
+    init_std: float = 0.3
+    polish_steps: int = 200
+    dtype: str | None = "float64"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "Lam", _covariance_data(self.Lam))
+        object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+
+
+@dataclass(frozen=True)
+class SGDConfig:
+    """SGD on fresh prompts (:func:`train_sgd`).
+
+    Parameters
+    ----------
+    Lam, N, r, seeds :
+        As :class:`PopulationConfig` (the full model also draws ``W^PV`` from seed + 20011).
+    model : {'reduced', 'full'}
+        The reduced model ``u (y^T X) A B^T x_q / N`` or Eq. 5.1 with ``W^KQ = K^T Q_m`` of rank r.
+    steps, batch, lr, init_std : int, int, float, float
+        Adam's updates (cosine decay to 0), prompts per step, learning rate, initial scale.
+    dtype : str or None
+        Training dtype (None: float64 on the CPU, float32 on CUDA).
+    """
+
+    Lam: Any
+    N: int
+    r: int
+    seeds: tuple[int, ...] = (0,)
+    model: Literal["reduced", "full"] = "reduced"
+    steps: int = 3000
+    batch: int = 1024
+    lr: float = 1e-2
+    init_std: float = 0.1
+    dtype: str | None = "float64"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "Lam", _covariance_data(self.Lam))
+        object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+        if self.model not in ("reduced", "full"):
+            raise ValueError(f"model must be 'reduced' or 'full', got {self.model!r}")
 
 
 def lsa_predict(E: torch.Tensor, WPV: torch.Tensor, WKQ: torch.Tensor, rho: float) -> torch.Tensor:
@@ -143,8 +219,10 @@ class LSAResult:
     details: dict = field(default_factory=dict)
 
 
-def _setup(Lam, N, r, seeds, device, dtype):
-    L = nl.as_covariance(Lam)
+def _setup(cfg: PopulationConfig | SGDConfig) -> tuple[np.ndarray, int]:
+    """Lambda as a covariance matrix and its dimension d, after checking N, r and the seeds."""
+    Lam, N, r, seeds = cfg.Lam, cfg.N, cfg.r, cfg.seeds
+    L = nl.as_covariance(np.asarray(Lam, dtype=np.float64))
     d = L.shape[0]
     if isinstance(N, bool) or int(N) != N or N < 1:
         raise ValueError(f"N must be an integer >= 1, got {N!r}")
@@ -152,9 +230,7 @@ def _setup(Lam, N, r, seeds, device, dtype):
         raise ValueError(f"rank r must be an integer in [1, d = {d}], got {r!r}")
     if not seeds or len(set(seeds)) != len(seeds):
         raise ValueError(f"seeds must be a non-empty sequence of distinct integers, got {seeds!r}")
-    dev = resolve_device(device)
-    dt = resolve_dtype(dtype, dev)
-    return L, d, dev, dt
+    return L, d
 
 
 def memory_estimate(
@@ -195,20 +271,9 @@ def _seeded(seeds: Sequence[int], shape: tuple[int, ...], scale: float, dev, dt)
     return stack_seeds(seeds, init, device=dev, dtype=dt)
 
 
-def _diverged(step: int, seeds: list[int], what: str) -> LSATrainingDiverged:
-    """The error :class:`verify.runtime.loop.NonFiniteGuard` raises for the LSA trainers (every bad seed)."""
-    return LSATrainingDiverged(step, seeds)
-
-
 def _curve_every(steps: int) -> int:
     """The loss curve keeps the loss of every that many updates (about 50 points)."""
     return max(1, steps // 50)
-
-
-def _checkpoint_config(kind: str, Lam: Any, N: int, r: int, seeds: Sequence[int], **options: Any) -> dict[str, Any]:
-    """What a checkpoint of an LSA run is bound to: every argument that changes the trajectory (not the device)."""
-    Lam = np.asarray(Lam, dtype=np.float64)
-    return {"kind": kind, "Lam": Lam.tolist(), "N": int(N), "r": int(r), "seeds": [int(s) for s in seeds], **options}
 
 
 def _curve_state(curve: list[float]) -> dict[str, Any]:
@@ -219,33 +284,29 @@ def _restore_curve(curve: list[float], saved: dict[str, Any]) -> None:
     curve[:] = [float(v) for v in saved["curve"]]
 
 
-def train_population(
-    Lam: np.ndarray,
-    N: int,
-    r: int,
-    seeds: Sequence[int] = (0,),
-    *,
-    steps: int = 3000,
-    lr: float = 1e-2,
-    init_std: float = 0.3,
-    polish_steps: int = 200,
-    device: str = "cpu",
-    dtype: str | None = "float64",
-    progress: bool = False,
-    checkpoint_path: str | os.PathLike[str] | None = None,
-    checkpoint_every: int | None = None,
-) -> LSAResult:
+def train_population(cfg: PopulationConfig, options: RunOptions = DEFAULT_OPTIONS) -> LSAResult:
     """Gradient training on the closed-form expected loss ``l~(u A B^T, 1)`` (Shi Lemma 5.1), ``A, B in R^{d x r}``,
     init ``init_std * randn``, ``u = 1``: ``steps`` of Adam (cosine decay to lr/100), then ``polish_steps``
     iterations of full-batch L-BFGS (strong Wolfe) on the same loss. The ensemble is trained as one batch (the loss
     is a sum over seeds, so seeds do not interact).
 
-    With ``checkpoint_path`` the Adam phase saves (A, B, u, Adam's state, the loss curve) every ``checkpoint_every``
-    steps, every ``CHECKPOINT_SECONDS``, at its end and on Ctrl-C, and resumes from a trusted checkpoint of the
-    same call (:func:`verify.runtime.checkpoint.resume`); the L-BFGS polish then runs from the restored weights."""
-    L, d, dev, dt = _setup(Lam, N, r, seeds, device, dtype)
-    config = _checkpoint_config(
-        "population", Lam, N, r, seeds, steps=steps, lr=lr, init_std=init_std, polish=polish_steps, dtype=str(dt)
+    ``options`` (:class:`verify.runtime.options.RunOptions`): device (a few d x d products: the CPU is the fastest),
+    dtype (default ``cfg.dtype``), the seed offset (shifts ``cfg.seeds``), progress, the memory-check override.
+    With a checkpoint file the Adam phase saves (A, B, u, Adam's state, the loss curve) every
+    ``options.checkpoint_every`` steps, every ``CHECKPOINT_SECONDS``, at its end and on Ctrl-C, and resumes from a
+    trusted checkpoint of the same configuration (:func:`verify.runtime.checkpoint.resume`); the L-BFGS polish then
+    runs from the restored weights."""
+    cfg, setting = options.configure(cfg, "lsa-population")
+    L, d = _setup(cfg)
+    dev, dt = setting.device, setting.dtype
+    N, r, seeds, steps, lr, init_std, polish_steps = (
+        cfg.N,
+        cfg.r,
+        cfg.seeds,
+        cfg.steps,
+        cfg.lr,
+        cfg.init_std,
+        cfg.polish_steps,
     )
     S = len(seeds)
     at = preflight(
@@ -258,6 +319,7 @@ def train_population(
         steps=steps,
         n_seeds=S,
         desc=f"LSA population r={r}",
+        ignore=options.ignore_memory_check,
     )
     Lt = torch.as_tensor(L, device=dev, dtype=dt)
     A = _seeded(seeds, (d, r), init_std, dev, dt).requires_grad_()
@@ -269,7 +331,7 @@ def train_population(
         return population_reduced_loss(u[:, None, None] * A @ B.transpose(1, 2), Lt, N)
 
     opt = torch.optim.Adam([A, B, u], lr=lr)
-    guard = NonFiniteGuard(tuple(seeds), _diverged)
+    guard = NonFiniteGuard(tuple(seeds), "lsa-population", REMEDY)
     curve = []
 
     def update(step: int) -> torch.Tensor:
@@ -285,14 +347,15 @@ def train_population(
     state = TrainerState(
         {"A": A, "B": B, "u": u}, opt, extra=partial(_curve_state, curve), restore_extra=partial(_restore_curve, curve)
     )
-    start = resume(Checkpoint.at(checkpoint_path, "lsa_population", config, steps), state, checkpoint_every)
+    ckpt = Checkpoint.at(options.checkpoint_path, "lsa_population", cfg, steps)
+    start = resume(ckpt, state, options.checkpoint_every)
     run_loop(
         update,
         steps,
         optimizer=opt,
         lr_at=cosine_annealing(lr, max(1, steps), lr / 100, steps).__getitem__,
         guard=guard,
-        progress=progress,
+        progress=options.progress,
         desc=f"LSA population r={r}",
         **start.loop_kwargs(),
     )
@@ -329,39 +392,32 @@ def train_population(
     )
 
 
-def train_sgd(
-    Lam: np.ndarray,
-    N: int,
-    r: int,
-    seeds: Sequence[int] = (0,),
-    *,
-    model: Literal["reduced", "full"] = "reduced",
-    steps: int = 3000,
-    batch: int = 1024,
-    lr: float = 1e-2,
-    init_std: float = 0.1,
-    device: str = "cpu",
-    dtype: str | None = "float64",
-    progress: bool = False,
-    checkpoint_path: str | os.PathLike[str] | None = None,
-    checkpoint_every: int | None = None,
-) -> LSAResult:
+def train_sgd(cfg: SGDConfig, options: RunOptions = DEFAULT_OPTIONS) -> LSAResult:
     """SGD (Adam, cosine decay to 0) on fresh prompts, half squared error, rho = N.
 
     ``model="reduced"``: ``y_hat = u (y^T X) A B^T x_q / N``, ``u_0 = 0.1``.
     ``model="full"``: Eq. 5.1 with full ``W^PV`` and ``W^KQ = K^T Q_m``, ``K, Q_m in R^{r x (d+1)}``; the label-row
     blocks ``K[:, d]`` and ``W^PV[d, :d]`` start at 0 (random label-row blocks can trap SGD: docs/training.md).
 
-    With ``checkpoint_path`` the run saves the weights, Adam's state, the prompt generator and the loss curve every
-    ``checkpoint_every`` steps, every ``CHECKPOINT_SECONDS``, at the end and on Ctrl-C, and resumes from a trusted
-    checkpoint of the same call (:func:`verify.runtime.checkpoint.resume`) on the trajectory of an uninterrupted run.
+    ``options``: as :func:`train_population` (the prompt stream is seeded by the first seed). With a checkpoint file
+    the run saves the weights, Adam's state, the prompt generator and the loss curve every
+    ``options.checkpoint_every`` steps, every ``CHECKPOINT_SECONDS``, at the end and on Ctrl-C, and resumes from a
+    trusted checkpoint of the same configuration (:func:`verify.runtime.checkpoint.resume`) on the trajectory of an
+    uninterrupted run.
     """
-    L, d, dev, dt = _setup(Lam, N, r, seeds, device, dtype)
-    config = _checkpoint_config(
-        model, Lam, N, r, seeds, steps=steps, lr=lr, init_std=init_std, batch=batch, dtype=str(dt)
+    cfg, setting = options.configure(cfg, f"lsa-sgd-{cfg.model}")
+    L, d = _setup(cfg)
+    dev, dt = setting.device, setting.dtype
+    N, r, seeds, model, steps, batch, lr, init_std = (
+        cfg.N,
+        cfg.r,
+        cfg.seeds,
+        cfg.model,
+        cfg.steps,
+        cfg.batch,
+        cfg.lr,
+        cfg.init_std,
     )
-    if model not in ("reduced", "full"):
-        raise ValueError(f"model must be 'reduced' or 'full', got {model!r}")
     S = len(seeds)
     at = preflight(
         memory_estimate(model, S, d, r, N, batch, torch.tensor([], dtype=dt).element_size()),
@@ -371,6 +427,7 @@ def train_sgd(
         steps=steps,
         n_seeds=S,
         desc=f"LSA SGD ({model}) r={r}",
+        ignore=options.ignore_memory_check,
     )
     gen = torch.Generator(device=dev).manual_seed(int(seeds[0]) * 7919 + 1)
     if model == "reduced":
@@ -427,14 +484,14 @@ def train_sgd(
         extra=partial(_curve_state, curve),
         restore_extra=partial(_restore_curve, curve),
     )
-    start = resume(Checkpoint.at(checkpoint_path, "lsa_sgd", config, steps), state, checkpoint_every)
+    start = resume(Checkpoint.at(options.checkpoint_path, "lsa_sgd", cfg, steps), state, options.checkpoint_every)
     run_loop(
         update,
         steps,
         optimizer=opt,
         lr_at=cosine_annealing(lr, max(1, steps), 0.0, steps).__getitem__,
-        guard=NonFiniteGuard(tuple(seeds), _diverged),
-        progress=progress,
+        guard=NonFiniteGuard(tuple(seeds), f"lsa-sgd-{model}", REMEDY),
+        progress=options.progress,
         desc=f"LSA SGD ({model}) r={r}",
         **start.loop_kwargs(),
     )

@@ -19,7 +19,6 @@ reports the soft-target cross-entropy KL + H instead; docs/attention.md), the KL
 
 from __future__ import annotations
 
-import os
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -28,8 +27,8 @@ import torch
 
 from numerics import markov as nm
 from verify.runtime.checkpoint import fit_checkpoint
-from verify.runtime.device import resolve_device, resolve_dtype
-from verify.train.attention import AttentionConfig, AttentionEnsemble, fit, per_seed_cross_entropy
+from verify.runtime.options import DEFAULT_OPTIONS, RunOptions
+from verify.train.attention import AttentionConfig, AttentionEnsemble, FitHooks, FitSchedule, fit
 
 __all__ = [
     "MarkovRun",
@@ -309,19 +308,15 @@ def _record(step: int, model: torch.nn.Module, test: TestSet, device: torch.devi
     return rec
 
 
-def train_minimal(
-    cfg: MinimalModelConfig,
-    *,
-    device: str = "auto",
-    progress: bool = False,
-    checkpoint_path: str | os.PathLike[str] | None = None,
-) -> MarkovRun:
+def train_minimal(cfg: MinimalModelConfig, options: RunOptions = DEFAULT_OPTIONS) -> MarkovRun:
     """SGD on the minimal model (App. E.2) for every seed; history of test KL, KL to strategies, W_k and v.
 
-    With ``checkpoint_path`` the run checkpoints and resumes through :func:`verify.train.attention.fit` (its data
-    generators and history included), ending with the result of an uninterrupted run."""
-    dev = resolve_device(device)
-    dtype = resolve_dtype(cfg.dtype, dev)
+    ``options`` (:class:`verify.runtime.options.RunOptions`): device, dtype (default: ``cfg.dtype``, else float64 on
+    the CPU and float32 on CUDA), seed offset, progress; with a checkpoint file the run checkpoints and resumes
+    through :func:`verify.train.attention.fit` (its data generators and history included), ending with the result
+    of an uninterrupted run."""
+    cfg, setting = options.configure(cfg, "markov-minimal")
+    dev, dtype = setting.device, setting.dtype
     S, k, t = len(cfg.seeds), cfg.k, cfg.t
     W = torch.full((S, k, k), float(cfg.w_init), dtype=dtype) + cfg.w_diag * torch.eye(k, dtype=dtype)
     model = MinimalEnsemble(W.to(dev), torch.full((S, t), float(cfg.v_init), dtype=dtype, device=dev))
@@ -336,39 +331,32 @@ def train_minimal(
         return history[-1]
 
     streams = _seed_streams(cfg.seeds)
-    fit(
-        model,
-        _batches(k, t, cfg.batch, cfg.prior, 2, streams, dev),
-        cfg.steps,
-        lr=cfg.lr,
-        seeds=cfg.seeds,
-        optimizer="sgd",
-        evaluate=evaluate,
-        eval_every=cfg.eval_every,
-        num_threads=cfg.num_threads,
-        progress=progress,
-        desc="minimal model",
-        **fit_checkpoint(checkpoint_path, cfg, {"history": history}, streams),
+    schedule = FitSchedule(
+        cfg.steps, cfg.lr, "sgd", eval_every=cfg.eval_every, num_threads=cfg.num_threads, desc="minimal model"
     )
+    hooks = FitHooks(evaluate=evaluate, **fit_checkpoint(cfg, {"history": history}, streams))
+    with setting.precision():
+        fit(
+            model,
+            _batches(k, t, cfg.batch, cfg.prior, 2, streams, dev),
+            schedule,
+            options,
+            seeds=cfg.seeds,
+            hooks=hooks,
+        )
     return MarkovRun(history, model.state(), cfg.seeds)
 
 
-def train_transformer(
-    cfg: TransformerConfig,
-    *,
-    device: str = "auto",
-    progress: bool = False,
-    checkpoint_path: str | os.PathLike[str] | None = None,
-) -> MarkovRun:
+def train_transformer(cfg: TransformerConfig, options: RunOptions = DEFAULT_OPTIONS) -> MarkovRun:
     """Train the transformer ensemble; history of test KL and KL to each strategy, attention masses and layer 1's
     effective positional encoding (``positional``, lags 0..POSITIONAL_LAGS-1 per seed), final attention maps.
 
     ``extra`` holds ``maps`` (per layer, the attention rows of the first test sequence of every seed,
-    ``(S, H, T, T)`` lists) and ``inputs`` (that sequence). With ``checkpoint_path`` the run checkpoints and
-    resumes through :func:`verify.train.attention.fit` (its data generators and history included).
+    ``(S, H, T, T)`` lists) and ``inputs`` (that sequence). ``options``: as :func:`train_minimal` (the dtype
+    defaults to ``cfg.dtype``, float32).
     """
-    dev = resolve_device(device)
-    dtype = resolve_dtype(cfg.dtype, dev)
+    cfg, setting = options.configure(cfg, "markov-transformer")
+    dev, dtype = setting.device, setting.dtype
     model = AttentionEnsemble.init(cfg.model, cfg.seeds, device=dev, dtype=dtype)
     test = make_test_set(cfg.k, cfg.t, cfg.eval_n, "dirichlet", cfg.order)
     probe = test.inputs[: min(256, cfg.eval_n)]
@@ -388,22 +376,19 @@ def train_transformer(
         return history[-1]
 
     streams = _seed_streams(cfg.seeds)
-    fit(
-        model,
-        _batches(cfg.k, cfg.t, cfg.batch, cfg.prior, cfg.order, streams, dev),
+    schedule = FitSchedule(
         cfg.steps,
-        lr=cfg.lr,
-        seeds=cfg.seeds,
-        optimizer=cfg.optimizer,
-        weight_decay=cfg.weight_decay,
-        loss_fn=per_seed_cross_entropy,
-        evaluate=evaluate,
+        cfg.lr,
+        cfg.optimizer,
+        cfg.weight_decay,
         eval_every=cfg.eval_every,
         num_threads=cfg.num_threads,
-        progress=progress,
         desc="transformer",
-        **fit_checkpoint(checkpoint_path, cfg, {"history": history}, streams),
     )
+    hooks = FitHooks(evaluate=evaluate, **fit_checkpoint(cfg, {"history": history}, streams))
+    batches = _batches(cfg.k, cfg.t, cfg.batch, cfg.prior, cfg.order, streams, dev)
+    with setting.precision():
+        fit(model, batches, schedule, options, seeds=cfg.seeds, hooks=hooks)
     with torch.no_grad():
         _, maps = _as_float64(model)(torch.as_tensor(test.inputs[:1], device=dev), return_attention=True)
     extra = {

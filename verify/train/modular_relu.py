@@ -18,7 +18,6 @@ run whose first updates predict more than a minute prints its memory and time es
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,10 +25,11 @@ import numpy as np
 import torch
 
 from numerics.spectra import purity
-from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
-from verify.runtime.device import resolve_device
-from verify.runtime.loop import NonFiniteGuard, run_loop, stack_seeds, torch_threads
+from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, resume
+from verify.runtime.divergence import NonFiniteGuard
+from verify.runtime.loop import run_loop, stack_seeds, torch_threads
 from verify.runtime.memory import preflight
+from verify.runtime.options import DEFAULT_OPTIONS, RunOptions
 
 __all__ = ["ReluModularConfig", "ReluModularResult", "memory_estimate", "train_relu_modular"]
 
@@ -78,10 +78,10 @@ class ReluModularResult:
         return self.mass >= rel_mass * self.mass.max(axis=1, keepdims=True)
 
 
-def memory_estimate(cfg: ReluModularConfig) -> int:
-    """Estimated peak bytes of :func:`train_relu_modular` (an upper estimate).
+def memory_estimate(cfg: ReluModularConfig, itemsize: int = ITEMSIZE) -> int:
+    """Estimated peak bytes of :func:`train_relu_modular` (an upper estimate), floats of ``itemsize`` bytes.
 
-    Float32: the parameters ``U, V, W`` (``3 m p`` per seed) six times (weights, gradients, AdamW's two slots and
+    Floats: the parameters ``U, V, W`` (``3 m p`` per seed) six times (weights, gradients, AdamW's two slots and
     two temporaries of its update); per seed four ``(m, p^2)`` hidden-layer buffers (the two gathered inputs or
     their sum, the ReLU output, its gradient and the gradient of the pre-activation) and five ``(p^2, p)`` logit
     buffers (the product, its reshaped copy, the log-probabilities and two gradients). Int64: the pairs ``a, b``
@@ -90,7 +90,7 @@ def memory_estimate(cfg: ReluModularConfig) -> int:
     """
     S, p, m = len(cfg.seeds), cfg.p, cfg.width
     floats = S * (6 * 3 * m * p + 4 * m * p * p + 5 * p**3)
-    return floats * ITEMSIZE + (3 + 2 * S) * p * p * 8
+    return floats * itemsize + (3 + 2 * S) * p * p * 8
 
 
 def _init(cfg: ReluModularConfig, seed: int) -> dict[str, torch.Tensor]:
@@ -103,35 +103,31 @@ def _init(cfg: ReluModularConfig, seed: int) -> dict[str, torch.Tensor]:
     }
 
 
-def train_relu_modular(
-    cfg: ReluModularConfig,
-    *,
-    device: str = "auto",
-    progress: bool = False,
-    checkpoint_path: str | os.PathLike[str] | None = None,
-    checkpoint_every: int | None = None,
-) -> ReluModularResult:
+def train_relu_modular(cfg: ReluModularConfig, options: RunOptions = DEFAULT_OPTIONS) -> ReluModularResult:
     """Train ``cfg``'s seed ensemble on all p^2 pairs; see the module docstring for the model.
 
-    With ``checkpoint_path`` the run saves U, V, W, AdamW's state and the history every ``checkpoint_every`` steps,
-    every ``CHECKPOINT_SECONDS``, at the end and on Ctrl-C, and resumes from a trusted checkpoint of the same
-    configuration (:func:`verify.runtime.checkpoint.resume`; ``num_threads`` may differ) with the result of an
-    uninterrupted run.
+    ``options`` (:class:`verify.runtime.options.RunOptions`): device, dtype (default float32 on every device), the
+    seed offset (shifts ``cfg.seeds``), progress, the memory-check override. With a checkpoint file the run saves
+    U, V, W, AdamW's state and the history every ``options.checkpoint_every`` steps, every ``CHECKPOINT_SECONDS``,
+    at the end and on Ctrl-C, and resumes from a trusted checkpoint of the same configuration
+    (:func:`verify.runtime.checkpoint.resume`; ``num_threads`` may differ) with the result of an uninterrupted run.
 
     Before the first update :func:`memory_estimate` is checked against the device's free memory
-    (:class:`verify.train.polynomial_step.InsufficientMemoryError` unless ``tvk --ignore-memory-check``); a run whose first
-    updates predict more than ``PRINT_ESTIMATE_S`` seconds prints its memory and time estimate on stderr."""
-    dev = resolve_device(device)
+    (:class:`verify.runtime.memory.InsufficientMemoryError` unless ``options.ignore_memory_check``); a run whose
+    first updates predict more than ``PRINT_ESTIMATE_S`` seconds prints its memory and time estimate on stderr."""
+    cfg, setting = options.configure(cfg, "relu-modular", default_dtype="float32")
+    dev, dtype = setting.device, setting.dtype
     at = preflight(
-        memory_estimate(cfg),
+        memory_estimate(cfg, dtype.itemsize),
         dev,
         f"ReLU modular training of {len(cfg.seeds)} seeds (p = {cfg.p}: {cfg.p**2} pairs, width {cfg.width})",
         "lower width or train fewer seeds per call",
         steps=cfg.steps,
         n_seeds=len(cfg.seeds),
         desc=f"ReLU mod-{cfg.p}",
+        ignore=options.ignore_memory_check,
     )
-    params = stack_seeds(cfg.seeds, lambda s: _init(cfg, s), device=dev, dtype=torch.float32)
+    params = stack_seeds(cfg.seeds, lambda s: _init(cfg, s), device=dev, dtype=dtype)
     U, V, W = (params[k].requires_grad_() for k in ("U", "V", "W"))
     p, S = cfg.p, len(cfg.seeds)
     a = torch.arange(p, device=dev).repeat_interleave(p)
@@ -168,21 +164,25 @@ def train_relu_modular(
         history.append(rec)
         return rec
 
-    def error(step: int, bad: list[int], what: str) -> Exception:
-        return FloatingPointError(f"ReLU modular run diverged at step {step} for seeds {bad}: {what}")
-
     evaluations = Evaluations(evaluate)
     trainer = TrainerState({"U": U, "V": V, "W": W}, opt, records={"history": history}, evaluations=evaluations)
-    ckpt = Checkpoint.at(checkpoint_path, "relu_modular", plain(cfg), cfg.steps, resumable=frozenset({"num_threads"}))
-    with torch_threads(cfg.num_threads):
-        start = resume(ckpt, trainer, checkpoint_every)
+    ckpt = Checkpoint.at(
+        options.checkpoint_path,
+        "relu_modular",
+        cfg,
+        cfg.steps,
+        meta={"dtype": setting.dtype_name},
+        resumable=frozenset({"num_threads"}),
+    )
+    with torch_threads(cfg.num_threads), setting.precision():
+        start = resume(ckpt, trainer, options.checkpoint_every)
         run_loop(
             step_fn,
             cfg.steps,
             evaluate=evaluations,
             eval_every=cfg.eval_every,
-            guard=NonFiniteGuard(cfg.seeds, error, every=100, weights={"W": W}),
-            progress=progress,
+            guard=NonFiniteGuard(cfg.seeds, "relu-modular", "lower lr", every=100, weights={"W": W}),
+            progress=options.progress,
             desc=f"ReLU mod-{p}",
             **start.loop_kwargs(),
         )

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,10 +38,12 @@ from numerics.margins import HomogeneousNetwork
 from numerics.modular import ModularTask
 from numerics.modular_transformer import SplitModularTask, attention_score_matrix, even_split, sum_sequences
 from theory._checks import InputError, check_odd_modulus, check_positive_int
-from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, plain, resume
-from verify.runtime.device import resolve_device
-from verify.runtime.loop import NonFiniteGuard, run_loop, torch_threads
-from verify.train.attention import AttentionConfig, AttentionDivergedError, AttentionEnsemble, RunEstimate
+from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, resume
+from verify.runtime.divergence import NonFiniteGuard
+from verify.runtime.loop import run_loop, torch_threads
+from verify.runtime.memory import RunEstimate
+from verify.runtime.options import DEFAULT_OPTIONS, RunOptions
+from verify.train.attention import AttentionConfig, AttentionEnsemble, check_memory
 from verify.train.homogeneous import HomogeneousEnsemble
 from verify.train.polynomial import TrainConfig, TrainResult, ensemble_metrics, train
 
@@ -334,35 +335,35 @@ def _accuracy(
 
 def train_sum_transformer(
     cfg: SumTransformerConfig,
+    options: RunOptions = DEFAULT_OPTIONS,
     *,
-    device: str = "auto",
-    progress: bool = False,
     callback: Callable[[int, dict[str, Any]], None] | None = None,
-    checkpoint_path: str | os.PathLike[str] | None = None,
-    checkpoint_every: int | None = None,
 ) -> TransformerRun:
     """Train ``cfg.seeds`` transformers on their even splits of k-sum mod p (module docstring).
 
-    With ``checkpoint_path`` the run saves the parameters, AdamW's state, the per-seed batch samplers and the
-    history every ``checkpoint_every`` steps, every ``CHECKPOINT_SECONDS``, at the end, on an early stop and on
-    Ctrl-C, and resumes from a trusted checkpoint of the same configuration (:func:`verify.runtime.checkpoint.resume`;
-    ``num_threads``, ``eval_chunk`` and ``nan_check_every`` may differ) with the result of an uninterrupted run.
-    ``callback`` is not called again for evaluations made before the checkpoint.
+    ``options`` (:class:`verify.runtime.options.RunOptions`): device, dtype (default ``cfg.dtype``, float32), the
+    seed offset (shifts ``cfg.seeds``: initialisations, splits and batch streams), progress, the memory-check
+    override. With a checkpoint file the run saves the parameters, AdamW's state, the per-seed batch samplers and
+    the history every ``options.checkpoint_every`` steps, every ``CHECKPOINT_SECONDS``, at the end, on an early stop
+    and on Ctrl-C, and resumes from a trusted checkpoint of the same configuration
+    (:func:`verify.runtime.checkpoint.resume`; ``num_threads``, ``eval_chunk`` and ``nan_check_every`` may differ)
+    with the result of an uninterrupted run. ``callback`` is not called again for evaluations made before the
+    checkpoint.
 
     Before the first update the attention memory estimate of the training batch is checked against the device's
     free memory, and a run whose first updates predict more than a minute prints its estimate
-    (:class:`verify.train.attention.RunEstimate`).
+    (:class:`verify.runtime.memory.RunEstimate`).
 
     Raises
     ------
-    verify.train.attention.AttentionDivergedError
+    verify.runtime.divergence.TrainingDiverged
         When a seed's loss or weights become NaN/inf.
-    verify.train.attention.InsufficientMemoryError
-        When the estimate exceeds the usable free memory (``tvk --ignore-memory-check`` overrides).
+    verify.runtime.memory.InsufficientMemoryError
+        When the estimate exceeds the usable free memory (``RunOptions.ignore_memory_check`` overrides).
     """
     t0 = time.perf_counter()
-    dev = resolve_device(device)
-    dtype = DTYPES[cfg.dtype]
+    cfg, setting = options.configure(cfg, "sum-transformer")
+    dev, dtype = setting.device, setting.dtype
     acfg = cfg.attention_config()
     model = SumTransformer.create(acfg, cfg.seeds, residual=cfg.residual, device=dev, dtype=dtype)
     initial = score_matrices(model.state(), cfg.layers, cfg.p)
@@ -372,7 +373,12 @@ def train_sum_transformer(
     samplers = [torch.Generator(device="cpu").manual_seed(int(s)) for s in cfg.seeds]  # one batch stream per seed
     seed_idx = torch.arange(S, device=dev)[:, None]
     history: dict[str, list[Any]] = {"step": [], "train_acc": [], "val_acc": [], "train_loss": []}
-    estimate = RunEstimate(model, cfg.steps, S, f"transformer k={cfg.k} p={cfg.p}")
+    estimate = RunEstimate(
+        cfg.steps,
+        S,
+        f"transformer k={cfg.k} p={cfg.p}",
+        check=lambda inputs: check_memory(model, inputs, options.ignore_memory_check),
+    )
 
     def step_fn(t: int) -> torch.Tensor:
         model.train()
@@ -408,8 +414,9 @@ def train_sum_transformer(
         return bool((train_hit & val_hit).all())
 
     guard = NonFiniteGuard(
-        seeds=cfg.seeds,
-        error=lambda step, seeds, what: AttentionDivergedError(step, seeds, what),
+        cfg.seeds,
+        "sum-transformer",
+        "lower lr or raise warmup_steps",
         every=cfg.nan_check_every,
         weights=dict(model.named_parameters()),
     )
@@ -423,15 +430,15 @@ def train_sum_transformer(
         evaluations=evaluations,
     )
     ckpt = Checkpoint.at(
-        checkpoint_path,
+        options.checkpoint_path,
         "sum_transformer",
-        plain(cfg),
+        cfg,
         cfg.steps,
         meta={"dtype": str(dtype)},
         resumable=frozenset({"num_threads", "eval_chunk", "nan_check_every"}),
     )
-    with torch_threads(cfg.num_threads):
-        start = resume(ckpt, trainer, checkpoint_every)
+    with torch_threads(cfg.num_threads), setting.precision():
+        start = resume(ckpt, trainer, options.checkpoint_every)
         end = run_loop(
             step_fn,
             cfg.steps,
@@ -441,7 +448,7 @@ def train_sum_transformer(
             optimizer=opt,
             lr_at=partial(warmup_lr, cfg.lr, cfg.warmup_steps),
             guard=guard,
-            progress=progress,
+            progress=options.progress,
             desc=f"transformer k={cfg.k} p={cfg.p}",
             postfix=lambda rec: {"train": f"{min(rec['train_acc']):.2f}", "val": f"{min(rec['val_acc']):.2f}"},
             **start.loop_kwargs(),
@@ -496,12 +503,10 @@ def train_polynomial_split(
     k: int,
     width: int,
     config: TrainConfig,
+    options: RunOptions = DEFAULT_OPTIONS,
     *,
     split_seed: int = 0,
     train_fraction: float = 0.5,
-    device: str = "auto",
-    progress: bool = False,
-    checkpoint_path: str | None = None,
 ) -> PolySplitRun:
     """Train the k-input polynomial network (Shi Eq. 4.2) of width ``width`` on one even split of k-sum mod p.
 
@@ -509,17 +514,24 @@ def train_polynomial_split(
     the test accuracy is recorded at every evaluation (in the evaluation records, so a checkpoint keeps it), and the
     final networks are measured on the test half and on
     the whole dataset, all with :func:`verify.train.polynomial.ensemble_metrics` on the device (float64, chunked).
+    ``options`` are :func:`verify.train.polynomial.train`'s (the seed offset shifts the seeds, not the split).
     """
     full = ModularTask(p, k)
     tr, te = even_split(full.n_points, split_seed, train_fraction)
     train_task = SplitModularTask(p, k, tuple(tr))
-    dev = resolve_device(device)
+    dev = options.resolved_device()
     inputs, labels = full.batch(0, full.n_points)
     as_idx = partial(torch.as_tensor, dtype=torch.int64, device=dev)
     x_all, y_all = as_idx(inputs), as_idx(labels)
     x_te, y_te = x_all[as_idx(te)], y_all[as_idx(te)]
     init = HomogeneousEnsemble.from_seeds(
-        config.seeds, width=width, n_blocks=k, block_size=p, n_classes=p, degree=k, init_std=config.init_std
+        options.seeds(config.seeds),
+        width=width,
+        n_blocks=k,
+        block_size=p,
+        n_classes=p,
+        degree=k,
+        init_std=config.init_std,
     ).networks()
 
     def track(step: int, model: HomogeneousEnsemble, record: dict[str, Any]) -> bool:
@@ -528,16 +540,7 @@ def train_polynomial_split(
             record["test_acc"] = ensemble_metrics(model, x_te, y_te)["accuracy"]
         return False
 
-    result = train(
-        train_task,
-        k,
-        width,
-        config,
-        checkpoint_path=checkpoint_path,
-        progress=progress,
-        device=device,
-        callback=track,
-    )
+    result = train(train_task, k, width, config, options, callback=track)
     tracked = [rec for rec in result.history if "test_acc" in rec]
     test_history = {"step": [rec["step"] for rec in tracked], "test_acc": [rec["test_acc"] for rec in tracked]}
     final = HomogeneousEnsemble.from_networks(result.networks, device=dev)

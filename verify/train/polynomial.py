@@ -27,8 +27,8 @@ Speed (:mod:`verify.train.polynomial_step`): the update's data gradient is writt
 before the first step (seeds batched or one at a time, point chunks sized to the cache or the free memory, an
 optional ``torch.compile``); the plan refuses runs that would not fit in memory and prints its memory and time
 estimate before long runs. :func:`_gradient_step` keeps the autograd form of the same update as the reference.
-Run-wide options (``--dtype``, ``--ignore-memory-check``) reach every run through :func:`config_overrides`;
-:func:`estimate_run` gives a run's plan without training.
+Run-wide options (device, ``--dtype``, ``--ignore-memory-check``, progress, checkpoint file, seed offset) come
+in one :class:`verify.runtime.options.RunOptions`; :func:`estimate_run` gives a run's plan without training.
 """
 
 from __future__ import annotations
@@ -38,8 +38,7 @@ import hashlib
 import math
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -49,17 +48,16 @@ import torch
 
 from numerics.margins import HomogeneousNetwork, Task
 from verify.runtime.checkpoint import CHECKPOINT_SECONDS, Checkpoint, CheckpointMismatchError, read_checkpoint
-from verify.runtime.device import resolve_device, resolve_dtype
-from verify.runtime.loop import NonFiniteGuard, run_loop, torch_threads
+from verify.runtime.divergence import NonFiniteGuard
+from verify.runtime.loop import run_loop, torch_threads
+from verify.runtime.options import DEFAULT_OPTIONS, DTYPE_NAMES, RunOptions, RunSetting
 from verify.train.homogeneous import HomogeneousEnsemble, as_input_tensor, logits
-from verify.train.polynomial_step import _OVERRIDES, STRATEGIES, EnsembleStep, StepPlan, plan_step
+from verify.train.polynomial_step import STRATEGIES, EnsembleStep, StepPlan, StepRequest, plan_step
 
 __all__ = [
     "CheckpointMismatchError",
     "TrainConfig",
     "TrainResult",
-    "TrainingDivergedError",
-    "config_overrides",
     "doubling_steps",
     "ensemble_metrics",
     "estimate_run",
@@ -70,21 +68,9 @@ __all__ = [
 
 OPTIMIZERS = ("adam", "adamw", "sgd")
 # Fields that may change between a checkpoint and the run resuming it (they do not change the trajectory).
-RESUMABLE_FIELDS = frozenset(
-    {"steps", "checkpoint_every", "nan_check_every", "num_threads", "strategy", "compile", "ignore_memory_check"}
-)
-TRAIN_DTYPES = ("float64", "float32", "tf32")
+RESUMABLE_FIELDS = frozenset({"steps", "checkpoint_every", "nan_check_every", "num_threads", "strategy", "compile"})
+
 EVAL_MEMORY_BUDGET = 64 * 2**20  # bytes for one float64 evaluation chunk
-
-
-class TrainingDivergedError(FloatingPointError):
-    """The loss or the weights of a seed became NaN or infinite."""
-
-    def __init__(self, step: int, seed: int, what: str) -> None:
-        self.step, self.seed, self.what = step, seed, what
-        super().__init__(
-            f"training diverged at step {step} for seed {seed}: {what} (lower lr or init_std, or raise lam)"
-        )
 
 
 def doubling_steps(every: int = 1000, count: int = 10, start: int | None = None) -> tuple[int, ...]:
@@ -139,8 +125,8 @@ class TrainConfig:
         Metrics are recorded at step 0, every ``eval_every`` steps and at the last step.
     dtype : {'float64', 'float32', 'tf32'} or None
         Training dtype; None = float64 on CPU, float32 on CUDA. 'tf32' trains in float32 with TensorFloat-32
-        matrix products (CUDA only; never switched on unless asked). Every recorded metric is evaluated in float64
-        whatever the training dtype.
+        matrix products (CUDA only; never switched on unless asked). A run-wide ``RunOptions.dtype`` replaces it.
+        Every recorded metric is evaluated in float64 whatever the training dtype.
     checkpoint_every : int or None
         With a checkpoint path: write every that many steps (always at the end).
     data_seed : int
@@ -156,8 +142,6 @@ class TrainConfig:
     compile : bool or None
         ``torch.compile`` the step's chunk gradient; None decides automatically: runs estimated above
         ``verify.train.polynomial_step.COMPILE_MIN_RUN_S`` are compiled and keep the compiled step only when its probe is faster.
-    ignore_memory_check : bool
-        Start even when the estimated peak memory exceeds the device's free memory.
     """
 
     steps: int
@@ -183,7 +167,6 @@ class TrainConfig:
     num_threads: int | None = None
     strategy: str = "auto"
     compile: bool | None = None
-    ignore_memory_check: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "betas", tuple(float(b) for b in self.betas))
@@ -220,15 +203,12 @@ class TrainConfig:
                 raise ValueError(f"{name} must be None or >= 1, got {v!r}")
         if self.warmup_steps < 0:
             raise ValueError(f"warmup_steps must be >= 0, got {self.warmup_steps!r}")
-        if self.dtype not in (None, *TRAIN_DTYPES):
-            raise ValueError(f"dtype must be one of {TRAIN_DTYPES} or None, got {self.dtype!r}")
+        if self.dtype not in (None, *DTYPE_NAMES):
+            raise ValueError(f"dtype must be one of {DTYPE_NAMES} or None, got {self.dtype!r}")
         if self.strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {STRATEGIES}, got {self.strategy!r}")
-        if self.compile not in (None, True, False) or not isinstance(self.ignore_memory_check, bool):
-            raise ValueError(
-                f"compile must be None, True or False and ignore_memory_check a bool, got {self.compile!r} and "
-                f"{self.ignore_memory_check!r}"
-            )
+        if self.compile not in (None, True, False):
+            raise ValueError(f"compile must be None, True or False, got {self.compile!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-compatible dict (tuples become lists)."""
@@ -244,27 +224,6 @@ class TrainConfig:
     def replace(self, **changes: Any) -> TrainConfig:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)
-
-
-@contextmanager
-def config_overrides(**changes: Any) -> Iterator[None]:
-    """Replace :class:`TrainConfig` fields in every :func:`train` call inside the block.
-
-    This is how run-wide options reach trainers whose configs are fixed by claims: ``--dtype float32`` is
-    ``config_overrides(dtype="float32")``, ``--ignore-memory-check`` is ``config_overrides(ignore_memory_check=
-    True)``. None values are ignored; unknown fields or invalid values raise ``ValueError`` on entry. The run's
-    ``TrainResult.config`` (and its checkpoint) records the replaced fields.
-    """
-    changes = {k: v for k, v in changes.items() if v is not None}
-    unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(TrainConfig)})
-    if unknown:
-        raise ValueError(f"config_overrides: unknown TrainConfig field(s) {unknown}")
-    TrainConfig(steps=1, lr=1.0).replace(**changes)  # validates the values now
-    token = _OVERRIDES.set(tuple({**dict(_OVERRIDES.get()), **changes}.items()))
-    try:
-        yield
-    finally:
-        _OVERRIDES.reset(token)
 
 
 def learning_rate(config: TrainConfig, step: int) -> float:
@@ -533,12 +492,10 @@ def train(
     degree: int,
     width: int,
     config: TrainConfig,
+    options: RunOptions = DEFAULT_OPTIONS,
     *,
     reference_margin: float | None = None,
-    checkpoint_path: str | os.PathLike[str] | None = None,
-    progress: bool = True,
     callback: Callable[[int, HomogeneousEnsemble, dict[str, Any]], bool | None] | None = None,
-    device: str = "auto",
 ) -> TrainResult:
     r"""Train one polynomial network per seed on ``task`` (all seeds batched; module doc for the objective).
 
@@ -549,37 +506,37 @@ def train(
     degree, width : int
         Activation exponent and number of neurons m.
     config : TrainConfig
+    options : verify.runtime.options.RunOptions
+        Device ('auto', 'cpu', 'cuda', 'cuda:N': where a run happens is not part of its configuration, so a
+        checkpoint written on one device resumes on another), a run-wide dtype (replaces ``config.dtype``), the
+        seed offset (shifts ``config.seeds``; the result's ``config`` holds the seeds and dtype that ran), the
+        progress bar, the memory-check override and the checkpoint file. Checkpoints (params, optimiser state,
+        step, history, config) are written atomically every ``options.checkpoint_every`` (else
+        ``config.checkpoint_every``) steps, every ``CHECKPOINT_SECONDS`` of wall time, at the end and on an
+        interrupt. A checkpoint is bound to the code revision and, inside :func:`verify.runtime.claim_run.claim_run`
+        (while a claim runs), to the claim and its configuration. If the file exists, training resumes from it
+        (logged, and recorded by :func:`verify.runtime.claim_run.note_resumed`); a checkpoint of a different
+        binding, config, task, degree, width or reference raises :class:`CheckpointMismatchError`, or is ignored
+        with a log line while a claim runs (only the fields in ``RESUMABLE_FIELDS`` may differ: ``steps``,
+        ``checkpoint_every``, ``nan_check_every``, ``num_threads``). An unreadable file is moved aside to
+        ``<path>.corrupt`` and training starts fresh. A checkpoint already at ``config.steps`` is returned as is;
+        one beyond it is refused. A checkpoint that cannot be written (disk full) is a warning, not an error.
     reference_margin : float, optional
         Value the normalized margin is compared with (e.g. ``float(theory.modular.max_margin(p, k))``).
-    checkpoint_path : path, optional
-        Where to write checkpoints (params, optimiser state, step, history, config; atomically, every
-        ``checkpoint_every`` steps, every ``CHECKPOINT_SECONDS`` of wall time, at the end and on an interrupt). A
-        checkpoint is bound to the code revision and, inside :func:`verify.runtime.files.claim_checkpoints` (while a claim
-        runs), to the claim and its configuration. If the file exists, training resumes from it (logged, and
-        recorded by :func:`verify.runtime.files.note_resumed`); a checkpoint of a different binding, config, task, degree,
-        width or reference raises :class:`CheckpointMismatchError`, or is ignored with a log line while a claim
-        runs (only the fields in ``RESUMABLE_FIELDS`` may differ: ``steps``, ``checkpoint_every``,
-        ``nan_check_every``, ``num_threads``). An unreadable file is moved aside to ``<path>.corrupt`` and
-        training starts fresh. A checkpoint already at ``config.steps`` is returned as is; one beyond it is
-        refused. A checkpoint that cannot be written (disk full) is a warning, not an error.
-    progress : bool
-        Show a tqdm bar on stderr.
     callback : callable, optional
         ``callback(step, model, record)`` after each evaluation; returning True stops training there.
-    device : str
-        'auto', 'cpu', 'cuda' or 'cuda:N' (:func:`verify.runtime.device.resolve_device`). Where a run happens is not
-        part of its configuration: a checkpoint written on one device resumes on another.
 
     Raises
     ------
-    TrainingDivergedError
-        When the loss or the weights of a seed become NaN/inf (names the step and the seed; with
+    verify.runtime.divergence.TrainingDiverged
+        When the loss or the weights of a seed become NaN/inf (names the step and the seeds; with
         ``nan_check_every > 1`` the step is the first check after the divergence).
+    ValueError
+        For ``dtype='tf32'`` without a CUDA device.
     """
-    if _OVERRIDES.get():
-        config = config.replace(**dict(_OVERRIDES.get()))
-    with torch_threads(config.num_threads), _tf32(config.dtype == "tf32"):
-        return _train(task, degree, width, config, reference_margin, checkpoint_path, progress, callback, device)
+    config, setting = options.configure(config, "polynomial")
+    with torch_threads(config.num_threads), setting.precision():
+        return _PolynomialRun(task, degree, width, config, setting, options, reference_margin).run(callback)
 
 
 def estimate_run(
@@ -587,222 +544,199 @@ def estimate_run(
     degree: int,
     width: int,
     config: TrainConfig,
+    options: RunOptions = DEFAULT_OPTIONS,
     *,
-    device: str = "auto",
     probe: bool = True,
     free_bytes: int | None = None,
 ) -> StepPlan:
     """The plan :func:`train` would make for this run (strategy, chunk, peak memory, time per step), without
-    training: the data and the initial ensemble are built on ``device`` and, with ``probe``, one chunk of each
-    candidate strategy is timed. ``free_bytes`` plans for a device with that much free memory instead of the one
-    at hand. Raises :class:`verify.train.polynomial_step.InsufficientMemoryError` like :func:`train` when it would not fit.
+    training: the data and the initial ensemble are built on ``options.device`` and, with ``probe``, one chunk of
+    each candidate strategy is timed. ``free_bytes`` plans for a device with that much free memory instead of the
+    one at hand. Raises :class:`verify.runtime.memory.InsufficientMemoryError` like :func:`train` when it would not
+    fit (unless ``options.ignore_memory_check``).
     """
-    if _OVERRIDES.get():
-        config = config.replace(**dict(_OVERRIDES.get()))
-    dev = resolve_device(device)
-    dtype = resolve_dtype("float32" if config.dtype == "tf32" else config.dtype, dev)
-    inputs_np, labels_np = task.batch(0, task.n_points)
-    X = as_input_tensor(inputs_np, dev, dtype)
-    Y = torch.as_tensor(labels_np, dtype=torch.int64, device=dev)
-    model = HomogeneousEnsemble.from_seeds(
-        config.seeds,
-        width=width,
-        n_blocks=task.n_blocks,
-        block_size=task.block_size,
-        n_classes=task.n_classes,
-        degree=degree,
-        init_std=config.init_std,
-        dtype=dtype,
-        device=dev,
-    )
-    with torch_threads(config.num_threads), _tf32(config.dtype == "tf32"):  # probed as train() would run it
-        return _plan_for(model, X, Y, config, config.steps, probe=probe, free_bytes=free_bytes, dry_run=True).plan
+    config, setting = options.replace(checkpoint_path=None).configure(config, "polynomial")
+    run = _PolynomialRun(task, degree, width, config, setting, options, None)
+    with torch_threads(config.num_threads), setting.precision():  # probed as train() would run it
+        return run.plan(config.steps, probe=probe, free_bytes=free_bytes, dry_run=True).plan
 
 
-def _plan_for(
-    model: HomogeneousEnsemble,
-    X: torch.Tensor,
-    Y: torch.Tensor,
-    config: TrainConfig,
-    steps: int,
-    *,
-    probe: bool = True,
-    free_bytes: int | None = None,
-    dry_run: bool = False,
-) -> EnsembleStep:
-    """:func:`verify.train.polynomial_step.plan_step` for this model, dataset and config (probed on one batch's shapes)."""
-    n_points = X.shape[0]
-    n_batch = config.batch_size or n_points
-    rows = torch.arange(n_batch, device=X.device) % n_points
-    return plan_step(
-        model.U,
-        model.W,
-        model.degree,
-        X[rows],
-        Y[rows],
-        dataset_points=n_points,
-        optimizer_slots=2 if config.optimizer in ("adam", "adamw") else int(config.momentum > 0),
-        steps=steps,
-        strategy=config.strategy,
-        chunk_size=config.chunk_size,
-        compile=config.compile,
-        ignore_memory_check=config.ignore_memory_check,
-        probe=probe,
-        free_bytes=free_bytes,
-        dry_run=dry_run,
-    )
+class _PolynomialRun:
+    """One :func:`train` call: the data and the ensemble on the device, the optimiser, the checkpoint."""
 
-
-@contextmanager
-def _tf32(enabled: bool) -> Iterator[None]:
-    """TensorFloat-32 CUDA matrix products for the block when ``enabled`` (restored afterwards); else nothing."""
-    if not enabled:
-        yield
-        return
-    matmul = torch.backends.cuda.matmul
-    before = matmul.fp32_precision
-    matmul.fp32_precision = "tf32"
-    try:
-        yield
-    finally:
-        matmul.fp32_precision = before
-
-
-def _diverged(step: int, seeds: list[int], what: str) -> TrainingDivergedError:
-    """The error :class:`verify.runtime.loop.NonFiniteGuard` raises for this trainer (it names the first bad seed)."""
-    return TrainingDivergedError(step, seeds[0], what)
-
-
-def _train(
-    task: Task,
-    degree: int,
-    width: int,
-    config: TrainConfig,
-    reference_margin: float | None,
-    checkpoint_path: str | os.PathLike[str] | None,
-    progress: bool,
-    callback: Callable[[int, HomogeneousEnsemble, dict[str, Any]], bool | None] | None,
-    device_name: str,
-) -> TrainResult:
-    t_start = time.perf_counter()
-    device = resolve_device(device_name)
-    if config.dtype == "tf32" and device.type != "cuda":
-        raise ValueError(f"dtype='tf32' (TensorFloat-32 matrix products) needs a CUDA device, got {device}")
-    dtype = resolve_dtype("float32" if config.dtype == "tf32" else config.dtype, device)
-    inputs_np, labels_np = task.batch(0, task.n_points)
-    X = as_input_tensor(inputs_np, device, dtype)
-    Y = torch.as_tensor(labels_np, dtype=torch.int64, device=device)
-    n_points = X.shape[0]
-    meta = {
-        "degree": int(degree),
-        "width": int(width),
-        "task": _task_fingerprint(task, inputs_np, labels_np),
-        "reference_margin": None if reference_margin is None else float(reference_margin),
-    }
-
-    model = HomogeneousEnsemble.from_seeds(
-        config.seeds,
-        width=width,
-        n_blocks=task.n_blocks,
-        block_size=task.block_size,
-        n_classes=task.n_classes,
-        degree=degree,
-        init_std=config.init_std,
-        dtype=dtype,
-        device=device,
-    )
-    optimizer = _make_optimizer([model.U, model.W], config)
-    sampler = torch.Generator(device="cpu").manual_seed(config.data_seed) if config.batch_size else None
-
-    step, history, previous_time, resumed_from = 0, [], 0.0, None
-    ckpt = Checkpoint.at(
-        checkpoint_path, "polynomial", config.to_dict(), config.steps, meta=meta, resumable=RESUMABLE_FIELDS
-    )
-    state = None if ckpt is None else ckpt.load()
-    if state is not None:
-        assert ckpt is not None
-        with torch.no_grad():
-            model.U.copy_(state["U"])
-            model.W.copy_(state["W"])
-        optimizer.load_state_dict(state["optimizer"])
-        if sampler is not None and state["sampler"] is not None:
-            sampler.set_state(state["sampler"])
-        step, history, previous_time = int(state["step"]), list(state["history"]), float(state["wall_time"])
-        resumed_from = step
-        ckpt.resumed(step)
-
-    executor = _plan_for(model, X, Y, config, config.steps - step)
-
-    def elapsed() -> float:
-        return time.perf_counter() - t_start
-
-    def save(step: int) -> None:
-        assert ckpt is not None
-        state = {
-            "U": model.U.detach().cpu(),
-            "W": model.W.detach().cpu(),
-            "optimizer": optimizer.state_dict(),
-            "sampler": None if sampler is None else sampler.get_state(),
-            "history": history,
-            "wall_time": previous_time + elapsed(),
+    def __init__(
+        self,
+        task: Task,
+        degree: int,
+        width: int,
+        config: TrainConfig,
+        setting: RunSetting,
+        options: RunOptions,
+        reference_margin: float | None,
+    ) -> None:
+        self.t_start = time.perf_counter()
+        self.config, self.setting, self.options = config, setting, options
+        device, dtype = setting.device, setting.dtype
+        inputs_np, labels_np = task.batch(0, task.n_points)
+        self.X = as_input_tensor(inputs_np, device, dtype)
+        self.Y = torch.as_tensor(labels_np, dtype=torch.int64, device=device)
+        self.meta = {
+            "degree": int(degree),
+            "width": int(width),
+            "task": _task_fingerprint(task, inputs_np, labels_np),
+            "reference_margin": None if reference_margin is None else float(reference_margin),
         }
-        ckpt.save(step, state)
-
-    def evaluate(step: int) -> dict[str, Any]:
-        if history and history[-1]["step"] == step:  # the last record of a resumed checkpoint
-            return history[-1]
-        rec = {"step": step, "lr": learning_rate(config, step)}
-        rec.update(
-            ensemble_metrics(model, X, Y, lam=config.lam, reg_power=config.reg_power, reference_margin=reference_margin)
+        self.model = HomogeneousEnsemble.from_seeds(
+            config.seeds,
+            width=width,
+            n_blocks=task.n_blocks,
+            block_size=task.block_size,
+            n_classes=task.n_classes,
+            degree=degree,
+            init_std=config.init_std,
+            dtype=dtype,
+            device=device,
         )
-        history.append(rec)
-        return rec
 
-    def stop(step: int, rec: dict[str, Any]) -> bool:
-        return callback is not None and bool(callback(step, model, rec))
+    def plan(
+        self, steps: int, *, probe: bool = True, free_bytes: int | None = None, dry_run: bool = False
+    ) -> EnsembleStep:
+        """:func:`verify.train.polynomial_step.plan_step` for this model, dataset and config (probed on one batch's
+        shapes)."""
+        X, Y, config = self.X, self.Y, self.config
+        n_points = X.shape[0]
+        n_batch = config.batch_size or n_points
+        rows = torch.arange(n_batch, device=X.device) % n_points
+        return plan_step(
+            self.model.U,
+            self.model.W,
+            self.model.degree,
+            X[rows],
+            Y[rows],
+            StepRequest(
+                dataset_points=n_points,
+                optimizer_slots=2 if config.optimizer in ("adam", "adamw") else int(config.momentum > 0),
+                steps=steps,
+                strategy=config.strategy,
+                chunk_size=config.chunk_size,
+                compile=config.compile,
+                ignore_memory_check=self.options.ignore_memory_check,
+                probe=probe,
+                free_bytes=free_bytes,
+                dry_run=dry_run,
+            ),
+        )
 
-    def update(step: int) -> torch.Tensor:
-        if sampler is None:
-            x, y = X, Y
-        else:
-            idx = torch.randint(n_points, (config.batch_size,), generator=sampler).to(device)
-            x, y = X[idx], Y[idx]
-        return _fused_step(model, optimizer, executor, x, y, config)
+    def run(self, callback: Callable[[int, HomogeneousEnsemble, dict[str, Any]], bool | None] | None) -> TrainResult:
+        """Train (resuming from the checkpoint when there is one) and return the result."""
+        config, model, X, Y, meta = self.config, self.model, self.X, self.Y, self.meta
+        reference_margin = meta["reference_margin"]
+        n_points = X.shape[0]
+        optimizer = _make_optimizer([model.U, model.W], config)
+        sampler = torch.Generator(device="cpu").manual_seed(config.data_seed) if config.batch_size else None
 
-    end = run_loop(
-        update,
-        config.steps,
-        start=step,
-        evaluate=evaluate,
-        eval_every=config.eval_every,
-        stop=stop,
-        optimizer=optimizer,
-        lr_at=partial(learning_rate, config),
-        guard=NonFiniteGuard(config.seeds, _diverged, config.nan_check_every, {"U": model.U, "W": model.W}),
-        save=None if ckpt is None else save,
-        checkpoint_every=config.checkpoint_every,
-        checkpoint_seconds=CHECKPOINT_SECONDS,
-        resumed=resumed_from is not None,
-        progress=progress,
-        desc="train",
-        postfix=_postfix,
-    )
+        step, history, previous_time, resumed_from = 0, [], 0.0, None
+        ckpt = Checkpoint.at(
+            self.options.checkpoint_path,
+            "polynomial",
+            config.to_dict(),
+            config.steps,
+            meta=meta,
+            resumable=RESUMABLE_FIELDS,
+        )
+        state = None if ckpt is None else ckpt.load()
+        if state is not None:
+            assert ckpt is not None
+            with torch.no_grad():
+                model.U.copy_(state["U"])
+                model.W.copy_(state["W"])
+            optimizer.load_state_dict(state["optimizer"])
+            if sampler is not None and state["sampler"] is not None:
+                sampler.set_state(state["sampler"])
+            step, history, previous_time = int(state["step"]), list(state["history"]), float(state["wall_time"])
+            resumed_from = step
+            ckpt.resumed(step)
 
-    wall = elapsed()
-    return TrainResult(
-        networks=model.networks(),
-        history=history,
-        config=config,
-        device=str(device),
-        dtype=str(dtype).replace("torch.", ""),
-        wall_time=wall,
-        total_wall_time=previous_time + wall,
-        steps_done=end.step,
-        resumed_from=resumed_from,
-        stopped_early=end.stopped,
-        reference_margin=meta["reference_margin"],
-        plan=executor.plan.to_dict(),
-    )
+        executor = self.plan(config.steps - step)
+
+        def elapsed() -> float:
+            return time.perf_counter() - self.t_start
+
+        def save(step: int) -> None:
+            assert ckpt is not None
+            state = {
+                "U": model.U.detach().cpu(),
+                "W": model.W.detach().cpu(),
+                "optimizer": optimizer.state_dict(),
+                "sampler": None if sampler is None else sampler.get_state(),
+                "history": history,
+                "wall_time": previous_time + elapsed(),
+            }
+            ckpt.save(step, state)
+
+        def evaluate(step: int) -> dict[str, Any]:
+            if history and history[-1]["step"] == step:  # the last record of a resumed checkpoint
+                return history[-1]
+            rec = {"step": step, "lr": learning_rate(config, step)}
+            rec.update(
+                ensemble_metrics(
+                    model, X, Y, lam=config.lam, reg_power=config.reg_power, reference_margin=reference_margin
+                )
+            )
+            history.append(rec)
+            return rec
+
+        def stop(step: int, rec: dict[str, Any]) -> bool:
+            return callback is not None and bool(callback(step, model, rec))
+
+        def update(step: int) -> torch.Tensor:
+            if sampler is None:
+                x, y = X, Y
+            else:
+                idx = torch.randint(n_points, (config.batch_size,), generator=sampler).to(X.device)
+                x, y = X[idx], Y[idx]
+            return _fused_step(model, optimizer, executor, x, y, config)
+
+        end = run_loop(
+            update,
+            config.steps,
+            start=step,
+            evaluate=evaluate,
+            eval_every=config.eval_every,
+            stop=stop,
+            optimizer=optimizer,
+            lr_at=partial(learning_rate, config),
+            guard=NonFiniteGuard(
+                config.seeds,
+                "polynomial",
+                "lower lr or init_std, or raise lam",
+                every=config.nan_check_every,
+                weights={"U": model.U, "W": model.W},
+            ),
+            save=None if ckpt is None else save,
+            checkpoint_every=self.options.checkpoint_every or config.checkpoint_every,
+            checkpoint_seconds=CHECKPOINT_SECONDS,
+            resumed=resumed_from is not None,
+            progress=self.options.progress,
+            desc="train",
+            postfix=_postfix,
+        )
+
+        wall = elapsed()
+        return TrainResult(
+            networks=model.networks(),
+            history=history,
+            config=config,
+            device=str(self.setting.device),
+            dtype=str(self.setting.dtype).replace("torch.", ""),
+            wall_time=wall,
+            total_wall_time=previous_time + wall,
+            steps_done=end.step,
+            resumed_from=resumed_from,
+            stopped_early=end.stopped,
+            reference_margin=reference_margin,
+            plan=executor.plan.to_dict(),
+        )
 
 
 def _postfix(rec: dict[str, Any]) -> dict[str, str]:

@@ -57,7 +57,6 @@ with TF32), for 2 c k d m more flop; the CUDA probe times both and keeps the fas
 
 from __future__ import annotations
 
-import contextvars
 import math
 import sys
 import time
@@ -69,15 +68,23 @@ from typing import Any
 
 import torch
 
+from verify.runtime.memory import (
+    MEMORY_SAFETY,
+    OVERRIDE_HINT,
+    PRINT_ESTIMATE_S,
+    InsufficientMemoryError,
+    format_seconds,
+    free_memory,
+)
+
 __all__ = [
     "KERNELS",
     "STRATEGIES",
     "EnsembleStep",
-    "InsufficientMemoryError",
     "StepPlan",
+    "StepRequest",
     "StepShapes",
     "ensemble_gradient",
-    "free_memory",
     "grid_labels",
     "grid_rows",
     "memory_plan",
@@ -88,23 +95,17 @@ STRATEGIES = ("auto", "batched", "loop", "parallel", "vmap")
 CPU_CACHE_BYTES = 2 * 2**20  # per thread and (points x width) buffer of a CPU chunk: 1024 points at m = 500, float32
 MIN_CHUNK = 256  # CPU chunks never go below this many points (GEMM efficiency; measured best 128-512 at m = 2944)
 SMALL_STEP_ELEMENTS = 1 << 18  # S * n * m at or below which `auto` batches without probing
-MEMORY_SAFETY = 0.85  # fraction of the free memory a plan may use
 PROBE_REPEATS = 3
 PROBE_RELEASE_FRACTION = 0.5  # CUDA probes empty the cache between calls when a plan's peak exceeds this of free
 PROBE_CHUNKS = 4  # chunks per probe call (one chunk over-weighted the per-call costs of `parallel` by ~50 %)
 PROBE_MIN_STEPS = 20  # shorter runs choose by the cost model alone
 COMPILE_MIN_RUN_S = 1800.0  # `compile=None` tries compiling only runs estimated to take longer than this
-PRINT_ESTIMATE_S = 60.0  # plans of runs estimated to take longer than this are printed before they start
 GRID_BLOCK_BYTES = 3 * 2**20  # per (m x rows x C) buffer of the full-grid kernel on the CPU (measured best 2-4 MiB)
 GRID_MIN_ROWS = 4  # the full-grid kernel's products get inefficient below this many rows per block
 KERNELS = ("auto", "general", "matmul", "grid")
 EVAL_BYTES = (
     2 * 64 * 2**20
 )  # evaluation working set (two 64 MiB float64 chunks, verify.train.polynomial.EVAL_MEMORY_BUDGET)
-
-
-class InsufficientMemoryError(RuntimeError):
-    """The estimated peak memory of a training run exceeds the free memory of its device."""
 
 
 @dataclass(frozen=True)
@@ -242,67 +243,11 @@ class StepPlan:
         if self.seconds_per_step is not None:
             rate = self.flops_per_step / max(self.seconds_per_step, 1e-12) / 1e9
             per = self.seconds_per_step
-            each = f"{per * 1e3:.3g} ms" if per < 10 else _duration(per)
+            each = f"{per * 1e3:.3g} ms" if per < 10 else format_seconds(per)
             text += f", about {each} per step ({rate:.3g} GFLOP/s)"
             if steps:
-                text += f", {steps} steps in about {_duration(steps * self.seconds_per_step)}"
+                text += f", {steps} steps in about {format_seconds(steps * self.seconds_per_step)}"
         return f"{text}. [{self.reason}]"
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 3 * 86400:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.0f} days"
-
-
-# ---------------------------------------------------------------------------------------------------- memory
-
-
-def free_memory(device: torch.device) -> int | None:
-    """Free bytes on ``device``: ``torch.cuda.mem_get_info`` plus this process's cached blocks on CUDA, the
-    kernel's MemAvailable on a Linux CPU; None when unknown."""
-    if device.type == "cuda":
-        free, _ = torch.cuda.mem_get_info(device)
-        return int(free + torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device))
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        return None
-    return None
-
-
-#: Run-wide overrides of training settings (``verify.train.polynomial.config_overrides``; ``tvk report --dtype``,
-#: ``--ignore-memory-check``), as (field, value) pairs of :class:`verify.train.polynomial.TrainConfig`.
-_OVERRIDES: contextvars.ContextVar[tuple[tuple[str, Any], ...]] = contextvars.ContextVar("train_overrides", default=())
-
-
-def check_free_memory(need: int, device: torch.device, what: str, remedy: str, ignore: bool = False) -> int | None:
-    """Refuse a run whose estimated peak ``need`` (bytes) exceeds ``MEMORY_SAFETY`` of ``device``'s free memory;
-    returns the free bytes (None: unknown).
-
-    Raises
-    ------
-    InsufficientMemoryError
-        Unless ``ignore``, a run-wide ``ignore_memory_check`` override (``tvk --ignore-memory-check``, which
-        reaches every trainer through this check) or unknown free memory: the message gives ``what`` needs, what
-        is usable, the ``remedy`` and the override.
-    """
-    ignore = ignore or bool(dict(_OVERRIDES.get()).get("ignore_memory_check"))
-    free = free_memory(device)
-    if free is None or need <= MEMORY_SAFETY * free or ignore:
-        return free
-    gib = 2.0**30
-    raise InsufficientMemoryError(
-        f"{what} needs about {need / gib:.2f} GiB on {device}, but {MEMORY_SAFETY:.0%} of the {free / gib:.2f} GiB "
-        f"free is usable: {remedy}"
-    )
 
 
 def memory_plan(
@@ -374,8 +319,7 @@ def _chunk_refusal(
     gib = 2.0**30
     return InsufficientMemoryError(
         f"{what} would need about {peak / gib:.2f} GiB on {device_type} ({sizes}) but {MEMORY_SAFETY:.0%} of the "
-        f"{(free or 0) / gib:.2f} GiB free is usable: {largest}. {lower}, train fewer seeds per run, or override the "
-        "check with TrainConfig(ignore_memory_check=True) (tvk --ignore-memory-check)."
+        f"{(free or 0) / gib:.2f} GiB free is usable: {largest}. {lower}, train fewer seeds per run, {OVERRIDE_HINT}."
     )
 
 
@@ -845,25 +789,60 @@ def _compile_chunk(
     return compiled
 
 
+@dataclass(frozen=True)
+class StepRequest:
+    """What :func:`plan_step` plans for, besides the tensors.
+
+    Parameters
+    ----------
+    dataset_points : int
+        Points of the whole dataset (the evaluation's working set).
+    optimizer_slots : int
+        Optimiser tensors per parameter (2 for Adam, 1 for SGD with momentum, 0 for plain SGD).
+    steps : int
+        Updates the run will make (short runs are not worth a probe or a compilation).
+    strategy : {'auto', 'batched', 'loop', 'parallel', 'vmap'}
+        How the seeds go through the step; 'auto' decides.
+    chunk_size : int or None
+        Points per chunk (None: sized to the cache or the free memory).
+    compile : bool or None
+        ``torch.compile`` the chunk gradient (None: only long runs, kept when faster).
+    ignore_memory_check : bool
+        Plan even when the estimated peak exceeds the free memory.
+    print_estimate : bool
+        Print the plan of a run estimated above ``PRINT_ESTIMATE_S``.
+    probe : bool
+        Time candidate strategies on one chunk (False: the cost model alone; the time stays unknown).
+    free_bytes : int or None
+        Plan for a device with this much free memory instead of the one at hand.
+    dry_run : bool
+        Only plan: nothing is compiled or printed.
+    kernel : {'auto', 'general', 'matmul', 'grid'}
+        The gradient kernel (see :func:`plan_step`).
+    """
+
+    dataset_points: int
+    optimizer_slots: int
+    steps: int
+    strategy: str = "auto"
+    chunk_size: int | None = None
+    compile: bool | None = None
+    ignore_memory_check: bool = False
+    print_estimate: bool = True
+    probe: bool = True
+    free_bytes: int | None = None
+    dry_run: bool = False
+    kernel: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {STRATEGIES}, got {self.strategy!r}")
+        if self.kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
+
+
 def plan_step(
-    U: torch.Tensor,
-    W: torch.Tensor,
-    degree: int,
-    x: torch.Tensor,
-    y: torch.Tensor,
-    *,
-    dataset_points: int,
-    optimizer_slots: int,
-    steps: int,
-    strategy: str = "auto",
-    chunk_size: int | None = None,
-    compile: bool | None = None,
-    ignore_memory_check: bool = False,
-    print_estimate: bool = True,
-    probe: bool = True,
-    free_bytes: int | None = None,
-    dry_run: bool = False,
-    kernel: str = "auto",
+    U: torch.Tensor, W: torch.Tensor, degree: int, x: torch.Tensor, y: torch.Tensor, request: StepRequest
 ) -> EnsembleStep:
     """Choose strategy, kernel, chunk and compilation for training (U, W) on batches shaped like (x, y); probe the
     time.
@@ -871,11 +850,12 @@ def plan_step(
     ``auto`` batches small steps (S n m <= ``SMALL_STEP_ELEMENTS``) without probing and otherwise times one
     chunk of ``batched`` against ``loop`` (:func:`_probe_all`: a warm-up each, then ``PROBE_REPEATS`` interleaved
     rounds, best of each) and keeps the faster among those that fit in memory; the probe computes gradients only
-    (no parameter changes). Runs shorter than ``PROBE_MIN_STEPS`` use the cost model alone (loop on the CPU, batched on CUDA). The memory is checked first
-    (:func:`memory_plan`). When the estimated run time exceeds ``PRINT_ESTIMATE_S`` the plan is printed on
-    stderr (``print_estimate``). ``probe=False`` decides by the cost model alone and leaves the time unknown;
-    ``free_bytes`` replaces the measured free memory (to plan for another device). ``dry_run`` only plans:
-    nothing is compiled (``compiled`` says whether the run would compile) and nothing is printed.
+    (no parameter changes). Runs shorter than ``PROBE_MIN_STEPS`` use the cost model alone (loop on the CPU, batched
+    on CUDA). The memory is checked first (:func:`memory_plan`). When the estimated run time exceeds
+    ``PRINT_ESTIMATE_S`` the plan is printed on stderr (``request.print_estimate``). ``probe=False`` decides by the
+    cost model alone and leaves the time unknown; ``free_bytes`` replaces the measured free memory (to plan for
+    another device). ``dry_run`` only plans: nothing is compiled (``compiled`` says whether the run would compile)
+    and nothing is printed.
 
     ``kernel``: when (x, y) is the full grid of k = 2 one-hot inputs and ``degree`` is 2 (:func:`grid_labels`), the
     automatic choice also probes the full-grid kernel (:func:`_grid_gradient`; on the CPU seeds one after
@@ -888,154 +868,204 @@ def plan_step(
     automatic probe times it against ``index_add_`` for every strategy it probes (one seed included) and keeps the
     faster.
     """
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
-    device = U.device
-    S, m, k, d = U.shape
-    dense = x.dtype.is_floating_point
-    n = x.shape[0]
-    shapes = StepShapes(S, m, k, d, W.shape[2], degree, dense, n, dataset_points, U.element_size(), optimizer_slots)
-    free = free_memory(device) if free_bytes is None else int(free_bytes)
-    present = x.numel() * x.element_size() + y.numel() * y.element_size() + shapes.n_params * shapes.itemsize
-    threads = torch.get_num_threads() if device.type == "cpu" else 1
-    grid_ok = kernel in ("auto", "grid") and degree == 2 and k == 2 and not dense
-    labels = grid_labels(x, y, d) if grid_ok else None
-    if kernel == "grid":
-        if labels is None:
-            raise ValueError(
-                "kernel='grid' needs degree 2 and a batch that is the full grid of k = 2 one-hot inputs (each pair "
-                f"(a, b) once); got degree {degree}, k = {k}, {n} points of block size {d}"
-            )
-        if strategy == "vmap":
-            raise ValueError("kernel='grid' is a hand-written gradient: strategy must not be 'vmap'")
-    if kernel == "matmul" and (dense or strategy == "vmap"):
-        raise ValueError(
-            "kernel='matmul' (the one-hot product scatter) needs one-hot index inputs and a strategy other than vmap; "
-            f"got {'dense inputs' if dense else 'strategy vmap'}"
-        )
-    general = "matmul" if kernel == "matmul" else "general"  # the chunked kernel when no probe decides
-    # on CUDA the probe also times the one-hot product scatter against index_add (atomics; docs/benchmarks.md)
-    cuda = device.type == "cuda"
-    with_matmul = kernel == "auto" and cuda and not dense
-    large = S * n * m > SMALL_STEP_ELEMENTS
-    grid_auto = labels is not None and (kernel == "grid" or (strategy == "auto" and large and chunk_size is None))
-    probing = probe and steps >= PROBE_MIN_STEPS
-    reason = ""
-    candidates: list[tuple[str, str]] = []  # (kernel, strategy)
-    if kernel == "grid" and strategy != "auto":
-        chosen, reason = ("grid", strategy), "kernel and strategy set by the configuration"
-    elif strategy != "auto":
-        chosen, reason = (general, strategy), "strategy set by the configuration"
-    elif grid_auto and not probing:
-        chosen = ("grid", "batched" if cuda else "loop")
-        why = "no probe asked" if not probe else f"a run of {steps} steps is not worth a probe"
-        each = "all seeds per launch" if cuda else "seeds one after another"
-        reason = f"cost model ({why}): full-grid kernel, {each}"
-    elif grid_auto:
-        chosen = ("", "")
-        parallel = not cuda and threads > 1 and S > 1
-        if kernel != "grid":
-            candidates += [("general", "batched")]
-            if S > 1:
-                candidates += [("general", "loop")] + ([("general", "parallel")] if parallel else [])
-            if with_matmul:
-                candidates += [("matmul", "batched")] + ([("matmul", "loop")] if S > 1 else [])
-        if cuda:  # all seeds per launch (1.4x the general batched step on an H200), or one at a time if that won't fit
-            candidates += [("grid", "batched")] + ([("grid", "loop")] if S > 1 else [])
-        else:
-            candidates += [("grid", "parallel" if parallel else "loop")]  # one intra-op thread per seed beats two
-    elif S == 1 and not (with_matmul and large and probing):
-        chosen, reason = (general, "batched"), "one seed"
-    elif S == 1:
-        chosen, candidates = ("", ""), [("general", "batched"), ("matmul", "batched")]
-    elif not large:
-        chosen = (general, "batched")
-        reason = f"small step (S n m = {S * n * m} <= {SMALL_STEP_ELEMENTS}): batching amortises per-call overhead"
-    elif not probing:
-        chosen = (general, "batched" if cuda else "loop")
-        why = "no probe asked" if not probe else f"a run of {steps} steps is not worth a probe"
-        reason = f"cost model ({why}): {chosen[1]} on {device.type}"
+    planner = _Planner(U, W, degree, x, y, request)
+    chosen, reason, candidates = planner.candidates()
+    if chosen[0]:
+        chunk, peak = planner.chunk_for(chosen)
+        seconds = planner.time_one(chosen, chunk, peak, reason)
     else:
-        chosen = ("", "")
+        chosen, chunk, peak, seconds, reason = planner.probe(candidates)
+    plan, compiled_fn = planner.finish(chosen, chunk, peak, seconds, reason)
+    long_run = plan.seconds_per_step is not None and plan.seconds_per_step * request.steps >= PRINT_ESTIMATE_S
+    if request.print_estimate and long_run and not request.dry_run:
+        print(plan.describe(request.steps), file=sys.stderr, flush=True)
+    return EnsembleStep(plan, degree, compiled_fn)
+
+
+class _Planner:
+    """The state :func:`plan_step` decides from: the tensors, the request, the shapes and the free memory."""
+
+    def __init__(
+        self, U: torch.Tensor, W: torch.Tensor, degree: int, x: torch.Tensor, y: torch.Tensor, request: StepRequest
+    ) -> None:
+        self.U, self.W, self.degree, self.x, self.y, self.request = U, W, degree, x, y, request
+        self.device = device = U.device
+        S, m, k, d = U.shape
+        self.dense = dense = x.dtype.is_floating_point
+        n = x.shape[0]
+        r = request
+        self.shapes = StepShapes(
+            S, m, k, d, W.shape[2], degree, dense, n, r.dataset_points, U.element_size(), r.optimizer_slots
+        )
+        self.free = free_memory(device) if r.free_bytes is None else int(r.free_bytes)
+        self.present = (
+            x.numel() * x.element_size() + y.numel() * y.element_size() + self.shapes.n_params * self.shapes.itemsize
+        )
+        self.threads = torch.get_num_threads() if device.type == "cpu" else 1
+        grid_ok = r.kernel in ("auto", "grid") and degree == 2 and k == 2 and not dense
+        self.labels = grid_labels(x, y, d) if grid_ok else None
+        self.cuda = device.type == "cuda"
+        self.large = S * n * m > SMALL_STEP_ELEMENTS
+        self.probing = r.probe and r.steps >= PROBE_MIN_STEPS
+        self._validate(n, d, k)
+
+    def _validate(self, n: int, d: int, k: int) -> None:
+        r = self.request
+        if r.kernel == "grid":
+            if self.labels is None:
+                raise ValueError(
+                    "kernel='grid' needs degree 2 and a batch that is the full grid of k = 2 one-hot inputs (each pair "
+                    f"(a, b) once); got degree {self.degree}, k = {k}, {n} points of block size {d}"
+                )
+            if r.strategy == "vmap":
+                raise ValueError("kernel='grid' is a hand-written gradient: strategy must not be 'vmap'")
+        if r.kernel == "matmul" and (self.dense or r.strategy == "vmap"):
+            raise ValueError(
+                "kernel='matmul' (the one-hot product scatter) needs one-hot index inputs and a strategy other than "
+                f"vmap; got {'dense inputs' if self.dense else 'strategy vmap'}"
+            )
+
+    def candidates(self) -> tuple[tuple[str, str], str, list[tuple[str, str]]]:
+        """(chosen (kernel, strategy) or ("", "") when a probe decides, the reason, the candidates to probe)."""
+        r, S, cuda = self.request, self.shapes.n_seeds, self.cuda
+        n, m = self.shapes.batch_points, self.shapes.width
+        general = "matmul" if r.kernel == "matmul" else "general"  # the chunked kernel when no probe decides
+        # on CUDA the probe also times the one-hot product scatter against index_add (atomics; docs/benchmarks.md)
+        with_matmul = r.kernel == "auto" and cuda and not self.dense
+        grid_auto = self.labels is not None and (
+            r.kernel == "grid" or (r.strategy == "auto" and self.large and r.chunk_size is None)
+        )
+        why = "no probe asked" if not r.probe else f"a run of {r.steps} steps is not worth a probe"
+        candidates: list[tuple[str, str]] = []  # (kernel, strategy)
+        if r.kernel == "grid" and r.strategy != "auto":
+            return ("grid", r.strategy), "kernel and strategy set by the configuration", []
+        if r.strategy != "auto":
+            return (general, r.strategy), "strategy set by the configuration", []
+        if grid_auto and not self.probing:
+            each = "all seeds per launch" if cuda else "seeds one after another"
+            return ("grid", "batched" if cuda else "loop"), f"cost model ({why}): full-grid kernel, {each}", []
+        if grid_auto:
+            parallel = not cuda and self.threads > 1 and S > 1
+            if r.kernel != "grid":
+                candidates += [("general", "batched")]
+                if S > 1:
+                    candidates += [("general", "loop")] + ([("general", "parallel")] if parallel else [])
+                if with_matmul:
+                    candidates += [("matmul", "batched")] + ([("matmul", "loop")] if S > 1 else [])
+            if (
+                cuda
+            ):  # all seeds per launch (1.4x the general batched step on an H200), or one at a time if that won't fit
+                candidates += [("grid", "batched")] + ([("grid", "loop")] if S > 1 else [])
+            else:
+                candidates += [("grid", "parallel" if parallel else "loop")]  # one intra-op thread per seed beats two
+            return ("", ""), "", candidates
+        if S == 1 and not (with_matmul and self.large and self.probing):
+            return (general, "batched"), "one seed", []
+        if S == 1:
+            return ("", ""), "", [("general", "batched"), ("matmul", "batched")]
+        if not self.large:
+            reason = f"small step (S n m = {S * n * m} <= {SMALL_STEP_ELEMENTS}): batching amortises per-call overhead"
+            return (general, "batched"), reason, []
+        if not self.probing:
+            chosen = (general, "batched" if cuda else "loop")
+            return chosen, f"cost model ({why}): {chosen[1]} on {self.device.type}", []
         candidates = [(general, "batched"), (general, "loop")]
-        if device.type == "cpu" and threads > 1:
+        if self.device.type == "cpu" and self.threads > 1:
             candidates.append((general, "parallel"))
         if with_matmul:
             candidates += [("matmul", "batched"), ("matmul", "loop")]
-    seconds = None
-    if chosen[0]:
-        chunk, peak = _chunk_for(shapes, chosen, device.type, free, chunk_size, ignore_memory_check, present, threads)
-        plan = _plan(shapes, chosen[1], chunk, False, device, peak, free, None, reason, threads, chosen[0])
-        if large and probing:
-            seconds = _probe_step(plan, U, W, degree, x, y)
-    else:
+        return ("", ""), "", candidates
+
+    def chunk_for(self, candidate: tuple[str, str]) -> tuple[int, int]:
+        """:func:`_chunk_for` of ``candidate`` under this request."""
+        r = self.request
+        return _chunk_for(
+            self.shapes,
+            candidate,
+            self.device.type,
+            self.free,
+            r.chunk_size,
+            r.ignore_memory_check,
+            self.present,
+            self.threads,
+        )
+
+    def plan(
+        self,
+        candidate: tuple[str, str],
+        chunk: int,
+        peak: int,
+        seconds: float | None,
+        reason: str,
+        compiled: bool = False,
+    ) -> StepPlan:
+        """The :class:`StepPlan` of ``candidate`` with these numbers."""
+        kernel, strategy = candidate
+        return _plan(
+            self.shapes, strategy, chunk, compiled, self.device, peak, self.free, seconds, reason, self.threads, kernel
+        )
+
+    def time_one(self, chosen: tuple[str, str], chunk: int, peak: int, reason: str) -> float | None:
+        """The probed seconds per step of a candidate chosen without a probe (only for large probed runs)."""
+        if not (self.large and self.probing):
+            return None
+        return _probe_step(self.plan(chosen, chunk, peak, None, reason), self.U, self.W, self.degree, self.x, self.y)
+
+    def probe(self, candidates: list[tuple[str, str]]) -> tuple[tuple[str, str], int, int, float, str]:
+        """Time every candidate that fits in memory; (the fastest, its chunk, peak, seconds per step, the reason)."""
         chunks: dict[tuple[str, str], tuple[int, int]] = {}
         refusal = None
         for cand in candidates:
             try:
-                chunks[cand] = _chunk_for(
-                    shapes, cand, device.type, free, chunk_size, ignore_memory_check, present, threads
-                )
+                chunks[cand] = self.chunk_for(cand)
             except InsufficientMemoryError as exc:
                 refusal = exc
         if not chunks:
             assert refusal is not None
             raise refusal
-        trials = {
-            cand: _plan(shapes, cand[1], c, False, device, pk, free, None, "", threads, cand[0])
-            for cand, (c, pk) in chunks.items()
-        }
-        timings = _probe_all(trials, U, W, degree, x, y)
+        trials = {cand: self.plan(cand, c, pk, None, "") for cand, (c, pk) in chunks.items()}
+        timings = _probe_all(trials, self.U, self.W, self.degree, self.x, self.y)
         chosen = min(timings, key=lambda c: timings[c])
-        seconds = timings[chosen]
         reason = "probe: " + ", ".join(f"{_label(c)} {1e3 * t:.3g} ms/step" for c, t in timings.items())
         if len(chunks) < len(candidates):
             reason += f" ({', '.join(_label(c) for c in candidates if c not in chunks)} would not fit in memory)"
         chunk, peak = chunks[chosen]
-    chosen_kernel, chosen_strategy = chosen
-    compiled_fn = None
-    want_compile = compile
-    if compile is None:
-        want_compile = seconds is not None and seconds * steps >= COMPILE_MIN_RUN_S
-    compilable = chosen_strategy not in ("vmap", "parallel") and chosen_kernel in ("general", "matmul")
-    want_compile = bool(want_compile) and compilable
-    if want_compile and dry_run:
-        reason += "; would compile"
-    elif want_compile:
-        compiled_fn = _compile_for(shapes, chosen_strategy, chunk, U, W, degree, x, y, chosen_kernel)
-        reason += "; compiled" if compiled_fn is not None else "; compilation failed, eager"
-    compiled = compiled_fn is not None or (dry_run and want_compile)
-    plan = _plan(shapes, chosen_strategy, chunk, compiled, device, peak, free, seconds, reason, threads, chosen_kernel)
-    if compiled_fn is not None:
-        if cuda:
-            torch.cuda.reset_peak_memory_stats(device)
-        fast = _probe_step(plan, U, W, degree, x, y, compiled_fn)
-        if compile is None and seconds is not None and fast >= seconds:  # automatic: kept only when measured faster
+        return chosen, chunk, peak, timings[chosen], reason
+
+    def finish(
+        self, chosen: tuple[str, str], chunk: int, peak: int, seconds: float | None, reason: str
+    ) -> tuple[StepPlan, Callable[..., Any] | None]:
+        """Compile the chosen chunk gradient when asked (or, automatically, for long runs where it is faster); the
+        final plan and the compiled function (None: eager)."""
+        r, (kernel, strategy) = self.request, chosen
+        want_compile = r.compile
+        if r.compile is None:
+            want_compile = seconds is not None and seconds * r.steps >= COMPILE_MIN_RUN_S
+        compilable = strategy not in ("vmap", "parallel") and kernel in ("general", "matmul")
+        want_compile = bool(want_compile) and compilable
+        compiled_fn = None
+        if want_compile and r.dry_run:
+            reason += "; would compile"
+        elif want_compile:
+            compiled_fn = _compile_for(
+                self.shapes, strategy, chunk, self.U, self.W, self.degree, self.x, self.y, kernel
+            )
+            reason += "; compiled" if compiled_fn is not None else "; compilation failed, eager"
+        compiled = compiled_fn is not None or (r.dry_run and want_compile)
+        plan = self.plan(chosen, chunk, peak, seconds, reason, compiled)
+        if compiled_fn is None:
+            return plan, None
+        if self.cuda:
+            torch.cuda.reset_peak_memory_stats(self.device)
+        fast = _probe_step(plan, self.U, self.W, self.degree, self.x, self.y, compiled_fn)
+        if r.compile is None and seconds is not None and fast >= seconds:  # automatic: kept only when measured faster
             compiled_fn = None
             reason += f" but not faster ({1e3 * fast:.3g} against {1e3 * seconds:.3g} ms/step): eager"
         else:
             seconds = fast
-            if cuda:  # the compiled graph keeps buffers of its own: its peak is measured
-                peak = max(peak, int(torch.cuda.max_memory_allocated(device)))
-        plan = _plan(
-            shapes,
-            chosen_strategy,
-            chunk,
-            compiled_fn is not None,
-            device,
-            peak,
-            free,
-            seconds,
-            reason,
-            threads,
-            chosen_kernel,
-        )
-    long_run = plan.seconds_per_step is not None and plan.seconds_per_step * steps >= PRINT_ESTIMATE_S
-    if print_estimate and long_run and not dry_run:
-        print(plan.describe(steps), file=sys.stderr, flush=True)
-    return EnsembleStep(plan, degree, compiled_fn)
+            if self.cuda:  # the compiled graph keeps buffers of its own: its peak is measured
+                peak = max(peak, int(torch.cuda.max_memory_allocated(self.device)))
+        return self.plan(chosen, chunk, peak, seconds, reason, compiled_fn is not None), compiled_fn
 
 
 def _label(candidate: tuple[str, str]) -> str:

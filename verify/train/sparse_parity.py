@@ -80,7 +80,7 @@ Speed and memory. Batches are drawn on the training device, each seed straight i
 across refills (no host round trip and no stacking copy; the values are bit-identical to drawing per seed), and a
 step makes no device-to-host transfer (the frozen-seed mask is a host flag updated at evaluations; while every
 seed is active the update skips the mask). Before the run, :func:`memory_estimate` is compared with the device's
-free memory (``InsufficientMemoryError`` unless ``ignore_memory_check``); a run whose first ``PROBE_STEPS``
+free memory (``InsufficientMemoryError`` unless ``RunOptions.ignore_memory_check``); a run whose first ``PROBE_STEPS``
 updates predict more than a minute prints its memory and time estimate on stderr.
 
 API (also for the Ch. 6 Pareto-frontier grid)::
@@ -89,7 +89,7 @@ API (also for the Ch. 6 Pareto-frontier grid)::
     cfg = SparseParityConfig(n=30, k=3, width=100, mode="offline", n_train=600, init="sparse", sparsity=2,
                        lr=0.1, batch_size=32, weight_decay=0.01, decay="pytorch", steps=20_000,
                        eval_every=100, seeds=tuple(range(10)))
-    res = train_parity(cfg, progress=False, device="auto")
+    res = train_parity(cfg, RunOptions(device="auto"))
     res.success        # (E,) bool: test error <= 10% within the budget
     res.t_c            # (E,) float, inf where not converged
     res.accuracy       # (T, E) accuracy history at res.steps (T,)
@@ -107,7 +107,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -128,9 +127,9 @@ from verify.runtime.checkpoint import (
     set_generator_states,
     tensors_state,
 )
-from verify.runtime.device import resolve_device
 from verify.runtime.loop import run_loop, stack_seeds, torch_threads
-from verify.train.polynomial_step import PRINT_ESTIMATE_S, check_free_memory
+from verify.runtime.memory import OVERRIDE_HINT, RunEstimate, check_free_memory
+from verify.runtime.options import DEFAULT_OPTIONS, RunOptions, RunSetting
 
 __all__ = [
     "ACTIVATIONS",
@@ -161,7 +160,7 @@ DATA_CHUNK_ELEMENTS = 1 << 21  # per seed: input entries generated per data chun
 EVAL_CHUNK_ELEMENTS = 1 << 24  # E * points * width entries per evaluation chunk
 PROBE_STEPS = 20  # the time per step printed before a long run is measured on the first PROBE_STEPS updates
 # Config fields a checkpoint may differ in from the run resuming it (they do not change the trajectory).
-RESUMABLE_FIELDS = frozenset({"steps", "num_threads", "ignore_memory_check"})
+RESUMABLE_FIELDS = frozenset({"steps", "num_threads"})
 
 
 @dataclass(frozen=True)
@@ -216,8 +215,6 @@ class SparseParityConfig:
     dtype : {'float32', 'float64'}
     num_threads : int or None
         torch CPU threads during the run (restored afterwards); None leaves the setting alone.
-    ignore_memory_check : bool
-        Start even when :func:`memory_estimate` exceeds the device's free memory.
     """
 
     n: int
@@ -249,7 +246,6 @@ class SparseParityConfig:
     keep_params: bool = False
     dtype: str = "float32"
     num_threads: int | None = None
-    ignore_memory_check: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
@@ -303,8 +299,6 @@ class SparseParityConfig:
             raise ValueError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
         if self.num_threads is not None and self.num_threads < 1:
             raise ValueError(f"num_threads must be None or >= 1, got {self.num_threads!r}")
-        if not isinstance(self.ignore_memory_check, bool):
-            raise ValueError(f"ignore_memory_check must be a bool, got {self.ignore_memory_check!r}")
 
     @property
     def n_eval(self) -> int:
@@ -748,160 +742,157 @@ def _evaluate(
 
 def train_parity(
     config: SparseParityConfig,
+    options: RunOptions = DEFAULT_OPTIONS,
     *,
-    progress: bool = False,
     callback: Callable[[int, dict[str, np.ndarray]], None] | None = None,
-    device: str = "auto",
-    checkpoint_path: str | os.PathLike[str] | None = None,
-    checkpoint_every: int | None = None,
 ) -> SparseParityResult:
     """Train the ensemble of ``config.seeds`` with SGD on the (n,k)-sparse parity (module docstring).
 
-    ``callback(step, metrics)`` is called after every evaluation with the per-seed numpy metrics. ``device``
-    is 'auto', 'cpu', 'cuda' or 'cuda:N' (:func:`verify.runtime.device.resolve_device`); it is not part of the config.
+    ``callback(step, metrics)`` is called after every evaluation with the per-seed numpy metrics. ``options``
+    (:class:`verify.runtime.options.RunOptions`): device, dtype (default ``config.dtype``, float32), the seed offset
+    (shifts ``config.seeds``: models and data streams; the validation set stays), progress, the memory-check
+    override.
 
-    With ``checkpoint_path`` the run saves its whole state (parameters, W_0, the per-seed data generators, the
-    frozen/compacted ensemble, the history) every ``checkpoint_every`` steps, every ``CHECKPOINT_SECONDS`` of wall
-    time, at the end and on Ctrl-C, and resumes from a matching checkpoint of that path, ending with the numbers
-    of an uninterrupted run (:class:`verify.runtime.checkpoint.Checkpoint`: binding, trust, corrupt files; only
-    ``steps``, ``num_threads`` and ``ignore_memory_check`` may differ from the checkpoint's config).
+    With a checkpoint file the run saves its whole state (parameters, W_0, the per-seed data generators, the
+    frozen/compacted ensemble, the history) every ``options.checkpoint_every`` steps, every ``CHECKPOINT_SECONDS``
+    of wall time, at the end and on Ctrl-C, and resumes from a matching checkpoint of that path, ending with the
+    numbers of an uninterrupted run (:class:`verify.runtime.checkpoint.Checkpoint`: binding, trust, corrupt files;
+    only ``steps`` and ``num_threads`` may differ from the checkpoint's config).
     """
-    if checkpoint_every is not None and (isinstance(checkpoint_every, bool) or checkpoint_every < 1):
-        raise ValueError(f"checkpoint_every must be None or an integer >= 1, got {checkpoint_every!r}")
-    device = resolve_device(device)
-    dtype = torch.float32 if config.dtype == "float32" else torch.float64
-    ckpt = Checkpoint.at(checkpoint_path, "sparse_parity", config.to_dict(), config.steps, resumable=RESUMABLE_FIELDS)
-    with torch_threads(config.num_threads):
-        return _train(config, device, dtype, progress, callback, ckpt, checkpoint_every)
-
-
-def _train(
-    config: SparseParityConfig,
-    device: torch.device,
-    dtype: torch.dtype,
-    progress: bool,
-    callback: Callable | None,
-    ckpt: Checkpoint | None = None,
-    checkpoint_every: int | None = None,
-) -> SparseParityResult:
-    """The training loop (:func:`verify.runtime.loop.run_loop`). Seeds that are frozen (converged with
-    ``stop_when_converged``, or diverged) are first masked out of the updates and, once at least 1/8 of the
-    computed seeds are frozen, removed from the computation altogether (their last recorded metrics are carried
-    forward); neither changes any seed's trajectory."""
-    t0 = time.perf_counter()
-    c = config
-    E = len(c.seeds)
-    need = memory_estimate(c, torch.tensor([], dtype=dtype).element_size())
-    free = check_free_memory(
-        need,
-        device,
-        f"sparse-parity training of {E} seeds (width {c.width}, n = {c.n}, batch {c.batch_size}, {c.n_eval} "
-        "validation points)",
-        "train fewer seeds per call or fewer validation points, or override with "
-        "SparseParityConfig(ignore_memory_check=True) (tvk --ignore-memory-check)",
-        c.ignore_memory_check,
+    config, setting = options.configure(config, "sparse-parity")
+    ckpt = Checkpoint.at(
+        options.checkpoint_path,
+        "sparse_parity",
+        config.to_dict(),
+        config.steps,
+        meta={"dtype": setting.dtype_name},
+        resumable=RESUMABLE_FIELDS,
     )
-    act = activation_fn(c.activation, c.k, c.input_scale)
-    params = stack_seeds(c.seeds, partial(init_params, c), device=device, dtype=dtype)
-    for p in params.values():
-        p.requires_grad_(True)
-    final = {name: torch.empty_like(p, requires_grad=False) for name, p in params.items()} if c.keep_params else {}
-    W0 = params["W"].detach().clone()
-    xv, yv = _validation_set(c, device, dtype)
-    data = _DataStream(c, device, dtype)
-    in_S = torch.zeros(c.n, dtype=torch.bool, device=device)
-    in_S[: c.k] = True
+    with torch_threads(config.num_threads), setting.precision():
+        return _ParityTraining(config, setting, options, ckpt, callback).run()
 
-    alive = np.arange(E)  # positions (in c.seeds) of the seeds still in the computation
-    active = torch.ones(E, dtype=torch.bool, device=device)  # over alive: still updated
-    t_c = np.full(E, np.inf)
-    diverged = np.zeros(E, dtype=bool)
-    diverged_at = np.full(E, np.inf)
-    frozen = np.zeros(E, dtype=bool)
-    per_seed = {"t_c": t_c, "diverged": diverged, "diverged_at": diverged_at, "frozen": frozen}  # for checkpoints
-    keys = ("accuracy", "loss", "rho", "delta_in", "delta_out") + (("gap",) if c.fourier_gap else ())
-    last = {key: np.full(E, np.nan) for key in keys}
-    hist: dict[str, list[np.ndarray]] = {key: [] for key in keys}
-    steps: list[int] = []
-    target = c.error_target
 
-    def record(step: int) -> None:
-        acc, loss = _evaluate(c, params, act, xv, yv)
+class _ParityTraining:
+    """One :func:`train_parity` run (:func:`verify.runtime.loop.run_loop` with the hooks below). Seeds that are
+    frozen (converged with ``stop_when_converged``, or diverged) are first masked out of the updates and, once at
+    least 1/8 of the computed seeds are frozen, removed from the computation altogether (their last recorded metrics
+    are carried forward); neither changes any seed's trajectory."""
+
+    def __init__(
+        self,
+        config: SparseParityConfig,
+        setting: RunSetting,
+        options: RunOptions,
+        ckpt: Checkpoint | None,
+        callback: Callable[[int, dict[str, np.ndarray]], None] | None,
+    ) -> None:
+        self.t0 = time.perf_counter()
+        c = self.c = config
+        self.options, self.ckpt, self.callback = options, ckpt, callback
+        self.device, self.dtype = device, dtype = setting.device, setting.dtype
+        E = self.E = len(c.seeds)
+        self.need = memory_estimate(c, torch.tensor([], dtype=dtype).element_size())
+        check_free_memory(
+            self.need,
+            device,
+            f"sparse-parity training of {E} seeds (width {c.width}, n = {c.n}, batch {c.batch_size}, {c.n_eval} "
+            "validation points)",
+            f"train fewer seeds per call or fewer validation points, {OVERRIDE_HINT}",
+            options.ignore_memory_check,
+        )
+        self.act = activation_fn(c.activation, c.k, c.input_scale)
+        self.params = stack_seeds(c.seeds, partial(init_params, c), device=device, dtype=dtype)
+        for p in self.params.values():
+            p.requires_grad_(True)
+        self.final = (
+            {name: torch.empty_like(p, requires_grad=False) for name, p in self.params.items()} if c.keep_params else {}
+        )
+        self.W0 = self.params["W"].detach().clone()
+        self.xv, self.yv = _validation_set(c, device, dtype)
+        self.data = _DataStream(c, device, dtype)
+        self.in_S = torch.zeros(c.n, dtype=torch.bool, device=device)
+        self.in_S[: c.k] = True
+        self.alive = np.arange(E)  # positions (in c.seeds) of the seeds still in the computation
+        self.active = torch.ones(E, dtype=torch.bool, device=device)  # over alive: still updated
+        self.t_c = np.full(E, np.inf)
+        self.diverged = np.zeros(E, dtype=bool)
+        self.diverged_at = np.full(E, np.inf)
+        self.frozen = np.zeros(E, dtype=bool)
+        # per seed, for checkpoints
+        self.per_seed = {
+            "t_c": self.t_c,
+            "diverged": self.diverged,
+            "diverged_at": self.diverged_at,
+            "frozen": self.frozen,
+        }
+        self.keys = ("accuracy", "loss", "rho", "delta_in", "delta_out") + (("gap",) if c.fourier_gap else ())
+        self.last = {key: np.full(E, np.nan) for key in self.keys}
+        self.hist: dict[str, list[np.ndarray]] = {key: [] for key in self.keys}
+        self.steps: list[int] = []
+        self.start = 0
+        self.estimate = RunEstimate(
+            c.steps, E, f"sparse-parity n={c.n} k={c.k} on {device}", need=self.need, probe_steps=PROBE_STEPS
+        )
+
+    def record(self, step: int) -> None:
+        """Evaluate every seed still computed, update convergence and divergence, append to the history."""
+        c, alive, last = self.c, self.alive, self.last
+        acc, loss = _evaluate(c, self.params, self.act, self.xv, self.yv)
         with torch.no_grad():
-            finite = torch.stack([torch.isfinite(p).flatten(1).all(dim=1) for p in params.values()]).all(dim=0)
-            d = (params["W"].detach() - W0).abs()
+            finite = torch.stack([torch.isfinite(p).flatten(1).all(dim=1) for p in self.params.values()]).all(dim=0)
+            d = (self.params["W"].detach() - self.W0).abs()
             rho = d.flatten(1).amax(dim=1)
-            din = d[:, :, in_S].flatten(1).mean(dim=1)
-            dout = d[:, :, ~in_S].flatten(1).mean(dim=1) if c.k < c.n else torch.full_like(din, float("nan"))
+            din = d[:, :, self.in_S].flatten(1).mean(dim=1)
+            dout = d[:, :, ~self.in_S].flatten(1).mean(dim=1) if c.k < c.n else torch.full_like(din, float("nan"))
         vals = {"accuracy": acc, "loss": loss, "rho": rho, "delta_in": din, "delta_out": dout}
         for key, v in vals.items():
             last[key][alive] = v.double().cpu().numpy()
         if c.fourier_gap:
-            last["gap"][alive] = _population_gaps(c, params, act)
+            last["gap"][alive] = _population_gaps(c, self.params, self.act)
         fin = finite.cpu().numpy()
-        diverged[alive[~fin]] = True
-        diverged_at[alive[~fin]] = np.minimum(diverged_at[alive[~fin]], step)
-        newly = alive[(1 - last["accuracy"][alive] <= target + 1e-12) & fin & ~np.isfinite(t_c[alive])]
-        t_c[newly] = step
-        frozen[:] = diverged | (np.isfinite(t_c) & c.stop_when_converged)
-        active.copy_(torch.as_tensor(~frozen[alive], device=device))
-        steps.append(step)
-        for key in keys:
-            hist[key].append(last[key].copy())
-        if callback is not None:
-            callback(step, {key: last[key].copy() for key in keys})
+        self.diverged[alive[~fin]] = True
+        self.diverged_at[alive[~fin]] = np.minimum(self.diverged_at[alive[~fin]], step)
+        newly = alive[(1 - last["accuracy"][alive] <= c.error_target + 1e-12) & fin & ~np.isfinite(self.t_c[alive])]
+        self.t_c[newly] = step
+        self.frozen[:] = self.diverged | (np.isfinite(self.t_c) & c.stop_when_converged)
+        self.active.copy_(torch.as_tensor(~self.frozen[alive], device=self.device))
+        self.steps.append(step)
+        for key in self.keys:
+            self.hist[key].append(last[key].copy())
+        if self.callback is not None:
+            self.callback(step, {key: last[key].copy() for key in self.keys})
 
-    def compact() -> None:
-        nonlocal W0, alive, active
-        keep = ~frozen[alive]
+    def compact(self) -> None:
+        """Remove the frozen seeds from the computation once they are at least 1/8 of it."""
+        keep = ~self.frozen[self.alive]
         n_frozen = int((~keep).sum())
-        if n_frozen == 0 or n_frozen < len(alive) / 8 or not keep.any():
+        if n_frozen == 0 or n_frozen < len(self.alive) / 8 or not keep.any():
             return
-        idx = torch.as_tensor(np.flatnonzero(keep), device=device)
-        gone = torch.as_tensor(np.flatnonzero(~keep), device=device)
-        for name, p in params.items():
-            if final:
-                final[name][torch.as_tensor(alive[~keep], device=device)] = p.detach()[gone]
-            params[name] = p.detach()[idx].clone().requires_grad_(True)
-        W0 = W0[idx]
-        data.keep(idx)
-        alive = alive[keep]
-        active = torch.ones(len(alive), dtype=torch.bool, device=device)
+        idx = torch.as_tensor(np.flatnonzero(keep), device=self.device)
+        gone = torch.as_tensor(np.flatnonzero(~keep), device=self.device)
+        for name, p in self.params.items():
+            if self.final:
+                self.final[name][torch.as_tensor(self.alive[~keep], device=self.device)] = p.detach()[gone]
+            self.params[name] = p.detach()[idx].clone().requires_grad_(True)
+        self.W0 = self.W0[idx]
+        self.data.keep(idx)
+        self.alive = self.alive[keep]
+        self.active = torch.ones(len(self.alive), dtype=torch.bool, device=self.device)
 
-    def evaluate(step: int) -> None:
-        if not (steps and steps[-1] == step):  # not the evaluation a resumed checkpoint already holds
-            record(step)
-        compact()
+    def evaluate(self, step: int) -> None:
+        if not (self.steps and self.steps[-1] == step):  # not the evaluation a resumed checkpoint already holds
+            self.record(step)
+        self.compact()
 
-    def converged(step: int, rec: None) -> bool:
-        return bool(frozen.all())
+    def converged(self, step: int, rec: None) -> bool:
+        return bool(self.frozen.all())
 
-    probe_start = [0.0]
-
-    def announce(step: int) -> None:
-        """Time updates 1..PROBE_STEPS (update 0 draws the first data refill) and print the memory and time
-        estimate if the run is long."""
-        if step == 1:
-            probe_start[0] = time.perf_counter()
-        elif step == PROBE_STEPS + 1:
-            per_step = (time.perf_counter() - probe_start[0]) / PROBE_STEPS
-            if per_step * c.steps >= PRINT_ESTIMATE_S:
-                print(
-                    f"sparse-parity plan on {device} ({str(dtype).replace('torch.', '')}): {E} seeds, width "
-                    f"{c.width}, n = {c.n}, batch "
-                    f"{c.batch_size}; estimated peak memory {need / 2**30:.2f} GiB"
-                    + ("" if free is None else f" ({free / 2**30:.2f} GiB free)")
-                    + f"; {per_step * 1e3:.3g} ms per step (steps 1-{PROBE_STEPS}), at most {c.steps} steps in "
-                    f"about {per_step * c.steps / 60:.1f} min",
-                    file=sys.stderr,
-                    flush=True,
-                )
-
-    def update(step: int) -> None:
-        if step <= PROBE_STEPS + 1 and start == 0:
-            announce(step)
-        x, y = data.next()
-        out = forward(c, params, x, act)
+    def update(self, step: int) -> None:
+        c, params = self.c, self.params
+        if self.start == 0 and step >= 1:  # updates 1..PROBE_STEPS are timed (update 0 draws the first refill)
+            self.estimate(step, torch.empty(0))
+        x, y = self.data.next()
+        out = forward(c, params, x, self.act)
         loss = loss_fn(c.loss, out, y).mean(dim=1).sum()  # sum over seeds of per-seed mean losses
         grads = torch.autograd.grad(loss, list(params.values()))
         with torch.no_grad():
@@ -910,110 +901,116 @@ def _train(
                     new = p - c.lr * (g + c.weight_decay * p) if c.weight_decay else p - c.lr * g
                 else:
                     new = (1 - c.weight_decay) * p - c.lr * g
-                if frozen[alive].any():  # host flags, set at evaluations: no device sync
-                    new = torch.where(active.view((len(alive),) + (1,) * (p.dim() - 1)), new, p)
+                if self.frozen[self.alive].any():  # host flags, set at evaluations: no device sync
+                    new = torch.where(self.active.view((len(self.alive),) + (1,) * (p.dim() - 1)), new, p)
                 p.copy_(new)
 
-    def postfix(rec: None) -> dict[str, str]:
-        return {"converged": f"{int(np.isfinite(t_c).sum())}/{E}"}
+    def postfix(self, rec: None) -> dict[str, str]:
+        return {"converged": f"{int(np.isfinite(self.t_c).sum())}/{self.E}"}
 
-    def save(step: int) -> None:
-        assert ckpt is not None
-        ckpt.save(
+    def save(self, step: int) -> None:
+        assert self.ckpt is not None
+        E = self.E
+        self.ckpt.save(
             step,
             {
-                "params": tensors_state(params),
-                "final": tensors_state(final),
-                "W0": W0.cpu(),
-                "alive": torch.from_numpy(alive.copy()),
-                "data": data.state(),
-                "per_seed": {k: torch.from_numpy(v.copy()) for k, v in per_seed.items()},
-                "last": {k: torch.from_numpy(v.copy()) for k, v in last.items()},
+                "params": tensors_state(self.params),
+                "final": tensors_state(self.final),
+                "W0": self.W0.cpu(),
+                "alive": torch.from_numpy(self.alive.copy()),
+                "data": self.data.state(),
+                "per_seed": {k: torch.from_numpy(v.copy()) for k, v in self.per_seed.items()},
+                "last": {k: torch.from_numpy(v.copy()) for k, v in self.last.items()},
                 "hist": {
-                    k: torch.from_numpy(np.array(vs, dtype=np.float64).reshape(len(vs), E)) for k, vs in hist.items()
+                    k: torch.from_numpy(np.array(vs, dtype=np.float64).reshape(len(vs), E))
+                    for k, vs in self.hist.items()
                 },
-                "steps": list(steps),
+                "steps": list(self.steps),
             },
         )
 
-    def restore(state: dict[str, Any]) -> None:
-        nonlocal W0, alive, active
+    def restore(self, state: dict[str, Any]) -> None:
+        device, dtype = self.device, self.dtype
         for name, p in state["params"].items():
-            params[name] = p.to(device=device, dtype=dtype).requires_grad_(True)
+            self.params[name] = p.to(device=device, dtype=dtype).requires_grad_(True)
         with torch.no_grad():
             for name, p in state["final"].items():
-                final[name].copy_(p)
-        W0 = state["W0"].to(device=device, dtype=dtype)
-        alive = state["alive"].numpy().copy()
-        if len(alive) < E:
-            data.keep(torch.as_tensor(alive, device=device))
-        data.restore(state["data"])
+                self.final[name].copy_(p)
+        self.W0 = state["W0"].to(device=device, dtype=dtype)
+        self.alive = state["alive"].numpy().copy()
+        if len(self.alive) < self.E:
+            self.data.keep(torch.as_tensor(self.alive, device=device))
+        self.data.restore(state["data"])
         for key, value in state["per_seed"].items():
-            per_seed[key][:] = value.numpy()
+            self.per_seed[key][:] = value.numpy()
         for key, value in state["last"].items():
-            last[key][:] = value.numpy()
+            self.last[key][:] = value.numpy()
         for key, values in state["hist"].items():
-            hist[key] = [row.copy() for row in values.numpy()]
-        steps[:] = [int(t) for t in state["steps"]]
-        active = torch.as_tensor(~frozen[alive], device=device)
-        compact()  # a checkpoint written between an evaluation and its compaction (an interrupt in callback)
+            self.hist[key] = [row.copy() for row in values.numpy()]
+        self.steps[:] = [int(t) for t in state["steps"]]
+        self.active = torch.as_tensor(~self.frozen[self.alive], device=device)
+        self.compact()  # a checkpoint written between an evaluation and its compaction (an interrupt in callback)
 
-    start = 0
-    state = None if ckpt is None else ckpt.load()
-    if state is not None:
-        assert ckpt is not None
-        restore(state)
-        start = int(state["step"])
-        ckpt.resumed(start)
+    def run(self) -> SparseParityResult:
+        """Train (resuming from the checkpoint when there is one) and return the result."""
+        c = self.c
+        state = None if self.ckpt is None else self.ckpt.load()
+        if state is not None:
+            assert self.ckpt is not None
+            self.restore(state)
+            self.start = int(state["step"])
+            self.ckpt.resumed(self.start)
+        end = run_loop(
+            self.update,
+            c.steps,
+            start=self.start,
+            evaluate=self.evaluate,
+            eval_every=c.eval_every,
+            stop=self.converged,
+            save=None if self.ckpt is None else self.save,
+            checkpoint_every=self.options.checkpoint_every,
+            checkpoint_seconds=CHECKPOINT_SECONDS,
+            resumed=state is not None,
+            progress=self.options.progress,
+            desc=f"parity n={c.n} k={c.k} E={self.E}",
+            postfix=self.postfix,
+        )
+        reason = divergence_reason(self.diverged_at, c.eval_every)
+        if reason is not None:
+            print(f"sparse-parity n={c.n} k={c.k}: {reason}", file=sys.stderr, flush=True)
+        return self.result(end.step)
 
-    end = run_loop(
-        update,
-        c.steps,
-        start=start,
-        evaluate=evaluate,
-        eval_every=c.eval_every,
-        stop=converged,
-        save=None if ckpt is None else save,
-        checkpoint_every=checkpoint_every,
-        checkpoint_seconds=CHECKPOINT_SECONDS,
-        resumed=state is not None,
-        progress=progress,
-        desc=f"parity n={c.n} k={c.k} E={E}",
-        postfix=postfix,
-    )
-    step = end.step
-    reason = divergence_reason(diverged_at, c.eval_every)
-    if reason is not None:
-        print(f"sparse-parity n={c.n} k={c.k}: {reason}", file=sys.stderr, flush=True)
+    def result(self, step: int) -> SparseParityResult:
+        """The result after ``step`` updates."""
+        c, E = self.c, self.E
+        kept = None
+        if c.keep_params:
+            idx = torch.as_tensor(self.alive, device=self.device)
+            for name, p in self.params.items():
+                self.final[name][idx] = p.detach()
+            kept = {name: p.cpu().numpy() for name, p in self.final.items()}
 
-    kept = None
-    if c.keep_params:
-        idx = torch.as_tensor(alive, device=device)
-        for name, p in params.items():
-            final[name][idx] = p.detach()
-        kept = {name: p.cpu().numpy() for name, p in final.items()}
+        def arr(key: str) -> np.ndarray:
+            return np.array(self.hist[key], dtype=np.float64).reshape(len(self.steps), E)
 
-    def arr(key: str) -> np.ndarray:
-        return np.array(hist[key], dtype=np.float64).reshape(len(steps), E)
-
-    return SparseParityResult(
-        config=c,
-        steps=np.array(steps, dtype=np.int64),
-        accuracy=arr("accuracy"),
-        loss=arr("loss"),
-        rho=arr("rho"),
-        delta_in=arr("delta_in"),
-        delta_out=arr("delta_out"),
-        t_c=t_c,
-        diverged=diverged,
-        steps_run=step,
-        wall_time=time.perf_counter() - t0,
-        device=str(device),
-        dtype=str(dtype).replace("torch.", ""),
-        fourier_gap=arr("gap") if c.fourier_gap else None,
-        params=kept,
-        diverged_at=diverged_at,
-    )
+        return SparseParityResult(
+            config=c,
+            steps=np.array(self.steps, dtype=np.int64),
+            accuracy=arr("accuracy"),
+            loss=arr("loss"),
+            rho=arr("rho"),
+            delta_in=arr("delta_in"),
+            delta_out=arr("delta_out"),
+            t_c=self.t_c,
+            diverged=self.diverged,
+            steps_run=step,
+            wall_time=time.perf_counter() - self.t0,
+            device=str(self.device),
+            dtype=str(self.dtype).replace("torch.", ""),
+            fourier_gap=arr("gap") if c.fourier_gap else None,
+            params=kept,
+            diverged_at=self.diverged_at,
+        )
 
 
 def divergence_reason(diverged_at: np.ndarray, eval_every: int) -> str | None:

@@ -17,7 +17,6 @@ position is the classifier (cross-entropy, App. A.3.1).
 from __future__ import annotations
 
 import math
-import os
 import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -30,8 +29,8 @@ import torch.nn.functional as F
 from numerics import sparse_variable as ns
 from theory import sparse_variable as ts
 from verify.runtime.checkpoint import fit_checkpoint
-from verify.runtime.device import resolve_device, resolve_dtype
-from verify.train.attention import AttentionConfig, AttentionEnsemble, fit
+from verify.runtime.options import DEFAULT_OPTIONS, RunOptions
+from verify.train.attention import AttentionConfig, AttentionEnsemble, FitHooks, FitSchedule, fit
 
 __all__ = [
     "AND_P",
@@ -212,19 +211,15 @@ def and_datasets(
     return supports, rejections, np.stack(xs), np.stack(ys), np.stack(xv), np.stack(yv)
 
 
-def train_and(
-    cfg: AndRunConfig,
-    *,
-    device: str = "auto",
-    progress: bool = False,
-    checkpoint_path: str | os.PathLike[str] | None = None,
-) -> AndRun:
+def train_and(cfg: AndRunConfig, options: RunOptions = DEFAULT_OPTIONS) -> AndRun:
     """Train the trials x restarts ensemble on its AND datasets (full batch), tracking validation accuracy.
 
-    With ``checkpoint_path`` the run checkpoints and resumes through :func:`verify.train.attention.fit` (dropout's
-    generator, the history and the best accuracies included), ending with the result of an uninterrupted run."""
-    dev = resolve_device(device)
-    dtype = resolve_dtype(cfg.dtype, dev)
+    ``options`` (:class:`verify.runtime.options.RunOptions`): device, dtype (default ``cfg.dtype``, float32), the
+    seed offset (shifts the trial seeds, hence the datasets and the initialisations), progress; with a checkpoint
+    file the run checkpoints and resumes through :func:`verify.train.attention.fit` (dropout's generator, the history
+    and the best accuracies included), ending with the result of an uninterrupted run."""
+    cfg, setting = options.configure(cfg, "sparse-variable-and", seed_fields=("trials",))
+    dev, dtype = setting.device, setting.dtype
     supports, rejections, x, y, xv, yv = and_datasets(cfg)
     R = cfg.restarts
     rep = lambda a: np.repeat(a, R, axis=0)  # noqa: E731 - trial-major, like cfg.seeds
@@ -251,29 +246,28 @@ def train_and(
         ok = (best > cfg.success_acc).reshape(len(cfg.trials), R).any(axis=1)
         return bool(ok.all())
 
-    fit(
-        model,
-        lambda t: (xt, yt),
+    schedule = FitSchedule(
         cfg.steps,
-        lr=cfg.lr,
-        seeds=cfg.seeds,
-        optimizer="adamw",
-        weight_decay=cfg.weight_decay,
+        cfg.lr,
+        "adamw",
+        cfg.weight_decay,
+        eval_every=cfg.eval_every,
+        num_threads=cfg.num_threads,
+        desc=f"AND T={cfg.T} m={cfg.m}",
+    )
+    hooks = FitHooks(
         loss_fn=cls_cross_entropy,
         evaluate=evaluate,
-        eval_every=cfg.eval_every,
         stop=stop,
-        num_threads=cfg.num_threads,
-        progress=progress,
-        desc=f"AND T={cfg.T} m={cfg.m}",
         **fit_checkpoint(
-            checkpoint_path,
             cfg,
             {"history": history},
             extra=lambda: {"best": best.tolist()},
             restore_extra=lambda saved: best.__setitem__(slice(None), saved["best"]),
         ),
     )
+    with setting.precision():
+        fit(model, lambda t: (xt, yt), schedule, options, seeds=cfg.seeds, hooks=hooks)
     run = AndRun(cfg, history, supports, rejections, best.copy())
     if cfg.attention_probe:
         probe = xv[:, : cfg.attention_probe]
@@ -318,11 +312,11 @@ def cell_config(cfg: SweepConfig, T: int, m: int) -> AndRunConfig:
     return replace(cfg.run, T=T, m=m, trials=trials, restarts=cfg.restarts, support=None, stop_when_all_succeed=True)
 
 
-def and_cell(run_cfg: AndRunConfig, *, device: str = "auto", progress: bool = False) -> dict[str, Any]:
+def and_cell(run_cfg: AndRunConfig, options: RunOptions = DEFAULT_OPTIONS) -> dict[str, Any]:
     """Train one cell; its trial success rate, the steps run and every member's best validation accuracy. A cell
     whose m admits no identifiable training set (App. A.3.1's rejection never accepts) counts as failed."""
     try:
-        run = train_and(run_cfg, device=device, progress=progress)
+        run = train_and(run_cfg, options)
     except ns.UnidentifiableSample:
         return {
             "T": run_cfg.T,
@@ -358,9 +352,8 @@ def thresholds_of(cfg: SweepConfig, cells: list[dict[str, Any]]) -> dict[int, fl
 
 def and_threshold_sweep(
     cfg: SweepConfig,
+    options: RunOptions = DEFAULT_OPTIONS,
     *,
-    device: str = "auto",
-    progress: bool = False,
     on_cell: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Run the sweep in this process, cell by cell (m ascending per T, stopping at the threshold when
@@ -368,7 +361,7 @@ def and_threshold_sweep(
     cells = []
     for T in cfg.Ts:
         for m in cfg.ms:
-            cell = and_cell(cell_config(cfg, T, m), device=device, progress=progress)
+            cell = and_cell(cell_config(cfg, T, m), options)
             cells.append(cell)
             if on_cell is not None:
                 on_cell(cell)
@@ -422,19 +415,14 @@ class ParityRun:
     history: list[dict[str, Any]]
 
 
-def train_parity(
-    cfg: ParityRunConfig,
-    *,
-    device: str = "auto",
-    progress: bool = False,
-    checkpoint_path: str | os.PathLike[str] | None = None,
-) -> ParityRun:
+def train_parity(cfg: ParityRunConfig, options: RunOptions = DEFAULT_OPTIONS) -> ParityRun:
     """Train the seed ensemble on fresh parity batches (each seed its own stream ``default_rng([seed, 3])``).
 
-    With ``checkpoint_path`` the run checkpoints and resumes through :func:`verify.train.attention.fit` (the batch
-    streams, dropout's generator, the last training loss and the history included)."""
-    dev = resolve_device(device)
-    dtype = resolve_dtype(cfg.dtype, dev)
+    ``options``: as :func:`train_and` (the offset shifts ``cfg.seeds``); with a checkpoint file the run checkpoints
+    and resumes through :func:`verify.train.attention.fit` (the batch streams, dropout's generator, the last training
+    loss and the history included)."""
+    cfg, setting = options.configure(cfg, "sparse-variable-parity")
+    dev, dtype = setting.device, setting.dtype
     S, I = len(cfg.seeds), list(cfg.positions)
     model = AttentionEnsemble.init(attention_config(cfg.T, cfg.model), cfg.seeds, device=dev, dtype=dtype)
     torch.manual_seed(DROPOUT_SEED + int(cfg.seeds[0]))  # dropout masks come from torch's global generator
@@ -465,20 +453,18 @@ def train_parity(
         )
         return history[-1]
 
-    fit(
-        model,
-        batch,
+    schedule = FitSchedule(
         cfg.steps,
-        lr=cfg.lr,
-        seeds=cfg.seeds,
-        optimizer="adamw",
-        weight_decay=cfg.weight_decay,
-        loss_fn=loss_fn,
-        evaluate=evaluate,
+        cfg.lr,
+        "adamw",
+        cfg.weight_decay,
         eval_every=cfg.eval_every,
         num_threads=cfg.num_threads,
-        progress=progress,
         desc=f"parity T={cfg.T}",
-        **fit_checkpoint(checkpoint_path, cfg, {"history": history, "last_loss": last_loss}, streams),
     )
+    hooks = FitHooks(
+        loss_fn=loss_fn, evaluate=evaluate, **fit_checkpoint(cfg, {"history": history, "last_loss": last_loss}, streams)
+    )
+    with setting.precision():
+        fit(model, batch, schedule, options, seeds=cfg.seeds, hooks=hooks)
     return ParityRun(cfg, history)

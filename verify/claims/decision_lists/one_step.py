@@ -211,7 +211,7 @@ def _observe_model(cfg: OneStepConfig, ctx: RunContext) -> Observation:
         samples=cfg.samples,
         chunks=cfg.chunks,
         seed=cfg.seed,
-        device=ctx.device,
+        options=ctx.run_options(),
     )
     step = res.V1 - res.V0
     m = float(np.abs(res.V0).max())

@@ -86,16 +86,8 @@ def _observe_ordering(cfg: OrderingConfig, ctx: RunContext) -> Observation:
         ctx,
         "decision_lists_gd",
         {"config": repr(cfg), "cs": cs, "etas": etas},
-        lambda path: vd.population_gd_w(
-            tasks,
-            cfg.n,
-            cs,
-            etas,
-            cfg.steps,
-            seeds=cfg.seeds,
-            device=ctx.device,
-            progress=ctx.progress,
-            checkpoint_path=path,
+        lambda options: vd.population_gd_w(
+            vd.PopulationGDConfig(tuple(tasks), cfg.n, tuple(cs), tuple(etas), cfg.steps, tuple(cfg.seeds)), options
         ),
     )
     per_seed = []

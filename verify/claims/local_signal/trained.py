@@ -119,7 +119,7 @@ def _train(train: SignalTrainConfig, ctx: RunContext) -> SignalRun:
         ctx,
         f"local_signal_{train.simulator}",
         train.to_dict(),
-        lambda path: train_signal(train, device=ctx.device, progress=ctx.progress, checkpoint_path=path),
+        lambda options: train_signal(train, options),
     )
 
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import numpy as np
 import sympy
@@ -39,17 +38,12 @@ def _train(cfg: LSATrainingConfig, r: int, ctx: RunContext) -> vl.LSAResult:
     tag = f"lsa_{cfg.model}_r{r}"
     config = {"claim_config": dataclasses.asdict(cfg), "r": r}
     if cfg.model == "population":
-        train = functools.partial(vl.train_population, polish_steps=cfg.polish_steps, device="cpu")
-    else:
-        train = functools.partial(vl.train_sgd, model=cfg.model, batch=cfg.batch, device=ctx.device, dtype=None)
-    return run_checkpointed(
-        ctx,
-        tag,
-        config,
-        lambda path: train(
-            train_cov, cfg.N, r, cfg.seeds, steps=cfg.steps, progress=ctx.progress, checkpoint_path=path
-        ),
-    )
+        pop = vl.PopulationConfig(train_cov, cfg.N, r, cfg.seeds, steps=cfg.steps, polish_steps=cfg.polish_steps)
+        return run_checkpointed(
+            ctx, tag, config, lambda options: vl.train_population(pop, options.replace(device="cpu"))
+        )
+    sgd = vl.SGDConfig(train_cov, cfg.N, r, cfg.seeds, model=cfg.model, steps=cfg.steps, batch=cfg.batch, dtype=None)
+    return run_checkpointed(ctx, tag, config, lambda options: vl.train_sgd(sgd, options))
 
 
 def _observe_training(cfg: LSATrainingConfig, ctx: RunContext) -> Observation:

@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 
 from numerics import markov as nm
-from verify.runtime.checkpoint import plain
 from verify.train import markov as vm
 from verify.train.attention import AttentionConfig
 
@@ -111,8 +110,8 @@ def _minimal(cfg: vm.MinimalModelConfig, ctx: RunContext) -> vm.MarkovRun:
     return run_checkpointed(
         ctx,
         "markov_minimal",
-        plain(cfg),
-        lambda path: vm.train_minimal(cfg, device=ctx.device, progress=ctx.progress, checkpoint_path=path),
+        cfg,
+        lambda options: vm.train_minimal(cfg, options),
     )
 
 
@@ -122,8 +121,8 @@ def _transformer(cfg: vm.TransformerConfig, ctx: RunContext) -> vm.MarkovRun:
     return run_checkpointed(
         ctx,
         "markov_transformer",
-        plain(cfg),
-        lambda path: vm.train_transformer(cfg, device=ctx.device, progress=ctx.progress, checkpoint_path=path),
+        cfg,
+        lambda options: vm.train_transformer(cfg, options),
     )
 
 

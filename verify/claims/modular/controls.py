@@ -25,7 +25,6 @@ import sympy
 from numerics.modular import construction_network, memorising_network
 from theory import modular as tm
 from verify.compare import compare_modular
-from verify.runtime.checkpoint import plain
 from verify.train.modular_relu import ReluModularConfig, train_relu_modular
 
 from ..base import Claim, Observation, RunContext, register
@@ -58,8 +57,8 @@ def _observe(cfg: ReluControlConfig, ctx: RunContext) -> Observation:
     res = run_checkpointed(
         ctx,
         "relu_modular",
-        plain(cfg.relu),
-        lambda path: train_relu_modular(cfg.relu, device=ctx.device, progress=ctx.progress, checkpoint_path=path),
+        cfg.relu,
+        lambda options: train_relu_modular(cfg.relu, options),
     )
     sig = res.significant(cfg.rel_mass)
     rows = []

@@ -11,7 +11,6 @@ import numpy as np
 from numerics.modular import ModularTask
 from numerics.modular_transformer import head_spectra
 from theory import modular as tm
-from verify.runtime.checkpoint import plain
 from verify.train.modular_transformer import (
     PolySplitRun,
     SumTransformerConfig,
@@ -63,61 +62,36 @@ def thesis_transformer(p: int, k: int, layers: int = 1, **changes: Any) -> SumTr
 
 
 @functools.lru_cache(maxsize=8)
-def transformer_run(
-    cfg: SumTransformerConfig, device: str, progress: bool, workdir: str | None = None
-) -> TransformerRun:
-    """:func:`verify.train.modular_transformer.train_sum_transformer`, once per configuration and device, checkpointed
-    under the report's scratch directory ``workdir`` (an interrupted report resumes the run)."""
-    return run_checkpointed(
-        RunContext(device=device, progress=progress, workdir=workdir),
-        "sum_transformer",
-        plain(cfg),
-        lambda path: train_sum_transformer(cfg, device=device, progress=progress, checkpoint_path=path),
-    )
+def transformer_run(cfg: SumTransformerConfig, ctx: RunContext) -> TransformerRun:
+    """:func:`verify.train.modular_transformer.train_sum_transformer`, once per configuration and context,
+    checkpointed under the report's scratch directory (an interrupted report resumes the run)."""
+    return run_checkpointed(ctx, "sum_transformer", cfg, lambda options: train_sum_transformer(cfg, options))
 
 
 @functools.lru_cache(maxsize=4)
 def poly_split_run(
-    p: int,
-    k: int,
-    width: int,
-    train_cfg: TrainConfig,
-    split_seed: int,
-    device: str,
-    progress: bool,
-    workdir: str | None = None,
+    p: int, k: int, width: int, train_cfg: TrainConfig, split_seed: int, ctx: RunContext
 ) -> PolySplitRun:
-    """:func:`verify.train.modular_transformer.train_polynomial_split`, once per configuration and device, checkpointed
-    under ``workdir``."""
+    """:func:`verify.train.modular_transformer.train_polynomial_split`, once per configuration and context,
+    checkpointed under the report's scratch directory."""
     return run_checkpointed(
-        RunContext(device=device, progress=progress, workdir=workdir),
+        ctx,
         f"poly_split_p{p}_k{k}_m{width}_s{split_seed}",
-        train_cfg.to_dict(),
-        lambda path: train_polynomial_split(
-            p, k, width, train_cfg, split_seed=split_seed, device=device, progress=progress, checkpoint_path=path
-        ),
+        train_cfg,
+        lambda options: train_polynomial_split(p, k, width, train_cfg, options, split_seed=split_seed),
     )
 
 
 @functools.lru_cache(maxsize=4)
-def full_data_run(
-    p: int, k: int, width: int, train_cfg: TrainConfig, device: str, progress: bool, workdir: str | None = None
-) -> TrainResult:
-    """The toolkit's full-dataset training of the polynomial network (:func:`verify.train.polynomial.train` on all p^k points),
-    for comparison with the even-split protocol; checkpointed under ``workdir``."""
+def full_data_run(p: int, k: int, width: int, train_cfg: TrainConfig, ctx: RunContext) -> TrainResult:
+    """The toolkit's full-dataset training of the polynomial network (:func:`verify.train.polynomial.train` on all
+    p^k points), for comparison with the even-split protocol; checkpointed under the report's scratch directory."""
     return run_checkpointed(
-        RunContext(device=device, progress=progress, workdir=workdir),
+        ctx,
         f"poly_full_p{p}_k{k}_m{width}",
-        train_cfg.to_dict(),
-        lambda path: train(
-            ModularTask(p, k),
-            k,
-            width,
-            train_cfg,
-            checkpoint_path=path,
-            progress=progress,
-            device=device,
-            reference_margin=float(tm.max_margin(p, k)),
+        train_cfg,
+        lambda options: train(
+            ModularTask(p, k), k, width, train_cfg, options, reference_margin=float(tm.max_margin(p, k))
         ),
     )
 

@@ -122,7 +122,7 @@ def observe_grokking(cfg: GrokkingConfig, ctx: RunContext) -> Observation:
     """Train every run; per seed, the steps at which train and validation accuracy first reach their thresholds."""
     runs, series = [], []
     for rc in cfg.runs:
-        run = transformer_run(rc, ctx.resolved_device(), ctx.progress, ctx.workdir)
+        run = transformer_run(rc, ctx)
         steps = np.asarray(run.history["step"])
         tr, va = run.curve("train_acc"), run.curve("val_acc")
         delays = [

@@ -12,7 +12,7 @@ import numpy as np
 
 from numerics.modular_transformer import binned_power, double_center
 from theory import modular_transformer as tmt
-from verify.train.attention import AttentionDivergedError
+from verify.runtime.divergence import TrainingDiverged
 from verify.train.modular_transformer import SumTransformer, SumTransformerConfig, score_matrices
 
 from ..base import Claim, Observation, RunContext, register
@@ -123,7 +123,7 @@ def _head_plots(run_matrices: np.ndarray, init_matrices: np.ndarray, cfg: HeadSp
 
 def observe_heads(cfg: HeadSpectraConfig, ctx: RunContext) -> Observation:
     """Train the one-layer transformers, then the per-head 2-D spectra of E W^K (E W^Q)^T on the number tokens."""
-    run = transformer_run(cfg.model, ctx.resolved_device(), ctx.progress, ctx.workdir)
+    run = transformer_run(cfg.model, ctx)
     rows = head_rows(run.score_matrices[:, 0], cfg.n_bins)
     init_rows = head_rows(run.initial_score_matrices[:, 0], cfg.n_bins)
     for s, row in enumerate(rows):
@@ -189,7 +189,7 @@ def observe_control(cfg: HeadSpectraConfig, ctx: RunContext) -> Observation:
     shuffled training labels (otherwise identical)."""
     untrained = SumTransformer.create(cfg.model.attention_config(), cfg.model.seeds)
     init = score_matrices(untrained.state(), 1, cfg.model.p)[:, 0]
-    shuffled = transformer_run(cfg.model.replace(shuffle_labels=True), ctx.resolved_device(), ctx.progress, ctx.workdir)
+    shuffled = transformer_run(cfg.model.replace(shuffle_labels=True), ctx)
     rows = []
     for s, (u, sh) in enumerate(zip(head_rows(init, cfg.n_bins), head_rows(shuffled.score_matrices[:, 0], cfg.n_bins))):
         rows.append(
@@ -265,8 +265,8 @@ def observe_ablation(cfg: HeadSpectraConfig, ctx: RunContext) -> Observation:
         model = cfg.model.replace(layer_norm=layer_norm, residual=residual)
         row: dict[str, Any] = {"layer_norm": layer_norm, "residual": residual}
         try:
-            run = transformer_run(model, ctx.resolved_device(), ctx.progress, ctx.workdir)
-        except AttentionDivergedError as exc:
+            run = transformer_run(model, ctx)
+        except TrainingDiverged as exc:
             row.update(diverged=str(exc))
             rows.append(row)
             continue

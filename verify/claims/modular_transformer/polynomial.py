@@ -118,7 +118,7 @@ def _spectra_artifact(net: HomogeneousNetwork, n_neurons: int = 6) -> dict[str, 
 def _comparison(cfg: PolySplitConfig, ctx: RunContext) -> dict[str, Any] | None:
     if cfg.compare is None:
         return None
-    res = full_data_run(cfg.p, cfg.k, cfg.width, cfg.compare, ctx.resolved_device(), ctx.progress, ctx.workdir)
+    res = full_data_run(cfg.p, cfg.k, cfg.width, cfg.compare, ctx)
     rows = _neuron_rows(res.networks, res.networks, cfg.p)
     return {
         "protocol": "Adam + lambda ||theta||_{2,k+1}^{k+1}, full batch, all p^k points",
@@ -131,9 +131,7 @@ def _comparison(cfg: PolySplitConfig, ctx: RunContext) -> dict[str, Any] | None:
 
 def observe_split(cfg: PolySplitConfig, ctx: RunContext) -> Observation:
     """Train on the training half, then measure every seed on the test half, on all points and neuron by neuron."""
-    run = poly_split_run(
-        cfg.p, cfg.k, cfg.width, cfg.train, cfg.split_seed, ctx.resolved_device(), ctx.progress, ctx.workdir
-    )
+    run = poly_split_run(cfg.p, cfg.k, cfg.width, cfg.train, cfg.split_seed, ctx)
     gamma = float(tm.max_margin(cfg.p, cfg.k))
     rows = _neuron_rows(run.result.networks, run.initial, cfg.p)
     for s, row in enumerate(rows):

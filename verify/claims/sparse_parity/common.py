@@ -68,7 +68,7 @@ def run_parity(cfg: SparseParityConfig, ctx: RunContext) -> SparseParityResult:
         ctx,
         "sparse_parity",
         cfg.to_dict(),
-        lambda path: train_parity(cfg, progress=ctx.progress, device=ctx.device, checkpoint_path=path),
+        lambda options: train_parity(cfg, options),
     )
 
 

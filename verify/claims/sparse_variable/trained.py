@@ -21,7 +21,6 @@ import sympy
 
 from numerics import sparse_variable as ns
 from theory import sparse_variable as ts
-from verify.runtime.checkpoint import plain
 from verify.sweep import Cell, CellCost, CellResult, Grid
 from verify.train import sparse_variable as vs
 
@@ -183,8 +182,8 @@ def _observe_fig43(cfg: Fig43Config, ctx: RunContext) -> Observation:
     run = run_checkpointed(
         ctx,
         "sparse_variable_and",
-        plain(cfg.run),
-        lambda path: vs.train_and(cfg.run, device=ctx.device, progress=ctx.progress, checkpoint_path=path),
+        cfg.run,
+        lambda options: vs.train_and(cfg.run, options),
     )
     rows = _attention_rows(run)
     return Observation(
@@ -326,10 +325,8 @@ def _observe_fig44(cfg: Fig44Config, ctx: RunContext) -> Observation:
         run = run_checkpointed(
             ctx,
             "sparse_variable_parity",
-            plain(run_cfg),
-            lambda path, rc=run_cfg: vs.train_parity(
-                rc, device=ctx.device, progress=ctx.progress, checkpoint_path=path
-            ),
+            run_cfg,
+            lambda options, rc=run_cfg: vs.train_parity(rc, options),
         )
         steps = [h["step"] for h in run.history]
         for k, seed in enumerate(run_cfg.seeds):
@@ -519,7 +516,7 @@ def _next_stage(j: int) -> Any:
 
 def run_fig42_cell(cell: Cell, ctx: RunContext) -> dict[str, Any]:
     """One (T, m) cell of the Fig. 4.2 sweep on ``ctx.device``."""
-    return vs.and_cell(cell.config, device=ctx.device, progress=ctx.progress)
+    return vs.and_cell(cell.config, ctx.run_options())
 
 
 def fig42_cost(cell: Cell) -> CellCost:

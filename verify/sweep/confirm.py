@@ -7,18 +7,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .cost import CONFIRM_ABOVE_S, GridEstimate, calibrate, estimate_grid, format_seconds
+from verify.runtime.memory import format_seconds
+
+from .cost import CONFIRM_ABOVE_S, GridEstimate, calibrate, estimate_grid
 from .grid import grid_of
 from .session import SweepSession
 
-__all__ = ["CostNotConfirmed", "preflight"]
+__all__ = ["CostNotConfirmed", "confirm_cost"]
 
 
 class CostNotConfirmed(ValueError):
     """A run estimated above :data:`~verify.sweep.cost.CONFIRM_ABOVE_S` seconds was not confirmed."""
 
 
-def preflight(
+def confirm_cost(
     claims: Sequence[Any],
     scale: str,
     device: str,

@@ -1,0 +1,212 @@
+"""The report directory as a transaction (docs/report.md): a lock (:func:`directory_lock`), a staging directory
+inside it (:func:`staging_directory`), the swap of the staged files into place (:func:`swap_in`), the cleaning of
+what a killed run left behind (:func:`remove_stale`) and the JSON Lines journal of finished records
+(:class:`Journal`).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "JOURNAL_NAME",
+    "LOCK_NAME",
+    "STAGE_PREFIX",
+    "DirectoryLockedError",
+    "Journal",
+    "ReportDirectoryError",
+    "directory_lock",
+    "prepare_directory",
+    "remove_stale",
+    "staging_directory",
+    "swap_in",
+]
+
+LOCK_NAME = ".tvk-report.lock"
+STAGE_PREFIX = ".tvk-stage-"
+JOURNAL_NAME = "results.jsonl"
+
+
+class ReportDirectoryError(OSError):
+    """The output directory cannot be created or written."""
+
+
+def prepare_directory(path: str | os.PathLike) -> Path:
+    """Create ``path`` (and parents) and check that a file can be written there.
+
+    Raises
+    ------
+    ReportDirectoryError
+        With the path and the operating system's reason.
+    """
+    p = Path(path)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".tvk-probe-", dir=p)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ReportDirectoryError(f"cannot write the report directory {str(p)!r}: {exc.strerror or exc}") from exc
+    return p
+
+
+# ---------------------------------------------------------------------------------------------------- the lock
+
+
+class DirectoryLockedError(RuntimeError):
+    """Another process (or thread) holds the report directory's lock."""
+
+    def __init__(self, path: Path, pid: int | None) -> None:
+        self.path, self.pid = path, pid
+        who = f"process {pid}" if pid is not None else "another process"
+        super().__init__(
+            f"{path.parent} is in use: {who} holds its lock {str(path)!r} (another report is being written into "
+            "this directory); wait for it to finish or choose another output directory"
+        )
+
+
+def _lock_holder(path: Path) -> int | None:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").split()
+        return int(text[0]) if text else None
+    except (OSError, ValueError):
+        return None
+
+
+@contextmanager
+def directory_lock(directory: str | os.PathLike, name: str = LOCK_NAME) -> Iterator[Path]:
+    """Hold an exclusive lock on ``directory`` for the block: the file ``directory/name`` under ``flock``, with
+    the holder's pid written into it.
+
+    The kernel releases a ``flock`` when its holder exits, however it exits, so a lock file left by a killed
+    run (whatever pid it names) is taken over; a live holder (another process, or another thread of this one)
+    makes this raise :class:`DirectoryLockedError` naming the lock file and the pid in it. The file is removed
+    when the block ends.
+    """
+    path = Path(directory) / name
+    for _ in range(5):
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise DirectoryLockedError(path, _lock_holder(path)) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino  # not a file a releasing holder just unlinked
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    else:
+        raise DirectoryLockedError(path, _lock_holder(path))
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield path
+    finally:
+        with suppress(OSError):
+            os.unlink(path)
+        os.close(fd)  # releases the flock
+
+
+# ---------------------------------------------------------------------------------------------------- staging
+
+
+@contextmanager
+def staging_directory(directory: str | os.PathLike) -> Iterator[Path]:
+    """A fresh temporary directory ``directory/.tvk-stage-*`` (same file system, so its files can be renamed into
+    place); removed with what is left in it when the block ends."""
+    stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=directory))
+    try:
+        yield stage
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _move(src: Path, dst: Path) -> None:
+    os.replace(src, dst)
+
+
+def swap_in(stage: Path, target: Path, names: Sequence[str]) -> None:
+    """Move ``stage/name`` to ``target/name`` for every name (files or directories), replacing what is there.
+
+    The previous entries are moved into ``stage/.previous`` first (and removed with the staging directory). If a
+    move fails, the moves already made are undone, so ``target`` keeps its previous entries, and the error is
+    raised.
+    """
+    backup = stage / ".previous"
+    backup.mkdir(exist_ok=True)
+    undo: list[tuple[Path, Path]] = []  # (from, to) moves that restore the previous state, in reverse order
+    try:
+        for name in names:
+            old, new = target / name, stage / name
+            if old.exists() or old.is_symlink():
+                _move(old, backup / name)
+                undo.append((backup / name, old))
+            _move(new, old)
+            undo.append((old, new))
+    except BaseException:
+        for src, dst in reversed(undo):
+            with suppress(OSError):
+                os.replace(src, dst)
+        raise
+
+
+def remove_stale(directory: Path, checkpoints: Path | None = None) -> list[Path]:
+    """Remove what an interrupted run left in ``directory``: staging directories, the temporary files of atomic
+    writes and, in ``checkpoints``, checkpoint temporary files. Call it holding the lock. Returns the removed
+    paths."""
+    removed = []
+    patterns = [f"{STAGE_PREFIX}*", ".results.json.*", ".report.md.*", ".report.html.*"]
+    for pattern in patterns:
+        for p in directory.glob(pattern):
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                p.unlink(missing_ok=True)
+            removed.append(p)
+    if checkpoints is not None and checkpoints.is_dir():
+        for pattern in (".*.tmp", "*.tmp-*"):
+            for p in checkpoints.glob(pattern):
+                if p.is_file() or p.is_symlink():
+                    p.unlink(missing_ok=True)
+                    removed.append(p)
+    return removed
+
+
+class Journal:
+    """``results.jsonl``: one JSON record per line, appended and flushed to the disk as each claim finishes, so a
+    run that dies keeps the records it finished. Opening it starts a new journal (the previous run's is replaced)."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        self.count = 0  # records appended
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        self._fh = os.fdopen(os.open(self.path, flags, 0o666), "w", encoding="utf-8")
+
+    def append(self, record: dict[str, Any]) -> None:
+        self._fh.write(json.dumps(record, default=str) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self.count += 1
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

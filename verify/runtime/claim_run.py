@@ -1,0 +1,122 @@
+"""What a running claim collects from the code it calls (docs/training.md, "Checkpoints"): the binding of every
+checkpoint written or read to the claim and its configuration (:func:`claim_run`, :func:`checkpoint_binding`), the
+checkpoints a trainer resumed from (:func:`note_resumed`), the setting each training run used (:func:`note_training`:
+trainer, device, dtype, seeds), the moving aside of an unreadable checkpoint (:func:`quarantine`) and the log those
+messages go to (:func:`checkpoint_log`, :func:`log_to`).
+
+These are outputs of a run gathered for its record, not settings: what a trainer does is decided by its arguments
+(:class:`verify.runtime.options.RunOptions`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "CheckpointBinding",
+    "ClaimRun",
+    "checkpoint_binding",
+    "checkpoint_log",
+    "claim_run",
+    "log_to",
+    "note_resumed",
+    "note_training",
+    "quarantine",
+]
+
+
+@dataclass(frozen=True)
+class CheckpointBinding:
+    """What a checkpoint written while a claim runs is bound to: the claim id and a hash of its configuration
+    (the code revision is added by the trainer when it writes)."""
+
+    claim: str
+    config_hash: str
+
+
+@dataclass
+class ClaimRun:
+    """What the code run for one claim reports back for its record: the checkpoints trainers resumed from
+    (``{"step", "file"}``) and the setting of every training run (``{"trainer", "device", "dtype", "seeds"}``)."""
+
+    binding: CheckpointBinding
+    resumed: list[dict[str, Any]] = field(default_factory=list)
+    trainings: list[dict[str, Any]] = field(default_factory=list)
+
+
+_RUN: contextvars.ContextVar[ClaimRun | None] = contextvars.ContextVar("tvk_claim_run", default=None)
+_LOG: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar("tvk_log", default=None)
+
+
+@contextmanager
+def claim_run(claim: str, config_hash: str) -> Iterator[ClaimRun]:
+    """Bind the checkpoints that trainers write or read in the block to the claim ``claim`` with configuration
+    hash ``config_hash``; yields the :class:`ClaimRun` that :func:`note_resumed` and :func:`note_training` fill."""
+    run = ClaimRun(CheckpointBinding(claim, config_hash))
+    token = _RUN.set(run)
+    try:
+        yield run
+    finally:
+        _RUN.reset(token)
+
+
+def checkpoint_binding() -> CheckpointBinding | None:
+    """The claim the running code's checkpoints are bound to (None outside :func:`claim_run`)."""
+    run = _RUN.get()
+    return None if run is None else run.binding
+
+
+@contextmanager
+def log_to(log: Callable[[str], None]) -> Iterator[None]:
+    """Send :func:`checkpoint_log` messages of the block to ``log``."""
+    token = _LOG.set(log)
+    try:
+        yield
+    finally:
+        _LOG.reset(token)
+
+
+def checkpoint_log(message: str) -> None:
+    """Log a checkpoint message (resuming, ignored, moved aside, not saved): to the log of :func:`log_to`, else
+    to stderr; prefixed with the claim id when a claim runs."""
+    run = _RUN.get()
+    if run is not None:
+        message = f"{run.binding.claim}: {message}"
+    log = _LOG.get()
+    if log is not None:
+        log(message)
+    else:
+        print(message, file=sys.stderr, flush=True)
+
+
+def note_resumed(step: int, file: str | os.PathLike) -> None:
+    """Record (in the running claim's ``resumed_from``) and log that a trainer resumed from ``file`` at ``step``."""
+    run = _RUN.get()
+    if run is not None:
+        run.resumed.append({"step": int(step), "file": str(file)})
+    checkpoint_log(f"resuming from step {int(step)} (checkpoint {file})")
+
+
+def note_training(setting: dict[str, Any]) -> None:
+    """Record in the running claim's record the setting one training run used (trainer, device, dtype, seeds:
+    :meth:`verify.runtime.options.RunSetting.describe`); nothing outside a claim."""
+    run = _RUN.get()
+    if run is not None:
+        run.trainings.append(dict(setting))
+
+
+def quarantine(path: str | os.PathLike, reason: str) -> Path:
+    """Move an unreadable checkpoint aside to ``<path>.corrupt`` (replacing an older one) and say so; returns
+    the new path."""
+    path = Path(path)
+    aside = path.with_name(path.name + ".corrupt")
+    os.replace(path, aside)
+    checkpoint_log(f"checkpoint {path} is unreadable ({reason}); moved it to {aside} and starting fresh")
+    return aside

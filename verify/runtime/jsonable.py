@@ -1,0 +1,87 @@
+"""One JSON conversion and one configuration hash for the whole of ``verify/`` (torch-free, so that ``tvk list``,
+``tvk derive`` and the claim index stay light).
+
+* :func:`to_jsonable`: sympy numbers as ``{"exact": str, "float": float}`` (both forms reach the report), Fractions
+  likewise, dataclasses by field, numpy (and torch) arrays and scalars as lists and Python numbers, non-finite floats
+  as strings (JSON has no NaN), an exact integer too long for Python to print as a placeholder naming its size.
+* :func:`config_hash`: SHA-256 of a value's canonical JSON (:func:`to_jsonable`, sorted keys), 16 hex digits: what
+  checkpoints, cached training runs and sweep cells are keyed by.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import sys
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+__all__ = ["HASH_DIGITS", "canonical_json", "config_hash", "to_jsonable"]
+
+HASH_DIGITS = 16
+"""Hex digits of :func:`config_hash` (64 bits: collisions among a store's configurations are out of reach)."""
+
+
+def _exact(x: Any) -> str:
+    """``str(x)`` of an exact value, or a placeholder naming its size when Python refuses to print an integer of more
+    than ``sys.get_int_max_str_digits()`` digits (e.g. Majority_50000's coefficients)."""
+    try:
+        return str(x)
+    except ValueError:
+        num, den = (int(v) for v in (getattr(x, "numerator", x), getattr(x, "denominator", 1)))
+        digits = round((num.bit_length() + den.bit_length()) * math.log10(2))
+        return f"<exact value of ~{digits} digits, above Python's limit of {sys.get_int_max_str_digits()} for printing>"
+
+
+def _float(x: Any) -> Any:
+    """``float(x)`` as JSON data: +-inf (as text) where the value is outside the float range."""
+    try:
+        return to_jsonable(float(x))
+    except OverflowError:
+        return "inf" if x > 0 else "-inf"
+
+
+def to_jsonable(x: Any) -> Any:
+    """Convert sympy values, Fractions, numpy (or torch) arrays and scalars, dataclasses and tuples into JSON data.
+
+    A sympy number or a Fraction becomes ``{"exact": str, "float": float}``; a symbolic sympy expression
+    ``{"exact": str}``; a non-finite float the string ``"nan"``, ``"inf"`` or ``"-inf"``.
+    """
+    if isinstance(x, sympy.Basic):
+        if not x.is_number:
+            return {"exact": _exact(x)}
+        try:
+            return {"exact": _exact(x), "float": _float(x)}
+        except TypeError:
+            return {"exact": _exact(x)}
+    if isinstance(x, Fraction):
+        return {"exact": _exact(x), "float": _float(x)}
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return to_jsonable(dataclasses.asdict(x))
+    if isinstance(x, dict):
+        return {str(k): to_jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [to_jsonable(v) for v in x]
+    if hasattr(x, "tolist") and hasattr(x, "dtype"):  # numpy (and torch) arrays and scalars
+        return to_jsonable(x.tolist())
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    return x
+
+
+def canonical_json(x: Any) -> str:
+    """The canonical JSON text of ``x``: :func:`to_jsonable`, keys sorted, no spaces (what :func:`config_hash`
+    hashes)."""
+    return json.dumps(to_jsonable(x), sort_keys=True, separators=(",", ":"), default=str)
+
+
+def config_hash(x: Any) -> str:
+    """SHA-256 of :func:`canonical_json` of ``x``, its first :data:`HASH_DIGITS` hex digits.
+
+    Equal configurations (as data: a frozen dataclass and the dict of its fields are equal) hash equally, whatever
+    the order of their keys."""
+    return hashlib.sha256(canonical_json(x).encode()).hexdigest()[:HASH_DIGITS]
