@@ -26,6 +26,7 @@ from verify.claims.judges import (
     PerSeed,
     RefutedIfDiffers,
     RefutedIfViolated,
+    Requiring,
     WithinBounds,
     ZScore,
     perturb_value,
@@ -41,7 +42,7 @@ def test_max_abs_both_sides_and_require():
     assert j([1.0, 2.0], Observation([1.0, 2.1]))[0] == "fail"
     assert j([1.0, 2.0], Observation([1.0]))[0] == "fail"  # length mismatch
     assert j(0.0, Observation(float("nan")))[0] == "fail"
-    needs = MaxAbs(1e-3, require="cross_check")
+    needs = Requiring(MaxAbs(1e-3), ("cross_check",))
     assert needs(1.0, Observation(1.0, details={"cross_check": False}))[0] == "fail"
     assert needs(1.0, Observation(1.0, details={"cross_check": True}))[0] == "pass"
     assert j.describe() == "absolute 0.001" and "cross check" in needs.describe()
@@ -49,12 +50,30 @@ def test_max_abs_both_sides_and_require():
 
 def test_at_least_require():
     """A lower bound judged on floats can also require the same comparison made exactly (a detail flag)."""
-    needs = AtLeast(require="bound_holds_exactly")
+    needs = Requiring(AtLeast(), ("bound_holds_exactly",))
     assert needs(1.0, Observation(2.0, details={"bound_holds_exactly": True}))[0] == "pass"
     assert needs(1.0, Observation(2.0, details={"bound_holds_exactly": False}))[0] == "fail"
     assert needs(1.0, Observation(2.0))[0] == "fail"  # a missing flag is not a pass
     assert needs(1.0, Observation(0.5, details={"bound_holds_exactly": True}))[0] == "fail"
     assert "bound holds exactly" in needs.describe() and AtLeast().describe() == "observed >= predicted bound"
+
+
+def test_requiring_combines_flags_and_tolerances_and_keeps_refutations():
+    """One combinator for every "inner judge and a structural detail": flags that must be true, details that must
+    stay below a tolerance (a number or a list; NaN never meets it), the inner perturbation, and a refutation kept."""
+    judge = Requiring(MaxRel(1e-6), require=("ordered",), at_most=(("spread", 1e-7),))
+    ok = Observation([2.0], details={"ordered": True, "spread": [1e-8, 5e-8]})
+    assert judge([2.0], ok)[0] == "pass"
+    assert judge([2.0], Observation([2.0], details={"ordered": True, "spread": [1e-8, 2e-7]}))[0] == "fail"
+    assert judge([2.0], Observation([2.0], details={"ordered": True, "spread": float("nan")}))[0] == "fail"
+    verdict, reason = judge([2.0], Observation([2.0], details={"ordered": False, "spread": 0.0}))
+    assert verdict == "fail" and "false: ordered" in reason
+    assert judge([2.1], ok)[0] == "fail"  # the numbers still decide first
+    assert judge.perturb([2.0], ok) == MaxRel(1e-6).perturb([2.0], ok)
+    assert judge.describe() == "relative 1e-06; and ordered; spread <= 1e-07"
+    refuting = Requiring(RefutedIfDiffers(1e-9), ("ordered",))
+    assert refuting(1.0, Observation(2.0, details={"ordered": False}))[0] == "refuted"
+    assert Requiring(MaxAbs(1.0), "single").require == ("single",)
 
 
 def test_max_rel_both_sides_and_zero_prediction():
@@ -123,7 +142,7 @@ def test_max_rel_to_largest_and_each():
     j = MaxRelToLargest(1e-3)
     assert j([1.0, 1e-9], Observation([1.0, 5e-4]))[0] == "pass"  # an error relative to the largest value
     assert j([1.0, 1e-9], Observation([1.0, 2e-3]))[0] == "fail"
-    each = MaxRelEach((("lp", 1e-6), ("table", 1e-3)), require=("converged",))
+    each = Requiring(MaxRelEach((("lp", 1e-6), ("table", 1e-3))), ("converged",))
     obs = Observation({"lp": [2.0], "table": [2.001]}, details={"converged": True})
     assert each([2.0], obs)[0] == "pass"
     assert each([2.0], Observation({"lp": [2.0]}, details={"converged": True}))[0] == "fail"  # not measured

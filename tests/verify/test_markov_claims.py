@@ -9,7 +9,7 @@ import pytest
 
 from verify.claims import registry
 from verify.claims.base import Observation
-from verify.claims.judges import ExactlyEqual, MaxAbs
+from verify.claims.judges import ExactlyEqual, MaxAbs, Requiring
 from verify.claims.markov import exact, trained
 
 CH8 = {cid: c for cid, c in registry().items() if cid.startswith("edelman-ch8-")}
@@ -219,4 +219,4 @@ def test_minimal_lag_is_read_from_the_prediction(cid: str) -> None:
 def test_pattern_claims_judge_the_pattern(cid: str) -> None:
     """The even/odd pattern is part of the verdict, not only a detail."""
     judge = CH8[cid].judge
-    assert "require" in type(judge).__dataclass_fields__ and judge.require
+    assert isinstance(judge, Requiring) and judge.require

@@ -45,6 +45,7 @@ __all__ = [
     "RefutedIfDiffers",
     "RefutedIfViolated",
     "RejectsWrongGamma",
+    "Requiring",
     "Verdict",
     "WithinBounds",
     "ZScore",
@@ -155,18 +156,14 @@ def _pairs(predicted: Any, observed: Any) -> tuple[np.ndarray, np.ndarray] | str
 @dataclass(frozen=True)
 class MaxAbs(Judge):
     """``pass`` iff max |observed - predicted| <= ``atol`` over every value (a scalar prediction is compared
-    with every observed value). With ``require``, ``obs.details[require]`` must also be true (a cross-check
-    that ran alongside, e.g. a symbolic derivation)."""
+    with every observed value)."""
 
     atol: float
-    require: str | None = None
 
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
         pairs = _pairs(predicted, obs.value)
         if isinstance(pairs, str):
             return "fail", pairs
-        if self.require and not obs.details.get(self.require, False):
-            return "fail", f"{self.require} is False"
         pred, got = pairs
         err = float(np.max(np.abs(got - pred))) if pred.size else 0.0
         ok = bool(np.isfinite(err) and err <= self.atol)
@@ -175,8 +172,7 @@ class MaxAbs(Judge):
         )
 
     def describe(self) -> str:
-        extra = f"; and {self.require.replace('_', ' ')}" if self.require else ""
-        return f"absolute {self.atol:g}{extra}"
+        return f"absolute {self.atol:g}"
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
         return perturb_value(predicted, PERTURB_REL, PERTURB_TOLS * self.atol)
@@ -325,19 +321,15 @@ class AtMost(Judge):
 
 @dataclass(frozen=True)
 class AtLeast(Judge):
-    """``pass`` iff every observed value >= predicted - ``slack`` (a lower bound the source states). With
-    ``require``, ``obs.details[require]`` must also be true (e.g. the same comparison made in exact arithmetic)."""
+    """``pass`` iff every observed value >= predicted - ``slack`` (a lower bound the source states)."""
 
     slack: float = 0.0
     relative: bool = False
-    require: str | None = None
 
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
         pairs = _pairs(predicted, obs.value)
         if isinstance(pairs, str):
             return "fail", pairs
-        if self.require and not obs.details.get(self.require, False):
-            return "fail", f"{self.require.replace('_', ' ')} is false"
         pred, got = pairs
         limit = pred - (self.slack * np.abs(pred) if self.relative else self.slack)
         under = limit - got
@@ -349,10 +341,9 @@ class AtLeast(Judge):
         )
 
     def describe(self) -> str:
-        extra = f"; and {self.require.replace('_', ' ')}" if self.require else ""
         if not self.slack:
-            return f"observed >= predicted bound{extra}"
-        return f"observed >= predicted bound - {self.slack:g}{' x |bound|' if self.relative else ''}{extra}"
+            return "observed >= predicted bound"
+        return f"observed >= predicted bound - {self.slack:g}{' x |bound|' if self.relative else ''}"
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
         return _perturb_bound(predicted, self.slack, self.relative, sign=1)
@@ -409,10 +400,9 @@ class MaxRelToLargest(Judge):
 class MaxRelEach(Judge):
     """Independent measurements of the same predicted values: ``obs.value`` maps each measurement's name to one
     value per prediction; ``pass`` iff every measurement named in ``rtols`` is within its own relative tolerance
-    of the prediction, and every detail named in ``require`` is true."""
+    of the prediction."""
 
     rtols: tuple[tuple[str, float], ...]
-    require: tuple[str, ...] = ()
 
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
         pred = as_floats(predicted)
@@ -428,13 +418,11 @@ class MaxRelEach(Judge):
             errors[name] = float(np.max(np.abs(got - pred) / np.abs(pred)))
             if not errors[name] <= rtol:
                 problems.append(f"{name} off by {errors[name]:.1e} (tolerance {rtol:g})")
-        problems += [f"{key.replace('_', ' ')} is false" for key in self.require if not obs.details.get(key, False)]
         text = "relative errors: " + "; ".join(f"{k} {v:.1e}" for k, v in errors.items())
         return ("fail", text + "; " + "; ".join(problems)) if problems else ("pass", text)
 
     def describe(self) -> str:
-        text = "relative: " + ", ".join(f"{name} {rtol:g}" for name, rtol in self.rtols)
-        return text + "".join(f"; and {key.replace('_', ' ')}" for key in self.require)
+        return "relative: " + ", ".join(f"{name} {rtol:g}" for name, rtol in self.rtols)
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
         return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * max(r for _, r in self.rtols)))
@@ -450,12 +438,11 @@ class ExactOrFloat(Judge):
     must equal its prediction, i.e. observed - predicted simplifies to 0 or, for an algebraic number sympy does
     not simplify (such as cos(pi/7)), is below ``digits_atol`` at :data:`DIGITS` digits; a float observation (a
     float64 computation) must lie within ``float_tol`` of the prediction, absolute or, with ``relative``, times
-    |predicted| (times 1 when the prediction is 0). With ``require``, ``obs.details[require]`` must be true."""
+    |predicted| (times 1 when the prediction is 0)."""
 
     float_tol: float = 0.0
     relative: bool = False
     digits_atol: float = 1e-45
-    require: str | None = None
 
     def _agrees(self, p: Any, g: Any) -> tuple[bool, bool]:
         """(agrees, needed the digit evaluation) for one prediction ``p`` and observation ``g``."""
@@ -474,8 +461,6 @@ class ExactOrFloat(Judge):
         pred, got = flatten(predicted), flatten(obs.value)
         if len(pred) != len(got):
             return "fail", f"length mismatch: {len(pred)} predicted vs {len(got)} observed value(s)"
-        if self.require and not obs.details.get(self.require, False):
-            return "fail", f"{self.require.replace('_', ' ')} is false"
         bad, numeric = [], 0
         for i, (p, g) in enumerate(zip(pred, got)):
             ok, by_digits = self._agrees(p, g)
@@ -492,12 +477,64 @@ class ExactOrFloat(Judge):
         text = f"exact (observed - predicted simplifies to 0, or is below {self.digits_atol:g} at {DIGITS} digits)"
         if self.float_tol:
             text += f"; float64 values within {self.float_tol:g}{' relative' if self.relative else ''}"
-        if self.require:
-            text += f"; and {self.require.replace('_', ' ')}"
         return text
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
         return perturb_value(predicted, PERTURB_REL, PERTURB_TOLS * self.float_tol)
+
+
+def _words(key: str) -> str:
+    return key.replace("_", " ")
+
+
+@dataclass(frozen=True)
+class Requiring(Judge):
+    """``inner``'s verdict on the numbers, and the structural part of the statement checked alongside them (a
+    symmetry, an ordering, an exact cross-check, a spread): every detail named in ``require`` must be true and every
+    ``(detail, tol)`` of ``at_most`` (a number or a list of numbers) at most ``tol``. An unmet requirement makes
+    the verdict ``fail`` whatever ``inner`` says (the statement has failed), naming it; a refutation by ``inner`` is
+    kept. The perturbation moves the numbers as ``inner`` does.
+
+    >>> from verify.runtime.protocol import Observation
+    >>> judge = Requiring(MaxAbs(0.1), require=("ordered",), at_most=(("spread", 1e-3),))
+    >>> judge(1.0, Observation(1.05, {"ordered": True, "spread": [1e-4, 2e-4]}))[0]
+    'pass'
+    >>> judge(1.0, Observation(1.05, {"ordered": False, "spread": 1e-4}))
+    ('fail', 'max |observed - predicted| = 5.000e-02 over 1 value(s) (tolerance 0.1); but false: ordered')
+    """
+
+    inner: Judge
+    require: tuple[str, ...] = ()
+    at_most: tuple[tuple[str, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        if isinstance(self.require, str):
+            object.__setattr__(self, "require", (self.require,))
+
+    def _unmet(self, obs: Any) -> list[str]:
+        unmet = [f"false: {_words(key)}" for key in self.require if not obs.details.get(key, False)]
+        for key, tol in self.at_most:
+            values = as_floats(obs.details[key])
+            worst = float(np.max(values)) if values.size else 0.0
+            if not worst <= tol:  # a NaN never meets it
+                unmet.append(f"{_words(key)} = {worst:.2e} > {tol:g}")
+        return unmet
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        verdict, reason = self.inner(predicted, obs, config)
+        unmet = self._unmet(obs)
+        if unmet and verdict != "refuted":
+            return "fail", f"{reason}; but {', '.join(unmet)}"
+        return verdict, reason
+
+    def describe(self) -> str:
+        parts = [self.inner.describe()]
+        parts += [f"and {_words(key)}" for key in self.require]
+        parts += [f"{_words(key)} <= {tol:g}" for key, tol in self.at_most]
+        return "; ".join(parts)
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return self.inner.perturb(predicted, obs)
 
 
 @dataclass(frozen=True)

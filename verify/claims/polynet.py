@@ -24,6 +24,7 @@ from .judges import (
     MaxAbs,
     MaxRel,
     RefutedIfViolated,
+    Requiring,
     Verdict,
     WithinBounds,
 )
@@ -90,7 +91,7 @@ register(
         configs={"quick": GradientConfig(3, 4), "full": GradientConfig(4, 4, draws=5)},
         predict=_predict_gradient,
         observe=_observe_gradient,
-        judge=MaxAbs(1e-12, require="symbolic_derivation_equals_formula"),
+        judge=Requiring(MaxAbs(1e-12), ("symbolic_derivation_equals_formula",)),
     )
 )
 
@@ -172,26 +173,6 @@ class FlowConfig:
     seed: int = 0
 
 
-@dataclass(frozen=True)
-class MaxRelAndSpread(MaxRel):
-    """:class:`MaxRel` on the values, and ``obs.details[spread_key] <= spread_tol`` (a second identity checked
-    alongside: here eq. B.7's common growth of v_i^2 across blocks)."""
-
-    spread_key: str = "spread"
-    spread_tol: float = 0.0
-
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        verdict, reason = super().__call__(predicted, obs, config)
-        spread = float(obs.details[self.spread_key])
-        ok = spread <= self.spread_tol
-        return (
-            verdict if ok else "fail"
-        ), f"{reason}; {self.spread_key} = {spread:.2e} (tolerance {self.spread_tol:g})"
-
-    def describe(self) -> str:
-        return f"{super().describe()}; {self.spread_key} <= {self.spread_tol:g}"
-
-
 def _flow_times(k: int, points: int) -> np.ndarray:
     """Up to 0.9 of the blow-up time 1/(k-2) (k >= 3), up to t = 2 for k = 2."""
     t_max = 2.0 if k == 2 else 0.9 / (k - 2)
@@ -244,7 +225,7 @@ register(
         configs={"quick": FlowConfig(), "full": FlowConfig(ks=(2, 3, 4, 5, 6, 8), points=100, random_inits=30)},
         predict=_predict_flow,
         observe=_observe_flow,
-        judge=MaxRelAndSpread(1e-6, spread_key="b7_max_relative_spread", spread_tol=1e-7),
+        judge=Requiring(MaxRel(1e-6), at_most=(("b7_max_relative_spread", 1e-7),)),
     )
 )
 

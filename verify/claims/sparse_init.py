@@ -15,7 +15,7 @@ from numerics import polynet as npn
 from theory import sparse_init as tsi
 
 from .base import Claim, Observation, RunContext, register
-from .judges import MaxAbs, MaxRel, RefutedIfDiffers
+from .judges import MaxAbs, MaxRel, RefutedIfDiffers, Requiring
 
 SRC = "Edelman thesis (2024)"
 
@@ -104,7 +104,7 @@ register(
         },
         predict=_predict_gradient,
         observe=_observe_gradient,
-        judge=MaxAbs(1e-9, require="exact_transform_equals_lemma"),
+        judge=Requiring(MaxAbs(1e-9), ("exact_transform_equals_lemma",)),
     )
 )
 

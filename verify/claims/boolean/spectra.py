@@ -20,7 +20,7 @@ from numerics import walsh as nw
 from theory import boolean as tb
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import AtLeast, ExactlyEqual, MaxAbs, RefutedIfDiffers, RefutedIfViolated
+from ..judges import AtLeast, ExactlyEqual, MaxAbs, RefutedIfDiffers, RefutedIfViolated, Requiring
 
 SRC = "Edelman thesis (2024)"
 
@@ -256,7 +256,7 @@ register(
         configs={"quick": CasesConfig(_b2_cases(20, 1001, 5)), "full": CasesConfig(_b2_cases(20, 4001, 1))},
         predict=lambda cfg: [float(tb.lemma_b2_bound(n, k)) for n, k in cfg.cases],
         observe=_observe_gap_exact,
-        judge=AtLeast(require="bound_holds_exactly"),
+        judge=Requiring(AtLeast(), ("bound_holds_exactly",)),
         insensitive="Lemma B.2 is a lower bound that the exact gaps exceed by a factor of at least 21 on the grid "
         "(details: min_gap_over_bound), so a bound raised by 1 % still holds",
     )

@@ -19,7 +19,7 @@ from theory import decision_lists as td
 from verify.train import decision_lists as vd
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import MaxAbs
+from ..judges import MaxAbs, Requiring
 from .common import DOC, SRC, dyadic_matrix, to_float
 
 
@@ -126,7 +126,7 @@ register(
         configs={"quick": QUICK, "full": FULL},
         predict=_predict_jacobian,
         observe=_observe_jacobian,
-        judge=MaxAbs(1e-12, require="outside_exactly_zero"),
+        judge=Requiring(MaxAbs(1e-12), ("outside_exactly_zero",)),
     )
 )
 
@@ -179,7 +179,7 @@ register(
         configs={"quick": QUICK, "full": FULL},
         predict=_predict_w,
         observe=lambda cfg, ctx: _observe_grad(cfg, 0),
-        judge=MaxAbs(1e-12, require="finite_differences_agree"),
+        judge=Requiring(MaxAbs(1e-12), ("finite_differences_agree",)),
     )
 )
 
@@ -205,7 +205,7 @@ register(
         configs={"quick": QUICK, "full": FULL},
         predict=_predict_v,
         observe=lambda cfg, ctx: _observe_grad(cfg, 1),
-        judge=MaxAbs(1e-12, require="finite_differences_agree"),
+        judge=Requiring(MaxAbs(1e-12), ("finite_differences_agree",)),
     )
 )
 
@@ -230,6 +230,6 @@ register(
         configs={"quick": QUICK, "full": FULL},
         predict=_predict_cp,
         observe=lambda cfg, ctx: _observe_grad(cfg, 0, cp=True),
-        judge=MaxAbs(1e-12, require="finite_differences_agree"),
+        judge=Requiring(MaxAbs(1e-12), ("finite_differences_agree",)),
     )
 )

@@ -16,7 +16,17 @@ from theory import decision_lists as td
 from verify.train import decision_lists as vd
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import PERTURB_REL, PERTURB_TOLS, ExactOrFloat, Judge, RefutedIfDiffers, Verdict, as_floats, perturb_value
+from ..judges import (
+    PERTURB_REL,
+    PERTURB_TOLS,
+    ExactOrFloat,
+    Judge,
+    RefutedIfDiffers,
+    Requiring,
+    Verdict,
+    as_floats,
+    perturb_value,
+)
 from .common import DOC, SRC
 
 
@@ -87,7 +97,7 @@ register(
         configs={"quick": OneStepConfig(), "full": OneStepConfig()},
         predict=lambda cfg: [v for v in _predict_classes(cfg) for _ in (0, 1)],
         observe=_observe_exact,
-        judge=ExactOrFloat(1e-9, relative=True, require="every_column_argmax_at_pi"),
+        judge=Requiring(ExactOrFloat(1e-9, relative=True), ("every_column_argmax_at_pi",)),
     )
 )
 

@@ -32,6 +32,7 @@ from ..judges import (
     MaxRel,
     RefutedIfDiffers,
     RefutedIfViolated,
+    Requiring,
     Verdict,
     ZScore,
 )
@@ -94,7 +95,7 @@ register(
         configs={"quick": InitialLossConfig(), "full": InitialLossConfig(sequences=4096)},
         predict=lambda cfg: [td.initial_loss(L, n, c) for L, n, c in cfg.cases for _ in ("min", "max")],
         observe=_observe_initial_loss,
-        judge=ExactOrFloat(1e-12, relative=True, require="at_most_log_L"),
+        judge=Requiring(ExactOrFloat(1e-12, relative=True), ("at_most_log_L",)),
     )
 )
 
@@ -343,7 +344,7 @@ register(
         configs={"quick": DirectionalConfig(), "full": DirectionalConfig(L=10, n=4, draws=6)},
         predict=lambda cfg: [float(r["d"]) for rows in _directional_exact(cfg) for r in rows],
         observe=_observe_directional,
-        judge=MaxAbs(1e-12, require="proof_inequalities_hold"),
+        judge=Requiring(MaxAbs(1e-12), ("proof_inequalities_hold",)),
     )
 )
 
@@ -627,22 +628,6 @@ class ScaleConfig:
     min_rtol: float = 1e-9
 
 
-@dataclass(frozen=True)
-class ZScoreRequiring(ZScore):
-    """:class:`ZScore`, and ``obs.details[require]`` must be true (a cross-check that ran alongside)."""
-
-    require: str = ""
-
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        if self.require and not obs.details.get(self.require, False):
-            return "fail", f"{self.require.replace('_', ' ')} is false"
-        return super().__call__(predicted, obs, config)
-
-    def describe(self) -> str:
-        extra = f"; and {self.require.replace('_', ' ')}" if self.require else ""
-        return super().describe() + extra
-
-
 def _predict_scale(cfg: ScaleConfig) -> list[Any]:
     """delta of Assumption 4.3 (the exact minimum over every triple)."""
     return [td.delta_a43(td.cyclic_task(cfg.L), cfg.n)[0]]
@@ -690,7 +675,7 @@ register(
         configs={"quick": ScaleConfig(), "full": ScaleConfig(samples=400_000)},
         predict=_predict_scale,
         observe=_observe_scale,
-        judge=ZScoreRequiring(4, require="float_enumeration_minimum_agrees"),
+        judge=Requiring(ZScore(4), ("float_enumeration_minimum_agrees",)),
     )
 )
 

@@ -33,6 +33,7 @@ from ..judges import (
     MaxRelEach,
     RefutedIfDiffers,
     RejectsWrongGamma,
+    Requiring,
     Verdict,
     as_floats,
     perturb_value,
@@ -162,16 +163,18 @@ register(
         },
         predict=_predict_closed,
         observe=_observe_construction,
-        judge=MaxRelEach(
-            (
-                ("normalized margin", 1e-10),
-                ("margin span", 1e-10),
-                ("norm power", 1e-10),
-                ("incorrect logit (smallest)", 1e-10),
-                ("incorrect logit (largest)", 1e-10),
-                ("incorrect-logit spread", 1e-10),
+        judge=Requiring(
+            MaxRelEach(
+                (
+                    ("normalized margin", 1e-10),
+                    ("margin span", 1e-10),
+                    ("norm power", 1e-10),
+                    ("incorrect logit (smallest)", 1e-10),
+                    ("incorrect logit (largest)", 1e-10),
+                    ("incorrect-logit spread", 1e-10),
+                )
             ),
-            require=("width_is_2_sum_d_cubed",),
+            ("width_is_2_sum_d_cubed",),
         ),
     )
 )
@@ -509,7 +512,7 @@ register(
         },
         predict=_predict_game,
         observe=_observe_game,
-        judge=MaxRelEach(_GAME_LP + _GAME_NEURONS, require=_GAME_REQUIRE),
+        judge=Requiring(MaxRelEach(_GAME_LP + _GAME_NEURONS), _GAME_REQUIRE),
     )
 )
 
@@ -528,7 +531,7 @@ register(
         },
         predict=_predict_game,
         observe=_observe_game,
-        judge=MaxRelEach(_GAME_LP, require=_GAME_REQUIRE),
+        judge=Requiring(MaxRelEach(_GAME_LP), _GAME_REQUIRE),
     )
 )
 
@@ -596,6 +599,6 @@ register(
         configs={"quick": PrimesConfig((3, 5, 7)), "full": PrimesConfig((3, 5, 7, 11, 13))},
         predict=_predict_zp,
         observe=_observe_zp,
-        judge=ExactOrFloat(float_tol=1e-12, require="theory_refuses_every_Zp"),
+        judge=Requiring(ExactOrFloat(float_tol=1e-12), ("theory_refuses_every_Zp",)),
     )
 )

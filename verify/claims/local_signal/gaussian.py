@@ -13,8 +13,8 @@ from numerics import local_signal as nl
 from theory import local_signal as tl
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import AtLeast, MaxRel, RefutedIfViolated, WithinBounds
-from .common import DOC, MC_Z, SRC, ZScoreAnd, se_list
+from ..judges import AtLeast, MaxRel, RefutedIfViolated, Requiring, WithinBounds, ZScore
+from .common import DOC, MC_Z, SRC, se_list
 
 # --- Sec. 3.3: the linear convolutional classifier
 
@@ -49,7 +49,7 @@ register(
         configs={"quick": LinearConfig(), "full": LinearConfig(ks=(100, 1000, 10_000), n=400_000)},
         predict=lambda cfg: [tl.linear_classifier_error_exact(k) for k in cfg.ks],
         observe=_observe_linear,
-        judge=ZScoreAnd(MC_Z),
+        judge=ZScore(MC_Z),
     )
 )
 
@@ -183,7 +183,7 @@ register(
         configs={"quick": RegressionConfig(), "full": RegressionConfig(n=4_000_000)},
         predict=lambda cfg: [x for c, v in cfg.cv for x in tl.regression_coefficients(str(c), str(v))],
         observe=_observe_regression,
-        judge=ZScoreAnd(MC_Z),
+        judge=ZScore(MC_Z),
     )
 )
 
@@ -254,7 +254,7 @@ register(
         configs={"quick": MaximaConfig(), "full": MaximaConfig(n_samples=400_000)},
         predict=_predict_maxima,
         observe=_observe_maxima,
-        judge=ZScoreAnd(MC_Z, require=("below_union_bounds",)),
+        judge=Requiring(ZScore(MC_Z), ("below_union_bounds",)),
     )
 )
 
@@ -336,6 +336,6 @@ register(
         configs={"quick": GradientConfig(), "full": GradientConfig(n=1_000_000)},
         predict=_predict_gradient,
         observe=_observe_gradient,
-        judge=ZScoreAnd(MC_Z, require=("gamma_nonnegative", "kappa_in_minus_2_0", "symmetrised_integrand_nonnegative")),
+        judge=Requiring(ZScore(MC_Z), ("gamma_nonnegative", "kappa_in_minus_2_0", "symmetrised_integrand_nonnegative")),
     )
 )

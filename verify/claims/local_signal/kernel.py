@@ -13,7 +13,7 @@ from numerics import local_signal as nl
 from theory import local_signal as tl
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import AtLeast, MaxAbs, RefutedIfDiffers
+from ..judges import AtLeast, MaxAbs, RefutedIfDiffers, Requiring
 from .common import DOC, floats
 
 SRC_B2 = "Karp thesis (2024), Sec. 3.5 and App. B.2"
@@ -140,7 +140,7 @@ register(
         },
         predict=lambda cfg: [tl.kernel_error_bound()] * cfg.inits,
         observe=_observe_kernel,
-        judge=AtLeast(require=_CONTROL_KEY),
+        judge=Requiring(AtLeast(), (_CONTROL_KEY,)),
         insensitive="a lower bound (0.1) far below every observed kernel error (about 0.4), checked together with a "
         "positive control (the filter at w_* must reach error <= 0.05): the verdict is whether the bound holds for a "
         "pipeline that can find the signal, and moving the bound by 1 % cannot change that",
@@ -228,6 +228,6 @@ register(
         configs={"quick": IndicatorConfig(), "full": IndicatorConfig()},
         predict=lambda cfg: [tl.cnn_gradient(cfg.X, cfg.w, b) for b in cfg.biases],
         observe=_observe_gradient_fd,
-        judge=MaxAbs(1e-6, require="printed_feature_agrees_for_b_below_0"),
+        judge=Requiring(MaxAbs(1e-6), ("printed_feature_agrees_for_b_below_0",)),
     )
 )

@@ -14,8 +14,8 @@ from numerics import local_signal as nl
 from theory import local_signal as tl
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import MaxAbs, MaxRel
-from .common import DOC, MC_Z, SRC, ZScoreAnd, se_list
+from ..judges import MaxAbs, MaxRel, Requiring, ZScore
+from .common import DOC, MC_Z, SRC, se_list
 
 SRC_APP = "Karp thesis (2024), App. B.1"
 
@@ -112,7 +112,7 @@ register(
         configs={"quick": CurveConfig(), "full": CurveConfig(n_plain=400_000, n_is=4_000_000)},
         predict=lambda cfg: [tl.error_curve(cfg.k, t) for t in (*cfg.low, *cfg.high)],
         observe=_observe_curve,
-        judge=ZScoreAnd(MC_Z),
+        judge=ZScore(MC_Z),
     )
 )
 
@@ -174,7 +174,7 @@ register(
         configs={"quick": CLTConfig(), "full": CLTConfig()},
         predict=lambda cfg: [tl.clt_error(cfg.k, t) for t in cfg.taus],
         observe=_observe_clt,
-        judge=MaxAbs(0.005, require=_CLT_TAIL_KEY),
+        judge=Requiring(MaxAbs(0.005), (_CLT_TAIL_KEY,)),
     )
 )
 
@@ -267,7 +267,7 @@ register(
         configs={"quick": OptimumConfig(), "full": OptimumConfig(n=2_000_000)},
         predict=_predict_optimum,
         observe=_observe_optimum,
-        judge=ZScoreAnd(MC_Z, require=(_FLAT_KEY,)),
+        judge=Requiring(ZScore(MC_Z), (_FLAT_KEY,)),
     )
 )
 

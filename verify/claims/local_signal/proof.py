@@ -12,8 +12,8 @@ from numerics import local_signal as nl
 from theory import local_signal as tl
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import MaxAbs, RefutedIfDiffers
-from .common import DOC, MC_Z, ZScoreAnd, se_list
+from ..judges import MaxAbs, RefutedIfDiffers, ZScore
+from .common import DOC, MC_Z, se_list
 
 SRC_B13 = "Karp thesis (2024), App. B.1.3"
 
@@ -141,6 +141,6 @@ register(
         configs={"quick": EventConfig(), "full": EventConfig(n=400_000)},
         predict=lambda cfg: [tl.error_curve(cfg.k, cfg.tau)] * 2,
         observe=_observe_event,
-        judge=ZScoreAnd(MC_Z),
+        judge=ZScore(MC_Z),
     )
 )

@@ -14,9 +14,9 @@ from theory import local_signal as tl
 from verify.train.local_signal import SignalRun, SignalTrainConfig, train_signal
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import AtMost, Check, PerSeed, RefutedIfViolated
+from ..judges import AtMost, Check, PerSeed, RefutedIfViolated, ZScore
 from ..training import run_checkpointed
-from .common import DOC, MC_Z, ZScoreAnd, se_list
+from .common import DOC, MC_Z, se_list
 
 SRC_FIG = "Karp thesis (2024), Sec. 3.4, Fig. 3.3 and App. B.3"
 
@@ -287,7 +287,7 @@ register(
         configs={"quick": ReductionConfig(), "full": ReductionConfig()},
         predict=_predict_reduction,
         observe=_observe_reduction,
-        judge=ZScoreAnd(MC_Z),
+        judge=ZScore(MC_Z),
     )
 )
 

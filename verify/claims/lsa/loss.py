@@ -14,7 +14,7 @@ from theory import lsa as tl
 from verify.train import lsa as vl
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import ExactlyEqual, MaxAbs, ZScore
+from ..judges import ExactlyEqual, MaxAbs, Requiring, ZScore
 from .common import (
     CASE_B,
     CASE_B_N,
@@ -117,7 +117,7 @@ register(
         configs={"quick": LSAConfig(), "full": LSAConfig()},
         predict=_predict_dead_blocks,
         observe=_observe_dead_blocks,
-        judge=MaxAbs(1e-14, require="live_blocks_respond"),
+        judge=Requiring(MaxAbs(1e-14), ("live_blocks_respond",)),
     )
 )
 

@@ -10,7 +10,7 @@ from numerics import lsa as nl
 from theory import lsa as tl
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import ExactlyEqual, MaxAbs, ZScore
+from ..judges import ExactlyEqual, MaxAbs, Requiring, ZScore
 from .common import (
     CASE_B,
     CASE_B_N,
@@ -244,7 +244,7 @@ register(
         configs={"quick": LSAConfig(), "full": LSAConfig()},
         predict=_predict_projection_invariance,
         observe=_observe_projection_invariance,
-        judge=MaxAbs(IDENTITY_RTOL, require="top_r_moves_respond"),
+        judge=Requiring(MaxAbs(IDENTITY_RTOL), ("top_r_moves_respond",)),
     )
 )
 

@@ -30,6 +30,7 @@ from ..judges import (
     MaxAbs,
     MaxRel,
     RefutedIfDiffers,
+    Requiring,
     Verdict,
     ZScore,
     as_floats,
@@ -38,28 +39,6 @@ from ..judges import (
 EDELMAN = "Edelman thesis"
 #: "Exact" numerical agreement (quadrature against sympy).
 QUAD_ATOL = 1e-9
-
-
-@dataclass(frozen=True)
-class Requiring(Judge):
-    """``inner``'s verdict, and ``pass`` only if also ``obs.details[require]`` is true: a structural part of the
-    statement (a symmetry, an ordering) that the observation checked alongside the numbers. The perturbation moves
-    the numbers as ``inner`` does."""
-
-    inner: Judge
-    require: str
-
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        verdict, reason = self.inner(predicted, obs, config)
-        if verdict == "pass" and not obs.details.get(self.require, False):
-            return "fail", f"{reason}; but {self.require.replace('_', ' ')} is False"
-        return verdict, reason
-
-    def describe(self) -> str:
-        return f"{self.inner.describe()}; and {self.require.replace('_', ' ')}"
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return self.inner.perturb(predicted, obs)
 
 
 # --- Eq. (E.15): the k = 2 chain in closed form
@@ -97,7 +76,7 @@ register(
         configs={"quick": PowersConfig((0, 1, 2, 3, 5)), "full": PowersConfig((0, 1, 2, 3, 5, 8, 12))},
         predict=_predict_powers,
         observe=_observe_powers,
-        judge=Requiring(ExactlyEqual(), "pi_is_stationary"),
+        judge=Requiring(ExactlyEqual(), ("pi_is_stationary",)),
     )
 )
 
@@ -337,7 +316,7 @@ register(
         },
         predict=_predict_exact_strategy_kls,
         observe=_observe_strategy_kl_quadrature,
-        judge=MaxAbs(QUAD_ATOL, require="probabilities_sum_to_one"),
+        judge=Requiring(MaxAbs(QUAD_ATOL), ("probabilities_sum_to_one",)),
     )
 )
 
@@ -467,7 +446,7 @@ register(
         },
         predict=_predict_integrals,
         observe=_observe_integrals,
-        judge=MaxAbs(QUAD_ATOL, require="printed_closed_forms_agree"),
+        judge=Requiring(MaxAbs(QUAD_ATOL), ("printed_closed_forms_agree",)),
     )
 )
 
@@ -508,7 +487,7 @@ register(
         configs={"quick": KjConfig(tuple(range(1, 9))), "full": KjConfig(tuple(range(1, 9)))},
         predict=lambda cfg: [tm.K(j) for j in cfg.js],
         observe=_observe_kj,
-        judge=MaxAbs(QUAD_ATOL, require="even_odd_pattern_and_K_2_largest"),
+        judge=Requiring(MaxAbs(QUAD_ATOL), ("even_odd_pattern_and_K_2_largest",)),
     )
 )
 
@@ -669,7 +648,7 @@ register(
         configs={"quick": FiniteTConfig((25, 50, 100, 200)), "full": FiniteTConfig((25, 50, 100, 200, 400))},
         predict=_predict_step1,
         observe=_observe_step1,
-        judge=Requiring(RelativeErrorWithinCOverT(LEADING_ORDER_CONST), "W_symmetric_with_equal_diagonal"),
+        judge=Requiring(RelativeErrorWithinCOverT(LEADING_ORDER_CONST), ("W_symmetric_with_equal_diagonal",)),
     )
 )
 
@@ -736,7 +715,7 @@ register(
         configs={"quick": TwoStepConfig(100, 0.02, 0.03), "full": TwoStepConfig(200, 0.02, 0.03)},
         predict=lambda cfg: tm.leading_argmax_v2(),
         observe=_observe_two_step,
-        judge=Requiring(ExactlyEqual(), "even_beats_odd_neighbours"),
+        judge=Requiring(ExactlyEqual(), ("even_beats_odd_neighbours",)),
     )
 )
 

@@ -3,9 +3,6 @@ the explicit max-margin network, the network itself, and the erratum in its prin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 import sympy
 
 from numerics.margins import evaluate
@@ -13,31 +10,8 @@ from numerics.modular import ModularTask, construction_network
 from theory import modular as tm
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import ExactlyEqual, Judge, MaxRel, RefutedIfDiffers, Verdict
+from ..judges import ExactlyEqual, MaxRel, RefutedIfDiffers, Requiring
 from .common import SHI, SYMBOLIC_KS, CasesConfig, P, case_list, max_margins
-
-
-@dataclass(frozen=True)
-class MarginOnEveryPoint(Judge):
-    """Lemma 4.11: the normalized margin equals the prediction to relative ``rtol`` and the network is
-    balanced to ``spread``: the spread of the wrong logits and the span of the per-point margins, both relative
-    to the margin (``details`` fields ``wrong_logit_spread_rel`` and ``margin_span_rel``), are <= ``spread``."""
-
-    rtol: float
-    spread: float
-
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        verdict, reason = MaxRel(self.rtol)(predicted, obs, config)
-        worst = max(obs.details["wrong_logit_spread_rel"] + obs.details["margin_span_rel"])
-        ok = verdict == "pass" and worst <= self.spread
-        return ("pass" if ok else "fail"), f"{reason}; wrong-logit spread and margin span {worst:.1e} x margin"
-
-    def describe(self) -> str:
-        return f"relative {self.rtol:g}; wrong-logit spread and margin span <= {self.spread:g} x margin"
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return MaxRel(self.rtol).perturb(predicted, obs)
-
 
 # --- Theorem 4.9 (Shi thesis, Thm 4.9 / C.22) and Lemma C.15: the maximum margin gamma*(p, k)
 
@@ -159,7 +133,7 @@ register(
         configs={"quick": CasesConfig(_small_cases(3e4, 1e7)), "full": CasesConfig(_small_cases(2e6, 3e8))},
         predict=max_margins,
         observe=_observe_construction,
-        judge=MarginOnEveryPoint(rtol=1e-12, spread=1e-12),
+        judge=Requiring(MaxRel(1e-12), at_most=(("wrong_logit_spread_rel", 1e-12), ("margin_span_rel", 1e-12))),
     )
 )
 

@@ -23,9 +23,8 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln, xlog1py, xlogy
-from scipy.stats import hypergeom
 
+from numerics.stats import fisher_drop_power, fisher_greater, holm_rejections
 from theory.boolean import sq_lower_bound_applies
 from verify.sweep import Cell, CellResult, Grid
 from verify.train.sparse_parity import SparseParityConfig
@@ -44,8 +43,6 @@ __all__ = [
     "WidthMonotone",
     "cell_config",
     "drop_pvalues",
-    "drop_test_power",
-    "holm_rejections",
     "mlp_parameter_count",
     "sq_max_blind_steps",
     "success_frontier",
@@ -122,13 +119,6 @@ def cell_config(
 THESIS_DROP = (0.98, 0.96)
 
 
-def _fisher_greater(x: np.ndarray, y: np.ndarray, runs: int) -> np.ndarray:
-    """One-sided Fisher exact p-values of [[x, runs-x], [y, runs-y]] for "the first row succeeds more often":
-    P(X >= x) for X ~ Hypergeom(2 runs, x + y, runs) (what ``scipy.stats.fisher_exact(..., "greater")`` computes),
-    vectorized over the arrays x, y."""
-    return np.minimum(hypergeom.sf(x - 1, 2 * runs, x + y, runs), 1.0)
-
-
 def drop_pvalues(counts: list[int], runs: int) -> list[tuple[int, int, float]]:
     """Every pair (i, j), i < j of width indices (narrower, wider) with the one-sided Fisher exact p-value of
     H0 "success(r_j) >= success(r_i)" against "success drops from r_i to r_j" (both counts out of ``runs``)."""
@@ -141,45 +131,7 @@ def drop_pvalues(counts: list[int], runs: int) -> list[tuple[int, int, float]]:
         return []
     x = np.array([counts[i] for i, _ in pairs])
     y = np.array([counts[j] for _, j in pairs])
-    return [(i, j, float(p)) for (i, j), p in zip(pairs, _fisher_greater(x, y, runs))]
-
-
-def holm_rejections(pvalues: list[float], alpha: float) -> list[bool]:
-    """Holm's step-down procedure at family-wise level ``alpha``: reject the i-th smallest p-value while it is below
-    alpha / (K - i + 1), K = number of tests; returns, per test in the given order, whether it is rejected."""
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
-    order = np.argsort(pvalues, kind="stable")
-    out = [False] * len(pvalues)
-    for rank, idx in enumerate(order):
-        if not pvalues[idx] < alpha / (len(pvalues) - rank):
-            break
-        out[idx] = True
-    return out
-
-
-def _binomial_pmf(runs: int, p: float) -> np.ndarray:
-    """P(X = j), j = 0..runs, X ~ Binomial(runs, p), in log space (``xlogy`` makes 0 log 0 = 0), so p = 0, 1 and
-    subnormal p are exact or finite (scipy's ``binom.pmf`` overflows for subnormal p)."""
-    j = np.arange(runs + 1)
-    log_comb = gammaln(runs + 1) - gammaln(j + 1) - gammaln(runs - j + 1)
-    return np.exp(log_comb + xlogy(j, p) + xlog1py(runs - j, -p))
-
-
-def drop_test_power(p_narrow: float, p_wide: float, runs: int, level: float) -> float:
-    """Exact power of the one-sided Fisher test of :func:`drop_pvalues` at ``level``: the probability, when the
-    narrow width succeeds with probability ``p_narrow`` and the wide one with ``p_wide`` (independent Bernoulli runs,
-    ``runs`` each), that the p-value is below ``level``. Sums binomial probabilities (scipy) over all
-    (runs + 1)^2 outcomes."""
-    if runs < 1 or not 0 <= p_wide <= 1 or not 0 <= p_narrow <= 1 or not 0 < level <= 1:
-        raise ValueError(
-            f"need runs >= 1, probabilities in [0, 1], 0 < level <= 1; got {runs}, {p_narrow}, {p_wide}, {level}"
-        )
-    k = np.arange(runs + 1)
-    x, y = np.meshgrid(k, k, indexing="ij")
-    reject = _fisher_greater(x, y, runs) < level
-    prob = np.outer(_binomial_pmf(runs, p_narrow), _binomial_pmf(runs, p_wide))
-    return float(prob[reject].sum())
+    return [(i, j, float(p)) for (i, j), p in zip(pairs, fisher_greater(x, y, runs))]
 
 
 def success_frontier(ms: list[float], rates: list[float], level: float = 0.5) -> float:
@@ -383,9 +335,9 @@ class WidthMonotone(Judge):
     """Finding 2 of App. C.3.1, "width is monotonically beneficial", as a stated test. Per (n, k), init and m-row,
     every pair of widths r_i < r_j gets a one-sided Fisher exact test of "success drops from r_i to r_j"
     (:func:`drop_pvalues`); Holm's procedure over all pairs of the grid at family-wise level ``alpha``
-    (:func:`holm_rejections`); any rejection, or a success frontier (smallest m with success >= ``level``) larger at
+    (:func:`numerics.stats.holm_rejections`); any rejection, or a success frontier (smallest m with success >= ``level``) larger at
     the widest width than at the narrowest, is ``fail``. Otherwise the verdict depends on the power
-    (:func:`drop_test_power`, exact) to detect a drop ``drop`` at the grid's seed count and level alpha / K
+    (:func:`numerics.stats.fisher_drop_power`, exact) to detect a drop ``drop`` at the grid's seed count and level alpha / K
     (Bonferroni, a lower bound for Holm): ``pass`` when it is at least ``min_power``, ``inconclusive``
     (underpowered) when below. ``inconclusive`` also when every cell has the same success rate.
 
@@ -462,13 +414,13 @@ class WidthMonotone(Judge):
         return "pass", f"{summary}; frontier no larger at the widest width; {power_text} >= {self.min_power:g}"
 
     def power(self, runs: int, n_tests: int) -> dict[str, float]:
-        """Exact power (:func:`drop_test_power`) at ``runs`` seeds and level alpha / n_tests against ``drop`` and
+        """Exact power (:func:`numerics.stats.fisher_drop_power`) at ``runs`` seeds and level alpha / n_tests against ``drop`` and
         ``context_drop``."""
         level = self.alpha / max(n_tests, 1)
         return {
             "level": level,
-            "power": drop_test_power(*self.drop, runs, level),
-            "context_power": drop_test_power(*self.context_drop, runs, level),
+            "power": fisher_drop_power(*self.drop, runs, level),
+            "context_power": fisher_drop_power(*self.context_drop, runs, level),
         }
 
     def describe(self) -> str:

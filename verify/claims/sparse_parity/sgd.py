@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import mannwhitneyu
 
+from numerics.stats import mann_whitney_greater
 from theory.boolean import random_search_tc_probability
 from verify.sweep import Cell, CellResult, Grid
 from verify.train.sparse_parity import SparseParityConfig, SparseParityResult, divergence_reason
@@ -445,31 +445,22 @@ HIDDEN_ALPHA = 0.05
 
 
 def half_tc_test(ratio_true: list[float], ratio_random: list[float], alpha: float = HIDDEN_ALPHA) -> dict[str, Any]:
-    """The Fig. 5.3 test: one-sided exact Mann-Whitney U test (scipy ``mannwhitneyu``, ``method="exact"``) of H0
+    """The Fig. 5.3 test: one-sided exact Mann-Whitney U test (:func:`numerics.stats.mann_whitney_greater`) of H0
     "the true-label S/non-S weight-movement ratio at t_c/2 is not stochastically larger than the random-label
     ratio at the same step" against "larger", at level ``alpha``, over the converged seeds (one value per seed and
     labelling). ``min_p`` is the smallest p-value the sample sizes allow, 1/C(n1+n2, n1): when it is not below
     ``alpha`` the test cannot reject whatever the data (too few converged seeds)."""
-    x, y = np.asarray(ratio_true, float), np.asarray(ratio_random, float)
-    n1, n2 = len(x), len(y)
-    min_p = 1.0 / math.comb(n1 + n2, n1) if n1 and n2 else 1.0
-    out: dict[str, Any] = {
+    res = mann_whitney_greater(ratio_true, ratio_random)
+    return {
         "test": "one-sided exact Mann-Whitney U (true > random), converged seeds",
         "alpha": alpha,
-        "n_true": n1,
-        "n_random": n2,
-        "min_p": min_p,
+        "n_true": len(ratio_true),
+        "n_random": len(ratio_random),
+        "min_p": res.min_p,
+        "U": res.U,
+        "p_value": res.p_value,
+        "effect_P(true>random)": res.effect,
     }
-    if n1 and n2 and np.all(np.isfinite(x)) and np.all(np.isfinite(y)):
-        res = mannwhitneyu(x, y, alternative="greater", method="exact")
-        out |= {
-            "U": float(res.statistic),
-            "p_value": float(res.pvalue),
-            "effect_P(true>random)": float(res.statistic) / (n1 * n2),
-        }
-    else:
-        out |= {"U": None, "p_value": None, "effect_P(true>random)": None}
-    return out
 
 
 @dataclass(frozen=True)

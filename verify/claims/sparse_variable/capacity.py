@@ -17,7 +17,7 @@ from numerics import sparse_variable as ns
 from theory import sparse_variable as ts
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import ExactOrFloat, MaxAbs
+from ..judges import ExactOrFloat, MaxAbs, Requiring
 from .common import SRC, SRC_A1
 
 
@@ -67,7 +67,7 @@ register(
         configs={"quick": Lemma47Config(), "full": Lemma47Config(n_random=20_000)},
         predict=_predict_l47,
         observe=_observe_l47,
-        judge=MaxAbs(1e-3, require="never_exceeds_bound"),
+        judge=Requiring(MaxAbs(1e-3), ("never_exceeds_bound",)),
     )
 )
 
@@ -125,7 +125,7 @@ register(
         configs={"quick": SoftmaxConfig(), "full": SoftmaxConfig(Ts=(2, 3, 8, 64, 1024), n_random=20_000)},
         predict=_predict_softmax,
         observe=_observe_softmax,
-        judge=ExactOrFloat(1e-5, relative=True, require="within_C_softmax"),
+        judge=Requiring(ExactOrFloat(1e-5, relative=True), ("within_C_softmax",)),
     )
 )
 
@@ -173,6 +173,6 @@ register(
         configs={"quick": ShatterConfig(), "full": ShatterConfig(Ts=(2, 3, 8, 50, 64, 1000, 1024, 4096, 10_000))},
         predict=_predict_shatter,
         observe=_observe_shatter,
-        judge=ExactOrFloat(0.0, require="target_weight_above_bound"),
+        judge=Requiring(ExactOrFloat(0.0), ("target_weight_above_bound",)),
     )
 )

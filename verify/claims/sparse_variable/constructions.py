@@ -22,7 +22,7 @@ from numerics import sparse_variable as ns
 from theory import sparse_variable as ts
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import AtMost, ExactOrFloat, RefutedIfDiffers, RefutedIfViolated
+from ..judges import AtMost, ExactOrFloat, RefutedIfDiffers, RefutedIfViolated, Requiring
 from .common import LEMMA_OF, SRC, SRC_A2, case_rng, construction, gamma_of, random_levels
 
 OUTPUTS = ("scalar", "vector")
@@ -129,7 +129,7 @@ register(
         },
         predict=_predict_heads,
         observe=_observe_heads,
-        judge=ExactOrFloat(1e-9, relative=True, require="all_within_gamma_over_4"),
+        judge=Requiring(ExactOrFloat(1e-9, relative=True), ("all_within_gamma_over_4",)),
     )
 )
 
@@ -271,7 +271,7 @@ for _sym, _id, _lemma, _statement in (
             },
             predict=_predict_rep,
             observe=_observe_rep,
-            judge=ExactOrFloat(1e-9, require="exact_rational_pipeline"),
+            judge=Requiring(ExactOrFloat(1e-9), ("exact_rational_pipeline",)),
         )
     )
 
@@ -440,7 +440,7 @@ register(
         },
         predict=_predict_norms,
         observe=_observe_norms,
-        judge=ExactOrFloat(1e-9, relative=True, require="within_stated_bounds"),
+        judge=Requiring(ExactOrFloat(1e-9, relative=True), ("within_stated_bounds",)),
     )
 )
 
@@ -790,6 +790,6 @@ register(
         configs={"quick": CoherentConfig(), "full": CoherentConfig(T=4000, d_pos=1600, n_random=2000)},
         predict=_predict_coherent_worst,
         observe=_observe_coherent_corrected,
-        judge=ExactOrFloat(1e-9, relative=True, require="within_gamma_over_4"),
+        judge=Requiring(ExactOrFloat(1e-9, relative=True), ("within_gamma_over_4",)),
     )
 )

@@ -1,0 +1,452 @@
+r"""Exact tests and bounds for verdicts on populations of seeds (docs/verdicts.md).
+
+Everything here is exact up to floating-point round-off (binomial and hypergeometric sums, incomplete beta
+inverses), never a normal approximation:
+
+* :func:`binomial_pmf`: :math:`P(X = j)`, :math:`X \sim \mathrm{Bin}(n, p)`, in log space (p = 0, 1 and subnormal p
+  are exact or finite).
+* :func:`clopper_pearson`: the exact one-sided confidence bounds of a success rate (Clopper and Pearson 1934).
+* :func:`rate_verdict`: the seed-population verdict (``pass`` iff the lower bound is at least the target rate
+  :math:`p_0`, ``fail`` iff the upper bound is below it, else ``inconclusive``), :func:`rate_power` (its power
+  against a stated alternative, before the run) and :func:`flip_probability` (after the run: the probability that a
+  fresh set of as many seeds would give another verdict).
+* :func:`fisher_greater`, :func:`fisher_drop_power`: the one-sided Fisher exact test of a drop in success rate
+  between two settings, and its exact power.
+* :func:`holm_rejections`: Holm's step-down procedure for a family of tests.
+* :func:`mann_whitney_greater`: the one-sided exact Mann-Whitney U test.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import betaincinv, betaln, gammaln, xlog1py, xlogy
+from scipy.stats import hypergeom, mannwhitneyu
+
+__all__ = [
+    "VERDICTS",
+    "MannWhitney",
+    "binomial_pmf",
+    "clopper_pearson",
+    "fisher_drop_power",
+    "fisher_greater",
+    "flip_probability",
+    "holm_rejections",
+    "mann_whitney_greater",
+    "predictive_pmf",
+    "rate_power",
+    "rate_verdict",
+]
+
+VERDICTS = ("pass", "fail", "inconclusive")
+"""The verdicts :func:`rate_verdict` gives."""
+
+
+def _check_count(n: int, name: str = "n") -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {n!r}")
+    if n > 10**7:
+        raise ValueError(f"{name} = {n} is too large: at most 10^7 seeds (the exact sums are O({name}^2))")
+    return int(n)
+
+
+def _check_probability(p: float, name: str) -> float:
+    p = float(p)
+    if not 0.0 <= p <= 1.0:  # NaN fails too
+        raise ValueError(f"{name} must be a probability in [0, 1], got {p!r}")
+    return p
+
+
+def _check_level(confidence: float) -> float:
+    c = float(confidence)
+    if not 0.5 <= c < 1.0:
+        raise ValueError(f"confidence must lie in [0.5, 1), got {confidence!r}")
+    return c
+
+
+def binomial_pmf(n: int, p: float) -> np.ndarray:
+    r"""The binomial probabilities :math:`P(X = j) = \binom{n}{j} p^j (1-p)^{n-j}`, j = 0..n, in log space.
+
+    Parameters
+    ----------
+    n : int
+        Trials (>= 1).
+    p : float
+        Success probability in [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n + 1,), summing to 1.
+
+    Examples
+    --------
+    >>> [round(float(v), 4) for v in binomial_pmf(4, 0.5)]
+    [0.0625, 0.25, 0.375, 0.25, 0.0625]
+    >>> binomial_pmf(3, 1.0).tolist()
+    [0.0, 0.0, 0.0, 1.0]
+    """
+    n, p = _check_count(n), _check_probability(p, "p")
+    j = np.arange(n + 1)
+    log_comb = gammaln(n + 1) - gammaln(j + 1) - gammaln(n - j + 1)
+    return np.exp(log_comb + xlogy(j, p) + xlog1py(n - j, -p))
+
+
+def clopper_pearson(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    r"""The exact one-sided Clopper-Pearson bounds of a success rate, each at level ``confidence``.
+
+    .. math:: p_{lo} = B^{-1}(1 - c;\, k,\, n - k + 1), \qquad p_{hi} = B^{-1}(c;\, k + 1,\, n - k)
+
+    (:math:`p_{lo} = 0` for k = 0, :math:`p_{hi} = 1` for k = n), where :math:`B^{-1}` is the inverse regularised
+    incomplete beta function: :math:`P_{p_{lo}}(X \ge k) = 1 - c` and :math:`P_{p_{hi}}(X \le k) = 1 - c`.
+
+    Parameters
+    ----------
+    successes : int
+        Successes k, 0 <= k <= n.
+    n : int
+        Trials (seeds).
+    confidence : float
+        One-sided confidence level c in [0.5, 1).
+
+    Returns
+    -------
+    (float, float)
+        The lower and the upper bound.
+
+    Examples
+    --------
+    >>> lo, hi = clopper_pearson(8, 8)
+    >>> round(lo, 4), hi                   # 0.05 ** (1 / 8)
+    (0.6877, 1.0)
+    >>> [round(b, 4) for b in clopper_pearson(0, 10)]
+    [0.0, 0.2589]
+    """
+    n = _check_count(n)
+    if isinstance(successes, bool) or not isinstance(successes, (int, np.integer)) or not 0 <= successes <= n:
+        raise ValueError(f"successes must be an integer in [0, n = {n}], got {successes!r}")
+    c, k = _check_level(confidence), int(successes)
+    lo = 0.0 if k == 0 else float(betaincinv(k, n - k + 1, 1 - c))
+    hi = 1.0 if k == n else float(betaincinv(k + 1, n - k, c))
+    return lo, hi
+
+
+def rate_verdict(successes: int, n: int, p0: float, confidence: float = 0.95) -> str:
+    """The verdict on "the success rate is at least ``p0``" from ``successes`` of ``n`` seeds.
+
+    ``pass`` iff the lower Clopper-Pearson bound is at least ``p0``; ``fail`` iff the upper bound is below ``p0``;
+    ``inconclusive`` otherwise (the seeds cannot tell).
+
+    Parameters
+    ----------
+    successes, n : int
+        Seeds that met the per-seed criterion, and seeds run.
+    p0 : float
+        The declared target rate, in (0, 1].
+    confidence : float
+        The level of each one-sided bound.
+
+    Returns
+    -------
+    str
+        ``"pass"``, ``"fail"`` or ``"inconclusive"``.
+
+    Examples
+    --------
+    >>> rate_verdict(8, 8, 0.5), rate_verdict(4, 4, 0.5), rate_verdict(0, 8, 0.5)
+    ('pass', 'inconclusive', 'fail')
+    """
+    p0 = _check_probability(p0, "p0")
+    if p0 == 0.0:
+        raise ValueError("p0 must be > 0: a target rate of 0 is met by doing nothing")
+    lo, hi = clopper_pearson(successes, n, confidence)
+    if lo >= p0:
+        return "pass"
+    return "fail" if hi < p0 else "inconclusive"
+
+
+def _verdicts(n: int, p0: float, confidence: float) -> np.ndarray:
+    """:func:`rate_verdict` for every success count 0..n, as indices into :data:`VERDICTS`."""
+    return np.array([VERDICTS.index(rate_verdict(k, n, p0, confidence)) for k in range(n + 1)])
+
+
+def rate_power(n: int, p0: float, p_alt: float, confidence: float = 0.95) -> float:
+    """The probability that :func:`rate_verdict` passes with ``n`` seeds when the true rate is ``p_alt``.
+
+    Computed before a run, from the configuration alone: the power of the seed-population judge against the
+    alternative ``p_alt`` (for a claim, the rate the statement implies, e.g. 0.95 for "almost every seed").
+
+    Parameters
+    ----------
+    n : int
+        Seeds.
+    p0 : float
+        The target rate.
+    p_alt : float
+        The true success rate assumed.
+    confidence : float
+        The level of the bounds.
+
+    Returns
+    -------
+    float
+        :math:`P_{X \\sim Bin(n, p_{alt})}(\\text{verdict}(X) = \\text{pass})`.
+
+    Examples
+    --------
+    >>> round(rate_power(8, 0.5, 0.95), 3), round(rate_power(20, 0.5, 0.95), 3)
+    (0.943, 1.0)
+    >>> rate_power(4, 0.5, 1.0)          # 4 seeds can never show a rate above 1/2 at 95 %
+    0.0
+    """
+    n = _check_count(n)
+    verdicts = _verdicts(n, _check_probability(p0, "p0"), confidence)
+    return float(binomial_pmf(n, _check_probability(p_alt, "p_alt"))[verdicts == 0].sum())
+
+
+def predictive_pmf(successes: int, n: int, m: int | None = None) -> np.ndarray:
+    r"""The distribution of the successes of ``m`` fresh seeds (default ``n``) after ``successes`` of ``n``.
+
+    The beta-binomial posterior predictive under a uniform prior on the rate (Laplace): the rate is
+    :math:`\mathrm{Beta}(k + 1, n - k + 1)` after k of n, and
+    :math:`P(X' = j) = \binom{m}{j} B(j + k + 1, m - j + n - k + 1) / B(k + 1, n - k + 1)`.
+
+    Parameters
+    ----------
+    successes, n : int
+        The observed successes k of n seeds.
+    m : int or None
+        Fresh seeds (default n).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (m + 1,), summing to 1.
+
+    Examples
+    --------
+    >>> [round(float(v), 4) for v in predictive_pmf(2, 2)]   # after 2 of 2: E[(1-p)^2], 2 E[p(1-p)], E[p^2]
+    [0.1, 0.3, 0.6]
+    """
+    n = _check_count(n)
+    m = n if m is None else _check_count(m, "m")
+    k = int(successes)
+    if not 0 <= k <= n:
+        raise ValueError(f"successes must be an integer in [0, n = {n}], got {successes!r}")
+    j = np.arange(m + 1)
+    log_comb = gammaln(m + 1) - gammaln(j + 1) - gammaln(m - j + 1)
+    return np.exp(log_comb + betaln(j + k + 1, m - j + n - k + 1) - betaln(k + 1, n - k + 1))
+
+
+def flip_probability(
+    successes: int, n: int, p0: float, confidence: float = 0.95, method: str = "predictive"
+) -> float:
+    """The probability that a fresh set of ``n`` seeds gives another verdict than ``successes`` of ``n`` did.
+
+    The verdict of each count is :func:`rate_verdict`. With ``method="predictive"`` (the default) the fresh successes
+    follow :func:`predictive_pmf`: the observed rate with its uncertainty, so an observed 8 of 8 does not make a fresh
+    failure impossible. With ``method="plugin"`` they follow Bin(n, k/n), the observed rate taken as the truth (0
+    for k = n: optimistic; reported beside the predictive one).
+
+    Parameters
+    ----------
+    successes, n : int
+        The observed successes and seeds.
+    p0 : float
+        The target rate.
+    confidence : float
+        The level of the bounds.
+    method : {'predictive', 'plugin'}
+        The distribution of the fresh successes.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    Examples
+    --------
+    >>> round(flip_probability(8, 8, 0.5), 3)     # 8 of 8: a fresh set of 8 fails to pass about 1 time in 5
+    0.206
+    >>> flip_probability(8, 8, 0.5, method="plugin")
+    0.0
+    >>> flip_probability(24, 24, 0.5) < 0.01
+    True
+    """
+    n = _check_count(n)
+    verdicts = _verdicts(n, _check_probability(p0, "p0"), confidence)
+    observed = VERDICTS.index(rate_verdict(successes, n, p0, confidence))
+    if method == "predictive":
+        pmf = predictive_pmf(successes, n)
+    elif method == "plugin":
+        pmf = binomial_pmf(n, successes / n)
+    else:
+        raise ValueError(f"method must be 'predictive' or 'plugin', got {method!r}")
+    return float(pmf[verdicts != observed].sum())
+
+
+def fisher_greater(x: np.ndarray | int, y: np.ndarray | int, runs: int) -> np.ndarray:
+    """One-sided Fisher exact p-values of [[x, runs - x], [y, runs - y]] for "the first row succeeds more often".
+
+    :math:`P(X \\ge x)` for :math:`X \\sim \\mathrm{Hypergeom}(2\\,runs, x + y, runs)` (what
+    ``scipy.stats.fisher_exact(..., alternative="greater")`` computes), vectorised over ``x`` and ``y``.
+
+    Parameters
+    ----------
+    x, y : int or array of int
+        Successes of the first and the second setting, out of ``runs`` each.
+    runs : int
+        Runs per setting.
+
+    Returns
+    -------
+    numpy.ndarray
+        The p-values (shape of ``x + y``).
+
+    Examples
+    --------
+    >>> round(float(fisher_greater(10, 2, 10)), 5)
+    0.00036
+    >>> float(fisher_greater(5, 5, 10))  > 0.5
+    True
+    """
+    runs = _check_count(runs, "runs")
+    x, y = np.asarray(x), np.asarray(y)
+    if np.any((x < 0) | (x > runs) | (y < 0) | (y > runs)):
+        raise ValueError(f"success counts must lie in [0, runs = {runs}]")
+    return np.minimum(hypergeom.sf(x - 1, 2 * runs, x + y, runs), 1.0)
+
+
+def fisher_drop_power(p_first: float, p_second: float, runs: int, level: float) -> float:
+    """Exact power of the one-sided Fisher test of :func:`fisher_greater` at ``level``.
+
+    The probability, when the first setting succeeds with probability ``p_first`` and the second with ``p_second``
+    (independent Bernoulli runs, ``runs`` each), that the p-value is below ``level``: a sum over all
+    (runs + 1)^2 outcomes.
+
+    Parameters
+    ----------
+    p_first, p_second : float
+        The success probabilities.
+    runs : int
+        Runs per setting.
+    level : float
+        The test's level, in (0, 1].
+
+    Returns
+    -------
+    float
+        The power.
+
+    Examples
+    --------
+    >>> round(fisher_drop_power(1.0, 0.5, 10, 0.05), 3)
+    0.828
+    >>> fisher_drop_power(0.5, 0.5, 10, 0.05) <= 0.05     # the level is kept
+    True
+    """
+    runs = _check_count(runs, "runs")
+    p_first, p_second = _check_probability(p_first, "p_first"), _check_probability(p_second, "p_second")
+    if not 0 < level <= 1:
+        raise ValueError(f"level must lie in (0, 1], got {level!r}")
+    k = np.arange(runs + 1)
+    x, y = np.meshgrid(k, k, indexing="ij")
+    reject = fisher_greater(x, y, runs) < level
+    prob = np.outer(binomial_pmf(runs, p_first), binomial_pmf(runs, p_second))
+    return float(prob[reject].sum())
+
+
+def holm_rejections(pvalues: Sequence[float], alpha: float) -> list[bool]:
+    """Holm's step-down procedure at family-wise level ``alpha``.
+
+    Reject the i-th smallest p-value while it is below alpha / (K - i + 1), K = the number of tests.
+
+    Parameters
+    ----------
+    pvalues : sequence of float
+        One p-value per test.
+    alpha : float
+        The family-wise level, in (0, 1).
+
+    Returns
+    -------
+    list of bool
+        Per test, in the given order, whether it is rejected.
+
+    Examples
+    --------
+    >>> holm_rejections([0.01, 0.04, 0.03], 0.05)     # 0.01 < 0.05/3, then 0.03 >= 0.05/2 stops
+    [True, False, False]
+    >>> holm_rejections([0.001, 0.02], 0.05)
+    [True, True]
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
+    p = [float(v) for v in pvalues]
+    if any(not 0 <= v <= 1 for v in p):  # NaN fails too
+        raise ValueError(f"p-values must lie in [0, 1], got {p}")
+    order = np.argsort(p, kind="stable")
+    out = [False] * len(p)
+    for rank, idx in enumerate(order):
+        if not p[idx] < alpha / (len(p) - rank):
+            break
+        out[idx] = True
+    return out
+
+
+@dataclass(frozen=True)
+class MannWhitney:
+    """A one-sided exact Mann-Whitney U test of "x is stochastically larger than y".
+
+    Attributes
+    ----------
+    U : float or None
+        The statistic (None without data).
+    p_value : float or None
+        The exact p-value (None without data).
+    min_p : float
+        The smallest p-value the sample sizes allow, 1 / C(n1 + n2, n1): no data can reject at a level at or below it.
+    effect : float or None
+        U / (n1 n2), the estimated P(x > y).
+
+    Examples
+    --------
+    >>> MannWhitney(U=None, p_value=None, min_p=0.5, effect=None).min_p
+    0.5
+    """
+
+    U: float | None
+    p_value: float | None
+    min_p: float
+    effect: float | None
+
+
+def mann_whitney_greater(x: Sequence[float], y: Sequence[float]) -> MannWhitney:
+    """The one-sided exact Mann-Whitney U test of "``x`` is stochastically larger than ``y``" (scipy, exact method).
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        The two samples (finite values; an empty or non-finite sample gives no statistic).
+
+    Returns
+    -------
+    MannWhitney
+        The statistic, the p-value, the smallest attainable p-value and the effect size.
+
+    Examples
+    --------
+    >>> res = mann_whitney_greater([5, 6, 7, 8], [1, 2, 3, 4])
+    >>> res.U, round(res.p_value, 4), round(res.min_p, 4)       # 1 / C(8, 4)
+    (16.0, 0.0143, 0.0143)
+    """
+    a, b = np.asarray(x, float), np.asarray(y, float)
+    n1, n2 = len(a), len(b)
+    min_p = 1.0 / math.comb(n1 + n2, n1) if n1 and n2 else 1.0
+    if not (n1 and n2 and np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        return MannWhitney(None, None, min_p, None)
+    res = mannwhitneyu(a, b, alternative="greater", method="exact")
+    return MannWhitney(float(res.statistic), float(res.pvalue), min_p, float(res.statistic) / (n1 * n2))

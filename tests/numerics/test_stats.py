@@ -1,0 +1,147 @@
+"""numerics.stats against independent oracles: brute-force enumeration of Bernoulli outcomes, exact rational
+arithmetic, and scipy's own tests (binomtest, fisher_exact, mannwhitneyu)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import binomtest, fisher_exact
+
+from numerics import stats
+
+
+@given(st.integers(1, 40), st.floats(0, 1))
+def test_binomial_pmf_sums_to_one_and_matches_the_exact_formula(n: int, p: float) -> None:
+    pmf = stats.binomial_pmf(n, p)
+    assert pmf.shape == (n + 1,) and abs(pmf.sum() - 1) < 1e-9
+    exact = [math.comb(n, j) * Fraction(p) ** j * (1 - Fraction(p)) ** (n - j) for j in range(n + 1)]
+    assert np.allclose(pmf, [float(e) for e in exact], rtol=1e-9, atol=1e-300)
+
+
+@settings(max_examples=60)
+@given(st.integers(1, 60), st.data(), st.sampled_from([0.8, 0.9, 0.95, 0.99]))
+def test_clopper_pearson_bounds_invert_the_binomial_tails(n: int, data: st.DataObject, confidence: float) -> None:
+    """At the lower bound the chance of at least k successes is exactly 1 - c; at the upper bound the chance of at
+    most k is 1 - c (the definition, checked with scipy's binomtest as the oracle of the two-sided interval)."""
+    k = data.draw(st.integers(0, n))
+    lo, hi = stats.clopper_pearson(k, n, confidence)
+    alpha = 1 - confidence
+    if k > 0:
+        assert abs(stats.binomial_pmf(n, lo)[k:].sum() - alpha) < 1e-8
+    else:
+        assert lo == 0.0
+    if k < n:
+        assert abs(stats.binomial_pmf(n, hi)[: k + 1].sum() - alpha) < 1e-8
+    else:
+        assert hi == 1.0
+    ref = binomtest(k, n).proportion_ci(confidence_level=1 - 2 * alpha, method="exact")  # two one-sided bounds
+    assert abs(ref.low - lo) < 1e-9 and abs(ref.high - hi) < 1e-9
+
+
+def test_rate_verdict_rule_on_hand_cases() -> None:
+    # 0.05 ** (1/4) = 0.473 < 1/2 <= 0.05 ** (1/5) = 0.549: four clean seeds cannot show a rate above 1/2, five can
+    assert stats.rate_verdict(4, 4, 0.5) == "inconclusive"
+    assert stats.rate_verdict(5, 5, 0.5) == "pass"
+    assert stats.rate_verdict(0, 5, 0.5) == "fail"
+    assert stats.rate_verdict(2, 5, 0.5) == "inconclusive"
+    with pytest.raises(ValueError, match="p0 must be > 0"):
+        stats.rate_verdict(1, 2, 0.0)
+    for bad in (float("nan"), -0.1, 1.5):
+        with pytest.raises(ValueError, match="p0 must be a probability"):
+            stats.rate_verdict(1, 2, bad)
+    with pytest.raises(ValueError, match="successes"):
+        stats.rate_verdict(3, 2, 0.5)
+
+
+@pytest.mark.parametrize("n", [1, 3, 6, 9])
+def test_power_and_flip_probability_by_enumerating_every_outcome(n: int) -> None:
+    """Brute force over all 2^n seed outcomes: the power is the chance of a pass; the plug-in flip probability is the
+    chance that a fresh set's verdict differs from the observed one."""
+    p0, p = 0.5, 0.8
+    verdict = [stats.rate_verdict(k, n, p0) for k in range(n + 1)]
+    power = sum(
+        p ** sum(o) * (1 - p) ** (n - sum(o)) for o in itertools.product((0, 1), repeat=n) if verdict[sum(o)] == "pass"
+    )
+    assert abs(stats.rate_power(n, p0, p) - power) < 1e-12
+    for k in range(n + 1):
+        q = k / n
+        flip = sum(
+            q ** sum(o) * (1 - q) ** (n - sum(o))
+            for o in itertools.product((0, 1), repeat=n)
+            if verdict[sum(o)] != verdict[k]
+        )
+        assert abs(stats.flip_probability(k, n, p0, method="plugin") - flip) < 1e-12
+
+
+def test_predictive_pmf_is_the_beta_binomial_of_a_uniform_prior() -> None:
+    """After k of n, fresh successes j of m have probability C(m, j) B(j + k + 1, m - j + n - k + 1) / B(k + 1,
+    n - k + 1): checked in exact rationals (B of integers is a ratio of factorials)."""
+
+    def beta(a: int, b: int) -> Fraction:
+        return Fraction(math.factorial(a - 1) * math.factorial(b - 1), math.factorial(a + b - 1))
+
+    for n, k, m in [(2, 2, 2), (8, 8, 8), (7, 3, 5), (5, 0, 9)]:
+        exact = [math.comb(m, j) * beta(j + k + 1, m - j + n - k + 1) / beta(k + 1, n - k + 1) for j in range(m + 1)]
+        assert sum(exact) == 1
+        assert np.allclose(stats.predictive_pmf(k, n, m), [float(e) for e in exact], rtol=1e-10)
+
+
+def test_flip_probability_falls_with_more_seeds() -> None:
+    """All seeds passing: the predictive flip probability is below 1 % at 24 seeds, not at 8 (the seed counts the
+    verdict rule needs, docs/verdicts.md)."""
+    assert stats.flip_probability(8, 8, 0.5) > 0.1
+    assert stats.flip_probability(24, 24, 0.5) < 0.01
+    with pytest.raises(ValueError, match="method"):
+        stats.flip_probability(3, 3, 0.5, method="bayes")
+
+
+@settings(max_examples=40)
+@given(st.integers(1, 12), st.data())
+def test_fisher_greater_matches_scipy(runs: int, data: st.DataObject) -> None:
+    x, y = data.draw(st.integers(0, runs)), data.draw(st.integers(0, runs))
+    ref = fisher_exact([[x, runs - x], [y, runs - y]], alternative="greater").pvalue
+    assert abs(float(stats.fisher_greater(x, y, runs)) - ref) < 1e-12
+
+
+def test_fisher_power_by_enumeration_and_level() -> None:
+    runs, level = 5, 0.1
+    pw = stats.fisher_drop_power(0.9, 0.3, runs, level)
+    brute = 0.0
+    for x in range(runs + 1):
+        for y in range(runs + 1):
+            if fisher_exact([[x, runs - x], [y, runs - y]], alternative="greater").pvalue < level:
+                brute += stats.binomial_pmf(runs, 0.9)[x] * stats.binomial_pmf(runs, 0.3)[y]
+    assert abs(pw - brute) < 1e-12
+    assert stats.fisher_drop_power(0.6, 0.6, runs, level) <= level  # no drop: the level is kept
+
+
+def test_holm_step_down() -> None:
+    assert stats.holm_rejections([0.01, 0.04, 0.03], 0.05) == [True, False, False]
+    assert stats.holm_rejections([0.001, 0.02], 0.05) == [True, True]
+    assert stats.holm_rejections([], 0.05) == []
+    with pytest.raises(ValueError, match="p-values"):
+        stats.holm_rejections([float("nan")], 0.05)
+
+
+def test_mann_whitney_by_enumerating_every_ranking() -> None:
+    """The exact p-value is the fraction of the C(n1 + n2, n1) equally likely rankings with U at least as large."""
+    x, y = [3.1, 5.0, 7.2], [1.0, 4.0, 2.2, 0.5]
+    res = stats.mann_whitney_greater(x, y)
+    pooled = x + y
+    u_obs = sum(a > b for a in x for b in y)
+    count = total = 0
+    for idx in itertools.combinations(range(len(pooled)), len(x)):
+        xs = [pooled[i] for i in idx]
+        ys = [pooled[i] for i in range(len(pooled)) if i not in idx]
+        total += 1
+        count += sum(a > b for a in xs for b in ys) >= u_obs
+    statistic = res.U
+    assert statistic == u_obs and abs(res.p_value - count / total) < 1e-12
+    assert res.min_p == 1 / math.comb(7, 3) and res.effect == u_obs / 12
+    assert stats.mann_whitney_greater([], [1.0]).p_value is None
