@@ -250,6 +250,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0 if not bad else 1
 
 
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from verify.report.diff import diff_runs  # torch-free
+
+    result = diff_runs(args.old, args.new, rtol=args.rtol, runtimes=not args.no_runtimes)
+    _emit(result.to_json(), args.json, result.text())
+    return EXIT_OK if result.same_results() else EXIT_FAILED
+
+
 def _cmd_list(args: argparse.Namespace) -> int:
     from verify.claim_index import list_claims  # the claim index: imports torch only for external claims
 
@@ -679,6 +687,21 @@ def build_parser() -> argparse.ArgumentParser:
     lst.add_argument("--claims", action="append", default=[], metavar="MODULE", help=CLAIMS_HELP)
     lst.add_argument("--json", action="store_true")
     lst.set_defaults(func=_cmd_list)
+
+    dif = sub.add_parser(
+        "diff",
+        help="compare two runs claim by claim: verdict changes, exact values, drift, errors, runtimes",
+        description="Compare the run OLD with the run NEW (report directories, results.json or results.jsonl files). "
+        "Exit status 0 when both have the same claims, verdicts and exact values, 1 when they differ.",
+    )
+    dif.add_argument("old", help="the earlier run (a report directory or a results file)")
+    dif.add_argument("new", help="the later run")
+    dif.add_argument(
+        "--rtol", type=float, default=1e-9, help="relative change of a float value reported as drift (default 1e-9)"
+    )
+    dif.add_argument("--no-runtimes", action="store_true", help="do not report runtime changes")
+    dif.add_argument("--json", action="store_true")
+    dif.set_defaults(func=_cmd_diff)
 
     sweep_cli.add_sweep_commands(sub)
 

@@ -24,7 +24,7 @@ from verify.runtime.cores import cpu_cores
 from .cells import Cell, encode
 
 if TYPE_CHECKING:
-    from verify.claims.base import RunContext
+    from verify.runtime.protocol import RunContext
 
 __all__ = [
     "EXECUTORS",

@@ -18,7 +18,7 @@ from .cost import CellCost
 from .session import run_grid
 
 if TYPE_CHECKING:
-    from verify.claims.base import Observation, RunContext
+    from verify.runtime.protocol import Observation, RunContext
 
 __all__ = ["Grid", "grid_of"]
 

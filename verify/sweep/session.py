@@ -25,7 +25,7 @@ from .executors import Executor, ResultCallback, make_executor
 from .store import ResultStore, seeds_text
 
 if TYPE_CHECKING:
-    from verify.claims.base import Observation, RunContext
+    from verify.runtime.protocol import Observation, RunContext
 
     from .grid import Grid
 

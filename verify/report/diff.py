@@ -1,0 +1,243 @@
+"""Compare two runs claim by claim (``tvk diff OLD NEW``; docs/report.md, "Comparing runs").
+
+A run is a report directory (its ``results.json``, else its ``results.jsonl`` journal) or one of those files.
+:func:`diff_runs` lists, by claim id: claims added and removed, verdict changes, exact values that changed (a
+predicted or observed ``{"exact": ...}`` value whose text differs), float values that drifted beyond a relative
+tolerance, error changes and runtime changes. :meth:`RunDiff.same_results` is the check a refactoring must pass:
+the same ids, verdicts and exact values (issue 27's before/after comparison). Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DRIFT_RTOL", "RunDiff", "diff_runs", "load_records"]
+
+#: Default relative change of a float value reported as drift (float64 round-off of identical code is far below).
+DRIFT_RTOL = 1e-9
+#: A runtime change is reported when the new runtime is outside [old / RUNTIME_FACTOR, old * RUNTIME_FACTOR] (and
+#: one of them is above RUNTIME_FLOOR_S seconds).
+RUNTIME_FACTOR = 2.0
+RUNTIME_FLOOR_S = 1.0
+
+
+def load_records(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
+    """The records of a run by claim id: ``path`` is a report directory, a ``results.json`` or a ``results.jsonl``.
+
+    Raises
+    ------
+    ValueError
+        When ``path`` holds no readable results (the message names the path and what was expected).
+    """
+    p = Path(path)
+    if p.is_dir():
+        for name in ("results.json", "results.jsonl"):
+            if (p / name).is_file():
+                return load_records(p / name)
+        raise ValueError(f"{str(p)!r} holds neither results.json nor results.jsonl (a report directory was expected)")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read {str(p)!r}: {exc.strerror or exc}") from exc
+    try:
+        if p.suffix == ".jsonl":
+            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+        else:
+            doc = json.loads(text)
+            records = doc["claims"] if isinstance(doc, dict) and "claims" in doc else doc
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise ValueError(f"{str(p)!r} is not a results.json or results.jsonl of tvk: {exc}") from exc
+    if not isinstance(records, list) or not all(isinstance(r, dict) and "id" in r for r in records):
+        raise ValueError(f"{str(p)!r} is not a results.json or results.jsonl of tvk: no list of claim records")
+    return {r["id"]: r for r in records}
+
+
+def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """(JSON pointer, leaf) pairs of a value; an ``{"exact", ...}`` dict is one leaf."""
+    if isinstance(value, Mapping) and "exact" in value:
+        yield path or "/", value
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from _leaves(v, f"{path}/{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _leaves(v, f"{path}/{i}")
+    else:
+        yield path or "/", value
+
+
+def _number(v: Any) -> float | None:
+    if isinstance(v, Mapping):
+        v = v.get("float")
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return float(v)
+
+
+@dataclass
+class ClaimChange:
+    """What changed for one claim present in both runs."""
+
+    id: str
+    verdict: tuple[str, str] | None = None
+    exact: list[dict[str, Any]] = field(default_factory=list)
+    drift: list[dict[str, Any]] = field(default_factory=list)
+    shape: list[str] = field(default_factory=list)
+    error: tuple[Any, Any] | None = None
+    runtime: tuple[float, float] | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not (self.verdict or self.exact or self.drift or self.shape or self.error or self.runtime)
+
+
+@dataclass
+class RunDiff:
+    """Every difference between two runs (:func:`diff_runs`)."""
+
+    old: str
+    new: str
+    added: list[str]
+    removed: list[str]
+    changes: list[ClaimChange]
+    rtol: float
+
+    def same_results(self) -> bool:
+        """The same claims, verdicts and exact values (floats may drift, runtimes change)."""
+        return not (self.added or self.removed or any(c.verdict or c.exact or c.shape for c in self.changes))
+
+    def to_json(self) -> dict[str, Any]:
+        """The diff as JSON data."""
+        return {
+            "old": self.old,
+            "new": self.new,
+            "rtol": self.rtol,
+            "added": self.added,
+            "removed": self.removed,
+            "same_results": self.same_results(),
+            "changes": [{k: v for k, v in asdict(c).items() if v} for c in self.changes],
+        }
+
+    def text(self) -> str:
+        """The diff in words, one line per finding."""
+        lines = [f"tvk diff {self.old} -> {self.new}"]
+        lines += [f"  added:   {cid}" for cid in self.added]
+        lines += [f"  removed: {cid}" for cid in self.removed]
+        for c in self.changes:
+            if c.verdict:
+                lines.append(f"  verdict: {c.id}: {c.verdict[0]} -> {c.verdict[1]}")
+            lines += [f"  exact:   {c.id}{e['where']}: {e['old']} -> {e['new']}" for e in c.exact]
+            lines += [f"  shape:   {c.id}: {s}" for s in c.shape]
+            lines += [
+                f"  drift:   {c.id}{d['where']}: {d['old']:.10g} -> {d['new']:.10g} (relative {d['rel']:.2e})"
+                for d in c.drift
+            ]
+            if c.error:
+                lines.append(f"  error:   {c.id}: {c.error[0]} -> {c.error[1]}")
+            if c.runtime:
+                lines.append(f"  runtime: {c.id}: {c.runtime[0]:.3g} s -> {c.runtime[1]:.3g} s")
+        if len(lines) == 1:
+            lines.append("  no differences")
+        lines.append(
+            "  same claims, verdicts and exact values"
+            if self.same_results()
+            else "  results differ (claims, verdicts or exact values)"
+        )
+        return "\n".join(lines)
+
+
+def _compare_values(change: ClaimChange, key: str, old: Any, new: Any, rtol: float) -> None:
+    old_leaves, new_leaves = dict(_leaves(old)), dict(_leaves(new))
+    if old_leaves.keys() != new_leaves.keys():
+        change.shape.append(f"{key} has {len(new_leaves)} value(s), had {len(old_leaves)} (or other positions)")
+        return
+    for where, a in old_leaves.items():
+        b = new_leaves[where]
+        exact_a = a.get("exact") if isinstance(a, Mapping) else None
+        exact_b = b.get("exact") if isinstance(b, Mapping) else None
+        if exact_a is not None or exact_b is not None:
+            if exact_a != exact_b:
+                change.exact.append({"where": f" {key}{where}", "old": exact_a, "new": exact_b})
+            continue
+        x, y = _number(a), _number(b)
+        if x is None or y is None:
+            if a != b:
+                change.exact.append({"where": f" {key}{where}", "old": a, "new": b})
+            continue
+        scale = max(abs(x), abs(y))
+        rel = 0.0 if x == y else (abs(x - y) / scale if scale else math.inf)
+        if not rel <= rtol:
+            change.drift.append({"where": f" {key}{where}", "old": x, "new": y, "rel": rel})
+
+
+def _runtime(record: Mapping[str, Any]) -> float | None:
+    value = (record.get("metadata") or {}).get("runtime_s")
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def diff_runs(
+    old: str | os.PathLike[str], new: str | os.PathLike[str], *, rtol: float = DRIFT_RTOL, runtimes: bool = True
+) -> RunDiff:
+    """Compare the run ``old`` with the run ``new`` claim by claim (module docstring).
+
+    Parameters
+    ----------
+    old, new : path
+        Report directories, ``results.json`` or ``results.jsonl`` files.
+    rtol : float
+        Relative change of a float value (predicted or observed) reported as drift.
+    runtimes : bool
+        Report runtime changes beyond a factor :data:`RUNTIME_FACTOR`.
+
+    Returns
+    -------
+    RunDiff
+    """
+    if not (rtol >= 0 and math.isfinite(rtol)):
+        raise ValueError(f"rtol must be a finite number >= 0, got {rtol!r}")
+    a, b = load_records(old), load_records(new)
+    changes = []
+    for cid in [c for c in a if c in b]:
+        ra, rb = a[cid], b[cid]
+        change = ClaimChange(cid)
+        if ra.get("verdict") != rb.get("verdict"):
+            change.verdict = (ra.get("verdict"), rb.get("verdict"))
+        for key in ("predicted", "observed"):
+            _compare_values(change, key, ra.get(key), rb.get(key), rtol)
+        ea, eb = ra.get("error"), rb.get("error")
+        if ea != eb and not (isinstance(ea, Mapping) and isinstance(eb, Mapping) and _close(ea, eb, rtol)):
+            change.error = (ea, eb)
+        ta, tb = _runtime(ra), _runtime(rb)
+        timed = runtimes and ta is not None and tb is not None and max(ta, tb) > RUNTIME_FLOOR_S
+        if timed and not ta / RUNTIME_FACTOR <= tb <= ta * RUNTIME_FACTOR:  # type: ignore[operator]
+            change.runtime = (ta, tb)  # type: ignore[assignment]
+        if not change.empty:
+            changes.append(change)
+    return RunDiff(
+        str(old),
+        str(new),
+        added=[c for c in b if c not in a],
+        removed=[c for c in a if c not in b],
+        changes=changes,
+        rtol=rtol,
+    )
+
+
+def _close(a: Mapping[str, Any], b: Mapping[str, Any], rtol: float) -> bool:
+    """Two error dicts agree: the same keys and numbers within ``rtol``."""
+    if a.keys() != b.keys():
+        return False
+    for k in a:
+        x, y = _number(a[k]), _number(b[k])
+        if x is None or y is None:
+            if a[k] != b[k]:
+                return False
+        elif x != y and abs(x - y) > rtol * max(abs(x), abs(y)):
+            return False
+    return True
