@@ -213,10 +213,8 @@ def diff_runs(
         ea, eb = ra.get("error"), rb.get("error")
         if ea != eb and not (isinstance(ea, Mapping) and isinstance(eb, Mapping) and _close(ea, eb, rtol)):
             change.error = (ea, eb)
-        ta, tb = _runtime(ra), _runtime(rb)
-        timed = runtimes and ta is not None and tb is not None and max(ta, tb) > RUNTIME_FLOOR_S
-        if timed and not ta / RUNTIME_FACTOR <= tb <= ta * RUNTIME_FACTOR:  # type: ignore[operator]
-            change.runtime = (ta, tb)  # type: ignore[assignment]
+        if runtimes:
+            change.runtime = _runtime_change(_runtime(ra), _runtime(rb))
         if not change.empty:
             changes.append(change)
     return RunDiff(
@@ -227,6 +225,13 @@ def diff_runs(
         changes=changes,
         rtol=rtol,
     )
+
+
+def _runtime_change(old: float | None, new: float | None) -> tuple[float, float] | None:
+    """(old, new) when both are known, one is above RUNTIME_FLOOR_S and they differ by more than RUNTIME_FACTOR."""
+    if old is None or new is None or max(old, new) <= RUNTIME_FLOOR_S:
+        return None
+    return None if old / RUNTIME_FACTOR <= new <= old * RUNTIME_FACTOR else (old, new)
 
 
 def _close(a: Mapping[str, Any], b: Mapping[str, Any], rtol: float) -> bool:
