@@ -26,7 +26,12 @@ import numpy as np
 from scipy.special import betaincinv, betaln, gammaln, xlog1py, xlogy
 from scipy.stats import hypergeom, mannwhitneyu
 
+from theory._checks import InputError, LimitError
+
 __all__ = [
+    "MAX_COUNT",
+    "MAX_FISHER_RUNS",
+    "MAX_VERDICT_COUNT",
     "VERDICTS",
     "MannWhitney",
     "binomial_pmf",
@@ -45,26 +50,48 @@ VERDICTS = ("pass", "fail", "inconclusive")
 """The verdicts :func:`rate_verdict` gives."""
 
 
-def _check_count(n: int, name: str = "n") -> int:
+MAX_COUNT = 10**7
+"""Largest number of trials of a binomial or predictive distribution (its array of n + 1 probabilities)."""
+MAX_VERDICT_COUNT = 10**5
+"""Largest number of seeds of :func:`rate_power` and :func:`flip_probability` (a confidence bound per count)."""
+MAX_FISHER_RUNS = 2000
+"""Largest number of runs of :func:`fisher_drop_power` (a p-value per pair of counts: (runs + 1)^2)."""
+
+
+def _check_count(n: int, name: str = "n", limit: int = MAX_COUNT, why: str = "n + 1 probabilities") -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {n!r}")
-    if n > 10**7:
-        raise ValueError(f"{name} = {n} is too large: at most 10^7 seeds (the exact sums are O({name}^2))")
+        raise InputError(f"{name} must be an integer >= 1, got {n!r}", param=name)
+    if n > limit:
+        raise LimitError(
+            f"{name} = {n} is too large: the limit is {name} <= {limit} ({why})", param=name, value=n, limit=limit
+        )
     return int(n)
 
 
 def _check_probability(p: float, name: str) -> float:
-    p = float(p)
-    if not 0.0 <= p <= 1.0:  # NaN fails too
-        raise ValueError(f"{name} must be a probability in [0, 1], got {p!r}")
-    return p
+    try:
+        value = float(p)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be a probability in [0, 1], got {p!r}", param=name) from None
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise InputError(f"{name} must be a probability in [0, 1], got {p!r}", param=name)
+    return value
 
 
 def _check_level(confidence: float) -> float:
-    c = float(confidence)
-    if not 0.5 <= c < 1.0:
-        raise ValueError(f"confidence must lie in [0.5, 1), got {confidence!r}")
+    try:
+        c = float(confidence)
+    except (TypeError, ValueError, OverflowError):
+        c = math.nan
+    if not 0.5 <= c < 1.0:  # NaN fails too
+        raise InputError(f"confidence must lie in [0.5, 1), got {confidence!r}", param="confidence")
     return c
+
+
+def _check_successes(successes: int, n: int) -> int:
+    if isinstance(successes, bool) or not isinstance(successes, (int, np.integer)) or not 0 <= successes <= n:
+        raise InputError(f"successes must be an integer in [0, n = {n}], got {successes!r}", param="successes")
+    return int(successes)
 
 
 def binomial_pmf(n: int, p: float) -> np.ndarray:
@@ -126,9 +153,7 @@ def clopper_pearson(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     [0.0, 0.2589]
     """
     n = _check_count(n)
-    if isinstance(successes, bool) or not isinstance(successes, (int, np.integer)) or not 0 <= successes <= n:
-        raise ValueError(f"successes must be an integer in [0, n = {n}], got {successes!r}")
-    c, k = _check_level(confidence), int(successes)
+    c, k = _check_level(confidence), _check_successes(successes, n)
     lo = 0.0 if k == 0 else float(betaincinv(k, n - k + 1, 1 - c))
     hi = 1.0 if k == n else float(betaincinv(k + 1, n - k, c))
     return lo, hi
@@ -170,6 +195,7 @@ def rate_verdict(successes: int, n: int, p0: float, confidence: float = 0.95) ->
 
 def _verdicts(n: int, p0: float, confidence: float) -> np.ndarray:
     """:func:`rate_verdict` for every success count 0..n, as indices into :data:`VERDICTS`."""
+    _check_count(n, "n", MAX_VERDICT_COUNT, "a confidence bound per success count")
     return np.array([VERDICTS.index(rate_verdict(k, n, p0, confidence)) for k in range(n + 1)])
 
 
@@ -233,17 +259,13 @@ def predictive_pmf(successes: int, n: int, m: int | None = None) -> np.ndarray:
     """
     n = _check_count(n)
     m = n if m is None else _check_count(m, "m")
-    k = int(successes)
-    if not 0 <= k <= n:
-        raise ValueError(f"successes must be an integer in [0, n = {n}], got {successes!r}")
+    k = _check_successes(successes, n)
     j = np.arange(m + 1)
     log_comb = gammaln(m + 1) - gammaln(j + 1) - gammaln(m - j + 1)
     return np.exp(log_comb + betaln(j + k + 1, m - j + n - k + 1) - betaln(k + 1, n - k + 1))
 
 
-def flip_probability(
-    successes: int, n: int, p0: float, confidence: float = 0.95, method: str = "predictive"
-) -> float:
+def flip_probability(successes: int, n: int, p0: float, confidence: float = 0.95, method: str = "predictive") -> float:
     """The probability that a fresh set of ``n`` seeds gives another verdict than ``successes`` of ``n`` did.
 
     The verdict of each count is :func:`rate_verdict`. With ``method="predictive"`` (the default) the fresh successes
@@ -314,9 +336,15 @@ def fisher_greater(x: np.ndarray | int, y: np.ndarray | int, runs: int) -> np.nd
     True
     """
     runs = _check_count(runs, "runs")
-    x, y = np.asarray(x), np.asarray(y)
-    if np.any((x < 0) | (x > runs) | (y < 0) | (y > runs)):
-        raise ValueError(f"success counts must lie in [0, runs = {runs}]")
+    counts = []
+    for name, value in (("x", x), ("y", y)):
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "iu" or np.any((arr < 0) | (arr > runs)):
+            raise InputError(
+                f"{name} must be integer success counts in [0, runs = {runs}], got {value!r}"[:200], param=name
+            )
+        counts.append(arr)
+    x, y = counts
     return np.minimum(hypergeom.sf(x - 1, 2 * runs, x + y, runs), 1.0)
 
 
@@ -348,10 +376,10 @@ def fisher_drop_power(p_first: float, p_second: float, runs: int, level: float) 
     >>> fisher_drop_power(0.5, 0.5, 10, 0.05) <= 0.05     # the level is kept
     True
     """
-    runs = _check_count(runs, "runs")
+    runs = _check_count(runs, "runs", MAX_FISHER_RUNS, "a p-value per pair of counts, (runs + 1)^2")
     p_first, p_second = _check_probability(p_first, "p_first"), _check_probability(p_second, "p_second")
-    if not 0 < level <= 1:
-        raise ValueError(f"level must lie in (0, 1], got {level!r}")
+    if not (isinstance(level, (int, float)) and 0 < level <= 1):
+        raise InputError(f"level must lie in (0, 1], got {level!r}", param="level")
     k = np.arange(runs + 1)
     x, y = np.meshgrid(k, k, indexing="ij")
     reject = fisher_greater(x, y, runs) < level
@@ -383,11 +411,14 @@ def holm_rejections(pvalues: Sequence[float], alpha: float) -> list[bool]:
     >>> holm_rejections([0.001, 0.02], 0.05)
     [True, True]
     """
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
-    p = [float(v) for v in pvalues]
+    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
+        raise InputError(f"alpha must lie in (0, 1), got {alpha!r}", param="alpha")
+    try:
+        p = [float(v) for v in pvalues]
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"pvalues must be numbers in [0, 1], got {pvalues!r}"[:200], param="pvalues") from None
     if any(not 0 <= v <= 1 for v in p):  # NaN fails too
-        raise ValueError(f"p-values must lie in [0, 1], got {p}")
+        raise InputError(f"p-values must lie in [0, 1], got {p}", param="pvalues")
     order = np.argsort(p, kind="stable")
     out = [False] * len(p)
     for rank, idx in enumerate(order):
@@ -443,7 +474,17 @@ def mann_whitney_greater(x: Sequence[float], y: Sequence[float]) -> MannWhitney:
     >>> res.U, round(res.p_value, 4), round(res.min_p, 4)       # 1 / C(8, 4)
     (16.0, 0.0143, 0.0143)
     """
-    a, b = np.asarray(x, float), np.asarray(y, float)
+    try:
+        a, b = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
+    except (TypeError, ValueError, OverflowError):
+        raise InputError("x and y must be sequences of numbers", param="x") from None
+    if a.size > MAX_COUNT or b.size > MAX_COUNT:
+        raise LimitError(
+            f"samples of {a.size} and {b.size} values are too large: the limit is {MAX_COUNT}",
+            param="x" if a.size > MAX_COUNT else "y",
+            value=max(a.size, b.size),
+            limit=MAX_COUNT,
+        )
     n1, n2 = len(a), len(b)
     min_p = 1.0 / math.comb(n1 + n2, n1) if n1 and n2 else 1.0
     if not (n1 and n2 and np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
