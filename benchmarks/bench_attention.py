@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from numerics import markov as nm
 from numerics import markov_gradients as mg
 from verify.runtime.device import resolve_device
-from verify.train.attention import AttentionConfig, AttentionEnsemble, fit
+from verify.train.attention import AttentionConfig, AttentionEnsemble, FitSchedule, fit
 
 CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 QUICK_LR = 3e-3  # the quick transformer claims' AdamW learning rate (verify/claims/markov/trained.py)
@@ -59,7 +59,11 @@ def bench_ensemble(a: argparse.Namespace, clock: Callable[[], float]) -> None:
 
     def run(ids: tuple[int, ...], cols: list[int]) -> AttentionEnsemble:
         m = AttentionEnsemble.init(cfg, ids, device=dev, dtype=torch.float32)
-        fit(m, lambda s: (data[s % 4][cols, :, :-1], data[s % 4][cols, :, 1:]), a.steps, lr=a.lr, seeds=ids)
+
+        def batch(s: int) -> tuple[torch.Tensor, torch.Tensor]:
+            return data[s % 4][cols, :, :-1], data[s % 4][cols, :, 1:]
+
+        fit(m, batch, FitSchedule(a.steps, a.lr), seeds=ids)
         return m
 
     run(seeds[:1], [0])  # warm-up

@@ -43,6 +43,7 @@ from _timing import matmul_peak, step_products, sync
 import verify.train.polynomial as vt
 from numerics.modular import ModularTask
 from theory.modular import max_margin
+from verify.runtime.options import RunOptions
 from verify.train.homogeneous import init_weights
 from verify.train.polynomial import TrainConfig, TrainResult, train
 from verify.train.polynomial_step import STRATEGIES, StepShapes
@@ -75,7 +76,7 @@ def _run(
         vt._fused_step = timed_step
     try:
         start = clock()
-        result = train(task, k, width, config, reference_margin=reference, progress=False, device=device)
+        result = train(task, k, width, config, RunOptions(device=device), reference_margin=reference)
         return clock() - start, result
     finally:
         vt._fused_step = step
@@ -193,7 +194,7 @@ def main(argv: list[str] | None = None) -> float:
         f"device {args.device}, {args.clock} clock, best of {args.repeats}, torch {torch.__version__}"
     )
 
-    train(task, args.k, args.width, config.replace(steps=20, seeds=(0,)), progress=False, device=args.device)  # warm-up
+    train(task, args.k, args.width, config.replace(steps=20, seeds=(0,)), RunOptions(device=args.device))  # warm-up
 
     # Best of `repeats` alternating rounds: the minimum filters out interference from other processes.
     t_batched = t_seq = t_plain = t_auto = math.inf

@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import best_time
 
 from numerics.modular_transformer import head_spectra
+from verify.runtime.options import RunOptions
 from verify.train.modular_transformer import SumTransformerConfig, train_sum_transformer
 
 
@@ -37,11 +38,10 @@ def bench_training(a: argparse.Namespace) -> None:
         p=a.p, k=a.k, d=32, heads=4, head_width=8, mlp=128, lr=3e-3, weight_decay=1.0, steps=a.steps,
         eval_every=a.steps, seeds=tuple(range(a.seeds)), num_threads=a.threads,
     )  # fmt: skip
-    train_sum_transformer(cfg.replace(seeds=(0,), steps=5), device=a.device)  # warm-up
-    t_batched, batched = best_time(lambda: train_sum_transformer(cfg, device=a.device), 1)
-    t_seq, singles = best_time(
-        lambda: [train_sum_transformer(cfg.replace(seeds=(s,)), device=a.device) for s in cfg.seeds], 1
-    )
+    options = RunOptions(device=a.device)
+    train_sum_transformer(cfg.replace(seeds=(0,), steps=5), options)  # warm-up
+    t_batched, batched = best_time(lambda: train_sum_transformer(cfg, options), 1)
+    t_seq, singles = best_time(lambda: [train_sum_transformer(cfg.replace(seeds=(s,)), options) for s in cfg.seeds], 1)
     err = max(
         float((batched.params[n][i] - r.params[n][0]).abs().max()) for i, r in enumerate(singles) for n in r.params
     )

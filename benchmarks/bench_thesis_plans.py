@@ -36,6 +36,7 @@ import verify.train.polynomial as vt
 from numerics.modular import ModularTask
 from theory.modular import max_margin
 from verify.claims import registry
+from verify.runtime.options import RunOptions
 
 GIB = 2.0**30
 PEAK = {"warmups": 3, "repeats": 5}  # per peak measurement
@@ -44,7 +45,8 @@ PEAK = {"warmups": 3, "repeats": 5}  # per peak measurement
 def run_job(k: int, dtype: str, steps: int, ballast_bytes: int) -> dict[str, Any]:
     """Plan and run ``steps`` steps of the full ``shi-thm4.9-training-k{k}`` configuration; the measurements."""
     cfg = registry()[f"shi-thm4.9-training-k{k}"].configs["full"]
-    train_cfg = cfg.train.replace(dtype=dtype, eval_every=steps, checkpoint_every=None)  # the full run, stopped
+    train_cfg = cfg.train.replace(eval_every=steps, checkpoint_every=None)  # the full run, stopped
+    options = RunOptions(device="cuda", dtype=dtype)  # the run-wide dtype, as tvk report --dtype sets it
     task = ModularTask(cfg.p, cfg.k)
     times: list[float] = []
     step = vt._fused_step
@@ -65,9 +67,8 @@ def run_job(k: int, dtype: str, steps: int, ballast_bytes: int) -> dict[str, Any
             cfg.k,
             cfg.width,
             train_cfg,
+            options,
             reference_margin=float(max_margin(cfg.p, cfg.k)),
-            progress=False,
-            device="cuda",
             callback=lambda s, model, rec: s >= steps,
         )
     finally:

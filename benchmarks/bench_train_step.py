@@ -39,6 +39,7 @@ from numerics.modular import ModularTask
 from verify.train.homogeneous import HomogeneousEnsemble
 from verify.train.polynomial import _per_seed_cross_entropy
 from verify.train.polynomial_step import (
+    StepRequest,
     StepShapes,
     _compile_for,
     ensemble_gradient,
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
         dtype=dtype,
         device=dev,
     )
-    auto = plan_step(model.U, model.W, args.k, X, Y, dataset_points=len(Y), optimizer_slots=2, steps=1000)
+    auto = plan_step(model.U, model.W, args.k, X, Y, StepRequest(dataset_points=len(Y), optimizer_slots=2, steps=1000))
     chunk = auto.plan.chunk
     S = args.seeds
 

@@ -7,10 +7,12 @@ import math
 import pytest
 import torch
 
+import verify.runtime.memory
 import verify.train.attention as va
-import verify.train.polynomial_step
-from verify.train.attention import AttentionConfig, AttentionEnsemble, fit, init_params, relative_scores
-from verify.train.polynomial import config_overrides
+from verify.runtime.memory import PROBE_STEPS, InsufficientMemoryError
+from verify.runtime.options import RunOptions
+from verify.train.attention import AttentionConfig, AttentionEnsemble, FitSchedule, fit, init_params, relative_scores
+from verify.train.markov import TransformerConfig, train_transformer
 
 
 def _model(seeds=(0, 1, 2), **kw) -> AttentionEnsemble:
@@ -58,7 +60,7 @@ def test_batched_training_equals_separate_runs() -> None:
 
     def run(ids: tuple[int, ...], cols: list[int]) -> dict[str, torch.Tensor]:
         m = _model(ids)
-        fit(m, lambda t: (data[t][cols, :, :12], data[t][cols, :, 1:]), 20, lr=1e-2, seeds=ids)
+        fit(m, lambda t: (data[t][cols, :, :12], data[t][cols, :, 1:]), FitSchedule(20, lr=1e-2), seeds=ids)
         return m.state()
 
     both = run(seeds, [0, 1])
@@ -151,24 +153,29 @@ def test_fit_refuses_when_memory_is_short_unless_overridden(monkeypatch) -> None
     cfg = AttentionConfig(vocab=3, max_len=8, d=8, layers=1)
     model = AttentionEnsemble.init(cfg, (0, 1))
     data = torch.randint(0, 3, (2, 4, 8))
-    monkeypatch.setattr(verify.train.polynomial_step, "free_memory", lambda device: 1000)
-    with pytest.raises(va.InsufficientMemoryError, match="ignore_memory_check"):
-        fit(model, lambda t: (data, data), 3, lr=1e-2, seeds=(0, 1))
-    end = fit(model, lambda t: (data, data), 3, lr=1e-2, seeds=(0, 1), ignore_memory_check=True)
+    monkeypatch.setattr(verify.runtime.memory, "free_memory", lambda device: 1000)
+    with pytest.raises(InsufficientMemoryError, match="ignore_memory_check"):
+        fit(model, lambda t: (data, data), FitSchedule(3, lr=1e-2), seeds=(0, 1))
+    with pytest.raises(InsufficientMemoryError, match="attention training"):
+        va.check_memory(model, data, False)
+    assert va.check_memory(model, data, True) == va.memory_estimate(cfg, 2, 4, 8, itemsize=4)
+    end = fit(
+        model, lambda t: (data, data), FitSchedule(3, lr=1e-2), RunOptions(ignore_memory_check=True), seeds=(0, 1)
+    )
     assert end.step == 3
 
 
 def test_run_wide_override_reaches_the_attention_memory_check(monkeypatch) -> None:
-    """`tvk --ignore-memory-check` (config_overrides) lets an attention run start whose estimate exceeds the free
-    memory, as it does for the polynomial trainer (it only reached TrainConfig before)."""
-    cfg = AttentionConfig(vocab=3, max_len=8, d=8, layers=1)
-    model = AttentionEnsemble.init(cfg, (0,))
-    data = torch.randint(0, 3, (1, 4, 8))
-    monkeypatch.setattr(verify.train.polynomial_step, "free_memory", lambda device: 1000)
-    with config_overrides(ignore_memory_check=True):
-        assert fit(model, lambda t: (data, data), 2, lr=1e-2, seeds=(0,)).step == 2
-    with pytest.raises(va.InsufficientMemoryError):
-        fit(model, lambda t: (data, data), 2, lr=1e-2, seeds=(0,))
+    """`tvk --ignore-memory-check` (RunOptions(ignore_memory_check=True), handed to a trainer) lets an attention run
+    start whose estimate exceeds the free memory, as it does for the polynomial trainer: the trainer (here the
+    Markov transformer) passes its options on to fit's memory check."""
+    model = AttentionConfig(vocab=2, max_len=8, d=8, layers=1)
+    cfg = TransformerConfig(k=2, t=8, model=model, steps=2, batch=4, eval_every=1, eval_n=16, num_threads=1)
+    monkeypatch.setattr(verify.runtime.memory, "free_memory", lambda device: 1000)
+    run = train_transformer(cfg, RunOptions(device="cpu", ignore_memory_check=True))
+    assert [rec["step"] for rec in run.history] == [0, 1, 2]
+    with pytest.raises(InsufficientMemoryError, match="attention training"):
+        train_transformer(cfg, RunOptions(device="cpu"))
 
 
 def test_fit_prints_its_estimate_before_a_long_run(monkeypatch) -> None:
@@ -176,12 +183,14 @@ def test_fit_prints_its_estimate_before_a_long_run(monkeypatch) -> None:
     model = AttentionEnsemble.init(cfg, (0,))
     data = torch.randint(0, 3, (1, 4, 8))
     lines: list[str] = []
-    monkeypatch.setattr(va, "PRINT_ESTIMATE_S", 0.0)
-    fit(model, lambda t: (data, data), va.PROBE_STEPS + 3, lr=1e-2, seeds=(0,), log=lines.append, desc="probe")
+    monkeypatch.setattr(verify.runtime.memory, "PRINT_ESTIMATE_S", 0.0)
+    fit(
+        model, lambda t: (data, data), FitSchedule(PROBE_STEPS + 3, lr=1e-2, desc="probe"), seeds=(0,), log=lines.append
+    )
     assert (
         len(lines) == 1 and lines[0].startswith("probe: 1 seed(s), about") and "ms per step, 3 steps left" in lines[0]
     )
     quiet: list[str] = []
-    monkeypatch.setattr(va, "PRINT_ESTIMATE_S", 1e9)
-    fit(model, lambda t: (data, data), va.PROBE_STEPS + 3, lr=1e-2, seeds=(0,), log=quiet.append)
+    monkeypatch.setattr(verify.runtime.memory, "PRINT_ESTIMATE_S", 1e9)
+    fit(model, lambda t: (data, data), FitSchedule(PROBE_STEPS + 3, lr=1e-2), seeds=(0,), log=quiet.append)
     assert quiet == []

@@ -7,10 +7,9 @@ import math
 import pytest
 import torch
 
+from verify.runtime.divergence import NonFiniteGuard, TrainingDiverged, first_nonfinite_seeds
 from verify.runtime.loop import (
-    NonFiniteGuard,
     cosine_annealing,
-    first_nonfinite_seeds,
     run_loop,
     save_atomically,
     stack_seeds,
@@ -93,34 +92,31 @@ def test_the_lr_schedule_is_written_into_every_param_group() -> None:
         run_loop(step, 1, lr_at=lambda t: 1.0)
 
 
-class Diverged(FloatingPointError):
-    def __init__(self, step: int, seeds: list[int], what: str) -> None:
-        self.step, self.seeds, self.what = step, seeds, what
-        super().__init__(f"step {step} seeds {seeds}: {what}")
-
-
 def test_the_guard_names_the_step_and_the_seeds() -> None:
     losses = {0: [1.0, 1.0, 1.0], 1: [1.0, math.nan, math.inf]}
-    guard = NonFiniteGuard((7, 8, 9), Diverged)
-    with pytest.raises(Diverged) as err:
+    guard = NonFiniteGuard((7, 8, 9), "toy", "lower lr")
+    with pytest.raises(TrainingDiverged) as err:
         run_loop(lambda t: torch.tensor(losses[t]), 2, guard=guard)
-    assert (err.value.step, err.value.seeds, err.value.what) == (1, [8, 9], "loss = nan")
+    assert (err.value.trainer, err.value.step, err.value.seeds, err.value.what) == ("toy", 1, [8, 9], "loss = nan")
+    assert err.value.remedy == "lower lr" and isinstance(err.value, FloatingPointError)
+    assert str(err.value) == "toy training diverged at step 1 for seed(s) [8, 9]: loss = nan (lower lr)"
 
 
 def test_the_guard_checks_weights_and_every_k_steps_and_the_last_step() -> None:
     w = torch.zeros(3, 2)
-    guard = NonFiniteGuard((0, 1, 2), Diverged, every=4, weights={"W": w})
+    guard = NonFiniteGuard((0, 1, 2), "toy", every=4, weights={"W": w})
 
     def step(t: int) -> None:
         if t == 1:
             w[2, 1] = math.inf
 
-    with pytest.raises(Diverged) as err:
+    with pytest.raises(TrainingDiverged) as err:
         run_loop(step, 10, guard=guard)
     assert (err.value.step, err.value.seeds) == (4, [2])  # first check after the divergence
     assert "weights W" in err.value.what
+    assert str(err.value) == f"toy training diverged at step 4 for seed(s) [2]: {err.value.what}"  # no remedy
     w.zero_()
-    with pytest.raises(Diverged) as err:
+    with pytest.raises(TrainingDiverged) as err:
         run_loop(step, 3, guard=guard)
     assert err.value.step == 2  # the last update is always checked
 

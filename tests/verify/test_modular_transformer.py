@@ -6,11 +6,13 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-import verify.train.polynomial_step
+import verify.runtime.memory
 from numerics.margins import evaluate
 from numerics.modular import ModularTask
 from numerics.modular_transformer import SplitModularTask, even_split
-from verify.train.attention import AttentionEnsemble, InsufficientMemoryError
+from verify.runtime.memory import InsufficientMemoryError
+from verify.runtime.options import RunOptions
+from verify.train.attention import AttentionEnsemble
 from verify.train.modular_transformer import (
     SumTransformer,
     SumTransformerConfig,
@@ -21,7 +23,9 @@ from verify.train.modular_transformer import (
     train_sum_transformer,
     warmup_lr,
 )
-from verify.train.polynomial import TrainConfig, config_overrides
+from verify.train.polynomial import TrainConfig
+
+CPU = RunOptions(device="cpu")
 
 TINY = SumTransformerConfig(p=5, k=2, d=8, heads=2, head_width=4, mlp=16, steps=12, eval_every=4, seeds=(0, 1))
 
@@ -66,15 +70,15 @@ def test_warmup():
 @pytest.mark.parametrize("batch_size", [None, 8])
 def test_seeds_train_as_if_alone(batch_size):
     cfg = TINY.replace(dtype="float64", batch_size=batch_size)
-    together = train_sum_transformer(cfg, device="cpu")
-    alone = train_sum_transformer(cfg.replace(seeds=(1,)), device="cpu")
+    together = train_sum_transformer(cfg, CPU)
+    alone = train_sum_transformer(cfg.replace(seeds=(1,)), CPU)
     for name, value in alone.params.items():
         assert torch.allclose(together.params[name][1], value[0], atol=1e-10), name
     assert together.history["val_acc"][-1][1] == alone.history["val_acc"][-1][0]
 
 
 def test_history_split_and_score_matrices():
-    run = train_sum_transformer(TINY, device="cpu")
+    run = train_sum_transformer(TINY, CPU)
     assert run.history["step"] == [0, 4, 8, 12] and run.steps_done == 12
     assert run.score_matrices.shape == (2, 1, 2, 5, 5)
     assert np.allclose(run.score_matrices, score_matrices(run.params, 1, 5))
@@ -93,7 +97,7 @@ def test_shuffled_labels_are_a_permutation_of_the_training_labels():
 
 
 def test_early_stop_once_every_seed_reached_both_thresholds():
-    run = train_sum_transformer(TINY.replace(stop_train_acc=0.01, stop_val_acc=0.01), device="cpu")
+    run = train_sum_transformer(TINY.replace(stop_train_acc=0.01, stop_val_acc=0.01), CPU)
     assert run.stopped_early and run.steps_done == 0
 
 
@@ -128,7 +132,7 @@ def test_config_validation(changes, match):
 
 def test_polynomial_split_trainer():
     cfg = TrainConfig(steps=30, lr=5e-3, optimizer="adamw", weight_decay=1.0, seeds=(0, 1), eval_every=10)
-    run = train_polynomial_split(5, 2, 16, cfg, device="cpu")
+    run = train_polynomial_split(5, 2, 16, cfg, CPU)
     assert run.train_indices.size + run.test_indices.size == 25
     assert not set(run.train_indices) & set(run.test_indices)
     assert run.test_history["step"] == [0, 10, 20, 30]
@@ -144,8 +148,7 @@ def test_polynomial_split_trainer():
 def test_transformer_run_checks_its_memory_first(monkeypatch) -> None:
     """The Shi Sec. 4.5 trainer checks the attention memory estimate against the free memory before its first
     update (issue 18: the attention models get the same treatment), and the run-wide override lets it start."""
-    monkeypatch.setattr(verify.train.polynomial_step, "free_memory", lambda device: 1000)
+    monkeypatch.setattr(verify.runtime.memory, "free_memory", lambda device: 1000)
     with pytest.raises(InsufficientMemoryError, match="attention training"):
         train_sum_transformer(TINY.replace(steps=2))
-    with config_overrides(ignore_memory_check=True):
-        assert train_sum_transformer(TINY.replace(steps=2)).steps_done == 2
+    assert train_sum_transformer(TINY.replace(steps=2), RunOptions(ignore_memory_check=True)).steps_done == 2

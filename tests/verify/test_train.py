@@ -13,12 +13,12 @@ from numerics.modular import ModularTask, construction_network
 from numerics.parity import SparseParityTask
 from theory.modular import max_margin
 from verify.runtime.device import resolve_device
+from verify.runtime.divergence import TrainingDiverged
 from verify.runtime.options import RunOptions
 from verify.train.homogeneous import HomogeneousEnsemble, init_weights
 from verify.train.polynomial import (
     CheckpointMismatchError,
     TrainConfig,
-    TrainingDivergedError,
     doubling_steps,
     ensemble_metrics,
     learning_rate,
@@ -49,7 +49,7 @@ def test_resolve_device_cpu_and_auto() -> None:
         resolve_device("tpu")
     with pytest.raises(ValueError, match="dtype must be one of"):
         RunOptions(dtype="float16")
-    with pytest.raises(ValueError, match="tf32.*CUDA"):
+    with pytest.raises(ValueError, match=r"tf32.*CUDA"):
         RunOptions(dtype="tf32").dtype_name("cpu")
 
 
@@ -167,7 +167,7 @@ def test_edelman_schedule() -> None:
 def test_train_result_shapes_and_history() -> None:
     gamma = float(max_margin(5, 2))
     threads = torch.get_num_threads()
-    res = train(TASK, 2, 8, BASE, reference_margin=gamma, progress=False)
+    res = train(TASK, 2, 8, BASE, reference_margin=gamma)
     assert torch.get_num_threads() == threads  # num_threads applies to the run only
     assert len(res.networks) == 2 and res.networks[0].U.shape == (8, 2, 5)
     assert list(res.steps) == [0, 10, 20, 30]
@@ -179,28 +179,28 @@ def test_train_result_shapes_and_history() -> None:
 
 
 def test_ensemble_trains_each_seed_as_if_alone() -> None:
-    ens = train(TASK, 2, 8, BASE, progress=False)
-    alone = train(TASK, 2, 8, BASE.replace(seeds=(5,)), progress=False)
+    ens = train(TASK, 2, 8, BASE)
+    alone = train(TASK, 2, 8, BASE.replace(seeds=(5,)))
     np.testing.assert_allclose(ens.networks[1].U, alone.networks[0].U, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(ens.networks[1].W, alone.networks[0].W, rtol=1e-9, atol=1e-12)
 
 
 def test_minibatches_are_shared_across_ensemble_membership() -> None:
     cfg = BASE.replace(batch_size=7, optimizer="sgd", lr=0.05)
-    ens = train(TASK, 2, 8, cfg, progress=False)
-    alone = train(TASK, 2, 8, cfg.replace(seeds=(5,)), progress=False)
+    ens = train(TASK, 2, 8, cfg)
+    alone = train(TASK, 2, 8, cfg.replace(seeds=(5,)))
     np.testing.assert_allclose(ens.networks[1].U, alone.networks[0].U, rtol=1e-9, atol=1e-12)
 
 
 def test_chunked_gradients_equal_full_batch() -> None:
-    full = train(TASK, 2, 8, BASE, progress=False)
-    chunked = train(TASK, 2, 8, BASE.replace(chunk_size=7), progress=False)
+    full = train(TASK, 2, 8, BASE)
+    chunked = train(TASK, 2, 8, BASE.replace(chunk_size=7))
     for a, b in zip(full.networks, chunked.networks):
         np.testing.assert_allclose(a.U, b.U, rtol=1e-9, atol=1e-12)
 
 
 def test_dense_task_trains() -> None:
-    res = train(SparseParityTask(4, (0, 1)), 2, 6, BASE.replace(steps=20, lr=0.05), progress=False)
+    res = train(SparseParityTask(4, (0, 1)), 2, 6, BASE.replace(steps=20, lr=0.05))
     assert res.metric("loss")[-1].max() < res.metric("loss")[0].max()
 
 
@@ -210,7 +210,7 @@ class _Interrupt(Exception):
 
 def test_resume_gives_the_uninterrupted_result(tmp_path) -> None:
     cfg = BASE.replace(checkpoint_every=10)
-    full = train(TASK, 2, 8, cfg, progress=False)
+    full = train(TASK, 2, 8, cfg)
     path = tmp_path / "run.ckpt"
 
     def crash(step: int, model: HomogeneousEnsemble, record: dict) -> None:
@@ -218,54 +218,57 @@ def test_resume_gives_the_uninterrupted_result(tmp_path) -> None:
             raise _Interrupt
 
     with pytest.raises(_Interrupt):
-        train(TASK, 2, 8, cfg, checkpoint_path=path, progress=False, callback=crash)
+        train(TASK, 2, 8, cfg, RunOptions(checkpoint_path=str(path)), callback=crash)
     assert path.exists() and not list(tmp_path.glob("*.tmp-*"))
-    resumed = train(TASK, 2, 8, cfg, checkpoint_path=path, progress=False)
+    resumed = train(TASK, 2, 8, cfg, RunOptions(checkpoint_path=str(path)))
     assert resumed.resumed_from == 20
     assert resumed.history == full.history
     for a, b in zip(full.networks, resumed.networks):
         np.testing.assert_array_equal(a.U, b.U)
         np.testing.assert_array_equal(a.W, b.W)
-    again = train(TASK, 2, 8, cfg, checkpoint_path=path, progress=False)  # finished checkpoint: no training
+    again = train(TASK, 2, 8, cfg, RunOptions(checkpoint_path=str(path)))  # finished checkpoint: no training
     assert again.resumed_from == 30 and again.history == full.history
 
 
 def test_checkpoint_of_another_config_is_refused(tmp_path) -> None:
     path = tmp_path / "run.ckpt"
-    train(TASK, 2, 8, BASE.replace(steps=10), checkpoint_path=path, progress=False)
+    train(TASK, 2, 8, BASE.replace(steps=10), RunOptions(checkpoint_path=str(path)))
     with pytest.raises(CheckpointMismatchError, match="lr"):
-        train(TASK, 2, 8, BASE.replace(steps=10, lr=1e-2), checkpoint_path=path, progress=False)
+        train(TASK, 2, 8, BASE.replace(steps=10, lr=1e-2), RunOptions(checkpoint_path=str(path)))
     with pytest.raises(CheckpointMismatchError, match="width"):
-        train(TASK, 2, 9, BASE.replace(steps=10), checkpoint_path=path, progress=False)
+        train(TASK, 2, 9, BASE.replace(steps=10), RunOptions(checkpoint_path=str(path)))
     with pytest.raises(CheckpointMismatchError, match="data_sha1"):
-        train(ModularTask(7, 2), 2, 8, BASE.replace(steps=10), checkpoint_path=path, progress=False)
-    longer = train(TASK, 2, 8, BASE.replace(steps=20), checkpoint_path=path, progress=False)  # steps may grow
+        train(ModularTask(7, 2), 2, 8, BASE.replace(steps=10), RunOptions(checkpoint_path=str(path)))
+    longer = train(TASK, 2, 8, BASE.replace(steps=20), RunOptions(checkpoint_path=str(path)))  # steps may grow
     assert longer.resumed_from == 10 and longer.steps_done == 20
 
 
 def test_callback_can_stop_training() -> None:
-    res = train(TASK, 2, 8, BASE, progress=False, callback=lambda step, model, rec: step >= 10)
+    res = train(TASK, 2, 8, BASE, callback=lambda step, model, rec: step >= 10)
     assert res.stopped_early and res.steps_done == 10
 
 
 def test_nan_guard_names_step_and_seed() -> None:
-    with pytest.raises(TrainingDivergedError, match=r"step 0 for seed 3") as info:
-        train(TASK, 2, 8, BASE.replace(init_std=1e200), progress=False)
-    assert info.value.step == 0 and info.value.seed == 3
+    with pytest.raises(
+        TrainingDiverged, match=r"^polynomial training diverged at step 0 for seed\(s\) \[3, 5\]: "
+    ) as info:
+        train(TASK, 2, 8, BASE.replace(init_std=1e200))
+    assert info.value.trainer == "polynomial" and info.value.step == 0 and info.value.seeds == [3, 5]
+    assert info.value.remedy and info.value.remedy in str(info.value)
 
 
 def test_nan_guard_catches_blow_up_during_training() -> None:
     cfg = BASE.replace(optimizer="sgd", lr=1e6, lam=0.0, steps=50)
-    with pytest.raises(TrainingDivergedError) as info:
-        train(TASK, 2, 8, cfg, progress=False)
-    assert info.value.seed in cfg.seeds and 0 <= info.value.step < 50
+    with pytest.raises(TrainingDiverged) as info:
+        train(TASK, 2, 8, cfg)
+    assert info.value.seeds and set(info.value.seeds) <= set(cfg.seeds) and 0 <= info.value.step < 50
 
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_cuda_float32_training_matches_cpu_start() -> None:
     cfg = BASE.replace(dtype=None)
-    res = train(TASK, 2, 8, cfg, reference_margin=float(max_margin(5, 2)), progress=False, device="auto")
+    res = train(TASK, 2, 8, cfg, RunOptions(device="auto"), reference_margin=float(max_margin(5, 2)))
     assert res.device.startswith("cuda") and res.dtype == "float32"
-    cpu = train(TASK, 2, 8, BASE, reference_margin=float(max_margin(5, 2)), progress=False)
+    cpu = train(TASK, 2, 8, BASE, RunOptions(device="cpu"), reference_margin=float(max_margin(5, 2)))
     np.testing.assert_allclose(res.metric("ratio")[0], cpu.metric("ratio")[0], rtol=1e-5)

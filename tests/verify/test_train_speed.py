@@ -4,6 +4,7 @@ sparse-parity data stream drawn on the device."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -12,16 +13,18 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import verify.runtime.memory as rm
 import verify.train.polynomial as vt
 import verify.train.polynomial_step as ts
 from numerics.modular import ModularTask
 from numerics.parity import SparseParityTask
 from verify.runtime.loop import torch_threads
+from verify.runtime.memory import MEMORY_SAFETY, InsufficientMemoryError
 from verify.runtime.options import RunOptions
 from verify.train.homogeneous import HomogeneousEnsemble
-from verify.train.polynomial import TrainConfig, _per_seed_cross_entropy, config_overrides, train
+from verify.train.polynomial import TrainConfig, _per_seed_cross_entropy, train
 from verify.train.polynomial_step import (
-    InsufficientMemoryError,
+    StepRequest,
     StepShapes,
     ensemble_gradient,
     memory_plan,
@@ -91,18 +94,18 @@ def test_matmul_kernel_is_planned_only_where_it_applies() -> None:
     dense inputs, vmap and unknown scatters; the automatic choice on the CPU never probes it (CUDA only)."""
     model, x, y = _random_problem(1, 3, 40, 3, 7, 7, 343, 2, False)
     kw = dict(dataset_points=x.shape[0], optimizer_slots=2, steps=1000)
-    step = plan_step(model.U, model.W, 2, x, y, kernel="matmul", strategy="loop", **kw)
+    step = plan_step(model.U, model.W, 2, x, y, StepRequest(**kw, kernel="matmul", strategy="loop"))
     assert step.plan.kernel == "matmul" and "one-hot product scatter" in step.plan.describe()
-    want = plan_step(model.U, model.W, 2, x, y, kernel="general", strategy="loop", **kw)
+    want = plan_step(model.U, model.W, 2, x, y, StepRequest(**kw, kernel="general", strategy="loop"))
     for a, b in zip(step.gradient(model.U, model.W, x, y), want.gradient(model.U, model.W, x, y)):
         torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-14)
-    auto = plan_step(model.U, model.W, 2, x, y, **kw)
+    auto = plan_step(model.U, model.W, 2, x, y, StepRequest(**kw))
     assert auto.plan.kernel == "general" and "matmul" not in auto.plan.reason
     dense_model, xd, yd = _random_problem(1, 2, 5, 1, 4, 4, 20, 2, True)
     with pytest.raises(ValueError, match="one-hot"):
-        plan_step(dense_model.U, dense_model.W, 2, xd, yd, kernel="matmul", **kw)
+        plan_step(dense_model.U, dense_model.W, 2, xd, yd, StepRequest(**kw, kernel="matmul"))
     with pytest.raises(ValueError, match="vmap"):
-        plan_step(model.U, model.W, 2, x, y, kernel="matmul", strategy="vmap", **kw)
+        plan_step(model.U, model.W, 2, x, y, StepRequest(**kw, kernel="matmul", strategy="vmap"))
     with pytest.raises(ValueError, match="scatter"):
         ensemble_gradient(model.U, model.W, 2, x, y, group=1, chunk=8, scatter="atomic")
 
@@ -119,7 +122,12 @@ def test_explicit_matmul_kernel_is_kept_on_a_full_grid() -> None:
     )
     for steps in (5, 1000):
         step = plan_step(
-            model.U, model.W, 2, x, y, dataset_points=d * d, optimizer_slots=2, steps=steps, kernel="matmul"
+            model.U,
+            model.W,
+            2,
+            x,
+            y,
+            StepRequest(dataset_points=d * d, optimizer_slots=2, steps=steps, kernel="matmul"),
         )
         assert step.plan.kernel == "matmul", (steps, step.plan)
 
@@ -190,8 +198,8 @@ def test_regulariser_gradient_matches_autograd(degree: int, reg_power: float | N
 
 def test_every_strategy_gives_the_same_weights() -> None:
     strategies = ("batched", "loop", "parallel", "vmap")
-    runs = {s: train(TASK, 2, 8, BASE.replace(strategy=s, num_threads=2), progress=False) for s in strategies}
-    alone = train(TASK, 2, 8, BASE.replace(seeds=(5,)), progress=False)
+    runs = {s: train(TASK, 2, 8, BASE.replace(strategy=s, num_threads=2)) for s in strategies}
+    alone = train(TASK, 2, 8, BASE.replace(seeds=(5,)))
     assert runs["parallel"].plan["workers"] == 2 and runs["loop"].plan["workers"] == 1
     for s, res in runs.items():
         assert res.plan["strategy"] == s and res.plan["group"] == (1 if s in ("loop", "parallel") else 3)
@@ -214,10 +222,10 @@ def test_fused_trainer_follows_the_autograd_trainer(monkeypatch) -> None:
         (SparseParityTask(5, (0, 1)), 2, BASE.replace(steps=20, lr=0.05, batch_size=9, optimizer="sgd")),
     ]
     for task, degree, cfg in cases:
-        fused = train(task, degree, 6, cfg, progress=False)
+        fused = train(task, degree, 6, cfg)
         with monkeypatch.context() as mp:
             mp.setattr(vt, "_fused_step", autograd_step)
-            ref = train(task, degree, 6, cfg, progress=False)
+            ref = train(task, degree, 6, cfg)
         for a, b in zip(fused.networks, ref.networks):
             np.testing.assert_allclose(a.U, b.U, rtol=1e-10, atol=1e-13)
             np.testing.assert_allclose(a.W, b.W, rtol=1e-10, atol=1e-13)
@@ -225,15 +233,15 @@ def test_fused_trainer_follows_the_autograd_trainer(monkeypatch) -> None:
 
 
 def test_auto_strategy_batches_small_steps_and_probes_large_ones() -> None:
-    small = train(TASK, 2, 8, BASE, progress=False)
+    small = train(TASK, 2, 8, BASE)
     assert small.plan["strategy"] == "batched" and "small step" in small.plan["reason"]
     assert small.plan["seconds_per_step"] is None
     model, x, y = _random_problem(0, 4, 256, 2, 31, 31, 31 * 31, 2, False)
-    step = plan_step(model.U, model.W, 2, x, y, dataset_points=x.shape[0], optimizer_slots=2, steps=1000)
+    step = plan_step(model.U, model.W, 2, x, y, StepRequest(dataset_points=x.shape[0], optimizer_slots=2, steps=1000))
     assert step.plan.strategy in ("batched", "loop", "parallel") and step.plan.reason.startswith("probe:")
     assert step.plan.seconds_per_step > 0
     assert ("parallel" in step.plan.reason) == (torch.get_num_threads() > 1)
-    short = plan_step(model.U, model.W, 2, x, y, dataset_points=x.shape[0], optimizer_slots=2, steps=5)
+    short = plan_step(model.U, model.W, 2, x, y, StepRequest(dataset_points=x.shape[0], optimizer_slots=2, steps=5))
     assert short.plan.strategy == "loop" and "cost model" in short.plan.reason
     with pytest.raises(ValueError, match="strategy"):
         TrainConfig(steps=1, lr=1.0, strategy="threads")
@@ -283,7 +291,7 @@ def test_parallel_strategy_restores_the_thread_count_and_raises_worker_errors() 
 def test_long_run_prints_its_plan(monkeypatch, capsys) -> None:
     monkeypatch.setattr(ts, "SMALL_STEP_ELEMENTS", 0)  # probe even this tiny step
     monkeypatch.setattr(ts, "PRINT_ESTIMATE_S", 0.0)
-    res = train(TASK, 2, 8, BASE, progress=False)
+    res = train(TASK, 2, 8, BASE)
     err = capsys.readouterr().err
     assert "training plan on cpu (float64)" in err and "estimated peak memory" in err and "ms per step" in err
     assert res.plan["seconds_per_step"] > 0
@@ -315,7 +323,7 @@ def test_memory_plan_sizes_chunks_to_free_memory() -> None:
     assert sh.bytes_per_point_seed("loop") == 4 * (3 * 2944 + 2 * 47)
     free = 80 * 10**9
     chunk, peak = memory_plan(sh, "batched", "cuda", free)
-    usable = ts.MEMORY_SAFETY * free
+    usable = MEMORY_SAFETY * free
     assert peak <= usable and chunk & (chunk - 1) == 0  # fits, power of two
     assert sh.fixed_bytes() + 2 * chunk * (sh.bytes_per_point_seed("batched") * 3 + sh.bytes_per_point()) > usable
     loop_chunk, _ = memory_plan(sh, "loop", "cuda", free)
@@ -337,56 +345,69 @@ def test_memory_refusal_names_the_numbers_and_the_override() -> None:
 def test_trainer_refuses_when_memory_is_short_unless_overridden(monkeypatch) -> None:
     monkeypatch.setattr(ts, "free_memory", lambda device: 1000)
     with pytest.raises(InsufficientMemoryError, match="ignore_memory_check"):
-        train(TASK, 2, 8, BASE, progress=False)
-    res = train(TASK, 2, 8, BASE.replace(ignore_memory_check=True), progress=False)
+        train(TASK, 2, 8, BASE)
+    res = train(TASK, 2, 8, BASE, RunOptions(ignore_memory_check=True))
     assert res.steps_done == BASE.steps and res.plan["free_bytes"] == 1000
 
 
 # ------------------------------------------------------------------------------------------ dtypes
 
 
-def test_config_overrides_apply_and_are_recorded() -> None:
-    with config_overrides(dtype="float32", strategy="loop", chunk_size=None):
-        res = train(TASK, 2, 8, BASE, progress=False)
+def test_run_options_apply_and_are_recorded() -> None:
+    """A run-wide dtype (RunOptions.dtype) replaces the config's and is recorded in the result's config and in the
+    running claim's record; the seed offset shifts the seeds the result's config holds; neither outlives the call."""
+    from verify.runtime.claim_run import claim_run
+
+    with claim_run("test-claim", "0" * 16) as run:
+        res = train(
+            TASK, 2, 8, BASE.replace(strategy="loop"), RunOptions(device="cpu", dtype="float32", seed_offset=10)
+        )
     assert res.dtype == "float32" and res.config.dtype == "float32" and res.plan["strategy"] == "loop"
-    assert train(TASK, 2, 8, BASE.replace(steps=1), progress=False).dtype == "float64"  # only inside the block
-    with pytest.raises(ValueError, match="unknown TrainConfig"), config_overrides(precision="float32"):
-        pass
-    with pytest.raises(ValueError, match="dtype"), config_overrides(dtype="float16"):
-        pass
+    assert res.config.seeds == (13, 15, 18)
+    assert run.trainings == [{"trainer": "polynomial", "device": "cpu", "dtype": "float32", "seeds": [13, 15, 18]}]
+    plain = train(TASK, 2, 8, BASE.replace(steps=1))  # the options of one call only
+    assert plain.dtype == "float64" and plain.config.dtype == "float64" and plain.config.seeds == BASE.seeds
+    with pytest.raises(TypeError, match="precision"):
+        RunOptions(precision="float32")
+    with pytest.raises(ValueError, match="dtype"):
+        RunOptions(dtype="float16")
 
 
 def test_tf32_is_only_for_cuda() -> None:
     assert TrainConfig(steps=1, lr=1.0, dtype="tf32").dtype == "tf32"
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match=r"tf32.*CUDA"):
-            train(TASK, 2, 8, BASE.replace(dtype="tf32"), progress=False, device="cpu")
+            train(TASK, 2, 8, BASE.replace(dtype="tf32"), RunOptions(device="cpu"))
+        with pytest.raises(ValueError, match=r"tf32.*CUDA"):
+            train(TASK, 2, 8, BASE, RunOptions(device="cpu", dtype="tf32"))
 
 
 def test_float32_training_is_evaluated_in_float64() -> None:
-    res32 = train(TASK, 2, 8, BASE.replace(dtype="float32"), progress=False)
-    res64 = train(TASK, 2, 8, BASE, progress=False)
+    res32 = train(TASK, 2, 8, BASE.replace(dtype="float32"))
+    res64 = train(TASK, 2, 8, BASE)
     assert res32.dtype == "float32" and all(net.U.dtype == np.float64 for net in res32.networks)
     np.testing.assert_allclose(res32.metric("normalized_margin"), res64.metric("normalized_margin"), rtol=1e-4)
 
 
 def _verdicts_in_both_dtypes(claim_id: str, monkeypatch) -> tuple[str, str]:
-    from verify.claims.base import RunContext, evaluate, select  # deferred: registers every claim
+    from verify.claims.base import RunContext, run_claim, select  # deferred: registers every claim
 
     seen: list[str | None] = []
-    original = vt._train
 
-    def spy(task, degree, width, config, *args):
-        seen.append(config.dtype)
-        return original(task, degree, width, config, *args)
+    class Spy(vt._PolynomialRun):  # the configuration each run trains (after the run options)
+        def __init__(self, task, degree, width, config, *args):
+            seen.append(config.dtype)
+            super().__init__(task, degree, width, config, *args)
 
-    monkeypatch.setattr(vt, "_train", spy)
+    monkeypatch.setattr(vt, "_PolynomialRun", Spy)
     (claim,) = select(claim_id, "quick")
     out = []
     for dtype in ("float64", "float32"):
-        with config_overrides(dtype=dtype):
-            out.append(evaluate(claim, RunContext(scale="quick", options=RunOptions(device="cpu", progress=False))).verdict)
+        record = run_claim(claim, RunContext(scale="quick", options=RunOptions(device="cpu", dtype=dtype)))
         assert seen and seen[-1] == dtype
+        trainings = record.metadata["training"]
+        assert trainings and all(t["dtype"] == dtype and t["device"] == "cpu" for t in trainings)
+        out.append(record.verdict)
     return out[0], out[1]
 
 
@@ -409,10 +430,10 @@ def test_float32_training_gives_the_quick_verdicts_slow(claim_id, monkeypatch) -
 def test_compiled_step_gives_the_eager_weights() -> None:
     """torch.compile of the chunk gradient (minutes to compile on this CPU), or its eager fallback."""
     cfg = BASE.replace(steps=10, chunk_size=16)
-    eager = train(TASK, 2, 8, cfg, progress=False)
+    eager = train(TASK, 2, 8, cfg)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        compiled = train(TASK, 2, 8, cfg.replace(compile=True), progress=False)
+        compiled = train(TASK, 2, 8, cfg.replace(compile=True))
     assert compiled.plan["compiled"] or any("running eagerly" in str(w.message) for w in caught)
     for a, b in zip(compiled.networks, eager.networks):
         np.testing.assert_allclose(a.U, b.U, rtol=1e-10, atol=1e-13)
@@ -438,12 +459,12 @@ def test_automatic_compile_is_kept_only_when_measured_faster(monkeypatch, compil
     monkeypatch.setattr(ts, "_compile_for", fake_compile)
     monkeypatch.setattr(ts, "_probe_all", fake_probe)
     kw = dict(dataset_points=x.shape[0], optimizer_slots=2, kernel="general", strategy="loop")
-    step = plan_step(model.U, model.W, 2, x, y, steps=int(ts.COMPILE_MIN_RUN_S) + 1, **kw)
+    step = plan_step(model.U, model.W, 2, x, y, StepRequest(steps=int(ts.COMPILE_MIN_RUN_S) + 1, **kw))
     assert calls == ["general"] and step.plan.compiled is compiled_faster
     assert (step.compiled is not None) is compiled_faster
     assert step.plan.seconds_per_step == (0.5 if compiled_faster else 1.0)
     assert ("not faster" in step.plan.reason) is (not compiled_faster)
-    short = plan_step(model.U, model.W, 2, x, y, steps=int(ts.COMPILE_MIN_RUN_S) // 2, **kw)
+    short = plan_step(model.U, model.W, 2, x, y, StepRequest(steps=int(ts.COMPILE_MIN_RUN_S) // 2, **kw))
     assert not short.plan.compiled and len(calls) == 1  # a shorter run is not worth compiling
 
 
@@ -489,15 +510,17 @@ def test_sparse_parity_memory_check(monkeypatch) -> None:
     chunk = sp.DATA_CHUNK_ELEMENTS // (cfg.batch_size * cfg.n)
     assert memory_estimate(cfg) >= 2 * chunk * cfg.batch_size * (cfg.n + 1)  # the online refill alone
     assert memory_estimate(cfg.replace(seeds=tuple(range(4)))) > memory_estimate(cfg)
-    monkeypatch.setattr(ts, "free_memory", lambda device: 10**5)
+    monkeypatch.setattr(rm, "free_memory", lambda device: 10**5)  # sparse parity checks through runtime.memory
     with pytest.raises(InsufficientMemoryError, match="ignore_memory_check"):
         train_parity(cfg)
-    assert train_parity(cfg.replace(ignore_memory_check=True)).steps_run == 5
+    assert train_parity(cfg, RunOptions(ignore_memory_check=True)).steps_run == 5
 
 
 def test_sparse_parity_long_run_prints_estimate(monkeypatch, capsys) -> None:
-    import verify.train.sparse_parity as sp
-
-    monkeypatch.setattr(sp, "PRINT_ESTIMATE_S", 0.0)
-    train_parity(SparseParityConfig(n=10, k=2, width=8, steps=25, seeds=(0,), n_val=64, stop_when_converged=False))
-    assert "sparse-parity plan on cpu" in capsys.readouterr().err
+    monkeypatch.setattr(rm, "PRINT_ESTIMATE_S", 0.0)  # RunEstimate prints the estimate
+    cfg = SparseParityConfig(n=10, k=2, width=8, steps=25, seeds=(0,), n_val=64, stop_when_converged=False)
+    train_parity(cfg, RunOptions(device="cpu"))
+    err = capsys.readouterr().err
+    assert re.search(
+        r"sparse-parity n=10 k=2 on cpu: 1 seed\(s\), about [\d.]+ GiB peak, .* ms per step, 4 steps left", err
+    )

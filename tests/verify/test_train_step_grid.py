@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 import verify.train.polynomial as vt
 import verify.train.polynomial_step as ts
 from numerics.modular import ModularTask
+from verify.runtime.memory import MEMORY_SAFETY, InsufficientMemoryError
 from verify.train.homogeneous import HomogeneousEnsemble
 from verify.train.polynomial import TrainConfig, _per_seed_cross_entropy, train
-from verify.train.polynomial_step import ensemble_gradient, grid_labels, grid_rows, plan_step
+from verify.train.polynomial_step import StepRequest, ensemble_gradient, grid_labels, grid_rows, plan_step
 
 
 def _autograd_gradient(model: HomogeneousEnsemble, x: torch.Tensor, y: torch.Tensor):
@@ -102,28 +103,28 @@ def test_grid_rows_fill_the_cache_budget() -> None:
 def test_plan_considers_the_grid_kernel_only_where_it_applies(monkeypatch) -> None:
     model, x, y = _grid_problem(1, 2, 128, 47, 47, torch.float32)
     kw = dict(dataset_points=x.shape[0], optimizer_slots=2)
-    probed = plan_step(model.U, model.W, 2, x, y, steps=1000, **kw).plan
+    probed = plan_step(model.U, model.W, 2, x, y, StepRequest(steps=1000, **kw)).plan
     grid = "grid-parallel" if torch.get_num_threads() > 1 else "grid-loop"
     assert probed.reason.startswith("probe:") and grid in probed.reason and "batched" in probed.reason
     assert probed.kernel in ("grid", "general") and probed.seconds_per_step > 0
-    short = plan_step(model.U, model.W, 2, x, y, steps=5, **kw).plan
+    short = plan_step(model.U, model.W, 2, x, y, StepRequest(steps=5, **kw)).plan
     assert short.kernel == "grid" and short.strategy == "loop" and short.chunk % 47 == 0
-    assert plan_step(model.U, model.W, 2, x, y, steps=5, kernel="general", **kw).plan.kernel == "general"
-    assert plan_step(model.U, model.W, 2, x, y, steps=5, strategy="loop", **kw).plan.kernel == "general"
-    forced = plan_step(model.U, model.W, 2, x, y, steps=5, strategy="parallel", kernel="grid", **kw).plan
+    assert plan_step(model.U, model.W, 2, x, y, StepRequest(steps=5, kernel="general", **kw)).plan.kernel == "general"
+    assert plan_step(model.U, model.W, 2, x, y, StepRequest(steps=5, strategy="loop", **kw)).plan.kernel == "general"
+    forced = plan_step(model.U, model.W, 2, x, y, StepRequest(steps=5, strategy="parallel", kernel="grid", **kw)).plan
     assert forced.kernel == "grid" and forced.strategy == "parallel"
-    assert plan_step(model.U, model.W, 3, x, y, steps=5, **kw).plan.kernel == "general"  # degree 3
-    assert plan_step(model.U, model.W, 2, x[:-1], y[:-1], steps=5, **kw).plan.kernel == "general"
+    assert plan_step(model.U, model.W, 3, x, y, StepRequest(steps=5, **kw)).plan.kernel == "general"  # degree 3
+    assert plan_step(model.U, model.W, 2, x[:-1], y[:-1], StepRequest(steps=5, **kw)).plan.kernel == "general"
     with pytest.raises(ValueError, match="full grid"):
-        plan_step(model.U, model.W, 2, x[:-1], y[:-1], steps=5, kernel="grid", **kw)
-    batched = plan_step(model.U, model.W, 2, x, y, steps=5, strategy="batched", kernel="grid", **kw).plan
+        plan_step(model.U, model.W, 2, x[:-1], y[:-1], StepRequest(steps=5, kernel="grid", **kw))
+    batched = plan_step(model.U, model.W, 2, x, y, StepRequest(steps=5, strategy="batched", kernel="grid", **kw)).plan
     assert batched.kernel == "grid" and batched.strategy == "batched" and batched.group == 2
     with pytest.raises(ValueError, match="must not be 'vmap'"):
-        plan_step(model.U, model.W, 2, x, y, steps=5, kernel="grid", strategy="vmap", **kw)
+        plan_step(model.U, model.W, 2, x, y, StepRequest(steps=5, kernel="grid", strategy="vmap", **kw))
     with pytest.raises(ValueError, match="kernel must be one of"):
-        plan_step(model.U, model.W, 2, x, y, steps=5, kernel="fast", **kw)
+        plan_step(model.U, model.W, 2, x, y, StepRequest(steps=5, kernel="fast", **kw))
     monkeypatch.setattr(ts, "SMALL_STEP_ELEMENTS", 10**12)  # small steps stay batched with the general kernel
-    small = plan_step(model.U, model.W, 2, x, y, steps=1000, **kw).plan
+    small = plan_step(model.U, model.W, 2, x, y, StepRequest(steps=1000, **kw)).plan
     assert small.kernel == "general" and small.strategy == "batched"
 
 
@@ -136,10 +137,10 @@ def test_grid_memory_plan_counts_the_seeds_in_flight_and_shrinks_blocks_to_fit()
     assert rows_cuda == 71 * 71  # the whole grid in one block on CUDA
     per_seed_block = 4 * (2 * 500 * 71 * 71 + 3 * 71 * 71 * 71 + 6 * 500 * 71)
     assert peak_batched - peak_loop == 7 * per_seed_block  # eight seeds in flight against one
-    free = int((peak_batched - 60 * 8 * 4 * (2 * 500 * 71 + 3 * 71 * 71)) / ts.MEMORY_SAFETY)  # ~11 rows short
+    free = int((peak_batched - 60 * 8 * 4 * (2 * 500 * 71 + 3 * 71 * 71)) / MEMORY_SAFETY)  # ~11 rows short
     chunk, peak = ts._chunk_for(shapes, ("grid", "batched"), "cuda", free, None, False, 0, 1)
-    assert chunk % 71 == 0 and 1 <= chunk // 71 < 71 and peak <= ts.MEMORY_SAFETY * free
-    with pytest.raises(ts.InsufficientMemoryError, match="ignore-memory-check"):
+    assert chunk % 71 == 0 and 1 <= chunk // 71 < 71 and peak <= MEMORY_SAFETY * free
+    with pytest.raises(InsufficientMemoryError, match="ignore-memory-check"):
         ts._chunk_for(shapes, ("grid", "batched"), "cuda", shapes.fixed_bytes(), None, False, 0, 1)
     chunk, _ = ts._chunk_for(shapes, ("grid", "batched"), "cuda", shapes.fixed_bytes(), None, True, 0, 1)
     assert chunk == 71 * 71  # overridden: the plan it would have run
@@ -147,7 +148,9 @@ def test_grid_memory_plan_counts_the_seeds_in_flight_and_shrinks_blocks_to_fit()
 
 def test_grid_step_falls_back_on_a_batch_that_is_not_the_grid() -> None:
     model, x, y = _grid_problem(2, 2, 16, 7, 7)
-    step = plan_step(model.U, model.W, 2, x, y, dataset_points=49, optimizer_slots=2, steps=5, kernel="grid")
+    step = plan_step(
+        model.U, model.W, 2, x, y, StepRequest(dataset_points=49, optimizer_slots=2, steps=5, kernel="grid")
+    )
     assert step.labels(x, y, 7) is not None
     part = (x[:20], y[:20])
     assert step.labels(*part, 7) is None
@@ -167,10 +170,10 @@ def test_grid_trainer_follows_the_autograd_trainer(monkeypatch) -> None:
 
     monkeypatch.setattr(ts, "SMALL_STEP_ELEMENTS", 0)
     monkeypatch.setattr(ts, "PROBE_MIN_STEPS", 10**9)  # cost model: the full-grid kernel
-    fused = train(task, 2, 6, cfg, progress=False)
+    fused = train(task, 2, 6, cfg)
     assert fused.plan["kernel"] == "grid"
     monkeypatch.setattr(vt, "_fused_step", autograd_step)
-    ref = train(task, 2, 6, cfg, progress=False)
+    ref = train(task, 2, 6, cfg)
     for a, b in zip(fused.networks, ref.networks):
         np.testing.assert_allclose(a.U, b.U, rtol=1e-10, atol=1e-13)
         np.testing.assert_allclose(a.W, b.W, rtol=1e-10, atol=1e-13)
@@ -190,7 +193,7 @@ def test_grid_kernel_on_cuda_batches_the_seeds_and_matches_float64() -> None:
     got = ensemble_gradient(U, W, 2, xc, yc, group=4, chunk=31 * 31, strategy="batched", labels=grid_labels(xc, yc, 31))
     for a, b in zip(got, want):
         assert a.is_cuda and float((a.double().cpu() - b).abs().max()) <= 1e-5 * float(b.abs().max())
-    plan = plan_step(U, W, 2, xc, yc, dataset_points=31 * 31, optimizer_slots=2, steps=1000).plan
+    plan = plan_step(U, W, 2, xc, yc, StepRequest(dataset_points=31 * 31, optimizer_slots=2, steps=1000)).plan
     assert "grid-batched" in plan.reason and "matmul-batched" in plan.reason, plan.reason
-    short = plan_step(U, W, 2, xc, yc, dataset_points=31 * 31, optimizer_slots=2, steps=5).plan
+    short = plan_step(U, W, 2, xc, yc, StepRequest(dataset_points=31 * 31, optimizer_slots=2, steps=5)).plan
     assert (short.kernel, short.strategy, short.chunk) == ("grid", "batched", 31 * 31)
