@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _timing import matmul_peak, step_products
 
 from numerics.modular import ModularTask
-from verify.train.polynomial_step import ensemble_gradient, grid_labels
+from verify.train.polynomial_step import ChunkSchedule, ensemble_gradient, grid_labels
 
 
 def median_time(fn: Callable[[], Any], repeats: int) -> float:
@@ -108,7 +108,13 @@ def main(argv: list[str] | None = None) -> None:
 
     def gradient(scatter: str = "index", grid: bool = False) -> Callable[[], Any]:
         return lambda: ensemble_gradient(
-            Ud, Wd, 2, x, y, group=S, chunk=n, strategy="batched", labels=labels if grid else None, scatter=scatter
+            Ud,
+            Wd,
+            2,
+            x,
+            y,
+            ChunkSchedule(group=S, chunk=n, strategy="batched", scatter=scatter),
+            labels=labels if grid else None,
         )
 
     row("general kernel, index_add", gradient())

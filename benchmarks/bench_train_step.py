@@ -39,6 +39,7 @@ from numerics.modular import ModularTask
 from verify.train.homogeneous import HomogeneousEnsemble
 from verify.train.polynomial import _per_seed_cross_entropy
 from verify.train.polynomial_step import (
+    ChunkSchedule,
     StepRequest,
     StepShapes,
     _compile_for,
@@ -134,13 +135,11 @@ def main(argv: list[str] | None = None) -> None:
             args.k,
             X,
             Y,
-            group=group,
-            chunk=rows * args.p if grid else chunk,
-            strategy=strategy,
+            ChunkSchedule(
+                group=group, chunk=rows * args.p if grid else chunk, strategy=strategy, workers=workers, scatter=scatter
+            ),
             compiled=compiled,
-            workers=workers,
             labels=labels if grid else None,
-            scatter=scatter,
         )
 
     variants: dict[str, Callable[[], Any]] = {"batched": fused("batched"), "loop": fused("loop")}

@@ -101,7 +101,9 @@ def test_every_public_name_is_described(module: str) -> None:
     names = {name for name, _ in public_objects(module)}
     described = set(table.BASELINE) | set(table.NO_SIZE)
     assert not names - described, f"{module}: public names in neither BASELINE nor NO_SIZE: {sorted(names - described)}"
-    assert not described - names, f"{module}: the table names what the module does not export: {sorted(described - names)}"
+    assert not described - names, (
+        f"{module}: the table names what the module does not export: {sorted(described - names)}"
+    )
     assert all(len(str(why).split()) >= 3 for why in table.NO_SIZE.values()), "NO_SIZE needs a reason for each name"
     for name, kwargs in table.BASELINE.items():
         obj = getattr(importlib.import_module(module), name)
@@ -142,7 +144,9 @@ def _fuzz_one(module: str, name: str, param: str, value: Any) -> None:
     except Exception as exc:
         pytest.fail(f"{module}.{name}({_show(kwargs)}) raised {type(exc).__name__}: {exc}"[:400])
     bad_input = (isinstance(value, float) and not math.isfinite(value)) or value in ("nan",)
-    if bad_input or not _nonfinite(TABLES[module].BASELINE and _call(module, name, dict(TABLES[module].BASELINE[name]))):
+    if bad_input or not _nonfinite(
+        TABLES[module].BASELINE and _call(module, name, dict(TABLES[module].BASELINE[name]))
+    ):
         assert not _nonfinite(result), f"{module}.{name}({_show(kwargs)}) answered with a non-finite value"
 
 

@@ -226,7 +226,11 @@ def test_journal_matches_results_json(tmp_path) -> None:
 
 
 def test_stale_files_and_figures_of_dropped_claims_are_removed(previous, monkeypatch) -> None:
-    stale = [previous / f"{directory.STAGE_PREFIX}dead", previous / ".results.json.x1y2.json", previous / ".report.md.q9w8.md"]
+    stale = [
+        previous / f"{directory.STAGE_PREFIX}dead",
+        previous / ".results.json.x1y2.json",
+        previous / ".report.md.q9w8.md",
+    ]
     stale[0].mkdir()
     (stale[0] / "report.md").write_text("half")
     for p in stale[1:]:

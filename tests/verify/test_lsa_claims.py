@@ -129,7 +129,10 @@ def test_bad_input():
 def test_sgd_training_claim_full():
     """Recipe (b) at full scale (4 ranks x 3000 Adam steps x 2 seeds x batch 1024: a few minutes of CPU); a full-only
     claim, so ``test_claims.py`` does not run it."""
-    rec = run_claim(registry()["shi-thm5.4.1-training-sgd"], RunContext(scale="full", options=RunOptions(progress=False, device="cpu")))
+    rec = run_claim(
+        registry()["shi-thm5.4.1-training-sgd"],
+        RunContext(scale="full", options=RunOptions(progress=False, device="cpu")),
+    )
     assert rec.verdict == "pass", rec.reason
     assert len(rec.details["per_seed"]) == 8 and "device" not in rec.details
     json.dumps(rec.to_json())

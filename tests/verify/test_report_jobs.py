@@ -157,7 +157,9 @@ def test_claims_run_in_workers_or_here_and_a_crash_stays_inconclusive(toy, monke
 
 def test_an_environment_error_in_a_worker_aborts_the_run(toy, tmp_path) -> None:
     out = tmp_path / "r"
-    with pytest.raises(directory.ReportDirectoryError, match=r"claim jobs-toy-full stopped on an operating-system error.*"):
+    with pytest.raises(
+        directory.ReportDirectoryError, match=r"claim jobs-toy-full stopped on an operating-system error.*"
+    ):
         report.run_report(out, only="jobs-toy-full,jobs-toy-fast", jobs=2, **QUIET)
     assert not (out / "results.json").exists() and not list(out.glob(f"{directory.STAGE_PREFIX}*"))
 

@@ -24,6 +24,7 @@ from verify.runtime.options import RunOptions
 from verify.train.homogeneous import HomogeneousEnsemble
 from verify.train.polynomial import TrainConfig, _per_seed_cross_entropy, train
 from verify.train.polynomial_step import (
+    ChunkSchedule,
     StepRequest,
     StepShapes,
     ensemble_gradient,
@@ -82,7 +83,12 @@ def test_fused_gradient_equals_autograd(seed, S, m, k, d, C, n, degree, dense, c
     ce, gU, gW = _autograd_gradient(model, x, y)
     group = 1 if strategy in ("loop", "parallel") else S
     got_ce, dU, dW = ensemble_gradient(
-        model.U, model.W, degree, x, y, group=group, chunk=chunk, strategy=strategy, workers=2, scatter=scatter
+        model.U,
+        model.W,
+        degree,
+        x,
+        y,
+        ChunkSchedule(group=group, chunk=chunk, strategy=strategy, workers=2, scatter=scatter),
     )
     torch.testing.assert_close(got_ce, ce, rtol=1e-12, atol=1e-13)
     torch.testing.assert_close(dU, gU, rtol=1e-11, atol=1e-13 * max(1.0, float(gU.abs().max())))
@@ -107,7 +113,7 @@ def test_matmul_kernel_is_planned_only_where_it_applies() -> None:
     with pytest.raises(ValueError, match="vmap"):
         plan_step(model.U, model.W, 2, x, y, StepRequest(**kw, kernel="matmul", strategy="vmap"))
     with pytest.raises(ValueError, match="scatter"):
-        ensemble_gradient(model.U, model.W, 2, x, y, group=1, chunk=8, scatter="atomic")
+        ensemble_gradient(model.U, model.W, 2, x, y, ChunkSchedule(group=1, chunk=8, scatter="atomic"))
 
 
 def test_explicit_matmul_kernel_is_kept_on_a_full_grid() -> None:
@@ -161,13 +167,13 @@ def test_compiled_chunk_path_matches_eager_in_eager_mode() -> None:
     """The traced (functional) chunk, run eagerly, gives the in-place chunk's gradient (what compile traces)."""
     for dense, degree in ((False, 2), (False, 3), (True, 1), (True, 2)):
         model, x, y = _random_problem(7, 3, 6, 1 if dense else 2, 5, 5, 23, degree, dense)
-        want = ensemble_gradient(model.U, model.W, degree, x, y, group=3, chunk=23)
+        want = ensemble_gradient(model.U, model.W, degree, x, y, ChunkSchedule(group=3, chunk=23))
         for group in (3, 1):
 
             def fn(t, W, xc, yc, degree=degree, dense=dense):
                 return ts._functional_chunk(t, W, xc, yc, degree, dense)
 
-            got = ensemble_gradient(model.U, model.W, degree, x, y, group=group, chunk=4, compiled=fn)
+            got = ensemble_gradient(model.U, model.W, degree, x, y, ChunkSchedule(group=group, chunk=4), compiled=fn)
             for a, b in zip(got, want):
                 torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-14)
 
@@ -281,10 +287,12 @@ def test_parallel_strategy_restores_the_thread_count_and_raises_worker_errors() 
     an error inside a worker."""
     model, x, y = _random_problem(3, 4, 6, 2, 5, 5, 25, 2, False)
     with torch_threads(2):
-        ensemble_gradient(model.U, model.W, 2, x, y, group=1, chunk=7, strategy="parallel", workers=2)
+        ensemble_gradient(model.U, model.W, 2, x, y, ChunkSchedule(group=1, chunk=7, strategy="parallel", workers=2))
         assert torch.get_num_threads() == 2
         with pytest.raises(RuntimeError, match="embedding_bag"):  # an index out of range, inside a worker
-            ensemble_gradient(model.U, model.W, 2, x + 100, y, group=1, chunk=7, strategy="parallel", workers=2)
+            ensemble_gradient(
+                model.U, model.W, 2, x + 100, y, ChunkSchedule(group=1, chunk=7, strategy="parallel", workers=2)
+            )
         assert torch.get_num_threads() == 2
 
 

@@ -16,7 +16,14 @@ from numerics.modular import ModularTask
 from verify.runtime.memory import MEMORY_SAFETY, InsufficientMemoryError
 from verify.train.homogeneous import HomogeneousEnsemble
 from verify.train.polynomial import TrainConfig, _per_seed_cross_entropy, train
-from verify.train.polynomial_step import StepRequest, ensemble_gradient, grid_labels, grid_rows, plan_step
+from verify.train.polynomial_step import (
+    ChunkSchedule,
+    StepRequest,
+    ensemble_gradient,
+    grid_labels,
+    grid_rows,
+    plan_step,
+)
 
 
 def _autograd_gradient(model: HomogeneousEnsemble, x: torch.Tensor, y: torch.Tensor):
@@ -55,7 +62,7 @@ def test_grid_gradient_equals_autograd(seed, S, m, d, C, rows, strategy) -> None
     labels = grid_labels(x, y, d)
     assert labels is not None
     got_ce, dU, dW = ensemble_gradient(
-        model.U, model.W, 2, x, y, group=1, chunk=rows * d, strategy=strategy, workers=2, labels=labels
+        model.U, model.W, 2, x, y, ChunkSchedule(group=1, chunk=rows * d, strategy=strategy, workers=2), labels=labels
     )
     torch.testing.assert_close(got_ce, ce, rtol=1e-12, atol=1e-13)
     torch.testing.assert_close(dU, gU, rtol=1e-10, atol=1e-13)
@@ -69,7 +76,13 @@ def test_grid_gradient_float32_at_a_larger_size() -> None:
     ce, gU, gW = _autograd_gradient(ref, x, y)
     for strategy in ("loop", "batched"):  # one seed per call (the CPU), all seeds per call (CUDA)
         got = ensemble_gradient(
-            model.U, model.W, 2, x, y, group=1, chunk=5 * 23, strategy=strategy, labels=grid_labels(x, y, 23)
+            model.U,
+            model.W,
+            2,
+            x,
+            y,
+            ChunkSchedule(group=1, chunk=5 * 23, strategy=strategy),
+            labels=grid_labels(x, y, 23),
         )
         for a, b in zip(got, (ce, gU, gW)):
             assert a.dtype == torch.float32
@@ -190,7 +203,9 @@ def test_grid_kernel_on_cuda_batches_the_seeds_and_matches_float64() -> None:
     want = _autograd_gradient(ref, x, y)
     U, W = model.U.detach().cuda(), model.W.detach().cuda()
     xc, yc = x.cuda(), y.cuda()
-    got = ensemble_gradient(U, W, 2, xc, yc, group=4, chunk=31 * 31, strategy="batched", labels=grid_labels(xc, yc, 31))
+    got = ensemble_gradient(
+        U, W, 2, xc, yc, ChunkSchedule(group=4, chunk=31 * 31, strategy="batched"), labels=grid_labels(xc, yc, 31)
+    )
     for a, b in zip(got, want):
         assert a.is_cuda and float((a.double().cpu() - b).abs().max()) <= 1e-5 * float(b.abs().max())
     plan = plan_step(U, W, 2, xc, yc, StepRequest(dataset_points=31 * 31, optimizer_slots=2, steps=1000)).plan

@@ -80,6 +80,7 @@ from verify.runtime.memory import (
 __all__ = [
     "KERNELS",
     "STRATEGIES",
+    "ChunkSchedule",
     "EnsembleStep",
     "StepPlan",
     "StepRequest",
@@ -564,34 +565,64 @@ def _grid_gradient(
     return ce
 
 
+@dataclass(frozen=True)
+class ChunkSchedule:
+    """How :func:`ensemble_gradient` goes through the seeds and the points.
+
+    Parameters
+    ----------
+    group : int
+        Seeds per call ('batched', 'loop', 'parallel').
+    chunk : int
+        Points per chunk.
+    strategy : {'batched', 'loop', 'parallel', 'vmap'}
+        'vmap' runs all seeds at once under ``torch.vmap``; 'parallel' shares the groups among ``workers`` threads.
+    workers : int
+        Threads of 'parallel' (each with one intra-op thread).
+    scatter : {'index', 'matmul'}
+        How one-hot chunks add their gradient into U (:func:`_eager_chunk`).
+    """
+
+    group: int
+    chunk: int
+    strategy: str = "batched"
+    workers: int = 1
+    scatter: str = "index"
+
+    def __post_init__(self) -> None:
+        if self.scatter not in ("index", "matmul"):
+            raise ValueError(f"scatter must be 'index' or 'matmul', got {self.scatter!r}")
+
+
 def ensemble_gradient(
     U: torch.Tensor,
     W: torch.Tensor,
     degree: int,
     x: torch.Tensor,
     y: torch.Tensor,
+    schedule: ChunkSchedule,
     *,
-    group: int,
-    chunk: int,
-    strategy: str = "batched",
     compiled: Callable[..., Any] | None = None,
-    workers: int = 1,
     labels: torch.Tensor | None = None,
-    scatter: str = "index",
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Per-seed mean cross-entropy over (x, y) and its gradients with respect to U (S, m, k, d) and W (S, m, C).
 
-    Seeds go through in groups of ``group`` (``strategy`` 'batched'/'loop'/'parallel') or all at once under
-    ``vmap``; points in chunks of ``chunk``. With 'parallel' the groups are shared among ``workers`` threads, each
-    with one intra-op thread (the groups write disjoint slices of the outputs). ``compiled`` is a compiled :func:`_functional_chunk` for full chunks of
-    exactly ``chunk`` points (a shorter last chunk runs eagerly). With ``labels``, the (d, d) table of
-    :func:`grid_labels` for (x, y) (k = 2, ``degree`` 2), the seeds run :func:`_grid_gradient` instead, in blocks of
-    ``chunk // d`` rows ('batched' runs all seeds in one call, 'parallel' spreads them over ``workers`` threads, any
-    other strategy runs them one after another). ``scatter`` ('index' or 'matmul') is how one-hot chunks add their gradient into U
-    (:func:`_eager_chunk`). Returns (ce (S,), dU, dW), detached.
+    Seeds go through in groups of ``schedule.group`` (strategy 'batched'/'loop'/'parallel') or all at once under
+    'vmap'; points in chunks of ``schedule.chunk``. With 'parallel' the groups are shared among ``schedule.workers``
+    threads, each with one intra-op thread (the groups write disjoint slices of the outputs). ``compiled`` is a
+    compiled :func:`_functional_chunk` for full chunks of exactly ``chunk`` points (a shorter last chunk runs
+    eagerly). With ``labels``, the (d, d) table of :func:`grid_labels` for (x, y) (k = 2, ``degree`` 2), the seeds run
+    :func:`_grid_gradient` instead, in blocks of ``chunk // d`` rows ('batched' runs all seeds in one call,
+    'parallel' spreads them over the workers, any other strategy runs them one after another). Returns
+    (ce (S,), dU, dW), detached.
     """
-    if scatter not in ("index", "matmul"):
-        raise ValueError(f"scatter must be 'index' or 'matmul', got {scatter!r}")
+    group, chunk, strategy, workers, scatter = (
+        schedule.group,
+        schedule.chunk,
+        schedule.strategy,
+        schedule.workers,
+        schedule.scatter,
+    )
     U, W = U.detach(), W.detach()
     S, m, k, d = U.shape
     n = x.shape[0]
@@ -730,13 +761,9 @@ class EnsembleStep:
             self.degree,
             x,
             y,
-            group=p.group,
-            chunk=p.chunk,
-            strategy=p.strategy,
+            ChunkSchedule(p.group, p.chunk, p.strategy, p.workers, _scatter_of(p.kernel)),
             compiled=self.compiled,
-            workers=p.workers,
             labels=labels,
-            scatter=_scatter_of(p.kernel),
         )
 
     def __call__(self, U: torch.Tensor, W: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
