@@ -333,6 +333,70 @@ def _accuracy(
     return (correct / n).tolist(), (ce / n).tolist()
 
 
+def _update(
+    model: SumTransformer,
+    opt: torch.optim.Optimizer,
+    train: tuple[torch.Tensor, torch.Tensor],
+    samplers: list[torch.Generator],
+    batch_size: int | None,
+    estimate: RunEstimate,
+) -> Callable[[int], torch.Tensor]:
+    """The update of step t: one AdamW step on the full training half, or on ``batch_size`` points per seed drawn
+    from that seed's sampler; returns the per-seed loss."""
+    x_tr, y_tr = train
+    S, n_train = y_tr.shape
+    seed_idx = torch.arange(S, device=x_tr.device)[:, None]
+
+    def step_fn(t: int) -> torch.Tensor:
+        model.train()
+        if batch_size is None:
+            x, y = x_tr, y_tr
+        else:
+            idx = torch.stack([torch.randint(n_train, (batch_size,), generator=g) for g in samplers]).to(x_tr.device)
+            x, y = x_tr[seed_idx, idx], y_tr[seed_idx, idx]
+        estimate(t, x)  # memory check before the first update, time estimate of a long run after a few
+        opt.zero_grad(set_to_none=True)
+        loss = answer_cross_entropy(model(x), y)
+        loss.sum().backward()
+        opt.step()
+        model.eval()
+        return loss.detach()
+
+    return step_fn
+
+
+def _evaluation(
+    model: SumTransformer,
+    cfg: SumTransformerConfig,
+    data: tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor],
+    history: dict[str, list[Any]],
+    callback: Callable[[int, dict[str, Any]], None] | None,
+) -> tuple[Callable[[int], dict[str, Any]], Callable[[int, dict[str, Any]], bool]]:
+    """The evaluation hook (accuracy on both halves, training loss, appended to ``history``) and the early stop
+    (every seed has reached ``stop_train_acc`` and ``stop_val_acc`` at some evaluation)."""
+    x_tr, y_tr, x_va, y_va = data
+
+    def evaluate_fn(t: int) -> dict[str, Any]:
+        model.eval()
+        acc_tr, ce_tr = _accuracy(model, x_tr, y_tr, cfg.eval_chunk)
+        acc_va, _ = _accuracy(model, x_va, y_va, cfg.eval_chunk)
+        rec = {"step": t, "train_acc": acc_tr, "val_acc": acc_va, "train_loss": ce_tr}
+        for key, value in rec.items():
+            history[key].append(value)
+        if callback is not None:
+            callback(t, rec)
+        return rec
+
+    def stop(t: int, rec: dict[str, Any]) -> bool:
+        if cfg.stop_train_acc is None or cfg.stop_val_acc is None:
+            return False
+        train_hit = np.max(np.asarray(history["train_acc"]), axis=0) >= cfg.stop_train_acc
+        val_hit = np.max(np.asarray(history["val_acc"]), axis=0) >= cfg.stop_val_acc
+        return bool((train_hit & val_hit).all())
+
+    return evaluate_fn, stop
+
+
 def train_sum_transformer(
     cfg: SumTransformerConfig,
     options: RunOptions = DEFAULT_OPTIONS,
@@ -368,10 +432,9 @@ def train_sum_transformer(
     model = SumTransformer.create(acfg, cfg.seeds, residual=cfg.residual, device=dev, dtype=dtype)
     initial = score_matrices(model.state(), cfg.layers, cfg.p)
     x_tr, y_tr, x_va, y_va = _split_data(cfg, dev)
-    S, n_train = y_tr.shape
+    S = y_tr.shape[0]
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, betas=cfg.betas, weight_decay=cfg.weight_decay)
     samplers = [torch.Generator(device="cpu").manual_seed(int(s)) for s in cfg.seeds]  # one batch stream per seed
-    seed_idx = torch.arange(S, device=dev)[:, None]
     history: dict[str, list[Any]] = {"step": [], "train_acc": [], "val_acc": [], "train_loss": []}
     estimate = RunEstimate(
         cfg.steps,
@@ -380,38 +443,8 @@ def train_sum_transformer(
         check=lambda inputs: check_memory(model, inputs, options.ignore_memory_check),
     )
 
-    def step_fn(t: int) -> torch.Tensor:
-        model.train()
-        if cfg.batch_size is None:
-            x, y = x_tr, y_tr
-        else:
-            idx = torch.stack([torch.randint(n_train, (cfg.batch_size,), generator=g) for g in samplers]).to(dev)
-            x, y = x_tr[seed_idx, idx], y_tr[seed_idx, idx]
-        estimate(t, x)  # memory check before the first update, time estimate of a long run after a few
-        opt.zero_grad(set_to_none=True)
-        loss = answer_cross_entropy(model(x), y)
-        loss.sum().backward()
-        opt.step()
-        model.eval()
-        return loss.detach()
-
-    def evaluate_fn(t: int) -> dict[str, Any]:
-        model.eval()
-        acc_tr, ce_tr = _accuracy(model, x_tr, y_tr, cfg.eval_chunk)
-        acc_va, _ = _accuracy(model, x_va, y_va, cfg.eval_chunk)
-        rec = {"step": t, "train_acc": acc_tr, "val_acc": acc_va, "train_loss": ce_tr}
-        for key, value in rec.items():
-            history[key].append(value)
-        if callback is not None:
-            callback(t, rec)
-        return rec
-
-    def stop(t: int, rec: dict[str, Any]) -> bool:
-        if cfg.stop_train_acc is None or cfg.stop_val_acc is None:
-            return False
-        train_hit = np.max(np.asarray(history["train_acc"]), axis=0) >= cfg.stop_train_acc
-        val_hit = np.max(np.asarray(history["val_acc"]), axis=0) >= cfg.stop_val_acc
-        return bool((train_hit & val_hit).all())
+    step_fn = _update(model, opt, (x_tr, y_tr), samplers, cfg.batch_size, estimate)
+    evaluate_fn, stop = _evaluation(model, cfg, (x_tr, y_tr, x_va, y_va), history, callback)
 
     guard = NonFiniteGuard(
         cfg.seeds,
