@@ -40,9 +40,10 @@ from verify.claims import RunContext, registry
 from verify.claims.base import Observation
 from verify.claims.sparse_parity.common import parity_cell, parity_cost, run_summary
 from verify.claims.sparse_parity.pareto import PARETO_GRID, cell_config
+from verify.runtime.memory import format_seconds
 from verify.runtime.options import RunOptions
 from verify.sweep import Cell, Grid, make_executor, sweep_session
-from verify.sweep.cost import calibrate, estimate_grid, format_seconds
+from verify.sweep.cost import calibrate, estimate_grid
 
 
 @dataclass(frozen=True)

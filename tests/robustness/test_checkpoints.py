@@ -23,6 +23,7 @@ from numerics.modular import ModularTask
 from verify.runtime import claim_run as cr
 from verify.runtime import loop
 from verify.runtime.loop import run_loop, save_atomically
+from verify.runtime.options import RunOptions
 from verify.train.polynomial import CheckpointMismatchError, TrainConfig, train
 
 TASK = ModularTask(5, 2)
@@ -37,7 +38,7 @@ def _fixed_revision(monkeypatch):
 
 @pytest.fixture(scope="module")
 def uninterrupted():
-    return train(TASK, 2, 8, CFG, progress=False)
+    return train(TASK, 2, 8, CFG, RunOptions(progress=False))
 
 
 class _Stop(Exception):
@@ -65,14 +66,14 @@ def _same_weights(a, b) -> None:
 
 def _train_in_claim(path: Path, claim: str = "claim-a", config_hash: str = "h1", **kw):
     with cr.claim_run(claim, config_hash) as run:
-        res = train(TASK, 2, 8, kw.pop("config", CFG), checkpoint_path=path, progress=False, **kw)
+        res = train(TASK, 2, 8, kw.pop("config", CFG), RunOptions(checkpoint_path=str(path), progress=False), **kw)
     return res, run.resumed
 
 
 def _checkpoint_at(path: Path, step: int, claim: str = "claim-a", config_hash: str = "h1") -> None:
     cfg = CFG.replace(checkpoint_every=step)
     with pytest.raises(_Stop), cr.claim_run(claim, config_hash):
-        train(TASK, 2, 8, cfg, checkpoint_path=path, progress=False, callback=_crash_at(step))
+        train(TASK, 2, 8, cfg, RunOptions(checkpoint_path=str(path), progress=False), callback=_crash_at(step))
     assert torch.load(path, weights_only=True)["step"] == step
 
 
@@ -108,7 +109,7 @@ def test_checkpoint_of_another_binding_is_ignored(
     path = tmp_path / "run.ckpt"
     planted = CFG.replace(lr=CFG.lr * 10)  # other weights ...
     with cr.claim_run("claim-a", "h1"):
-        train(TASK, 2, 8, planted, checkpoint_path=path, progress=False)
+        train(TASK, 2, 8, planted, RunOptions(checkpoint_path=str(path), progress=False))
     state = torch.load(path, weights_only=True)
     state["config"] = CFG.to_dict()  # ... passed off as this configuration, finished
     torch.save(state, path)
@@ -128,10 +129,10 @@ def test_checkpoint_of_another_binding_is_ignored(
 def test_direct_call_still_refuses_a_foreign_checkpoint(tmp_path, monkeypatch) -> None:
     """Outside a claim (the Python API with an explicit path) a mismatch is an error, as before."""
     path = tmp_path / "run.ckpt"
-    train(TASK, 2, 8, CFG.replace(steps=5), checkpoint_path=path, progress=False)
+    train(TASK, 2, 8, CFG.replace(steps=5), RunOptions(checkpoint_path=str(path), progress=False))
     monkeypatch.setenv("TVK_CODE_REVISION", "test-rev-2")
     with pytest.raises(CheckpointMismatchError, match="revision"):
-        train(TASK, 2, 8, CFG.replace(steps=5), checkpoint_path=path, progress=False)
+        train(TASK, 2, 8, CFG.replace(steps=5), RunOptions(checkpoint_path=str(path), progress=False))
 
 
 def test_checkpoint_of_an_older_format_is_ignored_in_a_claim(tmp_path, uninterrupted) -> None:

@@ -21,6 +21,7 @@ import torch
 
 from verify.runtime import claim_run as cr
 from verify.runtime.checkpoint import CheckpointMismatchError, read_checkpoint
+from verify.runtime.options import RunOptions
 from verify.train import attention as va
 from verify.train import lsa as vl
 from verify.train import sparse_parity as vsp
@@ -117,13 +118,13 @@ def test_sparse_parity_interrupt_and_resume_equals_uninterrupted(tmp_path, monke
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        _in_claim(lambda: vsp.train_parity(cfg, callback=interrupt, checkpoint_path=path))
+        _in_claim(lambda: vsp.train_parity(cfg, RunOptions(checkpoint_path=str(path)), callback=interrupt))
     assert read_checkpoint(path)["step"] == interrupt_at
-    res, resumed, lines = _in_claim(lambda: vsp.train_parity(cfg, checkpoint_path=path))
+    res, resumed, lines = _in_claim(lambda: vsp.train_parity(cfg, RunOptions(checkpoint_path=str(path))))
     _assert_resumed(resumed, lines, path, interrupt_at)
     _parity_equal(res, full)
     # the finished run's checkpoint resumes at its last step and gives the same result again
-    again, resumed, _ = _in_claim(lambda: vsp.train_parity(cfg, checkpoint_path=path))
+    again, resumed, _ = _in_claim(lambda: vsp.train_parity(cfg, RunOptions(checkpoint_path=str(path))))
     assert resumed[0]["step"] == full.steps_run
     _parity_equal(again, full)
 
@@ -142,9 +143,9 @@ def test_sparse_parity_periodic_checkpoint_and_sigint(tmp_path, default_sigint) 
 
     with pytest.MonkeyPatch.context() as mp, pytest.raises(KeyboardInterrupt):
         mp.setattr(vsp._DataStream, "next", next_batch)
-        _in_claim(lambda: vsp.train_parity(cfg, checkpoint_path=path, checkpoint_every=10))
+        _in_claim(lambda: vsp.train_parity(cfg, RunOptions(checkpoint_path=str(path), checkpoint_every=10)))
     assert read_checkpoint(path)["step"] == 24  # the update running at the interrupt finished, then saved
-    res, resumed, lines = _in_claim(lambda: vsp.train_parity(cfg, checkpoint_path=path))
+    res, resumed, lines = _in_claim(lambda: vsp.train_parity(cfg, RunOptions(checkpoint_path=str(path))))
     _assert_resumed(resumed, lines, path, 24)
     _parity_equal(res, full)
 
@@ -152,9 +153,9 @@ def test_sparse_parity_periodic_checkpoint_and_sigint(tmp_path, default_sigint) 
 def test_sparse_parity_corrupt_checkpoint_is_quarantined(tmp_path) -> None:
     cfg = _parity_cfg(steps=30, seeds=(0, 1))
     path = tmp_path / "parity.ckpt"
-    _in_claim(lambda: vsp.train_parity(cfg, checkpoint_path=path))
+    _in_claim(lambda: vsp.train_parity(cfg, RunOptions(checkpoint_path=str(path))))
     bad = _corrupt(path)
-    res, resumed, lines = _in_claim(lambda: vsp.train_parity(cfg, checkpoint_path=path))
+    res, resumed, lines = _in_claim(lambda: vsp.train_parity(cfg, RunOptions(checkpoint_path=str(path))))
     _assert_quarantined(path, bad, resumed, lines)
     _parity_equal(res, vsp.train_parity(cfg))
 
@@ -162,15 +163,17 @@ def test_sparse_parity_corrupt_checkpoint_is_quarantined(tmp_path) -> None:
 def test_sparse_parity_foreign_checkpoint_is_not_used(tmp_path, monkeypatch) -> None:
     cfg = _parity_cfg(steps=30, seeds=(0, 1))
     path = tmp_path / "parity.ckpt"
-    _plant_foreign(path, lambda: vsp.train_parity(cfg.replace(lr=0.05), checkpoint_path=path), monkeypatch)
+    _plant_foreign(
+        path, lambda: vsp.train_parity(cfg.replace(lr=0.05), RunOptions(checkpoint_path=str(path))), monkeypatch
+    )
     state = read_checkpoint(path)
     state["config"] = cfg.to_dict()  # other weights passed off as this configuration, finished
     torch.save(state, path)
-    res, resumed, lines = _in_claim(lambda: vsp.train_parity(cfg, checkpoint_path=path))
+    res, resumed, lines = _in_claim(lambda: vsp.train_parity(cfg, RunOptions(checkpoint_path=str(path))))
     assert resumed == [] and any("ignoring checkpoint" in line and "revision:" in line for line in lines)
     _parity_equal(res, vsp.train_parity(cfg))
     with pytest.raises(CheckpointMismatchError, match="lr"):  # a direct call refuses another config
-        vsp.train_parity(cfg.replace(lr=0.2), checkpoint_path=path)
+        vsp.train_parity(cfg.replace(lr=0.2), RunOptions(checkpoint_path=str(path)))
 
 
 # ------------------------------------------------------------------------------------------ LSA
@@ -178,12 +181,20 @@ def test_sparse_parity_foreign_checkpoint_is_not_used(tmp_path, monkeypatch) -> 
 LAM = np.diag([3.0, 2.0, 1.0])
 
 
-def _lsa_population(path: Path | None = None, **kw) -> vl.LSAResult:
-    return vl.train_population(LAM, 6, 2, (0, 1), steps=40, polish_steps=5, checkpoint_path=path, **kw)
+def _lsa_options(path: Path | None, checkpoint_every: int | None) -> RunOptions:
+    return RunOptions(
+        device="cpu", checkpoint_path=None if path is None else str(path), checkpoint_every=checkpoint_every
+    )
 
 
-def _lsa_sgd(path: Path | None = None, model: str = "full", **kw) -> vl.LSAResult:
-    return vl.train_sgd(LAM, 6, 2, (0, 1), model=model, steps=40, batch=16, checkpoint_path=path, **kw)
+def _lsa_population(path: Path | None = None, checkpoint_every: int | None = None) -> vl.LSAResult:
+    cfg = vl.PopulationConfig(LAM, 6, 2, (0, 1), steps=40, polish_steps=5)
+    return vl.train_population(cfg, _lsa_options(path, checkpoint_every))
+
+
+def _lsa_sgd(path: Path | None = None, model: str = "full", checkpoint_every: int | None = None) -> vl.LSAResult:
+    cfg = vl.SGDConfig(LAM, 6, 2, (0, 1), model=model, steps=40, batch=16)
+    return vl.train_sgd(cfg, _lsa_options(path, checkpoint_every))
 
 
 def _lsa_equal(a: vl.LSAResult, b: vl.LSAResult) -> None:
@@ -277,8 +288,9 @@ def _fit(
         history[:] = saved["history"]
 
     end = va.fit(
-        model, batch, steps, lr=1e-2, seeds=seeds, evaluate=evaluate, eval_every=5, num_threads=1, checkpoint_path=path,
-        checkpoint_config={"model": cfg.to_dict()}, state=state, restore=restore, **kw,
+        model, batch, va.FitSchedule(steps, lr=1e-2, eval_every=5, num_threads=1),
+        RunOptions(checkpoint_path=None if path is None else str(path), **kw), seeds=seeds,
+        hooks=va.FitHooks(evaluate=evaluate, checkpoint_config={"model": cfg.to_dict()}, state=state, restore=restore),
     )  # fmt: skip
     return {"end": end, "params": {k: v.detach().clone() for k, v in model.state_dict().items()}, "history": history}
 

@@ -18,6 +18,7 @@ import torch
 from theory import decision_lists as td
 from verify.runtime import claim_run as cr
 from verify.runtime.checkpoint import read_checkpoint
+from verify.runtime.options import RunOptions
 from verify.train import attention as va
 from verify.train import decision_lists as vd
 from verify.train import local_signal as vls
@@ -57,6 +58,11 @@ def _equal(a: Any, b: Any) -> None:
             _equal(x, y)
     else:
         assert a == b or (a != a and b != b)
+
+
+def _options(path: Path | None, **kw: Any) -> RunOptions:
+    """CPU options with the checkpoint file ``path`` (None: no checkpoints)."""
+    return RunOptions(device="cpu", checkpoint_path=None if path is None else str(path), **kw)
 
 
 def _interrupt_and_resume(
@@ -117,7 +123,7 @@ def test_relu_modular_resumes_exactly(tmp_path) -> None:
     cfg = vmr.ReluModularConfig(p=5, width=6, seeds=(0, 1), steps=30, eval_every=4)
 
     def run(path):
-        return vmr.train_relu_modular(cfg, device="cpu", checkpoint_path=path, checkpoint_every=4)
+        return vmr.train_relu_modular(cfg, _options(path, checkpoint_every=4))
 
     # torch.relu is called once per update and once per evaluation: update 13's call is call 13 + 4 evaluations.
     # The last save (step 12) came after step 12's evaluation, which the rerun must not record twice.
@@ -135,7 +141,8 @@ def test_decision_lists_population_gd_resumes_exactly(tmp_path) -> None:
     tasks = [td.random_task(5, 3, s, min_length=1) for s in (0, 1)]
 
     def run(path):
-        return vd.population_gd_w(tasks, 3, [5.0, 20.0], [0.4, 0.1], 12, seeds=(0, 1), checkpoint_path=path)
+        cfg = vd.PopulationGDConfig(tasks, 3, [5.0, 20.0], [0.4, 0.1], 12, seeds=(0, 1))
+        return vd.population_gd_w(cfg, _options(path))
 
     # per step, position_logits runs twice in the evaluation (first) and once in the update: call 3 s is step s's
     # evaluation, before it records anything
@@ -154,7 +161,7 @@ def test_local_signal_resumes_exactly(tmp_path, simulator) -> None:
     )
 
     def run(path):
-        return vls.train_signal(cfg, device="cpu", checkpoint_path=path, checkpoint_every=6)
+        return vls.train_signal(cfg, _options(path, checkpoint_every=6))
 
     full, res = _interrupt_and_resume(tmp_path, run, lambda mp, s: _interrupt_evaluation(vls, s, mp), 15)
     _equal([res.steps, res.c, res.v, res.b, res.accuracy], [full.steps, full.c, full.v, full.b, full.accuracy])
@@ -171,9 +178,7 @@ def test_sum_transformer_resumes_exactly(tmp_path) -> None:
     calls = []
 
     def run(path):
-        return vmt.train_sum_transformer(
-            cfg, device="cpu", checkpoint_path=path, checkpoint_every=5, callback=lambda t, r: calls.append(t)
-        )
+        return vmt.train_sum_transformer(cfg, _options(path, checkpoint_every=5), callback=lambda t, r: calls.append(t))
 
     full, res = _interrupt_and_resume(tmp_path, run, lambda mp, s: _interrupt_evaluation(vmt, s, mp), 15)
     _equal(res.params, full.params)
@@ -189,7 +194,7 @@ def test_polynomial_split_resumes_exactly_with_its_test_history(tmp_path) -> Non
     cfg = vtrain.TrainConfig(steps=20, lr=0.05, seeds=(0, 1), eval_every=5, checkpoint_every=5, dtype="float64")
 
     def run(path):
-        return vmt.train_polynomial_split(5, 2, 8, cfg, device="cpu", checkpoint_path=path)
+        return vmt.train_polynomial_split(5, 2, 8, cfg, _options(path))
 
     full, res = _interrupt_and_resume(tmp_path, run, lambda mp, s: _interrupt_evaluation(vtrain, s, mp), 15)
     for a, b in zip(res.result.networks, full.result.networks):
@@ -205,14 +210,14 @@ def test_polynomial_split_resumes_exactly_with_its_test_history(tmp_path) -> Non
 
 def _markov_minimal(path):
     cfg = vm.MinimalModelConfig(k=2, t=6, steps=20, lr=0.5, batch=4, seeds=(0, 1), eval_every=5, eval_n=16)
-    return vm.train_minimal(cfg, device="cpu", checkpoint_path=path)
+    return vm.train_minimal(cfg, _options(path))
 
 
 def _markov_transformer(path):
     model = va.AttentionConfig(vocab=2, max_len=6, d=8, layers=2, heads=1, mlp=8, dropout=0.1)
     cfg = vm.TransformerConfig(k=2, t=6, model=model, steps=20, lr=1e-2, batch=4, seeds=(0, 1), eval_every=5, eval_n=16)
     torch.manual_seed(5)  # dropout draws from torch's global generator (a resumed run restores it)
-    return vm.train_transformer(cfg, device="cpu", checkpoint_path=path)
+    return vm.train_transformer(cfg, _options(path))
 
 
 @pytest.mark.parametrize("run", [_markov_minimal, _markov_transformer], ids=["minimal", "transformer"])
@@ -233,12 +238,12 @@ def _sv_and(path):
     cfg = vsv.AndRunConfig(
         T=6, m=12, trials=(0, 1), steps=20, lr=1e-2, n_val=32, eval_every=5, model=SV_MODEL, attention_probe=2
     )
-    return vsv.train_and(cfg, device="cpu", checkpoint_path=path)
+    return vsv.train_and(cfg, _options(path))
 
 
 def _sv_parity(path):
     cfg = vsv.ParityRunConfig(T=6, s=2, seeds=(0, 1), steps=20, batch=8, n_test=32, eval_every=5, model=SV_MODEL)
-    return vsv.train_parity(cfg, device="cpu", checkpoint_path=path)
+    return vsv.train_parity(cfg, _options(path))
 
 
 @pytest.mark.parametrize("run", [_sv_and, _sv_parity], ids=["and", "parity"])

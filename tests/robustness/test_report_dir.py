@@ -29,10 +29,11 @@ from verify.report import directory
 from verify.report import run as report
 from verify.report.directory import LOCK_NAME, ReportDirectoryError
 from verify.runtime import files
+from verify.runtime.options import RunOptions
 from verify.train.polynomial import TrainConfig
 
 CHEAP = "shi-thm4.9-beta-sign,shi-lemC.14-fourier-identity"
-QUIET = {"progress": False, "log": lambda s: None}
+QUIET = {"options": RunOptions(progress=False), "log": lambda s: None}
 
 
 def _claim(cid: str, observe=None, value: float = 1.0, plot: bool = False) -> Claim:
@@ -200,7 +201,7 @@ def test_journal_of_an_interrupted_run(previous, monkeypatch) -> None:
     _use(monkeypatch, _claim("new-a"), _claim("new-b"), _claim("new-c", observe=interrupt))
     lines: list[str] = []
     with pytest.raises(KeyboardInterrupt):
-        report.run_report(previous, progress=False, log=lines.append)
+        report.run_report(previous, options=RunOptions(progress=False), log=lines.append)
     assert lines[-1].startswith("interrupted after 2 of 3 claims") and "previous report" in lines[-1]
     lines = (previous / directory.JOURNAL_NAME).read_text().splitlines()
     assert [json.loads(line)["id"] for line in lines] == ["new-a", "new-b"]
@@ -320,6 +321,7 @@ import sys, time
 from verify.report import run as report
 from verify.claims import Claim, Observation
 from verify.claims.judges import MaxRel
+from verify.runtime.options import RunOptions
 
 def hang(cfg, ctx):
     print("ready", flush=True)
@@ -330,7 +332,7 @@ def claim(cid, observe):
                  predict=lambda c: 1.0, observe=observe, judge=MaxRel(1e-9))
 
 report.select = lambda only, scale: [claim("a", lambda c, x: Observation(1.0)), claim("b", hang)]
-report.run_report(sys.argv[1], progress=False, log=lambda s: None)
+report.run_report(sys.argv[1], options=RunOptions(progress=False), log=lambda s: None)
 """
 
 
@@ -384,7 +386,7 @@ def test_interrupted_training_claim_resumes_in_the_next_report(tmp_path, monkeyp
     logs and records it, and ends with the weights of an uninterrupted run."""
     monkeypatch.setenv("TVK_CODE_REVISION", "test-rev")
     monkeypatch.setattr(report, "select", lambda only, scale: [_training_claim()])
-    clean, _ = report.run_report(tmp_path / "clean", progress=False, log=lambda s: None)
+    clean, _ = report.run_report(tmp_path / "clean", **QUIET)
 
     import verify.train.polynomial as vt
 
@@ -399,14 +401,14 @@ def test_interrupted_training_claim_resumes_in_the_next_report(tmp_path, monkeyp
     out = tmp_path / "r"
     monkeypatch.setattr(vt, "ensemble_metrics", interrupt_at_step_15)
     with pytest.raises(KeyboardInterrupt):
-        report.run_report(out, progress=False, log=lambda s: None)
+        report.run_report(out, **QUIET)
     monkeypatch.setattr(vt, "ensemble_metrics", real)
     (ckpt,) = (out / ".checkpoints").iterdir()
     assert not (out / "results.json").exists() and not (out / LOCK_NAME).exists()
 
     lines: list[str] = []
     t0 = time.perf_counter()
-    records, _ = report.run_report(out, progress=False, log=lines.append)
+    records, _ = report.run_report(out, options=RunOptions(progress=False), log=lines.append)
     assert time.perf_counter() - t0 < 30
     assert records[0]["metadata"]["resumed_from"] == [{"step": 15, "file": str(ckpt)}]
     assert any("train-claim: resuming from step 15" in line for line in lines)

@@ -13,6 +13,7 @@ from verify.report import render
 from verify.report import run as report
 from verify.report.directory import ReportDirectoryError
 from verify.runtime.files import write_text_atomic
+from verify.runtime.options import RunOptions
 
 FAST = "shi-lemC.18-output-as-printed,shi-thm4.9-beta-sign,edelman-thm7.7-margin,shi-lemC.14-fourier-identity"
 RECORD_FIELDS = {"id", "source", "statement", "kind", "predicted", "observed", "tolerance", "verdict", "metadata"}
@@ -87,7 +88,9 @@ def test_claim_validation():
 
 
 def test_report_writes_all_outputs(tmp_path):
-    records, _meta = report.run_report(tmp_path / "rep", only=FAST, progress=False, log=lambda s: None)
+    records, _meta = report.run_report(
+        tmp_path / "rep", only=FAST, options=RunOptions(progress=False), log=lambda s: None
+    )
     out = tmp_path / "rep"
     for name in ("results.json", "report.md", "report.html"):
         assert (out / name).is_file()
@@ -113,7 +116,7 @@ def test_report_interrupted_leaves_previous_files(tmp_path, monkeypatch):
 
     monkeypatch.setattr(report, "render_html", broken)
     with pytest.raises(KeyboardInterrupt):
-        report.run_report(out, only="shi-lemC.18*", progress=False, log=lambda s: None)
+        report.run_report(out, only="shi-lemC.18*", options=RunOptions(progress=False), log=lambda s: None)
     assert (out / "report.md").read_text() == "previous"
     assert not (out / "report.html").exists() and not (out / "results.json").exists()
     assert sorted(p.name for p in out.iterdir() if p.name.startswith(".") and p.is_file()) == []
@@ -133,7 +136,7 @@ def test_unwritable_report_directory_is_a_clear_error(tmp_path, capsys):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     with pytest.raises(ReportDirectoryError, match="cannot write the report directory"):
-        report.run_report(blocker / "sub", only=FAST, progress=False, log=lambda s: None)
+        report.run_report(blocker / "sub", only=FAST, options=RunOptions(progress=False), log=lambda s: None)
     assert cli.main(["report", "--only", FAST, "--out", str(blocker / "sub"), "--json"]) == 2
     captured = capsys.readouterr()
     assert "cannot write the report directory" in json.loads(captured.out)["error"]
@@ -142,7 +145,7 @@ def test_unwritable_report_directory_is_a_clear_error(tmp_path, capsys):
 
 def test_report_with_no_matching_claim(tmp_path):
     with pytest.raises(report.ReportError, match="no claim matches"):
-        report.run_report(tmp_path, only="nothing-*", progress=False, log=lambda s: None)
+        report.run_report(tmp_path, only="nothing-*", options=RunOptions(progress=False), log=lambda s: None)
 
 
 def test_cli_report_json_is_one_object(tmp_path, capsys):
@@ -290,7 +293,9 @@ def test_cli_derive_lsa(capsys):
 def test_report_files_are_readable_and_long_values_elided(tmp_path):
     import stat
 
-    report.run_report(tmp_path / "r", only="shi-lemC.14*,shi-thm4.9-beta-sign", progress=False, log=lambda s: None)
+    report.run_report(
+        tmp_path / "r", only="shi-lemC.14*,shi-thm4.9-beta-sign", options=RunOptions(progress=False), log=lambda s: None
+    )
     reference = tmp_path / "plain.txt"
     reference.write_text("x")  # what open() gives under the current umask
     for name in ("results.json", "report.md", "report.html"):
@@ -383,13 +388,13 @@ def test_cli_report_dtype_reaches_the_trainer_and_the_report(tmp_path, capsys, m
     import verify.train.polynomial as vt
 
     seen: list[str | None] = []
-    original = vt._train
+    original = vt._PolynomialRun.__init__
 
-    def spy(task, degree, width, config, *args):
+    def spy(self, task, degree, width, config, *args):  # the configuration a run trains (after the run options)
         seen.append(config.dtype)
-        return original(task, degree, width, config, *args)
+        original(self, task, degree, width, config, *args)
 
-    monkeypatch.setattr(vt, "_train", spy)
+    monkeypatch.setattr(vt._PolynomialRun, "__init__", spy)
     out = tmp_path / "r"
     argv = ["report", "--only", "shi-thm4.9-training-k2", "--out", str(out), "--json", "--no-progress"]
     assert cli.main([*argv, "--dtype", "float32"]) == 0

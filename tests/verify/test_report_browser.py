@@ -21,6 +21,7 @@ import pytest
 
 from verify.report import render
 from verify.report.run import run_report
+from verify.runtime.options import RunOptions
 
 try:
     from playwright.sync_api import Error as PlaywrightError
@@ -91,7 +92,9 @@ def browser() -> Iterator[Any]:
 def quick_report(tmp_path_factory, browser) -> tuple[Path, list[dict], dict]:
     """A quick report of :data:`CLAIMS`, its figures linked from ``figures/``."""
     out = tmp_path_factory.mktemp("linked")
-    records, meta = run_report(out, only=",".join(CLAIMS), device="cpu", progress=False, log=lambda s: None)
+    records, meta = run_report(
+        out, only=",".join(CLAIMS), options=RunOptions(device="cpu", progress=False), log=lambda s: None
+    )
     assert sorted(r["id"] for r in records) == sorted(CLAIMS)
     return out, records, meta
 

@@ -23,13 +23,14 @@ from verify.report import pool as report_pool
 from verify.report import run as report
 from verify.runtime.cores import cpu_cores
 from verify.runtime.device import resolve_device
+from verify.runtime.options import RunOptions
 
 # Symbolic and numeric claims of a few tasks, and one quick training claim (about 5 s on the 2-core CPU).
 SELECTION = (
     "shi-thm4.9-margin,edelman-thm7.7-margin,shi-lemC.18-output-as-printed,shi-thm4.9-beta-sign,"
     "shi-lemC.14-fourier-identity,edelman-thm7.8-training"
 )
-QUIET = {"progress": False, "log": lambda s: None}
+QUIET = {"options": RunOptions(progress=False), "log": lambda s: None}
 
 TOY_MODULE = '''
 """Toy claims for tests/verify/test_report_jobs.py: a fast one, an environment error, a crash and slow ones."""
@@ -105,7 +106,9 @@ def toy(tmp_path, monkeypatch) -> Path:
 def test_two_jobs_give_the_records_of_one_job_in_the_same_order(tmp_path) -> None:
     seq, _ = report.run_report(tmp_path / "one", only=SELECTION, **QUIET)
     lines: list[str] = []
-    par, meta = report.run_report(tmp_path / "two", only=SELECTION, progress=False, log=lines.append, jobs=2)
+    par, meta = report.run_report(
+        tmp_path / "two", only=SELECTION, options=RunOptions(progress=False), log=lines.append, jobs=2
+    )
     assert meta["jobs"] == 2 and any("on 2 worker process(es)" in line for line in lines)
     assert [r["id"] for r in par] == [r["id"] for r in seq] == [c.id for c in base.select(SELECTION, "quick")]
     assert [r["verdict"] for r in par] == [r["verdict"] for r in seq]
@@ -146,7 +149,7 @@ def test_claims_run_in_workers_or_here_and_a_crash_stays_inconclusive(toy, monke
     claims = [unregistered, toys[0], registered_here, toys[1], toys[2]]
     monkeypatch.setattr(report, "select", lambda only, scale: claims)
     lines: list[str] = []
-    records, _ = report.run_report(tmp_path / "r", jobs=2, progress=False, log=lines.append)
+    records, _ = report.run_report(tmp_path / "r", jobs=2, options=RunOptions(progress=False), log=lines.append)
     assert [r["id"] for r in records] == [c.id for c in claims]
     assert records[0]["details"]["pid"] == records[2]["details"]["pid"] == os.getpid()
     assert records[1]["details"]["pid"] != os.getpid()  # in a worker
@@ -213,7 +216,9 @@ def test_the_default_starts_no_worker_for_a_short_selection(tmp_path) -> None:
     """With jobs=None (the CLI's default) four claims of about a second each run here: workers would cost more."""
     lines: list[str] = []
     only = "shi-thm4.9-beta-sign,shi-lemC.18-output-as-printed,edelman-thm7.7-margin,shi-lemC.14-fourier-identity"
-    records, meta = report.run_report(tmp_path / "r", only=only, jobs=None, progress=False, log=lines.append)
+    records, meta = report.run_report(
+        tmp_path / "r", only=only, jobs=None, options=RunOptions(progress=False), log=lines.append
+    )
     assert len(records) == 4 and meta["jobs"] == report_pool.default_jobs(resolve_device("auto").type, "quick")
     assert not any("worker process" in line for line in lines)
     assert lines[0].startswith("[1/4] ")

@@ -33,7 +33,7 @@ from verify.sweep import (
     Executor,
     IncompleteGrid,
     ResultStore,
-    config_hash,
+    cell_hash,
     decode,
     encode,
     grid_of,
@@ -105,11 +105,12 @@ def test_encode_rejects_what_it_cannot_restore() -> None:
             encode(bad)
 
 
-def test_config_hash_ignores_seeds_but_not_the_setting_or_the_run_function() -> None:
+def test_cell_hash_ignores_seeds_but_not_the_setting_or_the_run_function() -> None:
     a = pareto.cell_config(10, 2, 4, 40, "default", (0, 1), 100, 10)
-    assert config_hash(a, toy_run) == config_hash(a.replace(seeds=(5,)), toy_run)
-    assert config_hash(a, toy_run) != config_hash(a.replace(width=5), toy_run)
-    assert config_hash(a, toy_run) != config_hash(a, "other.run")
+    assert cell_hash(a, toy_run) == cell_hash(a.replace(seeds=(5,)), toy_run)
+    assert cell_hash(a, toy_run) != cell_hash(a.replace(width=5), toy_run)
+    assert cell_hash(a, toy_run) != cell_hash(a, "other.run")
+    assert len(cell_hash(a, toy_run)) == 16 and int(cell_hash(a, toy_run), 16) >= 0  # 16 hex digits
 
 
 def test_parse_shard() -> None:
@@ -172,6 +173,7 @@ def test_rerun_skips_stored_cells(tmp_path) -> None:
 
 KILL_SCRIPT = """
 from verify.claims.base import RunContext
+from verify.runtime.options import RunOptions
 from verify.sweep import sweep_session
 from tests.verify.sweep_toy import TOY_GRID, ToyConfig
 cfg = ToyConfig(values={values!r}, log={log!r}, sleep=0.4)
@@ -309,12 +311,12 @@ def test_report_records_the_cells_and_resumes(tmp_path, monkeypatch) -> None:
     claim = toy_claim(ToyConfig(values=(1, 2, 3), log=str(tmp_path / "log"), followup=True))
     monkeypatch.setattr(report, "select", lambda only, scale: [claim])
     out = tmp_path / "rep"
-    records, _ = report.run_report(out, progress=False, log=lambda s: None)
+    records, _ = report.run_report(out, options=RunOptions(progress=False), log=lambda s: None)
     sweep = records[0]["metadata"]["sweep"]
     assert records[0]["verdict"] == "pass" and (sweep["cells"], sweep["seeds"], sweep["executed"]) == (4, 12, 4)
     assert "verdict rests on 4 cells (12 seed runs)" in (out / "report.md").read_text()
     assert "verdict rests on 4 cells" in (out / "report.html").read_text()
-    records, _ = report.run_report(out, progress=False, log=lambda s: None)
+    records, _ = report.run_report(out, options=RunOptions(progress=False), log=lambda s: None)
     assert records[0]["metadata"]["sweep"]["executed"] == 0 and len(executions(tmp_path / "log")) == 4
     # a shard job runs grid claims only, and its incomplete grid is not a failure of the job
     assert cli.main(["report", "--out", str(tmp_path / "shard"), "--shard", "0/2", "--no-progress"]) == 0
@@ -323,7 +325,7 @@ def test_report_records_the_cells_and_resumes(tmp_path, monkeypatch) -> None:
 
 
 def test_report_without_grid_claims_makes_no_store(tmp_path) -> None:
-    report.run_report(tmp_path / "r", only="shi-lemC.18*", progress=False, log=lambda s: None)
+    report.run_report(tmp_path / "r", only="shi-lemC.18*", options=RunOptions(progress=False), log=lambda s: None)
     assert not (tmp_path / "r" / "sweep.sqlite").exists()
 
 
@@ -354,7 +356,9 @@ def test_full_scale_cost_is_printed_and_needs_confirmation_above_an_hour(tmp_pat
     monkeypatch.setattr(report, "select", lambda only, scale: [claim])
     lines: list[str] = []
     with pytest.raises(ValueError, match="--confirm-cost"):
-        report.run_report(tmp_path / "r", scale="full", device="cpu", progress=False, log=lines.append)
+        report.run_report(
+            tmp_path / "r", scale="full", options=RunOptions(device="cpu", progress=False), log=lines.append
+        )
     assert not executions(tmp_path / "log")  # nothing ran
     assert any(f"{TOY_ID}: 3 cells, 3 to run x" in line for line in lines), lines
     speed = DeviceSpeed("cpu", overhead_s=1e-4, flops_per_s=1e9)
