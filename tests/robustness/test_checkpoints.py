@@ -22,7 +22,7 @@ import torch
 from numerics.modular import ModularTask
 from verify.runtime import claim_run as cr
 from verify.runtime import loop
-from verify.runtime.loop import run_loop, save_atomically
+from verify.runtime.loop import Resumption, run_loop, save_atomically
 from verify.runtime.options import RunOptions
 from verify.train.polynomial import CheckpointMismatchError, TrainConfig, train
 
@@ -256,7 +256,7 @@ def test_interrupt_inside_an_update_saves_nothing() -> None:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        run_loop(step, 10, save=trace.save, checkpoint_every=100)
+        run_loop(step, 10, resumption=Resumption(save=trace.save, checkpoint_every=100))
     assert trace.saved == [0]
 
 
@@ -272,7 +272,7 @@ def test_sigint_is_deferred_to_the_end_of_the_update_then_saved() -> None:
 
     try:
         with cr.log_to(lambda s: None), pytest.raises(KeyboardInterrupt):
-            run_loop(step, 10, save=trace.save, checkpoint_every=100)
+            run_loop(step, 10, resumption=Resumption(save=trace.save, checkpoint_every=100))
     finally:
         signal.signal(signal.SIGINT, previous)
     assert trace.steps == [0, 1, 2, 3] and trace.saved == [0, 4]
@@ -282,5 +282,5 @@ def test_checkpoint_seconds_saves_without_a_step_period(monkeypatch) -> None:
     clock = iter(float(t) for t in range(100))
     monkeypatch.setattr("verify.runtime.loop.monotonic", lambda: next(clock))
     trace = _Trace()
-    run_loop(trace.step, 6, save=trace.save, checkpoint_seconds=2.0)
+    run_loop(trace.step, 6, resumption=Resumption(save=trace.save, checkpoint_seconds=2.0))
     assert trace.saved == [1, 3, 5, 6]

@@ -9,6 +9,7 @@ import torch
 
 from verify.runtime.divergence import NonFiniteGuard, TrainingDiverged, first_nonfinite_seeds
 from verify.runtime.loop import (
+    Resumption,
     cosine_annealing,
     run_loop,
     save_atomically,
@@ -37,7 +38,9 @@ class Trace:
 
 def test_hooks_run_in_order_with_evaluation_before_the_update() -> None:
     trace = Trace()
-    end = run_loop(trace.step, 5, evaluate=trace.evaluate, eval_every=2, save=trace.save, checkpoint_every=3)
+    end = run_loop(
+        trace.step, 5, evaluate=trace.evaluate, eval_every=2, resumption=Resumption(save=trace.save, checkpoint_every=3)
+    )
     assert end.step == 5 and not end.stopped
     assert trace.events == [
         ("eval", 0),
@@ -57,14 +60,27 @@ def test_hooks_run_in_order_with_evaluation_before_the_update() -> None:
 
 def test_a_resumed_run_does_not_rewrite_its_checkpoint_at_the_start() -> None:
     trace = Trace()
-    end = run_loop(trace.step, 4, start=2, evaluate=trace.evaluate, eval_every=2, save=trace.save, resumed=True)
+    end = run_loop(
+        trace.step,
+        4,
+        evaluate=trace.evaluate,
+        eval_every=2,
+        resumption=Resumption(start=2, save=trace.save, resumed=True),
+    )
     assert end.step == 4
     assert trace.events == [("eval", 2), ("step", 2), ("step", 3), ("eval", 4), ("save", 4)]
 
 
 def test_an_early_stop_ends_after_the_evaluation_and_saves() -> None:
     trace = Trace()
-    end = run_loop(trace.step, 10, evaluate=trace.evaluate, eval_every=3, stop=lambda t, rec: rec >= 3, save=trace.save)
+    end = run_loop(
+        trace.step,
+        10,
+        evaluate=trace.evaluate,
+        eval_every=3,
+        stop=lambda t, rec: rec >= 3,
+        resumption=Resumption(save=trace.save),
+    )
     assert end.step == 3 and end.stopped
     assert trace.events[-2:] == [("eval", 3), ("save", 3)]
     assert ("step", 3) not in trace.events

@@ -42,6 +42,7 @@ from verify.sweep import (
 )
 from verify.sweep.cost import CellCost, DeviceSpeed, estimate_grid
 from verify.sweep.session import parse_shard
+from verify.sweep.store import CellEntry
 
 from .sweep_toy import TOY_GRID, TOY_ID, ToyConfig, executions, toy_claim, toy_run
 
@@ -127,10 +128,10 @@ def test_store_is_wal_keyed_and_first_write_wins(tmp_path) -> None:
     path = tmp_path / "s.sqlite"
     kw = dict(label="c", stage=0, config="{}", runtime_s=1.0, host="h", executor="local")
     with ResultStore(path) as store:
-        assert store.put("claim", "h1", (0, 1), "r1", result="1", **kw)
-        assert not store.put("claim", "h1", (0, 1), "r1", result="2", **kw)  # kept as it was
-        assert store.put("claim", "h1", (0, 1), "r2", result="3", **kw)  # another revision
-        assert store.put("claim", "h1", (0, 2), "r1", result="4", **kw)  # other seeds
+        assert store.put(CellEntry("claim", "h1", (0, 1), "r1", result="1", **kw))
+        assert not store.put(CellEntry("claim", "h1", (0, 1), "r1", result="2", **kw))  # kept as it was
+        assert store.put(CellEntry("claim", "h1", (0, 1), "r2", result="3", **kw))  # another revision
+        assert store.put(CellEntry("claim", "h1", (0, 2), "r1", result="4", **kw))  # other seeds
         got = store.get("claim", [("h1", (0, 1)), ("h9", (0,))], "r1")
         assert list(got) == [("h1", "0,1")] and got[("h1", "0,1")].result == "1"
     assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"

@@ -36,6 +36,7 @@ import torch
 from verify.runtime import loop
 from verify.runtime.claim_run import checkpoint_binding, checkpoint_log, note_resumed, quarantine
 from verify.runtime.jsonable import to_jsonable
+from verify.runtime.loop import Resumption
 from verify.runtime.provenance import code_revision
 
 __all__ = [
@@ -347,34 +348,13 @@ def fit_checkpoint(
     return {"checkpoint_config": to_jsonable(config), "state": caller.state, "restore": caller.restore}
 
 
-@dataclass(frozen=True)
-class Resumption:
-    """Where a run starts (``start``; ``resumed`` if from a checkpoint) and the ``save`` hook, as
-    :func:`verify.runtime.loop.run_loop` keywords (:meth:`loop_kwargs`)."""
-
-    start: int
-    resumed: bool
-    save: Callable[[int], None] | None
-    checkpoint_every: int | None = None
-
-    def loop_kwargs(self) -> dict[str, Any]:
-        """``start``, ``resumed``, ``save``, ``checkpoint_every`` and ``checkpoint_seconds`` for ``run_loop``."""
-        return {
-            "start": self.start,
-            "resumed": self.resumed,
-            "save": self.save,
-            "checkpoint_every": self.checkpoint_every,
-            "checkpoint_seconds": None if self.save is None else CHECKPOINT_SECONDS,
-        }
-
-
 def resume(ckpt: Checkpoint | None, trainer: TrainerState, checkpoint_every: int | None = None) -> Resumption:
     """Restore ``trainer`` from ``ckpt`` when it holds a trusted checkpoint (:meth:`Checkpoint.load`; logged and
     recorded by :meth:`Checkpoint.resumed`) and return where to start and the hook that saves ``trainer``."""
     if checkpoint_every is not None and (isinstance(checkpoint_every, bool) or int(checkpoint_every) < 1):
         raise ValueError(f"checkpoint_every must be None or an integer >= 1, got {checkpoint_every!r}")
     if ckpt is None:
-        return Resumption(0, False, None)
+        return Resumption()
     saved = ckpt.load()
     start = 0
     if saved is not None:
@@ -385,7 +365,7 @@ def resume(ckpt: Checkpoint | None, trainer: TrainerState, checkpoint_every: int
     def save(step: int) -> None:
         ckpt.save(step, {"trainer_state": trainer.state()})
 
-    return Resumption(start, saved is not None, save, checkpoint_every)
+    return Resumption(start, saved is not None, save, checkpoint_every, CHECKPOINT_SECONDS)
 
 
 # ---------------------------------------------------------------------------------------------------- state helpers

@@ -46,7 +46,9 @@ from verify.runtime.claim_run import checkpoint_log
 from verify.runtime.divergence import NonFiniteGuard
 
 __all__ = [
+    "Bar",
     "LoopEnd",
+    "Resumption",
     "cosine_annealing",
     "run_loop",
     "save_atomically",
@@ -66,26 +68,49 @@ class LoopEnd:
     stopped: bool
 
 
+@dataclass(frozen=True)
+class Resumption:
+    """Where a run starts and how it checkpoints: the first ``start`` step (``resumed`` when a checkpoint of that
+    step is on disk already), the ``save(step)`` hook (None: no checkpoints), and the saves' interval in steps
+    (``checkpoint_every``) and in seconds of wall time (``checkpoint_seconds``).
+    :func:`verify.runtime.checkpoint.resume` makes one for a trainer."""
+
+    start: int = 0
+    resumed: bool = False
+    save: Callable[[int], None] | None = None
+    checkpoint_every: int | None = None
+    checkpoint_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class Bar:
+    """The progress bar of a run: shown when ``enabled``, named ``desc``, with ``postfix(record)`` after each
+    evaluation."""
+
+    enabled: bool = False
+    desc: str = "train"
+    postfix: Callable[[Any], dict[str, str]] | None = None
+
+
+FRESH = Resumption()
+NO_BAR = Bar()
+
+
 def run_loop(
     step_fn: Callable[[int], torch.Tensor | None],
     steps: int,
     *,
-    start: int = 0,
     evaluate: Callable[[int], R] | None = None,
     eval_every: int = 1,
     stop: Callable[[int, R], bool] | None = None,
     optimizer: torch.optim.Optimizer | None = None,
     lr_at: Callable[[int], float] | None = None,
     guard: NonFiniteGuard | None = None,
-    save: Callable[[int], None] | None = None,
-    checkpoint_every: int | None = None,
-    checkpoint_seconds: float | None = None,
-    resumed: bool = False,
-    progress: bool = False,
-    desc: str = "train",
-    postfix: Callable[[R], dict[str, str]] | None = None,
+    resumption: Resumption = FRESH,
+    bar: Bar = NO_BAR,
 ) -> LoopEnd:
-    """Run ``step_fn(step)`` (one update; returns the per-seed loss or None) for ``step = start .. steps - 1``.
+    """Run ``step_fn(step)`` (one update; returns the per-seed loss or None) for ``step = start .. steps - 1``
+    (``start`` of ``resumption``).
 
     At each step t, in this order: evaluate (if t is a multiple of ``eval_every`` or t = ``steps``); save a
     checkpoint (if t is a multiple of ``checkpoint_every``, ``checkpoint_seconds`` have passed since the last
@@ -94,16 +119,19 @@ def run_loop(
     ``lr_at(t)`` in every param group of ``optimizer`` if it changed; ``step_fn(t)``; the guard (if t is a
     multiple of ``guard.every`` or the last update). The module docstring says what each hook is for.
     """
+    start, resumed, save = resumption.start, resumption.resumed, resumption.save
+    checkpoint_every, checkpoint_seconds = resumption.checkpoint_every, resumption.checkpoint_seconds
     if lr_at is not None and optimizer is None:
         raise ValueError("lr_at needs the optimizer whose param groups it sets")
     if eval_every < 1:
         raise ValueError(f"eval_every must be >= 1, got {eval_every!r}")
-    bar = tqdm(
+    postfix = bar.postfix
+    progress = tqdm(
         total=steps,
         initial=start,
         file=sys.stderr,
-        disable=not progress,
-        desc=desc,
+        disable=not bar.enabled,
+        desc=bar.desc,
         leave=False,
         dynamic_ncols=True,
         mininterval=PROGRESS_INTERVAL,
@@ -134,7 +162,7 @@ def run_loop(
                 if evaluated:
                     record = evaluate(step)
                     if postfix is not None:
-                        bar.set_postfix(postfix(record), refresh=False)
+                        progress.set_postfix(postfix(record), refresh=False)
                 due = step == steps or bool(checkpoint_every and step % checkpoint_every == 0)
                 due = due or bool(checkpoint_seconds and monotonic() - last_save_time >= checkpoint_seconds)
                 saved = may_save and due
@@ -158,7 +186,7 @@ def run_loop(
                 if guard is not None and (step % guard.every == 0 or step + 1 == steps):
                     guard(step, loss)
                 step += 1
-                bar.update(1)
+                progress.update(1)
         except KeyboardInterrupt:
             if save is not None and not in_update and last_saved != step:
                 checkpoint(step)
@@ -166,7 +194,7 @@ def run_loop(
                     checkpoint_log(f"interrupted: saved a checkpoint at step {step}; a rerun resumes from it")
             raise
         finally:
-            bar.close()
+            progress.close()
 
 
 @contextmanager

@@ -22,7 +22,7 @@ from verify.runtime.provenance import code_revision
 
 from .cells import Cell, CellResult, IncompleteGrid, decode
 from .executors import Executor, ResultCallback, make_executor
-from .store import ResultStore, seeds_text
+from .store import CellEntry, ResultStore, seeds_text
 
 if TYPE_CHECKING:
     from verify.runtime.protocol import Observation, RunContext
@@ -183,17 +183,19 @@ def _store_callback(grid: Grid, sess: SweepSession, stage: int, stats: dict[str,
 
     def on_result(cell: Cell, text: str, runtime_s: float, host: str) -> None:
         sess.store.put(
-            grid.claim_id,
-            grid.key(cell),
-            cell.seeds,
-            sess.revision,
-            label=cell.label,
-            stage=stage,
-            config=canonical_json(cell.config),
-            result=text,
-            runtime_s=runtime_s,
-            host=host,
-            executor=sess.executor.name,
+            CellEntry(
+                grid.claim_id,
+                grid.key(cell),
+                cell.seeds,
+                sess.revision,
+                label=cell.label,
+                stage=stage,
+                config=canonical_json(cell.config),
+                result=text,
+                runtime_s=runtime_s,
+                host=host,
+                executor=sess.executor.name,
+            )
         )
         stats["executed"] += 1
 

@@ -66,6 +66,24 @@ def seeds_text(seeds: Sequence[int]) -> str:
 
 
 @dataclass(frozen=True)
+class CellEntry:
+    """A finished cell to store (:meth:`ResultStore.put`): its key (claim, configuration hash, seeds, revision), its
+    label and stage, the configuration and the result as JSON text, and where and how long it ran."""
+
+    claim_id: str
+    config_hash: str
+    seeds: Sequence[int]
+    revision: str
+    label: str
+    stage: int
+    config: str
+    result: str
+    runtime_s: float
+    host: str
+    executor: str
+
+
+@dataclass(frozen=True)
 class StoredCell:
     """One row of ``cells`` (the result still as JSON text)."""
 
@@ -134,36 +152,23 @@ class ResultStore:
 
     # ----------------------------------------------------------------------------------------------- cells
 
-    def put(
-        self,
-        claim_id: str,
-        config_hash: str,
-        seeds: Sequence[int],
-        revision: str,
-        *,
-        label: str,
-        stage: int,
-        config: str,
-        result: str,
-        runtime_s: float,
-        host: str,
-        executor: str,
-    ) -> bool:
+    def put(self, entry: CellEntry) -> bool:
         """Store a finished cell in its own transaction; False if that key was already stored (kept as it was)."""
+        e = entry
         cur = self._db.execute(
             "INSERT OR IGNORE INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                claim_id,
-                config_hash,
-                seeds_text(seeds),
-                revision,
-                label,
-                stage,
-                config,
-                result,
-                float(runtime_s),
-                host,
-                executor,
+                e.claim_id,
+                e.config_hash,
+                seeds_text(e.seeds),
+                e.revision,
+                e.label,
+                e.stage,
+                e.config,
+                e.result,
+                float(e.runtime_s),
+                e.host,
+                e.executor,
                 time.time(),
             ),
         )

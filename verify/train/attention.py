@@ -41,7 +41,7 @@ import torch.nn.functional as F
 
 from verify.runtime.checkpoint import Checkpoint, TrainerState, resume
 from verify.runtime.divergence import NonFiniteGuard
-from verify.runtime.loop import LoopEnd, run_loop, stack_seeds, torch_threads
+from verify.runtime.loop import Bar, LoopEnd, run_loop, stack_seeds, torch_threads
 from verify.runtime.memory import OVERRIDE_HINT, RunEstimate, check_free_memory
 from verify.runtime.options import DEFAULT_OPTIONS, RunOptions
 
@@ -514,7 +514,6 @@ def fit(
             eval_every=sch.eval_every,
             stop=hooks.stop,
             guard=guard,
-            progress=options.progress,
-            desc=sch.desc,
-            **start.loop_kwargs(),
+            resumption=start,
+            bar=Bar(enabled=options.progress, desc=sch.desc),
         )

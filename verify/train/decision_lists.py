@@ -33,7 +33,7 @@ from theory import decision_lists as td
 from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, resume
 from verify.runtime.device import resolve_device
 from verify.runtime.divergence import NonFiniteGuard
-from verify.runtime.loop import run_loop, torch_threads
+from verify.runtime.loop import Bar, run_loop, torch_threads
 from verify.runtime.memory import preflight
 from verify.runtime.options import DEFAULT_OPTIONS, RunOptions, RunSetting
 
@@ -412,9 +412,8 @@ def _population_gd_w(
         steps,
         evaluate=evaluations,
         guard=guard,
-        progress=options.progress,
-        desc="population GD on W",
-        **start.loop_kwargs(),
+        resumption=start,
+        bar=Bar(enabled=options.progress, desc="population GD on W"),
     )
     acc = np.array(rec["accuracy"])
     first = [next((rec["steps"][i] for i in range(len(acc)) if acc[i, s] == 1.0), None) for s in range(len(tasks))]

@@ -41,7 +41,7 @@ from theory import local_signal as tl
 from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, resume
 from verify.runtime.divergence import NonFiniteGuard
 from verify.runtime.jsonable import to_jsonable
-from verify.runtime.loop import run_loop, stack_seeds, torch_threads
+from verify.runtime.loop import Bar, run_loop, stack_seeds, torch_threads
 from verify.runtime.memory import preflight
 from verify.runtime.options import DEFAULT_OPTIONS, RunOptions, RunSetting
 
@@ -347,10 +347,12 @@ def _train_reduced(
         evaluate=evaluations,
         eval_every=cfg.eval_every,
         guard=guard,
-        progress=options.progress,
-        desc=f"local signal (reduced, k={k})",
-        postfix=lambda r: {"acc": f"{r['acc']:.3f}"},
-        **begin.loop_kwargs(),
+        resumption=begin,
+        bar=Bar(
+            enabled=options.progress,
+            desc=f"local signal (reduced, k={k})",
+            postfix=lambda r: {"acc": f"{r['acc']:.3f}"},
+        ),
     )
     return hist
 
@@ -421,10 +423,12 @@ def _train_direct(
         evaluate=evaluations,
         eval_every=cfg.eval_every,
         guard=guard,
-        progress=options.progress,
-        desc=f"local signal (direct, k={k}, d={d})",
-        postfix=lambda r: {"acc": f"{r['acc']:.3f}"},
-        **begin.loop_kwargs(),
+        resumption=begin,
+        bar=Bar(
+            enabled=options.progress,
+            desc=f"local signal (direct, k={k}, d={d})",
+            postfix=lambda r: {"acc": f"{r['acc']:.3f}"},
+        ),
     )
     return hist
 

@@ -34,7 +34,7 @@ import torch
 from numerics import lsa as nl
 from verify.runtime.checkpoint import Checkpoint, TrainerState, resume
 from verify.runtime.divergence import NonFiniteGuard
-from verify.runtime.loop import cosine_annealing, run_loop, stack_seeds
+from verify.runtime.loop import Bar, cosine_annealing, run_loop, stack_seeds
 from verify.runtime.memory import preflight
 from verify.runtime.options import DEFAULT_OPTIONS, RunOptions
 
@@ -355,9 +355,8 @@ def train_population(cfg: PopulationConfig, options: RunOptions = DEFAULT_OPTION
         optimizer=opt,
         lr_at=cosine_annealing(lr, max(1, steps), lr / 100, steps).__getitem__,
         guard=guard,
-        progress=options.progress,
-        desc=f"LSA population r={r}",
-        **start.loop_kwargs(),
+        resumption=start,
+        bar=Bar(enabled=options.progress, desc=f"LSA population r={r}"),
     )
     if polish_steps:
         lbfgs = torch.optim.LBFGS(
@@ -491,9 +490,8 @@ def train_sgd(cfg: SGDConfig, options: RunOptions = DEFAULT_OPTIONS) -> LSAResul
         optimizer=opt,
         lr_at=cosine_annealing(lr, max(1, steps), 0.0, steps).__getitem__,
         guard=NonFiniteGuard(tuple(seeds), f"lsa-sgd-{model}", REMEDY),
-        progress=options.progress,
-        desc=f"LSA SGD ({model}) r={r}",
-        **start.loop_kwargs(),
+        resumption=start,
+        bar=Bar(enabled=options.progress, desc=f"LSA SGD ({model}) r={r}"),
     )
     with torch.no_grad():
         WPV_, WKQ_ = weights()

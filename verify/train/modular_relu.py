@@ -27,7 +27,7 @@ import torch
 from numerics.spectra import purity
 from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, resume
 from verify.runtime.divergence import NonFiniteGuard
-from verify.runtime.loop import run_loop, stack_seeds, torch_threads
+from verify.runtime.loop import Bar, run_loop, stack_seeds, torch_threads
 from verify.runtime.memory import preflight
 from verify.runtime.options import DEFAULT_OPTIONS, RunOptions
 
@@ -182,9 +182,8 @@ def train_relu_modular(cfg: ReluModularConfig, options: RunOptions = DEFAULT_OPT
             evaluate=evaluations,
             eval_every=cfg.eval_every,
             guard=NonFiniteGuard(cfg.seeds, "relu-modular", "lower lr", every=100, weights={"W": W}),
-            progress=options.progress,
-            desc=f"ReLU mod-{p}",
-            **start.loop_kwargs(),
+            resumption=start,
+            bar=Bar(enabled=options.progress, desc=f"ReLU mod-{p}"),
         )
     return _result(U, V, W, history, cfg.seeds)
 

@@ -40,7 +40,7 @@ from numerics.modular_transformer import SplitModularTask, attention_score_matri
 from theory._checks import InputError, check_odd_modulus, check_positive_int
 from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, resume
 from verify.runtime.divergence import NonFiniteGuard
-from verify.runtime.loop import run_loop, torch_threads
+from verify.runtime.loop import Bar, run_loop, torch_threads
 from verify.runtime.memory import RunEstimate
 from verify.runtime.options import DEFAULT_OPTIONS, RunOptions
 from verify.train.attention import AttentionConfig, AttentionEnsemble, check_memory
@@ -481,10 +481,12 @@ def train_sum_transformer(
             optimizer=opt,
             lr_at=partial(warmup_lr, cfg.lr, cfg.warmup_steps),
             guard=guard,
-            progress=options.progress,
-            desc=f"transformer k={cfg.k} p={cfg.p}",
-            postfix=lambda rec: {"train": f"{min(rec['train_acc']):.2f}", "val": f"{min(rec['val_acc']):.2f}"},
-            **start.loop_kwargs(),
+            resumption=start,
+            bar=Bar(
+                enabled=options.progress,
+                desc=f"transformer k={cfg.k} p={cfg.p}",
+                postfix=lambda rec: {"train": f"{min(rec['train_acc']):.2f}", "val": f"{min(rec['val_acc']):.2f}"},
+            ),
         )
     params = model.state()
     return TransformerRun(

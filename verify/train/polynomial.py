@@ -49,7 +49,7 @@ import torch
 from numerics.margins import HomogeneousNetwork, Task
 from verify.runtime.checkpoint import CHECKPOINT_SECONDS, Checkpoint, CheckpointMismatchError, read_checkpoint
 from verify.runtime.divergence import NonFiniteGuard
-from verify.runtime.loop import run_loop, torch_threads
+from verify.runtime.loop import Bar, Resumption, run_loop, torch_threads
 from verify.runtime.options import DEFAULT_OPTIONS, DTYPE_NAMES, RunOptions, RunSetting
 from verify.train.homogeneous import HomogeneousEnsemble, as_input_tensor, logits
 from verify.train.polynomial_step import STRATEGIES, EnsembleStep, StepPlan, StepRequest, plan_step
@@ -700,7 +700,6 @@ class _PolynomialRun:
         end = run_loop(
             update,
             config.steps,
-            start=step,
             evaluate=evaluate,
             eval_every=config.eval_every,
             stop=stop,
@@ -713,13 +712,14 @@ class _PolynomialRun:
                 every=config.nan_check_every,
                 weights={"U": model.U, "W": model.W},
             ),
-            save=None if ckpt is None else save,
-            checkpoint_every=self.options.checkpoint_every or config.checkpoint_every,
-            checkpoint_seconds=CHECKPOINT_SECONDS,
-            resumed=resumed_from is not None,
-            progress=self.options.progress,
-            desc="train",
-            postfix=_postfix,
+            resumption=Resumption(
+                start=step,
+                save=None if ckpt is None else save,
+                checkpoint_every=self.options.checkpoint_every or config.checkpoint_every,
+                checkpoint_seconds=CHECKPOINT_SECONDS,
+                resumed=resumed_from is not None,
+            ),
+            bar=Bar(enabled=self.options.progress, desc="train", postfix=_postfix),
         )
 
         wall = elapsed()

@@ -127,7 +127,7 @@ from verify.runtime.checkpoint import (
     set_generator_states,
     tensors_state,
 )
-from verify.runtime.loop import run_loop, stack_seeds, torch_threads
+from verify.runtime.loop import Bar, Resumption, run_loop, stack_seeds, torch_threads
 from verify.runtime.memory import OVERRIDE_HINT, RunEstimate, check_free_memory
 from verify.runtime.options import DEFAULT_OPTIONS, RunOptions, RunSetting
 
@@ -963,17 +963,17 @@ class _ParityTraining:
         end = run_loop(
             self.update,
             c.steps,
-            start=self.start,
             evaluate=self.evaluate,
             eval_every=c.eval_every,
             stop=self.converged,
-            save=None if self.ckpt is None else self.save,
-            checkpoint_every=self.options.checkpoint_every,
-            checkpoint_seconds=CHECKPOINT_SECONDS,
-            resumed=state is not None,
-            progress=self.options.progress,
-            desc=f"parity n={c.n} k={c.k} E={self.E}",
-            postfix=self.postfix,
+            resumption=Resumption(
+                start=self.start,
+                save=None if self.ckpt is None else self.save,
+                checkpoint_every=self.options.checkpoint_every,
+                checkpoint_seconds=CHECKPOINT_SECONDS,
+                resumed=state is not None,
+            ),
+            bar=Bar(enabled=self.options.progress, desc=f"parity n={c.n} k={c.k} E={self.E}", postfix=self.postfix),
         )
         reason = divergence_reason(self.diverged_at, c.eval_every)
         if reason is not None:
