@@ -73,6 +73,17 @@ def sq_max_blind_steps(params: int, m: int, delta: Fraction, n: int, k: int) -> 
     return t_max
 
 
+#: The Ch. 6 grid's settings (App. C.3.1) that a cell takes unless its claim sets them.
+CELL_DEFAULTS: dict[str, Any] = {
+    "n_val": 10_000,
+    "decay": "pytorch",
+    "weight_decay": 0.01,
+    "lr": 0.1,
+    "batch_size": 32,
+    "sparsity": 2,
+}
+
+
 def cell_config(
     n: int,
     k: int,
@@ -82,17 +93,12 @@ def cell_config(
     seeds: tuple[int, ...],
     steps: int,
     eval_every: int,
-    *,
-    n_val: int = 10_000,
-    decay: str = "pytorch",
-    weight_decay: float = 0.01,
-    lr: float = 0.1,
-    batch_size: int = 32,
-    sparsity: int = 2,
-    num_threads: int | None = None,
+    **fields: Any,
 ) -> SparseParityConfig:
     """The trainer config of one (n, k, r, m, init) cell of the Ch. 6 grid (``m = None``: online regime):
-    ReLU MLP, hinge, SGD, success = test error <= 10% (App. C.3.1)."""
+    ReLU MLP, hinge, SGD, success = test error <= 10% (App. C.3.1). ``fields`` are further
+    :class:`SparseParityConfig` fields (``n_val``, ``decay``, ``weight_decay``, ``lr``, ``batch_size``,
+    ``sparsity``, ``num_threads``), :data:`CELL_DEFAULTS` otherwise."""
     return relu_mlp(
         n,
         k,
@@ -100,17 +106,11 @@ def cell_config(
         seeds,
         steps,
         eval_every,
+        **{**CELL_DEFAULTS, **fields},
         init=init,
-        sparsity=sparsity,
-        lr=lr,
-        batch_size=batch_size,
-        weight_decay=weight_decay,
-        decay=decay,
         mode="online" if m is None else "offline",
         n_train=m,
-        n_val=n_val,
         target_error=0.1,
-        num_threads=num_threads,
     )
 
 
