@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import errno
 import json
 import math
@@ -38,7 +37,6 @@ import re
 import sys
 import time
 from collections.abc import Sequence
-from fractions import Fraction
 from importlib import metadata
 from typing import Any
 
@@ -78,6 +76,7 @@ from theory import lsa as tl  # noqa: E402
 from theory import modular as tm  # noqa: E402
 from theory import parity as tp  # noqa: E402
 from theory._checks import InputError, as_number, format_count  # noqa: E402
+from verify.runtime.jsonable import exact_text, to_float, to_jsonable  # noqa: E402
 from verify.runtime.options import RunOptions  # noqa: E402
 from verify.sweep import cli as sweep_cli  # noqa: E402
 
@@ -104,53 +103,8 @@ def _log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def _exact(x: Any) -> str:
-    """``str(x)`` of an exact value, or a placeholder naming its size when Python refuses to print an integer of more
-    than ``sys.get_int_max_str_digits()`` digits (e.g. Majority_50000's coefficients)."""
-    try:
-        return str(x)
-    except ValueError:
-        num, den = (int(v) for v in (getattr(x, "numerator", x), getattr(x, "denominator", 1)))
-        digits = round((num.bit_length() + den.bit_length()) * math.log10(2))
-        return f"<exact value of ~{digits} digits, above Python's limit of {sys.get_int_max_str_digits()} for printing>"
-
-
-def _float(x: Any) -> float:
-    """``float(x)``, with +-inf where the value is outside the float range (instead of an OverflowError)."""
-    try:
-        return float(x)
-    except OverflowError:
-        return math.inf if x > 0 else -math.inf
-
-
-def _jsonable(x: Any) -> Any:
-    """JSON-ready data from the values of `derive`/`certify` (sympy numbers as {"exact", "float"}, non-finite floats
-    as strings). The same conversion as :func:`verify.claims.to_jsonable`, without importing the claim registry
-    (and torch, ~4 s) for one JSON object."""
-    if isinstance(x, sympy.Basic):
-        if not x.is_number:
-            return {"exact": _exact(x)}
-        try:
-            return {"exact": _exact(x), "float": _jsonable(_float(x))}
-        except TypeError:
-            return {"exact": _exact(x)}
-    if isinstance(x, Fraction):
-        return {"exact": _exact(x), "float": _jsonable(_float(x))}
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return _jsonable(dataclasses.asdict(x))
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if hasattr(x, "tolist") and hasattr(x, "dtype"):  # numpy arrays and scalars
-        return _jsonable(x.tolist())
-    if isinstance(x, float) and not math.isfinite(x):
-        return str(x)
-    return x
-
-
 def _emit(obj: dict, as_json: bool, text: str) -> None:
-    print(json.dumps(_jsonable(obj)) if as_json else text)
+    print(json.dumps(to_jsonable(obj)) if as_json else text)
 
 
 def _load_external_claims(args: argparse.Namespace) -> None:
@@ -325,7 +279,7 @@ def _range_length(r: range) -> int:
 
 
 def _num(x: Any) -> dict:
-    return {"exact": _exact(x), "float": _float(x)}
+    return {"exact": exact_text(x), "float": to_float(x)}
 
 
 def _cmd_derive_group(args: argparse.Namespace) -> int:
@@ -476,13 +430,13 @@ def _cmd_derive_lsa(args: argparse.Namespace) -> int:
     obj = {
         "task": "lsa",
         "source": "Shi thesis Thm 5.4.1 (App. D)",
-        "lambda": [_exact(v) for v in eig],
+        "lambda": [exact_text(v) for v in eig],
         "N": args.N,
         "rank": args.rank,
         "method": method,
         "T": [_num(t) for t in opt.T],
         "v_star": [_num(v) for v in opt.v],
-        "U_star": [[_exact(x) for x in row] for row in opt.U.tolist()],
+        "U_star": [[exact_text(x) for x in row] for row in opt.U.tolist()],
         "reduced_loss": _num(opt.reduced_loss),
         "L_r": _num(opt.loss),
         "unique": bool(opt.unique),
@@ -490,10 +444,10 @@ def _cmd_derive_lsa(args: argparse.Namespace) -> int:
     text = (
         f"optimal rank-{args.rank} linear self-attention (Shi Thm 5.4.1), Lambda = diag({', '.join(map(str, eig))}), N = {args.N}\n"
         f"  method  = {method}\n"
-        f"  T_i     = {', '.join(_exact(t) for t in opt.T)}\n"
-        f"  v*      = {', '.join(_exact(v) for v in opt.v)}\n"
-        f"  U*      = Q diag(v*) Q^T = [{', '.join('[' + ', '.join(_exact(x) for x in row) + ']' for row in opt.U.tolist())}]\n"
-        f"  L_r     = {_exact(opt.loss)} ≈ {_float(opt.loss):.12g}"
+        f"  T_i     = {', '.join(exact_text(t) for t in opt.T)}\n"
+        f"  v*      = {', '.join(exact_text(v) for v in opt.v)}\n"
+        f"  U*      = Q diag(v*) Q^T = [{', '.join('[' + ', '.join(exact_text(x) for x in row) + ']' for row in opt.U.tolist())}]\n"
+        f"  L_r     = {exact_text(opt.loss)} ≈ {to_float(opt.loss):.12g}"
         + (
             ""
             if opt.unique
@@ -520,11 +474,11 @@ def _cmd_derive_majority(args: argparse.Namespace) -> int:
     }
     text = (
         f"Majority_{n}, level k = {k} (Edelman Lemma B.1)\n"
-        f"  coefficient Maj_n(S), |S| = k = {_exact(coef)} ≈ {_float(coef):.12g}\n"
-        f"  level weight W^k[Maj_n]        = {_exact(weight)} ≈ {_float(weight):.12g}"
+        f"  coefficient Maj_n(S), |S| = k = {exact_text(coef)} ≈ {to_float(coef):.12g}\n"
+        f"  level weight W^k[Maj_n]        = {exact_text(weight)} ≈ {to_float(weight):.12g}"
     )
     if gap is not None:
-        text += f"\n  Fourier gap (Definition 5.4)   = {_exact(gap)} ≈ {_float(gap):.12g}" + (
+        text += f"\n  Fourier gap (Definition 5.4)   = {exact_text(gap)} ≈ {to_float(gap):.12g}" + (
             "  (0 for odd k)" if k % 2 else ""
         )
     else:

@@ -20,13 +20,13 @@ from typing import Any
 
 import sympy
 
-__all__ = ["HASH_DIGITS", "canonical_json", "config_hash", "to_jsonable"]
+__all__ = ["HASH_DIGITS", "canonical_json", "config_hash", "exact_text", "to_float", "to_jsonable"]
 
 HASH_DIGITS = 16
 """Hex digits of :func:`config_hash` (64 bits: collisions among a store's configurations are out of reach)."""
 
 
-def _exact(x: Any) -> str:
+def exact_text(x: Any) -> str:
     """``str(x)`` of an exact value, or a placeholder naming its size when Python refuses to print an integer of more
     than ``sys.get_int_max_str_digits()`` digits (e.g. Majority_50000's coefficients)."""
     try:
@@ -37,12 +37,12 @@ def _exact(x: Any) -> str:
         return f"<exact value of ~{digits} digits, above Python's limit of {sys.get_int_max_str_digits()} for printing>"
 
 
-def _float(x: Any) -> Any:
-    """``float(x)`` as JSON data: +-inf (as text) where the value is outside the float range."""
+def to_float(x: Any) -> float:
+    """``float(x)``, with +-inf where the value is outside the float range (instead of an OverflowError)."""
     try:
-        return to_jsonable(float(x))
+        return float(x)
     except OverflowError:
-        return "inf" if x > 0 else "-inf"
+        return math.inf if x > 0 else -math.inf
 
 
 def to_jsonable(x: Any) -> Any:
@@ -53,13 +53,13 @@ def to_jsonable(x: Any) -> Any:
     """
     if isinstance(x, sympy.Basic):
         if not x.is_number:
-            return {"exact": _exact(x)}
+            return {"exact": exact_text(x)}
         try:
-            return {"exact": _exact(x), "float": _float(x)}
+            return {"exact": exact_text(x), "float": to_jsonable(to_float(x))}
         except TypeError:
-            return {"exact": _exact(x)}
+            return {"exact": exact_text(x)}
     if isinstance(x, Fraction):
-        return {"exact": _exact(x), "float": _float(x)}
+        return {"exact": exact_text(x), "float": to_jsonable(to_float(x))}
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         return to_jsonable(dataclasses.asdict(x))
     if isinstance(x, dict):
