@@ -1,0 +1,128 @@
+"""One RunOptions reaches every trainer (issue 27): a run-wide dtype, device and seed offset are applied by each of
+them and recorded in the running claim's record (``metadata["training"]``), for a claim of every trainer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from numerics.modular import ModularTask
+from theory import decision_lists as td
+from verify.claims import Claim, Observation, RunContext, run_claim
+from verify.claims.judges import Predicate
+from verify.runtime.options import RunOptions
+from verify.train import attention as va
+from verify.train import decision_lists as vd
+from verify.train import local_signal as vls
+from verify.train import lsa as vl
+from verify.train import markov as vm
+from verify.train import modular_relu as vmr
+from verify.train import modular_transformer as vmt
+from verify.train import polynomial as vtrain
+from verify.train import sparse_parity as vsp
+from verify.train import sparse_variable as vsv
+
+SV_MODEL = vsv.ModelConfig(d=8, heads=2, mlp_ratio=1)
+ATTN = va.AttentionConfig(vocab=2, max_len=6, d=8, layers=1, heads=1, mlp=0)
+
+#: A tiny run of every trainer (name as records show it, the call with the run's options).
+TRAINERS: dict[str, Callable[[RunOptions], Any]] = {
+    "polynomial": lambda o: vtrain.train(
+        ModularTask(3, 2), 2, 4, vtrain.TrainConfig(steps=2, lr=0.01, seeds=(0, 1)), o
+    ),
+    "sparse-parity": lambda o: vsp.train_parity(
+        vsp.SparseParityConfig(n=6, k=2, width=4, steps=2, seeds=(0,), n_val=16), o
+    ),
+    "lsa-population": lambda o: vl.train_population(
+        vl.PopulationConfig(((2.0, 0.0), (0.0, 1.0)), 5, 1, (0,), steps=2, polish_steps=0), o
+    ),
+    "lsa-sgd-full": lambda o: vl.train_sgd(
+        vl.SGDConfig(((2.0, 0.0), (0.0, 1.0)), 5, 1, (0,), model="full", steps=2, batch=4), o
+    ),
+    "markov-minimal": lambda o: vm.train_minimal(
+        vm.MinimalModelConfig(k=2, t=6, steps=2, batch=2, seeds=(0,), eval_every=1, eval_n=8), o
+    ),
+    "markov-transformer": lambda o: vm.train_transformer(
+        vm.TransformerConfig(k=2, t=6, model=ATTN, steps=2, batch=2, seeds=(0,), eval_every=1, eval_n=8), o
+    ),
+    "sparse-variable-and": lambda o: vsv.train_and(
+        vsv.AndRunConfig(T=6, m=12, trials=(0,), restarts=1, steps=2, n_val=8, eval_every=1, model=SV_MODEL), o
+    ),
+    "sparse-variable-parity": lambda o: vsv.train_parity(
+        vsv.ParityRunConfig(T=6, s=2, seeds=(0,), steps=2, batch=4, n_test=8, eval_every=1, model=SV_MODEL), o
+    ),
+    "sum-transformer": lambda o: vmt.train_sum_transformer(
+        vmt.SumTransformerConfig(p=5, k=2, d=8, heads=2, head_width=4, mlp=8, steps=2, eval_every=1, seeds=(0,)), o
+    ),
+    "local-signal-reduced": lambda o: vls.train_signal(
+        vls.SignalTrainConfig(k=20, d=3, batch=4, steps=2, seeds=(0,), eval_every=1, n_test=8), o
+    ),
+    "relu-modular": lambda o: vmr.train_relu_modular(vmr.ReluModularConfig(p=5, width=4, seeds=(0,), steps=2), o),
+    "decision-lists-population-gd": lambda o: vd.population_gd_w(
+        vd.PopulationGDConfig((td.cyclic_task(8),), 3, (2.0,), (0.5,), 2, (0,)), o
+    ),
+    "decision-lists-one-step": lambda o: vd.one_gd_step_v(
+        td.cyclic_task(8), 3, 1.0, v0_std=0.1, samples=40, chunks=2, seed=0, options=o
+    ),
+}
+
+
+def _claim(name: str, run: Callable[[RunOptions], Any]) -> Claim:
+    """A training claim whose observation is one tiny run of the trainer ``name``."""
+
+    def observe(config: Any, ctx: RunContext) -> Observation:
+        run(ctx.run_options())
+        return Observation(1.0)
+
+    return Claim(
+        id=f"test-run-options-{name}",
+        source="test",
+        statement=f"the {name} trainer records the run's options",
+        kind="training",
+        configs={"quick": None},
+        predict=lambda cfg: 1.0,
+        observe=observe,
+        judge=Predicate(lambda p, obs: True, "the run finished"),
+    )
+
+
+@pytest.mark.parametrize("name", sorted(TRAINERS))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_run_wide_dtype_reaches_every_trainer_and_its_record(name: str, dtype: str) -> None:
+    """``tvk report --dtype float32`` (and float64) trains every trainer in that dtype and each record says so."""
+    ctx = RunContext(options=RunOptions(device="cpu", dtype=dtype))
+    record = run_claim(_claim(name, TRAINERS[name]), ctx)
+    assert record.verdict == "pass", record.reason
+    runs = record.metadata["training"]
+    assert runs and all(r["dtype"] == dtype and r["device"] == "cpu" for r in runs), runs
+    assert {r["trainer"] for r in runs} == {name}
+
+
+@pytest.mark.parametrize("name", ["polynomial", "sparse-parity", "markov-minimal", "local-signal-reduced"])
+def test_a_seed_offset_shifts_the_seeds_every_trainer_uses(name: str) -> None:
+    """``--seed-offset N`` runs the disjoint seed set i + N, and the record lists the seeds that ran."""
+    base = run_claim(_claim(name, TRAINERS[name]), RunContext(options=RunOptions(device="cpu")))
+    moved = run_claim(_claim(name, TRAINERS[name]), RunContext(options=RunOptions(device="cpu", seed_offset=1000)))
+    seeds = [r["seeds"] for r in base.metadata["training"]]
+    assert [r["seeds"] for r in moved.metadata["training"]] == [[s + 1000 for s in ss] for ss in seeds]
+
+
+def test_the_trainer_default_policy_is_recorded() -> None:
+    """Without a run-wide dtype each trainer keeps its own policy (float64 on the CPU for the polynomial networks,
+    float32 for the ReLU control), and the record says which ran."""
+    ctx = RunContext(options=RunOptions(device="cpu"))
+    poly = run_claim(_claim("polynomial", TRAINERS["polynomial"]), ctx).metadata["training"]
+    relu = run_claim(_claim("relu-modular", TRAINERS["relu-modular"]), ctx).metadata["training"]
+    assert poly[0]["dtype"] == "float64" and relu[0]["dtype"] == "float32"
+
+
+def test_float32_changes_the_numbers_not_only_the_label() -> None:
+    """The dtype is really applied: a float32 run's weights are float32 values (they differ from the float64 run's
+    in the last digits)."""
+    runs = {d: TRAINERS["polynomial"](RunOptions(device="cpu", dtype=d)) for d in ("float32", "float64")}
+    assert runs["float32"].dtype == "float32" and runs["float64"].dtype == "float64"
+    w32, w64 = runs["float32"].networks[0].W, runs["float64"].networks[0].W
+    assert np.all(np.asarray(w32, dtype=np.float32) == w32) and not np.array_equal(w32, w64)
