@@ -34,8 +34,10 @@ __all__ = [
     "KINDS",
     "Claim",
     "ClaimRecord",
+    "Deviation",
     "Evaluation",
     "Observation",
+    "PostHoc",
     "RunContext",
     "Scale",
     "Verdict",
@@ -50,6 +52,36 @@ __all__ = [
 ]
 
 KINDS = ("symbolic", "convex", "numeric", "training")
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """A setting of a configuration that differs from the source's (not only a size): which parameter, the
+    source's value (with where it is stated), this configuration's value, and why (docs/verdicts.md)."""
+
+    parameter: str
+    source: str
+    value: str
+    why: str
+
+    def __post_init__(self) -> None:
+        if not all(str(x).strip() for x in (self.parameter, self.source, self.value)) or len(self.why.split()) < 3:
+            raise ValueError(f"a deviation needs a parameter, both values and a reason, got {self}")
+
+
+@dataclass(frozen=True)
+class PostHoc:
+    """A threshold or setting chosen after seeing a result: which parameter, its value, when (the run or step that
+    showed the result it was chosen from) and why; declared so that a reader can discount the verdict it decides."""
+
+    parameter: str
+    value: str
+    when: str
+    why: str
+
+    def __post_init__(self) -> None:
+        if not all(str(x).strip() for x in (self.parameter, self.value, self.when)) or len(self.why.split()) < 3:
+            raise ValueError(f"a post-hoc choice needs a parameter, its value, when and why, got {self}")
 
 
 @dataclass(frozen=True)
@@ -88,6 +120,11 @@ class Claim:
     on_device : bool, optional
         Whether ``observe`` runs torch on ``ctx.device`` (the record's metadata then names the resolved
         device); defaults to True for training claims.
+    deviations : mapping scale -> tuple of Deviation, optional
+        Every setting of the scale's configuration that differs from the source's (besides sizes), with why; the
+        record and the report show them next to the verdict.
+    post_hoc : tuple of PostHoc, optional
+        Every threshold or setting chosen after seeing a result (value, when, why).
     underpowered : mapping scale -> str, optional
         Scales at which the claim's statistical test is declared, before the run, too weak to decide (the
         reason, with the power): the expected verdict there is ``inconclusive``, and ``tvk report`` does not
@@ -108,6 +145,8 @@ class Claim:
     insensitive: str | None = None
     on_device: bool | None = None
     underpowered: Mapping[str, str] | None = None
+    deviations: Mapping[str, tuple[Deviation, ...]] | None = None
+    post_hoc: tuple[PostHoc, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -122,6 +161,9 @@ class Claim:
             object.__setattr__(self, "tolerance", self.judge.describe())
         if self.on_device is None:
             object.__setattr__(self, "on_device", self.kind == "training")
+        for scale in self.deviations or {}:
+            if scale not in self.configs:
+                raise ValueError(f"claim {self.id}: deviations for {scale!r}, which has no config")
         for scale, why in (self.underpowered or {}).items():
             if scale not in self.configs or len(str(why).split()) < 4:
                 raise ValueError(f"claim {self.id}: underpowered needs a configured scale and a reason, got {scale!r}")
@@ -159,6 +201,9 @@ class ClaimRecord:
     config: Any
     artifacts: dict[str, Any]
     metadata: dict[str, Any]
+    population: dict[str, Any] | None = None
+    deviations: list[dict[str, str]] = dataclasses.field(default_factory=list)
+    post_hoc: list[dict[str, str]] = dataclasses.field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return to_jsonable(dataclasses.asdict(self))
@@ -198,6 +243,7 @@ class Evaluation:
     verdict: Verdict
     reason: str
     runtime_s: float
+    population: dict[str, Any] | None = None
 
 
 def evaluate(claim: Claim, ctx: RunContext) -> Evaluation:
@@ -211,16 +257,18 @@ def evaluate(claim: Claim, ctx: RunContext) -> Evaluation:
     t0 = time.perf_counter()
     predicted: Any = None
     obs = Observation(value=None)
+    population = None
     try:
         predicted = claim.predict(config)
         obs = claim.observe(config, ctx)
         verdict, reason = claim.judge(predicted, obs, config)
+        population = claim.judge.population(predicted, obs, config)
     except Exception as exc:  # a crash decides nothing about the theorem
         if isinstance(exc, OSError) and exc.errno in ENVIRONMENT_ERRNOS:
             raise
         verdict, reason = "inconclusive", f"{type(exc).__name__}: {exc}"
         obs.details = {**obs.details, "traceback": traceback.format_exc(limit=6)}
-    return Evaluation(config, predicted, obs, verdict, reason, round(time.perf_counter() - t0, 3))
+    return Evaluation(config, predicted, obs, verdict, reason, round(time.perf_counter() - t0, 3), population)
 
 
 def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
@@ -232,9 +280,10 @@ def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
     with claim_run(claim.id, config_hash(claim.configs.get(ctx.scale))) as run:
         ev = evaluate(claim, ctx)
     obs = ev.obs
+    ran = sorted({s for t in run.trainings for s in t["seeds"]})  # the seeds the trainers used (offset applied)
     meta = {
         "runtime_s": ev.runtime_s,
-        "seeds": list(obs.seeds),
+        "seeds": ran or list(obs.seeds),
         "device": ctx.resolved_device() if claim.on_device else "cpu",
         "versions": library_versions(RECORD_LIBRARIES),
         "git_revision": git_revision(),
@@ -263,4 +312,7 @@ def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
         config=to_jsonable(ev.config),
         artifacts=to_jsonable(obs.artifacts),
         metadata=meta,
+        population=to_jsonable(ev.population),
+        deviations=[dataclasses.asdict(d) for d in (claim.deviations or {}).get(ctx.scale, ())],
+        post_hoc=[dataclasses.asdict(p) for p in claim.post_hoc],
     )

@@ -27,8 +27,10 @@ import numpy as np
 import sympy
 
 from numerics.certificates import bracket_verdict
+from numerics.stats import clopper_pearson, flip_probability, rate_power, rate_verdict
 
 __all__ = [
+    "DEFAULT_POPULATION",
     "AtLeast",
     "AtMost",
     "CertifiedBracket",
@@ -41,6 +43,7 @@ __all__ = [
     "MaxRelEach",
     "MaxRelToLargest",
     "PerSeed",
+    "Population",
     "Predicate",
     "RefutedIfDiffers",
     "RefutedIfViolated",
@@ -142,6 +145,11 @@ class Judge(ABC):
     def perturb(self, predicted: Any, obs: Any) -> Any:
         """A prediction this judge must reject for the same observation (1 % or 10 x the tolerance)."""
         return perturb_value(predicted, PERTURB_REL)
+
+    def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
+        """The seed-population statistics of the verdict (:class:`Population`), for the record; None for a judge
+        that does not judge a population of seeds."""
+        return None
 
 
 def _pairs(predicted: Any, observed: Any) -> tuple[np.ndarray, np.ndarray] | str:
@@ -536,6 +544,9 @@ class Requiring(Judge):
     def perturb(self, predicted: Any, obs: Any) -> Any:
         return self.inner.perturb(predicted, obs)
 
+    def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
+        return self.inner.population(predicted, obs, config)
+
 
 @dataclass(frozen=True)
 class WithinBounds(Judge):
@@ -711,31 +722,132 @@ class Check:
 
 
 @dataclass(frozen=True)
+class Population:
+    """The seed-population rule of a training verdict (docs/verdicts.md), declared with the claim, before any run.
+
+    Each seed meets the claim's per-seed criterion or not; with k of n seeds meeting it, the verdict is ``pass``
+    iff the exact one-sided Clopper-Pearson lower bound of the success rate (level ``confidence``) is at least the
+    target rate ``p0``, ``fail`` iff the upper bound is below ``p0``, else ``inconclusive``
+    (:func:`numerics.stats.rate_verdict`). Before the run, :meth:`power` is the probability of a pass with n seeds
+    when the true rate is ``p_alt`` (the rate the statement implies); a scale whose power is below ``min_power`` is
+    declared underpowered. After the run, the record carries the probability that a fresh set of n seeds would give
+    another verdict (:func:`numerics.stats.flip_probability`, predictive and plug-in).
+
+    ``deterministic`` marks a run with no randomness (population gradient descent from a fixed start): n counts its
+    configurations, each judged once, the rate is exact, and the verdict is the same on every seed set (the dtype is
+    the only thing that can change it, checked by the dtype-stability test).
+    """
+
+    p0: float = 0.5
+    p_alt: float = 0.95
+    confidence: float = 0.95
+    min_power: float = 0.8
+    deterministic: bool = False
+
+    def __post_init__(self) -> None:
+        if not (0 < self.p0 <= 1 and 0 < self.p_alt <= 1 and 0.5 <= self.confidence < 1 and 0 <= self.min_power <= 1):
+            raise ValueError(f"invalid population rule {self}")
+        if not self.deterministic and self.p_alt <= self.p0:
+            raise ValueError(f"p_alt = {self.p_alt} must exceed p0 = {self.p0}: the power is against a higher rate")
+
+    def power(self, n: int) -> float:
+        """The probability of a pass with ``n`` seeds when the true rate is ``p_alt`` (1 for a deterministic run)."""
+        return 1.0 if self.deterministic else rate_power(n, self.p0, self.p_alt, self.confidence)
+
+    def verdict(self, successes: int, n: int) -> Verdict:
+        """The verdict on ``successes`` of ``n`` (class docstring)."""
+        if self.deterministic:
+            return "pass" if successes == n else "fail"
+        return rate_verdict(successes, n, self.p0, self.confidence)  # type: ignore[return-value]
+
+    def record(self, successes: int, n: int) -> dict[str, Any]:
+        """The record's ``population`` field: the counts, the bounds, the rule, the power and the flip probability."""
+        if self.deterministic:
+            lo = hi = successes / n
+            flips = {"flip_probability": 0.0, "flip_probability_plugin": 0.0}
+        else:
+            lo, hi = clopper_pearson(successes, n, self.confidence)
+            flips = {
+                "flip_probability": flip_probability(successes, n, self.p0, self.confidence),
+                "flip_probability_plugin": flip_probability(successes, n, self.p0, self.confidence, method="plugin"),
+            }
+        return {
+            "n": n,
+            "successes": successes,
+            "rate": successes / n,
+            "p0": self.p0,
+            "confidence": self.confidence,
+            "lower": lo,
+            "upper": hi,
+            "p_alt": self.p_alt,
+            "power": self.power(n),
+            "min_power": self.min_power,
+            "deterministic": self.deterministic,
+            "verdict": self.verdict(successes, n),
+            **flips,
+        }
+
+    def describe(self) -> str:
+        if self.deterministic:
+            return "every configuration (a run without randomness, judged once)"
+        return (
+            f"success rate >= {self.p0:g} at {self.confidence:.0%} (exact Clopper-Pearson lower bound; fail when the "
+            f"upper bound is below it)"
+        )
+
+
+DEFAULT_POPULATION = Population()
+
+
+@dataclass(frozen=True)
 class PerSeed(Judge):
-    """Training claims: every seed of the ensemble must satisfy every :class:`Check` on its row of
-    ``obs.details[rows]``, its bounds read from the claim's config where they name a config field. The summary
-    leads with ``headline`` (a field shown for every seed). ``note`` adds what is reported but not judged."""
+    """Training claims: each seed of the ensemble succeeds when it satisfies every :class:`Check` on its row of
+    ``obs.details[rows]`` (bounds read from the claim's config where they name a config field); the verdict is the
+    :class:`Population` rule on the number of successful seeds. The summary leads with ``headline`` (a field shown
+    for every seed). ``note`` adds what is reported but not judged."""
 
     checks: tuple[Check, ...]
     headline: str = "margin_ratio"
     rows: str = "per_seed"
     note: str = ""
+    rule: Population = DEFAULT_POPULATION
 
-    def problems(self, predicted: Any, per_seed: list[dict[str, Any]], config: Any = None) -> list[str]:
-        """Every failed check, as ``seed s: message`` (a subclass adds its own checks here)."""
+    def seed_problems(self, predicted: Any, per_seed: list[dict[str, Any]], config: Any = None) -> list[list[str]]:
+        """Per seed, every failed check (a subclass adds its own checks here)."""
         checks = [c.resolve(config) for c in self.checks]
-        return [f"seed {s}: {msg}" for s, row in enumerate(per_seed) for c in checks if (msg := c.problem(row))]
+        return [[msg for c in checks if (msg := c.problem(row))] for row in per_seed]
+
+    def _counts(self, predicted: Any, obs: Any, config: Any) -> tuple[list[list[str]], list[dict[str, Any]]]:
+        per_seed = obs.details[self.rows]
+        return self.seed_problems(predicted, per_seed, config), per_seed
 
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        per_seed = obs.details[self.rows]
+        problems, per_seed = self._counts(predicted, obs, config)
         if not per_seed:
             return "inconclusive", "no seed finished"
-        problems = self.problems(predicted, per_seed, config)
-        summary = f"{self.headline.replace('_', ' ')}s " + ", ".join(f"{float(r[self.headline]):.4f}" for r in per_seed)
-        return verdict_from_problems(summary, problems, "every seed meets every check")
+        n, k = len(per_seed), sum(not p for p in problems)
+        stats = self.rule.record(k, n)
+        summary = (
+            f"{self.headline.replace('_', ' ')}s "
+            + ", ".join(f"{float(r[self.headline]):.4f}" for r in per_seed[:8])
+            + (f", ... ({n} seeds)" if n > 8 else "")
+        )
+        rate = (
+            f"{k} of {n} seeds meet every check"
+            if self.rule.deterministic
+            else f"{k} of {n} seeds meet every check: rate in [{stats['lower']:.3f}, {stats['upper']:.3f}] at "
+            f"{self.rule.confidence:.0%}, target {self.rule.p0:g}"
+        )
+        failing = [f"seed {i}: {'; '.join(p)}" for i, p in enumerate(problems) if p][:6]
+        text = f"{summary}; {rate}" + (f"; failing: {'; '.join(failing)}" if failing else "")
+        return stats["verdict"], text
+
+    def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
+        problems, per_seed = self._counts(predicted, obs, config)
+        return self.rule.record(sum(not p for p in problems), len(per_seed)) if per_seed else None
 
     def describe(self) -> str:
-        text = "per seed: " + ", ".join(c.describe() for c in self.checks)
+        text = "per seed: " + ", ".join(c.describe() for c in self.checks) + f"; {self.rule.describe()}"
         return f"{text}; {self.note}" if self.note else text
 
 

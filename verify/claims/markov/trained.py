@@ -254,15 +254,13 @@ class PerSeedAndPredicted(PerSeed):
 
     match: tuple[tuple[str, str], ...] = ()
 
-    def problems(self, predicted: Any, per_seed: list[dict[str, Any]], config: Any = None) -> list[str]:
-        problems = super().problems(predicted, per_seed, config)
+    def seed_problems(self, predicted: Any, per_seed: list[dict[str, Any]], config: Any = None) -> list[list[str]]:
+        problems = super().seed_problems(predicted, per_seed, config)
         for f, label in self.match:
             want = predicted[f]
-            problems += [
-                f"seed {s}: {label} {row.get(f)} != predicted {want}"
-                for s, row in enumerate(per_seed)
-                if row.get(f) != want
-            ]
+            for row, found in zip(per_seed, problems):
+                if row.get(f) != want:
+                    found.append(f"{label} {row.get(f)} != predicted {want}")
         return problems
 
     def describe(self) -> str:
