@@ -69,6 +69,30 @@ class Deviation:
             raise ValueError(f"a deviation needs a parameter, both values and a reason, got {self}")
 
 
+ERRATUM_KINDS = ("typo", "notation", "substantive")
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """What kind of error a refuted statement is, and where the source prints it (docs/verdicts.md, "Errata").
+
+    ``kind``: ``typo`` (a slip the source corrects nearby: the next line or the proof uses the right form),
+    ``notation`` (a symbol or index that denotes the wrong object, the intended statement being clear), or
+    ``substantive`` (the stated conclusion fails). ``quote`` is the source's text as printed; ``where`` names the
+    document, page and equation or line. A statement that is true but weaker than what the proof derives is not an
+    erratum (its claim passes and says so in ``Claim.note``)."""
+
+    kind: str
+    quote: str
+    where: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in ERRATUM_KINDS:
+            raise ValueError(f"erratum kind must be one of {ERRATUM_KINDS}, got {self.kind!r}")
+        if len(self.quote.split()) < 2 or len(self.where.split()) < 2:
+            raise ValueError(f"an erratum needs the quoted source text and where it stands, got {self}")
+
+
 @dataclass(frozen=True)
 class PostHoc:
     """A threshold or setting chosen after seeing a result: which parameter, its value, when (the run or step that
@@ -114,6 +138,11 @@ class Claim:
         For a claim about an erratum: the statement as printed in the source.
     corrected_by : str, optional
         Id of the claim that holds the corrected statement.
+    erratum : Erratum, optional
+        For a claim about an erratum: its kind and the quoted source text with its place.
+    note : str, optional
+        What a reader should know about the statement that the verdict does not say (e.g. a printed bound that is
+        true but weaker than what the proof derives).
     insensitive : str, optional
         Why this claim's verdict legitimately does not change when its predicted value is perturbed (a
         structural yes/no statement); the prediction-perturbation test lists these claims.
@@ -147,6 +176,8 @@ class Claim:
     underpowered: Mapping[str, str] | None = None
     deviations: Mapping[str, tuple[Deviation, ...]] | None = None
     post_hoc: tuple[PostHoc, ...] = ()
+    erratum: Erratum | None = None
+    note: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -204,6 +235,8 @@ class ClaimRecord:
     population: dict[str, Any] | None = None
     deviations: list[dict[str, str]] = dataclasses.field(default_factory=list)
     post_hoc: list[dict[str, str]] = dataclasses.field(default_factory=list)
+    erratum: dict[str, str] | None = None
+    note: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return to_jsonable(dataclasses.asdict(self))
@@ -315,4 +348,6 @@ def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
         population=to_jsonable(ev.population),
         deviations=[dataclasses.asdict(d) for d in (claim.deviations or {}).get(ctx.scale, ())],
         post_hoc=[dataclasses.asdict(p) for p in claim.post_hoc],
+        erratum=None if claim.erratum is None else dataclasses.asdict(claim.erratum),
+        note=claim.note,
     )
