@@ -158,3 +158,30 @@ def test_flat_minimum_is_judged_on_the_stated_interval():
 def test_post_hoc_settings_are_stated_in_the_config_docstrings():
     assert "after seeing" in optimum.CLTConfig.__doc__ and "post hoc" in FigureConfig.__doc__
     assert "before" in kernel.KernelConfig.__doc__ and "read off" in optimum.OptimumConfig.__doc__
+
+
+def test_cntk_indicator_is_refuted_only_where_claimed_and_failing():
+    """Re-judged: the printed indicator agrees with the gradient at the initialisation b = 0 and for b < 0; it is
+    refuted because the kernel's bias is free (Theorem B.1: every b in R), and it fails for b > 0."""
+    claim = registry()["karp-ch3-cntk-indicator-printed"]
+    assert claim.refuting and claim.erratum.kind == "substantive" and "b > 0" in claim.statement
+    ev = _run("karp-ch3-cntk-indicator-printed")
+    biases, gaps = ev.obs.details["biases"], ev.obs.details["max_abs_gap_per_bias"]
+    assert 0.0 in biases and ev.obs.details["agrees_for_b_at_most_0"]
+    assert all((gap > 1e-3) == (b > 0) for b, gap in zip(biases, gaps))
+    assert ev.obs.counterexample["b"] > 0
+    fixed = _run("karp-ch3-cnn-gradient")
+    assert fixed.verdict == "pass" and fixed.obs.details["printed_feature_agrees_for_b_at_most_0"]
+
+
+def test_errata_kinds():
+    kinds = {
+        "karp-ch3-linear-classifier-049-printed": "substantive",
+        "karp-ch3-cntk-indicator-printed": "substantive",
+        "karp-ch3-thm3.1-t2-printed": "typo",
+        "karp-ch3-fig3.3-sigma-printed": "notation",
+    }
+    assert {cid for cid in IDS if registry()[cid].refuting} == set(kinds)
+    for cid, kind in kinds.items():
+        e = registry()[cid].erratum
+        assert e.kind == kind and e.where.startswith("Karp thesis (2024), ") and len(e.quote) > 40, cid

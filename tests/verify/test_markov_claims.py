@@ -220,3 +220,15 @@ def test_pattern_claims_judge_the_pattern(cid: str) -> None:
     """The even/odd pattern is part of the verdict, not only a detail."""
     judge = CH8[cid].judge
     assert isinstance(judge, Requiring) and judge.require
+
+
+def test_errata_kinds() -> None:
+    kinds = {
+        "edelman-ch8-eq8.3-as-printed": "typo",
+        "edelman-ch8-E.43-as-printed": "typo",
+        "edelman-ch8-E.49-as-printed": "substantive",
+        "edelman-ch8-prop8.2-counts-as-printed": "substantive",
+    }
+    for cid, kind in kinds.items():
+        e = CH8[cid].erratum
+        assert e is not None and e.kind == kind and e.where.startswith("Edelman thesis (2024), "), cid

@@ -172,3 +172,18 @@ def test_coherent_corrected_compares_the_exact_worst_case_and_can_fail():
     assert (rel, others) in (([1, 1, 1], 0), ([0, 0, 0], ev.config.T - 3))
     assert ev.obs.details["within_gamma_over_4"] and ev.obs.value[0] < float(Fraction(ev.obs.details["gamma_over_4"]))
     assert claim.judge(claim.judge.perturb(ev.predicted, ev.obs), ev.obs, ev.config)[0] == "fail"
+
+
+def test_errata_kinds():
+    kinds = {
+        "edelman-ch4-lemA19-multihead-printed": "typo",
+        "edelman-ch4-lemA25-bump-printed": "substantive",
+        "edelman-ch4-lemA23-delta-printed": "substantive",
+        "edelman-ch4-lemA25-w1-bound-printed": "substantive",
+        "edelman-ch4-lemA19-coherent-printed": "substantive",
+    }
+    ours = {cid: c for cid, c in registry().items() if cid.startswith("edelman-ch4-")}
+    assert {cid for cid, c in ours.items() if c.refuting} == set(kinds)
+    for cid, kind in kinds.items():
+        e = ours[cid].erratum
+        assert e.kind == kind and e.where.startswith("Edelman thesis (2024), App. A.2"), cid

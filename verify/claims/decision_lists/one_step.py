@@ -15,7 +15,7 @@ from numerics import decision_lists as nd
 from theory import decision_lists as td
 from verify.train import decision_lists as vd
 
-from ..base import Claim, Observation, RunContext, register
+from ..base import Claim, Erratum, Observation, RunContext, register
 from ..judges import (
     PERTURB_REL,
     PERTURB_TOLS,
@@ -298,5 +298,12 @@ register(
         refutes="Fig. 4.1: 'f(i) := i mod (L + 1), the mapping pi is f(i + 20), each decision list is L_i = (f(i + 10), "
         "f(i + 20), f(i + 30), i)' on the vocabulary [L]",
         corrected_by="karp-ch4-fig4.1-v-step-exact",
+        erratum=Erratum(
+            "notation",
+            "Using the notation f(i) := i mod (L + 1), the mapping pi is f(i + 20), and each decision list is L_i = "
+            "(f(i + 10), f(i + 20), f(i + 30), i). [Sec. 4.2.2:] We consider an arbitrary permutation function "
+            "pi : [L] -> [L] [...] [Sec. 4.3.4:] s_in ~ U({n-permutations of [L]})",
+            "Karp thesis (2024), Ch. 4, caption of Fig. 4.1 (p. 46 by the list of figures) and the text of Sec. 4.3.4",
+        ),
     )
 )

@@ -22,7 +22,7 @@ from numerics import decision_lists as nd
 from theory import decision_lists as td
 from verify.train import decision_lists as vd
 
-from ..base import Claim, Observation, RunContext, register
+from ..base import Claim, Erratum, Observation, RunContext, register
 from ..judges import (
     AtLeast,
     AtMost,
@@ -30,7 +30,6 @@ from ..judges import (
     ExactOrFloat,
     MaxAbs,
     MaxRel,
-    RefutedIfDiffers,
     RefutedIfViolated,
     Requiring,
     Verdict,
@@ -154,64 +153,9 @@ register(
 
 
 @dataclass(frozen=True)
-class InstanceConfig:
-    """A numeric instance of the proof's symbols (n, M, eps, Lbar, delta)."""
-
-    n: int = 25
-    M: int = 4
-    eps: int = 1
-    Lbar: int = 1
-    delta: str = "1/1000"
-
-
-def _subs(cfg: InstanceConfig) -> dict[sympy.Symbol, Any]:
-    S = td.ALGEBRA_SYMBOLS
-    return {
-        S["n"]: cfg.n,
-        S["M"]: cfg.M,
-        S["eps"]: cfg.eps,
-        S["Lbar"]: cfg.Lbar,
-        S["L0"]: cfg.Lbar,
-        S["delta"]: sympy.Rational(cfg.delta),
-    }
-
-
-def _observe_notin_printed(cfg: InstanceConfig, ctx: RunContext) -> Observation:
-    printed_conclusion, chain = td.thm44_algebra("printed")["directional"]
-    value = chain.subs(_subs(cfg))
-    excess = sympy.simplify(chain - printed_conclusion)
-    return Observation(
-        [value],
-        counterexample={
-            "instance": {"n": cfg.n, "M": cfg.M, "eps": cfg.eps, "Lbar": cfg.Lbar, "delta": cfg.delta},
-            "printed_conclusion": printed_conclusion.subs(_subs(cfg)),
-            "chain_with_printed_6eps": value,
-            "excess_over_conclusion": excess,
-            "excess_value": excess.subs(_subs(cfg)),
-        },
-    )
-
-
-register(
-    Claim(
-        id="karp-ch4-thm4.4-notin-S-printed",
-        source=f"{SRC}, proof of Theorem 4.4 (bound for s not in S; erratum in {DOC})",
-        statement="As printed: for s not in S, <grad_w L(W,V;s), v> <= 6 eps, and with it the proof's last step gives "
-        "<grad_w L(W,V), v> < -4 Lbar sqrt(M/eps).",
-        kind="symbolic",
-        configs={"quick": InstanceConfig(), "full": InstanceConfig()},
-        predict=lambda cfg: [td.thm44_algebra("printed")["directional"][0].subs(_subs(cfg))],
-        observe=_observe_notin_printed,
-        judge=RefutedIfDiffers(1e-12),
-        refutes="Thm 4.4 proof: 'For any s not in S, <grad_w L(W,V;s), v> <= 6 eps', then (1)+(2)+(3) < -4 Lbar sqrt(M/eps)",
-        corrected_by="karp-ch4-thm4.4-algebra",
-    )
-)
-
-
-@dataclass(frozen=True)
 class HorizonConfig:
-    """The instance ``(L, n, c)`` at which ``L_0 < 1`` (``n = 2``: ``L_0 -> log 2`` as ``c`` grows)."""
+    """The instance ``(L, n, c)`` at which the loss is below 1 from the start (``n = 2``: ``L_0 -> log 2`` as ``c``
+    grows), so that ``T`` written with the loss instead of ``Lbar = max{1, L_0}`` lets ``V`` drift beyond ``eps/2``."""
 
     L: int = 8
     n: int = 2
@@ -223,23 +167,45 @@ def _observe_horizon(cfg: HorizonConfig, ctx: RunContext) -> Observation:
     t_eta = 1 / (2 * L0)  # T eta / eps with T = lambda eps / (2 L_0), eta = 1/lambda
     return Observation(
         [sympy.N(t_eta, 30)],
-        counterexample={"L": cfg.L, "n": cfg.n, "c": cfg.c, "L_0": L0, "T_eta_over_eps": t_eta},
+        counterexample={
+            "L": cfg.L,
+            "n": cfg.n,
+            "c": cfg.c,
+            "L_0": L0,
+            "T_eta_over_eps": t_eta,
+            "with_Lbar": "Lbar = max{1, L_0} = 1: T eta / eps = 1/2 exactly (karp-ch4-thm4.4-algebra, step lemma41)",
+        },
     )
 
 
 register(
     Claim(
         id="karp-ch4-thm4.4-horizon-printed",
-        source=f"{SRC}, Lemma 4.1 and the end of the proof of Theorem 4.4 (T written with the loss, not Lbar; {DOC})",
-        statement="As printed in the proof: T = lambda_max eps/(2 L) with L the loss at initialisation gives T eta = "
-        "eps/(2 L_0) <= eps/2 (Lemma 4.1).",
+        source=f"{SRC}, end of the proof of Theorem 4.4 and proof of Lemma 4.1 (T written with the loss, not Lbar; {DOC})",
+        statement="As printed (proof of Theorem 4.4, twice, and proof of Lemma 4.1): T = lambda_max eps/(2 L) with the "
+        "script L without a bar, which the chapter's notation (Sec. 4.3: 'we will sometimes drop the parameters in "
+        "L(W, V) and just write L') makes the population loss, whose value at the start is L_0; then Lemma 4.1's "
+        "T eta = eps/(2 L) <= eps/2 needs L >= 1 and fails when the loss is below 1 (n = 2: L_0 -> log 2). The theorem "
+        "statement's Lbar = max{1, L_0}, which the proof's next line (2 lambda L_0/T = 4 L_0 Lbar/eps) needs, makes it "
+        "exact: a notation erratum, Lemma 4.1 holds with Lbar.",
         kind="symbolic",
         configs={"quick": HorizonConfig(), "full": HorizonConfig()},
         predict=lambda cfg: [td.lemma41_drift_bound_printed()],
         observe=_observe_horizon,
         judge=RefutedIfViolated(AtMost()),
-        refutes="Lemma 4.1: T eta = (lambda_max eps/(2 L)) (1/lambda_max) = eps/(2 L) <= eps/2",
+        refutes="Lemma 4.1: T eta = (lambda_max eps/(2 L)) (1/lambda_max) = eps/(2 L) <= eps/2, with T = lambda_max "
+        "eps/(2 L) (script L, no bar) in the proof of Theorem 4.4",
         corrected_by="karp-ch4-thm4.4-algebra",
+        erratum=Erratum(
+            "notation",
+            "[Theorem 4.4:] ... there exists a t <= lambda_max eps/(2 Lbar) such that W_t, V_t achieve perfect "
+            "classification [...] [proof:] This means that, if we run for T = lambda_max eps/(2 L) iterations, we have "
+            "||grad L(W, V)||^2 <= 4 L_0 Lbar/eps. [...] Therefore, after T = lambda_max eps/(2 L) iterations, we must "
+            "have perfect classification. [Lemma 4.1, proof:] T eta = (lambda_max eps/(2 L)) (1/lambda_max) = eps/(2 L) "
+            "<= eps/2. [L: script L without a bar, in all three places; Lbar := max{1, L_0}]",
+            "Karp thesis (2024), Ch. 4, Sec. 4.3.3: end of the proof of Theorem 4.4 and proof of Lemma 4.1 "
+            "(Sec. 4.3.3 is pp. 36-45 by the table of contents)",
+        ),
     )
 )
 
@@ -387,6 +353,13 @@ register(
         judge=RefutedIfViolated(AtMost()),
         refutes="Thm 4.3 proof: 'For any s in S, we have <grad_w L(W;s), v> <= -(eps/2) p_k*(1 - p_k*)'",
         corrected_by="karp-ch4-thm4.3-directional",
+        erratum=Erratum(
+            "typo",
+            "For any s in S, we have: <grad_w L(W; s), v> <= -(eps/2) p_{k*}(1 - p_{k*}). This comes from sigma_y <= 1/2 "
+            "and the following calculation: [...] <= -(c/n) p_{k*}(1 - sigma_y)(1 - p_{k*}) <= -(c/2n) p_{k*}(1 - p_{k*}).",
+            "Karp thesis (2024), Ch. 4, Sec. 4.3.3, proof of Theorem 4.3, the bound for s in S (Sec. 4.3.3 is pp. 36-45 "
+            "by the table of contents)",
+        ),
     )
 )
 
@@ -501,13 +474,25 @@ def _predict_near_cp(cfg: NearCPConfig) -> list[Any]:
 POSITIVE = 1e-9
 
 
+@lru_cache(maxsize=4)
+def _near_cp_derivatives(cfg: NearCPConfig) -> tuple[tuple[float, ...], ...]:
+    """Per draw, the directional derivative of every judged sequence (in the order of ``entries``), by torch
+    autograd of each sequence's loss (4.2); shared by the claims of the 6 eps/n and the printed 6 eps bounds."""
+    return tuple(
+        tuple(
+            float(vd.directional_derivatives(dr.task, dr.W, dr.V, np.array([row]), a, np.array(v))[0])
+            for a, row, _, _, v in dr.entries
+        )
+        for dr in _near_cp_draws(cfg)
+    )
+
+
 def _observe_near_cp(cfg: NearCPConfig, ctx: RunContext) -> Observation:
     """The derivatives of the judged sequences by torch autograd of each sequence's loss (4.2)."""
     values, per_draw = [], []
-    for dr in _near_cp_draws(cfg):
+    for dr, derivatives in zip(_near_cp_draws(cfg), _near_cp_derivatives(cfg)):
         d_in, d_out = [], []
-        for a, row, ins, _, v in dr.entries:
-            d = float(vd.directional_derivatives(dr.task, dr.W, dr.V, np.array([row]), a, np.array(v))[0])
+        for (_, _, ins, _, _), d in zip(dr.entries, derivatives):
             values.append(d)
             (d_in if ins else d_out).append(d)
         per_draw.append(
@@ -570,6 +555,63 @@ register(
         insensitive="6 eps/n and -(1/2n)p(1-p)(c-4eps) are worst-case bounds that even the adversarial instances stay "
         "well inside (largest s not in S derivative: a few % of 6 eps/n, see details), so a bound tightened by 1 % "
         "still holds; the check does reject the eps-free bound 0 of Theorem 4.3 for s not in S (tested)",
+    )
+)
+
+
+# --- the printed "<= 6 eps" for s not in S: true, weaker than the proof's 6 eps/n
+
+
+def _predict_notin_printed(cfg: NearCPConfig) -> list[Any]:
+    """Per ``s not in S`` sequence of the Theorem 4.4 instances, the printed bound ``6 eps``: ``n`` times the
+    ``6 eps/n`` that the proof derives (:func:`theory.decision_lists.thm44_notin_S_bound`)."""
+    return [
+        cfg.n * td.thm44_notin_S_bound(cfg.n, dr.eps)
+        for dr in _near_cp_draws(cfg)
+        for (_, _, ins, _, _) in dr.entries
+        if not ins
+    ]
+
+
+def _observe_notin_printed(cfg: NearCPConfig, ctx: RunContext) -> Observation:
+    """The ``s not in S`` derivatives of the instances of ``karp-ch4-thm4.4-bounds`` (same draws, same autograd)."""
+    values, fractions = [], []
+    for dr, derivatives in zip(_near_cp_draws(cfg), _near_cp_derivatives(cfg)):
+        d_out = [d for (_, _, ins, _, _), d in zip(dr.entries, derivatives) if not ins]
+        values += d_out
+        if d_out:
+            fractions.append(max(d_out) / (6 * dr.eps))
+    return Observation(
+        values,
+        details={
+            "notin_S_sequences_judged": len(values),
+            "largest_fraction_of_6eps_used": max(fractions) if fractions else None,
+            "largest_fraction_of_6eps_over_n_used": max(fractions) * cfg.n if fractions else None,
+            "some_notin_S_derivative_positive": any(f * cfg.n > POSITIVE for f in fractions),
+        },
+    )
+
+
+register(
+    Claim(
+        id="karp-ch4-thm4.4-notin-S-printed",
+        source=f"{SRC}, proof of Theorem 4.4 (the bound for s not in S as announced; {DOC})",
+        statement="As printed: with ||V - cP||_inf <= eps and c > 4 eps, for any s not in S, <grad_w L(W,V;s), v> <= "
+        "6 eps; judged on every s not in S sequence of the adversarial instances of karp-ch4-thm4.4-bounds (same draws), "
+        "inconclusive unless some of their derivatives is positive.",
+        kind="numeric",
+        configs={"quick": NearCPConfig(), "full": NearCPConfig(draws=200)},
+        predict=_predict_notin_printed,
+        observe=_observe_notin_printed,
+        judge=AtMostWithPower(1e-12, power=("some_notin_S_derivative_positive",)),
+        insensitive="the printed 6 eps is n times the 6 eps/n the proof derives, and the adversarial instances use at "
+        "most a few % of 6 eps/n (well under 1 % of 6 eps; see details), so a bound tightened by 1 % still holds; the "
+        "6 eps/n bound itself is judged by karp-ch4-thm4.4-bounds",
+        note="True but weaker than what the proof derives: the display that follows the announced '<= 6 eps' ends in "
+        "'<= 6 eps/n', and the last step of the proof uses 6 eps/n ('(3) is <= 6 eps/n'), with which the algebra closes "
+        "exactly (karp-ch4-thm4.4-algebra; 6 eps/n is checked on the same instances by karp-ch4-thm4.4-bounds). Not an "
+        "erratum: an earlier version refuted this claim by putting the announced 6 eps into the last step, which the "
+        "proof does not do. The id keeps 'printed' (ids are stable): it names the printed bound, which passes.",
     )
 )
 

@@ -12,7 +12,7 @@ from scipy import optimize, stats
 from numerics import local_signal as nl
 from theory import local_signal as tl
 
-from ..base import Claim, Observation, RunContext, register
+from ..base import Claim, Erratum, Observation, RunContext, register
 from ..judges import AtLeast, MaxRel, RefutedIfViolated, Requiring, WithinBounds, ZScore
 from .common import DOC, MC_Z, SRC, se_list
 
@@ -77,7 +77,9 @@ register(
         id="karp-ch3-linear-classifier-049-printed",
         source=f"{SRC}, Sec. 3.3 as printed (erratum in {DOC})",
         statement="As printed: 'the linear classifier fails to classify the labels correctly with at least "
-        "probability 0.49' (sigma = log k/sqrt k). Observed: the exact error Phi(-1/log k) at k = 1e2 ... 1e9.",
+        "probability 0.49' (sigma = log k/sqrt k), stated for the problem's k without a threshold (the setup only 'treats "
+        "k as large'). Observed: the exact error Phi(-1/log k) at k = 1e2 ... 1e9; it reaches 0.49 only for k >= "
+        "2.1e17, so the bound fails at every practical k, including the k = 1000 of Fig. 3.3 (0.442).",
         kind="numeric",
         configs={"quick": PrintedLinearConfig(), "full": PrintedLinearConfig()},
         predict=lambda cfg: [tl.linear_error_as_printed()] * len(cfg.ks),
@@ -85,6 +87,14 @@ register(
         judge=RefutedIfViolated(AtLeast()),
         refutes="the linear classifier fails to classify the labels correctly with at least probability 0.49",
         corrected_by="karp-ch3-linear-classifier-error",
+        erratum=Erratum(
+            "substantive",
+            "Hence, the total accumulated noise over k noise rows would be N(0, k sigma^2). By our choice of sigma = "
+            "log k/sqrt k, this means that the total noise is much bigger than the signal |y| = 1. Hence, the linear "
+            "classifier fails to classify the labels correctly with at least probability 0.49.",
+            "Karp thesis (2024), Ch. 3, Sec. 3.3, 'How to learn this concept class' (Sec. 3.3 is pp. 21-23 by the table "
+            "of contents)",
+        ),
     )
 )
 

@@ -11,7 +11,7 @@ import numpy as np
 from numerics import local_signal as nl
 from theory import local_signal as tl
 
-from ..base import Claim, Observation, RunContext, register
+from ..base import Claim, Erratum, Observation, RunContext, register
 from ..judges import MaxAbs, RefutedIfDiffers, ZScore
 from .common import DOC, MC_Z, se_list
 
@@ -70,6 +70,14 @@ register(
         judge=RefutedIfDiffers(1e-3),
         refutes="T_2 = (4 C_3 log^{3/2} k / sqrt k + (C_2 - eta_b)/log^4 k * 1/(eta_b C))",
         corrected_by="karp-ch3-thm3.1-t2",
+        erratum=Erratum(
+            "typo",
+            "Since b is decreasing at a rate of at least eta_b C per iteration, this occurs within T_2 = (4 C_3 "
+            "log^{3/2} k/sqrt k + (C_2 - eta_b)/log^4 k 1/(eta_b C)) iterations, where (C_2 - eta_b)/log^4 k "
+            "1/(eta_b C) accounts for b's initial growth at the beginning of training.",
+            "Karp thesis (2024), App. B.1.3, proof of Theorem 3.1 ('Conclusion: efficiency in time and sample "
+            "complexity'; App. B.1.3 is pp. 83-100 by the table of contents)",
+        ),
     )
 )
 

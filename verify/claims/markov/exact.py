@@ -20,7 +20,7 @@ from numerics import markov as nm
 from numerics import markov_gradients as mg
 from theory import markov as tm
 
-from ..base import Claim, Observation, RunContext, register
+from ..base import Claim, Erratum, Observation, RunContext, register
 from ..judges import (
     MC_Z,
     PERTURB_REL,
@@ -156,7 +156,7 @@ register(
         id="edelman-ch8-eq8.3-as-printed",
         source=f"{EDELMAN}, Sec. 8.2.2, Eqs. (8.1), (8.3) as printed",
         statement="As printed: (P_i1, ..., P_ik) | x ~ Dir(k, c_i1 + alpha_1, ...) and E[P_ij | x] = (c_ij + alpha_j)/"
-        "(N + sum_i alpha_i).",
+        "(N + sum_i alpha_i) (the next line, for alpha = 1, and (8.2) have the right N_i).",
         kind="numeric",
         configs={"quick": _POSTERIOR, "full": _POSTERIOR},
         predict=_predict_posterior_as_printed,
@@ -164,6 +164,16 @@ register(
         judge=RefutedIfDiffers(QUAD_ATOL),
         refutes="E[P_ij | x] = (c_ij + alpha_j)/(N + sum_i alpha_i)",
         corrected_by="edelman-ch8-eq8.1-8.3-posterior",
+        erratum=Erratum(
+            "typo",
+            "(P_i1, ..., P_ik) | x ~ Dir(k, c_i1 + alpha_1, ..., c_ik + alpha_k), (8.1) [...] P_ij | x ~ "
+            "Beta(c_ij + alpha_j, sum_j alpha_j + N_i - alpha_j - c_ij), (8.2) where N_i is the total number of "
+            "observed transitions from state i. As such, our best (point) estimate for each state j is given by: "
+            "E[P_ij | x] = (c_ij + alpha_j)/(N + sum_i alpha_i). (8.3) For the uniform Dirichlet, alpha = (1, ..., 1)^T, "
+            "it is E[P_ij | x] = (c_ij + 1)/(N_i + k).",
+            "Edelman thesis (2024), Ch. 8, Sec. 8.2.2 ('2nd strategy: bigrams'), Eqs. (8.1) and (8.3) (Sec. 8.2 is "
+            "pp. 120-125 by the table of contents)",
+        ),
     )
 )
 
@@ -533,7 +543,8 @@ register(
     Claim(
         id="edelman-ch8-E.43-as-printed",
         source=f"{EDELMAN}, Lemma E.1, Eq. (E.43) as printed",
-        statement="As printed: the j = 2 expectation of (E.40) equals (7 - 10 ln 2)/2 + (5 - 8 ln 2)/6.",
+        statement="As printed: the j = 2 expectation of (E.40) equals (7 - 10 ln 2)/2 + (5 - 8 ln 2)/6 (= -0.0566; the "
+        "next sentence, 'The latter term is larger' than K_1 = 0.1023, holds only with the second term's sign flipped).",
         kind="numeric",
         configs={"quick": NoConfig(), "full": NoConfig()},
         predict=lambda cfg: tm.e43_as_printed(),
@@ -541,6 +552,14 @@ register(
         judge=RefutedIfDiffers(QUAD_ATOL),
         refutes="(7 - 10 ln 2)/2 + (5 - 8 ln 2)/6",
         corrected_by="edelman-ch8-E.43-K2",
+        erratum=Erratum(
+            "typo",
+            "4 E_{a,b}[(a-1)(b-1)^2 (a - 1/2)/(a+b-2)^3 (a+b-1)] + 2 E_{a,b}[(b-a)(b-1)^2 (a - 1/2)/(a+b-2)^3] = "
+            "(7 - 10 ln 2)/2 + (5 - 8 ln 2)/6. (E.43) The latter term is larger, so, when t -> infinity, it is "
+            "v_2^(2) > v_1^(2).",
+            "Edelman thesis (2024), App. E.1, proof of Lemma E.1, Eq. (E.43) (App. E.1 is pp. 339-360 by the table of "
+            "contents)",
+        ),
     )
 )
 
@@ -807,6 +826,15 @@ register(
         judge=RefutedIfDiffers(E49_TOL),
         refutes="v_j^(1) = c - (c eta/(2t)) (t - j + 1) + O(1/t)",
         corrected_by="edelman-ch8-corE.2-v-update",
+        erratum=Erratum(
+            "substantive",
+            "Corollary E.2. When a = b, it is [...] v_j^(1) = c - (c eta/(2t)) (t - j + 1) + O(1/t), j in [t]. (E.45) "
+            "[...] Now, for the v vector, we observe that when we set a = b in eq. (E.28), the leading term disappears "
+            "and its expression simplifies to: v_j^(1) = c - (c eta/t) E_{a ~ Unif([0,1])}[2(2a-2) (a-1)^2/(2a-2)^3 "
+            "(t-j+1)] + O(1/t) = c - (c eta/(2t)) (t-j+1) + O(1/t). (E.49)",
+            "Edelman thesis (2024), App. E.1, Corollary E.2, Eq. (E.45), and its proof, Eq. (E.49) (App. E.1 is "
+            "pp. 339-360 by the table of contents)",
+        ),
     )
 )
 
@@ -977,7 +1005,8 @@ register(
         id="edelman-ch8-prop8.2-counts-as-printed",
         source=f"{EDELMAN}, Prop. 8.2 as printed",
         statement="As printed: the construction's output 'is exactly the empirical bigram statistics (that is, the number "
-        "of times x_i -> j appears before position i)'.",
+        "of times x_i -> j appears before position i)'. (The proposition itself, 'can find the bigram statistics', "
+        "holds with the normalised frequencies the construction outputs.)",
         kind="numeric",
         configs=_CONSTRUCTION,
         predict=_predict_construction_as_printed,
@@ -985,5 +1014,14 @@ register(
         judge=RefutedIfDiffers(CONSTRUCTION_ATOL),
         refutes="Attn_2(e)_{i, j+2k} = the number of times x_i -> j appears before position i",
         corrected_by="edelman-ch8-prop8.2-construction",
+        erratum=Erratum(
+            "substantive",
+            "For any 2 <= i < t, 1 <= j < k, Attn_2(e)_{i,j+2k} = sum_{b=1}^{3k} 1[x_{b-1} = x_i](z W_V^(2))_{b,j} = "
+            "sum_{b=1}^k sum_{g=1}^k 1[x_{b-1} = x_i] 1[x_b = j]. Which is exactly the empirical bigram statistics "
+            "(that is, the number of times x_i -> j appears before position i), so to make this the output, P = "
+            "(0; 0; I^{k x k})",
+            "Edelman thesis (2024), Ch. 8, Sec. 8.2.3, proof of Proposition 8.2 (Sec. 8.2 is pp. 120-125 by the table "
+            "of contents)",
+        ),
     )
 )

@@ -21,7 +21,7 @@ import sympy
 from numerics import sparse_variable as ns
 from theory import sparse_variable as ts
 
-from ..base import Claim, Observation, RunContext, register
+from ..base import Claim, Erratum, Observation, RunContext, register
 from ..judges import AtMost, ExactOrFloat, RefutedIfDiffers, RefutedIfViolated, Requiring
 from .common import LEMMA_OF, SRC, SRC_A2, case_rng, construction, gamma_of, random_levels
 
@@ -501,6 +501,14 @@ register(
         refutes="W_Q^[b] := R v_[CLS] e_1^(k)T, W_K^[b] := v_{n^-1(b)} e_1^(k)T, W_V^[b] := (E_0 - E_1) e_2^(k)T, "
         "W_C^[b] := e_1^(k) e_b^(d)T ... f_tf-head(X) o Pi_s ~ sum_{i in I} chi_i e_n(i)^(d)",
         corrected_by="edelman-ch4-propA18-head-approximation",
+        erratum=Erratum(
+            "typo",
+            "Multiple heads, deterministic P. For b = 1, ..., s, and the same R as above: W_Q^[b] := R v_[CLS] "
+            "e_1^(k)T, W_K^[b] := v_{n^-1(b)} e_1^(k)T, W_V^[b] := (E_0 - E_1) e_2^(k)T, W_C^[b] := e_1^(k) e_b^(d)T. "
+            "This is the same construction as above, but each head only selects one of the coordinates in I. "
+            "[The single head above has W_V := (E_0 - E_1) e_1^(k)T; so do the multiple heads of Lemma A.20.]",
+            "Edelman thesis (2024), App. A.2.5, proof of Lemma A.19, 'Multiple heads, deterministic P' (App. A.2 is pp. 162-181 by the table of contents)",
+        ),
         kind="numeric",
         configs={"quick": ErratumConfig(), "full": ErratumConfig()},
         predict=_predict_multihead,
@@ -550,6 +558,16 @@ register(
         refutes="psi_delta(x) := v_delta(x) - v_delta(2 delta - x). By this construction, we have psi_delta(x) = 1 for "
         "0 <= x <= 2 delta and psi_delta(x) = 0 for x <= -delta and x >= 3 delta",
         corrected_by="edelman-ch4-propA18-general-exact",
+        erratum=Erratum(
+            "substantive",
+            "v_delta(x) := (x/delta + 1)_+ - (x/delta)_+ [...] Next, we construct the bump function psi_delta(x) := "
+            "v_delta(x) - v_delta(2 delta - x). By this construction, we have psi_delta(x) = 1 for 0 <= x <= 2 delta "
+            "and psi_delta(x) = 0 for x <= -delta and x >= 3 delta, interpolating linearly on [-delta, 0] and "
+            "[2 delta, 3 delta]. [...] psi_delta(x; x_0) := psi_delta(x - x_0 + delta) = ((x - x_0)/delta + 2)_+ - "
+            "((x - x_0)/delta + 1)_+ - ((x_0 - x)/delta + 2)_+ + ((x_0 - x)/delta + 1)_+ [and the first layer W_1 "
+            "built from it, combined with weights [1 -1 -1 1]]",
+            "Edelman thesis (2024), App. A.2.3, proof of Lemma A.25 (App. A.2 is pp. 162-181 by the table of contents)",
+        ),
         kind="numeric",
         configs={"quick": ErratumConfig(), "full": ErratumConfig()},
         predict=_predict_bump,
@@ -610,6 +628,15 @@ register(
         refutes="This follows by instantiating Lemma A.25 with delta = gamma/8, d_f = s, n = 2^s. Notice that a "
         "(gamma/4)-uniform approximation of a gamma-injective function satisfies the conditions needed for Lemma A.25.",
         corrected_by="edelman-ch4-propA18-general-exact",
+        erratum=Erratum(
+            "substantive",
+            "Proof of Lemma A.22. This follows by instantiating Lemma A.25 with delta = gamma/8, d_f = 1, n = s + 1. "
+            "Notice that a (gamma/4)-uniform approximation of a gamma-strictly monotone function satisfies the "
+            "conditions needed for Lemma A.25. Proof of Lemma A.23. This follows by instantiating Lemma A.25 with "
+            "delta = gamma/8, d_f = s, n = 2^s. Notice that a (gamma/4)-uniform approximation of a gamma-injective "
+            "function satisfies the conditions needed for Lemma A.25.",
+            "Edelman thesis (2024), App. A.2.5, proofs of Lemmas A.22 and A.23 (App. A.2 is pp. 162-181 by the table of contents)",
+        ),
         kind="numeric",
         configs={"quick": ErratumConfig(), "full": ErratumConfig()},
         predict=_predict_delta,
@@ -649,6 +676,14 @@ register(
         statement="The first layer of the Lemma A.25 network has entries at most max(1, B)/delta in absolute value.",
         refutes="||W_1||_inf <= max(1, B)/delta",
         corrected_by="edelman-ch4-prop4.12-norms",
+        erratum=Erratum(
+            "substantive",
+            "||W_1||_inf <= max(1, B)/delta, ||W_2||_inf <= d_f/delta, ||w||_inf <= max_{i in [n]} |f(x_i)|. [proof:] "
+            "[W_1]_{:, (1, i, :)} := [(1/delta) I; -x_i/delta + 2 1^T], [W_1]_{:, (2, i, :)} := [(1/delta) I; "
+            "-x_i/delta + 1^T], [W_1]_{:, (3, i, :)} := [-(1/delta) I; x_i/delta + 2 1^T], [W_1]_{:, (4, i, :)} := "
+            "[-(1/delta) I; x_i/delta + 1^T]",
+            "Edelman thesis (2024), App. A.2.3, Lemma A.25 (statement) and its proof (App. A.2 is pp. 162-181 by the table of contents)",
+        ),
         kind="numeric",
         configs={"quick": ErratumConfig(), "full": ErratumConfig()},
         predict=_predict_w1,
@@ -717,10 +752,23 @@ register(
         id="edelman-ch4-lemA19-coherent-printed",
         source=f"{SRC_A2}, Lemma A.19 and its proof (Delta > 0)",
         statement="For approximately orthonormal positional vectors (coherence Delta < 1/s), the head W_K = v_I e_1^T, "
-        "R = log(8T/gamma)/(1 - s Delta) is gamma/4-close to (1/s) sum_{i in I} chi_i on every context.",
+        "R = log(8T/gamma)/(1 - s Delta) is gamma/4-close to (1/s) sum_{i in I} chi_i on every context (claimed for "
+        "every s; it fails for s >= 3, where the relevant scores R (1 + sum_{i != t} v_i^T v_t) differ: here s = 3).",
         refutes="v_[CLS]^T W_Q W_K^T X^T ~_{R Delta} R sum_{i in I} e_i^(T)T. By Lemma A.24, ||softmax(...) - (1/s) "
         "sum_{i in I} e_i^(T)T||_1 <= 2T/exp(R - 2Rs Delta)",
         corrected_by="edelman-ch4-lemA19-coherent-corrected",
+        erratum=Erratum(
+            "substantive",
+            "[Lemma A.19:] Let I subset [T] such that |I| = s <= d, k, and Delta < 1/s. Then, for all 0 < gamma <= 1, "
+            "there exists [...] Transformer head parameters such that f_tf-scalar(X(b); W_Q, W_K, W_V, W_C, w = e_1) "
+            "(gamma/4)-uniformly approximates g_I. [proof:] W_K := v_I e_1^(k)T [...] Then, by approximate "
+            "orthogonality, v_[CLS]^T W_Q W_K^T X^T = v_[CLS]^T W_Q W_K^T (P + E_b)^T = v_[CLS]^T W_Q W_K^T P^T "
+            "~_{R Delta} R sum_{i in I} e_i^(T)T. By Lemma A.24, ||softmax(v_[CLS]^T W_Q W_K^T X^T) - (1/s) "
+            "sum_{i in I} e_i^(T)T||_1 <= 2T/exp(R - 2Rs Delta). [...] To get (gamma/4)-uniform approximation, we "
+            "choose R = log(8T/gamma)/(1 - s Delta).",
+            "Edelman thesis (2024), App. A.2.2, Lemma A.19, and App. A.2.5, its proof ('Single head, deterministic P'; "
+            "App. A.2 is pp. 162-181 by the table of contents)",
+        ),
         kind="numeric",
         configs={"quick": CoherentConfig(), "full": CoherentConfig()},
         predict=_predict_gamma4,
