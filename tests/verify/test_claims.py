@@ -1,6 +1,7 @@
 """Every quick claim, parametrised: its verdict (``refuted`` for a statement as printed, ``pass`` otherwise)
-and, for every non-refuted non-training claim, that the verdict changes when the predicted value is perturbed
-by 1 % or by 10 times the tolerance (whichever is larger, :meth:`verify.claims.judges.Judge.perturb`).
+and, for every non-refuted claim (training claims included, re-judged on their recorded observation), that the
+verdict changes when the predicted value is perturbed by 1 % or by 10 times the tolerance (whichever is larger,
+:meth:`verify.claims.judges.Judge.perturb`).
 
 A new claim is covered without editing this file. Claims whose verdict legitimately does not depend on the
 predicted value declare why in ``Claim.insensitive``; :func:`test_insensitive_claims_say_why` lists them.
@@ -31,7 +32,9 @@ QUICK = [
     else c.id
     for c in select("*", "quick")
 ]
-PERTURBABLE = [c.id for c in select("*", "quick") if not c.refuting and c.kind != "training" and not c.insensitive]
+#: Every non-refuted quick claim whose verdict must react to its prediction; training claims are re-judged on their
+#: recorded observation (no retraining).
+PERTURBABLE = [c.id for c in select("*", "quick") if not c.refuting and not c.insensitive]
 
 
 @pytest.mark.parametrize("cid", QUICK)

@@ -17,6 +17,7 @@ JSON), or lists of those; list-valued predictions are judged element by element.
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -54,6 +55,7 @@ __all__ = [
     "ZScore",
     "as_float",
     "as_floats",
+    "find_seeds",
     "flatten",
     "perturb_value",
     "verdict_from_problems",
@@ -149,6 +151,16 @@ class Judge(ABC):
     def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
         """The seed-population statistics of the verdict (:class:`Population`), for the record; None for a judge
         that does not judge a population of seeds."""
+        return None
+
+    @property
+    def population_rule(self) -> Population | None:
+        """The :class:`Population` rule of a judge of seed populations (its ``rule``), else None."""
+        rule = getattr(self, "rule", None)
+        return rule if isinstance(rule, Population) else None
+
+    def planned_runs(self, config: Any) -> int | None:
+        """The number of runs a population judge will count for ``config``, known before the run; None for others."""
         return None
 
 
@@ -547,6 +559,13 @@ class Requiring(Judge):
     def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
         return self.inner.population(predicted, obs, config)
 
+    @property
+    def population_rule(self) -> Population | None:
+        return self.inner.population_rule
+
+    def planned_runs(self, config: Any) -> int | None:
+        return self.inner.planned_runs(config)
+
 
 @dataclass(frozen=True)
 class WithinBounds(Judge):
@@ -659,6 +678,21 @@ class RejectsWrongGamma(Judge):
         mids = [(lo + up) / 2 for lo, up, _ in obs.details["intervals"]]
         per = len(as_floats(predicted)) // len(mids)
         return [m for m in mids for _ in range(per)]
+
+
+def find_seeds(config: Any) -> tuple[int, ...]:
+    """The ``seeds`` of a configuration: its own field, else the first nested configuration's (breadth first);
+    () when there are none."""
+    queue = [config]
+    while queue:
+        cfg = queue.pop(0)
+        if not dataclasses.is_dataclass(cfg):
+            continue
+        names = [f.name for f in dataclasses.fields(cfg)]
+        if "seeds" in names:
+            return tuple(cfg.seeds)
+        queue += [getattr(cfg, n) for n in names]
+    return ()
 
 
 def verdict_from_problems(summary: str, problems: list[str], ok_note: str) -> tuple[Verdict, str]:
@@ -811,6 +845,15 @@ class PerSeed(Judge):
     rows: str = "per_seed"
     note: str = ""
     rule: Population = DEFAULT_POPULATION
+    runs: Callable[[Any], int] | None = None
+
+    def planned_runs(self, config: Any) -> int:
+        """How many rows (seeds, or seed x setting) a run of ``config`` judges, known before the run: ``runs(config)``
+        when given, else the number of seeds found in the configuration (its ``seeds`` field, or that of a nested
+        configuration)."""
+        if self.runs is not None:
+            return int(self.runs(config))
+        return len(find_seeds(config))
 
     def seed_problems(self, predicted: Any, per_seed: list[dict[str, Any]], config: Any = None) -> list[list[str]]:
         """Per seed, every failed check (a subclass adds its own checks here)."""
