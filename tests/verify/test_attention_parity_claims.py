@@ -17,13 +17,51 @@ def _frac(x) -> Fraction:
 
 def test_optimality_counterexamples_are_exact_zero_loss_models():
     cex = record("shi-thm5.5.1-optimality").counterexample
-    five, eight = cex["five_heads"], cex["eight_heads_low_norm"]
-    assert len(five["a"]) < tap.parity_construction(3).m and _frac(five["min_margin"]) >= 1
-    assert five["float_min_margin_gamma_0.1"] >= 1 - 1e-12
-    assert _frac(eight["min_margin"]) >= 1
-    assert _frac(eight["sum_V_F2_gamma_0.1"]) < _frac(eight["g2_sum_V_F2_gamma_0.1"])
+    five, eight, g2 = cex["five_head_model"], cex["eight_head_model"], cex["g2_star"]
+    assert five["heads"] == len(five["a"]) < g2["heads"] == tap.parity_construction(3).m
+    assert _frac(five["min_margin"]) >= 1 and five["float_min_margin_gamma_0.1"] >= 1 - 1e-12
+    assert _frac(eight["min_margin"]) >= 1 and _frac(g2["min_margin"]) >= 1
+    assert _frac(eight["sum_V_F2_gamma_0.1"]) < _frac(g2["sum_V_F2_gamma_0.1"])
     h8 = tap.parity_heads(**tap.COUNTEREXAMPLE_M8)
     assert _frac(eight["sum_C2"]) == h8.code_norm()
+
+
+def test_optimality_compares_each_number_with_the_same_quantity_of_g2():
+    """Like with like: the observed head count is the five-head model's and is compared with g_2*'s head count; the
+    observed norm is the eight-head model's, which has g_2*'s head count, and is compared with g_2*'s norm. The
+    five-head model's own norm is larger than g_2*'s, so it refutes the head count only, and the record says so."""
+    rec = record("shi-thm5.5.1-optimality")
+    cex = rec.counterexample
+    five, eight, g2 = cex["five_head_model"], cex["eight_head_model"], cex["g2_star"]
+    assert rec.predicted[0] == g2["heads"] and _frac(rec.predicted[1]) == _frac(g2["sum_V_F2_gamma_0.1"])
+    assert rec.observed[0] == five["heads"] and _frac(rec.observed[1]) == _frac(eight["sum_V_F2_gamma_0.1"])
+    assert eight["heads"] == g2["heads"]
+    assert _frac(five["sum_V_F2_gamma_0.1"]) > _frac(g2["sum_V_F2_gamma_0.1"])
+    assert "five_head_model" in rec.reason and "eight_head_model" in rec.reason
+    assert "not compared" in cex["compared"]
+
+
+def test_optimality_norm_needs_g2s_head_count(monkeypatch):
+    """A low-norm zero-loss model with another head count is no counterexample to the norm statement (which is about
+    m = 2(nu2+1)): the observation drops the norm unless the model has g_2*'s head count. Here the eight-head model
+    gets a ninth head with zero codes (same margins, same norm, 9 heads)."""
+    claim = registry()["shi-thm5.5.1-optimality"]
+    m8 = tap.COUNTEREXAMPLE_M8
+    monkeypatch.setattr(tap, "COUNTEREXAMPLE_M8", {"a": (*m8["a"], 1), "codes": (*m8["codes"], ("0",) * 8)})
+    obs = claim.observe(claim.configs["quick"], None)
+    assert obs.value[0] == 5 and obs.value[1] is None
+    assert obs.counterexample["eight_head_model"]["heads"] == 9
+
+
+def test_errata_record_kind_quote_and_where():
+    for cid, quote in (
+        ("shi-thm5.5.1-optimality", "the minimum number of neurons to cover all patterns in (I) and (II) is"),
+        ("shi-thm5.5.1-g1-optimality", "-nu_j/(4 gamma) for g_j^*"),
+    ):
+        erratum = registry()[cid].erratum
+        assert erratum is not None and erratum.kind == "substantive"
+        assert "denote the optimal solutions" in erratum.quote and quote in erratum.quote
+        assert "Theorem 5.5.1" in erratum.where and "App. D.3.1" in erratum.where
 
 
 def test_g1_counterexample_halves_the_s2_loss():

@@ -77,6 +77,37 @@ def test_counterexamples_carry_the_numbers():
     )
 
 
+@pytest.mark.parametrize(
+    ("cid", "kind", "quote"),
+    [
+        ("edelman-ch5-lemB.1-level-weight-exponent-as-printed", "substantive", "c_1^2 k^{-2/3}"),
+        ("edelman-ch6-lemC.12-half-as-printed", "substantive", "binom(2m, m) / binom(2m, 2j)"),
+        ("edelman-ch5-lemB.2-gap-bound-as-printed", "notation", "Fix some k and assume that n >= 4k"),
+    ],
+)
+def test_errata_record_kind_quote_and_where(cid, kind, quote):
+    erratum = registry()[cid].erratum
+    assert erratum is not None and erratum.kind == kind
+    assert quote in erratum.quote and "Edelman thesis" in erratum.where and "App. " in erratum.where
+
+
+def test_gap_bound_missing_hypotheses_are_quoted_and_the_corrected_claim_states_them():
+    """Lemma B.2 omits k even and n odd, which the text around it states ('for every even k', Theorem 5.5's odd n):
+    kind notation; the printed 'fix some k' covers odd k, where the gap is 0, so it stays refuted; the corrected
+    claim states both hypotheses and checks only such (n, k)."""
+    printed, corrected = (
+        registry()["edelman-ch5-lemB.2-gap-bound-as-printed"],
+        registry()["edelman-ch5-lemB.2-gap-bound"],
+    )
+    assert "for every even k" in printed.erratum.quote and "odd integer" in printed.erratum.quote
+    assert "k even and n odd" in printed.statement
+    ce = record("edelman-ch5-lemB.2-gap-bound-as-printed").counterexample
+    assert ce["k"] % 2 == 1 and ce["n"] % 2 == 1 and ce["n"] >= 4 * ce["k"]
+    assert "even k, odd n" in corrected.statement and "k even, n odd" in corrected.source
+    for scale in ("quick", "full"):
+        assert all(k % 2 == 0 and n % 2 == 1 and n >= 4 * k for n, k in corrected.configs[scale].cases)
+
+
 def test_gap_bound_is_checked_exactly_too():
     details = record("edelman-ch5-lemB.2-gap-bound").details
     assert details["bound_holds_exactly"] is True and details["min_gap_over_bound"] >= 1

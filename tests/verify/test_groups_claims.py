@@ -138,3 +138,18 @@ def test_gamma_star_sources():
         gamma_star("Z5")
     with pytest.raises(ValueError):
         compare_groups(HomogeneousNetwork(np.zeros((1, 2, 6)), np.zeros((1, 6)), degree=3), "S3")
+
+
+@pytest.mark.parametrize(
+    ("cid", "kind", "quote", "where"),
+    [
+        ("edelman-tabD.1-labels-as-printed", "notation", "R_3(standard): 4, -2", "Table D.1"),
+        ("edelman-lemD.13-single-neuron-as-printed", "substantive", "1/(3 sqrt(3) |G|^{3/2})", "Lemma D.13"),
+    ],
+)
+def test_errata_record_kind_quote_and_where(cid, kind, quote, where):
+    """Table D.1's labels name the wrong rows (the standard representation is defined in the same section): notation.
+    Lemma D.13's value is half the true one and nothing nearby corrects it: substantive."""
+    erratum = registry()[cid].erratum
+    assert erratum is not None and erratum.kind == kind
+    assert quote in erratum.quote and where in erratum.where and "Edelman thesis" in erratum.where

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sympy
 
 from theory import interpolation as ti
+from verify.claims import registry
 
 from .claim_checks import record
 
@@ -39,3 +40,14 @@ def test_bias_grid_is_exact_and_the_printed_one_is_not():
         assert case["n_features"] == k - 1 and case["n_points"] == k + 1
         assert sympy.Rational(case["exact_residual_sq"]) == ti.c6_features(k, printed=True)["lsq"].residual_sq > 0
         assert abs(case["lstsq_residual_float64"] - case["residual"]) <= 1e-9
+
+
+def test_errata_record_kind_quote_and_where():
+    """Claim 5 fails for every output weight over the printed k features (substantive); the bias grid of Thm C.11 is
+    one index short of a square invertible system that the proof describes (notation)."""
+    claim5 = registry()["edelman-ch5-lemB.4-construction-as-printed"].erratum
+    assert claim5 is not None and claim5.kind == "substantive"
+    assert "u_{k-1}^* = 6k, u_k^* = -2k" in claim5.quote and "Claim 5" in claim5.where
+    grid = registry()["edelman-ch6-thmC.11-bias-grid-as-printed"].erratum
+    assert grid is not None and grid.kind == "notation"
+    assert "{beta_1, ..., beta_{k/2-1}}" in grid.quote and "R^{k x k}" in grid.quote and "Lemma C.6" in grid.where

@@ -14,7 +14,7 @@ import sympy
 from numerics.modular import deformed_neuron
 from numerics.spectra import neuron_diagnostics
 from theory import modular as tm
-from verify.claims import registry
+from verify.claims import Observation, registry
 
 from .claim_checks import evaluation, record
 
@@ -35,12 +35,48 @@ def test_printed_output_counterexample_is_minus_one_half(cid: str) -> None:
     assert (sum(a) - c) % p != 0  # a wrong label, where the printed value and the network disagree
 
 
-def test_beta_sign_counterexample_flips_psi_for_even_k() -> None:
-    ce = record("shi-thm4.9-beta-sign").counterexample
-    p, k = ce["p"], ce["k"]
-    assert k % 2 == 0 and ce["beta"] == pytest.approx(-float(tm.optimal_amplitude(p, k)), rel=1e-15)
-    assert ce["gamma_star"] == float(tm.max_margin(p, k))
-    assert ce["psi"] == pytest.approx(-ce["gamma_star"], rel=1e-12)
+@pytest.mark.parametrize(
+    ("cid", "quote", "where"),
+    [
+        ("shi-lemC.18-output-as-printed", "0 otherwise", "proof of Lemma C.18"),
+        ("edelman-D.6.2-output-as-printed", "0 otherwise", "App. D.6.2"),
+    ],
+)
+def test_printed_output_erratum_is_substantive_and_quoted(cid: str, quote: str, where: str) -> None:
+    """The printed case value is wrong and nothing nearby corrects it: kind substantive, with the display quoted."""
+    erratum = registry()[cid].erratum
+    assert erratum is not None and erratum.kind == "substantive"
+    assert quote in erratum.quote and "(p-1)/2" in erratum.quote and where in erratum.where
+
+
+def test_beta_sign_rejudged_the_printed_form_passes() -> None:
+    """Re-judged (docs/modular.md): Thm 4.9's "a constant scalar beta in R" describes the neurons of a max-margin
+    network and holds there; it is weaker than the proof's beta > 0, so the claim passes and says so in its note."""
+    claim, rec = registry()["shi-thm4.9-beta-sign"], record("shi-thm4.9-beta-sign")
+    assert not claim.refuting and claim.erratum is None and claim.corrected_by is None
+    assert rec.verdict == "pass" and "weaker" in claim.note and "Lemma C.15" in claim.note
+    d, cfg = rec.details, _config("shi-thm4.9-beta-sign")
+    assert d["cases"] == [list(c) for c in cfg.cases] and {k % 2 for _, k in cfg.cases} == {0, 1}
+    assert max(d["printed_form_residual"]) <= 1e-9 and max(d["beta_positive_phase_residual"]) <= 1e-9
+
+
+def test_beta_sign_the_case_that_looked_wrong_is_the_converse() -> None:
+    """What made "beta in R" look wrong: beta -> -beta gives Psi = (-1)^(k+1) gamma*, -gamma* for even k. That is the
+    converse (every such neuron optimal), which the theorem does not state; the record keeps the numbers."""
+    d, cfg = record("shi-thm4.9-beta-sign").details, _config("shi-thm4.9-beta-sign")
+    for (p, k), psi, gamma in zip(cfg.cases, d["psi_with_beta_negated"], d["gamma_star"]):
+        assert gamma == float(tm.max_margin(p, k))
+        assert psi == pytest.approx((-1) ** (k + 1) * gamma, rel=1e-12)
+
+
+def test_beta_sign_judge_fails_a_neuron_outside_the_printed_form() -> None:
+    """The judge fails the printed statement when a neuron's phase residual is neither 0 nor (k-1) pi (pi/2 here),
+    whatever the margin."""
+    claim = registry()["shi-thm4.9-beta-sign"]
+    ev = evaluation("shi-thm4.9-beta-sign")
+    bad = Observation(ev.obs.value, details={**ev.obs.details, "printed_form_residual": [float(np.pi / 2)] * 2})
+    assert claim.judge(ev.predicted, ev.obs, ev.config)[0] == "pass"
+    assert claim.judge(ev.predicted, bad, ev.config)[0] == "fail"
 
 
 def test_construction_details_name_the_theorem_width() -> None:

@@ -4,6 +4,7 @@ the verdicts themselves are checked for every claim by tests/verify/test_claims.
 from __future__ import annotations
 
 from theory import polynet as tp
+from verify.claims import registry
 from verify.claims.polynet import PLATEAU_SCALED_BOUND
 from verify.report.figures import render_figures
 
@@ -45,3 +46,11 @@ def test_printed_error_bounds_counterexamples_violate_them():
         assert row["err"] <= tp.lemma_b9_upper_bound([v] * k, u)
     for row in ce["lower_examples"]:
         assert row["lower_bound"] > row["err"]
+
+
+def test_printed_error_bounds_erratum_is_substantive_and_quoted():
+    """Both printed bounds fail and the proof repeats them (the upper one has no free constant): substantive."""
+    erratum = registry()["edelman-ch5-lemB.9-error-bounds-as-printed"].erratum
+    assert erratum is not None and erratum.kind == "substantive"
+    assert "2 sum_{i=1}^k exp(-|v_i|^2/||u_i||_2^2)" in erratum.quote and ".56" in erratum.quote
+    assert "Lemma B.9" in erratum.where and "App. B.2.3" in erratum.where

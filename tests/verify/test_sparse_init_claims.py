@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 
 from theory import sparse_init as tsi
+from verify.claims import registry
 
 from .claim_checks import record
 
@@ -26,3 +27,9 @@ def test_printed_ratio_counterexample_carries_the_numbers():
         assert case["bruteforce_ratio"] == pytest.approx(float(tsi.thm_c16_ratio(n, k, s)), rel=1e-9)
         assert Fraction(case["printed (n-s)/(k-s-1)"]) == tsi.thm_c16_ratio_as_printed(n, k, s)
         assert Fraction(case["corrected (n-k)/(k-s-1)"]) == tsi.thm_c16_ratio(n, k, s)
+
+
+def test_printed_ratio_erratum_is_substantive_and_quoted():
+    erratum = registry()["edelman-ch6-thmC.16-ratio-as-printed"].erratum
+    assert erratum is not None and erratum.kind == "substantive"
+    assert "(n-s)/(k-s-1) > 1" in erratum.quote and "Theorem C.16" in erratum.where

@@ -20,7 +20,7 @@ import sympy
 from numerics import attention_parity as nap
 from theory import attention_parity as tap
 
-from .base import Claim, Observation, RunContext, register
+from .base import Claim, Erratum, Observation, RunContext, register
 from .judges import (
     MC_Z,
     ExactlyEqual,
@@ -76,7 +76,7 @@ class RefutedIfSmaller(Judge):
 
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
         smaller = [
-            f"{name} {float(g):.6g} < {float(p):.6g}"
+            f"{name}: {float(g):.6g} < {float(p):.6g}"
             for name, p, g in zip(self.what, predicted, obs.value)
             if g is not None and g < p
         ]
@@ -203,29 +203,41 @@ def _heads_record(h: tap.ParityHeads) -> dict[str, Any]:
 
 
 def _predict_optimality(cfg: AttentionParityConfig) -> list:
-    """As printed: 2(nu2 + 1) heads are needed (the head count of g_2*) and g_2*'s norm at gamma = 0.1 is minimal."""
+    """As printed, both about g_2*: its head count 2(nu2 + 1) is the fewest that reach zero loss (proof, App. D.3.1),
+    and its sum ||V||_F^2 at gamma = 0.1 is the least among zero-loss models with that head count (it is "the
+    optimal solution for m = 2(nu2 + 1)")."""
     return [tap.parity_construction(cfg.nu2).m, tap.parity_norm_formula(cfg.nu2, GAMMA)]
 
 
 def _observe_optimality_refuted(cfg: AttentionParityConfig, ctx: RunContext) -> Observation:
+    """Each printed number against the same quantity of a zero-loss model of the kind the statement covers: the head
+    count of the five-head model (``COUNTEREXAMPLE_M5``), and the norm of the eight-head model
+    (``COUNTEREXAMPLE_M8``), which has g_2*'s head count. A value is None unless its model has zero loss (and, for
+    the norm, exactly g_2*'s head count)."""
     h5 = tap.parity_heads(**tap.COUNTEREXAMPLE_M5)
     h8 = tap.parity_heads(**tap.COUNTEREXAMPLE_M8)
-    m5 = min(m for *_, m in tap.parity_margins(h5))
-    m8 = min(m for *_, m in tap.parity_margins(h8))
     g2 = tap.parity_construction(cfg.nu2)
-    value = [h5.m if m5 >= 1 else None, h8.frobenius_norm_sq(GAMMA) if m8 >= 1 else None]
+    m5, m8, mg = (min(m for *_, m in tap.parity_margins(h)) for h in (h5, h8, g2))
+    n5, n8, ng = (h.frobenius_norm_sq(GAMMA) for h in (h5, h8, g2))
+    value = [h5.m if m5 >= 1 else None, n8 if m8 >= 1 and h8.m == g2.m else None]
     cex = {
-        "five_heads": {
-            **_heads_record(h5),
+        "compared": f"heads: five_head_model (zero loss) has {h5.m} < {g2.m} = 2(nu2+1), g2_star's, the printed minimum "
+        f"(its own norm, {float(n5):.6g}, is above g2_star's and is not compared); norm at {g2.m} heads: "
+        f"eight_head_model (zero loss, {h8.m} heads like g2_star) has sum ||V||_F^2 {float(n8):.6g} < {float(ng):.6g}",
+        "five_head_model": {
+            "heads": h5.m,
             "min_margin": m5,
+            "sum_V_F2_gamma_0.1": n5,
+            **_heads_record(h5),
             "float_min_margin_gamma_0.1": float(nap.float_margins(h5, float(GAMMA)).min()),
         },
-        "eight_heads_low_norm": {
-            **_heads_record(h8),
+        "g2_star": {"heads": g2.m, "sum_V_F2_gamma_0.1": ng, "sum_C2": g2.code_norm(), "min_margin": mg},
+        "eight_head_model": {
+            "heads": h8.m,
+            "sum_V_F2_gamma_0.1": n8,
             "min_margin": m8,
             "sum_C2": h8.code_norm(),
-            "sum_V_F2_gamma_0.1": h8.frobenius_norm_sq(GAMMA),
-            "g2_sum_V_F2_gamma_0.1": g2.frobenius_norm_sq(GAMMA),
+            **_heads_record(h8),
         },
     }
     return Observation(value, counterexample=cex)
@@ -234,17 +246,38 @@ def _observe_optimality_refuted(cfg: AttentionParityConfig, ctx: RunContext) -> 
 register(
     Claim(
         id="shi-thm5.5.1-optimality",
-        source=f"{SRC}, Theorem 5.5.1 (optimality / minimal neuron count; errata (b), (c) in docs/attention_parity.md)",
-        statement="As printed: g_2* with 2(nu2+1) heads is the optimal (minimum-norm, lambda -> 0+) solution and 2(nu2+1) "
-        "heads are needed for zero loss (d = 8: 8 heads, sum ||V||_F^2 = 1200 at gamma = 0.1).",
+        source=f"{SRC}, Theorem 5.5.1 (optimality) and its proof in App. D.3.1 (minimal head count); errata (b), (c) in "
+        "docs/attention_parity.md",
+        statement="As printed: (i) zero loss needs at least 2(nu2+1) heads, the head count of g_2* (proof: 'the minimum "
+        "number of neurons to cover all patterns in (I) and (II) is 2(nu2+1)', with 'to have zero loss, we need all "
+        "patterns to be covered'); (ii) g_2* is the optimal (minimum-norm zero-loss, lambda -> 0+) solution for "
+        "m = 2(nu2+1) heads (d = 8: 8 heads, sum ||V||_F^2 = 1200 at gamma = 0.1). Observed, each against g_2*'s "
+        "own value: (i) the head count of a zero-loss five-head model; (ii) sum ||V||_F^2 of a zero-loss model with "
+        "8 heads, g_2*'s head count.",
         kind="symbolic",
         configs={"quick": AttentionParityConfig(), "full": AttentionParityConfig()},
         predict=_predict_optimality,
         observe=_observe_optimality_refuted,
-        judge=RefutedIfSmaller(what=("heads for zero loss", "sum ||V||_F^2 at zero loss")),
+        judge=RefutedIfSmaller(
+            what=(
+                "head count of a zero-loss model (five_head_model) against g_2*'s 2(nu2+1)",
+                "sum ||V||_F^2 of a zero-loss model with g_2*'s 8 heads (eight_head_model) against g_2*'s",
+            )
+        ),
         refutes="Thm 5.5.1: g_2* (m = 2(nu2+1)) is the optimal solution / lim_{lambda->0+} minimiser, and fewer heads cannot "
         "reach zero loss",
         corrected_by="shi-thm5.5.1-construction",
+        erratum=Erratum(
+            "substantive",
+            "Theorem 5.5.1 (Optimal solution for parity). Consider k = 2^{nu_1}, d = 2^{nu_2}, and let g_1^* and "
+            "g_2^* denote the optimal solutions for m = 2(nu_1 + 1) and m = 2(nu_2 + 1), respectively. ... Up to "
+            "permutations, g_2^* has neurons (a^*, W^{*,(1)}, ..., W^{*,(m)}) ... [Proof:] To have zero loss, we "
+            "need all patterns to be covered by m neurons ... Second, we prove that we need at least 2(nu_2 + 1) "
+            "neurons to cover all patterns in (I) and (II). ... Therefore, the minimum number of neurons to "
+            "cover all patterns in (I) and (II) is 2(nu_2 + 1).",
+            "Shi thesis (2024), Ch. 5, Sec. 5.5.1 (p. 83 in the table of contents), Theorem 5.5.1; its proof in "
+            "App. D.3.1 (pp. 428-432 in the table of contents)",
+        ),
     )
 )
 
@@ -274,9 +307,21 @@ register(
         configs={"quick": AttentionParityConfig(), "full": AttentionParityConfig()},
         predict=_predict_g1_optimality,
         observe=_observe_g1_refuted,
-        judge=RefutedIfSmaller(what=("S_2 loss with zero S_1 loss",)),
+        judge=RefutedIfSmaller(
+            what=("S_2 loss of a model with g_1*'s 2(nu1+1) heads and zero S_1 loss (positive code 2) against g_1*'s",)
+        ),
         refutes="Thm 5.5.1: g_1* (positive-neuron scale nu1/(4 gamma)) is optimal for m = 2(nu1+1) heads",
         corrected_by="shi-thm5.5.1-g1",
+        erratum=Erratum(
+            "substantive",
+            "let g_1^* and g_2^* denote the optimal solutions for m = 2(nu_1 + 1) and m = 2(nu_2 + 1), "
+            "respectively. ... For i = nu_2 + 1 and any i_tau in [d], let a_i^* = +1 and V^{*,(i)}_{i_tau, "
+            "i_tau} = -nu_j/(4 gamma) for g_j^*. ... g_1^* has the {1, ..., nu_1, nu_2 + 1, nu_2 + 2, ..., nu_2 "
+            "+ nu_1 + 1, 2 nu_2 + 2}-th neurons of g_2^*. [Proof:] Thus, when m = 2(nu_1 + 1), the optimal "
+            "solution will cover all patterns in (I) but not all in (II).",
+            "Shi thesis (2024), Ch. 5, Sec. 5.5.1 (p. 83 in the table of contents), Theorem 5.5.1 (g_1^*); its "
+            "proof in App. D.3.1 (pp. 428-432 in the table of contents)",
+        ),
     )
 )
 

@@ -19,7 +19,7 @@ import numpy as np
 from numerics import walsh as nw
 from theory import interpolation as ti
 
-from .base import Claim, Observation, RunContext, register
+from .base import Claim, Erratum, Observation, RunContext, register
 from .judges import ExactlyEqual, MaxAbs, RefutedIfDiffers
 
 SRC = "Edelman thesis (2024)"
@@ -158,6 +158,16 @@ register(
         refutes="f*(x) = sum_{i=1}^k u*_i sigma(x_[k]/(2k) + b_i) = 2 chi_[k](x) with u*_i = 8k(-1)^(i+1), "
         "u*_(k-1) = 6k, u*_k = -2k",
         corrected_by="edelman-ch5-lemB.4-construction",
+        erratum=Erratum(
+            "substantive",
+            "Claim 5: Let b_1, ..., b_k be the functions defined in the previous claim. Then, there exists "
+            "weights u^* with ||u^*||_inf <= 8k s.t. for f^*(x) = sum_{i=1}^k u_i^* b_i(x) it holds that f^*(x) "
+            "= 2 chi_{[k]}(x) for all x in {+-1}^n. Proof: For i <= k-2 define u_i^* = 8k(-1)^{i+1} and "
+            "u_{k-1}^* = 6k, u_k^* = -2k. [Lemma B.4:] b_i = -1/2 + (i+1)/k [proof of Lemma B.5:] the "
+            "probability that b_i = -1/2 + i'/k is 1/(2k)",
+            "Edelman thesis (2024), App. B.2.1 (App. B.2, pp. 196-223 in the table of contents), Lemma B.4 and "
+            "Claim 5 of its proof; the bias schedule of the proof of Lemma B.5",
+        ),
     )
 )
 
@@ -267,5 +277,15 @@ register(
         refutes="b_i ~ Unif{beta_1, ..., beta_(k/2-1)}: V = {v(s)} in R^(k x k) has linearly independent rows, so "
         "v(s)^T v = chi(s)",
         corrected_by="edelman-ch6-lemC.6-bias-grid",
+        erratum=Erratum(
+            "notation",
+            "Randomly initialize b_1, ..., b_{r/2} ~ {beta_1, ..., beta_{k/2-1}} where beta_i = (1/(2k))(-k + 2i "
+            "+ 1/16). ... [Proof of Lemma C.6:] Then, for every s in S denote v(s) = (1, v_1^+(s), ..., "
+            "v_{k/2-1}^+(s), v_1^-(s), ..., v_{k/2-1}^-(s)) in R^k. Observe that V = {v(s)}_{s in S} in R^{k x "
+            "k} has linearly independent rows, and therefore there exists v = (v_0, v_1^+, ..., v_{k/2-1}^+, "
+            "v_1^-, ..., v_{k/2-1}^-) in R^k s.t. v(s)^T v = s mod 2.",
+            "Edelman thesis (2024), App. C.2.2 (App. C.2, pp. 257-283 in the table of contents), the "
+            "initialization used by Theorem C.11 and the proof of Lemma C.6",
+        ),
     )
 )

@@ -19,7 +19,7 @@ import sympy
 from numerics import polynet as npn
 from theory import polynet as tp
 
-from .base import Claim, Observation, RunContext, register
+from .base import Claim, Erratum, Observation, RunContext, register
 from .judges import (
     MaxAbs,
     MaxRel,
@@ -477,5 +477,16 @@ register(
         refutes="1/2 - 1/2 prod_i (erf(|v_i|/(||u_i|| sqrt2)) + c||u_i||_inf/||u_i||^3) <= err(w) <= "
         "2 sum_i exp(-|v_i|^2/||u_i||^2)",
         corrected_by="edelman-ch5-lemB.9-error-bounds",
+        erratum=Erratum(
+            "substantive",
+            "Lemma B.9. Let w be any setting of the weights of a disjoint-PolyNet such that prod_i v_i > 0. For "
+            "ease of notation, let u_i := w_{i,2:n'} be the irrelevant portion of w_i. There is a constant c "
+            "such that 1/2 - 1/2 prod_{i=1}^k (erf(|v_i|/(||u_i||_2 sqrt(2))) + c ||u_i||_inf/||u_i||_2^3) <= "
+            "err(w_{1:k}) <= 2 sum_{i=1}^k exp(-|v_i|^2/||u_i||_2^2) ... [Its proof:] the Berry-Esseen theorem "
+            "states that there is a constant c (which in practice can be .56) such that for any i in [k], "
+            "|Pr_{z_i}[u_i^T z_i^- <= |v_i|] - Pr[|beta| <= |v_i|]| <= c ||u_i||_inf/||u_i||_2^3",
+            "Edelman thesis (2024), App. B.2.3 (App. B.2, pp. 196-223 in the table of contents), Lemma B.9 and "
+            "its proof",
+        ),
     )
 )

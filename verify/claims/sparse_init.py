@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from numerics import polynet as npn
 from theory import sparse_init as tsi
 
-from .base import Claim, Observation, RunContext, register
+from .base import Claim, Erratum, Observation, RunContext, register
 from .judges import MaxAbs, MaxRel, RefutedIfDiffers, Requiring
 
 SRC = "Edelman thesis (2024)"
@@ -165,5 +165,10 @@ register(
         judge=RefutedIfDiffers(1e-9),
         refutes="|xi_{S\\S'}| / |xi_{[n]\\S}| = (n-s)/(k-s-1) > 1",
         corrected_by="edelman-ch6-thmC.16-ratio",
+        erratum=Erratum(
+            "substantive",
+            "Then using Lemma C.15 and Lemma C.12, we have |xi_{S \\ S'}| / |xi_{[n] \\ S}| = (n-s)/(k-s-1) > 1.",
+            "Edelman thesis (2024), App. C.2.3 (App. C.2, pp. 257-283 in the table of contents), proof of Theorem C.16",
+        ),
     )
 )

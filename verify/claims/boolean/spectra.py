@@ -19,7 +19,7 @@ import numpy as np
 from numerics import walsh as nw
 from theory import boolean as tb
 
-from ..base import Claim, Observation, RunContext, register
+from ..base import Claim, Erratum, Observation, RunContext, register
 from ..judges import AtLeast, ExactlyEqual, MaxAbs, RefutedIfDiffers, RefutedIfViolated, Requiring
 
 SRC = "Edelman thesis (2024)"
@@ -122,6 +122,13 @@ register(
         judge=RefutedIfDiffers(1e-2),
         refutes="c1^2 k^(-2/3) <= C(n,k) Maj_n(k)^2 <= c2^2 k^(-2/3)",
         corrected_by="edelman-ch5-lemB.1-level-weight-exponent",
+        erratum=Erratum(
+            "substantive",
+            "Lemma B.1 (O'Donnell (2014), Section 5.3). Fix some k, and assume that n >= 2k^2. Then, for every S "
+            "subset [n] s.t. |S| = k it holds that: If k is even: Maj(S) = 0. If k is odd: c_1^2 k^{-2/3} <= "
+            "binom(n, k) Maj(S)^2 <= c_2^2 k^{-2/3} for some universal constants c_1, c_2.",
+            "Edelman thesis (2024), App. B.2.1 (App. B.2, pp. 196-223 in the table of contents), Lemma B.1",
+        ),
     )
 )
 
@@ -175,6 +182,7 @@ def _observe_half_printed(cfg: CasesConfig, ctx: RunContext) -> Observation:
         counterexample={
             "m": m,
             "|T|": k,
+            "in Lemma C.12's notation": f"Half_{{2m}}(2j) with 2m = {m}, 2j = {k}",
             "printed": str(tb.half_coefficient_as_printed(m, k)),
             "brute_force": str(got),
             "corrected": str(tb.half_coefficient(m, k)),
@@ -194,6 +202,12 @@ register(
         judge=RefutedIfDiffers(1e-12),
         refutes="Half_{2m}(2j) = (-1)^j C(m,j) C(2m,m) / C(2m,2j)",
         corrected_by="edelman-ch6-lemC.12-half-closed-form",
+        erratum=Erratum(
+            "substantive",
+            "Lemma C.12 (O'Donnell (2014)). For any integers m >= j, we have Half_{2m}(2j) = Maj_{2m+1}(2j+1) = "
+            "(-1)^j binom(m, j) binom(2m, m) / binom(2m, 2j).",
+            "Edelman thesis (2024), App. C.2.3 (App. C.2, pp. 257-283 in the table of contents), Lemma C.12",
+        ),
     )
 )
 
@@ -250,7 +264,7 @@ def _observe_gap_exact(cfg: CasesConfig, ctx: RunContext) -> Observation:
 register(
     Claim(
         id="edelman-ch5-lemB.2-gap-bound",
-        source=f"{SRC}, Lemma B.2 with its hidden assumptions k even, n odd (docs/boolean.md, errata)",
+        source=f"{SRC}, Lemma B.2 with the hypotheses k even, n odd that the text around it states (docs/boolean.md, errata)",
         statement="For even k, odd n >= 4k: |Maj_n(k-1)| - |Maj_n(k+1)| >= 0.03 (n-1)^(-(k-1)/2).",
         kind="symbolic",
         configs={"quick": CasesConfig(_b2_cases(20, 1001, 5)), "full": CasesConfig(_b2_cases(20, 4001, 1))},
@@ -281,8 +295,9 @@ register(
     Claim(
         id="edelman-ch5-lemB.2-gap-bound-as-printed",
         source=f"{SRC}, Lemma B.2 as printed (docs/boolean.md, errata)",
-        statement="As printed: for any fixed k and n >= 4k, Majority has a 0.03 (n-1)^(-(k-1)/2) Fourier gap at any "
-        "k-set; observed: the brute-force gap at an odd k (0, by parity).",
+        statement="As printed, without the hypotheses k even and n odd that the surrounding text states: for any fixed k "
+        "and n >= 4k, Majority has a 0.03 (n-1)^(-(k-1)/2) Fourier gap at any k-set; observed: the brute-force gap "
+        "at odd k and odd n (0, by parity).",
         kind="symbolic",
         configs={"quick": CasesConfig(((13, 3),)), "full": CasesConfig(((15, 3),))},
         predict=lambda cfg: tb.lemma_b2_bound_as_printed(*cfg.cases[0]),
@@ -290,6 +305,15 @@ register(
         judge=RefutedIfViolated(AtLeast()),
         refutes="Fix some k, n >= 4k: Majority has a gamma_k = 0.03 (n-1)^(-(k-1)/2) Fourier gap",
         corrected_by="edelman-ch5-lemB.2-gap-bound",
+        erratum=Erratum(
+            "notation",
+            "Therefore, by the previous lemma we get that for every even k the following holds: ... Lemma B.2 "
+            "(Fourier gap for majority). Fix some k and assume that n >= 4k. Then, Majority has a "
+            "gamma_k-Fourier gap at S of size k with gamma_k = 0.03(n-1)^{-(k-1)/2}. [Theorem 5.5, which it "
+            "serves:] Let k >= 2 an even integer, and let n = Omega(k^4 log(nk/epsilon)) be an odd integer.",
+            "Edelman thesis (2024), App. B.2.1 (App. B.2, pp. 196-223 in the table of contents), Lemma B.2 and "
+            "the sentence introducing (B.5) just before it; the hypotheses k even, n odd as in Ch. 5, Theorem 5.5",
+        ),
     )
 )
 

@@ -17,7 +17,7 @@ from numerics.groups import class_weights, real_irreps
 from theory import finite_groups as fg
 from theory import groups as tg
 
-from ..base import Claim, Observation, RunContext, register
+from ..base import Claim, Erratum, Observation, RunContext, register
 from ..judges import PERTURB_REL, PERTURB_TOLS, ExactOrFloat, Judge, RefutedIfDiffers, Verdict, as_float, perturb_value
 from .common import SRC, GroupsConfig, to_float
 
@@ -160,6 +160,16 @@ register(
         judge=RefutedIfDiffers(1e-9),
         refutes="Table D.1: R_3 (standard) = (4, -2, 0, 1, 0, -1, 1), R_4 (standard⊗sign) = (4, 2, 0, 1, 0, -1, -1)",
         corrected_by="edelman-tabD.1-character-tables",
+        erratum=Erratum(
+            "notation",
+            "class: e, (1 2), (1 2)(3 4), (1 2 3), (1 2 3 4), (1 2 3 4 5), (1 2)(3 4 5) ... R_3(standard): 4, "
+            "-2, 0, 1, 0, -1, 1; R_4(standard ⊗ sign): 4, 2, 0, 1, 0, -1, -1 ... Table D.1: Character table "
+            "of S_5. [Text of App. D.8.1:] Decomposing this representation into irreducible representations "
+            "results in the trivial representation and what is called the standard representation of dimension n "
+            "- 1.",
+            "Edelman thesis (2024), App. D.8.1 'A Concrete Example: Symmetric Group' (App. D.8, pp. 317-322 in "
+            "the table of contents), Table D.1, rows R_3 and R_4",
+        ),
     )
 )
 

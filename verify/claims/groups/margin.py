@@ -23,7 +23,7 @@ from theory import finite_groups as fg
 from theory import groups as tg
 from theory import modular as tm
 
-from ..base import Claim, Observation, RunContext, register
+from ..base import Claim, Erratum, Observation, RunContext, register
 from ..judges import (
     PERTURB_REL,
     PERTURB_TOLS,
@@ -412,6 +412,17 @@ register(
         judge=RefutedIfDiffers(1e-6),
         refutes="E[psi'] = sum_R kappa_R tr(alpha beta gamma^T)/d_R^2 and max = (1/(3 sqrt3 |G|^{3/2})) max_R kappa_R/sqrt(d_R)",
         corrected_by="edelman-lemD.13-single-neuron",
+        erratum=Erratum(
+            "substantive",
+            "[Lemma D.11:] Then the weighted margin can be simplified as sum_{m=2}^K (1 - sum_{n=2}^K tau_{C_n} "
+            "|C_n| chi_{R_m}(C_n)/d_{R_m}) tr(alpha_{R_m} beta_{R_m} gamma_{R_m}^T)/d_{R_m}^2. [Its proof:] "
+            "Consider one term E_{a,b}[alpha_i beta_j gamma_k rho_i(a) rho_j(b) rho_k(a o b o c)] in the "
+            "expansion of the product ... [Lemma D.13:] In this case, the maximum value attained is 1/(3 sqrt(3) "
+            "|G|^{3/2}) max_{m=2,...,K} 1/sqrt(d_{R_m}) [1 - sum_{n=2}^K tau_{C_n} |C_n| "
+            "chi_{R_m}(C_n)/d_{R_m}].",
+            "Edelman thesis (2024), App. D.9 (pp. 322-339 in the table of contents), Lemma D.11 (Eq. D.13) with "
+            "its proof, and Lemma D.13",
+        ),
     )
 )
 

@@ -10,7 +10,7 @@ from numerics.modular import construction_network
 from theory import modular as tm
 from verify.train.polynomial import TrainConfig, doubling_steps
 
-from ..base import Claim, Observation, RunContext, register
+from ..base import Claim, Erratum, Observation, RunContext, register
 from ..judges import ExactlyEqual, RefutedIfDiffers
 from .common import EDELMAN, ModularTrainingConfig, P, PrimesConfig
 from .training_runs import TRAINING_JUDGE, observe_training, predict_training, training_tolerance
@@ -89,6 +89,14 @@ register(
         judge=RefutedIfDiffers(1e-9),
         refutes="(p-1)/2 if a+b = c, 0 otherwise",
         corrected_by="edelman-thm7.7-margin",
+        erratum=Erratum(
+            "substantive",
+            "If we include such a collection of 8 neurons for every frequency zeta in {1, ..., (p-1)/2}, the "
+            "resulting network will compute the function f(a, b) = sum_{zeta=1}^{(p-1)/2} cos_zeta(a + b - c) = "
+            "sum_{zeta=1}^{p-1} 1/2 . exp(2 pi i zeta (a + b - c)/p) = { (p-1)/2 if a + b = c; 0 otherwise }",
+            "Edelman thesis (2024), App. D.6.2 'Proof that condition C.1 and Equation 7.1 are satisfied' (App. "
+            "D.6, pp. 306-315 in the table of contents), final display",
+        ),
     )
 )
 

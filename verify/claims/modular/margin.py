@@ -9,7 +9,7 @@ from numerics.margins import evaluate
 from numerics.modular import ModularTask, construction_network
 from theory import modular as tm
 
-from ..base import Claim, Observation, RunContext, register
+from ..base import Claim, Erratum, Observation, RunContext, register
 from ..judges import ExactlyEqual, MaxRel, RefutedIfDiffers, Requiring
 from .common import SHI, SYMBOLIC_KS, CasesConfig, P, case_list, max_margins
 
@@ -178,5 +178,14 @@ register(
         judge=RefutedIfDiffers(1e-9),
         refutes="f = (p-1)/2 if sum a = c, 0 otherwise",
         corrected_by="shi-lem4.11-construction",
+        erratum=Erratum(
+            "substantive",
+            "When we include such 2^k . 2^{k-1} neurons for all frequencies zeta in {1, ..., (p-1)/2}, we have "
+            "the network will calculate the following function f(a_1, ..., a_k, c) = sum_{zeta=1}^{(p-1)/2} "
+            "cos_zeta(sum_{i=1}^k a_i - c) = sum_{zeta=1}^{p-1} 1/2 . exp(2 pi i zeta (sum_{i=1}^k a_i - c)/p) = "
+            "{ (p-1)/2 if sum_{i=1}^k a_i = c; 0 otherwise }",
+            "Shi thesis (2024), App. C.7.3 (pp. 400-403 in the table of contents), proof of Lemma C.18, final "
+            "display; the k = 3 display at the end of the proof of Lemma C.17 (App. C.7.2) prints the same cases",
+        ),
     )
 )
