@@ -1263,7 +1263,63 @@ def character_table(G: FiniteGroup | str) -> CharacterTable:
     >>> character_table("Z4").values[1]
     (1, I, -1, -I)
     """
+    _check_name_classes(G)
     return _character_table_cached(as_group(G))
+
+
+_ALTERNATING_CLASSES = {1: 1, 2: 1, 3: 3, 4: 4, 5: 5, 6: 7}
+
+
+def _name_classes(name: str) -> tuple[int, str] | None:
+    """Number of conjugacy classes of the group a name stands for, from its parts (a product has the product of its
+    factors' counts), and its kind; None when the parser would refuse the name."""
+    parts = name.replace(" ", "").replace("_", "").split("x")
+    count, kinds = 1, set()
+    for part in parts:
+        m = _FACTOR.match(part)
+        if not m:
+            return None
+        letter, num, power = m.group(1), int(m.group(2)), int(m.group(3) or 1)
+        if num < 1 or power < 1 or (letter in "SA" and num > MAX_SYMMETRIC_DEGREE) or power > 64:
+            return None
+        if letter == "S":
+            k = len(partitions(num))
+        elif letter == "A":
+            k = _ALTERNATING_CLASSES[num]
+        elif letter == "D":
+            k = (num + 6) // 2 if num % 2 == 0 else (num + 3) // 2
+        elif letter == "Z":
+            k = num
+        else:
+            k = 5
+        count *= k**power
+        kinds.add("cyclic" if letter == "Z" and power == 1 else "other")
+    return count, ("cyclic" if len(parts) == 1 and kinds == {"cyclic"} else "other")
+
+
+def _check_name_classes(G: FiniteGroup | str) -> None:
+    """Refuse a group name of more than MAX_CHARACTER_CLASSES classes before the group is built (the order is checked
+    first, so the name stands for a group of at most 720 elements)."""
+    if not isinstance(G, str) or len(G) > MAX_GROUP_NAME:
+        return
+    _order_before_building(G)
+    counted = _name_classes(G)
+    if counted is None or counted[0] <= MAX_CHARACTER_CLASSES:
+        return
+    n, kind = counted
+    hint = (
+        "for Z_p use theory.modular (tvk derive modular)"
+        if kind == "cyclic"
+        else "groups with few classes (S_n, A_n, D_n with n <= 120, small products) are supported"
+    )
+    raise LimitError(
+        f"group = {G.strip()} is too large: it has {n} conjugacy classes, above the limit {MAX_CHARACTER_CLASSES} of "
+        f"the exact character table ({n}^2 exact entries); {hint}",
+        param="group",
+        value=G.strip(),
+        limit=MAX_CHARACTER_CLASSES,
+        hint=hint,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -1602,6 +1658,7 @@ def check_totally_real(G: FiniteGroup | str, source: str = "this computation") -
     ...
     ValueError: Thm 7.9 assumes every irrep of G is real (Frobenius-Schur indicator +1); Q8 has 2 with indicator -1; ...
     """
+    _check_name_classes(G)
     G = as_group(G)
     ct = character_table(G)
     bad = [(ct.names[i], ind) for i, ind in enumerate(ct.indicators) if ind != 1]

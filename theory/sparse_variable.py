@@ -431,10 +431,12 @@ def random_support(T: int, s: int, rng: object) -> tuple[int, ...]:
     check_cost(s, MAX_CONTEXT, param="s", value=s, what="the sampled positions", hint="use a smaller s")
     if T > 2**62:
         raise LimitError(
-            f"T = {format_count(T)} is too large: positions are sampled from range(T), at most 2^62",
+            f"T = {format_count(T)} is too large: positions are sampled from range(T), T <= 2^62; the exact "
+            f"constructions take T <= {MAX_CONTEXT:,}",
             param="T",
             value=T,
             limit=2**62,
+            hint=f"the exact constructions take T <= {MAX_CONTEXT:,}",
         )
     if not callable(getattr(rng, "sample", None)):
         raise InputError(f"rng must be a random.Random, got {rng!r:.80}", param="rng")

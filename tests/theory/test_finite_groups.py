@@ -273,3 +273,20 @@ def test_is_zero_refuses_or_answers_without_hanging(x):
         assert fg.is_zero(x) is False
     except ValueError as exc:
         assert getattr(exc, "param", None) == "x"
+
+
+@pytest.mark.parametrize(("name", "classes"), [("Z720", 720), ("D360", 183), ("Z2^7", 128), ("S4xZ13", 65)])
+def test_character_tables_above_the_class_limit_are_refused_from_the_name(monkeypatch, name, classes):
+    """The class count comes from the name's parts (p(n) for S_n, (n + 3)/2 or (n + 6)/2 for D_n, n for Z_n, products
+    multiply): tvk derive group --name Z720 no longer builds Z_720 first."""
+    monkeypatch.setattr(fg, "group", lambda name: pytest.fail(f"built {name}"))
+    with pytest.raises(LimitError, match=f"it has {classes} conjugacy classes") as info:
+        fg.character_table(name)
+    assert info.value.param == "group"
+    with pytest.raises(LimitError, match="conjugacy classes"):
+        fg.check_totally_real(name)
+
+
+def test_class_counts_from_names_match_the_built_groups():
+    for name in ["S2", "S4", "S6", "A4", "A5", "A6", "Q8", "Z7", "D5", "D6", "Z2^3", "S3xZ2", "D4xZ2^2", "Q8xZ3"]:
+        assert fg._name_classes(name)[0] == len(fg.group(name).classes), name
