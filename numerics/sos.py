@@ -869,7 +869,7 @@ def output_layer_factor(degree: int) -> float:
     Parameters
     ----------
     degree : int
-        Activation exponent deg.
+        Activation exponent deg (a real number >= 0; the formula holds for any).
 
     Returns
     -------
@@ -883,11 +883,14 @@ def output_layer_factor(degree: int) -> float:
     >>> round(output_layer_factor(2), 12), round(2 / 3**1.5, 12)
     (0.38490017946, 0.38490017946)
     """
-    degree = _as_degree(degree)
+    if isinstance(degree, bool) or not isinstance(degree, (int, float, np.integer, np.floating)) or not degree >= 0:
+        raise InputError(f"degree must be a number >= 0, got {degree!r:.80}", param="degree")
+    if isinstance(degree, (float, np.floating)) and not math.isfinite(degree):
+        raise InputError(f"degree must be finite, got {degree!r}", param="degree")
     nu = degree + 1
     if degree > 10**15:  # (deg/nu)^(deg/2) = exp(-(deg/2) log1p(1/deg)) -> e^(-1/2); nu^(-1/2) in log space
         return math.exp(-0.5 * math.log(nu) - 0.5)
-    return nu**-0.5 * (degree / nu) ** (degree / 2)
+    return float(nu**-0.5 * (degree / nu) ** (degree / 2))
 
 
 # --------------------------------------------------------------------------------------------
