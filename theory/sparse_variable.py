@@ -1669,7 +1669,9 @@ def stated_mlp_bounds(net: ReluNet, lemma: str = "A.25", gamma: Fraction | None 
         return {"W1": max(Fraction(1), B) / net.delta, "W2": Fraction(net.d_f) / net.delta, "w": fmax}
     if gamma is None:
         raise InputError("Lemmas A.22/A.23 state their bounds in gamma: pass gamma", param="gamma")
-    g = _check_fraction(gamma, "gamma", Fraction(0), Fraction(1))
+    g = _fraction(gamma, "gamma")
+    if g <= 0:
+        raise InputError(f"gamma must be positive (the bounds divide by it), got {g}", param="gamma")
     s = 1 if lemma == "A.22" else net.d_f
     return {"W1": 8 * max(Fraction(1), B) / g, "W2": Fraction(8 * s) / g, "w": fmax}
 
