@@ -34,10 +34,11 @@ from dataclasses import dataclass
 import sympy
 from sympy import Integer, Rational, sqrt
 
-from theory._checks import InputError, as_number, check_positive_int
+from theory._checks import InputError, check_positive_int
 from theory.finite_groups import (
     CharacterTable,
     FiniteGroup,
+    _as_number,
     as_group,
     character_table,
     check_totally_real,
@@ -291,7 +292,7 @@ def _class_weights(values: Sequence[object], n_classes: int) -> tuple[sympy.Expr
         raise InputError(
             f"class_weights must be a sequence of {n_classes} numbers, got {values!r:.80}", param="class_weights"
         )
-    t = tuple(as_number(x, "class_weights", symbolic=False) for x in values)
+    t = tuple(_as_number(x, "class_weights", symbolic=False) for x in values)
     bad = [(c, x) for c, x in enumerate(t) if c > 0 and (not x.is_real or float(sympy.N(x, 30)) < 0)]
     if bad:
         raise InputError(
@@ -634,7 +635,7 @@ def construction(
             raise InputError(
                 f"budgets must be a sequence of {ct.n_irreps} numbers, got {budgets!r:.80}", param="budgets"
             )
-        s = tuple(as_number(x, "budgets", symbolic=False) for x in budgets)
+        s = tuple(_as_number(x, "budgets", symbolic=False) for x in budgets)
         if len(s) != ct.n_irreps:
             raise ValueError(f"need one budget per irrep ({ct.n_irreps}, trivial first), got {len(s)}")
         total = sympy.Add(*s[1:])
@@ -746,6 +747,9 @@ def game_value_on_support(
     classes = [check_positive_int(c, "classes", minimum=0) for c in classes]
     if len(irreps) != len(classes) or not irreps:
         raise ValueError("D.9.2 needs as many used irreps as margin classes (square systems)")
+    for name, idx in (("irreps", irreps), ("classes", classes)):
+        if len(set(idx)) != len(idx):
+            raise InputError(f"{name} must be distinct indices, got {tuple(idx)[:20]}", param=name)
     if not all(1 <= r < ct.n_irreps for r in irreps) or not all(1 <= c < len(ct.classes) for c in classes):
         raise ValueError(
             f"irrep and class indices must be nontrivial character-table indices of {G.name}: irreps in "
