@@ -85,7 +85,10 @@ def test_quick_claims_pass(cid):
 
 
 def test_error_decay_artifacts_for_the_figure():
-    rec = run_claim(registry()["shi-fig8.1-error-decay"], RunContext(scale="quick", options=RunOptions(device="cpu", progress=False)))
+    rec = run_claim(
+        registry()["shi-fig8.1-error-decay"],
+        RunContext(scale="quick", options=RunOptions(device="cpu", progress=False)),
+    )
     art = rec.artifacts["looped_error"]
     assert len(art["T"]) == len(art["error"]) == len(art["bound"])
     assert all(e <= b + 1e-15 for e, b in zip(art["error"], art["bound"]))
@@ -95,7 +98,10 @@ def test_error_decay_artifacts_for_the_figure():
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_equivalence_claim_on_gpu():
-    rec = run_claim(registry()["shi-thm8.14-loops-equal-gd"], RunContext(scale="quick", options=RunOptions(device="cuda", progress=False)))
+    rec = run_claim(
+        registry()["shi-thm8.14-loops-equal-gd"],
+        RunContext(scale="quick", options=RunOptions(device="cuda", progress=False)),
+    )
     assert rec.verdict == "pass" and rec.metadata["device"].startswith("cuda")
 
 
@@ -107,7 +113,9 @@ def test_on_device_claims_name_the_device_in_metadata_only():
         "shi-fig8.1-error-decay",
     ):
         assert registry()[cid].on_device, cid
-    rec = run_claim(registry()["shi-lem8.13-attention"], RunContext(scale="quick", options=RunOptions(device="cpu", progress=False)))
+    rec = run_claim(
+        registry()["shi-lem8.13-attention"], RunContext(scale="quick", options=RunOptions(device="cpu", progress=False))
+    )
     assert rec.metadata["device"] == "cpu" and "device" not in rec.details
 
 
@@ -315,7 +323,10 @@ def test_gap_readings_on_a_hand_computed_decay():
 def test_error_decay_reports_the_gap_readings():
     """Sec. 8.6's "gap ... narrowing as n increases" is reported under several readings, not judged
     (docs/looped.md); at quick scale the figure's log-scale gap at t = slope_t widens while the linear one narrows."""
-    rec = run_claim(registry()["shi-fig8.1-error-decay"], RunContext(scale="quick", options=RunOptions(device="cpu", progress=False)))
+    rec = run_claim(
+        registry()["shi-fig8.1-error-decay"],
+        RunContext(scale="quick", options=RunOptions(device="cpu", progress=False)),
+    )
     g = {int(n): v for n, v in rec.details["gap_readings"].items()}
     assert set(g) == {16, 32}
     assert g[16]["log_gap_at_t"] < g[32]["log_gap_at_t"]

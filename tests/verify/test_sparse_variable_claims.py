@@ -107,10 +107,16 @@ def test_norm_claim_compares_closed_forms_not_the_matrices_with_themselves(monke
     """The prediction comes from the closed forms alone: a construction whose W_V is 6/5 of the proof's fails."""
     claim = registry()["edelman-ch4-prop4.12-norms"]
     small = cons.NormsConfig(Ts=(10, 100), s_values=(1, 2), mlp_s=(1,))
-    ok = evaluate(dataclasses.replace(claim, configs={"quick": small}), RunContext(scale="quick", options=RunOptions(progress=False)))
+    ok = evaluate(
+        dataclasses.replace(claim, configs={"quick": small}),
+        RunContext(scale="quick", options=RunOptions(progress=False)),
+    )
     assert ok.verdict == "pass", ok.reason
     monkeypatch.setattr(cons, "construction", _scaled_wv(cons.construction))
-    bad = evaluate(dataclasses.replace(claim, configs={"quick": small}), RunContext(scale="quick", options=RunOptions(progress=False)))
+    bad = evaluate(
+        dataclasses.replace(claim, configs={"quick": small}),
+        RunContext(scale="quick", options=RunOptions(progress=False)),
+    )
     assert bad.verdict == "fail", bad.reason
 
 
