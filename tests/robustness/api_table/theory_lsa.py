@@ -67,6 +67,7 @@ REFUSED = [
     ("eq52_residuals", {"d": 4, "n": 1}, "d"),
     ("eq52_residuals", {"d": 1, "n": 4}, "n"),
     ("dead_block_derivatives", {"d": 4, "n": 1}, "d"),
+    ("excess_loss_frobenius", {"U": [[1, 0], [0, 1]], "u": 1, "Lam": _LAM, "N": 10**1001}, "N"),
     ("scale_symmetry_residuals", {"d": 1, "n": 4}, "n"),
     (
         "lsa_output",

@@ -16,7 +16,7 @@ BASELINE = {
     "max_margin_k2_morwani": {"p": 7},
     "max_margin_logits": {"p": 5, "k": 3},
     "memorising_margin": {"p": 3, "scaling": "rebalanced"},
-    "memorising_margin_ratio": {"p": 5, "scaling": "rebalanced"},
+    "memorising_margin_ratio": {"p": 3, "scaling": "rebalanced"},
     "memorising_normalized_margin": {"p": 3, "alpha": 1, "beta": Rational(1, 4)},
     "memorising_scales": {"scaling": "printed"},
     "min_width": {"p": 7, "k": 3},
@@ -48,6 +48,14 @@ REFUSED = [
     ("optimal_neuron", {"p": 5, "k": 200_001}, "k"),
     ("psi_time_domain", {"u": [[0] * 11] * 4, "w": [0] * 11}, "k"),
     ("psi_fourier", {"u": [[0] * 317], "w": [0] * 317}, "p"),
+    ("optimal_amplitude", {"p": 10**1001 + 1, "k": 2}, "p"),
+    ("optimal_fourier_magnitude", {"p": 3, "k": 10**1001}, "k"),
+    ("memorising_normalized_margin", {"p": 3, "alpha": Rational(1, 10**600), "beta": 1}, "alpha"),
+    ("memorising_margin_ratio", {"p": 10**4001 + 1}, "p"),
+    ("psi_two_frequencies", {"p": 5, "k": 1001, "s": Rational(1, 10**10)}, "s"),
+    ("psi_dc_leak", {"p": 5, "k": 2, "eps": Rational(1, 10**1001)}, "eps"),
+    ("psi_unbalanced", {"p": 5, "k": 1, "r": [Rational(1, 10**600), 1 - Rational(1, 10**600)]}, "r"),
+    ("psi_phase_mismatch", {"p": 3, "k": 5000, "delta": 0}, "k"),
 ]
 
 NO_SIZE = {

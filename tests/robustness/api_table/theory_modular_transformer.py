@@ -29,6 +29,8 @@ REFUSED = [
     ("train_size", {"p": 5, "k": 10**4}, "k"),
     ("required_width", {"p": 5, "k": 10**6}, "k"),
     ("ideal_top_fraction", {"p": 1001, "n_freq": 300}, "n_freq"),
+    ("dataset_size", {"p": 10**4001 + 1, "k": 1}, "p"),
+    ("head_power_support", {"p": 10**9 + 1, "key_freqs": range(1, 1001), "query_freqs": range(1, 1001)}, "key_freqs"),
 ]
 
 NO_SIZE: dict[str, str] = {}

@@ -43,6 +43,8 @@ REFUSED = [
     ("parity_expectation", {"u": [1] * 60, "support": range(8)}, "n"),
     ("parity_expectation", {"u": [1] * 200_001, "support": [0]}, "u"),
     ("neuron_margin", {"u": [1] * 200_001, "w": [1, -1], "support": [0]}, "u"),
+    ("neuron_margin", {"u": [1, 2], "w": [1] * 200_001, "support": [0]}, "w"),
+    ("structural_prediction", {"n": 10**9, "support": range(10**9)}, "support"),
 ]
 
 NO_SIZE = {
