@@ -227,7 +227,7 @@ def subsets_array(L: int, n: int) -> np.ndarray:
     >>> subsets_array(3, 4)
     Traceback (most recent call last):
     ...
-    ValueError: sequence length n = 4 exceeds the vocabulary size L = 3: Assumption 4.1 (no duplicate tokens) needs 1 <= n <= L
+    theory._checks.InputError: sequence length n = 4 exceeds the vocabulary size L = 3: Assumption 4.1 (no duplicate tokens) needs 1 <= n <= L
     """
     L, n = td.check_sequence_length(L, n)
     _check_subsets(L, n)

@@ -31,7 +31,7 @@ from scipy.optimize import linprog
 
 from theory import finite_groups as fg
 from theory import groups as tg
-from theory._checks import InputError, LimitError, check_positive_int, format_count
+from theory._checks import InputError, LimitError, as_number, check_positive_int, format_count
 
 from .limits import array_bytes, check_allocation
 from .margins import HomogeneousNetwork
@@ -573,7 +573,7 @@ def class_weights(G: fg.FiniteGroup | str, class_tau: Sequence[float] | None = N
     raw = tg.tau(G) if class_tau is None else _as_list(class_tau, "class_tau")
     if len(raw) != len(ct.classes):
         raise InputError(f"need one tau per class ({len(ct.classes)}), got {len(raw)}", param="class_tau")
-    t = np.array([float(sympy.N(fg._as_number(x, "class_tau", symbolic=False), 30)) for x in raw], dtype=np.float64)
+    t = np.array([float(sympy.N(as_number(x, "class_tau", symbolic=False), 30)) for x in raw], dtype=np.float64)
     t[0] = 0.0
     if (t < -1e-15).any():
         raise ValueError(

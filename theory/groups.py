@@ -34,11 +34,10 @@ from dataclasses import dataclass
 import sympy
 from sympy import Integer, Rational, sqrt
 
-from theory._checks import InputError, check_positive_int
+from theory._checks import InputError, as_number, check_positive_int
 from theory.finite_groups import (
     CharacterTable,
     FiniteGroup,
-    _as_number,
     as_group,
     character_table,
     check_totally_real,
@@ -292,7 +291,7 @@ def _class_weights(values: Sequence[object], n_classes: int) -> tuple[sympy.Expr
         raise InputError(
             f"class_weights must be a sequence of {n_classes} numbers, got {values!r:.80}", param="class_weights"
         )
-    t = tuple(_as_number(x, "class_weights", symbolic=False) for x in values)
+    t = tuple(as_number(x, "class_weights", symbolic=False) for x in values)
     bad = [(c, x) for c, x in enumerate(t) if c > 0 and (not x.is_real or float(sympy.N(x, 30)) < 0)]
     if bad:
         raise InputError(
@@ -635,7 +634,7 @@ def construction(
             raise InputError(
                 f"budgets must be a sequence of {ct.n_irreps} numbers, got {budgets!r:.80}", param="budgets"
             )
-        s = tuple(_as_number(x, "budgets", symbolic=False) for x in budgets)
+        s = tuple(as_number(x, "budgets", symbolic=False) for x in budgets)
         if len(s) != ct.n_irreps:
             raise ValueError(f"need one budget per irrep ({ct.n_irreps}, trivial first), got {len(s)}")
         total = sympy.Add(*s[1:])

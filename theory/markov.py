@@ -55,11 +55,12 @@ from ._checks import (
     MAX_EXACT_ENTRIES,
     InputError,
     LimitError,
+    as_number,
     check_cost,
     check_positive_int,
     format_count,
 )
-from .modular import _as_number, _digits, _shown
+from .modular import _digits, _shown
 
 __all__ = [
     "K_INTEGRAND",
@@ -190,7 +191,7 @@ def _check_ab(a: object, b: object, *, irreducible: bool = False) -> tuple[sympy
     stationary law, not both equal 1 (then P = I has no unique stationary law)."""
     out = []
     for name, v in (("a", a), ("b", b)):
-        x = _as_number(v, name)
+        x = as_number(v, name)
         if x.is_number and (not x.is_real or x < 0 or x > 1):
             raise InputError(
                 f"{name} must lie in [0, 1] (Eq. (E.1): the rows of P = [[a, 1-a], [1-b, b]] are probability "
@@ -261,7 +262,7 @@ def eigenvalue(a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Expr:
     >>> sorted(transition_matrix(a, b).eigenvals()) == sorted([eigenvalue(a, b), 1])
     True
     """
-    x, y = _as_number(a, "a"), _as_number(b, "b")  # refuses NaN, infinities, lists and non-numeric strings
+    x, y = as_number(a, "a"), as_number(b, "b")  # refuses NaN, infinities, lists and non-numeric strings
     return (x if isinstance(a, str) else a) + (y if isinstance(b, str) else b) - 1
 
 
@@ -651,7 +652,7 @@ def _fraction(v: object, name: str) -> Fraction:
     """A caller's rational number as a Fraction (ints, Fractions, finite floats read exactly, numeric strings)."""
     if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
         return Fraction(v)
-    x = _as_number(v, name, symbolic=False)
+    x = as_number(v, name, symbolic=False)
     if x.is_Rational:
         return Fraction(int(x.p), int(x.q))
     if x.is_Float:
@@ -1617,7 +1618,7 @@ def cor_e2_diagonal_truncated(delta: sympy.Expr) -> sympy.Expr:
     ...
     theory._checks.InputError: delta must lie in (0, 1), got 0
     """
-    value = _as_number(delta, "delta", symbolic=False)
+    value = as_number(delta, "delta", symbolic=False)
     if not value.is_real or not (0 < value < 1):
         raise InputError(f"delta must lie in (0, 1), got {_shown(value)}", param="delta")
     if isinstance(value, sympy.Float):

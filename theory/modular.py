@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import cast
@@ -101,27 +100,6 @@ MAX_IDENTITY_TERMS = 512
 
 MAX_BRUTE_FORCE_POINTS = 10_000
 """Largest p^k for the brute-force :func:`psi_time_domain`."""
-
-
-_EXPONENT = re.compile(r"[eE]\s*[+-]?\s*(\d+)")
-
-
-def _as_number(value: object, name: str, *, symbolic: bool = True) -> sympy.Expr:
-    """:func:`theory._checks.as_number` with the decimal exponent of a numeric string bounded first.
-
-    ``fractions.Fraction("1e999999999")`` builds the integer 10^999999999 (minutes of work before any check), so a
-    string whose exponent is above :data:`theory._checks.MAX_DIGITS` is refused here (the check belongs in
-    ``as_number`` itself; theory.parity, theory.markov and theory.modular_transformer use this one meanwhile).
-    """
-    if isinstance(value, str) and len(value) <= 200:
-        m = _EXPONENT.search(value)
-        if m is not None and (len(m.group(1)) > 6 or int(m.group(1)) > MAX_DIGITS):
-            raise InputError(
-                f"{name} must be a number of at most {MAX_DIGITS} digits, got the string {value[:40]!r} whose decimal "
-                "exponent is beyond it",
-                param=name,
-            )
-    return as_number(value, name, symbolic=symbolic)
 
 
 MAX_RADICAND_DIGITS = 1000
@@ -569,7 +547,7 @@ class FourierNeuron:
             what="the number (k+1) p of exact entries of the neuron",
             hint="use numerics.modular.neuron_blocks (float64)",
         )
-        amplitude, phase = _as_number(self.amplitude, "amplitude"), _as_number(phase, "phases")
+        amplitude, phase = as_number(self.amplitude, "amplitude"), as_number(phase, "phases")
         return [amplitude * cos(2 * pi * zeta * x / p + phase) for x in range(p)]
 
     def u(self) -> list[list[sympy.Expr]]:
@@ -629,7 +607,7 @@ def optimal_neuron(p: int, k: int, zeta: int = 1, phases: Sequence[object] | Non
     phases = tuple([0] * k if phases is None else phases)
     if len(phases) != k:
         raise InputError(f"need k = {k} phases, got {len(phases)}", param="phases")
-    phases = tuple(_as_number(ph, "phases") for ph in phases)
+    phases = tuple(as_number(ph, "phases") for ph in phases)
     return FourierNeuron(p=p, zeta=zeta, phases=phases, amplitude=optimal_amplitude(p, k))
 
 
@@ -940,7 +918,7 @@ def memorising_normalized_margin(p: int | sympy.Expr, alpha: object, beta: objec
     ...
     theory._checks.InputError: alpha must be a positive number, got alpha = -1
     """
-    a, b = _as_number(alpha, "alpha"), _as_number(beta, "beta")
+    a, b = as_number(alpha, "alpha"), as_number(beta, "beta")
     for name, v in (("alpha", a), ("beta", b)):
         if v.is_number and not (v.is_real and v > 0):
             raise InputError(f"{name} must be a positive number, got {name} = {_shown(v)}", param=name)
@@ -1036,8 +1014,8 @@ def _neuron_arrays(
         )
     if not u_rows or any(len(row) != p for row in u_rows):
         raise InputError(f"every block must have length p = {p}, got lengths {[len(r) for r in u_rows]}", param="u")
-    u_exact = [[_as_number(x, "u") for x in row] for row in u_rows]
-    w_exact = [_as_number(x, "w") for x in w_row]
+    u_exact = [[as_number(x, "u") for x in row] for row in u_rows]
+    w_exact = [as_number(x, "w") for x in w_row]
     return u_exact, w_exact, p, len(u_exact)
 
 
@@ -1149,7 +1127,7 @@ def _numeric_pk(p: object, k: object) -> tuple[int, int]:
 
 
 def _fraction_in_unit_interval(x: object, name: str, what: str) -> sympy.Expr:
-    v = _as_number(x, name)
+    v = as_number(x, name)
     if v.is_number and not (v.is_real and 0 <= v <= 1):
         raise InputError(f"{what} {name} must lie in [0, 1], got {name} = {_shown(v)}", param=name)
     return v
@@ -1181,7 +1159,7 @@ def psi_phase_mismatch(p: object, k: object, delta: object) -> sympy.Expr:
     >>> psi_time_domain(n.u(), n.w())
     sqrt(2)/36
     """
-    return max_margin(p, k) * cos(_as_number(delta, "delta"))
+    return max_margin(p, k) * cos(as_number(delta, "delta"))
 
 
 def psi_unbalanced(p: object, k: object, r: Sequence[object]) -> sympy.Expr:
@@ -1218,7 +1196,7 @@ def psi_unbalanced(p: object, k: object, r: Sequence[object]) -> sympy.Expr:
         raise InputError(f"r must be a sequence of k+1 = {k + 1} block fractions, got {r!r}", param="r") from None
     if len(items) != k + 1:
         raise InputError(f"need k+1 = {k + 1} block fractions, got {len(items)}", param="r")
-    shares = [_as_number(x, "r") for x in items]
+    shares = [as_number(x, "r") for x in items]
     if any(x.is_number and not x.is_real for x in shares):
         raise InputError(f"block fractions must be real numbers, got {shares}", param="r")
     check_cost(

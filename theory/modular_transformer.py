@@ -53,12 +53,12 @@ from ._checks import (
     MAX_DIGITS,
     MAX_EXACT_ENTRIES,
     InputError,
+    as_number,
     check_cost,
     check_odd_modulus,
     check_positive_int,
     format_count,
 )
-from .modular import _as_number
 
 __all__ = [
     "bin_size",
@@ -196,7 +196,7 @@ def cosine_dft(p: int, z: int, phi: object = 0) -> dict[int, sympy.Expr]:
     """
     p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p)")
     z = _check_frequency(p, z, "z")
-    phi = _as_number(phi, "phi")
+    phi = as_number(phi, "phi")
     if z == 0:
         return {0: p * sympy.cos(phi)}
     return {z: Rational(p, 2) * exp(I * phi), (p - z) % p: Rational(p, 2) * exp(-I * phi)}

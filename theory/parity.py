@@ -51,13 +51,13 @@ from ._checks import (
     MAX_DIGITS,
     MAX_EXACT_ENTRIES,
     InputError,
+    as_number,
     check_cost,
     check_positive_int,
     format_count,
     is_symbolic,
     log10_factorial,
 )
-from .modular import _as_number
 
 __all__ = [
     "SOURCE",
@@ -415,7 +415,7 @@ def cube(n: int) -> list[tuple[int, ...]]:
 
 def _as_vector(values: Sequence[object], name: str) -> list[sympy.Expr]:
     """A caller's vector as exact sympy entries (numbers or sympy expressions; strings are never evaluated)."""
-    return [_as_number(v, name) for v in _bounded_list(values, name, "numbers")]
+    return [as_number(v, name) for v in _bounded_list(values, name, "numbers")]
 
 
 def parity_expectation(u: Sequence[object], support: Sequence[int], k: int | None = None) -> sympy.Expr:

@@ -33,7 +33,7 @@ def _tasks(L: int, S: int) -> list[td.DecisionListTask]:
 
 
 def _runs(L: int, n: int, S: int, options: RunOptions = CPU) -> dict:
-    """The three runs with ``options`` (the Hessian takes only a device: it has no run options)."""
+    """The three runs with ``options`` (the Hessian takes the device and the memory override from them)."""
     tasks = _tasks(L, S)
     cfg = vd.PopulationGDConfig(tasks, n, [2.0] * S, [0.5] * S, 2, seeds=tuple(range(S)))
     return {
@@ -41,7 +41,9 @@ def _runs(L: int, n: int, S: int, options: RunOptions = CPU) -> dict:
         "one_step": lambda: vd.one_gd_step_v(
             tasks[0], n, 1.0, v0_std=1.0, samples=400, chunks=2, seed=0, options=options
         ),
-        "hessian": lambda: vd.hessian_lambda_max(tasks[0], n, 2.0, device=options.device),
+        "hessian": lambda: vd.hessian_lambda_max(
+            tasks[0], n, 2.0, device=options.device, ignore_memory_check=options.ignore_memory_check
+        ),
     }
 
 
@@ -84,8 +86,7 @@ def test_short_memory_refuses_unless_overridden(monkeypatch, name):
     with pytest.raises(InsufficientMemoryError, match="ignore-memory-check") as err:
         _runs(6, 3, 2)[name]()
     assert "needs about" in str(err.value)
-    if name != "hessian":  # hessian_lambda_max(task, n, c, device) takes no RunOptions: it has no override
-        _runs(6, 3, 2, CPU.replace(ignore_memory_check=True))[name]()
+    _runs(6, 3, 2, CPU.replace(ignore_memory_check=True))[name]()
 
 
 def test_population_gd_prints_its_estimate_before_a_long_run(monkeypatch, capsys):
