@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from scipy.stats import fisher_exact
 
+from numerics import stats
 from theory.boolean import sq_lower_bound_applies
 from verify.claims import RunContext, registry, run_claim
 from verify.claims.base import Observation
