@@ -33,12 +33,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from numerics import local_signal as nl
 from theory import local_signal as tl
+from verify.runtime.options import RunOptions
 from verify.train import local_signal as vs
+
+CPU = RunOptions(device="cpu")
 
 
 def _steps_per_second(cfg: vs.SignalTrainConfig) -> tuple[float, vs.SignalRun]:
     t0 = time.perf_counter()
-    run = vs.train_signal(cfg, device="cpu")
+    run = vs.train_signal(cfg, CPU)
     return cfg.steps / (time.perf_counter() - t0), run
 
 
@@ -77,7 +80,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         f"  reduced: {red:8.2f} steps/s   direct: {direct:8.3f} steps/s   ratio {red / direct:6.1f}x  (b >= 0 or small |b|: dense)"
     )
     # the thresholded phase: 600 reduced steps to b < 0, then time the reduced simulator there
-    warm = vs.train_signal(replace(cfg, simulator="reduced", steps=600, eval_every=600), device="cpu")
+    warm = vs.train_signal(replace(cfg, simulator="reduced", steps=600, eval_every=600), CPU)
     tau = float(np.nanmean(warm.tau[-1]))
     late_cfg = replace(cfg, simulator="reduced", lr_w=0.1, steps=args.steps)
     late = _late_phase_rate(late_cfg, warm)
@@ -91,8 +94,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     small = vs.SignalTrainConfig(k=50, d=10, batch=50, steps=300, eval_every=100, n_test=1000, num_threads=args.threads)
     n = args.agree_seeds
     runs = {
-        "reduced": vs.train_signal(replace(small, simulator="reduced", seeds=tuple(range(n))), device="cpu"),
-        "direct": vs.train_signal(replace(small, simulator="direct", seeds=tuple(range(1000, 1000 + n))), device="cpu"),
+        "reduced": vs.train_signal(replace(small, simulator="reduced", seeds=tuple(range(n))), CPU),
+        "direct": vs.train_signal(replace(small, simulator="direct", seeds=tuple(range(1000, 1000 + n))), CPU),
     }
     print(f"(b) agreement at k=50 d=10 batch 50, {n} independent seeds per simulator (mean over seeds at step 300)")
     worst = 0.0
@@ -132,7 +135,7 @@ def _late_phase_rate(cfg: vs.SignalTrainConfig, warm: vs.SignalRun) -> float:
     """Steps/s of the reduced simulator continued from the state reached by ``warm`` (b < 0)."""
     state = {"c": warm.c[-1], "v": warm.v[-1], "b": warm.b[-1]}
     t0 = time.perf_counter()
-    vs.train_signal(cfg, device="cpu", start_state=state)
+    vs.train_signal(cfg, CPU, start_state=state)
     return cfg.steps / (time.perf_counter() - t0)
 
 

@@ -31,6 +31,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from verify.runtime.options import RunOptions
 from verify.train import lsa as vl
 
 
@@ -82,13 +83,14 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         f"torch {torch.__version__}"
     )
 
+    options = RunOptions(device=args.device)
+
     def pop(sd, steps=args.pop_steps):
-        return vl.train_population(L, args.N, args.rank, sd, steps=steps, polish_steps=0, device=args.device)
+        return vl.train_population(vl.PopulationConfig(L, args.N, args.rank, sd, steps=steps, polish_steps=0), options)
 
     def sgd(sd, steps=args.sgd_steps):
-        return vl.train_sgd(
-            L, args.N, args.rank, sd, model="reduced", steps=steps, batch=args.batch, device=args.device
-        )
+        cfg = vl.SGDConfig(L, args.N, args.rank, sd, model="reduced", steps=steps, batch=args.batch)
+        return vl.train_sgd(cfg, options)
 
     pop((0,), 20), sgd((0,), 3)  # warm-up
 

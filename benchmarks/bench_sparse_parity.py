@@ -23,6 +23,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from verify.runtime.options import RunOptions
 from verify.train.sparse_parity import SparseParityConfig, train_parity
 
 
@@ -61,13 +62,14 @@ def main(argv: list[str] | None = None) -> float:
         f"(n,k)=({args.n},{args.k}) width {args.width} {args.activation}, B={args.batch}, {args.steps} steps, "
         f"{args.seeds} seeds, device {args.device}, threads {args.threads}"
     )
+    options = RunOptions(device=args.device)
     best_batched, best_seq = float("inf"), float("inf")
     for _ in range(args.repeats):
         t0 = time.perf_counter()
-        batched = train_parity(base, device=args.device)
+        batched = train_parity(base, options)
         best_batched = min(best_batched, time.perf_counter() - t0)
         t0 = time.perf_counter()
-        singles = [train_parity(base.replace(seeds=(s,)), device=args.device) for s in base.seeds]
+        singles = [train_parity(base.replace(seeds=(s,)), options) for s in base.seeds]
         best_seq = min(best_seq, time.perf_counter() - t0)
     seq_acc = np.concatenate([r.accuracy for r in singles], axis=1)
     max_diff = float(np.abs(seq_acc - batched.accuracy).max())

@@ -10,7 +10,9 @@ population loss, and :func:`subsets_array` (every ``n``-subset once) is the exac
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import numbers
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
@@ -19,8 +21,16 @@ import numpy as np
 from scipy.special import gammaln
 
 from theory import decision_lists as td
+from theory._checks import InputError, LimitError, check_cost, check_positive_int, format_count, log10_factorial
+
+from .limits import array_bytes, check_allocation
 
 __all__ = [
+    "MAX_GD_WORK",
+    "MAX_MC_SAMPLES",
+    "MAX_MC_WORK",
+    "MAX_SUBSETS",
+    "MAX_TASK_WORK",
     "PopulationGD",
     "a43_min_event_float",
     "adversarial_e",
@@ -47,6 +57,153 @@ __all__ = [
     "token_directional",
 ]
 
+MAX_SUBSETS = 5_000_000
+"""Largest number C(L, n) of n-subsets enumerated by :func:`subsets_array` (the exact population)."""
+
+MAX_MC_SAMPLES = 10**8
+"""Largest Monte-Carlo sample count (``samples``, ``B``): 250 times the largest the claims use."""
+
+MAX_MC_WORK = 10**10
+"""Largest Monte-Carlo work in float entries drawn or summed (``samples L log2 L`` for the permutations, plus the
+per-sample sums of each estimator): a few minutes of numpy."""
+
+MAX_GD_WORK = 10**11
+"""Largest work of :func:`population_gd_w` and :func:`adversarial_e`, in float entries of their forward passes
+(``steps C(L, n) n (n + L)`` times 4 passes per step)."""
+
+MAX_TASK_WORK = 10**9
+"""Largest python-level work ``L^2 M`` of the per-entry loops (:func:`class_indices`, :func:`a43_min_event_float`,
+:func:`brute_force_delta_a43` times the law's size)."""
+
+
+def _check_task(task: object) -> td.DecisionListTask:
+    if not isinstance(task, td.DecisionListTask):
+        raise InputError(
+            f"task must be a theory.decision_lists.DecisionListTask (random_task, cyclic_task), got {task!r:.80}",
+            param="task",
+        )
+    return task
+
+
+def _check_task_work(task: td.DecisionListTask, factor: int = 1, param: str = "task", what: str = "") -> None:
+    L, M = task.L, task.M
+    check_cost(
+        L * L * M * factor,
+        MAX_TASK_WORK,
+        param=param,
+        value=L if param == "task" else factor,
+        what=what or f"the per-entry loops over the L x L matrix and the lists (L^2 M = {L}^2 x {M})",
+        hint="use a smaller vocabulary L",
+    )
+
+
+def _check_rng(rng: object) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
+    return rng
+
+
+def _real(value: object, name: str, *, positive: bool = False, nonnegative: bool = False) -> float:
+    """A finite real number (``> 0`` with ``positive``, ``>= 0`` with ``nonnegative``) as a float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"{name} must be a finite real number, got {value!r:.80}", param=name)
+    try:
+        f = float(value)
+    except OverflowError:
+        f = math.inf
+    if not math.isfinite(f) or (positive and f <= 0) or (nonnegative and f < 0):
+        cond = " > 0" if positive else " >= 0" if nonnegative else ""
+        raise InputError(f"{name} must be a finite real number{cond}, got {name} = {format_count(value)}", param=name)
+    return f
+
+
+def _matrix(value: object, name: str, L: int | None = None) -> np.ndarray:
+    """A finite float64 (L, L) matrix (any square size when ``L`` is None)."""
+    if value is None or isinstance(value, (str, bytes, bool)):
+        raise InputError(f"{name} must be a real (L, L) matrix, got {value!r:.80}", param=name)
+    try:
+        M = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be a real (L, L) matrix, got {value!r:.80}", param=name) from None
+    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] < 1 or (L is not None and M.shape[0] != L):
+        want = f"({L}, {L})" if L is not None else "(L, L)"
+        raise InputError(f"{name} must be a square matrix of shape {want}, got shape {M.shape}", param=name)
+    if not np.isfinite(M).all():
+        raise InputError(f"{name} must be finite (it contains NaN or an infinity)", param=name)
+    return M
+
+
+def _vector(value: object, name: str, L: int) -> np.ndarray:
+    if value is None or isinstance(value, (str, bytes, bool)):
+        raise InputError(f"{name} must be a real vector of length {L}, got {value!r:.80}", param=name)
+    try:
+        v = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be a real vector of length {L}, got {value!r:.80}", param=name) from None
+    if v.shape != (L,) or not np.isfinite(v).all():
+        raise InputError(f"{name} must be a finite real vector of length {L}, got shape {v.shape}", param=name)
+    return v
+
+
+def _token(value: object, name: str, L: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= int(value) < L:
+        raise InputError(f"{name} must be a token in range(0, {L}), got {value!r:.80}", param=name)
+    return int(value)
+
+
+def _labels(Y: object, shape: tuple[int, ...], L: int) -> np.ndarray:
+    """Labels of the positions of S: integers in range(L) of the shape of S."""
+    if Y is None or isinstance(Y, (str, bytes, bool)):
+        raise InputError(f"Y must be an integer array of shape {shape}, got {Y!r:.80}", param="Y")
+    try:
+        arr = np.asarray(Y)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"Y must be an integer array of shape {shape}, got {Y!r:.80}", param="Y") from None
+    if arr.shape != shape or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
+        raise InputError(f"Y must be an integer array of shape {shape}, got shape {arr.shape} ({arr.dtype})", param="Y")
+    if arr.size and (arr.min() < 0 or arr.max() >= L):
+        raise InputError(f"labels Y must lie in range(0, {L}), got values in [{arr.min()}, {arr.max()}]", param="Y")
+    return arr.astype(np.int64, copy=False)
+
+
+def _check_memory(nbytes: int, param: str, value: object, what: str, hint: str = "") -> None:
+    """check_allocation, also for sizes beyond what numerics.limits.format_bytes can print."""
+    if nbytes > 2**70:
+        raise LimitError(
+            f"{param} = {format_count(value)} is too large: {what} needs ~{format_count(nbytes)} bytes"
+            + (f"; {hint}" if hint else ""),
+            param=param,
+            value=value,
+            limit=2**70,
+            hint=hint,
+        )
+    check_allocation(nbytes, param=param, value=value, what=what, hint=hint)
+
+
+def _check_mc(samples: object, name: str, per_sample: int, what: str) -> int:
+    """A Monte-Carlo sample count: an int in [2, MAX_MC_SAMPLES] with ``samples * per_sample <= MAX_MC_WORK``."""
+    n = check_positive_int(samples, name, minimum=2, hypothesis="a standard error needs two samples")
+    check_cost(n, MAX_MC_SAMPLES, param=name, value=n, what="Monte-Carlo sample counts", hint=f"use a smaller {name}")
+    check_cost(
+        n * per_sample,
+        MAX_MC_WORK,
+        param=name,
+        value=n,
+        what=f"the Monte-Carlo work ({what})",
+        hint=f"use a smaller {name}",
+    )
+    return n
+
+
+def _perm_cost(L: int) -> int:
+    """Float entries of one uniform permutation drawn by argsort: L draws and L log2 L comparisons."""
+    return L * (1 + max(1, L.bit_length()))
+
+
+def _forward_bytes(B: int, n: int, L: int) -> int:
+    """The forward pass's arrays p, z, sigma (B, n, L) and their temporaries in float64."""
+    return array_bytes(6 * B, n, L)
+
 
 def subsets_array(L: int, n: int) -> np.ndarray:
     """Every ``n``-subset of ``range(L)`` as rows of an int64 array ``(C(L, n), n)`` (lexicographic).
@@ -70,12 +227,25 @@ def subsets_array(L: int, n: int) -> np.ndarray:
     >>> subsets_array(3, 4)
     Traceback (most recent call last):
     ...
-    ValueError: sequence length n = 4 exceeds the vocabulary size L = 3: Assumption 4.1 (no duplicate tokens) needs 1 <= n <= L
+    theory._checks.InputError: sequence length n = 4 exceeds the vocabulary size L = 3: Assumption 4.1 (no duplicate tokens) needs 1 <= n <= L
     """
     L, n = td.check_sequence_length(L, n)
-    if comb(L, n) > 5_000_000:
-        raise ValueError(f"C(L, n) = C({L}, {n}) = {comb(L, n)} subsets is too many to enumerate (limit 5e6)")
+    _check_subsets(L, n)
     return np.array(list(td.uniform_subsets(L, n)), dtype=np.int64).reshape(-1, n)
+
+
+def _check_subsets(L: int, n: int) -> int:
+    """C(L, n) <= MAX_SUBSETS, sized in log space first (C(10^9, 5 10^8) would take long to form)."""
+    param = "L" if min(n, L - n) <= 1 else "n"
+    value = L if param == "L" else n
+    log10 = log10_factorial(L) - log10_factorial(n) - log10_factorial(L - n)
+    what = f"the enumeration of every n-subset (C(L, n) = C({format_count(L)}, {format_count(n)}) subsets)"
+    hint = "sample_sequences draws uniform sequences; theory.decision_lists counts them exactly"
+    if log10 > math.log10(MAX_SUBSETS) + 1:
+        check_cost(log10, math.log10(MAX_SUBSETS), param=param, value=value, what=what, hint=hint, log10=True)
+    count = comb(L, n)
+    check_cost(count, MAX_SUBSETS, param=param, value=value, what=what, hint=hint)
+    return count
 
 
 def sample_sequences(L: int, n: int, B: int, rng: np.random.Generator) -> np.ndarray:
@@ -103,8 +273,20 @@ def sample_sequences(L: int, n: int, B: int, rng: np.random.Generator) -> np.nda
     [[3, 2, 1], [3, 1, 2]]
     """
     L, n = td.check_sequence_length(L, n)
-    if B < 1:
-        raise ValueError(f"the number of sequences B must be >= 1, got {B}")
+    if isinstance(B, bool) or not isinstance(B, numbers.Integral) or B < 1:
+        raise InputError(f"the number of sequences B must be an integer >= 1, got {B!r:.80}", param="B")
+    B = int(B)
+    check_cost(B, MAX_MC_SAMPLES, param="B", value=B, what="sequence counts", hint="draw the sequences in chunks")
+    check_cost(
+        B * _perm_cost(L),
+        MAX_MC_WORK,
+        param="B",
+        value=B,
+        what=f"the draws (B L log2 L = {format_count(B)} x {format_count(_perm_cost(L))} entries)",
+        hint="draw the sequences in chunks",
+    )
+    _check_memory(array_bytes(3 * B, L), "B", B, f"{format_count(B)} permutations of {format_count(L)} tokens")
+    rng = _check_rng(rng)
     return np.argsort(rng.random((B, L)), axis=1)[:, :n].astype(np.int64)
 
 
@@ -129,18 +311,29 @@ def check_sequences(L: int, S: np.ndarray) -> np.ndarray:
     >>> check_sequences(5, [[0, 4, 2], [1, 3, 1]])
     Traceback (most recent call last):
     ...
-    ValueError: sequence [1, 3, 1] repeats a token: Assumption 4.1 allows each token at most once
+    theory._checks.InputError: sequence [1, 3, 1] repeats a token: Assumption 4.1 allows each token at most once
     """
-    S = np.asarray(S)
-    if S.ndim != 2 or S.shape[1] < 1:
-        raise ValueError(f"sequences must be a (B, n) integer array with n >= 1, got shape {S.shape}")
+    if S is None or isinstance(S, (str, bytes, bool)):
+        raise InputError(f"sequences must be a (B, n) integer array with n >= 1, got {S!r:.80}", param="S")
+    try:
+        S = np.asarray(S)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"sequences must be a (B, n) integer array, got {S!r:.80}", param="S") from None
+    if S.ndim != 2 or S.shape[1] < 1 or S.shape[0] < 1:
+        raise InputError(f"sequences must be a (B, n) integer array with B, n >= 1, got shape {S.shape}", param="S")
+    if not np.issubdtype(S.dtype, np.integer) and (
+        S.dtype.kind != "f" or not np.all(np.isfinite(S)) or not np.all(np.round(S) == S)
+    ):
+        raise InputError(f"sequence tokens must be integers, got an array of dtype {S.dtype}", param="S")
     td.check_sequence_length(L, S.shape[1])
     if S.min() < 0 or S.max() >= L:
-        raise ValueError(f"sequence tokens must lie in range(0, {L}), got values in [{S.min()}, {S.max()}]")
+        raise InputError(f"sequence tokens must lie in range(0, {L}), got values in [{S.min()}, {S.max()}]", param="S")
     srt = np.sort(S, axis=1)
     if np.any(srt[:, 1:] == srt[:, :-1]):
         row = int(np.nonzero(np.any(srt[:, 1:] == srt[:, :-1], axis=1))[0][0])
-        raise ValueError(f"sequence {S[row].tolist()} repeats a token: Assumption 4.1 allows each token at most once")
+        raise InputError(
+            f"sequence {S[row].tolist()} repeats a token: Assumption 4.1 allows each token at most once", param="S"
+        )
     return S.astype(np.int64)
 
 
@@ -178,8 +371,15 @@ def ldt_array(task: td.DecisionListTask, S: np.ndarray) -> np.ndarray:
     >>> label_determining_token(task, (0, 1, 3), 1)
     3
     """
+    task = _check_task(task)
     S = check_sequences(task.L, S)
     B, _n = S.shape
+    _check_memory(
+        array_bytes(2 * B, _n, task.M) + array_bytes(B, task.L + 1, itemsize=1),
+        "S",
+        B,
+        f"the lists of {format_count(B)} sequences ({format_count(B)}, {_n}, M = {task.M}) in int64",
+    )
     member = np.zeros((B, task.L + 1), dtype=bool)  # column L is the padding -1
     member[np.arange(B)[:, None], S] = True
     lists = _lists_padded(task)[S]  # (B, n, M)
@@ -211,6 +411,7 @@ def labels_array(task: td.DecisionListTask, S: np.ndarray) -> np.ndarray:
     >>> labels(task, [0, 1, 3])
     (2, 4, 2)
     """
+    task = _check_task(task)
     return np.asarray(task.perm, dtype=np.int64)[ldt_array(task, S)]
 
 
@@ -236,6 +437,8 @@ def permutation_matrix(task: td.DecisionListTask) -> np.ndarray:
     >>> permutation_matrix(task)[:, 3].tolist()
     [0.0, 0.0, 0.0, 0.0, 1.0]
     """
+    task = _check_task(task)
+    _check_memory(array_bytes(task.L, task.L), "task", task.L, f"the ({task.L}, {task.L}) matrix P in float64")
     P = np.zeros((task.L, task.L))
     P[np.asarray(task.perm), np.arange(task.L)] = 1.0
     return P
@@ -276,9 +479,12 @@ def forward(W: np.ndarray, V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np
     >>> bool(np.allclose(p[0, 1], [float(x) for x in attention_column(W.tolist(), [0, 1, 2], 1)]))
     True
     """
+    W = _matrix(W, "W")
     L = W.shape[0]
+    V = _matrix(V, "V", L)
     S = check_sequences(L, S)
     B, n = S.shape
+    _check_memory(_forward_bytes(B, n, L), "S", B, f"the forward pass of {format_count(B)} sequences (B, n, L)")
     scores = W[S[:, :, None], S[:, None, :]]  # (B, i, j) = W[s_i, s_j]
     A = _softmax(scores, axis=1)  # columns: query j attends over keys i
     p = np.zeros((B, n, L))
@@ -316,6 +522,7 @@ def sequence_losses(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.ndarray) 
     True
     """
     _, z, _ = forward(W, V, S)
+    Y = _labels(Y, z.shape[:2], z.shape[2])
     zmax = z.max(axis=-1, keepdims=True)
     logsum = np.log(np.exp(z - zmax).sum(axis=-1)) + zmax[..., 0]
     return (logsum - np.take_along_axis(z, Y[..., None], axis=-1)[..., 0]).mean(axis=1)
@@ -354,9 +561,11 @@ def closed_form_gradients(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.nda
     >>> bool(np.allclose(gW, np.array(tW, dtype=float))), bool(np.allclose(gV, np.array(tV, dtype=float)))
     (True, True)
     """
-    L = W.shape[0]
     p, z, sig = forward(W, V, S)
-    B, n = S.shape
+    B, n, L = p.shape
+    S = check_sequences(L, S)
+    Y = _labels(Y, (B, n), L)
+    V = np.asarray(V, dtype=np.float64)
     zy = np.take_along_axis(z, Y[..., None], axis=-1)  # (B, n, 1)
     term = zy - V[Y] + sig @ V - (sig * z).sum(-1, keepdims=True)  # (B, n, L)
     gcol = p * term
@@ -397,7 +606,9 @@ def correct_mask(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.ndarray, tol
     >>> correct_mask(np.zeros((5, 5)), 2.0 * permutation_matrix(task), S, labels_array(task, S)).tolist()
     [[False, False, False]]
     """
+    tol = _real(tol, "tol")
     _, z, _ = forward(W, V, S)
+    Y = _labels(Y, z.shape[:2], z.shape[2])
     zy = np.take_along_axis(z, Y[..., None], axis=-1)[..., 0]
     other = z.copy()
     np.put_along_axis(other, Y[..., None], -np.inf, axis=-1)
@@ -432,6 +643,8 @@ def column_order_ok(W: np.ndarray, task: td.DecisionListTask) -> np.ndarray:
     >>> column_order_ok(W, task).tolist()
     [True, True, True, True, True]
     """
+    task = _check_task(task)
+    W = _matrix(W, "W", task.L)
     ok = np.zeros(task.L, dtype=bool)
     for a, lst in enumerate(task.lists):
         col = W[:, a]
@@ -521,10 +734,32 @@ def population_gd_w(
     >>> hist.accuracy[0], hist.accuracy[-1], hist.first_perfect, hist.loss[-1] < hist.loss[0]
     (0.0, 1.0, 1, True)
     """
-    if not c > 0 or not eta > 0:
-        raise ValueError(f"need c > 0 and eta > 0, got c = {c}, eta = {eta}")
-    if steps < 0:
-        raise ValueError(f"steps must be >= 0, got {steps}")
+    task = _check_task(task)
+    for name, value in (("c", c), ("eta", eta)):
+        try:
+            _real(value, name, positive=True)
+        except InputError:
+            raise InputError(
+                f"need c > 0 and eta > 0 (finite), got c = {c!r:.40}, eta = {eta!r:.40}", param=name
+            ) from None
+    steps = check_positive_int(steps, "steps", minimum=0, hypothesis="a number of GD steps")
+    L, n = td.check_sequence_length(task.L, n)
+    count = _check_subsets(L, n)
+    per_step = 4 * count * n * (n + L)
+    single = per_step > MAX_GD_WORK
+    check_cost(
+        (steps + 1) * per_step,
+        MAX_GD_WORK,
+        param="n" if single else "steps",
+        value=n if single else steps,
+        what=f"the population GD ((steps + 1) x 4 passes over C(L, n) = {format_count(count)} sequences x n (n + L))",
+        hint="use fewer steps or a smaller task",
+    )
+    _check_memory(_forward_bytes(count, n, L), "n", n, f"the forward pass over all {format_count(count)} subsets")
+    if keep_iterates:
+        _check_memory(array_bytes(steps + 1, L, L), "steps", steps, f"{format_count(steps + 1)} iterates W_t (L, L)")
+    if W0 is not None:
+        W0 = _matrix(W0, "W0", L)
     S = subsets_array(task.L, n)
     Y = labels_array(task, S)
     V = c * permutation_matrix(task)
@@ -542,6 +777,10 @@ def population_gd_w(
             hist.iterates.append(W.copy())
         if t < steps:
             W = W - eta * closed_form_gradients(W, V, S, Y)[0]
+            if not np.isfinite(W).all():
+                raise InputError(
+                    f"GD diverged: W overflows float64 at step {t + 1} (eta = {eta:g} too large)", param="eta"
+                )
     hist.W = W
     return hist
 
@@ -568,6 +807,8 @@ def class_indices(task: td.DecisionListTask) -> dict[str, tuple[np.ndarray, np.n
     >>> {k: len(rows) for k, (rows, cols) in class_indices(cyclic_task(11)).items()}
     {'P': 11, 'shift': 33, 'antishift': 33}
     """
+    task = _check_task(task)
+    _check_task_work(task)
     rows: dict[str, list[int]] = {k: [] for k in td.ENTRY_CLASSES if k != "generic"}
     cols: dict[str, list[int]] = {k: [] for k in rows}
     for t in range(task.L):
@@ -581,7 +822,7 @@ def class_indices(task: td.DecisionListTask) -> dict[str, tuple[np.ndarray, np.n
 
 def one_step_v_mc(
     task: td.DecisionListTask, n: int, eta: float, samples: int, seed: int, chunk: int = 10_000
-) -> dict[str, dict[str, float]]:
+) -> dict[str, dict[str, float | None]]:
     r"""Monte Carlo of ``V_1 - V_0 = (eta/n^2) N - (eta/L^2) 11^T`` (Fig. 4.1 at ``W = 0``, ``V_0 = 0``) class by class.
 
     Each sampled sequence gives, for every class of entries, the class average of ``(eta/n^2) c_r 1{t in s} -
@@ -606,7 +847,9 @@ def one_step_v_mc(
     Returns
     -------
     dict of str to dict
-        Per class of :data:`theory.decision_lists.ENTRY_CLASSES`: ``mean``, ``se`` and the number of ``entries``.
+        Per class of :data:`theory.decision_lists.ENTRY_CLASSES`: ``mean``, ``se`` and the number of ``entries``. A
+        class without entries (e.g. ``generic`` for ``cyclic_task(7)``, where every entry is ``P``, a shift or an
+        anti-shift) has no average: its ``mean`` and ``se`` are None and ``entries`` is 0.
 
     Examples
     --------
@@ -623,13 +866,26 @@ def one_step_v_mc(
     >>> all(abs(mc[k]["mean"] - exact[r, t].mean()) <= 3 * mc[k]["se"] + 1e-12
     ...     for k, (r, t) in class_indices(task).items())
     True
+
+    On ``Z_7`` every entry is in ``P``, a shift or an anti-shift, so the generic class is empty:
+
+    >>> one_step_v_mc(cyclic_task(7), 3, 49.0, 100, seed=0)["generic"]
+    {'mean': None, 'se': None, 'entries': 0}
     """
-    L = task.L
-    if samples < 2:
-        raise ValueError(f"samples must be >= 2, got {samples}")
+    task = _check_task(task)
+    L, n = td.check_sequence_length(task.L, n)
+    eta = _real(eta, "eta")
     idx = class_indices(task)
     sizes = {k: len(r) for k, (r, _) in idx.items()}
     sizes["generic"] = L * L - sum(sizes.values())
+    samples = _check_mc(
+        samples,
+        "samples",
+        _perm_cost(L) + 3 * L + n + sum(sizes.values()),
+        "samples x (L log2 L for a permutation + L + the class entries)",
+    )
+    chunk = check_positive_int(chunk, "chunk", hypothesis="sequences per batch")
+    _check_memory(array_bytes(6 * min(chunk, samples), L), "chunk", chunk, "one chunk of sequences (chunk, L)")
     rng = np.random.default_rng(seed)
     per_sample: dict[str, list[np.ndarray]] = {k: [] for k in td.ENTRY_CLASSES}
     done = 0
@@ -645,14 +901,21 @@ def one_step_v_mc(
         for k, (r, t) in idx.items():
             sums = (counts[:, r] * member[:, t]).sum(axis=1)
             total -= sums
-            per_sample[k].append(sums / sizes[k])
-        per_sample["generic"].append(total / sizes["generic"])
+            per_sample[k].append(sums / max(sizes[k], 1))
+        per_sample["generic"].append(total / max(sizes["generic"], 1))
         done += b
-    out = {}
+    out: dict[str, dict[str, float | None]] = {}
     for k in td.ENTRY_CLASSES:
-        x = eta / n**2 * np.concatenate(per_sample[k]) - eta / L**2
-        se = 0.0 if np.ptp(x) == 0 else float(x.std(ddof=1) / np.sqrt(x.size))  # constant: no rounding noise
-        out[k] = {"mean": float(x[0]) if se == 0 else float(x.mean()), "se": se, "entries": sizes[k]}
+        if sizes[k] == 0:  # an empty class has no average (not NaN)
+            out[k] = {"mean": None, "se": None, "entries": 0}
+            continue
+        with np.errstate(over="ignore", invalid="ignore"):
+            x = eta / n**2 * np.concatenate(per_sample[k]) - eta / L**2
+            se = 0.0 if np.ptp(x) == 0 else float(x.std(ddof=1) / np.sqrt(x.size))  # constant: no rounding noise
+            mean = float(x[0]) if se == 0 else float(x.mean())
+        if not (math.isfinite(mean) and math.isfinite(se)):
+            raise InputError(f"eta = {eta:.3g} makes the step overflow float64; use a smaller eta", param="eta")
+        out[k] = {"mean": mean, "se": se, "entries": sizes[k]}
     return out
 
 
@@ -683,7 +946,11 @@ def one_step_v_exact_float(task: td.DecisionListTask, n: int, eta: float) -> np.
     >>> bool(np.allclose(one_step_v_exact_float(task, 4, 121.0), np.array(one_step_v(task, 4, 121), dtype=float)))
     True
     """
+    task = _check_task(task)
     L, n = td.check_sequence_length(task.L, n)
+    eta = _real(eta, "eta")
+    _check_task_work(task)
+    _check_memory(array_bytes(4 * L, L), "task", L, f"the ({L}, {L}) step in float64")
     log_total = float(_log_comb(np.array(L), np.array(n)))
     Nmat = np.zeros((L, L))
     t = np.arange(L)
@@ -747,13 +1014,35 @@ def event_probability_mc(
     True
     """
     L, n = td.check_sequence_length(L, n)
-    if samples < 2:
-        raise ValueError(f"samples must be >= 2, got {samples}")
-    bad = sorted(int(t) for t in list(inside) + list(outside) if not 0 <= int(t) < L)
+    tokens = {}
+    for name, seq in (("inside", inside), ("outside", outside)):
+        if isinstance(seq, (str, bytes)) or not isinstance(seq, Sequence | np.ndarray):
+            raise InputError(f"{name} must be a sequence of tokens, got {seq!r:.80}", param=name)
+        for t in seq:
+            if isinstance(t, bool) or not isinstance(t, numbers.Integral):
+                raise InputError(f"{name} must hold integer tokens, got {t!r:.80}", param=name)
+        tokens[name] = [int(t) for t in seq]
+    bad = sorted(t for t in tokens["inside"] + tokens["outside"] if not 0 <= t < L)
     if bad:
-        raise ValueError(f"inside/outside tokens must lie in the vocabulary range(0, {L}), got {bad}")
+        raise InputError(
+            f"inside/outside tokens must lie in the vocabulary range(0, {L}), got {bad[:10]}",
+            param="inside" if any(not 0 <= t < L for t in tokens["inside"]) else "outside",
+        )
+    width = len(tokens["inside"]) + len(tokens["outside"])
+    samples = _check_mc(
+        samples,
+        "samples",
+        _perm_cost(L) + L * (1 + width),
+        "samples x (L log2 L for a subset + L translates of the token sets)",
+    )
+    _check_memory(
+        array_bytes(min(samples, 20_000), L, max(width, 1) + 4, itemsize=2),
+        "inside",
+        width,
+        f"one chunk of translates ({min(samples, 20_000)}, {L}, {width})",
+    )
     rng = np.random.default_rng(seed)
-    A, B = np.asarray(inside, dtype=np.int64), np.asarray(outside, dtype=np.int64)
+    A, B = np.asarray(tokens["inside"], dtype=np.int64), np.asarray(tokens["outside"], dtype=np.int64)
     shifts = np.arange(L)[:, None]
     Ai, Bi = (A[None, :] + shifts) % L, (B[None, :] + shifts) % L
     vals = []
@@ -799,7 +1088,9 @@ def a43_min_event_float(task: td.DecisionListTask, n: int) -> tuple[float, tuple
     >>> delta_a43(task, 3)
     (Fraction(1, 10), (0, 4, 1))
     """
+    task = _check_task(task)
     L, n = td.check_sequence_length(task.L, n)
+    _check_task_work(task)
     log_total = float(_log_comb(np.array(L), np.array(n)))
     best, arg = np.inf, (-1, -1, -1)
     tokens = np.arange(L)
@@ -812,6 +1103,12 @@ def a43_min_event_float(task: td.DecisionListTask, n: int) -> tuple[float, tuple
             j = int(np.argmin(prob))
             if prob[j] < best:
                 best, arg = float(prob[j]), (a, int(b), j)
+    if not math.isfinite(best):  # no triple event has positive probability (e.g. n < 3)
+        raise InputError(
+            f"no triple event of Assumption 4.3 has positive probability for n = {n} (each needs three tokens in "
+            "the sequence)",
+            param="n",
+        )
     return best, arg
 
 
@@ -862,7 +1159,20 @@ def notin_S_directional(
     >>> thm43_sets(task, np.zeros((5, 5)).tolist(), 3)[0]
     (4, [(0, 1, 4), (0, 2, 4), (0, 3, 4)])
     """
+    task = _check_task(task)
     S = check_sequences(task.L, S)
+    a = _token(a, "a", task.L)
+    W, V = _matrix(W, "W", task.L), _matrix(V, "V", task.L)
+    tol = _real(tol, "tol")
+    B, n = S.shape
+    check_cost(
+        B * (task.L * task.L + n * task.L),
+        MAX_MC_WORK,
+        param="S",
+        value=B,
+        what=f"one gradient per sequence (B (L^2 + n L) = {format_count(B)} x {format_count(task.L**2 + n * task.L)})",
+        hint="use token_directional (vectorised) or fewer sequences",
+    )
     Y = labels_array(task, S)
     ldt = ldt_array(task, S)
     has_a = np.equal(S, a).any(axis=1)
@@ -923,7 +1233,10 @@ def token_directional(task: td.DecisionListTask, W: np.ndarray, V: np.ndarray, S
     >>> bool(np.allclose(info["d"], notin_S_directional(task, W, V, S, 0)["values"]))
     True
     """
+    task = _check_task(task)
     S = check_sequences(task.L, S)
+    a = _token(a, "a", task.L)
+    W, V = _matrix(W, "W", task.L), _matrix(V, "V", task.L)
     n = S.shape[1]
     rows = S[np.equal(S, a).any(axis=1)]
     if rows.size == 0:
@@ -998,6 +1311,11 @@ def directional_grad_v(V: np.ndarray, p: np.ndarray, sigma: np.ndarray, q: np.nd
     >>> abs(float(d(V + h * D) - d(V - h * D)) / (2 * h) - float(np.sum(G * D))) < 1e-8
     True
     """
+    V = _matrix(V, "V")
+    L = V.shape[0]
+    p, sigma, q = _vector(p, "p", L), _vector(sigma, "sigma", L), _vector(q, "q", L)
+    y = _token(y, "y", L)
+    _, n = td.check_sequence_length(L, n)
     h = V @ q
     G = -np.outer(sigma, q) - np.outer(sigma * (h - sigma @ h), p)
     G[y] += q
@@ -1020,9 +1338,9 @@ def adversarial_e(
     W : np.ndarray, shape (L, L)
         The attention matrix.
     c : float
-        Scale of ``cP``.
+        Scale of ``cP``, > 0.
     eps : float
-        The box radius.
+        The box radius, >= 0.
     S : np.ndarray, shape (B, n)
         The sequences considered.
     iters : int
@@ -1049,8 +1367,25 @@ def adversarial_e(
     >>> float(np.abs(E).max()) <= 0.1, value <= float(thm44_notin_S_bound(3, 0.1))
     (True, True)
     """
+    task = _check_task(task)
+    W = _matrix(W, "W", task.L)
+    c = _real(c, "c", positive=True)
+    eps = _real(eps, "eps", nonnegative=True)
+    S = check_sequences(task.L, S)
+    iters = check_positive_int(iters, "iters", minimum=0, hypothesis="a number of ascent steps")
+    E0 = _matrix(E0, "E0", task.L)
+    B, n = S.shape
+    L = task.L
+    check_cost(
+        (iters + 1) * L * 4 * B * n * (n + L),
+        MAX_GD_WORK,
+        param="iters",
+        value=iters,
+        what=f"the search ((iters + 1) x L tokens x the forward passes of {format_count(B)} sequences)",
+        hint="use fewer iters or sequences",
+    )
+    _check_memory(_forward_bytes(B, n, L), "S", B, f"the forward pass of {format_count(B)} sequences (B, n, L)")
     P = permutation_matrix(task)
-    n = S.shape[1]
     E = np.clip(np.array(E0, dtype=np.float64), -eps, eps)
     best, best_E = -np.inf, E.copy()
     for _ in range(iters + 1):
@@ -1102,6 +1437,14 @@ def brute_force_delta_a43(task: td.DecisionListTask, law: dict[frozenset[int], F
     >>> brute_force_delta_a43(task, law), delta_a43(task, 3)[0]
     (Fraction(1, 10), Fraction(1, 10))
     """
+    task = _check_task(task)
+    law = _check_law(law, task.L)
+    _check_task_work(
+        task,
+        max(1, len(law)),
+        "law",
+        f"the brute force over the triples and the law (L^2 M |law| = {task.L}^2 x {task.M} x {len(law)})",
+    )
     best: Fraction | None = None
     for a in range(task.L):
         lst = task.lists[a]
@@ -1116,8 +1459,27 @@ def brute_force_delta_a43(task: td.DecisionListTask, law: dict[frozenset[int], F
                 if prob > 0 and (best is None or prob < best):
                     best = prob
     if best is None:
-        raise ValueError("no triple of Assumption 4.3 has positive probability under this law")
+        raise InputError("no triple of Assumption 4.3 has positive probability under this law", param="law")
     return best
+
+
+def _check_law(law: object, L: int | None = None) -> dict[frozenset[int], Fraction]:
+    """A law over token sets: a mapping of sets of int tokens to exact non-negative probabilities."""
+    if not isinstance(law, Mapping):
+        raise InputError(f"law must be a dict of frozenset to Fraction, got {law!r:.80}", param="law")
+    out: dict[frozenset[int], Fraction] = {}
+    for key, p in law.items():
+        if not isinstance(key, (set, frozenset)) or not all(
+            isinstance(t, numbers.Integral) and not isinstance(t, bool) and (L is None or 0 <= int(t) < L) for t in key
+        ):
+            where = "" if L is None else f" in range(0, {L})"
+            raise InputError(f"law keys must be sets of integer tokens{where}, got {key!r:.80}", param="law")
+        if isinstance(p, bool) or not isinstance(p, numbers.Rational) or p < 0:
+            raise InputError(
+                f"law values must be exact probabilities >= 0 (Fraction or int), got {p!r:.80}", param="law"
+            )
+        out[frozenset(int(t) for t in key)] = Fraction(p)
+    return out
 
 
 def brute_force_delta_a44(law: dict[frozenset[int], Fraction]) -> Fraction:
@@ -1140,4 +1502,7 @@ def brute_force_delta_a44(law: dict[frozenset[int], Fraction]) -> Fraction:
     >>> brute_force_delta_a44(law), delta_a44(3, law=law)
     (Fraction(1, 6), Fraction(1, 6))
     """
-    return min(p for p in law.values() if p > 0)
+    positive = [p for p in _check_law(law).values() if p > 0]
+    if not positive:
+        raise InputError("law has no token set of positive probability", param="law")
+    return min(positive)

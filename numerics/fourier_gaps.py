@@ -17,6 +17,7 @@ gradient of the correlation loss is :math:`-E[y\,x\,\sigma'(w^\top x+b)]`.  Gaps
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -24,11 +25,18 @@ from fractions import Fraction
 import numpy as np
 
 from theory import boolean as tb
+from theory._checks import InputError, LimitError, check_cost, check_positive_int, format_count
 
+from .limits import array_bytes, check_allocation
+from .walsh import MAX_N as MAX_CUBE_N
 from .walsh import fwht_batched, linear_forms
 
 __all__ = [
     "DISTRIBUTIONS",
+    "MAX_BITS",
+    "MAX_MC_SAMPLES",
+    "MAX_MC_WORK",
+    "MAX_TRANSFORM_WORK",
     "RecoveryResult",
     "batch_gradients_counts",
     "batch_gradients_streamed",
@@ -48,6 +56,105 @@ __all__ = [
 
 DISTRIBUTIONS = ("sign", "uniform", "gaussian")
 COUNTS_MAX_N = 20
+
+MAX_BITS = 100_000
+"""Largest number of bits n: the sinusoid gradients build (D, n, n) factors, prefix masks n entries."""
+
+MAX_MC_SAMPLES = 10**8
+"""Largest Monte-Carlo sample count: the batch size B of the streamed estimator and the ``trials`` of
+:func:`one_step_recovery` (the claims use at most 5e5 and 2000)."""
+
+MAX_MC_WORK = 10**10
+"""Largest Monte-Carlo work in ±1 entries drawn: ``trials B n`` streamed, ``trials 2^n n`` by cube counts (a few
+minutes of numpy)."""
+
+MAX_TRANSFORM_WORK = 10**10
+"""Largest exact work of the batched transforms, ``draws 2^n n`` (:func:`ltf_gradients`, :func:`random_ltf_gaps`,
+:func:`sinusoid_gradients_bruteforce`)."""
+
+MAX_COUNT_BATCH = 2**62
+"""Largest batch size of the cube-count estimator (multinomial counts in int64)."""
+
+
+def _as_real_array(value: object, name: str) -> np.ndarray:
+    """A finite float64 array (what numpy cannot convert, NaN and infinities are refused)."""
+    if value is None or isinstance(value, (str, bytes, bool)):
+        raise InputError(f"{name} must be a real array, got {value!r:.80}", param=name)
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be a real array of finite numbers, got {value!r:.80}", param=name) from None
+    if not np.isfinite(arr).all():
+        raise InputError(f"{name} must be finite (it contains NaN or an infinity)", param=name)
+    return arr
+
+
+def _weights2d(value: object, name: str) -> np.ndarray:
+    W = _as_real_array(value, name)
+    if W.ndim != 2 or W.shape[1] < 1:
+        raise InputError(f"{name} must be (trials, n), got shape {W.shape}", param=name)
+    return W
+
+
+def _real(value: object, name: str) -> float:
+    """A finite real number as a float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"{name} must be a finite real number, got {value!r:.80}", param=name)
+    try:
+        f = float(value)
+    except OverflowError:
+        f = math.inf
+    if not math.isfinite(f):
+        raise InputError(f"{name} must be a finite real number, got {name} = {format_count(value)}", param=name)
+    return f
+
+
+def _check_rng(rng: object) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
+    return rng
+
+
+def _check_kind(kind: object) -> str:
+    if kind not in ("cos", "sin"):
+        raise InputError(f"kind must be 'cos' or 'sin', got {kind!r:.80}", param="kind")
+    return str(kind)
+
+
+def _check_memory(nbytes: int, param: str, value: object, what: str, hint: str = "") -> None:
+    """check_allocation, also for sizes beyond what numerics.limits.format_bytes can print."""
+    if nbytes > 2**70:
+        raise LimitError(
+            f"{param} = {format_count(value)} is too large: {what} needs ~{format_count(nbytes)} bytes"
+            + (f"; {hint}" if hint else ""),
+            param=param,
+            value=value,
+            limit=2**70,
+            hint=hint,
+        )
+    check_allocation(nbytes, param=param, value=value, what=what, hint=hint)
+
+
+def _check_cube(n: int, param: str = "n") -> None:
+    """n <= numerics.walsh.MAX_N for a dense array over {±1}^n."""
+    check_cost(
+        n,
+        MAX_CUBE_N,
+        param=param,
+        value=n,
+        what="a dense transform over {±1}^n",
+        hint="the closed forms of theory.boolean (majority_coefficient, ltf_coefficient, sinusoid_coefficient)",
+    )
+
+
+def _check_samples(samples: object, name: str, *, minimum: int = 1) -> int:
+    n = check_positive_int(samples, name, minimum=minimum)
+    check_cost(n, MAX_MC_SAMPLES, param=name, value=n, what="Monte-Carlo sample counts", hint=f"use a smaller {name}")
+    return n
+
+
+def _check_work(work: int, limit: int, param: str, value: object, what: str, hint: str) -> None:
+    check_cost(work, limit, param=param, value=value, what=what, hint=hint)
 
 
 def gradient_gap_reference(n: int, k: int) -> Fraction:
@@ -81,10 +188,20 @@ def gradient_gap_reference(n: int, k: int) -> Fraction:
 
 def _check_nk(n: int, k: int) -> tuple[int, int]:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-        raise ValueError(f"n must be an integer >= 2, got {n!r}")
+        raise InputError(f"n must be an integer >= 2, got {n!r:.80}", param="n")
+    check_cost(
+        int(n),
+        MAX_BITS,
+        param="n",
+        value=int(n),
+        what="bit counts",
+        hint="the closed forms of theory.boolean (gradient_gap, majority_coefficient)",
+    )
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n - 1:
-        raise ValueError(
-            f"k must be an integer with 1 <= k <= n-1 (the gap compares levels k-1 and k+1), got k = {k!r}, n = {n}"
+        raise InputError(
+            f"k must be an integer with 1 <= k <= n-1 (the gap compares levels k-1 and k+1), got k = {k!r:.80}, "
+            f"n = {n}",
+            param="k",
         )
     return int(n), int(k)
 
@@ -113,12 +230,21 @@ def random_weights(dist: str, draws: int, n: int, rng: np.random.Generator) -> n
     >>> random_weights("cauchy", 1, 3, np.random.default_rng(0))
     Traceback (most recent call last):
     ...
-    ValueError: dist must be one of ('sign', 'uniform', 'gaussian'), got 'cauchy'
+    theory._checks.InputError: dist must be one of ('sign', 'uniform', 'gaussian'), got 'cauchy'
     """
     if dist not in DISTRIBUTIONS:
-        raise ValueError(f"dist must be one of {DISTRIBUTIONS}, got {dist!r}")
-    if draws < 1 or n < 1:
-        raise ValueError(f"need draws >= 1 and n >= 1, got draws = {draws}, n = {n}")
+        raise InputError(f"dist must be one of {DISTRIBUTIONS}, got {dist!r:.80}", param="dist")
+    for name, v in (("draws", draws), ("n", n)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise InputError(f"need draws >= 1 and n >= 1, got draws = {draws!r:.40}, n = {n!r:.40}", param=name)
+    rng = _check_rng(rng)
+    big = "draws" if draws >= n else "n"
+    _check_memory(
+        array_bytes(int(draws), int(n), itemsize=16),
+        big,
+        draws if big == "draws" else n,
+        f"the weights ({format_count(draws)}, {format_count(n)}) in float64 with their draws",
+    )
     if dist == "sign":
         return 1.0 - 2.0 * rng.integers(0, 2, size=(draws, n))
     if dist == "uniform":
@@ -147,7 +273,7 @@ def prefix_mask(n: int, k: int) -> np.ndarray:
     >>> prefix_mask(5, 5)
     Traceback (most recent call last):
     ...
-    ValueError: k must be an integer with 1 <= k <= n-1 (the gap compares levels k-1 and k+1), got k = 5, n = 5
+    theory._checks.InputError: k must be an integer with 1 <= k <= n-1 (the gap compares levels k-1 and k+1), got k = 5, n = 5
     """
     n, k = _check_nk(n, k)
     return np.arange(n) < k
@@ -177,7 +303,9 @@ def gaps(g: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     >>> gmax.round(12).tolist(), gmin.round(12).tolist()
     ([0.2, 0.2], [0.1, 0.0])
     """
-    a = np.abs(np.asarray(g, dtype=np.float64))
+    a = np.abs(_as_real_array(g, "g"))
+    if a.ndim < 1:
+        raise InputError(f"g must be gradients of shape (..., n), got a scalar {g!r:.80}", param="g")
     n = a.shape[-1]
     _check_nk(n, k)
     outside = a[..., k:].max(axis=-1)
@@ -204,7 +332,12 @@ def recovered(ghat: np.ndarray, k: int) -> np.ndarray:
     >>> recovered(np.array([[0.3, -0.2, 0.1, 0.05], [0.3, 0.1, 0.1, 0.0]]), 2).tolist()
     [True, False]
     """
-    return gaps(ghat, k)[1] > 0
+    try:
+        return gaps(ghat, k)[1] > 0
+    except InputError as exc:
+        if exc.param == "g":
+            raise InputError(str(exc).replace("g must", "ghat must", 1), param="ghat") from None
+        raise
 
 
 def _parity_prefix(x: np.ndarray, k: int) -> np.ndarray:
@@ -251,14 +384,34 @@ def batch_gradients_streamed(
     >>> bool(np.abs(ghat - sign_population_gradient(W, 2)).max() < 1 / 16), recovered(ghat, 2).tolist()
     (True, [True, True, True])
     """
-    w = np.asarray(w, dtype=np.float64)
-    if w.ndim != 2:
-        raise ValueError(f"w must be (trials, n), got shape {w.shape}")
+    w = _weights2d(w, "w")
     T, n = w.shape
     _check_nk(n, k)
-    if B < 1:
-        raise ValueError(f"batch size B must be >= 1, got {B}")
+    if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
+        raise InputError(f"batch size B must be an integer >= 1, got {B!r:.80}", param="B")
+    B = _check_samples(B, "B")
+    rng, b = _check_rng(rng), _real(b, "b")
+    if abs(b) >= 1e38:  # the streamed arithmetic is float32
+        raise InputError(
+            f"b must lie within the float32 range of the estimator (|b| < 1e38), got b = {b:.3g}", param="b"
+        )
+    chunk_elems = check_positive_int(chunk_elems, "chunk_elems")
+    _check_work(
+        T * B * n,
+        MAX_MC_WORK,
+        "B",
+        B,
+        f"the Monte-Carlo work (trials B n = {format_count(T)} x {format_count(B)} x {n} ±1 entries)",
+        "use a smaller B or fewer trials",
+    )
     c = max(1, min(B, chunk_elems // (T * n)))
+    _check_memory(
+        array_bytes(T, c, n, itemsize=16),
+        "chunk_elems",
+        chunk_elems,
+        f"one chunk of samples ({T}, {format_count(c)}, {n}) with its float32 copies",
+        "use a smaller chunk_elems",
+    )
     acc = np.zeros((T, n))
     w32 = w.astype(np.float32)[:, :, None]
     done = 0
@@ -306,19 +459,36 @@ def batch_gradients_counts(w: np.ndarray, k: int, B: int, rng: np.random.Generat
     >>> batch_gradients_counts(np.ones((1, 21)), 2, 10, np.random.default_rng(0))
     Traceback (most recent call last):
     ...
-    ValueError: the cube-count estimator needs n <= 20, got n = 21; use batch_gradients_streamed
+    theory._checks.InputError: the cube-count estimator needs n <= 20, got n = 21; use batch_gradients_streamed
     """
-    w = np.asarray(w, dtype=np.float64)
-    if w.ndim != 2:
-        raise ValueError(f"w must be (trials, n), got shape {w.shape}")
+    w = _weights2d(w, "w")
     T, n = w.shape
     _check_nk(n, k)
     if n > COUNTS_MAX_N:
-        raise ValueError(
-            f"the cube-count estimator needs n <= {COUNTS_MAX_N}, got n = {n}; use batch_gradients_streamed"
+        raise InputError(
+            f"the cube-count estimator needs n <= {COUNTS_MAX_N}, got n = {n}; use batch_gradients_streamed",
+            param="w",
         )
-    if B < 1:
-        raise ValueError(f"batch size B must be >= 1, got {B}")
+    if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
+        raise InputError(f"batch size B must be an integer >= 1, got {B!r:.80}", param="B")
+    check_cost(
+        int(B),
+        MAX_COUNT_BATCH,
+        param="B",
+        value=int(B),
+        what="multinomial counts in int64",
+        hint="the population gradient (sign_population_gradient) is the limit of large B",
+    )
+    rng, b = _check_rng(rng), _real(b, "b")
+    _check_work(
+        T * (n << n),
+        MAX_MC_WORK,
+        "w",
+        T,
+        f"the transform of {format_count(T)} trials over 2^{n} points",
+        "use fewer trials (rows of w)",
+    )
+    _check_memory(array_bytes(3 * T, 1 << n), "w", T, f"the counts ({format_count(T)}, 2^{n}) in float64")
     N = 1 << n
     counts = rng.multinomial(B, np.full(N, 1.0 / N), size=T).astype(np.float64)
     counts *= linear_forms(w) + b > 0
@@ -358,13 +528,13 @@ def sign_population_gradient(W: np.ndarray, k: int) -> np.ndarray:
     >>> gaps(g, 2)[1].tolist(), float(gradient_gap_reference(5, 2))
     ([0.125, 0.125, 0.125], 0.125)
     """
-    W = np.asarray(W, dtype=np.float64)
+    W = _as_real_array(W, "W")
     if W.ndim != 2 or not np.all(np.abs(W) == 1):
-        raise ValueError("sign_population_gradient needs sign weights W of shape (T, n) with entries ±1")
+        raise InputError("sign_population_gradient needs sign weights W of shape (T, n) with entries ±1", param="W")
     _T, n = W.shape
     n, k = _check_nk(n, k)
     if n % 2 == 0:
-        raise ValueError(f"the Lemma B.3 formula needs n odd (no ties w.x = 0), got n = {n}")
+        raise InputError(f"the Lemma B.3 formula needs n odd (no ties w.x = 0), got n = {n}", param="W")
     maj = np.where(
         prefix_mask(n, k), float(tb.majority_coefficient(n, k - 1)), float(tb.majority_coefficient(n, k + 1))
     )
@@ -481,20 +651,55 @@ def one_step_recovery(
     """
     n, k = _check_nk(n, k)
     if n % 2 == 0:
-        raise ValueError(f"one-step recovery with sign w needs n odd (no ties w.x = 0), got n = {n}")
+        raise InputError(f"one-step recovery with sign w needs n odd (no ties w.x = 0), got n = {n}", param="n")
     if method not in ("auto", "streamed", "counts"):
-        raise ValueError(f"method must be 'auto', 'streamed' or 'counts', got {method!r}")
-    if trials < 1:
-        raise ValueError(f"trials must be >= 1, got {trials}")
+        raise InputError(f"method must be 'auto', 'streamed' or 'counts', got {method!r:.80}", param="method")
+    if method == "counts" and n > COUNTS_MAX_N:
+        raise InputError(
+            f"the cube-count estimator needs n <= {COUNTS_MAX_N}, got n = {n}; use method='streamed'", param="method"
+        )
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
+        raise InputError(f"trials must be an integer >= 1, got {trials!r:.80}", param="trials")
+    trials = _check_samples(trials, "trials")
+    chunk_trials = check_positive_int(chunk_trials, "chunk_trials")
+    chunk_elems = check_positive_int(chunk_elems, "chunk_elems")
+    if isinstance(batch_sizes, (str, bytes)) or not isinstance(batch_sizes, Sequence):
+        raise InputError(
+            f"batch_sizes must be a sequence of integers >= 1, got {batch_sizes!r:.80}", param="batch_sizes"
+        )
+    for B in batch_sizes:
+        if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
+            raise InputError(f"batch_sizes must hold integers >= 1, got {B!r:.80}", param="batch_sizes")
     batch_sizes = tuple(int(B) for B in batch_sizes)
+    methods = [
+        method if method != "auto" else ("counts" if n <= COUNTS_MAX_N and (1 << n) <= 4 * B else "streamed")
+        for B in batch_sizes
+    ]
+    for B, m in zip(batch_sizes, methods, strict=True):
+        check_cost(
+            B,
+            MAX_COUNT_BATCH if m == "counts" else MAX_MC_SAMPLES,
+            param="batch_sizes",
+            value=B,
+            what="multinomial counts in int64" if m == "counts" else "Monte-Carlo sample counts",
+            hint="use smaller batch sizes",
+        )
+    per_trial = sum((n << n) if m == "counts" else B * n for B, m in zip(batch_sizes, methods, strict=True))
+    single = per_trial > MAX_MC_WORK  # even one trial is too much: the batch sizes must shrink
+    _check_work(
+        trials * per_trial,
+        MAX_MC_WORK,
+        "batch_sizes" if single else "trials",
+        max(batch_sizes) if single else trials,
+        f"the Monte-Carlo work (trials x (B n streamed, or 2^n n by cube counts), summed over the batch sizes, "
+        f"= {format_count(trials)} x {format_count(per_trial)} ±1 entries)",
+        "use smaller batch sizes" if single else "use fewer trials",
+    )
     succ, within, viol = [], [], []
     used = set()
     half_gap = float(gradient_gap_reference(n, k)) / 2
-    for j, B in enumerate(batch_sizes):
+    for j, (B, m) in enumerate(zip(batch_sizes, methods, strict=True)):
         rng = np.random.default_rng([seed, j])
-        m = method
-        if m == "auto":
-            m = "counts" if n <= COUNTS_MAX_N and (1 << n) <= 4 * B else "streamed"
         used.add(m)
         s = inside = bad = 0
         per = chunk_trials if m == "streamed" else max(1, min(chunk_trials, (1 << 24) >> n))
@@ -524,6 +729,15 @@ def one_step_recovery(
         tuple(within),
         tuple(viol),
     )
+
+
+def _check_ks(ks: object, n: int) -> tuple[int, ...]:
+    """Support sizes: a sequence of integers, each in 1 .. n-1."""
+    if isinstance(ks, (str, bytes)) or not isinstance(ks, Sequence):
+        raise InputError(f"ks must be a sequence of support sizes in 1 .. n-1, got {ks!r:.80}", param="ks")
+    for k in ks:
+        _check_nk(n, k)
+    return tuple(int(k) for k in ks)
 
 
 def _bits_table(n: int, ks: Sequence[int]) -> dict[int, np.ndarray]:
@@ -565,12 +779,29 @@ def ltf_gradients(W: np.ndarray, ks: Sequence[int], *, b: float = 0.0, chunk: in
     >>> float(abs(majority_coefficient(5, 1)) / 2), float(abs(majority_coefficient(5, 3)) / 2)
     (0.1875, 0.0625)
     """
-    W = np.asarray(W, dtype=np.float64)
+    W = _as_real_array(W, "W")
     if W.ndim != 2:
-        raise ValueError(f"W must be (draws, n), got shape {W.shape}")
+        raise InputError(f"W must be (draws, n), got shape {W.shape}", param="W")
     D, n = W.shape
-    for k in ks:
-        _check_nk(n, k)
+    ks = _check_ks(ks, n)
+    b = _real(b, "b")
+    chunk = check_positive_int(chunk, "chunk", hypothesis="draws per batched transform")
+    _check_cube(n, "W")
+    _check_work(
+        D * (n << n),
+        MAX_TRANSFORM_WORK,
+        "W",
+        D,
+        f"the transforms of {format_count(D)} draws over 2^{n} points (draws 2^n n)",
+        "use fewer draws, or the closed forms of theory.boolean",
+    )
+    _check_memory(
+        array_bytes(3 * min(chunk, D), 1 << n) + array_bytes(len(ks), D, n),
+        "chunk",
+        chunk,
+        f"one chunk of transforms ({format_count(min(chunk, D))}, 2^{n}) in float64",
+        "use a smaller chunk",
+    )
     idx = _bits_table(n, ks)
     out = {k: np.empty((D, n)) for k in ks}
     for d0 in range(0, D, chunk):
@@ -616,6 +847,21 @@ def random_ltf_gaps(
     >>> sorted(set(out[2][1].tolist())), float(gradient_gap_reference(5, 2))
     ([0.125], 0.125)
     """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise InputError(f"n must be an integer >= 2, got {n!r:.80}", param="n")
+    _check_cube(int(n))
+    ks = _check_ks(ks, int(n))
+    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
+        raise InputError(f"draws must be an integer >= 1, got {draws!r:.80}", param="draws")
+    single = int(n) << int(n) > MAX_TRANSFORM_WORK
+    _check_work(
+        int(draws) * (int(n) << int(n)),
+        MAX_TRANSFORM_WORK,
+        "n" if single else "draws",
+        n if single else draws,
+        f"the transforms of {format_count(draws)} draws over 2^{n} points (draws 2^n n)",
+        "use fewer draws, or the closed forms of theory.boolean",
+    )
     W = random_weights(dist, draws, n, np.random.default_rng(seed))
     G = ltf_gradients(W, ks, chunk=chunk)
     return {k: gaps(G[k], k) for k in ks}
@@ -660,14 +906,19 @@ def sinusoid_gradients(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind:
     >>> float(np.abs(sinusoid_gradients(W, 2, 0.5)).max())
     0.0
     """
-    if kind not in ("cos", "sin"):
-        raise ValueError(f"kind must be 'cos' or 'sin', got {kind!r}")
-    W = np.asarray(W, dtype=np.float64)
+    kind = _check_kind(kind)
+    W = _as_real_array(W, "W")
     if W.ndim != 2:
-        raise ValueError(f"W must be (draws, n), got shape {W.shape}")
-    _D, n = W.shape
+        raise InputError(f"W must be (draws, n), got shape {W.shape}", param="W")
+    D, n = W.shape
     _check_nk(n, k)
-    s, co = np.sin(c * W), np.cos(c * W)
+    c, b = _real(c, "c"), _real(b, "b")
+    _check_memory(array_bytes(3 * D + 1, n, n), "W", D, f"the factors ({format_count(D)}, {n}, {n}) in float64")
+    with np.errstate(over="ignore", invalid="ignore"):
+        cW = c * W
+    if not np.isfinite(cW).all():
+        raise InputError(f"c w overflows float64 (c = {c:.3g})", param="c")
+    s, co = np.sin(cW), np.cos(cW)
     inS = prefix_mask(n, k)
     T = inS[None, :] ^ np.eye(n, dtype=bool)  # row i: S xor {i}
     factors = np.where(T[None, :, :], s[:, None, :], co[:, None, :])  # (D, i, j)
@@ -707,12 +958,28 @@ def sinusoid_gradients_bruteforce(W: np.ndarray, k: int, c: float, *, b: float =
     >>> bool(np.allclose(sinusoid_gradients_bruteforce(W, 2, 0.5, kind="sin"), sinusoid_gradients(W, 2, 0.5, kind="sin")))
     True
     """
-    W = np.asarray(W, dtype=np.float64)
-    _D, n = W.shape
+    kind = _check_kind(kind)
+    W = _as_real_array(W, "W")
+    if W.ndim != 2:
+        raise InputError(f"W must be (draws, n), got shape {W.shape}", param="W")
+    D, n = W.shape
     _check_nk(n, k)
     if n > COUNTS_MAX_N:
-        raise ValueError(f"brute force over the cube needs n <= {COUNTS_MAX_N}, got n = {n}")
-    Z = c * linear_forms(W) + b
+        raise InputError(f"brute force over the cube needs n <= {COUNTS_MAX_N}, got n = {n}", param="W")
+    c, b = _real(c, "c"), _real(b, "b")
+    _check_work(
+        D * (n << n),
+        MAX_TRANSFORM_WORK,
+        "W",
+        D,
+        f"the transforms of {format_count(D)} draws over 2^{n} points (draws 2^n n)",
+        "use fewer draws, or sinusoid_gradients (the closed form)",
+    )
+    _check_memory(array_bytes(4 * D, 1 << n), "W", D, f"the values ({format_count(D)}, 2^{n}) in float64")
+    with np.errstate(over="ignore", invalid="ignore"):
+        Z = c * linear_forms(W) + b
+    if not np.isfinite(Z).all():
+        raise InputError(f"c w.x + b overflows float64 (c = {c:.3g}, b = {b:.3g})", param="c")
     V = np.cos(Z) if kind == "cos" else np.sin(Z)
     Hh = fwht_batched(V) / V.shape[-1]
     return Hh[:, _bits_table(n, [k])[k]]
@@ -754,6 +1021,19 @@ def sinusoid_gaps(
     >>> bool((out[1][1] > 0).all())
     True
     """
-    c = 1.0 / math.sqrt(n) if c is None else float(c)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise InputError(f"n must be an integer >= 2, got {n!r:.80}", param="n")
+    n = int(n)
+    ks = _check_ks(ks, n)
+    kind = _check_kind(kind)
+    c = 1.0 / math.sqrt(n) if c is None else _real(c, "c")
+    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
+        raise InputError(f"draws must be an integer >= 1, got {draws!r:.80}", param="draws")
+    _check_memory(
+        array_bytes(3 * int(draws) + 1, n, n),
+        "draws",
+        draws,
+        f"the factors ({format_count(draws)}, {n}, {n}) of the closed form in float64",
+    )
     W = random_weights(dist, draws, n, np.random.default_rng(seed))
     return W, {k: gaps(sinusoid_gradients(W, k, c, kind=kind), k) for k in ks}

@@ -31,7 +31,7 @@ from scipy.optimize import linprog
 
 from theory import finite_groups as fg
 from theory import groups as tg
-from theory._checks import InputError, as_number, check_positive_int, format_count
+from theory._checks import InputError, LimitError, as_number, check_positive_int, format_count
 
 from .limits import array_bytes, check_allocation
 from .margins import HomogeneousNetwork
@@ -58,8 +58,35 @@ def _group(G: fg.FiniteGroup | str) -> fg.FiniteGroup:
     return fg.as_group(G)
 
 
+_BEYOND_ANY_MEMORY = 2**70
+"""Bytes (1 ZiB) above which an allocation is refused without asking the machine (and without a float64 size)."""
+
+
+def _check_memory(nbytes: int, *, param: str, value: object, what: str, hint: str = "") -> None:
+    """:func:`numerics.limits.check_allocation`, refusing sizes beyond any machine first (exact integers: a width
+    of 10^400 has no float64 size)."""
+    if nbytes > _BEYOND_ANY_MEMORY:
+        raise LimitError(
+            f"{param} = {format_count(value)} is too large: {what} needs {format_count(nbytes)} bytes, beyond the "
+            "memory of any machine" + (f"; {hint}" if hint else ""),
+            param=param,
+            value=value,
+            limit=_BEYOND_ANY_MEMORY,
+            hint=hint,
+        )
+    check_allocation(nbytes, param=param, value=value, what=what, hint=hint)
+
+
+def _positive_finite(x: float) -> bool:
+    try:
+        f = float(x)
+    except OverflowError:  # an int above the float range
+        return False
+    return math.isfinite(f) and f > 0
+
+
 def _check_network_memory(width: int, G: fg.FiniteGroup) -> None:
-    check_allocation(
+    _check_memory(
         array_bytes(width, 3, G.order),
         param="width",
         value=width,
@@ -118,7 +145,12 @@ class GroupTask:
         return self.group.order
 
     def batch(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
-        """Index inputs (n, 2) = (a, b) and labels ab of points ``start..stop-1``."""
+        """Index inputs (n, 2) = (a, b) and labels ab of points ``start..stop-1`` (``0 <= start``,
+        ``stop <= |G|^2``)."""
+        start = check_positive_int(start, "start", minimum=0)
+        stop = check_positive_int(stop, "stop", minimum=0)
+        if stop > self.n_points:
+            raise InputError(f"need stop <= |G|^2 = {self.n_points}, got start = {start}, stop = {stop}", param="stop")
         idx = np.arange(start, stop, dtype=np.int64)
         N = self.group.order
         a, b = idx // N, idx % N
@@ -346,7 +378,7 @@ def isotypic_projectors(G: fg.FiniteGroup | str) -> np.ndarray:
     """
     G = _group(G)
     ct = fg.character_table(G)
-    check_allocation(
+    _check_memory(
         array_bytes(ct.n_irreps, G.order, G.order),
         param="G",
         value=G.name,
@@ -390,7 +422,7 @@ def irrep_power(vectors: np.ndarray, G: fg.FiniteGroup | str) -> np.ndarray:
     G = _group(G)
     try:
         v = np.asarray(vectors, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise InputError(f"vectors must be a real array of shape (..., |G|), got {exc}", param="vectors") from None
     if v.ndim < 1 or v.shape[-1] != G.order:
         raise InputError(
@@ -469,6 +501,8 @@ def neuron_irrep_diagnostics(net: HomogeneousNetwork, G: fg.FiniteGroup | str) -
     >>> d.neuron_dominant.tolist(), d.purity.round(6).tolist()
     ([2], [[1.0, 1.0, 1.0]])
     """
+    if not isinstance(net, HomogeneousNetwork):
+        raise InputError(f"net must be a HomogeneousNetwork, got {net!r:.80}", param="net")
     G = _group(G)
     if net.U.shape[1:] != (2, G.order) or net.W.shape[1] != G.order:
         raise ValueError(f"network shapes U{net.U.shape}, W{net.W.shape} do not fit {G.name} (|G| = {G.order})")
@@ -526,15 +560,16 @@ def class_weights(G: fg.FiniteGroup | str, class_tau: Sequence[float] | None = N
     ...
     ValueError: tau has negative entries for D4^2 (Edelman Thm 7.9 condition fails); use the dual of ...
     """
-    G = _group(G)
-    ct = fg.check_totally_real(G)
-    check_allocation(
-        array_bytes(G.order**2, G.order),
+    order = fg._order_before_building(G)
+    _check_memory(
+        array_bytes(order**2, order),
         param="G",
-        value=G.name,
+        value=G.name if isinstance(G, fg.FiniteGroup) else G,
         what="the class weights of shape (|G|^2, |G|)",
         hint="use theory.groups.tau for the class-level weights",
     )
+    G = _group(G)
+    ct = fg.check_totally_real(G)
     raw = tg.tau(G) if class_tau is None else _as_list(class_tau, "class_tau")
     if len(raw) != len(ct.classes):
         raise InputError(f"need one tau per class ({len(ct.classes)}), got {len(raw)}", param="class_tau")
@@ -669,13 +704,21 @@ def optimal_neuron_network(
     R = real_irreps(G)[r]
     d = R.shape[1]
 
-    def unit(v: np.ndarray | None) -> np.ndarray:
-        v = np.eye(d)[0] if v is None else np.asarray(v, dtype=np.float64)
-        if v.shape != (d,) or not np.linalg.norm(v) > 0:
-            raise ValueError(f"x, y, z must be non-zero vectors of length d_R = {d}")
-        return v / np.linalg.norm(v)
+    def unit(v: np.ndarray | None, name: str) -> np.ndarray:
+        if v is None:
+            return np.eye(d)[0]
+        try:
+            v = np.asarray(v, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            raise InputError(f"{name} must be a real vector of length d_R = {d}, got {v!r:.80}", param=name) from None
+        norm = float(np.linalg.norm(v)) if v.shape == (d,) and np.isfinite(v).all() else math.nan
+        if not (math.isfinite(norm) and norm > 0):
+            raise InputError(
+                f"x, y, z must be finite non-zero vectors of length d_R = {d}, got {name} = {v!r:.80}", param=name
+            )
+        return v / norm
 
-    x, y, z = unit(x), unit(y), unit(z)
+    x, y, z = unit(x, "x"), unit(y, "y"), unit(z, "z")
     u = t * np.einsum("i,gij,j->g", x, R, y)
     v = t * np.einsum("i,gij,j->g", y, R, z)
     w = t * np.einsum("i,gij,j->g", x, R, z)
@@ -721,7 +764,7 @@ def random_network(
     if scale is not None and (
         isinstance(scale, bool)
         or not isinstance(scale, (int, float, np.integer, np.floating))
-        or not (math.isfinite(scale) and scale > 0)
+        or not _positive_finite(scale)
     ):
         raise InputError(f"scale must be a positive finite number, got {scale!r:.80}", param="scale")
     _check_network_memory(width, G)

@@ -17,15 +17,26 @@ otherwise one of the k rows, chosen uniformly, is drawn from ``q~ = N(-mu, sigma
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import numbers
+import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
 from theory import local_signal as tl
+from theory._checks import InputError, LimitError, check_cost, format_count
+
+from .limits import array_bytes, check_allocation
 
 __all__ = [
+    "MAX_K",
+    "MAX_MC_SAMPLES",
+    "MAX_MC_WORK",
+    "MAX_SVM_ENTRIES",
+    "MAX_SVM_WORK",
     "GradientStructure",
     "KernelResult",
     "LogisticOptimum",
@@ -50,6 +61,147 @@ __all__ = [
     "tail_sample",
     "truncated_moments_scipy",
 ]
+
+MAX_MC_SAMPLES = 10**8
+"""Largest Monte-Carlo sample count (``n``, ``n_samples``, ``n_train + n_test``): 25 times the largest the claims
+use."""
+
+MAX_MC_WORK = 10**10
+"""Largest Monte-Carlo work, in float entries drawn or processed (``n (k+1) d`` for full samples, ``n k q`` stored
+tail values, ...; each function states its count): a few minutes of numpy. The full linear-classifier claim
+(k = 10^4, d = 2, n = 4 10^5) needs 8 10^9."""
+
+MAX_K = 2**53
+"""Largest number of noise rows k in the float64 formulas (beyond, k and k - 1 are the same float)."""
+
+MAX_SVM_ENTRIES = 10**7
+"""Largest feature matrix (n p entries) of one hinge SVM solved by cvxpy."""
+
+MAX_SVM_WORK = 10**9
+"""Largest total of the feature entries of every SVM of :func:`kernel_best_error` (inits x biases x n_train m d)."""
+
+
+def _checked(check: Callable[..., object], value: object, name: str, *args: object) -> object:
+    """A ``theory.local_signal`` check whose ValueError is re-raised as an InputError naming ``name``."""
+    try:
+        return check(value, *args)
+    except InputError:
+        raise
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InputError(str(exc), param=name) from None
+
+
+def _k(k: object, name: str = "k") -> int:
+    if name == "k":
+        kk = int(_checked(tl.check_k, k, name))  # type: ignore[call-overload]
+    elif isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 2:
+        raise InputError(f"{name} must be an integer >= 2, got {k!r:.80}", param=name)
+    else:
+        kk = int(k)
+    check_cost(kk, MAX_K, param=name, value=kk, what="float64 integers", hint="the asymptotic forms of theory")
+    return kk
+
+
+def _d(d: object) -> int:
+    return int(_checked(tl.check_d, d, "d"))  # type: ignore[call-overload]
+
+
+def _sigma(sigma: object, name: str = "sigma") -> float:
+    return float(_checked(tl.check_sigma, sigma, name))  # type: ignore[arg-type]
+
+
+def _tau(tau: object, name: str = "tau") -> float:
+    if isinstance(tau, bool):
+        raise InputError(f"{name} must be a number in [0, 1), got {tau!r}", param=name)
+    return float(_checked(tl.check_tau, tau, name))  # type: ignore[arg-type]
+
+
+def _batch(n: object, name: str) -> int:
+    return int(_checked(tl.check_batch, n, name, name))  # type: ignore[call-overload]
+
+
+def _real(value: object, name: str, *, positive: bool = False, nonnegative: bool = False) -> float:
+    """A finite real number (``> 0`` with ``positive``, ``>= 0`` with ``nonnegative``) as a float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"{name} must be a finite real number, got {value!r:.80}", param=name)
+    try:
+        f = float(value)
+    except OverflowError:
+        f = math.inf
+    if not math.isfinite(f) or (positive and f <= 0) or (nonnegative and f < 0):
+        cond = " > 0" if positive else " >= 0" if nonnegative else ""
+        raise InputError(f"{name} must be a finite real number{cond}, got {name} = {format_count(value)}", param=name)
+    return f
+
+
+def _as_real_array(value: object, name: str) -> np.ndarray:
+    """A finite float64 array (what numpy cannot convert, NaN and infinities are refused)."""
+    if value is None or isinstance(value, (str, bytes, bool)):
+        raise InputError(f"{name} must be a real array, got {value!r:.80}", param=name)
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be a real array of finite numbers, got {value!r:.80}", param=name) from None
+    if not np.isfinite(arr).all():
+        raise InputError(f"{name} must be finite (it contains NaN or an infinity)", param=name)
+    return arr
+
+
+def _check_rng(rng: object) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
+    return rng
+
+
+def _positive_int(value: object, name: str, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise InputError(f"{name} ({what}) must be an integer >= 1, got {value!r:.80}", param=name)
+    return int(value)
+
+
+def _check_memory(nbytes: int, param: str, value: object, what: str, hint: str = "") -> None:
+    """check_allocation, also for sizes beyond what numerics.limits.format_bytes can print."""
+    if nbytes > 2**70:
+        raise LimitError(
+            f"{param} = {format_count(value)} is too large: {what} needs ~{format_count(nbytes)} bytes"
+            + (f"; {hint}" if hint else ""),
+            param=param,
+            value=value,
+            limit=2**70,
+            hint=hint,
+        )
+    check_allocation(nbytes, param=param, value=value, what=what, hint=hint)
+
+
+def _check_mc(samples: int, name: str, per_sample: int, what: str, sizes: dict[str, int] | None = None) -> None:
+    """Monte-Carlo caps before any draw: ``samples <= MAX_MC_SAMPLES`` and ``samples * per_sample <= MAX_MC_WORK``.
+    When a thousand samples are already above the work limit, the refusal names the largest of ``sizes`` (the
+    parameters that make one sample expensive) instead of the sample count."""
+    check_cost(
+        samples,
+        MAX_MC_SAMPLES,
+        param=name,
+        value=samples,
+        what="Monte-Carlo sample counts",
+        hint=f"use a smaller {name}",
+    )
+    param, value = name, samples
+    if sizes and 1000 * per_sample > MAX_MC_WORK:
+        param = max(sizes, key=lambda key: sizes[key])
+        value = sizes[param]
+    check_cost(
+        samples * per_sample,
+        MAX_MC_WORK,
+        param=param,
+        value=value,
+        what=f"the Monte-Carlo work ({what} = {format_count(samples)} x {format_count(per_sample)} float entries)",
+        hint=f"use a smaller {param}",
+    )
+
+
+def _finite(x: object, what: str, param: str | None) -> None:
+    if not np.all(np.isfinite(np.asarray(x, dtype=np.float64))):
+        raise InputError(f"{what} overflows float64 (inputs too large); rescale them", param=param)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -95,9 +247,14 @@ def sample_inputs(
     >>> np.isclose(X, y[:, None, None] * w_star).all(axis=2).sum(axis=1).tolist()
     [1, 1, 1, 1]
     """
-    n = tl.check_batch(n, "n")
-    k, d, sigma = tl.check_k(k), tl.check_d(d), tl.check_sigma(sigma)
-    w_star = np.full(d, 1 / np.sqrt(d)) if w_star is None else np.asarray(w_star, dtype=np.float64)
+    rng = _check_rng(rng)
+    n = _batch(n, "n")
+    k, d, sigma = _k(k), _d(d), _sigma(sigma)
+    _check_mc(n, "n", (k + 1) * d + 2, "n ((k+1) d + 2) draws", {"k": k, "d": d})
+    _check_memory(array_bytes(2 * n, k + 1, d), "n", n, f"{format_count(n)} samples ({k + 1}, {d}) in float64")
+    w_star = np.full(d, 1 / np.sqrt(d)) if w_star is None else _as_real_array(w_star, "w_star")
+    if w_star.shape != (d,):
+        raise InputError(f"w_star must be a vector of length d = {d}, got shape {w_star.shape}", param="w_star")
     y = rng.choice(np.array([-1.0, 1.0]), size=n)
     X = sigma * rng.standard_normal((n, k + 1, d))
     pos = rng.integers(0, k + 1, size=n)
@@ -130,8 +287,21 @@ def cnn_output(X: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
     >>> cnn_output(X, np.array([1.0, 1.0]), -0.5).tolist()
     [-1.0]
     """
-    z = X @ np.asarray(w, dtype=np.float64)
-    return (np.maximum(z + b, 0) - np.maximum(-z + b, 0)).sum(-1)
+    X, w, b = _check_cnn_args(X, w, b)
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = X @ w
+        out = (np.maximum(z + b, 0) - np.maximum(-z + b, 0)).sum(-1)
+    _finite(out, "the CNN output", "X")
+    return out
+
+
+def _check_cnn_args(X: object, w: object, b: object) -> tuple[np.ndarray, np.ndarray, float]:
+    X, w = _as_real_array(X, "X"), _as_real_array(w, "w")
+    if w.ndim != 1 or w.size < 1:
+        raise InputError(f"w must be a vector of length d >= 1, got shape {w.shape}", param="w")
+    if X.ndim < 2 or X.shape[-1] != w.size:
+        raise InputError(f"X must be (..., k+1, d) with d = {w.size}, got shape {X.shape}", param="X")
+    return X, w, _real(b, "b")
 
 
 def cnn_gradient_fd(X: np.ndarray, w: np.ndarray, b: float, h: float = 1e-7) -> np.ndarray:
@@ -164,9 +334,13 @@ def cnn_gradient_fd(X: np.ndarray, w: np.ndarray, b: float, h: float = 1e-7) -> 
     >>> g.round(6).tolist(), cnn_gradient(((1.0, 0.0), (0.0, -2.0), (0.1, 0.0)), (1.0, 1.0), -0.5)
     ([1.0, -2.0], [1.0, -2.0])
     """
-    X, w = np.asarray(X, dtype=np.float64), np.asarray(w, dtype=np.float64)
+    X, w, b = _check_cnn_args(X, w, b)
+    h = _real(h, "h", positive=True)
     eye = np.eye(w.size)
-    return np.array([(cnn_output(X, w + h * e, b) - cnn_output(X, w - h * e, b)) / (2 * h) for e in eye])
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.array([(cnn_output(X, w + h * e, b) - cnn_output(X, w - h * e, b)) / (2 * h) for e in eye])
+    _finite(out, "the finite differences", "h")
+    return out
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -200,12 +374,25 @@ def soft_threshold_moments_quad(tau: float, sigma: float) -> tuple[float, float,
     >>> bool(np.allclose(quad, soft_threshold_moments(0.5, 1.0), rtol=1e-10, atol=0))
     True
     """
-    sigma = tl.check_sigma(sigma)
+    tau = _real(tau, "tau", nonnegative=True)
+    sigma = _sigma(sigma)
     pdf = stats.norm(scale=sigma).pdf
     out = []
-    for j in (0, 1, 2):
-        val, _ = integrate.quad(lambda a, j=j: (a - tau) ** j * pdf(a), tau, np.inf, epsabs=0, epsrel=1e-12, limit=200)
-        out.append(2 * val)
+    with warnings.catch_warnings(), np.errstate(over="ignore", under="ignore"):
+        warnings.simplefilter("error", integrate.IntegrationWarning)
+        try:
+            for j in (0, 1, 2):
+                val, _ = integrate.quad(
+                    lambda a, j=j: (a - tau) ** j * pdf(a), tau, np.inf, epsabs=0, epsrel=1e-12, limit=200
+                )
+                out.append(2 * val)
+        except integrate.IntegrationWarning as exc:  # QUADPACK gave up: its value would be wrong, not just inexact
+            raise InputError(
+                f"the quadrature does not converge at tau = {tau:.3g}, sigma = {sigma:.3g} ({exc}); "
+                "theory.local_signal.soft_threshold_moments gives the closed forms",
+                param="sigma",
+            ) from None
+    _finite(out, "the moments", "tau")
     return out[0], out[1], out[2]
 
 
@@ -232,9 +419,14 @@ def truncated_moments_scipy(alpha: float, s: float) -> tuple[float, float, float
     >>> bool(np.allclose(truncated_moments_scipy(0.5, 2.0), truncated_moments(0.5, 2.0), rtol=1e-9, atol=0))
     True
     """
-    dist = stats.truncnorm(alpha, np.inf, scale=tl.check_sigma(s))
-    mean, var = (float(v) for v in dist.stats(moments="mv"))
-    return mean, var, var + mean**2
+    alpha = _real(alpha, "alpha")
+    dist = stats.truncnorm(alpha, np.inf, scale=_sigma(s, "s"))
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean, var = (float(v) for v in dist.stats(moments="mv"))
+        out = (mean, var, var + mean**2)
+    if not all(math.isfinite(v) for v in out) or var < 0:
+        raise InputError(f"the truncated moments at alpha = {alpha:.3g} are beyond float64 accuracy", param="alpha")
+    return out
 
 
 def regression_mc(c: float, v: float, sigma: float, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -268,20 +460,37 @@ def regression_mc(c: float, v: float, sigma: float, n: int, seed: int) -> tuple[
     >>> bool(np.all(np.abs(slopes - [0.2, 0.8]) < 3 * ses))
     True
     """
-    n, sigma = tl.check_batch(n, "n"), tl.check_sigma(sigma)
+    n, sigma = _batch(n, "n"), _sigma(sigma)
     if n < 2:
-        raise ValueError(f"n (the number of samples) must be an integer >= 2 for a standard error, got n = {n}")
-    if not (np.isfinite(c) and np.isfinite(v)) or (c == 0 and v == 0):
-        raise ValueError(f"(c, v) must be finite and not both 0 (Z = cA + vB would be degenerate), got ({c!r}, {v!r})")
+        raise InputError(
+            f"n (the number of samples) must be an integer >= 2 for a standard error, got n = {n}", param="n"
+        )
+    for name, value in (("c", c), ("v", v)):
+        try:
+            _real(value, name)
+        except InputError:
+            raise InputError(
+                f"(c, v) must be finite and not both 0 (Z = cA + vB would be degenerate), got ({c!r:.40}, {v!r:.40})",
+                param=name,
+            ) from None
+    if c == 0 and v == 0:
+        raise InputError(
+            f"(c, v) must be finite and not both 0 (Z = cA + vB would be degenerate), got ({c!r}, {v!r})", param="c"
+        )
+    c, v = float(c), float(v)
+    _check_mc(n, "n", 12, "n x 12 (two draws and the sums)")
+    _check_memory(array_bytes(8, n), "n", n, f"the {format_count(n)} samples and their products in float64")
     rng = np.random.default_rng(seed)
     A, B = sigma * rng.standard_normal((2, n))
-    Z = c * A + v * B
     slopes, ses = [], []
-    for target in (c * A, v * B):
-        beta = float(Z @ target / (Z @ Z))
-        resid = target - beta * Z
-        ses.append(float(np.sqrt(resid @ resid / (n - 1) / (Z @ Z))))
-        slopes.append(beta)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
+        Z = c * A + v * B
+        for target in (c * A, v * B):
+            beta = float(Z @ target / (Z @ Z))
+            resid = target - beta * Z
+            ses.append(float(np.sqrt(resid @ resid / (n - 1) / (Z @ Z))))
+            slopes.append(beta)
+    _finite(slopes + ses, "the regression", "c" if abs(c) >= abs(v) else "v")
     return np.array(slopes), np.array(ses)
 
 
@@ -309,7 +518,12 @@ def mills_ratio(x: np.ndarray | float) -> np.ndarray:
     >>> bool(np.allclose(mills_ratio([1.0, 10.0]), [mills_exact(1.0), mills_exact(10.0)], rtol=1e-13, atol=0))
     True
     """
-    return np.sqrt(np.pi / 2) * special.erfcx(np.asarray(x, dtype=np.float64) / np.sqrt(2))
+    x = _as_real_array(x, "x")
+    with np.errstate(over="ignore"):
+        out = np.sqrt(np.pi / 2) * special.erfcx(x / np.sqrt(2))
+    if not np.all(np.isfinite(out)):
+        raise InputError("the Mills ratio overflows float64 below x = -37.5 (it grows like exp(x^2/2))", param="x")
+    return out
 
 
 def max_exceedance_mc(
@@ -349,7 +563,11 @@ def max_exceedance_mc(
     >>> bool(np.all(np.abs(p - exact) < 3 * se)), bool(np.all(p < [0.1, 0.2]))
     (True, True)
     """
-    n_vars, n_samples = tl.check_k(n_vars), tl.check_batch(n_samples, "n_samples")
+    n_vars, n_samples = _k(n_vars, "n_vars"), _batch(n_samples, "n_samples")
+    sigma = _sigma(sigma)
+    chunk = _positive_int(chunk, "chunk", "samples per batch")
+    _check_mc(n_samples, "n_samples", 4 * n_vars, "n_samples x 4 n_vars", {"n_vars": n_vars})
+    _check_memory(array_bytes(3 * min(chunk, n_samples), n_vars), "chunk", chunk, "one chunk of draws (chunk, n_vars)")
     rng = np.random.default_rng(seed)
     t = 2 * sigma * np.sqrt(np.log(n_vars))
     hits = np.zeros(2)
@@ -393,7 +611,12 @@ def linear_classifier_mc(k: int, d: int, n: int, seed: int, chunk: int = 2000) -
     >>> abs(err - linear_classifier_error(16)) < 3 * se
     True
     """
-    k, d, n = tl.check_k(k), tl.check_d(d), tl.check_batch(n, "n")
+    k, d, n = _k(k), _d(d), _batch(n, "n")
+    chunk = _positive_int(chunk, "chunk", "samples per batch")
+    _check_mc(n, "n", 2 * (k + 1) * d + 4, "n (2 (k+1) d + 4)", {"k": k, "d": d})
+    _check_memory(
+        array_bytes(3 * min(chunk, n), k + 1, d), "chunk", chunk, f"one chunk of samples (chunk, {k + 1}, {d})"
+    )
     sigma = tl.noise_sigma(k)
     rng = np.random.default_rng(seed)
     w_star = np.full(d, 1 / np.sqrt(d))
@@ -437,7 +660,7 @@ def error_curve_fourier(k: int, tau: float, sigma: float) -> float:
     >>> abs(error_curve_fourier(16, 0.5, 0.5) - error_curve(16, 0.5, 0.5)) < 1e-9
     True
     """
-    k, tau, sigma = tl.check_k(k), tl.check_tau(tau), tl.check_sigma(sigma)
+    k, tau, sigma = _k(k), _tau(tau), _sigma(sigma)
     x, a = 1.0 - tau, tau / sigma
     p0 = float(special.erf(a / np.sqrt(2)))
     p0k1 = p0 ** (k - 1)
@@ -454,7 +677,9 @@ def error_curve_fourier(k: int, tau: float, sigma: float) -> float:
     head, _ = integrate.quad(lambda t: R(t) / t if t > 0 else 0.0, 0, 1.0, weight="sin", wvar=x, limit=400)
     tail, _ = integrate.quad(lambda t: R(t) / t, 1.0, np.inf, weight="sin", wvar=x, limlst=200)
     mass = 1.0 - p0k1 * p0 - k * p0k1 * (1.0 - p0)
-    return k * p0k1 * float(special.ndtr(-1.0 / sigma)) + 0.5 * mass - (head + tail) / np.pi
+    value = k * p0k1 * float(special.ndtr(-1.0 / sigma)) + 0.5 * mass - (head + tail) / np.pi
+    _finite(value, "the Fourier inversion", "sigma")
+    return value
 
 
 @dataclass(frozen=True)
@@ -559,16 +784,23 @@ def tail_sample(
     >>> tail_sample(16, 0.5, 1.0, 10, seed=0)
     Traceback (most recent call last):
     ...
-    ValueError: tau_min must lie in (0, 1) for the sparse sampler, got 1.0
+    theory._checks.InputError: tau_min must lie in (0, 1) for the sparse sampler, got 1.0
     """
-    k, n, sigma = tl.check_k(k), tl.check_batch(n, "n"), tl.check_sigma(sigma)
-    if not 0 < tau_min < 1:
-        raise ValueError(f"tau_min must lie in (0, 1) for the sparse sampler, got {tau_min!r}")
-    if not 0 < defensive <= 1:
-        raise ValueError(f"defensive (the nominal share alpha) must lie in (0, 1], got {defensive!r}")
-    rng = np.random.default_rng(seed)
+    k, n, sigma = _k(k), _batch(n, "n"), _sigma(sigma)
+    if isinstance(tau_min, bool) or not isinstance(tau_min, numbers.Real) or not 0 < tau_min < 1:
+        raise InputError(f"tau_min must lie in (0, 1) for the sparse sampler, got {tau_min!r:.80}", param="tau_min")
+    if isinstance(defensive, bool) or not isinstance(defensive, numbers.Real) or not 0 < defensive <= 1:
+        raise InputError(
+            f"defensive (the nominal share alpha) must lie in (0, 1], got {defensive!r:.80}", param="defensive"
+        )
+    tau_min, defensive = float(tau_min), float(defensive)
+    shift = _real(shift, "shift")
     a_min = tau_min / sigma
     q = 2 * special.ndtr(-a_min)
+    per_draw = 4 + 6 * math.ceil(k * q)  # the draw, its count, and ~6 floats per stored tail value
+    _check_mc(n, "n", per_draw, "n (4 + 6 k q) for the stored tail values", {"k": k})
+    _check_memory(array_bytes(n, per_draw), "n", n, f"{format_count(n)} draws with their tail values")
+    rng = np.random.default_rng(seed)
     special_row = (rng.random(n) >= defensive) if importance else np.zeros(n, dtype=bool)
     counts = rng.binomial(k - special_row.astype(np.int64), q)
     owner = np.repeat(np.arange(n), counts)
@@ -577,14 +809,24 @@ def tail_sample(
         # the special rows: N(-shift, sigma^2) restricted to a < -tau_min, by inverse CDF
         m = int(special_row.sum())
         lo = special.ndtr((shift - tau_min) / sigma)
+        if not lo > 0:
+            raise InputError(
+                f"shift = {shift:.3g} leaves no mass below -tau_min for the special row (Phi((shift - tau_min)/sigma) "
+                "= 0)",
+                param="shift",
+            )
         special_vals = -shift + sigma * special.ndtri((1.0 - rng.random(m)) * lo)
         values = np.concatenate([values, special_vals])
         owner = np.concatenate([owner, np.flatnonzero(special_row)])
         # likelihood ratio rho(a) = q~(a)/p(a) on a < -tau_min
         neg = values < -tau_min
         rho = np.zeros_like(values)
-        rho[neg] = np.exp(-(2 * values[neg] * shift + shift**2) / (2 * sigma**2)) / lo
-        weights = 1.0 / (defensive + (1 - defensive) * np.bincount(owner, weights=rho, minlength=n) / k)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            rho[neg] = np.exp(-(2 * values[neg] * shift + shift**2) / (2 * sigma**2)) / lo
+        with np.errstate(over="ignore", invalid="ignore"):
+            weights = 1.0 / (defensive + (1 - defensive) * np.bincount(owner, weights=rho, minlength=n) / k)
+        if not (np.all(np.isfinite(values)) and np.all(np.isfinite(weights))):
+            raise InputError(f"shift = {shift:.3g} makes the importance weights overflow float64", param="shift")
     else:
         weights = np.ones(n)
     return TailSample(
@@ -619,11 +861,13 @@ def margins(sample: TailSample, tau: float) -> np.ndarray:
     >>> margins(s, 0.4)
     Traceback (most recent call last):
     ...
-    ValueError: tau = 0.4 is below the sample's tau_min = 0.5
+    theory._checks.InputError: tau = 0.4 is below the sample's tau_min = 0.5
     """
-    tau = tl.check_tau(tau)
+    if not isinstance(sample, TailSample):
+        raise InputError(f"sample must be a TailSample (from tail_sample), got {sample!r:.80}", param="sample")
+    tau = _tau(tau)
     if tau < sample.tau_min:
-        raise ValueError(f"tau = {tau} is below the sample's tau_min = {sample.tau_min}")
+        raise InputError(f"tau = {tau} is below the sample's tau_min = {sample.tau_min}", param="tau")
     v = sample.values
     s = np.where(v > tau, v - tau, 0.0) + np.where(v < -tau, v + tau, 0.0)
     return (1 - tau) + np.bincount(sample.owner, weights=s, minlength=sample.n)
@@ -654,6 +898,15 @@ def error_curve_mc(sample: TailSample, taus: Sequence[float]) -> tuple[np.ndarra
     >>> bool(np.all(np.abs(est - [error_curve(16, 0.5), error_curve(16, 0.8)]) < 3 * se))
     True
     """
+    if not isinstance(sample, TailSample):
+        raise InputError(f"sample must be a TailSample (from tail_sample), got {sample!r:.80}", param="sample")
+    if isinstance(taus, (str, bytes)) or not isinstance(taus, Sequence | np.ndarray):
+        raise InputError(f"taus must be a sequence of thresholds, got {taus!r:.80}", param="taus")
+    if sample.n < 2:
+        raise InputError(f"the sample has n = {sample.n} draw: a standard error needs two", param="sample")
+    for tau in taus:  # every threshold is checked before any work
+        if _tau(tau, "taus") < sample.tau_min:
+            raise InputError(f"taus: tau = {tau} is below the sample's tau_min = {sample.tau_min}", param="taus")
     est, se = [], []
     for tau in taus:
         x = sample.weights * (margins(sample, tau) <= 0)
@@ -745,7 +998,33 @@ def logistic_optimum(
     >>> 0.3 <= opt.tau <= 0.9, opt.c > 0, 0 < opt.error < 0.5
     (True, True, True)
     """
-    grid = np.asarray(sorted(taus), dtype=np.float64)
+    k, n, sigma = _k(k), _batch(n, "n"), _sigma(sigma)
+    if isinstance(taus, (str, bytes)) or not isinstance(taus, Sequence | np.ndarray) or len(taus) < 3:
+        raise InputError(f"taus must hold at least 3 thresholds in (0, 1), got {taus!r:.80}", param="taus")
+    grid = np.asarray(sorted(_tau(t, "taus") for t in taus), dtype=np.float64)
+    if grid[0] <= 0:
+        raise InputError(f"taus must lie in (0, 1) (the sparse sampler needs tau_min > 0), got {grid[0]}", param="taus")
+    if isinstance(batches, bool) or not isinstance(batches, numbers.Integral) or batches < 2:
+        raise InputError(
+            f"batches must be an integer >= 2 (the standard errors are over batches), got {batches!r:.80}",
+            param="batches",
+        )
+    batches = int(batches)
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise InputError(f"seed must be an integer >= 0 (batch j uses seed + j), got {seed!r:.80}", param="seed")
+    q = 2 * special.ndtr(-grid[0] / sigma)
+    per_draw = 5 + 6 * math.ceil(k * q) + 40 * (len(grid) + 1)  # the sample, then ~40 loss evaluations per tau
+    check_cost(n, MAX_MC_SAMPLES, param="n", value=n, what="Monte-Carlo sample counts", hint="use a smaller n")
+    single = n * per_draw > MAX_MC_WORK
+    check_cost(
+        batches * n * per_draw,
+        MAX_MC_WORK,
+        param="n" if single else "batches",
+        value=n if single else batches,
+        what=f"the Monte-Carlo work (batches x n x (6 k q + 40 loss evaluations per tau) = {format_count(batches)} x "
+        f"{format_count(n)} x {format_count(per_draw)} float entries)",
+        hint="use a smaller n" if single else "use fewer batches",
+    )
     rows = []
     for j in range(batches):
         sample = tail_sample(k, sigma, float(grid[0]), n, seed + j)
@@ -760,6 +1039,7 @@ def logistic_optimum(
         err = float(np.mean(sample.weights * (m <= 0)))
         rows.append({"c": c_star, "tau": t_star, "b": -t_star * c_star, "loss": loss, "error": err})
     keys = ("c", "tau", "b", "loss", "error")
+    _finite([[r[key] for key in keys] for r in rows], "the logistic optimum", "taus")
     mean = {key: float(np.mean([r[key] for r in rows])) for key in keys}
     se = {key: float(np.std([r[key] for r in rows], ddof=1) / np.sqrt(batches)) for key in keys}
     return LogisticOptimum(mean["c"], mean["tau"], mean["b"], mean["loss"], mean["error"], se, rows)
@@ -864,14 +1144,24 @@ def gradient_structure_mc(
     >>> bool(np.all(np.abs(gs.residual) < 3 * gs.se_residual))
     True
     """
-    k, n, sigma = tl.check_k(k), tl.check_batch(n, "n"), tl.check_sigma(sigma)
-    w = np.asarray(w, dtype=np.float64)
+    k, n, sigma = _k(k), _batch(n, "n"), _sigma(sigma)
+    if n < 2:
+        raise InputError(f"n (the sample size) must be an integer >= 2 for a standard error, got n = {n}", param="n")
+    w = _as_real_array(w, "w")
+    if w.ndim != 1:
+        raise InputError(f"w must be a vector of length d >= 3, got shape {w.shape}", param="w")
     d = w.size
     if d < 3:
-        raise ValueError(f"d must be >= 3 so that a complement of span{{w, w_*}} exists, got d = {d}")
+        raise InputError(f"d must be >= 3 so that a complement of span{{w, w_*}} exists, got d = {d}", param="w")
+    b = _real(b, "b")
+    chunk = _positive_int(chunk, "chunk", "samples per batch")
     c, v = float(w[0]), float(np.linalg.norm(w[1:]))
-    if v == 0:
-        raise ValueError("w must have a component orthogonal to w_* = e_1 (v > 0) to separate gamma from kappa")
+    if v == 0 or not math.isfinite(v):
+        raise InputError(
+            "w must have a component orthogonal to w_* = e_1 (v > 0) to separate gamma from kappa", param="w"
+        )
+    _check_mc(n, "n", 6 * (k + 1) * d + 8 * k + 2 * d, "n (6 (k+1) d + 8 k + 2 d)", {"k": k, "w": d})
+    _check_memory(array_bytes(n + 6 * min(chunk, n) * (k + 1), d), "n", n, f"the {format_count(n)} gradients (n, d)")
     w_star = np.eye(d)[0]
     # orthonormal basis: w_*, u = w_perp/|w_perp|, then the complement
     u = np.concatenate([[0.0], w[1:]]) / v
@@ -912,6 +1202,7 @@ def gradient_structure_mc(
         kap.append(-_sigmoid(-Y * f) * ((c * Y >= -b).astype(float) + (c * Y <= b)))
         done += m
     gam_a, kap_a = np.concatenate(gam), np.concatenate(kap)
+    _finite([gam_a.mean(), kap_a.mean(), *mean, *se], "the gradient", "w")
     return GradientStructure(
         gamma_direct=float(mean[0]),
         kappa_direct=float(mean[1]),
@@ -964,15 +1255,44 @@ def cntk_features(X: np.ndarray, w0: np.ndarray, biases: Sequence[float]) -> np.
     >>> cntk_feature_as_printed(((1.0, 0.0), (0.0, -2.0), (-3.0, 0.5)), (1.0, 0.0), -2.0)
     [-3.0, 0.5]
     """
-    X = np.asarray(X, dtype=np.float64)
-    w0 = np.atleast_2d(np.asarray(w0, dtype=np.float64))
-    proj = np.abs(X @ w0.T)  # (n, k+1, m)
+    X = _as_real_array(X, "X")
+    w0 = np.atleast_2d(_as_real_array(w0, "w0"))
+    if X.ndim != 3 or w0.ndim != 2 or w0.shape[1] != X.shape[2]:
+        raise InputError(f"X must be (n, k+1, d) and w0 (m, d) or (d,); got {X.shape} and {w0.shape}", param="X")
+    bias_list = _bias_grid(biases, w0.shape[0])
+    m_d = w0.shape[0] * X.shape[2]
+    _check_memory(
+        array_bytes(len(bias_list) + 2, X.shape[0], m_d) + array_bytes(2, X.shape[0], X.shape[1], w0.shape[0]),
+        "X",
+        X.shape[0],
+        f"the features ({len(bias_list)}, {X.shape[0]}, {m_d}) in float64",
+    )
+    with np.errstate(over="ignore", invalid="ignore"):
+        proj = np.abs(X @ w0.T)  # (n, k+1, m)
+    _finite(proj, "<w0, X_i>", "X")
     out = []
-    for b in biases:
-        bj = np.broadcast_to(np.asarray(b, dtype=np.float64), (w0.shape[0],))
+    for bj in bias_list:
         gate = (proj + bj >= 0).astype(np.float64)  # (n, k+1, m)
         out.append(np.einsum("nim,nid->nmd", gate, X).reshape(X.shape[0], -1))
-    return np.stack(out)
+    with np.errstate(over="ignore", invalid="ignore"):
+        F = np.stack(out)
+    _finite(F, "the features", "X")
+    return F
+
+
+def _bias_grid(biases: object, m: int) -> list[np.ndarray]:
+    """Bias vectors (one entry per filter, or a scalar for all): finite, at least one."""
+    if isinstance(biases, (str, bytes)) or not isinstance(biases, Sequence | np.ndarray):
+        raise InputError(f"biases must be a sequence of biases, got {biases!r:.80}", param="biases")
+    out = []
+    for b in biases:
+        bj = _as_real_array(b, "biases")
+        if bj.ndim > 1 or (bj.ndim == 1 and bj.size not in (1, m)):
+            raise InputError(
+                f"each bias must be a scalar or a vector of length m = {m}, got shape {bj.shape}", param="biases"
+            )
+        out.append(np.broadcast_to(bj, (m,)))
+    return out
 
 
 @dataclass(frozen=True)
@@ -1037,10 +1357,27 @@ def hinge_svm(F: np.ndarray, y: np.ndarray, lam: float) -> SVMResult:
     """
     import cvxpy as cp  # deferred: cvxpy is slow to import
 
-    F = np.asarray(F, dtype=np.float64)
+    F = _as_real_array(F, "F")
+    if F.ndim != 2 or F.shape[0] < 1 or F.shape[1] < 1:
+        raise InputError(f"F must be a non-empty (n, p) feature matrix, got shape {F.shape}", param="F")
     n, p = F.shape
-    if lam <= 0:
-        raise ValueError(f"lam (the ridge weight) must be > 0, got {lam!r}")
+    check_cost(
+        n * p,
+        MAX_SVM_ENTRIES,
+        param="F",
+        value=n * p,
+        what="cvxpy's hinge SVM (n p feature entries)",
+        hint="use fewer samples or features",
+    )
+    y = _as_real_array(y, "y")
+    if y.shape != (n,) or not np.all(np.abs(y) == 1):
+        raise InputError(f"y must hold n = {n} labels in {{-1, +1}}, got shape {y.shape}", param="y")
+    try:
+        lam = _real(lam, "lam", positive=True)
+    except InputError:
+        raise InputError(f"lam (the ridge weight) must be a finite number > 0, got {lam!r:.80}", param="lam") from None
+    if float(np.abs(F).max()) > 1e150:
+        raise InputError("F has entries above 1e150: its squared norms overflow float64; rescale it", param="F")
     scale = float(np.sqrt(np.mean(np.sum(F * F, 1)))) or 1.0
     Fs = F / scale  # conditioning: the problem in w' = scale w with lam' = lam / scale^2
     lam_s = lam / scale**2
@@ -1062,6 +1399,12 @@ def hinge_svm(F: np.ndarray, y: np.ndarray, lam: float) -> SVMResult:
             if prob.status in ("optimal", "optimal_inaccurate"):
                 break
         status.append(prob.status)
+    values = (primal.value, dual.value, w.value)
+    if any(v is None for v in values) or not all(np.all(np.isfinite(np.asarray(v, dtype=float))) for v in values):
+        raise InputError(
+            f"the hinge SVM could not be solved (statuses {'/'.join(str(x) for x in status)}); rescale F or lam",
+            param="F",
+        )
     return SVMResult(
         w=np.asarray(w.value) / scale,
         primal=float(primal.value),
@@ -1164,32 +1507,88 @@ def kernel_best_error(
     >>> kernel_best_error(4, 2, [], 1, 40, 40, seed=0)
     Traceback (most recent call last):
     ...
-    ValueError: biases (the bias grid) must hold at least one bias, got an empty grid
+    theory._checks.InputError: biases (the bias grid) must hold at least one bias, got an empty grid
     """
-    k, d = tl.check_k(k), tl.check_d(d)
-    n_train, n_test = tl.check_batch(n_train, "n_train"), tl.check_batch(n_test, "n_test")
+    k, d = _k(k), _d(d)
+    n_train, n_test = _batch(n_train, "n_train"), _batch(n_test, "n_test")
     for name, value in (("inits", inits), ("m", m)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(
+            raise InputError(
                 f"{name} (the number of {'inits' if name == 'inits' else 'filters'}) must be an integer "
-                f">= 1, got {value!r}"
+                f">= 1, got {value!r:.80}",
+                param=name,
             )
+    inits, m = int(inits), int(m)
+    if isinstance(biases, (str, bytes)) or not isinstance(biases, Sequence | np.ndarray):
+        raise InputError(f"biases (the bias grid) must be a sequence of biases, got {biases!r:.80}", param="biases")
     if len(biases) == 0:
-        raise ValueError("biases (the bias grid) must hold at least one bias, got an empty grid")
-    if not (np.isfinite(lam) and lam > 0):
-        raise ValueError(f"lam (the ridge weight) must be a finite number > 0, got {lam!r}")
+        raise InputError("biases (the bias grid) must hold at least one bias, got an empty grid", param="biases")
+    _bias_grid(biases, m)
+    try:
+        lam = _real(lam, "lam", positive=True)
+    except InputError:
+        raise InputError(f"lam (the ridge weight) must be a finite number > 0, got {lam!r:.80}", param="lam") from None
+    chunk = _positive_int(chunk, "chunk", "samples per batch")
+    n = n_train + n_test
+    draws = n * ((k + 1) * d + 2)
+    big = "n_train" if n_train >= n_test else "n_test"
+    check_cost(
+        n,
+        MAX_MC_SAMPLES,
+        param=big,
+        value=n,
+        what="Monte-Carlo sample counts (n_train + n_test)",
+        hint=f"use a smaller {big}",
+    )
+    check_cost(
+        draws + inits * n * (k + 1) * m * (d + 2),
+        MAX_MC_WORK,
+        param=big,
+        value=n,
+        what=f"the samples and their features ((n_train + n_test) (k+1) d (1 + inits m) = {format_count(n)} x "
+        f"{k + 1} x {d} x ...)",
+        hint=f"use a smaller {big}",
+    )
+    check_cost(
+        n_train * m * d,
+        MAX_SVM_ENTRIES,
+        param="n_train",
+        value=n_train,
+        what=f"one hinge SVM (n_train m d = {format_count(n_train)} x {m} x {d} feature entries)",
+        hint="use a smaller n_train",
+    )
+    check_cost(
+        inits * len(biases) * n_train * m * d,
+        MAX_SVM_WORK,
+        param="inits" if inits >= len(biases) else "biases",
+        value=inits if inits >= len(biases) else len(biases),
+        what=f"the {format_count(inits * len(biases))} hinge SVMs (inits x biases x n_train m d)",
+        hint="use fewer inits or biases",
+    )
+    _check_memory(
+        array_bytes(inits * len(biases) + 2, n, m * d),
+        big,
+        n,
+        f"the features ({inits}, {len(biases)}, {format_count(n)}, {m * d}) in float64",
+    )
     sigma = tl.noise_sigma(k)
     rng = np.random.default_rng(seed)
     w_star = np.full(d, 1 / np.sqrt(d))
     if w0 is None:
         W0 = rng.standard_normal((inits, m, d))
     else:
-        W0 = np.array(w0, dtype=np.float64)
+        try:
+            W0 = np.array(w0, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            raise InputError(
+                f"w0 (given filters) must be a real array of shape (inits, m, d), got {w0!r:.80}", param="w0"
+            ) from None
         norms = np.linalg.norm(W0, axis=-1) if W0.ndim == 3 else np.zeros(0)
         if W0.shape != (inits, m, d) or not np.all(np.isfinite(W0)) or not np.all(norms > 0):
-            raise ValueError(
+            raise InputError(
                 f"w0 (given filters) must be a finite array of shape (inits, m, d) = ({inits}, {m}, {d}) with nonzero "
-                f"rows, got shape {W0.shape}"
+                f"rows, got shape {W0.shape}",
+                param="w0",
             )
     W0 /= np.linalg.norm(W0, axis=-1, keepdims=True)
     n = n_train + n_test

@@ -6,11 +6,18 @@ The reference GD here is plain numpy (batched over prompts), independent of the 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from theory._checks import InputError, LimitError, check_cost, check_positive_int, format_count
+
+from .limits import array_bytes, check_allocation
+
 __all__ = [
+    "MAX_MC_SAMPLES",
+    "MAX_MC_WORK",
     "ErrorDecay",
     "KappaMoments",
     "Prompts",
@@ -22,6 +29,64 @@ __all__ = [
     "sample_prompts",
     "smoothness_violations",
 ]
+
+MAX_MC_SAMPLES = 10**8
+"""Largest Monte-Carlo sample count (``draws`` of :func:`kappa_moments`): 25 times the largest the claims use."""
+
+MAX_MC_WORK = 10**10
+"""Largest Monte-Carlo work, in float entries drawn or processed (``draws (n d + n d^2 + d^3)`` for
+:func:`kappa_moments`): a few minutes of numpy."""
+
+
+def _check_rng(rng: object) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
+    return rng
+
+
+def _as_real_array(value: object, name: str) -> np.ndarray:
+    """A finite float64 array (what numpy cannot convert, NaN and infinities are refused)."""
+    if value is None or isinstance(value, (str, bytes, bool)):
+        raise InputError(f"{name} must be a real array, got {value!r:.80}", param=name)
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be a real array of finite numbers, got {value!r:.80}", param=name) from None
+    if not np.isfinite(arr).all():
+        raise InputError(f"{name} must be finite (it contains NaN or an infinity)", param=name)
+    return arr
+
+
+def _check_mc(samples: object, name: str, per_sample: int, what: str) -> int:
+    """A Monte-Carlo sample count: an int in [2, MAX_MC_SAMPLES] whose work ``samples * per_sample`` is at most
+    :data:`MAX_MC_WORK` (checked before any draw)."""
+    n = check_positive_int(samples, name, minimum=2, hypothesis="a standard error needs two draws")
+    check_cost(n, MAX_MC_SAMPLES, param=name, value=n, what="Monte-Carlo sample counts", hint=f"use a smaller {name}")
+    check_cost(
+        n * per_sample,
+        MAX_MC_WORK,
+        param=name,
+        value=n,
+        what=f"the Monte-Carlo work ({what}, in float entries)",
+        hint=f"use a smaller {name}",
+    )
+    return n
+
+
+def _check_memory(shape: tuple[int, ...], sizes: dict[str, int], what: str, hint: str = "") -> None:
+    """check_allocation of a float64 array, naming the largest of ``sizes`` (the parameters that make it)."""
+    name = max(sizes, key=lambda k: sizes[k])
+    nbytes = array_bytes(*shape)
+    if nbytes > 2**70:  # beyond any machine (and beyond what numerics.limits.format_bytes can print)
+        raise LimitError(
+            f"{name} = {format_count(sizes[name])} is too large: {what} needs ~{format_count(nbytes)} bytes"
+            + (f"; {hint}" if hint else ""),
+            param=name,
+            value=sizes[name],
+            limit=2**70,
+            hint=hint,
+        )
+    check_allocation(nbytes, param=name, value=sizes[name], what=what, hint=hint)
 
 
 @dataclass(frozen=True)
@@ -78,13 +143,19 @@ def sample_prompts(rng: np.random.Generator, batch: int, n: int, d: int) -> Prom
     >>> sample_prompts(np.random.default_rng(0), 1, 2, 2)
     Traceback (most recent call last):
     ...
-    ValueError: need n > d so that X^T X is invertible (Lemma 8.11), got n = 2, d = 2
+    theory._checks.InputError: need n > d so that X^T X is invertible (Lemma 8.11), got n = 2, d = 2
     """
+    rng = _check_rng(rng)
     for name, v in (("batch", batch), ("n", n), ("d", d)):
-        if not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise InputError(f"{name} must be an integer >= 1, got {v!r:.80}", param=name)
     if n <= d:
-        raise ValueError(f"need n > d so that X^T X is invertible (Lemma 8.11), got n = {n}, d = {d}")
+        raise InputError(f"need n > d so that X^T X is invertible (Lemma 8.11), got n = {n}, d = {d}", param="n")
+    _check_memory(
+        (3 * int(batch), int(n), int(d)),
+        {"batch": int(batch), "n": int(n), "d": int(d)},
+        "the prompts X (batch, n, d) in float64 with their temporaries",
+    )
     X = rng.standard_normal((batch, n, d))
     th = rng.standard_normal((batch, d))
     th /= np.linalg.norm(th, axis=1, keepdims=True)
@@ -92,11 +163,13 @@ def sample_prompts(rng: np.random.Generator, batch: int, n: int, d: int) -> Prom
 
 
 def _batched(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    X, y = _as_real_array(X, "X"), _as_real_array(y, "y")
     if X.ndim == 2:
         X, y = X[None], y[None]
-    if X.ndim != 3 or y.shape != X.shape[:2]:
-        raise ValueError(f"X must be (B, n, d) and y (B, n); got X {X.shape}, y {y.shape}")
+    if X.ndim != 3 or y.shape != X.shape[:2] or X.shape[2] < 1:
+        raise InputError(
+            f"X must be (B, n, d) and y (B, n); got X {X.shape}, y {y.shape}", param="X" if X.ndim != 3 else "y"
+        )
     return X, y
 
 
@@ -131,11 +204,15 @@ def gram_extremes(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     >>> abs(float(kappa) - float(condition_number(X))) < 1e-12
     True
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = _as_real_array(X, "X")
+    if X.ndim not in (2, 3) or X.shape[-1] < 1:
+        raise InputError(f"X must be (B, n, d) or (n, d) with d >= 1, got shape {X.shape}", param="X")
     ev = np.linalg.eigvalsh(np.swapaxes(X, -1, -2) @ X)
     L, mu = ev[..., -1], ev[..., 0]
     if np.any(mu <= 0):
-        raise ValueError("X^T X is singular for some prompt (need n > d and full column rank)")
+        raise InputError("X^T X is singular for some prompt (need n > d and full column rank)", param="X")
+    if not np.all(np.isfinite(L)):
+        raise InputError("X^T X overflows float64 (entries of X too large)", param="X")
     return L, mu, L / mu
 
 
@@ -180,25 +257,37 @@ def gd_trajectory(X: np.ndarray, y: np.ndarray, etas: np.ndarray, theta0: np.nda
     >>> gd_trajectory(X, y, [0.1, 0.0])
     Traceback (most recent call last):
     ...
-    ValueError: step sizes must be > 0 (Def. 8.7)
+    theory._checks.InputError: step sizes must be > 0 (Def. 8.7)
     """
     X, y = _batched(X, y)
     B, _n, d = X.shape
-    etas = np.asarray(etas, dtype=np.float64)
+    etas = _as_real_array(etas, "etas")
     if etas.ndim == 1:
         etas = np.broadcast_to(etas, (B, etas.shape[0]))
     if etas.ndim != 2 or etas.shape[0] != B:
-        raise ValueError(f"etas must be (T,) or (B, T) with B = {B}, got {etas.shape}")
+        raise InputError(f"etas must be (T,) or (B, T) with B = {B}, got {etas.shape}", param="etas")
     if np.any(etas <= 0):
-        raise ValueError("step sizes must be > 0 (Def. 8.7)")
+        raise InputError("step sizes must be > 0 (Def. 8.7)", param="etas")
+    if theta0 is not None:
+        theta0 = _as_real_array(theta0, "theta0")
+        if theta0.shape not in ((d,), (B, d)):
+            raise InputError(f"theta0 must have shape ({d},) or ({B}, {d}), got {theta0.shape}", param="theta0")
+    T = etas.shape[1]
+    _check_memory((B, T + 1, d), {"etas": T}, "the trajectory (B, T+1, d) in float64")
     G = np.swapaxes(X, 1, 2) @ X
     b = np.einsum("bnd,bn->bd", X, y)
     th = np.zeros((B, d)) if theta0 is None else np.array(np.broadcast_to(theta0, (B, d)), dtype=np.float64)
-    out = np.empty((B, etas.shape[1] + 1, d))
+    out = np.empty((B, T + 1, d))
     out[:, 0] = th
-    for t in range(etas.shape[1]):
-        th = th - etas[:, t, None] * (np.einsum("bij,bj->bi", G, th) - b)
-        out[:, t + 1] = th
+    with np.errstate(over="ignore", invalid="ignore"):  # a divergence is refused below
+        for t in range(T):
+            th = th - etas[:, t, None] * (np.einsum("bij,bj->bi", G, th) - b)
+            out[:, t + 1] = th
+    if not np.isfinite(th).all():
+        raise InputError(
+            "the GD iterates overflow float64 (GD diverges: step sizes above 2/L, or a start theta0 too far out)",
+            param=None,
+        )
     return out
 
 
@@ -240,6 +329,9 @@ def gd_constant_step(X: np.ndarray, y: np.ndarray, T: int, theta0: np.ndarray | 
     True
     """
     X, y = _batched(X, y)
+    T = check_positive_int(T, "T", minimum=0, hypothesis="a number of GD steps")
+    B, _n, d = X.shape
+    _check_memory((B, T + 1, d + 1), {"T": T}, "the step sizes (B, T) and the trajectory (B, T+1, d) in float64")
     L, _, _ = gram_extremes(X)
     return gd_trajectory(X, y, np.repeat((1.0 / L)[:, None], T, axis=1), theta0)
 
@@ -276,9 +368,14 @@ def smoothness_violations(X: np.ndarray, y: np.ndarray, rng: np.random.Generator
     >>> v["smoothness"] <= 1e-12 and v["strong_convexity"] <= 1e-12
     True
     """
+    rng = _check_rng(rng)
     X, y = _batched(X, y)
+    pairs = check_positive_int(pairs, "pairs", hypothesis="random pairs (a, b) per prompt")
+    B, n, d = X.shape
+    _check_memory(
+        (8, B, pairs, max(n, d)), {"pairs": pairs}, "the random points and residuals (B, pairs, n) in float64"
+    )
     L, mu, _ = gram_extremes(X)
-    B, _n, d = X.shape
     a, b = rng.standard_normal((2, B, pairs, d)) * 3
     t = rng.uniform(0, 1, (B, pairs))
 
@@ -296,6 +393,8 @@ def smoothness_violations(X: np.ndarray, y: np.ndarray, rng: np.random.Generator
     rhs = t * loss(a) + (1 - t) * loss(b) - 0.5 * mu[:, None] * t * (1 - t) * np.sum((a - b) ** 2, axis=-1)
     scale = t * loss(a) + (1 - t) * loss(b)
     convex = float(np.max((loss(mid) - rhs) / scale))
+    if not (math.isfinite(smooth) and math.isfinite(convex)):
+        raise InputError("the losses overflow float64 (entries of X or y too large)", param="X")
     return {"smoothness": smooth, "strong_convexity": convex}
 
 
@@ -368,8 +467,17 @@ def kappa_moments(
     >>> abs(km.mean - float(FIG_8_1_REPORTED_KAPPA[16])) < 2 * km.sd_trial_mean
     True
     """
-    if draws < 2:
-        raise ValueError(f"draws must be >= 2, got {draws}")
+    rng = _check_rng(rng)
+    for name, v in (("n", n), ("d", d)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise InputError(f"{name} must be an integer >= 1, got {v!r:.80}", param=name)
+    if n <= d:
+        raise InputError(f"need n > d so that X^T X is invertible (Lemma 8.11), got n = {n}, d = {d}", param="n")
+    n, d = int(n), int(d)
+    draws = _check_mc(draws, "draws", n * d + n * d * d + d**3, "draws x (n d + n d^2 + d^3)")
+    trials = check_positive_int(trials, "trials", hypothesis="the trials of a reported mean")
+    chunk = check_positive_int(chunk, "chunk", hypothesis="draws per batched eigendecomposition")
+    _check_memory((3 * min(chunk, draws), n, d), {"chunk": chunk}, "one chunk of draws (chunk, n, d) in float64")
     ks = []
     left = draws
     while left > 0:
@@ -435,6 +543,10 @@ def fig_8_1_errors(rng: np.random.Generator, n: int, d: int, T: int, trials: int
     >>> all(e.ratio[i, -1] <= float(thm_8_25_bound(20, e.kappa[i])) for i in range(3))
     True
     """
+    T = check_positive_int(T, "T", minimum=0, hypothesis="a number of GD steps")
+    trials = check_positive_int(trials, "trials", hypothesis="prompts")
+    if isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 1:
+        _check_memory((trials, T + 1, int(d) + 1), {"T": T, "trials": trials}, "the trajectories (trials, T+1, d)")
     pr = sample_prompts(rng, trials, n, d)
     traj = gd_constant_step(pr.X, pr.y, T)
     err = np.sum((traj - pr.theta_star[:, None, :]) ** 2, axis=-1)

@@ -8,14 +8,24 @@ Every MC function takes a ``seed`` and returns ``(mean, standard_error)``.
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
 
-from theory._checks import InputError, check_positive_int
+from theory._checks import InputError, LimitError, check_cost, check_positive_int, format_count
+
+from .limits import array_bytes, check_allocation
 
 __all__ = [
+    "MAX_COUNT",
+    "MAX_D",
+    "MAX_LBFGS_STARTS",
+    "MAX_LBFGS_WORK",
+    "MAX_MC_SAMPLES",
+    "MAX_MC_WORK",
     "LbfgsResult",
     "as_covariance",
     "check_count",
@@ -32,6 +42,89 @@ __all__ = [
     "sample_prompts",
     "thm542",
 ]
+
+MAX_D = 2048
+"""Largest dimension d of Lambda (and of :func:`random_orthogonal`): d x d eigendecompositions and products, about
+10^10 flops."""
+
+MAX_COUNT = 2**53
+"""Largest number of in-context examples N, M: beyond 2^53 a float64 no longer holds N + 1 (and 1/N is lost next to
+1)."""
+
+MAX_MC_SAMPLES = 10**8
+"""Largest Monte-Carlo sample count ``n_prompts`` (50 times the largest the claims use)."""
+
+MAX_MC_WORK = 10**10
+"""Largest Monte-Carlo work, ``n_prompts (N + 1)(d + 1)`` float entries drawn and multiplied: a few minutes of
+numpy."""
+
+MAX_LBFGS_STARTS = 10_000
+"""Largest number of L-BFGS starts of :func:`lbfgs_rank_r` (as ``numerics.single_neuron.MAX_STARTS``)."""
+
+MAX_LBFGS_WORK = 10**10
+"""Largest ``n_starts d^3`` of :func:`lbfgs_rank_r` (each start runs up to 5000 iterations of d x d products)."""
+
+
+def _as_real_array(value: object, name: str) -> np.ndarray:
+    """A finite float64 array (what numpy cannot convert, NaN and infinities are refused)."""
+    if value is None or isinstance(value, (str, bytes, bool)):
+        raise InputError(f"{name} must be a real array, got {value!r:.80}", param=name)
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be a real array of finite numbers, got {value!r:.80}", param=name) from None
+    if not np.isfinite(arr).all():
+        raise InputError(f"{name} must be finite (it contains NaN or an infinity)", param=name)
+    return arr
+
+
+def _real(value: object, name: str, *, positive: bool = False) -> float:
+    """A finite real number (``> 0`` with ``positive``) as a float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"{name} must be a finite real number, got {value!r:.80}", param=name)
+    try:
+        f = float(value)
+    except OverflowError:
+        f = math.inf
+    if not math.isfinite(f) or (positive and f <= 0):
+        raise InputError(
+            f"{name} must be a finite real number{' > 0' if positive else ''}, got {name} = {format_count(value)}",
+            param=name,
+        )
+    return f
+
+
+def _check_rng(rng: object) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
+    return rng
+
+
+def _check_d(d: int, name: str) -> None:
+    check_cost(
+        d,
+        MAX_D,
+        param=name,
+        value=d,
+        what="d x d eigendecompositions and products",
+        hint="theory.lsa gives the closed forms exactly for small d",
+    )
+
+
+def _check_weights(WPV: object, WKQ: object) -> tuple[np.ndarray, np.ndarray]:
+    """The LSA weights: finite square arrays of one shape (d+1, d+1), d >= 1."""
+    WPV, WKQ = _as_real_array(WPV, "WPV"), _as_real_array(WKQ, "WKQ")
+    for name, W in (("WPV", WPV), ("WKQ", WKQ)):
+        if W.ndim != 2 or W.shape[0] != W.shape[1] or W.shape[0] < 2:
+            raise InputError(f"{name} must be a square (d+1, d+1) matrix with d >= 1, got shape {W.shape}", param=name)
+    if WKQ.shape != WPV.shape:
+        raise InputError(f"shapes do not match: W^PV {WPV.shape}, W^KQ {WKQ.shape}", param="WKQ")
+    return WPV, WKQ
+
+
+def _finite_result(x: np.ndarray | float, what: str, param: str | None = None) -> None:
+    if not np.all(np.isfinite(x)):
+        raise InputError(f"{what} overflows float64 (inputs too large); rescale them", param=param)
 
 
 def as_covariance(Lam: np.ndarray) -> np.ndarray:
@@ -54,18 +147,28 @@ def as_covariance(Lam: np.ndarray) -> np.ndarray:
     >>> as_covariance([[1, 0], [0, -1]])
     Traceback (most recent call last):
     ...
-    ValueError: Lambda must be positive semi-definite, got eigenvalues [-1.  1.]
+    theory._checks.InputError: Lambda must be positive semi-definite, got eigenvalues [-1.  1.]
     """
-    L = np.asarray(Lam, dtype=np.float64)
+    if Lam is None or isinstance(Lam, (str, bytes, bool)):
+        raise InputError(f"Lambda must be a non-empty square d x d matrix, got {Lam!r:.80}", param="Lam")
+    try:
+        L = np.asarray(Lam, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"Lambda must be a real d x d matrix, got {Lam!r:.80}", param="Lam") from None
     if L.ndim != 2 or L.shape[0] != L.shape[1] or L.shape[0] == 0:
-        raise ValueError(f"Lambda must be a non-empty square d x d matrix, got shape {L.shape}")
+        raise InputError(f"Lambda must be a non-empty square d x d matrix, got shape {L.shape}", param="Lam")
+    _check_d(L.shape[0], "Lam")
     if not np.all(np.isfinite(L)):
-        raise ValueError("Lambda must be finite")
+        raise InputError("Lambda must be finite", param="Lam")
     scale = max(1.0, float(np.abs(L).max()))
+    if scale > 1e150:  # its square (Gamma Lambda, the losses) would overflow float64
+        raise InputError(
+            f"Lambda has entries up to {scale:.3g}: above 1e150 its products overflow; rescale it", param="Lam"
+        )
     if np.abs(L - L.T).max() > 1e-12 * scale:
-        raise ValueError("Lambda must be symmetric (it is the covariance of x, Shi Sec. 5.4)")
+        raise InputError("Lambda must be symmetric (it is the covariance of x, Shi Sec. 5.4)", param="Lam")
     if np.linalg.eigvalsh(L).min() < -1e-12 * scale:
-        raise ValueError(f"Lambda must be positive semi-definite, got eigenvalues {np.linalg.eigvalsh(L)}")
+        raise InputError(f"Lambda must be positive semi-definite, got eigenvalues {np.linalg.eigvalsh(L)}", param="Lam")
     return L
 
 
@@ -93,12 +196,22 @@ def check_count(N: int, name: str = "N") -> int:
     theory._checks.InputError: M must be an integer >= 1, got 0
     """
     try:
-        ok = not isinstance(N, bool) and int(N) == N and N >= 1
+        ok = not isinstance(N, (bool, str)) and int(N) == N and N >= 1
     except (TypeError, ValueError, OverflowError):
         ok = False
     if not ok:
         raise InputError(f"{name} must be an integer >= 1, got {N!r:.80}", param=name)
-    return int(N)
+    n = int(N)
+    if n > MAX_COUNT:
+        raise LimitError(
+            f"{name} = {format_count(n)} is above the limit {name} <= 2^53: a float64 no longer holds {name} + 1; "
+            "theory.lsa gives the exact values at any N",
+            param=name,
+            value=n,
+            limit=MAX_COUNT,
+            hint="theory.lsa gives the exact values at any N",
+        )
+    return n
 
 
 def _check_int_range(value: object, name: str, lo: int, hi: int | None = None, what: str = "") -> int:
@@ -117,13 +230,16 @@ def _check_sigma(sigma: float) -> float:
     """The label-noise standard deviation: a finite real >= 0 (Thm 5.4.2, ``eps_i ~ N(0, sigma^2)``)."""
     try:
         s = float(sigma)
+    except OverflowError:
+        s = math.inf
     except (TypeError, ValueError):
         raise InputError(
             f"sigma (label-noise std) must be a finite real >= 0, got {sigma!r:.80}", param="sigma"
         ) from None
     if isinstance(sigma, bool) or not math.isfinite(s) or s < 0:
         raise InputError(
-            f"sigma (label-noise std) must be a finite real >= 0, got sigma = {sigma!r:.80}", param="sigma"
+            f"sigma (label-noise std) must be a finite real >= 0, got sigma = {format_count(sigma)!s:.80}",
+            param="sigma",
         )
     return s
 
@@ -132,7 +248,7 @@ def _check_task(w: np.ndarray, d: int) -> np.ndarray:
     """The fixed task vector w: finite, shape (d,)."""
     try:
         wv = np.asarray(w, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InputError(f"w must be a finite real vector of length d = {d}, got {w!r:.80}", param="w") from None
     if wv.shape != (d,) or not np.all(np.isfinite(wv)):
         raise InputError(f"w must be a finite real vector of length d = {d}, got shape {wv.shape}", param="w")
@@ -161,6 +277,9 @@ def random_orthogonal(d: int, rng: np.random.Generator) -> np.ndarray:
     >>> bool(np.allclose(Q.T @ Q, np.eye(3)))
     True
     """
+    d = check_positive_int(d, "d", hypothesis="the dimension")
+    _check_d(d, "d")
+    rng = _check_rng(rng)
     q, r = np.linalg.qr(rng.standard_normal((d, d)))
     return q * np.sign(np.diag(r))
 
@@ -241,8 +360,13 @@ def closed_form(Lam: np.ndarray, N: int, r: int) -> tuple[np.ndarray, np.ndarray
     L = as_covariance(Lam)
     N = check_count(N)
     d = L.shape[0]
-    if isinstance(r, bool) or int(r) != r or not 0 <= r <= d:
-        raise ValueError(f"rank r must be an integer in [0, d = {d}], got {r!r}")
+    try:
+        ok = not isinstance(r, (bool, str)) and int(r) == r and 0 <= r <= d
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise InputError(f"rank r must be an integer in [0, d = {d}], got {r!r:.80}", param="r")
+    r = int(r)
     ev, Q = np.linalg.eigh(L)
     o = np.argsort(ev, kind="stable")[::-1]
     ev, Q = ev[o], Q[:, o]
@@ -291,11 +415,15 @@ def ell_tilde(U: np.ndarray, u: float, Lam: np.ndarray, N: int) -> float:
     True
     """
     L = as_covariance(Lam)
-    U = np.asarray(U, dtype=np.float64)
+    U = _as_real_array(U, "U")
     if U.shape != L.shape:
-        raise ValueError(f"U must have shape {L.shape}, got {U.shape}")
+        raise InputError(f"U must have shape {L.shape}, got {U.shape}", param="U")
+    u = _real(u, "u")
     G = gamma(L, N)
-    return float(np.trace(0.5 * u**2 * G @ L @ U @ L @ U.T - u * L @ L @ U.T))
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = float(np.trace(0.5 * np.float64(u) ** 2 * G @ L @ U @ L @ U.T - u * L @ L @ U.T))
+    _finite_result(value, "the reduced loss")
+    return value
 
 
 def thm542(lam: np.ndarray, N: int, r: int, M: int, sigma: float, c: np.ndarray) -> float:
@@ -345,7 +473,7 @@ def thm542(lam: np.ndarray, N: int, r: int, M: int, sigma: float, c: np.ndarray)
     try:
         lam = np.asarray(lam, dtype=np.float64)
         c = np.asarray(c, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InputError("lam and c must be real vectors of the same length d", param="lam") from None
     if lam.ndim != 1 or lam.size == 0 or lam.shape != c.shape:
         raise InputError(
@@ -369,12 +497,15 @@ def thm542(lam: np.ndarray, N: int, r: int, M: int, sigma: float, c: np.ndarray)
     v = np.where(idx, np.divide(N, T, out=np.zeros_like(T), where=T > 0), 0.0)
     s = np.where(idx, c, 0.0)
     xi = np.where(idx, 0.0, c)
-    return float(
-        np.sum(s**2 * v**2 * lam**3) / M
-        + (np.sum(c**2 * lam) + sigma**2) * np.sum(v**2 * lam**2) / M
-        + np.sum(xi**2 * lam)
-        + np.sum(s**2 * lam * (lam * v - 1) ** 2)
-    )
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = float(
+            np.sum(s**2 * v**2 * lam**3) / M
+            + (np.sum(c**2 * lam) + sigma**2) * np.sum(v**2 * lam**2) / M
+            + np.sum(xi**2 * lam)
+            + np.sum(s**2 * lam * (lam * v - 1) ** 2)
+        )
+    _finite_result(value, "the evaluation loss", "lam")
+    return value
 
 
 def lsa_weights(
@@ -404,8 +535,14 @@ def lsa_weights(
     >>> WKQ.tolist()
     [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]
     """
-    U = np.asarray(U, dtype=np.float64)
+    U = _as_real_array(U, "U")
+    if U.ndim != 2 or U.shape[0] != U.shape[1] or U.shape[0] == 0:
+        raise InputError(f"U must be a non-empty square d x d matrix, got shape {U.shape}", param="U")
     d = U.shape[0]
+    u = _real(u, "u")
+    for name, vec in (("p", p), ("q", q)):
+        if vec is not None and _as_real_array(vec, name).shape != (d,):
+            raise InputError(f"{name} must be a vector of length d = {d}, got shape {np.shape(vec)}", param=name)
     WPV = np.zeros((d + 1, d + 1))
     WKQ = np.zeros((d + 1, d + 1))
     WPV[d, d] = u
@@ -445,13 +582,24 @@ def lsa_forward(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: float) -> 
     >>> bool(np.allclose(lsa_forward(E, WPV, WKQ, 3), expanded_prediction(E, WPV, WKQ, 3)))
     True
     """
-    E = np.asarray(E, dtype=np.float64)
-    if E.ndim != 3 or WPV.shape != (E.shape[1], E.shape[1]) or WKQ.shape != WPV.shape:
-        raise ValueError(f"shapes do not match: E {E.shape}, W^PV {WPV.shape}, W^KQ {WKQ.shape}")
+    E, WPV, WKQ, rho = _check_forward_args(E, WPV, WKQ, rho)
     # only entry (d+1, n+1) is needed: (W^PV[-1] E) . (E^T W^KQ E[:, -1])
-    row = np.einsum("j,bjn->bn", WPV[-1], E)  # (B, n+1)
-    col = np.einsum("bjn,bj->bn", E, E[:, :, -1] @ WKQ.T)  # (B, n+1)
-    return E[:, -1, -1] + np.einsum("bn,bn->b", row, col) / rho
+    with np.errstate(over="ignore", invalid="ignore"):
+        row = np.einsum("j,bjn->bn", WPV[-1], E)  # (B, n+1)
+        col = np.einsum("bjn,bj->bn", E, E[:, :, -1] @ WKQ.T)  # (B, n+1)
+        out = E[:, -1, -1] + np.einsum("bn,bn->b", row, col) / rho
+    _finite_result(out, "the prediction")
+    return out
+
+
+def _check_forward_args(
+    E: object, WPV: object, WKQ: object, rho: object
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    E = _as_real_array(E, "E")
+    WPV, WKQ = _check_weights(WPV, WKQ)
+    if E.ndim != 3 or WPV.shape != (E.shape[1], E.shape[1]) or E.shape[2] < 1:
+        raise InputError(f"shapes do not match: E {E.shape}, W^PV {WPV.shape}, W^KQ {WKQ.shape}", param="E")
+    return E, WPV, WKQ, _real(rho, "rho", positive=True)
 
 
 def expanded_prediction(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: float) -> np.ndarray:
@@ -481,6 +629,7 @@ def expanded_prediction(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: fl
     >>> bool(np.allclose(expanded_prediction(E, WPV, WKQ, 4), lsa_forward(E, WPV, WKQ, 4)))
     True
     """
+    E, WPV, WKQ, rho = _check_forward_args(E, WPV, WKQ, rho)
     d = WPV.shape[0] - 1
     p, u = WPV[d, :d], WPV[d, d]
     U, q = WKQ[:d, :d], WKQ[d, :d]
@@ -492,9 +641,12 @@ def expanded_prediction(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: fl
     syy = np.sum(y**2, axis=1)
     Uxq = xq @ U.T
     qxq = xq @ q
-    return (
-        np.einsum("i,bij,bj->b", p, S, Uxq) + (sxy @ p) * qxq + u * np.einsum("bi,bi->b", sxy, Uxq) + u * syy * qxq
-    ) / rho
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = (
+            np.einsum("i,bij,bj->b", p, S, Uxq) + (sxy @ p) * qxq + u * np.einsum("bi,bi->b", sxy, Uxq) + u * syy * qxq
+        ) / rho
+    _finite_result(out, "the prediction")
+    return out
 
 
 def sample_prompts(
@@ -533,6 +685,7 @@ def sample_prompts(
     >>> bool(np.allclose(E[:, 2, :3], E[:, 0, :3] - E[:, 1, :3]))
     True
     """
+    rng = _check_rng(rng)
     L = as_covariance(Lam)
     d = L.shape[0]
     B = _check_int_range(B, "B", 0, what=" (number of prompts)")
@@ -540,6 +693,7 @@ def sample_prompts(
     sigma = _check_sigma(sigma)
     if w is not None:
         w = _check_task(w, d)
+    _check_prompt_memory(B, n, d, "B" if n <= B else "n")
     ev, Q = np.linalg.eigh(L)
     root = Q * np.sqrt(np.clip(ev, 0, None))
     X = rng.standard_normal((B, n + 1, d)) @ root.T
@@ -551,13 +705,55 @@ def sample_prompts(
     return E, y[:, n]
 
 
-def _check_mc(n_prompts: int, chunk: int) -> tuple[int, int]:
+def _check_prompt_memory(B: int, n: int, d: int, param: str) -> None:
+    """The prompts (B, n+1, d), E (B, d+1, n+1) and their temporaries in float64 (about 4 arrays of B (n+1)(d+1))."""
+    nbytes = array_bytes(4 * B, n + 1, d + 1)
+    value = B if param in ("B", "chunk") else n
+    if nbytes > 2**70:  # beyond any machine (and beyond what numerics.limits.format_bytes can print)
+        raise LimitError(
+            f"{param} = {format_count(value)} is too large: the prompts need ~{format_count(nbytes)} bytes",
+            param=param,
+            value=value,
+            limit=2**70,
+        )
+    check_allocation(
+        nbytes,
+        param=param,
+        value=value,
+        what=f"{format_count(B)} prompts of {format_count(n + 1)} examples in d = {d} (float64, with temporaries)",
+        hint=f"use a smaller {param}",
+    )
+
+
+def _check_mc(n_prompts: int, chunk: int, length: int, length_name: str, d: int) -> tuple[int, int]:
+    """The Monte-Carlo sizes, checked before any draw: ``n_prompts`` in [1, MAX_MC_SAMPLES], the work
+    ``n_prompts (length + 1)(d + 1)`` at most MAX_MC_WORK (naming the prompt length when one prompt alone is too
+    much), and one chunk of prompts against the available memory."""
     n_prompts = _check_int_range(n_prompts, "n_prompts", 1, what=" (Monte-Carlo sample size)")
     chunk = _check_int_range(chunk, "chunk", 1, what=" (prompts per batch)")
+    check_cost(
+        n_prompts,
+        MAX_MC_SAMPLES,
+        param="n_prompts",
+        value=n_prompts,
+        what="Monte-Carlo sample counts",
+        hint="use a smaller n_prompts",
+    )
+    per_prompt = (length + 1) * (d + 1)
+    single = 1000 * per_prompt > MAX_MC_WORK  # a thousand prompts of this length are already too much
+    check_cost(
+        n_prompts * per_prompt,
+        MAX_MC_WORK,
+        param=length_name if single else "n_prompts",
+        value=length if single else n_prompts,
+        what=f"the Monte-Carlo work (n_prompts ({length_name} + 1)(d + 1) float entries)",
+        hint=f"use a smaller {length_name if single else 'n_prompts'}",
+    )
+    _check_prompt_memory(min(chunk, n_prompts), length, d, "chunk")
     return n_prompts, chunk
 
 
-def _mc(fn, n_prompts: int, chunk: int) -> tuple[float, float]:
+def _mc(fn: Callable[[int], np.ndarray], n_prompts: int, chunk: int) -> tuple[float, float]:
     s = s2 = 0.0
     done = 0
     while done < n_prompts:
@@ -568,6 +764,7 @@ def _mc(fn, n_prompts: int, chunk: int) -> tuple[float, float]:
         done += b
     mean = s / n_prompts
     var = max(s2 / n_prompts - mean**2, 0.0)
+    _finite_result(np.array([mean, s2]), "the Monte-Carlo loss")
     return mean, float(np.sqrt(var / n_prompts))
 
 
@@ -610,11 +807,14 @@ def mc_pretrain_loss(
     True
     """
     N = check_count(N)
-    as_covariance(Lam)
-    n_prompts, chunk = _check_mc(n_prompts, chunk)
+    d = as_covariance(Lam).shape[0]
+    WPV, WKQ = _check_weights(WPV, WKQ)
+    if WPV.shape != (d + 1, d + 1):
+        raise InputError(f"WPV and WKQ must be (d+1, d+1) = {(d + 1, d + 1)} for Lambda, got {WPV.shape}", param="WPV")
+    n_prompts, chunk = _check_mc(n_prompts, chunk, N, "N", d)
     rng = np.random.default_rng(seed)
 
-    def f(b):
+    def f(b: int) -> np.ndarray:
         E, yq = sample_prompts(rng, b, Lam, N)
         return 0.5 * (lsa_forward(E, WPV, WKQ, N) - yq) ** 2
 
@@ -671,12 +871,15 @@ def mc_eval_loss(
     """
     M = check_count(M, "M")
     d = as_covariance(Lam).shape[0]
+    WPV, WKQ = _check_weights(WPV, WKQ)
+    if WPV.shape != (d + 1, d + 1):
+        raise InputError(f"WPV and WKQ must be (d+1, d+1) = {(d + 1, d + 1)} for Lambda, got {WPV.shape}", param="WPV")
     w = _check_task(w, d)
     sigma = _check_sigma(sigma)
-    n_prompts, chunk = _check_mc(n_prompts, chunk)
+    n_prompts, chunk = _check_mc(n_prompts, chunk, M, "M", d)
     rng = np.random.default_rng(seed)
 
-    def f(b):
+    def f(b: int) -> np.ndarray:
         E, yq = sample_prompts(rng, b, Lam, M, w=w, sigma=sigma)
         return (lsa_forward(E, WPV, WKQ, M) - yq) ** 2
 
@@ -751,11 +954,28 @@ def lbfgs_rank_r(Lam: np.ndarray, N: int, r: int, n_starts: int = 20, seed: int 
     d = L.shape[0]
     r = _check_int_range(r, "r", 1, d, " (rank of A B^T)")
     n_starts = _check_int_range(n_starts, "n_starts", 1, what=" (number of L-BFGS starts)")
+    check_cost(
+        n_starts,
+        MAX_LBFGS_STARTS,
+        param="n_starts",
+        value=n_starts,
+        what="L-BFGS starts",
+        hint="a few dozen starts find the optimum of Thm 5.4.1",
+    )
+    single = d**3 > MAX_LBFGS_WORK
+    check_cost(
+        n_starts * d**3,
+        MAX_LBFGS_WORK,
+        param="Lam" if single else "n_starts",
+        value=d if single else n_starts,
+        what="the multi-start search (n_starts d^3 per iteration)",
+        hint="closed_form(Lam, N, r) gives the optimum of Thm 5.4.1 directly",
+    )
     G = gamma(L, N)
     L2 = L @ L
     rng = np.random.default_rng(seed)
 
-    def fg(z):
+    def fg(z: np.ndarray) -> tuple[float, np.ndarray]:
         A = z[: d * r].reshape(d, r)
         B = z[d * r :].reshape(d, r)
         U = A @ B.T

@@ -28,14 +28,21 @@ most ``8 n (3m + 5C + k)`` bytes. The chunk size is chosen so this stays below `
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from theory._checks import InputError, check_cost, check_positive_int, format_count
+
+from .limits import array_bytes, check_allocation
+
 __all__ = [
     "DEFAULT_MEMORY_BUDGET",
+    "MAX_FORWARD_WORK",
     "HomogeneousNetwork",
     "MarginReport",
     "Task",
@@ -50,6 +57,101 @@ __all__ = [
 ]
 
 DEFAULT_MEMORY_BUDGET = 32 * 2**20
+
+MAX_FORWARD_WORK = 10**11
+"""Largest forward pass over a whole dataset, in multiply-adds ``N m (k + C)`` (points x neurons x (input blocks +
+classes), the count of ``tvk derive --evaluate``): about 15-30 minutes of numpy, 30 times the ``--evaluate auto``
+limit of the command line."""
+
+
+def _as_float_array(value: object, name: str, *, finite: bool = True) -> np.ndarray:
+    """``value`` as a float64 array, refusing what numpy cannot convert (and, with ``finite``, NaN and infinities)."""
+    if value is None or isinstance(value, (str, bytes, bool)):
+        raise InputError(f"{name} must be a real array, got {value!r:.80}", param=name)
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be a real array of finite numbers, got {value!r:.80}", param=name) from None
+    if finite and not np.isfinite(arr).all():
+        raise InputError(f"{name} must be finite (it contains NaN or an infinity)", param=name)
+    return arr
+
+
+def _check_real(value: object, name: str, *, minimum: float | None = None) -> float:
+    """A finite real number (``>= minimum`` when given), as a float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"{name} must be a finite real number, got {value!r:.80}", param=name)
+    try:
+        f = float(value)
+    except OverflowError:
+        f = math.inf
+    if not math.isfinite(f) or (minimum is not None and f < minimum):
+        extra = "" if minimum is None else f" >= {minimum:g}"
+        raise InputError(f"{name} must be a finite real number{extra}, got {name} = {format_count(value)}", param=name)
+    return f
+
+
+def _check_net(net: object, name: str = "net") -> HomogeneousNetwork:
+    if not isinstance(net, HomogeneousNetwork):
+        raise InputError(f"{name} must be a HomogeneousNetwork, got {net!r:.80}", param=name)
+    return net
+
+
+def _check_task(task: object, name: str = "task") -> Task:
+    if not isinstance(task, Task):
+        raise InputError(
+            f"{name} must be a task (n_points, n_classes, n_blocks, block_size and batch), got {task!r:.80}",
+            param=name,
+        )
+    return task
+
+
+def _labels(labels: object, n: int, n_classes: int, name: str = "labels") -> np.ndarray:
+    """Integer labels of shape (n,) in ``range(n_classes)``."""
+    if labels is None or isinstance(labels, (str, bytes, bool)):
+        raise InputError(f"{name} must be an integer array of shape ({n},), got {labels!r:.80}", param=name)
+    try:
+        arr = np.asarray(labels)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be an integer array of shape ({n},), got {labels!r:.80}", param=name) from None
+    if arr.shape != (n,) or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
+        raise InputError(
+            f"{name} must be an integer array of shape ({n},) (one label per row of F), got shape {arr.shape} "
+            f"and dtype {arr.dtype}",
+            param=name,
+        )
+    if arr.size and (arr.min() < 0 or arr.max() >= n_classes):
+        raise InputError(
+            f"{name} must lie in range(0, {n_classes}), got values in [{arr.min()}, {arr.max()}]", param=name
+        )
+    return arr.astype(np.int64, copy=False)
+
+
+def _logits_array(F: object) -> np.ndarray:
+    F = _as_float_array(F, "F")
+    if F.ndim != 2 or F.shape[1] < 2:
+        raise InputError(f"F must be logits of shape (n, C) with C >= 2 classes, got shape {F.shape}", param="F")
+    return F
+
+
+def _forward_work(net: HomogeneousNetwork, task: Task) -> int:
+    """Multiply-adds ``N m (k + C)`` of one forward pass of ``net`` over every point of ``task`` (exact int)."""
+    return int(task.n_points) * int(net.width) * (int(task.n_blocks) + int(task.n_classes))
+
+
+def _check_forward(net: HomogeneousNetwork, task: Task) -> None:
+    """Refuse a forward pass above :data:`MAX_FORWARD_WORK`, naming the task (or the network when it is wider)."""
+    cost = _forward_work(net, task)
+    big_net = net.width > task.n_points
+    check_cost(
+        cost,
+        MAX_FORWARD_WORK,
+        param="net" if big_net else "task",
+        value=net.width if big_net else task.n_points,
+        what=f"the forward pass over every point (N m (k + C) = {format_count(task.n_points)} points x "
+        f"{format_count(net.width)} neurons x {int(task.n_blocks) + int(task.n_classes)} multiply-adds)",
+        hint="use a smaller task or network, or sample points with task.batch",
+    )
 
 
 @runtime_checkable
@@ -98,6 +200,13 @@ class Task(Protocol):
         ...
 
 
+def _is_integral(x: numbers.Real) -> bool:
+    try:
+        return int(x) == x  # type: ignore[call-overload]
+    except (ValueError, OverflowError):  # NaN, infinities
+        return False
+
+
 @dataclass(frozen=True)
 class HomogeneousNetwork:
     r"""Weights of a homogeneous polynomial network, as neuron blocks (float64).
@@ -134,7 +243,7 @@ class HomogeneousNetwork:
     >>> HomogeneousNetwork(np.zeros((2, 1, 3)), np.zeros((3, 3)), degree=1)
     Traceback (most recent call last):
     ...
-    ValueError: expected U of shape (m, k, d) and W of shape (m, C); got (2, 1, 3) and (3, 3)
+    theory._checks.InputError: expected U of shape (m, k, d) and W of shape (m, C); got (2, 1, 3) and (3, 3)
     """
 
     U: np.ndarray
@@ -142,14 +251,18 @@ class HomogeneousNetwork:
     degree: int
 
     def __post_init__(self) -> None:
-        U = np.asarray(self.U, dtype=np.float64)
-        W = np.asarray(self.W, dtype=np.float64)
+        U = _as_float_array(self.U, "U", finite=False)
+        W = _as_float_array(self.W, "W", finite=False)
         if U.ndim != 3 or W.ndim != 2 or U.shape[0] != W.shape[0]:
-            raise ValueError(f"expected U of shape (m, k, d) and W of shape (m, C); got {U.shape} and {W.shape}")
+            raise InputError(
+                f"expected U of shape (m, k, d) and W of shape (m, C); got {U.shape} and {W.shape}",
+                param="U" if U.ndim != 3 else "W",
+            )
         if not (np.isfinite(U).all() and np.isfinite(W).all()):
-            raise ValueError("network weights contain NaN or inf")
-        if int(self.degree) != self.degree or self.degree < 1:
-            raise ValueError(f"degree must be a positive integer, got {self.degree}")
+            raise InputError("network weights contain NaN or inf", param="U" if not np.isfinite(U).all() else "W")
+        degree = self.degree
+        if isinstance(degree, bool) or not isinstance(degree, numbers.Real) or not _is_integral(degree) or degree < 1:
+            raise InputError(f"degree must be a positive integer, got {degree!r:.80}", param="degree")
         object.__setattr__(self, "U", U)
         object.__setattr__(self, "W", W)
         object.__setattr__(self, "degree", int(self.degree))
@@ -182,7 +295,7 @@ class HomogeneousNetwork:
 
     def logits(self, inputs: np.ndarray) -> np.ndarray:
         """Network outputs for a batch of inputs, shape (n, C)."""
-        return int_power(self.preactivations(inputs), self.degree).T @ self.W
+        return _int_power(self.preactivations(inputs), self.degree).T @ self.W
 
     def scaled(self, alpha: float) -> HomogeneousNetwork:
         """The network with every parameter multiplied by alpha (for homogeneity checks)."""
@@ -213,7 +326,7 @@ def int_power(S: np.ndarray, degree: int) -> np.ndarray:
     Parameters
     ----------
     S : np.ndarray
-        Float array (left unchanged).
+        Float array (left unchanged), finite.
     degree : int
         Exponent >= 1.
 
@@ -222,12 +335,42 @@ def int_power(S: np.ndarray, degree: int) -> np.ndarray:
     np.ndarray
         A new array of the shape of ``S``.
 
+    Raises
+    ------
+    theory._checks.InputError
+        For a degree that is not an integer >= 1 (a negative exponent is not a repeated product), an ``S`` with NaN
+        or infinities, or a power that overflows float64 (checked before any product).
+
     Examples
     --------
     >>> import numpy as np
     >>> int_power(np.array([2.0, -3.0, 0.5]), 3).tolist()
     [8.0, -27.0, 0.125]
+    >>> int_power(np.array([2.0]), -2)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: degree must be an integer >= 1 (S**degree by repeated squaring), got degree = -2
     """
+    degree = check_positive_int(degree, "degree", hypothesis="S**degree by repeated squaring")
+    if not isinstance(S, np.ndarray):
+        S = _as_float_array(S, "S")
+    elif S.dtype.kind not in "biuf":
+        raise InputError(f"S must be a real array, got dtype {S.dtype}", param="S")
+    if S.size:
+        big = max(float(S.max()), -float(S.min()))  # two passes, no temporary (NaN propagates)
+        if not math.isfinite(big):
+            raise InputError("S must be finite (it contains NaN or an infinity)", param="S")
+        if big > 1 and degree > math.log(np.finfo(np.float64).max) / math.log(big):  # int vs float: exact
+            raise InputError(
+                f"S**degree overflows float64: max |S| = {big:.3g}, degree = {format_count(degree)} "
+                f"(max |S|^degree is above 1.8e308); rescale S",
+                param="degree",
+            )
+    return _int_power(S, degree)
+
+
+def _int_power(S: np.ndarray, degree: int) -> np.ndarray:
+    """:func:`int_power` without the checks (the forward pass checks its results instead)."""
     result: np.ndarray | None = None
     base = S
     while degree:
@@ -254,13 +397,13 @@ def chunk_size_for(width: int, n_classes: int, n_blocks: int, memory_budget: int
     Parameters
     ----------
     width : int
-        Number of neurons m.
+        Number of neurons m (>= 0).
     n_classes : int
-        Number of labels C.
+        Number of labels C (>= 1).
     n_blocks : int
-        Number of input blocks k.
+        Number of input blocks k (>= 1).
     memory_budget : int
-        Bytes allowed per chunk.
+        Bytes allowed per chunk (a finite number; below one point's bytes gives chunks of 1 point).
 
     Returns
     -------
@@ -274,14 +417,28 @@ def chunk_size_for(width: int, n_classes: int, n_blocks: int, memory_budget: int
     >>> chunk_size_for(16, 5, 2, memory_budget=1000), chunk_size_for(16, 5, 2, memory_budget=10)
     (1, 1)
     """
+    width = check_positive_int(width, "width", minimum=0)
+    n_classes = check_positive_int(n_classes, "n_classes")
+    n_blocks = check_positive_int(n_blocks, "n_blocks")
+    budget = _check_budget(memory_budget)
     per_point = 8 * (3 * width + 5 * n_classes + n_blocks)
-    return max(1, int(memory_budget // per_point))
+    return max(1, int(budget // per_point))
+
+
+def _check_budget(memory_budget: object) -> float | int:
+    """A memory budget in bytes: an int, or a finite real number."""
+    if isinstance(memory_budget, numbers.Integral) and not isinstance(memory_budget, bool):
+        return int(memory_budget)
+    return _check_real(memory_budget, "memory_budget")
 
 
 def iter_logits(
     net: HomogeneousNetwork, task: Task, chunk_size: int | None = None, memory_budget: int = DEFAULT_MEMORY_BUDGET
 ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
     """Stream ``(start, inputs, labels, logits)`` over the whole dataset in bounded-memory chunks.
+
+    The arguments and the size of the pass (:data:`MAX_FORWARD_WORK`) are checked when the function is called, before
+    the first chunk.
 
     Parameters
     ----------
@@ -294,12 +451,11 @@ def iter_logits(
     memory_budget : int
         Bytes allowed per chunk when ``chunk_size`` is None.
 
-    Yields
-    ------
-    start : int
-        Index of the chunk's first point.
-    inputs, labels, logits : np.ndarray
-        The chunk's inputs, labels (n,) and logits (n, C).
+    Returns
+    -------
+    Iterator
+        Yields ``(start, inputs, labels, logits)``: the index of the chunk's first point, the chunk's inputs, its
+        labels (n,) and logits (n, C).
 
     Examples
     --------
@@ -313,14 +469,34 @@ def iter_logits(
     >>> inputs[1].tolist(), int(labels[1]), F[1].round(9).tolist()
     ([0, 1], 1, [-0.5, 2.0, -0.5, -0.5, -0.5])
     """
+    net, task = _check_net(net), _check_task(task)
     _check_compatible(net, task)
-    n = (
-        chunk_size
-        if chunk_size is not None
-        else chunk_size_for(net.width, task.n_classes, task.n_blocks, memory_budget)
+    _check_forward(net, task)
+    if chunk_size is not None:
+        # 0 or a negative size would skip every point (min_margin = inf)
+        if isinstance(chunk_size, bool) or not isinstance(chunk_size, numbers.Integral) or chunk_size < 1:
+            raise InputError(
+                f"chunk_size must be >= 1 (an integer number of points), got {chunk_size!r:.80}", param="chunk_size"
+            )
+        n = int(chunk_size)
+        name, value = "chunk_size", n
+    else:
+        n = chunk_size_for(net.width, task.n_classes, task.n_blocks, memory_budget)
+        name, value = "memory_budget", memory_budget
+    rows = min(n, int(task.n_points))
+    check_allocation(
+        array_bytes(rows, 3 * net.width + 5 * task.n_classes + task.n_blocks),
+        param=name,
+        value=value,
+        what=f"one chunk of {format_count(rows)} points (pre-activations, logits and inputs in float64)",
+        hint="use a smaller chunk_size or memory_budget",
     )
-    if n < 1:  # a non-positive chunk size would skip every point and report min_margin = inf
-        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    return _iter_logits(net, task, n)
+
+
+def _iter_logits(
+    net: HomogeneousNetwork, task: Task, n: int
+) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
     for start in range(0, task.n_points, n):
         inputs, labels = task.batch(start, min(start + n, task.n_points))
         yield start, inputs, labels, net.logits(inputs)
@@ -348,6 +524,11 @@ def point_margins(F: np.ndarray, labels: np.ndarray) -> np.ndarray:
     >>> point_margins(F, np.array([0, 1])).tolist()
     [1.0, 0.0]
     """
+    F = _logits_array(F)
+    return _point_margins(F, _labels(labels, F.shape[0], F.shape[1]))
+
+
+def _point_margins(F: np.ndarray, labels: np.ndarray) -> np.ndarray:
     rows = np.arange(F.shape[0])
     correct = F[rows, labels]
     masked = F.copy()
@@ -385,6 +566,16 @@ def class_weighted_point_margins(F: np.ndarray, labels: np.ndarray, tau: np.ndar
     >>> class_weighted_point_margins(F, labels, tau).tolist()
     [1.0, 4.0]
     """
+    F = _logits_array(F)
+    labels = _labels(labels, F.shape[0], F.shape[1])
+    if tau is not None:
+        tau = _as_float_array(tau, "tau")
+        if tau.shape != F.shape:
+            raise InputError(f"tau must have the shape of F {F.shape}, got {tau.shape}", param="tau")
+    return _class_weighted_point_margins(F, labels, tau)
+
+
+def _class_weighted_point_margins(F: np.ndarray, labels: np.ndarray, tau: np.ndarray | None = None) -> np.ndarray:
     rows = np.arange(F.shape[0])
     correct = F[rows, labels]
     if tau is None:
@@ -432,7 +623,9 @@ def check_class_weights(Q: np.ndarray, task: Task, atol: float = 1e-9) -> np.nda
     ...
     ValueError: class weights must vanish at the correct label of every point
     """
-    Q = np.asarray(Q, dtype=np.float64)
+    task = _check_task(task)
+    atol = _check_real(atol, "atol", minimum=0.0)
+    Q = _as_float_array(Q, "Q", finite=False)
     if Q.shape != (task.n_points, task.n_classes):
         raise ValueError(f"class weights must have shape (N, C) = {(task.n_points, task.n_classes)}, got {Q.shape}")
     if not np.isfinite(Q).all() or (-atol > Q).any():
@@ -542,36 +735,47 @@ def evaluate(
     >>> abs(report.normalized_margin - float(max_margin(5, 2))) < 1e-12
     True
     """
+    chunks = iter_logits(net, task, chunk_size, memory_budget)  # checks net, task, the sizes (before any work)
+    if task.n_points < 1:
+        raise InputError("task has no points: the margins of an empty dataset are undefined", param="task")
     if Q is not None:
         Q = check_class_weights(Q, task)
     h, hmax, total, cw, correct_count, spread, argmin = np.inf, -np.inf, 0.0, 0.0, 0, 0.0, 0
-    for start, _, labels, F in iter_logits(net, task, chunk_size, memory_budget):
-        g = point_margins(F, labels)
-        i = int(np.argmin(g))
-        if g[i] < h:
-            h, argmin = float(g[i]), start + i
-        hmax = max(hmax, float(g.max()))
-        total += float(g.sum())
-        correct_count += int((g > 0).sum())
-        rows = np.arange(F.shape[0])
-        masked_hi = F.copy()
-        masked_hi[rows, labels] = -np.inf
-        masked_lo = F.copy()
-        masked_lo[rows, labels] = np.inf
-        spread = max(spread, float((masked_hi.max(1) - masked_lo.min(1)).max()))
-        if Q is None:
-            cw += float(class_weighted_point_margins(F, labels).sum()) / task.n_points
-        else:
-            Qc = Q[start : start + F.shape[0]]
-            q = Qc.sum(axis=1)
-            cw += float(q @ F[rows, labels] - np.einsum("nc,nc->", Qc, F))
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, not warned about
+        for start, _, labels, F in chunks:
+            g = _point_margins(F, labels)
+            i = int(np.argmin(g))
+            if g[i] < h:
+                h, argmin = float(g[i]), start + i
+            hmax = max(hmax, float(g.max()))
+            total += float(g.sum())
+            correct_count += int((g > 0).sum())
+            rows = np.arange(F.shape[0])
+            masked_hi = F.copy()
+            masked_hi[rows, labels] = -np.inf
+            masked_lo = F.copy()
+            masked_lo[rows, labels] = np.inf
+            spread = max(spread, float((masked_hi.max(1) - masked_lo.min(1)).max()))
+            if Q is None:
+                cw += float(_class_weighted_point_margins(F, labels).sum()) / task.n_points
+            else:
+                Qc = Q[start : start + F.shape[0]]
+                q = Qc.sum(axis=1)
+                cw += float(q @ F[rows, labels] - np.einsum("nc,nc->", Qc, F))
+        norm_power = net.norm_power()
+    if not all(math.isfinite(v) for v in (h, hmax, total, cw, spread, norm_power)):
+        raise InputError(
+            "the logits or the norm of net overflow float64 (weights too large for this degree); rescale the "
+            "network (the normalized margin does not depend on the scale)",
+            param="net",
+        )
     return MarginReport(
         min_margin=h,
         max_margin=hmax,
         mean_margin=total / task.n_points,
         class_weighted=cw,
         accuracy=correct_count / task.n_points,
-        norm_power=net.norm_power(),
+        norm_power=norm_power,
         wrong_logit_spread=spread,
         argmin=argmin,
         n_points=task.n_points,

@@ -46,7 +46,12 @@ certificate is judged by this bound, the duality gap and the residuals, never by
 
 Limits: the number of monomials of degree 2 deg in n variables, and the size of the largest block, set the
 cost (``docs/certificates.md`` has the table). Clarabel's PSD cones use dense scaling blocks of
-:math:`(s(s+1)/2)^2` entries for a block of side s, so blocks above :data:`MAX_BLOCK` sides are refused.
+:math:`(s(s+1)/2)^2` entries for a block of side s, so blocks above :data:`MAX_BLOCK` sides are refused, and so are
+programs whose scaling entries do not fit in the memory available. Before any work: gradings of at most
+:data:`MAX_VARS` = 1440 variables, monomial tables of at most :data:`MAX_MONOMIAL_ENTRIES` entries and margin
+polynomials of at most :data:`MAX_PRODUCTS` products (sized in log space), the Gram entries of :func:`sdp_size` and
+the products of :func:`squared_norm_form` against the memory available; the refusals are
+:class:`theory._checks.LimitError` naming the parameter.
 """
 
 from __future__ import annotations
@@ -62,13 +67,17 @@ import numpy as np
 import scipy.sparse as sp
 
 from theory import finite_groups as fg
+from theory._checks import InputError, LimitError, check_positive_int, format_count, log10_factorial
 
+from .limits import array_bytes, check_allocation
 from .margins import DEFAULT_MEMORY_BUDGET, Task, check_class_weights
 
 __all__ = [
     "MAX_BLOCK",
+    "MAX_MONOMIAL_ENTRIES",
     "MAX_PRODUCTS",
     "MAX_SCALING",
+    "MAX_VARS",
     "SOS_SOLVERS",
     "SOS_SOLVER_OPTIONS",
     "Form",
@@ -101,6 +110,18 @@ modular p = 9, k = 3 has 1.3e7 and peaks at 1.2 GB in 170 s; p = 11, k = 3 has 6
 MAX_PRODUCTS = 10**9
 """Largest (points x monomials x degree) accepted by :func:`margin_polynomials` (about a minute of numpy)."""
 
+MAX_VARS = 2 * fg.MAX_GROUP_ORDER
+"""Largest number of variables of a grading (2 |G| = 1440 for S_6): V is a dense complex n x n matrix whose unitarity
+is checked in O(n^3)."""
+
+MAX_MONOMIAL_ENTRIES = 2 * 10**7
+"""Largest ``C(n + d - 1, d) * (n + d)`` of :func:`monomials` (the index and exponent tables; about a second)."""
+
+_BYTES_PER_SCALING_ENTRY = 96
+"""Clarabel's memory per dense scaling entry (modular p = 9, k = 3: 1.3e7 entries peak at 1.2 GB)."""
+
+_BEYOND_ANY_MEMORY = 2**70
+
 SOS_SOLVERS: tuple[str, ...] = ("CLARABEL", "SCS")
 """Solvers tried in order (SCS is the fallback)."""
 
@@ -124,11 +145,57 @@ class SOSError(RuntimeError):
     --------
     >>> import numpy as np
     >>> from numerics.sos import Form, sos_sphere_bound
-    >>> sos_sphere_bound(Form(np.array([[2, 2]]), np.array([1.0 + 0j])), solver="NOSUCH")
+    >>> F = Form(np.array([[2, 2]]), np.array([1.0 + 0j]))
+    >>> sos_sphere_bound(F, solver="CLARABEL", solver_options={"CLARABEL": {"no_such_setting": 1}})
     Traceback (most recent call last):
     ...
     numerics.sos.SOSError: SOS program (5 equalities, blocks up to 3) failed with every solver tried; ...
     """
+
+
+def _check_memory(nbytes: int, *, param: str, value: object, what: str, hint: str = "") -> None:
+    """:func:`numerics.limits.check_allocation`, refusing sizes beyond any machine first (exact integers)."""
+    if nbytes > _BEYOND_ANY_MEMORY:
+        raise LimitError(
+            f"{param} = {format_count(value)} is too large: {what} needs {format_count(nbytes)} bytes, beyond the "
+            "memory of any machine" + (f"; {hint}" if hint else ""),
+            param=param,
+            value=value,
+            limit=_BEYOND_ANY_MEMORY,
+            hint=hint,
+        )
+    check_allocation(nbytes, param=param, value=value, what=what, hint=hint)
+
+
+def _check_vars(n: int, param: str = "n", value: object = None) -> int:
+    """Refuse a grading of more than :data:`MAX_VARS` variables, naming ``param`` (whose value is ``value``, default
+    ``n``)."""
+    if n > MAX_VARS:
+        shown = n if value is None else value
+        raise LimitError(
+            f"{param} = {format_count(shown)} is too large: the grading has {format_count(n)} variables, above the "
+            f"limit {MAX_VARS} (2 |G| for S_6; its basis is a dense n x n complex matrix); use a smaller case",
+            param=param,
+            value=shown,
+            limit=MAX_VARS,
+            hint="use a smaller case",
+        )
+    return n
+
+
+def _as_degree(degree: object, name: str = "degree") -> int:
+    """A positive integer degree (an integral float such as 2.0 is accepted, as before)."""
+    if isinstance(degree, (float, np.floating)) and math.isfinite(degree) and float(degree).is_integer():
+        degree = int(degree)
+    return check_positive_int(degree, name)
+
+
+def _log10_binomial(n: int, k: int) -> float:
+    """log10 C(n, k) in O(1) (lgamma), for sizes too large to form."""
+    k = min(k, n - k)
+    if k <= 0:
+        return 0.0
+    return log10_factorial(n) - log10_factorial(k) - log10_factorial(n - k)
 
 
 # --------------------------------------------------------------------------------------------
@@ -176,10 +243,34 @@ class Grading:
     conj: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
-        V = np.asarray(self.V, dtype=np.complex128)
-        n = V.shape[0]
-        W = np.asarray(self.weights, dtype=np.int64).reshape(n, -1)
-        mod = tuple(int(m) for m in self.moduli)
+        try:
+            V = np.asarray(self.V, dtype=np.complex128)
+        except (TypeError, ValueError, OverflowError):
+            raise InputError(f"grading basis V must be a complex (n, n) array, got {self.V!r:.80}", param="V") from None
+        if V.ndim != 2 or V.shape[0] != V.shape[1] or V.shape[0] < 1:
+            raise InputError(f"grading basis V must be a square (n, n) array, got shape {V.shape}", param="V")
+        n = _check_vars(V.shape[0], "V")
+        if not np.isfinite(V).all():
+            raise InputError("grading basis V must be finite", param="V")
+        try:
+            W = np.asarray(self.weights)
+            integral_floats = (
+                W.dtype.kind == "f" and np.isfinite(W).all() and (np.round(W) == W).all() and (np.abs(W) < 2**62).all()
+            )
+            if W.dtype.kind not in "iub" and not integral_floats:
+                raise TypeError
+            W = W.astype(np.int64).reshape(n, -1)
+            mod = tuple(check_positive_int(m, "moduli") for m in self.moduli)
+        except (TypeError, ValueError, OverflowError) as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise InputError(
+                f"grading needs integer weights (n, r) and r positive integer moduli; got weights {self.weights!r:.60}, "
+                f"moduli {self.moduli!r:.60}",
+                param="weights",
+            ) from None
+        if any(m > 2**62 for m in mod):
+            raise InputError(f"grading moduli must be at most 2^62, got {mod}", param="moduli")
         if V.shape != (n, n) or W.shape != (n, len(mod)) or any(m < 1 for m in mod):
             raise ValueError(
                 f"grading needs V (n, n), weights (n, r) and r positive moduli; got {V.shape}, {W.shape}, {mod}"
@@ -210,8 +301,8 @@ class Grading:
 
     @property
     def order(self) -> int:
-        """Order of the group (the product of the moduli)."""
-        return int(np.prod(self.moduli))
+        """Order of the group (the product of the moduli, an exact integer)."""
+        return math.prod(self.moduli)
 
 
 def trivial_grading(n: int) -> Grading:
@@ -233,6 +324,7 @@ def trivial_grading(n: int) -> Grading:
     >>> g.name, g.real, g.weights.ravel().tolist(), g.moduli
     ('none', True, [0, 0, 0], (1,))
     """
+    n = _check_vars(check_positive_int(n, "n"))
     return Grading(np.eye(n), np.zeros((n, 1), dtype=np.int64), (1,), "none")
 
 
@@ -255,6 +347,7 @@ def sign_grading(n: int) -> Grading:
     >>> g.name, g.order, g.weights.tolist()
     ('Z2^3 sign flips', 8, [[1, 0, 0], [0, 1, 0], [0, 0, 1]])
     """
+    n = _check_vars(check_positive_int(n, "n"))
     return Grading(np.eye(n), np.eye(n, dtype=np.int64), (2,) * n, f"Z2^{n} sign flips")
 
 
@@ -292,13 +385,33 @@ def orbit_grading(n: int, orbits: Sequence[tuple[np.ndarray, int]], moduli: Sequ
     ...
     ValueError: orbits must cover every coordinate
     """
-    mod = tuple(int(m) for m in moduli)
+    n = _check_vars(check_positive_int(n, "n"))
+    if isinstance(moduli, (str, bytes)) or not hasattr(moduli, "__iter__"):
+        raise InputError(f"moduli must be a sequence of positive integers, got {moduli!r:.80}", param="moduli")
+    mod = tuple(check_positive_int(m, "moduli") for m in moduli)
+    if any(m > 2**62 for m in mod):
+        raise InputError(f"moduli must be at most 2^62, got {mod}", param="moduli")
+    if isinstance(orbits, (str, bytes)) or not hasattr(orbits, "__iter__"):
+        raise InputError(f"orbits must be a sequence of (coords, offset) pairs, got {orbits!r:.80}", param="orbits")
     V = np.zeros((n, n), dtype=np.complex128)
     W = np.zeros((n, len(mod)), dtype=np.int64)
     seen = np.zeros(n, dtype=bool)
     col = 0
-    for orbit, offset in orbits:
-        coords = np.asarray(orbit, dtype=np.int64)
+    for item in orbits:
+        try:
+            orbit, offset = item
+            coords = np.asarray(orbit, dtype=np.int64)
+            offset = check_positive_int(offset, "orbits", minimum=0)
+        except (TypeError, ValueError, OverflowError) as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise InputError(
+                f"orbits must hold (coords, offset) pairs of integers, got {item!r:.80}", param="orbits"
+            ) from None
+        if coords.size and (coords.min() < 0 or coords.max() >= n):
+            raise InputError(
+                f"orbit coordinates must lie in 0..n-1 = {n - 1}, got {coords.ravel()[:8].tolist()}", param="orbits"
+            )
         shape = coords.shape
         if tuple(mod[offset : offset + len(shape)]) != shape:
             raise ValueError(f"orbit of shape {shape} does not match moduli {mod[offset : offset + len(shape)]}")
@@ -344,6 +457,9 @@ def modular_grading(p: int, k: int) -> Grading:
     >>> g.n, g.moduli, g.name
     (6, (3, 3), 'Z3^2 block translations')
     """
+    p = check_positive_int(p, "p")
+    k = check_positive_int(k, "k")
+    _check_vars(k * p, "p" if p > MAX_VARS else "k", p if p > MAX_VARS else k)
     orbits = [(np.arange(p) + l * p, l) for l in range(k)]
     return orbit_grading(k * p, orbits, (p,) * k, f"Z{p}^{k} block translations")
 
@@ -405,7 +521,7 @@ def group_grading(G: fg.FiniteGroup | str) -> Grading:
     >>> group_grading("Z2^2").name
     'Z2^2: left x right translations by Z2xZ2'
     """
-    G = fg.group(G) if isinstance(G, str) else G
+    G = fg.as_group(G)
     T = np.asarray(G.table, dtype=np.int64)
     N = G.order
     gens, ords = _abelian_subgroup(G)
@@ -465,6 +581,28 @@ class Form:
     exponents: np.ndarray
     coefficients: np.ndarray
 
+    def __post_init__(self) -> None:
+        exps = np.asarray(self.exponents) if not isinstance(self.exponents, np.ndarray) else self.exponents
+        if exps.ndim != 2 or exps.dtype.kind not in "iu" or (exps.size and exps.min() < 0):
+            raise InputError(
+                f"exponents must be an (M, n) array of non-negative integers, got {self.exponents!r:.80}",
+                param="exponents",
+            )
+        try:
+            coef = np.asarray(self.coefficients, dtype=np.complex128)
+        except (TypeError, ValueError, OverflowError):
+            raise InputError(
+                f"coefficients must be an array of M complex numbers, got {self.coefficients!r:.80}",
+                param="coefficients",
+            ) from None
+        if coef.shape != (exps.shape[0],) or not np.isfinite(coef).all():
+            raise InputError(
+                f"coefficients must be {exps.shape[0]} finite numbers (one per exponent row), got shape {coef.shape}",
+                param="coefficients",
+            )
+        if exps.size and len(set(exps.sum(axis=1).tolist())) > 1:
+            raise InputError("exponents must all have the same total degree (a homogeneous form)", param="exponents")
+
     @property
     def degree(self) -> int:
         return int(self.exponents[0].sum()) if len(self.exponents) else 0
@@ -497,11 +635,35 @@ def monomials(n: int, degree: int) -> tuple[np.ndarray, np.ndarray]:
     >>> len(monomials(6, 3)[0])  # C(8, 3)
     56
     """
+    n = check_positive_int(n, "n")
+    degree = check_positive_int(degree, "degree")
+    _check_monomials(n, degree)
     idx = np.array(list(combinations_with_replacement(range(n), degree)), dtype=np.int64).reshape(-1, degree)
     exps = np.zeros((len(idx), n), dtype=np.int16)
     for t in range(degree):
         np.add.at(exps, (np.arange(len(idx)), idx[:, t]), 1)
     return idx, exps
+
+
+def _check_monomials(n: int, degree: int) -> int:
+    """``M = C(n + degree - 1, degree)``, refused (before it is formed) when the tables of :func:`monomials`, ``M (n +
+    degree)`` entries, are above :data:`MAX_MONOMIAL_ENTRIES`; names ``n`` when degree 1 is too large already."""
+    log10_entries = _log10_binomial(n + degree - 1, degree) + math.log10(n + degree)
+    if log10_entries <= math.log10(MAX_MONOMIAL_ENTRIES) + 1e-9:
+        M = math.comb(n + degree - 1, degree)
+        if M * (n + degree) <= MAX_MONOMIAL_ENTRIES:
+            return M
+    param, value = ("n", n) if n * (n + 1) > MAX_MONOMIAL_ENTRIES else ("degree", degree)
+    shown = f"~10^{log10_entries:.1f}" if math.isfinite(log10_entries) else "beyond 10^(10^300)"
+    raise LimitError(
+        f"{param} = {format_count(value)} is too large: the monomials of degree {format_count(degree)} in "
+        f"{format_count(n)} variables need C(n + d - 1, d) (n + d) = {shown} table entries, above the limit "
+        f"{MAX_MONOMIAL_ENTRIES:.0e}; use a smaller case or a grading",
+        param=param,
+        value=value,
+        limit=MAX_MONOMIAL_ENTRIES,
+        hint="use a smaller case",
+    )
 
 
 def _multinomial(exps: np.ndarray) -> np.ndarray:
@@ -559,26 +721,39 @@ def margin_polynomials(
     >>> idx.shape, exps.shape, P.shape
     ((21, 2), (21, 6), (21, 3))
     """
-    if isinstance(degree, bool) or int(degree) != degree or degree < 1:
-        raise ValueError(f"degree must be a positive integer, got {degree!r}")
+    if not isinstance(task, Task):
+        raise InputError(f"task must be a Task (e.g. ModularTask, GroupTask), got {task!r:.80}", param="task")
+    degree = _as_degree(degree)
+    if not isinstance(grading, Grading):
+        raise InputError(
+            f"grading must be a Grading (e.g. modular_grading(p, k)), got {grading!r:.80}", param="grading"
+        )
+    memory_budget = check_positive_int(memory_budget, "memory_budget", minimum=0)
     n = task.n_blocks * task.block_size
     if grading.n != n:
         raise ValueError(f"grading has {grading.n} variables, the task's neuron input has k d = {n}")
     C = task.n_classes
     if C < 2:
         raise ValueError("the class-weighted margin needs at least 2 classes")
-    if Q is not None:
-        Q = check_class_weights(Q, task)
-    M = math.comb(n + int(degree) - 1, int(degree))
-    if task.n_points * M * degree > MAX_PRODUCTS:
-        raise ValueError(
-            f"the margin polynomials need {task.n_points} points x {M} monomials of degree {degree} "
-            f"(> MAX_PRODUCTS = {MAX_PRODUCTS:.0e} products); use a smaller case"
-        )
-    idx, exps = monomials(n, int(degree))
-    P = np.zeros((M, C), dtype=np.complex128)
-    chunk = max(1, int(memory_budget // (16 * (2 * M + n + C))))
     N = task.n_points
+    _check_products(N, n, degree)
+    if Q is not None:
+        try:
+            Q = np.asarray(Q, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            raise InputError(f"Q must be a float array of shape (N, C), got {Q!r:.80}", param="Q") from None
+        Q = check_class_weights(Q, task)
+    M = _check_monomials(n, degree)
+    chunk = min(max(1, int(memory_budget // (16 * (2 * M + n + C)))), max(N, 1))
+    _check_memory(
+        array_bytes(chunk, 2 * M + n + C, itemsize=16) + array_bytes(M, C, itemsize=16),
+        param="memory_budget",
+        value=memory_budget,
+        what=f"one chunk of {format_count(chunk)} points (complex, {format_count(2 * M + n + C)} per point) and P",
+        hint="use a smaller memory_budget",
+    )
+    idx, exps = monomials(n, degree)
+    P = np.zeros((M, C), dtype=np.complex128)
     for start in range(0, N, chunk):
         stop = min(start + chunk, N)
         inputs, labels = task.batch(start, stop)
@@ -603,6 +778,28 @@ def margin_polynomials(
         P += powers.T @ r
     P *= _multinomial(exps)[:, None]
     return idx, exps, P
+
+
+def _check_products(N: int, n: int, degree: int) -> None:
+    """Refuse ``N * C(n + degree - 1, degree) * degree > MAX_PRODUCTS`` before the monomials are formed, naming
+    ``degree`` when degree 1 would be accepted and ``task`` otherwise."""
+    log10_products = math.log10(max(N, 1)) + _log10_binomial(n + degree - 1, degree) + math.log10(degree)
+    if (
+        log10_products <= math.log10(MAX_PRODUCTS) + 1e-9
+        and N * math.comb(n + degree - 1, degree) * degree <= MAX_PRODUCTS
+    ):
+        return
+    param, value = ("degree", degree) if N * n <= MAX_PRODUCTS else ("task", f"a task of {format_count(N)} points")
+    shown = f"~10^{log10_products:.1f}" if math.isfinite(log10_products) else "beyond 10^(10^300)"
+    raise LimitError(
+        f"{param} = {format_count(value)} is too large: the margin polynomials need {format_count(N)} points x "
+        f"C(n + d - 1, d) monomials of degree d = {format_count(degree)} in n = {format_count(n)} variables x d = "
+        f"{shown} products, above MAX_PRODUCTS = {MAX_PRODUCTS:.0e}; use a smaller case",
+        param=param,
+        value=value,
+        limit=MAX_PRODUCTS,
+        hint="use a smaller case",
+    )
 
 
 def _unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -637,6 +834,26 @@ def squared_norm_form(exps: np.ndarray, P: np.ndarray) -> Form:
     >>> F.exponents.tolist(), F.coefficients.real.tolist()
     ([[0, 2], [1, 1], [2, 0]], [4.0, 0.0, 1.0])
     """
+    exps = np.asarray(exps) if not isinstance(exps, np.ndarray) else exps
+    if exps.ndim != 2 or exps.dtype.kind not in "iu" or (exps.size and exps.min() < 0):
+        raise InputError(f"exps must be an (M, n) array of non-negative integers, got {exps!r:.80}", param="exps")
+    try:
+        P = np.asarray(P) if isinstance(P, np.ndarray) else np.asarray(P, dtype=np.complex128)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"P must be a numeric (M, C) array, got {P!r:.80}", param="P") from None
+    if P.ndim != 2 or P.shape[0] != exps.shape[0] or P.dtype.kind not in "iufc" or not np.isfinite(P).all():
+        raise InputError(
+            f"P must be a finite numeric array with one row per exponent row ({exps.shape[0]}), got shape {P.shape}",
+            param="P",
+        )
+    M, n = exps.shape
+    _check_memory(
+        array_bytes(M, M, itemsize=16) + array_bytes(M * (M + 1) // 2, 4 + n, itemsize=8),
+        param="exps",
+        value=M,
+        what=f"the products of {format_count(M)} monomials (M^2 complex entries and M(M+1)/2 exponent rows)",
+        hint="use fewer monomials",
+    )
     G = P @ P.T
     a, b = np.triu_indices(len(exps))
     rows, inverse = _unique_rows(exps[a] + exps[b])
@@ -652,7 +869,7 @@ def output_layer_factor(degree: int) -> float:
     Parameters
     ----------
     degree : int
-        Activation exponent deg.
+        Activation exponent deg (a real number >= 0; the formula holds for any).
 
     Returns
     -------
@@ -666,8 +883,14 @@ def output_layer_factor(degree: int) -> float:
     >>> round(output_layer_factor(2), 12), round(2 / 3**1.5, 12)
     (0.38490017946, 0.38490017946)
     """
+    if isinstance(degree, bool) or not isinstance(degree, (int, float, np.integer, np.floating)) or not degree >= 0:
+        raise InputError(f"degree must be a number >= 0, got {degree!r:.80}", param="degree")
+    if isinstance(degree, (float, np.floating)) and not math.isfinite(degree):
+        raise InputError(f"degree must be finite, got {degree!r}", param="degree")
     nu = degree + 1
-    return nu**-0.5 * (degree / nu) ** (degree / 2)
+    if degree > 10**15:  # (deg/nu)^(deg/2) = exp(-(deg/2) log1p(1/deg)) -> e^(-1/2); nu^(-1/2) in log space
+        return math.exp(-0.5 * math.log(nu) - 0.5)
+    return float(nu**-0.5 * (degree / nu) ** (degree / 2))
 
 
 # --------------------------------------------------------------------------------------------
@@ -809,7 +1032,15 @@ class _Setup:
     size: SDPSize
 
 
+def _check_form(form: object, grading: object) -> None:
+    if not isinstance(form, Form):
+        raise InputError(f"form must be a Form (e.g. squared_norm_form(exps, P)), got {form!r:.80}", param="form")
+    if grading is not None and not isinstance(grading, Grading):
+        raise InputError(f"grading must be a Grading or None, got {grading!r:.80}", param="grading")
+
+
 def _setup(form: Form, grading: Grading | None, drop_tol: float = 1e-13) -> _Setup:
+    _check_form(form, grading)
     n = form.n_vars
     grading = grading or trivial_grading(n)
     if grading.n != n:
@@ -825,6 +1056,14 @@ def _setup(form: Form, grading: Grading | None, drop_tol: float = 1e-13) -> _Set
     vg = _restrict(grading, used)
     _, exps = monomials(len(used), d)
     blocks = _weight_classes(exps, vg)
+    n_pairs = sum(len(r) ** 2 for r in blocks.reps)
+    _check_memory(
+        array_bytes(n_pairs, 3 * len(used) + 6, itemsize=8),
+        param="form",
+        value=f"a form of degree {form.degree} in {n} variables",
+        what=f"the {format_count(n_pairs)} Gram entries of the SOS program (grading {grading.name}) and their monomials",
+        hint="use a grading with smaller blocks or a smaller case",
+    )
     rows, pairs = _equality_rows(exps, blocks, vg)
     row_index = {r.tobytes(): i for i, r in enumerate(rows)}
     conj_row = np.array([row_index[r[vg.conj].tobytes()] for r in rows])
@@ -1002,12 +1241,12 @@ class SOSResult:
 
     @property
     def relative_gap(self) -> float:
-        return abs(self.gap) / max(abs(self.value), abs(self.dual_value), np.finfo(float).tiny)
+        return float(abs(self.gap) / max(abs(self.value), abs(self.dual_value), float(np.finfo(float).tiny)))
 
     @property
     def correction(self) -> float:
         """``bound - value``: what rigor adds to the solver's value."""
-        return self.bound - self.value
+        return float(self.bound - self.value)
 
     def summary(self) -> dict[str, object]:
         """Plain data for records."""
@@ -1096,18 +1335,84 @@ def sos_sphere_bound(
     ...
     ValueError: the form must have even degree >= 2, got 3
     """
+    return _sos_sphere_bound(form, grading, solver, solver_options, max_block, max_scaling, "form")
+
+
+def _check_solvers(solver: object, solver_options: object) -> tuple[tuple[str, ...], dict[str, dict[str, object]]]:
+    """The solver names to try (installed cvxpy solvers) and the options per solver."""
     import cvxpy as cp  # deferred: cvxpy is slow to import
 
+    if solver is None:
+        names: tuple[str, ...] = SOS_SOLVERS
+    elif isinstance(solver, str):
+        names = (solver.upper(),)
+    elif isinstance(solver, Sequence) and solver and all(isinstance(x, str) for x in solver):
+        names = tuple(x.upper() for x in solver)
+    else:
+        raise InputError(
+            f"solver must be a solver name or a non-empty sequence of names, got {solver!r:.80}", param="solver"
+        )
+    installed = set(cp.installed_solvers())
+    unknown = [x for x in names if x not in installed]
+    if unknown:
+        raise InputError(
+            f"solver {unknown[0]!r} is not an installed cvxpy solver; installed: {', '.join(sorted(installed))}",
+            param="solver",
+        )
+    if solver_options is not None and (
+        not isinstance(solver_options, Mapping)
+        or not all(isinstance(k, str) and isinstance(v, Mapping) for k, v in solver_options.items())
+    ):
+        raise InputError(
+            f"solver_options must map solver names to mappings of options, got {solver_options!r:.80}",
+            param="solver_options",
+        )
+    options: dict[str, dict[str, object]] = {k: dict(v) for k, v in SOS_SOLVER_OPTIONS.items()}
+    for k, v in (solver_options or {}).items():
+        options.setdefault(k.upper(), {}).update(v)
+    return names, options
+
+
+def _sos_sphere_bound(
+    form: Form,
+    grading: Grading | None,
+    solver: str | Sequence[str] | None,
+    solver_options: Mapping[str, Mapping[str, object]] | None,
+    max_block: int,
+    max_scaling: int,
+    param: str,
+    value: object = None,
+) -> SOSResult:
+    """:func:`sos_sphere_bound`, naming ``param`` (and ``value``) when the program is too large."""
+    import cvxpy as cp  # deferred: cvxpy is slow to import
+
+    _check_form(form, grading)
+    max_block = check_positive_int(max_block, "max_block")
+    max_scaling = check_positive_int(max_scaling, "max_scaling")
+    names, options = _check_solvers(solver, solver_options)
     t0 = time.perf_counter()
     st = _setup(form, grading)
     grading_name = (grading or trivial_grading(form.n_vars)).name
     blocks, pairs, sides, size = st.blocks, st.pairs, st.sides, st.size
+    value = value if value is not None else f"a form of degree {form.degree} in {form.n_vars} variables"
     if max(sides) > max_block or size.dense_scaling_entries > max_scaling:
-        raise ValueError(
-            f"the SOS program is too large: largest Gram block {max(sides)} (max_block = {max_block}), dense scaling "
-            f"entries {size.dense_scaling_entries:.1e} (max_scaling = {max_scaling:.0e}); {size.n_monomials} monomials "
-            f"of degree {st.d} in {size.n_used} variables, grading {grading_name}; use a smaller case"
+        raise LimitError(
+            f"{param} = {format_count(value)} is too large: the SOS program has largest Gram block {max(sides)} "
+            f"(max_block = {max_block}) and dense scaling entries {size.dense_scaling_entries:.1e} (max_scaling = "
+            f"{max_scaling:.0e}); {size.n_monomials} monomials of degree {st.d} in {size.n_used} variables, grading "
+            f"{grading_name}; use a smaller case or a grading with smaller blocks",
+            param=param,
+            value=value,
+            limit=max_block,
+            hint="use a smaller case or a grading with smaller blocks",
         )
+    _check_memory(
+        _BYTES_PER_SCALING_ENTRY * size.dense_scaling_entries,
+        param=param,
+        value=value,
+        what=f"the solver's {size.dense_scaling_entries:.1e} dense scaling entries",
+        hint="use a smaller case or a grading with smaller blocks",
+    )
     F, N, keep, im_rows, conj_row = st.F, st.N, st.keep, st.im_rows, st.conj_row
     n_rows = len(F)
     self_conj = conj_row[keep] == keep
@@ -1151,13 +1456,6 @@ def sos_sphere_bound(
     con = lam * Nvec - sum(terms[1:], terms[0]) == rhs
     problem = cp.Problem(cp.Minimize(lam), [con])
     build = time.perf_counter() - t0
-    options: dict[str, dict[str, object]] = {k: dict(v) for k, v in SOS_SOLVER_OPTIONS.items()}
-    for k, v in (solver_options or {}).items():
-        options.setdefault(k.upper(), {}).update(v)
-    if solver is None:
-        names = SOS_SOLVERS
-    else:
-        names = (solver.upper(),) if isinstance(solver, str) else tuple(s.upper() for s in solver)
     attempts: list[str] = []
     for name in names:
         t1 = time.perf_counter()
@@ -1266,24 +1564,24 @@ def _certify_solution(
     core = lam + max(eps, 0.0) + float(np.abs(R).sum()) + pad
     bound = (max(core, 0.0) if size.n_used < size.n_vars else core) + float(outside.sum())
     return SOSResult(
-        bound=bound,
-        value=lam,
-        dual_value=dual,
-        gap=lam - dual,
-        residual_l1=residual,
-        gram_min_eig=min_eig,
-        moment_min_eig=moment_min / max(moment_max, np.finfo(float).tiny),
+        bound=float(bound),
+        value=float(lam),
+        dual_value=float(dual),
+        gap=float(lam - dual),
+        residual_l1=float(residual),
+        gram_min_eig=float(min_eig),
+        moment_min_eig=float(moment_min / max(moment_max, float(np.finfo(float).tiny))),
         normalization_residual=abs(float(np.real(N @ moments)) - 1.0),
-        rounding_pad=pad,
+        rounding_pad=float(pad),
         invariance_defect=float(outside.max(initial=0.0)),
         solver=name,
         status=status,
         feasibility_tolerance=tol,
         attempts=attempts,
         size=size,
-        scale=scale,
-        build_seconds=build,
-        solve_seconds=elapsed,
+        scale=float(scale),
+        build_seconds=float(build),
+        solve_seconds=float(elapsed),
         grading=grading,
     )
 
@@ -1386,6 +1684,19 @@ def single_neuron_sdp_bound(
     >>> max_margin("Z2"), round(b.bound, 8), bool(gamma <= b.bound <= gamma * (1 + 1e-8))
     (sqrt(6)/9, 0.27216553, True)
     """
+    if not isinstance(task, Task):
+        raise InputError(f"task must be a Task (e.g. ModularTask, GroupTask), got {task!r:.80}", param="task")
+    degree = _as_degree(degree)
+    if grading is not None and not isinstance(grading, Grading):
+        raise InputError(f"grading must be a Grading or None, got {grading!r:.80}", param="grading")
+    max_block = check_positive_int(max_block, "max_block")
+    if (
+        isinstance(drop_tol, bool)
+        or not isinstance(drop_tol, (int, float, np.integer, np.floating))
+        or not 0 <= drop_tol < 1  # NaN compares False
+    ):
+        raise InputError(f"drop_tol must be a number in [0, 1), got {drop_tol!r:.80}", param="drop_tol")
+    _check_solvers(solver, solver_options)
     n = task.n_blocks * task.block_size
     grading = grading or trivial_grading(n)
     _, exps, P = margin_polynomials(task, degree, grading, Q)
@@ -1393,8 +1704,17 @@ def single_neuron_sdp_bound(
     size = np.abs(P).max(axis=1)
     small = np.maximum(size, size[conj_idx]) <= drop_tol * size.max(initial=0.0)
     delta = float(np.linalg.norm(np.abs(P[small]).sum(axis=0)))
-    res = sos_sphere_bound(squared_norm_form(exps[~small], P[~small]), grading, solver, solver_options, max_block)
-    c = output_layer_factor(int(degree))
+    res = _sos_sphere_bound(
+        squared_norm_form(exps[~small], P[~small]),
+        grading,
+        solver,
+        solver_options,
+        max_block,
+        MAX_SCALING,
+        "task",
+        f"{type(task).__name__} of {format_count(task.n_points)} points at degree {degree}",
+    )
+    c = output_layer_factor(degree)
     return SingleNeuronBound(
         bound=c * (math.sqrt(max(res.bound, 0.0)) + delta),
         solver_value=c * math.sqrt(max(res.value, 0.0)),

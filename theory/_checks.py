@@ -27,8 +27,10 @@ import sympy
 __all__ = [
     "MAX_DIGITS",
     "MAX_EXACT_ENTRIES",
+    "MAX_FACTORIAL_N",
     "InputError",
     "LimitError",
+    "as_fraction",
     "as_number",
     "check_cost",
     "check_odd_modulus",
@@ -225,10 +227,12 @@ def check_positive_int(value: object, name: str, *, minimum: int = 1, hypothesis
         ...
     theory._checks.InputError: k must be an integer, got the float 2.0; pass int(2.0)
     """
-    v = _as_int(value, name)
+    v, minimum = _as_int(value, name), _as_int(minimum, "minimum")
     if v < minimum:
         extra = f" ({hypothesis})" if hypothesis else ""
-        raise InputError(f"{name} must be an integer >= {minimum}{extra}, got {name} = {format_count(v)}", param=name)
+        raise InputError(
+            f"{name} must be an integer >= {format_count(minimum)}{extra}, got {name} = {format_count(v)}", param=name
+        )
     return v
 
 
@@ -236,15 +240,44 @@ def check_positive_int(value: object, name: str, *, minimum: int = 1, hypothesis
 # Numbers from callers: never evaluate a string
 # --------------------------------------------------------------------------------------------
 
-_NUMERIC_STRING = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?(\s*/\s*\d+)?\s*$")
+_NUMERIC_STRING = re.compile(
+    r"^\s*[+-]?(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?(?:\s*/\s*(?P<den>\d+))?\s*$"
+)
+
+
+def _string_digits(match: re.Match[str]) -> tuple[int, int]:
+    """The exponent of a numeric string and a bound on the digits of its exact numerator and denominator, read from
+    the text alone (``Fraction('1e999999999')`` would form 10^999999999 before anything could refuse it)."""
+    mantissa = (match["int"] + (match["frac"] or "")).lstrip("0")
+    exponent = int(match["exp"] or "0")  # at most 200 characters: the string's length was bounded first
+    shift = exponent - len(match["frac"] or "")
+    numerator = len(mantissa) + max(shift, 0)
+    denominator = len(match["den"] or "") + max(-shift, 0)
+    return exponent, max(numerator, denominator) if mantissa else 1
 
 
 def _parse_numeric_string(text: str, name: str) -> sympy.Rational:
-    if len(text) > 200 or not _NUMERIC_STRING.match(text):
+    match = _NUMERIC_STRING.match(text) if len(text) <= 200 else None
+    if match is None or not (match["int"] or match["frac"]):
         raise InputError(
             f"{name} must be a number (an int, a Fraction, a float, a sympy number or a numeric string such as "
             f"'3', '-1/2' or '0.25'), got the string {text[:80]!r}",
             param=name,
+        )
+    exponent, digits = _string_digits(match)
+    if match["den"] is not None and not match["den"].strip("0"):
+        raise InputError(f"{name} must be a finite number, got {text!r} (division by zero)", param=name)
+    if not (match["int"] + (match["frac"] or "")).strip("0"):
+        return sympy.Integer(0)  # 0e999999999 is 0: no 10^999999999 is formed
+    if digits > MAX_DIGITS:
+        raise LimitError(
+            f"{name} = {text[:80]!r} is too large: with the exponent {format_count(exponent)} its exact value has "
+            f"about {format_count(digits)} digits, above the limit {MAX_DIGITS} (MAX_DIGITS); pass a number whose "
+            f"exact numerator and denominator have at most {MAX_DIGITS} digits",
+            param=name,
+            value=text,
+            limit=MAX_DIGITS,
+            hint=f"pass a number of at most {MAX_DIGITS} digits",
         )
     try:
         q = Fraction(text.replace(" ", ""))
@@ -332,24 +365,106 @@ def as_number(value: object, name: str, *, symbolic: bool = True) -> sympy.Expr:
     )
 
 
+def as_fraction(value: object, name: str, *, floats: str = "binary") -> Fraction:
+    """A caller's rational number as an exact :class:`fractions.Fraction`, refused before ``Fraction`` sees it when it
+    is not one (``Fraction(nan)`` raises a bare error, ``Fraction('1e999999999')`` never returns).
+
+    Accepted: ``int``, :class:`fractions.Fraction`, finite ``float`` (its exact binary value, or with
+    ``floats="decimal"`` the decimal it prints as: ``0.1`` -> 1/10), numpy scalars, sympy Rationals and Floats (read
+    like floats) and numeric strings as in :func:`as_number` (at most :data:`MAX_DIGITS` digits).
+
+    Parameters
+    ----------
+    value : int, Fraction, float, str, numpy scalar or sympy number
+        The caller's number.
+    name : str
+        The parameter's name, used in the message and as :attr:`InputError.param`.
+    floats : {"binary", "decimal"}, optional
+        How a float is read: its exact binary value (default) or its shortest decimal string.
+
+    Returns
+    -------
+    Fraction
+        The value, exactly.
+
+    Raises
+    ------
+    InputError
+        NaN, infinities, irrational or symbolic sympy expressions, bools and other types.
+    LimitError
+        A numeric string with more than :data:`MAX_DIGITS` digits (e.g. ``'1e5000'``).
+
+    Examples
+    --------
+    >>> from theory._checks import as_fraction
+    >>> print(as_fraction("-1/2", "b"), as_fraction(0.1, "b", floats="decimal"), as_fraction(0.5, "b"))
+    -1/2 1/10 1/2
+    >>> as_fraction(float("nan"), "gamma")
+    Traceback (most recent call last):
+        ...
+    theory._checks.InputError: gamma must be finite, got nan
+    """
+    if floats not in ("binary", "decimal"):
+        raise InputError(f"floats must be 'binary' or 'decimal', got {floats!r:.80}", param="floats")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return Fraction(int(value))
+    if isinstance(value, float) or (isinstance(value, numbers.Real) and not isinstance(value, sympy.Basic)):
+        if isinstance(value, bool):
+            raise InputError(f"{name} must be a number, got the bool {value!r}", param=name)
+        f = float(value)
+        if not math.isfinite(f):
+            raise InputError(f"{name} must be finite, got {value!r}", param=name)
+        return Fraction(repr(f)) if floats == "decimal" else Fraction(f)
+    x = as_number(value, name, symbolic=False)  # strings (bounded), sympy numbers, numpy scalars; NaN and oo refused
+    if isinstance(x, sympy.Rational):
+        return Fraction(int(x.p), int(x.q))
+    if isinstance(x, sympy.Float):
+        sign, man, exp, bits = x._mpf_  # the exact binary value (-1)^sign man 2^exp
+        if (abs(exp) + bits) * math.log10(2) > MAX_DIGITS:
+            raise LimitError(
+                f"{name} = {x:.3g} is too large: its exact binary value has more than {MAX_DIGITS} digits (MAX_DIGITS)",
+                param=name,
+                value=x,
+                limit=MAX_DIGITS,
+                hint=f"pass a number of at most {MAX_DIGITS} digits",
+            )
+        if floats == "decimal":
+            return Fraction(str(x))  # the digits sympy prints (a bounded exponent: checked above)
+        q = Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+        return -q if sign else q
+    raise InputError(f"{name} must be a rational number, got {x}", param=name)
+
+
 # --------------------------------------------------------------------------------------------
 # Sizes checked before any work
 # --------------------------------------------------------------------------------------------
 
 
+MAX_FACTORIAL_N = 10**300
+"""Largest n of :func:`log10_factorial` (log10(n!) ~ n log10(n) stays in the float range up to n ~ 10^305)."""
+
+
 def log10_factorial(n: int) -> float:
-    """log10(n!) in O(1) (``lgamma``), to size an exact answer before computing it; ``inf`` beyond the float range
-    (n > ~10^305, where ``lgamma`` cannot take n).
+    """log10(n!) in O(1) (``lgamma``), to size an exact answer before computing it.
 
     Parameters
     ----------
     n : int
-        A non-negative integer (values ``<= 1`` give 0).
+        An integer, ``n <= 10^300`` (:data:`MAX_FACTORIAL_N`; values ``<= 1`` give 0).
 
     Returns
     -------
     float
-        The decimal logarithm of ``n!`` (float accuracy), or ``inf``.
+        The decimal logarithm of ``n!`` (float accuracy).
+
+    Raises
+    ------
+    InputError
+        ``n`` is not an integer (a float, NaN, a string).
+    LimitError
+        ``n > 10^300``: log10(n!) is beyond the float range (callers refuse such sizes first).
 
     Examples
     --------
@@ -357,14 +472,24 @@ def log10_factorial(n: int) -> float:
     >>> round(log10_factorial(10), 6), len(str(3628800))  # 10! = 3628800 has 7 digits
     (6.559763, 7)
     >>> log10_factorial(10**400)
-    inf
+    Traceback (most recent call last):
+        ...
+    theory._checks.LimitError: n = ~10^400 is too large: log10(n!) ~ n log10(n) is beyond the float range, above the
+    limit n <= 10^300; size the work from log10(n) instead
     """
+    n = _as_int(n, "n")
     if n <= 1:
         return 0.0
-    try:
-        return math.lgamma(n + 1) / math.log(10)
-    except OverflowError:
-        return math.inf
+    if n > MAX_FACTORIAL_N:
+        raise LimitError(
+            f"n = {format_count(n)} is too large: log10(n!) ~ n log10(n) is beyond the float range, above the limit "
+            "n <= 10^300; size the work from log10(n) instead",
+            param="n",
+            value=n,
+            limit=MAX_FACTORIAL_N,
+            hint="size the work from log10(n) instead",
+        )
+    return math.lgamma(n + 1) / math.log(10)
 
 
 def format_count(n: object) -> str:
@@ -394,6 +519,13 @@ def format_count(n: object) -> str:
     if isinstance(n, float):
         return f"{n:.3g}"
     return str(n)
+
+
+def _power_text(x: float) -> str:
+    """``10^x`` for a decimal logarithm x (an int is never converted to float: it may be above the float range)."""
+    if isinstance(x, numbers.Integral):
+        return f"10^{int(x)}" if abs(int(x)) < 10**15 else f"10^({format_count(int(x))})"
+    return f"10^{float(x):.0f}" if math.isfinite(x) else "10^(10^300)"  # (an infinite limit is never exceeded)
 
 
 def check_cost(
@@ -436,11 +568,15 @@ def check_cost(
     theory._checks.LimitError: k = 2,000 is too large: the number of digits of k! is ~10^5000, above the limit
     10^4000; use a smaller k
     """
+    for name, x in (("cost", cost), ("limit", limit)):
+        if isinstance(x, bool) or not isinstance(x, numbers.Real) or (isinstance(x, float) and math.isnan(x)):
+            raise InputError(f"{name} must be a real number (not NaN), got {x!r:.80}", param=name)
     if cost <= limit:
         return
     if log10:
-        shown = f"~10^{cost:.0f}" if math.isfinite(cost) else "beyond 10^(10^300)"
-        lim = f"10^{limit:.0f}"
+        finite = isinstance(cost, numbers.Integral) or math.isfinite(cost)  # an int may be above the float range
+        shown = "~" + _power_text(cost) if finite else "beyond 10^(10^300)"
+        lim = _power_text(limit)
     else:
         shown, lim = (
             format_count(int(x)) if isinstance(x, numbers.Integral) or float(x).is_integer() else format_count(float(x))

@@ -25,6 +25,7 @@ with the code ``C = 4 gamma V``, so every margin is independent of gamma. Everyt
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from typing import Any
 import sympy
 from sympy import Integer, Matrix, Rational
 
+from theory._checks import MAX_DIGITS, MAX_EXACT_ENTRIES, InputError, as_fraction, check_cost, format_count
 from theory.lsa import check_count
 
 __all__ = [
@@ -58,6 +60,13 @@ __all__ = [
 ]
 
 PARITY_PATTERNS: tuple[tuple[int, int], ...] = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+
+MAX_MARGIN_TERMS = 100_000
+"""Largest tasks x 4 patterns x m heads of :func:`parity_margins` (exact Fraction arithmetic, ~2 s; every ordered
+pair at d = 32 with the 12 heads of g_2* is 47616)."""
+
+MAX_RANK_COST = 250_000
+"""Largest rows^2 x cols of the exact ranks of :func:`projection_ratio`: (2(nu2 + 1))^2 2^nu2, nu2 <= 9 (~2 s)."""
 
 #: Five heads with zero population hinge loss on S_1 u S_2 for d = 8 (Thm 5.5.1 says 8 are needed;
 #: ``docs/attention_parity.md``, erratum (b)). Codes ``C = 4 gamma diag(V)``, read exactly from the strings.
@@ -118,18 +127,46 @@ def check_gamma(gamma: Any) -> Fraction:
     >>> check_gamma(0.25)
     Traceback (most recent call last):
         ...
-    ValueError: gamma must lie in (0, 1/4) (Shi Sec. 5.5: P(1,1) = 1/4 + gamma), got 0.25
+    theory._checks.InputError: gamma must lie in (0, 1/4) (Shi Sec. 5.5: P(1,1) = 1/4 + gamma), got 0.25
     """
-    g = Fraction(str(gamma)) if isinstance(gamma, float) else Fraction(gamma)
+    g = as_fraction(gamma, "gamma", floats="decimal")  # a float is read through its decimal string
     if not 0 < g < Fraction(1, 4):
-        raise ValueError(f"gamma must lie in (0, 1/4) (Shi Sec. 5.5: P(1,1) = 1/4 + gamma), got {gamma!r}")
+        raise InputError(
+            f"gamma must lie in (0, 1/4) (Shi Sec. 5.5: P(1,1) = 1/4 + gamma), got {gamma!r:.80}", param="gamma"
+        )
     return g
 
 
 def _check_nu(nu: Any, name: str) -> int:
     if isinstance(nu, bool) or not isinstance(nu, numbers.Integral) or int(nu) < 1:
-        raise ValueError(f"{name} must be an integer >= 1 (d = 2^nu2, k = 2^nu1), got {nu!r}")
+        raise InputError(f"{name} must be an integer >= 1 (d = 2^nu2, k = 2^nu1), got {nu!r:.80}", param=name)
     return int(nu)
+
+
+def _digits(q: Fraction) -> float:
+    """Decimal digits of the larger of the numerator and denominator of q."""
+    return max(q.numerator.bit_length(), q.denominator.bit_length()) * math.log10(2)
+
+
+def _check_tasks(tasks: Any, name: str = "tasks", d: int | None = None) -> list[tuple[int, int]]:
+    """Ordered pairs (i, j) of distinct 0-based feature indices (below d when given)."""
+    if isinstance(tasks, (str, bytes)) or not hasattr(tasks, "__iter__"):
+        raise InputError(f"{name} must be a sequence of pairs (i, j), got {tasks!r:.80}", param=name)
+    out = []
+    for t in tasks:
+        if isinstance(t, (str, bytes)) or not hasattr(t, "__len__") or len(t) != 2:
+            raise InputError(f"{name} must hold pairs (i, j), got {t!r:.80}", param=name)
+        i, j = t
+        if any(isinstance(x, bool) or not isinstance(x, numbers.Integral) for x in (i, j)):
+            raise InputError(f"{name} must hold pairs of integer indices, got {t!r:.80}", param=name)
+        i, j = int(i), int(j)
+        if i < 0 or j < 0 or i == j or (d is not None and max(i, j) >= d):
+            where = f"0..{d - 1}" if d is not None else "0, 1, ..."
+            raise InputError(
+                f"{name} must hold ordered pairs of distinct feature indices in {where}, got {t!r:.80}", param=name
+            )
+        out.append((i, j))
+    return out
 
 
 def check_dim(d: Any) -> int:
@@ -153,10 +190,10 @@ def check_dim(d: Any) -> int:
     >>> check_dim(1)
     Traceback (most recent call last):
         ...
-    ValueError: d must be an integer >= 2, got 1
+    theory._checks.InputError: d must be an integer >= 2, got 1
     """
     if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 2:
-        raise ValueError(f"d must be an integer >= 2, got {d!r}")
+        raise InputError(f"d must be an integer >= 2, got {d!r:.80}", param="d")
     return int(d)
 
 
@@ -214,6 +251,30 @@ class ParityHeads:
     a: tuple[Fraction, ...]
     codes: tuple[tuple[Fraction, ...], ...]
 
+    def __post_init__(self) -> None:
+        exact = (int, Fraction)
+        if not isinstance(self.a, tuple) or any(isinstance(x, bool) or not isinstance(x, exact) for x in self.a):
+            raise InputError(f"a must be a tuple of Fractions, got {self.a!r:.80}", param="a")
+        if (
+            not isinstance(self.codes, tuple)
+            or not self.codes
+            or any(not isinstance(row, tuple) for row in self.codes)
+            or any(isinstance(x, bool) or not isinstance(x, exact) for row in self.codes for x in row)
+        ):
+            raise InputError(
+                f"codes must be a non-empty tuple of tuples of Fractions, got {self.codes!r:.80}", param="codes"
+            )
+        if len(self.a) != len(self.codes) or len({len(row) for row in self.codes}) != 1 or not self.codes[0]:
+            raise InputError(
+                f"need one code row per head and non-empty rows of equal length; got {len(self.a)} weights, "
+                f"row lengths {[len(r) for r in self.codes][:20]}",
+                param="codes",
+            )
+        if any(abs(x) > 1 for x in self.a):
+            raise InputError(
+                f"output weights must lie in [-1, 1] (Shi Sec. 5.5), got {list(map(str, self.a))}", param="a"
+            )
+
     @property
     def m(self) -> int:
         """The number of heads (the model's scale)."""
@@ -267,17 +328,24 @@ def parity_heads(a: Sequence[Any], codes: Sequence[Sequence[Any]]) -> ParityHead
     >>> parity_heads([2], [[1, 2]])
     Traceback (most recent call last):
         ...
-    ValueError: output weights must lie in [-1, 1] (Shi Sec. 5.5), got ['2']
+    theory._checks.InputError: output weights must lie in [-1, 1] (Shi Sec. 5.5), got ['2']
     """
-    af = tuple(Fraction(str(x)) if isinstance(x, float) else Fraction(x) for x in a)
-    cf = tuple(tuple(Fraction(str(x)) if isinstance(x, float) else Fraction(x) for x in row) for row in codes)
+    for name, seq in (("a", a), ("codes", codes)):
+        if isinstance(seq, (str, bytes)) or not hasattr(seq, "__iter__"):
+            raise InputError(f"{name} must be a sequence, got {seq!r:.80}", param=name)
+    af = tuple(as_fraction(x, "a", floats="decimal") for x in a)  # "-3.3" and 0.1 are read exactly as decimals
+    rows = [list(row) if not isinstance(row, (str, bytes)) and hasattr(row, "__iter__") else None for row in codes]
+    if any(row is None for row in rows):
+        raise InputError(f"codes must hold one sequence of codes per head, got {codes!r:.80}", param="codes")
+    cf = tuple(tuple(as_fraction(x, "codes", floats="decimal") for x in row) for row in rows if row is not None)
     if len(af) != len(cf) or not cf or len({len(r) for r in cf}) != 1:
-        raise ValueError(
+        raise InputError(
             f"need one code row per head and rows of equal length; got {len(af)} weights, "
-            f"row lengths {[len(r) for r in cf]}"
+            f"row lengths {[len(r) for r in cf][:20]}",
+            param="codes",
         )
     if any(abs(x) > 1 for x in af):
-        raise ValueError(f"output weights must lie in [-1, 1] (Shi Sec. 5.5), got {list(map(str, af))}")
+        raise InputError(f"output weights must lie in [-1, 1] (Shi Sec. 5.5), got {list(map(str, af))}", param="a")
     return ParityHeads(af, cf)
 
 
@@ -308,7 +376,8 @@ def parity_construction(nu2: Any, nu_pos: Any | None = None) -> ParityHeads:
     (['-1', '1', '-1', '1'], [['-1', '1'], ['-1', '-1'], ['1', '-1'], ['1', '1']])
     """
     nu2 = _check_nu(nu2, "nu2")
-    nu_pos = nu2 if nu_pos is None else Fraction(nu_pos)
+    _check_construction(nu2)
+    nu_pos = nu2 if nu_pos is None else as_fraction(nu_pos, "nu_pos")
     d = 2**nu2
     a, codes = [], []
     for i in range(1, nu2 + 1):
@@ -319,6 +388,17 @@ def parity_construction(nu2: Any, nu_pos: Any | None = None) -> ParityHeads:
     a = a + a
     codes = codes + [tuple(-c for c in row) for row in codes]
     return ParityHeads(tuple(a), tuple(codes))
+
+
+def _check_construction(nu2: int) -> None:
+    check_cost(
+        2 * (nu2 + 1) * 2**nu2 if nu2 <= 64 else math.inf,
+        MAX_EXACT_ENTRIES,
+        param="nu2",
+        value=nu2,
+        what="the number of exact codes 2(nu2 + 1) 2^nu2 of g_2*",
+        hint="nu2 <= 12 (d = 4096); the margins have the closed form hamming_margins(nu2, tasks)",
+    )
 
 
 def parity_g1(nu1: Any, nu2: Any, pos_scale: Any | None = None) -> ParityHeads:
@@ -350,8 +430,12 @@ def parity_g1(nu1: Any, nu2: Any, pos_scale: Any | None = None) -> ParityHeads:
     nu1 = _check_nu(nu1, "nu1")
     nu2 = _check_nu(nu2, "nu2")
     if nu1 > nu2:
-        raise ValueError(f"need nu1 <= nu2 (k = 2^nu1 <= d = 2^nu2), got nu1 = {nu1}, nu2 = {nu2}")
-    full = parity_construction(nu2, nu1 if pos_scale is None else pos_scale)
+        raise InputError(
+            f"need nu1 <= nu2 (k = 2^nu1 <= d = 2^nu2), got nu1 = {format_count(nu1)}, nu2 = {format_count(nu2)}",
+            param="nu1",
+        )
+    _check_construction(nu2)
+    full = parity_construction(nu2, nu1 if pos_scale is None else as_fraction(pos_scale, "pos_scale"))
     keep = [*range(nu1), nu2, *list(range(nu2 + 1, nu2 + 1 + nu1)), 2 * nu2 + 1]
     return ParityHeads(tuple(full.a[h] for h in keep), tuple(full.codes[h] for h in keep))
 
@@ -378,12 +462,34 @@ def parity_task_sets(d: int, k: int) -> tuple[list[tuple[int, int]], list[tuple[
     >>> s1, len(s2)
     ([(0, 1), (1, 0)], 10)
     """
+    d = check_dim(d)
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k <= d:
+        raise InputError(f"k (the size of A) must be an integer in 0..d = {d}, got {k!r:.80}", param="k")
+    k = int(k)
+    check_cost(
+        d * (d - 1),
+        MAX_EXACT_ENTRIES,
+        param="d",
+        value=d,
+        what="the number of ordered pairs d(d-1)",
+        hint="use a smaller d",
+    )
     s1 = [(i, j) for i in range(k) for j in range(k) if i != j]
     s2 = [(i, j) for i in range(d) for j in range(d) if i != j and not (i < k and j < k)]
     return s1, s2
 
 
-def _all_pairs(d: int) -> list[tuple[int, int]]:
+def _all_pairs_checked(heads: ParityHeads) -> list[tuple[int, int]]:
+    """Every ordered pair of the model's d features, refused before it is listed when the margins would be too many."""
+    d = heads.d
+    check_cost(
+        4 * d * (d - 1) * heads.m,
+        MAX_MARGIN_TERMS,
+        param="heads",
+        value=d,
+        what="the number of exact head outputs of every task, d(d-1) x 4 patterns x m heads (d features)",
+        hint="pass tasks, or use hamming_margins for the constructions",
+    )
     return [(i, j) for i in range(d) for j in range(d) if i != j]
 
 
@@ -410,7 +516,17 @@ def parity_margins(
     >>> [str(m[-1]) for m in parity_margins(parity_construction(2), [(0, 3)])]  # 0 = 00b and 3 = 11b differ in 2 bits
     ['2', '2', '2', '2']
     """
-    tasks = _all_pairs(heads.d) if tasks is None else tasks
+    if not isinstance(heads, ParityHeads):
+        raise InputError(f"heads must be a ParityHeads model, got {heads!r:.80}", param="heads")
+    tasks = _all_pairs_checked(heads) if tasks is None else _check_tasks(tasks, d=heads.d)
+    check_cost(
+        4 * len(tasks) * heads.m,
+        MAX_MARGIN_TERMS,
+        param="tasks",
+        value=len(tasks),
+        what="the number of exact head outputs, tasks x 4 patterns x m heads",
+        hint="hamming_margins gives the margins of the constructions in closed form",
+    )
     return [(i, j, pi, pj, pi * pj * heads.output(i, j, pi, pj)) for i, j in tasks for pi, pj in PARITY_PATTERNS]
 
 
@@ -440,6 +556,11 @@ def parity_hinge_loss(heads: ParityHeads, tasks: Sequence[tuple[int, int]], gamm
     0
     """
     weights = pattern_weights(gamma)
+    if not isinstance(heads, ParityHeads):
+        raise InputError(f"heads must be a ParityHeads model, got {heads!r:.80}", param="heads")
+    tasks = _check_tasks(tasks, d=heads.d)
+    if not tasks:
+        raise InputError("tasks must hold at least one task (the loss is a mean over tasks)", param="tasks")
     tot = Fraction(0)
     for *_, pi, pj, marg in parity_margins(heads, tasks):
         tot += weights[(pi, pj)] * max(Fraction(0), 1 - marg)
@@ -480,8 +601,15 @@ def hamming_margins(bits: Any, tasks: Sequence[tuple[int, int]]) -> list[Fractio
     True
     """
     b = _check_nu(bits, "bits")
-    mask = 2**b - 1
+    tasks = _check_tasks(tasks)
+    mask = _bit_mask(b, tasks)
     return [Fraction(bin((i ^ j) & mask).count("1")) for i, j in tasks for _ in PARITY_PATTERNS]
+
+
+def _bit_mask(bits: int, tasks: list[tuple[int, int]]) -> int:
+    """2^bits - 1, capped at the bits the indices have (the same masked values; no 2^(10^9) is formed)."""
+    width = max((max(i, j).bit_length() for i, j in tasks), default=0)
+    return 2 ** min(bits, width) - 1
 
 
 def hamming_hinge_loss(bits: Any, tasks: Sequence[tuple[int, int]]) -> Fraction:
@@ -511,7 +639,10 @@ def hamming_hinge_loss(bits: Any, tasks: Sequence[tuple[int, int]]) -> Fraction:
     True
     """
     b = _check_nu(bits, "bits")
-    mask = 2**b - 1
+    tasks = _check_tasks(tasks)
+    if not tasks:
+        raise InputError("tasks must hold at least one task (the loss is a mean over tasks)", param="tasks")
+    mask = _bit_mask(b, tasks)
     return Fraction(sum(((i ^ j) & mask) == 0 for i, j in tasks), len(tasks))
 
 
@@ -538,6 +669,16 @@ def parity_pt_bound(d: Any, gamma: Any) -> Fraction:
     """
     g = check_gamma(gamma)
     d = check_dim(d)
+    d_digits = 2 * d.bit_length() * math.log10(2)
+    check_cost(d_digits, MAX_DIGITS, param="d", value=d, what="the exact bound (digits of d^2)", hint="use a smaller d")
+    check_cost(
+        d_digits + _digits(g),
+        MAX_DIGITS,
+        param="gamma",
+        value=gamma,
+        what="the exact bound (digits of d^2 and gamma)",
+        hint="pass gamma with fewer digits",
+    )
     q = Fraction(1, 4)
     return (q - g) / (Fraction(d * (d - 1), 2) * (q + g) + q - g)
 
@@ -567,6 +708,23 @@ def parity_norm_formula(nu2: Any, gamma: Any) -> Fraction:
     """
     nu2 = _check_nu(nu2, "nu2")
     g = check_gamma(gamma)
+    nu_digits = (nu2 + 1) * math.log10(2) + 2 * math.log10(nu2 + 1) if nu2 <= 10**300 else math.inf
+    check_cost(
+        nu_digits,
+        MAX_DIGITS,
+        param="nu2",
+        value=nu2,
+        what="the exact 2^(nu2+1) nu2 (nu2+1) (digits)",
+        hint="use a smaller nu2",
+    )
+    check_cost(
+        nu_digits + 2 * _digits(g),
+        MAX_DIGITS,
+        param="gamma",
+        value=gamma,
+        what="the exact norm (digits of 2^nu2 and gamma^2)",
+        hint="pass gamma with fewer digits",
+    )
     return Fraction(2 * 2**nu2 * nu2 * (1 + nu2)) / (16 * g * g)
 
 
@@ -603,6 +761,15 @@ def projection_ratio(nu1: Any, nu2: Any, M: Any | None = None) -> tuple[sympy.Ex
     >>> projection_ratio(1, 3, 10)
     (1/5, 2/5, 1/2)
     """
+    n2 = _check_nu(nu2, "nu2")
+    check_cost(
+        (2 * (n2 + 1)) ** 2 * 2**n2 if n2 <= 64 else math.inf,
+        MAX_RANK_COST,
+        param="nu2",
+        value=n2,
+        what="the work rows^2 x cols of the exact rank of the 2(nu2 + 1) x 2^nu2 codes",
+        hint="nu2 <= 9; the ratio is (nu1 + 1)/(nu2 + 1)",
+    )
     g1 = parity_g1(nu1, nu2)
     g2 = parity_construction(nu2)
     Ms = sympy.Symbol("M", positive=True) if M is None else check_count(M, "M")

@@ -29,8 +29,8 @@ Hypotheses and errata enforced here
 * Lemma B.2 (:func:`lemma_b2_bound`) needs k even and n odd (and ``n >= 4k``); for odd k the
   Majority gap is exactly 0 (documented in :func:`majority_gap`), so the bound fails.
 * Sizes (checked before any work, ``docs/limits.md``): the exact Majority/Half closed forms accept
-  n <= 50000 (:data:`MAX_EXACT_N`; ``majority_asymptotic`` for larger n), other exact values at most
-  4000 digits.
+  n <= 13287 (:data:`MAX_EXACT_N`: they are integers over 2^n, so at most 4000 digits; ``majority_asymptotic``
+  for larger n), the level weights n <= 6643 (integers over 4^n), other exact values at most 4000 digits.
 """
 
 from __future__ import annotations
@@ -38,17 +38,21 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
+from typing import Any
 
 import sympy
 
 from ._checks import (
     MAX_DIGITS,
+    MAX_FACTORIAL_N,
     FractionLike,
     InputError,
     LimitError,
     _as_int,
+    as_fraction,
     as_number,
     check_cost,
+    format_count,
     log10_factorial,
 )
 
@@ -107,9 +111,23 @@ __all__ = [
 SOURCE = "Edelman thesis Ch. 5-6, App. B-C; docs/boolean.md"
 BRUTE_FORCE_MAX_N = 20
 
-MAX_EXACT_N = 50_000
-"""Largest n (or m) of the exact Majority/Half closed forms (exact binomials of n bits: n = 10^5 takes ~2 s).
-Above n ~ 14000 the exact values have more than 4300 digits, Python's limit for printing an integer."""
+MAX_EXACT_N = int(MAX_DIGITS / math.log10(2))
+"""Largest n (or m) of the exact Majority/Half closed forms, 13287: Maj_n(k) is a Fourier coefficient of a ±1
+function, an integer over 2^n of absolute value <= 1, so its numerator and denominator have at most
+n log10(2) + 1 <= MAX_DIGITS digits (Python does not print integers of more than 4300 digits)."""
+
+MAX_LEVEL_WEIGHT_N = MAX_EXACT_N // 2
+"""Largest n of :func:`majority_level_weight`, 6643: W^k[Maj_n] <= 1 is an integer over 4^n."""
+
+MAX_RHO_K = 50_000
+"""Largest k of :func:`rho` (exact binomials of k bits; above k = 13275 the value is returned unevaluated)."""
+
+MAX_DIMENSION = 10**6
+"""Largest n of the point and mask helpers (:func:`point`, :func:`as_mask`, :func:`fourier_gap`: n coordinates,
+n-bit masks, n calls of the coefficient function)."""
+
+MAX_SINUSOID_N = 2000
+"""Largest number of weights of :func:`sinusoid_coefficient` (a sympy product of n + 1 factors: ~1 s at 2000)."""
 
 MAX_COEFFICIENT_LIST_N = 2000
 """Largest n of :func:`majority_coefficients` (n + 1 exact values)."""
@@ -129,7 +147,7 @@ def _check_n(n: object, *, name: str = "n", minimum: int = 0) -> int:
     if v < minimum:
         raise InputError(
             f"{name} must be an integer >= {minimum} (the cube {{±1}}^{name} needs a "
-            f"non-negative dimension), got {name} = {v}",
+            f"non-negative dimension), got {name} = {format_count(v)}",
             param=name,
         )
     return v
@@ -140,10 +158,13 @@ def _check_level(n: int, k: object, *, name: str = "k") -> int:
     if kk < 0 or kk > n:
         raise InputError(
             f"{name} must satisfy 0 <= {name} <= n (a {name}-set of [n] exists only then), "
-            f"got {name} = {kk} with n = {n}",
+            f"got {name} = {format_count(kk)} with n = {format_count(n)}",
             param=name,
         )
     return kk
+
+
+_ASYMPTOTIC_HINT = "use majority_asymptotic(n, k) = sqrt(2/pi) (k-2)!! n^(-k/2) for large n"
 
 
 def _check_exact_n(n: int, *, name: str = "n", what: str = "the exact Majority coefficients") -> None:
@@ -152,13 +173,26 @@ def _check_exact_n(n: int, *, name: str = "n", what: str = "the exact Majority c
         MAX_EXACT_N,
         param=name,
         value=n,
-        what=f"{what} (exact binomials of {name} bits)",
-        hint="use majority_asymptotic(n, k) = sqrt(2/pi) (k-2)!! n^(-k/2) for large n",
+        what=f"{what} (integers over 2^{name}: up to {name} log10(2) digits, at most {MAX_DIGITS})",
+        hint=_ASYMPTOTIC_HINT,
     )
 
 
+def _check_dimension(n: int, *, name: str = "n", what: str) -> None:
+    check_cost(n, MAX_DIMENSION, param=name, value=n, what=what, hint="use a smaller n")
+
+
 def _log10_comb(n: int, k: int) -> float:
-    return log10_factorial(n) - log10_factorial(k) - log10_factorial(n - k)
+    """log10 C(n, k) (0 <= k <= n) without forming it; for n beyond 10^300 the estimate j log10(n) - log10(j!),
+    j = min(k, n-k) (inf for j > 10^300)."""
+    j = min(k, n - k)
+    if j <= 0:
+        return 0.0
+    if n <= MAX_FACTORIAL_N:
+        return log10_factorial(n) - log10_factorial(j) - log10_factorial(n - j)
+    if j > MAX_FACTORIAL_N:
+        return math.inf
+    return j * math.log10(n) - log10_factorial(j)
 
 
 def _check_digits(log10_size: float, *, param: str, value: int, what: str, hint: str) -> None:
@@ -167,11 +201,38 @@ def _check_digits(log10_size: float, *, param: str, value: int, what: str, hint:
 
 def _check_brute(n: int) -> None:
     if n > BRUTE_FORCE_MAX_N:
-        raise ValueError(
-            f"n = {n} is too large for brute force over {{±1}}^n (2^{n} points; limit n <= "
-            f"{BRUTE_FORCE_MAX_N}); use the closed form majority_coefficient / half_coefficient / "
-            f"ltf_coefficient / sinusoid_coefficient instead"
+        hint = "use the closed form majority_coefficient / half_coefficient / ltf_coefficient / sinusoid_coefficient instead"
+        raise LimitError(
+            f"n = {format_count(n)} is too large for brute force over {{±1}}^n (2^{format_count(n)} points; "
+            f"limit n <= {BRUTE_FORCE_MAX_N}); {hint}",
+            param="n",
+            value=n,
+            limit=BRUTE_FORCE_MAX_N,
+            hint=hint,
         )
+
+
+def _exact(value: Any, name: str) -> Any:
+    """A value of a caller's function: a float is taken exactly (its binary value; NaN and infinities refused)."""
+    return as_fraction(value, name) if isinstance(value, float) else value
+
+
+def _check_numbers(values: object, name: str) -> list:
+    """A caller's sequence of exact numbers (ints, Fractions, floats, sympy numbers), as a list; NaN, infinities,
+    strings and other types refused."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise InputError(f"{name} must be a sequence of numbers, got {values!r:.80}", param=name)
+    out = list(values)
+    for v in out:
+        numpy_scalar = hasattr(v, "dtype") and getattr(v, "shape", None) == ()
+        if (isinstance(v, bool) or not isinstance(v, (int, float, Fraction, sympy.Number))) and not numpy_scalar:
+            raise InputError(f"{name} must hold numbers, got {v!r:.80} of type {type(v).__name__}", param=name)
+        if isinstance(v, sympy.Basic):
+            if v.has(sympy.nan, sympy.zoo) or v.is_finite is False:
+                raise InputError(f"{name} must hold finite numbers, got {v}", param=name)
+        elif v != v or v in (math.inf, -math.inf):
+            raise InputError(f"{name} must hold finite numbers, got {v!r:.80}", param=name)
+    return out
 
 
 def as_mask(S: Subset, n: int) -> int:
@@ -197,21 +258,25 @@ def as_mask(S: Subset, n: int) -> int:
     >>> as_mask([3], 3)
     Traceback (most recent call last):
         ...
-    ValueError: subset index 3 is outside {0..2} (n = 3; indices are 0-based)
+    theory._checks.InputError: subset index 3 is outside {0..2} (n = 3; indices are 0-based)
     """
-    if isinstance(S, bool):
-        raise ValueError(f"subset must be an int mask or an iterable of indices, got {S!r}")
+    n = _check_n(n)
+    _check_dimension(n, what="the dimension of the subset")
+    if isinstance(S, (bool, str, bytes)) or (not isinstance(S, int) and not hasattr(S, "__iter__")):
+        raise InputError(f"subset must be an int mask or an iterable of indices, got {S!r:.80}", param="S")
     if isinstance(S, int):
         if S < 0 or S >> n:
-            raise ValueError(f"subset mask {S} is not a subset of {{0..{n - 1}}} (n = {n})")
+            raise InputError(f"subset mask {format_count(S)} is not a subset of {{0..{n - 1}}} (n = {n})", param="S")
         return S
     mask = 0
     for raw in S:
         i = _as_int(raw, "subset index")
         if not 0 <= i < n:
-            raise ValueError(f"subset index {i} is outside {{0..{n - 1}}} (n = {n}; indices are 0-based)")
+            raise InputError(
+                f"subset index {format_count(i)} is outside {{0..{n - 1}}} (n = {n}; indices are 0-based)", param="S"
+            )
         if mask >> i & 1:
-            raise ValueError(f"subset index {i} is repeated; a subset has distinct indices")
+            raise InputError(f"subset index {i} is repeated; a subset has distinct indices", param="S")
         mask |= 1 << i
     return mask
 
@@ -237,7 +302,15 @@ def mask_indices(mask: int) -> tuple[int, ...]:
     >>> as_mask(mask_indices(0b1101), 4) == 0b1101
     True
     """
-    return tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+    mask = _check_mask(mask)
+    return tuple(i for i, bit in enumerate(reversed(bin(mask)[2:])) if bit == "1")  # O(bits), not O(bits^2)
+
+
+def _check_mask(mask: object, name: str = "mask") -> int:
+    m = _as_int(mask, name)
+    if m < 0:
+        raise InputError(f"{name} must be a non-negative bit mask, got {format_count(m)}", param=name)
+    return m
 
 
 def level(S: Subset) -> int:
@@ -259,7 +332,14 @@ def level(S: Subset) -> int:
     >>> level([0, 2]), level(0b111)
     (2, 3)
     """
-    return bin(S).count("1") if isinstance(S, int) else len(set(S))
+    if isinstance(S, int) and not isinstance(S, bool):
+        return bin(_check_mask(S, "S")).count("1")
+    if isinstance(S, (bool, str, bytes)) or not hasattr(S, "__iter__"):
+        raise InputError(f"S must be an int mask or an iterable of indices, got {S!r:.80}", param="S")
+    indices = {_as_int(i, "S") for i in S}
+    if any(i < 0 for i in indices):
+        raise InputError(f"S must hold 0-based indices (>= 0), got {min(indices)}", param="S")
+    return len(indices)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -286,6 +366,15 @@ def point(a: int, n: int) -> tuple[int, ...]:
     >>> point(5, 3)  # 5 = 0b101: x_0 = x_2 = -1
     (-1, 1, -1)
     """
+    n = _check_n(n)
+    _check_dimension(n, what="the number of coordinates of the point")
+    a = _check_mask(a, "a")
+    if a.bit_length() > n:
+        raise InputError(f"a must satisfy 0 <= a < 2^n (n = {n}), got a = {format_count(a)}", param="a")
+    return _point(a, n)
+
+
+def _point(a: int, n: int) -> tuple[int, ...]:
     return tuple(1 - 2 * (a >> i & 1) for i in range(n))
 
 
@@ -310,11 +399,12 @@ def cube(n: object) -> list[tuple[int, ...]]:
     >>> cube(21)
     Traceback (most recent call last):
         ...
-    ValueError: n = 21 is too large for brute force over {±1}^n (2^21 points; limit n <= 20); use the closed form ...
+    theory._checks.LimitError: n = 21 is too large for brute force over {±1}^n (2^21 points; limit n <= 20); use the
+    closed form ...
     """
     n = _check_n(n)
     _check_brute(n)
-    return [point(a, n) for a in range(1 << n)]
+    return [_point(a, n) for a in range(1 << n)]
 
 
 def character(S: Subset, x: Sequence[int]) -> int:
@@ -338,6 +428,10 @@ def character(S: Subset, x: Sequence[int]) -> int:
     >>> character([0, 2], (-1, 1, -1)), character([], (-1, 1, -1))
     (1, 1)
     """
+    if isinstance(x, (str, bytes)) or not hasattr(x, "__len__") or not hasattr(x, "__getitem__"):
+        raise InputError(f"x must be a point of {{±1}}^n (a sequence of ±1), got {x!r:.80}", param="x")
+    if any(isinstance(v, bool) or v not in (1, -1) for v in x):
+        raise InputError(f"x must be a point of {{±1}}^n (entries ±1), got {list(x)[:20]!r:.80}", param="x")
     mask = as_mask(S, len(x))
     out = 1
     for i in mask_indices(mask):
@@ -348,10 +442,7 @@ def character(S: Subset, x: Sequence[int]) -> int:
 def _values(f: Callable[[tuple[int, ...]], Number], n: int) -> list:
     out = []
     for x in cube(n):
-        v = f(x)
-        if isinstance(v, float):
-            v = Fraction(v)  # exact binary value of the float
-        out.append(v)
+        out.append(_exact(f(x), "f"))  # a float: its exact binary value
     return out
 
 
@@ -376,10 +467,22 @@ def walsh_hadamard(values: Sequence[Number]) -> list:
     >>> walsh_hadamard(walsh_hadamard([3, 1, 4, 1]))  # H^2 = 4 I
     [12, 4, 16, 4]
     """
-    a = list(values)
+    if hasattr(values, "__len__") and not isinstance(values, (str, bytes)):
+        check_cost(
+            len(values),
+            1 << BRUTE_FORCE_MAX_N,
+            param="values",
+            value=len(values),
+            what="the length N of the exact transform (pure Python, N log N operations)",
+            hint="use numerics.walsh for float transforms",
+        )
+    return _walsh_hadamard(_check_numbers(values, "values"))
+
+
+def _walsh_hadamard(a: list) -> list:
     N = len(a)
     if N == 0 or N & (N - 1):
-        raise ValueError(f"the Walsh-Hadamard transform needs a length that is a power of 2, got {N}")
+        raise InputError(f"the Walsh-Hadamard transform needs a length that is a power of 2, got {N}", param="values")
     h = 1
     while h < N:
         for start in range(0, N, 2 * h):
@@ -414,7 +517,7 @@ def fourier_coefficients(f: Callable[[tuple[int, ...]], Number], n: object) -> l
     n = _check_n(n)
     _check_brute(n)
     N = 1 << n
-    return [Fraction(c) / N for c in walsh_hadamard(_values(f, n))]
+    return [as_fraction(c, "f") / N for c in _walsh_hadamard(_values(f, n))]
 
 
 def fourier_coefficient(f: Callable[[tuple[int, ...]], Number], n: object, S: Subset) -> Fraction:
@@ -447,9 +550,7 @@ def fourier_coefficient(f: Callable[[tuple[int, ...]], Number], n: object, S: Su
     mask = as_mask(S, n)
     total = Fraction(0)
     for a in range(1 << n):
-        v = f(point(a, n))
-        if isinstance(v, float):
-            v = Fraction(v)
+        v = _exact(f(_point(a, n)), "f")
         total += -v if bin(a & mask).count("1") & 1 else v
     return total / (1 << n)
 
@@ -476,11 +577,13 @@ def level_weights(coeffs: Sequence[Number], n: object) -> list[Fraction]:
     0 3/4 0 1/4
     """
     n = _check_n(n)
+    if isinstance(coeffs, (str, bytes)) or not hasattr(coeffs, "__len__"):
+        raise InputError(f"coeffs must be a sequence of 2^n numbers, got {coeffs!r:.80}", param="coeffs")
     if n > 62 or len(coeffs) != 1 << n:
-        raise InputError(f"expected 2^n coefficients for n = {n}, got {len(coeffs)}", param="coeffs")
+        raise InputError(f"expected 2^n coefficients for n = {format_count(n)}, got {len(coeffs)}", param="coeffs")
     W = [Fraction(0)] * (n + 1)
     for mask, c in enumerate(coeffs):
-        W[bin(mask).count("1")] += Fraction(c) ** 2
+        W[bin(mask).count("1")] += as_fraction(c, "coeffs") ** 2
     return W
 
 
@@ -503,7 +606,9 @@ def parseval_sum(coeffs: Sequence[Number]) -> Fraction:
     >>> print(parseval_sum(fourier_coefficients(majority, 5)))  # E[Maj^2] = 1
     1
     """
-    return sum((Fraction(c) ** 2 for c in coeffs), Fraction(0))
+    if isinstance(coeffs, (str, bytes)) or not hasattr(coeffs, "__iter__"):
+        raise InputError(f"coeffs must be a sequence of numbers, got {coeffs!r:.80}", param="coeffs")
+    return sum((as_fraction(c, "coeffs") ** 2 for c in coeffs), Fraction(0))
 
 
 def derivative(f: Callable[[tuple[int, ...]], Number], i: int) -> Callable[[tuple[int, ...]], Fraction]:
@@ -530,14 +635,16 @@ def derivative(f: Callable[[tuple[int, ...]], Number], i: int) -> Callable[[tupl
     """
     i = _as_int(i, "i")
     if i < 0:
-        raise ValueError(f"coordinate i must be >= 0 (0-based), got {i}")
+        raise InputError(f"coordinate i must be >= 0 (0-based), got {format_count(i)}", param="i")
+    if not callable(f):
+        raise InputError(f"f must be a function of a point of {{±1}}^n, got {f!r:.80}", param="f")
 
     def Df(x: tuple[int, ...]) -> Fraction:
         if i >= len(x):
-            raise ValueError(f"coordinate i = {i} is outside the input of length {len(x)}")
+            raise InputError(f"coordinate i = {format_count(i)} is outside the input of length {len(x)}", param="i")
         xp = (*x[:i], 1, *x[i + 1 :])
         xm = (*x[:i], -1, *x[i + 1 :])
-        return Fraction(f(xp) - f(xm)) / 2
+        return as_fraction(f(xp) - f(xm), "f") / 2
 
     return Df
 
@@ -569,8 +676,10 @@ def influence(f: Callable[[tuple[int, ...]], Number], n: object, i: int) -> Frac
     True
     """
     n = _check_n(n)
+    _check_brute(n)
+    i = _as_int(i, "i")
     if not 0 <= i < n:
-        raise ValueError(f"coordinate i must satisfy 0 <= i < n = {n}, got {i}")
+        raise InputError(f"coordinate i must satisfy 0 <= i < n = {n}, got {format_count(i)}", param="i")
     vals = _values(derivative(f, i), n)
     return sum((v * v for v in vals), Fraction(0)) / (1 << n)
 
@@ -641,7 +750,7 @@ def majority_coefficient(n: object, k: object) -> Fraction:
     Parameters
     ----------
     n : int
-        The dimension, ``1 <= n <= MAX_EXACT_N``.
+        The dimension, ``1 <= n <= MAX_EXACT_N`` (13287: Maj_n(k) is an integer over 2^n, at most 4000 digits).
     k : int
         The level, ``0 <= k <= n``.
 
@@ -734,15 +843,19 @@ def majority_coefficients(n: object) -> list[Fraction]:
 
 def _check_odd_n(n: int, what: str) -> None:
     if n % 2 == 0:
-        raise ValueError(
-            f"{what} needs n odd (the thesis's Majority has no ties), got n = {n}; for even n "
-            f"use majority_coefficient, which applies the tie rule sign(0) = -1"
+        raise InputError(
+            f"{what} needs n odd (the thesis's Majority has no ties), got n = {format_count(n)}; for even n "
+            f"use majority_coefficient, which applies the tie rule sign(0) = -1",
+            param="n",
         )
 
 
-def _check_odd_k(k: int, what: str) -> None:
+def _check_odd_k(k: int, what: str, name: str = "k") -> None:
     if k % 2 == 0:
-        raise ValueError(f"{what} is an odd-k identity (Maj_n(k) = 0 for even k when n is odd), got k = {k}")
+        raise InputError(
+            f"{what} is an odd-k identity (Maj_n(k) = 0 for even k when n is odd), got k = {format_count(k)}",
+            param=name,
+        )
 
 
 def majority_ratio(n: object, j: object) -> Fraction:
@@ -770,15 +883,20 @@ def majority_ratio(n: object, j: object) -> Fraction:
     >>> majority_ratio(7, 2)
     Traceback (most recent call last):
         ...
-    ValueError: the ratio identity Maj_n(j+2)/Maj_n(j) = -j/(n-j-1) is an odd-k identity (Maj_n(k) = 0 for even k
-    when n is odd), got k = 2
+    theory._checks.InputError: the ratio identity Maj_n(j+2)/Maj_n(j) = -j/(n-j-1) is an odd-k identity (Maj_n(k) =
+    0 for even k when n is odd), got k = 2
     """
     n = _check_n(n, minimum=1)
+    _check_digits(
+        n.bit_length() * math.log10(2), param="n", value=n, what="the exact ratio -j/(n-j-1)", hint="use a smaller n"
+    )
     _check_odd_n(n, "the ratio identity Maj_n(j+2)/Maj_n(j) = -j/(n-j-1)")
     j = _as_int(j, "j")
-    _check_odd_k(j, "the ratio identity Maj_n(j+2)/Maj_n(j) = -j/(n-j-1)")
+    _check_odd_k(j, "the ratio identity Maj_n(j+2)/Maj_n(j) = -j/(n-j-1)", name="j")
     if not 1 <= j <= n - 2:
-        raise ValueError(f"the ratio identity needs 1 <= j <= n-2, got j = {j}, n = {n}")
+        raise InputError(
+            f"the ratio identity needs 1 <= j <= n-2, got j = {format_count(j)}, n = {format_count(n)}", param="j"
+        )
     return Fraction(-j, n - j - 1)
 
 
@@ -788,7 +906,7 @@ def majority_level_weight(n: object, k: object) -> Fraction:
     Parameters
     ----------
     n : int
-        The dimension, ``n >= 1``.
+        The dimension, ``1 <= n <= 6643`` (``MAX_LEVEL_WEIGHT_N``: W^k is an integer over 4^n, at most 4000 digits).
     k : int
         The level, ``0 <= k <= n``.
 
@@ -804,9 +922,21 @@ def majority_level_weight(n: object, k: object) -> Fraction:
     3/4 1/4
     >>> sum(majority_level_weight(7, k) for k in range(8)) == 1  # Parseval
     True
+    >>> majority_level_weight(49999, 24999)
+    Traceback (most recent call last):
+        ...
+    theory._checks.LimitError: n = 49,999 is above the limit n <= 6,643 of the exact level weight W^k[Maj_n] ...
     """
     n = _check_n(n, minimum=1)
     k = _check_level(n, k)
+    check_cost(
+        n,
+        MAX_LEVEL_WEIGHT_N,
+        param="n",
+        value=n,
+        what=f"the exact level weight W^k[Maj_n] (an integer over 4^n: up to 2n log10(2) digits, at most {MAX_DIGITS})",
+        hint="use rho(k), its n -> oo limit, or majority_asymptotic(n, k) for |Maj_n(k)|",
+    )
     return math.comb(n, k) * majority_coefficient(n, k) ** 2
 
 
@@ -818,12 +948,14 @@ def rho(k: object) -> sympy.Expr:
     Parameters
     ----------
     k : int
-        The level, odd, ``k >= 1``.
+        The level, odd, ``1 <= k <= 50000`` (:data:`MAX_RHO_K`).
 
     Returns
     -------
     sympy.Expr
-        ``rho(k)``, a rational multiple of ``1/pi``.
+        ``rho(k)``, a rational multiple of ``1/pi``; for k > 13275, where that rational has more than 4000 digits
+        (Python prints at most 4300), the same exact value with the binomial and the power of 2 left unevaluated
+        (``float`` and ``sympy.N`` evaluate it).
 
     Examples
     --------
@@ -832,12 +964,30 @@ def rho(k: object) -> sympy.Expr:
     (2/pi, 1/(3*pi))
     >>> round(float(rho(3)), 4), round(float(majority_level_weight(2001, 3)), 4)
     (0.1061, 0.1062)
+    >>> rho(20001), float(rho(20001))
+    (2*binomial(20000, 10000)*(1/20001)/(2**20000*pi), 1.7957589850524586e-07)
     """
     k = _as_int(k, "k")
     if k < 1:
-        raise ValueError(f"rho(k) needs k >= 1, got k = {k}")
+        raise InputError(f"rho(k) needs k >= 1, got k = {format_count(k)}", param="k")
     _check_odd_k(k, "rho(k), the limit of W^k[Maj_n],")
-    _check_exact_n(k, name="k", what="rho(k)")
+    check_cost(
+        k,
+        MAX_RHO_K,
+        param="k",
+        value=k,
+        what="rho(k) (its exact binomial C(k-1, (k-1)/2) is evaluated by float() and sympy.N)",
+        hint="rho(k) ~ (2/pi)^(3/2) k^(-3/2) for large k",
+    )
+    if (k - 1) * math.log10(2) + math.log10(k) > MAX_DIGITS:  # the rational would not print: keep it unevaluated
+        return sympy.Mul(
+            2,
+            sympy.binomial(k - 1, (k - 1) // 2, evaluate=False),
+            sympy.Pow(sympy.Integer(2), -(k - 1), evaluate=False),
+            sympy.Rational(1, k),
+            1 / sympy.pi,
+            evaluate=False,
+        )
     return 2 / sympy.pi * sympy.Rational(math.comb(k - 1, (k - 1) // 2), k * 2 ** (k - 1))
 
 
@@ -862,7 +1012,10 @@ def rho_as_printed_exponent(k: object) -> sympy.Expr:
     """
     k = _as_int(k, "k")
     if k < 1:
-        raise InputError(f"k must be an integer >= 1, got k = {k}", param="k")
+        raise InputError(f"k must be an integer >= 1, got k = {format_count(k)}", param="k")
+    _check_digits(
+        k.bit_length() * math.log10(2), param="k", value=k, what="the exact value k^(-2/3)", hint="use a smaller k"
+    )
     return sympy.Integer(k) ** sympy.Rational(-2, 3)
 
 
@@ -936,7 +1089,7 @@ def majority_asymptotic(n: object, k: object) -> sympy.Expr:
     k = _check_level(n, k)
     _check_odd_k(k, "the asymptotic |Maj_n(k)| ~ sqrt(2/pi) (k-2)!! n^(-k/2)")
     _check_digits(
-        max(log10_factorial(k) / 2, k / 2 * math.log10(n)),
+        max(log10_factorial(k) / 2, k / 2 * math.log10(n)) if k <= MAX_FACTORIAL_N else math.inf,
         param="k",
         value=k,
         what="the exact value (k-2)!! n^(k/2)",
@@ -945,11 +1098,14 @@ def majority_asymptotic(n: object, k: object) -> sympy.Expr:
     return sympy.sqrt(2 / sympy.pi) * _double_factorial_odd(k - 2) * sympy.Integer(n) ** sympy.Rational(-k, 2)
 
 
-def _check_half_m(m: object) -> int:
-    m = _check_n(m, name="m")
-    _check_exact_n(m, name="m", what="the exact Half coefficients")
+def _check_half_m(m: object, name: str = "m") -> int:
+    m = _check_n(m, name=name)
+    _check_exact_n(m, name=name, what="the exact Half coefficients")
     if m % 2:
-        raise ValueError(f"Half_m needs m even (sum of m signs can be 0 only then), got m = {m}")
+        raise InputError(
+            f"Half_{name} needs {name} even (sum of {name} signs can be 0 only then), got {name} = {format_count(m)}",
+            param=name,
+        )
     return m
 
 
@@ -980,7 +1136,7 @@ def half_coefficient(m: object, k: object) -> Fraction:
     >>> half_coefficient(3, 1)
     Traceback (most recent call last):
         ...
-    ValueError: Half_m needs m even (sum of m signs can be 0 only then), got m = 3
+    theory._checks.InputError: Half_m needs m even (sum of m signs can be 0 only then), got m = 3
     """
     m = _check_half_m(m)
     k = _check_level(m, k)
@@ -1035,7 +1191,7 @@ def half_full_set_coefficient(s: object) -> Fraction:
     >>> print(half_full_set_coefficient(2), half_full_set_coefficient(4))
     -1/2 3/8
     """
-    s = _check_half_m(s)
+    s = _check_half_m(s, name="s")
     return half_coefficient(s, s)
 
 
@@ -1073,16 +1229,28 @@ def fourier_gap(
     True
     """
     n = _check_n(n, minimum=2)
-    mask = as_mask(S, n)
+    mask = as_mask(S, n)  # checks n <= MAX_DIMENSION (n calls of coeff)
     k = bin(mask).count("1")
     if not 1 <= k <= n - 1:
-        raise ValueError(
+        raise InputError(
             f"the Fourier gap at S needs 1 <= |S| <= n-1 (S has (k-1)-subsets and "
-            f"(k+1)-supersets), got |S| = {k}, n = {n}"
+            f"(k+1)-supersets), got |S| = {k}, n = {n}",
+            param="S",
         )
-    get = coeff if callable(coeff) else (lambda msk: coeff[msk])
-    lower = min(abs(Fraction(get(mask & ~(1 << i)))) for i in range(n) if mask >> i & 1)
-    upper = max(abs(Fraction(get(mask | (1 << i)))) for i in range(n) if not mask >> i & 1)
+    if not callable(coeff) and (isinstance(coeff, (str, bytes)) or not hasattr(coeff, "__getitem__")):
+        raise InputError(
+            f"coeff must be a function, a sequence or a mapping of masks, got {coeff!r:.80}", param="coeff"
+        )
+
+    def get(msk: int) -> Fraction:
+        try:
+            value = coeff(msk) if callable(coeff) else coeff[msk]
+        except (IndexError, KeyError):
+            raise InputError(f"coeff has no coefficient at the mask {msk} (n = {n})", param="coeff") from None
+        return as_fraction(value, "coeff")
+
+    lower = min(abs(get(mask & ~(1 << i))) for i in range(n) if mask >> i & 1)
+    upper = max(abs(get(mask | (1 << i))) for i in range(n) if not mask >> i & 1)
     return lower - upper
 
 
@@ -1113,20 +1281,24 @@ def majority_gap(n: object, k: object) -> Fraction:
     n = _check_n(n, minimum=2)
     k = _check_level(n, k)
     if not 1 <= k <= n - 1:
-        raise ValueError(f"the Majority gap needs 1 <= k <= n-1, got k = {k}, n = {n}")
+        raise InputError(f"the Majority gap needs 1 <= k <= n-1, got k = {k}, n = {format_count(n)}", param="k")
     return abs(majority_coefficient(n, k - 1)) - abs(majority_coefficient(n, k + 1))
 
 
 def _check_b2_hypotheses(n: int, k: int, what: str) -> None:
     if n % 2 == 0:
-        raise ValueError(f"{what} needs n odd (hidden assumption of Lemma B.2, docs/boolean.md), got n = {n}")
+        raise InputError(
+            f"{what} needs n odd (hidden assumption of Lemma B.2, docs/boolean.md), got n = {format_count(n)}",
+            param="n",
+        )
     if k % 2:
-        raise ValueError(
+        raise InputError(
             f"{what} needs k even (hidden assumption of Lemma B.2, docs/boolean.md); for odd k the "
-            f"Majority gap is exactly 0 and the bound fails, got k = {k}"
+            f"Majority gap is exactly 0 and the bound fails, got k = {format_count(k)}",
+            param="k",
         )
     if k < 2:
-        raise ValueError(f"{what} needs k >= 2 (k even), got k = {k}")
+        raise InputError(f"{what} needs k >= 2 (k even), got k = {format_count(k)}", param="k")
 
 
 def majority_gap_closed_form(n: object, k: object) -> Fraction:
@@ -1156,7 +1328,7 @@ def majority_gap_closed_form(n: object, k: object) -> Fraction:
     k = _check_level(n, k)
     _check_b2_hypotheses(n, k, "the closed-form Majority gap (n-2k+1)/(k-1)|Maj_n(k+1)|")
     if k > n - 1:
-        raise ValueError(f"the closed-form Majority gap needs k <= n-1, got k = {k}, n = {n}")
+        raise InputError(f"the closed-form Majority gap needs k <= n-1, got k = {k}, n = {n}", param="k")
     return Fraction(n - 2 * k + 1, k - 1) * abs(majority_coefficient(n, k + 1))
 
 
@@ -1187,14 +1359,14 @@ def lemma_b2_bound(n: object, k: object) -> sympy.Expr:
     >>> lemma_b2_bound(13, 3)
     Traceback (most recent call last):
         ...
-    ValueError: Lemma B.2 needs k even (hidden assumption of Lemma B.2, docs/boolean.md); for odd k the Majority gap
-    is exactly 0 and the bound fails, got k = 3
+    theory._checks.InputError: Lemma B.2 needs k even (hidden assumption of Lemma B.2, docs/boolean.md); for odd k
+    the Majority gap is exactly 0 and the bound fails, got k = 3
     """
     n = _check_n(n, minimum=1)
     k = _as_int(k, "k")
     _check_b2_hypotheses(n, k, "Lemma B.2")
     if n < 4 * k:
-        raise ValueError(f"Lemma B.2 needs n >= 4k, got n = {n}, k = {k}")
+        raise InputError(f"Lemma B.2 needs n >= 4k, got n = {format_count(n)}, k = {format_count(k)}", param="n")
     _check_b2_digits(n, k)
     return sympy.Rational(3, 100) * sympy.Integer(n - 1) ** sympy.Rational(-(k - 1), 2)
 
@@ -1224,15 +1396,17 @@ def lemma_b2_bound_as_printed(n: object, k: object) -> sympy.Expr:
     """
     n = _check_n(n, minimum=1)
     k = _as_int(k, "k")
-    if k < 1 or n < 4 * k:
-        raise ValueError(f"Lemma B.2 needs k >= 1 and n >= 4k, got n = {n}, k = {k}")
+    if k < 1:
+        raise InputError(f"Lemma B.2 needs k >= 1, got k = {format_count(k)}", param="k")
+    if n < 4 * k:
+        raise InputError(f"Lemma B.2 needs n >= 4k, got n = {format_count(n)}, k = {format_count(k)}", param="n")
     _check_b2_digits(n, k)
     return sympy.Rational(3, 100) * sympy.Integer(n - 1) ** sympy.Rational(-(k - 1), 2)
 
 
 def _check_b2_digits(n: int, k: int) -> None:
     _check_digits(
-        (k - 1) / 2 * math.log10(max(n - 1, 1)),
+        (k - 1) / 2 * math.log10(max(n - 1, 1)) if k <= MAX_FACTORIAL_N else math.inf,
         param="k",
         value=k,
         what="the exact value (n-1)^((k-1)/2)",
@@ -1297,7 +1471,7 @@ def vanishing_gradient_gap(k: object, kind: str) -> Fraction:
     >>> vanishing_gradient_gap(3, "cos")
     Traceback (most recent call last):
         ...
-    ValueError: the cos gradient does not vanish identically at k = 3
+    theory._checks.InputError: the cos gradient does not vanish identically at k = 3
     """
     k = _as_int(k, "k")
     vanishes = {
@@ -1305,10 +1479,10 @@ def vanishing_gradient_gap(k: object, kind: str) -> Fraction:
         "cos": k >= 1 and k % 2 == 0,
         "sin": k >= 1 and k % 2 == 1,
     }
-    if kind not in vanishes:
-        raise ValueError(f"kind must be 'ltf', 'cos' or 'sin', got {kind!r}")
+    if not isinstance(kind, str) or kind not in vanishes:
+        raise InputError(f"kind must be 'ltf', 'cos' or 'sin', got {kind!r:.80}", param="kind")
     if not vanishes[kind]:
-        raise ValueError(f"the {kind} gradient does not vanish identically at k = {k}")
+        raise InputError(f"the {kind} gradient does not vanish identically at k = {format_count(k)}", param="k")
     return Fraction(0)
 
 
@@ -1316,15 +1490,25 @@ def vanishing_gradient_gap(k: object, kind: str) -> Fraction:
 # LTFs and sinusoids
 # --------------------------------------------------------------------------------------------------
 def _check_ltf(w: Sequence[int], b: FractionLike | sympy.Basic) -> tuple[tuple[int, ...], Fraction]:
+    if isinstance(w, (str, bytes)) or not hasattr(w, "__iter__"):
+        raise InputError(f"w must be a sequence of sign weights, got {w!r:.80}", param="w")
     w = tuple(w)
     if any(isinstance(v, bool) or v not in (1, -1) for v in w):
-        raise ValueError(f"the LTF identity needs sign weights w in {{±1}}^n, got w = {w}")
+        raise InputError(f"the LTF identity needs sign weights w in {{±1}}^n, got w = {w!r:.200}", param="w")
     n = len(w)
     if n % 2 == 0:
-        raise ValueError(f"the LTF identity 1[w.x+b>0] = 1/2 + 1/2 Maj(w⊙x) needs n odd (so |w.x| >= 1), got n = {n}")
-    bq = Fraction(b) if not isinstance(b, sympy.Basic) else Fraction(str(sympy.nsimplify(b)))
+        raise InputError(
+            f"the LTF identity 1[w.x+b>0] = 1/2 + 1/2 Maj(w⊙x) needs n odd (so |w.x| >= 1), got n = {n}", param="w"
+        )
+    if isinstance(b, sympy.Basic):
+        q = sympy.nsimplify(as_number(b, "b", symbolic=False))
+        if not q.is_Rational:
+            raise InputError(f"b must be a rational number, got {b}", param="b")
+        bq = Fraction(int(q.p), int(q.q))
+    else:
+        bq = as_fraction(b, "b")
     if not abs(bq) < 1:
-        raise ValueError(f"the LTF identity needs |b| < 1 (the bias never flips the sign), got b = {b}")
+        raise InputError(f"the LTF identity needs |b| < 1 (the bias never flips the sign), got b = {b}", param="b")
     return w, bq
 
 
@@ -1350,8 +1534,8 @@ def ltf(w: Sequence[int], b: FractionLike = 0) -> Callable[[Sequence[int]], int]
     >>> f((1, 1, 1)), f((1, 1, -1))
     (1, 0)
     """
-    w = tuple(w)
-    bq = Fraction(b)
+    w = tuple(_check_numbers(w, "w"))
+    bq = as_fraction(b, "b")
     return lambda x: 1 if sum(wi * xi for wi, xi in zip(w, x)) + bq > 0 else 0
 
 
@@ -1384,7 +1568,7 @@ def ltf_coefficient(w: Sequence[int], b: FractionLike | sympy.Basic, S: Subset) 
     >>> ltf_coefficient([1, 1, 1], 1, [0])
     Traceback (most recent call last):
         ...
-    ValueError: the LTF identity needs |b| < 1 (the bias never flips the sign), got b = 1
+    theory._checks.InputError: the LTF identity needs |b| < 1 (the bias never flips the sign), got b = 1
     """
     w, _ = _check_ltf(w, b)
     n = len(w)
@@ -1425,20 +1609,28 @@ def sinusoid_coefficient(w: Sequence, c: object, b: object, S: Subset, kind: str
     >>> sinusoid_coefficient([1, 1], sympy.pi / 2, 0, [0])
     0
     """
-    if kind not in ("cos", "sin"):
-        raise ValueError(f"kind must be 'cos' or 'sin', got {kind!r}")
+    if not isinstance(kind, str) or kind not in ("cos", "sin"):
+        raise InputError(f"kind must be 'cos' or 'sin', got {kind!r:.80}", param="kind")
     if isinstance(w, (str, bytes)) or not hasattr(w, "__iter__"):
         raise InputError(f"w must be a sequence of numbers, got {w!r:.80}", param="w")
+    if hasattr(w, "__len__"):
+        check_cost(
+            len(w),
+            MAX_SINUSOID_N,
+            param="w",
+            value=len(w),
+            what="the number of weights (a sympy product of one factor per weight)",
+            hint="use fewer weights or numerics for float values",
+        )
     w = [as_number(v, "w") for v in w]
     n = len(w)
     mask = as_mask(S, n)
     t = bin(mask).count("1")
     c, b = as_number(c, "c"), as_number(b, "b")
     phase = b + sympy.pi * t / 2
-    out = sympy.cos(phase) if kind == "cos" else sympy.sin(phase)
-    for j in range(n):
-        out *= sympy.sin(c * w[j]) if mask >> j & 1 else sympy.cos(c * w[j])
-    return out
+    factors = [sympy.cos(phase) if kind == "cos" else sympy.sin(phase)]
+    factors += [sympy.sin(c * w[j]) if mask >> j & 1 else sympy.cos(c * w[j]) for j in range(n)]
+    return sympy.Mul(*factors)  # one product (a product built factor by factor is O(n^2))
 
 
 def _check_variable(z: object) -> sympy.Expr:
@@ -1524,9 +1716,12 @@ def _check_c2(n: object, k: object, s: object) -> tuple[int, int, int]:
     k = _check_level(n, k)
     s = _as_int(s, "s")
     if not k <= s <= n:
-        raise ValueError(f"Lemma C.2 needs k <= s <= n, got k = {k}, s = {s}, n = {n}")
+        raise InputError(
+            f"Lemma C.2 needs k <= s <= n, got k = {format_count(k)}, s = {format_count(s)}, n = {format_count(n)}",
+            param="s",
+        )
     _check_digits(
-        max(_log10_comb(n, s), k * math.log10(2 * n)),
+        max(_log10_comb(n, s), k * math.log10(2 * n) if k <= MAX_FACTORIAL_N else math.inf),
         param="n",
         value=n,
         what="the exact C(n, s) or (2n)^k",
@@ -1671,8 +1866,25 @@ def sq_lower_bound_applies(r: object, T: object, tau: object, delta: object, n: 
     n = _check_n(n, minimum=1)
     k = _check_level(n, k)
     _check_comb_digits(n, k)
-    lhs = Fraction(str(r)) * Fraction(str(T)) / (Fraction(str(tau)) ** 2 * Fraction(str(delta)))
+    r, T = _nonnegative(r, "r"), _nonnegative(T, "T")
+    tau, delta = _positive(tau, "tau"), _positive(delta, "delta")
+    lhs = r * T / (tau**2 * delta)
     return lhs <= Fraction(math.comb(n, k), 2)
+
+
+def _nonnegative(value: object, name: str) -> Fraction:
+    """A caller's quantity read exactly as its decimal string (``0.1`` is 1/10), >= 0."""
+    q = as_fraction(value, name, floats="decimal")
+    if q < 0:
+        raise InputError(f"{name} must be >= 0, got {name} = {value!r:.80}", param=name)
+    return q
+
+
+def _positive(value: object, name: str) -> Fraction:
+    q = as_fraction(value, name, floats="decimal")
+    if q <= 0:
+        raise InputError(f"{name} must be > 0, got {name} = {value!r:.80}", param=name)
+    return q
 
 
 def thm56_condition(D: object, R: object, eps: object, n: object, k: object) -> bool:
@@ -1701,7 +1913,8 @@ def thm56_condition(D: object, R: object, eps: object, n: object, k: object) -> 
     n = _check_n(n, minimum=1)
     k = _check_level(n, k)
     _check_comb_digits(n, k)
-    return Fraction(str(D)) * Fraction(str(R)) ** 2 < Fraction(str(eps)) ** 2 * math.comb(n, k)
+    D, R, eps = _nonnegative(D, "D"), _nonnegative(R, "R"), _positive(eps, "eps")
+    return eps**2 * math.comb(n, k) > D * R**2
 
 
 def random_search_tc_probability(
@@ -1743,31 +1956,49 @@ def random_search_tc_probability(
     k = _check_level(n, k)
     seeds = _as_int(seeds, "seeds")
     if seeds < 1:
-        raise InputError(f"seeds must be an integer >= 1, got seeds = {seeds}", param="seeds")
+        raise InputError(f"seeds must be an integer >= 1, got seeds = {format_count(seeds)}", param="seeds")
     for name, v in (("fraction", fraction), ("min_fraction", min_fraction)):
         if v is None and name == "min_fraction":
             continue
-        if isinstance(v, bool) or not isinstance(v, (int, float, Fraction)) or not (math.isfinite(v) and v >= 0):
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, (int, float, Fraction))
+            or (isinstance(v, float) and not math.isfinite(v))
+            or not v >= 0
+        ):
             raise InputError(f"{name} must be a finite number >= 0, got {v!r:.80}", param=name)
-    if _log10_comb(n, k) > 300:
+    log10_C = _log10_comb(n, k)
+    if log10_C > 300:
+        shown = f"~10^{log10_C:.0f}" if math.isfinite(log10_C) else "beyond 10^(10^300)"
         raise LimitError(
-            f"n = {n} is too large: C(n, k) = ~10^{_log10_comb(n, k):.0f} at k = {k} is above the float64 range "
-            "(limit 10^300); random search never succeeds at that size",
+            f"n = {format_count(n)} is too large: C(n, k) = {shown} at k = {format_count(k)} is above the float64 "
+            "range (limit 10^300); random search never succeeds at that size",
             param="n",
             value=n,
             limit=300,
         )
     C = math.comb(n, k)
     if C < 2:
-        raise ValueError(f"random search is trivial for C({n},{k}) = {C}")
+        raise InputError(f"random search is trivial for C({n},{k}) = {C}", param="k")
     log_q = math.log1p(-1.0 / C)
     med = math.ceil(math.log(2.0) / -log_q)
     out = {
         "C": float(C),
         "p": 1.0 / C,
         "median": float(med),
-        "p_early": -math.expm1(math.floor(fraction * med) * log_q),
+        "p_early": -math.expm1(_log_survival(_steps(fraction, med), log_q)),
     }
     if min_fraction is not None:
-        out["p_all_above_min"] = math.exp(seeds * math.floor(min_fraction * med) * log_q)
+        out["p_all_above_min"] = math.exp(_log_survival(seeds * _steps(min_fraction, med), log_q))
     return out
+
+
+def _steps(fraction: float | Fraction, med: int) -> int:
+    """floor(fraction * med), exact for ints and Fractions; 10^301 (off the scale) when a float product overflows."""
+    x = fraction * med
+    return 10**301 if isinstance(x, float) and not math.isfinite(x) else math.floor(x)
+
+
+def _log_survival(steps: int, log_q: float) -> float:
+    """log P(T > steps) = steps log(1-p), -inf once the product leaves the float range (the probability is 0)."""
+    return steps * log_q if steps <= 10**300 else -math.inf

@@ -33,13 +33,22 @@ Contents (everything exact: ``fractions.Fraction``, integers, sympy; no numpy):
 * :func:`one_step_v` and :func:`one_step_v_classes`: the exact first GD step of ``V`` under uniform attention
   (Fig. 4.1), with its four entry classes (:func:`entry_class`);
 * :func:`printed_fig41_values`: the values of the printed rule ``f(i) = i mod (L + 1)`` (vocabulary erratum).
+
+Bad values raise :class:`theory._checks.InputError` (a ``ValueError``) naming the parameter; sizes are checked before
+the work (:class:`theory._checks.LimitError`): tasks of at most :data:`MAX_TASK_TOKENS` tokens, enumerations of at
+most :data:`MAX_LOOP_STEPS` steps, exact values of at most ``MAX_DIGITS`` digits (``1/C(L, n)``, ``n^4``, ...), and
+``MAX_EXACT_ENTRIES`` entries of the 40-digit identities. At Theorem 4.3's ``c``, :func:`initial_loss` keeps
+``exp(-c/n)`` unevaluated when sympy would expand it into ``L^(-4n/delta)`` of more than ``MAX_DIGITS`` digits.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 import random
+import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -49,7 +58,16 @@ from math import comb
 import sympy
 from sympy import Symbol, exp, log, sqrt
 
-from theory._checks import InputError, as_number, check_positive_int
+from theory._checks import (
+    MAX_DIGITS,
+    MAX_EXACT_ENTRIES,
+    InputError,
+    as_number,
+    check_cost,
+    check_positive_int,
+    format_count,
+    log10_factorial,
+)
 
 #: What :class:`fractions.Fraction` converts exactly: ints, Fractions (any ``numbers.Rational``), floats (their
 #: binary value) and numeric strings.
@@ -61,6 +79,8 @@ __all__ = [
     "ENTRY_CLASSES",
     "FIG41_PERM_SHIFT",
     "FIG41_SHIFTS",
+    "MAX_LOOP_STEPS",
+    "MAX_TASK_TOKENS",
     "DecisionListTask",
     "antishift_class_value",
     "attention_column",
@@ -113,6 +133,115 @@ DIGITS = 40
 FIG41_SHIFTS: tuple[int, ...] = (10, 20, 30)
 FIG41_PERM_SHIFT = 20
 
+MAX_TASK_TOKENS = 500_000
+"""Largest number of tokens (L times the list length) of a task built by :func:`cyclic_task` or drawn by
+:func:`random_task` (which also draws from L - 1 tokens per list: L^2 <= 10 MAX_TASK_TOKENS), and largest L of
+:func:`printed_fig41_values` (~2-3 s of Python)."""
+
+MAX_LOOP_STEPS = 10**6
+"""Largest number of Python loop steps of the exact enumerations: the triples (a, b, c) of Assumption 4.3 times the
+size of an explicit law (:func:`delta_a43`), the L^2 M list entries of :func:`ldt_count_matrix` and
+:func:`one_step_v`, the sequences times the tokens of :func:`thm43_sets`, the tokens times the law of
+:func:`delta_a42` (~1-3 s)."""
+
+
+# --- checks of the callers' values ---------------------------------------------------------------------------------
+
+_EXPONENT = re.compile(r"[eE]\s*[+-]?0*(\d+)")
+
+
+def _guard_string(value: object, name: str) -> None:
+    """Refuse a numeric string whose decimal exponent would build an integer of more than MAX_DIGITS digits
+    (``'1e999999999'``) before :class:`fractions.Fraction` or :func:`theory._checks.as_number` parses it."""
+    if isinstance(value, str):
+        m = _EXPONENT.search(value)
+        if len(value) > 400 or (m and (len(m.group(1)) > 5 or int(m.group(1)) > MAX_DIGITS)):
+            raise InputError(
+                f"{name} = {value[:40]!r} has more than {MAX_DIGITS} digits (its decimal exponent); pass a float or a "
+                "smaller number",
+                param=name,
+            )
+
+
+def _number(value: object, name: str, *, symbolic: bool = True) -> sympy.Expr:
+    """:func:`theory._checks.as_number` with the exponent guard of :func:`_guard_string`."""
+    _guard_string(value, name)
+    return as_number(value, name, symbolic=symbolic)
+
+
+def _fraction(value: object, name: str) -> Fraction:
+    """An exact rational (int, Fraction, finite float, numeric string, sympy Rational) as a Fraction."""
+    _guard_string(value, name)
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a rational number, got the bool {value!r}", param=name)
+    if isinstance(value, sympy.Rational):
+        return Fraction(int(value.p), int(value.q))
+    try:
+        return value if isinstance(value, Fraction) else Fraction(value)  # type: ignore[call-overload]
+    except (ValueError, TypeError, OverflowError, ZeroDivisionError):
+        raise InputError(
+            f"{name} must be a finite rational number (int, Fraction, float or numeric string), got {value!r:.80}",
+            param=name,
+        ) from None
+
+
+def _token(value: object, name: str, L: int) -> int:
+    """A token of the vocabulary range(L): an integer (an integral float too), 0 <= t < L."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float, sympy.Integer)):
+        raise InputError(f"{name} must be a token (an integer in range(0, {L})), got {value!r:.80}", param=name)
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        raise InputError(f"{name} must be a token (an integer in range(0, {L})), got {value!r}", param=name)
+    t = int(value)
+    if not 0 <= t < L:
+        raise InputError(f"{name} = {format_count(t)} is outside the vocabulary range(0, {L})", param=name)
+    return t
+
+
+def _check_task(task: object) -> DecisionListTask:
+    if not isinstance(task, DecisionListTask):
+        raise InputError(
+            f"task must be a DecisionListTask (cyclic_task, random_task or DecisionListTask(perm, lists)), got "
+            f"{task!r:.80}",
+            param="task",
+        )
+    return task
+
+
+def _digits(value: object) -> float:
+    """Decimal digits of the numerator and denominator of an exact number (0 for a symbol or a float)."""
+    if isinstance(value, (numbers.Integral, sympy.Integer)) and not isinstance(value, bool):
+        v = abs(int(value))
+        return math.log10(v) if v > 1 else 0.0
+    if isinstance(value, (Fraction, sympy.Rational)):
+        p, q = (value.numerator, value.denominator) if isinstance(value, Fraction) else (int(value.p), int(value.q))
+        return math.log10(max(abs(p), q, 1))
+    return 0.0
+
+
+def _check_digits(digits: float, param: str, value: object, what: str) -> None:
+    if isinstance(value, (Fraction, sympy.Rational)) and not isinstance(value, sympy.Integer) and _digits(value) > 40:
+        value = f"[a fraction of {math.ceil(_digits(value))} digits]"  # str() of it may exceed Python's 4300 digits
+    check_cost(
+        math.ceil(digits),
+        MAX_DIGITS,
+        param=param,
+        value=value,
+        what=f"the number of digits of {what}",
+        hint=f"exact values are limited to {MAX_DIGITS} digits (Python prints integers of at most 4300)",
+    )
+
+
+def _log10_comb(L: int, n: int) -> float:
+    """log10 C(L, n) without computing C(L, n) (for L, n of any size)."""
+    m = min(n, L - n)
+    if m <= 0:
+        return 0.0
+    if m <= 10_000:
+        return sum(math.log10(L - i) for i in range(m)) - log10_factorial(m)
+    if L > 10**300:  # beyond lgamma's range: m log10(L/m) is a lower bound
+        return m * (math.log10(L) - math.log10(m))
+    return log10_factorial(L) - log10_factorial(m) - log10_factorial(L - m)
+
 
 # --- the task (Sec. 4.2.2) -------------------------------------------------------------------------------------
 
@@ -145,31 +274,50 @@ class DecisionListTask:
     >>> DecisionListTask((0, 1, 2), ((0,), (2,), (2,)))
     Traceback (most recent call last):
     ...
-    ValueError: decision list L_1 = (2,) must end in its own token 1 (Sec. 4.2.2: a_m = a), ends in 2
+    theory._checks.InputError: decision list L_1 = (2,) must end in its own token 1 (Sec. 4.2.2: a_m = a), ends in 2
     """
 
     perm: tuple[int, ...]
     lists: tuple[tuple[int, ...], ...]
 
     def __post_init__(self) -> None:
+        if not isinstance(self.perm, (tuple, list)) or isinstance(self.perm, str):
+            raise InputError(
+                f"perm must be a tuple of ints (a permutation of range(L)), got {self.perm!r:.80}", param="perm"
+            )
+        if not isinstance(self.lists, (tuple, list)):
+            raise InputError(
+                f"lists must be a tuple of decision lists (tuples of ints), got {self.lists!r:.80}", param="lists"
+            )
         L = len(self.perm)
         if L < 1:
-            raise ValueError("the vocabulary must have L >= 1 tokens, got an empty permutation")
-        if sorted(self.perm) != list(range(L)):
-            raise ValueError(f"perm must be a permutation of range(L) = range({L}), got {self.perm}")
+            raise InputError("the vocabulary must have L >= 1 tokens, got an empty permutation", param="perm")
+        if any(isinstance(t, bool) or not isinstance(t, int) for t in self.perm) or sorted(self.perm) != list(range(L)):
+            raise InputError(
+                f"perm must be a permutation of range(L) = range({L}), got {self.perm!r:.200}", param="perm"
+            )
         if len(self.lists) != L:
-            raise ValueError(f"need one decision list per token: {L} tokens but {len(self.lists)} lists")
+            raise InputError(f"need one decision list per token: {L} tokens but {len(self.lists)} lists", param="lists")
         for a, lst in enumerate(self.lists):
+            if not isinstance(lst, (tuple, list)):
+                raise InputError(f"decision list L_{a} must be a tuple of tokens, got {lst!r:.80}", param="lists")
             if len(lst) == 0:
-                raise ValueError(f"decision list L_{a} is empty; it must end in its own token {a} (a_m = a)")
-            if any(not isinstance(t, int) or not 0 <= t < L for t in lst):
-                raise ValueError(f"decision list L_{a} = {lst} has a token outside the vocabulary range(0, {L})")
+                raise InputError(
+                    f"decision list L_{a} is empty; it must end in its own token {a} (a_m = a)", param="lists"
+                )
+            if any(isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < L for t in lst):
+                raise InputError(
+                    f"decision list L_{a} = {lst!r:.80} has a token outside the vocabulary range(0, {L})", param="lists"
+                )
             if lst[-1] != a:
-                raise ValueError(
-                    f"decision list L_{a} = {lst} must end in its own token {a} (Sec. 4.2.2: a_m = a), ends in {lst[-1]}"
+                raise InputError(
+                    f"decision list L_{a} = {lst} must end in its own token {a} (Sec. 4.2.2: a_m = a), ends in {lst[-1]}",
+                    param="lists",
                 )
             if len(set(lst)) != len(lst):
-                raise ValueError(f"decision list L_{a} = {lst} repeats a token; list entries must be distinct")
+                raise InputError(
+                    f"decision list L_{a} = {lst} repeats a token; list entries must be distinct", param="lists"
+                )
 
     @property
     def L(self) -> int:
@@ -212,7 +360,9 @@ def cyclic_task(L: int, shifts: Sequence[int] = FIG41_SHIFTS, perm_shift: int = 
     Raises
     ------
     ValueError
-        If a shift is 0 mod ``L`` or two shifts coincide mod ``L`` (a list would repeat a token).
+        If a shift is 0 mod ``L`` or two shifts coincide mod ``L`` (a list would repeat a token);
+        :class:`theory._checks.LimitError` when the task has more than :data:`MAX_TASK_TOKENS` tokens,
+        ``L (len(shifts) + 1)`` (``L <= 125,000`` for Fig. 4.1's three shifts).
 
     Examples
     --------
@@ -225,12 +375,31 @@ def cyclic_task(L: int, shifts: Sequence[int] = FIG41_SHIFTS, perm_shift: int = 
     >>> cyclic_task(20)
     Traceback (most recent call last):
     ...
-    ValueError: the shifts (10, 20, 30) must be distinct and nonzero mod L = 20
+    theory._checks.InputError: the shifts (10, 20, 30) must be distinct and nonzero mod L = 20
     """
     L = check_positive_int(L, "L", minimum=2)
+    if isinstance(shifts, (str, bytes)) or not hasattr(shifts, "__iter__"):
+        raise InputError(f"shifts must be a sequence of ints, got {shifts!r:.80}", param="shifts")
+    shifts = tuple(shifts)
+    if len(shifts) > L:
+        raise InputError(f"the {len(shifts)} shifts cannot be distinct and nonzero mod L = {L}", param="shifts")
+    for d in shifts:
+        if isinstance(d, bool) or not isinstance(d, (numbers.Integral, sympy.Integer)):
+            raise InputError(f"shifts must be ints, got {d!r:.80}", param="shifts")
+    if isinstance(perm_shift, bool) or not isinstance(perm_shift, (numbers.Integral, sympy.Integer)):
+        raise InputError(f"perm_shift must be an int, got {perm_shift!r:.80}", param="perm_shift")
+    check_cost(
+        L * (len(shifts) + 1),
+        MAX_TASK_TOKENS,
+        param="L",
+        value=L,
+        what=f"the number of tokens of the task, L (len(shifts) + 1) = L x {len(shifts) + 1},",
+        hint="the closed forms (one_step_v_classes, delta_a44, thm43_c) do not build the task",
+    )
     reduced = [int(d) % L for d in shifts]
     if 0 in reduced or len(set(reduced)) != len(reduced):
-        raise ValueError(f"the shifts {tuple(shifts)} must be distinct and nonzero mod L = {L}")
+        raise InputError(f"the shifts {tuple(shifts)} must be distinct and nonzero mod L = {L}", param="shifts")
+    perm_shift = int(perm_shift)
     perm = tuple((i + perm_shift) % L for i in range(L))
     lists = tuple((*tuple((i + d) % L for d in reduced), i) for i in range(L))
     return DecisionListTask(perm, lists)
@@ -260,7 +429,8 @@ def random_task(L: int, m: int, seed: int, min_length: int | None = None) -> Dec
     Raises
     ------
     ValueError
-        Unless ``1 <= min_length <= m <= L``.
+        Unless ``1 <= min_length <= m <= L``; :class:`theory._checks.LimitError` when the draw (L lists, each from
+        L - 1 tokens) exceeds ``L^2 <= 10 MAX_TASK_TOKENS`` (``L <= 2236``).
 
     Examples
     --------
@@ -270,14 +440,31 @@ def random_task(L: int, m: int, seed: int, min_length: int | None = None) -> Dec
     >>> random_task(4, 5, seed=0)
     Traceback (most recent call last):
     ...
-    ValueError: need 1 <= min_length <= m <= L = 4 (a list has at most L distinct tokens), got 5, 5
+    theory._checks.InputError: need 1 <= min_length <= m <= L = 4 (a list has at most L distinct tokens), got 5, 5
     """
     L = check_positive_int(L, "L", minimum=2)
     m = check_positive_int(m, "m", minimum=1)
     lo = m if min_length is None else check_positive_int(min_length, "min_length", minimum=1)
     if m > L or lo > m:
-        raise ValueError(f"need 1 <= min_length <= m <= L = {L} (a list has at most L distinct tokens), got {lo}, {m}")
-    rng = random.Random(int(seed))
+        raise InputError(
+            f"need 1 <= min_length <= m <= L = {L} (a list has at most L distinct tokens), got {lo}, {m}",
+            param="m" if m > L else "min_length",
+        )
+    check_cost(
+        L * L,
+        10 * MAX_TASK_TOKENS,
+        param="L",
+        value=L,
+        what="the draw (L lists, each drawn from the L - 1 other tokens), L^2,",
+        hint="cyclic_task builds a large task without drawing",
+    )
+    if isinstance(seed, bool) or not isinstance(seed, (numbers.Integral, str)):
+        raise InputError(f"seed must be an int, got {seed!r:.80}", param="seed")
+    try:
+        seed = int(seed)
+    except ValueError:
+        raise InputError(f"seed must be an int, got {seed!r:.80}", param="seed") from None
+    rng = random.Random(seed)
     perm = list(range(L))
     rng.shuffle(perm)
     lists = []
@@ -320,6 +507,7 @@ def lambda_max_leading(L: int, n: int) -> Fraction:
     L, n = check_sequence_length(L, n)
     if L < 2:
         raise InputError(f"L must be an integer >= 2 (kappa has L - 1 in its denominator), got L = {L}", param="L")
+    _check_digits(4 * _digits(n) + _digits(L), "n", n, "n^4 (L - 1)")
     return Fraction(n - 1, n**4 * (L - 1))
 
 
@@ -367,6 +555,9 @@ def thm43_step_budget(L: int, n: int, M: int, delta: object) -> sympy.Expr:
         raise InputError(f"L must be an integer >= 2 (log L > 0 and L - 1 > 0), got L = {L}", param="L")
     M = check_positive_int(M, "M")
     d = _in_range(delta, "delta", 0, 1, lo_open=True, why="Assumption 4.3: a positive probability")
+    _check_digits(
+        2 * _digits(d) + _digits(M) + _digits(n) + _digits(L) + 3, "delta", d, "512 M (n - 1) / (delta^2 (L - 1))"
+    )
     return 512 * M * (n - 1) * log(L) / (d**2 * (L - 1))
 
 
@@ -398,14 +589,15 @@ def check_sequence_length(L: object, n: object) -> tuple[int, int]:
     >>> check_sequence_length(5, 6)
     Traceback (most recent call last):
     ...
-    ValueError: sequence length n = 6 exceeds the vocabulary size L = 5: Assumption 4.1 ... needs 1 <= n <= L
+    theory._checks.InputError: sequence length n = 6 exceeds the vocabulary size L = 5: Assumption 4.1 ... needs 1 <= n <= L
     """
     L = check_positive_int(L, "L", minimum=1)
     n = check_positive_int(n, "n", minimum=1)
     if n > L:
-        raise ValueError(
-            f"sequence length n = {n} exceeds the vocabulary size L = {L}: Assumption 4.1 (no duplicate tokens) "
-            f"needs 1 <= n <= L"
+        raise InputError(
+            f"sequence length n = {format_count(n)} exceeds the vocabulary size L = {format_count(L)}: Assumption 4.1 "
+            f"(no duplicate tokens) needs 1 <= n <= L",
+            param="n",
         )
     return L, n
 
@@ -438,16 +630,31 @@ def check_sequence(L: int, seq: Sequence[int]) -> tuple[int, ...]:
     >>> check_sequence(5, (1, 2, 2))
     Traceback (most recent call last):
     ...
-    ValueError: sequence (1, 2, 2) repeats tokens [2]: Assumption 4.1 allows each token at most once
+    theory._checks.InputError: sequence (1, 2, 2) repeats tokens [2]: Assumption 4.1 allows each token at most once
     """
-    seq = tuple(int(t) for t in seq)
-    check_sequence_length(L, len(seq))
+    L = check_positive_int(L, "L", minimum=1)
+    if isinstance(seq, (str, bytes)) or not hasattr(seq, "__iter__"):
+        raise InputError(f"the sequence must be a sequence of tokens (ints), got {seq!r:.80}", param="seq")
+    seq = tuple(seq)
+    check_sequence_length(L, max(len(seq), 1))
+    if not seq:
+        raise InputError("the sequence is empty; Assumption 4.1 needs 1 <= n <= L tokens", param="seq")
+    tokens = []
+    for t in seq:
+        if isinstance(t, bool) or not isinstance(t, (numbers.Integral, float, sympy.Integer)):
+            raise InputError(f"sequence {seq!r:.80} has a token {t!r:.40} that is not an int", param="seq")
+        if isinstance(t, float) and not (math.isfinite(t) and float(t).is_integer()):
+            raise InputError(f"sequence {seq!r:.80} has a token {t!r} that is not an int", param="seq")
+        tokens.append(int(t))
+    seq = tuple(tokens)
     bad = [t for t in seq if not 0 <= t < L]
     if bad:
-        raise ValueError(f"sequence {seq} has tokens {bad} outside the vocabulary range(0, {L})")
+        raise InputError(f"sequence {seq} has tokens {bad} outside the vocabulary range(0, {L})", param="seq")
     if len(set(seq)) != len(seq):
-        dup = sorted({t for t in seq if seq.count(t) > 1})
-        raise ValueError(f"sequence {seq} repeats tokens {dup}: Assumption 4.1 allows each token at most once")
+        dup = sorted(t for t, c in Counter(seq).items() if c > 1)
+        raise InputError(
+            f"sequence {seq} repeats tokens {dup}: Assumption 4.1 allows each token at most once", param="seq"
+        )
     return seq
 
 
@@ -481,9 +688,13 @@ def label_determining_token(task: DecisionListTask, s: Iterable[int], a: int) ->
     >>> label_determining_token(task, (0, 1, 2), 0), label_determining_token(task, (0, 2), 0)
     (1, 0)
     """
+    task = _check_task(task)
+    if isinstance(s, (str, bytes)) or not hasattr(s, "__iter__"):
+        raise InputError(f"s must be a sequence of tokens, got {s!r:.80}", param="s")
     present = set(s)
+    a = _token(a, "a", task.L)
     if a not in present:
-        raise ValueError(f"token {a} is not in the sequence {sorted(present)}")
+        raise InputError(f"token {a} is not in the sequence {sorted(present, key=repr)!r:.200}", param="a")
     return next(t for t in task.lists[a] if t in present)
 
 
@@ -508,7 +719,7 @@ def labels(task: DecisionListTask, seq: Sequence[int]) -> tuple[int, ...]:
     >>> labels(task, (0, 1, 2)), labels(task, (2, 0))
     ((2, 2, 0), (0, 1))
     """
-    seq = check_sequence(task.L, seq)
+    seq = check_sequence(_check_task(task).L, seq)
     return tuple(task.perm[label_determining_token(task, seq, a)] for a in seq)
 
 
@@ -530,6 +741,11 @@ def uniform_subsets(L: int, n: int) -> Iterator[tuple[int, ...]]:
     iterator of tuple of int
         The ``C(L, n)`` subsets, each sorted, in lexicographic order.
 
+    Raises
+    ------
+    ValueError
+        Unless ``1 <= n <= L``; :class:`theory._checks.LimitError` for ``L > MAX_TASK_TOKENS``.
+
     Examples
     --------
     >>> from theory.decision_lists import uniform_subsets
@@ -537,6 +753,14 @@ def uniform_subsets(L: int, n: int) -> Iterator[tuple[int, ...]]:
     [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
     """
     L, n = check_sequence_length(L, n)
+    check_cost(
+        L,
+        MAX_TASK_TOKENS,
+        param="L",
+        value=L,
+        what="the vocabulary (itertools.combinations holds it as a tuple)",
+        hint="event_probability gives the probability of an event of uniform n-subsets without enumerating them",
+    )
     return itertools.combinations(range(L), n)
 
 
@@ -574,13 +798,23 @@ def event_probability(L: int, n: int, inside: Iterable[int], outside: Iterable[i
     Fraction(0, 1)
     """
     L, n = check_sequence_length(L, n)
+    for name, tokens in (("inside", inside), ("outside", outside)):
+        if isinstance(tokens, (str, bytes)) or not hasattr(tokens, "__iter__"):
+            raise InputError(f"{name} must be a collection of tokens, got {tokens!r:.80}", param=name)
     A, B = set(inside), set(outside)
-    bad = sorted(t for t in A | B if not (isinstance(t, numbers.Integral) and 0 <= t < L))
-    if bad:
-        raise InputError(f"inside/outside tokens must lie in the vocabulary range(0, {L}), got {bad}", param="inside")
+    for name, tokens in (("inside", A), ("outside", B)):
+        bad = sorted(
+            (t for t in tokens if isinstance(t, bool) or not (isinstance(t, numbers.Integral) and 0 <= t < L)), key=repr
+        )
+        if bad:
+            raise InputError(f"{name} tokens must lie in the vocabulary range(0, {L}), got {bad!r:.200}", param=name)
     if A & B or len(A) > n:
         return Fraction(0)
-    return Fraction(comb(L - len(A) - len(B), n - len(A)), comb(L, n))
+    a, b = len(A), len(B)
+    _check_digits((a + b) * math.log10(L), "inside", f"[{a} tokens]", "the probability (|inside| + |outside| factors)")
+    # C(L - a - b, n - a) / C(L, n) = [n!/(n-a)!] [(L-n)!/(L-n-b)!] [(L-a-b)!/L!], a + b factors: no C(L, n)
+    num = math.prod(n - i for i in range(a)) * math.prod(L - n - j for j in range(b))
+    return Fraction(num, math.prod(L - i for i in range(a + b)))
 
 
 def ldt_event(task: DecisionListTask, a: int, b: int) -> tuple[frozenset[int], frozenset[int]] | None:
@@ -610,6 +844,8 @@ def ldt_event(task: DecisionListTask, a: int, b: int) -> tuple[frozenset[int], f
     >>> ldt_event(task, 0, 2) is None
     True
     """
+    task = _check_task(task)
+    a, b = _token(a, "a", task.L), _token(b, "b", task.L)
     lst = task.lists[a]
     if b not in lst:
         return None
@@ -671,30 +907,84 @@ def delta_a43(
     >>> delta_a43(task)
     Traceback (most recent call last):
     ...
-    ValueError: give exactly one of n (uniform n-subsets) or law (explicit token-set law)
+    theory._checks.InputError: give exactly one of n (uniform n-subsets) or law (explicit token-set law)
     """
+    task = _check_task(task)
     if (n is None) == (law is None):
-        raise ValueError("give exactly one of n (uniform n-subsets) or law (explicit token-set law)")
+        raise InputError("give exactly one of n (uniform n-subsets) or law (explicit token-set law)", param="n")
+    best: tuple[Fraction, tuple[int, int, int]] | None = None
     if law is not None:
         _check_law(task.L, law)
-        size = 0  # unused: the law gives the probabilities
+        triples = sum(len(lst) for lst in task.lists) * task.L
+        check_cost(
+            triples * (1 + len(law)),
+            MAX_LOOP_STEPS,
+            param="law",
+            value=f"[{len(law)} token sets]",
+            what=f"the enumeration (the {format_count(triples)} triples of Assumption 4.3 times the law)",
+            hint="pass n for uniform n-subsets (closed-form probabilities)",
+        )
+        for a, b, c, A, B in _a43_triples(task):
+            prob = _law_probability(law, set(A), set(B))
+            if prob > 0 and (best is None or prob < best[0]):
+                best = (prob, (a, b, c))
     else:
         size = check_sequence_length(task.L, n)[1]
-    cache: dict[tuple[int, int], Fraction] = {}
-    best: tuple[Fraction, tuple[int, int, int]] | None = None
-    for a, b, c, A, B in _a43_triples(task):
-        if law is not None:
-            prob = _law_probability(law, set(A), set(B))
-        else:
-            key = (len(A), len(B))
-            if key not in cache:
-                cache[key] = event_probability(task.L, size, range(len(A)), range(len(A), len(A) + len(B)))
-            prob = cache[key]
-        if prob > 0 and (best is None or prob < best[0]):
-            best = (prob, (a, b, c))
+        # the probability depends only on (|A|, |B|): the smallest positive one over the sizes that occur, then the
+        # first triple of such a size (the triple the scan over every triple with a strict < keeps)
+        probs = {
+            key: event_probability(task.L, size, range(key[0]), range(key[0], key[0] + key[1]))
+            for key in _a43_sizes(task)
+        }
+        positive = [p for p in probs.values() if p > 0]
+        if positive:
+            smallest = min(positive)
+            keys = {key for key, p in probs.items() if p == smallest}
+            a, b, c = next((a, b, c) for a, b, c, nA, nB in _a43_first_triples(task) if (nA, nB) in keys)
+            best = (smallest, (a, b, c))
     if best is None:
-        raise ValueError("no triple of Assumption 4.3 has positive probability under this law")
+        raise InputError("no triple of Assumption 4.3 has positive probability under this law", param="law")
     return best
+
+
+def _a43_sizes(task: DecisionListTask) -> set[tuple[int, int]]:
+    """The sizes ``(|A|, |B|)`` of the events of the triples of Assumption 4.3, from the list lengths alone: for ``b``
+    at position ``k < m - 1`` of ``L_a``, ``c = a`` gives ``(2, k)`` and any other token after ``b`` or outside ``L_a``
+    (there are ``L - k - 2``) gives ``(3, k)``; for ``b = a`` (``k = m - 1``) every ``c`` outside ``L_a`` gives
+    ``(2, k)``."""
+    L = task.L
+    sizes: set[tuple[int, int]] = set()
+    for m in {len(lst) for lst in task.lists}:
+        for k in range(m - 1):
+            sizes.add((2, k))
+            if k + 2 < L:
+                sizes.add((3, k))
+        if m < L:
+            sizes.add((2, m - 1))
+    return sizes
+
+
+def _a43_first_triples(task: DecisionListTask) -> Iterator[tuple[int, int, int, int, int]]:
+    """The triples of :func:`_a43_triples` that can decide the minimum of a law that depends only on ``(|A|, |B|)``
+    (uniform n-subsets): for each ``(a, b)``, the first ``c`` of each size ``|A| = |{a, b, c}|``, in the order of the
+    enumeration, with ``|A|`` and ``|B|``. The first triple attaining the smallest positive probability is the same as
+    over all triples (a later ``c`` of the same size has the same probability and never improves it strictly), in
+    O(L M^2) instead of O(L^2 M)."""
+    L = task.L
+    for a in range(L):
+        lst = task.lists[a]
+        for k, b in enumerate(lst):
+            skip = set(lst[: k + 1])  # c may not precede b in L_a, nor be b
+            firsts: dict[int, int] = {}
+            for c in sorted({a, b} - skip):  # c in {a, b}: |A| = 2 (or 1 when a = b = c, which is skipped)
+                firsts.setdefault(len({a, b, c}), c)
+            c = 0
+            while c < L and (c in skip or c in (a, b)):
+                c += 1
+            if c < L:  # the first other c: |A| = |{a, b}| + 1
+                firsts.setdefault(len({a, b, c}), c)
+            for nA, c in sorted(firsts.items(), key=lambda item: item[1]):
+                yield a, b, c, nA, k
 
 
 def delta_a44(L: int, n: int | None = None, law: Mapping[frozenset[int], Fraction] | None = None) -> Fraction:
@@ -717,7 +1007,8 @@ def delta_a44(L: int, n: int | None = None, law: Mapping[frozenset[int], Fractio
     Raises
     ------
     ValueError
-        Unless exactly one of ``n`` and ``law`` is given, or for an invalid law.
+        Unless exactly one of ``n`` and ``law`` is given, or for an invalid law; :class:`theory._checks.LimitError`
+        when ``1/C(L, n)`` has more than ``MAX_DIGITS`` digits.
 
     Examples
     --------
@@ -729,25 +1020,37 @@ def delta_a44(L: int, n: int | None = None, law: Mapping[frozenset[int], Fractio
     Fraction(1, 4)
     """
     if (n is None) == (law is None):
-        raise ValueError("give exactly one of n (uniform n-subsets) or law (explicit token-set law)")
+        raise InputError("give exactly one of n (uniform n-subsets) or law (explicit token-set law)", param="n")
     if law is None:
         L, n = check_sequence_length(L, n)
+        _check_digits(_log10_comb(L, n), "n", n, f"1/C(L, n) at L = {format_count(L)}")
         return Fraction(1, comb(L, n))
+    L = check_positive_int(L, "L")
     _check_law(L, law)
     return min(p for p in law.values() if p > 0)
 
 
 def _check_law(L: int, law: Mapping[frozenset[int], Fraction]) -> None:
+    if not isinstance(law, Mapping):
+        raise InputError(f"law must be a mapping token set -> probability, got {law!r:.80}", param="law")
+    for s, p in law.items():
+        if not isinstance(s, (frozenset, set, tuple)):
+            raise InputError(f"the law's keys must be token sets (frozensets of ints), got {s!r:.80}", param="law")
+        if any(isinstance(t, bool) or not isinstance(t, numbers.Integral) or not 0 <= t < L for t in s):
+            raise InputError(f"token set {sorted(s, key=repr)!r:.80} has a token outside range(0, {L})", param="law")
+        if isinstance(p, bool) or not isinstance(p, numbers.Rational):
+            raise InputError(
+                f"the probability of {sorted(s)} must be exact (an int or a Fraction), got {p!r:.80}", param="law"
+            )
+        if p < 0:
+            raise InputError(f"probability of {sorted(s)} is negative: {p}", param="law")
     sizes = {len(s) for s in law}
     if len(sizes) != 1:
-        raise ValueError(f"every token set of the law must have the same size n, got sizes {sorted(sizes)}")
-    for s, p in law.items():
-        if any(not 0 <= t < L for t in s):
-            raise ValueError(f"token set {sorted(s)} has a token outside range(0, {L})")
-        if p < 0:
-            raise ValueError(f"probability of {sorted(s)} is negative: {p}")
+        raise InputError(
+            f"every token set of the law must have the same size n, got sizes {sorted(sizes)}", param="law"
+        )
     if sum(law.values()) != 1:
-        raise ValueError(f"the probabilities must sum to 1, got {sum(law.values())}")
+        raise InputError(f"the probabilities must sum to 1, got {sum(law.values())}", param="law")
 
 
 def delta_a42(
@@ -788,7 +1091,20 @@ def delta_a42(
     >>> delta_a42(task, law, lambda a, s: False)
     (None, {})
     """
+    task = _check_task(task)
     _check_law(task.L, law)
+    if not callable(misclassified):
+        raise InputError(
+            f"misclassified must be a callable (a, s) -> bool, got {misclassified!r:.80}", param="misclassified"
+        )
+    check_cost(
+        task.L * len(law),
+        MAX_LOOP_STEPS,
+        param="law",
+        value=f"[{len(law)} token sets]",
+        what=f"the enumeration (L = {task.L} tokens times the law)",
+        hint="use a smaller law",
+    )
     per_token: dict[int, tuple[int, Fraction]] = {}
     for a in range(task.L):
         events = [(s, p) for s, p in law.items() if a in s and p > 0 and misclassified(a, s)]
@@ -833,9 +1149,23 @@ def misclassified_cp(task: DecisionListTask, W: Sequence[Sequence[_FractionLike]
     >>> misclassified_cp(task, W, (0, 1, 2), 0)  # W[1][0] = W[2][0]: a tie is an error
     True
     """
-    s = tuple(s)
-    u = label_determining_token(task, s, a)
-    return any(Fraction(W[i][a]) >= Fraction(W[u][a]) for i in s if i != u)
+    task = _check_task(task)
+    seq = check_sequence(task.L, tuple(s))
+    u = label_determining_token(task, seq, a)
+    a = int(a)
+    rows = _exact_rows(W, task.L, "W")
+    return any(_fraction(rows[i][a], "W") >= _fraction(rows[u][a], "W") for i in seq if i != u)
+
+
+def _exact_rows(W: object, L: int, name: str) -> Sequence[Sequence[object]]:
+    """``W`` checked to be an L x L matrix (a sequence of L rows of length L); its entries are converted later."""
+    rows = W.tolist() if hasattr(W, "tolist") else W
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence) or len(rows) != L:
+        raise InputError(f"{name} must be an L x L matrix with L = {L}, got {W!r:.80}", param=name)
+    for row in rows:
+        if isinstance(row, (str, bytes)) or not isinstance(row, Sequence) or len(row) != L:
+            raise InputError(f"{name} must be an L x L matrix with L = {L}, got a row {row!r:.80}", param=name)
+    return rows
 
 
 def thm43_sets(
@@ -868,6 +1198,20 @@ def thm43_sets(
     >>> thm43_sets(task, W, 2)  # in {0, 2} the LDT of 0 is 0 itself, and W[2][0] > W[0][0]
     {0: (0, [(0, 2)])}
     """
+    task = _check_task(task)
+    L, n = check_sequence_length(task.L, n)
+    rows = _exact_rows(W, L, "W")
+    log_count = _log10_comb(L, n) + math.log10(L + n * n)
+    check_cost(
+        log_count,
+        math.log10(MAX_LOOP_STEPS),
+        param="n",
+        value=n,
+        what=f"the enumeration (C(L, n) sequences times L + n^2 steps, L = {L}),",
+        hint="the uniform law's closed forms (delta_a43, delta_a44) do not enumerate",
+        log10=True,
+    )
+    W = [[_fraction(x, "W") for x in row] for row in rows]
     out: dict[int, tuple[int, list[tuple[int, ...]]]] = {}
     subsets = list(uniform_subsets(task.L, n))
     for a in range(task.L):
@@ -914,15 +1258,56 @@ def initial_loss(L: object, n: object, c: object) -> sympy.Expr:
     >>> initial_loss(10, n, c)
     log(n + (10 - n)*exp(-c/n))
     """
-    if all(isinstance(x, int) for x in (L, n)):
+    Ls, ns, cs = _number(L, "L"), _number(n, "n"), _number(c, "c")
+    if Ls.is_number and ns.is_number:
         check_sequence_length(L, n)
-    Ls, ns, cs = as_number(L, "L"), as_number(n, "n"), as_number(c, "c")
-    return log(ns + (Ls - ns) * exp(-cs / ns))
+    else:
+        for name, x, v in (("L", L, Ls), ("n", n, ns)):
+            if v.is_number:
+                check_positive_int(x, name)
+    if cs.is_number and cs.is_real is not True:
+        raise InputError(f"c must be a real number, got {c!r:.80}", param="c")
+    e, kept = _exp(-cs / ns)
+    if kept:  # evaluate=False all the way up: Mul and Add would rewrite exp(q log L) as L**q again
+        return log(sympy.Add(ns, sympy.Mul(Ls - ns, e, evaluate=False), evaluate=False), evaluate=False)
+    return log(ns + (Ls - ns) * e)
+
+
+def _exp(x: sympy.Expr) -> tuple[sympy.Expr, bool]:
+    """``(exp(x), False)``, or ``(exp(x) unevaluated, True)`` when sympy would expand it into an exact power of more
+    than MAX_DIGITS digits.
+
+    sympy rewrites ``exp(q log B)`` with rational q and B as ``B**q``, an exact rational of ``|q| log10 B`` digits: at
+    Theorem 4.3's ``c = 4 n^2 log L / delta``, ``exp(-c/n) = L^(-4n/delta)`` has ``(4n/delta) log10 L`` digits
+    (~772,000 at L = 61, n = 3; 36 million at L = 200). ``exp(-(4n/delta) log L)`` is the same exact number, kept in
+    that form (its evalf is cheap); below the limit the expansion is kept, as before.
+    """
+    for term in sympy.Add.make_args(x):
+        coeff, rest = term.as_coeff_Mul()
+        factors = sympy.Mul.make_args(rest)
+        logs = [f for f in factors if isinstance(f, sympy.log)]
+        if len(logs) != 1 or not all(f.is_number for f in factors):
+            continue
+        base = logs[0].args[0]
+        exponent = coeff * sympy.Mul(*(f for f in factors if not isinstance(f, sympy.log)))
+        if not (base.is_Rational and exponent.is_Rational) or exponent == 0:
+            continue
+        height = max(abs(int(base.p)), int(base.q))
+        if height < 2:
+            continue
+        log_digits = math.log10(abs(int(exponent.p))) - math.log10(int(exponent.q)) + math.log10(math.log10(height))
+        if log_digits > math.log10(MAX_DIGITS):
+            return exp(x, evaluate=False), True
+    return exp(x), False
 
 
 def _sym(x: object, name: str = "value") -> sympy.Expr:
-    """A caller's number as sympy, never evaluating a string as code (:func:`theory._checks.as_number`)."""
-    return as_number(x, name)
+    """A caller's number as sympy, never evaluating a string as code (:func:`theory._checks.as_number`); a number must
+    be real."""
+    v = _number(x, name)
+    if v.is_number and v.is_real is not True:
+        raise InputError(f"{name} must be a real number, got {x!r:.80}", param=name)
+    return v
 
 
 def _in_range(
@@ -980,6 +1365,7 @@ def thm43_c(n: object, L: object, delta: object) -> sympy.Expr:
     ns = _in_range(n, "n", 1, why="sequence length")
     Ls = _in_range(L, "L", 2, why="Theorem 4.3 needs log L > 0")
     ds = _in_range(delta, "delta", 0, 1, lo_open=True, why="Assumption 4.3: a positive probability")
+    _check_digits(2 * _digits(ns) + _digits(ds) + 1, "n", n, "4 n^2 / delta")
     return 4 * ns**2 * log(Ls) / ds
 
 
@@ -1025,6 +1411,9 @@ def thm44_c(n: object, delta: object, eps: object, M: object, Lbar: object) -> s
     es = _in_range(eps, "eps", 0, lo_open=True, why="Theorem 4.4: ||V_0 - cP|| <= eps/2 with eps > 0")
     Ms = _in_range(M, "M", 1, why="the longest decision list")
     Lb = _in_range(Lbar, "Lbar", 1, why="Lbar = max{1, L_0} >= 1")
+    _check_digits(
+        2 * _digits(ns) + _digits(ds) + 2 * _digits(es) + _digits(Ms) + _digits(Lb) + 3, "n", n, "the threshold c"
+    )
     return (4 * Lb * sqrt(Ms / es) + 6 * es / ns) * 10 * ns**2 / ds + 4 * es
 
 
@@ -1261,8 +1650,10 @@ def thm44_algebra(s_notin_S_bound: str = "corrected") -> dict[str, tuple[sympy.E
     >>> printed, derived - printed
     (-4*Lbar*sqrt(M)/sqrt(eps), 6*eps - 6*eps/n)
     """
-    if s_notin_S_bound not in ("corrected", "printed"):
-        raise ValueError(f"s_notin_S_bound must be 'corrected' or 'printed', got {s_notin_S_bound!r}")
+    if not isinstance(s_notin_S_bound, str) or s_notin_S_bound not in ("corrected", "printed"):
+        raise InputError(
+            f"s_notin_S_bound must be 'corrected' or 'printed', got {s_notin_S_bound!r:.80}", param="s_notin_S_bound"
+        )
     S = ALGEBRA_SYMBOLS
     n, delta, M, eps, Lbar, L0, lam = S["n"], S["delta"], S["M"], S["eps"], S["Lbar"], S["L0"], S["lam"]
     c = thm44_c(n, delta, eps, M, Lbar)
@@ -1287,16 +1678,64 @@ def thm44_algebra(s_notin_S_bound: str = "corrected") -> dict[str, tuple[sympy.E
 # --- the gradient identities of Sec. 4.3.3 (40-digit arithmetic) ----------------------------------------------------
 
 
-def _num(x: object) -> sympy.Float:
-    v = as_number(x, "value", symbolic=False)
+def _num(x: object, name: str = "value") -> sympy.Float:
+    v = _number(x, name, symbolic=False)
+    if v.is_real is not True:
+        raise InputError(f"{name} must hold real numbers, got {x!r:.80}", param=name)
     # sympy.Float takes rationals and floats but not an exact irrational such as log(2): evaluate that first
     return sympy.Float(v if v.is_Rational or v.is_Float else v.evalf(DIGITS), DIGITS)
 
 
+def _check_entries(count: int, name: str, what: str) -> None:
+    check_cost(
+        count,
+        MAX_EXACT_ENTRIES,
+        param=name,
+        value=f"[{what}]",
+        what=f"the number of {DIGITS}-digit entries of the computation",
+        hint="the gradient identities are checks on small vocabularies; numerics/ and verify/ evaluate large ones",
+    )
+
+
 def _matrix(M: Sequence[Sequence[object]], L: int, name: str) -> list[list[sympy.Float]]:
-    if len(M) != L or any(len(row) != L for row in M):
-        raise ValueError(f"{name} must be an L x L matrix with L = {L}")
-    return [[_num(x) for x in row] for row in M]
+    rows = _exact_rows(M, L, name)
+    _check_entries(L * L, name, f"{L} x {L} matrix")
+    return [[_num(x, name) for x in row] for row in rows]
+
+
+def _vector(p: object, name: str, L: int | None = None) -> list:
+    """A probability-like vector: a sequence of finite real numbers (of length L when given), returned unchanged."""
+    if isinstance(p, (str, bytes)) or (not isinstance(p, Sequence) and not hasattr(p, "tolist")):
+        raise InputError(f"{name} must be a sequence of numbers, got {p!r:.80}", param=name)
+    values = list(p.tolist() if hasattr(p, "tolist") else p)  # type: ignore[arg-type]
+    if not values or (L is not None and len(values) != L):
+        raise InputError(
+            f"{name} must have {'L = ' + str(L) if L is not None else 'at least one'} entries, got {len(values)}",
+            param=name,
+        )
+    for x in values:
+        if isinstance(x, (str, bytes)):
+            raise InputError(f"{name} must hold numbers, got the string {x!r:.40}", param=name)
+        if _number(x, name, symbolic=False).is_real is not True:
+            raise InputError(f"{name} must hold real numbers, got {x!r:.80}", param=name)
+    return values
+
+
+def _permutation(perm: object, L: int) -> tuple[int, ...]:
+    if isinstance(perm, (str, bytes)) or not isinstance(perm, Sequence):
+        raise InputError(f"perm must be a permutation of range({L}), got {perm!r:.80}", param="perm")
+    if len(perm) != L or any(isinstance(t, bool) or not isinstance(t, numbers.Integral) for t in perm):
+        raise InputError(f"perm must be a permutation of range({L}), got {perm!r:.80}", param="perm")
+    out = tuple(int(t) for t in perm)
+    if sorted(out) != list(range(L)):
+        raise InputError(f"perm must be a permutation of range({L}), got {perm!r:.80}", param="perm")
+    return out
+
+
+def _tokens(s: object, name: str, L: int) -> tuple[int, ...]:
+    if isinstance(s, (str, bytes)) or not hasattr(s, "__iter__"):
+        raise InputError(f"{name} must be a collection of tokens, got {s!r:.80}", param=name)
+    return tuple(_token(t, name, L) for t in s)
 
 
 def attention_column(W: Sequence[Sequence[object]], s: Sequence[int], a: int) -> list[sympy.Float]:
@@ -1334,11 +1773,15 @@ def attention_column(W: Sequence[Sequence[object]], s: Sequence[int], a: int) ->
     >>> [float(x) for x in attention_column(W, (0, 2), 0)]  # token 1 absent
     [0.5, 0.0, 0.5]
     """
-    L = len(W)
+    rows = W.tolist() if hasattr(W, "tolist") else W
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence) or not rows:
+        raise InputError(f"W must be an L x L matrix, got {W!r:.80}", param="W")
+    L = len(rows)
     s = check_sequence(L, s)
+    a = _token(a, "a", L)
     if a not in s:
-        raise ValueError(f"query token {a} is not in the sequence {s}")
-    Wm = _matrix(W, L, "W")
+        raise InputError(f"query token {a} is not in the sequence {s}", param="a")
+    Wm = _matrix(rows, L, "W")
     weights = {i: exp(Wm[i][a]) for i in s}
     total = sum(weights.values())
     return [weights[i] / total if i in weights else sympy.Float(0, DIGITS) for i in range(L)]
@@ -1369,6 +1812,7 @@ def output_probs(V: Sequence[Sequence[object]], p: Sequence[sympy.Expr]) -> list
     >>> [round(float(x), 6) for x in output_probs(V, p)]
     [0.242895, 0.242895, 0.514209]
     """
+    p = _vector(p, "p")
     L = len(p)
     Vm = _matrix(V, L, "V")
     z = [sum(Vm[l][i] * p[i] for i in range(L)) for l in range(L)]
@@ -1405,8 +1849,10 @@ def attention_jacobian(p: Sequence[sympy.Expr], s: Iterable[int]) -> list[list[s
     >>> [float(sum(J[i][k] for i in range(3))) for k in range(3)]
     [0.0, 0.0, 0.0]
     """
-    present = set(s)
+    p = _vector(p, "p")
     L = len(p)
+    _check_entries(L * L, "p", f"{L} x {L} Jacobian")
+    present = set(_tokens(s, "s", L))
     zero = sympy.Float(0, DIGITS)
     return [
         [p[i] * ((1 if i == k else 0) - p[k]) if i in present and k in present else zero for k in range(L)]
@@ -1449,7 +1895,10 @@ def grad_w_column(V: Sequence[Sequence[object]], p: Sequence[sympy.Expr], sigma:
     >>> abs(sum(g)) < 1e-35
     True
     """
+    p = _vector(p, "p")
     L = len(p)
+    sigma = _vector(sigma, "sigma", L)
+    y = _token(y, "y", L)
     Vm = _matrix(V, L, "V")
     Vp = [sum(Vm[l][i] * p[i] for i in range(L)) for l in range(L)]
     mix = sum(sigma[l] * Vp[l] for l in range(L))
@@ -1497,7 +1946,11 @@ def grad_w_column_cp(
     >>> max(abs(a - b) for a, b in zip(special, general)) < 1e-35
     True
     """
-    cf = _num(c)
+    cf = _num(c, "c")
+    p = _vector(p, "p")
+    L = len(p)
+    sigma, perm = _vector(sigma, "sigma", L), _permutation(perm, L)
+    u, s = _token(u, "u", L), _tokens(s, "s", L)
     mix = sum(sigma[perm[i]] * p[i] for i in s)
     return [cf * p[k] * (p[u] - (1 if k == u else 0) + sigma[perm[k]] - mix) for k in range(len(p))]
 
@@ -1531,7 +1984,11 @@ def grad_v_rows(p: Sequence[sympy.Expr], sigma: Sequence[sympy.Expr], y: int) ->
     >>> [sum(G[l][k] for l in range(3)) for k in range(3)]
     [0.0, 0.0, 0.0]
     """
+    p = _vector(p, "p")
     L = len(p)
+    _check_entries(L * L, "p", f"{L} x {L} gradient")
+    sigma = _vector(sigma, "sigma", L)
+    y = _token(y, "y", L)
     return [[(sigma[l] - (1 if l == y else 0)) * p[k] for k in range(L)] for l in range(L)]
 
 
@@ -1578,9 +2035,12 @@ def sequence_gradients(
     >>> [[round(float(x), 6) for x in row] for row in gV]
     [[-0.083333, 0.0, -0.083333], [-0.083333, 0.0, -0.083333], [0.166667, 0.0, 0.166667]]
     """
-    L = task.L
+    L = _check_task(task).L
     seq = check_sequence(L, seq)
     n = len(seq)
+    _check_entries(3 * n * L * L, "W", f"{n} positions x 3 matrices of {L} x {L}")
+    if cp is not None:
+        _num(cp, "cp")
     ys = labels(task, seq)
     zero = sympy.Float(0, DIGITS)
     gW = [[zero] * L for _ in range(L)]
@@ -1652,7 +2112,12 @@ def directional_derivative_cp(
     >>> round(float(d), 6), abs(d - grad_w_column(V, p, sigma, perm[1])[1] / 3) < 1e-35
     (-0.182171, True)
     """
-    cf = _num(c)
+    cf = _num(c, "c")
+    n = check_positive_int(n, "n")
+    p = _vector(p, "p")
+    L = len(p)
+    sigma, perm = _vector(sigma, "sigma", L), _permutation(perm, L)
+    k_star, s = _token(k_star, "k_star", L), _tokens(s, "s", L)
     y = perm[k_star]
     rest = sum(sigma[perm[i]] * p[i] for i in s if i != k_star)
     return -cf / n * p[k_star] * ((1 - p[k_star]) * (1 - sigma[y]) + rest)
@@ -1686,7 +2151,8 @@ def ldt_count_matrix(task: DecisionListTask, n: int) -> tuple[list[list[int]], i
     >>> ldt_count_matrix(task, 2)
     ([[1, 1, 2], [1, 0, 1], [2, 3, 1]], 3)
     """
-    L, n = check_sequence_length(task.L, n)
+    L, n = check_sequence_length(_check_task(task).L, n)
+    _check_loop(task, 1)
     counts = [[0] * L for _ in range(L)]
     cache: dict[tuple[int, int], int] = {}
 
@@ -1706,6 +2172,20 @@ def ldt_count_matrix(task: DecisionListTask, n: int) -> tuple[list[list[int]], i
                     continue
                 counts[r][t] += count(len(base | {t}), len(before))
     return counts, comb(L, n)
+
+
+def _check_loop(task: DecisionListTask, per_entry: int) -> None:
+    """The L^2 M list entries of :func:`ldt_count_matrix` (plus ``per_entry`` steps per entry of V) within
+    :data:`MAX_LOOP_STEPS`."""
+    L, entries = task.L, sum(len(lst) for lst in task.lists)
+    check_cost(
+        L * entries + per_entry * L * L,
+        MAX_LOOP_STEPS,
+        param="task",
+        value=f"[L = {L}, {entries} list entries]",
+        what="the enumeration (L tokens times the list entries, plus the L^2 entries of V)",
+        hint="one_step_v_classes gives the four values of the Fig. 4.1 task in closed form",
+    )
 
 
 def one_step_v(task: DecisionListTask, n: int, eta: _FractionLike) -> list[list[Fraction]]:
@@ -1744,18 +2224,20 @@ def one_step_v(task: DecisionListTask, n: int, eta: _FractionLike) -> list[list[
     >>> V1 == [[Fraction(9, 4) * Fraction(N, total) - 1 for N in row] for row in counts]
     True
     """
-    eta = Fraction(eta) if not isinstance(eta, Fraction) else eta
+    eta = _fraction(eta, "eta")
+    L, n = check_sequence_length(_check_task(task).L, n)
+    _check_loop(task, 15)
     counts, total = ldt_count_matrix(task, n)
-    L = task.L
     return [[eta * Fraction(counts[r][t], total * n * n) - eta / (L * L) for t in range(L)] for r in range(L)]
 
 
 def _check_fig41_size(L: int, n: int) -> tuple[int, int]:
     L, n = check_sequence_length(L, n)
     if 2 * max(FIG41_SHIFTS) >= L:
-        raise ValueError(
+        raise InputError(
             f"the Fig. 4.1 closed forms need L > {2 * max(FIG41_SHIFTS)} (so that i + d and i - d never collide for "
-            f"the list shifts d = {FIG41_SHIFTS}), got L = {L}"
+            f"the list shifts d = {FIG41_SHIFTS}), got L = {L}",
+            param="L",
         )
     return L, n
 
@@ -1797,7 +2279,7 @@ def antishift_class_value(L: int, n: int, eta: _FractionLike) -> Fraction:
     Fraction(-1709, 1770)
     """
     L, n = _check_fig41_size(L, n)
-    eta = Fraction(eta)
+    eta = _fraction(eta, "eta")
     triple = Fraction(n * (n - 1) * (n - 2), L * (L - 1) * (L - 2))
     tail = 1 + Fraction(L - n, L - 3) + Fraction((L - n) * (L - n - 1), (L - 3) * (L - 4))
     return eta / (n * n) * triple * tail - eta / (L * L)
@@ -1840,7 +2322,7 @@ def shift_class_value(L: int, n: int, eta: _FractionLike) -> Fraction:
     Fraction(341, 1062)
     """
     L, n = _check_fig41_size(L, n)
-    eta = Fraction(eta)
+    eta = _fraction(eta, "eta")
     pair = Fraction(n * (n - 1), L * (L - 1))
     absent = Fraction((L - n) * (L - n - 1) * (L - n - 2), (L - 2) * (L - 3) * (L - 4))
     return eta / (n * n) * pair * (1 + absent) - eta / (L * L)
@@ -1874,6 +2356,8 @@ def entry_class(task: DecisionListTask, r: int, t: int) -> str:
     >>> [[entry_class(task, r, t) for t in range(3)] for r in range(3)]
     [['generic', 'generic', 'P'], ['P', 'antishift', 'generic'], ['shift', 'P', 'generic']]
     """
+    task = _check_task(task)
+    r, t = _token(r, "r", task.L), _token(t, "t", task.L)
     u = task.inverse[r]
     if u == t:
         return "P"
@@ -1926,10 +2410,10 @@ def one_step_v_classes(L: int, n: int, eta: _FractionLike) -> dict[str, Fraction
     >>> one_step_v_classes(60, 5, 1)
     Traceback (most recent call last):
     ...
-    ValueError: the Fig. 4.1 closed forms need L > 60 (so that i + d and i - d never collide ...), got L = 60
+    theory._checks.InputError: the Fig. 4.1 closed forms need L > 60 (so that i + d and i - d never collide ...), got L = 60
     """
     L, n = _check_fig41_size(L, n)
-    eta = Fraction(eta)
+    eta = _fraction(eta, "eta")
     return {
         "P": eta / (n * n) * Fraction(n, L) - eta / (L * L),
         "shift": shift_class_value(L, n, eta),
@@ -1968,6 +2452,16 @@ def printed_fig41_values(L: int, one_indexed: bool) -> dict[str, list[tuple[int,
     [(180, 200)]
     """
     L = check_positive_int(L, "L", minimum=2)
+    check_cost(
+        L,
+        MAX_TASK_TOKENS,
+        param="L",
+        value=L,
+        what="the vocabulary the rule is evaluated on",
+        hint="the rule leaves the vocabulary for the tokens i = L - 20 (pi) and L - d (the lists), whatever L",
+    )
+    if not isinstance(one_indexed, bool):
+        raise InputError(f"one_indexed must be True or False, got {one_indexed!r:.80}", param="one_indexed")
     vocab = range(1, L + 1) if one_indexed else range(L)
 
     def f(i: int) -> int:
@@ -2026,6 +2520,12 @@ def cyclic_summary(L: int, n: int) -> dict[str, object]:
         Keys ``delta_a43``, ``delta_a43_triple``, ``delta_a44``, ``thm43_c``, ``L0_at_thm43_c``, ``kappa``,
         ``step_budget_lower`` and, for ``L > 60``, ``one_step_v_at_eta_L2``.
 
+    Raises
+    ------
+    ValueError
+        Unless ``1 <= n <= L``; :class:`theory._checks.LimitError` for ``L > 125,000`` (the task's
+        :data:`MAX_TASK_TOKENS`) or a ``1/C(L, n)`` of more than ``MAX_DIGITS`` digits.
+
     Examples
     --------
     At Theorem 4.3's ``c`` the loss at initialisation is ``log n`` to double precision:
@@ -2039,6 +2539,7 @@ def cyclic_summary(L: int, n: int) -> dict[str, object]:
     (True, False)
     """
     L, n = check_sequence_length(L, n)
+    _check_digits(_log10_comb(L, n), "n", n, f"delta_a44 = 1/C(L, n) at L = {format_count(L)}")
     task = cyclic_task(L)
     delta, triple = delta_a43(task, n)
     c = thm43_c(n, L, delta)

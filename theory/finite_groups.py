@@ -23,9 +23,12 @@ Contents
   :math:`P_R[x,y] = (d_R/|G|)\chi_R(xy^{-1})` (real characters), exact.
 
 Sizes (checked before any work, ``docs/limits.md``): :data:`MAX_GROUP_ORDER` = 720 (S_6), computed from the
-name before a group is built (``D500``, ``Z2^12`` and ``Z1000000`` are refused at once);
-:data:`MAX_CHARACTER_CLASSES` = 64 conjugacy classes for an exact character table; Burnside's algorithm at most
-12 classes and no element of prime order >= 7. Products of three or more factors are nested as
+name in log space before a group is built (``S7``, ``D500``, ``Z2^12``, ``Z1000000`` and ``S1000000`` are refused at
+once, and so is :func:`group_order` above 720); names of at most 200 characters; Z_n and D_n are built from their
+multiplication rules (``Z720`` in well under a second); :data:`MAX_CHARACTER_CLASSES` = 64 conjugacy classes for an
+exact character table (and the K^3 class constants); Burnside's algorithm at most 12 classes, no element of prime
+order >= 7 and at most :data:`MAX_BURNSIDE_TRIES` = 1000 tries; exact projectors |G|^2 <= 200000 entries, sized from
+the name. Products of three or more factors are nested as
 ``(G1 x G2) x G3``; :func:`product_irrep_factors` maps an irrep of a product to the irreps of its two factors.
 """
 
@@ -42,12 +45,23 @@ from functools import cached_property
 import sympy
 from sympy import Integer, Rational, sqrt
 from sympy.combinatorics import Permutation, PermutationGroup
-from sympy.combinatorics.named_groups import AlternatingGroup, CyclicGroup, DihedralGroup, SymmetricGroup
+from sympy.combinatorics.named_groups import AlternatingGroup, SymmetricGroup
 from sympy.combinatorics.permutations import _af_rmul
+from sympy.polys.polyerrors import BasePolynomialError
 
-from ._checks import MAX_EXACT_ENTRIES, InputError, LimitError, as_number, check_cost, check_positive_int, format_count
+from ._checks import (
+    MAX_EXACT_ENTRIES,
+    InputError,
+    LimitError,
+    as_number,
+    check_cost,
+    check_positive_int,
+    format_count,
+    log10_factorial,
+)
 
 __all__ = [
+    "MAX_BURNSIDE_TRIES",
     "MAX_CHARACTER_CLASSES",
     "MAX_GROUP_ORDER",
     "MAX_PARTITION_SIZE",
@@ -94,6 +108,9 @@ MAX_BURNSIDE_CLASSES = 12
 classes of D_20 take ~11 s). Elements of prime order >= 7 are refused too: their characters need 7th roots of
 unity, which sympy's eigenvectors do not reach in useful time (Z_7 does not finish in a minute)."""
 
+MAX_BURNSIDE_TRIES = 1000
+"""Largest ``max_tries`` of :func:`burnside_character_table` (each try is an exact eigen-decomposition)."""
+
 MAX_PARTITION_SIZE = 40
 """Largest n for :func:`partitions` and :func:`murnaghan_nakayama` (p(40) = 37338 partitions)."""
 
@@ -108,14 +125,51 @@ _ORDER_HINT = (
 
 def _check_order(order: int, name: str, param: str = "group") -> None:
     if order > MAX_GROUP_ORDER:
-        raise LimitError(
-            f"{param} = {name} is too large: |G| = {format_count(order)}, above the limit |G| <= {MAX_GROUP_ORDER} "
-            f"(the order of S_6); {_ORDER_HINT}",
-            param=param,
-            value=name,
-            limit=MAX_GROUP_ORDER,
-            hint=_ORDER_HINT,
-        )
+        _refuse_order(name, format_count(order), param)
+
+
+def _refuse_order(name: str, shown: str, param: str) -> None:
+    raise LimitError(
+        f"{param} = {name} is too large: |G| = {shown}, above the limit |G| <= {MAX_GROUP_ORDER} "
+        f"(the order of S_6); {_ORDER_HINT}",
+        param=param,
+        value=name,
+        limit=MAX_GROUP_ORDER,
+        hint=_ORDER_HINT,
+    )
+
+
+_LOG10_MAX_ORDER = math.log10(MAX_GROUP_ORDER)
+
+
+def _log10_order(letter: str, num: int) -> float:
+    """log10 |G| of the group ``letter + str(num)`` (num >= 1), in O(1) whatever the size of num."""
+    if letter in ("S", "A"):
+        if num > 10**300:  # log10(num!) is beyond the float range: the order is certainly above every limit
+            return math.inf
+        log10_fact = log10_factorial(num)
+        return log10_fact if letter == "S" else max(0.0, log10_fact - math.log10(2))
+    if letter == "Q":
+        return math.log10(8)
+    log10_num = (num.bit_length() - 1) * math.log10(2) if num > 2**1000 else math.log10(num)
+    return log10_num + (math.log10(2) if letter == "D" else 0.0)
+
+
+def _exact_order(letter: str, num: int) -> int:
+    """|G| of the group ``letter + str(num)``; only called when the order is small (log10 checked first)."""
+    if letter == "S":
+        return math.factorial(num)
+    if letter == "A":
+        return max(1, math.factorial(num) // 2)
+    if letter == "D":
+        return 2 * num
+    return 8 if letter == "Q" else num
+
+
+def _shown_order(log10_order: float, exact: int | None = None) -> str:
+    if exact is not None:
+        return format_count(exact)
+    return f"~10^{log10_order:.0f}" if math.isfinite(log10_order) else "beyond 10^(10^300)"
 
 
 # --------------------------------------------------------------------------------------------
@@ -238,6 +292,24 @@ def _sorted_elements(G: PermutationGroup) -> list[Permutation]:
     return sorted(G.generate(), key=lambda p: tuple(p.array_form))
 
 
+def _check_degree(n: object, letter: str, minimum: int) -> int:
+    """The degree of S_n or A_n: an integer ``minimum <= n <= 6`` (LimitError above 6, from log10 n!)."""
+    n_int = check_positive_int(n, "n", minimum=minimum, hypothesis=f"{letter}_n")
+    if n_int > MAX_SYMMETRIC_DEGREE:
+        log10_order = _log10_order(letter, n_int)
+        exact = _exact_order(letter, n_int) if log10_order <= 15 else None
+        raise LimitError(
+            f"n = {format_count(n_int)} is too large: {letter}_n is supported for {minimum} <= n <= "
+            f"{MAX_SYMMETRIC_DEGREE} (|{letter}_{n_int if exact is not None else 'n'}| = "
+            f"{_shown_order(log10_order, exact)}, above the limit |G| <= {MAX_GROUP_ORDER}); {_ORDER_HINT}",
+            param="n",
+            value=n_int,
+            limit=MAX_SYMMETRIC_DEGREE,
+            hint=_ORDER_HINT,
+        )
+    return n_int
+
+
 @functools.cache
 def symmetric_group(n: int) -> FiniteGroup:
     """The symmetric group S_n (2 <= n <= 6) on {1..n}; labels in 1-based cycle notation.
@@ -254,7 +326,7 @@ def symmetric_group(n: int) -> FiniteGroup:
     Raises
     ------
     ValueError
-        ``n`` outside ``2..6``.
+        ``n`` not an integer ``>= 2``; a :class:`theory._checks.LimitError` for ``n > 6`` (order above 720).
 
     Examples
     --------
@@ -264,10 +336,9 @@ def symmetric_group(n: int) -> FiniteGroup:
     >>> symmetric_group(7)
     Traceback (most recent call last):
     ...
-    ValueError: S_n is supported for 2 <= n <= 6, got n = 7
+    theory._checks.LimitError: n = 7 is too large: S_n is supported for 2 <= n <= 6 (|S_7| = 5,040, above the limit ...
     """
-    if not 2 <= n <= MAX_SYMMETRIC_DEGREE:
-        raise ValueError(f"S_n is supported for 2 <= n <= {MAX_SYMMETRIC_DEGREE}, got n = {n}")
+    n = _check_degree(n, "S", 2)
     return _from_permutations(f"S{n}", "symmetric", n, _sorted_elements(SymmetricGroup(n)))
 
 
@@ -290,8 +361,7 @@ def alternating_group(n: int) -> FiniteGroup:
     >>> alternating_group(5), len(alternating_group(5).classes)
     (FiniteGroup('A5', order=60), 5)
     """
-    if not 3 <= n <= MAX_SYMMETRIC_DEGREE:
-        raise ValueError(f"A_n is supported for 3 <= n <= {MAX_SYMMETRIC_DEGREE}, got n = {n}")
+    n = _check_degree(n, "A", 3)
     return _from_permutations(f"A{n}", "alternating", n, _sorted_elements(AlternatingGroup(n)))
 
 
@@ -317,16 +387,22 @@ def dihedral_group(n: int) -> FiniteGroup:
     >>> dihedral_group(4).labels
     ('e', 's', 'r^1', 'r^1 s', 'r^2', 'r^2 s', 'r^3', 'r^3 s')
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 3:
-        raise InputError(f"D_n needs n >= 3 (order 2n), got n = {n!r}", param="n")
+    n = check_positive_int(n, "n", minimum=3, hypothesis="D_n has order 2n")
     _check_order(2 * n, f"D{n}", param="n")
-    r, s = DihedralGroup(n).generators
-    elems, labels = [], []
-    for k in range(n):
-        for f in range(2):
-            elems.append(Permutation(_af_rmul((r**k).array_form, (s**f).array_form)))
-            labels.append(("e" if k == 0 else f"r^{k}") if f == 0 else ("s" if k == 0 else f"r^{k} s"))
-    return _from_permutations(f"D{n}", "dihedral", n, elems, labels)
+    # r^k s^f is i -> (k + (-1)^f i) mod n shifted by f (n - 1): sympy's DihedralGroup(n) generators r: i -> i + 1,
+    # s: i -> n - 1 - i; (r^k s^f)(r^j s^g) = r^(k + (-1)^f j) s^(f + g), so the table needs no permutation products
+    perms = tuple(
+        tuple((k + i) % n if f == 0 else (k + n - 1 - i) % n for i in range(n)) for k in range(n) for f in range(2)
+    )
+    table = tuple(
+        tuple(2 * ((k + (j if f == 0 else -j)) % n) + (f ^ h) for j in range(n) for h in range(2))
+        for k in range(n)
+        for f in range(2)
+    )
+    labels = tuple(
+        ("e" if k == 0 else f"r^{k}") if f == 0 else ("s" if k == 0 else f"r^{k} s") for k in range(n) for f in range(2)
+    )
+    return FiniteGroup(name=f"D{n}", labels=labels, table=table, kind="dihedral", n=n, perms=perms)
 
 
 @functools.cache
@@ -349,11 +425,14 @@ def cyclic_group(n: int) -> FiniteGroup:
     >>> Z.mul(3, 4), Z.is_abelian()
     (2, True)
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
-        raise InputError(f"Z_n needs n >= 2, got n = {n!r}", param="n")
+    n = check_positive_int(n, "n", minimum=2, hypothesis="Z_n")
     _check_order(n, f"Z{n}", param="n")
-    (g,) = CyclicGroup(n).generators
-    return _from_permutations(f"Z{n}", "cyclic", n, [g**k for k in range(n)], [str(k) for k in range(n)])
+    # g^k is i -> i + k mod n (sympy's CyclicGroup(n) generator is i -> i + 1), so g^a g^b = g^(a + b mod n)
+    perms = tuple(tuple((i + k) % n for i in range(n)) for k in range(n))
+    table = tuple(tuple((a + b) % n for b in range(n)) for a in range(n))
+    return FiniteGroup(
+        name=f"Z{n}", labels=tuple(str(k) for k in range(n)), table=table, kind="cyclic", n=n, perms=perms
+    )
 
 
 @functools.cache
@@ -449,14 +528,42 @@ def elementary_abelian_2_group(k: int) -> FiniteGroup:
     >>> elementary_abelian_2_group(3)
     FiniteGroup('Z2^3', order=8)
     """
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InputError(f"Z2^k needs k >= 1, got {k!r}", param="k")
-    if k > 9:
-        _check_order(2**k if k < 64 else 2**64, f"Z2^{k}", param="k")
+    k = check_positive_int(k, "k", hypothesis="Z2^k")
+    if k > 9:  # |G| = 2^k > 720
+        _refuse_order(
+            f"Z2^{format_count(k)}",
+            _shown_order(k * math.log10(2) if k < 10**300 else math.inf, 2**k if k < 50 else None),
+            "k",
+        )
     return cyclic_group(2) if k == 1 else direct_product(*([cyclic_group(2)] * k))
 
 
-_FACTOR = re.compile(r"^(S|A|D|Z|Q)(\d+)(?:\^(\d+))?$")
+_FACTOR = re.compile(r"^(S|A|D|Z|Q)(\d{1,400})(?:\^(\d{1,400}))?$")
+
+MAX_GROUP_NAME = 200
+"""Longest group name accepted (a product of order <= 720 has at most 9 non-trivial factors)."""
+
+
+def _name_log10_order(parts: Sequence[str]) -> tuple[float, int | None]:
+    """log10 |G| of a product name and, when it is below 10^15, |G| itself; computed from the
+    name's parts in O(len(name)) before any group is built (parts the parser refuses count as 1)."""
+    total = 0.0
+    for part in parts:
+        m = _FACTOR.match(part)
+        if not m:
+            continue  # the parser names the bad part
+        letter, num, power = m.group(1), int(m.group(2)), int(m.group(3) or 1)
+        if num < 1 or power < 1:
+            continue
+        total += power * _log10_order(letter, num)
+    if total > 15:
+        return total, None
+    exact = 1
+    for part in parts:
+        m = _FACTOR.match(part)
+        if m and int(m.group(2)) >= 1:
+            exact *= _exact_order(m.group(1), int(m.group(2))) ** int(m.group(3) or 1)
+    return total, exact
 
 
 @functools.cache
@@ -464,10 +571,13 @@ def group(name: str) -> FiniteGroup:
     """Parse a group name: ``S3..S6``, ``A3..A6``, ``D3, D4, ...`` (order 2n), ``Z5``, ``Z2^3``, ``Q8``
     and direct products joined by ``x`` (``"S3xZ2"``, ``"D4xZ2^2"``).
 
+    The order is computed from the name before anything is built: a group above :data:`MAX_GROUP_ORDER` is refused
+    at once (``"S7"``, ``"D500"``, ``"Z2^12"``, ``"S1000000"``).
+
     Parameters
     ----------
     name : str
-        The group's name (spaces and underscores are ignored).
+        The group's name (spaces and underscores are ignored; at most 200 characters).
 
     Returns
     -------
@@ -476,7 +586,8 @@ def group(name: str) -> FiniteGroup:
     Raises
     ------
     ValueError
-        For an unknown or unsupported name, listing the accepted forms.
+        For an unknown or unsupported name, listing the accepted forms; a :class:`theory._checks.LimitError`
+        (``param="group"``) for a group of order above 720.
 
     Examples
     --------
@@ -489,20 +600,29 @@ def group(name: str) -> FiniteGroup:
     theory._checks.LimitError: group = D500 is too large: |G| = 1,000, above the limit |G| <= 720 (the order of S_6); ...
     """
     if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"group name must be a non-empty string, got {name!r}")
+        raise InputError(f"group name must be a non-empty string, got {name!r:.80}", param="group")
+    if len(name) > MAX_GROUP_NAME:
+        raise InputError(
+            f"group name must have at most {MAX_GROUP_NAME} characters (a group of order <= {MAX_GROUP_ORDER} has at "
+            f"most 9 non-trivial factors), got {len(name):,} characters: {name[:40]!r}...",
+            param="group",
+        )
     parts = name.replace(" ", "").replace("_", "").split("x")
+    log10_order, exact = _name_log10_order(parts)
+    if exact is None or exact > MAX_GROUP_ORDER:
+        _refuse_order(name.strip(), _shown_order(log10_order, exact), "group")
     factors: list[FiniteGroup] = []
-    _check_order(_name_order(name, parts), name.strip())
     for part in parts:
         m = _FACTOR.match(part)
         if not m:
-            raise ValueError(
+            raise InputError(
                 f"unknown group name {name!r} (part {part!r}); accepted: S2..S6, A3..A6, Dn (n >= 3, order 2n), "
-                "Zn, Zn^k, Q8 and direct products joined by 'x', e.g. 'S3xZ2', 'Z2^3'"
+                "Zn, Zn^k, Q8 and direct products joined by 'x', e.g. 'S3xZ2', 'Z2^3'",
+                param="group",
             )
         letter, num, power = m.group(1), int(m.group(2)), int(m.group(3) or 1)
         if power < 1:
-            raise ValueError(f"exponent must be >= 1 in {part!r}")
+            raise InputError(f"exponent must be >= 1 in {part!r}", param="group")
         if letter == "S":
             g = symmetric_group(num)
         elif letter == "A":
@@ -513,7 +633,7 @@ def group(name: str) -> FiniteGroup:
             g = cyclic_group(num)
         else:
             if num != 8:
-                raise ValueError(f"only the quaternion group Q8 is supported, got {part!r}")
+                raise InputError(f"only the quaternion group Q8 is supported, got {part!r}", param="group")
             g = quaternion_group()
         factors.extend([g] * power)
     return factors[0] if len(factors) == 1 else direct_product(*factors)
@@ -522,50 +642,55 @@ def group(name: str) -> FiniteGroup:
 def group_order(letter: str, num: int) -> int:
     """Order of the group named ``letter + str(num)`` (S, A, D, Z or Q), without building it.
 
+    The order is sized in log space first (``S_n`` has ``n!`` elements): an order above :data:`MAX_GROUP_ORDER`
+    (the groups this module builds) is refused at once.
+
     Parameters
     ----------
     letter : str
         ``"S"``, ``"A"``, ``"D"``, ``"Z"`` or ``"Q"``.
     num : int
-        The number after the letter.
+        The number after the letter, ``>= 1`` (8 for Q).
 
     Returns
     -------
     int
-        The order, or 0 for S_n and A_n with ``n > 6`` (unsupported).
+        The order, at most 720.
+
+    Raises
+    ------
+    InputError
+        An unknown letter, ``num < 1``, or Q with ``num != 8``.
+    LimitError
+        ``param="num"``: the order is above 720 (S_n and A_n for n >= 7, D_n for n > 360, Z_n for n > 720).
 
     Examples
     --------
     >>> from theory.finite_groups import group_order
-    >>> [group_order(x, n) for x, n in [("S", 4), ("A", 5), ("D", 6), ("Z", 7), ("Q", 8), ("S", 9)]]
-    [24, 60, 12, 7, 8, 0]
+    >>> [group_order(x, n) for x, n in [("S", 4), ("A", 5), ("D", 6), ("Z", 7), ("Q", 8)]]
+    [24, 60, 12, 7, 8]
+    >>> group_order("S", 10**6)
+    Traceback (most recent call last):
+    ...
+    theory._checks.LimitError: num = 1,000,000 is too large: |S_n| = ~10^5565709 at n = 1,000,000, above the limit ...
     """
-    if letter in "SA" and num > MAX_SYMMETRIC_DEGREE:
-        return 0  # unsupported degree: symmetric_group / alternating_group name the limit
-    if letter == "S":
-        return math.factorial(num)
-    if letter == "A":
-        return max(1, math.factorial(num) // 2)
-    if letter == "D":
-        return 2 * num
-    return num  # Z_n, Q_8
-
-
-def _name_order(name: str, parts: Sequence[str]) -> int:
-    """|G| of a product name, capped just above MAX_GROUP_ORDER (checked before any group is built)."""
-    order = 1
-    for part in parts:
-        m = _FACTOR.match(part)
-        if not m:
-            return 1  # the parser below names the bad part
-        letter, num, power = m.group(1), int(m.group(2)), int(m.group(3) or 1)
-        base = group_order(letter, num)
-        if base <= 1:
-            continue
-        order *= base**power if power * math.log2(base) <= 100_000 else base**64
-        if order > MAX_GROUP_ORDER:
-            return order
-    return order
+    if not isinstance(letter, str) or letter not in ("S", "A", "D", "Z", "Q"):
+        raise InputError(f"letter must be one of 'S', 'A', 'D', 'Z', 'Q', got {letter!r:.80}", param="letter")
+    num = check_positive_int(num, "num")
+    if letter == "Q" and num != 8:
+        raise InputError(f"only the quaternion group Q8 is supported, got num = {format_count(num)}", param="num")
+    log10_order = _log10_order(letter, num)
+    exact = _exact_order(letter, num) if log10_order <= _LOG10_MAX_ORDER + 3 else None
+    if exact is None or exact > MAX_GROUP_ORDER:
+        raise LimitError(
+            f"num = {format_count(num)} is too large: |{letter}_n| = {_shown_order(log10_order, exact)} at "
+            f"n = {format_count(num)}, above the limit |G| <= {MAX_GROUP_ORDER} (the order of S_6); {_ORDER_HINT}",
+            param="num",
+            value=num,
+            limit=MAX_GROUP_ORDER,
+            hint=_ORDER_HINT,
+        )
+    return exact
 
 
 def as_group(G: FiniteGroup | str) -> FiniteGroup:
@@ -592,13 +717,24 @@ def as_group(G: FiniteGroup | str) -> FiniteGroup:
     >>> as_group(3)
     Traceback (most recent call last):
     ...
-    ValueError: expected a FiniteGroup or a group name, got 3
+    theory._checks.InputError: expected a FiniteGroup or a group name, got 3
     """
     if isinstance(G, str):
         return group(G)
     if not isinstance(G, FiniteGroup):
-        raise ValueError(f"expected a FiniteGroup or a group name, got {G!r}")
+        raise InputError(f"expected a FiniteGroup or a group name, got {G!r:.80}", param="G")
     return G
+
+
+def _order_before_building(G: FiniteGroup | str) -> int:
+    """|G| of a FiniteGroup, or of a name without building the group (refused above MAX_GROUP_ORDER)."""
+    if isinstance(G, FiniteGroup):
+        return G.order
+    if isinstance(G, str) and G.strip() and len(G) <= MAX_GROUP_NAME:
+        _, exact = _name_log10_order(G.replace(" ", "").replace("_", "").split("x"))
+        if exact is not None and exact <= MAX_GROUP_ORDER:
+            return exact
+    return as_group(G).order  # refuses the name with the parser's message
 
 
 # --------------------------------------------------------------------------------------------
@@ -728,7 +864,7 @@ def is_zero(x: sympy.Expr) -> bool:
         t = sympy.Symbol("t")
         try:
             return sympy.minimal_polynomial(s, t) == t
-        except (NotImplementedError, ValueError):  # pragma: no cover - transcendental input
+        except (NotImplementedError, ValueError, BasePolynomialError):  # floats, transcendental input
             return bool(abs(complex(s.evalf(60))) < 1e-50)
     return False
 
@@ -901,13 +1037,14 @@ def _product_table(G: FiniteGroup) -> CharacterTable:
     return CharacterTable(G, names2, dims, values)
 
 
-def class_structure_constants(G: FiniteGroup) -> list[list[list[int]]]:
+def class_structure_constants(G: FiniteGroup | str) -> list[list[list[int]]]:
     r""":math:`c[i][j][k] = \#\{(x,y)\in C_i\times C_j: xy = g_k\}` for a fixed :math:`g_k \in C_k`
     (the class multiplication coefficients of Burnside's algorithm).
 
     Parameters
     ----------
-    G : FiniteGroup
+    G : FiniteGroup or str
+        A group of at most 64 conjugacy classes (``K^3`` counts).
 
     Returns
     -------
@@ -922,6 +1059,8 @@ def class_structure_constants(G: FiniteGroup) -> list[list[list[int]]]:
     >>> class_structure_constants(group("S3"))[1][1]
     [3, 0, 3]
     """
+    G = as_group(G)
+    _check_classes(G)  # K^3 counts
     K = len(G.classes)
     reps = [c[0] for c in G.classes]
     c = [[[0] * K for _ in range(K)] for _ in range(K)]
@@ -956,7 +1095,7 @@ def burnside_character_table(G: FiniteGroup | str, seed: int = 0, max_tries: int
     seed : int
         Seed of the random integer combination.
     max_tries : int
-        Combinations tried until one has a simple spectrum.
+        Combinations tried until one has a simple spectrum, ``1 <= max_tries <= 1000``.
 
     Returns
     -------
@@ -976,6 +1115,16 @@ def burnside_character_table(G: FiniteGroup | str, seed: int = 0, max_tries: int
     >>> ct.names, ct.values == character_table("S3").values
     (('triv', '1', '2'), True)
     """
+    seed = check_positive_int(seed, "seed", minimum=0)
+    max_tries = check_positive_int(max_tries, "max_tries")
+    check_cost(
+        max_tries,
+        MAX_BURNSIDE_TRIES,
+        param="max_tries",
+        value=max_tries,
+        what="the random combinations tried",
+        hint="a random combination has a simple spectrum almost surely: the default 20 is plenty",
+    )
     G = as_group(G)
     _check_classes(G, MAX_BURNSIDE_CLASSES)
     big = [q for q in _element_order_primes(G) if q >= 7]
@@ -988,8 +1137,6 @@ def burnside_character_table(G: FiniteGroup | str, seed: int = 0, max_tries: int
             value=G.name,
             limit=5,
         )
-    seed = check_positive_int(seed, "seed", minimum=0)
-    max_tries = check_positive_int(max_tries, "max_tries")
     c = class_structure_constants(G)
     K = len(G.classes)
     sizes = [len(cl) for cl in G.classes]
@@ -1099,7 +1246,63 @@ def character_table(G: FiniteGroup | str) -> CharacterTable:
     >>> character_table("Z4").values[1]
     (1, I, -1, -I)
     """
+    _check_name_classes(G)
     return _character_table_cached(as_group(G))
+
+
+_ALTERNATING_CLASSES = {1: 1, 2: 1, 3: 3, 4: 4, 5: 5, 6: 7}
+
+
+def _name_classes(name: str) -> tuple[int, str] | None:
+    """Number of conjugacy classes of the group a name stands for, from its parts (a product has the product of its
+    factors' counts), and its kind; None when the parser would refuse the name."""
+    parts = name.replace(" ", "").replace("_", "").split("x")
+    count, kinds = 1, set()
+    for part in parts:
+        m = _FACTOR.match(part)
+        if not m:
+            return None
+        letter, num, power = m.group(1), int(m.group(2)), int(m.group(3) or 1)
+        if num < 1 or power < 1 or (letter in "SA" and num > MAX_SYMMETRIC_DEGREE) or power > 64:
+            return None
+        if letter == "S":
+            k = len(partitions(num))
+        elif letter == "A":
+            k = _ALTERNATING_CLASSES[num]
+        elif letter == "D":
+            k = (num + 6) // 2 if num % 2 == 0 else (num + 3) // 2
+        elif letter == "Z":
+            k = num
+        else:
+            k = 5
+        count *= k**power
+        kinds.add("cyclic" if letter == "Z" and power == 1 else "other")
+    return count, ("cyclic" if len(parts) == 1 and kinds == {"cyclic"} else "other")
+
+
+def _check_name_classes(G: FiniteGroup | str) -> None:
+    """Refuse a group name of more than MAX_CHARACTER_CLASSES classes before the group is built (the order is checked
+    first, so the name stands for a group of at most 720 elements)."""
+    if not isinstance(G, str) or len(G) > MAX_GROUP_NAME:
+        return
+    _order_before_building(G)
+    counted = _name_classes(G)
+    if counted is None or counted[0] <= MAX_CHARACTER_CLASSES:
+        return
+    n, kind = counted
+    hint = (
+        "for Z_p use theory.modular (tvk derive modular)"
+        if kind == "cyclic"
+        else "groups with few classes (S_n, A_n, D_n with n <= 120, small products) are supported"
+    )
+    raise LimitError(
+        f"group = {G.strip()} is too large: it has {n} conjugacy classes, above the limit {MAX_CHARACTER_CLASSES} of "
+        f"the exact character table ({n}^2 exact entries); {hint}",
+        param="group",
+        value=G.strip(),
+        limit=MAX_CHARACTER_CLASSES,
+        hint=hint,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -1364,17 +1567,18 @@ def isotypic_projector(G: FiniteGroup | str, r: int) -> sympy.Matrix:
     >>> P * P == P, P.rank()
     (True, 4)
     """
+    order = _order_before_building(G)
+    check_cost(
+        order**2,
+        MAX_EXACT_ENTRIES,
+        param="G",
+        value=G.name if isinstance(G, FiniteGroup) else G.strip(),
+        what="the number of entries of the exact projector, |G|^2,",
+        hint="numerics.groups.isotypic_projectors gives it in float64",
+    )
     G = as_group(G)
     ct = character_table(G)
     r = _check_index(r, ct.n_irreps, "r", "irrep")
-    check_cost(
-        G.order**2,
-        MAX_EXACT_ENTRIES,
-        param="G",
-        value=G.order,
-        what="the exact projector has |G|^2 entries",
-        hint="numerics.groups.isotypic_projectors gives it in float64",
-    )
     d, N = ct.dims[r], G.order
     inv = G.inverse
     return sympy.Matrix(N, N, lambda x, y: Rational(d, N) * ct.chi(r, G.table[x][inv[y]]))
@@ -1437,6 +1641,7 @@ def check_totally_real(G: FiniteGroup | str, source: str = "this computation") -
     ...
     ValueError: Thm 7.9 assumes every irrep of G is real (Frobenius-Schur indicator +1); Q8 has 2 with indicator -1; ...
     """
+    _check_name_classes(G)
     G = as_group(G)
     ct = character_table(G)
     bad = [(ct.names[i], ind) for i, ind in enumerate(ct.indicators) if ind != 1]

@@ -746,6 +746,9 @@ def game_value_on_support(
     classes = [check_positive_int(c, "classes", minimum=0) for c in classes]
     if len(irreps) != len(classes) or not irreps:
         raise ValueError("D.9.2 needs as many used irreps as margin classes (square systems)")
+    for name, idx in (("irreps", irreps), ("classes", classes)):
+        if len(set(idx)) != len(idx):
+            raise InputError(f"{name} must be distinct indices, got {tuple(idx)[:20]}", param=name)
     if not all(1 <= r < ct.n_irreps for r in irreps) or not all(1 <= c < len(ct.classes) for c in classes):
         raise ValueError(
             f"irrep and class indices must be nontrivial character-table indices of {G.name}: irreps in "

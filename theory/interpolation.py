@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import sympy
 
-from ._checks import _as_int, as_number
+from ._checks import MAX_EXACT_ENTRIES, InputError, _as_int, as_number, check_cost, format_count
 
 __all__ = [
     "SOURCE",
@@ -53,14 +53,32 @@ SOURCE = "Edelman thesis Lemma B.4/Claim 5 (App. B.2.1), Lemma C.6/Thm C.11 (App
 
 R = sympy.Rational
 
+MAX_LSQ_COST = 200_000
+"""Largest rows x cols x min(rows, cols) of the exact least squares (rational Gaussian elimination; a dense 58 x 58
+system of small rationals takes a few seconds): the constructions on the k + 1 lattice points accept k <= 57."""
 
-def _check_k(k: object, *, even: bool = False, what: str = "") -> int:
+
+def _check_k(k: object, *, even: bool = False, what: str = "", entries: str = "") -> int:
+    """The parity degree; with ``entries``, the size of the exact list (k + 1 lattice points) is checked too."""
     k = _as_int(k, "k")
     if k < 1:
-        raise ValueError(f"k must be >= 1 (parity degree), got k = {k}")
+        raise InputError(f"k must be >= 1 (parity degree), got k = {format_count(k)}", param="k")
     if even and (k % 2 or k < 2):
-        raise ValueError(f"{what} assumes k even (>= 2), got k = {k}")
+        raise InputError(f"{what} assumes k even (>= 2), got k = {format_count(k)}", param="k")
+    if entries:
+        check_cost(k + 1, MAX_EXACT_ENTRIES, param="k", value=k, what=entries, hint="use a smaller k")
     return k
+
+
+def _check_lsq_k(k: int) -> None:
+    check_cost(
+        (k + 1) ** 3,
+        MAX_LSQ_COST,
+        param="k",
+        value=k,
+        what="the exact least squares over the k + 1 lattice points ((k+1)^3 rational operations)",
+        hint="k <= 57; the closed-form weights (claim5_corrected_weights, c6_bias) exist for any k",
+    )
 
 
 def lattice(k: object) -> list[int]:
@@ -82,7 +100,7 @@ def lattice(k: object) -> list[int]:
     >>> lattice(3)
     [-3, -1, 1, 3]
     """
-    k = _check_k(k)
+    k = _check_k(k, entries="the number of lattice points k + 1")
     return list(range(-k, k + 1, 2))
 
 
@@ -105,7 +123,7 @@ def parity_on_lattice(k: object) -> list[int]:
     >>> parity_on_lattice(3)
     [-1, 1, -1, 1]
     """
-    k = _check_k(k)
+    k = _check_k(k, entries="the number of lattice points k + 1")
     return [(-1) ** ((k - s) // 2) for s in lattice(k)]
 
 
@@ -158,7 +176,21 @@ def feature_matrix(k: int, features: Sequence[Callable[[int], sympy.Expr]]) -> s
     [1,  0],
     [1,  2]])
     """
-    return sympy.Matrix([[f(s) for f in features] for s in lattice(k)])
+    k = _check_k(k)
+    if isinstance(features, (str, bytes)) or not hasattr(features, "__len__"):
+        raise InputError(f"features must be a sequence of functions, got {features!r:.80}", param="features")
+    if not all(callable(f) for f in features):
+        raise InputError("features must be a sequence of functions of a lattice point", param="features")
+    check_cost(
+        (k + 1) * max(len(features), 1),
+        MAX_EXACT_ENTRIES,
+        param="k",
+        value=k,
+        what="the number of exact entries (k+1) len(features)",
+        hint="use a smaller k",
+    )
+    rows = [[as_number(f(s), "features") for f in features] for s in lattice(k)]
+    return sympy.Matrix(rows) if features else sympy.zeros(k + 1, 0)
 
 
 @dataclass(frozen=True)
@@ -189,6 +221,19 @@ class LeastSquares:
     residual: tuple
     residual_sq: sympy.Rational
     rank: int
+
+    def __post_init__(self) -> None:
+        for name in ("weights", "residual"):
+            value = getattr(self, name)
+            if not isinstance(value, tuple) or not all(isinstance(x, sympy.Expr) for x in value):
+                raise InputError(f"{name} must be a tuple of sympy numbers, got {value!r:.80}", param=name)
+        r2 = self.residual_sq
+        if not isinstance(r2, sympy.Expr) or r2.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+            raise InputError(f"residual_sq must be a finite sympy number, got {r2!r:.80}", param="residual_sq")
+        if r2.is_number and r2.is_negative:
+            raise InputError(f"residual_sq must be >= 0 (a squared norm), got {r2}", param="residual_sq")
+        if isinstance(self.rank, bool) or not isinstance(self.rank, int) or self.rank < 0:
+            raise InputError(f"rank must be an integer >= 0, got {self.rank!r:.80}", param="rank")
 
     @property
     def residual_norm(self) -> float:
@@ -226,11 +271,23 @@ def least_squares(Phi: sympy.Matrix, y: Sequence) -> LeastSquares:
     >>> least_squares(sympy.Matrix([[1, 0], [1, 1], [1, 2]]), [0, 1, 2])
     LeastSquares(weights=(0, 1), residual=(0, 0, 0), residual_sq=0, rank=2)
     """
+    if not isinstance(Phi, sympy.MatrixBase):
+        raise InputError(f"Phi must be a sympy Matrix, got {Phi!r:.80}", param="Phi")
+    check_cost(
+        Phi.rows * Phi.cols * min(Phi.rows, Phi.cols),
+        MAX_LSQ_COST,
+        param="Phi",
+        value=Phi.rows * Phi.cols * min(Phi.rows, Phi.cols),
+        what="the rows x cols x min(rows, cols) rational operations of the exact elimination",
+        hint="use numpy.linalg.lstsq for a float solution",
+    )
+    if any(not isinstance(x, sympy.Expr) or x.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) for x in Phi):
+        raise InputError("Phi must hold finite exact numbers", param="Phi")
     if isinstance(y, (str, bytes)) or not hasattr(y, "__iter__"):
-        raise ValueError(f"y must be a sequence of numbers, got {y!r:.80}")
+        raise InputError(f"y must be a sequence of numbers, got {y!r:.80}", param="y")
     Y = sympy.Matrix([as_number(v, "y") for v in y])
     if Phi.rows != Y.rows:
-        raise ValueError(f"Phi has {Phi.rows} rows but y has {Y.rows} entries")
+        raise InputError(f"Phi has {Phi.rows} rows but y has {Y.rows} entries", param="y")
     if Phi.cols == 0:
         return LeastSquares((), tuple(Y), sum((v**2 for v in Y), sympy.Integer(0)), 0)
     _, pivots = Phi.rref()
@@ -265,7 +322,7 @@ def claim5_corrected_biases(k: object) -> list[sympy.Rational]:
     >>> claim5_corrected_biases(2)
     [3/4, 1/4, -1/4]
     """
-    k = _check_k(k)
+    k = _check_k(k, entries="the number of exact biases k + 1")
     return [R(1, 2) - R(2 * i - 1, 2 * k) for i in range(k + 1)]
 
 
@@ -288,7 +345,7 @@ def claim5_corrected_weights(k: object) -> list[int]:
     >>> claim5_corrected_weights(4)
     [8, -32, 64, -96, 128]
     """
-    k = _check_k(k)
+    k = _check_k(k, entries="the number of weights k + 1")
     return [(-1) ** k * 2 * k] + [(-1) ** (i + k) * 8 * k * i for i in range(1, k + 1)]
 
 
@@ -324,6 +381,7 @@ def claim5_corrected(k: object) -> dict:
     ([-1, 1, -1, 1], [-1, 1, -1, 1], True)
     """
     k = _check_k(k)
+    _check_lsq_k(k)
     Phi = feature_matrix(k, _neurons(k, claim5_corrected_biases(k)))
     u = sympy.Matrix(claim5_corrected_weights(k))
     target = parity_on_lattice(k)
@@ -358,12 +416,12 @@ def claim5_printed_biases(k: object, schedule: str) -> list[sympy.Rational]:
     >>> claim5_printed_biases(3, "i+1"), claim5_printed_biases(3, "i")
     ([1/6, 1/2, 5/6], [-1/6, 1/6, 1/2])
     """
-    k = _check_k(k)
+    k = _check_k(k, entries="the number of biases (k + 1 bounds the k biases)")
     if schedule == "i+1":
         return [-R(1, 2) + R(i + 1, k) for i in range(1, k + 1)]
     if schedule == "i":
         return [-R(1, 2) + R(i, k) for i in range(1, k + 1)]
-    raise ValueError(f"schedule must be 'i+1' (Lemma B.4) or 'i' (Lemma B.5), got {schedule!r}")
+    raise InputError(f"schedule must be 'i+1' (Lemma B.4) or 'i' (Lemma B.5), got {schedule!r:.80}", param="schedule")
 
 
 def claim5_printed_weights(k: object) -> list[int]:
@@ -385,9 +443,9 @@ def claim5_printed_weights(k: object) -> list[int]:
     >>> claim5_printed_weights(3)
     [24, 18, -6]
     """
-    k = _check_k(k)
+    k = _check_k(k, entries="the number of weights (k + 1 bounds the k weights)")
     if k < 2:
-        raise ValueError(f"the printed Claim 5 weights need k >= 2 (they name u_(k-1) and u_k), got k = {k}")
+        raise InputError(f"the printed Claim 5 weights need k >= 2 (they name u_(k-1) and u_k), got k = {k}", param="k")
     return [8 * k * (-1) ** (i + 1) for i in range(1, k - 1)] + [6 * k, -2 * k]
 
 
@@ -415,6 +473,7 @@ def claim5_as_printed(k: object, schedule: str) -> dict:
     ([0, -2, 2, 14], [-2, 2, -2, 2], 4)
     """
     k = _check_k(k)
+    _check_lsq_k(k)
     Phi = feature_matrix(k, _neurons(k, claim5_printed_biases(k, schedule)))
     u = sympy.Matrix(claim5_printed_weights(k))
     target = [2 * c for c in parity_on_lattice(k)]
@@ -478,6 +537,7 @@ def c6_index_set(k: object, printed: bool = False) -> list[int]:
     ([0, 1], [1])
     """
     k = _check_k(k, even=True, what="Thm C.11 / Lemma C.6")
+    check_cost(k // 2, MAX_EXACT_ENTRIES, param="k", value=k, what="the number of indices k/2", hint="use a smaller k")
     return list(range(1 if printed else 0, k // 2))
 
 
@@ -511,6 +571,7 @@ def c6_features(k: object, printed: bool = False) -> dict:
     ((5, 3), 1452/523)
     """
     k = _check_k(k, even=True, what="Thm C.11 / Lemma C.6")
+    _check_lsq_k(k)
     js = c6_index_set(k, printed)
     betas = [c6_bias(k, j) for j in js]
     feats: list[Callable[[int], sympy.Expr]] = [lambda s: sympy.Integer(1)]

@@ -27,14 +27,20 @@ What is here (floats from ``math``/``mpmath``; sympy expressions where the value
   (:func:`crossovers`);
 * :func:`derive_signal`, the summary printed by ``tvk derive signal``.
 
-Validation: ``k >= 2`` (an integer), ``d >= 1``, ``sigma > 0``, ``tau`` in [0, 1), batch size >= 1; anything else
-raises :class:`ValueError` naming the parameter and its range.
+Validation: ``k >= 2`` (an integer), ``d >= 1``, ``sigma > 0``, ``tau`` in [0, 1), batch size >= 1, finite real
+numbers elsewhere; anything else raises :class:`theory._checks.InputError` (a :class:`ValueError`) naming the
+parameter and its range. Sizes are checked before the work (:class:`theory._checks.LimitError`): the float formulas
+take ``k <= MAX_FLOAT_K``, one :func:`error_curve` integral at most :data:`MAX_INVERSION_PANELS` panels (estimated
+from k, tau, sigma and tol), an :func:`optimal_threshold` search at most :data:`MAX_SEARCH_PANELS`, and
+:func:`derive_signal` ``k <= MAX_DERIVE_K``.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -43,9 +49,12 @@ from typing import TypeGuard
 import mpmath
 import sympy
 
-from ._checks import check_cost
+from ._checks import MAX_DIGITS, InputError, LimitError, check_cost, format_count
 
 __all__ = [
+    "MAX_FLOAT_K",
+    "MAX_INVERSION_PANELS",
+    "MAX_SEARCH_PANELS",
     "RESOLVABLE_ERROR",
     "SOURCE",
     "LemmaB5",
@@ -134,16 +143,73 @@ def check_k(k: object, *, minimum: int = 2) -> int:
     >>> check_k(1)
     Traceback (most recent call last):
     ...
-    ValueError: k (the number of noise rows) must be an integer >= 2 (sigma = log k / sqrt k must be > 0), got k = 1
+    theory._checks.InputError: k (the number of noise rows) must be an integer >= 2 (sigma = log k / sqrt k must be > 0), got k = 1
     """
     if not _is_int(k):
-        raise ValueError(f"k (the number of noise rows) must be an integer >= {minimum}, got {k!r}")
+        raise InputError(f"k (the number of noise rows) must be an integer >= {minimum}, got {k!r:.80}", param="k")
     if int(k) < minimum:
-        raise ValueError(
+        raise InputError(
             f"k (the number of noise rows) must be an integer >= {minimum} (sigma = log k / sqrt k must be > 0), "
-            f"got k = {int(k)}"
+            f"got k = {int(k)}",
+            param="k",
         )
     return int(k)
+
+
+MAX_FLOAT_K = 10**300
+"""Largest k of the float formulas (sigma = log k / sqrt k, k Phi^c(1/sigma), ...): k must be a float. The exact
+forms (:func:`noise_sigma_exact`, :func:`linear_classifier_error_exact`, :func:`union_bound`) take any k."""
+
+
+def _float_k(k: object, name: str = "k") -> int:
+    """:func:`check_k`, and k <= :data:`MAX_FLOAT_K` (the float formulas multiply by k)."""
+    if name != "k":
+        if not _is_int(k) or int(k) < 2:
+            raise InputError(f"{name} must be an integer >= 2, got {k!r:.80}", param=name)
+        k = int(k)
+    else:
+        k = check_k(k)
+    if k > MAX_FLOAT_K:
+        raise LimitError(
+            f"{name} = {format_count(k)} is above the limit {name} <= 10^300 of the float formulas (k is a float "
+            "factor); noise_sigma_exact and linear_classifier_error_exact are exact for any k",
+            param=name,
+            value=k,
+            limit=MAX_FLOAT_K,
+            hint="noise_sigma_exact and linear_classifier_error_exact are exact for any k",
+        )
+    return k
+
+
+def _finite(x: object, name: str, *, allow_inf: bool = False) -> float:
+    """``x`` as a float: a real number (not a bool, not a string), not NaN, within the float range (and finite unless
+    ``allow_inf``)."""
+    if isinstance(x, (bool, str, bytes)) or (not isinstance(x, (numbers.Real, sympy.Basic)) and not hasattr(x, "item")):
+        raise InputError(f"{name} must be a real number, got {x!r:.80}", param=name)
+    try:
+        v = float(x)  # type: ignore[arg-type]
+    except OverflowError:
+        raise InputError(f"{name} must lie in the float range, got {format_count(x)}", param=name) from None
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a real number, got {x!r:.80}", param=name) from None
+    if math.isnan(v) or (math.isinf(v) and not allow_inf):
+        raise InputError(f"{name} must be a finite number, got {x!r:.80}", param=name)
+    return v
+
+
+def _check_bool(value: object, name: str) -> bool:
+    if not isinstance(value, bool) and type(value).__name__ != "bool_":  # numpy.bool_ too
+        raise InputError(f"{name} must be True or False, got {value!r:.80}", param=name)
+    return bool(value)
+
+
+def _check_tol(tol: object) -> float:
+    t = _finite(tol, "tol")
+    if not t > 0:
+        raise InputError(
+            f"tol (the accuracy of the inversion integral) must be a finite number > 0, got {tol!r}", param="tol"
+        )
+    return t
 
 
 def check_d(d: object) -> int:
@@ -171,10 +237,10 @@ def check_d(d: object) -> int:
     >>> check_d(0)
     Traceback (most recent call last):
     ...
-    ValueError: d (the patch dimension) must be an integer >= 1, got 0
+    theory._checks.InputError: d (the patch dimension) must be an integer >= 1, got 0
     """
     if not _is_int(d) or int(d) < 1:
-        raise ValueError(f"d (the patch dimension) must be an integer >= 1, got {d!r}")
+        raise InputError(f"d (the patch dimension) must be an integer >= 1, got {d!r:.80}", param="d")
     return int(d)
 
 
@@ -203,14 +269,19 @@ def check_sigma(sigma: object) -> float:
     >>> check_sigma(-1)
     Traceback (most recent call last):
     ...
-    ValueError: sigma (the noise standard deviation) must be a finite number > 0, got sigma = -1
+    theory._checks.InputError: sigma (the noise standard deviation) must be a finite number > 0, got sigma = -1
     """
     try:
         s = float(sigma)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"sigma (the noise standard deviation) must be a finite number > 0, got {sigma!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(
+            f"sigma (the noise standard deviation) must be a finite number > 0, got {sigma!r:.80}", param="sigma"
+        ) from None
     if not math.isfinite(s) or s <= 0:
-        raise ValueError(f"sigma (the noise standard deviation) must be a finite number > 0, got sigma = {sigma!r}")
+        raise InputError(
+            f"sigma (the noise standard deviation) must be a finite number > 0, got sigma = {sigma!r:.80}",
+            param="sigma",
+        )
     return s
 
 
@@ -239,15 +310,16 @@ def check_tau(tau: object) -> float:
     >>> check_tau(1)
     Traceback (most recent call last):
     ...
-    ValueError: tau (= |b|/c) must lie in [0, 1) (tau >= 1 removes the signal row as well), got tau = 1
+    theory._checks.InputError: tau (= |b|/c) must lie in [0, 1) (tau >= 1 removes the signal row as well), got tau = 1
     """
     try:
         t = float(tau)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"tau (= |b|/c) must be a number in [0, 1), got {tau!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"tau (= |b|/c) must be a number in [0, 1), got {tau!r:.80}", param="tau") from None
     if not (0.0 <= t < 1.0):
-        raise ValueError(
-            f"tau (= |b|/c) must lie in [0, 1) (tau >= 1 removes the signal row as well), got tau = {tau!r}"
+        raise InputError(
+            f"tau (= |b|/c) must lie in [0, 1) (tau >= 1 removes the signal row as well), got tau = {tau!r:.80}",
+            param="tau",
         )
     return t
 
@@ -279,10 +351,10 @@ def check_batch(batch: object, name: str = "batch") -> int:
     >>> check_batch(0, "samples")
     Traceback (most recent call last):
     ...
-    ValueError: samples (a batch size) must be an integer >= 1, got 0
+    theory._checks.InputError: samples (a batch size) must be an integer >= 1, got 0
     """
     if not _is_int(batch) or int(batch) < 1:
-        raise ValueError(f"{name} (a batch size) must be an integer >= 1, got {batch!r}")
+        raise InputError(f"{name} (a batch size) must be an integer >= 1, got {batch!r:.80}", param=str(name))
     return int(batch)
 
 
@@ -308,7 +380,7 @@ def noise_sigma(k: int) -> float:
     >>> round(noise_sigma(100), 12)  # log(100) / 10
     0.460517018599
     """
-    k = check_k(k)
+    k = _float_k(k)
     return math.log(k) / math.sqrt(k)
 
 
@@ -359,6 +431,8 @@ def soft_threshold(x: float, b: float) -> float:
     >>> [soft_threshold(x, 0.5) for x in (-2.0, -0.25, 0.25, 2.0)]  # b >= 0: 2x inside, x + b sign(x) beyond
     [-2.5, -0.5, 0.5, 2.5]
     """
+    _finite(x, "x")
+    _finite(b, "b")
     return max(x + b, 0.0) - max(-x + b, 0.0)
 
 
@@ -385,6 +459,8 @@ def soft_threshold_dx(x: float, b: float) -> float:
     >>> [soft_threshold_dx(x, 0.5) for x in (-2.0, -0.25, 0.25, 2.0)]
     [1.0, 2.0, 2.0, 1.0]
     """
+    _finite(x, "x")
+    _finite(b, "b")
     return float(x + b > 0) + float(-x + b > 0)
 
 
@@ -409,6 +485,8 @@ def soft_threshold_db(x: float, b: float) -> float:
     >>> [soft_threshold_db(x, -0.5) for x in (-2.0, -0.25, 0.25, 2.0)]
     [-1.0, 0.0, 0.0, 1.0]
     """
+    _finite(x, "x")
+    _finite(b, "b")
     return float(x + b > 0) - float(-x + b > 0)
 
 
@@ -434,6 +512,9 @@ def shrink(a: float, tau: float) -> float:
     >>> all(shrink(a, 0.5) == soft_threshold(a, -0.5) for a in (-2.0, -0.25, 0.25, 2.0))
     True
     """
+    _finite(a, "a")
+    if not _finite(tau, "tau") >= 0:
+        raise InputError(f"tau must be >= 0 for the soft threshold S_tau, got tau = {tau!r}", param="tau")
     return math.copysign(max(abs(a) - tau, 0.0), a)
 
 
@@ -459,6 +540,7 @@ def normal_pdf(x: float) -> float:
     >>> normal_pdf(0.0) == 1 / math.sqrt(2 * math.pi)
     True
     """
+    x = _finite(x, "x", allow_inf=True)
     return math.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
 
 
@@ -481,6 +563,7 @@ def normal_cdf(x: float) -> float:
     >>> f"{normal_cdf(-10.0):.6e}"  # no cancellation in the lower tail
     '7.619853e-24'
     """
+    x = _finite(x, "x", allow_inf=True)
     return 0.5 * math.erfc(-x / math.sqrt(2))
 
 
@@ -501,6 +584,7 @@ def normal_sf(x: float) -> float:
     >>> f"{normal_sf(10.0):.6e}", 1 - normal_cdf(10.0)  # 1 - Phi cancels to 0
     ('7.619853e-24', 0.0)
     """
+    x = _finite(x, "x", allow_inf=True)
     return 0.5 * math.erfc(x / math.sqrt(2))
 
 
@@ -531,12 +615,15 @@ def normal_quantile(p: float) -> float:
     >>> normal_quantile(1)
     Traceback (most recent call last):
     ...
-    ValueError: p must lie in (0, 1), got 1
+    theory._checks.InputError: p must lie in (0, 1), got 1
     """
-    if not 0 < p < 1:
-        raise ValueError(f"p must lie in (0, 1), got {p!r}")
+    if not 0 < _finite(p, "p", allow_inf=True) < 1:
+        raise InputError(f"p must lie in (0, 1), got {p!r}", param="p")
     with mpmath.workdps(30):
         return float(-mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(p)))
+
+
+_EXPONENT = re.compile(r"[eE]\s*[+-]?0*(\d+)")
 
 
 def exact_number(x: object) -> sympy.Expr:
@@ -565,15 +652,52 @@ def exact_number(x: object) -> sympy.Expr:
     >>> exact_number(True)
     Traceback (most recent call last):
     ...
-    ValueError: expected a number, got True
+    theory._checks.InputError: x: expected a number, got True
     """
+    return _exact(x, "x")
+
+
+def _exact(x: object, name: str) -> sympy.Expr:
+    """:func:`exact_number`, naming ``name`` in the error."""
     if isinstance(x, sympy.Basic):
+        if x.is_number and (x.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) or x.is_finite is False):
+            raise InputError(f"{name}: expected a finite number, got {x}", param=name)
         return x
     if isinstance(x, Fraction):
         return sympy.Rational(x.numerator, x.denominator)
-    if isinstance(x, bool) or not isinstance(x, (numbers.Number, str)):
-        raise ValueError(f"expected a number, got {x!r}")
-    return sympy.Rational(str(x))
+    if isinstance(x, numbers.Integral) and not isinstance(x, bool):
+        return sympy.Integer(int(x))
+    if isinstance(x, (bool, complex)) or not isinstance(x, (numbers.Number, str)):
+        raise InputError(f"{name}: expected a number, got {x!r:.80}", param=name)
+    if isinstance(x, float) and not math.isfinite(x):
+        raise InputError(f"{name}: expected a finite number, got {x!r}", param=name)
+    text = str(x)
+    exponent = _EXPONENT.search(text)
+    if len(text) > 400 or (exponent and (len(exponent.group(1)) > 5 or int(exponent.group(1)) > MAX_DIGITS)):
+        raise InputError(
+            f"{name}: expected a number of at most {MAX_DIGITS} digits, got {text[:40]!r} (its exact value would be too "
+            "large); pass a float or a smaller number",
+            param=name,
+        )
+    try:
+        return sympy.Rational(text)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: expected a number, got {x!r:.80}", param=name) from None
+
+
+def _sf_mp(x: mpmath.mpf) -> mpmath.mpf:
+    """Phi^c(x) = erfc(x / sqrt 2) / 2 at the working precision. Beyond |x| = 1e6 the asymptotic series
+    ``phi(x)/x sum_j (-1)^j (2j-1)!! / x^(2j)`` (8 terms, relative error below 1e-80): mpmath's erfc loses the digits of
+    the exponent x^2/2 there (7e-12 relative at x = 1e10) and overflows a float inside beyond x = 1e154."""
+    if abs(x) <= 1e6:
+        return mpmath.erfc(x / mpmath.sqrt(2)) / 2
+    u = abs(x)
+    term, series = mpmath.mpf(1), mpmath.mpf(1)
+    for j in range(1, 8):
+        term *= -(2 * j - 1) / u**2
+        series += term
+    tail = mpmath.npdf(u) / u * series
+    return tail if x > 0 else 1 - tail
 
 
 def mills_ratio(x: float) -> float:
@@ -598,9 +722,17 @@ def mills_ratio(x: float) -> float:
     >>> round(mills_ratio(40.0), 8), 1 / 40
     (0.0249844, 0.025)
     """
+    _finite(x, "x")
     with mpmath.workdps(30):
         xm = mpmath.mpf(x)
-        return float(mpmath.erfc(xm / mpmath.sqrt(2)) / 2 / mpmath.npdf(xm))
+        value = float(_sf_mp(xm) / mpmath.npdf(xm))
+    if not math.isfinite(value):
+        raise InputError(
+            f"x = {x!r}: the Mills ratio (about exp(x^2/2) sqrt(2 pi) for x < 0) is beyond the float range; it is "
+            "finite for x >= -37.5",
+            param="x",
+        )
+    return value
 
 
 MILLS_EXACT_DIGITS = 100  # beyond this many digits in x's numerator or denominator, mills_bounds works in floats
@@ -641,11 +773,13 @@ def mills_bounds(x: object) -> tuple[sympy.Expr, sympy.Expr]:
     >>> mills_bounds(-1)
     Traceback (most recent call last):
     ...
-    ValueError: the Mills-ratio bounds (B.6) are stated for x >= 0, got x = -1
+    theory._checks.InputError: the Mills-ratio bounds (B.6) are stated for x >= 0, got x = -1
     """
-    xs = exact_number(x)
+    xs = _exact(x, "x")
+    if not xs.is_number or xs.is_real is not True:
+        raise InputError(f"x must be a real number, got {x!r:.80}", param="x")
     if xs.is_negative:
-        raise ValueError(f"the Mills-ratio bounds (B.6) are stated for x >= 0, got x = {x!r}")
+        raise InputError(f"the Mills-ratio bounds (B.6) are stated for x >= 0, got x = {x!r}", param="x")
     if xs.is_Rational and max(abs(xs.p), xs.q) > 10**MILLS_EXACT_DIGITS:
         xs = sympy.Float(xs, MILLS_FLOAT_DIGITS)
     return 2 / (sympy.sqrt(xs**2 + 4) + xs), 2 / (sympy.sqrt(xs**2 + 2) + xs)
@@ -687,17 +821,28 @@ def soft_threshold_moments(tau: float, sigma: float) -> tuple[float, float, floa
     [0.317311, 0.166631, 0.15068]
     """
     sigma = check_sigma(sigma)
-    if not (math.isfinite(tau) and tau >= 0):
-        raise ValueError(f"tau must be a finite number >= 0 for the soft threshold S_tau, got {tau!r}")
+    if not _finite(tau, "tau") >= 0:
+        raise InputError(f"tau must be a finite number >= 0 for the soft threshold S_tau, got {tau!r}", param="tau")
+    moments = _moments_mp(tau, sigma)
+    out = (float(moments[0]), float(moments[1]), float(moments[2]))
+    if not all(math.isfinite(m) for m in out):
+        raise InputError(
+            f"sigma = {sigma!r} is too large: E S^2 = 2 sigma^2 [...] is beyond the float range", param="sigma"
+        )
+    return out
+
+
+def _moments_mp(tau: float, sigma: float) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+    """The moments of :func:`soft_threshold_moments` as mpmath numbers (no underflow of E S^2 for a tiny sigma)."""
     with mpmath.workdps(30):
         a = mpmath.mpf(tau) / sigma
-        sf = mpmath.erfc(a / mpmath.sqrt(2)) / 2
+        sf = _sf_mp(a)
         pdf = mpmath.npdf(a)
-        return (
-            float(2 * sf),
-            float(2 * sigma * (pdf - a * sf)),
-            float(2 * sigma**2 * ((1 + a * a) * sf - a * pdf)),
-        )
+        try:
+            scale = 2 * sigma**2  # the float factor of the original formula (same rounding)
+        except OverflowError:
+            scale = 2 * mpmath.mpf(sigma) ** 2
+        return 2 * sf, 2 * sigma * (pdf - a * sf), scale * ((1 + a * a) * sf - a * pdf)
 
 
 def truncated_moments(alpha: float, s: float) -> tuple[float, float, float]:
@@ -729,12 +874,24 @@ def truncated_moments(alpha: float, s: float) -> tuple[float, float, float]:
     (True, True, 1.0)
     """
     s = check_sigma(s)
-    if not math.isfinite(alpha):
-        raise ValueError(f"alpha must be finite, got {alpha!r}")
-    with mpmath.workdps(40):
+    alpha_f = _finite(alpha, "alpha")
+    # 1 + alpha r - r^2 ~ 1/alpha^2 cancels 4 log10(alpha) digits (r ~ alpha): 40 digits hold up to alpha ~ 1e5
+    dps = 40 if abs(alpha_f) < 1e5 else 40 + 4 * math.ceil(math.log10(abs(alpha_f)))
+    with mpmath.workdps(dps):
         a = mpmath.mpf(alpha)
-        r = mpmath.npdf(a) / (mpmath.erfc(a / mpmath.sqrt(2)) / 2)
-        return float(s * r), float(s**2 * (1 + a * r - r * r)), float(s**2 * (1 + a * r))
+        r = mpmath.npdf(a) / _sf_mp(a)
+        try:
+            s2 = s**2
+        except OverflowError:
+            s2 = mpmath.mpf(s) ** 2
+        out = float(s * r), float(s2 * (1 + a * r - r * r)), float(s2 * (1 + a * r))
+    if not all(math.isfinite(m) for m in out):
+        raise InputError(
+            f"alpha = {alpha!r} with s = {s!r}: the moments (E[Z^2 | Z >= alpha s] ~ (alpha s)^2) are beyond the float "
+            "range",
+            param="alpha",
+        )
+    return out
 
 
 def regression_coefficients(c: object, v: object) -> tuple[sympy.Expr, sympy.Expr]:
@@ -759,11 +916,11 @@ def regression_coefficients(c: object, v: object) -> tuple[sympy.Expr, sympy.Exp
     >>> regression_coefficients(0, 0)
     Traceback (most recent call last):
     ...
-    ValueError: (c, v) must not both be 0: Z = cA + vB would be degenerate
+    theory._checks.InputError: (c, v) must not both be 0: Z = cA + vB would be degenerate
     """
-    cs, vs = exact_number(c), exact_number(v)
+    cs, vs = _exact(c, "c"), _exact(v, "v")
     if cs == 0 and vs == 0:
-        raise ValueError("(c, v) must not both be 0: Z = cA + vB would be degenerate")
+        raise InputError("(c, v) must not both be 0: Z = cA + vB would be degenerate", param="c")
     den = cs**2 + vs**2
     return cs**2 / den, vs**2 / den
 
@@ -793,7 +950,8 @@ def max_exceedance(n: int, absolute: bool = False) -> float:
     >>> max_exceedance(100, absolute=True) < union_bound(100, absolute=True)
     True
     """
-    n = check_k(n, minimum=2)
+    n = _float_k(n, "n")
+    absolute = _check_bool(absolute, "absolute")
     t = 2 * math.sqrt(math.log(n))
     q = (2 if absolute else 1) * normal_sf(t)
     return -math.expm1(n * math.log1p(-q))
@@ -820,6 +978,7 @@ def union_bound(n: int, absolute: bool = False) -> Fraction:
     (Fraction(1, 100), Fraction(1, 50))
     """
     n = check_k(n, minimum=2)
+    absolute = _check_bool(absolute, "absolute")
     return Fraction(2 if absolute else 1, n)
 
 
@@ -888,7 +1047,7 @@ def linear_classifier_error(k: int) -> float:
     >>> abs(linear_classifier_error(100) - float(linear_classifier_error_exact(100))) < 1e-15
     True
     """
-    k = check_k(k)
+    k = _float_k(k)
     return normal_cdf(-1.0 / math.log(k))
 
 
@@ -939,10 +1098,35 @@ def faddeeva(z: complex) -> complex:
     >>> faddeeva(-1j)
     Traceback (most recent call last):
     ...
-    ValueError: faddeeva is implemented for Im z >= 0, got (-0-1j)
+    theory._checks.InputError: faddeeva is implemented for Im z >= 0, got (-0-1j)
     """
-    if z.imag < 0:
-        raise ValueError(f"faddeeva is implemented for Im z >= 0, got {z!r}")
+    if isinstance(z, (bool, str, bytes)) or (not isinstance(z, numbers.Complex) and not hasattr(z, "item")):
+        raise InputError(f"z must be a complex number, got {z!r:.80}", param="z")
+    try:
+        zc = complex(z)
+    except (OverflowError, TypeError, ValueError):
+        raise InputError(
+            f"z must be a complex number within the float range, got {format_count(z)}", param="z"
+        ) from None
+    if not (math.isfinite(zc.real) and math.isfinite(zc.imag)) or abs(zc) > FADDEEVA_MAX_ABS:
+        raise InputError(
+            f"z must be finite with |z| <= {FADDEEVA_MAX_ABS:g} (the range of the rational approximation), got {z!r}",
+            param="z",
+        )
+    if zc.imag < 0:
+        raise InputError(f"faddeeva is implemented for Im z >= 0, got {z!r}", param="z")
+    value = _faddeeva(z)
+    if not (math.isfinite(value.real) and math.isfinite(value.imag)):
+        raise InputError(f"z = {z!r} is outside the range of the rational approximation", param="z")
+    return value
+
+
+FADDEEVA_MAX_ABS = 1e150
+"""Largest |z| of :func:`faddeeva` (beyond, the squares of the rational approximation leave the float range)."""
+
+
+def _faddeeva(z: complex) -> complex:
+    """:func:`faddeeva` without the checks (the inner loop of :func:`error_curve`)."""
     L, coef = _weideman()
     denom = L - 1j * z
     Z = (L + 1j * z) / denom
@@ -980,9 +1164,29 @@ def soft_threshold_cf(t: float, tau: float, sigma: float) -> float:
     >>> abs(soft_threshold_cf(2.0, 0.0, 0.5) - math.exp(-0.5)) < 1e-14
     True
     """
+    _finite(t, "t")
+    sigma = check_sigma(sigma)
+    if not _finite(tau, "tau") >= 0:
+        raise InputError(
+            f"tau must be a finite number >= 0 for the soft threshold S_tau, got tau = {tau!r}", param="tau"
+        )
+    a = tau / sigma
+    if math.exp(-0.5 * a * a) == 0.0:  # the continuous part has no weight in floats: S = 0 with probability 1
+        return math.erf(a / math.sqrt(2)) + 0.0
+    try:
+        value = _cf(t, tau, sigma)
+    except OverflowError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise InputError(f"t = {t!r} is too large: sigma t leaves the range of the Faddeeva approximation", param="t")
+    return value
+
+
+def _cf(t: float, tau: float, sigma: float) -> float:
+    """:func:`soft_threshold_cf` without the checks (the inner loop of :func:`error_curve`)."""
     a = tau / sigma
     p0 = math.erf(a / math.sqrt(2))
-    return p0 + math.exp(-0.5 * a * a) * faddeeva(complex(sigma * t, a) / math.sqrt(2)).real
+    return p0 + math.exp(-0.5 * a * a) * _faddeeva(complex(sigma * t, a) / math.sqrt(2)).real
 
 
 def _gauss_legendre(degree: int = 3) -> tuple[tuple[float, ...], tuple[float, ...]]:
@@ -1044,6 +1248,13 @@ def error_curve(k: int, tau: float, sigma: float | None = None, *, tol: float = 
     -------
     float
 
+    Raises
+    ------
+    ValueError
+        For an invalid ``k``, ``tau``, ``sigma`` or ``tol``; :class:`theory._checks.LimitError` when the integral needs
+        more than :data:`MAX_INVERSION_PANELS` panels (about ``16 sqrt(k)`` at ``tau = 0``,
+        ``16 (1 - tau) / (pi sigma)`` for a small ``sigma``, and a tail that grows like ``(tol (1 - tau))^(-1/5)``).
+
     Examples
     --------
     At ``tau = 0`` the CNN is the linear classifier; a threshold removes most of the noise (``k = 1000``), and near
@@ -1057,9 +1268,11 @@ def error_curve(k: int, tau: float, sigma: float | None = None, *, tol: float = 
     >>> abs(error_curve(1000, 0.999) - error_floor(1000)) < 1e-7
     True
     """
-    k = check_k(k)
+    k = _float_k(k)
     tau = check_tau(tau)
     sigma = noise_sigma(k) if sigma is None else check_sigma(sigma)
+    tol = _check_tol(tol)
+    _check_panels(k, tau, sigma, tol)
     x = 1.0 - tau
     a = tau / sigma
     p0 = math.erf(a / math.sqrt(2))
@@ -1076,16 +1289,76 @@ def error_curve(k: int, tau: float, sigma: float | None = None, *, tol: float = 
         panel, peak = 0.0, 0.0
         for xi, wi in zip(_GL_X, _GL_W):
             t = t0 + 0.5 * h * (xi + 1.0)
-            R = _higher_order_cf(soft_threshold_cf(t, tau, sigma), p0, k, log_p0)
+            R = _higher_order_cf(_cf(t, tau, sigma), p0, k, log_p0)
             panel += wi * math.sin(t * x) * R / t
             peak = max(peak, abs(R))
         integral += 0.5 * h * panel
         t0 += h
         if peak / (t0 * x) < tol and t0 > 4.0 / sigma:
             break
-        if t0 > t_max:
-            raise RuntimeError(f"err(tau) inversion did not converge for k={k}, tau={tau}, sigma={sigma}")
+        if t0 > t_max:  # not reached within the panel limit (the estimate of _inversion_panels is within a few panels)
+            raise LimitError(
+                f"k = {k}, tau = {tau}, sigma = {sigma}: the inversion integral did not converge within t = 10^7/sigma",
+                param="tol",
+                value=tol,
+                limit=t_max,
+                hint="use a larger tol",
+            )
     return max(single + 0.5 * mass - integral / math.pi, 0.0)
+
+
+MAX_INVERSION_PANELS = 20_000
+"""Largest number of 12-point panels of one :func:`error_curve` integral (~5000 panels/s: ~4 s at the limit; k = 10^6
+at tau = 0 needs 16,000)."""
+
+
+def _inversion_panels(k: int, tau: float, sigma: float, tol: float) -> tuple[float, str]:
+    """The number of panels :func:`error_curve` integrates over, estimated before the work, and the parameter that
+    drives it (``"k"``, ``"sigma"``, ``"tau"`` or ``"tol"``).
+
+    The integral runs to ``t > 4/sigma`` with panels of width ``h = (1/4) min(pi/(1 - tau), 1/sigma,
+    1/sqrt(k E S^2))``, and on until the bound ``|R(t)| / (t (1 - tau))`` of the rest is below ``tol``; for large t,
+    ``|R(t)| ~ 2 k (k - 1) (a phi(a))^2 p0^(k-2) / (sigma t)^4`` with ``a = tau/sigma`` (the density of ``S_tau(A)``
+    has a kink at 0, so ``psi(t) - p0 ~ 2 a phi(a) / (sigma t)^2``). The estimate is within a few panels of the count
+    (measured from k = 2 to 10^6, tau up to 1 - 10^-9, tol down to 10^-13; tests/theory/test_local_signal.py).
+    """
+    x = 1.0 - tau
+    a = tau / sigma
+    spread = math.sqrt(k * soft_threshold_moments(tau, sigma)[2])  # as in error_curve
+    scales = {"sigma": math.pi / x, "": 1.0 / sigma, "k": 1.0 / spread if spread > 0 else math.inf}
+    driver = min(scales, key=scales.__getitem__)
+    h = 0.25 * scales[driver]
+    body = (4.0 / sigma) / h if h > 0 else math.inf
+    tail = 0.0
+    p0 = math.erf(a / math.sqrt(2))
+    if a > 0 and p0 > 0:
+        log_c = (
+            math.log(2 * k * (k - 1))
+            + 2 * (math.log(a) - 0.5 * a * a - 0.5 * math.log(2 * math.pi))
+            + (k - 2) * math.log(p0)
+            - 4 * math.log(sigma)
+        )
+        log_t = (log_c - math.log(x) - math.log(tol)) / 5
+        tail = math.exp(min(log_t, 700.0)) / h if h > 0 else math.inf
+    if tail > body:
+        return tail + 2, "tol" if tol < 1e-10 else "tau"
+    return body + 2, driver or "k"
+
+
+def _check_panels(k: int, tau: float, sigma: float, tol: float) -> None:
+    panels, param = _inversion_panels(k, tau, sigma, tol)
+    value = {"k": k, "sigma": sigma, "tau": tau, "tol": tol}[param]
+    if panels > MAX_INVERSION_PANELS:
+        raise LimitError(
+            f"{param} = {format_count(value)} is too large for the inversion integral of err(tau) (k = {k}, "
+            f"tau = {tau:g}, sigma = {sigma:.4g}, tol = {tol:g}): it needs ~{format_count(float(panels))} panels, "
+            f"above the limit {MAX_INVERSION_PANELS:,} (~4 s); clt_error(k, tau) is the CLT approximation, "
+            "error_floor(k, sigma) the limit tau -> 1",
+            param=param,
+            value=value,
+            limit=MAX_INVERSION_PANELS,
+            hint="clt_error(k, tau) is the CLT approximation, error_floor(k, sigma) the limit tau -> 1",
+        )
 
 
 def clt_error(k: int, tau: float, sigma: float | None = None) -> float:
@@ -1115,11 +1388,21 @@ def clt_error(k: int, tau: float, sigma: float | None = None) -> float:
     >>> round(clt_error(1000, 0.5), 4), round(error_curve(1000, 0.5), 4)
     (0.1473, 0.1435)
     """
-    k = check_k(k)
+    k = _float_k(k)
     tau = check_tau(tau)
     sigma = noise_sigma(k) if sigma is None else check_sigma(sigma)
     es2 = soft_threshold_moments(tau, sigma)[2]
-    return normal_cdf(-(1 - tau) / math.sqrt(k * es2))
+    if es2 > 0:
+        return normal_cdf(-(1 - tau) / math.sqrt(k * es2))
+    # E S^2 underflows (a tiny sigma, or tau >> sigma): the z-score in mpmath (whose exponents do not underflow), then
+    # Phi(-z), 0.0 when z leaves the float range (the ZeroDivisionError of the audit, at tau = 0 and sigma = 1e-200)
+    with mpmath.workdps(30):
+        a = mpmath.mpf(tau) / sigma
+        m2 = 2 * mpmath.mpf(sigma) ** 2 * ((1 + a * a) * _sf_mp(a) - a * mpmath.npdf(a))
+        if not m2 > 0:
+            return 0.0
+        z = (1 - tau) / mpmath.sqrt(k * m2)
+    return normal_cdf(-float(z))
 
 
 def error_floor(k: int, sigma: float | None = None) -> float:
@@ -1146,7 +1429,7 @@ def error_floor(k: int, sigma: float | None = None) -> float:
     >>> abs(error_floor(1000) - (1 - (1 - q) ** 1000) / 2) < 1e-12
     True
     """
-    k = check_k(k)
+    k = _float_k(k)
     sigma = noise_sigma(k) if sigma is None else check_sigma(sigma)
     q = 2 * normal_sf(1.0 / sigma)
     return -0.5 * math.expm1(k * math.log1p(-q))
@@ -1176,13 +1459,17 @@ def floor_approximation(k: int, sigma: float | None = None) -> float:
     >>> round(floor_approximation(10), 4), round(error_floor(10), 4)
     (0.8482, 0.4221)
     """
-    k = check_k(k)
+    k = _float_k(k)
     sigma = noise_sigma(k) if sigma is None else check_sigma(sigma)
     return k * normal_sf(1.0 / sigma)
 
 
 #: Below this error the inversion (absolute accuracy about 1e-10) cannot locate the minimum of err(tau).
 RESOLVABLE_ERROR = 1e-7
+
+MAX_SEARCH_PANELS = 40_000
+"""Largest number of panels of the error_curve integrals of one :func:`optimal_threshold` search (~8 s; the default
+search at k = 10^6, the limit of ``tvk derive signal``, needs about 20,000)."""
 
 
 @dataclass(frozen=True)
@@ -1217,6 +1504,20 @@ class OptimalThreshold:
     bracket: tuple[float, float]
     resolved: bool = True
 
+    def __post_init__(self) -> None:
+        resolved = _check_bool(self.resolved, "resolved")
+        tau = _finite(self.tau, "tau", allow_inf=False) if resolved else float(self.tau)
+        if resolved and not 0 <= tau < 1:
+            raise InputError(f"tau must lie in [0, 1) when resolved, got {self.tau!r}", param="tau")
+        if not resolved and not math.isnan(tau):
+            raise InputError(f"tau must be NaN when not resolved, got {self.tau!r}", param="tau")
+        for name in ("error", "floor"):
+            if not 0 <= _finite(getattr(self, name), name) <= 1:
+                raise InputError(f"{name} must be a probability in [0, 1], got {getattr(self, name)!r}", param=name)
+        b = self.bracket
+        if not isinstance(b, tuple) or len(b) != 2 or not _finite(b[0], "bracket") <= _finite(b[1], "bracket"):
+            raise InputError(f"bracket must be a pair (lo, hi) with lo <= hi, got {b!r:.80}", param="bracket")
+
 
 @lru_cache(maxsize=64)
 def optimal_threshold(k: int, sigma: float | None = None, *, xtol: float = 2e-3, grid: int = 11) -> OptimalThreshold:
@@ -1239,6 +1540,14 @@ def optimal_threshold(k: int, sigma: float | None = None, *, xtol: float = 2e-3,
     -------
     OptimalThreshold
 
+    Raises
+    ------
+    ValueError
+        For an invalid ``k``, ``sigma``, ``xtol`` (finite, > 0) or ``grid`` (an integer >= 2);
+        :class:`theory._checks.LimitError` when one error_curve integral needs more than
+        :data:`MAX_INVERSION_PANELS` panels, or the grid (before any work) or the golden-section search (once the grid
+        has located the bracket) more than :data:`MAX_SEARCH_PANELS` in all.
+
     Examples
     --------
     A coarse search (``grid=3``; the default grid costs 1-2 s) at k = 2: the optimal threshold almost halves the
@@ -1252,15 +1561,52 @@ def optimal_threshold(k: int, sigma: float | None = None, *, xtol: float = 2e-3,
     >>> optimal_threshold(2, 0.05, grid=2)
     OptimalThreshold(tau=nan, error=1e-07, floor=5.50...e-89, bracket=(0.0, 0.999), resolved=False)
     """
-    k = check_k(k)
+    k = _float_k(k)
     sigma = noise_sigma(k) if sigma is None else check_sigma(sigma)
+    xtol = _finite(xtol, "xtol")
+    if not xtol > 0:
+        raise InputError(f"xtol (the width at which the search stops) must be > 0, got {xtol!r}", param="xtol")
+    if not _is_int(grid) or int(grid) < 2:
+        raise InputError(
+            f"grid (the number of grid points on [0, 0.999]) must be an integer >= 2, got {grid!r:.80}", param="grid"
+        )
+    grid = int(grid)
+    check_cost(
+        grid,
+        MAX_SEARCH_PANELS // 16,
+        param="grid",
+        value=grid,
+        what="the number of error_curve integrals of the grid (each at least 16 panels)",
+        hint="a grid of 11 points (the default) brackets the minimum",
+    )
     xs = [0.999 * i / (grid - 1) for i in range(grid)]
+    panels = [_inversion_panels(k, x, sigma, 1e-10) for x in xs]
+    worst = max(range(grid), key=lambda j: panels[j][0])
+    if panels[worst][0] > MAX_INVERSION_PANELS:
+        _check_panels(k, xs[worst], sigma, 1e-10)  # raises, naming k or sigma
+    check_cost(
+        sum(p for p, _ in panels),
+        MAX_SEARCH_PANELS,
+        param="grid",
+        value=grid,
+        what=f"the number of panels of the grid's {grid} error_curve integrals",
+        hint="use a smaller grid",
+    )
     ys = [error_curve(k, x, sigma) for x in xs]
     i = min(range(grid), key=ys.__getitem__)
     if ys[i] < RESOLVABLE_ERROR:
         return OptimalThreshold(math.nan, RESOLVABLE_ERROR, error_floor(k, sigma), (0.0, 0.999), resolved=False)
     lo, hi = xs[max(i - 1, 0)], xs[min(i + 1, grid - 1)]
     g = (math.sqrt(5) - 1) / 2
+    steps = max(0, math.ceil(math.log(xtol / (hi - lo)) / math.log(g))) + 2 if hi > lo else 2
+    check_cost(
+        steps * max(panels[max(i - 1, 0)][0], panels[min(i + 1, grid - 1)][0], panels[i][0]),
+        MAX_SEARCH_PANELS,
+        param="xtol",
+        value=xtol,
+        what=f"the number of panels of the golden-section search ({steps} error_curve integrals on [{lo:.4g}, {hi:.4g}])",
+        hint="use a larger xtol (the error is flat near its minimum: tau* is defined to about 0.02)",
+    )
     a, b = lo, hi
     c, d = b - g * (b - a), a + g * (b - a)
     fc, fd = error_curve(k, c, sigma), error_curve(k, d, sigma)
@@ -1315,6 +1661,12 @@ class LemmaB5:
     exact_union_bound: float
     tau_sufficient: float
 
+    def __post_init__(self) -> None:
+        check_k(self.k)
+        for name in ("alpha", "union_bound", "exact_union_bound", "tau_sufficient"):
+            if not _finite(getattr(self, name), name) >= 0:
+                raise InputError(f"{name} must be >= 0, got {getattr(self, name)!r}", param=name)
+
 
 def lemma_b5(k: int) -> LemmaB5:
     """:class:`LemmaB5` at ``k`` (sigma = log k / sqrt k).
@@ -1338,7 +1690,7 @@ def lemma_b5(k: int) -> LemmaB5:
     >>> round(b5.union_bound, 12), f"{b5.exact_union_bound:.4e}", round(b5.tau_sufficient, 4)
     (0.002, '1.4681e-04', 1.1482)
     """
-    k = check_k(k)
+    k = _float_k(k)
     alpha = 2 * math.sqrt(math.log(k))
     return LemmaB5(
         k=k,
@@ -1389,14 +1741,32 @@ def crossovers() -> dict[str, float]:
     }
 
 
+def _is_sequence(v: object) -> bool:
+    """A list, tuple, numpy array, ... (anything with a length that iterates), not a string."""
+    return not isinstance(v, (str, bytes)) and hasattr(v, "__len__") and hasattr(v, "__iter__")
+
+
 def _check_rows(X: tuple[tuple[float, ...], ...], w: tuple[float, ...], name: str) -> None:
-    """Every row of X must have the filter's length d = len(w) >= 1 (a shorter row would silently drop coordinates)."""
+    """Every row of X must have the filter's length d = len(w) >= 1 (a shorter row would silently drop coordinates),
+    and every entry of X and w must be a finite real number."""
+    if not _is_sequence(w):
+        raise InputError(f"{name} (the filter) must be a sequence of numbers, got {w!r:.80}", param=name)
+    if isinstance(X, (str, bytes)) or not hasattr(X, "__iter__"):
+        raise InputError(f"X must be a sequence of rows, got {X!r:.80}", param="X")
     d = len(w)
     if d < 1:
-        raise ValueError(f"{name} (the filter) must have length d >= 1, got length {d}")
+        raise InputError(f"{name} (the filter) must have length d >= 1, got length {d}", param=name)
+    for v in w:
+        _finite(v, name)
     for i, row in enumerate(X):
+        if not _is_sequence(row):
+            raise InputError(f"row {i} of X must be a sequence of numbers, got {row!r:.80}", param="X")
         if len(row) != d:
-            raise ValueError(f"row {i} of X has length {len(row)}; every row must have the filter's length d = {d}")
+            raise InputError(
+                f"row {i} of X has length {len(row)}; every row must have the filter's length d = {d}", param="X"
+            )
+        for v in row:
+            _finite(v, "X")
 
 
 def _dot(u: tuple[float, ...], v: tuple[float, ...]) -> float:
@@ -1435,12 +1805,14 @@ def cnn_gradient(X: tuple[tuple[float, ...], ...], w: tuple[float, ...], b: floa
     >>> cnn_gradient(((1.0,),), (1.0, 0.0), 0.0)
     Traceback (most recent call last):
     ...
-    ValueError: row 0 of X has length 1; every row must have the filter's length d = 2
+    theory._checks.InputError: row 0 of X has length 1; every row must have the filter's length d = 2
     """
     _check_rows(X, w, "w")
+    _finite(b, "b")
     out = [0.0] * len(w)
     for row in X:
-        weight = soft_threshold_dx(_dot(w, row), b)
+        dot = _dot(w, row)
+        weight = float(dot + b > 0) + float(-dot + b > 0)  # soft_threshold_dx(dot, b)
         out = [o + weight * x for o, x in zip(out, row)]
     return out
 
@@ -1478,6 +1850,7 @@ def cntk_feature_as_printed(X: tuple[tuple[float, ...], ...], w0: tuple[float, .
     [0.9, 0.6]
     """
     _check_rows(X, w0, "w0")
+    _finite(b, "b")
     out = [0.0] * len(w0)
     for row in X:
         weight = float(abs(_dot(w0, row)) + b >= 0)
@@ -1490,11 +1863,15 @@ def _phase_constants(C: object, C2: object, C3: object, eta_b: object) -> tuple[
     of Lemma 3.3, C_2 and C_3 those of Lemmas 3.3 and B.7, eta_b the bias step size; C and eta_b divide T_2)."""
     out = []
     for name, x in (("C", C), ("C2", C2), ("C3", C3), ("eta_b", eta_b)):
+        why = f"{name} (a constant of the proof of Theorem 3.1) must be a finite number > 0, got {x!r:.80}"
         if isinstance(x, float) and not math.isfinite(x):
-            raise ValueError(f"{name} (a constant of the proof of Theorem 3.1) must be a finite number > 0, got {x!r}")
-        value = exact_number(x)
+            raise InputError(why, param=name)
+        try:
+            value = _exact(x, name)
+        except InputError:
+            raise InputError(why, param=name) from None
         if not (value.is_finite and value.is_positive):
-            raise ValueError(f"{name} (a constant of the proof of Theorem 3.1) must be a finite number > 0, got {x!r}")
+            raise InputError(why, param=name)
         out.append(value)
     return tuple(out)
 
@@ -1529,7 +1906,7 @@ def t2_as_printed(C: float, C2: float, C3: float, eta_b: float, k: int) -> sympy
     >>> t2_as_printed(0, 2, 1, 1, 100)
     Traceback (most recent call last):
     ...
-    ValueError: C (a constant of the proof of Theorem 3.1) must be a finite number > 0, got 0
+    theory._checks.InputError: C (a constant of the proof of Theorem 3.1) must be a finite number > 0, got 0
     """
     k = check_k(k)
     L = sympy.log(sympy.Integer(k))
@@ -1753,6 +2130,13 @@ def format_signal(summary: dict) -> str:
       floor lim_(tau->1) err = 9.19937e-24  (k Phi(-1/sigma) = 9.19937e-24)
       Lemma B.5: alpha* = 6.0697, sufficient tau = 0.5590
     """
+    if not isinstance(summary, Mapping):
+        raise InputError(f"summary must be the dict derive_signal returns, got {summary!r:.80}", param="summary")
+    keys = ["k", "sigma", "linear_classifier_error", "tau_star", "floor", "floor_first_order", "lemma_b5_alpha"]
+    keys += ["lemma_b5_tau_sufficient", "err_tau_star_below" if summary.get("tau_star") is None else "err_tau_star"]
+    missing = [key for key in keys if key not in summary]
+    if missing:
+        raise InputError(f"summary lacks the keys {missing} of a derive_signal summary", param="summary")
     k = summary["k"]
     if summary["tau_star"] is None:
         opt = f"  tau*, err(tau*)        : err < {summary['err_tau_star_below']:g} on an interval (tau* not resolved)"

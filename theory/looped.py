@@ -40,23 +40,30 @@ roots of the characteristic polynomial (sympy ``CRootOf``), the bounds are sympy
 what the large Figure 8.1 settings use; a Python float converts to ``Fraction`` exactly, so ``exact=True``
 on float data is still the exact result for those (binary) inputs.
 
-Hypotheses on the inputs (each violation is a ``ValueError`` naming it): X is an n x d list of rows with
-n > d >= 1 (invertible Gram matrix, Lemma 8.11), y has n entries, q^(0) has d entries, alpha != 0, step
-sizes are > 0 (Def. 8.7), and for a convergence bound the step size lies in (0, 2/L) (in (0, 1/L] for
-Lemma 8.23) and kappa >= 1.
+Hypotheses on the inputs (each violation is a :class:`theory._checks.InputError`, a ``ValueError``, naming it): X
+is an n x d list of rows with n > d >= 1 (invertible Gram matrix, Lemma 8.11), y has n entries, q^(0) has d entries,
+alpha != 0, step sizes are > 0 (Def. 8.7), and for a convergence bound the step size lies in (0, 2/L) (in (0, 1/L]
+for Lemma 8.23) and kappa >= 1; a float run whose iterate overflows (GD diverges) is refused.
+
+Sizes are checked before the work (:class:`theory._checks.LimitError`): sympy matrices of at most
+``MAX_EXACT_ENTRIES`` entries (:func:`mask`, :func:`construction`), exact runs of at most :data:`MAX_EXACT_GD_WORK`
+(estimated from the denominators of the data and the step sizes), float runs of at most :data:`MAX_FLOAT_GD_OPS`
+operations, exact powers ``(1 - eta mu)^T``, ``(1 - 1/kappa)^T`` of at most ``MAX_DIGITS`` digits, the exact
+spectrum for ``d <= MAX_SPECTRUM_D``.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
 import sympy
 
-from ._checks import as_number
+from ._checks import MAX_DIGITS, MAX_EXACT_ENTRIES, InputError, as_number, check_cost, check_positive_int, format_count
 
 __all__ = [
     "FIG_8_1_D",
@@ -64,6 +71,9 @@ __all__ = [
     "FIG_8_1_REPORTED_KAPPA",
     "FIG_8_1_T",
     "FIG_8_1_TRIALS",
+    "MAX_EXACT_GD_WORK",
+    "MAX_FLOAT_GD_OPS",
+    "MAX_SPECTRUM_D",
     "SOURCE",
     "attention",
     "check_step_size",
@@ -105,6 +115,20 @@ FIG_8_1_REPORTED_KAPPA = {
 Number = Any
 Matrix = list[list[Number]]
 
+MAX_SPECTRUM_D = 20
+"""Largest d of the exact spectrum (:func:`gram_spectrum`, :func:`condition_number`): the roots of the degree-d
+characteristic polynomial of X^T X take ~1.5 s at d = 20 on float data (~8 s at d = 30)."""
+
+MAX_EXACT_GD_WORK = 100_000
+"""Largest estimated work of an exact (``exact=True``) run of :func:`gd_iterates`, :func:`looped_forward` or
+:func:`tf_output_predicted`: the number of exact multiply-adds per step times the sum over the steps of the squared
+size (in thousands of digits) of the iterate's Fractions, which gain about ``log10(den eta) + log10(den X^T X)``
+digits per step (~3 s at the limit; the Fig. 8.1 settings run in floats, ``exact=False``)."""
+
+MAX_FLOAT_GD_OPS = 3_000_000
+"""Largest number of float multiply-adds plus entries kept of a float (``exact=False``) run (~1 us each in Python: ~3 s
+at the limit; Fig. 8.1's largest setting, n = 128, d = 4, T = 200, needs 5 * 10^5)."""
+
 
 # ----------------------------------------------------------------------------------------- validation
 
@@ -113,94 +137,182 @@ def _is_number(x: object) -> bool:
     return (isinstance(x, numbers.Number) and not isinstance(x, bool)) or (isinstance(x, sympy.Basic) and x.is_number)
 
 
-def _to_exact(x: Number) -> Fraction:
+def _entries(name: str) -> str:
+    return name if name == "alpha" else f"the entries of {name}"
+
+
+def _to_exact(x: Number, name: str = "X") -> Fraction:
     if isinstance(x, Fraction):
         return x
     if isinstance(x, numbers.Integral):
         return Fraction(int(x))
     if isinstance(x, float):
         if not math.isfinite(x):
-            raise ValueError(f"entries must be finite, got {x!r}")
+            raise InputError(f"{_entries(name)} must be finite, got {x!r}", param=name)
         return Fraction(x)
     if isinstance(x, sympy.Rational):
         return Fraction(int(x.p), int(x.q))
     if isinstance(x, sympy.Float):
-        return Fraction(float(x))
+        return _to_exact(float(x), name)
     if hasattr(x, "item"):  # numpy scalar, 0-d array
-        return _to_exact(x.item())
-    raise ValueError(f"entries must be real numbers (int, float, Fraction, sympy rational), got {x!r}")
+        return _to_exact(x.item(), name)
+    raise InputError(
+        f"{_entries(name)} must be real numbers (int, float, Fraction, sympy rational), got {x!r:.80}", param=name
+    )
 
 
-def _to_float(x: Number) -> float:
-    v = float(x)
+def _to_float(x: Number, name: str = "X") -> float:
+    try:
+        v = float(x)
+    except OverflowError:
+        raise InputError(
+            f"{_entries(name)} must be finite floats, got {format_count(x)} (beyond the float range)", param=name
+        ) from None
+    except (TypeError, ValueError):
+        raise InputError(f"{_entries(name)} must be real numbers, got {x!r:.80}", param=name) from None
     if not math.isfinite(v):
-        raise ValueError(f"entries must be finite, got {x!r}")
+        raise InputError(f"{_entries(name)} must be finite, got {x!r}", param=name)
     return v
 
 
-def _conv(exact: bool):
-    return _to_exact if exact else _to_float
+def _conv(exact: bool, name: str = "X"):
+    if exact:
+        return lambda x: _to_exact(x, name)
+    return lambda x: _to_float(x, name)
 
 
 def _matrix(X: Any, exact: bool, name: str = "X") -> Matrix:
     rows = X.tolist() if hasattr(X, "tolist") else X
+    if isinstance(rows, (str, bytes)):
+        raise InputError(f"{name} must be a 2-D array (a list of rows), got a string", param=name)
     try:
         rows = [list(r) for r in rows]
     except TypeError as exc:
-        raise ValueError(f"{name} must be a 2-D array (a list of rows), got {type(X).__name__}") from exc
+        raise InputError(f"{name} must be a 2-D array (a list of rows), got {type(X).__name__}", param=name) from exc
     if not rows or not rows[0]:
-        raise ValueError(f"{name} must be non-empty, got shape ({len(rows)}, 0)")
+        raise InputError(f"{name} must be non-empty, got shape ({len(rows)}, 0)", param=name)
     if len({len(r) for r in rows}) != 1:
-        raise ValueError(f"{name} is ragged: row lengths {sorted({len(r) for r in rows})}")
-    conv = _conv(exact)
+        raise InputError(f"{name} is ragged: row lengths {sorted({len(r) for r in rows})}", param=name)
+    conv = _conv(exact, name)
     return [[conv(v) for v in r] for r in rows]
 
 
 def _vector(v: Any, length: int, exact: bool, name: str) -> list[Number]:
     vals = v.tolist() if hasattr(v, "tolist") else v
+    if isinstance(vals, (str, bytes)):
+        raise InputError(f"{name} must be a 1-D array of length {length}, got a string", param=name)
     try:
         vals = list(vals)
     except TypeError as exc:
-        raise ValueError(f"{name} must be a 1-D array of length {length}, got {v!r}") from exc
+        raise InputError(f"{name} must be a 1-D array of length {length}, got {v!r:.80}", param=name) from exc
     if vals and isinstance(vals[0], (list, tuple)):
-        if all(len(r) == 1 for r in vals):
+        if all(isinstance(r, (list, tuple)) and len(r) == 1 for r in vals):
             vals = [r[0] for r in vals]
         else:
-            raise ValueError(f"{name} must be 1-D of length {length}, got a 2-D array")
+            raise InputError(f"{name} must be 1-D of length {length}, got a 2-D array", param=name)
     if len(vals) != length:
-        raise ValueError(f"{name} must have length {length} (shape mismatch with X), got length {len(vals)}")
-    conv = _conv(exact)
+        raise InputError(
+            f"{name} must have length {length} (shape mismatch with X), got length {len(vals)}", param=name
+        )
+    conv = _conv(exact, name)
     return [conv(x) for x in vals]
 
 
+def _check_exact_flag(exact: object) -> bool:
+    if not isinstance(exact, bool):
+        raise InputError(f"exact must be True or False, got {exact!r:.80}", param="exact")
+    return exact
+
+
 def _check_prompt(X: Any, y: Any, exact: bool, *, require_overdetermined: bool = True) -> tuple[Matrix, list[Number]]:
-    Xm = _matrix(X, exact)
+    Xm = _matrix(X, _check_exact_flag(exact))
     n, d = len(Xm), len(Xm[0])
     if require_overdetermined and n <= d:
-        raise ValueError(f"need n > d so that X^T X is invertible (Sec. 8.3.4, Lemma 8.11), got n = {n}, d = {d}")
+        raise InputError(
+            f"need n > d so that X^T X is invertible (Sec. 8.3.4, Lemma 8.11), got n = {n}, d = {d}", param="X"
+        )
     return Xm, _vector(y, n, exact, "y")
 
 
 def _check_alpha(alpha: Number, exact: bool) -> Number:
     if not _is_number(alpha):
-        raise ValueError(f"alpha must be a real number, got {alpha!r}")
-    a = _conv(exact)(alpha)
+        raise InputError(f"alpha must be a real number, got {alpha!r:.80}", param="alpha")
+    a = _conv(exact, "alpha")(alpha)
     if a == 0:
-        raise ValueError("alpha must be non-zero (Thm 8.14 sets theta^(0) = -q^(0)/alpha)")
+        raise InputError("alpha must be non-zero (Thm 8.14 sets theta^(0) = -q^(0)/alpha)", param="alpha")
     return a
 
 
 def _check_etas(etas: Sequence[Number], exact: bool) -> list[Number]:
+    if isinstance(etas, (str, bytes)):
+        raise InputError(f"etas must be a sequence of step sizes, got the string {etas!r:.80}", param="etas")
     try:
         vals = list(etas)
     except TypeError as exc:
-        raise ValueError(f"etas must be a sequence of step sizes, got {etas!r}") from exc
-    conv = _conv(exact)
+        raise InputError(f"etas must be a sequence of step sizes, got {etas!r:.80}", param="etas") from exc
+    conv = _conv(exact, "etas")
     out = [conv(e) for e in vals]
     bad = [e for e in out if not e > 0]
     if bad:
-        raise ValueError(f"step sizes eta^(t) must be > 0 (Def. 8.7), got {bad[:3]}")
+        raise InputError(f"step sizes eta^(t) must be > 0 (Def. 8.7), got {bad[:3]}", param="etas")
     return out
+
+
+def _log10_abs(q: Fraction) -> float:
+    """log10 |q| for a non-zero Fraction of any size (math.log10 takes big ints)."""
+    return math.log10(abs(q.numerator)) - math.log10(q.denominator)
+
+
+def _check_run_cost(
+    Xm: Matrix, yv: list[Number], eta: list[Number], exact: bool, *, per_step: int, kept: int, start: list[Number]
+) -> None:
+    """Refuse a GD / looped-transformer run before it starts when it is too long (see :data:`MAX_EXACT_GD_WORK`).
+
+    ``per_step`` is the number of multiply-adds of one step, ``kept`` the number of entries the result keeps per
+    step. An exact iterate gains about ``log10 den(eta_t) + log10 den(X^T X, X^T y) + log10(1 + eta_t ||X^T X||)``
+    digits per step (its denominator is multiplied by those of eta_t and of the Gram matrix, its size by at most
+    the norm of ``I - eta_t X^T X``), and each exact operation costs about the square of that size.
+    """
+    T = len(eta)
+    check_cost(
+        (T + 1) * kept + T * per_step,
+        MAX_FLOAT_GD_OPS,
+        param="etas",
+        value=f"[{T} step sizes]",
+        what=f"the number of operations of the run ({T} steps of {per_step} multiply-adds, {kept} entries kept per step)",
+        hint="use fewer steps or a smaller prompt",
+    )
+    if not exact or T == 0:
+        return
+    den = 1
+    for row in Xm:
+        for v in row:
+            den = math.lcm(den, v.denominator)
+    den_y = 1
+    for v in yv:
+        den_y = math.lcm(den_y, v.denominator)
+    big = max((abs(v) for row in Xm for v in row), default=Fraction(0))
+    log_gram = math.log10(len(Xm) * len(Xm[0])) + 2 * _log10_abs(big) if big else -math.inf
+    growth_data = 2 * math.log10(den) + math.log10(den_y)
+    digits = max((math.log10(max(abs(v.numerator), v.denominator, 1)) for v in start), default=0.0) + 2.0
+    work = 0.0
+    for e in eta:
+        log_step = _log10_abs(e) + log_gram
+        digits += (
+            math.log10(e.denominator) + growth_data + (log_step if log_step > 15 else math.log10(1 + 10**log_step))
+        )
+        work += (max(digits, 100.0) / 1000) ** 2
+    check_cost(
+        per_step * work,
+        MAX_EXACT_GD_WORK,
+        param="etas",
+        value=f"[{T} step sizes]",
+        what=(
+            f"the estimated work of the exact run ({T} steps of {per_step} multiply-adds on Fractions that reach "
+            f"~{format_count(int(digits))} digits)"
+        ),
+        hint="run it in floats (exact=False), with fewer steps, or with step sizes and data of small denominators",
+    )
 
 
 # ----------------------------------------------------------------------------------------- small linear algebra
@@ -238,7 +350,8 @@ def mask(n: int) -> sympy.Matrix:
     Raises
     ------
     ValueError
-        For ``n < 1`` or a non-int.
+        For ``n < 1`` or a non-int; :class:`theory._checks.LimitError` when ``(n+1)^2`` exceeds
+        :data:`theory._checks.MAX_EXACT_ENTRIES` (``n > 446``).
 
     Examples
     --------
@@ -249,8 +362,15 @@ def mask(n: int) -> sympy.Matrix:
     [0, 0, 0],
     [1, 1, 0]])
     """
-    if not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    n = check_positive_int(n, "n")
+    check_cost(
+        (n + 1) ** 2,
+        MAX_EXACT_ENTRIES,
+        param="n",
+        value=n,
+        what="the number of exact entries of the mask, (n+1)^2,",
+        hint="M is zero except its last row [1_n, 0]; attention() applies it without building it",
+    )
     return sympy.Matrix(n + 1, n + 1, lambda i, j: 1 if (i == n and j < n) else 0)
 
 
@@ -271,7 +391,8 @@ def construction(d: int) -> tuple[sympy.Matrix, sympy.Matrix]:
     Raises
     ------
     ValueError
-        For ``d < 1`` or a non-int.
+        For ``d < 1`` or a non-int; :class:`theory._checks.LimitError` when the two matrices have more than
+        :data:`theory._checks.MAX_EXACT_ENTRIES` entries (``d > 315``).
 
     Examples
     --------
@@ -283,10 +404,24 @@ def construction(d: int) -> tuple[sympy.Matrix, sympy.Matrix]:
     [0, 1, 0],
     [0, 0, 0]]))
     """
-    if not isinstance(d, int) or d < 1:
-        raise ValueError(f"d must be an integer >= 1, got {d!r}")
+    d = check_positive_int(d, "d")
+    check_cost(
+        2 * (d + 1) ** 2,
+        MAX_EXACT_ENTRIES,
+        param="d",
+        value=d,
+        what="the number of exact entries of the construction, 2 (d+1)^2,",
+        hint="Q = I_(d+1) and P = diag(I_d, 0); attention() and looped_forward() use them without building them",
+    )
     P = sympy.diag(*([1] * d + [0]))
     return sympy.eye(d + 1), P
+
+
+def _construction_rows(d: int) -> tuple[Matrix, Matrix]:
+    """Q = I_{d+1} and P = diag(I_d, 0) as lists of int rows (the entries of :func:`construction`)."""
+    Q = [[int(i == j) for j in range(d + 1)] for i in range(d + 1)]
+    P = [[int(i == j and i < d) for j in range(d + 1)] for i in range(d + 1)]
+    return Q, P
 
 
 def embed(X: Any, y: Any, alpha: Number, q0: Any = None, *, exact: bool = True) -> Matrix:
@@ -327,7 +462,7 @@ def embed(X: Any, y: Any, alpha: Number, q0: Any = None, *, exact: bool = True) 
     >>> embed(X, y, 0)
     Traceback (most recent call last):
     ...
-    ValueError: alpha must be non-zero (Thm 8.14 sets theta^(0) = -q^(0)/alpha)
+    theory._checks.InputError: alpha must be non-zero (Thm 8.14 sets theta^(0) = -q^(0)/alpha)
     """
     Xm, yv = _check_prompt(X, y, exact, require_overdetermined=False)
     d = len(Xm[0])
@@ -365,16 +500,18 @@ def attention(Z: Any, Q: Any = None, P: Any = None, *, exact: bool = True) -> Ma
     >>> attention(embed(X, y, 1), exact=False)
     [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [4.0, 5.0, 0.0]]
     """
-    Zm = _matrix(Z, exact, "Z")
+    Zm = _matrix(Z, _check_exact_flag(exact), "Z")
     n1, d1 = len(Zm), len(Zm[0])
     if n1 < 2 or d1 < 2:
-        raise ValueError(f"Z must be (n+1) x (d+1) with n, d >= 1, got shape ({n1}, {d1})")
-    Qd, Pd = construction(d1 - 1)
-    Qm = _matrix(Qd.tolist() if Q is None else Q, exact, "Q")
-    Pm = _matrix(Pd.tolist() if P is None else P, exact, "P")
+        raise InputError(f"Z must be (n+1) x (d+1) with n, d >= 1, got shape ({n1}, {d1})", param="Z")
+    Qd, Pd = _construction_rows(d1 - 1)
+    Qm = _matrix(Qd if Q is None else Q, exact, "Q")
+    Pm = _matrix(Pd if P is None else P, exact, "P")
     for name, A in (("Q", Qm), ("P", Pm)):
         if len(A) != d1 or len(A[0]) != d1:
-            raise ValueError(f"{name} must be ({d1}, {d1}) to match Z's {d1} columns, got ({len(A)}, {len(A[0])})")
+            raise InputError(
+                f"{name} must be ({d1}, {d1}) to match Z's {d1} columns, got ({len(A)}, {len(A[0])})", param=name
+            )
     zero = _conv(exact)(0)
     # Only the query row (index n) of the mask is non-zero, and it attends to rows 0..n-1.
     zq = [sum(Zm[-1][k] * Qm[k][j] for k in range(d1)) for j in range(d1)]
@@ -471,12 +608,23 @@ def looped_forward(
     """
     Z = embed(X, y, alpha, q0, exact=exact)
     eta = _check_etas(etas, exact)
-    Q, P = construction(len(Z[0]) - 1)
-    Qm, Pm = Q.tolist(), P.tolist()
+    n1, d1 = len(Z), len(Z[0])
+    _check_run_cost(
+        [row[:-1] for row in Z[:-1]],
+        [row[-1] for row in Z[:-1]],
+        eta,
+        exact,
+        per_step=2 * d1 * d1 + 3 * n1 * d1,
+        kept=n1 * d1,
+        start=Z[-1],
+    )
+    Qm, Pm = _construction_rows(d1 - 1)
     out = [Z]
-    for e in eta:
+    for step, e in enumerate(eta, 1):
         A = attention(Z, Qm, Pm, exact=exact)
         Z = [[z - e * a for z, a in zip(zr, ar)] for zr, ar in zip(Z, A)]
+        if not exact:
+            _check_diverged(Z[-1], step)
         out.append(Z)
     return out
 
@@ -502,7 +650,15 @@ def tf_readout(Z: Matrix) -> list[Number]:
     >>> tf_readout(looped_forward(X, y, 1, [Fraction(1, 3)] * 3)[-1])
     [Fraction(31, 27), Fraction(50, 27)]
     """
-    return [-v for v in Z[-1][:-1]]
+    rows = Z.tolist() if hasattr(Z, "tolist") else Z
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence) or len(rows) < 2:
+        raise InputError(f"Z must be a layer (n+1) x (d+1) with n, d >= 1 (a list of rows), got {Z!r:.80}", param="Z")
+    last = rows[-1]
+    if isinstance(last, (str, bytes)) or not isinstance(last, Sequence) or len(last) < 2:
+        raise InputError(f"the query row of Z must have d + 1 >= 2 entries, got {last!r:.80}", param="Z")
+    if not all(_is_number(v) and not (isinstance(v, float) and not math.isfinite(v)) for v in last):
+        raise InputError(f"the query row of Z must hold numbers, got {last!r:.80}", param="Z")
+    return [-v for v in last[:-1]]
 
 
 # ----------------------------------------------------------------------------------------- gradient descent
@@ -529,7 +685,7 @@ def gram(X: Any, *, exact: bool = True) -> Matrix:
     >>> gram([[1, 0], [0, 1], [1, 1]], exact=False)
     [[2.0, 1.0], [1.0, 2.0]]
     """
-    Xm = _matrix(X, exact)
+    Xm = _matrix(X, _check_exact_flag(exact))
     return _matmul(_transpose(Xm), Xm)
 
 
@@ -574,14 +730,27 @@ def gd_iterates(
     eta = _check_etas(etas, exact)
     zero = _conv(exact)(0)
     th = [zero] * d if theta0 is None else _vector(theta0, d, exact, "theta0")
+    _check_run_cost(Xm, yv, eta, exact, per_step=d * d + 2 * d, kept=d, start=th)
     G = gram(Xm, exact=exact)
     b = _matvec(_transpose(Xm), yv)
     out = [th]
-    for e in eta:
+    for step, e in enumerate(eta, 1):
         grad = [g - bi for g, bi in zip(_matvec(G, th), b)]
         th = [t - e * g for t, g in zip(th, grad)]
+        if not exact:
+            _check_diverged(th, step)
         out.append(th)
     return out
+
+
+def _check_diverged(values: list[Number], t: int) -> None:
+    """Refuse a float run whose iterate left the float range (GD diverges for a step size >= 2/L)."""
+    if not all(math.isfinite(v) for v in values):
+        raise InputError(
+            f"the float iterate overflows at step {t}: GD diverges for step sizes eta >= 2/L (check_step_size); use "
+            "smaller step sizes, or exact=True",
+            param="etas",
+        )
 
 
 def tf_output_predicted(
@@ -651,7 +820,7 @@ def gram_spectrum(X: Any) -> tuple[sympy.Expr, sympy.Expr]:
     Raises
     ------
     ValueError
-        For ``n <= d`` or a rank-deficient ``X``.
+        For ``n <= d`` or a rank-deficient ``X``; :class:`theory._checks.LimitError` for ``d > MAX_SPECTRUM_D``.
 
     Examples
     --------
@@ -663,18 +832,28 @@ def gram_spectrum(X: Any) -> tuple[sympy.Expr, sympy.Expr]:
     >>> gram_spectrum([[1, 2], [2, 4], [3, 6]])
     Traceback (most recent call last):
     ...
-    ValueError: X^T X is singular (rank-deficient X); Lemma 8.22 needs mu > 0
+    theory._checks.InputError: X^T X is singular (rank-deficient X); Lemma 8.22 needs mu > 0
     """
     Xm = _matrix(X, True)
     n, d = len(Xm), len(Xm[0])
     if n <= d:
-        raise ValueError(f"need n > d so that X^T X is invertible (Sec. 8.3.4, Lemma 8.11), got n = {n}, d = {d}")
+        raise InputError(
+            f"need n > d so that X^T X is invertible (Sec. 8.3.4, Lemma 8.11), got n = {n}, d = {d}", param="X"
+        )
+    check_cost(
+        d,
+        MAX_SPECTRUM_D,
+        param="X",
+        value=f"[{n} x {d} prompt]",
+        what="the dimension d of the exact spectrum (the roots of the degree-d characteristic polynomial of X^T X)",
+        hint=f"the exact spectrum takes d <= {MAX_SPECTRUM_D}; use numpy.linalg.eigvalsh(X.T @ X) for larger d",
+    )
     G = sympy.Matrix([[sympy.Rational(v.numerator, v.denominator) for v in r] for r in gram(Xm)])
     lam = sympy.Symbol("lam")
     roots = sympy.Poly(G.charpoly(lam).as_expr(), lam).real_roots()
     mu, L = roots[0], roots[-1]
     if not mu > 0:
-        raise ValueError("X^T X is singular (rank-deficient X); Lemma 8.22 needs mu > 0")
+        raise InputError("X^T X is singular (rank-deficient X); Lemma 8.22 needs mu > 0", param="X")
     return L, mu
 
 
@@ -701,25 +880,67 @@ def condition_number(X: Any) -> sympy.Expr:
     return L / mu
 
 
+_EXPONENT = re.compile(r"[eE]\s*[+-]?0*(\d+)")
+
+
+def _number(value: object, name: str) -> sympy.Expr:
+    """:func:`theory._checks.as_number` (numbers only), refusing a numeric string whose decimal exponent would build an
+    integer of more than :data:`theory._checks.MAX_DIGITS` digits (``'1e999999999'``) before parsing it."""
+    if isinstance(value, str):
+        m = _EXPONENT.search(value)
+        if m and (len(m.group(1)) > 5 or int(m.group(1)) > MAX_DIGITS):
+            raise InputError(
+                f"{name} = {value[:40]!r} has a decimal exponent beyond +-{MAX_DIGITS}; pass a float or a smaller number",
+                param=name,
+            )
+    return as_number(value, name, symbolic=False)
+
+
 def _check_kappa(kappa: Number) -> sympy.Expr:
-    k = as_number(kappa, "kappa", symbolic=False)
+    k = _number(kappa, "kappa")
     if not k.is_number or not k.is_real:
-        raise ValueError(f"kappa must be a real number, got {kappa!r}")
+        raise InputError(f"kappa must be a real number, got {kappa!r}", param="kappa")
     if k < 1:
-        raise ValueError(f"kappa = L/mu must be >= 1, got {kappa!r}")
+        raise InputError(f"kappa = L/mu must be >= 1, got {kappa!r}", param="kappa")
     return k
 
 
 def _check_T(T: int) -> int:
-    if isinstance(T, bool) or not isinstance(T, numbers.Integral) or T < 0:
-        raise ValueError(f"T (number of loops / GD steps) must be an integer >= 0, got {T!r}")
+    if isinstance(T, bool) or not isinstance(T, (numbers.Integral, sympy.Integer)) or T < 0:
+        raise InputError(f"T (number of loops / GD steps) must be an integer >= 0, got {T!r:.80}", param="T")
     return int(T)
 
 
 def _sym(x: Number, name: str) -> sympy.Expr:
     if not _is_number(x):
-        raise ValueError(f"{name} must be a real number, got {x!r}")
-    return sympy.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else sympy.sympify(x)
+        raise InputError(f"{name} must be a real number, got {x!r:.80}", param=name)
+    if isinstance(x, Fraction):
+        return sympy.Rational(x.numerator, x.denominator)
+    v = as_number(x, name, symbolic=False)  # refuses NaN, infinities and zoo
+    if v.is_real is not True:
+        raise InputError(f"{name} must be a real number, got {x!r:.80}", param=name)
+    return v
+
+
+def _power(base: sympy.Expr, T: int, name: str) -> sympy.Expr:
+    """``base**T``, refused before the work when ``base`` is an exact rational whose T-th power has more than
+    :data:`theory._checks.MAX_DIGITS` digits."""
+    height = max(abs(int(base.p)), int(base.q)) if isinstance(base, sympy.Rational) else 1
+    if height > 1:
+        # an int: T may be far beyond the float range
+        digits = math.ceil(T * math.log10(height)) if T < 10**15 else T * (height.bit_length() - 1) * 30103 // 100000
+        check_cost(
+            digits,
+            MAX_DIGITS,
+            param="T",
+            value=T,
+            what=f"the number of digits of the exact power ({name})^T",
+            hint=(
+                "the exponential forms (thm_8_25_exp_bound, thm_8_16_bound) are closed forms for any T; or pass a "
+                "float step size / kappa for a float bound"
+            ),
+        )
+    return base**T
 
 
 def prompt_step_size(L: Number) -> sympy.Expr:
@@ -750,7 +971,7 @@ def prompt_step_size(L: Number) -> sympy.Expr:
     """
     Ls = _sym(L, "L")
     if not Ls > 0:
-        raise ValueError(f"L = ||X^T X|| must be > 0, got {L!r}")
+        raise InputError(f"L = ||X^T X|| must be > 0, got {L!r}", param="L")
     return 1 / Ls
 
 
@@ -780,25 +1001,26 @@ def check_step_size(eta: Number, L: Number, *, upper: str = "2/L") -> sympy.Expr
     >>> check_step_size(Fraction(1, 2), 3, upper="1/L")
     Traceback (most recent call last):
     ...
-    ValueError: step size eta = 1/2 must lie in (0, 1/L] = (0, 0.333333] (Lemma 8.23, Garrigos & Gower Thm 3.6)
+    theory._checks.InputError: step size eta = 1/2 must lie in (0, 1/L] = (0, 0.333333] (Lemma 8.23, Garrigos & Gower Thm 3.6)
     """
+    if upper not in ("2/L", "1/L"):
+        raise InputError(f"upper must be '2/L' or '1/L', got {upper!r:.80}", param="upper")
     e, Ls = _sym(eta, "eta"), _sym(L, "L")
     if not Ls > 0:
-        raise ValueError(f"L must be > 0, got {L!r}")
+        raise InputError(f"L must be > 0, got {L!r}", param="L")
     if upper == "2/L":
         if not (e > 0 and e * Ls < 2):
-            raise ValueError(
+            raise InputError(
                 f"step size eta = {eta} must lie in (0, 2/L) = (0, {sympy.N(2 / Ls, 6)}) for GD on the "
-                "L-smooth least-squares objective to converge"
+                "L-smooth least-squares objective to converge",
+                param="eta",
             )
-    elif upper == "1/L":
-        if not (e > 0 and e * Ls <= 1):
-            raise ValueError(
-                f"step size eta = {eta} must lie in (0, 1/L] = (0, {sympy.N(1 / Ls, 6)}] "
-                "(Lemma 8.23, Garrigos & Gower Thm 3.6)"
-            )
-    else:
-        raise ValueError(f"upper must be '2/L' or '1/L', got {upper!r}")
+    elif not (e > 0 and e * Ls <= 1):
+        raise InputError(
+            f"step size eta = {eta} must lie in (0, 1/L] = (0, {sympy.N(1 / Ls, 6)}] "
+            "(Lemma 8.23, Garrigos & Gower Thm 3.6)",
+            param="eta",
+        )
     return e
 
 
@@ -838,7 +1060,7 @@ def gd_contraction_factor(eta: Number, L: Number, mu: Number) -> sympy.Expr:
     e = check_step_size(eta, L)
     Ls, ms = _sym(L, "L"), _sym(mu, "mu")
     if not (ms > 0 and ms <= Ls):
-        raise ValueError(f"need 0 < mu <= L, got mu = {mu}, L = {L}")
+        raise InputError(f"need 0 < mu <= L, got mu = {mu}, L = {L}", param="mu")
     return sympy.Max(sympy.Abs(1 - e * ms), sympy.Abs(1 - e * Ls))
 
 
@@ -880,8 +1102,9 @@ def lemma_8_23_bound(T: int, eta: Number, L: Number, mu: Number, R: Number = 1) 
     e = check_step_size(eta, L, upper="1/L")
     ms = _sym(mu, "mu")
     if not (ms > 0 and ms <= _sym(L, "L")):
-        raise ValueError(f"need 0 < mu <= L, got mu = {mu}, L = {L}")
-    return (1 - e * ms) ** T * _sym(R, "R") ** 2
+        raise InputError(f"need 0 < mu <= L, got mu = {mu}, L = {L}", param="mu")
+    Rs = _sym(R, "R")
+    return _power(1 - e * ms, T, "1 - eta mu") * Rs**2
 
 
 def thm_8_25_bound(T: int, kappa: Number, R: Number = 1) -> sympy.Expr:
@@ -909,9 +1132,11 @@ def thm_8_25_bound(T: int, kappa: Number, R: Number = 1) -> sympy.Expr:
     >>> thm_8_25_bound(3, Fraction(1, 2))
     Traceback (most recent call last):
     ...
-    ValueError: kappa = L/mu must be >= 1, got Fraction(1, 2)
+    theory._checks.InputError: kappa = L/mu must be >= 1, got Fraction(1, 2)
     """
-    return (1 - 1 / _check_kappa(kappa)) ** _check_T(T) * _sym(R, "R") ** 2
+    k, T = _check_kappa(kappa), _check_T(T)
+    Rs = _sym(R, "R")
+    return _power(1 - 1 / k, T, "1 - 1/kappa") * Rs**2
 
 
 def thm_8_25_exp_bound(T: int, kappa: Number, R: Number = 1) -> sympy.Expr:
@@ -970,11 +1195,11 @@ def thm_8_16_bound(T: int, kappa: Number, alpha: Number) -> sympy.Expr:
     >>> thm_8_16_bound(3, 3, 0)
     Traceback (most recent call last):
     ...
-    ValueError: alpha must be non-zero (Thm 8.16)
+    theory._checks.InputError: alpha must be non-zero (Thm 8.16)
     """
     a = _sym(alpha, "alpha")
     if a == 0:
-        raise ValueError("alpha must be non-zero (Thm 8.16)")
+        raise InputError("alpha must be non-zero (Thm 8.16)", param="alpha")
     return sympy.Abs(a) * sympy.exp(-sympy.Integer(_check_T(T)) / (2 * _check_kappa(kappa)))
 
 
@@ -1013,5 +1238,6 @@ def thm_8_16_sharp_bound(T: int, kappa: Number, alpha: Number) -> sympy.Expr:
     """
     a = _sym(alpha, "alpha")
     if a == 0:
-        raise ValueError("alpha must be non-zero (Thm 8.16)")
-    return sympy.Abs(a) * (1 - 1 / _check_kappa(kappa)) ** _check_T(T)
+        raise InputError("alpha must be non-zero (Thm 8.16)", param="alpha")
+    k, T = _check_kappa(kappa), _check_T(T)
+    return sympy.Abs(a) * _power(1 - 1 / k, T, "1 - 1/kappa")

@@ -32,7 +32,9 @@ Results implemented here (exact sympy when the inputs are exact; mpmath float fa
 
 Singular Lambda: the loss sees U only through ``Lambda U Lambda`` and ``diag(Lambda^2 U)``, so the rows and
 columns of U along the null space are free and :attr:`RankOptimum.unique` is False for r >= 1; for Lambda = 0 every
-U is optimal and U* = 0, L_r = 0 are returned (never zoo/NaN). Sizes: d <= 64 (diagonal) and d <= 24 (otherwise).
+U is optimal and U* = 0, L_r = 0 are returned (never zoo/NaN). Sizes: d <= 64 (diagonal) and d <= 24 (otherwise);
+the symbolic checks d, n <= 3; prompts of Eq. 5.1 with (d+1)(n+1)(d+n+2) <= 200000 products; the exact square roots of
+:func:`excess_loss_frobenius` of at most 1000-digit entries.
 
 Errata (``docs/lsa.md``): Eq. 5.2 garbled; Lemma 5.1's hidden assumption and unstated constant; the 1/2 dropped
 in the proof sketch of Thm 5.4.1; "V* is diagonal" needs Eckart-Young; the ties are not mentioned.
@@ -51,7 +53,8 @@ import mpmath
 import sympy
 from sympy import Integer, Matrix, Rational
 
-from ._checks import InputError, check_cost
+from ._checks import MAX_EXACT_ENTRIES, InputError, LimitError, check_cost, format_count
+from .modular import MAX_RADICAND_DIGITS, _digits
 
 __all__ = [
     "SOURCE",
@@ -101,24 +104,31 @@ MAX_DENSE_DIM = 24
 # ----------------------------------------------------------------------------------- validation
 
 
-def _to_sympy(x: Any) -> sympy.Expr:
+def _to_sympy(x: Any, name: str | None = None) -> sympy.Expr:
+    """A caller's number as a sympy value (never a string: ``sympify`` would run it as code); ``name`` is the parameter
+    named by the refusal."""
+    what = f"{name}: expected" if name else "expected"
     if isinstance(x, bool):
-        raise ValueError(f"expected a number, got the bool {x!r}")
+        raise InputError(f"{what} a number, got the bool {x!r}", param=name)
     if isinstance(x, Fraction):
         return Rational(x.numerator, x.denominator)
     if isinstance(x, sympy.Basic):
+        if not isinstance(x, sympy.Expr):
+            raise InputError(f"{what} a number, got {x!r:.80}", param=name)
         if x.is_number and (x.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) or x.is_finite is False):
-            raise ValueError(f"expected a finite number, got {x}")
+            raise InputError(f"{what} a finite number, got {x}", param=name)
+        if x.is_number and x.is_real is False:
+            raise InputError(f"{what} a real number, got {x}", param=name)
         return x
     if isinstance(x, numbers.Integral):
         return Integer(int(x))
     if isinstance(x, numbers.Real):
         if not math.isfinite(float(x)):
-            raise ValueError(f"expected a finite number, got {x!r}")
+            raise InputError(f"{what} a finite number, got {x!r}", param=name)
         return sympy.Float(float(x), 30)
-    if hasattr(x, "item"):  # numpy scalar, without importing numpy
-        return _to_sympy(x.item())
-    raise ValueError(f"expected a real number, got {x!r} of type {type(x).__name__}")
+    if hasattr(x, "item") and getattr(x, "shape", None) == ():  # numpy scalar, without importing numpy
+        return _to_sympy(x.item(), name)
+    raise InputError(f"{what} a real number, got {x!r:.80} of type {type(x).__name__}", param=name)
 
 
 def _canon(x: sympy.Expr) -> sympy.Expr:
@@ -148,6 +158,8 @@ def is_exact(m: Matrix) -> bool:
     >>> is_exact(Matrix([[1, Rational(1, 2)]])), is_exact(as_covariance([[0.5, 0], [0, 1]]))
     (True, False)
     """
+    if not isinstance(m, sympy.MatrixBase):
+        raise InputError(f"m must be a sympy Matrix, got {m!r:.80} of type {type(m).__name__}", param="m")
     return all(not e.has(sympy.Float) for e in m)
 
 
@@ -184,55 +196,81 @@ def as_covariance(Lam: Any, *, source: str = "Shi Sec. 5.4") -> Matrix:
     >>> as_covariance([[1, 2], [0, 1]])
     Traceback (most recent call last):
     ...
-    ValueError: Lambda must be symmetric (Shi Sec. 5.4: it is the covariance of x), got [[1, 2], [0, 1]]
+    theory._checks.InputError: Lambda must be symmetric (Shi Sec. 5.4: it is the covariance of x), got [[1, 2], [0, 1]]
     >>> as_covariance([[1, 0], [0, -1]])
     Traceback (most recent call last):
     ...
-    ValueError: Lambda must be positive semi-definite (Shi Sec. 5.4: it is a covariance), got eigenvalues [1.0, -1.0]
+    theory._checks.InputError: Lambda must be positive semi-definite (Shi Sec. 5.4: it is a covariance), got eigenvalues
+    [1.0, -1.0]
     """
-    if hasattr(Lam, "tolist") and not isinstance(Lam, sympy.MatrixBase):
+    if hasattr(Lam, "shape") and hasattr(Lam, "tolist") and not isinstance(Lam, sympy.MatrixBase):
+        shape = tuple(Lam.shape)  # a numpy array: sized before tolist() copies it
+        if len(shape) == 2 and shape[0] == shape[1]:
+            _check_dim(shape[0], False if shape[0] > MAX_DIM else None)
         Lam = Lam.tolist()
     if isinstance(Lam, (str, bytes)):
         raise InputError(f"Lambda must be a square matrix of real numbers, got {Lam!r:.80}", param="Lambda")
     try:
         if isinstance(Lam, sympy.MatrixBase):
+            if Lam.rows != Lam.cols:
+                raise InputError(
+                    f"Lambda must be a square d x d matrix ({source}), got shape {Lam.shape}", param="Lambda"
+                )
             _check_dim(Lam.rows, bool(Lam.is_diagonal()) if Lam.rows <= MAX_DIM else False)
             m = Matrix(Lam)
         else:
-            rows = [list(r) for r in Lam]
+            if hasattr(Lam, "__len__"):
+                _check_dim(len(Lam), None)
+            rows = [[r] if isinstance(r, (str, bytes)) else list(r) for r in Lam]
+            if any(len(r) != len(rows) for r in rows):
+                raise InputError(
+                    f"Lambda must be a non-empty square d x d matrix ({source}), got rows of lengths "
+                    f"{[len(r) for r in rows][:10]}",
+                    param="Lambda",
+                )
             if any(isinstance(e, (str, bytes)) for r in rows for e in r):
                 raise InputError("Lambda must have numeric entries, not strings", param="Lambda")
             _check_dim(len(rows), all(e == 0 for i, r in enumerate(rows) for j, e in enumerate(r) if i != j))
-            m = Matrix([[_to_sympy(e) for e in r] for r in rows]) if rows else Matrix(0, 0, [])
+            m = Matrix([[_to_sympy(e, "Lambda") for e in r] for r in rows]) if rows else Matrix(0, 0, [])
     except (TypeError, sympy.SympifyError) as exc:
         raise InputError(f"Lambda must be a square matrix of real numbers, got {Lam!r:.200}", param="Lambda") from exc
     if m.rows == 0 or m.rows != m.cols:
-        raise ValueError(f"Lambda must be a non-empty square d x d matrix ({source}), got shape {m.shape}")
-    m = m.applyfunc(_to_sympy)
+        raise InputError(
+            f"Lambda must be a non-empty square d x d matrix ({source}), got shape {m.shape}", param="Lambda"
+        )
+    m = m.applyfunc(lambda e: _to_sympy(e, "Lambda"))
     if any(not e.is_real for e in m):
-        raise ValueError(f"Lambda must have real entries ({source}), got {m.tolist()}")
+        raise InputError(f"Lambda must have real entries ({source}), got {m.tolist()!s:.200}", param="Lambda")
     scale = max([abs(float(e)) for e in m] + [1.0])
     if is_exact(m):
         if m != m.T:
-            raise ValueError(f"Lambda must be symmetric ({source}: it is the covariance of x), got {m.tolist()}")
+            raise InputError(
+                f"Lambda must be symmetric ({source}: it is the covariance of x), got {m.tolist()!s:.200}",
+                param="Lambda",
+            )
     elif max(abs(float(m[i, j] - m[j, i])) for i in range(m.rows) for j in range(m.cols)) > 1e-12 * scale:
-        raise ValueError(f"Lambda must be symmetric ({source}: it is the covariance of x), got {m.tolist()}")
+        raise InputError(
+            f"Lambda must be symmetric ({source}: it is the covariance of x), got {m.tolist()!s:.200}", param="Lambda"
+        )
     lam, _ = _eig(m)
     if min(float(v) for v in lam) < -1e-12 * scale:
-        raise ValueError(
+        raise InputError(
             f"Lambda must be positive semi-definite ({source}: it is a covariance), "
-            f"got eigenvalues {[float(v) for v in lam]}"
+            f"got eigenvalues {[float(v) for v in lam]}",
+            param="Lambda",
         )
     return m
 
 
-def _check_dim(d: int, diagonal: bool) -> None:
+def _check_dim(d: int, diagonal: bool | None) -> None:
+    """d of Lambda within MAX_DIM (diagonal) or MAX_DENSE_DIM (otherwise; None: not known yet, MAX_DIM)."""
+    kind = {True: "a diagonal", False: "a non-diagonal", None: "any"}[diagonal]
     check_cost(
         d,
-        MAX_DIM if diagonal else MAX_DENSE_DIM,
+        MAX_DENSE_DIM if diagonal is False else MAX_DIM,
         param="Lambda",
-        value=d,
-        what=f"the dimension d of a {'diagonal' if diagonal else 'non-diagonal'} Lambda (exact d x d matrices)",
+        value=f"a {format_count(d)} x {format_count(d)} matrix",
+        what=f"the dimension d of {kind} Lambda (exact d x d matrices)",
         hint=f"the exact results accept d <= {MAX_DIM} for a diagonal Lambda and d <= {MAX_DENSE_DIM} otherwise "
         "(numerics.lsa works in float64)",
     )
@@ -290,13 +328,21 @@ def _check_rank(r: Any, d: int) -> int:
 def _check_square(U: Any, d: int, name: str = "U") -> Matrix:
     if hasattr(U, "tolist") and not isinstance(U, sympy.MatrixBase):
         U = U.tolist()
-    try:
-        m = Matrix(U) if isinstance(U, sympy.MatrixBase) else Matrix([[_to_sympy(e) for e in r] for r in U])
-    except TypeError as exc:
-        raise InputError(f"{name} must be a {d} x {d} matrix of numbers, got {U!r:.80}", param=name) from exc
-    if m.shape != (d, d):
-        raise ValueError(f"{name} must have shape ({d}, {d}) to match Lambda, got {m.shape}")
-    return m
+    if isinstance(U, sympy.MatrixBase):
+        if U.shape != (d, d):
+            raise InputError(f"{name} must have shape ({d}, {d}) to match Lambda, got {U.shape}", param=name)
+        return Matrix(U).applyfunc(lambda e: _to_sympy(e, name))
+    if isinstance(U, (str, bytes)) or not hasattr(U, "__len__") or len(U) != d:
+        shape = (len(U),) if hasattr(U, "__len__") and not isinstance(U, (str, bytes)) else "none"
+        raise InputError(
+            f"{name} must have shape ({d}, {d}) to match Lambda, got {U!r:.80} (shape {shape})", param=name
+        )
+    rows = []
+    for r in U:
+        if isinstance(r, (str, bytes)) or not hasattr(r, "__len__") or len(r) != d:
+            raise InputError(f"{name} must have shape ({d}, {d}) to match Lambda, got the row {r!r:.80}", param=name)
+        rows.append([_to_sympy(e, name) for e in r])
+    return Matrix(rows)
 
 
 def _check_vector(w: Any, d: int, name: str) -> list[sympy.Expr]:
@@ -304,10 +350,12 @@ def _check_vector(w: Any, d: int, name: str) -> list[sympy.Expr]:
         w = w.tolist()
     if isinstance(w, (str, bytes)) or not hasattr(w, "__iter__"):
         raise InputError(f"{name} must be a vector of d = {d} numbers, got {w!r:.80}", param=name)
+    if hasattr(w, "__len__") and len(w) != d:
+        raise InputError(f"{name} must have length d = {d} to match Lambda, got length {len(w)}", param=name)
     vals = list(w)
     if len(vals) != d:
-        raise ValueError(f"{name} must have length d = {d} to match Lambda, got length {len(vals)}")
-    return [_to_sympy(v) for v in vals]
+        raise InputError(f"{name} must have length d = {d} to match Lambda, got length {len(vals)}", param=name)
+    return [_to_sympy(v, name) for v in vals]
 
 
 # ----------------------------------------------------------------------------------- eigen
@@ -406,7 +454,12 @@ def t_values(lam: Sequence[Any], N: Any) -> list[sympy.Expr]:
     [2 + 5/N, 1 + 4/N]
     """
     N = check_count(N)
-    lam = [_to_sympy(v) for v in lam]
+    if isinstance(lam, (str, bytes)) or not hasattr(lam, "__iter__"):
+        raise InputError(f"lam must be a sequence of eigenvalues, got {lam!r:.80}", param="lam")
+    if hasattr(lam, "__len__"):
+        check_cost(len(lam), MAX_DIM, param="lam", value=len(lam), what="the number d of eigenvalues", hint="")
+    lam = [_to_sympy(v, "lam") for v in lam]
+    check_cost(len(lam), MAX_DIM, param="lam", value=len(lam), what="the number d of eigenvalues", hint="")
     tr = sum(lam, Integer(0))
     return [_canon((1 + 1 / N) * v + tr / N) for v in lam]
 
@@ -494,7 +547,7 @@ def reduced_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
     """
     m = as_covariance(Lam)
     U = _check_square(U, m.rows)
-    u = _to_sympy(u)
+    u = _to_sympy(u, "u")
     G = gamma_matrix(m, N)
     val = (u**2 / 2) * (G * m * U * m * U.T).trace() - u * (m * m * U.T).trace()
     return _canon(val) if is_exact(U) and is_exact(m) and not u.has(sympy.Float) else sympy.expand(val)
@@ -559,11 +612,11 @@ def full_rank_optimum(Lam: Any, N: Any) -> tuple[Matrix, sympy.Expr]:
     >>> full_rank_optimum([[0, 0], [0, 0]], 2)
     Traceback (most recent call last):
     ...
-    ValueError: Lambda = 0: every U is optimal (l~ = 0); Gamma is singular
+    theory._checks.InputError: Lambda = 0: every U is optimal (l~ = 0); Gamma is singular
     """
     m = as_covariance(Lam)
     if all(e == 0 for e in m):
-        raise ValueError("Lambda = 0: every U is optimal (l~ = 0); Gamma is singular")
+        raise InputError("Lambda = 0: every U is optimal (l~ = 0); Gamma is singular", param="Lambda")
     Ginv = gamma_matrix(m, N).inv()
     return Ginv, -(m * m * Ginv).trace() / 2
 
@@ -635,7 +688,20 @@ def excess_loss_frobenius(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
     """
     m = as_covariance(Lam)
     U = _check_square(U, m.rows)
-    u = _to_sympy(u)
+    u = _to_sympy(u, "u")
+    if is_exact(m):  # sympy factors each radicand to simplify sqrt(Gamma) and sqrt(Lambda)
+        G = gamma_matrix(m, N)
+        for name, M, shown in (("Lambda", m, None), ("N", G, N)):
+            size = max(_digits(e) for e in M)
+            check_cost(
+                size,
+                MAX_RADICAND_DIGITS,
+                param=name,
+                value=format_count(shown) if shown is not None else f"a matrix with entries of ~{size:.0f} digits",
+                what=f"an exact entry of {'Lambda' if shown is None else 'Gamma'} under the square root",
+                hint="excess_loss gives the same value without square roots (Lemma D.1)",
+                log10=True,
+            )
     Ginv, _ = full_rank_optimum(m, N)
     R = _sqrt_psd(gamma_matrix(m, N)) * (u * _sqrt_psd(m) * U * _sqrt_psd(m) - m * Ginv)
     return sympy.expand(sum((e**2 for e in R), Integer(0)) / 2)
@@ -740,6 +806,19 @@ class RankOptimum:
     unique: bool
 
 
+def _exact_positive(x: sympy.Expr) -> bool:
+    """``x > 0`` for an exact number. sympy decides most signs symbolically; when it cannot (a difference of two
+    radicals of 150-digit numbers cancels to ~1e-150: "cannot determine truth value of Relational") the sign is
+    read from an evaluation with enough digits (twice the digits of the numbers in x, plus 30)."""
+    x = sympy.simplify(x)
+    rel = x > 0
+    if rel is sympy.true or rel is sympy.false:
+        return bool(rel)
+    digits = 30 + 2 * int(_digits(x))
+    value = sympy.N(x, digits)
+    return bool(value > 0) and abs(value) > sympy.Float(10, digits) ** (-(digits - 10))
+
+
 def optimal_rank_r(Lam: Any, N: Any, r: Any) -> RankOptimum:
     """Closed-form rank-r optimum of the reduced loss (Shi Thm 5.4.1; the proof needs Eckart-Young, ``docs/lsa.md``).
 
@@ -779,7 +858,7 @@ def optimal_rank_r(Lam: Any, N: Any, r: Any) -> RankOptimum:
     scale = max(1.0, float(lam[0]))
 
     def positive(x: sympy.Expr) -> bool:
-        return bool(sympy.simplify(x) > 0) if exact else float(x) > _NUM_TOL * scale
+        return _exact_positive(x) if exact else float(x) > _NUM_TOL * scale
 
     # T_i = 0 only when Lambda = 0 (tr D = 0): then every U is optimal and v_i = 0 is returned
     v = [1 / T[i] if i < r and positive(T[i]) else Integer(0) for i in range(d)]
@@ -893,12 +972,14 @@ def _eval_setup(Lam: Any, N: Any, r: Any, M: Any, sigma: Any, w: Any, w_in_eigen
     M = check_count(M, "M")
     d = m.rows
     r = _check_rank(r, d)
+    if not isinstance(w_in_eigenbasis, bool):
+        raise InputError(f"w_in_eigenbasis must be True or False, got {w_in_eigenbasis!r:.80}", param="w_in_eigenbasis")
     lam, Q = _eig(m)
     wv = _check_vector(w, d, "w")
     c = wv if w_in_eigenbasis else list(Q.T * Matrix(wv))
-    sig = _to_sympy(sigma)
+    sig = _to_sympy(sigma, "sigma")
     if sig.is_number and sig < 0:
-        raise ValueError(f"sigma (label-noise std) must be >= 0, got {sigma!r}")
+        raise InputError(f"sigma (label-noise std) must be >= 0, got {sigma!r}", param="sigma")
     return m, N, M, d, r, lam, c, sig
 
 
@@ -1049,8 +1130,9 @@ def expected_noisy_eval_loss(Lam: Any, N: Any, r: Any, M: Any, sigma: Any) -> sy
 
 def _check_support_s(c: list, r: int) -> None:
     if any(x != 0 for x in c[r:]):
-        raise ValueError(
-            f"Thm 5.4.3 assumes w = Q s with s supported on the first r = {r} eigen-coordinates; got Q^T w = {c}"
+        raise InputError(
+            f"Thm 5.4.3 assumes w = Q s with s supported on the first r = {r} eigen-coordinates; got Q^T w = {c}",
+            param="w",
         )
 
 
@@ -1092,12 +1174,13 @@ def rank_difference(
     >>> rank_difference(Lam, 2, 1, 2, 2, 1, [1, 1])
     Traceback (most recent call last):
     ...
-    ValueError: Thm 5.4.3 assumes w = Q s with s supported on the first r = 1 eigen-coordinates; got Q^T w = [1, 1]
+    theory._checks.InputError: Thm 5.4.3 assumes w = Q s with s supported on the first r = 1 eigen-coordinates; got
+    Q^T w = [1, 1]
     """
     m, N, M, d, r, lam, c, sig = _eval_setup(Lam, N, r, M, sigma, w, w_in_eigenbasis)
     r2 = _check_rank(r2, d)
     if r2 < r:
-        raise ValueError(f"Thm 5.4.3 needs r <= r', got r = {r}, r' = {r2}")
+        raise InputError(f"Thm 5.4.3 needs r <= r', got r = {r}, r' = {r2}", param="r2")
     _check_support_s(c, r)
     tr = sum(lam, Integer(0))
     s2 = sum((c[i] ** 2 * lam[i] for i in range(r)), Integer(0))
@@ -1183,13 +1266,35 @@ def best_rank(
     >>> best_rank([[2, 0], [0, 1]], 10, 2, 5, [1, 1])[0]
     0
     """
-    d = as_covariance(Lam).rows
-    losses = [noisy_eval_loss(Lam, N, r, M, sigma, w, w_in_eigenbasis=w_in_eigenbasis) for r in range(d + 1)]
+    m = as_covariance(Lam)
+    d = m.rows
+    losses = [noisy_eval_loss(m, N, r, M, sigma, w, w_in_eigenbasis=w_in_eigenbasis) for r in range(d + 1)]
     fl = [float(x) for x in losses]
     return fl.index(min(fl)), losses
 
 
 # ----------------------------------------------------------------------------------- Lemma 5.1, symbolic
+
+
+MAX_SYMBOLIC_DIM = 3
+"""Largest d (and number n of examples) of the symbolic checks (Lemma 5.1, Eq. 5.1-5.2): the expansions grow as d^4."""
+
+
+def _check_symbolic_size(value: object, name: str, rule: str) -> int:
+    """d or n of the symbolic checks: an integer in [1, MAX_SYMBOLIC_DIM]; LimitError above (the expansions grow as
+    d^4), InputError for anything else. ``rule`` states the hypothesis and the values got."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(rule, param=name)
+    if value > MAX_SYMBOLIC_DIM:
+        hint = f"the numeric functions of this module take d <= {MAX_DENSE_DIM} ({MAX_DIM} for a diagonal Lambda)"
+        raise LimitError(
+            f"{name} = {format_count(value)} is too large: {rule}; {hint}",
+            param=name,
+            value=value,
+            limit=MAX_SYMBOLIC_DIM,
+            hint=hint,
+        )
+    return value
 
 
 def _isserlis_fourth(A: Matrix, Ls: Matrix) -> Matrix:
@@ -1237,8 +1342,9 @@ def lemma51_moments(d: int = 2) -> tuple[list[sympy.Expr], list[sympy.Expr]]:
     >>> derived == stated
     True
     """
-    if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 3:
-        raise ValueError(f"d must be an integer in [1, 3] (the symbolic expansion grows as d^4), got {d!r}")
+    d = _check_symbolic_size(
+        d, "d", f"d must be an integer in [1, 3] (the symbolic expansion grows as d^4), got {d!r:.80}"
+    )
     N = sympy.Symbol("N", positive=True)
     u = sympy.Symbol("u")
     Ls = Matrix(d, d, lambda i, j: sympy.Symbol(f"l{min(i, j)}{max(i, j)}"))
@@ -1283,13 +1389,65 @@ def lemma51_residuals(d: int = 2) -> list[sympy.Expr]:
     >>> lemma51_residuals(4)
     Traceback (most recent call last):
     ...
-    ValueError: d must be an integer in [1, 3] (the symbolic expansion grows as d^4), got 4
+    theory._checks.LimitError: d = 4 is too large: d must be an integer in [1, 3] (the symbolic expansion grows as d^4),
+    got 4; ...
     """
     derived, stated = lemma51_moments(d)
     return [sympy.simplify(a - b) for a, b in zip(derived, stated)]
 
 
 # ----------------------------------------------------------------------------------- Eq. 5.1-5.2, symbolic
+
+
+def _as_matrix(M: Any, name: str, shape: tuple[int, int] | None = None) -> Matrix:
+    """A caller's matrix (sympy Matrix, nested sequence or numpy array) with numeric or symbolic entries, its shape
+    checked (when given) before its entries are read."""
+    if hasattr(M, "tolist") and not isinstance(M, sympy.MatrixBase):
+        M = M.tolist()
+    if isinstance(M, sympy.MatrixBase):
+        rows, cols = M.shape
+    elif isinstance(M, (str, bytes)) or not hasattr(M, "__len__") or not len(M):
+        raise InputError(f"{name} must be a non-empty matrix of numbers, got {M!r:.80}", param=name)
+    else:
+        rows = len(M)
+        first: Any = M[0] if hasattr(M, "__getitem__") else None
+        if isinstance(first, (str, bytes)) or not hasattr(first, "__len__"):
+            raise InputError(f"{name} must be a non-empty matrix of numbers, got {M!r:.80}", param=name)
+        cols = len(first)
+        if any(isinstance(r, (str, bytes)) or not hasattr(r, "__len__") or len(r) != cols for r in M):
+            raise InputError(f"{name} must have rows of equal length, got {M!r:.80}", param=name)
+    if shape is not None and (rows, cols) != shape:
+        raise InputError(f"{name} must have shape {shape} to match E, got {(rows, cols)}", param=name)
+    entries = M if isinstance(M, sympy.MatrixBase) else [e for r in M for e in r]
+    return Matrix(rows, cols, [_to_sympy(e, name) for e in entries])
+
+
+def _check_prompt(E: Any, WPV: Any, WKQ: Any, rho: Any) -> tuple[Matrix, Matrix, Matrix, sympy.Expr]:
+    """The prompt E ((d+1) x (n+1), d >= 1), the (d+1) x (d+1) weights and a non-zero rho, sized before the products:
+    the literal Eq. 5.1 forms (d+1)(n+1)(d+n+2) products."""
+    if isinstance(E, sympy.MatrixBase) or hasattr(E, "shape"):
+        rows, cols = (int(v) for v in tuple(E.shape)[:2]) if len(tuple(E.shape)) == 2 else (0, 0)
+    elif isinstance(E, (list, tuple)) and E and hasattr(E[0], "__len__"):
+        rows, cols = len(E), len(E[0])
+    else:
+        rows = cols = 0
+    check_cost(
+        rows * cols * (rows + cols),
+        MAX_EXACT_ENTRIES,
+        param="E",
+        value=f"a {format_count(rows)} x {format_count(cols)} prompt",
+        what="the number (d+1)(n+1)(d+n+2) of exact products of Eq. 5.1",
+        hint="numerics.lsa evaluates prompts in float64",
+    )
+    E = _as_matrix(E, "E")
+    if E.rows < 2:
+        raise InputError(f"E must have d + 1 >= 2 rows (the tokens (x_i, y_i)), got shape {E.shape}", param="E")
+    WPV = _as_matrix(WPV, "WPV", (E.rows, E.rows))
+    WKQ = _as_matrix(WKQ, "WKQ", (E.rows, E.rows))
+    r = _to_sympy(rho, "rho")
+    if r.is_number and r == 0:
+        raise InputError("rho must be non-zero (Eq. 5.1 divides by it), got 0", param="rho")
+    return E, WPV, WKQ, r
 
 
 def lsa_output(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy.Expr:
@@ -1317,6 +1475,7 @@ def lsa_output(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy.Expr:
     >>> lsa_output(E, WPV, WKQ, 2)
     279/2
     """
+    E, WPV, WKQ, rho = _check_prompt(E, WPV, WKQ, rho)
     return (E + WPV * E * (E.T * WKQ * E) / rho)[-1, -1]
 
 
@@ -1345,6 +1504,7 @@ def corrected_prediction(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy
     >>> corrected_prediction(E, WPV, WKQ, 2), lsa_output(E, WPV, WKQ, 2)
     (279/2, 279/2)
     """
+    E, WPV, WKQ, rho = _check_prompt(E, WPV, WKQ, rho)
     d = E.rows - 1
     return (WPV[d, :] * (E * E.T / rho) * WKQ[:, :d] * E[:d, -1])[0, 0]
 
@@ -1376,6 +1536,7 @@ def expanded_prediction(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy.
     >>> expanded_prediction(E, WPV, WKQ, 2), lsa_output(E, WPV, WKQ, 2)
     (279/2, 279/2)
     """
+    E, WPV, WKQ, rho = _check_prompt(E, WPV, WKQ, rho)
     d = E.rows - 1
     p, u = WPV[d, :d].T, WPV[d, d]
     U, q = WKQ[:d, :d], WKQ[d, :d].T
@@ -1389,8 +1550,8 @@ def expanded_prediction(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy.
 
 def _symbolic_prompt(d: int, n: int) -> tuple[Matrix, Matrix, Matrix, sympy.Symbol]:
     """A symbolic prompt E ((d+1) x (n+1), query label 0), symbolic W^PV, W^KQ and rho."""
-    if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 3 or not 1 <= n <= 3:
-        raise ValueError(f"d and n must be integers in [1, 3] (the expansion grows fast), got d = {d}, n = {n}")
+    rule = f"d and n must be integers in [1, 3] (the expansion grows fast), got d = {d!r:.80}, n = {n!r:.80}"
+    d, n = _check_symbolic_size(d, "d", rule), _check_symbolic_size(n, "n", rule)
     E = Matrix(d + 1, n + 1, lambda a, b: 0 if (a == d and b == n) else sympy.Symbol(f"e{a}_{b}"))
     WPV = Matrix(d + 1, d + 1, lambda a, b: sympy.Symbol(f"pv{a}_{b}"))
     WKQ = Matrix(d + 1, d + 1, lambda a, b: sympy.Symbol(f"kq{a}_{b}"))

@@ -28,20 +28,39 @@ Everything here is exact (sympy or :class:`fractions.Fraction`):
   (:func:`e49_as_printed`) and the truncated diagonal coefficient that diverges like ``ln(1/delta)/16``
   (:func:`cor_e2_diagonal_truncated`).
 
+Sizes (checked before any work, :class:`theory._checks.LimitError` naming the parameter; ``docs/limits.md``): exact
+values of at most 4000 digits (``lambda^n`` of :func:`matrix_power_closed_form`, ``k^(n-1)`` of
+:func:`ngram_kl_asymptotic`), the harmonic-type sums up to ``MAX_HARMONIC_N`` = 9000 (:func:`cor_e2_v_update`,
+:func:`expected_kl_given_counts`), tables of at most 200000 counts (t positions x k states), the monomial integrals up to
+degree ``MAX_MONOMIAL_DEGREE`` = 300, the finite-t strategy KLs and their classes up to ``MAX_EXACT_T`` = 100, the
+sympy integrals ``K_j`` up to ``MAX_EXACT_LAG`` = 12.
+
 Units: the first-step updates are reported as ``(W^(1) - c 11^T)/(c eta)`` and ``(v^(1) - c)/(c eta)``; the
 diagonal-bias part of the second-step v update as ``G^I_j``, in units of ``(rho - c') eta`` (``docs/markov.md``).
 """
 
 from __future__ import annotations
 
+import collections
 import functools
 import math
+import numbers
 from collections.abc import Sequence
 from fractions import Fraction
 
 import sympy
 
-from ._checks import LimitError, as_number, check_positive_int
+from ._checks import (
+    MAX_DIGITS,
+    MAX_EXACT_ENTRIES,
+    InputError,
+    LimitError,
+    as_number,
+    check_cost,
+    check_positive_int,
+    format_count,
+)
+from .modular import _digits, _shown
 
 __all__ = [
     "K_INTEGRAND",
@@ -89,6 +108,19 @@ __all__ = [
 #: The k = 2 parameters of Eq. (E.1): P = [[a, 1-a], [1-b, b]].
 A, B = sympy.symbols("a b", real=True)
 _HALF = sympy.Rational(1, 2)
+
+#: Largest n of the exact harmonic-type sums (:func:`cor_e2_v_update` at context length t = n,
+#: :func:`expected_kl_given_counts` at N_i + k = n): their denominators are near lcm(1..n), about 0.43 n digits
+#: (3900 at n = 9000, within ``MAX_DIGITS``).
+MAX_HARMONIC_N = 9000
+
+#: Largest total degree alpha + beta + gamma + delta of :func:`stationary_monomial_integral` (a table of n^2/2 exact
+#: integrals with ~0.9 n-digit integers: 0.5 s at n = 200, 1.2 s at n = 300).
+MAX_MONOMIAL_DEGREE = 300
+
+#: Largest lag j of the exact sympy integrals ``K_j`` (:func:`K`, :func:`leading_argmax_v2`, :func:`step2_diag_leading`):
+#: K_8 takes 9 s, K_12 18 s, K_16 did not finish in 9 minutes.
+MAX_EXACT_LAG = 12
 
 
 def check_k(k: object) -> int:
@@ -143,9 +175,11 @@ def check_t(t: object) -> int:
 
 def check_lag(j: object, t: int) -> int:
     """The lag ``j`` of a positional weight ``v_j``: an integer in ``1..t`` (the model has t lags)."""
-    j = check_positive_int(j, "j", minimum=1, hypothesis=f"v has the lags 1..t = {t}")
+    j = check_positive_int(j, "j", minimum=1, hypothesis=f"v has the lags 1..t = {format_count(t)}")
     if j > t:
-        raise ValueError(f"j must be an integer in 1..t = {t} (v has t lags), got j = {j}")
+        raise InputError(
+            f"j must be an integer in 1..t = {format_count(t)} (v has t lags), got j = {format_count(j)}", param="j"
+        )
     return j
 
 
@@ -159,13 +193,16 @@ def _check_ab(a: object, b: object, *, irreducible: bool = False) -> tuple[sympy
     for name, v in (("a", a), ("b", b)):
         x = as_number(v, name)
         if x.is_number and (not x.is_real or x < 0 or x > 1):
-            raise ValueError(
+            raise InputError(
                 f"{name} must lie in [0, 1] (Eq. (E.1): the rows of P = [[a, 1-a], [1-b, b]] are probability "
-                f"vectors), got {name} = {v}: P would not be a stochastic matrix"
+                f"vectors), got {name} = {_shown(x)}: P would not be a stochastic matrix",
+                param=name,
             )
         out.append(x)
     if irreducible and out[0] == 1 and out[1] == 1:
-        raise ValueError("a = b = 1 gives P = I, which has no unique stationary law (App. E.1 needs lambda != 1)")
+        raise InputError(
+            "a = b = 1 gives P = I, which has no unique stationary law (App. E.1 needs lambda != 1)", param=None
+        )
     return out[0], out[1]
 
 
@@ -196,7 +233,7 @@ def transition_matrix(a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Matrix:
     >>> transition_matrix(2, 0)
     Traceback (most recent call last):
     ...
-    ValueError: a must lie in [0, 1] (Eq. (E.1): ...), got a = 2: P would not be a stochastic matrix
+    theory._checks.InputError: a must lie in [0, 1] (Eq. (E.1): ...), got a = 2: P would not be a stochastic matrix
     """
     a, b = _check_ab(a, b)
     return sympy.Matrix([[a, 1 - a], [1 - b, b]])
@@ -208,7 +245,8 @@ def eigenvalue(a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Expr:
     Parameters
     ----------
     a, b : number or sympy expression, optional
-        The parameters of Eq. (E.1), the symbols ``A``, ``B`` by default (not validated).
+        The parameters of Eq. (E.1), the symbols ``A``, ``B`` by default (finite numbers; the range is not checked:
+        ``a + b - 1`` is an eigenvalue of ``[[a, 1-a], [1-b, b]]`` for any a, b).
 
     Returns
     -------
@@ -224,7 +262,8 @@ def eigenvalue(a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Expr:
     >>> sorted(transition_matrix(a, b).eigenvals()) == sorted([eigenvalue(a, b), 1])
     True
     """
-    return a + b - 1
+    x, y = as_number(a, "a"), as_number(b, "b")  # refuses NaN, infinities, lists and non-numeric strings
+    return (x if isinstance(a, str) else a) + (y if isinstance(b, str) else b) - 1
 
 
 def stationary_law(a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Matrix:
@@ -252,10 +291,41 @@ def stationary_law(a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Matrix:
     >>> stationary_law(1, 1)
     Traceback (most recent call last):
     ...
-    ValueError: a = b = 1 gives P = I, which has no unique stationary law (App. E.1 needs lambda != 1)
+    theory._checks.InputError: a = b = 1 gives P = I, which has no unique stationary law (App. E.1 needs lambda != 1)
     """
     a, b = _check_ab(a, b, irreducible=True)
     return sympy.Matrix([[1 - b, 1 - a]]) / (2 - a - b)
+
+
+def _check_power(n: object, lam: sympy.Expr) -> int | sympy.Expr:
+    """The power n of ``P^n``: an integer (negative only for an invertible P, lambda != 0) or a symbolic sympy
+    expression; the exact ``lambda^n`` of a numeric lambda has at most MAX_DIGITS digits (checked before it is formed:
+    ``(-1/6)^(10^9)`` ran for minutes)."""
+    if isinstance(n, sympy.Basic) and not n.is_number:
+        if not isinstance(n, sympy.Expr):
+            raise InputError(f"n must be an integer or a sympy expression, got {n!r:.80}", param="n")
+        return n
+    if isinstance(n, bool) or not isinstance(n, (numbers.Integral, sympy.Integer)):
+        raise InputError(
+            f"n must be an integer (or a symbolic sympy expression), got {n!r:.80} of type {type(n).__name__}",
+            param="n",
+        )
+    n = int(n)
+    if n < 0 and lam.is_number and lam == 0:
+        raise InputError(f"n = {format_count(n)} < 0 needs an invertible P, but lambda = a + b - 1 = 0", param="n")
+    if lam.is_number and not lam.is_Float and lam not in (0, 1, -1):
+        # digits of lambda^n per unit of n: exact for a rational lambda, a bound (all its rationals) otherwise
+        size = max(math.log10(abs(lam.p)), math.log10(lam.q)) if lam.is_Rational else max(_digits(lam), 1.0)
+        check_cost(
+            abs(n) * size if abs(n) < 10**300 else math.inf,
+            MAX_DIGITS,
+            param="n",
+            value=n,
+            what=f"the exact lambda^n at lambda = {_shown(lam)}",
+            hint="pass a sympy Symbol for n, or floats for a and b",
+            log10=True,
+        )
+    return n
 
 
 def matrix_power_closed_form(n: int | sympy.Expr, a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Matrix:
@@ -264,7 +334,8 @@ def matrix_power_closed_form(n: int | sympy.Expr, a: sympy.Expr = A, b: sympy.Ex
     Parameters
     ----------
     n : int or sympy.Expr
-        The power.
+        The power: an integer (negative only when P is invertible) or a symbolic expression; the exact
+        ``lambda^n`` of numeric a, b has at most 4000 digits.
     a, b : number or sympy expression, optional
         The parameters of Eq. (E.1), the symbols ``A``, ``B`` by default; numeric values must lie in [0, 1].
         Not both 1.
@@ -284,8 +355,16 @@ def matrix_power_closed_form(n: int | sympy.Expr, a: sympy.Expr = A, b: sympy.Ex
     [31/72, 41/72]])
     >>> matrix_power_closed_form(3, a, b) == transition_matrix(a, b) ** 3
     True
+
+    The exact ``lambda^n`` is sized before it is formed (at most 4000 digits):
+
+    >>> matrix_power_closed_form(10**9, a, b)
+    Traceback (most recent call last):
+    ...
+    theory._checks.LimitError: n = 1,000,000,000 is too large: the exact lambda^n at lambda = -1/6 is ~10^778151250, ...
     """
     a, b = _check_ab(a, b, irreducible=True)
+    n = _check_power(n, eigenvalue(a, b))
     one_pi = sympy.ones(2, 1) * stationary_law(a, b)
     return one_pi + eigenvalue(a, b) ** n * (sympy.eye(2) - one_pi)
 
@@ -296,7 +375,8 @@ def matrix_power_entry_form(n: int | sympy.Expr, a: sympy.Expr = A, b: sympy.Exp
     Parameters
     ----------
     n : int or sympy.Expr
-        The power.
+        The power: an integer (negative only when P is invertible) or a symbolic expression; the exact
+        ``lambda^n`` of numeric a, b has at most 4000 digits.
     a, b : number or sympy expression, optional
         The parameters of Eq. (E.1), the symbols ``A``, ``B`` by default; numeric values must lie in [0, 1].
         Not both 1.
@@ -315,6 +395,7 @@ def matrix_power_entry_form(n: int | sympy.Expr, a: sympy.Expr = A, b: sympy.Exp
     """
     a, b = _check_ab(a, b, irreducible=True)
     lam = eigenvalue(a, b)
+    n = _check_power(n, lam)
     beta = sympy.Matrix([[a - 1, 1 - a], [1 - b, b - 1]])
     gamma = sympy.Matrix([[b - 1, a - 1], [b - 1, a - 1]])
     return (beta * lam**n + gamma) / (lam - 1)
@@ -323,11 +404,75 @@ def matrix_power_entry_form(n: int | sympy.Expr, a: sympy.Expr = A, b: sympy.Exp
 # --- Sec. 8.2.2: the strategies on one sequence; Fact 8.3 and Prop. 8.2
 
 
-def _check_seq(seq: Sequence[int], k: int) -> list[int]:
-    x = [int(s) for s in seq]
-    if not x or any(s < 0 or s >= k for s in x):
-        raise ValueError(f"a sequence must be a non-empty list of tokens in range({k}), got {list(seq)[:10]}...")
-    return x
+def _token(s: object) -> int | None:
+    """A token as an int: an integer, or an integral float (a float token array); None for anything else."""
+    if isinstance(s, bool):
+        return None
+    if isinstance(s, (numbers.Integral, sympy.Integer)):
+        return int(s)
+    if isinstance(s, numbers.Real) and math.isfinite(float(s)) and float(s).is_integer():
+        return int(float(s))
+    return None
+
+
+def _check_seq(seq: Sequence[int], k: int, *, per_token: int = 1) -> list[int]:
+    """A sequence of tokens in range(k); the table of ``per_token`` entries per position (k for the logits) has at
+    most MAX_EXACT_ENTRIES entries, checked from the length before the tokens are read."""
+    if isinstance(seq, (str, bytes)) or not hasattr(seq, "__iter__"):
+        raise InputError(f"seq must be a sequence of tokens in range({k}), got {seq!r:.80}", param="seq")
+    if hasattr(seq, "__len__"):
+        _check_table_size(len(seq), k, per_token)
+    raw = list(seq)
+    _check_table_size(len(raw), k, per_token)
+    x = [_token(s) for s in raw]
+    if not x or any(s is None or s < 0 or s >= k for s in x):
+        raise InputError(
+            f"a sequence must be a non-empty list of tokens in range({k}), got {raw[:10]!r:.200}...", param="seq"
+        )
+    return x  # type: ignore[return-value]
+
+
+def _check_table_size(t: int, k: int, per_token: int) -> None:
+    if per_token == 1:
+        return
+    check_cost(
+        t * per_token,
+        MAX_EXACT_ENTRIES,
+        param="seq" if t >= k else "k",
+        value=t if t >= k else k,
+        what=f"the number t k of exact counts at t = {format_count(t)} positions, k = {format_count(k)} states",
+        hint="numerics.markov counts batches of sequences in float64",
+    )
+
+
+def _ngram_counts(x: list[int], k: int, order: int) -> list[int]:
+    """``counts[j]`` = number of s with ``x[s-order+1:s]`` equal to the last ``order - 1`` tokens and ``x[s] = j``:
+    the occurrences of that context in ``x[:-1]``, found in O(t) by Knuth-Morris-Pratt (the slice-by-slice
+    comparison was O(t n))."""
+    t = len(x)
+    counts = [0] * k
+    if order > t:
+        return counts
+    pattern = x[t - order + 1 :]
+    m = len(pattern)
+    fail = [0] * m  # the KMP failure function of the pattern
+    q = 0
+    for i in range(1, m):
+        while q and pattern[i] != pattern[q]:
+            q = fail[q - 1]
+        if pattern[i] == pattern[q]:
+            q += 1
+        fail[i] = q
+    q = 0
+    for i in range(t - 1):  # a match ending at i is followed by the token x[i + 1]
+        while q and x[i] != pattern[q]:
+            q = fail[q - 1]
+        if x[i] == pattern[q]:
+            q += 1
+        if q == m:
+            counts[x[i + 1]] += 1
+            q = fail[q - 1]
+    return counts
 
 
 def strategy_probs(seq: Sequence[int], k: int, strategy: str, n: int = 2) -> list[Fraction]:
@@ -364,24 +509,26 @@ def strategy_probs(seq: Sequence[int], k: int, strategy: str, n: int = 2) -> lis
     >>> strategy_probs(seq, 2, "trigram")
     Traceback (most recent call last):
     ...
-    ValueError: unknown strategy 'trigram'; expected uniform, unigram, bigram or ngram
+    theory._checks.InputError: unknown strategy 'trigram'; expected uniform, unigram, bigram or ngram
     """
     k = check_k(k)
+    check_cost(k, MAX_EXACT_ENTRIES, param="k", value=k, what="the number of exact probabilities", hint="")
+    if strategy not in ("uniform", "unigram", "bigram", "ngram"):
+        raise InputError(
+            f"unknown strategy {strategy!r:.80}; expected uniform, unigram, bigram or ngram", param="strategy"
+        )
+    order = check_positive_int(n, "n", minimum=2) if strategy == "ngram" else 2
     x = _check_seq(seq, k)
     if strategy == "uniform":
         return [Fraction(1, k)] * k
     if strategy == "unigram":
-        return [Fraction(x.count(j) + 1, len(x) + k) for j in range(k)]
-    if strategy in ("bigram", "ngram"):
-        order = 2 if strategy == "bigram" else check_positive_int(n, "n", minimum=2)
-        ctx = tuple(x[len(x) - order + 1 :])
-        counts = [0] * k
-        for s in range(order - 1, len(x)):
-            if tuple(x[s - order + 1 : s]) == ctx:
-                counts[x[s]] += 1
-        total = sum(counts)
-        return [Fraction(c + 1, total + k) for c in counts]
-    raise ValueError(f"unknown strategy {strategy!r}; expected uniform, unigram, bigram or ngram")
+        seen = [0] * k
+        for s in x:
+            seen[s] += 1
+        return [Fraction(seen[j] + 1, len(x) + k) for j in range(k)]
+    counts = _ngram_counts(x, k, order)
+    total = sum(counts)
+    return [Fraction(c + 1, total + k) for c in counts]
 
 
 def bigram_logits(seq: Sequence[int], k: int) -> list[list[int]]:
@@ -404,10 +551,15 @@ def bigram_logits(seq: Sequence[int], k: int) -> list[list[int]]:
     >>> bigram_logits([0, 1, 1, 0, 1], 2)
     [[0, 0], [0, 0], [0, 1], [0, 1], [1, 1]]
     """
-    x = _check_seq(seq, check_k(k))
-    return [
-        [sum(1 for s in range(1, p + 1) if x[s] == i and x[s - 1] == x[p]) for i in range(k)] for p in range(len(x))
-    ]
+    k = check_k(k)
+    x = _check_seq(seq, k, per_token=k)
+    rows: dict[int, list[int]] = {}  # transition counts c[i][j] seen so far, one row per state left
+    out = []
+    for p in range(len(x)):
+        if p:
+            rows.setdefault(x[p - 1], [0] * k)[x[p]] += 1
+        out.append(list(rows.get(x[p], [0] * k)))
+    return out
 
 
 def unigram_logits(seq: Sequence[int], k: int) -> list[list[int]]:
@@ -430,8 +582,14 @@ def unigram_logits(seq: Sequence[int], k: int) -> list[list[int]]:
     >>> unigram_logits([0, 1, 1, 0, 1], 2)
     [[1, 0], [1, 1], [1, 2], [2, 2], [2, 3]]
     """
-    x = _check_seq(seq, check_k(k))
-    return [[sum(1 for s in range(p + 1) if x[s] == i) for i in range(k)] for p in range(len(x))]
+    k = check_k(k)
+    x = _check_seq(seq, k, per_token=k)
+    seen = [0] * k
+    out = []
+    for s in x:
+        seen[s] += 1
+        out.append(list(seen))
+    return out
 
 
 def normalised_bigram_frequencies(seq: Sequence[int], k: int) -> list[list[Fraction] | None]:
@@ -458,11 +616,14 @@ def normalised_bigram_frequencies(seq: Sequence[int], k: int) -> list[list[Fract
     >>> [None if row is None else [str(q) for q in row] for row in out]
     [['1', '0'], None, ['0', '1'], ['1/2', '1/2'], ['1/2', '1/2']]
     """
-    x = _check_seq(seq, check_k(k))
+    k = check_k(k)
+    x = _check_seq(seq, k, per_token=k)
     prev = [x[0], *x[:-1]]  # x_0 := x_1
+    rows: dict[int, list[int]] = {}  # counts of the transitions prev[s] -> x[s], s <= i, one row per state left
     out: list[list[Fraction] | None] = []
     for i in range(len(x)):
-        counts = [sum(1 for s in range(i + 1) if prev[s] == x[i] and x[s] == j) for j in range(k)]
+        rows.setdefault(prev[i], [0] * k)[x[i]] += 1
+        counts = rows.get(x[i], [0] * k)
         total = sum(counts)
         out.append([Fraction(c, total) for c in counts] if total else None)
     return out
@@ -471,15 +632,59 @@ def normalised_bigram_frequencies(seq: Sequence[int], k: int) -> list[list[Fract
 # --- Eqs. (8.1)-(8.3): the Dirichlet posterior, as corrected and as printed
 
 
+def _rows(values: object, name: str) -> list[list[object]]:
+    """A caller's table as a list of rows (never a string, which would be read character by character)."""
+    if isinstance(values, (str, bytes)):
+        raise InputError(f"{name} must be a table of numbers, got {values!r:.80}", param=name)
+    try:
+        return [list(row) if not isinstance(row, (str, bytes)) else [row] for row in values]  # type: ignore[attr-defined]
+    except TypeError:
+        raise InputError(f"{name} must be a table of numbers, got {values!r:.80}", param=name) from None
+
+
+def _count(v: object) -> int | None:
+    """A count: a non-negative integer (integral floats accepted, as tokens); None for anything else."""
+    x = _token(v)
+    return x if x is not None and x >= 0 else None
+
+
+def _fraction(v: object, name: str) -> Fraction:
+    """A caller's rational number as a Fraction (ints, Fractions, finite floats read exactly, numeric strings)."""
+    if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
+        return Fraction(v)
+    x = as_number(v, name, symbolic=False)
+    if x.is_Rational:
+        return Fraction(int(x.p), int(x.q))
+    if x.is_Float:
+        return Fraction(float(x))
+    raise InputError(f"{name} must hold rational numbers, got {_shown(x)}", param=name)
+
+
 def _counts_alpha(counts: Sequence[Sequence[int]], alpha: Sequence[int | Fraction] | None) -> tuple[list, list]:
-    c = [[int(v) for v in row] for row in counts]
+    rows = _rows(counts, "counts")
+    c = [[_count(v) for v in row] for row in rows]
     k = len(c)
-    if k < 2 or any(len(row) != k for row in c) or any(v < 0 for row in c for v in row):
-        raise ValueError(f"counts must be a k x k table of non-negative integers (k >= 2), got {counts}")
-    al = [Fraction(1)] * k if alpha is None else [Fraction(v) for v in alpha]
+    if k < 2 or any(len(row) != k for row in c) or any(v is None for row in c for v in row):
+        raise InputError(
+            f"counts must be a k x k table of non-negative integers (k >= 2), got {counts!r:.200}", param="counts"
+        )
+    if alpha is None:
+        al = [Fraction(1)] * k
+    else:
+        if isinstance(alpha, (str, bytes)) or not hasattr(alpha, "__iter__"):
+            raise InputError(f"alpha must hold k = {k} positive concentrations, got {alpha!r:.80}", param="alpha")
+        al = [_fraction(v, "alpha") for v in alpha]
     if len(al) != k or any(v <= 0 for v in al):
-        raise ValueError(f"alpha must hold k = {k} positive concentrations, got {alpha}")
+        raise InputError(f"alpha must hold k = {k} positive concentrations, got {alpha!r:.200}", param="alpha")
     return c, al
+
+
+def _state(i: object, name: str, k: int) -> int:
+    """A state index in 0..k-1 (a negative index would silently read from the end)."""
+    v = check_positive_int(i, name, minimum=0, hypothesis=f"a state of 0..k-1 = 0..{k - 1}")
+    if v >= k:
+        raise InputError(f"{name} must be a state in 0..k-1 = 0..{k - 1}, got {name} = {format_count(v)}", param=name)
+    return v
 
 
 def posterior_dirichlet(counts: Sequence[Sequence[int]], alpha: Sequence[int | Fraction] | None = None) -> list:
@@ -504,7 +709,7 @@ def posterior_dirichlet(counts: Sequence[Sequence[int]], alpha: Sequence[int | F
     >>> posterior_dirichlet([[1, 2]])
     Traceback (most recent call last):
     ...
-    ValueError: counts must be a k x k table of non-negative integers (k >= 2), got [[1, 2]]
+    theory._checks.InputError: counts must be a k x k table of non-negative integers (k >= 2), got [[1, 2]]
     """
     c, al = _counts_alpha(counts, alpha)
     return [[al[j] + c[i][j] for j in range(len(c))] for i in range(len(c))]
@@ -535,6 +740,7 @@ def posterior_beta_marginal(
     (Fraction(2, 1), Fraction(4, 1))
     """
     c, al = _counts_alpha(counts, alpha)
+    i, j = _state(i, "i", len(c)), _state(j, "j", len(c))
     return al[j] + c[i][j], sum(al) + sum(c[i]) - al[j] - c[i][j]
 
 
@@ -587,8 +793,24 @@ def posterior_mean_as_printed(counts: Sequence[Sequence[int]], alpha: Sequence[i
     return [[(c[i][j] + al[j]) / (total + sum(al)) for j in range(len(c))] for i in range(len(c))]
 
 
-def _harmonic(n: int) -> sympy.Rational:
-    return sympy.Rational(sum(Fraction(1, m) for m in range(1, n + 1)))
+def _harmonic_numbers(n: int) -> list[Fraction]:
+    """``[H_0, H_1, ..., H_n]`` exactly (one pass: each H_m was summed from scratch, once per entry of a row)."""
+    out = [Fraction(0)]
+    for m in range(1, n + 1):
+        out.append(out[-1] + Fraction(1, m))
+    return out
+
+
+def _check_harmonic_n(n: int, param: str, value: object) -> None:
+    """The order n of the exact harmonic-type sums is at most MAX_HARMONIC_N (about 0.43 n digits)."""
+    check_cost(
+        n,
+        MAX_HARMONIC_N,
+        param=param,
+        value=value,
+        what="the order n of the exact harmonic sums (H_n has about 0.43 n digits)",
+        hint="numerics.markov_gradients evaluates it in float64",
+    )
 
 
 def expected_kl_given_counts(counts_row: Sequence[int]) -> sympy.Expr:
@@ -618,15 +840,26 @@ def expected_kl_given_counts(counts_row: Sequence[int]) -> sympy.Expr:
     >>> expected_kl_given_counts([0, 0])
     -1/2 + log(2)
     """
-    c = [int(v) for v in counts_row]
-    k, total = len(c), sum(c)
-    if k < 2 or any(v < 0 for v in c):
-        raise ValueError(f"counts_row must hold k >= 2 non-negative integers, got {counts_row}")
-    out = sympy.Integer(0)
-    for cj in c:
-        q = sympy.Rational(cj + 1, total + k)
-        out += q * (_harmonic(cj + 1) - _harmonic(total + k) - sympy.log(q))
-    return sympy.expand_log(out, force=True)
+    if isinstance(counts_row, (str, bytes)) or not hasattr(counts_row, "__iter__"):
+        raise InputError(
+            f"counts_row must hold k >= 2 non-negative integers, got {counts_row!r:.80}", param="counts_row"
+        )
+    if hasattr(counts_row, "__len__"):
+        _check_harmonic_n(len(counts_row), "counts_row", f"a row of k = {format_count(len(counts_row))} counts")
+    c = [_count(v) for v in counts_row]
+    if len(c) < 2 or any(v is None for v in c):
+        raise InputError(
+            f"counts_row must hold k >= 2 non-negative integers, got {counts_row!r:.200}", param="counts_row"
+        )
+    k, total = len(c), sum(c)  # type: ignore[arg-type]
+    _check_harmonic_n(total + k, "counts_row", f"a row with N_i + k = {format_count(total + k)}")
+    H = _harmonic_numbers(total + k)
+    h_total = sympy.Rational(H[total + k])
+    terms = []  # equal counts give equal terms: each distinct one is formed once, times its multiplicity
+    for cj, times in collections.Counter(c).items():
+        q = sympy.Rational(cj + 1, total + k)  # type: ignore[operator]
+        terms.append(times * (q * (sympy.Rational(H[cj + 1]) - h_total - sympy.log(q))))  # type: ignore[operator]
+    return sympy.expand_log(sympy.Add(*terms), force=True)
 
 
 # --- App. E.2: strategy KLs at the last token
@@ -699,6 +932,15 @@ def ngram_kl_asymptotic(k: int, t: int, n: int = 2) -> sympy.Rational:
     (1/100, 9/100)
     """
     k, t, n = check_k(k), check_t(t), check_positive_int(n, "n", minimum=2)
+    check_cost(
+        n * math.log10(k) if n < 10**300 else math.inf,
+        MAX_DIGITS,
+        param="n" if n > 2 else "k",
+        value=n if n > 2 else k,
+        what=f"the exact k^(n-1) (k-1) at k = {format_count(k)}",
+        hint="its logarithm is (n-1) ln k + ln(k-1) - ln(2t)",
+        log10=True,
+    )
     return sympy.Rational(k ** (n - 1) * (k - 1), 2 * t)
 
 
@@ -747,7 +989,7 @@ def stationary_monomial_integral(alpha: int, beta: int, gamma: int, delta: int) 
     Parameters
     ----------
     alpha, beta, gamma, delta : int
-        The exponents, each >= 0.
+        The exponents, each >= 0, of total degree at most ``MAX_MONOMIAL_DEGREE`` (300).
 
     Returns
     -------
@@ -761,8 +1003,18 @@ def stationary_monomial_integral(alpha: int, beta: int, gamma: int, delta: int) 
     >>> stationary_monomial_integral(0, 0, 1, 0), stationary_monomial_integral(0, 1, 0, 0)  # E[pi_1], E[pi_2]
     ((Fraction(1, 2), Fraction(0, 1)), (Fraction(1, 2), Fraction(0, 1)))
     """
-    for name, v in (("alpha", alpha), ("beta", beta), ("gamma", gamma), ("delta", delta)):
-        check_positive_int(v, name, minimum=0)
+    names = ("alpha", "beta", "gamma", "delta")
+    exps = {name: check_positive_int(v, name, minimum=0) for name, v in zip(names, (alpha, beta, gamma, delta))}
+    largest = max(exps, key=exps.__getitem__)
+    check_cost(
+        sum(exps.values()),
+        MAX_MONOMIAL_DEGREE,
+        param=largest,
+        value=exps[largest],
+        what="the total degree alpha + beta + gamma + delta (a table of n^2/2 exact integrals)",
+        hint="numerics.markov_gradients integrates in float64",
+    )
+    alpha, beta, gamma, delta = exps["alpha"], exps["beta"], exps["gamma"], exps["delta"]
     D, table = _stationary_integral_table(alpha + beta + gamma + delta)
     R = S = 0
     for i in range(alpha + 1):
@@ -779,7 +1031,7 @@ def _check_exact_t(t: object) -> int:
     t = check_t(t)
     if t > MAX_EXACT_T:
         raise LimitError(
-            f"t = {t} is too large for the exact finite-t strategy KLs (the work grows like t^4), above the limit "
+            f"t = {format_count(t)} is too large for the exact finite-t strategy KLs (the work grows like t^4), above the limit "
             f"t <= {MAX_EXACT_T}; use the Monte Carlo estimate numerics.markov.mc_strategy_kl "
             "(or numerics.markov_gradients.two_state_strategy_kl_quadrature up to t = 150)",
             param="t",
@@ -801,7 +1053,7 @@ def transition_count_classes(t: int) -> dict[tuple[int, ...], int]:
     Parameters
     ----------
     t : int
-        Sequence length, ``t >= 2``.
+        Sequence length, ``2 <= t <= MAX_EXACT_T`` (the classes number about t^3/6).
 
     Returns
     -------
@@ -815,7 +1067,7 @@ def transition_count_classes(t: int) -> dict[tuple[int, ...], int]:
     >>> len(transition_count_classes(5)), sum(transition_count_classes(5).values())
     (22, 32)
     """
-    t = check_t(t)
+    t = _check_exact_t(t)
     classes: dict[tuple[int, ...], int] = {(x, x, 0, 0, 0, 0): 1 for x in (0, 1)}
     for _ in range(t - 1):
         step: dict[tuple[int, ...], int] = {}
@@ -876,7 +1128,7 @@ def _prediction_two_state(cls: tuple[int, ...], t: int, strategy: str) -> list[F
     if strategy == "bigram":
         row = (c00, c01) if xt == 0 else (c10, c11)
         return [Fraction(c + 1, sum(row) + 2) for c in row]
-    raise ValueError(f"unknown strategy {strategy!r}; expected uniform, unigram or bigram")
+    raise InputError(f"unknown strategy {strategy!r:.80}; expected uniform, unigram or bigram", param="strategy")
 
 
 @functools.lru_cache(maxsize=32)
@@ -916,7 +1168,7 @@ def two_state_strategy_kl(t: int, strategy: str) -> sympy.Expr:
     theory._checks.LimitError: t = 101 is too large for the exact finite-t strategy KLs ...
     """
     if strategy not in ("uniform", "unigram", "bigram"):
-        raise ValueError(f"unknown strategy {strategy!r}; expected uniform, unigram or bigram")
+        raise InputError(f"unknown strategy {strategy!r:.80}; expected uniform, unigram or bigram", param="strategy")
     if strategy == "uniform":
         check_t(t)
         return uniform_kl_two_state()
@@ -1015,12 +1267,15 @@ def lemma84_constant(name: str) -> sympy.Expr:
     >>> lemma84_constant("E.99")
     Traceback (most recent call last):
     ...
-    ValueError: unknown Lemma 8.4 integral 'E.99'; expected one of ['E.24', 'E.25', 'E.29-collision', 'E.42'] or 'D'
+    theory._checks.InputError: unknown Lemma 8.4 integral 'E.99'; expected one of ['E.24', 'E.25', 'E.29-collision', 'E.42'] or 'D'
     """
     if name == "D":
         return sympy.expand(lemma84_constant("E.29-collision") - _HALF)
     if name not in LEMMA84_INTEGRANDS:
-        raise ValueError(f"unknown Lemma 8.4 integral {name!r}; expected one of {sorted(LEMMA84_INTEGRANDS)} or 'D'")
+        raise InputError(
+            f"unknown Lemma 8.4 integral {name!r:.80}; expected one of {sorted(LEMMA84_INTEGRANDS)} or 'D'",
+            param="name",
+        )
     return _integrate_unit_square(LEMMA84_INTEGRANDS[name])
 
 
@@ -1053,8 +1308,21 @@ def lemma84_closed_form(name: str) -> sympy.Expr:
         "E.42": (1 - ln2) / 3,
     }
     if name not in forms:
-        raise ValueError(f"unknown Lemma 8.4 integral {name!r}; expected one of {sorted(forms)}")
+        raise InputError(f"unknown Lemma 8.4 integral {name!r:.80}; expected one of {sorted(forms)}", param="name")
     return sympy.expand(sympy.expand_log(forms[name], force=True))
+
+
+def _check_exact_lag(j: object, name: str) -> int:
+    j = check_positive_int(j, name, minimum=1)
+    check_cost(
+        j,
+        MAX_EXACT_LAG,
+        param=name,
+        value=j,
+        what="the lag of the exact integral K_j (sympy integration: 9 s at j = 8, 18 s at j = 12)",
+        hint="numerics.markov_gradients.K_quadrature integrates in float64",
+    )
+    return j
 
 
 @functools.cache
@@ -1085,7 +1353,12 @@ def K(j: int) -> sympy.Expr:
     Traceback (most recent call last):
     ...
     theory._checks.InputError: j must be an integer >= 1, got j = 0
+    >>> K(13)
+    Traceback (most recent call last):
+    ...
+    theory._checks.LimitError: j = 13 is above the limit j <= 12 of the lag of the exact integral K_j ...
     """
+    _check_exact_lag(j, "j")
     return _integrate_unit_square(K_INTEGRAND(j))
 
 
@@ -1133,7 +1406,7 @@ def leading_argmax_v2(jmax: int = 8) -> int:
     Parameters
     ----------
     jmax : int, optional
-        The largest lag compared, ``jmax >= 2``.
+        The largest lag compared, ``2 <= jmax <= MAX_EXACT_LAG`` (12: each K_j is a sympy integral).
 
     Returns
     -------
@@ -1151,7 +1424,8 @@ def leading_argmax_v2(jmax: int = 8) -> int:
     ...
     theory._checks.InputError: jmax must be an integer >= 2, got jmax = 1
     """
-    values = [K(j) for j in range(1, check_positive_int(jmax, "jmax", minimum=2) + 1)]
+    jmax = _check_exact_lag(check_positive_int(jmax, "jmax", minimum=2), "jmax")
+    values = [K(j) for j in range(1, jmax + 1)]
     return 1 + max(range(len(values)), key=lambda i: float(values[i]))
 
 
@@ -1209,7 +1483,7 @@ def step1_v_leading(t: int, j: int) -> sympy.Expr:
     >>> step1_v_leading(5, 6)
     Traceback (most recent call last):
     ...
-    ValueError: j must be an integer in 1..t = 5 (v has t lags), got j = 6
+    theory._checks.InputError: j must be an integer in 1..t = 5 (v has t lags), got j = 6
     """
     t = check_t(t)
     j = check_lag(j, t)
@@ -1279,13 +1553,16 @@ def cor_e2_v_update(t: int, j: int, k: int = 2) -> sympy.Rational:
     -1/2
     """
     t = check_t(t)
-    if k != 2:
-        raise ValueError("Cor. E.2 is stated for k = 2")
+    if isinstance(k, bool) or k != 2:
+        raise InputError(f"Cor. E.2 is stated for k = 2, got k = {k!r:.80}", param="k")
+    _check_harmonic_n(t, "t", t)
     j = check_lag(j, t)
-    inner = [Fraction(0)]
-    for n in range(1, t + 1):
-        inner.append(inner[-1] + (Fraction(1, n + 1) if n % 2 == 0 else 0))
-    total = sum(inner[p - j + 1] for p in range(j, t + 1))
+    # sum_{p=j}^{t} sum_{n=1}^{p-j+1} E[lambda^n] = sum_{even n <= L} (L - n + 1)/(n + 1), L = t - j + 1, summed over
+    # the common denominator D = lcm of the n + 1 in integers (one reduction, not one per term)
+    L = t - j + 1
+    odd = range(3, L + 2, 2)  # the n + 1 of the even n in 2..L
+    D = math.lcm(1, *odd)
+    total = Fraction(sum((L - m + 2) * (D // m) for m in odd), D)
     return sympy.Rational(total / (2 * t))
 
 
@@ -1339,11 +1616,13 @@ def cor_e2_diagonal_truncated(delta: sympy.Expr) -> sympy.Expr:
     >>> cor_e2_diagonal_truncated(0)
     Traceback (most recent call last):
     ...
-    ValueError: delta must lie in (0, 1), got 0
+    theory._checks.InputError: delta must lie in (0, 1), got 0
     """
-    delta = as_number(delta, "delta", symbolic=False)
-    if isinstance(delta, sympy.Float):
-        delta = sympy.nsimplify(delta)  # a float's exact rational reading (a number, never a string)
-    if not (0 < delta < 1):
-        raise ValueError(f"delta must lie in (0, 1), got {delta}")
-    return -(1 - delta) / 8 - sympy.log(delta) / 16
+    value = as_number(delta, "delta", symbolic=False)
+    if not value.is_real or not (0 < value < 1):
+        raise InputError(f"delta must lie in (0, 1), got {_shown(value)}", param="delta")
+    if isinstance(value, sympy.Float):
+        exact = sympy.nsimplify(value)  # a float's exact rational reading (a number, never a string)
+        # nsimplify rounds 1e-300 to 0 and 0.9999999999999999 to 1: then the float's exact binary value
+        value = exact if 0 < exact < 1 else sympy.Rational(*float(value).as_integer_ratio())
+    return -(1 - value) / 8 - sympy.log(value) / 16

@@ -33,7 +33,9 @@ Hypotheses on the inputs
 * Sizes (checked before any work, :class:`theory._checks.LimitError` naming the parameter): the exact
   closed forms need gamma* to have at most 4000 digits (the message gives the largest k for the given
   p); the exact construction at most 200000 entries; the symbolic identities at most 512 terms;
-  :func:`psi_time_domain` at most 10^4 inputs (``docs/limits.md``).
+  :func:`psi_time_domain` at most 10^4 inputs; exact square roots of at most 1000-digit radicands
+  (``MAX_RADICAND_DIGITS``: the amplitude ``sqrt(2/((k+1)p))``, the memorising norm, the deformed-neuron powers);
+  numeric strings with a decimal exponent above 4000 are refused (``docs/limits.md``).
 * Numbers from callers (phases, fractions, neuron entries) are ints, Fractions, floats, sympy numbers
   or numeric strings parsed by :class:`fractions.Fraction`; a string is never evaluated.
 """
@@ -57,6 +59,7 @@ from ._checks import (
     check_cost,
     check_odd_modulus,
     check_positive_int,
+    format_count,
     is_symbolic,
     log10_factorial,
 )
@@ -99,6 +102,41 @@ MAX_BRUTE_FORCE_POINTS = 10_000
 """Largest p^k for the brute-force :func:`psi_time_domain`."""
 
 
+MAX_RADICAND_DIGITS = 1000
+"""Largest number of digits of the exact radicand of a square root: sympy factors it to simplify the root (0.3 s at
+1000 digits, 5 s at 2000, minutes at 4000)."""
+
+
+def _digits(x: sympy.Expr) -> float:
+    """Decimal digits of the exact numbers in ``x``: the sum over its rationals of log10 |numerator| + log10
+    denominator (0 for floats and symbols), a bound on the size of what arithmetic on ``x`` forms."""
+    return sum(math.log10(abs(r.p)) + math.log10(r.q) for r in x.atoms(sympy.Rational) if r.p != 0)
+
+
+def _shown(x: sympy.Expr) -> str:
+    """A number for a message: itself when short, its size otherwise (``str`` refuses integers above 4300 digits)."""
+    d = _digits(x)
+    return str(x) if d < 60 else f"a number of ~{d:.0f} digits"
+
+
+def _check_number_size(x: sympy.Expr, name: str, *, power: float, radicand: float = 0.0, what: str) -> None:
+    """Refuse a caller's exact number whose power (``power`` times its digits) is above MAX_DIGITS digits, or whose
+    radicand (``radicand`` times its digits) is above MAX_RADICAND_DIGITS, before sympy forms it."""
+    d = _digits(x)
+    check_cost(
+        power * d, MAX_DIGITS, param=name, value=_shown(x), what=what, hint=f"pass {name} with fewer digits", log10=True
+    )
+    check_cost(
+        radicand * d,
+        MAX_RADICAND_DIGITS,
+        param=name,
+        value=_shown(x),
+        what=f"the radicand of {what}",
+        hint=f"pass {name} with fewer digits, or a float",
+        log10=True,
+    )
+
+
 def _check_pk(p: object, k: object) -> tuple[int, int]:
     return check_odd_modulus(p, source=SOURCE), check_positive_int(k, "k", hypothesis="number of inputs")
 
@@ -132,10 +170,25 @@ def _check_closed_form_size(p: int, k: int) -> None:
         MAX_DIGITS,
         param="k",
         value=k,
-        what=f"{what} at p = {p}",
+        what=f"{what} at p = {format_count(p)}",
         hint=f"for this p the exact closed forms accept k <= {lo}; pass sympy symbols for the symbolic formula",
         log10=True,
     )
+
+
+def _check_amplitude_pk(p: object, k: object) -> tuple[int, int]:
+    """p and k of the amplitude sqrt(2/((k+1)p)): the radicand has at most MAX_RADICAND_DIGITS digits."""
+    p, k = _check_pk(p, k)
+    check_cost(
+        math.log10(2 * (k + 1)) + math.log10(p),
+        MAX_RADICAND_DIGITS,
+        param="p" if p > k else "k",
+        value=p if p > k else k,
+        what="the radicand 2/((k+1) p) of the amplitude",
+        hint="pass sympy symbols for the symbolic formula",
+        log10=True,
+    )
+    return p, k
 
 
 def _check_exact_pk(p: object, k: object) -> tuple[int, int]:
@@ -288,7 +341,7 @@ def optimal_amplitude(p: int | sympy.Expr, k: int | sympy.Expr) -> sympy.Expr:
     1
     """
     if not is_symbolic(p, k):
-        p, k = (sympy.Integer(v) for v in _check_pk(p, k))
+        p, k = (sympy.Integer(v) for v in _check_amplitude_pk(p, k))
     return sqrt(2 / ((k + 1) * p))
 
 
@@ -313,7 +366,7 @@ def optimal_fourier_magnitude(p: int | sympy.Expr, k: int | sympy.Expr) -> sympy
     True
     """
     if not is_symbolic(p, k):
-        p, k = (sympy.Integer(v) for v in _check_pk(p, k))
+        p, k = (sympy.Integer(v) for v in _check_amplitude_pk(p, k))
     return sqrt(p / (2 * (k + 1)))
 
 
@@ -484,15 +537,18 @@ class FourierNeuron:
 
     def block(self, phase: sympy.Expr) -> list[sympy.Expr]:
         """Exact values of ``A cos(2 pi zeta x / p + phase)`` for x = 0..p-1."""
+        p = check_odd_modulus(self.p, source=SOURCE)
+        zeta = check_positive_int(self.zeta, "zeta", minimum=-(10**18))  # an integer (cos is periodic)
         check_cost(
-            self.p * (self.k + 1),
+            p * (self.k + 1),
             MAX_EXACT_ENTRIES,
             param="p",
-            value=self.p,
-            what="the exact neuron has (k+1) p entries",
+            value=p,
+            what="the number (k+1) p of exact entries of the neuron",
             hint="use numerics.modular.neuron_blocks (float64)",
         )
-        return [self.amplitude * cos(2 * pi * self.zeta * x / self.p + phase) for x in range(self.p)]
+        amplitude, phase = as_number(self.amplitude, "amplitude"), as_number(phase, "phases")
+        return [amplitude * cos(2 * pi * zeta * x / p + phase) for x in range(p)]
 
     def u(self) -> list[list[sympy.Expr]]:
         """The k input blocks as exact values."""
@@ -543,7 +599,11 @@ def optimal_neuron(p: int, k: int, zeta: int = 1, phases: Sequence[object] | Non
     check_cost(k, MAX_EXACT_ENTRIES, param="k", value=k, what="the number of exact phases", hint="use a smaller k")
     zeta = check_positive_int(zeta, "zeta", minimum=-(10**18))  # integer check; the range is checked below
     if zeta not in frequencies(p):
-        raise InputError(f"zeta must be a frequency in 1..{(p - 1) // 2} for p = {p}, got {zeta}", param="zeta")
+        raise InputError(
+            f"zeta must be a frequency in 1..{format_count((p - 1) // 2)} for p = {format_count(p)}, got "
+            f"{format_count(zeta)}",
+            param="zeta",
+        )
     phases = tuple([0] * k if phases is None else phases)
     if len(phases) != k:
         raise InputError(f"need k = {k} phases, got {len(phases)}", param="phases")
@@ -584,7 +644,7 @@ def polarization_identity(k: int) -> tuple[sympy.Expr, sympy.Expr]:
         MAX_IDENTITY_TERMS,
         param="k",
         value=k,
-        what="the identity has 2^(k-1) terms",
+        what="the number of terms 2^(k-1) of the identity",
         hint="the identity is checked symbolically for small k only (k <= 10)",
     )
     d = sympy.symbols(f"d1:{k + 1}")
@@ -630,7 +690,7 @@ def cos_sum_expansion(k: int) -> tuple[sympy.Expr, sympy.Expr]:
         MAX_IDENTITY_TERMS,
         param="k",
         value=k,
-        what="the expansion has 2^k terms",
+        what="the number of terms 2^k of the expansion",
         hint="the identity is checked symbolically for small k only (k <= 9)",
     )
     x = sympy.symbols(f"x1:{k + 2}")
@@ -737,15 +797,15 @@ def construction(p: int, k: int, width: int | None = None) -> ModularConstructio
     >>> construction(3, 2, width=4)
     Traceback (most recent call last):
     ...
-    ValueError: width m = 4 is below the construction's size 2^(2k-2)(p-1) = 8 for p = 3, k = 2 ...
+    theory._checks.InputError: width m = 4 is below the construction's size 2^(2k-2)(p-1) = 8 for p = 3, k = 2 ...
     """
     p, k = _check_pk(p, k)
     check_cost(
-        (2 * k - 2) * math.log10(2) + math.log10(p - 1) + math.log10(k + 1),
+        (2 * k - 2) * math.log10(2) + math.log10(p - 1) + math.log10(k + 1) if k < 10**300 else math.inf,
         math.log10(MAX_EXACT_ENTRIES),
         param="k",
         value=k,
-        what=f"the exact construction at p = {p} (2^(2k-2)(p-1)(k+1) entries)",
+        what=f"the exact construction at p = {format_count(p)} (2^(2k-2)(p-1)(k+1) entries)",
         hint="max_margin(p, k) and min_width(p, k) give the closed forms without building it",
         log10=True,
     )
@@ -754,9 +814,10 @@ def construction(p: int, k: int, width: int | None = None) -> ModularConstructio
         width = n_min
     width = check_positive_int(width, "width")
     if width < n_min:
-        raise ValueError(
+        raise InputError(
             f"width m = {width} is below the construction's size 2^(2k-2)(p-1) = {n_min} for p = {p}, k = {k} "
-            f"({SOURCE} requires m >= {n_min})"
+            f"({SOURCE} requires m >= {n_min})",
+            param="width",
         )
     t = (2 ** (k - 1) * factorial(k)) ** Rational(-1, k + 1)
     neurons = []
@@ -860,7 +921,17 @@ def memorising_normalized_margin(p: int | sympy.Expr, alpha: object, beta: objec
     a, b = as_number(alpha, "alpha"), as_number(beta, "beta")
     for name, v in (("alpha", a), ("beta", b)):
         if v.is_number and not (v.is_real and v > 0):
-            raise InputError(f"{name} must be a positive number, got {name} = {v}", param=name)
+            raise InputError(f"{name} must be a positive number, got {name} = {_shown(v)}", param=name)
+    da, db = _digits(a), _digits(b)
+    check_cost(
+        2 * (da + db),
+        MAX_RADICAND_DIGITS,
+        param="alpha" if da >= db else "beta",
+        value=_shown(a if da >= db else b),
+        what="the radicand 2 alpha^2 + beta^2 of the norm",
+        hint="pass alpha and beta with fewer digits, or floats",
+        log10=True,
+    )
     if not is_symbolic(p):
         p = sympy.Integer(check_odd_modulus(p, source=D4_SOURCE))
         _check_closed_form_size(int(p), 2)
@@ -982,8 +1053,19 @@ def psi_time_domain(u: Sequence[Sequence[object]], w: Sequence[object]) -> sympy
         math.log10(MAX_BRUTE_FORCE_POINTS),
         param="k",
         value=k,
-        what=f"the brute-force enumeration of p^k inputs at p = {p}",
+        what=f"the number p^k of inputs of the brute-force enumeration at p = {p}",
         hint="psi_fourier gives the same value (Shi Lemma C.14) at O(p^2 k) cost",
+        log10=True,
+    )
+    du = max(_digits(x) for row in u for x in row)
+    dw = max(_digits(x) for x in w)
+    check_cost(
+        (k * k + 1) * max(du, dw),
+        MAX_DIGITS,
+        param="u" if du >= dw else "w",
+        value=f"entries of ~{max(du, dw):.0f} digits",
+        what=f"the exact powers S(a)^k at k = {k} (k^2 times the digits of an entry)",
+        hint="psi_fourier gives the same value without the powers (Shi Lemma C.14)",
         log10=True,
     )
     total_w = sympy.Add(*w)
@@ -1026,7 +1108,7 @@ def psi_fourier(u: Sequence[Sequence[object]], w: Sequence[object]) -> sympy.Exp
         MAX_EXACT_ENTRIES,
         param="p",
         value=p,
-        what="the exact DFTs have (k+1) p^2 terms",
+        what="the number (k+1) p^2 of terms of the exact DFTs",
         hint="numerics.modular.psi_fourier evaluates Psi in float64",
     )
 
@@ -1047,7 +1129,7 @@ def _numeric_pk(p: object, k: object) -> tuple[int, int]:
 def _fraction_in_unit_interval(x: object, name: str, what: str) -> sympy.Expr:
     v = as_number(x, name)
     if v.is_number and not (v.is_real and 0 <= v <= 1):
-        raise InputError(f"{what} {name} must lie in [0, 1], got {name} = {v}", param=name)
+        raise InputError(f"{what} {name} must lie in [0, 1], got {name} = {_shown(v)}", param=name)
     return v
 
 
@@ -1115,6 +1197,17 @@ def psi_unbalanced(p: object, k: object, r: Sequence[object]) -> sympy.Expr:
     if len(items) != k + 1:
         raise InputError(f"need k+1 = {k + 1} block fractions, got {len(items)}", param="r")
     shares = [as_number(x, "r") for x in items]
+    if any(x.is_number and not x.is_real for x in shares):
+        raise InputError(f"block fractions must be real numbers, got {shares}", param="r")
+    check_cost(
+        sum(_digits((k + 1) * x) for x in shares),
+        MAX_RADICAND_DIGITS,
+        param="r",
+        value=f"{k + 1} fractions of ~{sum(_digits(x) for x in shares):.0f} digits in all",
+        what="the product of the radicands (k+1) r_i",
+        hint="pass the fractions with fewer digits, or floats",
+        log10=True,
+    )
     if any(x.is_negative for x in shares) or sympy.simplify(sympy.Add(*shares) - 1) != 0:
         raise InputError(f"block fractions must be >= 0 and sum to 1, got {shares}", param="r")
     return max_margin(p, k) * sympy.Mul(*[sqrt((k + 1) * x) for x in shares])
@@ -1149,6 +1242,8 @@ def psi_two_frequencies(p: object, k: object, s: object) -> sympy.Expr:
     """
     p, k = _numeric_pk(p, k)
     split = _fraction_in_unit_interval(s, "s", "the split")
+    if split.is_number:
+        _check_number_size(split, "s", power=(k + 1) / 2, radicand=k % 2 == 0, what="the exact power s^((k+1)/2)")
     e = Rational(k + 1, 2)
     return max_margin(p, k) * (split**e + (1 - split) ** e)
 
@@ -1181,4 +1276,8 @@ def psi_dc_leak(p: object, k: object, eps: object) -> sympy.Expr:
     """
     p, k = _numeric_pk(p, k)
     leak = _fraction_in_unit_interval(eps, "eps", "the DC fraction")
+    if leak.is_number:
+        _check_number_size(
+            leak, "eps", power=(k + 1) / 2, radicand=k % 2 == 0, what="the exact power (1 - eps)^((k+1)/2)"
+        )
     return max_margin(p, k) * (1 - leak) ** Rational(k + 1, 2)

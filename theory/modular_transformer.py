@@ -33,10 +33,15 @@ isotropic random matrix (:func:`isotropic_bin_share`).
 :math:`2^{2k-2}(p-1)` (Theorem 4.9), measures the complexity of the task; at a fixed model size a more complex task
 leaves the lazy (NTK) regime sooner, so the delay between fitting the training half and generalizing shrinks.
 :func:`predicted_delay_order` orders the settings by that width: the delay is predicted to decrease along it.
+
+**Sizes** (checked before any work, ``docs/limits.md``): the lists of bins and of frequencies and the bins of a head's
+support at most 200000 entries, :func:`ideal_top_fraction` at most 4 n_freq^2 <= 40000 exact DFT products (n_freq <=
+100), :func:`dataset_size` and :func:`train_size` p^k of at most 4000 digits.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -44,7 +49,16 @@ import sympy
 from sympy import I, Rational, exp
 
 from . import modular as tm
-from ._checks import InputError, as_number, check_odd_modulus, check_positive_int
+from ._checks import (
+    MAX_DIGITS,
+    MAX_EXACT_ENTRIES,
+    InputError,
+    as_number,
+    check_cost,
+    check_odd_modulus,
+    check_positive_int,
+    format_count,
+)
 
 __all__ = [
     "bin_size",
@@ -62,6 +76,10 @@ __all__ = [
     "single_frequency_purity",
     "train_size",
 ]
+
+
+MAX_IDEAL_POINTS = 40_000
+"""Largest number 4 n_freq^2 of DFT products of :func:`ideal_top_fraction` (1.8 s at n_freq = 100)."""
 
 
 def frequency_bins(p: int) -> list[tuple[int, int]]:
@@ -86,14 +104,36 @@ def frequency_bins(p: int) -> list[tuple[int, int]]:
     """
     p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
     h = (p - 1) // 2
+    check_cost(
+        (h + 1) ** 2,
+        MAX_EXACT_ENTRIES,
+        param="p",
+        value=p,
+        what="the number ((p+1)/2)^2 of bins",
+        hint="bin_size(p, z1, z2) sizes one bin without listing them all",
+    )
     return [(z1, z2) for z1 in range(h + 1) for z2 in range(h + 1)]
 
 
-def _check_frequency(p: int, z: int, name: str) -> int:
+def _check_frequency(p: int, z: object, name: str) -> int:
     z = check_positive_int(z, name, minimum=0)
     if z > (p - 1) // 2:
-        raise InputError(f"{name} must lie in 0..(p-1)/2 = 0..{(p - 1) // 2} for p = {p}, got {z}", param=name)
+        raise InputError(
+            f"{name} must lie in 0..(p-1)/2 = 0..{format_count((p - 1) // 2)} for p = {format_count(p)}, got "
+            f"{format_count(z)}",
+            param=name,
+        )
     return z
+
+
+def _frequency_list(values: object, name: str) -> list[object]:
+    """A caller's list of frequencies (never a string, which would be read character by character)."""
+    if isinstance(values, (str, bytes)):
+        raise InputError(f"{name} must be a sequence of frequencies, got {values!r:.80}", param=name)
+    try:
+        return list(values)  # type: ignore[call-overload]
+    except TypeError:
+        raise InputError(f"{name} must be a sequence of frequencies, got {values!r:.80}", param=name) from None
 
 
 def bin_size(p: int, z1: int, z2: int) -> int:
@@ -231,8 +271,16 @@ def head_power_support(p: int, key_freqs: Sequence[int], query_freqs: Sequence[i
     [(1, 3), (2, 3)]
     """
     p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
-    ks = {_check_frequency(p, z, "key_freqs") for z in key_freqs}
-    qs = {_check_frequency(p, z, "query_freqs") for z in query_freqs}
+    ks = {_check_frequency(p, z, "key_freqs") for z in _frequency_list(key_freqs, "key_freqs")}
+    qs = {_check_frequency(p, z, "query_freqs") for z in _frequency_list(query_freqs, "query_freqs")}
+    check_cost(
+        len(ks) * len(qs),
+        MAX_EXACT_ENTRIES,
+        param="key_freqs" if len(ks) >= len(qs) else "query_freqs",
+        value=len(ks) if len(ks) >= len(qs) else len(qs),
+        what="the number |K| |Q| of bins of the support",
+        hint="use fewer distinct frequencies",
+    )
     return frozenset((a, b) for a in ks for b in qs if a > 0 and b > 0)
 
 
@@ -268,7 +316,19 @@ def ideal_top_fraction(p: int, n_freq: int) -> sympy.Expr:
     p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
     n = check_positive_int(n_freq, "n_freq")
     if n > (p - 1) // 2:
-        raise InputError(f"n_freq must lie in 1..(p-1)/2 = 1..{(p - 1) // 2} for p = {p}, got {n}", param="n_freq")
+        raise InputError(
+            f"n_freq must lie in 1..(p-1)/2 = 1..{format_count((p - 1) // 2)} for p = {format_count(p)}, got "
+            f"{format_count(n)}",
+            param="n_freq",
+        )
+    check_cost(
+        4 * n * n,
+        MAX_IDEAL_POINTS,
+        param="n_freq",
+        value=n,
+        what="the number 4 n_freq^2 of exact DFT products of the ideal head",
+        hint="the share is 1 for every n_freq (head_power_support gives the bins)",
+    )
     coef: dict[tuple[int, int], sympy.Expr] = {}
     for z1 in range(1, n + 1):
         for z2 in range(1, n + 1):
@@ -278,7 +338,8 @@ def ideal_top_fraction(p: int, n_freq: int) -> sympy.Expr:
     power: dict[tuple[int, int], sympy.Expr] = {}
     for (j1, j2), c in coef.items():
         key = (min(j1, p - j1), min(j2, p - j2))
-        power[key] = power.get(key, 0) + sympy.nsimplify(sympy.expand(c * sympy.conjugate(c)))
+        value = sympy.expand(c * sympy.conjugate(c))  # rational for phase 0; nsimplify (PSLQ) only otherwise
+        power[key] = power.get(key, 0) + (value if value.is_Rational else sympy.nsimplify(value))
     total = sum(power.values())
     top = sorted(power.values(), key=lambda v: float(v), reverse=True)[: n * n]
     return sympy.nsimplify(sum(top) / total)
@@ -317,7 +378,7 @@ def isotropic_bin_share(p: int, n_bins: int) -> Fraction:
     total_bins = ((p - 1) // 2) ** 2
     if n_bins >= total_bins:
         raise InputError(
-            f"n_bins must be below the {total_bins} doubly centred bins of p = {p} (else every matrix is 'concentrated'),"
+            f"n_bins must be below the {format_count(total_bins)} doubly centred bins of p = {format_count(p)} (else every matrix is 'concentrated'),"
             f" got {n_bins}",
             param="n_bins",
         )
@@ -374,6 +435,15 @@ def dataset_size(p: int, k: int) -> int:
     """
     p = check_odd_modulus(p, source="Shi Sec. 4.3.1")
     k = check_positive_int(k, "k")
+    check_cost(
+        k * math.log10(p) if k < 10**300 else math.inf,
+        MAX_DIGITS,
+        param="k" if k > 1 else "p",
+        value=k if k > 1 else p,
+        what=f"the exact p^k at p = {format_count(p)}",
+        hint="the dataset of the experiments has p^k <= 2^62 points (numerics.modular.ModularTask)",
+        log10=True,
+    )
     return p**k
 
 
@@ -468,7 +538,16 @@ def covered_frequencies(p: int) -> list[int]:
     >>> covered_frequencies(7)
     [1, 2, 3]
     """
-    return list(tm.frequencies(p))
+    freqs = tm.frequencies(p)
+    check_cost(
+        freqs.stop - freqs.start,  # len() of a range above 2^63 overflows
+        MAX_EXACT_ENTRIES,
+        param="p",
+        value=p,
+        what="the number (p-1)/2 of frequencies",
+        hint="theory.modular.frequencies(p) gives them as a range",
+    )
+    return list(freqs)
 
 
 def single_frequency_purity(p: int, z: int, phi: object = 0) -> sympy.Expr:

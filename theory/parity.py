@@ -42,6 +42,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import sympy
 from sympy import Rational, factorial, sqrt
@@ -123,6 +124,32 @@ def _check_construction_size(n: int, k: int) -> None:
     )
 
 
+def _bounded_list(values: object, name: str, what: str) -> list[object]:
+    """The items of a caller's sequence, at most MAX_EXACT_ENTRIES of them: the length is checked before the items
+    are copied (a ``range(10**9)`` support used to be listed in full)."""
+    if isinstance(values, (str, bytes)):
+        raise InputError(f"{name} must be a sequence of {what}, got {values!r:.80}", param=name)
+    try:
+        size = len(values)  # type: ignore[arg-type]
+    except TypeError:
+        size = None
+    if size is not None:
+        check_cost(size, MAX_EXACT_ENTRIES, param=name, value=size, what=f"the length of {name}", hint="")
+    try:
+        items = list(itertools.islice(iter(values), MAX_EXACT_ENTRIES + 1))  # type: ignore[call-overload]
+    except TypeError:
+        raise InputError(f"{name} must be a sequence of {what}, got {values!r:.80}", param=name) from None
+    check_cost(len(items), MAX_EXACT_ENTRIES, param=name, value=len(items), what=f"the length of {name}", hint="")
+    return items
+
+
+def _bit_index(j: object) -> int:
+    try:
+        return check_positive_int(j, "support index", minimum=0, hypothesis="0-based bit index")
+    except InputError as exc:
+        raise InputError(str(exc), param="support") from None
+
+
 def check_nk(n: object, k: object) -> tuple[int, int]:
     """Validate ``n >= 1`` and ``1 <= k <= n`` (Thm 7.8: a k-sparse parity on n bits).
 
@@ -191,35 +218,41 @@ def check_support(n: object, support: Sequence[object], k: object | None = None)
     >>> check_support(4, [1, 1])
     Traceback (most recent call last):
     ...
-    ValueError: the support S has repeated indices [1, 1]; Edelman thesis Thm 7.8 needs k distinct bits
+    theory._checks.InputError: the support S has repeated indices [1, 1]; Edelman thesis Thm 7.8 needs k distinct bits
     >>> check_support(4, [0, 1], k=3)
     Traceback (most recent call last):
     ...
-    ValueError: the support S = [0, 1] has size 2, not k = 3 (Edelman thesis Thm 7.8 needs |S| = k)
+    theory._checks.InputError: the support S = [0, 1] has size 2, not k = 3 (Edelman thesis Thm 7.8 needs |S| = k)
     """
     n_int = check_positive_int(n, "n", hypothesis=f"{SOURCE}: the number of input bits n >= 1")
     if isinstance(support, (str, bytes)) or (hasattr(support, "__len__") and len(support) > n_int):
         raise InputError(
-            f"support must be a sequence of at most n = {n_int} distinct bit indices, got {support!r:.80}",
+            f"support must be a sequence of at most n = {format_count(n_int)} distinct bit indices, "
+            f"got {support!r:.80}",
             param="support",
         )
-    try:
-        items = list(support)
-    except TypeError:
-        raise ValueError(f"support must be a sequence of bit indices, got {support!r}") from None
-    idx = [check_positive_int(j, "support index", minimum=0, hypothesis="0-based bit index") for j in items]
+    items = _bounded_list(support, "support", "bit indices")
+    idx = [_bit_index(j) for j in items]
     if not idx:
-        raise ValueError(f"the support S must be non-empty ({SOURCE} needs |S| = k >= 1)")
+        raise InputError(f"the support S must be non-empty ({SOURCE} needs |S| = k >= 1)", param="support")
     if len(set(idx)) != len(idx):
-        raise ValueError(f"the support S has repeated indices {sorted(idx)}; {SOURCE} needs k distinct bits")
+        raise InputError(
+            f"the support S has repeated indices {sorted(idx)[:20]}; {SOURCE} needs k distinct bits", param="support"
+        )
     bad = [j for j in idx if j >= n_int]
     if bad:
-        raise ValueError(f"support indices {bad} are out of range 0..{n_int - 1} for n = {n_int} bits")
+        raise InputError(
+            f"support indices {bad[:20]} are out of range 0..{format_count(n_int - 1)} for n = {format_count(n_int)} "
+            "bits",
+            param="support",
+        )
     if k is not None:
         k_int = _check_k(k)
         if len(idx) != k_int:
-            raise ValueError(
-                f"the support S = {sorted(idx)} has size {len(idx)}, not k = {k_int} ({SOURCE} needs |S| = k)"
+            raise InputError(
+                f"the support S = {sorted(idx)[:20]} has size {len(idx)}, not k = {format_count(k_int)} "
+                f"({SOURCE} needs |S| = k)",
+                param="support",
             )
     check_nk(n_int, len(idx))
     return n_int, tuple(sorted(idx))
@@ -382,14 +415,7 @@ def cube(n: int) -> list[tuple[int, ...]]:
 
 def _as_vector(values: Sequence[object], name: str) -> list[sympy.Expr]:
     """A caller's vector as exact sympy entries (numbers or sympy expressions; strings are never evaluated)."""
-    if isinstance(values, (str, bytes)):
-        raise InputError(f"{name} must be a sequence of numbers, got {values!r:.80}", param=name)
-    try:
-        items = list(values)
-    except TypeError:
-        raise InputError(f"{name} must be a sequence of numbers, got {values!r:.80}", param=name) from None
-    check_cost(len(items), MAX_EXACT_ENTRIES, param=name, value=len(items), what=f"the length of {name}", hint="")
-    return [as_number(v, name) for v in items]
+    return [as_number(v, name) for v in _bounded_list(values, name, "numbers")]
 
 
 def parity_expectation(u: Sequence[object], support: Sequence[int], k: int | None = None) -> sympy.Expr:
@@ -431,7 +457,7 @@ def parity_expectation(u: Sequence[object], support: Sequence[int], k: int | Non
         MAX_EXPANSION_TERMS,
         param="n",
         value=n,
-        what=f"the expansion of (u.x)^k has C(n+k-1, k) monomials at k = {kk}",
+        what=f"the number of monomials C(n+k-1, k) of the expansion of (u.x)^k at k = {kk}",
         hint="use expectation_identity_residual's closed form k! prod_S u_j (App. D.7) for large n",
     )
     x = sympy.symbols(f"x0:{n}")
@@ -470,7 +496,7 @@ def expectation_identity_residual(n: int, k: int) -> sympy.Expr:
         MAX_EXPANSION_TERMS,
         param="n",
         value=n,
-        what=f"the expansion of (u.x)^k has C(n+k-1, k) monomials at k = {k}",
+        what=f"the number of monomials C(n+k-1, k) of the expansion of (u.x)^k at k = {k}",
         hint="the identity is checked symbolically for small n and k only",
     )
     u = sympy.symbols(f"u0:{n}", real=True)
@@ -510,7 +536,7 @@ def neuron_margin(u: Sequence[object], w: Sequence[object], support: Sequence[in
     u = _as_vector(u, "u")
     w = _as_vector(w, "w")
     if len(w) != 2:
-        raise ValueError(f"w must have 2 entries (logits of y = +1 and y = -1), got {len(w)}")
+        raise InputError(f"w must have 2 entries (logits of y = +1 and y = -1), got {len(w)}", param="w")
     _, S = check_support(len(u), support)
     return factorial(len(S)) * (w[0] - w[1]) * sympy.Mul(*[u[j] for j in S])
 
@@ -579,14 +605,15 @@ def optimal_neuron(n: int, support: Sequence[int], sigma: Sequence[int] | None =
     >>> optimal_neuron(3, [0, 2], sigma=[1, 2])
     Traceback (most recent call last):
     ...
-    ValueError: sigma must be k = 2 signs in {+1, -1}, got (1, 2)
+    theory._checks.InputError: sigma must be k = 2 signs in {+1, -1}, got (1, 2)
     """
     n, S = check_support(n, support)
     check_cost(n, MAX_EXACT_ENTRIES, param="n", value=n, what="the number of exact entries of u", hint="")
     k = len(S)
-    sigma = tuple([1] * k if sigma is None else sigma)
-    if len(sigma) != k or any(s not in (1, -1) for s in sigma):
-        raise ValueError(f"sigma must be k = {k} signs in {{+1, -1}}, got {sigma!r}")
+    signs: tuple[object, ...] = tuple([1] * k if sigma is None else _bounded_list(sigma, "sigma", "signs"))
+    if len(signs) != k or any(isinstance(s, bool) or s not in (1, -1) for s in signs):
+        raise InputError(f"sigma must be k = {k} signs in {{+1, -1}}, got {signs!r:.200}", param="sigma")
+    sigma = cast("tuple[int, ...]", signs)
     r = 1 / sqrt(k + 1)
     u = [sympy.Integer(0)] * n
     for s, j in zip(sigma, S):
@@ -647,8 +674,13 @@ class ParityConstruction:
 
     def logits(self, x: Sequence[int]) -> tuple[sympy.Expr, sympy.Expr]:
         r"""Exact network output at :math:`x\in\{\pm1\}^n`, summed neuron by neuron (no shortcut)."""
-        if len(x) != self.n or any(v not in (1, -1) for v in x):
-            raise ValueError(f"x must be a point of {{+1,-1}}^{self.n}, got {tuple(x)!r}")
+        if (
+            isinstance(x, (str, bytes))
+            or not hasattr(x, "__len__")
+            or len(x) != self.n
+            or any(v not in (1, -1) for v in x)
+        ):
+            raise InputError(f"x must be a point of {{+1,-1}}^{self.n}, got {x!r:.80}", param="x")
         out = [sympy.Integer(0), sympy.Integer(0)]
         for nr in self.neurons:
             a = nr.preactivation(x) ** self.k
@@ -711,7 +743,7 @@ def construction(n: int, support: Sequence[int], width: int | None = None) -> Pa
     >>> construction(3, [0, 1], width=1)
     Traceback (most recent call last):
     ...
-    ValueError: width m = 1 is below 2^(k-1) = 2 for k = 2: ...
+    theory._checks.InputError: width m = 1 is below 2^(k-1) = 2 for k = 2: ...
     """
     n, S = check_support(n, support)
     k = len(S)
@@ -719,9 +751,10 @@ def construction(n: int, support: Sequence[int], width: int | None = None) -> Pa
     need = min_width(k)
     width = need if width is None else check_positive_int(width, "width")
     if width < need:
-        raise ValueError(
+        raise InputError(
             f"width m = {width} is below 2^(k-1) = {need} for k = {k}: {SOURCE} and its construction "
-            f"require m >= {need} neurons"
+            f"require m >= {need} neurons",
+            param="width",
         )
     lam = sympy.Integer(2) ** Rational(-(k - 1), k + 1)
     neurons = tuple(optimal_neuron(n, S, (1, *rest)).scaled(lam) for rest in itertools.product([1, -1], repeat=k - 1))
@@ -731,6 +764,23 @@ def construction(n: int, support: Sequence[int], width: int | None = None) -> Pa
 # --------------------------------------------------------------------------------------------
 # Structure of every max-margin network (Thm 7.8 items 1-2)
 # --------------------------------------------------------------------------------------------
+
+
+def _finite_floats(values: Sequence[float], name: str) -> list[float]:
+    """A caller's weights as finite floats (NaN or infinite weights have no direction to compare); float work, so no
+    length limit."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise InputError(f"{name} must be a sequence of numbers, got {values!r:.80}", param=name)
+    out = []
+    for v in values:
+        try:
+            f = float(v)
+        except (TypeError, ValueError, OverflowError):
+            raise InputError(f"{name} must hold real numbers, got {v!r:.80}", param=name) from None
+        if not math.isfinite(f):
+            raise InputError(f"{name} must hold finite numbers, got {v!r:.80}", param=name)
+        out.append(f)
+    return out
 
 
 @dataclass(frozen=True)
@@ -791,13 +841,17 @@ class StructuralPrediction:
             ``sign_product`` (:math:`(\prod_S\bar u_j)(\bar w_0-\bar w_1)`, positive when the rule holds),
             ``support_share`` (:math:`\sum_{j\in S}\bar u_j^2/\|\bar u\|^2`).
         """
-        u = [float(v) for v in u]
-        w = [float(v) for v in w]
+        u, w = _finite_floats(u, "u"), _finite_floats(w, "w")
         if len(u) != self.n or len(w) != 2:
-            raise ValueError(f"need u of length n = {self.n} and w of length 2, got {len(u)} and {len(w)}")
+            raise InputError(
+                f"need u of length n = {self.n} and w of length 2, got {len(u)} and {len(w)}",
+                param="u" if len(u) != self.n else "w",
+            )
         norm = math.sqrt(sum(v * v for v in u) + sum(v * v for v in w))
         if norm == 0:
-            raise ValueError("the zero neuron has no direction")
+            raise InputError("the zero neuron has no direction", param="u")
+        if not math.isfinite(norm):
+            raise InputError(f"the neuron's norm overflows a float (got {norm}); rescale u and w", param="u")
         u = [v / norm for v in u]
         w = [v / norm for v in w]
         a, e = float(self.abs_u), float(self.w_entry)

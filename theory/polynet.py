@@ -46,15 +46,26 @@ Errata / remarks enforced or documented here
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Sequence
+import numbers
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import SupportsFloat, SupportsIndex
 
 import sympy
 
-from ._checks import _as_int, as_number
+from ._checks import (
+    MAX_DIGITS,
+    MAX_EXACT_ENTRIES,
+    InputError,
+    _as_int,
+    as_fraction,
+    as_number,
+    check_cost,
+    format_count,
+)
 
 __all__ = [
     "BE_CONSTANT",
@@ -85,6 +96,40 @@ __all__ = [
 SOURCE = "Edelman thesis Sec. 5.4.2, App. B.2.3 (Lemmas B.8, B.9, Cor. B.10, Thm 5.7); docs/boolean.md"
 BE_CONSTANT = Fraction(56, 100)  # Berry-Esseen constant for non-identical summands (Shevtsova 2010)
 
+MAX_EXACT_BITS = int(MAX_DIGITS / math.log10(2))
+"""Largest exponent b of the denominator 2^b of an exact error or probability, 13287 (at most 4000 digits): the
+error of k blocks of n' - 1 irrelevant signs is an integer over 2^(k(n'-1)+1)."""
+
+MAX_SYMBOLIC_TERMS = 66_000
+"""Largest k^3 n'^(k+1) of :func:`population_gradient_symbolic`: k n' coordinates, each a polynomial of n'^(k-1)
+monomials (a product of k factors) in k n' variables (k = 3, n' = 4 gives 6912, ~0.3 s; k = n' = 4 gives 65536,
+~3 s)."""
+
+MAX_SYMBOLIC_VARIABLES = 100
+"""Largest number of variables k n' of :func:`population_gradient_symbolic` (k = 1, n' = 100: ~2 s)."""
+
+MAX_BLOCKS = 1000
+"""Largest number of relevant weights of :func:`flow_rhs` (k products of k - 1 factors)."""
+
+MAX_SCAN_N_PRIME = 15_001
+"""Largest n' of the exact scans (:func:`first_time_error_at_most`, :func:`last_time_error_at_least`,
+:func:`plateau_ratio`): they tabulate the n' binomials C(n'-1, j) of n' bits (~n'^2 bit operations, ~2 s)."""
+
+MAX_SCAN_COST = 10**10
+"""Largest s (k n')^1.585 of the exact scans: s steps, each a k-th power of an n'-bit integer (k n' bits, Karatsuba);
+~2 s. The scan for eps stops by v = sqrt(2 n' ln(k/eps)) (Hoeffding: err(v) <= k exp(-v^2/(2 n'))), so
+s = min(n', sqrt(2 n' ln(k/eps)) + 4) (eps = 0 needs no powers): eps = 0.49 at k = 6, n' = 10001 is 4 10^9, a tiny eps
+(10^-3000) at k = 3, n' = 9179 would be 5 10^10 (~11 s)."""
+
+KARATSUBA = math.log2(3)
+"""The exponent of the cost of multiplying big integers (CPython: Karatsuba)."""
+
+MAX_PIECES_COST = 10**11
+"""Largest n' (k n')^2 of :func:`error_pieces`: about n' exact fractions over 2^(k(n'-1)+1) to reduce (~1 s)."""
+
+MAX_FLOAT_N_PRIME = 10**300
+"""Largest n' of the float approximation :func:`velocity_at_plateau_end_approx` (float range)."""
+
 Rational = int | Fraction
 
 
@@ -94,43 +139,154 @@ Rational = int | Fraction
 def _check_k(k: object, minimum: int = 1, why: str = "") -> int:
     k = _as_int(k, "k")
     if k < minimum:
-        raise ValueError(f"k must be an integer >= {minimum}{' (' + why + ')' if why else ''}, got k = {k}")
+        raise InputError(
+            f"k must be an integer >= {minimum}{' (' + why + ')' if why else ''}, got k = {format_count(k)}", param="k"
+        )
     return k
 
 
 def _check_n_prime(n_prime: object, *, odd: bool = False) -> int:
     m = _as_int(n_prime, "n_prime")
     if m < 1:
-        raise ValueError(f"n_prime (block size n' = n/k) must be >= 1, got {m}")
+        raise InputError(f"n_prime (block size n' = n/k) must be >= 1, got {format_count(m)}", param="n_prime")
     if odd and m % 2 == 0:
-        raise ValueError(
+        raise InputError(
             f"the plateau quantities need odd n' (got n' = {m}): for even n' the sum U of the n'-1 irrelevant signs "
             f"is odd, so the all-ones init v = 1 is an atom of U: at t = 0 each block outputs exactly 0 with "
             f"probability P(U = -1) > 0 (counted as an error) and the thresholds of err(v) sit at odd integers; "
             f"for small even n' (e.g. n' = 4) the error is already below 0.49 right after t = 0. "
-            f"Use odd n'"
+            f"Use odd n'",
+            param="n_prime",
         )
     return m
 
 
+def _check_error_bits(k: int, m: int, *, k_name: str = "k") -> None:
+    """The exact error of k blocks of m irrelevant signs is an integer over 2^(km+1): refuse more than
+    MAX_EXACT_BITS bits (4000 digits) before any binomial is formed."""
+    hint = "use numerics.polynet for float errors, or a smaller k n'"
+    check_cost(
+        m + 1,
+        MAX_EXACT_BITS,
+        param="n_prime",
+        value=m + 1,
+        what=f"the exact error (an integer over 2^(k(n'-1)+1), at most {MAX_DIGITS} digits)",
+        hint=hint,
+    )
+    check_cost(
+        k * m + 1,
+        MAX_EXACT_BITS,
+        param=k_name,
+        value=k,
+        what=f"the exponent k(n'-1)+1 of the denominator 2^(k(n'-1)+1) of the exact error (n' = {m + 1})",
+        hint=hint,
+    )
+
+
+def _hoeffding_v(k: int, m: int, level: Fraction) -> float:
+    """A v beyond which err(v) < level along the equal-init flow: err(v) <= k P(U >= v) <= k exp(-v^2/(2m)) for the
+    sum U of m signs (Hoeffding), so v = sqrt(2 m ln(k/level)) (with a margin for float rounding)."""
+    log_ratio = math.log(k) + math.log(level.denominator) - math.log(level.numerator)
+    return math.sqrt(2 * max(m, 1) * max(log_ratio, 0.0)) * (1 + 1e-9) + 2
+
+
+def _log10_scan_cost(k: int, n_prime: int, level: Fraction) -> float:
+    """log10 of s (k n')^1.585: s = min(n', v_H + 4) steps (v_H = _hoeffding_v), each a k-th power of an integer of
+    n' bits (k n' bits; Karatsuba)."""
+    steps = min(n_prime, _hoeffding_v(k, n_prime - 1, level) + 4)
+    return math.log10(steps) + KARATSUBA * (math.log10(k) + math.log10(n_prime))
+
+
+def _check_scan_cost(k: int, m: int, level: Fraction) -> None:
+    """The scans tabulate n' binomials, then raise integers of n' bits to the power k (k n' bits) at each step up to
+    where err < level (no powers for level 0)."""
+    hint = "numerics.polynet.plateau_numeric gives the float version"
+    check_cost(
+        m + 1,
+        MAX_SCAN_N_PRIME,
+        param="n_prime",
+        value=m + 1,
+        what="the exact scans (a table of n' binomials of n' bits)",
+        hint=hint,
+    )
+    if level == 0:
+        return
+    by_k = _log10_scan_cost(k, 3, level) > math.log10(MAX_SCAN_COST)
+    check_cost(
+        _log10_scan_cost(k, m + 1, level),
+        math.log10(MAX_SCAN_COST),
+        param="k" if by_k else "n_prime",
+        value=k if by_k else m + 1,
+        what="the work of the exact scan over the atoms of U (s steps, each powers of k n' bits: s (k n')^1.585 with "
+        "s = min(n', sqrt(2 n' ln(k/eps)) + 4))",
+        hint=hint + "; a larger eps (alpha) stops the scan earlier",
+        log10=True,
+    )
+
+
+def _check_power_digits(k: int, *values: Fraction) -> None:
+    """v^(2-k) is formed exactly for rational v: refuse more than MAX_DIGITS digits."""
+    size = max((math.log10(max(abs(q.numerator), q.denominator, 1)) for q in values), default=0.0)  # 0 for v = 1
+    check_cost(
+        0 if size == 0 else int((k - 2) * size) + 1 if k <= 10**300 else math.inf,
+        MAX_DIGITS,
+        param="k",
+        value=k,
+        what="the number of digits of the exact power v^(k-2)",
+        hint="pass a float or a sympy Symbol for v0 to get a float or symbolic value",
+        log10=False,
+    )
+
+
+def _rational_of(value: sympy.Expr) -> Fraction | None:
+    return Fraction(int(value.p), int(value.q)) if isinstance(value, sympy.Rational) else None
+
+
 def _rational(x: object, name: str) -> Fraction:
-    if isinstance(x, bool):
-        raise ValueError(f"{name} must be a number, got {x!r}")
+    """A caller's rational: int, Fraction, float (its exact binary value), numeric str or sympy Rational."""
     if isinstance(x, sympy.Basic):
         if not x.is_Rational:
-            raise ValueError(
-                f"{name} must be rational for the exact error (comparisons with the integer support of U), got {x}"
+            raise InputError(
+                f"{name} must be rational for the exact error (comparisons with the integer support of U), got {x}",
+                param=name,
             )
         return Fraction(int(x.p), int(x.q))
-    if isinstance(x, (int, Fraction)):
-        return Fraction(x)
-    if isinstance(x, float):
-        if not math.isfinite(x):
-            raise ValueError(f"{name} must be finite, got {x}")
-        return Fraction(x)  # exact binary value
-    if isinstance(x, str):
-        return Fraction(x)
-    raise ValueError(f"{name} must be an int, Fraction, float, str or sympy Rational, got {type(x).__name__}")
+    if not isinstance(x, (numbers.Number, str)) and not hasattr(x, "dtype"):
+        raise InputError(
+            f"{name} must be an int, Fraction, float, str or sympy Rational, got {type(x).__name__}", param=name
+        )
+    return as_fraction(x, name)  # bools, NaN, infinities and unbounded strings refused
+
+
+def _real(x: object, name: str) -> float:
+    """A caller's finite float (ints, Fractions, floats, numeric strings)."""
+    if isinstance(x, (bool, list, tuple, dict)) or x is None:
+        raise InputError(f"{name} must be a real number, got {x!r:.80}", param=name)
+    try:
+        f = float(as_fraction(x, name)) if isinstance(x, str) else float(x)  # type: ignore[arg-type]
+    except OverflowError:
+        raise InputError(f"{name} = {format_count(x)} is beyond the float range", param=name) from None
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a real number, got {x!r:.80}", param=name) from None
+    if not math.isfinite(f):
+        raise InputError(f"{name} must be finite, got {x!r:.80}", param=name)
+    return f
+
+
+def _reals(xs: object, name: str) -> list[float]:
+    if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
+        raise InputError(f"{name} must be a sequence of numbers, got {xs!r:.80}", param=name)
+    return [_real(x, name) for x in xs]
+
+
+def _positive_product(v: list[float]) -> bool:
+    """prod v_i > 0 from the signs (a float product of many small factors underflows to 0)."""
+    return all(x != 0 for x in v) and sum(x < 0 for x in v) % 2 == 0
+
+
+def _finite_result(values: tuple[float, ...], what: str, param: str) -> None:
+    if not all(math.isfinite(x) for x in values):
+        raise InputError(f"{what} leaves the float range for these inputs: {values}", param=param)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -160,6 +316,14 @@ def population_gradient_formula(k: object, n_prime: object) -> list[list[sympy.E
     [[-w_1_0*w_2_0, 0], [-w_0_0*w_2_0, 0], [-w_0_0*w_1_0, 0]]
     """
     k, m = _check_k(k), _check_n_prime(n_prime)
+    check_cost(
+        k * (m + k),
+        MAX_EXACT_ENTRIES,
+        param="k" if k * (1 + k) > MAX_EXACT_ENTRIES else "n_prime",
+        value=k if k * (1 + k) > MAX_EXACT_ENTRIES else m,
+        what="the number of entries of the k x n' gradient (k n' entries and k products of k - 1 symbols)",
+        hint="the gradient is -(prod_{j != i} v_j) e_1 for every block; use smaller k, n'",
+    )
     W = _weight_symbols(k, m)
     return [
         [(-sympy.Mul(*[W[l][0] for l in range(k) if l != i]) if j == 0 else sympy.Integer(0)) for j in range(m)]
@@ -183,7 +347,8 @@ def population_gradient_symbolic(k: object, n_prime: object) -> list[list[sympy.
     k : int
         The number of blocks, ``k >= 1``.
     n_prime : int
-        The block size n', with ``n'^(k-1) <= 20000``.
+        The block size n', with ``k^3 n'^(k+1) <= 66000`` and ``k n' <= 100`` (k n' coordinates, each n'^(k-1)
+        monomials in k n' variables).
 
     Returns
     -------
@@ -197,11 +362,31 @@ def population_gradient_symbolic(k: object, n_prime: object) -> list[list[sympy.
     True
     """
     k, m = _check_k(k), _check_n_prime(n_prime)
-    if m ** (k - 1) > 20000:
-        raise ValueError(
-            f"population_gradient_symbolic expands n'^(k-1) = {m ** (k - 1)} monomials; use k, n' "
-            f"with n'^(k-1) <= 20000"
-        )
+
+    def log10_terms(mm: int) -> float:  # log10 of k^3 n'^(k+1), in log space (k may be astronomically large)
+        return 3 * math.log10(k) + (k + 1) * math.log10(mm) if k <= 10**300 else math.inf
+
+    hint = "population_gradient_formula gives the closed form for any k, n'"
+    by_k = log10_terms(2) > math.log10(MAX_SYMBOLIC_TERMS)
+    check_cost(
+        log10_terms(m),
+        math.log10(MAX_SYMBOLIC_TERMS),
+        param="k" if by_k else "n_prime",
+        value=k if by_k else m,
+        what="the work k^3 n'^(k+1) of the expansion (k n' coordinates, each n'^(k-1) monomials of a product of k "
+        "factors, reduced in k n' variables)",
+        hint=hint,
+        log10=True,
+    )
+    by_k = 2 * k > MAX_SYMBOLIC_VARIABLES
+    check_cost(
+        k * m,
+        MAX_SYMBOLIC_VARIABLES,
+        param="k" if by_k else "n_prime",
+        value=k if by_k else m,
+        what="the number of variables k n' of the polynomials whose monomials are reduced",
+        hint=hint,
+    )
     W = _weight_symbols(k, m)
     X = [[sympy.Symbol(f"x_{i}_{j}") for j in range(m)] for i in range(k)]
     xs = [x for row in X for x in row]
@@ -239,7 +424,32 @@ def flow_rhs(v: Sequence) -> list:
     >>> flow_rhs([1, 2, 3])
     [6, 3, 2]
     """
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+        raise InputError(f"v must be a sequence of numbers, got {v!r:.80}", param="v")
     v = list(v)
+    check_cost(
+        len(v),
+        MAX_BLOCKS,
+        param="v",
+        value=len(v),
+        what="the number of relevant weights k (k products of k - 1 factors)",
+        hint="the equal-init flow is dv/dt = v^(k-1)",
+    )
+    bits = 0
+    for x in v:
+        if isinstance(x, str) or not isinstance(x, (numbers.Number, sympy.Basic)):
+            raise InputError(f"v must hold numbers or sympy expressions, got {x!r:.80}", param="v")
+        q = as_number(x, "v")  # refuses NaN, infinities and zoo; symbols pass
+        if isinstance(q, sympy.Rational):
+            bits += max(int(q.p).bit_length(), int(q.q).bit_length())
+    check_cost(
+        bits * math.log10(2),
+        MAX_DIGITS,
+        param="v",
+        value=len(v),
+        what="the number of digits of the exact products",
+        hint="pass floats for float products",
+    )
     return [math.prod(v[:i] + v[i + 1 :]) for i in range(len(v))]
 
 
@@ -274,18 +484,19 @@ def flow_solution(t: object, k: object, v0: object = 1) -> sympy.Expr:
     >>> flow_solution(1, 3)
     Traceback (most recent call last):
         ...
-    ValueError: t = 1 is outside [0, T_inf) with T_inf = v0^(2-k)/(k-2) = 1; the flow blows up at T_inf
+    theory._checks.InputError: t = 1 is outside [0, T_inf) with T_inf = v0^(2-k)/(k-2) = 1; the flow blows up at T_inf
     """
     k = _check_k(k, 2, "the equal-init flow is dv/dt = v^(k-1); k = 1 is the trivial dv/dt = 1")
-    ts, v0s = as_number(t, "t"), as_number(v0, "v0")
-    if v0s.is_number and not v0s > 0:
-        raise ValueError(f"v0 must be > 0 (equal positive init, so prod v_i(0) > 0), got {v0s}")
+    ts, v0s = as_number(t, "t"), _check_v0(v0)
+    if ts.is_number and not ts.is_real:
+        raise InputError(f"t must be a real time, got {ts}", param="t")
     if k == 2:
         return v0s * sympy.exp(ts)
-    if ts.is_number and (ts < 0 or ts >= blowup_time(k, v0s)):
-        raise ValueError(
-            f"t = {ts} is outside [0, T_inf) with T_inf = v0^(2-k)/(k-2) = {blowup_time(k, v0s)}; "
-            f"the flow blows up at T_inf"
+    t_inf = blowup_time(k, v0s)
+    if ts.is_number and (ts < 0 or ts >= t_inf):
+        raise InputError(
+            f"t = {ts} is outside [0, T_inf) with T_inf = v0^(2-k)/(k-2) = {t_inf}; the flow blows up at T_inf",
+            param="t",
         )
     return (v0s ** (2 - k) - (k - 2) * ts) ** sympy.Rational(-1, k - 2)
 
@@ -310,12 +521,32 @@ def blowup_time(k: object, v0: object = 1) -> sympy.Expr:
     >>> from theory.polynet import blowup_time
     >>> blowup_time(3), blowup_time(4, 2), blowup_time(2)
     (1, 1/8, oo)
+    >>> blowup_time(3, v0=0)
+    Traceback (most recent call last):
+        ...
+    theory._checks.InputError: v0 must be > 0 (equal positive init, so prod v_i(0) > 0; at v0 = 0 the flow stays at 0
+    and never blows up), got 0
     """
     k = _check_k(k, 2, "blow-up needs k >= 2")
-    v0s = as_number(v0, "v0")
+    v0s = _check_v0(v0)
     if k == 2:
-        return sympy.oo
+        return sympy.oo  # exponential growth v0 e^t: no finite blow-up time (the documented answer, not an error)
+    q = _rational_of(v0s)
+    if q is not None:
+        _check_power_digits(k, q)
     return v0s ** (2 - k) / (k - 2)
+
+
+def _check_v0(v0: object) -> sympy.Expr:
+    """v0 > 0 (a number) or a symbolic expression; NaN, infinities and zoo are refused by as_number."""
+    v0s = as_number(v0, "v0")
+    if v0s.is_number and not (v0s.is_real and v0s > 0):
+        raise InputError(
+            f"v0 must be > 0 (equal positive init, so prod v_i(0) > 0; at v0 = 0 the flow stays at 0 and never blows "
+            f"up), got {v0s}",
+            param="v0",
+        )
+    return v0s
 
 
 def flow_time(v: object, k: object, v0: object = 1) -> Fraction | sympy.Expr:
@@ -346,16 +577,27 @@ def flow_time(v: object, k: object, v0: object = 1) -> Fraction | sympy.Expr:
     3
     """
     k = _check_k(k, 2, "the equal-init flow needs k >= 2")
-    if isinstance(v, (int, Fraction)) and isinstance(v0, (int, Fraction)):
+    exact = (int, Fraction)
+    if isinstance(v, exact) and isinstance(v0, exact) and not isinstance(v, bool) and not isinstance(v0, bool):
         v, v0 = Fraction(v), Fraction(v0)
         if v0 <= 0 or v < v0:
-            raise ValueError(f"flow_time needs v >= v0 > 0 (v only grows along the flow), got v = {v}, v0 = {v0}")
+            raise InputError(
+                f"flow_time needs v >= v0 > 0 (v only grows along the flow), got v = {v}, v0 = {v0}",
+                param="v0" if v0 <= 0 else "v",
+            )
         if k == 2:
             return sympy.log(sympy.Rational(v.numerator, v.denominator) / sympy.Rational(v0.numerator, v0.denominator))
+        _check_power_digits(k, v, v0)
         return (v0 ** (2 - k) - v ** (2 - k)) / (k - 2)
-    vs, v0s = as_number(v, "v"), as_number(v0, "v0")
+    vs, v0s = as_number(v, "v"), _check_v0(v0)
+    if vs.is_number and not (vs.is_real and vs >= v0s if v0s.is_number else vs.is_real and vs > 0):
+        raise InputError(
+            f"flow_time needs v >= v0 > 0 (v only grows along the flow), got v = {vs}, v0 = {v0s}", param="v"
+        )
     if k == 2:
         return sympy.log(vs / v0s)
+    rationals = [q for q in (_rational_of(vs), _rational_of(v0s)) if q is not None]
+    _check_power_digits(k, *rationals)
     return (v0s ** (2 - k) - vs ** (2 - k)) / (k - 2)
 
 
@@ -383,8 +625,9 @@ def sum_distribution(u: Sequence) -> dict[Fraction, Fraction]:
     >>> print(*(f"P(U={x})={p}" for x, p in sorted(sum_distribution([1, 1, 1]).items())))
     P(U=-3)=1/8 P(U=-1)=3/8 P(U=1)=3/8 P(U=3)=1/8
     """
-    us = [_rational(x, "irrelevant weight") for x in u]
+    us = _weights(u, "u")
     m = len(us)
+    _check_law_size(us, "u")
     if m and us[0] != 0 and all(abs(x) == abs(us[0]) for x in us):
         c = abs(us[0])
         return {c * (m - 2 * j): Fraction(cj, 2**m) for j, cj in enumerate(_binomial_counts(m))}
@@ -397,6 +640,50 @@ def sum_distribution(u: Sequence) -> dict[Fraction, Fraction]:
                 new[key] = new.get(key, Fraction(0)) + p / 2
         dist = new
     return dist
+
+
+def _weights(u: object, name: str) -> list[Fraction]:
+    if isinstance(u, (str, bytes)) or not hasattr(u, "__iter__"):
+        raise InputError(f"{name} must be a sequence of rational weights, got {u!r:.80}", param=name)
+    return [_rational(x, name) for x in u]
+
+
+def _support_bound(us: list[Fraction]) -> int:
+    """A bound on the number of values of U = sum_j u_j z_j: 2^m, and (S/g + 1) when the |u_j| lie on a lattice
+    g Z / L (S = sum of the |u_j| L): the values are -S/L + 2 t g / L."""
+    a = [abs(x) for x in us if x]
+    if len(a) <= 17:
+        return 2 ** len(a)
+    lcm = 1
+    for x in a:
+        lcm = math.lcm(lcm, x.denominator)
+        if lcm.bit_length() > 64:
+            return 2 ** len(a)
+    ints = [x.numerator * (lcm // x.denominator) for x in a]
+    return min(2 ** len(a), sum(ints) // math.gcd(*ints) + 1)
+
+
+def _check_law_size(us: list[Fraction], name: str) -> None:
+    """The exact law of U has probabilities over 2^m and at most _support_bound values, built by m convolutions."""
+    hint = "use numerics.polynet for float errors, or fewer or equal irrelevant weights"
+    check_cost(
+        len(us),
+        MAX_EXACT_BITS,
+        param=name,
+        value=len(us),
+        what=f"the number of irrelevant weights m (probabilities over 2^m, at most {MAX_DIGITS} digits)",
+        hint=hint,
+    )
+    if us and us[0] != 0 and all(abs(x) == abs(us[0]) for x in us):
+        return  # the binomial law: m + 1 values
+    check_cost(
+        len(us) * _support_bound(us),
+        MAX_EXACT_ENTRIES,
+        param=name,
+        value=len(us),
+        what="the work of the exact convolution (m weights times the number of values of U)",
+        hint=hint,
+    )
 
 
 def block_probabilities(v: object, dist: dict[Fraction, Fraction]) -> tuple[Fraction, Fraction]:
@@ -421,21 +708,53 @@ def block_probabilities(v: object, dist: dict[Fraction, Fraction]) -> tuple[Frac
     7/8 1/8
     """
     av = abs(_rational(v, "v"))
+    if not isinstance(dist, Mapping):
+        raise InputError(
+            f"dist must be a dict {{value: probability}} (sum_distribution), got {dist!r:.80}", param="dist"
+        )
+    law = [(_rational(x, "dist"), _rational(p, "dist")) for x, p in dist.items()]
+    if any(p < 0 for _, p in law) or sum((p for _, p in law), Fraction(0)) != 1:
+        raise InputError("dist must be a probability law (probabilities >= 0 summing to 1)", param="dist")
+    return _block_probabilities(av, dict(law))
+
+
+def _block_probabilities(av: Fraction, dist: dict[Fraction, Fraction]) -> tuple[Fraction, Fraction]:
     a = sum((p for x, p in dist.items() if x < av), Fraction(0))
     b = sum((p for x, p in dist.items() if x > av), Fraction(0))
     return a, b
 
 
-def _irrelevant(k: int, u: Sequence[Sequence] | None, n_prime: object | None) -> list[list]:
+def _irrelevant(k: int, u: Sequence[Sequence] | None, n_prime: object | None) -> list[list[Fraction]]:
+    """The irrelevant weights of the k blocks, checked (sizes first) before any law is built."""
     if u is None:
         if n_prime is None:
-            raise ValueError("give the irrelevant weights u (k sequences) or n_prime (all-ones irrelevant weights)")
+            raise InputError(
+                "give the irrelevant weights u (k sequences) or n_prime (all-ones irrelevant weights)", param="u"
+            )
         m = _check_n_prime(n_prime)
-        return [[1] * (m - 1) for _ in range(k)]
-    blocks = [list(ui) for ui in u]
+        _check_error_bits(k, m - 1, k_name="v")
+        return [[Fraction(1)] * (m - 1) for _ in range(k)]
+    if isinstance(u, (str, bytes)) or not hasattr(u, "__iter__"):
+        raise InputError(f"u must hold one sequence of irrelevant weights per block, got {u!r:.80}", param="u")
+    blocks = [_weights(ui, "u") for ui in u]
     if len(blocks) != k:
-        raise ValueError(f"u must hold one irrelevant-weight vector per block (k = {k}), got {len(blocks)}")
+        raise InputError(f"u must hold one irrelevant-weight vector per block (k = {k}), got {len(blocks)}", param="u")
+    _check_blocks(blocks)
     return blocks
+
+
+def _check_blocks(blocks: list[list[Fraction]]) -> None:
+    """Each block's law is built exactly, and the error is a product over blocks of probabilities over 2^(m_i)."""
+    for ui in blocks:
+        _check_law_size(ui, "u")
+    check_cost(
+        sum(len(ui) for ui in blocks) + 1,
+        MAX_EXACT_BITS,
+        param="u",
+        value=sum(len(ui) for ui in blocks),
+        what=f"the exponent sum_i m_i + 1 of the denominator of the exact error (at most {MAX_DIGITS} digits)",
+        hint="use numerics.polynet for float errors",
+    )
 
 
 def error(v: Sequence, u: Sequence[Sequence] | None = None, *, n_prime: object | None = None) -> Fraction:
@@ -471,15 +790,15 @@ def error(v: Sequence, u: Sequence[Sequence] | None = None, *, n_prime: object |
     >>> error([2, 2, 2], n_prime=4) == error([2, 2, 2], [[1, -1, 1]] * 3)  # any ±1 irrelevant weights
     True
     """
-    vs = [_rational(x, "v") for x in v]
+    vs = _weights(v, "v")
     k = len(vs)
     if k < 1:
-        raise ValueError("v must hold at least one relevant weight (k >= 1)")
+        raise InputError("v must hold at least one relevant weight (k >= 1)", param="v")
     blocks = _irrelevant(k, u, n_prime)
     sigma = math.prod((x > 0) - (x < 0) for x in vs)
     plus, minus = Fraction(1), Fraction(1)
     for vi, ui in zip(vs, blocks):
-        a, b = block_probabilities(vi, sum_distribution(ui))
+        a, b = _block_probabilities(abs(vi), sum_distribution(ui))
         plus *= a + b
         minus *= a - b
     return 1 - (plus + sigma * minus) / 2
@@ -520,9 +839,10 @@ def equal_init_error(v: object, k: object, n_prime: object) -> Fraction:
     """
     k = _check_k(k)
     m = _check_n_prime(n_prime) - 1
+    _check_error_bits(k, m)
     vv = _rational(v, "v")
     if vv <= 0:
-        raise ValueError(f"equal_init_error needs v > 0 (positive product along the flow), got {vv}")
+        raise InputError(f"equal_init_error needs v > 0 (positive product along the flow), got {vv}", param="v")
     c = _binomial_counts(m)
     A = sum(c[j] for j in range(m + 1) if m - 2 * j < vv)
     B = sum(c[j] for j in range(m + 1) if m - 2 * j > vv)
@@ -565,6 +885,23 @@ class ErrorPiece:
     point: bool
     err: Fraction
 
+    def __post_init__(self) -> None:
+        exact = (int, Fraction)
+        for name in ("lo", "err"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, exact):
+                raise InputError(f"{name} must be an exact int or Fraction, got {value!r:.80}", param=name)
+        if self.hi is not None and (isinstance(self.hi, bool) or not isinstance(self.hi, exact)):
+            raise InputError(f"hi must be an exact int or Fraction or None, got {self.hi!r:.80}", param="hi")
+        if not isinstance(self.point, bool):
+            raise InputError(f"point must be a bool, got {self.point!r:.80}", param="point")
+        if (self.hi is not None and self.hi < self.lo) or (self.point and self.hi != self.lo):
+            raise InputError(
+                f"need lo <= hi (hi = lo for a point piece), got lo = {self.lo}, hi = {self.hi}", param="hi"
+            )
+        if not 0 <= self.err <= 1:
+            raise InputError(f"err must be a probability in [0, 1], got {self.err}", param="err")
+
 
 def error_pieces(k: object, n_prime: object, v0: object = 1) -> list[ErrorPiece]:
     """err(v) for v >= v0 along the all-equal flow, as a step function (all-ones irrelevant weights).
@@ -597,30 +934,55 @@ def error_pieces(k: object, n_prime: object, v0: object = 1) -> list[ErrorPiece]
     """
     k = _check_k(k)
     m = _check_n_prime(n_prime) - 1
+    _check_error_bits(k, m)
+    check_cost(
+        (m + 1) * (k * m + 1) ** 2,
+        MAX_PIECES_COST,
+        param="n_prime",
+        value=m + 1,
+        what="the work of the exact pieces (about n' pieces, each an exact fraction over 2^(k(n'-1)+1) to reduce: "
+        "n' (k n')^2)",
+        hint="first_time_error_at_most and last_time_error_at_least give the crossing times for larger n'",
+    )
+    return [ErrorPiece(lo, hi, pt, _err_from_counts(A, B, m, k)) for lo, hi, pt, A, B in _piece_counts(m, v0)]
+
+
+def _piece_counts(
+    m: int, v0: object, upto: float | None = None
+) -> list[tuple[Fraction, Fraction | None, bool, int, int]]:
+    """The pieces of :func:`error_pieces` as (lo, hi, point, A, B): A (B) = the number of sign patterns of the m
+    irrelevant signs with U < v (U > v) on the piece, out of 2^m; with ``upto``, only the pieces starting at or
+    below it."""
     v0 = _rational(v0, "v0")
     if v0 <= 0:
-        raise ValueError(f"v0 must be > 0, got {v0}")
+        raise InputError(f"v0 must be > 0, got {v0}", param="v0")
     c = _binomial_counts(m)
     atoms = sorted({m - 2 * j for j in range(m + 1)})
     probs = {m - 2 * j: c[j] for j in range(m + 1)}
+    below = [0]  # below[i] = mass of the atoms[:i] (prefix sums: each count in O(log n'), not O(n'))
+    for atom in atoms:
+        below.append(below[-1] + probs[atom])
 
     def counts(v: Fraction) -> tuple[int, int]:
-        A = sum(p for x, p in probs.items() if x < v)
-        B = sum(p for x, p in probs.items() if x > v)
+        A = below[bisect.bisect_left(atoms, v)]
+        B = below[-1] - below[bisect.bisect_right(atoms, v)]
         return A, B
 
-    pieces: list[ErrorPiece] = []
+    pieces: list[tuple[Fraction, Fraction | None, bool, int, int]] = []
     above = [Fraction(a) for a in atoms if a > v0]
     if v0 in atoms:
-        pieces.append(ErrorPiece(v0, v0, True, _err_from_counts(*counts(v0), m, k)))
+        pieces.append((v0, v0, True, *counts(v0)))
     lo = v0
-    # incremental counts: A = mass below the current interval, B = mass above it
+    # A = mass below the current interval, B = mass above it
     for a in above:
+        if upto is not None and lo > upto:
+            return pieces
         mid = (lo + a) / 2
-        pieces.append(ErrorPiece(lo, a, False, _err_from_counts(*counts(mid), m, k)))
-        pieces.append(ErrorPiece(a, a, True, _err_from_counts(*counts(a), m, k)))
+        pieces.append((lo, a, False, *counts(mid)))
+        pieces.append((a, a, True, *counts(a)))
         lo = a
-    pieces.append(ErrorPiece(lo, None, False, _err_from_counts(*counts(lo + 1), m, k)))
+    if upto is None or lo <= upto:
+        pieces.append((lo, None, False, *counts(lo + 1)))
     return pieces
 
 
@@ -694,10 +1056,11 @@ def first_time_error_at_most(
     m = _check_n_prime(n_prime) - 1
     e = _rational(eps, "eps")
     if not 0 <= e < 1:
-        raise ValueError(f"eps must be in [0, 1), got {e}")
+        raise InputError(f"eps must be in [0, 1), got {e}", param="eps")
+    _check_scan_cost(k, m, e)
     v0 = _rational(v0, "v0")
     if v0 <= 0:
-        raise ValueError(f"v0 must be > 0, got {v0}")
+        raise InputError(f"v0 must be > 0, got {v0}", param="v0")
     vstar = _scan(k, m, v0, e)
     return vstar, flow_time(vstar, k, v0)
 
@@ -734,24 +1097,31 @@ def last_time_error_at_least(
     >>> last_time_error_at_least(0, 3, 5)
     Traceback (most recent call last):
         ...
-    ValueError: alpha must be in (0, 1] (for alpha = 0 the sup is infinite), got 0
+    theory._checks.InputError: alpha must be in (0, 1] (for alpha = 0 the sup is infinite), got 0
     """
     k = _check_k(k, 2, "the equal-init flow needs k >= 2")
     m = _check_n_prime(n_prime) - 1
     al = _rational(alpha, "alpha")
     if not 0 < al <= 1:
-        raise ValueError(f"alpha must be in (0, 1] (for alpha = 0 the sup is infinite), got {al}")
-    pieces = error_pieces(k, m + 1, v0)
-    hits = [p for p in pieces if p.err >= al]
+        raise InputError(f"alpha must be in (0, 1] (for alpha = 0 the sup is infinite), got {al}", param="alpha")
+    _check_scan_cost(k, m, al)
+    p, q, D = al.numerator, al.denominator, 2 ** (m * k + 1)
+
+    def err_at_least(A: int, B: int) -> bool:  # err = 1 - S/D >= p/q in integers (no fraction of k n' bits reduced)
+        return q * (D - (A + B) ** k - (A - B) ** k) >= p * D
+
+    # pieces starting beyond the Hoeffding point have err < alpha: they cannot be the last hit
+    upto = _hoeffding_v(k, m, al)
+    hits = [(lo, hi, pt) for lo, hi, pt, A, B in _piece_counts(m, v0, upto) if err_at_least(A, B)]
     if not hits:
         v = _rational(v0, "v0")
     else:
-        last = hits[-1]
-        if last.point:
-            v = last.lo
+        lo, hi, pt = hits[-1]
+        if pt:
+            v = lo
         else:
-            assert last.hi is not None  # the last piece (lo, oo) has err = 0 < alpha: a hit has a finite end
-            v = last.hi
+            assert hi is not None  # the last piece (lo, oo) has err = 0 < alpha: a hit has a finite end
+            v = hi
     return v, flow_time(v, k, _rational(v0, "v0"))
 
 
@@ -782,12 +1152,18 @@ def plateau_ratio(k: object, n_prime: object, eps: object = Fraction(49, 100)) -
     >>> plateau_ratio(3, 10)
     Traceback (most recent call last):
         ...
-    ValueError: the plateau quantities need odd n' (got n' = 10): ...
+    theory._checks.InputError: the plateau quantities need odd n' (got n' = 10): ...
     """
     k = _check_k(k, 3, "Thm 5.7 assumes k >= 3; for k = 2 the flow is exponential and T(0) = log(n'-1)")
     m = _check_n_prime(n_prime, odd=True)
     if m < 3:
-        raise ValueError(f"n' must be >= 3 so that T(0) > 0 (v must grow from 1 to n'-1), got n' = {m}")
+        raise InputError(
+            f"n' must be >= 3 so that T(0) > 0 (v must grow from 1 to n'-1), got n' = {m}", param="n_prime"
+        )
+    e = _rational(eps, "eps")
+    if not 0 <= e < 1:
+        raise InputError(f"eps must be in [0, 1), got {e}", param="eps")
+    _check_scan_cost(k, m - 1, e)
     _, t_eps = first_time_error_at_most(eps, k, m)
     _, t_0 = first_time_error_at_most(0, k, m)
     return 1 - t_eps / t_0
@@ -818,7 +1194,18 @@ def plateau_ratio_scaled(k: object, n_prime: object, eps: object = Fraction(49, 
     """
     r = plateau_ratio(k, n_prime, eps)
     kk, m = _as_int(k, "k"), _as_int(n_prime, "n_prime")  # integers: plateau_ratio has validated them
-    return float(r) / float(m) ** (1 - kk / 2)
+    if r == 0:
+        return 0.0
+    scale = float(m) ** (1 - kk / 2)
+    out = float(r) / scale if scale > 0 else math.inf
+    if not (math.isfinite(out) and out > 0):  # float(r) or n'^(1-k/2) under/overflowed: work with logs
+        try:
+            out = math.exp(math.log(r.numerator) - math.log(r.denominator) + (kk / 2 - 1) * math.log(m))
+        except OverflowError:
+            raise InputError(
+                f"(1 - T(eps)/T(0)) n'^(k/2-1) is beyond the float range at k = {kk}, n' = {m}", param="k"
+            ) from None
+    return out
 
 
 def velocity_at_plateau_end_approx(k: object, n_prime: object, gamma: float = 0.01) -> float:
@@ -847,7 +1234,21 @@ def velocity_at_plateau_end_approx(k: object, n_prime: object, gamma: float = 0.
     """
     k = _check_k(k)
     m = _check_n_prime(n_prime)
-    return math.sqrt(math.pi * m / 2) * (2 * gamma) ** (1 / k)
+    check_cost(
+        m,
+        MAX_FLOAT_N_PRIME,
+        param="n_prime",
+        value=m,
+        what="the float approximation",
+        hint="the float range ends near 10^308",
+    )
+    g = _real(gamma, "gamma")
+    if not 0 < g <= 0.5:
+        raise InputError(
+            f"gamma must lie in (0, 1/2] (the error 1/2 - gamma lies in [0, 1/2)), got gamma = {gamma!r:.80}",
+            param="gamma",
+        )
+    return math.sqrt(math.pi * m / 2) * (2 * g) ** (1 / k)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -882,39 +1283,54 @@ def lemma_b8_bounds(v0: Sequence, b: SupportsFloat | SupportsIndex | str, i: int
     >>> print(flow_time(2, 3), blowup_time(3) - flow_time(2, 3))
     1/2 1/2
     """
-    v = [float(x) for x in v0]
+    v = _reals(v0, "v0")
     k = len(v)
     if k < 3:
-        raise ValueError(f"Lemma B.8 needs k >= 3 (k = 2 is exponential), got k = {k}")
-    if not math.prod(v) > 0:
-        raise ValueError(f"Lemma B.8 needs prod v_i(0) > 0, got {v}")
-    b = float(b)
+        raise InputError(f"Lemma B.8 needs k >= 3 (k = 2 is exponential), got k = {k}", param="v0")
+    if not _positive_product(v):
+        raise InputError(f"Lemma B.8 needs prod v_i(0) > 0, got {v!r:.200}", param="v0")
+    b = _real(b, "b")
+    i = _as_int(i, "i")
     if not 0 <= i < k:
-        raise ValueError(f"i must be in 0..{k - 1}, got {i}")
+        raise InputError(f"i must be in 0..{k - 1}, got {format_count(i)}", param="i")
     if b < abs(v[i]):
-        raise ValueError(f"b must be >= |v_i(0)| = {abs(v[i])}, got {b}")
-    va = sum(x * x for x in v) / k
-    vg = math.prod(x * x for x in v) ** (1 / k)
-    e = 1 - k / 2
-    lower = (va**e - (va + b * b - v[i] ** 2) ** e) / (k - 2)
-    upper = (vg + b * b - v[i] ** 2) ** e / (k - 2)
+        raise InputError(f"b must be >= |v_i(0)| = {abs(v[i])}, got {b}", param="b")
+    try:
+        va = sum(x * x for x in v) / k
+        vg = math.prod(x * x for x in v) ** (1 / k)
+        e = 1 - k / 2
+        lower = (va**e - (va + b * b - v[i] ** 2) ** e) / (k - 2)
+        upper = (vg + b * b - v[i] ** 2) ** e / (k - 2)
+    except (OverflowError, ZeroDivisionError):
+        raise InputError(
+            f"the Lemma B.8 bounds leave the float range for v0 = {v!r:.120}, b = {b} (k = {k})", param="v0"
+        ) from None
+    _finite_result((lower, upper), "the Lemma B.8 bounds", "v0")
     return lower, upper
 
 
-def _norms(u: Sequence) -> tuple[float, float, float]:
-    uf = [float(x) for x in u]
+def _norms(uf: list[float]) -> tuple[float, float, float]:
     if not uf or all(x == 0 for x in uf):
-        raise ValueError("Lemma B.9 needs non-zero irrelevant weights u_i (||u_i||_2 > 0)")
-    return max(abs(x) for x in uf), math.sqrt(sum(x * x for x in uf)), sum(abs(x) ** 3 for x in uf)
+        raise InputError("Lemma B.9 needs non-zero irrelevant weights u_i (||u_i||_2 > 0)", param="u")
+    out = max(abs(x) for x in uf), math.sqrt(sum(x * x for x in uf)), sum(abs(x) ** 3 for x in uf)
+    _finite_result(out, "the norms of the irrelevant weights", "u")
+    return out
 
 
-def _check_b9(v: Sequence, u: Sequence[Sequence]) -> None:
-    """Lemma B.9's hypotheses on its inputs: one u_i per v_i, at least one factor, and prod_i v_i > 0."""
-    if len(v) != len(u) or not v:
-        raise ValueError(f"Lemma B.9 needs one weight vector u_i per v_i (k >= 1), got {len(v)} v and {len(u)} u")
-    prod = math.prod(float(vi) for vi in v)
-    if not prod > 0:
-        raise ValueError(f"Lemma B.9 assumes prod_i v_i > 0, got v = {list(v)!r}")
+def _check_b9(v: Sequence, u: Sequence[Sequence]) -> tuple[list[float], list[list[float]]]:
+    """Lemma B.9's hypotheses on its inputs: one u_i per v_i, at least one factor, and prod_i v_i > 0; the weights
+    as finite floats."""
+    vf = _reals(v, "v")
+    if isinstance(u, (str, bytes)) or not hasattr(u, "__iter__"):
+        raise InputError(f"u must hold one sequence of irrelevant weights per block, got {u!r:.80}", param="u")
+    uf = [_reals(ui, "u") for ui in u]
+    if len(vf) != len(uf) or not vf:
+        raise InputError(
+            f"Lemma B.9 needs one weight vector u_i per v_i (k >= 1), got {len(vf)} v and {len(uf)} u", param="u"
+        )
+    if not _positive_product(vf):
+        raise InputError(f"Lemma B.9 assumes prod_i v_i > 0, got v = {list(v)!r:.200}", param="v")
+    return vf, uf
 
 
 def lemma_b9_upper_bound(v: Sequence, u: Sequence[Sequence], *, as_printed: bool = False) -> float:
@@ -947,9 +1363,14 @@ def lemma_b9_upper_bound(v: Sequence, u: Sequence[Sequence], *, as_printed: bool
     >>> round(lemma_b9_upper_bound([6.51] * 3, u), 4)
     0.2907
     """
-    _check_b9(v, u)
+    vf, uf = _check_b9(v, u)
     d = 1.0 if as_printed else 2.0
-    return 2 * sum(math.exp(-(float(vi) ** 2) / (d * _norms(ui)[1] ** 2)) for vi, ui in zip(v, u))
+    try:
+        out = 2 * sum(math.exp(-(vi**2) / (d * _norms(ui)[1] ** 2)) for vi, ui in zip(vf, uf))
+    except (OverflowError, ZeroDivisionError):
+        raise InputError("the Lemma B.9 bound leaves the float range for these weights", param="u") from None
+    _finite_result((out,), "the Lemma B.9 bound", "u")
+    return out
 
 
 def lemma_b9_lower_bound(
@@ -986,14 +1407,22 @@ def lemma_b9_lower_bound(
     >>> round(lemma_b9_lower_bound([2.01] * 3, u, as_printed=True), 4), round(lemma_b9_lower_bound([2.01] * 3, u), 4)
     (0.498, 0.49)
     """
-    _check_b9(v, u)
+    vf, uf = _check_b9(v, u)
+    c = _real(c, "c")
+    if c < 0:
+        raise InputError(f"c (the Berry-Esseen constant) must be >= 0, got {c}", param="c")
     prod = 1.0
-    for vi, ui in zip(v, u):
-        inf, l2, l3 = _norms(ui)
-        g = math.erf(abs(float(vi)) / (math.sqrt(2) * l2))
-        be = c * inf / l2**3 if as_printed else 2 * c * l3 / l2**3
-        prod *= (g + be) if as_printed else min(1.0, g + be)
-    return 0.5 - 0.5 * prod
+    try:
+        for vi, ui in zip(vf, uf):
+            inf, l2, l3 = _norms(ui)
+            g = math.erf(abs(vi) / (math.sqrt(2) * l2))
+            be = c * inf / l2**3 if as_printed else 2 * c * l3 / l2**3
+            prod *= (g + be) if as_printed else min(1.0, g + be)
+    except (OverflowError, ZeroDivisionError):
+        raise InputError("the Lemma B.9 bound leaves the float range for these weights", param="u") from None
+    out = 0.5 - 0.5 * prod
+    _finite_result((out,), "the Lemma B.9 bound", "u")
+    return out
 
 
 def lemma_b9_lower_bound_exact(v: Sequence, u: Sequence[Sequence]) -> Fraction:
@@ -1017,8 +1446,15 @@ def lemma_b9_lower_bound_exact(v: Sequence, u: Sequence[Sequence]) -> Fraction:
     >>> print(lemma_b9_lower_bound_exact([2, 2, 2], [[1, 1, 1]] * 3), error([2, 2, 2], n_prime=4))
     37/128 37/128
     """
+    vs = _weights(v, "v")
+    if isinstance(u, (str, bytes)) or not hasattr(u, "__iter__"):
+        raise InputError(f"u must hold one sequence of irrelevant weights per block, got {u!r:.80}", param="u")
+    blocks = [_weights(ui, "u") for ui in u]
+    if len(vs) != len(blocks):
+        raise InputError(f"need one weight vector u_i per v_i, got {len(vs)} v and {len(blocks)} u", param="u")
+    _check_blocks(blocks)
     prod = Fraction(1)
-    for vi, ui in zip(v, u):
-        av = abs(_rational(vi, "v"))
+    for vi, ui in zip(vs, blocks):
+        av = abs(vi)
         prod *= sum((p for x, p in sum_distribution(ui).items() if abs(x) <= av), Fraction(0))
     return Fraction(1, 2) - prod / 2

@@ -32,8 +32,23 @@ import math
 from collections.abc import Iterable
 from fractions import Fraction
 
-from ._checks import FractionLike, _as_int
-from .boolean import half_coefficient, half_full_set_coefficient, majority_coefficient
+from ._checks import (
+    MAX_DIGITS,
+    MAX_EXACT_ENTRIES,
+    FractionLike,
+    InputError,
+    _as_int,
+    as_fraction,
+    check_cost,
+    format_count,
+)
+from .boolean import (
+    MAX_EXACT_N,
+    _log10_comb,
+    half_coefficient,
+    half_full_set_coefficient,
+    majority_coefficient,
+)
 
 __all__ = [
     "SOURCE",
@@ -48,6 +63,10 @@ __all__ = [
 ]
 
 SOURCE = "Edelman thesis Lemmas C.13-C.15, Thm C.16 (App. C.2.4); docs/boolean.md"
+
+MAX_CORRELATION_N = MAX_EXACT_N - 1
+"""Largest n of the exact correlations, 13286: 1/2 Half_s(.) Maj_{n-s}(.) is an integer over 2^(n+1) (at most 4000
+digits; theory.boolean.MAX_EXACT_N)."""
 
 
 def check_under_sparse(n: object, k: object, s: object) -> tuple[int, int, int]:
@@ -75,26 +94,45 @@ def check_under_sparse(n: object, k: object, s: object) -> tuple[int, int, int]:
     >>> check_under_sparse(8, 4, 2)
     Traceback (most recent call last):
         ...
-    ValueError: need n - s odd (got n - s = 6): with n - s even the sum of the epsilon-weighted coordinates can be 0 ...
+    theory._checks.InputError: need n - s odd (got n - s = 6): with n - s even the sum of the epsilon-weighted
+    coordinates can be 0 ...
     """
     n, k, s = _as_int(n, "n"), _as_int(k, "k"), _as_int(s, "s")
     if k < 2 or k % 2:
-        raise ValueError(f"Lemmas C.13-C.15 assume k even (>= 2), got k = {k}")
+        raise InputError(f"Lemmas C.13-C.15 assume k even (>= 2), got k = {format_count(k)}", param="k")
     if s < 0 or s % 2:
-        raise ValueError(f"Lemmas C.13-C.15 assume s even (>= 0), got s = {s}")
+        raise InputError(f"Lemmas C.13-C.15 assume s even (>= 0), got s = {format_count(s)}", param="s")
     if s >= k:
-        raise ValueError(
-            f"the under-sparse regime needs s < k (Thm 6.5; Lemma C.13's 'k < s' is a typo), got s = {s}, k = {k}"
+        raise InputError(
+            f"the under-sparse regime needs s < k (Thm 6.5; Lemma C.13's 'k < s' is a typo), "
+            f"got s = {format_count(s)}, k = {format_count(k)}",
+            param="s",
         )
     if n < k + 1:
-        raise ValueError(f"need n >= k+1 (there must be a coordinate outside S), got n = {n}, k = {k}")
+        raise InputError(
+            f"need n >= k+1 (there must be a coordinate outside S), got n = {format_count(n)}, k = {format_count(k)}",
+            param="n",
+        )
     if (n - s) % 2 == 0:
-        raise ValueError(
-            f"need n - s odd (got n - s = {n - s}): with n - s even the sum of the epsilon-weighted coordinates can "
-            f"be 0 when sum_{{S'}} x = 0 (a tie w.x = 0 decided by the bias; Lemma C.13 mixes > 0 and >= 0 there; "
-            f"docs/boolean.md), and the closed form changes to Maj_{{n-s+1}}, with ratio (n-k+1)/(k-s-1)"
+        raise InputError(
+            f"need n - s odd (got n - s = {format_count(n - s)}): with n - s even the sum of the epsilon-weighted "
+            f"coordinates can be 0 when sum_{{S'}} x = 0 (a tie w.x = 0 decided by the bias; Lemma C.13 mixes > 0 "
+            f"and >= 0 there; docs/boolean.md), and the closed form changes to Maj_{{n-s+1}}, with ratio "
+            f"(n-k+1)/(k-s-1)",
+            param="n",
         )
     return n, k, s
+
+
+def _check_exact(n: int) -> None:
+    check_cost(
+        n,
+        MAX_CORRELATION_N,
+        param="n",
+        value=n,
+        what=f"the exact correlations (1/2 Half_s Maj_(n-s): integers over 2^(n+1), at most {MAX_DIGITS} digits)",
+        hint="thm_c16_ratio(n, k, s) gives the ratio in closed form for any n",
+    )
 
 
 def perturbation_epsilon(n: object, k: object, s: object) -> Fraction:
@@ -119,6 +157,15 @@ def perturbation_epsilon(n: object, k: object, s: object) -> Fraction:
     1/10 1/70
     """
     n, k, s = check_under_sparse(n, k, s)
+    check_cost(
+        _log10_comb(n - s, k),
+        MAX_DIGITS,
+        param="n",
+        value=n,
+        what="the exact C(n-s, k)",
+        hint="use a smaller n",
+        log10=True,
+    )
     return Fraction(1, 2 * max(math.comb(n - s, k), n - s))
 
 
@@ -146,16 +193,21 @@ def bias_grid(k: object, eps: FractionLike) -> list[Fraction]:
     """
     k = _as_int(k, "k")
     if k < 2 or k % 2:
-        raise ValueError(f"the bias grid assumes k even (>= 2), got k = {k}")
-    e = Fraction(eps)
+        raise InputError(f"the bias grid assumes k even (>= 2), got k = {format_count(k)}", param="k")
+    check_cost(k, MAX_EXACT_ENTRIES, param="k", value=k, what="the grid of k exact biases", hint="use a smaller k")
+    e = as_fraction(eps, "eps")
+    if e <= 0:
+        raise InputError(f"eps (the perturbation epsilon) must be > 0, got eps = {eps!r:.80}", param="eps")
     pos = [e * (2 * j - 1) / (2 * k) for j in range(1, k // 2 + 1)]
     return sorted([-p for p in pos] + pos)
 
 
 def _set(x: Iterable[int], name: str, n: int) -> frozenset[int]:
+    if isinstance(x, (str, bytes)) or not hasattr(x, "__iter__"):
+        raise InputError(f"{name} must be an iterable of indices, got {x!r:.80}", param=name)
     out = frozenset(_as_int(i, name) for i in x)
     if any(not 0 <= i < n for i in out):
-        raise ValueError(f"{name} indices must lie in 0..{n - 1}, got {sorted(out)}")
+        raise InputError(f"{name} indices must lie in 0..{n - 1}, got {sorted(out)!r:.200}", param=name)
     return out
 
 
@@ -197,12 +249,16 @@ def neuron_correlation(n: object, k: object, s: object, S: Iterable[int], S_prim
     True
     """
     n, k, s = check_under_sparse(n, k, s)
-    S_, Sp = _set(S, "S", n), _set(S_prime, "S'", n)
+    _check_exact(n)
+    S_, Sp = _set(S, "S", n), _set(S_prime, "S_prime", n)
     if len(S_) != k or len(Sp) != s:
-        raise ValueError(f"need |S| = k = {k} and |S'| = s = {s}, got {len(S_)} and {len(Sp)}")
+        raise InputError(
+            f"need |S| = k = {k} and |S'| = s = {s}, got {len(S_)} and {len(Sp)}",
+            param="S" if len(S_) != k else "S_prime",
+        )
     i = _as_int(i, "i")
     if not 0 <= i < n:
-        raise ValueError(f"i must be in 0..{n - 1}, got {i}")
+        raise InputError(f"i must be in 0..{n - 1}, got {format_count(i)}", param="i")
     Sbar = S_ & Sp
     if i in S_:
         inner, outer = Sbar - {i}, S_ - (Sbar | {i})
@@ -236,14 +292,15 @@ def good_neuron_correlation(n: object, k: object, s: object, case: str) -> Fract
     0 -3/32 1/32
     """
     n, k, s = check_under_sparse(n, k, s)
+    _check_exact(n)
+    if not isinstance(case, str) or case not in ("S'", "S-S'", "out"):
+        raise InputError(f'case must be "S\'", "S-S\'" or "out", got {case!r:.80}', param="case")
     half = half_full_set_coefficient(s)
     if case == "S'":
         return Fraction(0)
     if case == "S-S'":
         return half * majority_coefficient(n - s, k - s - 1) / 2
-    if case == "out":
-        return half * majority_coefficient(n - s, k - s + 1) / 2
-    raise ValueError(f'case must be "S\'", "S-S\'" or "out", got {case!r}')
+    return half * majority_coefficient(n - s, k - s + 1) / 2
 
 
 def good_neuron_correlations(n: object, k: object, s: object) -> list[Fraction]:
@@ -268,7 +325,9 @@ def good_neuron_correlations(n: object, k: object, s: object) -> list[Fraction]:
     True
     """
     n, k, s = check_under_sparse(n, k, s)
-    return [good_neuron_correlation(n, k, s, "S'" if i < s else "S-S'" if i < k else "out") for i in range(n)]
+    _check_exact(n)
+    value = {case: good_neuron_correlation(n, k, s, case) for case in ("S'", "S-S'", "out")}  # once each, not n times
+    return [value["S'"] if i < s else value["S-S'"] if i < k else value["out"] for i in range(n)]
 
 
 def thm_c16_ratio(n: object, k: object, s: object) -> Fraction:

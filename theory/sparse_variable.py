@@ -38,6 +38,12 @@ Contents:
 * :func:`shattering_size`, :func:`prop48_target_weight_bound`: Prop. 4.8; :func:`chance_cross_entropy` and
   :func:`and_information_bound` (log2 C(T, s)): the predictions of the Sec. 4.6 training claims.
 
+Sizes (checked before any work, ``docs/limits.md``): the exact constructions take ``T <=`` :data:`MAX_CONTEXT` =
+10^5 positions; the Lemma A.25 network at most :data:`MAX_MLP_ENTRIES` = 10^6 exact entries (the general
+representation of s <= 7 relevant bits); vector targets at most 2^16 patterns; :func:`fixed_score_worst_case_error`
+at most 4000 digits and scores ``|R kappa_t| <= 10^50``; :func:`and_information_bound` ``C(T, s)`` of at most 4000
+digits. Numbers from callers are read without evaluating them (a string exponent beyond +-4000 is refused).
+
 Errata found here (``docs/sparse_variable.md``): the s-head construction of Lemma A.19 as printed has
 ``W_V^[b] = (E_0 - E_1) e_2^T`` while ``W_C^[b]`` reads coordinate 1, so every head outputs 0
 (``thesis_wv=True`` reproduces it); Lemma A.25's bump ``v(x) - v(2 delta - x)`` is not a bump
@@ -50,7 +56,9 @@ the relevant scores of Lemma A.19's head differ, so its attention on I is not un
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -60,11 +68,22 @@ from typing import Any, SupportsIndex, SupportsInt, TypeAlias
 import mpmath
 import sympy
 
-from theory._checks import InputError, as_number, check_positive_int
+from theory._checks import (
+    MAX_DIGITS,
+    InputError,
+    LimitError,
+    as_number,
+    check_cost,
+    check_positive_int,
+    format_count,
+    log10_factorial,
+)
 
 __all__ = [
     "C_SOFTMAX",
     "MAPPINGS",
+    "MAX_CONTEXT",
+    "MAX_MLP_ENTRIES",
     "Construction",
     "Head",
     "Name",
@@ -117,14 +136,115 @@ Vector = Mapping[Name, Fraction]
 CLS: Name = ("cls",)
 _ONE = Fraction(1)
 
+MAX_CONTEXT = 100_000
+"""Largest context length T of the exact constructions (one named positional vector per position; T = 10^5 takes
+0.7 s to build and 6 s per exact head evaluation; the claims use T <= 10^5)."""
+
+MAX_MLP_ENTRIES = 1_000_000
+"""Largest number of exact entries of the Lemma A.25 network, ``(d_f + 1) 4 n d_f + (4 n d_f + 1) 2 n + 2 n`` for n
+points of d_f coordinates (about a second; the general representation of s = 7 relevant bits has 946432)."""
+
+MAX_SCORE_LOG10 = 50
+"""Largest log10 of a score ``|R kappa_t|`` of :func:`fixed_score_worst_case_error` (mpmath's exp needs precision
+growing with the score's digits)."""
+
+MAX_VECTOR_LEVELS = 2**16
+"""Largest number of patterns ``2^s`` of a vector target (:meth:`Construction.level_points`)."""
+
 
 # --------------------------------------------------------------------------------------------- validation
 
 
 def _as_int(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, sympy.Integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        raise InputError(f"{name} must be an integer, got {value!r:.80}", param=name.split(" ")[0])
     return int(value)
+
+
+_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)")
+
+
+def _number(value: object, name: str) -> sympy.Expr:
+    """:func:`theory._checks.as_number` (no symbols), refusing first a numeric string whose decimal exponent is beyond
+    ``MAX_DIGITS`` (``"1e999999999"``: its exact value would have a billion digits)."""
+    if isinstance(value, str):
+        m = _EXPONENT.search(value[:200])
+        if m and len(m.group(1).lstrip("+-")) <= 200 and abs(int(m.group(1))) > MAX_DIGITS:
+            raise InputError(
+                f"{name} = {value[:80]!r} is out of range: its decimal exponent is beyond +-{MAX_DIGITS}", param=name
+            )
+    return as_number(value, name, symbolic=False)
+
+
+def _fraction(value: object, name: str) -> Fraction:
+    """A caller's rational number as a Fraction (the same value ``Fraction(value)`` gave: a float is its exact binary
+    value), refusing NaN, infinities, non-numbers and strings that :class:`fractions.Fraction` would expand
+    endlessly."""
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a number, got the bool {value!r}", param=name)
+    if isinstance(value, numbers.Integral):
+        return Fraction(int(value))
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InputError(f"{name} must be finite, got {value!r}", param=name)
+        return Fraction(value)
+    if isinstance(value, numbers.Rational):
+        return Fraction(int(value.numerator), int(value.denominator))
+    x = _number(value, name)
+    if isinstance(x, sympy.Float):
+        return Fraction(float(x))
+    if not x.is_Rational:
+        raise InputError(f"{name} must be a rational number, got {x}", param=name)
+    return Fraction(int(x.p), int(x.q))
+
+
+def _check_context(T: object) -> int:
+    """The context length of an exact construction, ``1 <= T <= MAX_CONTEXT``."""
+    T_ = _as_int(T, "T (context length)")
+    check_cost(
+        T_,
+        MAX_CONTEXT,
+        param="T",
+        value=T_,
+        what="the exact constructions (one named positional vector per position)",
+        hint="numerics.sparse_variable evaluates the heads in float64; the closed forms (r_a19, worst_case_error, "
+        "head_norm_closed_forms) hold at any T",
+    )
+    return T_
+
+
+def _mlp_entries(n: int, d_f: int) -> int:
+    """Exact entries of the Lemma A.25 network on n points of d_f coordinates."""
+    return (d_f + 1) * 4 * n * d_f + (4 * n * d_f + 1) * 2 * n + 2 * n
+
+
+def _check_mlp(n: int, d_f: int, param: str, value: object) -> None:
+    check_cost(
+        _mlp_entries(n, d_f),
+        MAX_MLP_ENTRIES,
+        param=param,
+        value=value,
+        what=f"the Lemma A.25 network on {format_count(n)} points of {format_count(d_f)} coordinates "
+        "(8 n^2 d_f + ... exact entries)",
+        hint="use fewer relevant bits (the general representation has 2^s points of s coordinates)",
+    )
+
+
+def _check_construction(c: object) -> None:
+    if not isinstance(c, Construction):
+        raise InputError(f"c must be a Construction (lemma_a19, lemma_a20, lemma_a21), got {c!r:.80}", param="c")
+
+
+def _check_net(net: object) -> None:
+    if not isinstance(net, ReluNet):
+        raise InputError(f"net must be a ReluNet (relu_interpolation_net), got {net!r:.80}", param="net")
+
+
+def _check_output(output: object) -> None:
+    if output not in ("scalar", "vector"):
+        raise InputError(f"output must be 'scalar' or 'vector', got {output!r:.80}", param="output")
 
 
 def check_sparsity(T: object, s: object) -> tuple[int, int]:
@@ -154,13 +274,15 @@ def check_sparsity(T: object, s: object) -> tuple[int, int]:
     >>> check_sparsity(3, 4)
     Traceback (most recent call last):
     ...
-    ValueError: s (sparsity) must satisfy 1 <= s <= T = 3, got s = 4
+    theory._checks.InputError: s (sparsity) must satisfy 1 <= s <= T = 3, got s = 4
     """
     T_, s_ = _as_int(T, "T (context length)"), _as_int(s, "s (sparsity)")
     if T_ < 1:
-        raise ValueError(f"T (context length) must be >= 1, got T = {T_}")
+        raise InputError(f"T (context length) must be >= 1, got T = {format_count(T_)}", param="T")
     if not 1 <= s_ <= T_:
-        raise ValueError(f"s (sparsity) must satisfy 1 <= s <= T = {T_}, got s = {s_}")
+        raise InputError(
+            f"s (sparsity) must satisfy 1 <= s <= T = {format_count(T_)}, got s = {format_count(s_)}", param="s"
+        )
     return T_, s_
 
 
@@ -192,13 +314,20 @@ def check_support(T: object, support: Iterable[object]) -> tuple[int, ...]:
     >>> check_support(4, [1, 1])
     Traceback (most recent call last):
     ...
-    ValueError: support must hold distinct positions in [0, T = 4), got [1, 1]
+    theory._checks.InputError: support must hold distinct positions in [0, T = 4), got [1, 1]
     """
     T_ = _as_int(T, "T (context length)")
+    if isinstance(support, (str, bytes)) or not hasattr(support, "__iter__"):
+        raise InputError(f"support must be a sequence of positions, got {support!r:.80}", param="support")
     idx = tuple(sorted(_as_int(i, "support index") for i in support))
+    if not idx:
+        raise InputError("support must hold at least one position (1 <= s <= T)", param="support")
     check_sparsity(T_, len(idx))
     if len(set(idx)) != len(idx) or idx[0] < 0 or idx[-1] >= T_:
-        raise ValueError(f"support must hold distinct positions in [0, T = {T_}), got {list(idx)}")
+        raise InputError(
+            f"support must hold distinct positions in [0, T = {format_count(T_)}), got {list(idx)[:12]}",
+            param="support",
+        )
     return idx
 
 
@@ -229,20 +358,25 @@ def check_bits(b: Sequence[SupportsInt | SupportsIndex | str], T: int) -> tuple[
     >>> check_bits([0, 2], 2)
     Traceback (most recent call last):
     ...
-    ValueError: b must be a sequence of T = 2 bits in {0, 1}, got [0, 2]
+    theory._checks.InputError: b must be a sequence of T = 2 bits in {0, 1}, got [0, 2]
     """
-    bits = tuple(int(x) for x in b)
+    if isinstance(b, (str, bytes)) or not hasattr(b, "__iter__"):
+        raise InputError(f"b must be a sequence of T = {T!r:.40} bits in {{0, 1}}, got {b!r:.80}", param="b")
+    try:
+        bits = tuple(int(x) for x in b)
+    except (TypeError, ValueError, OverflowError):
+        bits = (2,)  # not bits: refused below with the caller's values
     if len(bits) != T or any(x not in (0, 1) for x in bits):
-        raise ValueError(f"b must be a sequence of T = {T} bits in {{0, 1}}, got {list(b)[:12]}")
+        raise InputError(f"b must be a sequence of T = {T!r:.40} bits in {{0, 1}}, got {list(b)[:12]}", param="b")
     return bits
 
 
 def _check_fraction(
     x: numbers.Rational | float | str, name: str, lo: Fraction, hi: Fraction, closed_hi: bool = True
 ) -> Fraction:
-    v = Fraction(x) if not isinstance(x, Fraction) else x
+    v = _fraction(x, name)
     if not (lo < v and (v <= hi if closed_hi else v < hi)):
-        raise ValueError(f"{name} must lie in ({lo}, {hi}{']' if closed_hi else ')'}, got {v}")
+        raise InputError(f"{name} must lie in ({lo}, {hi}{']' if closed_hi else ')'}, got {v}", param=name)
     return v
 
 
@@ -265,6 +399,8 @@ def chi(bit: int) -> int:
     >>> chi(0), chi(1)
     (1, -1)
     """
+    if isinstance(bit, (str, bytes)) or bit not in (0, 1):
+        raise InputError(f"bit must be 0 or 1, got {bit!r:.80}", param="bit")
     return 1 - 2 * bit
 
 
@@ -292,6 +428,18 @@ def random_support(T: int, s: int, rng: object) -> tuple[int, ...]:
     (3, True, True)
     """
     T, s = check_sparsity(T, s)
+    check_cost(s, MAX_CONTEXT, param="s", value=s, what="the sampled positions", hint="use a smaller s")
+    if T > 2**62:
+        raise LimitError(
+            f"T = {format_count(T)} is too large: positions are sampled from range(T), T <= 2^62; the exact "
+            f"constructions take T <= {MAX_CONTEXT:,}",
+            param="T",
+            value=T,
+            limit=2**62,
+            hint=f"the exact constructions take T <= {MAX_CONTEXT:,}",
+        )
+    if not callable(getattr(rng, "sample", None)):
+        raise InputError(f"rng must be a random.Random, got {rng!r:.80}", param="rng")
     return tuple(sorted(rng.sample(range(T), s)))  # type: ignore[attr-defined]
 
 
@@ -383,8 +531,8 @@ def _score_scale_args(
     """
     T_i = check_positive_int(T, "T")
     s_i = check_positive_int(s, "s")
-    g = as_number(gamma, "gamma", symbolic=False)
-    D = as_number(coherence, "coherence", symbolic=False)
+    g = _number(gamma, "gamma")
+    D = _number(coherence, "coherence")
     if not 0 < g <= 1:
         raise InputError(f"gamma must lie in (0, 1], got {g}", param="gamma")
     if D < 0 or s_i * D >= 1:
@@ -609,9 +757,18 @@ class Construction:
         """Every value of the target and one pattern of relevant bits producing it: for a scalar target one per
         count ``r = 0..s``, for a vector target one per pattern in ``{0,1}^s`` (little-endian index order)."""
         s = self.s
-        pats = [tuple((k >> j) & 1 for j in range(s)) for k in range(2**s)]
         if self.output == "scalar":
             pats = [tuple(1 if j < r else 0 for j in range(s)) for r in range(s + 1)]
+        else:
+            check_cost(
+                s,
+                math.log2(MAX_VECTOR_LEVELS),
+                param="support",
+                value=s,
+                what="the number of relevant bits s of a vector target (2^s patterns)",
+                hint="use fewer relevant bits",
+            )
+            pats = [tuple((k >> j) & 1 for j in range(s)) for k in range(2**s)]
         out = []
         for pat in pats:
             b = [0] * self.T
@@ -669,14 +826,14 @@ def lemma_a19(
     >>> [str(x) for x in lemma_a19(4, [1, 3], output="vector", thesis_wv=True).head_output(b)]
     ['0', '0']
     """
+    T = _check_context(T)
     I = check_support(T, support)
     s = len(I)
     g = _check_fraction(gamma, "gamma", Fraction(0), Fraction(1))
-    D = Fraction(coherence)
+    D = _fraction(coherence, "coherence")
     if not 0 <= D < Fraction(1, s):
-        raise ValueError(f"Lemma A.19 needs coherence Delta in [0, 1/s = 1/{s}), got {D}")
-    if output not in ("scalar", "vector"):
-        raise ValueError(f"output must be 'scalar' or 'vector', got {output!r}")
+        raise InputError(f"Lemma A.19 needs coherence Delta in [0, 1/s = 1/{s}), got {D}", param="coherence")
+    _check_output(output)
     wq = RankOneSum((_unit(CLS, ("k", 0)),))
     wv = RankOneSum((_unit(("tok", 0), ("k", 0)), _unit(("tok", 1), ("k", 0), Fraction(-1))))
     if output == "scalar":
@@ -735,6 +892,18 @@ def r_a19_coherent(T: int, s: int, gamma: Fraction, coherence: Fraction) -> symp
     return sympy.log(8 * T / g) * (1 - (s - 1) * D) / (1 - (2 * s - 1) * D)
 
 
+def _matrix(rows: object, name: str, n_rows: int, n_cols: int) -> list[list[Fraction]]:
+    """An ``n_rows x n_cols`` matrix of rationals (checked before the entries are converted)."""
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__len__") or len(rows) != n_rows:
+        raise InputError(f"{name} must be {n_rows} x {n_cols}, got {rows!r:.80}", param=name)
+    out = []
+    for row in rows:  # type: ignore[attr-defined]
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != n_cols:
+            raise InputError(f"{name} must be {n_rows} x {n_cols}, got a row {row!r:.80}", param=name)
+        out.append([_fraction(x, name) for x in row])
+    return out
+
+
 def _solve(G: list[list[Fraction]], rhs: list[Fraction]) -> list[Fraction]:
     """Exact Gaussian elimination for a small nonsingular system."""
     n = len(G)
@@ -789,16 +958,26 @@ def lemma_a19_coherent(
     >>> [str(a) for a, _, _ in c.heads[0].W_K.terms], c.R
     (['10/11', '10/11'], 9*log(24)/7)
     """
+    T = _check_context(T)
     I = check_support(T, support)
     s = len(I)
     g = _check_fraction(gamma, "gamma", Fraction(0), Fraction(1))
-    D = Fraction(coherence)
+    D = _fraction(coherence, "coherence")
     if not 0 <= D < Fraction(1, 2 * s - 1):
-        raise ValueError(f"the corrected head needs coherence Delta in [0, 1/(2s - 1) = 1/{2 * s - 1}), got {D}")
-    G = [[Fraction(x) for x in row] for row in gram]
-    if len(G) != s or any(len(row) != s for row in G) or any(G[i][i] != 1 for i in range(s)):
-        raise ValueError(f"gram must be the s x s Gram matrix (unit diagonal) of the relevant vectors, s = {s}")
-    alpha = _solve(G, [Fraction(1)] * s)
+        raise InputError(
+            f"the corrected head needs coherence Delta in [0, 1/(2s - 1) = 1/{2 * s - 1}), got {D}", param="coherence"
+        )
+    G = _matrix(gram, "gram", s, s)
+    if any(G[i][i] != 1 for i in range(s)):
+        raise InputError(
+            f"gram must be the s x s Gram matrix (unit diagonal) of the relevant vectors, s = {s}", param="gram"
+        )
+    try:
+        alpha = _solve(G, [Fraction(1)] * s)
+    except StopIteration:
+        raise InputError(
+            "gram is singular: the relevant positional vectors must be linearly independent", param="gram"
+        ) from None
     wq = RankOneSum((_unit(CLS, ("k", 0)),))
     wk = RankOneSum(tuple(_unit(("pos", i), ("k", 0), a) for i, a in zip(I, alpha)))
     wv = RankOneSum((_unit(("tok", 0), ("k", 0)), _unit(("tok", 1), ("k", 0), Fraction(-1))))
@@ -835,10 +1014,10 @@ def lemma_a20(T: int, support: Sequence[int], gamma: Fraction = Fraction(1), out
     >>> c.R, worst_case_error(c)
     (log(32), Fraction(5, 67))
     """
+    T = _check_context(T)
     I = check_support(T, support)
     g = _check_fraction(gamma, "gamma", Fraction(0), Fraction(1))
-    if output not in ("scalar", "vector"):
-        raise ValueError(f"output must be 'scalar' or 'vector', got {output!r}")
+    _check_output(output)
     wq = RankOneSum((_unit(CLS, ("k", 0)),))
     wv = RankOneSum((_unit(("tok", 0), ("k", 0)), _unit(("tok", 1), ("k", 0), Fraction(-1))))
     index = {i: j for j, i in enumerate(I)}
@@ -896,16 +1075,16 @@ def lemma_a21(
     >>> print(c.head_output((1, 1, 0, 0))[0], c.target((1, 1, 0, 0))[0])
     -64/129 -1/2
     """
+    T = _check_context(T)
     I = check_support(T, support)
     s = len(I)
-    D = Fraction(coherence)
+    D = _fraction(coherence, "coherence")
     if not 0 <= D < Fraction(1, s):
-        raise ValueError(f"Lemma A.21 needs coherence Delta in [0, 1/s = 1/{s}), got {D}")
-    g = Fraction(1, s + 1) if gamma is None else Fraction(gamma)
+        raise InputError(f"Lemma A.21 needs coherence Delta in [0, 1/s = 1/{s}), got {D}", param="coherence")
+    g = Fraction(1, s + 1) if gamma is None else _fraction(gamma, "gamma")
     if not s * D < g < 1:
-        raise ValueError(f"Lemma A.21 needs s Delta < gamma < 1, got gamma = {g} (s Delta = {s * D})")
-    if output not in ("scalar", "vector"):
-        raise ValueError(f"output must be 'scalar' or 'vector', got {output!r}")
+        raise InputError(f"Lemma A.21 needs s Delta < gamma < 1, got gamma = {g} (s Delta = {s * D})", param="gamma")
+    _check_output(output)
     wq = RankOneSum((_unit(CLS, ("k", 0)),))
     wk = RankOneSum((*tuple(_unit(("pos", i), ("k", 0)) for i in I), _unit(CLS, ("k", 0))))
     wv = RankOneSum(
@@ -949,6 +1128,7 @@ def stated_head_bounds(c: Construction) -> dict[str, sympy.Expr]:
     >>> all(exact[k] <= v for k, v in stated_head_bounds(c).items())
     True
     """
+    _check_construction(c)
     s = c.s
     if c.lemma == "A.19":
         return {
@@ -994,6 +1174,7 @@ def exact_head_norms(c: Construction) -> dict[str, sympy.Expr]:
     >>> exact_head_norms(lemma_a21(4, [1, 3]))
     {'W_Q': log(192), 'W_K': sqrt(3), 'W_V': 2, 'W_C': sqrt(2)}
     """
+    _check_construction(c)
     h = c.heads[0]
     out = {
         "W_Q": c.R * sympy.sqrt(sympy.Rational(h.W_Q_unit.frobenius_sq())),
@@ -1051,10 +1232,9 @@ def head_norm_closed_forms(lemma: str, output: str, T: int, s: int, gamma: Fract
     >>> _ == exact_head_norms(lemma_a19(4, [1, 3]))
     True
     """
-    if lemma not in ("A.19", "A.20", "A.21"):
-        raise ValueError(f"lemma must be 'A.19', 'A.20' or 'A.21', got {lemma!r}")
-    if output not in ("scalar", "vector"):
-        raise ValueError(f"output must be 'scalar' or 'vector', got {output!r}")
+    if not isinstance(lemma, str) or lemma not in ("A.19", "A.20", "A.21"):
+        raise InputError(f"lemma must be 'A.19', 'A.20' or 'A.21', got {lemma!r:.80}", param="lemma")
+    _check_output(output)
     T, s = check_sparsity(T, s)
     g = _check_fraction(gamma, "gamma", Fraction(0), Fraction(1), closed_hi=lemma != "A.21")
     G = sympy.Rational(g.numerator, g.denominator)
@@ -1106,6 +1286,7 @@ def worst_case_error(c: Construction) -> Fraction:
     >>> abs(c.head_output(b)[0] - c.target(b)[0]) == worst_case_error(c) < c.gamma / 4
     True
     """
+    _check_construction(c)
     q, T, s = c.exp_R, c.T, c.s
     if c.thesis_wv:
         raise ValueError("no closed form for the printed (zero-output) s-head construction")
@@ -1140,6 +1321,7 @@ def worst_case_input(c: Construction) -> tuple[int, ...]:
     >>> worst_case_input(lemma_a21(4, [1, 3]))
     (0, 0, 0, 0)
     """
+    _check_construction(c)
     I = set(c.support)
     if c.lemma == "A.21":
         return tuple(0 for _ in range(c.T))
@@ -1184,11 +1366,12 @@ def score_coefficients(c: Construction, cross_gram: Sequence[Sequence[Fraction]]
     >>> [str(k) for k in score_coefficients(c, cross)]
     ['1', '1', '0']
     """
+    _check_construction(c)
     if c.mapping != "deterministic" or c.output != "scalar" or len(c.heads) != 1:
-        raise ValueError("score_coefficients needs the one-head scalar construction of Lemma A.19")
-    G = [[Fraction(x) for x in row] for row in cross_gram]
-    if len(G) != c.s or any(len(row) != c.T for row in G):
-        raise ValueError(f"cross_gram must be s x T = {c.s} x {c.T}, got {len(G)} rows")
+        raise InputError("score_coefficients needs the one-head scalar construction of Lemma A.19", param="c")
+    if isinstance(cross_gram, (str, bytes)) or not hasattr(cross_gram, "__len__") or len(cross_gram) != c.s:
+        raise InputError(f"cross_gram must be s x T = {c.s} x {c.T}, got {cross_gram!r:.80}", param="cross_gram")
+    G = _matrix(cross_gram, "cross_gram", c.s, c.T)
     q = c.heads[0].W_Q_unit.apply_left({CLS: _ONE})
     coef = {i: Fraction(0) for i in c.support}
     for a, u, w in c.heads[0].W_K.terms:
@@ -1240,19 +1423,41 @@ def fixed_score_worst_case_error(
     >>> fixed_score_worst_case_error([1, 1, 0], [0, 1], c.R, digits=20), worst_case_error(c)
     (0.060000000000000000000, Fraction(3, 50))
     """
+    digits = _as_int(digits, "digits")
+    if digits < 15:
+        raise InputError(f"digits must be >= 15, got {format_count(digits)}", param="digits")
+    check_cost(
+        digits,
+        MAX_DIGITS,
+        param="digits",
+        value=digits,
+        what="the working precision",
+        hint="50 digits (the default) separate the errors of every construction here",
+    )
+    if isinstance(kappa, (str, bytes)) or not hasattr(kappa, "__len__"):
+        raise InputError(f"kappa must be a sequence of rationals, got {kappa!r:.80}", param="kappa")
     T = len(kappa)
+    check_cost(T, MAX_CONTEXT, param="kappa", value=T, what="the context length len(kappa)", hint="use a smaller T")
     I = set(check_support(T, support))
-    if _as_int(digits, "digits") < 15:
-        raise ValueError(f"digits must be >= 15, got {digits}")
-    R_ = as_number(R, "R", symbolic=False)  # never sympify a caller's string
+    R_ = _number(R, "R")  # never sympify a caller's string
     ks = []
     for k in kappa:
-        k_ = as_number(k, "kappa entry", symbolic=False)
+        k_ = _number(k, "kappa entry")
         if isinstance(k, float):  # a finite float is an exact binary rational
             k_ = sympy.Rational(*Fraction(k).as_integer_ratio())
         if not k_.is_Rational:
-            raise ValueError(f"kappa entries must be rational (score / R), got {k_}")
+            raise InputError(f"kappa entries must be rational (score / R), got {k_}", param="kappa")
         ks.append(Fraction(int(k_.p), int(k_.q)))
+    k_max = max((abs(k) for k in ks), default=Fraction(0))
+    largest = sympy.Rational(k_max.numerator, k_max.denominator) * abs(R_)
+    if bool(largest > 10**MAX_SCORE_LOG10):
+        raise LimitError(
+            f"R = {sympy.N(R_, 6)} is too large: the scores R kappa_t reach {sympy.N(largest, 3)}, above the limit "
+            f"10^{MAX_SCORE_LOG10} (R = log(8T/gamma)/(1 - s Delta) is a few dozen for the constructions)",
+            param="R",
+            value=R_,
+            limit=10**MAX_SCORE_LOG10,
+        )
     with mpmath.workdps(digits + 10):
         r = mpmath.mpf(str(sympy.N(R_, digits + 20)))
         w = [mpmath.exp(r * mpmath.mpf(k.numerator) / k.denominator) for k in ks]
@@ -1309,9 +1514,9 @@ class ReluNet:
 
     def __call__(self, x: Sequence[Fraction]) -> Fraction:
         """The exact output at ``x``."""
-        xs = [Fraction(v) for v in x] + [Fraction(1)]
-        if len(xs) != len(self.W1):
-            raise ValueError(f"x must have d_f = {self.d_f} entries, got {len(xs) - 1}")
+        if isinstance(x, (str, bytes)) or not hasattr(x, "__len__") or len(x) != self.d_f:
+            raise InputError(f"x must have d_f = {self.d_f} entries, got {x!r:.80}", param="x")
+        xs = [_fraction(v, "x") for v in x] + [Fraction(1)]
         h1 = [
             max(Fraction(0), sum((xs[r] * self.W1[r][c] for r in range(len(xs)) if self.W1[r][c]), Fraction(0)))
             for c in range(len(self.W1[0]))
@@ -1377,19 +1582,27 @@ def relu_interpolation_net(
     >>> relu_interpolation_net([[0], [Fraction(1, 2)]], [3, -2], Fraction(1, 4))
     Traceback (most recent call last):
     ...
-    ValueError: points 0 and 1 are closer than 4 delta = 1 (Lemma A.25's hypothesis)
+    theory._checks.InputError: points 0 and 1 are closer than 4 delta = 1 (Lemma A.25's hypothesis)
     """
-    pts = [tuple(Fraction(v) for v in p) for p in points]
-    vals = [Fraction(v) for v in values]
+    for name, seq in (("points", points), ("values", values)):
+        if isinstance(seq, (str, bytes)) or not hasattr(seq, "__len__") or not len(seq):
+            raise InputError(f"{name} must be a non-empty sequence, got {seq!r:.80}", param=name)
+    if any(isinstance(p, (str, bytes)) or not hasattr(p, "__len__") for p in points):
+        raise InputError("points must be sequences of coordinates", param="points")
+    n, d_f = len(points), len(points[0])
+    if len(values) != n or any(len(p) != d_f for p in points) or d_f < 1:
+        raise InputError("need one value per point and points of one common length >= 1", param="values")
+    _check_mlp(n, d_f, "points", f"{format_count(n)} points of {format_count(d_f)} coordinates")
+    pts = [tuple(_fraction(v, "points") for v in p) for p in points]
+    vals = [_fraction(v, "values") for v in values]
     dl = _check_fraction(delta, "delta", Fraction(0), Fraction(1))
-    if not pts or len(vals) != len(pts) or len({len(p) for p in pts}) != 1:
-        raise ValueError("need one value per point and points of one common length")
     if bump not in ("corrected", "printed"):
-        raise ValueError(f"bump must be 'corrected' or 'printed', got {bump!r}")
-    n, d_f = len(pts), len(pts[0])
+        raise InputError(f"bump must be 'corrected' or 'printed', got {bump!r:.80}", param="bump")
     for a, b in itertools.combinations(range(n), 2):
         if max(abs(x - y) for x, y in zip(pts[a], pts[b])) < 4 * dl:
-            raise ValueError(f"points {a} and {b} are closer than 4 delta = {4 * dl} (Lemma A.25's hypothesis)")
+            raise InputError(
+                f"points {a} and {b} are closer than 4 delta = {4 * dl} (Lemma A.25's hypothesis)", param="points"
+            )
     zero = Fraction(0)
     units = ((1, 2), (1, 1), (1, -1), (1, -2)) if bump == "corrected" else ((1, 2), (1, 1), (-1, 2), (-1, 1))
     W1 = [[zero] * (4 * n * d_f) for _ in range(d_f + 1)]
@@ -1447,14 +1660,20 @@ def stated_mlp_bounds(net: ReluNet, lemma: str = "A.25", gamma: Fraction | None 
     >>> print(stated_mlp_bounds(net)["W1"], mlp_max_entries(net)["W1"])
     12 14
     """
+    _check_net(net)
+    if not isinstance(lemma, str) or lemma not in ("A.25", "A.22", "A.23"):
+        raise InputError(f"lemma must be 'A.25', 'A.22' or 'A.23', got {lemma!r:.80}", param="lemma")
     B = max(abs(x) for p in net.points for x in p)
     fmax = max(abs(v) for v in net.values)
     if lemma == "A.25":
         return {"W1": max(Fraction(1), B) / net.delta, "W2": Fraction(net.d_f) / net.delta, "w": fmax}
     if gamma is None:
-        raise ValueError("Lemmas A.22/A.23 state their bounds in gamma: pass gamma")
+        raise InputError("Lemmas A.22/A.23 state their bounds in gamma: pass gamma", param="gamma")
+    g = _fraction(gamma, "gamma")
+    if g <= 0:
+        raise InputError(f"gamma must be positive (the bounds divide by it), got {g}", param="gamma")
     s = 1 if lemma == "A.22" else net.d_f
-    return {"W1": 8 * max(Fraction(1), B) / gamma, "W2": Fraction(8 * s) / gamma, "w": fmax}
+    return {"W1": 8 * max(Fraction(1), B) / g, "W2": Fraction(8 * s) / g, "w": fmax}
 
 
 def mlp_max_entries(net: ReluNet) -> dict[str, Fraction]:
@@ -1476,6 +1695,7 @@ def mlp_max_entries(net: ReluNet) -> dict[str, Fraction]:
     >>> {k: str(v) for k, v in mlp_max_entries(relu_interpolation_net([[0], [1]], [3, -2], Fraction(1, 4))).items()}
     {'W1': '6', 'W2': '4', 'w': '3'}
     """
+    _check_net(net)
     return {
         "W1": max(abs(x) for row in net.W1 for x in row),
         "W2": max(abs(x) for row in net.W2 for x in row),
@@ -1513,6 +1733,7 @@ def mlp_norms(net: ReluNet) -> dict[str, sympy.Expr]:
     >>> norms["W1_F"] ** 2 == sum(x * x for row in net.W1 for x in row)
     True
     """
+    _check_net(net)
     n, d_f, dl = len(net.points), net.d_f, net.delta
     X2 = sum(x * x for p in net.points for x in p)
     B = max(abs(x) for p in net.points for x in p)
@@ -1584,7 +1805,9 @@ def _delta(gamma: Fraction, rule: str) -> Fraction:
         return gamma / 4
     if rule == "printed":
         return gamma / 8
-    raise ValueError(f"delta_rule must be 'corrected' (gamma/4) or 'printed' (gamma/8), got {rule!r}")
+    raise InputError(
+        f"delta_rule must be 'corrected' (gamma/4) or 'printed' (gamma/8), got {rule!r:.80}", param="delta_rule"
+    )
 
 
 def symmetric_representation(
@@ -1632,24 +1855,39 @@ def symmetric_representation(
     >>> all(rep(b) == rep.f(b) == [5, 0, 7][b[0] + b[2]] for b in product((0, 1), repeat=3))
     True
     """
+    T = _check_context(T)
     I = check_support(T, support)
     s = len(I)
-    if len(levels) != s + 1:
-        raise ValueError(f"a symmetric s-sparse function needs s + 1 = {s + 1} levels, got {len(levels)}")
+    if isinstance(levels, (str, bytes)) or not hasattr(levels, "__len__") or len(levels) != s + 1:
+        raise InputError(
+            f"a symmetric s-sparse function needs s + 1 = {s + 1} levels, got {levels!r:.80}", param="levels"
+        )
+    if delta_rule not in ("corrected", "printed"):
+        _delta(Fraction(1), delta_rule)  # refuses it
+    _check_mlp(s + 1, 1, "support", f"{format_count(s)} relevant positions")
+    level_values = [_fraction(v, "levels") for v in levels]
     if mapping == "bag":
         c = lemma_a21(T, I, Fraction(1, s + 1), "scalar")
     elif mapping in ("deterministic", "trainable"):
         g = min(Fraction(1), Fraction(2, s))
         c = lemma_a19(T, I, g, "scalar") if mapping == "deterministic" else lemma_a20(T, I, g, "scalar")
     else:
-        raise ValueError(f"mapping must be one of {MAPPINGS}, got {mapping!r}")
+        raise InputError(f"mapping must be one of {MAPPINGS}, got {mapping!r:.80}", param="mapping")
     pts, vals = [], []
     for value, pat in c.level_points():
         pts.append(value)
-        vals.append(Fraction(levels[sum(pat)]))
+        vals.append(level_values[sum(pat)])
     net = relu_interpolation_net(pts, vals, _delta(c.gamma, delta_rule))
+    check_cost(
+        s,
+        math.log2(MAX_VECTOR_LEVELS),
+        param="support",
+        value=s,
+        what="the number of relevant bits s (a table of 2^s values)",
+        hint="use fewer relevant bits",
+    )
     pats = [tuple((k >> j) & 1 for j in range(s)) for k in range(2**s)]
-    table = {p: Fraction(levels[sum(p)]) for p in pats}
+    table = {p: level_values[sum(p)] for p in pats}
     return SparseRepresentation(c, net, table, delta_rule)
 
 
@@ -1703,10 +1941,16 @@ def general_representation(
     >>> print(bad(b), bad.f(b))
     0 2
     """
+    T = _check_context(T)
     I = check_support(T, support)
     s = len(I)
-    if len(table) != 2**s:
-        raise ValueError(f"an s-sparse function needs 2^s = {2**s} table entries, got {len(table)}")
+    if s > 62 or _mlp_entries(2**s, s) > MAX_MLP_ENTRIES:
+        _check_mlp(2 ** min(s, 62), s, "support", f"{format_count(s)} relevant positions")
+    if isinstance(table, (str, bytes)) or not hasattr(table, "__len__") or len(table) != 2**s:
+        raise InputError(f"an s-sparse function needs 2^s = {2**s} table entries, got {table!r:.80}", param="table")
+    if delta_rule not in ("corrected", "printed"):
+        _delta(Fraction(1), delta_rule)  # refuses it
+    table_values = [_fraction(v, "table") for v in table]
     if mapping == "bag":
         c = lemma_a21(T, I, Fraction(1, s + 1), "vector")
     elif mapping == "deterministic":
@@ -1714,9 +1958,9 @@ def general_representation(
     elif mapping == "trainable":
         c = lemma_a20(T, I, Fraction(1), "vector")
     else:
-        raise ValueError(f"mapping must be one of {MAPPINGS}, got {mapping!r}")
+        raise InputError(f"mapping must be one of {MAPPINGS}, got {mapping!r:.80}", param="mapping")
     pats = [tuple((k >> j) & 1 for j in range(s)) for k in range(2**s)]
-    tab = {p: Fraction(table[k]) for k, p in enumerate(pats)}
+    tab = {p: table_values[k] for k, p in enumerate(pats)}
     pts = [v for v, _ in c.level_points()]
     net = relu_interpolation_net(pts, [tab[p] for _, p in c.level_points()], _delta(c.gamma, delta_rule))
     return SparseRepresentation(c, net, tab, delta_rule)
@@ -1752,11 +1996,13 @@ def softmax_jacobian_l11(p: Sequence[Fraction]) -> Fraction:
     >>> softmax_jacobian_l11([Fraction(1, 2), Fraction(1, 3)])
     Traceback (most recent call last):
     ...
-    ValueError: p must be a probability vector
+    theory._checks.InputError: p must be a probability vector
     """
-    ps = [Fraction(x) for x in p]
+    if isinstance(p, (str, bytes)) or not hasattr(p, "__iter__"):
+        raise InputError(f"p must be a probability vector, got {p!r:.80}", param="p")
+    ps = [_fraction(x, "p") for x in p]
     if any(x < 0 for x in ps) or sum(ps) != 1:
-        raise ValueError("p must be a probability vector")
+        raise InputError("p must be a probability vector", param="p")
     return 2 * sum((x * (1 - x) for x in ps), Fraction(0))
 
 
@@ -1780,9 +2026,7 @@ def softmax_l11_sup(T: int) -> Fraction:
     >>> softmax_l11_sup(4), softmax_l11_sup(4) == softmax_jacobian_l11([Fraction(1, 4)] * 4) < C_SOFTMAX
     (Fraction(3, 2), True)
     """
-    T = _as_int(T, "T")
-    if T < 1:
-        raise ValueError(f"T must be >= 1, got {T}")
+    T = check_positive_int(T, "T")
     return 2 * (1 - Fraction(1, T))
 
 
@@ -1854,11 +2098,11 @@ def shattering_size(T: int) -> int:
     >>> shattering_size(1)
     Traceback (most recent call last):
     ...
-    ValueError: Prop. 4.8 needs T >= 2, got T = 1
+    theory._checks.InputError: Prop. 4.8 needs T >= 2, got T = 1
     """
     T = _as_int(T, "T")
     if T < 2:
-        raise ValueError(f"Prop. 4.8 needs T >= 2, got T = {T}")
+        raise InputError(f"Prop. 4.8 needs T >= 2, got T = {format_count(T)}", param="T")
     return T.bit_length() - 1
 
 
@@ -1919,4 +2163,12 @@ def and_information_bound(T: int, s: int = 3) -> sympy.Expr:
     3 + log(15)/log(2)
     """
     T, s = check_sparsity(T, s)
+    hint = "log2 C(T, s) ~ s log2(T/s) for s << T"
+    check_cost(math.log10(T), MAX_DIGITS, param="T", value=T, what="T (4000 digits at most)", hint=hint, log10=True)
+    k = min(s, T - s)
+    if T < 10**300:
+        log10_binomial = log10_factorial(T) - log10_factorial(k) - log10_factorial(T - k)
+    else:  # lgamma cannot take T; C(T, k) = T^k / k! (1 + O(k^2 / T))
+        log10_binomial = k * math.log10(T) - log10_factorial(k)
+    check_cost(log10_binomial, MAX_DIGITS, param="s", value=s, what="C(T, s)", hint=hint, log10=True)
     return sympy.log(sympy.binomial(T, s), 2)

@@ -62,20 +62,6 @@ def _interrupted_while_loading(exc_type: type, exc: BaseException, tb: Any) -> N
 if os.path.basename(sys.argv[0] if sys.argv else "") == "tvk":  # only in the console script, not on import
     sys.excepthook = _interrupted_while_loading
 
-import sympy  # noqa: E402
-
-from numerics import groups as ng  # noqa: E402
-from numerics import modular as nm  # noqa: E402
-from numerics import parity as npar  # noqa: E402
-from numerics.margins import evaluate  # noqa: E402
-from theory import boolean as tb  # noqa: E402
-from theory import finite_groups as fg  # noqa: E402
-from theory import groups as tg  # noqa: E402
-from theory import local_signal as tls  # noqa: E402
-from theory import lsa as tl  # noqa: E402
-from theory import modular as tm  # noqa: E402
-from theory import parity as tp  # noqa: E402
-from theory._checks import InputError, as_number, format_count  # noqa: E402
 from verify.runtime.jsonable import exact_text, to_float, to_jsonable  # noqa: E402
 from verify.runtime.options import RunOptions  # noqa: E402
 from verify.sweep import cli as sweep_cli  # noqa: E402
@@ -222,6 +208,11 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_derive_modular(args: argparse.Namespace) -> int:
+    from numerics import modular as nm
+    from numerics.margins import evaluate
+    from theory import modular as tm
+    from theory._checks import format_count
+
     p, k = args.p, args.k
     gamma = tm.max_margin(p, k)
     width = tm.min_width(p, k)
@@ -283,6 +274,11 @@ def _num(x: Any) -> dict:
 
 
 def _cmd_derive_group(args: argparse.Namespace) -> int:
+    from numerics import groups as ng
+    from numerics.margins import evaluate
+    from theory import finite_groups as fg
+    from theory import groups as tg
+
     G = fg.group(args.name)
     table = fg.character_table(G)
     obj: dict[str, Any] = {
@@ -343,6 +339,11 @@ def _cmd_derive_group(args: argparse.Namespace) -> int:
 
 
 def _cmd_derive_parity(args: argparse.Namespace) -> int:
+    from numerics import parity as npar
+    from numerics.margins import evaluate
+    from theory import parity as tp
+    from theory._checks import format_count
+
     k = args.k
     n = args.n if args.n is not None else k
     gamma = tp.max_margin(k)  # checks k (>= 1, the closed form's limit) before n, which defaults to k
@@ -393,7 +394,7 @@ MAX_LAMBDA_TEXT = 10_000
 """Longest --lambda string (the API refuses more than 64 eigenvalues anyway)."""
 
 
-def parse_eigenvalues(text: str) -> list[sympy.Expr]:
+def parse_eigenvalues(text: str) -> list[Any]:
     """The eigenvalues of ``--lambda 4,3,2,1``: comma-separated decimals or fractions (``1/2``, ``0.25``, ``1e-3``),
     parsed by :func:`theory._checks.as_number` (``fractions.Fraction``; a string is never evaluated).
 
@@ -402,6 +403,8 @@ def parse_eigenvalues(text: str) -> list[sympy.Expr]:
     InputError
         Naming ``--lambda`` and the entry: an empty list or entry, a non-number, a division by zero.
     """
+    from theory._checks import InputError, as_number
+
     if len(text) > MAX_LAMBDA_TEXT:
         raise InputError(f"--lambda is {len(text):,} characters long, above the limit {MAX_LAMBDA_TEXT:,}")
     entries = text.split(",")
@@ -422,6 +425,10 @@ def parse_eigenvalues(text: str) -> list[sympy.Expr]:
 
 
 def _cmd_derive_lsa(args: argparse.Namespace) -> int:
+    import sympy
+
+    from theory import lsa as tl
+
     eig = parse_eigenvalues(args.lambda_)
     Lam = sympy.diag(*eig)
     opt = tl.optimal_rank_r(Lam, args.N, args.rank)
@@ -459,6 +466,8 @@ def _cmd_derive_lsa(args: argparse.Namespace) -> int:
 
 
 def _cmd_derive_majority(args: argparse.Namespace) -> int:
+    from theory import boolean as tb
+
     n, k = args.n, args.k
     coef = tb.majority_coefficient(n, k)
     weight = tb.majority_level_weight(n, k)
@@ -502,6 +511,8 @@ def _certificate_output(task: dict[str, Any], title: str, gamma: Any, cert: Any)
 
 
 def _cmd_derive_signal(args: argparse.Namespace) -> int:
+    from theory import local_signal as tls
+
     summary = tls.derive_signal(args.k)
     _emit(summary, args.json, tls.format_signal(summary))
     return 0
@@ -517,6 +528,8 @@ def _cmd_derive_markov(args: argparse.Namespace) -> int:
 
 def _cmd_certify_modular(args: argparse.Namespace) -> int:
     from numerics.certificates import certify_modular  # deferred: imports cvxpy
+    from theory import modular as tm
+    from theory._checks import format_count
 
     p, k = args.p, args.k
     gamma = tm.max_margin(p, k)  # checks p and k before any solver runs
@@ -532,6 +545,8 @@ def _cmd_certify_modular(args: argparse.Namespace) -> int:
 
 def _cmd_certify_parity(args: argparse.Namespace) -> int:
     from numerics.certificates import certify_parity  # deferred: imports cvxpy
+    from theory import parity as tp
+    from theory._checks import InputError, format_count
 
     n, k = args.n, args.k
     if not 1 <= k <= n:
@@ -547,6 +562,7 @@ def _cmd_certify_parity(args: argparse.Namespace) -> int:
 
 def _cmd_certify_group(args: argparse.Namespace) -> int:
     from numerics.certificates import certify_group  # deferred: imports cvxpy
+    from theory import groups as tg
 
     gamma = tg.max_margin(args.name)
     _log(f"certifying the group {args.name} (forward pass, {args.starts} starts, SOS relaxation) ...")
@@ -885,6 +901,8 @@ def option_message(exc: BaseException, args: argparse.Namespace | None) -> str:
 
 def _overflow_message(exc: BaseException, args: argparse.Namespace | None) -> str | None:
     """An OverflowError names no parameter: name the integer options above the float range (~10^308) instead."""
+    from theory._checks import format_count
+
     if not isinstance(exc, OverflowError) or args is None:
         return None
     huge = [

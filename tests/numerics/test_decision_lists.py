@@ -204,3 +204,77 @@ def test_adversarial_e_stays_in_the_box_and_does_not_lower_the_largest_derivativ
     assert np.all(np.abs(E) <= 1.0)
     _, start = nd.adversarial_e(task, W, 4.5, 1.0, S, 0, E0)
     assert best >= start
+
+
+# --- issue 32: no NaN for an empty class, sizes refused from their cost before any work
+
+
+def test_one_step_monte_carlo_answers_none_for_an_empty_class():
+    # Before the fix, cyclic_task(7) (every entry is P, a shift or an anti-shift) gave mean = se = NaN for the
+    # generic class, with numpy divide warnings.
+    import warnings
+
+    task = td.cyclic_task(7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mc = nd.one_step_v_mc(task, 3, 49.0, 200, seed=0)
+    assert mc["generic"] == {"mean": None, "se": None, "entries": 0}
+    exact = np.array(td.one_step_v(task, 3, 49), dtype=float)
+    for k, (r, t) in nd.class_indices(task).items():
+        assert mc[k]["entries"] == len(r) > 0
+        assert abs(mc[k]["mean"] - exact[r, t].mean()) <= 5 * mc[k]["se"] + 1e-12
+
+
+def test_monte_carlo_sample_counts_are_capped_by_their_cost():
+    # Before the fix, samples = 10**12 ran forever (or died in a MemoryError).
+    from theory._checks import LimitError
+
+    for call in (
+        lambda s: nd.one_step_v_mc(td.cyclic_task(11), 4, 121.0, s, seed=0),
+        lambda s: nd.event_probability_mc(7, 3, [0, 1], [2], s, seed=0),
+        lambda s: nd.sample_sequences(7, 3, s, np.random.default_rng(0)),
+    ):
+        with pytest.raises(LimitError) as info:
+            call(10**12)
+        assert info.value.param in ("samples", "B") and str(info.value).startswith(f"{info.value.param} = ")
+    with pytest.raises(LimitError, match="Monte-Carlo work") as info:  # 10^7 permutations of 200 tokens
+        nd.one_step_v_mc(td.cyclic_task(200), 25, 1.0, 10**7, seed=0)
+    assert info.value.param == "samples"
+
+
+def test_enumerations_and_loops_are_sized_before_they_start():
+    from theory._checks import LimitError
+
+    with pytest.raises(LimitError) as info:  # C(10^9, 5 10^8) is never formed
+        nd.subsets_array(10**9, 5 * 10**8)
+    assert info.value.param == "n"
+    with pytest.raises(LimitError) as info:
+        nd.class_indices(td.cyclic_task(20_000))
+    assert info.value.param == "task"
+    with pytest.raises(LimitError) as info:
+        nd.population_gd_w(td.random_task(5, 3, seed=0), 3, 4.0, 1.0, 10**9)
+    assert info.value.param == "steps"
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: nd.forward(np.full((5, 5), np.nan), np.zeros((5, 5)), [[0, 1]]), "W"),
+        (lambda: nd.check_sequences(5, [[0.0, np.nan]]), "S"),
+        (lambda: nd.labels_array(None, [[0, 1]]), "task"),
+        (lambda: nd.brute_force_delta_a44(-1), "law"),
+        (lambda: nd.one_step_v_mc(td.cyclic_task(11), 4, 121.0, 100, seed=0, chunk=0), "chunk"),
+        (
+            lambda: nd.adversarial_e(
+                td.random_task(5, 3, seed=0), np.zeros((5, 5)), 0.0, 0.1, [[0, 1, 2]], 1, np.zeros((5, 5))
+            ),
+            "c",
+        ),
+    ],
+)
+def test_bad_values_are_refused_naming_the_parameter(call, param):
+    from theory._checks import InputError
+
+    with pytest.raises(InputError) as info:
+        call()
+    assert info.value.param == param

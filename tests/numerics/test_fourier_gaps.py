@@ -181,3 +181,56 @@ def test_bad_input():
         nw.fwht_batched(np.ones(6))
     with pytest.raises(ValueError, match="kind"):
         fg.sinusoid_gradients(np.ones((1, 4)), 2, 0.5, kind="tan")
+
+
+# ---------------------------------------------------------------- issue 32: sizes from their cost, no garbage
+def test_monte_carlo_batch_sizes_and_trials_are_capped_by_their_cost():
+    # Before the fix, B = 10**12 streamed forever, and one_step_recovery with 10**12 trials never returned.
+    from theory._checks import LimitError
+
+    rng = np.random.default_rng(0)
+    with pytest.raises(LimitError, match="B = ") as info:
+        fg.batch_gradients_streamed(np.ones((1, 5)), 2, 10**12, rng)
+    assert info.value.param == "B"
+    with pytest.raises(LimitError, match="Monte-Carlo work") as info:  # 1000 trials x 10^7 samples x 5 bits
+        fg.batch_gradients_streamed(np.ones((1000, 5)), 2, 10**7, rng)
+    assert info.value.param == "B"
+    with pytest.raises(LimitError) as info:
+        fg.one_step_recovery(5, 2, [8], 10**12, 0)
+    assert info.value.param == "trials"
+    with pytest.raises(LimitError) as info:
+        fg.one_step_recovery(21, 2, [10**7], 1000, 0)  # streamed: 1000 x 10^7 x 21 entries
+    assert info.value.param == "trials"
+    with pytest.raises(LimitError) as info:
+        fg.batch_gradients_counts(np.ones((1, 5)), 2, 10**400, rng)  # int64 multinomial counts
+    assert info.value.param == "B"
+
+
+def test_exact_transforms_are_capped_before_drawing():
+    from theory._checks import LimitError
+
+    with pytest.raises(LimitError) as info:
+        fg.random_ltf_gaps(20, [2], "sign", 10**4, seed=0)  # 10^4 x 2^20 x 20
+    assert info.value.param == "draws"
+    with pytest.raises(LimitError) as info:
+        fg.ltf_gradients(np.ones((1, 27)), [2])
+    assert info.value.param == "W"
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: fg.ltf_gradients(np.ones((3, 5)), [2], chunk=0), "chunk"),  # returned np.empty garbage
+        (lambda: fg.one_step_recovery(5, 2, [8], 10, 0, chunk_trials=0), "chunk_trials"),
+        (lambda: fg.sinusoid_gradients_bruteforce(np.ones((1, 4)), 2, 0.5, kind="tan"), "kind"),  # silently sin
+        (lambda: fg.sinusoid_gaps(5, [1], "uniform", 10, seed=0, c=float("nan")), "c"),  # NaN gaps
+        (lambda: fg.ltf_gradients(np.ones((1, 5)), [2], b=float("nan")), "b"),  # gradients of 0
+        (lambda: fg.gaps(np.array([[np.nan, 0.1, 0.2]]), 1), "g"),
+    ],
+)
+def test_bad_values_are_refused_naming_the_parameter(call, param):
+    from theory._checks import InputError
+
+    with pytest.raises(InputError) as info:
+        call()
+    assert info.value.param == param

@@ -185,3 +185,61 @@ def test_logistic_optimum_is_finite_and_near_the_01_optimum():
 def test_bad_input_raises_a_clear_value_error(call, name):
     with pytest.raises(ValueError, match=re.escape(name)):
         call()
+
+
+# --- issue 32: Monte Carlo sizes from their cost, no hang, no NaN
+
+
+@pytest.mark.parametrize(
+    "call, param",
+    [
+        (lambda N: nl.regression_mc(1.0, 2.0, 1.0, N, 0), "n"),
+        (lambda N: nl.max_exceedance_mc(10, N, 0), "n_samples"),
+        (lambda N: nl.linear_classifier_mc(16, 3, N, 0), "n"),
+        (lambda N: nl.tail_sample(16, 0.5, 0.3, N, 0), "n"),
+        (lambda N: nl.logistic_optimum(16, 0.5, [0.3, 0.5, 0.7], N, 2, 0), "n"),
+        (lambda N: nl.gradient_structure_mc(4, np.array([1.0, 0.5, 0.0]), -0.3, 0.5, N, 0), "n"),
+        (lambda N: nl.kernel_best_error(4, 2, [0.0], 1, N, 20, 0), "n_train"),
+        (lambda N: nl.sample_inputs(np.random.default_rng(0), N, 3, 2, 0.5), "n"),
+    ],
+)
+def test_monte_carlo_sample_counts_are_capped_before_any_draw(call, param):
+    # Before the fix, n = 10**12 ran forever or died in a MemoryError.
+    from theory._checks import LimitError
+
+    with pytest.raises(LimitError) as info:
+        call(10**12)
+    assert info.value.param == param and str(info.value).startswith(f"{param} = ")
+
+
+def test_monte_carlo_work_names_the_size_that_makes_one_sample_expensive():
+    from theory._checks import LimitError
+
+    with pytest.raises(LimitError) as info:  # 10^6 samples of 10^4 x 10 floats each
+        nl.linear_classifier_mc(10**4, 10, 10**6, 0)
+    assert info.value.param == "n"
+    with pytest.raises(LimitError) as info:  # one sample alone has 10^9 x 20 entries
+        nl.linear_classifier_mc(10**9, 10, 100, 0)
+    assert info.value.param == "k"
+
+
+@pytest.mark.parametrize(
+    "call, param",
+    [
+        (lambda: nl.max_exceedance_mc(10, 100, 0, chunk=0), "chunk"),  # looped forever
+        (lambda: nl.linear_classifier_mc(10, 2, 100, 0, chunk=0), "chunk"),  # looped forever
+        (lambda: nl.max_exceedance_mc(10, 100, 0, sigma=float("nan")), "sigma"),
+        (lambda: nl.logistic_optimum(16, 0.5, [0.3, 0.5, 0.7], 100, 1, 0), "batches"),  # NaN standard errors
+        (lambda: nl.soft_threshold_moments_quad(0.5, 1e9), "sigma"),  # QUADPACK gave P[S != 0] = -8e-10
+        (lambda: nl.mills_ratio(-1e308), "x"),  # inf
+        (lambda: nl.cnn_output(np.ones((1, 2, 2)), np.ones(2), float("nan")), "b"),
+        (lambda: nl.margins(None, 0.5), "sample"),
+        (lambda: nl.hinge_svm(np.ones((2, 2)), np.array([1.0, -1.0]), float("nan")), "lam"),
+    ],
+)
+def test_bad_values_are_refused_naming_the_parameter(call, param):
+    from theory._checks import InputError
+
+    with pytest.raises(InputError) as info:
+        call()
+    assert info.value.param == param

@@ -74,3 +74,48 @@ def test_fig_8_1_errors_below_theory_line():
 def test_bad_inputs_raise(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# --- hostile input (issue 32): sizes refused before any work, no NaN answers
+
+
+def test_monte_carlo_draws_are_capped_by_their_cost():
+    # Before the fix, draws = 10**12 ran forever (or died in a MemoryError).
+    from theory._checks import LimitError
+
+    for draws in (10**12, 10**8 + 1):
+        with pytest.raises(LimitError, match="draws = ") as info:
+            nl.kappa_moments(np.random.default_rng(0), 16, 4, draws)
+        assert info.value.param == "draws"
+    with pytest.raises(LimitError, match="Monte-Carlo work") as info:  # 40000 draws of 100 x 50 eigenproblems
+        nl.kappa_moments(np.random.default_rng(0), 100, 50, 40_000)
+    assert info.value.param == "draws"
+
+
+@pytest.mark.parametrize("kwargs,param", [({"chunk": 0}, "chunk"), ({"trials": 0}, "trials")])
+def test_kappa_moments_refuses_a_zero_chunk_or_trial_count(kwargs, param):
+    # chunk = 0 looped forever; trials = 0 returned sd_trial_mean = inf
+    from theory._checks import InputError
+
+    with pytest.raises(InputError) as info:
+        nl.kappa_moments(np.random.default_rng(0), 16, 4, 20, **kwargs)
+    assert info.value.param == param
+
+
+@pytest.mark.parametrize("etas", [[float("nan")], [float("inf")], [1e308, 1e308]])
+def test_gd_refuses_non_finite_steps_and_divergence(etas):
+    X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    with pytest.raises(ValueError, match=r"finite|overflow"):
+        nl.gd_trajectory(X, X @ np.array([1.0, -1.0]), etas)
+
+
+def test_gd_steps_and_prompt_sizes_are_checked_against_memory():
+    from theory._checks import LimitError
+
+    X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    with pytest.raises(LimitError) as info:
+        nl.gd_constant_step(X, X @ np.array([1.0, -1.0]), 10**12)
+    assert info.value.param == "T"
+    with pytest.raises(LimitError) as info:
+        nl.sample_prompts(np.random.default_rng(0), 10**12, 5, 2)
+    assert info.value.param == "batch"

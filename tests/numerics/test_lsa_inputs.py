@@ -96,3 +96,57 @@ def test_thm542_valid_ranks_still_match_theory(r):
 def test_check_count_names_the_parameter(bad):
     with pytest.raises(ValueError, match=r"M must be an integer >= 1"):
         nl.check_count(bad, "M")
+
+
+# --- issue 32: sizes refused from their cost before any work; no NaN/inf from bad input
+
+
+def test_monte_carlo_prompt_counts_are_capped_by_their_cost():
+    # Before the fix, n_prompts = 10**12 ran forever, and N = 10**9 died in numpy's MemoryError.
+    from theory._checks import LimitError
+
+    WPV, WKQ = _weights()
+    for n_prompts in (10**12, nl.MAX_MC_SAMPLES + 1):
+        with pytest.raises(LimitError, match="n_prompts = ") as info:
+            nl.mc_pretrain_loss(WPV, WKQ, LAM, 20, n_prompts, seed=0)
+        assert info.value.param == "n_prompts"
+        with pytest.raises(LimitError, match="n_prompts = ") as info:
+            nl.mc_eval_loss(WPV, WKQ, LAM, 16, np.ones(4), 1.0, n_prompts, seed=0)
+        assert info.value.param == "n_prompts"
+    with pytest.raises(LimitError, match="N = ") as info:
+        nl.mc_pretrain_loss(WPV, WKQ, LAM, 10**9, 200, seed=0)
+    assert info.value.param == "N"
+    with pytest.raises(LimitError, match="M = ") as info:
+        nl.mc_eval_loss(WPV, WKQ, LAM, 10**9, np.ones(4), 1.0, 200, seed=0)
+    assert info.value.param == "M"
+
+
+def test_search_and_matrix_sizes_are_capped():
+    from theory._checks import LimitError
+
+    with pytest.raises(LimitError) as info:
+        nl.lbfgs_rank_r(LAM, 20, 1, n_starts=10**9)
+    assert info.value.param == "n_starts"
+    with pytest.raises(LimitError) as info:
+        nl.random_orthogonal(10**9, np.random.default_rng(0))
+    assert info.value.param == "d"
+    with pytest.raises(LimitError) as info:
+        nl.gamma(LAM, 10**400)
+    assert info.value.param == "N"
+
+
+@pytest.mark.parametrize("rho", [0, -1.0, float("nan"), float("inf"), 10**400])
+def test_normalisation_must_be_positive_and_finite(rho):
+    # rho = 0 divided by zero (inf predictions); nan returned NaN
+    WPV, WKQ = _weights()
+    E, _ = nl.sample_prompts(np.random.default_rng(0), 2, LAM, 3)
+    for f in (nl.lsa_forward, nl.expanded_prediction):
+        with pytest.raises(ValueError, match="rho") as info:
+            f(E, WPV, WKQ, rho)
+        assert info.value.param == "rho"
+
+
+@pytest.mark.parametrize("u", [float("nan"), float("inf"), 1e308, 10**400])
+def test_ell_tilde_refuses_non_finite_scales(u):
+    with pytest.raises(ValueError, match=r"\bu\b|overflow"):
+        nl.ell_tilde(np.eye(4), u, LAM, 20)

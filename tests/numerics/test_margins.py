@@ -24,12 +24,14 @@ from numerics.margins import (
     chunk_size_for,
     class_weighted_point_margins,
     evaluate,
+    int_power,
     iter_logits,
     normalized_margin,
     point_margins,
 )
-from numerics.modular import ModularTask, random_network
+from numerics.modular import ModularTask, construction_network, random_network
 from tests.tasks import DenseOneHotTask
+from theory._checks import InputError, LimitError
 
 RTOL = 1e-12  # relative to the largest |logit| for float rearrangements of the same sums
 
@@ -397,3 +399,63 @@ def test_non_positive_chunk_size_refused(chunk):
         evaluate(net, ModularTask(3, 2), chunk_size=chunk)
     with pytest.raises(ValueError, match=r"chunk_size must be >= 1"):
         list(iter_logits(net, ModularTask(3, 2), chunk_size=chunk))
+
+
+# ------------------------------------------------------------------------------------------
+# Hostile input (issue 32): refusals before any work
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("degree", [-2, -1, 0])
+def test_int_power_refuses_non_positive_degrees(degree):
+    # Before the fix, int_power(S, -2) looped forever (-2 >> 1 == -1, and -1 >> 1 == -1), and 0 hit an assert.
+    with pytest.raises(InputError, match="degree must be an integer >= 1") as info:
+        int_power(np.array([2.0, 3.0]), degree)
+    assert info.value.param == "degree"
+
+
+def test_int_power_refuses_overflow_and_non_finite_input():
+    with pytest.raises(InputError, match="overflows float64") as info:
+        int_power(np.array([2.0, -3.0]), 10**9)
+    assert info.value.param == "degree"
+    assert int_power(np.array([0.5, -1.0]), 10**9).tolist() == [0.0, 1.0]  # |S| <= 1: no overflow, answered
+    with pytest.raises(InputError, match="finite") as info:
+        int_power(np.array([np.nan]), 2)
+    assert info.value.param == "S"
+
+
+def test_forward_pass_above_the_limit_is_refused_before_any_work():
+    # 3^30 points: the stream would never end
+    net, task = random_network(3, 30, 2, np.random.default_rng(0)), ModularTask(3, 30)
+    for call in (lambda: evaluate(net, task), lambda: iter_logits(net, task), lambda: normalized_margin(net, task)):
+        with pytest.raises(LimitError, match="task = ") as info:
+            call()
+        assert info.value.param == "task"
+
+
+@pytest.mark.parametrize("bad", [None, -1, "abc", [], float("nan")])
+def test_objects_of_the_wrong_type_are_refused(bad):
+    net, task = construction_network(3, 1), ModularTask(3, 1)
+    with pytest.raises(InputError) as info:
+        evaluate(bad, task)
+    assert info.value.param == "net"
+    with pytest.raises(InputError) as info:
+        evaluate(net, bad)
+    assert info.value.param == "task"
+    with pytest.raises(InputError) as info:
+        point_margins(bad, np.array([0]))
+    assert info.value.param == "F"
+
+
+def test_overflowing_logits_are_refused_not_returned_as_nan():
+    net = construction_network(3, 1)
+    with pytest.raises(InputError, match="overflow") as info:
+        evaluate(net.scaled(1e200), ModularTask(3, 1))
+    assert info.value.param == "net"
+
+
+@pytest.mark.parametrize("budget", [float("nan"), float("inf"), "abc", None])
+def test_memory_budget_must_be_a_finite_number(budget):
+    with pytest.raises(InputError) as info:
+        chunk_size_for(16, 5, 2, memory_budget=budget)
+    assert info.value.param == "memory_budget"

@@ -309,3 +309,53 @@ def test_sizes_without_solving():
     assert blocked.n_used == 12 and blocked.largest_block == 16  # the DC coordinates do not enter F
     assert plain.n_used == 12 and plain.largest_block == math.comb(14, 3)  # one block of all cubic monomials
     assert plain.dense_scaling_entries > 1000 * blocked.dense_scaling_entries
+
+
+def test_result_fields_are_plain_floats():
+    """SOSResult.bound, rounding_pad and correction came back as numpy.float64 although typed float."""
+    r = sos.sos_sphere_bound(real_form([(2, 2)], [1.0]))
+    for name in (
+        "bound",
+        "value",
+        "dual_value",
+        "gap",
+        "residual_l1",
+        "gram_min_eig",
+        "moment_min_eig",
+        "rounding_pad",
+    ):
+        assert type(getattr(r, name)) is float, name
+    assert type(r.correction) is float and type(r.relative_gap) is float
+    assert r.correction == r.bound - r.value
+
+
+def test_sizes_are_refused_before_the_work():
+    from theory._checks import LimitError
+
+    for call, param in [
+        (lambda: sos.trivial_grading(10**9), "n"),
+        (lambda: sos.sign_grading(10**400), "n"),
+        (lambda: sos.modular_grading(10**6, 3), "p"),
+        (lambda: sos.monomials(2, 10**9), "degree"),
+        (lambda: sos.monomials(10**9, 2), "n"),
+        (lambda: sos.margin_polynomials(ModularTask(31, 3), 10**400, sos.modular_grading(31, 3)), "degree"),
+    ]:
+        with pytest.raises(LimitError) as info:
+            call()
+        assert info.value.param == param and str(info.value).startswith(f"{param} = ")
+
+
+def test_large_degrees_and_bad_solvers():
+    assert sos.output_layer_factor(10**400) > 0  # log space: (d/nu)^(d/2) -> e^(-1/2)
+    assert sos.output_layer_factor(2) == sos.output_layer_factor(2.0)  # integral floats are accepted, as before
+    for kwargs, param in [
+        ({"solver": "NOSUCH"}, "solver"),
+        ({"solver": []}, "solver"),
+        ({"solver_options": 3}, "solver_options"),
+    ]:
+        with pytest.raises(ValueError) as info:
+            sos.sos_sphere_bound(real_form([(2, 2)], [1.0]), **kwargs)
+        assert info.value.param == param
+    with pytest.raises(ValueError) as info:
+        sos.single_neuron_sdp_bound(ModularTask(3, 1), 2, drop_tol=float("nan"))
+    assert info.value.param == "drop_tol"

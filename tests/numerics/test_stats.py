@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import binomtest, fisher_exact
+from scipy.stats import binom, binomtest, fisher_exact
 
 from numerics import stats
 
 
+@settings(deadline=None)  # exact Fractions of subnormal p take a while
 @given(st.integers(1, 40), st.floats(0, 1))
 def test_binomial_pmf_sums_to_one_and_matches_the_exact_formula(n: int, p: float) -> None:
     pmf = stats.binomial_pmf(n, p)
@@ -145,3 +146,39 @@ def test_mann_whitney_by_enumerating_every_ranking() -> None:
     assert statistic == u_obs and abs(res.p_value - count / total) < 1e-12
     assert res.min_p == 1 / math.comb(7, 3) and res.effect == u_obs / 12
     assert stats.mann_whitney_greater([], [1.0]).p_value is None
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=12), st.sampled_from([0.01, 0.05, 0.2]))
+@settings(max_examples=200, deadline=None)
+def test_holm_matches_adjusted_pvalues(pvalues: list[float], alpha: float) -> None:
+    """Holm's adjusted p-values max_{j <= i} min(1, (K - j + 1) p_(j)) below alpha <=> rejected; Holm sits between
+    Bonferroni and the unadjusted tests."""
+    k = len(pvalues)
+    order = sorted(range(k), key=lambda i: pvalues[i])
+    adjusted, running = [0.0] * k, 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (k - rank) * pvalues[i]))
+        adjusted[i] = running
+    got = stats.holm_rejections(pvalues, alpha)
+    assert got == [a < alpha for a in adjusted]
+    assert all(g >= (p * k < alpha) and g <= (p < alpha) for g, p in zip(got, pvalues))
+
+
+@pytest.mark.parametrize(
+    "p_narrow,p_wide,runs,level", [(1.0, 0.5, 6, 0.05), (0.9, 0.3, 7, 0.01), (0.98, 0.96, 5, 0.05)]
+)
+def test_drop_power_by_enumeration(p_narrow: float, p_wide: float, runs: int, level: float) -> None:
+    """Exact power = sum over all outcomes of P(outcome) 1[scipy Fisher p < level], enumerated directly."""
+    expect = sum(
+        binom.pmf(x, runs, p_narrow) * binom.pmf(y, runs, p_wide)
+        for x in range(runs + 1)
+        for y in range(runs + 1)
+        if fisher_exact([[x, runs - x], [y, runs - y]], alternative="greater")[1] < level
+    )
+    assert stats.fisher_drop_power(p_narrow, p_wide, runs, level) == pytest.approx(expect, rel=1e-9, abs=1e-15)
+
+
+@given(st.floats(0, 1), st.integers(1, 15))
+@settings(max_examples=30, deadline=None)
+def test_drop_power_without_a_drop_is_at_most_the_level(p: float, runs: int) -> None:
+    assert stats.fisher_drop_power(p, p, runs, 0.05) <= 0.05 + 1e-12

@@ -114,7 +114,8 @@ def test_limits_allow_the_edge():
     assert len(fg.character_table("Z60").names) == 60
     assert tb.majority_coefficient(5, 5) == tb.majority_coefficient_bruteforce(5, 5) == Fraction(3, 8)
     assert tb.majority_level_weight(7, 7) == tb.majority_coefficient_bruteforce(7, 7) ** 2
-    assert tb.majority_coefficient(50_000, 3) < 0
+    assert tb.majority_coefficient(tb.MAX_EXACT_N, 3) < 0  # 13287: an integer over 2^n, at most 4000 digits
+    assert len(str(tb.majority_coefficient(tb.MAX_EXACT_N, tb.MAX_EXACT_N).denominator)) <= 4000  # it prints
     assert nm.random_network(5, 2, 0, RNG).width == 0  # --random-atoms 0 is valid
 
 

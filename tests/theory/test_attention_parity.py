@@ -110,3 +110,35 @@ def test_parity_bad_input():
         tap.parity_pt_bound(1, "0.1")
     with pytest.raises(ValueError, match="M"):
         tap.projection_ratio(1, 3, 0)
+
+
+# ------------------------------------------------------------------ issue 32: hostile input (regressions)
+def test_hostile_input_is_refused_naming_the_parameter():
+    from theory._checks import InputError, LimitError
+
+    with pytest.raises(LimitError) as info:
+        tap.check_gamma("1e999999999")  # used to hang in Fraction
+    assert info.value.param == "gamma"
+    with pytest.raises(InputError) as info:
+        tap.check_gamma(float("nan"))  # used to feed 'nan' to Fraction
+    assert info.value.param == "gamma"
+    for call, param in [
+        (lambda: tap.parity_margins(tap.parity_construction(2), [(0, 9)]), "tasks"),  # used to raise IndexError
+        (lambda: tap.parity_margins(-1), "heads"),  # used to raise AttributeError
+        (lambda: tap.hamming_hinge_loss(2, []), "tasks"),  # used to raise ZeroDivisionError
+        (lambda: tap.parity_hinge_loss(tap.parity_construction(2), [], "0.1"), "tasks"),
+        (lambda: tap.ParityHeads((F(2),), ((F(1), F(0)),)), "a"),
+    ]:
+        with pytest.raises(InputError) as info:
+            call()
+        assert info.value.param == param
+    for call, param in [
+        (lambda: tap.parity_construction(30), "nu2"),  # used to build 2^30 codes per head
+        (lambda: tap.parity_task_sets(10**5, 2), "d"),
+        (lambda: tap.projection_ratio(1, 12), "nu2"),  # exact ranks: nu2 <= 9
+        (lambda: tap.parity_norm_formula(10**9, "0.1"), "nu2"),
+    ]:
+        with pytest.raises(LimitError) as info:
+            call()
+        assert info.value.param == param
+    assert tap.hamming_margins(10**400, [(0, 1)]) == [F(1)] * 4  # 2^(10^400) - 1 is no longer formed

@@ -410,3 +410,95 @@ def test_bad_input_messages():
         B.fourier_gap(B.fourier_coefficients(B.majority, 3), 3, [0, 1, 2])
     with pytest.raises(ValueError, match=r"k <= s <= n"):
         B.lemma_c2_holds(10, 5, 3)
+
+
+# ------------------------------------------------------------------ issue 32: hostile input (regressions)
+def test_level_weight_beyond_printable_digits_is_refused():
+    """majority_level_weight(49999, 24999) used to return an exact value of ~30000 digits that Python cannot print;
+    W^k[Maj_n] is an integer over 4^n, so n <= 6643 keeps it within 4000 digits."""
+    from theory._checks import MAX_DIGITS, LimitError
+
+    with pytest.raises(LimitError) as info:
+        B.majority_level_weight(49999, 24999)
+    assert info.value.param == "n" and info.value.limit == B.MAX_LEVEL_WEIGHT_N == 6643
+    w = B.majority_level_weight(B.MAX_LEVEL_WEIGHT_N, B.MAX_LEVEL_WEIGHT_N // 2)
+    assert len(str(w.numerator)) <= MAX_DIGITS and len(str(w.denominator)) <= MAX_DIGITS
+    with pytest.raises(LimitError):
+        B.majority_level_weight(B.MAX_LEVEL_WEIGHT_N + 1, 3)
+
+
+def test_closed_forms_print_at_their_limit_and_are_refused_above():
+    """Majority/Half coefficients and gaps are integers over 2^n: n <= 13287 keeps them within 4000 digits (they used
+    to be accepted up to n = 50000, ~15000 digits). rho(k) keeps its binomial unevaluated where the rational would not
+    print (k > 13275) and is refused above k = 50000."""
+    from theory._checks import MAX_DIGITS, LimitError
+
+    def digits(q):
+        return max(len(str(q.numerator)), len(str(q.denominator)))
+
+    edge = B.MAX_EXACT_N
+    assert edge == 13287
+    assert digits(B.majority_coefficient(edge, edge)) <= MAX_DIGITS
+    assert digits(B.majority_coefficient(edge - 1, edge - 2)) <= MAX_DIGITS  # even n: the tie rule
+    assert digits(B.half_coefficient_as_printed(edge - 1, 2)) <= MAX_DIGITS
+    assert digits(B.rho(13275).args[0]) <= MAX_DIGITS
+    reduced = B.rho(13277)
+    assert len(str(reduced)) < 100 and reduced.has(sympy.binomial)
+    assert float(reduced) == float(2 / sympy.pi * sympy.Rational(math.comb(13276, 6638), 13277 * 2**13276))
+    for call, param in [
+        (lambda: B.majority_coefficient(edge + 1, 3), "n"),
+        (lambda: B.majority_gap(edge + 1, 2), "n"),
+        (lambda: B.gradient_gap(edge + 1, 2), "n"),
+        (lambda: B.half_coefficient(edge + 1, 2), "m"),
+        (lambda: B.half_full_set_coefficient(edge + 1), "s"),
+        (lambda: B.rho(B.MAX_RHO_K + 1), "k"),
+    ]:
+        with pytest.raises(LimitError) as info:
+            call()
+        assert info.value.param == param
+
+
+def test_hostile_numbers_are_refused_naming_the_parameter():
+    from theory._checks import InputError, LimitError
+
+    with pytest.raises(LimitError) as info:
+        B.sq_lower_bound_applies("1e999999999", 1, 1, 1, 10, 3)  # used to hang in Fraction
+    assert info.value.param == "r"
+    with pytest.raises(InputError) as info:
+        B.sq_lower_bound_applies(1, 1, 0, 1, 10, 3)  # used to raise ZeroDivisionError
+    assert info.value.param == "tau"
+    with pytest.raises(InputError) as info:
+        B.thm56_condition(float("nan"), 1, "0.1", 20, 5)  # NaN used to reach Fraction
+    assert info.value.param == "D"
+    with pytest.raises(InputError) as info:
+        B.ltf([1, 1, 1], float("nan"))
+    assert info.value.param == "b"
+    with pytest.raises(LimitError):
+        B.ltf_coefficient([1], "1e999999999", [0])
+    with pytest.raises(InputError):
+        B.parseval_sum([float("nan")])
+    with pytest.raises(InputError):
+        B.walsh_hadamard([float("nan"), 1])  # used to answer [nan, nan]
+    with pytest.raises(LimitError):
+        B.sinusoid_coefficient([1], "1e999999999", 0, [0])
+    with pytest.raises(InputError):
+        B.mask_indices(-1)  # used to answer (0,)
+    with pytest.raises(InputError):
+        B.level(-1)  # used to answer 1
+    with pytest.raises(InputError):
+        B.fourier_gap([0, 1], 3, [0])  # used to raise IndexError
+    with pytest.raises(LimitError) as info:
+        B.point(1, 10**9)  # used to build a tuple of 10^9 coordinates
+    assert info.value.param == "n"
+    with pytest.raises(LimitError) as info:
+        B.random_search_tc_probability(10**400, 3, 0.5)  # used to raise OverflowError
+    assert info.value.param == "n"
+    with pytest.raises(LimitError) as info:
+        B.lemma_b2_bound(10**401 + 1, 10**400)  # used to raise OverflowError
+    assert info.value.param == "k"
+
+
+def test_random_search_far_threshold_is_certain():
+    """fraction = 1e308 or 10**400 used to raise OverflowError; the early-success probability is 1."""
+    assert B.random_search_tc_probability(10, 3, 1e308)["p_early"] == 1.0
+    assert B.random_search_tc_probability(10, 3, 10**400, seeds=10**400, min_fraction=10**400)["p_all_above_min"] == 0.0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import time
 from fractions import Fraction
 
 import pytest
@@ -14,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theory import decision_lists as td
+from theory._checks import InputError, LimitError
 
 
 def _subsets(L: int, n: int) -> list[tuple[int, ...]]:
@@ -388,3 +390,129 @@ def test_printed_fig41_claim_counts_every_token():
     task = td.cyclic_task(L)
     assert td.printed_fig41_claimed_in_vocabulary(L) == sum(0 <= task.perm[i] < L for i in range(L))
     assert td.printed_fig41_claimed_in_vocabulary(L) != L - len(td.printed_fig41_values(L, True)["pi"])
+
+
+# --- sizes checked before any work, bad values refused naming the parameter (issue 32)
+
+
+def _refused(call, param):
+    start = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        call()
+    assert info.value.param == param and str(info.value).startswith(f"{param} = ")
+    assert time.perf_counter() - start < 1.0, "the refusal must come before the work"
+    return info.value
+
+
+@pytest.mark.parametrize("L", [7, 61, 100, 200, 1000])
+def test_cyclic_summary_at_theorem_43s_c_prints_without_the_huge_exact_power(L):
+    """initial_loss at c = 4 n^2 log L / delta expanded exp(-c/n) = L^(-4n/delta) exactly: printing
+    cyclic_summary(61, 3) raised 'Exceeds the limit (4300 digits)', (100, 3) took 8 s, (200, 3) more than 30 s."""
+    start = time.perf_counter()
+    out = td.cyclic_summary(L, 3)
+    text = repr(out)
+    assert time.perf_counter() - start < 2.0 and len(text) < 5000
+    L0 = out["L0_at_thm43_c"]
+    assert float(L0) == pytest.approx(math.log(3), rel=1e-15)
+    # the same exact number: exp(-c/n) with c/n = (4n/delta) log L, unevaluated once L^(4n/delta) passes 4000 digits
+    q = sympy.Integer(4 * 3) / sympy.Rational(out["delta_a43"].numerator, out["delta_a43"].denominator)
+    if q * math.log10(L) <= 4000:
+        assert sympy.log(3 + (L - 3) * sympy.Integer(L) ** -q) == L0
+    else:
+        (power,) = L0.atoms(sympy.exp)
+        assert power.args[0] == -q * sympy.log(L) and L0.args[0].args[0] == 3
+
+
+def test_initial_loss_keeps_the_expansion_below_the_digit_limit():
+    assert td.initial_loss(7, 3, 6 * sympy.log(7)) == sympy.log(3 + sympy.Rational(4, 49))  # 7^-2: expanded as before
+    big = td.initial_loss(7, 3, 3 * 10**6 * sympy.log(7))  # 7^-(10^6): 845,000 digits, kept as exp(-10^6 log 7)
+    assert big.has(sympy.exp) and float(big) == pytest.approx(math.log(3))
+
+
+def test_delta_a43_uniform_equals_the_scan_over_every_triple():
+    """delta_a43 for uniform n-subsets looks only at the first triple of each event size: the same (delta, triple)."""
+    for seed in range(60):
+        rnd = random.Random(seed)
+        L = rnd.randint(2, 8)
+        m = rnd.randint(1, L)
+        task = td.random_task(L, m, seed, min_length=rnd.randint(1, m))
+        for n in range(1, L + 1):
+            best = None
+            for a, b, c, A, B in td._a43_triples(task):
+                prob = td.event_probability(L, n, A, B)
+                if prob > 0 and (best is None or prob < best[0]):
+                    best = (prob, (a, b, c))
+            if best is None:
+                with pytest.raises(ValueError):
+                    td.delta_a43(task, n)
+            else:
+                assert td.delta_a43(task, n) == best
+
+
+def test_event_probability_needs_no_binomial_of_the_vocabulary():
+    """C(L, n) of L = 10^9, n = 5 * 10^8 has 3 * 10^8 digits; the ratio has a + b factors."""
+    L, n = 10**9, 5 * 10**8
+    assert td.event_probability(L, n, [0, 1], [2]) == Fraction(n * (n - 1) * (L - n), L * (L - 1) * (L - 2))
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: td.cyclic_task(10**9), "L"),
+        (lambda: td.cyclic_summary(10**9, 3), "L"),
+        (lambda: td.cyclic_summary(20_000, 10_000), "n"),
+        (lambda: td.delta_a44(10**9, 5 * 10**8), "n"),
+        (lambda: td.random_task(10**5, 3, 0), "L"),
+        (lambda: td.printed_fig41_values(10**9, True), "L"),
+        (lambda: td.uniform_subsets(10**9, 2), "L"),
+        (lambda: td.lambda_max_leading(10**1001, 10**1000), "n"),
+        (lambda: td.thm43_step_budget(8, 3, 3, Fraction(1, 10**5000)), "delta"),
+        (
+            lambda: td.ldt_count_matrix(td.DecisionListTask(tuple(range(1001)), tuple((a,) for a in range(1001))), 2),
+            "task",
+        ),
+        (lambda: td.attention_column([[0] * 448] * 448, (0, 1), 0), "W"),
+    ],
+)
+def test_sizes_are_refused_before_the_work(call, param):
+    _refused(call, param)
+
+
+TASK = td.DecisionListTask(perm=(1, 2, 0), lists=((1, 0), (1,), (2,)))
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: td.entry_class(TASK, -1, 0), "r"),
+        (lambda: td.entry_class(TASK, 10**9, 0), "r"),
+        (lambda: td.ldt_event(TASK, -1, 0), "a"),
+        (lambda: td.label_determining_token(TASK, (5,), 5), "a"),
+        (lambda: td.label_determining_token(-1, (0,), 0), "task"),
+        (lambda: td.misclassified_cp(TASK, [[float("inf")] * 3] * 3, (0, 1), 0), "W"),
+        (lambda: td.misclassified_cp(TASK, [[0] * 3] * 2, (0, 1), 0), "W"),
+        (lambda: td.grad_w_column([[0] * 3] * 3, [0.25, 0.5, 0.25], [0.5, 0.5], 1), "sigma"),
+        (lambda: td.grad_v_rows([0.25, 0.5, float("nan")], [0.25, 0.25, 0.5], 1), "p"),
+        (lambda: td.attention_jacobian([0.5, float("nan")], (0, 1)), "p"),
+        (lambda: td.directional_derivative_cp(3, 3, (1, 2, 0), [0.25] * 3, [0.25] * 3, 5, (0, 1)), "k_star"),
+        (lambda: td.grad_w_column_cp(3, (1, 2, 2), [0.25] * 3, [0.25] * 3, 1, (0, 1)), "perm"),
+        (lambda: td.one_step_v(TASK, 2, "1e999999999"), "eta"),
+        (lambda: td.one_step_v_classes(61, 3, float("inf")), "eta"),
+        (lambda: td.thm43_c(3, 8, "1e999999999"), "delta"),
+        (lambda: td.initial_loss(6, 0.0, 2), "n"),
+        (lambda: td.initial_loss(6, 3, float("nan")), "c"),
+        (lambda: td.check_sequence(5, [1, float("inf")]), "seq"),
+        (lambda: td.cyclic_task(7, perm_shift=2.5), "perm_shift"),
+        (lambda: td.random_task(4, 2, float("inf")), "seed"),
+        (lambda: td.delta_a44(3, law={frozenset({0, 1}): float("nan")}), "law"),
+        (lambda: td.delta_a42(TASK, {frozenset({0, 1}): 1}, 5), "misclassified"),
+        (lambda: td.printed_fig41_values(200, "yes"), "one_indexed"),
+        (lambda: td.thm44_algebra(None), "s_notin_S_bound"),
+    ],
+)
+def test_bad_values_are_refused_naming_the_parameter(call, param):
+    """Negative indices answered silently, out-of-range ones raised IndexError, inf raised OverflowError, NaN
+    propagated into the 40-digit identities, and '1e999999999' built a 10^9-digit integer."""
+    with pytest.raises(InputError) as info:
+        call()
+    assert info.value.param == param

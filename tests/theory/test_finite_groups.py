@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from sympy import Rational, sqrt
 
 from theory import finite_groups as fg
+from theory._checks import InputError, LimitError
 
 TOTALLY_REAL = ["S3", "S4", "S5", "D4", "D5", "D6", "Z2^2", "Z2^3", "A5", "S3xZ2"]
 ORDERS = {
@@ -179,3 +180,113 @@ def test_isotypic_projectors_exact(name):
         for s in range(r + 1, ct.n_irreps):
             assert sympy.simplify(P[r] * P[s]) == Z
     assert sympy.simplify(sum(P, Z) - sympy.eye(G.order)) == Z
+
+
+# ------------------------------------------------------------------------------------------
+# Sizes checked from the name before anything is built (issue 32)
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("letter", "num"), [("S", 10**6), ("S", 7), ("A", 10**400), ("D", 361), ("Z", 721)])
+def test_group_order_above_the_limit_is_refused_not_zero(letter, num):
+    """group_order("S", 10**6) returned 0; the order is sized in log space and refused above |G| <= 720."""
+    with pytest.raises(LimitError, match=r"\|G\| <= 720") as info:
+        fg.group_order(letter, num)
+    assert info.value.param == "num" and str(info.value).startswith("num = ")
+
+
+def test_group_order_answers_exactly_up_to_the_limit():
+    assert [fg.group_order("S", n) for n in range(1, 7)] == [1, 2, 6, 24, 120, 720]
+    assert (fg.group_order("A", 6), fg.group_order("D", 360), fg.group_order("Z", 720), fg.group_order("Q", 8)) == (
+        360,
+        720,
+        720,
+        8,
+    )
+    for bad in [("X", 3), ("Q", 4), ("S", 0), ("Z", 2.0)]:
+        with pytest.raises(InputError):
+            fg.group_order(*bad)
+
+
+@pytest.mark.parametrize("name", ["S7", "A9", "S1000000", "Z2^100000xS3", "D" + "9" * 150])
+def test_names_above_the_limit_are_refused_before_building(name):
+    with pytest.raises(LimitError, match=r"\|G\| <= 720") as info:
+        fg.group(name)
+    assert info.value.param == "group"
+
+
+def test_cyclic_and_dihedral_tables_match_the_permutation_construction():
+    """Z_n and D_n are built from their multiplication rules (no |G|^2 products of degree-n permutations): the same
+    labels, tables and permutations as sympy's CyclicGroup/DihedralGroup products."""
+    from sympy.combinatorics import Permutation
+    from sympy.combinatorics.named_groups import CyclicGroup, DihedralGroup
+    from sympy.combinatorics.permutations import _af_rmul
+
+    for n in range(3, 25):
+        r, s = DihedralGroup(n).generators
+        elems = [Permutation(_af_rmul((r**k).array_form, (s**f).array_form)) for k in range(n) for f in range(2)]
+        ref = fg._from_permutations(f"D{n}", "dihedral", n, elems, list(fg.dihedral_group(n).labels))
+        G = fg.dihedral_group(n)
+        assert (G.table, G.perms, G.labels) == (ref.table, ref.perms, ref.labels)
+        (g,) = CyclicGroup(n).generators
+        ref = fg._from_permutations(f"Z{n}", "cyclic", n, [g**k for k in range(n)], [str(k) for k in range(n)])
+        G = fg.cyclic_group(n)
+        assert (G.table, G.perms, G.labels) == (ref.table, ref.perms, ref.labels)
+
+
+def test_z720_is_built_at_once_and_its_character_table_refused():
+    """group("Z720") took 28 s (|G|^2 products of 720-point permutations); tvk derive group --name Z720 was refused
+    only after that. The bound is loose (a guard against the quadratic-in-degree construction, not a benchmark)."""
+    import time
+
+    t0 = time.perf_counter()
+    assert fg.group("Z720").order == 720
+    with pytest.raises(LimitError, match="conjugacy classes") as info:
+        fg.character_table("Z720")
+    assert info.value.param == "group" and time.perf_counter() - t0 < 10
+
+
+def test_isotypic_projector_is_refused_before_the_group_is_built(monkeypatch):
+    """The |G|^2 check comes from the name: neither the group nor its character table is built, and the message reads
+    as a sentence."""
+    monkeypatch.setattr(fg, "group", lambda name: pytest.fail(f"built {name}"))
+    with pytest.raises(LimitError) as info:
+        fg.isotypic_projector("S6", 1)
+    assert info.value.param == "G"
+    assert str(info.value).startswith(
+        "G = S6 is too large: the number of entries of the exact projector, |G|^2, is 518,400, above the limit 200,000"
+    )
+
+
+def test_burnside_tries_and_class_constants_are_bounded():
+    with pytest.raises(LimitError) as info:
+        fg.burnside_character_table("S3", max_tries=10**9)
+    assert info.value.param == "max_tries"
+    with pytest.raises(LimitError, match="conjugacy classes"):
+        fg.class_structure_constants("Z120")  # 120^3 class constants
+    assert fg.class_structure_constants("S3") == fg.class_structure_constants(fg.group("S3"))
+
+
+@pytest.mark.parametrize("x", ["1e999999999", -1e308, float("nan")])
+def test_is_zero_refuses_or_answers_without_hanging(x):
+    try:
+        assert fg.is_zero(x) is False
+    except ValueError as exc:
+        assert getattr(exc, "param", None) == "x"
+
+
+@pytest.mark.parametrize(("name", "classes"), [("Z720", 720), ("D360", 183), ("Z2^7", 128), ("S4xZ13", 65)])
+def test_character_tables_above_the_class_limit_are_refused_from_the_name(monkeypatch, name, classes):
+    """The class count comes from the name's parts (p(n) for S_n, (n + 3)/2 or (n + 6)/2 for D_n, n for Z_n, products
+    multiply): tvk derive group --name Z720 no longer builds Z_720 first."""
+    monkeypatch.setattr(fg, "group", lambda name: pytest.fail(f"built {name}"))
+    with pytest.raises(LimitError, match=f"it has {classes} conjugacy classes") as info:
+        fg.character_table(name)
+    assert info.value.param == "group"
+    with pytest.raises(LimitError, match="conjugacy classes"):
+        fg.check_totally_real(name)
+
+
+def test_class_counts_from_names_match_the_built_groups():
+    for name in ["S2", "S4", "S6", "A4", "A5", "A6", "Q8", "Z7", "D5", "D6", "Z2^3", "S3xZ2", "D4xZ2^2", "Q8xZ3"]:
+        assert fg._name_classes(name)[0] == len(fg.group(name).classes), name

@@ -34,3 +34,29 @@ def test_game_value_on_undetermined_support_is_refused():
 def test_game_value_on_support_refuses_bad_indices(irreps, classes, match):
     with pytest.raises(ValueError, match=match):
         tg.game_value_on_support("S4", irreps, classes)
+
+
+def test_game_value_on_support_refuses_repeated_indices():
+    """Repeated indices made sympy solve an arbitrarily large system (irreps=[1] * 1000); they are refused first."""
+    with pytest.raises(ValueError, match="distinct") as info:
+        tg.game_value_on_support("S4", [1] * 1000, [1] * 1000)
+    assert info.value.param == "irreps"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [lambda: tg.kappa("S3", [0, "1e999999999", 0]), lambda: tg.construction("S3", budgets=[0, "1e-999999999", 1])],
+)
+def test_numeric_strings_with_huge_exponents_are_refused_at_once(call):
+    """Fraction("1e999999999") builds a billion-digit integer (a hang); the exponent is checked first."""
+    with pytest.raises(ValueError, match="exponent"):
+        call()
+
+
+def test_names_above_the_group_limit_are_refused_before_building():
+    from theory._checks import LimitError
+
+    for name in ("S7", "S1000000", "D361"):
+        with pytest.raises(LimitError) as info:
+            tg.max_margin(name)
+        assert info.value.param == "group"

@@ -90,3 +90,28 @@ def test_least_squares_residual_orthogonal(rows, data):
         assert Phi.T * r == sympy.zeros(cols, 1)  # normal equations
         assert sympy.Matrix(y) - Phi * sympy.Matrix(ls.weights) == r
     assert ls.residual_sq == sum(v**2 for v in r)
+
+
+# ------------------------------------------------------------------ issue 32: hostile input (regressions)
+def test_sizes_and_types_are_refused_naming_the_parameter():
+    from theory._checks import InputError, LimitError
+
+    for call, param in [
+        (lambda: I.lattice(10**9), "k"),  # used to build a list of 10^9 points
+        (lambda: I.claim5_corrected(58), "k"),  # exact least squares: (k+1)^3 <= 200000, k <= 57
+        (lambda: I.c6_features(58), "k"),
+        (lambda: I.feature_matrix(10**9, []), "k"),
+        (lambda: I.least_squares(sympy.zeros(59, 59), [0] * 59), "Phi"),
+    ]:
+        with pytest.raises(LimitError) as info:
+            call()
+        assert info.value.param == param
+    with pytest.raises(InputError) as info:
+        I.least_squares(-1, [1])  # used to raise AttributeError
+    assert info.value.param == "Phi"
+    with pytest.raises(InputError) as info:
+        I.least_squares(sympy.Matrix([[sympy.nan]]), [1])
+    assert info.value.param == "Phi"
+    with pytest.raises(InputError):
+        I.LeastSquares((sympy.Integer(0),), (sympy.Integer(0),), sympy.nan, 1)
+    assert I.claim5_corrected(57)["lsq"].exact

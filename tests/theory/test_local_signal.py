@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 
 import mpmath
 import numpy as np
@@ -17,6 +18,7 @@ from scipy import integrate, special, stats
 
 from numerics import local_signal as nl
 from theory import local_signal as tl
+from theory._checks import InputError, LimitError
 
 finite = st.floats(min_value=-5, max_value=5, allow_nan=False)
 
@@ -288,3 +290,109 @@ def test_normal_quantile_against_mpmath():
     for p in (1e-10, 0.3, 0.51):
         assert tl.normal_quantile(p) == pytest.approx(float(-mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(p))))
         assert tl.normal_cdf(tl.normal_quantile(p)) == pytest.approx(p, rel=1e-12)
+
+
+# --- sizes checked before any work, bad values refused naming the parameter (issue 32)
+
+
+def _refused(call, param):
+    start = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        call()
+    assert info.value.param == param and str(info.value).startswith(f"{param} = ")
+    assert time.perf_counter() - start < 1.0, "the refusal must come before the work"
+    return info.value
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.9])
+def test_clt_error_with_an_underflowing_second_moment_is_zero_not_a_zero_division(tau):
+    """clt_error(2, 0.0, 1e-200) raised ZeroDivisionError: E S^2 = sigma^2 underflows to 0.0."""
+    assert tl.clt_error(2, tau, 1e-200) == 0.0
+    assert tl.clt_error(2, 0.9, 1e-3) == 0.0
+    assert tl.clt_error(2, 0.0, 0.05) == tl.normal_cdf(-1 / math.sqrt(2 * 0.05**2))  # E S^2 > 0: the float formula
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: tl.shrink(1.0, -0.5), "tau"),
+        (lambda: tl.soft_threshold_cf(1.0, -0.5, 1.0), "tau"),
+        (lambda: tl.soft_threshold_cf(1.0, 0.5, 0.0), "sigma"),
+        (lambda: tl.soft_threshold_moments(float("nan"), 1.0), "tau"),
+        (lambda: tl.error_curve(100, 1.0), "tau"),
+        (lambda: tl.clt_error(100, -0.1), "tau"),
+        (lambda: tl.error_curve(100, 0.5, tol=0.0), "tol"),
+        (lambda: tl.optimal_threshold(2, grid=1), "grid"),
+        (lambda: tl.optimal_threshold(2, grid=3, xtol=0.0), "xtol"),
+        (lambda: tl.normal_cdf(float("nan")), "x"),
+        (lambda: tl.normal_pdf(10**400), "x"),
+        (lambda: tl.mills_ratio(-40.0), "x"),
+        (lambda: tl.soft_threshold(float("inf"), 0.5), "x"),
+        (lambda: tl.faddeeva(1e200j), "z"),
+        (lambda: tl.faddeeva("abc"), "z"),
+        (lambda: tl.exact_number("1e999999999"), "x"),
+        (lambda: tl.mills_bounds(float("nan")), "x"),
+        (lambda: tl.t2_corrected(1, "1e999999999", 1, 1, 100), "C2"),
+        (lambda: tl.truncated_moments(1e200, 1e200), "alpha"),
+        (lambda: tl.soft_threshold_moments(0.5, 1e200), "sigma"),
+        (lambda: tl.max_exceedance(100, absolute="yes"), "absolute"),
+        (lambda: tl.format_signal({"k": 3}), "summary"),
+        (lambda: tl.cnn_gradient(((1.0, float("nan")),), (1.0, 0.0), 0.1), "X"),
+    ],
+)
+def test_values_outside_the_domain_are_refused_naming_the_parameter(call, param):
+    """The tau = 0 ZeroDivisionError of the audit (soft_threshold_cf at sigma = 0, optimal_threshold with grid = 1) and
+    the other bare exceptions, NaN answers and hangs: each an InputError naming the parameter."""
+    with pytest.raises(InputError) as info:
+        call()
+    assert info.value.param == param
+
+
+def test_optimal_threshold_refuses_a_zero_division_grid_and_a_hanging_xtol():
+    """grid = 1 divided by zero, xtol = 0 never stopped."""
+    with pytest.raises(InputError):
+        tl.optimal_threshold(2, grid=1)
+    _refused(lambda: tl.optimal_threshold(2, grid=10**9), "grid")
+    start = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        tl.optimal_threshold(2, grid=3, xtol=1e-300)  # refused once the grid has located the bracket
+    assert info.value.param == "xtol" and time.perf_counter() - start < 5
+
+
+def test_error_curve_is_sized_before_the_integral():
+    """error_curve(10**9, 0) and error_curve(2, 0, sigma = 1e-5) ran for minutes, tol = 0 forever."""
+    _refused(lambda: tl.error_curve(10**9, 0.0), "k")
+    _refused(lambda: tl.error_curve(1_562_188, 0.0), "k")
+    _refused(lambda: tl.error_curve(2, 0.0, 1e-5), "sigma")
+    _refused(lambda: tl.error_curve(2, 1 - 1e-12, 1.0), "tau")
+    _refused(lambda: tl.error_curve(2, 0.5, 1.0, tol=1e-30), "tol")
+    _refused(lambda: tl.error_curve(2, 0.0, 1e-200), "sigma")
+    _refused(lambda: tl.noise_sigma(10**400), "k")
+
+
+@pytest.mark.parametrize(
+    "k,tau,sigma,tol",
+    [(2, 0.999999, 1.0, 1e-10), (3, 0.9, 0.3, 1e-13), (100, 0.0, None, 1e-10), (10**4, 0.3, 1.0, 1e-10)],
+)
+def test_the_panel_estimate_is_the_number_of_panels_the_integral_takes(k, tau, sigma, tol, monkeypatch):
+    """The cost formula of error_curve (tail regime, tiny tol, k-driven and sigma-driven regimes) against the count."""
+    calls = []
+    original = tl._cf
+    monkeypatch.setattr(tl, "_cf", lambda *args: calls.append(1) or original(*args))
+    s = tl.noise_sigma(k) if sigma is None else sigma
+    tl.error_curve(k, tau, s, tol=tol)
+    estimate, _ = tl._inversion_panels(k, tau, s, tol)
+    assert abs(len(calls) / len(tl._GL_X) - estimate) <= 0.02 * estimate + 3
+
+
+def test_k_at_the_limit_of_the_integral_is_accepted():
+    estimate, param = tl._inversion_panels(1_562_187, 0.0, tl.noise_sigma(1_562_187), 1e-10)
+    assert estimate <= tl.MAX_INVERSION_PANELS and param == "k"
+
+
+def test_truncated_moments_keep_their_digits_for_a_large_alpha():
+    """1 + alpha r - r^2 cancels 4 log10(alpha) digits: at alpha = 1e10 the variance was negative."""
+    mean, var, second = tl.truncated_moments(1e10, 1.0)
+    assert mean == pytest.approx(1e10) and var == pytest.approx(1e-20, rel=1e-9) and second == pytest.approx(1e20)
+    assert tl.truncated_moments(1e150, 1e-100)[1] == 0.0  # s^2/alpha^2 = 1e-500 underflows
+    assert tl.mills_ratio(1e300) == pytest.approx(1e-300) and tl.mills_ratio(1e20) == pytest.approx(1e-20)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from fractions import Fraction as F
 
 import numpy as np
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theory import looped as tl
+from theory._checks import InputError, LimitError
 
 
 def _rand_prompt(seed: int, n: int, d: int):
@@ -155,3 +157,93 @@ def test_lemma_8_23_requires_eta_at_most_one_over_L():
 def test_bad_inputs_raise(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# --- sizes checked before any work, bad values refused naming the parameter (issue 32)
+
+
+def _refused(call, param):
+    start = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        call()
+    assert info.value.param == param and str(info.value).startswith(f"{param} = ")
+    assert time.perf_counter() - start < 1.0, "the refusal must come before the work"
+    return info.value
+
+
+def test_mask_is_refused_from_its_size_before_building_it():
+    """mask(10**5) built a 10^10-entry sympy matrix for minutes."""
+    err = _refused(lambda: tl.mask(10**5), "n")
+    assert "attention() applies it" in err.hint
+    _refused(lambda: tl.mask(447), "n")
+    assert tl.mask(3).shape == (4, 4)
+    _refused(lambda: tl.construction(316), "d")
+
+
+def test_attention_and_the_loop_do_not_build_the_sympy_construction():
+    """attention() uses Q = I and P = diag(I, 0) as lists: a prompt of d = 400 columns is not refused."""
+    Z = [[1] * 401, [0] * 400 + [1]]
+    assert tl.attention(Z, exact=False)[-1] == [1.0] * 400 + [0.0]  # the score of the one row is 1
+
+
+@pytest.mark.parametrize("n", [10**9, 10**400])
+def test_exact_powers_of_the_bounds_are_sized_before_the_work(n):
+    """lemma_8_23_bound at T = 10**9 computed (2/3)^T exactly for more than 20 s."""
+    _refused(lambda: tl.lemma_8_23_bound(n, F(1, 3), 3, 1), "T")
+    _refused(lambda: tl.thm_8_25_bound(n, 3), "T")
+    _refused(lambda: tl.thm_8_16_sharp_bound(n, 3, 2), "T")
+    assert tl.thm_8_25_exp_bound(n, 3) == sympy.exp(-sympy.Integer(n) / 3)
+    assert float(tl.thm_8_25_bound(n, 3.0)) == 0.0  # a float kappa gives a float power at once
+
+
+def test_the_largest_exact_power_is_accepted():
+    bound = tl.thm_8_25_bound(8383, 3)  # (2/3)^8383: 4000 digits, the limit
+    assert bound == sympy.Rational(2, 3) ** 8383
+    _refused(lambda: tl.thm_8_25_bound(8384, 3), "T")
+    _refused(lambda: tl.lemma_8_23_bound(8384, F(1, 3), 3, 1), "T")
+
+
+def test_long_exact_runs_are_refused_before_they_start():
+    X, y = [[1, 0], [0, 1], [1, 1]], [1, 2, 3]
+    _refused(lambda: tl.gd_iterates(X, y, [F(1, 10**50)] * 1000), "etas")
+    _refused(lambda: tl.looped_forward(X, y, 1, [F(1, 10**50)] * 1000), "etas")
+    _refused(lambda: tl.tf_output_predicted(X, y, 1, [F(1, 10**50)] * 1000), "etas")
+    assert len(tl.gd_iterates(X, y, [F(1, 3)] * 200)) == 201  # small denominators: long exact runs stay allowed
+    _refused(lambda: tl.gd_iterates(X, y, [0.1] * 400_000, exact=False), "etas")
+
+
+def test_a_diverging_float_run_is_refused_not_answered_with_inf():
+    with pytest.raises(InputError, match="diverges") as info:
+        tl.gd_iterates([[1, 0], [0, 1], [1, 1]], [1, 2, 3], [10.0] * 400, exact=False)
+    assert info.value.param == "etas"
+    with pytest.raises(InputError, match="diverges"):
+        tl.looped_forward([[1, 0], [0, 1], [1, 1]], [1, 2, 3], 1, [10.0] * 400, exact=False)
+
+
+def test_the_exact_spectrum_is_refused_above_max_spectrum_d():
+    d = tl.MAX_SPECTRUM_D + 1
+    X = [[int(i == j) for j in range(d)] for i in range(d + 1)]
+    _refused(lambda: tl.gram_spectrum(X), "X")
+    _refused(lambda: tl.condition_number(X), "X")
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: tl.thm_8_16_bound(3, 3, float("nan")), "alpha"),
+        (lambda: tl.thm_8_16_sharp_bound(3, 3, float("inf")), "alpha"),
+        (lambda: tl.prompt_step_size(float("nan")), "L"),
+        (lambda: tl.gd_contraction_factor(F(1, 3), 3, float("inf")), "mu"),
+        (lambda: tl.thm_8_25_bound(3, "1e999999999"), "kappa"),
+        (lambda: tl.embed([[1, 0], [0, 1]], [1, 2], 10**400, exact=False), "alpha"),
+        (lambda: tl.gd_iterates([[1, 0], [0, 1]], [1, 2], [float("nan")]), "etas"),
+        (lambda: tl.tf_readout([]), "Z"),
+        (lambda: tl.tf_readout([[1, 2], [float("nan"), 1]]), "Z"),
+        (lambda: tl.check_step_size(F(1, 3), 3, upper=None), "upper"),
+        (lambda: tl.gram([[1, 0]], exact="no"), "exact"),
+    ],
+)
+def test_bad_values_are_refused_naming_the_parameter(call, param):
+    with pytest.raises(InputError) as info:
+        call()
+    assert info.value.param == param

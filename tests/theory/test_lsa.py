@@ -4,6 +4,7 @@ properties of Thm 5.4.1, (D.4) and Thm 5.4.3). Expected values come from indepen
 from __future__ import annotations
 
 import itertools
+import time
 from fractions import Fraction as F
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theory import lsa as tl
+from theory._checks import InputError, LimitError
 
 CASE_A = sympy.diag(4, 3, 2, 1)
 N_A = 20
@@ -352,3 +354,84 @@ def test_limit_relative_error_rotated(problem):
     Ginv = G.inv()
     expected = [abs(eig[i] * (Q[:, i].T * Ginv * Q[:, i])[0, 0] - 1) for i in range(d)]
     assert tl.limit_relative_error(Lam, N) == expected
+
+
+# ------------------------------------------------------------------------------------------ issue 32: hostile input
+
+_E = sympy.Matrix([[1, 2, 3], [1, 2, 0]])
+_WPV, _WKQ = sympy.Matrix([[5, 7], [2, 3]]), sympy.Matrix([[1, 4], [2, 6]])
+_PROMPT_FUNCTIONS = [tl.lsa_output, tl.corrected_prediction, tl.expanded_prediction]
+
+
+@pytest.mark.parametrize("f", _PROMPT_FUNCTIONS)
+@pytest.mark.parametrize("rho", [0, float("nan"), float("inf"), sympy.zoo, "2"])
+def test_the_prompt_functions_refuse_a_bad_rho(f, rho):
+    """rho = 0 returned zoo, rho = nan returned nan, rho = inf returned 0."""
+    with pytest.raises(ValueError) as info:
+        f(_E, _WPV, _WKQ, rho)
+    assert info.value.param == "rho"
+
+
+@pytest.mark.parametrize("f", _PROMPT_FUNCTIONS)
+@pytest.mark.parametrize(
+    "kwargs,param",
+    [
+        ({"E": -1}, "E"),  # AttributeError: 'int' object has no attribute 'rows'
+        ({"E": "abc"}, "E"),
+        ({"E": []}, "E"),
+        ({"WPV": float("nan")}, "WPV"),  # a NaN prediction
+        ({"WKQ": sympy.Matrix([[1, float("inf")], [2, 6]])}, "WKQ"),
+        ({"WKQ": sympy.eye(3)}, "WKQ"),
+        ({"E": sympy.zeros(100, 30), "WPV": sympy.zeros(100, 100), "WKQ": sympy.zeros(100, 100)}, "E"),
+    ],
+)
+def test_the_prompt_functions_refuse_bad_matrices(f, kwargs, param):
+    args = {"E": _E, "WPV": _WPV, "WKQ": _WKQ, "rho": 2} | kwargs
+    with pytest.raises(ValueError) as info:
+        f(**args)
+    assert info.value.param == param
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: tl.reduced_loss([[1, 0], [0, 1]], float("nan"), CASE_A[:2, :2], 2), "u"),
+        (lambda: tl.noisy_eval_loss(CASE_A, 5, 1, 4, float("nan"), [1, 1, 0, 0]), "sigma"),
+        (lambda: tl.noisy_eval_loss(CASE_A, 5, 1, 4, sympy.I, [1, 1, 0, 0]), "sigma"),
+        (lambda: tl.noisy_eval_loss(CASE_A, 5, 1, 4, 0, [1, 1, 0, float("inf")]), "w"),
+        (lambda: tl.noisy_eval_loss(CASE_A, 5, 1, 4, 0, [1, 1, 0, 0], w_in_eigenbasis="yes"), "w_in_eigenbasis"),
+        (lambda: tl.optimal_rank_r([[float("nan"), 0], [0, 1]], 2, 1), "Lambda"),
+        (lambda: tl.t_values([sympy.nan, 1], 2), "lam"),
+        (lambda: tl.is_exact("abc"), "m"),  # AttributeError: 'str' object has no attribute 'has'
+        (lambda: tl.reduced_loss([[1] * 10**6] * 2, 1, [[2, 0], [0, 1]], 2), "U"),  # shape checked first
+    ],
+)
+def test_bad_values_are_refused_naming_the_parameter(call, param):
+    with pytest.raises(InputError) as info:
+        call()
+    assert info.value.param == param
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: tl.lemma51_moments(4), "d"),
+        (lambda: tl.eq52_residuals(1, 10**9), "n"),
+        (lambda: tl.t_values([1] * 65, 2), "lam"),
+        (lambda: tl.as_covariance([[0] * 10**6] * 10**6), "Lambda"),  # 10^12 entries: sized before being read
+        (lambda: tl.excess_loss_frobenius([[1, 0], [0, 1]], 1, [[2, 0], [0, 1]], 10**1001), "N"),
+    ],
+)
+def test_sizes_are_refused_before_the_work(call, param):
+    t0 = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        call()
+    assert time.perf_counter() - t0 < 1.0 and info.value.param == param
+    assert str(info.value).startswith(f"{param} = ")
+
+
+def test_a_sign_sympy_cannot_decide_is_evaluated_with_enough_digits():
+    """A 150-digit entry made optimal_rank_r raise "cannot determine truth value of Relational" (the gap between two
+    radicals cancels to ~1e-150 at sympy's default precision)."""
+    opt = tl.optimal_rank_r([[10**150 + 7, 1], [1, 2]], 3, 1)
+    assert opt.unique and opt.r == 1 and sympy.N(opt.loss, 20) > 0

@@ -6,6 +6,7 @@ force in Fractions or from mpmath quadrature of the definitions."""
 from __future__ import annotations
 
 import itertools
+import time
 from fractions import Fraction as F
 
 import mpmath
@@ -15,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theory import markov as tm
+from theory._checks import InputError, LimitError
 
 PROB = st.fractions(min_value=0, max_value=1, max_denominator=50)
 
@@ -287,3 +289,141 @@ def test_lag_range_ends_are_accepted() -> None:
     assert tm.step1_v_leading(100, 100) == tm.lemma84_constant("D") / 100
     assert tm.e49_as_printed(100, 100) == sympy.Rational(-1, 200)
     assert tm.e49_as_printed(100, 1) == sympy.Rational(-1, 2)
+
+
+# ------------------------------------------------------------------------------------------ issue 32: hostile input
+
+
+@pytest.mark.parametrize("form", [tm.matrix_power_closed_form, tm.matrix_power_entry_form])
+def test_matrix_power_at_a_billion_is_refused_before_the_work(form) -> None:
+    """P^n at n = 10^9 with rational a, b formed (-1/6)^(10^9) exactly (over 20 s): the digits of lambda^n are now
+    sized first; symbolic a, b (or n) and float a, b keep any n."""
+    a, b = sympy.Rational(1, 3), sympy.Rational(1, 2)
+    t0 = time.perf_counter()
+    with pytest.raises(LimitError, match=r"^n = 1,000,000,000 is too large: the exact lambda\^n") as info:
+        form(10**9, a, b)
+    assert time.perf_counter() - t0 < 1.0 and info.value.param == "n"
+    with pytest.raises(LimitError):
+        form(10**400, a, b)
+    assert form(13_000, sympy.Rational(1, 2), 1)[0, 0] == sympy.Rational(1, 2) ** 13_000  # 3914 digits, accepted
+    assert form(10**9)[0, 0].has(eigenvalue_power := (tm.A + tm.B - 1) ** 10**9) and eigenvalue_power.exp == 10**9
+    assert form(10**9, 1, 0) == sympy.Matrix([[1, 0], [1, 0]])  # lambda = 0: no growth
+    n = sympy.Symbol("n")
+    assert form(n, a, b)[0, 0].subs(n, 3) == form(3, a, b)[0, 0]
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), sympy.nan, sympy.oo, 2.5, "3", None])
+def test_matrix_power_refuses_a_non_integer_power(bad) -> None:
+    """n = inf returned 1 pi (lambda^inf = 0) and n = nan a TypeError; n is an integer or a symbolic expression."""
+    with pytest.raises(InputError) as info:
+        tm.matrix_power_closed_form(bad, sympy.Rational(1, 3), sympy.Rational(1, 2))
+    assert info.value.param == "n"
+    with pytest.raises(InputError, match="invertible"):
+        tm.matrix_power_closed_form(-1, sympy.Rational(1, 2), sympy.Rational(1, 2))  # lambda = 0
+    assert (
+        tm.matrix_power_closed_form(-1, sympy.Rational(1, 3), sympy.Rational(1, 2))
+        == tm.transition_matrix(sympy.Rational(1, 3), sympy.Rational(1, 2)).inv()
+    )
+
+
+NAN_CALLS = [
+    (lambda v: tm.transition_matrix(v, 0.5), "a"),
+    (lambda v: tm.stationary_law(0.5, v), "b"),
+    (lambda v: tm.eigenvalue(v, 0.5), "a"),
+    (lambda v: tm.cor_e2_diagonal_truncated(v), "delta"),
+    (lambda v: tm.posterior_mean([[1, 0], [0, 1]], [v, 1]), "alpha"),
+    (lambda v: tm.posterior_dirichlet([[v, 0], [0, 1]]), "counts"),
+    (lambda v: tm.expected_kl_given_counts([v, 1]), "counts_row"),
+    (lambda v: tm.strategy_probs([0, v], 2, "unigram"), "seq"),
+    (lambda v: tm.bigram_logits([0, v, 1], 2), "seq"),
+    (lambda v: tm.cor_e2_v_update(5, 1, v), "k"),
+]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf"), sympy.nan, sympy.zoo, sympy.oo])
+@pytest.mark.parametrize(("call", "param"), NAN_CALLS)
+def test_nan_and_inf_are_refused_naming_the_parameter(call, param, value) -> None:
+    """NaN and infinities used to come back (eigenvalue(nan) = nan) or raise bare errors (OverflowError, a NaN fed
+    into Fraction); now an InputError names the parameter."""
+    with pytest.raises(InputError) as info:
+        call(value)
+    assert info.value.param == param
+
+
+def test_counts_and_tokens_are_not_truncated() -> None:
+    """int() truncated 1.5 to 1 and read negative state indices from the end of the row."""
+    with pytest.raises(InputError, match="counts"):
+        tm.posterior_mean([[1.5, 0], [0, 1]])
+    with pytest.raises(InputError, match="seq"):
+        tm.unigram_logits([0, 1.5], 2)
+    assert tm.unigram_logits([0.0, 1.0], 2) == tm.unigram_logits([0, 1], 2)  # integral floats are tokens
+    with pytest.raises(InputError) as info:
+        tm.posterior_beta_marginal([[3, 1], [0, 2]], -1, 0)
+    assert info.value.param == "i"
+    with pytest.raises(InputError) as info:
+        tm.posterior_beta_marginal([[3, 1], [0, 2]], 0, 2)
+    assert info.value.param == "j"
+
+
+@pytest.mark.parametrize(
+    ("call", "param"),
+    [
+        (lambda: tm.cor_e2_v_update(10**9, 1), "t"),
+        (lambda: tm.cor_e2_v_update(9001, 1), "t"),
+        (lambda: tm.expected_kl_given_counts([10**9, 0]), "counts_row"),
+        (lambda: tm.expected_kl_given_counts(range(10**9)), "counts_row"),
+        (lambda: tm.ngram_kl_asymptotic(10**9, 100, 10**9), "n"),
+        (lambda: tm.strategy_probs([0, 1], 10**9, "uniform"), "k"),
+        (lambda: tm.unigram_logits([0, 1], 10**9), "k"),
+        (lambda: tm.bigram_logits([0, 1] * 10**6, 2), "seq"),
+        (lambda: tm.stationary_monomial_integral(0, 10**9, 0, 0), "beta"),
+        (lambda: tm.transition_count_classes(10**9), "t"),
+        (lambda: tm.next_token_class_probabilities(101), "t"),
+        (lambda: tm.K(10**9), "j"),
+        (lambda: tm.leading_argmax_v2(10**9), "jmax"),
+        (lambda: tm.step2_diag_leading(100, 13), "j"),
+    ],
+)
+def test_sizes_are_refused_before_the_work(call, param) -> None:
+    """Each of these ran for minutes or without end (t = 10^9 loops, K_j integrals beyond j = 12, harmonic sums of
+    10^9 terms, 10^9-entry lists)."""
+    t0 = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        call()
+    assert time.perf_counter() - t0 < 2.0 and info.value.param == param
+    assert str(info.value).startswith(f"{param} = ")
+
+
+def test_the_sizes_at_the_limits_are_accepted() -> None:
+    """The largest accepted sizes answer, with the same values as the direct sums."""
+    assert tm.cor_e2_v_update(9000, 8999) == sympy.Rational(1, 3 * 2 * 9000)
+    assert len(tm.bigram_logits([0, 1] * 50_000, 2)) == 100_000
+    assert tm.stationary_monomial_integral(0, 0, 0, 0) == (F(0), F(2))
+
+    def direct(t: int, j: int) -> F:  # the sum as printed: sum_{p=j}^t sum_{n=1}^{p-j+1} E[lambda^n]
+        return sum(
+            (sum((F(1, n + 1) for n in range(1, p - j + 2) if n % 2 == 0), F(0)) for p in range(j, t + 1)), F(0)
+        ) / (2 * t)
+
+    for t in (2, 3, 10, 57):
+        for j in range(1, t + 1):
+            assert tm.cor_e2_v_update(t, j) == sympy.Rational(direct(t, j))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seq=st.lists(st.integers(0, 2), min_size=1, max_size=25), n=st.integers(2, 30))
+def test_counts_in_one_pass_match_the_definitions(seq: list[int], n: int) -> None:
+    """The O(t k) counts (and the Knuth-Morris-Pratt n-gram context) against Fact 8.3 and Sec. 8.2.2 summed directly."""
+    k, t = 3, len(seq)
+    assert tm.bigram_logits(seq, k) == [
+        [sum(1 for s in range(1, p + 1) if seq[s] == i and seq[s - 1] == seq[p]) for i in range(k)] for p in range(t)
+    ]
+    assert tm.unigram_logits(seq, k) == [
+        [sum(1 for s in range(p + 1) if seq[s] == i) for i in range(k)] for p in range(t)
+    ]
+    ctx = tuple(seq[t - n + 1 :]) if n <= t else None
+    counts = [0] * k
+    for s in range(n - 1, t):
+        if tuple(seq[s - n + 1 : s]) == ctx:
+            counts[seq[s]] += 1
+    assert tm.strategy_probs(seq, k, "ngram", n) == [F(c + 1, sum(counts) + k) for c in counts]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 import sympy
 
 from theory import modular as tm
+from theory._checks import InputError, LimitError
 
 
 @pytest.mark.parametrize("w", [[1], []], ids=["p=1", "p=0"])
@@ -56,3 +59,85 @@ def test_valid_residues_still_accepted():
     assert tm.construction_logit_as_printed(5, [4, 4], 0) == 0
     assert tm.construction(5, 2).logit([4, 4], 3) == 2
     assert tm.construction(5, 2).logit([4, 4], 0) == sympy.Rational(-1, 2)
+
+
+# ------------------------------------------------------------------------------------------ issue 32: hostile input
+
+
+@pytest.mark.parametrize(
+    "call,sentence",
+    [
+        (
+            lambda: tm.polarization_identity(11),
+            "k = 11 is too large: the number of terms 2^(k-1) of the identity is 1,024, above the limit 512",
+        ),
+        (
+            lambda: tm.cos_sum_expansion(10),
+            "k = 10 is too large: the number of terms 2^k of the expansion is 1,024, above the limit 512",
+        ),
+        (
+            lambda: tm.FourierNeuron(p=100_001, zeta=1, phases=(0,), amplitude=1).u(),
+            "p = 100,001 is too large: the number (k+1) p of exact entries of the neuron is 200,002, above the limit",
+        ),
+        (
+            lambda: tm.psi_fourier([[0] * 317], [0] * 317),
+            "p = 317 is too large: the number (k+1) p^2 of terms of the exact DFTs is 200,978, above the limit 200,000",
+        ),
+    ],
+)
+def test_refusals_read_as_sentences(call, sentence):
+    """The limits used to read "the identity has 2^(k-1) terms is 1,024": the counted quantity is now the subject."""
+    with pytest.raises(LimitError) as info:
+        call()
+    assert str(info.value).startswith(sentence), str(info.value)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), sympy.nan, sympy.zoo, "nan", "1e999999999"])
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda v: tm.psi_dc_leak(5, 3, v), "eps"),
+        (lambda v: tm.psi_two_frequencies(5, 3, v), "s"),
+        (lambda v: tm.psi_phase_mismatch(3, 2, v), "delta"),
+        (lambda v: tm.psi_unbalanced(5, 2, [v, "1/2", "1/2"]), "r"),
+        (lambda v: tm.memorising_normalized_margin(3, v, 1), "alpha"),
+        (lambda v: tm.optimal_neuron(5, 2, phases=[v, 0]), "phases"),
+        (lambda v: tm.psi_time_domain([[v, 0, 0]], [1, 0, 0]), "u"),
+        (lambda v: tm.FourierNeuron(p=3, zeta=1, phases=(0,), amplitude=v).u(), "amplitude"),
+    ],
+)
+def test_nan_inf_and_huge_exponents_are_refused_naming_the_parameter(call, param, value):
+    """'1e999999999' made Fraction build 10^999999999 (minutes); NaN and infinities are InputErrors."""
+    t0 = time.perf_counter()
+    with pytest.raises(InputError) as info:
+        call(value)
+    assert time.perf_counter() - t0 < 0.5 and info.value.param == param
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: tm.optimal_amplitude(10**1001 + 1, 2), "p"),  # sympy factors the radicand: minutes at 4000 digits
+        (lambda: tm.optimal_fourier_magnitude(3, 10**1001), "k"),
+        (lambda: tm.optimal_neuron(10**1001 + 1, 2), "p"),
+        (lambda: tm.memorising_normalized_margin(3, sympy.Rational(1, 10**600), 1), "alpha"),
+        (lambda: tm.psi_two_frequencies(5, 1001, sympy.Rational(1, 10**10)), "s"),
+        (lambda: tm.psi_dc_leak(5, 2, sympy.Rational(1, 10**1001)), "eps"),
+        (lambda: tm.psi_unbalanced(5, 1, [sympy.Rational(1, 10**600), 1 - sympy.Rational(1, 10**600)]), "r"),
+        (lambda: tm.psi_time_domain([[sympy.Rational(1, 10**1000), 0, 0], [0, 1, 0]], [1, 0, 0]), "u"),
+        (lambda: tm.construction(3, 10**400), "k"),  # the log-cost overflowed a float (OverflowError)
+    ],
+)
+def test_huge_numbers_are_refused_before_sympy_forms_them(call, param):
+    t0 = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        call()
+    assert time.perf_counter() - t0 < 0.5 and info.value.param == param
+    assert str(info.value).startswith(f"{param} = ")
+
+
+def test_a_huge_p_is_shown_by_its_size_in_the_message():
+    """The message printed p in full (thousands of digits) in "the exact gamma*(p, k) at p = ..."."""
+    with pytest.raises(LimitError) as info:
+        tm.max_margin(10**3000 + 1, 2)
+    assert "at p = ~10^3000" in str(info.value) and len(str(info.value)) < 400

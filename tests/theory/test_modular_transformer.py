@@ -1,6 +1,7 @@
 """theory.modular_transformer: exact 2-D spectra of cosine heads, the isotropic share, the threshold rule and the
 predicted delay order, against numpy brute force (independent oracle) and Monte Carlo."""
 
+import time
 from fractions import Fraction
 
 import numpy as np
@@ -10,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theory import modular_transformer as tmt
+from theory._checks import LimitError
 
 ODD_P = st.sampled_from([3, 5, 7, 9, 11, 13])
 
@@ -156,3 +158,40 @@ def test_covered_frequencies():
 def test_bad_input_names_the_parameter(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# ------------------------------------------------------------------------------------------ issue 32: hostile input
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: tmt.frequency_bins(10**9 + 1), "p"),  # a list of 2.5e17 bins
+        (lambda: tmt.covered_frequencies(10**400 + 1), "p"),  # len() of the range overflowed
+        (lambda: tmt.dataset_size(5, 10**9), "k"),  # 5^(10^9) formed exactly
+        (lambda: tmt.train_size(3, 10**400), "k"),
+        (lambda: tmt.ideal_top_fraction(1001, 101), "n_freq"),
+        (lambda: tmt.head_power_support(10**9 + 1, range(1, 1001), range(1, 1001)), "key_freqs"),
+    ],
+)
+def test_sizes_are_refused_before_the_work(call, param):
+    t0 = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        call()
+    assert time.perf_counter() - t0 < 1.0 and info.value.param == param
+    assert str(info.value).startswith(f"{param} = ")
+
+
+def test_the_ideal_head_skips_pslq_on_rational_powers():
+    """nsimplify (PSLQ) ran on every rational bin power (1.3 s at n_freq = 3); the value is unchanged."""
+    t0 = time.perf_counter()
+    assert tmt.ideal_top_fraction(41, 12) == 1 and tmt.ideal_top_fraction(11, 3) == 1
+    assert time.perf_counter() - t0 < 1.0
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), sympy.nan, sympy.zoo, "1e999999999"])
+def test_a_nan_phase_is_refused_naming_it(value):
+    for call in (tmt.cosine_dft, tmt.single_frequency_purity):
+        with pytest.raises(ValueError) as info:
+            call(7, 2, value)
+        assert info.value.param == "phi"

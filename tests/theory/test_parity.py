@@ -9,11 +9,13 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import time
 
 import pytest
 import sympy
 
 from theory import parity as tp
+from theory._checks import InputError, LimitError
 
 
 def _brute_expectation(u, S, k):
@@ -152,3 +154,69 @@ def test_structural_prediction_values_and_deviations():
 def test_bad_inputs_name_the_hypothesis(call, msg):
     with pytest.raises(ValueError, match=msg.replace("(", r"\(").replace(")", r"\)").replace("^", r"\^")):
         call()
+
+
+# ------------------------------------------------------------------------------------------ issue 32: hostile input
+
+K30_PATHS = [
+    lambda: tp.construction(30, range(30)),
+    lambda: tp.construction(30, list(range(30)), width=2**29),
+    lambda: tp.construction(30, tuple(range(30)), width=1),  # the size is checked before the width
+    lambda: tp.construction(10**6, range(30)),
+    lambda: tp.construction(10**9, iter(range(30))),
+]
+
+
+@pytest.mark.parametrize("call", K30_PATHS, ids=range(len(K30_PATHS)))
+def test_the_k30_construction_is_refused_at_once_on_every_path(call):
+    """k = 30 (2^29 neurons) is refused before anything is built, whatever the width, n or kind of sequence."""
+    t0 = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        call()
+    assert time.perf_counter() - t0 < 0.5 and info.value.param == "k"
+    assert str(info.value).startswith("k = 30 is too large: the exact construction")
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: tp.check_support(10**9, range(10**9)), "support"),  # was listed in full (memory) before any check
+        (lambda: tp.construction(10**9, range(10**9)), "support"),
+        (lambda: tp.structural_prediction(10**9, range(10**9)), "support"),
+        (lambda: tp.optimal_neuron(10**9, [0]), "n"),
+        (lambda: tp.parity_expectation(iter(range(10**9)), [0]), "u"),
+        (lambda: tp.max_margin(1464), "k"),
+    ],
+)
+def test_huge_supports_and_vectors_are_refused_before_they_are_listed(call, param):
+    t0 = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        call()
+    assert time.perf_counter() - t0 < 0.5 and info.value.param == param
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), sympy.nan, sympy.zoo, "nan", "1e999999999"])
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda v: tp.parity_expectation([v, 1], [0]), "u"),
+        (lambda v: tp.neuron_margin([1, 2], [v, -1], [0]), "w"),
+        (lambda v: tp.structural_prediction(3, [0, 2]).deviations([v, 0, 1], [1, -1]), "u"),
+        (lambda v: tp.structural_prediction(3, [0, 2]).deviations([1, 0, 1], [1, v]), "w"),
+        (lambda v: tp.check_support(3, [0, v]), "support"),
+    ],
+)
+def test_nan_and_inf_are_refused_naming_the_parameter(call, param, value):
+    """deviations() returned NaN for a NaN weight; '1e999999999' built a billion-digit integer (Fraction) for
+    minutes; now each is an InputError naming the parameter."""
+    t0 = time.perf_counter()
+    with pytest.raises(InputError) as info:
+        call(value)
+    assert time.perf_counter() - t0 < 0.5 and info.value.param == param
+
+
+def test_the_monomial_limit_reads_as_a_sentence():
+    with pytest.raises(LimitError) as info:
+        tp.expectation_identity_residual(60, 8)
+    assert str(info.value).startswith("n = 60 is too large: the number of monomials C(n+k-1, k) of the expansion")
+    assert " has " not in str(info.value).split(";")[0]

@@ -248,3 +248,78 @@ def test_lemma_b9_bounds_need_a_positive_product_of_v():
             with pytest.raises(ValueError, match="prod_i v_i > 0"):
                 bound(v, u)
         assert bound([-1.0, -2.0], u) == bound([1.0, 2.0], u)  # a positive product of negative v_i is allowed
+
+
+# ------------------------------------------------------------------ issue 32: hostile input (regressions)
+@pytest.mark.parametrize("v0", [0, -1, sympy.Integer(0), 0.0, F(-1, 2)])
+def test_blowup_needs_a_positive_start(v0):
+    """blowup_time(3, v0=0) used to answer sympy's zoo and v0 = -1 the negative time -1: the equal-init flow from
+    v0 <= 0 never blows up (v0 = 0 stays at 0), so v0 is refused like flow_solution refuses it."""
+    from theory._checks import InputError
+
+    for call in (
+        lambda: P.blowup_time(3, v0),
+        lambda: P.flow_solution(sympy.Symbol("t"), 3, v0),
+        lambda: P.flow_time(sympy.Integer(2), 3, v0),
+    ):
+        with pytest.raises(InputError) as info:
+            call()
+        assert info.value.param == "v0"
+    assert P.blowup_time(2) == sympy.oo  # k = 2: exponential growth, no finite blow-up (documented, not an error)
+
+
+def test_flow_time_refuses_v_below_v0_on_the_sympy_path():
+    """flow_time(0.5, 3) used to answer the negative time -1.0 (the Fraction path refused it already)."""
+    with pytest.raises(ValueError, match="v >= v0"):
+        P.flow_time(0.5, 3, 1)
+
+
+def test_non_finite_floats_never_reach_a_bound():
+    """NaN and infinities used to give nan, 0.0 or 6.0 silently, or a complex number (negative gamma)."""
+    from theory._checks import InputError
+
+    u = [[1] * 10] * 3
+    for call, param in [
+        (lambda: P.flow_rhs([float("nan"), 1, 2]), "v"),
+        (lambda: P.velocity_at_plateau_end_approx(3, 101, float("nan")), "gamma"),
+        (lambda: P.velocity_at_plateau_end_approx(3, 101, -0.01), "gamma"),
+        (lambda: P.lemma_b8_bounds([1, 1, 1], float("nan"), 0), "b"),
+        (lambda: P.lemma_b9_lower_bound([2.0] * 3, u, c=float("nan")), "c"),
+        (lambda: P.lemma_b9_upper_bound([2.0] * 3, [[float("inf")]] * 3), "u"),
+        (lambda: P.lemma_b9_lower_bound([2.0] * 3, [[1e150]] * 3), "u"),
+        (lambda: P.block_probabilities(2, -1), "dist"),
+        (lambda: P.lemma_b9_lower_bound_exact([2, 2], [[1, 1]]), "u"),
+    ]:
+        with pytest.raises(InputError) as info:
+            call()
+        assert info.value.param == param
+
+
+def test_sizes_are_refused_before_the_work():
+    """These used to hang (or run out of memory) before any check."""
+    from theory._checks import LimitError
+
+    for call, param in [
+        (lambda: P.error([2], n_prime=10**7), "n_prime"),
+        (lambda: P.population_gradient_symbolic(10**9, 2), "k"),
+        (lambda: P.population_gradient_symbolic(1, 10**9), "n_prime"),
+        (lambda: P.sum_distribution([2**j for j in range(40)]), "u"),
+        (lambda: P.first_time_error_at_most("1e999999999", 3, 5), "eps"),
+        (lambda: P.velocity_at_plateau_end_approx(3, 10**400), "n_prime"),
+    ]:
+        with pytest.raises(LimitError) as info:
+            call()
+        assert info.value.param == param
+
+
+def test_plateau_ratio_scaled_for_large_k_is_finite():
+    """n'^(1-k/2) used to underflow to 0.0 (ZeroDivisionError)."""
+    assert P.plateau_ratio_scaled(2001, 3) == 0.0
+    assert math.isfinite(P.plateau_ratio_scaled(601, 5))
+
+
+def test_lemma_b8_product_sign_does_not_underflow():
+    """prod v_i(0) > 0 is read from the signs: 0.1^1000 underflows to 0.0 but is positive."""
+    with pytest.raises(ValueError, match="float range"):
+        P.lemma_b8_bounds([0.1] * 1000, 1, 0)  # the bound itself overflows: refused, not 'needs prod > 0'
+    assert P.lemma_b9_lower_bound([1e-5] * 400, [[1] * 3] * 400) == 0.5

@@ -96,3 +96,31 @@ def test_validation():
         SI.check_under_sparse(12, 4, 1)
     with pytest.raises(ValueError, match="case"):
         SI.good_neuron_correlation(13, 4, 2, "in")
+
+
+# ------------------------------------------------------------------ issue 32: hostile input (regressions)
+def test_sizes_and_numbers_are_refused_naming_the_parameter():
+    from theory._checks import InputError, LimitError
+
+    with pytest.raises(InputError) as info:
+        SI.bias_grid(4, float("nan"))  # NaN used to reach Fraction (bare ValueError)
+    assert info.value.param == "eps"
+    with pytest.raises(LimitError) as info:
+        SI.bias_grid(4, "1e999999999")  # used to hang
+    assert info.value.param == "eps"
+    with pytest.raises(LimitError) as info:
+        SI.bias_grid(10**9, 1)  # used to build 10^9 Fractions
+    assert info.value.param == "k"
+    with pytest.raises(LimitError) as info:
+        SI.perturbation_epsilon(10**6 + 1, 10**5, 0)  # used to return a value Python cannot print
+    assert info.value.param == "n"
+    with pytest.raises(LimitError) as info:
+        SI.good_neuron_correlations(SI.MAX_CORRELATION_N + 1, 4, 0)
+    assert info.value.param == "n"
+
+
+def test_good_neuron_correlations_at_the_limit_are_fast():
+    """The three values are computed once (they used to be recomputed for each of the n coordinates)."""
+    xi = SI.good_neuron_correlations(SI.MAX_CORRELATION_N - 1, 4, 0)
+    assert xi[0] == SI.good_neuron_correlation(SI.MAX_CORRELATION_N - 1, 4, 0, "S-S'")
+    assert len(str(xi[-1].denominator)) <= 4000

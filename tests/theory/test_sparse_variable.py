@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theory import sparse_variable as ts
+from theory._checks import LimitError
 
 
 def _contexts(T: int):
@@ -339,3 +340,60 @@ def test_coherent_score_coefficients_make_relevant_scores_equal():
         ts.fixed_score_worst_case_error([sympy.sqrt(2), 0, 0], (0,), c.R)
     with pytest.raises(ValueError, match="R"):
         ts.fixed_score_worst_case_error([1, 0, 0], (0,), "log(5)")
+
+
+# ------------------------------------------------------------------------------------------ sizes (issue 32)
+
+
+@pytest.mark.parametrize(
+    ("call", "param"),
+    [
+        (lambda: ts.lemma_a19(10**9, (0,)), "T"),
+        (lambda: ts.lemma_a21(ts.MAX_CONTEXT + 1, (0,)), "T"),
+        (lambda: ts.general_representation(8, tuple(range(8)), [F(0)] * 256), "support"),
+        (lambda: ts.general_representation(100, tuple(range(100)), []), "support"),
+        (lambda: ts.symmetric_representation(1000, tuple(range(1000)), [F(0)] * 1001), "support"),
+        (lambda: ts.relu_interpolation_net([(F(k),) for k in range(1000)], [F(0)] * 1000, F(1, 4)), "points"),
+        (lambda: ts.random_support(10**9, 10**9, random.Random(0)), "s"),
+        (lambda: ts.fixed_score_worst_case_error([1, 0], (0,), 1, digits=10**9), "digits"),
+        (lambda: ts.fixed_score_worst_case_error([1, 0], (0,), "1e3000"), "R"),
+        (lambda: ts.and_information_bound(10**6, 5 * 10**5), "s"),
+    ],
+)
+def test_sizes_are_refused_before_the_work(call, param):
+    """Each of these hung or ran out of memory (T = 10^9 positions, a 2^(2s) s^2-entry network, a billion digits)."""
+    with pytest.raises(LimitError) as info:
+        call()
+    assert info.value.param == param and str(info.value).startswith(f"{param} = ")
+
+
+def test_the_limits_allow_the_claims_cases():
+    """The claims use T <= 10^5 and s <= 6 (general representation): accepted."""
+    assert ts.worst_case_error(ts.lemma_a19(ts.MAX_CONTEXT, (0, 5, 9))) > 0
+    rep = ts.general_representation(6, tuple(range(6)), [F(k) for k in range(64)])
+    assert rep((1, 0, 1, 0, 1, 1)) == rep.f((1, 0, 1, 0, 1, 1))
+    assert ts.and_information_bound(10**400, 3) > 0  # C(T, 3) has 1200 digits
+
+
+@pytest.mark.parametrize(
+    ("call", "param"),
+    [
+        (lambda: ts.chi(float("nan")), "bit"),
+        (lambda: ts.lemma_a19(4, (1,), gamma="1e999999999"), "gamma"),
+        (lambda: ts.lemma_a19(4, (1,), coherence=float("inf")), "coherence"),
+        (lambda: ts.r_a19(4, 2, "1e-999999999"), "gamma"),
+        (lambda: ts.check_bits([0, float("inf")], 2), "b"),
+        (lambda: ts.stated_mlp_bounds(ts.relu_interpolation_net([[0]], [1], F(1, 4)), "A.22", 0), "gamma"),
+        (lambda: ts.stated_mlp_bounds(ts.relu_interpolation_net([[0]], [1], F(1, 4)), "A.99", F(1)), "lemma"),
+        (lambda: ts.worst_case_error(-1), "c"),
+        (lambda: ts.mlp_norms(None), "net"),
+        (lambda: ts.random_support(5, 2, rng=-1), "rng"),
+        (lambda: ts.lemma_a19_coherent(3, (0, 1), F(1), [[1, 1], [1, 1]], F(0)), "gram"),
+    ],
+)
+def test_bad_values_are_refused_naming_the_parameter(call, param):
+    """NaN came back from chi, OverflowError from Fraction(inf), ZeroDivisionError from gamma = 0, a hang from
+    Fraction("1e999999999"), AttributeError from a non-construction, StopIteration from a singular Gram matrix."""
+    with pytest.raises(ValueError) as info:
+        call()
+    assert info.value.param == param

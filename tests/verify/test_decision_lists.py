@@ -16,7 +16,10 @@ from hypothesis import strategies as st
 from numerics import decision_lists as nd
 from theory import decision_lists as td
 from verify.runtime.loop import torch_threads
+from verify.runtime.options import RunOptions
 from verify.train import decision_lists as vd
+
+CPU = RunOptions(device="cpu")  # the trainers' old default device (RunOptions defaults to "auto")
 
 
 @pytest.fixture(autouse=True)
@@ -118,7 +121,7 @@ def test_one_step_of_v_at_zero_is_the_label_count_formula_on_a_batch():
 
 def test_one_gd_step_v_class_means_match_the_closed_form():
     task = td.cyclic_task(64)
-    res = vd.one_gd_step_v(task, 5, 64.0**2, v0_std=1e-4, samples=2000, chunks=4, seed=1)
+    res = vd.one_gd_step_v(task, 5, 64.0**2, v0_std=1e-4, samples=2000, chunks=4, seed=1, options=CPU)
     exact = td.one_step_v_classes(64, 5, 64**2)
     for k in td.ENTRY_CLASSES:
         assert abs(res.classes[k]["mean"] - float(exact[k])) <= 5 * res.classes[k]["se"] + 1e-3
@@ -127,8 +130,8 @@ def test_one_gd_step_v_class_means_match_the_closed_form():
 
 def test_population_gd_matches_numpy_and_seeds_do_not_interact():
     tasks = [td.random_task(7, 3, s, min_length=1) for s in (0, 1)]
-    both = vd.population_gd_w(tasks, 3, [5.0, 20.0], [0.4, 0.1], 15, seeds=(0, 1))
-    alone = vd.population_gd_w(tasks[1:], 3, [20.0], [0.1], 15, seeds=(1,))
+    both = vd.population_gd_w(vd.PopulationGDConfig(tasks, 3, [5.0, 20.0], [0.4, 0.1], 15, seeds=(0, 1)), CPU)
+    alone = vd.population_gd_w(vd.PopulationGDConfig(tasks[1:], 3, [20.0], [0.1], 15, seeds=(1,)), CPU)
     ref = nd.population_gd_w(tasks[0], 3, 5.0, 0.4, 15)
     assert np.max(np.abs(both.W[1] - alone.W[0])) < 1e-14
     assert np.max(np.abs(both.W[0] - ref.W)) < 1e-12
@@ -150,15 +153,20 @@ def test_hessian_matches_finite_differences_of_the_closed_form_gradient():
         H[:, i] = (
             (nd.closed_form_gradients(E, V, S, Y)[0] - nd.closed_form_gradients(-E, V, S, Y)[0]) / (2 * h)
         ).ravel()
-    assert vd.hessian_lambda_max(task, n, c) == pytest.approx(np.linalg.eigvalsh((H + H.T) / 2).max(), rel=1e-7)
+    assert vd.hessian_lambda_max(task, n, c, device="cpu") == pytest.approx(
+        np.linalg.eigvalsh((H + H.T) / 2).max(), rel=1e-7
+    )
 
 
 @pytest.mark.parametrize(
     ("make", "match"),
     [
-        (lambda: vd.population_gd_w([td.cyclic_task(70)], 3, [1.0, 2.0], [0.1], 2, seeds=(0,)), "one task"),
         (
-            lambda: vd.one_gd_step_v(td.cyclic_task(70), 3, 1.0, v0_std=0.0, samples=10, chunks=3, seed=0),
+            lambda: vd.population_gd_w(vd.PopulationGDConfig([td.cyclic_task(70)], 3, [1.0, 2.0], [0.1], 2, (0,)), CPU),
+            "one task",
+        ),
+        (
+            lambda: vd.one_gd_step_v(td.cyclic_task(70), 3, 1.0, v0_std=0.0, samples=10, chunks=3, seed=0, options=CPU),
             "chunks",
         ),
         (lambda: vd.attention_jacobian_autograd(np.zeros((4, 4)), (0, 1), 3), "not in the sequence"),

@@ -9,17 +9,17 @@ import math
 import pytest
 import torch
 
-import verify.train.attention
-import verify.train.polynomial_step
+import verify.runtime.memory
 from theory import decision_lists as td
 from verify.runtime.loop import torch_threads
+from verify.runtime.memory import InsufficientMemoryError
+from verify.runtime.options import RunOptions
 from verify.train import decision_lists as vd
-from verify.train.polynomial import config_overrides
-from verify.train.polynomial_step import InsufficientMemoryError
 
 from .peak_memory import PeakBytes
 
 FACTOR = 3.0  # the estimate is an upper estimate, at most this many times the measured peak (measured 1.3-2.4)
+CPU = RunOptions(device="cpu")  # the trainers' old default device (RunOptions defaults to "auto")
 
 
 @pytest.fixture(autouse=True)
@@ -32,12 +32,18 @@ def _tasks(L: int, S: int) -> list[td.DecisionListTask]:
     return [td.random_task(L, min(L, 4), s, min_length=1) for s in range(S)]
 
 
-def _runs(L: int, n: int, S: int) -> dict:
+def _runs(L: int, n: int, S: int, options: RunOptions = CPU) -> dict:
+    """The three runs with ``options`` (the Hessian takes the device and the memory override from them)."""
     tasks = _tasks(L, S)
+    cfg = vd.PopulationGDConfig(tasks, n, [2.0] * S, [0.5] * S, 2, seeds=tuple(range(S)))
     return {
-        "population": lambda: vd.population_gd_w(tasks, n, [2.0] * S, [0.5] * S, 2, seeds=tuple(range(S))),
-        "one_step": lambda: vd.one_gd_step_v(tasks[0], n, 1.0, v0_std=1.0, samples=400, chunks=2, seed=0),
-        "hessian": lambda: vd.hessian_lambda_max(tasks[0], n, 2.0),
+        "population": lambda: vd.population_gd_w(cfg, options),
+        "one_step": lambda: vd.one_gd_step_v(
+            tasks[0], n, 1.0, v0_std=1.0, samples=400, chunks=2, seed=0, options=options
+        ),
+        "hessian": lambda: vd.hessian_lambda_max(
+            tasks[0], n, 2.0, device=options.device, ignore_memory_check=options.ignore_memory_check
+        ),
     }
 
 
@@ -71,37 +77,36 @@ def test_absurd_sizes_are_refused_before_anything_is_allocated():
     sequence is drawn."""
     tasks = _tasks(40, 1)
     with pytest.raises(InsufficientMemoryError, match="ignore-memory-check"):
-        vd.one_gd_step_v(tasks[0], 10, 1.0, v0_std=1.0, samples=2 * 10**10, chunks=2, seed=0)
+        vd.one_gd_step_v(tasks[0], 10, 1.0, v0_std=1.0, samples=2 * 10**10, chunks=2, seed=0, options=CPU)
 
 
 @pytest.mark.parametrize("name", ["population", "one_step", "hessian"])
 def test_short_memory_refuses_unless_overridden(monkeypatch, name):
-    monkeypatch.setattr(verify.train.polynomial_step, "free_memory", lambda device: 1000)
-    run = _runs(6, 3, 2)[name]
+    monkeypatch.setattr(verify.runtime.memory, "free_memory", lambda device: 1000)
     with pytest.raises(InsufficientMemoryError, match="ignore-memory-check") as err:
-        run()
+        _runs(6, 3, 2)[name]()
     assert "needs about" in str(err.value)
-    with config_overrides(ignore_memory_check=True):
-        run()
+    _runs(6, 3, 2, CPU.replace(ignore_memory_check=True))[name]()
 
 
 def test_population_gd_prints_its_estimate_before_a_long_run(monkeypatch, capsys):
     tasks = _tasks(6, 2)
-    steps = verify.train.attention.PROBE_STEPS + 3
-    monkeypatch.setattr(verify.train.attention, "PRINT_ESTIMATE_S", 0.0)
-    vd.population_gd_w(tasks, 3, [2.0, 2.0], [0.5, 0.5], steps, seeds=(0, 1))
+    cfg = vd.PopulationGDConfig(tasks, 3, [2.0, 2.0], [0.5, 0.5], verify.runtime.memory.PROBE_STEPS + 3, seeds=(0, 1))
+    monkeypatch.setattr(verify.runtime.memory, "PRINT_ESTIMATE_S", 0.0)
+    vd.population_gd_w(cfg, CPU)
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("population GD on W (L=6, n=3): 2 seed(s), about"), lines
     assert "GiB peak" in lines[0] and "ms per step, 3 steps left" in lines[0]
-    monkeypatch.setattr(verify.train.attention, "PRINT_ESTIMATE_S", 1e9)
-    vd.population_gd_w(tasks, 3, [2.0, 2.0], [0.5, 0.5], steps, seeds=(0, 1))
+    monkeypatch.setattr(verify.runtime.memory, "PRINT_ESTIMATE_S", 1e9)
+    vd.population_gd_w(cfg, CPU)
     assert capsys.readouterr().err == ""
 
 
 def test_the_check_changes_no_number(monkeypatch):
     """The hook only reads a clock: results with and without the long-run print are equal bit for bit."""
     tasks = _tasks(6, 2)
-    ref = vd.population_gd_w(tasks, 3, [2.0, 2.0], [0.5, 0.5], 8, seeds=(0, 1))
-    monkeypatch.setattr(verify.train.attention, "PRINT_ESTIMATE_S", 0.0)
-    again = vd.population_gd_w(tasks, 3, [2.0, 2.0], [0.5, 0.5], 8, seeds=(0, 1))
+    cfg = vd.PopulationGDConfig(tasks, 3, [2.0, 2.0], [0.5, 0.5], 8, seeds=(0, 1))
+    ref = vd.population_gd_w(cfg, CPU)
+    monkeypatch.setattr(verify.runtime.memory, "PRINT_ESTIMATE_S", 0.0)
+    again = vd.population_gd_w(cfg, CPU)
     assert torch.equal(torch.as_tensor(ref.W), torch.as_tensor(again.W)) and ref.loss.tolist() == again.loss.tolist()

@@ -165,3 +165,113 @@ def test_every_record_specific_figure_has_labelled_axes(captured, tmp_path):
     assert len(names) == len(captured) == 8  # lsa draws a spectrum and a noise curve
     for name, fig in zip(names, captured):
         assert unlabelled_axes(fig) == [], name
+
+
+# --- the shared rules of issue 31: values in cells only where they fit, capped legends, distinct reference lines,
+# twice the resolution, the failing seed's figure
+
+
+def _boxes_overlap(a: list[float], b: list[float]) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+def test_heatmap_values_are_written_only_where_they_fit(tmp_path):
+    rng = np.random.default_rng(1)
+    dense = {
+        "name": "dense",
+        "kind": "heatmap",
+        "x": list(range(31)),
+        "y": list(range(31)),
+        "panels": [{"title": f"head {h}", "z": rng.normal(size=(31, 31)).tolist()} for h in range(4)],
+        "xlabel": "b",
+        "ylabel": "a",
+    }
+    name = vf.render_plot_spec("d", dense, tmp_path)
+    layout = vf.read_layout(tmp_path / name)
+    assert layout["dpi"] == vf.DPI == 220 and len(layout["panels"]) == 4
+    assert all(p["annotated"] == 0 and p["fontsize"] is None for p in layout["panels"]) and layout["boxes"] == []
+    name = vf.render_plot_spec("p", PARETO_LIKE, tmp_path)
+    layout = vf.read_layout(tmp_path / name)
+    assert [p["annotated"] for p in layout["panels"]] == [9, 9] and len(layout["boxes"]) == 18
+    for x0, y0, x1, y1, k in layout["boxes"]:
+        w, h = layout["panels"][k]["cell"]
+        assert 0 < x1 - x0 < w and 0 < y1 - y0 < h
+    boxes = layout["boxes"]
+    assert not any(_boxes_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    fig = vf.plot_spec_figure("d", dense)
+    try:
+        assert all(len(ax.get_xticks()) <= 16 for ax in fig.axes[:4])  # 31 tick labels thinned to at most 16
+    finally:
+        plt.close(fig)
+
+
+def test_legends_are_capped_and_reference_lines_differ():
+    many = {
+        "name": "m",
+        "kind": "lines",
+        "xlabel": "x",
+        "ylabel": "y",
+        "series": [{"label": f"run {i}", "x": [0, 1], "y": [i, i + 1]} for i in range(30)],
+        "hlines": [{"y": 1, "label": "a"}, {"y": 2, "label": "b"}, {"y": 3, "label": "c"}],
+    }
+    crowd = {"name": "c", "kind": "lines", "xlabel": "x", "ylabel": "y", "series": many["series"]}
+    crowd = crowd | {"series": [{"x": s["x"], "y": s["y"]} for s in many["series"]]}
+    fig = vf.plot_spec_figure("demo", many)
+    try:
+        texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+        assert len(texts) == vf.LEGEND_MAX and texts[-1].startswith("+ 26 more")  # 30 runs + 3 lines - 7 shown
+        refs = [(line.get_color(), str(line.get_linestyle())) for line in fig.axes[0].get_lines()[-3:]]
+        assert len(set(refs)) == 3  # three reference lines, three styles
+    finally:
+        plt.close(fig)
+    fig = vf.plot_spec_figure("demo", crowd)
+    try:
+        assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["30 unlabelled series"]
+        assert len(fig.axes[0].get_lines()) == 30  # every series is still drawn
+    finally:
+        plt.close(fig)
+
+
+def _seed_record(verdict: str = "fail", reason: str = "tops 0.9, 0.8, 0.1; seed 2: top 0.1") -> dict:
+    panel = lambda v: [{"title": "p", "z": [[v, v], [v, v]]}]  # noqa: E731
+    spec = {"name": "w", "kind": "heatmap", "x": [0, 1], "y": [0, 1], "panels": panel(0.0), "title": "W"}
+    spec["by_seed"] = [{}, {"panels": panel(1.0)}, {"panels": panel(2.0)}]
+    return {
+        "id": "r",
+        "verdict": verdict,
+        "reason": reason,
+        "details": {},
+        "metadata": {"seeds": [5, 6, 7]},
+        "artifacts": {
+            "plots": [spec],
+            "history": [{"step": s, "ratio": [0.5, 0.6, 0.1]} for s in range(3)],
+            "spectra": {"u1_values": [[0.0] * 5], "u1_power": [[1.0, 0.0, 0.0]], "neurons": [0]}
+            | {"by_seed": [{}, {}, {"u1_values": [[1.0] * 5], "neurons": [3]}]},
+        },
+    }
+
+
+def test_a_failing_seed_is_the_seed_drawn(captured, tmp_path):
+    rec = _seed_record()
+    assert vf.failing_seeds(rec) == [2]
+    assert vf.failing_seeds(_seed_record("pass")) == [] and vf.failing_seeds(
+        rec | {"details": {"failed_seeds": [1]}}
+    ) == [1]
+    assert vf.seed_figures(rec) == ["r-w.png", "r-spectra.png", "r-margin.png"]
+    vf.render_figures([rec], tmp_path)
+    margin, spectra, heat = captured  # drawn in this order: record-specific figures, then the plot specs
+    assert heat.axes[0].get_images()[0].get_array().max() == 2.0  # seed 2's panel, not seed 0's
+    assert "seed 7 (#2), which failed" in heat._suptitle.get_text() and vf.figure_layout(heat)["seed"] == 2
+    assert "seed 7 (#2), which failed" in spectra._suptitle.get_text()
+    assert "neuron 3" in spectra.axes[0].get_ylabel()
+    labels = [t.get_text() for t in margin.axes[0].get_legend().get_texts()]
+    assert "seed 7 (#2), failed" in labels
+    widths = {line.get_label(): line.get_linewidth() for line in margin.axes[0].get_lines()}
+    assert widths["seed 7 (#2), failed"] > widths["seed 5"]
+
+
+def test_a_one_seed_figure_says_when_the_failing_seed_is_not_in_the_record(captured, tmp_path):
+    rec = _seed_record()
+    del rec["artifacts"]["spectra"]["by_seed"]
+    vf.render_figures([rec], tmp_path)
+    assert "seed 7 (#2) failed; the record holds this seed's data only" in captured[1]._suptitle.get_text()

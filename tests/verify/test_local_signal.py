@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from theory import local_signal as tl
+from verify.runtime.options import RunOptions
 from verify.train import local_signal as vs
 
 
@@ -76,8 +77,8 @@ def test_reduced_and_direct_simulators_agree_in_distribution():
     base = vs.SignalTrainConfig(
         k=20, d=5, batch=10, steps=30, eval_every=15, n_test=200, init_norm=0.2, lr_w=0.3, num_threads=1
     )
-    red = vs.train_signal(replace(base, simulator="reduced", seeds=tuple(range(150))), device="cpu")
-    dire = vs.train_signal(replace(base, simulator="direct", seeds=tuple(range(1000, 1150))), device="cpu")
+    red = vs.train_signal(replace(base, simulator="reduced", seeds=tuple(range(150))), RunOptions(device="cpu"))
+    dire = vs.train_signal(replace(base, simulator="direct", seeds=tuple(range(1000, 1150))), RunOptions(device="cpu"))
     assert list(red.steps) == list(dire.steps) == [0, 15, 30]
     for q in ("c", "v", "b"):
         a, b = getattr(red, q)[-1], getattr(dire, q)[-1]
@@ -88,7 +89,9 @@ def test_reduced_and_direct_simulators_agree_in_distribution():
 
 @pytest.mark.parametrize("d", [1, 2])
 def test_degenerate_dimensions(d):
-    run = vs.train_signal(vs.SignalTrainConfig(k=10, d=d, batch=5, steps=5, eval_every=5, n_test=50, seeds=(0, 1)))
+    run = vs.train_signal(
+        vs.SignalTrainConfig(k=10, d=d, batch=5, steps=5, eval_every=5, n_test=50, seeds=(0, 1)), RunOptions()
+    )
     assert np.all(np.isfinite(run.c)) and np.all(np.isfinite(run.v))
     if d == 1:
         np.testing.assert_array_equal(run.v, 0.0)
@@ -96,7 +99,8 @@ def test_degenerate_dimensions(d):
 
 def test_history_and_derived_quantities():
     run = vs.train_signal(
-        vs.SignalTrainConfig(k=100, d=4, batch=50, steps=40, eval_every=20, n_test=300, seeds=(0,), num_threads=1)
+        vs.SignalTrainConfig(k=100, d=4, batch=50, steps=40, eval_every=20, n_test=300, seeds=(0,), num_threads=1),
+        RunOptions(),
     )
     assert run.c.shape == run.v.shape == run.b.shape == run.accuracy.shape == (3, 1)
     np.testing.assert_allclose(run.cosine, run.c / np.hypot(run.c, run.v))
@@ -106,9 +110,9 @@ def test_history_and_derived_quantities():
 
 def test_start_state_continues_a_run_and_is_reduced_only():
     cfg = vs.SignalTrainConfig(k=50, d=4, batch=20, steps=10, eval_every=10, n_test=100, seeds=(0, 1))
-    first = vs.train_signal(cfg)
+    first = vs.train_signal(cfg, RunOptions())
     state = {"c": first.c[-1], "v": first.v[-1], "b": first.b[-1]}
-    more = vs.train_signal(cfg, start_state=state)
+    more = vs.train_signal(cfg, RunOptions(), start_state=state)
     np.testing.assert_allclose(more.c[0], first.c[-1]) and np.testing.assert_allclose(more.b[0], first.b[-1])
     with pytest.raises(ValueError, match="reduced"):
-        vs.train_signal(replace(cfg, simulator="direct"), start_state=state)
+        vs.train_signal(replace(cfg, simulator="direct"), RunOptions(), start_state=state)

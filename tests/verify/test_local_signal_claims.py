@@ -12,6 +12,7 @@ import pytest
 from theory import local_signal as tl
 from verify.claims import registry
 from verify.report.figures import plot_spec_figure
+from verify.runtime.options import RunOptions
 from verify.train import local_signal as vs
 
 from .claim_checks import evaluation
@@ -74,7 +75,9 @@ def test_plot_specs_render():
 
 
 def test_figure_plots_have_the_three_panels_and_reference_lines():
-    run = vs.train_signal(vs.SignalTrainConfig(k=100, d=4, batch=50, steps=20, eval_every=10, n_test=200, seeds=(0, 1)))
+    run = vs.train_signal(
+        vs.SignalTrainConfig(k=100, d=4, batch=50, steps=20, eval_every=10, n_test=200, seeds=(0, 1)), RunOptions()
+    )
     plots = figure_plots(run, 0.65, 0.37, 0.4)
     assert [p["name"] for p in plots] == ["fig3.3-b-and-c", "fig3.3-ratio", "fig3.3-accuracy"]
     assert plots[1]["hlines"][0]["y"] == 0.65

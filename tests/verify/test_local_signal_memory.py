@@ -8,17 +8,17 @@ from dataclasses import replace
 
 import pytest
 
-import verify.train.attention
-import verify.train.polynomial_step
+import verify.runtime.memory
 from verify.runtime.loop import torch_threads
+from verify.runtime.memory import InsufficientMemoryError
+from verify.runtime.options import RunOptions
 from verify.train import local_signal as vs
-from verify.train.polynomial import config_overrides
-from verify.train.polynomial_step import InsufficientMemoryError
 
 from .peak_memory import PeakBytes
 
 FACTOR = 3.0  # the estimate is an upper estimate, at most this many times the measured peak (measured 1.1-2.3)
 SIMULATORS = ("reduced", "direct")
+CPU = RunOptions(device="cpu")
 
 
 def _cfg(simulator: str, **kw) -> vs.SignalTrainConfig:
@@ -43,7 +43,7 @@ def test_memory_estimate_is_the_stated_count():
 def test_memory_estimate_bounds_the_measured_peak(simulator, k, d, batch, n_test, S):
     cfg = _cfg(simulator, k=k, d=d, batch=batch, n_test=n_test, seeds=tuple(range(S)))
     with torch_threads(1), PeakBytes() as pb:
-        vs.train_signal(cfg, device="cpu")
+        vs.train_signal(cfg, CPU)
     estimate = vs.memory_estimate(cfg)
     assert pb.peak <= estimate <= FACTOR * pb.peak, (pb.peak, estimate)
 
@@ -51,27 +51,26 @@ def test_memory_estimate_bounds_the_measured_peak(simulator, k, d, batch, n_test
 @pytest.mark.parametrize("simulator", SIMULATORS)
 def test_absurd_sizes_are_refused_before_anything_is_allocated(simulator):
     with pytest.raises(InsufficientMemoryError, match="ignore-memory-check") as err:
-        vs.train_signal(_cfg(simulator, k=10**6, batch=10**7), device="cpu")
+        vs.train_signal(_cfg(simulator, k=10**6, batch=10**7), CPU)
     assert "batch" in str(err.value)
 
 
 @pytest.mark.parametrize("simulator", SIMULATORS)
 def test_short_memory_refuses_unless_overridden(monkeypatch, simulator):
-    monkeypatch.setattr(verify.train.polynomial_step, "free_memory", lambda device: 1000)
+    monkeypatch.setattr(verify.runtime.memory, "free_memory", lambda device: 1000)
     cfg = _cfg(simulator, num_threads=1)
     with pytest.raises(InsufficientMemoryError, match="ignore-memory-check"):
-        vs.train_signal(cfg, device="cpu")
-    with config_overrides(ignore_memory_check=True):
-        assert vs.train_signal(cfg, device="cpu").steps.tolist() == [0, 2, 3]
+        vs.train_signal(cfg, CPU)
+    assert vs.train_signal(cfg, CPU.replace(ignore_memory_check=True)).steps.tolist() == [0, 2, 3]
 
 
 def test_a_long_run_prints_its_estimate(monkeypatch, capsys):
-    cfg = _cfg("reduced", steps=verify.train.attention.PROBE_STEPS + 3, num_threads=1)
-    monkeypatch.setattr(verify.train.attention, "PRINT_ESTIMATE_S", 0.0)
-    vs.train_signal(cfg, device="cpu")
+    cfg = _cfg("reduced", steps=verify.runtime.memory.PROBE_STEPS + 3, num_threads=1)
+    monkeypatch.setattr(verify.runtime.memory, "PRINT_ESTIMATE_S", 0.0)
+    vs.train_signal(cfg, CPU)
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("local signal (reduced, k=50): 2 seed(s), about"), lines
     assert "GiB peak" in lines[0] and "ms per step, 3 steps left" in lines[0]
-    monkeypatch.setattr(verify.train.attention, "PRINT_ESTIMATE_S", 1e9)
-    vs.train_signal(cfg, device="cpu")
+    monkeypatch.setattr(verify.runtime.memory, "PRINT_ESTIMATE_S", 1e9)
+    vs.train_signal(cfg, CPU)
     assert capsys.readouterr().err == ""

@@ -13,12 +13,14 @@ import torch
 from numerics import lsa as nl
 from theory import lsa as tl
 from verify.claims.base import RunContext, registry, run_claim
+from verify.runtime.divergence import TrainingDiverged
 from verify.runtime.options import RunOptions
 from verify.train import lsa as vl
 
 from .claim_checks import record
 
 LAM = np.diag([4.0, 3.0, 2.0, 1.0])
+CPU = RunOptions(device="cpu")  # the LSA trainers' old default device (RunOptions defaults to "auto")
 
 
 def test_training_population_rows_and_spectrum_artifact():
@@ -93,34 +95,34 @@ def test_m_eff_gauge_invariance():
 
 
 def test_population_training_reaches_closed_form():
-    res = vl.train_population(LAM, 20, 2, seeds=(3,), steps=300, polish_steps=100)
+    res = vl.train_population(vl.PopulationConfig(LAM, 20, 2, seeds=(3,), steps=300, polish_steps=100), CPU)
     cmp = vl.compare_to_optimum(res.M_eff, LAM, 20, 2)
     assert cmp.rel_err.max() < 1e-2 and abs(cmp.loss_gap).max() < 1e-6
 
 
 def test_sgd_runs_and_reports():
-    res = vl.train_sgd(LAM, 10, 1, seeds=(0, 1), model="full", steps=5, batch=16)
+    res = vl.train_sgd(vl.SGDConfig(LAM, 10, 1, seeds=(0, 1), model="full", steps=5, batch=16), CPU)
     assert res.M_eff.shape == (2, 4, 4) and len(res.details["w21_PV_norm"]) == 2
-    res = vl.train_sgd(LAM, 10, 1, seeds=(0,), model="reduced", steps=5, batch=16)
+    res = vl.train_sgd(vl.SGDConfig(LAM, 10, 1, seeds=(0,), model="reduced", steps=5, batch=16), CPU)
     assert np.isfinite(res.M_eff).all()
 
 
 def test_divergence_is_reported():
-    with pytest.raises(vl.LSATrainingDiverged):
-        vl.train_sgd(LAM * 1e150, 10, 1, seeds=(0,), model="reduced", steps=3, batch=8, lr=1e10)
+    with pytest.raises(TrainingDiverged, match=r"lsa-sgd-reduced training diverged at step \d+ for seed\(s\) \[0\]"):
+        vl.train_sgd(vl.SGDConfig(LAM * 1e150, 10, 1, seeds=(0,), model="reduced", steps=3, batch=8, lr=1e10), CPU)
 
 
 def test_bad_input():
     with pytest.raises(ValueError, match="rank"):
-        vl.train_population(LAM, 20, 5)
+        vl.train_population(vl.PopulationConfig(LAM, 20, 5), CPU)
     with pytest.raises(ValueError, match="N"):
-        vl.train_population(LAM, 0, 1)
+        vl.train_population(vl.PopulationConfig(LAM, 0, 1), CPU)
     with pytest.raises(ValueError, match="symmetric"):
-        vl.train_population(np.array([[1.0, 2.0], [0.0, 1.0]]), 5, 1)
+        vl.train_population(vl.PopulationConfig(np.array([[1.0, 2.0], [0.0, 1.0]]), 5, 1), CPU)
     with pytest.raises(ValueError, match="shape"):
         vl.compare_to_optimum(np.zeros((1, 3, 3)), LAM, 20, 1)
     with pytest.raises(ValueError, match="seeds"):
-        vl.train_population(LAM, 20, 1, seeds=(0, 0))
+        vl.train_population(vl.PopulationConfig(LAM, 20, 1, seeds=(0, 0)), CPU)
     with pytest.raises(ValueError, match="shape mismatch"):
         vl.lsa_predict(torch.zeros(1, 2, 5, 6), torch.zeros(1, 4, 4), torch.zeros(1, 4, 4), 5)
 

@@ -11,6 +11,7 @@ from numerics import markov as nm
 from verify.claims.base import registry
 from verify.claims.markov.trained import _positional_over_training
 from verify.report.figures import PLOT_KINDS, plot_spec_figure
+from verify.runtime.options import RunOptions
 from verify.train import markov as vm
 from verify.train.attention import AttentionConfig
 
@@ -129,7 +130,7 @@ def test_positional_encoding_recorded_over_training_and_plotted() -> None:
     cfg = vm.TransformerConfig(
         k=2, t=8, model=AttentionConfig(vocab=2, max_len=8), steps=4, lr=1e-2, seeds=(0, 1), eval_every=1, eval_n=16
     )
-    run = vm.train_transformer(cfg, device="cpu")
+    run = vm.train_transformer(cfg, RunOptions(device="cpu"))
     assert all(np.array(h["positional"]).shape == (2, 8) for h in run.history)
     np.testing.assert_allclose(run.history[-1]["positional"], run.extra["positional"][:, :8])
     spec = _positional_over_training(run, lags=5, rows=3)

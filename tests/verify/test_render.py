@@ -247,8 +247,8 @@ def test_errata_section_lists_every_refuted_claim_with_its_corrected_claim(recor
 def test_errata_come_first_and_claims_are_grouped_by_document_and_chapter(records):
     md = render.render_markdown(records, META, {})
     heads = [line for line in md.splitlines() if line.startswith("## ")]
-    assert heads[:2] == ["## Contents", "## Errata found"]
-    assert heads[2:] == ["## Shi thesis (2024)", "## Edelman thesis (2024)", "## Karp thesis (2024)"]
+    assert heads[:3] == ["## Contents", "## Needs attention", "## Errata found"]
+    assert heads[3:] == ["## Shi thesis (2024)", "## Edelman thesis (2024)", "## Karp thesis (2024)"]
     assert render.group_of({"id": "shi-thm5.4.1-caseB", "source": ""})[1] == "Chapter 5"
     assert render.group_of({"id": "edelman-ch8-E.43-K2", "source": ""})[1] == "Chapter 8"
     assert render.group_of({"id": "shi-lemC.14-fourier-identity", "source": "Lemma C.14"})[1] == "Appendix C"
@@ -291,8 +291,12 @@ def test_html_self_contained_has_no_external_resource(records, tmp_path):
     imgs = [a["src"] for t, a in tags if t == "img"]
     assert imgs and all(src.startswith("data:image/png;base64,") for src in imgs)
     for tag, attrs in tags:
+        web_link = tag == "a" and "ext" in (attrs.get("class") or "").split()  # code / docs on the repository's site
         for key in ("src", "href"):
             value = attrs.get(key) or ""
+            if web_link and key == "href":
+                assert value.startswith("https://"), value  # never a local file: the page is meant to travel
+                continue
             assert not re.match(r"^(https?:)?//", value), (tag, value)
             if tag in ("a",) and key == "href":
                 assert value.startswith("#"), value  # only in-page links
@@ -499,39 +503,74 @@ def test_fig8_1_shows_every_n_and_group_coverage_names_irreps(tmp_path, monkeypa
 
 
 _DOM_STUB = """
-const rows = DATA.rows.map(r => ({dataset: r, hidden: false}));
-const others = DATA.others.map(r => ({dataset: r, hidden: false}));
-const chapters = DATA.chapters.map(ids => ({hidden: false, rows: ids.map(i => rows[i]),
-  querySelector: function () { return this.rows.find(r => !r.hidden) || null; }}));
+// A minimal stand-in for the DOM calls of the page's script, built from the page's structure (DATA).
+const el = (props) => Object.assign({hidden: false, dataset: {}, style: {setProperty() {}}, textContent: "",
+  querySelectorAll: () => [], querySelector: () => null, addEventListener() {}}, props);
+const rows = DATA.rows.map(r => el({dataset: Object.assign({}, r), tag: "tr",
+  cells: [r.id, r.source, "", "", "", "", "", r.verdict].map(t => ({textContent: t})), textContent: r.id}));
+const others = DATA.others.map(r => el({dataset: Object.assign({}, r)}));
+const sections = others.filter(o => o.dataset.section);
+const chapters = DATA.chapters.map((ids, i) => el({id: "ch" + i, rows: ids.map(j => rows[j]),
+  querySelectorAll: function (sel) { if (sel === "tr.claim-row:not([hidden])") return this.rows.filter(r => !r.hidden);
+    throw new Error("unexpected chapter selector " + sel); }}));
+const docs = DATA.docs.map((chs, i) => el({id: "doc" + i, chapters: chs.map(j => chapters[j]),
+  querySelector: function (sel) { if (sel === "section.chapter:not([hidden])") return this.chapters.find(c => !c.hidden) || null;
+    throw new Error("unexpected doc selector " + sel); }}));
+const tables = chapters.map(c => ({tBodies: [{rows: c.rows, appendChild() {}}], querySelectorAll: () => []}));
+const articles = others.filter(o => o.dataset.erratum);
+const errata = el({querySelectorAll: sel => {
+  if (sel === "article.erratum") return articles;
+  if (sel === "article.erratum:not([hidden])") return articles.filter(a => !a.hidden);
+  throw new Error("unexpected errata selector " + sel); }});
+const counts = {};
+const li = (key) => counts[key] || (counts[key] = el({count: {dataset: {total: "0"}, textContent: ""},
+  querySelector: function () { return this.count; }}));
 const inputs = DATA.verdicts.map(v => ({value: v, checked: true}));
-const form = {elements: {kind: {value: ""}, doc: {value: ""}}, handlers: [],
-  querySelectorAll: () => inputs, addEventListener: function (e, f) { this.handlers.push(f); }};
+const form = el({elements: {kind: {value: ""}, doc: {value: ""}, q: {value: "", addEventListener() {}}, sort: {value: ""}},
+  handlers: [], offsetHeight: 40, querySelectorAll: () => inputs,
+  addEventListener: function (e, f) { this.handlers.push(f); }});
 const shown = {textContent: ""};
 const document = {
-  getElementById: id => (id === "filters" ? form : shown),
+  documentElement: el({}),
+  getElementById: id => ({filters: form, shown: shown, "errata-found": errata, "toc-errata": li("errata")}[id] ||
+    sections.find(s => s.dataset.claim === id) || null),
+  querySelector: sel => li(sel),
   querySelectorAll: sel => {
     if (sel === "[data-verdict]") return rows.concat(others);
-    if (sel === "section.chapter, section.doc") return chapters;
-    if (sel === "tr.claim-row:not([hidden])") return rows.filter(r => !r.hidden);
+    if (sel === "tr.claim-row") return rows;
+    if (sel === "section.chapter") return chapters;
+    if (sel === "section.doc") return docs;
+    if (sel === "table.claims") return tables;
+    if (sel === "table.claims th[data-key] button" || sel === "button.copy") return [];
     throw new Error("unexpected selector " + sel);
   },
 };
+const location = {search: "", hash: "", pathname: "/report.html"};
+const history = {replaceState(a, b, url) { location.search = url.startsWith("?") ? url.split("#")[0] : ""; }};
+const window = {addEventListener() {}};
+const getComputedStyle = () => ({position: "sticky"});
 """
 
 
 class _Structure(HTMLParser):
-    """Claim rows (with their chapter) and the other filtered elements of the report page, and its script."""
+    """Claim rows (with their chapter and document), the other filtered elements of the report page (errata and
+    claim sections), and its script."""
 
     def __init__(self) -> None:
         super().__init__()
         self.rows: list[dict] = []
         self.others: list[dict] = []
         self.chapters: list[list[int]] = []
+        self.docs: list[list[int]] = []
         self.script, self._in_script = "", False
+        self._cell: list[str] | None = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        if tag == "section" and a.get("class") == "doc":
+            self.docs.append([])
         if tag == "section" and a.get("class") == "chapter":
+            self.docs[-1].append(len(self.chapters))
             self.chapters.append([])
         if "data-verdict" in a:
             data = {k[5:]: v for k, v in a.items() if k.startswith("data-")}
@@ -539,6 +578,8 @@ class _Structure(HTMLParser):
                 self.chapters[-1].append(len(self.rows))
                 self.rows.append(data)
             else:
+                data["section"] = "1" if tag == "section" else ""
+                data["erratum"] = "1" if tag == "article" else ""
                 self.others.append(data)
         self._in_script = tag == "script"
 
@@ -558,15 +599,22 @@ def test_html_filters_hide_and_show_rows(records, tmp_path):
         pytest.skip("node is not installed (the browser test covers the filters)")
     page = _Structure()
     page.feed(render.render_html(records, META, {}))
-    data = {"rows": page.rows, "others": page.others, "chapters": page.chapters, "verdicts": list(render.VERDICTS)}
+    data = {
+        "rows": page.rows,
+        "others": page.others,
+        "chapters": page.chapters,
+        "docs": page.docs,
+        "verdicts": list(render.VERDICTS),
+    }
     steps = """
     const visible = () => rows.filter(r => !r.hidden).map(r => [r.dataset.verdict, r.dataset.kind, r.dataset.doc].join("/"));
+    const change = (name) => form.handlers[0]({target: {name: name}});
     const out = {all: visible()};
-    inputs.find(i => i.value === "pass").checked = false; form.handlers[0]();
-    out.no_pass = visible(); out.shown = shown.textContent;
-    inputs.forEach(i => (i.checked = true)); form.elements.kind.value = "symbolic"; form.handlers[0]();
+    inputs.find(i => i.value === "pass").checked = false; change("verdict");
+    out.no_pass = visible(); out.shown = shown.textContent; out.url = location.search;
+    inputs.forEach(i => (i.checked = true)); form.elements.kind.value = "symbolic"; change("kind");
     out.symbolic = visible();
-    form.elements.kind.value = ""; form.elements.doc.value = "Karp thesis (2024)"; form.handlers[0]();
+    form.elements.kind.value = ""; form.elements.doc.value = "Karp thesis (2024)"; change("doc");
     out.karp = visible(); out.others_hidden = others.filter(o => o.hidden).length;
     out.chapters_hidden = chapters.filter(c => c.hidden).length;
     console.log(JSON.stringify(out));
@@ -578,9 +626,75 @@ def test_html_filters_hide_and_show_rows(records, tmp_path):
     assert out["all"] == every and len(every) == len(records)
     assert out["no_pass"] == [v for v in every if not v.startswith("pass/")]
     assert out["shown"] == len(out["no_pass"])  # the "N shown" counter
+    assert out["url"] == "?hide=pass"  # the filters are kept in the address
     assert out["symbolic"] == [v for v in every if v.split("/")[1] == "symbolic"] and out["symbolic"]
     assert out["karp"] == [v for v in every if v.endswith("/Karp thesis (2024)")] and out["karp"]
     karp_chapters = sum(any(page.rows[i]["doc"].startswith("Karp") for i in ids) for ids in page.chapters)
     assert out["chapters_hidden"] == len(page.chapters) - karp_chapters >= 1  # chapters without a shown row go
     karp_others = sum(o["doc"].startswith("Karp") for o in page.others)  # the Karp claim's own section
     assert karp_others == 1 and out["others_hidden"] == len(page.others) - karp_others
+
+
+def test_needs_attention_lists_fails_inconclusives_and_unexpected_verdicts(records):
+    recs = copy.deepcopy(records)
+    grid = copy.deepcopy(recs[0])
+    grid.update(
+        id="edelman-ch6-crafted-underpowered", verdict="inconclusive", reason="frontier no larger; underpowered"
+    )
+    grid["metadata"] = {
+        **grid["metadata"],
+        "expected_verdict": "inconclusive",
+        "underpowered": "6 seeds per cell and 18 width pairs give power 0.29 (< 0.8); 17 seeds per cell would reach it",
+    }
+    flipped = copy.deepcopy(next(r for r in recs if r["verdict"] == "refuted"))
+    flipped.update(id="edelman-ch6-crafted-flip", verdict="pass", reason="printed value holds here")
+    recs += [grid, flipped]
+    html = render.render_html(recs, META, {})
+    block = html.split('id="needs-attention"', 1)[1].split("</section>", 1)[0]
+    listed = re.findall(r'<article class="attn[^"]*" id="attention-([^"]+)"', block)
+    want = [
+        r["id"]
+        for r in recs
+        if r["verdict"] in ("fail", "inconclusive")
+        or r["verdict"] != r["metadata"].get("expected_verdict", r["verdict"])
+    ]
+    assert sorted(listed) == sorted(render._html_id(i) for i in want) and len(listed) == 4
+    # an unexpected verdict (the flip from refuted to pass) comes before an expected inconclusive
+    assert listed.index(render._html_id("edelman-ch6-crafted-flip")) < listed.index(
+        render._html_id("edelman-ch6-crafted-underpowered")
+    )
+    assert "next step:</strong> 17 seeds per cell would reach it" in block  # the remedy the claim computed
+    assert "declared underpowered before the run" in block
+    assert "the claim crashed: fix the error" in block  # the inconclusive record's RuntimeError
+    assert "tvk report --only &#39;karp-ch3-crafted-nasty&#39; --scale quick --out tvk-rerun" in block
+    assert html.index('id="needs-attention"') < html.index('id="filters"') < html.index('id="errata-found"')
+    assert 'href="#needs-attention"' in html.split("</p>", 1)[0]  # the badges lead to it
+    md = render.render_markdown(recs, META, {})
+    section = md.split("## Needs attention", 1)[1].split("\n## ", 1)[0]
+    assert section.count("\n- **") == 4 and "`tvk report --only 'edelman-ch6-crafted-flip' --scale quick" in section
+    assert "17 seeds per cell would reach it" in section
+    assert len(section) < 4000  # short: the details are in the HTML and results.json
+
+
+def test_numbers_and_options_never_break_and_claims_link_to_code_docs_and_source(records):
+    text = str(render.nobreak_numbers("abs 8.3e-17, rel 2e-16; seed 2: 0.31 < 0.5; p = 23; use --seed-offset N"))
+    assert '<span class="nb">8.3e-17</span>' in text and '<span class="nb">0.31</span>' in text
+    assert "p = 23" in text and '<span class="nb">--seed-offset</span>' in text and "&lt;" in text
+    assert str(render.nobreak_numbers(render.Markup("<b>x</b> ≈ 0.25"))) == '<b>x</b> ≈ <span class="nb">0.25</span>'
+    loc = render.links.claim_location("shi-thm4.9-beta-sign")
+    assert loc is not None and loc.path.startswith("verify/claims/") and loc.line
+    lines = (render.links.REPO_ROOT / loc.path).read_text().splitlines()
+    assert "register" in lines[loc.line - 1] or "shi-thm4.9-beta-sign" in lines[loc.line - 1]
+    assert render.links.docs_page(loc) == "docs/modular.md"
+    html = render.render_html(records, META, {}, report_dir=render.links.REPO_ROOT / "tvk-report")
+    section = html.split(f'id="{render._html_id("shi-thm4.9-beta-sign")}"', 1)[1].split("</section>", 1)[0]
+    assert f'href="../{loc.path}"' in section and "docs/<wbr>modular.md" in section
+    assert "source: Shi thesis (2024), Chapter 4: Theorem 4.9" in section
+    assert render.links.source_parts(
+        "Karp thesis (2024), Ch. 3, Lemma 3.3, p. 41", "Karp thesis (2024)", "Chapter 3"
+    ) == {
+        "document": "Karp thesis (2024)",
+        "chapter": "Chapter 3",
+        "where": "Lemma 3.3, p. 41",
+        "pages": "p. 41",
+    }

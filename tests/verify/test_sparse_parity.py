@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from numerics.walsh import cube
 from theory import boolean as tb
 from theory.boolean import random_search_tc_probability
+from verify.runtime.options import RunOptions
 from verify.train.sparse_parity import (
     ACTIVATIONS,
     SparseParityConfig,
@@ -373,7 +374,7 @@ def test_bad_activation_and_device() -> None:
     with pytest.raises(ValueError, match="activation"):
         activation_fn("gelu", 3)
     with pytest.raises(ValueError, match="device"):
-        train_parity(_cfg(), device="tpu")
+        train_parity(_cfg(), RunOptions(device="tpu"))
     assert set(ACTIVATIONS) == {"relu", "power", "sinusoid", "zigzag", "oscillating"}
 
 

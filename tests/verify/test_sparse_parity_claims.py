@@ -15,10 +15,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from scipy.stats import binom, fisher_exact
+from scipy.stats import fisher_exact
 
+from numerics import stats
 from theory.boolean import sq_lower_bound_applies
 from verify.claims import RunContext, registry, run_claim
 from verify.claims.base import Observation
@@ -273,8 +272,8 @@ def test_grid_record_carries_the_power() -> None:
     assert pw["seeds_per_cell"] == len(cfg.seeds) and pw["drop"] == list(judge.drop) == [1.0, 0.5]
     assert pw["pairs"] == len(cfg.inits) * len(cfg.samples) * math.comb(len(cfg.widths), 2)
     level = 0.05 / pw["pairs"]
-    assert pw["power"] == pytest.approx(pareto.drop_test_power(*judge.drop, len(cfg.seeds), level))
-    assert pw["context_power"] == pytest.approx(pareto.drop_test_power(*pareto.THESIS_DROP, len(cfg.seeds), level))
+    assert pw["power"] == pytest.approx(stats.fisher_drop_power(*judge.drop, len(cfg.seeds), level))
+    assert pw["context_power"] == pytest.approx(stats.fisher_drop_power(*pareto.THESIS_DROP, len(cfg.seeds), level))
     assert rec.verdict == "inconclusive" and pw["power"] < judge.min_power  # declared underpowered at quick scale
 
 
@@ -286,42 +285,6 @@ def test_drop_pvalues_are_scipy_fisher() -> None:
     assert [(i, j) for i, j, _ in pareto.drop_pvalues(counts, runs)] == [(0, 1), (0, 2), (1, 2), (0, 3), (1, 3), (2, 3)]
     with pytest.raises(ValueError, match="success counts"):
         pareto.drop_pvalues([11, 0], 10)
-
-
-@given(st.lists(st.floats(0, 1), min_size=1, max_size=12), st.sampled_from([0.01, 0.05, 0.2]))
-@settings(max_examples=200, deadline=None)
-def test_holm_matches_adjusted_pvalues(pvalues: list[float], alpha: float) -> None:
-    """Holm's adjusted p-values max_{j <= i} min(1, (K - j + 1) p_(j)) below alpha <=> rejected; Holm sits between
-    Bonferroni and the unadjusted tests."""
-    k = len(pvalues)
-    order = sorted(range(k), key=lambda i: pvalues[i])
-    adjusted, running = [0.0] * k, 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (k - rank) * pvalues[i]))
-        adjusted[i] = running
-    got = pareto.holm_rejections(pvalues, alpha)
-    assert got == [a < alpha for a in adjusted]
-    assert all(g >= (p * k < alpha) and g <= (p < alpha) for g, p in zip(got, pvalues))
-
-
-@pytest.mark.parametrize(
-    "p_narrow,p_wide,runs,level", [(1.0, 0.5, 6, 0.05), (0.9, 0.3, 7, 0.01), (0.98, 0.96, 5, 0.05)]
-)
-def test_drop_power_by_enumeration(p_narrow: float, p_wide: float, runs: int, level: float) -> None:
-    """Exact power = sum over all outcomes of P(outcome) 1[scipy Fisher p < level], enumerated directly."""
-    expect = sum(
-        binom.pmf(x, runs, p_narrow) * binom.pmf(y, runs, p_wide)
-        for x in range(runs + 1)
-        for y in range(runs + 1)
-        if fisher_exact([[x, runs - x], [y, runs - y]], alternative="greater")[1] < level
-    )
-    assert pareto.drop_test_power(p_narrow, p_wide, runs, level) == pytest.approx(expect, rel=1e-9, abs=1e-15)
-
-
-@given(st.floats(0, 1), st.integers(1, 15))
-@settings(max_examples=30, deadline=None)
-def test_drop_power_without_a_drop_is_at_most_the_level(p: float, runs: int) -> None:
-    assert pareto.drop_test_power(p, p, runs, 0.05) <= 0.05 + 1e-12
 
 
 def test_success_frontier() -> None:

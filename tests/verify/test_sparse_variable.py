@@ -9,9 +9,11 @@ import pytest
 import torch
 
 from numerics import sparse_variable as ns
+from verify.runtime.options import RunOptions
 from verify.train import sparse_variable as vs
 
 TINY = vs.ModelConfig(d=8, heads=2, dropout=0.0)
+CPU = RunOptions(device="cpu")
 
 
 def test_with_cls_and_loss():
@@ -50,7 +52,7 @@ def test_train_and_records_history_attention_and_success():
         attention_probe=5,
         num_threads=1,
     )
-    run = vs.train_and(cfg, device="cpu")
+    run = vs.train_and(cfg, CPU)
     assert [h["step"] for h in run.history] == [0, 3, 6]
     assert len(run.history[-1]["val_acc"]) == 2 and run.best_val.shape == (2,)
     assert run.attention.shape == (2, 5, 2, 7)
@@ -60,15 +62,15 @@ def test_train_and_records_history_attention_and_success():
 
 def test_restarts_train_as_if_alone():
     base = dict(T=6, m=40, support=(0, 2, 5), model=TINY, steps=4, lr=1e-2, n_val=32, eval_every=4, num_threads=1)
-    together = vs.train_and(vs.AndRunConfig(trials=(0,), restarts=2, **base), device="cpu")
-    alone = vs.train_and(vs.AndRunConfig(trials=(0,), restarts=1, **base), device="cpu")
+    together = vs.train_and(vs.AndRunConfig(trials=(0,), restarts=2, **base), CPU)
+    alone = vs.train_and(vs.AndRunConfig(trials=(0,), restarts=1, **base), CPU)
     assert together.history[-1]["train_loss"][0] == pytest.approx(alone.history[-1]["train_loss"][0], rel=1e-5)
 
 
 def test_parity_run_and_cell():
     run = vs.train_parity(
         vs.ParityRunConfig(T=5, seeds=(0, 1), model=TINY, steps=4, batch=16, n_test=32, eval_every=2, num_threads=1),
-        device="cpu",
+        CPU,
     )
     assert [h["step"] for h in run.history] == [0, 2, 4] and len(run.history[0]["test_acc"]) == 2
     sweep = vs.SweepConfig(
@@ -80,10 +82,10 @@ def test_parity_run_and_cell():
     )
     cfg = vs.cell_config(sweep, 6, 30)
     assert cfg.trials == (6_030_000, 6_030_001) and cfg.support is None and cfg.stop_when_all_succeed
-    cell = vs.and_cell(cfg, device="cpu")
+    cell = vs.and_cell(cfg, CPU)
     assert cell["T"] == 6 and cell["m"] == 30 and 0 <= cell["success_rate"] <= 1 and len(cell["best_val"]) == 2
     assert vs.thresholds_of(sweep, [cell])[6] == (30 if cell["success_rate"] >= 0.8 else float("inf"))
-    tiny = vs.and_cell(vs.cell_config(sweep, 30, 1), device="cpu")  # one sample of 30 bits never identifies I
+    tiny = vs.and_cell(vs.cell_config(sweep, 30, 1), CPU)  # one sample of 30 bits never identifies I
     assert tiny["unidentifiable"] and tiny["success_rate"] == 0
 
 

@@ -519,7 +519,8 @@ def observe_parity_training(cfg: ParityTrainingConfig, ctx: RunContext) -> Obser
         "n": cfg.n,
         "k": cfg.k,
         "parity_neurons": _neuron_artifact(result.networks[0], comps[0].top_neurons)
-        | {"support": list(S), "abs_u_predicted": float(pred.abs_u), "w_entry_predicted": float(pred.w_entry)},
+        | {"support": list(S), "abs_u_predicted": float(pred.abs_u), "w_entry_predicted": float(pred.w_entry)}
+        | {"by_seed": [{}] + [_neuron_artifact(net, c.top_neurons) for net, c in zip(result.networks[1:], comps[1:])]},
     }
     return Observation(
         value=min(ratios) * gamma, details=details, artifacts=artifacts, seeds=tuple(result.config.seeds)

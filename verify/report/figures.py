@@ -22,32 +22,75 @@ Every axis is labelled, every panel of a heat map included (a histogram's y axis
 colour bar to "value"), and a plot with more than one series has a legend (unlabelled series are numbered). With
 ``formats=("png", "pdf", "svg")`` each figure is also written as PDF and SVG next to its PNG (same stem); the
 returned names are always the PNGs.
+
+The shared rules of every figure (issue 31):
+
+* PNGs are written at :data:`DPI` (220, twice the former 110), the page shows them at half their pixel size;
+* a heat map writes a cell's value into it only when the text fits inside the cell (at 7 pt, else 6 pt, else the
+  panel is left to its colour bar); the boxes of the written values are recorded in the PNG's ``tvk:layout`` text
+  chunk (:func:`figure_layout`, :func:`read_layout`) so a test can check that no two overlap;
+* a legend shows at most :data:`LEGEND_MAX` entries: the first ones, then one "+ N more" entry (the data of every
+  series stays in ``results.json``); more than :data:`LEGEND_MAX` unlabelled series share one entry;
+* reference lines (``hlines``, ``vlines``) take distinct colours and dash patterns (:data:`REFERENCE_STYLES`)
+  unless the spec sets them;
+* when a seed fails (:func:`failing_seeds`: the record's ``details["failed_seeds"]``, else the ``seed N:`` problems
+  of a per-seed judge's reason), a figure drawn for one seed shows the first failing seed: a plot spec or a
+  ``spectra`` / ``parity_neurons`` artifact may carry ``by_seed``, a list (one entry per seed, in the order of
+  ``metadata.seeds``) of the fields that differ for that seed; the margin curves and frequency bars, which show
+  every seed, mark the failing one.
 :func:`remove_stale_figures` deletes the figures of an earlier run that the current one did not write.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.lines import Line2D
 
 from verify.runtime.files import atomic_path
 
 __all__ = [
+    "DPI",
     "FIGURE_FORMATS",
+    "LEGEND_MAX",
     "PLOT_KINDS",
+    "REFERENCE_STYLES",
+    "failing_seeds",
+    "figure_layout",
     "plot_spec_figure",
+    "read_layout",
     "remove_stale_figures",
     "render_figures",
     "render_plot_spec",
+    "seed_figures",
 ]
 
 #: The file formats a figure can be written in; PNG is always written (the report shows it).
 FIGURE_FORMATS = ("png", "pdf", "svg")
+#: Resolution of the PNGs (the page shows them at half their pixel size, sharp on high-density screens).
+DPI = 220
+#: The most entries a legend shows; the rest are counted in one "+ N more" entry.
+LEGEND_MAX = 8
+#: (colour, dash pattern) of the reference lines of a plot, in order, where the spec sets none.
+REFERENCE_STYLES = (
+    ("black", "--"),
+    ("#d62728", ":"),
+    ("#2ca02c", "-."),
+    ("#9467bd", (0, (6, 2, 1, 2, 1, 2))),
+    ("#8c564b", (0, (1, 1))),
+    ("#e377c2", (0, (8, 3))),
+)
+#: Font sizes (points) tried for heat-map cell values, largest first.
+ANNOTATION_SIZES = (7.0, 6.0)
+#: The PNG text chunk holding :func:`figure_layout`.
+LAYOUT_KEY = "tvk:layout"
 
 Formats = tuple[str, ...]
 
@@ -61,15 +104,111 @@ def check_formats(formats: Formats) -> Formats:
 
 
 def _save(fig: Any, target: Path, formats: Formats = ("png",)) -> str:
-    """Write ``fig`` to ``target`` (a ``.png`` path) and, for each other format in ``formats``, next to it with
-    the same stem; returns the PNG's file name."""
+    """Write ``fig`` to ``target`` (a ``.png`` path, at :data:`DPI`, with :func:`figure_layout` in its
+    ``tvk:layout`` text chunk) and, for each other format in ``formats``, next to it with the same stem; returns
+    the PNG's file name."""
     try:
+        layout = figure_layout(fig)
         for fmt in check_formats(formats):
+            meta = {LAYOUT_KEY: json.dumps(layout, separators=(",", ":"))} if fmt == "png" else None
             with atomic_path(target.with_suffix(f".{fmt}")) as tmp:
-                fig.savefig(tmp, format=fmt, dpi=110, bbox_inches="tight")
+                fig.savefig(tmp, format=fmt, dpi=DPI, bbox_inches="tight", metadata=meta)
     finally:
         plt.close(fig)
     return target.name
+
+
+def figure_layout(fig: Any) -> dict[str, Any]:
+    """What the renderer wrote into the cells of ``fig``'s heat maps, in pixels at :data:`DPI` (y up, origin at
+    the figure's lower left corner, before ``bbox_inches="tight"`` crops the margins):
+    ``{"dpi", "panels": [{"rows", "cols", "cell": [w, h], "fontsize", "annotated"}], "boxes": [[x0, y0, x1, y1,
+    panel], ...], "seed"}`` with one box per value written (its text's extent); ``seed`` is the position of the
+    failing seed a one-seed figure was drawn for (None otherwise). Empty lists for a figure without a heat map."""
+    layout = getattr(fig, "_tvk_layout", None) or {"dpi": DPI, "panels": [], "boxes": []}
+    return {**layout, "seed": getattr(fig, "_tvk_seed", None)}
+
+
+def read_layout(png: str | os.PathLike) -> dict[str, Any]:
+    """:func:`figure_layout` of a PNG written by this module (from its ``tvk:layout`` text chunk)."""
+    from PIL import Image
+
+    with Image.open(png) as im:
+        text = im.text.get(LAYOUT_KEY)  # type: ignore[attr-defined]
+    return json.loads(text) if text else {"dpi": None, "panels": [], "boxes": [], "seed": None}
+
+
+def failing_seeds(rec: dict) -> list[int]:
+    """Positions (in ``metadata.seeds``) of the seeds a failed or inconclusive record names as failing:
+    ``details["failed_seeds"]`` when the claim sets it, else every ``seed N:`` of the reason (the problems a
+    per-seed judge lists, :class:`verify.claims.judges.PerSeed`); empty for a pass or when no seed is named."""
+    if rec.get("verdict") not in ("fail", "inconclusive"):
+        return []
+    seeds = list((rec.get("metadata") or {}).get("seeds") or [])
+    named = (rec.get("details") or {}).get("failed_seeds") if isinstance(rec.get("details"), dict) else None
+    if isinstance(named, list):
+        found = [int(s) for s in named if isinstance(s, int) and not isinstance(s, bool)]
+    else:
+        found = [int(m) for m in re.findall(r"\bseed (\d+):", str(rec.get("reason", "")))]
+    out = []
+    for pos in found:
+        if pos not in out and (not seeds or pos < len(seeds)):
+            out.append(pos)
+    return out
+
+
+def _seed_label(rec: dict, pos: int) -> str:
+    """``seed S`` of seed position ``pos`` (with the position when the seed differs from it)."""
+    seeds = list((rec.get("metadata") or {}).get("seeds") or [])
+    value = seeds[pos] if pos < len(seeds) else pos
+    return f"seed {value}" + (f" (#{pos})" if value != pos else "")
+
+
+def _for_seed(rec: dict, item: dict) -> tuple[dict, int | None]:
+    """``item`` (a plot spec or an artifact) as drawn for the first failing seed that its ``by_seed`` covers:
+    the item with that seed's fields, and the seed position; ``(item, None)`` when no seed failed or the item has
+    no ``by_seed`` entry for it."""
+    by_seed = item.get("by_seed")
+    if not isinstance(by_seed, list):
+        return item, None
+    for pos in failing_seeds(rec):
+        if pos < len(by_seed) and isinstance(by_seed[pos], dict):
+            return {**{k: v for k, v in item.items() if k != "by_seed"}, **by_seed[pos]}, pos
+    return item, None
+
+
+def seed_figures(rec: dict) -> list[str]:
+    """The figure names of ``rec`` drawn for (or marking) its failing seed, best first; empty when no seed of the
+    record failed."""
+    if not failing_seeds(rec):
+        return []
+    a = rec.get("artifacts") or {}
+    out = [f"{rec['id']}-{p['name']}.png" for p in a.get("plots", []) if _for_seed(rec, p)[1] is not None]
+    for key, suffix in (("spectra", "spectra"), ("parity_neurons", "neurons")):
+        if isinstance(a.get(key), dict) and _for_seed(rec, a[key])[1] is not None:
+            out.append(f"{rec['id']}-{suffix}.png")
+    if a.get("history"):
+        out.append(f"{rec['id']}-margin.png")
+    if a.get("coverage"):
+        out.append(f"{rec['id']}-frequencies.png")
+    return out
+
+
+def _legend(ax: Any, **kwargs: Any) -> None:
+    """A legend of at most :data:`LEGEND_MAX` entries: the first ``LEGEND_MAX - 1`` and one "+ N more" entry."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return
+    if len(handles) > LEGEND_MAX:
+        rest = len(handles) - (LEGEND_MAX - 1)
+        handles = [*handles[: LEGEND_MAX - 1], Line2D([], [], ls="none")]
+        labels = [*labels[: LEGEND_MAX - 1], f"+ {rest} more (data in results.json)"]
+    ax.legend(handles, labels, **kwargs)
+
+
+def _reference_style(i: int, line: dict) -> dict[str, Any]:
+    """Colour and dash pattern of the ``i``-th reference line of a plot (the spec's own when it sets them)."""
+    color, ls = REFERENCE_STYLES[i % len(REFERENCE_STYLES)]
+    return {"color": line.get("color", color), "ls": line.get("ls", ls), "lw": 1.2}
 
 
 def remove_stale_figures(figdir: str | os.PathLike, keep: dict[str, list[str]] | list[str] | set[str]) -> list[str]:
@@ -106,10 +245,18 @@ def _margin_curve(rec: dict, out: Path, formats: Formats = ("png",)) -> str | No
         return None
     steps = np.array([h["step"] for h in hist])
     ratios = np.array([h["ratio"] for h in hist], dtype=float)  # (T, S)
+    failed = set(failing_seeds(rec))
     fig, ax = plt.subplots(figsize=(6, 3.6))
     for s in range(ratios.shape[1]):
+        bad = s in failed
+        label = f"seed {rec['metadata']['seeds'][s] if rec['metadata']['seeds'] else s}"
         ax.plot(
-            steps, ratios[:, s], lw=1.4, label=f"seed {rec['metadata']['seeds'][s] if rec['metadata']['seeds'] else s}"
+            steps,
+            ratios[:, s],
+            lw=2.4 if bad else 1.4,
+            alpha=1.0 if bad or not failed else 0.55,
+            zorder=3 if bad else 2,
+            label=f"{_seed_label(rec, s)}, failed" if bad else label,
         )
     ax.axhline(1.0, color="k", ls="--", lw=1, label=r"predicted $\gamma^*$")
     ax.set_ylim(max(-0.25, min(-0.05, float(np.nanmin(ratios)) - 0.05)), 1.08)  # early negative margins clipped
@@ -118,7 +265,7 @@ def _margin_curve(rec: dict, out: Path, formats: Formats = ("png",)) -> str | No
     a = rec["artifacts"]
     setting = ", ".join(f"{key}={a[key]}" for key in ("p", "n", "k", "group") if key in a)
     ax.set_title(f"{rec['id']}: {setting}" if setting else rec["id"])
-    ax.legend(fontsize=8, loc="lower right")
+    _legend(ax, fontsize=8, loc="lower right")
     ax.grid(alpha=0.3)
     return _save(fig, out / f"{rec['id']}-margin.png", formats)
 
@@ -127,6 +274,7 @@ def _spectra(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
     sp = rec["artifacts"].get("spectra")
     if not sp:
         return None
+    sp, pos = _for_seed(rec, sp)
     values, power = np.array(sp["u1_values"]), np.array(sp["u1_power"])
     n, p = values.shape
     fig, axes = plt.subplots(n, 2, figsize=(7, 1.5 * n + 0.6), squeeze=False)
@@ -146,8 +294,19 @@ def _spectra(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
     axes[0, 0].set_title(r"$u_{i,1}(a)$ and trigonometric interpolation", fontsize=9)
     axes[0, 1].set_title("one-sided normalized power by frequency", fontsize=9)
     fig.subplots_adjust(wspace=0.35, hspace=0.6)
-    fig.suptitle(f"{rec['id']}: heaviest neurons of seed 0", fontsize=10)
+    fig.suptitle(f"{rec['id']}: heaviest neurons of {_shown_seed(rec, pos)}", fontsize=10)
+    fig._tvk_seed = pos
     return _save(fig, out / f"{rec['id']}-spectra.png", formats)
+
+
+def _shown_seed(rec: dict, pos: int | None) -> str:
+    """Which seed a one-seed figure shows: the failing one it was drawn for, else the first (and, when another
+    seed failed but the record holds only the first seed's data, that it is not the failing one)."""
+    if pos is not None:
+        return f"{_seed_label(rec, pos)}, which failed"
+    failed = [p for p in failing_seeds(rec) if p != 0]
+    note = f" ({_seed_label(rec, failed[0])} failed; the record holds this seed's data only)" if failed else ""
+    return (_seed_label(rec, 0) if (rec.get("metadata") or {}).get("seeds") else "seed 0") + note
 
 
 def _frequency_histogram(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
@@ -158,10 +317,20 @@ def _frequency_histogram(rec: dict, out: Path, formats: Formats = ("png",)) -> s
     S, F = cov.shape
     seeds = rec["metadata"]["seeds"] or list(range(S))
     irreps = rec["artifacts"].get("irrep_names")  # a group: one bar per non-trivial irrep, not per frequency
+    failed = set(failing_seeds(rec))
     fig, ax = plt.subplots(figsize=(6, 3.2))
     width = 0.8 / S
     for s in range(S):
-        ax.bar(np.arange(1, F + 1) + (s - (S - 1) / 2) * width, cov[s], width=width, label=f"seed {seeds[s]}")
+        bad = s in failed
+        ax.bar(
+            np.arange(1, F + 1) + (s - (S - 1) / 2) * width,
+            cov[s],
+            width=width,
+            label=f"seed {seeds[s]}" + (", failed" if bad else ""),
+            hatch="///" if bad else None,
+            edgecolor="black" if bad else None,
+            alpha=1.0 if bad or not failed else 0.6,
+        )
     ax.set_ylabel("significant neurons")
     if irreps and len(irreps) == F:
         ax.set_xlabel("dominant non-trivial irreducible representation")
@@ -173,7 +342,7 @@ def _frequency_histogram(rec: dict, out: Path, formats: Formats = ("png",)) -> s
         ax.set_xticks(np.arange(1, F + 1))
         ax.set_title(f"{rec['id']}: every frequency must be used (Shi Lemma C.20)", fontsize=10)
     if S > 1:
-        ax.legend(fontsize=8)
+        _legend(ax, fontsize=8)
     return _save(fig, out / f"{rec['id']}-frequencies.png", formats)
 
 
@@ -183,6 +352,7 @@ def _parity_neurons(rec: dict, out: Path, formats: Formats = ("png",)) -> str | 
     a = rec["artifacts"].get("parity_neurons")
     if not a:
         return None
+    a, pos = _for_seed(rec, a)
     u, w = np.array(a["u"]), np.array(a["w"])
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(9, 0.35 * len(u) + 1.8), gridspec_kw={"width_ratios": [3, 1]})
     lim = 1.2 * a["abs_u_predicted"]
@@ -197,12 +367,13 @@ def _parity_neurons(rec: dict, out: Path, formats: Formats = ("png",)) -> str | 
     diff = w[:, 0] - w[:, 1]
     ax1.barh(range(len(u)), diff, color=["#d62728" if d > 0 else "#1f77b4" for d in diff])
     for s in (1, -1):
-        ax1.axvline(2 * s * a["w_entry_predicted"], color="k", ls="--", lw=1)
+        ax1.axvline(2 * s * a["w_entry_predicted"], color="k", ls="--", lw=1, label=r"predicted $\pm 2 w$")
     ax1.invert_yaxis()
     ax1.set_yticks([])
     ax1.set_ylabel("neuron (same rows)")
     ax1.set_xlabel(r"$(w_0 - w_1)/\|\theta_i\|$")
-    fig.suptitle(f"{rec['id']}: heaviest neurons of seed 0 (Edelman Fig 7.5a)", fontsize=10)
+    fig.suptitle(f"{rec['id']}: heaviest neurons of {_shown_seed(rec, pos)} (Edelman Fig 7.5a)", fontsize=10)
+    fig._tvk_seed = pos
     return _save(fig, out / f"{rec['id']}-neurons.png", formats)
 
 
@@ -220,7 +391,7 @@ def _lsa_spectrum(rec: dict, out: Path, formats: Formats = ("png",)) -> str | No
         ax.set_title(f"rank {r}", fontsize=9)
         ax.set_xlabel("eigen-direction")
         ax.set_ylabel(r"eigenvalue of $M_{\rm eff}$")
-    axes[0, 0].legend(fontsize=7)
+    _legend(axes[0, 0], fontsize=7)
     fig.suptitle(f"{rec['id']}: learned vs optimal spectrum", fontsize=10, y=1.04)
     return _save(fig, out / f"{rec['id']}-spectrum.png", formats)
 
@@ -294,15 +465,25 @@ def _looped_error(rec: dict, out: Path, formats: Formats = ("png",)) -> str | No
 PLOT_KINDS = ("lines", "heatmap", "hist")
 
 
-def _series_label(ser: dict, i: int, n: int) -> str | None:
-    """A series' legend label; unlabelled series are numbered when there are several."""
-    return ser.get("label") or (f"series {i + 1}" if n > 1 else None)
+def _series_labels(series: list[dict]) -> list[str | None]:
+    """The legend label of each series: its own; an unlabelled one numbered when there are several, unless more
+    than :data:`LEGEND_MAX` are unlabelled: they then share one entry ("48 unlabelled series", on the first)."""
+    unlabelled = [i for i, s in enumerate(series) if not s.get("label")]
+    labels: list[str | None] = [s.get("label") or None for s in series]
+    if len(series) > 1 and len(unlabelled) > LEGEND_MAX:
+        labels[unlabelled[0]] = f"{len(unlabelled)} unlabelled series"
+    elif len(series) > 1:
+        for i in unlabelled:
+            labels[i] = f"series {i + 1}"
+    return labels
 
 
 def _plot_lines(ax: Any, spec: dict) -> None:
-    n = len(spec["series"])
-    for i, ser in enumerate(spec["series"]):
+    labels = _series_labels(spec["series"])
+    grouped = sum(not s.get("label") for s in spec["series"]) > LEGEND_MAX  # one colour for the unlabelled crowd
+    for ser, label in zip(spec["series"], labels):
         x, y = np.asarray(ser["x"], dtype=float), np.asarray(ser["y"], dtype=float)
+        crowd = grouped and not ser.get("label")
         (line,) = ax.plot(
             x,
             y,
@@ -310,9 +491,9 @@ def _plot_lines(ax: Any, spec: dict) -> None:
             ms=3,
             ls=ser.get("ls", "-"),
             lw=1.3,
-            label=_series_label(ser, i, n),
-            color=ser.get("color"),
-            alpha=ser.get("alpha", 1.0),
+            label=label,
+            color=ser.get("color", "#4c72b0" if crowd else None),
+            alpha=ser.get("alpha", 0.6 if crowd else 1.0),
         )
         if ser.get("lo") is not None and ser.get("hi") is not None:
             ax.fill_between(
@@ -323,39 +504,98 @@ def _plot_lines(ax: Any, spec: dict) -> None:
                 alpha=0.2,
                 lw=0,
             )
-    for h in spec.get("hlines", []):
-        ax.axhline(float(h["y"]), color=h.get("color", "k"), ls="--", lw=1, label=h.get("label"))
+    for i, h in enumerate(spec.get("hlines", [])):
+        ax.axhline(float(h["y"]), label=h.get("label"), **_reference_style(i, h))
     ax.set_xscale(spec.get("xscale", "linear"))
     ax.set_yscale(spec.get("yscale", "linear"))
     ax.grid(alpha=0.3, which="both")
 
 
 def _plot_hist(ax: Any, spec: dict) -> None:
-    n = len(spec["series"])
-    for i, ser in enumerate(spec["series"]):
+    for ser, label in zip(spec["series"], _series_labels(spec["series"])):
         values = np.asarray(ser["values"], dtype=float)
-        ax.hist(values[np.isfinite(values)], bins=spec.get("bins", 20), alpha=0.55, label=_series_label(ser, i, n))
-    for v in spec.get("vlines", []):
-        ax.axvline(float(v["x"]), color=v.get("color", "k"), ls="--", lw=1, label=v.get("label"))
+        ax.hist(values[np.isfinite(values)], bins=spec.get("bins", 20), alpha=0.55, label=label)
+    for i, v in enumerate(spec.get("vlines", [])):
+        ax.axvline(float(v["x"]), label=v.get("label"), **_reference_style(i, v))
     ax.grid(alpha=0.3)
 
 
-def render_plot_spec(rec_id: str, spec: dict, out: Path, formats: Formats = ("png",)) -> str:
+def _annotate_heatmap(fig: Any, axes: list, zs: list[np.ndarray]) -> None:
+    """Write each cell's value into the heat-map panels ``axes`` (matrices ``zs``) where it fits: per panel, the
+    largest of :data:`ANNOTATION_SIZES` at which the widest value fits inside a cell with a margin, none when
+    none does. Records the panels and the written boxes as :func:`figure_layout`."""
+    fig.set_dpi(DPI)
+    renderer = fig.canvas.get_renderer()
+    layout: dict[str, Any] = {"dpi": DPI, "panels": [], "boxes": []}
+    for k, (ax, z) in enumerate(zip(axes, zs)):
+        rows, cols = z.shape
+        box = ax.get_window_extent(renderer)
+        cw, ch = box.width / max(cols, 1), box.height / max(rows, 1)
+        finite = z[np.isfinite(z)]
+        texts = {idx: f"{v:.2g}" for idx, v in np.ndenumerate(z) if np.isfinite(v)}
+        widest = max(texts.values(), key=len, default="")
+        size = None
+        for fs in ANNOTATION_SIZES:
+            probe = ax.text(0, 0, widest or "0", fontsize=fs)
+            ext = probe.get_window_extent(renderer)
+            probe.remove()
+            if ext.width + 0.2 * cw <= cw and ext.height * 1.15 <= ch:
+                size = fs
+                break
+        layout["panels"].append(
+            {"rows": rows, "cols": cols, "cell": [round(cw, 1), round(ch, 1)], "fontsize": size, "annotated": 0}
+        )
+        if size is None or not texts:
+            continue
+        mid = 0.5 * (float(finite.max()) + float(finite.min()))
+        for (row, col), text in texts.items():
+            t = ax.text(
+                col,
+                row,
+                text,
+                ha="center",
+                va="center",
+                fontsize=size,
+                color="w" if z[row, col] < mid else "k",
+            )
+            e = t.get_window_extent(renderer)
+            layout["boxes"].append([round(e.x0, 1), round(e.y0, 1), round(e.x1, 1), round(e.y1, 1), k])
+        layout["panels"][-1]["annotated"] = len(texts)
+    fig._tvk_layout = layout
+
+
+def render_plot_spec(rec_id: str, spec: dict, out: Path, formats: Formats = ("png",), rec: dict | None = None) -> str:
     """Render one ``artifacts["plots"]`` entry (see the module docstring) to ``<rec_id>-<name>.png`` (and the other
-    ``formats`` next to it)."""
-    return _save(plot_spec_figure(rec_id, spec), Path(out) / f"{rec_id}-{spec['name']}.png", formats)
+    ``formats`` next to it); ``rec`` as for :func:`plot_spec_figure`."""
+    return _save(plot_spec_figure(rec_id, spec, rec), Path(out) / f"{rec_id}-{spec['name']}.png", formats)
 
 
-def plot_spec_figure(rec_id: str, spec: dict) -> Any:
-    """The matplotlib figure of one ``artifacts["plots"]`` entry (unsaved)."""
+def _heatmap_ticks(ax: Any, x: list, y: list, most: int = 16) -> None:
+    """Tick labels of a heat map's columns and rows, at most ``most`` per axis (evenly thinned beyond that)."""
+    for values, set_ticks in ((x, ax.set_xticks), (y, ax.set_yticks)):
+        step = max(1, -(-len(values) // most))
+        idx = list(range(0, len(values), step))
+        set_ticks(idx, [str(values[i]) for i in idx], fontsize=8)
+
+
+def plot_spec_figure(rec_id: str, spec: dict, rec: dict | None = None) -> Any:
+    """The matplotlib figure of one ``artifacts["plots"]`` entry (unsaved); with the record ``rec``, a spec with
+    ``by_seed`` is drawn for the record's first failing seed (:func:`failing_seeds`), its title saying so."""
+    pos = None
+    if rec is not None:
+        spec, pos = _for_seed(rec, spec)
+        if pos is not None:
+            spec = {**spec, "title": f"{spec.get('title', rec_id)} [{_seed_label(rec, pos)}, which failed]"}
     kind = spec.get("kind")
     if kind not in PLOT_KINDS:
         raise ValueError(f"{rec_id}: plot kind must be one of {PLOT_KINDS}, got {kind!r}")
     if kind == "heatmap":
         panels = spec["panels"]
         fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 0.8, 3.6), squeeze=False)
+        zs = []
         for ax, panel in zip(axes[0], panels):
             z = np.asarray(panel["z"], dtype=float)
+            zs.append(z)
             im = ax.imshow(
                 z,
                 origin="lower",
@@ -364,36 +604,25 @@ def plot_spec_figure(rec_id: str, spec: dict) -> Any:
                 vmin=spec.get("vmin"),
                 vmax=spec.get("vmax"),
             )
-            ax.set_xticks(range(len(spec["x"])), [str(v) for v in spec["x"]], fontsize=8)
-            ax.set_yticks(range(len(spec["y"])), [str(v) for v in spec["y"]], fontsize=8)
-            for (row, col), v in np.ndenumerate(z):
-                if np.isfinite(v):
-                    ax.text(
-                        col,
-                        row,
-                        f"{v:.2g}",
-                        ha="center",
-                        va="center",
-                        fontsize=7,
-                        color="w" if v < 0.5 * (np.nanmax(z) + np.nanmin(z)) else "k",
-                    )
+            _heatmap_ticks(ax, spec["x"], spec["y"])
             ax.set_xlabel(spec.get("xlabel", ""))
             ax.set_ylabel(spec.get("ylabel", ""))  # every panel: a reader of one panel alone still sees the axis
             ax.set_title(panel.get("title", ""), fontsize=9)
         fig.colorbar(im, ax=list(axes[0]), label=spec.get("zlabel") or "value")
+        _annotate_heatmap(fig, list(axes[0]), zs)
     else:
         fig, ax = plt.subplots(figsize=(5.8, 3.6))
         (_plot_lines if kind == "lines" else _plot_hist)(ax, spec)
         ax.set_xlabel(spec.get("xlabel", ""))
         ax.set_ylabel(spec.get("ylabel") or ("count" if kind == "hist" else ""))
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=8)
+        _legend(ax, fontsize=8)
     fig.suptitle(spec.get("title", rec_id), fontsize=10)
+    fig._tvk_seed = pos
     return fig
 
 
 def _generic_plots(rec: dict, out: Path, formats: Formats = ("png",)) -> list[str]:
-    return [render_plot_spec(rec["id"], spec, out, formats) for spec in rec["artifacts"].get("plots", [])]
+    return [render_plot_spec(rec["id"], spec, out, formats, rec) for spec in rec["artifacts"].get("plots", [])]
 
 
 def render_figures(

@@ -3,10 +3,14 @@
 and ``results.csv`` (:func:`results_csv`).
 
 The records are the plain JSON dictionaries of :meth:`verify.claims.base.ClaimRecord.to_json`; nothing here runs a
-claim. Both reports open with the summary counts and an **Errata found** section (each refuted claim: the statement
-as printed, its counterexample as a small table of exact values, the corrected statement and a link to the claim
-that holds it), then list the claims grouped by source document and chapter, one row per claim with source,
-predicted, observed, error, tolerance and verdict, a one-line headline per value and the full data collapsed below.
+claim. Both reports open with the summary counts, a **Needs attention** block (every fail and inconclusive verdict
+and every verdict other than the claim's ``metadata.expected_verdict``, with its reason, the next step, the failing
+seeds and the command that reruns it; the HTML adds the failing seed's figure and links to the claim's code and
+docs, :mod:`verify.report.links`) and an **Errata found** section (each refuted claim: the statement as printed,
+its counterexample as a small table of exact values, the corrected statement and a link to the claim that holds
+it), then list the claims grouped by source document and chapter, one row per claim with source, predicted,
+observed, error, tolerance (and, in the HTML, the reason) and verdict, a one-line headline per value and the full
+data collapsed below.
 
 Escaping is per format: in Markdown every value sits in a code span (so sympy's ``*`` is never emphasis) with
 ``|`` escaped (so every table row has the same number of cells), and prose is backslash-escaped; in HTML jinja2's
@@ -42,6 +46,9 @@ from matplotlib.textpath import TextPath
 from sympy.parsing.sympy_parser import auto_number, auto_symbol, parse_expr
 
 from verify.claims.base import registry
+from verify.claims.external import claim_module
+from verify.report import links
+from verify.report.figures import failing_seeds, seed_figures
 from verify.runtime.provenance import git_state, hardware, library_versions
 
 __all__ = [
@@ -57,6 +64,7 @@ __all__ = [
     "math_svg",
     "md_code",
     "md_escape",
+    "nobreak_numbers",
     "render_html",
     "render_markdown",
     "results_csv",
@@ -74,6 +82,13 @@ DOCUMENTS = {"shi": "Shi thesis (2024)", "edelman": "Edelman thesis (2024)", "ka
 CSV_FIELDS = ("id", "source", "kind", "verdict", "predicted", "observed", "tolerance", "runtime_s")
 _NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "+inf": math.inf}
 HEADLINE_LIMIT = 90
+#: The longest reason or tolerance a row of the HTML claims table shows (the claim's section has the whole text).
+ROW_TEXT_LIMIT = 110
+#: Sort order of the verdicts in the HTML table (most in need of attention first).
+VERDICT_RANK = {"fail": 0, "inconclusive": 1, "refuted": 2, "pass": 3}
+#: A clause of a record's text that states a remedy the claim computed ("17 seeds per cell would reach it").
+_REMEDY = re.compile(r"[^;()]*\b(?:would (?:reach|be needed|decide|need|suffice)|needs? at least)\b[^;()]*")
+_EXCEPTION = re.compile(r"^[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b")
 _SKIP = object()  # "no such value" (None is a value)
 FULL_DATA_LIMIT = {"md": 2_500, "html": 8_000}
 
@@ -514,11 +529,16 @@ def _json_text(obj: Any, limit: int) -> tuple[str, bool]:
     return text[:limit] + "\n…", True
 
 
-def _views(records: list[dict], fmt: str) -> dict[str, Any]:
-    """Everything the templates show, computed once: per-record rows, errata, groups and the table of contents."""
+def _views(
+    records: list[dict], fmt: str, report_dir: str | os.PathLike | None = None, local_links: bool = True
+) -> dict[str, Any]:
+    """Everything the templates show, computed once: per-record rows, errata, the claims that need attention,
+    groups and the table of contents. ``local_links``: links to code and docs may point at local files (not in a
+    self-contained page, which is meant to travel)."""
     by_id = {r["id"]: r for r in records}
     appendix = _appendix_chapters(records)
     views = []
+    meta_links = {"report_dir": report_dir, "local": local_links}
     for r in records:
         doc, chapter, key = group_of(r)
         if key[0] == 1 and (doc, key[2]) in appendix:  # an appendix claim joins the chapter the appendix belongs to
@@ -531,6 +551,7 @@ def _views(records: list[dict], fmt: str) -> dict[str, Any]:
         )
         views.append(
             {
+                **_attention_fields(r, fmt, meta_links),
                 "id": r["id"],
                 "slug": gfm_slug(r["id"]),
                 "html_id": _html_id(r["id"]),
@@ -549,6 +570,10 @@ def _views(records: list[dict], fmt: str) -> dict[str, Any]:
                 "predicted_math": math_html(r.get("predicted")) if fmt == "html" else None,
                 "observed_math": math_html(r.get("observed")) if fmt == "html" else None,
                 "error": _error_text(_error(r.get("predicted"), r.get("observed"))),
+                "error_abs": _sort_number((_error(r.get("predicted"), r.get("observed")) or {}).get("abs")),
+                "rank": VERDICT_RANK.get(r["verdict"], 9),
+                "reason_row": _clip(str(r.get("reason", "")), ROW_TEXT_LIMIT),
+                "tolerance_row": _clip(fill_tolerance(r.get("tolerance", ""), r.get("config")), ROW_TEXT_LIMIT),
                 "runtime": f"{meta['runtime_s']} s" if meta.get("runtime_s") is not None else "—",
                 "seeds": ", ".join(map(str, meta.get("seeds") or [])) or "—",
                 "device": meta.get("device", "—"),
@@ -562,6 +587,7 @@ def _views(records: list[dict], fmt: str) -> dict[str, Any]:
         )
     view_by_id = {v["id"]: v for v in views}
     for v in views:
+        v["source_parts"] = links.source_parts(v["source"], v["doc"], v["chapter"])
         v["corrected_in_run"] = v["corrected_by"] in view_by_id
         v["corrected_html_id"] = _html_id(v["corrected_by"]) if v["corrected_by"] else ""
     errata = []
@@ -603,7 +629,101 @@ def _views(records: list[dict], fmt: str) -> dict[str, Any]:
         }
         for doc, chapters in docs.items()
     ]
-    return {"claims": views, "errata": errata, "groups": groups}
+    attention = [v for v in views if v["attention"]]
+    attention.sort(key=lambda v: (not v["unexpected"], v["rank"]))  # unexpected verdicts first, fails before the rest
+    return {"claims": views, "errata": errata, "groups": groups, "attention": attention}
+
+
+def _sort_number(x: Any) -> str:
+    return repr(float(x)) if isinstance(x, (int, float)) and math.isfinite(x) else ""
+
+
+def _attention_fields(r: dict, fmt: str, ctx: dict[str, Any]) -> dict[str, Any]:
+    """What the "needs attention" block and the claim's links show of record ``r``: the expected verdict, whether
+    the claim needs attention (a fail, an inconclusive, or a verdict other than the expected one), the next step,
+    the failing seeds, the command that reruns the claim, and where its code and docs are."""
+    meta = r.get("metadata") or {}
+    verdict, expected = r["verdict"], meta.get("expected_verdict")
+    unexpected = expected is not None and verdict != expected
+    claim = registry().get(r["id"])
+    location = links.claim_location(r["id"], claim) if claim is not None else None
+    docs = links.docs_page(location, str(r.get("source", "")), r["id"])
+    seeds = list(meta.get("seeds") or [])
+    failed = [seeds[i] if i < len(seeds) else i for i in failing_seeds(r)]
+    scale = r.get("scale") or "quick"
+    command = f"tvk report --only '{r['id']}' --scale {scale} --out tvk-rerun"
+    module = claim_module(claim) if claim is not None else None
+    if module and not module.startswith("verify.") and module != "__main__":  # a claim defined outside verify/
+        command += f" --claims {module}"
+    revision = meta.get("git_revision")
+    return {
+        "expected": expected,
+        "expected_label": VERDICT_LABEL.get(expected, str(expected).upper()) if expected else "",
+        "unexpected": unexpected,
+        "underpowered": str(meta.get("underpowered") or ""),
+        "attention": verdict in ("fail", "inconclusive") or unexpected,
+        "failed_seeds": ", ".join(map(str, failed)),
+        "next_step": _next_step(r, claim, failed, unexpected),
+        "command": command,
+        "code": location.text if location else "",
+        "code_href": _href(location.path, location.line, revision, ctx, fmt) if location else None,
+        "docs": docs or "",
+        "docs_href": _href(docs, None, revision, ctx, fmt) if docs else None,
+    }
+
+
+def _href(path: str, line: int | None, revision: str | None, ctx: dict[str, Any], fmt: str) -> str | None:
+    """The link of a code or docs path in the HTML page (:func:`verify.report.links.file_href`); only a web link
+    when local files are not wanted; None in Markdown."""
+    if fmt != "html":
+        return None
+    href = links.file_href(path, line, revision, ctx["report_dir"])
+    return href if href and (ctx["local"] or href.startswith("https://")) else None
+
+
+def _remedy(r: dict) -> str:
+    """The remedy a claim computed and wrote into its record (``details["remedy"]``, else a clause of
+    ``metadata.underpowered`` or of the reason that says what would decide it), or ""."""
+    details = r.get("details") if isinstance(r.get("details"), dict) else {}
+    if isinstance(details.get("remedy"), str) and details["remedy"].strip():
+        return details["remedy"].strip()
+    for text in ((r.get("metadata") or {}).get("underpowered"), r.get("reason")):
+        m = _REMEDY.search(str(text or ""))
+        if m:
+            return m.group(0).strip()
+    return ""
+
+
+def _next_step(r: dict, claim: Any, failed: list, unexpected: bool) -> str:
+    """What would decide or fix a claim that needs attention: the remedy the claim computed, else what to rerun
+    (the thesis's scale, other seeds) or what to check; "" for a claim that needs none."""
+    verdict = r["verdict"]
+    if verdict not in ("fail", "inconclusive") and not unexpected:
+        return ""
+    remedy = _remedy(r)
+    scale = r.get("scale") or "quick"
+    full = claim is not None and "full" in claim.configs and scale != "full"
+    if remedy:
+        return remedy + ("; or decide it at the thesis's setting with --scale full (meant for a GPU)" if full else "")
+    if _EXCEPTION.match(str(r.get("reason", ""))):
+        return "the claim crashed: fix the error (its traceback is in the full data), then rerun it"
+    steps = []
+    if failed:
+        steps.append(
+            f"seed {failed[0]} failed: rerun with --seed-offset N (other seeds) to tell a bad seed from a wrong claim"
+        )
+    if full:
+        steps.append("decide it at the thesis's setting with --scale full (meant for a GPU)")
+    if not steps and verdict == "inconclusive":
+        steps.append("the check could not decide: read the reason, then rerun it with more budget or seeds")
+    if unexpected and verdict in ("pass", "refuted"):
+        steps.append(
+            f"the verdict differs from the expected {r['metadata'].get('expected_verdict')}: check the claim's "
+            "declaration (refutes / underpowered) against this result"
+        )
+    if not steps:
+        steps.append("compare the prediction with the source and the claim's code: the statement or its derivation")
+    return "; ".join(steps)
 
 
 def _sweep_text(sweep: dict) -> str:
@@ -648,7 +768,38 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["md"] = md_escape
     env.filters["code"] = md_code
+    env.filters["nb"] = nobreak_numbers
+    env.filters["path"] = break_after_slashes
     return env
+
+
+#: A number as the report writes it (``8.3e-17``, ``-0.25``, ``1,000``): kept on one line in the HTML page.
+_NUMBER = re.compile(r"(?<![\w.#&])[-+]?\d+(?:[.,]\d+)*(?:e[-+]?\d+)?%?(?![\w])")
+_APPROX = re.compile(r"≈ ([-+]?\d[\w.+-]*)")
+
+
+def nobreak_numbers(value: Any) -> Markup:
+    """``value`` as HTML (escaped unless it is already markup) with every number that a line could otherwise
+    break inside (one with a sign, a decimal point or an exponent) wrapped in ``<span class="nb">`` (``white-space:
+    nowrap``), so "8.3e-17" never wraps as "8.3e-" / "17". In markup (drawn mathematics) only the ``≈ float`` after
+    an exact form is wrapped."""
+    if isinstance(value, Markup):
+        return Markup(_APPROX.sub(lambda m: f'≈ <span class="nb">{m.group(1)}</span>', str(value)))
+    text = str(escape("" if value is None else value))
+
+    def wrap(m: re.Match) -> str:
+        num = m.group(0)
+        return f'<span class="nb">{num}</span>' if re.search(r"[-+.,e%]", num[1:]) or num[0] in "-+" else num
+
+    return Markup(_OPTION.sub(r'<span class="nb">\g<0></span>', _NUMBER.sub(wrap, text)))
+
+
+_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
+
+
+def break_after_slashes(path: Any) -> Markup:
+    """A file path as HTML that a line may break only after its slashes (``<wbr>``, copied as nothing)."""
+    return Markup("/<wbr>").join(escape(part) for part in str(path).split("/"))
 
 
 # ---------------------------------------------------------------------------------------------- renderers
@@ -683,6 +834,18 @@ def _data_uri(path: Path) -> str:
     return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
+def _png_size(path: Path) -> tuple[int, int] | None:
+    """(width, height) in pixels of a PNG file, from its header; None when it is not a readable PNG."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(24)
+    except OSError:
+        return None
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        return None
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
 def render_html(
     records: list[dict],
     meta: dict,
@@ -690,25 +853,34 @@ def render_html(
     *,
     self_contained: bool = False,
     figures_dir: str | os.PathLike | None = None,
+    report_dir: str | os.PathLike | None = None,
 ) -> str:
-    """The HTML report: the same content as :func:`render_markdown`, with verdict / kind / source filters and a
-    table of contents (a few lines of inline JavaScript, no network), readable in an 800 px window.
+    """The HTML report: the same content as :func:`render_markdown`, led by a "needs attention" block (every
+    fail, inconclusive and unexpected verdict with its reason, expected verdict, next step, failing seed's figure
+    and the command that reruns it), with verdict / kind / source filters, text search and sortable columns kept
+    in the page's address, and a live table of contents (inline JavaScript, no network), readable in an 800 px
+    window and, as cards, at 390 px.
 
     With ``self_contained`` every figure is embedded as a ``data:`` URI read from ``figures_dir`` (default:
-    ``meta["figures_dir"]``), so the single file can be mailed; otherwise images link to ``figures/<name>``.
+    ``meta["figures_dir"]``), so the single file can be mailed; otherwise images link to ``figures/<name>``. Every
+    image read from ``figures_dir`` gets its ``width`` and ``height`` (half its pixels: the figures are drawn at
+    twice the screen resolution), so lazy images never move a claim the page has scrolled to. ``report_dir`` (the
+    folder the page is written to) makes the links to each claim's code and docs relative to it (absolute
+    ``file:`` links without it; the repository's web pages when ``CITATION.cff`` names it).
 
     Raises
     ------
     ValueError
         If ``self_contained`` is set and no figure directory is known, or a listed figure is missing there.
     """
-    images: dict[str, list[dict[str, str]]] = {}
+    images: dict[str, list[dict[str, Any]]] = {}
     folder = figures_dir if figures_dir is not None else meta.get("figures_dir")
     if self_contained and figures and any(figures.values()) and folder is None:
         raise ValueError("self_contained=True needs figures_dir (the folder holding the figure files)")
     mv = _meta_view(records, meta)
     for cid, names in figures.items():
         for name in names:
+            size = _png_size(Path(folder) / name) if folder is not None else None
             if self_contained:
                 path = Path(folder) / name  # type: ignore[arg-type]
                 if not path.is_file():
@@ -717,8 +889,18 @@ def render_html(
             else:
                 src = f"figures/{name}"
                 extra = [(fmt.upper(), f"figures/{Path(name).stem}.{fmt}") for fmt in mv["figure_formats"]]
-            images.setdefault(cid, []).append({"name": name, "src": src, "extra": extra})
-    ctx = _views(records, "html")
+            width, height = ((size[0] + 1) // 2, (size[1] + 1) // 2) if size else (None, None)
+            images.setdefault(cid, []).append(
+                {"name": name, "src": src, "extra": extra, "width": width, "height": height}
+            )
+    ctx = _views(records, "html", report_dir, local_links=not self_contained)
+    by_id = {r["id"]: r for r in records}
+    for v in ctx["attention"]:
+        shown = images.get(v["id"], [])
+        preferred = [n for n in seed_figures(by_id[v["id"]]) if any(i["name"] == n for i in shown)]
+        pick = next((i for i in shown if preferred and i["name"] == preferred[0]), shown[0] if shown else None)
+        v["figure"] = pick
+        v["figure_is_seed"] = bool(preferred)
     docs = [g["doc"] for g in ctx["groups"]]
     return _environment().get_template("report.html.j2").render(meta=mv, images=images, docs=docs, **ctx)
 

@@ -205,7 +205,7 @@ def _write_report(
             "results.csv": results_csv(records),
             "report.md": render_markdown(records, meta, figures),
             "report.html": render_html(
-                records, meta, figures, self_contained=output.self_contained, figures_dir=figdir
+                records, meta, figures, self_contained=output.self_contained, figures_dir=figdir, report_dir=out
             ),
         }
         for name, text in texts.items():

@@ -18,8 +18,6 @@ import sys
 from fractions import Fraction
 from typing import Any
 
-import sympy
-
 __all__ = ["HASH_DIGITS", "canonical_json", "config_hash", "exact_text", "to_float", "to_jsonable"]
 
 HASH_DIGITS = 16
@@ -51,7 +49,8 @@ def to_jsonable(x: Any) -> Any:
     A sympy number or a Fraction becomes ``{"exact": str, "float": float}``; a symbolic sympy expression
     ``{"exact": str}``; a non-finite float the string ``"nan"``, ``"inf"`` or ``"-inf"``.
     """
-    if isinstance(x, sympy.Basic):
+    sympy = sys.modules.get("sympy")  # not imported: x cannot be a sympy value (and `tvk list` stays light)
+    if sympy is not None and isinstance(x, sympy.Basic):
         if not x.is_number:
             return {"exact": exact_text(x)}
         try:

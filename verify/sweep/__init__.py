@@ -6,16 +6,33 @@ SQLite results store (docs/running_at_scale.md).
 ``store``       :class:`ResultStore` (SQLite, WAL), :func:`merge_stores`
 ``executors``   ``local`` (default), ``processes`` (concurrent.futures), ``ray`` (Ray tasks)
 ``session``     :func:`sweep_session` (executor + store + shard for the claims run inside it), :func:`run_grid`
-``cost``        the thesis-scale cost estimate; ``preflight`` prints it before a full-scale report
+``cost``        the thesis-scale cost estimate; ``confirm`` prints it before a full-scale report
 ``cli``         ``tvk report`` options and ``tvk sweep status|merge``
 """
 
-from .cells import Cell, CellResult, IncompleteGrid, cell_hash, decode, encode
-from .cost import CellCost, DeviceSpeed, calibrate, estimate_grid
-from .executors import EXECUTORS, Executor, LocalExecutor, ProcessExecutor, RayExecutor, make_executor
-from .grid import Grid, grid_of
-from .session import SweepSession, current_session, parse_shard, run_grid, sweep_session
-from .store import STORE_NAME, ResultStore, merge_stores
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: Where each exported name lives; the submodule is imported on first use (PEP 562), so that ``tvk --help`` and
+#: ``tvk sweep status`` do not pay for numpy and sympy.
+_HOMES = {
+    "cells": ("Cell", "CellResult", "IncompleteGrid", "cell_hash", "decode", "encode"),
+    "cost": ("CellCost", "DeviceSpeed", "calibrate", "estimate_grid"),
+    "executors": ("EXECUTORS", "Executor", "LocalExecutor", "ProcessExecutor", "RayExecutor", "make_executor"),
+    "grid": ("Grid", "grid_of"),
+    "session": ("SweepSession", "current_session", "parse_shard", "run_grid", "sweep_session"),
+    "store": ("STORE_NAME", "ResultStore", "merge_stores"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOME_OF:
+        return getattr(importlib.import_module(f"{__name__}.{_HOME_OF[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "EXECUTORS",

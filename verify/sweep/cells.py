@@ -11,11 +11,10 @@ in-process run would have aggregated.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from verify.runtime.jsonable import config_hash, to_jsonable
 
@@ -80,11 +79,12 @@ def cell_hash(config: Any, run: Callable[..., Any] | str) -> str:
 
 
 def _enc(x: Any) -> Any:
-    if isinstance(x, np.ndarray):
+    np = sys.modules.get("numpy")  # not imported: x cannot be a numpy value
+    if np is not None and isinstance(x, np.ndarray):
         if x.dtype == object:
             raise TypeError("cannot store an object array in a cell result; convert it to lists")
         return {"__ndarray__": {"dtype": x.dtype.str, "shape": list(x.shape), "data": x.ravel().tolist()}}
-    if isinstance(x, np.generic):
+    if np is not None and isinstance(x, np.generic):
         return {"__npscalar__": {"dtype": x.dtype.str, "value": x.item()}}
     if isinstance(x, tuple):
         return {"__tuple__": [_enc(v) for v in x]}
@@ -108,8 +108,12 @@ def _dec(x: Any) -> Any:
         if len(x) == 1:
             ((key, val),) = x.items()
             if key == "__ndarray__":
+                import numpy as np
+
                 return np.array(val["data"], dtype=np.dtype(val["dtype"])).reshape(val["shape"])
             if key == "__npscalar__":
+                import numpy as np
+
                 return np.dtype(val["dtype"]).type(val["value"])
             if key == "__tuple__":
                 return tuple(_dec(v) for v in val)

@@ -421,16 +421,19 @@ def _population_gd_w(
     return GDRun(rec["steps"], np.array(rec["loss"]), acc, np.array(rec["ordered"]), W_final, first)
 
 
-def hessian_lambda_max(task: td.DecisionListTask, n: int, c: float, device: str = "auto") -> float:
+def hessian_lambda_max(
+    task: td.DecisionListTask, n: int, c: float, device: str = "auto", *, ignore_memory_check: bool = False
+) -> float:
     """The largest eigenvalue of the Hessian of the population loss in ``W`` (all ``L^2`` entries) at ``W = 0``,
     ``V = cP``, uniform ``n``-subsets, by torch autograd (float64 whatever the run's training dtype: the step size
-    ``1 / lambda_max`` of Theorem 4.3 is a judged quantity)."""
+    ``1 / lambda_max`` of Theorem 4.3 is a judged quantity). ``ignore_memory_check`` is ``tvk
+    --ignore-memory-check`` (:attr:`RunOptions.ignore_memory_check`): run even when the estimate does not fit."""
     dev = resolve_device(device)
     with torch_threads(_threads(dev)):
-        return _hessian_lambda_max(task, n, c, dev)
+        return _hessian_lambda_max(task, n, c, dev, ignore_memory_check)
 
 
-def _hessian_lambda_max(task: td.DecisionListTask, n: int, c: float, dev: torch.device) -> float:
+def _hessian_lambda_max(task: td.DecisionListTask, n: int, c: float, dev: torch.device, ignore: bool) -> float:
     L = task.L
     S = nd.subsets_array(L, n)
     preflight(
@@ -441,6 +444,7 @@ def _hessian_lambda_max(task: td.DecisionListTask, n: int, c: float, dev: torch.
         steps=1,
         n_seeds=1,
         desc="Hessian",
+        ignore=ignore,
     )
     tokens = torch.tensor(S, device=dev)
     labels = torch.tensor(nd.labels_array(task, S), device=dev)

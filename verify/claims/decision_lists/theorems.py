@@ -632,8 +632,18 @@ def _observe_lambda(cfg: LambdaConfig, ctx: RunContext) -> Observation:
     values, raw = [], {}
     for L, n, m in cfg.cases:
         task = td.random_task(L, m, cfg.seed, min_length=1)
-        r1 = vd.hessian_lambda_max(task, n, cfg.c, device=ctx.device) / cfg.c**2
-        r2 = vd.hessian_lambda_max(task, n, 2 * cfg.c, device=ctx.device) / (2 * cfg.c) ** 2
+        r1 = (
+            vd.hessian_lambda_max(
+                task, n, cfg.c, device=ctx.device, ignore_memory_check=ctx.options.ignore_memory_check
+            )
+            / cfg.c**2
+        )
+        r2 = (
+            vd.hessian_lambda_max(
+                task, n, 2 * cfg.c, device=ctx.device, ignore_memory_check=ctx.options.ignore_memory_check
+            )
+            / (2 * cfg.c) ** 2
+        )
         values.append(2 * r2 - r1)  # cancels the O(1/c) term of lambda / c^2
         raw[f"L={L},n={n}"] = {"lambda_over_c2_at_c": r1, "lambda_over_c2_at_2c": r2}
     return Observation(values, details={"ratios": raw, "c": cfg.c})

@@ -74,7 +74,9 @@ def _observe_ordering(cfg: OrderingConfig, ctx: RunContext) -> Observation:
     for task in tasks:
         if cfg.c is None:
             c = float(td.thm43_c(cfg.n, cfg.L, td.delta_a43(task, cfg.n)[0]))
-            lam = vd.hessian_lambda_max(task, cfg.n, c, device=ctx.device)
+            lam = vd.hessian_lambda_max(
+                task, cfg.n, c, device=ctx.device, ignore_memory_check=ctx.options.ignore_memory_check
+            )
             cs.append(c)
             etas.append(1.0 / lam)
             lams.append(lam)

@@ -30,17 +30,19 @@ def predict_training(cfg: ModularTrainingConfig) -> sympy.Expr:
     return tm.max_margin(cfg.p, cfg.k)
 
 
-def _spectra_artifact(net: HomogeneousNetwork, n_neurons: int = 6) -> dict[str, Any]:
-    """Power spectra and values of the first input block of the ``n_neurons`` heaviest neurons."""
+def _spectra_artifact(net: HomogeneousNetwork, n_neurons: int = 6, purity: bool = True) -> dict[str, Any]:
+    """Power spectra and values of the first input block of the ``n_neurons`` heaviest neurons (and, with
+    ``purity``, every neuron's purity); the report draws them as Fig. 4.1 (another seed's under ``by_seed``, drawn
+    when that seed fails)."""
     diag = neuron_diagnostics(net)
     top = np.argsort(-diag.mass)[:n_neurons]
-    return {
+    out = {
         "neurons": top.tolist(),
         "u1_power": one_sided_power(net.U[top, 0, :]).tolist(),
         "u1_values": net.U[top, 0, :].tolist(),
         "mass": diag.mass[top].tolist(),
-        "purity_all": diag.min_purity.tolist(),
     }
+    return out | {"purity_all": diag.min_purity.tolist()} if purity else out
 
 
 def observe_training(cfg: ModularTrainingConfig, ctx: RunContext) -> Observation:
@@ -58,7 +60,8 @@ def observe_training(cfg: ModularTrainingConfig, ctx: RunContext) -> Observation
         "gamma_star": gamma,
         "p": cfg.p,
         "k": cfg.k,
-        "spectra": _spectra_artifact(result.networks[0]),
+        "spectra": _spectra_artifact(result.networks[0])
+        | {"by_seed": [{}] + [_spectra_artifact(net, purity=False) for net in result.networks[1:]]},
         "coverage": [list(c.coverage) for c in comps],
     }
     return Observation(

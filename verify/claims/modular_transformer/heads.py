@@ -73,10 +73,19 @@ def _spectrum_panels(M: np.ndarray, n_shown: int) -> tuple[list[dict], list[dict
     return values, spectra
 
 
+def _rounded(panels: list[dict], digits: int = 4) -> list[dict]:
+    """Heat-map panels with their values rounded (the other seeds' panels, kept for the figure only)."""
+    return [{**panel, "z": np.round(np.asarray(panel["z"]), digits).tolist()} for panel in panels]
+
+
 def _head_plots(run_matrices: np.ndarray, init_matrices: np.ndarray, cfg: HeadSpectraConfig, rows: list) -> list:
+    """Fig. 4.3 of the first seed, with ``by_seed`` panels of every other seed (the report draws a failing seed's,
+    verify/report/figures.py), and the concentration of every head."""
     p = cfg.model.p
     h = (p - 1) // 2
     values, spectra = _spectrum_panels(run_matrices[0], cfg.n_shown)
+    others = [_spectrum_panels(m, cfg.n_shown) for m in run_matrices[1:]]
+    seeds = cfg.model.seeds
     init_rows = head_rows(init_matrices, cfg.n_bins)
     return [
         {
@@ -91,7 +100,15 @@ def _head_plots(run_matrices: np.ndarray, init_matrices: np.ndarray, cfg: HeadSp
             "cmap": "RdBu_r",
             "vmin": -1,
             "vmax": 1,
-            "title": f"Fig. 4.3 (left): W^KQ through the embedding, seed {cfg.model.seeds[0]}, k={cfg.model.k}, p={p}",
+            "title": f"Fig. 4.3 (left): W^KQ through the embedding, seed {seeds[0]}, k={cfg.model.k}, p={p}",
+            "by_seed": [{}]
+            + [
+                {
+                    "panels": _rounded(v),
+                    "title": f"Fig. 4.3 (left): W^KQ through the embedding, seed {s}, k={cfg.model.k}, p={p}",
+                }
+                for s, (v, _) in zip(seeds[1:], others)
+            ],
         },
         {
             "name": "wkq-spectrum",
@@ -104,6 +121,7 @@ def _head_plots(run_matrices: np.ndarray, init_matrices: np.ndarray, cfg: HeadSp
             "zlabel": "share of doubly centred power",
             "vmin": 0,
             "title": "Fig. 4.3 (right): binned 2-D power spectrum of the same heads",
+            "by_seed": [{}] + [{"panels": _rounded(sp)} for _, sp in others],
         },
         {
             "name": "concentration",

@@ -104,7 +104,8 @@ def _neuron_rows(nets: list[HomogeneousNetwork], init: list[HomogeneousNetwork],
 
 
 def _spectra_artifact(net: HomogeneousNetwork, n_neurons: int = 6) -> dict[str, Any]:
-    """The first input block of the heaviest neurons and its one-sided power (rendered as Fig. 4.1)."""
+    """The first input block of the heaviest neurons and its one-sided power (rendered as Fig. 4.1; the other seeds'
+    under ``by_seed``, drawn when one of them fails)."""
     diag = neuron_diagnostics(net)
     top = np.argsort(-diag.mass)[:n_neurons]
     return {
@@ -174,7 +175,8 @@ def observe_split(cfg: PolySplitConfig, ctx: RunContext) -> Observation:
     ]
     artifacts = {
         "plots": plots,
-        "spectra": _spectra_artifact(run.result.networks[0]),
+        "spectra": _spectra_artifact(run.result.networks[0])
+        | {"by_seed": [{}] + [_spectra_artifact(net) for net in run.result.networks[1:]]},
         "coverage": [r["coverage"] for r in rows],
         "p": cfg.p,
         "k": cfg.k,

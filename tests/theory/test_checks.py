@@ -1,0 +1,93 @@
+"""theory._checks: numbers from callers and size checks (issue 32 regressions: numeric strings with enormous
+exponents, NaN fed into Fraction, log10_factorial beyond the float range)."""
+
+from __future__ import annotations
+
+import math
+import signal
+from fractions import Fraction
+
+import pytest
+import sympy
+
+from theory._checks import (
+    MAX_DIGITS,
+    InputError,
+    LimitError,
+    as_fraction,
+    as_number,
+    check_cost,
+    check_positive_int,
+    log10_factorial,
+)
+
+
+@pytest.fixture
+def one_second():
+    """Fail instead of hanging: the strings below used to run for minutes (10^999999999 formed by Fraction)."""
+
+    def fire(signum, frame):
+        raise TimeoutError("did not return within 1 s")
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.alarm(1)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize("text", ["1e999999999", "1e5000", "-1e5000", "1e-5000", "1e-999999999", "1.5e4001/3"])
+@pytest.mark.parametrize("convert", [as_number, as_fraction])
+def test_enormous_exponents_are_refused_before_fraction_sees_them(text, convert, one_second):
+    with pytest.raises(LimitError) as info:
+        convert(text, "b")
+    assert info.value.param == "b" and info.value.limit == MAX_DIGITS
+    assert str(info.value).startswith(f"b = {text!r}")
+
+
+def test_exponents_within_the_limit_are_exact():
+    assert as_number("1e3999", "b") == sympy.Integer(10) ** 3999
+    assert as_number("1e-3999", "b") == sympy.Rational(1, 10**3999)
+    assert as_number("0e999999999", "b") == 0  # zero: no power of ten is formed
+    with pytest.raises(InputError, match="division by zero"):
+        as_number("0e999999999/0", "b")
+    assert as_number("-1/2", "b") == sympy.Rational(-1, 2) and as_number("2.5e1", "b") == 25
+
+
+@pytest.mark.parametrize("nan", [float("nan"), "nan", sympy.nan, float("inf"), sympy.zoo, sympy.oo])
+def test_nan_never_reaches_fraction(nan):
+    """Fraction(nan) raises a bare ValueError ('cannot convert NaN to integer ratio'); as_fraction names the
+    parameter instead."""
+    with pytest.raises(InputError) as info:
+        as_fraction(nan, "gamma")
+    assert info.value.param == "gamma"
+
+
+def test_as_fraction_reads_floats_as_asked():
+    assert as_fraction(0.1, "b") == Fraction(0.1)
+    assert as_fraction(0.1, "b", floats="decimal") == Fraction(1, 10)
+    assert as_fraction(sympy.Float("2.5"), "b") == Fraction(5, 2)
+    with pytest.raises(LimitError):
+        as_fraction(sympy.Float("1e5000"), "b")
+    with pytest.raises(InputError, match="rational"):
+        as_fraction(sympy.pi, "b")
+
+
+def test_log10_factorial_refuses_instead_of_inf_or_nan():
+    """log10_factorial(10**400) used to answer inf and log10_factorial(nan) nan."""
+    assert math.isclose(log10_factorial(10**300), 10**300 * (300 - 1 / math.log(10)), rel_tol=1e-3)
+    with pytest.raises(LimitError) as info:
+        log10_factorial(10**400)
+    assert info.value.param == "n"
+    for bad in (float("nan"), float("inf"), "10"):
+        with pytest.raises(InputError):
+            log10_factorial(bad)
+
+
+def test_check_cost_messages_and_bad_costs():
+    with pytest.raises(LimitError, match=r"is ~10\^\(~10\^400\)"):
+        check_cost(10**400, 4000, param="k", value=3, what="the value", hint="", log10=True)  # used to OverflowError
+    with pytest.raises(InputError):
+        check_cost(float("nan"), 10, param="k", value=3, what="the value", hint="")
+    with pytest.raises(InputError):
+        check_positive_int(3, "k", minimum=float("nan"))
