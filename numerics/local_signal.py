@@ -1532,22 +1532,32 @@ def kernel_best_error(
     n = n_train + n_test
     draws = n * ((k + 1) * d + 2)
     big = "n_train" if n_train >= n_test else "n_test"
+    big_value = n_train if big == "n_train" else n_test
     check_cost(
         n,
         MAX_MC_SAMPLES,
         param=big,
-        value=n,
+        value=big_value,
         what="Monte-Carlo sample counts (n_train + n_test)",
         hint=f"use a smaller {big}",
     )
     check_cost(
-        draws + inits * n * (k + 1) * m * (d + 2),
+        draws,
         MAX_MC_WORK,
         param=big,
-        value=n,
-        what=f"the samples and their features ((n_train + n_test) (k+1) d (1 + inits m) = {format_count(n)} x "
-        f"{k + 1} x {d} x ...)",
+        value=big_value,
+        what=f"the samples ((n_train + n_test) ((k+1) d + 2) = {format_count(n)} x {format_count((k + 1) * d + 2)})",
         hint=f"use a smaller {big}",
+    )
+    per_init = n * (k + 1) * m * (d + 2)
+    check_cost(
+        inits * per_init,
+        MAX_MC_WORK,
+        param="inits" if per_init * 2 <= MAX_MC_WORK else big,
+        value=inits if per_init * 2 <= MAX_MC_WORK else big_value,
+        what=f"the CNTK features (inits (n_train + n_test) (k+1) m (d+2) = {format_count(inits)} x "
+        f"{format_count(per_init)})",
+        hint="use fewer inits" if per_init * 2 <= MAX_MC_WORK else f"use a smaller {big}",
     )
     check_cost(
         n_train * m * d,
@@ -1568,7 +1578,7 @@ def kernel_best_error(
     _check_memory(
         array_bytes(inits * len(biases) + 2, n, m * d),
         big,
-        n,
+        big_value,
         f"the features ({inits}, {len(biases)}, {format_count(n)}, {m * d}) in float64",
     )
     sigma = tl.noise_sigma(k)
