@@ -1,0 +1,17 @@
+"""numerics.limits (docs/limits.md): memory estimates of any size, compared in integers."""
+
+MODULE = "numerics.limits"
+
+BASELINE = {
+    "available_memory": {},
+    "format_bytes": {"n": 1536},
+    "array_bytes": {"itemsize": 8},
+    "check_allocation": {"nbytes": 800, "param": "n", "value": 10, "what": "the Gram matrix"},
+}
+
+REFUSED = [
+    ("check_allocation", {"nbytes": 2**63, "param": "n", "value": 2**30, "what": "the Gram matrix"}, "n"),
+    ("check_allocation", {"nbytes": 10**400, "param": "width", "value": 10**400, "what": "the weights"}, "width"),
+]
+
+NO_SIZE: dict[str, str] = {}
