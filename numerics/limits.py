@@ -15,8 +15,10 @@ import math
 import numbers
 import operator
 import os
+import re
+from fractions import Fraction
 
-from theory._checks import InputError, LimitError, check_cost, format_count
+from theory._checks import MAX_DIGITS, InputError, LimitError, check_cost, format_count
 
 __all__ = [
     "MAX_ADDRESSABLE_BYTES",
@@ -27,6 +29,7 @@ __all__ = [
     "available_memory",
     "check_allocation",
     "check_count",
+    "check_rational",
     "check_work",
     "format_bytes",
 ]
@@ -169,6 +172,59 @@ def check_count(value: object, name: str, *, minimum: int = 1, why: str = "") ->
         shown = format_count(count) if count is not None else f"{value!r:.80}"
         raise InputError(f"{name} must be an integer >= {minimum}{extra}, got {shown}", param=name)
     return count
+
+
+_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)")
+
+
+def check_rational(value: object, name: str) -> Fraction:
+    """An exact rational (int, Fraction, finite float, numeric string, sympy Rational) as a Fraction of at most
+    :data:`theory._checks.MAX_DIGITS` digits; a string's exponent is read before the number is expanded, so
+    ``"1e999999999"`` is refused at once instead of building a billion-digit integer.
+
+    Parameters
+    ----------
+    value : int, Fraction, float or str
+        The number.
+    name : str
+        The parameter's name (in the message and as :attr:`InputError.param`).
+
+    Returns
+    -------
+    Fraction
+        ``value``, exactly.
+
+    Raises
+    ------
+    InputError
+        A bool, a non-number, NaN, an infinity or more than ``MAX_DIGITS`` digits.
+
+    Examples
+    --------
+    >>> check_rational("-1/2", "b"), check_rational(0.25, "b")
+    (Fraction(-1, 2), Fraction(1, 4))
+    >>> check_rational("1e999999999", "b")
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: b must be a rational of at most 4000 digits, got '1e999999999'
+    """
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a rational number, got the bool {value!r}", param=name)
+    if isinstance(value, str):
+        exponent = _EXPONENT.search(value)
+        if len(value) > 200 or (exponent and abs(int(exponent.group(1))) > MAX_DIGITS):
+            raise InputError(
+                f"{name} must be a rational of at most {MAX_DIGITS} digits, got {value[:80]!r}", param=name
+            )
+    elif not isinstance(value, (numbers.Rational, float)):
+        raise InputError(f"{name} must be a rational number, got {value!r:.80}", param=name)
+    try:
+        q = Fraction(value)
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+        raise InputError(f"{name} must be a finite rational number, got {value!r:.80}", param=name) from None
+    if max(abs(q.numerator), q.denominator).bit_length() > MAX_DIGITS * 10 // 3:
+        raise InputError(f"{name} must be a rational of at most {MAX_DIGITS} digits", param=name)
+    return q
 
 
 def array_bytes(*shape: int, itemsize: int = 8) -> int:
