@@ -126,7 +126,7 @@ def _as_size(value: object, name: str) -> int:
     return v
 
 
-def check_count(value: object, name: str, *, minimum: int = 1, why: str = "") -> int:
+def check_count(value: object, name: str, *, minimum: int = 1, why: str = "", message: str = "") -> int:
     """A count (draws, chains, samples, a length) as an int ``>= minimum``; an integral float such as ``5.0`` is
     accepted, as the numerics modules always did. Sizes are checked separately, from their cost.
 
@@ -140,6 +140,8 @@ def check_count(value: object, name: str, *, minimum: int = 1, why: str = "") ->
         The smallest accepted count.
     why : str
         Why the minimum holds, added to the message in parentheses.
+    message : str
+        The whole message instead of the default one (a module's established wording).
 
     Returns
     -------
@@ -170,7 +172,7 @@ def check_count(value: object, name: str, *, minimum: int = 1, why: str = "") ->
     if count is None or count < minimum:
         extra = f" ({why})" if why else ""
         shown = format_count(count) if count is not None else f"{value!r:.80}"
-        raise InputError(f"{name} must be an integer >= {minimum}{extra}, got {shown}", param=name)
+        raise InputError(message or f"{name} must be an integer >= {minimum}{extra}, got {shown}", param=name)
     return count
 
 

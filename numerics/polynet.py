@@ -118,7 +118,7 @@ def _check_flow_k(k: object, name: str = "k") -> int:
 
 
 def _check_block_width(n_prime: object) -> int:
-    m = check_count(n_prime, "n_prime", why="n' (block width) must be an integer >= 1")
+    m = check_count(n_prime, "n_prime", message=f"n' (block width) must be an integer >= 1, got {n_prime!r:.80}")
     check_cost(
         m,
         MAX_BLOCK_WIDTH,
@@ -422,7 +422,7 @@ def equal_init_error_float(v: np.ndarray, k: int, n_prime: int) -> np.ndarray:
     >>> abs(e / float(tpn.equal_init_error(38, 3, 41)) - 1) < 1e-12
     True
     """
-    k = check_count(k, "k", why="k (relevant blocks) must be an integer >= 1")
+    k = check_count(k, "k", message=f"k (relevant blocks) must be an integer >= 1, got {k!r:.80}")
     check_cost(
         k, 2**53, param="k", value=k, what="the number of blocks (an exponent in float64)", hint="use a smaller k"
     )
@@ -569,11 +569,11 @@ def plateau_numeric(k: int, n_prime: int, eps: float = 0.49) -> dict:
     ...
     theory._checks.InputError: plateau_numeric needs odd n' >= 3, got 10
     """
-    n_prime = check_count(n_prime, "n_prime", why="plateau_numeric needs odd n' >= 3")
+    n_prime = check_count(n_prime, "n_prime", message=f"plateau_numeric needs odd n' >= 3, got {n_prime!r:.80}")
     if n_prime % 2 == 0 or n_prime < 3:
         raise InputError(f"plateau_numeric needs odd n' >= 3, got {n_prime}", param="n_prime")
     _check_block_width(n_prime)
-    k = check_count(k, "k", why="Thm 5.7 assumes k >= 3")
+    k = check_count(k, "k", message=f"Thm 5.7 assumes k >= 3 (for k = 2 the flow is exponential), got k = {k!r:.80}")
     if k < 3:
         raise InputError(f"Thm 5.7 assumes k >= 3 (for k = 2 the flow is exponential), got k = {k!r}", param="k")
     _check_flow_k(k)

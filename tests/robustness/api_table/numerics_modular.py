@@ -3,7 +3,7 @@ network weights checked against the available memory."""
 
 import numpy as np
 
-from numerics.modular import construction_network, random_network
+from numerics.modular import random_network
 
 MODULE = "numerics.modular"
 

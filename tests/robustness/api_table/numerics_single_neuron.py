@@ -4,7 +4,6 @@ available memory."""
 
 import numpy as np
 
-from numerics.margins import HomogeneousNetwork
 from numerics.modular import ModularTask, optimal_neuron_network
 
 MODULE = "numerics.single_neuron"
