@@ -139,10 +139,11 @@ class ModularTask:
 
     def __post_init__(self) -> None:
         if self.allow_even:
-            check_positive_int(self.p, "p", minimum=2)
+            p = check_positive_int(self.p, "p", minimum=2)
         else:
-            check_odd_modulus(self.p)
-        check_positive_int(self.k, "k")
+            p = check_odd_modulus(self.p)
+        object.__setattr__(self, "p", p)  # plain ints: the sizes below are exact integer arithmetic
+        object.__setattr__(self, "k", check_positive_int(self.k, "k"))
         if self.p.bit_length() > 19 or self.p * self.p > MAX_LOGITS:  # even k = 1 is too large: p^2 logits
             raise LimitError(
                 f"p = {format_count(self.p)} is too large: the dataset has p^k points with p logits each, p^(k+1) >= "
