@@ -209,7 +209,14 @@ def remove_stale(directory: Path, checkpoints: Path | None = None) -> list[Path]
     published one, half-made links, the temporary files of atomic writes and, in ``checkpoints``, checkpoint
     temporary files. Call it holding the lock. Returns the removed paths."""
     removed = []
-    patterns = [f"{STAGE_PREFIX}*", ".results.json.*", ".report.md.*", ".report.html.*", f"{RUN_PREFIX}*", f"{LINK_PREFIX}*"]
+    patterns = [
+        f"{STAGE_PREFIX}*",
+        ".results.json.*",
+        ".report.md.*",
+        ".report.html.*",
+        f"{RUN_PREFIX}*",
+        f"{LINK_PREFIX}*",
+    ]
     published = current_run(directory)
     for pattern in patterns:
         for p in directory.glob(pattern):
