@@ -918,8 +918,13 @@ def _overflow_message(exc: BaseException, args: argparse.Namespace | None) -> st
     )
 
 
+JSON_TRUE, JSON_FALSE = ("yes", "true", "1", "on"), ("no", "false", "0", "off")
+
+
 def _wants_json(argv: Sequence[str]) -> bool:
-    return "--json" in argv
+    """Whether the answer, or the error, goes to stdout as JSON: ``--json`` in any of its forms (``--json=yes``
+    too; an unknown value is an error, reported as JSON)."""
+    return any(a == "--json" or (a.startswith("--json=") and a[7:].lower() not in JSON_FALSE) for a in argv)
 
 
 def _report_error(message: str, as_json: bool, prefix: str = "tvk: error: ", **extra: Any) -> None:
@@ -942,10 +947,16 @@ def _silence_stdout() -> None:
 
 
 def _preprocess(argv: list[str]) -> list[str]:
-    """``--lambda -1,2`` (a value starting with '-') would read as an option: pass it as ``--lambda=-1,2``."""
+    """``--lambda -1,2`` (a value starting with '-') would read as an option: pass it as ``--lambda=-1,2``;
+    ``--json=yes`` (true, 1, on) is ``--json`` and ``--json=no`` (false, 0, off) is dropped."""
     out: list[str] = []
     i = 0
     while i < len(argv):
+        if argv[i].startswith("--json=") and argv[i][7:].lower() in JSON_TRUE + JSON_FALSE:
+            if argv[i][7:].lower() in JSON_TRUE:
+                out.append("--json")
+            i += 1
+            continue
         if argv[i] == "--lambda" and i + 1 < len(argv) and re.match(r"^-[\d.]", argv[i + 1]):
             out.append(f"--lambda={argv[i + 1]}")
             i += 2

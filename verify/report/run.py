@@ -290,8 +290,8 @@ def run_report(
         permissions); the message names the path and the previous report is left as it was.
     ReportError
         If ``out`` is empty, ``jobs`` is not an integer in [1, 4 x cores] (:data:`MAX_JOBS_PER_CORE`), the dtype
-        needs a device the run does not use, no claim matches ``only`` at this scale, another run holds the
-        directory's lock, or a worker process died.
+        needs a device the run does not use, the sweep options cannot work (an unreachable ``ray_address``), no claim
+        matches ``only`` at this scale, another run holds the directory's lock, or a worker process died.
     """
     if not str(out).strip():
         raise ReportError("--out must name a directory, got an empty path")
@@ -309,6 +309,7 @@ def run_report(
     try:
         formats = check_formats(output.figure_formats)
         options.dtype_name(dev.type)  # tf32 on the CPU is refused before any claim runs
+        sweep.check()  # an unreachable Ray head is refused here, not as an inconclusive grid claim
     except ValueError as exc:
         raise ReportError(str(exc)) from exc
     claims = select(only, scale)  # type: ignore[arg-type]

@@ -77,8 +77,11 @@ def sweep_options(args: argparse.Namespace) -> SweepOptions:
 
 
 def store_path(where: str | Path) -> Path:
-    """A store file, or ``<report dir>/sweep.sqlite`` for a directory."""
+    """A store file (an existing file, or a new name ending in ``.sqlite``), or ``<report dir>/sweep.sqlite`` for a
+    directory."""
     p = Path(where)
+    if p.is_file():
+        return p
     return p / STORE_NAME if p.is_dir() or p.suffix != ".sqlite" else p
 
 
@@ -91,7 +94,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     path = store_path(args.store or args.out)
     if not path.is_file():
         raise ValueError(f"no results store at {str(path)!r} (run `tvk report` with grid claims first)")
-    with ResultStore(path) as store:
+    with ResultStore(path, read_only=True) as store:  # status never writes to the file
         plans = store.status()
         cells = store.count()
     rows = [p.to_dict() for p in plans]
