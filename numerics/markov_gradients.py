@@ -1103,8 +1103,9 @@ def _log_big(n: int) -> float:
 
 # --- `tvk derive markov`: strategy KLs and the step-1 / step-2 coefficients
 
-#: Size limits of :func:`derive_markov` (the Monte-Carlo and quadrature work grow with k and t).
+#: Largest number of states k of :func:`derive_markov` (``tvk derive markov``; the Monte-Carlo work grows with k).
 MAX_DERIVE_K = 10
+#: Largest context length t of :func:`derive_markov` (the Monte-Carlo and quadrature work grow with t).
 MAX_DERIVE_T = 2000
 #: Largest t at which :func:`derive_markov` integrates the finite-t gradients exactly (O(t^3): about 2 s at t = 200).
 MAX_DERIVE_GRADIENT_T = 200

@@ -470,7 +470,10 @@ def _cmd_derive_majority(args: argparse.Namespace) -> int:
 
     n, k = args.n, args.k
     coef = tb.majority_coefficient(n, k)
-    weight = tb.majority_level_weight(n, k)
+    # W^k[Maj_n] is an integer over 4^n: exact only up to n = MAX_LEVEL_WEIGHT_N (docs/limits.md); above it the
+    # coefficient and the gap (integers over 2^n) are still exact, and the weight is left out with the reason.
+    weight = tb.majority_level_weight(n, k) if n <= tb.MAX_LEVEL_WEIGHT_N else None
+    no_weight = f"not computed above n = {tb.MAX_LEVEL_WEIGHT_N} (an integer over 4^n; docs/limits.md)"
     gap = tb.majority_gap(n, k) if 1 <= k <= n - 1 else None  # the gap |Maj(k-1)| - |Maj(k+1)| needs both levels
     obj = {
         "task": "majority",
@@ -478,13 +481,19 @@ def _cmd_derive_majority(args: argparse.Namespace) -> int:
         "k": k,
         "source": "Edelman thesis Lemma B.1 / Definition 5.4 / Lemma B.2",
         "coefficient": _num(coef),
-        "level_weight": _num(weight),
+        "level_weight": None if weight is None else _num(weight),
         "fourier_gap": None if gap is None else _num(gap),
     }
+    if weight is None:
+        obj["level_weight_note"] = no_weight
     text = (
         f"Majority_{n}, level k = {k} (Edelman Lemma B.1)\n"
         f"  coefficient Maj_n(S), |S| = k = {exact_text(coef)} ≈ {to_float(coef):.12g}\n"
-        f"  level weight W^k[Maj_n]        = {exact_text(weight)} ≈ {to_float(weight):.12g}"
+        + (
+            f"  level weight W^k[Maj_n]        = {exact_text(weight)} ≈ {to_float(weight):.12g}"
+            if weight is not None
+            else f"  level weight W^k[Maj_n]        : {no_weight}"
+        )
     )
     if gap is not None:
         text += f"\n  Fourier gap (Definition 5.4)   = {exact_text(gap)} ≈ {to_float(gap):.12g}" + (

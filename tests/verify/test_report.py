@@ -317,6 +317,17 @@ def test_cli_derive_majority(capsys):
     assert "k <= n" in json.loads(capsys.readouterr().out)["error"]
 
 
+def test_cli_derive_majority_above_the_level_weight_limit(capsys):
+    """Between MAX_LEVEL_WEIGHT_N and MAX_EXACT_N the coefficient and the gap stay exact; the weight is left out."""
+    from theory import boolean as tb
+
+    n = tb.MAX_LEVEL_WEIGHT_N + 1
+    assert cli.main(["derive", "majority", "--n", str(n), "--k", "3", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["level_weight"] is None and str(tb.MAX_LEVEL_WEIGHT_N) in obj["level_weight_note"]
+    assert obj["coefficient"]["exact"] == str(tb.majority_coefficient(n, 3))
+    assert cli.main(["derive", "majority", "--n", str(tb.MAX_EXACT_N + 1), "--k", "3", "--json"]) == 2
+
 def test_generic_plot_specs_render_each_kind(tmp_path):
     from verify.report.figures import render_figures
 
