@@ -328,6 +328,7 @@ def test_cli_derive_majority_above_the_level_weight_limit(capsys):
     assert obj["coefficient"]["exact"] == str(tb.majority_coefficient(n, 3))
     assert cli.main(["derive", "majority", "--n", str(tb.MAX_EXACT_N + 1), "--k", "3", "--json"]) == 2
 
+
 def test_generic_plot_specs_render_each_kind(tmp_path):
     from verify.report.figures import render_figures
 
