@@ -144,6 +144,11 @@ def claim_patterns(pattern: str | None) -> list[str]:
     return pats
 
 
+def no_match_message(pattern: str | None, scale: str, what: str = "") -> str:
+    """The one message of ``tvk list`` and ``tvk report`` when no claim matches ``pattern`` at ``scale``."""
+    return f"no{what} claim matches {pattern!r} at scale {scale!r}; `tvk list` shows the claim ids"
+
+
 def select_indexed(entries: Sequence[IndexEntry], pattern: str | None = None, scale: str = "quick") -> list[IndexEntry]:
     """The entries whose id matches the shell-style ``pattern`` (:func:`claim_patterns`) and that have a
     configuration at ``scale``: the same rule as :func:`verify.claims.select`."""

@@ -37,7 +37,6 @@ import re
 import sys
 import time
 from collections.abc import Sequence
-from importlib import metadata
 from typing import Any
 
 EXIT_OK = 0
@@ -77,8 +76,21 @@ CLAIMS_HELP = (
 )
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: prints ``tvk VERSION`` and exits, reading the version only when asked (argparse's own
+    ``version`` action needs the string when the parser is built)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kw: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kw: Any) -> None:
+        print(f"{parser.prog} {_version()}")  # on stdout, as argparse's version action
+        parser.exit()
+
+
 def _version() -> str:
     """The installed distribution's version (importlib.metadata), else the package's ``__version__``."""
+    from importlib import metadata  # deferred: ~0.1 s of imports, needed only by --version
     try:
         return metadata.version("theory-verification-kit")
     except metadata.PackageNotFoundError:
@@ -199,11 +211,24 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from verify.claim_index import list_claims  # the claim index: imports torch only for external claims
+    from verify.claim_index import list_claims, no_match_message  # imports torch only for external claims
 
     claims = list_claims(args.only, args.scale, modules=args.claims)
-    obj = {"scale": args.scale, "claims": [{"id": c.id, "kind": c.kind, "source": c.source} for c in claims]}
-    _emit(obj, args.json, "\n".join(f"{c.id:40s} {c.kind:9s} {c.source}" for c in claims))
+    other_scale = "full" if args.scale == "quick" else "quick"
+    here = {c.id for c in claims}
+    elsewhere = [c for c in list_claims(args.only, other_scale, modules=args.claims) if c.id not in here]
+    if not claims and not elsewhere:
+        raise ValueError(no_match_message(args.only, args.scale))
+    obj = {
+        "scale": args.scale,
+        "claims": [{"id": c.id, "kind": c.kind, "source": c.source} for c in claims],
+        "not_at_this_scale": [{"id": c.id, "kind": c.kind, "source": c.source, "scale": other_scale} for c in elsewhere],
+    }
+    lines = [f"{c.id:40s} {c.kind:9s} {c.source}" for c in claims]
+    if elsewhere:
+        lines.append(f"not run at this scale ({args.scale}; defined only at --scale {other_scale}):")
+        lines += [f"  {c.id:38s} {c.kind:9s} {c.source}" for c in elsewhere]
+    _emit(obj, args.json, "\n".join(lines))
     return 0
 
 
@@ -603,7 +628,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", required=True)
 
     rep = sub.add_parser("report", help="run the claims and write results.json, report.md, report.html and figures/")
@@ -1035,7 +1060,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _report_error(f"out of memory ({exc or 'MemoryError'}); use smaller sizes", as_json)
         return EXIT_BAD_INPUT
     except (OSError, RuntimeError) as exc:
-        _report_error(f"{type(exc).__name__}: {' '.join(str(exc).split())}", as_json)
+        kind = "" if type(exc).__name__ == "ReportError" else f"{type(exc).__name__}: "  # its messages are for users
+        _report_error(f"{kind}{' '.join(str(exc).split())}", as_json)
         return EXIT_BAD_INPUT
     except Exception as exc:  # a bug: one line, and the traceback on request
         if os.environ.get("TVK_DEBUG"):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from verify.claim_index import no_match_message
 from verify.claims import RunContext, registry, run_claim, select
 from verify.claims.external import _LOADED as EXTERNAL_SOURCES  # the claim modules loaded here, for the workers to load
 from verify.claims.external import claim_module
@@ -317,7 +318,7 @@ def run_report(
         claims = [c for c in claims if grid_of(c) is not None]
     if not claims:
         what = " grid" if sweep.shard is not None else ""
-        raise ReportError(f"no{what} claim matches {only!r} at scale {scale!r}; `tvk list` shows the claim ids")
+        raise ReportError(no_match_message(only, scale, what))
     out = prepare_directory(out)
     run = _ReportRun(
         out=out,

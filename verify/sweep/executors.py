@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from verify.runtime.cores import cpu_cores
 
 from .cells import Cell, encode
+from .names import EXECUTORS
 
 if TYPE_CHECKING:
     from verify.runtime.protocol import RunContext
@@ -39,7 +40,6 @@ __all__ = [
     "make_executor",
 ]
 
-EXECUTORS = ("local", "processes", "ray")
 RAY_EXTRA_HINT = 'the ray executor needs Ray: pip install -e ".[distributed]" (the `distributed` extra, ray[default])'
 
 #: ``on_result(cell, result_json, runtime_s, host)``

@@ -24,6 +24,8 @@ from typing import Any
 
 from verify.runtime.provenance import code_revision
 
+from .names import STORE_NAME
+
 __all__ = [
     "STORE_NAME",
     "NotAStoreError",
@@ -37,7 +39,6 @@ __all__ = [
 ]
 
 #: The store's file name inside a report directory.
-STORE_NAME = "sweep.sqlite"
 SCHEMA_VERSION = "1"
 
 _SCHEMA = """
