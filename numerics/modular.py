@@ -138,10 +138,7 @@ class ModularTask:
     allow_even: bool = False
 
     def __post_init__(self) -> None:
-        if self.allow_even:
-            p = check_positive_int(self.p, "p", minimum=2)
-        else:
-            p = check_odd_modulus(self.p)
+        p = check_positive_int(self.p, "p", minimum=2) if self.allow_even else check_odd_modulus(self.p)
         object.__setattr__(self, "p", p)  # plain ints: the sizes below are exact integer arithmetic
         object.__setattr__(self, "k", check_positive_int(self.k, "k"))
         if self.p.bit_length() > 19 or self.p * self.p > MAX_LOGITS:  # even k = 1 is too large: p^2 logits

@@ -91,6 +91,7 @@ class _VersionAction(argparse.Action):
 def _version() -> str:
     """The installed distribution's version (importlib.metadata), else the package's ``__version__``."""
     from importlib import metadata  # deferred: ~0.1 s of imports, needed only by --version
+
     try:
         return metadata.version("theory-verification-kit")
     except metadata.PackageNotFoundError:
@@ -222,7 +223,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
     obj = {
         "scale": args.scale,
         "claims": [{"id": c.id, "kind": c.kind, "source": c.source} for c in claims],
-        "not_at_this_scale": [{"id": c.id, "kind": c.kind, "source": c.source, "scale": other_scale} for c in elsewhere],
+        "not_at_this_scale": [
+            {"id": c.id, "kind": c.kind, "source": c.source, "scale": other_scale} for c in elsewhere
+        ],
     }
     lines = [f"{c.id:40s} {c.kind:9s} {c.source}" for c in claims]
     if elsewhere:

@@ -34,7 +34,7 @@ def _write(path: Path, records: list[dict]) -> Path:
 @pytest.fixture
 def runs(tmp_path):
     old = [_record("a"), _record("b"), _record("c"), _record("gone")]
-    new = copy.deepcopy(old[:3]) + [_record("added")]
+    new = [*copy.deepcopy(old[:3]), _record("added")]
     new[0]["verdict"] = "fail"  # planted verdict flip
     new[1]["observed"]["gamma"] = 0.25 * (1 + 1e-6)  # planted drift, far above DRIFT_RTOL
     new[1]["error"] = {"abs": 0.25e-6}

@@ -206,8 +206,10 @@ def test_cli_list_names_claims_of_the_other_scale_and_refuses_no_match(capsys, t
     assert cli.main(["list", "--only", "no-such-claim*"]) == 2
     listed = capsys.readouterr().err.strip()
     assert cli.main(["report", "--only", "no-such-claim*", "--out", str(tmp_path / "r"), "--no-progress"]) == 2
-    assert capsys.readouterr().err.strip() == listed == (
-        "tvk: error: no claim matches 'no-such-claim*' at scale 'quick'; `tvk list` shows the claim ids"
+    assert (
+        capsys.readouterr().err.strip()
+        == listed
+        == ("tvk: error: no claim matches 'no-such-claim*' at scale 'quick'; `tvk list` shows the claim ids")
     )
     assert not (tmp_path / "r").exists()
 
