@@ -47,7 +47,7 @@ from theory.parity import check_nk
 
 from .groups import GroupTask, character_lp, class_weights
 from .groups import construction_network as group_construction
-from .limits import array_bytes, check_allocation
+from .limits import array_bytes, check_allocation, check_real
 from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights, evaluate
 from .modular import ModularTask, construction_network
 from .parity import SparseParityTask, check_bits
@@ -122,22 +122,6 @@ MAX_CONSTRUCTION_ENTRIES = 30_000
 ``2^(2k-2) (p-1) (k+1)`` sympy entries: p = 5, k = 6 has 28672 (7 s); p = 3, k = 7 has 65536 (20 s)."""
 
 
-def _real(value: object, name: str, *, positive: bool = False, nonnegative: bool = False) -> float:
-    """A finite real number (int, float, numpy or sympy number; never a string) as a float."""
-    if value is None or isinstance(value, (bool, str, bytes)):
-        raise InputError(f"{name} must be a finite real number, got {value!r:.80}", param=name)
-    try:
-        f = float(value)  # type: ignore[arg-type]
-    except OverflowError:
-        f = math.inf
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a finite real number, got {value!r:.80}", param=name) from None
-    if not math.isfinite(f) or (positive and f <= 0) or (nonnegative and f < 0):
-        cond = " > 0" if positive else " >= 0" if nonnegative else ""
-        raise InputError(f"{name} must be a finite real number{cond}, got {name} = {format_count(value)}", param=name)
-    return f
-
-
 def _check_task(task: object) -> Task:
     if not isinstance(task, Task):
         raise InputError(
@@ -160,20 +144,6 @@ def _fits(net: HomogeneousNetwork, task: Task, name: str) -> None:
             f"(k = {task.n_blocks} blocks of size {task.block_size}, {task.n_classes} classes)",
             param=name,
         )
-
-
-def _check_memory(nbytes: int, param: str, value: object, what: str, hint: str = "") -> None:
-    """check_allocation, also for sizes beyond what numerics.limits.format_bytes can print."""
-    if nbytes > 2**70:
-        raise LimitError(
-            f"{param} = {format_count(value)} is too large: {what} needs ~{format_count(nbytes)} bytes"
-            + (f"; {hint}" if hint else ""),
-            param=param,
-            value=value,
-            limit=2**70,
-            hint=hint,
-        )
-    check_allocation(nbytes, param=param, value=value, what=what, hint=hint)
 
 
 @dataclass(frozen=True)
@@ -305,7 +275,7 @@ def unit_neurons(dictionary: HomogeneousNetwork, normalize: bool = True, atol: f
     theory._checks.InputError: dictionary neurons [0] are zero; drop them (a zero neuron has no direction)
     """
     dictionary = _check_network(dictionary, "dictionary")
-    atol = _real(atol, "atol", nonnegative=True)
+    atol = check_real(atol, "atol", nonnegative=True)
     with np.errstate(over="ignore"):
         norms = dictionary.neuron_norms()
     if dictionary.width == 0:
@@ -368,7 +338,7 @@ def _check_columns(task: Task) -> None:
     if task.n_classes < 2:
         raise InputError("margin features need at least 2 classes", param="task")
     columns = int(task.n_points) * (int(task.n_classes) - 1)
-    _check_memory(
+    check_allocation(
         array_bytes(4 * columns) + array_bytes(2 * int(task.n_points), int(task.n_classes)),
         "task",
         task.n_points,
@@ -469,10 +439,10 @@ def margin_features(
     budget = (
         int(memory_budget)
         if isinstance(memory_budget, numbers.Integral) and not isinstance(memory_budget, bool)
-        else _real(memory_budget, "memory_budget")
+        else check_real(memory_budget, "memory_budget")
     )
     J, C, N = dictionary.width, task.n_classes, task.n_points
-    _check_memory(
+    check_allocation(
         array_bytes(J, N, C - 1),
         "dictionary" if J > N else "task",
         J if J > N else N,
@@ -864,11 +834,11 @@ def bracket_verdict(
     ...
     theory._checks.InputError: gamma must be a finite real number > 0, got gamma = nan
     """
-    g = _real(gamma, "gamma", positive=True)
-    lower = _real(lower, "lower")
-    upper_rigorous = None if upper_rigorous is None else _real(upper_rigorous, "upper_rigorous")
-    rtol = _real(rtol, "rtol", nonnegative=True)
-    upper_heuristic = None if upper_heuristic is None else _real(upper_heuristic, "upper_heuristic")
+    g = check_real(gamma, "gamma", positive=True)
+    lower = check_real(lower, "lower")
+    upper_rigorous = None if upper_rigorous is None else check_real(upper_rigorous, "upper_rigorous")
+    rtol = check_real(rtol, "rtol", nonnegative=True)
+    upper_heuristic = None if upper_heuristic is None else check_real(upper_heuristic, "upper_heuristic")
     if not isinstance(attained, (bool, np.bool_)):
         raise InputError(f"attained must be True or False, got {attained!r:.80}", param="attained")
     tol = rtol * abs(g)
@@ -962,11 +932,11 @@ class Certificate:
 
     def __post_init__(self) -> None:
         # no NaN or infinity may reach a verdict: the bounds are checked when the certificate is made
-        _real(self.lower, "lower")
-        _real(self.upper_heuristic, "upper_heuristic")
+        check_real(self.lower, "lower")
+        check_real(self.upper_heuristic, "upper_heuristic")
         if self.upper_rigorous is not None:
-            _real(self.upper_rigorous, "upper_rigorous")
-        _real(self.tol, "tol", nonnegative=True)
+            check_real(self.upper_rigorous, "upper_rigorous")
+        check_real(self.tol, "tol", nonnegative=True)
         for name in ("lower_source", "weighting", "sdp_note"):
             if not isinstance(getattr(self, name), str):
                 raise InputError(f"{name} must be a str, got {getattr(self, name)!r:.80}", param=name)
@@ -1021,7 +991,7 @@ class Certificate:
         return bracket_verdict(
             self.lower,
             self.upper_rigorous,
-            _real(gamma, "gamma", positive=True),
+            check_real(gamma, "gamma", positive=True),
             self.tol if rtol is None else rtol,
             attained,
             self.upper_heuristic,
@@ -1517,7 +1487,7 @@ def certify_group(
             )
 
     refuse(0 if lower_network is None else lower_network.width)  # the search, before the character LP
-    _check_memory(
+    check_allocation(
         array_bytes(order * order, order),
         "name",
         name,

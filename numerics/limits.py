@@ -18,10 +18,14 @@ import os
 import re
 from fractions import Fraction
 
-from theory._checks import MAX_DIGITS, InputError, LimitError, check_cost, format_count
+import numpy as np
+
+from theory._checks import MAX_DIGITS, InputError, LimitError, check_cost, check_positive_int, format_count
 
 __all__ = [
     "MAX_ADDRESSABLE_BYTES",
+    "MAX_MC_SAMPLES",
+    "MAX_MC_WORK",
     "MAX_WORK",
     "MEMORY_FRACTION",
     "STEP_COST",
@@ -29,7 +33,11 @@ __all__ = [
     "available_memory",
     "check_allocation",
     "check_count",
+    "check_mc",
     "check_rational",
+    "check_real",
+    "check_real_array",
+    "check_rng",
     "check_work",
     "format_bytes",
 ]
@@ -40,6 +48,13 @@ MEMORY_FRACTION = 0.5
 MAX_WORK = 10**10
 """Largest number of array entries one Monte Carlo or sampling call may draw or update (draws x entries per draw,
 e.g. chains x tokens x states): about a minute of numpy; the largest runs of ``verify/`` stay below 2 x 10^9."""
+
+MAX_MC_SAMPLES = 10**8
+"""Largest Monte-Carlo sample count of one call (draws, prompts, trials): 25-250 times the largest the claims use."""
+
+MAX_MC_WORK = 10**10
+"""Largest Monte-Carlo work of one call, in float entries drawn or processed (samples x the entries of one sample;
+each function states its count): a few minutes of numpy."""
 
 STEP_COST = 1000
 """What one step of a Python loop counts for in a cost compared with :data:`MAX_WORK` (its overhead is that of
@@ -270,7 +285,7 @@ MAX_ADDRESSABLE_BYTES = 2**63
 with int64)."""
 
 
-def check_allocation(nbytes: int, *, param: str, value: object, what: str, hint: str = "") -> None:
+def check_allocation(nbytes: int, param: str, value: object, what: str, hint: str = "") -> None:
     """Refuse an allocation of ``nbytes`` larger than :data:`MEMORY_FRACTION` of the available memory.
 
     Parameters
@@ -364,3 +379,181 @@ def check_work(cost: int, *, param: str, value: object, what: str, hint: str = "
     1,000,000,000,000, above the limit 10,000,000,000; use fewer draws
     """
     check_cost(_as_size(cost, "cost"), MAX_WORK, param=param, value=value, what=what, hint=hint)
+
+
+def check_rng(rng: object) -> np.random.Generator:
+    """``rng`` itself when it is a numpy Generator; else an InputError naming ``rng``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The random generator a function draws from.
+
+    Returns
+    -------
+    numpy.random.Generator
+        ``rng``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> check_rng(rng) is rng
+    True
+    >>> check_rng(0)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: rng must be a numpy Generator (np.random.default_rng(seed)), got 0
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
+    return rng
+
+
+def check_real(
+    value: object, name: str, *, positive: bool = False, nonnegative: bool = False, what: str = "a finite real number"
+) -> float:
+    """A finite real number (int, float, Fraction, numpy or sympy number; never a string or a bool) as a float:
+    ``> 0`` with ``positive``, ``>= 0`` with ``nonnegative``; an int beyond the float range is refused.
+
+    Parameters
+    ----------
+    value : object
+        The caller's value.
+    name : str
+        The parameter, named in the InputError.
+    positive, nonnegative : bool
+        Also require ``value > 0`` (``>= 0``).
+    what : str
+        What the message says the value must be.
+
+    Returns
+    -------
+    float
+        ``float(value)``.
+
+    Examples
+    --------
+    >>> check_real(3, "x"), check_real(0.5, "x", positive=True)
+    (3.0, 0.5)
+    >>> check_real(10**400, "x")
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: x must be a finite real number, got x = ~10^400
+    >>> check_real(-1, "eta", nonnegative=True)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: eta must be a finite real number >= 0, got eta = -1
+    """
+    if value is None or isinstance(value, (bool, str, bytes)):
+        raise InputError(f"{name} must be {what}, got {value!r:.80}", param=name)
+    try:
+        f = float(value)  # type: ignore[arg-type]
+    except OverflowError:
+        f = math.inf
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be {what}, got {value!r:.80}", param=name) from None
+    if not math.isfinite(f) or (positive and f <= 0) or (nonnegative and f < 0):
+        cond = " > 0" if positive else " >= 0" if nonnegative else ""
+        raise InputError(f"{name} must be {what}{cond}, got {name} = {format_count(value)}", param=name)
+    return f
+
+
+def check_real_array(value: object, name: str, *, finite: bool = True) -> np.ndarray:
+    """A float64 array; what numpy cannot convert is refused, and with ``finite`` NaN and infinities (InputError
+    naming ``name``).
+
+    Parameters
+    ----------
+    value : array_like
+        The caller's values.
+    name : str
+        The parameter, named in the InputError.
+    finite : bool
+        Also refuse NaN and infinities (callers that report non-finite weights themselves pass False).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``value`` as float64.
+
+    Examples
+    --------
+    >>> check_real_array([1, 2.5], "x")
+    array([1. , 2.5])
+    >>> check_real_array([1, float("nan")], "x")
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: x must be finite (it contains NaN or an infinity)
+    """
+    if value is None or isinstance(value, (str, bytes, bool)):
+        raise InputError(f"{name} must be a real array, got {value!r:.80}", param=name)
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be a real array of finite numbers, got {value!r:.80}", param=name) from None
+    if finite and not np.isfinite(arr).all():
+        raise InputError(f"{name} must be finite (it contains NaN or an infinity)", param=name)
+    return arr
+
+
+def check_mc(
+    samples: object,
+    name: str,
+    per_sample: int,
+    what: str,
+    *,
+    minimum: int = 2,
+    sizes: dict[str, int] | None = None,
+) -> int:
+    """A Monte-Carlo sample count checked before any draw: an int ``>= minimum`` (two for a standard error), at
+    most :data:`MAX_MC_SAMPLES`, whose work ``samples * per_sample`` is at most :data:`MAX_MC_WORK`.
+
+    When a thousand samples are already above the work limit, the refusal names the largest of ``sizes`` (the
+    parameters that make one sample expensive) instead of the sample count.
+
+    Parameters
+    ----------
+    samples : int
+        The sample count.
+    name : str
+        Its parameter name.
+    per_sample : int
+        Float entries drawn or processed per sample.
+    what : str
+        What the work counts, for the message.
+    minimum : int
+        The smallest sample count accepted.
+    sizes : dict of str to int, optional
+        The parameters that make one sample expensive, with their values.
+
+    Returns
+    -------
+    int
+        ``samples`` as an int.
+
+    Examples
+    --------
+    >>> check_mc(1000, "n", 10, "n samples x 10 entries")
+    1000
+    >>> check_mc(10**9, "n", 10, "n samples x 10 entries")
+    Traceback (most recent call last):
+    ...
+    theory._checks.LimitError: n = 1,000,000,000 is above the limit n <= 100,000,000 of Monte-Carlo sample counts;
+    use a smaller n
+    """
+    hypothesis = "a standard error needs two samples" if minimum == 2 else ""
+    n = check_positive_int(samples, name, minimum=minimum, hypothesis=hypothesis)
+    check_cost(n, MAX_MC_SAMPLES, param=name, value=n, what="Monte-Carlo sample counts", hint=f"use a smaller {name}")
+    param, value = name, n
+    if sizes and 1000 * per_sample > MAX_MC_WORK:
+        param = max(sizes, key=lambda key: sizes[key])
+        value = sizes[param]
+    check_cost(
+        n * per_sample,
+        MAX_MC_WORK,
+        param=param,
+        value=value,
+        what=f"the Monte-Carlo work ({what} = {format_count(n)} x {format_count(per_sample)} float entries)",
+        hint=f"use a smaller {param}",
+    )
+    return n

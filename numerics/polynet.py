@@ -31,8 +31,8 @@ from scipy.integrate import quad, solve_ivp
 from scipy.stats import binom
 
 from numerics import walsh as nw
-from numerics.limits import array_bytes, check_allocation, check_count, check_rational
-from theory._checks import MAX_DIGITS, InputError, LimitError, check_cost, format_count
+from numerics.limits import array_bytes, check_allocation, check_count, check_rational, check_real
+from theory._checks import MAX_DIGITS, InputError, LimitError, check_cost
 
 __all__ = [
     "MAX_BLOCK_WIDTH",
@@ -68,19 +68,6 @@ MAX_BLOCK_WIDTH = 10**7
 n' floats; about 10 s of scan at the limit)."""
 
 
-def _real(value: object, name: str, what: str = "a finite number") -> float:
-    """A finite real number as a float; InputError naming ``name`` (an int beyond the float range is refused)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction, np.integer, np.floating)):
-        raise InputError(f"{name} must be {what}, got {value!r:.80}", param=name)
-    try:
-        v = float(value)
-    except OverflowError:
-        v = math.inf
-    if not math.isfinite(v):
-        raise InputError(f"{name} must be {what}, got {name} = {format_count(value)}", param=name)
-    return v
-
-
 def _array(value: object, name: str, ndim: int) -> np.ndarray:
     """A finite float64 array with ``ndim`` axes (``ndim = -1``: any); InputError naming ``name``."""
     try:
@@ -95,8 +82,8 @@ def _array(value: object, name: str, ndim: int) -> np.ndarray:
 
 
 def _tolerances(rtol: object, atol: object) -> tuple[float, float]:
-    r = _real(rtol, "rtol", "a positive finite tolerance")
-    a = _real(atol, "atol", "a finite tolerance >= 0")
+    r = check_real(rtol, "rtol", what="a positive finite tolerance")
+    a = check_real(atol, "atol", what="a finite tolerance >= 0")
     if not r > 0:
         raise InputError(f"rtol must be a positive finite tolerance, got {rtol!r}", param="rtol")
     if not a >= 0:
@@ -481,7 +468,10 @@ def hitting_time(k: int, v_target: float, v0: float = 1.0, *, rtol: float = 1e-1
     theory._checks.InputError: v_target must be >= v0 = 1.0, got 0.5
     """
     k = _check_flow_k(k)
-    v_target, v0 = _real(v_target, "v_target"), _real(v0, "v0")
+    v_target, v0 = (
+        check_real(v_target, "v_target", what="a finite number"),
+        check_real(v0, "v0", what="a finite number"),
+    )
     rtol, atol = _tolerances(rtol, atol)
     if v_target < v0:
         raise InputError(f"v_target must be >= v0 = {v0}, got {v_target}", param="v_target")
@@ -525,7 +515,10 @@ def flow_time_quad(k: int, v_from: float, v_to: float) -> float:
     (0.75, Fraction(3, 4))
     """
     k = _check_flow_k(k)
-    v_from, v_to = _real(v_from, "v_from"), _real(v_to, "v_to")
+    v_from, v_to = (
+        check_real(v_from, "v_from", what="a finite number"),
+        check_real(v_to, "v_to", what="a finite number"),
+    )
     if not 0 < v_from <= v_to:
         raise InputError(f"need 0 < v_from <= v_to, got {v_from}, {v_to}", param="v_from")
     val, _ = quad(lambda v: v ** (1.0 - k), v_from, v_to, epsabs=0.0, epsrel=1e-13, limit=200)
@@ -577,7 +570,7 @@ def plateau_numeric(k: int, n_prime: int, eps: float = 0.49) -> dict:
     if k < 3:
         raise InputError(f"Thm 5.7 assumes k >= 3 (for k = 2 the flow is exponential), got k = {k!r}", param="k")
     _check_flow_k(k)
-    eps = _real(eps, "eps", "an error level in [0, 1/2)")
+    eps = check_real(eps, "eps", what="an error level in [0, 1/2)")
     if not 0 <= eps < 0.5:
         raise InputError(f"eps must lie in [0, 1/2) (an error level below chance), got eps = {eps!r}", param="eps")
     vs = np.arange(1, n_prime + 1, dtype=np.float64)
@@ -625,7 +618,7 @@ def perturbed_neuron_weights(n: int, s: int, eps: float) -> np.ndarray:
     s = check_count(s, "s", minimum=0, why="number of ones")
     if not s <= n:
         raise InputError(f"need 0 <= s <= n, got s = {s}, n = {n}", param="s")
-    eps = _real(eps, "eps")
+    eps = check_real(eps, "eps", what="a finite number")
     check_cost(n, MAX_DIMENSION, param="n", value=n, what="the dimension", hint="the transforms need n <= 26")
     check_allocation(array_bytes(n), param="n", value=n, what="the weights (n,)")
     w = np.full(n, float(eps))
@@ -684,12 +677,12 @@ def perturbed_neuron_correlation(n: int, k: int, s: int, eps: float, b: float = 
     ['0', '0', '-3/32', '-3/32', '1/32', '1/32', '1/32']
     """
     n, k, s = _check_nks(n, k, s)
-    eps = _real(eps, "eps", "finite and >= 0 (the perturbation of the irrelevant weights)")
+    eps = check_real(eps, "eps", what="finite and >= 0 (the perturbation of the irrelevant weights)")
     if not eps >= 0:
         raise InputError(
             f"eps (the perturbation of the irrelevant weights) must be finite and >= 0, got {eps!r}", param="eps"
         )
-    b = _real(b, "b")
+    b = check_real(b, "b", what="a finite number")
     w = perturbed_neuron_weights(n, s, eps)
     grad_w, _ = nw.population_gradient(nw.relu_prime, w, b, range(k))
     return -grad_w

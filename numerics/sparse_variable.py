@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 import sympy
 
-from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_work
+from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_real, check_rng, check_work
 from theory import sparse_variable as ts
 from theory._checks import MAX_DIGITS, MAX_EXACT_ENTRIES, InputError, check_cost, format_count
 
@@ -78,24 +78,6 @@ MAX_EXACT_ERROR_WORK = 10**9
 """Largest contexts x (T + 1) x heads x (outputs + 1) x digits of :func:`exact_head_errors` (mpmath work)."""
 MAX_SUPPORTS = 10**7
 """Largest number of s-subsets :func:`consistent_supports` may search (one Python step each)."""
-
-
-def _check_rng(rng: object) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
-    return rng
-
-
-def _finite(value: object, name: str, what: str = "a finite number") -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction, np.integer, np.floating)):
-        raise InputError(f"{name} must be {what}, got {value!r:.80}", param=name)
-    try:
-        v = float(value)
-    except OverflowError:
-        v = math.inf
-    if not math.isfinite(v):
-        raise InputError(f"{name} must be {what}, got {name} = {format_count(value)}", param=name)
-    return v
 
 
 def _array(value: object, name: str, *, ndim: int | None = None, min_ndim: int = 0) -> np.ndarray:
@@ -349,7 +331,7 @@ def coherent_embedding(n_pos: int, d_pos: int, rng: np.random.Generator) -> Embe
     """
     n_pos = check_count(n_pos, "n_pos", message=f"need n_pos >= 1 and d_pos >= 1, got {n_pos!r:.80}, {d_pos!r:.80}")
     d_pos = check_count(d_pos, "d_pos", message=f"need n_pos >= 1 and d_pos >= 1, got {n_pos!r:.80}, {d_pos!r:.80}")
-    rng = _check_rng(rng)
+    rng = check_rng(rng)
     check_allocation(2 * array_bytes(n_pos, n_pos), param="n_pos", value=n_pos, what="the Gram matrix (n_pos, n_pos)")
     check_allocation(
         3 * array_bytes(n_pos, d_pos + 3), param="d_pos", value=d_pos, what=f"the {n_pos} sign vectors (n_pos, d_pos)"
@@ -867,10 +849,10 @@ def random_inputs(T: int, n: int, rng: np.random.Generator, p: float = 0.5) -> n
     why = f"need T >= 1, n >= 1 and 0 <= p <= 1, got T = {T!r:.40}, n = {n!r:.40}, p = {p!r:.40}"
     T = check_count(T, "T", message=why)
     n = check_count(n, "n", message=why)
-    p = _finite(p, "p", "a probability in [0, 1]")
+    p = check_real(p, "p", what="a probability in [0, 1]")
     if not 0 <= p <= 1:
         raise InputError(why, param="p")
-    rng = _check_rng(rng)
+    rng = check_rng(rng)
     check_allocation(array_bytes(T, itemsize=17), param="T", value=T, what="one context (uniforms, bools and bits)")
     check_work(n * T, param="n", value=n, what=f"the draws of n contexts of T = {T} bits", hint="use fewer contexts")
     check_allocation(
@@ -1253,9 +1235,9 @@ def lemma47_ratios(
     {'score': 0.5, 'in': 1.0, 'both': 1.0}
     """
     n_random = check_count(n_random, "n_random", minimum=0, why="random draws per kind")
-    rng = _check_rng(rng)
+    rng = check_rng(rng)
     T, d, k = (check_count(v, name) for v, name in ((T, "T"), (d, "d"), (k, "k")))
-    eps = _finite(eps, "eps", "a positive finite perturbation")
+    eps = check_real(eps, "eps", what="a positive finite perturbation")
     if not eps > 0:
         raise InputError(f"eps must be a positive finite perturbation, got {eps!r}", param="eps")
     for name, value, entries in (("T", T, T * d), ("d", d, d * d + d * k), ("k", k, d * k)):
@@ -1536,10 +1518,10 @@ def sample_identifiable_and(
     T = int(T)
     why = f"need m >= 1 and 0 < p < 1, got m = {m!r:.40}, p = {p!r:.40}"
     m = check_count(m, "m", message=why)
-    p = _finite(p, "p", "a probability in (0, 1)")
+    p = check_real(p, "p", what="a probability in (0, 1)")
     if not 0 < p < 1:
         raise InputError(why, param="p")
-    rng = _check_rng(rng)
+    rng = check_rng(rng)
     max_tries = check_count(max_tries, "max_tries")
     check_allocation(array_bytes(T, itemsize=17), param="T", value=T, what="one context (uniforms, bools and bits)")
     check_allocation(array_bytes(m, T, itemsize=17), param="m", value=m, what=f"a sample of m contexts of T = {T} bits")
@@ -1588,13 +1570,13 @@ def sample_threshold(ms: Sequence[int], success_rates: Sequence[float], level: f
             f"ms and success_rates must have one common length >= 1, got {len(ms)} and {len(success_rates)}",
             param="success_rates",
         )
-    sizes = [_finite(m, "ms", "a positive sample size") for m in ms]
+    sizes = [check_real(m, "ms", what="a positive sample size") for m in ms]
     if min(sizes) <= 0:
         raise InputError(f"ms must hold positive sample sizes, got {list(ms)[:8]}", param="ms")
-    rates = [_finite(r, "success_rates", "a success rate in [0, 1]") for r in success_rates]
+    rates = [check_real(r, "success_rates", what="a success rate in [0, 1]") for r in success_rates]
     if not all(0 <= r <= 1 for r in rates):
         raise InputError(f"success_rates must lie in [0, 1], got {list(success_rates)[:8]}", param="success_rates")
-    level = _finite(level, "level", "a rate in [0, 1]")
+    level = check_real(level, "level", what="a rate in [0, 1]")
     if not 0 <= level <= 1:
         raise InputError(f"level must be a rate in [0, 1], got {level!r}", param="level")
     hits = [m for m, r in zip(sizes, rates) if r >= level]

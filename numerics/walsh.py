@@ -32,7 +32,7 @@ from sympy.discrete.transforms import fwht as _sympy_fwht
 from theory._checks import MAX_EXACT_ENTRIES, InputError, LimitError, as_number, check_cost, format_count
 from theory.boolean import BRUTE_FORCE_MAX_N, as_mask
 
-from .limits import array_bytes, check_allocation, check_count, check_rational
+from .limits import array_bytes, check_allocation, check_count, check_rational, check_real
 
 __all__ = [
     "characters",
@@ -97,18 +97,6 @@ def _float_array(values: object, name: str) -> np.ndarray:
     if not np.isfinite(a).all():
         raise InputError(f"{name} must be finite (it holds NaN or infinite entries)", param=name)
     return a
-
-
-def _real(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction, np.integer, np.floating)):
-        raise InputError(f"{name} must be a finite number, got {value!r:.80}", param=name)
-    try:
-        v = float(value)
-    except OverflowError:
-        v = math.inf
-    if not math.isfinite(v):
-        raise InputError(f"{name} must be a finite number, got {name} = {format_count(value)}", param=name)
-    return v
 
 
 def _check_cube_memory(n: int, param: str, what: str, itemsize: int = 8, rows: int = 1) -> None:
@@ -577,7 +565,7 @@ def _h_values(sigma_prime: Callable, w, b, n: int) -> np.ndarray:
         raise InputError(
             f"sigma_prime must be a callable on arrays (e.g. relu_prime), got {sigma_prime!r:.80}", param="sigma_prime"
         )
-    h = np.asarray(sigma_prime(linear_form(w) + _real(b, "b")))
+    h = np.asarray(sigma_prime(linear_form(w) + check_real(b, "b", what="a finite number")))
     if h.shape != (2**n,) or h.dtype.kind not in "biuf" or not np.isfinite(h).all():
         raise InputError(
             f"sigma_prime must map the 2^n = {2**n} pre-activations to as many finite numbers, got {h.dtype} {h.shape}",
@@ -777,7 +765,7 @@ def population_gradient_bruteforce(
             limit=BRUTE_FORCE_MAX_N,
             hint="use population_gradient (transform)",
         )
-    b = _real(b, "b")
+    b = check_real(b, "b", what="a finite number")
     if not callable(sigma_prime):
         raise InputError(
             f"sigma_prime must be a callable on arrays (e.g. relu_prime), got {sigma_prime!r:.80}", param="sigma_prime"
