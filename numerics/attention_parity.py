@@ -7,20 +7,82 @@ Every Monte Carlo function takes a ``seed`` and returns means with their standar
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
-from numerics.lsa import check_count
+from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_work
 from theory import attention_parity as tp
+from theory._checks import MAX_EXACT_ENTRIES, InputError, check_cost, format_count
 
-__all__ = ["float_margins", "parity_behaviour_sim", "projection_mc"]
+__all__ = ["MAX_FLOAT_MARGINS", "float_margins", "parity_behaviour_sim", "projection_mc"]
+
+MAX_FLOAT_MARGINS = 10**6
+"""Largest number of margins (4 per task) :func:`float_margins` computes, one Python step each (about 10 s)."""
+
+
+def _check_heads(heads: object) -> tp.ParityHeads:
+    if not isinstance(heads, tp.ParityHeads):
+        raise InputError(
+            f"heads must be a theory.attention_parity.ParityHeads (parity_construction, parity_g1, parity_heads), "
+            f"got {heads!r:.80}",
+            param="heads",
+        )
+    return heads
+
+
+def _check_tasks(tasks: object, d: int) -> list[tuple[int, int]]:
+    """Ordered pairs (i, j) of distinct 0-based features in range(d)."""
+    if isinstance(tasks, (str, bytes)) or not isinstance(tasks, Sequence):
+        raise InputError(f"tasks must be a sequence of pairs (i, j) of features, got {tasks!r:.80}", param="tasks")
+    check_cost(
+        4 * len(tasks),
+        MAX_FLOAT_MARGINS,
+        param="tasks",
+        value=len(tasks),
+        what="the number of margins (4 per task)",
+        hint="pass fewer tasks",
+    )
+    out = []
+    for pair in tasks:
+        ok = isinstance(pair, Sequence) and not isinstance(pair, (str, bytes)) and len(pair) == 2
+        ok = ok and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in pair)
+        if not ok or not (0 <= pair[0] < d and 0 <= pair[1] < d and pair[0] != pair[1]):
+            raise InputError(
+                f"tasks must be pairs (i, j) of distinct features in 0..{d - 1}, got {pair!r:.80}", param="tasks"
+            )
+        out.append((int(pair[0]), int(pair[1])))
+    return out
+
+
+def _check_nus(nu1: object, nu2: object) -> tuple[int, int]:
+    """nu1 <= nu2, and the exact codes of g_2* (2 (nu2 + 1) heads x 2^nu2 features) within MAX_EXACT_ENTRIES."""
+    for name, nu in (("nu1", nu1), ("nu2", nu2)):
+        if isinstance(nu, bool) or not isinstance(nu, (int, np.integer)) or nu < 1:
+            raise InputError(f"{name} must be an integer >= 1 (d = 2^nu2, k = 2^nu1), got {nu!r:.80}", param=name)
+    n1, n2 = int(nu1), int(nu2)  # type: ignore[call-overload]
+    # log space: never form 2^nu2 for a huge nu2
+    log_entries = math.log10(2 * (n2 + 1)) + n2 * math.log10(2) if n2 < 10**6 else math.inf
+    check_cost(
+        log_entries,
+        math.log10(MAX_EXACT_ENTRIES),
+        param="nu2",
+        value=n2,
+        what="the exact codes of g_2* (2 (nu2 + 1) heads x d = 2^nu2 features)",
+        hint="theory.attention_parity.projection_ratio gives the exact ratio rank(D_j)/M for any nu2",
+        log10=True,
+    )
+    if n1 > n2:
+        raise InputError(f"need nu1 <= nu2 (k = 2^nu1 <= d = 2^nu2), got nu1 = {n1}, nu2 = {n2}", param="nu1")
+    return n1, n2
 
 
 def _head_arrays(heads: tp.ParityHeads, gamma: float) -> tuple[np.ndarray, np.ndarray]:
     """Output weights ``a`` (m,) and diagonals of ``V = C / (4 gamma)`` (m, d) as float64."""
+    heads = _check_heads(heads)
     if not 0 < gamma < 0.25:
-        raise ValueError(f"gamma must lie in (0, 1/4), got {gamma}")
+        raise InputError(f"gamma must lie in (0, 1/4), got {gamma}", param="gamma")
     a = np.array([float(x) for x in heads.a])
     V = np.array([[float(c) for c in row] for row in heads.codes]) / (4 * gamma)
     return a, V
@@ -60,11 +122,22 @@ def float_margins(heads: tp.ParityHeads, gamma: float, tasks: Sequence[tuple[int
     >>> float_margins(heads, 0.25)
     Traceback (most recent call last):
     ...
-    ValueError: gamma must lie in (0, 1/4), got 0.25
+    theory._checks.InputError: gamma must lie in (0, 1/4), got 0.25
     """
     a, V = _head_arrays(heads, gamma)
     d = heads.d
-    tasks = [(i, j) for i in range(d) for j in range(d) if i != j] if tasks is None else tasks
+    if tasks is None:
+        check_cost(
+            4 * d * (d - 1),
+            MAX_FLOAT_MARGINS,
+            param="heads",
+            value=f"{len(heads.a)} heads on d = {d} features",
+            what="the number of margins of all d (d - 1) ordered pairs (4 per task)",
+            hint="pass the tasks of interest",
+        )
+        tasks = [(i, j) for i in range(d) for j in range(d) if i != j]
+    else:
+        tasks = _check_tasks(tasks, d)
     out = []
     for i, j in tasks:
         for pi, pj in tp.PARITY_PATTERNS:
@@ -107,12 +180,32 @@ def projection_mc(nu1: int, nu2: int, M: int, n_draws: int, seed: int) -> dict[s
     True
     """
     M = check_count(M, "M")
-    if isinstance(n_draws, bool) or int(n_draws) != n_draws or n_draws < 2:
-        raise ValueError(f"n_draws must be an integer >= 2 (a mean and its standard error), got {n_draws!r}")
-    n_draws = int(n_draws)
+    n_draws = check_count(n_draws, "n_draws", minimum=2, why="a mean and its standard error")
+    nu1, nu2 = _check_nus(nu1, nu2)
+    d = 2**nu2
+    check_work(
+        n_draws * d,
+        param="n_draws",
+        value=n_draws,
+        what=f"one draw of Xi (n_draws x d = 2^nu2 = {d} entries)",
+        hint="use fewer draws",
+    )
+    check_allocation(
+        4 * array_bytes(n_draws, d) + array_bytes(d, d),
+        param="n_draws",
+        value=n_draws,
+        what=f"the draws of Xi (n_draws, d = {d}) with their projections, in float64",
+        hint="use fewer draws",
+    )
+    check_work(
+        M * (n_draws * d + STEP_COST),
+        param="M",
+        value=M,
+        what=f"the Monte Carlo (M examples x n_draws x d = {format_count(n_draws * d)} signs)",
+        hint="use a smaller M (the exact ratio is theory.attention_parity.projection_ratio)",
+    )
     g1 = tp.parity_g1(nu1, nu2)
     g2 = tp.parity_construction(nu2)
-    d = g2.d
     rng = np.random.default_rng(seed)
     out = {}
     Xi = np.zeros((n_draws, d))
@@ -194,15 +287,39 @@ def parity_behaviour_sim(
     >>> parity_behaviour_sim(tap.parity_g1(1, 3), 0.2, M=64, n_prompts=1, seed=0)
     Traceback (most recent call last):
     ...
-    ValueError: n_prompts must be an integer >= 2 (a mean and its standard error), got 1
+    theory._checks.InputError: n_prompts must be an integer >= 2 (a mean and its standard error), got 1
     """
-    if isinstance(n_prompts, bool) or int(n_prompts) != n_prompts or n_prompts < 2:
-        raise ValueError(f"n_prompts must be an integer >= 2 (a mean and its standard error), got {n_prompts!r}")
+    n_prompts = check_count(n_prompts, "n_prompts", minimum=2, why="a mean and its standard error")
     M = check_count(M, "M")
+    chunk = check_count(chunk, "chunk")
     a, V = _head_arrays(heads, gamma)  # (m,), (m, d)
     d = V.shape[1]
-    rng = np.random.default_rng(seed)
+    tasks = tuple(_check_tasks(tasks, d))
+    if not tasks:
+        raise InputError("tasks must hold at least one pair (i, j)", param="tasks")
+    check_work(
+        M * d,
+        param="M",
+        value=M,
+        what=f"one prompt (M examples x d = {d} features)",
+        hint="use a smaller M",
+    )
     chunk = max(100, min(chunk, 4_000_000 // (M * d)))  # bound memory at ~32 MB per array
+    check_allocation(
+        6 * array_bytes(min(chunk, n_prompts), M, d),
+        param="M",
+        value=M,
+        what=f"a batch of {min(chunk, n_prompts)} prompts (M, d = {d}) and its temporaries, in float64",
+        hint="use a smaller M",
+    )
+    check_work(
+        n_prompts * (M * d + len(V)),
+        param="n_prompts",
+        value=n_prompts,
+        what=f"the simulation (n_prompts x M x d = {format_count(M * d)} entries per prompt)",
+        hint="use fewer prompts",
+    )
+    rng = np.random.default_rng(seed)
     hinge, err = [], []
     done = 0
     while done < n_prompts:

@@ -36,18 +36,19 @@ import math
 import numbers
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from theory._checks import InputError, check_cost
+from theory._checks import InputError, LimitError, check_cost, check_odd_modulus, check_positive_int, format_count
 from theory.finite_groups import as_group
 from theory.parity import check_nk
 
 from .groups import GroupTask, character_lp, class_weights
 from .groups import construction_network as group_construction
-from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, evaluate
+from .limits import array_bytes, check_allocation, check_real
+from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights, evaluate
 from .modular import ModularTask, construction_network
 from .parity import SparseParityTask, check_bits
 from .parity import construction_network as parity_construction
@@ -66,6 +67,11 @@ from .sos import (
 __all__ = [
     "DEFAULT_SOLVERS",
     "DEFAULT_SOLVER_OPTIONS",
+    "MAX_CERTIFY_FORWARD",
+    "MAX_CONSTRUCTION_ENTRIES",
+    "MAX_LP_ENTRIES",
+    "MAX_SEARCH_WORK",
+    "MAX_SOS_MONOMIALS",
     "Certificate",
     "CertificateError",
     "LPResult",
@@ -93,6 +99,116 @@ DEFAULT_SOLVER_OPTIONS: dict[str, dict[str, float]] = {
 tolerances make it stop with ``optimal_inaccurate`` on degenerate dictionaries (e.g. the construction
 for p = 3, k = 3), which is then rejected in favour of the fallback."""
 
+MAX_LP_ENTRIES = 10**6
+"""Largest feature matrix of the dictionary LP, ``J N (C-1)`` entries (neurons x margin constraints): 8e5 entries
+(Z_7, k = 3, 400 neurons) solve in 6 s, 2e6 did not finish in 10 minutes."""
+
+MAX_CERTIFY_FORWARD = 10**9
+"""Largest forward pass of a certificate's lower network, ``N m (k + C)`` multiply-adds (``k d + C`` for dense
+inputs): about 15 s of numpy."""
+
+MAX_SEARCH_WORK = 10**8
+"""Largest multi-start search of a certificate's heuristic upper value, ``n_starts N max(k d + C, 100)`` (starts x
+points x the work of one point in one objective evaluation, at least the ~100 operations of its overhead; about 30
+evaluations per start): about two minutes. The largest claim, (14, 3)-sparse parity with 20 starts, needs 3.3e7."""
+
+MAX_SOS_MONOMIALS = 4000
+"""Largest number ``C(k d + deg - 1, deg)`` of monomials of the margin polynomials for which the SOS relaxation is
+attempted; above it the certificate is left without a rigorous bound (``sdp_note`` says why) before anything is
+built. Modular p = 9, k = 3 has 3654 (170 s); p = 3, k = 5 has 11628 and took 5 minutes."""
+
+MAX_CONSTRUCTION_ENTRIES = 30_000
+"""Largest exact construction of Shi Lemma C.18 built as the lower network of :func:`certify_modular`,
+``2^(2k-2) (p-1) (k+1)`` sympy entries: p = 5, k = 6 has 28672 (7 s); p = 3, k = 7 has 65536 (20 s)."""
+
+
+def _check_task(task: object) -> Task:
+    if not isinstance(task, Task):
+        raise InputError(
+            f"task must be a task (n_points, n_classes, n_blocks, block_size and batch), got {task!r:.80}",
+            param="task",
+        )
+    return task
+
+
+def _check_network(net: object, name: str) -> HomogeneousNetwork:
+    if not isinstance(net, HomogeneousNetwork):
+        raise InputError(f"{name} must be a HomogeneousNetwork, got {net!r:.80}", param=name)
+    return net
+
+
+def _fits(net: HomogeneousNetwork, task: Task, name: str) -> None:
+    if net.U.shape[1:] != (task.n_blocks, task.block_size) or net.W.shape[1] != task.n_classes:
+        raise InputError(
+            f"{name} shapes U{net.U.shape}, W{net.W.shape} do not fit the task "
+            f"(k = {task.n_blocks} blocks of size {task.block_size}, {task.n_classes} classes)",
+            param=name,
+        )
+
+
+@dataclass(frozen=True)
+class _Sizes:
+    """The work of a certificate, estimated from the sizes of its task before anything is built."""
+
+    points: int  # N
+    inputs: int  # k d, the neuron's input size
+    classes: int  # C
+    blocks: int  # k (the forward pass reads one entry per block for index inputs, k d for dense ones)
+    degree: int
+    width: int  # neurons of the lower network
+    n_starts: int
+
+    @property
+    def forward(self) -> int:
+        return self.points * self.width * (self.blocks + self.classes)
+
+    @property
+    def search(self) -> int:
+        return self.n_starts * self.points * max(self.inputs + self.classes, 100)
+
+    @property
+    def monomials(self) -> int:
+        return math.comb(self.inputs + self.degree - 1, self.degree)
+
+    def exceeded(self) -> tuple[str, int, int, str] | None:
+        """The first cost above its limit: (kind, cost, limit, what), or None."""
+        if self.forward > MAX_CERTIFY_FORWARD:
+            return (
+                "forward",
+                self.forward,
+                MAX_CERTIFY_FORWARD,
+                f"the forward pass of the lower network (N m (k + C) = {format_count(self.points)} points x "
+                f"{format_count(self.width)} neurons x {self.blocks + self.classes} multiply-adds)",
+            )
+        if self.search > MAX_SEARCH_WORK:
+            return (
+                "search",
+                self.search,
+                MAX_SEARCH_WORK,
+                f"the multi-start search of the upper value (n_starts N max(k d + C, 100) = {self.n_starts} starts x "
+                f"{format_count(self.points)} points x {max(self.inputs + self.classes, 100)})",
+            )
+        return None
+
+
+def _task_sizes(task: Task, width: int, n_starts: int, degree: int) -> _Sizes:
+    """The sizes of a task built by the caller (its first input tells index from dense inputs)."""
+    inputs, _ = task.batch(0, min(1, int(task.n_points)))
+    dense = not np.issubdtype(np.asarray(inputs).dtype, np.integer)
+    k, d = int(task.n_blocks), int(task.block_size)
+    return _Sizes(int(task.n_points), k * d, int(task.n_classes), k * d if dense else k, degree, width, n_starts)
+
+
+def _sos_note(sizes: _Sizes) -> str:
+    """Why the SOS relaxation is not attempted (empty when it is)."""
+    if sizes.monomials <= MAX_SOS_MONOMIALS:
+        return ""
+    return (
+        f"not attempted: the margin polynomials have C(k d + deg - 1, deg) = {format_count(sizes.monomials)} "
+        f"monomials (k d = {sizes.inputs}, deg = {sizes.degree}), above MAX_SOS_MONOMIALS = {MAX_SOS_MONOMIALS} of "
+        "numerics.certificates; the upper end is the heuristic multi-start value only"
+    )
+
 
 class CertificateError(RuntimeError):
     """A convex certificate could not be computed (every solver failed); no number is returned.
@@ -105,11 +221,17 @@ class CertificateError(RuntimeError):
     Examples
     --------
     >>> from numerics.modular import ModularTask, construction_network
-    >>> solve_dictionary_lp(construction_network(3, 1), ModularTask(3, 1), solver="NOPE")
-    Traceback (most recent call last):
-    ...
-    numerics.certificates.CertificateError: dictionary LP (2 neurons, 6 margin constraints) failed with every solver tried; no value is returned from a failed solve. NOPE: raised SolverError: ...
+    >>> try:
+    ...     solve_dictionary_lp(construction_network(3, 1), ModularTask(3, 1), solver="NOPE")
+    ... except CertificateError as e:
+    ...     print(str(e)[:63])
+    dictionary LP: solver NOPE is not an installed cvxpy solver (in
     """
+
+
+class _UnknownSolverError(InputError, CertificateError):
+    """A solver name cvxpy does not have: bad input (a ValueError naming ``solver``) and, as before, a
+    CertificateError (no solver could be tried)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -150,20 +272,27 @@ def unit_neurons(dictionary: HomogeneousNetwork, normalize: bool = True, atol: f
     >>> unit_neurons(HomogeneousNetwork(np.zeros((1, 1, 3)), np.zeros((1, 3)), 1))
     Traceback (most recent call last):
     ...
-    ValueError: dictionary neurons [0] are zero; drop them (a zero neuron has no direction)
+    theory._checks.InputError: dictionary neurons [0] are zero; drop them (a zero neuron has no direction)
     """
-    norms = dictionary.neuron_norms()
+    dictionary = _check_network(dictionary, "dictionary")
+    atol = check_real(atol, "atol", nonnegative=True)
+    with np.errstate(over="ignore"):
+        norms = dictionary.neuron_norms()
     if dictionary.width == 0:
-        raise ValueError("the dictionary is empty")
+        raise InputError("the dictionary is empty", param="dictionary")
     if np.any(norms == 0):
-        raise ValueError(
-            f"dictionary neurons {np.flatnonzero(norms == 0).tolist()} are zero; drop them (a zero neuron has no direction)"
+        raise InputError(
+            f"dictionary neurons {np.flatnonzero(norms == 0).tolist()} are zero; drop them (a zero neuron has no direction)",
+            param="dictionary",
         )
+    if not np.all(np.isfinite(norms)):
+        raise InputError("the norms of some dictionary neurons overflow float64; rescale them", param="dictionary")
     if not normalize:
         bad = np.flatnonzero(np.abs(norms - 1) > atol)
         if bad.size:
-            raise ValueError(
-                f"dictionary neurons must have unit norm (normalize=False); neurons {bad[:10].tolist()} have norms {norms[bad[:10]]}"
+            raise InputError(
+                f"dictionary neurons must have unit norm (normalize=False); neurons {bad[:10].tolist()} have norms {norms[bad[:10]]}",
+                param="dictionary",
             )
         return dictionary
     return HomogeneousNetwork(dictionary.U / norms[:, None, None], dictionary.W / norms[:, None], dictionary.degree)
@@ -196,10 +325,25 @@ def feature_columns(task: Task) -> tuple[np.ndarray, np.ndarray]:
     >>> points.tolist(), wrong.tolist()
     ([0, 0, 1, 1, 2, 2], [1, 2, 0, 2, 0, 1])
     """
+    task = _check_task(task)
+    _check_columns(task)
     _, labels = task.batch(0, task.n_points)
     C = task.n_classes
     points = np.repeat(np.arange(task.n_points), C - 1)
     return points, _wrong_labels(np.asarray(labels, dtype=np.int64), C).ravel()
+
+
+def _check_columns(task: Task) -> None:
+    """The margin constraints of a task, N (C-1) (point, wrong label) pairs with their index arrays in memory."""
+    if task.n_classes < 2:
+        raise InputError("margin features need at least 2 classes", param="task")
+    columns = int(task.n_points) * (int(task.n_classes) - 1)
+    check_allocation(
+        array_bytes(4 * columns) + array_bytes(2 * int(task.n_points), int(task.n_classes)),
+        "task",
+        task.n_points,
+        f"the {format_count(columns)} margin constraints (point, wrong label) with their labels",
+    )
 
 
 def columns_to_class_weights(values: np.ndarray, task: Task) -> np.ndarray:
@@ -223,11 +367,23 @@ def columns_to_class_weights(values: np.ndarray, task: Task) -> np.ndarray:
     >>> columns_to_class_weights(np.arange(6.0), ModularTask(3, 1)).tolist()
     [[0.0, 0.0, 1.0], [2.0, 0.0, 3.0], [4.0, 5.0, 0.0]]
     """
-    values = np.asarray(values, dtype=np.float64)
+    task = _check_task(task)
+    _check_columns(task)
+    if values is None or isinstance(values, (str, bytes, bool)):
+        raise InputError(f"values must be a real vector of length N (C-1), got {values!r:.80}", param="values")
+    try:
+        values = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(
+            f"values must be a real vector of length N (C-1), got {values!r:.80}", param="values"
+        ) from None
     if values.shape != (task.n_points * (task.n_classes - 1),):
-        raise ValueError(
-            f"expected a vector of length N (C-1) = {task.n_points * (task.n_classes - 1)}, got shape {values.shape}"
+        raise InputError(
+            f"expected a vector of length N (C-1) = {task.n_points * (task.n_classes - 1)}, got shape {values.shape}",
+            param="values",
         )
+    if not np.all(np.isfinite(values)):
+        raise InputError("values must be finite (it contains NaN or an infinity)", param="values")
     points, wrong = feature_columns(task)
     Q = np.zeros((task.n_points, task.n_classes))
     Q[points, wrong] = values
@@ -276,25 +432,37 @@ def margin_features(
     >>> abs(float((D.T @ (mu / mu.sum())).min()) - float(max_margin(3, 2))) < 1e-12
     True
     """
-    if dictionary.U.shape[1:] != (task.n_blocks, task.block_size) or dictionary.W.shape[1] != task.n_classes:
-        raise ValueError(
-            f"dictionary shapes U{dictionary.U.shape}, W{dictionary.W.shape} do not fit the task "
-            f"(k = {task.n_blocks} blocks of size {task.block_size}, {task.n_classes} classes)"
-        )
+    dictionary, task = _check_network(dictionary, "dictionary"), _check_task(task)
+    _fits(dictionary, task, "dictionary")
     if task.n_classes < 2:
-        raise ValueError("margin features need at least 2 classes")
+        raise InputError("margin features need at least 2 classes", param="task")
+    budget = (
+        int(memory_budget)
+        if isinstance(memory_budget, numbers.Integral) and not isinstance(memory_budget, bool)
+        else check_real(memory_budget, "memory_budget")
+    )
+    J, C, N = dictionary.width, task.n_classes, task.n_points
+    check_allocation(
+        array_bytes(J, N, C - 1),
+        "dictionary" if J > N else "task",
+        J if J > N else N,
+        f"the margin features (J, N (C-1)) = ({format_count(J)}, {format_count(N * (C - 1))}) in float64",
+        "use a smaller dictionary or task",
+    )
     net = unit_neurons(dictionary, normalize)
-    J, C, N = net.width, task.n_classes, task.n_points
     D = np.empty((J, N, C - 1))
     per_point = 8 * (J * (2 * C + 2) + task.n_blocks * task.block_size + C)
-    n = max(1, int(memory_budget // per_point))
+    n = max(1, int(budget // per_point))
     for start in range(0, N, n):
         stop = min(start + n, N)
         inputs, labels = task.batch(start, stop)
         labels = np.asarray(labels, dtype=np.int64)
-        s = net.preactivations(inputs) ** net.degree  # (J, n)
-        wrong = _wrong_labels(labels, C)  # (n, C-1)
-        D[:, start:stop] = s[:, :, None] * (net.W[:, labels][:, :, None] - net.W[:, wrong])
+        with np.errstate(over="ignore", invalid="ignore"):
+            s = net.preactivations(inputs) ** net.degree  # (J, n)
+            wrong = _wrong_labels(labels, C)  # (n, C-1)
+            D[:, start:stop] = s[:, :, None] * (net.W[:, labels][:, :, None] - net.W[:, wrong])
+    if not np.all(np.isfinite(D)):
+        raise InputError("the margin features overflow float64 (inputs too large for this degree)", param="task")
     return D.reshape(J, N * (C - 1))
 
 
@@ -404,14 +572,18 @@ class LPResult:
         return bool(gap_ok and self.max_residual <= residual_tol)
 
 
-def _solver_list(solver: str | Sequence[str] | None) -> tuple[str, ...]:
+def _solver_list(solver: object) -> tuple[str, ...]:
     if solver is None:
         return DEFAULT_SOLVERS
     if isinstance(solver, str):
         return (solver.upper(),)
+    if not isinstance(solver, Sequence) or not all(isinstance(s, str) for s in solver):
+        raise InputError(
+            f"solver must be a cvxpy solver name or a sequence of names, got {solver!r:.80}", param="solver"
+        )
     names = tuple(s.upper() for s in solver)
     if not names:
-        raise ValueError("solver must name at least one cvxpy solver")
+        raise InputError("solver must name at least one cvxpy solver", param="solver")
     return names
 
 
@@ -463,8 +635,33 @@ def solve_dictionary_lp(
     >>> res.value <= res.dual_value + 1e-9 * res.feature_scale
     True
     """
+    dictionary, task = _check_network(dictionary, "dictionary"), _check_task(task)
+    _fits(dictionary, task, "dictionary")
+    if task.n_classes < 2:
+        raise InputError("margin features need at least 2 classes", param="task")
+    J, columns = dictionary.width, int(task.n_points) * (int(task.n_classes) - 1)
+    check_cost(
+        J * columns,
+        MAX_LP_ENTRIES,
+        param="dictionary" if columns < J else "task",
+        value=J if columns < J else task.n_points,
+        what=f"the dictionary LP (J N (C-1) = {format_count(J)} neurons x {format_count(columns)} margin constraints)",
+        hint="use fewer neurons or a smaller task",
+    )
+    names = _solver_list(solver)
+    if solver_options is not None and not isinstance(solver_options, Mapping):
+        raise InputError(
+            f"solver_options must be a mapping of solver names, got {solver_options!r:.80}", param="solver_options"
+        )
     import cvxpy as cp  # deferred: cvxpy is slow to import, and listing claims must not need it
 
+    unknown = [name for name in names if name not in cp.installed_solvers()]
+    if unknown:
+        raise _UnknownSolverError(
+            f"dictionary LP: solver {', '.join(unknown)} is not an installed cvxpy solver (installed: "
+            f"{', '.join(cp.installed_solvers())}); no value is returned",
+            param="solver",
+        )
     net = unit_neurons(dictionary, normalize)
     D = margin_features(net, task, normalize=False)
     J = net.width
@@ -479,9 +676,13 @@ def solve_dictionary_lp(
     problem = cp.Problem(cp.Maximize(t_var), [margin_con, budget_con])
     options: dict[str, dict[str, object]] = {name: dict(opts) for name, opts in DEFAULT_SOLVER_OPTIONS.items()}
     for name, opts in (solver_options or {}).items():
+        if not isinstance(name, str) or not isinstance(opts, Mapping):
+            raise InputError(
+                f"solver_options must map solver names to option dicts, got {name!r:.40}", param="solver_options"
+            )
         options.setdefault(name.upper(), {}).update(opts)
     attempts: list[str] = []
-    for name in _solver_list(solver):
+    for name in names:
         t0 = time.perf_counter()
         try:
             with warnings.catch_warnings():  # "solution may be inaccurate": the status is checked below
@@ -613,6 +814,13 @@ def bracket_verdict(
     verdict, reason : str
         ``"pass"``, ``"fail"`` or ``"inconclusive"``, and a one-line explanation.
 
+    Raises
+    ------
+    theory._checks.InputError
+        Naming the parameter, for a NaN or infinite bound, gamma or tolerance (no verdict is ever computed from one:
+        every comparison with NaN is False, which read as "pass"), a gamma <= 0 (a maximum margin is positive, and
+        the tolerance is relative to it) or a negative tolerance. Callers treat the exception as inconclusive.
+
     Examples
     --------
     >>> bracket_verdict(0.25, 0.2500001, 0.25, 1e-6)
@@ -621,8 +829,18 @@ def bracket_verdict(
     'fail'
     >>> bracket_verdict(0.25, None, 0.25, 1e-6, upper_heuristic=0.25)
     ('inconclusive', 'gamma = 0.25, certified interval [0.25, ?]: no rigorous upper bound; heuristic (multi-start) upper value 0.25')
+    >>> bracket_verdict(0.25, 0.25, float("nan"), 1e-6)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: gamma must be a finite real number > 0, got gamma = nan
     """
-    g = float(gamma)
+    g = check_real(gamma, "gamma", positive=True)
+    lower = check_real(lower, "lower")
+    upper_rigorous = None if upper_rigorous is None else check_real(upper_rigorous, "upper_rigorous")
+    rtol = check_real(rtol, "rtol", nonnegative=True)
+    upper_heuristic = None if upper_heuristic is None else check_real(upper_heuristic, "upper_heuristic")
+    if not isinstance(attained, (bool, np.bool_)):
+        raise InputError(f"attained must be True or False, got {attained!r:.80}", param="attained")
     tol = rtol * abs(g)
     interval = f"[{lower:.12g}, {upper_rigorous:.12g}]" if upper_rigorous is not None else f"[{lower:.12g}, ?]"
     head = f"gamma = {g:.12g}, certified interval {interval}"
@@ -712,6 +930,21 @@ class Certificate:
     sdp: SingleNeuronBound | None = None
     sdp_note: str = ""
 
+    def __post_init__(self) -> None:
+        # no NaN or infinity may reach a verdict: the bounds are checked when the certificate is made
+        check_real(self.lower, "lower")
+        check_real(self.upper_heuristic, "upper_heuristic")
+        if self.upper_rigorous is not None:
+            check_real(self.upper_rigorous, "upper_rigorous")
+        check_real(self.tol, "tol", nonnegative=True)
+        for name in ("lower_source", "weighting", "sdp_note"):
+            if not isinstance(getattr(self, name), str):
+                raise InputError(f"{name} must be a str, got {getattr(self, name)!r:.80}", param=name)
+        if not isinstance(self.heuristic, Mapping):
+            raise InputError(f"heuristic must be a dict, got {self.heuristic!r:.80}", param="heuristic")
+        if self.sdp is not None and not isinstance(self.sdp, SingleNeuronBound):
+            raise InputError(f"sdp must be a SingleNeuronBound or None, got {self.sdp!r:.80}", param="sdp")
+
     @property
     def rigorous(self) -> bool:
         """True when the upper end is the rigorous SDP bound."""
@@ -753,25 +986,26 @@ class Certificate:
         return bool(self.rigorous and np.isfinite(self.relative_gap) and self.relative_gap <= self.tol)
 
     def verdict(self, gamma: object, rtol: float | None = None, attained: bool = True) -> tuple[str, str]:
-        """:func:`bracket_verdict` of this certificate against a predicted gamma (``rtol`` defaults to ``tol``)."""
+        """:func:`bracket_verdict` of this certificate against a predicted gamma (``rtol`` defaults to ``tol``);
+        a NaN or infinite gamma or rtol raises InputError (no verdict)."""
         return bracket_verdict(
             self.lower,
             self.upper_rigorous,
-            float(gamma),  # type: ignore[arg-type]
+            check_real(gamma, "gamma", positive=True),
             self.tol if rtol is None else rtol,
             attained,
             self.upper_heuristic,
         )
 
     def summary(self) -> dict[str, object]:
-        """Plain data for records and ``tvk certify --json``."""
+        """Plain data for records and ``tvk certify --json`` (``relaxation_gap`` is None without a rigorous bound)."""
         return {
             "lower": self.lower,
             "upper_rigorous": self.upper_rigorous,
             "upper_heuristic": self.upper_heuristic,
             "rigorous": self.rigorous,
             "relative_gap": self.relative_gap,
-            "relaxation_gap": self.relaxation_gap,
+            "relaxation_gap": None if self.upper_rigorous is None else self.relaxation_gap,  # JSON: null, not NaN
             "certified": self.certified,
             "tol": self.tol,
             "lower_source": self.lower_source,
@@ -837,7 +1071,11 @@ def check_certify_settings(tol: object = 1e-6, n_starts: object = 1, seed: objec
     ...
     theory._checks.InputError: n_starts must be an integer >= 1, got n_starts = 0
     """
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not math.isfinite(float(tol)) or tol < 0:
+    try:
+        bad_tol = isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not math.isfinite(float(tol)) or tol < 0
+    except OverflowError:  # an int beyond the float range
+        bad_tol = True
+    if bad_tol:
         raise InputError(
             f"tol (relative tolerance of the bracket) must be a finite number >= 0, got {tol!r}", param="tol"
         )
@@ -909,11 +1147,15 @@ def certify(
     ------
     ValueError
         Bad settings (:func:`check_certify_settings`, before any work), or a ``lower_network`` of another degree.
+    theory._checks.LimitError
+        Before any work, when the forward pass of ``lower_network`` is above :data:`MAX_CERTIFY_FORWARD` or the
+        multi-start search above :data:`MAX_SEARCH_WORK` (naming ``task``, ``lower_network`` or ``n_starts``).
 
     Notes
     -----
-    An SDP that is too large (``max_block``) or that every solver fails on leaves ``upper_rigorous`` None with
-    the reason in ``sdp_note``: the certificate is then only heuristic, never silently a closed form.
+    An SDP that is too large (``max_block``, or more than :data:`MAX_SOS_MONOMIALS` monomials, which is checked before
+    anything is built) or that every solver fails on leaves ``upper_rigorous`` None with the reason in ``sdp_note``:
+    the certificate is then only heuristic, never silently a closed form.
 
     Examples
     --------
@@ -931,11 +1173,37 @@ def certify(
     >>> certify(task, 2, net)
     Traceback (most recent call last):
     ...
-    ValueError: lower_network has degree 1, expected 2
+    theory._checks.InputError: lower_network has degree 1, expected 2
     """
     check_certify_settings(tol=tol, n_starts=n_starts, seed=seed, maxiter=maxiter)
+    task = _check_task(task)
+    lower_network = _check_network(lower_network, "lower_network")
     if lower_network.degree != degree:
-        raise ValueError(f"lower_network has degree {lower_network.degree}, expected {degree}")
+        raise InputError(f"lower_network has degree {lower_network.degree}, expected {degree}", param="degree")
+    _fits(lower_network, task, "lower_network")
+    if grading is not None and not isinstance(grading, Grading):
+        raise InputError(f"grading must be a numerics.sos.Grading or None, got {grading!r:.80}", param="grading")
+    if not isinstance(weighting, str):
+        raise InputError(f"weighting must be a str, got {weighting!r:.80}", param="weighting")
+    if sdp:
+        _solver_list(solver)
+        check_positive_int(max_block, "max_block")
+    sizes = _task_sizes(task, lower_network.width, int(n_starts), int(degree))
+    over = sizes.exceeded()
+    if over is not None:
+        kind, cost, limit, what = over
+        if kind == "forward":
+            param, value = (
+                ("lower_network", lower_network.width)
+                if lower_network.width > task.n_points
+                else ("task", task.n_points)
+            )
+        else:
+            one = int(n_starts) > 1 and cost // int(n_starts) <= limit  # fewer starts would do
+            param, value = ("n_starts", int(n_starts)) if one else ("task", task.n_points)
+        check_cost(cost, limit, param=param, value=value, what=what, hint="use a smaller task, network or n_starts")
+    if Q is not None:
+        Q = check_class_weights(Q, task)
     report = evaluate(lower_network, task)
     res: SingleNeuronResult = maximize_single_neuron(task, degree, Q=Q, n_starts=n_starts, seed=seed, maxiter=maxiter)
     heuristic = {
@@ -947,13 +1215,22 @@ def certify(
         "method": "L-BFGS-B (scipy), multi-start",
     }
     bound, note = None, ""
-    if sdp:
+    if sdp and _sos_note(sizes):
+        note = _sos_note(sizes)
+    elif sdp:
         try:
             bound = single_neuron_sdp_bound(task, degree, grading, Q, solver=solver, max_block=max_block)
         except (ValueError, SOSError) as exc:
             note = f"{type(exc).__name__}: {exc}"
+        if bound is not None and not math.isfinite(bound.bound):
+            note = f"the SOS bound is not finite ({bound.bound}); no rigorous bound"
+            bound = None
     else:
         note = "not requested"
+    if not math.isfinite(report.normalized_margin):
+        raise InputError("the normalized margin of lower_network is not finite", param="lower_network")
+    if not math.isfinite(res.value):
+        raise InputError(f"the multi-start value is not finite ({res.value}); rescale the task", param="task")
     return Certificate(
         lower=report.normalized_margin,
         upper_heuristic=res.value,
@@ -970,6 +1247,89 @@ def certify(
 # --------------------------------------------------------------------------------------------
 # The certificates of the three tasks (claims, `tvk certify`, benchmarks)
 # --------------------------------------------------------------------------------------------
+
+
+def _largest(ok: Callable[[int], bool], upto: int) -> int:
+    """The largest x in [1, upto] with ok(x) (ok is monotone decreasing), 0 if none."""
+    best = 0
+    for x in range(1, upto + 1):
+        if not ok(x):
+            break
+        best = x
+    return best
+
+
+def _refuse(sizes: _Sizes, param: str, value: object, hint: str) -> None:
+    over = sizes.exceeded()
+    if over is not None:
+        check_cost(over[1], over[2], param=param, value=value, what=over[3], hint=hint)
+
+
+def _log10_search(n_starts: int, p: int, k: int) -> float:
+    """log10 of the search work n_starts p^k max(k p + p, 100), inf beyond the float range."""
+    try:
+        return math.log10(n_starts) + k * math.log10(p) + math.log10(max(k * p + p, 100))
+    except OverflowError:  # k beyond ~10^308
+        return math.inf
+
+
+def _check_modular_size(p: int, k: int, width: int | None, n_starts: int) -> None:
+    """The work of :func:`certify_modular` from p and k alone, before the task, the construction or the grading is
+    built; refuses naming k (or p when k = 1 is already too large for this p)."""
+
+    def construction(kk: int) -> int:
+        return 2 ** (2 * kk - 2) * (p - 1) * (kk + 1)
+
+    def sizes(kk: int) -> _Sizes:
+        w = 2 ** (2 * kk - 2) * (p - 1) if width is None else width
+        return _Sizes(p**kk, kk * p, p, kk, kk, w, n_starts)
+
+    def fits(kk: int) -> bool:
+        if kk > 15 / math.log10(p):  # p^k points: far above every limit (and never formed)
+            return False
+        return (width is not None or construction(kk) <= MAX_CONSTRUCTION_ENTRIES) and sizes(kk).exceeded() is None
+
+    if fits(k):
+        return
+    param, value = ("k", k) if k > 1 and fits(1) else ("p", p)
+    largest = _largest(fits, min(k - 1, 64))
+    hint = (
+        "theory.modular.max_margin(p, k) and min_width(p, k) give gamma* and the width in closed form (Shi Thm 4.9)"
+        + (f"; certify_modular answers up to k = {largest} for p = {format_count(p)}" if largest else "")
+    )
+    if k > 15 / math.log10(p):
+        check_cost(
+            _log10_search(n_starts, p, k),
+            math.log10(MAX_SEARCH_WORK),
+            param=param,
+            value=value,
+            what=f"the multi-start search over the p^k points (n_starts p^k max(k p + p, 100), p = {format_count(p)})",
+            hint=hint,
+            log10=True,
+        )
+    if width is None and construction(k) > MAX_CONSTRUCTION_ENTRIES:
+        check_cost(
+            construction(k),
+            MAX_CONSTRUCTION_ENTRIES,
+            param=param,
+            value=value,
+            what=f"the exact construction of Shi Lemma C.18 (2^(2k-2)(p-1)(k+1) entries, p = {format_count(p)})",
+            hint=hint,
+        )
+    _refuse(sizes(k), param, value, hint)
+
+
+def _check_parity_size(n: int, k: int, width: int | None, n_starts: int) -> None:
+    """The work of :func:`certify_parity` from n and k, before anything is built; refuses naming k (or n when
+    k = 1 is already too large on n bits)."""
+
+    def sizes(kk: int) -> _Sizes:
+        return _Sizes(2**n, n, 2, n, kk, 2 ** (kk - 1) if width is None else width, n_starts)
+
+    if sizes(k).exceeded() is None:
+        return
+    param, value = ("k", k) if k > 1 and sizes(1).exceeded() is None else ("n", n)
+    _refuse(sizes(k), param, value, "theory.parity.max_margin(k) gives gamma* in closed form (Edelman Thm 7.8)")
 
 
 def certify_modular(
@@ -1007,6 +1367,11 @@ def certify_modular(
     (0.07856742, 0.07856742)
     """
     check_certify_settings(tol=tol, n_starts=n_starts, seed=seed)
+    p = check_odd_modulus(p)
+    k = check_positive_int(k, "k", hypothesis="the number of summands")
+    if lower_network is not None:
+        lower_network = _check_network(lower_network, "lower_network")
+    _check_modular_size(p, k, None if lower_network is None else lower_network.width, int(n_starts))
     task = ModularTask(p, k)
     net = construction_network(p, k) if lower_network is None else lower_network
     cert = certify(task, k, net, None, modular_grading(p, k), n_starts=n_starts, seed=seed, tol=tol)
@@ -1049,6 +1414,9 @@ def certify_parity(
     """
     check_certify_settings(tol=tol, n_starts=n_starts, seed=seed)
     n, k = check_nk(check_bits(n), k)  # before range(k): k <= n <= MAX_BITS
+    if lower_network is not None:
+        lower_network = _check_network(lower_network, "lower_network")
+    _check_parity_size(n, k, None if lower_network is None else lower_network.width, int(n_starts))
     S = tuple(range(k))
     task = SparseParityTask(n, S)
     net = parity_construction(n, S) if lower_network is None else lower_network
@@ -1095,15 +1463,57 @@ def certify_group(
     (0.272165527, 0.272165527)
     """
     check_certify_settings(tol=tol, n_starts=n_starts, seed=seed)
-    lp = character_lp(name)
-    Q = class_weights(name, lp.class_tau.tolist())
-    net = group_construction(name, budgets=lp.budgets.tolist()) if lower_network is None else lower_network
+    if not isinstance(name, str):
+        raise InputError(f"name must be a group name such as 'S3' or 'Z2^2', got {name!r:.80}", param="name")
+    if lower_network is not None:
+        lower_network = _check_network(lower_network, "lower_network")
+    try:
+        order = int(as_group(name).order)  # the theory checks the name and MAX_GROUP_ORDER before building
+    except InputError:
+        raise
+    except ValueError as exc:
+        raise InputError(str(exc), param="name") from None
+
+    def refuse(width: int) -> None:
+        over = _Sizes(order * order, 2 * order, order, 2, 2, width, int(n_starts)).exceeded()
+        if over is not None:
+            check_cost(
+                over[1],
+                over[2],
+                param="name",
+                value=name,
+                what=f"{over[3]} for |G| = {order}",
+                hint="theory.groups.max_margin(name) gives gamma* in closed form (Edelman Thm 7.9)",
+            )
+
+    refuse(0 if lower_network is None else lower_network.width)  # the search, before the character LP
+    check_allocation(
+        array_bytes(order * order, order),
+        "name",
+        name,
+        f"the class weights (|G|^2, |G|) for |G| = {order}",
+        "theory.groups.max_margin(name) gives gamma* in closed form (Edelman Thm 7.9)",
+    )
+    try:
+        lp = character_lp(name)
+        Q = class_weights(name, lp.class_tau.tolist())
+        net = group_construction(name, budgets=lp.budgets.tolist()) if lower_network is None else lower_network
+        grading = group_grading(name)
+    except LimitError as exc:  # a limit of the character table or the groups module: name the parameter here
+        raise LimitError(
+            f"name = {name} is too large for the certificate: {exc}",
+            param="name",
+            value=name,
+            limit=exc.limit,
+            hint=exc.hint,
+        ) from None
+    refuse(net.width)  # the forward pass of the construction (2 sum d_R^3 neurons)
     cert = certify(
         GroupTask(as_group(name)),
         2,
         net,
         Q,
-        group_grading(name),
+        grading,
         weighting="q uniform, tau from the dual of the character LP (App. D.9.2)",
         n_starts=n_starts,
         seed=seed,

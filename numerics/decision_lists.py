@@ -21,9 +21,9 @@ import numpy as np
 from scipy.special import gammaln
 
 from theory import decision_lists as td
-from theory._checks import InputError, LimitError, check_cost, check_positive_int, format_count, log10_factorial
+from theory._checks import InputError, check_cost, check_positive_int, format_count, log10_factorial
 
-from .limits import array_bytes, check_allocation
+from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, array_bytes, check_allocation, check_mc, check_real, check_rng
 
 __all__ = [
     "MAX_GD_WORK",
@@ -60,13 +60,6 @@ __all__ = [
 MAX_SUBSETS = 5_000_000
 """Largest number C(L, n) of n-subsets enumerated by :func:`subsets_array` (the exact population)."""
 
-MAX_MC_SAMPLES = 10**8
-"""Largest Monte-Carlo sample count (``samples``, ``B``): 250 times the largest the claims use."""
-
-MAX_MC_WORK = 10**10
-"""Largest Monte-Carlo work in float entries drawn or summed (``samples L log2 L`` for the permutations, plus the
-per-sample sums of each estimator): a few minutes of numpy."""
-
 MAX_GD_WORK = 10**11
 """Largest work of :func:`population_gd_w` and :func:`adversarial_e`, in float entries of their forward passes
 (``steps C(L, n) n (n + L)`` times 4 passes per step)."""
@@ -95,26 +88,6 @@ def _check_task_work(task: td.DecisionListTask, factor: int = 1, param: str = "t
         what=what or f"the per-entry loops over the L x L matrix and the lists (L^2 M = {L}^2 x {M})",
         hint="use a smaller vocabulary L",
     )
-
-
-def _check_rng(rng: object) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
-    return rng
-
-
-def _real(value: object, name: str, *, positive: bool = False, nonnegative: bool = False) -> float:
-    """A finite real number (``> 0`` with ``positive``, ``>= 0`` with ``nonnegative``) as a float."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InputError(f"{name} must be a finite real number, got {value!r:.80}", param=name)
-    try:
-        f = float(value)
-    except OverflowError:
-        f = math.inf
-    if not math.isfinite(f) or (positive and f <= 0) or (nonnegative and f < 0):
-        cond = " > 0" if positive else " >= 0" if nonnegative else ""
-        raise InputError(f"{name} must be a finite real number{cond}, got {name} = {format_count(value)}", param=name)
-    return f
 
 
 def _matrix(value: object, name: str, L: int | None = None) -> np.ndarray:
@@ -164,35 +137,6 @@ def _labels(Y: object, shape: tuple[int, ...], L: int) -> np.ndarray:
     if arr.size and (arr.min() < 0 or arr.max() >= L):
         raise InputError(f"labels Y must lie in range(0, {L}), got values in [{arr.min()}, {arr.max()}]", param="Y")
     return arr.astype(np.int64, copy=False)
-
-
-def _check_memory(nbytes: int, param: str, value: object, what: str, hint: str = "") -> None:
-    """check_allocation, also for sizes beyond what numerics.limits.format_bytes can print."""
-    if nbytes > 2**70:
-        raise LimitError(
-            f"{param} = {format_count(value)} is too large: {what} needs ~{format_count(nbytes)} bytes"
-            + (f"; {hint}" if hint else ""),
-            param=param,
-            value=value,
-            limit=2**70,
-            hint=hint,
-        )
-    check_allocation(nbytes, param=param, value=value, what=what, hint=hint)
-
-
-def _check_mc(samples: object, name: str, per_sample: int, what: str) -> int:
-    """A Monte-Carlo sample count: an int in [2, MAX_MC_SAMPLES] with ``samples * per_sample <= MAX_MC_WORK``."""
-    n = check_positive_int(samples, name, minimum=2, hypothesis="a standard error needs two samples")
-    check_cost(n, MAX_MC_SAMPLES, param=name, value=n, what="Monte-Carlo sample counts", hint=f"use a smaller {name}")
-    check_cost(
-        n * per_sample,
-        MAX_MC_WORK,
-        param=name,
-        value=n,
-        what=f"the Monte-Carlo work ({what})",
-        hint=f"use a smaller {name}",
-    )
-    return n
 
 
 def _perm_cost(L: int) -> int:
@@ -285,8 +229,8 @@ def sample_sequences(L: int, n: int, B: int, rng: np.random.Generator) -> np.nda
         what=f"the draws (B L log2 L = {format_count(B)} x {format_count(_perm_cost(L))} entries)",
         hint="draw the sequences in chunks",
     )
-    _check_memory(array_bytes(3 * B, L), "B", B, f"{format_count(B)} permutations of {format_count(L)} tokens")
-    rng = _check_rng(rng)
+    check_allocation(array_bytes(3 * B, L), "B", B, f"{format_count(B)} permutations of {format_count(L)} tokens")
+    rng = check_rng(rng)
     return np.argsort(rng.random((B, L)), axis=1)[:, :n].astype(np.int64)
 
 
@@ -374,7 +318,7 @@ def ldt_array(task: td.DecisionListTask, S: np.ndarray) -> np.ndarray:
     task = _check_task(task)
     S = check_sequences(task.L, S)
     B, _n = S.shape
-    _check_memory(
+    check_allocation(
         array_bytes(2 * B, _n, task.M) + array_bytes(B, task.L + 1, itemsize=1),
         "S",
         B,
@@ -438,7 +382,7 @@ def permutation_matrix(task: td.DecisionListTask) -> np.ndarray:
     [0.0, 0.0, 0.0, 0.0, 1.0]
     """
     task = _check_task(task)
-    _check_memory(array_bytes(task.L, task.L), "task", task.L, f"the ({task.L}, {task.L}) matrix P in float64")
+    check_allocation(array_bytes(task.L, task.L), "task", task.L, f"the ({task.L}, {task.L}) matrix P in float64")
     P = np.zeros((task.L, task.L))
     P[np.asarray(task.perm), np.arange(task.L)] = 1.0
     return P
@@ -484,7 +428,7 @@ def forward(W: np.ndarray, V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np
     V = _matrix(V, "V", L)
     S = check_sequences(L, S)
     B, n = S.shape
-    _check_memory(_forward_bytes(B, n, L), "S", B, f"the forward pass of {format_count(B)} sequences (B, n, L)")
+    check_allocation(_forward_bytes(B, n, L), "S", B, f"the forward pass of {format_count(B)} sequences (B, n, L)")
     scores = W[S[:, :, None], S[:, None, :]]  # (B, i, j) = W[s_i, s_j]
     A = _softmax(scores, axis=1)  # columns: query j attends over keys i
     p = np.zeros((B, n, L))
@@ -606,7 +550,7 @@ def correct_mask(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.ndarray, tol
     >>> correct_mask(np.zeros((5, 5)), 2.0 * permutation_matrix(task), S, labels_array(task, S)).tolist()
     [[False, False, False]]
     """
-    tol = _real(tol, "tol")
+    tol = check_real(tol, "tol")
     _, z, _ = forward(W, V, S)
     Y = _labels(Y, z.shape[:2], z.shape[2])
     zy = np.take_along_axis(z, Y[..., None], axis=-1)[..., 0]
@@ -737,7 +681,7 @@ def population_gd_w(
     task = _check_task(task)
     for name, value in (("c", c), ("eta", eta)):
         try:
-            _real(value, name, positive=True)
+            check_real(value, name, positive=True)
         except InputError:
             raise InputError(
                 f"need c > 0 and eta > 0 (finite), got c = {c!r:.40}, eta = {eta!r:.40}", param=name
@@ -755,9 +699,9 @@ def population_gd_w(
         what=f"the population GD ((steps + 1) x 4 passes over C(L, n) = {format_count(count)} sequences x n (n + L))",
         hint="use fewer steps or a smaller task",
     )
-    _check_memory(_forward_bytes(count, n, L), "n", n, f"the forward pass over all {format_count(count)} subsets")
+    check_allocation(_forward_bytes(count, n, L), "n", n, f"the forward pass over all {format_count(count)} subsets")
     if keep_iterates:
-        _check_memory(array_bytes(steps + 1, L, L), "steps", steps, f"{format_count(steps + 1)} iterates W_t (L, L)")
+        check_allocation(array_bytes(steps + 1, L, L), "steps", steps, f"{format_count(steps + 1)} iterates W_t (L, L)")
     if W0 is not None:
         W0 = _matrix(W0, "W0", L)
     S = subsets_array(task.L, n)
@@ -874,18 +818,18 @@ def one_step_v_mc(
     """
     task = _check_task(task)
     L, n = td.check_sequence_length(task.L, n)
-    eta = _real(eta, "eta")
+    eta = check_real(eta, "eta")
     idx = class_indices(task)
     sizes = {k: len(r) for k, (r, _) in idx.items()}
     sizes["generic"] = L * L - sum(sizes.values())
-    samples = _check_mc(
+    samples = check_mc(
         samples,
         "samples",
         _perm_cost(L) + 3 * L + n + sum(sizes.values()),
         "samples x (L log2 L for a permutation + L + the class entries)",
     )
     chunk = check_positive_int(chunk, "chunk", hypothesis="sequences per batch")
-    _check_memory(array_bytes(6 * min(chunk, samples), L), "chunk", chunk, "one chunk of sequences (chunk, L)")
+    check_allocation(array_bytes(6 * min(chunk, samples), L), "chunk", chunk, "one chunk of sequences (chunk, L)")
     rng = np.random.default_rng(seed)
     per_sample: dict[str, list[np.ndarray]] = {k: [] for k in td.ENTRY_CLASSES}
     done = 0
@@ -948,9 +892,9 @@ def one_step_v_exact_float(task: td.DecisionListTask, n: int, eta: float) -> np.
     """
     task = _check_task(task)
     L, n = td.check_sequence_length(task.L, n)
-    eta = _real(eta, "eta")
+    eta = check_real(eta, "eta")
     _check_task_work(task)
-    _check_memory(array_bytes(4 * L, L), "task", L, f"the ({L}, {L}) step in float64")
+    check_allocation(array_bytes(4 * L, L), "task", L, f"the ({L}, {L}) step in float64")
     log_total = float(_log_comb(np.array(L), np.array(n)))
     Nmat = np.zeros((L, L))
     t = np.arange(L)
@@ -1029,13 +973,13 @@ def event_probability_mc(
             param="inside" if any(not 0 <= t < L for t in tokens["inside"]) else "outside",
         )
     width = len(tokens["inside"]) + len(tokens["outside"])
-    samples = _check_mc(
+    samples = check_mc(
         samples,
         "samples",
         _perm_cost(L) + L * (1 + width),
         "samples x (L log2 L for a subset + L translates of the token sets)",
     )
-    _check_memory(
+    check_allocation(
         array_bytes(min(samples, 20_000), L, max(width, 1) + 4, itemsize=2),
         "inside",
         width,
@@ -1163,7 +1107,7 @@ def notin_S_directional(
     S = check_sequences(task.L, S)
     a = _token(a, "a", task.L)
     W, V = _matrix(W, "W", task.L), _matrix(V, "V", task.L)
-    tol = _real(tol, "tol")
+    tol = check_real(tol, "tol")
     B, n = S.shape
     check_cost(
         B * (task.L * task.L + n * task.L),
@@ -1369,8 +1313,8 @@ def adversarial_e(
     """
     task = _check_task(task)
     W = _matrix(W, "W", task.L)
-    c = _real(c, "c", positive=True)
-    eps = _real(eps, "eps", nonnegative=True)
+    c = check_real(c, "c", positive=True)
+    eps = check_real(eps, "eps", nonnegative=True)
     S = check_sequences(task.L, S)
     iters = check_positive_int(iters, "iters", minimum=0, hypothesis="a number of ascent steps")
     E0 = _matrix(E0, "E0", task.L)
@@ -1384,7 +1328,7 @@ def adversarial_e(
         what=f"the search ((iters + 1) x L tokens x the forward passes of {format_count(B)} sequences)",
         hint="use fewer iters or sequences",
     )
-    _check_memory(_forward_bytes(B, n, L), "S", B, f"the forward pass of {format_count(B)} sequences (B, n, L)")
+    check_allocation(_forward_bytes(B, n, L), "S", B, f"the forward pass of {format_count(B)} sequences (B, n, L)")
     P = permutation_matrix(task)
     E = np.clip(np.array(E0, dtype=np.float64), -eps, eps)
     best, best_E = -np.inf, E.copy()

@@ -17,7 +17,6 @@ gradient of the correlation loss is :math:`-E[y\,x\,\sigma'(w^\top x+b)]`.  Gaps
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -25,9 +24,9 @@ from fractions import Fraction
 import numpy as np
 
 from theory import boolean as tb
-from theory._checks import InputError, LimitError, check_cost, check_positive_int, format_count
+from theory._checks import InputError, check_cost, check_positive_int, format_count
 
-from .limits import array_bytes, check_allocation
+from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, array_bytes, check_allocation, check_real, check_real_array, check_rng
 from .walsh import MAX_N as MAX_CUBE_N
 from .walsh import fwht_batched, linear_forms
 
@@ -60,14 +59,6 @@ COUNTS_MAX_N = 20
 MAX_BITS = 100_000
 """Largest number of bits n: the sinusoid gradients build (D, n, n) factors, prefix masks n entries."""
 
-MAX_MC_SAMPLES = 10**8
-"""Largest Monte-Carlo sample count: the batch size B of the streamed estimator and the ``trials`` of
-:func:`one_step_recovery` (the claims use at most 5e5 and 2000)."""
-
-MAX_MC_WORK = 10**10
-"""Largest Monte-Carlo work in ±1 entries drawn: ``trials B n`` streamed, ``trials 2^n n`` by cube counts (a few
-minutes of numpy)."""
-
 MAX_TRANSFORM_WORK = 10**10
 """Largest exact work of the batched transforms, ``draws 2^n n`` (:func:`ltf_gradients`, :func:`random_ltf_gaps`,
 :func:`sinusoid_gradients_bruteforce`)."""
@@ -76,63 +67,17 @@ MAX_COUNT_BATCH = 2**62
 """Largest batch size of the cube-count estimator (multinomial counts in int64)."""
 
 
-def _as_real_array(value: object, name: str) -> np.ndarray:
-    """A finite float64 array (what numpy cannot convert, NaN and infinities are refused)."""
-    if value is None or isinstance(value, (str, bytes, bool)):
-        raise InputError(f"{name} must be a real array, got {value!r:.80}", param=name)
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{name} must be a real array of finite numbers, got {value!r:.80}", param=name) from None
-    if not np.isfinite(arr).all():
-        raise InputError(f"{name} must be finite (it contains NaN or an infinity)", param=name)
-    return arr
-
-
 def _weights2d(value: object, name: str) -> np.ndarray:
-    W = _as_real_array(value, name)
+    W = check_real_array(value, name)
     if W.ndim != 2 or W.shape[1] < 1:
         raise InputError(f"{name} must be (trials, n), got shape {W.shape}", param=name)
     return W
-
-
-def _real(value: object, name: str) -> float:
-    """A finite real number as a float."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InputError(f"{name} must be a finite real number, got {value!r:.80}", param=name)
-    try:
-        f = float(value)
-    except OverflowError:
-        f = math.inf
-    if not math.isfinite(f):
-        raise InputError(f"{name} must be a finite real number, got {name} = {format_count(value)}", param=name)
-    return f
-
-
-def _check_rng(rng: object) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
-    return rng
 
 
 def _check_kind(kind: object) -> str:
     if kind not in ("cos", "sin"):
         raise InputError(f"kind must be 'cos' or 'sin', got {kind!r:.80}", param="kind")
     return str(kind)
-
-
-def _check_memory(nbytes: int, param: str, value: object, what: str, hint: str = "") -> None:
-    """check_allocation, also for sizes beyond what numerics.limits.format_bytes can print."""
-    if nbytes > 2**70:
-        raise LimitError(
-            f"{param} = {format_count(value)} is too large: {what} needs ~{format_count(nbytes)} bytes"
-            + (f"; {hint}" if hint else ""),
-            param=param,
-            value=value,
-            limit=2**70,
-            hint=hint,
-        )
-    check_allocation(nbytes, param=param, value=value, what=what, hint=hint)
 
 
 def _check_cube(n: int, param: str = "n") -> None:
@@ -237,9 +182,9 @@ def random_weights(dist: str, draws: int, n: int, rng: np.random.Generator) -> n
     for name, v in (("draws", draws), ("n", n)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise InputError(f"need draws >= 1 and n >= 1, got draws = {draws!r:.40}, n = {n!r:.40}", param=name)
-    rng = _check_rng(rng)
+    rng = check_rng(rng)
     big = "draws" if draws >= n else "n"
-    _check_memory(
+    check_allocation(
         array_bytes(int(draws), int(n), itemsize=16),
         big,
         draws if big == "draws" else n,
@@ -303,7 +248,7 @@ def gaps(g: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     >>> gmax.round(12).tolist(), gmin.round(12).tolist()
     ([0.2, 0.2], [0.1, 0.0])
     """
-    a = np.abs(_as_real_array(g, "g"))
+    a = np.abs(check_real_array(g, "g"))
     if a.ndim < 1:
         raise InputError(f"g must be gradients of shape (..., n), got a scalar {g!r:.80}", param="g")
     n = a.shape[-1]
@@ -390,7 +335,7 @@ def batch_gradients_streamed(
     if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
         raise InputError(f"batch size B must be an integer >= 1, got {B!r:.80}", param="B")
     B = _check_samples(B, "B")
-    rng, b = _check_rng(rng), _real(b, "b")
+    rng, b = check_rng(rng), check_real(b, "b")
     if abs(b) >= 1e38:  # the streamed arithmetic is float32
         raise InputError(
             f"b must lie within the float32 range of the estimator (|b| < 1e38), got b = {b:.3g}", param="b"
@@ -405,7 +350,7 @@ def batch_gradients_streamed(
         "use a smaller B or fewer trials",
     )
     c = max(1, min(B, chunk_elems // (T * n)))
-    _check_memory(
+    check_allocation(
         array_bytes(T, c, n, itemsize=16),
         "chunk_elems",
         chunk_elems,
@@ -479,7 +424,7 @@ def batch_gradients_counts(w: np.ndarray, k: int, B: int, rng: np.random.Generat
         what="multinomial counts in int64",
         hint="the population gradient (sign_population_gradient) is the limit of large B",
     )
-    rng, b = _check_rng(rng), _real(b, "b")
+    rng, b = check_rng(rng), check_real(b, "b")
     _check_work(
         T * (n << n),
         MAX_MC_WORK,
@@ -488,7 +433,7 @@ def batch_gradients_counts(w: np.ndarray, k: int, B: int, rng: np.random.Generat
         f"the transform of {format_count(T)} trials over 2^{n} points",
         "use fewer trials (rows of w)",
     )
-    _check_memory(array_bytes(3 * T, 1 << n), "w", T, f"the counts ({format_count(T)}, 2^{n}) in float64")
+    check_allocation(array_bytes(3 * T, 1 << n), "w", T, f"the counts ({format_count(T)}, 2^{n}) in float64")
     N = 1 << n
     counts = rng.multinomial(B, np.full(N, 1.0 / N), size=T).astype(np.float64)
     counts *= linear_forms(w) + b > 0
@@ -528,7 +473,7 @@ def sign_population_gradient(W: np.ndarray, k: int) -> np.ndarray:
     >>> gaps(g, 2)[1].tolist(), float(gradient_gap_reference(5, 2))
     ([0.125, 0.125, 0.125], 0.125)
     """
-    W = _as_real_array(W, "W")
+    W = check_real_array(W, "W")
     if W.ndim != 2 or not np.all(np.abs(W) == 1):
         raise InputError("sign_population_gradient needs sign weights W of shape (T, n) with entries ±1", param="W")
     _T, n = W.shape
@@ -779,12 +724,12 @@ def ltf_gradients(W: np.ndarray, ks: Sequence[int], *, b: float = 0.0, chunk: in
     >>> float(abs(majority_coefficient(5, 1)) / 2), float(abs(majority_coefficient(5, 3)) / 2)
     (0.1875, 0.0625)
     """
-    W = _as_real_array(W, "W")
+    W = check_real_array(W, "W")
     if W.ndim != 2:
         raise InputError(f"W must be (draws, n), got shape {W.shape}", param="W")
     D, n = W.shape
     ks = _check_ks(ks, n)
-    b = _real(b, "b")
+    b = check_real(b, "b")
     chunk = check_positive_int(chunk, "chunk", hypothesis="draws per batched transform")
     _check_cube(n, "W")
     _check_work(
@@ -795,7 +740,7 @@ def ltf_gradients(W: np.ndarray, ks: Sequence[int], *, b: float = 0.0, chunk: in
         f"the transforms of {format_count(D)} draws over 2^{n} points (draws 2^n n)",
         "use fewer draws, or the closed forms of theory.boolean",
     )
-    _check_memory(
+    check_allocation(
         array_bytes(3 * min(chunk, D), 1 << n) + array_bytes(len(ks), D, n),
         "chunk",
         chunk,
@@ -907,13 +852,13 @@ def sinusoid_gradients(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind:
     0.0
     """
     kind = _check_kind(kind)
-    W = _as_real_array(W, "W")
+    W = check_real_array(W, "W")
     if W.ndim != 2:
         raise InputError(f"W must be (draws, n), got shape {W.shape}", param="W")
     D, n = W.shape
     _check_nk(n, k)
-    c, b = _real(c, "c"), _real(b, "b")
-    _check_memory(array_bytes(3 * D + 1, n, n), "W", D, f"the factors ({format_count(D)}, {n}, {n}) in float64")
+    c, b = check_real(c, "c"), check_real(b, "b")
+    check_allocation(array_bytes(3 * D + 1, n, n), "W", D, f"the factors ({format_count(D)}, {n}, {n}) in float64")
     with np.errstate(over="ignore", invalid="ignore"):
         cW = c * W
     if not np.isfinite(cW).all():
@@ -959,14 +904,14 @@ def sinusoid_gradients_bruteforce(W: np.ndarray, k: int, c: float, *, b: float =
     True
     """
     kind = _check_kind(kind)
-    W = _as_real_array(W, "W")
+    W = check_real_array(W, "W")
     if W.ndim != 2:
         raise InputError(f"W must be (draws, n), got shape {W.shape}", param="W")
     D, n = W.shape
     _check_nk(n, k)
     if n > COUNTS_MAX_N:
         raise InputError(f"brute force over the cube needs n <= {COUNTS_MAX_N}, got n = {n}", param="W")
-    c, b = _real(c, "c"), _real(b, "b")
+    c, b = check_real(c, "c"), check_real(b, "b")
     _check_work(
         D * (n << n),
         MAX_TRANSFORM_WORK,
@@ -975,7 +920,7 @@ def sinusoid_gradients_bruteforce(W: np.ndarray, k: int, c: float, *, b: float =
         f"the transforms of {format_count(D)} draws over 2^{n} points (draws 2^n n)",
         "use fewer draws, or sinusoid_gradients (the closed form)",
     )
-    _check_memory(array_bytes(4 * D, 1 << n), "W", D, f"the values ({format_count(D)}, 2^{n}) in float64")
+    check_allocation(array_bytes(4 * D, 1 << n), "W", D, f"the values ({format_count(D)}, 2^{n}) in float64")
     with np.errstate(over="ignore", invalid="ignore"):
         Z = c * linear_forms(W) + b
     if not np.isfinite(Z).all():
@@ -1026,10 +971,10 @@ def sinusoid_gaps(
     n = int(n)
     ks = _check_ks(ks, n)
     kind = _check_kind(kind)
-    c = 1.0 / math.sqrt(n) if c is None else _real(c, "c")
+    c = 1.0 / math.sqrt(n) if c is None else check_real(c, "c")
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
         raise InputError(f"draws must be an integer >= 1, got {draws!r:.80}", param="draws")
-    _check_memory(
+    check_allocation(
         array_bytes(3 * int(draws) + 1, n, n),
         "draws",
         draws,

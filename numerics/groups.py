@@ -31,7 +31,7 @@ from scipy.optimize import linprog
 
 from theory import finite_groups as fg
 from theory import groups as tg
-from theory._checks import InputError, LimitError, as_number, check_positive_int, format_count
+from theory._checks import InputError, as_number, check_positive_int, format_count
 
 from .limits import array_bytes, check_allocation
 from .margins import HomogeneousNetwork
@@ -62,21 +62,6 @@ _BEYOND_ANY_MEMORY = 2**70
 """Bytes (1 ZiB) above which an allocation is refused without asking the machine (and without a float64 size)."""
 
 
-def _check_memory(nbytes: int, *, param: str, value: object, what: str, hint: str = "") -> None:
-    """:func:`numerics.limits.check_allocation`, refusing sizes beyond any machine first (exact integers: a width
-    of 10^400 has no float64 size)."""
-    if nbytes > _BEYOND_ANY_MEMORY:
-        raise LimitError(
-            f"{param} = {format_count(value)} is too large: {what} needs {format_count(nbytes)} bytes, beyond the "
-            "memory of any machine" + (f"; {hint}" if hint else ""),
-            param=param,
-            value=value,
-            limit=_BEYOND_ANY_MEMORY,
-            hint=hint,
-        )
-    check_allocation(nbytes, param=param, value=value, what=what, hint=hint)
-
-
 def _positive_finite(x: float) -> bool:
     try:
         f = float(x)
@@ -86,7 +71,7 @@ def _positive_finite(x: float) -> bool:
 
 
 def _check_network_memory(width: int, G: fg.FiniteGroup) -> None:
-    _check_memory(
+    check_allocation(
         array_bytes(width, 3, G.order),
         param="width",
         value=width,
@@ -378,7 +363,7 @@ def isotypic_projectors(G: fg.FiniteGroup | str) -> np.ndarray:
     """
     G = _group(G)
     ct = fg.character_table(G)
-    _check_memory(
+    check_allocation(
         array_bytes(ct.n_irreps, G.order, G.order),
         param="G",
         value=G.name,
@@ -561,7 +546,7 @@ def class_weights(G: fg.FiniteGroup | str, class_tau: Sequence[float] | None = N
     ValueError: tau has negative entries for D4^2 (Edelman Thm 7.9 condition fails); use the dual of ...
     """
     order = fg._order_before_building(G)
-    _check_memory(
+    check_allocation(
         array_bytes(order**2, order),
         param="G",
         value=G.name if isinstance(G, fg.FiniteGroup) else G,

@@ -12,14 +12,53 @@ The exact-side limits (sympy work, digits of exact values) live in :mod:`theory.
 from __future__ import annotations
 
 import math
+import numbers
+import operator
 import os
+import re
+from fractions import Fraction
 
-from theory._checks import LimitError, format_count
+import numpy as np
 
-__all__ = ["MEMORY_FRACTION", "array_bytes", "available_memory", "check_allocation", "format_bytes"]
+from theory._checks import MAX_DIGITS, InputError, LimitError, check_cost, check_positive_int, format_count
+
+__all__ = [
+    "MAX_ADDRESSABLE_BYTES",
+    "MAX_MC_SAMPLES",
+    "MAX_MC_WORK",
+    "MAX_WORK",
+    "MEMORY_FRACTION",
+    "STEP_COST",
+    "array_bytes",
+    "available_memory",
+    "check_allocation",
+    "check_count",
+    "check_mc",
+    "check_rational",
+    "check_real",
+    "check_real_array",
+    "check_rng",
+    "check_work",
+    "format_bytes",
+]
 
 MEMORY_FRACTION = 0.5
 """Largest share of the available memory one allocation may take (temporaries need the rest)."""
+
+MAX_WORK = 10**10
+"""Largest number of array entries one Monte Carlo or sampling call may draw or update (draws x entries per draw,
+e.g. chains x tokens x states): about a minute of numpy; the largest runs of ``verify/`` stay below 2 x 10^9."""
+
+MAX_MC_SAMPLES = 10**8
+"""Largest Monte-Carlo sample count of one call (draws, prompts, trials): 25-250 times the largest the claims use."""
+
+MAX_MC_WORK = 10**10
+"""Largest Monte-Carlo work of one call, in float entries drawn or processed (samples x the entries of one sample;
+each function states its count): a few minutes of numpy."""
+
+STEP_COST = 1000
+"""What one step of a Python loop counts for in a cost compared with :data:`MAX_WORK` (its overhead is that of
+about a thousand array entries), so that a loop of many tiny steps is not mistaken for cheap work."""
 
 
 def available_memory() -> int | None:
@@ -56,22 +95,153 @@ def format_bytes(n: float) -> str:
     Parameters
     ----------
     n : float
-        A number of bytes.
+        A number of bytes (an int of any size, or a float).
 
     Returns
     -------
     str
-        ``n`` in the largest binary unit (KiB, MiB, GiB, TiB) it reaches, one decimal; plain bytes below 1 KiB.
+        ``n`` in the largest binary unit (KiB, MiB, GiB, TiB) it reaches, one decimal; plain bytes below 1 KiB;
+        ``~2^X TiB`` beyond 2^60 TiB (an int too large for a float is never converted to one).
 
     Examples
     --------
     >>> format_bytes(1536), format_bytes(3 * 2**30), format_bytes(100)
     ('1.5 KiB', '3.0 GiB', '100 B')
+    >>> format_bytes(10**400)
+    '~2^1288 TiB'
     """
+    if isinstance(n, bool) or not isinstance(n, numbers.Real):
+        raise InputError(f"n must be a number of bytes, got {n!r:.80}", param="n")
+    if isinstance(n, numbers.Integral):
+        n = int(n)
+        if n >= 2**100:  # beyond 2^60 TiB: the exponent only (no float conversion of a huge int)
+            return f"~2^{n.bit_length() - 1 - 40} TiB"
+    elif not math.isfinite(float(n)):
+        raise InputError(f"n must be a finite number of bytes, got {n!r}", param="n")
+    elif n >= 2.0**100:
+        return f"~2^{math.floor(math.log2(n)) - 40} TiB"
     for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= scale:
             return f"{n / scale:.1f} {unit}"
     return f"{int(n)} B"
+
+
+def _as_size(value: object, name: str) -> int:
+    """A dimension or a byte count as a non-negative int (integral floats accepted); InputError naming ``name``."""
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a non-negative integer, got the bool {value!r}", param=name)
+    if isinstance(value, numbers.Integral):
+        v = operator.index(value)
+    elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value).is_integer():
+        v = int(float(value))
+    else:
+        raise InputError(f"{name} must be a non-negative integer, got {value!r:.80}", param=name)
+    if v < 0:
+        raise InputError(f"{name} must be a non-negative integer, got {name} = {format_count(v)}", param=name)
+    return v
+
+
+def check_count(value: object, name: str, *, minimum: int = 1, why: str = "", message: str = "") -> int:
+    """A count (draws, chains, samples, a length) as an int ``>= minimum``; an integral float such as ``5.0`` is
+    accepted, as the numerics modules always did. Sizes are checked separately, from their cost.
+
+    Parameters
+    ----------
+    value : object
+        The count.
+    name : str
+        The parameter's name (in the message and as :attr:`InputError.param`).
+    minimum : int
+        The smallest accepted count.
+    why : str
+        Why the minimum holds, added to the message in parentheses.
+    message : str
+        The whole message instead of the default one (a module's established wording).
+
+    Returns
+    -------
+    int
+        ``value`` as an int.
+
+    Raises
+    ------
+    InputError
+        A bool, a non-integer, a non-finite value or a count below ``minimum``.
+
+    Examples
+    --------
+    >>> check_count(5, "n"), check_count(5.0, "n")
+    (5, 5)
+    >>> check_count(1, "n_draws", minimum=2, why="a mean and its standard error")
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: n_draws must be an integer >= 2 (a mean and its standard error), got 1
+    """
+    count: int | None = None
+    if isinstance(value, bool):
+        pass
+    elif isinstance(value, numbers.Integral):
+        count = operator.index(value)
+    elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value).is_integer():
+        count = int(float(value))
+    if count is None or count < minimum:
+        extra = f" ({why})" if why else ""
+        shown = format_count(count) if count is not None else f"{value!r:.80}"
+        raise InputError(message or f"{name} must be an integer >= {minimum}{extra}, got {shown}", param=name)
+    return count
+
+
+_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)")
+
+
+def check_rational(value: object, name: str) -> Fraction:
+    """An exact rational (int, Fraction, finite float, numeric string, sympy Rational) as a Fraction of at most
+    :data:`theory._checks.MAX_DIGITS` digits; a string's exponent is read before the number is expanded, so
+    ``"1e999999999"`` is refused at once instead of building a billion-digit integer.
+
+    Parameters
+    ----------
+    value : int, Fraction, float or str
+        The number.
+    name : str
+        The parameter's name (in the message and as :attr:`InputError.param`).
+
+    Returns
+    -------
+    Fraction
+        ``value``, exactly.
+
+    Raises
+    ------
+    InputError
+        A bool, a non-number, NaN, an infinity or more than ``MAX_DIGITS`` digits.
+
+    Examples
+    --------
+    >>> check_rational("-1/2", "b"), check_rational(0.25, "b")
+    (Fraction(-1, 2), Fraction(1, 4))
+    >>> check_rational("1e999999999", "b")
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: b must be a rational of at most 4000 digits, got '1e999999999'
+    """
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a rational number, got the bool {value!r}", param=name)
+    if isinstance(value, str):
+        exponent = _EXPONENT.search(value)
+        if len(value) > 200 or (exponent and abs(int(exponent.group(1))) > MAX_DIGITS):
+            raise InputError(
+                f"{name} must be a rational of at most {MAX_DIGITS} digits, got {value[:80]!r}", param=name
+            )
+    elif not isinstance(value, (numbers.Rational, float)):
+        raise InputError(f"{name} must be a rational number, got {value!r:.80}", param=name)
+    try:
+        q = Fraction(value)
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+        raise InputError(f"{name} must be a finite rational number, got {value!r:.80}", param=name) from None
+    if max(abs(q.numerator), q.denominator).bit_length() > MAX_DIGITS * 10 // 3:
+        raise InputError(f"{name} must be a rational of at most {MAX_DIGITS} digits", param=name)
+    return q
 
 
 def array_bytes(*shape: int, itemsize: int = 8) -> int:
@@ -80,14 +250,19 @@ def array_bytes(*shape: int, itemsize: int = 8) -> int:
     Parameters
     ----------
     *shape : int
-        The array's dimensions.
+        The array's dimensions, each >= 0.
     itemsize : int
-        Bytes per entry (8 for float64).
+        Bytes per entry (8 for float64), >= 0.
 
     Returns
     -------
     int
         The product of the dimensions times ``itemsize``.
+
+    Raises
+    ------
+    InputError
+        A negative or non-integer dimension (``param="shape"``) or item size (``param="itemsize"``).
 
     Examples
     --------
@@ -97,11 +272,20 @@ def array_bytes(*shape: int, itemsize: int = 8) -> int:
     400
     >>> array_bytes(2**40, 2**40) == 2**83  # no int64 overflow
     True
+    >>> array_bytes(-5, 3)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: shape must be a non-negative integer, got shape = -5
     """
-    return math.prod(int(s) for s in shape) * int(itemsize)
+    return math.prod(_as_size(s, "shape") for s in shape) * _as_size(itemsize, "itemsize")
 
 
-def check_allocation(nbytes: int, *, param: str, value: object, what: str, hint: str = "") -> None:
+MAX_ADDRESSABLE_BYTES = 2**63
+"""Allocations of this size or more are refused even where the available memory is unknown (numpy indexes
+with int64)."""
+
+
+def check_allocation(nbytes: int, param: str, value: object, what: str, hint: str = "") -> None:
     """Refuse an allocation of ``nbytes`` larger than :data:`MEMORY_FRACTION` of the available memory.
 
     Parameters
@@ -139,17 +323,237 @@ def check_allocation(nbytes: int, *, param: str, value: object, what: str, hint:
     theory._checks.LimitError: n = 100,000 is too large: the Gram matrix (n, n) in float64 needs about 74.5 GiB,
     above 50% of the 1.0 GiB of memory available; use a smaller n
     """
+    nbytes = _as_size(nbytes, "nbytes")  # a Python int of any size: compared in integers, never as a float
     avail = available_memory()
     if avail is None:
-        return
-    budget = int(avail * MEMORY_FRACTION)
-    if nbytes <= budget:
-        return
+        if nbytes < MAX_ADDRESSABLE_BYTES:
+            return
+        where, budget = f"above the {format_bytes(MAX_ADDRESSABLE_BYTES)} numpy can address", MAX_ADDRESSABLE_BYTES
+    else:
+        budget = int(avail * MEMORY_FRACTION)
+        if nbytes <= budget:
+            return
+        where = f"above {MEMORY_FRACTION:.0%} of the {format_bytes(avail)} of memory available"
     raise LimitError(
-        f"{param} = {format_count(value)} is too large: {what} needs about {format_bytes(nbytes)}, above "
-        f"{MEMORY_FRACTION:.0%} of the {format_bytes(avail)} of memory available" + (f"; {hint}" if hint else ""),
+        f"{param} = {format_count(value)} is too large: {what} needs about {format_bytes(nbytes)}, {where}"
+        + (f"; {hint}" if hint else ""),
         param=param,
         value=value,
         limit=budget,
         hint=hint,
     )
+
+
+def check_work(cost: int, *, param: str, value: object, what: str, hint: str = "") -> None:
+    """Refuse a Monte Carlo or sampling call whose ``cost`` (array entries drawn or updated) exceeds :data:`MAX_WORK`,
+    before it starts (:func:`theory._checks.check_cost` with this limit; ``cost`` is compared as an exact integer).
+
+    Parameters
+    ----------
+    cost : int
+        The number of array entries the call would draw or update (an exact int of any size).
+    param, value : str, object
+        The parameter that makes it large and its value (named first in the message).
+    what : str
+        What the cost counts, e.g. ``"the Monte Carlo (n chains x t tokens x k^2 counts)"``.
+    hint : str
+        What to do instead.
+
+    Returns
+    -------
+    None
+        When ``cost <= MAX_WORK``.
+
+    Raises
+    ------
+    LimitError
+        Naming ``param``, the cost and the limit.
+
+    Examples
+    --------
+    >>> check_work(10**6, param="n", value=1000, what="the draws")
+    >>> check_work(10**12, param="n", value=10**9, what="the Monte Carlo (n draws x 1000 entries)", hint="use fewer draws")
+    Traceback (most recent call last):
+    ...
+    theory._checks.LimitError: n = 1,000,000,000 is too large: the Monte Carlo (n draws x 1000 entries) is
+    1,000,000,000,000, above the limit 10,000,000,000; use fewer draws
+    """
+    check_cost(_as_size(cost, "cost"), MAX_WORK, param=param, value=value, what=what, hint=hint)
+
+
+def check_rng(rng: object) -> np.random.Generator:
+    """``rng`` itself when it is a numpy Generator; else an InputError naming ``rng``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The random generator a function draws from.
+
+    Returns
+    -------
+    numpy.random.Generator
+        ``rng``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> check_rng(rng) is rng
+    True
+    >>> check_rng(0)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: rng must be a numpy Generator (np.random.default_rng(seed)), got 0
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
+    return rng
+
+
+def check_real(
+    value: object, name: str, *, positive: bool = False, nonnegative: bool = False, what: str = "a finite real number"
+) -> float:
+    """A finite real number (int, float, Fraction, numpy or sympy number; never a string or a bool) as a float:
+    ``> 0`` with ``positive``, ``>= 0`` with ``nonnegative``; an int beyond the float range is refused.
+
+    Parameters
+    ----------
+    value : object
+        The caller's value.
+    name : str
+        The parameter, named in the InputError.
+    positive, nonnegative : bool
+        Also require ``value > 0`` (``>= 0``).
+    what : str
+        What the message says the value must be.
+
+    Returns
+    -------
+    float
+        ``float(value)``.
+
+    Examples
+    --------
+    >>> check_real(3, "x"), check_real(0.5, "x", positive=True)
+    (3.0, 0.5)
+    >>> check_real(10**400, "x")
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: x must be a finite real number, got x = ~10^400
+    >>> check_real(-1, "eta", nonnegative=True)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: eta must be a finite real number >= 0, got eta = -1
+    """
+    if value is None or isinstance(value, (bool, str, bytes)):
+        raise InputError(f"{name} must be {what}, got {value!r:.80}", param=name)
+    try:
+        f = float(value)  # type: ignore[arg-type]
+    except OverflowError:
+        f = math.inf
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be {what}, got {value!r:.80}", param=name) from None
+    if not math.isfinite(f) or (positive and f <= 0) or (nonnegative and f < 0):
+        cond = " > 0" if positive else " >= 0" if nonnegative else ""
+        raise InputError(f"{name} must be {what}{cond}, got {name} = {format_count(value)}", param=name)
+    return f
+
+
+def check_real_array(value: object, name: str, *, finite: bool = True) -> np.ndarray:
+    """A float64 array; what numpy cannot convert is refused, and with ``finite`` NaN and infinities (InputError
+    naming ``name``).
+
+    Parameters
+    ----------
+    value : array_like
+        The caller's values.
+    name : str
+        The parameter, named in the InputError.
+    finite : bool
+        Also refuse NaN and infinities (callers that report non-finite weights themselves pass False).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``value`` as float64.
+
+    Examples
+    --------
+    >>> check_real_array([1, 2.5], "x")
+    array([1. , 2.5])
+    >>> check_real_array([1, float("nan")], "x")
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: x must be finite (it contains NaN or an infinity)
+    """
+    if value is None or isinstance(value, (str, bytes, bool)):
+        raise InputError(f"{name} must be a real array, got {value!r:.80}", param=name)
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be a real array of finite numbers, got {value!r:.80}", param=name) from None
+    if finite and not np.isfinite(arr).all():
+        raise InputError(f"{name} must be finite (it contains NaN or an infinity)", param=name)
+    return arr
+
+
+def check_mc(
+    samples: object,
+    name: str,
+    per_sample: int,
+    what: str,
+    *,
+    minimum: int = 2,
+    sizes: dict[str, int] | None = None,
+) -> int:
+    """A Monte-Carlo sample count checked before any draw: an int ``>= minimum`` (two for a standard error), at
+    most :data:`MAX_MC_SAMPLES`, whose work ``samples * per_sample`` is at most :data:`MAX_MC_WORK`.
+
+    When a thousand samples are already above the work limit, the refusal names the largest of ``sizes`` (the
+    parameters that make one sample expensive) instead of the sample count.
+
+    Parameters
+    ----------
+    samples : int
+        The sample count.
+    name : str
+        Its parameter name.
+    per_sample : int
+        Float entries drawn or processed per sample.
+    what : str
+        What the work counts, for the message.
+    minimum : int
+        The smallest sample count accepted.
+    sizes : dict of str to int, optional
+        The parameters that make one sample expensive, with their values.
+
+    Returns
+    -------
+    int
+        ``samples`` as an int.
+
+    Examples
+    --------
+    >>> check_mc(1000, "n", 10, "n samples x 10 entries")
+    1000
+    >>> check_mc(10**9, "n", 10, "n samples x 10 entries")
+    Traceback (most recent call last):
+    ...
+    theory._checks.LimitError: n = 1,000,000,000 is above the limit n <= 100,000,000 of Monte-Carlo sample counts;
+    use a smaller n
+    """
+    hypothesis = "a standard error needs two samples" if minimum == 2 else ""
+    n = check_positive_int(samples, name, minimum=minimum, hypothesis=hypothesis)
+    check_cost(n, MAX_MC_SAMPLES, param=name, value=n, what="Monte-Carlo sample counts", hint=f"use a smaller {name}")
+    param, value = name, n
+    if sizes and 1000 * per_sample > MAX_MC_WORK:
+        param = max(sizes, key=lambda key: sizes[key])
+        value = sizes[param]
+    check_cost(
+        n * per_sample,
+        MAX_MC_WORK,
+        param=param,
+        value=value,
+        what=f"the Monte-Carlo work ({what} = {format_count(n)} x {format_count(per_sample)} float entries)",
+        hint=f"use a smaller {param}",
+    )
+    return n

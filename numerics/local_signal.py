@@ -27,9 +27,18 @@ import numpy as np
 from scipy import integrate, optimize, special, stats
 
 from theory import local_signal as tl
-from theory._checks import InputError, LimitError, check_cost, format_count
+from theory._checks import InputError, check_cost, format_count
 
-from .limits import array_bytes, check_allocation
+from .limits import (
+    MAX_MC_SAMPLES,
+    MAX_MC_WORK,
+    array_bytes,
+    check_allocation,
+    check_mc,
+    check_real,
+    check_real_array,
+    check_rng,
+)
 
 __all__ = [
     "MAX_K",
@@ -61,15 +70,6 @@ __all__ = [
     "tail_sample",
     "truncated_moments_scipy",
 ]
-
-MAX_MC_SAMPLES = 10**8
-"""Largest Monte-Carlo sample count (``n``, ``n_samples``, ``n_train + n_test``): 25 times the largest the claims
-use."""
-
-MAX_MC_WORK = 10**10
-"""Largest Monte-Carlo work, in float entries drawn or processed (``n (k+1) d`` for full samples, ``n k q`` stored
-tail values, ...; each function states its count): a few minutes of numpy. The full linear-classifier claim
-(k = 10^4, d = 2, n = 4 10^5) needs 8 10^9."""
 
 MAX_K = 2**53
 """Largest number of noise rows k in the float64 formulas (beyond, k and k - 1 are the same float)."""
@@ -120,83 +120,10 @@ def _batch(n: object, name: str) -> int:
     return int(_checked(tl.check_batch, n, name, name))  # type: ignore[call-overload]
 
 
-def _real(value: object, name: str, *, positive: bool = False, nonnegative: bool = False) -> float:
-    """A finite real number (``> 0`` with ``positive``, ``>= 0`` with ``nonnegative``) as a float."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InputError(f"{name} must be a finite real number, got {value!r:.80}", param=name)
-    try:
-        f = float(value)
-    except OverflowError:
-        f = math.inf
-    if not math.isfinite(f) or (positive and f <= 0) or (nonnegative and f < 0):
-        cond = " > 0" if positive else " >= 0" if nonnegative else ""
-        raise InputError(f"{name} must be a finite real number{cond}, got {name} = {format_count(value)}", param=name)
-    return f
-
-
-def _as_real_array(value: object, name: str) -> np.ndarray:
-    """A finite float64 array (what numpy cannot convert, NaN and infinities are refused)."""
-    if value is None or isinstance(value, (str, bytes, bool)):
-        raise InputError(f"{name} must be a real array, got {value!r:.80}", param=name)
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{name} must be a real array of finite numbers, got {value!r:.80}", param=name) from None
-    if not np.isfinite(arr).all():
-        raise InputError(f"{name} must be finite (it contains NaN or an infinity)", param=name)
-    return arr
-
-
-def _check_rng(rng: object) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
-    return rng
-
-
 def _positive_int(value: object, name: str, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise InputError(f"{name} ({what}) must be an integer >= 1, got {value!r:.80}", param=name)
     return int(value)
-
-
-def _check_memory(nbytes: int, param: str, value: object, what: str, hint: str = "") -> None:
-    """check_allocation, also for sizes beyond what numerics.limits.format_bytes can print."""
-    if nbytes > 2**70:
-        raise LimitError(
-            f"{param} = {format_count(value)} is too large: {what} needs ~{format_count(nbytes)} bytes"
-            + (f"; {hint}" if hint else ""),
-            param=param,
-            value=value,
-            limit=2**70,
-            hint=hint,
-        )
-    check_allocation(nbytes, param=param, value=value, what=what, hint=hint)
-
-
-def _check_mc(samples: int, name: str, per_sample: int, what: str, sizes: dict[str, int] | None = None) -> None:
-    """Monte-Carlo caps before any draw: ``samples <= MAX_MC_SAMPLES`` and ``samples * per_sample <= MAX_MC_WORK``.
-    When a thousand samples are already above the work limit, the refusal names the largest of ``sizes`` (the
-    parameters that make one sample expensive) instead of the sample count."""
-    check_cost(
-        samples,
-        MAX_MC_SAMPLES,
-        param=name,
-        value=samples,
-        what="Monte-Carlo sample counts",
-        hint=f"use a smaller {name}",
-    )
-    param, value = name, samples
-    if sizes and 1000 * per_sample > MAX_MC_WORK:
-        param = max(sizes, key=lambda key: sizes[key])
-        value = sizes[param]
-    check_cost(
-        samples * per_sample,
-        MAX_MC_WORK,
-        param=param,
-        value=value,
-        what=f"the Monte-Carlo work ({what} = {format_count(samples)} x {format_count(per_sample)} float entries)",
-        hint=f"use a smaller {param}",
-    )
 
 
 def _finite(x: object, what: str, param: str | None) -> None:
@@ -247,12 +174,12 @@ def sample_inputs(
     >>> np.isclose(X, y[:, None, None] * w_star).all(axis=2).sum(axis=1).tolist()
     [1, 1, 1, 1]
     """
-    rng = _check_rng(rng)
+    rng = check_rng(rng)
     n = _batch(n, "n")
     k, d, sigma = _k(k), _d(d), _sigma(sigma)
-    _check_mc(n, "n", (k + 1) * d + 2, "n ((k+1) d + 2) draws", {"k": k, "d": d})
-    _check_memory(array_bytes(2 * n, k + 1, d), "n", n, f"{format_count(n)} samples ({k + 1}, {d}) in float64")
-    w_star = np.full(d, 1 / np.sqrt(d)) if w_star is None else _as_real_array(w_star, "w_star")
+    check_mc(n, "n", (k + 1) * d + 2, "n ((k+1) d + 2) draws", minimum=1, sizes={"k": k, "d": d})
+    check_allocation(array_bytes(2 * n, k + 1, d), "n", n, f"{format_count(n)} samples ({k + 1}, {d}) in float64")
+    w_star = np.full(d, 1 / np.sqrt(d)) if w_star is None else check_real_array(w_star, "w_star")
     if w_star.shape != (d,):
         raise InputError(f"w_star must be a vector of length d = {d}, got shape {w_star.shape}", param="w_star")
     y = rng.choice(np.array([-1.0, 1.0]), size=n)
@@ -296,12 +223,12 @@ def cnn_output(X: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
 
 
 def _check_cnn_args(X: object, w: object, b: object) -> tuple[np.ndarray, np.ndarray, float]:
-    X, w = _as_real_array(X, "X"), _as_real_array(w, "w")
+    X, w = check_real_array(X, "X"), check_real_array(w, "w")
     if w.ndim != 1 or w.size < 1:
         raise InputError(f"w must be a vector of length d >= 1, got shape {w.shape}", param="w")
     if X.ndim < 2 or X.shape[-1] != w.size:
         raise InputError(f"X must be (..., k+1, d) with d = {w.size}, got shape {X.shape}", param="X")
-    return X, w, _real(b, "b")
+    return X, w, check_real(b, "b")
 
 
 def cnn_gradient_fd(X: np.ndarray, w: np.ndarray, b: float, h: float = 1e-7) -> np.ndarray:
@@ -335,7 +262,7 @@ def cnn_gradient_fd(X: np.ndarray, w: np.ndarray, b: float, h: float = 1e-7) -> 
     ([1.0, -2.0], [1.0, -2.0])
     """
     X, w, b = _check_cnn_args(X, w, b)
-    h = _real(h, "h", positive=True)
+    h = check_real(h, "h", positive=True)
     eye = np.eye(w.size)
     with np.errstate(over="ignore", invalid="ignore"):
         out = np.array([(cnn_output(X, w + h * e, b) - cnn_output(X, w - h * e, b)) / (2 * h) for e in eye])
@@ -374,7 +301,7 @@ def soft_threshold_moments_quad(tau: float, sigma: float) -> tuple[float, float,
     >>> bool(np.allclose(quad, soft_threshold_moments(0.5, 1.0), rtol=1e-10, atol=0))
     True
     """
-    tau = _real(tau, "tau", nonnegative=True)
+    tau = check_real(tau, "tau", nonnegative=True)
     sigma = _sigma(sigma)
     pdf = stats.norm(scale=sigma).pdf
     out = []
@@ -419,7 +346,7 @@ def truncated_moments_scipy(alpha: float, s: float) -> tuple[float, float, float
     >>> bool(np.allclose(truncated_moments_scipy(0.5, 2.0), truncated_moments(0.5, 2.0), rtol=1e-9, atol=0))
     True
     """
-    alpha = _real(alpha, "alpha")
+    alpha = check_real(alpha, "alpha")
     dist = stats.truncnorm(alpha, np.inf, scale=_sigma(s, "s"))
     with np.errstate(over="ignore", invalid="ignore"):
         mean, var = (float(v) for v in dist.stats(moments="mv"))
@@ -467,7 +394,7 @@ def regression_mc(c: float, v: float, sigma: float, n: int, seed: int) -> tuple[
         )
     for name, value in (("c", c), ("v", v)):
         try:
-            _real(value, name)
+            check_real(value, name)
         except InputError:
             raise InputError(
                 f"(c, v) must be finite and not both 0 (Z = cA + vB would be degenerate), got ({c!r:.40}, {v!r:.40})",
@@ -478,8 +405,8 @@ def regression_mc(c: float, v: float, sigma: float, n: int, seed: int) -> tuple[
             f"(c, v) must be finite and not both 0 (Z = cA + vB would be degenerate), got ({c!r}, {v!r})", param="c"
         )
     c, v = float(c), float(v)
-    _check_mc(n, "n", 12, "n x 12 (two draws and the sums)")
-    _check_memory(array_bytes(8, n), "n", n, f"the {format_count(n)} samples and their products in float64")
+    check_mc(n, "n", 12, "n x 12 (two draws and the sums)", minimum=1)
+    check_allocation(array_bytes(8, n), "n", n, f"the {format_count(n)} samples and their products in float64")
     rng = np.random.default_rng(seed)
     A, B = sigma * rng.standard_normal((2, n))
     slopes, ses = [], []
@@ -518,7 +445,7 @@ def mills_ratio(x: np.ndarray | float) -> np.ndarray:
     >>> bool(np.allclose(mills_ratio([1.0, 10.0]), [mills_exact(1.0), mills_exact(10.0)], rtol=1e-13, atol=0))
     True
     """
-    x = _as_real_array(x, "x")
+    x = check_real_array(x, "x")
     with np.errstate(over="ignore"):
         out = np.sqrt(np.pi / 2) * special.erfcx(x / np.sqrt(2))
     if not np.all(np.isfinite(out)):
@@ -566,8 +493,10 @@ def max_exceedance_mc(
     n_vars, n_samples = _k(n_vars, "n_vars"), _batch(n_samples, "n_samples")
     sigma = _sigma(sigma)
     chunk = _positive_int(chunk, "chunk", "samples per batch")
-    _check_mc(n_samples, "n_samples", 4 * n_vars, "n_samples x 4 n_vars", {"n_vars": n_vars})
-    _check_memory(array_bytes(3 * min(chunk, n_samples), n_vars), "chunk", chunk, "one chunk of draws (chunk, n_vars)")
+    check_mc(n_samples, "n_samples", 4 * n_vars, "n_samples x 4 n_vars", minimum=1, sizes={"n_vars": n_vars})
+    check_allocation(
+        array_bytes(3 * min(chunk, n_samples), n_vars), "chunk", chunk, "one chunk of draws (chunk, n_vars)"
+    )
     rng = np.random.default_rng(seed)
     t = 2 * sigma * np.sqrt(np.log(n_vars))
     hits = np.zeros(2)
@@ -613,8 +542,8 @@ def linear_classifier_mc(k: int, d: int, n: int, seed: int, chunk: int = 2000) -
     """
     k, d, n = _k(k), _d(d), _batch(n, "n")
     chunk = _positive_int(chunk, "chunk", "samples per batch")
-    _check_mc(n, "n", 2 * (k + 1) * d + 4, "n (2 (k+1) d + 4)", {"k": k, "d": d})
-    _check_memory(
+    check_mc(n, "n", 2 * (k + 1) * d + 4, "n (2 (k+1) d + 4)", minimum=1, sizes={"k": k, "d": d})
+    check_allocation(
         array_bytes(3 * min(chunk, n), k + 1, d), "chunk", chunk, f"one chunk of samples (chunk, {k + 1}, {d})"
     )
     sigma = tl.noise_sigma(k)
@@ -794,12 +723,12 @@ def tail_sample(
             f"defensive (the nominal share alpha) must lie in (0, 1], got {defensive!r:.80}", param="defensive"
         )
     tau_min, defensive = float(tau_min), float(defensive)
-    shift = _real(shift, "shift")
+    shift = check_real(shift, "shift")
     a_min = tau_min / sigma
     q = 2 * special.ndtr(-a_min)
     per_draw = 4 + 6 * math.ceil(k * q)  # the draw, its count, and ~6 floats per stored tail value
-    _check_mc(n, "n", per_draw, "n (4 + 6 k q) for the stored tail values", {"k": k})
-    _check_memory(array_bytes(n, per_draw), "n", n, f"{format_count(n)} draws with their tail values")
+    check_mc(n, "n", per_draw, "n (4 + 6 k q) for the stored tail values", minimum=1, sizes={"k": k})
+    check_allocation(array_bytes(n, per_draw), "n", n, f"{format_count(n)} draws with their tail values")
     rng = np.random.default_rng(seed)
     special_row = (rng.random(n) >= defensive) if importance else np.zeros(n, dtype=bool)
     counts = rng.binomial(k - special_row.astype(np.int64), q)
@@ -1147,21 +1076,21 @@ def gradient_structure_mc(
     k, n, sigma = _k(k), _batch(n, "n"), _sigma(sigma)
     if n < 2:
         raise InputError(f"n (the sample size) must be an integer >= 2 for a standard error, got n = {n}", param="n")
-    w = _as_real_array(w, "w")
+    w = check_real_array(w, "w")
     if w.ndim != 1:
         raise InputError(f"w must be a vector of length d >= 3, got shape {w.shape}", param="w")
     d = w.size
     if d < 3:
         raise InputError(f"d must be >= 3 so that a complement of span{{w, w_*}} exists, got d = {d}", param="w")
-    b = _real(b, "b")
+    b = check_real(b, "b")
     chunk = _positive_int(chunk, "chunk", "samples per batch")
     c, v = float(w[0]), float(np.linalg.norm(w[1:]))
     if v == 0 or not math.isfinite(v):
         raise InputError(
             "w must have a component orthogonal to w_* = e_1 (v > 0) to separate gamma from kappa", param="w"
         )
-    _check_mc(n, "n", 6 * (k + 1) * d + 8 * k + 2 * d, "n (6 (k+1) d + 8 k + 2 d)", {"k": k, "w": d})
-    _check_memory(array_bytes(n + 6 * min(chunk, n) * (k + 1), d), "n", n, f"the {format_count(n)} gradients (n, d)")
+    check_mc(n, "n", 6 * (k + 1) * d + 8 * k + 2 * d, "n (6 (k+1) d + 8 k + 2 d)", minimum=1, sizes={"k": k, "w": d})
+    check_allocation(array_bytes(n + 6 * min(chunk, n) * (k + 1), d), "n", n, f"the {format_count(n)} gradients (n, d)")
     w_star = np.eye(d)[0]
     # orthonormal basis: w_*, u = w_perp/|w_perp|, then the complement
     u = np.concatenate([[0.0], w[1:]]) / v
@@ -1255,13 +1184,13 @@ def cntk_features(X: np.ndarray, w0: np.ndarray, biases: Sequence[float]) -> np.
     >>> cntk_feature_as_printed(((1.0, 0.0), (0.0, -2.0), (-3.0, 0.5)), (1.0, 0.0), -2.0)
     [-3.0, 0.5]
     """
-    X = _as_real_array(X, "X")
-    w0 = np.atleast_2d(_as_real_array(w0, "w0"))
+    X = check_real_array(X, "X")
+    w0 = np.atleast_2d(check_real_array(w0, "w0"))
     if X.ndim != 3 or w0.ndim != 2 or w0.shape[1] != X.shape[2]:
         raise InputError(f"X must be (n, k+1, d) and w0 (m, d) or (d,); got {X.shape} and {w0.shape}", param="X")
     bias_list = _bias_grid(biases, w0.shape[0])
     m_d = w0.shape[0] * X.shape[2]
-    _check_memory(
+    check_allocation(
         array_bytes(len(bias_list) + 2, X.shape[0], m_d) + array_bytes(2, X.shape[0], X.shape[1], w0.shape[0]),
         "X",
         X.shape[0],
@@ -1286,7 +1215,7 @@ def _bias_grid(biases: object, m: int) -> list[np.ndarray]:
         raise InputError(f"biases must be a sequence of biases, got {biases!r:.80}", param="biases")
     out = []
     for b in biases:
-        bj = _as_real_array(b, "biases")
+        bj = check_real_array(b, "biases")
         if bj.ndim > 1 or (bj.ndim == 1 and bj.size not in (1, m)):
             raise InputError(
                 f"each bias must be a scalar or a vector of length m = {m}, got shape {bj.shape}", param="biases"
@@ -1357,7 +1286,7 @@ def hinge_svm(F: np.ndarray, y: np.ndarray, lam: float) -> SVMResult:
     """
     import cvxpy as cp  # deferred: cvxpy is slow to import
 
-    F = _as_real_array(F, "F")
+    F = check_real_array(F, "F")
     if F.ndim != 2 or F.shape[0] < 1 or F.shape[1] < 1:
         raise InputError(f"F must be a non-empty (n, p) feature matrix, got shape {F.shape}", param="F")
     n, p = F.shape
@@ -1369,11 +1298,11 @@ def hinge_svm(F: np.ndarray, y: np.ndarray, lam: float) -> SVMResult:
         what="cvxpy's hinge SVM (n p feature entries)",
         hint="use fewer samples or features",
     )
-    y = _as_real_array(y, "y")
+    y = check_real_array(y, "y")
     if y.shape != (n,) or not np.all(np.abs(y) == 1):
         raise InputError(f"y must hold n = {n} labels in {{-1, +1}}, got shape {y.shape}", param="y")
     try:
-        lam = _real(lam, "lam", positive=True)
+        lam = check_real(lam, "lam", positive=True)
     except InputError:
         raise InputError(f"lam (the ridge weight) must be a finite number > 0, got {lam!r:.80}", param="lam") from None
     if float(np.abs(F).max()) > 1e150:
@@ -1525,29 +1454,39 @@ def kernel_best_error(
         raise InputError("biases (the bias grid) must hold at least one bias, got an empty grid", param="biases")
     _bias_grid(biases, m)
     try:
-        lam = _real(lam, "lam", positive=True)
+        lam = check_real(lam, "lam", positive=True)
     except InputError:
         raise InputError(f"lam (the ridge weight) must be a finite number > 0, got {lam!r:.80}", param="lam") from None
     chunk = _positive_int(chunk, "chunk", "samples per batch")
     n = n_train + n_test
     draws = n * ((k + 1) * d + 2)
     big = "n_train" if n_train >= n_test else "n_test"
+    big_value = n_train if big == "n_train" else n_test
     check_cost(
         n,
         MAX_MC_SAMPLES,
         param=big,
-        value=n,
+        value=big_value,
         what="Monte-Carlo sample counts (n_train + n_test)",
         hint=f"use a smaller {big}",
     )
     check_cost(
-        draws + inits * n * (k + 1) * m * (d + 2),
+        draws,
         MAX_MC_WORK,
         param=big,
-        value=n,
-        what=f"the samples and their features ((n_train + n_test) (k+1) d (1 + inits m) = {format_count(n)} x "
-        f"{k + 1} x {d} x ...)",
+        value=big_value,
+        what=f"the samples ((n_train + n_test) ((k+1) d + 2) = {format_count(n)} x {format_count((k + 1) * d + 2)})",
         hint=f"use a smaller {big}",
+    )
+    per_init = n * (k + 1) * m * (d + 2)
+    check_cost(
+        inits * per_init,
+        MAX_MC_WORK,
+        param="inits" if per_init * 2 <= MAX_MC_WORK else big,
+        value=inits if per_init * 2 <= MAX_MC_WORK else big_value,
+        what=f"the CNTK features (inits (n_train + n_test) (k+1) m (d+2) = {format_count(inits)} x "
+        f"{format_count(per_init)})",
+        hint="use fewer inits" if per_init * 2 <= MAX_MC_WORK else f"use a smaller {big}",
     )
     check_cost(
         n_train * m * d,
@@ -1565,10 +1504,10 @@ def kernel_best_error(
         what=f"the {format_count(inits * len(biases))} hinge SVMs (inits x biases x n_train m d)",
         hint="use fewer inits or biases",
     )
-    _check_memory(
+    check_allocation(
         array_bytes(inits * len(biases) + 2, n, m * d),
         big,
-        n,
+        big_value,
         f"the features ({inits}, {len(biases)}, {format_count(n)}, {m * d}) in float64",
     )
     sigma = tl.noise_sigma(k)

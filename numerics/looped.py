@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theory._checks import InputError, LimitError, check_cost, check_positive_int, format_count
+from theory._checks import InputError, LimitError, check_positive_int, format_count
 
-from .limits import array_bytes, check_allocation
+from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, array_bytes, check_allocation, check_mc, check_real_array, check_rng
 
 __all__ = [
     "MAX_MC_SAMPLES",
@@ -29,48 +29,6 @@ __all__ = [
     "sample_prompts",
     "smoothness_violations",
 ]
-
-MAX_MC_SAMPLES = 10**8
-"""Largest Monte-Carlo sample count (``draws`` of :func:`kappa_moments`): 25 times the largest the claims use."""
-
-MAX_MC_WORK = 10**10
-"""Largest Monte-Carlo work, in float entries drawn or processed (``draws (n d + n d^2 + d^3)`` for
-:func:`kappa_moments`): a few minutes of numpy."""
-
-
-def _check_rng(rng: object) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
-    return rng
-
-
-def _as_real_array(value: object, name: str) -> np.ndarray:
-    """A finite float64 array (what numpy cannot convert, NaN and infinities are refused)."""
-    if value is None or isinstance(value, (str, bytes, bool)):
-        raise InputError(f"{name} must be a real array, got {value!r:.80}", param=name)
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{name} must be a real array of finite numbers, got {value!r:.80}", param=name) from None
-    if not np.isfinite(arr).all():
-        raise InputError(f"{name} must be finite (it contains NaN or an infinity)", param=name)
-    return arr
-
-
-def _check_mc(samples: object, name: str, per_sample: int, what: str) -> int:
-    """A Monte-Carlo sample count: an int in [2, MAX_MC_SAMPLES] whose work ``samples * per_sample`` is at most
-    :data:`MAX_MC_WORK` (checked before any draw)."""
-    n = check_positive_int(samples, name, minimum=2, hypothesis="a standard error needs two draws")
-    check_cost(n, MAX_MC_SAMPLES, param=name, value=n, what="Monte-Carlo sample counts", hint=f"use a smaller {name}")
-    check_cost(
-        n * per_sample,
-        MAX_MC_WORK,
-        param=name,
-        value=n,
-        what=f"the Monte-Carlo work ({what}, in float entries)",
-        hint=f"use a smaller {name}",
-    )
-    return n
 
 
 def _check_memory(shape: tuple[int, ...], sizes: dict[str, int], what: str, hint: str = "") -> None:
@@ -145,7 +103,7 @@ def sample_prompts(rng: np.random.Generator, batch: int, n: int, d: int) -> Prom
     ...
     theory._checks.InputError: need n > d so that X^T X is invertible (Lemma 8.11), got n = 2, d = 2
     """
-    rng = _check_rng(rng)
+    rng = check_rng(rng)
     for name, v in (("batch", batch), ("n", n), ("d", d)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise InputError(f"{name} must be an integer >= 1, got {v!r:.80}", param=name)
@@ -163,7 +121,7 @@ def sample_prompts(rng: np.random.Generator, batch: int, n: int, d: int) -> Prom
 
 
 def _batched(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    X, y = _as_real_array(X, "X"), _as_real_array(y, "y")
+    X, y = check_real_array(X, "X"), check_real_array(y, "y")
     if X.ndim == 2:
         X, y = X[None], y[None]
     if X.ndim != 3 or y.shape != X.shape[:2] or X.shape[2] < 1:
@@ -204,7 +162,7 @@ def gram_extremes(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     >>> abs(float(kappa) - float(condition_number(X))) < 1e-12
     True
     """
-    X = _as_real_array(X, "X")
+    X = check_real_array(X, "X")
     if X.ndim not in (2, 3) or X.shape[-1] < 1:
         raise InputError(f"X must be (B, n, d) or (n, d) with d >= 1, got shape {X.shape}", param="X")
     ev = np.linalg.eigvalsh(np.swapaxes(X, -1, -2) @ X)
@@ -261,7 +219,7 @@ def gd_trajectory(X: np.ndarray, y: np.ndarray, etas: np.ndarray, theta0: np.nda
     """
     X, y = _batched(X, y)
     B, _n, d = X.shape
-    etas = _as_real_array(etas, "etas")
+    etas = check_real_array(etas, "etas")
     if etas.ndim == 1:
         etas = np.broadcast_to(etas, (B, etas.shape[0]))
     if etas.ndim != 2 or etas.shape[0] != B:
@@ -269,7 +227,7 @@ def gd_trajectory(X: np.ndarray, y: np.ndarray, etas: np.ndarray, theta0: np.nda
     if np.any(etas <= 0):
         raise InputError("step sizes must be > 0 (Def. 8.7)", param="etas")
     if theta0 is not None:
-        theta0 = _as_real_array(theta0, "theta0")
+        theta0 = check_real_array(theta0, "theta0")
         if theta0.shape not in ((d,), (B, d)):
             raise InputError(f"theta0 must have shape ({d},) or ({B}, {d}), got {theta0.shape}", param="theta0")
     T = etas.shape[1]
@@ -368,7 +326,7 @@ def smoothness_violations(X: np.ndarray, y: np.ndarray, rng: np.random.Generator
     >>> v["smoothness"] <= 1e-12 and v["strong_convexity"] <= 1e-12
     True
     """
-    rng = _check_rng(rng)
+    rng = check_rng(rng)
     X, y = _batched(X, y)
     pairs = check_positive_int(pairs, "pairs", hypothesis="random pairs (a, b) per prompt")
     B, n, d = X.shape
@@ -467,14 +425,14 @@ def kappa_moments(
     >>> abs(km.mean - float(FIG_8_1_REPORTED_KAPPA[16])) < 2 * km.sd_trial_mean
     True
     """
-    rng = _check_rng(rng)
+    rng = check_rng(rng)
     for name, v in (("n", n), ("d", d)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise InputError(f"{name} must be an integer >= 1, got {v!r:.80}", param=name)
     if n <= d:
         raise InputError(f"need n > d so that X^T X is invertible (Lemma 8.11), got n = {n}, d = {d}", param="n")
     n, d = int(n), int(d)
-    draws = _check_mc(draws, "draws", n * d + n * d * d + d**3, "draws x (n d + n d^2 + d^3)")
+    draws = check_mc(draws, "draws", n * d + n * d * d + d**3, "draws x (n d + n d^2 + d^3)")
     trials = check_positive_int(trials, "trials", hypothesis="the trials of a reported mean")
     chunk = check_positive_int(chunk, "chunk", hypothesis="draws per batched eigendecomposition")
     _check_memory((3 * min(chunk, draws), n, d), {"chunk": chunk}, "one chunk of draws (chunk, n, d) in float64")

@@ -8,7 +8,6 @@ Every MC function takes a ``seed`` and returns ``(mean, standard_error)``.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,7 +16,7 @@ from scipy.optimize import minimize
 
 from theory._checks import InputError, LimitError, check_cost, check_positive_int, format_count
 
-from .limits import array_bytes, check_allocation
+from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, array_bytes, check_allocation, check_real, check_real_array, check_rng
 
 __all__ = [
     "MAX_COUNT",
@@ -51,53 +50,11 @@ MAX_COUNT = 2**53
 """Largest number of in-context examples N, M: beyond 2^53 a float64 no longer holds N + 1 (and 1/N is lost next to
 1)."""
 
-MAX_MC_SAMPLES = 10**8
-"""Largest Monte-Carlo sample count ``n_prompts`` (50 times the largest the claims use)."""
-
-MAX_MC_WORK = 10**10
-"""Largest Monte-Carlo work, ``n_prompts (N + 1)(d + 1)`` float entries drawn and multiplied: a few minutes of
-numpy."""
-
 MAX_LBFGS_STARTS = 10_000
 """Largest number of L-BFGS starts of :func:`lbfgs_rank_r` (as ``numerics.single_neuron.MAX_STARTS``)."""
 
 MAX_LBFGS_WORK = 10**10
 """Largest ``n_starts d^3`` of :func:`lbfgs_rank_r` (each start runs up to 5000 iterations of d x d products)."""
-
-
-def _as_real_array(value: object, name: str) -> np.ndarray:
-    """A finite float64 array (what numpy cannot convert, NaN and infinities are refused)."""
-    if value is None or isinstance(value, (str, bytes, bool)):
-        raise InputError(f"{name} must be a real array, got {value!r:.80}", param=name)
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{name} must be a real array of finite numbers, got {value!r:.80}", param=name) from None
-    if not np.isfinite(arr).all():
-        raise InputError(f"{name} must be finite (it contains NaN or an infinity)", param=name)
-    return arr
-
-
-def _real(value: object, name: str, *, positive: bool = False) -> float:
-    """A finite real number (``> 0`` with ``positive``) as a float."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InputError(f"{name} must be a finite real number, got {value!r:.80}", param=name)
-    try:
-        f = float(value)
-    except OverflowError:
-        f = math.inf
-    if not math.isfinite(f) or (positive and f <= 0):
-        raise InputError(
-            f"{name} must be a finite real number{' > 0' if positive else ''}, got {name} = {format_count(value)}",
-            param=name,
-        )
-    return f
-
-
-def _check_rng(rng: object) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
-    return rng
 
 
 def _check_d(d: int, name: str) -> None:
@@ -113,7 +70,7 @@ def _check_d(d: int, name: str) -> None:
 
 def _check_weights(WPV: object, WKQ: object) -> tuple[np.ndarray, np.ndarray]:
     """The LSA weights: finite square arrays of one shape (d+1, d+1), d >= 1."""
-    WPV, WKQ = _as_real_array(WPV, "WPV"), _as_real_array(WKQ, "WKQ")
+    WPV, WKQ = check_real_array(WPV, "WPV"), check_real_array(WKQ, "WKQ")
     for name, W in (("WPV", WPV), ("WKQ", WKQ)):
         if W.ndim != 2 or W.shape[0] != W.shape[1] or W.shape[0] < 2:
             raise InputError(f"{name} must be a square (d+1, d+1) matrix with d >= 1, got shape {W.shape}", param=name)
@@ -279,7 +236,7 @@ def random_orthogonal(d: int, rng: np.random.Generator) -> np.ndarray:
     """
     d = check_positive_int(d, "d", hypothesis="the dimension")
     _check_d(d, "d")
-    rng = _check_rng(rng)
+    rng = check_rng(rng)
     q, r = np.linalg.qr(rng.standard_normal((d, d)))
     return q * np.sign(np.diag(r))
 
@@ -415,10 +372,10 @@ def ell_tilde(U: np.ndarray, u: float, Lam: np.ndarray, N: int) -> float:
     True
     """
     L = as_covariance(Lam)
-    U = _as_real_array(U, "U")
+    U = check_real_array(U, "U")
     if U.shape != L.shape:
         raise InputError(f"U must have shape {L.shape}, got {U.shape}", param="U")
-    u = _real(u, "u")
+    u = check_real(u, "u")
     G = gamma(L, N)
     with np.errstate(over="ignore", invalid="ignore"):
         value = float(np.trace(0.5 * np.float64(u) ** 2 * G @ L @ U @ L @ U.T - u * L @ L @ U.T))
@@ -535,13 +492,13 @@ def lsa_weights(
     >>> WKQ.tolist()
     [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]
     """
-    U = _as_real_array(U, "U")
+    U = check_real_array(U, "U")
     if U.ndim != 2 or U.shape[0] != U.shape[1] or U.shape[0] == 0:
         raise InputError(f"U must be a non-empty square d x d matrix, got shape {U.shape}", param="U")
     d = U.shape[0]
-    u = _real(u, "u")
+    u = check_real(u, "u")
     for name, vec in (("p", p), ("q", q)):
-        if vec is not None and _as_real_array(vec, name).shape != (d,):
+        if vec is not None and check_real_array(vec, name).shape != (d,):
             raise InputError(f"{name} must be a vector of length d = {d}, got shape {np.shape(vec)}", param=name)
     WPV = np.zeros((d + 1, d + 1))
     WKQ = np.zeros((d + 1, d + 1))
@@ -595,11 +552,11 @@ def lsa_forward(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: float) -> 
 def _check_forward_args(
     E: object, WPV: object, WKQ: object, rho: object
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    E = _as_real_array(E, "E")
+    E = check_real_array(E, "E")
     WPV, WKQ = _check_weights(WPV, WKQ)
     if E.ndim != 3 or WPV.shape != (E.shape[1], E.shape[1]) or E.shape[2] < 1:
         raise InputError(f"shapes do not match: E {E.shape}, W^PV {WPV.shape}, W^KQ {WKQ.shape}", param="E")
-    return E, WPV, WKQ, _real(rho, "rho", positive=True)
+    return E, WPV, WKQ, check_real(rho, "rho", positive=True)
 
 
 def expanded_prediction(E: np.ndarray, WPV: np.ndarray, WKQ: np.ndarray, rho: float) -> np.ndarray:
@@ -685,7 +642,7 @@ def sample_prompts(
     >>> bool(np.allclose(E[:, 2, :3], E[:, 0, :3] - E[:, 1, :3]))
     True
     """
-    rng = _check_rng(rng)
+    rng = check_rng(rng)
     L = as_covariance(Lam)
     d = L.shape[0]
     B = _check_int_range(B, "B", 0, what=" (number of prompts)")

@@ -38,7 +38,7 @@ import numpy as np
 
 from theory._checks import InputError, check_cost, check_positive_int, format_count
 
-from .limits import array_bytes, check_allocation
+from .limits import array_bytes, check_allocation, check_real, check_real_array
 
 __all__ = [
     "DEFAULT_MEMORY_BUDGET",
@@ -62,33 +62,6 @@ MAX_FORWARD_WORK = 10**11
 """Largest forward pass over a whole dataset, in multiply-adds ``N m (k + C)`` (points x neurons x (input blocks +
 classes), the count of ``tvk derive --evaluate``): about 15-30 minutes of numpy, 30 times the ``--evaluate auto``
 limit of the command line."""
-
-
-def _as_float_array(value: object, name: str, *, finite: bool = True) -> np.ndarray:
-    """``value`` as a float64 array, refusing what numpy cannot convert (and, with ``finite``, NaN and infinities)."""
-    if value is None or isinstance(value, (str, bytes, bool)):
-        raise InputError(f"{name} must be a real array, got {value!r:.80}", param=name)
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{name} must be a real array of finite numbers, got {value!r:.80}", param=name) from None
-    if finite and not np.isfinite(arr).all():
-        raise InputError(f"{name} must be finite (it contains NaN or an infinity)", param=name)
-    return arr
-
-
-def _check_real(value: object, name: str, *, minimum: float | None = None) -> float:
-    """A finite real number (``>= minimum`` when given), as a float."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InputError(f"{name} must be a finite real number, got {value!r:.80}", param=name)
-    try:
-        f = float(value)
-    except OverflowError:
-        f = math.inf
-    if not math.isfinite(f) or (minimum is not None and f < minimum):
-        extra = "" if minimum is None else f" >= {minimum:g}"
-        raise InputError(f"{name} must be a finite real number{extra}, got {name} = {format_count(value)}", param=name)
-    return f
 
 
 def _check_net(net: object, name: str = "net") -> HomogeneousNetwork:
@@ -128,7 +101,7 @@ def _labels(labels: object, n: int, n_classes: int, name: str = "labels") -> np.
 
 
 def _logits_array(F: object) -> np.ndarray:
-    F = _as_float_array(F, "F")
+    F = check_real_array(F, "F")
     if F.ndim != 2 or F.shape[1] < 2:
         raise InputError(f"F must be logits of shape (n, C) with C >= 2 classes, got shape {F.shape}", param="F")
     return F
@@ -251,8 +224,8 @@ class HomogeneousNetwork:
     degree: int
 
     def __post_init__(self) -> None:
-        U = _as_float_array(self.U, "U", finite=False)
-        W = _as_float_array(self.W, "W", finite=False)
+        U = check_real_array(self.U, "U", finite=False)
+        W = check_real_array(self.W, "W", finite=False)
         if U.ndim != 3 or W.ndim != 2 or U.shape[0] != W.shape[0]:
             raise InputError(
                 f"expected U of shape (m, k, d) and W of shape (m, C); got {U.shape} and {W.shape}",
@@ -353,7 +326,7 @@ def int_power(S: np.ndarray, degree: int) -> np.ndarray:
     """
     degree = check_positive_int(degree, "degree", hypothesis="S**degree by repeated squaring")
     if not isinstance(S, np.ndarray):
-        S = _as_float_array(S, "S")
+        S = check_real_array(S, "S")
     elif S.dtype.kind not in "biuf":
         raise InputError(f"S must be a real array, got dtype {S.dtype}", param="S")
     if S.size:
@@ -429,7 +402,7 @@ def _check_budget(memory_budget: object) -> float | int:
     """A memory budget in bytes: an int, or a finite real number."""
     if isinstance(memory_budget, numbers.Integral) and not isinstance(memory_budget, bool):
         return int(memory_budget)
-    return _check_real(memory_budget, "memory_budget")
+    return check_real(memory_budget, "memory_budget")
 
 
 def iter_logits(
@@ -569,7 +542,7 @@ def class_weighted_point_margins(F: np.ndarray, labels: np.ndarray, tau: np.ndar
     F = _logits_array(F)
     labels = _labels(labels, F.shape[0], F.shape[1])
     if tau is not None:
-        tau = _as_float_array(tau, "tau")
+        tau = check_real_array(tau, "tau")
         if tau.shape != F.shape:
             raise InputError(f"tau must have the shape of F {F.shape}, got {tau.shape}", param="tau")
     return _class_weighted_point_margins(F, labels, tau)
@@ -624,8 +597,8 @@ def check_class_weights(Q: np.ndarray, task: Task, atol: float = 1e-9) -> np.nda
     ValueError: class weights must vanish at the correct label of every point
     """
     task = _check_task(task)
-    atol = _check_real(atol, "atol", minimum=0.0)
-    Q = _as_float_array(Q, "Q", finite=False)
+    atol = check_real(atol, "atol", nonnegative=True)
+    Q = check_real_array(Q, "Q", finite=False)
     if Q.shape != (task.n_points, task.n_classes):
         raise ValueError(f"class weights must have shape (N, C) = {(task.n_points, task.n_classes)}, got {Q.shape}")
     if not np.isfinite(Q).all() or (-atol > Q).any():

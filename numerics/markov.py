@@ -20,7 +20,12 @@ The test metric of the thesis is :math:`\mathrm{KL}(P_{x_t,:} \,\|\, q)` at the 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_work
+from theory._checks import InputError, LimitError, format_count
 
 __all__ = [
     "PRIORS",
@@ -50,21 +55,15 @@ _REJECTION_MAX_K = 5  # doubly stochastic: exact rejection sampling for k <= 5, 
 
 
 def _check_k(k: int) -> int:
-    if isinstance(k, bool) or int(k) != k or k < 2:
-        raise ValueError(f"the number of states k must be an integer >= 2, got {k!r}")
-    return int(k)
+    return check_count(k, "k", minimum=2, message=f"the number of states k must be an integer >= 2, got {k!r:.80}")
 
 
 def _check_t(t: int) -> int:
-    if isinstance(t, bool) or int(t) != t or t < 2:
-        raise ValueError(f"the sequence length t must be an integer >= 2, got {t!r}")
-    return int(t)
+    return check_count(t, "t", minimum=2, message=f"the sequence length t must be an integer >= 2, got {t!r:.80}")
 
 
 def _check_n(n: int) -> int:
-    if isinstance(n, bool) or int(n) != n or n < 1:
-        raise ValueError(f"the number of sequences n must be an integer >= 1, got {n!r}")
-    return int(n)
+    return check_count(n, "n", message=f"the number of sequences n must be an integer >= 1, got {n!r:.80}")
 
 
 def _check_rng(rng: np.random.Generator | None) -> np.random.Generator:
@@ -73,29 +72,96 @@ def _check_rng(rng: np.random.Generator | None) -> np.random.Generator:
     return rng
 
 
+def _float_array(value: object, name: str) -> np.ndarray:
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be an array of numbers, got {value!r:.80}", param=name) from None
+
+
+def _check_prior(prior: object) -> str:
+    if not isinstance(prior, str) or prior not in PRIORS:
+        raise InputError(f"unknown prior {prior!r:.80}; expected one of {PRIORS}", param="prior")
+    return prior
+
+
+def _check_strategy(strategy: object) -> str:
+    if not isinstance(strategy, str) or strategy not in STRATEGIES:
+        raise InputError(f"unknown strategy {strategy!r:.80}; expected one of {STRATEGIES}", param="strategy")
+    return strategy
+
+
+#: Candidates drawn per accepted matrix by the rejection sampler of doubly stochastic matrices (the inverse of the
+#: share of [0, 1]^((k-1)^2) whose completion is non-negative: 1, 1/8, 8.8e-4, 3e-7 for k = 2..5, measured).
+_REJECTION_DRAWS = {2: 1, 3: 8, 4: 1200, 5: 4_000_000}
+
+
+def _matrix_work(k: int, prior: str) -> int:
+    """Entries drawn or updated per transition matrix: k^2 for Dirichlet rows; for a doubly stochastic matrix k^2
+    times the candidates of the rejection sampler (k <= 5) or times 1000 Sinkhorn sweeps (k > 5)."""
+    if prior in ("doubly_stochastic", "mixture"):
+        return k * k * (_REJECTION_DRAWS[k] if k <= _REJECTION_MAX_K else 1000)
+    return k * k
+
+
+def _check_matrices(k: int, n: int, prior: str) -> None:
+    per = _matrix_work(k, prior)
+    check_work(per, param="k", value=k, what=f"one {prior} transition matrix (k^2 entries)", hint="use a smaller k")
+    check_allocation(3 * array_bytes(k, k), param="k", value=k, what="one transition matrix (k, k)")
+    check_work(
+        n * per, param="n", value=n, what=f"the draws of n {prior} transition matrices", hint="use fewer matrices"
+    )
+    check_allocation(
+        3 * array_bytes(n, k, k), param="n", value=n, what=f"n transition matrices (n, k = {k}, k)", hint="use fewer"
+    )
+
+
+def _check_sequence_sizes(n: int, t: int, k: int, what: str = "the chains") -> None:
+    """Sampling n chains of t tokens over k states: t Python steps over (n, k) arrays."""
+    check_work(
+        t * (k + STEP_COST),
+        param="t",
+        value=t,
+        what="one chain of t tokens (t steps)",
+        hint="use a shorter context",
+    )
+    check_allocation(array_bytes(n, t) + 4 * array_bytes(n, k), param="t", value=t, what=f"{what} (n, t) in int64")
+    check_work(
+        n * t * k + t * STEP_COST,
+        param="t",
+        value=t,
+        what=f"{what} (n = {format_count(n)} chains x t tokens x k = {k} states)",
+        hint="use a shorter context or fewer chains",
+    )
+
+
 def _check_stochastic(P: np.ndarray) -> np.ndarray:
     """``P`` as float64 ``(n, k, k)`` with non-negative rows summing to 1; ValueError otherwise."""
-    P = np.asarray(P, dtype=np.float64)
+    P = _float_array(P, "P")
     if P.ndim == 2:
         P = P[None]
-    if P.ndim != 3 or P.shape[1] != P.shape[2]:
-        raise ValueError(f"transition matrices must have shape (n, k, k), got {P.shape}")
-    _check_k(P.shape[1])
+    if P.ndim != 3 or P.shape[1] != P.shape[2] or P.shape[0] == 0:
+        raise InputError(f"transition matrices must have shape (n, k, k), got {P.shape}", param="P")
+    if P.shape[1] < 2:
+        raise InputError(f"transition matrices need k >= 2 states, got shape {P.shape}", param="P")
     if not np.all(np.isfinite(P)) or P.min() < -_STOCHASTIC_ATOL:
-        raise ValueError("transition matrices must be finite with non-negative entries")
+        raise InputError("transition matrices must be finite with non-negative entries", param="P")
     err = np.abs(P.sum(axis=-1) - 1.0).max()
     if err > 1e-8:
-        raise ValueError(f"transition matrices must be row-stochastic (rows sum to 1); max |row sum - 1| = {err:.3g}")
+        raise InputError(
+            f"transition matrices must be row-stochastic (rows sum to 1); max |row sum - 1| = {err:.3g}", param="P"
+        )
     return np.clip(P, 0.0, None)
 
 
 def _check_seqs(seqs: np.ndarray, k: int) -> np.ndarray:
     x = np.asarray(seqs)
     if x.ndim != 2 or not np.issubdtype(x.dtype, np.integer):
-        raise ValueError(f"sequences must be an integer array of shape (n, t), got {x.dtype} {x.shape}")
-    _check_t(x.shape[1])
+        raise InputError(f"sequences must be an integer array of shape (n, t), got {x.dtype} {x.shape}", param="seqs")
+    if x.shape[1] < 2:
+        raise InputError(f"the sequence length t must be an integer >= 2, got {x.shape[1]}", param="seqs")
     if x.size and (x.min() < 0 or x.max() >= k):
-        raise ValueError(f"tokens must lie in range(k = {k}), got values in [{x.min()}, {x.max()}]")
+        raise InputError(f"tokens must lie in range(k = {k}), got values in [{x.min()}, {x.max()}]", param="seqs")
     return x.astype(np.int64, copy=False)
 
 
@@ -169,9 +235,13 @@ def sample_transition_matrices(
     >>> sample_transition_matrices(3, 1, "symmetric", rng=rng)
     Traceback (most recent call last):
     ...
-    ValueError: the symmetric prior (a = b, Cor. E.2) is defined for k = 2 only, got k = 3
+    theory._checks.InputError: the symmetric prior (a = b, Cor. E.2) is defined for k = 2 only, got k = 3
     """
     k, n, rng = _check_k(k), _check_n(n), _check_rng(rng)
+    prior = _check_prior(prior)
+    if prior == "symmetric" and k != 2:
+        raise InputError(f"the symmetric prior (a = b, Cor. E.2) is defined for k = 2 only, got k = {k}", param="k")
+    _check_matrices(k, n, prior)
     if prior == "dirichlet":
         return rng.dirichlet(np.ones(k), size=(n, k))
     if prior == "doubly_stochastic":
@@ -220,7 +290,7 @@ def stationary(P: np.ndarray) -> np.ndarray:
     >>> stationary(np.eye(2))
     Traceback (most recent call last):
     ...
-    ValueError: a transition matrix has no unique stationary distribution (reducible chain)
+    theory._checks.InputError: a transition matrix has no unique stationary distribution (reducible chain)
     """
     P = _check_stochastic(P)
     A = P - np.eye(P.shape[1])
@@ -230,7 +300,7 @@ def stationary(P: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         cond = np.linalg.cond(A)
     if np.any(~np.isfinite(cond)) or np.any(cond > 1e12):
-        raise ValueError("a transition matrix has no unique stationary distribution (reducible chain)")
+        raise InputError("a transition matrix has no unique stationary distribution (reducible chain)", param="P")
     pi = np.linalg.solve(np.swapaxes(A, 1, 2), rhs[..., None])[..., 0]
     return np.clip(pi, 0.0, None) / np.clip(pi, 0.0, None).sum(axis=1, keepdims=True)
 
@@ -266,10 +336,11 @@ def sample_sequences(P: np.ndarray, t: int, rng: np.random.Generator | None = No
     >>> sample_sequences(np.array([[0.5, 0.6], [0.5, 0.5]]), 6, np.random.default_rng(0))
     Traceback (most recent call last):
     ...
-    ValueError: transition matrices must be row-stochastic (rows sum to 1); max |row sum - 1| = 0.1
+    theory._checks.InputError: transition matrices must be row-stochastic (rows sum to 1); max |row sum - 1| = 0.1
     """
     P, t, rng = _check_stochastic(P), _check_t(t), _check_rng(rng)
     n = int(P.shape[0])
+    _check_sequence_sizes(n, t, P.shape[1])
     cdf = np.cumsum(P, axis=-1)
     x = np.empty((n, t), dtype=np.int64)
     x[:, 0] = _draw(np.cumsum(stationary(P), axis=-1), rng.random(n))
@@ -309,6 +380,9 @@ def transition_counts(seqs: np.ndarray, k: int) -> np.ndarray:
     k = _check_k(k)
     x = _check_seqs(seqs, k)
     n, t = x.shape
+    check_allocation(
+        2 * array_bytes(n, t, k, k), param="k", value=k, what=f"the running counts (n, t, k, k) = {(n, t, k, k)}"
+    )
     onehot = np.zeros((n, t, k, k))
     onehot[np.arange(n)[:, None], np.arange(1, t)[None, :], x[:, :-1], x[:, 1:]] = 1.0
     return np.cumsum(onehot, axis=1)
@@ -353,9 +427,26 @@ def strategy_probs(seqs: np.ndarray, k: int, strategy: str, alpha: float = 1.0) 
     """
     k = _check_k(k)
     x = _check_seqs(seqs, k)
-    if not (alpha > 0 and np.isfinite(alpha)):
-        raise ValueError(f"alpha must be a positive pseudo-count, got {alpha!r}")
+    strategy = _check_strategy(strategy)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
+        raise InputError(f"alpha must be a positive pseudo-count, got {alpha!r:.80}", param="alpha")
+    if not (0 < alpha < 2**1000 and np.isfinite(alpha)):
+        raise InputError(f"alpha must be a positive pseudo-count, got {alpha!r}", param="alpha")
     n, t = x.shape
+    n_running = {"uniform": 0, "unigram": k, "bigram": k * k, "trigram": k * k * k}[strategy]
+    check_allocation(
+        3 * array_bytes(n, t, k) + 2 * array_bytes(n, max(n_running, 1)),
+        param="k",
+        value=k,
+        what=f"the {strategy} laws (n, t, k) = {(n, t, k)} and running counts",
+    )
+    check_work(
+        n * t * k + n * n_running + t * STEP_COST,
+        param="k",
+        value=k,
+        what=f"the {strategy} laws of n = {n} sequences of t = {t} tokens",
+        hint="use fewer or shorter sequences",
+    )
     if strategy == "uniform":
         return np.full((n, t, k), 1.0 / k)
     if strategy == "unigram":
@@ -408,7 +499,8 @@ def true_next(P: np.ndarray, seqs: np.ndarray) -> np.ndarray:
     P = _check_stochastic(P)
     x = _check_seqs(seqs, P.shape[1])
     if x.shape[0] != P.shape[0]:
-        raise ValueError(f"need one matrix per sequence: {P.shape[0]} matrices, {x.shape[0]} sequences")
+        raise InputError(f"need one matrix per sequence: {P.shape[0]} matrices, {x.shape[0]} sequences", param="seqs")
+    check_allocation(array_bytes(*x.shape, P.shape[1]), param="seqs", value=x.shape, what="the laws (n, t, k)")
     return P[np.arange(P.shape[0])[:, None], x]
 
 
@@ -433,9 +525,12 @@ def kl(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     >>> kl(np.array([[0.5, 0.5], [0.2, 0.8]]), np.array([[0.5, 0.5], [0.2, 0.8]])).tolist()
     [0.0, 0.0]
     """
-    p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
+    p, q = _float_array(p, "p"), _float_array(q, "q")
     if p.shape != q.shape or p.ndim < 1:
-        raise ValueError(f"p and q must have the same shape (..., k), got {p.shape} and {q.shape}")
+        raise InputError(f"p and q must have the same shape (..., k), got {p.shape} and {q.shape}", param="q")
+    for name, a in (("p", p), ("q", q)):
+        if not np.isfinite(a).all() or (a.size and a.min() < 0):
+            raise InputError(f"{name} must hold finite non-negative probabilities", param=name)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * (np.log(p) - np.log(q)), 0.0)
     return terms.sum(axis=-1)
@@ -472,9 +567,35 @@ def sample_ngram_tables(k: int, order: int, n: int, rng: np.random.Generator | N
     ((5, 4, 2), True)
     """
     k, n, rng = _check_k(k), _check_n(n), _check_rng(rng)
-    if isinstance(order, bool) or int(order) != order or order < 2:
-        raise ValueError(f"the n-gram order must be an integer >= 2, got {order!r}")
-    return rng.dirichlet(np.ones(k), size=(n, k ** (order - 1)))
+    order = check_count(
+        order, "order", minimum=2, message=f"the n-gram order must be an integer >= 2, got {order!r:.80}"
+    )
+    _check_contexts(k, order)
+    contexts = k ** (order - 1)
+    check_allocation(
+        2 * array_bytes(n, contexts, k), param="n", value=n, what=f"n tables (n, k^(order-1) = {contexts}, k)"
+    )
+    check_work(n * contexts * k, param="n", value=n, what="the Dirichlet draws of n tables", hint="use fewer tables")
+    return rng.dirichlet(np.ones(k), size=(n, contexts))
+
+
+def _check_contexts(k: int, order: int, param: str = "order") -> None:
+    """k^(order-1) contexts of k^(order-1) entries each in the lifted chain, checked in log space."""
+    if order > 63 or (order - 1) * math.log2(k) > 62:
+        raise LimitError(
+            f"{param} = {format_count(order)} is too large: the n-gram has k^(order-1) contexts, above 2^62 at k = {k}",
+            param=param,
+            value=order,
+            limit=62,
+        )
+    contexts = k ** (order - 1)
+    check_allocation(
+        4 * array_bytes(contexts, contexts),
+        param=param,
+        value=order,
+        what=f"the lifted chain on the k^(order-1) = {format_count(contexts)} contexts (k^(order-1))^2 per table",
+        hint="use a smaller order or k",
+    )
 
 
 def lift_ngram(T: np.ndarray, k: int) -> np.ndarray:
@@ -500,7 +621,13 @@ def lift_ngram(T: np.ndarray, k: int) -> np.ndarray:
     >>> lift_ngram(T, 2)[0].tolist()  # context (y1, y2) = 2 y1 + y2 moves to (y2, j)
     [[0.4, 0.6, 0.0, 0.0], [0.0, 0.0, 0.9, 0.1], [0.2, 0.8, 0.0, 0.0], [0.0, 0.0, 0.5, 0.5]]
     """
-    n, C, _ = T.shape
+    T = _check_tables(T)
+    n, C, kk = T.shape
+    k = _check_k(k)
+    if k != kk:
+        raise InputError(f"k = {k} does not match the tables' last axis ({kk} states)", param="k")
+    check_allocation(array_bytes(n, C, C), param="T", value=T.shape, what=f"the lifted matrices (n, C, C), C = {C}")
+    check_work(n * C * C + C * STEP_COST, param="T", value=T.shape, what="the lifted matrices (n, C, C)")
     L = np.zeros((n, C, C))
     for c in range(C):
         L[:, c, (c * k) % C + np.arange(k)] = T[:, c, :]
@@ -535,14 +662,15 @@ def sample_ngram_sequences(T: np.ndarray, t: int, rng: np.random.Generator | Non
     >>> sample_ngram_sequences(np.full((1, 4, 2), 0.5), 2, rng)  # t must exceed the context length m = 2
     Traceback (most recent call last):
     ...
-    ValueError: tables must have shape (n, k^m, k) with t > m; got (1, 4, 2), t = 2
+    theory._checks.InputError: tables must have shape (n, k^m, k) with t > m; got (1, 4, 2), t = 2
     """
-    T = np.asarray(T, dtype=np.float64)
+    T = _check_tables(T)
     t, rng = _check_t(t), _check_rng(rng)
     n, C, k = (int(s) for s in T.shape)
     m = round(np.log(C) / np.log(k))
     if k**m != C or m < 1 or t <= m:
-        raise ValueError(f"tables must have shape (n, k^m, k) with t > m; got {T.shape}, t = {t}")
+        raise InputError(f"tables must have shape (n, k^m, k) with t > m; got {T.shape}, t = {t}", param="T")
+    _check_sequence_sizes(n, t, k)
     pi = stationary(lift_ngram(T, k))
     ctx = _draw(np.cumsum(pi, axis=-1), rng.random(n))
     x = np.empty((n, t), dtype=np.int64)
@@ -554,6 +682,16 @@ def sample_ngram_sequences(T: np.ndarray, t: int, rng: np.random.Generator | Non
         x[:, s] = _draw(cdf[rows, ctx], rng.random(n))
         ctx = (ctx * k) % C + x[:, s]
     return x
+
+
+def _check_tables(T: object) -> np.ndarray:
+    """Next-token tables (n, C, k): finite, non-negative, rows summing to 1, k >= 2, C >= 1."""
+    A = _float_array(T, "T")
+    if A.ndim != 3 or A.shape[0] < 1 or A.shape[1] < 1 or A.shape[2] < 2:
+        raise InputError(f"tables must have shape (n, k^m, k) with k >= 2, got {A.shape}", param="T")
+    if not np.isfinite(A).all() or A.min() < -_STOCHASTIC_ATOL or np.abs(A.sum(axis=-1) - 1.0).max() > 1e-8:
+        raise InputError("tables must hold finite next-token laws (non-negative, rows summing to 1)", param="T")
+    return A
 
 
 def true_next_ngram(T: np.ndarray, seqs: np.ndarray) -> np.ndarray:
@@ -578,9 +716,14 @@ def true_next_ngram(T: np.ndarray, seqs: np.ndarray) -> np.ndarray:
     >>> true_next_ngram(T, np.array([[0, 1, 1, 0]])).tolist()  # contexts (0,1), (1,1), (1,0)
     [[[0.9, 0.1], [0.5, 0.5], [0.2, 0.8]]]
     """
+    T = _check_tables(T)
     n, C, k = T.shape
     m = round(np.log(C) / np.log(k))
+    if k**m != C or m < 1:
+        raise InputError(f"tables must have shape (n, k^m, k), got {T.shape}", param="T")
     x = _check_seqs(seqs, k)
+    if x.shape[0] != n or x.shape[1] < m:
+        raise InputError(f"need one sequence of at least m = {m} tokens per table, got {x.shape}", param="seqs")
     ctx = np.zeros((n, x.shape[1] - m + 1), dtype=np.int64)
     for i in range(m):
         ctx = ctx * k + x[:, i : x.shape[1] - m + 1 + i]
@@ -641,6 +784,13 @@ def mc_strategy_kl(
     (0.07596, True)
     """
     k, t, n, rng = _check_k(k), _check_t(t), _check_n(n), _check_rng(rng)
+    strategy, prior = _check_strategy(strategy), _check_prior(prior)
+    chunk = check_count(chunk, "chunk", why="chains per batch")
+    if isinstance(order, bool) or order not in (2, 3):
+        raise InputError(f"order must be 2 (Markov) or 3 (trigram), got {order!r:.80}", param="order")
+    if order == 3:
+        _check_contexts(k, 3, param="k")
+    _check_mc(k, t, n, chunk, strategy, prior if order == 2 else "dirichlet", order)
     vals = []
     for start in range(0, n, chunk):
         m = min(chunk, n - start)
@@ -658,6 +808,38 @@ def mc_strategy_kl(
         vals.append(kl(truth, q))
     v = np.concatenate(vals)
     return float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v)))
+
+
+def _check_mc(k: int, t: int, n: int, chunk: int, strategy: str, prior: str, order: int) -> None:
+    """The Monte Carlo of n chains in batches of ``chunk``: per chain a matrix (or the k^2 tables and the
+    k^2 x k^2 lifted chain of a trigram), t tokens and the strategy's laws (t x k, plus k^3 running counts for the
+    trigram strategy)."""
+    matrix = _matrix_work(k, prior) if order == 2 else k**3 + k**6
+    running = k**3 if strategy == "trigram" else k * k
+    per_chain = matrix + 3 * t * k + running
+    check_work(
+        per_chain + 2 * t * STEP_COST,
+        param="t",
+        value=t,
+        what=f"one chain (t tokens x k = {k} states, its matrix and laws)",
+        hint="use a shorter context",
+    )
+    m = min(chunk, n)
+    check_allocation(
+        array_bytes(m, 4 * t * k + 4 * k * k + running + (2 * k**4 if order == 3 else 0)),
+        param="chunk",
+        value=chunk,
+        what=f"a batch of {format_count(m)} chains of t = {t} tokens with their matrices and laws",
+        hint="use a smaller chunk",
+    )
+    steps = -(-n // chunk) * (2 * t + 10)
+    check_work(
+        n * per_chain + steps * STEP_COST,
+        param="n",
+        value=n,
+        what=f"the Monte Carlo (n chains x {format_count(per_chain)} entries per chain)",
+        hint="use fewer chains",
+    )
 
 
 def _counts_key(x: np.ndarray, k: int) -> np.ndarray:
@@ -716,6 +898,20 @@ def mc_counts_bayes_kl(
     True
     """
     k, t, n, rng = _check_k(k), _check_t(t), _check_n(n), _check_rng(rng)
+    prior = _check_prior(prior)
+    chunk = check_count(chunk, "chunk", why="chains per batch")
+    if (
+        k > 63 or (k - 1) * math.log2(t + 1) + math.log2(k) > 62
+    ):  # the key (x_t, n_1..n_{k-1}) in mixed radix must fit int64
+        raise LimitError(
+            f"k = {k} is too large at t = {t}: the group key k (t+1)^(k-1) of (x_t, n_1, ..., n_(k-1)) is above 2^62 "
+            "(int64)",
+            param="k",
+            value=k,
+            limit=62,
+        )
+    m_total = n + max(n // 2, 2)
+    _check_mc(k, t, m_total, chunk, "unigram", prior, 2)
 
     def draw(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         keys, truth, unigram = [], [], []
@@ -767,8 +963,14 @@ def induction_targets(seqs: np.ndarray) -> np.ndarray:
     """
     x = np.asarray(seqs)
     if x.ndim != 2 or not np.issubdtype(x.dtype, np.integer):
-        raise ValueError(f"sequences must be an integer array of shape (n, t), got {x.dtype} {x.shape}")
+        raise InputError(f"sequences must be an integer array of shape (n, t), got {x.dtype} {x.shape}", param="seqs")
     t = x.shape[1]
+    check_allocation(
+        3 * array_bytes(x.shape[0], t, t, itemsize=1),
+        param="seqs",
+        value=x.shape,
+        what="the targets (n, t, t) as bools",
+    )
     prev = np.concatenate([np.full((x.shape[0], 1), -1), x[:, :-1]], axis=1)  # x_{j-1}, none at j = 1
     return (prev[:, None, :] == x[:, :, None]) & np.tri(t, dtype=bool)[None]
 
@@ -808,6 +1010,7 @@ def bigram_construction(k: int, t: int) -> tuple[np.ndarray, np.ndarray]:
     True
     """
     k, t = _check_k(k), _check_t(t)
+    _check_construction(k, t)
     v = np.zeros(t)
     v[1] = 1.0
     return np.eye(k), v
@@ -842,6 +1045,19 @@ def unigram_construction(k: int, t: int) -> tuple[np.ndarray, np.ndarray]:
     ([6.0, 2.0, 2.0], True)
     """
     k, t = _check_k(k), _check_t(t)
+    _check_construction(k, t)
     v = np.zeros(t)
     v[0] = 1.0
     return np.ones((k, k)), v
+
+
+def _check_construction(k: int, t: int) -> None:
+    """W_k (k, k) and v (t,), for the minimal model, which builds the (t, t) Toeplitz matrix of v."""
+    check_allocation(array_bytes(k, k), param="k", value=k, what="W_k (k, k)")
+    check_allocation(
+        array_bytes(t, t),
+        param="t",
+        value=t,
+        what="the (t, t) Toeplitz matrix of v that the minimal model (minimal_model_logits) builds",
+        hint="use a shorter context",
+    )

@@ -34,13 +34,18 @@ import numpy as np
 import sympy
 from scipy import integrate
 
+from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_work
 from numerics.markov import kl, mc_strategy_kl, stationary, strategy_probs, true_next
 from theory import markov as tm
-from theory._checks import InputError, LimitError
+from theory._checks import InputError, LimitError, check_cost, format_count
 
 __all__ = [
     "MAX_DERIVE_K",
     "MAX_DERIVE_T",
+    "MAX_GRADIENT_WORK",
+    "MAX_K_LAG",
+    "MAX_NODES",
+    "MAX_QUADRATURE_COUNT",
     "MAX_QUADRATURE_T",
     "FiniteTGradients",
     "K_quadrature",
@@ -62,13 +67,72 @@ __all__ = [
 ]
 
 
+MAX_K_LAG = 64
+"""Largest lag j of :func:`K_quadrature` (a matrix power P^(j-1) at every node of ``dblquad``: about 8 s at j = 64)."""
+MAX_NODES = 2000
+"""Largest number of Gauss-Legendre nodes per axis of :func:`duffy_nodes` / :func:`symmetric_nodes` (``leggauss``
+solves an eigenproblem of this size)."""
+MAX_GRADIENT_WORK = 10**8
+"""Largest (number of nodes) x (t + 1) matrix powers of :func:`finite_t_gradients` (about 2 minutes; the uniform prior
+reaches it near t = 560, ``verify`` uses t <= 400)."""
+MAX_QUADRATURE_COUNT = 10**6
+"""Largest transition count of :func:`posterior_mean_quadrature` / :func:`expected_kl_quadrature` (the integrand
+p^c is resolved by ``quad`` only for moderate c; the closed forms of theory.markov hold for any count)."""
+
+
+def _finite(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputError(f"{name} must be a finite number, got {value!r:.80}", param=name)
+    try:
+        v = float(value)
+    except OverflowError:
+        v = float("inf")
+    if not np.isfinite(v):
+        raise InputError(f"{name} must be a finite number, got {name} = {format_count(value)}", param=name)
+    return v
+
+
+def _float_array(value: object, name: str) -> np.ndarray:
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be an array of finite numbers, got {value!r:.80}", param=name) from None
+    if not np.isfinite(a).all():
+        raise InputError(f"{name} must be finite (it holds NaN or infinite entries)", param=name)
+    return a
+
+
+def _check_nodes(t: object, extra: object) -> tuple[int, int]:
+    t_int = check_count(t, "t", minimum=0, why="context length")
+    extra_int = check_count(extra, "extra", minimum=0, why="nodes per axis beyond t // 2")
+    check_cost(
+        t_int // 2,
+        MAX_NODES,
+        param="t",
+        value=t_int,
+        what="the number of Gauss-Legendre nodes per axis t // 2",
+        hint="use a shorter context",
+    )
+    check_cost(
+        t_int // 2 + extra_int,
+        MAX_NODES,
+        param="extra",
+        value=extra_int,
+        what="the number of Gauss-Legendre nodes per axis t // 2 + extra",
+        hint="use fewer extra nodes",
+    )
+    return t_int, extra_int
+
+
 # --- Eq. (8.8) / (E.2): the minimal model; Fact 8.3
 
 
 def _one_hot(seqs: np.ndarray, k: int) -> np.ndarray:
     x = np.asarray(seqs)
-    if x.ndim != 2 or x.size == 0 or x.min() < 0 or x.max() >= k:
-        raise ValueError(f"seqs must be an (n, t) array of tokens in range({k})")
+    if x.ndim != 2 or x.size == 0 or not np.issubdtype(x.dtype, np.integer) or x.min() < 0 or x.max() >= k:
+        raise InputError(f"seqs must be an (n, t) array of tokens in range({k})", param="seqs")
+    check_allocation(array_bytes(k, k), param="k", value=k, what="the one-hot table (k, k)")
+    check_allocation(3 * array_bytes(*x.shape, k), param="seqs", value=x.shape, what="the one-hot tokens (n, t, k)")
     return np.eye(k)[x]
 
 
@@ -105,15 +169,21 @@ def minimal_model_logits(seqs: np.ndarray, W: np.ndarray, v: np.ndarray) -> np.n
     >>> minimal_model_logits(np.array([[0, 1, 0]]), np.eye(2), np.zeros(2))
     Traceback (most recent call last):
     ...
-    ValueError: need W (k, k) and v (t,), got (2, 2) and (2,) for t = 3
+    theory._checks.InputError: need W (k, k) and v (t,), got (2, 2) and (2,) for t = 3
     """
-    W = np.asarray(W, dtype=np.float64)
-    v = np.asarray(v, dtype=np.float64)
+    W = _float_array(W, "W")
+    v = _float_array(v, "v")
+    if W.ndim != 2 or W.shape[0] != W.shape[1] or W.shape[0] < 1:
+        raise InputError(f"need W (k, k) and v (t,), got {W.shape} and {v.shape}", param="W")
     k = W.shape[0]
+    x = np.asarray(seqs)
+    t = x.shape[1] if x.ndim == 2 else 0
+    if v.shape != (t,):
+        raise InputError(f"need W (k, k) and v (t,), got {W.shape} and {v.shape} for t = {t}", param="v")
+    check_allocation(
+        4 * array_bytes(max(x.shape[0], 1), t, t), param="seqs", value=x.shape, what="the scores (n, t, t)"
+    )
     E = _one_hot(seqs, k)
-    t = E.shape[1]
-    if W.shape != (k, k) or v.shape != (t,):
-        raise ValueError(f"need W (k, k) and v (t,), got {W.shape} and {v.shape} for t = {t}")
     lag = np.arange(t)[:, None] - np.arange(t)[None, :]
     M = np.where(lag >= 0, v[np.clip(lag, 0, t - 1)], 0.0)
     ME = np.einsum("ts,nsk->ntk", M, E)
@@ -177,6 +247,18 @@ def construction_outputs(seqs: np.ndarray, k: int, c: float = 40.0) -> np.ndarra
     >>> all(np.allclose(out[0, p], [float(v) for v in e], atol=1e-3) for p, e in enumerate(exact) if e is not None)
     True
     """
+    k = check_count(k, "k", minimum=1, why="number of states")
+    c = _finite(c, "c")
+    x = np.asarray(seqs)
+    if x.ndim == 2:
+        check_allocation(
+            4 * array_bytes(max(x.shape[0], 1), x.shape[1], x.shape[1])
+            + 2 * array_bytes(x.shape[1], x.shape[1], 3 * k),
+            param="seqs",
+            value=x.shape,
+            what="the attention scores (n, t, t) and relative positions (t, t, 3k)",
+        )
+    check_allocation(8 * array_bytes(3 * k, 3 * k), param="k", value=k, what="the weights (3k, 3k)")
     E = _one_hot(seqs, k)
     n, t, _ = E.shape
     d = 3 * k
@@ -196,7 +278,10 @@ def construction_outputs(seqs: np.ndarray, k: int, c: float = 40.0) -> np.ndarra
     WV2 = np.zeros((d, d))
     WV2[b1, b3] = np.eye(k)
     z = z + _attention(z, WQ, WK2, WV2, np.zeros((t, d)))
-    return z[:, :, b3]
+    out = z[:, :, b3]
+    if not np.isfinite(out).all():
+        raise InputError(f"the attention scores overflow float64 at c = {c:.3g}; use a moderate scale", param="c")
+    return out
 
 
 # --- Lemma 8.4 / E.1: the integrals from their definitions
@@ -270,8 +355,10 @@ def lemma84_quadrature(name: str) -> float:
     >>> lemma84_quadrature("E.99")
     Traceback (most recent call last):
     ...
-    ValueError: unknown Lemma 8.4 integral 'E.99'
+    theory._checks.InputError: unknown Lemma 8.4 integral 'E.99'
     """
+    if not isinstance(name, str) or name not in ("E.24", "E.25", "E.29-collision", "D", "E.42"):
+        raise InputError(f"unknown Lemma 8.4 integral {name!r:.80}", param="name")
     if name == "E.24":
         return _dblquad(_w_coefficient(0, 0))
     if name == "E.25":
@@ -282,7 +369,7 @@ def lemma84_quadrature(name: str) -> float:
         return lemma84_quadrature("E.29-collision") - 0.5
     if name == "E.42":
         return K_quadrature(1)
-    raise ValueError(f"unknown Lemma 8.4 integral {name!r}")
+    raise AssertionError(name)  # pragma: no cover - checked above
 
 
 def K_quadrature(j: int) -> float:
@@ -309,10 +396,17 @@ def K_quadrature(j: int) -> float:
     >>> K_quadrature(0)
     Traceback (most recent call last):
     ...
-    ValueError: j must be >= 1, got 0
+    theory._checks.InputError: j must be >= 1, got 0
     """
-    if j < 1:
-        raise ValueError(f"j must be >= 1, got {j}")
+    j = check_count(j, "j", message=f"j must be >= 1, got {j!r:.80}")
+    check_cost(
+        j,
+        MAX_K_LAG,
+        param="j",
+        value=j,
+        what="the lag (a matrix power P^(j-1) at every quadrature node)",
+        hint="theory.markov.K(j) gives K_j exactly",
+    )
     return _dblquad(_k_integrand(j))
 
 
@@ -351,7 +445,10 @@ def duffy_nodes(t: int, extra: int = 16) -> tuple[np.ndarray, np.ndarray, np.nda
     >>> abs(float(w @ (pi1**2 + pi2**2)) - (2 - float(np.log(4)))) < 1e-12
     True
     """
+    t, extra = _check_nodes(t, extra)
     n = t // 2 + extra
+    if n < 1:
+        raise InputError("need at least one node per axis (t // 2 + extra >= 1)", param="extra")
     g, wg = np.polynomial.legendre.leggauss(n)
     g, wg = (g + 1) / 2, wg / 2
     x, y = np.meshgrid(g, g, indexing="ij")
@@ -383,6 +480,9 @@ def symmetric_nodes(t: int, extra: int = 16) -> tuple[np.ndarray, np.ndarray, np
     >>> a.shape, bool((a == b).all()), round(float(w.sum()), 12), round(float(w @ a**3), 12)
     ((18,), True, 1.0, 0.25)
     """
+    t, extra = _check_nodes(t, extra)
+    if t // 2 + extra < 1:
+        raise InputError("need at least one node (t // 2 + extra >= 1)", param="extra")
     g, wg = np.polynomial.legendre.leggauss(t // 2 + extra)
     a = (g + 1) / 2
     return a, a.copy(), wg / 2
@@ -487,16 +587,33 @@ def finite_t_gradients(t: int, prior: str = "uniform", chunk: int = 2048) -> Fin
     >>> finite_t_gradients(8, prior="dirichlet")
     Traceback (most recent call last):
     ...
-    ValueError: prior must be 'uniform' or 'symmetric', got 'dirichlet'
+    theory._checks.InputError: prior must be 'uniform' or 'symmetric', got 'dirichlet'
     """
-    if t < 2:
-        raise ValueError(f"t must be >= 2, got {t}")
+    t = check_count(t, "t", minimum=2, message=f"t must be >= 2, got {t!r:.80}")
+    chunk = check_count(chunk, "chunk", why="nodes per batch")
+    if not isinstance(prior, str) or prior not in ("uniform", "symmetric"):
+        raise InputError(f"prior must be 'uniform' or 'symmetric', got {prior!r:.80}", param="prior")
+    per_axis = min(t // 2, MAX_NODES) + 16
+    nodes = 2 * per_axis**2 if prior == "uniform" else per_axis
+    check_cost(
+        nodes * (t + 1),
+        MAX_GRADIENT_WORK,
+        param="t",
+        value=t,
+        what=f"the finite-t gradients ({format_count(nodes)} nodes x t + 1 matrix powers)",
+        hint="theory.markov gives the leading orders in t (step1_W_leading, step1_v_leading, step2_diag_leading)",
+    )
+    check_allocation(
+        12 * array_bytes(min(chunk, nodes), t + 1, 2, 2),
+        param="chunk",
+        value=chunk,
+        what="the matrix powers of a batch of nodes (chunk, t + 1, 2, 2) and their sums",
+        hint="use a smaller chunk",
+    )
     if prior == "uniform":
         a, b, wts = duffy_nodes(t)
-    elif prior == "symmetric":
-        a, b, wts = symmetric_nodes(t)
     else:
-        raise ValueError(f"prior must be 'uniform' or 'symmetric', got {prior!r}")
+        a, b, wts = symmetric_nodes(t)
     GW, GV, GI = np.zeros((2, 2)), np.zeros(t), np.zeros(t)
     for s in range(0, a.size, chunk):
         aa, bb, ww = a[s : s + chunk], b[s : s + chunk], wts[s : s + chunk]
@@ -536,11 +653,17 @@ def two_step_v(grads: FiniteTGradients, c: float, eta: float) -> np.ndarray:
     >>> two_step_v(g, 1.0, 0.1)[:3].round(4).tolist()
     [1.117, 1.0921, 1.0686]
     """
+    if not isinstance(grads, FiniteTGradients):
+        raise InputError(f"grads must be a FiniteTGradients (finite_t_gradients), got {grads!r:.80}", param="grads")
+    c, eta = _finite(c, "c"), _finite(eta, "eta")
     GW = grads.GW
     c_prime = c + c * eta * 0.5 * (GW[0, 1] + GW[1, 0])
     gap = c * eta * (0.5 * (GW[0, 0] + GW[1, 1]) - 0.5 * (GW[0, 1] + GW[1, 0]))
     v1 = c + c * eta * grads.GV
-    return v1 + eta * (c_prime * grads.GV + gap * grads.GI)
+    v2 = v1 + eta * (c_prime * grads.GV + gap * grads.GI)
+    if not np.isfinite(v2).all():
+        raise InputError(f"v^(2) overflows float64 at c = {c:.3g}, eta = {eta:.3g}", param="eta")
+    return v2
 
 
 # --- Monte Carlo: the per-sequence v-gradient
@@ -578,6 +701,10 @@ def sample_v_gradients(seqs: np.ndarray, k: int) -> np.ndarray:
     >>> g.shape, bool(np.all(np.abs(g.mean(axis=0) - finite_t_gradients(8).GV) < 4 * se))
     ((20000, 8), True)
     """
+    k = check_count(k, "k", minimum=2, why="number of states")
+    x = np.asarray(seqs)
+    if x.ndim != 2 or x.shape[1] < 2:
+        raise InputError(f"seqs must be an (n, t + 1) array of tokens with t >= 1, got shape {x.shape}", param="seqs")
     E = _one_hot(seqs, k)
     n, t1, _ = E.shape
     t = t1 - 1
@@ -622,9 +749,15 @@ def last_token_kl(P: np.ndarray, seqs: np.ndarray, strategy: str) -> np.ndarray:
     >>> bool(abs(v.mean() - float(tmk.two_state_strategy_kl(8, "bigram"))) < 4 * v.std(ddof=1) / np.sqrt(len(v)))
     True
     """
-    k = P.shape[1]
-    q = strategy_probs(seqs, k, strategy)[:, -1]
-    return kl(true_next(P, seqs)[:, -1], q)
+    try:
+        P_arr = np.asarray(P, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"P must be an (n, k, k) array of transition matrices, got {P!r:.80}", param="P") from None
+    if P_arr.ndim != 3 or P_arr.shape[1] != P_arr.shape[2]:
+        raise InputError(f"transition matrices must have shape (n, k, k), got {P_arr.shape}", param="P")
+    truth = true_next(P_arr, seqs)[:, -1]
+    q = strategy_probs(seqs, P_arr.shape[1], strategy)[:, -1]
+    return kl(truth, q)
 
 
 # --- Eqs. (8.1)-(8.3): the posterior of one row by quadrature over the simplex (k = 2 or 3)
@@ -666,10 +799,22 @@ def _check_counts_row(counts_row: Any) -> np.ndarray:
     k = 2 or 3 states), as float64."""
     c = np.asarray(counts_row, dtype=object).ravel()
     if c.size not in (2, 3):
-        raise ValueError(f"counts_row must hold k = 2 or 3 counts (quadrature over the simplex), got {c.size}")
+        raise InputError(
+            f"counts_row must hold k = 2 or 3 counts (quadrature over the simplex), got {c.size}", param="counts_row"
+        )
     for v in c:
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0:
-            raise ValueError(f"counts_row must hold non-negative integer transition counts, got {list(c)}")
+            raise InputError(
+                f"counts_row must hold non-negative integer transition counts, got {list(c)}", param="counts_row"
+            )
+    check_cost(
+        int(max(c)),
+        MAX_QUADRATURE_COUNT,
+        param="counts_row",
+        value=int(max(c)),
+        what="the largest transition count (the integrand p^c)",
+        hint="theory.markov.posterior_mean and expected_kl_given_counts are exact for any count",
+    )
     return c.astype(np.float64)
 
 
@@ -702,13 +847,35 @@ def posterior_mean_quadrature(counts_row: Any, alpha: Any) -> np.ndarray:
     >>> posterior_mean_quadrature([1, 1, 1, 1], [1, 1, 1, 1])
     Traceback (most recent call last):
     ...
-    ValueError: counts_row must hold k = 2 or 3 counts (quadrature over the simplex), got 4
+    theory._checks.InputError: counts_row must hold k = 2 or 3 counts (quadrature over the simplex), got 4
     """
     c = _check_counts_row(counts_row)
-    al = np.asarray(alpha, dtype=np.float64).ravel()
+    try:
+        al = np.asarray(alpha, dtype=np.float64).ravel()
+    except (TypeError, ValueError, OverflowError):
+        al = np.full(1, np.nan)
     if al.shape != c.shape or not np.all(np.isfinite(al) & (al > 0)):
-        raise ValueError(f"alpha must hold {c.size} finite positive Dirichlet parameters, got {np.asarray(alpha)}")
-    return np.array([_simplex_expectation(c + al, lambda p, j=j: p[j]) for j in range(c.size)])
+        raise InputError(
+            f"alpha must hold {c.size} finite positive Dirichlet parameters, got {alpha!r:.80}", param="alpha"
+        )
+    check_cost(
+        float(al.max()),
+        MAX_QUADRATURE_COUNT,
+        param="alpha",
+        value=float(al.max()),
+        what="the largest Dirichlet parameter (the integrand p^(alpha - 1))",
+        hint="theory.markov.posterior_mean is exact",
+    )
+    out = np.array([_simplex_expectation(c + al, lambda p, j=j: p[j]) for j in range(c.size)])
+    _check_quadrature(out, "the posterior mean")
+    return out
+
+
+def _check_quadrature(value: float | np.ndarray, what: str) -> None:
+    if not np.all(np.isfinite(value)):
+        raise InputError(
+            f"{what} underflows in the quadrature (large counts); theory.markov gives it exactly", param="counts_row"
+        )
 
 
 def expected_kl_quadrature(counts_row: Any) -> float:
@@ -740,7 +907,9 @@ def expected_kl_quadrature(counts_row: Any) -> float:
         with np.errstate(divide="ignore", invalid="ignore"):
             return float(np.sum(np.where(p > 0, p * (np.log(p) - np.log(q)), 0.0)))
 
-    return _simplex_expectation(c + 1.0, kl_to_q)
+    value = _simplex_expectation(c + 1.0, kl_to_q)
+    _check_quadrature(value, "the expected KL")
+    return value
 
 
 # --- App. E.2: the k = 2 strategies' KLs at the last token by quadrature (an observation for theory's exact sums)
@@ -780,8 +949,14 @@ def two_state_classes_by_runs(t: int) -> np.ndarray:
     >>> sum(two_state_classes_by_runs(70)[:, 6]) == 2**70  # Python ints: no int64 overflow
     True
     """
-    if t < 2:
-        raise ValueError(f"t must be >= 2, got {t}")
+    t = check_count(t, "t", minimum=2, message=f"t must be >= 2, got {t!r:.80}")
+    check_work(
+        2 * t * t * STEP_COST,
+        param="t",
+        value=t,
+        what="the classes by runs (about 2 t^2 Python steps)",
+        hint="theory.markov.two_state_strategy_kl has the exact sums for t <= theory.markov.MAX_EXACT_T",
+    )
     rows = []
     for x1 in (0, 1):
         for S in range(t):
@@ -880,11 +1055,23 @@ def two_state_strategy_kl_quadrature(
     >>> two_state_strategy_kl_quadrature(1)
     Traceback (most recent call last):
     ...
-    ValueError: t must be an integer in [2, 150], got 1
+    theory._checks.InputError: t must be an integer in [2, 150], got 1
     """
-    if isinstance(t, bool) or int(t) != t or t < 2 or t > MAX_QUADRATURE_T:
-        raise ValueError(f"t must be an integer in [2, {MAX_QUADRATURE_T}], got {t!r}")
-    t = int(t)
+    t = check_count(t, "t", minimum=2, message=f"t must be an integer in [2, {MAX_QUADRATURE_T}], got {t!r:.80}")
+    check_cost(
+        t,
+        MAX_QUADRATURE_T,
+        param="t",
+        value=t,
+        what="the context length (O(t^4) quadrature work)",
+        hint="theory.markov.two_state_strategy_kl gives the exact sums",
+    )
+    if isinstance(strategies, str) or not isinstance(strategies, (tuple, list)):
+        raise InputError(f"strategies must be a tuple of strategy names, got {strategies!r:.80}", param="strategies")
+    for name in strategies:
+        if name not in ("uniform", "unigram", "bigram"):
+            raise InputError(f"unknown strategy {name!r:.80}; expected uniform, unigram or bigram", param="strategies")
+    chunk = check_count(chunk, "chunk", why="classes per batch")
     cls = two_state_classes_by_runs(t)
     a, b, wts = duffy_nodes(t + 2)
     la, l1a, lb, l1b = np.log(a), np.log1p(-a), np.log(b), np.log1p(-b)
@@ -916,8 +1103,9 @@ def _log_big(n: int) -> float:
 
 # --- `tvk derive markov`: strategy KLs and the step-1 / step-2 coefficients
 
-#: Size limits of :func:`derive_markov` (the Monte-Carlo and quadrature work grow with k and t).
+#: Largest number of states k of :func:`derive_markov` (``tvk derive markov``; the Monte-Carlo work grows with k).
 MAX_DERIVE_K = 10
+#: Largest context length t of :func:`derive_markov` (the Monte-Carlo and quadrature work grow with t).
 MAX_DERIVE_T = 2000
 #: Largest t at which :func:`derive_markov` integrates the finite-t gradients exactly (O(t^3): about 2 s at t = 200).
 MAX_DERIVE_GRADIENT_T = 200

@@ -14,12 +14,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from theory import modular as tm
-from theory._checks import InputError, LimitError, check_odd_modulus, check_positive_int, format_count
+from theory._checks import (
+    MAX_EXACT_ENTRIES,
+    InputError,
+    LimitError,
+    check_odd_modulus,
+    check_positive_int,
+    format_count,
+)
 
 from .limits import array_bytes, check_allocation
 from .margins import HomogeneousNetwork
 
 __all__ = [
+    "MAX_LOGITS",
     "MAX_POINTS",
     "ModularTask",
     "construction_network",
@@ -34,27 +42,67 @@ __all__ = [
 MAX_POINTS = 2**62
 """Largest p^k of a :class:`ModularTask` (point indices are int64)."""
 
+MAX_LOGITS = 2**36
+"""Largest p^(k+1) of a :class:`ModularTask`: its p^k points with p logits each, the work of one pass over the
+dataset (evaluation, training) per neuron (about 7 x 10^10)."""
+
 
 def _check_width(width: object, name: str = "width", *, minimum: int = 1) -> int:
     return check_positive_int(width, name, minimum=minimum, hypothesis="number of neurons")
 
 
-def _check_scale(scale: object) -> float:
-    if isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating)):
-        raise InputError(f"scale must be a positive finite number, got {scale!r:.80}", param="scale")
-    if not (math.isfinite(float(scale)) and float(scale) > 0):
-        raise InputError(f"scale must be a positive finite number, got scale = {scale!r}", param="scale")
-    return float(scale)
+def _check_real(value: object, name: str, what: str = "a finite number") -> float:
+    """A finite real number as a float (ints of any size, numpy scalars); InputError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputError(f"{name} must be {what}, got {value!r:.80}", param=name)
+    try:
+        v = float(value)
+    except OverflowError:
+        v = math.inf
+    if not math.isfinite(v):
+        raise InputError(f"{name} must be {what}, got {name} = {format_count(value)}", param=name)
+    return v
 
 
-def _check_weights_memory(width: int, k: int, p: int, param: str = "width") -> None:
-    check_allocation(
-        array_bytes(width, k + 1, p),
-        param=param,
-        value=width,
-        what=f"a network of {format_count(width)} neurons with (k+1) p = {(k + 1) * p} float64 weights each",
-        hint="use fewer neurons",
-    )
+def _check_scale(scale: object, name: str = "scale") -> float:
+    v = _check_real(scale, name, "a positive finite number")
+    if not v > 0:
+        raise InputError(f"{name} must be a positive finite number, got {name} = {scale!r}", param=name)
+    return v
+
+
+def _check_vector(value: object, name: str, length: int, message: str = "") -> np.ndarray:
+    """A finite float64 vector of ``length`` entries; InputError naming ``name`` (with ``message`` if given)."""
+    message = message or f"{name} must be {length} finite numbers, got {value!r:.80}"
+    try:
+        v = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(message, param=name) from None
+    if v.shape != (length,) or not np.isfinite(v).all():
+        raise InputError(message, param=name)
+    return v
+
+
+def _check_weights_memory(width: int, k: int, p: int, param: str = "width", k_param: str = "k") -> None:
+    """The weights (width, k+1, p): one block of p first (names p), one neuron (names k), then all (names param)."""
+    for shape, name, value, what in (
+        ((2, p), "p", p, f"one neuron's blocks of p = {format_count(p)} float64 weights"),
+        ((k + 1, p), k_param, k, f"one neuron with (k+1) p = {format_count((k + 1) * p)} float64 weights"),
+        (
+            (width, k + 1, p),
+            param,
+            width,
+            f"a network of {format_count(width)} neurons with (k+1) p = {format_count((k + 1) * p)} float64 weights "
+            "each",
+        ),
+    ):
+        check_allocation(
+            array_bytes(*shape),
+            param=name,
+            value=value,
+            what=what,
+            hint="use fewer neurons" if name == param else f"use a smaller {name}",
+        )
 
 
 @dataclass(frozen=True)
@@ -90,11 +138,18 @@ class ModularTask:
     allow_even: bool = False
 
     def __post_init__(self) -> None:
-        if self.allow_even:
-            check_positive_int(self.p, "p", minimum=2)
-        else:
-            check_odd_modulus(self.p)
-        check_positive_int(self.k, "k")
+        p = check_positive_int(self.p, "p", minimum=2) if self.allow_even else check_odd_modulus(self.p)
+        object.__setattr__(self, "p", p)  # plain ints: the sizes below are exact integer arithmetic
+        object.__setattr__(self, "k", check_positive_int(self.k, "k"))
+        if self.p.bit_length() > 19 or self.p * self.p > MAX_LOGITS:  # even k = 1 is too large: p^2 logits
+            raise LimitError(
+                f"p = {format_count(self.p)} is too large: the dataset has p^k points with p logits each, p^(k+1) >= "
+                f"p^2 = {format_count(self.p * self.p)}, above the limit "
+                f"2^36 (at most p = {math.isqrt(MAX_LOGITS)}); theory.modular gives the closed forms at any size",
+                param="p",
+                value=self.p,
+                limit=MAX_LOGITS,
+            )
         if self.k > 62 or self.k * math.log2(self.p) > 62:  # p >= 2: k > 62 alone exceeds 2^62 (and no float overflows)
             size = format_count(self.p**self.k) if self.k <= 10**4 else f"{self.p}^{format_count(self.k)}"
             raise LimitError(
@@ -103,6 +158,16 @@ class ModularTask:
                 param="k",
                 value=self.k,
                 limit=MAX_POINTS,
+            )
+        if self.p ** (self.k + 1) > MAX_LOGITS:  # exact: p^k <= 2^62 here
+            k_max = max(k for k in range(1, 37) if self.p ** (k + 1) <= MAX_LOGITS)
+            raise LimitError(
+                f"k = {self.k} is too large: the dataset has p^k = {format_count(self.p**self.k)} points with p = "
+                f"{self.p} logits each, p^(k+1) = {format_count(self.p ** (self.k + 1))}, above the limit 2^36 (for "
+                f"p = {self.p} at most k = {k_max}); theory.modular gives the closed forms at any size",
+                param="k",
+                value=self.k,
+                limit=MAX_LOGITS,
             )
 
     @property
@@ -181,9 +246,18 @@ def neuron_blocks(
     ((2, 5), [1.0, 0.309, -0.809, -0.809, 0.309])
     """
     p = check_positive_int(p, "p", minimum=1)
-    check_allocation(array_bytes(len(phases) + 1, p), param="p", value=p, what="the neuron blocks (k+1, p)")
-    x = 2 * np.pi * zeta * np.arange(p) / p
-    U = amplitude * np.cos(x[None, :] + np.asarray(phases, dtype=np.float64)[:, None])
+    k = check_positive_int(k, "k", hypothesis="number of input blocks")
+    zeta_real = _check_real(zeta, "zeta", "an integer frequency")
+    if not zeta_real.is_integer():
+        raise InputError(f"zeta must be an integer frequency, got {zeta!r}", param="zeta")
+    zeta_int = int(zeta) if abs(zeta_real) < 2**53 else int(zeta) % p  # beyond 2^53 only zeta mod p is meaningful
+    phases_arr = _check_vector(phases, "phases", k)
+    theta_w = _check_real(theta_w, "theta_w")
+    amplitude = _check_real(amplitude, "amplitude")
+    check_allocation(array_bytes(2, p), param="p", value=p, what="one neuron block of p float64 entries")
+    check_allocation(array_bytes(k + 1, p), param="k", value=k, what="the neuron blocks (k+1, p)")
+    x = 2 * np.pi * zeta_int * np.arange(p) / p
+    U = amplitude * np.cos(x[None, :] + phases_arr[:, None])
     return U, amplitude * np.cos(x + theta_w)
 
 
@@ -232,6 +306,16 @@ def construction_network(p: int, k: int, width: int | None = None) -> Homogeneou
     >>> abs(evaluate(net, task).normalized_margin - float(tm.max_margin(5, 2))) < 1e-12
     True
     """
+    k = check_positive_int(k, "k")
+    if k > 10**6:  # theory.modular.construction sizes 2^(2k-2) (p-1) (k+1) entries in floats: refuse before
+        raise LimitError(
+            f"k = {format_count(k)} is too large: the construction has 2^(2k-2) (p-1) neurons, above the limit "
+            f"{format_count(MAX_EXACT_ENTRIES)} exact entries; theory.modular.max_margin and min_width give the "
+            "closed forms",
+            param="k",
+            value=k,
+            limit=MAX_EXACT_ENTRIES,
+        )
     c = tm.construction(p, k, width)
     return _from_fourier_neurons(p, k, c.neurons, c.width)
 
@@ -270,7 +354,7 @@ def memorising_network(p: int, alpha: float, beta: float, table: np.ndarray | No
     """
     p = check_odd_modulus(p, source="Edelman thesis App. D.4")
     alpha, beta = _check_scale(alpha), _check_scale(beta)
-    _check_weights_memory(2 * p * p, 2, p, param="p")
+    _check_weights_memory(2 * p * p, 2, p, param="p", k_param="p")
     a, b = (g.ravel() for g in np.meshgrid(np.arange(p), np.arange(p), indexing="ij"))
     if table is None:
         r = (a + b) % p
@@ -421,25 +505,29 @@ def deformed_neuron(
     >>> deformed_neuron(7, 2, 4)
     Traceback (most recent call last):
     ...
-    ValueError: zeta must be a frequency in 1..3 for p = 7, got 4
+    theory._checks.InputError: zeta must be a frequency in 1..3 for p = 7, got 4
     """
     p, k = check_odd_modulus(p), check_positive_int(k, "k")
-    _check_weights_memory(1, k, p, param="p")
-    for name, v in (("mismatch", mismatch), ("split", split), ("dc_fraction", dc_fraction)):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(v):
-            raise InputError(f"{name} must be a finite number, got {v!r:.80}", param=name)
-    freqs = tm.frequencies(p)
+    _check_weights_memory(1, k, p)
+    mismatch = _check_real(mismatch, "mismatch")
+    split = _check_real(split, "split")
+    dc_fraction = _check_real(dc_fraction, "dc_fraction")
     for name, z in (("zeta", zeta), ("second_zeta", second_zeta)):
-        if z is not None and z not in freqs:
-            raise ValueError(f"{name} must be a frequency in 1..{(p - 1) // 2} for p = {p}, got {z}")
+        if z is not None and (
+            isinstance(z, bool) or not isinstance(z, (int, np.integer)) or not 1 <= z <= (p - 1) // 2
+        ):
+            raise InputError(f"{name} must be a frequency in 1..{(p - 1) // 2} for p = {p}, got {z!r:.80}", param=name)
     if second_zeta is None and split != 1.0:
         raise ValueError("split only applies with a second_zeta")
     if not (0.0 <= split <= 1.0 and 0.0 <= dc_fraction <= 1.0):
         raise ValueError(f"split and dc_fraction must lie in [0, 1], got {split} and {dc_fraction}")
-    phases = np.zeros(k) if phases is None else np.asarray(phases, dtype=np.float64)
-    r = np.full(k + 1, 1.0 / (k + 1)) if block_fractions is None else np.asarray(block_fractions, dtype=np.float64)
-    if r.shape != (k + 1,) or np.any(r < 0) or abs(r.sum() - 1) > 1e-12:
-        raise ValueError(f"block_fractions must be k+1 = {k + 1} non-negative numbers summing to 1")
+    phases = np.zeros(k) if phases is None else _check_vector(phases, "phases", k)
+    why = f"block_fractions must be k+1 = {k + 1} non-negative numbers summing to 1"
+    r = np.full(k + 1, 1.0 / (k + 1))
+    if block_fractions is not None:
+        r = _check_vector(block_fractions, "block_fractions", k + 1, why)
+    if np.any(r < 0) or abs(r.sum() - 1) > 1e-12:
+        raise InputError(why, param="block_fractions")
     unit_amp = math.sqrt(2.0 / p)  # a zero-mean cosine with this amplitude has norm 1
 
     def shaped(z: int) -> np.ndarray:
@@ -484,9 +572,20 @@ def psi_fourier(net: HomogeneousNetwork) -> np.ndarray:
     >>> abs(float(psi_fourier(net)[0]) - float(exact)) < 1e-12
     True
     """
+    if not isinstance(net, HomogeneousNetwork):
+        raise InputError(f"net must be a numerics.margins.HomogeneousNetwork, got {net!r:.80}", param="net")
     _m, k, p = net.U.shape
+    if net.W.shape[1] != p or p < 2:
+        raise InputError(
+            f"net must have input and output blocks on the same Z_p, p >= 2; got U {net.U.shape}, W {net.W.shape}",
+            param="net",
+        )
     Uh = np.fft.fft(net.U, axis=-1)
     Wh = np.fft.fft(net.W, axis=-1)
     j = np.arange(1, p)
     terms = Wh[:, (-j) % p] * np.prod(Uh[:, :, j], axis=1)
-    return math.factorial(k) / ((p - 1) * float(p) ** k) * terms.sum(axis=1).real
+    try:
+        scale = math.factorial(k) / ((p - 1) * float(p) ** k)
+    except OverflowError:  # p^k or k! beyond the float range: the same factor in log space
+        scale = math.exp(math.lgamma(k + 1) - math.log(p - 1) - k * math.log(p))
+    return scale * terms.sum(axis=1).real

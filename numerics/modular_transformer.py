@@ -12,12 +12,14 @@ Conventions follow ``theory.modular_transformer``: the analysed matrix is
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from theory._checks import InputError, check_odd_modulus, check_positive_int
+from theory._checks import InputError, check_odd_modulus, check_positive_int, format_count
 
+from .limits import array_bytes, check_allocation, check_count, check_work
 from .margins import HomogeneousNetwork
 from .modular import ModularTask
 from .spectra import purity
@@ -41,6 +43,42 @@ __all__ = [
     "tied_share",
     "top_fraction",
 ]
+
+
+# ------------------------------------------------------------------------------------------------ checks
+
+
+def _as_array(value: object, name: str, *, min_ndim: int, square: bool = False) -> np.ndarray:
+    """``value`` as a finite float64 array with at least ``min_ndim`` axes (the last two equal when ``square``)."""
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be an array of finite numbers, got {value!r:.80}", param=name) from None
+    if a.ndim < min_ndim or 0 in a.shape[-min_ndim:]:
+        raise InputError(f"{name} must have at least {min_ndim} non-empty axes, got shape {a.shape}", param=name)
+    if square and a.shape[-1] != a.shape[-2]:
+        raise InputError(f"{name} must be square over its last two axes, got shape {a.shape[-2:]}", param=name)
+    if not np.isfinite(a).all():
+        raise InputError(f"{name} must be finite (it holds NaN or infinite entries)", param=name)
+    return a
+
+
+def _check_threshold(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputError(f"{name} must be a finite number, got {value!r:.80}", param=name)
+    try:
+        v = float(value)
+    except OverflowError:
+        v = math.inf
+    if not math.isfinite(v):
+        raise InputError(f"{name} must be a finite number, got {name} = {format_count(value)}", param=name)
+    return v
+
+
+def _check_net(net: object) -> HomogeneousNetwork:
+    if not isinstance(net, HomogeneousNetwork):
+        raise InputError(f"net must be a numerics.margins.HomogeneousNetwork, got {net!r:.80}", param="net")
+    return net
 
 
 # ------------------------------------------------------------------------------------------------ data
@@ -78,6 +116,15 @@ def even_split(n_points: int, seed: int, train_fraction: float = 0.5) -> tuple[n
     theory._checks.InputError: train_fraction must lie strictly between 0 and 1, got 1.0
     """
     n = check_positive_int(n_points, "n_points", minimum=2)
+    seed = check_count(seed, "seed", minimum=0)
+    check_work(n, param="n_points", value=n, what="the permutation of n_points", hint="use fewer points")
+    check_allocation(
+        array_bytes(4 * n, itemsize=8),
+        param="n_points",
+        value=n,
+        what="the permutation and the two halves (int64)",
+        hint="use fewer points",
+    )
     if not 0 < train_fraction < 1:
         raise InputError(
             f"train_fraction must lie strictly between 0 and 1, got {train_fraction!r}", param="train_fraction"
@@ -125,7 +172,10 @@ class SplitModularTask:
 
     def __post_init__(self) -> None:
         base = ModularTask(self.p, self.k)
-        idx = np.asarray(self.indices, dtype=np.int64)
+        try:
+            idx = np.asarray(self.indices, dtype=np.int64)
+        except (TypeError, ValueError, OverflowError):
+            raise InputError(f"indices must be point indices in 0..{base.n_points - 1}", param="indices") from None
         if idx.ndim != 1 or idx.size == 0:
             raise InputError("indices must be a non-empty sequence of point indices", param="indices")
         if idx.min() < 0 or idx.max() >= base.n_points or np.unique(idx).size != idx.size:
@@ -178,7 +228,15 @@ def sum_sequences(p: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     >>> seqs.shape, seqs[:4].tolist(), labels[:4].tolist()
     ((9, 3), [[0, 0, 3], [0, 1, 3], [0, 2, 3], [1, 0, 3]], [0, 1, 2, 1])
     """
-    inputs, labels = ModularTask(p, k).batch(0, p**k)
+    task = ModularTask(p, k)
+    check_allocation(
+        array_bytes(task.n_points, 2 * task.k + 3),
+        param="k",
+        value=task.k,
+        what=f"the p^k = {format_count(task.n_points)} sequences of k + 1 tokens and their labels (int64)",
+        hint="use a smaller p or k",
+    )
+    inputs, labels = task.batch(0, task.n_points)
     return np.concatenate([inputs, np.full((inputs.shape[0], 1), p, dtype=np.int64)], axis=1), labels
 
 
@@ -211,9 +269,14 @@ def attention_score_matrix(embed: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, 
     >>> M.shape, bool(np.allclose(M[1], (E[:7] @ w_k[1]) @ (E[:7] @ w_q[1]).T))
     ((2, 7, 7), True)
     """
-    E = np.asarray(embed, dtype=np.float64)[..., :p, :]
-    keys = np.einsum("...ad,...hde->...hae", E, np.asarray(w_k, dtype=np.float64))
-    queries = np.einsum("...bd,...hde->...hbe", E, np.asarray(w_q, dtype=np.float64))
+    E = _as_array(embed, "embed", min_ndim=2)
+    wq, wk = _as_array(w_q, "w_q", min_ndim=3), _as_array(w_k, "w_k", min_ndim=3)
+    p = check_positive_int(p, "p")
+    if p > E.shape[-2]:
+        raise InputError(f"p = {p} is above the {E.shape[-2]} rows of embed", param="p")
+    E = E[..., :p, :]
+    keys = np.einsum("...ad,...hde->...hae", E, wk)
+    queries = np.einsum("...bd,...hde->...hbe", E, wq)
     return np.einsum("...hae,...hbe->...hab", keys, queries)
 
 
@@ -238,7 +301,7 @@ def double_center(M: np.ndarray) -> np.ndarray:
     >>> bool(np.allclose(double_center(M + 1 + a[:, None] + a[None, :] ** 2), M))
     True
     """
-    M = np.asarray(M, dtype=np.float64)
+    M = _as_array(M, "M", min_ndim=2)
     return M - M.mean(axis=-1, keepdims=True) - M.mean(axis=-2, keepdims=True) + M.mean(axis=(-2, -1), keepdims=True)
 
 
@@ -261,7 +324,7 @@ def power_2d(M: np.ndarray) -> np.ndarray:
     >>> power_2d(np.ones((3, 3))).round(9).tolist()
     [[81.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
     """
-    return np.abs(np.fft.fft2(np.asarray(M, dtype=np.float64))) ** 2
+    return np.abs(np.fft.fft2(_as_array(M, "M", min_ndim=2))) ** 2
 
 
 def binned_power(M: np.ndarray) -> np.ndarray:
@@ -293,11 +356,9 @@ def binned_power(M: np.ndarray) -> np.ndarray:
     >>> bool(np.isclose(B.sum(), 7**2 * (M**2).sum()))
     True
     """
-    P = power_2d(M)
+    P = power_2d(_as_array(M, "M", min_ndim=2, square=True))
     p = P.shape[-1]
     check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
-    if P.shape[-2] != p:
-        raise InputError(f"M must be square over its last two axes, got shape {P.shape[-2:]}", param="M")
     h = (p - 1) // 2
     fold = np.zeros((h + 1, p))
     fold[np.minimum(np.arange(p), p - np.arange(p)), np.arange(p)] = 1.0  # (bin, point)
@@ -466,7 +527,7 @@ def head_spectra(M: np.ndarray, n_bins: int) -> HeadSpectra:
     (True, True)
     """
     n_bins = check_positive_int(n_bins, "n_bins")
-    M = np.asarray(M, dtype=np.float64)
+    M = _as_array(M, "M", min_ndim=2, square=True)
     C = double_center(M)
     P = binned_power(C)[..., 1:, 1:]
     centred = _share((C**2).sum(axis=(-2, -1)), (M**2).sum(axis=(-2, -1)))
@@ -502,6 +563,27 @@ def isotropic_top_fraction(p: int, n_bins: int, n_samples: int = 2000, seed: int
     """
     p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
     n_samples = check_positive_int(n_samples, "n_samples", minimum=2)
+    check_allocation(
+        6 * array_bytes(p, p),
+        param="p",
+        value=p,
+        what="one p x p Gaussian matrix and its spectrum",
+        hint="use a smaller p",
+    )
+    check_work(
+        n_samples * p * p,
+        param="n_samples",
+        value=n_samples,
+        what=f"the Monte Carlo (n_samples x p^2 = {format_count(p * p)} Gaussian entries)",
+        hint="use fewer samples",
+    )
+    check_allocation(
+        6 * array_bytes(n_samples, p, p),
+        param="n_samples",
+        value=n_samples,
+        what="the Gaussian matrices (n_samples, p, p) and their spectra",
+        hint="use fewer samples",
+    )
     vals = top_fraction(np.random.default_rng(seed).standard_normal((n_samples, p, p)), n_bins)
     return float(vals.mean()), float(vals.std(ddof=1) / np.sqrt(n_samples))
 
@@ -526,7 +608,7 @@ def embedding_purity(net: HomogeneousNetwork) -> np.ndarray:
     >>> embedding_purity(construction_network(5, 2)).round(9).tolist() == [1.0] * 16
     True
     """
-    return purity(net.U).min(axis=1)
+    return purity(_check_net(net).U).min(axis=1)
 
 
 # ------------------------------------------------------------------------------------------------ grokking
@@ -582,7 +664,12 @@ def first_reach(steps: np.ndarray, values: np.ndarray, threshold: float) -> int 
     >>> first_reach([0, 100, 200], [0.1, 0.6, 1.0], 0.5), first_reach([0, 100, 200], [0.1, 0.6, 1.0], 1.5)
     (100, None)
     """
-    steps, values = np.asarray(steps), np.asarray(values, dtype=np.float64)
+    threshold = _check_threshold(threshold, "threshold")
+    steps = np.asarray(steps)
+    try:
+        values = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"values must be an array of numbers, got {values!r:.80}", param="values") from None
     if steps.shape != values.shape:
         raise InputError(
             f"steps and values must have the same shape, got {steps.shape} and {values.shape}", param="values"

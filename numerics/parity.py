@@ -70,6 +70,13 @@ def check_bits(n: object) -> int:
 
 
 def _check_network_memory(width: int, n: int) -> None:
+    check_allocation(  # one neuron first: a huge n is the fault of n, not of the width
+        array_bytes(n + 2),
+        param="n",
+        value=n,
+        what=f"one neuron with n + 2 = {format_count(n + 2)} float64 weights",
+        hint="a parity network on this many bits does not fit; theory.parity gives the closed forms",
+    )
     check_allocation(
         array_bytes(width, n + 2),
         param="width",
@@ -175,9 +182,18 @@ def network_from_neurons(neurons: Sequence[tp.ParityNeuron], k: int, width: int 
     >>> net.U[:, 0].round(6).tolist()
     [[0.57735, 0.57735, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]
     """
+    if isinstance(neurons, (str, bytes)) or not isinstance(neurons, Sequence):
+        raise InputError(
+            f"neurons must be a sequence of theory.parity.ParityNeuron, got {neurons!r:.80}", param="neurons"
+        )
     if not neurons:
-        raise ValueError("need at least one neuron")
+        raise InputError("need at least one neuron", param="neurons")
+    if not all(isinstance(nr, tp.ParityNeuron) for nr in neurons):
+        raise InputError("neurons must be theory.parity.ParityNeuron objects", param="neurons")
     n = len(neurons[0].u)
+    if any(len(nr.u) != n or len(nr.w) != 2 for nr in neurons):
+        raise InputError(f"every neuron needs n = {n} input weights and 2 output weights", param="neurons")
+    k = tp.check_nk(n, k)[1]
     m = len(neurons) if width is None else check_positive_int(width, "width")
     if m < len(neurons):
         raise InputError(f"width {m} is below the number of neurons {len(neurons)}", param="width")

@@ -21,6 +21,7 @@ relevant one, so S = {0, n', 2n', ...} and :math:`y = \chi_S(x)`; ``W`` has shap
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -30,8 +31,13 @@ from scipy.integrate import quad, solve_ivp
 from scipy.stats import binom
 
 from numerics import walsh as nw
+from numerics.limits import array_bytes, check_allocation, check_count, check_rational, check_real
+from theory._checks import MAX_DIGITS, InputError, LimitError, check_cost
 
 __all__ = [
+    "MAX_BLOCK_WIDTH",
+    "MAX_DIMENSION",
+    "MAX_FLOW_K",
     "MAX_N",
     "equal_init_error_float",
     "error_bruteforce",
@@ -49,17 +55,80 @@ __all__ = [
 ]
 
 MAX_N = 20
+"""Largest n = k n' of the brute force over {±1}^n (2^20 points)."""
+
+MAX_FLOW_K = 1000
+"""Largest number of blocks k of the flow (each right-hand side costs k products of k - 1 factors)."""
+
+MAX_DIMENSION = 10**8
+"""Largest n of :func:`perturbed_neuron_weights` (800 MB of float64; the transforms need n <= 26)."""
+
+MAX_BLOCK_WIDTH = 10**7
+"""Largest block width n' of :func:`equal_init_error_float` and :func:`plateau_numeric` (the Bin(n'-1, 1/2) law,
+n' floats; about 10 s of scan at the limit)."""
+
+
+def _array(value: object, name: str, ndim: int) -> np.ndarray:
+    """A finite float64 array with ``ndim`` axes (``ndim = -1``: any); InputError naming ``name``."""
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be an array of finite numbers, got {value!r:.80}", param=name) from None
+    if value is None or (ndim >= 0 and a.ndim != ndim):
+        raise InputError(f"{name} must be a {ndim}-d array of finite numbers, got {value!r:.80}", param=name)
+    if not np.isfinite(a).all():
+        raise InputError(f"{name} must be finite (it holds NaN or infinite entries)", param=name)
+    return a
+
+
+def _tolerances(rtol: object, atol: object) -> tuple[float, float]:
+    r = check_real(rtol, "rtol", what="a positive finite tolerance")
+    a = check_real(atol, "atol", what="a finite tolerance >= 0")
+    if not r > 0:
+        raise InputError(f"rtol must be a positive finite tolerance, got {rtol!r}", param="rtol")
+    if not a >= 0:
+        raise InputError(f"atol must be a finite tolerance >= 0, got {atol!r}", param="atol")
+    return r, a
+
+
+def _check_flow_k(k: object, name: str = "k") -> int:
+    k_int = check_count(k, name, why="number of blocks")
+    check_cost(
+        k_int,
+        MAX_FLOW_K,
+        param=name,
+        value=k_int,
+        what="the number of blocks of the flow (k^2 products per evaluation)",
+        hint="theory.polynet.flow_solution and flow_time give the equal-init flow in closed form",
+    )
+    return k_int
+
+
+def _check_block_width(n_prime: object) -> int:
+    m = check_count(n_prime, "n_prime", message=f"n' (block width) must be an integer >= 1, got {n_prime!r:.80}")
+    check_cost(
+        m,
+        MAX_BLOCK_WIDTH,
+        param="n_prime",
+        value=m,
+        what="the block width (the law of U has n' atoms)",
+        hint="theory.polynet gives the exact error and plateau ratio",
+    )
+    return m
 
 
 def _check_W(W) -> np.ndarray:
-    W = np.asarray(W, dtype=np.float64)
-    if W.ndim != 2 or W.shape[0] < 1 or W.shape[1] < 1:
-        raise ValueError(f"W must have shape (k, n') with k, n' >= 1, got {W.shape}")
+    W = _array(W, "W", 2)
+    if W.shape[0] < 1 or W.shape[1] < 1:
+        raise InputError(f"W must have shape (k, n') with k, n' >= 1, got {W.shape}", param="W")
     n = W.size
     if n > MAX_N:
-        raise ValueError(
-            f"brute force over {{±1}}^n with n = k n' = {n} > {MAX_N} is too large; use "
-            f"theory.polynet.error / population_gradient_formula"
+        raise LimitError(
+            f"W = a (k, n') = {W.shape} weight matrix is too large: brute force over {{±1}}^n with n = k n' = {n} > "
+            f"{MAX_N} is too large; use theory.polynet.error / population_gradient_formula",
+            param="W",
+            value=W.shape,
+            limit=MAX_N,
         )
     return W
 
@@ -84,6 +153,25 @@ def relevant_mask(k: int, n_prime: int) -> int:
     >>> bin(relevant_mask(3, 2))
     '0b10101'
     """
+    k = check_count(k, "k", why="number of blocks")
+    n_prime = check_count(n_prime, "n_prime", why="block width")
+    max_bits = int(MAX_DIGITS / math.log10(2))  # a mask of at most MAX_DIGITS decimal digits
+    check_cost(
+        n_prime,
+        max_bits,
+        param="n_prime",
+        value=n_prime,
+        what="the block width (bits per block of the mask)",
+        hint="brute force needs k n' <= 20 bits anyway",
+    )
+    check_cost(
+        k * n_prime,
+        max_bits,
+        param="k",
+        value=k,
+        what=f"the number of bits k n' of the mask ({MAX_DIGITS} decimal digits at most)",
+        hint="brute force needs k n' <= 20 bits anyway",
+    )
     return sum(1 << (i * n_prime) for i in range(k))
 
 
@@ -117,7 +205,7 @@ def polynet_output(W) -> np.ndarray:
     >>> polynet_output(np.ones((3, 7)))
     Traceback (most recent call last):
     ...
-    ValueError: brute force over {±1}^n with n = k n' = 21 > 20 is too large; use ...
+    theory._checks.LimitError: W = a (k, n') = (3, 7) weight matrix is too large: brute force over {±1}^n with n = k n' = 21 ...
     """
     W = _check_W(W)
     _, Z, _ = _blocks(W)
@@ -217,12 +305,17 @@ def integrate_flow(
     >>> V[:, 0].round(9).tolist(), [float(tpn.flow_solution(Fraction(t), 3)) for t in ("0", "1/4", "2/5")]
     ([1.0, 1.333333333, 1.666666667], [1.0, 1.3333333333333333, 1.6666666666666667])
     """
-    v_init = np.asarray(v0, dtype=np.float64)
-    t = np.asarray(t_eval, dtype=np.float64)
+    v_init = _array(v0, "v0", -1)
+    t = _array(t_eval, "t_eval", -1)
     if v_init.ndim != 1 or v_init.size < 1:
-        raise ValueError(f"v0 must be a non-empty vector, got shape {v_init.shape}")
+        raise InputError(f"v0 must be a non-empty vector, got shape {v_init.shape}", param="v0")
+    _check_flow_k(v_init.size, "v0")
     if t.ndim != 1 or t.size < 1 or np.any(np.diff(t) < 0) or t[0] < 0:
-        raise ValueError("t_eval must be a non-empty, non-decreasing vector of times >= 0")
+        raise InputError("t_eval must be a non-empty, non-decreasing vector of times >= 0", param="t_eval")
+    check_allocation(
+        array_bytes(t.size, v_init.size), param="t_eval", value=t.size, what="the trajectory (len(t_eval), k)"
+    )
+    rtol, atol = _tolerances(rtol, atol)
 
     def rhs(_t, v):
         return np.array([np.prod(np.delete(v, i)) for i in range(v.size)])
@@ -260,8 +353,13 @@ def squared_growth_spread(V: np.ndarray, v0: Sequence[float]) -> tuple[float, np
     >>> spread < 1e-8, q.round(4).tolist()
     (True, [0.0, 0.2608, 0.6899])
     """
-    V = np.asarray(V, dtype=np.float64)
-    q = V**2 - np.asarray(v0, dtype=np.float64) ** 2
+    V = _array(V, "V", 2)
+    v_init = _array(v0, "v0", 1)
+    if v_init.shape != (V.shape[1],):
+        raise InputError(f"v0 must have k = {V.shape[1]} entries (the columns of V), got {v_init.shape}", param="v0")
+    q = V**2 - v_init**2
+    if not np.isfinite(q).all():
+        raise InputError("V and v0 overflow float64 when squared", param="V")
     scale = np.maximum(1.0, np.abs(q).max(axis=1))
     return float(((q.max(axis=1) - q.min(axis=1)) / scale).max()), q.mean(axis=1)
 
@@ -311,11 +409,12 @@ def equal_init_error_float(v: np.ndarray, k: int, n_prime: int) -> np.ndarray:
     >>> abs(e / float(tpn.equal_init_error(38, 3, 41)) - 1) < 1e-12
     True
     """
-    if isinstance(k, bool) or int(k) != k or k < 1:
-        raise ValueError(f"k (relevant blocks) must be an integer >= 1, got {k!r}")
-    if isinstance(n_prime, bool) or int(n_prime) != n_prime or n_prime < 1:
-        raise ValueError(f"n' (block width) must be an integer >= 1, got {n_prime!r}")
-    v = np.asarray(v, dtype=np.float64)
+    k = check_count(k, "k", message=f"k (relevant blocks) must be an integer >= 1, got {k!r:.80}")
+    check_cost(
+        k, 2**53, param="k", value=k, what="the number of blocks (an exponent in float64)", hint="use a smaller k"
+    )
+    n_prime = _check_block_width(n_prime)
+    v = _array(v, "v", -1)
     log_b, log_c = _log_block_probs(v, n_prime - 1)
     b, c = np.exp(log_b), np.exp(log_c)
     x = np.clip(c + 2 * b, 0.0, 1.0)  # 1 - (a - b); a - b >= 0 for v > 0
@@ -366,10 +465,16 @@ def hitting_time(k: int, v_target: float, v0: float = 1.0, *, rtol: float = 1e-1
     >>> hitting_time(3, 0.5)
     Traceback (most recent call last):
     ...
-    ValueError: v_target must be >= v0 = 1.0, got 0.5
+    theory._checks.InputError: v_target must be >= v0 = 1.0, got 0.5
     """
+    k = _check_flow_k(k)
+    v_target, v0 = (
+        check_real(v_target, "v_target", what="a finite number"),
+        check_real(v0, "v0", what="a finite number"),
+    )
+    rtol, atol = _tolerances(rtol, atol)
     if v_target < v0:
-        raise ValueError(f"v_target must be >= v0 = {v0}, got {v_target}")
+        raise InputError(f"v_target must be >= v0 = {v0}, got {v_target}", param="v_target")
     if v_target == v0:
         return 0.0
 
@@ -409,9 +514,18 @@ def flow_time_quad(k: int, v_from: float, v_to: float) -> float:
     >>> flow_time_quad(3, 1.0, 4.0), tpn.flow_time(4, 3)
     (0.75, Fraction(3, 4))
     """
+    k = _check_flow_k(k)
+    v_from, v_to = (
+        check_real(v_from, "v_from", what="a finite number"),
+        check_real(v_to, "v_to", what="a finite number"),
+    )
     if not 0 < v_from <= v_to:
-        raise ValueError(f"need 0 < v_from <= v_to, got {v_from}, {v_to}")
+        raise InputError(f"need 0 < v_from <= v_to, got {v_from}, {v_to}", param="v_from")
     val, _ = quad(lambda v: v ** (1.0 - k), v_from, v_to, epsabs=0.0, epsrel=1e-13, limit=200)
+    if not math.isfinite(val):
+        raise InputError(
+            f"the flow time from v_from = {v_from} to v_to = {v_to} overflows float64 for k = {k}", param="v_from"
+        )
     return float(val)
 
 
@@ -446,14 +560,19 @@ def plateau_numeric(k: int, n_prime: int, eps: float = 0.49) -> dict:
     >>> plateau_numeric(3, 10)
     Traceback (most recent call last):
     ...
-    ValueError: plateau_numeric needs odd n' >= 3, got 10
+    theory._checks.InputError: plateau_numeric needs odd n' >= 3, got 10
     """
+    n_prime = check_count(n_prime, "n_prime", message=f"plateau_numeric needs odd n' >= 3, got {n_prime!r:.80}")
     if n_prime % 2 == 0 or n_prime < 3:
-        raise ValueError(f"plateau_numeric needs odd n' >= 3, got {n_prime}")
-    if isinstance(k, bool) or int(k) != k or k < 3:
-        raise ValueError(f"Thm 5.7 assumes k >= 3 (for k = 2 the flow is exponential), got k = {k!r}")
+        raise InputError(f"plateau_numeric needs odd n' >= 3, got {n_prime}", param="n_prime")
+    _check_block_width(n_prime)
+    k = check_count(k, "k", message=f"Thm 5.7 assumes k >= 3 (for k = 2 the flow is exponential), got k = {k!r:.80}")
+    if k < 3:
+        raise InputError(f"Thm 5.7 assumes k >= 3 (for k = 2 the flow is exponential), got k = {k!r}", param="k")
+    _check_flow_k(k)
+    eps = check_real(eps, "eps", what="an error level in [0, 1/2)")
     if not 0 <= eps < 0.5:
-        raise ValueError(f"eps must lie in [0, 1/2) (an error level below chance), got eps = {eps!r}")
+        raise InputError(f"eps must lie in [0, 1/2) (an error level below chance), got eps = {eps!r}", param="eps")
     vs = np.arange(1, n_prime + 1, dtype=np.float64)
     err = equal_init_error_float(vs, k, n_prime)
     log_b, log_c = _log_block_probs(vs, n_prime - 1)
@@ -467,7 +586,7 @@ def plateau_numeric(k: int, n_prime: int, eps: float = 0.49) -> dict:
         v = vs[j]
         return v if v % 2 == 0 else max(1.0, v - 1)  # interval (v-1, v+1): infimum v-1 (or v0 = 1)
 
-    v_eps, v_0 = v_star(eps), v_star(0.0)
+    v_eps, v_0 = float(v_star(eps)), float(v_star(0.0))  # plain floats (vs holds np.float64)
     t_eps, t_0 = flow_time_quad(k, 1.0, v_eps), flow_time_quad(k, 1.0, v_0)
     # 1 - T_eps/T_0 = (T_0 - T_eps)/T_0, the difference integrated directly (no cancellation)
     return {"v_star": v_eps, "v_zero": v_0, "T_eps": t_eps, "T_0": t_0, "ratio": flow_time_quad(k, v_eps, v_0) / t_0}
@@ -495,11 +614,30 @@ def perturbed_neuron_weights(n: int, s: int, eps: float) -> np.ndarray:
     >>> perturbed_neuron_weights(5, 2, 0.1).tolist()
     [1.0, 1.0, 0.1, 0.1, 0.1]
     """
-    if not 0 <= s <= n:
-        raise ValueError(f"need 0 <= s <= n, got s = {s}, n = {n}")
+    n = check_count(n, "n", minimum=0, why="dimension")
+    s = check_count(s, "s", minimum=0, why="number of ones")
+    if not s <= n:
+        raise InputError(f"need 0 <= s <= n, got s = {s}, n = {n}", param="s")
+    eps = check_real(eps, "eps", what="a finite number")
+    check_cost(n, MAX_DIMENSION, param="n", value=n, what="the dimension", hint="the transforms need n <= 26")
+    check_allocation(array_bytes(n), param="n", value=n, what="the weights (n,)")
     w = np.full(n, float(eps))
     w[:s] = 1.0
     return w
+
+
+def _check_nks(n: object, k: object, s: object) -> tuple[int, int, int]:
+    """0 <= s <= k <= n (S' inside S inside [n]) and n <= numerics.walsh.MAX_N (a dense transform over {±1}^n)."""
+    n_int = check_count(n, "n", minimum=0, why="dimension")
+    k_int = check_count(k, "k", minimum=0, why="parity order")
+    s_int = check_count(s, "s", minimum=0, why="number of unit weights")
+    if not s_int <= k_int <= n_int:
+        raise InputError(
+            f"need 0 <= s <= k <= n (S' inside S inside [n]), got s = {s}, k = {k}, n = {n}",
+            param="s" if s_int > k_int else "k",
+        )
+    nw._check_n(n_int)
+    return n_int, k_int, s_int
 
 
 def perturbed_neuron_correlation(n: int, k: int, s: int, eps: float, b: float = 0.0) -> np.ndarray:
@@ -538,10 +676,13 @@ def perturbed_neuron_correlation(n: int, k: int, s: int, eps: float, b: float = 
     >>> [str(v) for v in tsi.good_neuron_correlations(7, 4, 2)]
     ['0', '0', '-3/32', '-3/32', '1/32', '1/32', '1/32']
     """
-    if not 0 <= s <= k <= n:
-        raise ValueError(f"need 0 <= s <= k <= n (S' inside S inside [n]), got s = {s}, k = {k}, n = {n}")
-    if not (np.isfinite(eps) and eps >= 0):
-        raise ValueError(f"eps (the perturbation of the irrelevant weights) must be finite and >= 0, got {eps!r}")
+    n, k, s = _check_nks(n, k, s)
+    eps = check_real(eps, "eps", what="finite and >= 0 (the perturbation of the irrelevant weights)")
+    if not eps >= 0:
+        raise InputError(
+            f"eps (the perturbation of the irrelevant weights) must be finite and >= 0, got {eps!r}", param="eps"
+        )
+    b = check_real(b, "b", what="a finite number")
     w = perturbed_neuron_weights(n, s, eps)
     grad_w, _ = nw.population_gradient(nw.relu_prime, w, b, range(k))
     return -grad_w
@@ -579,7 +720,10 @@ def perturbed_neuron_correlation_exact(
     >>> eps, perturbed_neuron_correlation_exact(7, 4, 2, eps) == tsi.good_neuron_correlations(7, 4, 2)
     (Fraction(1, 10), True)
     """
-    eps, b = Fraction(eps), Fraction(b)
+    n, k, s = _check_nks(n, k, s)
+    eps, b = check_rational(eps, "eps"), check_rational(b, "b")
+    if eps < 0:
+        raise InputError(f"eps (the perturbation of the irrelevant weights) must be >= 0, got {eps}", param="eps")
     q = eps.denominator
     w_int = [q] * s + [eps.numerator] * (n - s)
     grad_w, _ = nw.population_gradient_exact(w_int, b * q, range(k))

@@ -39,12 +39,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from theory._checks import check_cost
+from theory._checks import InputError, check_cost
 
-from .limits import array_bytes, check_allocation
+from .limits import array_bytes, check_allocation, check_count, check_work
 from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights
 
 __all__ = [
+    "MAX_DEGREE",
     "MAX_STARTS",
     "SingleNeuronResult",
     "class_weighted_objective",
@@ -53,6 +54,48 @@ __all__ = [
 ]
 
 _Chunk = tuple[np.ndarray, np.ndarray, "np.ndarray | None"]
+
+MAX_DEGREE = 64
+"""Largest activation degree (the objective is a polynomial of degree ``degree + 1``; the tasks of this toolkit use
+k <= 26)."""
+
+
+def _check_task(task: object) -> Task:
+    if not isinstance(task, Task):
+        raise InputError(
+            f"task must be a numerics.margins.Task (ModularTask, SparseParityTask, GroupTask, ...), got {task!r:.80}",
+            param="task",
+        )
+    return task
+
+
+def _check_degree(degree: object) -> int:
+    if isinstance(degree, bool) or not isinstance(degree, (int, float, np.integer, np.floating)):
+        raise InputError(f"degree must be a positive integer, got {degree!r:.80}", param="degree")
+    d = check_count(degree, "degree", why="degree must be a positive integer")
+    check_cost(
+        d,
+        MAX_DEGREE,
+        param="degree",
+        value=d,
+        what="the activation degree (the objective is a polynomial of degree + 1 in float64)",
+        hint="use the degree of the task (k inputs: degree k)",
+    )
+    return d
+
+
+def _check_class_weights(Q: object, task: Task) -> np.ndarray:
+    try:
+        Q_arr = np.asarray(Q, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"Q must be an (N, C) array of class weights, got {Q!r:.80}", param="Q") from None
+    if not np.isfinite(Q_arr).all():
+        raise InputError("Q must be finite (it holds NaN or infinite entries)", param="Q")
+    return check_class_weights(Q_arr, task)
+
+
+def _check_budget(memory_budget: object) -> int:
+    return check_count(memory_budget, "memory_budget", why="bytes per chunk")
 
 
 def objective_chunk_size(task: Task, memory_budget: int = DEFAULT_MEMORY_BUDGET) -> int:
@@ -77,23 +120,35 @@ def objective_chunk_size(task: Task, memory_budget: int = DEFAULT_MEMORY_BUDGET)
     >>> objective_chunk_size(task, memory_budget=8 * 33 * 100), objective_chunk_size(task, memory_budget=1)
     (100, 1)
     """
+    task = _check_task(task)
+    memory_budget = _check_budget(memory_budget)
     per_point = 8 * (task.n_blocks * task.block_size + 3 * task.n_classes + 8)
     return max(1, int(memory_budget // per_point))
 
 
 def _check_neuron(U: np.ndarray, w: np.ndarray, task: Task, degree: int) -> tuple[np.ndarray, np.ndarray, int]:
-    U = np.asarray(U, dtype=np.float64)
-    w = np.asarray(w, dtype=np.float64)
-    if U.shape != (task.n_blocks, task.block_size) or w.shape != (task.n_classes,):
-        raise ValueError(
+    task = _check_task(task)
+    arrays = []
+    for name, value in (("U", U), ("w", w)):
+        try:
+            a = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            raise InputError(f"{name} must be an array of finite numbers, got {value!r:.80}", param=name) from None
+        arrays.append(a)
+    U_arr, w_arr = arrays
+    if U_arr.shape != (task.n_blocks, task.block_size) or w_arr.shape != (task.n_classes,):
+        raise InputError(
             f"a neuron for this task needs U of shape (k, d) = {(task.n_blocks, task.block_size)} and w of shape "
-            f"(C,) = {(task.n_classes,)}; got {U.shape} and {w.shape}"
+            f"(C,) = {(task.n_classes,)}; got {U_arr.shape} and {w_arr.shape}",
+            param="U" if U_arr.shape != (task.n_blocks, task.block_size) else "w",
         )
-    if isinstance(degree, bool) or int(degree) != degree or degree < 1:
-        raise ValueError(f"degree must be a positive integer, got {degree!r}")
+    for name, a in (("U", U_arr), ("w", w_arr)):
+        if not np.isfinite(a).all():
+            raise InputError(f"{name} must be finite (it holds NaN or infinite entries)", param=name)
+    d = _check_degree(degree)
     if task.n_classes < 2:
-        raise ValueError("the class-weighted margin needs at least 2 classes")
-    return U, w, int(degree)
+        raise InputError("the class-weighted margin needs at least 2 classes", param="task")
+    return U_arr, w_arr, d
 
 
 def _iter_chunks(task: Task, Q: np.ndarray | None, chunk_size: int) -> Iterator[_Chunk]:
@@ -222,11 +277,16 @@ def class_weighted_objective(
     """
     U, w, degree = _check_neuron(U, w, task, degree)
     if Q is not None:
-        Q = check_class_weights(Q, task)
-    n = chunk_size if chunk_size is not None else objective_chunk_size(task)
-    if n < 1:
-        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
-    return _accumulate(U, w, degree, _iter_chunks(task, Q, n), task.n_points)
+        Q = _check_class_weights(Q, task)
+    n = check_count(chunk_size, "chunk_size") if chunk_size is not None else objective_chunk_size(task)
+    value, grad_U, grad_w = _accumulate(U, w, degree, _iter_chunks(task, Q, n), task.n_points)
+    if not (np.isfinite(value) and np.isfinite(grad_U).all() and np.isfinite(grad_w).all()):
+        raise InputError(
+            f"the objective overflows float64 at this neuron (max |U| = {np.abs(U).max():.3g}, max |w| = "
+            f"{np.abs(w).max():.3g}, degree {degree}); rescale the neuron (Psi is homogeneous of degree {degree + 1})",
+            param="U",
+        )
+    return value, grad_U, grad_w
 
 
 @dataclass(frozen=True)
@@ -288,7 +348,16 @@ class _ScaleFree:
         self.k, self.d, self.C = k, d, C
         inputs, _ = task.batch(0, min(1, task.n_points))
         per_point = 8 * ((k if np.issubdtype(inputs.dtype, np.integer) else k * d) + 1 + (C if Q is not None else 0))
-        self.cache = list(_iter_chunks(task, Q, chunk_size)) if per_point * task.n_points <= memory_budget else None
+        self.cache = None
+        if per_point * task.n_points <= memory_budget:
+            check_allocation(
+                per_point * task.n_points,
+                param="memory_budget",
+                value=memory_budget,
+                what="the cached chunks of the task",
+                hint="use a memory_budget below the memory available (the chunks are then streamed)",
+            )
+            self.cache = list(_iter_chunks(task, Q, chunk_size))
 
     def split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return theta[: self.k * self.d].reshape(self.k, self.d), theta[self.k * self.d :]
@@ -383,10 +452,12 @@ def maximize_single_neuron(
     >>> maximize_single_neuron(ModularTask(3, 2), 2, n_starts=0)
     Traceback (most recent call last):
     ...
-    ValueError: n_starts must be an integer >= 1, got 0
+    theory._checks.InputError: n_starts must be an integer >= 1, got 0
     """
-    if isinstance(n_starts, bool) or int(n_starts) != n_starts or n_starts < 1:
-        raise ValueError(f"n_starts must be an integer >= 1, got {n_starts!r}")
+    task = _check_task(task)
+    if isinstance(n_starts, bool) or not isinstance(n_starts, (int, float, np.integer, np.floating)):
+        raise InputError(f"n_starts must be an integer >= 1, got {n_starts!r:.80}", param="n_starts")
+    n_starts = check_count(n_starts, "n_starts")
     check_cost(
         int(n_starts),
         MAX_STARTS,
@@ -395,13 +466,22 @@ def maximize_single_neuron(
         what="the multi-start search (one L-BFGS run per start)",
         hint="a few dozen starts find the maximum on the tasks of this toolkit",
     )
-    if not tol > 0:
-        raise ValueError(f"tol must be positive, got {tol}")
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)) or not 0 < tol < 2**1000:
+        raise InputError(f"tol must be positive, got {tol!r:.80}", param="tol")
+    maxiter = check_count(maxiter, "maxiter")
+    memory_budget = _check_budget(memory_budget)
     k, d, C = task.n_blocks, task.block_size, task.n_classes
     _check_neuron(np.zeros((k, d)), np.zeros(C), task, degree)
+    check_work(
+        int(n_starts) * task.n_points * (k * d + C),
+        param="n_starts",
+        value=int(n_starts),
+        what=f"the objective at every start (n_starts x N = {task.n_points} points x (k d + C) entries)",
+        hint="use fewer starts",
+    )
     if Q is not None:
-        Q = check_class_weights(Q, task)
-    n = chunk_size if chunk_size is not None else objective_chunk_size(task, memory_budget)
+        Q = _check_class_weights(Q, task)
+    n = check_count(chunk_size, "chunk_size") if chunk_size is not None else objective_chunk_size(task, memory_budget)
     fun = _ScaleFree(task, int(degree), Q, n, memory_budget)
     rng = np.random.default_rng(seed)
     dim = k * d + C

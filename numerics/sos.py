@@ -67,7 +67,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from theory import finite_groups as fg
-from theory._checks import InputError, LimitError, check_positive_int, format_count, log10_factorial
+from theory._checks import MAX_FACTORIAL_N, InputError, LimitError, check_positive_int, format_count, log10_factorial
 
 from .limits import array_bytes, check_allocation
 from .margins import DEFAULT_MEMORY_BUDGET, Task, check_class_weights
@@ -153,20 +153,6 @@ class SOSError(RuntimeError):
     """
 
 
-def _check_memory(nbytes: int, *, param: str, value: object, what: str, hint: str = "") -> None:
-    """:func:`numerics.limits.check_allocation`, refusing sizes beyond any machine first (exact integers)."""
-    if nbytes > _BEYOND_ANY_MEMORY:
-        raise LimitError(
-            f"{param} = {format_count(value)} is too large: {what} needs {format_count(nbytes)} bytes, beyond the "
-            "memory of any machine" + (f"; {hint}" if hint else ""),
-            param=param,
-            value=value,
-            limit=_BEYOND_ANY_MEMORY,
-            hint=hint,
-        )
-    check_allocation(nbytes, param=param, value=value, what=what, hint=hint)
-
-
 def _check_vars(n: int, param: str = "n", value: object = None) -> int:
     """Refuse a grading of more than :data:`MAX_VARS` variables, naming ``param`` (whose value is ``value``, default
     ``n``)."""
@@ -191,10 +177,13 @@ def _as_degree(degree: object, name: str = "degree") -> int:
 
 
 def _log10_binomial(n: int, k: int) -> float:
-    """log10 C(n, k) in O(1) (lgamma), for sizes too large to form."""
+    """log10 C(n, k) in O(1) (lgamma), for sizes too large to form; ``inf`` beyond the float range of log10(n!)
+    (``n > MAX_FACTORIAL_N``), which every size check refuses."""
     k = min(k, n - k)
     if k <= 0:
         return 0.0
+    if n > MAX_FACTORIAL_N:
+        return math.inf
     return log10_factorial(n) - log10_factorial(k) - log10_factorial(n - k)
 
 
@@ -745,7 +734,7 @@ def margin_polynomials(
         Q = check_class_weights(Q, task)
     M = _check_monomials(n, degree)
     chunk = min(max(1, int(memory_budget // (16 * (2 * M + n + C)))), max(N, 1))
-    _check_memory(
+    check_allocation(
         array_bytes(chunk, 2 * M + n + C, itemsize=16) + array_bytes(M, C, itemsize=16),
         param="memory_budget",
         value=memory_budget,
@@ -847,7 +836,7 @@ def squared_norm_form(exps: np.ndarray, P: np.ndarray) -> Form:
             param="P",
         )
     M, n = exps.shape
-    _check_memory(
+    check_allocation(
         array_bytes(M, M, itemsize=16) + array_bytes(M * (M + 1) // 2, 4 + n, itemsize=8),
         param="exps",
         value=M,
@@ -1057,7 +1046,7 @@ def _setup(form: Form, grading: Grading | None, drop_tol: float = 1e-13) -> _Set
     _, exps = monomials(len(used), d)
     blocks = _weight_classes(exps, vg)
     n_pairs = sum(len(r) ** 2 for r in blocks.reps)
-    _check_memory(
+    check_allocation(
         array_bytes(n_pairs, 3 * len(used) + 6, itemsize=8),
         param="form",
         value=f"a form of degree {form.degree} in {n} variables",
@@ -1406,7 +1395,7 @@ def _sos_sphere_bound(
             limit=max_block,
             hint="use a smaller case or a grading with smaller blocks",
         )
-    _check_memory(
+    check_allocation(
         _BYTES_PER_SCALING_ENTRY * size.dense_scaling_entries,
         param=param,
         value=value,

@@ -22,6 +22,7 @@ The constructions of :mod:`theory.sparse_variable` are written with named unit v
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -31,9 +32,14 @@ import numpy as np
 import scipy.sparse as sp
 import sympy
 
+from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_real, check_rng, check_work
 from theory import sparse_variable as ts
+from theory._checks import MAX_DIGITS, MAX_EXACT_ENTRIES, InputError, check_cost, format_count
 
 __all__ = [
+    "MAX_ALL_INPUTS_T",
+    "MAX_EXACT_ERROR_WORK",
+    "MAX_SUPPORTS",
     "Embedding",
     "NumericConstruction",
     "NumericRepresentation",
@@ -64,6 +70,63 @@ __all__ = [
     "target_values",
     "worst_errors_by_level",
 ]
+
+
+MAX_ALL_INPUTS_T = 20
+"""Largest context length of :func:`all_inputs` (2^20 contexts)."""
+MAX_EXACT_ERROR_WORK = 10**9
+"""Largest contexts x (T + 1) x heads x (outputs + 1) x digits of :func:`exact_head_errors` (mpmath work)."""
+MAX_SUPPORTS = 10**7
+"""Largest number of s-subsets :func:`consistent_supports` may search (one Python step each)."""
+
+
+def _array(value: object, name: str, *, ndim: int | None = None, min_ndim: int = 0) -> np.ndarray:
+    """A finite float64 array (``ndim`` axes, or at least ``min_ndim``); InputError naming ``name``."""
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be an array of finite numbers, got {value!r:.80}", param=name) from None
+    if value is None or (ndim is not None and a.ndim != ndim) or a.ndim < min_ndim:
+        shape = f"{ndim}-d" if ndim is not None else f"at least {min_ndim}-d"
+        raise InputError(f"{name} must be a {shape} array of finite numbers, got {value!r:.80}", param=name)
+    if not np.isfinite(a).all():
+        raise InputError(f"{name} must be finite (it holds NaN or infinite entries)", param=name)
+    return a
+
+
+def _bits(value: object, name: str = "b", T: int | None = None) -> np.ndarray:
+    """Contexts ``(B, T)`` of integer bits; InputError naming ``name``."""
+    b = np.asarray(value)
+    if b.ndim != 2 or not np.issubdtype(b.dtype, np.integer) or (T is not None and b.shape[1] != T):
+        raise InputError(
+            f"{name} must be a (B, T{' = ' + str(T) if T else ''}) integer array of bits, got {value!r:.80}", param=name
+        )
+    return b.astype(np.int64, copy=False)
+
+
+def _check_construction(c: object) -> ts.Construction:
+    if not isinstance(c, ts.Construction):
+        raise InputError(f"c must be a theory.sparse_variable.Construction, got {c!r:.80}", param="c")
+    return c
+
+
+def _check_embedding(emb: object) -> Embedding:
+    if not isinstance(emb, Embedding):
+        raise InputError(
+            f"emb must be an Embedding (orthonormal_embedding, coherent_embedding), got {emb!r:.80}", param="emb"
+        )
+    return emb
+
+
+def _positions(value: object, name: str, n_pos: int) -> list[int]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, range, np.ndarray)):
+        raise InputError(f"{name} must be a sequence of positions, got {value!r:.80}", param=name)
+    out = []
+    for i in value:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < n_pos:
+            raise InputError(f"{name} must hold positions in [0, {n_pos}), got {i!r:.80}", param=name)
+        out.append(int(i))
+    return out
 
 
 # --------------------------------------------------------------------------------------------- embeddings
@@ -144,10 +207,18 @@ def cross_gram(emb: Embedding, rows: Sequence[int], cols: Sequence[int] | None =
     >>> cross_gram(orthonormal_embedding(3), [0, 1], [1])
     [[Fraction(0, 1)], [Fraction(1, 1)]]
     """
+    emb = _check_embedding(emb)
     n_pos = emb.pos.shape[0]
-    cols = range(n_pos) if cols is None else cols
-    if any(not 0 <= i < n_pos for i in (*rows, *cols)):
-        raise ValueError(f"positions must lie in [0, {n_pos}), got rows {list(rows)[:8]}, cols {list(cols)[:8]}")
+    rows = _positions(rows, "rows", n_pos)
+    cols = list(range(n_pos)) if cols is None else _positions(cols, "cols", n_pos)
+    check_cost(
+        len(rows) * len(cols),
+        MAX_EXACT_ENTRIES,
+        param="cols" if len(cols) > len(rows) else "rows",
+        value=len(cols) if len(cols) > len(rows) else len(rows),
+        what=f"the exact inner products ({len(rows)} rows x {len(cols)} columns)",
+        hint="pass the positions of interest",
+    )
     if sp.issparse(emb.pos):
         return [[Fraction(int(i == j)) for j in cols] for i in rows]
     d_pos = int(np.count_nonzero(emb.pos[0]))
@@ -178,6 +249,16 @@ def gram_of(emb: Embedding, positions: Sequence[int]) -> list[list[Fraction]]:
     >>> [[str(v) for v in row] for row in gram_of(emb, [0, 1])]
     [['1', '3/8'], ['3/8', '1']]
     """
+    emb = _check_embedding(emb)
+    positions = _positions(positions, "positions", emb.pos.shape[0])
+    check_cost(
+        len(positions) ** 2,
+        MAX_EXACT_ENTRIES,
+        param="positions",
+        value=len(positions),
+        what="the exact Gram matrix (len(positions)^2 entries)",
+        hint="pass fewer positions",
+    )
     return cross_gram(emb, positions, positions)
 
 
@@ -201,8 +282,14 @@ def orthonormal_embedding(n_pos: int) -> Embedding:
     >>> emb.d, emb.pos.shape, emb.cls.tolist()
     (7, (4, 7), [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0])
     """
-    if n_pos < 1:
-        raise ValueError(f"n_pos must be >= 1, got {n_pos}")
+    n_pos = check_count(n_pos, "n_pos", message=f"n_pos must be >= 1, got {n_pos!r:.80}")
+    check_allocation(
+        array_bytes(n_pos, itemsize=64),
+        param="n_pos",
+        value=n_pos,
+        what="the sparse identity and the extra coordinates (about 64 bytes per position)",
+        hint="use fewer positions",
+    )
     d = n_pos + 3
     extra = np.zeros((3, d))
     extra[np.arange(3), n_pos + np.arange(3)] = 1.0
@@ -242,8 +329,20 @@ def coherent_embedding(n_pos: int, d_pos: int, rng: np.random.Generator) -> Embe
     >>> bool(np.allclose(np.diag(G), 1)), float(np.abs(G - np.diag(np.diag(G))).max())
     (True, 0.5)
     """
-    if n_pos < 1 or d_pos < 1:
-        raise ValueError(f"need n_pos >= 1 and d_pos >= 1, got {n_pos}, {d_pos}")
+    n_pos = check_count(n_pos, "n_pos", message=f"need n_pos >= 1 and d_pos >= 1, got {n_pos!r:.80}, {d_pos!r:.80}")
+    d_pos = check_count(d_pos, "d_pos", message=f"need n_pos >= 1 and d_pos >= 1, got {n_pos!r:.80}, {d_pos!r:.80}")
+    rng = check_rng(rng)
+    check_allocation(2 * array_bytes(n_pos, n_pos), param="n_pos", value=n_pos, what="the Gram matrix (n_pos, n_pos)")
+    check_allocation(
+        3 * array_bytes(n_pos, d_pos + 3), param="d_pos", value=d_pos, what=f"the {n_pos} sign vectors (n_pos, d_pos)"
+    )
+    check_work(
+        n_pos * n_pos * d_pos,
+        param="d_pos",
+        value=d_pos,
+        what=f"the Gram matrix of {n_pos} sign vectors (n_pos^2 d_pos products)",
+        hint="use fewer or shorter vectors",
+    )
     signs = rng.choice(np.array([-1.0, 1.0]), size=(n_pos, d_pos))
     gram = (signs @ signs.T).astype(np.int64)
     np.fill_diagonal(gram, 0)
@@ -289,7 +388,24 @@ def materialize(weight: ts.RankOneSum, emb: Embedding, shape_right: int, left_k:
     >>> materialize(c.heads[0].W_K, orthonormal_embedding(6), 1)[:, 0].tolist()
     [0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     """
+    if not isinstance(weight, ts.RankOneSum):
+        raise InputError(f"weight must be a theory.sparse_variable.RankOneSum, got {weight!r:.80}", param="weight")
+    emb = _check_embedding(emb)
+    shape_right = check_count(shape_right, "shape_right")
+    if left_k is not None:
+        left_k = check_count(left_k, "left_k")
     rows = left_k if left_k is not None else emb.d
+    check_allocation(
+        3 * array_bytes(rows, shape_right),
+        param="shape_right",
+        value=shape_right,
+        what=f"the matrix ({rows}, shape_right)",
+    )
+    for _, u, w in weight.terms:
+        if not (isinstance(w[1], int) and 0 <= w[1] < shape_right):
+            raise InputError(f"the weight names column {w} outside the {shape_right} columns", param="shape_right")
+        if left_k is not None and not (isinstance(u[1], int) and 0 <= u[1] < left_k):
+            raise InputError(f"the weight names row {u} outside the {left_k} rows", param="left_k")
     M = np.zeros((rows, shape_right))
     for c, u, w in weight.terms:
         col = np.zeros(shape_right)
@@ -490,13 +606,33 @@ def exact_head_errors(c: ts.Construction, emb: Embedding, b: np.ndarray, digits:
     >>> abs(float(e[0]) / float(ts.worst_case_error(c)) - 1) < 1e-12
     True
     """
+    c = _check_construction(c)
+    emb = _check_embedding(emb)
     if c.mapping not in ("deterministic", "trainable"):
-        raise ValueError(f"exact_head_errors needs the deterministic or trainable mapping, got {c.mapping!r}")
-    b = np.asarray(b, dtype=np.int64)
-    if b.ndim != 2 or b.shape[1] != c.T or not np.isin(b, (0, 1)).all():
-        raise ValueError(f"b must be a (B, T = {c.T}) array of bits, got shape {b.shape}")
-    if digits < 15:
-        raise ValueError(f"digits must be >= 15, got {digits}")
+        raise InputError(
+            f"exact_head_errors needs the deterministic or trainable mapping, got {c.mapping!r}", param="c"
+        )
+    b = np.asarray(b)
+    if b.ndim != 2 or not np.issubdtype(b.dtype, np.integer) or b.shape[1] != c.T or not np.isin(b, (0, 1)).all():
+        raise InputError(f"b must be a (B, T = {c.T}) array of bits, got shape {b.shape}", param="b")
+    b = b.astype(np.int64)
+    digits = check_count(digits, "digits", minimum=15, message=f"digits must be >= 15, got {digits!r:.80}")
+    check_cost(
+        digits,
+        MAX_DIGITS,
+        param="digits",
+        value=digits,
+        what="the working precision of the softmax",
+        hint="50 digits resolve errors far below float64",
+    )
+    check_cost(
+        b.shape[0] * (c.T + 1) * len(c.heads) * (c.n_out + 1) * digits,
+        MAX_EXACT_ERROR_WORK,
+        param="b",
+        value=b.shape[0],
+        what=f"the exact forward passes (contexts x (T + 1) x heads x (outputs + 1) x {digits} digits)",
+        hint="pass fewer contexts",
+    )
     used = sorted({u[1] for h in c.heads for wt in (h.W_K, h.W_V) for _, u, _ in wt.terms if u[0] == "pos"})
     table = sorted({n[1] for row in c.positions for n in row})
     gram = {i: dict(zip(table, row)) for i, row in zip(used, cross_gram(emb, used, table))}
@@ -545,6 +681,8 @@ def mlp_arrays(net: ts.ReluNet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     >>> [a.shape for a in mlp_arrays(rep.net)]  # n = 3 points, d_f = 1
     [(2, 12), (13, 6), (6,)]
     """
+    if not isinstance(net, ts.ReluNet):
+        raise InputError(f"net must be a theory.sparse_variable.ReluNet, got {net!r:.80}", param="net")
     W1 = np.array([[float(x) for x in row] for row in net.W1])
     W2 = np.array([[float(x) for x in row] for row in net.W2])
     return W1, W2, np.array([float(x) for x in net.w])
@@ -578,7 +716,16 @@ def mlp_forward(arrays: tuple[np.ndarray, np.ndarray, np.ndarray], y: np.ndarray
     >>> mlp_forward(mlp_arrays(net), np.array([[1.2], [0.1], [-0.05], [-0.8]])).tolist()
     [0.0, 1.0, 1.0, 0.0]
     """
-    W1, W2, w = arrays
+    if not isinstance(arrays, (tuple, list)) or len(arrays) != 3:
+        raise InputError(f"arrays must be (W1, W2, w) from mlp_arrays, got {arrays!r:.80}", param="arrays")
+    W1, W2, w = (_array(a, "arrays", ndim=nd) for a, nd in zip(arrays, (2, 2, 1)))
+    if W2.shape[0] != W1.shape[1] + 1 or w.shape[0] != W2.shape[1]:
+        raise InputError(
+            f"arrays must be (W1, W2, w) of matching shapes, got {W1.shape}, {W2.shape}, {w.shape}", param="arrays"
+        )
+    y = _array(y, "y", ndim=2)
+    if y.shape[1] + 1 != W1.shape[0]:
+        raise InputError(f"y must have shape (B, d_f = {W1.shape[0] - 1}), got {y.shape}", param="y")
     ones = np.ones((y.shape[0], 1))
     h1 = np.maximum(np.concatenate([y, ones], axis=1) @ W1, 0.0)
     h2 = np.maximum(np.concatenate([h1, ones], axis=1) @ W2, 0.0)
@@ -656,10 +803,17 @@ def all_inputs(T: int) -> np.ndarray:
     >>> all_inputs(21)
     Traceback (most recent call last):
     ...
-    ValueError: all_inputs enumerates 2^T contexts: need 1 <= T <= 20, got T = 21
+    theory._checks.LimitError: T = 21 is above the limit T <= 20 of all_inputs (2^T contexts); use random_inputs ...
     """
-    if not 1 <= T <= 20:
-        raise ValueError(f"all_inputs enumerates 2^T contexts: need 1 <= T <= 20, got T = {T}")
+    T = check_count(T, "T", message=f"all_inputs enumerates 2^T contexts: need 1 <= T <= 20, got T = {T!r:.80}")
+    check_cost(
+        T,
+        MAX_ALL_INPUTS_T,
+        param="T",
+        value=T,
+        what="all_inputs (2^T contexts)",
+        hint="use random_inputs for longer contexts",
+    )
     k = np.arange(2**T)
     return ((k[:, None] >> np.arange(T)[None]) & 1).astype(np.int64)
 
@@ -692,8 +846,18 @@ def random_inputs(T: int, n: int, rng: np.random.Generator, p: float = 0.5) -> n
     >>> random_inputs(5, 3, np.random.default_rng(0), p=1.0).tolist()
     [[1, 1, 1, 1, 1], [1, 1, 1, 1, 1], [1, 1, 1, 1, 1]]
     """
-    if T < 1 or n < 1 or not 0 <= p <= 1:
-        raise ValueError(f"need T >= 1, n >= 1 and 0 <= p <= 1, got T = {T}, n = {n}, p = {p}")
+    why = f"need T >= 1, n >= 1 and 0 <= p <= 1, got T = {T!r:.40}, n = {n!r:.40}, p = {p!r:.40}"
+    T = check_count(T, "T", message=why)
+    n = check_count(n, "n", message=why)
+    p = check_real(p, "p", what="a probability in [0, 1]")
+    if not 0 <= p <= 1:
+        raise InputError(why, param="p")
+    rng = check_rng(rng)
+    check_allocation(array_bytes(T, itemsize=17), param="T", value=T, what="one context (uniforms, bools and bits)")
+    check_work(n * T, param="n", value=n, what=f"the draws of n contexts of T = {T} bits", hint="use fewer contexts")
+    check_allocation(
+        array_bytes(n, T, itemsize=17), param="n", value=n, what=f"n contexts of T = {T} bits (uniforms, bools, bits)"
+    )
     return (rng.random((n, T)) < p).astype(np.int64)
 
 
@@ -724,7 +888,8 @@ def target_values(c: ts.Construction, b: np.ndarray) -> np.ndarray:
     >>> target_values(c, b).tolist(), [[str(v) for v in c.target(row.tolist())] for row in b]
     ([[1.0], [0.0], [-1.0]], [['1'], ['0'], ['-1']])
     """
-    rel = np.asarray(b, dtype=np.int64)[:, list(c.support)].astype(np.float64)
+    c = _check_construction(c)
+    rel = _bits(b, T=c.T)[:, list(c.support)].astype(np.float64)
     s, r = c.s, rel.sum(axis=1, keepdims=True)
     if c.lemma == "A.21":
         return (r - s) / (r + 1) if c.output == "scalar" else (rel - 1) / (r + 1)
@@ -758,7 +923,12 @@ def relevant_keys(c: ts.Construction, b: np.ndarray, symmetric: bool) -> np.ndar
     >>> relevant_keys(c, b, True).tolist(), relevant_keys(c, b, False).tolist()
     ([1, 1, 2], [1, 2, 3])
     """
-    rel = np.asarray(b, dtype=np.int64)[:, list(c.support)]
+    c = _check_construction(c)
+    if not isinstance(symmetric, (bool, np.bool_)):
+        raise InputError(f"symmetric must be True or False, got {symmetric!r:.80}", param="symmetric")
+    if not symmetric and c.s > 62:
+        raise InputError(f"the binary key of s = {c.s} relevant bits needs s <= 62 (int64)", param="symmetric")
+    rel = _bits(b, T=c.T)[:, list(c.support)]
     return rel.sum(axis=1) if symmetric else rel @ (1 << np.arange(c.s))
 
 
@@ -797,11 +967,28 @@ def worst_errors_by_level(
     >>> worst.round(6).tolist(), counts.tolist()
     ([0.954315, 0.020305, -0.954315], [16, 32, 16])
     """
+    outputs, truth = _array(outputs, "outputs", ndim=1), _array(truth, "truth", ndim=1)
     keys = np.asarray(keys)
     if keys.dtype.kind not in "iu":
+        keys = _array(keys, "keys", ndim=1)
         if not np.array_equal(keys, np.round(keys)):
-            raise ValueError("keys must be integer levels")
+            raise InputError("keys must be integer levels", param="keys")
         keys = keys.astype(np.int64)
+    if not (keys.shape == outputs.shape == truth.shape):
+        raise InputError(
+            f"outputs, truth and keys must have one common length, got {outputs.shape}, {truth.shape}, {keys.shape}",
+            param="keys",
+        )
+    n_keys = check_count(n_keys, "n_keys")
+    check_work(
+        n_keys * (keys.size + STEP_COST),
+        param="n_keys",
+        value=n_keys,
+        what=f"the levels (n_keys x {keys.size} inputs)",
+        hint="use the number of levels of the target",
+    )
+    if keys.size and (keys.min() < 0 or keys.max() >= n_keys):
+        raise InputError(f"keys must lie in [0, n_keys = {n_keys}), got [{keys.min()}, {keys.max()}]", param="keys")
     worst = np.full(n_keys, np.nan)
     counts = np.bincount(keys, minlength=n_keys)
     err = np.abs(outputs - truth)
@@ -834,6 +1021,9 @@ def softmax(z: np.ndarray) -> np.ndarray:
     >>> softmax(np.array([0.0, np.log(3.0)])).round(12).tolist(), softmax(np.array([1000.0, 0.0])).tolist()
     ([0.25, 0.75], [1.0, 0.0])
     """
+    z = _array(z, "z", min_ndim=1)
+    if z.shape[-1] == 0:
+        raise InputError("z must have a non-empty last axis", param="z")
     e = np.exp(z - z.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
 
@@ -860,7 +1050,16 @@ def softmax_l11(theta: np.ndarray) -> np.ndarray:
     >>> softmax_l11(np.zeros(4)).tolist(), ts.softmax_l11_sup(4)
     ([1.5], Fraction(3, 2))
     """
-    p = softmax(np.atleast_2d(theta))
+    theta = np.atleast_2d(_array(theta, "theta", min_ndim=1))
+    if theta.ndim != 2 or theta.shape[1] == 0:
+        raise InputError(f"theta must have shape (T,) or (B, T), got {theta.shape}", param="theta")
+    check_allocation(
+        3 * array_bytes(theta.shape[0], theta.shape[1], theta.shape[1]),
+        param="theta",
+        value=theta.shape,
+        what="the softmax Jacobians (B, T, T)",
+    )
+    p = softmax(theta)
     J = p[:, :, None] * (np.eye(p.shape[1])[None] - p[:, None, :])
     return np.abs(J).sum(axis=(1, 2))
 
@@ -888,8 +1087,18 @@ def softmax_linf_to_l1_ratio(theta1: np.ndarray, theta2: np.ndarray) -> np.ndarr
     >>> softmax_linf_to_l1_ratio(np.zeros(2), np.array([1e-6, -1e-6])).round(6).tolist(), ts.softmax_linf_to_l1_constant()
     (1.0, Fraction(1, 1))
     """
+    theta1, theta2 = _array(theta1, "theta1", min_ndim=1), _array(theta2, "theta2", min_ndim=1)
+    if theta1.shape != theta2.shape:
+        raise InputError(
+            f"theta1 and theta2 must have the same shape, got {theta1.shape} and {theta2.shape}", param="theta2"
+        )
     num = np.abs(softmax(theta1) - softmax(theta2)).sum(axis=-1)
-    return num / np.abs(theta1 - theta2).max(axis=-1)
+    den = np.abs(theta1 - theta2).max(axis=-1)
+    if np.any(den == 0):
+        raise InputError(
+            "theta2 must differ from theta1 in every row (the ratio divides by their distance)", param="theta2"
+        )
+    return num / den
 
 
 def lemma47_sides(
@@ -934,9 +1143,28 @@ def lemma47_sides(
     >>> round(lhs, 12) == round(float(np.tanh(0.1)), 12), round(score_term, 12), in_term
     (True, 0.2, 0.0)
     """
-    (W_QK, W_V), (W_QK_hat, W_V_hat) = params, params_hat
     activations: dict[str, Callable[[np.ndarray], np.ndarray]] = {"identity": lambda a: a, "tanh": np.tanh}
+    if not isinstance(sigma, str) or sigma not in activations:
+        raise InputError(f"sigma must be 'identity' or 'tanh', got {sigma!r:.80}", param="sigma")
     act = activations[sigma]
+    X = _array(X, "X", ndim=2)
+    z = _array(z, "z", ndim=1)
+    if X.shape[0] == 0 or z.shape != (X.shape[1],):
+        raise InputError(f"need X (T, d) with T >= 1 and z (d,), got {X.shape} and {z.shape}", param="z")
+    pairs = []
+    for name, pair in (("params", params), ("params_hat", params_hat)):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise InputError(f"{name} must be a pair (W_QK, W_V), got {pair!r:.80}", param=name)
+        W_qk, W_v = _array(pair[0], name, ndim=2), _array(pair[1], name, ndim=2)
+        d = X.shape[1]
+        if W_qk.shape != (d, d) or W_v.shape[0] != d or W_v.shape[1] == 0:
+            raise InputError(
+                f"{name} must be (W_QK (d, d), W_V (d, k)) with d = {d}, got {W_qk.shape}, {W_v.shape}", param=name
+            )
+        pairs.append((W_qk, W_v))
+    (W_QK, W_V), (W_QK_hat, W_V_hat) = pairs
+    if W_V.shape != W_V_hat.shape:
+        raise InputError(f"params_hat must have the shapes of params, got W_V {W_V_hat.shape}", param="params_hat")
     score, score_hat = X @ (W_QK.T @ z), X @ (W_QK_hat.T @ z)
     f = act(W_V.T @ (X.T @ softmax(score)))
     f_hat = act(W_V_hat.T @ (X.T @ softmax(score_hat)))
@@ -1006,6 +1234,23 @@ def lemma47_ratios(
     >>> {kind: round(float(v), 6) for kind, v in r.items()}
     {'score': 0.5, 'in': 1.0, 'both': 1.0}
     """
+    n_random = check_count(n_random, "n_random", minimum=0, why="random draws per kind")
+    rng = check_rng(rng)
+    T, d, k = (check_count(v, name) for v, name in ((T, "T"), (d, "d"), (k, "k")))
+    eps = check_real(eps, "eps", what="a positive finite perturbation")
+    if not eps > 0:
+        raise InputError(f"eps must be a positive finite perturbation, got {eps!r}", param="eps")
+    for name, value, entries in (("T", T, T * d), ("d", d, d * d + d * k), ("k", k, d * k)):
+        check_allocation(
+            8 * array_bytes(entries), param=name, value=value, what="a random head (X (T, d), W_QK (d, d), W_V (d, k))"
+        )
+    check_work(
+        (n_random + 4) * (6 * (T * d + d * d + d * k) + 4 * STEP_COST),
+        param="n_random",
+        value=n_random,
+        what=f"the random heads (n_random x 3 perturbations of T d + d^2 + d k = {format_count(T * d + d * d + d * k)} entries)",
+        hint="use fewer draws",
+    )
     best = {"score": 0.0, "in": 0.0, "both": 0.0}
     for i in range(n_random):
         sigma = ("identity", "tanh")[i % 2]
@@ -1051,6 +1296,7 @@ def shattering_inputs(T: int) -> np.ndarray:
     ((2, 4, 3), [0.0, 0.0, 1.0, 1.0])
     """
     k = ts.shattering_size(T)
+    check_allocation(6 * array_bytes(k, T, 3), param="T", value=T, what=f"the inputs (floor(log2 T) = {k}, T, 3)")
     t = np.arange(T)
     ang = 2 * np.pi * t / T
     out = np.zeros((k, T, 3))
@@ -1087,6 +1333,12 @@ def shattering_patterns(T: int) -> tuple[np.ndarray, np.ndarray]:
     True
     """
     k = ts.shattering_size(T)
+    check_allocation(
+        4 * array_bytes(2**k, k, T),
+        param="T",
+        value=T,
+        what=f"the scores of the 2^k = {format_count(2**k)} heads on k = {k} inputs of T tokens",
+    )
     X = shattering_inputs(T)
     s = np.arange(2**k)
     W = float(T) ** 2 * np.stack([np.cos(2 * np.pi * s / T), np.sin(2 * np.pi * s / T), np.zeros(s.size)], axis=1)
@@ -1120,7 +1372,14 @@ def and_labels(x: np.ndarray, support: Sequence[int]) -> np.ndarray:
     >>> and_labels(np.array([[1, 1, 0], [1, 0, 1], [1, 1, 1]]), [0, 1]).tolist()
     [1, 0, 1]
     """
-    return np.all(x[..., list(support)] == 1, axis=-1).astype(np.int64)
+    x = np.asarray(x)
+    if x.ndim < 1 or x.shape[-1] < 1 or not np.issubdtype(x.dtype, np.integer):
+        raise InputError(f"x must be an integer array of bits (..., T), got {x.dtype} {x.shape}", param="x")
+    try:
+        idx = ts.check_support(x.shape[-1], support)
+    except (TypeError, ValueError) as err:
+        raise InputError(str(err), param="support") from None
+    return np.all(x[..., list(idx)] == 1, axis=-1).astype(np.int64)
 
 
 def consistent_supports(x: np.ndarray, y: np.ndarray, s: int, limit: int | None = None) -> list[tuple[int, ...]]:
@@ -1155,11 +1414,30 @@ def consistent_supports(x: np.ndarray, y: np.ndarray, s: int, limit: int | None 
     >>> consistent_supports(x[1:2], y[1:2], 2)  # one positive example: any 2 of its ones
     [(0, 1), (0, 2), (1, 2)]
     """
-    x = np.asarray(x, dtype=np.int64)
+    x = np.asarray(x)
+    if x.ndim != 2 or not np.issubdtype(x.dtype, np.integer):
+        raise InputError(f"x must be an (m, T) integer array of bits, got {x.dtype} {x.shape}", param="x")
+    x = x.astype(np.int64)
+    y = np.asarray(y)
+    if y.shape != (x.shape[0],) or not np.issubdtype(y.dtype, np.integer):
+        raise InputError(f"y must hold one integer label per row of x, got {y.dtype} {y.shape}", param="y")
     T = x.shape[1]
-    ts.check_sparsity(T, s)
+    try:
+        ts.check_sparsity(T, s)
+    except ValueError as err:
+        raise InputError(str(err), param="s") from None
+    if limit is not None:
+        limit = check_count(limit, "limit")
     pos = x[y == 1]
     cand = np.flatnonzero(pos.all(axis=0)) if len(pos) else np.arange(T)
+    check_cost(
+        math.comb(cand.size, s),
+        MAX_SUPPORTS,
+        param="s",
+        value=s,
+        what=f"the number of s-subsets of the {cand.size} candidate positions",
+        hint="use a larger sample (fewer candidates) or a smaller s",
+    )
     zeros = x[y == 0][:, cand] == 0  # (n_neg, |cand|)
     out = []
     for J in itertools.combinations(range(cand.size), s):
@@ -1186,6 +1464,9 @@ class UnidentifiableSample(ValueError):
     ...
     numerics.sparse_variable.UnidentifiableSample: no identifiable sample of size m = 1 in 5 draws (T = 8, s = 3)
     """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
 
 
 def sample_identifiable_and(
@@ -1230,9 +1511,27 @@ def sample_identifiable_and(
     >>> x.shape, consistent_supports(x, y, 3)  # I is the only consistent 3-subset
     ((12, 8), [(0, 1, 2)])
     """
-    I = ts.check_support(T, support)
-    if m < 1 or not 0 < p < 1:
-        raise ValueError(f"need m >= 1 and 0 < p < 1, got m = {m}, p = {p}")
+    try:
+        I = ts.check_support(T, support)
+    except (TypeError, ValueError) as err:
+        raise InputError(str(err), param="support" if isinstance(T, int) and not isinstance(T, bool) else "T") from None
+    T = int(T)
+    why = f"need m >= 1 and 0 < p < 1, got m = {m!r:.40}, p = {p!r:.40}"
+    m = check_count(m, "m", message=why)
+    p = check_real(p, "p", what="a probability in (0, 1)")
+    if not 0 < p < 1:
+        raise InputError(why, param="p")
+    rng = check_rng(rng)
+    max_tries = check_count(max_tries, "max_tries")
+    check_allocation(array_bytes(T, itemsize=17), param="T", value=T, what="one context (uniforms, bools and bits)")
+    check_allocation(array_bytes(m, T, itemsize=17), param="m", value=m, what=f"a sample of m contexts of T = {T} bits")
+    check_work(
+        max_tries * (3 * m * T + STEP_COST),
+        param="max_tries",
+        value=max_tries,
+        what=f"the draws (max_tries x m x T = {format_count(m * T)} bits)",
+        hint="use fewer tries",
+    )
     for tries in range(max_tries):
         x = random_inputs(T, m, rng, p)
         y = and_labels(x, I)
@@ -1263,7 +1562,24 @@ def sample_threshold(ms: Sequence[int], success_rates: Sequence[float], level: f
     >>> sample_threshold([10, 20, 40, 80], [0.1, 0.5, 0.85, 1.0]), sample_threshold([10, 20], [0.1, 0.2])
     (40.0, inf)
     """
-    hits = [m for m, r in zip(ms, success_rates) if r >= level]
+    for name, values in (("ms", ms), ("success_rates", success_rates)):
+        if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
+            raise InputError(f"{name} must be a sequence of numbers, got {values!r:.80}", param=name)
+    if len(ms) != len(success_rates) or len(ms) == 0:
+        raise InputError(
+            f"ms and success_rates must have one common length >= 1, got {len(ms)} and {len(success_rates)}",
+            param="success_rates",
+        )
+    sizes = [check_real(m, "ms", what="a positive sample size") for m in ms]
+    if min(sizes) <= 0:
+        raise InputError(f"ms must hold positive sample sizes, got {list(ms)[:8]}", param="ms")
+    rates = [check_real(r, "success_rates", what="a success rate in [0, 1]") for r in success_rates]
+    if not all(0 <= r <= 1 for r in rates):
+        raise InputError(f"success_rates must lie in [0, 1], got {list(success_rates)[:8]}", param="success_rates")
+    level = check_real(level, "level", what="a rate in [0, 1]")
+    if not 0 <= level <= 1:
+        raise InputError(f"level must be a rate in [0, 1], got {level!r}", param="level")
+    hits = [m for m, r in zip(sizes, rates) if r >= level]
     return float(min(hits)) if hits else float("inf")
 
 
@@ -1309,8 +1625,16 @@ def log_trend(Ts: Sequence[int], thresholds: Sequence[float], info_bits: Sequenc
     >>> round(r["exponent"], 12), round(r["ratio_spread"], 12), r["rss_log"] < r["rss_linear"]
     (0.0, 1.0, True)
     """
-    T = np.asarray(Ts, float)
-    m, info = np.asarray(thresholds, float), np.asarray(info_bits, float)
+    arrays = []
+    for name, values in (("Ts", Ts), ("thresholds", thresholds), ("info_bits", info_bits)):
+        try:
+            a = np.asarray(values, float)
+        except (TypeError, ValueError, OverflowError):
+            raise InputError(f"{name} must be a sequence of numbers, got {values!r:.80}", param=name) from None
+        if a.ndim != 1:
+            raise InputError(f"{name} must be a sequence of numbers, got {values!r:.80}", param=name)
+        arrays.append(a)
+    T, m, info = arrays
     if not (len(T) == len(m) == len(info) >= 2):
         raise ValueError(
             f"Ts, thresholds and info_bits must have one common length >= 2, got {len(T)}, {len(m)}, {len(info)}"

@@ -14,10 +14,14 @@ A neuron :math:`(u_1..u_k, w)` of the k-input network is predicted (Shi Thm 4.9)
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from theory._checks import InputError, check_positive_int
+
+from .limits import array_bytes, check_allocation
 from .margins import HomogeneousNetwork
 
 __all__ = [
@@ -30,6 +34,28 @@ __all__ = [
     "purity",
     "wrap_angle",
 ]
+
+
+def _as_finite(value: object, name: str, *, min_ndim: int = 1) -> np.ndarray:
+    """``value`` as a finite float64 array with at least ``min_ndim`` axes, the last one non-empty."""
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be an array of finite numbers, got {value!r:.80}", param=name) from None
+    if value is None or a.ndim < min_ndim or (min_ndim and a.shape[-1] == 0):
+        raise InputError(
+            f"{name} must be an array with at least {min_ndim} axes and a non-empty last axis, got {value!r:.80}",
+            param=name,
+        )
+    if not np.isfinite(a).all():
+        raise InputError(f"{name} must be finite (it holds NaN or infinite entries)", param=name)
+    return a
+
+
+def _check_net(net: object) -> HomogeneousNetwork:
+    if not isinstance(net, HomogeneousNetwork):
+        raise InputError(f"net must be a numerics.margins.HomogeneousNetwork, got {net!r:.80}", param="net")
+    return net
 
 
 def one_sided_power(v: np.ndarray) -> np.ndarray:
@@ -54,7 +80,7 @@ def one_sided_power(v: np.ndarray) -> np.ndarray:
     >>> bool(np.isclose(one_sided_power(v).sum(), 7 * (v**2).sum()))
     True
     """
-    v = np.asarray(v, dtype=np.float64)
+    v = _as_finite(v, "v")
     p = v.shape[-1]
     P = np.abs(np.fft.rfft(v, axis=-1)) ** 2
     stop = P.shape[-1] if p % 2 else P.shape[-1] - 1  # Nyquist bin of even p is self-conjugate
@@ -133,7 +159,7 @@ def wrap_angle(x: np.ndarray | float) -> np.ndarray:
     >>> np.round(wrap_angle([np.pi, -np.pi, 3 * np.pi / 2, 7.0]), 6).tolist()
     [3.141593, 3.141593, -1.570796, 0.716815]
     """
-    x = np.asarray(x, dtype=np.float64)
+    x = _as_finite(x, "x", min_ndim=0)
     return np.pi - np.mod(np.pi - x, 2 * np.pi)
 
 
@@ -230,7 +256,7 @@ def neuron_diagnostics(net: HomogeneousNetwork) -> NeuronDiagnostics:
     ...
     ValueError: Fourier diagnostics need input and output blocks on the same Z_p (d == C)
     """
-    if net.U.shape[2] != net.W.shape[1]:
+    if _check_net(net).U.shape[2] != net.W.shape[1]:
         raise ValueError("Fourier diagnostics need input and output blocks on the same Z_p (d == C)")
     blocks = np.concatenate([net.U, net.W[:, None, :]], axis=1)  # (m, k+1, p)
     k1 = blocks.shape[1]
@@ -280,6 +306,16 @@ def frequency_coverage(diag: NeuronDiagnostics, p: int, rel_mass: float = 1e-3) 
     >>> frequency_coverage(neuron_diagnostics(construction_network(5, 2)), 5).tolist(), tm.min_width(5, 2)
     ([0, 8, 8], 16)
     """
+    if not isinstance(diag, NeuronDiagnostics):
+        raise InputError(f"diag must be a NeuronDiagnostics (neuron_diagnostics), got {diag!r:.80}", param="diag")
+    p = check_positive_int(p, "p")
+    check_allocation(
+        array_bytes(p // 2 + 1), param="p", value=p, what="the counts of the p // 2 + 1 frequencies (int64)"
+    )
+    if isinstance(rel_mass, bool) or not isinstance(rel_mass, (int, float, np.integer, np.floating)):
+        raise InputError(f"rel_mass must be a finite number >= 0, got {rel_mass!r:.80}", param="rel_mass")
+    if not (rel_mass < 2**1000 and math.isfinite(rel_mass) and rel_mass >= 0):  # an int beyond a float is refused
+        raise InputError(f"rel_mass must be a finite number >= 0, got {rel_mass!r:.80}", param="rel_mass")
     return np.bincount(diag.frequency[diag.significant(rel_mass)], minlength=p // 2 + 1)
 
 
@@ -321,6 +357,15 @@ def diagonal_fourier(F: np.ndarray, inputs_sum: np.ndarray, p: int) -> np.ndarra
     >>> bool(np.allclose(D[1:], float(tm.max_margin(5, 2)) * 5**2, rtol=1e-12, atol=0))
     True
     """
-    d = (inputs_sum[:, None] - np.arange(p)[None, :]) % p
+    F = _as_finite(F, "F", min_ndim=2)
+    p = check_positive_int(p, "p")
+    if F.ndim != 2 or F.shape[1] != p:
+        raise InputError(f"F must be a batch of logits of shape (n, p = {p}), got shape {F.shape}", param="F")
+    sums = np.asarray(inputs_sum)
+    if sums.shape != (F.shape[0],) or not np.issubdtype(sums.dtype, np.integer):
+        raise InputError(
+            f"inputs_sum must be {F.shape[0]} integers (one per row of F), got {inputs_sum!r:.80}", param="inputs_sum"
+        )
+    d = (sums[:, None] - np.arange(p)[None, :]) % p
     diag_sums = np.bincount(d.ravel(), weights=F.ravel(), minlength=p)
     return np.fft.fft(diag_sums)

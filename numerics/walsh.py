@@ -22,14 +22,17 @@ The torch (GPU) transform is :mod:`verify.train.walsh` (``numerics`` may not imp
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import numpy as np
 from sympy.discrete.transforms import fwht as _sympy_fwht
 
-from theory._checks import as_number
+from theory._checks import MAX_EXACT_ENTRIES, InputError, LimitError, as_number, check_cost, format_count
 from theory.boolean import BRUTE_FORCE_MAX_N, as_mask
+
+from .limits import array_bytes, check_allocation, check_count, check_rational, check_real
 
 __all__ = [
     "characters",
@@ -53,27 +56,57 @@ __all__ = [
 ]
 
 MAX_N = 26
+"""Largest dimension n of a dense transform over {±1}^n (2^26 points)."""
+
+_CLOSED_FORMS = "use the closed forms in theory.boolean (majority_coefficient, ltf_coefficient, sinusoid_coefficient)"
 
 
-def _check_n(n: int) -> int:
+def _check_n(n: int, param: str = "n") -> int:
+    """The dimension n, 0 <= n <= MAX_N; ``param`` names the argument it comes from (``"w"``: the length of w)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise ValueError(f"n must be an integer, got {n!r}")
+        raise InputError(f"n must be an integer, got {n!r:.80}", param=param)
     n = int(n)
     if n < 0:
-        raise ValueError(f"n must be >= 0 (dimension of {{±1}}^n), got n = {n}")
+        raise InputError(f"n must be >= 0 (dimension of {{±1}}^n), got n = {n}", param=param)
     if n > MAX_N:
-        raise ValueError(
-            f"n = {n} is too large for a dense transform over {{±1}}^n (limit {MAX_N}); "
-            f"use the closed forms in theory.boolean (majority_coefficient, ltf_coefficient, "
-            f"sinusoid_coefficient)"
+        shown = f"n = {format_count(n)}" if param == "n" else f"{param} = a vector of n = {format_count(n)} entries"
+        raise LimitError(
+            f"{shown} is too large for a dense transform over {{±1}}^n (limit {MAX_N}); {_CLOSED_FORMS}",
+            param=param,
+            value=n,
+            limit=MAX_N,
+            hint=_CLOSED_FORMS,
         )
     return n
 
 
-def _log2_length(N: int) -> int:
+def _log2_length(N: int, param: str = "values") -> int:
     if N == 0 or N & (N - 1):
-        raise ValueError(f"the Walsh-Hadamard transform needs a length that is a power of 2, got {N}")
+        raise InputError(f"the Walsh-Hadamard transform needs a length that is a power of 2, got {N}", param=param)
     return N.bit_length() - 1
+
+
+def _float_array(values: object, name: str) -> np.ndarray:
+    """``values`` as a finite float64 array with a non-empty last axis; InputError naming ``name``."""
+    try:
+        a = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be an array of finite numbers, got {values!r:.80}", param=name) from None
+    if values is None or a.ndim < 1:
+        raise InputError(f"{name} must be an array (..., N) of finite numbers, got {values!r:.80}", param=name)
+    if not np.isfinite(a).all():
+        raise InputError(f"{name} must be finite (it holds NaN or infinite entries)", param=name)
+    return a
+
+
+def _check_cube_memory(n: int, param: str, what: str, itemsize: int = 8, rows: int = 1) -> None:
+    check_allocation(
+        array_bytes(rows, 2**n, itemsize=itemsize),
+        param=param,
+        value=n if param == "n" else f"n = {n}",
+        what=what,
+        hint=_CLOSED_FORMS,
+    )
 
 
 def cube(n: int, dtype=np.int8) -> np.ndarray:
@@ -98,9 +131,11 @@ def cube(n: int, dtype=np.int8) -> np.ndarray:
     >>> cube(27)
     Traceback (most recent call last):
     ...
-    ValueError: n = 27 is too large for a dense transform over {±1}^n (limit 26); use the closed forms in ...
+    theory._checks.LimitError: n = 27 is too large for a dense transform over {±1}^n (limit 26); use the closed forms ...
     """
     n = _check_n(n)
+    dtype = np.dtype(dtype)
+    _check_cube_memory(n, "n", "the cube (2^n, n) with its int64 bits", itemsize=(8 + dtype.itemsize) * max(n, 1))
     a = np.arange(1 << n, dtype=np.int64)
     bits = (a[:, None] >> np.arange(n, dtype=np.int64)) & 1
     return (1 - 2 * bits).astype(dtype)
@@ -127,10 +162,18 @@ def fwht_exact(values: Sequence) -> list:
     >>> fwht_exact([1, 2, 3])
     Traceback (most recent call last):
     ...
-    ValueError: the Walsh-Hadamard transform needs a length that is a power of 2, got 3
+    theory._checks.InputError: the Walsh-Hadamard transform needs a length that is a power of 2, got 3
     """
-    if isinstance(values, (str, bytes)):
-        raise ValueError(f"values must be a sequence of numbers, got {values!r:.80}")
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise InputError(f"values must be a sequence of numbers, got {values!r:.80}", param="values")
+    check_cost(
+        len(values),
+        MAX_EXACT_ENTRIES,
+        param="values",
+        value=len(values),
+        what="the number of exact values of the sympy transform",
+        hint="use fwht_int for integers or fwht in float64",
+    )
     _log2_length(len(values))
     return list(_sympy_fwht([as_number(v, "values") for v in values]))
 
@@ -176,12 +219,15 @@ def fwht(values, *, inplace: bool = False) -> np.ndarray:
     >>> fwht(a, inplace=True) is a, a.tolist()
     (True, [10.0, -2.0, -4.0, 0.0])
     """
-    a = np.asarray(values)
     if inplace:
-        if a.dtype != np.float64 or not a.flags.c_contiguous:
-            raise ValueError("inplace=True needs a C-contiguous float64 array")
+        a = np.asarray(values)
+        if a.dtype != np.float64 or not a.flags.c_contiguous or a.ndim < 1:
+            raise InputError("inplace=True needs a C-contiguous float64 array", param="values")
+        if not np.isfinite(a).all():
+            raise InputError("values must be finite (it holds NaN or infinite entries)", param="values")
     else:
-        a = np.array(a, dtype=np.float64, order="C", copy=True)
+        a = np.array(_float_array(values, "values"), dtype=np.float64, order="C", copy=True)
+    _log2_length(a.shape[-1])
     return _butterfly(a)
 
 
@@ -207,8 +253,22 @@ def hadamard_block(m: int) -> np.ndarray:
     >>> bool(np.array_equal(H @ H, 8 * np.eye(8)))
     True
     """
-    if m < 0:
-        raise ValueError(f"m must be >= 0, got {m}")
+    m = check_count(m, "m", minimum=0, why="number of bits")
+    if m > 62:
+        raise LimitError(
+            f"m = {format_count(m)} is too large: the dense Hadamard matrix has 4^m entries, beyond any memory "
+            "(numpy indexes with int64); use fwht or fwht_batched",
+            param="m",
+            value=m,
+            limit=62,
+        )
+    check_allocation(
+        3 * array_bytes(2**m, 2**m),
+        param="m",
+        value=m,
+        what="the dense Hadamard matrix (2^m, 2^m) and its int64 temporaries",
+        hint="use fwht or fwht_batched",
+    )
     a = np.arange(1 << m)
     x = a[:, None] & a[None, :]
     pc = np.zeros_like(x)
@@ -245,13 +305,18 @@ def fwht_batched(values: np.ndarray, *, radix: int = 4) -> np.ndarray:
     >>> fwht_batched(np.arange(4), radix=1).tolist()
     [6.0, -2.0, -4.0, 0.0]
     """
-    a = np.asarray(values, dtype=np.float64)
+    a = _float_array(values, "values")
     N = a.shape[-1]
-    if N == 0 or N & (N - 1):
-        raise ValueError(f"the Walsh-Hadamard transform needs a length that is a power of 2, got {N}")
-    if radix < 1:
-        raise ValueError(f"radix must be >= 1, got {radix}")
-    n = N.bit_length() - 1
+    n = _log2_length(N)
+    radix = check_count(radix, "radix")
+    mm = min(radix, n)
+    check_allocation(
+        3 * array_bytes(2**mm, 2**mm),
+        param="radix",
+        value=radix,
+        what=f"the dense Hadamard block (2^r, 2^r), r = min(radix, n) = {mm}",
+        hint="use a radix of 4 to 8",
+    )
     lead = a.shape[:-1]
     done = 0
     out = a.copy() if n == 0 else a
@@ -285,9 +350,11 @@ def linear_forms(W: np.ndarray) -> np.ndarray:
     >>> bool(np.array_equal(linear_forms(W), W @ cube(2).T))
     True
     """
-    W = np.asarray(W, dtype=np.float64)
+    W = _float_array(W, "W")
     if W.ndim != 2:
-        raise ValueError(f"W must be (draws, n), got shape {W.shape}")
+        raise InputError(f"W must be (draws, n), got shape {W.shape}", param="W")
+    n = _check_n(W.shape[1], "W")
+    _check_cube_memory(n, "W", "the linear forms (draws, 2^n) and their doubling", rows=3 * W.shape[0])
     z = np.zeros((W.shape[0], 1))
     for i in range(W.shape[1]):  # bit i is the high bit at step i: indices < 2^i have x_i = +1
         wi = W[:, i : i + 1]
@@ -313,7 +380,7 @@ def ifwht(coeffs) -> np.ndarray:
     >>> ifwht(fwht([1.0, 2.0, 3.0, 4.0])).tolist()
     [1.0, 2.0, 3.0, 4.0]
     """
-    a = fwht(coeffs)
+    a = fwht(_float_array(coeffs, "coeffs"))
     return a / a.shape[-1]
 
 
@@ -337,13 +404,18 @@ def fwht_int(values) -> np.ndarray:
     >>> fwht_int([0.5, 1.0])
     Traceback (most recent call last):
     ...
-    ValueError: fwht_int needs an integer array, got dtype float64; use fwht_exact for rationals
+    theory._checks.InputError: fwht_int needs an integer array, got dtype float64; use fwht_exact for rationals
     """
     a = np.array(values, copy=True)
     if not np.issubdtype(a.dtype, np.integer):
-        raise ValueError(f"fwht_int needs an integer array, got dtype {a.dtype}; use fwht_exact for rationals")
+        raise InputError(
+            f"fwht_int needs an integer array, got dtype {a.dtype}; use fwht_exact for rationals", param="values"
+        )
+    if a.ndim < 1:
+        raise InputError(f"values must be an integer array (..., 2^n), got {values!r:.80}", param="values")
     a = a.astype(np.int64)
     N = a.shape[-1]
+    _log2_length(N)
     if a.size and int(np.abs(a).max()) * N >= 2**62:
         raise ValueError("fwht_int would overflow int64; use fwht_exact")
     return _butterfly(np.ascontiguousarray(a))
@@ -372,7 +444,7 @@ def walsh_coefficients(values) -> np.ndarray:
     >>> np.round(walsh_coefficients(maj)[[0, 1, 3, 7]], 12).tolist()
     [0.0, 0.375, 0.0, -0.125]
     """
-    a = fwht(values)
+    a = fwht(_float_array(values, "values"))
     return a / a.shape[-1]
 
 
@@ -400,8 +472,9 @@ def walsh_coefficients_exact(values: Sequence) -> list[Fraction]:
     >>> all(c[(1 << k) - 1] == tb.majority_coefficient(5, k) for k in range(6))
     True
     """
+    coefficients = fwht_exact(values)
     N = len(values)
-    return [Fraction(int(c.p), int(c.q)) / N for c in fwht_exact(values)]
+    return [Fraction(int(c.p), int(c.q)) / N for c in coefficients]
 
 
 def characters(n: int, S) -> np.ndarray:
@@ -426,8 +499,9 @@ def characters(n: int, S) -> np.ndarray:
     >>> walsh_coefficients(characters(3, [0, 2])).tolist()  # a character's spectrum is one point
     [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]
     """
-    X = cube(n)
+    n = _check_n(n)
     mask = as_mask(S, n)
+    X = cube(n)
     cols = [i for i in range(n) if mask >> i & 1]
     return np.prod(X[:, cols], axis=1, dtype=np.int64).astype(np.int8) if cols else np.ones(1 << n, np.int8)
 
@@ -451,7 +525,14 @@ def relu_prime(z: np.ndarray) -> np.ndarray:
     >>> relu_prime(np.array([-1.0, 0.0, 2.0])).tolist()
     [0.0, 0.0, 1.0]
     """
-    return (z > 0).astype(np.float64)
+    return (_activations(z) > 0).astype(np.float64)
+
+
+def _activations(z: object) -> np.ndarray:
+    a = np.asarray(z)
+    if a.dtype.kind == "f" and np.isnan(a).any():
+        raise InputError("z must not hold NaN", param="z")
+    return a
 
 
 def step(z: np.ndarray) -> np.ndarray:
@@ -473,14 +554,24 @@ def step(z: np.ndarray) -> np.ndarray:
     >>> step(np.array([-1.0, 0.0, 2.0])).tolist()
     [0, 0, 1]
     """
-    return (z > 0).astype(np.int64)
+    return (_activations(z) > 0).astype(np.int64)
 
 
 def _h_values(sigma_prime: Callable, w, b, n: int) -> np.ndarray:
     w = np.asarray(w, dtype=np.float64)
     if w.shape != (n,):
-        raise ValueError(f"w must have shape ({n},), got {w.shape}")
-    return np.asarray(sigma_prime(linear_form(w) + float(b)))
+        raise InputError(f"w must have shape ({n},), got {w.shape}", param="w")
+    if not callable(sigma_prime):
+        raise InputError(
+            f"sigma_prime must be a callable on arrays (e.g. relu_prime), got {sigma_prime!r:.80}", param="sigma_prime"
+        )
+    h = np.asarray(sigma_prime(linear_form(w) + check_real(b, "b", what="a finite number")))
+    if h.shape != (2**n,) or h.dtype.kind not in "biuf" or not np.isfinite(h).all():
+        raise InputError(
+            f"sigma_prime must map the 2^n = {2**n} pre-activations to as many finite numbers, got {h.dtype} {h.shape}",
+            param="sigma_prime",
+        )
+    return h
 
 
 def linear_form(w) -> np.ndarray:
@@ -505,6 +596,12 @@ def linear_form(w) -> np.ndarray:
     True
     """
     w = np.asarray(w)
+    if w.ndim != 1:
+        raise InputError(f"w must be a vector of weights, got {w!r:.80}", param="w")
+    if not np.issubdtype(w.dtype, np.integer):
+        w = _float_array(w, "w")
+    n = _check_n(w.shape[0], "w")
+    _check_cube_memory(n, "w", "the linear form (2^n,) and its doubling", rows=3)
     z = np.zeros(1, dtype=np.result_type(w.dtype, np.int64) if np.issubdtype(w.dtype, np.integer) else np.float64)
     for wi in w:  # bit i is the high bit at step i: indices < 2^i have x_i = +1
         z = np.concatenate([z + wi, z - wi])
@@ -553,15 +650,20 @@ def population_gradient(
     >>> bool(np.allclose(gw, gw2)), abs(gb - gb2) < 1e-15
     (True, True)
     """
-    w = np.asarray(w, dtype=np.float64)
-    n = _check_n(w.shape[0])
+    w = _float_array(w, "w")
+    if w.ndim != 1:
+        raise InputError(f"w must be a vector of weights, got shape {w.shape}", param="w")
+    n = _check_n(w.shape[0], "w")
     h = _h_values(sigma_prime, w, b, n)
     if labels is None:
         mask = as_mask(S, n)
         hh = walsh_coefficients(h)
     else:
+        y = _float_array(labels, "labels")
+        if y.shape != (2**n,):
+            raise InputError(f"labels must have shape (2^n,) = ({2**n},), got {y.shape}", param="labels")
         mask = 0
-        hh = walsh_coefficients(np.asarray(labels, dtype=np.float64) * h)
+        hh = walsh_coefficients(y * h)
     idx = mask ^ (1 << np.arange(n))
     return -hh[idx], float(-hh[mask])
 
@@ -596,15 +698,21 @@ def population_gradient_exact(w: Sequence[int], b: Fraction, S) -> tuple[list[Fr
     >>> population_gradient_exact([0.5, 1.0], Fraction(0), [0])
     Traceback (most recent call last):
     ...
-    ValueError: population_gradient_exact needs integer weights w
+    theory._checks.InputError: population_gradient_exact needs integer weights w
     """
     w_arr = np.asarray(w)
     if not np.issubdtype(w_arr.dtype, np.integer):
-        raise ValueError("population_gradient_exact needs integer weights w")
-    n = _check_n(w_arr.shape[0])
-    b = Fraction(b)
-    z_num = linear_form(w_arr.astype(np.int64)) * b.denominator + b.numerator
-    h = (z_num > 0).astype(np.int64)
+        raise InputError("population_gradient_exact needs integer weights w", param="w")
+    if w_arr.ndim != 1:
+        raise InputError(f"w must be a vector of integer weights, got {w!r:.80}", param="w")
+    n = _check_n(w_arr.shape[0], "w")
+    if sum(abs(int(v)) for v in w_arr) >= 2**62:
+        raise InputError("population_gradient_exact needs sum |w_i| < 2^62 (exact int64 linear forms)", param="w")
+    b = check_rational(b, "b")
+    lf = linear_form(w_arr.astype(np.int64))
+    # w.x + b > 0  <=>  w.x > floor(-b) for integer w.x (exact; the threshold clipped to the range of w.x)
+    threshold = min(max(math.floor(-b), int(lf.min()) - 1), int(lf.max()))
+    h = (lf > threshold).astype(np.int64)
     H = fwht_int(h)
     N = 1 << n
     mask = as_mask(S, n)
@@ -644,12 +752,23 @@ def population_gradient_bruteforce(
     >>> gw.round(12).tolist(), gb
     ([-0.5, 0.0, 0.0], -0.25)
     """
-    w = np.asarray(w, dtype=np.float64)
-    n = _check_n(w.shape[0])
+    w = _float_array(w, "w")
+    if w.ndim != 1:
+        raise InputError(f"w must be a vector of weights, got shape {w.shape}", param="w")
+    n = _check_n(w.shape[0], "w")
     if n > BRUTE_FORCE_MAX_N:
-        raise ValueError(
-            f"n = {n} is too large for the brute-force loop (limit {BRUTE_FORCE_MAX_N}); "
-            f"use population_gradient (transform)"
+        raise LimitError(
+            f"w = a vector of n = {n} weights is too large for the brute-force loop (limit n <= {BRUTE_FORCE_MAX_N}); "
+            f"use population_gradient (transform)",
+            param="w",
+            value=n,
+            limit=BRUTE_FORCE_MAX_N,
+            hint="use population_gradient (transform)",
+        )
+    b = check_real(b, "b", what="a finite number")
+    if not callable(sigma_prime):
+        raise InputError(
+            f"sigma_prime must be a callable on arrays (e.g. relu_prime), got {sigma_prime!r:.80}", param="sigma_prime"
         )
     mask = as_mask(S, n)
     gw = np.zeros(n)
@@ -695,7 +814,9 @@ def fourier_gap_from_gradient(grad_w: np.ndarray, S, *, relaxed: bool = False) -
     ...
     ValueError: the gap needs 1 <= |S| <= n-1
     """
-    g = np.abs(np.asarray(grad_w, dtype=np.float64))
+    g = np.abs(_float_array(grad_w, "grad_w"))
+    if g.ndim != 1:
+        raise InputError(f"grad_w must be a vector, got shape {g.shape}", param="grad_w")
     n = g.shape[0]
     mask = as_mask(S, n)
     inside = np.array([(mask >> i) & 1 for i in range(n)], dtype=bool)

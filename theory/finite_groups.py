@@ -96,6 +96,7 @@ __all__ = [
 ]
 
 MAX_SYMMETRIC_DEGREE = 6
+"""Largest n of the symmetric and alternating groups S_n, A_n that are built (|S_6| = 720 = MAX_GROUP_ORDER)."""
 
 MAX_GROUP_ORDER = 720
 """Largest |G| (the order of S_6): groups are exact Cayley tables of |G|^2 entries."""

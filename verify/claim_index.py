@@ -121,10 +121,38 @@ def load_index(path: Path = INDEX_PATH, *, check_fresh: bool = True) -> list[Ind
         return None
 
 
+def claim_patterns(pattern: str | None) -> list[str]:
+    """The shell-style alternatives of an ``--only`` value: comma-separated, blanks ignored; None means every claim.
+
+    >>> claim_patterns("shi-*, karp-ch3-*")
+    ['shi-*', 'karp-ch3-*']
+    >>> claim_patterns(None)
+    ['*']
+    >>> claim_patterns(" , ")
+    Traceback (most recent call last):
+    ...
+    ValueError: --only ' , ' names no pattern: give shell patterns such as 'shi-*' (comma-separated), or leave --only out for every claim
+    """
+    if pattern is None:
+        return ["*"]
+    pats = [p.strip() for p in pattern.split(",") if p.strip()]
+    if not pats:
+        raise ValueError(
+            f"--only {pattern!r} names no pattern: give shell patterns such as 'shi-*' (comma-separated), or leave "
+            "--only out for every claim"
+        )
+    return pats
+
+
+def no_match_message(pattern: str | None, scale: str, what: str = "") -> str:
+    """The one message of ``tvk list`` and ``tvk report`` when no claim matches ``pattern`` at ``scale``."""
+    return f"no{what} claim matches {pattern!r} at scale {scale!r}; `tvk list` shows the claim ids"
+
+
 def select_indexed(entries: Sequence[IndexEntry], pattern: str | None = None, scale: str = "quick") -> list[IndexEntry]:
-    """The entries whose id matches the shell-style ``pattern`` (comma-separated alternatives) and that have a
+    """The entries whose id matches the shell-style ``pattern`` (:func:`claim_patterns`) and that have a
     configuration at ``scale``: the same rule as :func:`verify.claims.select`."""
-    pats = [p.strip() for p in (pattern or "*").split(",") if p.strip()]
+    pats = claim_patterns(pattern)
     return [e for e in entries if scale in e.scales and any(fnmatch.fnmatch(e.id, p) for p in pats)]
 
 

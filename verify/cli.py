@@ -37,7 +37,6 @@ import re
 import sys
 import time
 from collections.abc import Sequence
-from importlib import metadata
 from typing import Any
 
 EXIT_OK = 0
@@ -77,8 +76,22 @@ CLAIMS_HELP = (
 )
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: prints ``tvk VERSION`` and exits, reading the version only when asked (argparse's own
+    ``version`` action needs the string when the parser is built)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kw: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kw: Any) -> None:
+        print(f"{parser.prog} {_version()}")  # on stdout, as argparse's version action
+        parser.exit()
+
+
 def _version() -> str:
     """The installed distribution's version (importlib.metadata), else the package's ``__version__``."""
+    from importlib import metadata  # deferred: ~0.1 s of imports, needed only by --version
+
     try:
         return metadata.version("theory-verification-kit")
     except metadata.PackageNotFoundError:
@@ -199,11 +212,26 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from verify.claim_index import list_claims  # the claim index: imports torch only for external claims
+    from verify.claim_index import list_claims, no_match_message  # imports torch only for external claims
 
     claims = list_claims(args.only, args.scale, modules=args.claims)
-    obj = {"scale": args.scale, "claims": [{"id": c.id, "kind": c.kind, "source": c.source} for c in claims]}
-    _emit(obj, args.json, "\n".join(f"{c.id:40s} {c.kind:9s} {c.source}" for c in claims))
+    other_scale = "full" if args.scale == "quick" else "quick"
+    here = {c.id for c in claims}
+    elsewhere = [c for c in list_claims(args.only, other_scale, modules=args.claims) if c.id not in here]
+    if not claims and not elsewhere:
+        raise ValueError(no_match_message(args.only, args.scale))
+    obj = {
+        "scale": args.scale,
+        "claims": [{"id": c.id, "kind": c.kind, "source": c.source} for c in claims],
+        "not_at_this_scale": [
+            {"id": c.id, "kind": c.kind, "source": c.source, "scale": other_scale} for c in elsewhere
+        ],
+    }
+    lines = [f"{c.id:40s} {c.kind:9s} {c.source}" for c in claims]
+    if elsewhere:
+        lines.append(f"not run at this scale ({args.scale}; defined only at --scale {other_scale}):")
+        lines += [f"  {c.id:38s} {c.kind:9s} {c.source}" for c in elsewhere]
+    _emit(obj, args.json, "\n".join(lines))
     return 0
 
 
@@ -470,7 +498,10 @@ def _cmd_derive_majority(args: argparse.Namespace) -> int:
 
     n, k = args.n, args.k
     coef = tb.majority_coefficient(n, k)
-    weight = tb.majority_level_weight(n, k)
+    # W^k[Maj_n] is an integer over 4^n: exact only up to n = MAX_LEVEL_WEIGHT_N (docs/limits.md); above it the
+    # coefficient and the gap (integers over 2^n) are still exact, and the weight is left out with the reason.
+    weight = tb.majority_level_weight(n, k) if n <= tb.MAX_LEVEL_WEIGHT_N else None
+    no_weight = f"not computed above n = {tb.MAX_LEVEL_WEIGHT_N} (an integer over 4^n; docs/limits.md)"
     gap = tb.majority_gap(n, k) if 1 <= k <= n - 1 else None  # the gap |Maj(k-1)| - |Maj(k+1)| needs both levels
     obj = {
         "task": "majority",
@@ -478,13 +509,19 @@ def _cmd_derive_majority(args: argparse.Namespace) -> int:
         "k": k,
         "source": "Edelman thesis Lemma B.1 / Definition 5.4 / Lemma B.2",
         "coefficient": _num(coef),
-        "level_weight": _num(weight),
+        "level_weight": None if weight is None else _num(weight),
         "fourier_gap": None if gap is None else _num(gap),
     }
+    if weight is None:
+        obj["level_weight_note"] = no_weight
     text = (
         f"Majority_{n}, level k = {k} (Edelman Lemma B.1)\n"
         f"  coefficient Maj_n(S), |S| = k = {exact_text(coef)} ≈ {to_float(coef):.12g}\n"
-        f"  level weight W^k[Maj_n]        = {exact_text(weight)} ≈ {to_float(weight):.12g}"
+        + (
+            f"  level weight W^k[Maj_n]        = {exact_text(weight)} ≈ {to_float(weight):.12g}"
+            if weight is not None
+            else f"  level weight W^k[Maj_n]        : {no_weight}"
+        )
     )
     if gap is not None:
         text += f"\n  Fourier gap (Definition 5.4)   = {exact_text(gap)} ≈ {to_float(gap):.12g}" + (
@@ -594,7 +631,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", required=True)
 
     rep = sub.add_parser("report", help="run the claims and write results.json, report.md, report.html and figures/")
@@ -918,8 +955,13 @@ def _overflow_message(exc: BaseException, args: argparse.Namespace | None) -> st
     )
 
 
+JSON_TRUE, JSON_FALSE = ("yes", "true", "1", "on"), ("no", "false", "0", "off")
+
+
 def _wants_json(argv: Sequence[str]) -> bool:
-    return "--json" in argv
+    """Whether the answer, or the error, goes to stdout as JSON: ``--json`` in any of its forms (``--json=yes``
+    too; an unknown value is an error, reported as JSON)."""
+    return any(a == "--json" or (a.startswith("--json=") and a[7:].lower() not in JSON_FALSE) for a in argv)
 
 
 def _report_error(message: str, as_json: bool, prefix: str = "tvk: error: ", **extra: Any) -> None:
@@ -942,10 +984,16 @@ def _silence_stdout() -> None:
 
 
 def _preprocess(argv: list[str]) -> list[str]:
-    """``--lambda -1,2`` (a value starting with '-') would read as an option: pass it as ``--lambda=-1,2``."""
+    """``--lambda -1,2`` (a value starting with '-') would read as an option: pass it as ``--lambda=-1,2``;
+    ``--json=yes`` (true, 1, on) is ``--json`` and ``--json=no`` (false, 0, off) is dropped."""
     out: list[str] = []
     i = 0
     while i < len(argv):
+        if argv[i].startswith("--json=") and argv[i][7:].lower() in JSON_TRUE + JSON_FALSE:
+            if argv[i][7:].lower() in JSON_TRUE:
+                out.append("--json")
+            i += 1
+            continue
         if argv[i] == "--lambda" and i + 1 < len(argv) and re.match(r"^-[\d.]", argv[i + 1]):
             out.append(f"--lambda={argv[i + 1]}")
             i += 2
@@ -1015,7 +1063,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _report_error(f"out of memory ({exc or 'MemoryError'}); use smaller sizes", as_json)
         return EXIT_BAD_INPUT
     except (OSError, RuntimeError) as exc:
-        _report_error(f"{type(exc).__name__}: {' '.join(str(exc).split())}", as_json)
+        kind = "" if type(exc).__name__ == "ReportError" else f"{type(exc).__name__}: "  # its messages are for users
+        _report_error(f"{kind}{' '.join(str(exc).split())}", as_json)
         return EXIT_BAD_INPUT
     except Exception as exc:  # a bug: one line, and the traceback on request
         if os.environ.get("TVK_DEBUG"):

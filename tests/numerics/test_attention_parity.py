@@ -52,3 +52,25 @@ def test_parity_behaviour_sim_orders_models():
         nap.parity_behaviour_sim(g1, 0.3, 8, 10, seed=0)
     with pytest.raises(ValueError, match="gamma"):
         nap.float_margins(g1, 0.25)
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: nap.projection_mc(1, 3, 16, 10**12, seed=0), "n_draws"),
+        (lambda: nap.projection_mc(1, 3, 10**12, 200, seed=0), "M"),
+        (lambda: nap.projection_mc(1, 10**9, 16, 200, seed=0), "nu2"),
+        (lambda: nap.parity_behaviour_sim(tap.parity_g1(1, 3), 0.2, 16, 10**12, seed=0), "n_prompts"),
+        (lambda: nap.parity_behaviour_sim(tap.parity_g1(1, 3), 0.2, 10**12, 200, seed=0), "M"),
+    ],
+)
+def test_monte_carlo_counts_are_capped_from_their_cost(call, param):
+    """n_draws = 10**12 died in a MemoryError, nu2 = 10**9 never returned (issue 32)."""
+    import time
+
+    from theory._checks import LimitError
+
+    t0 = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        call()
+    assert time.perf_counter() - t0 < 2.0 and info.value.param == param

@@ -38,6 +38,7 @@ from numerics.margins import HomogeneousNetwork, check_class_weights, evaluate
 from numerics.modular import ModularTask, construction_network, psi_fourier, random_network
 from numerics.single_neuron import maximize_single_neuron
 from numerics.sos import modular_grading
+from theory._checks import InputError, LimitError
 from theory.groups import max_margin as group_max_margin
 from theory.modular import max_margin
 from theory.parity import max_margin as parity_max_margin
@@ -349,3 +350,101 @@ def test_summary_and_text_name_the_rigorous_end():
 def test_public_api_is_exported():
     for name in cert.__all__:
         assert hasattr(cert, name)
+
+
+# ---------------------------------------------------------------------------------- issue 32: hostile input
+
+NAN, INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize(
+    "kwargs,param",
+    [
+        ({"gamma": NAN}, "gamma"),
+        ({"gamma": INF}, "gamma"),
+        ({"gamma": 0.0}, "gamma"),  # the tolerance is relative to gamma: ZeroDivisionError before
+        ({"lower": NAN}, "lower"),
+        ({"upper_rigorous": NAN}, "upper_rigorous"),
+        ({"upper_rigorous": INF}, "upper_rigorous"),
+        ({"rtol": NAN}, "rtol"),
+        ({"rtol": INF}, "rtol"),
+        ({"rtol": -1e-6}, "rtol"),
+        ({"upper_heuristic": NAN}, "upper_heuristic"),
+    ],
+)
+def test_bracket_verdict_refuses_non_finite_input(kwargs, param):
+    # Before the fix, a NaN gamma, NaN bounds or a NaN tolerance made every comparison False: the verdict was "pass".
+    args = {"lower": 0.25, "upper_rigorous": 0.25, "gamma": 0.25, "rtol": 1e-6, **kwargs}
+    with pytest.raises(InputError) as info:
+        bracket_verdict(**args)
+    assert info.value.param == param
+
+
+def test_no_certificate_carries_nan_into_a_verdict():
+    with pytest.raises(InputError) as info:
+        Certificate(
+            lower=NAN, upper_heuristic=1.0, upper_rigorous=1.0, tol=1e-6, lower_source="", weighting="", heuristic={}
+        )
+    assert info.value.param == "lower"
+    with pytest.raises(InputError) as info:
+        Certificate(
+            lower=1.0, upper_heuristic=1.0, upper_rigorous=INF, tol=1e-6, lower_source="", weighting="", heuristic={}
+        )
+    assert info.value.param == "upper_rigorous"
+    c = Certificate(
+        lower=1.0, upper_heuristic=1.0, upper_rigorous=None, tol=1e-6, lower_source="", weighting="", heuristic={}
+    )
+    for gamma in (NAN, INF, sympy.nan, sympy.zoo):
+        with pytest.raises(InputError):
+            c.verdict(gamma)
+    with pytest.raises(InputError):
+        c.verdict(1.0, rtol=NAN)
+    assert c.summary()["relaxation_gap"] is None  # not NaN in the JSON record
+    assert c.verdict(sympy.Rational(1))[0] == "inconclusive"
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: certify_modular(5, 7), "k"),
+        (lambda: certify_modular(101, 3), "k"),
+        (lambda: certify_modular(30_003, 1), "p"),
+        (lambda: certify_modular(3, 10**400), "k"),
+        (lambda: certify_parity(20, 3), "n"),
+        (lambda: certify_group("S6"), "name"),
+        (lambda: certify_group("S5"), "name"),
+    ],
+)
+def test_certificates_too_large_are_refused_before_anything_is_built(call, param):
+    # Before the fix, certify_modular(5, 7) and (101, 3) neither answered nor refused within 20 s.
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        call()
+    assert info.value.param == param and str(info.value).startswith(f"{param} = ")
+    assert time.perf_counter() - t0 < 5  # a refusal from the sizes, not after the work (S6 is built by the theory)
+
+
+def test_modular_refusal_says_what_to_use_instead():
+    with pytest.raises(LimitError, match=r"max_margin\(p, k\).*answers up to k = 2 for p = 101"):
+        certify_modular(101, 3)
+
+
+def test_sos_relaxation_above_the_monomial_limit_is_skipped_with_a_note():
+    task = ModularTask(3, 5)  # C(15 + 4, 5) = 11628 monomials: the SDP took 5 minutes
+    c = certify(task, 5, construction_network(3, 5), None, modular_grading(3, 5), n_starts=1)
+    assert c.upper_rigorous is None and "MAX_SOS_MONOMIALS" in c.sdp_note
+    assert c.verdict(max_margin(3, 5))[0] == "inconclusive"
+
+
+def test_dictionary_lp_and_unknown_solvers_are_refused():
+    with pytest.raises(LimitError) as info:
+        solve_dictionary_lp(random_network(5, 2, 20_000, np.random.default_rng(0)), ModularTask(5, 2))
+    assert info.value.param == "dictionary"
+    with pytest.raises(InputError) as info:  # still a CertificateError, as before
+        solve_dictionary_lp(construction_network(3, 1), ModularTask(3, 1), solver="NO_SUCH_SOLVER")
+    assert info.value.param == "solver" and isinstance(info.value, CertificateError)
+    with pytest.raises(InputError) as info:
+        certify(None, 1, construction_network(3, 1))
+    assert info.value.param == "task"

@@ -243,3 +243,14 @@ def test_bad_values_are_refused_naming_the_parameter(call, param):
     with pytest.raises(InputError) as info:
         call()
     assert info.value.param == param
+
+
+def test_kernel_refusals_name_the_parameter_that_makes_the_work():
+    from theory._checks import LimitError
+
+    with pytest.raises(LimitError, match=r"^inits = ") as info:
+        nl.kernel_best_error(4, 2, [0.0], 10**12, 20, 20, 0)
+    assert info.value.param == "inits"
+    with pytest.raises(LimitError, match=r"^n_train = 1,000,000,000,000 ") as info:
+        nl.kernel_best_error(4, 2, [0.0], 1, 10**12, 20, 0)
+    assert info.value.param == "n_train"

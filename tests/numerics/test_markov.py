@@ -138,3 +138,32 @@ def test_bad_input() -> None:
         nm.strategy_probs(np.full((1, 3), 5), 2, "bigram")
     with pytest.raises(TypeError, match="Generator"):
         nm.sample_transition_matrices(2, 3)
+
+
+# ------------------------------------------------------------------ sizes checked from their cost (issue 32)
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: nm.mc_strategy_kl(2, 8, "bigram", 10**12, np.random.default_rng(0)), "n"),
+        (lambda: nm.mc_strategy_kl(2, 10**9, "bigram", 10, np.random.default_rng(0)), "t"),
+        (lambda: nm.mc_counts_bayes_kl(2, 8, 10**12, np.random.default_rng(0)), "n"),
+        (lambda: nm.mc_counts_bayes_kl(10, 10**6, 10, np.random.default_rng(0)), "k"),
+        (lambda: nm.sample_transition_matrices(3, 10**12, rng=np.random.default_rng(0)), "n"),
+        (lambda: nm.sample_transition_matrices(5, 1000, "doubly_stochastic", np.random.default_rng(0)), "n"),
+        (lambda: nm.sample_sequences(np.full((1, 2, 2), 0.5), 10**9, np.random.default_rng(0)), "t"),
+        (lambda: nm.transition_counts(np.zeros((1, 4), dtype=np.int64), 10**6), "k"),
+        (lambda: nm.sample_ngram_tables(2, 100, 1, np.random.default_rng(0)), "order"),
+    ],
+)
+def test_monte_carlo_counts_are_capped_from_their_cost(call, param):
+    """n = 10**12 chains ran forever or died in a MemoryError: refused at once, naming the parameter."""
+    import time
+
+    from theory._checks import LimitError
+
+    t0 = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        call()
+    assert time.perf_counter() - t0 < 2.0 and info.value.param == param

@@ -241,3 +241,29 @@ def test_bad_input() -> None:
         mg.last_token_kl(np.array([[[0.5, 0.6], [0.5, 0.5]]]), np.zeros((1, 3), dtype=np.int64), "uniform")
     with pytest.raises(ValueError, match="unknown strategy"):
         mg.last_token_kl(np.full((1, 2, 2), 0.5), np.zeros((1, 3), dtype=np.int64), "fourgram")
+
+
+# ------------------------------------------------------------------ sizes checked from their cost (issue 32)
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: mg.K_quadrature(10**9), "j"),  # a matrix power at every node: ran for minutes
+        (lambda: mg.finite_t_gradients(10**9), "t"),
+        (lambda: mg.duffy_nodes(10**9), "t"),
+        (lambda: mg.two_state_classes_by_runs(10**9), "t"),
+        (lambda: mg.two_state_strategy_kl_quadrature(151), "t"),
+        (lambda: mg.construction_outputs(np.zeros((1, 3), dtype=np.int64), 10**6), "k"),
+        (lambda: mg.posterior_mean_quadrature([10**9, 1], [1, 1]), "counts_row"),
+    ],
+)
+def test_quadrature_and_gradient_sizes_are_refused_at_once(call, param):
+    import time
+
+    from theory._checks import LimitError
+
+    t0 = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        call()
+    assert time.perf_counter() - t0 < 2.0 and info.value.param == param

@@ -522,3 +522,41 @@ def test_memorising_network_rejects_bad_input() -> None:
         nm.memorising_network(5, 0.0, 0.25)
     with pytest.raises(ValueError, match="p"):
         nm.memorising_network(6, 1.0, 0.25)
+
+
+# ------------------------------------------------------------------ sizes (issue 32)
+
+
+@pytest.mark.parametrize("p,k,param", [(10**9 + 7, 1, "p"), (10**9 + 7, 2, "p"), (10**9 + 7, 3, "p"), (5, 15, "k")])
+def test_modular_task_refuses_its_dataset_size_at_once(p, k, param):
+    """ModularTask(10**9 + 7, 2) was accepted (p^k < 2^62) and every pass over its 10^18 points never ended: the
+    dataset's p^k points with p logits each are bounded by MAX_LOGITS before any array is built."""
+    import time
+
+    from theory._checks import LimitError
+
+    t0 = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        nm.ModularTask(p, k)
+    assert time.perf_counter() - t0 < 1.0 and info.value.param == param
+    assert str(info.value).startswith(f"{param} = ")
+    assert nm.ModularTask(5, 14).n_points == 5**14  # 5^15 <= 2^36 logits: accepted
+
+
+def test_network_memory_names_the_parameter_at_fault():
+    from theory._checks import LimitError
+
+    with pytest.raises(LimitError) as info:
+        nm.random_network(10**12, 2, 1, np.random.default_rng(0))
+    assert info.value.param == "p"
+    with pytest.raises(LimitError) as info:
+        nm.random_network(5, 10**12, 1, np.random.default_rng(0))
+    assert info.value.param == "k"
+
+
+def test_psi_fourier_of_many_inputs_does_not_overflow():
+    """k! / ((p-1) p^k) overflowed a float for p^k > 1e308 although the network is tiny."""
+    from numerics.margins import HomogeneousNetwork
+
+    net = HomogeneousNetwork(np.ones((1, 200, 31)) / 31, np.ones((1, 31)) / 31, 200)
+    assert np.isfinite(nm.psi_fourier(net)).all()

@@ -123,3 +123,20 @@ def test_grokking_delay():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_sizes_are_refused_before_allocating():
+    """isotropic_top_fraction(n_samples=10**12) and even_split(10**13) died in numpy's bare MemoryError (issue 32)."""
+    from theory._checks import LimitError
+
+    for call, param in [
+        (lambda: nm.isotropic_top_fraction(7, 1, n_samples=10**12), "n_samples"),
+        (lambda: nm.isotropic_top_fraction(10**6 + 1, 1, n_samples=2), "p"),
+        (lambda: nm.even_split(10**13, 0), "n_points"),
+        (lambda: nm.sum_sequences(3, 23), "k"),
+    ]:
+        with pytest.raises(LimitError) as info:
+            call()
+        assert info.value.param == param
+    with pytest.raises(ValueError, match="finite"):
+        nm.top_fraction(np.full((7, 7), np.nan), 1)

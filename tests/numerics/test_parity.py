@@ -150,3 +150,23 @@ def test_random_network_rejects_bad_inputs():
         random_network(4, 2, 0)
     with pytest.raises(ValueError, match="2\\^\\(k-1\\) = 8"):
         construction_network(10, range(4), width=7)
+
+
+def test_parity_construction_at_k_30_is_refused_at_once():
+    """k = 30 means 2^29 exact neurons: refused before anything is built (issue 32)."""
+    import time
+
+    from numerics import parity as npar
+    from theory._checks import LimitError
+
+    for call in (
+        lambda: npar.construction_network(30, range(30)),
+        lambda: npar.construction_network(40, list(range(30))),
+    ):
+        t0 = time.perf_counter()
+        with pytest.raises(LimitError) as info:
+            call()
+        assert time.perf_counter() - t0 < 1.0 and info.value.param == "k"
+    with pytest.raises(LimitError) as info:
+        npar.random_network(10**12, 3, 1)
+    assert info.value.param == "n"

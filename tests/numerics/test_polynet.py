@@ -178,3 +178,31 @@ def test_bad_inputs_are_refused_with_the_parameter_named():
         NP.perturbed_neuron_correlation(13, 4, 6, 0.1)
     with pytest.raises(ValueError, match="eps"):
         NP.perturbed_neuron_correlation(13, 4, 2, -1.0)
+
+
+def test_plateau_numeric_returns_plain_floats():
+    """v_star was sometimes a Python float and sometimes np.float64 (issue 32): every value is a plain float."""
+    for k, m, eps in [(3, 11, 0.49), (3, 11, 0.3), (4, 201, 0.49), (5, 1001, 0.1), (3, 3, 0.49)]:
+        out = NP.plateau_numeric(k, m, eps)
+        assert all(type(v) is float for v in out.values()), {key: type(v) for key, v in out.items()}
+
+
+def test_polynet_sizes_are_refused_before_the_work():
+    from theory._checks import LimitError
+
+    for call, param in [
+        (lambda: NP.relevant_mask(10**6, 2), "k"),
+        (lambda: NP.plateau_numeric(3, 10**8 + 1), "n_prime"),
+        (lambda: NP.equal_init_error_float(np.ones(3), 3, 10**8 + 1), "n_prime"),
+        (lambda: NP.perturbed_neuron_weights(10**12, 2, 0.1), "n"),
+        (lambda: NP.integrate_flow(np.ones(10**5), [0.0, 0.1]), "v0"),
+        (lambda: NP.hitting_time(10**5, 2.0), "k"),
+        (lambda: NP.error_bruteforce(np.ones((3, 7))), "W"),
+    ]:
+        with pytest.raises(LimitError) as info:
+            call()
+        assert info.value.param == param
+    with pytest.raises(ValueError, match="rtol"):
+        NP.integrate_flow([1.0, 1.0, 1.0], [0.0, 0.1], rtol=float("nan"))  # used to hang in solve_ivp
+    with pytest.raises(ValueError, match="4000 digits"):
+        NP.perturbed_neuron_correlation_exact(7, 4, 2, "1e999999999")  # used to hang building 10^999999999

@@ -238,3 +238,18 @@ def test_rejects_bad_class_weights():
     Q_bad[0, labels[0]] = 0.1
     with pytest.raises(ValueError):
         maximize_single_neuron(task, 2, Q=Q_bad / Q_bad.sum(), n_starts=1)
+
+
+def test_degree_and_starts_are_capped():
+    from numerics.modular import ModularTask
+    from theory._checks import LimitError
+
+    task = ModularTask(3, 2)
+    with pytest.raises(LimitError) as info:
+        class_weighted_objective(np.ones((2, 3)), np.ones(3), task, 10**9)
+    assert info.value.param == "degree"
+    with pytest.raises(LimitError) as info:
+        maximize_single_neuron(task, 2, n_starts=10**5)
+    assert info.value.param == "n_starts"
+    with pytest.raises(ValueError, match="task"):
+        maximize_single_neuron("abc", 2)

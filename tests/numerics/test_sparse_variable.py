@@ -217,3 +217,46 @@ def test_exact_head_errors_at_the_maximiser_equal_the_fixed_score_formula():
         ns.exact_head_errors(c, emb, 2 * b)
     with pytest.raises(ValueError, match="positions"):
         ns.cross_gram(emb, [T])
+
+
+# ------------------------------------------------------------------ bad input and sizes (issue 32)
+
+
+def test_sample_threshold_refuses_lists_of_different_lengths():
+    """zip() silently dropped the extra sizes or rates: unequal lengths are refused."""
+    from theory._checks import InputError
+
+    with pytest.raises(InputError) as info:
+        ns.sample_threshold([10, 20, 40], [0.1, 0.9])
+    assert info.value.param == "success_rates"
+    with pytest.raises(InputError):
+        ns.sample_threshold([], [])
+    with pytest.raises(InputError):
+        ns.sample_threshold([10, 20], [0.1, 0.9], level=float("nan"))
+    assert ns.sample_threshold([10, 20], [0.1, 0.9]) == 20.0
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: ns.random_inputs(5, 10**13, np.random.default_rng(0)), "n"),
+        (lambda: ns.lemma47_ratios(10**12, np.random.default_rng(0)), "n_random"),
+        (
+            lambda: ns.sample_identifiable_and(6, 12, (0, 1, 2), 0.7, np.random.default_rng(0), max_tries=10**12),
+            "max_tries",
+        ),
+        (lambda: ns.coherent_embedding(10**7, 16, np.random.default_rng(0)), "n_pos"),
+        (lambda: ns.all_inputs(21), "T"),
+        (lambda: ns.consistent_supports(np.ones((1, 200), dtype=int), np.ones(1, dtype=int), 10), "s"),
+        (lambda: ns.worst_errors_by_level(np.zeros(2), np.zeros(2), np.zeros(2, int), 10**9), "n_keys"),
+    ],
+)
+def test_sparse_variable_sizes_are_refused_at_once(call, param):
+    import time
+
+    from theory._checks import LimitError
+
+    t0 = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        call()
+    assert time.perf_counter() - t0 < 2.0 and info.value.param == param

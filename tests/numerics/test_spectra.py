@@ -111,3 +111,21 @@ def test_diagnostics_reject_mismatched_blocks():
 
     with pytest.raises(ValueError, match="same Z_p"):
         neuron_diagnostics(HomogeneousNetwork(np.ones((2, 2, 5)), np.ones((2, 3)), 2))
+
+
+def test_bad_arrays_are_refused_with_the_parameter_named():
+    from theory._checks import InputError, LimitError
+
+    for call, param in [
+        (lambda: purity(np.array([1.0, np.nan, 0.0])), "v"),
+        (lambda: one_sided_power(3.0), "v"),
+        (lambda: wrap_angle(float("nan")), "x"),
+    ]:
+        with pytest.raises(InputError) as info:
+            call()
+        assert info.value.param == param
+    from numerics.modular import construction_network
+
+    with pytest.raises(LimitError) as info:
+        frequency_coverage(neuron_diagnostics(construction_network(5, 2)), 10**13)
+    assert info.value.param == "p"

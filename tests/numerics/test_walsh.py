@@ -237,3 +237,39 @@ def test_bad_input():
         W.population_gradient(W.relu_prime, np.ones(5), 0, [7])
     with pytest.raises(ValueError, match=r"too large for the brute-force loop.*transform"):
         W.population_gradient_bruteforce(W.relu_prime, np.ones(22), 0, [0])
+
+
+# ------------------------------------------------------------------ sizes checked before allocating (issue 32)
+
+
+@pytest.mark.parametrize(
+    "call,param",
+    [
+        (lambda: W.hadamard_block(22), "m"),  # 2^44 float64 entries: numpy's bare "128 TiB" MemoryError before
+        (lambda: W.hadamard_block(10**9), "m"),
+        (lambda: W.fwht_batched(np.zeros((1, 2**20)), radix=10**9), "radix"),
+        (lambda: W.linear_form(np.ones(1000)), "w"),
+        (lambda: W.linear_forms(np.ones((2, 1000))), "W"),
+        (lambda: W.cube(27), "n"),
+        (lambda: W.fwht_exact([0] * 2**18), "values"),
+        (lambda: W.population_gradient_bruteforce(W.relu_prime, np.ones(21), 0.0, [0]), "w"),
+    ],
+)
+def test_large_transforms_are_refused_before_allocating(call, param):
+    from theory._checks import LimitError
+
+    t0 = time.perf_counter()
+    with pytest.raises(LimitError) as info:
+        call()
+    assert time.perf_counter() - t0 < 2.0 and info.value.param == param
+
+
+def test_exact_gradient_bias_is_read_without_expanding_it():
+    """A huge bias made the exact gradient hang (10^999999999 as a Fraction) or overflow int64; the bias is read
+    from its exponent, and the exact threshold keeps every representable bias exact."""
+    with pytest.raises(ValueError, match="4000 digits"):
+        W.population_gradient_exact([1, 1, 1], "1e999999999", [0])
+    for b in (Fraction(10**30), Fraction(-(10**30)), Fraction(1, 3), Fraction(-5, 2)):
+        gw, gb = W.population_gradient_exact([1, 2, 3], b, [0, 1])
+        ref_w, ref_b = W.population_gradient_bruteforce(W.relu_prime, np.array([1.0, 2.0, 3.0]), float(b), [0, 1])
+        assert np.allclose([float(g) for g in gw], ref_w, atol=1e-15) and abs(float(gb) - ref_b) < 1e-15

@@ -4,7 +4,6 @@ naming the parameter, the limit and what to use instead; valid inputs at the edg
 from __future__ import annotations
 
 import math
-import time
 from fractions import Fraction
 
 import numpy as np
@@ -18,6 +17,7 @@ from numerics import limits
 from numerics import modular as nm
 from numerics import parity as npar
 from numerics.single_neuron import maximize_single_neuron
+from tests.robustness._watchdog import watchdog
 from theory import boolean as tb
 from theory import finite_groups as fg
 from theory import groups as tg
@@ -84,10 +84,9 @@ REFUSED = [
 
 @pytest.mark.parametrize("call,param,fragment", REFUSED, ids=[f"{i}-{p}" for i, (_, p, _) in enumerate(REFUSED)])
 def test_huge_inputs_are_refused_at_once(call, param, fragment):
-    t0 = time.perf_counter()
-    with pytest.raises(LimitError) as info:
+    # The sizes are hours of work or terabytes of memory: only a check before the work answers within the guard.
+    with pytest.raises(LimitError) as info, watchdog("the refusal"):
         call()
-    assert time.perf_counter() - t0 < 2.0, "the check must come before the work"
     err = info.value
     assert isinstance(err, ValueError) and err.param == param
     assert fragment in str(err) and str(err).startswith(f"{param} = "), str(err)

@@ -13,9 +13,6 @@ from __future__ import annotations
 import importlib
 import inspect
 import math
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -24,12 +21,12 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.robustness._watchdog import Hang, watchdog
 from tests.robustness.api_table import tables
 from tests.test_public_api import public_modules, public_objects
 from theory._checks import LimitError
 
 TABLES = tables()
-HANG_S = 60
 #: Hostile values put into one argument at a time.
 HOSTILE: tuple[Any, ...] = (
     -1,
@@ -47,24 +44,6 @@ HOSTILE: tuple[Any, ...] = (
 )
 #: What a refusal of a bad value may raise (LimitError and InputError are ValueErrors).
 REFUSALS = (ValueError, TypeError)
-
-
-class Hang(Exception):
-    """A call ran past HANG_S seconds."""
-
-
-@contextmanager
-def _watchdog(what: str) -> Iterator[None]:
-    def fire(signum: int, frame: Any) -> None:
-        raise Hang(f"{what} did not return within {HANG_S} s (a missing size check?)")
-
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.alarm(HANG_S)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def _nonfinite(value: Any, depth: int = 0) -> bool:
@@ -86,7 +65,7 @@ def _nonfinite(value: Any, depth: int = 0) -> bool:
 
 def _call(module: str, name: str, kwargs: dict[str, Any]) -> Any:
     fn = getattr(importlib.import_module(module), name)
-    with _watchdog(f"{module}.{name}({_show(kwargs)})"):
+    with watchdog(f"{module}.{name}({_show(kwargs)})"):
         return fn(**kwargs)
 
 

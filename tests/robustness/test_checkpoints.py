@@ -158,13 +158,19 @@ class _Payload:
         return (os.system, (f"touch {self.marker}",))
 
 
-@pytest.mark.parametrize("content", ["truncated", "garbage", "pickle"])
+@pytest.mark.parametrize("content", ["truncated", "cut-50%", "cut-99%", "garbage", "pickle"])
 def test_corrupt_checkpoint_is_moved_aside_and_training_starts_fresh(tmp_path, uninterrupted, content) -> None:
     path = tmp_path / "run.ckpt"
     marker = tmp_path / "executed"
+    (tmp_path / "run.ckpt.corrupt").mkdir()  # an older quarantined path, even a directory, is replaced
+    (tmp_path / "run.ckpt.corrupt" / "old").write_text("old")
     if content == "truncated":
         _checkpoint_at(path, 10)
         path.write_bytes(path.read_bytes()[:200])
+    elif content.startswith("cut-"):
+        _checkpoint_at(path, 10)
+        whole = path.read_bytes()
+        path.write_bytes(whole[: len(whole) * int(content[4:-1]) // 100])
     elif content == "garbage":
         path.write_bytes(b"\x00not a checkpoint" * 10)
     else:
@@ -178,6 +184,21 @@ def test_corrupt_checkpoint_is_moved_aside_and_training_starts_fresh(tmp_path, u
     assert any("unreadable" in line and str(path) in line and str(aside) in line for line in lines)
     assert res.resumed_from is None and resumed == []
     assert not marker.exists(), "the checkpoint's pickle was executed"
+    _same_weights(res, uninterrupted)
+
+
+def test_directory_at_the_checkpoint_path_is_moved_aside(tmp_path, uninterrupted) -> None:
+    """A directory where the checkpoint should be (torch raises IsADirectoryError) is quarantined like a bad file."""
+    path = tmp_path / "run.ckpt"
+    path.mkdir()
+    (path / "inside").write_text("kept")
+    lines, log = _messages()
+    with log:
+        res, resumed = _train_in_claim(path)
+    aside = tmp_path / "run.ckpt.corrupt"
+    assert (aside / "inside").read_text() == "kept"
+    assert sum("unreadable" in line and str(aside) in line for line in lines) == 1
+    assert res.resumed_from is None and resumed == []
     _same_weights(res, uninterrupted)
 
 

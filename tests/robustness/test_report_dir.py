@@ -8,6 +8,7 @@ Claims here are tiny stand-ins (``report.select`` is patched), except where a re
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -142,9 +143,10 @@ def test_disk_full_while_rendering_figures(previous, monkeypatch) -> None:
     _no_leftovers(previous)
 
 
-@pytest.mark.parametrize("call", [1, 3, 5, 8])
+@pytest.mark.parametrize("call", [1, 3, 5, 6])
 def test_failure_while_swapping_in_rolls_back(previous, monkeypatch, call) -> None:
-    """The swap is 8 renames (4 entries, each moved aside then replaced); a failure at any of them is undone."""
+    """The swap is 6 renames (the 5 entries into a fresh run directory, then the link .tvk-current over the old
+    one, the commit); a failure at any of them leaves the previous report."""
     before = _snapshot(previous)
     _use(monkeypatch, _claim("new-a", value=2.0, plot=True))
     calls = [0]
@@ -221,6 +223,71 @@ def test_journal_matches_results_json(tmp_path) -> None:
     }  # the re-judging fields results.json adds to each record (verify.report.render)
     assert [{k: v for k, v in r.items() if k not in extra} for r in written] == journal
     assert journal == json.loads(json.dumps(records, default=str))
+
+
+def _run_of(out: Path) -> tuple[str, str, str]:
+    """Which run (its claim ids) results.json, report.md and results.csv of ``out`` come from, as a reader sees them."""
+    ids = ",".join(r["id"] for r in json.loads((out / "results.json").read_text())["claims"])
+
+    def mentions(text: str) -> str:
+        return ",".join(i for i in ("old-a", "new-a") if i in text)
+
+    return ids, mentions((out / "report.md").read_text()), mentions((out / "results.csv").read_text())
+
+
+@pytest.mark.parametrize("kill_at", range(1, 8))
+def test_a_killed_swap_never_shows_two_runs(previous, monkeypatch, kill_at) -> None:
+    """Killed at any rename of the swap (KeyboardInterrupt stands for SIGKILL: nothing after it runs), the files a
+    reader opens all come from one run: the previous one before the commit, the new one after it."""
+    _use(monkeypatch, _claim("new-a", value=2.0, plot=True))
+    calls = [0]
+    real = directory._move
+
+    def move(src, dst):
+        calls[0] += 1
+        if calls[0] == kill_at:
+            raise KeyboardInterrupt
+        real(src, dst)
+
+    monkeypatch.setattr(directory, "_move", move)
+    with contextlib.suppress(KeyboardInterrupt):
+        report.run_report(previous, **QUIET)
+    ids, md, csv = _run_of(previous)
+    assert ids in ("old-a,old-b", "new-a")
+    assert md == csv == ("old-a" if ids == "old-a,old-b" else "new-a")
+    figures = sorted(p.name for p in (previous / "figures").iterdir())
+    assert figures == (["old-a-curve.png"] if ids == "old-a,old-b" else ["new-a-curve.png"])
+
+
+def test_a_report_of_the_older_layout_is_migrated(tmp_path, monkeypatch) -> None:
+    """A directory whose report entries are plain files (written before the link layout) is published over: its
+    entries become links to the new run, and nothing of the old report is left."""
+    out = tmp_path / "old"
+    out.mkdir()
+    (out / "figures").mkdir()
+    (out / "figures" / "gone.png").write_bytes(b"png")
+    for name in ("results.json", "results.csv", "report.md", "report.html"):
+        (out / name).write_text("old " + name)
+    _use(monkeypatch, _claim("new-a", plot=True))
+    report.run_report(out, **QUIET)
+    for name in ("figures", "results.json", "results.csv", "report.md", "report.html"):
+        assert (out / name).is_symlink() and os.readlink(out / name) == f"{directory.CURRENT_NAME}/{name}"
+    assert _run_of(out) == ("new-a", "new-a", "new-a")
+    assert sorted(p.name for p in (out / "figures").iterdir()) == ["new-a-curve.png"]
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(directory.RUN_PREFIX)) == [
+        directory.current_run(out).name
+    ]
+    _no_leftovers(out)
+
+
+def test_only_the_published_run_directory_is_kept(previous, monkeypatch) -> None:
+    first = directory.current_run(previous)
+    _use(monkeypatch, _claim("new-a"))
+    report.run_report(previous, **QUIET)
+    second = directory.current_run(previous)
+    assert first is not None and second is not None and first != second and not first.exists()
+    runs = [p for p in previous.iterdir() if p.name.startswith((directory.RUN_PREFIX, directory.LINK_PREFIX))]
+    assert runs == [second]
 
 
 # ------------------------------------------------------------------------------------------ housekeeping

@@ -193,6 +193,27 @@ def test_cli_list(capsys):
     assert "shi-thm4.9-margin" in ids
 
 
+def test_cli_list_names_claims_of_the_other_scale_and_refuses_no_match(capsys, tmp_path):
+    from verify.claims import registry
+
+    full_only = next(cid for cid, c in registry().items() if "quick" not in c.configs and "full" in c.configs)
+    assert cli.main(["list", "--only", full_only, "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["claims"] == [] and [c["id"] for c in obj["not_at_this_scale"]] == [full_only]
+    assert cli.main(["list", "--only", full_only]) == 0
+    assert "not run at this scale" in capsys.readouterr().out
+    # no match anywhere: exit 2 with the message of `tvk report`
+    assert cli.main(["list", "--only", "no-such-claim*"]) == 2
+    listed = capsys.readouterr().err.strip()
+    assert cli.main(["report", "--only", "no-such-claim*", "--out", str(tmp_path / "r"), "--no-progress"]) == 2
+    assert (
+        capsys.readouterr().err.strip()
+        == listed
+        == ("tvk: error: no claim matches 'no-such-claim*' at scale 'quick'; `tvk list` shows the claim ids")
+    )
+    assert not (tmp_path / "r").exists()
+
+
 def test_tvk_entry_point_is_installed():
     import shutil
 
@@ -315,6 +336,18 @@ def test_cli_derive_majority(capsys):
     assert obj["fourier_gap"]["exact"] == str(tb.majority_gap(9, 4))
     assert cli.main(["derive", "majority", "--n", "5", "--k", "7", "--json"]) == 2
     assert "k <= n" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_cli_derive_majority_above_the_level_weight_limit(capsys):
+    """Between MAX_LEVEL_WEIGHT_N and MAX_EXACT_N the coefficient and the gap stay exact; the weight is left out."""
+    from theory import boolean as tb
+
+    n = tb.MAX_LEVEL_WEIGHT_N + 1
+    assert cli.main(["derive", "majority", "--n", str(n), "--k", "3", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["level_weight"] is None and str(tb.MAX_LEVEL_WEIGHT_N) in obj["level_weight_note"]
+    assert obj["coefficient"]["exact"] == str(tb.majority_coefficient(n, 3))
+    assert cli.main(["derive", "majority", "--n", str(tb.MAX_EXACT_N + 1), "--k", "3", "--json"]) == 2
 
 
 def test_generic_plot_specs_render_each_kind(tmp_path):
@@ -502,3 +535,11 @@ def test_shell_completion(tmp_path, line, expected):
     done = subprocess.run([tvk], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert {c.strip() for c in out.read_text().split("\n") if c.strip()} == expected
+
+
+def test_cli_version_on_stdout(capsys):
+    import tomllib
+
+    version = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["version"]
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"tvk {version}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -36,12 +37,14 @@ from verify.sweep import (
     cell_hash,
     decode,
     encode,
+    executors,
     grid_of,
     merge_stores,
     sweep_session,
 )
+from verify.sweep import session as session_module
 from verify.sweep.cost import CellCost, DeviceSpeed, estimate_grid
-from verify.sweep.session import parse_shard
+from verify.sweep.session import SweepOptions, parse_shard
 from verify.sweep.store import CellEntry
 
 from .sweep_toy import TOY_GRID, TOY_ID, ToyConfig, executions, toy_claim, toy_run
@@ -153,6 +156,56 @@ def test_status_counts_cells_of_the_plan(tmp_path, capsys) -> None:
     assert obj["cells"] == 2 and obj["grids"][0]["done"] == 2 and obj["grids"][0]["total"] == 5
     assert cli.main(["sweep", "status", "--out", str(tmp_path / "nowhere")]) == 2
     assert "no results store" in capsys.readouterr().err
+
+
+def test_status_reads_without_writing(tmp_path, capsys) -> None:
+    """``sweep status`` opens the store read-only: the file's bytes are the same afterwards, and nothing but SQLite's
+    own reader files of a WAL store (-wal, -shm: a report may be writing to it) appears beside it."""
+    store = tmp_path / "s.sqlite"
+    kw = dict(label="c", stage=0, config="{}", runtime_s=1.0, host="h", executor="local")
+    with ResultStore(store) as s:
+        s.put(CellEntry("claim", "h1", (0,), "r1", result="1", **kw))
+    before, listing = store.read_bytes(), sorted(p.name for p in tmp_path.iterdir())
+    assert cli.main(["sweep", "status", "--store", str(store), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cells"] == 1
+    assert store.read_bytes() == before
+    assert set(p.name for p in tmp_path.iterdir()) - set(listing) <= {"s.sqlite-wal", "s.sqlite-shm"}
+
+
+def _foreign_sqlite(path: Path) -> Path:
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE notes (x TEXT)")
+    db.commit()
+    db.close()
+    return path
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "text", "empty-db"])
+@pytest.mark.parametrize("command", ["status", "merge-source", "merge-target"])
+def test_a_file_that_is_not_a_store_is_refused_untouched(tmp_path, capsys, kind, command) -> None:
+    """Another SQLite database or any other file given as a store: exit 2 naming it, and it is not modified (no
+    tables added, no WAL), nor is a merge target created."""
+    if kind == "sqlite":
+        bad = _foreign_sqlite(tmp_path / "other.sqlite")
+    elif kind == "text":
+        bad = tmp_path / "notes.txt"
+        bad.write_text("not a database\n")
+    else:
+        bad = tmp_path / "empty.sqlite"
+        sqlite3.connect(bad).execute("PRAGMA user_version = 7").fetchall()  # a valid database without tables
+    good = tmp_path / "good.sqlite"
+    with ResultStore(good):
+        pass
+    before, listing = bad.read_bytes(), sorted(p.name for p in tmp_path.iterdir())
+    argv = {
+        "status": ["sweep", "status", "--store", str(bad)],
+        "merge-source": ["sweep", "merge", str(tmp_path / "new.sqlite"), str(bad)],
+        "merge-target": ["sweep", "merge", str(bad), str(good)],
+    }[command]
+    assert cli.main([*argv, "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert str(bad) in json.loads(out)["error"] and str(bad) in err
+    assert bad.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == listing
 
 
 # ------------------------------------------------------------------ resuming
@@ -341,6 +394,51 @@ def test_report_without_grid_claims_makes_no_store(tmp_path) -> None:
 def test_cli_sweep_options_bad_input(tmp_path, capsys, argv, match) -> None:
     assert cli.main(["report", "--only", "edelman-ch6-fig6.1*", "--out", str(tmp_path), *argv]) == 2
     assert match in capsys.readouterr().err
+
+
+def _closed_port() -> int:
+    """A local TCP port with nothing listening (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_unreachable_ray_head_is_refused_before_any_claim_runs(tmp_path, capsys) -> None:
+    address = f"127.0.0.1:{_closed_port()}"
+    out = tmp_path / "r"
+    argv = ["report", "--only", "edelman-ch6-fig6.1*", "--out", str(out), "--executor", "ray", "--ray-address"]
+    assert cli.main([*argv, address]) == 2
+    err = capsys.readouterr().err
+    assert f"--ray-address '{address}': cannot connect" in err and "ray start --head" in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("address", ["head:", "ray://:10001", "host:99999", "host:port"])
+def test_malformed_ray_address_is_refused(address) -> None:
+    with pytest.raises(ValueError, match="is not an address"):
+        executors.ray_head(address)
+
+
+def test_a_ray_cluster_that_refuses_the_session_stops_the_run(tmp_path, monkeypatch) -> None:
+    """A head that accepts TCP but is not a Ray cluster (a proxy, another service): ray.init fails after its
+    retries; that is the environment, not the claim, so the run stops (exit 2) instead of an inconclusive verdict."""
+    pytest.importorskip("ray", reason="needs the `distributed` extra")
+    import ray
+
+    def refuse(*args, **kwargs):
+        raise ConnectionError("Failed to connect to Ray cluster")
+
+    monkeypatch.setattr(ray, "init", refuse)
+    monkeypatch.setattr(executors, "check_ray_address", lambda address, timeout=0: None)
+    monkeypatch.setattr(session_module, "check_ray_address", lambda address, timeout=0: None)
+    with pytest.raises(OSError, match="cannot connect to the Ray cluster at 'head:6379'"):
+        report.run_report(
+            tmp_path / "r",
+            only="edelman-ch6-fig6.1*",
+            options=RunOptions(progress=False),
+            sweep=SweepOptions(executor="ray", ray_address="head:6379"),
+            log=lambda s: None,
+        )
 
 
 def test_ray_missing_names_the_extra(tmp_path, capsys, monkeypatch) -> None:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from verify.claim_index import claim_patterns
 from verify.runtime.claim_run import claim_run
 from verify.runtime.files import ENVIRONMENT_ERRNOS
 from verify.runtime.jsonable import config_hash, to_jsonable
@@ -259,9 +260,10 @@ def registry() -> dict[str, Claim]:
 
 
 def select(pattern: str | None = None, scale: Scale = "quick") -> list[Claim]:
-    """Claims whose id matches the shell-style ``pattern`` (comma-separated alternatives allowed) and
-    that have a config at ``scale``, in registration order."""
-    pats = [p.strip() for p in (pattern or "*").split(",") if p.strip()]
+    """Claims whose id matches the shell-style ``pattern`` (comma-separated alternatives allowed,
+    :func:`verify.claim_index.claim_patterns`; an empty one is refused) and that have a config at ``scale``, in
+    registration order."""
+    pats = claim_patterns(pattern)
     return [c for c in _REGISTRY.values() if scale in c.configs and any(fnmatch.fnmatch(c.id, p) for p in pats)]
 
 

@@ -1,7 +1,12 @@
 """The report directory as a transaction (docs/report.md): a lock (:func:`directory_lock`), a staging directory
-inside it (:func:`staging_directory`), the swap of the staged files into place (:func:`swap_in`), the cleaning of
-what a killed run left behind (:func:`remove_stale`) and the JSON Lines journal of finished records
+inside it (:func:`staging_directory`), the swap of the staged report into place as one unit (:func:`swap_in`), the
+cleaning of what a killed run left behind (:func:`remove_stale`) and the JSON Lines journal of finished records
 (:class:`Journal`).
+
+The report's entries (``report.html``, ``results.json``, ``figures/``, ...) are symbolic links
+``DIR/name -> .tvk-current/name``, and ``DIR/.tvk-current`` is a link to the directory ``DIR/.tvk-run-XXXX`` of the
+last complete run. Publishing a run is one ``rename(2)`` of a new ``.tvk-current`` link over the old one, so a
+reader opening ``DIR/report.html`` and ``DIR/results.json`` finds both from one run, whenever the writer was killed.
 """
 
 from __future__ import annotations
@@ -17,12 +22,15 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "CURRENT_NAME",
     "JOURNAL_NAME",
     "LOCK_NAME",
+    "RUN_PREFIX",
     "STAGE_PREFIX",
     "DirectoryLockedError",
     "Journal",
     "ReportDirectoryError",
+    "current_run",
     "directory_lock",
     "prepare_directory",
     "remove_stale",
@@ -32,6 +40,9 @@ __all__ = [
 
 LOCK_NAME = ".tvk-report.lock"
 STAGE_PREFIX = ".tvk-stage-"
+RUN_PREFIX = ".tvk-run-"  # the directory of one published run's report
+LINK_PREFIX = ".tvk-link-"  # a link being made, renamed over its place at once
+CURRENT_NAME = ".tvk-current"  # the link to the published run's directory: the one pointer every reader follows
 JOURNAL_NAME = "results.jsonl"
 
 
@@ -139,39 +150,78 @@ def _move(src: Path, dst: Path) -> None:
     os.replace(src, dst)
 
 
-def swap_in(stage: Path, target: Path, names: Sequence[str]) -> None:
-    """Move ``stage/name`` to ``target/name`` for every name (files or directories), replacing what is there.
-
-    The previous entries are moved into ``stage/.previous`` first (and removed with the staging directory). If a
-    move fails, the moves already made are undone, so ``target`` keeps its previous entries, and the error is
-    raised.
-    """
-    backup = stage / ".previous"
-    backup.mkdir(exist_ok=True)
-    undo: list[tuple[Path, Path]] = []  # (from, to) moves that restore the previous state, in reverse order
+def _link(target: str, path: Path) -> None:
+    """Point the symbolic link ``path`` at ``target`` in one ``rename(2)``: a fresh link beside it, renamed over it."""
+    tmp = path.with_name(f"{LINK_PREFIX}{os.getpid()}-{os.urandom(4).hex()}")
+    os.symlink(target, tmp)
     try:
-        for name in names:
-            old, new = target / name, stage / name
-            if old.exists() or old.is_symlink():
-                _move(old, backup / name)
-                undo.append((backup / name, old))
-            _move(new, old)
-            undo.append((old, new))
+        _move(tmp, path)
     except BaseException:
-        for src, dst in reversed(undo):
-            with suppress(OSError):
-                os.replace(src, dst)
+        with suppress(OSError):
+            os.unlink(tmp)
         raise
 
 
+def current_run(target: Path) -> Path | None:
+    """The directory of the published run (what ``target/.tvk-current`` points to), or None."""
+    link = target / CURRENT_NAME
+    try:
+        return target / os.readlink(link)
+    except OSError:
+        return None
+
+
+def swap_in(stage: Path, target: Path, names: Sequence[str]) -> None:
+    """Publish ``stage/name`` for every name (files or directories) as ``target/name``, as one unit.
+
+    The entries are moved into a fresh run directory ``target/.tvk-run-XXXX``; then one rename points
+    ``target/.tvk-current`` at it (the commit: before it every reader sees the previous report, after it the new
+    one, never a mix); then each ``target/name`` is made the link ``.tvk-current/name`` if it is not one already (a
+    directory written by an older version is moved into the previous run's directory first: a one-time migration)
+    and the previous run's directory is removed. If anything fails before the commit, the new run directory is
+    removed and ``target`` keeps its previous report; the error is raised.
+    """
+    run = Path(tempfile.mkdtemp(prefix=RUN_PREFIX, dir=target))
+    previous = current_run(target)
+    try:
+        for name in names:
+            _move(stage / name, run / name)
+        _link(run.name, target / CURRENT_NAME)  # the commit
+    except BaseException:
+        shutil.rmtree(run, ignore_errors=True)
+        raise
+    legacy = stage / ".previous"  # entries of a report written before the link layout
+    for name in names:
+        entry = target / name
+        wanted = f"{CURRENT_NAME}/{name}"
+        if entry.is_symlink() and os.readlink(entry) == wanted:
+            continue
+        if entry.exists() or entry.is_symlink():
+            legacy.mkdir(exist_ok=True)
+            _move(entry, legacy / name)
+        _link(wanted, entry)
+    if previous is not None and previous.resolve() != run.resolve():
+        shutil.rmtree(previous, ignore_errors=True)
+
+
 def remove_stale(directory: Path, checkpoints: Path | None = None) -> list[Path]:
-    """Remove what an interrupted run left in ``directory``: staging directories, the temporary files of atomic
-    writes and, in ``checkpoints``, checkpoint temporary files. Call it holding the lock. Returns the removed
-    paths."""
+    """Remove what an interrupted run left in ``directory``: staging directories, run directories that are not the
+    published one, half-made links, the temporary files of atomic writes and, in ``checkpoints``, checkpoint
+    temporary files. Call it holding the lock. Returns the removed paths."""
     removed = []
-    patterns = [f"{STAGE_PREFIX}*", ".results.json.*", ".report.md.*", ".report.html.*"]
+    patterns = [
+        f"{STAGE_PREFIX}*",
+        ".results.json.*",
+        ".report.md.*",
+        ".report.html.*",
+        f"{RUN_PREFIX}*",
+        f"{LINK_PREFIX}*",
+    ]
+    published = current_run(directory)
     for pattern in patterns:
         for p in directory.glob(pattern):
+            if published is not None and p.name == published.name:
+                continue  # the published run's directory
             if p.is_dir() and not p.is_symlink():
                 shutil.rmtree(p, ignore_errors=True)
             else:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from verify.claim_index import no_match_message
 from verify.claims import RunContext, registry, run_claim, select
 from verify.claims.external import _LOADED as EXTERNAL_SOURCES  # the claim modules loaded here, for the workers to load
 from verify.claims.external import claim_module
@@ -290,8 +291,8 @@ def run_report(
         permissions); the message names the path and the previous report is left as it was.
     ReportError
         If ``out`` is empty, ``jobs`` is not an integer in [1, 4 x cores] (:data:`MAX_JOBS_PER_CORE`), the dtype
-        needs a device the run does not use, no claim matches ``only`` at this scale, another run holds the
-        directory's lock, or a worker process died.
+        needs a device the run does not use, the sweep options cannot work (an unreachable ``ray_address``), no claim
+        matches ``only`` at this scale, another run holds the directory's lock, or a worker process died.
     """
     if not str(out).strip():
         raise ReportError("--out must name a directory, got an empty path")
@@ -309,6 +310,7 @@ def run_report(
     try:
         formats = check_formats(output.figure_formats)
         options.dtype_name(dev.type)  # tf32 on the CPU is refused before any claim runs
+        sweep.check()  # an unreachable Ray head is refused here, not as an inconclusive grid claim
     except ValueError as exc:
         raise ReportError(str(exc)) from exc
     claims = select(only, scale)  # type: ignore[arg-type]
@@ -316,7 +318,7 @@ def run_report(
         claims = [c for c in claims if grid_of(c) is not None]
     if not claims:
         what = " grid" if sweep.shard is not None else ""
-        raise ReportError(f"no{what} claim matches {only!r} at scale {scale!r}; `tvk list` shows the claim ids")
+        raise ReportError(no_match_message(only, scale, what))
     out = prepare_directory(out)
     run = _ReportRun(
         out=out,

@@ -171,9 +171,10 @@ class Checkpoint:
     def load(self) -> dict[str, Any] | None:
         """The saved state if this run may resume from it, else None (then training starts fresh).
 
-        An unreadable file is moved aside (:func:`verify.runtime.claim_run.quarantine`). A readable checkpoint of another run is
-        ignored with a log line while a claim runs and raises :class:`CheckpointMismatchError` in a direct call.
-        An operating-system error (an unreadable disk or directory) is raised: it is not a corrupt checkpoint.
+        Whatever cannot be loaded (a truncated or foreign file, a file the user may not read, a directory at the
+        checkpoint's path) is moved aside (:func:`verify.runtime.claim_run.quarantine`) with one log line and the run
+        starts fresh. A readable checkpoint of another run is ignored with a log line while a claim runs and raises
+        :class:`CheckpointMismatchError` in a direct call.
         """
         if not self.path.exists():
             return None
@@ -185,9 +186,7 @@ class Checkpoint:
                 raise
             checkpoint_log(f"ignoring checkpoint {self.path} (not trusted): {exc}")
             return None
-        except OSError:
-            raise
-        except Exception as exc:  # truncated, not a torch file, refused by weights_only loading, wrong structure
+        except Exception as exc:  # truncated, not a torch file, unreadable, a directory, wrong structure
             quarantine(self.path, f"{type(exc).__name__}: {exc}")
             return None
         return state

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextvars
 import os
+import shutil
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -112,11 +113,25 @@ def note_training(setting: dict[str, Any]) -> None:
         run.trainings.append(dict(setting))
 
 
+class CheckpointUnusableError(RuntimeError):
+    """A checkpoint that can be neither loaded nor moved aside (e.g. a read-only directory)."""
+
+
 def quarantine(path: str | os.PathLike, reason: str) -> Path:
     """Move an unreadable checkpoint aside to ``<path>.corrupt`` (replacing an older one) and say so; returns
     the new path."""
     path = Path(path)
     aside = path.with_name(path.name + ".corrupt")
-    os.replace(path, aside)
+    try:
+        if aside.is_dir() and not aside.is_symlink():
+            shutil.rmtree(aside)
+        elif aside.exists() or aside.is_symlink():
+            aside.unlink()
+        os.replace(path, aside)
+    except OSError as exc:
+        raise CheckpointUnusableError(
+            f"checkpoint {path} is unreadable ({reason}) and could not be moved aside to {aside} "
+            f"({type(exc).__name__}: {exc.strerror or exc}); remove it or pass another checkpoint directory"
+        ) from None
     checkpoint_log(f"checkpoint {path} is unreadable ({reason}); moved it to {aside} and starting fresh")
     return aside

@@ -14,9 +14,20 @@ from pathlib import Path
 
 __all__ = ["ENVIRONMENT_ERRNOS", "atomic_path", "write_text", "write_text_atomic"]
 
-# Operating-system errors that say nothing about a claim (the disk, the quota, the permissions): they abort a run.
+# Operating-system errors that say nothing about a claim (the disk, the quota, the permissions, an unreachable
+# cluster of the sweep's Ray executor): they abort a run.
 ENVIRONMENT_ERRNOS = frozenset(
-    {errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS, errno.EIO, errno.EFBIG, errno.EMFILE}
+    {
+        errno.ENOSPC,
+        errno.EDQUOT,
+        errno.EACCES,
+        errno.EPERM,
+        errno.EROFS,
+        errno.EIO,
+        errno.EFBIG,
+        errno.EMFILE,
+        errno.ENETUNREACH,
+    }
 )
 
 

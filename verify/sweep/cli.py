@@ -14,13 +14,14 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verify.runtime.memory import format_seconds
 
-from .executors import EXECUTORS
-from .session import SweepOptions
-from .store import STORE_NAME, ResultStore, merge_stores
+from .names import EXECUTORS, STORE_NAME
+
+if TYPE_CHECKING:
+    from .session import SweepOptions
 
 __all__ = ["add_report_options", "add_sweep_commands", "cmd_merge", "cmd_status", "store_path", "sweep_options"]
 
@@ -66,6 +67,8 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
 def sweep_options(args: argparse.Namespace) -> SweepOptions:
     """The :class:`verify.sweep.session.SweepOptions` of :func:`verify.report.run.run_report` from the parsed
     sweep options."""
+    from .session import SweepOptions  # deferred: argument parsing stays light (issue 31, item 7)
+
     return SweepOptions(
         executor=args.executor,
         ray_address=args.ray_address,
@@ -77,8 +80,11 @@ def sweep_options(args: argparse.Namespace) -> SweepOptions:
 
 
 def store_path(where: str | Path) -> Path:
-    """A store file, or ``<report dir>/sweep.sqlite`` for a directory."""
+    """A store file (an existing file, or a new name ending in ``.sqlite``), or ``<report dir>/sweep.sqlite`` for a
+    directory."""
     p = Path(where)
+    if p.is_file():
+        return p
     return p / STORE_NAME if p.is_dir() or p.suffix != ".sqlite" else p
 
 
@@ -91,7 +97,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     path = store_path(args.store or args.out)
     if not path.is_file():
         raise ValueError(f"no results store at {str(path)!r} (run `tvk report` with grid claims first)")
-    with ResultStore(path) as store:
+    from .store import ResultStore  # deferred: argument parsing stays light
+
+    with ResultStore(path, read_only=True) as store:  # status never writes to the file
         plans = store.status()
         cells = store.count()
     rows = [p.to_dict() for p in plans]
@@ -114,6 +122,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
     target = store_path(args.target)
     target.parent.mkdir(parents=True, exist_ok=True)
     sources = [store_path(s) for s in args.sources]
+    from .store import merge_stores  # deferred: argument parsing stays light
+
     counts = merge_stores(target, sources)
     text = (
         f"merged {len(sources)} store(s) into {target}: {counts['cells_added']} new cells "

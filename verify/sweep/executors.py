@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
+import errno
 import multiprocessing
 import os
 import socket
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from verify.runtime.cores import cpu_cores
 
 from .cells import Cell, encode
+from .names import EXECUTORS
 
 if TYPE_CHECKING:
     from verify.runtime.protocol import RunContext
@@ -38,7 +40,6 @@ __all__ = [
     "make_executor",
 ]
 
-EXECUTORS = ("local", "processes", "ray")
 RAY_EXTRA_HINT = 'the ray executor needs Ray: pip install -e ".[distributed]" (the `distributed` extra, ray[default])'
 
 #: ``on_result(cell, result_json, runtime_s, host)``
@@ -201,7 +202,15 @@ class RayExecutor(Executor):
         ray = self._ray
         if not ray.is_initialized():
             if self.address:
-                ray.init(address=self.address, logging_level="WARNING")
+                try:
+                    ray.init(address=self.address, logging_level="WARNING")
+                except Exception as exc:  # Ray's ConnectionError, RuntimeError, ...: the cluster, not the claim
+                    first = " ".join(str(exc).split())[:300]
+                    raise OSError(
+                        errno.ENETUNREACH,
+                        f"cannot connect to the Ray cluster at {self.address!r} ({type(exc).__name__}: {first}); "
+                        "start it with `ray start --head` there, or check --ray-address",
+                    ) from exc
             else:
                 ray.init(
                     num_cpus=self.num_cpus or cpu_cores(),
@@ -254,6 +263,55 @@ class RayExecutor(Executor):
             self._ray.shutdown()
         self._started = False
         self._remote = None
+
+
+#: How long :func:`check_ray_address` waits for a TCP connection to the cluster's head.
+RAY_CONNECT_TIMEOUT_S = 5.0
+
+
+def ray_head(address: str) -> tuple[str, int] | None:
+    """The (host, port) that ``address`` names: ``host:port`` (the head's GCS port) or ``ray://host:port`` (the Ray
+    Client port, 10001 when left out); None for ``auto`` and ``local``, which Ray resolves itself.
+
+    >>> ray_head("10.0.0.5:6379"), ray_head("ray://head.cluster:10001"), ray_head("ray://head"), ray_head("auto")
+    (('10.0.0.5', 6379), ('head.cluster', 10001), ('head', 10001), None)
+    """
+    if address in ("auto", "local"):
+        return None
+    rest, client = (address[len("ray://") :], True) if address.startswith("ray://") else (address, False)
+    host, sep, port = rest.rpartition(":")
+    if not sep:
+        host, port = rest, ("10001" if client else "")
+    host = host.strip("[]")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(
+            f"--ray-address {address!r} is not an address: give HOST:PORT (the head's port, e.g. 10.0.0.5:6379), "
+            "ray://HOST:PORT (Ray Client) or auto"
+        )
+    return host, int(port)
+
+
+def check_ray_address(address: str, timeout: float = RAY_CONNECT_TIMEOUT_S) -> None:
+    """Refuse, within ``timeout`` seconds, a Ray address whose head does not accept a TCP connection (before any
+    claim runs: Ray itself retries for about a minute and the grid claim would end inconclusive).
+
+    Raises
+    ------
+    ValueError
+        Naming the address and the operating system's reason.
+    """
+    head = ray_head(address)
+    if head is None:
+        return
+    try:
+        with socket.create_connection(head, timeout=timeout):
+            pass
+    except OSError as exc:
+        reason = f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else (exc.strerror or exc)
+        raise ValueError(
+            f"--ray-address {address!r}: cannot connect to {head[0]}:{head[1]} ({reason}); start the cluster with "
+            "`ray start --head` on that machine, or check the address and the firewall"
+        ) from None
 
 
 def make_executor(

@@ -21,7 +21,7 @@ from verify.runtime.jsonable import canonical_json
 from verify.runtime.provenance import code_revision
 
 from .cells import Cell, CellResult, IncompleteGrid, decode
-from .executors import Executor, ResultCallback, make_executor
+from .executors import EXECUTORS, Executor, ResultCallback, check_ray_address, make_executor
 from .store import CellEntry, ResultStore, seeds_text
 
 if TYPE_CHECKING:
@@ -94,6 +94,25 @@ class SweepOptions:
     gpus_per_cell: float | None = None
     shard: str | None = None
     confirm_cost: bool = False
+
+    def check(self) -> None:
+        """Refuse options that cannot work before anything runs: an unknown executor, ``ray_address`` without the
+        ray executor, a Ray head that does not answer (:func:`verify.sweep.executors.check_ray_address`), a bad
+        shard.
+
+        Raises
+        ------
+        ValueError
+            Naming the option.
+        """
+        if self.executor not in EXECUTORS:
+            raise ValueError(f"--executor must be one of {', '.join(EXECUTORS)}, got {self.executor!r}")
+        if self.ray_address is not None:
+            if self.executor != "ray":
+                raise ValueError("--ray-address needs --executor ray")
+            check_ray_address(self.ray_address)
+        if self.shard is not None:
+            parse_shard(self.shard)
 
     def session(self, store: str | Path | None, log: Callable[[str], None] = _stderr) -> Any:
         """:func:`sweep_session` with these options, keeping cells in ``store``."""

@@ -24,10 +24,21 @@ from typing import Any
 
 from verify.runtime.provenance import code_revision
 
-__all__ = ["STORE_NAME", "PlanStatus", "ResultStore", "StoredCell", "code_revision", "merge_stores", "seeds_text"]
+from .names import STORE_NAME
+
+__all__ = [
+    "STORE_NAME",
+    "NotAStoreError",
+    "PlanStatus",
+    "ResultStore",
+    "StoredCell",
+    "check_store",
+    "code_revision",
+    "merge_stores",
+    "seeds_text",
+]
 
 #: The store's file name inside a report directory.
-STORE_NAME = "sweep.sqlite"
 SCHEMA_VERSION = "1"
 
 _SCHEMA = """
@@ -116,21 +127,77 @@ class PlanStatus:
         return dict(self.__dict__)
 
 
+class NotAStoreError(ValueError):
+    """A file given as a results store that is not one (not SQLite, or SQLite without the store's tables)."""
+
+
+def _read_only(path: str | os.PathLike, timeout: float = 60.0, *, snapshot: bool = False) -> sqlite3.Connection:
+    """A read-only connection to the existing SQLite file ``path``: nothing is written to it, not even a journal
+    mode. A store in WAL mode gets SQLite's reader files ``-wal``/``-shm`` beside it (a writer may be active);
+    ``snapshot=True`` reads a file that has no ``-wal`` beside it as immutable, creating nothing."""
+    p = Path(path).resolve()
+    uri = p.as_uri().replace("file://", "file:", 1) + "?mode=ro"
+    if snapshot and not p.with_name(p.name + "-wal").exists():
+        uri += "&immutable=1"
+    return sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
+
+
+def check_store(path: str | os.PathLike) -> None:
+    """Refuse, without writing to it, a file that is not a results store of this schema.
+
+    Raises
+    ------
+    NotAStoreError
+        If ``path`` is not a file, not an SQLite database, has no store tables, or another schema.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise NotAStoreError(f"no results store at {str(p)!r} (not a file)")
+    if p.stat().st_size == 0:
+        return  # an empty file is an empty SQLite database: the store's tables are created on first write
+    try:
+        db = _read_only(p, snapshot=True)
+    except sqlite3.Error as exc:
+        raise NotAStoreError(f"{str(p)!r} cannot be opened as a results store: {exc}") from None
+    try:
+        names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not {"meta", "cells", "plans"} <= names:
+            what = f"an SQLite database with the tables {sorted(names)}" if names else "an empty SQLite database"
+            raise NotAStoreError(
+                f"{str(p)!r} is not a tvk results store: it is {what}, without the store's tables meta, cells and plans"
+            )
+        row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise NotAStoreError(f"{str(p)!r} is not a tvk results store ({exc})") from None
+    finally:
+        db.close()
+    if row is None or row[0] != SCHEMA_VERSION:
+        found = "none" if row is None else row[0]
+        raise NotAStoreError(f"{str(p)!r}: store schema {found}, this code reads schema {SCHEMA_VERSION}")
+
+
 class ResultStore:
     """The SQLite store at ``path`` (``":memory:"`` for a private in-memory store).
 
     Parameters
     ----------
     path : str or Path
-        The database file; its directory must exist.
+        The database file; its directory must exist. An existing file must be a store (:func:`check_store`).
     timeout : float
         Seconds to wait for another writer's lock.
+    read_only : bool
+        Open an existing store for reading only (``tvk sweep status``): nothing is created or written.
     """
 
-    def __init__(self, path: str | os.PathLike, timeout: float = 60.0) -> None:
+    def __init__(self, path: str | os.PathLike, timeout: float = 60.0, *, read_only: bool = False) -> None:
         self.path = str(path)
         if self.path != ":memory:" and not Path(self.path).parent.is_dir():
             raise ValueError(f"the store's directory {str(Path(self.path).parent)!r} does not exist")
+        if self.path != ":memory:" and (read_only or Path(self.path).exists()):
+            check_store(self.path)
+        if read_only:
+            self._db = _read_only(self.path, timeout)
+            return
         self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
         if self.path != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -287,14 +354,14 @@ def merge_stores(target: str | os.PathLike, sources: Sequence[str | os.PathLike]
     """Copy every cell and plan of ``sources`` into ``target`` (created if missing); a cell already in the target
     is kept. Returns ``{"cells_added": ..., "plans_added": ..., "cells": <rows in the target>}``."""
     added_cells = added_plans = 0
+    for src in sources:  # every source checked (read-only: a source is never written) before the target is made
+        if not Path(src).is_file():
+            raise ValueError(f"no store at {str(src)!r}")
+        check_store(src)
     with ResultStore(target) as dst:
         for src in sources:
-            if not Path(src).is_file():
-                raise ValueError(f"no store at {str(src)!r}")
             if Path(src).resolve() == Path(target).resolve():
                 continue
-            with ResultStore(src):  # checks the schema (and replays its WAL into the file)
-                pass
             db = dst._db
             db.execute("ATTACH DATABASE ? AS src", (str(src),))
             try:

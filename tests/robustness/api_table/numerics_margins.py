@@ -32,11 +32,11 @@ BASELINE = {
 }
 
 REFUSED = [
-    ("evaluate", {"net": random_network(3, 30, 2, np.random.default_rng(0)), "task": ModularTask(3, 30)}, "task"),
-    ("iter_logits", {"net": random_network(3, 30, 2, np.random.default_rng(0)), "task": ModularTask(3, 30)}, "task"),
+    ("evaluate", {"net": random_network(3, 20, 2, np.random.default_rng(0)), "task": ModularTask(3, 20)}, "task"),
+    ("iter_logits", {"net": random_network(3, 20, 2, np.random.default_rng(0)), "task": ModularTask(3, 20)}, "task"),
     (
         "normalized_margin",
-        {"net": random_network(3, 30, 2, np.random.default_rng(0)), "task": ModularTask(3, 30)},
+        {"net": random_network(3, 20, 2, np.random.default_rng(0)), "task": ModularTask(3, 20)},
         "task",
     ),
 ]

@@ -1,0 +1,60 @@
+"""numerics/limits.py: memory estimates and work limits for sizes of any magnitude (issue 32)."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import pytest
+
+from numerics import limits
+from theory._checks import InputError, LimitError
+
+
+def test_array_bytes_refuses_negative_sizes():
+    """array_bytes(-5, 3) returned -120: a negative size is refused, naming the parameter."""
+    with pytest.raises(InputError) as info:
+        limits.array_bytes(-5, 3)
+    assert info.value.param == "shape" and "-5" in str(info.value)
+    with pytest.raises(InputError) as info:
+        limits.array_bytes(5, 3, itemsize=-8)
+    assert info.value.param == "itemsize"
+    with pytest.raises(InputError):
+        limits.array_bytes(2.5)
+    assert limits.array_bytes(5, 3) == 120 and limits.array_bytes(5.0, 3) == 120
+
+
+@pytest.mark.parametrize("available", [2**30, None])
+def test_check_allocation_takes_integers_of_any_size(available):
+    """A width of 10**400 raised OverflowError (a float conversion): it is a LimitError, with or without a known
+    amount of memory."""
+    with mock.patch("numerics.limits.available_memory", return_value=available), pytest.raises(LimitError) as info:
+        limits.check_allocation(limits.array_bytes(10**400, 3), param="width", value=10**400, what="the weights")
+    assert info.value.param == "width" and str(info.value).startswith("width = ~10^400 is too large")
+    with mock.patch("numerics.limits.available_memory", return_value=None):
+        limits.check_allocation(2**62, param="n", value=1, what="x")  # unknown memory: only beyond 2^63 is refused
+        with pytest.raises(LimitError):
+            limits.check_allocation(2**63, param="n", value=1, what="x")
+
+
+def test_format_bytes_takes_integers_of_any_size():
+    assert limits.format_bytes(10**400) == "~2^1288 TiB"
+    assert limits.format_bytes(1536) == "1.5 KiB" and limits.format_bytes(3 * 2**30) == "3.0 GiB"
+    with pytest.raises(InputError):
+        limits.format_bytes(float("nan"))
+
+
+def test_check_work_compares_exact_integers():
+    limits.check_work(limits.MAX_WORK, param="n", value=1, what="x")
+    with pytest.raises(LimitError) as info:
+        limits.check_work(10**400, param="n", value=10**400, what="the draws")
+    assert info.value.param == "n"
+
+
+def test_check_rational_reads_the_exponent_first():
+    with pytest.raises(InputError) as info:
+        limits.check_rational("1e999999999", "b")
+    assert info.value.param == "b"
+    assert str(limits.check_rational("-1/2", "b")) == "-1/2"
+    for bad in (float("nan"), float("inf"), None, "abc", True):
+        with pytest.raises(InputError):
+            limits.check_rational(bad, "b")
