@@ -77,11 +77,13 @@ def test_zp_details():
 def test_training_record_feeds_the_figures():
     rec = record("edelman-thm7.9-training-S3")
     hist = rec.artifacts["history"]
-    assert len(hist[-1]["ratio"]) == len(rec.metadata["seeds"]) == 2
+    n = len(registry()["edelman-thm7.9-training-S3"].configs["quick"].train.seeds)
+    assert len(hist[-1]["ratio"]) == len(rec.metadata["seeds"]) == n
     cov = np.array(rec.artifacts["coverage"])
-    assert cov.shape == (2, 2) and (cov > 0).all()  # S3: sign and standard irreps, per seed
+    assert cov.shape == (n, 2) and (cov > 0).all()  # S3: sign and standard irreps, per seed
     assert all(r <= 1 + 1e-9 for r in hist[-1]["ratio"])
-    assert "device" not in rec.details and len(rec.details["per_seed"]) == 2
+    assert "device" not in rec.details and len(rec.details["per_seed"]) == n
+    assert [row["seed"] for row in rec.details["per_seed"]] == rec.metadata["seeds"]
 
 
 @pytest.mark.parametrize("G", ["S3", "S4", "D4", "D5", "Z2^3"])

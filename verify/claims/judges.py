@@ -881,7 +881,8 @@ class PerSeed(Judge):
             else f"{k} of {n} seeds meet every check: rate in [{stats['lower']:.3f}, {stats['upper']:.3f}] at "
             f"{self.rule.confidence:.0%}, target {self.rule.p0:g}"
         )
-        failing = [f"seed {i}: {'; '.join(p)}" for i, p in enumerate(problems) if p][:6]
+        # labelled by the seed that ran (a row's "seed", which carries RunOptions.seed_offset), else by its index
+        failing = [f"seed {per_seed[i].get('seed', i)}: {'; '.join(p)}" for i, p in enumerate(problems) if p][:6]
         text = f"{summary}; {rate}" + (f"; failing: {'; '.join(failing)}" if failing else "")
         return stats["verdict"], text
 

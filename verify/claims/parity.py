@@ -26,7 +26,7 @@ from theory import parity as tp
 from verify.compare.parity import compare_parity
 from verify.train.polynomial import TrainConfig
 
-from .base import Claim, Observation, RunContext, register
+from .base import Claim, Observation, PostHoc, RunContext, register
 from .judges import (
     PERTURB_REL,
     PERTURB_TOLS,
@@ -36,13 +36,13 @@ from .judges import (
     ExactlyEqual,
     Judge,
     MaxRel,
-    PerSeed,
+    Population,
     RejectsWrongGamma,
     Verdict,
     as_floats,
     perturb_value,
 )
-from .training import margin_ratio_check, train_for_claim
+from .training import MarginPerSeed, margin_ratio_check, train_for_claim
 
 SRC = "Edelman thesis (2024)"
 K = sympy.Symbol("k", positive=True, integer=True)
@@ -472,14 +472,18 @@ class ParityTrainingConfig:
     lp_reweighting: bool = True
 
 
-#: Theorem 7.8 after training, every seed: margin ratio in [config.min_ratio, 1 + 1e-9], the top 2^(k-1) neurons
-#: within config.structure_tol of the predicted normalized neuron, and the sign rule.
-TRAINING_JUDGE = PerSeed(
+#: Theorem 7.8 after training, per seed: margin ratio (normalized margin / predicted gamma*, computed by the judge) in
+#: [config.min_ratio, 1 + 1e-9], the top 2^(k-1) neurons within config.structure_tol of the predicted normalized
+#: neuron, and the sign rule. Population rule (docs/parity.md, "Verdict rule"): p0 = 0.5 (the thesis shows one run,
+#: Fig. 7.5, and states no rate: "typically"), p_alt = 0.95; quick runs 16 seeds (power 0.999), so that one seed
+#: over the structure tolerance (seen in 1 of 8 at 10 000 steps) leaves the plug-in flip probability at 0.002.
+TRAINING_JUDGE = MarginPerSeed(
     (
         margin_ratio_check(),
         Check("max_structure_deviation", "top-neuron structure deviation", hi="structure_tol"),
         Check("sign_rule_holds", "sign rule", truthy=True),
-    )
+    ),
+    rule=Population(p0=0.5, p_alt=0.95),
 )
 
 
@@ -503,12 +507,14 @@ def observe_parity_training(cfg: ParityTrainingConfig, ctx: RunContext) -> Obser
         compare_parity(net, cfg.n, S, structure_tol=cfg.structure_tol, lp=cfg.lp_reweighting) for net in result.networks
     ]
     ratios = [c.margin_ratio for c in comps]
+    seeds = tuple(result.config.seeds)  # the seeds that ran (RunOptions.seed_offset applied)
     details = {
         "gamma_star": gamma,
         "per_seed": [
-            dataclasses.asdict(c)
+            {"seed": s}
+            | dataclasses.asdict(c)
             | {"max_structure_deviation": c.max_structure_deviation, "sign_rule_holds": c.sign_rule_holds}
-            for c in comps
+            for s, c in zip(seeds, comps)
         ],
         "train_wall_s": result.wall_time,
     }
@@ -522,16 +528,21 @@ def observe_parity_training(cfg: ParityTrainingConfig, ctx: RunContext) -> Obser
         | {"support": list(S), "abs_u_predicted": float(pred.abs_u), "w_entry_predicted": float(pred.w_entry)}
         | {"by_seed": [{}] + [_neuron_artifact(net, c.top_neurons) for net, c in zip(result.networks[1:], comps[1:])]},
     }
-    return Observation(
-        value=min(ratios) * gamma, details=details, artifacts=artifacts, seeds=tuple(result.config.seeds)
-    )
+    return Observation(value=min(ratios) * gamma, details=details, artifacts=artifacts, seeds=seeds)
 
 
 def _edelman_parity_gd(steps: int, seeds: tuple[int, ...], eval_every: int) -> TrainConfig:
     """Edelman App. D.2 / Fig. 7.5: full-batch GD, lr 0.1 constant, lambda = 1e-3 on ||theta||_{2,k+1}^{k+1}
     (regulariser exponent r = nu, docs/parity.md); init N(0, 1/n) for every weight."""
     return TrainConfig(
-        steps=steps, lr=0.1, optimizer="sgd", lam=1e-3, seeds=seeds, eval_every=eval_every, num_threads=1
+        steps=steps,
+        lr=0.1,
+        optimizer="sgd",
+        lam=1e-3,
+        seeds=seeds,
+        eval_every=eval_every,
+        num_threads=1,
+        nan_check_every=50,
     )
 
 
@@ -539,18 +550,51 @@ register(
     Claim(
         id="edelman-thm7.8-training",
         source=f"{THM} with Theorem 7.1; Fig 7.5 (App. D.2 setting)",
-        statement="Full-batch GD on CE + 1e-3 ||theta||_{2,k+1}^{k+1} drives the degree-k parity network's normalized margin to "
-        "gamma*(k) = sqrt(2) k! (k+1)^(-(k+1)/2); its largest neurons have support S, |u_j| = ||w|| = 1/sqrt(k+1) after "
-        "normalization, w in span [1,-1], and (prod_S u_j)(w0 - w1) > 0.",
+        statement="Full-batch GD on CE + 1e-3 ||theta||_{2,k+1}^{k+1} typically drives the degree-k parity network's "
+        "normalized margin to gamma*(k) = sqrt(2) k! (k+1)^(-(k+1)/2); its largest neurons have support S, |u_j| = "
+        "||w|| = 1/sqrt(k+1) after normalization, w in span [1,-1], and (prod_S u_j)(w0 - w1) > 0. A seed succeeds "
+        "when its normalized margin over the predicted gamma* is in [min_ratio, 1 + 1e-9] and its top neurons meet "
+        "the structure; pass iff the success rate is at least 1/2 at 95 % confidence (p0 = 0.5: Fig. 7.5 shows one "
+        "run).",
         kind="training",
         configs={
-            "quick": ParityTrainingConfig(6, 3, 16, _edelman_parity_gd(10_000, (0, 1), 500), min_ratio=0.95),
+            "quick": ParityTrainingConfig(6, 3, 16, _edelman_parity_gd(10_000, tuple(range(16)), 500), min_ratio=0.95),
             "full": ParityTrainingConfig(
-                10, 4, 40, _edelman_parity_gd(30_000, (0, 1, 2), 1000).replace(checkpoint_every=5000), min_ratio=0.98
+                10,
+                4,
+                40,
+                _edelman_parity_gd(30_000, tuple(range(8)), 1000).replace(checkpoint_every=5000),
+                min_ratio=0.98,
             ),
         },
         predict=lambda cfg: tp.max_margin(cfg.k),
         observe=observe_parity_training,
         judge=TRAINING_JUDGE,
+        # App. D.2.2: m = 40 on (10, 4)-parity, GD lr 0.1, 30 000 steps, L_(2,5) 1e-3; quick changes sizes only
+        # (n, k, m, steps), and the initialisation is not stated in the thesis
+        deviations={"quick": (), "full": ()},
+        insensitive="the margin-ratio window [0.95, 1 + 1e-9] with quick seeds at 0.985-0.990 gamma* lets a gamma* 1 % "
+        "low pass unless several seeds are above 0.99 (a gamma* 2 % low or 6 % high fails every seed); the judge reads "
+        "the prediction (docs/parity.md)",
+        post_hoc=(
+            PostHoc(
+                "min_ratio (full)",
+                "0.98",
+                "2026-11-21, beside an independent reproduction's 0.9935 at 30 000 steps (0.981 at 15 000)",
+                "about 0.013 below that run (ParityTrainingConfig, docs/parity.md)",
+            ),
+            PostHoc(
+                "min_ratio (quick)",
+                "0.95",
+                "carried over from the modular claims; no quick parity run recorded before it",
+                "guards 'approaches gamma*' loosely; quick seeds end at about 0.985-0.990",
+            ),
+            PostHoc(
+                "structure_tol",
+                "0.01 (absolute, per normalized entry)",
+                "2026-11-21, after the reproduction showed the top neurons at the predicted values to 3 decimals",
+                "quick seeds measure 0.005-0.015, so this tolerance decides some seeds",
+            ),
+        ),
     )
 )

@@ -4,13 +4,15 @@ Training claims of every task (modular addition, sparse parity, finite groups) t
 with :func:`verify.train.polynomial.train` on ``ctx.device``, with a checkpoint under the report's scratch directory so
 an interrupted report resumes. The checkpoint's name carries a hash of the trainer's configuration (which
 holds no device: a run checkpointed on one device resumes on another) and is removed once the run finishes.
-Their verdicts use :class:`verify.claims.judges.PerSeed`; :data:`MARGIN_RATIO` is the check they share.
+Their verdicts use :class:`verify.claims.judges.PerSeed`; :func:`margin_ratio_check` is the check they share, and
+:class:`MarginPerSeed` the judge that computes each seed's margin ratio from the claim's predicted gamma*.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from numerics.margins import Task
@@ -19,9 +21,9 @@ from verify.runtime.options import RunOptions
 from verify.train.polynomial import train
 
 from .base import RunContext
-from .judges import Check
+from .judges import PERTURB_REL, Check, PerSeed, as_float, flatten, perturb_value
 
-__all__ = ["checkpoint_path", "margin_ratio_check", "run_checkpointed", "train_for_claim"]
+__all__ = ["MarginPerSeed", "checkpoint_path", "margin_ratio_check", "run_checkpointed", "train_for_claim"]
 
 T = TypeVar("T")
 
@@ -31,6 +33,34 @@ def margin_ratio_check(min_ratio: float | str = "min_ratio") -> Check:
     margin (the upper end), and training gets close to it (the lower end). By default ``min_ratio`` is read from
     the claim's config (quick and full scales set their own)."""
     return Check("margin_ratio", "margin ratio", lo=min_ratio, hi=1 + 1e-9)
+
+
+@dataclass(frozen=True)
+class MarginPerSeed(PerSeed):
+    """:class:`PerSeed` for a training claim whose prediction is gamma*: each seed's margin ratio is computed here, in
+    the judge, as its normalized margin (the row's ``margin_field``, measured from the trained weights without
+    gamma*) over the **predicted** gamma*, and replaces the row's ``margin_ratio`` before the checks (usually
+    :func:`margin_ratio_check`, window [config.min_ratio, 1 + 1e-9]) see it. A wrong gamma* therefore changes the
+    verdict: one that is too small puts every seed that came within its error of gamma* above the window's upper end
+    ("no network beats gamma*"), one that is too large pushes seeds below ``min_ratio``. The perturbation moves
+    gamma* down by 1 % (the upper end is the tight one for seeds that reach above 0.99 gamma*); a claim whose seeds
+    stay below 0.99 gamma* cannot see a 1 % error and says so in ``Claim.insensitive``."""
+
+    margin_field: str = "normalized_margin"
+
+    def _counts(self, predicted: Any, obs: Any, config: Any) -> tuple[list[list[str]], list[dict[str, Any]]]:
+        values = flatten(predicted)
+        if len(values) != 1:
+            raise ValueError(f"MarginPerSeed needs one predicted gamma*, got {len(values)} values")
+        gamma = as_float(values[0])
+        rows = [row | {"margin_ratio": float(row[self.margin_field]) / gamma} for row in obs.details[self.rows]]
+        return self.seed_problems(predicted, rows, config), rows
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return perturb_value(predicted, PERTURB_REL, sign=-1)
+
+    def describe(self) -> str:
+        return f"margin ratio = normalized margin / predicted gamma*; {super().describe()}"
 
 
 def checkpoint_path(ctx: RunContext, tag: str, config: Any) -> str | None:

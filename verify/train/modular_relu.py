@@ -82,8 +82,8 @@ def memory_estimate(cfg: ReluModularConfig, itemsize: int = ITEMSIZE) -> int:
     """Estimated peak bytes of :func:`train_relu_modular` (an upper estimate), floats of ``itemsize`` bytes.
 
     Floats: the parameters ``U, V, W`` (``3 m p`` per seed) six times (weights, gradients, AdamW's two slots and
-    two temporaries of its update); per seed four ``(m, p^2)`` hidden-layer buffers (the two gathered inputs or
-    their sum, the ReLU output, its gradient and the gradient of the pre-activation) and five ``(p^2, p)`` logit
+    two temporaries of its update); per seed four ``(m, p^2)`` hidden-layer buffers (the broadcast sum of the
+    two inputs, the ReLU output, its gradient and the gradient of the pre-activation) and five ``(p^2, p)`` logit
     buffers (the product, its reshaped copy, the log-probabilities and two gradients). Int64: the pairs ``a, b``
     and labels (``3 p^2``) and the labels and predictions repeated per seed (``2 S p^2``). Measured peaks (tests)
     are 1.4-2.3 times smaller.
@@ -129,15 +129,17 @@ def train_relu_modular(cfg: ReluModularConfig, options: RunOptions = DEFAULT_OPT
     )
     params = stack_seeds(cfg.seeds, lambda s: _init(cfg, s), device=dev, dtype=dtype)
     U, V, W = (params[k].requires_grad_() for k in ("U", "V", "W"))
-    p, S = cfg.p, len(cfg.seeds)
+    p, S, m = cfg.p, len(cfg.seeds), cfg.width
     a = torch.arange(p, device=dev).repeat_interleave(p)
     b = torch.arange(p, device=dev).repeat(p)
     y = (a + b) % p
     opt = torch.optim.AdamW([U, V, W], lr=cfg.lr, weight_decay=cfg.weight_decay)
 
     def forward() -> torch.Tensor:
-        hidden = torch.relu(U[:, :, a] + V[:, :, b])  # (S, m, p^2)
-        return torch.einsum("spm,smn->snp", W, hidden)  # (S, p^2, p)
+        # pair a * p + b is column a * p + b: U[:, :, a] + V[:, :, b] as a broadcast sum, whose backward is a sum
+        # over one axis rather than the scatter-add of an index gather (3-4 times faster per step on a CPU)
+        hidden = torch.relu((U.unsqueeze(-1) + V.unsqueeze(-2)).reshape(S, m, p * p))  # (S, m, p^2)
+        return torch.bmm(W, hidden).transpose(1, 2)  # (S, p^2, p)
 
     def per_seed_loss(logits: torch.Tensor) -> torch.Tensor:
         ce = torch.nn.functional.cross_entropy(logits.reshape(-1, p), y.repeat(S), reduction="none")

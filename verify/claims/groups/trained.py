@@ -18,9 +18,9 @@ from theory import groups as tg
 from verify.compare.groups import compare_groups, gamma_star
 from verify.train.polynomial import TrainConfig
 
-from ..base import Claim, Observation, RunContext, register
-from ..judges import Check, PerSeed
-from ..training import margin_ratio_check, train_for_claim
+from ..base import Claim, Deviation, Observation, PostHoc, RunContext, register
+from ..judges import Check, Population
+from ..training import MarginPerSeed, margin_ratio_check, train_for_claim
 from .common import SRC
 
 
@@ -42,16 +42,23 @@ class GroupTrainingConfig:
     purity: float = 0.98
 
 
-#: Every seed: margin ratio in [config.min_ratio, 1 + 1e-9], single-irrep norm share >= config.min_single_share,
-#: and coverage of the needed irreps with no trivial neuron. Neurons per irrep against d_R are reported, not judged.
-TRAINING_JUDGE = PerSeed(
+#: Per seed: margin ratio (normalized margin / predicted gamma*, computed by the judge) in [config.min_ratio,
+#: 1 + 1e-9], single-irrep norm share >= config.min_single_share, and coverage of the needed irreps with no trivial
+#: neuron. Neurons per irrep against d_R are reported, not judged. Population rule (docs/groups.md, "Verdict rule of
+#: the training claims"): p0 = 0.5, since the thesis shows one run per group (Fig. 7.6, D.2, D.3) and states no
+#: rate ("typically"); p_alt = 0.95; 8 seeds give power 0.943.
+TRAINING_JUDGE = MarginPerSeed(
     (
         margin_ratio_check(),
         Check("single_irrep_share", "single-irrep norm share (block purity >= config.purity)", lo="min_single_share"),
         Check("coverage_ok", "every needed irrep used, no trivial neuron", truthy=True),
     ),
     note="neurons per irrep vs d_R reported",
+    rule=Population(p0=0.5, p_alt=0.95),
 )
+
+#: Seeds of every group training run (8: power 0.943 against p_alt = 0.95; docs/verdicts.md).
+SEEDS = tuple(range(8))
 
 
 def predict_group_training(cfg: GroupTrainingConfig) -> sympy.Expr:
@@ -69,19 +76,21 @@ def observe_group_training(cfg: GroupTrainingConfig, ctx: RunContext) -> Observa
     gs = gamma_star(G)
     result = train_for_claim(GroupTask(G), 2, cfg.width, cfg.train, ctx, f"group_{G.name.replace('^', '')}", gs[0])
     comps = [compare_groups(net, G, purity_threshold=cfg.purity, gamma=gs) for net in result.networks]
+    seeds = tuple(result.config.seeds)  # the seeds that ran (RunOptions.seed_offset applied)
     details = {
         "gamma_star": gs[0],
         "gamma_source": gs[1],
         "irrep_names": list(comps[0].irrep_names),
         "dims": list(comps[0].dims),
         "per_seed": [
-            dataclasses.asdict(c)
+            {"seed": s}
+            | dataclasses.asdict(c)
             | {
                 "coverage_ok": c.coverage_ok,
                 "mean_count_by_dim": c.mean_count_by_dim,
                 "counts_increase_with_dim": c.counts_increase_with_dim,
             }
-            for c in comps
+            for s, c in zip(seeds, comps)
         ],
         "train_wall_s": result.wall_time,
     }
@@ -96,13 +105,14 @@ def observe_group_training(cfg: GroupTrainingConfig, ctx: RunContext) -> Observa
         value=min(c.margin_ratio for c in comps) * gs[0],
         details=details,
         artifacts=artifacts,
-        seeds=tuple(result.config.seeds),
+        seeds=seeds,
     )
 
 
-def _quick_adam(steps: int, seeds: tuple[int, ...] = (0, 1)) -> TrainConfig:
+def _quick_adam(steps: int, seeds: tuple[int, ...] = SEEDS) -> TrainConfig:
     """CPU quick setting (not the thesis's): full-batch Adam lr 0.01 doubled at 1500 and 3000, lambda = 3e-5 on
-    ||theta||_{2,3}^3, init N(0, 1/|G|), float64, one thread."""
+    ||theta||_{2,3}^3, init N(0, 1/|G|), float64, one thread (NaN check every 50 steps: it does not change the run).
+    Seeds 0-7 reach 0.964-0.966 gamma* at 6000 steps (2026-11-28; >= 0.95 from step 4000)."""
     return TrainConfig(
         steps=steps,
         lr=0.01,
@@ -112,10 +122,11 @@ def _quick_adam(steps: int, seeds: tuple[int, ...] = (0, 1)) -> TrainConfig:
         seeds=seeds,
         eval_every=250,
         num_threads=1,
+        nan_check_every=50,
     )
 
 
-def _thesis_gd(steps: int, seeds: tuple[int, ...] = (0, 1, 2)) -> TrainConfig:
+def _thesis_gd(steps: int, seeds: tuple[int, ...] = SEEDS) -> TrainConfig:
     """Edelman App. D.2.3 for S_3/S_4: full-batch GD lr 0.05 doubled at 200, 400, ..., 2600, 5000, 10000 (to
     1638.4), lambda = 1e-7 on ||theta||_{2,3}^3."""
     return TrainConfig(
@@ -131,7 +142,7 @@ def _thesis_gd(steps: int, seeds: tuple[int, ...] = (0, 1, 2)) -> TrainConfig:
     )
 
 
-def _thesis_s5(seeds: tuple[int, ...] = (0, 1)) -> TrainConfig:
+def _thesis_s5(seeds: tuple[int, ...] = SEEDS) -> TrainConfig:
     """Edelman App. D.2.3 for S_5: SGD batch 1000, lr 0.05 doubled at 3000, 6000, ..., 24000 (to 12.8), lambda =
     1e-5, 75k steps (meant for a GPU)."""
     return TrainConfig(
@@ -148,20 +159,90 @@ def _thesis_s5(seeds: tuple[int, ...] = (0, 1)) -> TrainConfig:
     )
 
 
-def _training_claim(group: str, quick: GroupTrainingConfig | None, full: GroupTrainingConfig, note: str) -> None:
+#: How the quick S3 setting differs from App. D.2.3's (besides m and steps): chosen for a CPU budget.
+_QUICK_S3_DEVIATIONS = (
+    Deviation(
+        "optimizer",
+        "gradient descent (App. D.2.3, S3)",
+        "Adam",
+        "the thesis schedule needs 50 000 steps; Adam reaches 0.95 gamma* in a few thousand on a CPU",
+    ),
+    Deviation(
+        "learning rate and schedule",
+        "0.05 doubled at 200, 400, ..., 2600, 5000, 10000 (App. D.2.3, S3)",
+        "0.01 doubled at 1500 and 3000",
+        "an Adam step size; the thesis's doublings to 1638.4 are for gradient descent",
+    ),
+    Deviation(
+        "regularisation lambda",
+        "1e-7 on ||theta||_(2,3)^3 (App. D.2.3, S3)",
+        "3e-5",
+        "a stronger lambda converges within the short quick budget, at a margin further from the lambda -> 0 limit",
+    ),
+)
+#: D5 and A5 have no setting in the thesis (App. D.2.3 gives S3, S4 and S5 only).
+_NO_SOURCE_SETTING = (
+    Deviation(
+        "training setting",
+        "none: App. D.2.3 trains S3, S4 and S5 only",
+        "the S3/S4 schedule (GD, lr 0.05 doubled to 1638.4, lambda 1e-7, 50 000 steps)",
+        "the thesis's setting for groups of similar order",
+    ),
+)
+#: Thresholds and settings chosen with knowledge of results (docs/groups.md, "Thresholds").
+_POST_HOC = {
+    "S3": (
+        PostHoc(
+            "quick setting (Adam lr 0.01, doublings 1500/3000, lambda 3e-5, m = 30, 6000 steps)",
+            "as configured",
+            "2026-11-21, tuned on the CPU before the claim was committed",
+            "the thesis setting does not reach the threshold in a quick budget",
+        ),
+        PostHoc(
+            "min_ratio (quick and full)",
+            "0.95",
+            "2026-11-21, with the quick runs at about 0.965 and the full run at 0.976-0.978",
+            "the record cannot show that it preceded those runs",
+        ),
+    ),
+    "S4": (
+        PostHoc(
+            "min_ratio (full)",
+            "0.90",
+            "2026-11-21, beside the measured 0.932-0.934 of the 3-seed CPU run (docs/groups.md)",
+            "the record cannot show that it preceded that run",
+        ),
+    ),
+}
+
+
+def _training_claim(
+    group: str,
+    quick: GroupTrainingConfig | None,
+    full: GroupTrainingConfig,
+    note: str,
+    deviations: dict[str, tuple[Deviation, ...]] | None = None,
+    insensitive: str | None = None,
+) -> None:
     configs = {"full": full} if quick is None else {"quick": quick, "full": full}
+    deviations = deviations or {scale: () for scale in configs}
     register(
         Claim(
             id=f"edelman-thm7.9-training-{group.replace('^', '')}",
             source=f"{SRC}, Theorem 7.9 with Theorem 7.1; Fig 7.6, D.2, D.3 (App. D.2)",
-            statement=f"Weakly L_(2,3)-regularized training of the quadratic network on {group} approaches gamma*({group}); each "
-            "neuron's u, v, w lie in a single irrep, every irrep a max-margin network needs is used and none is "
-            f"trivial. {note}",
+            statement=f"Weakly L_(2,3)-regularized training of the quadratic network on {group} typically approaches "
+            f"gamma*({group}); each neuron's u, v, w lie in a single irrep, every irrep a max-margin network needs is "
+            "used and none is trivial. A seed succeeds when its normalized margin over the predicted gamma* is in "
+            "[min_ratio, 1 + 1e-9] with that structure; pass iff the success rate is at least 1/2 at 95 % confidence "
+            f"(p0 = 0.5: the thesis shows one run per group). {note}",
             kind="training",
             configs=configs,
             predict=predict_group_training,
             observe=observe_group_training,
             judge=TRAINING_JUDGE,
+            deviations=deviations,
+            post_hoc=_POST_HOC.get(group, ()),
+            insensitive=insensitive,
         )
     )
 
@@ -172,6 +253,9 @@ _training_claim(
     GroupTrainingConfig("S3", 30, _thesis_gd(50_000)),
     "Quick: Adam (lr 0.01, x2 at 1500/3000, lambda 3e-5), m = 30, 6000 steps, ratio >= 0.95; full: the thesis "
     "setting (GD, lambda 1e-7, 50k steps; measured 0.978, docs/groups.md), ratio >= 0.95.",
+    deviations={"quick": _QUICK_S3_DEVIATIONS, "full": ()},
+    insensitive="the margin-ratio window [0.95, 1 + 1e-9] with quick seeds at 0.964-0.966 gamma* lets a gamma* 1 % "
+    "high or low pass (a gamma* 2 % high puts them below 0.95 and fails); the judge reads the prediction",
 )
 _training_claim(
     "S4",
@@ -191,6 +275,7 @@ _training_claim(
     None,
     GroupTrainingConfig("D5", 68, _thesis_gd(50_000), min_ratio=0.95),
     "Full only: D_5 (|G| = 10, construction width 34), m = 68, the S_3 thesis schedule.",
+    deviations={"full": _NO_SOURCE_SETTING},
 )
 _training_claim(
     "A5",
@@ -198,4 +283,5 @@ _training_claim(
     GroupTrainingConfig("A5", 472, _thesis_gd(50_000), min_ratio=0.90),
     "Full only: A_5 violates the condition; gamma* is the exact character game value (the 5-dim irrep is "
     "unused at the optimum, so coverage asks only for the LP's irreps 3, 3', 4), m = 472.",
+    deviations={"full": _NO_SOURCE_SETTING},
 )

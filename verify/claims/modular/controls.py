@@ -27,8 +27,8 @@ from theory import modular as tm
 from verify.compare import compare_modular
 from verify.train.modular_relu import ReluModularConfig, train_relu_modular
 
-from ..base import Claim, Observation, RunContext, register
-from ..judges import Check, Judge, MaxRel, PerSeed, Verdict
+from ..base import Claim, Deviation, Observation, PostHoc, RunContext, register
+from ..judges import Check, Judge, MaxRel, PerSeed, Population, Verdict
 from ..training import margin_ratio_check, run_checkpointed
 from .common import EDELMAN, ModularTrainingConfig
 from .edelman_k2 import EDELMAN_TRAINING
@@ -100,13 +100,15 @@ register(
         id="edelman-fig7.1a-relu-not-single-frequency",
         source="Edelman thesis (2024), Fig. 7.1a and Fig. 7.4b (negative control of Thm 7.7; docs/modular.md)",
         statement="A one-hidden-layer ReLU network with L2 regularisation (AdamW weight decay) fits mod-p addition "
-        "but its neurons are not single-frequency: in every seed no significant neuron reaches the purity 0.99 "
-        "at which the quadratic-network claims call a neuron single-frequency (the thesis's figure shows a "
-        "largest power share of about 0.9). The purity metric therefore can report a deviation.",
+        "but its neurons are not single-frequency: a seed succeeds when it fits every pair and no significant "
+        "neuron reaches the purity 0.99 at which the quadratic-network claims call a neuron single-frequency (the "
+        "thesis's figure shows a largest power share of about 0.9); pass iff the success rate is at least 1/2 at "
+        "95 % confidence (p0 = 0.5: the figure shows one run and states no rate). The purity metric therefore can "
+        "report a deviation.",
         kind="training",
         configs={
-            "quick": ReluControlConfig(ReluModularConfig(p=23, width=64, seeds=(0, 1, 2), steps=3000)),
-            "full": ReluControlConfig(ReluModularConfig(p=71, width=500, seeds=tuple(range(5)), steps=20_000)),
+            "quick": ReluControlConfig(ReluModularConfig(p=23, width=64, seeds=tuple(range(8)), steps=1500)),
+            "full": ReluControlConfig(ReluModularConfig(p=71, width=500, seeds=tuple(range(8)), steps=20_000)),
         },
         predict=_predict,
         observe=_observe,
@@ -117,6 +119,43 @@ register(
             ),
             headline="max_purity",
             note="median purity and the single-frequency fraction reported",
+            rule=Population(p0=0.5, p_alt=0.95),
+        ),
+        insensitive="negative control: the theory predicts nothing for the ReLU network (the prediction is the "
+        "quadratic network's purity 1 and gamma*, shown for contrast); the judged threshold 0.99 is the "
+        "single-frequency threshold of the quadratic claims, not a predicted value",
+        deviations={
+            scale: (
+                Deviation(
+                    "optimizer and schedule",
+                    "gradient descent, lr 0.05 doubled at steps 1k, 2k, ..., 10k to 51.2 (App. D.2.1)",
+                    "AdamW, lr 3e-3 constant",
+                    "the control needs a ReLU network that fits every pair in a CPU budget; the statement is about "
+                    "the learned neurons, not the optimizer",
+                ),
+                Deviation(
+                    "L2 regularisation",
+                    "1e-4 (App. D.2.1)",
+                    "AdamW decoupled weight decay 1e-2",
+                    "weight decay is AdamW's form of the L2 term; its strength was set with the optimizer",
+                ),
+                Deviation(
+                    "precision",
+                    "not stated",
+                    "float32 parameters (purities in float64)",
+                    "the trainer's default on every device; --dtype float64 gives the same verdict",
+                ),
+            )
+            for scale in ("quick", "full")
+        },
+        post_hoc=(
+            PostHoc(
+                "steps (quick)",
+                "1500 instead of 3000",
+                "2026-11-28, after 8 seeds fitted every pair with largest purities 0.90-0.93 at step 1500 (issue 28: "
+                "8 seeds in the CPU budget)",
+                "the phenomenon is reached by then and half the steps pay for the extra seeds",
+            ),
         ),
     )
 )

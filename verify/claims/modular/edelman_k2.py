@@ -10,10 +10,17 @@ from numerics.modular import construction_network
 from theory import modular as tm
 from verify.train.polynomial import TrainConfig, doubling_steps
 
-from ..base import Claim, Erratum, Observation, RunContext, register
+from ..base import Claim, Erratum, Observation, PostHoc, RunContext, register
 from ..judges import ExactlyEqual, RefutedIfDiffers
 from .common import EDELMAN, ModularTrainingConfig, P, PrimesConfig
-from .training_runs import TRAINING_JUDGE, observe_training, predict_training, training_tolerance
+from .training_runs import (
+    FULL_SEEDS,
+    QUICK_SEEDS,
+    TRAINING_JUDGE,
+    observe_training,
+    predict_training,
+    training_tolerance,
+)
 
 # --- Theorem 7.7 (Edelman thesis, App. D.6): gamma* for k = 2
 
@@ -115,18 +122,22 @@ def _edelman_gd(steps: int, seeds: tuple[int, ...], eval_every: int) -> TrainCon
         seeds=seeds,
         eval_every=eval_every,
         num_threads=1,
+        nan_check_every=50,
     )
 
 
 #: Edelman's runs. ``min_ratio`` 0.99 at both scales: set with these configs (2026-11-21, the commit that added the
 #: trainer's ensemble and every modular training claim), with no reason or validation run recorded, so the record
 #: cannot show it preceded the first quick run; the full run (p = 71) has not been run yet. It is not from the
-#: thesis (Fig. 7.1c shows the margin approaching gamma*, with no ratio printed). Quick runs on 2026-11-26 reached
-#: 0.9990 and 1.0000 (seeds 0, 1). docs/modular.md, "Margin thresholds of the training claims".
+#: thesis (Fig. 7.1c shows the margin approaching gamma*, with no ratio printed). Quick runs on 2026-11-28 reached
+#: 0.9988-1.0000 (seeds 0-7; the slowest seed passes 0.99 only after step 8500, when the lr reaches 51.2).
+#: docs/modular.md, "Margin thresholds of the training claims". Sizes differ from App. D.2.1 (p = 71, m = 500,
+#: 40 000 steps) at quick scale; no hyper-parameter does (the initialisation, N(0, 1/(4p)) by default, is not
+#: stated in the thesis).
 EDELMAN_TRAINING = {
-    "quick": ModularTrainingConfig(7, 2, 40, _edelman_gd(10_000, (0, 1), 500), min_ratio=0.99),
+    "quick": ModularTrainingConfig(7, 2, 40, _edelman_gd(10_000, QUICK_SEEDS, 500), min_ratio=0.99),
     "full": ModularTrainingConfig(
-        71, 2, 500, _edelman_gd(40_000, (0, 1, 2), 1000).replace(checkpoint_every=2000), min_ratio=0.99
+        71, 2, 500, _edelman_gd(40_000, FULL_SEEDS, 1000).replace(checkpoint_every=2000), min_ratio=0.99
     ),
 }
 
@@ -134,14 +145,25 @@ register(
     Claim(
         id="edelman-thm7.7-training",
         source=f"{EDELMAN}, Theorem 7.7 with Theorem 7.1; Fig 7.1b-c, 7.4c, D.1b (App. D.2 schedule)",
-        statement="Gradient descent on CE + 1e-4 ||theta||_{2,3}^3 with the lr-doubling schedule drives the quadratic network's "
-        "normalized margin to gamma*(p) = sqrt(2/27)/((p-1) sqrt p), with single-frequency neurons, theta_u + theta_v "
-        "= theta_w, and every frequency used.",
+        statement="Gradient descent on CE + 1e-4 ||theta||_{2,3}^3 with the lr-doubling schedule typically drives the "
+        "quadratic network's normalized margin to gamma*(p) = sqrt(2/27)/((p-1) sqrt p), with single-frequency neurons, "
+        "theta_u + theta_v = theta_w, and every frequency used: a seed succeeds when its normalized margin over the "
+        "predicted gamma* is in [min_ratio, 1 + 1e-9] with that structure; pass iff the success rate is at least 1/2 "
+        "at 95 % confidence (p0 = 0.5: Fig. 7.1c shows one run).",
         kind="training",
         configs=EDELMAN_TRAINING,
         predict=predict_training,
         observe=observe_training,
         judge=TRAINING_JUDGE,
         tolerance=training_tolerance(EDELMAN_TRAINING),
+        deviations={"quick": (), "full": ()},
+        post_hoc=(
+            PostHoc(
+                "min_ratio",
+                "0.99",
+                "2026-11-21, with the configs, no reason or validation run recorded",
+                "the record cannot show that it preceded the first quick run (docs/modular.md)",
+            ),
+        ),
     )
 )
