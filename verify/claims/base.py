@@ -100,15 +100,20 @@ class Resolution:
     prediction-perturbation test asks for (docs/verdicts.md, "How fine a check is"): ``rel``, the relative error
     from which on the verdict changes, measured for the prediction as a whole and for each entry alone, in either
     direction that the statement constrains (:func:`verify.claims.sensitivity.measure_resolution`, rounded up), and
-    ``why`` the check cannot be finer (a Monte Carlo standard error, a bound with slack, a derived tolerance).
+    ``why`` the check cannot be finer (a Monte Carlo standard error, a bound with slack, a derived tolerance);
+    ``undetected``: which entries no error up to 100 % detects, and why (points where a bound has that much slack:
+    a looser bound is still a true bound), "" when every entry is detected.
     ``tests/verify/test_claims.py`` checks the measurement against it; the record and the report show it."""
 
     rel: float
     why: str
+    undetected: str = ""
 
     def __post_init__(self) -> None:
         if not 0 < self.rel <= 1 or len(self.why.split()) < 4:
             raise ValueError(f"a resolution needs 0 < rel <= 1 and a reason, got {self}")
+        if self.undetected and len(self.undetected.split()) < 4:
+            raise ValueError(f"say which entries no error detects, and why, got {self.undetected!r}")
 
 
 @dataclass(frozen=True)

@@ -821,7 +821,8 @@ def resolution_text(r: dict) -> str:
     res = r.get("resolution")
     if not isinstance(res, dict) or not isinstance(res.get("rel"), (int, float)):
         return ""
-    return f"detects an error of the prediction from {_pct(res['rel'])} on; {res.get('why', '')}".rstrip("; ")
+    text = f"detects an error of the prediction from {_pct(res['rel'])} on; {res.get('why', '')}".rstrip("; ")
+    return text + (f"; not detected: {res['undetected']}" if res.get("undetected") else "")
 
 
 def _sweep_text(sweep: dict) -> str:
