@@ -57,7 +57,7 @@ def test_perturbed_prediction_changes_the_verdict(cid: str) -> None:
     if claim.kind != "training":  # entry by entry, both directions, at 1 % or the declared resolution
         problems = check_resolution(claim.judge, ev.predicted, ev.obs, ev.config, claim.resolution)
         assert not problems, f"{cid}: " + "; ".join(problems)
-    elif not exact_by_construction(claim.judge):  # the judge's own perturbation, one entry at a time
+    elif not exact_by_construction(claim.judge, ev.predicted):  # the judge's own perturbation, one entry at a time
         moves, n = single_entry_perturbations(ev.predicted, wrong)
         unseen = [list(p) for p, one in moves if not detects(claim.judge, one, ev.obs, ev.config)]
         assert not unseen, (

@@ -73,6 +73,7 @@ def _crafted(base: dict) -> list[dict]:
     )
     a["population"] = Population(p0=0.5, p_alt=0.9).record(3, 8)
     a["deviations"] = [{"parameter": "learning rate", "source": "1e-3 (Sec. 4.2)", "value": "0.1", "why": NASTY}]
+    a["resolution"] = {"rel": 0.3, "why": "4 standard errors of a Monte Carlo estimate", "undetected": ""}
     a["post_hoc"] = [
         {"parameter": "min_ratio", "value": "0.9", "when": "after the first quick run", "why": "ratios | near 0.95"}
     ]
@@ -265,6 +266,7 @@ def test_population_deviations_post_hoc_and_erratum_stand_next_to_the_verdict(re
     assert "power" in line and "p\\_alt = 0.9" in line and "flip" in line and "plug-in" in line
     assert "- deviation: learning rate: 0.1 (source: 1e-3 (Sec. 4.2)); a \\| b" in block  # escaped like all prose
     assert "- post hoc: min\\_ratio = 0.9, chosen after the first quick run; ratios \\| near 0.95" in block
+    assert "- resolution: detects an error of the prediction from 30 % on; 4 standard errors of a Monte" in block
     row = next(x for x in md.splitlines() if x.startswith("| [karp-ch3-crafted-nasty]"))
     assert row.endswith("**FAIL** (3/8 seeds; 1 deviation; 1 post hoc) |")
     plain = next(r for r in records if r["id"] == "edelman-thm7.7-margin")
@@ -284,6 +286,7 @@ def test_population_deviations_post_hoc_and_erratum_stand_next_to_the_verdict(re
     section = page.split(f'<section class="claim" id="{render._html_id(nasty["id"])}"', 1)[1].split("</section>", 1)[0]
     assert '<li class="population">population: 3 of 8 seeds succeed' in section
     assert '<li class="deviation">deviation: learning rate' in section and "&lt;script&gt;" in section
+    assert '<li class="resolution">resolution: detects an error of the prediction from' in section
     assert '<li class="post-hoc">post hoc: min_ratio = <span class="nb">0.9</span>, chosen' in section
     assert '<span class="tags muted">3/8 seeds; 1 deviation; 1 post hoc</span>' in page
     for r in refuted:
@@ -291,6 +294,9 @@ def test_population_deviations_post_hoc_and_erratum_stand_next_to_the_verdict(re
         assert f'<li class="erratum-kind">erratum: {r["erratum"]["kind"]}: ' in section
     deterministic = render.population_text(Population(deterministic=True).record(4, 4))
     assert deterministic.startswith("4 of 4 runs succeed (runs without randomness")
+    assert render.resolution_text(
+        {"resolution": {"rel": 1.0, "why": "a bound", "undetected": "points with slack"}}
+    ) == ("detects an error of the prediction from 100 % on; a bound; not detected: points with slack")
     assert render.population_text(None) == "" and render.verdict_tags({"deviations": [], "post_hoc": []}) == ""
 
 

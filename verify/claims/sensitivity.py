@@ -16,15 +16,16 @@ A claim is re-judged on its recorded observation (nothing is recomputed) with it
 
 * :func:`check_resolution`: the test of a claim's declaration (``tests/verify/test_claims.py``). A claim that
   declares nothing must detect an error of 1 % (:data:`verify.claims.judges.PERTURB_REL`) in its whole prediction
-  and in each sampled entry alone, in one direction or the other. A claim whose check is coarser declares it with
-  the reason, as :class:`verify.claims.base.Resolution` (``rel``; ``undetected`` for entries that no error up to
-  100 % detects, such as points where a bound has that much slack); the test then checks that an error of ``rel``
-  is detected everywhere it can be, that half of it is not (the declaration is not looser than the check), and that
-  ``undetected`` is declared exactly when some entry is. A judge that compares every entry exactly
-  (:func:`exact_by_construction`) detects any change of any entry by its definition and is not re-judged entry by
-  entry (a sympy simplification per entry can take seconds). The work is a few judge calls per sampled entry
-  (at most :data:`MAX_ENTRIES` entries); the bisection of :func:`measure_resolution` runs only to state the
-  measured value when a declaration is missing or wrong.
+  and in each sampled entry alone, in every direction in which some error up to 100 % is detected (both for a
+  two-sided check, one for a bound). A claim whose check is coarser declares it with the reason, as
+  :class:`verify.claims.base.Resolution` (``rel``; ``undetected`` for entries that no error up to 100 % detects,
+  such as points where a bound has that much slack); the test then checks that an error of ``rel`` is detected
+  everywhere it can be, that half of it is not where ``rel`` is above 1 % (the declaration is not looser than the
+  check), and that ``undetected`` is declared exactly when some entry is. A judge that compares every entry on its
+  own, exactly or finer than 1 % (:func:`exact_by_construction`), detects a 1 % change of any entry by its
+  definition and is not re-judged entry by entry (a sympy simplification per entry can take seconds). The work is a few judge calls per sampled entry (at
+  most :data:`MAX_ENTRIES` entries); the bisection of :func:`measure_resolution` runs only to state the measured
+  value when a declaration is missing or wrong.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .judges import PERTURB_REL, ExactlyEqual, Judge, perturb_value
+from .judges import PERTURB_REL, ExactlyEqual, ExactOrFloat, Judge, as_floats, perturb_value
 
 __all__ = [
     "MAX_ENTRIES",
@@ -241,10 +242,27 @@ def measure_resolution(
     return out
 
 
-def exact_by_construction(judge: Judge) -> bool:
-    """True for a judge that compares every entry of the prediction exactly (:class:`ExactlyEqual`, alone or as the
-    inner judge of a :class:`~verify.claims.judges.Requiring`): any change of any entry fails it by definition."""
-    return isinstance(judge, ExactlyEqual) or isinstance(getattr(judge, "inner", None), ExactlyEqual)
+def exact_by_construction(judge: Judge, predicted: Any = None) -> bool:
+    """True for a judge that compares every entry of the prediction on its own, exactly or within a tolerance
+    finer than 1 %, by its definition: :class:`ExactlyEqual`, or :class:`ExactOrFloat` (and its subclasses) with a
+    relative ``float_tol`` below 1 %, or an absolute one below 1 % of the smallest nonzero predicted entry; alone or
+    as the inner judge of a :class:`~verify.claims.judges.Requiring`. Any change of 1 % in any entry fails it, so it
+    is not re-judged entry by entry (one sympy simplification per entry can take seconds)."""
+    judge = getattr(judge, "inner", judge)
+    if isinstance(judge, ExactlyEqual):
+        return True
+    if not isinstance(judge, ExactOrFloat):
+        return False
+    if judge.relative:
+        return judge.float_tol < PERTURB_REL
+    if predicted is None:
+        return False
+    try:
+        sizes = np.abs(as_floats(predicted))
+    except (TypeError, ValueError):
+        return False
+    sizes = sizes[np.isfinite(sizes) & (sizes > 0)]
+    return sizes.size > 0 and judge.float_tol < PERTURB_REL * float(sizes.min())
 
 
 def _moved(predicted: Any, path: Path | None, r: float, sign: int) -> Any:
@@ -275,8 +293,10 @@ def check_resolution(
     """The problems of a claim's declared resolution against its judge on the recorded observation (module
     docstring); empty when the declaration (``declared``: a :class:`verify.claims.base.Resolution`, or None for
     "1 %") is right. Each problem names the part and, where a number is to be declared, the measured one."""
-    if exact_by_construction(judge):
-        return [] if declared is None else ["an exact judge detects any change: drop the declared resolution"]
+    if exact_by_construction(judge, predicted):
+        return (
+            [] if declared is None else ["the judge compares every entry finer than 1 %: drop the declared resolution"]
+        )
     rel = PERTURB_REL if declared is None else declared.rel
     paths = entry_paths(predicted)
     parts: list[Path | None] = [None, *(sample_paths(paths, limit) if len(paths) > 1 else [])]
@@ -297,7 +317,9 @@ def check_resolution(
         )
     if not never and declared is not None and declared.undetected:
         problems.append("every sampled entry is detected by some error up to 100 %: drop Resolution.undetected")
-    if late or (declared is not None and all(all(at(p, rel / 2, s) for s in directions[p]) for p in parts)):
+    if late or (
+        declared is not None and rel > PERTURB_REL and all(all(at(p, rel / 2, s) for s in directions[p]) for p in parts)
+    ):
         m = measure_resolution(judge, predicted, obs, config, verdict, limit)
         measured = max([v for v in [m.whole, *m.entries.values()] if v is not None], default=0.0)
         if late:

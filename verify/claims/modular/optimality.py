@@ -202,7 +202,7 @@ register(
         id="shi-thm4.9-certificate-wrong-gamma",
         resolution=Resolution(
             rel=1.0,
-            why="the prediction lists deliberately wrong gammas that the certificate must reject; moving a wrong gamma keeps it wrong, so only a change of 100 % turns the verdict",
+            why="a negative control: the prediction is the list of deliberately wrong gammas, off gamma* by 1e-4 relative, that the certificate must reject; the certificate rejects them as well when they are moved, and only an error of 100 % changes the verdict (measured)",
         ),
         source=f"{SHI}, Theorem 4.9 (negative control of shi-thm4.9-certificate; docs/certificates.md)",
         statement="Negative control: the certificate rejects gamma*(1 - 1e-4) (the construction's forward-pass margin is "
