@@ -1,7 +1,10 @@
 """Every quick claim, parametrised: its verdict (``refuted`` for a statement as printed, ``pass`` otherwise)
 and, for every non-refuted claim (training claims included, re-judged on their recorded observation), that the
 verdict changes when the predicted value is perturbed by 1 % or by 10 times the tolerance (whichever is larger,
-:meth:`verify.claims.judges.Judge.perturb`).
+:meth:`verify.claims.judges.Judge.perturb`), as a whole and one entry at a time (list, dict and array predictions:
+an entry the judge never reads is seen), and, for the claims that are not training claims, that an error of 1 % in
+the whole prediction or in any one entry changes the verdict unless the claim declares a coarser resolution with the
+reason (:class:`verify.claims.base.Resolution`, checked against the judge: :mod:`verify.claims.sensitivity`).
 
 A new claim is covered without editing this file. Claims whose verdict legitimately does not depend on the
 predicted value declare why in ``Claim.insensitive``; :func:`test_insensitive_claims_say_why` lists them.
@@ -13,6 +16,7 @@ import pytest
 
 from verify.claims import registry, select
 from verify.claims.judges import Judge
+from verify.claims.sensitivity import check_resolution, detects, exact_by_construction, single_entry_perturbations
 
 from .claim_checks import assert_verdict, evaluation
 
@@ -50,6 +54,16 @@ def test_perturbed_prediction_changes_the_verdict(cid: str) -> None:
     wrong = claim.judge.perturb(ev.predicted, ev.obs)
     verdict, reason = claim.judge(wrong, ev.obs, ev.config)
     assert verdict != "pass", f"{cid}: a prediction off by 1 % (or 10x the tolerance) still passes: {reason}"
+    if claim.kind != "training":  # entry by entry, both directions, at 1 % or the declared resolution
+        problems = check_resolution(claim.judge, ev.predicted, ev.obs, ev.config, claim.resolution)
+        assert not problems, f"{cid}: " + "; ".join(problems)
+    elif not exact_by_construction(claim.judge, ev.predicted):  # the judge's own perturbation, one entry at a time
+        moves, n = single_entry_perturbations(ev.predicted, wrong)
+        unseen = [list(p) for p, one in moves if not detects(claim.judge, one, ev.obs, ev.config)]
+        assert not unseen, (
+            f"{cid}: the perturbation of entry {unseen[0]} alone (of {n} moved) still passes: the judge does not read "
+            "it; make it read every entry or say why in Claim(insensitive=...)"
+        )
 
 
 def test_slow_verdicts_name_existing_quick_claims() -> None:

@@ -155,3 +155,26 @@ def test_errata_record_kind_quote_and_where(cid, kind, quote, where):
     erratum = registry()[cid].erratum
     assert erratum is not None and erratum.kind == kind
     assert quote in erratum.quote and where in erratum.where and "Edelman thesis" in erratum.where
+
+
+@pytest.mark.parametrize("factor", [1.01, -1.0])
+def test_a_wrong_tau_fails_rather_than_stopping_inconclusive(monkeypatch, factor):
+    """Issue 28, item 8: theory's tau off by 1 % (or of the wrong sign) makes edelman-lemD.14-tau fail; it used to
+    stop inconclusive with class_weights' ValueError. Judged on S3 and S4 alone (the quick groups take longer)."""
+    import dataclasses
+
+    from verify.claims import RunContext
+    from verify.runtime.options import RunOptions
+
+    claim = registry()["edelman-lemD.14-tau"]
+    cfg = claim.configs["quick"]
+    small = dataclasses.replace(
+        cfg, groups=("S3", "S4"), reference=tuple(r for r in cfg.reference if r[0].startswith(("S3:", "S4:")))
+    )
+    ctx = RunContext(scale="quick", options=RunOptions(progress=False))
+    assert claim.judge(claim.predict(small), claim.observe(small, ctx), small)[0] == "pass"
+    right = tg.tau
+    monkeypatch.setattr(tg, "tau", lambda G: tuple(factor * t for t in right(G)))
+    verdict, reason = claim.judge(claim.predict(small), claim.observe(small, ctx), small)
+    assert verdict == "fail", reason
+    assert "S3" in reason

@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt
 import pytest
 
 from verify.claims import RunContext, registry, run_claim
+from verify.claims.judges import Population
 from verify.report import render
 from verify.report.figures import plot_spec_figure, remove_stale_figures, render_figures
 from verify.runtime.options import RunOptions
@@ -70,6 +71,12 @@ def _crafted(base: dict) -> list[dict]:
         refutes=None,
         corrected_by=None,
     )
+    a["population"] = Population(p0=0.5, p_alt=0.9).record(3, 8)
+    a["deviations"] = [{"parameter": "learning rate", "source": "1e-3 (Sec. 4.2)", "value": "0.1", "why": NASTY}]
+    a["resolution"] = {"rel": 0.3, "why": "4 standard errors of a Monte Carlo estimate", "undetected": ""}
+    a["post_hoc"] = [
+        {"parameter": "min_ratio", "value": "0.9", "when": "after the first quick run", "why": "ratios | near 0.95"}
+    ]
     a["metadata"] = {
         **base["metadata"],
         "seeds": [0, 1],
@@ -242,6 +249,55 @@ def test_errata_section_lists_every_refuted_claim_with_its_corrected_claim(recor
             assert "not in this run" in block
     ce = errata.split("### Erratum: shi-thm5.5.1-optimality", 1)[1].split("### Erratum", 1)[0]
     assert "`[1, -1, -1, 1, -1]`" in ce and "-33/10, -33/10" in ce and '"float"' not in ce
+
+
+def test_population_deviations_post_hoc_and_erratum_stand_next_to_the_verdict(records):
+    """Issue 28, items 1 and 7: a training claim's seed population (rule, p0, n, successes, bounds, power, flip
+    probabilities), every deviation and post-hoc choice, and a refuted claim's erratum (kind, quote, where) are shown
+    with the verdict, in report.md and report.html; a claim without them gets no extra line (report.md stays
+    compact)."""
+    nasty = next(r for r in records if r["id"] == "karp-ch3-crafted-nasty")
+    pop = nasty["population"]
+    md = render.render_markdown(records, META, {})
+    block = md.split("#### karp-ch3-crafted-nasty\n", 1)[1].split("\n#### ", 1)[0]
+    line = next(x for x in block.splitlines() if x.startswith("- population: "))
+    for text in ("3 of 8 seeds succeed", "p0 = 0.5", "95 % lower bound", f"[{pop['lower']:.3f}, {pop['upper']:.3f}]"):
+        assert render.md_escape(text) in line, (text, line)
+    assert "power" in line and "p\\_alt = 0.9" in line and "flip" in line and "plug-in" in line
+    assert "- deviation: learning rate: 0.1 (source: 1e-3 (Sec. 4.2)); a \\| b" in block  # escaped like all prose
+    assert "- post hoc: min\\_ratio = 0.9, chosen after the first quick run; ratios \\| near 0.95" in block
+    assert "- resolution: detects an error of the prediction from 30 % on; 4 standard errors of a Monte" in block
+    row = next(x for x in md.splitlines() if x.startswith("| [karp-ch3-crafted-nasty]"))
+    assert row.endswith("**FAIL** (3/8 seeds; 1 deviation; 1 post hoc) |")
+    plain = next(r for r in records if r["id"] == "edelman-thm7.7-margin")
+    assert not plain["population"] and not plain["deviations"] and not plain["post_hoc"]
+    other = md.split("#### edelman-thm7.7-margin\n", 1)[1].split("\n#### ", 1)[0]
+    assert not re.search(r"^- (population|deviation|post hoc|erratum|resolution):", other, flags=re.MULTILINE)
+    refuted = [r for r in records if r["verdict"] == "refuted"]
+    assert refuted and all(r["erratum"] for r in refuted)
+    for r in refuted:
+        e = r["erratum"]
+        claim_block = md.split(f"#### {render.md_escape(r['id'])}\n", 1)[1].split("\n#### ", 1)[0]
+        assert f"- erratum: {render.md_escape(e['kind'])}: " in claim_block
+        assert render.md_escape(e["quote"]) in claim_block and render.md_escape(e["where"]) in claim_block
+        erratum = md.split(f"### Erratum: {render.md_escape(r['id'])}\n", 1)[1].split("### ", 1)[0]
+        assert f"**Kind:** {render.md_escape(e['kind'])}: " in erratum
+    page = render.render_html(records, META, {})
+    section = page.split(f'<section class="claim" id="{render._html_id(nasty["id"])}"', 1)[1].split("</section>", 1)[0]
+    assert '<li class="population">population: 3 of 8 seeds succeed' in section
+    assert '<li class="deviation">deviation: learning rate' in section and "&lt;script&gt;" in section
+    assert '<li class="resolution">resolution: detects an error of the prediction from' in section
+    assert '<li class="post-hoc">post hoc: min_ratio = <span class="nb">0.9</span>, chosen' in section
+    assert '<span class="tags muted">3/8 seeds; 1 deviation; 1 post hoc</span>' in page
+    for r in refuted:
+        section = page.split(f'<section class="claim" id="{render._html_id(r["id"])}"', 1)[1].split("</section>", 1)[0]
+        assert f'<li class="erratum-kind">erratum: {r["erratum"]["kind"]}: ' in section
+    deterministic = render.population_text(Population(deterministic=True).record(4, 4))
+    assert deterministic.startswith("4 of 4 runs succeed (runs without randomness")
+    assert render.resolution_text(
+        {"resolution": {"rel": 1.0, "why": "a bound", "undetected": "points with slack"}}
+    ) == ("detects an error of the prediction from 100 % on; a bound; not detected: points with slack")
+    assert render.population_text(None) == "" and render.verdict_tags({"deviations": [], "post_hoc": []}) == ""
 
 
 def test_errata_come_first_and_claims_are_grouped_by_document_and_chapter(records):
@@ -686,7 +742,8 @@ def test_numbers_and_options_never_break_and_claims_link_to_code_docs_and_source
     lines = (render.links.REPO_ROOT / loc.path).read_text().splitlines()
     assert "register" in lines[loc.line - 1] or "shi-thm4.9-beta-sign" in lines[loc.line - 1]
     assert render.links.docs_page(loc) == "docs/modular.md"
-    html = render.render_html(records, META, {}, report_dir=render.links.REPO_ROOT / "tvk-report")
+    beta = run_claim(registry()["shi-thm4.9-beta-sign"], RunContext(options=RunOptions(progress=False))).to_json()
+    html = render.render_html([*records, beta], META, {}, report_dir=render.links.REPO_ROOT / "tvk-report")
     section = html.split(f'id="{render._html_id("shi-thm4.9-beta-sign")}"', 1)[1].split("</section>", 1)[0]
     assert f'href="../{loc.path}"' in section and "docs/<wbr>modular.md" in section
     assert "source: Shi thesis (2024), Chapter 4: Theorem 4.9" in section

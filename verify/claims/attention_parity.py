@@ -20,7 +20,7 @@ import sympy
 from numerics import attention_parity as nap
 from theory import attention_parity as tap
 
-from .base import Claim, Erratum, Observation, RunContext, register
+from .base import Claim, Erratum, Observation, Resolution, RunContext, register
 from .judges import (
     MC_Z,
     ExactlyEqual,
@@ -348,6 +348,9 @@ def _observe_projection(cfg: AttentionParityConfig, ctx: RunContext) -> Observat
 register(
     Claim(
         id="shi-thm5.5.2-projection-ratio",
+        resolution=Resolution(
+            rel=0.018, why="Monte Carlo over 100,000 draws: 4 standard errors are 0.9-1.3 % of the prediction"
+        ),
         source=f"{SRC}, Theorem 5.5.2 (P_Z with the pseudo-inverse, docs/attention_parity.md)",
         statement="E||P_{D_1} Xi||^2 / E||P_{D_2} Xi||^2 = (nu1+1)/(nu2+1) = 1/2 (E||P_{D_j} Xi||^2 = rank(D_j)/M = 2/M, 4/M), "
         "checked exactly and by Monte Carlo (each estimate within MC_Z = 4 standard errors; the ratio's by the delta "

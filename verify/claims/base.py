@@ -39,6 +39,7 @@ __all__ = [
     "Evaluation",
     "Observation",
     "PostHoc",
+    "Resolution",
     "RunContext",
     "Scale",
     "Verdict",
@@ -92,6 +93,28 @@ class Erratum:
             raise ValueError(f"erratum kind must be one of {ERRATUM_KINDS}, got {self.kind!r}")
         if len(self.quote.split()) < 2 or len(self.where.split()) < 2:
             raise ValueError(f"an erratum needs the quoted source text and where it stands, got {self}")
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """How large an error of its prediction a claim's verdict detects, where that is coarser than the 1 % the
+    prediction-perturbation test asks for (docs/verdicts.md, "How fine a check is"): ``rel``, the relative error
+    from which on the verdict changes, measured for the prediction as a whole and for each entry alone, in either
+    direction that the statement constrains (:func:`verify.claims.sensitivity.measure_resolution`, rounded up), and
+    ``why`` the check cannot be finer (a Monte Carlo standard error, a bound with slack, a derived tolerance);
+    ``undetected``: which entries no error up to 100 % detects, and why (points where a bound has that much slack:
+    a looser bound is still a true bound), "" when every entry is detected.
+    ``tests/verify/test_claims.py`` checks the measurement against it; the record and the report show it."""
+
+    rel: float
+    why: str
+    undetected: str = ""
+
+    def __post_init__(self) -> None:
+        if not 0 < self.rel <= 1 or len(self.why.split()) < 4:
+            raise ValueError(f"a resolution needs 0 < rel <= 1 and a reason, got {self}")
+        if self.undetected and len(self.undetected.split()) < 4:
+            raise ValueError(f"say which entries no error detects, and why, got {self.undetected!r}")
 
 
 @dataclass(frozen=True)
@@ -155,6 +178,9 @@ class Claim:
         record and the report show them next to the verdict.
     post_hoc : tuple of PostHoc, optional
         Every threshold or setting chosen after seeing a result (value, when, why).
+    resolution : Resolution, optional
+        The relative error of the prediction from which on the verdict changes, where it is coarser than 1 %, and
+        why (the record and the report show it).
     underpowered : mapping scale -> str, optional
         Scales at which the claim's statistical test is declared, before the run, too weak to decide (the
         reason, with the power): the expected verdict there is ``inconclusive``, and ``tvk report`` does not
@@ -179,6 +205,7 @@ class Claim:
     post_hoc: tuple[PostHoc, ...] = ()
     erratum: Erratum | None = None
     note: str | None = None
+    resolution: Resolution | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -238,6 +265,7 @@ class ClaimRecord:
     post_hoc: list[dict[str, str]] = dataclasses.field(default_factory=list)
     erratum: dict[str, str] | None = None
     note: str | None = None
+    resolution: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return to_jsonable(dataclasses.asdict(self))
@@ -352,4 +380,5 @@ def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
         post_hoc=[dataclasses.asdict(p) for p in claim.post_hoc],
         erratum=None if claim.erratum is None else dataclasses.asdict(claim.erratum),
         note=claim.note,
+        resolution=None if claim.resolution is None else dataclasses.asdict(claim.resolution),
     )

@@ -108,6 +108,10 @@ def perturb_value(x: Any, rel: float, abs_: float = 0.0, sign: int = 1) -> Any:
     with ``abs_ = 0`` moves by ``rel`` itself (a zero prediction must not be immune).
     """
 
+    # the exact step as a rational of the float's shortest decimal (computed once: sympy.nsimplify per value was
+    # slow on long predictions and could turn a step such as 3.16e-7 into an irrational sqrt(10)/10^7)
+    rel_q, abs_q = sympy.Rational(repr(float(rel))), sympy.Rational(repr(float(abs_)))
+
     def one(v: Any) -> Any:
         if isinstance(v, dict) and "float" in v:
             return one(float(v["float"]))
@@ -117,10 +121,9 @@ def perturb_value(x: Any, rel: float, abs_: float = 0.0, sign: int = 1) -> Any:
             return not v
         if isinstance(v, sympy.Basic):
             size = abs(v)
-            step = sympy.nsimplify(abs_) if abs_ else 0
-            delta = sympy.Max(sympy.nsimplify(rel) * size, step) if step else sympy.nsimplify(rel) * size
+            delta = sympy.Max(rel_q * size, abs_q) if abs_q else rel_q * size
             if delta == 0:
-                delta = sympy.nsimplify(rel)
+                delta = rel_q
             return v + sign * delta
         if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
             exact = Fraction(v)

@@ -55,6 +55,8 @@ __all__ = [
     "SCHEMA_PATH",
     "SCHEMA_VERSION",
     "VERDICTS",
+    "deviation_texts",
+    "erratum_text",
     "fill_tolerance",
     "gfm_slug",
     "group_of",
@@ -65,11 +67,15 @@ __all__ = [
     "md_code",
     "md_escape",
     "nobreak_numbers",
+    "population_text",
+    "post_hoc_texts",
     "render_html",
     "render_markdown",
+    "resolution_text",
     "results_csv",
     "results_document",
     "results_json",
+    "verdict_tags",
 ]
 
 #: Version of the ``results.json`` layout (``verify/report/schema/results.schema.json``).
@@ -580,6 +586,13 @@ def _views(
                 "sweep": _sweep_text(meta["sweep"]) if meta.get("sweep") else "",
                 "refutes": r.get("refutes"),
                 "corrected_by": r.get("corrected_by"),
+                "population": population_text(r.get("population")),
+                "tags": verdict_tags(r),
+                "deviations": deviation_texts(r),
+                "post_hoc": post_hoc_texts(r),
+                "erratum": erratum_text(r),
+                "note": str(r.get("note") or ""),
+                "resolution": resolution_text(r),
                 "full": full,
                 "full_truncated": truncated,
                 "fence": "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", full)), default=0)),
@@ -724,6 +737,92 @@ def _next_step(r: dict, claim: Any, failed: list, unexpected: bool) -> str:
     if not steps:
         steps.append("compare the prediction with the source and the claim's code: the statement or its derivation")
     return "; ".join(steps)
+
+
+def _pct(x: Any) -> str:
+    """A probability as a short percentage ("0.3 %", "< 0.01 %", "100 %")."""
+    if not isinstance(x, (int, float)) or not math.isfinite(x):
+        return "—"
+    if x == 0:
+        return "0 %"
+    if x < 1e-4:
+        return "< 0.01 %"
+    return f"{100 * x:.3g} %"
+
+
+def population_text(pop: dict | None) -> str:
+    """A training claim's seed-population verdict in one line (docs/verdicts.md): the rule, the seeds that
+    succeeded, the exact bounds, the power before the run and the probability that fresh seeds flip the verdict;
+    "" when the record has none."""
+    if not isinstance(pop, dict) or "n" not in pop:
+        return ""
+    n, k = pop.get("n"), pop.get("successes")
+    if pop.get("deterministic"):
+        return f"{k} of {n} runs succeed (runs without randomness, judged once each: pass iff every run succeeds)"
+    conf = pop.get("confidence")
+    level = f"{100 * conf:.3g} %" if isinstance(conf, (int, float)) else "?"
+    lo, hi = pop.get("lower"), pop.get("upper")
+    bounds = f"[{lo:.3f}, {hi:.3f}]" if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) else "—"
+    return (
+        f"{k} of {n} seeds succeed; rule: rate >= p0 = {pop.get('p0')}, pass iff the exact {level} lower bound is "
+        f"at least p0, fail iff the upper bound is below it; bounds {bounds}; power {_pct(pop.get('power'))} "
+        f"against p_alt = {pop.get('p_alt')} (at least {_pct(pop.get('min_power'))} required); fresh seeds flip the "
+        f"verdict with probability {_pct(pop.get('flip_probability'))} (plug-in {_pct(pop.get('flip_probability_plugin'))})"
+    )
+
+
+def verdict_tags(r: dict) -> str:
+    """What the claims table shows next to a verdict: the seeds that succeeded (a training claim's population),
+    and how many deviations and post-hoc choices the verdict rests on ("" when none)."""
+    tags = []
+    pop = r.get("population")
+    if isinstance(pop, dict) and "n" in pop:
+        tags.append(f"{pop.get('successes')}/{pop.get('n')} {'runs' if pop.get('deterministic') else 'seeds'}")
+    for key, one, many in (("deviations", "deviation", "deviations"), ("post_hoc", "post hoc", "post hoc")):
+        k = len(r.get(key) or [])
+        if k:
+            tags.append(f"{k} {one if k == 1 else many}")
+    return "; ".join(tags)
+
+
+def _dicts(items: Any, keys: tuple[str, ...]) -> list[dict[str, str]]:
+    """The entries of a record's list field that are dicts, with ``keys`` as strings ("" where missing)."""
+    if not isinstance(items, list):
+        return []
+    return [{k: str(it.get(k, "") or "") for k in keys} for it in items if isinstance(it, dict)]
+
+
+def deviation_texts(r: dict) -> list[str]:
+    """Each deviation of the record from its source, in one line: parameter, the source's value, this value, why."""
+    return [
+        f"{d['parameter']}: {d['value']} (source: {d['source']}); {d['why']}"
+        for d in _dicts(r.get("deviations"), ("parameter", "source", "value", "why"))
+    ]
+
+
+def post_hoc_texts(r: dict) -> list[str]:
+    """Each post-hoc choice of the record in one line: parameter = value, when it was chosen, why."""
+    return [
+        f"{p['parameter']} = {p['value']}, chosen {p['when']}; {p['why']}"
+        for p in _dicts(r.get("post_hoc"), ("parameter", "value", "when", "why"))
+    ]
+
+
+def erratum_text(r: dict) -> str:
+    """A refuted record's erratum in one line: its kind, the quoted source text and where it stands; "" if none."""
+    e = r.get("erratum")
+    if not isinstance(e, dict) or not e.get("kind"):
+        return ""
+    return f"{e['kind']}: “{e.get('quote', '')}” ({e.get('where', '')})"
+
+
+def resolution_text(r: dict) -> str:
+    """A claim's declared resolution (the smallest relative error of its prediction its verdict detects), or ""."""
+    res = r.get("resolution")
+    if not isinstance(res, dict) or not isinstance(res.get("rel"), (int, float)):
+        return ""
+    text = f"detects an error of the prediction from {_pct(res['rel'])} on; {res.get('why', '')}".rstrip("; ")
+    return text + (f"; not detected: {res['undetected']}" if res.get("undetected") else "")
 
 
 def _sweep_text(sweep: dict) -> str:

@@ -22,7 +22,7 @@ from numerics import decision_lists as nd
 from theory import decision_lists as td
 from verify.train import decision_lists as vd
 
-from ..base import Claim, Erratum, Observation, RunContext, register
+from ..base import Claim, Erratum, Observation, Resolution, RunContext, register
 from ..judges import (
     AtLeast,
     AtMost,
@@ -716,6 +716,9 @@ def _observe_scale(cfg: ScaleConfig, ctx: RunContext) -> Observation:
 register(
     Claim(
         id="karp-ch4-thm4.3-constants-scale",
+        resolution=Resolution(
+            rel=0.062, why="Monte Carlo over 20,000 samples: 4 standard errors are 5.3 % of the prediction"
+        ),
         source=f"{SRC}, Theorem 4.3 at the Fig. 4.1 distribution ({DOC})",
         statement="For uniform 25-subsets of Z_200 with the Fig. 4.1 lists, Assumption 4.3 holds with delta = C(195, 22)/"
         "C(200, 25) = 1.381e-3, attained by b = a_3 with a third token outside L_a (judged: a Monte Carlo estimate of "

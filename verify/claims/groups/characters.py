@@ -290,6 +290,7 @@ class TauWeights(ExactOrFloat):
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
         verdict, reason = super().__call__(predicted, obs, config)
         problems = [f"{n}: a tau_C is not positive" for n, ok in obs.details["all_positive"].items() if not ok]
+        problems += [f"{n}: {why}" for n, why in obs.details.get("class_weights_refused", {}).items()]
         for label, ref in config.reference:
             name, _, cls = label.partition(":")
             got = obs.details["tau"][name][cls]
@@ -321,9 +322,11 @@ def _predict_tau(cfg: GroupsConfig) -> list[sympy.Expr]:
 
 def _observe_tau(cfg: GroupsConfig, ctx: RunContext) -> Observation:
     """sum |C| tau_C and kappa_R/sqrt(d_R) from tau (Lemma D.14) and kappa (Lemma D.11), exact; the float64
-    class-weight array of numerics.groups.class_weights (row sums, weight on the correct label)."""
+    class-weight array of numerics.groups.class_weights (row sums, weight on the correct label). A tau that
+    class_weights refuses (sum |C| tau_C != 1, or a negative entry) gives NaN for those three values and the refusal
+    in ``details["class_weights_refused"]``: the claim fails on a wrong tau instead of stopping inconclusive."""
     values: list[Any] = []
-    taus = {}
+    taus, refused = {}, {}
     for name in cfg.groups:
         G = fg.group(name)
         ct = fg.character_table(G)
@@ -331,14 +334,25 @@ def _observe_tau(cfg: GroupsConfig, ctx: RunContext) -> Observation:
         k = tg.kappa(G)
         values.append(sympy.radsimp(sum(ct.class_sizes[c] * t[c] for c in range(1, len(t)))))
         values += [sympy.radsimp(k[r] / sympy.sqrt(ct.dims[r])) for r in range(1, ct.n_irreps)]
-        Q = class_weights(G)
-        rows = Q.sum(1)
-        labels = np.asarray(G.table).reshape(-1)
-        values += [float(rows.min()), float(rows.max()), float(np.abs(Q[np.arange(len(labels)), labels]).max())]
+        try:
+            Q = class_weights(G, t)
+        except ValueError as exc:  # a tau off its normalization, or negative: the check fails, it does not crash
+            if type(exc) is not ValueError:  # an input or memory error of numerics.groups: not about tau
+                raise
+            refused[name] = str(exc)
+            values += [float("nan")] * 3
+        else:
+            rows = Q.sum(1)
+            labels = np.asarray(G.table).reshape(-1)
+            values += [float(rows.min()), float(rows.max()), float(np.abs(Q[np.arange(len(labels)), labels]).max())]
         taus[name] = {ct.class_labels[c]: to_float(t[c]) for c in range(1, len(t))}
     return Observation(
         values,
-        details={"tau": taus, "all_positive": {n: all(v > 0 for v in taus[n].values()) for n in cfg.groups}},
+        details={
+            "tau": taus,
+            "all_positive": {n: all(v > 0 for v in taus[n].values()) for n in cfg.groups},
+            "class_weights_refused": refused,
+        },
     )
 
 

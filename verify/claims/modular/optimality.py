@@ -23,7 +23,7 @@ from numerics.modular import (
 from numerics.spectra import diagonal_fourier, neuron_diagnostics, wrap_angle
 from theory import modular as tm
 
-from ..base import Claim, Observation, RunContext, register
+from ..base import Claim, Observation, Resolution, RunContext, register
 from ..judges import (
     AtMost,
     CertifiedBracket,
@@ -200,6 +200,10 @@ def _observe_intervals(cfg: CertificateConfig, ctx: RunContext) -> Observation:
 register(
     Claim(
         id="shi-thm4.9-certificate-wrong-gamma",
+        resolution=Resolution(
+            rel=1.0,
+            why="a negative control: the prediction is the list of deliberately wrong gammas, off gamma* by 1e-4 relative, that the certificate must reject; the certificate rejects them as well when they are moved, and only an error of 100 % changes the verdict (measured)",
+        ),
         source=f"{SHI}, Theorem 4.9 (negative control of shi-thm4.9-certificate; docs/certificates.md)",
         statement="Negative control: the certificate rejects gamma*(1 - 1e-4) (the construction's forward-pass margin is "
         "above it) and gamma*(1 + 1e-4) (the rigorous SOS bound is below it).",
