@@ -253,8 +253,13 @@ def run_report(
     output: ReportOutput = DEFAULT_OUTPUT,
     jobs: int | None = 1,
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True),
+    archive: str | Path | None = None,
 ) -> tuple[list[dict], dict]:
     """Run the selected claims and write the report into ``out``.
+
+    ``archive`` names a results archive (:mod:`verify.report.archive`): every finished record is merged into it
+    (a newer record replaces an older one, never the reverse) and the report shows the archived verdicts of the
+    other scale next to this run's.
 
     ``options`` (:class:`verify.runtime.options.RunOptions`) reaches every trainer of every claim: the device, the
     training dtype (``float64``, ``float32``, ``tf32`` or None for each trainer's own policy; every judged quantity
@@ -329,6 +334,7 @@ def run_report(
         jobs=jobs,
         auto_jobs=auto_jobs,
         log=log,
+        archive=str(archive) if archive else None,
     )
     try:
         with directory.directory_lock(out), log_to(log):
@@ -353,6 +359,7 @@ class _ReportRun:
     jobs: int
     auto_jobs: bool
     log: Callable[[str], None]
+    archive: str | None = None
 
     def execute(self, stage: Path) -> tuple[list[dict], dict]:
         """Run the claims with ``out`` locked and ``stage`` made, then write the report from ``stage``."""
@@ -391,6 +398,15 @@ class _ReportRun:
         with contextlib.suppress(OSError):
             checkpoints.rmdir()  # only removed when empty: unfinished runs keep their checkpoints
         meta = self.metadata(records, time.perf_counter() - t0)
+        if self.archive:
+            from verify.report.archive import ArchiveError, archive_records
+
+            try:
+                outcome = archive_records(self.archive, records)
+            except ArchiveError as exc:
+                raise ReportError(str(exc)) from exc
+            log(f"archive {self.archive}: " + ", ".join(f"{k}: {v}" for k, v in outcome.items()))
+            meta["archive"] = self.archive
         _write_report(stage, out, records, meta, self.output)
         return records, meta
 
