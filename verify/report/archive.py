@@ -25,7 +25,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +35,8 @@ from verify.runtime.provenance import code_revision, hardware
 
 __all__ = [
     "ARCHIVE_SCHEMA",
-    "ArchiveError",
     "MAX_VALUE_CHARS",
+    "ArchiveError",
     "archive_records",
     "archive_row",
     "archive_view",
@@ -81,12 +81,12 @@ def finished_at(record: Mapping[str, Any]) -> datetime | None:
             t = datetime.strptime(text, fmt)
         except ValueError:
             continue
-        return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+        return t if t.tzinfo else t.replace(tzinfo=UTC)
     try:
         t = datetime.fromisoformat(text)
     except ValueError:
         return None
-    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
 
 
 def _code_files(module: str | None) -> list[Path]:
