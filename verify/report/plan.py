@@ -11,7 +11,9 @@ device, and how the numbers were obtained (``basis``); nothing is trained and no
    calibration of the device (:func:`verify.sweep.cost.calibrate`), an upper bound since runs stop once every seed
    converged; peak memory is the largest cell's trainer estimate where the trainer has one
    (:func:`verify.train.sparse_parity.memory_estimate`).
-3. ``trainer plan``: claims registered in :data:`ESTIMATORS` by configuration type.
+3. ``trainer cost model``: the polynomial-network training claims (Shi Thm 4.9, Edelman Thm 7.7): the trainer's
+   step shapes (multiply-adds per update, peak memory; :mod:`verify.train.polynomial_step`) at the calibrated rate;
+   and claims registered in :data:`ESTIMATORS` by configuration type.
 4. otherwise ``unknown``: the time or memory is reported as unknown (null in JSON), never guessed. A training
    claim's trainer measures its time per step only once it runs (:class:`verify.runtime.memory.RunEstimate`).
 
@@ -147,6 +149,32 @@ def _grid_estimate(claim: Any, grid: Any, config: Any, speed: Any) -> Estimate:
     return Estimate(seconds, memory, "grid cost model" if seconds is not None else "unknown", note)
 
 
+def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estimate | None:
+    """The polynomial-network training claims (Shi Thm 4.9, Edelman Thm 7.7): the trainer's own step shapes
+    (:class:`verify.train.polynomial_step.StepShapes`: multiply-adds per update, peak memory of the ``loop`` strategy
+    with its default chunk) at the calibrated rate; no data is built and nothing is probed. Evaluations are not
+    counted; the trainer may pick a faster strategy than the cost model assumes (its probe, on the device)."""
+    from verify.sweep.cost import CellCost
+    from verify.train.polynomial_step import StepShapes, memory_plan
+
+    train = getattr(config, "train", None)
+    if train is None or not hasattr(config, "p") or not hasattr(config, "k"):
+        return None
+    p, k, seeds = int(config.p), int(config.k), len(train.seeds)
+    points = p**k
+    batch = min(int(train.batch_size), points) if train.batch_size else points
+    itemsize = {"float64": 8, "float32": 4}.get(train.dtype or "", 8 if device == "cpu" else 4)
+    slots = 2 if train.optimizer == "adam" else (1 if train.momentum else 0)
+    shapes = StepShapes(seeds, int(config.width), k, p, p, k, False, batch, points, itemsize, slots)
+    _, peak = memory_plan(shapes, "loop", device, None, train.chunk_size, ignore_memory_check=True)
+    seconds = None if speed is None else speed.seconds(CellCost(int(train.steps), shapes.flops_per_step / 2))
+    note = (
+        f"{train.steps} steps x {shapes.flops_per_step / 2e9:.3g} G multiply-adds (trainer step shapes, "
+        "loop strategy, evaluations not counted)"
+    )
+    return Estimate(seconds, int(peak), "trainer cost model" if seconds is not None else "unknown", note)
+
+
 def _device_memory(device: str) -> tuple[int | None, str]:
     """Usable bytes on ``device`` (:data:`MEMORY_SAFETY` of the free memory, as the trainers check it) and words."""
     import torch
@@ -200,6 +228,8 @@ def make_plan(
                 est = model
             elif model.memory_bytes is not None:
                 est = Estimate(est.seconds, model.memory_bytes, est.basis, est.note)
+        if est is None and type(config).__name__ == "ModularTrainingConfig":
+            est = _polynomial_estimate(claim, config, device, speed)
         if est is None and type(config) in ESTIMATORS:
             est = ESTIMATORS[type(config)](claim, config, device, speed)
         if est is None:
