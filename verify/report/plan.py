@@ -74,11 +74,12 @@ def _measured(
     """The latest record of ``claim`` at the same configuration hash on the same device type."""
     from verify.report.archive import finished_at, staleness
 
-    want = config_hash(config)
-    best = None
+    best, want = None, None
     for rec in records:
         if rec.get("id") != claim.id:
             continue
+        if want is None:
+            want = config_hash(config)  # only for a claim with records: hashing a large configuration takes time
         meta = rec.get("metadata") or {}
         device = str(rec.get("device") or meta.get("device") or "")
         h = rec.get("config_hash") or config_hash(rec.get("config"))
@@ -132,17 +133,19 @@ def _cell_memory(config: Any) -> int | None:
 
 
 def _grid_estimate(claim: Any, grid: Any, config: Any, speed: Any) -> Estimate:
-    from verify.sweep.cost import estimate_grid
+    import statistics
 
     seconds = None
     note = "no calibration on this device"
+    cells = [c for stage in grid.plan(config) for c in stage]  # follow-up stages at their worst case
     if grid.cost is None:
         note = "the grid states no cell cost"
-    elif speed is not None:
-        est = estimate_grid(grid, config, speed)
-        seconds = est.pending_s
-        note = f"{est.cells} cells x ~{format_seconds(est.median_cell_s)} (median), step budgets as upper bounds"
-    mems = [_cell_memory(c.config) for cells in grid.plan(config) for c in cells]
+    elif speed is not None:  # as verify.sweep.cost.estimate_grid, without the store keys (no session here)
+        each = [speed.seconds(grid.cost(c)) for c in cells]
+        seconds = float(sum(each))
+        median = statistics.median(each) if each else 0.0
+        note = f"{len(each)} cells x ~{format_seconds(median)} (median), step budgets as upper bounds"
+    mems = [_cell_memory(c.config) for c in cells]
     memory = max(mems) if mems and all(m is not None for m in mems) else None  # type: ignore[type-var]
     if memory is None:
         note += "; no memory estimator for its cells"
