@@ -136,3 +136,22 @@ def test_from_archive_refuses_a_missing_or_empty_archive(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(archive.ArchiveError):
         archive.report_from_archive(tmp_path / "empty", tmp_path / "out")
+
+
+def test_report_run_writes_the_archive_and_shows_both_scales(tmp_path):
+    from verify.report.run import run_report
+    from verify.runtime.options import RunOptions
+
+    root = tmp_path / "results"
+    cid = "edelman-thm7.7-margin"  # symbolic, under a second
+    full = _record(cid, scale="full", verdict="pass", timestamp="2026-11-27T10:00:00+0000")
+    _archive(root, full)
+    records, meta = run_report(
+        tmp_path / "out", only=cid, options=RunOptions(progress=False), jobs=1, log=lambda s: None, archive=root
+    )
+    assert meta["archive"] == str(root)
+    stored = archive.load_archive(root)
+    assert stored[("quick", cid)]["verdict"] == records[0]["verdict"] and stored[("full", cid)]["verdict"] == "pass"
+    md = (tmp_path / "out" / "report.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith(f"| {cid} |"))
+    assert "**PASS** (2026-11-27" in row  # the archived full-scale verdict next to this run's quick one

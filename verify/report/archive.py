@@ -288,7 +288,7 @@ def archive_row(record: Mapping[str, Any] | None, claim: Any | None) -> dict[str
 
 def archive_view(records: list[dict], meta: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The report's "quick and full-scale verdicts" table when ``meta["archive"]`` names an archive: one row per
-    claim of ``records`` (and, from the archive alone, per archived claim), with its quick and full-scale verdicts
+    claim of ``records``, with its quick and full-scale verdicts
     (this run's record at its scale, else the archived one) and, for archived ones, date, hardware and staleness.
     [] without an archive or when it cannot be read."""
     root = meta.get("archive")
@@ -301,9 +301,9 @@ def archive_view(records: list[dict], meta: Mapping[str, Any]) -> list[dict[str,
     from verify.claims import registry  # deferred: imports torch
 
     claims = registry()
-    ids = list(dict.fromkeys([r["id"] for r in records] + [cid for _, cid in archived]))
-    here = {(r.get("scale"), r["id"]): r for r in records}
     from_archive = bool(meta.get("from_archive"))
+    ids = list(dict.fromkeys(r["id"] for r in records))  # the claims of this report only
+    here = {(r.get("scale"), r["id"]): r for r in records}
     rows = []
     for cid in ids:
         row: dict[str, Any] = {"id": cid}
