@@ -37,6 +37,7 @@ __all__ = [
     "ARCHIVE_SCHEMA",
     "MAX_VALUE_CHARS",
     "ArchiveError",
+    "ArchivingJournal",
     "archive_records",
     "archive_row",
     "archive_view",
@@ -488,3 +489,27 @@ def report_from_archive(
     with directory.directory_lock(out), directory.staging_directory(out) as stage:
         _write_report(stage, out, records, meta, output)
     return records, meta
+
+
+class ArchivingJournal:
+    """A report run's journal (:class:`verify.report.directory.Journal`) that also merges each record into the
+    archive ``root`` as it finishes, so an interrupted campaign keeps every finished verdict; ``outcome`` maps
+    claim ids to "written" / "replaced" / "kept"."""
+
+    def __init__(self, journal: Any, root: str | Path, claims: Mapping[str, Any] | None = None) -> None:
+        self.journal, self.root, self.claims = journal, root, claims
+        self.outcome: dict[str, str] = {}
+
+    def append(self, record: dict[str, Any]) -> None:
+        self.journal.append(record)
+        self.outcome.update(archive_records(self.root, [record], self.claims))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.journal, name)
+
+    def __enter__(self) -> ArchivingJournal:
+        self.journal.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.journal.__exit__(*exc)

@@ -372,6 +372,10 @@ class _ReportRun:
             journal = Journal(out / JOURNAL_NAME)
         except OSError as exc:
             raise ReportDirectoryError(f"cannot write {str(out / JOURNAL_NAME)!r}: {exc.strerror or exc}") from exc
+        if self.archive:  # each finished record also goes into the results archive (verify/report/archive.py)
+            from verify.report.archive import ArchivingJournal
+
+            journal = ArchivingJournal(journal, self.archive)
         with journal, self.sweep.session(store, log) as session:
             confirm_cost(claims, ctx.scale, ctx.device, session, confirm=self.sweep.confirm_cost, log=log)
             try:
@@ -399,13 +403,7 @@ class _ReportRun:
             checkpoints.rmdir()  # only removed when empty: unfinished runs keep their checkpoints
         meta = self.metadata(records, time.perf_counter() - t0)
         if self.archive:
-            from verify.report.archive import ArchiveError, archive_records
-
-            try:
-                outcome = archive_records(self.archive, records)
-            except ArchiveError as exc:
-                raise ReportError(str(exc)) from exc
-            log(f"archive {self.archive}: " + ", ".join(f"{k}: {v}" for k, v in outcome.items()))
+            log(f"archive {self.archive}: " + ", ".join(f"{k}: {v}" for k, v in journal.outcome.items()))
             meta["archive"] = self.archive
         _write_report(stage, out, records, meta, self.output)
         return records, meta
