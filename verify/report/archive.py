@@ -189,6 +189,16 @@ def _read(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and isinstance(data.get("id"), str) else None
 
 
+def record_text(record: Mapping[str, Any]) -> str:
+    """The file text of an archived record: one top-level field per line (sorted), each value as compact JSON, so
+    that ``git diff results/`` shows which fields changed while the file stays small."""
+    lines = [
+        f"{json.dumps(k)}: {json.dumps(record[k], sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(',', ':'))}"
+        for k in sorted(record)
+    ]
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
 def merge_record(root: str | Path, record: Mapping[str, Any]) -> str:
     """Write the archived ``record`` into ``root`` unless the archived one finished at the same time or later.
 
@@ -201,7 +211,7 @@ def merge_record(root: str | Path, record: Mapping[str, Any]) -> str:
         if t_new is None or (t_old is not None and t_new <= t_old):
             return "kept"
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path, json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
+    write_text_atomic(path, record_text(record))
     return "written" if old is None else "replaced"
 
 
