@@ -152,13 +152,13 @@ def _grid_estimate(claim: Any, grid: Any, config: Any, speed: Any) -> Estimate:
     return Estimate(seconds, memory, "grid cost model" if seconds is not None else "unknown", note)
 
 
-def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estimate | None:
+def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any, free: int | None = None) -> Estimate | None:
     """The polynomial-network training claims (Shi Thm 4.9, Edelman Thm 7.7): the trainer's own step shapes
     (:class:`verify.train.polynomial_step.StepShapes`: multiply-adds per update, peak memory of the ``loop`` strategy
     with its default chunk) at the calibrated rate; no data is built and nothing is probed. Evaluations are not
     counted; the trainer may pick a faster strategy than the cost model assumes (its probe, on the device)."""
     from verify.sweep.cost import CellCost
-    from verify.train.polynomial_step import StepShapes, memory_plan
+    from verify.train.polynomial_step import MIN_CHUNK, StepShapes, memory_plan
 
     train = getattr(config, "train", None)
     if train is None or not hasattr(config, "p") or not hasattr(config, "k"):
@@ -169,11 +169,16 @@ def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any) -> Es
     itemsize = {"float64": 8, "float32": 4}.get(train.dtype or "", 8 if device == "cpu" else 4)
     slots = 2 if train.optimizer == "adam" else (1 if train.momentum else 0)
     shapes = StepShapes(seeds, int(config.width), k, p, p, k, False, batch, points, itemsize, slots)
-    _, peak = memory_plan(shapes, "loop", device, None, train.chunk_size, ignore_memory_check=True)
+    chunk = train.chunk_size
+    if free is None and device != "cpu" and chunk is None:
+        chunk = MIN_CHUNK  # the trainer shrinks its chunks to the free memory: without it, the least it needs
+    _, peak = memory_plan(shapes, "loop", device, free, chunk, ignore_memory_check=True)
     seconds = None if speed is None else speed.seconds(CellCost(int(train.steps), shapes.flops_per_step / 2))
     note = (
         f"{train.steps} steps x {shapes.flops_per_step / 2e9:.3g} G multiply-adds (trainer step shapes, "
-        "loop strategy, evaluations not counted)"
+        "loop strategy, evaluations not counted"
+        + ("; memory: the least it needs, with the smallest chunk" if chunk == MIN_CHUNK and free is None else "")
+        + ")"
     )
     return Estimate(seconds, int(peak), "trainer cost model" if seconds is not None else "unknown", note)
 
@@ -232,7 +237,9 @@ def make_plan(
             elif model.memory_bytes is not None:
                 est = Estimate(est.seconds, model.memory_bytes, est.basis, est.note)
         if est is None and type(config).__name__ == "ModularTrainingConfig":
-            est = _polynomial_estimate(claim, config, device, speed)
+            est = _polynomial_estimate(
+                claim, config, device, speed, None if usable is None else int(usable / MEMORY_SAFETY)
+            )
         if est is None and type(config) in ESTIMATORS:
             est = ESTIMATORS[type(config)](claim, config, device, speed)
         if est is None:
@@ -292,6 +299,12 @@ def plan_document(rows: list[PlanRow], facts: dict[str, Any], scale: str, device
     }
 
 
+def _duration(s: float) -> str:
+    """:func:`verify.runtime.memory.format_seconds`, in years from a year on."""
+    year = 365.25 * 86400
+    return f"{s / year:.3g} years" if s >= year else format_seconds(s)
+
+
 def _bytes(n: int | None) -> str:
     if n is None:
         return "unknown"
@@ -310,7 +323,7 @@ def format_plan(rows: list[PlanRow], facts: dict[str, Any], scale: str, device: 
         f"{'claim':<{width}}  {'kind':<9} {'time':>10} {'memory':>10} {'fits':>7}  basis",
     ]
     for r in rows:
-        t = "unknown" if r.seconds is None else format_seconds(r.seconds)
+        t = "unknown" if r.seconds is None else _duration(r.seconds)
         fits = {True: "yes", False: "NO", None: "unknown"}[r.fits]
         lines.append(
             f"{r.id:<{width}}  {r.kind:<9} {t:>10} {_bytes(r.memory_bytes):>10} {fits:>7}  {r.basis}"
@@ -318,7 +331,7 @@ def format_plan(rows: list[PlanRow], facts: dict[str, Any], scale: str, device: 
         )
     tot = totals(rows)
     lines.append(
-        f"total: {tot['claims']} claims; time known for {tot['time_known']} (~{format_seconds(tot['seconds_known_total'])}"
+        f"total: {tot['claims']} claims; time known for {tot['time_known']} (~{_duration(tot['seconds_known_total'])}"
         f" together, {tot['within_2h']} at or below 2 h, {tot['over_2h']} above), unknown for {tot['time_unknown']}; "
         f"memory known for {tot['memory_known']} ({tot['does_not_fit']} do not fit, fit unknown for "
         f"{tot['fit_unknown']})"
