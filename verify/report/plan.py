@@ -248,6 +248,8 @@ def make_plan(
                 if claim.kind == "training"
                 else "no estimator and not yet run at this configuration on this device type"
             )
+            if scale != "quick" and claim.configs.get("quick") == config:
+                why += "; same configuration as quick: a quick record counts"
             est = Estimate(None, None, "unknown", why)
         fits = None if est.memory_bytes is None or usable is None else est.memory_bytes <= usable
         rows.append(
