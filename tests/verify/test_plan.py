@@ -103,3 +103,17 @@ def test_unknown_times_are_never_added():
     assert tot["within_2h"] == 1 and tot["over_2h"] == 1 and tot["does_not_fit"] == 1 and tot["fit_unknown"] == 1
     text = plan.format_plan(rows, {"memory": "cpu: test"}, "full", "cpu")
     assert "unknown for 1" in text and " NO " in text
+
+
+def test_polynomial_training_claims_get_the_trainers_step_shapes(nothing_runs):
+    claims = [registry()[c] for c in ("edelman-thm7.9-training-D5", "shi-thm4.9-training-k2")]
+    rows, _ = plan.make_plan(claims, "full", "cpu")
+    for row in rows:
+        assert row.basis == "trainer cost model" and row.seconds > 0 and row.memory_bytes > 2**20
+    # k = 2, p = 97, width 768, 3 seeds, full batch of 97^2 points: 6 n m C x 3 seeds / 2 multiply-adds per step
+    cfg = claims[1].configs["full"]
+    madds = 3 * 97**2 * cfg.width * 97 * len(cfg.train.seeds)
+    assert rows[1].seconds == pytest.approx(cfg.train.steps * (SPEED.overhead_s + madds / SPEED.flops_per_s))
+    # uncalibrated (as on CUDA without a GPU): the memory, the time unknown
+    rows, facts = plan.make_plan(claims[1:], "full", "cuda", calibrate=False)
+    assert facts["calibration"] is None and rows[0].seconds is None and rows[0].memory_bytes > 2**20

@@ -11,7 +11,7 @@ device, and how the numbers were obtained (``basis``); nothing is trained and no
    calibration of the device (:func:`verify.sweep.cost.calibrate`), an upper bound since runs stop once every seed
    converged; peak memory is the largest cell's trainer estimate where the trainer has one
    (:func:`verify.train.sparse_parity.memory_estimate`).
-3. ``trainer cost model``: the polynomial-network training claims (Shi Thm 4.9, Edelman Thm 7.7): the trainer's
+3. ``trainer cost model``: the polynomial-network training claims (Shi Thm 4.9, Edelman Thm 7.7-7.9): the trainer's
    step shapes (multiply-adds per update, peak memory; :mod:`verify.train.polynomial_step`) at the calibrated rate;
    and claims registered in :data:`ESTIMATORS` by configuration type.
 4. otherwise ``unknown``: the time or memory is reported as unknown (null in JSON), never guessed. A training
@@ -152,23 +152,59 @@ def _grid_estimate(claim: Any, grid: Any, config: Any, speed: Any) -> Estimate:
     return Estimate(seconds, memory, "grid cost model" if seconds is not None else "unknown", note)
 
 
+def _polynomial_task(config: Any) -> tuple[Any, int] | None:
+    """The task and activation degree a polynomial-network training claim trains on (what it passes to
+    :func:`verify.claims.training.train_for_claim`): Shi Thm 4.9 / Edelman Thm 7.7 (modular addition, degree k),
+    Edelman Thm 7.8 (sparse parity, degree k) and Thm 7.9 (a finite group, degree 2); None for other configs."""
+    name = type(config).__name__
+    if name == "ModularTrainingConfig":
+        from numerics.modular import ModularTask
+
+        return ModularTask(config.p, config.k), int(config.k)
+    if name == "ParityTrainingConfig":
+        from numerics.parity import SparseParityTask
+
+        return SparseParityTask(config.n, tuple(range(config.k))), int(config.k)
+    if name == "GroupTrainingConfig":
+        from numerics.groups import GroupTask
+        from theory import finite_groups as fg
+
+        return GroupTask(fg.group(config.group)), 2
+    return None
+
+
 def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any, free: int | None = None) -> Estimate | None:
-    """The polynomial-network training claims (Shi Thm 4.9, Edelman Thm 7.7): the trainer's own step shapes
+    """The polynomial-network training claims (:func:`_polynomial_task`): the trainer's own step shapes
     (:class:`verify.train.polynomial_step.StepShapes`: multiply-adds per update, peak memory of the ``loop`` strategy
-    with its default chunk) at the calibrated rate; no data is built and nothing is probed. Evaluations are not
-    counted; the trainer may pick a faster strategy than the cost model assumes (its probe, on the device)."""
+    with its chunk) at the calibrated rate; the task's sizes are read, its data not built, and nothing is probed.
+    Evaluations are not counted; the trainer may pick a faster strategy than the cost model assumes (its probe, on
+    the device)."""
     from verify.sweep.cost import CellCost
     from verify.train.polynomial_step import MIN_CHUNK, StepShapes, memory_plan
 
     train = getattr(config, "train", None)
-    if train is None or not hasattr(config, "p") or not hasattr(config, "k"):
+    found = _polynomial_task(config) if train is not None else None
+    if found is None:
         return None
-    p, k, seeds = int(config.p), int(config.k), len(train.seeds)
-    points = p**k
+    task, degree = found
+    seeds, points = len(train.seeds), int(task.n_points)
     batch = min(int(train.batch_size), points) if train.batch_size else points
+    dense = task.batch(0, 1)[0].dtype.kind == "f"  # float inputs are dense, integer ones one-hot indices
     itemsize = {"float64": 8, "float32": 4}.get(train.dtype or "", 8 if device == "cpu" else 4)
     slots = 2 if train.optimizer == "adam" else (1 if train.momentum else 0)
-    shapes = StepShapes(seeds, int(config.width), k, p, p, k, False, batch, points, itemsize, slots)
+    shapes = StepShapes(
+        seeds,
+        int(config.width),
+        int(task.n_blocks),
+        int(task.block_size),
+        int(task.n_classes),
+        degree,
+        dense,
+        batch,
+        points,
+        itemsize,
+        slots,
+    )
     chunk = train.chunk_size
     if free is None and device != "cpu" and chunk is None:
         chunk = MIN_CHUNK  # the trainer shrinks its chunks to the free memory: without it, the least it needs
@@ -236,7 +272,11 @@ def make_plan(
                 est = model
             elif model.memory_bytes is not None:
                 est = Estimate(est.seconds, model.memory_bytes, est.basis, est.note)
-        if est is None and type(config).__name__ == "ModularTrainingConfig":
+        if est is None and type(config).__name__ in (
+            "ModularTrainingConfig",
+            "ParityTrainingConfig",
+            "GroupTrainingConfig",
+        ):
             est = _polynomial_estimate(
                 claim, config, device, speed, None if usable is None else int(usable / MEMORY_SAFETY)
             )
