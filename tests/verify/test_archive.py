@@ -155,3 +155,21 @@ def test_report_run_writes_the_archive_and_shows_both_scales(tmp_path):
     md = (tmp_path / "out" / "report.md").read_text()
     row = next(line for line in md.splitlines() if line.startswith(f"| {cid} |"))
     assert "**PASS** (2026-11-27" in row  # the archived full-scale verdict next to this run's quick one
+
+
+def test_a_shards_incomplete_grid_record_is_not_archived(tmp_path):
+    appended = []
+
+    class Journal:
+        def append(self, rec):
+            appended.append(rec)
+
+    journal = archive.ArchivingJournal(Journal(), tmp_path / "results")
+    rec = _record()
+    rec["metadata"]["sweep"] = {"complete": False}
+    journal.append(rec)
+    assert appended == [rec] and "not archived" in journal.outcome[CLAIM]
+    assert not (tmp_path / "results").exists()
+    rec["metadata"]["sweep"] = {"complete": True}
+    journal.append(rec)
+    assert journal.outcome[CLAIM] == "written"

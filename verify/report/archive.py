@@ -512,6 +512,9 @@ class ArchivingJournal:
 
     def append(self, record: dict[str, Any]) -> None:
         self.journal.append(record)
+        if ((record.get("metadata") or {}).get("sweep") or {}).get("complete", True) is False:
+            self.outcome[record["id"]] = "not archived (a shard's incomplete grid)"
+            return
         self.outcome.update(archive_records(self.root, [record], self.claims))
 
     def __getattr__(self, name: str) -> Any:
