@@ -2,6 +2,8 @@
 """The ``tvk`` command.
 
     tvk report  [--scale quick|full] [--only PATTERN] [--device auto|cpu|cuda] [--out DIR] [-j N] [--json]
+    tvk report  --plan [--scale full] [--only PATTERN] [--device cpu|cuda] [--json]   (estimated cost; nothing runs)
+    tvk report  --from-archive DIR [--out DIR]   (report from the results archive alone)
     tvk derive  modular --p P --k K [--evaluate auto|always|never] [--json]
     tvk derive  parity --k K [--n N] [--evaluate auto|always|never] [--json]
     tvk derive  group --name NAME [--json]          (NAME like S4, D6, A5, Z2^3, S3xZ2)
@@ -164,10 +166,58 @@ def _seed_offset(text: str) -> int:
     return value
 
 
+def _cmd_plan(args: argparse.Namespace) -> int:
+    """``tvk report --plan``: the estimated cost of the selected claims (verify.report.plan); nothing runs."""
+    from verify.claims import select  # deferred: imports torch
+    from verify.report.plan import format_plan, make_plan, plan_document
+
+    device = "cpu" if args.device == "auto" else args.device
+    if args.device == "auto":
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    claims = select(args.only, args.scale)
+    if not claims:
+        raise ValueError(f"no claim matches {args.only!r} at scale {args.scale!r}; `tvk list` shows the claim ids")
+    rows, facts = make_plan(claims, args.scale, device, archive=args.archive, out=args.out)
+    _emit(plan_document(rows, facts, args.scale, device), args.json, format_plan(rows, facts, args.scale, device))
+    return 0
+
+
+def _cmd_from_archive(args: argparse.Namespace) -> int:
+    """``tvk report --from-archive DIR``: the report rendered from the results archive alone (no claim runs)."""
+    from verify.report.archive import report_from_archive
+    from verify.report.run import ReportOutput
+
+    output = ReportOutput(
+        self_contained=args.self_contained, figure_formats=tuple(f for f in args.figure_formats.split(",") if f)
+    )
+    records, _ = report_from_archive(args.from_archive, args.out, scale=args.scale, only=args.only, output=output)
+    counts: dict[str, int] = {}
+    for r in records:
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    obj = {
+        "out": str(args.out),
+        "archive": str(args.from_archive),
+        "summary": counts,
+        "claims": [{"id": r["id"], "scale": r["scale"], "verdict": r["verdict"]} for r in records],
+    }
+    text = "\n".join(f"{r['verdict']:>12}  {r['id']} ({r['scale']})" for r in records)
+    text += f"\nwrote {args.out}/report.md, report.html from the archive {args.from_archive} (nothing ran)"
+    _emit(obj, args.json, text)
+    return 0
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from verify.report.run import ReportOutput, run_report  # deferred: imports torch
 
     _load_external_claims(args)
+    if args.plan and args.from_archive:
+        raise ValueError("--plan and --from-archive exclude each other")
+    if args.plan:
+        return _cmd_plan(args)
+    if args.from_archive:
+        return _cmd_from_archive(args)
     records, meta = run_report(
         args.out,
         scale=args.scale,
@@ -179,6 +229,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             figure_formats=tuple(f for f in args.figure_formats.split(",") if f),
         ),
         jobs=args.jobs,
+        archive=args.archive,
     )
     counts: dict[str, int] = {}
     for r in records:
@@ -684,6 +735,25 @@ def build_parser() -> argparse.ArgumentParser:
         default="png",
         metavar="LIST",
         help="comma-separated figure formats among png, pdf, svg (default png; PNG is always written for the HTML)",
+    )
+    rep.add_argument(
+        "--plan",
+        action="store_true",
+        help="print each selected claim's estimated wall time and peak memory on --device, whether it fits, and the "
+        "totals; nothing runs (docs/running_at_scale.md)",
+    )
+    rep.add_argument(
+        "--archive",
+        default=None,
+        metavar="DIR",
+        help="merge every finished record into the results archive DIR (e.g. results/); newer records replace "
+        "older ones, never the reverse; with --plan, measured runtimes are read from it",
+    )
+    rep.add_argument(
+        "--from-archive",
+        default=None,
+        metavar="DIR",
+        help="render report.md and report.html from the results archive DIR alone: no claim runs",
     )
     sweep_cli.add_report_options(rep)
     rep.set_defaults(func=_cmd_report)

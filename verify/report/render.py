@@ -47,7 +47,7 @@ from sympy.parsing.sympy_parser import auto_number, auto_symbol, parse_expr
 
 from verify.claims.base import registry
 from verify.claims.external import claim_module
-from verify.report import links
+from verify.report import archive, links
 from verify.report.figures import failing_seeds, seed_figures
 from verify.runtime.provenance import git_state, hardware, library_versions
 
@@ -920,12 +920,14 @@ def render_markdown(records: list[dict], meta: dict, figures: dict[str, list[str
         {claim id: [PNG names under ``figures/``]} as returned by :func:`verify.report.figures.render_figures`.
     """
     ctx = _views(records, "md")
+    scales = archive.archive_view(records, meta)  # quick and full-scale verdicts from the results archive
+    archive.annotate(ctx["claims"], scales)
     text = (
         _environment()
         .get_template("report.md.j2")
         .render(meta=_meta_view(records, meta), figures=figures, gfm_slug=gfm_slug, **ctx)
     )
-    return re.sub(r"\n{3,}", "\n\n", text)
+    return re.sub(r"\n{3,}", "\n\n", text + "\n" + archive.render_markdown_table(scales)).rstrip("\n") + "\n"
 
 
 def _data_uri(path: Path) -> str:
@@ -993,6 +995,9 @@ def render_html(
                 {"name": name, "src": src, "extra": extra, "width": width, "height": height}
             )
     ctx = _views(records, "html", report_dir, local_links=not self_contained)
+    scales = archive.archive_view(records, meta)  # quick and full-scale verdicts from the results archive
+    archive.annotate(ctx["claims"], scales)
+    ctx["scales_html"] = Markup(archive.render_html_table(scales))
     by_id = {r["id"]: r for r in records}
     for v in ctx["attention"]:
         shown = images.get(v["id"], [])

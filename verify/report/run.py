@@ -254,8 +254,13 @@ def run_report(
     output: ReportOutput = DEFAULT_OUTPUT,
     jobs: int | None = 1,
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True),
+    archive: str | Path | None = None,
 ) -> tuple[list[dict], dict]:
     """Run the selected claims and write the report into ``out``.
+
+    ``archive`` names a results archive (:mod:`verify.report.archive`): every finished record is merged into it
+    (a newer record replaces an older one, never the reverse) and the report shows the archived verdicts of the
+    other scale next to this run's.
 
     ``options`` (:class:`verify.runtime.options.RunOptions`) reaches every trainer of every claim: the device, the
     training dtype (``float64``, ``float32``, ``tf32`` or None for each trainer's own policy; every judged quantity
@@ -330,6 +335,7 @@ def run_report(
         jobs=jobs,
         auto_jobs=auto_jobs,
         log=log,
+        archive=str(archive) if archive else None,
     )
     try:
         with directory.directory_lock(out), log_to(log):
@@ -354,6 +360,7 @@ class _ReportRun:
     jobs: int
     auto_jobs: bool
     log: Callable[[str], None]
+    archive: str | None = None
 
     def execute(self, stage: Path) -> tuple[list[dict], dict]:
         """Run the claims with ``out`` locked and ``stage`` made, then write the report from ``stage``."""
@@ -366,6 +373,10 @@ class _ReportRun:
             journal = Journal(out / JOURNAL_NAME)
         except OSError as exc:
             raise ReportDirectoryError(f"cannot write {str(out / JOURNAL_NAME)!r}: {exc.strerror or exc}") from exc
+        if self.archive:  # each finished record also goes into the results archive (verify/report/archive.py)
+            from verify.report.archive import ArchivingJournal
+
+            journal = ArchivingJournal(journal, self.archive)
         with journal, self.sweep.session(store, log) as session:
             confirm_cost(claims, ctx.scale, ctx.device, session, confirm=self.sweep.confirm_cost, log=log)
             try:
@@ -392,6 +403,9 @@ class _ReportRun:
         with contextlib.suppress(OSError):
             checkpoints.rmdir()  # only removed when empty: unfinished runs keep their checkpoints
         meta = self.metadata(records, time.perf_counter() - t0)
+        if self.archive:
+            log(f"archive {self.archive}: " + ", ".join(f"{k}: {v}" for k, v in journal.outcome.items()))
+            meta["archive"] = self.archive
         _write_report(stage, out, records, meta, self.output)
         return records, meta
 

@@ -1,0 +1,175 @@
+"""The results archive (verify/report/archive.py): newer records replace older ones and never the reverse, stale
+records are detected on a configuration or claim-code change, writes are atomic, and ``tvk report --from-archive``
+renders a report with no claim running."""
+
+import dataclasses
+import json
+
+import pytest
+
+from verify import cli
+from verify.claims import registry
+from verify.report import archive
+from verify.runtime.jsonable import config_hash, to_jsonable
+
+CLAIM = "edelman-ch5-lemB.2-exact-gap"  # symbolic, with a quick and a full configuration
+
+
+def _record(claim_id=CLAIM, scale="full", verdict="pass", timestamp="2026-11-28T12:00:00+0000", runtime=1.5):
+    claim = registry()[claim_id]
+    return {
+        "id": claim.id,
+        "source": claim.source,
+        "statement": claim.statement,
+        "kind": claim.kind,
+        "scale": scale,
+        "predicted": [1, 2],
+        "observed": [1, 2],
+        "tolerance": claim.tolerance,
+        "verdict": verdict,
+        "reason": f"{verdict} reason",
+        "details": {"small": 1, "history": list(range(5000))},
+        "counterexample": None,
+        "refutes": claim.refutes,
+        "corrected_by": claim.corrected_by,
+        "config": to_jsonable(claim.configs[scale]),
+        "artifacts": {},
+        "metadata": {
+            "runtime_s": runtime,
+            "seeds": [0, 1],
+            "device": "cpu",
+            "timestamp": timestamp,
+            "training": [{"big": "trainer settings"}],
+        },
+    }
+
+
+def _archive(root, rec):
+    return archive.merge_record(root, archive.make_record(rec, registry()[rec["id"]], revision="abc123"))
+
+
+def test_make_record_keeps_provenance_and_trims_histories():
+    rec = archive.make_record(_record(), registry()[CLAIM], revision="abc123")
+    assert rec["config_hash"] == config_hash(registry()[CLAIM].configs["full"])
+    assert rec["code_revision"] == "abc123" and rec["claim_code"] and rec["hardware"]["cpu"]
+    assert rec["seeds"] == [0, 1] and rec["wall_time_s"] == 1.5 and rec["device"] == "cpu"
+    assert rec["error"] == {"abs": 0.0, "rel": 0.0, "n": 2}
+    assert "history" not in rec["details"] and rec["trimmed"] == ["details.history"] and rec["details"]["small"] == 1
+    assert "training" not in rec["metadata"]
+    assert len(json.dumps(rec)) < 8000
+
+
+def test_newer_record_replaces_older_never_the_reverse(tmp_path):
+    root = tmp_path / "results"
+    assert _archive(root, _record(verdict="fail", timestamp="2026-11-28T12:00:00+0000")) == "written"
+    assert _archive(root, _record(verdict="pass", timestamp="2026-11-28T13:00:00+0000")) == "replaced"
+    assert _archive(root, _record(verdict="inconclusive", timestamp="2026-11-28T11:00:00+0000")) == "kept"
+    assert _archive(root, _record(verdict="inconclusive", timestamp="2026-11-28T13:00:00+0000")) == "kept"  # a tie
+    # another time zone: 14:30+0200 is 12:30 UTC, older than 13:00 UTC
+    assert _archive(root, _record(verdict="inconclusive", timestamp="2026-11-28T14:30:00+0200")) == "kept"
+    stored = archive.load_archive(root)
+    assert list(stored) == [("full", CLAIM)] and stored[("full", CLAIM)]["verdict"] == "pass"
+    assert not [p for p in (root / "full").iterdir() if p.name.startswith(".")]  # no temporary file left
+    # a quick record is a separate entry
+    assert _archive(root, _record(scale="quick")) == "written"
+    assert set(archive.load_archive(root)) == {("full", CLAIM), ("quick", CLAIM)}
+
+
+def test_stale_on_configuration_and_claim_code_change(tmp_path, monkeypatch):
+    claim = registry()[CLAIM]
+    code = tmp_path / "claim_module.py"
+    code.write_text("x = 1\n")
+    monkeypatch.setattr(archive, "_code_files", lambda module: [code])
+    rec = archive.make_record(_record(), claim, revision="abc123")
+    assert archive.staleness(rec, claim) is None
+    changed = dataclasses.replace(claim, configs={**claim.configs, "full": claim.configs["quick"]})
+    assert "configuration changed" in archive.staleness(rec, changed)
+    assert "no full configuration" in archive.staleness(rec, dataclasses.replace(claim, configs={"quick": 1}))
+    assert archive.staleness(rec, None) == "the claim no longer exists"
+    code.write_text("x = 2\n")
+    assert "claim code changed" in archive.staleness(rec, claim)
+    row = archive.archive_row(rec, claim)
+    assert row["verdict"] == "pass" and row["date"] == "2026-11-28" and "claim code" in row["stale"]
+
+
+def test_claim_code_hash_covers_the_claim_family():
+    claim = registry()[CLAIM]
+    files = archive._code_files("verify.claims.boolean.spectra")
+    assert files and all(p.parent.name == "boolean" or "boolean" in p.parts for p in files)
+    assert archive.claim_code_hash(claim) == archive.claim_code_hash(claim)
+
+
+def test_from_archive_renders_offline_without_running_a_claim(tmp_path, monkeypatch, capsys):
+    root = tmp_path / "results"
+    _archive(root, _record(scale="full", verdict="fail", timestamp="2026-11-29T01:00:00+0000"))
+    _archive(root, _record(scale="quick", verdict="pass"))
+    other = "edelman-ch5-lemB.2-gap-bound-as-printed"
+    _archive(root, _record(other, scale="full", verdict="refuted"))
+
+    def no_run(*a, **k):
+        raise AssertionError("--from-archive must not run a claim")
+
+    import verify.claims.base as base
+    import verify.report.run as run
+
+    monkeypatch.setattr(base, "run_claim", no_run)
+    monkeypatch.setattr(run, "run_claim", no_run)
+    monkeypatch.setattr(base, "evaluate", no_run)
+    out = tmp_path / "report"
+    assert cli.main(["report", "--from-archive", str(root), "--out", str(out), "--scale", "full", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert {c["id"]: c["verdict"] for c in obj["claims"]} == {CLAIM: "fail", other: "refuted"}
+    md = (out / "report.md").read_text()
+    assert "## Quick and full-scale verdicts" in md
+    row = next(line for line in md.splitlines() if line.startswith(f"| {CLAIM} |"))
+    assert "**PASS** (2026-11-28" in row and "**FAIL** (2026-11-29" in row
+    assert "verdicts by scale: quick: PASS" in md
+    html = (out / "report.html").read_text()
+    assert 'id="scales"' in html and "not archived" in html  # the other claim has no quick record
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["claims"][0]["metadata"]["archive"]["config_hash"]
+
+
+def test_from_archive_refuses_a_missing_or_empty_archive(tmp_path):
+    with pytest.raises(archive.ArchiveError):
+        archive.report_from_archive(tmp_path / "nope", tmp_path / "out")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(archive.ArchiveError):
+        archive.report_from_archive(tmp_path / "empty", tmp_path / "out")
+
+
+def test_report_run_writes_the_archive_and_shows_both_scales(tmp_path):
+    from verify.report.run import run_report
+    from verify.runtime.options import RunOptions
+
+    root = tmp_path / "results"
+    cid = "edelman-thm7.7-margin"  # symbolic, under a second
+    full = _record(cid, scale="full", verdict="pass", timestamp="2026-11-27T10:00:00+0000")
+    _archive(root, full)
+    records, meta = run_report(
+        tmp_path / "out", only=cid, options=RunOptions(progress=False), jobs=1, log=lambda s: None, archive=root
+    )
+    assert meta["archive"] == str(root)
+    stored = archive.load_archive(root)
+    assert stored[("quick", cid)]["verdict"] == records[0]["verdict"] and stored[("full", cid)]["verdict"] == "pass"
+    md = (tmp_path / "out" / "report.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith(f"| {cid} |"))
+    assert "**PASS** (2026-11-27" in row  # the archived full-scale verdict next to this run's quick one
+
+
+def test_a_shards_incomplete_grid_record_is_not_archived(tmp_path):
+    appended = []
+
+    class Journal:
+        def append(self, rec):
+            appended.append(rec)
+
+    journal = archive.ArchivingJournal(Journal(), tmp_path / "results")
+    rec = _record()
+    rec["metadata"]["sweep"] = {"complete": False}
+    journal.append(rec)
+    assert appended == [rec] and "not archived" in journal.outcome[CLAIM]
+    assert not (tmp_path / "results").exists()
+    rec["metadata"]["sweep"] = {"complete": True}
+    journal.append(rec)
+    assert journal.outcome[CLAIM] == "written"

@@ -1,0 +1,119 @@
+"""``tvk report --plan`` (verify/report/plan.py): estimates before anything runs, unknowns marked, nothing trained."""
+
+import json
+
+import pytest
+
+from verify import cli
+from verify.claims import registry
+from verify.report import archive, plan
+from verify.runtime.jsonable import to_jsonable
+from verify.sweep import cost
+
+GRID = "edelman-ch5-fig5.3-hidden-progress"  # a grid claim: the cost model and the parity trainer's memory estimate
+SYMBOLIC = "edelman-ch5-lemB.2-exact-gap"
+TRAINING = "edelman-ch8-priors-speed"  # a training claim without an estimator
+SPEED = cost.DeviceSpeed("cpu", 1e-4, 1e9)
+
+
+@pytest.fixture
+def nothing_runs(monkeypatch):
+    """Calibration fixed (deterministic and quick); running a claim or a grid cell fails the test."""
+
+    def no_run(*a, **k):
+        raise AssertionError("--plan must not run anything")
+
+    import verify.claims.base as base
+    import verify.report.run as run
+    from verify.sweep import grid as grid_module
+
+    monkeypatch.setattr(cost, "calibrate", lambda device="auto": SPEED)
+    monkeypatch.setattr(base, "run_claim", no_run)
+    monkeypatch.setattr(base, "evaluate", no_run)
+    monkeypatch.setattr(run, "run_claim", no_run)
+    monkeypatch.setattr(grid_module.Grid, "observe", no_run)
+
+
+def test_plan_json_lists_estimates_and_marks_unknowns(tmp_path, nothing_runs, capsys):
+    only = f"{GRID},{SYMBOLIC},{TRAINING}"
+    argv = ["report", "--scale", "full", "--plan", "--device", "cpu", "--only", only, "--json", "--out", str(tmp_path)]
+    assert cli.main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schema"] == plan.PLAN_SCHEMA and doc["scale"] == "full" and doc["device"] == "cpu"
+    rows = {r["id"]: r for r in doc["claims"]}
+    assert set(rows) == {GRID, SYMBOLIC, TRAINING}
+    grid = rows[GRID]
+    assert grid["basis"] == "grid cost model" and grid["seconds"] > 0 and grid["memory_bytes"] > 0
+    assert grid["fits"] is True
+    for cid in (SYMBOLIC, TRAINING):
+        assert rows[cid]["seconds"] is None and rows[cid]["memory_bytes"] is None and rows[cid]["fits"] is None
+        assert rows[cid]["basis"] == "unknown" and rows[cid]["note"]
+    tot = doc["totals"]
+    assert tot["claims"] == 3 and tot["time_known"] == 1 and tot["time_unknown"] == 2
+    assert tot["seconds_known_total"] == pytest.approx(grid["seconds"])
+    assert doc["calibration"]["flops_per_s"] == SPEED.flops_per_s
+    assert not (tmp_path / "results.json").exists()  # no report was written
+
+
+def test_plan_text_is_a_table_with_totals(tmp_path, nothing_runs, capsys):
+    argv = ["report", "--scale", "full", "--plan", "--device", "cpu", "--only", f"{GRID},{SYMBOLIC}"]
+    assert cli.main([*argv, "--out", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    assert lines[0].startswith("plan for --scale full on cpu (nothing has run)")
+    assert lines[1].split()[:5] == ["claim", "kind", "time", "memory", "fits"]
+    assert any(line.startswith(GRID) and "grid cost model" in line for line in lines)
+    assert any(line.startswith(SYMBOLIC) and "unknown" in line for line in lines)
+    assert lines[-1].startswith("total: 2 claims; time known for 1")
+
+
+def test_plan_uses_a_measured_runtime_of_the_same_configuration(tmp_path, nothing_runs):
+    claim = registry()[SYMBOLIC]
+    rec = {
+        "id": claim.id,
+        "scale": "quick",
+        "verdict": "pass",
+        "predicted": 1,
+        "observed": 1,
+        "config": to_jsonable(claim.configs["full"]),  # a quick record whose configuration equals the full one
+        "metadata": {"runtime_s": 3.25, "seeds": [], "device": "cpu", "timestamp": "2026-11-28T12:00:00+0000"},
+    }
+    root = tmp_path / "results"
+    archive.merge_record(root, archive.make_record(rec, None, revision="x"))
+    rows, _ = plan.make_plan([claim], "full", "cpu", archive=root)
+    assert rows[0].seconds == 3.25 and rows[0].basis == "measured" and "archive" in rows[0].note
+    # another configuration or device type is not a measurement of this one
+    rows, _ = plan.make_plan([claim], "full", "cuda", archive=root, calibrate=False)
+    assert rows[0].seconds is None
+    rec["config"] = {"other": 1}
+    rec["metadata"]["timestamp"] = "2026-11-28T13:00:00+0000"
+    archive.merge_record(root, archive.make_record(rec, None, revision="x"))
+    rows, _ = plan.make_plan([claim], "full", "cpu", archive=root)
+    assert rows[0].seconds is None and rows[0].basis == "unknown"
+
+
+def test_unknown_times_are_never_added():
+    rows = [
+        plan.PlanRow("a", "training", "s", 10.0, 2**20, True, "grid cost model", ""),
+        plan.PlanRow("b", "training", "s", None, None, None, "unknown", "no estimator"),
+        plan.PlanRow("c", "training", "s", 3 * 3600.0, 2**40, False, "trainer plan", ""),
+    ]
+    tot = plan.totals(rows)
+    assert tot["seconds_known_total"] == 10.0 + 3 * 3600.0 and tot["time_unknown"] == 1
+    assert tot["within_2h"] == 1 and tot["over_2h"] == 1 and tot["does_not_fit"] == 1 and tot["fit_unknown"] == 1
+    text = plan.format_plan(rows, {"memory": "cpu: test"}, "full", "cpu")
+    assert "unknown for 1" in text and " NO " in text
+
+
+def test_polynomial_training_claims_get_the_trainers_step_shapes(nothing_runs):
+    claims = [registry()[c] for c in ("edelman-thm7.9-training-D5", "shi-thm4.9-training-k2")]
+    rows, _ = plan.make_plan(claims, "full", "cpu")
+    for row in rows:
+        assert row.basis == "trainer cost model" and row.seconds > 0 and row.memory_bytes > 2**20
+    # k = 2, p = 97, width 768, 3 seeds, full batch of 97^2 points: 6 n m C x 3 seeds / 2 multiply-adds per step
+    cfg = claims[1].configs["full"]
+    madds = 3 * 97**2 * cfg.width * 97 * len(cfg.train.seeds)
+    assert rows[1].seconds == pytest.approx(cfg.train.steps * (SPEED.overhead_s + madds / SPEED.flops_per_s))
+    # uncalibrated (as on CUDA without a GPU): the memory, the time unknown
+    rows, facts = plan.make_plan(claims[1:], "full", "cuda", calibrate=False)
+    assert facts["calibration"] is None and rows[0].seconds is None and rows[0].memory_bytes > 2**20

@@ -1,0 +1,528 @@
+"""The results archive (docs/running_at_scale.md, "The results archive"): one small JSON record per claim and scale,
+kept in the repository under ``results/<scale>/<claim id>.json``, so that verdicts at the theses' own settings
+outlive the report directory that produced them.
+
+``tvk report ... --archive results/`` writes each finished record into it (:func:`archive_records`); a record
+replaces the archived one only when it finished later (``finished``, the record's ``metadata.timestamp``), never
+the reverse, and every write is atomic (a temporary file renamed over the old one). A record is *stale* when the
+claim's configuration at its scale (``config_hash``) or the claim's code (``claim_code``) has changed since
+(:func:`staleness`).
+
+The claim code is the SHA-256 over the relative path and bytes of the ``*.py`` files of the claim's family: the
+package directory under ``verify/claims/`` holding the module that defines the claim's ``observe`` (all of it,
+since shared ``common.py`` helpers decide verdicts too), or that module alone when it sits directly in
+``verify/claims/`` or outside the package. It is robust to unrelated commits (unlike a git revision) and needs no
+git (unlike a diff against a revision). Changes in ``theory/``, ``numerics/`` or the trainers are not detected by
+it: each record also carries ``code_revision`` (:func:`verify.runtime.provenance.code_revision`) for that.
+
+Only the standard library and :mod:`verify.runtime` are imported at module level; the claims (hence torch) only
+where staleness is computed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from verify.runtime.files import write_text_atomic
+from verify.runtime.jsonable import config_hash
+from verify.runtime.provenance import code_revision, hardware
+
+__all__ = [
+    "ARCHIVE_SCHEMA",
+    "MAX_VALUE_CHARS",
+    "ArchiveError",
+    "ArchivingJournal",
+    "archive_records",
+    "archive_row",
+    "archive_view",
+    "claim_code_hash",
+    "finished_at",
+    "load_archive",
+    "make_record",
+    "merge_record",
+    "record_path",
+    "report_from_archive",
+    "staleness",
+]
+
+ARCHIVE_SCHEMA = 1
+#: A value under ``details`` or ``artifacts`` whose JSON is longer than this many characters (a training
+#: history, a sample of points) is left out of the archived record; its key is listed under ``trimmed``.
+MAX_VALUE_CHARS = 4000
+#: Fields of a record kept as they are when present (the population and deviation fields of the verdict rules).
+OPTIONAL_FIELDS = ("population", "deviations", "post_hoc", "erratum")
+CLAIMS_ROOT = Path(__file__).resolve().parents[1] / "claims"
+
+
+class ArchiveError(ValueError):
+    """The archive directory or one of its records cannot be read or written."""
+
+
+def record_path(root: str | Path, scale: str, claim_id: str) -> Path:
+    """``root/<scale>/<claim id>.json``."""
+    if "/" in claim_id or claim_id.startswith("."):
+        raise ArchiveError(f"claim id {claim_id!r} cannot name an archive file")
+    return Path(root) / scale / f"{claim_id}.json"
+
+
+def finished_at(record: Mapping[str, Any]) -> datetime | None:
+    """When ``record`` finished: its ``finished`` field, else ``metadata.timestamp`` (ISO 8601, with a UTC offset;
+    one without an offset is read as UTC); None when neither parses."""
+    text = record.get("finished") or (record.get("metadata") or {}).get("timestamp")
+    if not isinstance(text, str):
+        return None
+    for fmt in ("%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S"):
+        try:
+            t = datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+        return t if t.tzinfo else t.replace(tzinfo=UTC)
+    try:
+        t = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
+
+
+def _code_files(module: str | None) -> list[Path]:
+    mod = sys.modules.get(module or "")
+    file = getattr(mod, "__file__", None)
+    if not file:
+        return []
+    path = Path(file).resolve()
+    try:
+        rel = path.relative_to(CLAIMS_ROOT)
+    except ValueError:
+        return [path]
+    if len(rel.parts) == 1:  # verify/claims/<module>.py
+        return [path]
+    family = CLAIMS_ROOT / rel.parts[0]
+    return sorted(p for p in family.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def claim_code_hash(claim: Any) -> str | None:
+    """SHA-256 (16 hex digits) of the claim's family code (module docstring); None when its module is unknown."""
+    from verify.claims.external import claim_module  # deferred: imports the claims
+
+    files = _code_files(claim_module(claim))
+    if not files:
+        return None
+    h = hashlib.sha256()
+    base = files[0].parent if len(files) == 1 else CLAIMS_ROOT
+    for path in files:
+        try:
+            name = path.relative_to(base).as_posix()
+        except ValueError:
+            name = path.name
+        h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def _trim(value: Any, trimmed: list[str], where: str) -> Any:
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, v in value.items():
+        if len(json.dumps(v, default=str)) > MAX_VALUE_CHARS:
+            trimmed.append(f"{where}.{key}")
+            continue
+        out[key] = v
+    return out
+
+
+def _error(rec: Mapping[str, Any]) -> Any:
+    """The record's error as ``results.json`` gives it: ``{"abs", "rel", "n"}``, the largest difference between
+    numeric predicted and observed values (:func:`verify.report.render._error`); None when they are not numeric."""
+    from verify.report.render import _error as numeric_error  # deferred: render imports this module
+
+    return numeric_error(rec.get("predicted"), rec.get("observed"))
+
+
+def make_record(rec: Mapping[str, Any], claim: Any | None = None, *, revision: str | None = None) -> dict[str, Any]:
+    """The archived form of a claim record (:meth:`verify.claims.base.ClaimRecord.to_json`): the record with large
+    ``details`` / ``artifacts`` values left out, plus the provenance fields ``config_hash``, ``claim_code``,
+    ``code_revision``, ``device``, ``hardware``, ``wall_time_s``, ``seeds``, ``finished`` and ``error``.
+
+    ``claim`` (the registered Claim) gives the configuration hash and the claim code; without it the hash is taken
+    of the record's ``config`` and the claim code is None (never stale on code)."""
+    meta = dict(rec.get("metadata") or {})
+    trimmed: list[str] = []
+    out = {k: v for k, v in rec.items() if k not in ("details", "artifacts", "metadata")}
+    out["details"] = _trim(rec.get("details"), trimmed, "details")
+    out["artifacts"] = _trim(rec.get("artifacts"), trimmed, "artifacts")
+    meta.pop("training", None)  # per-run trainer settings: the config hash and code revision say what ran
+    out["metadata"] = meta
+    scale = rec.get("scale")
+    config = claim.configs.get(scale) if claim is not None and scale in claim.configs else rec.get("config")
+    out.update(
+        {
+            "archive_schema": ARCHIVE_SCHEMA,
+            "config_hash": config_hash(config),
+            "claim_code": claim_code_hash(claim) if claim is not None else None,
+            "code_revision": revision or code_revision(),
+            "device": meta.get("device"),
+            "hardware": hardware(),
+            "wall_time_s": meta.get("runtime_s"),
+            "seeds": meta.get("seeds"),
+            "finished": meta.get("timestamp"),
+            "error": _error(rec),
+            "trimmed": trimmed,
+        }
+    )
+    for key in OPTIONAL_FIELDS:
+        if key not in out and isinstance(rec.get("details"), dict) and key in rec["details"]:
+            out[key] = rec["details"][key]
+    return out
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("id"), str) else None
+
+
+def record_text(record: Mapping[str, Any]) -> str:
+    """The file text of an archived record: one top-level field per line (sorted), each value as compact JSON, so
+    that ``git diff results/`` shows which fields changed while the file stays small."""
+    lines = [
+        f"{json.dumps(k)}: {json.dumps(record[k], sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(',', ':'))}"
+        for k in sorted(record)
+    ]
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def merge_record(root: str | Path, record: Mapping[str, Any]) -> str:
+    """Write the archived ``record`` into ``root`` unless the archived one finished at the same time or later.
+
+    Returns ``"written"`` (no record before), ``"replaced"`` (an older one) or ``"kept"`` (the archived one is not
+    older: it stays). A record without a readable finish time never replaces one that has it."""
+    path = record_path(root, str(record["scale"]), str(record["id"]))
+    old = _read(path) if path.exists() else None
+    if old is not None:
+        t_new, t_old = finished_at(record), finished_at(old)
+        if t_new is None or (t_old is not None and t_new <= t_old):
+            return "kept"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, record_text(record))
+    return "written" if old is None else "replaced"
+
+
+def archive_records(
+    root: str | Path, records: Iterable[Mapping[str, Any]], claims: Mapping[str, Any] | None = None
+) -> dict[str, str]:
+    """Archive every record (:func:`make_record`, :func:`merge_record`); ``claims`` maps ids to registered claims
+    (default: the registry). Returns {claim id: "written" / "replaced" / "kept"}."""
+    if claims is None:
+        from verify.claims import registry  # deferred: imports torch
+
+        claims = registry()
+    revision = code_revision()
+    try:
+        Path(root).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ArchiveError(f"cannot create the archive {str(root)!r}: {exc.strerror or exc}") from exc
+    outcome = {}
+    for rec in records:
+        archived = make_record(rec, claims.get(rec["id"]), revision=revision)
+        try:
+            outcome[rec["id"]] = merge_record(root, archived)
+        except OSError as exc:
+            raise ArchiveError(f"cannot write to the archive {str(root)!r}: {exc.strerror or exc}") from exc
+    return outcome
+
+
+def load_archive(root: str | Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every readable record of the archive, by (scale, claim id); unreadable files are skipped."""
+    root = Path(root)
+    if not root.is_dir():
+        raise ArchiveError(f"no archive at {str(root)!r} (a directory written by tvk report --archive)")
+    out = {}
+    for path in sorted(root.glob("*/*.json")):
+        rec = _read(path)
+        if rec is not None and rec.get("scale") == path.parent.name:
+            out[(path.parent.name, rec["id"])] = rec
+    return out
+
+
+def staleness(record: Mapping[str, Any], claim: Any | None) -> str | None:
+    """Why ``record`` no longer describes its claim (None: current): the claim is gone or has no configuration at
+    the record's scale, its configuration changed (``config_hash``), or its code changed (``claim_code``)."""
+    if claim is None:
+        return "the claim no longer exists"
+    scale = record.get("scale")
+    if scale not in claim.configs:
+        return f"the claim has no {scale} configuration any more"
+    if record.get("config_hash") != config_hash(claim.configs[scale]):
+        return "its configuration changed since"
+    code = record.get("claim_code")
+    if code is not None and code != claim_code_hash(claim):
+        return "its claim code changed since"
+    return None
+
+
+def _date(record: Mapping[str, Any]) -> str:
+    t = finished_at(record)
+    return t.strftime("%Y-%m-%d") if t else "unknown date"
+
+
+def _hardware_text(record: Mapping[str, Any]) -> str:
+    hw = record.get("hardware") or {}
+    device = str(record.get("device") or "?")
+    if device.startswith("cuda") and hw.get("gpu"):
+        return str(hw["gpu"])
+    cpu = hw.get("cpu") or "unknown CPU"
+    threads = hw.get("threads")
+    return f"{cpu} ({threads} threads)" if threads else str(cpu)
+
+
+def archive_row(record: Mapping[str, Any] | None, claim: Any | None) -> dict[str, Any] | None:
+    """How the report shows one archived record: verdict, date, hardware, device, wall time and staleness."""
+    if record is None:
+        return None
+    return {
+        "verdict": record.get("verdict"),
+        "date": _date(record),
+        "hardware": _hardware_text(record),
+        "device": record.get("device") or "?",
+        "wall_time_s": record.get("wall_time_s"),
+        "stale": staleness(record, claim),
+    }
+
+
+def archive_view(records: list[dict], meta: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The report's "quick and full-scale verdicts" table when ``meta["archive"]`` names an archive: one row per
+    claim of ``records``, with its quick and full-scale verdicts
+    (this run's record at its scale, else the archived one) and, for archived ones, date, hardware and staleness.
+    [] without an archive or when it cannot be read."""
+    root = meta.get("archive")
+    if not root:
+        return []
+    try:
+        archived = load_archive(root)
+    except ArchiveError:
+        return []
+    from verify.claims import registry  # deferred: imports torch
+
+    claims = registry()
+    from_archive = bool(meta.get("from_archive"))
+    ids = list(dict.fromkeys(r["id"] for r in records))  # the claims of this report only
+    here = {(r.get("scale"), r["id"]): r for r in records}
+    rows = []
+    for cid in ids:
+        row: dict[str, Any] = {"id": cid}
+        for scale in ("quick", "full"):
+            rec = here.get((scale, cid))
+            if rec is not None and not from_archive:
+                row[scale] = {
+                    "verdict": rec["verdict"],
+                    "date": "this run",
+                    "hardware": "",
+                    "device": "",
+                    "stale": None,
+                }
+            else:
+                row[scale] = archive_row(archived.get((scale, cid)), claims.get(cid))
+        if row["quick"] is None and row["full"] is None:
+            continue
+        rows.append(row)
+    return rows
+
+
+def render_markdown_table(rows: list[dict[str, Any]]) -> str:
+    """The side-by-side table in Markdown ('' without rows)."""
+    if not rows:
+        return ""
+
+    def cell(v: dict | None) -> str:
+        if v is None:
+            return "not archived"
+        text = f"**{str(v['verdict']).upper()}**"
+        if v["date"] != "this run":
+            text += f" ({v['date']}, {v['hardware']})"
+        if v["stale"]:
+            text += f" — stale: {v['stale']}"
+        return text.replace("|", "\\|")
+
+    lines = [
+        "## Quick and full-scale verdicts",
+        "",
+        "Each claim's verdict at the quick and at the theses' (full) scale: from this run, or from the results "
+        "archive with its date and hardware; a stale archived verdict was reached with another configuration or "
+        "claim code than the current one.",
+        "",
+        "| claim | quick | full scale |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {r['id']} | {cell(r['quick'])} | {cell(r['full'])} |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _cell_text(v: dict | None) -> str:
+    if v is None:
+        return "not archived"
+    text = str(v["verdict"]).upper()
+    if v["date"] != "this run":
+        text += f" ({v['date']}, {v['hardware']})"
+    if v["stale"]:
+        text += f"; stale: {v['stale']}"
+    return text
+
+
+def annotate(views: list[dict[str, Any]], rows: list[dict[str, Any]]) -> None:
+    """Give each claim view of the report its ``scales`` line ("quick: PASS; full scale: FAIL (2026-11-29, ...)"),
+    or '' when the report reads no archive."""
+    by_id = {r["id"]: r for r in rows}
+    for v in views:
+        row = by_id.get(v["id"])
+        v["scales"] = f"quick: {_cell_text(row['quick'])}; full scale: {_cell_text(row['full'])}" if row else ""
+
+
+def render_html_table(rows: list[dict[str, Any]]) -> str:
+    """The side-by-side table as an HTML section ('' without rows); every value is escaped."""
+    if not rows:
+        return ""
+    from html import escape
+
+    def cell(v: dict | None) -> str:
+        if v is None:
+            return '<td class="muted">not archived</td>'
+        verdict = escape(str(v["verdict"]))
+        text = f'<span class="v v-{verdict}">{verdict.upper()}</span>'
+        if v["date"] != "this run":
+            text += f" {escape(v['date'])}, {escape(v['hardware'])}"
+        if v["stale"]:
+            text += f" <strong>stale</strong>: {escape(v['stale'])}"
+        return f"<td>{text}</td>"
+
+    body = "\n".join(
+        f"<tr><td><code>{escape(r['id'])}</code></td>{cell(r['quick'])}{cell(r['full'])}</tr>" for r in rows
+    )
+    return (
+        '<section id="scales">\n<h2>Quick and full-scale verdicts</h2>\n'
+        "<p class=\"muted\">Each claim's verdict at the quick and at the theses' (full) scale: from this run, or from "
+        "the results archive with its date and hardware; a stale archived verdict was reached with another "
+        "configuration or claim code than the current one.</p>\n"
+        '<div class="scroll"><table class="scales"><thead><tr><th>claim</th><th>quick</th><th>full scale</th></tr>'
+        f"</thead>\n<tbody>\n{body}\n</tbody></table></div>\n</section>\n"
+    )
+
+
+#: The fields of a claim record (:class:`verify.claims.base.ClaimRecord`); the rest of an archived record goes to
+#: ``metadata["archive"]`` when the report is rendered from the archive.
+RECORD_FIELDS = (
+    "id", "source", "statement", "kind", "scale", "predicted", "observed", "tolerance", "verdict", "reason",
+    "details", "counterexample", "refutes", "corrected_by", "config", "artifacts", "metadata",
+)  # fmt: skip
+
+
+def as_claim_record(archived: Mapping[str, Any]) -> dict[str, Any]:
+    """An archived record as a claim record (the report's input): the claim-record fields, and the archive's
+    provenance under ``metadata["archive"]``."""
+    rec = {k: archived.get(k) for k in RECORD_FIELDS}
+    for key in ("details", "artifacts"):
+        rec[key] = rec[key] if isinstance(rec[key], dict) else {}
+    meta = dict(rec["metadata"] or {})
+    meta.setdefault("runtime_s", archived.get("wall_time_s"))
+    meta.setdefault("seeds", archived.get("seeds") or [])
+    meta["archive"] = {k: v for k, v in archived.items() if k not in RECORD_FIELDS}
+    rec["metadata"] = meta
+    return rec
+
+
+def select_archived(
+    archived: Mapping[tuple[str, str], dict[str, Any]], scale: str, only: str | None = None
+) -> list[dict[str, Any]]:
+    """One archived record per claim matching ``only``: the one at ``scale``, else the one at the other scale; in
+    the registry's order, claims no longer registered last (by id)."""
+    import fnmatch
+
+    from verify.claim_index import claim_patterns
+    from verify.claims import registry  # deferred: imports torch
+
+    pats = claim_patterns(only)
+    order = {cid: i for i, cid in enumerate(registry())}
+    ids = sorted({cid for _, cid in archived}, key=lambda c: (order.get(c, len(order)), c))
+    out = []
+    for cid in ids:
+        if not any(fnmatch.fnmatch(cid, p) for p in pats):
+            continue
+        rec = archived.get((scale, cid)) or next((r for (s, c), r in sorted(archived.items()) if c == cid), None)
+        if rec is not None:
+            out.append(rec)
+    return out
+
+
+def report_from_archive(
+    root: str | Path, out: str | Path, *, scale: str = "full", only: str | None = None, output: Any = None
+) -> tuple[list[dict], dict]:
+    """Render the report into ``out`` from the archive ``root`` alone: no claim runs, nothing is computed but the
+    report itself (offline). Each archived claim appears with its record at ``scale`` (else the other scale's), and
+    the quick and full-scale verdicts side by side.
+
+    Raises
+    ------
+    ArchiveError
+        If ``root`` is not an archive or holds no record matching ``only``.
+    """
+    from verify.report import directory  # deferred: the report machinery imports torch
+    from verify.report.run import DEFAULT_OUTPUT, _write_report
+
+    archived = load_archive(root)
+    chosen = select_archived(archived, scale, only)
+    if not chosen:
+        raise ArchiveError(f"the archive {str(root)!r} holds no record matching {only or '*'!r}")
+    records = [as_claim_record(r) for r in chosen]
+    output = output or DEFAULT_OUTPUT
+    devices = sorted({str(r["metadata"].get("device")) for r in records})
+    meta = {
+        "scale": f"{scale} (from the archive {root}; other scale where {scale} is not archived)",
+        "device": ",".join(devices),
+        "generated": datetime.now().astimezone().strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "git_revision": None,
+        "runtime_s": 0.0,
+        "only": only,
+        "command_line": list(sys.argv),
+        "figure_formats": list(output.figure_formats),
+        "self_contained": output.self_contained,
+        "archive": str(root),
+        "from_archive": True,
+    }
+    out = directory.prepare_directory(out)
+    with directory.directory_lock(out), directory.staging_directory(out) as stage:
+        _write_report(stage, out, records, meta, output)
+    return records, meta
+
+
+class ArchivingJournal:
+    """A report run's journal (:class:`verify.report.directory.Journal`) that also merges each record into the
+    archive ``root`` as it finishes, so an interrupted campaign keeps every finished verdict; ``outcome`` maps
+    claim ids to "written" / "replaced" / "kept"."""
+
+    def __init__(self, journal: Any, root: str | Path, claims: Mapping[str, Any] | None = None) -> None:
+        self.journal, self.root, self.claims = journal, root, claims
+        self.outcome: dict[str, str] = {}
+
+    def append(self, record: dict[str, Any]) -> None:
+        self.journal.append(record)
+        if ((record.get("metadata") or {}).get("sweep") or {}).get("complete", True) is False:
+            self.outcome[record["id"]] = "not archived (a shard's incomplete grid)"
+            return
+        self.outcome.update(archive_records(self.root, [record], self.claims))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.journal, name)
+
+    def __enter__(self) -> ArchivingJournal:
+        self.journal.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.journal.__exit__(*exc)

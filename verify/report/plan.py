@@ -1,0 +1,381 @@
+"""``tvk report --plan``: what the selected claims would cost on a device, before anything runs (docs/running_at_scale.md,
+"The plan").
+
+For every selected claim the plan gives the estimated wall time and peak memory, whether that memory fits the
+device, and how the numbers were obtained (``basis``); nothing is trained and no claim runs. The sources, in order:
+
+1. ``measured``: a record of this claim with the same configuration (its ``config_hash``, at any scale) on the same
+   device type, in the results archive (``--archive``; not when stale on code) or in the report directory
+   (``--out``: ``results.json``, ``results.jsonl``). Its wall time is a measurement, not an estimate.
+2. ``grid cost model``: grid claims (:mod:`verify.sweep`): every planned cell's multiply-adds at a one-second
+   calibration of the device (:func:`verify.sweep.cost.calibrate`), an upper bound since runs stop once every seed
+   converged; peak memory is the largest cell's trainer estimate where the trainer has one
+   (:func:`verify.train.sparse_parity.memory_estimate`).
+3. ``trainer cost model``: the polynomial-network training claims (Shi Thm 4.9, Edelman Thm 7.7-7.9): the trainer's
+   step shapes (multiply-adds per update, peak memory; :mod:`verify.train.polynomial_step`) at the calibrated rate;
+   and claims registered in :data:`ESTIMATORS` by configuration type.
+4. otherwise ``unknown``: the time or memory is reported as unknown (null in JSON), never guessed. A training
+   claim's trainer measures its time per step only once it runs (:class:`verify.runtime.memory.RunEstimate`).
+
+The calibration needs the device: ``--plan --device cuda`` on a machine without CUDA leaves every estimated time
+unknown (measured ones stay) and the fit unknown.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from verify.runtime.jsonable import config_hash
+from verify.runtime.memory import MEMORY_SAFETY, format_seconds
+
+__all__ = ["ESTIMATORS", "PLAN_SCHEMA", "Estimate", "PlanRow", "format_plan", "make_plan", "plan_document"]
+
+PLAN_SCHEMA = "tvk-plan/1"
+#: The plan's threshold for "affordable" runs (seconds): the campaign runs what the CPU plan puts at or below it.
+AFFORDABLE_S = 2 * 3600.0
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What an estimator knows: seconds and peak bytes (None: unknown) and how it got them."""
+
+    seconds: float | None
+    memory_bytes: int | None
+    basis: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    """One claim of the plan (the JSON object of ``claims[]``)."""
+
+    id: str
+    kind: str
+    source: str
+    seconds: float | None
+    memory_bytes: int | None
+    fits: bool | None
+    basis: str
+    note: str
+
+
+#: Estimators by configuration type: ``fn(claim, config, device, speed) -> Estimate | None`` (None: no estimate).
+ESTIMATORS: dict[type, Callable[[Any, Any, str, Any], Estimate | None]] = {}
+
+
+def _measured(
+    claim: Any, config: Any, device_type: str, records: Iterable[Mapping[str, Any]], archive: bool
+) -> Estimate | None:
+    """The latest record of ``claim`` at the same configuration hash on the same device type."""
+    from verify.report.archive import finished_at, staleness
+
+    best, want = None, None
+    for rec in records:
+        if rec.get("id") != claim.id:
+            continue
+        if want is None:
+            want = config_hash(config)  # only for a claim with records: hashing a large configuration takes time
+        meta = rec.get("metadata") or {}
+        device = str(rec.get("device") or meta.get("device") or "")
+        h = rec.get("config_hash") or config_hash(rec.get("config"))
+        seconds = rec.get("wall_time_s", meta.get("runtime_s"))
+        if h != want or device.split(":")[0] != device_type or not isinstance(seconds, (int, float)):
+            continue
+        if archive and staleness(rec, claim) not in (None, "its configuration changed since"):
+            continue  # the code changed: the old time may not hold
+        t = finished_at(rec)
+        key = t.timestamp() if t else 0.0
+        if best is None or key > best[0]:
+            best = (key, float(seconds), rec)
+    if best is None:
+        return None
+    rec = best[2]
+    where = "archive" if archive else "report directory"
+    t = finished_at(rec)
+    when = t.strftime("%Y-%m-%d") if t else "unknown date"
+    scale = rec.get("scale")
+    return Estimate(best[1], None, "measured", f"{where}, {scale} record with this configuration, {when}")
+
+
+def _report_records(out: str | Path | None) -> list[dict[str, Any]]:
+    """The records of the report directory ``out`` (``results.json``, then its journal)."""
+    if not out:
+        return []
+    out = Path(out)
+    records: list[dict[str, Any]] = []
+    try:
+        doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
+        records += [r for r in doc.get("claims", []) if isinstance(r, dict)] if isinstance(doc, dict) else []
+    except (OSError, ValueError):
+        pass
+    try:
+        for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines():
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict):
+                records.append(rec)
+    except OSError:
+        pass
+    return records
+
+
+def _cell_memory(config: Any) -> int | None:
+    from verify.train.sparse_parity import SparseParityConfig, memory_estimate
+
+    return memory_estimate(config) if isinstance(config, SparseParityConfig) else None
+
+
+def _grid_estimate(claim: Any, grid: Any, config: Any, speed: Any) -> Estimate:
+    import statistics
+
+    seconds = None
+    note = "no calibration on this device"
+    cells = [c for stage in grid.plan(config) for c in stage]  # follow-up stages at their worst case
+    if grid.cost is None:
+        note = "the grid states no cell cost"
+    elif speed is not None:  # as verify.sweep.cost.estimate_grid, without the store keys (no session here)
+        each = [speed.seconds(grid.cost(c)) for c in cells]
+        seconds = float(sum(each))
+        median = statistics.median(each) if each else 0.0
+        note = f"{len(each)} cells x ~{format_seconds(median)} (median), step budgets as upper bounds"
+    mems = [_cell_memory(c.config) for c in cells]
+    memory = max(mems) if mems and all(m is not None for m in mems) else None  # type: ignore[type-var]
+    if memory is None:
+        note += "; no memory estimator for its cells"
+    return Estimate(seconds, memory, "grid cost model" if seconds is not None else "unknown", note)
+
+
+def _polynomial_task(config: Any) -> tuple[Any, int] | None:
+    """The task and activation degree a polynomial-network training claim trains on (what it passes to
+    :func:`verify.claims.training.train_for_claim`): Shi Thm 4.9 / Edelman Thm 7.7 (modular addition, degree k),
+    Edelman Thm 7.8 (sparse parity, degree k) and Thm 7.9 (a finite group, degree 2); None for other configs."""
+    name = type(config).__name__
+    if name == "ModularTrainingConfig":
+        from numerics.modular import ModularTask
+
+        return ModularTask(config.p, config.k), int(config.k)
+    if name == "ParityTrainingConfig":
+        from numerics.parity import SparseParityTask
+
+        return SparseParityTask(config.n, tuple(range(config.k))), int(config.k)
+    if name == "GroupTrainingConfig":
+        from numerics.groups import GroupTask
+        from theory import finite_groups as fg
+
+        return GroupTask(fg.group(config.group)), 2
+    return None
+
+
+def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any, free: int | None = None) -> Estimate | None:
+    """The polynomial-network training claims (:func:`_polynomial_task`): the trainer's own step shapes
+    (:class:`verify.train.polynomial_step.StepShapes`: multiply-adds per update, peak memory of the ``loop`` strategy
+    with its chunk) at the calibrated rate; the task's sizes are read, its data not built, and nothing is probed.
+    Evaluations are not counted; the trainer may pick a faster strategy than the cost model assumes (its probe, on
+    the device)."""
+    from verify.sweep.cost import CellCost
+    from verify.train.polynomial_step import MIN_CHUNK, StepShapes, memory_plan
+
+    train = getattr(config, "train", None)
+    found = _polynomial_task(config) if train is not None else None
+    if found is None:
+        return None
+    task, degree = found
+    seeds, points = len(train.seeds), int(task.n_points)
+    batch = min(int(train.batch_size), points) if train.batch_size else points
+    dense = task.batch(0, 1)[0].dtype.kind == "f"  # float inputs are dense, integer ones one-hot indices
+    itemsize = {"float64": 8, "float32": 4}.get(train.dtype or "", 8 if device == "cpu" else 4)
+    slots = 2 if train.optimizer == "adam" else (1 if train.momentum else 0)
+    shapes = StepShapes(
+        seeds,
+        int(config.width),
+        int(task.n_blocks),
+        int(task.block_size),
+        int(task.n_classes),
+        degree,
+        dense,
+        batch,
+        points,
+        itemsize,
+        slots,
+    )
+    chunk = train.chunk_size
+    if free is None and device != "cpu" and chunk is None:
+        chunk = MIN_CHUNK  # the trainer shrinks its chunks to the free memory: without it, the least it needs
+    _, peak = memory_plan(shapes, "loop", device, free, chunk, ignore_memory_check=True)
+    seconds = None if speed is None else speed.seconds(CellCost(int(train.steps), shapes.flops_per_step / 2))
+    note = (
+        f"{train.steps} steps x {shapes.flops_per_step / 2e9:.3g} G multiply-adds (trainer step shapes, "
+        "loop strategy, evaluations not counted"
+        + ("; memory: the least it needs, with the smallest chunk" if chunk == MIN_CHUNK and free is None else "")
+        + ")"
+    )
+    return Estimate(seconds, int(peak), "trainer cost model" if seconds is not None else "unknown", note)
+
+
+def _device_memory(device: str) -> tuple[int | None, str]:
+    """Usable bytes on ``device`` (:data:`MEMORY_SAFETY` of the free memory, as the trainers check it) and words."""
+    import torch
+
+    from verify.runtime.memory import free_memory
+
+    if device == "cuda" and not torch.cuda.is_available():
+        return None, "cuda: not available here (memory and calibration unknown)"
+    free = free_memory(torch.device(device))
+    if free is None:
+        return None, f"{device}: free memory unknown"
+    usable = int(MEMORY_SAFETY * free)
+    return usable, f"{device}: {usable / 2**30:.1f} GiB usable ({MEMORY_SAFETY:.0%} of {free / 2**30:.1f} GiB free)"
+
+
+def make_plan(
+    claims: list,
+    scale: str,
+    device: str,
+    *,
+    archive: str | Path | None = None,
+    out: str | Path | None = None,
+    calibrate: bool = True,
+) -> tuple[list[PlanRow], dict[str, Any]]:
+    """The plan of ``claims`` at ``scale`` on ``device`` ('cpu' or 'cuda'): one :class:`PlanRow` per claim and the
+    device facts (usable memory, calibration). Nothing is trained; the calibration times a few small steps."""
+    from verify.sweep import grid_of
+    from verify.sweep.cost import calibrate as calibrate_device
+
+    usable, memory_text = _device_memory(device)
+    speed = None
+    if calibrate and not (device == "cuda" and usable is None):
+        speed = calibrate_device(device)
+    archived: list[dict[str, Any]] = []
+    if archive:
+        from verify.report.archive import ArchiveError, load_archive
+
+        try:
+            archived = list(load_archive(archive).values())
+        except ArchiveError:
+            archived = []
+    reported = _report_records(out)
+    rows = []
+    for claim in claims:
+        config = claim.configs[scale]
+        est = _measured(claim, config, device, archived, True) or _measured(claim, config, device, reported, False)
+        grid = grid_of(claim)
+        if grid is not None:
+            model = _grid_estimate(claim, grid, config, speed)
+            if est is None:
+                est = model
+            elif model.memory_bytes is not None:
+                est = Estimate(est.seconds, model.memory_bytes, est.basis, est.note)
+        if est is None and type(config).__name__ in (
+            "ModularTrainingConfig",
+            "ParityTrainingConfig",
+            "GroupTrainingConfig",
+        ):
+            est = _polynomial_estimate(
+                claim, config, device, speed, None if usable is None else int(usable / MEMORY_SAFETY)
+            )
+        if est is None and type(config) in ESTIMATORS:
+            est = ESTIMATORS[type(config)](claim, config, device, speed)
+        if est is None:
+            why = (
+                "no estimator: its trainer times itself only once it runs"
+                if claim.kind == "training"
+                else "no estimator and not yet run at this configuration on this device type"
+            )
+            if scale != "quick" and claim.configs.get("quick") == config:
+                why += "; same configuration as quick: a quick record counts"
+            est = Estimate(None, None, "unknown", why)
+        fits = None if est.memory_bytes is None or usable is None else est.memory_bytes <= usable
+        rows.append(
+            PlanRow(claim.id, claim.kind, claim.source, est.seconds, est.memory_bytes, fits, est.basis, est.note)
+        )
+    facts = {
+        "usable_memory_bytes": usable,
+        "memory": memory_text,
+        "calibration": None
+        if speed is None
+        else {"device": speed.device, "overhead_s": speed.overhead_s, "flops_per_s": speed.flops_per_s},
+    }
+    return rows, facts
+
+
+def totals(rows: list[PlanRow]) -> dict[str, Any]:
+    """Counts and sums of the plan (unknown times are counted, never added)."""
+    known = [r.seconds for r in rows if r.seconds is not None]
+    return {
+        "claims": len(rows),
+        "time_known": len(known),
+        "time_unknown": len(rows) - len(known),
+        "seconds_known_total": float(sum(known)),
+        "within_2h": sum(1 for s in known if s <= AFFORDABLE_S),
+        "over_2h": sum(1 for s in known if s > AFFORDABLE_S),
+        "memory_known": sum(1 for r in rows if r.memory_bytes is not None),
+        "fits": sum(1 for r in rows if r.fits is True),
+        "does_not_fit": sum(1 for r in rows if r.fits is False),
+        "fit_unknown": sum(1 for r in rows if r.fits is None),
+    }
+
+
+def plan_document(rows: list[PlanRow], facts: dict[str, Any], scale: str, device: str) -> dict[str, Any]:
+    """The ``--plan --json`` object (schema in docs/running_at_scale.md, "The plan")."""
+
+    def clean(row: PlanRow) -> dict[str, Any]:
+        d = asdict(row)
+        if d["seconds"] is not None and not math.isfinite(d["seconds"]):
+            d["seconds"] = None
+        return d
+
+    return {
+        "schema": PLAN_SCHEMA,
+        "scale": scale,
+        "device": device,
+        **facts,
+        "claims": [clean(r) for r in rows],
+        "totals": totals(rows),
+    }
+
+
+def _duration(s: float) -> str:
+    """:func:`verify.runtime.memory.format_seconds`, in years from a year on."""
+    year = 365.25 * 86400
+    return f"{s / year:.3g} years" if s >= year else format_seconds(s)
+
+
+def _bytes(n: int | None) -> str:
+    if n is None:
+        return "unknown"
+    if n < 2**20:
+        return f"{n / 2**10:.0f} KiB"
+    if n < 2**30:
+        return f"{n / 2**20:.0f} MiB"
+    return f"{n / 2**30:.2f} GiB"
+
+
+def format_plan(rows: list[PlanRow], facts: dict[str, Any], scale: str, device: str) -> str:
+    """The human plan: one line per claim (time, peak memory, fits, basis), then the totals."""
+    width = max([len(r.id) for r in rows] + [5])
+    lines = [
+        f"plan for --scale {scale} on {device} (nothing has run); {facts['memory']}",
+        f"{'claim':<{width}}  {'kind':<9} {'time':>10} {'memory':>10} {'fits':>7}  basis",
+    ]
+    for r in rows:
+        t = "unknown" if r.seconds is None else _duration(r.seconds)
+        fits = {True: "yes", False: "NO", None: "unknown"}[r.fits]
+        lines.append(
+            f"{r.id:<{width}}  {r.kind:<9} {t:>10} {_bytes(r.memory_bytes):>10} {fits:>7}  {r.basis}"
+            + (f" ({r.note})" if r.note else "")
+        )
+    tot = totals(rows)
+    lines.append(
+        f"total: {tot['claims']} claims; time known for {tot['time_known']} (~{_duration(tot['seconds_known_total'])}"
+        f" together, {tot['within_2h']} at or below 2 h, {tot['over_2h']} above), unknown for {tot['time_unknown']}; "
+        f"memory known for {tot['memory_known']} ({tot['does_not_fit']} do not fit, fit unknown for "
+        f"{tot['fit_unknown']})"
+    )
+    return "\n".join(lines)
