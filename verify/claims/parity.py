@@ -26,7 +26,7 @@ from theory import parity as tp
 from verify.compare.parity import compare_parity
 from verify.train.polynomial import TrainConfig
 
-from .base import Claim, Observation, PostHoc, RunContext, register
+from .base import Claim, Observation, PostHoc, Resolution, RunContext, register
 from .judges import (
     PERTURB_REL,
     PERTURB_TOLS,
@@ -352,6 +352,10 @@ def _observe_intervals(cfg: CertificateConfig, ctx: RunContext) -> Observation:
 register(
     Claim(
         id="edelman-thm7.8-certificate-wrong-gamma",
+        resolution=Resolution(
+            rel=1.0,
+            why="a negative control: the prediction is the list of deliberately wrong gammas, off gamma* by 1e-4 relative, that the certificate must reject; the certificate rejects them as well when they are moved, and only an error of 100 % changes the verdict (measured)",
+        ),
         source=f"{THM} (negative control of edelman-thm7.8-certificate; docs/certificates.md)",
         statement="Negative control: the certificate rejects gamma*(k)(1 - 1e-4) (the construction's forward-pass margin is "
         "above it) and gamma*(k)(1 + 1e-4) (the rigorous SOS bound is below it).",
