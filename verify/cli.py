@@ -676,6 +676,7 @@ With --json every outcome, errors included, prints exactly one JSON object on st
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``tvk`` parser: one builder per command below."""
     parser = _Parser(
         prog="tvk",
         description="Theory verification toolkit",
@@ -685,6 +686,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", required=True)
 
+    _add_report(sub)
+    _add_list(sub)
+    _add_diff(sub)
+    sweep_cli.add_sweep_commands(sub)
+    _add_derive(sub)
+    _add_certify(sub)
+    return parser
+
+
+def _add_report(sub: Any) -> None:
+    """``tvk report``: run the claims and write the report (or plan its cost, or render the archive)."""
     rep = sub.add_parser("report", help="run the claims and write results.json, report.md, report.html and figures/")
     rep.add_argument(
         "--scale",
@@ -758,6 +770,9 @@ def build_parser() -> argparse.ArgumentParser:
     sweep_cli.add_report_options(rep)
     rep.set_defaults(func=_cmd_report)
 
+
+def _add_list(sub: Any) -> None:
+    """``tvk list``: the registered claims."""
     lst = sub.add_parser("list", help="list the registered claims")
     lst.add_argument("--scale", choices=["quick", "full"], default="quick")
     lst.add_argument("--only", default=None, help="shell pattern(s) on claim ids, comma-separated")
@@ -765,6 +780,9 @@ def build_parser() -> argparse.ArgumentParser:
     lst.add_argument("--json", action="store_true")
     lst.set_defaults(func=_cmd_list)
 
+
+def _add_diff(sub: Any) -> None:
+    """``tvk diff OLD NEW``: two runs compared claim by claim."""
     dif = sub.add_parser(
         "diff",
         help="compare two runs claim by claim: verdict changes, exact values, drift, errors, runtimes",
@@ -780,88 +798,91 @@ def build_parser() -> argparse.ArgumentParser:
     dif.add_argument("--json", action="store_true")
     dif.set_defaults(func=_cmd_diff)
 
-    sweep_cli.add_sweep_commands(sub)
 
-    for name, helptext in (("derive", "exact derivations"), ("certify", "convex certificates")):
-        cmd = sub.add_parser(name, help=helptext)
-        tasks = cmd.add_subparsers(dest="task", required=True)
-        mod = tasks.add_parser("modular", help="modular addition with k inputs (Shi Ch. 4; Edelman Ch. 7 for k = 2)")
-        mod.add_argument("--p", type=int, required=True, help="odd modulus p >= 3")
-        mod.add_argument("--k", type=int, required=True, help="number of inputs k >= 1")
-        mod.add_argument("--json", action="store_true")
-        if name == "derive":
-            mod.add_argument(
-                "--evaluate",
-                choices=["auto", "always", "never"],
-                default="auto",
-                help="evaluate the construction on all p^k inputs (auto: when cheap)",
-            )
-            mod.set_defaults(func=_cmd_derive_modular)
-            par = tasks.add_parser("parity", help="(n, k)-sparse parity (Edelman Thm 7.8)")
-            par.add_argument("--k", type=int, required=True, help="parity degree k >= 1")
-            par.add_argument(
-                "--n", type=int, default=None, help="input bits n >= k for the construction check (default k)"
-            )
-            par.add_argument("--json", action="store_true")
-            par.add_argument(
-                "--evaluate",
-                choices=["auto", "always", "never"],
-                default="auto",
-                help="evaluate the construction on all 2^n inputs (auto: when cheap)",
-            )
-            par.set_defaults(func=_cmd_derive_parity)
-            grp = tasks.add_parser("group", help="finite group composition (Edelman Thm 7.9)")
-            grp.add_argument("--name", required=True, help="S3..S6, A4, A5, Dn, Zn, Z2^k, Q8, products like S3xZ2")
-            grp.add_argument("--json", action="store_true")
-            grp.set_defaults(func=_cmd_derive_group)
-            lsa = tasks.add_parser(
-                "lsa", help="optimal rank-r linear self-attention for in-context regression (Shi Thm 5.4.1)"
-            )
-            lsa.add_argument("--lambda", dest="lambda_", required=True, help="eigenvalues of Lambda, e.g. 4,3,2,1")
-            lsa.add_argument("--N", type=int, required=True, help="prompt length N >= 1")
-            lsa.add_argument("--rank", type=int, required=True, help="rank r, 0 <= r <= d")
-            lsa.add_argument("--json", action="store_true")
-            lsa.set_defaults(func=_cmd_derive_lsa)
-            maj = tasks.add_parser(
-                "majority", help="Majority_n Fourier coefficient, level weight and Fourier gap (Edelman App. B)"
-            )
-            maj.add_argument("--n", type=int, required=True, help="number of bits n >= 1")
-            maj.add_argument("--k", type=int, required=True, help="level 0 <= k <= n")
-            maj.add_argument("--json", action="store_true")
-            maj.set_defaults(func=_cmd_derive_majority)
-            sig = tasks.add_parser(
-                "signal", help="local signal adaptivity: sigma, linear classifier error, tau*, err(tau*) (Karp Ch. 3)"
-            )
-            sig.add_argument("--k", type=int, required=True, help="number of patches k >= 2")
-            sig.add_argument("--json", action="store_true")
-            sig.set_defaults(func=_cmd_derive_signal)
-            mkv = tasks.add_parser(
-                "markov",
-                help="in-context Markov chains: strategy KLs and step-1/step-2 gradient coefficients (Edelman Ch. 8)",
-            )
-            mkv.add_argument("--k", type=int, required=True, help="number of states 2 <= k <= 10")
-            mkv.add_argument("--t", type=int, required=True, help="context length 2 <= t <= 2000")
-            mkv.add_argument("--json", action="store_true")
-            mkv.set_defaults(func=_cmd_derive_markov)
-        else:
-            par = tasks.add_parser("parity", help="(n, k)-sparse parity (Edelman Thm 7.8)")
-            par.add_argument("--n", type=int, required=True, help="input bits n >= k")
-            par.add_argument("--k", type=int, required=True, help="parity degree k >= 1")
-            par.add_argument("--json", action="store_true")
-            grp = tasks.add_parser("group", help="finite group composition (Edelman Thm 7.9)")
-            grp.add_argument("--name", required=True, help="a small group: S3, D4, D5, Z2^3, ...")
-            grp.add_argument("--json", action="store_true")
-            for cmd_parser, func in (
-                (mod, _cmd_certify_modular),
-                (par, _cmd_certify_parity),
-                (grp, _cmd_certify_group),
-            ):
-                cmd_parser.add_argument(
-                    "--starts", type=int, default=8, help="multi-start count of the heuristic single-neuron maximum"
-                )
-                cmd_parser.add_argument("--seed", type=int, default=0, help="seed of the multi-start points")
-                cmd_parser.set_defaults(func=func)
-    return parser
+def _add_derive(sub: Any) -> None:
+    """``tvk derive TASK``: exact derivations (theory/), one subcommand per task."""
+    cmd = sub.add_parser("derive", help="exact derivations")
+    tasks = cmd.add_subparsers(dest="task", required=True)
+    mod = tasks.add_parser("modular", help="modular addition with k inputs (Shi Ch. 4; Edelman Ch. 7 for k = 2)")
+    mod.add_argument("--p", type=int, required=True, help="odd modulus p >= 3")
+    mod.add_argument("--k", type=int, required=True, help="number of inputs k >= 1")
+    mod.add_argument("--json", action="store_true")
+    mod.add_argument(
+        "--evaluate",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="evaluate the construction on all p^k inputs (auto: when cheap)",
+    )
+    mod.set_defaults(func=_cmd_derive_modular)
+    par = tasks.add_parser("parity", help="(n, k)-sparse parity (Edelman Thm 7.8)")
+    par.add_argument("--k", type=int, required=True, help="parity degree k >= 1")
+    par.add_argument("--n", type=int, default=None, help="input bits n >= k for the construction check (default k)")
+    par.add_argument("--json", action="store_true")
+    par.add_argument(
+        "--evaluate",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="evaluate the construction on all 2^n inputs (auto: when cheap)",
+    )
+    par.set_defaults(func=_cmd_derive_parity)
+    grp = tasks.add_parser("group", help="finite group composition (Edelman Thm 7.9)")
+    grp.add_argument("--name", required=True, help="S3..S6, A4, A5, Dn, Zn, Z2^k, Q8, products like S3xZ2")
+    grp.add_argument("--json", action="store_true")
+    grp.set_defaults(func=_cmd_derive_group)
+    lsa = tasks.add_parser("lsa", help="optimal rank-r linear self-attention for in-context regression (Shi Thm 5.4.1)")
+    lsa.add_argument("--lambda", dest="lambda_", required=True, help="eigenvalues of Lambda, e.g. 4,3,2,1")
+    lsa.add_argument("--N", type=int, required=True, help="prompt length N >= 1")
+    lsa.add_argument("--rank", type=int, required=True, help="rank r, 0 <= r <= d")
+    lsa.add_argument("--json", action="store_true")
+    lsa.set_defaults(func=_cmd_derive_lsa)
+    maj = tasks.add_parser(
+        "majority", help="Majority_n Fourier coefficient, level weight and Fourier gap (Edelman App. B)"
+    )
+    maj.add_argument("--n", type=int, required=True, help="number of bits n >= 1")
+    maj.add_argument("--k", type=int, required=True, help="level 0 <= k <= n")
+    maj.add_argument("--json", action="store_true")
+    maj.set_defaults(func=_cmd_derive_majority)
+    sig = tasks.add_parser(
+        "signal", help="local signal adaptivity: sigma, linear classifier error, tau*, err(tau*) (Karp Ch. 3)"
+    )
+    sig.add_argument("--k", type=int, required=True, help="number of patches k >= 2")
+    sig.add_argument("--json", action="store_true")
+    sig.set_defaults(func=_cmd_derive_signal)
+    mkv = tasks.add_parser(
+        "markov",
+        help="in-context Markov chains: strategy KLs and step-1/step-2 gradient coefficients (Edelman Ch. 8)",
+    )
+    mkv.add_argument("--k", type=int, required=True, help="number of states 2 <= k <= 10")
+    mkv.add_argument("--t", type=int, required=True, help="context length 2 <= t <= 2000")
+    mkv.add_argument("--json", action="store_true")
+    mkv.set_defaults(func=_cmd_derive_markov)
+
+
+def _add_certify(sub: Any) -> None:
+    """``tvk certify TASK``: convex certificates of the max margin (numerics.certificates)."""
+    cmd = sub.add_parser("certify", help="convex certificates")
+    tasks = cmd.add_subparsers(dest="task", required=True)
+    mod = tasks.add_parser("modular", help="modular addition with k inputs (Shi Ch. 4; Edelman Ch. 7 for k = 2)")
+    mod.add_argument("--p", type=int, required=True, help="odd modulus p >= 3")
+    mod.add_argument("--k", type=int, required=True, help="number of inputs k >= 1")
+    mod.add_argument("--json", action="store_true")
+    par = tasks.add_parser("parity", help="(n, k)-sparse parity (Edelman Thm 7.8)")
+    par.add_argument("--n", type=int, required=True, help="input bits n >= k")
+    par.add_argument("--k", type=int, required=True, help="parity degree k >= 1")
+    par.add_argument("--json", action="store_true")
+    grp = tasks.add_parser("group", help="finite group composition (Edelman Thm 7.9)")
+    grp.add_argument("--name", required=True, help="a small group: S3, D4, D5, Z2^3, ...")
+    grp.add_argument("--json", action="store_true")
+    for cmd_parser, func in (
+        (mod, _cmd_certify_modular),
+        (par, _cmd_certify_parity),
+        (grp, _cmd_certify_group),
+    ):
+        cmd_parser.add_argument(
+            "--starts", type=int, default=8, help="multi-start count of the heuristic single-neuron maximum"
+        )
+        cmd_parser.add_argument("--seed", type=int, default=0, help="seed of the multi-start points")
+        cmd_parser.set_defaults(func=func)
 
 
 class UsageError(Exception):
