@@ -544,7 +544,7 @@ class Fig42Config:
     * the log law fits better than the sqrt(T) law, the nearest power law: the exponent theta_sqrt of
       ``m ∝ L^(1 - theta_sqrt) (sqrt T)^theta_sqrt`` is at most ``max_exponent``; and the T of the sweep separate the
       two laws: sqrt(T) / L changes by at least the factor ``min_sqrt_separation`` between the smallest and the
-      largest T (on T in {8, 16, 32} it changes by 0.94: the two laws predict the same thresholds there).
+      largest T (on T in {8, 16, 32} it changes by 0.95: the two laws predict the same thresholds there).
 
     ``max_exponent = 1/2`` is where the two laws' least-squares fits in ln m have equal residuals, so the verdict asks
     that the thresholds lie nearer the log law. It was chosen from the laws and the grids, not from a run: a log law
@@ -847,7 +847,7 @@ register(
         underpowered={
             "quick": "one replicate of the sweep can neither pass the rule (1 of 1: lower bound 0.05 < p0 = 0.5) nor "
             "fail it (0 of 1: upper bound 0.95), power 0 against p_alt = 0.9; and T in {8, 16, 32} cannot tell log T "
-            "from sqrt(T) (sqrt(T)/log2 C(T,3) changes by 0.94 < 2), so no quick replicate can show the trend. A "
+            "from sqrt(T) (sqrt(T)/log2 C(T,3) changes by 0.95 < 2), so no quick replicate can show the trend. A "
             "replicate costs the whole quick sweep (about 90 s under load); 8 replicates and T up to ~10^3 are the "
             "full scale (power 0.81)",
         },
