@@ -250,7 +250,7 @@ def _parity_row(T=8, seed=0, plateau_loss=0.6933, plateau_evals=10, reached=700,
 
 def test_phase_transition_population_and_prediction():
     """Fig. 4.4, per (T, seed) run: transitions in all runs pass, none fail, the plateau must sit at the predicted
-    log 2 (a 1 % error fails every run), and a run that never leaves chance or leaves it at once fails. 20 runs (the
+    log 2 (a chance level off by 1.5 loss_tol fails every run), and a run that never leaves chance or leaves it at once fails. 20 runs (the
     full scale's count); the 4 quick runs cannot decide."""
     from verify.claims.base import Observation
 
@@ -267,7 +267,8 @@ def test_phase_transition_population_and_prediction():
     assert verdict(good) == "pass" and verdict(good[:4]) == "inconclusive"
     assert verdict([_parity_row(seed=i, reached=None, rise_share=None) for i in range(n)]) == "fail"
     assert verdict([_parity_row(seed=i, plateau_evals=1) for i in range(n)]) == "fail"
-    assert verdict(good, judge.perturb(pred, None)) == "fail"
+    off = {**pred, "chance_loss": float(pred["chance_loss"]) + 1.5 * cfg.loss_tol}
+    assert verdict(good, off) == "fail"
 
 
 def test_coherent_corrected_compares_the_exact_worst_case_and_can_fail():
