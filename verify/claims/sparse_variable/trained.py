@@ -375,7 +375,10 @@ class PhaseTransition(PerSeed):
 
     def seed_problems(self, predicted: Any, per_seed: list[dict[str, Any]], config: Any = None) -> list[list[str]]:
         chance = float(predicted["chance_loss"])
-        return [[f"T={r['T']}: {p}" for p in transition_problems(r, chance, config)] for r in per_seed]
+        # the run's own label (T and the seed that ran): PerSeed's summary numbers the rows from 0
+        return [
+            [f"T={r['T']}, seed {r['seed']}: {p}" for p in transition_problems(r, chance, config)] for r in per_seed
+        ]
 
     def describe(self) -> str:
         return (
