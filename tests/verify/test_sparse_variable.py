@@ -4,6 +4,8 @@ the refused inputs."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -98,3 +100,24 @@ def test_bad_inputs_are_refused():
         vs.ModelConfig(d=10, heads=3)
     with pytest.raises(ValueError, match="increasing"):
         vs.SweepConfig(Ts=(64, 16), ms=(10,))
+
+
+@pytest.mark.parametrize("T, d, heads", [(6, 8, 2), (12, 16, 1)])
+def test_cls_ensemble_is_the_full_pass_at_cls(T, d, heads):
+    """:class:`vs.ClsEnsemble` computes only what the classifier reads: its logits and [CLS] attention row equal the
+    last position of the full :class:`AttentionEnsemble` pass with the same parameters (eval mode)."""
+    from verify.train.attention import AttentionEnsemble
+
+    cfg = vs.attention_config(T, vs.ModelConfig(d=d, heads=heads, init_std=0.2))
+    full = AttentionEnsemble.init(cfg, (0, 1, 2), dtype=torch.float64)
+    cls = vs.ClsEnsemble(cfg, {n: full.p(n).detach().clone() for n in full.names()})
+    full.eval()
+    cls.eval()
+    x = torch.as_tensor(vs.with_cls(np.random.default_rng(0).integers(0, 2, (3, 5, T))))
+    logits, maps = full(x, return_attention=True)
+    cl, cm = cls(x, return_attention=True)
+    assert cl.shape == (3, 5, 1, 2) and cm[0].shape == (3, 5, heads, 1, T + 1)
+    torch.testing.assert_close(cl[:, :, 0], logits[:, :, -1], rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(cm[0][:, :, :, 0], maps[0][:, :, :, -1], rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="one layer"):
+        vs.ClsEnsemble.init(dataclasses.replace(cfg, layers=2), (0,))
