@@ -165,3 +165,10 @@ def test_answer_logits_are_the_last_position_of_the_forward_pass(positions):
         tokens = torch.as_tensor(sum_sequences(7, 3)[0][:50])
         full = model(tokens)[:, :, -1]
         assert torch.allclose(model.answer_logits(tokens), full, atol=1e-12, rtol=1e-10)
+
+
+def test_stop_hold_is_validated():
+    """``stop_hold`` (the early stop waits for the validation threshold held at the last h evaluations) is a count."""
+    assert SumTransformerConfig(p=7, k=2, stop_hold=3).stop_hold == 3
+    with pytest.raises(ValueError, match="stop_hold"):
+        SumTransformerConfig(p=7, k=2, stop_hold=-1)
