@@ -9,7 +9,7 @@ import torch.nn.functional as F
 import verify.runtime.memory
 from numerics.margins import evaluate
 from numerics.modular import ModularTask
-from numerics.modular_transformer import SplitModularTask, even_split
+from numerics.modular_transformer import SplitModularTask, even_split, sum_sequences
 from verify.runtime.memory import InsufficientMemoryError
 from verify.runtime.options import RunOptions
 from verify.train.attention import AttentionEnsemble
@@ -152,3 +152,23 @@ def test_transformer_run_checks_its_memory_first(monkeypatch) -> None:
     with pytest.raises(InsufficientMemoryError, match="attention training"):
         train_sum_transformer(TINY.replace(steps=2))
     assert train_sum_transformer(TINY.replace(steps=2), RunOptions(ignore_memory_check=True)).steps_done == 2
+
+
+@pytest.mark.parametrize("positions", ["absolute", "relative"])
+def test_answer_logits_are_the_last_position_of_the_forward_pass(positions):
+    """The training loss and the accuracies read :meth:`SumTransformer.answer_logits`, which skips the work no
+    answer depends on; it must equal the forward pass at the last position (one and two layers, with and without
+    residual connections and MLP)."""
+    for layers, residual, mlp in ((1, True, 16), (2, True, 16), (2, False, 0)):
+        cfg = SumTransformerConfig(p=7, k=3, layers=layers, d=8, heads=2, mlp=mlp, positions=positions, seeds=(0, 1))
+        model = SumTransformer.create(cfg.attention_config(), cfg.seeds, residual=residual, dtype=torch.float64)
+        tokens = torch.as_tensor(sum_sequences(7, 3)[0][:50])
+        full = model(tokens)[:, :, -1]
+        assert torch.allclose(model.answer_logits(tokens), full, atol=1e-12, rtol=1e-10)
+
+
+def test_stop_hold_is_validated():
+    """``stop_hold`` (the early stop waits for the validation threshold held at the last h evaluations) is a count."""
+    assert SumTransformerConfig(p=7, k=2, stop_hold=3).stop_hold == 3
+    with pytest.raises(ValueError, match="stop_hold"):
+        SumTransformerConfig(p=7, k=2, stop_hold=-1)

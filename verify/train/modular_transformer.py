@@ -94,6 +94,10 @@ class SumTransformerConfig:
         Train and validation accuracy of every seed are recorded every that many steps (and at the end).
     stop_train_acc, stop_val_acc : float in (0, 1] or None
         With both set, stop once every seed has reached both (the grokking delay is then measured).
+    stop_hold : int
+        0: the early stop above needs each threshold reached at some evaluation; h >= 1: it needs the training
+        threshold reached at some evaluation and the validation threshold held at each of the last h evaluations
+        (every seed has grokked and stayed there; docs/modular_transformer.md).
     dtype : str
         Training dtype (``float32`` or ``float64``); the diagnostics are computed in float64.
     eval_chunk : int
@@ -127,6 +131,7 @@ class SumTransformerConfig:
     eval_every: int = 50
     stop_train_acc: float | None = None
     stop_val_acc: float | None = None
+    stop_hold: int = 0
     dtype: str = "float32"
     eval_chunk: int = 8192
     num_threads: int | None = 1
@@ -139,7 +144,7 @@ class SumTransformerConfig:
         object.__setattr__(self, "betas", tuple(float(b) for b in self.betas))
         if not self.seeds or len(set(self.seeds)) != len(self.seeds):
             raise InputError(f"seeds must be a non-empty tuple of distinct integers, got {self.seeds!r}", param="seeds")
-        for name in ("steps", "warmup_steps"):
+        for name in ("steps", "warmup_steps", "stop_hold"):
             check_positive_int(getattr(self, name), name, minimum=0)
         for name in ("eval_every", "eval_chunk", "nan_check_every"):
             check_positive_int(getattr(self, name), name)
@@ -241,13 +246,64 @@ class SumTransformer(AttentionEnsemble):
         logits = torch.einsum("sbtd,sdo->sbto", self._norm(z), self.p("readout")) + self.p("readout_b")[:, None, None]
         return (logits, maps) if return_attention else logits
 
+    def _mlp(self, i: int, z: torch.Tensor) -> torch.Tensor:
+        """Layer ``i``'s GELU MLP of ``norm(z)`` for ``z`` ``(S, B, d)`` (one position per sequence)."""
+        h = F.gelu(torch.baddbmm(self.p(f"l{i}.mlp_in_b")[:, None], self._norm(z), self.p(f"l{i}.mlp_in")))
+        return torch.baddbmm(self.p(f"l{i}.mlp_out_b")[:, None], h, self.p(f"l{i}.mlp_out"))
+
+    def answer_logits(self, tokens: torch.Tensor) -> torch.Tensor:
+        """The logits at the last position ("=") only, ``(S, B, out)``: ``forward(tokens)[:, :, -1]`` computed without
+        the queries, MLPs and readouts of the other positions in the last layer (no answer depends on them; the
+        causal last query attends to every position), with one batched product per projection. The same function
+        (equal up to round-off; tests/verify/test_modular_transformer.py), about a third of the work for one layer;
+        the training loss and the accuracies use it. Relative positions fall back to :meth:`forward`."""
+        S = self.n_seeds
+        if tokens.ndim == 2:
+            tokens = tokens.unsqueeze(0).expand(S, *tokens.shape)
+        if self.cfg.positions == "relative":
+            return self.forward(tokens)[:, :, -1]  # type: ignore[index]
+        B, T = tokens.shape[1:]
+        z = self.p("embed")[torch.arange(S, device=tokens.device)[:, None, None], tokens]
+        if self.cfg.positions == "absolute":
+            z = z + self.p("pos")[:, None, :T]
+        z = self._drop(z)
+        last = self.cfg.layers - 1
+        for i in range(last):
+            a, _ = self.attention(i, self._norm(z))
+            z = z + self._drop(a) if self.residual else a
+            if self.cfg.mlp:
+                h = F.gelu(torch.einsum("sbtd,sdm->sbtm", self._norm(z), self.p(f"l{i}.mlp_in")))
+                h = h + self.p(f"l{i}.mlp_in_b")[:, None, None]
+                h = (
+                    torch.einsum("sbtm,smd->sbtd", h, self.p(f"l{i}.mlp_out"))
+                    + self.p(f"l{i}.mlp_out_b")[:, None, None]
+                )
+                z = z + self._drop(h) if self.residual else h
+        H, e, d = self.cfg.heads, self.cfg.head_dim, self.cfg.d
+        x = self._norm(z)
+        # keys and values of every position in one product, the query of the last position in another
+        wkv = torch.cat([self.p(f"l{last}.k"), self.p(f"l{last}.v")], 1).permute(0, 2, 1, 3).reshape(S, d, 2 * H * e)
+        kv = torch.bmm(x.reshape(S, B * T, d), wkv).view(S, B, T, 2, H, e)
+        q = torch.bmm(x[:, :, -1], self.p(f"l{last}.q").permute(0, 2, 1, 3).reshape(S, d, H * e)).view(S, B, 1, H, e)
+        # one query against T keys per head: products and sums beat batches of tiny matrix products here
+        w = torch.softmax((q * kv[:, :, :, 0]).sum(-1) / math.sqrt(e), dim=2)  # (S, B, T, H)
+        if self.training and self.cfg.dropout:
+            w = F.dropout(w, self.cfg.dropout, True)
+        heads = (w.unsqueeze(-1) * kv[:, :, :, 1]).sum(2)  # (S, B, H, e)
+        a = torch.bmm(heads.reshape(S, B, H * e), self.p(f"l{last}.o").reshape(S, H * e, d))
+        z = z[:, :, -1] + self._drop(a) if self.residual else a
+        if self.cfg.mlp:
+            z = z + self._drop(self._mlp(last, z)) if self.residual else self._mlp(last, z)
+        return torch.baddbmm(self.p("readout_b")[:, None], self._norm(z), self.p("readout"))
+
 
 def answer_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """Per-seed mean cross-entropy of the answer (last position): logits ``(S, B, T, C)``, targets ``(S, B)``."""
-    S, B, _, C = logits.shape
-    return (
-        F.cross_entropy(logits[:, :, -1].reshape(S * B, C), targets.reshape(S * B), reduction="none").view(S, B).mean(1)
-    )
+    """Per-seed mean cross-entropy of the answer (last position): logits ``(S, B, T, C)`` of every position, or
+    ``(S, B, C)`` of the answer alone (:meth:`SumTransformer.answer_logits`); targets ``(S, B)``."""
+    if logits.ndim == 4:
+        logits = logits[:, :, -1]
+    S, B, C = logits.shape
+    return F.cross_entropy(logits.reshape(S * B, C), targets.reshape(S * B), reduction="none").view(S, B).mean(1)
 
 
 def warmup_lr(lr: float, warmup_steps: int, step: int) -> float:
@@ -326,9 +382,9 @@ def _accuracy(
     correct = torch.zeros(S, dtype=torch.float64, device=labels.device)
     ce = torch.zeros(S, dtype=torch.float64, device=labels.device)
     for start in range(0, n, chunk):
-        logits = model(tokens[:, start : start + chunk])
+        logits = model.answer_logits(tokens[:, start : start + chunk])
         y = labels[:, start : start + chunk]
-        correct += (logits[:, :, -1].argmax(-1) == y).sum(1).double()
+        correct += (logits.argmax(-1) == y).sum(1).double()
         ce += answer_cross_entropy(logits, y).double() * y.shape[1]
     return (correct / n).tolist(), (ce / n).tolist()
 
@@ -356,7 +412,7 @@ def _update(
             x, y = x_tr[seed_idx, idx], y_tr[seed_idx, idx]
         estimate(t, x)  # memory check before the first update, time estimate of a long run after a few
         opt.zero_grad(set_to_none=True)
-        loss = answer_cross_entropy(model(x), y)
+        loss = answer_cross_entropy(model.answer_logits(x), y)
         loss.sum().backward()
         opt.step()
         model.eval()
@@ -391,7 +447,11 @@ def _evaluation(
         if cfg.stop_train_acc is None or cfg.stop_val_acc is None:
             return False
         train_hit = np.max(np.asarray(history["train_acc"]), axis=0) >= cfg.stop_train_acc
-        val_hit = np.max(np.asarray(history["val_acc"]), axis=0) >= cfg.stop_val_acc
+        val = np.asarray(history["val_acc"])
+        if cfg.stop_hold:
+            val_hit = (len(val) >= cfg.stop_hold) & np.all(val[-cfg.stop_hold :] >= cfg.stop_val_acc, axis=0)
+        else:
+            val_hit = np.max(val, axis=0) >= cfg.stop_val_acc
         return bool((train_hit & val_hit).all())
 
     return evaluate_fn, stop
