@@ -198,4 +198,6 @@ def test_gd_ordering_judge_reads_the_predicted_orders(cid):
     # a tie between the last listed token and the rest is not "ordered"
     tied = copy.deepcopy(rows)
     tied[0]["column_orders"][0][-1] = "tie"
-    assert claim.judge(ev.predicted, _with(ev.obs, details={**ev.obs.details, "per_seed": tied}), ev.config)[0] == "fail"
+    assert (
+        claim.judge(ev.predicted, _with(ev.obs, details={**ev.obs.details, "per_seed": tied}), ev.config)[0] == "fail"
+    )

@@ -9,6 +9,7 @@ against the closed-form gradients of :func:`numerics.decision_lists.population_g
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,7 +85,7 @@ def _column_orders(W: np.ndarray, task: td.DecisionListTask) -> list[list[Any]]:
         col = W[:, a]
         order = sorted(range(len(col)), key=lambda t: (-col[t], t))
         top, rest = order[: len(lst)], order[len(lst) :]
-        strict = all(col[x] > col[y] for x, y in zip(top, top[1:])) and (not rest or col[top[-1]] > col[rest[0]])
+        strict = all(col[x] > col[y] for x, y in itertools.pairwise(top)) and (not rest or col[top[-1]] > col[rest[0]])
         out.append([int(t) for t in top] + ["others" if strict else "tie"])
     return out
 

@@ -61,7 +61,7 @@ class FigureConfig:
 
 
 _QUICK_TRAIN = SignalTrainConfig(
-    k=1000, d=10, batch=250, steps=1000, seeds=(0, 1), eval_every=50, n_test=2000, dtype="float32", num_threads=1
+    k=1000, d=10, batch=250, steps=1000, seeds=(0, 1), eval_every=100, n_test=1000, dtype="float32", num_threads=1
 )
 _FULL_TRAIN = SignalTrainConfig(
     k=1000,
