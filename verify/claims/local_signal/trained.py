@@ -68,7 +68,7 @@ _FULL_TRAIN = SignalTrainConfig(
     d=10,
     batch=500,
     steps=10_000,
-    seeds=tuple(range(5)),
+    seeds=tuple(range(8)),
     eval_every=100,
     n_test=5000,
     dtype="float64",
@@ -230,9 +230,10 @@ class FigureJudge(PerSeed):
         )
 
 
-#: "SGD moves toward the predicted optimum": the mechanism (alignment, b < 0, a rising threshold) is what Theorem
-#: 3.1's dynamics give every run, so the power is computed against 0.99; the target rate reads "typically" (0.5).
-FIGURE_RULE = Population(p0=0.5, p_alt=0.99)
+#: "SGD moves toward the predicted optimum" reads "typically" (p0 = 0.5); the power is computed against 0.95: most
+#: runs show the mechanism (alignment, b < 0, a rising threshold), but a quick run can die (seed 1000 under
+#: --seed-offset 1000: c < 0 and every unit below threshold, accuracy 0), so "every run" (0.99) would overstate it.
+FIGURE_RULE = Population(p0=0.5, p_alt=0.95)
 
 FIGURE_JUDGE = FigureJudge(
     checks=(
@@ -257,8 +258,8 @@ register(
         "w aligns with w_* (cos -> 1, v/c small), b < 0 and |b|/(w.w_*) rises toward tau* = 0.953 (from below, "
         "ending in [min_tau_frac tau*, tau*]: 0.15 quick, 0.3 full), and the test accuracy rises (to about 0.78 after 10,000 steps, far from the optimum 0.9977: the gap is "
         "reported). Per seed, every check; seed-population rule with target rate 0.5 (the mechanism is what "
-        "every run shows: power against 0.99). Quick: 1000 steps, batch 250, float32, 2 seeds (underpowered); full: "
-        "the thesis's 10,000 steps by the exact reduced simulator, 5 seeds.",
+        "most runs show: power against 0.95). Quick: 1000 steps, batch 250, float32, 2 seeds (underpowered); full: "
+        "the thesis's 10,000 steps by the exact reduced simulator, 8 seeds.",
         kind="training",
         configs={
             "quick": FigureConfig(
@@ -285,8 +286,8 @@ register(
         judge=FIGURE_JUDGE,
         underpowered={
             "quick": "two seeds (a seed of k = 1000 costs about 10-20 s of one core, five would exceed the area's "
-            "quick budget): the largest lower bound, 2 of 2, is 0.224 < p0 = 0.5, power 0 against 0.99; the full "
-            "scale runs five seeds (power 0.951)",
+            "quick budget): the largest lower bound, 2 of 2, is 0.224 < p0 = 0.5, power 0 against 0.95; the full "
+            "scale runs eight seeds (power 0.943)",
         },
         insensitive="tau* enters as the window [min_tau_frac tau*, tau*] of the final |b|/c, which ends far inside "
         "it (0.27-0.34 tau* quick, 0.46 full): a tau* moved by 1% or 10 tolerances leaves every seed in the window; "
