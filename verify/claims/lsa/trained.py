@@ -151,7 +151,7 @@ register(
         "L_r; the verdict is the seed-population rule with target rate 0.8 (16 seeds quick, 32 full).",
         kind="training",
         configs={
-            "quick": LSATrainingConfig(seeds=tuple(range(16)), steps=300, polish_steps=200, model="population"),
+            "quick": LSATrainingConfig(seeds=tuple(range(16)), steps=1000, polish_steps=200, model="population"),
             "full": LSATrainingConfig(seeds=tuple(range(32)), steps=20_000, polish_steps=0, model="population"),
         },
         predict=_predict_training,
@@ -164,7 +164,7 @@ register(
                     "optimizer",
                     "none in the source (Theorem 5.4.1 states the optimum, not a training run); the toolkit's recipe "
                     "(a) is Adam, lr 1e-2, 20 000 full-batch steps",
-                    "300 Adam steps (cosine decay to lr/100), then up to 200 L-BFGS iterations",
+                    "1000 Adam steps (cosine decay to lr/100), then up to 200 L-BFGS iterations",
                     "the L-BFGS polish reaches the optimum in a fraction of the Adam steps",
                 ),
             ),
