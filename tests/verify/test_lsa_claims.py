@@ -17,7 +17,7 @@ from verify.runtime.divergence import TrainingDiverged
 from verify.runtime.options import RunOptions
 from verify.train import lsa as vl
 
-from .claim_checks import record
+from .claim_checks import evaluation, record
 
 LAM = np.diag([4.0, 3.0, 2.0, 1.0])
 CPU = RunOptions(device="cpu")  # the LSA trainers' old default device (RunOptions defaults to "auto")
@@ -31,7 +31,8 @@ def test_training_population_rows_and_spectrum_artifact():
     assert "device" not in rec.details
     rows = rec.details["per_run"]
     assert [(row["rank"], row["seed"]) for row in rows] == [(r, s) for r in cfg.ranks for s in cfg.seeds]
-    assert rec.population["n"] == len(cfg.seeds) and rec.population["p0"] == 0.8
+    pop = evaluation("shi-thm5.4.1-training-population").population
+    assert pop["n"] == len(cfg.seeds) and pop["p0"] == 0.8
     spectrum = rec.artifacts["lsa_spectrum"]
     assert spectrum["rank"] == list(cfg.ranks) and len(spectrum["learned"]) == len(cfg.ranks)
     opt = [[float(v) for v in tl.optimal_rank_r(sympy.Matrix(cfg.Lam), cfg.N, r).v] for r in cfg.ranks]
