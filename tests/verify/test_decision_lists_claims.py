@@ -4,6 +4,7 @@ say what the docs say."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 
 import pytest
@@ -176,4 +177,27 @@ def test_statements_are_scale_free_and_predictions_come_from_theory():
     assert evaluation("karp-ch4-thm4.4-horizon-printed").predicted == [td.lemma41_drift_bound_printed()]
     assert (
         evaluation("karp-ch4-fig4.1-vocabulary-printed").predicted == [td.printed_fig41_claimed_in_vocabulary(200)] * 2
+    )
+
+
+@pytest.mark.parametrize("cid", ["karp-ch4-thm4.3-gd-ordering", "karp-ch4-gd-ordering-small-c"])
+def test_gd_ordering_judge_reads_the_predicted_orders(cid):
+    """Issue 28: the judge compares every column's observed order with theory's (its decision list, then the rest);
+    the run has no randomness, so one task out of order fails the claim."""
+    claim, ev = registry()[cid], evaluation(cid)
+    assert ev.verdict == "pass" and ev.population["deterministic"] and ev.population["n"] == len(ev.config.seeds)
+    rows = ev.obs.details["per_seed"]
+    assert all(r["column_orders"] == ev.predicted[f"seed={r['seed']}"]["column_orders"] for r in rows)
+    # a prediction with two tokens of one list swapped is rejected on the same observation
+    wrong = copy.deepcopy(ev.predicted)
+    key = next(k for k, v in wrong.items() if any(len(o) > 2 for o in v["column_orders"]))
+    col = next(o for o in wrong[key]["column_orders"] if len(o) > 2)
+    col[0], col[1] = col[1], col[0]
+    verdict, reason = claim.judge(wrong, ev.obs, ev.config)
+    assert verdict == "fail" and "predicted order" in reason
+    # a tie between the last listed token and the rest is not "ordered"
+    tied = copy.deepcopy(rows)
+    tied[0]["column_orders"][0][-1] = "tie"
+    assert (
+        claim.judge(ev.predicted, _with(ev.obs, details={**ev.obs.details, "per_seed": tied}), ev.config)[0] == "fail"
     )

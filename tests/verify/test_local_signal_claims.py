@@ -188,3 +188,61 @@ def test_errata_kinds():
     for cid, kind in kinds.items():
         e = registry()[cid].erratum
         assert e.kind == kind and e.where.startswith("Karp thesis (2024), ") and len(e.quote) > 40, cid
+
+
+# --- issue 28: seed populations
+
+
+def _figure_row(tau_frac: float, tau_star: float) -> dict:
+    return {
+        "seed": 0,
+        "cos_final": 0.99,
+        "v_over_c": 0.1,
+        "b": -0.1,
+        "tau_final": tau_frac * tau_star,
+        "tau_rise": 0.05,
+        "acc_final": 0.7,
+        "acc_gain": 0.2,
+    }
+
+
+def test_figure_judge_uses_tau_star_two_sided():
+    """The final |b|/c must lie in [min_tau_frac tau*, tau*]: a run that barely moves fails as well as one that
+    overshoots; five good seeds pass, two cannot decide (p0 = 0.5)."""
+    claim = registry()["karp-ch3-fig3.3-training"]
+    cfg = claim.configs["quick"]
+    pred = claim.predict(cfg)
+    ts = float(pred["tau_star"])
+
+    def verdict(fracs):
+        rows = [{**_figure_row(f, ts), "seed": i} for i, f in enumerate(fracs)]
+        return claim.judge(pred, Observation([r["acc_final"] for r in rows], details={"per_seed": rows}), cfg)
+
+    assert verdict([0.3] * 5)[0] == "pass"
+    assert verdict([0.3] * 2)[0] == "inconclusive"
+    assert verdict([0.02] * 5)[0] == "fail"  # barely moved toward tau*
+    assert verdict([1.05] * 5)[0] == "fail"  # overshoots tau*
+    assert "window" in verdict([0.02] * 5)[1]
+    assert claim.expected_verdict("quick") == "inconclusive" and claim.insensitive
+
+
+def _welch_obs(shift: float, replicates: int = 5) -> Observation:
+    rows = [
+        {"step": 100, "quantity": q, "difference": shift, "se": 0.01, "dof": 6.0} for q in ("c", "v", "b", "accuracy")
+    ]
+    return Observation(
+        [[shift] * 4] * replicates, details={"replicates": [{"comparisons": rows} for _ in range(replicates)]}
+    )
+
+
+def test_reduced_simulator_judge_counts_replicates():
+    """Replicates with no difference pass; a shift of 10 standard errors in every replicate fails; the prediction
+    (0) matters: the judge's perturbation of it is rejected."""
+    claim = registry()["karp-ch3-reduced-simulator"]
+    cfg = claim.configs["quick"]
+    pred = [0] * 4
+    assert claim.judge.planned_runs(cfg) == cfg.replicates == 5
+    assert claim.judge(pred, _welch_obs(0.0), cfg)[0] == "pass"
+    assert claim.judge(pred, _welch_obs(0.1), cfg)[0] == "fail"
+    assert claim.judge(pred, _welch_obs(0.0, 2), cfg)[0] == "inconclusive"
+    assert claim.judge(claim.judge.perturb(pred, _welch_obs(0.0)), _welch_obs(0.0), cfg)[0] == "fail"

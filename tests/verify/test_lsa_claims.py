@@ -17,7 +17,7 @@ from verify.runtime.divergence import TrainingDiverged
 from verify.runtime.options import RunOptions
 from verify.train import lsa as vl
 
-from .claim_checks import record
+from .claim_checks import evaluation, record
 
 LAM = np.diag([4.0, 3.0, 2.0, 1.0])
 CPU = RunOptions(device="cpu")  # the LSA trainers' old default device (RunOptions defaults to "auto")
@@ -29,8 +29,10 @@ def test_training_population_rows_and_spectrum_artifact():
     cfg = claim.configs["quick"]
     assert not claim.on_device
     assert "device" not in rec.details
-    rows = rec.details["per_seed"]
+    rows = rec.details["per_run"]
     assert [(row["rank"], row["seed"]) for row in rows] == [(r, s) for r in cfg.ranks for s in cfg.seeds]
+    pop = evaluation("shi-thm5.4.1-training-population").population
+    assert pop["n"] == len(cfg.seeds) and pop["p0"] == 0.8
     spectrum = rec.artifacts["lsa_spectrum"]
     assert spectrum["rank"] == list(cfg.ranks) and len(spectrum["learned"]) == len(cfg.ranks)
     opt = [[float(v) for v in tl.optimal_rank_r(sympy.Matrix(cfg.Lam), cfg.N, r).v] for r in cfg.ranks]
@@ -129,14 +131,14 @@ def test_bad_input():
 
 @pytest.mark.slow
 def test_sgd_training_claim_full():
-    """Recipe (b) at full scale (4 ranks x 3000 Adam steps x 2 seeds x batch 1024: a few minutes of CPU); a full-only
+    """Recipe (b) at full scale (4 ranks x 3000 Adam steps x 8 seeds x batch 1024: a few minutes of CPU); a full-only
     claim, so ``test_claims.py`` does not run it."""
     rec = run_claim(
         registry()["shi-thm5.4.1-training-sgd"],
         RunContext(scale="full", options=RunOptions(progress=False, device="cpu")),
     )
     assert rec.verdict == "pass", rec.reason
-    assert len(rec.details["per_seed"]) == 8 and "device" not in rec.details
+    assert len(rec.details["per_run"]) == 32 and rec.population["n"] == 8 and "device" not in rec.details
     json.dumps(rec.to_json())
 
 
@@ -150,3 +152,52 @@ def test_compare_to_optimum_is_not_unique_for_a_singular_lambda() -> None:
     assert vl.compare_to_optimum(M, np.diag([1.0, 0.0]), 10, 1).unique is False
     assert vl.compare_to_optimum(M, np.diag([2.0, 1.0]), 10, 1).unique is True
     assert vl.compare_to_optimum(M, np.diag([1.0, 1.0]), 10, 1).unique is False  # tied eigenvalues
+
+
+def _lsa_obs(claim_id: str, at: str, seeds: int) -> tuple:
+    """A synthetic observation of a trained LSA claim's quick configuration: every (rank, seed) row's M_eff is the
+    zero matrix (``at="zero"``) or exactly the predicted optimum diag(v*) in every basis (``at="optimum"``)."""
+    from verify.claims.base import Observation
+
+    claim = registry()[claim_id]
+    cfg = claim.configs["quick"]
+    pred = claim.predict(cfg)
+    rows = []
+    for r in cfg.ranks:
+        own = pred.get("trained_on", pred)
+        v = [float(x) for x in own[f"r={r}"]["v_star"]]
+        M = np.diag(v) if at == "optimum" else np.zeros((len(v), len(v)))
+        loss = float(own[f"r={r}"]["L_r"]) if at == "optimum" else 10.0
+        for s in range(seeds):
+            row = {"rank": r, "seed": s, "M_eigen": M.tolist(), "loss": loss}
+            if "trained_on" in pred:
+                row.update(M_eigen_trained_on=M.tolist(), loss_trained_on=loss)
+            rows.append(row)
+    return claim, pred, Observation([row["loss"] for row in rows], details={"per_run": rows}), cfg
+
+
+def test_wrong_lambda_control_fails_an_untrained_network():
+    """Issue 28: the control must also show that the run learned (the optimum of the Lambda it was trained on); an
+    all-zero network (relative error 1) fails it, and so does a network at the target's optimum (not different)."""
+    claim, pred, obs, cfg = _lsa_obs(
+        "shi-thm5.4.1-training-attention-wrong-lambda",
+        "zero",
+        len(registry()["shi-thm5.4.1-training-attention-wrong-lambda"].configs["quick"].seeds),
+    )
+    verdict, reason = claim.judge(pred, obs, cfg)
+    assert verdict == "fail" and "trained-on" in reason, reason
+    claim, pred, obs, cfg = _lsa_obs("shi-thm5.4.1-training-attention-wrong-lambda", "optimum", 5)
+    verdict, reason = claim.judge(pred, obs, cfg)
+    assert verdict == "fail" and "target's U*" in reason, reason
+
+
+def test_reaches_optimum_judge_population_and_prediction():
+    """At the optimum every seed succeeds (5 seeds pass, 2 cannot decide at p0 = 0.5); a zero network fails; the
+    prediction moved by the judge's perturbation is rejected on the same observation."""
+    cid = "shi-thm5.4.1-training-attention"
+    claim, pred, obs, cfg = _lsa_obs(cid, "optimum", 5)
+    assert claim.judge(pred, obs, cfg)[0] == "pass"
+    assert claim.judge.population(pred, obs, cfg)["successes"] == 5
+    assert claim.judge(claim.judge.perturb(pred, obs), obs, cfg)[0] == "fail"
+    assert claim.judge(pred, _lsa_obs(cid, "optimum", 2)[2], cfg)[0] == "inconclusive"
+    assert claim.judge(pred, _lsa_obs(cid, "zero", 5)[2], cfg)[0] == "fail"

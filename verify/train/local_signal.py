@@ -224,7 +224,8 @@ def _noise_stats(
     each: ``F = sum_i phi_b(z_i)``, ``Pz = sum_i phi_b'(z_i) z_i``, ``P2 = sum_i phi_b'(z_i)^2`` and
     ``Pb = sum_i d phi_b / db (z_i)``.
 
-    Dense path: draw all ``k n`` projections. Sparse path (every seed has ``b < 0`` and
+    Dense path: draw all ``k n`` projections (for ``b <= 0`` the statistics are formed from ``1{|z| > |b|}``, as on
+    the sparse path, in half the passes over the draw). Sparse path (every seed has ``b < 0`` and
     ``q = P[|z| > |b|] < SPARSE_BELOW``): rows with ``|z| <= |b|`` contribute nothing to any statistic, so draw the
     number of the others, ``Binomial(k, q)``, and their values from the Gaussian tail by inverse CDF (exact in
     distribution); there ``phi_b' = 1``, ``d phi_b/db = sign z`` and ``F = Pz - |b| Pb``."""
@@ -244,6 +245,13 @@ def _noise_stats(
         Pb = torch.zeros(S * n, device=dev, dtype=dt).index_add_(0, owner, sign).view(S, n)
         return Pz + b[:, None] * Pb, Pz, counts, Pb
     z = s[:, None, None] * torch.randn(S, n, k, generator=gen, device=dev, dtype=dt)
+    if bool((b <= 0).all()):
+        # b <= 0: phi_b'(z) = 1{|z| > |b|} (0 or 1), d phi_b/db = sign z there, and F = Pz + b Pb, as on the sparse
+        # path: the same statistics of the same draw in half the passes over the (S, n, k) array
+        m = z.abs() > -b[:, None, None]
+        mz = z * m
+        Pz, Pb = mz.sum(-1), torch.sign(mz).sum(-1)
+        return Pz + b[:, None] * Pb, Pz, m.sum(-1, dtype=dt), Pb
     bb = b[:, None, None]
     up, down = (z + bb > 0).to(dt), (-z + bb > 0).to(dt)
     d1 = up + down

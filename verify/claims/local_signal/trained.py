@@ -5,6 +5,7 @@ one; and the figure's printed sigma = 1 (docs/local_signal.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -13,10 +14,23 @@ from numerics import local_signal as nl
 from theory import local_signal as tl
 from verify.train.local_signal import SignalRun, SignalTrainConfig, train_signal
 
-from ..base import Claim, Erratum, Observation, RunContext, register
-from ..judges import AtMost, Check, PerSeed, RefutedIfViolated, ZScore
+from ..base import Claim, Erratum, Observation, PostHoc, RunContext, register
+from ..judges import (
+    PERTURB_REL,
+    PERTURB_TOLS,
+    AtMost,
+    Check,
+    Judge,
+    PerSeed,
+    Population,
+    RefutedIfViolated,
+    Verdict,
+    as_float,
+    as_floats,
+    perturb_value,
+)
 from ..training import run_checkpointed
-from .common import DOC, MC_Z, se_list
+from .common import DOC, MC_Z
 
 SRC_FIG = "Karp thesis (2024), Sec. 3.4, Fig. 3.3 and App. B.3"
 
@@ -25,28 +39,40 @@ SRC_FIG = "Karp thesis (2024), Sec. 3.4, Fig. 3.3 and App. B.3"
 class FigureConfig:
     """A Fig. 3.3 run (``train``: k = 1000, d = 10, sigma = log k/sqrt k, eta_w = 0.1, eta_b = eta_w/k, fresh batches)
     and the per-seed bounds its judge reads: final cos(w, w_*) >= ``min_cos``, v/c <= ``max_v_over_c``, b < 0,
-    |b|/c at the end above its value at a quarter of the run and below tau*, final test accuracy >= ``min_acc``
-    and at least ``min_acc_gain`` above the initial one. ``kernel`` sets the small CNTK run drawn as a reference.
+    |b|/c at the end above its value at a quarter of the run and in [``min_tau_frac`` tau*, tau*], final test
+    accuracy >= ``min_acc`` and at least ``min_acc_gain`` above the initial one. ``kernel`` sets the small CNTK run
+    drawn as a reference line (None: none; the kernel claim checks the CNTK itself).
 
     Where the bounds come from (docs/local_signal.md, "Thresholds"): the full-scale bounds (cos >= 0.99,
     v/c <= 0.15, accuracy >= 0.7, gain >= 0.15) were fixed from an independent reproduction of the figure's setting
     made before these claims. The quick bounds (1000 steps, batch 250: cos >= 0.95, v/c <= 0.35, accuracy >= 0.6,
-    gain >= 0.05) were set after seeing quick runs (accuracy 0.67-0.68, cos about 0.99), i.e. post hoc."""
+    gain >= 0.05) were set after seeing quick runs (accuracy 0.67-0.68, cos about 0.99), i.e. post hoc; so were the
+    lower ends of the tau* window (``min_tau_frac``: 0.15 quick, 0.3 full, against 0.27-0.34 and 0.46 observed), see
+    the claim's ``post_hoc``."""
 
     train: SignalTrainConfig
     min_cos: float
     max_v_over_c: float
     min_acc: float
     min_acc_gain: float
-    kernel: tuple[int, int, int] = (2, 600, 1000)  # inits, n_train, n_test
+    min_tau_frac: float
+    kernel: tuple[int, int, int] | None = (2, 600, 1000)  # inits, n_train, n_test; None: no CNTK reference line
     kernel_biases: tuple[float, ...] = (0.0, -0.1, -0.2)
 
 
 _QUICK_TRAIN = SignalTrainConfig(
-    k=1000, d=10, batch=250, steps=1000, seeds=(0, 1), eval_every=50, n_test=2000, dtype="float32", num_threads=1
+    k=1000, d=10, batch=250, steps=1000, seeds=(0, 1), eval_every=100, n_test=1000, dtype="float32", num_threads=1
 )
 _FULL_TRAIN = SignalTrainConfig(
-    k=1000, d=10, batch=500, steps=10_000, seeds=(0, 1), eval_every=100, n_test=5000, dtype="float64", num_threads=1
+    k=1000,
+    d=10,
+    batch=500,
+    steps=10_000,
+    seeds=tuple(range(8)),
+    eval_every=100,
+    n_test=5000,
+    dtype="float64",
+    num_threads=1,
 )
 
 
@@ -128,7 +154,7 @@ def _observe_figure(cfg: FigureConfig, ctx: RunContext) -> Observation:
     pred = _predict_figure(cfg)
     quarter = int(np.searchsorted(run.steps, cfg.train.steps // 4))
     rows = []
-    for j, seed in enumerate(cfg.train.seeds):
+    for j, seed in enumerate(run.config.seeds):  # the seeds that ran (shifted by RunOptions.seed_offset)
         c, v, b, tau = run.c[-1, j], run.v[-1, j], run.b[-1, j], run.tau[-1, j]
         rows.append(
             {
@@ -141,7 +167,6 @@ def _observe_figure(cfg: FigureConfig, ctx: RunContext) -> Observation:
                 "tau_final": float(tau),
                 "tau_quarter": float(run.tau[quarter, j]),
                 "tau_rise": float(tau - run.tau[quarter, j]),
-                "tau_final_over_tau_star": float(tau / pred["tau_star"]),
                 "acc_initial": float(run.accuracy[0, j]),
                 "acc_final": float(run.accuracy[-1, j]),
                 "acc_gain": float(run.accuracy[-1, j] - run.accuracy[0, j]),
@@ -149,11 +174,13 @@ def _observe_figure(cfg: FigureConfig, ctx: RunContext) -> Observation:
                 "gap_to_optimum_accuracy": float(1 - pred["err_tau_star"] - run.accuracy[-1, j]),
             }
         )
-    inits, n_train, n_test = cfg.kernel
-    kernel = nl.kernel_best_error(
-        cfg.train.k, round(1 / tl.noise_sigma(cfg.train.k) ** 2), cfg.kernel_biases, inits, n_train, n_test, seed=7
-    )
-    kernel_error = float(kernel.best_error.min())
+    kernel_error, kernel_gap = None, None
+    if cfg.kernel is not None:
+        inits, n_train, n_test = cfg.kernel
+        kernel = nl.kernel_best_error(
+            cfg.train.k, round(1 / tl.noise_sigma(cfg.train.k) ** 2), cfg.kernel_biases, inits, n_train, n_test, seed=7
+        )
+        kernel_error, kernel_gap = float(kernel.best_error.min()), kernel.max_gap
     history = {
         "steps": run.steps.tolist(),
         "c": run.c.tolist(),
@@ -168,28 +195,58 @@ def _observe_figure(cfg: FigureConfig, ctx: RunContext) -> Observation:
             "train_seconds": run.seconds,
             "simulator": cfg.train.simulator,
             "cntk_best_error_reference": kernel_error,
-            "cntk_max_duality_gap": kernel.max_gap,
+            "cntk_max_duality_gap": kernel_gap,
         },
         artifacts={
             "training": history,
             "plots": figure_plots(run, pred["tau_star"], pred["err_tau_star"], kernel_error),
         },
-        seeds=tuple(cfg.train.seeds),
+        seeds=tuple(run.config.seeds),
     )
 
 
-FIGURE_JUDGE = PerSeed(
+@dataclass(frozen=True)
+class FigureJudge(PerSeed):
+    """Fig. 3.3 per seed: the run's checks (:class:`Check`) and the learned threshold against the predicted tau*,
+    two-sided: ``config.min_tau_frac`` tau* <= |b|/c <= tau* at the end (with b < 0 and |b|/c rising from a quarter
+    of the run). The upper end says the threshold does not overshoot the 0-1 optimum; the lower end that it covered a
+    stated part of the way from 0 to tau*, so a run that barely moves fails (docs/local_signal.md)."""
+
+    def seed_problems(self, predicted: Any, per_seed: list[dict[str, Any]], config: Any = None) -> list[list[str]]:
+        problems = super().seed_problems(predicted, per_seed, config)
+        tau_star = as_float(predicted["tau_star"])
+        lo = float(config.min_tau_frac) if config is not None else 0.0
+        for row, found in zip(per_seed, problems):
+            ratio = float(row["tau_final"]) / tau_star
+            if not lo <= ratio <= 1.0 or not ratio > 0:
+                found.append(f"final |b|/c over the predicted tau* {ratio:.4g} (window [{lo:g}, 1])")
+        return problems
+
+    def describe(self) -> str:
+        return (
+            super()
+            .describe()
+            .replace("per seed: ", "per seed: final |b|/c / tau* (predicted) in [config.min_tau_frac, 1], ", 1)
+        )
+
+
+#: "SGD moves toward the predicted optimum" reads "typically" (p0 = 0.5); the power is computed against 0.95: most
+#: runs show the mechanism (alignment, b < 0, a rising threshold), but a quick run can die (seed 1000 under
+#: --seed-offset 1000: c < 0 and every unit below threshold, accuracy 0), so "every run" (0.99) would overstate it.
+FIGURE_RULE = Population(p0=0.5, p_alt=0.95)
+
+FIGURE_JUDGE = FigureJudge(
     checks=(
         Check("cos_final", "final cos(w, w_*)", lo="min_cos"),
         Check("v_over_c", "final v/c", hi="max_v_over_c"),
         Check("b", "final b", hi=-1e-12),
         Check("tau_rise", "|b|/c at the end minus at a quarter of the run", lo=1e-12),
-        Check("tau_final_over_tau_star", "final |b|/c over tau*", hi=1.0),
         Check("acc_final", "final test accuracy", lo="min_acc"),
         Check("acc_gain", "test accuracy gain", lo="min_acc_gain"),
     ),
     headline="acc_final",
     note="the gap to 1 - err(tau*) is reported per seed, not judged",
+    rule=FIGURE_RULE,
 )
 
 register(
@@ -198,20 +255,60 @@ register(
         source=f"{SRC_FIG} (sigma = log k/sqrt k, the code's noise scalar 1; {DOC})",
         statement="SGD on the one-filter CNN (k = 1000, d = 10, sigma = log k/sqrt k = 0.218, eta_w = 0.1, "
         "eta_b = 0.1/1000, fresh batches of 500, |w^(0)| = 1e-6, b^(0) = 0) moves toward the predicted optimum: "
-        "w aligns with w_* (cos -> 1, v/c small), b < 0 and |b|/(w.w_*) rises toward tau* = 0.953 (from below), "
-        "and the test accuracy rises (to about 0.78 after 10,000 steps, far from the optimum 0.9977: the gap is "
-        "reported). Quick: 1000 steps, batch 250, float32; full: the thesis's 10,000 steps by the exact reduced "
-        "simulator.",
+        "w aligns with w_* (cos -> 1, v/c small), b < 0 and |b|/(w.w_*) rises toward tau* = 0.953 (from below, "
+        "ending in [min_tau_frac tau*, tau*]: 0.15 quick, 0.3 full), and the test accuracy rises (to about 0.78 after 10,000 steps, far from the optimum 0.9977: the gap is "
+        "reported). Per seed, every check; seed-population rule with target rate 0.5 (the mechanism is what "
+        "most runs show: power against 0.95). Quick: 1000 steps, batch 250, float32, 2 seeds (underpowered); full: "
+        "the thesis's 10,000 steps by the exact reduced simulator, 8 seeds.",
         kind="training",
         configs={
-            "quick": FigureConfig(_QUICK_TRAIN, min_cos=0.95, max_v_over_c=0.35, min_acc=0.6, min_acc_gain=0.05),
+            "quick": FigureConfig(
+                _QUICK_TRAIN,
+                min_cos=0.95,
+                max_v_over_c=0.35,
+                min_acc=0.6,
+                min_acc_gain=0.05,
+                min_tau_frac=0.15,
+                kernel=None,
+            ),
             "full": FigureConfig(
-                _FULL_TRAIN, min_cos=0.99, max_v_over_c=0.15, min_acc=0.7, min_acc_gain=0.15, kernel=(4, 2000, 4000)
+                _FULL_TRAIN,
+                min_cos=0.99,
+                max_v_over_c=0.15,
+                min_acc=0.7,
+                min_acc_gain=0.15,
+                min_tau_frac=0.3,
+                kernel=(4, 2000, 4000),
             ),
         },
         predict=_predict_figure,
         observe=_observe_figure,
         judge=FIGURE_JUDGE,
+        underpowered={
+            "quick": "two seeds (a seed of k = 1000 costs about 10-20 s of one core, five would exceed the area's "
+            "quick budget): the largest lower bound, 2 of 2, is 0.224 < p0 = 0.5, power 0 against 0.95; the full "
+            "scale runs eight seeds (power 0.943)",
+        },
+        insensitive="tau* enters as the window [min_tau_frac tau*, tau*] of the final |b|/c, which ends far inside "
+        "it (0.27-0.34 tau* quick, 0.46 full): a tau* moved by 1% or 10 tolerances leaves every seed in the window; "
+        "the window's ends, not tau*'s digits, are what the run can test (err(tau*) is reported, not judged)",
+        post_hoc=(
+            PostHoc(
+                "quick per-seed bounds (cos >= 0.95, v/c <= 0.35, accuracy >= 0.6, gain >= 0.05)",
+                "0.95, 0.35, 0.6, 0.05",
+                "after quick runs (accuracy 0.67-0.68, cos about 0.99)",
+                "the quick run is a tenth of the figure's steps at half its batch; the full-scale bounds were fixed "
+                "from an independent reproduction before these claims",
+            ),
+            PostHoc(
+                "lower end of the tau* window (min_tau_frac)",
+                "0.15 quick, 0.3 full",
+                "after the quick runs (final |b|/c = 0.27-0.34 tau* over 7 seeds) and the full-scale run of "
+                "2026-11-25 (0.46 tau*, 2 seeds)",
+                "about half the observed fraction: a run that barely moves toward tau* fails, round-off and seed "
+                "spread do not",
+            ),
+        ),
     )
 )
 
@@ -221,18 +318,31 @@ register(
 
 @dataclass(frozen=True)
 class ReductionConfig:
-    """The same SGD run by both simulators with independent seed ensembles (``reduced`` and ``direct`` seeds); the
-    means of c, v, b and the test accuracy over seeds are compared at ``checkpoints``."""
+    """The same SGD run by both simulators in ``replicates`` independent comparisons: replicate j trains
+    ``per_replicate`` seeds of each simulator (reduced seeds j per_replicate + i, direct seeds ``direct_base`` + the
+    same), and compares the means of c, v, b and the test accuracy over its seeds at ``checkpoints`` by Welch's t
+    test, each at level ``alpha`` / (number of comparisons) (Bonferroni): a replicate fails with probability at most
+    ``alpha`` when the simulators agree in distribution."""
 
     train: SignalTrainConfig = field(
         default_factory=lambda: SignalTrainConfig(
             k=50, d=10, batch=50, steps=300, eval_every=100, n_test=1000, num_threads=1
         )
     )
-    reduced_seeds: tuple[int, ...] = tuple(range(16))
-    direct_seeds: tuple[int, ...] = tuple(range(100, 116))
+    replicates: int = 5
+    per_replicate: int = 4
+    direct_base: int = 100
     checkpoints: tuple[int, ...] = (100, 200, 300)
     quantities: tuple[str, ...] = ("c", "v", "b", "accuracy")
+    alpha: float = 0.01
+
+    @property
+    def reduced_seeds(self) -> tuple[int, ...]:
+        return tuple(range(self.replicates * self.per_replicate))
+
+    @property
+    def direct_seeds(self) -> tuple[int, ...]:
+        return tuple(self.direct_base + s for s in self.reduced_seeds)
 
 
 def _predict_reduction(cfg: ReductionConfig) -> list[int]:
@@ -244,34 +354,111 @@ def _observe_reduction(cfg: ReductionConfig, ctx: RunContext) -> Observation:
         sim: _train(replace(cfg.train, simulator=sim, seeds=seeds), ctx)
         for sim, seeds in (("reduced", cfg.reduced_seeds), ("direct", cfg.direct_seeds))
     }
-    diff, se, table = [], [], []
-    for t in cfg.checkpoints:
-        for q in cfg.quantities:
-            vals = {sim: getattr(run, q)[int(np.searchsorted(run.steps, t))] for sim, run in runs.items()}
-            d = float(vals["reduced"].mean() - vals["direct"].mean())
-            s = float(np.sqrt(sum(v.var(ddof=1) / v.size for v in vals.values())))
-            diff.append(d)
-            se.append(s)
-            table.append(
-                {
-                    "step": t,
-                    "quantity": q,
-                    "reduced": float(vals["reduced"].mean()),
-                    "direct": float(vals["direct"].mean()),
-                    "se": s,
+    m = cfg.per_replicate
+    replicates = []
+    for j in range(cfg.replicates):
+        rows = []
+        for t in cfg.checkpoints:
+            for q in cfg.quantities:
+                vals = {
+                    sim: getattr(run, q)[int(np.searchsorted(run.steps, t))][j * m : (j + 1) * m].astype(np.float64)
+                    for sim, run in runs.items()
                 }
-            )
+                var = {sim: float(v.var(ddof=1) / v.size) for sim, v in vals.items()}
+                se = float(np.sqrt(sum(var.values())))
+                # Welch-Satterthwaite degrees of freedom of the difference of the two means
+                dof = se**4 / sum(x**2 / (m - 1) for x in var.values()) if se > 0 else float("inf")
+                rows.append(
+                    {
+                        "step": t,
+                        "quantity": q,
+                        "reduced": float(vals["reduced"].mean()),
+                        "direct": float(vals["direct"].mean()),
+                        "difference": float(vals["reduced"].mean() - vals["direct"].mean()),
+                        "se": max(se, 1e-300),
+                        "dof": float(dof),
+                    }
+                )
+        replicates.append(
+            {
+                "replicate": j,
+                "reduced_seeds": [int(s) for s in runs["reduced"].config.seeds[j * m : (j + 1) * m]],
+                "direct_seeds": [int(s) for s in runs["direct"].config.seeds[j * m : (j + 1) * m]],
+                "comparisons": rows,
+            }
+        )
     seconds = {sim: run.seconds for sim, run in runs.items()}
     return Observation(
-        diff,
+        [[row["difference"] for row in rep["comparisons"]] for rep in replicates],
         details={
-            "stderr": se_list(se),
-            "table": table,
+            "replicates": replicates,
             "train_seconds": seconds,
             "steps_per_second_ratio": seconds["direct"] / seconds["reduced"],
         },
-        seeds=tuple(cfg.reduced_seeds) + tuple(cfg.direct_seeds),
+        seeds=tuple(runs["reduced"].config.seeds) + tuple(runs["direct"].config.seeds),
     )
+
+
+@dataclass(frozen=True)
+class ReplicatedWelch(Judge):
+    """Equality in distribution of two simulators, judged on a population of independent replicate comparisons
+    (docs/local_signal.md, docs/verdicts.md): in each replicate every predicted difference of means (0: the reduction
+    is exact) is compared with the observed one by Welch's t test, t = (observed - predicted) / se with the
+    Welch-Satterthwaite degrees of freedom, at two-sided level ``config.alpha`` / (comparisons per replicate); a
+    replicate succeeds when no comparison rejects. ``rule`` is the seed-population rule on the replicates. The
+    perturbation moves each prediction by 10 x 4 of its largest standard error (as :class:`ZScore`)."""
+
+    rule: Population
+
+    def planned_runs(self, config: Any) -> int:
+        return int(config.replicates)
+
+    def _replicates(self, predicted: Any, obs: Any, config: Any) -> list[tuple[float, list[str]]]:
+        pred = as_floats(predicted)
+        out = []
+        for rep in obs.details["replicates"]:
+            rows = rep["comparisons"]
+            level = float(config.alpha) / len(rows)
+            worst, bad = 0.0, []
+            for p, row in zip(pred, rows):
+                t = abs(float(row["difference"]) - p) / float(row["se"])
+                pval = 2 * float(stats.t.sf(t, row["dof"])) if np.isfinite(t) else 0.0
+                worst = max(worst, t) if np.isfinite(t) else float("inf")
+                if not pval >= level:
+                    bad.append(f"{row['quantity']} at step {row['step']}: |t| = {t:.2f} (p = {pval:.1e})")
+            if len(pred) != len(rows):
+                bad.append(f"{len(pred)} predictions for {len(rows)} comparisons")
+            out.append((worst, bad))
+        return out
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        reps = self._replicates(predicted, obs, config)
+        if not reps:
+            return "inconclusive", "no replicate finished"
+        n, k = len(reps), sum(not bad for _, bad in reps)
+        st = self.rule.record(k, n)
+        text = (
+            "largest |t| per replicate "
+            + ", ".join(f"{w:.2f}" for w, _ in reps)
+            + f"; {k} of {n} replicates reject nothing: rate in [{st['lower']:.3f}, {st['upper']:.3f}] at "
+            f"{self.rule.confidence:.0%}, target {self.rule.p0:g}"
+        )
+        failing = [f"replicate {j}: {'; '.join(bad[:3])}" for j, (_, bad) in enumerate(reps) if bad][:4]
+        return st["verdict"], text + (f"; failing: {'; '.join(failing)}" if failing else "")
+
+    def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
+        reps = self._replicates(predicted, obs, config)
+        return self.rule.record(sum(not bad for _, bad in reps), len(reps)) if reps else None
+
+    def describe(self) -> str:
+        return (
+            "per replicate: no difference of means rejected by Welch's t test at level config.alpha / comparisons "
+            f"(Bonferroni); {self.rule.describe()}"
+        )
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        se = max(float(row["se"]) for rep in obs.details["replicates"] for row in rep["comparisons"])
+        return perturb_value(predicted, PERTURB_REL, PERTURB_TOLS * MC_Z * se)
 
 
 register(
@@ -280,14 +467,16 @@ register(
         source=f"Karp thesis (2024), App. B.1.1 (the (c, v, b) reduction; the simulator is derived in {DOC})",
         statement="The reduced simulator (only the projections z = <w, eps> ~ N(0, sigma^2 |w|^2) are sampled; the "
         "orthogonal part of sum dz eps is one Gaussian sigma sqrt(sum dz^2) P_perp xi) is exact in distribution: "
-        "16 seeds of it and 16 seeds of the direct d-dimensional simulation with autograd (k = 50, d = 10, "
-        "batch 50, 300 steps) give the same means of w.w_*, |w_perp|, b and test accuracy at steps 100, 200, 300 "
-        "within 4 standard errors.",
+        "in each of 5 independent replicates (8 full), 4 seeds (16 full) of it and as many seeds of the direct d-dimensional simulation with "
+        "autograd (k = 50, d = 10, batch 50, 300 steps) give means of w.w_*, |w_perp|, b and test accuracy at steps "
+        "100, 200, 300 whose differences Welch's t test does not reject (level 0.01 per replicate, Bonferroni over "
+        "the 12 comparisons). A replicate of agreeing simulators fails with probability at most 0.01, so the "
+        "seed-population rule has target rate 0.5 and its power is computed against 0.99.",
         kind="training",
-        configs={"quick": ReductionConfig(), "full": ReductionConfig()},
+        configs={"quick": ReductionConfig(), "full": ReductionConfig(replicates=8, per_replicate=16)},
         predict=_predict_reduction,
         observe=_observe_reduction,
-        judge=ZScore(MC_Z),
+        judge=ReplicatedWelch(Population(p0=0.5, p_alt=0.99)),
     )
 )
 

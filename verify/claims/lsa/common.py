@@ -12,8 +12,22 @@ import sympy
 
 from numerics import lsa as nl
 
+from ..judges import (
+    DEFAULT_POPULATION,
+    PERTURB_REL,
+    PERTURB_TOLS,
+    ExactlyEqual,
+    Judge,
+    MaxAbs,
+    MaxRel,
+    Population,
+    Verdict,
+    as_float,
+    as_floats,
+    flatten,
+    perturb_value,
+)
 from ..judges import MC_Z as MC_Z  # the project's Monte Carlo z (re-exported for the lsa modules)
-from ..judges import ExactlyEqual, Judge, MaxAbs, MaxRel, Verdict, as_float, as_floats, flatten
 
 SRC = "Shi thesis (2024), Ch. 5"
 CASE_A = ((4, 0, 0, 0), (0, 3, 0, 0), (0, 0, 2, 0), (0, 0, 0, 1))
@@ -207,3 +221,108 @@ class DecreasingArgmin(Judge):
         ranks = [int(as_float(r)) for r in flatten(predicted)]
         ranks[0] += -1 if ranks[0] > 0 else 1
         return ranks
+
+
+@dataclass(frozen=True)
+class ReachesOptimum(Judge):
+    """Theorem 5.4.1 by training, judged on a population of seeds (docs/lsa.md, docs/verdicts.md).
+
+    ``obs.details["per_run"]`` holds one row per (rank, seed): the learned ``M_eff`` written in the descending
+    eigenbasis Q of the covariance it is compared with (``M_eigen`` = Q^T M_eff Q) and its analytic loss
+    l~(M_eff, 1) + 1/2 tr Lambda (``loss``). The judge reads the prediction: at every rank the relative Frobenius error
+    ||Q^T M_eff Q - diag(v*)||_F / ||v*|| and |loss - L_r|, with v* and L_r of :mod:`theory.lsa`. A seed succeeds when
+    at every rank the error is at most ``rel_tol`` and the loss gap at most ``gap_tol``; the verdict is ``rule`` on the
+    number of successful seeds.
+
+    ``control=True`` (the negative control): ``predicted = {"target": ..., "trained_on": ...}`` and each row also
+    holds ``M_eigen_trained_on``, ``loss_trained_on`` (M_eff in the eigenbasis of the covariance the prompts were drawn
+    from, and its loss there). A seed succeeds when it *learned* (within ``learned_tol`` (default ``rel_tol``) and
+    ``gap_tol`` of the optimum of the covariance it was trained on) and its M_eff is *different* from the target's
+    optimum (relative error above ``rel_tol``): an untrained network (relative error 1) fails the first condition.
+
+    The perturbation moves every predicted value by max(1 %, 10 ``rel_tol``) (relative)."""
+
+    rel_tol: float
+    gap_tol: float
+    rule: Population = DEFAULT_POPULATION
+    control: bool = False
+    learned_tol: float | None = None
+
+    @property
+    def _learned_tol(self) -> float:
+        return self.rel_tol if self.learned_tol is None else self.learned_tol
+
+    def planned_runs(self, config: Any) -> int:
+        return len(config.seeds)
+
+    @staticmethod
+    def _errors(pred: Any, row: dict[str, Any], suffix: str = "") -> tuple[float, float]:
+        v = as_floats(pred["v_star"])
+        M = np.asarray(row["M_eigen" + suffix], dtype=np.float64)
+        if M.shape != (v.size, v.size):
+            return float("nan"), float("nan")
+        rel = float(np.linalg.norm(M - np.diag(v)) / max(float(np.linalg.norm(v)), np.finfo(float).tiny))
+        return rel, abs(float(row["loss" + suffix]) - as_float(pred["L_r"]))
+
+    def seeds(self, predicted: Any, obs: Any) -> list[dict[str, Any]]:
+        """Per seed (in the order of the rows): its worst errors over the ranks and the failed conditions."""
+        rows = obs.details["per_run"]
+        out: dict[Any, dict[str, Any]] = {}
+        for row in rows:
+            key = f"r={row['rank']}"
+            seed = out.setdefault(row["seed"], {"seed": row["seed"], "rel_err": 0.0, "gap": 0.0, "problems": []})
+            if self.control:
+                rel, gap = self._errors(predicted["trained_on"][key], row, "_trained_on")
+                rel_target, _ = self._errors(predicted["target"][key], row)
+                seed["rel_err_target"] = min(seed.get("rel_err_target", np.inf), rel_target)
+                if not rel_target > self.rel_tol:
+                    seed["problems"].append(f"r = {row['rank']}: relative error vs the target's U* {rel_target:.4g}")
+            else:
+                rel, gap = self._errors(predicted[key], row)
+            seed["rel_err"] = max(seed["rel_err"], rel) if np.isfinite(rel) else float("nan")
+            seed["gap"] = max(seed["gap"], gap) if np.isfinite(gap) else float("nan")
+            what = "the trained-on Lambda's" if self.control else "the"
+            if not rel <= (self._learned_tol if self.control else self.rel_tol):
+                seed["problems"].append(f"r = {row['rank']}: relative error vs {what} U* {rel:.4g}")
+            if not gap <= self.gap_tol:
+                seed["problems"].append(f"r = {row['rank']}: |loss - L_r| {gap:.4g}")
+        return list(out.values())
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        seeds = self.seeds(predicted, obs)
+        if not seeds:
+            return "inconclusive", "no seed finished"
+        n, k = len(seeds), sum(not s["problems"] for s in seeds)
+        stats = self.rule.record(k, n)
+        shown = ", ".join(f"{s['rel_err']:.4f}" for s in seeds[:8]) + (f", ... ({n} seeds)" if n > 8 else "")
+        text = f"worst relative errors vs {'the trained-on optimum' if self.control else 'U*'} {shown}"
+        if self.control:
+            text += "; smallest vs the target's U* " + ", ".join(f"{s['rel_err_target']:.3f}" for s in seeds[:8])
+        text += (
+            f"; {k} of {n} seeds meet every check: rate in [{stats['lower']:.3f}, {stats['upper']:.3f}] at "
+            f"{self.rule.confidence:.0%}, target {self.rule.p0:g}"
+        )
+        failing = [f"seed {s['seed']}: {'; '.join(s['problems'])}" for s in seeds if s["problems"]][:6]
+        return stats["verdict"], text + (f"; failing: {'; '.join(failing)}" if failing else "")
+
+    def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
+        seeds = self.seeds(predicted, obs)
+        return self.rule.record(sum(not s["problems"] for s in seeds), len(seeds)) if seeds else None
+
+    def describe(self) -> str:
+        reach = f"relative Frobenius error of M_eff vs U* = Q diag(v*) Q^T <= {self.rel_tol:g} and |loss - L_r| <= {self.gap_tol:g}"
+        if self.control:
+            reach = (
+                f"relative Frobenius error of M_eff vs U* = Q diag(v*) Q^T <= {self._learned_tol:g} and |loss - L_r| "
+                f"<= {self.gap_tol:g}"
+            )
+            text = (
+                f"per seed, at every rank: learned ({reach}, v* and L_r of the Lambda it was trained on) and different "
+                f"(relative error vs the target Lambda's U* > {self.rel_tol:g})"
+            )
+        else:
+            text = f"per seed, at every rank: {reach}"
+        return f"{text}; {self.rule.describe()}"
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * self.rel_tol))
