@@ -28,6 +28,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from verify.runtime.selection import claim_patterns  # re-exported: the index selects with them
+
 __all__ = [
     "CLAIMS_DIR",
     "INDEX_PATH",
@@ -119,34 +121,6 @@ def load_index(path: Path = INDEX_PATH, *, check_fresh: bool = True) -> list[Ind
         ]
     except (KeyError, TypeError):
         return None
-
-
-def claim_patterns(pattern: str | None) -> list[str]:
-    """The shell-style alternatives of an ``--only`` value: comma-separated, blanks ignored; None means every claim.
-
-    >>> claim_patterns("shi-*, karp-ch3-*")
-    ['shi-*', 'karp-ch3-*']
-    >>> claim_patterns(None)
-    ['*']
-    >>> claim_patterns(" , ")
-    Traceback (most recent call last):
-    ...
-    ValueError: --only ' , ' names no pattern: give shell patterns such as 'shi-*' (comma-separated), or leave --only out for every claim
-    """
-    if pattern is None:
-        return ["*"]
-    pats = [p.strip() for p in pattern.split(",") if p.strip()]
-    if not pats:
-        raise ValueError(
-            f"--only {pattern!r} names no pattern: give shell patterns such as 'shi-*' (comma-separated), or leave "
-            "--only out for every claim"
-        )
-    return pats
-
-
-def no_match_message(pattern: str | None, scale: str, what: str = "") -> str:
-    """The one message of ``tvk list`` and ``tvk report`` when no claim matches ``pattern`` at ``scale``."""
-    return f"no{what} claim matches {pattern!r} at scale {scale!r}; `tvk list` shows the claim ids"
 
 
 def select_indexed(entries: Sequence[IndexEntry], pattern: str | None = None, scale: str = "quick") -> list[IndexEntry]:

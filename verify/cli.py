@@ -263,7 +263,8 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from verify.claim_index import list_claims, no_match_message  # imports torch only for external claims
+    from verify.claim_index import list_claims  # imports torch only for external claims
+    from verify.runtime.selection import no_match_message
 
     claims = list_claims(args.only, args.scale, modules=args.claims)
     other_scale = "full" if args.scale == "quick" else "quick"

@@ -22,12 +22,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from verify.claim_index import claim_patterns
 from verify.runtime.claim_run import claim_run
 from verify.runtime.files import ENVIRONMENT_ERRNOS
 from verify.runtime.jsonable import config_hash, to_jsonable
 from verify.runtime.protocol import Observation, RunContext, Scale
 from verify.runtime.provenance import RECORD_LIBRARIES, git_revision, library_versions
+from verify.runtime.selection import claim_patterns
 
 from .judges import Judge, Verdict, as_float, as_floats
 
@@ -289,7 +289,7 @@ def registry() -> dict[str, Claim]:
 
 def select(pattern: str | None = None, scale: Scale = "quick") -> list[Claim]:
     """Claims whose id matches the shell-style ``pattern`` (comma-separated alternatives allowed,
-    :func:`verify.claim_index.claim_patterns`; an empty one is refused) and that have a config at ``scale``, in
+    :func:`verify.runtime.selection.claim_patterns`; an empty one is refused) and that have a config at ``scale``, in
     registration order."""
     pats = claim_patterns(pattern)
     return [c for c in _REGISTRY.values() if scale in c.configs and any(fnmatch.fnmatch(c.id, p) for p in pats)]

@@ -444,8 +444,8 @@ def select_archived(
     the registry's order, claims no longer registered last (by id)."""
     import fnmatch
 
-    from verify.claim_index import claim_patterns
     from verify.claims import registry  # deferred: imports torch
+    from verify.runtime.selection import claim_patterns
 
     pats = claim_patterns(only)
     order = {cid: i for i, cid in enumerate(registry())}

@@ -16,7 +16,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from verify.claim_index import no_match_message
 from verify.claims import RunContext, registry, run_claim, select
 from verify.claims.external import _LOADED as EXTERNAL_SOURCES  # the claim modules loaded here, for the workers to load
 from verify.claims.external import claim_module
@@ -40,6 +39,7 @@ from verify.runtime.cores import cpu_cores
 from verify.runtime.device import resolve_device
 from verify.runtime.options import RunOptions
 from verify.runtime.provenance import git_revision
+from verify.runtime.selection import no_match_message
 from verify.sweep import STORE_NAME, grid_of
 from verify.sweep.confirm import confirm_cost
 from verify.sweep.session import SweepOptions
