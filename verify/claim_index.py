@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from verify.runtime.selection import claim_patterns  # re-exported: the index selects with them
+from verify.runtime.selection import claim_patterns  # the same rule as verify.claims.select
 
 __all__ = [
     "CLAIMS_DIR",
