@@ -94,6 +94,16 @@ def test_growth_prediction_is_the_gap_order_and_excludes_random_search() -> None
     assert inside == pytest.approx(g["random_search_unit_rate"], abs=5e-3)
 
 
+def test_growth_window_is_lemma_b2_order() -> None:
+    """The window's order (n_max/n_min)^(k-1) is 1/gamma^2 of Lemma B.2's gap bound 0.03 (n-1)^(-(k-1)/2)
+    (theory.boolean, at the odd n + 1 its hypotheses need, k even), times Prop. B.7's log factor."""
+    from theory.boolean import lemma_b2_bound
+
+    for lo, hi, k in ((10, 40, 2), (20, 60, 2), (20, 40, 4)):
+        order = float(lemma_b2_bound(lo + 1, k) ** 2 / lemma_b2_bound(hi + 1, k) ** 2)
+        assert sgd.growth_window(lo, hi, k)[1] == pytest.approx(order * math.log(hi) / math.log(lo))
+
+
 def test_growth_judge_passes_fails_and_is_inconclusive() -> None:
     judge, pred = sgd.TcGrowth(), registry()[GROWTH].predict(GROWTH_CFG)
     good = {2: [2.5] * 9, 3: [9.0] * 9}
