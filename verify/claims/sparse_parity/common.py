@@ -6,6 +6,7 @@ run functions whose results the store keeps, and the cost of a cell for the ``--
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -14,15 +15,18 @@ from verify.sweep import Cell, CellCost
 from verify.train.sparse_parity import SparseParityConfig, SparseParityResult, train_parity
 
 from ..base import RunContext
+from ..judges import DEFAULT_POPULATION, Judge, Population, Verdict
 from ..training import run_checkpointed
 
 __all__ = [
     "SEEDS_PER_CELL",
     "SRC_CH5",
     "SRC_CH6",
+    "SeedPopulation",
     "history_result",
     "parity_cell",
     "parity_cost",
+    "ran_seeds",
     "relu_mlp",
     "run_history",
     "run_parity",
@@ -114,11 +118,12 @@ def parity_cost(cell: Cell) -> CellCost:
 
 
 def run_summary(cell: Cell, ctx: RunContext) -> dict[str, Any]:
-    """Train a cell; keep per seed t_c (inf: not converged), divergence (and its step, inf: never), final and best
-    validation accuracy, and
-    the updates run (what the Fig. 5.1, 5.2, 6.1 and 6.2 claims aggregate; arrays keep their dtype)."""
+    """Train a cell; keep the seeds that ran (the cell's seeds shifted by the run's seed offset), per seed t_c (inf:
+    not converged), divergence (and its step, inf: never), final and best validation accuracy, and the updates run
+    (what the Fig. 5.1, 5.2, 6.1 and 6.2 claims aggregate; arrays keep their dtype)."""
     res = run_parity(cell.config, ctx)
     return {
+        "seeds": list(res.config.seeds),
         "t_c": res.t_c,
         "diverged": res.diverged,
         "diverged_at": res.diverged_at,
@@ -129,9 +134,20 @@ def run_summary(cell: Cell, ctx: RunContext) -> dict[str, Any]:
 
 
 def run_history(cell: Cell, ctx: RunContext) -> dict[str, Any]:
-    """Train a cell; keep the whole evaluation history (:data:`HISTORY_FIELDS`) for curves read at any step."""
+    """Train a cell; keep the whole evaluation history (:data:`HISTORY_FIELDS`) for curves read at any step, and the
+    seeds that ran."""
     res = run_parity(cell.config, ctx)
-    return {**{name: getattr(res, name) for name in HISTORY_FIELDS}, "steps_run": int(res.steps_run)}
+    return {
+        **{name: getattr(res, name) for name in HISTORY_FIELDS},
+        "steps_run": int(res.steps_run),
+        "seeds": list(res.config.seeds),
+    }
+
+
+def ran_seeds(result: Any) -> list[int]:
+    """The seeds a stored cell result ran (its ``seeds``; a result stored before the field existed ran the cell's
+    own seeds)."""
+    return [int(s) for s in result.value.get("seeds", result.cell.config.seeds)]
 
 
 def history_result(cfg: SparseParityConfig, stored: dict[str, Any], runtime_s: float) -> SparseParityResult:
@@ -145,3 +161,34 @@ def history_result(cfg: SparseParityConfig, stored: dict[str, Any], runtime_s: f
         device="",
         dtype=cfg.dtype,
     )
+
+
+@dataclass(frozen=True)
+class SeedPopulation(Judge):
+    """Base of this task's population judges (docs/verdicts.md): a subclass lists its units (a seed, or a seed at one
+    setting), each with the problems that keep it from meeting the claim's per-unit criterion (none: a success), and
+    the verdict is :attr:`rule` (a :class:`~verify.claims.judges.Population`) on the number of successes;
+    :meth:`planned_runs` says how many units a configuration gives, before the run."""
+
+    rule: Population = DEFAULT_POPULATION
+
+    def units(self, predicted: Any, obs: Any, config: Any) -> list[dict[str, Any]]:
+        """Every unit as ``{"label": str, "problems": [str, ...], ...}`` (no problems: a success)."""
+        raise NotImplementedError
+
+    def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
+        units = self.units(predicted, obs, config)
+        return self.rule.record(sum(not u["problems"] for u in units), len(units)) if units else None
+
+    def tally(self, units: list[dict[str, Any]], noun: str) -> tuple[Verdict, str]:
+        """The rule's verdict on ``units`` and its words: the count, the bounds, the target, the first failures."""
+        n, k = len(units), sum(not u["problems"] for u in units)
+        stats = self.rule.record(k, n)
+        text = (
+            f"{k} of {n} {noun} meet the criterion: rate in [{stats['lower']:.3f}, {stats['upper']:.3f}] at "
+            f"{self.rule.confidence:.0%}, target {self.rule.p0:g} (power {stats['power']:.3f} against "
+            f"{self.rule.p_alt:g}; a fresh set of as many flips the verdict with probability "
+            f"{stats['flip_probability_plugin']:.2g} at the observed rate, {stats['flip_probability']:.2g} predictive)"
+        )
+        failing = [f"{u['label']}: {'; '.join(u['problems'])}" for u in units if u["problems"]][:6]
+        return stats["verdict"], text + (f"; failing: {'; '.join(failing)}" if failing else "")

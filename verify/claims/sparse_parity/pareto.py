@@ -10,7 +10,7 @@ random 2-sparse rows (``init="sparse"``, non-zeros :math:`U[-1,1]`, our assumpti
 values); second layer and biases PyTorch default.
 
 The thesis gives its grid only as figures, so the checks are qualitative (Finding 2 "width is monotonically
-beneficial"; the 2/3 gap of "width buys data" is a reproduction tolerance, not a thesis number). The numbers that
+beneficial"; "width buys data" judged per seed, paired, as a seed population). The numbers that
 come from theory are C(n,k) and the Prop. 6.3 bookkeeping (:func:`theory.boolean.sq_lower_bound_applies`), where
 r counts the *parameters*, not the width as everywhere else in the chapter (docs/sparse_parity.md, errata).
 """
@@ -24,14 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from numerics.stats import fisher_drop_power, fisher_greater, holm_rejections
+from numerics.stats import clopper_pearson, fisher_drop_power, fisher_greater, holm_rejections
 from theory.boolean import sq_lower_bound_applies
 from verify.sweep import Cell, CellResult, Grid
 from verify.train.sparse_parity import SparseParityConfig
 
-from ..base import Claim, Observation, register
-from ..judges import Judge, Verdict, verdict_from_problems
-from .common import SRC_CH6, parity_cell, parity_cost, relu_mlp, run_summary, tc_list
+from ..base import Claim, Observation, PostHoc, register
+from ..judges import Judge, Population, Verdict, verdict_from_problems
+from .common import SRC_CH6, SeedPopulation, parity_cell, parity_cost, ran_seeds, relu_mlp, run_summary, tc_list
 
 INIT_LABEL = {"default": "dense (PyTorch default)", "sparse": "2-sparse"}
 
@@ -331,6 +331,64 @@ def _cell(cells: list[dict[str, Any]], n: int, k: int, init: str, m: int | None,
 
 
 @dataclass(frozen=True)
+class FisherDropRule(Population):
+    """The :class:`~verify.claims.judges.Population` rule of the Fisher-test grid (:class:`WidthMonotone`), so that its
+    record has the fields of every training record (docs/sparse_parity.md, "How the Fisher test fills the population
+    record"): ``p_alt`` -> ``p0`` is the judged drop (100 % -> 50 %), and :meth:`power` is the exact power of the
+    one-sided Fisher test at level ``alpha`` / K to detect that drop between two cells of n runs, K the grid's width
+    pairs. ``pairs`` holds (seeds per cell, K) for each configuration the rule is declared for, so that the power of a
+    configuration is known from its seed count before the run (:meth:`power_at` takes K directly)."""
+
+    alpha: float = 0.05
+    pairs: tuple[tuple[int, int], ...] = ()
+
+    def power_at(self, runs: int, pairs: int) -> float:
+        """The power with ``runs`` seeds per cell and ``pairs`` width pairs (level alpha / pairs, Bonferroni: a lower
+        bound for Holm's procedure)."""
+        return fisher_drop_power(self.p_alt, self.p0, runs, self.alpha / max(pairs, 1))
+
+    def power(self, n: int) -> float:
+        known = dict(self.pairs)
+        if n not in known:
+            raise ValueError(f"no grid with {n} seeds per cell is declared for this rule (declared: {sorted(known)})")
+        return self.power_at(n, known[n])
+
+    def describe(self) -> str:
+        return (
+            f"no width pair's one-sided Fisher test rejects at family-wise {self.alpha:g} (Holm), with power >= "
+            f"{self.min_power:g} against a drop {self.p_alt:.0%} -> {self.p0:.0%}"
+        )
+
+
+def grid_verdicts(
+    counts: np.ndarray, runs: int, samples: tuple[int | None, ...], alpha: float, level: float, powered: bool
+) -> np.ndarray:
+    """:class:`WidthMonotone`'s verdict, vectorised over draws of a whole grid: ``counts`` has shape (D, P, I, M, R)
+    (draws, (n,k) problems, inits, sample sizes in the grid's order, widths in increasing order), each a success count
+    out of ``runs``. Per draw: ``fail`` when Holm rejects a width pair (its first step: the smallest one-sided Fisher
+    p-value below alpha / K) or the success frontier (smallest m with success >= ``level``) is larger at the widest
+    width than at the narrowest; else ``inconclusive`` when every cell of every (problem, init) block has the same
+    count or the test is not ``powered``; else ``pass``. Returns the verdicts as strings, shape (D,)."""
+    order = np.argsort([math.inf if m is None else m for m in samples], kind="stable")
+    counts = np.asarray(counts)[:, :, :, order, :]
+    D, P, I, M, R = counts.shape
+    pairs = [(i, j) for j in range(R) for i in range(j)]
+    x = np.stack([counts[..., i] for i, _ in pairs], axis=-1)
+    y = np.stack([counts[..., j] for _, j in pairs], axis=-1)
+    p = fisher_greater(x.astype(np.int64), y.astype(np.int64), runs).reshape(D, -1)
+    rejected = p.min(axis=1) < alpha / p.shape[1]
+    ok = counts / runs >= level  # (D, P, I, M, R)
+    first = np.where(ok.any(axis=3), ok.argmax(axis=3), M)  # (D, P, I, R): index of the frontier m (M: none)
+    wrong = (first[..., -1] > first[..., 0]).any(axis=(1, 2))
+    flat = counts.reshape(D, P, I, M * R)
+    informative = (flat != flat[..., :1]).any(axis=(1, 2, 3))
+    out = np.full(D, "pass" if powered else "inconclusive", dtype=object)
+    out[~informative] = "inconclusive"
+    out[rejected | wrong] = "fail"
+    return out
+
+
+@dataclass(frozen=True)
 class WidthMonotone(Judge):
     """Finding 2 of App. C.3.1, "width is monotonically beneficial", as a stated test. Per (n, k), init and m-row,
     every pair of widths r_i < r_j gets a one-sided Fisher exact test of "success drops from r_i to r_j"
@@ -350,6 +408,8 @@ class WidthMonotone(Judge):
     drop: tuple[float, float] = (1.0, 0.5)
     min_power: float = 0.8
     context_drop: tuple[float, float] = THESIS_DROP
+    grids: tuple[tuple[int, int], ...] = ()
+    flip_draws: int = 4000
 
     def __call__(self, predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
         cfg = config
@@ -412,6 +472,89 @@ class WidthMonotone(Judge):
                 f"< {self.min_power:g}, so the absence of a significant drop does not show monotonicity"
             )
         return "pass", f"{summary}; frontier no larger at the widest width; {power_text} >= {self.min_power:g}"
+
+    @property
+    def rule(self) -> FisherDropRule:
+        """The population rule of the record: the judged drop, the level and the declared grids (``grids``: (seeds
+        per cell, width pairs) of each configuration)."""
+        return FisherDropRule(
+            p0=self.drop[1], p_alt=self.drop[0], min_power=self.min_power, alpha=self.alpha, pairs=self.grids
+        )
+
+    def planned_runs(self, config: Any) -> int:
+        """Seeds per cell: the runs each Fisher test compares per setting."""
+        return len(config.seeds)
+
+    def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
+        """The record's population fields for the Fisher test (docs/sparse_parity.md): ``n`` seeds per cell;
+        ``successes``, ``rate``, ``lower``, ``upper``: the wider cell of the width pair closest to a significant drop
+        (smallest one-sided Fisher p-value), with its Clopper-Pearson bounds; ``p_alt`` -> ``p0``: the judged drop;
+        ``power``: the Fisher test's at level alpha / K; ``verdict``: the judge's; the flip probabilities: the share
+        of :attr:`flip_draws` fresh grids (fixed generator) whose verdict differs, each cell's count drawn from
+        Bin(n, observed rate) (plug-in) or from Bin(n, p), p ~ Beta(s + 1, n - s + 1) (predictive)."""
+        cfg, runs = config, len(config.seeds)
+        cells = obs.details["cells"]
+        counts = np.array(
+            [
+                [
+                    [[_cell(cells, n, k, init, m, r)["successes"] for r in cfg.widths] for m in cfg.samples]
+                    for init in cfg.inits
+                ]
+                for n, k in cfg.problems
+            ]
+        )
+        tests = []
+        for pi, (n, k) in enumerate(cfg.problems):
+            for ii, init in enumerate(cfg.inits):
+                for mi, m in enumerate(cfg.samples):
+                    row = [int(c) for c in counts[pi, ii, mi]]
+                    tests += [
+                        (p, row[j], (n, k), init, m, cfg.widths[i], cfg.widths[j], row[i])
+                        for i, j, p in drop_pvalues(row, runs)
+                    ]
+        p_min, wide, (n, k), init, m, r_i, r_j, narrow = min(tests, key=lambda t: t[0])
+        K = len(tests)
+        verdict, _ = self(predicted, obs, config)
+        powered = self.rule.power_at(runs, K) >= self.min_power
+        draws = max(100, min(self.flip_draws, 2_000_000 // max(K, 1)))
+        rng = np.random.default_rng(20_240_601)
+        flips = {}
+        for method in ("plugin", "predictive"):
+            rates = np.broadcast_to(counts / runs, (draws, *counts.shape))
+            if method == "predictive":
+                rates = rng.beta(counts + 1, runs - counts + 1, size=(draws, *counts.shape))
+            drawn = rng.binomial(runs, rates)
+            got = grid_verdicts(drawn, runs, cfg.samples, self.alpha, self.level, powered)
+            flips[method] = float(np.mean(got != verdict))
+        lo, hi = clopper_pearson(wide, runs, self.rule.confidence)
+        return {
+            "n": runs,
+            "successes": wide,
+            "rate": wide / runs,
+            "p0": self.rule.p0,
+            "confidence": self.rule.confidence,
+            "lower": lo,
+            "upper": hi,
+            "p_alt": self.rule.p_alt,
+            "power": self.rule.power_at(runs, K),
+            "min_power": self.min_power,
+            "deterministic": False,
+            "verdict": verdict,
+            "flip_probability": max(flips["predictive"], flips["plugin"]),
+            "flip_probability_plugin": flips["plugin"],
+            "test": "one-sided Fisher exact test per width pair, Holm over the grid (docs/sparse_parity.md)",
+            "pairs": K,
+            "level": self.alpha / K,
+            "closest_pair": {
+                "problem": f"({n},{k})",
+                "init": init,
+                "m": _m_label(m),
+                "narrow": {"width": r_i, "successes": narrow},
+                "wide": {"width": r_j, "successes": wide},
+                "p_value": p_min,
+            },
+            "flip_draws": draws,
+        }
 
     def power(self, runs: int, n_tests: int) -> dict[str, float]:
         """Exact power (:func:`numerics.stats.fisher_drop_power`) at ``runs`` seeds and level alpha / n_tests against ``drop`` and
@@ -480,6 +623,9 @@ def _underpowered_scales(judge: WidthMonotone) -> dict[str, str]:
     return out
 
 
+#: The Pareto grid's judge, with the grids its population rule is declared for.
+PARETO_JUDGE = WidthMonotone(grids=tuple((len(c.seeds), _width_pairs(c)) for c in PARETO_CONFIGS.values()))
+
 register(
     Claim(
         id=PARETO_GRID.claim_id,
@@ -494,17 +640,29 @@ register(
         configs=PARETO_CONFIGS,
         predict=_predict_grid,
         observe=PARETO_GRID.observe,
-        judge=WidthMonotone(),
-        underpowered=_underpowered_scales(WidthMonotone()),
+        judge=PARETO_JUDGE,
+        underpowered=_underpowered_scales(PARETO_JUDGE),
+        deviations={"quick": (), "full": ()},
+        post_hoc=(
+            PostHoc(
+                parameter="quick m-rows",
+                value="m in {400, 1000} at (30,3), T = 1.2e4",
+                when="after the width-buys-data search (SETTING_NOTE), which found m = 400 to separate r = 10 from "
+                "r = 300",
+                why="a quick grid small enough for 2 CPU cores whose rows straddle the frontier; the judged test and "
+                "its effect size were fixed before any run",
+            ),
+        ),
+        insensitive=(
+            "the prediction is qualitative (success non-decreasing in width, frontier no larger at the widest "
+            "width), with no theory number the judge could read; the test is the Fisher/Holm rule on the observed "
+            "cells, and at quick scale it is declared underpowered (inconclusive by design)"
+        ),
     )
 )
 
 
 # ------------------------------------------------------------------------------ Fig. 6.2 center: width buys data
-
-#: The threshold of "width buys data": success(wide) - success(narrow) >= 2/3 of the runs (a reproduction
-#: tolerance set before the setting below was chosen, not a thesis number; docs/sparse_parity.md).
-MIN_GAP = Fraction(2, 3)
 
 #: The quick setting was found by a search, which the record says (every record carries this note).
 SETTING_NOTE = (
@@ -516,19 +674,22 @@ SETTING_NOTE = (
     "r = 10: 0/8, r = 300: 7/8 on seeds 0-7 but 5/8 on seeds 8-15 (T too tight: some t_c reach 2.55e4). "
     "T = 4e4, 16 seeds: r = 10: 0/16, r = 300: 15/16 (t_c 6500-25500). Chosen: (30,3), m = 400, dense, r = 10 vs "
     "300, T = 3e4, seeds 0-7, 1e4 test points; by the t_c above the held-out seeds 8-15 give 0/8 vs 7/8, so the "
-    "verdict does not hinge on the seed choice. The width effect is the claim; the exact m where it shows is not."
+    "verdict does not hinge on the seed choice. The width effect is the claim; the exact m where it shows is not. "
+    "Since the seed-population verdict (issue 28) the judged seeds are 0-15 (the search's seeds) and the test set "
+    "has 2000 points at quick scale."
 )
 
 
 #: Which setting of the record is the source's and which was chosen (every record carries it).
 SOURCE_NOTE = (
-    "Two settings are run on the same seeds and widths. 'source': m = 600, one of the sample sizes of the thesis's "
-    "grid (App. C.3.1: m in {100, 200, 300, 600, 1000, ...}, T = 1e5 iterations, n in {50, ..., 300}), at the "
-    "toolkit's (30,3); at quick scale with T = 2e4 (the first candidate of the search; the thesis's T = 1e5 costs "
+    "Two settings are run on the same widths (the source setting on the first source_seeds seeds). 'source': "
+    "m = 600, one of the sample sizes of the thesis's grid (App. C.3.1: m in {100, 200, 300, 600, 1000, ...}, "
+    "T = 1e5 iterations, n in {50, ..., 300}), at the toolkit's (30,3); at quick scale with T = 2e4 (the first candidate of the search; the thesis's T = 1e5 costs "
     "about 5x more for the failing narrow runs), at full scale with the thesis's T = 1e5. It is reported, not judged. "
     "'chosen': m = 400, T = 3e4 at quick scale, found by the search recorded in 'setting' because at m = 600 the narrow "
-    "net already succeeds in about half of the runs, so the 2/3 gap threshold cannot be met there; the verdict is "
-    "the chosen setting's. The thesis has no (30,3) grid and states no success rates in numbers."
+    "net already succeeds in about half of the runs, so the wide net succeeds where the narrow one fails on only "
+    "about half of the seeds there; the verdict is the chosen setting's. The source setting runs on the first "
+    "source_seeds seeds. The thesis has no (30,3) grid and states no success rates in numbers."
 )
 
 
@@ -540,10 +701,10 @@ class WidthBuysDataConfig:
     many of the seeds (0 = no control). ``delta``: the failure probability δ of the Prop. 6.3 bookkeeping.
     How the quick setting was chosen, and that it was searched for, is recorded in :data:`SETTING_NOTE`.
 
-    ``source_m``, ``source_steps``: the source-side setting, run on the same seeds and widths next to the chosen one
-    and reported (not judged) in every record, labelled as such (:data:`SOURCE_NOTE`): m = 600, a sample size of
-    the thesis's grid (App. C.3.1), with T = 2·10^4 at quick scale (the first candidate setting, which showed no
-    gap; about 20 s on 2 cores) and with the thesis's own budget T = 10^5 at full scale.
+    ``source_m``, ``source_steps``: the source-side setting, run on the first ``source_seeds`` seeds (None: all) and
+    the same widths next to the chosen one and reported (not judged) in every record, labelled as such
+    (:data:`SOURCE_NOTE`): m = 600, a sample size of the thesis's grid (App. C.3.1), with T = 2·10^4 at quick scale
+    (the first candidate setting, which showed no gap) and with the thesis's own budget T = 10^5 at full scale.
     """
 
     n: int
@@ -563,8 +724,11 @@ class WidthBuysDataConfig:
     num_threads: int | None = None
     source_m: int | None = None
     source_steps: int | None = None
+    source_seeds: int | None = None
 
     def __post_init__(self) -> None:
+        if self.source_seeds is not None and not 1 <= self.source_seeds <= len(self.seeds):
+            raise ValueError(f"source_seeds must be None or in [1, {len(self.seeds)}], got {self.source_seeds}")
         if not self.narrow < self.wide:
             raise ValueError(f"need narrow < wide, got {self.narrow}, {self.wide}")
         if (self.source_m is None) != (self.source_steps is None):
@@ -574,7 +738,6 @@ class WidthBuysDataConfig:
 def _predict_b8(cfg: WidthBuysDataConfig) -> dict[str, Any]:
     out: dict[str, Any] = {
         "C(n,k)": math.comb(cfg.n, cfg.k),
-        "min_gap": MIN_GAP,
         "tau": f"1/sqrt({cfg.m})",
         "delta": cfg.delta,
     }
@@ -587,8 +750,8 @@ def _predict_b8(cfg: WidthBuysDataConfig) -> dict[str, Any]:
     out["note"] = (
         f"Prop. 6.3 with tau^2 = 1/m, delta = {cfg.delta}: the SQ bound forbids learning for T <= "
         f"{blind[0]} (narrow) / {blind[1]} (wide) steps; the serial-time floor scales as C(n,k)/(params m), "
-        "so more parameters lower it (the resource trade-off). The success gap itself is the qualitative "
-        "Finding 2; its 2/3 threshold is a reproduction tolerance (docs/sparse_parity.md)."
+        "so more parameters lower it (the resource trade-off). The width effect itself is the qualitative "
+        "Finding 2, judged per seed (docs/sparse_parity.md)."
     )
     return out
 
@@ -606,7 +769,7 @@ def _b8_cells(cfg: WidthBuysDataConfig) -> list[Cell]:
         )
     if cfg.source_m is not None:
         plan += [
-            (f"{name}_source", r, "pytorch", cfg.seeds, cfg.source_m, cfg.source_steps)
+            (f"{name}_source", r, "pytorch", cfg.seeds[: cfg.source_seeds], cfg.source_m, cfg.source_steps)
             for name, r in (("narrow", cfg.narrow), ("wide", cfg.wide))
         ]
     return [
@@ -643,7 +806,7 @@ def _aggregate_b8(cfg: WidthBuysDataConfig, results: list[CellResult]) -> Observ
             "m": c.n_train,
             "steps": c.steps,
             "decay": c.decay,
-            "seeds": list(c.seeds),
+            "seeds": ran_seeds(res),
             "successes": int(success.sum()),
             "runs": len(c.seeds),
             "rate": float(success.mean()),
@@ -720,37 +883,65 @@ B8_GRID = Grid(
 )
 
 
-@dataclass(frozen=True)
-class WidthBuysData(Judge):
-    """Fig. 6.2 center / Finding 2 at one offline (n, k, m): success(wide) - success(narrow) >= ``min_gap``,
-    compared exactly as fractions of the runs."""
+#: Width buys data: "a narrow net mostly fails where a wide one mostly succeeds" reads "typically" (p0 = 1/2), with
+#: power against 0.9 of the seeds (the search's held-out seeds met it at 7 of 8; docs/sparse_parity.md).
+B8_RULE = Population(p0=0.5, p_alt=0.9)
 
-    min_gap: Fraction = MIN_GAP
+
+@dataclass(frozen=True)
+class WidthBuysData(SeedPopulation):
+    """Fig. 6.2 center / Finding 2 at one offline (n, k, m) as a seed population, paired: a seed's narrow and wide
+    nets train on the same m samples in the same order (the data stream depends on the seed only), and the seed
+    succeeds when the wide net reaches test error <= 10% within T steps, after the predicted SQ floor of Prop. 6.3
+    (``predicted["sq_max_blind_steps_wide"]``: no learning before it), while the narrow one does not. The verdict
+    is :attr:`rule` on the seeds; the source-side setting (m = 600) is reported, not judged."""
+
+    rule: Population = B8_RULE
+
+    def planned_runs(self, config: Any) -> int:
+        return len(config.seeds)
+
+    def units(self, predicted: Any, obs: Any, config: Any) -> list[dict[str, Any]]:
+        narrow, wide = obs.details["runs"]["narrow"], obs.details["runs"]["wide"]
+        floor = float(predicted["sq_max_blind_steps_wide"])
+        out = []
+        for seed, t_n, t_w in zip(wide["seeds"], narrow["t_c"], wide["t_c"]):
+            problems = []
+            if t_w is None:
+                problems.append(f"wide (r={config.wide}) did not succeed within {config.steps} steps")
+            elif not t_w > floor:
+                problems.append(f"wide succeeded at step {t_w:g}, not after the SQ floor {floor:g}")
+            if t_n is not None:
+                problems.append(f"narrow (r={config.narrow}) succeeded at step {t_n:g}")
+            out.append({"label": f"seed {seed}", "seed": seed, "problems": problems})
+        return out
 
     def __call__(self, predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
-        rows, gap = obs.details["runs"], obs.details["gap"]
+        rows = obs.details["runs"]
         summary = (
-            f"chosen setting m={config.m}, T={config.steps:g}: success r={config.narrow}: {rows['narrow']['successes']}/{rows['narrow']['runs']}, "
-            f"r={config.wide}: {rows['wide']['successes']}/{rows['wide']['runs']} (gap {gap:.3f})"
+            f"chosen setting m={config.m}, T={config.steps:g}: success r={config.narrow}: "
+            f"{rows['narrow']['successes']}/{rows['narrow']['runs']}, r={config.wide}: "
+            f"{rows['wide']['successes']}/{rows['wide']['runs']} (SQ floor of Prop. 6.3: "
+            f"{float(predicted['sq_max_blind_steps_wide']):g} steps for the wide net)"
         )
-        exact_gap = Fraction(rows["wide"]["successes"], rows["wide"]["runs"]) - Fraction(
-            rows["narrow"]["successes"], rows["narrow"]["runs"]
+        verdict, tally = self.tally(
+            self.units(predicted, obs, config), "seeds (wide succeeds, narrow fails, same sample)"
         )
         src = obs.details.get("settings", {}).get("source")
         if src and "gap" in src:
-            summary += (
+            tally += (
                 f"; source setting m={src['m']}, T={src['steps']:g} (reported, not judged): r={config.narrow} "
-                f"{src['narrow_successes']}, r={config.wide} {src['wide_successes']} (gap {src['gap']:.3f})"
+                f"{src['narrow_successes']}, r={config.wide} {src['wide_successes']}"
             )
         elif src:
-            summary += f"; source setting m={src['m']} not run at this scale"
-        problems = [] if exact_gap >= self.min_gap else [f"gap {exact_gap} < {self.min_gap} (reproduction threshold)"]
-        return verdict_from_problems(summary, problems, f"gap >= {self.min_gap} (reproduction threshold)")
+            tally += f"; source setting m={src['m']} not run at this scale"
+        return verdict, f"{summary}; {tally}"
 
     def describe(self) -> str:
         return (
-            f"success(r_wide) - success(r_narrow) >= {self.min_gap} (reproduction threshold) at the chosen (n, k, m); "
-            "the source setting's success counts are reported, not judged"
+            "per seed, on the same m samples: the wide net reaches test error <= 10% within T steps (after the SQ floor "
+            f"of Prop. 6.3) and the narrow net does not; {self.rule.describe()}; the source setting's success counts "
+            "are reported, not judged"
         )
 
 
@@ -762,10 +953,11 @@ register(
         "B=32, eta=0.1, PyTorch-style weight decay 0.01) mostly fails on the (n,k)-sparse parity, a wide one "
         "mostly succeeds (test error <= 10%): width buys data. Qualitative prediction from the resource "
         "trade-off of Prop. 6.3 (parameters x steps vs tau^2 C(n,k), r = parameter count, not width): more "
-        "parallel queries (parameters) substitute for serial time and samples. Quantitative threshold "
-        "success(wide) >= success(narrow) + 2/3 is a reproduction tolerance (docs/sparse_parity.md), not a thesis number. "
-        "Judged at the chosen setting (m = 400, found by a recorded search); the source-side setting m = 600 (a sample "
-        "size of the thesis's grid) is run on the same seeds and reported next to it, not judged.",
+        "parallel queries (parameters) substitute for serial time and samples. Judged per seed, paired (the narrow "
+        "and the wide net of a seed see the same samples): the wide net succeeds and the narrow one does not; target "
+        "rate 1/2 ('mostly'), power against 0.9. Judged at the chosen setting (m = 400, found by a recorded search); "
+        "the source-side setting m = 600 (a sample size of the thesis's grid) is run on the first 8 seeds and reported "
+        "next to it, not judged.",
         kind="training",
         configs={
             "quick": WidthBuysDataConfig(
@@ -774,12 +966,15 @@ register(
                 m=400,
                 narrow=10,
                 wide=300,
-                seeds=tuple(range(8)),
+                seeds=tuple(range(16)),
                 steps=30_000,
                 eval_every=500,
+                n_val=2000,
+                control_seeds=0,
                 num_threads=1,
                 source_m=600,
                 source_steps=20_000,
+                source_seeds=8,
             ),
             "full": WidthBuysDataConfig(
                 n=30,
@@ -797,5 +992,29 @@ register(
         predict=_predict_b8,
         observe=B8_GRID.observe,
         judge=WidthBuysData(),
+        deviations={"quick": (), "full": ()},
+        post_hoc=(
+            PostHoc(
+                parameter="chosen setting",
+                value="(30,3), m = 400, r = 10 vs 300, T = 3e4 (quick and full)",
+                when="after a search over m, T and widths on seeds 0-15 (SETTING_NOTE, in every record)",
+                why="the first candidate m = 600 did not separate the widths; the claim establishes a width effect at "
+                "some m where the narrow net fails, not where the frontier lies",
+            ),
+        ),
+        note=(
+            "Not yet stable under fresh seeds (issue 28, item 4): with --seed-offset 1000 (seeds 1000-1015) the quick "
+            "setting gave narrow 4/16, wide 12/16 and 9 of 16 paired successes, rate in [0.333, 0.773]: "
+            "inconclusive, where seeds 0-15 give 15/16 (pass). Pooled over both sets the paired rate is 24/32 = 0.75, "
+            "below the declared p_alt = 0.9; at 0.75, 16 seeds have power of about 0.63. The setting was searched "
+            "on seeds 0-15 (post hoc) and needs a redesign: more seeds (28 give power 0.86 at 0.75), a longer T "
+            "(4 of the 16 fresh wide runs did not succeed within 3e4) or a smaller m (the narrow net succeeded on 4 "
+            "of them); docs/sparse_parity.md."
+        ),
+        insensitive=(
+            "the prediction read per seed is Prop. 6.3's SQ floor, which is 0 steps at m = 400 (the bound is vacuous "
+            "at this size), so a 1 % error cannot move a success across it; the width effect itself is qualitative "
+            "(a larger floor does fail the seeds: tests/verify/test_sparse_parity_claims.py)"
+        ),
     )
 )
