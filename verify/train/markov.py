@@ -155,8 +155,10 @@ class MinimalEnsemble(torch.nn.Module):
             tokens = tokens.unsqueeze(0).expand(S, *tokens.shape)
         E = torch.nn.functional.one_hot(tokens, k).to(self.W.dtype)  # (S, B, T, k)
         H = torch.einsum("sac,sbck->sbak", toeplitz(self.v[:, :T], T), E)  # H = M E
-        A = torch.einsum("sbpk,skl,sbql->sbpq", E, self.W, H).tril()
-        return A @ E
+        # f_p = sum_{q <= p} (E_p W_k H_q) E_q = E_p W_k C_p with C_p = sum_{q <= p} H_q E_q^T (k x k): the same
+        # logits as tril(E W_k H^T) E without the (S, B, T, T) score tensor (O(T k^2) per sequence, not O(T^2))
+        C = torch.cumsum(H.unsqueeze(-1) * E.unsqueeze(-2), dim=2)  # (S, B, T, k, k): [l, i] = sum_q H_ql E_qi
+        return torch.einsum("sbpk,skl,sbpli->sbpi", E, self.W, C)
 
     def state(self) -> dict[str, torch.Tensor]:
         return {"W": self.W.detach().to("cpu", torch.float64).clone(), "v": self.v.detach().to("cpu", torch.float64)}
@@ -176,17 +178,22 @@ class TestSet:
     strategies: dict[str, np.ndarray]
 
 
-def _chains(k: int, t: int, n: int, prior: str, order: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` chains of ``t + 1`` tokens and the true laws of tokens 2..t+1 given the past, ``(n, t, k)``."""
+def _chains(
+    k: int, t: int, n: int, prior: str, order: int, rng: np.random.Generator, truth: bool = True
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """``n`` chains of ``t + 1`` tokens and the true laws of tokens 2..t+1 given the past, ``(n, t, k)`` (None with
+    ``truth=False``, for training batches: the draws from ``rng`` are the same)."""
     if order == 2:
         P = nm.sample_transition_matrices(k, n, prior, rng)
         x = nm.sample_sequences(P, t + 1, rng)
-        return x, nm.true_next(P, x[:, :t])
+        return x, (nm.true_next(P, x[:, :t]) if truth else None)
     if order == 3:
         T = nm.sample_ngram_tables(k, 3, n, rng)
         x = nm.sample_ngram_sequences(T, t + 1, rng)
-        truth = nm.true_next_ngram(T, x[:, :t])  # positions 2..t
-        return x, np.concatenate([truth[:, :1], truth], axis=1)
+        if not truth:
+            return x, None
+        truth_ = nm.true_next_ngram(T, x[:, :t])  # positions 2..t
+        return x, np.concatenate([truth_[:, :1], truth_], axis=1)
     raise ValueError(f"order must be 2 (Markov chains) or 3 (trigram chains), got {order!r}")
 
 
@@ -294,7 +301,7 @@ def _batches(
     """``draw(step)``: one batch of fresh chains per seed, each from its own generator in ``streams``."""
 
     def draw(step: int) -> tuple[torch.Tensor, torch.Tensor]:
-        x = np.stack([_chains(k, t, batch, prior, order, rng)[0] for rng in streams])  # (S, B, t + 1)
+        x = np.stack([_chains(k, t, batch, prior, order, rng, truth=False)[0] for rng in streams])  # (S, B, t + 1)
         xt = torch.as_tensor(x, device=device)
         return xt[..., :t], xt[..., 1:]
 
