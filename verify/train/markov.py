@@ -295,13 +295,33 @@ def _seed_streams(seeds: tuple[int, ...]) -> list[np.random.Generator]:
     return [np.random.default_rng([int(s), 1]) for s in seeds]
 
 
+def _markov_batch(k: int, t: int, batch: int, prior: str, streams: list[np.random.Generator]) -> np.ndarray:
+    """``(S, B, t + 1)`` Markov chains, the same draws as ``numerics.markov.sample_sequences`` from each seed's
+    stream (its matrices, then one uniform per chain and position, position by position), but walked for all seeds
+    at once: the per-position Python loop runs once per batch, not once per seed."""
+    P = np.stack([nm.sample_transition_matrices(k, batch, prior, rng) for rng in streams])  # (S, B, k, k)
+    u = np.stack([rng.random((t + 1, batch)) for rng in streams])  # (S, t + 1, B): as t + 1 draws of B each
+    P = P.reshape(-1, k, k)
+    u = u.transpose(0, 2, 1).reshape(-1, t + 1)  # (S B, t + 1)
+    cdf = np.cumsum(P, axis=-1)
+    x = np.empty((len(P), t + 1), dtype=np.int64)
+    x[:, 0] = nm._draw(np.cumsum(nm.stationary(P), axis=-1), u[:, 0])
+    rows = np.arange(len(P))
+    for s in range(1, t + 1):
+        x[:, s] = nm._draw(cdf[rows, x[:, s - 1]], u[:, s])
+    return x.reshape(len(streams), batch, t + 1)
+
+
 def _batches(
     k: int, t: int, batch: int, prior: str, order: int, streams: list[np.random.Generator], device: torch.device
 ) -> Any:
     """``draw(step)``: one batch of fresh chains per seed, each from its own generator in ``streams``."""
 
     def draw(step: int) -> tuple[torch.Tensor, torch.Tensor]:
-        x = np.stack([_chains(k, t, batch, prior, order, rng, truth=False)[0] for rng in streams])  # (S, B, t + 1)
+        if order == 2:
+            x = _markov_batch(k, t, batch, prior, streams)
+        else:
+            x = np.stack([_chains(k, t, batch, prior, order, rng, truth=False)[0] for rng in streams])  # (S, B, t + 1)
         xt = torch.as_tensor(x, device=device)
         return xt[..., :t], xt[..., 1:]
 
