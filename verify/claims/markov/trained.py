@@ -88,7 +88,7 @@ TF_QUICK_DEVIATIONS = (TF_LR, TF_T)
 
 # --- thresholds chosen after seeing a result (docs/markov.md, "Where the thresholds come from")
 
-_FIRST_MINIMAL = "after the first quick run of the minimal model (2025; docs/attention.md)"
+_FIRST_MINIMAL = "after the first quick run of the minimal model (docs/attention.md)"
 POST_HOC_DIAG = PostHoc(
     "min_diag_ratio",
     "2",
