@@ -57,7 +57,8 @@ def _tf(k: int, t: int, layers: int, heads: int = 1, **kw: Any) -> vm.Transforme
 #: Quick transformer setting (chosen for a 2-core CPU, docs/attention.md): k = 2, t = 50, AdamW lr 3e-3, 8 seeds,
 #: 1500 steps, evaluated every 50 steps on 500 test chains. Seeds 0-7 at 1000 steps: on the unigram plateau from step
 #: ~100 to 350-950, all nearest the bigram strategy by step 1000 (0.11-0.33 of the way back to the unigram KL); seeds
-#: 1000-1007 at 1000 steps: two still on the plateau, so the run keeps the 1500 steps it had with 4 seeds.
+#: 1000-1007 at 1000 steps: two still on the plateau, so the run keeps the 1500 steps it had with 4 seeds (at 1500:
+#: seeds 0-7 all past the drop; seed 1007 still on the plateau, 7 of 8 pass: docs/markov.md).
 TF_QUICK = dict(steps=1500, lr=3e-3, seeds=QUICK_SEEDS, eval_every=50, eval_n=500)
 #: The thesis's transformer settings (Sec. 8.3, App. E.2, Fig. E.3: AdamW lr 3e-5, batch 64, d = 16, t = 100, 10 seeds).
 TF_FULL = dict(steps=40_000, lr=3e-5, seeds=tuple(range(10)), eval_every=500, eval_n=4000)
