@@ -95,7 +95,7 @@ def test_transformer_phase_rows_and_figures() -> None:
     hist = rec.details["history"]  # raw evaluations only: the judge derives the phases from them and the prediction
     assert set(hist[0]) == {"step", "kl", "kl_to_uniform", "kl_to_unigram", "kl_to_bigram"}
     assert rec.observed == hist[-1]["kl"]
-    rows = registry()["edelman-ch8-transformer-phases"].judge.rows(rec.predicted, hist)
+    rows = registry()["edelman-ch8-transformer-phases"].judge.phase_rows(rec.predicted, hist)
     for row in rows:
         assert row["plateau_steps"] and row["final_nearest"] == "bigram"
     names = {p["name"] for p in rec.artifacts["plots"]}

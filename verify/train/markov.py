@@ -155,8 +155,10 @@ class MinimalEnsemble(torch.nn.Module):
             tokens = tokens.unsqueeze(0).expand(S, *tokens.shape)
         E = torch.nn.functional.one_hot(tokens, k).to(self.W.dtype)  # (S, B, T, k)
         H = torch.einsum("sac,sbck->sbak", toeplitz(self.v[:, :T], T), E)  # H = M E
-        A = torch.einsum("sbpk,skl,sbql->sbpq", E, self.W, H).tril()
-        return A @ E
+        # f_p = sum_{q <= p} (E_p W_k H_q) E_q = E_p W_k C_p with C_p = sum_{q <= p} H_q E_q^T (k x k): the same
+        # logits as tril(E W_k H^T) E without the (S, B, T, T) score tensor (O(T k^2) per sequence, not O(T^2))
+        C = torch.cumsum(H.unsqueeze(-1) * E.unsqueeze(-2), dim=2)  # (S, B, T, k, k): [l, i] = sum_q H_ql E_qi
+        return torch.einsum("sbpk,skl,sbpli->sbpi", E, self.W, C)
 
     def state(self) -> dict[str, torch.Tensor]:
         return {"W": self.W.detach().to("cpu", torch.float64).clone(), "v": self.v.detach().to("cpu", torch.float64)}
@@ -176,17 +178,22 @@ class TestSet:
     strategies: dict[str, np.ndarray]
 
 
-def _chains(k: int, t: int, n: int, prior: str, order: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` chains of ``t + 1`` tokens and the true laws of tokens 2..t+1 given the past, ``(n, t, k)``."""
+def _chains(
+    k: int, t: int, n: int, prior: str, order: int, rng: np.random.Generator, truth: bool = True
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """``n`` chains of ``t + 1`` tokens and the true laws of tokens 2..t+1 given the past, ``(n, t, k)`` (None with
+    ``truth=False``, for training batches: the draws from ``rng`` are the same)."""
     if order == 2:
         P = nm.sample_transition_matrices(k, n, prior, rng)
         x = nm.sample_sequences(P, t + 1, rng)
-        return x, nm.true_next(P, x[:, :t])
+        return x, (nm.true_next(P, x[:, :t]) if truth else None)
     if order == 3:
         T = nm.sample_ngram_tables(k, 3, n, rng)
         x = nm.sample_ngram_sequences(T, t + 1, rng)
-        truth = nm.true_next_ngram(T, x[:, :t])  # positions 2..t
-        return x, np.concatenate([truth[:, :1], truth], axis=1)
+        if not truth:
+            return x, None
+        truth_ = nm.true_next_ngram(T, x[:, :t])  # positions 2..t
+        return x, np.concatenate([truth_[:, :1], truth_], axis=1)
     raise ValueError(f"order must be 2 (Markov chains) or 3 (trigram chains), got {order!r}")
 
 
@@ -288,13 +295,33 @@ def _seed_streams(seeds: tuple[int, ...]) -> list[np.random.Generator]:
     return [np.random.default_rng([int(s), 1]) for s in seeds]
 
 
+def _markov_batch(k: int, t: int, batch: int, prior: str, streams: list[np.random.Generator]) -> np.ndarray:
+    """``(S, B, t + 1)`` Markov chains, the same draws as ``numerics.markov.sample_sequences`` from each seed's
+    stream (its matrices, then one uniform per chain and position, position by position), but walked for all seeds
+    at once: the per-position Python loop runs once per batch, not once per seed."""
+    P = np.stack([nm.sample_transition_matrices(k, batch, prior, rng) for rng in streams])  # (S, B, k, k)
+    u = np.stack([rng.random((t + 1, batch)) for rng in streams])  # (S, t + 1, B): as t + 1 draws of B each
+    P = P.reshape(-1, k, k)
+    u = u.transpose(0, 2, 1).reshape(-1, t + 1)  # (S B, t + 1)
+    cdf = np.cumsum(P, axis=-1)
+    x = np.empty((len(P), t + 1), dtype=np.int64)
+    x[:, 0] = nm._draw(np.cumsum(nm.stationary(P), axis=-1), u[:, 0])
+    rows = np.arange(len(P))
+    for s in range(1, t + 1):
+        x[:, s] = nm._draw(cdf[rows, x[:, s - 1]], u[:, s])
+    return x.reshape(len(streams), batch, t + 1)
+
+
 def _batches(
     k: int, t: int, batch: int, prior: str, order: int, streams: list[np.random.Generator], device: torch.device
 ) -> Any:
     """``draw(step)``: one batch of fresh chains per seed, each from its own generator in ``streams``."""
 
     def draw(step: int) -> tuple[torch.Tensor, torch.Tensor]:
-        x = np.stack([_chains(k, t, batch, prior, order, rng)[0] for rng in streams])  # (S, B, t + 1)
+        if order == 2:
+            x = _markov_batch(k, t, batch, prior, streams)
+        else:
+            x = np.stack([_chains(k, t, batch, prior, order, rng, truth=False)[0] for rng in streams])  # (S, B, t + 1)
         xt = torch.as_tensor(x, device=device)
         return xt[..., :t], xt[..., 1:]
 
