@@ -35,6 +35,21 @@ def _parallel_grid(claim: Claim, scale: str) -> bool:
     return max(len(stage) for stage in grid.plan(cfg)) >= 2
 
 
+#: Quick claims whose training takes more than about a minute of the 2-core CI machine (claim time measured in the
+#: quick report of 2026-11-29, docs/benchmarks.md): their verdict and population tests are marked slow, so that the
+#: default suite stays near ten minutes; `tvk report` runs them, and `pytest -m slow` checks them.
+SLOW_VERDICTS = {
+    "edelman-ch4-fig4.4-parity-transition": "21 s, 4 seeds x 2 T",
+    "edelman-ch4-fig4.2-threshold-trend": "21 s",
+    "edelman-ch4-fig4.3-sparse-attention": "8 s",
+    "edelman-ch8-transformer-phases": "192 s, 8 seeds",
+    "edelman-ch8-transformer-induction-head": "the phases run",
+    "edelman-ch8-one-layer-control": "93 s, 8 seeds",
+    "edelman-ch6-width-buys-data": "84 s, 16 seeds x 2 widths",
+    "edelman-ch6-fig6.1-pareto-grid": "79 s, 12 cells",
+}
+
+
 @functools.cache
 def evaluation(cid: str, scale: str = "quick") -> Evaluation:
     """Predict, observe and judge claim ``cid`` once per session (see :func:`verify.claims.base.evaluate`)."""

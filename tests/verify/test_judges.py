@@ -114,12 +114,15 @@ def test_per_seed_lists_every_problem():
     j = PerSeed(
         (Check("margin_ratio", "margin ratio", lo=0.99, hi=1 + 1e-9), Check("covered", "coverage", truthy=True))
     )
-    good = {"margin_ratio": 0.995, "covered": True}
-    assert j(None, Observation(None, details={"per_seed": [good, good]}))[0] == "pass"
-    verdict, reason = j(None, Observation(None, details={"per_seed": [good, {"margin_ratio": 1.2, "covered": False}]}))
-    assert verdict == "fail" and "seed 1: margin ratio 1.2" in reason and "seed 1: coverage" in reason
+    good, bad = {"margin_ratio": 0.995, "covered": True}, {"margin_ratio": 1.2, "covered": False}
+    # the population rule (p0 = 0.5, 95 %): 5 of 5 passes, 0 of 5 fails, 4 of 5 cannot tell
+    assert j(None, Observation(None, details={"per_seed": [good] * 5}))[0] == "pass"
+    verdict, reason = j(None, Observation(None, details={"per_seed": [bad] * 5}))
+    assert verdict == "fail" and "seed 1: margin ratio 1.2" in reason and "coverage: False" in reason
+    verdict, reason = j(None, Observation(None, details={"per_seed": [good] * 4 + [bad]}))
+    assert verdict == "inconclusive" and "failing: seed 4: margin ratio 1.2" in reason
     assert j(None, Observation(None, details={"per_seed": []}))[0] == "inconclusive"
-    assert j.describe() == "per seed: margin ratio in [0.99, 1.000000001], coverage"
+    assert j.describe().startswith("per seed: margin ratio in [0.99, 1.000000001], coverage; success rate >= 0.5")
 
 
 def test_per_seed_reads_bounds_named_by_the_config():
@@ -130,10 +133,10 @@ def test_per_seed_reads_bounds_named_by_the_config():
         min_ratio: float
 
     j = PerSeed((Check("margin_ratio", "margin ratio", lo="min_ratio", hi=1.0),))
-    obs = Observation(None, details={"per_seed": [{"margin_ratio": 0.96}]})
+    obs = Observation(None, details={"per_seed": [{"margin_ratio": 0.96}] * 5})
     assert j(None, obs, Cfg(0.95))[0] == "pass"
     assert j(None, obs, Cfg(0.98))[0] == "fail"
-    assert j.describe() == "per seed: margin ratio in [config.min_ratio, 1]"
+    assert j.describe().startswith("per seed: margin ratio in [config.min_ratio, 1]; success rate")
     with pytest.raises(ValueError, match="no field 'min_ratio'"):
         j(None, obs, None)
 

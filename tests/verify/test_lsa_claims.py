@@ -111,7 +111,7 @@ def test_sgd_runs_and_reports():
 
 def test_divergence_is_reported():
     with pytest.raises(TrainingDiverged, match=r"lsa-sgd-reduced training diverged at step \d+ for seed\(s\) \[0\]"):
-        vl.train_sgd(vl.SGDConfig(LAM * 1e150, 10, 1, seeds=(0,), model="reduced", steps=3, batch=8, lr=1e10), CPU)
+        vl.train_sgd(vl.SGDConfig(LAM * 1e100, 10, 1, seeds=(0,), model="reduced", steps=3, batch=8, lr=1e30), CPU)
 
 
 def test_bad_input():

@@ -12,7 +12,7 @@ from numerics import lsa as nl
 from theory import lsa as tl
 from verify.train import lsa as vl
 
-from ..base import Claim, Deviation, Observation, PostHoc, RunContext, register
+from ..base import Claim, Deviation, Observation, PostHoc, Resolution, RunContext, register
 from ..judges import Population
 from ..training import run_checkpointed
 from .common import SRC, LSATrainingConfig, ReachesOptimum, rotated
@@ -235,6 +235,11 @@ register(
 register(
     Claim(
         id="shi-thm5.4.1-training-attention-wrong-lambda",
+        resolution=Resolution(
+            rel=0.01,
+            why="the learned U is compared with the optimum of the Lambda it was trained on (within 10 %) and kept away from the target optimum U* (over 5 %)",
+            undetected="the target optimum's `v_star` and `L_r`: derived from U* and shown for the reader; the control reads U* itself",
+        ),
         source=f"{SRC}, Theorem 5.4.1 (negative control of shi-thm5.4.1-training-attention; docs/lsa.md)",
         statement="Negative control: the same network trained on prompts whose covariance is the un-rotated Lambda "
         "(a wrong Lambda with the same eigenvalues) learns the optimum of the Lambda it was trained on (relative "
