@@ -173,3 +173,14 @@ def test_a_shards_incomplete_grid_record_is_not_archived(tmp_path):
     rec["metadata"]["sweep"] = {"complete": True}
     journal.append(rec)
     assert journal.outcome[CLAIM] == "written"
+
+
+def test_long_predicted_and_observed_values_are_trimmed_after_the_error():
+    """A whole trajectory in observed (over MAX_VALUE_CHARS_RESULT of JSON) is left out and listed; the error is
+    computed from the full record before."""
+    rec = _record()
+    rec["observed"] = {"curve": [0.5] * (archive.MAX_VALUE_CHARS_RESULT // 4), "final": 1.0}
+    out = archive.make_record(rec, registry()[CLAIM], revision="abc123")
+    assert "curve" not in out["observed"] and out["observed"]["final"] == 1.0
+    assert "observed.curve" in out["trimmed"]
+    assert len(json.dumps(out)) < 2 * archive.MAX_VALUE_CHARS_RESULT

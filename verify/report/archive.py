@@ -36,6 +36,7 @@ from verify.runtime.provenance import code_revision, hardware
 __all__ = [
     "ARCHIVE_SCHEMA",
     "MAX_VALUE_CHARS",
+    "MAX_VALUE_CHARS_RESULT",
     "ArchiveError",
     "ArchivingJournal",
     "archive_records",
@@ -55,6 +56,9 @@ ARCHIVE_SCHEMA = 1
 #: A value under ``details`` or ``artifacts`` whose JSON is longer than this many characters (a training
 #: history, a sample of points) is left out of the archived record; its key is listed under ``trimmed``.
 MAX_VALUE_CHARS = 4000
+#: Largest predicted, observed or config value (its JSON text) kept in an archived record: a longer list (a whole trajectory,
+#: thousands of points) is left out and listed under ``trimmed``; the record's ``error`` is computed before.
+MAX_VALUE_CHARS_RESULT = 50_000
 #: Fields of a record kept as they are when present (the population and deviation fields of the verdict rules).
 OPTIONAL_FIELDS = ("population", "deviations", "post_hoc", "erratum")
 CLAIMS_ROOT = Path(__file__).resolve().parents[1] / "claims"
@@ -124,12 +128,17 @@ def claim_code_hash(claim: Any) -> str | None:
     return h.hexdigest()[:16]
 
 
-def _trim(value: Any, trimmed: list[str], where: str) -> Any:
+def _trim(value: Any, trimmed: list[str], where: str, limit: int = MAX_VALUE_CHARS) -> Any:
+    """``value`` without its entries longer than ``limit`` characters of JSON (each listed in ``trimmed``); a value
+    that is not a dict is kept whole when short enough, else left out (None)."""
     if not isinstance(value, dict):
+        if value is not None and len(json.dumps(value, default=str)) > limit:
+            trimmed.append(where)
+            return None
         return value
     out = {}
     for key, v in value.items():
-        if len(json.dumps(v, default=str)) > MAX_VALUE_CHARS:
+        if len(json.dumps(v, default=str)) > limit:
             trimmed.append(f"{where}.{key}")
             continue
         out[key] = v
@@ -156,6 +165,8 @@ def make_record(rec: Mapping[str, Any], claim: Any | None = None, *, revision: s
     out = {k: v for k, v in rec.items() if k not in ("details", "artifacts", "metadata")}
     out["details"] = _trim(rec.get("details"), trimmed, "details")
     out["artifacts"] = _trim(rec.get("artifacts"), trimmed, "artifacts")
+    for key in ("predicted", "observed", "config"):  # the config's hash is kept whole below
+        out[key] = _trim(rec.get(key), trimmed, key, MAX_VALUE_CHARS_RESULT)
     meta.pop("training", None)  # per-run trainer settings: the config hash and code revision say what ran
     out["metadata"] = meta
     scale = rec.get("scale")
