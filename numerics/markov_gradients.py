@@ -249,6 +249,8 @@ def construction_outputs(seqs: np.ndarray, k: int, c: float = 40.0) -> np.ndarra
     """
     k = check_count(k, "k", minimum=1, why="number of states")
     c = _finite(c, "c")
+    # k alone first: its weights are refused whatever the sequences (the message then names k on any machine)
+    check_allocation(8 * array_bytes(3 * k, 3 * k), param="k", value=k, what="the weights (3k, 3k)")
     x = np.asarray(seqs)
     if x.ndim == 2:
         check_allocation(
@@ -258,7 +260,6 @@ def construction_outputs(seqs: np.ndarray, k: int, c: float = 40.0) -> np.ndarra
             value=x.shape,
             what="the attention scores (n, t, t) and relative positions (t, t, 3k)",
         )
-    check_allocation(8 * array_bytes(3 * k, 3 * k), param="k", value=k, what="the weights (3k, 3k)")
     E = _one_hot(seqs, k)
     n, t, _ = E.shape
     d = 3 * k
