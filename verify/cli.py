@@ -800,31 +800,37 @@ def _add_diff(sub: Any) -> None:
     dif.set_defaults(func=_cmd_diff)
 
 
-def _add_derive(sub: Any) -> None:
-    """``tvk derive TASK``: exact derivations (theory/), one subcommand per task."""
-    cmd = sub.add_parser("derive", help="exact derivations")
-    tasks = cmd.add_subparsers(dest="task", required=True)
+def _add_modular_task(tasks: Any) -> argparse.ArgumentParser:
+    """The ``modular`` task of ``tvk derive`` and ``tvk certify``: ``--p``, ``--k``, ``--json``."""
     mod = tasks.add_parser("modular", help="modular addition with k inputs (Shi Ch. 4; Edelman Ch. 7 for k = 2)")
     mod.add_argument("--p", type=int, required=True, help="odd modulus p >= 3")
     mod.add_argument("--k", type=int, required=True, help="number of inputs k >= 1")
     mod.add_argument("--json", action="store_true")
-    mod.add_argument(
+    return mod
+
+
+def _add_evaluate(parser: argparse.ArgumentParser, inputs: str) -> None:
+    """``--evaluate auto|always|never``: whether ``tvk derive`` checks the construction on all ``inputs`` points."""
+    parser.add_argument(
         "--evaluate",
         choices=["auto", "always", "never"],
         default="auto",
-        help="evaluate the construction on all p^k inputs (auto: when cheap)",
+        help=f"evaluate the construction on all {inputs} inputs (auto: when cheap)",
     )
+
+
+def _add_derive(sub: Any) -> None:
+    """``tvk derive TASK``: exact derivations (theory/), one subcommand per task."""
+    cmd = sub.add_parser("derive", help="exact derivations")
+    tasks = cmd.add_subparsers(dest="task", required=True)
+    mod = _add_modular_task(tasks)
+    _add_evaluate(mod, "p^k")
     mod.set_defaults(func=_cmd_derive_modular)
     par = tasks.add_parser("parity", help="(n, k)-sparse parity (Edelman Thm 7.8)")
     par.add_argument("--k", type=int, required=True, help="parity degree k >= 1")
     par.add_argument("--n", type=int, default=None, help="input bits n >= k for the construction check (default k)")
     par.add_argument("--json", action="store_true")
-    par.add_argument(
-        "--evaluate",
-        choices=["auto", "always", "never"],
-        default="auto",
-        help="evaluate the construction on all 2^n inputs (auto: when cheap)",
-    )
+    _add_evaluate(par, "2^n")
     par.set_defaults(func=_cmd_derive_parity)
     grp = tasks.add_parser("group", help="finite group composition (Edelman Thm 7.9)")
     grp.add_argument("--name", required=True, help="S3..S6, A4, A5, Dn, Zn, Z2^k, Q8, products like S3xZ2")
@@ -863,10 +869,7 @@ def _add_certify(sub: Any) -> None:
     """``tvk certify TASK``: convex certificates of the max margin (numerics.certificates)."""
     cmd = sub.add_parser("certify", help="convex certificates")
     tasks = cmd.add_subparsers(dest="task", required=True)
-    mod = tasks.add_parser("modular", help="modular addition with k inputs (Shi Ch. 4; Edelman Ch. 7 for k = 2)")
-    mod.add_argument("--p", type=int, required=True, help="odd modulus p >= 3")
-    mod.add_argument("--k", type=int, required=True, help="number of inputs k >= 1")
-    mod.add_argument("--json", action="store_true")
+    mod = _add_modular_task(tasks)
     par = tasks.add_parser("parity", help="(n, k)-sparse parity (Edelman Thm 7.8)")
     par.add_argument("--n", type=int, required=True, help="input bits n >= k")
     par.add_argument("--k", type=int, required=True, help="parity degree k >= 1")

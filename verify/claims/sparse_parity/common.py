@@ -6,6 +6,7 @@ run functions whose results the store keeps, and the cost of a cell for the ``--
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
@@ -164,7 +165,7 @@ def history_result(cfg: SparseParityConfig, stored: dict[str, Any], runtime_s: f
 
 
 @dataclass(frozen=True)
-class SeedPopulation(Judge):
+class SeedPopulation(Judge, ABC):
     """Base of this task's population judges (docs/verdicts.md): a subclass lists its units (a seed, or a seed at one
     setting), each with the problems that keep it from meeting the claim's per-unit criterion (none: a success), and
     the verdict is :attr:`rule` (a :class:`~verify.claims.judges.Population`) on the number of successes;
@@ -172,9 +173,9 @@ class SeedPopulation(Judge):
 
     rule: Population = DEFAULT_POPULATION
 
+    @abstractmethod
     def units(self, predicted: Any, obs: Any, config: Any) -> list[dict[str, Any]]:
         """Every unit as ``{"label": str, "problems": [str, ...], ...}`` (no problems: a success)."""
-        raise NotImplementedError
 
     def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
         units = self.units(predicted, obs, config)
