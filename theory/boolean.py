@@ -52,6 +52,7 @@ from ._checks import (
     as_fraction,
     as_number,
     check_cost,
+    check_positive_int,
     format_count,
     log10_factorial,
 )
@@ -103,6 +104,7 @@ __all__ = [
     "sinusoid_activation",
     "sinusoid_coefficient",
     "sq_lower_bound_applies",
+    "tc_growth_window",
     "thm56_condition",
     "vanishing_gradient_gap",
     "walsh_hadamard",
@@ -2002,3 +2004,49 @@ def _steps(fraction: float | Fraction, med: int) -> int:
 def _log_survival(steps: int, log_q: float) -> float:
     """log P(T > steps) = steps log(1-p), -inf once the product leaves the float range (the probability is 0)."""
     return steps * log_q if steps <= 10**300 else -math.inf
+
+
+def tc_growth_window(n_lo: int, n_hi: int, k: int) -> tuple[float, float]:
+    """The window (1, F] of the growth factor t_c(n_hi) / t_c(n_lo) of SGD on (n, k)-sparse parities (Edelman Fig. 5.1):
+    ``F = (n_hi / n_lo)^(k-1) ln(n_hi) / ln(n_lo)``, the ratio of the sample complexities O(log(n) / gamma^2) of
+    Prop. B.7 at a Fourier gap gamma = Theta(n^(-(k-1)/2)) (Sec. 5.4.1: O~(n^(k-1)) samples, so at a fixed batch
+    O~(n^(k-1)) steps). t_c grows with n (the lower end) and no faster than that order (the upper end); random search
+    over the k-sets grows like C(n, k) ~ n^k. For even k the order is 1/gamma^2 of :func:`lemma_b2_bound` at the odd
+    n + 1; for odd k the Majority gap vanishes and the order is the same power of n.
+
+    Parameters
+    ----------
+    n_lo, n_hi : int
+        The two input sizes, ``2 <= n_lo < n_hi``.
+    k : int
+        The parity degree, ``k >= 1``.
+
+    Returns
+    -------
+    tuple of float
+        ``(1.0, F)``.
+
+    Examples
+    --------
+    >>> tc_growth_window(10, 40, 2)
+    (1.0, 6.408239965311849)
+    >>> tc_growth_window(40, 10, 2)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: need 2 <= n_lo < n_hi, got n_lo = 40, n_hi = 10
+    """
+    n_lo = check_positive_int(n_lo, "n_lo", minimum=2)
+    n_hi = check_positive_int(n_hi, "n_hi", minimum=2)
+    k = check_positive_int(k, "k")
+    if n_hi <= n_lo:
+        raise InputError(f"need 2 <= n_lo < n_hi, got n_lo = {n_lo}, n_hi = {n_hi}", param="n_hi")
+    log_f = (k - 1) * math.log(n_hi / n_lo) + math.log(math.log(n_hi) / math.log(n_lo))
+    if log_f > 700:
+        raise LimitError(
+            f"k = {format_count(k)} is too large: the window's upper end exp({log_f:.3g}) is beyond the float range",
+            param="k",
+            value=k,
+            limit=700,
+            hint="use a smaller k",
+        )
+    return 1.0, (n_hi / n_lo) ** (k - 1) * math.log(n_hi) / math.log(n_lo)

@@ -47,6 +47,7 @@ BASELINE = {
     "parseval_sum": {"coeffs": _MAJ3},
     "point": {"a": 5, "n": 3},
     "random_search_tc_probability": {"n": 10, "k": 3, "fraction": 0.5, "seeds": 5, "min_fraction": 0.1},
+    "tc_growth_window": {"n_lo": 10, "n_hi": 40, "k": 2},
     "rho": {"k": 3},
     "rho_as_printed_exponent": {"k": 8},
     "sinusoid_activation": {"k": 3},

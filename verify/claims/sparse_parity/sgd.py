@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from numerics.stats import mann_whitney_greater, rate_power
-from theory.boolean import random_search_tc_probability
+from theory.boolean import random_search_tc_probability, tc_growth_window
 from verify.sweep import Cell, CellResult, Grid
 from verify.train.sparse_parity import SparseParityConfig, SparseParityResult, divergence_reason
 
@@ -105,17 +105,7 @@ class TcGrowthConfig:
 GROWTH_RULE = Population(p0=0.5, p_alt=0.95)
 
 
-def growth_window(n_lo: int, n_hi: int, k: int) -> tuple[float, float]:
-    """The per-unit window of Fig. 5.1 for the growth factor t_c(n_hi) / t_c(n_lo) at parity degree k: (1, F] with
-    F = (n_hi / n_lo)^(k-1) ln(n_hi) / ln(n_lo), the ratio of the sample complexities O(log(n) / gamma^2) of
-    Prop. B.7 at a Fourier gap gamma = Theta(n^(-(k-1)/2)) (Sec. 5.4.1: O~(n^(k-1)) samples, so at a fixed batch
-    O~(n^(k-1)) steps). t_c grows with n (the lower end), and no faster than that order (the upper end): random search
-    over the k-sets grows like C(n,k) ~ n^k and mostly falls outside. For even k the order is 1/gamma^2 of
-    :func:`theory.boolean.lemma_b2_bound` at the odd n + 1 (tested); the theory module has no gap bound for odd k
-    (the Majority gap vanishes there), so the order is written here."""
-    if not 2 <= n_lo < n_hi or k < 1:
-        raise ValueError(f"need 2 <= n_lo < n_hi and k >= 1, got n_lo = {n_lo}, n_hi = {n_hi}, k = {k}")
-    return 1.0, (n_hi / n_lo) ** (k - 1) * math.log(n_hi) / math.log(n_lo)
+growth_window = tc_growth_window  # the window of theory/ (Fig. 5.1), under the name the claim uses
 
 
 def random_search_window_rate(n_lo: int, n_hi: int, k: int, lo: float, hi: float) -> float:
