@@ -36,7 +36,9 @@ import json
 import math
 import os
 import re
+import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -1110,6 +1112,33 @@ def _autocomplete(parser: argparse.ArgumentParser) -> None:
     argcomplete.autocomplete(parser)
 
 
+class _SigintWatch:
+    """Remembers that SIGINT arrived while :func:`main` ran (then raises KeyboardInterrupt as Python's default
+    handler does): a Ctrl-C during an extension's import reaches :func:`main` as that import's ImportError, and must
+    still end with the interrupted status (exit 130), not as an internal error."""
+
+    def __init__(self) -> None:
+        self.received = False
+        self._previous: Any = None
+
+    def install(self) -> None:
+        self.received = False
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+
+    def restore(self) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.received = True
+        raise KeyboardInterrupt
+
+
+_SIGINT = _SigintWatch()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``tvk``; returns the exit status (the module doc and ``tvk --help`` list them)."""
     from_command_line = argv is None
@@ -1118,6 +1147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args: argparse.Namespace | None = None
     real_stdout = sys.stdout
     sys.stdout = _CheckedStdout(real_stdout)
+    _SIGINT.install()
     try:
         try:
             parser = build_parser()
@@ -1130,6 +1160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return code
         finally:
             sys.stdout = real_stdout
+            _SIGINT.restore()
     except SystemExit as exc:  # --help, --version
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
         try:
@@ -1162,6 +1193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _report_error(f"{kind}{' '.join(str(exc).split())}", as_json)
         return EXIT_BAD_INPUT
     except Exception as exc:  # a bug: one line, and the traceback on request
+        if _SIGINT.received:  # Ctrl-C inside an import surfaces as that module's ImportError: still an interruption
+            _report_error("interrupted", as_json, prefix="tvk: ", exit_code=EXIT_INTERRUPTED)
+            return EXIT_INTERRUPTED
         if os.environ.get("TVK_DEBUG"):
             raise
         msg = f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())}"
