@@ -55,6 +55,7 @@ __all__ = [
     "SCHEMA_PATH",
     "SCHEMA_VERSION",
     "VERDICTS",
+    "changes_view",
     "deviation_texts",
     "erratum_text",
     "fill_tolerance",
@@ -72,6 +73,7 @@ __all__ = [
     "render_html",
     "render_markdown",
     "resolution_text",
+    "result_record",
     "results_csv",
     "results_document",
     "results_json",
@@ -855,6 +857,80 @@ def _meta_view(records: list[dict], meta: dict) -> dict[str, Any]:
     }
 
 
+#: The most findings the "Changes since" section lists (the rest: ``tvk diff PREV OUT``).
+CHANGES_LIMIT = 60
+_CHANGE_ORDER = ("verdict", "exact", "shape", "drift", "error", "runtime", "added", "removed")
+
+
+def _change_error_text(err: Any) -> str:
+    """An ``error`` field of either run in short words (a previous run's may have any form)."""
+    if isinstance(err, dict) and isinstance(err.get("abs"), (int, float)):
+        return _error_text({"abs": err["abs"], "rel": err.get("rel"), "n": err.get("n") or 1})
+    return "—" if err is None else _clip(str(err), 60)
+
+
+def _change_value(v: Any) -> str:
+    return headline(v, 60) if not isinstance(v, str) else _clip(v, 60)
+
+
+def changes_view(meta: dict) -> dict[str, Any] | None:
+    """What the "Changes since PREV" section shows (``tvk report --compare PREV``): the findings of
+    :func:`verify.report.diff.diff_records` stored in ``meta["compare"]``, one line each, verdict changes first, at
+    most :data:`CHANGES_LIMIT` (the rest counted); None without a comparison."""
+    data = meta.get("compare")
+    if not isinstance(data, dict):
+        return None
+    items: list[dict[str, str]] = []
+
+    def add(kind: str, cid: str, text: str) -> None:
+        items.append({"kind": kind, "id": cid, "slug": gfm_slug(cid), "html_id": _html_id(cid), "text": text})
+
+    for c in data.get("changes", []):
+        cid = c["id"]
+        if c.get("verdict"):
+            old, new = c["verdict"]
+            add(
+                "verdict",
+                cid,
+                f"{VERDICT_LABEL.get(old, str(old).upper())} → {VERDICT_LABEL.get(new, str(new).upper())}",
+            )
+        for e in c.get("exact", []):
+            add(
+                "exact", cid, f"{e['where'].strip().rstrip('/')}: {_change_value(e['old'])} → {_change_value(e['new'])}"
+            )
+        for text in c.get("shape", []):
+            add("shape", cid, text)
+        for d in c.get("drift", []):
+            add(
+                "drift",
+                cid,
+                f"{d['where'].strip().rstrip('/')}: {d['old']:.10g} → {d['new']:.10g} (relative {d['rel']:.2e})",
+            )
+        if c.get("error"):
+            add("error", cid, f"{_change_error_text(c['error'][0])} → {_change_error_text(c['error'][1])}")
+        if c.get("runtime"):
+            add("runtime", cid, f"{c['runtime'][0]:.3g} s → {c['runtime'][1]:.3g} s")
+    for cid in data.get("added", []):
+        add("added", cid, "new in this run")
+    for cid in data.get("removed", []):
+        add("removed", cid, f"in {data.get('old')} only")
+    items.sort(key=lambda it: _CHANGE_ORDER.index(it["kind"]))
+    counts = Counter(it["kind"] for it in items)
+    old = str(data.get("old", ""))
+    return {
+        "old": old,
+        "new": str(data.get("new", "")),
+        "heading": f"Changes since {old}",
+        "slug": gfm_slug(f"Changes since {old}"),
+        "rtol": data.get("rtol"),
+        "same_results": bool(data.get("same_results")),
+        "counts": ", ".join(f"{counts[k]} {k}" for k in _CHANGE_ORDER if counts[k]),
+        "findings": items[:CHANGES_LIMIT],
+        "more": max(0, len(items) - CHANGES_LIMIT),
+        "command": f"tvk diff {old} {data.get('new', '')}",
+    }
+
+
 @lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -925,7 +1001,7 @@ def render_markdown(records: list[dict], meta: dict, figures: dict[str, list[str
     text = (
         _environment()
         .get_template("report.md.j2")
-        .render(meta=_meta_view(records, meta), figures=figures, gfm_slug=gfm_slug, **ctx)
+        .render(meta=_meta_view(records, meta), figures=figures, gfm_slug=gfm_slug, changes=changes_view(meta), **ctx)
     )
     return re.sub(r"\n{3,}", "\n\n", text + "\n" + archive.render_markdown_table(scales)).rstrip("\n") + "\n"
 
@@ -1006,7 +1082,11 @@ def render_html(
         v["figure"] = pick
         v["figure_is_seed"] = bool(preferred)
     docs = [g["doc"] for g in ctx["groups"]]
-    return _environment().get_template("report.html.j2").render(meta=mv, images=images, docs=docs, **ctx)
+    return (
+        _environment()
+        .get_template("report.html.j2")
+        .render(meta=mv, images=images, docs=docs, changes=changes_view(meta), **ctx)
+    )
 
 
 # ---------------------------------------------------------------------------------------------- results.json
@@ -1085,17 +1165,19 @@ def results_document(records: list[dict], meta: dict) -> dict[str, Any]:
         "git": {"revision": meta.get("git_revision") or git["revision"], "dirty": git["dirty"]},
         "counts": {k: sum(r["verdict"] == k for r in records) for k in VERDICTS},
     }
+    header = _finite(header, "", [])
+    return {"header": header, "claims": [result_record(r) for r in records]}
+
+
+def result_record(r: dict) -> dict[str, Any]:
+    """A claim record in the form of ``results.json``'s claims (and of each ``results.jsonl`` line): the record with
+    every NaN or infinity written as null, plus ``error``, ``judge`` and ``nonfinite`` (:func:`results_document`)."""
     flags: list[dict[str, str]] = []
-    header = _finite(header, "", flags)
-    claims = []
-    for r in records:
-        flags = []
-        rec = _finite(r, "", flags)
-        rec["error"] = _error(r.get("predicted"), r.get("observed"))
-        rec["judge"] = _judge_params(r["id"])
-        rec["nonfinite"] = flags
-        claims.append(rec)
-    return {"header": header, "claims": claims}
+    rec = _finite(r, "", flags)
+    rec["error"] = _error(r.get("predicted"), r.get("observed"))
+    rec["judge"] = _judge_params(r["id"])
+    rec["nonfinite"] = flags
+    return rec
 
 
 def results_json(records: list[dict], meta: dict) -> str:
