@@ -9,8 +9,9 @@ seeds and the command that reruns it; the HTML adds the failing seed's figure an
 docs, :mod:`verify.report.links`) and an **Errata found** section (each refuted claim: the statement as printed,
 its counterexample as a small table of exact values, the corrected statement and a link to the claim that holds
 it), then list the claims grouped by source document and chapter, one row per claim with source, predicted,
-observed, error, tolerance (and, in the HTML, the reason) and verdict, a one-line headline per value and the full
-data collapsed below.
+observed, error, tolerance (and, in the HTML, the reason) and verdict, a one-line headline per value and, in the
+HTML, the full data collapsed below (``report.md`` leaves it to ``results.json`` and the HTML, so that it stays
+small enough for Markdown viewers: under 500 KB for the default report, docs/benchmarks.md).
 
 Escaping is per format: in Markdown every value sits in a code span (so sympy's ``*`` is never emphasis) with
 ``|`` escaped (so every table row has the same number of cells), and prose is backslash-escaped; in HTML jinja2's
@@ -58,6 +59,7 @@ __all__ = [
     "changes_view",
     "deviation_texts",
     "erratum_text",
+    "exact_equal",
     "fill_tolerance",
     "gfm_slug",
     "group_of",
@@ -87,7 +89,12 @@ VERDICTS = ("pass", "fail", "refuted", "inconclusive")
 VERDICT_LABEL = {"pass": "PASS", "fail": "FAIL", "refuted": "REFUTED", "inconclusive": "INCONCLUSIVE"}
 #: Source documents by claim-id prefix.
 DOCUMENTS = {"shi": "Shi thesis (2024)", "edelman": "Edelman thesis (2024)", "karp": "Karp thesis (2024)"}
-CSV_FIELDS = ("id", "source", "kind", "verdict", "predicted", "observed", "tolerance", "runtime_s")
+#: The columns of ``results.csv``: ``predicted``, ``observed``, ``error_abs`` and ``error_rel`` are numbers written in
+#: full precision (``repr`` of the float64; empty when the value is not one number), ``*_text`` the headlines.
+CSV_FIELDS = (
+    "id", "source", "kind", "verdict", "expected_verdict", "predicted", "observed", "error_abs", "error_rel",
+    "predicted_text", "observed_text", "tolerance", "reason", "runtime_s",
+)  # fmt: skip
 _NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "+inf": math.inf}
 HEADLINE_LIMIT = 90
 #: The longest reason or tolerance a row of the HTML claims table shows (the claim's section has the whole text).
@@ -98,7 +105,9 @@ VERDICT_RANK = {"fail": 0, "inconclusive": 1, "refuted": 2, "pass": 3}
 _REMEDY = re.compile(r"[^;()]*\b(?:would (?:reach|be needed|decide|need|suffice)|needs? at least)\b[^;()]*")
 _EXCEPTION = re.compile(r"^[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b")
 _SKIP = object()  # "no such value" (None is a value)
-FULL_DATA_LIMIT = {"md": 2_500, "html": 8_000}
+#: The characters of a claim's full data (JSON) shown collapsed under it, by format; report.md shows none (the data
+#: is in results.json and report.html), so that it stays small enough for Markdown viewers (docs/benchmarks.md).
+FULL_DATA_LIMIT = {"html": 8_000}
 
 
 # ---------------------------------------------------------------------------------------------- value rendering
@@ -221,19 +230,119 @@ def headline(value: Any, limit: int = HEADLINE_LIMIT) -> str:
 
 
 def _error(predicted: Any, observed: Any) -> dict[str, Any] | None:
-    """The largest absolute difference between predicted and observed numbers and its ratio to the largest
-    ``|predicted|`` (``rel``; None when that is 0), over ``n`` compared values: two scalars, two numeric arrays of
-    the same size, or a scalar prediction against an array. None when the values are not numeric or not finite."""
-    p = [_scalar(predicted)] if _scalar(predicted) is not None else _flat_numbers(predicted)
-    o = [_scalar(observed)] if _scalar(observed) is not None else _flat_numbers(observed)
-    if not p or not o or (len(p) != len(o) and len(p) != 1):
+    """The largest absolute difference between predicted and observed values and its ratio to the largest numeric
+    ``|predicted|`` (``rel``; 0 when the difference is 0, None when that scale is 0), over ``n`` compared values:
+    two scalars, two numeric arrays of the same size, a scalar prediction against an array or the values of a
+    dictionary, lists and dictionaries of the same shape (same length, same keys) compared entry by entry, or a
+    list prediction against each value of a dictionary of estimates (``{"LP primal": [...], "LP dual": [...]}``). An
+    exact symbolic value (``{"exact": "1/(2*p - 2)"}``, no float) counts as 0 against an exact value equal to it
+    (``2/(4*p - 4)``: :func:`exact_equal`), so an exact pass has the error 0. None when the values cannot be
+    paired, are not finite, or a symbolic pair differs."""
+    pairs = _pairs(predicted, observed)
+    if not pairs:
         return None
-    p = p * len(o) if len(p) == 1 else p
-    if not all(math.isfinite(x) for x in (*p, *o)):  # type: ignore[arg-type]
+    diff, scale = 0.0, 0.0
+    for a, b in pairs:
+        x, y = _scalar(a), _scalar(b)
+        if x is not None and y is not None:
+            if not (math.isfinite(x) and math.isfinite(y)):
+                return None
+            diff, scale = max(diff, abs(y - x)), max(scale, abs(x))
+        elif not (_is_exact(a) and _is_exact(b) and exact_equal(str(a["exact"]), str(b["exact"]))):
+            return None
+        elif x is not None:
+            scale = max(scale, abs(x))
+    rel = 0.0 if diff == 0 else (diff / scale if scale else None)
+    return {"abs": diff, "rel": rel, "n": len(pairs)}
+
+
+def _is_leaf(v: Any) -> bool:
+    """A scalar record value: a number, an exact value, or a "nan"/"inf" string."""
+    return _is_exact(v) or _scalar(v) is not None
+
+
+def _leaves_of(v: Any) -> list[Any] | None:
+    """The scalar leaves of a (nested) list or dictionary in order, None when it holds anything else."""
+    if _is_leaf(v):
+        return [v]
+    items = v if isinstance(v, list) else list(v.values()) if isinstance(v, dict) else None
+    if not items:
         return None
-    diff = max(abs(b - a) for a, b in zip(p, o))  # type: ignore[operator]
-    scale = max(abs(a) for a in p)  # type: ignore[arg-type]
-    return {"abs": diff, "rel": diff / scale if scale else None, "n": len(o)}
+    out: list[Any] = []
+    for x in items:
+        sub = _leaves_of(x)
+        if sub is None:
+            return None
+        out += sub
+    return out
+
+
+def _pairs(p: Any, o: Any) -> list[tuple[Any, Any]] | None:
+    """(predicted, observed) scalar pairs of :func:`_error`, None when the values cannot be paired."""
+    if _is_leaf(p):
+        leaves = _leaves_of(o)
+        return None if leaves is None else [(p, x) for x in leaves]
+    if isinstance(p, list) and isinstance(o, list):
+        if len(p) == len(o) and p:
+            out = []
+            for a, b in zip(p, o):
+                sub = _pairs(a, b)
+                if sub is None:
+                    break
+                out += sub
+            else:
+                return out
+        fp, fo = _leaves_of(p), _leaves_of(o)  # nested lists of the same size, flattened (one prediction: against all)
+        if not fp or not fo or len(fp) not in (1, len(fo)):
+            return None
+        return list(zip(fp * len(fo) if len(fp) == 1 else fp, fo))
+    if isinstance(p, dict) and isinstance(o, dict) and p and p.keys() == o.keys():
+        keyed = [(p[k], o[k]) for k in p]
+    elif isinstance(p, list) and isinstance(o, dict) and o:  # one prediction, several estimates of it by name
+        keyed = [(p, v) for v in o.values()]
+    else:
+        return None
+    out = []
+    for a, b in keyed:
+        sub = _pairs(a, b)
+        if sub is None:
+            return None
+        out += sub
+    return out
+
+
+#: The longest exact form :func:`exact_equal` parses (longer ones are compared as text only).
+EXACT_COMPARE_CHARS = 400
+
+
+@lru_cache(maxsize=4096)
+def exact_equal(a: str, b: str) -> bool:
+    """Whether two exact ASCII sympy forms are the same value (``2/(4*p - 4)`` and ``1/(2*p - 2)``): equal texts, or
+    both parse (the restricted parser of :func:`math_svg`) and their difference cancels (``sympy.cancel``, else
+    ``sympy.simplify``) to 0. False
+    when either does not parse or is longer than :data:`EXACT_COMPARE_CHARS`."""
+    if a == b:
+        return True
+    if max(len(a), len(b)) > EXACT_COMPARE_CHARS:
+        return False
+    ea, eb = _parse_exact(a), _parse_exact(b)
+    if ea is None or eb is None:
+        return False
+    try:
+        diff = ea - eb
+        return bool(diff == 0 or sympy.cancel(diff) == 0 or sympy.simplify(diff) == 0)  # cancel: rational, fast
+    except Exception:  # a printing or simplification failure: not shown equal
+        return False
+
+
+def _parse_exact(expr: str) -> Any:
+    """The sympy expression of an exact ASCII form (restricted parser, :func:`_math_latex`), or None."""
+    if not _MATH_TEXT.fullmatch(expr) or _MATH_ATTRIBUTE.search(expr):
+        return None
+    try:
+        return parse_expr(expr, global_dict=dict(_MATH_NAMESPACE), transformations=(auto_symbol, auto_number))
+    except Exception:  # any parse failure (SyntaxError, TokenError, TypeError, ...) means "not comparable"
+        return None
 
 
 def _error_text(err: dict | None) -> str:
@@ -332,10 +441,10 @@ _SVG_COMMAND = {MplPath.MOVETO: "M", MplPath.LINETO: "L", MplPath.CURVE3: "Q", M
 def _math_latex(expr: str) -> str | None:
     """The LaTeX of the ASCII sympy form ``expr`` (``sympy.latex`` of the parsed expression, fractional powers
     folded, display fractions), or None when it holds characters outside sympy's printed forms or does not parse."""
-    if not _MATH_TEXT.fullmatch(expr) or _MATH_ATTRIBUTE.search(expr):
+    value = _parse_exact(expr)
+    if value is None:
         return None
     try:
-        value = parse_expr(expr, global_dict=dict(_MATH_NAMESPACE), transformations=(auto_symbol, auto_number))
         return _display_fractions(sympy.latex(value, fold_frac_powers=True))
     except Exception:  # any parse or printing failure (SyntaxError, TokenError, TypeError, ...) means "show text"
         return None
@@ -553,9 +662,13 @@ def _views(
             n = appendix[(doc, key[2])]
             chapter, key = f"Chapter {n}", (0, n, "")
         meta = r.get("metadata") or {}
-        full, truncated = _json_text(
-            {k: r.get(k) for k in ("predicted", "observed", "details", "counterexample", "config")},
-            FULL_DATA_LIMIT[fmt],
+        full, truncated = (
+            _json_text(
+                {k: r.get(k) for k in ("predicted", "observed", "details", "counterexample", "config")},
+                FULL_DATA_LIMIT[fmt],
+            )
+            if fmt in FULL_DATA_LIMIT
+            else ("", False)
         )
         views.append(
             {
@@ -983,7 +1096,8 @@ def break_after_slashes(path: Any) -> Markup:
 def render_markdown(records: list[dict], meta: dict, figures: dict[str, list[str]]) -> str:
     """The Markdown report (GitHub-flavoured): summary, contents, errata found, then the claims by source document
     and chapter, each chapter a table (claim, source, predicted, observed, error, tolerance, verdict) followed by
-    one section per claim with its statement, reason, figures and the full data in a collapsed block.
+    one section per claim with its statement, reason and figures (the full data is in ``results.json`` and
+    ``report.html``, not here: the file stays small enough for Markdown viewers).
 
     Parameters
     ----------
@@ -1185,23 +1299,41 @@ def results_json(records: list[dict], meta: dict) -> str:
     return json.dumps(results_document(records, meta), indent=1, default=str, allow_nan=False) + "\n"
 
 
+def _csv_number(x: Any) -> str:
+    """A number in full precision for the CSV (``repr`` of the float; "nan", "inf", "-inf" as Python reads them),
+    "" for anything that is not a number."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return ""
+    return repr(x) if isinstance(x, int) else repr(float(x))
+
+
 def results_csv(records: list[dict]) -> str:
-    """A flat CSV of the headline fields, one row per claim: id, source, kind, verdict, predicted, observed (as
-    :func:`headline` shows them), tolerance and runtime in seconds."""
+    """A flat CSV, one row per claim (:data:`CSV_FIELDS`): id, source, kind, verdict, the expected verdict, the
+    predicted and observed values and the error (``{"abs", "rel"}`` of :func:`_error`) as full-precision numbers
+    (empty when the value is not one number: a list, a symbolic exact value), the predicted and observed values as
+    :func:`headline` shows them, the tolerance, the verdict's reason and the runtime in seconds."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CSV_FIELDS)
     for r in records:
+        err = _error(r.get("predicted"), r.get("observed")) or {}
+        meta = r.get("metadata") or {}
         writer.writerow(
             [
                 r["id"],
                 r.get("source", ""),
                 r.get("kind", ""),
                 r["verdict"],
+                meta.get("expected_verdict") or "",
+                _csv_number(_scalar(r.get("predicted"))),
+                _csv_number(_scalar(r.get("observed"))),
+                _csv_number(err.get("abs")),
+                _csv_number(err.get("rel")),
                 headline(r.get("predicted")),
                 headline(r.get("observed")),
                 fill_tolerance(r.get("tolerance", ""), r.get("config")),
-                (r.get("metadata") or {}).get("runtime_s", ""),
+                " ".join(str(r.get("reason", "")).split()),
+                meta.get("runtime_s", ""),
             ]
         )
     return buf.getvalue()

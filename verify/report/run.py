@@ -401,7 +401,7 @@ class _ReportRun:
         store = out / STORE_NAME if any(grid_of(c) is not None for c in claims) else None
         runtimes = expected_runtimes(out, ctx.scale) if self.jobs > 1 else {}  # before the journal starts afresh
         try:
-            journal = Journal(out / JOURNAL_NAME)
+            journal = Journal(out / JOURNAL_NAME, form=result_record)  # each line in results.json's form
         except OSError as exc:
             raise ReportDirectoryError(f"cannot write {str(out / JOURNAL_NAME)!r}: {exc.strerror or exc}") from exc
         if self.archive:  # each finished record also goes into the results archive (verify/report/archive.py)
