@@ -89,7 +89,7 @@ def test_results_csv_has_numeric_columns_reason_and_expected_verdict(run_dir):
         row = rows[rec["id"]]
         assert row["reason"] == " ".join(rec["reason"].split())
         assert row["expected_verdict"] == rec["metadata"]["expected_verdict"]
-        assert row["predicted_text"] == render.headline(rec["predicted"])
+        assert row["predicted_text"] == render.headline(render.same_forms(rec["predicted"], rec["observed"])[0])
         err = render._error(rec["predicted"], rec["observed"])
         assert float(row["error_abs"]) == err["abs"]  # full precision: the float64 itself
     half = rows["edelman-ch6-lemC.12-half-as-printed"]
@@ -108,3 +108,39 @@ def test_report_md_leaves_the_full_data_to_results_json_and_the_html(run_dir):
     bulky = [{**r, "details": {"trace": list(range(20_000))}, "config": {"grid": ["x" * 50] * 500}} for r in records]
     grown = len(render.render_markdown(bulky, meta, {})) - len(render.render_markdown(records, meta, {}))
     assert grown < 1_000  # the size of report.md does not follow the size of the data (the default report: < 500 KB)
+
+
+def test_equal_exact_values_are_shown_in_one_form_on_both_sides(run_dir):
+    _, records = run_dir
+    margin = next(r for r in records if r["id"] == "shi-thm4.9-margin")
+    assert margin["predicted"][0]["exact"] == "2/(4*p - 4)" and margin["observed"][0]["exact"] == "1/(2*p - 2)"
+    shown_p, shown_o = render.same_forms(margin["predicted"], margin["observed"])
+    assert shown_p[0]["exact"] == shown_o[0]["exact"] == "1/(2*p - 2)"  # the shorter of two equal forms
+    meta = {"scale": "quick", "device": "cpu", "generated": "now", "git_revision": "abc", "runtime_s": 1.0}
+    md = render.render_markdown([margin], meta, {})
+    row = next(line for line in md.splitlines() if line.startswith("| [shi-thm4.9-margin]"))
+    assert row.count("1/(2*p - 2)") == 2 and "4*p - 4" not in row
+    html = render.render_html([margin], meta, {})
+    assert html.count('aria-label="1/(2*p - 2)"') >= 2 and 'aria-label="2/(4*p - 4)"' not in html
+    assert render.results_document([margin], meta)["claims"][0]["predicted"][0]["exact"] == "2/(4*p - 4)"  # data kept
+    csv_row = next(csv.DictReader(io.StringIO(render.results_csv([margin]))))
+    assert csv_row["predicted_text"].startswith("[1/(2*p - 2)") and csv_row["observed_text"].startswith("[1/(2*p - 2)")
+    unequal = render.same_forms([{"exact": "x/2"}], [{"exact": "x/3"}])
+    assert unequal == ([{"exact": "x/2"}], [{"exact": "x/3"}])
+
+
+def test_exact_values_in_dictionaries_and_errata_are_drawn(run_dir):
+    _, records = run_dir
+    drawn = render.math_html({"isotropic_share": {"exact": "9/121", "float": 9 / 121}, "ideal": 1, "x": 2})
+    assert drawn is not None and 'aria-label="9/121"' in drawn and drawn.endswith("(+1 more)")
+    assert render.math_html({"a": 1, "b": 2.5}) is None  # nothing exact: the headline as text
+    erratum = next(r for r in records if r["id"] == "edelman-ch6-lemC.12-half-as-printed")
+    erratum = {**erratum, "counterexample": {"T": {"exact": "1/(2*log(6*exp(-10) + 2))", "float": 0.7212}, "n": 3}}
+    meta = {"scale": "quick", "device": "cpu", "generated": "now", "git_revision": "abc", "runtime_s": 1.0}
+    html = render.render_html([erratum], meta, {})
+    start = html.index('<section id="errata-found">')
+    errata = html[start : html.index("</section>", start)]
+    assert '<svg xmlns="http://www.w3.org/2000/svg" class="math"' in errata
+    assert 'aria-label="1/(2*log(6*exp(-10) + 2))"' in errata
+    md = render.render_markdown([erratum], meta, {})
+    assert "| `T` | `1/(2*log(6*exp(-10) + 2)) ≈ 0.7212` |" in md  # ASCII in the Markdown

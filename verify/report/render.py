@@ -79,6 +79,7 @@ __all__ = [
     "results_csv",
     "results_document",
     "results_json",
+    "same_forms",
     "verdict_tags",
 ]
 
@@ -369,7 +370,13 @@ def _inline(v: Any) -> str:
 def _counterexample_rows(ce: Any, limit: int = 14) -> list[tuple[str, str]]:
     """A counterexample as (quantity, value) rows with exact values: nested dicts flattened to dotted keys (two
     levels), lists of records one row each, long lists summarised."""
-    rows: list[tuple[str, str]] = []
+    return [(key, text) for key, text, _ in _counterexample_cells(ce, limit)]
+
+
+def _counterexample_cells(ce: Any, limit: int = 14) -> list[tuple[str, str, Any]]:
+    """:func:`_counterexample_rows` with each row's value as recorded (``_SKIP`` for a summary row), from which the
+    HTML page draws exact values as mathematics."""
+    rows: list[tuple[str, str, Any]] = []
 
     def add(key: str, v: Any, depth: int) -> None:
         if isinstance(v, dict) and not _is_exact(v) and depth < 2:
@@ -377,20 +384,20 @@ def _counterexample_rows(ce: Any, limit: int = 14) -> list[tuple[str, str]]:
                 add(f"{key}.{k}" if key else str(k), x, depth + 1)
         elif isinstance(v, list) and v and all(isinstance(x, dict) and not _is_exact(x) for x in v) and depth < 2:
             for i, x in enumerate(v[:3]):
-                rows.append((f"{key}[{i}]", _clip(_inline(x), 200)))
+                rows.append((f"{key}[{i}]", _clip(_inline(x), 200), x))
             if len(v) > 3:
-                rows.append((f"{key}[3:]", f"{len(v) - 3} more"))
+                rows.append((f"{key}[3:]", f"{len(v) - 3} more", _SKIP))
         elif isinstance(v, list) and v:
             text = _inline(v)
             if len(text) > 160:
                 text = text[:150].rsplit(",", 1)[0] + ", …]" + f" ({_shape(v)})"
-            rows.append((key or "value", text))
+            rows.append((key or "value", text, v))
         else:
-            rows.append((key or "value", headline(v, 160)))
+            rows.append((key or "value", headline(v, 160), v))
 
     add("", ce, 0)
     if len(rows) > limit:
-        rows = [*rows[:limit], ("…", f"{len(rows) - limit} more fields in the full data")]
+        rows = [*rows[:limit], ("…", f"{len(rows) - limit} more fields in the full data", _SKIP)]
     return rows
 
 
@@ -536,24 +543,68 @@ def _math_atom(v: Any) -> Markup | None:
 
 def math_html(value: Any, limit: int = HEADLINE_LIMIT) -> Markup | None:
     """The HTML of a record value's :func:`headline` with its exact symbolic parts drawn as mathematics: a symbolic
-    scalar, a short list (at most four scalars) or the first two items of a longer non-numeric list; None when the
-    headline holds nothing to draw or would be clipped (the page then shows the headline as text, exactly as
-    ``report.md`` does)."""
+    scalar; a short list (at most four scalars), or the first two items of a longer list or of a short list too
+    long for one line; the first two entries of a dictionary (``key: value``, as the headline shows them); None
+    when the headline holds nothing to draw (the page then shows the headline as text, as ``report.md`` does)."""
     if _is_symbolic(value):
         return _math_atom(value)
+    if isinstance(value, dict) and value:
+        items = list(value.items())
+        more = f" (+{len(items) - 2} more)" if len(items) > 2 else ""
+        parts, drawn = [], False
+        for k, v in items[:2]:
+            m = _math_atom(v) if _is_symbolic(v) else math_html(v, 40) if isinstance(v, (list, dict)) else None
+            drawn = drawn or m is not None
+            if m is None:
+                try:
+                    m = escape(f"{k}: {_atom(v)}")
+                except TypeError:
+                    m = escape(f"{k}: {headline(v, 40)}")
+            else:
+                m = escape(f"{k}: ") + m
+            parts.append(m)
+        return Markup("; ").join(parts) + more if drawn else None
     if not isinstance(value, list) or not value:
         return None
-    if len(value) <= 4 and all(not isinstance(v, (list, dict)) or _is_exact(v) for v in value):
+    short = len(value) <= 4 and all(not isinstance(v, (list, dict)) or _is_exact(v) for v in value)
+    if short and len("[" + ", ".join(_atom(v) for v in value) + "]") <= limit:
         shown, texts, more = value, [_atom(v) for v in value], ""
-    elif _flat_numbers(value) is None:
+    elif short or _flat_numbers(value) is None:
         shown, texts, more = value[:2], [headline(v, 40) for v in value[:2]], f" ({len(value)} items)"
     else:
         return None
     tail = ", …]" if more else "]"
-    if not any(_is_symbolic(v) for v in shown) or len("[" + ", ".join(texts) + tail) > limit - len(more):
+    # drawn fractions are narrower than their text: a headline up to twice the text limit still fits its cell
+    if not any(_is_symbolic(v) for v in shown) or len("[" + ", ".join(texts) + tail) > 2 * limit - len(more):
         return None
     parts = [_math_atom(v) or escape(t) for v, t in zip(shown, texts)]
     return Markup("[") + Markup(", ").join(parts) + tail + more
+
+
+def same_forms(predicted: Any, observed: Any) -> tuple[Any, Any]:
+    """``predicted`` and ``observed`` as the report shows them: each pair of exact values (paired as :func:`_error`
+    pairs them) that are equal in different forms (``2/(4*p - 4)`` and ``1/(2*p - 2)``, :func:`exact_equal`) is
+    written in the same form, the shorter of the two, on both sides; everything else as recorded. The records
+    themselves (``results.json``) keep the forms each side computed."""
+    forms: dict[int, str] = {}
+    for a, b in _pairs(predicted, observed) or []:
+        if _is_exact(a) and _is_exact(b):
+            ta, tb = str(a["exact"]), str(b["exact"])
+            if ta != tb and exact_equal(ta, tb):
+                forms[id(a)] = forms[id(b)] = min(ta, tb, key=lambda t: (len(t), t))
+    if not forms:
+        return predicted, observed
+
+    def rewrite(v: Any) -> Any:
+        if isinstance(v, dict) and id(v) in forms:
+            return {**v, "exact": forms[id(v)]}
+        if isinstance(v, dict):
+            return {k: rewrite(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [rewrite(x) for x in v]
+        return v
+
+    return rewrite(predicted), rewrite(observed)
 
 
 # ---------------------------------------------------------------------------------------------- escaping
@@ -662,6 +713,7 @@ def _views(
             n = appendix[(doc, key[2])]
             chapter, key = f"Chapter {n}", (0, n, "")
         meta = r.get("metadata") or {}
+        shown = same_forms(r.get("predicted"), r.get("observed"))  # equal exact values in one form on both sides
         full, truncated = (
             _json_text(
                 {k: r.get(k) for k in ("predicted", "observed", "details", "counterexample", "config")},
@@ -686,10 +738,10 @@ def _views(
                 "label": VERDICT_LABEL.get(r["verdict"], str(r["verdict"]).upper()),
                 "reason": r.get("reason", ""),
                 "tolerance": fill_tolerance(r.get("tolerance", ""), r.get("config")),
-                "predicted": headline(r.get("predicted")),
-                "observed": headline(r.get("observed")),
-                "predicted_math": math_html(r.get("predicted")) if fmt == "html" else None,
-                "observed_math": math_html(r.get("observed")) if fmt == "html" else None,
+                "predicted": headline(shown[0]),
+                "observed": headline(shown[1]),
+                "predicted_math": math_html(shown[0]) if fmt == "html" else None,
+                "observed_math": math_html(shown[1]) if fmt == "html" else None,
                 "error": _error_text(_error(r.get("predicted"), r.get("observed"))),
                 "error_abs": _sort_number((_error(r.get("predicted"), r.get("observed")) or {}).get("abs")),
                 "rank": VERDICT_RANK.get(r["verdict"], 9),
@@ -724,11 +776,13 @@ def _views(
             continue
         cid = v["corrected_by"]
         corrected = view_by_id.get(cid) if cid else None
+        cells = _counterexample_cells(by_id[v["id"]].get("counterexample") or {})
         errata.append(
             {
                 "claim": v,
                 "printed": v["refutes"] or v["statement"],
-                "rows": _counterexample_rows(by_id[v["id"]].get("counterexample") or {}),
+                "rows": [(key, text) for key, text, _ in cells],
+                "math": [math_html(raw, 160) if fmt == "html" and raw is not _SKIP else None for _, _, raw in cells],
                 "corrected_id": cid,
                 "corrected": corrected,
             }
@@ -1329,8 +1383,7 @@ def results_csv(records: list[dict]) -> str:
                 _csv_number(_scalar(r.get("observed"))),
                 _csv_number(err.get("abs")),
                 _csv_number(err.get("rel")),
-                headline(r.get("predicted")),
-                headline(r.get("observed")),
+                *map(headline, same_forms(r.get("predicted"), r.get("observed"))),
                 fill_tolerance(r.get("tolerance", ""), r.get("config")),
                 " ".join(str(r.get("reason", "")).split()),
                 meta.get("runtime_s", ""),
