@@ -249,6 +249,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
         "runtime_s": round(meta["runtime_s"], 2),
     }
     text = "\n".join(f"{r['verdict']:>12}  {r['id']}" for r in records)
+    if meta.get("compare"):  # --compare PREV: the comparison in short (the report's "Changes since" section)
+        cmp = meta["compare"]
+        flips = [c["id"] for c in cmp["changes"] if c.get("verdict")]
+        obj["compare"] = {k: cmp[k] for k in ("old", "same_results", "added", "removed")} | {"verdict_changes": flips}
+        text += (
+            f"\nchanges since {cmp['old']}: {len(flips)} verdict change(s), {len(cmp['added'])} added, "
+            f"{len(cmp['removed'])} removed, {len(cmp['changes'])} claim(s) with changes (report.md, 'Changes since')"
+        )
     text += (
         f"\nwrote {args.out}/results.json, results.csv, report.md, report.html, figures/  "
         f"({', '.join(f'{k}: {v}' for k, v in counts.items())})"

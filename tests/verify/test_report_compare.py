@@ -107,6 +107,29 @@ def test_bad_compare_is_exit_2_before_any_claim_runs(tmp_path, capsys, monkeypat
     assert json.loads(capsys.readouterr().out)["error"].startswith("--compare: ")
 
 
+def test_cli_report_compare_json_summary(tmp_path, capsys):
+    out = tmp_path / "rep"
+    assert cli.main(["report", "--only", FAST, "--out", str(out), "--no-progress", "--json"]) == 0
+    capsys.readouterr()
+    doc = json.loads((out / "results.json").read_text())
+    doc["claims"][0]["verdict"] = "fail"  # planted flip
+    (tmp_path / "prev.json").write_text(json.dumps(doc))
+    argv = [
+        "report",
+        "--only",
+        FAST,
+        "--out",
+        str(out),
+        "--no-progress",
+        "--json",
+        "--compare",
+        str(tmp_path / "prev.json"),
+    ]
+    assert cli.main(argv) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["compare"]["verdict_changes"] == [doc["claims"][0]["id"]] and obj["compare"]["same_results"] is False
+
+
 def test_compare_needs_a_run(tmp_path, capsys):
     assert cli.main(["report", "--plan", "--only", FAST, "--compare", str(tmp_path)]) == 2
     assert "--compare needs a run" in capsys.readouterr().err
