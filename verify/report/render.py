@@ -6,7 +6,8 @@ The records are the plain JSON dictionaries of :meth:`verify.claims.base.ClaimRe
 claim. Both reports open with the summary counts, a **Needs attention** block (every fail and inconclusive verdict
 and every verdict other than the claim's ``metadata.expected_verdict``, with its reason, the next step, the failing
 seeds and the command that reruns it; the HTML adds the failing seed's figure and links to the claim's code and
-docs, :mod:`verify.report.links`) and an **Errata found** section (each refuted claim: the statement as printed,
+docs, :mod:`verify.report.links`), with ``tvk report --compare PREV`` a **Changes since PREV** section
+(:func:`changes_view` of ``meta["compare"]``, :mod:`verify.report.diff`), and an **Errata found** section (each refuted claim: the statement as printed,
 its counterexample as a small table of exact values, the corrected statement and a link to the claim that holds
 it), then list the claims grouped by source document and chapter, one row per claim with source, predicted,
 observed, error, tolerance (and, in the HTML, the reason) and verdict, a one-line headline per value and, in the
