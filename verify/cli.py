@@ -4,6 +4,8 @@
     tvk report  [--scale quick|full] [--only PATTERN] [--device auto|cpu|cuda] [--out DIR] [-j N] [--json]
     tvk report  --plan [--scale full] [--only PATTERN] [--device cpu|cuda] [--json]   (estimated cost; nothing runs)
     tvk report  --from-archive DIR [--out DIR]   (report from the results archive alone)
+    tvk report  --compare PREV [...]   (a "Changes since PREV" section: this run against the run PREV)
+    tvk diff    OLD NEW [--rtol R] [--no-runtimes] [--json]
     tvk derive  modular --p P --k K [--evaluate auto|always|never] [--json]
     tvk derive  parity --k K [--n N] [--evaluate auto|always|never] [--json]
     tvk derive  group --name NAME [--json]          (NAME like S4, D6, A5, Z2^3, S3xZ2)
@@ -213,6 +215,8 @@ def _cmd_from_archive(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from verify.report.run import ReportOutput, run_report  # deferred: imports torch
 
+    if args.compare is not None and (args.plan or args.from_archive):
+        raise ValueError(f"--compare needs a run of the claims: not with {'--plan' if args.plan else '--from-archive'}")
     _load_external_claims(args)
     if args.plan and args.from_archive:
         raise ValueError("--plan and --from-archive exclude each other")
@@ -232,6 +236,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         ),
         jobs=args.jobs,
         archive=args.archive,
+        compare=args.compare,
     )
     counts: dict[str, int] = {}
     for r in records:
@@ -244,6 +249,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
         "runtime_s": round(meta["runtime_s"], 2),
     }
     text = "\n".join(f"{r['verdict']:>12}  {r['id']}" for r in records)
+    if meta.get("compare"):  # --compare PREV: the comparison in short (the report's "Changes since" section)
+        cmp = meta["compare"]
+        flips = [c["id"] for c in cmp["changes"] if c.get("verdict")]
+        obj["compare"] = {k: cmp[k] for k in ("old", "same_results", "added", "removed")} | {"verdict_changes": flips}
+        text += (
+            f"\nchanges since {cmp['old']}: {len(flips)} verdict change(s), {len(cmp['added'])} added, "
+            f"{len(cmp['removed'])} removed, {len(cmp['changes'])} claim(s) with changes (report.md, 'Changes since')"
+        )
     text += (
         f"\nwrote {args.out}/results.json, results.csv, report.md, report.html, figures/  "
         f"({', '.join(f'{k}: {v}' for k, v in counts.items())})"
@@ -763,6 +776,13 @@ def _add_report(sub: Any) -> None:
         metavar="DIR",
         help="merge every finished record into the results archive DIR (e.g. results/); newer records replace "
         "older ones, never the reverse; with --plan, measured runtimes are read from it",
+    )
+    rep.add_argument(
+        "--compare",
+        default=None,
+        metavar="PREV",
+        help="add a 'Changes since PREV' section to report.md and report.html: this run compared with the run PREV "
+        "(a report directory, results.json or results.jsonl, as tvk diff takes; read before any claim runs)",
     )
     rep.add_argument(
         "--from-archive",

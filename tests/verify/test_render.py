@@ -486,8 +486,9 @@ def test_csv_round_trip(records):
     for row, rec in zip(rows, records):
         assert row["source"] == rec["source"] and row["verdict"] == rec["verdict"] and row["kind"] == rec["kind"]
         assert row["tolerance"] == render.fill_tolerance(rec["tolerance"], rec["config"])
-        assert row["predicted"] == render.headline(rec["predicted"])
-        assert row["observed"] == render.headline(rec["observed"])
+        assert row["predicted_text"] == render.headline(rec["predicted"])
+        assert row["observed_text"] == render.headline(rec["observed"])
+        assert row["reason"] == " ".join(str(rec["reason"]).split())
         assert float(row["runtime_s"]) == pytest.approx(rec["metadata"]["runtime_s"])
 
 

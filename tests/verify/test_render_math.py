@@ -102,8 +102,9 @@ def test_math_html_draws_symbolic_values_and_leaves_the_rest_to_the_headline():
     assert short.startswith("[<span") and short.count("<svg") == 2 and ", 3, " in short and short.endswith("]")
     long = str(render.math_html([{"exact": f"1/p{i}"} for i in range(6)]))
     assert long.count("<svg") == 2 and long.endswith(", …] (6 items)")
-    for plain in (3, 0.25, {"exact": "7", "float": 7.0}, [1, 2], [half] * 6, "text", None, {"a": half}):
+    for plain in (3, 0.25, {"exact": "7", "float": 7.0}, [1, 2], [half] * 6, "text", None, {"a": 0.5}):
         assert render.math_html(plain) is None, plain  # integers, numbers, numeric arrays: the headline says it
+    assert str(render.math_html({"a": half})).startswith('a: <span class="math">')  # a dictionary's entries too
     assert render.math_html({"exact": "1/(" + "x + " * 12 + "1)"}) is None  # longer than a row: its float
 
 

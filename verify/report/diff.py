@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DRIFT_RTOL", "RunDiff", "diff_runs", "load_records"]
+__all__ = ["DRIFT_RTOL", "RunDiff", "diff_records", "diff_runs", "load_records"]
 
 #: Default relative change of a float value reported as drift (float64 round-off of identical code is far below).
 DRIFT_RTOL = 1e-9
@@ -199,9 +199,28 @@ def diff_runs(
     -------
     RunDiff
     """
+    _check_rtol(rtol)
+    return diff_records(load_records(old), load_records(new), str(old), str(new), rtol=rtol, runtimes=runtimes)
+
+
+def _check_rtol(rtol: float) -> None:
     if not (rtol >= 0 and math.isfinite(rtol)):
         raise ValueError(f"rtol must be a finite number >= 0, got {rtol!r}")
-    a, b = load_records(old), load_records(new)
+
+
+def diff_records(
+    a: Mapping[str, Mapping[str, Any]],
+    b: Mapping[str, Mapping[str, Any]],
+    old: str,
+    new: str,
+    *,
+    rtol: float = DRIFT_RTOL,
+    runtimes: bool = True,
+) -> RunDiff:
+    """:func:`diff_runs` of records already loaded (``{claim id: record}``, as :func:`load_records` returns them);
+    ``old`` and ``new`` name the runs in the result. ``tvk report --compare PREV`` loads PREV before any claim runs
+    and compares it with the records of its own run here."""
+    _check_rtol(rtol)
     changes = []
     for cid in [c for c in a if c in b]:
         ra, rb = a[cid], b[cid]
@@ -218,8 +237,8 @@ def diff_runs(
         if not change.empty:
             changes.append(change)
     return RunDiff(
-        str(old),
-        str(new),
+        old,
+        new,
         added=[c for c in b if c not in a],
         removed=[c for c in a if c not in b],
         changes=changes,

@@ -16,7 +16,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -238,16 +238,20 @@ def remove_stale(directory: Path, checkpoints: Path | None = None) -> list[Path]
 
 class Journal:
     """``results.jsonl``: one JSON record per line, appended and flushed to the disk as each claim finishes, so a
-    run that dies keeps the records it finished. Opening it starts a new journal (the previous run's is replaced)."""
+    run that dies keeps the records it finished. Opening it starts a new journal (the previous run's is replaced).
+    ``form`` turns each record into the line written (``tvk report``: the form of ``results.json``'s claims,
+    :func:`verify.report.render.result_record`); None writes the record as it is."""
 
-    def __init__(self, path: str | os.PathLike) -> None:
+    def __init__(self, path: str | os.PathLike, form: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
         self.path = Path(path)
+        self.form = form
         self.count = 0  # records appended
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
         self._fh = os.fdopen(os.open(self.path, flags, 0o666), "w", encoding="utf-8")
 
     def append(self, record: dict[str, Any]) -> None:
-        self._fh.write(json.dumps(record, default=str) + "\n")
+        line = record if self.form is None else self.form(record)
+        self._fh.write(json.dumps(line, default=str, allow_nan=self.form is None) + "\n")
         self._fh.flush()
         os.fsync(self._fh.fileno())
         self.count += 1

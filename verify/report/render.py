@@ -6,11 +6,13 @@ The records are the plain JSON dictionaries of :meth:`verify.claims.base.ClaimRe
 claim. Both reports open with the summary counts, a **Needs attention** block (every fail and inconclusive verdict
 and every verdict other than the claim's ``metadata.expected_verdict``, with its reason, the next step, the failing
 seeds and the command that reruns it; the HTML adds the failing seed's figure and links to the claim's code and
-docs, :mod:`verify.report.links`) and an **Errata found** section (each refuted claim: the statement as printed,
+docs, :mod:`verify.report.links`), with ``tvk report --compare PREV`` a **Changes since PREV** section
+(:func:`changes_view` of ``meta["compare"]``, :mod:`verify.report.diff`), and an **Errata found** section (each refuted claim: the statement as printed,
 its counterexample as a small table of exact values, the corrected statement and a link to the claim that holds
 it), then list the claims grouped by source document and chapter, one row per claim with source, predicted,
-observed, error, tolerance (and, in the HTML, the reason) and verdict, a one-line headline per value and the full
-data collapsed below.
+observed, error, tolerance (and, in the HTML, the reason) and verdict, a one-line headline per value and, in the
+HTML, the full data collapsed below (``report.md`` leaves it to ``results.json`` and the HTML, so that it stays
+small enough for Markdown viewers: under 500 KB for the default report, docs/benchmarks.md).
 
 Escaping is per format: in Markdown every value sits in a code span (so sympy's ``*`` is never emphasis) with
 ``|`` escaped (so every table row has the same number of cells), and prose is backslash-escaped; in HTML jinja2's
@@ -55,8 +57,10 @@ __all__ = [
     "SCHEMA_PATH",
     "SCHEMA_VERSION",
     "VERDICTS",
+    "changes_view",
     "deviation_texts",
     "erratum_text",
+    "exact_equal",
     "fill_tolerance",
     "gfm_slug",
     "group_of",
@@ -72,9 +76,11 @@ __all__ = [
     "render_html",
     "render_markdown",
     "resolution_text",
+    "result_record",
     "results_csv",
     "results_document",
     "results_json",
+    "same_forms",
     "verdict_tags",
 ]
 
@@ -85,7 +91,12 @@ VERDICTS = ("pass", "fail", "refuted", "inconclusive")
 VERDICT_LABEL = {"pass": "PASS", "fail": "FAIL", "refuted": "REFUTED", "inconclusive": "INCONCLUSIVE"}
 #: Source documents by claim-id prefix.
 DOCUMENTS = {"shi": "Shi thesis (2024)", "edelman": "Edelman thesis (2024)", "karp": "Karp thesis (2024)"}
-CSV_FIELDS = ("id", "source", "kind", "verdict", "predicted", "observed", "tolerance", "runtime_s")
+#: The columns of ``results.csv``: ``predicted``, ``observed``, ``error_abs`` and ``error_rel`` are numbers written in
+#: full precision (``repr`` of the float64; empty when the value is not one number), ``*_text`` the headlines.
+CSV_FIELDS = (
+    "id", "source", "kind", "verdict", "expected_verdict", "predicted", "observed", "error_abs", "error_rel",
+    "predicted_text", "observed_text", "tolerance", "reason", "runtime_s",
+)  # fmt: skip
 _NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "+inf": math.inf}
 HEADLINE_LIMIT = 90
 #: The longest reason or tolerance a row of the HTML claims table shows (the claim's section has the whole text).
@@ -96,7 +107,9 @@ VERDICT_RANK = {"fail": 0, "inconclusive": 1, "refuted": 2, "pass": 3}
 _REMEDY = re.compile(r"[^;()]*\b(?:would (?:reach|be needed|decide|need|suffice)|needs? at least)\b[^;()]*")
 _EXCEPTION = re.compile(r"^[A-Z]\w*(?:Error|Exception|Interrupt|Exit)\b")
 _SKIP = object()  # "no such value" (None is a value)
-FULL_DATA_LIMIT = {"md": 2_500, "html": 8_000}
+#: The characters of a claim's full data (JSON) shown collapsed under it, by format; report.md shows none (the data
+#: is in results.json and report.html), so that it stays small enough for Markdown viewers (docs/benchmarks.md).
+FULL_DATA_LIMIT = {"html": 8_000}
 
 
 # ---------------------------------------------------------------------------------------------- value rendering
@@ -219,19 +232,119 @@ def headline(value: Any, limit: int = HEADLINE_LIMIT) -> str:
 
 
 def _error(predicted: Any, observed: Any) -> dict[str, Any] | None:
-    """The largest absolute difference between predicted and observed numbers and its ratio to the largest
-    ``|predicted|`` (``rel``; None when that is 0), over ``n`` compared values: two scalars, two numeric arrays of
-    the same size, or a scalar prediction against an array. None when the values are not numeric or not finite."""
-    p = [_scalar(predicted)] if _scalar(predicted) is not None else _flat_numbers(predicted)
-    o = [_scalar(observed)] if _scalar(observed) is not None else _flat_numbers(observed)
-    if not p or not o or (len(p) != len(o) and len(p) != 1):
+    """The largest absolute difference between predicted and observed values and its ratio to the largest numeric
+    ``|predicted|`` (``rel``; 0 when the difference is 0, None when that scale is 0), over ``n`` compared values:
+    two scalars, two numeric arrays of the same size, a scalar prediction against an array or the values of a
+    dictionary, lists and dictionaries of the same shape (same length, same keys) compared entry by entry, or a
+    list prediction against each value of a dictionary of estimates (``{"LP primal": [...], "LP dual": [...]}``). An
+    exact symbolic value (``{"exact": "1/(2*p - 2)"}``, no float) counts as 0 against an exact value equal to it
+    (``2/(4*p - 4)``: :func:`exact_equal`), so an exact pass has the error 0. None when the values cannot be
+    paired, are not finite, or a symbolic pair differs."""
+    pairs = _pairs(predicted, observed)
+    if not pairs:
         return None
-    p = p * len(o) if len(p) == 1 else p
-    if not all(math.isfinite(x) for x in (*p, *o)):  # type: ignore[arg-type]
+    diff, scale = 0.0, 0.0
+    for a, b in pairs:
+        x, y = _scalar(a), _scalar(b)
+        if x is not None and y is not None:
+            if not (math.isfinite(x) and math.isfinite(y)):
+                return None
+            diff, scale = max(diff, abs(y - x)), max(scale, abs(x))
+        elif not (_is_exact(a) and _is_exact(b) and exact_equal(str(a["exact"]), str(b["exact"]))):
+            return None
+        elif x is not None:
+            scale = max(scale, abs(x))
+    rel = 0.0 if diff == 0 else (diff / scale if scale else None)
+    return {"abs": diff, "rel": rel, "n": len(pairs)}
+
+
+def _is_leaf(v: Any) -> bool:
+    """A scalar record value: a number, an exact value, or a "nan"/"inf" string."""
+    return _is_exact(v) or _scalar(v) is not None
+
+
+def _leaves_of(v: Any) -> list[Any] | None:
+    """The scalar leaves of a (nested) list or dictionary in order, None when it holds anything else."""
+    if _is_leaf(v):
+        return [v]
+    items = v if isinstance(v, list) else list(v.values()) if isinstance(v, dict) else None
+    if not items:
         return None
-    diff = max(abs(b - a) for a, b in zip(p, o))  # type: ignore[operator]
-    scale = max(abs(a) for a in p)  # type: ignore[arg-type]
-    return {"abs": diff, "rel": diff / scale if scale else None, "n": len(o)}
+    out: list[Any] = []
+    for x in items:
+        sub = _leaves_of(x)
+        if sub is None:
+            return None
+        out += sub
+    return out
+
+
+def _pairs(p: Any, o: Any) -> list[tuple[Any, Any]] | None:
+    """(predicted, observed) scalar pairs of :func:`_error`, None when the values cannot be paired."""
+    if _is_leaf(p):
+        leaves = _leaves_of(o)
+        return None if leaves is None else [(p, x) for x in leaves]
+    if isinstance(p, list) and isinstance(o, list):
+        if len(p) == len(o) and p:
+            out = []
+            for a, b in zip(p, o):
+                sub = _pairs(a, b)
+                if sub is None:
+                    break
+                out += sub
+            else:
+                return out
+        fp, fo = _leaves_of(p), _leaves_of(o)  # nested lists of the same size, flattened (one prediction: against all)
+        if not fp or not fo or len(fp) not in (1, len(fo)):
+            return None
+        return list(zip(fp * len(fo) if len(fp) == 1 else fp, fo))
+    if isinstance(p, dict) and isinstance(o, dict) and p and p.keys() == o.keys():
+        keyed = [(p[k], o[k]) for k in p]
+    elif isinstance(p, list) and isinstance(o, dict) and o:  # one prediction, several estimates of it by name
+        keyed = [(p, v) for v in o.values()]
+    else:
+        return None
+    out = []
+    for a, b in keyed:
+        sub = _pairs(a, b)
+        if sub is None:
+            return None
+        out += sub
+    return out
+
+
+#: The longest exact form :func:`exact_equal` parses (longer ones are compared as text only).
+EXACT_COMPARE_CHARS = 400
+
+
+@lru_cache(maxsize=4096)
+def exact_equal(a: str, b: str) -> bool:
+    """Whether two exact ASCII sympy forms are the same value (``2/(4*p - 4)`` and ``1/(2*p - 2)``): equal texts, or
+    both parse (the restricted parser of :func:`math_svg`) and their difference cancels (``sympy.cancel``, else
+    ``sympy.simplify``) to 0. False
+    when either does not parse or is longer than :data:`EXACT_COMPARE_CHARS`."""
+    if a == b:
+        return True
+    if max(len(a), len(b)) > EXACT_COMPARE_CHARS:
+        return False
+    ea, eb = _parse_exact(a), _parse_exact(b)
+    if ea is None or eb is None:
+        return False
+    try:
+        diff = ea - eb
+        return bool(diff == 0 or sympy.cancel(diff) == 0 or sympy.simplify(diff) == 0)  # cancel: rational, fast
+    except Exception:  # a printing or simplification failure: not shown equal
+        return False
+
+
+def _parse_exact(expr: str) -> Any:
+    """The sympy expression of an exact ASCII form (restricted parser, :func:`_math_latex`), or None."""
+    if not _MATH_TEXT.fullmatch(expr) or _MATH_ATTRIBUTE.search(expr):
+        return None
+    try:
+        return parse_expr(expr, global_dict=dict(_MATH_NAMESPACE), transformations=(auto_symbol, auto_number))
+    except Exception:  # any parse failure (SyntaxError, TokenError, TypeError, ...) means "not comparable"
+        return None
 
 
 def _error_text(err: dict | None) -> str:
@@ -258,7 +371,13 @@ def _inline(v: Any) -> str:
 def _counterexample_rows(ce: Any, limit: int = 14) -> list[tuple[str, str]]:
     """A counterexample as (quantity, value) rows with exact values: nested dicts flattened to dotted keys (two
     levels), lists of records one row each, long lists summarised."""
-    rows: list[tuple[str, str]] = []
+    return [(key, text) for key, text, _ in _counterexample_cells(ce, limit)]
+
+
+def _counterexample_cells(ce: Any, limit: int = 14) -> list[tuple[str, str, Any]]:
+    """:func:`_counterexample_rows` with each row's value as recorded (``_SKIP`` for a summary row), from which the
+    HTML page draws exact values as mathematics."""
+    rows: list[tuple[str, str, Any]] = []
 
     def add(key: str, v: Any, depth: int) -> None:
         if isinstance(v, dict) and not _is_exact(v) and depth < 2:
@@ -266,20 +385,20 @@ def _counterexample_rows(ce: Any, limit: int = 14) -> list[tuple[str, str]]:
                 add(f"{key}.{k}" if key else str(k), x, depth + 1)
         elif isinstance(v, list) and v and all(isinstance(x, dict) and not _is_exact(x) for x in v) and depth < 2:
             for i, x in enumerate(v[:3]):
-                rows.append((f"{key}[{i}]", _clip(_inline(x), 200)))
+                rows.append((f"{key}[{i}]", _clip(_inline(x), 200), x))
             if len(v) > 3:
-                rows.append((f"{key}[3:]", f"{len(v) - 3} more"))
+                rows.append((f"{key}[3:]", f"{len(v) - 3} more", _SKIP))
         elif isinstance(v, list) and v:
             text = _inline(v)
             if len(text) > 160:
                 text = text[:150].rsplit(",", 1)[0] + ", …]" + f" ({_shape(v)})"
-            rows.append((key or "value", text))
+            rows.append((key or "value", text, v))
         else:
-            rows.append((key or "value", headline(v, 160)))
+            rows.append((key or "value", headline(v, 160), v))
 
     add("", ce, 0)
     if len(rows) > limit:
-        rows = [*rows[:limit], ("…", f"{len(rows) - limit} more fields in the full data")]
+        rows = [*rows[:limit], ("…", f"{len(rows) - limit} more fields in the full data", _SKIP)]
     return rows
 
 
@@ -330,10 +449,10 @@ _SVG_COMMAND = {MplPath.MOVETO: "M", MplPath.LINETO: "L", MplPath.CURVE3: "Q", M
 def _math_latex(expr: str) -> str | None:
     """The LaTeX of the ASCII sympy form ``expr`` (``sympy.latex`` of the parsed expression, fractional powers
     folded, display fractions), or None when it holds characters outside sympy's printed forms or does not parse."""
-    if not _MATH_TEXT.fullmatch(expr) or _MATH_ATTRIBUTE.search(expr):
+    value = _parse_exact(expr)
+    if value is None:
         return None
     try:
-        value = parse_expr(expr, global_dict=dict(_MATH_NAMESPACE), transformations=(auto_symbol, auto_number))
         return _display_fractions(sympy.latex(value, fold_frac_powers=True))
     except Exception:  # any parse or printing failure (SyntaxError, TokenError, TypeError, ...) means "show text"
         return None
@@ -425,24 +544,68 @@ def _math_atom(v: Any) -> Markup | None:
 
 def math_html(value: Any, limit: int = HEADLINE_LIMIT) -> Markup | None:
     """The HTML of a record value's :func:`headline` with its exact symbolic parts drawn as mathematics: a symbolic
-    scalar, a short list (at most four scalars) or the first two items of a longer non-numeric list; None when the
-    headline holds nothing to draw or would be clipped (the page then shows the headline as text, exactly as
-    ``report.md`` does)."""
+    scalar; a short list (at most four scalars), or the first two items of a longer list or of a short list too
+    long for one line; the first two entries of a dictionary (``key: value``, as the headline shows them); None
+    when the headline holds nothing to draw (the page then shows the headline as text, as ``report.md`` does)."""
     if _is_symbolic(value):
         return _math_atom(value)
+    if isinstance(value, dict) and value:
+        items = list(value.items())
+        more = f" (+{len(items) - 2} more)" if len(items) > 2 else ""
+        parts, drawn = [], False
+        for k, v in items[:2]:
+            m = _math_atom(v) if _is_symbolic(v) else math_html(v, 40) if isinstance(v, (list, dict)) else None
+            drawn = drawn or m is not None
+            if m is None:
+                try:
+                    m = escape(f"{k}: {_atom(v)}")
+                except TypeError:
+                    m = escape(f"{k}: {headline(v, 40)}")
+            else:
+                m = escape(f"{k}: ") + m
+            parts.append(m)
+        return Markup("; ").join(parts) + more if drawn else None
     if not isinstance(value, list) or not value:
         return None
-    if len(value) <= 4 and all(not isinstance(v, (list, dict)) or _is_exact(v) for v in value):
+    short = len(value) <= 4 and all(not isinstance(v, (list, dict)) or _is_exact(v) for v in value)
+    if short and len("[" + ", ".join(_atom(v) for v in value) + "]") <= limit:
         shown, texts, more = value, [_atom(v) for v in value], ""
-    elif _flat_numbers(value) is None:
+    elif short or _flat_numbers(value) is None:
         shown, texts, more = value[:2], [headline(v, 40) for v in value[:2]], f" ({len(value)} items)"
     else:
         return None
     tail = ", …]" if more else "]"
-    if not any(_is_symbolic(v) for v in shown) or len("[" + ", ".join(texts) + tail) > limit - len(more):
+    # drawn fractions are narrower than their text: a headline up to twice the text limit still fits its cell
+    if not any(_is_symbolic(v) for v in shown) or len("[" + ", ".join(texts) + tail) > 2 * limit - len(more):
         return None
     parts = [_math_atom(v) or escape(t) for v, t in zip(shown, texts)]
     return Markup("[") + Markup(", ").join(parts) + tail + more
+
+
+def same_forms(predicted: Any, observed: Any) -> tuple[Any, Any]:
+    """``predicted`` and ``observed`` as the report shows them: each pair of exact values (paired as :func:`_error`
+    pairs them) that are equal in different forms (``2/(4*p - 4)`` and ``1/(2*p - 2)``, :func:`exact_equal`) is
+    written in the same form, the shorter of the two, on both sides; everything else as recorded. The records
+    themselves (``results.json``) keep the forms each side computed."""
+    forms: dict[int, str] = {}
+    for a, b in _pairs(predicted, observed) or []:
+        if _is_exact(a) and _is_exact(b):
+            ta, tb = str(a["exact"]), str(b["exact"])
+            if ta != tb and exact_equal(ta, tb):
+                forms[id(a)] = forms[id(b)] = min(ta, tb, key=lambda t: (len(t), t))
+    if not forms:
+        return predicted, observed
+
+    def rewrite(v: Any) -> Any:
+        if isinstance(v, dict) and id(v) in forms:
+            return {**v, "exact": forms[id(v)]}
+        if isinstance(v, dict):
+            return {k: rewrite(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [rewrite(x) for x in v]
+        return v
+
+    return rewrite(predicted), rewrite(observed)
 
 
 # ---------------------------------------------------------------------------------------------- escaping
@@ -551,9 +714,14 @@ def _views(
             n = appendix[(doc, key[2])]
             chapter, key = f"Chapter {n}", (0, n, "")
         meta = r.get("metadata") or {}
-        full, truncated = _json_text(
-            {k: r.get(k) for k in ("predicted", "observed", "details", "counterexample", "config")},
-            FULL_DATA_LIMIT[fmt],
+        shown = same_forms(r.get("predicted"), r.get("observed"))  # equal exact values in one form on both sides
+        full, truncated = (
+            _json_text(
+                {k: r.get(k) for k in ("predicted", "observed", "details", "counterexample", "config")},
+                FULL_DATA_LIMIT[fmt],
+            )
+            if fmt in FULL_DATA_LIMIT
+            else ("", False)
         )
         views.append(
             {
@@ -571,10 +739,10 @@ def _views(
                 "label": VERDICT_LABEL.get(r["verdict"], str(r["verdict"]).upper()),
                 "reason": r.get("reason", ""),
                 "tolerance": fill_tolerance(r.get("tolerance", ""), r.get("config")),
-                "predicted": headline(r.get("predicted")),
-                "observed": headline(r.get("observed")),
-                "predicted_math": math_html(r.get("predicted")) if fmt == "html" else None,
-                "observed_math": math_html(r.get("observed")) if fmt == "html" else None,
+                "predicted": headline(shown[0]),
+                "observed": headline(shown[1]),
+                "predicted_math": math_html(shown[0]) if fmt == "html" else None,
+                "observed_math": math_html(shown[1]) if fmt == "html" else None,
                 "error": _error_text(_error(r.get("predicted"), r.get("observed"))),
                 "error_abs": _sort_number((_error(r.get("predicted"), r.get("observed")) or {}).get("abs")),
                 "rank": VERDICT_RANK.get(r["verdict"], 9),
@@ -609,11 +777,13 @@ def _views(
             continue
         cid = v["corrected_by"]
         corrected = view_by_id.get(cid) if cid else None
+        cells = _counterexample_cells(by_id[v["id"]].get("counterexample") or {})
         errata.append(
             {
                 "claim": v,
                 "printed": v["refutes"] or v["statement"],
-                "rows": _counterexample_rows(by_id[v["id"]].get("counterexample") or {}),
+                "rows": [(key, text) for key, text, _ in cells],
+                "math": [math_html(raw, 160) if fmt == "html" and raw is not _SKIP else None for _, _, raw in cells],
                 "corrected_id": cid,
                 "corrected": corrected,
             }
@@ -855,6 +1025,80 @@ def _meta_view(records: list[dict], meta: dict) -> dict[str, Any]:
     }
 
 
+#: The most findings the "Changes since" section lists (the rest: ``tvk diff PREV OUT``).
+CHANGES_LIMIT = 60
+_CHANGE_ORDER = ("verdict", "exact", "shape", "drift", "error", "runtime", "added", "removed")
+
+
+def _change_error_text(err: Any) -> str:
+    """An ``error`` field of either run in short words (a previous run's may have any form)."""
+    if isinstance(err, dict) and isinstance(err.get("abs"), (int, float)):
+        return _error_text({"abs": err["abs"], "rel": err.get("rel"), "n": err.get("n") or 1})
+    return "—" if err is None else _clip(str(err), 60)
+
+
+def _change_value(v: Any) -> str:
+    return headline(v, 60) if not isinstance(v, str) else _clip(v, 60)
+
+
+def changes_view(meta: dict) -> dict[str, Any] | None:
+    """What the "Changes since PREV" section shows (``tvk report --compare PREV``): the findings of
+    :func:`verify.report.diff.diff_records` stored in ``meta["compare"]``, one line each, verdict changes first, at
+    most :data:`CHANGES_LIMIT` (the rest counted); None without a comparison."""
+    data = meta.get("compare")
+    if not isinstance(data, dict):
+        return None
+    items: list[dict[str, str]] = []
+
+    def add(kind: str, cid: str, text: str) -> None:
+        items.append({"kind": kind, "id": cid, "slug": gfm_slug(cid), "html_id": _html_id(cid), "text": text})
+
+    for c in data.get("changes", []):
+        cid = c["id"]
+        if c.get("verdict"):
+            old, new = c["verdict"]
+            add(
+                "verdict",
+                cid,
+                f"{VERDICT_LABEL.get(old, str(old).upper())} → {VERDICT_LABEL.get(new, str(new).upper())}",
+            )
+        for e in c.get("exact", []):
+            add(
+                "exact", cid, f"{e['where'].strip().rstrip('/')}: {_change_value(e['old'])} → {_change_value(e['new'])}"
+            )
+        for text in c.get("shape", []):
+            add("shape", cid, text)
+        for d in c.get("drift", []):
+            add(
+                "drift",
+                cid,
+                f"{d['where'].strip().rstrip('/')}: {d['old']:.10g} → {d['new']:.10g} (relative {d['rel']:.2e})",
+            )
+        if c.get("error"):
+            add("error", cid, f"{_change_error_text(c['error'][0])} → {_change_error_text(c['error'][1])}")
+        if c.get("runtime"):
+            add("runtime", cid, f"{c['runtime'][0]:.3g} s → {c['runtime'][1]:.3g} s")
+    for cid in data.get("added", []):
+        add("added", cid, "new in this run")
+    for cid in data.get("removed", []):
+        add("removed", cid, f"in {data.get('old')} only")
+    items.sort(key=lambda it: _CHANGE_ORDER.index(it["kind"]))
+    counts = Counter(it["kind"] for it in items)
+    old = str(data.get("old", ""))
+    return {
+        "old": old,
+        "new": str(data.get("new", "")),
+        "heading": f"Changes since {old}",
+        "slug": gfm_slug(f"Changes since {old}"),
+        "rtol": data.get("rtol"),
+        "same_results": bool(data.get("same_results")),
+        "counts": ", ".join(f"{counts[k]} {k}" for k in _CHANGE_ORDER if counts[k]),
+        "findings": items[:CHANGES_LIMIT],
+        "more": max(0, len(items) - CHANGES_LIMIT),
+        "command": f"tvk diff {old} {data.get('new', '')}",
+    }
+
+
 @lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -907,7 +1151,8 @@ def break_after_slashes(path: Any) -> Markup:
 def render_markdown(records: list[dict], meta: dict, figures: dict[str, list[str]]) -> str:
     """The Markdown report (GitHub-flavoured): summary, contents, errata found, then the claims by source document
     and chapter, each chapter a table (claim, source, predicted, observed, error, tolerance, verdict) followed by
-    one section per claim with its statement, reason, figures and the full data in a collapsed block.
+    one section per claim with its statement, reason and figures (the full data is in ``results.json`` and
+    ``report.html``, not here: the file stays small enough for Markdown viewers).
 
     Parameters
     ----------
@@ -925,7 +1170,7 @@ def render_markdown(records: list[dict], meta: dict, figures: dict[str, list[str
     text = (
         _environment()
         .get_template("report.md.j2")
-        .render(meta=_meta_view(records, meta), figures=figures, gfm_slug=gfm_slug, **ctx)
+        .render(meta=_meta_view(records, meta), figures=figures, gfm_slug=gfm_slug, changes=changes_view(meta), **ctx)
     )
     return re.sub(r"\n{3,}", "\n\n", text + "\n" + archive.render_markdown_table(scales)).rstrip("\n") + "\n"
 
@@ -1006,7 +1251,11 @@ def render_html(
         v["figure"] = pick
         v["figure_is_seed"] = bool(preferred)
     docs = [g["doc"] for g in ctx["groups"]]
-    return _environment().get_template("report.html.j2").render(meta=mv, images=images, docs=docs, **ctx)
+    return (
+        _environment()
+        .get_template("report.html.j2")
+        .render(meta=mv, images=images, docs=docs, changes=changes_view(meta), **ctx)
+    )
 
 
 # ---------------------------------------------------------------------------------------------- results.json
@@ -1085,17 +1334,19 @@ def results_document(records: list[dict], meta: dict) -> dict[str, Any]:
         "git": {"revision": meta.get("git_revision") or git["revision"], "dirty": git["dirty"]},
         "counts": {k: sum(r["verdict"] == k for r in records) for k in VERDICTS},
     }
+    header = _finite(header, "", [])
+    return {"header": header, "claims": [result_record(r) for r in records]}
+
+
+def result_record(r: dict) -> dict[str, Any]:
+    """A claim record in the form of ``results.json``'s claims (and of each ``results.jsonl`` line): the record with
+    every NaN or infinity written as null, plus ``error``, ``judge`` and ``nonfinite`` (:func:`results_document`)."""
     flags: list[dict[str, str]] = []
-    header = _finite(header, "", flags)
-    claims = []
-    for r in records:
-        flags = []
-        rec = _finite(r, "", flags)
-        rec["error"] = _error(r.get("predicted"), r.get("observed"))
-        rec["judge"] = _judge_params(r["id"])
-        rec["nonfinite"] = flags
-        claims.append(rec)
-    return {"header": header, "claims": claims}
+    rec = _finite(r, "", flags)
+    rec["error"] = _error(r.get("predicted"), r.get("observed"))
+    rec["judge"] = _judge_params(r["id"])
+    rec["nonfinite"] = flags
+    return rec
 
 
 def results_json(records: list[dict], meta: dict) -> str:
@@ -1103,23 +1354,40 @@ def results_json(records: list[dict], meta: dict) -> str:
     return json.dumps(results_document(records, meta), indent=1, default=str, allow_nan=False) + "\n"
 
 
+def _csv_number(x: Any) -> str:
+    """A number in full precision for the CSV (``repr`` of the float; "nan", "inf", "-inf" as Python reads them),
+    "" for anything that is not a number."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return ""
+    return repr(x) if isinstance(x, int) else repr(float(x))
+
+
 def results_csv(records: list[dict]) -> str:
-    """A flat CSV of the headline fields, one row per claim: id, source, kind, verdict, predicted, observed (as
-    :func:`headline` shows them), tolerance and runtime in seconds."""
+    """A flat CSV, one row per claim (:data:`CSV_FIELDS`): id, source, kind, verdict, the expected verdict, the
+    predicted and observed values and the error (``{"abs", "rel"}`` of :func:`_error`) as full-precision numbers
+    (empty when the value is not one number: a list, a symbolic exact value), the predicted and observed values as
+    :func:`headline` shows them, the tolerance, the verdict's reason and the runtime in seconds."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CSV_FIELDS)
     for r in records:
+        err = _error(r.get("predicted"), r.get("observed")) or {}
+        meta = r.get("metadata") or {}
         writer.writerow(
             [
                 r["id"],
                 r.get("source", ""),
                 r.get("kind", ""),
                 r["verdict"],
-                headline(r.get("predicted")),
-                headline(r.get("observed")),
+                meta.get("expected_verdict") or "",
+                _csv_number(_scalar(r.get("predicted"))),
+                _csv_number(_scalar(r.get("observed"))),
+                _csv_number(err.get("abs")),
+                _csv_number(err.get("rel")),
+                *map(headline, same_forms(r.get("predicted"), r.get("observed"))),
                 fill_tolerance(r.get("tolerance", ""), r.get("config")),
-                (r.get("metadata") or {}).get("runtime_s", ""),
+                " ".join(str(r.get("reason", "")).split()),
+                meta.get("runtime_s", ""),
             ]
         )
     return buf.getvalue()

@@ -20,6 +20,7 @@ from verify.claims import RunContext, registry, run_claim, select
 from verify.claims.external import _LOADED as EXTERNAL_SOURCES  # the claim modules loaded here, for the workers to load
 from verify.claims.external import claim_module
 from verify.report import directory
+from verify.report.diff import diff_records, load_records
 from verify.report.directory import JOURNAL_NAME, DirectoryLockedError, Journal, ReportDirectoryError, prepare_directory
 from verify.report.figures import check_formats, render_figures
 from verify.report.pool import (
@@ -32,7 +33,7 @@ from verify.report.pool import (
     run_in_workers,
     schedule,
 )
-from verify.report.render import render_html, render_markdown, results_csv, results_json
+from verify.report.render import render_html, render_markdown, result_record, results_csv, results_json
 from verify.runtime import files
 from verify.runtime.claim_run import log_to
 from verify.runtime.cores import cpu_cores
@@ -255,8 +256,13 @@ def run_report(
     jobs: int | None = 1,
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True),
     archive: str | Path | None = None,
+    compare: str | Path | None = None,
 ) -> tuple[list[dict], dict]:
     """Run the selected claims and write the report into ``out``.
+
+    ``compare`` names a previous run (a report directory, ``results.json`` or ``results.jsonl``, as ``tvk diff``
+    takes): it is read before any claim runs (so it may be ``out`` itself) and the report gets a "Changes since"
+    section, :func:`verify.report.diff.diff_records` of that run and this one.
 
     ``archive`` names a results archive (:mod:`verify.report.archive`): every finished record is merged into it
     (a newer record replaces an older one, never the reverse) and the report shows the archived verdicts of the
@@ -297,7 +303,8 @@ def run_report(
     ReportError
         If ``out`` is empty, ``jobs`` is not an integer in [1, 4 x cores] (:data:`MAX_JOBS_PER_CORE`), the dtype
         needs a device the run does not use, the sweep options cannot work (an unreachable ``ray_address``), no claim
-        matches ``only`` at this scale, another run holds the directory's lock, or a worker process died.
+        matches ``only`` at this scale, another run holds the directory's lock, or a worker process died; or
+        ``compare`` holds no readable results (before any claim runs).
     """
     if not str(out).strip():
         raise ReportError("--out must name a directory, got an empty path")
@@ -318,6 +325,7 @@ def run_report(
         sweep.check()  # an unreachable Ray head is refused here, not as an inconclusive grid claim
     except ValueError as exc:
         raise ReportError(str(exc)) from exc
+    previous = _previous_run(compare)  # read (and refused) before any claim runs
     claims = select(only, scale)  # type: ignore[arg-type]
     if sweep.shard is not None:
         claims = [c for c in claims if grid_of(c) is not None]
@@ -336,6 +344,7 @@ def run_report(
         auto_jobs=auto_jobs,
         log=log,
         archive=str(archive) if archive else None,
+        previous=previous,
     )
     try:
         with directory.directory_lock(out), log_to(log):
@@ -345,6 +354,27 @@ def run_report(
                 return run.execute(stage)
     except DirectoryLockedError as exc:  # only the lock raises it
         raise ReportError(str(exc)) from exc
+
+
+def _previous_run(compare: str | Path | None) -> tuple[str, dict[str, dict]] | None:
+    """``(path, records by id)`` of the run ``--compare`` names (:func:`verify.report.diff.load_records`), None
+    without one; a :class:`ReportError` naming ``--compare`` when it holds no readable results."""
+    if compare is None:
+        return None
+    if not str(compare).strip():
+        raise ReportError("--compare must name a report directory or a results file, got an empty path")
+    try:
+        return str(compare), load_records(compare)
+    except ValueError as exc:
+        raise ReportError(f"--compare: {exc}") from exc
+
+
+def changes_since(previous: tuple[str, dict[str, dict]], records: list[dict], out: str) -> dict[str, Any]:
+    """The "Changes since" data of the report (``meta["compare"]``): :meth:`verify.report.diff.RunDiff.to_json` of
+    the previous run's records against this run's, both in ``results.json``'s form (:func:`result_record`)."""
+    path, old = previous
+    new = {r["id"]: result_record(r) for r in records}
+    return diff_records(old, new, path, out).to_json()
 
 
 @dataclass(frozen=True)
@@ -361,6 +391,7 @@ class _ReportRun:
     auto_jobs: bool
     log: Callable[[str], None]
     archive: str | None = None
+    previous: tuple[str, dict[str, dict]] | None = None
 
     def execute(self, stage: Path) -> tuple[list[dict], dict]:
         """Run the claims with ``out`` locked and ``stage`` made, then write the report from ``stage``."""
@@ -370,7 +401,7 @@ class _ReportRun:
         store = out / STORE_NAME if any(grid_of(c) is not None for c in claims) else None
         runtimes = expected_runtimes(out, ctx.scale) if self.jobs > 1 else {}  # before the journal starts afresh
         try:
-            journal = Journal(out / JOURNAL_NAME)
+            journal = Journal(out / JOURNAL_NAME, form=result_record)  # each line in results.json's form
         except OSError as exc:
             raise ReportDirectoryError(f"cannot write {str(out / JOURNAL_NAME)!r}: {exc.strerror or exc}") from exc
         if self.archive:  # each finished record also goes into the results archive (verify/report/archive.py)
@@ -406,6 +437,8 @@ class _ReportRun:
         if self.archive:
             log(f"archive {self.archive}: " + ", ".join(f"{k}: {v}" for k, v in journal.outcome.items()))
             meta["archive"] = self.archive
+        if self.previous is not None:
+            meta["compare"] = changes_since(self.previous, records, str(out))
         _write_report(stage, out, records, meta, self.output)
         return records, meta
 
