@@ -777,8 +777,8 @@ def polynet_sgd_init(k: int, n_prime: int, seed: int) -> np.ndarray:
     Examples
     --------
     >>> W = polynet_sgd_init(3, 4, 0)
-    >>> W.shape, bool(np.prod(W[:, 0]) > 0), set(np.unique(W).tolist())
-    ((3, 4), True, {-1.0, 1.0})
+    >>> W.shape, bool(np.prod(W[:, 0]) > 0), sorted(set(W.ravel().tolist()))
+    ((3, 4), True, [-1.0, 1.0])
     """
     k = check_count(k, "k", why="number of blocks")
     n_prime = check_count(n_prime, "n_prime", why="block width")

@@ -27,7 +27,7 @@ from ..base import Claim, Observation, RunContext, register
 from ..judges import Population, Verdict
 from .common import SRC_CH5, SeedPopulation
 
-__all__ = ["DELTA", "THM58_RULE", "Thm58Config", "Thm58Runs"]
+__all__ = ["DELTA", "THM58_RULE", "Thm58Config", "Thm58Runs", "run_case"]
 
 #: The sampling failure probability delta of every run (both scales): the theorem's rate 1 - delta is the target p0.
 DELTA = Fraction(1, 5)
@@ -74,38 +74,48 @@ def _predict(cfg: Thm58Config) -> dict[str, Any]:
     return {"cases": out}
 
 
+def run_case(
+    k: int, m: int, seeds: tuple[int, ...], eps: float, steps: int, rate: float, batch_size: int, intervals: int
+) -> tuple[list[dict[str, Any]], list[int], np.ndarray]:
+    """One case (k, n') run for ``steps`` updates with rate constant ``rate``: per seed its row (the exact error at
+    every interval end, the last being err(w^(T+1)); the first interval end with error <= eps; the invariants'
+    extremes), the interval ends and the median over seeds of min_i |w_i1| at each end."""
+    W0 = np.stack([npn.polynet_sgd_init(k, m, s) for s in seeds])
+    run = npn.polynet_sgd(W0, steps, rate, seeds, batch_size=batch_size, intervals=intervals)
+    ends = run["ends"].tolist()
+    rows = []
+    for e, seed in enumerate(seeds):
+        errs = [npn.error_bruteforce(run["weights"][j, e]) for j in range(len(ends))]
+        hit = next((t for t, err in zip(ends, errs) if err <= eps), None)
+        rows.append(
+            {
+                "seed": seed,
+                "k": k,
+                "n_prime": m,
+                "steps": steps,
+                "final_error": errs[-1],
+                "first_step_error_at_most_eps": hit,
+                "fraction_of_T": None if hit is None else hit / steps,
+                "irrelevant_max": float(run["irrelevant_max"][:, e].max()),
+                "relevant_min_by_interval": run["relevant_min"][:, e].tolist(),
+                "final_relevant": run["weights"][-1, e, :, 0].tolist(),
+            }
+        )
+    median = np.median(np.abs(run["weights"][:, :, :, 0]).min(axis=2), axis=1)
+    return rows, ends, median
+
+
 def _observe(cfg: Thm58Config, ctx: RunContext) -> Observation:
-    """Run every case for its T steps with the theorem's rate; per seed the exact error at every interval end (the
-    last is err(w^(T+1))), the first interval end with error <= eps, and the invariants' extremes."""
+    """Run every case for its stated T steps with the theorem's rate (:func:`run_case`)."""
     seeds = ctx.options.seeds(cfg.seeds)
     eps = float(Fraction(cfg.eps))
     rows, series = [], []
     for k, m in cfg.cases:
         T = tp.thm58_steps(k, m, cfg.eps, DELTA)
         rate = tp.thm58_rate_scale(k, m, T, DELTA)
-        W0 = np.stack([npn.polynet_sgd_init(k, m, s) for s in seeds])
-        run = npn.polynet_sgd(W0, T, rate, seeds, batch_size=cfg.batch_size, intervals=cfg.intervals)
-        ends = run["ends"].tolist()
-        med = []
-        for e, seed in enumerate(seeds):
-            errs = [npn.error_bruteforce(run["weights"][j, e]) for j in range(len(ends))]
-            hit = next((t for t, err in zip(ends, errs) if err <= eps), None)
-            rows.append(
-                {
-                    "seed": seed,
-                    "k": k,
-                    "n_prime": m,
-                    "steps": T,
-                    "final_error": errs[-1],
-                    "first_step_error_at_most_eps": hit,
-                    "fraction_of_T": None if hit is None else hit / T,
-                    "irrelevant_max": float(run["irrelevant_max"][:, e].max()),
-                    "relevant_min_by_interval": run["relevant_min"][:, e].tolist(),
-                    "final_relevant": run["weights"][-1, e, :, 0].tolist(),
-                }
-            )
-            med.append(np.abs(run["weights"][:, e, :, 0]).min(axis=1))
-        series.append({"label": f"min_i |w_i1|, k={k}, n'={m} (median seed)", "x": ends, "y": np.median(med, 0)})
+        case_rows, ends, median = run_case(k, m, seeds, eps, T, rate, cfg.batch_size, cfg.intervals)
+        rows += case_rows
+        series.append({"label": f"min_i |w_i1|, k={k}, n'={m} (median over seeds)", "x": ends, "y": median})
     plots = [
         {
             "name": "relevant-weights",
