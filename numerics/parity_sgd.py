@@ -39,6 +39,17 @@ STEP_CHUNK = 1024
 def thm55_init(n: int, width: int, bias_grid: Sequence[float], seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The unbiased initialisation of Thm 5.5 for one seed (``numpy.random.default_rng([seed, 0])``).
 
+    Parameters
+    ----------
+    n : int
+        Input dimension.
+    width : int
+        r, even.
+    bias_grid : sequence of float
+        The values the biases are drawn from, uniformly.
+    seed : int
+        The seed.
+
     Returns
     -------
     W (r, n), b (r,), u (r,) : float64 arrays
@@ -94,6 +105,23 @@ def thm55_run(
 ) -> dict:
     r"""Run the algorithm (module docstring) from ``inits`` for T = ``steps`` iterations (step 0 and T - 1 steps of the
     second layer); one data stream per seed (``numpy.random.default_rng([seed, 1])``).
+
+    Parameters
+    ----------
+    n, k : int
+        Input dimension (n <= MAX_N) and parity degree; y = prod_{j < k} x_j.
+    inits : sequence of (W, b, u)
+        One initialisation per seed (:func:`thm55_init`).
+    seeds : sequence of int
+        One per initialisation.
+    first_rate : float
+        eta_0 of step 0.
+    rate : float
+        eta of the second-layer steps.
+    batch_size : int
+        B, of every step.
+    steps : int
+        T >= 2.
 
     Returns
     -------

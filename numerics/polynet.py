@@ -758,6 +758,18 @@ def polynet_sgd_interval_ends(steps: int, intervals: int) -> np.ndarray:
     """The update counts closing the ``min(intervals, steps)`` intervals of :func:`polynet_sgd` (about equal lengths,
     the last one ``steps``).
 
+    Parameters
+    ----------
+    steps : int
+        The updates of the run.
+    intervals : int
+        The intervals asked for.
+
+    Returns
+    -------
+    int array
+        The closing update counts, increasing.
+
     Examples
     --------
     >>> polynet_sgd_interval_ends(10, 4).tolist()
@@ -773,6 +785,18 @@ def polynet_sgd_init(k: int, n_prime: int, seed: int) -> np.ndarray:
     ``numpy.random.default_rng(seed)``, then, if prod_i w_{i,1} < 0, w_{1,1} negated. Flipping one sign is a bijection
     from the negative-product draws to the positive ones, so the result is uniform on {prod_i w_{i,1} > 0}: the
     initialisations the theorem's probability-1/2 event keeps.
+
+    Parameters
+    ----------
+    k, n_prime : int
+        Blocks and block width.
+    seed : int
+        The seed.
+
+    Returns
+    -------
+    float64 array (k, n')
+        The ±1 weights, ``prod(W[:, 0]) > 0``.
 
     Examples
     --------

@@ -945,6 +945,16 @@ def thm55_bias_grid(k: object) -> list[Fraction]:
     r"""The initial biases of Thm 5.5's "unbiased initialisation": :math:`b_i\sim\mathrm{Unif}\{-1+1/k,\dots,1-1/k\}`,
     read with step 1/k (2k - 1 values; the thesis prints only the ends, App. B.2.1).
 
+    Parameters
+    ----------
+    k : int
+        The parity degree, k >= 2.
+
+    Returns
+    -------
+    list of Fraction
+        -1 + j/k for j = 1 .. 2k - 1.
+
     Examples
     --------
     >>> [str(b) for b in thm55_bias_grid(2)]
@@ -957,6 +967,18 @@ def thm55_bias_grid(k: object) -> list[Fraction]:
 
 def thm55_width(k: object, eps: object) -> int:
     r"""The width of Thm 5.5: the smallest even r with :math:`r\ge k\,2^k\log(8k/\varepsilon)` (App. B.2.1).
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, k >= 2.
+    eps : rational
+        The target loss, in (0, 1/2).
+
+    Returns
+    -------
+    int
+        r.
 
     Examples
     --------
@@ -974,7 +996,23 @@ def thm55_width(k: object, eps: object) -> int:
 
 def thm55_steps(n: object, k: object, r: object, eps: object) -> int:
     r"""The iteration count of Thm 5.5: the smallest integer :math:`T\ge 2^9k^3rn^2/\varepsilon^2` (App. B.2.1; the
-    main text's :math:`O(k^3r^2n/\varepsilon^2)` differs, erratum E14 of the spec).
+    main text's :math:`O(k^3r^2n/\varepsilon^2)` differs: docs/sparse_parity.md).
+
+    Parameters
+    ----------
+    n : int
+        Odd input dimension n > k.
+    k : int
+        Even parity degree.
+    r : int
+        The width.
+    eps : rational
+        The target loss, in (0, 1/2).
+
+    Returns
+    -------
+    int
+        T.
 
     Examples
     --------
@@ -991,6 +1029,18 @@ def thm55_first_step_rate(n: object, k: object) -> Fraction:
     (Lemma B.1), with :math:`\lambda_0 = 1` on the weights, so that the first layer becomes :math:`-\eta_0\hat g`
     (App. B.2.1, Lemma B.4).
 
+    Parameters
+    ----------
+    n : int
+        Odd input dimension n > k.
+    k : int
+        Even parity degree.
+
+    Returns
+    -------
+    Fraction
+        eta_0 (exact).
+
     Examples
     --------
     >>> thm55_first_step_rate(5, 2)
@@ -1005,6 +1055,20 @@ def thm55_first_step_rate(n: object, k: object) -> Fraction:
 def thm55_second_layer_rate(n: object, k: object, r: object, steps: object) -> float:
     r"""After step 0 of Thm 5.5 only the second layer moves, with :math:`\eta_t = 4k^{1.5}/(n\sqrt{r(T-1)})` and
     no weight decay (App. B.2.1; Thm B.6 with M = 8k^1.5).
+
+    Parameters
+    ----------
+    n, k : int
+        Odd input dimension and even parity degree.
+    r : int
+        The width.
+    steps : int
+        The iterations T >= 2.
+
+    Returns
+    -------
+    float
+        eta.
 
     Examples
     --------
@@ -1022,6 +1086,20 @@ def thm55_batch(n: object, k: object, r: object, eps: object) -> int:
     :math:`\delta'=\varepsilon/8`): :math:`B=\lceil(2/\tau^2)\log(4nr/\delta')\rceil`,
     :math:`\tau=|\xi_{k-1}|/(16k\sqrt{2n\log(2k/\varepsilon')})`. The statement's own form
     :math:`c_1^{-1}2^8k^{7/6}n\binom{n}{k-1}\log(\dots)\log(\dots)` has an unstated constant c1 (Lemma B.1).
+
+    Parameters
+    ----------
+    n, k : int
+        Odd input dimension and even parity degree.
+    r : int
+        The width.
+    eps : rational
+        The target loss, in (0, 1/2).
+
+    Returns
+    -------
+    int
+        B.
 
     Examples
     --------
