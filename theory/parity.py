@@ -22,6 +22,8 @@ Results implemented here:
   :math:`(k!/\sqrt2)(k+1)^{-(k+1)/2}\chi_S(x)\,\mathbf b` (:func:`construction`).
 * Thm 7.8 items 1-2: the structure of every max-margin network, as a checkable description
   (:class:`StructuralPrediction`, :func:`structural_prediction`).
+* Thm 5.5 (full statement, App. B.2.1; a ReLU MLP, not the network above): the schedule of its SGD algorithm,
+  width, iterations, batch, the two rates and the bias grid (``thm55_*``).
 
 Three typos of the thesis are typographic ("∏_{j∈𝒮𝒮}", the garbled "ε_1 = 1" and the pair-flip
 argument, "quadratic" for the quartic network); none changes a number, so no refuted claim is needed.

@@ -21,6 +21,9 @@ Target :math:`y = \chi_S(x) = \prod_i x_{P_i,1}`; correlation loss :math:`\ell =
   Along the flow the error depends on v only through comparisons with the integer support of U, so
   :math:`T(\varepsilon)` is found exactly by scanning the support (:func:`first_time_error_at_most`,
   :func:`plateau_ratio`).
+* Online SGD (Thm 5.8, full statement, App. B.2.4): the stated step count :func:`thm58_steps`, the adaptive rate's
+  constant :func:`thm58_rate_scale`, Claim B.11's bound :data:`THM58_IRRELEVANT_BOUND` and the growth of the
+  relevant weights the induction of Claim B.12 derives (:func:`thm58_relevant_lower_bound`).
 
 Errata / remarks enforced or documented here
 --------------------------------------------
