@@ -116,7 +116,33 @@ def _observe(cfg: Thm58Config, ctx: RunContext) -> Observation:
         case_rows, ends, median = run_case(k, m, seeds, eps, T, rate, cfg.batch_size, cfg.intervals)
         rows += case_rows
         series.append({"label": f"min_i |w_i1|, k={k}, n'={m} (median over seeds)", "x": ends, "y": median})
+    growth = []
+    for k in sorted({k for k, _ in cfg.cases}):
+        ms = [m for kk, m in cfg.cases if kk == k]
+        stated = [tp.thm58_steps(k, m, cfg.eps, DELTA) for m in ms]
+        hits = [
+            [r["first_step_error_at_most_eps"] or r["steps"] for r in rows if (r["k"], r["n_prime"]) == (k, m)]
+            for m in ms
+        ]
+        growth.append({"label": f"stated T, k={k}", "x": ms, "y": stated, "ls": "--"})
+        growth.append(
+            {
+                "label": f"median first interval end with error <= eps, k={k}",
+                "x": ms,
+                "y": [float(np.median(h)) for h in hits],
+            }
+        )
     plots = [
+        {
+            "name": "steps-vs-block-size",
+            "kind": "lines",
+            "series": growth,
+            "xscale": "log",
+            "yscale": "log",
+            "xlabel": "block size n'",
+            "ylabel": "SGD steps",
+            "title": "Thm 5.8: the stated count (3n'-2)^(2k-1) against the steps the runs need",
+        },
         {
             "name": "relevant-weights",
             "kind": "lines",
@@ -124,7 +150,7 @@ def _observe(cfg: Thm58Config, ctx: RunContext) -> Observation:
             "xlabel": "SGD step t",
             "ylabel": "min_i |w_{i,1}|",
             "title": "Thm 5.8: the relevant weights grow (median over seeds)",
-        }
+        },
     ]
     return Observation(
         [r["final_error"] for r in rows],
