@@ -49,6 +49,9 @@ __all__ = [
     "perturbed_neuron_weights",
     "plateau_numeric",
     "polynet_output",
+    "polynet_sgd",
+    "polynet_sgd_init",
+    "polynet_sgd_interval_ends",
     "population_gradient_bruteforce",
     "relevant_mask",
     "squared_growth_spread",
@@ -728,3 +731,165 @@ def perturbed_neuron_correlation_exact(
     w_int = [q] * s + [eps.numerator] * (n - s)
     grad_w, _ = nw.population_gradient_exact(w_int, b * q, range(k))
     return [-g for g in grad_w]
+
+
+# --------------------------------------------------------------------------------------------------
+# Thm 5.8 (App. B.2.4): online SGD with the adaptive rate, seeds batched
+# --------------------------------------------------------------------------------------------------
+SGD_CHUNK = 2048
+"""Steps whose samples are drawn at once (per seed, from its own generator: a seed's run does not depend on the
+other seeds of the batch)."""
+
+
+def _others_product(A: np.ndarray) -> np.ndarray:
+    """prod_{j != i} A[..., j] along the last axis, without division (block outputs can be exactly 0)."""
+    k = A.shape[-1]
+    if k == 2:
+        return A[..., ::-1]
+    out = np.ones_like(A)
+    for i in range(k):
+        for j in range(k):
+            if j != i:
+                out[..., i] *= A[..., j]
+    return out
+
+
+def polynet_sgd_interval_ends(steps: int, intervals: int) -> np.ndarray:
+    """The update counts closing the ``min(intervals, steps)`` intervals of :func:`polynet_sgd` (about equal lengths,
+    the last one ``steps``).
+
+    Parameters
+    ----------
+    steps : int
+        The updates of the run.
+    intervals : int
+        The intervals asked for.
+
+    Returns
+    -------
+    int array
+        The closing update counts, increasing.
+
+    Examples
+    --------
+    >>> polynet_sgd_interval_ends(10, 4).tolist()
+    [2, 5, 8, 10]
+    """
+    steps = check_count(steps, "steps", why="SGD updates")
+    intervals = min(check_count(intervals, "intervals", why="intervals"), steps)
+    return np.linspace(0, steps, intervals + 1).round().astype(int)[1:]
+
+
+def polynet_sgd_init(k: int, n_prime: int, seed: int) -> np.ndarray:
+    """Thm 5.8's initialisation, conditioned on its event: i.i.d. uniform ±1 weights (k, n') from
+    ``numpy.random.default_rng(seed)``, then, if prod_i w_{i,1} < 0, w_{1,1} negated. Flipping one sign is a bijection
+    from the negative-product draws to the positive ones, so the result is uniform on {prod_i w_{i,1} > 0}: the
+    initialisations the theorem's probability-1/2 event keeps.
+
+    Parameters
+    ----------
+    k, n_prime : int
+        Blocks and block width.
+    seed : int
+        The seed.
+
+    Returns
+    -------
+    float64 array (k, n')
+        The ±1 weights, ``prod(W[:, 0]) > 0``.
+
+    Examples
+    --------
+    >>> W = polynet_sgd_init(3, 4, 0)
+    >>> W.shape, bool(np.prod(W[:, 0]) > 0), sorted(set(W.ravel().tolist()))
+    ((3, 4), True, [-1.0, 1.0])
+    """
+    k = check_count(k, "k", why="number of blocks")
+    n_prime = check_count(n_prime, "n_prime", why="block width")
+    W = np.random.default_rng([seed, 0]).choice([-1.0, 1.0], size=(k, n_prime))
+    if np.prod(W[:, 0]) < 0:
+        W[0, 0] = -W[0, 0]
+    return W
+
+
+def polynet_sgd(
+    W0: np.ndarray, steps: int, rate_scale: float, seeds: Sequence[int], *, batch_size: int = 1, intervals: int = 64
+) -> dict:
+    r"""Online SGD on the disjoint-PolyNet with the correlation loss and Thm 5.8's adaptive rate, seeds batched.
+
+    Step t (Edelman thesis, proof of Thm 5.8, App. B.2.4): a fresh batch of B uniform x with y = prod_i x_{P_i,1};
+    :math:`\hat g_i = -\frac1B\sum_b y_b(\prod_{j\ne i}\langle w_j, x_{b,P_j}\rangle)x_{b,P_i}`,
+    :math:`\eta_i = s/\prod_{l\ne i}\|w_l\|_1`, :math:`w_i \leftarrow w_i - \eta_i\hat g_i` (every block with the
+    weights before the step).
+
+    Parameters
+    ----------
+    W0 : float array (E, k, n')
+        Initial weights per seed.
+    steps : int
+        T, the updates run.
+    rate_scale : float
+        s > 0.
+    seeds : sequence of int
+        One sample stream per seed (``numpy.random.default_rng([seed, 1])``), E of them.
+    batch_size : int
+        B >= 1.
+    intervals : int
+        The run is cut into this many intervals of about equal length; the extremes of the invariants are kept per
+        interval and the weights at each interval's end.
+
+    Returns
+    -------
+    dict
+        ``ends`` (intervals,) the update count at each interval's end; ``weights`` (intervals, E, k, n') the weights
+        after those updates; ``irrelevant_max`` (intervals, E) the largest |w_{i,j}|, j > 1, seen in the interval;
+        ``relevant_min`` (intervals, E) the smallest sign(w_{i,1}^(1)) w_{i,1} seen in the interval (over blocks).
+
+    Examples
+    --------
+    >>> W0 = np.stack([polynet_sgd_init(2, 3, s) for s in (0, 1)])
+    >>> out = polynet_sgd(W0, 100, 0.01, (0, 1), intervals=4)
+    >>> out["ends"].tolist(), out["weights"].shape, bool((out["relevant_min"] > 0.9).all())
+    ([25, 50, 75, 100], (4, 2, 2, 3), True)
+    """
+    W = _array(W0, "W0", 3).copy()
+    E, k, m = W.shape
+    seeds = list(seeds)
+    if len(seeds) != E:
+        raise InputError(f"need one seed per initial weight matrix: {len(seeds)} seeds for E = {E}", param="seeds")
+    steps = check_count(steps, "steps", why="SGD updates")
+    batch_size = check_count(batch_size, "batch_size", why="batch size")
+    ends = polynet_sgd_interval_ends(steps, intervals)
+    intervals = len(ends)
+    s = check_real(rate_scale, "rate_scale", positive=True)
+    check_allocation(
+        array_bytes(SGD_CHUNK, batch_size, E, k, m), "batch_size", batch_size, "one chunk of SGD samples (float64)"
+    )
+    gens = [np.random.default_rng([seed, 1]) for seed in seeds]
+    xi = np.sign(W[:, :, 0])
+    out_w = np.empty((intervals, E, k, m))
+    irr_max = np.zeros((intervals, E))
+    rel_min = np.full((intervals, E), np.inf)
+    buf = np.empty((SGD_CHUNK, E, k, m))
+    t = 0
+    while t < steps:
+        c = min(SGD_CHUNK, steps - t)
+        X = np.stack([2.0 * g.integers(0, 2, size=(c, batch_size, k, m)) - 1.0 for g in gens], axis=2)  # c,B,E,k,m
+        Y = np.prod(X[..., 0], axis=-1)[..., None]  # c,B,E,1
+        for a in range(c):
+            x = X[a]
+            coef = Y[a] * _others_product((x * W).sum(axis=-1))  # B,E,k: y prod_{j != i} <w_j, x_j>
+            step = (s / batch_size) / _others_product(np.abs(W).sum(axis=-1))  # E,k: eta_i / B
+            W += ((step * coef)[..., None] * x).sum(axis=0)  # w_i - eta_i g_i, g_i = -mean_b coef x
+            buf[a] = W
+        done = np.arange(t + 1, t + c + 1)  # update counts of the chunk's rows
+        which = np.searchsorted(ends, done)  # the interval of each row
+        for j in np.unique(which):
+            rows = buf[:c][which == j]
+            if m > 1:
+                irr_max[j] = np.maximum(irr_max[j], np.abs(rows[:, :, :, 1:]).max(axis=(0, 2, 3)))
+            rel_min[j] = np.minimum(rel_min[j], (xi * rows[:, :, :, 0]).min(axis=(0, 2)))
+            if ends[j] <= t + c:
+                out_w[j] = buf[ends[j] - t - 1]
+        t += c
+    return {"ends": ends, "weights": out_w, "irrelevant_max": irr_max, "relevant_min": rel_min}

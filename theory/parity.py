@@ -22,6 +22,8 @@ Results implemented here:
   :math:`(k!/\sqrt2)(k+1)^{-(k+1)/2}\chi_S(x)\,\mathbf b` (:func:`construction`).
 * Thm 7.8 items 1-2: the structure of every max-margin network, as a checkable description
   (:class:`StructuralPrediction`, :func:`structural_prediction`).
+* Thm 5.5 (full statement, App. B.2.1; a ReLU MLP, not the network above): the schedule of its SGD algorithm,
+  width, iterations, batch, the two rates and the bias grid (``thm55_*``).
 
 Three typos of the thesis are typographic ("∏_{j∈𝒮𝒮}", the garbled "ε_1 = 1" and the pair-flip
 argument, "quadratic" for the quartic network); none changes a number, so no refuted claim is needed.
@@ -42,6 +44,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import cast
 
 import sympy
@@ -51,6 +54,7 @@ from ._checks import (
     MAX_DIGITS,
     MAX_EXACT_ENTRIES,
     InputError,
+    as_fraction,
     as_number,
     check_cost,
     check_positive_int,
@@ -60,7 +64,9 @@ from ._checks import (
 )
 
 __all__ = [
+    "MAX_THM55_N",
     "SOURCE",
+    "THM55_SOURCE",
     "ParityConstruction",
     "ParityNeuron",
     "StructuralPrediction",
@@ -77,6 +83,12 @@ __all__ = [
     "output_coefficient",
     "parity_expectation",
     "structural_prediction",
+    "thm55_batch",
+    "thm55_bias_grid",
+    "thm55_first_step_rate",
+    "thm55_second_layer_rate",
+    "thm55_steps",
+    "thm55_width",
 ]
 
 SOURCE = "Edelman thesis Thm 7.8"
@@ -896,3 +908,210 @@ def structural_prediction(n: int, support: Sequence[int]) -> StructuralPredictio
     return StructuralPrediction(
         n=n, support=S, abs_u=1 / sqrt(k + 1), w_norm=1 / sqrt(k + 1), w_entry=1 / sqrt(2 * (k + 1))
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Theorem 5.5 (full statement, App. B.2.1): the schedule of SGD on a ReLU MLP for sparse parity
+# --------------------------------------------------------------------------------------------
+THM55_SOURCE = "Edelman thesis Thm 5.5 (full statement, App. B.2.1), Lemma B.5"
+
+MAX_THM55_N = 2000
+"""Largest n of the Thm 5.5 schedule (the exact Majority coefficient xi_{k-1} of n - 1 bits)."""
+
+
+def _check_thm55(n: object, k: object, eps: object) -> tuple[int, int, Fraction]:
+    kk = check_positive_int(k, "k", minimum=2, hypothesis=f"{THM55_SOURCE}: an even parity degree k >= 2")
+    if kk % 2:
+        raise InputError(
+            f"{THM55_SOURCE} needs an even k (odd-k Majority coefficients vanish at level k - 1), got k = {kk}",
+            param="k",
+        )
+    nn = check_positive_int(n, "n")
+    if nn % 2 == 0 or nn < kk + 1:
+        raise InputError(f"{THM55_SOURCE} needs an odd n > k, got n = {nn}, k = {kk}", param="n")
+    check_cost(
+        nn,
+        MAX_THM55_N,
+        param="n",
+        value=nn,
+        what="the exact Majority coefficient of the schedule",
+        hint="the schedule is meant for small n",
+    )
+    e = as_fraction(eps, "eps")
+    if not 0 < e < Fraction(1, 2):
+        raise InputError(f"{THM55_SOURCE} fixes eps in (0, 1/2), got eps = {eps!r:.80}", param="eps")
+    return nn, kk, e
+
+
+def thm55_bias_grid(k: object) -> list[Fraction]:
+    r"""The initial biases of Thm 5.5's "unbiased initialisation": :math:`b_i\sim\mathrm{Unif}\{-1+1/k,\dots,1-1/k\}`,
+    read with step 1/k (2k - 1 values; the thesis prints only the ends, App. B.2.1).
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, k >= 2.
+
+    Returns
+    -------
+    list of Fraction
+        -1 + j/k for j = 1 .. 2k - 1.
+
+    Examples
+    --------
+    >>> [str(b) for b in thm55_bias_grid(2)]
+    ['-1/2', '0', '1/2']
+    """
+    kk = check_positive_int(k, "k", minimum=2, hypothesis=f"{THM55_SOURCE}: k >= 2")
+    check_cost(kk, MAX_EXACT_ENTRIES, param="k", value=kk, what="the bias grid (2k - 1 values)", hint="a smaller k")
+    return [Fraction(-kk + j, kk) for j in range(1, 2 * kk)]
+
+
+def thm55_width(k: object, eps: object) -> int:
+    r"""The width of Thm 5.5: the smallest even r with :math:`r\ge k\,2^k\log(8k/\varepsilon)` (App. B.2.1).
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, k >= 2.
+    eps : rational
+        The target loss, in (0, 1/2).
+
+    Returns
+    -------
+    int
+        r.
+
+    Examples
+    --------
+    >>> thm55_width(2, "0.45")
+    30
+    """
+    kk = check_positive_int(k, "k", minimum=2, hypothesis=f"{THM55_SOURCE}: k >= 2")
+    check_cost(kk, 60, param="k", value=kk, what="the width k 2^k log(8k/eps) (a float)", hint="a smaller k")
+    e = as_fraction(eps, "eps")
+    if not 0 < e < Fraction(1, 2):
+        raise InputError(f"{THM55_SOURCE} fixes eps in (0, 1/2), got eps = {eps!r:.80}", param="eps")
+    r = math.ceil(kk * 2**kk * math.log(8 * kk / e))
+    return r + r % 2
+
+
+def thm55_steps(n: object, k: object, r: object, eps: object) -> int:
+    r"""The iteration count of Thm 5.5: the smallest integer :math:`T\ge 2^9k^3rn^2/\varepsilon^2` (App. B.2.1; the
+    main text's :math:`O(k^3r^2n/\varepsilon^2)` differs: docs/sparse_parity.md).
+
+    Parameters
+    ----------
+    n : int
+        Odd input dimension n > k.
+    k : int
+        Even parity degree.
+    r : int
+        The width.
+    eps : rational
+        The target loss, in (0, 1/2).
+
+    Returns
+    -------
+    int
+        T.
+
+    Examples
+    --------
+    >>> thm55_steps(5, 2, 30, "0.45")
+    15170371
+    """
+    nn, kk, e = _check_thm55(n, k, eps)
+    rr = check_positive_int(r, "r")
+    return math.ceil(Fraction(2**9 * kk**3 * rr * nn**2) / e**2)
+
+
+def thm55_first_step_rate(n: object, k: object) -> Fraction:
+    r"""Step 0 of Thm 5.5: :math:`\eta_0 = 1/(k|\xi_{k-1}|)` with :math:`\xi_{k-1}=\widehat{\mathrm{Maj}_n}([k-1])`
+    (Lemma B.1), with :math:`\lambda_0 = 1` on the weights, so that the first layer becomes :math:`-\eta_0\hat g`
+    (App. B.2.1, Lemma B.4).
+
+    Parameters
+    ----------
+    n : int
+        Odd input dimension n > k.
+    k : int
+        Even parity degree.
+
+    Returns
+    -------
+    Fraction
+        eta_0 (exact).
+
+    Examples
+    --------
+    >>> thm55_first_step_rate(5, 2)
+    Fraction(4, 3)
+    """
+    from .boolean import majority_coefficient
+
+    nn, kk, _ = _check_thm55(n, k, Fraction(1, 4))
+    return 1 / (kk * abs(majority_coefficient(nn, kk - 1)))
+
+
+def thm55_second_layer_rate(n: object, k: object, r: object, steps: object) -> float:
+    r"""After step 0 of Thm 5.5 only the second layer moves, with :math:`\eta_t = 4k^{1.5}/(n\sqrt{r(T-1)})` and
+    no weight decay (App. B.2.1; Thm B.6 with M = 8k^1.5).
+
+    Parameters
+    ----------
+    n, k : int
+        Odd input dimension and even parity degree.
+    r : int
+        The width.
+    steps : int
+        The iterations T >= 2.
+
+    Returns
+    -------
+    float
+        eta.
+
+    Examples
+    --------
+    >>> round(thm55_second_layer_rate(5, 2, 30, 15170371), 8)
+    0.00010607
+    """
+    nn, kk, _ = _check_thm55(n, k, Fraction(1, 4))
+    rr = check_positive_int(r, "r")
+    T = check_positive_int(steps, "steps", minimum=2)
+    return 4 * kk**1.5 / (nn * math.sqrt(rr * (T - 1)))
+
+
+def thm55_batch(n: object, k: object, r: object, eps: object) -> int:
+    r"""The batch size the proof of Thm 5.5 derives (Lemma B.5 with :math:`\varepsilon'=\varepsilon/(64k^2n)`,
+    :math:`\delta'=\varepsilon/8`): :math:`B=\lceil(2/\tau^2)\log(4nr/\delta')\rceil`,
+    :math:`\tau=|\xi_{k-1}|/(16k\sqrt{2n\log(2k/\varepsilon')})`. The statement's own form
+    :math:`c_1^{-1}2^8k^{7/6}n\binom{n}{k-1}\log(\dots)\log(\dots)` has an unstated constant c1 (Lemma B.1).
+
+    Parameters
+    ----------
+    n, k : int
+        Odd input dimension and even parity degree.
+    r : int
+        The width.
+    eps : rational
+        The target loss, in (0, 1/2).
+
+    Returns
+    -------
+    int
+        B.
+
+    Examples
+    --------
+    >>> thm55_batch(5, 2, 30, "0.45")
+    12615239
+    """
+    from .boolean import majority_coefficient
+
+    nn, kk, e = _check_thm55(n, k, eps)
+    rr = check_positive_int(r, "r")
+    eps1 = float(e) / (64 * kk**2 * nn)
+    tau = float(abs(majority_coefficient(nn, kk - 1))) / (16 * kk * math.sqrt(2 * nn * math.log(2 * kk / eps1)))
+    return math.ceil(2 / tau**2 * math.log(4 * nn * rr / (float(e) / 8)))

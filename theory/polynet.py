@@ -21,6 +21,9 @@ Target :math:`y = \chi_S(x) = \prod_i x_{P_i,1}`; correlation loss :math:`\ell =
   Along the flow the error depends on v only through comparisons with the integer support of U, so
   :math:`T(\varepsilon)` is found exactly by scanning the support (:func:`first_time_error_at_most`,
   :func:`plateau_ratio`).
+* Online SGD (Thm 5.8, full statement, App. B.2.4): the stated step count :func:`thm58_steps`, the adaptive rate's
+  constant :func:`thm58_rate_scale`, Claim B.11's bound :data:`THM58_IRRELEVANT_BOUND` and the growth of the
+  relevant weights the induction of Claim B.12 derives (:func:`thm58_relevant_lower_bound`).
 
 Errata / remarks enforced or documented here
 --------------------------------------------
@@ -64,12 +67,15 @@ from ._checks import (
     as_fraction,
     as_number,
     check_cost,
+    check_positive_int,
     format_count,
 )
 
 __all__ = [
     "BE_CONSTANT",
+    "MAX_THM58_STEPS",
     "SOURCE",
+    "THM58_IRRELEVANT_BOUND",
     "ErrorPiece",
     "block_probabilities",
     "blowup_time",
@@ -90,6 +96,9 @@ __all__ = [
     "population_gradient_formula",
     "population_gradient_symbolic",
     "sum_distribution",
+    "thm58_rate_scale",
+    "thm58_relevant_lower_bound",
+    "thm58_steps",
     "velocity_at_plateau_end_approx",
 ]
 
@@ -1458,3 +1467,157 @@ def lemma_b9_lower_bound_exact(v: Sequence, u: Sequence[Sequence]) -> Fraction:
         av = abs(vi)
         prod *= sum((p for x, p in sum_distribution(ui).items() if abs(x) <= av), Fraction(0))
     return Fraction(1, 2) - prod / 2
+
+
+# --------------------------------------------------------------------------------------------------
+# Theorem 5.8 (full statement, App. B.2.4): online SGD on the disjoint-PolyNet
+# --------------------------------------------------------------------------------------------------
+#: Claim B.11 (App. B.2.4): every irrelevant weight stays within this bound along the run, |w_{i,j}^(t)| <= 3/2.
+THM58_IRRELEVANT_BOUND = Fraction(3, 2)
+
+MAX_THM58_STEPS = 10**12
+"""Largest step count :func:`thm58_steps` returns (a run of that many sequential SGD steps is beyond reach anyway)."""
+
+
+def _check_thm58(k: object, n_prime: object, eps: object, delta: object) -> tuple[int, int, Fraction, Fraction]:
+    kk = _check_k(k, 2, "Thm 5.8 trains a product of k >= 2 blocks")
+    m = _check_n_prime(n_prime)
+    if m < 2:
+        raise InputError(f"Thm 5.8 needs n' >= 2 (a block with irrelevant weights), got n' = {m}", param="n_prime")
+    e = _rational(eps, "eps")
+    if not 0 < e < Fraction(1, 2):
+        raise InputError(f"Thm 5.8 fixes eps in (0, 1/2), got eps = {eps!r:.80}", param="eps")
+    d = _rational(delta, "delta")
+    if not 0 < d < 1:
+        raise InputError(f"delta (the SGD failure probability) must lie in (0, 1), got {delta!r:.80}", param="delta")
+    return kk, m, e, d
+
+
+def _thm58_holds(T: int, c: sympy.Expr, a: Fraction) -> bool:
+    """T >= c log(a T), decided at 60 significant digits (the two sides are never within 1e-40 at integer T here)."""
+    return bool(sympy.N(sympy.Integer(T) - c * sympy.log(sympy.Rational(a.numerator, a.denominator) * T), 60) >= 0)
+
+
+def thm58_steps(k: object, n_prime: object, eps: object, delta: object) -> int:
+    r"""The step count of Thm 5.8: the smallest integer T with
+    :math:`T \ge 6\log(2nT/\delta)\log(2k/\varepsilon)(3n'-2)^{2k-1}`, n = k n'.
+
+    Source: Edelman thesis, Thm 5.8 (full statement, App. B.2.4): with the adaptive rate
+    :func:`thm58_rate_scale`, ±1 initialisation and any batch size, the error after T steps is at most eps with
+    probability 1/2 over the initialisation (the sign of prod_i w_{i,1}) and 1 - delta over the sampling. The
+    condition has T on both sides; T - c log(2nT/delta) increases for T > c, so the smallest T is found by a
+    fixed-point iteration and then decided exactly (60 digits) at its neighbours.
+
+    Parameters
+    ----------
+    k : int
+        Number of blocks, ``k >= 2``.
+    n_prime : int
+        Block size n' >= 2.
+    eps : rational
+        Target error in (0, 1/2).
+    delta : rational
+        Failure probability of the sampling, in (0, 1).
+
+    Returns
+    -------
+    int
+        The smallest T satisfying the condition.
+
+    Examples
+    --------
+    >>> thm58_steps(2, 2, "0.1", "0.2")
+    19196
+    >>> thm58_steps(2, 1, "0.1", "0.2")
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: Thm 5.8 needs n' >= 2 (a block with irrelevant weights), got n' = 1
+    """
+    kk, m, e, d = _check_thm58(k, n_prime, eps, delta)
+    n = kk * m
+    log_size = math.log10(6) + math.log10(math.log(2 * kk / e)) + (2 * kk - 1) * math.log10(3 * m - 2)
+    check_cost(
+        log_size + math.log10(max(math.log(2 * n / d) + log_size * math.log(10), 1.0)),
+        math.log10(MAX_THM58_STEPS),
+        param="k",
+        value=kk,
+        what="the step count 6 log(2nT/delta) log(2k/eps) (3n'-2)^(2k-1) of Thm 5.8",
+        hint="smaller k or n'",
+        log10=True,
+    )
+    c_float = 6 * math.log(2 * kk / e) * (3 * m - 2) ** (2 * kk - 1)
+    t = c_float
+    for _ in range(200):
+        t = c_float * math.log(2 * n * t / d)
+    c = 6 * sympy.log(sympy.Rational(2 * kk) / sympy.Rational(e.numerator, e.denominator)) * (3 * m - 2) ** (2 * kk - 1)
+    a = Fraction(2 * n) / d
+    T = max(math.ceil(t), 1)
+    while not _thm58_holds(T, c, a):
+        T += 1
+    while T > 1 and _thm58_holds(T - 1, c, a):
+        T -= 1
+    return T
+
+
+def thm58_rate_scale(k: object, n_prime: object, steps: object, delta: object) -> float:
+    r"""The constant of Thm 5.8's adaptive rate :math:`\eta_i^{(t)} = s / \prod_{l\ne i}\|w_l^{(t)}\|_1` with
+    :math:`s = 1/(2\sqrt{2T\log(2nT/\delta)})`, n = k n' (Edelman thesis, proof of Thm 5.8, App. B.2.4): the rate
+    makes every step move each weight by at most :math:`1/\sqrt{2T\log(2nT/\delta)}`.
+
+    Parameters
+    ----------
+    k, n_prime : int
+        Blocks k >= 2 and block size n' >= 2.
+    steps : int
+        The horizon T >= 1 of the run (the rate depends on it).
+    delta : rational
+        Failure probability in (0, 1).
+
+    Returns
+    -------
+    float
+        s.
+
+    Examples
+    --------
+    >>> round(thm58_rate_scale(2, 2, 19196, "0.2"), 7)
+    0.0006932
+    """
+    kk, m, _, d = _check_thm58(k, n_prime, Fraction(1, 4), delta)
+    T = check_positive_int(steps, "steps")
+    return 1 / (2 * math.sqrt(2 * T * math.log(2 * kk * m * T / float(d))))
+
+
+def thm58_relevant_lower_bound(k: object, n_prime: object, steps: object, delta: object, t: object) -> float:
+    r"""The growth of the relevant weights that the proof of Thm 5.8 derives (Claim B.12's induction, last line):
+    after t updates, :math:`|w_{i,1}^{(t+1)}| \ge \tfrac12\bigl(1 + (3n'-2)^{-(k-1)}\,t/\sqrt{2T\log(2nT/\delta)}\bigr)`
+    (and :math:`\mathrm{sign}(w_{i,1})` is kept), on the event that the sampling martingales stay within 1/2
+    (probability 1 - delta) and prod_i sign(w_{i,1}^{(1)}) > 0 (Edelman thesis, App. B.2.4). At t = 0 it is 1/2:
+    Claim B.12's invariant |w_{i,1}| >= 1/2. (Claim B.12 as printed states a different, sqrt(t)-shaped form that the
+    induction does not derive; docs/sparse_parity.md.)
+
+    Parameters
+    ----------
+    k, n_prime, steps, delta
+        As :func:`thm58_rate_scale`.
+    t : int
+        Updates done, 0 <= t <= T.
+
+    Returns
+    -------
+    float
+        The lower bound.
+
+    Examples
+    --------
+    >>> thm58_relevant_lower_bound(2, 2, 19196, "0.2", 0)
+    0.5
+    >>> round(thm58_relevant_lower_bound(2, 2, 19196, "0.2", 19196), 4)
+    3.8267
+    """
+    kk, m, _, d = _check_thm58(k, n_prime, Fraction(1, 4), delta)
+    T = check_positive_int(steps, "steps")
+    tt = _as_int(t, "t")
+    if not 0 <= tt <= T:
+        raise InputError(f"t (updates done) must lie in [0, T = {T}], got {tt}", param="t")
+    return 0.5 * (1 + tt / ((3 * m - 2) ** (kk - 1) * math.sqrt(2 * T * math.log(2 * kk * m * T / float(d)))))

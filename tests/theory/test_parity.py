@@ -10,10 +10,12 @@ import itertools
 import math
 import random
 import time
+from fractions import Fraction
 
 import pytest
 import sympy
 
+from theory import boolean as tb
 from theory import parity as tp
 from theory._checks import InputError, LimitError
 
@@ -220,3 +222,38 @@ def test_the_monomial_limit_reads_as_a_sentence():
         tp.expectation_identity_residual(60, 8)
     assert str(info.value).startswith("n = 60 is too large: the number of monomials C(n+k-1, k) of the expansion")
     assert " has " not in str(info.value).split(";")[0]
+
+
+# ------------------------------------------------------------------------------- Theorem 5.5's schedule (App. B.2.1)
+
+
+@pytest.mark.parametrize("n,k", [(5, 2), (7, 2), (9, 4), (11, 4)])
+def test_thm55_first_step_rate_uses_the_bruteforce_majority_coefficient(n, k):
+    xi = tb.majority_coefficient_bruteforce(n, k - 1)
+    assert tp.thm55_first_step_rate(n, k) == 1 / (k * abs(Fraction(xi)))
+
+
+@pytest.mark.parametrize("k,eps", [(2, "0.45"), (2, "0.1"), (4, "0.25")])
+def test_thm55_width_is_the_smallest_even_width_meeting_the_condition(k, eps):
+    r = tp.thm55_width(k, eps)
+    bound = k * 2**k * math.log(8 * k / float(Fraction(eps)))
+    assert r % 2 == 0 and r >= bound and r - 2 < bound
+
+
+@pytest.mark.parametrize("n,k,r,eps", [(5, 2, 30, "0.45"), (9, 4, 274, "0.25")])
+def test_thm55_steps_is_the_ceiling_of_the_stated_count(n, k, r, eps):
+    T = tp.thm55_steps(n, k, r, eps)
+    exact = Fraction(2**9 * k**3 * r * n**2) / Fraction(eps) ** 2
+    assert T >= exact > T - 1
+
+
+def test_thm55_bias_grid_has_step_one_over_k():
+    assert tp.thm55_bias_grid(4) == [Fraction(j, 4) for j in range(-3, 4)]
+
+
+@pytest.mark.parametrize(
+    "args,match", [((5, 3, 30, "0.2"), "even k"), ((6, 2, 30, "0.2"), "odd n"), ((5, 2, 30, "0.5"), "eps in")]
+)
+def test_thm55_steps_refuses_inputs_outside_the_theorem(args, match):
+    with pytest.raises(ValueError, match=match):
+        tp.thm55_steps(*args)

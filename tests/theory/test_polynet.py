@@ -323,3 +323,60 @@ def test_lemma_b8_product_sign_does_not_underflow():
     with pytest.raises(ValueError, match="float range"):
         P.lemma_b8_bounds([0.1] * 1000, 1, 0)  # the bound itself overflows: refused, not 'needs prod > 0'
     assert P.lemma_b9_lower_bound([1e-5] * 400, [[1] * 3] * 400) == 0.5
+
+
+# ---------------------------------------------------------------------------------------------- Theorem 5.8 (SGD)
+
+
+@pytest.mark.parametrize("k,m,eps,delta", [(2, 2, "0.1", "0.2"), (2, 5, "0.25", "0.01"), (3, 2, "0.45", "0.5")])
+def test_thm58_steps_is_the_smallest_integer_meeting_the_condition(k, m, eps, delta):
+    T = P.thm58_steps(k, m, eps, delta)
+    c = 6 * math.log(2 * k / float(Fraction(eps))) * (3 * m - 2) ** (2 * k - 1)
+
+    def slack(t: int) -> float:
+        return t - c * math.log(2 * k * m * t / float(Fraction(delta)))
+
+    assert slack(T) >= 0 > slack(T - 1)
+
+
+@given(k=st.integers(2, 3), m=st.integers(2, 6), e=st.sampled_from(["0.05", "0.1", "0.3"]))
+@settings(max_examples=20, deadline=None)
+def test_thm58_steps_grow_with_block_size_and_shrink_with_eps(k, m, e):
+    T = P.thm58_steps(k, m, e, "0.1")
+    assert P.thm58_steps(k, m + 1, e, "0.1") > T
+    assert P.thm58_steps(k, m, "0.45", "0.1") <= T
+    assert P.thm58_steps(k + 1, m, e, "0.1") > T
+
+
+@pytest.mark.parametrize("k,m,eps", [(2, 2, "0.1"), (2, 4, "0.25"), (3, 3, "0.01")])
+def test_thm58_stated_count_meets_the_proofs_requirement(k, m, eps):
+    """The statement's T gives the proof's final relevant weight (alpha + 1)/2, alpha = 3 sqrt((n'-1) log(2k/eps)) - 1
+    (the proof's T >= 2 log(2nT/delta) alpha^2 (3n'-2)^(2k-2))."""
+    T = P.thm58_steps(k, m, eps, "0.2")
+    alpha = 3 * math.sqrt((m - 1) * math.log(2 * k / float(Fraction(eps)))) - 1
+    assert P.thm58_relevant_lower_bound(k, m, T, "0.2", T) >= (alpha + 1) / 2
+    assert P.thm58_relevant_lower_bound(k, m, T, "0.2", 0) == 0.5
+
+
+def test_thm58_rate_scale_bounds_each_step():
+    T, n, d = 1000, 6, 0.2
+    assert P.thm58_rate_scale(2, 3, T, "0.2") == pytest.approx(1 / (2 * math.sqrt(2 * T * math.log(2 * n * T / d))))
+
+
+@pytest.mark.parametrize(
+    "args,match",
+    [
+        ((1, 3, "0.1", "0.2"), "k >= 2"),
+        ((2, 1, "0.1", "0.2"), "n' >= 2"),
+        ((2, 3, "0.5", "0.2"), "eps in"),
+        ((2, 3, "0.1", "1"), "delta"),
+    ],
+)
+def test_thm58_steps_refuses_inputs_outside_the_theorem(args, match):
+    with pytest.raises(ValueError, match=match):
+        P.thm58_steps(*args)
+
+
+def test_thm58_relevant_lower_bound_refuses_t_beyond_the_horizon():
+    with pytest.raises(ValueError, match=r"t \(updates done\)"):
+        P.thm58_relevant_lower_bound(2, 3, 100, "0.2", 101)

@@ -39,6 +39,7 @@ def _parallel_grid(claim: Claim, scale: str) -> bool:
 #: quick report of 2026-11-29, docs/benchmarks.md): their verdict and population tests are marked slow, so that the
 #: default suite stays near ten minutes; `tvk report` runs them, and `pytest -m slow` checks them.
 SLOW_VERDICTS = {
+    "edelman-ch5-thm5.8-sgd-polynet": "7 s, 12 seeds x 2 cases at the stated T (1e5 sequential SGD steps)",
     "edelman-ch4-fig4.4-parity-transition": "21 s, 4 seeds x 2 T",
     "edelman-ch4-fig4.2-threshold-trend": "21 s",
     "edelman-ch4-fig4.3-sparse-attention": "8 s",

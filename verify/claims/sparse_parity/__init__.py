@@ -2,10 +2,14 @@
 
 ``sgd``: online SGD, Ch. 5 / App. B.3 ("hidden progress", Barak et al. 2022): convergence times grow with n
 (Fig. 5.1), no early convergence (Fig. 5.2), hidden progress of a sinusoid neuron (Fig. 5.3).
+``thm5_5``: Thm 5.5 end to end, the theorem's algorithm for a ReLU MLP (sign-vector init, one first-layer step,
+then SGD on the second layer; numpy, :func:`numerics.parity_sgd.thm55_run`).
+``thm5_8``: Thm 5.8 end to end, online SGD on the disjoint-PolyNet with the theorem's adaptive rate and step count
+(numpy, :func:`numerics.polynet.polynet_sgd`).
 ``pareto``: offline SGD, Ch. 6 / App. C.3 ("Pareto frontiers", Edelman et al. 2023): the success grid over
 width and sample size (Fig. 6.1 / C.1) and "width buys data" (Fig. 6.2, Prop. 6.3).
 
 Every run trains a seed ensemble with :func:`verify.train.sparse_parity.train_parity` on the report's device.
 """
 
-from . import sgd, pareto  # noqa: F401, I001  (registers the claims, Ch. 5 before Ch. 6)
+from . import sgd, thm5_5, thm5_8, pareto  # noqa: F401, I001  (registers the claims, Ch. 5 before Ch. 6)

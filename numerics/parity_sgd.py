@@ -1,0 +1,209 @@
+r"""The algorithm of Edelman thesis Thm 5.5 (full statement, App. B.2.1) end to end, in numpy, seeds batched: a
+width-r ReLU MLP :math:`f(x)=\sum_i u_i\,\mathrm{ReLU}(w_i^\top x+b_i)` on the (n, k)-sparse parity
+:math:`y=\prod_{j<k}x_j` with the hinge loss :math:`(1-yf)_+`.
+
+* Initialisation ("unbiased"): for i < r/2, :math:`w_i\sim\mathrm{Unif}\{\pm1\}^n`, :math:`u_i\sim\mathrm{Unif}\{\pm1\}`,
+  :math:`b_i` uniform on a given grid; neuron i + r/2 copies w_i and b_i and takes :math:`-u_i` (so f = 0).
+* Step 0: one batch of B samples; with :math:`\lambda_0 = 1` and rate :math:`\eta_0` the first layer becomes
+  :math:`-\eta_0\hat g` and the biases :math:`b - \eta_0\hat\gamma` (never decayed); the second layer becomes 0
+  (the proof's :math:`u^{(1)} = 0`).
+* Steps 1 .. T-1: SGD on u alone with rate :math:`\eta`, batch B, first layer and biases frozen.
+
+A batch of B i.i.d. uniform points of :math:`\{\pm1\}^n` is drawn as its multinomial counts over the 2^n points
+(the same law as B draws), so the batch sizes the theorem asks for (about 10^7) cost 2^n per step, not B. The
+population hinge loss :math:`L(\theta_t)` is exact (a mean over the 2^n points) at every t; the run returns its
+minimum over t = 1..T (the theorem's :math:`\min_{t\in[T]}`).
+
+Schedule constants (width, T, B, the rates, the bias grid) come from :mod:`theory.parity` (``thm55_*``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from numerics import walsh as nw
+from numerics.limits import array_bytes, check_allocation, check_count, check_real
+from theory._checks import InputError
+
+__all__ = ["MAX_N", "STEP_CHUNK", "thm55_init", "thm55_run"]
+
+MAX_N = 12
+"""Largest n (the exact population loss and the batch counts live on the 2^n points)."""
+
+STEP_CHUNK = 1024
+"""Steps whose batch counts are drawn at once (per seed, from its own generator)."""
+
+
+def thm55_init(n: int, width: int, bias_grid: Sequence[float], seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The unbiased initialisation of Thm 5.5 for one seed (``numpy.random.default_rng([seed, 0])``).
+
+    Parameters
+    ----------
+    n : int
+        Input dimension.
+    width : int
+        r, even.
+    bias_grid : sequence of float
+        The values the biases are drawn from, uniformly.
+    seed : int
+        The seed.
+
+    Returns
+    -------
+    W (r, n), b (r,), u (r,) : float64 arrays
+        Rows i and i + r/2 share w and b and have opposite u.
+
+    Examples
+    --------
+    >>> W, b, u = thm55_init(5, 4, [-0.5, 0.0, 0.5], 0)
+    >>> bool((W[:2] == W[2:]).all() and (b[:2] == b[2:]).all() and (u[:2] == -u[2:]).all())
+    True
+    """
+    n = check_count(n, "n", why="input bits")
+    r = check_count(width, "width", why="hidden units")
+    if r % 2:
+        raise InputError(f"the unbiased initialisation pairs neurons: the width must be even, got {r}", param="width")
+    rng = np.random.default_rng([seed, 0])
+    half = r // 2
+    W = rng.choice([-1.0, 1.0], size=(half, n))
+    u = rng.choice([-1.0, 1.0], size=half)
+    b = rng.choice(np.asarray(bias_grid, dtype=np.float64), size=half)
+    return np.concatenate([W, W]), np.concatenate([b, b]), np.concatenate([u, -u])
+
+
+def _counts(gen: np.random.Generator, batch: int, points: int, rows: int) -> np.ndarray:
+    """Multinomial counts of ``batch`` uniform draws over ``points`` cells, ``rows`` times, by conditional binomials
+    (cell j gets Bin(remaining, 1/(points - j)): the multinomial law exactly, vectorised over the rows).
+
+    Examples
+    --------
+    >>> c = _counts(np.random.default_rng(0), 1000, 8, 3)
+    >>> c.shape, c.sum(axis=1).tolist()
+    ((3, 8), [1000.0, 1000.0, 1000.0])
+    """
+    out = np.empty((rows, points))
+    rem = np.full(rows, batch, dtype=np.int64)
+    for j in range(points - 1):
+        out[:, j] = gen.binomial(rem, 1.0 / (points - j))
+        rem -= out[:, j].astype(np.int64)
+    out[:, -1] = rem
+    return out
+
+
+def thm55_run(
+    n: int,
+    k: int,
+    inits: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    seeds: Sequence[int],
+    *,
+    first_rate: float,
+    rate: float,
+    batch_size: int,
+    steps: int,
+) -> dict:
+    r"""Run the algorithm (module docstring) from ``inits`` for T = ``steps`` iterations (step 0 and T - 1 steps of the
+    second layer); one data stream per seed (``numpy.random.default_rng([seed, 1])``).
+
+    Parameters
+    ----------
+    n, k : int
+        Input dimension (n <= MAX_N) and parity degree; y = prod_{j < k} x_j.
+    inits : sequence of (W, b, u)
+        One initialisation per seed (:func:`thm55_init`).
+    seeds : sequence of int
+        One per initialisation.
+    first_rate : float
+        eta_0 of step 0.
+    rate : float
+        eta of the second-layer steps.
+    batch_size : int
+        B, of every step.
+    steps : int
+        T >= 2.
+
+    Returns
+    -------
+    dict
+        ``min_loss`` (E,) the minimum over t = 1..T of the exact population hinge loss; ``argmin`` (E,) the t where
+        it is first reached; ``final_loss`` (E,) L(theta_T); ``final_error`` (E,) the 0-1 error of sign f at T (f = 0
+        an error); ``loss_curve`` (E, <= 257) the loss at about 256 evenly spaced t (and ``curve_steps``);
+        ``first_layer`` (E, r, n) and ``biases`` (E, r) after step 0.
+
+    Examples
+    --------
+    >>> inits = [thm55_init(5, 8, [-0.5, 0.0, 0.5], s) for s in (0, 1)]
+    >>> out = thm55_run(5, 2, inits, (0, 1), first_rate=4 / 3, rate=0.01, batch_size=10**6, steps=50)
+    >>> out["min_loss"].shape, bool((out["min_loss"] <= 1).all())
+    ((2,), True)
+    """
+    n = check_count(n, "n", why="input bits")
+    if n > MAX_N:
+        raise InputError(f"n = {n} > {MAX_N}: the run works on all 2^n points", param="n")
+    k = check_count(k, "k", why="parity degree")
+    steps = check_count(steps, "steps", minimum=2, why="iterations (step 0 and at least one more)")
+    batch = check_count(batch_size, "batch_size", why="batch size")
+    eta0 = check_real(first_rate, "first_rate", positive=True)
+    eta = check_real(rate, "rate", positive=True)
+    seeds = list(seeds)
+    if len(seeds) != len(inits):
+        raise InputError(f"one seed per initialisation: {len(seeds)} seeds, {len(inits)} inits", param="seeds")
+    X = nw.cube(n).astype(np.float64)  # (N, n)
+    N = X.shape[0]
+    y = np.prod(X[:, :k], axis=1)  # (N,)
+    W0 = np.stack([w for w, _, _ in inits])  # E,r,n
+    b0 = np.stack([b for _, b, _ in inits])
+    u0 = np.stack([u for _, _, u in inits])
+    E, r, _ = W0.shape
+    check_allocation(array_bytes(E, N, r), "n", n, "the features of every seed on the 2^n points")
+    check_allocation(array_bytes(STEP_CHUNK, E, N), "n", n, "one chunk of batch counts")
+    gens = [np.random.default_rng([s, 1]) for s in seeds]
+    # step 0: f = 0 at init, so the hinge gradient is -y grad f; lambda_0 = 1 keeps only -eta0 times the batch gradient
+    c0 = np.stack([_counts(g, batch, N, 1)[0] for g in gens]) / batch  # E,N: the batch as weights on the points
+    active = (np.einsum("ern,Nn->eNr", W0, X) + b0[:, None, :]) > 0  # E,N,r
+    coef = -(c0 * y)[:, :, None] * active * u0[:, None, :]  # d loss/d (w_i . x + b_i), weighted by the batch
+    g_w = np.einsum("eNr,Nn->ern", coef, X)
+    g_b = coef.sum(axis=1)
+    W1 = -eta0 * g_w
+    b1 = b0 - eta0 * g_b
+    phi = np.maximum(np.einsum("ern,Nn->eNr", W1, X) + b1[:, None, :], 0.0)  # E,N,r: frozen features
+    u = np.zeros((E, r))  # the proof's u^(1) = 0
+    curve_at = set(np.linspace(1, steps, 257).round().astype(int).tolist())
+    curve, curve_steps = [], []
+    best = np.full(E, np.inf)
+    arg = np.zeros(E, dtype=np.int64)
+    t = 1  # theta_t: u is its second layer
+
+    def record() -> tuple[np.ndarray, np.ndarray]:
+        nonlocal best, arg
+        margin = y * np.einsum("eNr,er->eN", phi, u)
+        loss = np.maximum(1.0 - margin, 0.0).mean(axis=1)
+        better = loss < best
+        best, arg = np.where(better, loss, best), np.where(better, t, arg)
+        if t in curve_at:
+            curve.append(loss)
+            curve_steps.append(t)
+        return margin, loss
+
+    margin, loss = record()
+    while t < steps:
+        c = min(STEP_CHUNK, steps - t)
+        C = np.stack([_counts(g, batch, N, c) for g in gens], axis=1) / batch  # c,E,N: each batch as point weights
+        for a in range(c):
+            u += eta * np.einsum(
+                "eN,eNr->er", C[a] * (margin < 1.0) * y, phi
+            )  # hinge: gradient -y phi where margin < 1
+            t += 1
+            margin, loss = record()
+    f = np.einsum("eNr,er->eN", phi, u)
+    return {
+        "min_loss": best,
+        "argmin": arg,
+        "final_loss": loss,
+        "final_error": (np.sign(f) != y).mean(axis=1),
+        "loss_curve": np.stack(curve, axis=1),
+        "curve_steps": curve_steps,
+        "first_layer": W1,
+        "biases": b1,
+    }
