@@ -1412,6 +1412,7 @@ def bilinear_gradient_tensor(t: int, prior: str = "uniform", eps: float | None =
     if (prior == "curriculum") != (eps is not None):
         why = "needs eps (a = b ~ U[1/2 - eps, 1/2 + eps])" if eps is None else "takes no eps"
         raise InputError(f"the {prior} prior {why}", param="eps")
+    half_width = _finite(eps, "eps") if eps is not None else 0.0
     per_axis = min(t // 2, MAX_NODES) + 16
     nodes = 2 * per_axis**2 if prior == "uniform" else per_axis
     check_cost(
@@ -1434,7 +1435,7 @@ def bilinear_gradient_tensor(t: int, prior: str = "uniform", eps: float | None =
     elif prior == "symmetric":
         a, b, wts = symmetric_nodes(t)
     else:
-        a, b, wts = curriculum_nodes(t, float(eps))  # type: ignore[arg-type]
+        a, b, wts = curriculum_nodes(t, half_width)
     T = np.zeros((t, 2, 2))
     for s in range(0, a.size, chunk):
         aa, bb, ww = a[s : s + chunk], b[s : s + chunk], wts[s : s + chunk]
@@ -1480,8 +1481,11 @@ def population_step(
     if T.ndim != 3 or T.shape[1:] != (2, 2) or W.shape != (2, 2) or v.shape != (T.shape[0],):
         raise InputError(f"need T (t, 2, 2), W (2, 2) and v (t,), got {T.shape}, {W.shape}, {v.shape}", param="T")
     eta, wd = _finite(eta, "eta"), _finite(weight_decay, "weight_decay")
-    W_new = (1 - wd) * W + eta * np.einsum("j,jml->ml", v, T)
-    v_new = (1 - wd) * v + eta * np.einsum("ml,jml->j", W, T)
+    with np.errstate(over="ignore", invalid="ignore"):
+        W_new = (1 - wd) * W + eta * np.einsum("j,jml->ml", v, T)
+        v_new = (1 - wd) * v + eta * np.einsum("ml,jml->j", W, T)
+    if not (np.isfinite(W_new).all() and np.isfinite(v_new).all()):
+        raise InputError(f"the step overflows float64 at eta = {eta:.3g}, weight_decay = {wd:.3g}", param="eta")
     return W_new, v_new
 
 
@@ -1506,8 +1510,14 @@ def hinge_margin_needed(W: np.ndarray, v: np.ndarray) -> float:
     12.0
     """
     W, v = _float_array(W, "W"), _float_array(v, "v")
+    if W.size == 0 or v.ndim != 1:
+        raise InputError(f"need a non-empty W and a vector v, got shapes {W.shape}, {v.shape}", param="W")
     t = v.size
-    return float(2 * np.abs(W).max() * np.abs(v) @ (t - np.arange(t)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        margin = float(2 * np.abs(W).max() * np.abs(v) @ (t - np.arange(t)))
+    if not np.isfinite(margin):
+        raise InputError("the margin overflows float64 (W or v too large)", param="W")
+    return margin
 
 
 @dataclass(frozen=True)
@@ -1523,6 +1533,12 @@ class CurriculumRun:
     margin : float
         A margin Delta that keeps every hinge active at both points where a gradient is taken
         (:func:`hinge_margin_needed`).
+
+    Examples
+    --------
+    >>> r = curriculum_two_steps(4, 0.25, 0.0, 1.0, 1.0, 1.0)
+    >>> r.t, r.W1.shape, r.v2.shape, r.margin > 0
+    (4, (2, 2), (4,), True)
     """
 
     t: int
@@ -1617,7 +1633,12 @@ def richardson_limit(values: Any, ts: Any) -> np.ndarray:
     """
     vals = _float_array(values, "values")
     ts = [check_count(t, "ts", minimum=1) for t in ts]
-    if len(ts) not in (2, 3) or any(b != 2 * a for a, b in itertools.pairwise(ts)) or vals.shape[0] != len(ts):
+    if (
+        len(ts) not in (2, 3)
+        or any(b != 2 * a for a, b in itertools.pairwise(ts))
+        or vals.ndim == 0
+        or vals.shape[0] != len(ts)
+    ):
         raise InputError(f"ts must double (t, 2t[, 4t]), got {ts}", param="ts")
     if len(ts) == 2:
         return 2 * vals[1] - vals[0]

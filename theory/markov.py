@@ -1703,6 +1703,15 @@ def curriculum_lambda_moment(eps: object, n: int) -> sympy.Rational:
     """
     e = check_curriculum_eps(eps)
     n = check_positive_int(n, "n", minimum=0)
+    size = max(math.log10(abs((2 * e).p)) if (2 * e).p else 0.0, math.log10((2 * e).q), 1.0)
+    check_cost(
+        n * math.ceil(size),
+        MAX_DIGITS,
+        param="n",
+        value=n,
+        what="the digits of the exact (2 eps)^n",
+        hint="use a smaller power or an eps with fewer digits",
+    )
     if n % 2:
         return sympy.Integer(0)
     return (2 * e) ** n / (n + 1)
