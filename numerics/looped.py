@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -28,6 +29,9 @@ __all__ = [
     "kappa_moments",
     "sample_prompts",
     "smoothness_violations",
+    "thm_8_17_condition_holds",
+    "thm_8_17_printed_growth",
+    "thm_8_17_smallest_admissible_n",
 ]
 
 
@@ -509,3 +513,97 @@ def fig_8_1_errors(rng: np.random.Generator, n: int, d: int, T: int, trials: int
     traj = gd_constant_step(pr.X, pr.y, T)
     err = np.sum((traj - pr.theta_star[:, None, :]) ** 2, axis=-1)
     return ErrorDecay(n, gram_extremes(pr.X)[2], err / err[:, :1])
+
+
+# --- Theorem 8.17 (Gatmiry et al. 2024, Thm 4.1, as restated in Sec. 8.4): its condition and bound as printed
+
+
+def _check_t_d(T: int, d: int) -> tuple[int, int]:
+    T = check_positive_int(T, "T", minimum=1, hypothesis="Thm 8.17 bounds T >= 1 loops")
+    d = check_positive_int(d, "d", minimum=1)
+    if T > 3000:
+        raise LimitError(
+            f"T = {T} is too large: 4^T has more than 1800 digits", param="T", value=T, limit=3000, hint=""
+        )
+    return T, d
+
+
+def thm_8_17_condition_holds(T: int, d: int, n: int) -> bool:
+    """The condition of Theorem 8.17 as printed, ``8 T d^2/sqrt(n) <= 1/2^{2T}``, decided exactly: it reads
+    ``sqrt(n) >= 8 T d^2 2^{2T}``, and for an integer right-hand side m, ``sqrt(n) >= m`` iff ``isqrt(n) >= m``.
+
+    Parameters
+    ----------
+    T, d, n : int
+        Loops (>= 1), dimension (>= 1) and in-context examples (>= 1).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> thm_8_17_condition_holds(1, 1, 1023), thm_8_17_condition_holds(1, 1, 1024)
+    (False, True)
+    """
+    T, d = _check_t_d(T, d)
+    n = check_positive_int(n, "n", minimum=1)
+    return math.isqrt(n) >= 8 * T * d * d * 2 ** (2 * T)
+
+
+def thm_8_17_smallest_admissible_n(T: int, d: int) -> int:
+    """The smallest n for which :func:`thm_8_17_condition_holds`, by doubling then bisection on the printed
+    condition (monotone in n).
+
+    Parameters
+    ----------
+    T, d : int
+        Loops (>= 1) and dimension (>= 1).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> thm_8_17_smallest_admissible_n(1, 1), thm_8_17_smallest_admissible_n(2, 3)
+    (1024, 5308416)
+    """
+    T, d = _check_t_d(T, d)
+    hi = 1
+    while not thm_8_17_condition_holds(T, d, hi):
+        hi *= 2
+    lo = hi // 2  # the condition fails at lo (or lo = 0)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if thm_8_17_condition_holds(T, d, mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def thm_8_17_printed_growth(T: int, d: int) -> Fraction:
+    """The printed bound ``8 T d^2 2^{2T}/sqrt(n)`` at T + 1 loops over its value at T loops (the same n: sqrt(n)
+    cancels), exactly.
+
+    Parameters
+    ----------
+    T, d : int
+        Loops (>= 1) and dimension (>= 1).
+
+    Returns
+    -------
+    fractions.Fraction
+
+    Examples
+    --------
+    >>> thm_8_17_printed_growth(1, 4), thm_8_17_printed_growth(4, 2)
+    (Fraction(8, 1), Fraction(5, 1))
+    """
+    T, d = _check_t_d(T, d)
+
+    def numerator(loops: int) -> int:
+        return 8 * loops * d * d * 2 ** (2 * loops)
+
+    return Fraction(numerator(T + 1), numerator(T))

@@ -26,6 +26,7 @@ v-gradient at ``W_k = c' 11^T + (rho - c') I`` is ``c' G^V + (rho - c') G^I``.
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass
 from math import comb
 from typing import Any
@@ -47,18 +48,25 @@ __all__ = [
     "MAX_NODES",
     "MAX_QUADRATURE_COUNT",
     "MAX_QUADRATURE_T",
+    "CurriculumRun",
     "FiniteTGradients",
     "K_quadrature",
+    "bilinear_gradient_tensor",
     "construction_outputs",
+    "curriculum_nodes",
+    "curriculum_two_steps",
     "derive_markov",
     "duffy_nodes",
     "expected_kl_quadrature",
     "expected_row_entropy_quadrature",
     "finite_t_gradients",
+    "hinge_margin_needed",
     "last_token_kl",
     "lemma84_quadrature",
     "minimal_model_logits",
+    "population_step",
     "posterior_mean_quadrature",
+    "richardson_limit",
     "sample_v_gradients",
     "symmetric_nodes",
     "two_state_classes_by_runs",
@@ -1301,3 +1309,337 @@ def derive_markov(k: int, t: int) -> tuple[dict[str, Any], str]:
         + ", ".join(f"{v['float']:.6g}" for v in g["E49_as_printed"].values())
     )
     return obj, "\n".join(lines)
+
+
+# --- Prop. 8.5 / E.3: the two-step curriculum by exact population gradients
+
+
+def curriculum_nodes(t: int, eps: float, extra: int = 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes for ``a = b ~ U[1/2 - eps, 1/2 + eps]`` (the second step of Prop. E.3): the integrand is
+    a polynomial of degree <= t + 2 in a, integrated exactly up to rounding by ``t // 2 + extra`` nodes.
+
+    Parameters
+    ----------
+    t : int
+        Context length (sets the polynomial degree).
+    eps : float
+        The half-width, in (0, 1/2).
+    extra : int
+        Nodes beyond ``t // 2``.
+
+    Returns
+    -------
+    a, b, weights : float64 arrays (n,)
+        Nodes in the interval (``b`` a copy of ``a``) and weights summing to 1.
+
+    Examples
+    --------
+    >>> a, b, w = curriculum_nodes(4, 0.25)
+    >>> bool(((a > 0.25) & (a < 0.75)).all()), round(float(w.sum()), 12), round(float(w @ (2 * a - 1) ** 2), 12)
+    (True, 1.0, 0.083333333333)
+    >>> curriculum_nodes(4, 0.5)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: eps must lie in (0, 1/2), got 0.5
+    """
+    t, extra = _check_nodes(t, extra)
+    eps = _finite(eps, "eps")
+    if not 0 < eps < 0.5:
+        raise InputError(f"eps must lie in (0, 1/2), got {eps:g}", param="eps")
+    if t // 2 + extra < 1:
+        raise InputError("need at least one node (t // 2 + extra >= 1)", param="extra")
+    g, wg = np.polynomial.legendre.leggauss(t // 2 + extra)
+    a = 0.5 + eps * g
+    return a, a.copy(), wg / 2
+
+
+def _tensor_at(P: np.ndarray, t: int) -> np.ndarray:
+    """Per-matrix ``T[n, j-1, m, l] = (1/t) sum_i (P_mi - 1/k) pi_l (P^{j-1})_li sum_{w=0}^{t-j} (t-j+1-w) (P^w)_im``:
+    the coefficient of ``v_j (W_k)_ml`` in ``-L`` for a stationary chain (Eqs. (E.8), (E.13), (E.30)-(E.35))."""
+    N, k, _ = P.shape
+    pi = stationary(P)
+    pw = np.empty((N, t + 1, k, k))
+    pw[:, 0] = np.eye(k)
+    for n in range(1, t + 1):
+        pw[:, n] = pw[:, n - 1] @ P
+    R = _ramp(pw[:, :t])  # R[:, r-1] = sum_{w<r} (r-w) P^w
+    return np.einsum("nmi,nl,njli,njim->njml", P - 1.0 / k, pi, pw[:, :t], R[:, ::-1]) / t
+
+
+def bilinear_gradient_tensor(t: int, prior: str = "uniform", eps: float | None = None, chunk: int = 1024) -> np.ndarray:
+    r"""The population margin loss with every hinge active as a bilinear form in ``(v, W_k)``, k = 2:
+    ``L(W_k, v) = const - sum_{j,m,l} v_j (W_k)_{ml} T[j-1, m, l]``, so ``-dL/dW_k = sum_j v_j T[j-1]`` and
+    ``-dL/dv_j = sum_{ml} (W_k)_{ml} T[j-1, m, l]``, at any ``(W_k, v)`` (Eqs. (E.2), (E.8)).
+
+    Computed by matrix powers at Gauss-Legendre nodes over the prior of ``(a, b)``: ``"uniform"`` (a, b ~ U(0, 1),
+    :func:`duffy_nodes`, Lemma E.1), ``"symmetric"`` (a = b ~ U(0, 1), :func:`symmetric_nodes`, Cor. E.2) or
+    ``"curriculum"`` (a = b ~ U[1/2 - eps, 1/2 + eps], :func:`curriculum_nodes`, Prop. E.3). Contracting it gives the
+    gradients of :func:`finite_t_gradients`: ``GW = sum_j T[j]``, ``GV_j = sum_ml T[j, m, l]``, ``GI_j = sum_m T[j, m, m]``.
+
+    Parameters
+    ----------
+    t : int
+        Context length, >= 2.
+    prior : str
+        ``"uniform"``, ``"symmetric"`` or ``"curriculum"``.
+    eps : float, optional
+        The half-width of the curriculum prior (required for it, refused otherwise).
+    chunk : int
+        Nodes per batch.
+
+    Returns
+    -------
+    float64 array (t, 2, 2)
+        ``T[j-1, m-1, l-1]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> T, g = bilinear_gradient_tensor(8), finite_t_gradients(8)
+    >>> bool(np.allclose(T.sum(0), g.GW) and np.allclose(T.sum((1, 2)), g.GV) and np.allclose(np.einsum("jmm->j", T), g.GI))
+    True
+    >>> bilinear_gradient_tensor(3, "curriculum", 0.25)[1].round(6).tolist()
+    [[0.013889, -0.006944], [-0.006944, 0.013889]]
+    >>> bilinear_gradient_tensor(3, "curriculum")
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: the curriculum prior needs eps (a = b ~ U[1/2 - eps, 1/2 + eps])
+    """
+    t = check_count(t, "t", minimum=2, message=f"t must be >= 2, got {t!r:.80}")
+    chunk = check_count(chunk, "chunk", why="nodes per batch")
+    if not isinstance(prior, str) or prior not in ("uniform", "symmetric", "curriculum"):
+        raise InputError(f"prior must be 'uniform', 'symmetric' or 'curriculum', got {prior!r:.80}", param="prior")
+    if (prior == "curriculum") != (eps is not None):
+        why = "needs eps (a = b ~ U[1/2 - eps, 1/2 + eps])" if eps is None else "takes no eps"
+        raise InputError(f"the {prior} prior {why}", param="eps")
+    half_width = _finite(eps, "eps") if eps is not None else 0.0
+    per_axis = min(t // 2, MAX_NODES) + 16
+    nodes = 2 * per_axis**2 if prior == "uniform" else per_axis
+    check_cost(
+        nodes * (t + 1),
+        MAX_GRADIENT_WORK,
+        param="t",
+        value=t,
+        what=f"the bilinear gradient tensor ({format_count(nodes)} nodes x t + 1 matrix powers)",
+        hint="theory.markov.curriculum_tensor gives the curriculum prior's tensor exactly",
+    )
+    check_allocation(
+        16 * array_bytes(min(chunk, nodes), t + 1, 2, 2),
+        param="chunk",
+        value=chunk,
+        what="the matrix powers of a batch of nodes (chunk, t + 1, 2, 2), their ramp sums and the tensor",
+        hint="use a smaller chunk",
+    )
+    if prior == "uniform":
+        a, b, wts = duffy_nodes(t)
+    elif prior == "symmetric":
+        a, b, wts = symmetric_nodes(t)
+    else:
+        a, b, wts = curriculum_nodes(t, half_width)
+    T = np.zeros((t, 2, 2))
+    for s in range(0, a.size, chunk):
+        aa, bb, ww = a[s : s + chunk], b[s : s + chunk], wts[s : s + chunk]
+        P = np.stack([np.stack([aa, 1 - aa], -1), np.stack([1 - bb, bb], -1)], axis=1)
+        T += np.einsum("n,njml->jml", ww, _tensor_at(P, t))
+    return T
+
+
+def population_step(
+    T: np.ndarray, W: np.ndarray, v: np.ndarray, eta: float, weight_decay: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """One population gradient step on the bilinear loss of :func:`bilinear_gradient_tensor`, with decoupled weight
+    decay as in (E.53), (E.54): ``W <- (1 - wd) W + eta sum_j v_j T[j]``, ``v_j <- (1 - wd) v_j + eta sum_ml W_ml T[j]``
+    (both gradients taken at the old ``(W, v)``).
+
+    Parameters
+    ----------
+    T : float64 array (t, 2, 2)
+        The tensor of the step's data law.
+    W : float64 array (2, 2)
+        The second layer ``W_k``.
+    v : float64 array (t,)
+        The positional vector.
+    eta : float
+        The step size.
+    weight_decay : float
+        ``lambda_wd`` (1 replaces the weights by the step, Prop. E.3's second step).
+
+    Returns
+    -------
+    W, v : float64 arrays
+        The updated parameters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> T = np.zeros((3, 2, 2)); T[1] = np.eye(2)
+    >>> W, v = population_step(T, np.ones((2, 2)), np.ones(3), 0.5, weight_decay=1.0)
+    >>> W.tolist(), v.tolist()
+    ([[0.5, 0.0], [0.0, 0.5]], [0.0, 1.0, 0.0])
+    """
+    T, W, v = _float_array(T, "T"), _float_array(W, "W"), _float_array(v, "v")
+    if T.ndim != 3 or T.shape[1:] != (2, 2) or W.shape != (2, 2) or v.shape != (T.shape[0],):
+        raise InputError(f"need T (t, 2, 2), W (2, 2) and v (t,), got {T.shape}, {W.shape}, {v.shape}", param="T")
+    eta, wd = _finite(eta, "eta"), _finite(weight_decay, "weight_decay")
+    with np.errstate(over="ignore", invalid="ignore"):
+        W_new = (1 - wd) * W + eta * np.einsum("j,jml->ml", v, T)
+        v_new = (1 - wd) * v + eta * np.einsum("ml,jml->j", W, T)
+    if not (np.isfinite(W_new).all() and np.isfinite(v_new).all()):
+        raise InputError(f"the step overflows float64 at eta = {eta:.3g}, weight_decay = {wd:.3g}", param="eta")
+    return W_new, v_new
+
+
+def hinge_margin_needed(W: np.ndarray, v: np.ndarray) -> float:
+    """A margin ``Delta`` that keeps every hinge of the margin loss (8.7) active at ``(W_k, v)`` for every sequence:
+    ``|f_{p,i}| <= max|W| sum_j |v_j| (p - j + 1)`` by (E.2), so ``Delta = 2 max|W| sum_j |v_j| (t - j + 1)`` bounds
+    ``f_{p,x_{p+1}} - f_{p,i}`` (the thesis chooses Delta this way, after (E.6) and in the second step).
+
+    Parameters
+    ----------
+    W : float64 array (2, 2)
+    v : float64 array (t,)
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> hinge_margin_needed(np.ones((2, 2)), np.ones(3))  # 2 (3 + 2 + 1)
+    12.0
+    """
+    W, v = _float_array(W, "W"), _float_array(v, "v")
+    if W.size == 0 or v.ndim != 1:
+        raise InputError(f"need a non-empty W and a vector v, got shapes {W.shape}, {v.shape}", param="W")
+    t = v.size
+    with np.errstate(over="ignore", invalid="ignore"):
+        margin = float(2 * np.abs(W).max() * np.abs(v) @ (t - np.arange(t)))
+    if not np.isfinite(margin):
+        raise InputError("the margin overflows float64 (W or v too large)", param="W")
+    return margin
+
+
+@dataclass(frozen=True)
+class CurriculumRun:
+    """The parameters along the two steps of Prop. E.3 (:func:`curriculum_two_steps`).
+
+    Attributes
+    ----------
+    t : int
+        Context length.
+    W1, v1, W2, v2 : float64 arrays
+        ``W_k`` (2, 2) and v (t,) after the first and the second step.
+    margin : float
+        A margin Delta that keeps every hinge active at both points where a gradient is taken
+        (:func:`hinge_margin_needed`).
+
+    Examples
+    --------
+    >>> r = curriculum_two_steps(4, 0.25, 0.0, 1.0, 1.0, 1.0)
+    >>> r.t, r.W1.shape, r.v2.shape, r.margin > 0
+    (4, (2, 2), (4,), True)
+    """
+
+    t: int
+    W1: np.ndarray
+    v1: np.ndarray
+    W2: np.ndarray
+    v2: np.ndarray
+    margin: float
+
+
+def curriculum_two_steps(
+    t: int,
+    eps: float,
+    w_init: float,
+    v_init: float,
+    c1: float,
+    c2: float,
+    weight_decay: float = 1.0,
+    first: np.ndarray | None = None,
+) -> CurriculumRun:
+    """The two-step curriculum of Prop. E.3 by exact population gradients (Gauss-Legendre and matrix powers): init
+    ``W_k = w_init 11^T``, ``v = v_init 1``; step 1 on ``a, b ~ U(0, 1)`` with ``eta_1 = c1/t^2``; step 2 on
+    ``a = b ~ U[1/2 - eps, 1/2 + eps]`` with ``eta_2 = c2/t`` and weight decay ``weight_decay`` (1 in the thesis).
+
+    Parameters
+    ----------
+    t : int
+        Context length.
+    eps : float
+        The half-width of the second step's law, in (0, 1/2).
+    w_init, v_init : float
+        The initial values.
+    c1, c2 : float
+        The step-size constants.
+    weight_decay : float
+        The second step's ``lambda_wd``.
+    first : float64 array (t, 2, 2), optional
+        The uniform prior's :func:`bilinear_gradient_tensor` at this t, when already computed (it does not depend on
+        eps).
+
+    Returns
+    -------
+    CurriculumRun
+
+    Examples
+    --------
+    >>> r = curriculum_two_steps(6, 0.25, 1.0, 1.0, 6.0, 8.0)
+    >>> round(float(r.W2[0, 0]), 4), round(abs(float(r.W2[0, 1])), 4), r.v2[:3].round(5).tolist()
+    (0.0774, 0.0, [0.05318, 0.04765, 0.03058])
+    """
+    t = check_count(t, "t", minimum=2, message=f"t must be >= 2, got {t!r:.80}")
+    w0, u = _finite(w_init, "w_init"), _finite(v_init, "v_init")
+    c1, c2 = _finite(c1, "c1"), _finite(c2, "c2")
+    T1 = bilinear_gradient_tensor(t) if first is None else _float_array(first, "first")
+    if T1.shape != (t, 2, 2):
+        raise InputError(f"first must be the (t, 2, 2) tensor of the uniform prior, got {T1.shape}", param="first")
+    T2 = bilinear_gradient_tensor(t, "curriculum", eps)
+    W0, v0 = np.full((2, 2), w0), np.full(t, u)
+    W1, v1 = population_step(T1, W0, v0, c1 / t**2)
+    W2, v2 = population_step(T2, W1, v1, c2 / t, weight_decay)
+    margin = max(hinge_margin_needed(W0, v0), hinge_margin_needed(W1, v1))
+    return CurriculumRun(t, W1, v1, W2, v2, margin)
+
+
+def richardson_limit(values: Any, ts: Any) -> np.ndarray:
+    """The ``t -> infinity`` limit of values with an expansion ``f(t) = f_inf + a/t + b/t^2 + ...``, from their values
+    at ``t, 2t`` (``2 f(2t) - f(t)``, error ``O(1/t^2)``) or ``t, 2t, 4t`` (``(8 f(4t) - 6 f(2t) + f(t))/3``, error
+    ``O(1/t^3)``).
+
+    Parameters
+    ----------
+    values : array-like (2 or 3, ...)
+        The values at the context lengths ``ts``, along the first axis.
+    ts : sequence of 2 or 3 ints
+        Doubling context lengths.
+
+    Returns
+    -------
+    float64 array
+        The extrapolated limit (the shape of one entry of ``values``).
+
+    Examples
+    --------
+    >>> round(float(richardson_limit([1 + 3/10 + 5/100, 1 + 3/20 + 5/400, 1 + 3/40 + 5/1600], [10, 20, 40])), 12)
+    1.0
+    >>> round(float(richardson_limit([1 + 3/10, 1 + 3/20], [10, 20])), 12)
+    1.0
+    >>> richardson_limit([1, 2], [10, 30])
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: ts must double (t, 2t[, 4t]), got [10, 30]
+    """
+    vals = _float_array(values, "values")
+    ts = [check_count(t, "ts", minimum=1) for t in ts]
+    if (
+        len(ts) not in (2, 3)
+        or any(b != 2 * a for a, b in itertools.pairwise(ts))
+        or vals.ndim == 0
+        or vals.shape[0] != len(ts)
+    ):
+        raise InputError(f"ts must double (t, 2t[, 4t]), got {ts}", param="ts")
+    if len(ts) == 2:
+        return 2 * vals[1] - vals[0]
+    return (8 * vals[2] - 6 * vals[1] + vals[0]) / 3

@@ -74,6 +74,7 @@ __all__ = [
     "MAX_EXACT_GD_WORK",
     "MAX_FLOAT_GD_OPS",
     "MAX_SPECTRUM_D",
+    "MAX_THM_8_17_T",
     "SOURCE",
     "attention",
     "check_step_size",
@@ -93,6 +94,9 @@ __all__ = [
     "tf_readout",
     "thm_8_16_bound",
     "thm_8_16_sharp_bound",
+    "thm_8_17_bound",
+    "thm_8_17_growth_factor",
+    "thm_8_17_min_examples",
     "thm_8_25_bound",
     "thm_8_25_exp_bound",
 ]
@@ -1241,3 +1245,113 @@ def thm_8_16_sharp_bound(T: int, kappa: Number, alpha: Number) -> sympy.Expr:
         raise InputError("alpha must be non-zero (Thm 8.16)", param="alpha")
     k, T = _check_kappa(kappa), _check_T(T)
     return sympy.Abs(a) * _power(1 - 1 / k, T, "1 - 1/kappa")
+
+
+# --- Theorem 8.17 (Gatmiry et al. 2024, Thm 4.1, as restated in Sec. 8.4): the bound it compares against
+
+#: Largest T of :func:`thm_8_17_min_examples` / :func:`thm_8_17_bound` (16^T has 1.2 T digits).
+MAX_THM_8_17_T = 3000
+
+
+def _check_thm_8_17(T: int, d: int) -> tuple[int, int]:
+    T = check_positive_int(T, "T", minimum=1, hypothesis="Thm 8.17 bounds T >= 1 loops")
+    d = check_positive_int(d, "d", minimum=1)
+    check_cost(
+        T,
+        MAX_THM_8_17_T,
+        param="T",
+        value=T,
+        what="the exact 16^T of Thm 8.17's condition (1.2 T digits)",
+        hint="compare logarithms: ln n_min = 2 ln(8 T d^2) + 2 T ln 4",
+    )
+    return T, d
+
+
+def thm_8_17_min_examples(T: int, d: int) -> int:
+    """The fewest in-context examples for which Theorem 8.17's condition ``8 T d^2/sqrt(n) <= 1/2^{2T}`` holds:
+    ``n_min = (8 T d^2 4^T)^2 = 64 T^2 d^4 16^T`` (the condition squared; Shi thesis Sec. 8.4, Thm 8.17, restating
+    Gatmiry et al. (2024), Thm 4.1).
+
+    It grows like ``16^T``: at d = 4, T = 1 it is 262144, at T = 10 about 1.8e18, against the O(d) examples that make
+    kappa constant in Theorem 8.16.
+
+    Parameters
+    ----------
+    T : int
+        The number of loops, ``1 <= T <= MAX_THM_8_17_T``.
+    d : int
+        The feature dimension, ``d >= 1``.
+
+    Returns
+    -------
+    int
+        ``n_min``, exact.
+
+    Examples
+    --------
+    >>> thm_8_17_min_examples(1, 1), thm_8_17_min_examples(1, 4), thm_8_17_min_examples(2, 1)
+    (1024, 262144, 65536)
+    >>> thm_8_17_min_examples(0, 4)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: T must be an integer >= 1 (Thm 8.17 bounds T >= 1 loops), got T = 0
+    """
+    T, d = _check_thm_8_17(T, d)
+    return 64 * T * T * d**4 * 16**T
+
+
+def thm_8_17_bound(T: int, d: int, n: int) -> sympy.Expr:
+    """Theorem 8.17's error bound ``8 T d^2 2^{2T}/sqrt(n)``, which equals ``sqrt(n_min/n)`` with ``n_min`` of
+    :func:`thm_8_17_min_examples`: wherever its condition holds (``n >= n_min``) the bound is at most 1, and equal to
+    1 at ``n = n_min``. At fixed ``(d, n)`` it grows with T by the factor ``4 (T + 1)/T`` per loop (the "exponential
+    increase" of Sec. 8.4's comparison), where Theorem 8.16's ``|alpha| e^{-T/(2 kappa)}`` shrinks by
+    ``e^{-1/(2 kappa)}``.
+
+    Parameters
+    ----------
+    T : int
+        The number of loops, ``1 <= T <= MAX_THM_8_17_T``.
+    d : int
+        The feature dimension, ``d >= 1``.
+    n : int
+        The number of in-context examples, ``n >= 1``.
+
+    Returns
+    -------
+    sympy.Expr
+        The bound, exact.
+
+    Examples
+    --------
+    >>> thm_8_17_bound(1, 1, 1024), thm_8_17_bound(1, 1, 4096), thm_8_17_bound(2, 1, 4096)
+    (1, 1/2, 4)
+    >>> thm_8_17_bound(1, 1, 0)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: n must be an integer >= 1, got n = 0
+    """
+    T, d = _check_thm_8_17(T, d)
+    n = check_positive_int(n, "n", minimum=1)
+    return sympy.sqrt(sympy.Rational(thm_8_17_min_examples(T, d), n))
+
+
+def thm_8_17_growth_factor(T: int) -> sympy.Rational:
+    """The factor by which Theorem 8.17's bound grows from T to T + 1 loops at fixed ``(d, n)``: ``4 (T + 1)/T``
+    (from ``8 T d^2 2^{2T}/sqrt(n)``; always above 4, so the bound increases exponentially in T).
+
+    Parameters
+    ----------
+    T : int
+        The number of loops, ``T >= 1``.
+
+    Returns
+    -------
+    sympy.Rational
+
+    Examples
+    --------
+    >>> thm_8_17_growth_factor(1), thm_8_17_growth_factor(3)
+    (8, 16/3)
+    """
+    T, _ = _check_thm_8_17(T, 1)
+    return sympy.Rational(4 * (T + 1), T)

@@ -26,14 +26,17 @@ Everything here is exact (sympy or :class:`fractions.Fraction`):
   one- and two-step updates (:func:`step1_W_leading`, :func:`step1_v_leading`, :func:`step2_diag_leading`);
 * Cor. E.2: the corrected first-step v update (:func:`cor_e2_v_update`), (E.49) as printed
   (:func:`e49_as_printed`) and the truncated diagonal coefficient that diverges like ``ln(1/delta)/16``
-  (:func:`cor_e2_diagonal_truncated`).
+  (:func:`cor_e2_diagonal_truncated`);
+* Prop. 8.5 / E.3: the curriculum step's loss as an exact bilinear form at finite t (:func:`curriculum_tensor`, with
+  :func:`curriculum_lambda_moment`) and the model after the two steps as ``t -> infinity``
+  (:func:`curriculum_limit`).
 
 Sizes (checked before any work, :class:`theory._checks.LimitError` naming the parameter; ``docs/limits.md``): exact
 values of at most 4000 digits (``lambda^n`` of :func:`matrix_power_closed_form`, ``k^(n-1)`` of
 :func:`ngram_kl_asymptotic`), the harmonic-type sums up to ``MAX_HARMONIC_N`` = 9000 (:func:`cor_e2_v_update`,
 :func:`expected_kl_given_counts`), tables of at most 200000 counts (t positions x k states), the monomial integrals up to
 degree ``MAX_MONOMIAL_DEGREE`` = 300, the finite-t strategy KLs and their classes up to ``MAX_EXACT_T`` = 100, the
-sympy integrals ``K_j`` up to ``MAX_EXACT_LAG`` = 12.
+sympy integrals ``K_j`` up to ``MAX_EXACT_LAG`` = 12, the curriculum tensor up to ``MAX_CURRICULUM_T`` = 400.
 
 Units: the first-step updates are reported as ``(W^(1) - c 11^T)/(c eta)`` and ``(v^(1) - c)/(c eta)``; the
 diagonal-bias part of the second-step v update as ``G^I_j``, in units of ``(rho - c') eta`` (``docs/markov.md``).
@@ -65,15 +68,20 @@ from .modular import _digits, _shown
 __all__ = [
     "K_INTEGRAND",
     "LEMMA84_INTEGRANDS",
+    "MAX_CURRICULUM_T",
     "MAX_EXACT_T",
     "A",
     "B",
     "K",
     "bigram_logits",
+    "check_curriculum_eps",
     "check_k",
     "check_t",
     "cor_e2_diagonal_truncated",
     "cor_e2_v_update",
+    "curriculum_lambda_moment",
+    "curriculum_limit",
+    "curriculum_tensor",
     "e43_as_printed",
     "e43_corrected",
     "e49_as_printed",
@@ -1626,3 +1634,239 @@ def cor_e2_diagonal_truncated(delta: sympy.Expr) -> sympy.Expr:
         # nsimplify rounds 1e-300 to 0 and 0.9999999999999999 to 1: then the float's exact binary value
         value = exact if 0 < exact < 1 else sympy.Rational(*float(value).as_integer_ratio())
     return -(1 - value) / 8 - sympy.log(value) / 16
+
+
+# --- Prop. 8.5 / E.3: the two-step curriculum (a, b ~ U(0, 1), then a = b ~ U[1/2 - eps, 1/2 + eps])
+
+#: Largest context length of :func:`curriculum_tensor` (t exact 2 x 2 blocks whose entries carry ``(2 eps)^n`` up to
+#: n = t: a few hundred digits at t = 400).
+MAX_CURRICULUM_T = 400
+
+
+def check_curriculum_eps(eps: object) -> sympy.Rational:
+    """The half-width ``eps`` of the second step's law ``a = b ~ U[1/2 - eps, 1/2 + eps]``, exact, in ``(0, 1/2)``.
+
+    Parameters
+    ----------
+    eps : int, Fraction, str or sympy.Rational
+        The half-width (Prop. E.3 takes ``eps in (0, 1/2)``); a float is refused (pass ``Fraction(1, 10)``).
+
+    Returns
+    -------
+    sympy.Rational
+        ``eps``, validated.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> check_curriculum_eps(Fraction(1, 4)), check_curriculum_eps("1/10")
+    (1/4, 1/10)
+    >>> check_curriculum_eps(Fraction(1, 2))
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: eps must be a rational number in (0, 1/2) (Prop. E.3), got 1/2
+    """
+    value = as_number(eps, "eps", symbolic=False)
+    if not isinstance(value, sympy.Rational) or not (0 < value < _HALF):
+        raise InputError(f"eps must be a rational number in (0, 1/2) (Prop. E.3), got {_shown(value)}", param="eps")
+    return value
+
+
+def curriculum_lambda_moment(eps: object, n: int) -> sympy.Rational:
+    """``E[lambda^n]`` for ``lambda = 2a - 1`` with ``a ~ U[1/2 - eps, 1/2 + eps]`` (the second step of Prop. E.3):
+    ``lambda ~ U[-2 eps, 2 eps]``, so ``E[lambda^n] = (2 eps)^n/(n + 1)`` for even n and 0 for odd n.
+
+    This is the *normalised* form of the integrals of (E.56)-(E.57), which the thesis writes without the density
+    ``1/(2 eps)`` (its ``4^k eps^{2k+1}/(2k+1)`` for j = 2k is ``2 eps`` times ``E[(a - 1/2)(2a - 1)^{j-1}]``).
+
+    Parameters
+    ----------
+    eps : rational in (0, 1/2)
+        The half-width.
+    n : int
+        The power, ``n >= 0``.
+
+    Returns
+    -------
+    sympy.Rational
+        The moment, exact.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> [curriculum_lambda_moment(Fraction(1, 4), n) for n in range(5)]
+    [1, 0, 1/12, 0, 1/80]
+    >>> curriculum_lambda_moment(Fraction(1, 4), -1)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: n must be an integer >= 0, got n = -1
+    """
+    e = check_curriculum_eps(eps)
+    n = check_positive_int(n, "n", minimum=0)
+    size = max(math.log10(abs((2 * e).p)) if (2 * e).p else 0.0, math.log10((2 * e).q), 1.0)
+    check_cost(
+        n * math.ceil(size),
+        MAX_DIGITS,
+        param="n",
+        value=n,
+        what="the digits of the exact (2 eps)^n",
+        hint="use a smaller power or an eps with fewer digits",
+    )
+    if n % 2:
+        return sympy.Integer(0)
+    return (2 * e) ** n / (n + 1)
+
+
+def curriculum_tensor(t: int, eps: object) -> list[list[list[sympy.Rational]]]:
+    r"""The population loss of the second step as a bilinear form, exact at finite t: with every hinge active,
+    ``L(W_k, v) = const - sum_{j,m,l} v_j (W_k)_{ml} T[j][m][l]`` under ``a = b ~ U[1/2 - eps, 1/2 + eps]`` (k = 2),
+    where
+
+    ``T[j][m][l] = (1/(8t)) [ s_{lm} E[lambda^j] N_j + S_j ]``, ``N_j = (t-j+1)(t-j+2)/2``,
+    ``S_j = sum_{p=j}^{t} sum_{n=1}^{p-j+1} E[lambda^n]``, ``s_{lm} = +1`` if ``l = m`` else ``-1``.
+
+    Derivation (``docs/markov.md``, "Prop. 8.5 / E.3"): by (E.2) and (E.8),
+    ``T[j][m][l] = (1/t) sum_{p=j}^{t} sum_{t'=j}^{p} E[1{x_p = m} 1{x_{t'-j+1} = l} (1{x_{t'} = x_{p+1}} - 1/2)]``;
+    for ``a = b`` the chain has ``pi = (1/2, 1/2)`` and ``(P^n)_{li} = (1 + s_{li} lambda^n)/2``, and the sum over the
+    middle state gives ``(lambda/8)(s_{lm} lambda^{j-1} + lambda^{p-t'})``. So ``-dL/dW_k = sum_j v_j T[j]`` and
+    ``-dL/dv_j = sum_{ml} (W_k)_{ml} T[j][m][l]`` (Eqs. (E.47), (E.48), (E.55)-(E.57) in closed form).
+
+    Parameters
+    ----------
+    t : int
+        Context length, ``2 <= t <= MAX_CURRICULUM_T``.
+    eps : rational in (0, 1/2)
+        The half-width of the second step's law.
+
+    Returns
+    -------
+    list of t 2 x 2 lists of sympy.Rational
+        ``T[j-1][m-1][l-1]``, j = 1..t.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> T = curriculum_tensor(3, Fraction(1, 4))
+    >>> T[0], T[1]
+    ([[1/144, 1/144], [1/144, 1/144]], [[1/72, -1/144], [-1/144, 1/72]])
+    >>> curriculum_tensor(1, Fraction(1, 4))
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: t must be an integer >= 2 (a context of t >= 2 tokens holds at least one bigram), got t = 1
+    """
+    t = check_t(t)
+    e = check_curriculum_eps(eps)
+    check_cost(
+        t,
+        MAX_CURRICULUM_T,
+        param="t",
+        value=t,
+        what="the exact curriculum tensor (t blocks with entries of up to t powers of 2 eps)",
+        hint="numerics.markov_gradients.bilinear_gradient_tensor computes it in float64",
+    )
+    moments = [curriculum_lambda_moment(e, n) for n in range(t + 1)]
+    # S(L) = sum_{n=1}^{L} (L - n + 1) E[lambda^n] for L = t - j + 1, by S(L) = S(L-1) + M(L), M(L) = sum_{n<=L} E[lambda^n]
+    s_of_len, running_s, running_m = [sympy.Integer(0)], sympy.Integer(0), sympy.Integer(0)
+    for length in range(1, t + 1):
+        running_m += moments[length]
+        running_s += running_m
+        s_of_len.append(running_s)
+    out = []
+    for j in range(1, t + 1):
+        n_j = sympy.Rational((t - j + 1) * (t - j + 2), 2)
+        diag_part = moments[j] * n_j
+        s_j = s_of_len[t - j + 1]
+        same, other = (diag_part + s_j) / (8 * t), (s_j - diag_part) / (8 * t)
+        out.append([[same, other], [other, same]])
+    return out
+
+
+def curriculum_limit(
+    eps: object, w_init: object, v_init: object, c1: object, c2: object, js: Sequence[int] = (1, 2, 3, 4)
+) -> dict[str, sympy.Expr | list[sympy.Expr]]:
+    r"""The model after the two steps of Prop. E.3, as ``t -> infinity`` at fixed lags j.
+
+    Procedure (App. E.1, proof of Prop. E.3): init ``W_k = w_init 11^T``, ``v = v_init 1``; step 1 on
+    ``a, b ~ U(0, 1)`` with ``eta_1 = c1/t^2``; step 2 on ``a = b ~ U[1/2 - eps, 1/2 + eps]`` with
+    ``eta_2 = c2/t`` and weight decay ``lambda_wd = 1`` (``theta^(2) = (1 - lambda_wd) theta^(1) - eta_2 grad L``,
+    Eqs. (E.53), (E.54)); the margin loss with every hinge active. Limits:
+
+    * step 1 (Lemma E.1, (E.23), (E.29)): ``W^(1) -> w_init 11^T + (v_init c1/6) [[B, A], [A, B]]`` with
+      ``B = (ln 256 - 5)/12`` (E.24), ``A = (7 - 10 ln 2)/6`` (E.25), and ``v^(1) -> v_init 1`` (its change is
+      ``O(1/t)``); so ``W^(1) = c' 11^T + g I`` with ``g = v_init c1 (B - A)/6``;
+    * step 2 (:func:`curriculum_tensor`): ``W^(2) -> (v_init c2 Lambda/8) I`` with
+      ``Lambda = sum_{n>=1} E[lambda^n] = E[(a - 1/2)/(1 - a)] = artanh(2 eps)/(2 eps) - 1`` (off-diagonal ``O(1/t)``),
+      and ``v_j^(2) -> (c2 g/8) E[lambda^j]``: 0 for odd j, ``(c2 g/8)(2 eps)^j/(j + 1)`` for even j (the ``c'``
+      part of the gradient and the ``S_j`` part are ``O(1/t)`` per lag);
+    * so the logits ``f_{p,i} = sum_j v_j sum_{t'} 1{x_{t'} = i} (W_k)[x_p, x_{t'-j+1}]`` tend to
+      ``beta * (bigram count) + sum_{even j >= 4} W_11 v_j (lag-j count)`` with the bigram coefficient
+      ``beta = W_11 v_2 = v_init g c2^2 Lambda eps^2/48 = Theta(eps^4)`` and the next coefficient
+      ``W_11 v_4 = Theta(eps^6)``: Eq. (E.60), ``f = O(eps^4) (bigram) + O(eps^6)``. The ratio of the lag-4 to the
+      bigram coefficient is ``E[lambda^4]/E[lambda^2] = 12 eps^2/5``.
+
+    Parameters
+    ----------
+    eps : rational in (0, 1/2)
+        The half-width of the second step's law.
+    w_init, v_init : number
+        The initial values of every entry of ``W_k`` and v (``v_init != 0``).
+    c1, c2 : number > 0
+        The step sizes are ``eta_1 = c1/t^2`` and ``eta_2 = c2/t``.
+    js : sequence of int
+        The lags whose ``v_j^(2)`` are returned.
+
+    Returns
+    -------
+    dict
+        ``"W11"``, ``"W12"`` (0), ``"v"`` (the limits of ``v_j^(2)`` for ``j in js``), ``"bigram"`` (beta),
+        ``"lag4_over_bigram"`` (``12 eps^2/5``), exact sympy expressions.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> lim = curriculum_limit(Fraction(1, 4), 1, 1, 6, 8, js=(1, 2, 4))
+    >>> lim["W12"], lim["v"], lim["lag4_over_bigram"]
+    (0, [0, -19/144 + 7*log(2)/36, -19/960 + 7*log(2)/240], 3/20)
+    >>> lim["W11"], round(float(lim["bigram"]), 7)
+    (-1 + 2*atanh(1/2), 0.0002795)
+    >>> curriculum_limit(Fraction(1, 4), 1, 0, 6, 8)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: v_init must be a nonzero real number (the first step moves W_k by v_init eta_1 G^W), got 0
+    """
+    e = check_curriculum_eps(eps)
+    _ = _real(w_init, "w_init")
+    u = _real(v_init, "v_init")
+    if u == 0:
+        raise InputError(
+            "v_init must be a nonzero real number (the first step moves W_k by v_init eta_1 G^W), got 0", param="v_init"
+        )
+    s1, s2 = _real(c1, "c1"), _real(c2, "c2")
+    for name, val in (("c1", s1), ("c2", s2)):
+        if not val > 0:
+            raise InputError(f"{name} must be > 0, got {_shown(val)}", param=name)
+    lags = [check_positive_int(j, "j", minimum=1) for j in js]
+    check_cost(
+        max(lags, default=1),
+        MAX_CURRICULUM_T,
+        param="js",
+        value=max(lags, default=1),
+        what="the largest lag of the limit",
+        hint="use lags <= MAX_CURRICULUM_T",
+    )
+    b_diag, a_off = lemma84_closed_form("E.24"), lemma84_closed_form("E.25")
+    g = sympy.expand(u * s1 * (b_diag - a_off) / 6)
+    lam_sum = sympy.atanh(2 * e) / (2 * e) - 1
+    w11 = u * s2 * lam_sum / 8
+    v = [sympy.expand(s2 * g * curriculum_lambda_moment(e, j) / 8) for j in lags]
+    m2, m4 = curriculum_lambda_moment(e, 2), curriculum_lambda_moment(e, 4)
+    bigram = w11 * s2 * g * m2 / 8
+    return {"W11": w11, "W12": sympy.Integer(0), "v": v, "bigram": bigram, "lag4_over_bigram": m4 / m2}
+
+
+def _real(value: object, name: str) -> sympy.Expr:
+    """A caller's real number (exact when given exactly), refusing symbols, complex values and non-numbers."""
+    x = as_number(value, name, symbolic=False)
+    if not x.is_real:
+        raise InputError(f"{name} must be a real number, got {_shown(x)}", param=name)
+    return x

@@ -65,6 +65,7 @@ from ._checks import (
 )
 
 __all__ = [
+    "MAX_INIT_PURITY_P",
     "MEMORISING_SCALINGS",
     "FourierNeuron",
     "ModularConstruction",
@@ -72,6 +73,7 @@ __all__ = [
     "construction_logit_as_printed",
     "cos_sum_expansion",
     "frequencies",
+    "init_purity_cdf",
     "max_margin",
     "max_margin_k2_morwani",
     "max_margin_logits",
@@ -1281,3 +1283,85 @@ def psi_dc_leak(p: object, k: object, eps: object) -> sympy.Expr:
             leak, "eps", power=(k + 1) / 2, radicand=k % 2 == 0, what="the exact power (1 - eps)^((k+1)/2)"
         )
     return max_margin(p, k) * (1 - leak) ** Rational(k + 1, 2)
+
+
+# --- Edelman Fig. 7.4a: the maximum normalized power of a neuron at a Gaussian initialisation
+
+#: Largest p of :func:`init_purity_cdf` (an alternating sum of about p^2/8 exact terms).
+MAX_INIT_PURITY_P = 401
+
+
+def init_purity_cdf(p: int, x: object) -> sympy.Expr:
+    r"""``P(purity(u) <= x)`` for ``u`` in ``R^p`` (p odd) with a spherically symmetric law (i.i.d. ``N(0, s^2)``
+    entries: the initialisation of Edelman Ch. 7's networks in this toolkit), where ``purity`` is the maximum normalized
+    one-sided Fourier power ``max_zeta P(zeta)/sum_zeta P(zeta)`` of Fig. 7.4 (``P(0) = |u^(0)|^2``,
+    ``P(zeta) = 2 |u^(zeta)|^2``, zeta = 1..m, m = (p-1)/2).
+
+    The powers are ``p s^2`` times ``chi^2_1`` (zeta = 0) and ``chi^2_2`` (zeta >= 1), independent, so the normalized
+    powers are ``Dirichlet(1/2, 1, ..., 1)`` (m ones). Conditioning on the first, ``D_0 = s ~ Beta(1/2, m)``, the rest
+    are ``(1 - s)`` times a flat ``Dirichlet(1^m)``, whose maximum has ``P(max <= y) = sum_j (-1)^j C(m, j)
+    (1 - j y)_+^{m-1}``; so
+
+    ``P(purity <= x) = (1/B(1/2, m)) sum_{j=0}^{m} (-1)^j C(m, j) int_0^{u_j} s^{-1/2} (1 - j x - s)^{m-1} ds``,
+    ``u_j = min(x, 1 - j x)`` (terms with ``1 - j x <= 0`` vanish), ``B(1/2, m) = 4^m m! (m-1)!/(2m)!``; the integral
+    is a polynomial in ``sqrt(u_j)``. Fig. 7.4a says only that "initially, the maximum power is randomly
+    distributed"; this is that distribution.
+
+    Parameters
+    ----------
+    p : int
+        Odd, ``3 <= p <= MAX_INIT_PURITY_P``.
+    x : rational in [0, 1]
+        The threshold; a float is refused (pass ``Fraction(1, 10)``).
+
+    Returns
+    -------
+    sympy.Expr
+        The probability, exact (rationals times square roots of rationals).
+
+    Examples
+    --------
+    For p = 3 (m = 1) the purity is ``max(D_0, 1 - D_0)`` with ``D_0 ~ Beta(1/2, 1)``, ``P(D_0 <= y) = sqrt(y)``:
+
+    >>> from fractions import Fraction
+    >>> init_purity_cdf(3, Fraction(3, 4)), init_purity_cdf(3, Fraction(1, 2)), init_purity_cdf(3, 1)
+    (-1/2 + sqrt(3)/2, 0, 1)
+    >>> round(float(init_purity_cdf(71, Fraction(1, 10))), 6)
+    0.314365
+    >>> init_purity_cdf(4, Fraction(1, 2))
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: p must be an odd integer >= 3 (a real vector on Z_p with p odd), got p = 4
+    """
+    p = check_positive_int(p, "p", minimum=3)
+    if p % 2 == 0:
+        raise InputError(f"p must be an odd integer >= 3 (a real vector on Z_p with p odd), got p = {p}", param="p")
+    check_cost(
+        p,
+        MAX_INIT_PURITY_P,
+        param="p",
+        value=p,
+        what="the exact alternating sum of init_purity_cdf (about p^2/8 terms with growing integers)",
+        hint="estimate it by Monte Carlo (numerics.spectra.purity of Gaussian vectors)",
+    )
+    xv = as_number(x, "x", symbolic=False)
+    if not isinstance(xv, Rational) or not (0 <= xv <= 1):
+        raise InputError(f"x must be a rational number in [0, 1], got {x!r:.80}", param="x")
+    m = (p - 1) // 2
+    beta = Rational(4**m * math.factorial(m) * math.factorial(m - 1), math.factorial(2 * m))
+    total = sympy.Integer(0)
+    for j in range(m + 1):
+        c = 1 - j * xv
+        if c <= 0:
+            break
+        u = min(xv, c)
+        # int_0^u s^{-1/2} (c - s)^{m-1} ds = sum_k C(m-1, k) c^{m-1-k} (-1)^k u^{k+1/2}/(k+1/2)
+        poly = sum(
+            (
+                Rational(math.comb(m - 1, k) * (-1) ** k) * c ** (m - 1 - k) * u**k / (k + Rational(1, 2))
+                for k in range(m)
+            ),
+            Rational(0),
+        )
+        total += (-1) ** j * math.comb(m, j) * poly * sqrt(u)
+    return total / beta

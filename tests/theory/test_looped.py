@@ -247,3 +247,34 @@ def test_bad_values_are_refused_naming_the_parameter(call, param):
     with pytest.raises(InputError) as info:
         call()
     assert info.value.param == param
+
+
+# --- Theorem 8.17 (Gatmiry et al. 2024, Thm 4.1, as restated): condition, bound and growth
+
+
+@settings(max_examples=40, deadline=None)
+@given(T=st.integers(min_value=1, max_value=12), d=st.integers(min_value=1, max_value=9))
+def test_thm_8_17_min_examples_is_the_threshold_of_the_printed_condition(T: int, d: int) -> None:
+    """n_min satisfies 8 T d^2/sqrt(n) <= 2^{-2T} (compared exactly by sympy) and n_min - 1 does not; the bound is
+    1 there and sqrt(n_min/n) <= 1 above."""
+    n_min = tl.thm_8_17_min_examples(T, d)
+
+    def holds(n: int) -> bool:
+        return bool(8 * T * d**2 / sympy.sqrt(n) <= sympy.Rational(1, 2 ** (2 * T)))
+
+    assert holds(n_min) and not holds(n_min - 1)
+    assert tl.thm_8_17_bound(T, d, n_min) == 1
+    printed = 8 * T * d**2 * 2 ** (2 * T) / sympy.sqrt(4 * n_min + 7)
+    assert sympy.simplify(tl.thm_8_17_bound(T, d, 4 * n_min + 7) - printed) == 0
+    assert tl.thm_8_17_bound(T, d, 4 * n_min + 7) < 1
+    assert tl.thm_8_17_bound(T + 1, d, n_min) / tl.thm_8_17_bound(T, d, n_min) == tl.thm_8_17_growth_factor(T)
+    assert tl.thm_8_17_growth_factor(T) > 4
+
+
+def test_thm_8_17_bad_input() -> None:
+    with pytest.raises(InputError, match="T must be an integer >= 1"):
+        tl.thm_8_17_min_examples(0, 4)
+    with pytest.raises(InputError, match="n must be an integer >= 1"):
+        tl.thm_8_17_bound(1, 4, 0)
+    with pytest.raises(LimitError):
+        tl.thm_8_17_min_examples(tl.MAX_THM_8_17_T + 1, 4)

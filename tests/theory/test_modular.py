@@ -622,3 +622,45 @@ def test_memorising_rejects_bad_input() -> None:
         tm.memorising_normalized_margin(5, -1, 1)
     with pytest.raises(ValueError, match="p"):
         tm.memorising_margin(4)
+
+
+# --- Edelman Fig. 7.4a: the purity of a Gaussian vector
+
+
+def test_init_purity_cdf_small_p_and_support() -> None:
+    """p = 3: purity = max(D, 1 - D), D ~ Beta(1/2, 1), P(D <= y) = sqrt(y); the purity is >= 1/(m + 1) and <= 1."""
+    from fractions import Fraction
+
+    import sympy
+
+    from theory.modular import init_purity_cdf
+
+    for x in (Fraction(1, 2), Fraction(3, 5), Fraction(3, 4), Fraction(9, 10)):
+        want = sympy.sqrt(sympy.Rational(x)) - sympy.sqrt(1 - sympy.Rational(x))
+        assert sympy.simplify(init_purity_cdf(3, x) - want) == 0
+    for p in (5, 7, 11):
+        m = (p - 1) // 2
+        assert init_purity_cdf(p, Fraction(1, m + 1) - Fraction(1, 10**6)) == 0
+        assert sympy.simplify(init_purity_cdf(p, 1) - 1) == 0
+        values = [float(init_purity_cdf(p, Fraction(k, 40)).evalf(30)) for k in range(41)]
+        assert all(b >= a - 1e-15 for a, b in itertools.pairwise(values))
+
+
+def test_init_purity_cdf_p5_by_quadrature() -> None:
+    """p = 5 (Dirichlet(1/2, 1, 1)): P(max <= x) by a direct double integral of the Dirichlet density."""
+    from fractions import Fraction
+
+    import mpmath
+
+    from theory.modular import init_purity_cdf
+
+    x = Fraction(1, 2)
+    xf = mpmath.mpf(1) / 2
+    norm = mpmath.gamma(2.5) / (mpmath.gamma(0.5) * mpmath.gamma(1) ** 2)
+
+    def inner(d1: mpmath.mpf) -> mpmath.mpf:  # d0 in [max(0, 1 - d1 - x), min(x, 1 - d1)], d2 = 1 - d0 - d1 <= x
+        lo, hi = max(0, 1 - d1 - xf), min(xf, 1 - d1)
+        return mpmath.quad(lambda d0: d0 ** (-0.5), [lo, hi]) if hi > lo else mpmath.mpf(0)
+
+    direct = norm * mpmath.quad(inner, [0, xf])
+    assert abs(float(init_purity_cdf(5, x).evalf(30)) - float(direct)) < 1e-9

@@ -16,6 +16,9 @@ BASELINE = {
     "smoothness_violations": {"X": _X, "y": _Y, "rng": np.random.default_rng(0), "pairs": 8},
     "kappa_moments": {"rng": np.random.default_rng(0), "n": 16, "d": 4, "draws": 20, "trials": 10, "chunk": 20000},
     "fig_8_1_errors": {"rng": np.random.default_rng(0), "n": 16, "d": 4, "T": 10, "trials": 3},
+    "thm_8_17_condition_holds": {"T": 1, "d": 1, "n": 1024},
+    "thm_8_17_smallest_admissible_n": {"T": 2, "d": 3},
+    "thm_8_17_printed_growth": {"T": 3, "d": 2},
 }
 
 REFUSED = [
@@ -25,6 +28,7 @@ REFUSED = [
     ("gd_constant_step", {"X": _X, "y": _Y, "T": 10**12}, "T"),
     ("smoothness_violations", {"X": _X, "y": _Y, "rng": np.random.default_rng(0), "pairs": 10**12}, "pairs"),
     ("fig_8_1_errors", {"rng": np.random.default_rng(0), "n": 16, "d": 4, "T": 10**12, "trials": 3}, "T"),
+    ("thm_8_17_smallest_admissible_n", {"T": 3001, "d": 1}, "T"),
 ]
 
 NO_SIZE = {

@@ -28,6 +28,13 @@ BASELINE = {
     "two_state_classes_by_runs": {"t": 3},
     "two_state_strategy_kl_quadrature": {"t": 2, "strategies": ("uniform", "bigram"), "chunk": 8},
     "derive_markov": {"k": 3, "t": 2},
+    "curriculum_nodes": {"t": 4, "eps": 0.25, "extra": 4},
+    "bilinear_gradient_tensor": {"t": 4, "prior": "curriculum", "eps": 0.25, "chunk": 64},
+    "population_step": {"T": np.ones((3, 2, 2)), "W": np.eye(2), "v": np.ones(3), "eta": 0.1, "weight_decay": 1.0},
+    "hinge_margin_needed": {"W": np.eye(2), "v": np.ones(3)},
+    "CurriculumRun": {"t": 2, "W1": np.eye(2), "v1": np.ones(2), "W2": np.eye(2), "v2": np.ones(2), "margin": 1.0},
+    "curriculum_two_steps": {"t": 4, "eps": 0.25, "w_init": 0.0, "v_init": 1.0, "c1": 1.0, "c2": 1.0},
+    "richardson_limit": {"values": [1.3, 1.15, 1.075], "ts": [10, 20, 40]},
 }
 
 REFUSED = [
@@ -50,6 +57,8 @@ REFUSED = [
     ("two_state_strategy_kl_quadrature", {"t": 151}, "t"),
     ("derive_markov", {"k": 11, "t": 10}, "k"),
     ("derive_markov", {"k": 2, "t": 2001}, "t"),
+    ("bilinear_gradient_tensor", {"t": 600}, "t"),
+    ("curriculum_nodes", {"t": 4, "eps": 0.25, "extra": 2000}, "extra"),
 ]
 
 NO_SIZE: dict[str, str] = {}

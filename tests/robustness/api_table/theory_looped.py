@@ -40,6 +40,9 @@ BASELINE = {
     "thm_8_16_sharp_bound": {"T": 3, "kappa": 3, "alpha": 2},
     "thm_8_25_bound": {"T": 3, "kappa": 3, "R": 2},
     "thm_8_25_exp_bound": {"T": 3, "kappa": 3, "R": 2},
+    "thm_8_17_min_examples": {"T": 2, "d": 4},
+    "thm_8_17_bound": {"T": 2, "d": 4, "n": 10**6},
+    "thm_8_17_growth_factor": {"T": 3},
 }
 
 REFUSED = [
@@ -54,6 +57,8 @@ REFUSED = [
     ("looped_forward", {"X": X_TALL, "y": [1] * 100, "alpha": 1, "etas": [0.001] * 2439, "exact": False}, "etas"),
     ("gram_spectrum", {"X": [[int(i == j) for j in range(21)] for i in range(22)]}, "X"),
     ("condition_number", {"X": [[int(i == j) for j in range(21)] for i in range(22)]}, "X"),
+    ("thm_8_17_min_examples", {"T": 3001, "d": 4}, "T"),
+    ("thm_8_17_bound", {"T": 3001, "d": 4, "n": 1}, "T"),
 ]
 
 NO_SIZE: dict[str, str] = {}

@@ -36,6 +36,10 @@ BASELINE = {
     "strategy_probs": {"seq": [0, 1, 1, 0, 1], "k": 2, "strategy": "ngram", "n": 3},
     "transition_matrix": {"a": Rational(1, 3), "b": Rational(1, 2)},
     "unigram_logits": {"seq": [0, 1, 1, 0, 1], "k": 2},
+    "check_curriculum_eps": {"eps": Fraction(1, 4)},
+    "curriculum_lambda_moment": {"eps": Fraction(1, 4), "n": 4},
+    "curriculum_tensor": {"t": 4, "eps": Fraction(1, 4)},
+    "curriculum_limit": {"eps": Fraction(1, 4), "w_init": 1, "v_init": 1, "c1": 6, "c2": 8, "js": (1, 2)},
 }
 
 REFUSED = [
@@ -52,6 +56,8 @@ REFUSED = [
     ("stationary_monomial_integral", {"alpha": 301, "beta": 0, "gamma": 0, "delta": 0}, "alpha"),
     ("leading_argmax_v2", {"jmax": 13}, "jmax"),
     ("step2_diag_leading", {"t": 100, "j": 13}, "j"),
+    ("curriculum_tensor", {"t": 401, "eps": Fraction(1, 4)}, "t"),
+    ("curriculum_limit", {"eps": Fraction(1, 4), "w_init": 1, "v_init": 1, "c1": 6, "c2": 8, "js": (401,)}, "js"),
 ]
 
 NO_SIZE = {

@@ -31,6 +31,7 @@ BASELINE = {
     "psi_two_frequencies": {"p": 5, "k": 3, "s": Rational(1, 2)},
     "psi_unbalanced": {"p": 5, "k": 2, "r": ["1/2", "1/4", "1/4"]},
     "single_neuron_bound": {"p": 5, "k": 3},
+    "init_purity_cdf": {"p": 11, "x": Rational(1, 4)},
 }
 
 REFUSED = [
@@ -56,6 +57,7 @@ REFUSED = [
     ("psi_dc_leak", {"p": 5, "k": 2, "eps": Rational(1, 10**1001)}, "eps"),
     ("psi_unbalanced", {"p": 5, "k": 1, "r": [Rational(1, 10**600), 1 - Rational(1, 10**600)]}, "r"),
     ("psi_phase_mismatch", {"p": 3, "k": 5000, "delta": 0}, "k"),
+    ("init_purity_cdf", {"p": 403, "x": Rational(1, 4)}, "p"),
 ]
 
 NO_SIZE = {

@@ -4,7 +4,8 @@ The chapter claims that one linear attention layer with the hand-made weights Q 
 GD step on the least-squares loss of its prompt (Lemma 8.13), so T loops equal T GD steps for any step sizes
 (Theorem 8.14); that the loss is L-smooth and mu-strongly convex (Lemmas 8.20, 8.22), so GD with eta = 1/L contracts
 like (1 - 1/kappa)^T <= exp(-T/kappa) (Lemma 8.23, Theorem 8.25) and the transformer's error is at most
-|alpha| exp(-T/(2 kappa)) (Theorem 8.16); and that the experiment of Sec. 8.6 (Figure 8.1) reproduces this.
+|alpha| exp(-T/(2 kappa)) (Theorem 8.16), against the bound of Gatmiry et al. restated as Theorem 8.17 (its
+condition and growth in T, ``comparison``); and that the experiment of Sec. 8.6 (Figure 8.1) reproduces this.
 
 Predictions come from :mod:`theory.looped` (exact rational/sympy arithmetic; the float64 fallback for the large
 Theorem 8.14 setting); observations from the torch looped transformer (:mod:`verify.train.looped`, on ``ctx.device``) or
@@ -15,6 +16,6 @@ bound (checked together with the sharper (1 - 1/kappa)^T), and the average kappa
 consistent with 10-trial means.
 """
 
-from . import construction, convergence, figure8_1
+from . import comparison, construction, convergence, figure8_1
 
-__all__ = ["construction", "convergence", "figure8_1"]
+__all__ = ["comparison", "construction", "convergence", "figure8_1"]

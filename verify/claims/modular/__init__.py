@@ -18,4 +18,5 @@ from . import optimality  # noqa: F401
 from . import training_runs  # noqa: F401
 from . import edelman_k2  # noqa: F401
 from . import controls  # noqa: F401
+from . import init_purity  # noqa: F401
 # isort: on
