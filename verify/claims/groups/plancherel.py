@@ -30,7 +30,7 @@ class PlancherelConfig:
     """Groups (all irreps real, with exact irreps here) and a seed for the coefficient matrices (entries p/q with
     |p| <= 3, 1 <= q <= 3)."""
 
-    groups: tuple[str, ...] = ("S3", "D4", "Z2^3", "S4")
+    groups: tuple[str, ...] = ("S3", "D4", "Z2^3", "D4xZ2")
     seed: int = 0
 
 
@@ -107,7 +107,7 @@ register(
         source=f"{SRC}, Lemma D.12 (App. D.9)",
         statement="For u = sum_i alpha_i rho_i, v = sum_i beta_i rho_i, w = sum_i gamma_i rho_i over the entries rho_i of "
         "real orthogonal irreps (Lemma D.10): ||u||^2 + ||v||^2 + ||w||^2 = sum_R (|G|/d_R)(||alpha_R||_F^2 + "
-        "||beta_R||_F^2 + ||gamma_R||_F^2); exact, for random rational coefficients, on S_3, D_4, Z_2^3, S_4 (quick) and also D_5, D_6, D_4 x Z_2, S_5 (full).",
+        "||beta_R||_F^2 + ||gamma_R||_F^2); exact, for random rational coefficients, on S_3, D_4, Z_2^3, D_4 x Z_2 (quick) and also D_5, D_6, S_4, S_5 (full).",
         kind="symbolic",
         configs={
             "quick": PlancherelConfig(),

@@ -202,6 +202,9 @@ register(
         predict=_predict_a14,
         observe=_observe_a14,
         judge=Requiring(AtMost(slack=1e-9, relative=True), ("within_sharpened_constant",)),
+        note="True as printed but looser than its proof needs: with the softmax's sharp l_inf -> l_1 constant 1 "
+        "(edelman-ch4-corA7-softmax) in place of Cor. A.7's C_softmax = 2 the same chain gives ||W_V||_2 (1 + 2 "
+        "||W_K W_Q^T||_2), which the search does not exceed either (within_sharpened_constant).",
         resolution=Resolution(
             rel=0.95,
             why="a Lipschitz constant checked from below by search: the printed constant is attained at W_K W_Q^T = 0 "
@@ -475,5 +478,9 @@ register(
         predict=lambda cfg: [float(ts.softmax_truncation_sup(T, s, R)) for T, s, R in cfg.cases],
         observe=_observe_a24,
         judge=Requiring(MaxRel(1e-9), ("within_printed_bound",)),
+        note="The prediction is the exact supremum (theory.sparse_variable.softmax_truncation_sup); the printed bound "
+        "2(T - s)/(s e^R) is checked as the requirement within_printed_bound. The proof's two sums are each m/(a + m) "
+        "with a = sum_{t <= s} e^{z_t} >= s e^R and m = sum_{t > s} e^{z_t} <= T - s; the printed bound drops m from "
+        "the denominator.",
     )
 )
