@@ -103,6 +103,7 @@ __all__ = [
     "rho_as_printed_exponent",
     "sinusoid_activation",
     "sinusoid_coefficient",
+    "sq_gradient_variance_bound",
     "sq_lower_bound_applies",
     "tc_growth_window",
     "thm56_condition",
@@ -1872,6 +1873,49 @@ def sq_lower_bound_applies(r: object, T: object, tau: object, delta: object, n: 
     tau, delta = _positive(tau, "tau"), _positive(delta, "delta")
     lhs = r * T / (tau**2 * delta)
     return lhs <= Fraction(math.comb(n, k), 2)
+
+
+def sq_gradient_variance_bound(n: object, k: object) -> Fraction:
+    r"""Lemma C.1 (the statistical-query step of Prop. 6.3): for a model with :math:`\|\nabla_\theta h_\theta(x)\|_\infty
+    \le 1` at every x and a loss with :math:`\ell'(\hat y, y) = -y + \ell_0(\hat y)`, the population gradient's
+    spread over a uniformly random k-parity target is at most :math:`1/\binom{n}{k}`:
+
+    .. math:: \mathbb{E}_{S \sim \binom{[n]}{k}}\big[(g_i(\chi_S, \theta) - \mathbb{E}_x[\ell_0(h_\theta(x))
+              \partial_i h_\theta(x)])^2\big] = \binom{n}{k}^{-1} \sum_{|S| = k} \widehat{\partial_i h_\theta}(S)^2
+              \le \binom{n}{k}^{-1}
+
+    (Parseval: the level-k Fourier weight of :math:`\partial_i h_\theta` is at most
+    :math:`\mathbb{E}_x[(\partial_i h_\theta)^2] \le 1`; attained when :math:`\partial_i h_\theta` is a k-parity).
+    Edelman thesis, App. C.2.1, Lemma C.1 (the printed lemma omits the :math:`\mathbb{E}_x` around the subtracted
+    term; its proof's first line has it).
+
+    Parameters
+    ----------
+    n : int
+        The dimension, ``n >= 1``.
+    k : int
+        The parity degree, ``0 <= k <= n``.
+
+    Returns
+    -------
+    Fraction
+        :math:`1/\binom{n}{k}`.
+
+    Raises
+    ------
+    ValueError
+        ``n < 1``, ``k`` outside ``0..n``, or ``C(n, k)`` with more than ``MAX_DIGITS`` digits.
+
+    Examples
+    --------
+    >>> from theory.boolean import sq_gradient_variance_bound
+    >>> sq_gradient_variance_bound(6, 3), sq_gradient_variance_bound(10, 0)
+    (Fraction(1, 20), Fraction(1, 1))
+    """
+    n = _check_n(n, minimum=1)
+    k = _check_level(n, k)
+    _check_comb_digits(n, k)
+    return Fraction(1, math.comb(n, k))
 
 
 def _nonnegative(value: object, name: str) -> Fraction:

@@ -63,6 +63,7 @@ __all__ = [
     "max_margin",
     "min_width",
     "optimal_neuron_scale",
+    "plancherel_norm",
     "s_sum",
     "single_neuron_max",
     "single_neuron_max_as_printed",
@@ -312,6 +313,63 @@ def _check_irrep_index(r: object, n_irreps: int, what: str) -> int:
 # --------------------------------------------------------------------------------------------
 # Lemmas D.11-D.13: the class-weighted margin of one neuron and its maximum
 # --------------------------------------------------------------------------------------------
+
+
+def plancherel_norm(G: FiniteGroup | str, coefficients: Sequence[object]) -> sympy.Expr:
+    r"""Lemma D.12: the squared norm of :math:`u = \sum_R \sum_{i,j} \alpha_{R,(i,j)} \rho_{R,(i,j)}` (the entries of
+    real orthogonal irreps as vectors over G, Lemma D.10) from its coefficient matrices:
+
+    .. math:: \|u\|^2 = \sum_R \frac{|G|}{d_R} \|\alpha_R\|_F^2,
+
+    by the orthogonality relations :math:`\sum_a \rho_i(a)\rho_j(a) = \delta_{ij}|G|/d_R` (Lemma D.10, 1-2). Lemma
+    D.12 is this identity for u, v and w summed (Edelman thesis, App. D.9).
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        A group whose irreps are all real (``check_totally_real``).
+    coefficients : sequence of matrices
+        One ``d_R x d_R`` matrix (rows of exact numbers, or a sympy Matrix) per irrep, in the order of
+        ``character_table(G)``.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Raises
+    ------
+    ValueError
+        G has an irrep that is not real; the number or the shapes of the matrices do not match its irreps; an entry
+        is not a finite number.
+
+    Examples
+    --------
+    S3 has irreps of dimensions 1, 1, 2 (|G|/d_R = 6, 6, 3):
+
+    >>> from theory.groups import plancherel_norm
+    >>> plancherel_norm("S3", [[[1]], [[0]], [[1, 0], [0, 2]]])
+    21
+    """
+    ct = check_totally_real(G, source="Lemma D.12 (real orthogonal irreps)")
+    if isinstance(coefficients, (str, bytes)) or not isinstance(coefficients, (Sequence, sympy.MatrixBase)):
+        raise InputError(f"coefficients must be a sequence of matrices, got {coefficients!r:.80}", param="coefficients")
+    if len(coefficients) != ct.n_irreps:
+        raise InputError(
+            f"coefficients needs one matrix per irrep ({ct.n_irreps}), got {len(coefficients)}", param="coefficients"
+        )
+    total = Integer(0)
+    for r, (alpha, d) in enumerate(zip(coefficients, ct.dims)):
+        rows = alpha.tolist() if isinstance(alpha, sympy.MatrixBase) else alpha
+        if (
+            isinstance(rows, (str, bytes))
+            or not isinstance(rows, Sequence)
+            or len(rows) != d
+            or any(isinstance(row, (str, bytes)) or not isinstance(row, Sequence) or len(row) != d for row in rows)
+        ):
+            raise InputError(f"coefficients[{r}] must be a {d} x {d} matrix, got {alpha!r:.80}", param="coefficients")
+        frob = sum((as_number(x, "coefficients") ** 2 for row in rows for x in row), Integer(0))
+        total += Rational(ct.group.order, d) * frob
+    return sympy.expand(total)
 
 
 LEMMA_D11_FACTOR = 2

@@ -91,6 +91,7 @@ __all__ = [
     "ReluNet",
     "SparseRepresentation",
     "and_information_bound",
+    "block_perturbation_bound",
     "chance_cross_entropy",
     "check_bits",
     "check_sparsity",
@@ -99,6 +100,7 @@ __all__ = [
     "exact_head_norms",
     "fixed_score_worst_case_error",
     "general_representation",
+    "head_input_lipschitz",
     "head_norm_closed_forms",
     "lemma47_sharp_ratios",
     "lemma_a19",
@@ -107,6 +109,7 @@ __all__ = [
     "lemma_a21",
     "mlp_max_entries",
     "mlp_norms",
+    "perturbation_bound_sharp_ratio",
     "prop48_target_weight_bound",
     "r_a19",
     "r_a19_coherent",
@@ -114,11 +117,14 @@ __all__ = [
     "r_a21",
     "random_support",
     "relu_interpolation_net",
+    "scalar_output_bound",
     "score_coefficients",
     "shattering_size",
     "softmax_jacobian_l11",
     "softmax_l11_sup",
     "softmax_linf_to_l1_constant",
+    "softmax_truncation_bound",
+    "softmax_truncation_sup",
     "stated_head_bounds",
     "stated_mlp_bounds",
     "symmetric_representation",
@@ -2073,6 +2079,248 @@ def lemma47_sharp_ratios() -> tuple[Fraction, Fraction]:
     (Fraction(1, 2), Fraction(1, 1))
     """
     return softmax_linf_to_l1_constant() / C_SOFTMAX, Fraction(1)
+
+
+# --------------------------------------------------------------------------------------------- Lemmas A.14-A.16, A.24
+
+
+def _nonnegative(value: object, name: str) -> Fraction:
+    x = _fraction(value, name)
+    if x < 0:
+        raise InputError(f"{name} must be >= 0, got {float(x):.6g}", param=name)
+    return x
+
+
+def head_input_lipschitz(value_norm: object, qk_norm: object, softmax_constant: object = C_SOFTMAX) -> Fraction:
+    r"""Lemma A.14's Lipschitz constant of an attention head in its input:
+    :math:`\|W_V\|_2\,(1 + 2C\,\|W_K W_Q^\top\|_2)` in the norm :math:`\|(\cdot)^\top\|_{2,\infty}` (largest row norm),
+    for inputs with rows in the unit ball.
+
+    With ``softmax_constant = C = 2`` (:data:`C_SOFTMAX`, Cor. A.7) it is the printed
+    :math:`\|W_V\|_2(1 + 4\|W_K W_Q^\top\|_2)`; with the sharp softmax constant ``C = 1``
+    (:func:`softmax_linf_to_l1_constant`) the proof's own chain gives the sharpened
+    :math:`\|W_V\|_2(1 + 2\|W_K W_Q^\top\|_2)`.
+
+    Parameters
+    ----------
+    value_norm, qk_norm : rational number
+        :math:`\|W_V\|_2` and :math:`\|W_K W_Q^\top\|_2` (a float is read as its exact binary value), both >= 0.
+    softmax_constant : rational number
+        The constant C of :math:`\|\mathrm{softmax}(a) - \mathrm{softmax}(b)\|_1 \le C\|a - b\|_\infty`, >= 0.
+
+    Returns
+    -------
+    Fraction
+
+    Raises
+    ------
+    ValueError
+        A norm or the constant is negative or not a finite number.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.sparse_variable import head_input_lipschitz, softmax_linf_to_l1_constant
+    >>> head_input_lipschitz(2, Fraction(1, 2)), head_input_lipschitz(2, Fraction(1, 2), softmax_linf_to_l1_constant())
+    (Fraction(6, 1), Fraction(4, 1))
+    """
+    v, q = _nonnegative(value_norm, "value_norm"), _nonnegative(qk_norm, "qk_norm")
+    c = _nonnegative(softmax_constant, "softmax_constant")
+    return v * (1 + 2 * c * q)
+
+
+def block_perturbation_bound(
+    out_term: object,
+    input_gap: object,
+    score_term: object,
+    value_term: object,
+    value_norm: object,
+    qk_norm: object,
+    out_norm: object,
+    sigma_lipschitz: object = 1,
+) -> Fraction:
+    r"""Lemma A.15's bound on how far block i+1's output moves, :math:`\|(g^{(i+1)}(X; W) - g^{(i+1)}(X;
+    \widehat W))^\top\|_{2,\infty}`, when the input representation and the block's weights both move:
+
+    .. math:: t_C + L_\sigma B_C B_V (1 + 4 B_{QK})\,\delta + 2 L_\sigma B_C B_V\, t_{QK} + L_\sigma B_C\, t_V,
+
+    with :math:`\delta = \|(g^{(i)}(X;W) - g^{(i)}(X;\widehat W))^\top\|_{2,\infty}` (``input_gap``),
+    :math:`t_C = \|(W_C - \widehat W_C)^\top \sigma(\Pi(f(\hat g; \widehat W)))^\top\|_{2,\infty}` (``out_term``),
+    :math:`t_{QK} = \|(W_Q W_K^\top - \widehat W_Q \widehat W_K^\top)\hat g^\top\|_{2,\infty}` (``score_term``),
+    :math:`t_V = \|(W_V - \widehat W_V)^\top \hat g^\top\|_{2,\infty}` (``value_term``), and the norm bounds
+    :math:`B_V \ge \|W_V\|_2`, :math:`B_{QK} \ge \|W_K W_Q^\top\|_2`, :math:`B_C \ge \|W_C\|_2` (Edelman thesis,
+    App. A.1.7, Lemma A.15; the factor :math:`B_V(1 + 4B_{QK})` is Lemma A.14's constant,
+    :func:`head_input_lipschitz`).
+
+    Parameters
+    ----------
+    out_term, input_gap, score_term, value_term : rational number
+        The four distances above, >= 0.
+    value_norm, qk_norm, out_norm : rational number
+        :math:`B_V`, :math:`B_{QK}`, :math:`B_C`, >= 0.
+    sigma_lipschitz : rational number
+        :math:`L_\sigma`, the Lipschitz constant of the activation, >= 0.
+
+    Returns
+    -------
+    Fraction
+
+    Raises
+    ------
+    ValueError
+        An argument is negative or not a finite number.
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import block_perturbation_bound
+    >>> block_perturbation_bound(1, 1, 1, 1, value_norm=1, qk_norm=1, out_norm=1)
+    Fraction(9, 1)
+    """
+    names = ("out_term", "input_gap", "score_term", "value_term", "value_norm", "qk_norm", "out_norm")
+    t_c, gap, t_qk, t_v, b_v, b_qk, b_c = (
+        _nonnegative(x, n)
+        for x, n in zip((out_term, input_gap, score_term, value_term, value_norm, qk_norm, out_norm), names)
+    )
+    lip = _nonnegative(sigma_lipschitz, "sigma_lipschitz") * b_c
+    return t_c + lip * head_input_lipschitz(b_v, b_qk) * gap + 2 * lip * b_v * t_qk + lip * t_v
+
+
+def scalar_output_bound(readout_norm: object, cls_gap: object, readout_term: object) -> Fraction:
+    r"""Lemma A.16's bound on the scalar output's change, :math:`|g_{\text{tf-scalar}}(X; W, w) -
+    g_{\text{tf-scalar}}(X; \widehat W, \hat w)| \le \|w\|\,\|g_{[\text{CLS}]} - \hat g_{[\text{CLS}]}\| +
+    |(w - \hat w)^\top \hat g_{[\text{CLS}]}|` (Edelman thesis, App. A.1.7, Lemma A.16).
+
+    Parameters
+    ----------
+    readout_norm : rational number
+        :math:`\|w\|`, >= 0.
+    cls_gap : rational number
+        :math:`\|g^{(L+1)}(X; W)_{[\text{CLS}]} - g^{(L+1)}(X; \widehat W)_{[\text{CLS}]}\|`, >= 0.
+    readout_term : rational number
+        :math:`|(w - \hat w)^\top g^{(L+1)}(X; \widehat W)_{[\text{CLS}]}|`, >= 0.
+
+    Returns
+    -------
+    Fraction
+
+    Raises
+    ------
+    ValueError
+        An argument is negative or not a finite number.
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import scalar_output_bound
+    >>> scalar_output_bound(2, "1/4", "1/8")
+    Fraction(5, 8)
+    """
+    w = _nonnegative(readout_norm, "readout_norm")
+    return w * _nonnegative(cls_gap, "cls_gap") + _nonnegative(readout_term, "readout_term")
+
+
+def perturbation_bound_sharp_ratio() -> Fraction:
+    r"""The supremum of (left side)/(right side) of Lemmas A.15 and A.16: 1, attained.
+
+    Lemma A.15: when only :math:`W_C` moves and no projection :math:`\Pi_{\text{norm}}` is active, the left side is
+    :math:`\|(W_C - \widehat W_C)^\top a\|` row by row, exactly the first term; when only :math:`W_V` moves, the
+    tokens are equal (uniform attention on equal rows), :math:`\sigma` is the identity (:math:`L_\sigma = 1`),
+    :math:`W_C` is :math:`B_C` times an isometry and no projection is active, the left side is exactly the last
+    term. Lemma A.16: when only w moves the left side is the second term; when only the blocks move and w is
+    parallel to the [CLS] gap, the first. The other terms are not attained (the softmax terms carry Cor. A.7's
+    ``C_softmax = 2``, twice the sharp constant: :func:`softmax_linf_to_l1_constant`).
+
+    Returns
+    -------
+    Fraction
+        1.
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import perturbation_bound_sharp_ratio, scalar_output_bound
+    >>> perturbation_bound_sharp_ratio() == scalar_output_bound(1, 0, 1)  # only w moves: |(w - w_hat)^T g| / itself
+    True
+    """
+    return _ONE
+
+
+def _truncation_args(T: object, s: object, R: object) -> tuple[int, int, sympy.Expr]:
+    T_ = check_positive_int(T, "T")
+    s_ = check_positive_int(s, "s")
+    if s_ > T_:
+        raise InputError(f"s must be at most T = {T_}, got s = {s_}", param="s")
+    R_ = _number(R, "R")
+    if not R_.is_Rational or abs(R_) > MAX_SCORE_LOG10 * 10:
+        raise InputError(
+            f"R must be a rational number of modulus at most {MAX_SCORE_LOG10 * 10}, got {R!r:.80}", param="R"
+        )
+    return T_, s_, R_
+
+
+def softmax_truncation_bound(T: int, s: int, R: object) -> sympy.Expr:
+    r"""Lemma A.24 (softmax truncation) as printed: for scores with :math:`z_t \ge R` (t <= s) and
+    :math:`z_t \le 0` (t > s), and :math:`z'` equal to z on the first s positions and :math:`-\infty` after,
+    :math:`\|\mathrm{softmax}(z') - \mathrm{softmax}(z)\|_1 \le 2(T - s)/(s e^R)` (Edelman thesis, App. A.2.3).
+
+    Parameters
+    ----------
+    T, s : int
+        Context length and number of kept positions, ``1 <= s <= T``.
+    R : rational number
+        The score margin (modulus at most 500).
+
+    Returns
+    -------
+    sympy.Expr
+        ``2 (T - s) exp(-R) / s``.
+
+    Raises
+    ------
+    ValueError
+        ``s`` outside ``1..T`` or ``R`` not a rational number in range.
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import softmax_truncation_bound
+    >>> softmax_truncation_bound(4, 1, 0), softmax_truncation_bound(4, 2, 1)
+    (6, 2*exp(-1))
+    """
+    T_, s_, R_ = _truncation_args(T, s, R)
+    return sympy.Integer(2 * (T_ - s_)) * sympy.exp(-R_) / s_
+
+
+def softmax_truncation_sup(T: int, s: int, R: object) -> sympy.Expr:
+    r"""The exact supremum of :math:`\|\mathrm{softmax}(z') - \mathrm{softmax}(z)\|_1` under Lemma A.24's
+    hypotheses: :math:`2(T - s)/(s e^R + T - s)`, attained at :math:`z_t = R` (t <= s), :math:`z_t = 0` (t > s).
+
+    With :math:`a = \sum_{t \le s} e^{z_t} \ge s e^R` and :math:`m = \sum_{t > s} e^{z_t} \le T - s`, both sums of the
+    lemma's proof equal :math:`m/(a + m)`, so the distance is :math:`2m/(a + m)`: increasing in m, decreasing in a.
+    It is below the printed :func:`softmax_truncation_bound` by the factor :math:`s e^R/(s e^R + T - s)`, which
+    tends to 1 as R grows (the printed bound is asymptotically sharp).
+
+    Parameters
+    ----------
+    T, s : int
+        Context length and number of kept positions, ``1 <= s <= T``.
+    R : rational number
+        The score margin (modulus at most 500).
+
+    Returns
+    -------
+    sympy.Expr
+
+    Raises
+    ------
+    ValueError
+        As :func:`softmax_truncation_bound`.
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import softmax_truncation_bound, softmax_truncation_sup
+    >>> softmax_truncation_sup(4, 1, 0), bool(softmax_truncation_sup(4, 2, 1) < softmax_truncation_bound(4, 2, 1))
+    (3/2, True)
+    """
+    T_, s_, R_ = _truncation_args(T, s, R)
+    return sympy.Integer(2 * (T_ - s_)) / (s_ * sympy.exp(R_) + T_ - s_)
 
 
 # --------------------------------------------------------------------------------------------- Prop. 4.8 and Fig. 4.2

@@ -502,3 +502,14 @@ def test_random_search_far_threshold_is_certain():
     """fraction = 1e308 or 10**400 used to raise OverflowError; the early-success probability is 1."""
     assert B.random_search_tc_probability(10, 3, 1e308)["p_early"] == 1.0
     assert B.random_search_tc_probability(10, 3, 10**400, seeds=10**400, min_fraction=10**400)["p_all_above_min"] == 0.0
+
+
+def test_sq_gradient_variance_bound_is_attained_by_a_k_parity_derivative():
+    # d_i h = chi_T with |T| = k: sum_{|S| = k} E[chi_S d_i h]^2 = 1, so the spread is exactly 1/C(n, k) (Lemma C.1)
+    for n, k in ((3, 0), (4, 2), (5, 3), (6, 1)):
+        T = tuple(range(k))
+        coeffs = B.fourier_coefficients(lambda x, T=T: B.character(T, x), n)
+        level_k = sum(c**2 for mask, c in enumerate(coeffs) if bin(mask).count("1") == k)
+        assert level_k / math.comb(n, k) == B.sq_gradient_variance_bound(n, k)
+    with pytest.raises(ValueError):
+        B.sq_gradient_variance_bound(4, 5)

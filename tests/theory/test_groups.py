@@ -170,3 +170,21 @@ def test_table_d1_labels_swapped():
     assert printed["standard"] != corrected["standard"] and corrected["standard"][1] == 2
     assert all(printed[k] == corrected[k] for k in printed if not k.startswith("standard"))
     assert sorted(printed.values()) == sorted(corrected.values())
+
+
+@pytest.mark.parametrize("name", ["S3", "D4", "Z2^3", "S3xZ2"])
+def test_plancherel_norm_matches_synthesised_weights(name):
+    """Lemma D.12 against u = sum_R sum_ij alpha_R[i, j] R(g)[i, j] built from the float64 real irreps."""
+    import numpy as np
+
+    from numerics.groups import real_irreps
+
+    ct = fg.character_table(name)
+    alphas = [[[Rational(i - j + r, 3) for j in range(d)] for i in range(d)] for r, d in enumerate(ct.dims)]
+    irreps = real_irreps(name)
+    u = sum(np.einsum("ij,gij->g", np.array(a, dtype=float), R) for a, R in zip(alphas, irreps))
+    assert abs(float(np.sum(u**2)) - float(tg.plancherel_norm(name, alphas))) < 1e-9
+    with pytest.raises(ValueError):
+        tg.plancherel_norm(name, alphas[:-1])
+    with pytest.raises(ValueError):
+        tg.plancherel_norm("Z3", [[[1]]] * 3)  # complex irreps

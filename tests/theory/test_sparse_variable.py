@@ -397,3 +397,49 @@ def test_bad_values_are_refused_naming_the_parameter(call, param):
     with pytest.raises(ValueError) as info:
         call()
     assert info.value.param == param
+
+
+# --------------------------------------------------------------------------------------------- Lemmas A.14-A.16, A.24
+
+
+def _softmax_exact(z: list) -> list:
+    e = [sympy.exp(x) if x is not None else sympy.Integer(0) for x in z]  # None stands for -inf
+    total = sum(e)
+    return [x / total for x in e]
+
+
+@given(st.integers(1, 12), st.data(), st.integers(-3, 6))
+@settings(max_examples=30, deadline=None)
+def test_softmax_truncation_sup_is_attained_and_below_the_printed_bound(T, data, R):
+    s = data.draw(st.integers(1, T))
+    z = [sympy.Integer(R)] * s + [sympy.Integer(0)] * (T - s)
+    p, p_trunc = _softmax_exact(z), _softmax_exact(z[:s] + [None] * (T - s))
+    attained = sum(abs(a - b) for a, b in zip(p, p_trunc))
+    sup = ts.softmax_truncation_sup(T, s, R)
+    assert sympy.simplify(attained - sup) == 0
+    assert sup <= ts.softmax_truncation_bound(T, s, R)
+    assert (sup < ts.softmax_truncation_bound(T, s, R)) == (s < T)
+
+
+def test_softmax_truncation_refuses_bad_arguments():
+    for args in ((4, 5, 0), (4, 0, 0), (4, 1, "1/0"), (4, 1, 10**9)):
+        with pytest.raises(ValueError):
+            ts.softmax_truncation_bound(*args)
+
+
+@given(st.fractions(0, 10), st.fractions(0, 10), st.fractions(0, 4))
+@settings(max_examples=50, deadline=None)
+def test_head_constant_is_monotone_and_the_sharp_one_is_smaller(v, q, c):
+    assert ts.head_input_lipschitz(v, q, c) == v * (1 + 2 * c * q)
+    assert ts.head_input_lipschitz(v, q, 1) <= ts.head_input_lipschitz(v, q)
+    assert ts.head_input_lipschitz(v, q + 1) >= ts.head_input_lipschitz(v, q)
+
+
+def test_block_and_scalar_bounds_reduce_to_their_single_terms():
+    # only W_C moves: the bound is its first term; only w moves: the second term of Lemma A.16
+    assert ts.block_perturbation_bound(F(1, 3), 0, 0, 0, 5, 7, 11) == F(1, 3)
+    assert ts.block_perturbation_bound(0, 1, 0, 0, 2, 1, 3, sigma_lipschitz=F(1, 2)) == F(1, 2) * 3 * 2 * 5
+    assert ts.block_perturbation_bound(0, 0, 1, 1, 2, 1, 3) == 2 * 3 * 2 + 3
+    assert ts.scalar_output_bound(3, 0, F(1, 7)) == F(1, 7) and ts.perturbation_bound_sharp_ratio() == 1
+    with pytest.raises(ValueError):
+        ts.block_perturbation_bound(-1, 0, 0, 0, 1, 1, 1)

@@ -20,7 +20,7 @@ from .claim_checks import record
 
 def test_ids_and_corrections():
     ours = {cid: c for cid, c in registry().items() if cid.startswith("edelman-ch4-")}
-    assert len(ours) == 16
+    assert len(ours) == 20
     for c in ours.values():
         if c.refutes:
             assert c.corrected_by in ours and not registry()[c.corrected_by].refutes

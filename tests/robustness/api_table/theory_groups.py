@@ -27,6 +27,7 @@ BASELINE = {
     "max_margin": {"G": "S3"},
     "min_width": {"G": "Z2^2"},
     "optimal_neuron_scale": {"G": "S3", "r": 2},
+    "plancherel_norm": {"G": "S3", "coefficients": [[[1]], [[0]], [[1, 0], [0, 2]]]},
     "s_sum": {"G": "S3"},
     "single_neuron_max": {"G": "S3", "class_weights": [0, "1/3", 0]},
     "single_neuron_max_as_printed": {"G": "S3", "class_weights": [0, "1/3", 0]},
