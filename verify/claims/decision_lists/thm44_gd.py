@@ -136,10 +136,15 @@ def _run(cfg: Thm44GDConfig, ctx: RunContext) -> dict[str, Any]:
         ctx.run_options(),
     )
     refs = [nd.population_gd_wv(task, cfg.n, V0, eta, k) for task, V0, eta in zip(tasks, V0s, etas)]
+    lams_end = [
+        vd.hessian_lambda_max_wv(task, cfg.n, run.V[i], W0=run.W[i], device=ctx.device, ignore_memory_check=ignore)
+        for i, task in enumerate(tasks)
+    ]
     return {
         "tasks": tasks,
         "cs": cs,
         "lams": lams,
+        "lams_end": lams_end,
         "L0s": L0s,
         "horizons": horizons,
         "etas": etas,
@@ -174,6 +179,7 @@ def _observe(cfg: Thm44GDConfig, ctx: RunContext) -> Observation:
             "L0": L0,
             "lambda_max_at_start": lam,
             "lambda_over_kappa_c2": lam / (kappa * c * c),
+            "lambda_max_at_end_over_start": r["lams_end"][i] / lam,
             "eta": eta,
             "horizon_T": T,
             "first_perfect_step": first,
@@ -212,7 +218,18 @@ def _observe(cfg: Thm44GDConfig, ctx: RunContext) -> Observation:
     ]
     return Observation(
         [row["first_perfect_step"] for row in per_seed],
-        details={"per_seed": per_seed, "steps_run": int(run.loss.shape[0] - 1), "training_eps": meps},
+        details={
+            "per_seed": per_seed,
+            "steps_run": int(run.loss.shape[0] - 1),
+            "training_eps": meps,
+            "reported_not_judged": [
+                "lambda_over_kappa_c2",
+                "lambda_max_at_end_over_start (the Hessian in (W, V) at the end of the run over the start's)",
+                "perfect_at_horizon",
+                "perfect_from_first_on",
+                "v_dev_max_over_proof_bound",
+            ],
+        },
         artifacts={"plots": plots},
         seeds=tuple(cfg.seeds),
     )
