@@ -320,9 +320,9 @@ register(
         resolution=Resolution(
             rel=0.01,
             why="the judge reads the predicted conclusion (perfect classification within the horizon) exactly",
-            undetected="`L0_bound` and `horizon_leading`: bounds with slack (L_0 sits eps/2 or more below its bound "
-            "when the box corner does not line up with the labels; the first perfect step is a few steps against a "
-            "horizon of about 10^4), so a 1 % looser or tighter bound gives the same verdict",
+            undetected="`L0_bound` and `horizon_leading`: bounds with slack (the observed L_0 is 0.8-1.1 eps below its "
+            "bound at quick scale; the first perfect step is step 1 against a horizon of about 10^4), so a 1 % "
+            "looser or tighter bound gives the same verdict",
         ),
     )
 )
