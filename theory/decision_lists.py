@@ -104,6 +104,7 @@ __all__ = [
     "lambda_max_leading",
     "ldt_count_matrix",
     "ldt_event",
+    "lemma41_bounds",
     "lemma41_drift_bound_printed",
     "misclassified_cp",
     "one_step_v",
@@ -122,8 +123,12 @@ __all__ = [
     "thm43_step_budget",
     "thm44_algebra",
     "thm44_c",
+    "thm44_horizon",
+    "thm44_horizon_leading",
     "thm44_in_S_bound",
+    "thm44_initial_loss_bound",
     "thm44_notin_S_bound",
+    "thm44_sufficient_c",
     "uniform_subsets",
 ]
 
@@ -2555,3 +2560,204 @@ def cyclic_summary(L: int, n: int) -> dict[str, object]:
     if 2 * max(FIG41_SHIFTS) < L:
         out["one_step_v_at_eta_L2"] = one_step_v_classes(L, n, L * L)
     return out
+
+
+# --- Theorem 4.4 and Lemma 4.1 end to end: the constants of a run of GD on W and V ----------------------------------
+
+
+def thm44_initial_loss_bound(L: object, n: object, c: object, eps: object) -> sympy.Expr:
+    r"""An upper bound on ``L_0`` at ``W_0 = 0`` and any ``V_0`` with ``||V_0 - cP||_inf <= eps/2`` (Theorem 4.4's
+    initialisation): ``L_0 <= eps + log(n + (L - n) e^{-c/n})``, the loss of :func:`initial_loss` plus ``eps``.
+
+    At ``W = 0`` the attention is ``p = 1_s / n``, so the logits are ``z_l = (c/n) 1{l in pi(s)} + e_l`` with
+    ``|e_l| <= eps/2`` (a mean of ``n`` entries of ``V_0 - cP``); the true label ``y = pi(LDT)`` is among the
+    ``n`` labels ``pi(s)``, so ``-log sigma_y = logsumexp(z) - z_y <= [c/n + eps/2 + log(n + (L - n) e^{-c/n})]
+    - (c/n - eps/2)``. Since the second term is at most ``log L``, ``Lbar = max{1, L_0} <= max{1, eps + log L}``
+    for every ``c >= 0`` (:func:`thm44_sufficient_c`).
+
+    Parameters
+    ----------
+    L, n : int
+        Vocabulary size and sequence length, ``1 <= n <= L``.
+    c : number
+        The scale of ``cP``, ``c >= 0``.
+    eps : number
+        Theorem 4.4's ``eps > 0``.
+
+    Returns
+    -------
+    sympy.Expr
+        The bound (exact).
+
+    Raises
+    ------
+    ValueError
+        For ``n`` outside ``1..L``, ``c < 0`` or ``eps <= 0``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from theory.decision_lists import initial_loss, thm44_initial_loss_bound
+    >>> thm44_initial_loss_bound(6, 3, 2, Fraction(1, 2)) == initial_loss(6, 3, 2) + Fraction(1, 2)
+    True
+    >>> thm44_initial_loss_bound(6, 3, -1, 1)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: c must lie in [0, oo) (the scale of cP), got c = -1
+    """
+    L, n = check_sequence_length(L, n)
+    cs = _in_range(c, "c", 0, why="the scale of cP")
+    es = _in_range(eps, "eps", 0, lo_open=True, why="Theorem 4.4: ||V_0 - cP|| <= eps/2 with eps > 0")
+    return es + initial_loss(L, n, cs)
+
+
+def thm44_sufficient_c(L: object, n: object, delta: object, eps: object, M: object) -> sympy.Expr:
+    r"""A value of Theorem 4.4's threshold that holds whatever ``V_0`` in the box: :func:`thm44_c` at
+    ``Lbar = max{1, eps + log L}``, the bound of :func:`thm44_initial_loss_bound` on ``Lbar = max{1, L_0}`` (the
+    threshold increases with ``Lbar``, so any ``c`` above this value is above the theorem's threshold for the
+    actual ``L_0``).
+
+    Parameters
+    ----------
+    L, n : int
+        Vocabulary size and sequence length, ``1 <= n <= L``, ``L >= 2``.
+    delta : number
+        ``delta`` of Assumption 4.2 (for instance Assumption 4.4's ``1/C(L, n)``), in ``(0, 1]``.
+    eps : number
+        Theorem 4.4's ``eps``, ``0 < eps <= 16 M``.
+    M : int
+        Longest decision list, ``M >= 1``.
+
+    Returns
+    -------
+    sympy.Expr
+        The threshold (exact); Theorem 4.4 needs ``c`` strictly above it.
+
+    Raises
+    ------
+    ValueError
+        For ``n`` outside ``1..L``, ``L < 2``, ``delta`` outside ``(0, 1]``, ``M < 1`` or ``eps`` outside
+        ``(0, 16 M]`` (the theorem's hypothesis ``eps <= 16 M``).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> from fractions import Fraction
+    >>> from theory.decision_lists import thm44_c, thm44_sufficient_c
+    >>> c = thm44_sufficient_c(3, 2, Fraction(1, 3), 1, 2)
+    >>> c == thm44_c(2, Fraction(1, 3), 1, 2, 1 + sympy.log(3))
+    True
+    >>> thm44_sufficient_c(3, 2, Fraction(1, 3), 40, 2)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: eps must lie in (0, 32] (Theorem 4.4: eps <= 16 M), got eps = 40
+    """
+    L, n = check_sequence_length(L, n)
+    if L < 2:
+        raise InputError(f"L must be an integer >= 2, got L = {L}", param="L")
+    Ms = check_positive_int(M, "M")
+    es = _in_range(eps, "eps", 0, 16 * Ms, lo_open=True, why="Theorem 4.4: eps <= 16 M")
+    return thm44_c(n, delta, es, Ms, sympy.Max(1, es + log(L)))
+
+
+def thm44_horizon(lam: object, eps: object, Lbar: object) -> sympy.Expr:
+    r"""Theorem 4.4's step count ``T = lambda_max eps / (2 Lbar)``: GD with ``eta = 1/lambda_max`` classifies every
+    sequence at some ``t <= T``, and Lemma 4.1's drift of ``V`` over ``T`` steps is ``T eta = eps / (2 Lbar)``.
+
+    Parameters
+    ----------
+    lam : number
+        ``lambda_max > 0``, the largest eigenvalue of the Hessian of the population loss in ``(W, V)``.
+    eps : number
+        Theorem 4.4's ``eps > 0``.
+    Lbar : number
+        ``max{1, L_0} >= 1``.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> from theory.decision_lists import thm44_horizon
+    >>> thm44_horizon(1000, 1, 2)
+    250
+    >>> thm44_horizon(1000, 1, 0)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: Lbar must lie in [1, oo) (Lbar = max{1, L_0} >= 1), got Lbar = 0
+    """
+    lm = _in_range(lam, "lam", 0, lo_open=True, why="the largest Hessian eigenvalue, the inverse step size")
+    es = _in_range(eps, "eps", 0, lo_open=True, why="Theorem 4.4: eps > 0")
+    Lb = _in_range(Lbar, "Lbar", 1, why="Lbar = max{1, L_0} >= 1")
+    return lm * es / (2 * Lb)
+
+
+def thm44_horizon_leading(L: int, n: int, c: object, eps: object, Lbar: object) -> sympy.Expr:
+    r"""The leading term of Theorem 4.4's step count: :func:`thm44_horizon` with ``lambda_max`` replaced by
+    ``kappa c^2`` (:func:`lambda_max_leading`, the top eigenvalue of the ``W`` block of the Hessian at ``W = 0``,
+    ``V = cP``, up to ``O(c)``): ``kappa c^2 eps / (2 Lbar)``.
+
+    Parameters
+    ----------
+    L, n : int
+        Vocabulary size and sequence length, ``1 <= n <= L``, ``L >= 2``.
+    c : number
+        The scale of ``cP``, ``c > 0``.
+    eps : number
+        Theorem 4.4's ``eps > 0``.
+    Lbar : number
+        ``max{1, L_0} >= 1`` (or an upper bound on it, which lowers the count).
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> from theory.decision_lists import thm44_horizon_leading
+    >>> thm44_horizon_leading(3, 2, 100, 1, 1)  # (1/32) 10^4 / 2
+    625/4
+    """
+    kappa = lambda_max_leading(L, n)
+    cs = _in_range(c, "c", 0, lo_open=True, why="the scale of cP")
+    return thm44_horizon(sympy.Rational(kappa.numerator, kappa.denominator) * cs**2, eps, Lbar)
+
+
+def lemma41_bounds(eps: object, Lbar: object) -> dict[str, sympy.Expr]:
+    r"""Lemma 4.1 and its proof (Karp thesis Ch. 4, Sec. 4.3.3): every entry of ``grad_V L`` is at most 1 in absolute
+    value, so one GD step moves each entry of ``V`` by at most ``eta`` (``per_step_over_eta = 1``); over the
+    ``T = lambda_max eps/(2 Lbar)`` steps of Theorem 4.4 at ``eta = 1/lambda_max`` the drift is at most
+    ``T eta = eps/(2 Lbar)`` (``drift``), hence ``||V_t - cP||_inf <= eps/2 + eps/(2 Lbar)`` (``v_deviation_proof``)
+    ``<= eps`` (``v_deviation``, the lemma's statement) for every ``t <= T``.
+
+    (The entry ``(l, k)`` of ``grad_V`` is a mean over sequences of ``(1/n) sum_j (sigma_l - 1{l = y_j}) p_{j,k}``,
+    each term at most ``p_{j,k} <= 1`` in absolute value.)
+
+    Parameters
+    ----------
+    eps : number
+        Theorem 4.4's ``eps > 0``.
+    Lbar : number
+        ``max{1, L_0} >= 1``.
+
+    Returns
+    -------
+    dict of str to sympy.Expr
+        ``per_step_over_eta``, ``drift``, ``v_deviation_proof`` and ``v_deviation``.
+
+    Examples
+    --------
+    >>> from theory.decision_lists import lemma41_bounds
+    >>> lemma41_bounds(1, 2)
+    {'per_step_over_eta': 1, 'drift': 1/4, 'v_deviation_proof': 3/4, 'v_deviation': 1}
+    """
+    es = _in_range(eps, "eps", 0, lo_open=True, why="Theorem 4.4: eps > 0")
+    Lb = _in_range(Lbar, "Lbar", 1, why="Lbar = max{1, L_0} >= 1")
+    drift = es / (2 * Lb)
+    return {
+        "per_step_over_eta": sympy.Integer(1),
+        "drift": drift,
+        "v_deviation_proof": es / 2 + drift,
+        "v_deviation": es,
+    }

@@ -48,6 +48,8 @@ SLOW_VERDICTS = {
     "edelman-ch8-one-layer-control": "93 s, 8 seeds",
     "edelman-ch6-width-buys-data": "84 s, 16 seeds x 2 widths",
     "edelman-ch6-fig6.1-pareto-grid": "79 s, 12 cells",
+    "karp-ch4-thm4.4-gd-classifies": "24-57 s on a loaded 2-core machine, 4 tasks x 1.1e4 population GD steps (Theorem 4.4's whole horizon)",
+    "karp-ch4-thm4.4-gd-v-stays-close": "the same run (shared, cached)",
 }
 
 

@@ -44,13 +44,16 @@ CPU_THREADS = 1
 __all__ = [
     "CPU_THREADS",
     "GDRun",
+    "GDWVRun",
     "OneStepV",
     "PopulationGDConfig",
+    "PopulationGDWVConfig",
     "attention_jacobian_autograd",
     "autograd_gradients",
     "directional_derivatives",
     "finite_difference_gradients",
     "hessian_lambda_max",
+    "hessian_lambda_max_wv",
     "hessian_memory_estimate",
     "memory_estimate",
     "model_dense",
@@ -58,6 +61,7 @@ __all__ = [
     "one_hot",
     "per_sequence_loss",
     "population_gd_w",
+    "population_gd_wv",
     "position_logits",
     "sequence_loss",
 ]
@@ -455,3 +459,166 @@ def _hessian_lambda_max(task: td.DecisionListTask, n: int, c: float, dev: torch.
 
     H = torch.autograd.functional.hessian(loss, torch.zeros(L * L, dtype=torch.float64, device=dev))
     return float(torch.linalg.eigvalsh((H + H.T) / 2).max())
+
+
+# --- Theorem 4.4: population GD on W and V -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PopulationGDWVConfig:
+    """Gradient descent on the population loss in ``W`` and ``V`` (:func:`population_gd_wv`), one entry per member.
+
+    Parameters
+    ----------
+    tasks : tuple of theory.decision_lists.DecisionListTask
+        One task per member (same vocabulary size L).
+    n : int
+        Sequence length (every n-subset is in the population).
+    V0s : tuple of np.ndarray
+        ``V_0`` of each member, ``(L, L)``; ``W_0 = 0``.
+    cs : tuple of float
+        The scale of ``cP`` each member's ``||V_t - cP||_inf`` is measured against.
+    etas : tuple of float
+        The step size of each member.
+    steps : int
+        Updates (the same for every member).
+    seeds : tuple of int
+        A label per member (the run has no randomness).
+    """
+
+    tasks: tuple[td.DecisionListTask, ...]
+    n: int
+    V0s: tuple[np.ndarray, ...]
+    cs: tuple[float, ...]
+    etas: tuple[float, ...]
+    steps: int
+    seeds: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        for name in ("tasks", "V0s", "cs", "etas", "seeds"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        if (
+            not (len(self.tasks) == len(self.V0s) == len(self.cs) == len(self.etas) == len(self.seeds))
+            or not self.tasks
+        ):
+            raise ValueError("need one task, V0, c, eta and seed per seed (and at least one)")
+        L = self.tasks[0].L
+        if any(t.L != L for t in self.tasks) or any(np.shape(v) != (L, L) for v in self.V0s):
+            raise ValueError("every task of a batch must have the same vocabulary size L, and every V0 shape (L, L)")
+        if isinstance(self.steps, bool) or not isinstance(self.steps, int) or self.steps < 0:
+            raise ValueError(f"steps must be an int >= 0, got {self.steps!r}")
+
+
+@dataclass
+class GDWVRun:
+    """:func:`population_gd_wv`: per step ``t = 0 .. steps`` and member, the population loss at ``(W_t, V_t)``,
+    whether every position of every sequence is classified correctly (``perfect``), ``||V_t - cP||_inf``
+    (``v_dev``) and, for ``t >= 1``, ``||V_t - V_{t-1}||_inf`` (``v_step``, row 0 is 0); the final ``W``, ``V``
+    ``(S, L, L)``."""
+
+    loss: np.ndarray
+    perfect: np.ndarray
+    v_dev: np.ndarray
+    v_step: np.ndarray
+    W: np.ndarray
+    V: np.ndarray
+
+
+def population_gd_wv(cfg: PopulationGDWVConfig, options: RunOptions = DEFAULT_OPTIONS) -> GDWVRun:
+    r"""Gradient descent on the exact population loss in ``W`` and ``V`` (Theorem 4.4: ``W_{t+1} = W_t - eta
+    grad_W L``, ``V_{t+1} = V_t - eta grad_V L``) from ``W_0 = 0`` and each member's ``V_0``, all members in one
+    batched tensor, gradients by autograd, every step recorded (:class:`GDWVRun`). The population is every
+    ``n``-subset (a uniform ``n``-permutation gives the same loss). ``options``: device and dtype (default float64);
+    the run has no randomness."""
+    cfg, setting = options.configure(cfg, "decision-lists-population-gd-wv", default_dtype="float64")
+    dev, dt = setting.device, setting.dtype
+    with torch_threads(_threads(dev)), setting.precision():
+        tasks, L = cfg.tasks, cfg.tasks[0].L
+        S = nd.subsets_array(L, cfg.n)
+        at = preflight(
+            memory_estimate(len(tasks), len(S), cfg.n, L) + (cfg.steps + 1) * len(tasks) * 4 * ITEMSIZE,
+            dev,
+            f"population GD on W and V ({len(tasks)} seeds x {len(S)} subsets, n = {cfg.n}, L = {L}, "
+            f"{cfg.steps} steps recorded)",
+            "train fewer seeds or steps per call",
+            steps=cfg.steps,
+            n_seeds=len(tasks),
+            desc=f"population GD on W and V (L={L}, n={cfg.n})",
+            ignore=options.ignore_memory_check,
+        )
+        tokens = torch.tensor(S, device=dev)
+        labels = torch.tensor(np.stack([nd.labels_array(t, S) for t in tasks]), device=dev)  # (S, B, n)
+        cP = torch.tensor(np.stack([c * nd.permutation_matrix(t) for t, c in zip(tasks, cfg.cs)]), device=dev, dtype=dt)
+        eta = torch.tensor(list(cfg.etas), dtype=dt, device=dev)[:, None, None]
+        W = torch.zeros((len(tasks), L, L), dtype=dt, device=dev, requires_grad=True)
+        V = torch.tensor(np.stack(cfg.V0s), dtype=dt, device=dev).requires_grad_(True)
+        rows = cfg.steps + 1
+        loss_rec = torch.zeros((rows, len(tasks)), dtype=torch.float64, device=dev)
+        perfect_rec = torch.zeros((rows, len(tasks)), dtype=torch.bool, device=dev)
+        dev_rec = torch.zeros((rows, len(tasks)), dtype=torch.float64, device=dev)
+        step_rec = torch.zeros((rows, len(tasks)), dtype=torch.float64, device=dev)
+        for t in range(rows):
+            at(t)
+            z = position_logits(W, V, tokens)  # (S, B, n, L)
+            zy = torch.gather(z, -1, labels[..., None])[..., 0]
+            loss = (torch.logsumexp(z, dim=-1) - zy).mean(dim=(-1, -2))
+            with torch.no_grad():
+                other = z.scatter(-1, labels[..., None], -torch.inf).amax(-1)
+                loss_rec[t] = loss.detach().double()
+                perfect_rec[t] = (zy > other).flatten(1).all(dim=1)
+                dev_rec[t] = (V - cP).abs().flatten(1).amax(dim=1).double()
+            if t == rows - 1:
+                break
+            gW, gV = torch.autograd.grad(loss.sum(), (W, V))
+            with torch.no_grad():
+                W.sub_(eta * gW)
+                V.sub_(eta * gV)
+                step_rec[t + 1] = (eta * gV).abs().flatten(1).amax(dim=1).double()
+            if not bool(torch.isfinite(W).all() and torch.isfinite(V).all()):
+                raise FloatingPointError(f"population GD on W and V diverged at step {t + 1}: lower eta")
+        return GDWVRun(
+            loss_rec.cpu().numpy(),
+            perfect_rec.cpu().numpy(),
+            dev_rec.cpu().numpy(),
+            step_rec.cpu().numpy(),
+            W.detach().double().cpu().numpy(),
+            V.detach().double().cpu().numpy(),
+        )
+
+
+def hessian_lambda_max_wv(
+    task: td.DecisionListTask,
+    n: int,
+    V0: np.ndarray,
+    W0: np.ndarray | None = None,
+    device: str = "auto",
+    *,
+    ignore_memory_check: bool = False,
+) -> float:
+    """The largest eigenvalue of the Hessian of the population loss in ``(W, V)`` (all ``2 L^2`` entries) at
+    ``(W0, V0)`` (``W0`` None: 0), uniform ``n``-subsets, by torch autograd in float64 (Theorem 4.4's
+    ``lambda_max``)."""
+    dev = resolve_device(device)
+    L = task.L
+    with torch_threads(_threads(dev)):
+        S = nd.subsets_array(L, n)
+        preflight(
+            4 * (2 * L * L) ** 2 * ITEMSIZE + 2 * memory_estimate(1, len(S), n, L),
+            dev,
+            f"the Hessian of the population loss in (W, V) ({2 * L * L} x {2 * L * L}, {len(S)} subsets of size {n})",
+            "use a smaller vocabulary L or subset size n",
+            steps=1,
+            n_seeds=1,
+            desc="Hessian",
+            ignore=ignore_memory_check,
+        )
+        tokens = torch.tensor(S, device=dev)
+        labels = torch.tensor(nd.labels_array(task, S), device=dev)
+
+        def loss(x: torch.Tensor) -> torch.Tensor:
+            return sequence_loss(x[: L * L].view(L, L), x[L * L :].view(L, L), tokens, labels)
+
+        w0 = np.zeros((L, L)) if W0 is None else np.asarray(W0, dtype=np.float64)
+        x0 = torch.tensor(np.concatenate([w0.ravel(), np.asarray(V0, dtype=np.float64).ravel()]), device=dev)
+        H = torch.autograd.functional.hessian(loss, x0)
+        return float(torch.linalg.eigvalsh((H + H.T) / 2).max())

@@ -5,6 +5,7 @@
 statement errata as refuted claims), the constants' scale and the delta of Assumptions 4.2-4.4.
 ``one_step``: the first GD step of V under uniform attention (Fig. 4.1), exactly, by Monte Carlo and by the model.
 ``training``: exact population gradient descent on W orders every column by its decision list.
+``thm44_gd``: Theorem 4.4 and Lemma 4.1 end to end, population gradient descent on W and V.
 """
 
-from . import gradients, theorems, one_step, training  # noqa: F401, I001  (registers the claims in this order)
+from . import gradients, theorems, one_step, training, thm44_gd  # noqa: F401, I001  (registers the claims in this order)
