@@ -47,6 +47,7 @@ SLOW_VERDICTS = {
     "edelman-ch8-one-layer-control": "93 s, 8 seeds",
     "edelman-ch6-width-buys-data": "84 s, 16 seeds x 2 widths",
     "edelman-ch6-fig6.1-pareto-grid": "79 s, 12 cells",
+    "edelman-ch5-fig5.1-local-slope-law": "17 s of CPU (74 s wall on the loaded 2-core machine), 32 seeds x 4 cases",
 }
 
 

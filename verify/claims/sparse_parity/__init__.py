@@ -4,8 +4,11 @@
 (Fig. 5.1), no early convergence (Fig. 5.2), hidden progress of a sinusoid neuron (Fig. 5.3).
 ``pareto``: offline SGD, Ch. 6 / App. C.3 ("Pareto frontiers", Edelman et al. 2023): the success grid over
 width and sample size (Fig. 6.1 / C.1) and "width buys data" (Fig. 6.2, Prop. 6.3).
+``embeddings``: Ch. 5 Thm 5.6, fixed embeddings cannot fit all k-parities (one certified convex program per
+parity; no training). ``scaling``: Ch. 5 Fig. 5.1 right / B.6, the local slope law of median t_c against n.
 
 Every run trains a seed ensemble with :func:`verify.train.sparse_parity.train_parity` on the report's device.
 """
 
 from . import sgd, pareto  # noqa: F401, I001  (registers the claims, Ch. 5 before Ch. 6)
+from . import embeddings, scaling  # noqa: F401  (Ch. 5: Thm 5.6 fixed embeddings; Fig. 5.1 slope law)
