@@ -12,7 +12,7 @@ import numpy as np
 
 from theory._checks import InputError
 
-__all__ = ["local_slopes", "random_search_block_medians"]
+__all__ = ["block_medians", "local_slopes", "random_search_block_medians"]
 
 
 def local_slopes(ns: Sequence[int], medians: Sequence[float]) -> list[float]:
@@ -30,22 +30,35 @@ def local_slopes(ns: Sequence[int], medians: Sequence[float]) -> list[float]:
         return (np.diff(np.log(m)) / np.diff(np.log(n))).tolist()
 
 
+def block_medians(values: np.ndarray, block: int) -> np.ndarray:
+    """Medians of consecutive blocks of ``block`` values (inf where more than half of a block is inf).
+
+    >>> block_medians(np.array([1.0, 3.0, 5.0, np.inf]), 2).tolist()
+    [2.0, inf]
+    """
+    v = np.asarray(values, dtype=np.float64)
+    if block < 1 or v.ndim != 1 or len(v) % block:
+        raise InputError(f"{len(v)} values do not split into blocks of {block}", param="block")
+    return np.median(v.reshape(-1, block), axis=1)
+
+
 def random_search_block_medians(
-    cases: Sequence[tuple[int, int]], blocks: int, block: int, seed: int = 0
+    cases: Sequence[tuple[int, int]], blocks: int, block: int, seed: int = 0, copies: int = 1
 ) -> dict[tuple[int, int], np.ndarray]:
-    r"""Per case (n, k), ``blocks`` medians of ``block`` independent :math:`\mathrm{Geom}(1/\binom nk)` success times
-    (random search over the k-sets, one guess per step; Edelman Sec. 5.3.2), drawn with ``numpy``'s generator of
-    ``seed``.
+    r"""Per case (n, k), ``blocks`` medians of ``block`` independent success times of random search over the k-sets
+    (one guess per step; Edelman Sec. 5.3.2), run as ``copies`` parallel searchers (the first success of r
+    :math:`\mathrm{Geom}(p)` searchers is :math:`\mathrm{Geom}(1-(1-p)^r)`, :math:`p=1/\binom nk`), drawn with
+    ``numpy``'s generator of ``seed``.
 
     >>> m = random_search_block_medians([(10, 2)], blocks=20000, block=1, seed=0)[(10, 2)]
     >>> bool(abs(np.mean(m) - 45) < 1.5)  # the mean of Geom(1/45) is 45
     True
     """
-    if blocks < 1 or block < 1:
-        raise InputError(f"blocks and block must be >= 1, got {blocks}, {block}", param="blocks")
+    if blocks < 1 or block < 1 or copies < 1:
+        raise InputError(f"blocks, block and copies must be >= 1, got {blocks}, {block}, {copies}", param="blocks")
     rng = np.random.default_rng(seed)
     out = {}
     for n, k in cases:
-        p = 1.0 / math.comb(n, k)
-        out[(n, k)] = np.median(rng.geometric(p, size=(blocks, block)).astype(np.float64), axis=1)
+        p = -math.expm1(copies * math.log1p(-1.0 / math.comb(n, k)))
+        out[(n, k)] = block_medians(rng.geometric(p, size=blocks * block).astype(np.float64), block)
     return out

@@ -16,11 +16,19 @@ search's. The thesis prints no value of c or alpha (Fig. B.5 and B.6 hold them a
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
-from ._checks import InputError, check_positive_int
+from ._checks import InputError, as_fraction, check_positive_int
 from .boolean import tc_growth_window
 
-__all__ = ["fourier_gap_law_slope", "random_search_law_slope", "slope_law_boundary"]
+__all__ = [
+    "fourier_gap_law_slope",
+    "noisy_parity_correlation",
+    "random_search_law_slope",
+    "random_search_width_speedup",
+    "slope_law_boundary",
+    "width_plateau_boundary",
+]
 
 
 def _sizes(n_lo: object, n_hi: object, k: object) -> tuple[int, int, int]:
@@ -99,3 +107,75 @@ def slope_law_boundary(n_lo: int, n_hi: int, k: int) -> float:
     2.813791
     """
     return (fourier_gap_law_slope(n_lo, n_hi, k) + random_search_law_slope(n_lo, n_hi, k)) / 2
+
+
+def random_search_width_speedup(n: int, k: int, r_lo: int, r_hi: int) -> float:
+    r"""The speedup of random search from r_lo to r_hi parallel copies (Edelman Sec. 5.5, Fig. 5.4 left / Fig. B.10:
+    "the expected success time for r copies of random search"): the first success of r independent
+    :math:`\mathrm{Geom}(p)` searchers, :math:`p=1/\binom nk`, is :math:`\mathrm{Geom}(1-(1-p)^r)`, with expected
+    success time :math:`1/(1-(1-p)^r)`; the speedup is the ratio of the expectations at r_lo and r_hi (about
+    r_hi / r_lo while r_hi p is small: width is a parallel speedup for random search).
+
+    Parameters
+    ----------
+    n, k : int
+        The parity, ``1 <= k <= n``.
+    r_lo, r_hi : int
+        Widths (copies), ``1 <= r_lo < r_hi``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(random_search_width_speedup(20, 3, 30, 300), 6)  # C(20,3) = 1140
+    8.908176
+    """
+    n = check_positive_int(n, "n")
+    kk = check_positive_int(k, "k")
+    lo = check_positive_int(r_lo, "r_lo")
+    hi = check_positive_int(r_hi, "r_hi")
+    if kk > n or hi <= lo:
+        raise InputError(f"need 1 <= k <= n and r_lo < r_hi, got n = {n}, k = {kk}, r = {lo}, {hi}", param="r_hi")
+    log_q = math.log1p(-1.0 / math.comb(n, kk))
+
+    def expected(r: int) -> float:
+        return 1.0 / -math.expm1(r * log_q)
+
+    return expected(lo) / expected(hi)
+
+
+def width_plateau_boundary(n: int, k: int, r_lo: int, r_hi: int) -> float:
+    """The geometric midpoint of no speedup (1, a plateau in width) and random search's speedup
+    (:func:`random_search_width_speedup`): an SGD speedup below it is nearer the plateau than the parallel speedup of
+    random search (Edelman Fig. 5.4 left / B.10).
+
+    Examples
+    --------
+    >>> round(width_plateau_boundary(20, 3, 30, 300), 6)
+    2.984657
+    """
+    return math.sqrt(random_search_width_speedup(n, k, r_lo, r_hi))
+
+
+def noisy_parity_correlation(p: object) -> Fraction:
+    r"""The label correlation :math:`\mathbb E[y\,\chi_S(x)]=1-2p` of the noisy (n, k, :math:`\varepsilon`)-parity of
+    Edelman App. B.3.6 / Fig. B.12, whose labels are :math:`\chi_S(x)` flipped independently with probability p
+    (:math:`\varepsilon=1-2p`, the figure's convention): every population correlation of the clean problem, and so
+    its Fourier gap, is scaled by :math:`\varepsilon`.
+
+    Parameters
+    ----------
+    p : Fraction, str, int or float
+        The flip probability, ``0 <= p < 1/2`` (read exactly: ``"0.45"`` is 9/20).
+
+    Examples
+    --------
+    >>> noisy_parity_correlation("0.45"), noisy_parity_correlation(0)
+    (Fraction(1, 10), Fraction(1, 1))
+    """
+    q = as_fraction(p, "p", floats="decimal")
+    if not 0 <= q < Fraction(1, 2):
+        raise InputError(f"the flip probability must lie in [0, 1/2), got p = {p!r}", param="p")
+    return 1 - 2 * q

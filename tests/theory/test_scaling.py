@@ -42,3 +42,19 @@ def test_inputs_are_checked(args: tuple[int, int, int], match: str) -> None:
     for fn in (fourier_gap_law_slope, random_search_law_slope, slope_law_boundary):
         with pytest.raises(ValueError, match=match):
             fn(*args)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(6, 40), k=st.integers(1, 4), r_lo=st.integers(1, 50), factor=st.integers(2, 20))
+def test_random_search_width_speedup_is_the_ratio_of_expected_first_success_times(
+    n: int, k: int, r_lo: int, factor: int
+) -> None:
+    from theory.scaling import random_search_width_speedup, width_plateau_boundary
+
+    r_hi = r_lo * factor
+    p = 1 / math.comb(n, k)
+    expected = [1 / (1 - (1 - p) ** r) for r in (r_lo, r_hi)]  # E[min of r Geom(p)] = 1 / (1 - (1-p)^r)
+    speedup = random_search_width_speedup(n, k, r_lo, r_hi)
+    assert speedup == pytest.approx(expected[0] / expected[1], rel=1e-9)
+    assert 1 < speedup <= factor + 1e-9  # never more than r_hi / r_lo: the copies' successes overlap
+    assert width_plateau_boundary(n, k, r_lo, r_hi) == pytest.approx(math.sqrt(speedup))

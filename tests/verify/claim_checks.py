@@ -48,6 +48,8 @@ SLOW_VERDICTS = {
     "edelman-ch6-width-buys-data": "84 s, 16 seeds x 2 widths",
     "edelman-ch6-fig6.1-pareto-grid": "79 s, 12 cells",
     "edelman-ch5-fig5.1-local-slope-law": "17 s of CPU (74 s wall on the loaded 2-core machine), 32 seeds x 4 cases",
+    "edelman-ch5-fig5.4-width-plateau": "47 s wall on the loaded 2-core machine, 32 seeds x 2 widths (r = 300 at B = 128)",
+    "edelman-ch5-figB.12-noisy-parity": "25 s wall on the loaded 2-core machine, 16 seeds x 2 noise levels",
 }
 
 

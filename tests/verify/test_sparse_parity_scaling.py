@@ -52,3 +52,31 @@ def test_no_growth_with_k_fails() -> None:
     cfg = claim.configs["quick"]
     flat = {(n, k): np.full(cfg.blocks, 10.0 * n**0.6) for n in cfg.ns for k in cfg.ks}
     assert claim.judge(claim.predict(cfg), _observation(flat, cfg), cfg)[0] == "fail"
+
+
+WIDTH = "edelman-ch5-fig5.4-width-plateau"
+
+
+def _width_observation(medians: dict[int, np.ndarray], cfg) -> Observation:
+    blocks = [
+        {"label": f"block {j}", "medians": {str(r): float(medians[r][j]) for r in cfg.widths}}
+        for j in range(cfg.blocks)
+    ]
+    return Observation(None, details={"blocks": blocks, "speedup_ranges": {}, "divergence": None})
+
+
+def test_width_plateau_rejects_random_search_and_a_boundary_of_one() -> None:
+    claim = registry()[WIDTH]
+    cfg = claim.configs["quick"]
+    predicted = claim.predict(cfg)
+    assert predicted["random_search_block_rate"] < 0.5
+    plateau = {r: np.full(cfg.blocks, 500.0 * r**-0.3) for r in cfg.widths}  # speedup 10^0.3 = 2 per decade
+    assert claim.judge(predicted, _width_observation(plateau, cfg), cfg)[0] == "pass"
+    rs = {
+        r: random_search_block_medians([(cfg.n, cfg.k)], cfg.blocks, cfg.block, seed=7 + r, copies=r)[(cfg.n, cfg.k)]
+        for r in cfg.widths
+    }
+    assert claim.judge(predicted, _width_observation(rs, cfg), cfg)[0] != "pass"
+    for pair in predicted["pairs"].values():
+        pair["boundary"] = 1.0
+    assert claim.judge(predicted, _width_observation(plateau, cfg), cfg)[0] == "fail"

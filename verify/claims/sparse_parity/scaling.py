@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from numerics.scaling import local_slopes, random_search_block_medians
+from numerics.scaling import block_medians, local_slopes, random_search_block_medians
 from numerics.stats import rate_power
 from theory.scaling import fourier_gap_law_slope, random_search_law_slope, slope_law_boundary
 from verify.sweep import Cell, CellResult, Grid
@@ -211,7 +211,7 @@ def _aggregate(cfg: LocalSlopeConfig, results: list[CellResult]) -> Observation:
                     "divergence": divergence_reason(diverged_at(mine), ev),
                 }
             )
-    medians = {key: np.median(tc.reshape(cfg.blocks, cfg.block), axis=1) for key, tc in tcs.items()}
+    medians = {key: block_medians(tc, cfg.block) for key, tc in tcs.items()}
     first = [r for r in results if (r.cell.config.n, r.cell.config.k) == (cfg.ns[0], cfg.ks[0])]
     seeds = [s for r in first for s in ran_seeds(r)]
     blocks = []
