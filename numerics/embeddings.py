@@ -58,6 +58,18 @@ def normalize_rows(psi: np.ndarray) -> np.ndarray:
     r"""Scale an embedding so that :math:`\max_x\|\Psi(x)\|_2=1` (Thm 5.6's :math:`\sup_x\|\Psi(x)\|_2\le1`, met
     with equality at the longest row). A zero embedding is refused.
 
+    Parameters
+    ----------
+    psi : array (points, D)
+        A finite embedding matrix, one row per point.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``psi`` divided by its largest row norm.
+
+    Examples
+    --------
     >>> normalize_rows(np.array([[3.0, 4.0], [0.0, 1.0]])).tolist()
     [[0.6, 0.8], [0.0, 0.2]]
     """
@@ -74,6 +86,20 @@ def walsh_embedding(n: int, sets: Sequence[Sequence[int]]) -> np.ndarray:
     r"""The Walsh embedding :math:`\Psi(x)=(\chi_T(x))_{T\in\text{sets}}/\sqrt{|\text{sets}|}` over the points of
     :func:`numerics.walsh.cube` (every row has norm exactly 1).
 
+    Parameters
+    ----------
+    n : int
+        The dimension.
+    sets : sequence of sequences of int
+        The index sets T (subsets of ``0..n-1``), at least one.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (2^n, len(sets)) embedding.
+
+    Examples
+    --------
     >>> walsh_embedding(2, [(0,), (1,)]).round(4).tolist()
     [[0.7071, 0.7071], [-0.7071, 0.7071], [0.7071, -0.7071], [-0.7071, -0.7071]]
     """
@@ -85,7 +111,28 @@ def walsh_embedding(n: int, sets: Sequence[Sequence[int]]) -> np.ndarray:
 
 def random_relu_embedding(n: int, D: int, seed: int) -> np.ndarray:
     r"""D random ReLU features :math:`\max(0, g_j^\top x/\sqrt n + b_j)`, :math:`g_j\sim N(0,I_n)`,
-    :math:`b_j\sim N(0,1)`, over the cube, scaled by :func:`normalize_rows` (a fixed random-features model)."""
+    :math:`b_j\sim N(0,1)`, over the cube, scaled by :func:`normalize_rows` (a fixed random-features model).
+
+    Parameters
+    ----------
+    n : int
+        The dimension.
+    D : int
+        The number of features.
+    seed : int
+        Seed of ``numpy``'s generator for g and b.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (2^n, D) embedding, max row norm 1.
+
+    Examples
+    --------
+    >>> psi = random_relu_embedding(3, 4, seed=0)
+    >>> psi.shape, float(np.sqrt((psi**2).sum(axis=1)).max())
+    ((8, 4), 1.0)
+    """
     rng = np.random.default_rng(seed)
     X = cube(n).astype(np.float64)
     G, b = rng.standard_normal((n, D)), rng.standard_normal(D)
@@ -97,7 +144,27 @@ def ntk_embedding(n: int, width: int, seed: int) -> np.ndarray:
     initialisation (:math:`a_j, w_{ji}\sim N(0,1)`): the gradient of f with respect to (a, W),
     :math:`(\mathrm{ReLU}(w_j^\top x/\sqrt n),\ a_j\mathbf 1[w_j^\top x>0]\,x/\sqrt n)_j/\sqrt m`, of dimension
     D = m(n+1), scaled by :func:`normalize_rows`. A linear model on these features is the network's linearisation
-    around its initialisation (the neural tangent kernel regime of Thm 5.6)."""
+    around its initialisation (the neural tangent kernel regime of Thm 5.6).
+
+    Parameters
+    ----------
+    n : int
+        The dimension.
+    width : int
+        m, the hidden units.
+    seed : int
+        Seed of ``numpy``'s generator for a and W.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (2^n, m (n+1)) embedding, max row norm 1.
+
+    Examples
+    --------
+    >>> ntk_embedding(3, 2, seed=0).shape
+    (8, 8)
+    """
     rng = np.random.default_rng(seed)
     X = cube(n).astype(np.float64)
     W, a = rng.standard_normal((n, width)), rng.standard_normal(width)
@@ -111,6 +178,22 @@ def zero_one_error(psi: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
     r"""The 0-1 loss :math:`\Pr_x[\operatorname{sign}(\Psi(x)^\top w)\ne y_x]` over the rows (a zero output counts as
     an error: it has no sign).
 
+    Parameters
+    ----------
+    psi : array (points, D)
+        The embedding.
+    y : array (points,)
+        Labels in {-1, 1}.
+    w : array (D,)
+        The linear read-out.
+
+    Returns
+    -------
+    float
+        The fraction of points misclassified.
+
+    Examples
+    --------
     >>> zero_one_error(np.eye(2), np.array([1, -1]), np.array([1.0, 0.0]))
     0.5
     """
@@ -123,7 +206,24 @@ class HingeBracket:
     """A certified value of the hinge program (P) for one parity: ``upper`` (P's objective at the solver's w,
     projected onto the ball) and ``lower`` (D's objective at the solver's dual, clipped into the box); both
     evaluated in numpy, so ``lower <= min (P) <= upper`` holds whatever the solver did. ``ball_residual`` and
-    ``box_residual``: how far the raw solver points lay outside the ball and the box."""
+    ``box_residual``: how far the raw solver points lay outside the ball and the box.
+
+    Attributes
+    ----------
+    support : tuple of int
+        The parity's k-set S.
+    lower, upper : float
+        The certified bracket of the program's value.
+    ball_residual, box_residual : float
+        Violations of the raw solver points (primal ball, dual box).
+    solver : str
+        The cvxpy solver that gave the points.
+
+    Examples
+    --------
+    >>> HingeBracket((0, 1), 0.5, 0.5 + 1e-9, 0.0, 0.0, "CLARABEL").gap < 1e-8
+    True
+    """
 
     support: tuple[int, ...]
     lower: float
@@ -140,7 +240,27 @@ class HingeBracket:
 @dataclass(frozen=True)
 class ParitySweep:
     """The hinge program over every k-set: per parity its :class:`HingeBracket`; ``hardest`` is the parity with the
-    largest certified lower bound (a rigorous lower bound on max_S min (P))."""
+    largest certified lower bound (a rigorous lower bound on max_S min (P)).
+
+    Attributes
+    ----------
+    n, k : int
+        The parity family.
+    R : float
+        The norm budget.
+    D : int
+        The embedding dimension.
+    brackets : tuple of HingeBracket
+        One per k-set, in lexicographic order.
+    seconds : float
+        Wall time of the sweep.
+
+    Examples
+    --------
+    >>> b = HingeBracket((0,), 0.2, 0.2, 0.0, 0.0, "CLARABEL"), HingeBracket((1,), 0.4, 0.4, 0.0, 0.0, "CLARABEL")
+    >>> ParitySweep(2, 1, 1.0, 2, b, 0.0).hardest.support
+    (1,)
+    """
 
     n: int
     k: int
@@ -205,6 +325,11 @@ def hinge_over_parities(
         cvxpy solvers tried in order (Clarabel, SCS as the fallback).
     gap_tol : float
         The largest bracket width accepted as a certificate.
+
+    Returns
+    -------
+    ParitySweep
+        Every parity's certified bracket.
 
     Raises
     ------

@@ -19,6 +19,20 @@ def local_slopes(ns: Sequence[int], medians: Sequence[float]) -> list[float]:
     r"""Local slopes :math:`\log(m_{i+1}/m_i)/\log(n_{i+1}/n_i)` of a median curve over increasing ns (inf/nan where
     a median is not finite).
 
+    Parameters
+    ----------
+    ns : sequence of int
+        Increasing sizes, at least two.
+    medians : sequence of float
+        The medians at those sizes.
+
+    Returns
+    -------
+    list of float
+        One slope per consecutive pair.
+
+    Examples
+    --------
     >>> [round(s, 6) for s in local_slopes([10, 20, 40], [100.0, 400.0, 800.0])]
     [2.0, 1.0]
     """
@@ -33,6 +47,20 @@ def local_slopes(ns: Sequence[int], medians: Sequence[float]) -> list[float]:
 def block_medians(values: np.ndarray, block: int) -> np.ndarray:
     """Medians of consecutive blocks of ``block`` values (inf where more than half of a block is inf).
 
+    Parameters
+    ----------
+    values : array (N,)
+        N a multiple of ``block``.
+    block : int
+        The block size.
+
+    Returns
+    -------
+    numpy.ndarray
+        N / block medians.
+
+    Examples
+    --------
     >>> block_medians(np.array([1.0, 3.0, 5.0, np.inf]), 2).tolist()
     [2.0, inf]
     """
@@ -50,6 +78,24 @@ def random_search_block_medians(
     :math:`\mathrm{Geom}(p)` searchers is :math:`\mathrm{Geom}(1-(1-p)^r)`, :math:`p=1/\binom nk`), drawn with
     ``numpy``'s generator of ``seed``.
 
+    Parameters
+    ----------
+    cases : sequence of (n, k)
+        The parities.
+    blocks, block : int
+        The number of blocks and the draws per block.
+    seed : int
+        Seed of ``numpy``'s generator.
+    copies : int
+        r, parallel searchers per run.
+
+    Returns
+    -------
+    dict
+        (n, k) -> array of ``blocks`` medians.
+
+    Examples
+    --------
     >>> m = random_search_block_medians([(10, 2)], blocks=20000, block=1, seed=0)[(10, 2)]
     >>> bool(abs(np.mean(m) - 45) < 1.5)  # the mean of Geom(1/45) is 45
     True

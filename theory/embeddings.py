@@ -123,6 +123,16 @@ def thm56_walsh_dimension(n: object, k: object) -> int:
     """The dimension C(n, k) of the degree-k Walsh embedding (one coordinate per k-set), the embedding at which
     :func:`thm56_correlation_bound` is attained.
 
+    Parameters
+    ----------
+    n, k : int
+        The parity: ``1 <= k <= n``.
+
+    Returns
+    -------
+    int
+        C(n, k).
+
     Examples
     --------
     >>> thm56_walsh_dimension(6, 3)
@@ -137,6 +147,20 @@ def thm56_bound_as_printed(D: object, R: object, eps: object, n: object, k: obje
     :math:`DR^2<\varepsilon^2\binom nk` (:func:`theory.boolean.thm56_condition`), some k-set S has
     :math:`\inf_{\|w\|\le R}\mathbb E_{\mathcal D_S}\ell(\Psi(x)^\top w,y)>1-\varepsilon`; this returns the
     printed lower bound :math:`1-\varepsilon`.
+
+    Parameters
+    ----------
+    D : int
+        The embedding dimension.
+    R, eps : int, Fraction, str or float
+        The norm budget and the epsilon of the theorem (read exactly via their decimal strings).
+    n, k : int
+        The parity: ``1 <= k <= n``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``1 - eps``.
 
     Raises
     ------

@@ -101,6 +101,17 @@ def slope_law_boundary(n_lo: int, n_hi: int, k: int) -> float:
     """The midpoint of :func:`fourier_gap_law_slope` and :func:`random_search_law_slope`: a local slope below it is
     nearer the Fourier-gap law than random search's C(n, k) law (both laws from Edelman Ch. 5; module doc).
 
+    Parameters
+    ----------
+    n_lo, n_hi : int
+        ``2 <= n_lo < n_hi``.
+    k : int
+        The parity degree, ``1 <= k <= n_lo``.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> round(slope_law_boundary(10, 20, 3), 6)
@@ -151,6 +162,17 @@ def width_plateau_boundary(n: int, k: int, r_lo: int, r_hi: int) -> float:
     (:func:`random_search_width_speedup`): an SGD speedup below it is nearer the plateau than the parallel speedup of
     random search (Edelman Fig. 5.4 left / B.10).
 
+    Parameters
+    ----------
+    n, k : int
+        The parity, ``1 <= k <= n``.
+    r_lo, r_hi : int
+        Widths, ``1 <= r_lo < r_hi``.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> round(width_plateau_boundary(20, 3, 30, 300), 6)
@@ -169,6 +191,11 @@ def noisy_parity_correlation(p: object) -> Fraction:
     ----------
     p : Fraction, str, int or float
         The flip probability, ``0 <= p < 1/2`` (read exactly: ``"0.45"`` is 9/20).
+
+    Returns
+    -------
+    Fraction
+        ``1 - 2p``.
 
     Examples
     --------
