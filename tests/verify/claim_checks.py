@@ -50,6 +50,9 @@ SLOW_VERDICTS = {
     "edelman-ch6-fig6.1-pareto-grid": "79 s, 12 cells",
     "karp-ch4-thm4.4-gd-classifies": "24-57 s on a loaded 2-core machine, 4 tasks x 1.1e4 population GD steps (Theorem 4.4's whole horizon)",
     "karp-ch4-thm4.4-gd-v-stays-close": "the same run (shared, cached)",
+    "edelman-ch5-fig5.1-local-slope-law": "17 s of CPU (74 s wall on the loaded 2-core machine), 32 seeds x 4 cases",
+    "edelman-ch5-fig5.4-width-plateau": "47 s wall on the loaded 2-core machine, 32 seeds x 2 widths (r = 300 at B = 128)",
+    "edelman-ch5-figB.12-noisy-parity": "25 s wall on the loaded 2-core machine, 16 seeds x 2 noise levels",
 }
 
 

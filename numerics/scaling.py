@@ -1,0 +1,110 @@
+r"""Random search as the control of the Fig. 5.1 scaling claims (Edelman thesis (2024) Ch. 5, Sec. 5.3.2): block
+medians of independent success times :math:`T\sim\mathrm{Geom}(1/\binom nk)` (support 1, 2, ...) over a grid of
+(n, k), and their local slopes of :math:`\log t_c` against :math:`\log n`, by seeded Monte Carlo.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from theory._checks import InputError
+
+__all__ = ["block_medians", "local_slopes", "random_search_block_medians"]
+
+
+def local_slopes(ns: Sequence[int], medians: Sequence[float]) -> list[float]:
+    r"""Local slopes :math:`\log(m_{i+1}/m_i)/\log(n_{i+1}/n_i)` of a median curve over increasing ns (inf/nan where
+    a median is not finite).
+
+    Parameters
+    ----------
+    ns : sequence of int
+        Increasing sizes, at least two.
+    medians : sequence of float
+        The medians at those sizes.
+
+    Returns
+    -------
+    list of float
+        One slope per consecutive pair.
+
+    Examples
+    --------
+    >>> [round(s, 6) for s in local_slopes([10, 20, 40], [100.0, 400.0, 800.0])]
+    [2.0, 1.0]
+    """
+    n = np.asarray(ns, dtype=np.float64)
+    m = np.asarray(medians, dtype=np.float64)
+    if n.ndim != 1 or n.shape != m.shape or len(n) < 2 or not np.all(np.diff(n) > 0):
+        raise InputError("local_slopes needs >= 2 increasing sizes and as many medians", param="ns")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (np.diff(np.log(m)) / np.diff(np.log(n))).tolist()
+
+
+def block_medians(values: np.ndarray, block: int) -> np.ndarray:
+    """Medians of consecutive blocks of ``block`` values (inf where more than half of a block is inf).
+
+    Parameters
+    ----------
+    values : array (N,)
+        N a multiple of ``block``.
+    block : int
+        The block size.
+
+    Returns
+    -------
+    numpy.ndarray
+        N / block medians.
+
+    Examples
+    --------
+    >>> block_medians(np.array([1.0, 3.0, 5.0, np.inf]), 2).tolist()
+    [2.0, inf]
+    """
+    v = np.asarray(values, dtype=np.float64)
+    if block < 1 or v.ndim != 1 or len(v) % block:
+        raise InputError(f"{len(v)} values do not split into blocks of {block}", param="block")
+    return np.median(v.reshape(-1, block), axis=1)
+
+
+def random_search_block_medians(
+    cases: Sequence[tuple[int, int]], blocks: int, block: int, seed: int = 0, copies: int = 1
+) -> dict[tuple[int, int], np.ndarray]:
+    r"""Per case (n, k), ``blocks`` medians of ``block`` independent success times of random search over the k-sets
+    (one guess per step; Edelman Sec. 5.3.2), run as ``copies`` parallel searchers (the first success of r
+    :math:`\mathrm{Geom}(p)` searchers is :math:`\mathrm{Geom}(1-(1-p)^r)`, :math:`p=1/\binom nk`), drawn with
+    ``numpy``'s generator of ``seed``.
+
+    Parameters
+    ----------
+    cases : sequence of (n, k)
+        The parities.
+    blocks, block : int
+        The number of blocks and the draws per block.
+    seed : int
+        Seed of ``numpy``'s generator.
+    copies : int
+        r, parallel searchers per run.
+
+    Returns
+    -------
+    dict
+        (n, k) -> array of ``blocks`` medians.
+
+    Examples
+    --------
+    >>> m = random_search_block_medians([(10, 2)], blocks=20000, block=1, seed=0)[(10, 2)]
+    >>> bool(abs(np.mean(m) - 45) < 1.5)  # the mean of Geom(1/45) is 45
+    True
+    """
+    if blocks < 1 or block < 1 or copies < 1:
+        raise InputError(f"blocks, block and copies must be >= 1, got {blocks}, {block}, {copies}", param="blocks")
+    rng = np.random.default_rng(seed)
+    out = {}
+    for n, k in cases:
+        p = -math.expm1(copies * math.log1p(-1.0 / math.comb(n, k)))
+        out[(n, k)] = block_medians(rng.geometric(p, size=blocks * block).astype(np.float64), block)
+    return out

@@ -1,0 +1,208 @@
+r"""The two scaling laws that Edelman thesis (2024) Ch. 5, Fig. 5.1 right and Fig. B.6 set against each other, as local
+slopes of :math:`\log t_c` against :math:`\log n` between two sizes :math:`n_{lo}<n_{hi}` at a fixed parity degree k.
+
+* SGD (Empirical Finding 5.1, :math:`t_c\le c\,n^{\alpha k}`; Sec. 5.4.1, Prop. B.7): the Fourier-gap analysis needs
+  :math:`O(\log(n)/\gamma^2)=\tilde O(n^{k-1})` samples, so at a fixed batch size the slope is
+  :func:`fourier_gap_law_slope` :math:`=(k-1)+\log(\ln n_{hi}/\ln n_{lo})/\log(n_{hi}/n_{lo})` (the log of the upper
+  end of :func:`theory.boolean.tc_growth_window`, per unit of :math:`\log n`); it grows by one per degree.
+* Random search over the k-sets (Sec. 5.3.2: success time :math:`\mathrm{Geom}(1/\binom nk)`, median and mean
+  proportional to :math:`\binom nk`): :func:`random_search_law_slope`
+  :math:`=\log(\binom{n_{hi}}k/\binom{n_{lo}}k)/\log(n_{hi}/n_{lo})`, about k (more at small n).
+
+:func:`slope_law_boundary` is the midpoint of the two: a slope below it is nearer the Fourier-gap law than random
+search's. The thesis prints no value of c or alpha (Fig. B.5 and B.6 hold them as images).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from ._checks import InputError, as_fraction, check_positive_int
+from .boolean import tc_growth_window
+
+__all__ = [
+    "fourier_gap_law_slope",
+    "noisy_parity_correlation",
+    "random_search_law_slope",
+    "random_search_width_speedup",
+    "slope_law_boundary",
+    "width_plateau_boundary",
+]
+
+
+def _sizes(n_lo: object, n_hi: object, k: object) -> tuple[int, int, int]:
+    lo = check_positive_int(n_lo, "n_lo", minimum=2)
+    hi = check_positive_int(n_hi, "n_hi", minimum=2)
+    kk = check_positive_int(k, "k")
+    if hi <= lo:
+        raise InputError(f"need 2 <= n_lo < n_hi, got n_lo = {lo}, n_hi = {hi}", param="n_hi")
+    if kk > lo:
+        raise InputError(f"need k <= n_lo (a k-set of the smaller size), got k = {kk}, n_lo = {lo}", param="k")
+    return lo, hi, kk
+
+
+def fourier_gap_law_slope(n_lo: int, n_hi: int, k: int) -> float:
+    r"""The local slope of :math:`\log t_c` against :math:`\log n` between n_lo and n_hi under the Fourier-gap law
+    :math:`t_c\propto n^{k-1}\ln n` (Edelman Sec. 5.4.1 and Prop. B.7; :func:`theory.boolean.tc_growth_window`):
+    :math:`(k-1)+\log(\ln n_{hi}/\ln n_{lo})/\log(n_{hi}/n_{lo})`.
+
+    Parameters
+    ----------
+    n_lo, n_hi : int
+        ``2 <= n_lo < n_hi``.
+    k : int
+        The parity degree, ``1 <= k <= n_lo``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If the sizes are not ordered or k is out of range.
+
+    Examples
+    --------
+    >>> round(fourier_gap_law_slope(10, 20, 2), 6), round(fourier_gap_law_slope(10, 20, 3), 6)
+    (1.379654, 2.379654)
+    """
+    lo, hi, kk = _sizes(n_lo, n_hi, k)
+    return math.log(tc_growth_window(lo, hi, kk)[1]) / math.log(hi / lo)
+
+
+def random_search_law_slope(n_lo: int, n_hi: int, k: int) -> float:
+    r"""The local slope of :math:`\log t_c` against :math:`\log n` between n_lo and n_hi under random search's law
+    :math:`t_c\propto\binom nk` (Edelman Sec. 5.3.2, success time :math:`\mathrm{Geom}(1/\binom nk)`):
+    :math:`\log(\binom{n_{hi}}k/\binom{n_{lo}}k)/\log(n_{hi}/n_{lo})`.
+
+    Parameters
+    ----------
+    n_lo, n_hi : int
+        ``2 <= n_lo < n_hi``.
+    k : int
+        The parity degree, ``1 <= k <= n_lo``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(random_search_law_slope(10, 20, 2), 6), round(random_search_law_slope(10, 20, 3), 6)
+    (2.078003, 3.247928)
+    """
+    lo, hi, kk = _sizes(n_lo, n_hi, k)
+    return math.log(math.comb(hi, kk) / math.comb(lo, kk)) / math.log(hi / lo)
+
+
+def slope_law_boundary(n_lo: int, n_hi: int, k: int) -> float:
+    """The midpoint of :func:`fourier_gap_law_slope` and :func:`random_search_law_slope`: a local slope below it is
+    nearer the Fourier-gap law than random search's C(n, k) law (both laws from Edelman Ch. 5; module doc).
+
+    Parameters
+    ----------
+    n_lo, n_hi : int
+        ``2 <= n_lo < n_hi``.
+    k : int
+        The parity degree, ``1 <= k <= n_lo``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(slope_law_boundary(10, 20, 3), 6)
+    2.813791
+    """
+    return (fourier_gap_law_slope(n_lo, n_hi, k) + random_search_law_slope(n_lo, n_hi, k)) / 2
+
+
+def random_search_width_speedup(n: int, k: int, r_lo: int, r_hi: int) -> float:
+    r"""The speedup of random search from r_lo to r_hi parallel copies (Edelman Sec. 5.5, Fig. 5.4 left / Fig. B.10:
+    "the expected success time for r copies of random search"): the first success of r independent
+    :math:`\mathrm{Geom}(p)` searchers, :math:`p=1/\binom nk`, is :math:`\mathrm{Geom}(1-(1-p)^r)`, with expected
+    success time :math:`1/(1-(1-p)^r)`; the speedup is the ratio of the expectations at r_lo and r_hi (about
+    r_hi / r_lo while r_hi p is small: width is a parallel speedup for random search).
+
+    Parameters
+    ----------
+    n, k : int
+        The parity, ``1 <= k <= n``.
+    r_lo, r_hi : int
+        Widths (copies), ``1 <= r_lo < r_hi``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(random_search_width_speedup(20, 3, 30, 300), 6)  # C(20,3) = 1140
+    8.908176
+    """
+    n = check_positive_int(n, "n")
+    kk = check_positive_int(k, "k")
+    lo = check_positive_int(r_lo, "r_lo")
+    hi = check_positive_int(r_hi, "r_hi")
+    if kk > n or hi <= lo:
+        raise InputError(f"need 1 <= k <= n and r_lo < r_hi, got n = {n}, k = {kk}, r = {lo}, {hi}", param="r_hi")
+    log_q = math.log1p(-1.0 / math.comb(n, kk))
+
+    def expected(r: int) -> float:
+        return 1.0 / -math.expm1(r * log_q)
+
+    return expected(lo) / expected(hi)
+
+
+def width_plateau_boundary(n: int, k: int, r_lo: int, r_hi: int) -> float:
+    """The geometric midpoint of no speedup (1, a plateau in width) and random search's speedup
+    (:func:`random_search_width_speedup`): an SGD speedup below it is nearer the plateau than the parallel speedup of
+    random search (Edelman Fig. 5.4 left / B.10).
+
+    Parameters
+    ----------
+    n, k : int
+        The parity, ``1 <= k <= n``.
+    r_lo, r_hi : int
+        Widths, ``1 <= r_lo < r_hi``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(width_plateau_boundary(20, 3, 30, 300), 6)
+    2.984657
+    """
+    return math.sqrt(random_search_width_speedup(n, k, r_lo, r_hi))
+
+
+def noisy_parity_correlation(p: object) -> Fraction:
+    r"""The label correlation :math:`\mathbb E[y\,\chi_S(x)]=1-2p` of the noisy (n, k, :math:`\varepsilon`)-parity of
+    Edelman App. B.3.6 / Fig. B.12, whose labels are :math:`\chi_S(x)` flipped independently with probability p
+    (:math:`\varepsilon=1-2p`, the figure's convention): every population correlation of the clean problem, and so
+    its Fourier gap, is scaled by :math:`\varepsilon`.
+
+    Parameters
+    ----------
+    p : Fraction, str, int or float
+        The flip probability, ``0 <= p < 1/2`` (read exactly: ``"0.45"`` is 9/20).
+
+    Returns
+    -------
+    Fraction
+        ``1 - 2p``.
+
+    Examples
+    --------
+    >>> noisy_parity_correlation("0.45"), noisy_parity_correlation(0)
+    (Fraction(1, 10), Fraction(1, 1))
+    """
+    q = as_fraction(p, "p", floats="decimal")
+    if not 0 <= q < Fraction(1, 2):
+        raise InputError(f"the flip probability must lie in [0, 1/2), got p = {p!r}", param="p")
+    return 1 - 2 * q
