@@ -419,7 +419,7 @@ def thm_c16_schedule(n: object, k: object, s: object) -> dict[str, Fraction]:
     Parameters
     ----------
     n, k, s : int
-        As in :func:`check_under_sparse`.
+        As in :func:`check_under_sparse`, with n - k > k - s - 1 (|xi_in| > |xi_out|: else no threshold separates).
 
     Returns
     -------
@@ -441,6 +441,13 @@ def thm_c16_schedule(n: object, k: object, s: object) -> dict[str, Fraction]:
     xi_in = good_neuron_correlation(n, k, s, "S-S'")
     xi_out = good_neuron_correlation(n, k, s, "out")
     a_in, a_out = abs(xi_in), abs(xi_out)
+    if a_in <= a_out:
+        raise InputError(
+            f"no truncation threshold separates S \\ S' from the coordinates outside S at (n, k, s) = ({n}, {k}, {s}): "
+            f"|xi_in|/|xi_out| = (n-k)/(k-s-1) = {thm_c16_ratio(n, k, s)} <= 1 (Thm C.16 needs n - k > k - s - 1; the "
+            f"printed ratio (n-s)/(k-s-1) hides this)",
+            param="n",
+        )
     lam = 1 - eps / (2 * k)
     return {
         "eps": eps,
