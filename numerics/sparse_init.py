@@ -22,7 +22,7 @@ from theory._checks import InputError
 
 from .walsh import characters, cube
 
-__all__ = ["hinge_risk", "lemma_c5_deviations", "sample_counts", "thm_c16_one_step"]
+__all__ = ["hinge_risk", "lemma_c5_deviations", "lemma_c9_convex_phase", "sample_counts", "thm_c16_one_step"]
 
 MAX_CUBE_N = 16
 """Largest n of the cube computations here (2^16 points)."""
@@ -297,4 +297,85 @@ def lemma_c5_deviations(n: int, k: int, width: int, m: int, draws: int, seed: in
         "deviation": np.abs(sample - population).max(axis=1),
         "coordinates": int(per_point.shape[1]),
         "active_share": float(active.mean()),
+    }
+
+
+def lemma_c9_convex_phase(
+    psi: np.ndarray,
+    y: np.ndarray,
+    radius: float,
+    lam: float,
+    steps: int,
+    m: int,
+    seeds: Sequence[int],
+) -> dict[str, np.ndarray]:
+    r"""The convex phase of Thm C.11 (Lemma C.9), one run per seed, all seeds at once: features
+    :math:`\varphi^{(1)} = \psi + \Delta` with a random perturbation of :math:`\|\Delta(x)\|_2 \le` ``radius`` at every
+    point (the constant first feature is not moved), a sample of m i.i.d. uniform points of the support of ``psi``
+    (multinomial counts), and ``steps`` steps of gradient descent from w = 0 on
+    :math:`L_S(h_{\varphi^{(1)},w}) + \frac\lambda2\|w\|^2` (hinge loss, a subgradient) with step size
+    :math:`1/(\lambda t)` (Shamir & Zhang 2013, as in the proof).
+
+    Parameters
+    ----------
+    psi : array (N, d)
+        The features at the N support points (uniform distribution), first column the constant 1.
+    y : array (N,)
+        The labels in {±1}.
+    radius : float
+        The perturbation bound, ``>= 0``.
+    lam : float
+        The weight decay, ``> 0``.
+    steps : int
+        T, ``>= 1``.
+    m : int
+        The sample size.
+    seeds : sequence of int
+        One run per seed (the perturbation and the sample).
+
+    Returns
+    -------
+    dict of arrays (one entry per seed)
+        ``risk_D``, ``risk_S`` (hinge risks of the output on the distribution and the sample), ``norm`` (its
+        :math:`\|w_T\|_2`), ``distance`` (:math:`\|\varphi^{(1)}-\psi\|_{\infty,2}`) and ``error_D`` (0-1 error).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics.sparse_init import lemma_c9_convex_phase
+    >>> psi = np.array([[1.0, 1.0], [1.0, -1.0]]); y = np.array([1.0, -1.0])
+    >>> out = lemma_c9_convex_phase(psi, y, 0.0, 0.01, 2000, 100, [0, 1])
+    >>> bool(np.all(out["risk_D"] < 0.05))
+    True
+    """
+    P, t = np.asarray(psi, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if P.ndim != 2 or t.shape != (P.shape[0],) or radius < 0 or not lam > 0 or steps < 1 or m < 1 or not seeds:
+        raise InputError("need psi (N, d), y (N,), radius >= 0, lam > 0, steps >= 1, m >= 1 and seeds")
+    N, d = P.shape
+    phis, weights = [], []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        delta = rng.normal(size=(N, d))
+        delta[:, 0] = 0.0
+        delta *= (radius * rng.uniform(0.5, 1.0, size=(N, 1))) / np.maximum(
+            np.linalg.norm(delta, axis=1, keepdims=True), 1e-300
+        )
+        phis.append(P + delta)
+        weights.append(rng.multinomial(int(m), np.full(N, 1.0 / N)) / m)
+    Phi, p = np.stack(phis), np.stack(weights)  # (R, N, d), (R, N)
+    w = np.zeros((len(seeds), d))
+    py = p * t
+    for step in range(1, steps + 1):
+        scores = np.einsum("rnd,rd->rn", Phi, w)
+        active = (t * scores < 1).astype(np.float64)
+        grad = -np.einsum("rn,rnd->rd", py * active, Phi) + lam * w
+        w -= grad / (lam * step)
+    scores = np.einsum("rnd,rd->rn", Phi, w)
+    loss = np.maximum(0.0, 1.0 - t * scores)
+    return {
+        "risk_D": loss.mean(axis=1),
+        "risk_S": (loss * p).sum(axis=1),
+        "norm": np.linalg.norm(w, axis=1),
+        "distance": np.linalg.norm(Phi - P, axis=2).max(axis=1),
+        "error_D": (np.sign(scores) != t).mean(axis=1),
     }

@@ -60,7 +60,11 @@ __all__ = [
     "good_neuron_correlations",
     "hoeffding_sample_size",
     "lemma_c5_sample_size",
+    "lemma_c6_constants",
     "lemma_c7_bound",
+    "lemma_c8_gap",
+    "lemma_c9_sample_size",
+    "lemma_c9_steps",
     "lemma_c10_chernoff_bound",
     "lemma_c10_mean",
     "lemma_c10_width",
@@ -796,3 +800,147 @@ def lemma_c7_bound(w: Iterable[FractionLike], differences: Iterable[Iterable[Fra
     w2 = sum((a * a for a in wv), Fraction(0))
     d2 = max(sum((a * a for a in row), Fraction(0)) for row in rows)
     return sympy.sqrt(sympy.Rational(w2.numerator, w2.denominator) * sympy.Rational(d2.numerator, d2.denominator))
+
+
+# --------------------------------------------------------------------------------------------------
+# Lemmas C.8 and C.9 (App. C.2.2): the convex phase of Thm C.11 on the ideal features of Lemma C.6
+# --------------------------------------------------------------------------------------------------
+def lemma_c6_constants(k: object) -> dict[str, sympy.Expr]:
+    r"""The ideal features of Lemma C.6 for even k: :math:`\psi^*(x) = (1, \mathrm{ReLU}(\pm s_x/(2k)+\beta_j))_{j}`,
+    :math:`s_x = \sum_{i\in S}x_i`, :math:`\beta_j = (-k+2j+1/16)/(2k)`, j = 0..k/2-1 (the corrected index set,
+    ``theory.interpolation.c6_features``): the readout :math:`w^*` with :math:`\langle\psi^*(x), w^*\rangle=\chi_S(x)`,
+    its norm :math:`B_k = \|w^*\|_2` and :math:`\|\psi^*\|_{\infty,2} = \max_x\|\psi^*(x)\|_2`, exact.
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, even, ``k >= 2``.
+
+    Returns
+    -------
+    dict
+        ``weights`` (list of sympy numbers), ``B`` and ``psi_norm`` (sympy).
+
+    Examples
+    --------
+    >>> from theory.sparse_init import lemma_c6_constants
+    >>> c = lemma_c6_constants(2)
+    >>> c["weights"], c["B"], c["psi_norm"]
+    ([-1, 128, 128], 3*sqrt(3641), sqrt(4097)/64)
+    """
+    from .interpolation import c6_features
+
+    th = c6_features(k)
+    if not th["lsq"].exact:
+        raise InputError(f"the Lemma C.6 features do not interpolate chi at k = {k}", param="k")
+    w = [sympy.nsimplify(c) for c in th["lsq"].weights]
+    Phi = th["Phi"]
+    norms = [sum(Phi[i, j] ** 2 for j in range(Phi.shape[1])) for i in range(Phi.shape[0])]
+    return {
+        "weights": w,
+        "B": sympy.sqrt(sum(c**2 for c in w)),
+        "psi_norm": sympy.sqrt(max(norms)),
+    }
+
+
+def lemma_c9_steps(psi_norm: float, B: float, eps: float) -> int:
+    r"""The smallest T >= 3 with :math:`T/\ln T \ge 100(\|\psi\|_{\infty,2} + 1/B)^2/\varepsilon^2` (Lemma C.9's step
+    count; T / ln T increases for T >= 3). Floating point.
+
+    Parameters
+    ----------
+    psi_norm : float
+        :math:`\|\psi\|_{\infty,2}`, ``> 0``.
+    B : float
+        The readout norm bound, ``> 0``.
+    eps : float
+        epsilon, in (0, 1/2).
+
+    Returns
+    -------
+    int
+        T.
+
+    Examples
+    --------
+    >>> import math
+    >>> from theory.sparse_init import lemma_c9_steps
+    >>> T = lemma_c9_steps(1.0, 10.0, 0.25)  # T / ln T >= 1936
+    >>> T / math.log(T) >= 1936 > (T - 1) / math.log(T - 1)
+    True
+    """
+    if not (psi_norm > 0 and B > 0 and 0 < eps < 0.5):
+        raise InputError(f"need psi_norm > 0, B > 0 and eps in (0, 1/2), got {psi_norm!r}, {B!r}, {eps!r}")
+    target = 100 * (psi_norm + 1 / B) ** 2 / eps**2
+    lo, hi = 3, 3
+    while hi / math.log(hi) < target:
+        lo, hi = hi, 2 * hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if mid / math.log(mid) >= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi
+
+
+def lemma_c9_sample_size(psi_norm: float, B: float, eps: float, delta: FractionLike) -> int:
+    r"""Lemma C.9's :math:`m = \lceil (4\sqrt2 B\|\psi\|_{\infty,2}+1)^2\ln(2/\delta)/\varepsilon^2 \rceil`. Floating point.
+
+    Parameters
+    ----------
+    psi_norm, B : float
+        :math:`\|\psi\|_{\infty,2}` and the readout norm bound, ``> 0``.
+    eps : float
+        epsilon, in (0, 1/2).
+    delta : float, Fraction or str
+        The failure probability, in (0, 1).
+
+    Returns
+    -------
+    int
+        m.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import lemma_c9_sample_size
+    >>> lemma_c9_sample_size(1.0, 1.0, 0.25, "0.5")  # (4 sqrt 2 + 1)^2 ln 4 / 0.0625 = 982.6
+    983
+    """
+    if not (psi_norm > 0 and B > 0 and 0 < eps < 0.5):
+        raise InputError(f"need psi_norm > 0, B > 0 and eps in (0, 1/2), got {psi_norm!r}, {B!r}, {eps!r}")
+    d = float(_check_delta(delta))
+    return math.ceil((4 * math.sqrt(2) * B * psi_norm + 1) ** 2 * math.log(2 / d) / eps**2)
+
+
+def lemma_c8_gap(B: float, psi_norm: float, m: int, delta: FractionLike, distance: float) -> float:
+    r"""Lemma C.8's excess :math:`(2B\|\psi\|_{\infty,2}+1)\sqrt{2\ln(2/\delta)}/\sqrt m + 2B\|\psi-\psi'\|_{\infty,2}`:
+    with probability >= 1 - delta over the sample, :math:`L_D(h) \le L_S(h)` + this for every h of norm <= B over any
+    :math:`\psi'`. Floating point.
+
+    Parameters
+    ----------
+    B, psi_norm : float
+        The class's norm bound and :math:`\|\psi\|_{\infty,2}`, ``> 0``.
+    m : int
+        The sample size, ``>= 1``.
+    delta : float, Fraction or str
+        The failure probability, in (0, 1).
+    distance : float
+        :math:`\|\psi-\psi'\|_{\infty,2}`, ``>= 0``.
+
+    Returns
+    -------
+    float
+        The excess.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import lemma_c8_gap
+    >>> round(lemma_c8_gap(1.0, 1.0, 100, "0.5", 0.0), 6)  # 3 sqrt(2 ln 4) / 10
+    0.499533
+    """
+    if not (B > 0 and psi_norm > 0 and m >= 1 and distance >= 0):
+        raise InputError(f"need B, psi_norm > 0, m >= 1, distance >= 0, got {B!r}, {psi_norm!r}, {m!r}, {distance!r}")
+    d = float(_check_delta(delta))
+    return (2 * B * psi_norm + 1) * math.sqrt(2 * math.log(2 / d)) / math.sqrt(m) + 2 * B * distance

@@ -47,6 +47,8 @@ SLOW_VERDICTS = {
     "edelman-ch8-one-layer-control": "93 s, 8 seeds",
     "edelman-ch6-width-buys-data": "84 s, 16 seeds x 2 widths",
     "edelman-ch6-fig6.1-pareto-grid": "79 s, 12 cells",
+    "edelman-ch6-lemC.9-convex-phase": "10 s, 60 seeds x 56,455 GD steps",
+    "edelman-ch6-lemC.8-generalisation": "Lemma C.9's runs (10 s) when not already run in the process",
     "edelman-ch6-finding3-sparse-vs-dense": "the Pareto grid's 12 cells again outside a report's store (79 s alone)",
 }
 

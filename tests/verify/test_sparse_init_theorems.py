@@ -80,3 +80,17 @@ def test_quick_configs_are_frozen():
         cfg = registry()[cid].configs["quick"]
         with pytest.raises(dataclasses.FrozenInstanceError):
             cfg.seeds = ()  # type: ignore[misc]
+
+
+@pytest.mark.slow
+def test_c9_and_c8_checks_can_fail():
+    """Lemma C.9's 7 eps replaced by 0 fails the seeds with a positive risk; Lemma C.8's excess replaced by a negative
+    one fails every seed whose excess is not negative."""
+    ev9 = evaluation("edelman-ch6-lemC.9-convex-phase")
+    claim9 = registry()["edelman-ch6-lemC.9-convex-phase"]
+    verdict, _ = claim9.judge({**ev9.predicted, "risk_bound": 0.0}, ev9.obs, ev9.config)
+    assert verdict == "fail"
+    assert ev9.obs.details["ideal_readout_error"] < 1e-9  # psi* with w* computes chi_S: L_D(h_{psi,w*}) = 0 <= eps
+    claim8 = registry()["edelman-ch6-lemC.8-generalisation"]
+    verdict, _ = claim8.judge({**claim8.predict(ev9.config), "gap": -1.0}, ev9.obs, ev9.config)
+    assert verdict == "fail"
