@@ -131,3 +131,31 @@ def test_lemma_c7_bound_is_the_norm_product():
 def test_inputs_are_checked(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize("k", [2, 4, 6])
+def test_lemma_c6_constants_readout_interpolates_chi_on_the_lattice(k):
+    c = tsi.lemma_c6_constants(k)
+    betas = [Fraction(-k + 2 * j, 2 * k) + Fraction(1, 32 * k) for j in range(k // 2)]
+    for s in range(-k, k + 1, 2):
+        feats = [Fraction(1)] + [max(Fraction(s, 2 * k) + b, Fraction(0)) for b in betas]
+        feats += [max(Fraction(-s, 2 * k) + b, Fraction(0)) for b in betas]
+        assert sum(sympy.Rational(f.numerator, f.denominator) * w for f, w in zip(feats, c["weights"])) == (-1) ** (
+            (k - s) // 2
+        )
+        assert sum(f * f for f in feats) <= c["psi_norm"] ** 2
+    assert c["B"] ** 2 == sum(w**2 for w in c["weights"])
+
+
+def test_lemma_c9_steps_and_sample_size_are_minimal():
+    T = tsi.lemma_c9_steps(1.0001, 181.0, 0.14)
+    target = 100 * (1.0001 + 1 / 181.0) ** 2 / 0.14**2
+    assert T / math.log(T) >= target > (T - 1) / math.log(T - 1)
+    m = tsi.lemma_c9_sample_size(1.0, 181.0, 0.14, "0.05")
+    assert m == math.ceil((4 * math.sqrt(2) * 181.0 + 1) ** 2 * math.log(40) / 0.14**2)
+
+
+def test_lemma_c8_gap_adds_the_feature_distance_term():
+    base = tsi.lemma_c8_gap(2.0, 1.0, 400, "0.1", 0.0)
+    assert base == pytest.approx(5 * math.sqrt(2 * math.log(20)) / 20)
+    assert tsi.lemma_c8_gap(2.0, 1.0, 400, "0.1", 0.25) == pytest.approx(base + 1.0)
