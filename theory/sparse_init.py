@@ -67,6 +67,7 @@ __all__ = [
     "lemma_c9_steps",
     "lemma_c10_chernoff_bound",
     "lemma_c10_mean",
+    "lemma_c10_true_mean",
     "lemma_c10_width",
     "neuron_correlation",
     "perturbation_epsilon",
@@ -944,3 +945,36 @@ def lemma_c8_gap(B: float, psi_norm: float, m: int, delta: FractionLike, distanc
         raise InputError(f"need B, psi_norm > 0, m >= 1, distance >= 0, got {B!r}, {psi_norm!r}, {m!r}, {distance!r}")
     d = float(_check_delta(delta))
     return (2 * B * psi_norm + 1) * math.sqrt(2 * math.log(2 / d)) / math.sqrt(m) + 2 * B * distance
+
+
+def lemma_c10_true_mean(width: object, n: object, k: object, s: object) -> Fraction:
+    r"""The mean number of good neurons with one given bias at the Thm C.11 init, with the exact probability of a good
+    neuron: :math:`(r/2)\,\binom{n-k}{s-k}/\binom ns / (k/2)` (r/2 independent neurons, S ⊆ supp w with the probability
+    of Lemma C.2's proof, one of the k/2 biases of the corrected grid j = 0..k/2-1). Lemma C.10 uses the lower bound
+    :math:`(s/2n)^k` for the first factor (and 1/k for the second), :func:`lemma_c10_mean`; the true mean is several
+    times larger, so the upper side :math:`|I_j| \le 2r'` of "r'-good" fails for the lemma's r' (docs/sparse_parity.md).
+
+    Parameters
+    ----------
+    width : int
+        The width r, even, ``>= 2``.
+    n, k, s : int
+        ``1 <= k <= s <= n``, k even.
+
+    Returns
+    -------
+    Fraction
+        The mean.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import lemma_c10_mean, lemma_c10_true_mean
+    >>> print(lemma_c10_true_mean(1640, 15, 2, 9), lemma_c10_mean(1640, 15, 2, 9))
+    1968/7 369/10
+    """
+    r, n_, k_, s_ = _as_int(width, "width"), _as_int(n, "n"), _as_int(k, "k"), _as_int(s, "s")
+    if r < 2 or r % 2:
+        raise InputError(f"width must be even and >= 2, got {format_count(r)}", param="width")
+    if not 1 <= k_ <= s_ <= n_ or k_ % 2:
+        raise InputError(f"need 1 <= k <= s <= n with k even, got n = {n_}, k = {k_}, s = {s_}")
+    return Fraction(r, 2) * Fraction(math.comb(n_ - k_, s_ - k_), math.comb(n_, s_)) / (k_ // 2)

@@ -94,3 +94,13 @@ def test_c9_and_c8_checks_can_fail():
     claim8 = registry()["edelman-ch6-lemC.8-generalisation"]
     verdict, _ = claim8.judge({**claim8.predict(ev9.config), "gap": -1.0}, ev9.obs, ev9.config)
     assert verdict == "fail"
+
+
+def test_c10_r_good_counterexample_the_true_mean_is_several_times_r_prime():
+    rec = record("edelman-ch6-lemC.10-r-good-as-printed")
+    for case in rec.counterexample["cases"]:
+        n, k, s, r = case["n"], case["k"], case["s"], case["width"]
+        assert case["mean count per bias"] == pytest.approx(float(tsi.lemma_c10_true_mean(r, n, k, s)), rel=1e-9)
+        assert case["mean count per bias"] > 2 * case["r'"]  # the count concentrates above the upper side 2r'
+        assert case["r'"] == pytest.approx(float(tsi.lemma_c10_mean(r, n, k, s)), rel=1e-9)
+        assert case["P(r'-good)"] < 1e-6

@@ -28,7 +28,7 @@ from numerics.walsh import characters
 from theory import sparse_init as tsi
 
 from .base import Claim, Deviation, Erratum, Observation, Resolution, RunContext, register
-from .judges import AtMost, Check, PerSeed, Population, RefutedIfViolated, as_float
+from .judges import AtLeast, AtMost, Check, PerSeed, Population, RefutedIfViolated, as_float
 
 SRC = "Edelman thesis (2024) Ch. 6 / App. C.2 (Edelman et al. 2023, Pareto frontiers)"
 DOC = "docs/sparse_parity.md"
@@ -644,5 +644,94 @@ register(
         insensitive="the excess is loose by four orders (about 6e-5 against 0.99 at quick scale, mostly the 2B "
         "||psi - phi|| term), so a 1 % error cannot move a seed: only a necessary consequence of the uniform bound is "
         "checked (one sample-dependent h per sample)",
+    )
+)
+
+
+# ------------------------------------------------------------------------------ Lemma C.10: the r'-good conclusion
+
+
+def _r_good_probability(N: int, q: float, lo: float, hi: float, biases: int, upper: bool) -> float:
+    """P(lo <= |I_j| <= hi for every bias j), |I_j| ~ Binomial(N, q) for each of ``biases`` biases: exactly for one
+    bias; for several, ``upper`` gives the smallest marginal (an upper bound) and otherwise the union bound
+    1 - sum_j P(|I_j| outside) (a lower bound)."""
+    X = sstats.binom(N, q)
+    inside = float(X.cdf(np.floor(hi)) - X.cdf(np.ceil(lo) - 1))
+    if biases == 1:
+        return inside
+    return inside if upper else max(0.0, 1 - biases * (1 - inside))
+
+
+def _observe_r_good(printed: bool) -> Any:
+    def observe(cfg: ChernoffConfig, ctx: RunContext) -> Observation:
+        value, rows = [], []
+        for n, k, s, delta in cfg.cases:
+            r = tsi.lemma_c10_width(n, k, s, delta)
+            p_good = float(sstats.hypergeom(n, k, s).pmf(k))  # P(S ⊆ supp w), supp w a uniform s-subset
+            N, q = r // 2, p_good / (k // 2)
+            r_prime = N * (s / (2 * n)) ** k / k if printed else N * q
+            prob = _r_good_probability(N, q, r_prime / 2, 2 * r_prime, k // 2, upper=printed)
+            value.append(prob)
+            rows.append(
+                {
+                    "n": n,
+                    "k": k,
+                    "s": s,
+                    "delta": delta,
+                    "width": r,
+                    "P(good)": p_good,
+                    "(s/2n)^k": (s / (2 * n)) ** k,
+                    "r'": r_prime,
+                    "mean count per bias": N * q,
+                    "P(r'-good)": prob,
+                }
+            )
+        return Observation(value, details={"per_case": rows}, counterexample={"cases": rows} if printed else None)
+
+    return observe
+
+
+register(
+    Claim(
+        id="edelman-ch6-lemC.10-r-good",
+        source=f"{SRC}, Lemma C.10 with r' the true mean ({DOC}, errata)",
+        statement="At the Thm C.11 init (biases from the corrected grid j = 0..k/2-1) with r >= 20k(2n/s)^k "
+        "ln(2k/delta), with probability at least 1 - delta every bias j has r'/2 <= |I_j| <= 2r' good neurons, for r' "
+        "= E|I_j| = (r/2) C(n-k,s-k)/C(n,s)/(k/2) (the exact probability of a good neuron); observed: the exact "
+        "binomial probability (a union-bound lower bound for several biases).",
+        kind="numeric",
+        configs=_CHERNOFF,
+        predict=lambda cfg: [1 - float(Fraction(d)) for *_, d in cfg.cases],
+        observe=_observe_r_good(printed=False),
+        judge=AtLeast(),
+        insensitive="the probability is 1 to double precision at these widths (mean counts in the hundreds), far above "
+        "1 - delta, so a 1 % error cannot move it; with the lemma's r' the same check fails "
+        "(edelman-ch6-lemC.10-r-good-as-printed)",
+    )
+)
+
+register(
+    Claim(
+        id="edelman-ch6-lemC.10-r-good-as-printed",
+        source=f"{SRC}, Lemma C.10 as printed ({DOC}, errata)",
+        statement="As printed: with r >= 20k(2n/s)^k log(2k/delta), w.p. at least 1 - delta, W, b is r'-good (r'/2 <= "
+        "|I_j| <= 2r' for every bias j) for r' = (r/2k)(s/2n)^k; observed: the exact probability of the event (an "
+        "upper bound, the smallest marginal, for several biases).",
+        kind="numeric",
+        configs=_CHERNOFF,
+        predict=lambda cfg: [1 - float(Fraction(d)) for *_, d in cfg.cases],
+        observe=_observe_r_good(printed=True),
+        judge=RefutedIfViolated(AtLeast()),
+        refutes="Assume we initialize a network of size r >= 20k(2n/s)^k log(2k/delta). Then, w.p. at least 1 - delta, "
+        "W, b is r'-good for r' = (r/2k)(s/2n)^k",
+        corrected_by="edelman-ch6-lemC.10-r-good",
+        erratum=Erratum(
+            "substantive",
+            "Lemma C.10. Fix some delta. Assume we initialize a network of size r >= 20k(2n/s)^k log(2k/delta). Then, "
+            "w.p. at least 1 - delta, W, b is r'-good for r' = (r/2k)(s/2n)^k. Proof. From Lemma C.2, the probability "
+            "of drawing a good neuron is >= (s/2n)^k. ... Observe that E[r'_i] = (r/2k)(s/2n)^k.",
+            "Edelman thesis (2024), App. C.2.2, Lemma C.10 and its proof (r'-good: r'/2 <= |I_j| <= 2r' for all j; "
+            "Lemma C.6 and the proof of Thm C.11 use the upper side)",
+        ),
     )
 )
