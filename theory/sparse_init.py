@@ -32,6 +32,8 @@ import math
 from collections.abc import Iterable
 from fractions import Fraction
 
+import sympy
+
 from ._checks import (
     MAX_DIGITS,
     MAX_EXACT_ENTRIES,
@@ -56,10 +58,26 @@ __all__ = [
     "check_under_sparse",
     "good_neuron_correlation",
     "good_neuron_correlations",
+    "hoeffding_sample_size",
+    "lemma_c5_sample_size",
+    "lemma_c6_constants",
+    "lemma_c7_bound",
+    "lemma_c8_gap",
+    "lemma_c9_sample_size",
+    "lemma_c9_steps",
+    "lemma_c10_chernoff_bound",
+    "lemma_c10_mean",
+    "lemma_c10_true_mean",
+    "lemma_c10_width",
     "neuron_correlation",
     "perturbation_epsilon",
+    "thm_c16_correlation_threshold",
+    "thm_c16_good_probability",
     "thm_c16_ratio",
     "thm_c16_ratio_as_printed",
+    "thm_c16_sample_size",
+    "thm_c16_schedule",
+    "thm_c16_width",
 ]
 
 SOURCE = "Edelman thesis Lemmas C.13-C.15, Thm C.16 (App. C.2.4); docs/boolean.md"
@@ -375,3 +393,588 @@ def thm_c16_ratio_as_printed(n: object, k: object, s: object) -> Fraction:
     """
     n, k, s = check_under_sparse(n, k, s)
     return Fraction(n - s, k - s - 1)
+
+
+# --------------------------------------------------------------------------------------------------
+# Thm 6.5 / C.16 end to end: the one clipped batch step, its width and its sample size
+# --------------------------------------------------------------------------------------------------
+def _check_delta(delta: FractionLike, name: str = "delta") -> Fraction:
+    d = as_fraction(delta, name)
+    if not 0 < d < 1:
+        raise InputError(f"{name} (a failure probability) must lie in (0, 1), got {name} = {delta!r:.80}", param=name)
+    return d
+
+
+def thm_c16_schedule(n: object, k: object, s: object) -> dict[str, Fraction]:
+    r"""The one-step schedule of the proof of Thm C.16 (App. C.2.3) for the eps-perturbed s-sparse init, exact.
+
+    With :math:`\xi_{in} = \tfrac12\widehat{\mathrm{Half}}_s([s])\widehat{\mathrm{Maj}}_{n-s}(k-s-1)` (coordinates of
+    S \\ S') and :math:`\xi_{out} = \tfrac12\widehat{\mathrm{Half}}_s([s])\widehat{\mathrm{Maj}}_{n-s}(k-s+1)`
+    (coordinates outside S; Lemma C.15): first-layer weight decay :math:`\lambda = 1-\varepsilon/(2k)`, learning rate
+    :math:`\eta = \varepsilon/(2k|\xi_{in}|)` (printed with a minus sign), truncation threshold as printed
+    :math:`\gamma_{printed} = |\xi_{out}|`; and the sample version this toolkit runs: truncation
+    :math:`\gamma = (|\xi_{in}|+|\xi_{out}|)/2` with gradient precision :math:`\tau = (|\xi_{in}|-|\xi_{out}|)/2`, so that
+    every coordinate estimated to within tau is truncated exactly when its population gradient is (S' and outside
+    S: below gamma; S \\ S': above). The printed gamma = |xi_out| with tau = |xi_out|/2 keeps half of the
+    irrelevant coordinates' noisy estimates (docs/sparse_parity.md). Biases, second layer: eta = 0. After the step a
+    good neuron whose output weight has the sign of xi_in has, in population, weights
+    :math:`\varepsilon/(2k)` on S', :math:`\varepsilon/(2k)+\varepsilon^2/(2k)` on S \\ S' and
+    :math:`\varepsilon^2/(2k)` outside S (``w_S'``, ``w_S-S'``, ``w_out``).
+
+    Parameters
+    ----------
+    n, k, s : int
+        As in :func:`check_under_sparse`, with n - k > k - s - 1 (|xi_in| > |xi_out|: else no threshold separates).
+
+    Returns
+    -------
+    dict of str to Fraction
+        ``eps``, ``xi_in``, ``xi_out``, ``lam``, ``eta``, ``gamma_printed``, ``gamma``, ``tau``, ``w_S'``,
+        ``w_S-S'``, ``w_out``.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import thm_c16_schedule
+    >>> sch = thm_c16_schedule(7, 4, 2)
+    >>> print(sch["eps"], sch["xi_in"], sch["xi_out"], sch["eta"], sch["gamma"], sch["tau"])
+    1/10 -3/32 1/32 2/15 1/16 1/32
+    >>> print(sch["w_S'"], sch["w_S-S'"], sch["w_out"])
+    1/80 11/800 1/800
+    """
+    n, k, s = check_under_sparse(n, k, s)
+    eps = perturbation_epsilon(n, k, s)
+    xi_in = good_neuron_correlation(n, k, s, "S-S'")
+    xi_out = good_neuron_correlation(n, k, s, "out")
+    a_in, a_out = abs(xi_in), abs(xi_out)
+    if a_in <= a_out:
+        raise InputError(
+            f"no truncation threshold separates S \\ S' from the coordinates outside S at (n, k, s) = ({n}, {k}, {s}): "
+            f"|xi_in|/|xi_out| = (n-k)/(k-s-1) = {thm_c16_ratio(n, k, s)} <= 1 (Thm C.16 needs n - k > k - s - 1; the "
+            f"printed ratio (n-s)/(k-s-1) hides this)",
+            param="n",
+        )
+    lam = 1 - eps / (2 * k)
+    return {
+        "eps": eps,
+        "xi_in": xi_in,
+        "xi_out": xi_out,
+        "lam": lam,
+        "eta": eps / (2 * k * a_in),
+        "gamma_printed": a_out,
+        "gamma": (a_in + a_out) / 2,
+        "tau": (a_in - a_out) / 2,
+        "w_S'": (1 - lam),
+        "w_S-S'": (1 - lam) * eps + eps / (2 * k),
+        "w_out": (1 - lam) * eps,
+    }
+
+
+def thm_c16_good_probability(n: object, k: object, s: object) -> Fraction:
+    """P(S' ⊆ S) = C(k, s)/C(n, s) for a uniform s-subset S' and the parity's k-set S (proof of Thm C.16).
+
+    Parameters
+    ----------
+    n, k, s : int
+        As in :func:`check_under_sparse`.
+
+    Returns
+    -------
+    Fraction
+        ``C(k, s)/C(n, s)``.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import thm_c16_good_probability
+    >>> print(thm_c16_good_probability(7, 4, 2))
+    2/7
+    """
+    n, k, s = check_under_sparse(n, k, s)
+    return Fraction(math.comb(k, s), math.comb(n, s))
+
+
+def thm_c16_width(n: object, k: object, s: object, delta: FractionLike) -> int:
+    r"""The width r (even) for which, with probability >= 1 - delta/2, each of the k init biases is drawn by at least
+    one good neuron (S' ⊆ S) among the r/2 independent ones (the mirrored half copies them):
+    :math:`r/2 = \lceil \ln(2k/\delta) / (-\ln(1 - p/k)) \rceil`, p = C(k,s)/C(n,s), by a union bound over the k
+    biases, :math:`k(1-p/k)^{r/2} \le \delta/2`. This is the width the proof of Thm C.16 asks for ("to be able to
+    choose k + 1 good neurons with correct biases, we need width O(k^2 (n/k)^s)"), with its constant; the proof says
+    k + 1 biases, the init has k (docs/sparse_parity.md). Floating-point logarithms, rounded up.
+
+    Parameters
+    ----------
+    n, k, s : int
+        As in :func:`check_under_sparse`.
+    delta : float, Fraction or str
+        The failure probability, in (0, 1).
+
+    Returns
+    -------
+    int
+        The even width r.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import thm_c16_width
+    >>> thm_c16_width(7, 4, 2, "0.01")
+    182
+    """
+    n, k, s = check_under_sparse(n, k, s)
+    d = _check_delta(delta)
+    q = float(thm_c16_good_probability(n, k, s)) / k
+    if q >= 1:
+        return 2
+    return 2 * math.ceil(math.log(2 * k / float(d)) / -math.log1p(-q))
+
+
+def hoeffding_sample_size(coordinates: object, tau: FractionLike, delta: FractionLike, span: object = 2) -> int:
+    r"""m such that the mean of m i.i.d. terms of range ``span`` estimates each of ``coordinates`` means to within
+    tau with probability >= 1 - delta: Hoeffding's :math:`P(|\hat g - g| \ge \tau) \le 2e^{-2m\tau^2/\mathrm{span}^2}`
+    and a union bound, :math:`m = \lceil \mathrm{span}^2 \ln(2\,\mathrm{coordinates}/\delta)/(2\tau^2) \rceil`
+    (floating-point logarithm, rounded up). With span 2 (per-sample gradient terms in [-1, 1]) this is the
+    "standard Chernoff bound" the proof of Thm C.16 invokes.
+
+    Parameters
+    ----------
+    coordinates : int
+        The number of estimated means, ``>= 1``.
+    tau : float, Fraction or str
+        The precision, ``> 0``.
+    delta : float, Fraction or str
+        The failure probability, in (0, 1).
+    span : int
+        The range of one term, ``>= 1``.
+
+    Returns
+    -------
+    int
+        The sample size m.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import hoeffding_sample_size
+    >>> hoeffding_sample_size(1, "0.1", "0.05")  # 2 ln(40) / 0.01 = 737.8
+    738
+    """
+    c = _as_int(coordinates, "coordinates")
+    if c < 1:
+        raise InputError(f"coordinates must be >= 1, got {format_count(c)}", param="coordinates")
+    span_ = _as_int(span, "span")
+    if span_ < 1:
+        raise InputError(f"span must be >= 1, got {format_count(span_)}", param="span")
+    t = as_fraction(tau, "tau")
+    if t <= 0:
+        raise InputError(f"tau (the precision) must be > 0, got tau = {tau!r:.80}", param="tau")
+    d = _check_delta(delta)
+    return math.ceil(span_**2 * math.log(2 * c / float(d)) / (2 * float(t) ** 2))
+
+
+def thm_c16_sample_size(n: object, k: object, s: object, width: object, delta: FractionLike) -> int:
+    r"""The sample size m of the one clipped step: every first-layer gradient coordinate of the r/2 independent
+    neurons (per-sample terms :math:`\pm x_j 1\{\cdot\} \in [-1, 1]`) within :math:`\tau = (|\xi_{in}|-|\xi_{out}|)/2`
+    with probability >= 1 - delta/2: :func:`hoeffding_sample_size` with n r/2 coordinates and delta/2. Since
+    :math:`|\xi_{in}| = \Theta((n-s)^{-(k-s-1)/2})`, m = O((n-s)^{k-s-1} log(n r/delta)), the theorem's
+    :math:`m = O((n/k)^{k-s-1})`.
+
+    Parameters
+    ----------
+    n, k, s : int
+        As in :func:`check_under_sparse`.
+    width : int
+        The width r, even, ``>= 2``.
+    delta : float, Fraction or str
+        The failure probability, in (0, 1).
+
+    Returns
+    -------
+    int
+        m.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import thm_c16_sample_size
+    >>> thm_c16_sample_size(7, 4, 2, 182, "0.01")
+    25494
+    """
+    n, k, s = check_under_sparse(n, k, s)
+    r = _as_int(width, "width")
+    if r < 2 or r % 2:
+        raise InputError(f"width must be even and >= 2 (mirrored halves), got {format_count(r)}", param="width")
+    d = _check_delta(delta)
+    return hoeffding_sample_size(n * r // 2, thm_c16_schedule(n, k, s)["tau"], d / 2)
+
+
+def thm_c16_correlation_threshold(eps: FractionLike) -> Fraction:
+    """1/2 - eps, the correlation with chi_S that Thm C.16 promises for some subnetwork after the step.
+
+    Parameters
+    ----------
+    eps : float, Fraction or str
+        epsilon, in (0, 1/2).
+
+    Returns
+    -------
+    Fraction
+        ``1/2 - eps``.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import thm_c16_correlation_threshold
+    >>> print(thm_c16_correlation_threshold("0.1"))
+    2/5
+    """
+    e = as_fraction(eps, "eps")
+    if not 0 < e < Fraction(1, 2):
+        raise InputError(f"eps must lie in (0, 1/2), got eps = {eps!r:.80}", param="eps")
+    return Fraction(1, 2) - e
+
+
+# --------------------------------------------------------------------------------------------------
+# Lemmas C.5 and C.10 (App. C.2.2): gradient concentration and the r'-good initialization
+# --------------------------------------------------------------------------------------------------
+def lemma_c5_sample_size(n: object, width: object, tau: FractionLike, delta: FractionLike) -> int:
+    r"""Lemma C.5's sample size :math:`m = \lceil 4\ln(4nr/\delta)/\tau^2 \rceil`: then, with probability >= 1 - delta,
+    every coordinate of :math:`\nabla_{W,b} L_S` is within tau of :math:`\nabla_{W,b} L_D` (Hoeffding,
+    :math:`2e^{-m\tau^2/4}` per coordinate, union over the nr + r <= 2nr coordinates; it needs per-sample terms of
+    modulus <= sqrt(2), e.g. |u_i| <= 1 for the hinge loss). Floating-point logarithm, rounded up.
+
+    Parameters
+    ----------
+    n : int
+        The input dimension, ``>= 1``.
+    width : int
+        The width r, ``>= 1``.
+    tau : float, Fraction or str
+        The precision, ``> 0``.
+    delta : float, Fraction or str
+        The failure probability, in (0, 1).
+
+    Returns
+    -------
+    int
+        m.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import lemma_c5_sample_size
+    >>> lemma_c5_sample_size(8, 8, "0.25", "0.1")  # 4 ln(2560) / 0.0625 = 502.3
+    503
+    """
+    n_, r = _as_int(n, "n"), _as_int(width, "width")
+    if n_ < 1 or r < 1:
+        raise InputError(f"need n >= 1 and width >= 1, got n = {format_count(n_)}, width = {format_count(r)}")
+    t = as_fraction(tau, "tau")
+    if t <= 0:
+        raise InputError(f"tau (the precision) must be > 0, got tau = {tau!r:.80}", param="tau")
+    d = _check_delta(delta)
+    return math.ceil(4 * math.log(4 * n_ * r / float(d)) / float(t) ** 2)
+
+
+def lemma_c10_width(n: object, k: object, s: object, delta: FractionLike) -> int:
+    r"""Lemma C.10's width :math:`r = \lceil 20k(2n/s)^k\ln(2k/\delta)\rceil` (the proof of Thm C.11 chooses it),
+    rounded up to even (mirrored halves). Floating-point logarithm.
+
+    Parameters
+    ----------
+    n, k, s : int
+        ``1 <= k <= s <= n``.
+    delta : float, Fraction or str
+        The failure probability, in (0, 1).
+
+    Returns
+    -------
+    int
+        The even width r.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import lemma_c10_width
+    >>> lemma_c10_width(15, 2, 9, "0.1")  # 40 (10/3)^2 ln 40 = 1639.5
+    1640
+    """
+    n_, k_, s_ = _as_int(n, "n"), _as_int(k, "k"), _as_int(s, "s")
+    if not 1 <= k_ <= s_ <= n_:
+        raise InputError(f"need 1 <= k <= s <= n, got n = {n_}, k = {k_}, s = {s_}")
+    d = _check_delta(delta)
+    r = math.ceil(20 * k_ * (2 * n_ / s_) ** k_ * math.log(2 * k_ / float(d)))
+    return r + r % 2
+
+
+def lemma_c10_mean(width: object, n: object, k: object, s: object) -> Fraction:
+    r"""Lemma C.10's mean number of good neurons with a given bias, :math:`\mu = (r/(2k))(s/(2n))^k`: each of the r/2
+    independent neurons is good (S ⊆ supp w) with probability at least :math:`(s/2n)^k` (Lemma C.2) and has the
+    given bias with probability 1/k, and the proof takes these bounds as the probability ("Observe that
+    E[r'_i] = r/(2k) (s/2n)^k"). The count is then Binomial(r/2, (s/2n)^k/k).
+
+    Parameters
+    ----------
+    width : int
+        The width r, even, ``>= 2``.
+    n, k, s : int
+        ``1 <= k <= s <= n``.
+
+    Returns
+    -------
+    Fraction
+        mu.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import lemma_c10_mean
+    >>> print(lemma_c10_mean(1640, 15, 2, 9))
+    369/10
+    """
+    r, n_, k_, s_ = _as_int(width, "width"), _as_int(n, "n"), _as_int(k, "k"), _as_int(s, "s")
+    if r < 2 or r % 2:
+        raise InputError(f"width must be even and >= 2, got {format_count(r)}", param="width")
+    if not 1 <= k_ <= s_ <= n_:
+        raise InputError(f"need 1 <= k <= s <= n, got n = {n_}, k = {k_}, s = {s_}")
+    return Fraction(r, 2 * k_) * Fraction(s_, 2 * n_) ** k_
+
+
+def lemma_c10_chernoff_bound(mu: FractionLike) -> sympy.Expr:
+    r"""exp(-mu/10), the right-hand side of both Chernoff inequalities of the proof of Lemma C.10. For X ~ Binomial with
+    mean mu, the multiplicative Chernoff bounds with deviation 1/2 give
+    :math:`P(X \le \mu/2) \le e^{-\mu/8} \le e^{-\mu/10}` and
+    :math:`P(X \ge 3\mu/2) \le e^{-(1/2)^2\mu/(2+1/2)} = e^{-\mu/10}`: the corrected inequalities bound the lower tail
+    below mu/2 and the upper tail above 3 mu/2. As printed, the proof bounds :math:`P(r'_i > \mu/2)` and
+    :math:`P(r'_i < 3\mu/2)`, events of probability close to 1 (docs/sparse_parity.md, errata).
+
+    Parameters
+    ----------
+    mu : float, Fraction or str
+        The mean, ``> 0``.
+
+    Returns
+    -------
+    sympy.Expr
+        ``exp(-mu/10)``, exact.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import lemma_c10_chernoff_bound
+    >>> lemma_c10_chernoff_bound(10)
+    exp(-1)
+    """
+    m = as_fraction(mu, "mu")
+    if m <= 0:
+        raise InputError(f"mu (a mean count) must be > 0, got mu = {mu!r:.80}", param="mu")
+    return sympy.exp(-sympy.Rational(m.numerator, m.denominator) / 10)
+
+
+def lemma_c7_bound(w: Iterable[FractionLike], differences: Iterable[Iterable[FractionLike]]) -> sympy.Expr:
+    r"""The right-hand side of Lemma C.7, :math:`\|w\|_2\,\|\psi-\psi'\|_{\infty,2}
+    = \|w\|_2 \max_x \|\psi(x)-\psi'(x)\|_2`, exact, from the rows :math:`\psi(x)-\psi'(x)` at the points x of the
+    distribution's support (or of the sample).
+
+    Parameters
+    ----------
+    w : iterable of numbers
+        The readout (read exactly by :class:`fractions.Fraction`).
+    differences : iterable of iterables of numbers
+        One row psi(x) - psi'(x) per point, each of len(w).
+
+    Returns
+    -------
+    sympy.Expr
+        ``sqrt(sum w_i^2 * max_x sum_j d_xj^2)``.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import lemma_c7_bound
+    >>> lemma_c7_bound([3, 4], [[1, 0], [0, "1/2"]])
+    5
+    """
+    wv = [as_fraction(a, "w") for a in w]
+    rows = [[as_fraction(a, "differences") for a in row] for row in differences]
+    if not wv or not rows:
+        raise InputError("need a non-empty readout w and at least one row of differences")
+    if any(len(row) != len(wv) for row in rows):
+        raise InputError(f"every row of differences must have len(w) = {len(wv)} entries", param="differences")
+    check_cost(
+        len(rows) * len(wv),
+        MAX_EXACT_ENTRIES,
+        param="differences",
+        value=len(rows) * len(wv),
+        what="the exact entries",
+        hint="use fewer points",
+    )
+    w2 = sum((a * a for a in wv), Fraction(0))
+    d2 = max(sum((a * a for a in row), Fraction(0)) for row in rows)
+    return sympy.sqrt(sympy.Rational(w2.numerator, w2.denominator) * sympy.Rational(d2.numerator, d2.denominator))
+
+
+# --------------------------------------------------------------------------------------------------
+# Lemmas C.8 and C.9 (App. C.2.2): the convex phase of Thm C.11 on the ideal features of Lemma C.6
+# --------------------------------------------------------------------------------------------------
+def lemma_c6_constants(k: object) -> dict[str, sympy.Expr]:
+    r"""The ideal features of Lemma C.6 for even k: :math:`\psi^*(x) = (1, \mathrm{ReLU}(\pm s_x/(2k)+\beta_j))_{j}`,
+    :math:`s_x = \sum_{i\in S}x_i`, :math:`\beta_j = (-k+2j+1/16)/(2k)`, j = 0..k/2-1 (the corrected index set,
+    ``theory.interpolation.c6_features``): the readout :math:`w^*` with :math:`\langle\psi^*(x), w^*\rangle=\chi_S(x)`,
+    its norm :math:`B_k = \|w^*\|_2` and :math:`\|\psi^*\|_{\infty,2} = \max_x\|\psi^*(x)\|_2`, exact.
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, even, ``k >= 2``.
+
+    Returns
+    -------
+    dict
+        ``weights`` (list of sympy numbers), ``B`` and ``psi_norm`` (sympy).
+
+    Examples
+    --------
+    >>> from theory.sparse_init import lemma_c6_constants
+    >>> c = lemma_c6_constants(2)
+    >>> c["weights"], c["B"], c["psi_norm"]
+    ([-1, 128, 128], 3*sqrt(3641), sqrt(4097)/64)
+    """
+    from .interpolation import c6_features
+
+    th = c6_features(k)
+    if not th["lsq"].exact:
+        raise InputError(f"the Lemma C.6 features do not interpolate chi at k = {k}", param="k")
+    w = [sympy.nsimplify(c) for c in th["lsq"].weights]
+    Phi = th["Phi"]
+    norms = [sum(Phi[i, j] ** 2 for j in range(Phi.shape[1])) for i in range(Phi.shape[0])]
+    return {
+        "weights": w,
+        "B": sympy.sqrt(sum(c**2 for c in w)),
+        "psi_norm": sympy.sqrt(max(norms)),
+    }
+
+
+def lemma_c9_steps(psi_norm: float, B: float, eps: float) -> int:
+    r"""The smallest T >= 3 with :math:`T/\ln T \ge 100(\|\psi\|_{\infty,2} + 1/B)^2/\varepsilon^2` (Lemma C.9's step
+    count; T / ln T increases for T >= 3). Floating point.
+
+    Parameters
+    ----------
+    psi_norm : float
+        :math:`\|\psi\|_{\infty,2}`, ``> 0``.
+    B : float
+        The readout norm bound, ``> 0``.
+    eps : float
+        epsilon, in (0, 1/2).
+
+    Returns
+    -------
+    int
+        T.
+
+    Examples
+    --------
+    >>> import math
+    >>> from theory.sparse_init import lemma_c9_steps
+    >>> T = lemma_c9_steps(1.0, 10.0, 0.25)  # T / ln T >= 1936
+    >>> T / math.log(T) >= 1936 > (T - 1) / math.log(T - 1)
+    True
+    """
+    if not (psi_norm > 0 and B > 0 and 0 < eps < 0.5):
+        raise InputError(f"need psi_norm > 0, B > 0 and eps in (0, 1/2), got {psi_norm!r}, {B!r}, {eps!r}")
+    target = 100 * (psi_norm + 1 / B) ** 2 / eps**2
+    lo, hi = 3, 3
+    while hi / math.log(hi) < target:
+        lo, hi = hi, 2 * hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if mid / math.log(mid) >= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi
+
+
+def lemma_c9_sample_size(psi_norm: float, B: float, eps: float, delta: FractionLike) -> int:
+    r"""Lemma C.9's :math:`m = \lceil (4\sqrt2 B\|\psi\|_{\infty,2}+1)^2\ln(2/\delta)/\varepsilon^2 \rceil`. Floating point.
+
+    Parameters
+    ----------
+    psi_norm, B : float
+        :math:`\|\psi\|_{\infty,2}` and the readout norm bound, ``> 0``.
+    eps : float
+        epsilon, in (0, 1/2).
+    delta : float, Fraction or str
+        The failure probability, in (0, 1).
+
+    Returns
+    -------
+    int
+        m.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import lemma_c9_sample_size
+    >>> lemma_c9_sample_size(1.0, 1.0, 0.25, "0.5")  # (4 sqrt 2 + 1)^2 ln 4 / 0.0625 = 982.6
+    983
+    """
+    if not (psi_norm > 0 and B > 0 and 0 < eps < 0.5):
+        raise InputError(f"need psi_norm > 0, B > 0 and eps in (0, 1/2), got {psi_norm!r}, {B!r}, {eps!r}")
+    d = float(_check_delta(delta))
+    return math.ceil((4 * math.sqrt(2) * B * psi_norm + 1) ** 2 * math.log(2 / d) / eps**2)
+
+
+def lemma_c8_gap(B: float, psi_norm: float, m: int, delta: FractionLike, distance: float) -> float:
+    r"""Lemma C.8's excess :math:`(2B\|\psi\|_{\infty,2}+1)\sqrt{2\ln(2/\delta)}/\sqrt m + 2B\|\psi-\psi'\|_{\infty,2}`:
+    with probability >= 1 - delta over the sample, :math:`L_D(h) \le L_S(h)` + this for every h of norm <= B over any
+    :math:`\psi'`. Floating point.
+
+    Parameters
+    ----------
+    B, psi_norm : float
+        The class's norm bound and :math:`\|\psi\|_{\infty,2}`, ``> 0``.
+    m : int
+        The sample size, ``>= 1``.
+    delta : float, Fraction or str
+        The failure probability, in (0, 1).
+    distance : float
+        :math:`\|\psi-\psi'\|_{\infty,2}`, ``>= 0``.
+
+    Returns
+    -------
+    float
+        The excess.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import lemma_c8_gap
+    >>> round(lemma_c8_gap(1.0, 1.0, 100, "0.5", 0.0), 6)  # 3 sqrt(2 ln 4) / 10
+    0.499533
+    """
+    if not (B > 0 and psi_norm > 0 and m >= 1 and distance >= 0):
+        raise InputError(f"need B, psi_norm > 0, m >= 1, distance >= 0, got {B!r}, {psi_norm!r}, {m!r}, {distance!r}")
+    d = float(_check_delta(delta))
+    return (2 * B * psi_norm + 1) * math.sqrt(2 * math.log(2 / d)) / math.sqrt(m) + 2 * B * distance
+
+
+def lemma_c10_true_mean(width: object, n: object, k: object, s: object) -> Fraction:
+    r"""The mean number of good neurons with one given bias at the Thm C.11 init, with the exact probability of a good
+    neuron: :math:`(r/2)\,\binom{n-k}{s-k}/\binom ns / (k/2)` (r/2 independent neurons, S ⊆ supp w with the probability
+    of Lemma C.2's proof, one of the k/2 biases of the corrected grid j = 0..k/2-1). Lemma C.10 uses the lower bound
+    :math:`(s/2n)^k` for the first factor (and 1/k for the second), :func:`lemma_c10_mean`; the true mean is several
+    times larger, so the upper side :math:`|I_j| \le 2r'` of "r'-good" fails for the lemma's r' (docs/sparse_parity.md).
+
+    Parameters
+    ----------
+    width : int
+        The width r, even, ``>= 2``.
+    n, k, s : int
+        ``1 <= k <= s <= n``, k even.
+
+    Returns
+    -------
+    Fraction
+        The mean.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import lemma_c10_mean, lemma_c10_true_mean
+    >>> print(lemma_c10_true_mean(1640, 15, 2, 9), lemma_c10_mean(1640, 15, 2, 9))
+    1968/7 369/10
+    """
+    r, n_, k_, s_ = _as_int(width, "width"), _as_int(n, "n"), _as_int(k, "k"), _as_int(s, "s")
+    if r < 2 or r % 2:
+        raise InputError(f"width must be even and >= 2, got {format_count(r)}", param="width")
+    if not 1 <= k_ <= s_ <= n_ or k_ % 2:
+        raise InputError(f"need 1 <= k <= s <= n with k even, got n = {n_}, k = {k_}, s = {s_}")
+    return Fraction(r, 2) * Fraction(math.comb(n_ - k_, s_ - k_), math.comb(n_, s_)) / (k_ // 2)

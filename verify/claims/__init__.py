@@ -32,6 +32,7 @@ TASKS: tuple[str, ...] = (
     "polynet",
     "interpolation",
     "sparse_init",
+    "sparse_init_theorems",
     "sparse_parity",
     "lsa",
     "attention_parity",

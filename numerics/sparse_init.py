@@ -1,0 +1,381 @@
+r"""The Ch. 6 sparse-initialization algorithms run end to end on the cube {±1}^n (numpy), Edelman thesis App. C.2.
+
+* :func:`thm_c16_one_step`: the eps-perturbed s-sparse init and one truncated batch gradient step of Thm C.16
+  (= Thm 6.5), and the best correlation with :math:`\chi_S` of the subnetwork of good neurons, before and after.
+* :func:`lemma_c5_deviations`: the sup-norm distance between the sample and the population hinge-loss gradient of a
+  2-layer ReLU network with respect to (W, b) (Lemma C.5), for many independent samples.
+* :func:`hinge_risk`: the (weighted) mean hinge loss of scores (Lemmas C.7-C.9).
+
+A sample of m i.i.d. uniform points of {±1}^n enters only through its counts c(x) (a multinomial draw): every
+empirical mean over the sample is :math:`\frac1m\sum_x c(x)\,g(x)`, so the cost does not grow with m and the
+sample is exactly the i.i.d. one. Parity support S = {0..k-1} (by symmetry, App. B.1.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from theory._checks import InputError
+
+from .walsh import characters, cube
+
+__all__ = ["hinge_risk", "lemma_c5_deviations", "lemma_c9_convex_phase", "sample_counts", "thm_c16_one_step"]
+
+MAX_CUBE_N = 16
+"""Largest n of the cube computations here (2^16 points)."""
+
+
+def _check_cube_n(n: int) -> int:
+    if not 1 <= n <= MAX_CUBE_N:
+        raise InputError(f"n must lie in 1..{MAX_CUBE_N} (the whole cube is enumerated), got n = {n}", param="n")
+    return int(n)
+
+
+def sample_counts(n: int, m: int, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
+    """The counts c(x) of m i.i.d. uniform points of {±1}^n (multinomial), in :func:`numerics.walsh.cube` order.
+
+    Parameters
+    ----------
+    n : int
+        The dimension, ``1 <= n <= 16``.
+    m : int
+        The sample size, ``>= 1``.
+    rng : numpy.random.Generator
+        The generator.
+    size : int, optional
+        Draw this many independent samples (rows).
+
+    Returns
+    -------
+    int64 array (2^n,) or (size, 2^n)
+        The counts; each row sums to m.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics.sparse_init import sample_counts
+    >>> int(sample_counts(3, 100, np.random.default_rng(0)).sum())
+    100
+    """
+    n = _check_cube_n(n)
+    if m < 1:
+        raise InputError(f"the sample size m must be >= 1, got {m}", param="m")
+    p = np.full(1 << n, 1.0 / (1 << n))
+    return rng.multinomial(int(m), p, size=size).astype(np.int64)
+
+
+def hinge_risk(scores: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> float:
+    r"""The mean hinge loss :math:`\sum_x p(x)\max(0, 1 - y(x)\,\mathrm{score}(x))` with weights p (uniform if None).
+
+    Parameters
+    ----------
+    scores : array (N,)
+        The predictions.
+    y : array (N,)
+        The labels in {±1}.
+    weights : array (N,), optional
+        Nonnegative weights (normalised to sum 1).
+
+    Returns
+    -------
+    float
+        The risk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics.sparse_init import hinge_risk
+    >>> hinge_risk(np.array([0.0, 2.0]), np.array([1, 1]))
+    0.5
+    """
+    s, t = np.asarray(scores, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if s.shape != t.shape:
+        raise InputError(f"scores and labels must have one shape, got {s.shape} and {t.shape}")
+    loss = np.maximum(0.0, 1.0 - t * s)
+    if weights is None:
+        return float(loss.mean())
+    p = np.asarray(weights, dtype=np.float64)
+    if p.shape != s.shape or np.any(p < 0) or not p.sum() > 0:
+        raise InputError("weights must be nonnegative, of the scores' shape, and not all 0", param="weights")
+    return float(loss @ p / p.sum())
+
+
+def _best_correlation(features: np.ndarray, chi: np.ndarray) -> tuple[float, float]:
+    """The cosine between chi and its least-squares projection on span{1, features} over the uniform cube (the best
+    correlation any output weights on these features reach), and the accuracy of the projection's sign."""
+    A = np.column_stack([np.ones(len(chi)), features])
+    scale = np.abs(A).max(axis=0)
+    scale[scale == 0] = 1.0
+    coef, *_ = np.linalg.lstsq(A / scale, chi.astype(np.float64), rcond=None)
+    f = (A / scale) @ coef
+    norm = float(np.sqrt(np.mean(f * f)))
+    corr = float(np.mean(f * chi) / norm) if norm > 0 else 0.0
+    return corr, float(np.mean(np.sign(f) == chi))
+
+
+def thm_c16_one_step(
+    n: int,
+    k: int,
+    s: int,
+    eps: float,
+    biases: Sequence[float],
+    eta: float,
+    lam: float,
+    gamma: float,
+    width: int,
+    m: int,
+    seed: int | Sequence[int],
+) -> dict[str, Any]:
+    r"""One run of the Thm C.16 algorithm (App. C.2.3) on the (n, k)-parity with S = {0..k-1}.
+
+    Init: r/2 neurons with weights 1 on a uniform s-subset S' and ``eps`` elsewhere, a bias drawn uniformly from
+    ``biases``, output weight u = ±1; each mirrored (same w, b, output -u); output bias 0, so f = 0. One step on a
+    sample of m i.i.d. uniform points (labels :math:`\chi_S`), hinge loss: at f = 0 the first-layer gradient of neuron
+    i is :math:`-u_i\frac1m\sum_x y\,1\{w_i\cdot x+b_i>0\}\,x`; it is truncated (entries of modulus <= ``gamma``
+    set to 0) and :math:`w_i \leftarrow (1-\lambda)w_i - \eta\,\mathrm{trunc}(\nabla)`; biases and output weights do
+    not move. The subnetwork is the good neurons (S' ⊆ S, both copies): at f = 0 a neuron's step depends only on its
+    own parameters, so the other neurons' steps, which cannot change the subnetwork, are not computed.
+
+    Parameters
+    ----------
+    n, k, s : int
+        Dimension, parity degree, init sparsity (``s < k <= n``, ``n <= 16``).
+    eps : float
+        The perturbation epsilon of the init.
+    biases : sequence of float
+        The bias grid of the init.
+    eta, lam, gamma : float
+        First-layer learning rate, weight decay and truncation threshold.
+    width : int
+        The width r (even).
+    m : int
+        The sample size.
+    seed : int or sequence of int
+        Seeds the init and the sample (``numpy.random.default_rng``).
+
+    Returns
+    -------
+    dict
+        ``good`` (good neurons among the r/2), ``good_per_bias`` (their count per bias), ``corr_after``,
+        ``corr_init`` (best correlation with chi_S of the good neurons after the step and at init, output weights tied
+        within each (bias, copy) group: a lower bound on the best subnetwork),
+        ``acc_after`` (accuracy of the sign of that fit), ``support_exact`` (share of the good neurons whose
+        untruncated gradient coordinates are exactly S \ S'), ``w_S'``, ``w_S-S'``, ``w_out`` (the mean post-step
+        weights of the good neurons whose output weight moved their S \ S' weights up, by coordinate class).
+
+    Examples
+    --------
+    >>> from numerics.sparse_init import thm_c16_one_step
+    >>> out = thm_c16_one_step(7, 4, 2, 0.1, [-0.0375, -0.0125, 0.0125, 0.0375], 2 / 15, 79 / 80, 1 / 16, 182,
+    ...                        25494, 0)
+    >>> out["corr_after"] > 0.5, out["corr_init"] < 0.1
+    (True, True)
+    """
+    n = _check_cube_n(n)
+    if not 0 <= s < k <= n or width < 2 or width % 2 or m < 1 or not biases:
+        raise InputError(f"need 0 <= s < k <= n, an even width >= 2, m >= 1 and biases; got {(n, k, s, width, m)}")
+    rng = np.random.default_rng(seed)
+    half = width // 2
+    supports = np.argsort(rng.random((half, n)), axis=1)[:, :s]
+    bias_index = rng.integers(len(biases), size=half)
+    bias = np.asarray(biases, dtype=np.float64)[bias_index]
+    u = rng.choice(np.array([-1.0, 1.0]), size=half)
+    counts = sample_counts(n, m, rng)
+    X = cube(n).astype(np.float64)
+    chi = characters(n, list(range(k))).astype(np.float64)
+    good = np.all(supports < k, axis=1) if s else np.ones(half, dtype=bool)
+    idx = np.flatnonzero(good)
+    W0 = np.full((len(idx), n), eps)
+    for row, i in enumerate(idx):
+        W0[row, supports[i]] = 1.0
+    b = bias[idx]
+    act = (X @ W0.T + b > 0).astype(np.float64)  # (2^n, G): the good neurons' ReLU' at init
+    corr_hat = ((counts * chi)[:, None] * X).T @ act / m  # (n, G): (1/m) sum_x c y x 1{.}
+    inside = np.zeros(n, dtype=bool)
+    inside[:k] = True
+    W_all, up_all, exact = [], [], 0
+    for sign in (1.0, -1.0):  # the neuron and its mirror (output weight -u)
+        grad = -(sign * u[idx])[None, :] * corr_hat  # (n, G)
+        kept = np.abs(grad) > gamma
+        W_all.append((1.0 - lam) * W0 - eta * np.where(kept, grad, 0.0).T)
+        for row in range(len(idx)):
+            rest = inside.copy()
+            rest[supports[idx[row]]] = False  # S minus S'
+            exact += sign == 1.0 and bool(np.array_equal(kept[:, row], rest))
+            up_all.append(bool(-grad[rest, row].mean() > 0))
+    W1, up = np.vstack(W_all), np.array(up_all, dtype=bool)
+    B1, bias_id = np.concatenate([b, b]), np.concatenate([bias_index[idx], bias_index[idx]])
+    # the subnetwork: the copy of each good neuron whose step raised its S \ S' weights, one feature per bias (the mean
+    # of its neurons: tied output weights, so the fit is a lower bound on the best subnetwork's)
+    groups = [g for j in range(len(biases)) if len(g := np.flatnonzero(up & (bias_id == j)))]
+
+    def grouped(Wm: np.ndarray) -> np.ndarray:
+        z = np.maximum(X @ Wm.T + B1, 0.0)
+        return np.column_stack([z[:, g].mean(axis=1) for g in groups])
+
+    corr_after, acc_after = _best_correlation(grouped(W1), chi) if groups else (0.0, 0.5)
+    corr_init, _ = _best_correlation(grouped(np.vstack([W0, W0])), chi) if groups else (0.0, 0.5)
+    moved = [(W1[i], i % len(idx)) for i in np.flatnonzero(up)]
+    per_bias = [int(np.sum(bias_index[idx] == j)) for j in range(len(biases))]
+
+    def mean_weight(cls: str) -> float | None:
+        vals = []
+        for w, row in moved:
+            support = np.zeros(n, dtype=bool)
+            support[supports[idx[row]]] = True
+            mask = {"S'": support, "S-S'": inside & ~support, "out": ~inside}[cls]
+            vals += w[mask].tolist()
+        return float(np.mean(vals)) if vals else None
+
+    return {
+        "good": len(idx),
+        "good_per_bias": per_bias,
+        "corr_after": corr_after,
+        "corr_init": corr_init,
+        "acc_after": acc_after,
+        "support_exact": exact / len(idx) if len(idx) else 0.0,
+        "w_S'": mean_weight("S'"),
+        "w_S-S'": mean_weight("S-S'"),
+        "w_out": mean_weight("out"),
+    }
+
+
+def lemma_c5_deviations(n: int, k: int, width: int, m: int, draws: int, seed: int) -> dict[str, Any]:
+    r"""Lemma C.5 by Monte Carlo: :math:`\|\nabla_{W,b}L_S - \nabla_{W,b}L_D\|_\infty` for ``draws`` independent
+    samples S of m i.i.d. uniform points, labels :math:`\chi_{\{0..k-1\}}`, hinge loss, at one fixed network
+    :math:`f(x) = \sum_i u_i\,\mathrm{ReLU}(w_i\cdot x + b_i) + \beta` with random parameters (``seed``):
+    :math:`w_i \sim N(0, I/n)`, :math:`b_i \sim U[-1/2, 1/2]`, :math:`u_i \in \{\pm 1\}` uniform (so the per-sample
+    gradient terms lie in [-1, 1]), :math:`\beta = 0`. The population gradient is the mean over the whole cube.
+
+    Parameters
+    ----------
+    n, k : int
+        Dimension (``<= 16``) and parity degree.
+    width : int
+        The width r.
+    m : int
+        The sample size.
+    draws : int
+        The number of independent samples.
+    seed : int
+        Seeds the network and the samples.
+
+    Returns
+    -------
+    dict
+        ``deviation`` (array (draws,): the sup-norm distance per sample), ``coordinates`` (n r + r) and
+        ``active_share`` (the share of cube points with hinge margin < 1, where the gradient is not 0).
+
+    Examples
+    --------
+    >>> from numerics.sparse_init import lemma_c5_deviations
+    >>> out = lemma_c5_deviations(6, 2, 4, 400, 10, 0)
+    >>> out["deviation"].shape, out["coordinates"]
+    ((10,), 28)
+    """
+    n = _check_cube_n(n)
+    if width < 1 or m < 1 or draws < 1 or not 1 <= k <= n:
+        raise InputError(f"need width, m, draws >= 1 and 1 <= k <= n; got {(n, k, width, m, draws)}")
+    rng = np.random.default_rng(seed)
+    W = rng.normal(0.0, 1.0 / np.sqrt(n), size=(width, n))
+    b = rng.uniform(-0.5, 0.5, size=width)
+    u = rng.choice(np.array([-1.0, 1.0]), size=width)
+    X = cube(n).astype(np.float64)
+    y = characters(n, list(range(k))).astype(np.float64)
+    pre = X @ W.T + b
+    f = np.maximum(pre, 0.0) @ u
+    active = (y * f < 1).astype(np.float64)  # hinge derivative -y where the margin is below 1
+    gate = (pre > 0) * (-(y * active))[:, None] * u[None, :]  # (2^n, r): d loss / d b_i per point
+    per_point = np.concatenate([(gate[:, :, None] * X[:, None, :]).reshape(len(X), -1), gate], axis=1)
+    population = per_point.mean(axis=0)
+    counts = sample_counts(n, m, rng, size=draws)
+    sample = counts @ per_point / m
+    return {
+        "deviation": np.abs(sample - population).max(axis=1),
+        "coordinates": int(per_point.shape[1]),
+        "active_share": float(active.mean()),
+    }
+
+
+def lemma_c9_convex_phase(
+    psi: np.ndarray,
+    y: np.ndarray,
+    radius: float,
+    lam: float,
+    steps: int,
+    m: int,
+    seeds: Sequence[int],
+) -> dict[str, np.ndarray]:
+    r"""The convex phase of Thm C.11 (Lemma C.9), one run per seed, all seeds at once: features
+    :math:`\varphi^{(1)} = \psi + \Delta` with a random perturbation of :math:`\|\Delta(x)\|_2 \le` ``radius`` at every
+    point (the constant first feature is not moved), a sample of m i.i.d. uniform points of the support of ``psi``
+    (multinomial counts), and ``steps`` steps of gradient descent from w = 0 on
+    :math:`L_S(h_{\varphi^{(1)},w}) + \frac\lambda2\|w\|^2` (hinge loss, a subgradient) with step size
+    :math:`1/(\lambda t)` (Shamir & Zhang 2013, as in the proof).
+
+    Parameters
+    ----------
+    psi : array (N, d)
+        The features at the N support points (uniform distribution), first column the constant 1.
+    y : array (N,)
+        The labels in {±1}.
+    radius : float
+        The perturbation bound, ``>= 0``.
+    lam : float
+        The weight decay, ``> 0``.
+    steps : int
+        T, ``>= 1``.
+    m : int
+        The sample size.
+    seeds : sequence of int
+        One run per seed (the perturbation and the sample).
+
+    Returns
+    -------
+    dict of arrays (one entry per seed)
+        ``risk_D``, ``risk_S`` (hinge risks of the output on the distribution and the sample), ``norm`` (its
+        :math:`\|w_T\|_2`), ``distance`` (:math:`\|\varphi^{(1)}-\psi\|_{\infty,2}`) and ``error_D`` (0-1 error).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics.sparse_init import lemma_c9_convex_phase
+    >>> psi = np.array([[1.0, 1.0], [1.0, -1.0]]); y = np.array([1.0, -1.0])
+    >>> out = lemma_c9_convex_phase(psi, y, 0.0, 0.01, 2000, 100, [0, 1])
+    >>> bool(np.all(out["risk_D"] < 0.05))
+    True
+    """
+    P, t = np.asarray(psi, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if P.ndim != 2 or t.shape != (P.shape[0],) or radius < 0 or not lam > 0 or steps < 1 or m < 1 or not seeds:
+        raise InputError("need psi (N, d), y (N,), radius >= 0, lam > 0, steps >= 1, m >= 1 and seeds")
+    N, d = P.shape
+    phis, weights = [], []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        delta = rng.normal(size=(N, d))
+        delta[:, 0] = 0.0
+        delta *= (radius * rng.uniform(0.5, 1.0, size=(N, 1))) / np.maximum(
+            np.linalg.norm(delta, axis=1, keepdims=True), 1e-300
+        )
+        phis.append(P + delta)
+        weights.append(rng.multinomial(int(m), np.full(N, 1.0 / N)) / m)
+    Phi, p = np.stack(phis), np.stack(weights)  # (R, N, d), (R, N)
+    w = np.zeros((len(seeds), d))
+    py = p * t
+    for step in range(1, steps + 1):
+        scores = np.einsum("rnd,rd->rn", Phi, w)
+        active = (t * scores < 1).astype(np.float64)
+        grad = -np.einsum("rn,rnd->rd", py * active, Phi) + lam * w
+        w -= grad / (lam * step)
+    scores = np.einsum("rnd,rd->rn", Phi, w)
+    loss = np.maximum(0.0, 1.0 - t * scores)
+    return {
+        "risk_D": loss.mean(axis=1),
+        "risk_S": (loss * p).sum(axis=1),
+        "norm": np.linalg.norm(w, axis=1),
+        "distance": np.linalg.norm(Phi - P, axis=2).max(axis=1),
+        "error_D": (np.sign(scores) != t).mean(axis=1),
+    }
