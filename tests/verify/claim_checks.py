@@ -47,6 +47,8 @@ SLOW_VERDICTS = {
     "edelman-ch8-one-layer-control": "93 s, 8 seeds",
     "edelman-ch6-width-buys-data": "84 s, 16 seeds x 2 widths",
     "edelman-ch6-fig6.1-pareto-grid": "79 s, 12 cells",
+    "karp-ch3-thm3.1-alg-reaches-error": "35 s, one run of k = 2000 for 3000 steps",
+    "karp-ch3-thm3.1-steps-vs-k": "40 s, runs at k = 2000 and 3000",
 }
 
 
