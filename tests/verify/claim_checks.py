@@ -49,6 +49,8 @@ SLOW_VERDICTS = {
     "edelman-ch6-fig6.1-pareto-grid": "79 s, 12 cells",
     "karp-ch3-thm3.1-alg-reaches-error": "35 s, one run of k = 2000 for 3000 steps",
     "karp-ch3-thm3.1-steps-vs-k": "40 s, runs at k = 2000 and 3000",
+    "karp-ch3-lem3.1-3.2-noise-bound": "10-20 s, the trajectory and Monte Carlo at 25 states",
+    "karp-ch3-lem3.1-signal-push": "10-16 s, Monte Carlo at 13 states",
 }
 
 
