@@ -51,6 +51,12 @@ class PopulationTerms:
         ``P[S >= phi_b(c)]`` (Lemma B.6's left side, with ``t = c_t + b_t = phi_b(c)``).
     n : int
         Samples.
+
+    Examples
+    --------
+    >>> t = population_terms_mc(20, 0.5, 1.0, 0.1, -0.2, 500, seed=3)
+    >>> isinstance(t, PopulationTerms), t.n, 0 <= t.error <= 1
+    (True, 500, True)
     """
 
     noise_signal: float
