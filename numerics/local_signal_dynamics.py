@@ -19,6 +19,7 @@ from scipy import special
 from theory._checks import InputError
 
 from .limits import array_bytes, check_allocation, check_mc, check_real
+from .local_signal import MAX_K
 
 __all__ = ["PopulationTerms", "init_failure_mc", "population_terms_mc"]
 
@@ -129,6 +130,8 @@ def population_terms_mc(
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
         raise InputError(f"k must be an integer >= 2, got {k!r}", param="k")
     k = int(k)
+    if k > MAX_K:
+        raise InputError(f"k must be at most 2^53 (a float factor of the noise sum), got {k!r:.40}", param="k")
     sigma, c, v, b = (check_real(x, name) for x, name in ((sigma, "sigma"), (c, "c"), (v, "v"), (b, "b")))
     if not sigma > 0:
         raise InputError(f"sigma must be > 0, got {sigma!r}", param="sigma")
@@ -139,6 +142,13 @@ def population_terms_mc(
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise InputError(f"chunk must be an integer >= 1, got {chunk!r}", param="chunk")
     n, chunk = int(n), int(chunk)
+    scale = sigma * math.hypot(c, v)
+    if not (math.isfinite(scale) and math.isfinite(scale * k * 40 + abs(b) * k)):
+        raise InputError(
+            f"sigma = {sigma!r} with (c, v) = ({c!r}, {v!r}), b = {b!r}: the sum of the k noise rows' outputs is beyond "
+            "the float range",
+            param="c",
+        )
     check_mc(n, "n", 6 * k, "n (6 k normals and products per sample)", minimum=2, sizes={"k": k})
     check_allocation(array_bytes(6 * min(chunk, n), k), "n", n, f"the ({min(chunk, n)}, {k}) sample blocks")
     rng = np.random.default_rng(seed)
@@ -242,6 +252,8 @@ def init_failure_mc(k: int, d: int, n: int, seed: int, chunk: int = 100_000) -> 
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo:
             raise InputError(f"{name} must be an integer >= {lo}, got {value!r}", param=name)
     k, d, n, chunk = int(k), int(d), int(n), int(chunk)
+    if k > MAX_K:
+        raise InputError(f"k must be at most 2^53 (a float factor of the variance), got {k!r:.40}", param="k")
     check_mc(n, "n", d, "n (d normals per draw)", minimum=2, sizes={"d": d})
     rng = np.random.default_rng(seed)
     fails = 0

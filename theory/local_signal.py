@@ -2161,6 +2161,7 @@ def format_signal(summary: dict) -> str:
 # 3.1 end to end and the lemmas along trajectories")
 
 __all__ += [
+    "MAX_INIT_D",
     "bernstein_tail_bound",
     "init_failure_bound",
     "init_failure_probability",
@@ -2173,8 +2174,8 @@ __all__ += [
 
 
 def _state(k: object, sigma: object, c: object, v: object, b: object) -> tuple[int, float, float, float, float]:
-    """Checked ``(k, sigma, c, v, b)``: k >= 2, sigma > 0, v >= 0, c^2 + v^2 > 0, all finite."""
-    k = check_k(k)
+    """Checked ``(k, sigma, c, v, b)``: 2 <= k <= MAX_FLOAT_K, sigma > 0, v >= 0, c^2 + v^2 > 0, all finite."""
+    k = _float_k(k)
     sigma = check_sigma(sigma)
     c_f, v_f, b_f = _finite(c, "c"), _finite(v, "v"), _finite(b, "b")
     if v_f < 0:
@@ -2253,7 +2254,7 @@ def lemma31_small_c(k: int) -> float:
     0.003034
     """
     k = check_k(k, minimum=3)
-    return 1.0 / math.log(k) ** 3
+    return 1.0 / math.log(k) ** 3 if k <= MAX_FLOAT_K else 1.0 / (math.log10(k) * math.log(10)) ** 3
 
 
 def theorem31_step_budget(k: int) -> int:
@@ -2284,6 +2285,10 @@ def theorem31_step_budget(k: int) -> int:
     """
     k = check_k(k)
     return math.isqrt(k**3 - 1) + 1
+
+
+MAX_INIT_D = 10**6
+"""Largest dimension d of :func:`init_failure_probability` (its chi-square tail has d - 1 degrees of freedom)."""
 
 
 def init_failure_probability(k: int, d: int) -> float:
@@ -2317,6 +2322,15 @@ def init_failure_probability(k: int, d: int) -> float:
     d = check_d(d)
     if d < 2:
         raise InputError(f"d must be >= 2 (v lives in the d - 1 directions orthogonal to w_*), got d = {d}", param="d")
+    for name, value, limit in (("k", k, MAX_FLOAT_K), ("d", d, MAX_INIT_D)):
+        if value > limit:
+            raise LimitError(
+                f"{name} = {format_count(value)} is above the limit {name} <= {format_count(limit)} of "
+                "init_failure_probability (the chi-square tail is evaluated at k d)",
+                param=name,
+                value=value,
+                limit=limit,
+            )
     with mpmath.workdps(40):
         x = mpmath.mpf(k) * d
         p_c = 2 * _sf_mp(mpmath.sqrt(x))
