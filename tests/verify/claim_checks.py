@@ -56,6 +56,10 @@ SLOW_VERDICTS = {
     "edelman-ch6-lemC.9-convex-phase": "10 s, 60 seeds x 56,455 GD steps",
     "edelman-ch6-lemC.8-generalisation": "Lemma C.9's runs (10 s) when not already run in the process",
     "edelman-ch6-finding3-sparse-vs-dense": "the Pareto grid's 12 cells again outside a report's store (79 s alone)",
+    "karp-ch3-thm3.1-alg-reaches-error": "35 s, one run of k = 2000 for 3000 steps",
+    "karp-ch3-thm3.1-steps-vs-k": "40 s, runs at k = 2000 and 3000",
+    "karp-ch3-lem3.1-3.2-noise-bound": "10-20 s, the trajectory and Monte Carlo at 25 states",
+    "karp-ch3-lem3.1-signal-push": "10-16 s, Monte Carlo at 13 states",
 }
 
 

@@ -68,6 +68,12 @@ BASELINE = {
     "t2_corrected": {"C": 1, "C2": 2, "C3": 1, "eta_b": 1, "k": 100},
     "truncated_moments": {"alpha": 0.5, "s": 1.0},
     "union_bound": {"n": 100, "absolute": True},
+    "noise_term_bound": {"k": 100, "sigma": 0.5, "c": 1.0, "v": 0.3, "b": -0.2},
+    "lemma31_small_c": {"k": 1000},
+    "theorem31_step_budget": {"k": 100},
+    "init_failure_probability": {"k": 3, "d": 3},
+    "init_failure_bound": {"k": 4, "d": 3},
+    "bernstein_tail_bound": {"k": 50, "sigma": 0.4, "c": 1.0, "v": 0.0, "b": -0.5},
 }
 
 REFUSED = [
@@ -83,6 +89,10 @@ REFUSED = [
     ("floor_approximation", {"k": 10**300 + 1}, "k"),
     ("clt_error", {"k": 10**300 + 1, "tau": 0.5}, "k"),
     ("max_exceedance", {"n": 10**300 + 1}, "n"),
+    ("noise_term_bound", {"k": 10**300 + 1, "sigma": 0.5, "c": 1.0, "v": 0.3, "b": -0.2}, "k"),
+    ("bernstein_tail_bound", {"k": 10**300 + 1, "sigma": 0.4, "c": 1.0, "v": 0.0, "b": -0.5}, "k"),
+    ("init_failure_probability", {"k": 3, "d": 10**6 + 1}, "d"),
+    ("init_failure_probability", {"k": 10**300 + 1, "d": 3}, "k"),
 ]
 
 NO_SIZE = {
@@ -92,4 +102,6 @@ NO_SIZE = {
     "linear_error_as_printed": "no arguments (returns 49/100)",
     "reduction_difference": "no arguments (returns 0)",
     "theorem31_error_level": "no arguments (returns 1/100)",
+    "lemma_b7_loss_level": "no arguments (returns 1)",
+    "lemma_b8_probability": "no arguments (returns 4/5)",
 }
