@@ -123,9 +123,12 @@ def _load_external_claims(args: argparse.Namespace) -> None:
 
 def _unexpected(records: list[dict]) -> dict[str, int]:
     """Verdicts that make ``tvk report`` exit 1, by verdict: every ``fail``, and every ``inconclusive`` that its
-    claim did not declare beforehand (``Claim.underpowered`` at this scale: ``metadata.expected_verdict``)."""
+    claim did not declare beforehand (``Claim.underpowered`` at this scale: ``metadata.expected_verdict``); none of a
+    claim declared exploratory at this scale (``metadata.exploratory``: reported, not presumed)."""
     out: dict[str, int] = {}
     for r in records:
+        if r["metadata"].get("exploratory"):
+            continue
         expected = r["metadata"].get("expected_verdict")
         if r["verdict"] == "fail" or (r["verdict"] == "inconclusive" and expected != "inconclusive"):
             out[r["verdict"]] = out.get(r["verdict"], 0) + 1
