@@ -54,6 +54,8 @@ SLOW_VERDICTS = {
     "edelman-ch4-fig4.4-parity-transition-source-hparams": "332 s under load, the original's 4 runs (21 s idle)",
     "shi-fig4.1-split-single-frequency-source-hparams": "312 s under load, the original's 3000 steps x 8 seeds",
     "shi-fig4.2-split-coverage-source-hparams": "the fig4.1 variant's run",
+    "edelman-ch8-minimal-kl-bigram-source-hparams": "505 s under load, the original's 600 steps x 8 seeds",
+    "edelman-ch8-minimal-bigram-direction-source-hparams": "the kl-bigram variant's run",
 }
 
 
