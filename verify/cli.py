@@ -25,7 +25,7 @@ With ``--json`` a command prints exactly one JSON object on stdout; progress and
 Errors print one line ``tvk: error: ...`` on stderr (and one object ``{"error": ...}`` on stdout with ``--json``,
 argparse's usage errors included); the message names the option as typed (``--k``, ``--starts``), not the
 parameter of the Python function behind it. Exit statuses (also in ``tvk --help`` and docs/cli.md): 0 done,
-1 a claim failed or is inconclusive (unless declared underpowered), 2 bad input or a refused size, 3 an internal
+1 a claim failed or is inconclusive (unless declared underpowered or exploratory), 2 bad input or a refused size, 3 an internal
 error, 74 stdout could not be written (disk full), 130 interrupted (Ctrl-C), 141 the reader of stdout left (broken pipe).
 """
 
@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from typing import Any
 
 EXIT_OK = 0
-EXIT_FAILED = 1  # `tvk report`: a claim failed or is inconclusive (unless declared underpowered)
+EXIT_FAILED = 1  # `tvk report`: a claim failed or is inconclusive (unless declared underpowered or exploratory)
 EXIT_BAD_INPUT = 2  # bad option or value, a size above a limit, an unusable output directory
 EXIT_INTERNAL = 3  # an unexpected exception: a bug of tvk
 EXIT_OUTPUT = 74  # stdout could not be written (e.g. `> /dev/full`); sysexits' EX_IOERR
@@ -123,9 +123,12 @@ def _load_external_claims(args: argparse.Namespace) -> None:
 
 def _unexpected(records: list[dict]) -> dict[str, int]:
     """Verdicts that make ``tvk report`` exit 1, by verdict: every ``fail``, and every ``inconclusive`` that its
-    claim did not declare beforehand (``Claim.underpowered`` at this scale: ``metadata.expected_verdict``)."""
+    claim did not declare beforehand (``Claim.underpowered`` at this scale: ``metadata.expected_verdict``); none of a
+    claim declared exploratory at this scale (``metadata.exploratory``: reported, not presumed)."""
     out: dict[str, int] = {}
     for r in records:
+        if r["metadata"].get("exploratory"):
+            continue
         expected = r["metadata"].get("expected_verdict")
         if r["verdict"] == "fail" or (r["verdict"] == "inconclusive" and expected != "inconclusive"):
             out[r["verdict"]] = out.get(r["verdict"], 0) + 1
@@ -679,7 +682,7 @@ def _cmd_certify_group(args: argparse.Namespace) -> int:
 EPILOG = f"""\
 exit status:
   {EXIT_OK}    done (report: every claim passed or was refuted as expected)
-  {EXIT_FAILED}    report: a claim failed or is inconclusive (unless declared underpowered)
+  {EXIT_FAILED}    report: a claim failed or is inconclusive (unless declared underpowered or exploratory)
   {EXIT_BAD_INPUT}    bad input: unknown option, bad value, a size above a limit (the message names the option
        and the limit), an unusable output directory
   {EXIT_INTERNAL}    internal error (a bug of tvk; TVK_DEBUG=1 shows the traceback)

@@ -114,7 +114,7 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, p
 class ClaimVerdictMismatch(Exception):
     """Raised by :class:`ClaimItem` when a claim's verdict is not the expected one."""
 
-    def __init__(self, claim: Any, evaluation: Any, expected: str) -> None:
+    def __init__(self, claim: Any, evaluation: Any, expected: str | None) -> None:
         super().__init__(f"{claim.id}: verdict {evaluation.verdict}, expected {expected}")
         self.claim = claim
         self.evaluation = evaluation
@@ -192,7 +192,7 @@ class ClaimItem(pytest.Item):
         self.user_properties.extend(
             [
                 ("verdict", ev.verdict),
-                ("expected", expected),
+                ("expected", expected or "any (exploratory)"),
                 ("kind", self.claim.kind),
                 ("predicted", _show(ev.predicted)),
                 ("observed", _show(ev.obs.value)),
@@ -200,7 +200,8 @@ class ClaimItem(pytest.Item):
                 ("runtime_s", ev.runtime_s),
             ]
         )
-        if ev.verdict != expected:
+        crashed = isinstance(ev.obs.details, dict) and "traceback" in ev.obs.details
+        if ev.verdict != expected if expected is not None else crashed:  # None: exploratory, any verdict but a crash
             raise ClaimVerdictMismatch(self.claim, ev, expected)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:

@@ -18,9 +18,10 @@ from verify.sweep.session import sweep_session
 from . import claim_prefetch
 
 
-def expected_verdict(cid: str, scale: str = "quick") -> str:
+def expected_verdict(cid: str, scale: str = "quick") -> str | None:
     """``refuted`` for a claim about a statement as printed (an erratum), ``inconclusive`` where the claim declares
-    its test underpowered at this scale, ``pass`` for every other claim (:meth:`Claim.expected_verdict`)."""
+    its test underpowered at this scale, None where it declares the verdict exploratory (reported, not presumed),
+    ``pass`` for every other claim (:meth:`Claim.expected_verdict`)."""
     return registry()[cid].expected_verdict(scale)
 
 
@@ -60,6 +61,14 @@ SLOW_VERDICTS = {
     "karp-ch3-thm3.1-steps-vs-k": "40 s, runs at k = 2000 and 3000",
     "karp-ch3-lem3.1-3.2-noise-bound": "10-20 s, the trajectory and Monte Carlo at 25 states",
     "karp-ch3-lem3.1-signal-push": "10-16 s, Monte Carlo at 13 states",
+    # variants at the source's hyper-parameters (docs/verdicts.md): the originals' quick runs at another setting,
+    # measured 2026-11-29 on the shared machine at load average 14 (several times an idle machine's time)
+    "edelman-ch4-fig4.4-parity-transition-source-hparams": "332 s under load, the original's 4 runs (21 s idle)",
+    "shi-fig4.1-split-single-frequency-source-hparams": "312 s under load, the original's 3000 steps x 8 seeds",
+    "shi-fig4.2-split-coverage-source-hparams": "the fig4.1 variant's run",
+    "edelman-ch8-minimal-kl-bigram-source-hparams": "505 s under load, the original's 600 steps x 8 seeds",
+    "edelman-ch8-minimal-bigram-direction-source-hparams": "the kl-bigram variant's run",
+    "edelman-thm7.9-training-S3-source-hparams": "42 s under load, as the original (39 s beside it)",
 }
 
 
@@ -144,11 +153,16 @@ def record(cid: str, scale: str = "quick") -> ClaimRecord:
 
 
 def assert_verdict(cid: str, scale: str = "quick") -> ClaimRecord:
-    """Run claim ``cid`` at ``scale`` and check its verdict is the expected one (:func:`expected_verdict`); a
-    refuted claim must carry the printed statement, a counterexample and a ``corrected_by`` claim that exists."""
+    """Run claim ``cid`` at ``scale`` and check its verdict is the expected one (:func:`expected_verdict`; a claim
+    exploratory at this scale only has to run without crashing); a refuted claim must carry the printed statement, a
+    counterexample and a ``corrected_by`` claim that exists."""
     claim = registry()[cid]
     rec = record(cid, scale)
-    assert rec.verdict == expected_verdict(cid), rec.reason
+    expected = expected_verdict(cid, scale)
+    if expected is None:
+        assert "traceback" not in (rec.details or {}), rec.reason
+    else:
+        assert rec.verdict == expected, rec.reason
     if rec.verdict == "refuted":
         assert claim.refutes and claim.corrected_by in registry() and rec.counterexample
         assert not registry()[claim.corrected_by].refuting

@@ -125,3 +125,39 @@ def test_no_claim_module_imports_another_task():
                 parts = t.split(".")
                 if parts[:2] == ["verify", "claims"] and len(parts) > 2:
                     assert parts[2] in shared or parts[2] == task, f"{path.name} imports {t}"
+
+
+def test_variants_at_the_source_hyperparameters_name_their_original() -> None:
+    """A ``variant_of`` claim (docs/verdicts.md, "Variants at the source's hyper-parameters") names a registered
+    claim, is judged by the same judge, has quick and full configurations, and its quick configuration differs from
+    the original's (it restores a hyper-parameter the original's quick setting changes)."""
+    claims = registry()
+    variants = [c for c in claims.values() if c.variant_of]
+    assert variants
+    for c in variants:
+        original = claims.get(c.variant_of)
+        assert original is not None and not original.variant_of, c.id
+        assert c.judge == original.judge and c.kind == original.kind, c.id
+        assert {"quick", "full"} <= set(c.configs) and c.configs["quick"] != original.configs["quick"], c.id
+        assert c.id.startswith(original.id), c.id
+
+
+def test_exploratory_verdicts_are_reported_not_presumed() -> None:
+    """At a scale declared exploratory a claim has no expected verdict, and `tvk report` does not count its fail or
+    inconclusive as unexpected; an exploratory scale needs a configuration and a reason, and is not underpowered."""
+    import dataclasses
+
+    from verify.cli import _unexpected
+
+    claim = next(c for c in registry().values() if c.exploratory)
+    assert claim.expected_verdict("quick") is None
+    records = [
+        {"verdict": "fail", "metadata": {"expected_verdict": None, "exploratory": "reported, not presumed here"}},
+        {"verdict": "inconclusive", "metadata": {"expected_verdict": None, "exploratory": "reported, not presumed"}},
+        {"verdict": "fail", "metadata": {"expected_verdict": "pass"}},
+    ]
+    assert _unexpected(records) == {"fail": 1}
+    with pytest.raises(ValueError, match="exploratory"):
+        dataclasses.replace(claim, exploratory={"quick": "too short"})
+    with pytest.raises(ValueError, match="exploratory"):
+        dataclasses.replace(claim, underpowered={"quick": "four runs cannot decide it"})

@@ -733,6 +733,33 @@ def test_needs_attention_lists_fails_inconclusives_and_unexpected_verdicts(recor
     assert len(section) < 4000  # short: the details are in the HTML and results.json
 
 
+def test_a_variant_and_its_original_link_each_other_and_an_exploratory_fail_needs_no_attention(records):
+    """docs/verdicts.md, "Variants at the source's hyper-parameters": each section names the other claim with its
+    verdict; the variant's fail, declared exploratory, is not listed under "Needs attention"."""
+    original = copy.deepcopy(records[0])
+    original.update(id="shi-crafted-original", verdict="pass")
+    variant = copy.deepcopy(records[0])
+    variant.update(id="shi-crafted-original-source-hparams", verdict="fail", reason="0 of 8 seeds")
+    variant["metadata"] = {
+        **variant["metadata"],
+        "expected_verdict": None,
+        "exploratory": "reported, not presumed: the quick budget may not reach it",
+        "variant_of": "shi-crafted-original",
+    }
+    html = render.render_html([original, variant], META, {})
+    block = html.split('id="needs-attention"', 1)[1].split("</section>", 1)[0]
+    assert "attention-" not in block
+    assert (
+        f'href="#{render._html_id("shi-crafted-original-source-hparams")}">shi-crafted-original-source-hparams</a>'
+        in html
+    )
+    assert f'href="#{render._html_id("shi-crafted-original")}">shi-crafted-original</a> <span class="v v-pass">' in html
+    assert "exploratory (reported, not presumed): reported, not presumed" in html
+    md = render.render_markdown([original, variant], META, {})
+    assert "- variant at the source's hyper-parameters of [shi-crafted-original](#shi-crafted-original): **PASS**" in md
+    assert "- at the source's hyper-parameters: [shi-crafted-original-source-hparams]" in md
+
+
 def test_numbers_and_options_never_break_and_claims_link_to_code_docs_and_source(records):
     text = str(render.nobreak_numbers("abs 8.3e-17, rel 2e-16; seed 2: 0.31 < 0.5; p = 23; use --seed-offset N"))
     assert '<span class="nb">8.3e-17</span>' in text and '<span class="nb">0.31</span>' in text

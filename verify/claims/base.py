@@ -185,6 +185,14 @@ class Claim:
         Scales at which the claim's statistical test is declared, before the run, too weak to decide (the
         reason, with the power): the expected verdict there is ``inconclusive``, and ``tvk report`` does not
         count that verdict as a failure (docs/report.md). The verdict itself is never changed.
+    variant_of : str, optional
+        Id of the claim this one is a variant of: the same statement and judge at the original's quick sizes, with
+        the source's hyper-parameters that the original's quick setting changes (its ``deviations``) restored; the
+        report shows the two verdicts side by side (docs/verdicts.md, "Variants at the source's hyper-parameters").
+    exploratory : mapping scale -> str, optional
+        Scales at which the verdict is reported but not presumed (the reason): no expected verdict
+        (:meth:`expected_verdict` is None), a ``fail`` or ``inconclusive`` there is a finding, not a failure of
+        ``tvk report`` or of the tests, which only require that the run did not crash.
     """
 
     id: str
@@ -206,6 +214,8 @@ class Claim:
     erratum: Erratum | None = None
     note: str | None = None
     resolution: Resolution | None = None
+    variant_of: str | None = None
+    exploratory: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -226,14 +236,23 @@ class Claim:
         for scale, why in (self.underpowered or {}).items():
             if scale not in self.configs or len(str(why).split()) < 4:
                 raise ValueError(f"claim {self.id}: underpowered needs a configured scale and a reason, got {scale!r}")
+        for scale, why in (self.exploratory or {}).items():
+            if scale not in self.configs or len(str(why).split()) < 4 or scale in (self.underpowered or {}):
+                raise ValueError(
+                    f"claim {self.id}: exploratory needs a configured scale, not declared underpowered, and a reason, "
+                    f"got {scale!r}"
+                )
 
     @property
     def refuting(self) -> bool:
         """True for a claim about a statement as printed (an erratum): its expected verdict is ``refuted``."""
         return self.refutes is not None
 
-    def expected_verdict(self, scale: str) -> str:
-        """``refuted`` for an erratum, ``inconclusive`` at a scale declared :attr:`underpowered`, else ``pass``."""
+    def expected_verdict(self, scale: str) -> str | None:
+        """``refuted`` for an erratum, None at a scale declared :attr:`exploratory` (not presumed), ``inconclusive``
+        at a scale declared :attr:`underpowered`, else ``pass``."""
+        if scale in (self.exploratory or {}):
+            return None
         if self.refuting:
             return "refuted"
         return "inconclusive" if scale in (self.underpowered or {}) else "pass"
@@ -357,6 +376,10 @@ def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
     }
     if ctx.scale in (claim.underpowered or {}):
         meta["underpowered"] = claim.underpowered[ctx.scale]
+    if ctx.scale in (claim.exploratory or {}):
+        meta["exploratory"] = claim.exploratory[ctx.scale]
+    if claim.variant_of:
+        meta["variant_of"] = claim.variant_of
     return ClaimRecord(
         id=claim.id,
         source=claim.source,

@@ -760,6 +760,7 @@ def _views(
                 "post_hoc": post_hoc_texts(r),
                 "erratum": erratum_text(r),
                 "note": str(r.get("note") or ""),
+                "variant_of": str(meta.get("variant_of") or ""),
                 "resolution": resolution_text(r),
                 "full": full,
                 "full_truncated": truncated,
@@ -771,6 +772,7 @@ def _views(
         v["source_parts"] = links.source_parts(v["source"], v["doc"], v["chapter"])
         v["corrected_in_run"] = v["corrected_by"] in view_by_id
         v["corrected_html_id"] = _html_id(v["corrected_by"]) if v["corrected_by"] else ""
+    _link_variants(views, view_by_id)
     errata = []
     for v in views:
         if v["verdict"] != "refuted":
@@ -821,6 +823,27 @@ def _sort_number(x: Any) -> str:
     return repr(float(x)) if isinstance(x, (int, float)) and math.isfinite(x) else ""
 
 
+def _link_variants(views: list[dict[str, Any]], view_by_id: dict[str, dict[str, Any]]) -> None:
+    """Link each variant at the source's hyper-parameters (``metadata.variant_of``) and its original both ways, with
+    the other's verdict: ``v["variant_link"]`` (the original, on the variant) and ``v["variant_links"]`` (the
+    variants, on the original); each link is ``{"id", "label", "verdict", "html_id", "slug", "in_run"}``."""
+
+    def link(cid: str) -> dict[str, Any]:
+        other = view_by_id.get(cid)
+        return {
+            "id": cid,
+            "label": other["label"] if other else "not in this run",
+            "verdict": other["verdict"] if other else "",
+            "html_id": _html_id(cid),
+            "slug": gfm_slug(cid),
+            "in_run": other is not None,
+        }
+
+    for v in views:
+        v["variant_link"] = link(v["variant_of"]) if v["variant_of"] else None
+        v["variant_links"] = [link(w["id"]) for w in views if w["variant_of"] == v["id"]]
+
+
 def _attention_fields(r: dict, fmt: str, ctx: dict[str, Any]) -> dict[str, Any]:
     """What the "needs attention" block and the claim's links show of record ``r``: the expected verdict, whether
     the claim needs attention (a fail, an inconclusive, or a verdict other than the expected one), the next step,
@@ -844,7 +867,8 @@ def _attention_fields(r: dict, fmt: str, ctx: dict[str, Any]) -> dict[str, Any]:
         "expected_label": VERDICT_LABEL.get(expected, str(expected).upper()) if expected else "",
         "unexpected": unexpected,
         "underpowered": str(meta.get("underpowered") or ""),
-        "attention": verdict in ("fail", "inconclusive") or unexpected,
+        "exploratory": str(meta.get("exploratory") or ""),
+        "attention": (verdict in ("fail", "inconclusive") or unexpected) and not meta.get("exploratory"),
         "failed_seeds": ", ".join(map(str, failed)),
         "next_step": _next_step(r, claim, failed, unexpected),
         "command": command,

@@ -18,7 +18,7 @@ from theory import groups as tg
 from verify.compare.groups import compare_groups, gamma_star
 from verify.train.polynomial import TrainConfig
 
-from ..base import Claim, Deviation, Observation, PostHoc, RunContext, register
+from ..base import Claim, Deviation, Observation, PostHoc, RunContext, register, registry
 from ..judges import Check, Population
 from ..training import MarginPerSeed, margin_ratio_check, train_for_claim
 from .common import SRC
@@ -284,4 +284,29 @@ _training_claim(
     "Full only: A_5 violates the condition; gamma* is the exact character game value (the 5-dim irrep is "
     "unused at the optimum, so coverage asks only for the LP's irreps 3, 3', 4), m = 472.",
     deviations={"full": _NO_SOURCE_SETTING},
+)
+
+#: The variant at the source's optimizer (issue 29, item 5; docs/groups.md, "At the source's optimizer"): the quick
+#: S3 sizes (m = 30, 6000 steps, 8 seeds) with App. D.2.3's gradient descent, lr 0.05 doubled at 200, ..., 2600 and
+#: 5000, and lambda 1e-7, instead of the quick Adam setting; the full configuration is the original's (the thesis's).
+_S3 = registry()["edelman-thm7.9-training-S3"]
+register(
+    dataclasses.replace(
+        _S3,
+        id="edelman-thm7.9-training-S3-source-hparams",
+        configs={
+            "quick": GroupTrainingConfig("S3", 30, _thesis_gd(6000).replace(eval_every=250)),
+            "full": _S3.configs["full"],
+        },
+        deviations=None,
+        post_hoc=_POST_HOC["S3"][1:],
+        variant_of=_S3.id,
+        exploratory={
+            "quick": "the original's quick setting replaces App. D.2.3's gradient descent (lr 0.05 doubled to 1638.4, "
+            "lambda 1e-7) by Adam with lambda 3e-5; this variant reports whether the quick verdict depends on that change"
+        },
+        note="Variant of edelman-thm7.9-training-S3 at App. D.2.3's optimizer, schedule and lambda (its quick sizes, "
+        "m = 30, 6000 steps and 8 seeds, kept; the schedule's doubling at step 10000 lies beyond them). The full "
+        "configuration is the original's, already the thesis's.",
+    )
 )

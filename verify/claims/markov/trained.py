@@ -21,7 +21,7 @@ from theory import markov as tm
 from verify.train import markov as vm
 from verify.train.attention import AttentionConfig
 
-from ..base import Claim, Deviation, Observation, PostHoc, Resolution, RunContext, register
+from ..base import Claim, Deviation, Observation, PostHoc, Resolution, RunContext, register, registry
 from ..judges import MC_Z, Check, PerSeed, Population
 from ..training import run_checkpointed
 
@@ -543,6 +543,34 @@ register(
         post_hoc=(POST_HOC_COS,),
     )
 )
+
+
+#: The variants at the source's learning rate (issue 29, item 5; docs/attention.md, "At the source's learning rate"):
+#: the quick minimal-model run (8 seeds, 600 steps, t = 100) with App. E.2's SGD learning rate 2e-3 instead of 2e-2.
+#: Both claims share one run, as the originals do. Reported, not presumed: the question is whether the quick verdicts
+#: depend on the tenfold learning rate.
+MINIMAL_SOURCE_HPARAMS = {
+    "quick": MinimalConvergedConfig(train=replace(MINIMAL_CONVERGED_QUICK, lr=2e-3)),
+    "full": MINIMAL_CONVERGED["full"],
+}
+for _original in ("edelman-ch8-minimal-kl-bigram", "edelman-ch8-minimal-bigram-direction"):
+    _claim = registry()[_original]
+    register(
+        replace(
+            _claim,
+            id=f"{_original}-source-hparams",
+            configs=MINIMAL_SOURCE_HPARAMS,
+            deviations=None,
+            variant_of=_original,
+            exploratory={
+                "quick": "the original's quick setting raises App. E.2's SGD learning rate 2e-3 tenfold so that 600 "
+                "steps reach the plateau; this variant reports whether the quick verdict depends on that change"
+            },
+            note=f"Variant of {_original} at App. E.2's learning rate 2e-3 (the original's quick setting uses 2e-2; "
+            "its 8 seeds, 600 steps, k = 2 and t = 100 are kept). The full configuration is the original's, already "
+            "at the source's learning rate.",
+        )
+    )
 
 
 # --- Fig. 8.1 / Fig. E.3: the three phases of the two-layer transformer

@@ -431,7 +431,7 @@ def _observe_fig44(cfg: Fig44Config, ctx: RunContext) -> Observation:
     )
 
 
-register(
+FIG44_CLAIM = register(
     Claim(
         id="edelman-ch4-fig4.4-parity-transition",
         source=f"{SRC}, Fig. 4.4; {SRC_A3}.2",
@@ -497,6 +497,36 @@ register(
         "judge reads the predicted chance loss per run (median plateau loss within loss_tol = 0.02 of it, 2.9 % of "
         "log 2, so a 1 % error would pass a run: the plateaus drift, one run at 0.680 on seed offset 1000), and "
         "tests/verify/test_sparse_variable_claims.py checks that a chance level off by 0.03 fails every run",
+    )
+)
+
+
+#: The variant at the source's initialisation (issue 29, item 5; docs/sparse_variable.md, "At the source's
+#: initialisation"): the quick runs (T in {8, 10}, 2 seeds, d = 16, batch 256, 900 steps) with App. A.3.1's weight
+#: std 0.02 instead of 0.2. Like the original it has 4 runs and power 0, so its verdict is inconclusive by
+#: construction; what it reports is how many of its runs show the transition, beside the original's.
+register(
+    replace(
+        FIG44_CLAIM,
+        id="edelman-ch4-fig4.4-parity-transition-source-hparams",
+        configs={
+            "quick": Fig44Config(run=replace(PARITY_QUICK, model=replace(PARITY_QUICK.model, init_std=0.02))),
+            "full": FIG44_CLAIM.configs["full"],
+        },
+        deviations={
+            "quick": tuple(d for d in FIG44_CLAIM.deviations["quick"] if d.parameter != "weight initialisation std"),
+            "full": FIG44_CLAIM.deviations["full"],
+        },
+        variant_of=FIG44_CLAIM.id,
+        underpowered={
+            "quick": "4 runs (T in {8, 10} x 2 seeds) can neither pass the rule (4 of 4: lower bound 0.47 < p0 = 0.5) "
+            "nor fail it (0 of 4: upper bound 0.53), power 0 against p_alt = 0.9, as for the original; the full scale "
+            "(20 runs, power 0.99, the same configuration as the original's) decides"
+        },
+        note="Variant of edelman-ch4-fig4.4-parity-transition at App. A.3.1's weight initialisation std 0.02 (the "
+        "original's quick setting uses 0.2; its other quick settings are kept). The full configuration is the "
+        "original's, already at the source's std. The per-run rows (details.per_run) say how many runs leave chance "
+        "and reach 100 %, to set beside the original's.",
     )
 )
 
