@@ -154,10 +154,12 @@ def _grid_estimate(claim: Any, grid: Any, config: Any, speed: Any) -> Estimate:
 
 def _polynomial_task(config: Any) -> tuple[Any, int] | None:
     """The task and activation degree a polynomial-network training claim trains on (what it passes to
-    :func:`verify.claims.training.train_for_claim`): Shi Thm 4.9 / Edelman Thm 7.7 (modular addition, degree k),
+    :func:`verify.claims.training.train_for_claim`): Shi Thm 4.9 / Edelman Thm 7.7 (modular addition, degree k; Shi
+    Figs 4.1/4.2 train on an even split of it, :func:`verify.train.modular_transformer.train_polynomial_split`, counted
+    as the whole task: an upper bound on the data's memory),
     Edelman Thm 7.8 (sparse parity, degree k) and Thm 7.9 (a finite group, degree 2); None for other configs."""
     name = type(config).__name__
-    if name == "ModularTrainingConfig":
+    if name in ("ModularTrainingConfig", "PolySplitConfig"):  # the split trains on a part of the same task
         from numerics.modular import ModularTask
 
         return ModularTask(config.p, config.k), int(config.k)
@@ -219,6 +221,85 @@ def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any, free:
     return Estimate(seconds, int(peak), "trainer cost model" if seconds is not None else "unknown", note)
 
 
+def _trainer_configs(config: Any, depth: int = 2) -> list[Any]:
+    """The trainer configurations inside a claim's configuration (its dataclass fields and their tuples, ``depth``
+    levels down) whose trainer counts its step: the Markov transformer, the modular (sum) transformer, the ReLU
+    modular network; the claim config itself when it is one."""
+    import dataclasses
+
+    from verify.train.markov import TransformerConfig
+    from verify.train.modular_relu import ReluModularConfig
+    from verify.train.modular_transformer import SumTransformerConfig
+
+    if isinstance(config, (TransformerConfig, SumTransformerConfig, ReluModularConfig)):
+        return [config]
+    if depth == 0:
+        return []
+    found: list[Any] = []
+    if dataclasses.is_dataclass(config) and not isinstance(config, type):
+        for f in dataclasses.fields(config):
+            found += _trainer_configs(getattr(config, f.name), depth - 1)
+    elif isinstance(config, tuple):
+        for item in config:
+            found += _trainer_configs(item, depth - 1)
+    return found
+
+
+def _claim_runs(claim: Any, configs: list[Any]) -> list[Any]:
+    """The trainer runs a claim makes of ``configs``: Shi Fig. 4.3's negative control trains with shuffled labels,
+    its ablation trains each LayerNorm/residual variant (:data:`verify.claims.modular_transformer.heads.VARIANTS`);
+    every other claim trains each configuration once."""
+    from verify.claims.modular_transformer import heads
+
+    observe = getattr(claim, "observe", None)
+    if observe is heads.observe_control:
+        return [c.replace(shuffle_labels=True) for c in configs]
+    if observe is heads.observe_ablation:
+        return [c.replace(layer_norm=ln, residual=res) for c in configs for ln, res in heads.VARIANTS]
+    return configs
+
+
+def _run_cost(run: Any) -> tuple[int, float, int, str]:
+    """(steps, multiply-adds per step, peak bytes, words) of one trainer run, from the trainer's own shapes
+    (:func:`verify.train.attention.step_multiply_adds` and ``memory_estimate``,
+    :func:`verify.train.modular_relu.step_multiply_adds` and ``memory_estimate``)."""
+    from verify.train import attention, modular_relu
+    from verify.train.markov import TransformerConfig
+
+    if isinstance(run, modular_relu.ReluModularConfig):
+        what = f"ReLU mod-{run.p} width {run.width}"
+        return run.steps, modular_relu.step_multiply_adds(run), modular_relu.memory_estimate(run, 4), what
+    itemsize = 8 if run.dtype == "float64" else 4
+    if isinstance(run, TransformerConfig):  # next-token training on chains of length t
+        model, batch, length, what = run.model, run.batch, run.t, f"Markov transformer k={run.k} t={run.t}"
+    else:  # SumTransformerConfig: k operands and "=", a batch per seed or the whole training half
+        model, length, what = run.attention_config(), run.k + 1, f"sum transformer p={run.p} k={run.k}"
+        batch = run.batch_size or max(1, int(run.train_fraction * run.p**run.k))
+    seeds = len(run.seeds)
+    madds = attention.step_multiply_adds(model, seeds, batch, length)
+    return run.steps, madds, attention.memory_estimate(model, seeds, batch, length, itemsize), what
+
+
+def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estimate | None:
+    """Training claims whose trainer counts its step (:func:`_trainer_configs`): every run's steps x multiply-adds
+    per step at the calibrated rate, summed over the claim's runs (:func:`_claim_runs`); peak memory is the largest
+    run's trainer estimate (runs are sequential). Evaluations, early stops (``stop_*``: the step budget is an upper
+    bound) and the claim's own Monte-Carlo work are not counted; runs shared with other claims (one run serves
+    several claims in a report) are counted for each claim."""
+    from verify.sweep.cost import CellCost
+
+    runs = _claim_runs(claim, _trainer_configs(config))
+    if not runs:
+        return None
+    costs = [_run_cost(r) for r in runs]
+    seconds = None if speed is None else float(sum(speed.seconds(CellCost(int(n), f)) for n, f, _, _ in costs))
+    memory = max(m for _, _, m, _ in costs)
+    parts = [f"{n} steps x {f / 1e9:.3g} G multiply-adds ({w})" for n, f, _, w in costs]
+    shown = "; ".join(parts[:2]) + (f"; +{len(parts) - 2} more runs" if len(parts) > 2 else "")
+    note = f"{len(runs)} run(s): {shown}; trainer step shapes, evaluations not counted"
+    return Estimate(seconds, int(memory), "trainer cost model" if seconds is not None else "unknown", note)
+
+
 def _device_memory(device: str) -> tuple[int | None, str]:
     """Usable bytes on ``device`` (:data:`MEMORY_SAFETY` of the free memory, as the trainers check it) and words."""
     import torch
@@ -276,12 +357,15 @@ def make_plan(
             "ModularTrainingConfig",
             "ParityTrainingConfig",
             "GroupTrainingConfig",
+            "PolySplitConfig",
         ):
             est = _polynomial_estimate(
                 claim, config, device, speed, None if usable is None else int(usable / MEMORY_SAFETY)
             )
         if est is None and type(config) in ESTIMATORS:
             est = ESTIMATORS[type(config)](claim, config, device, speed)
+        if est is None and claim.kind == "training":
+            est = _shapes_estimate(claim, config, device, speed)
         if est is None:
             why = (
                 "no estimator: its trainer times itself only once it runs"

@@ -56,6 +56,7 @@ __all__ = [
     "memory_estimate",
     "per_seed_cross_entropy",
     "relative_scores",
+    "step_multiply_adds",
 ]
 
 POSITIONS = ("relative", "absolute", "none")
@@ -320,6 +321,23 @@ def memory_estimate(cfg: AttentionConfig, n_seeds: int, batch: int, seq_len: int
     out = cfg.out or cfg.vocab
     per_sequence = (cfg.layers + 1) * per_layer + 4 * T * out + T * d
     return int(params + S * B * per_sequence * itemsize)
+
+
+def step_multiply_adds(cfg: AttentionConfig, n_seeds: int, batch: int, seq_len: int) -> float:
+    """Multiply-adds of one training step of :class:`AttentionEnsemble` on ``(n_seeds, batch, seq_len)`` tokens,
+    counted from the shapes (the plan's trainer cost model, :mod:`verify.report.plan`).
+
+    Per layer and sequence of ``T`` tokens the forward pass takes ``4 T d H d_h`` for the query, key, value and
+    output projections, ``2 H T^2 d_h`` for the scores and the weighted sum of values, ``2 T d mlp`` for the MLP;
+    the readout adds ``T d out``. Backward takes about twice the forward, so a step is three forwards. Embedding
+    gathers, softmax, LayerNorm and the optimiser's entry-wise update are not counted (linear in the sizes, small
+    beside the products at the sizes trained here).
+    """
+    S, B, T = int(n_seeds), int(batch), int(seq_len)
+    H, dh, d = cfg.heads, cfg.head_dim, cfg.d
+    per_layer = 4 * T * d * H * dh + 2 * H * T * T * dh + 2 * T * d * cfg.mlp
+    per_sequence = cfg.layers * per_layer + T * d * (cfg.out or cfg.vocab)
+    return 3.0 * S * B * per_sequence
 
 
 def check_memory(model: torch.nn.Module, inputs: torch.Tensor, ignore: bool) -> int | None:
