@@ -128,6 +128,7 @@ SHAPES = {  # training claims whose trainer counts its step (verify.report.plan.
     "shi-fig4.3-control": 1,  # the label-shuffled network
     "shi-fig4.3-ablation-layernorm-residual": 4,  # one network per LayerNorm/residual variant
     "shi-fig4.4-grokking-delay": 4,
+    "edelman-ch4-fig4.4-parity-transition": 2,  # one run per context length T
 }
 
 

@@ -224,17 +224,21 @@ def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any, free:
 def _trainer_configs(config: Any, depth: int = 2) -> list[Any]:
     """The trainer configurations inside a claim's configuration (its dataclass fields and their tuples, ``depth``
     levels down) whose trainer counts its step: the Markov transformer, the modular (sum) transformer, the ReLU
-    modular network; the claim config itself when it is one."""
+    modular network, Edelman Ch. 4's streaming parity transformer; the claim config itself when it is one. A
+    configuration with a ``runs()`` method (Edelman Fig. 4.4: one run per context length) trains those runs."""
     import dataclasses
 
     from verify.train.markov import TransformerConfig
     from verify.train.modular_relu import ReluModularConfig
     from verify.train.modular_transformer import SumTransformerConfig
+    from verify.train.sparse_variable import ParityRunConfig
 
-    if isinstance(config, (TransformerConfig, SumTransformerConfig, ReluModularConfig)):
+    if isinstance(config, (TransformerConfig, SumTransformerConfig, ReluModularConfig, ParityRunConfig)):
         return [config]
     if depth == 0:
         return []
+    if callable(getattr(config, "runs", None)):
+        return [c for run in config.runs() for c in _trainer_configs(run, 0)]
     found: list[Any] = []
     if dataclasses.is_dataclass(config) and not isinstance(config, type):
         for f in dataclasses.fields(config):
@@ -263,7 +267,7 @@ def _run_cost(run: Any) -> tuple[int, float, int, str]:
     """(steps, multiply-adds per step, peak bytes, words) of one trainer run, from the trainer's own shapes
     (:func:`verify.train.attention.step_multiply_adds` and ``memory_estimate``,
     :func:`verify.train.modular_relu.step_multiply_adds` and ``memory_estimate``)."""
-    from verify.train import attention, modular_relu
+    from verify.train import attention, modular_relu, sparse_variable
     from verify.train.markov import TransformerConfig
 
     if isinstance(run, modular_relu.ReluModularConfig):
@@ -272,8 +276,14 @@ def _run_cost(run: Any) -> tuple[int, float, int, str]:
     itemsize = 8 if run.dtype == "float64" else 4
     if isinstance(run, TransformerConfig):  # next-token training on chains of length t
         model, batch, length, what = run.model, run.batch, run.t, f"Markov transformer k={run.k} t={run.t}"
+    elif isinstance(run, sparse_variable.ParityRunConfig):  # fresh batches of T bits and [CLS]
+        model, batch, length = sparse_variable.attention_config(run.T, run.model), run.batch, run.T + 1
+        what = f"parity transformer T={run.T}"
     else:  # SumTransformerConfig: k operands and "=", a batch per seed or the whole training half
-        model, length, what = run.attention_config(), run.k + 1, f"sum transformer p={run.p} k={run.k}"
+        model, length = run.attention_config(), run.k + 1
+        what = (
+            f"sum transformer p={run.p} k={run.k}, all positions counted: an upper bound, the last layer trains on '='"
+        )
         batch = run.batch_size or max(1, int(run.train_fraction * run.p**run.k))
     seeds = len(run.seeds)
     madds = attention.step_multiply_adds(model, seeds, batch, length)

@@ -30,10 +30,11 @@ run whose first ``PROBE_STEPS`` updates predict more than a minute prints its me
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import torch
@@ -291,8 +292,14 @@ class AttentionEnsemble(torch.nn.Module):
 
 
 def init_params_shapes(cfg: AttentionConfig) -> dict[str, tuple[int, ...]]:
-    """Parameter names and per-seed shapes of :func:`init_params`."""
-    return {n: tuple(t.shape) for n, t in init_params(cfg, 0).items()}
+    """Parameter names and per-seed shapes of :func:`init_params` (drawn once per architecture: the plan asks for
+    the memory of many runs of a few architectures, :mod:`verify.report.plan`)."""
+    return dict(_init_params_shapes(replace(cfg, init_std=1.0, dropout=0.0, layer_norm=False)))
+
+
+@functools.lru_cache(maxsize=32)
+def _init_params_shapes(cfg: AttentionConfig) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    return tuple((n, tuple(t.shape)) for n, t in init_params(cfg, 0).items())
 
 
 def per_seed_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
