@@ -129,6 +129,7 @@ SHAPES = {  # training claims whose trainer counts its step (verify.report.plan.
     "shi-fig4.3-ablation-layernorm-residual": 4,  # one network per LayerNorm/residual variant
     "shi-fig4.4-grokking-delay": 4,
     "edelman-ch4-fig4.4-parity-transition": 2,  # one run per context length T
+    "edelman-ch4-fig4.3-sparse-attention": 1,  # evaluations counted: a forward pass on n_val + m points
 }
 
 
@@ -153,6 +154,21 @@ def test_trainer_cost_models_follow_the_trainers_shapes(nothing_runs):
     fourier = rows["shi-fig4.3-wkq-fourier"].seconds
     assert rows["shi-fig4.3-ablation-layernorm-residual"].seconds == pytest.approx(4 * fourier)
     assert rows["shi-fig4.3-control"].seconds == pytest.approx(fourier / 5, rel=1e-3)
+    # Fig. 4.3 (AND): every eval_every steps a forward pass (a third of a step) on the n_val + m points
+    from verify.train import sparse_variable
+
+    run = registry()["edelman-ch4-fig4.3-sparse-attention"].configs["full"].run
+    model, S = sparse_variable.attention_config(run.T, run.model), len(run.seeds)
+    train = CellCost(run.steps, attention.step_multiply_adds(model, S, run.m, run.T + 1))
+    evals = CellCost(
+        0,
+        0.0,
+        run.steps // run.eval_every + 1,
+        attention.step_multiply_adds(model, S, run.n_val + run.m, run.T + 1) / 3,
+    )
+    assert rows["edelman-ch4-fig4.3-sparse-attention"].seconds == pytest.approx(
+        SPEED.seconds(train) + SPEED.seconds(evals)
+    )
 
 
 def test_polynomial_split_claims_use_the_polynomial_step_shapes(nothing_runs):

@@ -224,16 +224,17 @@ def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any, free:
 def _trainer_configs(config: Any, depth: int = 2) -> list[Any]:
     """The trainer configurations inside a claim's configuration (its dataclass fields and their tuples, ``depth``
     levels down) whose trainer counts its step: the Markov transformer, the modular (sum) transformer, the ReLU
-    modular network, Edelman Ch. 4's streaming parity transformer; the claim config itself when it is one. A
+    modular network, Edelman Ch. 4's streaming parity and full-batch AND transformers; the claim config itself when
+    it is one. A
     configuration with a ``runs()`` method (Edelman Fig. 4.4: one run per context length) trains those runs."""
     import dataclasses
 
     from verify.train.markov import TransformerConfig
     from verify.train.modular_relu import ReluModularConfig
     from verify.train.modular_transformer import SumTransformerConfig
-    from verify.train.sparse_variable import ParityRunConfig
+    from verify.train.sparse_variable import AndRunConfig, ParityRunConfig
 
-    if isinstance(config, (TransformerConfig, SumTransformerConfig, ReluModularConfig, ParityRunConfig)):
+    if isinstance(config, (TransformerConfig, SumTransformerConfig, ReluModularConfig, ParityRunConfig, AndRunConfig)):
         return [config]
     if depth == 0:
         return []
@@ -263,22 +264,28 @@ def _claim_runs(claim: Any, configs: list[Any]) -> list[Any]:
     return configs
 
 
-def _run_cost(run: Any) -> tuple[int, float, int, str]:
-    """(steps, multiply-adds per step, peak bytes, words) of one trainer run, from the trainer's own shapes
+def _run_cost(run: Any) -> tuple[Any, int, str]:
+    """(:class:`verify.sweep.cost.CellCost`, peak bytes, words) of one trainer run, from the trainer's own shapes
     (:func:`verify.train.attention.step_multiply_adds` and ``memory_estimate``,
-    :func:`verify.train.modular_relu.step_multiply_adds` and ``memory_estimate``)."""
+    :func:`verify.train.modular_relu.step_multiply_adds` and ``memory_estimate``). Evaluations are counted for the
+    AND transformer only (Edelman Fig. 4.3: a forward pass on ``n_val`` validation and ``m`` training points every
+    ``eval_every`` steps, more work than its training); the others evaluate rarely."""
+    from verify.sweep.cost import CellCost
     from verify.train import attention, modular_relu, sparse_variable
     from verify.train.markov import TransformerConfig
 
     if isinstance(run, modular_relu.ReluModularConfig):
         what = f"ReLU mod-{run.p} width {run.width}"
-        return run.steps, modular_relu.step_multiply_adds(run), modular_relu.memory_estimate(run, 4), what
+        return CellCost(run.steps, modular_relu.step_multiply_adds(run)), modular_relu.memory_estimate(run, 4), what
     itemsize = 8 if run.dtype == "float64" else 4
     if isinstance(run, TransformerConfig):  # next-token training on chains of length t
         model, batch, length, what = run.model, run.batch, run.t, f"Markov transformer k={run.k} t={run.t}"
     elif isinstance(run, sparse_variable.ParityRunConfig):  # fresh batches of T bits and [CLS]
         model, batch, length = sparse_variable.attention_config(run.T, run.model), run.batch, run.T + 1
         what = f"parity transformer T={run.T}"
+    elif isinstance(run, sparse_variable.AndRunConfig):  # full batch of m points; evaluations counted below
+        model, batch, length = sparse_variable.attention_config(run.T, run.model), run.m, run.T + 1
+        what = f"AND transformer T={run.T} m={run.m}, {run.steps // run.eval_every + 1} evaluations"
     else:  # SumTransformerConfig: k operands and "=", a batch per seed or the whole training half
         model, length = run.attention_config(), run.k + 1
         what = (
@@ -287,26 +294,30 @@ def _run_cost(run: Any) -> tuple[int, float, int, str]:
         batch = run.batch_size or max(1, int(run.train_fraction * run.p**run.k))
     seeds = len(run.seeds)
     madds = attention.step_multiply_adds(model, seeds, batch, length)
-    return run.steps, madds, attention.memory_estimate(model, seeds, batch, length, itemsize), what
+    work = CellCost(run.steps, madds)
+    if isinstance(run, sparse_variable.AndRunConfig):  # a forward pass (a third of a step) on n_val + m points
+        evals = run.steps // run.eval_every + 1
+        work = CellCost(
+            run.steps, madds, evals, attention.step_multiply_adds(model, seeds, run.n_val + run.m, length) / 3
+        )
+    return work, attention.memory_estimate(model, seeds, batch, length, itemsize), what
 
 
 def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estimate | None:
     """Training claims whose trainer counts its step (:func:`_trainer_configs`): every run's steps x multiply-adds
     per step at the calibrated rate, summed over the claim's runs (:func:`_claim_runs`); peak memory is the largest
-    run's trainer estimate (runs are sequential). Evaluations, early stops (``stop_*``: the step budget is an upper
+    run's trainer estimate (runs are sequential). Evaluations (but Edelman Fig. 4.3's, :func:`_run_cost`), early stops (``stop_*``: the step budget is an upper
     bound) and the claim's own Monte-Carlo work are not counted; runs shared with other claims (one run serves
     several claims in a report) are counted for each claim."""
-    from verify.sweep.cost import CellCost
-
     runs = _claim_runs(claim, _trainer_configs(config))
     if not runs:
         return None
     costs = [_run_cost(r) for r in runs]
-    seconds = None if speed is None else float(sum(speed.seconds(CellCost(int(n), f)) for n, f, _, _ in costs))
-    memory = max(m for _, _, m, _ in costs)
-    parts = [f"{n} steps x {f / 1e9:.3g} G multiply-adds ({w})" for n, f, _, w in costs]
+    seconds = None if speed is None else float(sum(speed.seconds(c) for c, _, _ in costs))
+    memory = max(m for _, m, _ in costs)
+    parts = [f"{c.steps} steps x {c.step_flops / 1e9:.3g} G multiply-adds ({w})" for c, _, w in costs]
     shown = "; ".join(parts[:2]) + (f"; +{len(parts) - 2} more runs" if len(parts) > 2 else "")
-    note = f"{len(runs)} run(s): {shown}; trainer step shapes, evaluations not counted"
+    note = f"{len(runs)} run(s): {shown}; trainer step shapes, evaluations not counted unless stated"
     return Estimate(seconds, int(memory), "trainer cost model" if seconds is not None else "unknown", note)
 
 
