@@ -227,3 +227,28 @@ def test_trainer_cost_model_is_within_5x_of_a_short_run(trainer):
     predicted = speed.seconds(CellCost(1, madds))
     assert math.isfinite(predicted) and predicted > 0
     assert measured / 5 <= predicted <= 5 * measured, (predicted, measured)
+
+
+def test_minimal_model_claims_are_probed_once_per_shape(nothing_runs):
+    ids = ("edelman-ch8-minimal-sgd-structure", "edelman-ch8-minimal-kl-bigram")
+    claims = [registry()[c] for c in ids]
+    rows = {r.id: r for r in plan.make_plan(claims, "full", "cpu")[0]}
+    for row in rows.values():
+        assert row.basis == "probe" and math.isfinite(row.seconds) and row.seconds > 0 and row.memory_bytes is None
+    steps = [c.configs["full"].train.steps for c in claims]  # the same shapes: one probe, time in proportion to steps
+    assert rows[ids[1]].seconds / rows[ids[0]].seconds == pytest.approx(steps[1] / steps[0])
+    rows, _ = plan.make_plan(claims[:1], "full", "cuda", calibrate=False)  # no device: nothing probed
+    assert rows[0].seconds is None and rows[0].basis == "unknown"
+
+
+def test_minimal_probe_is_within_5x_of_a_short_run():
+    from verify.runtime.options import RunOptions
+    from verify.train import markov
+
+    def make(steps):
+        return markov.MinimalModelConfig(t=50, steps=steps, batch=32, seeds=(0, 1), eval_every=10**6, eval_n=8)
+
+    measured = _per_step(lambda c: markov.train_minimal(c, RunOptions(device="cpu")), make, 4)
+    probed = markov.probe_minimal_step(make(1), "cpu", 3)
+    assert math.isfinite(probed) and probed > 0
+    assert measured / 5 <= probed <= 5 * measured, (probed, measured)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -229,12 +229,20 @@ def _trainer_configs(config: Any, depth: int = 2) -> list[Any]:
     configuration with a ``runs()`` method (Edelman Fig. 4.4: one run per context length) trains those runs."""
     import dataclasses
 
-    from verify.train.markov import TransformerConfig
+    from verify.train.markov import MinimalModelConfig, TransformerConfig
     from verify.train.modular_relu import ReluModularConfig
     from verify.train.modular_transformer import SumTransformerConfig
     from verify.train.sparse_variable import AndRunConfig, ParityRunConfig
 
-    if isinstance(config, (TransformerConfig, SumTransformerConfig, ReluModularConfig, ParityRunConfig, AndRunConfig)):
+    kinds = (
+        TransformerConfig,
+        SumTransformerConfig,
+        ReluModularConfig,
+        ParityRunConfig,
+        AndRunConfig,
+        MinimalModelConfig,
+    )
+    if isinstance(config, kinds):
         return [config]
     if depth == 0:
         return []
@@ -309,9 +317,21 @@ def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estima
     run's trainer estimate (runs are sequential). Evaluations (but Edelman Fig. 4.3's, :func:`_run_cost`), early stops (``stop_*``: the step budget is an upper
     bound) and the claim's own Monte-Carlo work are not counted; runs shared with other claims (one run serves
     several claims in a report) are counted for each claim."""
+    from verify.train.markov import MinimalModelConfig
+
     runs = _claim_runs(claim, _trainer_configs(config))
     if not runs:
         return None
+    probed = [r for r in runs if isinstance(r, MinimalModelConfig)]
+    if probed:  # the minimal model's step is not its multiply-adds: timed, at the full shapes
+        if speed is None or len(probed) != len(runs):
+            return None
+        each = [_probe_minimal(r, device) for r in probed]
+        seconds = float(sum(r.steps * s for r, s in zip(probed, each)))
+        parts = [f"{r.steps} steps x {s * 1e3:.3g} ms (minimal model k={r.k} t={r.t})" for r, s in zip(probed, each)]
+        note = f"{len(runs)} run(s): {'; '.join(parts)}; timed over {PROBE_STEPS} updates after a warm-up, now, under "
+        note += "this machine's current load; evaluations not counted"
+        return Estimate(seconds, None, "probe", note)
     costs = [_run_cost(r) for r in runs]
     seconds = None if speed is None else float(sum(speed.seconds(c) for c, _, _ in costs))
     memory = max(m for _, m, _ in costs)
@@ -319,6 +339,22 @@ def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estima
     shown = "; ".join(parts[:2]) + (f"; +{len(parts) - 2} more runs" if len(parts) > 2 else "")
     note = f"{len(runs)} run(s): {shown}; trainer step shapes, evaluations not counted unless stated"
     return Estimate(seconds, int(memory), "trainer cost model" if seconds is not None else "unknown", note)
+
+
+#: Updates a probe times (after one warm-up update): :func:`verify.train.markov.probe_minimal_step`.
+PROBE_STEPS = 2
+_PROBED: dict[tuple[Any, str], float] = {}
+
+
+def _probe_minimal(cfg: Any, device: str) -> float:
+    """Seconds per update of the minimal model at ``cfg``'s shapes, probed once per shape and device in a process
+    (the three minimal-model claims share theirs; the step budget and evaluations do not change the step)."""
+    from verify.train.markov import probe_minimal_step
+
+    key = (replace(cfg, steps=0, eval_every=1, eval_n=1), device)
+    if key not in _PROBED:
+        _PROBED[key] = probe_minimal_step(cfg, device, PROBE_STEPS)
+    return _PROBED[key]
 
 
 def _device_memory(device: str) -> tuple[int | None, str]:
