@@ -11,9 +11,14 @@ device, and how the numbers were obtained (``basis``); nothing is trained and no
    calibration of the device (:func:`verify.sweep.cost.calibrate`), an upper bound since runs stop once every seed
    converged; peak memory is the largest cell's trainer estimate where the trainer has one
    (:func:`verify.train.sparse_parity.memory_estimate`).
-3. ``trainer cost model``: the polynomial-network training claims (Shi Thm 4.9, Edelman Thm 7.7-7.9): the trainer's
-   step shapes (multiply-adds per update, peak memory; :mod:`verify.train.polynomial_step`) at the calibrated rate;
-   and claims registered in :data:`ESTIMATORS` by configuration type.
+3. ``trainer cost model``: the polynomial-network training claims (Shi Thm 4.9, Figs 4.1/4.2, Edelman Thm 7.7-7.9):
+   the trainer's step shapes (multiply-adds per update, peak memory; :mod:`verify.train.polynomial_step`) at the
+   calibrated rate; claims registered in :data:`ESTIMATORS` by configuration type; and training claims whose
+   trainer counts its step (:func:`_shapes_estimate`: the attention trainers by
+   :func:`verify.train.attention.step_multiply_adds`, the ReLU modular network by
+   :func:`verify.train.modular_relu.step_multiply_adds`, with the trainers' memory estimates).
+   ``probe``: the Ch. 8 minimal model, whose step is timed at its full shapes
+   (:func:`verify.train.markov.probe_minimal_step`, once per shape).
 4. otherwise ``unknown``: the time or memory is reported as unknown (null in JSON), never guessed. A training
    claim's trainer measures its time per step only once it runs (:class:`verify.runtime.memory.RunEstimate`).
 
