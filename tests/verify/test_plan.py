@@ -252,3 +252,18 @@ def test_minimal_probe_is_within_5x_of_a_short_run():
     probed = markov.probe_minimal_step(make(1), "cpu", 3)
     assert math.isfinite(probed) and probed > 0
     assert measured / 5 <= probed <= 5 * measured, (probed, measured)
+
+
+def test_lsa_claims_are_probed_with_the_real_trainer(nothing_runs, monkeypatch):
+    """The probe times the real trainer (a and 3a updates); the claim's time is that per-update time x steps x ranks."""
+    monkeypatch.setattr(plan, "_PROBED", {})
+    claims = [registry()[c] for c in ("shi-thm5.4.1-training-population", "shi-thm5.4.1-training-sgd")]
+    for row, claim in zip(plan.make_plan(claims, "full", "cpu")[0], claims):
+        cfg = claim.configs["full"]
+        assert row.basis == "probe" and math.isfinite(row.seconds) and row.seconds > 0, row
+        (per_step,) = [
+            v
+            for k, v in plan._PROBED.items()
+            if type(k[0]).__name__ == ("PopulationConfig" if cfg.model == "population" else "SGDConfig")
+        ]
+        assert row.seconds == pytest.approx(per_step * cfg.steps * len(cfg.ranks))

@@ -346,9 +346,56 @@ def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estima
     return Estimate(seconds, int(memory), "trainer cost model" if seconds is not None else "unknown", note)
 
 
+def _lsa_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estimate | None:
+    """Shi Thm 5.4.1's training claims (``LSATrainingConfig``): a probe of the real trainer
+    (:func:`verify.train.lsa.train_population` or :func:`verify.train.lsa.train_sgd`, as the claim builds them) at
+    the largest rank, its full seeds and batch: after a one-update warm-up run, ``a`` and ``3 a`` updates timed, their difference over ``2 a`` the
+    seconds per update, times the steps of every rank (the rank only sizes the ``(d+1) x r`` factors, so the largest
+    is an upper bound for the others). The covariance is Lambda as given (rotation and ``train_Lam`` change no
+    shape); the population run's L-BFGS polish is not counted."""
+    import time
+
+    import numpy as np
+
+    from verify.runtime.options import RunOptions
+    from verify.train import lsa
+
+    if type(config).__name__ != "LSATrainingConfig" or speed is None:
+        return None
+    r, L = max(config.ranks), np.array(config.Lam, dtype=np.float64)
+    opts = RunOptions(device="cpu" if config.model == "population" else device)  # the claim trains it on the CPU
+    if config.model == "population":
+        run = lsa.PopulationConfig(L, config.N, r, config.seeds, polish_steps=0)
+        train: Callable[[int], Any] = lambda n: lsa.train_population(replace(run, steps=n), opts)  # noqa: E731
+        a = 50  # a step is about a millisecond: enough updates for the difference to stand above the noise
+    else:
+        sgd = lsa.SGDConfig(L, config.N, r, config.seeds, model=config.model, batch=config.batch, dtype=None)
+        train = lambda n: lsa.train_sgd(replace(sgd, steps=n), opts)  # noqa: E731
+        a = PROBE_STEPS
+    key = (replace(run if config.model == "population" else sgd, steps=0), device)
+    if key not in _PROBED:
+        train(1)  # a warm-up: the first run pays one-time set-up costs
+        times = []
+        for n in (a, 3 * a):
+            t0 = time.perf_counter()
+            train(n)
+            times.append(time.perf_counter() - t0)
+        _PROBED[key] = (times[1] - times[0]) / (2 * a)
+    per_step = _PROBED[key]
+    if not per_step > 0:
+        return None  # the machine's noise exceeded the probe's difference: no honest number
+    seconds = per_step * config.steps * len(config.ranks)
+    note = (
+        f"{len(config.ranks)} rank(s) x {config.steps} steps x {per_step * 1e3:.3g} ms (LSA {config.model}, rank {r} "
+        f"probed: {a} and {3 * a} updates timed, now, under this machine's current load"
+        + ("; L-BFGS polish not counted)" if config.model == "population" and config.polish_steps else ")")
+    )
+    return Estimate(seconds, None, "probe", note)
+
+
 #: Updates a probe times (after one warm-up update): :func:`verify.train.markov.probe_minimal_step`.
 PROBE_STEPS = 2
-_PROBED: dict[tuple[Any, str], float] = {}
+_PROBED: dict[tuple[Any, str], float] = {}  # seconds per update by (shape, device), once per process
 
 
 def _probe_minimal(cfg: Any, device: str) -> float:
@@ -428,6 +475,8 @@ def make_plan(
             est = ESTIMATORS[type(config)](claim, config, device, speed)
         if est is None and claim.kind == "training":
             est = _shapes_estimate(claim, config, device, speed)
+        if est is None and claim.kind == "training":
+            est = _lsa_estimate(claim, config, device, speed)
         if est is None:
             why = (
                 "no estimator: its trainer times itself only once it runs"
