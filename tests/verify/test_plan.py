@@ -1,6 +1,7 @@
 """``tvk report --plan`` (verify/report/plan.py): estimates before anything runs, unknowns marked, nothing trained."""
 
 import json
+import math
 
 import pytest
 
@@ -12,7 +13,7 @@ from verify.sweep import cost
 
 GRID = "edelman-ch5-fig5.3-hidden-progress"  # a grid claim: the cost model and the parity trainer's memory estimate
 SYMBOLIC = "edelman-ch5-lemB.2-exact-gap"
-TRAINING = "edelman-ch8-priors-speed"  # a training claim without an estimator
+TRAINING = "edelman-ch5-thm5.5-mlp-algorithm"  # a training claim without an estimator
 SPEED = cost.DeviceSpeed("cpu", 1e-4, 1e9)
 
 
@@ -117,3 +118,152 @@ def test_polynomial_training_claims_get_the_trainers_step_shapes(nothing_runs):
     # uncalibrated (as on CUDA without a GPU): the memory, the time unknown
     rows, facts = plan.make_plan(claims[1:], "full", "cuda", calibrate=False)
     assert facts["calibration"] is None and rows[0].seconds is None and rows[0].memory_bytes > 2**20
+
+
+SHAPES = {  # training claims whose trainer counts its step (verify.report.plan._shapes_estimate)
+    "edelman-ch8-transformer-phases": 1,
+    "edelman-ch8-priors-speed": 2,  # the doubly stochastic and the mixture transformers
+    "edelman-fig7.1a-relu-not-single-frequency": 1,
+    "shi-fig4.3-wkq-fourier": 1,
+    "shi-fig4.3-control": 1,  # the label-shuffled network
+    "shi-fig4.3-ablation-layernorm-residual": 4,  # one network per LayerNorm/residual variant
+    "shi-fig4.4-grokking-delay": 4,
+    "edelman-ch4-fig4.4-parity-transition": 2,  # one run per context length T
+    "edelman-ch4-fig4.3-sparse-attention": 1,  # evaluations counted: a forward pass on n_val + m points
+}
+
+
+def test_trainer_cost_models_follow_the_trainers_shapes(nothing_runs):
+    from verify.sweep.cost import CellCost
+    from verify.train import attention
+
+    claims = [registry()[c] for c in SHAPES]
+    rows = {r.id: r for r in plan.make_plan(claims, "full", "cpu")[0]}
+    for cid, runs in SHAPES.items():
+        row = rows[cid]
+        assert row.basis == "trainer cost model" and math.isfinite(row.seconds) and row.seconds > 0, row
+        assert row.memory_bytes > 2**20 and f"{runs} run(s)" in row.note
+    # the Markov transformer: steps x (launch + 3 forwards' multiply-adds / rate), as the shapes say
+    tf = registry()["edelman-ch8-transformer-phases"].configs["full"].train
+    madds = attention.step_multiply_adds(tf.model, len(tf.seeds), tf.batch, tf.t)
+    assert rows["edelman-ch8-transformer-phases"].seconds == pytest.approx(SPEED.seconds(CellCost(tf.steps, madds)))
+    # doubling the seeds, the batch or (here, where the T^2 scores dominate) nearly the length doubles the work
+    assert attention.step_multiply_adds(tf.model, 2 * len(tf.seeds), tf.batch, tf.t) == pytest.approx(2 * madds)
+    assert attention.step_multiply_adds(tf.model, len(tf.seeds), 2 * tf.batch, tf.t) == pytest.approx(2 * madds)
+    # the ablation trains four networks of the same step cost and steps as Fig. 4.3's; the control 20k of 100k steps
+    fourier = rows["shi-fig4.3-wkq-fourier"].seconds
+    assert rows["shi-fig4.3-ablation-layernorm-residual"].seconds == pytest.approx(4 * fourier)
+    assert rows["shi-fig4.3-control"].seconds == pytest.approx(fourier / 5, rel=1e-3)
+    # Fig. 4.3 (AND): every eval_every steps a forward pass (a third of a step) on the n_val + m points
+    from verify.train import sparse_variable
+
+    run = registry()["edelman-ch4-fig4.3-sparse-attention"].configs["full"].run
+    model, S = sparse_variable.attention_config(run.T, run.model), len(run.seeds)
+    train = CellCost(run.steps, attention.step_multiply_adds(model, S, run.m, run.T + 1))
+    evals = CellCost(
+        0,
+        0.0,
+        run.steps // run.eval_every + 1,
+        attention.step_multiply_adds(model, S, run.n_val + run.m, run.T + 1) / 3,
+    )
+    assert rows["edelman-ch4-fig4.3-sparse-attention"].seconds == pytest.approx(
+        SPEED.seconds(train) + SPEED.seconds(evals)
+    )
+
+
+def test_polynomial_split_claims_use_the_polynomial_step_shapes(nothing_runs):
+    claims = [registry()[c] for c in ("shi-fig4.1-split-single-frequency", "shi-fig4.2-split-coverage-k3")]
+    for row in plan.make_plan(claims, "full", "cpu")[0]:
+        assert row.basis == "trainer cost model" and row.seconds > 0 and row.memory_bytes > 2**20
+
+
+def _per_step(run, make, a: int) -> float:
+    """Seconds per update of a real run: (time of 3a steps - time of a steps) / 2a, after a warm-up run."""
+    import time
+
+    run(make(1))
+    times = []
+    for steps in (a, 3 * a):
+        t0 = time.perf_counter()
+        run(make(steps))
+        times.append(time.perf_counter() - t0)
+    return max(times[1] - times[0], 1e-9) / (2 * a)
+
+
+@pytest.mark.parametrize("trainer", ["markov-transformer", "relu-modular"])
+def test_trainer_cost_model_is_within_5x_of_a_short_run(trainer):
+    """The cost model's seconds per step, at the device's calibration, within a factor 5 of a measured short run of
+    the same trainer at a small size where the products dominate (both on one CPU thread)."""
+    import torch
+
+    from verify.runtime.options import RunOptions
+    from verify.sweep.cost import CellCost
+    from verify.train import attention, markov, modular_relu
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        speed = cost.calibrate("cpu")
+        opts = RunOptions(device="cpu")
+        if trainer == "markov-transformer":
+            model = attention.AttentionConfig(vocab=2, max_len=64, d=32, layers=2, heads=1, positions="relative")
+
+            def make(steps):
+                return markov.TransformerConfig(
+                    k=2, t=64, model=model, steps=steps, batch=32, seeds=(0, 1), eval_every=10**6, eval_n=8
+                )
+
+            measured = _per_step(lambda c: markov.train_transformer(c, opts), make, 6)
+            madds = attention.step_multiply_adds(model, 2, 32, 64)
+        else:
+
+            def make(steps):
+                return modular_relu.ReluModularConfig(p=41, width=128, seeds=(0, 1), steps=steps, eval_every=10**6)
+
+            measured = _per_step(lambda c: modular_relu.train_relu_modular(c, opts), make, 10)
+            madds = modular_relu.step_multiply_adds(make(1))
+    finally:
+        torch.set_num_threads(threads)
+    predicted = speed.seconds(CellCost(1, madds))
+    assert math.isfinite(predicted) and predicted > 0
+    assert measured / 5 <= predicted <= 5 * measured, (predicted, measured)
+
+
+def test_minimal_model_claims_are_probed_once_per_shape(nothing_runs):
+    ids = ("edelman-ch8-minimal-sgd-structure", "edelman-ch8-minimal-kl-bigram")
+    claims = [registry()[c] for c in ids]
+    rows = {r.id: r for r in plan.make_plan(claims, "full", "cpu")[0]}
+    for row in rows.values():
+        assert row.basis == "probe" and math.isfinite(row.seconds) and row.seconds > 0 and row.memory_bytes is None
+    steps = [c.configs["full"].train.steps for c in claims]  # the same shapes: one probe, time in proportion to steps
+    assert rows[ids[1]].seconds / rows[ids[0]].seconds == pytest.approx(steps[1] / steps[0])
+    rows, _ = plan.make_plan(claims[:1], "full", "cuda", calibrate=False)  # no device: nothing probed
+    assert rows[0].seconds is None and rows[0].basis == "unknown"
+
+
+def test_minimal_probe_is_within_5x_of_a_short_run():
+    from verify.runtime.options import RunOptions
+    from verify.train import markov
+
+    def make(steps):
+        return markov.MinimalModelConfig(t=50, steps=steps, batch=32, seeds=(0, 1), eval_every=10**6, eval_n=8)
+
+    measured = _per_step(lambda c: markov.train_minimal(c, RunOptions(device="cpu")), make, 4)
+    probed = markov.probe_minimal_step(make(1), "cpu", 3)
+    assert math.isfinite(probed) and probed > 0
+    assert measured / 5 <= probed <= 5 * measured, (probed, measured)
+
+
+def test_lsa_claims_are_probed_with_the_real_trainer(nothing_runs, monkeypatch):
+    """The probe times the real trainer (a and 3a updates); the claim's time is that per-update time x steps x ranks."""
+    monkeypatch.setattr(plan, "_PROBED", {})
+    claims = [registry()[c] for c in ("shi-thm5.4.1-training-population", "shi-thm5.4.1-training-sgd")]
+    for row, claim in zip(plan.make_plan(claims, "full", "cpu")[0], claims):
+        cfg = claim.configs["full"]
+        assert row.basis == "probe" and math.isfinite(row.seconds) and row.seconds > 0, row
+        (per_step,) = [
+            v
+            for k, v in plan._PROBED.items()
+            if type(k[0]).__name__ == ("PopulationConfig" if cfg.model == "population" else "SGDConfig")
+        ]
+        assert row.seconds == pytest.approx(per_step * cfg.steps * len(cfg.ranks))

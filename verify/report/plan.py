@@ -11,9 +11,14 @@ device, and how the numbers were obtained (``basis``); nothing is trained and no
    calibration of the device (:func:`verify.sweep.cost.calibrate`), an upper bound since runs stop once every seed
    converged; peak memory is the largest cell's trainer estimate where the trainer has one
    (:func:`verify.train.sparse_parity.memory_estimate`).
-3. ``trainer cost model``: the polynomial-network training claims (Shi Thm 4.9, Edelman Thm 7.7-7.9): the trainer's
-   step shapes (multiply-adds per update, peak memory; :mod:`verify.train.polynomial_step`) at the calibrated rate;
-   and claims registered in :data:`ESTIMATORS` by configuration type.
+3. ``trainer cost model``: the polynomial-network training claims (Shi Thm 4.9, Figs 4.1/4.2, Edelman Thm 7.7-7.9):
+   the trainer's step shapes (multiply-adds per update, peak memory; :mod:`verify.train.polynomial_step`) at the
+   calibrated rate; claims registered in :data:`ESTIMATORS` by configuration type; and training claims whose
+   trainer counts its step (:func:`_shapes_estimate`: the attention trainers by
+   :func:`verify.train.attention.step_multiply_adds`, the ReLU modular network by
+   :func:`verify.train.modular_relu.step_multiply_adds`, with the trainers' memory estimates).
+   ``probe``: the Ch. 8 minimal model, whose step is timed at its full shapes
+   (:func:`verify.train.markov.probe_minimal_step`, once per shape).
 4. otherwise ``unknown``: the time or memory is reported as unknown (null in JSON), never guessed. A training
    claim's trainer measures its time per step only once it runs (:class:`verify.runtime.memory.RunEstimate`).
 
@@ -26,7 +31,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -154,10 +159,12 @@ def _grid_estimate(claim: Any, grid: Any, config: Any, speed: Any) -> Estimate:
 
 def _polynomial_task(config: Any) -> tuple[Any, int] | None:
     """The task and activation degree a polynomial-network training claim trains on (what it passes to
-    :func:`verify.claims.training.train_for_claim`): Shi Thm 4.9 / Edelman Thm 7.7 (modular addition, degree k),
+    :func:`verify.claims.training.train_for_claim`): Shi Thm 4.9 / Edelman Thm 7.7 (modular addition, degree k; Shi
+    Figs 4.1/4.2 train on an even split of it, :func:`verify.train.modular_transformer.train_polynomial_split`, counted
+    as the whole task: an upper bound on the data's memory),
     Edelman Thm 7.8 (sparse parity, degree k) and Thm 7.9 (a finite group, degree 2); None for other configs."""
     name = type(config).__name__
-    if name == "ModularTrainingConfig":
+    if name in ("ModularTrainingConfig", "PolySplitConfig"):  # the split trains on a part of the same task
         from numerics.modular import ModularTask
 
         return ModularTask(config.p, config.k), int(config.k)
@@ -219,6 +226,189 @@ def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any, free:
     return Estimate(seconds, int(peak), "trainer cost model" if seconds is not None else "unknown", note)
 
 
+def _trainer_configs(config: Any, depth: int = 2) -> list[Any]:
+    """The trainer configurations inside a claim's configuration (its dataclass fields and their tuples, ``depth``
+    levels down) whose trainer counts its step: the Markov transformer, the modular (sum) transformer, the ReLU
+    modular network, Edelman Ch. 4's streaming parity and full-batch AND transformers; the claim config itself when
+    it is one. A
+    configuration with a ``runs()`` method (Edelman Fig. 4.4: one run per context length) trains those runs."""
+    import dataclasses
+
+    from verify.train.markov import MinimalModelConfig, TransformerConfig
+    from verify.train.modular_relu import ReluModularConfig
+    from verify.train.modular_transformer import SumTransformerConfig
+    from verify.train.sparse_variable import AndRunConfig, ParityRunConfig
+
+    kinds = (
+        TransformerConfig,
+        SumTransformerConfig,
+        ReluModularConfig,
+        ParityRunConfig,
+        AndRunConfig,
+        MinimalModelConfig,
+    )
+    if isinstance(config, kinds):
+        return [config]
+    if depth == 0:
+        return []
+    if callable(getattr(config, "runs", None)):
+        return [c for run in config.runs() for c in _trainer_configs(run, 0)]
+    found: list[Any] = []
+    if dataclasses.is_dataclass(config) and not isinstance(config, type):
+        for f in dataclasses.fields(config):
+            found += _trainer_configs(getattr(config, f.name), depth - 1)
+    elif isinstance(config, tuple):
+        for item in config:
+            found += _trainer_configs(item, depth - 1)
+    return found
+
+
+def _claim_runs(claim: Any, configs: list[Any]) -> list[Any]:
+    """The trainer runs a claim makes of ``configs``: Shi Fig. 4.3's negative control trains with shuffled labels,
+    its ablation trains each LayerNorm/residual variant (:data:`verify.claims.modular_transformer.heads.VARIANTS`);
+    every other claim trains each configuration once."""
+    from verify.claims.modular_transformer import heads
+
+    observe = getattr(claim, "observe", None)
+    if observe is heads.observe_control:
+        return [c.replace(shuffle_labels=True) for c in configs]
+    if observe is heads.observe_ablation:
+        return [c.replace(layer_norm=ln, residual=res) for c in configs for ln, res in heads.VARIANTS]
+    return configs
+
+
+def _run_cost(run: Any) -> tuple[Any, int, str]:
+    """(:class:`verify.sweep.cost.CellCost`, peak bytes, words) of one trainer run, from the trainer's own shapes
+    (:func:`verify.train.attention.step_multiply_adds` and ``memory_estimate``,
+    :func:`verify.train.modular_relu.step_multiply_adds` and ``memory_estimate``). Evaluations are counted for the
+    AND transformer only (Edelman Fig. 4.3: a forward pass on ``n_val`` validation and ``m`` training points every
+    ``eval_every`` steps, more work than its training); the others evaluate rarely."""
+    from verify.sweep.cost import CellCost
+    from verify.train import attention, modular_relu, sparse_variable
+    from verify.train.markov import TransformerConfig
+
+    if isinstance(run, modular_relu.ReluModularConfig):
+        what = f"ReLU mod-{run.p} width {run.width}"
+        return CellCost(run.steps, modular_relu.step_multiply_adds(run)), modular_relu.memory_estimate(run, 4), what
+    itemsize = 8 if run.dtype == "float64" else 4
+    if isinstance(run, TransformerConfig):  # next-token training on chains of length t
+        model, batch, length, what = run.model, run.batch, run.t, f"Markov transformer k={run.k} t={run.t}"
+    elif isinstance(run, sparse_variable.ParityRunConfig):  # fresh batches of T bits and [CLS]
+        model, batch, length = sparse_variable.attention_config(run.T, run.model), run.batch, run.T + 1
+        what = f"parity transformer T={run.T}"
+    elif isinstance(run, sparse_variable.AndRunConfig):  # full batch of m points; evaluations counted below
+        model, batch, length = sparse_variable.attention_config(run.T, run.model), run.m, run.T + 1
+        what = f"AND transformer T={run.T} m={run.m}, {run.steps // run.eval_every + 1} evaluations"
+    else:  # SumTransformerConfig: k operands and "=", a batch per seed or the whole training half
+        model, length = run.attention_config(), run.k + 1
+        what = (
+            f"sum transformer p={run.p} k={run.k}, all positions counted: an upper bound, the last layer trains on '='"
+        )
+        batch = run.batch_size or max(1, int(run.train_fraction * run.p**run.k))
+    seeds = len(run.seeds)
+    madds = attention.step_multiply_adds(model, seeds, batch, length)
+    work = CellCost(run.steps, madds)
+    if isinstance(run, sparse_variable.AndRunConfig):  # a forward pass (a third of a step) on n_val + m points
+        evals = run.steps // run.eval_every + 1
+        work = CellCost(
+            run.steps, madds, evals, attention.step_multiply_adds(model, seeds, run.n_val + run.m, length) / 3
+        )
+    return work, attention.memory_estimate(model, seeds, batch, length, itemsize), what
+
+
+def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estimate | None:
+    """Training claims whose trainer counts its step (:func:`_trainer_configs`): every run's steps x multiply-adds
+    per step at the calibrated rate, summed over the claim's runs (:func:`_claim_runs`); peak memory is the largest
+    run's trainer estimate (runs are sequential). Evaluations (but Edelman Fig. 4.3's, :func:`_run_cost`), early stops (``stop_*``: the step budget is an upper
+    bound) and the claim's own Monte-Carlo work are not counted; runs shared with other claims (one run serves
+    several claims in a report) are counted for each claim."""
+    from verify.train.markov import MinimalModelConfig
+
+    runs = _claim_runs(claim, _trainer_configs(config))
+    if not runs:
+        return None
+    probed = [r for r in runs if isinstance(r, MinimalModelConfig)]
+    if probed:  # the minimal model's step is not its multiply-adds: timed, at the full shapes
+        if speed is None or len(probed) != len(runs):
+            return None
+        each = [_probe_minimal(r, device) for r in probed]
+        seconds = float(sum(r.steps * s for r, s in zip(probed, each)))
+        parts = [f"{r.steps} steps x {s * 1e3:.3g} ms (minimal model k={r.k} t={r.t})" for r, s in zip(probed, each)]
+        note = f"{len(runs)} run(s): {'; '.join(parts)}; timed over {PROBE_STEPS} updates after a warm-up, now, under "
+        note += "this machine's current load; evaluations not counted"
+        return Estimate(seconds, None, "probe", note)
+    costs = [_run_cost(r) for r in runs]
+    seconds = None if speed is None else float(sum(speed.seconds(c) for c, _, _ in costs))
+    memory = max(m for _, m, _ in costs)
+    parts = [f"{c.steps} steps x {c.step_flops / 1e9:.3g} G multiply-adds ({w})" for c, _, w in costs]
+    shown = "; ".join(parts[:2]) + (f"; +{len(parts) - 2} more runs" if len(parts) > 2 else "")
+    note = f"{len(runs)} run(s): {shown}; trainer step shapes, evaluations not counted unless stated"
+    return Estimate(seconds, int(memory), "trainer cost model" if seconds is not None else "unknown", note)
+
+
+def _lsa_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estimate | None:
+    """Shi Thm 5.4.1's training claims (``LSATrainingConfig``): a probe of the real trainer
+    (:func:`verify.train.lsa.train_population` or :func:`verify.train.lsa.train_sgd`, as the claim builds them) at
+    the largest rank, its full seeds and batch: after a one-update warm-up run, ``a`` and ``3 a`` updates timed, their difference over ``2 a`` the
+    seconds per update, times the steps of every rank (the rank only sizes the ``(d+1) x r`` factors, so the largest
+    is an upper bound for the others). The covariance is Lambda as given (rotation and ``train_Lam`` change no
+    shape); the population run's L-BFGS polish is not counted."""
+    import time
+
+    import numpy as np
+
+    from verify.runtime.options import RunOptions
+    from verify.train import lsa
+
+    if type(config).__name__ != "LSATrainingConfig" or speed is None:
+        return None
+    r, L = max(config.ranks), np.array(config.Lam, dtype=np.float64)
+    opts = RunOptions(device="cpu" if config.model == "population" else device)  # the claim trains it on the CPU
+    if config.model == "population":
+        run = lsa.PopulationConfig(L, config.N, r, config.seeds, polish_steps=0)
+        train: Callable[[int], Any] = lambda n: lsa.train_population(replace(run, steps=n), opts)  # noqa: E731
+        a = 50  # a step is about a millisecond: enough updates for the difference to stand above the noise
+    else:
+        sgd = lsa.SGDConfig(L, config.N, r, config.seeds, model=config.model, batch=config.batch, dtype=None)
+        train = lambda n: lsa.train_sgd(replace(sgd, steps=n), opts)  # noqa: E731
+        a = PROBE_STEPS
+    key = (replace(run if config.model == "population" else sgd, steps=0), device)
+    if key not in _PROBED:
+        train(1)  # a warm-up: the first run pays one-time set-up costs
+        times = []
+        for n in (a, 3 * a):
+            t0 = time.perf_counter()
+            train(n)
+            times.append(time.perf_counter() - t0)
+        _PROBED[key] = (times[1] - times[0]) / (2 * a)
+    per_step = _PROBED[key]
+    if not per_step > 0:
+        return None  # the machine's noise exceeded the probe's difference: no honest number
+    seconds = per_step * config.steps * len(config.ranks)
+    note = (
+        f"{len(config.ranks)} rank(s) x {config.steps} steps x {per_step * 1e3:.3g} ms (LSA {config.model}, rank {r} "
+        f"probed: {a} and {3 * a} updates timed, now, under this machine's current load"
+        + ("; L-BFGS polish not counted)" if config.model == "population" and config.polish_steps else ")")
+    )
+    return Estimate(seconds, None, "probe", note)
+
+
+#: Updates a probe times (after one warm-up update): :func:`verify.train.markov.probe_minimal_step`.
+PROBE_STEPS = 2
+_PROBED: dict[tuple[Any, str], float] = {}  # seconds per update by (shape, device), once per process
+
+
+def _probe_minimal(cfg: Any, device: str) -> float:
+    """Seconds per update of the minimal model at ``cfg``'s shapes, probed once per shape and device in a process
+    (the three minimal-model claims share theirs; the step budget and evaluations do not change the step)."""
+    from verify.train.markov import probe_minimal_step
+
+    key = (replace(cfg, steps=0, eval_every=1, eval_n=1), device)
+    if key not in _PROBED:
+        _PROBED[key] = probe_minimal_step(cfg, device, PROBE_STEPS)
+    return _PROBED[key]
+
+
 def _device_memory(device: str) -> tuple[int | None, str]:
     """Usable bytes on ``device`` (:data:`MEMORY_SAFETY` of the free memory, as the trainers check it) and words."""
     import torch
@@ -276,12 +466,17 @@ def make_plan(
             "ModularTrainingConfig",
             "ParityTrainingConfig",
             "GroupTrainingConfig",
+            "PolySplitConfig",
         ):
             est = _polynomial_estimate(
                 claim, config, device, speed, None if usable is None else int(usable / MEMORY_SAFETY)
             )
         if est is None and type(config) in ESTIMATORS:
             est = ESTIMATORS[type(config)](claim, config, device, speed)
+        if est is None and claim.kind == "training":
+            est = _shapes_estimate(claim, config, device, speed)
+        if est is None and claim.kind == "training":
+            est = _lsa_estimate(claim, config, device, speed)
         if est is None:
             why = (
                 "no estimator: its trainer times itself only once it runs"

@@ -30,10 +30,11 @@ run whose first ``PROBE_STEPS`` updates predict more than a minute prints its me
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import torch
@@ -56,6 +57,7 @@ __all__ = [
     "memory_estimate",
     "per_seed_cross_entropy",
     "relative_scores",
+    "step_multiply_adds",
 ]
 
 POSITIONS = ("relative", "absolute", "none")
@@ -290,8 +292,14 @@ class AttentionEnsemble(torch.nn.Module):
 
 
 def init_params_shapes(cfg: AttentionConfig) -> dict[str, tuple[int, ...]]:
-    """Parameter names and per-seed shapes of :func:`init_params`."""
-    return {n: tuple(t.shape) for n, t in init_params(cfg, 0).items()}
+    """Parameter names and per-seed shapes of :func:`init_params` (drawn once per architecture: the plan asks for
+    the memory of many runs of a few architectures, :mod:`verify.report.plan`)."""
+    return dict(_init_params_shapes(replace(cfg, init_std=1.0, dropout=0.0, layer_norm=False)))
+
+
+@functools.lru_cache(maxsize=32)
+def _init_params_shapes(cfg: AttentionConfig) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    return tuple((n, tuple(t.shape)) for n, t in init_params(cfg, 0).items())
 
 
 def per_seed_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -320,6 +328,23 @@ def memory_estimate(cfg: AttentionConfig, n_seeds: int, batch: int, seq_len: int
     out = cfg.out or cfg.vocab
     per_sequence = (cfg.layers + 1) * per_layer + 4 * T * out + T * d
     return int(params + S * B * per_sequence * itemsize)
+
+
+def step_multiply_adds(cfg: AttentionConfig, n_seeds: int, batch: int, seq_len: int) -> float:
+    """Multiply-adds of one training step of :class:`AttentionEnsemble` on ``(n_seeds, batch, seq_len)`` tokens,
+    counted from the shapes (the plan's trainer cost model, :mod:`verify.report.plan`).
+
+    Per layer and sequence of ``T`` tokens the forward pass takes ``4 T d H d_h`` for the query, key, value and
+    output projections, ``2 H T^2 d_h`` for the scores and the weighted sum of values, ``2 T d mlp`` for the MLP;
+    the readout adds ``T d out``. Backward takes about twice the forward, so a step is three forwards. Embedding
+    gathers, softmax, LayerNorm and the optimiser's entry-wise update are not counted (linear in the sizes, small
+    beside the products at the sizes trained here).
+    """
+    S, B, T = int(n_seeds), int(batch), int(seq_len)
+    H, dh, d = cfg.heads, cfg.head_dim, cfg.d
+    per_layer = 4 * T * d * H * dh + 2 * H * T * T * dh + 2 * T * d * cfg.mlp
+    per_sequence = cfg.layers * per_layer + T * d * (cfg.out or cfg.vocab)
+    return 3.0 * S * B * per_sequence
 
 
 def check_memory(model: torch.nn.Module, inputs: torch.Tensor, ignore: bool) -> int | None:

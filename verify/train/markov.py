@@ -40,6 +40,7 @@ __all__ = [
     "effective_positional",
     "evaluate_kls",
     "make_test_set",
+    "probe_minimal_step",
     "toeplitz",
     "train_minimal",
     "train_transformer",
@@ -372,6 +373,39 @@ def train_minimal(cfg: MinimalModelConfig, options: RunOptions = DEFAULT_OPTIONS
             hooks=hooks,
         )
     return MarkovRun(history, model.state(), cfg.seeds)
+
+
+def probe_minimal_step(cfg: MinimalModelConfig, device: str = "cpu", steps: int = 3) -> float:
+    """Seconds per update of :func:`train_minimal` at ``cfg``'s shapes on ``device``, timed over ``steps`` updates
+    after one warm-up (the plan's probe, :mod:`verify.report.plan`): the same batch draw, model, loss and SGD step,
+    without evaluations or checkpoints. The step is not counted from its shapes because its multiply-adds are not
+    what it spends: a measured step took 18 times their time at the calibrated rate (the chain draws and the
+    entry-wise work dominate)."""
+    import time
+
+    from verify.runtime.loop import torch_threads
+    from verify.train.attention import per_seed_cross_entropy
+
+    cfg, setting = RunOptions(device=device).configure(cfg, "markov-minimal")
+    dev, dtype = setting.device, setting.dtype
+    S, k, t = len(cfg.seeds), cfg.k, cfg.t
+    W = torch.full((S, k, k), float(cfg.w_init), dtype=dtype) + cfg.w_diag * torch.eye(k, dtype=dtype)
+    model = MinimalEnsemble(W.to(dev), torch.full((S, t), float(cfg.v_init), dtype=dtype, device=dev))
+    opt = torch.optim.SGD(model.parameters(), lr=cfg.lr)
+    draw = _batches(k, t, cfg.batch, cfg.prior, 2, _seed_streams(cfg.seeds), dev)
+    with setting.precision(), torch_threads(cfg.num_threads):
+        for i in range(steps + 1):
+            if i == 1:
+                if dev.type == "cuda":
+                    torch.cuda.synchronize()
+                t0 = time.perf_counter()
+            inputs, targets = draw(i)
+            opt.zero_grad(set_to_none=True)
+            per_seed_cross_entropy(model(inputs), targets).sum().backward()
+            opt.step()
+        if dev.type == "cuda":
+            torch.cuda.synchronize()
+    return (time.perf_counter() - t0) / steps
 
 
 def train_transformer(cfg: TransformerConfig, options: RunOptions = DEFAULT_OPTIONS) -> MarkovRun:

@@ -31,7 +31,7 @@ from verify.runtime.loop import Bar, run_loop, stack_seeds, torch_threads
 from verify.runtime.memory import preflight
 from verify.runtime.options import DEFAULT_OPTIONS, RunOptions
 
-__all__ = ["ReluModularConfig", "ReluModularResult", "memory_estimate", "train_relu_modular"]
+__all__ = ["ReluModularConfig", "ReluModularResult", "memory_estimate", "step_multiply_adds", "train_relu_modular"]
 
 ITEMSIZE = 4  # parameters and activations are float32
 
@@ -91,6 +91,15 @@ def memory_estimate(cfg: ReluModularConfig, itemsize: int = ITEMSIZE) -> int:
     S, p, m = len(cfg.seeds), cfg.p, cfg.width
     floats = S * (6 * 3 * m * p + 4 * m * p * p + 5 * p**3)
     return floats * itemsize + (3 + 2 * S) * p * p * 8
+
+
+def step_multiply_adds(cfg: ReluModularConfig) -> float:
+    """Multiply-adds of one update of :func:`train_relu_modular`, counted from the shapes (the plan's trainer cost
+    model, :mod:`verify.report.plan`): the readout ``W h`` on all ``p^2`` pairs, ``m p^3`` per seed, three times
+    (forward and the two products of its backward). The broadcast sum, the ReLU and AdamW's update are entry-wise
+    (``O(m p^2)`` per seed, a ``p``-th of the product) and not counted.
+    """
+    return 3.0 * len(cfg.seeds) * cfg.width * cfg.p**3
 
 
 def _init(cfg: ReluModularConfig, seed: int) -> dict[str, torch.Tensor]:
