@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import Any
 
+import pytest
 import torch
 
 from verify.claims import RunContext, registry, run_claim
@@ -70,6 +72,23 @@ SLOW_VERDICTS = {
     "edelman-ch8-minimal-bigram-direction-source-hparams": "the kl-bigram variant's run",
     "edelman-thm7.9-training-S3-source-hparams": "42 s under load, as the original (39 s beside it)",
 }
+
+
+def slow_if_heavy(cid: str, what: str = "of training") -> Any:
+    """``cid`` as a pytest parameter, marked ``slow`` (with the measured cost as the reason) when it is one of
+    :data:`SLOW_VERDICTS`: a test that needs such a claim's record trains it, so it is as slow as the verdict test."""
+    if cid not in SLOW_VERDICTS:
+        return cid
+    return pytest.param(cid, marks=pytest.mark.slow(reason=f"{SLOW_VERDICTS[cid]} {what}; run by -m slow"))
+
+
+def slow_unless_light(*cids: str) -> Any:
+    """A ``slow`` mark for a test that needs the records of ``cids`` when any of them is in :data:`SLOW_VERDICTS`,
+    otherwise no mark (``pytest.mark.usefixtures()``)."""
+    heavy = [c for c in cids if c in SLOW_VERDICTS]
+    if not heavy:
+        return pytest.mark.usefixtures()
+    return pytest.mark.slow(reason="needs the run of " + ", ".join(f"{c} ({SLOW_VERDICTS[c]})" for c in heavy))
 
 
 @functools.cache

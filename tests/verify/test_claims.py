@@ -18,19 +18,12 @@ from verify.claims import registry, select
 from verify.claims.judges import Judge
 from verify.claims.sensitivity import check_resolution, detects, exact_by_construction, single_entry_perturbations
 
-from .claim_checks import SLOW_VERDICTS, assert_verdict, evaluation
+from .claim_checks import SLOW_VERDICTS, assert_verdict, evaluation, slow_if_heavy
 
 #: Quick claims whose run takes 25-65 s on the 2-core CPU and whose record no other default test needs: their
 #: verdict test is marked ``slow`` to keep the default suite near 10 minutes (the default report, `tvk report`,
 #: still runs them; `pytest -m slow` checks their verdicts). Measured 2026-11-25 on a quiet machine.
-QUICK = [
-    pytest.param(
-        c.id, marks=pytest.mark.slow(reason=f"{SLOW_VERDICTS[c.id]} of training; run by `tvk report` and -m slow")
-    )
-    if c.id in SLOW_VERDICTS
-    else c.id
-    for c in select("*", "quick")
-]
+QUICK = [slow_if_heavy(c.id, "of training; run by `tvk report`") for c in select("*", "quick")]
 #: Every non-refuted quick claim whose verdict must react to its prediction; training claims are re-judged on their
 #: recorded observation (no retraining). A claim declared underpowered at quick scale is expected inconclusive there
 #: (its perturbation is tested at the scale that decides it, or by its task's tests).

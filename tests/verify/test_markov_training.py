@@ -15,7 +15,7 @@ from verify.runtime.options import RunOptions
 from verify.train import markov as vm
 from verify.train.attention import AttentionConfig
 
-from .claim_checks import record
+from .claim_checks import record, slow_unless_light
 
 
 def test_minimal_model_bigram_construction_gives_counts() -> None:
@@ -90,6 +90,7 @@ def test_minimal_converged_against_strategies() -> None:
     _plots_are_valid(rec)
 
 
+@slow_unless_light("edelman-ch8-transformer-phases")
 def test_transformer_phase_rows_and_figures() -> None:
     rec = record("edelman-ch8-transformer-phases")
     hist = rec.details["history"]  # raw evaluations only: the judge derives the phases from them and the prediction
@@ -115,6 +116,7 @@ def test_induction_head_rows() -> None:
         )
 
 
+@slow_unless_light("edelman-ch8-one-layer-control")
 def test_one_layer_control_rows() -> None:
     rec = record("edelman-ch8-one-layer-control")
     floor = rec.predicted["counts_bayes"]

@@ -25,7 +25,7 @@ from verify.claims.sparse_parity import pareto, sgd
 from verify.report.figures import render_figures
 from verify.runtime.options import RunOptions
 
-from .claim_checks import evaluation, record
+from .claim_checks import evaluation, record, slow_if_heavy
 
 GROWTH, EARLY, HIDDEN = (
     "edelman-ch5-fig5.1-tc-grows-with-n",
@@ -39,7 +39,7 @@ CTX = RunContext(scale="quick", options=RunOptions(device="cpu", progress=False)
 # ------------------------------------------------------------------ Ch. 5: the registered quick runs
 
 
-@pytest.mark.parametrize("cid", [GROWTH, EARLY, HIDDEN, GRID, B8])
+@pytest.mark.parametrize("cid", [slow_if_heavy(c) for c in (GROWTH, EARLY, HIDDEN, GRID, B8)])
 def test_quick_records_and_plots(cid: str, tmp_path) -> None:
     rec = record(cid)
     if cid == GRID:  # underpowered for the thesis-size drop at 6 seeds per cell: inconclusive by design

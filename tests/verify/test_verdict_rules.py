@@ -10,16 +10,10 @@ import pytest
 from numerics import stats
 from verify.claims import registry, select
 
-from .claim_checks import SLOW_VERDICTS, evaluation
+from .claim_checks import evaluation, slow_if_heavy
 
 TRAINING = [c.id for c in registry().values() if c.kind == "training"]
-QUICK_TRAINING = [
-    pytest.param(c.id, marks=pytest.mark.slow(reason=f"{SLOW_VERDICTS[c.id]} of training"))
-    if c.id in SLOW_VERDICTS
-    else c.id
-    for c in select("*", "quick")
-    if c.kind == "training"
-]
+QUICK_TRAINING = [slow_if_heavy(c.id) for c in select("*", "quick") if c.kind == "training"]
 
 
 @pytest.mark.parametrize("cid", TRAINING)
