@@ -15,18 +15,26 @@ from theory import decision_lists as td
 from verify.claims import registry
 from verify.claims.decision_lists import theorems
 
-from .claim_checks import assert_verdict, evaluation, record
+from .claim_checks import assert_verdict, evaluation, record, slow_if_heavy
 
 IDS = sorted(cid for cid in registry() if cid.startswith("karp-ch4-"))
 
 
 def test_every_issue_item_has_claims():
-    assert len(IDS) == 22
-    for prefix in ("grad-", "initial-loss", "thm4.3-algebra", "thm4.4-algebra", "fig4.1-", "thm4.3-gd-ordering"):
+    assert len(IDS) == 24
+    for prefix in (
+        "grad-",
+        "initial-loss",
+        "thm4.3-algebra",
+        "thm4.4-algebra",
+        "fig4.1-",
+        "thm4.3-gd-ordering",
+        "thm4.4-gd-",
+    ):
         assert any(cid.startswith(f"karp-ch4-{prefix}") for cid in IDS), prefix
 
 
-@pytest.mark.parametrize("cid", IDS)
+@pytest.mark.parametrize("cid", [slow_if_heavy(c) for c in IDS])
 def test_quick_verdict_and_perturbation(cid):
     assert_verdict(cid)
     claim = registry()[cid]
