@@ -1480,6 +1480,12 @@ def population_gd_wv(
     loss : list of float
         The population loss at steps ``0 .. steps``.
 
+    Raises
+    ------
+    ValueError
+        For a task, ``n``, ``V0``, ``eta`` or ``steps`` out of range, a run above :data:`MAX_GD_WORK`, or a GD that
+        diverges (``W`` or ``V`` overflows float64: ``eta`` too large).
+
     Examples
     --------
     One step from ``W = 0``, ``V = 2P`` lowers the loss:
@@ -1510,6 +1516,11 @@ def population_gd_wv(
     loss = [float(sequence_losses(W, V, S, Y).mean())]
     for _ in range(steps):
         gW, gV = closed_form_gradients(W, V, S, Y)
-        W, V = W - eta * gW, V - eta * gV
+        with np.errstate(over="ignore", invalid="ignore"):  # a divergence is refused below
+            W, V = W - eta * gW, V - eta * gV
+        if not (np.isfinite(W).all() and np.isfinite(V).all()):
+            raise InputError(
+                f"GD diverged: W or V overflows float64 at step {len(loss)} (eta = {eta:g} too large)", param="eta"
+            )
         loss.append(float(sequence_losses(W, V, S, Y).mean()))
     return W, V, loss

@@ -236,6 +236,12 @@ def _check_digits(digits: float, param: str, value: object, what: str) -> None:
     )
 
 
+def _check_exact(digits: float, what: str, **values: object) -> None:
+    """:func:`_check_digits` naming, of the caller's ``values``, the one of the most digits."""
+    name = max(values, key=lambda k: _digits(values[k]))
+    _check_digits(digits, name, values[name], what)
+
+
 def _log10_comb(L: int, n: int) -> float:
     """log10 C(L, n) without computing C(L, n) (for L, n of any size)."""
     m = min(n, L - n)
@@ -2608,6 +2614,7 @@ def thm44_initial_loss_bound(L: object, n: object, c: object, eps: object) -> sy
     L, n = check_sequence_length(L, n)
     cs = _in_range(c, "c", 0, why="the scale of cP")
     es = _in_range(eps, "eps", 0, lo_open=True, why="Theorem 4.4: ||V_0 - cP|| <= eps/2 with eps > 0")
+    _check_exact(max(_digits(L), _digits(cs) + _digits(n), _digits(es)) + 1, "the bound", L=L, c=cs, eps=es)
     return es + initial_loss(L, n, cs)
 
 
@@ -2657,6 +2664,7 @@ def thm44_sufficient_c(L: object, n: object, delta: object, eps: object, M: obje
         raise InputError(f"L must be an integer >= 2, got L = {L}", param="L")
     Ms = check_positive_int(M, "M")
     es = _in_range(eps, "eps", 0, 16 * Ms, lo_open=True, why="Theorem 4.4: eps <= 16 M")
+    _check_exact(max(_digits(L), 2 * _digits(es) + _digits(Ms) + 3), "the threshold c", L=L, eps=es, M=Ms)
     return thm44_c(n, delta, es, Ms, sympy.Max(1, es + log(L)))
 
 
@@ -2690,6 +2698,7 @@ def thm44_horizon(lam: object, eps: object, Lbar: object) -> sympy.Expr:
     lm = _in_range(lam, "lam", 0, lo_open=True, why="the largest Hessian eigenvalue, the inverse step size")
     es = _in_range(eps, "eps", 0, lo_open=True, why="Theorem 4.4: eps > 0")
     Lb = _in_range(Lbar, "Lbar", 1, why="Lbar = max{1, L_0} >= 1")
+    _check_exact(_digits(lm) + _digits(es) + _digits(Lb) + 1, "T = lam eps / (2 Lbar)", lam=lm, eps=es, Lbar=Lb)
     return lm * es / (2 * Lb)
 
 
@@ -2721,6 +2730,7 @@ def thm44_horizon_leading(L: int, n: int, c: object, eps: object, Lbar: object) 
     """
     kappa = lambda_max_leading(L, n)
     cs = _in_range(c, "c", 0, lo_open=True, why="the scale of cP")
+    _check_exact(_digits(kappa) + 2 * _digits(cs) + 1, "kappa c^2", c=cs)
     return thm44_horizon(sympy.Rational(kappa.numerator, kappa.denominator) * cs**2, eps, Lbar)
 
 
@@ -2754,6 +2764,7 @@ def lemma41_bounds(eps: object, Lbar: object) -> dict[str, sympy.Expr]:
     """
     es = _in_range(eps, "eps", 0, lo_open=True, why="Theorem 4.4: eps > 0")
     Lb = _in_range(Lbar, "Lbar", 1, why="Lbar = max{1, L_0} >= 1")
+    _check_exact(_digits(es) + _digits(Lb) + 1, "eps / (2 Lbar)", eps=es, Lbar=Lb)
     drift = es / (2 * Lb)
     return {
         "per_step_over_eta": sympy.Integer(1),

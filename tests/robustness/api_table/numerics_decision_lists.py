@@ -55,6 +55,7 @@ BASELINE = {
     "adversarial_e": {"task": _TASK, "W": _W, "c": 4.0, "eps": 0.1, "S": _ALL, "iters": 2, "E0": np.zeros((5, 5))},
     "brute_force_delta_a43": {"task": _TASK, "law": _LAW3},
     "brute_force_delta_a44": {"law": _LAW},
+    "population_gd_wv": {"task": _TASK, "n": 3, "V0": 2.0 * _P, "eta": 1.0, "steps": 2},
 }
 
 REFUSED = [
@@ -70,6 +71,7 @@ REFUSED = [
         "samples",
     ),
     ("population_gd_w", {"task": _TASK, "n": 3, "c": 4.0, "eta": 1.0, "steps": 10**9}, "steps"),
+    ("population_gd_wv", {"task": _TASK, "n": 3, "V0": 2.0 * _P, "eta": 1.0, "steps": 10**9}, "steps"),
     ("adversarial_e", {"task": _TASK, "W": _W, "c": 4.0, "eps": 0.1, "S": _ALL, "iters": 10**9, "E0": _W}, "iters"),
     ("class_indices", {"task": td.cyclic_task(20_000)}, "task"),
 ]

@@ -1,7 +1,8 @@
 """theory.decision_lists (Karp Ch. 4, docs/decision_lists.md): tasks of at most MAX_TASK_TOKENS tokens (cyclic_task
 L <= 125,000 with Fig. 4.1's shifts, random_task L <= 2236, printed_fig41_values L <= 500,000), enumerations of at
 most MAX_LOOP_STEPS steps, exact values of at most MAX_DIGITS digits (1/C(L, n), n^4 (L - 1), ...), 40-digit gradient
-identities of at most MAX_EXACT_ENTRIES entries."""
+identities of at most MAX_EXACT_ENTRIES entries; Theorem 4.4's constants (thm44_horizon, lemma41_bounds, ...) of at
+most MAX_DIGITS digits."""
 
 from fractions import Fraction
 
@@ -72,6 +73,11 @@ BASELINE = {
     "thm44_in_S_bound": {"n": 3, "c": 10, "eps": 1, "p": Fraction(1, 2)},
     "thm44_notin_S_bound": {"n": 3, "eps": Fraction(1, 2)},
     "uniform_subsets": {"L": 4, "n": 2},
+    "thm44_initial_loss_bound": {"L": 6, "n": 3, "c": 2, "eps": Fraction(1, 2)},
+    "thm44_sufficient_c": {"L": 3, "n": 2, "delta": Fraction(1, 3), "eps": 1, "M": 2},
+    "thm44_horizon": {"lam": 1000, "eps": 1, "Lbar": 2},
+    "thm44_horizon_leading": {"L": 3, "n": 2, "c": 100, "eps": 1, "Lbar": 1},
+    "lemma41_bounds": {"eps": 1, "Lbar": 2},
 }
 
 _BIG = DecisionListTask(tuple(range(1001)), tuple((a,) for a in range(1001)))  # 1001^2 enumeration steps
@@ -92,6 +98,12 @@ REFUSED = [
     ("output_probs", {"V": [[0] * 448] * 448, "p": [1 / 448] * 448}, "V"),
     ("attention_jacobian", {"p": [1 / 448] * 448, "s": (0, 1)}, "p"),
     ("uniform_subsets", {"L": 500_001, "n": 2}, "L"),
+    ("thm44_horizon_leading", {"L": 10**1001, "n": 10**1000, "c": 1, "eps": 1, "Lbar": 1}, "n"),
+    ("thm44_horizon_leading", {"L": 3, "n": 2, "c": 10**2001, "eps": 1, "Lbar": 1}, "c"),
+    ("thm44_horizon", {"lam": 10**4001, "eps": 1, "Lbar": 1}, "lam"),
+    ("thm44_initial_loss_bound", {"L": 6, "n": 3, "c": 1, "eps": 10**4001}, "eps"),
+    ("thm44_sufficient_c", {"L": 3, "n": 2, "delta": 1, "eps": 1, "M": 10**4001}, "M"),
+    ("lemma41_bounds", {"eps": 1, "Lbar": 10**4001}, "Lbar"),
 ]
 
 NO_SIZE = {
