@@ -36,6 +36,7 @@ from theory._checks import InputError, LimitError
 from theory.parity import check_nk
 
 from .certificates import DEFAULT_SOLVER_OPTIONS, DEFAULT_SOLVERS, CertificateError
+from .limits import check_count, check_real, check_real_array
 from .walsh import characters, cube
 
 __all__ = [
@@ -50,8 +51,25 @@ __all__ = [
     "zero_one_error",
 ]
 
-#: Largest embedding matrix (2^n x D entries) a sweep accepts: 2^10 x 2000 solves in seconds per parity.
+#: Largest embedding matrix (2^n x D entries) a sweep accepts, or an embedding function builds: 2^10 x 2000 solves
+#: in seconds per parity.
 MAX_PROGRAM_ENTRIES = 4_000_000
+
+
+def _check_entries(n: object, D: int, param: str, value: int) -> int:
+    """n as an int >= 1; a (2^n, D) embedding above MAX_PROGRAM_ENTRIES entries refused (LimitError naming ``param``,
+    whose value is ``value``; or n) before it is built."""
+    n = check_count(n, "n")
+    if n > 62 or 2**n * D > MAX_PROGRAM_ENTRIES:
+        param, value = ("n", n) if 2 ** min(n, 63) > MAX_PROGRAM_ENTRIES else (param, value)
+        raise LimitError(
+            f"{param} = {value:,} is too large: the embedding (2^{n:,}, {D:,}) is above the limit "
+            f"{MAX_PROGRAM_ENTRIES:,} entries",
+            param=param,
+            value=value,
+            limit=MAX_PROGRAM_ENTRIES,
+            hint=f"use a smaller {param} or n",
+        )
 
 
 def normalize_rows(psi: np.ndarray) -> np.ndarray:
@@ -73,9 +91,11 @@ def normalize_rows(psi: np.ndarray) -> np.ndarray:
     >>> normalize_rows(np.array([[3.0, 4.0], [0.0, 1.0]])).tolist()
     [[0.6, 0.8], [0.0, 0.2]]
     """
-    psi = np.asarray(psi, dtype=np.float64)
-    if psi.ndim != 2 or not np.isfinite(psi).all():
-        raise InputError("an embedding must be a finite (points, D) array", param="psi")
+    psi = check_real_array(psi, "psi")
+    if psi.ndim != 2 or not psi.size:
+        raise InputError(
+            f"an embedding must be a finite, non-empty (points, D) array, got shape {psi.shape}", param="psi"
+        )
     top = float(np.sqrt((psi**2).sum(axis=1)).max())
     if not top > 0:
         raise InputError("the embedding is zero at every point", param="psi")
@@ -103,8 +123,10 @@ def walsh_embedding(n: int, sets: Sequence[Sequence[int]]) -> np.ndarray:
     >>> walsh_embedding(2, [(0,), (1,)]).round(4).tolist()
     [[0.7071, 0.7071], [-0.7071, 0.7071], [0.7071, -0.7071], [-0.7071, -0.7071]]
     """
-    if not len(sets):
-        raise InputError("the Walsh embedding needs at least one set", param="sets")
+    if isinstance(sets, (str, bytes)) or not isinstance(sets, Sequence) or not len(sets):
+        raise InputError(f"the Walsh embedding needs a non-empty sequence of sets, got {sets!r:.80}", param="sets")
+    if any(isinstance(T, (str, bytes)) or not isinstance(T, (Sequence, np.ndarray)) for T in sets):
+        raise InputError("each set must be a sequence of indices in 0..n-1", param="sets")
     cols = [characters(n, list(T)).astype(np.float64) for T in sets]
     return np.stack(cols, axis=1) / np.sqrt(len(sets))
 
@@ -133,8 +155,10 @@ def random_relu_embedding(n: int, D: int, seed: int) -> np.ndarray:
     >>> psi.shape, float(np.sqrt((psi**2).sum(axis=1)).max())
     ((8, 4), 1.0)
     """
-    rng = np.random.default_rng(seed)
+    D = check_count(D, "D")
+    _check_entries(n, D, "D", D)
     X = cube(n).astype(np.float64)
+    rng = np.random.default_rng(seed)
     G, b = rng.standard_normal((n, D)), rng.standard_normal(D)
     return normalize_rows(np.maximum(0.0, X @ G / np.sqrt(n) + b))
 
@@ -165,8 +189,10 @@ def ntk_embedding(n: int, width: int, seed: int) -> np.ndarray:
     >>> ntk_embedding(3, 2, seed=0).shape
     (8, 8)
     """
-    rng = np.random.default_rng(seed)
+    width = check_count(width, "width")
+    _check_entries(n, width * (check_count(n, "n") + 1), "width", width)
     X = cube(n).astype(np.float64)
+    rng = np.random.default_rng(seed)
     W, a = rng.standard_normal((n, width)), rng.standard_normal(width)
     z = X @ W / np.sqrt(n)
     first = np.maximum(0.0, z)
@@ -197,8 +223,13 @@ def zero_one_error(psi: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
     >>> zero_one_error(np.eye(2), np.array([1, -1]), np.array([1.0, 0.0]))
     0.5
     """
-    out = np.asarray(psi, np.float64) @ np.asarray(w, np.float64)
-    return float(np.mean(~(np.sign(out) == np.asarray(y))))
+    psi, y, w = check_real_array(psi, "psi"), check_real_array(y, "y"), check_real_array(w, "w")
+    if psi.ndim != 2 or y.shape != psi.shape[:1] or w.shape != psi.shape[1:] or not len(y):
+        raise InputError(
+            f"need psi (points, D), y (points,) and w (D,); got shapes {psi.shape}, {y.shape}, {w.shape}", param="psi"
+        )
+    out = psi @ w
+    return float(np.mean(~(np.sign(out) == y)))
 
 
 @dataclass(frozen=True)
@@ -345,22 +376,32 @@ def hinge_over_parities(
     (0.591752, 0.591752, 0.591752)
     """
     n, k = check_nk(n, k)
-    psi = np.asarray(psi, dtype=np.float64)
-    if psi.ndim != 2 or psi.shape[0] != 2**n or not np.isfinite(psi).all():
-        raise InputError(f"psi must be a finite (2^n, D) = ({2**n}, D) array, got shape {psi.shape}", param="psi")
+    psi = check_real_array(psi, "psi")
+    if psi.ndim != 2 or n > 62 or psi.shape[0] != 2**n or not psi.shape[1]:
+        raise InputError(f"psi must be a finite (2^n, D) array with n = {n:,}, got shape {psi.shape}", param="psi")
     if float(np.sqrt((psi**2).sum(axis=1)).max()) > 1 + 1e-12:
         raise InputError("Thm 5.6 needs sup_x ||psi(x)||_2 <= 1; scale it with normalize_rows", param="psi")
     if psi.size > MAX_PROGRAM_ENTRIES:
         raise LimitError(
-            f"the embedding has {psi.size} entries, above {MAX_PROGRAM_ENTRIES}",
+            f"psi {psi.shape} has {psi.size:,} entries, above the limit {MAX_PROGRAM_ENTRIES:,} of the program",
             param="psi",
             value=psi.shape,
             limit=MAX_PROGRAM_ENTRIES,
             hint="use a smaller n or D",
         )
-    if not (np.isfinite(R) and R > 0):
-        raise InputError(f"R must be a finite number > 0, got R = {R!r}", param="R")
+    R = check_real(R, "R", positive=True)
+    gap_tol = check_real(gap_tol, "gap_tol", positive=True)
     import cvxpy as cp  # deferred: cvxpy is slow to import
+
+    if isinstance(solvers, (str, bytes)) or not isinstance(solvers, Sequence) or not len(solvers):
+        raise InputError(
+            f"solvers must be a non-empty sequence of cvxpy solver names, got {solvers!r:.80}", param="solvers"
+        )
+    unknown = [s for s in solvers if not isinstance(s, str) or s not in cp.installed_solvers()]
+    if unknown:
+        raise InputError(
+            f"solvers: {unknown!r:.80} not among the installed cvxpy solvers {cp.installed_solvers()}", param="solvers"
+        )
 
     N, D = psi.shape
     w = cp.Variable(D)

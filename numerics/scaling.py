@@ -10,9 +10,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from theory._checks import InputError
+from theory._checks import InputError, LimitError, check_cost, format_count
+from theory.parity import check_nk
 
-__all__ = ["block_medians", "local_slopes", "random_search_block_medians"]
+from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, check_count, check_real_array
+
+__all__ = ["MAX_SEARCH_SETS", "block_medians", "local_slopes", "random_search_block_medians"]
+
+MAX_SEARCH_SETS = 10**15
+"""Largest C(n, k) of a random-search case: success times of mean C(n, k) stay far inside numpy's int64."""
 
 
 def local_slopes(ns: Sequence[int], medians: Sequence[float]) -> list[float]:
@@ -36,8 +42,8 @@ def local_slopes(ns: Sequence[int], medians: Sequence[float]) -> list[float]:
     >>> [round(s, 6) for s in local_slopes([10, 20, 40], [100.0, 400.0, 800.0])]
     [2.0, 1.0]
     """
-    n = np.asarray(ns, dtype=np.float64)
-    m = np.asarray(medians, dtype=np.float64)
+    n = check_real_array(ns, "ns")
+    m = check_real_array(medians, "medians", finite=False)
     if n.ndim != 1 or n.shape != m.shape or len(n) < 2 or not np.all(np.diff(n) > 0):
         raise InputError("local_slopes needs >= 2 increasing sizes and as many medians", param="ns")
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -64,8 +70,11 @@ def block_medians(values: np.ndarray, block: int) -> np.ndarray:
     >>> block_medians(np.array([1.0, 3.0, 5.0, np.inf]), 2).tolist()
     [2.0, inf]
     """
-    v = np.asarray(values, dtype=np.float64)
-    if block < 1 or v.ndim != 1 or len(v) % block:
+    v = check_real_array(values, "values", finite=False)
+    if np.isnan(v).any():
+        raise InputError("values must not contain NaN (inf marks a run that never succeeded)", param="values")
+    block = check_count(block, "block")
+    if v.ndim != 1 or len(v) % block:
         raise InputError(f"{len(v)} values do not split into blocks of {block}", param="block")
     return np.median(v.reshape(-1, block), axis=1)
 
@@ -100,11 +109,45 @@ def random_search_block_medians(
     >>> bool(abs(np.mean(m) - 45) < 1.5)  # the mean of Geom(1/45) is 45
     True
     """
-    if blocks < 1 or block < 1 or copies < 1:
-        raise InputError(f"blocks, block and copies must be >= 1, got {blocks}, {block}, {copies}", param="blocks")
+    blocks, block, copies = (
+        check_count(v, name) for v, name in ((blocks, "blocks"), (block, "block"), (copies, "copies"))
+    )
+    draws = blocks * block
+    param = "blocks" if blocks >= block else "block"
+    hint = "use fewer blocks or a smaller block"
+    check_cost(draws, MAX_MC_SAMPLES, param=param, value=draws, what="the draws per case (blocks x block)", hint=hint)
+    parsed = _cases(cases)
+    check_cost(draws * len(parsed), MAX_MC_WORK, param="cases", value=len(parsed), what="the draws", hint=hint)
     rng = np.random.default_rng(seed)
     out = {}
-    for n, k in cases:
-        p = -math.expm1(copies * math.log1p(-1.0 / math.comb(n, k)))
-        out[(n, k)] = block_medians(rng.geometric(p, size=blocks * block).astype(np.float64), block)
+    for n, k in parsed:
+        count = math.comb(n, k)
+        # 1 - (1-p)^r with p = 1/C(n, k); copies beyond the float range succeed at once unless p is tiny
+        p = 1.0 if count == 1 else -math.expm1(math.log1p(-1 / count) * min(copies, 2**1000))
+        out[(n, k)] = block_medians(rng.geometric(p, size=draws).astype(np.float64), block)
+    return out
+
+
+def _cases(cases: object) -> list[tuple[int, int]]:
+    """The (n, k) cases as ints with 1 <= k <= n and C(n, k) <= MAX_SEARCH_SETS (InputError / LimitError naming
+    ``cases``)."""
+    if isinstance(cases, np.ndarray):
+        cases = cases.tolist()
+    if isinstance(cases, (str, bytes)) or not isinstance(cases, Sequence):
+        raise InputError(f"cases must be a sequence of (n, k) pairs, got {cases!r:.80}", param="cases")
+    out = []
+    for case in cases:
+        if isinstance(case, (str, bytes)) or not isinstance(case, (Sequence, np.ndarray)) or len(case) != 2:
+            raise InputError(f"each case must be a pair (n, k), got {case!r:.80}", param="cases")
+        n, k = check_nk(*case)
+        if math.comb(n, min(k, n - k, 64)) > MAX_SEARCH_SETS or math.comb(n, k) > MAX_SEARCH_SETS:
+            raise LimitError(
+                f"cases: C({format_count(n)}, {format_count(k)}) is above the limit {format_count(MAX_SEARCH_SETS)} "
+                "of k-sets searched (success times of that mean overflow the draws)",
+                param="cases",
+                value=(n, k),
+                limit=MAX_SEARCH_SETS,
+                hint="use a smaller n or k",
+            )
+        out.append((n, k))
     return out

@@ -28,10 +28,17 @@ import math
 import sympy
 
 from ._checks import InputError, as_number
-from .boolean import thm56_condition
+from .boolean import _check_comb_digits, thm56_condition
 from .parity import check_nk
 
 __all__ = ["thm56_bound_as_printed", "thm56_correlation_bound", "thm56_hinge_bound", "thm56_walsh_dimension"]
+
+
+def _nk(n: object, k: object) -> tuple[int, int]:
+    """check_nk, and C(n, k) at most MAX_DIGITS digits (LimitError naming n) before it is formed."""
+    n, k = check_nk(n, k)
+    _check_comb_digits(n, k)
+    return n, k
 
 
 def _check_nonneg(value: object, name: str) -> sympy.Expr:
@@ -74,7 +81,7 @@ def thm56_hinge_bound(D: object, R: object, n: object, k: object) -> sympy.Expr:
     >>> thm56_hinge_bound(4, sympy.Rational(1, 2), 6, 3)  # C(6,3) = 20: 1 - (1/2) sqrt(4/20)
     1 - sqrt(5)/10
     """
-    n, k = check_nk(n, k)
+    n, k = _nk(n, k)
     d = _check_nonneg(D, "D")
     if not (d.is_integer and d >= 1):
         raise InputError(f"D must be an integer >= 1 (the embedding dimension), got D = {D!r:.80}", param="D")
@@ -114,7 +121,7 @@ def thm56_correlation_bound(R: object, n: object, k: object) -> sympy.Expr:
     >>> thm56_correlation_bound(1, 3, 3)
     0
     """
-    n, k = check_nk(n, k)
+    n, k = _nk(n, k)
     r = _check_nonneg(R, "R")
     return 1 - r / sympy.sqrt(math.comb(n, k))
 
@@ -138,7 +145,7 @@ def thm56_walsh_dimension(n: object, k: object) -> int:
     >>> thm56_walsh_dimension(6, 3)
     20
     """
-    n, k = check_nk(n, k)
+    n, k = _nk(n, k)
     return math.comb(n, k)
 
 
@@ -177,7 +184,7 @@ def thm56_bound_as_printed(D: object, R: object, eps: object, n: object, k: obje
     ...
     theory._checks.InputError: Thm 5.6 needs D R^2 < eps^2 C(n,k); got D = 20, R = 1, eps = '0.5', C(6,3) = 20
     """
-    n, k = check_nk(n, k)
+    n, k = _nk(n, k)
     if not thm56_condition(D, R, eps, n, k):
         raise InputError(
             f"Thm 5.6 needs D R^2 < eps^2 C(n,k); got D = {D!r}, R = {R!r}, eps = {eps!r}, C({n},{k}) = "

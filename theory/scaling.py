@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ._checks import InputError, as_fraction, check_positive_int
-from .boolean import tc_growth_window
+from ._checks import InputError, LimitError, as_fraction, check_positive_int, format_count
+from .boolean import _check_digits, _log10_comb
 
 __all__ = [
     "fourier_gap_law_slope",
@@ -40,6 +40,17 @@ def _sizes(n_lo: object, n_hi: object, k: object) -> tuple[int, int, int]:
     if kk > lo:
         raise InputError(f"need k <= n_lo (a k-set of the smaller size), got k = {kk}, n_lo = {lo}", param="k")
     return lo, hi, kk
+
+
+def _log_ratio(hi: int, lo: int) -> float:
+    """log(hi / lo) for exact positive ints ``hi > lo`` of any size (the quotient may be beyond the float range)."""
+    return math.log1p((hi - lo) / lo) if hi <= 2 * lo else math.log(hi) - math.log(lo)
+
+
+def _comb(n: int, k: int, param: str) -> int:
+    """The exact C(n, k), refused (LimitError naming ``param``) beyond MAX_DIGITS digits before it is formed."""
+    _check_digits(_log10_comb(n, k), param=param, value=n, what="the exact C(n, k)", hint=f"use a smaller {param}")
+    return math.comb(n, k)
 
 
 def fourier_gap_law_slope(n_lo: int, n_hi: int, k: int) -> float:
@@ -69,7 +80,8 @@ def fourier_gap_law_slope(n_lo: int, n_hi: int, k: int) -> float:
     (1.379654, 2.379654)
     """
     lo, hi, kk = _sizes(n_lo, n_hi, k)
-    return math.log(tc_growth_window(lo, hi, kk)[1]) / math.log(hi / lo)
+    # the log of tc_growth_window's upper end per unit of log n, formed in logs (n_hi / n_lo may exceed a float)
+    return (kk - 1) + math.log(math.log(hi) / math.log(lo)) / _log_ratio(hi, lo)
 
 
 def random_search_law_slope(n_lo: int, n_hi: int, k: int) -> float:
@@ -94,7 +106,7 @@ def random_search_law_slope(n_lo: int, n_hi: int, k: int) -> float:
     (2.078003, 3.247928)
     """
     lo, hi, kk = _sizes(n_lo, n_hi, k)
-    return math.log(math.comb(hi, kk) / math.comb(lo, kk)) / math.log(hi / lo)
+    return _log_ratio(_comb(hi, kk, "n_hi"), _comb(lo, kk, "n_lo")) / _log_ratio(hi, lo)
 
 
 def slope_law_boundary(n_lo: int, n_hi: int, k: int) -> float:
@@ -149,12 +161,33 @@ def random_search_width_speedup(n: int, k: int, r_lo: int, r_hi: int) -> float:
     hi = check_positive_int(r_hi, "r_hi")
     if kk > n or hi <= lo:
         raise InputError(f"need 1 <= k <= n and r_lo < r_hi, got n = {n}, k = {kk}, r = {lo}, {hi}", param="r_hi")
-    log_q = math.log1p(-1.0 / math.comb(n, kk))
+    count = _comb(n, kk, "n")
+    if count == 1:  # one k-set: every searcher succeeds at its first step, whatever the width
+        return 1.0
+    rate = -math.log1p(-(1 / count))  # -log(1 - p): 0.0 where p = 1/C(n, k) is below the float range
+    if rate == 0.0:  # r p is then negligible at every float width: 1 - (1-p)^r = r p, the speedup r_hi / r_lo
+        return _ratio(hi, lo)
 
-    def expected(r: int) -> float:
-        return 1.0 / -math.expm1(r * log_q)
+    def success(r: int) -> float:  # 1 - (1-p)^r, the inverse of the expected success time
+        x = r * rate if r < 2**1000 else math.exp(min(math.log(r) + math.log(rate), 700.0))
+        return -math.expm1(-x)
 
-    return expected(lo) / expected(hi)
+    return success(hi) / success(lo)
+
+
+def _ratio(hi: int, lo: int) -> float:
+    """hi / lo for exact ints, refused (LimitError naming r_hi) beyond the float range."""
+    log10 = math.log10(hi) - math.log10(lo)
+    if log10 > 300:
+        raise LimitError(
+            f"r_hi = {format_count(hi)} is too large: the speedup r_hi / r_lo ~ 10^{log10:.0f} is beyond the float "
+            "range",
+            param="r_hi",
+            value=hi,
+            limit=10**300,
+            hint="use a smaller r_hi",
+        )
+    return hi / lo
 
 
 def width_plateau_boundary(n: int, k: int, r_lo: int, r_hi: int) -> float:
