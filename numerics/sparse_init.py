@@ -18,8 +18,18 @@ from typing import Any
 
 import numpy as np
 
-from theory._checks import InputError
+from theory._checks import InputError, check_cost
 
+from .limits import (
+    STEP_COST,
+    array_bytes,
+    check_allocation,
+    check_count,
+    check_real,
+    check_real_array,
+    check_rng,
+    check_work,
+)
 from .walsh import characters, cube
 
 __all__ = ["hinge_risk", "lemma_c5_deviations", "lemma_c9_convex_phase", "sample_counts", "thm_c16_one_step"]
@@ -27,11 +37,28 @@ __all__ = ["hinge_risk", "lemma_c5_deviations", "lemma_c9_convex_phase", "sample
 MAX_CUBE_N = 16
 """Largest n of the cube computations here (2^16 points)."""
 
+MAX_SAMPLE_SIZE = 10**18
+"""Largest sample size m: the sample enters only through its multinomial counts (int64), so the cost does not grow
+with m."""
 
-def _check_cube_n(n: int) -> int:
-    if not 1 <= n <= MAX_CUBE_N:
-        raise InputError(f"n must lie in 1..{MAX_CUBE_N} (the whole cube is enumerated), got n = {n}", param="n")
-    return int(n)
+
+def _check_cube_n(n: object) -> int:
+    n = check_count(n, "n")
+    check_cost(
+        n,
+        MAX_CUBE_N,
+        param="n",
+        value=n,
+        what="the cube computations (the whole cube {±1}^n is enumerated)",
+        hint="use a smaller n",
+    )
+    return n
+
+
+def _check_m(m: object) -> int:
+    m = check_count(m, "m", message=f"the sample size m must be an integer >= 1, got {m!r:.80}")
+    check_cost(m, MAX_SAMPLE_SIZE, param="m", value=m, what="sample sizes (int64 counts)", hint="use a smaller m")
+    return m
 
 
 def sample_counts(n: int, m: int, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
@@ -60,11 +87,13 @@ def sample_counts(n: int, m: int, rng: np.random.Generator, size: int | None = N
     >>> int(sample_counts(3, 100, np.random.default_rng(0)).sum())
     100
     """
-    n = _check_cube_n(n)
-    if m < 1:
-        raise InputError(f"the sample size m must be >= 1, got {m}", param="m")
+    n, m, rng = _check_cube_n(n), _check_m(m), check_rng(rng)
+    if size is not None:
+        size = check_count(size, "size")
+        check_work(size << n, param="size", value=size, what="the counts (size x 2^n)", hint="use a smaller size")
+        check_allocation(array_bytes(size, 1 << n), param="size", value=size, what="the counts (size, 2^n) in int64")
     p = np.full(1 << n, 1.0 / (1 << n))
-    return rng.multinomial(int(m), p, size=size).astype(np.int64)
+    return rng.multinomial(m, p, size=size).astype(np.int64)
 
 
 def hinge_risk(scores: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> float:
@@ -91,16 +120,23 @@ def hinge_risk(scores: np.ndarray, y: np.ndarray, weights: np.ndarray | None = N
     >>> hinge_risk(np.array([0.0, 2.0]), np.array([1, 1]))
     0.5
     """
-    s, t = np.asarray(scores, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    s, t = check_real_array(scores, "scores"), check_real_array(y, "y")
     if s.shape != t.shape:
         raise InputError(f"scores and labels must have one shape, got {s.shape} and {t.shape}")
     loss = np.maximum(0.0, 1.0 - t * s)
     if weights is None:
         return float(loss.mean())
-    p = np.asarray(weights, dtype=np.float64)
+    p = check_real_array(weights, "weights")
     if p.shape != s.shape or np.any(p < 0) or not p.sum() > 0:
         raise InputError("weights must be nonnegative, of the scores' shape, and not all 0", param="weights")
     return float(loss @ p / p.sum())
+
+
+def _finite(a: np.ndarray, what: str) -> np.ndarray:
+    """``a`` when every entry is finite; else an InputError (the weights or biases left the float range)."""
+    if not np.isfinite(a).all():
+        raise InputError(f"{what} leave the float range: use eps, biases, eta and lam of moderate size")
+    return a
 
 
 def _best_correlation(features: np.ndarray, chi: np.ndarray) -> tuple[float, float]:
@@ -174,14 +210,31 @@ def thm_c16_one_step(
     >>> out["corr_after"] > 0.5, out["corr_init"] < 0.1
     (True, True)
     """
-    n = _check_cube_n(n)
-    if not 0 <= s < k <= n or width < 2 or width % 2 or m < 1 or not biases:
-        raise InputError(f"need 0 <= s < k <= n, an even width >= 2, m >= 1 and biases; got {(n, k, s, width, m)}")
-    rng = np.random.default_rng(seed)
+    n, m = _check_cube_n(n), _check_m(m)
+    k, s = check_count(k, "k"), check_count(s, "s", minimum=0)
+    width = check_count(width, "width", minimum=2)
+    eps, eta, lam, gamma = (
+        check_real(v, name) for v, name in ((eps, "eps"), (eta, "eta"), (lam, "lam"), (gamma, "gamma"))
+    )
+    grid = check_real_array(biases, "biases")
+    if not 0 <= s < k <= n or width % 2 or grid.ndim != 1 or not grid.size:
+        raise InputError(
+            f"need 0 <= s < k <= n, an even width >= 2 and a non-empty 1-D bias grid; got {(n, k, s, width)} and "
+            f"biases of shape {grid.shape}"
+        )
     half = width // 2
+    check_work(
+        half * ((1 << n) * 4 + STEP_COST),
+        param="width",
+        value=width,
+        what="the one step (r/2 neurons x 2^n points, and a Python loop over the good neurons)",
+        hint="use a smaller width",
+    )
+    check_allocation(array_bytes(1 << n, half, 2), param="width", value=width, what="the activations (2^n, r/2) x 2")
+    rng = np.random.default_rng(seed)
     supports = np.argsort(rng.random((half, n)), axis=1)[:, :s]
     bias_index = rng.integers(len(biases), size=half)
-    bias = np.asarray(biases, dtype=np.float64)[bias_index]
+    bias = grid[bias_index]
     u = rng.choice(np.array([-1.0, 1.0]), size=half)
     counts = sample_counts(n, m, rng)
     X = cube(n).astype(np.float64)
@@ -192,7 +245,9 @@ def thm_c16_one_step(
     for row, i in enumerate(idx):
         W0[row, supports[i]] = 1.0
     b = bias[idx]
-    act = (X @ W0.T + b > 0).astype(np.float64)  # (2^n, G): the good neurons' ReLU' at init
+    with np.errstate(over="ignore", invalid="ignore"):
+        pre = _finite(X @ W0.T + b, "the init's pre-activations w.x + b")
+    act = (pre > 0).astype(np.float64)  # (2^n, G): the good neurons' ReLU' at init
     corr_hat = ((counts * chi)[:, None] * X).T @ act / m  # (n, G): (1/m) sum_x c y x 1{.}
     inside = np.zeros(n, dtype=bool)
     inside[:k] = True
@@ -206,20 +261,22 @@ def thm_c16_one_step(
             rest[supports[idx[row]]] = False  # S minus S'
             exact += sign == 1.0 and bool(np.array_equal(kept[:, row], rest))
             up_all.append(bool(-grad[rest, row].mean() > 0))
-    W1, up = np.vstack(W_all), np.array(up_all, dtype=bool)
+    with np.errstate(over="ignore", invalid="ignore"):
+        W1, up = _finite(np.vstack(W_all), "the weights after the step"), np.array(up_all, dtype=bool)
     B1, bias_id = np.concatenate([b, b]), np.concatenate([bias_index[idx], bias_index[idx]])
     # the subnetwork: the copy of each good neuron whose step raised its S \ S' weights, one feature per bias (the mean
     # of its neurons: tied output weights, so the fit is a lower bound on the best subnetwork's)
-    groups = [g for j in range(len(biases)) if len(g := np.flatnonzero(up & (bias_id == j)))]
+    groups = [g for j in range(len(grid)) if len(g := np.flatnonzero(up & (bias_id == j)))]
 
     def grouped(Wm: np.ndarray) -> np.ndarray:
-        z = np.maximum(X @ Wm.T + B1, 0.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = np.maximum(_finite(X @ Wm.T + B1, "the pre-activations after the step"), 0.0)
         return np.column_stack([z[:, g].mean(axis=1) for g in groups])
 
     corr_after, acc_after = _best_correlation(grouped(W1), chi) if groups else (0.0, 0.5)
     corr_init, _ = _best_correlation(grouped(np.vstack([W0, W0])), chi) if groups else (0.0, 0.5)
     moved = [(W1[i], i % len(idx)) for i in np.flatnonzero(up)]
-    per_bias = [int(np.sum(bias_index[idx] == j)) for j in range(len(biases))]
+    per_bias = [int(np.sum(bias_index[idx] == j)) for j in range(len(grid))]
 
     def mean_weight(cls: str) -> float | None:
         vals = []
@@ -276,9 +333,21 @@ def lemma_c5_deviations(n: int, k: int, width: int, m: int, draws: int, seed: in
     >>> out["deviation"].shape, out["coordinates"]
     ((10,), 28)
     """
-    n = _check_cube_n(n)
-    if width < 1 or m < 1 or draws < 1 or not 1 <= k <= n:
-        raise InputError(f"need width, m, draws >= 1 and 1 <= k <= n; got {(n, k, width, m, draws)}")
+    n, m, k = _check_cube_n(n), _check_m(m), check_count(k, "k")
+    width, draws = check_count(width, "width"), check_count(draws, "draws")
+    if not k <= n:
+        raise InputError(f"need 1 <= k <= n; got n = {n}, k = {k}", param="k")
+    entries = (1 << n) * (n + 1) * width  # the per-point gradients (2^n, n r + r)
+    check_allocation(
+        array_bytes(entries), param="width", value=width, what="the per-point gradients (2^n, (n+1) r) in float64"
+    )
+    check_work(
+        (draws + 2) * entries,
+        param="draws" if draws > width else "width",
+        value=max(draws, width),
+        what="the gradients of the samples (draws x 2^n x (n+1) r)",
+        hint="use fewer draws or a smaller width",
+    )
     rng = np.random.default_rng(seed)
     W = rng.normal(0.0, 1.0 / np.sqrt(n), size=(width, n))
     b = rng.uniform(-0.5, 0.5, size=width)
@@ -348,10 +417,23 @@ def lemma_c9_convex_phase(
     >>> bool(np.all(out["risk_D"] < 0.05))
     True
     """
-    P, t = np.asarray(psi, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if P.ndim != 2 or t.shape != (P.shape[0],) or radius < 0 or not lam > 0 or steps < 1 or m < 1 or not seeds:
-        raise InputError("need psi (N, d), y (N,), radius >= 0, lam > 0, steps >= 1, m >= 1 and seeds")
+    P, t = check_real_array(psi, "psi"), check_real_array(y, "y")
+    radius = check_real(radius, "radius", nonnegative=True)
+    lam = check_real(lam, "lam", positive=True)
+    steps, m = check_count(steps, "steps"), _check_m(m)
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Sequence):
+        raise InputError(f"seeds must be a sequence of seeds, got {seeds!r:.80}", param="seeds")
+    if P.ndim != 2 or t.shape != (P.shape[0],) or not P.size or not seeds:
+        raise InputError("need psi (N, d), y (N,) and seeds")
     N, d = P.shape
+    check_allocation(array_bytes(len(seeds), N, d), param="seeds", value=len(seeds), what="the features (seeds, N, d)")
+    check_work(
+        steps * (len(seeds) * N * d * 4 + STEP_COST),
+        param="steps",
+        value=steps,
+        what="the gradient steps (steps x seeds x N x d)",
+        hint="use fewer steps or seeds",
+    )
     phis, weights = [], []
     for seed in seeds:
         rng = np.random.default_rng(seed)

@@ -29,7 +29,7 @@ Erratum (docs/boolean.md): :math:`|\xi_{S\setminus S'}|/|\xi_{[n]\setminus S}| =
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 
 import sympy
@@ -405,6 +405,30 @@ def _check_delta(delta: FractionLike, name: str = "delta") -> Fraction:
     return d
 
 
+def _float_formula(compute: Callable[[], float], what: str) -> float:
+    """The value of a floating-point formula; an InputError when it leaves the float range (an argument beyond it,
+    an overflow or an underflow to a zero divisor) instead of an OverflowError, a ZeroDivisionError or an infinity."""
+    try:
+        x = compute()
+    except (OverflowError, ZeroDivisionError):
+        x = math.inf
+    if not math.isfinite(x):
+        raise InputError(f"{what} is beyond the floating-point range; use smaller sizes or a larger precision")
+    return x
+
+
+def _check_comb(n: int, k: int, param: str) -> None:
+    check_cost(
+        _log10_comb(n, k),
+        MAX_DIGITS,
+        param=param,
+        value=n,
+        what="the exact binomial coefficient",
+        hint=f"use a smaller {param}",
+        log10=True,
+    )
+
+
 def thm_c16_schedule(n: object, k: object, s: object) -> dict[str, Fraction]:
     r"""The one-step schedule of the proof of Thm C.16 (App. C.2.3) for the eps-perturbed s-sparse init, exact.
 
@@ -489,6 +513,7 @@ def thm_c16_good_probability(n: object, k: object, s: object) -> Fraction:
     2/7
     """
     n, k, s = check_under_sparse(n, k, s)
+    _check_comb(n, s, "n")
     return Fraction(math.comb(k, s), math.comb(n, s))
 
 
@@ -523,7 +548,11 @@ def thm_c16_width(n: object, k: object, s: object, delta: FractionLike) -> int:
     q = float(thm_c16_good_probability(n, k, s)) / k
     if q >= 1:
         return 2
-    return 2 * math.ceil(math.log(2 * k / float(d)) / -math.log1p(-q))
+    half = _float_formula(
+        lambda: math.log(2 * k / float(d)) / -math.log1p(-q),
+        f"the Thm C.16 width at (n, k, s) = ({format_count(n)}, {format_count(k)}, {format_count(s)}), delta = {d}",
+    )
+    return 2 * math.ceil(half)
 
 
 def hoeffding_sample_size(coordinates: object, tau: FractionLike, delta: FractionLike, span: object = 2) -> int:
@@ -565,7 +594,11 @@ def hoeffding_sample_size(coordinates: object, tau: FractionLike, delta: Fractio
     if t <= 0:
         raise InputError(f"tau (the precision) must be > 0, got tau = {tau!r:.80}", param="tau")
     d = _check_delta(delta)
-    return math.ceil(span_**2 * math.log(2 * c / float(d)) / (2 * float(t) ** 2))
+    m = _float_formula(
+        lambda: span_**2 * math.log(2 * c / float(d)) / (2 * float(t) ** 2),
+        f"the Hoeffding sample size with coordinates = {format_count(c)}, span = {format_count(span_)}, tau = {tau!r:.40}",
+    )
+    return math.ceil(m)
 
 
 def thm_c16_sample_size(n: object, k: object, s: object, width: object, delta: FractionLike) -> int:
@@ -666,7 +699,11 @@ def lemma_c5_sample_size(n: object, width: object, tau: FractionLike, delta: Fra
     if t <= 0:
         raise InputError(f"tau (the precision) must be > 0, got tau = {tau!r:.80}", param="tau")
     d = _check_delta(delta)
-    return math.ceil(4 * math.log(4 * n_ * r / float(d)) / float(t) ** 2)
+    m = _float_formula(
+        lambda: 4 * math.log(4 * n_ * r / float(d)) / float(t) ** 2,
+        f"Lemma C.5's sample size with n = {format_count(n_)}, width = {format_count(r)}, tau = {tau!r:.40}",
+    )
+    return math.ceil(m)
 
 
 def lemma_c10_width(n: object, k: object, s: object, delta: FractionLike) -> int:
@@ -695,7 +732,13 @@ def lemma_c10_width(n: object, k: object, s: object, delta: FractionLike) -> int
     if not 1 <= k_ <= s_ <= n_:
         raise InputError(f"need 1 <= k <= s <= n, got n = {n_}, k = {k_}, s = {s_}")
     d = _check_delta(delta)
-    r = math.ceil(20 * k_ * (2 * n_ / s_) ** k_ * math.log(2 * k_ / float(d)))
+    r = math.ceil(
+        _float_formula(
+            lambda: 20 * k_ * (2 * n_ / s_) ** k_ * math.log(2 * k_ / float(d)),
+            f"Lemma C.10's width 20k (2n/s)^k ln(2k/delta) at n = {format_count(n_)}, k = {format_count(k_)}, "
+            f"s = {format_count(s_)}",
+        )
+    )
     return r + r % 2
 
 
@@ -728,6 +771,15 @@ def lemma_c10_mean(width: object, n: object, k: object, s: object) -> Fraction:
         raise InputError(f"width must be even and >= 2, got {format_count(r)}", param="width")
     if not 1 <= k_ <= s_ <= n_:
         raise InputError(f"need 1 <= k <= s <= n, got n = {n_}, k = {k_}, s = {s_}")
+    check_cost(
+        k_ * math.log10(2 * n_),
+        MAX_DIGITS,
+        param="k",
+        value=k_,
+        what="the exact (s/(2n))^k (its denominator has about k log10(2n) digits)",
+        hint="use a smaller k or n",
+        log10=True,
+    )
     return Fraction(r, 2 * k_) * Fraction(s_, 2 * n_) ** k_
 
 
@@ -844,6 +896,19 @@ def lemma_c6_constants(k: object) -> dict[str, sympy.Expr]:
     }
 
 
+MAX_STEPS_TARGET = 10**300
+"""Largest right-hand side 100 (psi_norm + 1/B)^2 / eps^2 of :func:`lemma_c9_steps` (T / ln T above it puts T beyond
+the float range)."""
+
+
+def _norms_and_eps(psi_norm: object, B: object, eps: object) -> tuple[Fraction, Fraction, Fraction]:
+    """psi_norm > 0, B > 0 and eps in (0, 1/2) of Lemma C.9, read exactly (NaN, infinities and non-numbers refused)."""
+    p, b, e = as_fraction(psi_norm, "psi_norm"), as_fraction(B, "B"), as_fraction(eps, "eps")
+    if not (p > 0 and b > 0 and 0 < e < Fraction(1, 2)):
+        raise InputError(f"need psi_norm > 0, B > 0 and eps in (0, 1/2), got {psi_norm!r}, {B!r}, {eps!r}")
+    return p, b, e
+
+
 def lemma_c9_steps(psi_norm: float, B: float, eps: float) -> int:
     r"""The smallest T >= 3 with :math:`T/\ln T \ge 100(\|\psi\|_{\infty,2} + 1/B)^2/\varepsilon^2` (Lemma C.9's step
     count; T / ln T increases for T >= 3). Floating point.
@@ -870,9 +935,18 @@ def lemma_c9_steps(psi_norm: float, B: float, eps: float) -> int:
     >>> T / math.log(T) >= 1936 > (T - 1) / math.log(T - 1)
     True
     """
-    if not (psi_norm > 0 and B > 0 and 0 < eps < 0.5):
-        raise InputError(f"need psi_norm > 0, B > 0 and eps in (0, 1/2), got {psi_norm!r}, {B!r}, {eps!r}")
-    target = 100 * (psi_norm + 1 / B) ** 2 / eps**2
+    p, b, e = _norms_and_eps(psi_norm, B, eps)
+    target = _float_formula(
+        lambda: 100 * (float(p) + 1 / float(b)) ** 2 / float(e) ** 2,
+        f"Lemma C.9's T / ln T >= 100 (psi_norm + 1/B)^2 / eps^2 at psi_norm = {psi_norm!r:.40}, B = {B!r:.40}, "
+        f"eps = {eps!r:.40}",
+    )
+    if target > MAX_STEPS_TARGET:
+        raise InputError(
+            f"Lemma C.9's T / ln T >= {target:.3g} is above {MAX_STEPS_TARGET:.0e} (T then leaves the float range); "
+            f"use a larger B or eps or a smaller psi_norm",
+            param="eps",
+        )
     lo, hi = 3, 3
     while hi / math.log(hi) < target:
         lo, hi = hi, 2 * hi
@@ -908,10 +982,13 @@ def lemma_c9_sample_size(psi_norm: float, B: float, eps: float, delta: FractionL
     >>> lemma_c9_sample_size(1.0, 1.0, 0.25, "0.5")  # (4 sqrt 2 + 1)^2 ln 4 / 0.0625 = 982.6
     983
     """
-    if not (psi_norm > 0 and B > 0 and 0 < eps < 0.5):
-        raise InputError(f"need psi_norm > 0, B > 0 and eps in (0, 1/2), got {psi_norm!r}, {B!r}, {eps!r}")
+    p, b, e = _norms_and_eps(psi_norm, B, eps)
     d = float(_check_delta(delta))
-    return math.ceil((4 * math.sqrt(2) * B * psi_norm + 1) ** 2 * math.log(2 / d) / eps**2)
+    m = _float_formula(
+        lambda: (4 * math.sqrt(2) * float(b) * float(p) + 1) ** 2 * math.log(2 / d) / float(e) ** 2,
+        f"Lemma C.9's sample size at psi_norm = {psi_norm!r:.40}, B = {B!r:.40}, eps = {eps!r:.40}",
+    )
+    return math.ceil(m)
 
 
 def lemma_c8_gap(B: float, psi_norm: float, m: int, delta: FractionLike, distance: float) -> float:
@@ -941,10 +1018,18 @@ def lemma_c8_gap(B: float, psi_norm: float, m: int, delta: FractionLike, distanc
     >>> round(lemma_c8_gap(1.0, 1.0, 100, "0.5", 0.0), 6)  # 3 sqrt(2 ln 4) / 10
     0.499533
     """
-    if not (B > 0 and psi_norm > 0 and m >= 1 and distance >= 0):
+    b, p, m_, dist = (
+        as_fraction(v, name) for v, name in ((B, "B"), (psi_norm, "psi_norm"), (m, "m"), (distance, "distance"))
+    )
+    if not (b > 0 and p > 0 and m_ >= 1 and dist >= 0):
         raise InputError(f"need B, psi_norm > 0, m >= 1, distance >= 0, got {B!r}, {psi_norm!r}, {m!r}, {distance!r}")
     d = float(_check_delta(delta))
-    return (2 * B * psi_norm + 1) * math.sqrt(2 * math.log(2 / d)) / math.sqrt(m) + 2 * B * distance
+    return _float_formula(
+        lambda: (
+            (2 * float(b) * float(p) + 1) * math.sqrt(2 * math.log(2 / d)) / math.sqrt(m_) + 2 * float(b) * float(dist)
+        ),
+        f"Lemma C.8's excess at B = {B!r:.40}, psi_norm = {psi_norm!r:.40}, m = {m!r:.40}, distance = {distance!r:.40}",
+    )
 
 
 def lemma_c10_true_mean(width: object, n: object, k: object, s: object) -> Fraction:
@@ -977,4 +1062,5 @@ def lemma_c10_true_mean(width: object, n: object, k: object, s: object) -> Fract
         raise InputError(f"width must be even and >= 2, got {format_count(r)}", param="width")
     if not 1 <= k_ <= s_ <= n_ or k_ % 2:
         raise InputError(f"need 1 <= k <= s <= n with k even, got n = {n_}, k = {k_}, s = {s_}")
+    _check_comb(n_, s_, "n")
     return Fraction(r, 2) * Fraction(math.comb(n_ - k_, s_ - k_), math.comb(n_, s_)) / (k_ // 2)
