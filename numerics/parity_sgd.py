@@ -24,13 +24,21 @@ from collections.abc import Sequence
 import numpy as np
 
 from numerics import walsh as nw
-from numerics.limits import array_bytes, check_allocation, check_count, check_real
-from theory._checks import InputError
+from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_real, check_real_array
+from theory._checks import InputError, check_cost
 
-__all__ = ["MAX_N", "STEP_CHUNK", "thm55_init", "thm55_run"]
+__all__ = ["MAX_BATCH", "MAX_N", "MAX_RUN_WORK", "STEP_CHUNK", "thm55_init", "thm55_run"]
 
 MAX_N = 12
 """Largest n (the exact population loss and the batch counts live on the 2^n points)."""
+
+MAX_BATCH = 10**18
+"""Largest batch size B (its multinomial counts are drawn as int64 binomials)."""
+
+MAX_RUN_WORK = 10**12
+"""Largest work of one :func:`thm55_run`, T (E 2^n r + STEP_COST) array entries over T steps of E seeds of width r
+(each step a Python iteration, counted as :data:`numerics.limits.STEP_COST` entries): the theorem's own schedule at
+(n, k) = (5, 2) with 24 seeds is 3.6 10^11 (results/full); a billion steps is beyond it at any size."""
 
 STEP_CHUNK = 1024
 """Steps whose batch counts are drawn at once (per seed, from its own generator)."""
@@ -65,11 +73,17 @@ def thm55_init(n: int, width: int, bias_grid: Sequence[float], seed: int) -> tup
     r = check_count(width, "width", why="hidden units")
     if r % 2:
         raise InputError(f"the unbiased initialisation pairs neurons: the width must be even, got {r}", param="width")
+    check_allocation(
+        array_bytes(r, n), "n" if n >= r else "width", max(n, r), "the initial first layer (width x n float64)"
+    )
+    grid = check_real_array(bias_grid, "bias_grid")
+    if grid.ndim != 1 or not grid.size:
+        raise InputError(f"bias_grid must be a non-empty list of values, got shape {grid.shape}", param="bias_grid")
     rng = np.random.default_rng([seed, 0])
     half = r // 2
     W = rng.choice([-1.0, 1.0], size=(half, n))
     u = rng.choice([-1.0, 1.0], size=half)
-    b = rng.choice(np.asarray(bias_grid, dtype=np.float64), size=half)
+    b = rng.choice(grid, size=half)
     return np.concatenate([W, W]), np.concatenate([b, b]), np.concatenate([u, -u])
 
 
@@ -139,11 +153,11 @@ def thm55_run(
     ((2,), True)
     """
     n = check_count(n, "n", why="input bits")
-    if n > MAX_N:
-        raise InputError(f"n = {n} > {MAX_N}: the run works on all 2^n points", param="n")
+    check_cost(n, MAX_N, param="n", value=n, what="the run works on all 2^n points: n", hint="n <= MAX_N")
     k = check_count(k, "k", why="parity degree")
     steps = check_count(steps, "steps", minimum=2, why="iterations (step 0 and at least one more)")
     batch = check_count(batch_size, "batch_size", why="batch size")
+    check_cost(batch, MAX_BATCH, param="batch_size", value=batch, what="the batch size", hint="int64 counts")
     eta0 = check_real(first_rate, "first_rate", positive=True)
     eta = check_real(rate, "rate", positive=True)
     seeds = list(seeds)
@@ -156,6 +170,14 @@ def thm55_run(
     b0 = np.stack([b for _, b, _ in inits])
     u0 = np.stack([u for _, _, u in inits])
     E, r, _ = W0.shape
+    check_cost(
+        steps * (E * N * r + STEP_COST),
+        MAX_RUN_WORK,
+        param="steps",
+        value=steps,
+        what="the run's work T (E 2^n r + STEP_COST)",
+        hint="fewer steps or seeds",
+    )
     check_allocation(array_bytes(E, N, r), "n", n, "the features of every seed on the 2^n points")
     check_allocation(array_bytes(STEP_CHUNK, E, N), "n", n, "one chunk of batch counts")
     gens = [np.random.default_rng([s, 1]) for s in seeds]

@@ -31,7 +31,15 @@ from scipy.integrate import quad, solve_ivp
 from scipy.stats import binom
 
 from numerics import walsh as nw
-from numerics.limits import array_bytes, check_allocation, check_count, check_rational, check_real
+from numerics.limits import (
+    STEP_COST,
+    array_bytes,
+    check_allocation,
+    check_count,
+    check_rational,
+    check_real,
+    check_work,
+)
 from theory._checks import MAX_DIGITS, InputError, LimitError, check_cost
 
 __all__ = [
@@ -776,7 +784,9 @@ def polynet_sgd_interval_ends(steps: int, intervals: int) -> np.ndarray:
     [2, 5, 8, 10]
     """
     steps = check_count(steps, "steps", why="SGD updates")
+    check_work(steps, param="steps", value=steps, what="the updates T", hint="fewer steps")
     intervals = min(check_count(intervals, "intervals", why="intervals"), steps)
+    check_allocation(array_bytes(intervals + 1), "intervals", intervals, "the interval ends")
     return np.linspace(0, steps, intervals + 1).round().astype(int)[1:]
 
 
@@ -806,6 +816,9 @@ def polynet_sgd_init(k: int, n_prime: int, seed: int) -> np.ndarray:
     """
     k = check_count(k, "k", why="number of blocks")
     n_prime = check_count(n_prime, "n_prime", why="block width")
+    check_allocation(
+        array_bytes(k, n_prime), "k" if k >= n_prime else "n_prime", max(k, n_prime), "the weights (k x n' float64)"
+    )
     W = np.random.default_rng([seed, 0]).choice([-1.0, 1.0], size=(k, n_prime))
     if np.prod(W[:, 0]) < 0:
         W[0, 0] = -W[0, 0]
@@ -864,6 +877,13 @@ def polynet_sgd(
     s = check_real(rate_scale, "rate_scale", positive=True)
     check_allocation(
         array_bytes(SGD_CHUNK, batch_size, E, k, m), "batch_size", batch_size, "one chunk of SGD samples (float64)"
+    )
+    check_work(
+        steps * (batch_size * E * k * m + STEP_COST),
+        param="steps",
+        value=steps,
+        what="the SGD run T (B E k n' + STEP_COST)",
+        hint="fewer steps, seeds or a smaller batch",
     )
     gens = [np.random.default_rng([seed, 1]) for seed in seeds]
     xi = np.sign(W[:, :, 0])

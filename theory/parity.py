@@ -64,6 +64,7 @@ from ._checks import (
 )
 
 __all__ = [
+    "MAX_THM55_BATCH",
     "MAX_THM55_N",
     "SOURCE",
     "THM55_SOURCE",
@@ -918,6 +919,9 @@ THM55_SOURCE = "Edelman thesis Thm 5.5 (full statement, App. B.2.1), Lemma B.5"
 MAX_THM55_N = 2000
 """Largest n of the Thm 5.5 schedule (the exact Majority coefficient xi_{k-1} of n - 1 bits)."""
 
+MAX_THM55_BATCH = 10**300
+"""Largest batch size :func:`thm55_batch` returns (float range; k >= 2 with a tiny xi_{k-1} or eps goes beyond)."""
+
 
 def _check_thm55(n: object, k: object, eps: object) -> tuple[int, int, Fraction]:
     kk = check_positive_int(k, "k", minimum=2, hypothesis=f"{THM55_SOURCE}: an even parity degree k >= 2")
@@ -941,6 +945,12 @@ def _check_thm55(n: object, k: object, eps: object) -> tuple[int, int, Fraction]
     if not 0 < e < Fraction(1, 2):
         raise InputError(f"{THM55_SOURCE} fixes eps in (0, 1/2), got eps = {eps!r:.80}", param="eps")
     return nn, kk, e
+
+
+def _log_fraction(x: Fraction) -> float:
+    """ln x of a positive Fraction of any size (math.log of its integer numerator and denominator, never a float
+    conversion of the quotient that overflows or underflows)."""
+    return math.log(x.numerator) - math.log(x.denominator)
 
 
 def thm55_bias_grid(k: object) -> list[Fraction]:
@@ -992,7 +1002,8 @@ def thm55_width(k: object, eps: object) -> int:
     e = as_fraction(eps, "eps")
     if not 0 < e < Fraction(1, 2):
         raise InputError(f"{THM55_SOURCE} fixes eps in (0, 1/2), got eps = {eps!r:.80}", param="eps")
-    r = math.ceil(kk * 2**kk * math.log(8 * kk / e))
+    log_ratio = math.log(8 * kk / e) if e * 2**900 > 1 else math.log(8 * kk) - _log_fraction(e)  # tiny eps: in logs
+    r = math.ceil(kk * 2**kk * log_ratio)
     return r + r % 2
 
 
@@ -1080,7 +1091,10 @@ def thm55_second_layer_rate(n: object, k: object, r: object, steps: object) -> f
     nn, kk, _ = _check_thm55(n, k, Fraction(1, 4))
     rr = check_positive_int(r, "r")
     T = check_positive_int(steps, "steps", minimum=2)
-    return 4 * kk**1.5 / (nn * math.sqrt(rr * (T - 1)))
+    x = rr * (T - 1)
+    if x < 2**1000:
+        return 4 * kk**1.5 / (nn * math.sqrt(x))
+    return 4 * kk**1.5 / nn * math.exp(-0.5 * math.log(x))  # r (T - 1) beyond float range: in logs
 
 
 def thm55_batch(n: object, k: object, r: object, eps: object) -> int:
@@ -1112,6 +1126,21 @@ def thm55_batch(n: object, k: object, r: object, eps: object) -> int:
 
     nn, kk, e = _check_thm55(n, k, eps)
     rr = check_positive_int(r, "r")
-    eps1 = float(e) / (64 * kk**2 * nn)
-    tau = float(abs(majority_coefficient(nn, kk - 1))) / (16 * kk * math.sqrt(2 * nn * math.log(2 * kk / eps1)))
-    return math.ceil(2 / tau**2 * math.log(4 * nn * rr / (float(e) / 8)))
+    xi = abs(majority_coefficient(nn, kk - 1))
+    eps1 = e / (64 * kk**2 * nn)
+    log_tau = _log_fraction(xi) - math.log(16 * kk) - 0.5 * math.log(2 * nn * (math.log(2 * kk) - _log_fraction(eps1)))
+    log_batch = math.log(2) - 2 * log_tau + math.log(math.log(32 * nn * rr) - _log_fraction(e))
+    check_cost(
+        log_batch / math.log(10),
+        math.log10(MAX_THM55_BATCH),
+        param="k",
+        value=kk,
+        what="the batch size (2/tau^2) log(4nr/delta') of Thm 5.5",
+        hint="a smaller k",
+        log10=True,
+    )
+    if rr < 2**900 and e * 2**900 > 1 and xi * 2**900 > 1:  # within float range: the float formula
+        eps_1 = float(e) / (64 * kk**2 * nn)
+        tau = float(xi) / (16 * kk * math.sqrt(2 * nn * math.log(2 * kk / eps_1)))
+        return math.ceil(2 / tau**2 * math.log(4 * nn * rr / (float(e) / 8)))
+    return math.ceil(math.exp(log_batch))

@@ -70,6 +70,7 @@ from ._checks import (
     check_positive_int,
     format_count,
 )
+from .parity import _log_fraction
 
 __all__ = [
     "BE_CONSTANT",
@@ -1493,6 +1494,16 @@ def _check_thm58(k: object, n_prime: object, eps: object, delta: object) -> tupl
     return kk, m, e, d
 
 
+_K_CAP = 10**300
+"""Where Thm 5.8's float logarithms cap the exponent 2k - 1 (a float): the power (3n'-2)^(k-1) with k - 1 >= 10^300 is
+beyond any float (its count refused, its reciprocal 0) all the same."""
+
+
+def _thm58_log_root(k: int, m: int, T: int, d: Fraction) -> float:
+    """ln sqrt(2 T log(2 n T / delta)), n = k m, for T and n of any size (Thm 5.8's rate and growth)."""
+    return 0.5 * (math.log(2 * T) + math.log(math.log(2 * k * m * T) - _log_fraction(d)))
+
+
 def _thm58_holds(T: int, c: sympy.Expr, a: Fraction) -> bool:
     """T >= c log(a T), decided at 60 significant digits (the two sides are never within 1e-40 at integer T here)."""
     return bool(sympy.N(sympy.Integer(T) - c * sympy.log(sympy.Rational(a.numerator, a.denominator) * T), 60) >= 0)
@@ -1535,9 +1546,13 @@ def thm58_steps(k: object, n_prime: object, eps: object, delta: object) -> int:
     """
     kk, m, e, d = _check_thm58(k, n_prime, eps, delta)
     n = kk * m
-    log_size = math.log10(6) + math.log10(math.log(2 * kk / e)) + (2 * kk - 1) * math.log10(3 * m - 2)
+    log_size = (
+        math.log10(6)
+        + math.log10(math.log(2 * kk) - _log_fraction(e))
+        + min(2 * kk - 1, _K_CAP) * math.log10(3 * m - 2)
+    )
     check_cost(
-        log_size + math.log10(max(math.log(2 * n / d) + log_size * math.log(10), 1.0)),
+        log_size + math.log10(max(math.log(2 * n) - _log_fraction(d) + log_size * math.log(10), 1.0)),
         math.log10(MAX_THM58_STEPS),
         param="k",
         value=kk,
@@ -1545,10 +1560,10 @@ def thm58_steps(k: object, n_prime: object, eps: object, delta: object) -> int:
         hint="smaller k or n'",
         log10=True,
     )
-    c_float = 6 * math.log(2 * kk / e) * (3 * m - 2) ** (2 * kk - 1)
+    c_float = 6 * (math.log(2 * kk) - _log_fraction(e)) * (3 * m - 2) ** (2 * kk - 1)
     t = c_float
     for _ in range(200):
-        t = c_float * math.log(2 * n * t / d)
+        t = c_float * (math.log(2 * n * t) - _log_fraction(d))
     c = 6 * sympy.log(sympy.Rational(2 * kk) / sympy.Rational(e.numerator, e.denominator)) * (3 * m - 2) ** (2 * kk - 1)
     a = Fraction(2 * n) / d
     T = max(math.ceil(t), 1)
@@ -1585,7 +1600,9 @@ def thm58_rate_scale(k: object, n_prime: object, steps: object, delta: object) -
     """
     kk, m, _, d = _check_thm58(k, n_prime, Fraction(1, 4), delta)
     T = check_positive_int(steps, "steps")
-    return 1 / (2 * math.sqrt(2 * T * math.log(2 * kk * m * T / float(d))))
+    if kk * m * T < 2**900 and d * 2**900 > 1:
+        return 1 / (2 * math.sqrt(2 * T * math.log(2 * kk * m * T / float(d))))
+    return 0.5 * math.exp(-_thm58_log_root(kk, m, T, d))  # n T or 1/delta beyond float range: in logs
 
 
 def thm58_relevant_lower_bound(k: object, n_prime: object, steps: object, delta: object, t: object) -> float:
@@ -1620,4 +1637,10 @@ def thm58_relevant_lower_bound(k: object, n_prime: object, steps: object, delta:
     tt = _as_int(t, "t")
     if not 0 <= tt <= T:
         raise InputError(f"t (updates done) must lie in [0, T = {T}], got {tt}", param="t")
-    return 0.5 * (1 + tt / ((3 * m - 2) ** (kk - 1) * math.sqrt(2 * T * math.log(2 * kk * m * T / float(d)))))
+    if tt == 0:
+        return 0.5
+    if kk * m * T < 2**900 and d * 2**900 > 1 and (kk - 1) * (3 * m - 2).bit_length() < 900:
+        return 0.5 * (1 + tt / ((3 * m - 2) ** (kk - 1) * math.sqrt(2 * T * math.log(2 * kk * m * T / float(d)))))
+    return 0.5 * (
+        1 + math.exp(math.log(tt) - min(kk - 1, _K_CAP) * math.log(3 * m - 2) - _thm58_log_root(kk, m, T, d))
+    )  # beyond float range: in logs

@@ -23,6 +23,16 @@ BASELINE = {
     "perturbed_neuron_weights": {"n": 5, "s": 2, "eps": 0.1},
     "perturbed_neuron_correlation": {"n": 7, "k": 4, "s": 2, "eps": 0.01, "b": 0.0},
     "perturbed_neuron_correlation_exact": {"n": 7, "k": 4, "s": 2, "eps": Fraction(1, 10), "b": Fraction(0)},
+    "polynet_sgd_interval_ends": {"steps": 10, "intervals": 4},
+    "polynet_sgd_init": {"k": 2, "n_prime": 3, "seed": 0},
+    "polynet_sgd": {
+        "W0": np.array([[[1.0, -1.0, 1.0], [1.0, 1.0, -1.0]]]),
+        "steps": 20,
+        "rate_scale": 0.01,
+        "seeds": (0,),
+        "batch_size": 2,
+        "intervals": 4,
+    },
 }
 
 REFUSED = [
@@ -37,6 +47,10 @@ REFUSED = [
     ("perturbed_neuron_correlation_exact", {"n": 27, "k": 4, "s": 2, "eps": Fraction(1, 10)}, "n"),
     ("integrate_flow", {"v0": np.ones(10**5), "t_eval": [0.0, 0.1]}, "v0"),
     ("hitting_time", {"k": 10**5, "v_target": 2.0}, "k"),
+    ("polynet_sgd", {"W0": np.ones((1, 2, 3)), "steps": 10**9, "rate_scale": 0.01, "seeds": (0,)}, "steps"),
+    ("polynet_sgd_interval_ends", {"steps": 10**11, "intervals": 4}, "steps"),
+    ("polynet_sgd_init", {"k": 10**12, "n_prime": 3, "seed": 0}, "k"),
+    ("polynet_sgd_init", {"k": 2, "n_prime": 10**12, "seed": 0}, "n_prime"),
 ]
 
 NO_SIZE: dict[str, str] = {}

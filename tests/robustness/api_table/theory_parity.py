@@ -27,6 +27,12 @@ BASELINE = {
     "output_coefficient": {"k": 3},
     "parity_expectation": {"u": [1, 2, 3], "support": [0, 2], "k": 2},
     "structural_prediction": {"n": 3, "support": [2, 0]},
+    "thm55_batch": {"n": 5, "k": 2, "r": 30, "eps": "0.45"},
+    "thm55_bias_grid": {"k": 2},
+    "thm55_first_step_rate": {"n": 5, "k": 2},
+    "thm55_second_layer_rate": {"n": 5, "k": 2, "r": 30, "steps": 15_170_371},
+    "thm55_steps": {"n": 5, "k": 2, "r": 30, "eps": "0.45"},
+    "thm55_width": {"k": 2, "eps": "0.45"},
 }
 
 REFUSED = [
@@ -45,6 +51,12 @@ REFUSED = [
     ("neuron_margin", {"u": [1] * 200_001, "w": [1, -1], "support": [0]}, "u"),
     ("neuron_margin", {"u": [1, 2], "w": [1] * 200_001, "support": [0]}, "w"),
     ("structural_prediction", {"n": 10**9, "support": range(10**9)}, "support"),
+    ("thm55_bias_grid", {"k": 200_001}, "k"),
+    ("thm55_width", {"k": 61, "eps": "0.45"}, "k"),
+    ("thm55_steps", {"n": 2001, "k": 2, "r": 30, "eps": "0.45"}, "n"),
+    ("thm55_batch", {"n": 2001, "k": 2, "r": 30, "eps": "0.45"}, "n"),
+    ("thm55_first_step_rate", {"n": 2001, "k": 2}, "n"),
+    ("thm55_second_layer_rate", {"n": 2001, "k": 2, "r": 30, "steps": 10}, "n"),
 ]
 
 NO_SIZE = {

@@ -28,6 +28,9 @@ BASELINE = {
     "population_gradient_symbolic": {"k": 2, "n_prime": 2},
     "sum_distribution": {"u": [1, 1, 1]},
     "velocity_at_plateau_end_approx": {"k": 3, "n_prime": 101, "gamma": 0.01},
+    "thm58_steps": {"k": 2, "n_prime": 2, "eps": "0.1", "delta": "0.2"},
+    "thm58_rate_scale": {"k": 2, "n_prime": 2, "steps": 19_196, "delta": "0.2"},
+    "thm58_relevant_lower_bound": {"k": 2, "n_prime": 2, "steps": 19_196, "delta": "0.2", "t": 100},
 }
 
 REFUSED = [
@@ -56,6 +59,7 @@ REFUSED = [
     ("plateau_ratio_scaled", {"k": 10**9, "n_prime": 11}, "k"),
     ("lemma_b9_lower_bound_exact", {"v": [2], "u": [[1] * 13_288]}, "u"),
     ("velocity_at_plateau_end_approx", {"k": 3, "n_prime": 10**301}, "n_prime"),
+    ("thm58_steps", {"k": 10, "n_prime": 2, "eps": "0.1", "delta": "0.2"}, "k"),
 ]
 
 NO_SIZE: dict[str, str] = {}
