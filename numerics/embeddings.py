@@ -70,6 +70,7 @@ def _check_entries(n: object, D: int, param: str, value: int) -> int:
             limit=MAX_PROGRAM_ENTRIES,
             hint=f"use a smaller {param} or n",
         )
+    return n
 
 
 def normalize_rows(psi: np.ndarray) -> np.ndarray:
