@@ -33,6 +33,13 @@ def _hours(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h" if seconds < 86400 * 2 else f"{seconds / 86400:.0f} days"
 
 
+def _quick_verdict(record: dict) -> str:
+    """The record's verdict, marked "(exploratory)" for a variant whose verdict is reported, not expected
+    (``metadata.exploratory``: a claim rerun at the source's hyper-parameters, docs/verdicts.md)."""
+    exploratory = (record.get("metadata") or {}).get("exploratory")
+    return f"{record['verdict']} (exploratory)" if exploratory else record["verdict"]
+
+
 def table(report: Path, archive: Path, plan: Path | None) -> str:
     """The Markdown table (with the markers)."""
     quick = json.loads((report / "results.json").read_text())["claims"]
@@ -50,7 +57,7 @@ def table(report: Path, archive: Path, plan: Path | None) -> str:
         "| --- | --- | --- | --- |",
     ]
     for prefix, name in SOURCES.items():
-        q = [r["verdict"] for r in quick if r["id"].startswith(prefix + "-")]
+        q = [_quick_verdict(r) for r in quick if r["id"].startswith(prefix + "-")]
         f = [r.get("verdict", "?") for cid, r in full.items() if cid.startswith(prefix + "-")]
         todo = [cid for cid, r in plan_rows.items() if cid.startswith(prefix + "-") and cid not in full]
         known = [plan_rows[c].get("seconds") for c in todo if plan_rows[c].get("seconds") is not None]

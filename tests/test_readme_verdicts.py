@@ -25,6 +25,7 @@ def test_counts_by_source(tmp_path):
         {"id": "shi-a", "verdict": "pass"},
         {"id": "shi-b", "verdict": "refuted"},
         {"id": "karp-c", "verdict": "inconclusive"},
+        {"id": "karp-d", "verdict": "fail", "metadata": {"exploratory": "a variant at the source's learning rate"}},
     ]
     (report / "results.json").write_text(json.dumps({"claims": claims}))
     (tmp_path / "results" / "full").mkdir(parents=True)
@@ -36,4 +37,4 @@ def test_counts_by_source(tmp_path):
     shi = next(line for line in text.splitlines() if line.startswith("| Shi"))
     karp = next(line for line in text.splitlines() if line.startswith("| Karp"))
     assert "| 1 pass, 1 refuted | 1 pass | 1 claims; 1 estimated, 2.0 h together |" in shi
-    assert "| 1 inconclusive | none yet | 1 claims; 1 unknown |" in karp
+    assert "| 1 inconclusive, 1 fail (exploratory) | none yet | 1 claims; 1 unknown |" in karp
