@@ -22,7 +22,11 @@ def test_ids_start_with_their_figure_and_quick_claims_exist():
         "shi-fig4.3-control",
         "shi-fig4.3-ablation-layernorm-residual",
         "shi-fig4.4-grokking-delay",
+        # variants at the source's weight decay (issue 29, item 5), reported beside their originals
+        "shi-fig4.1-split-single-frequency-source-hparams",
+        "shi-fig4.2-split-coverage-source-hparams",
     }
+    assert all(registry()[cid].variant_of in IDS for cid in quick if cid.endswith("-source-hparams"))
     assert all(registry()[cid].kind == "training" and "full" in registry()[cid].configs for cid in IDS)
     assert registry()["shi-fig4.3-ablation-layernorm-residual"].insensitive
 

@@ -20,7 +20,8 @@ from .claim_checks import record
 
 def test_ids_and_corrections():
     ours = {cid: c for cid, c in registry().items() if cid.startswith("edelman-ch4-")}
-    assert len(ours) == 20
+    assert len(ours) == 21  # with the Fig. 4.4 variant at the source's init (issue 29, item 5)
+    assert registry()["edelman-ch4-fig4.4-parity-transition-source-hparams"].variant_of in ours
     for c in ours.values():
         if c.refutes:
             assert c.corrected_by in ours and not registry()[c.corrected_by].refutes
