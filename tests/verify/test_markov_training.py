@@ -107,6 +107,7 @@ def test_transformer_phase_rows_and_figures() -> None:
         assert np.all(np.triu(z, 1) == 0)
 
 
+@slow_unless_light("edelman-ch8-transformer-induction-head")
 def test_induction_head_rows() -> None:
     rec = record("edelman-ch8-transformer-induction-head")
     for row in rec.details["per_seed"]:

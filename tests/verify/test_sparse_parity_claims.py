@@ -25,7 +25,7 @@ from verify.claims.sparse_parity import pareto, sgd
 from verify.report.figures import render_figures
 from verify.runtime.options import RunOptions
 
-from .claim_checks import evaluation, record, slow_if_heavy
+from .claim_checks import evaluation, record, slow_if_heavy, slow_unless_light
 
 GROWTH, EARLY, HIDDEN = (
     "edelman-ch5-fig5.1-tc-grows-with-n",
@@ -373,6 +373,7 @@ def test_grid_judge_inconclusive_on_constant_grid() -> None:
     assert verdict == "inconclusive"
 
 
+@slow_unless_light(GRID)
 def test_grid_record_carries_the_power() -> None:
     rec = record(GRID)
     pw, cfg = rec.details["power"], registry()[GRID].configs["quick"]
@@ -385,6 +386,7 @@ def test_grid_record_carries_the_power() -> None:
     assert rec.verdict == "inconclusive" and pw["power"] < judge.min_power  # declared underpowered at quick scale
 
 
+@slow_unless_light(GRID)
 def test_grid_record_carries_the_population_fields() -> None:
     """The Fisher-test grid exposes the record of every training claim: n seeds per cell, the closest pair's wider
     cell as successes with its Clopper-Pearson bounds, the drop 100% -> 50% as p_alt -> p0, the Fisher power at
@@ -482,6 +484,7 @@ def test_b8_judge_reads_the_sq_floor() -> None:
     assert verdict == "fail" and "not after the SQ floor" in reason
 
 
+@slow_unless_light(B8)
 def test_b8_record_reports_the_source_and_the_chosen_setting() -> None:
     rec, cfg = record(B8), registry()[B8].configs["quick"]
     settings, runs = rec.details["settings"], rec.details["runs"]
