@@ -1839,8 +1839,9 @@ def lemma_c2_holds(n: object, k: object, s: object) -> bool:
     return lemma_c2_probability(n, k, s) >= lemma_c2_bound_as_printed(n, k, s)
 
 
-def _check_comb_digits(n: int, k: int) -> None:
-    _check_digits(_log10_comb(n, k), param="n", value=n, what="the exact C(n, k)", hint="use a smaller n")
+def _check_comb_digits(n: int, k: int, param: str = "n") -> None:
+    """The exact C(n, k) refused beyond MAX_DIGITS digits (LimitError naming ``param``, value n) before it is formed."""
+    _check_digits(_log10_comb(n, k), param=param, value=n, what="the exact C(n, k)", hint=f"use a smaller {param}")
 
 
 def sq_lower_bound_applies(r: object, T: object, tau: object, delta: object, n: object, k: object) -> bool:

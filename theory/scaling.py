@@ -19,7 +19,7 @@ import math
 from fractions import Fraction
 
 from ._checks import InputError, LimitError, as_fraction, check_positive_int, format_count
-from .boolean import _check_digits, _log10_comb
+from .boolean import _check_comb_digits
 
 __all__ = [
     "fourier_gap_law_slope",
@@ -49,7 +49,7 @@ def _log_ratio(hi: int, lo: int) -> float:
 
 def _comb(n: int, k: int, param: str) -> int:
     """The exact C(n, k), refused (LimitError naming ``param``) beyond MAX_DIGITS digits before it is formed."""
-    _check_digits(_log10_comb(n, k), param=param, value=n, what="the exact C(n, k)", hint=f"use a smaller {param}")
+    _check_comb_digits(n, k, param)
     return math.comb(n, k)
 
 

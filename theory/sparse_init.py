@@ -46,6 +46,7 @@ from ._checks import (
 )
 from .boolean import (
     MAX_EXACT_N,
+    _check_comb_digits,
     _log10_comb,
     half_coefficient,
     half_full_set_coefficient,
@@ -417,18 +418,6 @@ def _float_formula(compute: Callable[[], float], what: str) -> float:
     return x
 
 
-def _check_comb(n: int, k: int, param: str) -> None:
-    check_cost(
-        _log10_comb(n, k),
-        MAX_DIGITS,
-        param=param,
-        value=n,
-        what="the exact binomial coefficient",
-        hint=f"use a smaller {param}",
-        log10=True,
-    )
-
-
 def thm_c16_schedule(n: object, k: object, s: object) -> dict[str, Fraction]:
     r"""The one-step schedule of the proof of Thm C.16 (App. C.2.3) for the eps-perturbed s-sparse init, exact.
 
@@ -513,7 +502,7 @@ def thm_c16_good_probability(n: object, k: object, s: object) -> Fraction:
     2/7
     """
     n, k, s = check_under_sparse(n, k, s)
-    _check_comb(n, s, "n")
+    _check_comb_digits(n, s)
     return Fraction(math.comb(k, s), math.comb(n, s))
 
 
@@ -1062,5 +1051,5 @@ def lemma_c10_true_mean(width: object, n: object, k: object, s: object) -> Fract
         raise InputError(f"width must be even and >= 2, got {format_count(r)}", param="width")
     if not 1 <= k_ <= s_ <= n_ or k_ % 2:
         raise InputError(f"need 1 <= k <= s <= n with k even, got n = {n_}, k = {k_}, s = {s_}")
-    _check_comb(n_, s_, "n")
+    _check_comb_digits(n_, s_)
     return Fraction(r, 2) * Fraction(math.comb(n_ - k_, s_ - k_), math.comb(n_, s_)) / (k_ // 2)
