@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from math import comb
 from typing import Any
@@ -562,6 +563,21 @@ def _gradients_at(P: np.ndarray, t: int) -> tuple[np.ndarray, np.ndarray, np.nda
     return GW, GV, GI
 
 
+def _node_batches(t: int, prior: str, chunk: int, half_width: float = 0.0) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The quadrature nodes of ``prior`` ('uniform': :func:`duffy_nodes`, 'symmetric': :func:`symmetric_nodes`,
+    'curriculum': :func:`curriculum_nodes` of half-width ``half_width``) in batches of ``chunk``: pairs ``(P, w)`` of
+    the transition matrices ``P = [[a, 1 - a], [1 - b, b]]``, shape (batch, 2, 2), and their weights."""
+    if prior == "uniform":
+        a, b, wts = duffy_nodes(t)
+    elif prior == "symmetric":
+        a, b, wts = symmetric_nodes(t)
+    else:
+        a, b, wts = curriculum_nodes(t, half_width)
+    for s in range(0, a.size, chunk):
+        aa, bb = a[s : s + chunk], b[s : s + chunk]
+        yield np.stack([np.stack([aa, 1 - aa], -1), np.stack([1 - bb, bb], -1)], axis=1), wts[s : s + chunk]
+
+
 def finite_t_gradients(t: int, prior: str = "uniform", chunk: int = 2048) -> FiniteTGradients:
     """The exact finite-t gradients integrated over ``a, b ~ U(0, 1)`` (``prior="uniform"``, Lemma E.1) or over
     ``a = b ~ U(0, 1)`` (``prior="symmetric"``, Cor. E.2), by :func:`duffy_nodes` / :func:`symmetric_nodes` and
@@ -619,14 +635,8 @@ def finite_t_gradients(t: int, prior: str = "uniform", chunk: int = 2048) -> Fin
         what="the matrix powers of a batch of nodes (chunk, t + 1, 2, 2) and their sums",
         hint="use a smaller chunk",
     )
-    if prior == "uniform":
-        a, b, wts = duffy_nodes(t)
-    else:
-        a, b, wts = symmetric_nodes(t)
     GW, GV, GI = np.zeros((2, 2)), np.zeros(t), np.zeros(t)
-    for s in range(0, a.size, chunk):
-        aa, bb, ww = a[s : s + chunk], b[s : s + chunk], wts[s : s + chunk]
-        P = np.stack([np.stack([aa, 1 - aa], -1), np.stack([1 - bb, bb], -1)], axis=1)
+    for P, ww in _node_batches(t, prior, chunk):
         gw, gv, gi = _gradients_at(P, t)
         GW += np.einsum("n,nml->ml", ww, gw)
         GV += ww @ gv
@@ -1430,16 +1440,8 @@ def bilinear_gradient_tensor(t: int, prior: str = "uniform", eps: float | None =
         what="the matrix powers of a batch of nodes (chunk, t + 1, 2, 2), their ramp sums and the tensor",
         hint="use a smaller chunk",
     )
-    if prior == "uniform":
-        a, b, wts = duffy_nodes(t)
-    elif prior == "symmetric":
-        a, b, wts = symmetric_nodes(t)
-    else:
-        a, b, wts = curriculum_nodes(t, half_width)
     T = np.zeros((t, 2, 2))
-    for s in range(0, a.size, chunk):
-        aa, bb, ww = a[s : s + chunk], b[s : s + chunk], wts[s : s + chunk]
-        P = np.stack([np.stack([aa, 1 - aa], -1), np.stack([1 - bb, bb], -1)], axis=1)
+    for P, ww in _node_batches(t, prior, chunk, half_width):
         T += np.einsum("n,njml->jml", ww, _tensor_at(P, t))
     return T
 
