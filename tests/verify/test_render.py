@@ -166,13 +166,13 @@ def test_gfm_parser_detects_a_broken_row():
 def test_markdown_tables_have_equal_cell_counts(records):
     md = render.render_markdown(records, META, {})
     tables = gfm_tables(md)
-    n_claim_tables = sum(1 for t in tables if len(t[0]) == 7)
+    n_claim_tables = sum(1 for t in tables if len(t[0]) == 5)
     assert n_claim_tables >= 3  # one per source document and chapter
     assert sum(1 for t in tables if len(t[0]) == 2) == sum(r["verdict"] == "refuted" for r in records)
     for table in tables:
         widths = {len(row) for row in table}
         assert widths == {len(table[0])}, table
-    claim_rows = [row for t in tables if len(t[0]) == 7 for row in t[2:]]
+    claim_rows = [row for t in tables if len(t[0]) == 5 for row in t[2:]]
     assert len(claim_rows) == len(records)
 
 
@@ -184,10 +184,24 @@ def test_markdown_links_point_at_headings_and_rows_show_one_headline(records):
     targets = set(re.findall(r"\]\(#([^)]+)\)", md))
     assert targets and targets <= headings, targets - headings
     for table in gfm_tables(md):
-        if len(table[0]) == 7:
+        if len(table[0]) == 5:
             for row in table[2:]:
-                assert not row[2].strip().startswith("`[[") and not row[3].strip().startswith("`[["), row
-                assert len(row[3]) <= render.HEADLINE_LIMIT + 10
+                assert not row[1].strip().startswith("`[[") and not row[2].strip().startswith("`[["), row
+                assert len(row[2]) <= render.HEADLINE_LIMIT + 10
+
+
+def test_seed_lists_are_written_as_ranges_and_keep_every_seed() -> None:
+    """A record's seeds in the report: consecutive runs as ``first-last``, in the order they ran, none lost."""
+    assert render.seed_ranges(list(range(64))) == "0-63"
+    assert render.seed_ranges([5, 0, 1, 2, 9]) == "5, 0-2, 9"
+    assert render.seed_ranges([]) == "—"
+    assert render.seed_ranges(["a", 1]) == "a, 1"
+    for seeds in ([3], [1, 3, 5], [*range(10, 20), 40, 41]):
+        back = []
+        for part in render.seed_ranges(seeds).split(", "):
+            lo, _, hi = part.partition("-")
+            back += list(range(int(lo), int(hi or lo) + 1))
+        assert back == seeds
 
 
 def test_markdown_escaping(records):

@@ -81,6 +81,7 @@ __all__ = [
     "results_document",
     "results_json",
     "same_forms",
+    "seed_ranges",
     "verdict_tags",
 ]
 
@@ -412,6 +413,25 @@ def _config_value(config: Any, name: str) -> Any:
         if isinstance(v, dict) and name in v:
             return v[name]
     return _SKIP
+
+
+def seed_ranges(seeds: Any) -> str:
+    """The seeds a record ran, with every run of consecutive integers written as ``first-last`` (``0-63`` for 64
+    seeds; the record's ``metadata["seeds"]`` keeps the full list), in the order they ran; ``—`` when none.
+
+    >>> seed_ranges([0, 1, 2, 3, 7, 9, 10])
+    '0-3, 7, 9-10'
+    """
+    seeds = list(seeds)
+    if not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
+        return ", ".join(map(str, seeds)) or "—"
+    runs: list[list[int]] = []
+    for s in seeds:
+        if runs and s == runs[-1][-1] + 1:
+            runs[-1].append(s)
+        else:
+            runs.append([s])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs) or "—"
 
 
 def fill_tolerance(text: str, config: Any) -> str:
@@ -749,7 +769,7 @@ def _views(
                 "reason_row": _clip(str(r.get("reason", "")), ROW_TEXT_LIMIT),
                 "tolerance_row": _clip(fill_tolerance(r.get("tolerance", ""), r.get("config")), ROW_TEXT_LIMIT),
                 "runtime": f"{meta['runtime_s']} s" if meta.get("runtime_s") is not None else "—",
-                "seeds": ", ".join(map(str, meta.get("seeds") or [])) or "—",
+                "seeds": seed_ranges(meta.get("seeds") or []),
                 "device": meta.get("device", "—"),
                 "sweep": _sweep_text(meta["sweep"]) if meta.get("sweep") else "",
                 "refutes": r.get("refutes"),
@@ -1174,9 +1194,9 @@ def break_after_slashes(path: Any) -> Markup:
 
 def render_markdown(records: list[dict], meta: dict, figures: dict[str, list[str]]) -> str:
     """The Markdown report (GitHub-flavoured): summary, contents, errata found, then the claims by source document
-    and chapter, each chapter a table (claim, source, predicted, observed, error, tolerance, verdict) followed by
-    one section per claim with its statement, reason and figures (the full data is in ``results.json`` and
-    ``report.html``, not here: the file stays small enough for Markdown viewers).
+    and chapter, each chapter a table (claim, predicted, observed, error, verdict) followed by one section per claim
+    with its source, statement, reason, tolerance and figures (the full data is in ``results.json`` and
+    ``report.html``, not here: the file stays small enough for Markdown viewers, about 400 KB for 244 claims).
 
     Parameters
     ----------
