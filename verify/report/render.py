@@ -9,9 +9,9 @@ seeds and the command that reruns it; the HTML adds the failing seed's figure an
 docs, :mod:`verify.report.links`), with ``tvk report --compare PREV`` a **Changes since PREV** section
 (:func:`changes_view` of ``meta["compare"]``, :mod:`verify.report.diff`), and an **Errata found** section (each refuted claim: the statement as printed,
 its counterexample as a small table of exact values, the corrected statement and a link to the claim that holds
-it), then list the claims grouped by source document and chapter, one row per claim with source, predicted,
-observed, error, tolerance (and, in the HTML, the reason) and verdict, a one-line headline per value and, in the
-HTML, the full data collapsed below (``report.md`` leaves it to ``results.json`` and the HTML, so that it stays
+it), then list the claims grouped by source document and chapter, one row per claim with predicted, observed,
+error and verdict (the HTML adds source, tolerance and reason; ``report.md`` leaves them to each claim's section), a
+one-line headline per value and, in the HTML, the full data collapsed below (``report.md`` leaves it to ``results.json`` and the HTML, so that it stays
 small enough for Markdown viewers: under 500 KB for the default report, docs/benchmarks.md).
 
 Escaping is per format: in Markdown every value sits in a code span (so sympy's ``*`` is never emphasis) with
