@@ -883,9 +883,22 @@ B8_GRID = Grid(
 )
 
 
-#: Width buys data: "a narrow net mostly fails where a wide one mostly succeeds" reads "typically" (p0 = 1/2), with
-#: power against 0.9 of the seeds (the search's held-out seeds met it at 7 of 8; docs/sparse_parity.md).
-B8_RULE = Population(p0=0.5, p_alt=0.9)
+#: Width buys data: "a narrow net mostly fails where a wide one mostly succeeds" reads "typically" (p0 = 1/2). The
+#: alternative was 0.9 (the search's held-out seeds met it at 7 of 8); a fresh seed set (1000-1015) then gave 9 of
+#: 16, so the pooled paired rate of the 32 seeds run, 24/32 = 0.75, is the alternative now (issue 28, item 4;
+#: declared post hoc, B8_REDESIGN), and 64 seeds give power 0.991 against it and a plug-in flip probability of
+#: 0.009 at 0.75 (docs/sparse_parity.md).
+B8_RULE = Population(p0=0.5, p_alt=0.75)
+
+#: The redesign after the fresh-seed run (issue 28, item 4), fixed before any run of it.
+B8_REDESIGN = PostHoc(
+    parameter="seeds and p_alt",
+    value="seeds 0-63 (quick and full), p_alt = 0.75",
+    when="2026-11-29, after --seed-offset 1000 gave 9/16 paired successes (seeds 0-15: 15/16), before any run at 64 "
+    "seeds",
+    why="the pooled paired rate of the 32 seeds run is 0.75; at 0.75, 16 seeds pass with probability 0.63 and 64 with "
+    "0.991 (plug-in flip probability 0.009 < 0.01, issue 28's rule); the setting itself (m, T, widths) is unchanged",
+)
 
 
 @dataclass(frozen=True)
@@ -955,7 +968,7 @@ register(
         "trade-off of Prop. 6.3 (parameters x steps vs tau^2 C(n,k), r = parameter count, not width): more "
         "parallel queries (parameters) substitute for serial time and samples. Judged per seed, paired (the narrow "
         "and the wide net of a seed see the same samples): the wide net succeeds and the narrow one does not; target "
-        "rate 1/2 ('mostly'), power against 0.9. Judged at the chosen setting (m = 400, found by a recorded search); "
+        "rate 1/2 ('mostly'), power against 0.75 (64 seeds). Judged at the chosen setting (m = 400, found by a recorded search); "
         "the source-side setting m = 600 (a sample size of the thesis's grid) is run on the first 8 seeds and reported "
         "next to it, not judged.",
         kind="training",
@@ -966,7 +979,7 @@ register(
                 m=400,
                 narrow=10,
                 wide=300,
-                seeds=tuple(range(16)),
+                seeds=tuple(range(64)),
                 steps=30_000,
                 eval_every=500,
                 n_val=2000,
@@ -982,7 +995,7 @@ register(
                 m=400,
                 narrow=10,
                 wide=300,
-                seeds=tuple(range(50)),
+                seeds=tuple(range(64)),
                 steps=100_000,
                 eval_every=500,
                 source_m=600,
@@ -1001,15 +1014,13 @@ register(
                 why="the first candidate m = 600 did not separate the widths; the claim establishes a width effect at "
                 "some m where the narrow net fails, not where the frontier lies",
             ),
+            B8_REDESIGN,
         ),
         note=(
-            "Not yet stable under fresh seeds (issue 28, item 4): with --seed-offset 1000 (seeds 1000-1015) the quick "
-            "setting gave narrow 4/16, wide 12/16 and 9 of 16 paired successes, rate in [0.333, 0.773]: "
-            "inconclusive, where seeds 0-15 give 15/16 (pass). Pooled over both sets the paired rate is 24/32 = 0.75, "
-            "below the declared p_alt = 0.9; at 0.75, 16 seeds have power of about 0.63. The setting was searched "
-            "on seeds 0-15 (post hoc) and needs a redesign: more seeds (28 give power 0.86 at 0.75), a longer T "
-            "(4 of the 16 fresh wide runs did not succeed within 3e4) or a smaller m (the narrow net succeeded on 4 "
-            "of them); docs/sparse_parity.md."
+            "Redesigned for stability under fresh seeds (issue 28, item 4): with 16 seeds, --seed-offset 1000 "
+            "(seeds 1000-1015) gave narrow 4/16, wide 12/16 and 9 of 16 paired successes (inconclusive) where seeds "
+            "0-15 gave 15/16 (pass); pooled, 24/32 = 0.75. The claim now runs 64 seeds against the alternative 0.75 "
+            "(B8_REDESIGN, post hoc); m, T and the widths are unchanged. docs/sparse_parity.md."
         ),
         insensitive=(
             "the prediction read per seed is Prop. 6.3's SQ floor, which is 0 steps at m = 400 (the bound is vacuous "
