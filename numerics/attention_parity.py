@@ -15,11 +15,21 @@ import numpy as np
 from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_work
 from theory import attention_parity as tp
 from theory._checks import MAX_EXACT_ENTRIES, InputError, check_cost, format_count
+from theory._docstrings import fill_doc
 
 __all__ = ["MAX_FLOAT_MARGINS", "float_margins", "parity_behaviour_sim", "projection_mc"]
 
 MAX_FLOAT_MARGINS = 10**6
 """Largest number of margins (4 per task) :func:`float_margins` computes, one Python step each (about 10 s)."""
+
+#: The (heads, gamma) Parameters shared by several docstrings of this module (filled in by
+#: :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    "model": """heads : theory.attention_parity.ParityHeads
+    The model, by its exact codes.
+gamma : float
+    The skew of the pattern law, in (0, 1/4).""",
+}
 
 
 def _check_heads(heads: object) -> tp.ParityHeads:
@@ -88,6 +98,7 @@ def _head_arrays(heads: tp.ParityHeads, gamma: float) -> tuple[np.ndarray, np.nd
     return a, V
 
 
+@fill_doc(_DOC)
 def float_margins(heads: tp.ParityHeads, gamma: float, tasks: Sequence[tuple[int, int]] | None = None) -> np.ndarray:
     """``y g`` in float64 with the real ``V = C / (4 gamma)`` and head input ``z^T V phi``, ``z = 2 gamma (e_i + e_j)``
     (the population limit of Sec. 5.5), for every task (default: all ordered pairs) and sign pattern, in the order
@@ -95,10 +106,7 @@ def float_margins(heads: tp.ParityHeads, gamma: float, tasks: Sequence[tuple[int
 
     Parameters
     ----------
-    heads : theory.attention_parity.ParityHeads
-        The model, by its exact codes.
-    gamma : float
-        The skew of the pattern law, in (0, 1/4).
+    {{model}}
     tasks : sequence of (i, j), optional
         Ordered pairs of 0-based features (default all pairs).
 
@@ -239,6 +247,7 @@ def _sample_phi(rng: np.random.Generator, shape: tuple[int, ...], d: int, i: int
     return phi
 
 
+@fill_doc(_DOC)
 def parity_behaviour_sim(
     heads: tp.ParityHeads,
     gamma: float,
@@ -254,10 +263,7 @@ def parity_behaviour_sim(
 
     Parameters
     ----------
-    heads : theory.attention_parity.ParityHeads
-        The model, by its exact codes.
-    gamma : float
-        The skew of the pattern law, in (0, 1/4).
+    {{model}}
     M : int
         Examples per prompt, >= 1.
     n_prompts : int

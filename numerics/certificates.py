@@ -42,6 +42,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from theory._checks import InputError, LimitError, check_cost, check_odd_modulus, check_positive_int, format_count
+from theory._docstrings import fill_doc
 from theory.finite_groups import as_group
 from theory.parity import check_nk
 
@@ -120,6 +121,20 @@ built. Modular p = 9, k = 3 has 3654 (170 s); p = 3, k = 5 has 11628 and took 5 
 MAX_CONSTRUCTION_ENTRIES = 30_000
 """Largest exact construction of Shi Lemma C.18 built as the lower network of :func:`certify_modular`,
 ``2^(2k-2) (p-1) (k+1)`` sympy entries: p = 5, k = 6 has 28672 (7 s); p = 3, k = 7 has 65536 (20 s)."""
+
+#: Parameters and Returns sections shared by the certify_* docstrings (filled in by
+#: :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    "settings": """lower_network : HomogeneousNetwork, optional
+    The network of the lower bound; None = the construction.
+n_starts, seed : int
+    Multi-start settings of the heuristic upper value.
+tol : float
+    Relative tolerance of :attr:`Certificate.certified`.""",
+    "returns_certificate": """Returns
+-------
+Certificate""",
+}
 
 
 def _check_task(task: object) -> Task:
@@ -1332,6 +1347,7 @@ def _check_parity_size(n: int, k: int, width: int | None, n_starts: int) -> None
     _refuse(sizes(k), param, value, "theory.parity.max_margin(k) gives gamma* in closed form (Edelman Thm 7.8)")
 
 
+@fill_doc(_DOC)
 def certify_modular(
     p: int, k: int, lower_network: HomogeneousNetwork | None = None, n_starts: int = 8, seed: int = 0, tol: float = 1e-6
 ) -> Certificate:
@@ -1344,16 +1360,9 @@ def certify_modular(
         Odd modulus >= 3.
     k : int
         Number of inputs >= 1.
-    lower_network : HomogeneousNetwork, optional
-        The network of the lower bound; None = the construction.
-    n_starts, seed : int
-        Multi-start settings of the heuristic upper value.
-    tol : float
-        Relative tolerance of :attr:`Certificate.certified`.
+    {{settings}}
 
-    Returns
-    -------
-    Certificate
+    {{returns_certificate}}
 
     Examples
     --------
@@ -1380,6 +1389,7 @@ def certify_modular(
     return cert
 
 
+@fill_doc(_DOC)
 def certify_parity(
     n: int, k: int, lower_network: HomogeneousNetwork | None = None, n_starts: int = 8, seed: int = 0, tol: float = 1e-6
 ) -> Certificate:
@@ -1392,16 +1402,9 @@ def certify_parity(
         Number of bits.
     k : int
         Size of the support, ``1 <= k <= n``.
-    lower_network : HomogeneousNetwork, optional
-        The network of the lower bound; None = the construction.
-    n_starts, seed : int
-        Multi-start settings of the heuristic upper value.
-    tol : float
-        Relative tolerance of :attr:`Certificate.certified`.
+    {{settings}}
 
-    Returns
-    -------
-    Certificate
+    {{returns_certificate}}
 
     Examples
     --------
@@ -1426,6 +1429,7 @@ def certify_parity(
     return cert
 
 
+@fill_doc(_DOC)
 def certify_group(
     name: str,
     lower_network: HomogeneousNetwork | None = None,
@@ -1442,16 +1446,9 @@ def certify_group(
     ----------
     name : str
         A group name of :func:`theory.finite_groups.group` whose irreps are all real (e.g. ``"S3"``, ``"Z2^2"``).
-    lower_network : HomogeneousNetwork, optional
-        The network of the lower bound; None = the construction.
-    n_starts, seed : int
-        Multi-start settings of the heuristic upper value.
-    tol : float
-        Relative tolerance of :attr:`Certificate.certified`.
+    {{settings}}
 
-    Returns
-    -------
-    Certificate
+    {{returns_certificate}}
 
     Examples
     --------

@@ -22,6 +22,7 @@ from scipy.special import gammaln
 
 from theory import decision_lists as td
 from theory._checks import InputError, check_cost, check_positive_int, format_count, log10_factorial
+from theory._docstrings import fill_doc
 
 from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, array_bytes, check_allocation, check_mc, check_real, check_rng
 
@@ -68,6 +69,36 @@ MAX_GD_WORK = 10**11
 MAX_TASK_WORK = 10**9
 """Largest python-level work ``L^2 M`` of the per-entry loops (:func:`class_indices`, :func:`a43_min_event_float`,
 :func:`brute_force_delta_a43` times the law's size)."""
+
+#: Parameters and Returns sections shared by several docstrings of this module (filled in by
+#: :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    "vocabulary": """L : int
+    Vocabulary size.
+n : int
+    Sequence length, ``1 <= n <= L``.""",
+    "task": """task : theory.decision_lists.DecisionListTask
+    The task.""",
+    "weights": """W, V : np.ndarray, shape (L, L)
+    The attention and value matrices.""",
+    "sequences": """S : array_like, shape (B, n)
+    Valid sequences.""",
+    "law": """law : dict of frozenset to Fraction
+    Probability of each token set.""",
+    "returns_positions": """Returns
+-------
+np.ndarray of int64, shape (B, n)""",
+    "returns_square": """Returns
+-------
+np.ndarray, shape (L, L)""",
+    "returns_delta": """Returns
+-------
+fractions.Fraction""",
+}
+_DOC["task_n"] = _DOC["task"] + "\nn : int\n    Sequence length."
+_DOC["batch"] = "\n".join(
+    (_DOC["weights"], _DOC["sequences"], "Y : np.ndarray of int, shape (B, n)\n    Their labels.")
+)
 
 
 def _check_task(task: object) -> td.DecisionListTask:
@@ -150,15 +181,13 @@ def _forward_bytes(B: int, n: int, L: int) -> int:
     return array_bytes(6 * B, n, L)
 
 
+@fill_doc(_DOC)
 def subsets_array(L: int, n: int) -> np.ndarray:
     """Every ``n``-subset of ``range(L)`` as rows of an int64 array ``(C(L, n), n)`` (lexicographic).
 
     Parameters
     ----------
-    L : int
-        Vocabulary size.
-    n : int
-        Sequence length, ``1 <= n <= L``.
+    {{vocabulary}}
 
     Returns
     -------
@@ -193,15 +222,13 @@ def _check_subsets(L: int, n: int) -> int:
     return count
 
 
+@fill_doc(_DOC)
 def sample_sequences(L: int, n: int, B: int, rng: np.random.Generator) -> np.ndarray:
     """``B`` iid uniform ``n``-permutations of ``range(L)`` (Fig. 4.1's ``s ~ U(n-permutations of [L])``).
 
     Parameters
     ----------
-    L : int
-        Vocabulary size.
-    n : int
-        Sequence length, ``1 <= n <= L``.
+    {{vocabulary}}
     B : int
         Number of sequences, >= 1.
     rng : np.random.Generator
@@ -289,6 +316,7 @@ def _lists_padded(task: td.DecisionListTask) -> np.ndarray:
     return out
 
 
+@fill_doc(_DOC)
 def ldt_array(task: td.DecisionListTask, S: np.ndarray) -> np.ndarray:
     """The label-determining token of every position: the first entry of ``L_a`` present in the sequence.
 
@@ -296,12 +324,9 @@ def ldt_array(task: td.DecisionListTask, S: np.ndarray) -> np.ndarray:
     ----------
     task : theory.decision_lists.DecisionListTask
         The decision lists.
-    S : array_like, shape (B, n)
-        Valid sequences.
+    {{sequences}}
 
-    Returns
-    -------
-    np.ndarray of int64, shape (B, n)
+    {{returns_positions}}
 
     Examples
     --------
@@ -333,6 +358,7 @@ def ldt_array(task: td.DecisionListTask, S: np.ndarray) -> np.ndarray:
     return np.take_along_axis(lists, first[..., None], axis=-1)[..., 0]
 
 
+@fill_doc(_DOC)
 def labels_array(task: td.DecisionListTask, S: np.ndarray) -> np.ndarray:
     """Labels ``pi(LDT)`` of every position, ``(B, n)`` (Sec. 4.2.2).
 
@@ -340,12 +366,9 @@ def labels_array(task: td.DecisionListTask, S: np.ndarray) -> np.ndarray:
     ----------
     task : theory.decision_lists.DecisionListTask
         The decision lists and the permutation.
-    S : array_like, shape (B, n)
-        Valid sequences.
+    {{sequences}}
 
-    Returns
-    -------
-    np.ndarray of int64, shape (B, n)
+    {{returns_positions}}
 
     Examples
     --------
@@ -360,6 +383,7 @@ def labels_array(task: td.DecisionListTask, S: np.ndarray) -> np.ndarray:
     return np.asarray(task.perm, dtype=np.int64)[ldt_array(task, S)]
 
 
+@fill_doc(_DOC)
 def permutation_matrix(task: td.DecisionListTask) -> np.ndarray:
     """``P`` with ``P[pi(i), i] = 1``.
 
@@ -368,9 +392,7 @@ def permutation_matrix(task: td.DecisionListTask) -> np.ndarray:
     task : theory.decision_lists.DecisionListTask
         The task (its permutation ``perm``).
 
-    Returns
-    -------
-    np.ndarray, shape (L, L)
+    {{returns_square}}
 
     Examples
     --------
@@ -394,6 +416,7 @@ def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
     return e / e.sum(axis=axis, keepdims=True)
 
 
+@fill_doc(_DOC)
 def forward(W: np.ndarray, V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""``(p, z, sigma)`` for every position: ``p (B, n, L)`` the attention column of the query (``p_i propto
     e^{W[i, a]}`` on the tokens of the sequence, 0 elsewhere), ``z = V p`` and ``sigma = softmax(z)`` over the labels
@@ -401,10 +424,8 @@ def forward(W: np.ndarray, V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np
 
     Parameters
     ----------
-    W, V : np.ndarray, shape (L, L)
-        The attention and value matrices.
-    S : array_like, shape (B, n)
-        Valid sequences.
+    {{weights}}
+    {{sequences}}
 
     Returns
     -------
@@ -438,17 +459,13 @@ def forward(W: np.ndarray, V: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np
     return p, z, _softmax(z, axis=-1)
 
 
+@fill_doc(_DOC)
 def sequence_losses(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """The loss (4.2) of every sequence, ``(1/n) sum_j -log sigma_{y_j}``, shape ``(B,)``.
 
     Parameters
     ----------
-    W, V : np.ndarray, shape (L, L)
-        The attention and value matrices.
-    S : array_like, shape (B, n)
-        Valid sequences.
-    Y : np.ndarray of int, shape (B, n)
-        Their labels.
+    {{batch}}
 
     Returns
     -------
@@ -473,6 +490,7 @@ def sequence_losses(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.ndarray) 
     return (logsum - np.take_along_axis(z, Y[..., None], axis=-1)[..., 0]).mean(axis=1)
 
 
+@fill_doc(_DOC)
 def closed_form_gradients(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""``(grad_W, grad_V)`` of the mean sequence loss over the batch from the identities of Sec. 4.3.3:
     column ``a`` of ``grad_W`` collects ``(1/n) p_k [(Vp)_y - V_{y,k} + sum_l sigma_l (V_{l,k} - (Vp)_l)]`` at ``a``'s
@@ -480,12 +498,7 @@ def closed_form_gradients(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.nda
 
     Parameters
     ----------
-    W, V : np.ndarray, shape (L, L)
-        The attention and value matrices.
-    S : array_like, shape (B, n)
-        Valid sequences.
-    Y : np.ndarray of int, shape (B, n)
-        Their labels.
+    {{batch}}
 
     Returns
     -------
@@ -522,17 +535,13 @@ def closed_form_gradients(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.nda
     return gWT.T / (n * B), gV / (n * B)
 
 
+@fill_doc(_DOC)
 def correct_mask(W: np.ndarray, V: np.ndarray, S: np.ndarray, Y: np.ndarray, tol: float = 0.0) -> np.ndarray:
     """Positions whose true label is the unique argmax of the logits by more than ``tol`` (ties count as errors).
 
     Parameters
     ----------
-    W, V : np.ndarray, shape (L, L)
-        The attention and value matrices.
-    S : array_like, shape (B, n)
-        Valid sequences.
-    Y : np.ndarray of int, shape (B, n)
-        Their labels.
+    {{batch}}
     tol : float
         Required lead of the true logit.
 
@@ -634,6 +643,7 @@ class PopulationGD:
     iterates: list[np.ndarray] = field(default_factory=list)
 
 
+@fill_doc(_DOC)
 def population_gd_w(
     task: td.DecisionListTask,
     n: int,
@@ -649,10 +659,7 @@ def population_gd_w(
 
     Parameters
     ----------
-    task : theory.decision_lists.DecisionListTask
-        The task.
-    n : int
-        Sequence length.
+    {{task_n}}
     c : float
         Scale of ``V = cP``, > 0.
     eta : float
@@ -765,6 +772,7 @@ def class_indices(task: td.DecisionListTask) -> dict[str, tuple[np.ndarray, np.n
     return {k: (np.array(rows[k], dtype=np.int64), np.array(cols[k], dtype=np.int64)) for k in rows}
 
 
+@fill_doc(_DOC)
 def one_step_v_mc(
     task: td.DecisionListTask, n: int, eta: float, samples: int, seed: int, chunk: int = 10_000
 ) -> dict[str, dict[str, float | None]]:
@@ -776,10 +784,7 @@ def one_step_v_mc(
 
     Parameters
     ----------
-    task : theory.decision_lists.DecisionListTask
-        The task.
-    n : int
-        Sequence length.
+    {{task_n}}
     eta : float
         Step size.
     samples : int
@@ -864,6 +869,7 @@ def one_step_v_mc(
     return out
 
 
+@fill_doc(_DOC)
 def one_step_v_exact_float(task: td.DecisionListTask, n: int, eta: float) -> np.ndarray:
     r"""``V_1 - V_0`` at ``W = 0, V_0 = 0`` in float64, entry by entry: ``(eta/n^2) N(r, t) - eta/L^2`` with
     ``N(pi(u), t) = sum_{a: u in L_a} C(L - |A|, n - |A| ... )`` hypergeometric terms (``A = {a, u, t}``, the list
@@ -872,16 +878,11 @@ def one_step_v_exact_float(task: td.DecisionListTask, n: int, eta: float) -> np.
 
     Parameters
     ----------
-    task : theory.decision_lists.DecisionListTask
-        The task.
-    n : int
-        Sequence length.
+    {{task_n}}
     eta : float
         Step size.
 
-    Returns
-    -------
-    np.ndarray, shape (L, L)
+    {{returns_square}}
 
     Examples
     --------
@@ -1001,6 +1002,7 @@ def event_probability_mc(
     return float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
 
 
+@fill_doc(_DOC)
 def a43_min_event_float(task: td.DecisionListTask, n: int) -> tuple[float, tuple[int, int, int]]:
     r"""The smallest positive probability over the triple events of Assumption 4.3 for uniform ``n``-subsets, in
     float64, with a triple attaining it: for every ``a``, every ``b = a_k`` of ``L_a`` and every token ``c`` not among
@@ -1011,10 +1013,7 @@ def a43_min_event_float(task: td.DecisionListTask, n: int) -> tuple[float, tuple
 
     Parameters
     ----------
-    task : theory.decision_lists.DecisionListTask
-        The task.
-    n : int
-        Sequence length.
+    {{task_n}}
 
     Returns
     -------
@@ -1057,6 +1056,7 @@ def a43_min_event_float(task: td.DecisionListTask, n: int) -> tuple[float, tuple
     return best, arg
 
 
+@fill_doc(_DOC)
 def notin_S_directional(
     task: td.DecisionListTask, W: np.ndarray, V: np.ndarray, S: np.ndarray, a: int, tol: float = 0.0
 ) -> dict[str, np.ndarray | int | None]:
@@ -1070,10 +1070,8 @@ def notin_S_directional(
 
     Parameters
     ----------
-    task : theory.decision_lists.DecisionListTask
-        The task.
-    W, V : np.ndarray, shape (L, L)
-        The attention and value matrices.
+    {{task}}
+    {{weights}}
     S : array_like, shape (B, n)
         The sequences considered (e.g. every ``n``-subset).
     a : int
@@ -1135,6 +1133,7 @@ def notin_S_directional(
     return {"k_star": int(lst[k_idx]), "values": values, "in_S": in_S}
 
 
+@fill_doc(_DOC)
 def token_directional(task: td.DecisionListTask, W: np.ndarray, V: np.ndarray, S: np.ndarray, a: int) -> dict | None:
     r"""Every sequence of ``S`` containing ``a``, classified as in the proofs of Theorems 4.3/4.4, with its directional
     derivative in closed form (vectorised; None when ``a`` is never misclassified).
@@ -1150,10 +1149,8 @@ def token_directional(task: td.DecisionListTask, W: np.ndarray, V: np.ndarray, S
 
     Parameters
     ----------
-    task : theory.decision_lists.DecisionListTask
-        The task.
-    W, V : np.ndarray, shape (L, L)
-        The attention and value matrices.
+    {{task}}
+    {{weights}}
     S : array_like, shape (B, n)
         The sequences considered.
     a : int
@@ -1355,6 +1352,7 @@ def adversarial_e(
     return best_E, best
 
 
+@fill_doc(_DOC)
 def brute_force_delta_a43(task: td.DecisionListTask, law: dict[frozenset[int], Fraction]) -> Fraction:
     """Assumption 4.3's ``delta`` by brute force: for every triple (a, b, c) with ``b in L_a`` and ``c`` after ``b`` in
     ``L_a`` or not in ``L_a``, add up the probability of every token set containing ``a, b, c`` in which ``b`` is
@@ -1362,14 +1360,10 @@ def brute_force_delta_a43(task: td.DecisionListTask, law: dict[frozenset[int], F
 
     Parameters
     ----------
-    task : theory.decision_lists.DecisionListTask
-        The task.
-    law : dict of frozenset to Fraction
-        Probability of each token set.
+    {{task}}
+    {{law}}
 
-    Returns
-    -------
-    fractions.Fraction
+    {{returns_delta}}
 
     Examples
     --------
@@ -1427,17 +1421,15 @@ def _check_law(law: object, L: int | None = None) -> dict[frozenset[int], Fracti
     return out
 
 
+@fill_doc(_DOC)
 def brute_force_delta_a44(law: dict[frozenset[int], Fraction]) -> Fraction:
     """Assumption 4.4's ``delta``: the smallest positive probability of a token set (exact).
 
     Parameters
     ----------
-    law : dict of frozenset to Fraction
-        Probability of each token set.
+    {{law}}
 
-    Returns
-    -------
-    fractions.Fraction
+    {{returns_delta}}
 
     Examples
     --------
@@ -1453,6 +1445,7 @@ def brute_force_delta_a44(law: dict[frozenset[int], Fraction]) -> Fraction:
     return min(positive)
 
 
+@fill_doc(_DOC)
 def population_gd_wv(
     task: td.DecisionListTask, n: int, V0: np.ndarray, eta: float, steps: int
 ) -> tuple[np.ndarray, np.ndarray, list[float]]:
@@ -1462,10 +1455,7 @@ def population_gd_wv(
 
     Parameters
     ----------
-    task : theory.decision_lists.DecisionListTask
-        The task.
-    n : int
-        Sequence length.
+    {{task_n}}
     V0 : np.ndarray, shape (L, L)
         The start of ``V``.
     eta : float

@@ -25,6 +25,7 @@ import numpy as np
 
 from theory import boolean as tb
 from theory._checks import InputError, check_cost, check_positive_int, format_count
+from theory._docstrings import fill_doc
 
 from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, array_bytes, check_allocation, check_real, check_real_array, check_rng
 from .walsh import MAX_N as MAX_CUBE_N
@@ -66,11 +67,49 @@ MAX_TRANSFORM_WORK = 10**10
 MAX_COUNT_BATCH = 2**62
 """Largest batch size of the cube-count estimator (multinomial counts in int64)."""
 
+#: Parameters and Returns sections shared by several docstrings of this module (filled in by
+#: :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    "returns_batch": r"""Returns
+-------
+np.ndarray, shape (T, n)
+    The batch gradients :math:`\hat g`.""",
+    "sweep": """n : int
+    Number of bits.
+ks : sequence of int
+    Support sizes, each in ``1 .. n-1``.
+dist : str
+    Weight law, one of :data:`DISTRIBUTIONS`.
+draws : int
+    Number of weight vectors D.
+seed : int
+    Seed of the weights.""",
+    "sinusoid": """k : int
+    Support size, ``1 <= k <= n - 1``.
+c : float
+    Frequency.
+b : float
+    Phase (bias).
+kind : str
+    ``"cos"`` or ``"sin"``.""",
+    "returns_gradients": """Returns
+-------
+np.ndarray, shape (D, n)""",
+}
+
 
 def _weights2d(value: object, name: str) -> np.ndarray:
     W = check_real_array(value, name)
     if W.ndim != 2 or W.shape[1] < 1:
         raise InputError(f"{name} must be (trials, n), got shape {W.shape}", param=name)
+    return W
+
+
+def _draws2d(W: object) -> np.ndarray:
+    """``W`` as a real array of shape ``(draws, n)``, one weight vector per row (the batched gradients of App. B)."""
+    W = check_real_array(W, "W")
+    if W.ndim != 2:
+        raise InputError(f"W must be (draws, n), got shape {W.shape}", param="W")
     return W
 
 
@@ -100,6 +139,36 @@ def _check_samples(samples: object, name: str, *, minimum: int = 1) -> int:
 
 def _check_work(work: int, limit: int, param: str, value: object, what: str, hint: str) -> None:
     check_cost(work, limit, param=param, value=value, what=what, hint=hint)
+
+
+def _check_transforms(draws: int, n: int, param: str, value: object, hint: str) -> None:
+    """Bound the work of ``draws`` batched fast Walsh-Hadamard transforms over the ``2^n`` points of {±1}^n.
+
+    Each transform costs ``2^n n`` operations (:func:`numerics.walsh.fwht_batched`), so the work is ``draws 2^n n``,
+    held to :data:`MAX_TRANSFORM_WORK` (:func:`ltf_gradients`, :func:`random_ltf_gaps`,
+    :func:`sinusoid_gradients_bruteforce`).
+
+    Parameters
+    ----------
+    draws : int
+        Number of weight vectors transformed.
+    n : int
+        Number of bits.
+    param : str
+        The argument blamed in the error.
+    value : object
+        Its value, for the message.
+    hint : str
+        What to do instead.
+    """
+    _check_work(
+        draws * (n << n),
+        MAX_TRANSFORM_WORK,
+        param,
+        value,
+        f"the transforms of {format_count(draws)} draws over 2^{n} points (draws 2^n n)",
+        hint,
+    )
 
 
 def gradient_gap_reference(n: int, k: int) -> Fraction:
@@ -289,6 +358,7 @@ def _parity_prefix(x: np.ndarray, k: int) -> np.ndarray:
     return np.prod(x[..., :k], axis=-1)
 
 
+@fill_doc(_DOC)
 def batch_gradients_streamed(
     w: np.ndarray, k: int, B: int, rng: np.random.Generator, *, b: float = 0.0, chunk_elems: int = 1 << 22
 ) -> np.ndarray:
@@ -313,10 +383,7 @@ def batch_gradients_streamed(
     chunk_elems : int
         Upper bound on the ±1 entries drawn at once.
 
-    Returns
-    -------
-    np.ndarray, shape (T, n)
-        The batch gradients :math:`\hat g`.
+    {{returns_batch}}
 
     Examples
     --------
@@ -370,6 +437,7 @@ def batch_gradients_streamed(
     return -acc / B
 
 
+@fill_doc(_DOC)
 def batch_gradients_counts(w: np.ndarray, k: int, B: int, rng: np.random.Generator, *, b: float = 0.0) -> np.ndarray:
     r"""The same estimator in law, through multinomial counts :math:`c_a` of B uniform draws on the cube:
 
@@ -389,10 +457,7 @@ def batch_gradients_counts(w: np.ndarray, k: int, B: int, rng: np.random.Generat
     b : float
         Bias of the neuron.
 
-    Returns
-    -------
-    np.ndarray, shape (T, n)
-        The batch gradients :math:`\hat g`.
+    {{returns_batch}}
 
     Examples
     --------
@@ -724,22 +789,13 @@ def ltf_gradients(W: np.ndarray, ks: Sequence[int], *, b: float = 0.0, chunk: in
     >>> float(abs(majority_coefficient(5, 1)) / 2), float(abs(majority_coefficient(5, 3)) / 2)
     (0.1875, 0.0625)
     """
-    W = check_real_array(W, "W")
-    if W.ndim != 2:
-        raise InputError(f"W must be (draws, n), got shape {W.shape}", param="W")
+    W = _draws2d(W)
     D, n = W.shape
     ks = _check_ks(ks, n)
     b = check_real(b, "b")
     chunk = check_positive_int(chunk, "chunk", hypothesis="draws per batched transform")
     _check_cube(n, "W")
-    _check_work(
-        D * (n << n),
-        MAX_TRANSFORM_WORK,
-        "W",
-        D,
-        f"the transforms of {format_count(D)} draws over 2^{n} points (draws 2^n n)",
-        "use fewer draws, or the closed forms of theory.boolean",
-    )
+    _check_transforms(D, n, "W", D, "use fewer draws, or the closed forms of theory.boolean")
     check_allocation(
         array_bytes(3 * min(chunk, D), 1 << n) + array_bytes(len(ks), D, n),
         "chunk",
@@ -757,6 +813,7 @@ def ltf_gradients(W: np.ndarray, ks: Sequence[int], *, b: float = 0.0, chunk: in
     return out
 
 
+@fill_doc(_DOC)
 def random_ltf_gaps(
     n: int, ks: Sequence[int], dist: str, draws: int, seed: int, *, chunk: int = 64
 ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
@@ -766,16 +823,7 @@ def random_ltf_gaps(
 
     Parameters
     ----------
-    n : int
-        Number of bits.
-    ks : sequence of int
-        Support sizes, each in ``1 .. n-1``.
-    dist : str
-        Weight law, one of :data:`DISTRIBUTIONS`.
-    draws : int
-        Number of weight vectors D.
-    seed : int
-        Seed of the weights.
+    {{sweep}}
     chunk : int
         Draws per batched transform.
 
@@ -799,12 +847,11 @@ def random_ltf_gaps(
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
         raise InputError(f"draws must be an integer >= 1, got {draws!r:.80}", param="draws")
     single = int(n) << int(n) > MAX_TRANSFORM_WORK
-    _check_work(
-        int(draws) * (int(n) << int(n)),
-        MAX_TRANSFORM_WORK,
+    _check_transforms(
+        int(draws),
+        int(n),
         "n" if single else "draws",
         n if single else draws,
-        f"the transforms of {format_count(draws)} draws over 2^{n} points (draws 2^n n)",
         "use fewer draws, or the closed forms of theory.boolean",
     )
     W = random_weights(dist, draws, n, np.random.default_rng(seed))
@@ -812,6 +859,7 @@ def random_ltf_gaps(
     return {k: gaps(G[k], k) for k in ks}
 
 
+@fill_doc(_DOC)
 def sinusoid_gradients(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind: str = "cos") -> np.ndarray:
     r"""Closed form (:func:`theory.boolean.sinusoid_coefficient`) of :math:`g_i=E[y\,x_i\,\phi(c\,w^\top x+b)]`, φ = cos or sin, S = [k].
 
@@ -824,18 +872,9 @@ def sinusoid_gradients(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind:
     ----------
     W : np.ndarray, shape (D, n)
         Weight vectors.
-    k : int
-        Support size, ``1 <= k <= n - 1``.
-    c : float
-        Frequency.
-    b : float
-        Phase (bias).
-    kind : str
-        ``"cos"`` or ``"sin"``.
+    {{sinusoid}}
 
-    Returns
-    -------
-    np.ndarray, shape (D, n)
+    {{returns_gradients}}
 
     Examples
     --------
@@ -852,9 +891,7 @@ def sinusoid_gradients(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind:
     0.0
     """
     kind = _check_kind(kind)
-    W = check_real_array(W, "W")
-    if W.ndim != 2:
-        raise InputError(f"W must be (draws, n), got shape {W.shape}", param="W")
+    W = _draws2d(W)
     D, n = W.shape
     _check_nk(n, k)
     c, b = check_real(c, "c"), check_real(b, "b")
@@ -874,6 +911,7 @@ def sinusoid_gradients(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind:
     return ph[None, :] * np.prod(factors, axis=-1)
 
 
+@fill_doc(_DOC)
 def sinusoid_gradients_bruteforce(W: np.ndarray, k: int, c: float, *, b: float = 0.0, kind: str = "cos") -> np.ndarray:
     """The same g by one batched transform of φ(c w.x + b) over the cube (independent oracle, n <= 20).
 
@@ -881,18 +919,9 @@ def sinusoid_gradients_bruteforce(W: np.ndarray, k: int, c: float, *, b: float =
     ----------
     W : np.ndarray, shape (D, n)
         Weight vectors (n <= 20).
-    k : int
-        Support size, ``1 <= k <= n - 1``.
-    c : float
-        Frequency.
-    b : float
-        Phase (bias).
-    kind : str
-        ``"cos"`` or ``"sin"``.
+    {{sinusoid}}
 
-    Returns
-    -------
-    np.ndarray, shape (D, n)
+    {{returns_gradients}}
 
     Examples
     --------
@@ -904,22 +933,13 @@ def sinusoid_gradients_bruteforce(W: np.ndarray, k: int, c: float, *, b: float =
     True
     """
     kind = _check_kind(kind)
-    W = check_real_array(W, "W")
-    if W.ndim != 2:
-        raise InputError(f"W must be (draws, n), got shape {W.shape}", param="W")
+    W = _draws2d(W)
     D, n = W.shape
     _check_nk(n, k)
     if n > COUNTS_MAX_N:
         raise InputError(f"brute force over the cube needs n <= {COUNTS_MAX_N}, got n = {n}", param="W")
     c, b = check_real(c, "c"), check_real(b, "b")
-    _check_work(
-        D * (n << n),
-        MAX_TRANSFORM_WORK,
-        "W",
-        D,
-        f"the transforms of {format_count(D)} draws over 2^{n} points (draws 2^n n)",
-        "use fewer draws, or sinusoid_gradients (the closed form)",
-    )
+    _check_transforms(D, n, "W", D, "use fewer draws, or sinusoid_gradients (the closed form)")
     check_allocation(array_bytes(4 * D, 1 << n), "W", D, f"the values ({format_count(D)}, 2^{n}) in float64")
     with np.errstate(over="ignore", invalid="ignore"):
         Z = c * linear_forms(W) + b
@@ -930,6 +950,7 @@ def sinusoid_gradients_bruteforce(W: np.ndarray, k: int, c: float, *, b: float =
     return Hh[:, _bits_table(n, [k])[k]]
 
 
+@fill_doc(_DOC)
 def sinusoid_gaps(
     n: int, ks: Sequence[int], dist: str, draws: int, seed: int, *, c: float | None = None, kind: str = "cos"
 ) -> tuple[np.ndarray, dict[int, tuple[np.ndarray, np.ndarray]]]:
@@ -937,16 +958,7 @@ def sinusoid_gaps(
 
     Parameters
     ----------
-    n : int
-        Number of bits.
-    ks : sequence of int
-        Support sizes, each in ``1 .. n-1``.
-    dist : str
-        Weight law, one of :data:`DISTRIBUTIONS`.
-    draws : int
-        Number of weight vectors D.
-    seed : int
-        Seed of the weights.
+    {{sweep}}
     c : float, optional
         Frequency; None = ``1/sqrt(n)``.
     kind : str

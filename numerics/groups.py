@@ -32,6 +32,7 @@ from scipy.optimize import linprog
 from theory import finite_groups as fg
 from theory import groups as tg
 from theory._checks import InputError, as_number, check_positive_int, format_count
+from theory._docstrings import fill_doc
 
 from .limits import array_bytes, check_allocation
 from .margins import HomogeneousNetwork
@@ -60,6 +61,17 @@ def _group(G: fg.FiniteGroup | str) -> fg.FiniteGroup:
 
 _BEYOND_ANY_MEMORY = 2**70
 """Bytes (1 ZiB) above which an allocation is refused without asking the machine (and without a float64 size)."""
+
+#: Parameters sections shared by several docstrings of this module (filled in by
+#: :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    "real_group": """G : FiniteGroup or str
+    A group with real characters.""",
+    "totally_real": """G : FiniteGroup or str
+    A totally real group.""",
+}
+_DOC["parameters_real_group"] = "Parameters\n----------\n" + _DOC["real_group"]
+_DOC["parameters_totally_real"] = "Parameters\n----------\n" + _DOC["totally_real"]
 
 
 def _positive_finite(x: float) -> bool:
@@ -147,13 +159,11 @@ class GroupTask:
 # --------------------------------------------------------------------------------------------
 
 
+@fill_doc(_DOC)
 def character_matrix(G: fg.FiniteGroup | str) -> np.ndarray:
     r"""Float characters per element, shape (K, |G|): ``X[r, g]`` = :math:`\chi_r(g)` (real part).
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A group with real characters.
+    {{parameters_real_group}}
 
     Returns
     -------
@@ -295,14 +305,12 @@ def _real_irreps_cached(G: fg.FiniteGroup) -> tuple[np.ndarray, ...]:
     return tuple(out)
 
 
+@fill_doc(_DOC)
 def real_irreps(G: fg.FiniteGroup | str) -> tuple[np.ndarray, ...]:
     """Real orthogonal irreps in the order of ``theory.finite_groups.character_table``; entry r has shape
     (|G|, d_r, d_r) with ``R[g] @ R[h] == R[gh]`` (float64, cached; see the module doc for the methods).
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A totally real group.
+    {{parameters_totally_real}}
 
     Returns
     -------
@@ -338,13 +346,11 @@ def real_irreps(G: fg.FiniteGroup | str) -> tuple[np.ndarray, ...]:
 # --------------------------------------------------------------------------------------------
 
 
+@fill_doc(_DOC)
 def isotypic_projectors(G: fg.FiniteGroup | str) -> np.ndarray:
     r"""Float projectors :math:`P_R[x,y] = (d_R/|G|)\chi_R(xy^{-1})`, shape (K, |G|, |G|).
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A group with real characters.
+    {{parameters_real_group}}
 
     Returns
     -------
@@ -375,6 +381,7 @@ def isotypic_projectors(G: fg.FiniteGroup | str) -> np.ndarray:
     return np.stack([(ct.dims[r] / G.order) * X[r][idx] for r in range(ct.n_irreps)])
 
 
+@fill_doc(_DOC)
 def irrep_power(vectors: np.ndarray, G: fg.FiniteGroup | str) -> np.ndarray:
     r""":math:`\|P_R v\|^2` for every irrep R, shape ``vectors.shape[:-1] + (K,)``; sums to :math:`\|v\|^2`.
 
@@ -382,8 +389,7 @@ def irrep_power(vectors: np.ndarray, G: fg.FiniteGroup | str) -> np.ndarray:
     ----------
     vectors : array (..., |G|)
         Functions on G, one value per element.
-    G : FiniteGroup or str
-        A group with real characters.
+    {{real_group}}
 
     Returns
     -------
@@ -458,6 +464,7 @@ class IrrepDiagnostics:
     norms: np.ndarray
 
 
+@fill_doc(_DOC)
 def neuron_irrep_diagnostics(net: HomogeneousNetwork, G: fg.FiniteGroup | str) -> IrrepDiagnostics:
     """Per-neuron isotypic power of u, v, w and the dominant irrep (indices of ``character_table``).
 
@@ -465,8 +472,7 @@ def neuron_irrep_diagnostics(net: HomogeneousNetwork, G: fg.FiniteGroup | str) -
     ----------
     net : HomogeneousNetwork
         U of shape (m, 2, |G|) and W of shape (m, |G|).
-    G : FiniteGroup or str
-        A group with real characters.
+    {{real_group}}
 
     Returns
     -------
@@ -506,16 +512,14 @@ def neuron_irrep_diagnostics(net: HomogeneousNetwork, G: fg.FiniteGroup | str) -
 # --------------------------------------------------------------------------------------------
 
 
+@fill_doc(_DOC)
 def class_weights(G: fg.FiniteGroup | str, class_tau: Sequence[float] | None = None) -> np.ndarray:
     r"""Weights :math:`Q((a,b), c') = q\,\tau_{C(y^{-1}c')}` with q uniform :math:`1/|G|^2`, y = ab and
     class-constant :math:`\tau` (Lemma D.11: label :math:`y\,c` gets :math:`\tau_{C(c)}`), shape (|G|^2, |G|).
 
     ``class_tau`` (one entry per class, identity first and ignored) defaults to ``theory.groups.tau``.
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A totally real group.
+    {{parameters_totally_real}}
     class_tau : sequence of float, optional
         :math:`\tau_C` per class; default ``theory.groups.tau(G)``.
 
@@ -585,6 +589,7 @@ def _as_list(values: object, name: str) -> list:
         raise InputError(f"{name} must be a sequence of numbers, got {values!r:.80}", param=name) from None
 
 
+@fill_doc(_DOC)
 def construction_network(
     G: fg.FiniteGroup | str, width: int | None = None, budgets: Sequence[object] | None = None
 ) -> HomogeneousNetwork:
@@ -592,10 +597,7 @@ def construction_network(
     weights, zero-padded to ``width``: for each used irrep R and (i,j,k), neurons
     :math:`(c R_{ij}, \pm c R_{jk}, \pm c R_{ik})`; logits :math:`\sum_R 4c_R^3\chi_R(abc^{-1})`.
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A totally real group.
+    {{parameters_totally_real}}
     width, budgets :
         As in ``theory.groups.construction``.
 
@@ -641,6 +643,7 @@ def construction_network(
     return HomogeneousNetwork(U, W, degree=2)
 
 
+@fill_doc(_DOC)
 def optimal_neuron_network(
     G: fg.FiniteGroup | str,
     r: int,
@@ -652,10 +655,7 @@ def optimal_neuron_network(
     :math:`v = t\,y^\top R(\cdot)z`, :math:`w = t\,x^\top R(\cdot)z`, :math:`t=\sqrt{d_R/(3|G|)}`
     (x, y, z default to :math:`e_1` and are normalized).
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A totally real group.
+    {{parameters_totally_real}}
     r : int
         A nontrivial irrep index.
     x, y, z : array (d_R,), optional
@@ -806,6 +806,7 @@ class CharacterLPResult:
         return self.dual_value - self.value
 
 
+@fill_doc(_DOC)
 def character_lp(G: fg.FiniteGroup | str) -> CharacterLPResult:
     r"""Exact max margin of a totally real group via the character-level LP (App. D.9.2, HiGHS):
 
@@ -815,10 +816,7 @@ def character_lp(G: fg.FiniteGroup | str) -> CharacterLPResult:
     and :math:`\gamma^* = 2(3|G|)^{-3/2}t`. Valid with or without Thm 7.9's condition; equals the
     closed form when it holds.
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A totally real group.
+    {{parameters_totally_real}}
 
     Returns
     -------

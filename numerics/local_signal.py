@@ -28,6 +28,7 @@ from scipy import integrate, optimize, special, stats
 
 from theory import local_signal as tl
 from theory._checks import InputError, check_cost, format_count
+from theory._docstrings import fill_doc
 
 from .limits import (
     MAX_MC_SAMPLES,
@@ -79,6 +80,19 @@ MAX_SVM_ENTRIES = 10**7
 
 MAX_SVM_WORK = 10**9
 """Largest total of the feature entries of every SVM of :func:`kernel_best_error` (inits x biases x n_train m d)."""
+
+#: Parameters sections shared by several docstrings of this module and of :mod:`numerics.local_signal_dynamics`
+#: (filled in by :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    "rows": """k : int
+    Number of noise rows, >= 2.
+d : int
+    Dimension of a row.""",
+    "seed_chunk": """seed : int
+    Seed of ``np.random.default_rng``.
+chunk : int
+    Samples per batch.""",
+}
 
 
 def _checked(check: Callable[..., object], value: object, name: str, *args: object) -> object:
@@ -135,6 +149,7 @@ def _finite(x: object, what: str, param: str | None) -> None:
 # Data and the CNN
 
 
+@fill_doc(_DOC)
 def sample_inputs(
     rng: np.random.Generator, n: int, k: int, d: int, sigma: float, w_star: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -148,10 +163,7 @@ def sample_inputs(
         Source of the draws.
     n : int
         Number of samples.
-    k : int
-        Number of noise rows, >= 2.
-    d : int
-        Dimension of a row.
+    {{rows}}
     sigma : float
         Noise standard deviation, > 0.
     w_star : np.ndarray, shape (d,), optional
@@ -510,22 +522,17 @@ def max_exceedance_mc(
     return p, np.sqrt(np.maximum(p, 1 / n_samples) * (1 - p) / n_samples)
 
 
+@fill_doc(_DOC)
 def linear_classifier_mc(k: int, d: int, n: int, seed: int, chunk: int = 2000) -> tuple[float, float]:
     """Monte Carlo error of ``l(X) = sum_i <w_*, X_i>`` on full d-dimensional samples (Sec. 3.3), with its SE;
     ``sigma = log k / sqrt k``.
 
     Parameters
     ----------
-    k : int
-        Number of noise rows, >= 2.
-    d : int
-        Dimension of a row.
+    {{rows}}
     n : int
         Monte-Carlo sample size.
-    seed : int
-        Seed of ``np.random.default_rng``.
-    chunk : int
-        Samples per batch.
+    {{seed_chunk}}
 
     Returns
     -------
@@ -1027,6 +1034,7 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return special.expit(x)
 
 
+@fill_doc(_DOC)
 def gradient_structure_mc(
     k: int, w: np.ndarray, b: float, sigma: float, n: int, seed: int, chunk: int = 10_000
 ) -> GradientStructure:
@@ -1050,10 +1058,7 @@ def gradient_structure_mc(
         Noise standard deviation.
     n : int
         Monte-Carlo sample size (each estimator).
-    seed : int
-        Seed of ``np.random.default_rng``.
-    chunk : int
-        Samples per batch.
+    {{seed_chunk}}
 
     Returns
     -------
@@ -1378,6 +1383,7 @@ class KernelResult:
     statuses: list[str]
 
 
+@fill_doc(_DOC)
 def kernel_best_error(
     k: int,
     d: int,
@@ -1400,10 +1406,7 @@ def kernel_best_error(
 
     Parameters
     ----------
-    k : int
-        Number of noise rows, >= 2.
-    d : int
-        Dimension of a row.
+    {{rows}}
     biases : sequence of float
         The bias grid (non-empty).
     inits : int

@@ -17,11 +17,17 @@ import numpy as np
 from scipy import special
 
 from theory._checks import InputError
+from theory._docstrings import fill_doc
 
 from .limits import array_bytes, check_allocation, check_mc, check_real
+from .local_signal import _DOC as _LOCAL_SIGNAL_DOC
 from .local_signal import MAX_K
 
 __all__ = ["PopulationTerms", "init_failure_mc", "population_terms_mc"]
+
+#: The seed and chunk Parameters of :mod:`numerics.local_signal` (filled in by :func:`theory._docstrings.fill_doc`,
+#: issue 27).
+_DOC = {"seed_chunk": _LOCAL_SIGNAL_DOC["seed_chunk"]}
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,7 @@ def _mean_se(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size))
 
 
+@fill_doc(_DOC)
 def population_terms_mc(
     k: int, sigma: float, c: float, v: float, b: float, n: int, seed: int, chunk: int = 2000
 ) -> PopulationTerms:
@@ -108,10 +115,7 @@ def population_terms_mc(
         The state: ``c = w . w_*``, ``v = |w_perp| >= 0``, the bias; ``c^2 + v^2 > 0``.
     n : int
         Samples per estimator, ``n >= 2``.
-    seed : int
-        Seed of ``np.random.default_rng``.
-    chunk : int
-        Samples per batch.
+    {{seed_chunk}}
 
     Returns
     -------

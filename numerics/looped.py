@@ -13,6 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from theory._checks import InputError, LimitError, check_positive_int, format_count
+from theory._docstrings import fill_doc
 
 from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, array_bytes, check_allocation, check_mc, check_real_array, check_rng
 
@@ -33,6 +34,17 @@ __all__ = [
     "thm_8_17_printed_growth",
     "thm_8_17_smallest_admissible_n",
 ]
+
+#: Parameters sections shared by several docstrings of this module (filled in by
+#: :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    "prompts": """X : np.ndarray, shape (B, n, d) or (n, d)
+    Prompt inputs of full column rank.
+y : np.ndarray, shape (B, n) or (n,)
+    Labels.""",
+    "loops": """T, d : int
+    Loops (>= 1) and dimension (>= 1).""",
+}
 
 
 def _check_memory(shape: tuple[int, ...], sizes: dict[str, int], what: str, hint: str = "") -> None:
@@ -253,15 +265,13 @@ def gd_trajectory(X: np.ndarray, y: np.ndarray, etas: np.ndarray, theta0: np.nda
     return out
 
 
+@fill_doc(_DOC)
 def gd_constant_step(X: np.ndarray, y: np.ndarray, T: int, theta0: np.ndarray | None = None) -> np.ndarray:
     """GD with the prompt-dependent step eta = 1/L (Thms 8.16, 8.25); returns (B, T+1, d).
 
     Parameters
     ----------
-    X : np.ndarray, shape (B, n, d) or (n, d)
-        Prompt inputs of full column rank.
-    y : np.ndarray, shape (B, n) or (n,)
-        Labels.
+    {{prompts}}
     T : int
         Number of steps.
     theta0 : np.ndarray, shape (d,) or (B, d), optional
@@ -298,6 +308,7 @@ def gd_constant_step(X: np.ndarray, y: np.ndarray, T: int, theta0: np.ndarray | 
     return gd_trajectory(X, y, np.repeat((1.0 / L)[:, None], T, axis=1), theta0)
 
 
+@fill_doc(_DOC)
 def smoothness_violations(X: np.ndarray, y: np.ndarray, rng: np.random.Generator, pairs: int = 64) -> dict[str, float]:
     """Lemmas 8.20, 8.22 on random points a, b and t in (0, 1), relative to the scale of each inequality.
 
@@ -306,10 +317,7 @@ def smoothness_violations(X: np.ndarray, y: np.ndarray, rng: np.random.Generator
 
     Parameters
     ----------
-    X : np.ndarray, shape (B, n, d) or (n, d)
-        Prompt inputs of full column rank.
-    y : np.ndarray, shape (B, n) or (n,)
-        Labels.
+    {{prompts}}
     rng : np.random.Generator
         Source of the random points a, b (entries N(0, 9)) and of t.
     pairs : int
@@ -551,14 +559,14 @@ def thm_8_17_condition_holds(T: int, d: int, n: int) -> bool:
     return math.isqrt(n) >= 8 * T * d * d * 2 ** (2 * T)
 
 
+@fill_doc(_DOC)
 def thm_8_17_smallest_admissible_n(T: int, d: int) -> int:
     """The smallest n for which :func:`thm_8_17_condition_holds`, by doubling then bisection on the printed
     condition (monotone in n).
 
     Parameters
     ----------
-    T, d : int
-        Loops (>= 1) and dimension (>= 1).
+    {{loops}}
 
     Returns
     -------
@@ -583,14 +591,14 @@ def thm_8_17_smallest_admissible_n(T: int, d: int) -> int:
     return hi
 
 
+@fill_doc(_DOC)
 def thm_8_17_printed_growth(T: int, d: int) -> Fraction:
     """The printed bound ``8 T d^2 2^{2T}/sqrt(n)`` at T + 1 loops over its value at T loops (the same n: sqrt(n)
     cancels), exactly.
 
     Parameters
     ----------
-    T, d : int
-        Loops (>= 1) and dimension (>= 1).
+    {{loops}}
 
     Returns
     -------

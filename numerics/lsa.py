@@ -15,6 +15,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from theory._checks import InputError, LimitError, check_cost, check_positive_int, format_count
+from theory._docstrings import fill_doc
 
 from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, array_bytes, check_allocation, check_real, check_real_array, check_rng
 
@@ -55,6 +56,29 @@ MAX_LBFGS_STARTS = 10_000
 
 MAX_LBFGS_WORK = 10**10
 """Largest ``n_starts d^3`` of :func:`lbfgs_rank_r` (each start runs up to 5000 iterations of d x d products)."""
+
+#: Parameters and Returns sections shared by several docstrings of this module (filled in by
+#: :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    "covariance": """Lam : array_like, shape (d, d)
+    Covariance of x (symmetric PSD).
+N : int
+    Number of in-context examples, >= 1.""",
+    "weights": """WPV, WKQ : np.ndarray, shape (d+1, d+1)
+    The LSA weights.
+Lam : array_like, shape (d, d)
+    Covariance of x.""",
+    "monte_carlo": """n_prompts : int
+    Monte-Carlo sample size.
+seed : int
+    Seed of ``np.random.default_rng``.
+chunk : int
+    Prompts per batch.""",
+    "returns_estimate": """Returns
+-------
+mean, se : float
+    The estimate and its standard error.""",
+}
 
 
 def _check_d(d: int, name: str) -> None:
@@ -241,15 +265,13 @@ def random_orthogonal(d: int, rng: np.random.Generator) -> np.ndarray:
     return q * np.sign(np.diag(r))
 
 
+@fill_doc(_DOC)
 def gamma(Lam: np.ndarray, N: int) -> np.ndarray:
     """``Gamma = (1 + 1/N) Lambda + tr(Lambda)/N I`` (Lemma 5.1).
 
     Parameters
     ----------
-    Lam : array_like, shape (d, d)
-        Covariance of x (symmetric PSD).
-    N : int
-        Number of in-context examples, >= 1.
+    {{covariance}}
 
     Returns
     -------
@@ -337,6 +359,7 @@ def closed_form(Lam: np.ndarray, N: int, r: int) -> tuple[np.ndarray, np.ndarray
     return U, v, Lr, ev, Q
 
 
+@fill_doc(_DOC)
 def ell_tilde(U: np.ndarray, u: float, Lam: np.ndarray, N: int) -> float:
     """Reduced loss of Lemma 5.1 (float).
 
@@ -348,10 +371,7 @@ def ell_tilde(U: np.ndarray, u: float, Lam: np.ndarray, N: int) -> float:
         The key-query block ``W11^KQ``.
     u : float
         The projection-value entry ``w22^PV``.
-    Lam : array_like, shape (d, d)
-        Covariance of x (symmetric PSD).
-    N : int
-        Number of in-context examples, >= 1.
+    {{covariance}}
 
     Returns
     -------
@@ -725,6 +745,7 @@ def _mc(fn: Callable[[int], np.ndarray], n_prompts: int, chunk: int) -> tuple[fl
     return mean, float(np.sqrt(var / n_prompts))
 
 
+@fill_doc(_DOC)
 def mc_pretrain_loss(
     WPV: np.ndarray, WKQ: np.ndarray, Lam: np.ndarray, N: int, n_prompts: int, seed: int, chunk: int = 50_000
 ) -> tuple[float, float]:
@@ -732,23 +753,12 @@ def mc_pretrain_loss(
 
     Parameters
     ----------
-    WPV, WKQ : np.ndarray, shape (d+1, d+1)
-        The LSA weights.
-    Lam : array_like, shape (d, d)
-        Covariance of x.
+    {{weights}}
     N : int
         In-context examples per prompt (and rho).
-    n_prompts : int
-        Monte-Carlo sample size.
-    seed : int
-        Seed of ``np.random.default_rng``.
-    chunk : int
-        Prompts per batch.
+    {{monte_carlo}}
 
-    Returns
-    -------
-    mean, se : float
-        The estimate and its standard error.
+    {{returns_estimate}}
 
     Examples
     --------
@@ -778,6 +788,7 @@ def mc_pretrain_loss(
     return _mc(f, n_prompts, chunk)
 
 
+@fill_doc(_DOC)
 def mc_eval_loss(
     WPV: np.ndarray,
     WKQ: np.ndarray,
@@ -793,27 +804,16 @@ def mc_eval_loss(
 
     Parameters
     ----------
-    WPV, WKQ : np.ndarray, shape (d+1, d+1)
-        The LSA weights.
-    Lam : array_like, shape (d, d)
-        Covariance of x.
+    {{weights}}
     M : int
         In-context examples per evaluation prompt (and rho).
     w : array_like, shape (d,)
         The fixed task vector.
     sigma : float
         Label-noise standard deviation, >= 0.
-    n_prompts : int
-        Monte-Carlo sample size.
-    seed : int
-        Seed of ``np.random.default_rng``.
-    chunk : int
-        Prompts per batch.
+    {{monte_carlo}}
 
-    Returns
-    -------
-    mean, se : float
-        The estimate and its standard error.
+    {{returns_estimate}}
 
     Examples
     --------

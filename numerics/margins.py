@@ -37,6 +37,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from theory._checks import InputError, check_cost, check_positive_int, format_count
+from theory._docstrings import fill_doc
 
 from .limits import array_bytes, check_allocation, check_real, check_real_array
 
@@ -62,6 +63,28 @@ MAX_FORWARD_WORK = 10**11
 """Largest forward pass over a whole dataset, in multiply-adds ``N m (k + C)`` (points x neurons x (input blocks +
 classes), the count of ``tvk derive --evaluate``): about 15-30 minutes of numpy, 30 times the ``--evaluate auto``
 limit of the command line."""
+
+#: Parameters sections shared by several docstrings of this module (filled in by
+#: :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    "logits": """F : np.ndarray, shape (n, C)
+    Logits.
+labels : np.ndarray, shape (n,)
+    Correct labels.""",
+}
+
+#: The Returns sections of the network builders of the task modules (:mod:`numerics.modular`,
+#: :mod:`numerics.parity`): a max-margin construction and a single optimal neuron, as :class:`HomogeneousNetwork`.
+_NETWORK_DOC = {
+    "returns_construction": """Returns
+-------
+HomogeneousNetwork
+    The construction, degree k.""",
+    "returns_neuron": """Returns
+-------
+HomogeneousNetwork
+    Width 1, degree k, norm 1.""",
+}
 
 
 def _check_net(net: object, name: str = "net") -> HomogeneousNetwork:
@@ -475,15 +498,13 @@ def _iter_logits(
         yield start, inputs, labels, net.logits(inputs)
 
 
+@fill_doc(_DOC)
 def point_margins(F: np.ndarray, labels: np.ndarray) -> np.ndarray:
     r"""Multi-class margins :math:`g = F[y] - \max_{c\ne y}F[c]` for a batch of logits F (n, C).
 
     Parameters
     ----------
-    F : np.ndarray, shape (n, C)
-        Logits.
-    labels : np.ndarray, shape (n,)
-        Correct labels.
+    {{logits}}
 
     Returns
     -------
@@ -509,6 +530,7 @@ def _point_margins(F: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return correct - masked.max(axis=1)
 
 
+@fill_doc(_DOC)
 def class_weighted_point_margins(F: np.ndarray, labels: np.ndarray, tau: np.ndarray | None = None) -> np.ndarray:
     r"""Class-weighted margins :math:`g' = F[y] - \sum_{c\ne y}\tau[c]F[c]` (Shi Def 4.6).
 
@@ -516,10 +538,7 @@ def class_weighted_point_margins(F: np.ndarray, labels: np.ndarray, tau: np.ndar
 
     Parameters
     ----------
-    F : np.ndarray, shape (n, C)
-        Logits.
-    labels : np.ndarray, shape (n,)
-        Correct labels.
+    {{logits}}
     tau : np.ndarray, shape (n, C), optional
         Weights of the wrong labels (the entry at the correct label is ignored); None = uniform.
 

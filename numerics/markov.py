@@ -26,6 +26,7 @@ import numpy as np
 
 from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_work
 from theory._checks import InputError, LimitError, format_count
+from theory._docstrings import fill_doc
 
 __all__ = [
     "PRIORS",
@@ -52,6 +53,31 @@ PRIORS = ("dirichlet", "doubly_stochastic", "unigrams", "mixture", "symmetric")
 STRATEGIES = ("uniform", "unigram", "bigram", "trigram")
 _STOCHASTIC_ATOL = 1e-9
 _REJECTION_MAX_K = 5  # doubly stochastic: exact rejection sampling for k <= 5, Sinkhorn above (as the thesis code)
+
+#: Parameters and Returns sections shared by several docstrings of this module and of
+#: :mod:`numerics.markov_gradients` (filled in by :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    "rng": """rng : numpy.random.Generator
+    Source of the draws (required).""",
+    "returns_tokens": """Returns
+-------
+int64 array (n, t)
+    Tokens in ``range(k)``.""",
+    "seqs": """seqs : int array (n, t)
+    Sequences of tokens in ``range(k)``.
+k : int
+    Number of states, >= 2.""",
+    "parameters_kt": """Parameters
+----------
+k : int
+    Number of states, >= 2.
+t : int
+    Context length, >= 2.""",
+    "chains": """P : float array (n, k, k)
+    The sequences' transition matrices.
+seqs : int array (n, t)
+    The sequences.""",
+}
 
 
 def _check_k(k: int) -> int:
@@ -196,6 +222,7 @@ def _doubly_stochastic(k: int, n: int, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
+@fill_doc(_DOC)
 def sample_transition_matrices(
     k: int, n: int, prior: str = "dirichlet", rng: np.random.Generator | None = None
 ) -> np.ndarray:
@@ -214,8 +241,7 @@ def sample_transition_matrices(
         Number of matrices, >= 1.
     prior : str
         One of :data:`PRIORS`.
-    rng : numpy.random.Generator
-        Source of the draws (required).
+    {{rng}}
 
     Returns
     -------
@@ -310,6 +336,7 @@ def _draw(cdf_rows: np.ndarray, u: np.ndarray) -> np.ndarray:
     return np.minimum((u[:, None] >= cdf_rows).sum(axis=1), cdf_rows.shape[1] - 1)
 
 
+@fill_doc(_DOC)
 def sample_sequences(P: np.ndarray, t: int, rng: np.random.Generator | None = None) -> np.ndarray:
     r"""One chain of length ``t`` per matrix: ``(n, t)`` int64, :math:`x_1 \sim \pi(P)`, :math:`x_{s+1} \sim P_{x_s,:}`.
 
@@ -319,13 +346,9 @@ def sample_sequences(P: np.ndarray, t: int, rng: np.random.Generator | None = No
         Row-stochastic matrices, one per chain.
     t : int
         Length of the chains, >= 2.
-    rng : numpy.random.Generator
-        Source of the draws (required).
+    {{rng}}
 
-    Returns
-    -------
-    int64 array (n, t)
-        Tokens in ``range(k)``.
+    {{returns_tokens}}
 
     Examples
     --------
@@ -353,6 +376,7 @@ def sample_sequences(P: np.ndarray, t: int, rng: np.random.Generator | None = No
 # --- Sec. 8.2: counts and strategies
 
 
+@fill_doc(_DOC)
 def transition_counts(seqs: np.ndarray, k: int) -> np.ndarray:
     r"""Bigram counts seen up to every position: ``C[n, p-1, i, j] = #{s < p: x_s = i, x_{s+1} = j}``, ``(n, t, k, k)``.
 
@@ -360,10 +384,7 @@ def transition_counts(seqs: np.ndarray, k: int) -> np.ndarray:
 
     Parameters
     ----------
-    seqs : int array (n, t)
-        Sequences of tokens in ``range(k)``.
-    k : int
-        Number of states, >= 2.
+    {{seqs}}
 
     Returns
     -------
@@ -388,6 +409,7 @@ def transition_counts(seqs: np.ndarray, k: int) -> np.ndarray:
     return np.cumsum(onehot, axis=1)
 
 
+@fill_doc(_DOC)
 def strategy_probs(seqs: np.ndarray, k: int, strategy: str, alpha: float = 1.0) -> np.ndarray:
     r"""Next-token laws ``(n, t, k)`` predicted at every position by ``strategy`` (module docstring, Sec. 8.2).
 
@@ -396,10 +418,7 @@ def strategy_probs(seqs: np.ndarray, k: int, strategy: str, alpha: float = 1.0) 
 
     Parameters
     ----------
-    seqs : int array (n, t)
-        Sequences of tokens in ``range(k)``.
-    k : int
-        Number of states, >= 2.
+    {{seqs}}
     strategy : str
         One of :data:`STRATEGIES`.
     alpha : float
@@ -475,15 +494,13 @@ def strategy_probs(seqs: np.ndarray, k: int, strategy: str, alpha: float = 1.0) 
     raise ValueError(f"unknown strategy {strategy!r}; expected one of {STRATEGIES}")
 
 
+@fill_doc(_DOC)
 def true_next(P: np.ndarray, seqs: np.ndarray) -> np.ndarray:
     r"""The true next-token law :math:`P_{x_p,:}` at every position, ``(n, t, k)``.
 
     Parameters
     ----------
-    P : float array (n, k, k)
-        The sequences' transition matrices.
-    seqs : int array (n, t)
-        The sequences.
+    {{chains}}
 
     Returns
     -------
@@ -539,6 +556,7 @@ def kl(p: np.ndarray, q: np.ndarray) -> np.ndarray:
 # --- Sec. 8.3.3: n-gram chains (the trigram task of Fig. 8.5)
 
 
+@fill_doc(_DOC)
 def sample_ngram_tables(k: int, order: int, n: int, rng: np.random.Generator | None = None) -> np.ndarray:
     r"""Next-token tables ``(n, k^{order-1}, k)``: for each (order-1)-token context (base-k index, oldest token
     most significant) an iid Dir(1) law (Sec. 8.3.3).
@@ -551,8 +569,7 @@ def sample_ngram_tables(k: int, order: int, n: int, rng: np.random.Generator | N
         The n of the n-gram, >= 2 (3: trigram).
     n : int
         Number of tables, >= 1.
-    rng : numpy.random.Generator
-        Source of the draws (required).
+    {{rng}}
 
     Returns
     -------
@@ -634,6 +651,7 @@ def lift_ngram(T: np.ndarray, k: int) -> np.ndarray:
     return L
 
 
+@fill_doc(_DOC)
 def sample_ngram_sequences(T: np.ndarray, t: int, rng: np.random.Generator | None = None) -> np.ndarray:
     r"""n-gram chains ``(n, t)``: the first order-1 tokens from the stationary law of the lifted chain
     (:func:`lift_ngram`), then :math:`x_{s+1} \sim T[(x_{s-m+1}..x_s), :]`.
@@ -644,13 +662,9 @@ def sample_ngram_sequences(T: np.ndarray, t: int, rng: np.random.Generator | Non
         Next-token tables, one per chain.
     t : int
         Length of the chains, > m.
-    rng : numpy.random.Generator
-        Source of the draws (required).
+    {{rng}}
 
-    Returns
-    -------
-    int64 array (n, t)
-        Tokens in ``range(k)``.
+    {{returns_tokens}}
 
     Examples
     --------
@@ -733,6 +747,7 @@ def true_next_ngram(T: np.ndarray, seqs: np.ndarray) -> np.ndarray:
 # --- App. E.2: the strategies' test KL at the last token, by Monte Carlo
 
 
+@fill_doc(_DOC)
 def mc_strategy_kl(
     k: int,
     t: int,
@@ -748,18 +763,12 @@ def mc_strategy_kl(
     ``order = 2``: Markov chains from ``prior``; ``order = 3``: trigram chains (:func:`sample_ngram_tables`).
     Returns ``(mean, standard error)`` over ``n`` independent chains (one matrix per chain).
 
-    Parameters
-    ----------
-    k : int
-        Number of states, >= 2.
-    t : int
-        Context length, >= 2.
+    {{parameters_kt}}
     strategy : str
         One of :data:`STRATEGIES`.
     n : int
         Number of chains, >= 1.
-    rng : numpy.random.Generator
-        Source of the draws (required).
+    {{rng}}
     prior : str
         Prior of the matrices (``order = 2``), one of :data:`PRIORS`.
     chunk : int
@@ -853,6 +862,7 @@ def _counts_key(x: np.ndarray, k: int) -> np.ndarray:
     return key
 
 
+@fill_doc(_DOC)
 def mc_counts_bayes_kl(
     k: int, t: int, n: int, rng: np.random.Generator | None = None, prior: str = "dirichlet", chunk: int = 50_000
 ) -> tuple[float, float]:
@@ -867,16 +877,10 @@ def mc_counts_bayes_kl(
     them). The plug-in estimate is slightly *above* the exact floor, by about (number of groups) x (k - 1) / (2 n)
     (k = 2, t = 50, n = 200,000: 102 groups, about 2.6e-4).
 
-    Parameters
-    ----------
-    k : int
-        Number of states, >= 2.
-    t : int
-        Context length, >= 2.
+    {{parameters_kt}}
     n : int
         Number of training chains, >= 1.
-    rng : numpy.random.Generator
-        Source of the draws (required).
+    {{rng}}
     prior : str
         Prior of the matrices, one of :data:`PRIORS`.
     chunk : int
@@ -978,16 +982,12 @@ def induction_targets(seqs: np.ndarray) -> np.ndarray:
 # --- Fact 8.3: the minimal model's constructions
 
 
+@fill_doc(_DOC)
 def bigram_construction(k: int, t: int) -> tuple[np.ndarray, np.ndarray]:
     r"""Fact 8.3: :math:`W_k = I`, :math:`v = e_2` (lag 2 in the thesis's 1-based indexing, ``v[1]`` here) make the
     minimal model's logits the bigram counts :math:`f_{p,i} = \#\{t' \le p: x_{t'} = i, x_{t'-1} = x_p\}`.
 
-    Parameters
-    ----------
-    k : int
-        Number of states, >= 2.
-    t : int
-        Context length, >= 2.
+    {{parameters_kt}}
 
     Returns
     -------
@@ -1016,16 +1016,12 @@ def bigram_construction(k: int, t: int) -> tuple[np.ndarray, np.ndarray]:
     return np.eye(k), v
 
 
+@fill_doc(_DOC)
 def unigram_construction(k: int, t: int) -> tuple[np.ndarray, np.ndarray]:
     r""":math:`W_k = \mathbf{1}\mathbf{1}^\top`, :math:`v = e_1`: the logits are the unigram counts
     :math:`f_{p,i} = \#\{t' \le p: x_{t'} = i\}` (Sec. 8.4).
 
-    Parameters
-    ----------
-    k : int
-        Number of states, >= 2.
-    t : int
-        Context length, >= 2.
+    {{parameters_kt}}
 
     Returns
     -------

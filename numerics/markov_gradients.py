@@ -37,9 +37,11 @@ import sympy
 from scipy import integrate
 
 from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_work
+from numerics.markov import _DOC as _MARKOV_DOC
 from numerics.markov import kl, mc_strategy_kl, stationary, strategy_probs, true_next
 from theory import markov as tm
 from theory._checks import InputError, LimitError, check_cost, format_count
+from theory._docstrings import fill_doc
 
 __all__ = [
     "MAX_DERIVE_K",
@@ -87,6 +89,10 @@ reaches it near t = 560, ``verify`` uses t <= 400)."""
 MAX_QUADRATURE_COUNT = 10**6
 """Largest transition count of :func:`posterior_mean_quadrature` / :func:`expected_kl_quadrature` (the integrand
 p^c is resolved by ``quad`` only for moderate c; the closed forms of theory.markov hold for any count)."""
+
+#: The (P, seqs) Parameters of :mod:`numerics.markov`, shared with its docstrings (filled in by
+#: :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {"chains": _MARKOV_DOC["chains"]}
 
 
 def _finite(value: object, name: str) -> float:
@@ -538,6 +544,32 @@ def _ramp(X: np.ndarray) -> np.ndarray:
     return np.cumsum(np.cumsum(X, axis=1), axis=1)
 
 
+def _matrix_powers(P: np.ndarray, t: int) -> np.ndarray:
+    """The powers ``P^0 = I, P^1, ..., P^t`` of every matrix of a batch, shape (N, t + 1, k, k).
+
+    By repeated right products, ``P^n = P^(n-1) P``: the n-step transition probabilities
+    ``(P^n)_li = Pr[x_(s+n) = i | x_s = l]`` of the chains, the terms of the stationary-chain sums of App. E.
+
+    Parameters
+    ----------
+    P : np.ndarray, shape (N, k, k)
+        A batch of transition matrices.
+    t : int
+        The highest power, >= 0.
+
+    Returns
+    -------
+    np.ndarray, shape (N, t + 1, k, k)
+        ``[:, n]`` is ``P^n``.
+    """
+    N, k, _ = P.shape
+    pw = np.empty((N, t + 1, k, k))
+    pw[:, 0] = np.eye(k)
+    for n in range(1, t + 1):
+        pw[:, n] = pw[:, n - 1] @ P
+    return pw
+
+
 def _gradients_at(P: np.ndarray, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-matrix ``GW (N, 2, 2)``, ``GV (N, t)``, ``GI (N, t)`` by matrix powers (stationary chain, k = 2).
 
@@ -545,12 +577,9 @@ def _gradients_at(P: np.ndarray, t: int) -> tuple[np.ndarray, np.ndarray, np.nda
     ``GV_j = (1/t) sum_{w=0}^{t-j} (t-j+1-w) [sum_i pi_i (P^{w+1})_ii - 1/k]`` (Eqs. (E.26)-(E.28));
     ``GI_j = (1/t) sum_{l,i} pi_l (P^{j-1})_li (P_li - 1/k) sum_{w=0}^{t-j} (t-j+1-w) (P^w)_il`` (Eqs. (E.30)-(E.35)).
     """
-    N, k, _ = P.shape
+    k = P.shape[1]
     pi = stationary(P)
-    pw = np.empty((N, t + 1, k, k))
-    pw[:, 0] = np.eye(k)
-    for n in range(1, t + 1):
-        pw[:, n] = pw[:, n - 1] @ P
+    pw = _matrix_powers(P, t)
     R = _ramp(pw[:, :t])  # R[:, r-1] = R_r, r = 1..t
     dev = P - 1.0 / k
     # GW: sum_u (P^u)_li (R_{t-u})_im, u = 0..t-1
@@ -576,6 +605,44 @@ def _node_batches(t: int, prior: str, chunk: int, half_width: float = 0.0) -> It
     for s in range(0, a.size, chunk):
         aa, bb = a[s : s + chunk], b[s : s + chunk]
         yield np.stack([np.stack([aa, 1 - aa], -1), np.stack([1 - bb, bb], -1)], axis=1), wts[s : s + chunk]
+
+
+def _check_node_work(t: int, prior: str, what: str, hint: str) -> int:
+    """The number of quadrature nodes :func:`_node_batches` yields for ``prior`` at context length ``t``, after
+    checking that their ``t + 1`` matrix powers each stay within :data:`MAX_GRADIENT_WORK`.
+
+    The node rules take ``per_axis = t // 2 + 16`` Gauss-Legendre nodes per axis (their default ``extra``; ``t // 2``
+    capped at :data:`MAX_NODES`, beyond which the rules refuse ``t`` themselves): :func:`duffy_nodes` maps the square
+    to each of the two triangles of ``[0, 1]^2``, ``2 per_axis^2`` nodes ('uniform'); the one-dimensional priors
+    ('symmetric', 'curriculum') use ``per_axis`` nodes.
+
+    Parameters
+    ----------
+    t : int
+        Context length, >= 2.
+    prior : str
+        'uniform', 'symmetric' or 'curriculum'.
+    what : str
+        The computation, for the message.
+    hint : str
+        What to do instead.
+
+    Returns
+    -------
+    int
+        The number of nodes.
+    """
+    per_axis = min(t // 2, MAX_NODES) + 16
+    nodes = 2 * per_axis**2 if prior == "uniform" else per_axis
+    check_cost(
+        nodes * (t + 1),
+        MAX_GRADIENT_WORK,
+        param="t",
+        value=t,
+        what=f"{what} ({format_count(nodes)} nodes x t + 1 matrix powers)",
+        hint=hint,
+    )
+    return nodes
 
 
 def finite_t_gradients(t: int, prior: str = "uniform", chunk: int = 2048) -> FiniteTGradients:
@@ -618,15 +685,11 @@ def finite_t_gradients(t: int, prior: str = "uniform", chunk: int = 2048) -> Fin
     chunk = check_count(chunk, "chunk", why="nodes per batch")
     if not isinstance(prior, str) or prior not in ("uniform", "symmetric"):
         raise InputError(f"prior must be 'uniform' or 'symmetric', got {prior!r:.80}", param="prior")
-    per_axis = min(t // 2, MAX_NODES) + 16
-    nodes = 2 * per_axis**2 if prior == "uniform" else per_axis
-    check_cost(
-        nodes * (t + 1),
-        MAX_GRADIENT_WORK,
-        param="t",
-        value=t,
-        what=f"the finite-t gradients ({format_count(nodes)} nodes x t + 1 matrix powers)",
-        hint="theory.markov gives the leading orders in t (step1_W_leading, step1_v_leading, step2_diag_leading)",
+    nodes = _check_node_work(
+        t,
+        prior,
+        "the finite-t gradients",
+        "theory.markov gives the leading orders in t (step1_W_leading, step1_v_leading, step2_diag_leading)",
     )
     check_allocation(
         12 * array_bytes(min(chunk, nodes), t + 1, 2, 2),
@@ -737,16 +800,14 @@ def sample_v_gradients(seqs: np.ndarray, k: int) -> np.ndarray:
     return (suffix_a - minus - (t - j + 1) * (t - j + 2) / (2 * k)) / t
 
 
+@fill_doc(_DOC)
 def last_token_kl(P: np.ndarray, seqs: np.ndarray, strategy: str) -> np.ndarray:
     """``KL(P_{x_t,:} || q_t)`` per sequence, where ``q_t`` is ``strategy``'s prediction after ``x_1..x_t`` (App. E.2:
     the test loss is the KL from the true next-token law at the last token).
 
     Parameters
     ----------
-    P : float array (n, k, k)
-        The sequences' transition matrices.
-    seqs : int array (n, t)
-        The sequences.
+    {{chains}}
     strategy : str
         One of ``numerics.markov.STRATEGIES``.
 
@@ -1366,12 +1427,9 @@ def curriculum_nodes(t: int, eps: float, extra: int = 16) -> tuple[np.ndarray, n
 def _tensor_at(P: np.ndarray, t: int) -> np.ndarray:
     """Per-matrix ``T[n, j-1, m, l] = (1/t) sum_i (P_mi - 1/k) pi_l (P^{j-1})_li sum_{w=0}^{t-j} (t-j+1-w) (P^w)_im``:
     the coefficient of ``v_j (W_k)_ml`` in ``-L`` for a stationary chain (Eqs. (E.8), (E.13), (E.30)-(E.35))."""
-    N, k, _ = P.shape
+    k = P.shape[1]
     pi = stationary(P)
-    pw = np.empty((N, t + 1, k, k))
-    pw[:, 0] = np.eye(k)
-    for n in range(1, t + 1):
-        pw[:, n] = pw[:, n - 1] @ P
+    pw = _matrix_powers(P, t)
     R = _ramp(pw[:, :t])  # R[:, r-1] = sum_{w<r} (r-w) P^w
     return np.einsum("nmi,nl,njli,njim->njml", P - 1.0 / k, pi, pw[:, :t], R[:, ::-1]) / t
 
@@ -1423,15 +1481,11 @@ def bilinear_gradient_tensor(t: int, prior: str = "uniform", eps: float | None =
         why = "needs eps (a = b ~ U[1/2 - eps, 1/2 + eps])" if eps is None else "takes no eps"
         raise InputError(f"the {prior} prior {why}", param="eps")
     half_width = _finite(eps, "eps") if eps is not None else 0.0
-    per_axis = min(t // 2, MAX_NODES) + 16
-    nodes = 2 * per_axis**2 if prior == "uniform" else per_axis
-    check_cost(
-        nodes * (t + 1),
-        MAX_GRADIENT_WORK,
-        param="t",
-        value=t,
-        what=f"the bilinear gradient tensor ({format_count(nodes)} nodes x t + 1 matrix powers)",
-        hint="theory.markov.curriculum_tensor gives the curriculum prior's tensor exactly",
+    nodes = _check_node_work(
+        t,
+        prior,
+        "the bilinear gradient tensor",
+        "theory.markov.curriculum_tensor gives the curriculum prior's tensor exactly",
     )
     check_allocation(
         16 * array_bytes(min(chunk, nodes), t + 1, 2, 2),

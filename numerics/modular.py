@@ -22,9 +22,10 @@ from theory._checks import (
     check_positive_int,
     format_count,
 )
+from theory._docstrings import fill_doc
 
 from .limits import array_bytes, check_allocation
-from .margins import HomogeneousNetwork
+from .margins import _NETWORK_DOC, HomogeneousNetwork
 
 __all__ = [
     "MAX_LOGITS",
@@ -45,6 +46,20 @@ MAX_POINTS = 2**62
 MAX_LOGITS = 2**36
 """Largest p^(k+1) of a :class:`ModularTask`: its p^k points with p logits each, the work of one pass over the
 dataset (evaluation, training) per neuron (about 7 x 10^10)."""
+
+#: Parameters sections shared by several docstrings of this module and of :mod:`numerics.modular_transformer`,
+#: with the network Returns of :mod:`numerics.margins` (filled in by :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    **_NETWORK_DOC,
+    "task": """p : int
+    Odd modulus >= 3.
+k : int
+    Number of inputs, >= 1.""",
+}
+_DOC["neuron"] = (
+    _DOC["task"]
+    + "\nzeta : int\n    Frequency in 1..(p-1)/2.\nphases : float array (k,), optional\n    Input phases (default 0)."
+)
 
 
 def _check_width(width: object, name: str = "width", *, minimum: int = 1) -> int:
@@ -105,8 +120,29 @@ def _check_weights_memory(width: int, k: int, p: int, param: str = "width", k_pa
         )
 
 
+class _ModularLayout:
+    r"""The :class:`numerics.margins.Task` layout of k-input modular addition (Shi Sec 4.3.1): the labels are the p
+    residues of :math:`\mathbb Z_p` and the input is k blocks, each a residue one-hot in :math:`\mathbb R^p`; shared by
+    :class:`ModularTask` and :class:`numerics.modular_transformer.SplitModularTask` (its own subset of the points)."""
+
+    p: int
+    k: int
+
+    @property
+    def n_classes(self) -> int:
+        return self.p
+
+    @property
+    def n_blocks(self) -> int:
+        return self.k
+
+    @property
+    def block_size(self) -> int:
+        return self.p
+
+
 @dataclass(frozen=True)
-class ModularTask:
+class ModularTask(_ModularLayout):
     """All p^k points of k-input modular addition (Shi Sec 4.3.1).
 
     Parameters
@@ -173,18 +209,6 @@ class ModularTask:
     @property
     def n_points(self) -> int:
         return self.p**self.k
-
-    @property
-    def n_classes(self) -> int:
-        return self.p
-
-    @property
-    def n_blocks(self) -> int:
-        return self.k
-
-    @property
-    def block_size(self) -> int:
-        return self.p
 
     def batch(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
         """Index inputs (n, k) and labels (n,) of points ``start..stop-1``."""
@@ -272,23 +296,18 @@ def _from_fourier_neurons(p: int, k: int, neurons: tuple[tm.FourierNeuron, ...],
     return HomogeneousNetwork(U, W, degree=k)
 
 
+@fill_doc(_DOC)
 def construction_network(p: int, k: int, width: int | None = None) -> HomogeneousNetwork:
     r"""The explicit max-margin network of ``theory.modular.construction`` as float64 weights
     (zero-padded to ``width``); its logits are (p 1[c = sum a] - 1)/2.
 
     Parameters
     ----------
-    p : int
-        Odd modulus >= 3.
-    k : int
-        Number of inputs, >= 1.
+    {{task}}
     width : int, optional
         Zero-pad to this many neurons (at least :math:`2^{2k-2}(p-1)`).
 
-    Returns
-    -------
-    HomogeneousNetwork
-        The construction, degree k.
+    {{returns_construction}}
 
     Examples
     --------
@@ -374,24 +393,15 @@ def memorising_network(p: int, alpha: float, beta: float, table: np.ndarray | No
     return HomogeneousNetwork(U, W, degree=2)
 
 
+@fill_doc(_DOC)
 def optimal_neuron_network(p: int, k: int, zeta: int = 1, phases: np.ndarray | None = None) -> HomogeneousNetwork:
     r"""One unit-norm optimal neuron (``theory.modular.optimal_neuron``) as a width-1 network.
 
     Parameters
     ----------
-    p : int
-        Odd modulus >= 3.
-    k : int
-        Number of inputs, >= 1.
-    zeta : int
-        Frequency in 1..(p-1)/2.
-    phases : float array (k,), optional
-        Input phases (default 0).
+    {{neuron}}
 
-    Returns
-    -------
-    HomogeneousNetwork
-        Width 1, degree k, norm 1.
+    {{returns_neuron}}
 
     Examples
     --------
@@ -453,6 +463,7 @@ def random_network(
     return HomogeneousNetwork(rng.normal(0, s, (width, k, p)), rng.normal(0, s, (width, p)), degree=k)
 
 
+@fill_doc(_DOC)
 def deformed_neuron(
     p: int,
     k: int,
@@ -470,14 +481,7 @@ def deformed_neuron(
 
     Parameters
     ----------
-    p : int
-        Odd modulus >= 3.
-    k : int
-        Number of inputs, >= 1.
-    zeta : int
-        Frequency in 1..(p-1)/2.
-    phases : float array (k,), optional
-        Input phases (default 0).
+    {{neuron}}
     mismatch : float
         Delta: the output phase is :math:`\sum_j\vartheta_j - \Delta`.
     block_fractions : array (k+1,), optional

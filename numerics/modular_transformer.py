@@ -18,10 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from theory._checks import InputError, check_odd_modulus, check_positive_int, format_count
+from theory._docstrings import fill_doc
 
 from .limits import array_bytes, check_allocation, check_count, check_work
 from .margins import HomogeneousNetwork
-from .modular import ModularTask
+from .modular import _DOC as _MODULAR_DOC
+from .modular import ModularTask, _ModularLayout
 from .spectra import purity
 
 __all__ = [
@@ -43,6 +45,18 @@ __all__ = [
     "tied_share",
     "top_fraction",
 ]
+
+#: Parameters sections shared by several docstrings of this module, with the (p, k) of :mod:`numerics.modular`
+#: (filled in by :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    "task": _MODULAR_DOC["task"],
+    "parameters_matrices": """Parameters
+----------
+M : float array (..., p, p)
+    Matrices over the last two axes.""",
+    "scores": """M : float array (..., p, p)
+    Score matrices, p odd.""",
+}
 
 
 # ------------------------------------------------------------------------------------------------ checks
@@ -138,17 +152,15 @@ def even_split(n_points: int, seed: int, train_fraction: float = 0.5) -> tuple[n
     return np.sort(perm[:n_train]), np.sort(perm[n_train:])
 
 
+@fill_doc(_DOC)
 @dataclass(frozen=True)
-class SplitModularTask:
+class SplitModularTask(_ModularLayout):
     """The points ``indices`` of :class:`numerics.modular.ModularTask` (p, k), as a task of its own (the training
     or the test half of a split). Implements the :class:`numerics.margins.Task` protocol.
 
     Parameters
     ----------
-    p : int
-        Odd modulus >= 3.
-    k : int
-        Number of inputs, >= 1.
+    {{task}}
     indices : sequence of int
         Distinct point indices in ``0..p^k-1`` (point order of :class:`numerics.modular.ModularTask`).
 
@@ -186,23 +198,12 @@ class SplitModularTask:
     def n_points(self) -> int:
         return len(self.indices)
 
-    @property
-    def n_classes(self) -> int:
-        return self.p
-
-    @property
-    def n_blocks(self) -> int:
-        return self.k
-
-    @property
-    def block_size(self) -> int:
-        return self.p
-
     def batch(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
         """Index inputs (n, k) and labels (n,) of the points ``indices[start:stop]``."""
         return ModularTask(self.p, self.k).points(np.asarray(self.indices[start:stop], dtype=np.int64))
 
 
+@fill_doc(_DOC)
 def sum_sequences(p: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Every point of the k-sum mod p dataset as a token sequence ``a_1, ..., a_k, =`` (tokens 0..p-1 are the
     numbers, token p is "="), shape (p^k, k+1), and its label (a_1 + ... + a_k) mod p, in the point order of
@@ -210,10 +211,7 @@ def sum_sequences(p: int, k: int) -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    p : int
-        Odd modulus >= 3.
-    k : int
-        Number of inputs, >= 1.
+    {{task}}
 
     Returns
     -------
@@ -280,13 +278,11 @@ def attention_score_matrix(embed: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, 
     return np.einsum("...hae,...hbe->...hab", keys, queries)
 
 
+@fill_doc(_DOC)
 def double_center(M: np.ndarray) -> np.ndarray:
     """:math:`(I - J/p) M (I - J/p)` over the last two axes: removes every row-constant and column-constant part.
 
-    Parameters
-    ----------
-    M : float array (..., p, p)
-        Matrices over the last two axes.
+    {{parameters_matrices}}
 
     Returns
     -------
@@ -305,13 +301,11 @@ def double_center(M: np.ndarray) -> np.ndarray:
     return M - M.mean(axis=-1, keepdims=True) - M.mean(axis=-2, keepdims=True) + M.mean(axis=(-2, -1), keepdims=True)
 
 
+@fill_doc(_DOC)
 def power_2d(M: np.ndarray) -> np.ndarray:
     r""":math:`|\hat M(j_1, j_2)|^2` over the last two axes (``numpy.fft.fft2``), j in 0..p-1.
 
-    Parameters
-    ----------
-    M : float array (..., p, p)
-        Matrices over the last two axes.
+    {{parameters_matrices}}
 
     Returns
     -------
@@ -394,13 +388,13 @@ def _dominant_bin(P: np.ndarray) -> np.ndarray:
     return np.stack([arg // h + 1, arg % h + 1], axis=-1)
 
 
+@fill_doc(_DOC)
 def top_fraction(M: np.ndarray, n_bins: int) -> np.ndarray:
     """Share of the doubly centred power of M in its ``n_bins`` largest bins (NaN for a matrix with no such power).
 
     Parameters
     ----------
-    M : float array (..., p, p)
-        Score matrices, p odd.
+    {{scores}}
     n_bins : int
         Number of bins, 1..((p-1)/2)^2.
 
@@ -420,14 +414,14 @@ def top_fraction(M: np.ndarray, n_bins: int) -> np.ndarray:
     return _top_fraction(_centred_bins(M), check_positive_int(n_bins, "n_bins"))
 
 
+@fill_doc(_DOC)
 def tied_share(M: np.ndarray) -> np.ndarray:
     r"""Share of the doubly centred power in the tied bins :math:`\zeta_1 = \zeta_2` (one frequency in both axes,
     as inside one max-margin neuron).
 
     Parameters
     ----------
-    M : float array (..., p, p)
-        Score matrices, p odd.
+    {{scores}}
 
     Returns
     -------
@@ -445,13 +439,13 @@ def tied_share(M: np.ndarray) -> np.ndarray:
     return _tied_share(_centred_bins(M))
 
 
+@fill_doc(_DOC)
 def dominant_bin(M: np.ndarray) -> np.ndarray:
     r"""The bin :math:`(\zeta_1, \zeta_2)`, both >= 1, with the most doubly centred power, shape (..., 2).
 
     Parameters
     ----------
-    M : float array (..., p, p)
-        Score matrices, p odd.
+    {{scores}}
 
     Returns
     -------
@@ -503,13 +497,13 @@ class HeadSpectra:
     n_bins: int
 
 
+@fill_doc(_DOC)
 def head_spectra(M: np.ndarray, n_bins: int) -> HeadSpectra:
     """All the per-head diagnostics of score matrices ``M`` (..., p, p), from one 2-D FFT per head.
 
     Parameters
     ----------
-    M : float array (..., p, p)
-        Score matrices, p odd.
+    {{scores}}
     n_bins : int
         Number of top bins for :func:`top_fraction`.
 

@@ -15,9 +15,10 @@ import numpy as np
 
 from theory import parity as tp
 from theory._checks import InputError, LimitError, check_positive_int, format_count
+from theory._docstrings import fill_doc
 
 from .limits import array_bytes, check_allocation
-from .margins import HomogeneousNetwork
+from .margins import _NETWORK_DOC, HomogeneousNetwork
 
 __all__ = [
     "MAX_BITS",
@@ -31,6 +32,20 @@ __all__ = [
 
 MAX_BITS = 26
 """Largest n accepted by :class:`SparseParityTask` (2^26 points; evaluation streams, training loads all)."""
+
+#: Parameters and Returns sections shared by several docstrings of this module, with the network Returns of
+#: :mod:`numerics.margins` (filled in by :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    **_NETWORK_DOC,
+    "support": """n : int
+    Number of bits.
+support : sequence of int
+    S, k distinct indices in ``0..n-1``.""",
+    "returns_network": """Returns
+-------
+HomogeneousNetwork
+    ``U`` (width, 1, n), ``W`` (width, 2), degree k.""",
+}
 
 
 def check_bits(n: object) -> int:
@@ -156,6 +171,7 @@ class SparseParityTask:
         return x[:, None, :], (self.chi(x) < 0).astype(np.int64)
 
 
+@fill_doc(_DOC)
 def network_from_neurons(neurons: Sequence[tp.ParityNeuron], k: int, width: int | None = None) -> HomogeneousNetwork:
     """Float64 :class:`HomogeneousNetwork` of exact theory neurons, zero-padded to ``width``.
 
@@ -168,10 +184,7 @@ def network_from_neurons(neurons: Sequence[tp.ParityNeuron], k: int, width: int 
     width : int, optional
         Number of neurons after zero padding (default ``len(neurons)``).
 
-    Returns
-    -------
-    HomogeneousNetwork
-        ``U`` (width, 1, n), ``W`` (width, 2), degree k.
+    {{returns_network}}
 
     Examples
     --------
@@ -206,6 +219,7 @@ def network_from_neurons(neurons: Sequence[tp.ParityNeuron], k: int, width: int 
     return HomogeneousNetwork(U, W, k)
 
 
+@fill_doc(_DOC)
 def construction_network(n: int, support: Sequence[int], width: int | None = None) -> HomogeneousNetwork:
     r"""The width-:math:`2^{k-1}` max-margin construction (App. D.7) in float64.
 
@@ -214,17 +228,11 @@ def construction_network(n: int, support: Sequence[int], width: int | None = Non
 
     Parameters
     ----------
-    n : int
-        Number of bits.
-    support : sequence of int
-        S, k distinct indices in ``0..n-1``.
+    {{support}}
     width : int, optional
         Zero-pad to this many neurons (at least :math:`2^{k-1}`).
 
-    Returns
-    -------
-    HomogeneousNetwork
-        The construction, degree k.
+    {{returns_construction}}
 
     Examples
     --------
@@ -241,22 +249,17 @@ def construction_network(n: int, support: Sequence[int], width: int | None = Non
     return network_from_neurons(c.neurons, c.k, c.width)
 
 
+@fill_doc(_DOC)
 def optimal_neuron_network(n: int, support: Sequence[int], sigma: Sequence[int] | None = None) -> HomogeneousNetwork:
     r"""The unit optimal neuron of :func:`theory.parity.optimal_neuron` as a width-1 network.
 
     Parameters
     ----------
-    n : int
-        Number of bits.
-    support : sequence of int
-        S, k distinct indices in ``0..n-1``.
+    {{support}}
     sigma : sequence of k signs (+1/-1), optional
         Signs of the weights on S (default all +1).
 
-    Returns
-    -------
-    HomogeneousNetwork
-        Width 1, degree k, norm 1.
+    {{returns_neuron}}
 
     Examples
     --------
@@ -274,6 +277,7 @@ def optimal_neuron_network(n: int, support: Sequence[int], sigma: Sequence[int] 
     return network_from_neurons([nr], len(tp.check_support(n, support)[1]))
 
 
+@fill_doc(_DOC)
 def random_network(n: int, k: int, width: int, seed: int = 0, scale: float = 1.0) -> HomogeneousNetwork:
     r"""A degree-k parity network with i.i.d. N(0, scale^2) weights (for upper-bound property tests).
 
@@ -290,10 +294,7 @@ def random_network(n: int, k: int, width: int, seed: int = 0, scale: float = 1.0
     scale : float
         Positive standard deviation of the entries.
 
-    Returns
-    -------
-    HomogeneousNetwork
-        ``U`` (width, 1, n), ``W`` (width, 2), degree k.
+    {{returns_network}}
 
     Examples
     --------

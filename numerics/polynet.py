@@ -41,6 +41,7 @@ from numerics.limits import (
     check_work,
 )
 from theory._checks import MAX_DIGITS, InputError, LimitError, check_cost
+from theory._docstrings import fill_doc
 
 __all__ = [
     "MAX_BLOCK_WIDTH",
@@ -77,6 +78,19 @@ MAX_DIMENSION = 10**8
 MAX_BLOCK_WIDTH = 10**7
 """Largest block width n' of :func:`equal_init_error_float` and :func:`plateau_numeric` (the Bin(n'-1, 1/2) law,
 n' floats; about 10 s of scan at the limit)."""
+
+#: Parameters sections shared by several docstrings of this module (filled in by
+#: :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    "blocks": """W : float array (k, n')
+    Block weights, ``k n' <= MAX_N``.""",
+    "perturbed": """n : int
+    Dimension, ``<= 26``.
+k : int
+    Parity order, S = {0..k-1}.
+s : int
+    Number of unit weights, S' = {0..s-1}.""",
+}
 
 
 def _array(value: object, name: str, ndim: int) -> np.ndarray:
@@ -223,13 +237,13 @@ def polynet_output(W) -> np.ndarray:
     return np.prod(Z, axis=1)
 
 
+@fill_doc(_DOC)
 def population_gradient_bruteforce(W) -> np.ndarray:
     r"""E_x[grad_W (-y f(x; W))] (shape (k, n')): per input, d f/d w_i = prod_{j != i} <w_j, x_{P_j}> x_{P_i}.
 
     Parameters
     ----------
-    W : float array (k, n')
-        Block weights, ``k n' <= MAX_N``.
+    {{blocks}}
 
     Returns
     -------
@@ -258,13 +272,13 @@ def population_gradient_bruteforce(W) -> np.ndarray:
     return G
 
 
+@fill_doc(_DOC)
 def error_bruteforce(W) -> float:
     """P_x[sign f(x; W) != chi_S(x)] with sign(0) = 0 (Lemma B.9: an output exactly 0 is an error).
 
     Parameters
     ----------
-    W : float array (k, n')
-        Block weights, ``k n' <= MAX_N``.
+    {{blocks}}
 
     Returns
     -------
@@ -651,6 +665,7 @@ def _check_nks(n: object, k: object, s: object) -> tuple[int, int, int]:
     return n_int, k_int, s_int
 
 
+@fill_doc(_DOC)
 def perturbed_neuron_correlation(n: int, k: int, s: int, eps: float, b: float = 0.0) -> np.ndarray:
     r"""E[ReLU'(w.x + b) x_i chi_S(x)] for S = {0..k-1}, w = perturbed_neuron_weights (float64 transform).
 
@@ -659,12 +674,7 @@ def perturbed_neuron_correlation(n: int, k: int, s: int, eps: float, b: float = 
 
     Parameters
     ----------
-    n : int
-        Dimension, ``<= 26``.
-    k : int
-        Parity order, S = {0..k-1}.
-    s : int
-        Number of unit weights, S' = {0..s-1}.
+    {{perturbed}}
     eps : float
         The other weights.
     b : float
@@ -699,6 +709,7 @@ def perturbed_neuron_correlation(n: int, k: int, s: int, eps: float, b: float = 
     return -grad_w
 
 
+@fill_doc(_DOC)
 def perturbed_neuron_correlation_exact(
     n: int, k: int, s: int, eps: Fraction, b: Fraction = Fraction(0)
 ) -> list[Fraction]:
@@ -707,12 +718,7 @@ def perturbed_neuron_correlation_exact(
 
     Parameters
     ----------
-    n : int
-        Dimension, ``<= 26``.
-    k : int
-        Parity order, S = {0..k-1}.
-    s : int
-        Number of unit weights, S' = {0..s-1}.
+    {{perturbed}}
     eps : Fraction
         The other weights.
     b : Fraction

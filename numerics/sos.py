@@ -68,6 +68,7 @@ import scipy.sparse as sp
 
 from theory import finite_groups as fg
 from theory._checks import MAX_FACTORIAL_N, InputError, LimitError, check_positive_int, format_count, log10_factorial
+from theory._docstrings import fill_doc
 
 from .limits import array_bytes, check_allocation
 from .margins import DEFAULT_MEMORY_BUDGET, Task, check_class_weights
@@ -131,6 +132,19 @@ SOS_SOLVER_OPTIONS: dict[str, dict[str, float]] = {
 }
 """Solver tolerances (on F scaled to max |coefficient| = 1). They only affect how tight the certified bound is,
 not its validity (module doc, step 4)."""
+
+#: The Parameters and Returns of the gradings on n variables, shared by their docstrings (filled in by
+#: :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    "grading_of_n": """Parameters
+----------
+n : int
+    Number of variables.
+
+Returns
+-------
+Grading""",
+}
 
 
 class SOSError(RuntimeError):
@@ -294,17 +308,11 @@ class Grading:
         return math.prod(self.moduli)
 
 
+@fill_doc(_DOC)
 def trivial_grading(n: int) -> Grading:
     """No symmetry: u itself, every weight 0 (one Gram block; the unstructured relaxation).
 
-    Parameters
-    ----------
-    n : int
-        Number of variables.
-
-    Returns
-    -------
-    Grading
+    {{grading_of_n}}
 
     Examples
     --------
@@ -317,17 +325,11 @@ def trivial_grading(n: int) -> Grading:
     return Grading(np.eye(n), np.zeros((n, 1), dtype=np.int64), (1,), "none")
 
 
+@fill_doc(_DOC)
 def sign_grading(n: int) -> Grading:
     r"""Independent sign flips :math:`u_i\to-u_i` (the group :math:`\mathbb Z_2^n`, diagonal in u itself).
 
-    Parameters
-    ----------
-    n : int
-        Number of variables.
-
-    Returns
-    -------
-    Grading
+    {{grading_of_n}}
 
     Examples
     --------

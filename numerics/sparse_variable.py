@@ -35,6 +35,7 @@ import sympy
 from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_real, check_rng, check_work
 from theory import sparse_variable as ts
 from theory._checks import MAX_DIGITS, MAX_EXACT_ENTRIES, InputError, check_cost, format_count
+from theory._docstrings import fill_doc
 
 __all__ = [
     "MAX_ALL_INPUTS_T",
@@ -78,6 +79,16 @@ MAX_EXACT_ERROR_WORK = 10**9
 """Largest contexts x (T + 1) x heads x (outputs + 1) x digits of :func:`exact_head_errors` (mpmath work)."""
 MAX_SUPPORTS = 10**7
 """Largest number of s-subsets :func:`consistent_supports` may search (one Python step each)."""
+
+#: Sections shared by several docstrings of this module (filled in by :func:`theory._docstrings.fill_doc`,
+#: issue 27): a Parameters entry, and the doctest lines that build the Lemma A.19 construction the examples use.
+_DOC = {
+    "context": """T : int
+    Context length, >= 2.""",
+    "example_a19": """>>> from fractions import Fraction
+>>> from theory import sparse_variable as ts
+>>> c = ts.lemma_a19(6, (1, 3), Fraction(1, 2))""",
+}
 
 
 def _array(value: object, name: str, *, ndim: int | None = None, min_ndim: int = 0) -> np.ndarray:
@@ -358,6 +369,7 @@ def coherent_embedding(n_pos: int, d_pos: int, rng: np.random.Generator) -> Embe
 # --------------------------------------------------------------------------------------------- constructions
 
 
+@fill_doc(_DOC)
 def materialize(weight: ts.RankOneSum, emb: Embedding, shape_right: int, left_k: int | None = None) -> np.ndarray:
     """A rank-one-sum weight as a float64 matrix: left names in model space (``(d, .)``) or, with ``left_k``, head
     coordinates (``(left_k, .)``); right names are head or output coordinates (``shape_right`` columns).
@@ -382,9 +394,7 @@ def materialize(weight: ts.RankOneSum, emb: Embedding, shape_right: int, left_k:
     --------
     ``W_K = (v_1 + v_3) e_1^T`` of Lemma A.19 with I = {1, 3}:
 
-    >>> from fractions import Fraction
-    >>> from theory import sparse_variable as ts
-    >>> c = ts.lemma_a19(6, (1, 3), Fraction(1, 2))
+    {{example_a19}}
     >>> materialize(c.heads[0].W_K, orthonormal_embedding(6), 1)[:, 0].tolist()
     [0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     """
@@ -425,6 +435,7 @@ def _n_k(c: ts.Construction) -> int:
     return 1 + max(n[1] for n in names)
 
 
+@fill_doc(_DOC)
 @dataclass
 class NumericConstruction:
     """A :class:`theory.sparse_variable.Construction` materialised in ``emb``: per head ``W_Q`` (with R), ``W_K``,
@@ -450,9 +461,7 @@ class NumericConstruction:
     target on every context, and its norms are the exact ones:
 
     >>> import numpy as np
-    >>> from fractions import Fraction
-    >>> from theory import sparse_variable as ts
-    >>> c = ts.lemma_a19(6, (1, 3), Fraction(1, 2))
+    {{example_a19}}
     >>> nc = NumericConstruction.build(c)
     >>> b = all_inputs(6)
     >>> err = np.abs(nc.forward(b) - target_values(c, b)).max()
@@ -861,6 +870,7 @@ def random_inputs(T: int, n: int, rng: np.random.Generator, p: float = 0.5) -> n
     return (rng.random((n, T)) < p).astype(np.int64)
 
 
+@fill_doc(_DOC)
 def target_values(c: ts.Construction, b: np.ndarray) -> np.ndarray:
     """The function a construction approximates, vectorised from the relevant bits ``(B, n_out)``: Lemmas A.19/A.20
     ``g = (s - 2r)/s`` and ``g' = 1 - 2 b_I``; Lemma A.21 ``g = (r - s)/(r + 1)`` and ``g' = (b_I - 1)/(r + 1)``,
@@ -881,9 +891,7 @@ def target_values(c: ts.Construction, b: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from fractions import Fraction
-    >>> from theory import sparse_variable as ts
-    >>> c = ts.lemma_a19(6, (1, 3), Fraction(1, 2))
+    {{example_a19}}
     >>> b = np.array([[0, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0], [0, 1, 0, 1, 0, 0]])
     >>> target_values(c, b).tolist(), [[str(v) for v in c.target(row.tolist())] for row in b]
     ([[1.0], [0.0], [-1.0]], [['1'], ['0'], ['-1']])
@@ -896,6 +904,7 @@ def target_values(c: ts.Construction, b: np.ndarray) -> np.ndarray:
     return (s - 2 * r) / s if c.output == "scalar" else 1 - 2 * rel
 
 
+@fill_doc(_DOC)
 def relevant_keys(c: ts.Construction, b: np.ndarray, symmetric: bool) -> np.ndarray:
     """The level of each context: ``r = sum_{i in I} b_i`` (symmetric) or ``sum_j b_{I_j} 2^j`` (general).
 
@@ -916,9 +925,7 @@ def relevant_keys(c: ts.Construction, b: np.ndarray, symmetric: bool) -> np.ndar
     Examples
     --------
     >>> import numpy as np
-    >>> from fractions import Fraction
-    >>> from theory import sparse_variable as ts
-    >>> c = ts.lemma_a19(6, (1, 3), Fraction(1, 2))
+    {{example_a19}}
     >>> b = np.array([[0, 1, 0, 0, 0, 0], [0, 0, 0, 1, 0, 0], [0, 1, 0, 1, 0, 0]])
     >>> relevant_keys(c, b, True).tolist(), relevant_keys(c, b, False).tolist()
     ([1, 1, 2], [1, 2, 3])
@@ -932,6 +939,7 @@ def relevant_keys(c: ts.Construction, b: np.ndarray, symmetric: bool) -> np.ndar
     return rel.sum(axis=1) if symmetric else rel @ (1 << np.arange(c.s))
 
 
+@fill_doc(_DOC)
 def worst_errors_by_level(
     outputs: np.ndarray, truth: np.ndarray, keys: np.ndarray, n_keys: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -958,9 +966,7 @@ def worst_errors_by_level(
     --------
     The Lemma A.19 head stays near the levels 1, 0, -1 of :math:`(s - 2r)/s`, s = 2:
 
-    >>> from fractions import Fraction
-    >>> from theory import sparse_variable as ts
-    >>> c = ts.lemma_a19(6, (1, 3), Fraction(1, 2))
+    {{example_a19}}
     >>> b = all_inputs(6)
     >>> out = NumericConstruction.build(c).forward(b)[:, 0]
     >>> worst, counts = worst_errors_by_level(out, target_values(c, b)[:, 0], relevant_keys(c, b, True), 3)
@@ -1275,14 +1281,14 @@ def lemma47_ratios(
 # --------------------------------------------------------------------------------------------- Prop. 4.8
 
 
+@fill_doc(_DOC)
 def shattering_inputs(T: int) -> np.ndarray:
     """The inputs of the proof of Prop. 4.8: ``X^(i)_t = (cos(2 pi t/T), sin(2 pi t/T), bit_i(t))`` for
     ``i < floor(log2 T)`` (bit 0 = least significant) and ``t = 0..T-1``; shape ``(k, T, 3)``.
 
     Parameters
     ----------
-    T : int
-        Context length, >= 2.
+    {{context}}
 
     Returns
     -------
@@ -1305,6 +1311,7 @@ def shattering_inputs(T: int) -> np.ndarray:
     return out
 
 
+@fill_doc(_DOC)
 def shattering_patterns(T: int) -> tuple[np.ndarray, np.ndarray]:
     r"""The heads ``w_QK^(s) = T^2 (cos(2 pi s/T), sin(2 pi s/T), 0)``, ``w_V = e_3`` for ``s < 2^k``, evaluated on
     :func:`shattering_inputs`: the sign patterns ``f(X^(i)) > 1/2`` ``(2^k, k)`` and the weight each head puts on
@@ -1312,8 +1319,7 @@ def shattering_patterns(T: int) -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    T : int
-        Context length, >= 2.
+    {{context}}
 
     Returns
     -------

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from theory._checks import InputError, check_positive_int
+from theory._docstrings import fill_doc
 
 from .limits import array_bytes, check_allocation
 from .margins import HomogeneousNetwork
@@ -34,6 +35,13 @@ __all__ = [
     "purity",
     "wrap_angle",
 ]
+
+#: The Parameters section of the spectra of real vectors, shared by their docstrings (filled in by
+#: :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    "vectors": """v : float array (..., p)
+    Real vectors on Z_p (last axis).""",
+}
 
 
 def _as_finite(value: object, name: str, *, min_ndim: int = 1) -> np.ndarray:
@@ -58,13 +66,13 @@ def _check_net(net: object) -> HomogeneousNetwork:
     return net
 
 
+@fill_doc(_DOC)
 def one_sided_power(v: np.ndarray) -> np.ndarray:
     r"""One-sided DFT power over the last axis, shape (..., floor(p/2) + 1).
 
     Parameters
     ----------
-    v : float array (..., p)
-        Real vectors on Z_p (last axis).
+    {{vectors}}
 
     Returns
     -------
@@ -88,13 +96,13 @@ def one_sided_power(v: np.ndarray) -> np.ndarray:
     return P
 
 
+@fill_doc(_DOC)
 def purity(v: np.ndarray) -> np.ndarray:
     r"""Maximum normalized one-sided power; 1 for a single-frequency (or constant) vector, NaN for 0.
 
     Parameters
     ----------
-    v : float array (..., p)
-        Real vectors on Z_p (last axis).
+    {{vectors}}
 
     Returns
     -------
@@ -117,13 +125,13 @@ def purity(v: np.ndarray) -> np.ndarray:
         return np.where(total > 0, P.max(axis=-1) / np.where(total > 0, total, 1), np.nan)
 
 
+@fill_doc(_DOC)
 def dominant_frequency(v: np.ndarray) -> np.ndarray:
     """Frequency (0..floor(p/2)) carrying the most one-sided power, over the last axis.
 
     Parameters
     ----------
-    v : float array (..., p)
-        Real vectors on Z_p (last axis).
+    {{vectors}}
 
     Returns
     -------

@@ -30,6 +30,7 @@ import numpy as np
 from sympy.discrete.transforms import fwht as _sympy_fwht
 
 from theory._checks import MAX_EXACT_ENTRIES, InputError, LimitError, as_number, check_cost, format_count
+from theory._docstrings import fill_doc
 from theory.boolean import BRUTE_FORCE_MAX_N, as_mask
 
 from .limits import array_bytes, check_allocation, check_count, check_rational, check_real
@@ -59,6 +60,15 @@ MAX_N = 26
 """Largest dimension n of a dense transform over {±1}^n (2^26 points)."""
 
 _CLOSED_FORMS = "use the closed forms in theory.boolean (majority_coefficient, ltf_coefficient, sinusoid_coefficient)"
+
+#: The Returns section of the two float transforms, shared by their docstrings (filled in by
+#: :func:`theory._docstrings.fill_doc`, issue 27).
+_DOC = {
+    "returns_transform": """Returns
+-------
+float64 array (..., 2^n)
+    :math:`Hf` along the last axis.""",
+}
 
 
 def _check_n(n: int, param: str = "n") -> int:
@@ -193,6 +203,7 @@ def _butterfly(a: np.ndarray) -> np.ndarray:
     return a
 
 
+@fill_doc(_DOC)
 def fwht(values, *, inplace: bool = False) -> np.ndarray:
     """Unnormalised float64 Walsh-Hadamard transform along the last axis (O(N log N) butterfly).
 
@@ -205,10 +216,7 @@ def fwht(values, *, inplace: bool = False) -> np.ndarray:
     inplace : bool
         Overwrite ``values`` (a C-contiguous float64 array) instead of copying it.
 
-    Returns
-    -------
-    float64 array (..., 2^n)
-        :math:`Hf` along the last axis.
+    {{returns_transform}}
 
     Examples
     --------
@@ -277,6 +285,7 @@ def hadamard_block(m: int) -> np.ndarray:
     return (1.0 - 2.0 * (pc & 1)).astype(np.float64)
 
 
+@fill_doc(_DOC)
 def fwht_batched(values: np.ndarray, *, radix: int = 4) -> np.ndarray:
     r"""Unnormalised transform along the last axis of a batch (..., 2^n), same result as :func:`fwht`.
 
@@ -291,10 +300,7 @@ def fwht_batched(values: np.ndarray, *, radix: int = 4) -> np.ndarray:
     radix : int
         Bits per matmul, >= 1.
 
-    Returns
-    -------
-    float64 array (..., 2^n)
-        :math:`Hf` along the last axis.
+    {{returns_transform}}
 
     Examples
     --------
