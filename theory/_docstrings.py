@@ -15,7 +15,7 @@ import textwrap
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-__all__ = ["fill_doc"]
+__all__ = ["fill_doc", "sections"]
 
 T = TypeVar("T")
 
@@ -69,3 +69,52 @@ def fill_doc(sections: Mapping[str, str]) -> Callable[[T], T]:
         return obj
 
     return decorate
+
+
+def sections(*parameters: str, returns: str | None = None, raises: str | None = None) -> str:
+    """Numpy ``Parameters``, ``Returns`` and ``Raises`` sections made of shared entries, for a :func:`fill_doc` mapping.
+
+    Several functions of a module take overlapping sets of arguments, or return and raise alike; each entry is
+    written once and the sections are put together from them. Each entry is whole lines at indentation 0 (leading
+    and trailing blank lines are dropped); a section with no entry is left out.
+
+    Parameters
+    ----------
+    *parameters : str
+        The ``Parameters`` entries, in the order of the signature, e.g. ``"p : int\\n    An odd modulus."``.
+    returns, raises : str, optional
+        The body of the ``Returns`` and of the ``Raises`` section (a type, or an exception, and its description).
+
+    Returns
+    -------
+    str
+        The sections, a blank line between two.
+
+    Examples
+    --------
+    >>> print(sections("p : int\\n    An odd modulus.", "\\nk : int\\n    A frequency.\\n", returns="int"))
+    Parameters
+    ----------
+    p : int
+        An odd modulus.
+    k : int
+        A frequency.
+    <BLANKLINE>
+    Returns
+    -------
+    int
+    >>> print(sections(returns="float", raises="ValueError"))
+    Returns
+    -------
+    float
+    <BLANKLINE>
+    Raises
+    ------
+    ValueError
+    """
+    parts = [("Parameters", parameters), ("Returns", (returns or "",)), ("Raises", (raises or "",))]
+    return "\n\n".join(
+        f"{title}\n{'-' * len(title)}\n" + "\n".join(entry.strip("\n") for entry in entries)
+        for title, entries in parts
+        if any(entry.strip() for entry in entries)
+    )

@@ -36,6 +36,7 @@ import sympy
 from sympy import Integer, Matrix, Rational
 
 from theory._checks import MAX_DIGITS, MAX_EXACT_ENTRIES, InputError, as_fraction, check_cost, format_count
+from theory._docstrings import fill_doc, sections
 from theory.lsa import check_count
 
 __all__ = [
@@ -93,6 +94,16 @@ COUNTEREXAMPLE_M8: dict[str, Any] = {
         ("0.95", "-0.79", "-0.37", "0.56", "0.20", "-0.51", "-0.19", "0.37"),
         ("-0.77", "0.95", "-1.05", "-0.13", "-0.32", "0.13", "0.47", "1.24"),
         ("-0.32", "0.43", "0.52", "-0.41", "1.26", "0.40", "-1.11", "-0.40"),
+    ),
+}
+
+
+#: Shared docstring sections (:func:`theory._docstrings.fill_doc`).
+_DOC = {
+    "nu1_nu2": sections("nu1 : int\n    ``k = 2^nu1``, ``1 <= nu1 <= nu2``.", "nu2 : int\n    ``d = 2^nu2``."),
+    "bits_tasks": sections(
+        "bits : int\n    The number of encoded bits, ``>= 1``.",
+        "tasks : sequence of (int, int)\n    The tasks (0-based).",
     ),
 }
 
@@ -401,17 +412,13 @@ def _check_construction(nu2: int) -> None:
     )
 
 
+@fill_doc(_DOC)
 def parity_g1(nu1: Any, nu2: Any, pos_scale: Any | None = None) -> ParityHeads:
     """g_1* of Thm 5.5.1: neurons ``{1..nu1, nu2+1, nu2+2..nu2+nu1+1, 2nu2+2}`` of g_2*, with positive-neuron code
     ``-nu1`` (``pos_scale`` overrides it; ``pos_scale = 2`` with nu1 = 1 is the improvement of erratum (a) in
     ``docs/attention_parity.md``).
 
-    Parameters
-    ----------
-    nu1 : int
-        ``k = 2^nu1``, ``1 <= nu1 <= nu2``.
-    nu2 : int
-        ``d = 2^nu2``.
+    {{nu1_nu2}}
     pos_scale : number, optional
         The magnitude of the positive heads' code (default ``nu1``).
 
@@ -570,6 +577,7 @@ def parity_hinge_loss(heads: ParityHeads, tasks: Sequence[tuple[int, int]], gamm
 # ----------------------------------------------------------------------------------- closed forms
 
 
+@fill_doc(_DOC)
 def hamming_margins(bits: Any, tasks: Sequence[tuple[int, int]]) -> list[Fraction]:
     """Closed form of the margins of the constructions of Thm 5.5.1, one per (task, pattern) as in
     :func:`parity_margins`: ``y g = Hamming(i, j)`` on the ``bits`` lowest bits of the 0-based indices, for every
@@ -579,12 +587,7 @@ def hamming_margins(bits: Any, tasks: Sequence[tuple[int, int]]) -> list[Fractio
     and the positive pair ``nu |phi_i + phi_j| / 2``; with ``y = phi_i phi_j`` the sum is the number of bits on which
     ``i`` and ``j`` differ.
 
-    Parameters
-    ----------
-    bits : int
-        The number of encoded bits, ``>= 1``.
-    tasks : sequence of (int, int)
-        The tasks (0-based).
+    {{bits_tasks}}
 
     Returns
     -------
@@ -612,17 +615,13 @@ def _bit_mask(bits: int, tasks: list[tuple[int, int]]) -> int:
     return 2 ** min(bits, width) - 1
 
 
+@fill_doc(_DOC)
 def hamming_hinge_loss(bits: Any, tasks: Sequence[tuple[int, int]]) -> Fraction:
     """The population hinge loss implied by :func:`hamming_margins`: integer margins give loss 1 on a task whose
     indices agree on the ``bits`` lowest bits and 0 otherwise, for every gamma; the loss is the fraction of such
     tasks.
 
-    Parameters
-    ----------
-    bits : int
-        The number of encoded bits, ``>= 1``.
-    tasks : sequence of (int, int)
-        The tasks (0-based).
+    {{bits_tasks}}
 
     Returns
     -------
@@ -732,6 +731,7 @@ def _rank_exact(cols: list[tuple[Fraction, ...]]) -> int:
     return Matrix([[Rational(x.numerator, x.denominator) for x in c] for c in cols]).rank()
 
 
+@fill_doc(_DOC)
 def projection_ratio(nu1: Any, nu2: Any, M: Any | None = None) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr]:
     """Thm 5.5.2's noise ratio: ``E||P_{D_j} Xi||^2 = rank(D_j)/M`` with ``E Xi Xi^T = I/M`` and ``P`` the orthogonal
     projector onto ``col(D_j)`` (the pseudo-inverse: ``D_j^T D_j`` is singular, ``docs/attention_parity.md``).
@@ -739,12 +739,7 @@ def projection_ratio(nu1: Any, nu2: Any, M: Any | None = None) -> tuple[sympy.Ex
     Returns ``(E||P_{D_1} Xi||^2, E||P_{D_2} Xi||^2, ratio)``; the ratio is ``(nu1 + 1)/(nu2 + 1)``. ``M`` may be
     left out (a positive symbol ``M``).
 
-    Parameters
-    ----------
-    nu1 : int
-        ``k = 2^nu1``, ``1 <= nu1 <= nu2``.
-    nu2 : int
-        ``d = 2^nu2``.
+    {{nu1_nu2}}
     M : int, optional
         The number of samples (default: the positive symbol ``M``).
 

@@ -56,6 +56,7 @@ from ._checks import (
     format_count,
     log10_factorial,
 )
+from ._docstrings import fill_doc, sections
 
 __all__ = [
     "BRUTE_FORCE_MAX_N",
@@ -140,6 +141,20 @@ MAX_INTERPOLATION_K = 24
 
 Subset = int | Iterable[int]
 Number = int | Fraction
+
+
+#: Shared docstring entries and sections (:func:`theory._docstrings.fill_doc`).
+_DOC = {
+    "level_maj": "k : int\n    The level, ``0 <= k <= n``.\n\n" + sections(returns="Fraction\n    ``Maj_n(k)``."),
+    "n_k_gap": sections(
+        "n : int\n    The dimension, ``n >= 2``.", "k : int\n    The size of the set, ``1 <= k <= n-1``."
+    ),
+    "fraction_gap": sections(returns="Fraction\n    The gap."),
+    "b2_returns": sections(returns="sympy.Expr\n    ``3/100 (n-1)^(-(k-1)/2)``."),
+    "nks": sections("n, k, s : int\n    As in :func:`lemma_c2_probability`."),
+    "n_k_bool": "n : int\n    The dimension.\nk : int\n    The parity degree, ``0 <= k <= n``.\n\n"
+    + sections(returns="bool"),
+}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -744,6 +759,7 @@ def _maj_odd(n: int, k: int) -> Fraction:
     return -val if j % 2 else val
 
 
+@fill_doc(_DOC)
 def majority_coefficient(n: object, k: object) -> Fraction:
     """Maj_n(k), closed form (Lemma B.1 / O'Donnell Thm 5.19), exact.
 
@@ -754,13 +770,7 @@ def majority_coefficient(n: object, k: object) -> Fraction:
     ----------
     n : int
         The dimension, ``1 <= n <= MAX_EXACT_N`` (13287: Maj_n(k) is an integer over 2^n, at most 4000 digits).
-    k : int
-        The level, ``0 <= k <= n``.
-
-    Returns
-    -------
-    Fraction
-        ``Maj_n(k)``.
+    {{level_maj}}
 
     Examples
     --------
@@ -778,6 +788,7 @@ def majority_coefficient(n: object, k: object) -> Fraction:
     return _maj_odd(n + 1, k) if k % 2 else -_maj_odd(n + 1, k + 1)
 
 
+@fill_doc(_DOC)
 def majority_coefficient_bruteforce(n: object, k: object) -> Fraction:
     """E[Maj_n(x) chi_{[k]}(x)] by exhaustive enumeration (exact; integer sum / 2^n).
 
@@ -785,13 +796,7 @@ def majority_coefficient_bruteforce(n: object, k: object) -> Fraction:
     ----------
     n : int
         The dimension, ``1 <= n <= BRUTE_FORCE_MAX_N``.
-    k : int
-        The level, ``0 <= k <= n``.
-
-    Returns
-    -------
-    Fraction
-        ``Maj_n(k)``.
+    {{level_maj}}
 
     Examples
     --------
@@ -1257,23 +1262,16 @@ def fourier_gap(
     return lower - upper
 
 
+@fill_doc(_DOC)
 def majority_gap(n: object, k: object) -> Fraction:
     """Exact Fourier gap of Maj_n at any k-set: |Maj_n(k-1)| - |Maj_n(k+1)| (1 <= k <= n-1).
 
     For odd n and odd k both coefficients are at even levels, so the gap is exactly 0 (Lemma B.2
     does not hold there; docs/boolean.md).  For odd n and even k it equals ``majority_gap_closed_form``.
 
-    Parameters
-    ----------
-    n : int
-        The dimension, ``n >= 2``.
-    k : int
-        The size of the set, ``1 <= k <= n-1``.
+    {{n_k_gap}}
 
-    Returns
-    -------
-    Fraction
-        The gap.
+    {{fraction_gap}}
 
     Examples
     --------
@@ -1304,6 +1302,7 @@ def _check_b2_hypotheses(n: int, k: int, what: str) -> None:
         raise InputError(f"{what} needs k >= 2 (k even), got k = {format_count(k)}", param="k")
 
 
+@fill_doc(_DOC)
 def majority_gap_closed_form(n: object, k: object) -> Fraction:
     """(n-2k+1)/(k-1) |Maj_n(k+1)| for odd n, even k, 2 <= k <= n-1 (Lemma B.2 proof, App. B.2.1).
 
@@ -1314,10 +1313,7 @@ def majority_gap_closed_form(n: object, k: object) -> Fraction:
     k : int
         The size of the set, even, ``2 <= k <= n-1``.
 
-    Returns
-    -------
-    Fraction
-        The gap.
+    {{fraction_gap}}
 
     Examples
     --------
@@ -1335,6 +1331,7 @@ def majority_gap_closed_form(n: object, k: object) -> Fraction:
     return Fraction(n - 2 * k + 1, k - 1) * abs(majority_coefficient(n, k + 1))
 
 
+@fill_doc(_DOC)
 def lemma_b2_bound(n: object, k: object) -> sympy.Expr:
     """Lemma B.2's bound 0.03 (n-1)^{-(k-1)/2} (exact rational 3/100 times a power).
 
@@ -1347,10 +1344,7 @@ def lemma_b2_bound(n: object, k: object) -> sympy.Expr:
     k : int
         The size of the set, even, ``k >= 2``.
 
-    Returns
-    -------
-    sympy.Expr
-        ``3/100 (n-1)^(-(k-1)/2)``.
+    {{b2_returns}}
 
     Examples
     --------
@@ -1374,6 +1368,7 @@ def lemma_b2_bound(n: object, k: object) -> sympy.Expr:
     return sympy.Rational(3, 100) * sympy.Integer(n - 1) ** sympy.Rational(-(k - 1), 2)
 
 
+@fill_doc(_DOC)
 def lemma_b2_bound_as_printed(n: object, k: object) -> sympy.Expr:
     """Lemma B.2's bound 0.03 (n-1)^{-(k-1)/2} as printed: for any fixed k and n >= 4k (no parity hypotheses).
 
@@ -1386,10 +1381,7 @@ def lemma_b2_bound_as_printed(n: object, k: object) -> sympy.Expr:
     k : int
         The size of the set, ``k >= 1``.
 
-    Returns
-    -------
-    sympy.Expr
-        ``3/100 (n-1)^(-(k-1)/2)``.
+    {{b2_returns}}
 
     Examples
     --------
@@ -1417,6 +1409,7 @@ def _check_b2_digits(n: int, k: int) -> None:
     )
 
 
+@fill_doc(_DOC)
 def gradient_gap(n: object, k: object) -> Fraction:
     r"""Majority reference in gradient units, :math:`\gamma_{grad}=\tfrac12(|Maj_n(k-1)|-|Maj_n(k+1)|)`.
 
@@ -1424,12 +1417,7 @@ def gradient_gap(n: object, k: object) -> Fraction:
     Maj_n(w\odot x)`, so the population-gradient coordinates are :math:`\tfrac12|Maj_n(k\mp1)|` (Lemma B.3) and
     their gap is half the Majority gap (Prop. B.7, App. B.2.2).
 
-    Parameters
-    ----------
-    n : int
-        The dimension, ``n >= 2``.
-    k : int
-        The size of the set, ``1 <= k <= n-1``.
+    {{n_k_gap}}
 
     Returns
     -------
@@ -1760,14 +1748,12 @@ def lemma_c2_probability(n: object, k: object, s: object) -> Fraction:
     return Fraction(math.comb(n - k, s - k), math.comb(n, s))
 
 
+@fill_doc(_DOC)
 def lemma_c2_bound_as_printed(n: object, k: object, s: object) -> Fraction:
     """(s/(2n))^k, the lower bound of Lemma C.2, stated under the standing assumption 4k < s <= n of App. C.2.2
     (where it holds); without that assumption it can fail for s < 2(k-1), e.g. (n, k, s) = (48, 11, 11).
 
-    Parameters
-    ----------
-    n, k, s : int
-        As in :func:`lemma_c2_probability`.
+    {{nks}}
 
     Returns
     -------
@@ -1786,16 +1772,14 @@ def lemma_c2_bound_as_printed(n: object, k: object, s: object) -> Fraction:
     return Fraction(s, 2 * n) ** k
 
 
+@fill_doc(_DOC)
 def lemma_c2_corrected_bound(n: object, k: object, s: object) -> Fraction:
     """((s-k+1)/n)^k <= C(n-k,s-k)/C(n,s) always (each factor (s-i)/(n-i) >= (s-k+1)/n).
 
     It is >= (s/(2n))^k when s >= 2(k-1), so the printed bound holds in that regime (which contains the
     k < s/4 regime of Lemma C.3 / Thm C.11).
 
-    Parameters
-    ----------
-    n, k, s : int
-        As in :func:`lemma_c2_probability`.
+    {{nks}}
 
     Returns
     -------
@@ -1814,16 +1798,14 @@ def lemma_c2_corrected_bound(n: object, k: object, s: object) -> Fraction:
     return Fraction(s - k + 1, n) ** k
 
 
+@fill_doc(_DOC)
 def lemma_c2_holds(n: object, k: object, s: object) -> bool:
     """Whether C(n-k,s-k)/C(n,s) >= (s/(2n))^k at (n, k, s) (exact comparison).
 
     Lemma C.2 asserts this under App. C.2.2's standing assumption 4k < s <= n, where it always holds (it
     holds whenever s >= 2(k-1)); outside the assumption it can fail, e.g. at (n, k, s) = (48, 11, 11).
 
-    Parameters
-    ----------
-    n, k, s : int
-        As in :func:`lemma_c2_probability`.
+    {{nks}}
 
     Returns
     -------
@@ -1844,6 +1826,7 @@ def _check_comb_digits(n: int, k: int, param: str = "n") -> None:
     _check_digits(_log10_comb(n, k), param=param, value=n, what="the exact C(n, k)", hint=f"use a smaller {param}")
 
 
+@fill_doc(_DOC)
 def sq_lower_bound_applies(r: object, T: object, tau: object, delta: object, n: object, k: object) -> bool:
     """Prop. 6.3 bookkeeping: r T / (tau^2 delta) <= C(n,k)/2 (r = number of parameters; docs/boolean.md).
 
@@ -1851,14 +1834,7 @@ def sq_lower_bound_applies(r: object, T: object, tau: object, delta: object, n: 
     ----------
     r, T, tau, delta : int, Fraction, float or str
         Parameters, queries, tolerance and failure probability (read exactly via ``Fraction(str(.))``).
-    n : int
-        The dimension.
-    k : int
-        The parity degree, ``0 <= k <= n``.
-
-    Returns
-    -------
-    bool
+    {{n_k_bool}}
         Whether ``r T / (tau^2 delta) <= C(n, k)/2``.
 
     Examples
@@ -1934,6 +1910,7 @@ def _positive(value: object, name: str) -> Fraction:
     return q
 
 
+@fill_doc(_DOC)
 def thm56_condition(D: object, R: object, eps: object, n: object, k: object) -> bool:
     """Thm 5.6 condition D R^2 < eps^2 C(n,k).
 
@@ -1941,14 +1918,7 @@ def thm56_condition(D: object, R: object, eps: object, n: object, k: object) -> 
     ----------
     D, R, eps : int, Fraction, float or str
         The quantities of Thm 5.6 (read exactly via ``Fraction(str(.))``).
-    n : int
-        The dimension.
-    k : int
-        The parity degree, ``0 <= k <= n``.
-
-    Returns
-    -------
-    bool
+    {{n_k_bool}}
         Whether ``D R^2 < eps^2 C(n, k)``.
 
     Examples

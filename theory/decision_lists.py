@@ -68,6 +68,7 @@ from theory._checks import (
     format_count,
     log10_factorial,
 )
+from theory._docstrings import fill_doc, sections
 
 #: What :class:`fractions.Fraction` converts exactly: ints, Fractions (any ``numbers.Rational``), floats (their
 #: binary value) and numeric strings.
@@ -148,6 +149,33 @@ MAX_LOOP_STEPS = 10**6
 size of an explicit law (:func:`delta_a43`), the L^2 M list entries of :func:`ldt_count_matrix` and
 :func:`one_step_v`, the sequences times the tokens of :func:`thm43_sets`, the tokens times the law of
 :func:`delta_a42` (~1-3 s)."""
+
+
+# --- shared docstring sections (:func:`theory._docstrings.fill_doc`) --------------------------------------------
+
+_SEQUENCE_LENGTH = "n : int\n    Sequence length, ``1 <= n <= L``."
+
+_DOC = {
+    "task_or_error": sections(returns="DecisionListTask", raises="ValueError"),
+    "fraction_or_error": sections(returns="fractions.Fraction", raises="ValueError"),
+    "L_n": sections("L : int\n    Vocabulary size, ``L >= 2``.", _SEQUENCE_LENGTH),
+    "L_n_any": sections("L : int\n    Vocabulary size.", _SEQUENCE_LENGTH),
+    "L_n_eta": sections(
+        "L : int\n    Vocabulary size, ``L > 60``.",
+        _SEQUENCE_LENGTH,
+        "eta : rational\n    The step size (taken exactly).",
+    ),
+    "n_or_law": """
+n : int or None, optional
+    Sequence length of the uniform law (give ``n`` or ``law``, not both).
+law : mapping of frozenset of int to fractions.Fraction, or None, optional
+    An explicit law on token sets of one size, summing to 1.
+""",
+    "p_attention_expr": "p : number or sympy.Expr\n    The attention ``p_{k*}`` on the LDT, in ``[0, 1]``.\n\n"
+    + sections(returns="sympy.Expr"),
+    "grad_w": sections(returns="list\n    ``dl/dw_k`` for ``k = 0 .. L-1``."),
+    "eps_Lbar": "eps : number\n    Theorem 4.4's ``eps > 0``.\nLbar : number\n    ``max{1, L_0} >= 1``.",
+}
 
 
 # --- checks of the callers' values ---------------------------------------------------------------------------------
@@ -349,6 +377,7 @@ class DecisionListTask:
         return tuple(inv)
 
 
+@fill_doc(_DOC)
 def cyclic_task(L: int, shifts: Sequence[int] = FIG41_SHIFTS, perm_shift: int = FIG41_PERM_SHIFT) -> DecisionListTask:
     """The Fig. 4.1 task on ``Z_L``: ``pi(i) = i + perm_shift`` and ``L_i = (i + d_1, ..., i + d_{m-1}, i)`` mod ``L``.
 
@@ -364,13 +393,7 @@ def cyclic_task(L: int, shifts: Sequence[int] = FIG41_SHIFTS, perm_shift: int = 
     perm_shift : int, optional
         ``pi(i) = i + perm_shift`` mod ``L`` (default 20).
 
-    Returns
-    -------
-    DecisionListTask
-
-    Raises
-    ------
-    ValueError
+    {{task_or_error}}
         If a shift is 0 mod ``L`` or two shifts coincide mod ``L`` (a list would repeat a token);
         :class:`theory._checks.LimitError` when the task has more than :data:`MAX_TASK_TOKENS` tokens,
         ``L (len(shifts) + 1)`` (``L <= 125,000`` for Fig. 4.1's three shifts).
@@ -416,6 +439,7 @@ def cyclic_task(L: int, shifts: Sequence[int] = FIG41_SHIFTS, perm_shift: int = 
     return DecisionListTask(perm, lists)
 
 
+@fill_doc(_DOC)
 def random_task(L: int, m: int, seed: int, min_length: int | None = None) -> DecisionListTask:
     """A random task: ``pi`` uniform and each ``L_a`` = distinct random other tokens, then ``a``.
 
@@ -433,13 +457,7 @@ def random_task(L: int, m: int, seed: int, min_length: int | None = None) -> Dec
     min_length : int or None, optional
         Shortest list length, ``1 <= min_length <= m``.
 
-    Returns
-    -------
-    DecisionListTask
-
-    Raises
-    ------
-    ValueError
+    {{task_or_error}}
         Unless ``1 <= min_length <= m <= L``; :class:`theory._checks.LimitError` when the draw (L lists, each from
         L - 1 tokens) exceeds ``L^2 <= 10 MAX_TASK_TOKENS`` (``L <= 2236``).
 
@@ -485,6 +503,7 @@ def random_task(L: int, m: int, seed: int, min_length: int | None = None) -> Dec
     return DecisionListTask(tuple(perm), tuple(lists))
 
 
+@fill_doc(_DOC)
 def lambda_max_leading(L: int, n: int) -> Fraction:
     r"""``kappa = (n - 1) / (n^4 (L - 1))``: the largest Hessian eigenvalue of the population loss in ``W`` at ``W = 0``,
     ``V = cP`` is ``kappa c^2 + O(c)`` for uniform ``n``-subsets (``docs/decision_lists.md``).
@@ -495,12 +514,7 @@ def lambda_max_leading(L: int, n: int) -> Fraction:
     law of ``s``, the block ``(c^2/n^4) E[1{a in s}(I_s - 1_s 1_s^T/n)]`` for column ``a``. Its top eigenvalue
     (vector ``e_a - 1/(L-1)`` on the other tokens) is ``(n-1)/(L-1)`` times ``c^2/n^4``.
 
-    Parameters
-    ----------
-    L : int
-        Vocabulary size, ``L >= 2``.
-    n : int
-        Sequence length, ``1 <= n <= L``.
+    {{L_n}}
 
     Returns
     -------
@@ -522,17 +536,13 @@ def lambda_max_leading(L: int, n: int) -> Fraction:
     return Fraction(n - 1, n**4 * (L - 1))
 
 
+@fill_doc(_DOC)
 def thm43_step_budget(L: int, n: int, M: int, delta: object) -> sympy.Expr:
     r"""A lower bound on Theorem 4.3's step budget ``T = 32 M lambda_max / log L``: with ``lambda_max >= kappa c^2``
     (:func:`lambda_max_leading`, ``c = 4 n^2 log L / delta``) it is ``32 M kappa c^2 / log L =
     512 M (n - 1) log L / (delta^2 (L - 1))``.
 
-    Parameters
-    ----------
-    L : int
-        Vocabulary size, ``L >= 2``.
-    n : int
-        Sequence length, ``1 <= n <= L``.
+    {{L_n}}
     M : int
         Longest decision list, ``M >= 1``.
     delta : number
@@ -737,15 +747,11 @@ def labels(task: DecisionListTask, seq: Sequence[int]) -> tuple[int, ...]:
 # --- sequence laws and the assumptions (Sec. 4.2.3) -----------------------------------------------------------------
 
 
+@fill_doc(_DOC)
 def uniform_subsets(L: int, n: int) -> Iterator[tuple[int, ...]]:
     """Every ``n``-subset of ``range(L)`` (the support of a uniform ``n``-permutation, up to order).
 
-    Parameters
-    ----------
-    L : int
-        Vocabulary size.
-    n : int
-        Sequence length, ``1 <= n <= L``.
+    {{L_n_any}}
 
     Returns
     -------
@@ -775,29 +781,19 @@ def uniform_subsets(L: int, n: int) -> Iterator[tuple[int, ...]]:
     return itertools.combinations(range(L), n)
 
 
+@fill_doc(_DOC)
 def event_probability(L: int, n: int, inside: Iterable[int], outside: Iterable[int]) -> Fraction:
     """``P[A subset s, B cap s empty]`` for a uniform ``n``-subset ``s``: ``C(L - |A| - |B|, n - |A|) / C(L, n)``.
 
     0 when ``A`` and ``B`` intersect or ``|A| > n``.
 
-    Parameters
-    ----------
-    L : int
-        Vocabulary size.
-    n : int
-        Sequence length, ``1 <= n <= L``.
+    {{L_n_any}}
     inside : iterable of int
         The tokens ``A`` that must be in ``s``.
     outside : iterable of int
         The tokens ``B`` that must not be in ``s``.
 
-    Returns
-    -------
-    fractions.Fraction
-
-    Raises
-    ------
-    ValueError
+    {{fraction_or_error}}
         If a token of ``inside`` or ``outside`` is not in the vocabulary ``range(L)``.
 
     Examples
@@ -881,6 +877,7 @@ def _a43_triples(task: DecisionListTask) -> Iterator[tuple[int, int, int, frozen
                 yield a, b, c, frozenset({a, b, c}), before
 
 
+@fill_doc(_DOC)
 def delta_a43(
     task: DecisionListTask, n: int | None = None, law: Mapping[frozenset[int], Fraction] | None = None
 ) -> tuple[Fraction, tuple[int, int, int]]:
@@ -893,10 +890,7 @@ def delta_a43(
     Parameters
     ----------
     task : DecisionListTask
-    n : int or None, optional
-        Sequence length of the uniform law (give ``n`` or ``law``, not both).
-    law : mapping of frozenset of int to fractions.Fraction, or None, optional
-        An explicit law on token sets of one size, summing to 1.
+    {{n_or_law}}
 
     Returns
     -------
@@ -998,6 +992,7 @@ def _a43_first_triples(task: DecisionListTask) -> Iterator[tuple[int, int, int, 
                 yield a, b, c, nA, k
 
 
+@fill_doc(_DOC)
 def delta_a44(L: int, n: int | None = None, law: Mapping[frozenset[int], Fraction] | None = None) -> Fraction:
     """The largest ``delta`` of Assumption 4.4: the smallest positive probability of a size-``n`` token set
     (``1 / C(L, n)`` for uniform ``n``-subsets).
@@ -1006,18 +1001,9 @@ def delta_a44(L: int, n: int | None = None, law: Mapping[frozenset[int], Fractio
     ----------
     L : int
         Vocabulary size.
-    n : int or None, optional
-        Sequence length of the uniform law (give ``n`` or ``law``, not both).
-    law : mapping of frozenset of int to fractions.Fraction, or None, optional
-        An explicit law on token sets of one size, summing to 1.
+    {{n_or_law}}
 
-    Returns
-    -------
-    fractions.Fraction
-
-    Raises
-    ------
-    ValueError
+    {{fraction_or_error}}
         Unless exactly one of ``n`` and ``law`` is given, or for an invalid law; :class:`theory._checks.LimitError`
         when ``1/C(L, n)`` has more than ``MAX_DIGITS`` digits.
 
@@ -1455,6 +1441,7 @@ def thm44_notin_S_bound(n: int, eps: object) -> sympy.Expr:
     return 6 * _in_range(eps, "eps", 0, why="an entry-wise bound on V - cP") / n
 
 
+@fill_doc(_DOC)
 def thm44_in_S_bound(n: int, c: object, eps: object, p: object) -> sympy.Expr:
     """The bound for ``s in S`` in the proof of Theorem 4.4: ``-(1/2n) p(1 - p)(c - 4 eps)`` with ``p = p_{k*}``.
 
@@ -1466,12 +1453,7 @@ def thm44_in_S_bound(n: int, c: object, eps: object, p: object) -> sympy.Expr:
         The scale of ``cP``.
     eps : number or sympy.Expr
         The entry-wise bound on ``V - cP``, ``eps >= 0``.
-    p : number or sympy.Expr
-        The attention ``p_{k*}`` on the LDT, in ``[0, 1]``.
-
-    Returns
-    -------
-    sympy.Expr
+    {{p_attention_expr}}
 
     Examples
     --------
@@ -1488,6 +1470,7 @@ def thm44_in_S_bound(n: int, c: object, eps: object, p: object) -> sympy.Expr:
     return -ps * (1 - ps) * (_sym(c, "c") - 4 * es) / (2 * n)
 
 
+@fill_doc(_DOC)
 def thm43_in_S_bound(n: int, c: object, p: object) -> sympy.Expr:
     """The bound for ``s in S`` that the proof of Theorem 4.3 derives (``V = cP``):
     ``<grad_w L(W; s), v> <= -(c/2n) p(1 - p)`` with ``p = p_{k*}`` (from ``sigma_y <= 1/2``); the
@@ -1499,12 +1482,7 @@ def thm43_in_S_bound(n: int, c: object, p: object) -> sympy.Expr:
         Sequence length, ``n >= 1``.
     c : number or sympy.Expr
         The scale of ``V = cP``.
-    p : number or sympy.Expr
-        The attention ``p_{k*}`` on the LDT, in ``[0, 1]``.
-
-    Returns
-    -------
-    sympy.Expr
+    {{p_attention_expr}}
 
     Examples
     --------
@@ -1518,6 +1496,7 @@ def thm43_in_S_bound(n: int, c: object, p: object) -> sympy.Expr:
     return -_sym(c, "c") * ps * (1 - ps) / (2 * n)
 
 
+@fill_doc(_DOC)
 def thm43_in_S_bound_printed(c: object, p: object) -> sympy.Expr:
     """The s in S bound of the proof of Theorem 4.3 as printed, ``-(eps/2) p(1 - p)``, with the undefined ``eps``
     read as the value scale ``c``: ``-(c/2) p(1 - p)`` (``n`` times the derived :func:`thm43_in_S_bound`; erratum
@@ -1527,12 +1506,7 @@ def thm43_in_S_bound_printed(c: object, p: object) -> sympy.Expr:
     ----------
     c : number or sympy.Expr
         The value scale (the printed ``eps``).
-    p : number or sympy.Expr
-        The attention ``p_{k*}`` on the LDT, in ``[0, 1]``.
-
-    Returns
-    -------
-    sympy.Expr
+    {{p_attention_expr}}
 
     Examples
     --------
@@ -1871,6 +1845,7 @@ def attention_jacobian(p: Sequence[sympy.Expr], s: Iterable[int]) -> list[list[s
     ]
 
 
+@fill_doc(_DOC)
 def grad_w_column(V: Sequence[Sequence[object]], p: Sequence[sympy.Expr], sigma: Sequence[sympy.Expr], y: int) -> list:
     r"""Per-token chain rule of Sec. 4.3.3: ``dl/dw_k = p_k [(Vp)_y - V_{y,k} + sum_l sigma_l (V_{l,k} - (Vp)_l)]``
     for ``l = -log sigma_y`` and ``w`` the query's column of ``W`` (0 for ``k`` outside ``s``, where ``p_k = 0``).
@@ -1886,10 +1861,7 @@ def grad_w_column(V: Sequence[Sequence[object]], p: Sequence[sympy.Expr], sigma:
     y : int
         The label of the query.
 
-    Returns
-    -------
-    list
-        ``dl/dw_k`` for ``k = 0 .. L-1``.
+    {{grad_w}}
 
     Examples
     --------
@@ -1916,6 +1888,7 @@ def grad_w_column(V: Sequence[Sequence[object]], p: Sequence[sympy.Expr], sigma:
     return [p[k] * (Vp[y] - Vm[y][k] + sum(sigma[l] * Vm[l][k] for l in range(L)) - mix) for k in range(L)]
 
 
+@fill_doc(_DOC)
 def grad_w_column_cp(
     c: object, perm: Sequence[int], p: Sequence[sympy.Expr], sigma: Sequence[sympy.Expr], u: int, s: Iterable[int]
 ) -> list:
@@ -1937,10 +1910,7 @@ def grad_w_column_cp(
     s : iterable of int
         The tokens of the sequence.
 
-    Returns
-    -------
-    list
-        ``dl/dw_k`` for ``k = 0 .. L-1``.
+    {{grad_w}}
 
     Examples
     --------
@@ -2253,6 +2223,7 @@ def _check_fig41_size(L: int, n: int) -> tuple[int, int]:
     return L, n
 
 
+@fill_doc(_DOC)
 def antishift_class_value(L: int, n: int, eta: _FractionLike) -> Fraction:
     r"""The closed form of an anti-shift entry ``V_1[pi(t - d), t]`` of the Fig. 4.1 task (``t`` precedes ``u = t - d``
     in ``u``'s own list, so ``u`` is never its own LDT when ``t`` is present):
@@ -2260,22 +2231,9 @@ def antishift_class_value(L: int, n: int, eta: _FractionLike) -> Fraction:
     .. math:: \frac{\eta}{n^2}\frac{n(n-1)(n-2)}{L(L-1)(L-2)}\Big[1 + \frac{L-n}{L-3}
               + \frac{(L-n)(L-n-1)}{(L-3)(L-4)}\Big] - \frac{\eta}{L^2}.
 
-    Parameters
-    ----------
-    L : int
-        Vocabulary size, ``L > 60``.
-    n : int
-        Sequence length, ``1 <= n <= L``.
-    eta : rational
-        The step size (taken exactly).
+    {{L_n_eta}}
 
-    Returns
-    -------
-    fractions.Fraction
-
-    Raises
-    ------
-    ValueError
+    {{fraction_or_error}}
         For ``L <= 60`` (``2 max(FIG41_SHIFTS)``) or ``n`` outside ``1..L``.
 
     Examples
@@ -2296,6 +2254,7 @@ def antishift_class_value(L: int, n: int, eta: _FractionLike) -> Fraction:
     return eta / (n * n) * triple * tail - eta / (L * L)
 
 
+@fill_doc(_DOC)
 def shift_class_value(L: int, n: int, eta: _FractionLike) -> Fraction:
     r"""The closed form of a decision-list shift entry ``V_1[pi(t + d), t]`` of the Fig. 4.1 task (``t + d`` precedes
     ``t`` in ``t``'s own list):
@@ -2303,22 +2262,9 @@ def shift_class_value(L: int, n: int, eta: _FractionLike) -> Fraction:
     .. math:: \frac{\eta}{n^2}\frac{n(n-1)}{L(L-1)}\Big[1 + \frac{(L-n)(L-n-1)(L-n-2)}{(L-2)(L-3)(L-4)}\Big]
               - \frac{\eta}{L^2}.
 
-    Parameters
-    ----------
-    L : int
-        Vocabulary size, ``L > 60``.
-    n : int
-        Sequence length, ``1 <= n <= L``.
-    eta : rational
-        The step size (taken exactly).
+    {{L_n_eta}}
 
-    Returns
-    -------
-    fractions.Fraction
-
-    Raises
-    ------
-    ValueError
+    {{fraction_or_error}}
         For ``L <= 60`` or ``n`` outside ``1..L``.
 
     Examples
@@ -2379,6 +2325,7 @@ def entry_class(task: DecisionListTask, r: int, t: int) -> str:
     return "generic"
 
 
+@fill_doc(_DOC)
 def one_step_v_classes(L: int, n: int, eta: _FractionLike) -> dict[str, Fraction]:
     r"""The four values of :func:`one_step_v` for the Fig. 4.1 task on ``Z_L`` (closed forms, ``L > 60``):
 
@@ -2388,14 +2335,7 @@ def one_step_v_classes(L: int, n: int, eta: _FractionLike) -> dict[str, Fraction
     * ``antishift``: ``V_1[pi(t - d), t]``, :func:`antishift_class_value`;
     * ``generic``: every other entry, ``(eta/n^2) n(n-1)/(L(L-1)) - eta/L^2``, ``-(L-n)/(n(L-1))`` at ``eta = L^2``.
 
-    Parameters
-    ----------
-    L : int
-        Vocabulary size, ``L > 60``.
-    n : int
-        Sequence length, ``1 <= n <= L``.
-    eta : rational
-        The step size (taken exactly).
+    {{L_n_eta}}
 
     Returns
     -------
@@ -2668,6 +2608,7 @@ def thm44_sufficient_c(L: object, n: object, delta: object, eps: object, M: obje
     return thm44_c(n, delta, es, Ms, sympy.Max(1, es + log(L)))
 
 
+@fill_doc(_DOC)
 def thm44_horizon(lam: object, eps: object, Lbar: object) -> sympy.Expr:
     r"""Theorem 4.4's step count ``T = lambda_max eps / (2 Lbar)``: GD with ``eta = 1/lambda_max`` classifies every
     sequence at some ``t <= T``, and Lemma 4.1's drift of ``V`` over ``T`` steps is ``T eta = eps / (2 Lbar)``.
@@ -2676,10 +2617,7 @@ def thm44_horizon(lam: object, eps: object, Lbar: object) -> sympy.Expr:
     ----------
     lam : number
         ``lambda_max > 0``, the largest eigenvalue of the Hessian of the population loss in ``(W, V)``.
-    eps : number
-        Theorem 4.4's ``eps > 0``.
-    Lbar : number
-        ``max{1, L_0} >= 1``.
+    {{eps_Lbar}}
 
     Returns
     -------
@@ -2734,6 +2672,7 @@ def thm44_horizon_leading(L: int, n: int, c: object, eps: object, Lbar: object) 
     return thm44_horizon(sympy.Rational(kappa.numerator, kappa.denominator) * cs**2, eps, Lbar)
 
 
+@fill_doc(_DOC)
 def lemma41_bounds(eps: object, Lbar: object) -> dict[str, sympy.Expr]:
     r"""Lemma 4.1 and its proof (Karp thesis Ch. 4, Sec. 4.3.3): every entry of ``grad_V L`` is at most 1 in absolute
     value, so one GD step moves each entry of ``V`` by at most ``eta`` (``per_step_over_eta = 1``); over the
@@ -2746,10 +2685,7 @@ def lemma41_bounds(eps: object, Lbar: object) -> dict[str, sympy.Expr]:
 
     Parameters
     ----------
-    eps : number
-        Theorem 4.4's ``eps > 0``.
-    Lbar : number
-        ``max{1, L_0} >= 1``.
+    {{eps_Lbar}}
 
     Returns
     -------

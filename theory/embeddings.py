@@ -28,10 +28,17 @@ import math
 import sympy
 
 from ._checks import InputError, as_number
+from ._docstrings import fill_doc
 from .boolean import _check_comb_digits, thm56_condition
 from .parity import check_nk
 
 __all__ = ["thm56_bound_as_printed", "thm56_correlation_bound", "thm56_hinge_bound", "thm56_walsh_dimension"]
+
+
+#: The shared docstring entries of the two hinge bounds (:func:`theory._docstrings.fill_doc`).
+_DOC = {
+    "R_n_k": "R : int, Fraction, str or sympy number\n    The norm budget of w, >= 0.\nn, k : int\n    The parity: ``1 <= k <= n``.",
+}
 
 
 def _nk(n: object, k: object) -> tuple[int, int]:
@@ -48,6 +55,7 @@ def _check_nonneg(value: object, name: str) -> sympy.Expr:
     return x
 
 
+@fill_doc(_DOC)
 def thm56_hinge_bound(D: object, R: object, n: object, k: object) -> sympy.Expr:
     r"""Edelman thesis (2024) Thm 5.6 for the hinge loss, with the smallest admissible :math:`\varepsilon`:
     :math:`\max_{|S|=k}\inf_{\|w\|\le R}\mathbb E_{\mathcal D_S}[\max(0,1-y\,\Psi(x)^\top w)]\ge 1-R\sqrt{D/\binom nk}`
@@ -61,10 +69,7 @@ def thm56_hinge_bound(D: object, R: object, n: object, k: object) -> sympy.Expr:
     ----------
     D : int
         The embedding dimension, >= 1.
-    R : int, Fraction, str or sympy number
-        The norm budget of w, >= 0.
-    n, k : int
-        The parity: ``1 <= k <= n``.
+    {{R_n_k}}
 
     Returns
     -------
@@ -89,6 +94,7 @@ def thm56_hinge_bound(D: object, R: object, n: object, k: object) -> sympy.Expr:
     return 1 - r * sympy.sqrt(sympy.Rational(1, math.comb(n, k)) * d)
 
 
+@fill_doc(_DOC)
 def thm56_correlation_bound(R: object, n: object, k: object) -> sympy.Expr:
     r"""The bound the standard proof of Edelman Thm 5.6 gives for the hinge loss, free of the dimension D:
     :math:`\max_{|S|=k}\inf_{\|w\|\le R}\mathbb E_{\mathcal D_S}[\max(0,1-y\,\Psi(x)^\top w)]\ge1-R/\sqrt{\binom nk}`
@@ -99,10 +105,7 @@ def thm56_correlation_bound(R: object, n: object, k: object) -> sympy.Expr:
 
     Parameters
     ----------
-    R : int, Fraction, str or sympy number
-        The norm budget of w, >= 0.
-    n, k : int
-        The parity: ``1 <= k <= n``.
+    {{R_n_k}}
 
     Returns
     -------

@@ -59,6 +59,7 @@ from ._checks import (
     format_count,
     log10_factorial,
 )
+from ._docstrings import fill_doc, sections
 
 __all__ = [
     "MAX_BURNSIDE_TRIES",
@@ -122,6 +123,14 @@ _ORDER_HINT = (
     "the exact groups are Cayley tables of |G|^2 entries; for Z_p use theory.modular (tvk derive modular), "
     "whose closed form holds at any p"
 )
+
+
+#: Shared docstring sections (:func:`theory._docstrings.fill_doc`).
+_DOC = {
+    "group_or_error": sections(returns="FiniteGroup", raises="ValueError"),
+    "table_or_error": sections(returns="CharacterTable", raises="ValueError"),
+    "shape": sections("shape : sequence of int\n    A partition of ``n <= 10``."),
+}
 
 
 def _check_order(order: int, name: str, param: str = "group") -> None:
@@ -311,6 +320,7 @@ def _check_degree(n: object, letter: str, minimum: int) -> int:
     return n_int
 
 
+@fill_doc(_DOC)
 @functools.cache
 def symmetric_group(n: int) -> FiniteGroup:
     """The symmetric group S_n (2 <= n <= 6) on {1..n}; labels in 1-based cycle notation.
@@ -320,13 +330,7 @@ def symmetric_group(n: int) -> FiniteGroup:
     n : int
         Degree, ``2 <= n <= 6``.
 
-    Returns
-    -------
-    FiniteGroup
-
-    Raises
-    ------
-    ValueError
+    {{group_or_error}}
         ``n`` not an integer ``>= 2``; a :class:`theory._checks.LimitError` for ``n > 6`` (order above 720).
 
     Examples
@@ -567,6 +571,7 @@ def _name_log10_order(parts: Sequence[str]) -> tuple[float, int | None]:
     return total, exact
 
 
+@fill_doc(_DOC)
 @functools.cache
 def group(name: str) -> FiniteGroup:
     """Parse a group name: ``S3..S6``, ``A3..A6``, ``D3, D4, ...`` (order 2n), ``Z5``, ``Z2^3``, ``Q8``
@@ -580,13 +585,7 @@ def group(name: str) -> FiniteGroup:
     name : str
         The group's name (spaces and underscores are ignored; at most 200 characters).
 
-    Returns
-    -------
-    FiniteGroup
-
-    Raises
-    ------
-    ValueError
+    {{group_or_error}}
         For an unknown or unsupported name, listing the accepted forms; a :class:`theory._checks.LimitError`
         (``param="group"``) for a group of order above 720.
 
@@ -694,6 +693,7 @@ def group_order(letter: str, num: int) -> int:
     return exact
 
 
+@fill_doc(_DOC)
 def as_group(G: FiniteGroup | str) -> FiniteGroup:
     """A :class:`FiniteGroup` as it is, or the group a name stands for (:func:`group`).
 
@@ -701,13 +701,7 @@ def as_group(G: FiniteGroup | str) -> FiniteGroup:
     ----------
     G : FiniteGroup or str
 
-    Returns
-    -------
-    FiniteGroup
-
-    Raises
-    ------
-    ValueError
+    {{group_or_error}}
         Neither a FiniteGroup nor a valid group name.
 
     Examples
@@ -1080,6 +1074,7 @@ def _class_combination(c: list[list[list[int]]], weights: Sequence[int]) -> list
     return [[sum(weights[i] * c[i][j][k] for i in range(K)) for k in range(K)] for j in range(K)]
 
 
+@fill_doc(_DOC)
 def burnside_character_table(G: FiniteGroup | str, seed: int = 0, max_tries: int = 20) -> CharacterTable:
     r"""Exact character table by Burnside's algorithm (recipe in ``docs/groups.md``).
 
@@ -1098,13 +1093,7 @@ def burnside_character_table(G: FiniteGroup | str, seed: int = 0, max_tries: int
     max_tries : int
         Combinations tried until one has a simple spectrum, ``1 <= max_tries <= 1000``.
 
-    Returns
-    -------
-    CharacterTable
-
-    Raises
-    ------
-    ValueError
+    {{table_or_error}}
         Too many classes, or an element of prime order >= 7 (a :class:`theory._checks.LimitError`).
 
     Examples
@@ -1311,13 +1300,11 @@ def _check_name_classes(G: FiniteGroup | str) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+@fill_doc(_DOC)
 def standard_tableaux(shape: Sequence[int]) -> list[tuple[tuple[int, int], ...]]:
     """Standard Young tableaux of a partition; each is the tuple of (row, col) positions of 1..n.
 
-    Parameters
-    ----------
-    shape : sequence of int
-        A partition of ``n <= 10``.
+    {{shape}}
 
     Returns
     -------
@@ -1353,6 +1340,7 @@ def standard_tableaux(shape: Sequence[int]) -> list[tuple[tuple[int, int], ...]]
     return out
 
 
+@fill_doc(_DOC)
 def young_orthogonal_generators(shape: Sequence[int]) -> list[sympy.Matrix]:
     r"""Exact matrices of the adjacent transpositions :math:`s_i = (i\ i{+}1)`, i = 1..n-1, in Young's
     orthogonal form for the irrep of S_n labelled by ``shape`` (recipe in ``docs/groups.md``).
@@ -1360,10 +1348,7 @@ def young_orthogonal_generators(shape: Sequence[int]) -> list[sympy.Matrix]:
     With axial distance :math:`r = c(i+1) - c(i)` (content c = col - row): diagonal entry 1/r, and
     :math:`\sqrt{1-1/r^2}` coupling T with :math:`s_i T` when i, i+1 share neither row nor column.
 
-    Parameters
-    ----------
-    shape : sequence of int
-        A partition of ``n <= 10``.
+    {{shape}}
 
     Returns
     -------
@@ -1610,6 +1595,7 @@ def is_totally_real(G: FiniteGroup | str) -> bool:
     return all(i == 1 for i in character_table(G).indicators)
 
 
+@fill_doc(_DOC)
 def check_totally_real(G: FiniteGroup | str, source: str = "this computation") -> CharacterTable:
     """Return the character table, or raise ValueError naming the irreps that are not real.
 
@@ -1621,13 +1607,7 @@ def check_totally_real(G: FiniteGroup | str, source: str = "this computation") -
     source : str
         What needs real irreps.
 
-    Returns
-    -------
-    CharacterTable
-
-    Raises
-    ------
-    ValueError
+    {{table_or_error}}
         Some Frobenius-Schur indicator is not +1.
 
     Examples

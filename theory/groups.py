@@ -35,6 +35,7 @@ import sympy
 from sympy import Integer, Rational, sqrt
 
 from theory._checks import InputError, as_number, check_positive_int
+from theory._docstrings import fill_doc, sections
 from theory.finite_groups import (
     CharacterTable,
     FiniteGroup,
@@ -79,6 +80,19 @@ def _real_table(G: FiniteGroup | str) -> CharacterTable:
     return check_totally_real(G, source=SOURCE)
 
 
+#: Shared docstring sections (:func:`theory._docstrings.fill_doc`).
+_G = "G : FiniteGroup or str\n    A totally real group."
+_DOC = {
+    "G": sections(_G),
+    "G_weights": sections(
+        _G,
+        "class_weights : sequence of numbers, optional\n"
+        "    :math:`\\tau_C` per class (identity first, unused); default :func:`tau`.",
+    ),
+    "G_r": sections(_G, "r : int\n    A nontrivial irrep index."),
+}
+
+
 # --------------------------------------------------------------------------------------------
 # Theorem 7.9: the condition and the class weights (Lemmas D.11, D.14)
 # --------------------------------------------------------------------------------------------
@@ -88,14 +102,12 @@ def _d15(d: int) -> sympy.Expr:
     return Integer(d) ** Rational(3, 2)
 
 
+@fill_doc(_DOC)
 def condition_values(G: FiniteGroup | str) -> tuple[sympy.Expr, ...]:
     r"""Exact :math:`\sum_{R\ne1} d_R^{3/2}\chi_R(C)` for every class C (entry 0, the identity class,
     is :math:`\sum_{R\ne1} d_R^{5/2}`); Theorem 7.9 and Lemma D.14. Requires real irreps.
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A totally real group.
+    {{G}}
 
     Returns
     -------
@@ -121,13 +133,11 @@ def _sign(x: sympy.Expr) -> int:
     return 1 if float(sympy.re(sympy.N(x, 50))) > 0 else -1
 
 
+@fill_doc(_DOC)
 def condition_holds(G: FiniteGroup | str) -> bool:
     r"""Edelman Thm 7.9's condition: :math:`\sum_{R\ne1} d_R^{3/2}\chi_R(C) < 0` for every nontrivial class.
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A totally real group.
+    {{G}}
 
     Returns
     -------
@@ -183,13 +193,11 @@ def check_condition(G: FiniteGroup | str) -> CharacterTable:
     return ct
 
 
+@fill_doc(_DOC)
 def s_sum(G: FiniteGroup | str) -> sympy.Expr:
     r""":math:`S = \sum_{R\ne1} d_R^{5/2}` (Lemma D.14; unrelated to the parity support).
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A totally real group.
+    {{G}}
 
     Returns
     -------
@@ -205,6 +213,7 @@ def s_sum(G: FiniteGroup | str) -> sympy.Expr:
     return sympy.Add(*[Integer(d) ** Rational(5, 2) for d in ct.dims[1:]])
 
 
+@fill_doc(_DOC)
 def tau(G: FiniteGroup | str) -> tuple[sympy.Expr, ...]:
     r"""Class weights of Lemma D.14 (corrected normalization, ``docs/groups.md``):
     :math:`\tau_C = -\sum_{R\ne1} d_R^{3/2}\chi_R(C)/S` for nontrivial C; entry 0 (identity class) is 0.
@@ -212,10 +221,7 @@ def tau(G: FiniteGroup | str) -> tuple[sympy.Expr, ...]:
     They satisfy :math:`\sum_{C\ne e}|C|\tau_C = 1` for every totally real G; they are all positive iff
     :func:`condition_holds`. No condition check here (a failing condition gives negative entries).
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A totally real group.
+    {{G}}
 
     Returns
     -------
@@ -238,6 +244,7 @@ def tau(G: FiniteGroup | str) -> tuple[sympy.Expr, ...]:
     return (Integer(0), *tuple(sympy.radsimp(-v / S) for v in vals[1:]))
 
 
+@fill_doc(_DOC)
 def kappa(G: FiniteGroup | str, class_weights: Sequence[object] | None = None) -> tuple[sympy.Expr, ...]:
     r""":math:`\kappa_R = 1 - \sum_{C\ne e}\tau_C|C|\chi_R(C)/d_R` (Lemma D.11) for every irrep
     (entry 0 is the trivial irrep). ``class_weights`` defaults to :func:`tau`.
@@ -245,12 +252,7 @@ def kappa(G: FiniteGroup | str, class_weights: Sequence[object] | None = None) -
     Explicit ``class_weights`` (one per class, identity first and unused) must be finite and non-negative:
     :math:`\tau` is a distribution over wrong labels (Lemma D.11 and Lemma 7.5 need :math:`\tau\ge0`).
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A totally real group.
-    class_weights : sequence of numbers, optional
-        :math:`\tau_C` per class (identity first, unused); default :func:`tau`.
+    {{G_weights}}
 
     Returns
     -------
@@ -378,6 +380,7 @@ LEMMA_D11_FACTOR_AS_PRINTED = 1
 """The thesis's Lemma D.11 omits the factor 2 of the cross term 2u(a)v(b)w (erratum, docs/groups.md)."""
 
 
+@fill_doc(_DOC)
 def single_neuron_max(G: FiniteGroup | str, class_weights: Sequence[object] | None = None) -> sympy.Expr:
     r"""Lemma D.13 (corrected by the factor 2 of Lemma D.11, ``docs/groups.md``): for class-constant weights :math:`\tau`,
 
@@ -386,12 +389,7 @@ def single_neuron_max(G: FiniteGroup | str, class_weights: Sequence[object] | No
     ``class_weights`` defaults to :func:`tau` (then the value is :func:`max_margin` when the condition
     holds). By Lemma 7.5 this bounds :math:`\gamma^*` from above for every admissible (non-negative) tau.
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A totally real group.
-    class_weights : sequence of numbers, optional
-        :math:`\tau_C` per class (identity first, unused); default :func:`tau`.
+    {{G_weights}}
 
     Returns
     -------
@@ -440,18 +438,14 @@ def single_neuron_max_as_printed(G: FiniteGroup | str, class_weights: Sequence[o
     return sympy.radsimp(single_neuron_max(G, class_weights) * LEMMA_D11_FACTOR_AS_PRINTED / LEMMA_D11_FACTOR)
 
 
+@fill_doc(_DOC)
 def lemma_d15_neuron_norm_as_printed(G: FiniteGroup | str, r: int) -> sympy.Expr:
     r"""Erratum record (``docs/groups.md``): Lemma D.15 uses the coefficient :math:`1/\sqrt{3|G|}`, i.e.
     :math:`u = R_{ij}/\sqrt{3|G|}` and likewise v, w. With :math:`\sum_g R_{ij}(g)^2 = |G|/d_R`
     (Lemma D.10) that neuron has norm :math:`\sqrt{3\cdot|G|/(3|G|d_R)} = d_R^{-1/2}`, not 1; a unit
     neuron needs :func:`optimal_neuron_scale` :math:`=\sqrt{d_R/(3|G|)}`.
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A totally real group.
-    r : int
-        A nontrivial irrep index.
+    {{G_r}}
 
     Returns
     -------
@@ -514,13 +508,11 @@ def max_margin(G: FiniteGroup | str) -> sympy.Expr:
     return sympy.radsimp(2 / (3 * sqrt(3 * G.order) * s_sum(G)))
 
 
+@fill_doc(_DOC)
 def min_width(G: FiniteGroup | str) -> int:
     r"""Width of the construction and of Thm 7.9's hypothesis, :math:`2\sum_{R\ne1}d_R^3`.
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A totally real group.
+    {{G}}
 
     Returns
     -------
@@ -536,16 +528,12 @@ def min_width(G: FiniteGroup | str) -> int:
     return 2 * sum(d**3 for d in ct.dims[1:])
 
 
+@fill_doc(_DOC)
 def optimal_neuron_scale(G: FiniteGroup | str, r: int) -> sympy.Expr:
     r"""The factor :math:`t = \sqrt{d_R/(3|G|)}` of the rank-1 optimal unit neuron (equality case of Lemma D.13, ``docs/groups.md``):
     :math:`u(g)=t\,x^\top R(g)y,\ v(g)=t\,y^\top R(g)z,\ w(g)=t\,x^\top R(g)z` (x, y, z unit vectors).
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A totally real group.
-    r : int
-        A nontrivial irrep index.
+    {{G_r}}
 
     Returns
     -------
@@ -723,15 +711,13 @@ def construction(
 # --------------------------------------------------------------------------------------------
 
 
+@fill_doc(_DOC)
 def character_game_matrix(G: FiniteGroup | str) -> tuple[tuple[sympy.Expr, ...], ...]:
     r"""Payoff :math:`A[R][C] = d_R^{-1/2}(1-\chi_R(C)/d_R)` of the character-level game of App. D.9.2 (``docs/groups.md``)
     (rows: nontrivial irreps, columns: nontrivial classes); then
     :math:`\gamma^*(G) = 2(3|G|)^{-3/2}\max_{s\in\Delta}\min_C (s^\top A)_C`.
 
-    Parameters
-    ----------
-    G : FiniteGroup or str
-        A totally real group.
+    {{G}}
 
     Returns
     -------

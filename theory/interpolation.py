@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import sympy
 
 from ._checks import MAX_EXACT_ENTRIES, InputError, _as_int, as_number, check_cost, format_count
+from ._docstrings import fill_doc, sections
 
 __all__ = [
     "SOURCE",
@@ -58,6 +59,16 @@ MAX_LSQ_COST = 200_000
 system of small rationals takes a few seconds): the constructions on the k + 1 lattice points accept k <= 57."""
 
 
+#: Shared docstring sections (:func:`theory._docstrings.fill_doc`).
+_DOC = {
+    "k": sections("k : int\n    The parity degree, ``k >= 1``."),
+    "k_even_printed": sections(
+        "k : int\n    The parity degree, even, ``k >= 2``.",
+        "printed : bool, optional\n    The printed index set (default False: the corrected one).",
+    ),
+}
+
+
 def _check_k(k: object, *, even: bool = False, what: str = "", entries: str = "") -> int:
     """The parity degree; with ``entries``, the size of the exact list (k + 1 lattice points) is checked too."""
     k = _as_int(k, "k")
@@ -81,13 +92,11 @@ def _check_lsq_k(k: int) -> None:
     )
 
 
+@fill_doc(_DOC)
 def lattice(k: object) -> list[int]:
     """The values of s = sum_{j in S} x_j: -k, -k+2, ..., k (k+1 points).
 
-    Parameters
-    ----------
-    k : int
-        The parity degree, ``k >= 1``.
+    {{k}}
 
     Returns
     -------
@@ -104,13 +113,11 @@ def lattice(k: object) -> list[int]:
     return list(range(-k, k + 1, 2))
 
 
+@fill_doc(_DOC)
 def parity_on_lattice(k: object) -> list[int]:
     """chi(s) = (-1)^((k-s)/2) at each lattice point (= chi_S(x) when sum_{j in S} x_j = s).
 
-    Parameters
-    ----------
-    k : int
-        The parity degree, ``k >= 1``.
+    {{k}}
 
     Returns
     -------
@@ -303,13 +310,11 @@ def least_squares(Phi: sympy.Matrix, y: Sequence) -> LeastSquares:
 # --------------------------------------------------------------------------------------------------
 # Lemma B.4 / Claim 5
 # --------------------------------------------------------------------------------------------------
+@fill_doc(_DOC)
 def claim5_corrected_biases(k: object) -> list[sympy.Rational]:
     """b_i = 1/2 - (2i-1)/(2k) for i = 0..k: the knot of ReLU(s/(2k) + b_i) sits at s = 2i-1-k, between lattice points.
 
-    Parameters
-    ----------
-    k : int
-        The parity degree, ``k >= 1``.
+    {{k}}
 
     Returns
     -------
@@ -326,13 +331,11 @@ def claim5_corrected_biases(k: object) -> list[sympy.Rational]:
     return [R(1, 2) - R(2 * i - 1, 2 * k) for i in range(k + 1)]
 
 
+@fill_doc(_DOC)
 def claim5_corrected_weights(k: object) -> list[int]:
     """u_0 = (-1)^k 2k, u_i = (-1)^(i+k) 8k i (i = 1..k); for k = 4: (8, -32, 64, -96, 128).
 
-    Parameters
-    ----------
-    k : int
-        The parity degree, ``k >= 1``.
+    {{k}}
 
     Returns
     -------
@@ -357,15 +360,46 @@ def _neurons(k: int, biases: Sequence, sign: int = 1) -> list[Callable[[int], sy
     return [_neuron(k, b, sign) for b in biases]
 
 
+def _claim5_fit(k: int, biases: Sequence, weights: Sequence, target: list[int]) -> dict:
+    """Claim 5's network on the lattice ``s = 0..k`` (Edelman Lemma B.4, App. B.2.1; docs/boolean.md).
+
+    The features are the neurons ``ReLU(s/(2k) + b_i)`` of :func:`_neurons`; the network's values are
+    ``f(s) = sum_i u_i ReLU(s/(2k) + b_i)``, i.e. ``Phi u`` with ``Phi`` the :func:`feature_matrix`, and the exact
+    least-squares fit of ``target`` over the same features (:func:`least_squares`) says whether any output weights
+    reach it. Shared by :func:`claim5_corrected` and :func:`claim5_as_printed`.
+
+    Parameters
+    ----------
+    k : int
+        The parity degree, already checked.
+    biases, weights : sequence of sympy numbers
+        The biases ``b_i`` and the output weights ``u_i``, one per neuron.
+    target : list of int
+        The values the network should produce on the lattice.
+
+    Returns
+    -------
+    dict
+        ``"Phi"`` (sympy.Matrix), ``"weights"`` and ``"values"`` (lists of sympy numbers), ``"target"`` and ``"lsq"``.
+    """
+    Phi = feature_matrix(k, _neurons(k, biases))
+    u = sympy.Matrix(weights)
+    return {
+        "Phi": Phi,
+        "weights": list(u),
+        "values": list(Phi * u),
+        "target": target,
+        "lsq": least_squares(Phi, target),
+    }
+
+
+@fill_doc(_DOC)
 def claim5_corrected(k: object) -> dict:
     """The corrected Claim 5 construction: feature matrix, weights, produced values f(s) and target chi(s).
 
     Returns ``{"Phi", "weights", "values", "target", "lsq"}`` with ``values[j] = sum_i u_i ReLU(s_j/(2k)+b_i)``.
 
-    Parameters
-    ----------
-    k : int
-        The parity degree, ``k >= 1``.
+    {{k}}
 
     Returns
     -------
@@ -382,16 +416,7 @@ def claim5_corrected(k: object) -> dict:
     """
     k = _check_k(k)
     _check_lsq_k(k)
-    Phi = feature_matrix(k, _neurons(k, claim5_corrected_biases(k)))
-    u = sympy.Matrix(claim5_corrected_weights(k))
-    target = parity_on_lattice(k)
-    return {
-        "Phi": Phi,
-        "weights": list(u),
-        "values": list(Phi * u),
-        "target": target,
-        "lsq": least_squares(Phi, target),
-    }
+    return _claim5_fit(k, claim5_corrected_biases(k), claim5_corrected_weights(k), parity_on_lattice(k))
 
 
 def claim5_printed_biases(k: object, schedule: str) -> list[sympy.Rational]:
@@ -474,16 +499,8 @@ def claim5_as_printed(k: object, schedule: str) -> dict:
     """
     k = _check_k(k)
     _check_lsq_k(k)
-    Phi = feature_matrix(k, _neurons(k, claim5_printed_biases(k, schedule)))
-    u = sympy.Matrix(claim5_printed_weights(k))
     target = [2 * c for c in parity_on_lattice(k)]
-    return {
-        "Phi": Phi,
-        "weights": list(u),
-        "values": list(Phi * u),
-        "target": target,
-        "lsq": least_squares(Phi, target),
-    }
+    return _claim5_fit(k, claim5_printed_biases(k, schedule), claim5_printed_weights(k), target)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -515,15 +532,11 @@ def c6_bias(k: object, j: object) -> sympy.Rational:
     return R(-16 * k + 32 * j + 1, 32 * k)
 
 
+@fill_doc(_DOC)
 def c6_index_set(k: object, printed: bool = False) -> list[int]:
     """j = 0..k/2-1 (corrected, k/2 biases) or j = 1..k/2-1 as printed in Thm C.11 / Lemma C.6 (docs/boolean.md).
 
-    Parameters
-    ----------
-    k : int
-        The parity degree, even, ``k >= 2``.
-    printed : bool, optional
-        The printed index set (default False: the corrected one).
+    {{k_even_printed}}
 
     Returns
     -------
@@ -541,18 +554,14 @@ def c6_index_set(k: object, printed: bool = False) -> list[int]:
     return list(range(1 if printed else 0, k // 2))
 
 
+@fill_doc(_DOC)
 def c6_features(k: object, printed: bool = False) -> dict:
     """Features {1, ReLU(s/(2k) + beta_j), ReLU(-s/(2k) + beta_j)} over the index set; exact least squares of chi.
 
     Corrected (j = 0..k/2-1): k+1 features on k+1 points, triangular, residual exactly 0.
     As printed (j = 1..k/2-1): k-1 features, residual > 0.
 
-    Parameters
-    ----------
-    k : int
-        The parity degree, even, ``k >= 2``.
-    printed : bool, optional
-        The printed index set (default False: the corrected one).
+    {{k_even_printed}}
 
     Returns
     -------

@@ -50,6 +50,7 @@ import mpmath
 import sympy
 
 from ._checks import MAX_DIGITS, InputError, LimitError, check_cost, format_count
+from ._docstrings import fill_doc, sections
 
 __all__ = [
     "MAX_FLOAT_K",
@@ -109,6 +110,48 @@ __all__ = [
 SOURCE = "Karp thesis (2024), Ch. 3 and App. B"
 
 # --------------------------------------------------------------------------------------------------------------
+# Shared docstring sections (:func:`theory._docstrings.fill_doc`)
+
+_K = """
+k : int
+    The number of noise rows, ``k >= 2``.
+"""
+_SIGMA_OR_DEFAULT = "sigma : float or None, optional\n    The noise standard deviation (default ``log k / sqrt k``)."
+_TAU_SIGMA = """
+tau : float
+    The threshold, ``tau >= 0``.
+sigma : float
+    The standard deviation of ``A``, ``sigma > 0``.
+"""
+_C_ENTRIES = """
+C : number
+    The rate of Lemma 3.3 (finite, > 0).
+C2 : number
+    The constant of Lemma 3.3 (finite, > 0).
+C3 : number
+    The constant of Lemma B.7 (finite, > 0).
+eta_b : number
+    The bias step size (finite, > 0).
+"""
+
+_DOC = {
+    "k": _K.strip("\n"),
+    "k_section": sections(_K),
+    "k_float": sections(_K, returns="float"),
+    "k_expr": sections(_K, returns="sympy.Expr"),
+    "sigma_or_default": _SIGMA_OR_DEFAULT,
+    "k_sigma_float": sections(_K, _SIGMA_OR_DEFAULT, returns="float"),
+    "tau_sigma": _TAU_SIGMA.strip("\n"),
+    "x_float": sections("x : float", returns="float"),
+    "x_b": sections("x : float\n    The pre-activation.\nb : float\n    The bias."),
+    "t2": sections(_C_ENTRIES, _K, returns="sympy.Expr\n    ``T_2``, exact."),
+    "int_or_error": sections(returns="int", raises="ValueError"),
+    "float_or_error": sections(returns="float", raises="ValueError"),
+    "expr_or_error": sections(returns="sympy.Expr", raises="ValueError"),
+}
+
+
+# --------------------------------------------------------------------------------------------------------------
 # Validation
 
 
@@ -116,6 +159,7 @@ def _is_int(value: object) -> TypeGuard[numbers.Integral]:
     return isinstance(value, (numbers.Integral, sympy.Integer)) and not isinstance(value, bool)
 
 
+@fill_doc(_DOC)
 def check_k(k: object, *, minimum: int = 2) -> int:
     """The number of noise rows k as an int >= ``minimum`` (Sec. 3.3 needs k >= 2 for sigma = log k / sqrt k > 0).
 
@@ -126,13 +170,7 @@ def check_k(k: object, *, minimum: int = 2) -> int:
     minimum : int, optional
         The smallest accepted value (default 2).
 
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    ValueError
+    {{int_or_error}}
         For a non-integer or ``k < minimum``.
 
     Examples
@@ -212,6 +250,7 @@ def _check_tol(tol: object) -> float:
     return t
 
 
+@fill_doc(_DOC)
 def check_d(d: object) -> int:
     """The patch dimension d as an int >= 1.
 
@@ -220,13 +259,7 @@ def check_d(d: object) -> int:
     d : int
         The patch dimension.
 
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    ValueError
+    {{int_or_error}}
         For a non-integer or ``d < 1``.
 
     Examples
@@ -244,6 +277,7 @@ def check_d(d: object) -> int:
     return int(d)
 
 
+@fill_doc(_DOC)
 def check_sigma(sigma: object) -> float:
     """A noise standard deviation: a finite float > 0.
 
@@ -252,13 +286,7 @@ def check_sigma(sigma: object) -> float:
     sigma : float
         Anything ``float()`` takes.
 
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    ValueError
+    {{float_or_error}}
         For a non-number, a non-finite value or ``sigma <= 0``.
 
     Examples
@@ -285,6 +313,7 @@ def check_sigma(sigma: object) -> float:
     return s
 
 
+@fill_doc(_DOC)
 def check_tau(tau: object) -> float:
     """A threshold ratio tau = |b|/c in [0, 1) (tau >= 1 thresholds the signal row away as well).
 
@@ -293,13 +322,7 @@ def check_tau(tau: object) -> float:
     tau : float
         Anything ``float()`` takes.
 
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    ValueError
+    {{float_or_error}}
         For a non-number or ``tau`` outside ``[0, 1)``.
 
     Examples
@@ -324,6 +347,7 @@ def check_tau(tau: object) -> float:
     return t
 
 
+@fill_doc(_DOC)
 def check_batch(batch: object, name: str = "batch") -> int:
     """A batch (or sample) size as an int >= 1.
 
@@ -334,13 +358,7 @@ def check_batch(batch: object, name: str = "batch") -> int:
     name : str, optional
         The parameter's name in the message.
 
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    ValueError
+    {{int_or_error}}
         For a non-integer or a size below 1.
 
     Examples
@@ -362,17 +380,11 @@ def check_batch(batch: object, name: str = "batch") -> int:
 # The setting
 
 
+@fill_doc(_DOC)
 def noise_sigma(k: int) -> float:
     """``sigma = log k / sqrt(k)`` (Sec. 3.3; natural log, as in the authors' code).
 
-    Parameters
-    ----------
-    k : int
-        The number of noise rows, ``k >= 2``.
-
-    Returns
-    -------
-    float
+    {{k_float}}
 
     Examples
     --------
@@ -384,17 +396,11 @@ def noise_sigma(k: int) -> float:
     return math.log(k) / math.sqrt(k)
 
 
+@fill_doc(_DOC)
 def noise_sigma_exact(k: int) -> sympy.Expr:
     """``sigma = log k / sqrt(k)`` as a sympy expression.
 
-    Parameters
-    ----------
-    k : int
-        The number of noise rows, ``k >= 2``.
-
-    Returns
-    -------
-    sympy.Expr
+    {{k_expr}}
 
     Examples
     --------
@@ -436,15 +442,11 @@ def soft_threshold(x: float, b: float) -> float:
     return max(x + b, 0.0) - max(-x + b, 0.0)
 
 
+@fill_doc(_DOC)
 def soft_threshold_dx(x: float, b: float) -> float:
     """``d phi_b / dx = 1{x + b > 0} + 1{-x + b > 0}`` (the gradient used in App. B.1.1, ties of measure 0).
 
-    Parameters
-    ----------
-    x : float
-        The pre-activation.
-    b : float
-        The bias.
+    {{x_b}}
 
     Returns
     -------
@@ -464,15 +466,11 @@ def soft_threshold_dx(x: float, b: float) -> float:
     return float(x + b > 0) + float(-x + b > 0)
 
 
+@fill_doc(_DOC)
 def soft_threshold_db(x: float, b: float) -> float:
     """``d phi_b / db = 1{x + b > 0} - 1{-x + b > 0}``.
 
-    Parameters
-    ----------
-    x : float
-        The pre-activation.
-    b : float
-        The bias.
+    {{x_b}}
 
     Returns
     -------
@@ -522,16 +520,11 @@ def shrink(a: float, tau: float) -> float:
 # Gaussian facts
 
 
+@fill_doc(_DOC)
 def normal_pdf(x: float) -> float:
     """Standard normal density phi(x).
 
-    Parameters
-    ----------
-    x : float
-
-    Returns
-    -------
-    float
+    {{x_float}}
 
     Examples
     --------
@@ -544,16 +537,11 @@ def normal_pdf(x: float) -> float:
     return math.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
 
 
+@fill_doc(_DOC)
 def normal_cdf(x: float) -> float:
     """Standard normal CDF Phi(x) (via erfc, accurate in the lower tail).
 
-    Parameters
-    ----------
-    x : float
-
-    Returns
-    -------
-    float
+    {{x_float}}
 
     Examples
     --------
@@ -567,16 +555,11 @@ def normal_cdf(x: float) -> float:
     return 0.5 * math.erfc(-x / math.sqrt(2))
 
 
+@fill_doc(_DOC)
 def normal_sf(x: float) -> float:
     """Standard normal tail Phi^c(x) = 1 - Phi(x) (via erfc, accurate in the upper tail).
 
-    Parameters
-    ----------
-    x : float
-
-    Returns
-    -------
-    float
+    {{x_float}}
 
     Examples
     --------
@@ -588,6 +571,7 @@ def normal_sf(x: float) -> float:
     return 0.5 * math.erfc(x / math.sqrt(2))
 
 
+@fill_doc(_DOC)
 def normal_quantile(p: float) -> float:
     """Phi^{-1}(p) for p in (0, 1) (mpmath, 30 digits).
 
@@ -596,13 +580,7 @@ def normal_quantile(p: float) -> float:
     p : float
         A probability in ``(0, 1)``.
 
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    ValueError
+    {{float_or_error}}
         For ``p`` outside ``(0, 1)``.
 
     Examples
@@ -626,6 +604,7 @@ def normal_quantile(p: float) -> float:
 _EXPONENT = re.compile(r"[eE]\s*[+-]?0*(\d+)")
 
 
+@fill_doc(_DOC)
 def exact_number(x: object) -> sympy.Expr:
     """``x`` as an exact sympy number: ints and Fractions exactly, decimal strings and floats by their decimal text
     (``0.4`` is 2/5), sympy numbers unchanged.
@@ -634,13 +613,7 @@ def exact_number(x: object) -> sympy.Expr:
     ----------
     x : int, fractions.Fraction, float, str or sympy number
 
-    Returns
-    -------
-    sympy.Expr
-
-    Raises
-    ------
-    ValueError
+    {{expr_or_error}}
         For a bool or a non-number.
 
     Examples
@@ -700,16 +673,11 @@ def _sf_mp(x: mpmath.mpf) -> mpmath.mpf:
     return tail if x > 0 else 1 - tail
 
 
+@fill_doc(_DOC)
 def mills_ratio(x: float) -> float:
     """The Mills ratio ``Phi^c(x) / phi(x)`` (mpmath at 30 digits, so no cancellation for large x).
 
-    Parameters
-    ----------
-    x : float
-
-    Returns
-    -------
-    float
+    {{x_float}}
 
     Examples
     --------
@@ -785,6 +753,7 @@ def mills_bounds(x: object) -> tuple[sympy.Expr, sympy.Expr]:
     return 2 / (sympy.sqrt(xs**2 + 4) + xs), 2 / (sympy.sqrt(xs**2 + 2) + xs)
 
 
+@fill_doc(_DOC)
 def soft_threshold_moments(tau: float, sigma: float) -> tuple[float, float, float]:
     """Moments of ``S = S_tau(A)``, ``A ~ N(0, sigma^2)``, ``a = tau / sigma`` (derived in docs/local_signal.md):
 
@@ -793,10 +762,7 @@ def soft_threshold_moments(tau: float, sigma: float) -> tuple[float, float, floa
 
     Parameters
     ----------
-    tau : float
-        The threshold, ``tau >= 0``.
-    sigma : float
-        The standard deviation of ``A``, ``sigma > 0``.
+    {{tau_sigma}}
 
     Returns
     -------
@@ -1002,18 +968,12 @@ def linear_error_as_printed() -> Fraction:
     return Fraction(49, 100)
 
 
+@fill_doc(_DOC)
 def linear_classifier_error_exact(k: int) -> sympy.Expr:
     """Error of ``l(X) = sum_i <w_*, X_i>`` (Sec. 3.3): ``l = y + N(0, k sigma^2)`` so the error is
     ``Phi(-1/(sigma sqrt k)) = Phi(-1/log k)``, as a sympy expression ``erfc(1/(sqrt 2 log k))/2``.
 
-    Parameters
-    ----------
-    k : int
-        The number of noise rows, ``k >= 2``.
-
-    Returns
-    -------
-    sympy.Expr
+    {{k_expr}}
 
     Examples
     --------
@@ -1027,17 +987,11 @@ def linear_classifier_error_exact(k: int) -> sympy.Expr:
     return sympy.erfc(1 / (sympy.sqrt(2) * sympy.log(sympy.Integer(k)))) / 2
 
 
+@fill_doc(_DOC)
 def linear_classifier_error(k: int) -> float:
     """Float value of :func:`linear_classifier_error_exact`: ``Phi(-1/log k)``.
 
-    Parameters
-    ----------
-    k : int
-        The number of noise rows, ``k >= 2``.
-
-    Returns
-    -------
-    float
+    {{k_float}}
 
     Examples
     --------
@@ -1136,6 +1090,7 @@ def _faddeeva(z: complex) -> complex:
     return 2 * p / denom**2 + 1 / (math.sqrt(math.pi) * denom)
 
 
+@fill_doc(_DOC)
 def soft_threshold_cf(t: float, tau: float, sigma: float) -> float:
     """Characteristic function of ``S_tau(A)``, ``A ~ N(0, sigma^2)``, ``a = tau/sigma`` (derived in
     docs/local_signal.md): ``E cos(tS) = P[S = 0] + exp(-a^2/2) Re w((sigma t + i a)/sqrt 2)``.
@@ -1144,10 +1099,7 @@ def soft_threshold_cf(t: float, tau: float, sigma: float) -> float:
     ----------
     t : float
         The frequency.
-    tau : float
-        The threshold, ``tau >= 0``.
-    sigma : float
-        The standard deviation of ``A``, ``sigma > 0``.
+    {{tau_sigma}}
 
     Returns
     -------
@@ -1219,6 +1171,7 @@ def _higher_order_cf(psi: float, p0: float, k: int, log_p0: float) -> float:
     return psi**k - p0k1 * p0 - k * p0k1 * u
 
 
+@fill_doc(_DOC)
 def error_curve(k: int, tau: float, sigma: float | None = None, *, tol: float = 1e-10) -> float:
     r"""``err(tau) = P[sum_{i=1}^k S_tau(A_i) <= -(1 - tau)]``, ``A_i ~ N(0, sigma^2)`` iid (docs/local_signal.md):
     the error of the CNN with ``w = c w_*``, ``b = -tau c`` (any c > 0, any d). ``sigma`` defaults to log k/sqrt k.
@@ -1235,22 +1188,14 @@ def error_curve(k: int, tau: float, sigma: float | None = None, *, tol: float = 
 
     Parameters
     ----------
-    k : int
-        The number of noise rows, ``k >= 2``.
+    {{k}}
     tau : float
         The threshold ratio ``|b|/c``, in ``[0, 1)``.
-    sigma : float or None, optional
-        The noise standard deviation (default ``log k / sqrt k``).
+    {{sigma_or_default}}
     tol : float, optional
         The absolute accuracy of the inversion integral.
 
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    ValueError
+    {{float_or_error}}
         For an invalid ``k``, ``tau``, ``sigma`` or ``tol``; :class:`theory._checks.LimitError` when the integral needs
         more than :data:`MAX_INVERSION_PANELS` panels (about ``16 sqrt(k)`` at ``tau = 0``,
         ``16 (1 - tau) / (pi sigma)`` for a small ``sigma``, and a tail that grows like ``(tol (1 - tau))^(-1/5)``).
@@ -1361,18 +1306,17 @@ def _check_panels(k: int, tau: float, sigma: float, tol: float) -> None:
         )
 
 
+@fill_doc(_DOC)
 def clt_error(k: int, tau: float, sigma: float | None = None) -> float:
     """CLT approximation of :func:`error_curve`: ``Phi(-(1 - tau) / sqrt(k E S^2))`` with ``E S^2`` from
     :func:`soft_threshold_moments` (the sum of k iid soft-thresholded noise terms treated as Gaussian).
 
     Parameters
     ----------
-    k : int
-        The number of noise rows, ``k >= 2``.
+    {{k}}
     tau : float
         The threshold ratio, in ``[0, 1)``.
-    sigma : float or None, optional
-        The noise standard deviation (default ``log k / sqrt k``).
+    {{sigma_or_default}}
 
     Returns
     -------
@@ -1405,20 +1349,12 @@ def clt_error(k: int, tau: float, sigma: float | None = None) -> float:
     return normal_cdf(-float(z))
 
 
+@fill_doc(_DOC)
 def error_floor(k: int, sigma: float | None = None) -> float:
     """``lim_{tau -> 1-} err(tau) = (1 - (1 - 2 Phi^c(1/sigma))^k) / 2``: with the threshold at the signal's height a
     noise row below -1 alone decides the sign (docs/local_signal.md).
 
-    Parameters
-    ----------
-    k : int
-        The number of noise rows, ``k >= 2``.
-    sigma : float or None, optional
-        The noise standard deviation (default ``log k / sqrt k``).
-
-    Returns
-    -------
-    float
+    {{k_sigma_float}}
 
     Examples
     --------
@@ -1435,19 +1371,11 @@ def error_floor(k: int, sigma: float | None = None) -> float:
     return -0.5 * math.expm1(k * math.log1p(-q))
 
 
+@fill_doc(_DOC)
 def floor_approximation(k: int, sigma: float | None = None) -> float:
     """The first-order floor ``k Phi(-1/sigma)`` (an upper bound on :func:`error_floor`).
 
-    Parameters
-    ----------
-    k : int
-        The number of noise rows, ``k >= 2``.
-    sigma : float or None, optional
-        The noise standard deviation (default ``log k / sqrt k``).
-
-    Returns
-    -------
-    float
+    {{k_sigma_float}}
 
     Examples
     --------
@@ -1519,6 +1447,7 @@ class OptimalThreshold:
             raise InputError(f"bracket must be a pair (lo, hi) with lo <= hi, got {b!r:.80}", param="bracket")
 
 
+@fill_doc(_DOC)
 @lru_cache(maxsize=64)
 def optimal_threshold(k: int, sigma: float | None = None, *, xtol: float = 2e-3, grid: int = 11) -> OptimalThreshold:
     """``tau* = argmin_{tau in [0,1)} err(tau)``: a grid of ``grid`` points on [0, 0.999] brackets the minimum, then a
@@ -1527,10 +1456,8 @@ def optimal_threshold(k: int, sigma: float | None = None, *, xtol: float = 2e-3,
 
     Parameters
     ----------
-    k : int
-        The number of noise rows, ``k >= 2``.
-    sigma : float or None, optional
-        The noise standard deviation (default ``log k / sqrt k``).
+    {{k}}
+    {{sigma_or_default}}
     xtol : float, optional
         The width in tau at which the golden-section search stops.
     grid : int, optional
@@ -1668,13 +1595,11 @@ class LemmaB5:
                 raise InputError(f"{name} must be >= 0, got {getattr(self, name)!r}", param=name)
 
 
+@fill_doc(_DOC)
 def lemma_b5(k: int) -> LemmaB5:
     """:class:`LemmaB5` at ``k`` (sigma = log k / sqrt k).
 
-    Parameters
-    ----------
-    k : int
-        The number of noise rows, ``k >= 2``.
+    {{k_section}}
 
     Returns
     -------
@@ -1876,27 +1801,12 @@ def _phase_constants(C: object, C2: object, C3: object, eta_b: object) -> tuple[
     return tuple(out)
 
 
+@fill_doc(_DOC)
 def t2_as_printed(C: float, C2: float, C3: float, eta_b: float, k: int) -> sympy.Expr:
     """Phase 2 of the proof of Theorem 3.1 as printed: ``T_2 = 4 C_3 log^{3/2} k / sqrt k + (C_2 - eta_b)/log^4 k
     * 1/(eta_b C)`` (the first term is a distance in b, not a number of steps).
 
-    Parameters
-    ----------
-    C : number
-        The rate of Lemma 3.3 (finite, > 0).
-    C2 : number
-        The constant of Lemma 3.3 (finite, > 0).
-    C3 : number
-        The constant of Lemma B.7 (finite, > 0).
-    eta_b : number
-        The bias step size (finite, > 0).
-    k : int
-        The number of noise rows, ``k >= 2``.
-
-    Returns
-    -------
-    sympy.Expr
-        ``T_2``, exact.
+    {{t2}}
 
     Examples
     --------
@@ -1914,28 +1824,13 @@ def t2_as_printed(C: float, C2: float, C3: float, eta_b: float, k: int) -> sympy
     return 4 * C3 * L ** sympy.Rational(3, 2) / sympy.sqrt(k) + (C2 - eta_b) / L**4 / (eta_b * C)
 
 
+@fill_doc(_DOC)
 def t2_corrected(C: float, C2: float, C3: float, eta_b: float, k: int) -> sympy.Expr:
     """The number of steps for b, decreasing by ``eta_b C`` per step, to go from the largest positive value the
     printed formula allows, ``(C_2 - eta_b)/log^4 k``, to ``-4 C_3 log^{3/2} k / sqrt k``:
     ``T_2 = [4 C_3 log^{3/2} k / sqrt k + (C_2 - eta_b)/log^4 k] / (eta_b C)`` (docs/local_signal.md).
 
-    Parameters
-    ----------
-    C : number
-        The rate of Lemma 3.3 (finite, > 0).
-    C2 : number
-        The constant of Lemma 3.3 (finite, > 0).
-    C3 : number
-        The constant of Lemma B.7 (finite, > 0).
-    eta_b : number
-        The bias step size (finite, > 0).
-    k : int
-        The number of noise rows, ``k >= 2``.
-
-    Returns
-    -------
-    sympy.Expr
-        ``T_2``, exact.
+    {{t2}}
 
     Examples
     --------

@@ -64,6 +64,7 @@ from typing import Any
 import sympy
 
 from ._checks import MAX_DIGITS, MAX_EXACT_ENTRIES, InputError, as_number, check_cost, check_positive_int, format_count
+from ._docstrings import fill_doc, sections
 
 __all__ = [
     "FIG_8_1_D",
@@ -132,6 +133,43 @@ digits per step (~3 s at the limit; the Fig. 8.1 settings run in floats, ``exact
 MAX_FLOAT_GD_OPS = 3_000_000
 """Largest number of float multiply-adds plus entries kept of a float (``exact=False``) run (~1 us each in Python: ~3 s
 at the limit; Fig. 8.1's largest setting, n = 128, d = 4, T = 200, needs 5 * 10^5)."""
+
+
+# ----------------------------------------------------------------------------------------- shared docstrings
+
+#: Shared docstring entries and sections (:func:`theory._docstrings.fill_doc`).
+_X = "X : array_like\n    The ``n x d`` prompt."
+_Y = "y : array_like\n    The ``n`` labels."
+_ALPHA = "alpha : number\n    The query scalar, ``alpha != 0``."
+_EXACT = "exact : bool, optional\n    Fractions (default) or Python floats."
+_KAPPA = "kappa : number\n    The condition number, ``kappa >= 1``."
+
+_DOC = {
+    "X_y": sections(_X, _Y),
+    "X_y_alpha": sections(_X, _Y, _ALPHA),
+    "y_alpha": _Y + "\n" + _ALPHA,
+    "q0_exact": "q0 : array_like or None, optional\n    ``q^(0)``, length ``d`` (default 0).\n" + _EXACT,
+    "exact": _EXACT,
+    "etas": "etas : sequence of numbers\n    The step sizes ``eta^(0..T-1)``, each ``> 0``.",
+    "X_full_rank": sections("X : array_like\n    The ``n x d`` prompt, ``n > d``, of full column rank."),
+    "T_kappa_R": sections(
+        "T : int\n    The number of loops (GD steps), ``T >= 0``.",
+        _KAPPA,
+        "R : number, optional\n    A bound on ``||theta^(0) - theta*||`` (default 1).",
+        returns="sympy.Expr",
+    ),
+    "T_kappa_alpha": sections(
+        "T : int\n    The number of loops, ``T >= 0``.",
+        _KAPPA,
+        _ALPHA,
+        returns="sympy.Expr",
+        raises="ValueError\n    For ``alpha = 0``, ``kappa < 1`` or ``T < 0``.",
+    ),
+    "T_d": sections(
+        "T : int\n    The number of loops, ``1 <= T <= MAX_THM_8_17_T``.",
+        "d : int\n    The feature dimension, ``d >= 1``.",
+    ),
+}
 
 
 # ----------------------------------------------------------------------------------------- validation
@@ -428,6 +466,7 @@ def _construction_rows(d: int) -> tuple[Matrix, Matrix]:
     return Q, P
 
 
+@fill_doc(_DOC)
 def embed(X: Any, y: Any, alpha: Number, q0: Any = None, *, exact: bool = True) -> Matrix:
     """Z^(0) = [[X, y], [q0^T, alpha]] of Def. 8.5 as a list of rows ((n+1) x (d+1)); q0 = 0 by default.
 
@@ -435,14 +474,8 @@ def embed(X: Any, y: Any, alpha: Number, q0: Any = None, *, exact: bool = True) 
     ----------
     X : array_like
         The ``n x d`` prompt (a list of rows or an array).
-    y : array_like
-        The ``n`` labels.
-    alpha : number
-        The query scalar, ``alpha != 0``.
-    q0 : array_like or None, optional
-        ``q^(0)``, length ``d`` (default 0).
-    exact : bool, optional
-        Fractions (default) or Python floats.
+    {{y_alpha}}
+    {{q0_exact}}
 
     Returns
     -------
@@ -525,21 +558,12 @@ def attention(Z: Any, Q: Any = None, P: Any = None, *, exact: bool = True) -> Ma
     return [[zero] * d1 for _ in range(n1 - 1)] + [last]
 
 
+@fill_doc(_DOC)
 def lemma_8_13_attention(X: Any, y: Any, alpha: Number, q0: Any = None, *, exact: bool = True) -> Matrix:
     """Lemma 8.13's closed form: Attn(Z^(0)) = [[0, 0], [q0^T X^T X + alpha y^T X, 0]] (list of rows).
 
-    Parameters
-    ----------
-    X : array_like
-        The ``n x d`` prompt.
-    y : array_like
-        The ``n`` labels.
-    alpha : number
-        The query scalar, ``alpha != 0``.
-    q0 : array_like or None, optional
-        ``q^(0)``, length ``d`` (default 0).
-    exact : bool, optional
-        Fractions (default) or Python floats.
+    {{X_y_alpha}}
+    {{q0_exact}}
 
     Returns
     -------
@@ -567,6 +591,7 @@ def lemma_8_13_attention(X: Any, y: Any, alpha: Number, q0: Any = None, *, exact
     return [[zero] * (d + 1) for _ in range(n)] + [[*last, zero]]
 
 
+@fill_doc(_DOC)
 def looped_forward(
     X: Any, y: Any, alpha: Number, etas: Sequence[Number], q0: Any = None, *, exact: bool = True
 ) -> list[Matrix]:
@@ -574,20 +599,9 @@ def looped_forward(
 
     Exact (Fraction) by default; ``exact=False`` runs in float64. Each step costs O(n d).
 
-    Parameters
-    ----------
-    X : array_like
-        The ``n x d`` prompt.
-    y : array_like
-        The ``n`` labels.
-    alpha : number
-        The query scalar, ``alpha != 0``.
-    etas : sequence of numbers
-        The step sizes ``eta^(0..T-1)``, each ``> 0``.
-    q0 : array_like or None, optional
-        ``q^(0)``, length ``d`` (default 0).
-    exact : bool, optional
-        Fractions (default) or Python floats.
+    {{X_y_alpha}}
+    {{etas}}
+    {{q0_exact}}
 
     Returns
     -------
@@ -693,6 +707,7 @@ def gram(X: Any, *, exact: bool = True) -> Matrix:
     return _matmul(_transpose(Xm), Xm)
 
 
+@fill_doc(_DOC)
 def gd_iterates(
     X: Any, y: Any, etas: Sequence[Number], theta0: Any = None, *, exact: bool = True
 ) -> list[list[Number]]:
@@ -700,18 +715,11 @@ def gd_iterates(
 
     theta^(t) = theta^(t-1) - eta^(t-1) (X^T X theta^(t-1) - X^T y); theta0 = 0 by default.
 
-    Parameters
-    ----------
-    X : array_like
-        The ``n x d`` prompt.
-    y : array_like
-        The ``n`` labels.
-    etas : sequence of numbers
-        The step sizes ``eta^(0..T-1)``, each ``> 0``.
+    {{X_y}}
+    {{etas}}
     theta0 : array_like or None, optional
         ``theta^(0)``, length ``d`` (default 0).
-    exact : bool, optional
-        Fractions (default) or Python floats.
+    {{exact}}
 
     Returns
     -------
@@ -757,25 +765,16 @@ def _check_diverged(values: list[Number], t: int) -> None:
         )
 
 
+@fill_doc(_DOC)
 def tf_output_predicted(
     X: Any, y: Any, alpha: Number, etas: Sequence[Number], q0: Any = None, *, exact: bool = True
 ) -> list[Number]:
     """Theorem 8.14's prediction TF(Z^(0)) = alpha theta^(T), GD started at theta^(0) = -q0/alpha.
 
-    Parameters
-    ----------
-    X : array_like
-        The ``n x d`` prompt.
-    y : array_like
-        The ``n`` labels.
-    alpha : number
-        The query scalar, ``alpha != 0``.
+    {{X_y_alpha}}
     etas : sequence of numbers
         The step sizes, each ``> 0``.
-    q0 : array_like or None, optional
-        ``q^(0)``, length ``d`` (default 0).
-    exact : bool, optional
-        Fractions (default) or Python floats.
+    {{q0_exact}}
 
     Returns
     -------
@@ -805,16 +804,14 @@ def tf_output_predicted(
 # ----------------------------------------------------------------------------------------- spectrum and bounds
 
 
+@fill_doc(_DOC)
 def gram_spectrum(X: Any) -> tuple[sympy.Expr, sympy.Expr]:
     """(L, mu) = (lambda_max, lambda_min) of X^T X, exactly (sympy ``CRootOf`` of the characteristic polynomial).
 
     Lemma 8.20: l is L-smooth; Lemma 8.22: mu-strongly convex. Float entries convert exactly to rationals.
     Requires n > d (mu > 0).
 
-    Parameters
-    ----------
-    X : array_like
-        The ``n x d`` prompt, ``n > d``, of full column rank.
+    {{X_full_rank}}
 
     Returns
     -------
@@ -861,13 +858,11 @@ def gram_spectrum(X: Any) -> tuple[sympy.Expr, sympy.Expr]:
     return L, mu
 
 
+@fill_doc(_DOC)
 def condition_number(X: Any) -> sympy.Expr:
     """kappa = lambda_max(X^T X) / lambda_min(X^T X) (Def. 8.12), exact.
 
-    Parameters
-    ----------
-    X : array_like
-        The ``n x d`` prompt, ``n > d``, of full column rank.
+    {{X_full_rank}}
 
     Returns
     -------
@@ -1111,21 +1106,11 @@ def lemma_8_23_bound(T: int, eta: Number, L: Number, mu: Number, R: Number = 1) 
     return _power(1 - e * ms, T, "1 - eta mu") * Rs**2
 
 
+@fill_doc(_DOC)
 def thm_8_25_bound(T: int, kappa: Number, R: Number = 1) -> sympy.Expr:
     """Theorem 8.25 with eta = 1/L: ||theta^(T) - theta*||^2 <= (1 - 1/kappa)^T R^2.
 
-    Parameters
-    ----------
-    T : int
-        The number of loops (GD steps), ``T >= 0``.
-    kappa : number
-        The condition number, ``kappa >= 1``.
-    R : number, optional
-        A bound on ``||theta^(0) - theta*||`` (default 1).
-
-    Returns
-    -------
-    sympy.Expr
+    {{T_kappa_R}}
 
     Examples
     --------
@@ -1143,21 +1128,11 @@ def thm_8_25_bound(T: int, kappa: Number, R: Number = 1) -> sympy.Expr:
     return _power(1 - 1 / k, T, "1 - 1/kappa") * Rs**2
 
 
+@fill_doc(_DOC)
 def thm_8_25_exp_bound(T: int, kappa: Number, R: Number = 1) -> sympy.Expr:
     """Theorem 8.25's second form (Fact 8.24): ||theta^(T) - theta*||^2 <= exp(-T/kappa) R^2.
 
-    Parameters
-    ----------
-    T : int
-        The number of loops (GD steps), ``T >= 0``.
-    kappa : number
-        The condition number, ``kappa >= 1``.
-    R : number, optional
-        A bound on ``||theta^(0) - theta*||`` (default 1).
-
-    Returns
-    -------
-    sympy.Expr
+    {{T_kappa_R}}
 
     Examples
     --------
@@ -1170,26 +1145,11 @@ def thm_8_25_exp_bound(T: int, kappa: Number, R: Number = 1) -> sympy.Expr:
     return sympy.exp(-sympy.Integer(_check_T(T)) / _check_kappa(kappa)) * _sym(R, "R") ** 2
 
 
+@fill_doc(_DOC)
 def thm_8_16_bound(T: int, kappa: Number, alpha: Number) -> sympy.Expr:
     """Theorem 8.16 as stated: |<TF(Z^(0)), theta*> - alpha| <= |alpha| exp(-T/(2 kappa)) (q0 = 0, eta = 1/L).
 
-    Parameters
-    ----------
-    T : int
-        The number of loops, ``T >= 0``.
-    kappa : number
-        The condition number, ``kappa >= 1``.
-    alpha : number
-        The query scalar, ``alpha != 0``.
-
-    Returns
-    -------
-    sympy.Expr
-
-    Raises
-    ------
-    ValueError
-        For ``alpha = 0``, ``kappa < 1`` or ``T < 0``.
+    {{T_kappa_alpha}}
 
     Examples
     --------
@@ -1207,27 +1167,12 @@ def thm_8_16_bound(T: int, kappa: Number, alpha: Number) -> sympy.Expr:
     return sympy.Abs(a) * sympy.exp(-sympy.Integer(_check_T(T)) / (2 * _check_kappa(kappa)))
 
 
+@fill_doc(_DOC)
 def thm_8_16_sharp_bound(T: int, kappa: Number, alpha: Number) -> sympy.Expr:
     """The sharper bound |alpha| (1 - 1/kappa)^T <= |alpha| exp(-T/kappa) (Theorem 8.16's exponent is loose by a
     factor 2; see docs/looped.md, errata).
 
-    Parameters
-    ----------
-    T : int
-        The number of loops, ``T >= 0``.
-    kappa : number
-        The condition number, ``kappa >= 1``.
-    alpha : number
-        The query scalar, ``alpha != 0``.
-
-    Returns
-    -------
-    sympy.Expr
-
-    Raises
-    ------
-    ValueError
-        For ``alpha = 0``, ``kappa < 1`` or ``T < 0``.
+    {{T_kappa_alpha}}
 
     Examples
     --------
@@ -1267,6 +1212,7 @@ def _check_thm_8_17(T: int, d: int) -> tuple[int, int]:
     return T, d
 
 
+@fill_doc(_DOC)
 def thm_8_17_min_examples(T: int, d: int) -> int:
     """The fewest in-context examples for which Theorem 8.17's condition ``8 T d^2/sqrt(n) <= 1/2^{2T}`` holds:
     ``n_min = (8 T d^2 4^T)^2 = 64 T^2 d^4 16^T`` (the condition squared; Shi thesis Sec. 8.4, Thm 8.17, restating
@@ -1275,12 +1221,7 @@ def thm_8_17_min_examples(T: int, d: int) -> int:
     It grows like ``16^T``: at d = 4, T = 1 it is 262144, at T = 10 about 1.8e18, against the O(d) examples that make
     kappa constant in Theorem 8.16.
 
-    Parameters
-    ----------
-    T : int
-        The number of loops, ``1 <= T <= MAX_THM_8_17_T``.
-    d : int
-        The feature dimension, ``d >= 1``.
+    {{T_d}}
 
     Returns
     -------
@@ -1300,6 +1241,7 @@ def thm_8_17_min_examples(T: int, d: int) -> int:
     return 64 * T * T * d**4 * 16**T
 
 
+@fill_doc(_DOC)
 def thm_8_17_bound(T: int, d: int, n: int) -> sympy.Expr:
     """Theorem 8.17's error bound ``8 T d^2 2^{2T}/sqrt(n)``, which equals ``sqrt(n_min/n)`` with ``n_min`` of
     :func:`thm_8_17_min_examples`: wherever its condition holds (``n >= n_min``) the bound is at most 1, and equal to
@@ -1307,12 +1249,7 @@ def thm_8_17_bound(T: int, d: int, n: int) -> sympy.Expr:
     increase" of Sec. 8.4's comparison), where Theorem 8.16's ``|alpha| e^{-T/(2 kappa)}`` shrinks by
     ``e^{-1/(2 kappa)}``.
 
-    Parameters
-    ----------
-    T : int
-        The number of loops, ``1 <= T <= MAX_THM_8_17_T``.
-    d : int
-        The feature dimension, ``d >= 1``.
+    {{T_d}}
     n : int
         The number of in-context examples, ``n >= 1``.
 

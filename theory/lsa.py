@@ -54,6 +54,7 @@ import sympy
 from sympy import Integer, Matrix, Rational
 
 from ._checks import MAX_EXACT_ENTRIES, InputError, LimitError, check_cost, format_count
+from ._docstrings import fill_doc, sections
 from .modular import MAX_RADICAND_DIGITS, _digits
 
 __all__ = [
@@ -99,6 +100,89 @@ MAX_DIM = 64
 
 MAX_DENSE_DIM = 24
 """Largest d of a non-diagonal Lambda (30-digit eigen-decomposition and d^3 exact products; d = 20 takes ~1 s)."""
+
+
+# ----------------------------------------------------------------------------------- shared docstring sections
+
+_LAM = """
+Lam : d x d symmetric PSD matrix
+    A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+"""
+_NONZERO = "    Not 0.\n"
+_N = """
+N : int or sympy.Symbol
+    Number of in-context examples in pretraining, >= 1.
+"""
+_WEIGHTS = """
+U : d x d matrix
+    ``W11^KQ`` (or ``M_eff``).
+u : number
+    ``w22^PV``.
+"""
+_RANK = """
+r : int
+    Rank of the optimum, in [0, d].
+"""
+_RANKS = """
+r, r2 : int
+    The ranks r <= r' in [0, d].
+"""
+_PROMPT_NOISE = """
+M : int
+    Number of examples in the evaluation prompt, >= 1.
+sigma : number
+    Label-noise standard deviation, >= 0.
+"""
+_TASK = """
+w : sequence of d numbers
+    The task.
+"""
+_TASK_SUPPORTED = """
+w : sequence of d numbers
+    The task; ``Q^T w`` must vanish beyond the first r coordinates.
+"""
+_EIGENBASIS = """
+w_in_eigenbasis : bool, optional
+    ``w`` is given as ``Q^T w`` (eigen-coordinates of :func:`eigen_descending`).
+"""
+
+
+#: The shared docstring sections of this module (:func:`theory._docstrings.fill_doc`).
+_DOC = {
+    "Lam": sections(_LAM),
+    "Lam_N": sections(_LAM, _N),
+    "Lam0_N": sections(_LAM + _NONZERO, _N),
+    "U_u_Lam_N": sections(_WEIGHTS, _LAM, _N),
+    "U_u_Lam0_N": sections(_WEIGHTS, _LAM + _NONZERO, _N),
+    "noisy_eval": sections(_LAM, _N, _RANK, _PROMPT_NOISE, _TASK, _EIGENBASIS),
+    "noisy_eval_approx": sections(_LAM, _RANK, _PROMPT_NOISE, _TASK, _EIGENBASIS),
+    "expected_eval": sections(_LAM, _N, _RANK, _PROMPT_NOISE),
+    "rank_difference": sections(_LAM, _N, _RANKS, _PROMPT_NOISE, _TASK_SUPPORTED, _EIGENBASIS),
+    "rank_difference_approx": sections(_LAM, _RANKS, _PROMPT_NOISE, _TASK_SUPPORTED, _EIGENBASIS),
+    "best_rank": sections(_LAM, _N, _PROMPT_NOISE, _TASK, _EIGENBASIS),
+    "prompt": sections(
+        """
+E : sympy.Matrix
+    The prompt, (d+1) x (n+1): columns ``(x_i, y_i)`` and the query ``(x_q, 0)`` last.
+WPV, WKQ : sympy.Matrix
+    The (d+1) x (d+1) value-projection and key-query matrices.
+rho : number or sympy.Symbol
+    The normalisation.
+""",
+        returns="sympy.Expr\n    ``y_hat``.",
+    ),
+    "ex_prompt": """
+>>> from sympy import Matrix
+>>> E = Matrix([[1, 2, 3], [1, 2, 0]])  # d = 1: x = (1, 2), y = (1, 2), x_q = 3
+>>> WPV, WKQ = Matrix([[5, 7], [2, 3]]), Matrix([[1, 4], [2, 6]])
+""",
+    "symbolic_size": sections(
+        """
+d, n : int, optional
+    Dimension and number of examples of the symbolic prompt, each in [1, 3].
+"""
+    ),
+}
 
 
 # ----------------------------------------------------------------------------------- validation
@@ -399,16 +483,14 @@ def _eig(m: Matrix) -> tuple[list[sympy.Expr], Matrix]:
     return lam, Q
 
 
+@fill_doc(_DOC)
 def eigen_descending(Lam: Any) -> tuple[list[sympy.Expr], Matrix]:
     """Eigen-decomposition ``Lambda = Q D Q^T`` with ``D = diag(lambda_1 >= ... >= lambda_d)`` (Thm 5.4.1).
 
     Exact for diagonal Lambda and for exact d <= 4 with an explicit spectrum; otherwise 30-digit mpmath.
     Within a tied eigenspace the columns are an orthonormal basis (one of many: see :class:`RankOptimum`).
 
-    Parameters
-    ----------
-    Lam : d x d symmetric PSD matrix
-        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+    {{Lam}}
 
     Returns
     -------
@@ -467,15 +549,11 @@ def t_values(lam: Sequence[Any], N: Any) -> list[sympy.Expr]:
 # ----------------------------------------------------------------------------------- Lemma 5.1
 
 
+@fill_doc(_DOC)
 def gamma_matrix(Lam: Any, N: Any) -> Matrix:
     """``Gamma = (1 + 1/N) Lambda + (tr Lambda / N) I_d`` (Shi Lemma 5.1).
 
-    Parameters
-    ----------
-    Lam : d x d symmetric PSD matrix
-        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
-    N : int or sympy.Symbol
-        Number of in-context examples in pretraining, >= 1.
+    {{Lam_N}}
 
     Returns
     -------
@@ -494,13 +572,11 @@ def gamma_matrix(Lam: Any, N: Any) -> Matrix:
     return (1 + 1 / N) * m + (m.trace() / N) * sympy.eye(m.rows)
 
 
+@fill_doc(_DOC)
 def loss_constant(Lam: Any) -> sympy.Expr:
     """The constant of Lemma 5.1, ``C = 1/2 tr Lambda`` (the loss of the zero predictor; ``docs/lsa.md``).
 
-    Parameters
-    ----------
-    Lam : d x d symmetric PSD matrix
-        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
+    {{Lam}}
 
     Returns
     -------
@@ -517,6 +593,7 @@ def loss_constant(Lam: Any) -> sympy.Expr:
     return as_covariance(Lam).trace() / 2
 
 
+@fill_doc(_DOC)
 def reduced_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
     """``l~(U, u) = tr[1/2 u^2 Gamma Lambda U Lambda U^T - u Lambda^2 U^T]`` (Shi Lemma 5.1).
 
@@ -524,16 +601,7 @@ def reduced_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
     ``w21^PV = w21^KQ = 0`` (hidden assumption, ``docs/lsa.md``). For general weights pass ``U = M_eff, u = 1`` to
     get the odd part of the loss.
 
-    Parameters
-    ----------
-    U : d x d matrix
-        ``W11^KQ`` (or ``M_eff``).
-    u : number
-        ``w22^PV``.
-    Lam : d x d symmetric PSD matrix
-        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
-    N : int or sympy.Symbol
-        Number of in-context examples in pretraining, >= 1.
+    {{U_u_Lam_N}}
 
     Returns
     -------
@@ -553,20 +621,12 @@ def reduced_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
     return _canon(val) if is_exact(U) and is_exact(m) and not u.has(sympy.Float) else sympy.expand(val)
 
 
+@fill_doc(_DOC)
 def population_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
     """Pretraining population loss ``1/2 E (y_hat - y_q)^2 = l~(U, u) + 1/2 tr Lambda`` (Lemma 5.1, with
     ``w21^PV = w21^KQ = 0``).
 
-    Parameters
-    ----------
-    U : d x d matrix
-        ``W11^KQ`` (or ``M_eff``).
-    u : number
-        ``w22^PV``.
-    Lam : d x d symmetric PSD matrix
-        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
-    N : int or sympy.Symbol
-        Number of in-context examples in pretraining, >= 1.
+    {{U_u_Lam_N}}
 
     Returns
     -------
@@ -583,18 +643,13 @@ def population_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
     return reduced_loss(U, u, Lam, N) + loss_constant(Lam)
 
 
+@fill_doc(_DOC)
 def full_rank_optimum(Lam: Any, N: Any) -> tuple[Matrix, sympy.Expr]:
     """Lemma D.1 (Zhang et al. Cor. A.2): ``argmin l~ = (Gamma^{-1}, 1)`` and ``min l~ = -1/2 tr(Lambda^2 Gamma^{-1})``.
 
     Returns ``(Gamma^{-1}, min l~)``. Gamma is positive definite whenever Lambda != 0 (tr Lambda > 0).
 
-    Parameters
-    ----------
-    Lam : d x d symmetric PSD matrix
-        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
-        Not 0.
-    N : int or sympy.Symbol
-        Number of in-context examples in pretraining, >= 1.
+    {{Lam0_N}}
 
     Returns
     -------
@@ -626,20 +681,11 @@ def _sqrt_psd(m: Matrix) -> Matrix:
     return Q * sympy.diag(*[sympy.sqrt(v) for v in lam]) * Q.T
 
 
+@fill_doc(_DOC)
 def excess_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
     """Left side of (D.4): ``l~(U, u) - min l~`` with ``min l~ = -1/2 tr(Lambda^2 Gamma^{-1})`` (Lemma D.1).
 
-    Parameters
-    ----------
-    U : d x d matrix
-        ``W11^KQ`` (or ``M_eff``).
-    u : number
-        ``w22^PV``.
-    Lam : d x d symmetric PSD matrix
-        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
-        Not 0.
-    N : int or sympy.Symbol
-        Number of in-context examples in pretraining, >= 1.
+    {{U_u_Lam0_N}}
 
     Returns
     -------
@@ -660,21 +706,12 @@ def excess_loss(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
     return _canon(sympy.expand(lhs)) if is_exact(m) else lhs
 
 
+@fill_doc(_DOC)
 def excess_loss_frobenius(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
     """Right side of (D.4): ``1/2 ||Gamma^{1/2} (u Lambda^{1/2} U Lambda^{1/2} - Lambda Gamma^{-1})||_F^2``, computed
     literally with matrix square roots (App. D.1).
 
-    Parameters
-    ----------
-    U : d x d matrix
-        ``W11^KQ`` (or ``M_eff``).
-    u : number
-        ``w22^PV``.
-    Lam : d x d symmetric PSD matrix
-        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
-        Not 0.
-    N : int or sympy.Symbol
-        Number of in-context examples in pretraining, >= 1.
+    {{U_u_Lam0_N}}
 
     Returns
     -------
@@ -707,22 +744,13 @@ def excess_loss_frobenius(U: Any, u: Any, Lam: Any, N: Any) -> sympy.Expr:
     return sympy.expand(sum((e**2 for e in R), Integer(0)) / 2)
 
 
+@fill_doc(_DOC)
 def excess_loss_identity(U: Any, u: Any, Lam: Any, N: Any) -> tuple[sympy.Expr, sympy.Expr]:
     """(D.4): ``l~(U, u) - min l~ = 1/2 ||Gamma^{1/2} (u Lambda^{1/2} U Lambda^{1/2} - Lambda Gamma^{-1})||_F^2``.
 
     Returns ``(lhs, rhs)`` (:func:`excess_loss`, :func:`excess_loss_frobenius`); their difference simplifies to 0.
 
-    Parameters
-    ----------
-    U : d x d matrix
-        ``W11^KQ`` (or ``M_eff``).
-    u : number
-        ``w22^PV``.
-    Lam : d x d symmetric PSD matrix
-        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
-        Not 0.
-    N : int or sympy.Symbol
-        Number of in-context examples in pretraining, >= 1.
+    {{U_u_Lam0_N}}
 
     Returns
     -------
@@ -882,15 +910,11 @@ def optimal_rank_r(Lam: Any, N: Any, r: Any) -> RankOptimum:
     )
 
 
+@fill_doc(_DOC)
 def optimal_losses(Lam: Any, N: Any) -> list[sympy.Expr]:
     """``[L_0, ..., L_d]``, the optimal pretraining losses by rank (Thm 5.4.1; derived in ``docs/lsa.md``).
 
-    Parameters
-    ----------
-    Lam : d x d symmetric PSD matrix
-        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
-    N : int or sympy.Symbol
-        Number of in-context examples in pretraining, >= 1.
+    {{Lam_N}}
 
     Returns
     -------
@@ -983,6 +1007,7 @@ def _eval_setup(Lam: Any, N: Any, r: Any, M: Any, sigma: Any, w: Any, w_in_eigen
     return m, N, M, d, r, lam, c, sig
 
 
+@fill_doc(_DOC)
 def noisy_eval_loss(
     Lam: Any, N: Any, r: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False
 ) -> sympy.Expr:
@@ -996,22 +1021,7 @@ def noisy_eval_loss(
 
     ``w`` is in the original coordinates unless ``w_in_eigenbasis`` (then it is ``Q^T w``).
 
-    Parameters
-    ----------
-    Lam : d x d symmetric PSD matrix
-        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
-    N : int or sympy.Symbol
-        Number of in-context examples in pretraining, >= 1.
-    r : int
-        Rank of the optimum, in [0, d].
-    M : int
-        Number of examples in the evaluation prompt, >= 1.
-    sigma : number
-        Label-noise standard deviation, >= 0.
-    w : sequence of d numbers
-        The task.
-    w_in_eigenbasis : bool, optional
-        ``w`` is given as ``Q^T w`` (eigen-coordinates of :func:`eigen_descending`).
+    {{noisy_eval}}
 
     Returns
     -------
@@ -1048,26 +1058,14 @@ def noisy_eval_loss(
     )
 
 
+@fill_doc(_DOC)
 def noisy_eval_loss_approx(
     Lam: Any, r: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False
 ) -> sympy.Expr:
     """Large-N approximation of Thm 5.4.2 (``N lambda_r >> tr D``, ``v_i* ~ 1/lambda_i``):
     ``L ~ ||xi||^2_D + (1/M)[(r+1)||s||^2_D + r ||xi||^2_D + r sigma^2]``.
 
-    Parameters
-    ----------
-    Lam : d x d symmetric PSD matrix
-        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
-    r : int
-        Rank of the optimum, in [0, d].
-    M : int
-        Number of examples in the evaluation prompt, >= 1.
-    sigma : number
-        Label-noise standard deviation, >= 0.
-    w : sequence of d numbers
-        The task.
-    w_in_eigenbasis : bool, optional
-        ``w`` is given as ``Q^T w`` (eigen-coordinates of :func:`eigen_descending`).
+    {{noisy_eval_approx}}
 
     Returns
     -------
@@ -1085,23 +1083,13 @@ def noisy_eval_loss_approx(
     return x2 + ((r + 1) * s2 + r * x2 + r * sig**2) / M
 
 
+@fill_doc(_DOC)
 def expected_noisy_eval_loss(Lam: Any, N: Any, r: Any, M: Any, sigma: Any) -> sympy.Expr:
     """Thm 5.4.2 averaged over ``w ~ N(0, I)`` (derived in ``docs/lsa.md``):
     ``(1/M) sum_{i<=r} v_i^2 lambda_i^3 + (1/M)(tr D + sigma^2) sum_{i<=r} v_i^2 lambda_i^2 + sum_{i>r} lambda_i
     + sum_{i<=r} lambda_i (lambda_i v_i - 1)^2``. With M = N, sigma = 0 it equals ``2 L_r`` (a consistency check of Lemma 5.1 against Thm 5.4.2).
 
-    Parameters
-    ----------
-    Lam : d x d symmetric PSD matrix
-        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
-    N : int or sympy.Symbol
-        Number of in-context examples in pretraining, >= 1.
-    r : int
-        Rank of the optimum, in [0, d].
-    M : int
-        Number of examples in the evaluation prompt, >= 1.
-    sigma : number
-        Label-noise standard deviation, >= 0.
+    {{expected_eval}}
 
     Returns
     -------
@@ -1136,28 +1124,14 @@ def _check_support_s(c: list, r: int) -> None:
         )
 
 
+@fill_doc(_DOC)
 def rank_difference(
     Lam: Any, N: Any, r: Any, r2: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False
 ) -> sympy.Expr:
     """Shi Thm 5.4.3: ``L(f_{r'}) - L(f_r) = (1/M)(||s||^2_D + sigma^2) sum_{i=r+1}^{r'} (N lambda_i/((N+1)lambda_i
     + tr D))^2 >= 0`` for ``r <= r'`` and ``w = Q s``, s supported on the first r coordinates.
 
-    Parameters
-    ----------
-    Lam : d x d symmetric PSD matrix
-        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
-    N : int or sympy.Symbol
-        Number of in-context examples in pretraining, >= 1.
-    r, r2 : int
-        The ranks r <= r' in [0, d].
-    M : int
-        Number of examples in the evaluation prompt, >= 1.
-    sigma : number
-        Label-noise standard deviation, >= 0.
-    w : sequence of d numbers
-        The task; ``Q^T w`` must vanish beyond the first r coordinates.
-    w_in_eigenbasis : bool, optional
-        ``w`` is given as ``Q^T w`` (eigen-coordinates of :func:`eigen_descending`).
+    {{rank_difference}}
 
     Returns
     -------
@@ -1192,25 +1166,13 @@ def rank_difference(
     return _canon(val) if is_exact(m) and not sig.has(sympy.Float) and all(not x.has(sympy.Float) for x in c) else val
 
 
+@fill_doc(_DOC)
 def rank_difference_approx(
     Lam: Any, r: Any, r2: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False
 ) -> sympy.Expr:
     """Large-N form of Thm 5.4.3: ``(r' - r)/M (||s||^2_D + sigma^2)``.
 
-    Parameters
-    ----------
-    Lam : d x d symmetric PSD matrix
-        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
-    r, r2 : int
-        The ranks r <= r' in [0, d].
-    M : int
-        Number of examples in the evaluation prompt, >= 1.
-    sigma : number
-        Label-noise standard deviation, >= 0.
-    w : sequence of d numbers
-        The task; ``Q^T w`` must vanish beyond the first r coordinates.
-    w_in_eigenbasis : bool, optional
-        ``w`` is given as ``Q^T w`` (eigen-coordinates of :func:`eigen_descending`).
+    {{rank_difference_approx}}
 
     Returns
     -------
@@ -1231,6 +1193,7 @@ def rank_difference_approx(
     return (r2 - r) * (s2 + sig**2) / M
 
 
+@fill_doc(_DOC)
 def best_rank(
     Lam: Any, N: Any, M: Any, sigma: Any, w: Any, *, w_in_eigenbasis: bool = False
 ) -> tuple[int, list[sympy.Expr]]:
@@ -1239,20 +1202,7 @@ def best_rank(
 
     More label noise sigma favours smaller r ("smaller models are more robust", Sec. 5.4.2).
 
-    Parameters
-    ----------
-    Lam : d x d symmetric PSD matrix
-        A sympy Matrix, nested sequence or numpy array; exact entries give exact results.
-    N : int or sympy.Symbol
-        Number of in-context examples in pretraining, >= 1.
-    M : int
-        Number of examples in the evaluation prompt, >= 1.
-    sigma : number
-        Label-noise standard deviation, >= 0.
-    w : sequence of d numbers
-        The task.
-    w_in_eigenbasis : bool, optional
-        ``w`` is given as ``Q^T w`` (eigen-coordinates of :func:`eigen_descending`).
+    {{best_rank}}
 
     Returns
     -------
@@ -1450,28 +1400,15 @@ def _check_prompt(E: Any, WPV: Any, WKQ: Any, rho: Any) -> tuple[Matrix, Matrix,
     return E, WPV, WKQ, r
 
 
+@fill_doc(_DOC)
 def lsa_output(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy.Expr:
     """The prediction of Eq. 5.1 taken literally: entry (d+1, n+1) of ``E + W^PV E (E^T W^KQ E) / rho``.
 
-    Parameters
-    ----------
-    E : sympy.Matrix
-        The prompt, (d+1) x (n+1): columns ``(x_i, y_i)`` and the query ``(x_q, 0)`` last.
-    WPV, WKQ : sympy.Matrix
-        The (d+1) x (d+1) value-projection and key-query matrices.
-    rho : number or sympy.Symbol
-        The normalisation.
-
-    Returns
-    -------
-    sympy.Expr
-        ``y_hat``.
+    {{prompt}}
 
     Examples
     --------
-    >>> from sympy import Matrix
-    >>> E = Matrix([[1, 2, 3], [1, 2, 0]])  # d = 1: x = (1, 2), y = (1, 2), x_q = 3
-    >>> WPV, WKQ = Matrix([[5, 7], [2, 3]]), Matrix([[1, 4], [2, 6]])
+    {{ex_prompt}}
     >>> lsa_output(E, WPV, WKQ, 2)
     279/2
     """
@@ -1479,28 +1416,15 @@ def lsa_output(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy.Expr:
     return (E + WPV * E * (E.T * WKQ * E) / rho)[-1, -1]
 
 
+@fill_doc(_DOC)
 def corrected_prediction(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy.Expr:
     """Eq. 5.2 as corrected in ``docs/lsa.md``: ``y_hat = (w21^PV^T, w22^PV) (E E^T / rho) [W11^KQ; w21^KQ^T] x_q``.
 
-    Parameters
-    ----------
-    E : sympy.Matrix
-        The prompt, (d+1) x (n+1): columns ``(x_i, y_i)`` and the query ``(x_q, 0)`` last.
-    WPV, WKQ : sympy.Matrix
-        The (d+1) x (d+1) value-projection and key-query matrices.
-    rho : number or sympy.Symbol
-        The normalisation.
-
-    Returns
-    -------
-    sympy.Expr
-        ``y_hat``.
+    {{prompt}}
 
     Examples
     --------
-    >>> from sympy import Matrix
-    >>> E = Matrix([[1, 2, 3], [1, 2, 0]])  # d = 1: x = (1, 2), y = (1, 2), x_q = 3
-    >>> WPV, WKQ = Matrix([[5, 7], [2, 3]]), Matrix([[1, 4], [2, 6]])
+    {{ex_prompt}}
     >>> corrected_prediction(E, WPV, WKQ, 2), lsa_output(E, WPV, WKQ, 2)
     (279/2, 279/2)
     """
@@ -1509,30 +1433,17 @@ def corrected_prediction(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy
     return (WPV[d, :] * (E * E.T / rho) * WKQ[:, :d] * E[:d, -1])[0, 0]
 
 
+@fill_doc(_DOC)
 def expanded_prediction(E: Matrix, WPV: Matrix, WKQ: Matrix, rho: Any) -> sympy.Expr:
     """The corrected Eq. 5.2 expanded (``docs/lsa.md``): ``(1/rho)[p^T S U x_q + (p^T s_xy)(q^T x_q) +
     u s_xy^T U x_q + u s_yy q^T x_q]`` with ``p = w21^PV``, ``u = w22^PV``, ``U = W11^KQ``, ``q = w21^KQ``,
     ``S = sum_i x_i x_i^T + x_q x_q^T``, ``s_xy = sum_i y_i x_i``, ``s_yy = sum_i y_i^2``.
 
-    Parameters
-    ----------
-    E : sympy.Matrix
-        The prompt, (d+1) x (n+1): columns ``(x_i, y_i)`` and the query ``(x_q, 0)`` last.
-    WPV, WKQ : sympy.Matrix
-        The (d+1) x (d+1) value-projection and key-query matrices.
-    rho : number or sympy.Symbol
-        The normalisation.
-
-    Returns
-    -------
-    sympy.Expr
-        ``y_hat``.
+    {{prompt}}
 
     Examples
     --------
-    >>> from sympy import Matrix
-    >>> E = Matrix([[1, 2, 3], [1, 2, 0]])  # d = 1: x = (1, 2), y = (1, 2), x_q = 3
-    >>> WPV, WKQ = Matrix([[5, 7], [2, 3]]), Matrix([[1, 4], [2, 6]])
+    {{ex_prompt}}
     >>> expanded_prediction(E, WPV, WKQ, 2), lsa_output(E, WPV, WKQ, 2)
     (279/2, 279/2)
     """
@@ -1558,14 +1469,12 @@ def _symbolic_prompt(d: int, n: int) -> tuple[Matrix, Matrix, Matrix, sympy.Symb
     return E, WPV, WKQ, sympy.Symbol("rho", positive=True)
 
 
+@fill_doc(_DOC)
 def eq52_residuals(d: int = 2, n: int = 2) -> list[sympy.Expr]:
     """Eq. 5.1 (literal) minus the corrected Eq. 5.2, and minus its expansion, for a symbolic prompt with ``n``
     examples and symbolic weights; both expand to 0.
 
-    Parameters
-    ----------
-    d, n : int, optional
-        Dimension and number of examples of the symbolic prompt, each in [1, 3].
+    {{symbolic_size}}
 
     Returns
     -------
@@ -1585,14 +1494,12 @@ def eq52_residuals(d: int = 2, n: int = 2) -> list[sympy.Expr]:
     ]
 
 
+@fill_doc(_DOC)
 def dead_block_derivatives(d: int = 2, n: int = 2) -> list[sympy.Expr]:
     """``d y_hat / d theta`` of the literal Eq. 5.1 output for every entry theta of the blocks W11^PV, w12^PV,
     w12^KQ and w22^KQ (symbolic prompt and weights); all are 0 because the query's label slot is 0.
 
-    Parameters
-    ----------
-    d, n : int, optional
-        Dimension and number of examples of the symbolic prompt, each in [1, 3].
+    {{symbolic_size}}
 
     Returns
     -------
@@ -1610,14 +1517,12 @@ def dead_block_derivatives(d: int = 2, n: int = 2) -> list[sympy.Expr]:
     return [sympy.diff(out, t) for t in dead]
 
 
+@fill_doc(_DOC)
 def scale_symmetry_residuals(d: int = 2, n: int = 2) -> list[sympy.Expr]:
     """The symmetry ``(u, U) -> (u/c, cU)`` of Thm 5.4.1 (weights (5.3), p = q = 0): the change of the literal
     Eq. 5.1 output and of ``l~`` (symbolic symmetric Lambda and N); both expand to 0.
 
-    Parameters
-    ----------
-    d, n : int, optional
-        Dimension and number of examples of the symbolic prompt, each in [1, 3].
+    {{symbolic_size}}
 
     Returns
     -------

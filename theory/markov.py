@@ -63,6 +63,7 @@ from ._checks import (
     check_positive_int,
     format_count,
 )
+from ._docstrings import fill_doc, sections
 from .modular import _digits, _shown
 
 __all__ = [
@@ -116,6 +117,50 @@ __all__ = [
 #: The k = 2 parameters of Eq. (E.1): P = [[a, 1-a], [1-b, b]].
 A, B = sympy.symbols("a b", real=True)
 _HALF = sympy.Rational(1, 2)
+
+# --- Shared docstring sections (:func:`theory._docstrings.fill_doc`)
+
+_POWER = """
+n : int or sympy.Expr
+    The power: an integer (negative only when P is invertible) or a symbolic expression; the exact
+    ``lambda^n`` of numeric a, b has at most 4000 digits.
+a, b : number or sympy expression, optional
+    The parameters of Eq. (E.1), the symbols ``A``, ``B`` by default; numeric values must lie in [0, 1].
+    Not both 1.
+"""
+_SEQ_K = """
+seq : sequence of int
+    The sequence, tokens in ``range(k)``.
+k : int
+    Number of states, ``k >= 2``.
+"""
+_T_J = """
+t : int
+    Context length, ``t >= 2``.
+j : int
+    The lag, in ``1..t``.
+"""
+
+_DOC = {
+    "power": sections(_POWER, returns="sympy.Matrix\n    ``P^n``."),
+    "seq_k": sections(_SEQ_K),
+    "seq_k_logits": sections(_SEQ_K, returns="list of list of int\n    ``f[p][i]``, one row per position."),
+    "counts_alpha": sections(
+        """
+counts : k x k table of int
+    Transition counts ``c_ij`` (``k >= 2``, entries >= 0).
+alpha : sequence of k positive numbers, optional
+    Dirichlet concentrations; all 1 (the flat prior) by default.
+"""
+    ),
+    "expected_kl": sections(returns="sympy.Expr\n    The expected KL, exact."),
+    "closed_form": sections(returns="sympy.Expr\n    The closed form."),
+    "lag": sections("j : int\n    The lag, ``j >= 1``."),
+    "integral": sections('name : {"E.24", "E.25", "E.29-collision", "E.42", "D"}\n    The integral.'),
+    "t_j": sections(_T_J),
+    "t_j_entries": _T_J.strip("\n"),
+}
+
 
 #: Largest n of the exact harmonic-type sums (:func:`cor_e2_v_update` at context length t = n,
 #: :func:`expected_kl_given_counts` at N_i + k = n): their denominators are near lcm(1..n), about 0.43 n digits
@@ -336,22 +381,11 @@ def _check_power(n: object, lam: sympy.Expr) -> int | sympy.Expr:
     return n
 
 
+@fill_doc(_DOC)
 def matrix_power_closed_form(n: int | sympy.Expr, a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Matrix:
     """``P^n = 1 pi + lambda^n (I - 1 pi)`` (Eq. (E.15) rewritten with the projector ``1 pi``).
 
-    Parameters
-    ----------
-    n : int or sympy.Expr
-        The power: an integer (negative only when P is invertible) or a symbolic expression; the exact
-        ``lambda^n`` of numeric a, b has at most 4000 digits.
-    a, b : number or sympy expression, optional
-        The parameters of Eq. (E.1), the symbols ``A``, ``B`` by default; numeric values must lie in [0, 1].
-        Not both 1.
-
-    Returns
-    -------
-    sympy.Matrix
-        ``P^n``.
+    {{power}}
 
     Examples
     --------
@@ -377,22 +411,11 @@ def matrix_power_closed_form(n: int | sympy.Expr, a: sympy.Expr = A, b: sympy.Ex
     return one_pi + eigenvalue(a, b) ** n * (sympy.eye(2) - one_pi)
 
 
+@fill_doc(_DOC)
 def matrix_power_entry_form(n: int | sympy.Expr, a: sympy.Expr = A, b: sympy.Expr = B) -> sympy.Matrix:
     """The printed form of Eq. (E.15): ``P^n_ij = (beta_ij lambda^n + gamma_ij)/(lambda - 1)``.
 
-    Parameters
-    ----------
-    n : int or sympy.Expr
-        The power: an integer (negative only when P is invertible) or a symbolic expression; the exact
-        ``lambda^n`` of numeric a, b has at most 4000 digits.
-    a, b : number or sympy expression, optional
-        The parameters of Eq. (E.1), the symbols ``A``, ``B`` by default; numeric values must lie in [0, 1].
-        Not both 1.
-
-    Returns
-    -------
-    sympy.Matrix
-        ``P^n``.
+    {{power}}
 
     Examples
     --------
@@ -539,20 +562,11 @@ def strategy_probs(seq: Sequence[int], k: int, strategy: str, n: int = 2) -> lis
     return [Fraction(c + 1, total + k) for c in counts]
 
 
+@fill_doc(_DOC)
 def bigram_logits(seq: Sequence[int], k: int) -> list[list[int]]:
     """Fact 8.3 (bigrams): ``f_{p,i} = sum_{t'=2}^{p} 1{x_t' = i} 1{x_{t'-1} = x_p}`` for p = 1..t (raw counts).
 
-    Parameters
-    ----------
-    seq : sequence of int
-        The sequence, tokens in ``range(k)``.
-    k : int
-        Number of states, ``k >= 2``.
-
-    Returns
-    -------
-    list of list of int
-        ``f[p][i]``, one row per position.
+    {{seq_k_logits}}
 
     Examples
     --------
@@ -570,20 +584,11 @@ def bigram_logits(seq: Sequence[int], k: int) -> list[list[int]]:
     return out
 
 
+@fill_doc(_DOC)
 def unigram_logits(seq: Sequence[int], k: int) -> list[list[int]]:
     """Fact 8.3 (unigrams): ``f_{p,i} = #{t' <= p: x_t' = i}`` for p = 1..t.
 
-    Parameters
-    ----------
-    seq : sequence of int
-        The sequence, tokens in ``range(k)``.
-    k : int
-        Number of states, ``k >= 2``.
-
-    Returns
-    -------
-    list of list of int
-        ``f[p][i]``, one row per position.
+    {{seq_k_logits}}
 
     Examples
     --------
@@ -600,18 +605,14 @@ def unigram_logits(seq: Sequence[int], k: int) -> list[list[int]]:
     return out
 
 
+@fill_doc(_DOC)
 def normalised_bigram_frequencies(seq: Sequence[int], k: int) -> list[list[Fraction] | None]:
     """What the construction of Prop. 8.2 outputs at position i: ``c_{x_i, j}/N_{x_i}`` over the transitions
     ``x_{s-1} -> x_s``, ``s <= i``, with the boundary convention ``x_0 := x_1`` (the first position attends to itself
     in layer 1; ``docs/markov.md``). ``None`` where no transition leaves ``x_i`` (there the construction's output
     is not a bigram statistic).
 
-    Parameters
-    ----------
-    seq : sequence of int
-        The sequence, tokens in ``range(k)``.
-    k : int
-        Number of states, ``k >= 2``.
+    {{seq_k}}
 
     Returns
     -------
@@ -695,15 +696,11 @@ def _state(i: object, name: str, k: int) -> int:
     return v
 
 
+@fill_doc(_DOC)
 def posterior_dirichlet(counts: Sequence[Sequence[int]], alpha: Sequence[int | Fraction] | None = None) -> list:
     """(8.1) corrected: ``P_{i,:} | x ~ Dir(alpha + c_{i,:})`` (no leading "k" parameter); one list per row.
 
-    Parameters
-    ----------
-    counts : k x k table of int
-        Transition counts ``c_ij`` (``k >= 2``, entries >= 0).
-    alpha : sequence of k positive numbers, optional
-        Dirichlet concentrations; all 1 (the flat prior) by default.
+    {{counts_alpha}}
 
     Returns
     -------
@@ -752,15 +749,11 @@ def posterior_beta_marginal(
     return al[j] + c[i][j], sum(al) + sum(c[i]) - al[j] - c[i][j]
 
 
+@fill_doc(_DOC)
 def posterior_mean(counts: Sequence[Sequence[int]], alpha: Sequence[int | Fraction] | None = None) -> list:
     """(8.3) corrected: ``E[P_ij | x] = (c_ij + alpha_j)/(N_i + sum_l alpha_l)`` with ``N_i = sum_j c_ij``.
 
-    Parameters
-    ----------
-    counts : k x k table of int
-        Transition counts ``c_ij`` (``k >= 2``, entries >= 0).
-    alpha : sequence of k positive numbers, optional
-        Dirichlet concentrations; all 1 (the flat prior) by default.
+    {{counts_alpha}}
 
     Returns
     -------
@@ -776,15 +769,11 @@ def posterior_mean(counts: Sequence[Sequence[int]], alpha: Sequence[int | Fracti
     return [[(c[i][j] + al[j]) / (sum(c[i]) + sum(al)) for j in range(len(c))] for i in range(len(c))]
 
 
+@fill_doc(_DOC)
 def posterior_mean_as_printed(counts: Sequence[Sequence[int]], alpha: Sequence[int | Fraction] | None = None) -> list:
     """(8.3) as printed: ``(c_ij + alpha_j)/(N + sum_i alpha_i)``, N read as the total number of transitions.
 
-    Parameters
-    ----------
-    counts : k x k table of int
-        Transition counts ``c_ij`` (``k >= 2``, entries >= 0).
-    alpha : sequence of k positive numbers, optional
-        Dirichlet concentrations; all 1 (the flat prior) by default.
+    {{counts_alpha}}
 
     Returns
     -------
@@ -821,6 +810,7 @@ def _check_harmonic_n(n: int, param: str, value: object) -> None:
     )
 
 
+@fill_doc(_DOC)
 def expected_kl_given_counts(counts_row: Sequence[int]) -> sympy.Expr:
     """``E[KL(P_{i,:} || q) | c] = sum_j q_j [psi(c_ij + 2) - psi(N_i + k + 1) - ln q_j]``, ``q_j = (c_ij+1)/(N_i+k)``.
 
@@ -833,10 +823,7 @@ def expected_kl_given_counts(counts_row: Sequence[int]) -> sympy.Expr:
     counts_row : sequence of int
         The counts ``c_{i,:}`` of one row (k >= 2 entries, >= 0).
 
-    Returns
-    -------
-    sympy.Expr
-        The expected KL, exact.
+    {{expected_kl}}
 
     Examples
     --------
@@ -873,6 +860,7 @@ def expected_kl_given_counts(counts_row: Sequence[int]) -> sympy.Expr:
 # --- App. E.2: strategy KLs at the last token
 
 
+@fill_doc(_DOC)
 def expected_row_entropy_two_state() -> sympy.Expr:
     """``E_pi[H(P_{x,:})] = E_{a,b}[pi_1 H(a) + pi_2 H(b)] = 1/6 - (2/3) ln 2 - (2/3) ln^2 2 + pi^2/9`` (k = 2).
 
@@ -880,10 +868,7 @@ def expected_row_entropy_two_state() -> sympy.Expr:
     ``E[H] = 1/2``). The inner integral is elementary; the closed form of the outer one was identified by an integer
     relation (PSLQ) on a 40-digit quadrature and is re-checked to 40 digits in ``tests/theory/test_markov.py``.
 
-    Returns
-    -------
-    sympy.Expr
-        The closed form.
+    {{closed_form}}
 
     Examples
     --------
@@ -896,13 +881,11 @@ def expected_row_entropy_two_state() -> sympy.Expr:
     return sympy.Rational(1, 6) - sympy.Rational(2, 3) * ln2 - sympy.Rational(2, 3) * ln2**2 + sympy.pi**2 / 9
 
 
+@fill_doc(_DOC)
 def uniform_kl_two_state() -> sympy.Expr:
     """The uniform strategy's KL at the last token, k = 2: ``ln 2 - E_pi[H(row)]`` (App. E.2's metric).
 
-    Returns
-    -------
-    sympy.Expr
-        The closed form.
+    {{closed_form}}
 
     Examples
     --------
@@ -1139,6 +1122,7 @@ def _prediction_two_state(cls: tuple[int, ...], t: int, strategy: str) -> list[F
     raise InputError(f"unknown strategy {strategy!r:.80}; expected uniform, unigram or bigram", param="strategy")
 
 
+@fill_doc(_DOC)
 @functools.lru_cache(maxsize=32)
 def two_state_strategy_kl(t: int, strategy: str) -> sympy.Expr:
     """A strategy's expected KL at the last token, k = 2, flat Dirichlet prior, ``x_1 ~ pi``, context length t, exact:
@@ -1156,10 +1140,7 @@ def two_state_strategy_kl(t: int, strategy: str) -> sympy.Expr:
     strategy : {"uniform", "unigram", "bigram"}
         The strategy.
 
-    Returns
-    -------
-    sympy.Expr
-        The expected KL, exact.
+    {{expected_kl}}
 
     Examples
     --------
@@ -1207,13 +1188,11 @@ LEMMA84_INTEGRANDS: dict[str, sympy.Expr] = {
 }
 
 
+@fill_doc(_DOC)
 def K_INTEGRAND(j: int) -> sympy.Expr:
     """The integrand of ``K_j`` (Eq. (E.40) for j >= 2, Eq. (E.42) for j = 1).
 
-    Parameters
-    ----------
-    j : int
-        The lag, ``j >= 1``.
+    {{lag}}
 
     Returns
     -------
@@ -1246,6 +1225,7 @@ def _integrate_unit_square(expr: sympy.Expr) -> sympy.Expr:
     return sympy.expand(sympy.expand_log(sympy.simplify(outer), force=True))
 
 
+@fill_doc(_DOC)
 @functools.cache
 def lemma84_constant(name: str) -> sympy.Expr:
     """A Lemma 8.4 integral by sympy integration of its printed integrand (``LEMMA84_INTEGRANDS``), or ``"D"``:
@@ -1254,10 +1234,7 @@ def lemma84_constant(name: str) -> sympy.Expr:
     Values: (E.24) ``(8 ln 2 - 5)/12`` (the diagonal coefficient B), (E.25) ``(7 - 10 ln 2)/6`` (the off-diagonal
     coefficient A), collision ``2 - ln 4``, ``D = 3/2 - ln 4``, (E.42) ``K_1 = (1 - ln 2)/3``.
 
-    Parameters
-    ----------
-    name : {"E.24", "E.25", "E.29-collision", "E.42", "D"}
-        The integral.
+    {{integral}}
 
     Returns
     -------
@@ -1287,13 +1264,11 @@ def lemma84_constant(name: str) -> sympy.Expr:
     return _integrate_unit_square(LEMMA84_INTEGRANDS[name])
 
 
+@fill_doc(_DOC)
 def lemma84_closed_form(name: str) -> sympy.Expr:
     """The closed forms as printed in App. E.1 (and ``D`` as derived from (E.29)), for comparison.
 
-    Parameters
-    ----------
-    name : {"E.24", "E.25", "E.29-collision", "E.42", "D"}
-        The integral.
+    {{integral}}
 
     Returns
     -------
@@ -1333,16 +1308,14 @@ def _check_exact_lag(j: object, name: str) -> int:
     return j
 
 
+@fill_doc(_DOC)
 @functools.cache
 def K(j: int) -> sympy.Expr:
     """``K_j``: the coefficient of ``(t-j+1)(t-j+2)/(2t)`` in the diagonal-bias part of the second-step update of
     ``v_j`` (Eqs. (E.39), (E.40)), exact: ``K_1 = (1 - ln 2)/3``, ``K_2 = 8/3 - (11/3) ln 2``, ... Even j beat their
     odd neighbours and ``K_2`` is the largest (``docs/markov.md``).
 
-    Parameters
-    ----------
-    j : int
-        The lag, ``j >= 1``.
+    {{lag}}
 
     Returns
     -------
@@ -1467,15 +1440,11 @@ def step1_W_leading(t: int) -> list[list[sympy.Expr]]:
     return [[s * b, s * a], [s * a, s * b]]
 
 
+@fill_doc(_DOC)
 def step1_v_leading(t: int, j: int) -> sympy.Expr:
     """(E.29): ``(v_j^(1) - c)/(c eta) = ((t-j+1)(t-j+2)/(2t)) D + O(1)``.
 
-    Parameters
-    ----------
-    t : int
-        Context length, ``t >= 2``.
-    j : int
-        The lag, in ``1..t``.
+    {{t_j}}
 
     Returns
     -------
@@ -1498,15 +1467,11 @@ def step1_v_leading(t: int, j: int) -> sympy.Expr:
     return sympy.Rational((t - j + 1) * (t - j + 2), 2 * t) * lemma84_constant("D")
 
 
+@fill_doc(_DOC)
 def step2_diag_leading(t: int, j: int) -> sympy.Expr:
     """(E.39), (E.40): the diagonal-bias part ``G^I_j = ((t-j+1)(t-j+2)/(2t)) K_j + O(1)`` of the second step.
 
-    Parameters
-    ----------
-    t : int
-        Context length, ``t >= 2``.
-    j : int
-        The lag, in ``1..t``.
+    {{t_j}}
 
     Returns
     -------
@@ -1532,6 +1497,7 @@ def step2_diag_leading(t: int, j: int) -> sympy.Expr:
 # --- Cor. E.2 (a = b)
 
 
+@fill_doc(_DOC)
 def cor_e2_v_update(t: int, j: int, k: int = 2) -> sympy.Rational:
     """The first-step v update for ``a = b ~ U(0, 1)``, exact: ``(v_j^(1) - c)/(c eta)
     = (1/(2t)) sum_{p=j}^{t} sum_{n=1}^{p-j+1} E[lambda^n]``, ``E[lambda^n] = 1/(n+1)`` for even n, 0 for odd n.
@@ -1541,10 +1507,7 @@ def cor_e2_v_update(t: int, j: int, k: int = 2) -> sympy.Rational:
 
     Parameters
     ----------
-    t : int
-        Context length, ``t >= 2``.
-    j : int
-        The lag, in ``1..t``.
+    {{t_j_entries}}
     k : int, optional
         Number of states; only 2 is accepted.
 
@@ -1574,15 +1537,11 @@ def cor_e2_v_update(t: int, j: int, k: int = 2) -> sympy.Rational:
     return sympy.Rational(total / (2 * t))
 
 
+@fill_doc(_DOC)
 def e49_as_printed(t: int, j: int) -> sympy.Rational:
     """(E.49) as printed (leading order): ``(v_j^(1) - c)/(c eta) = -(t - j + 1)/(2t)``.
 
-    Parameters
-    ----------
-    t : int
-        Context length, ``t >= 2``.
-    j : int
-        The lag, in ``1..t``.
+    {{t_j}}
 
     Returns
     -------

@@ -63,6 +63,7 @@ from ._checks import (
     is_symbolic,
     log10_factorial,
 )
+from ._docstrings import fill_doc, sections
 
 __all__ = [
     "MAX_INIT_PURITY_P",
@@ -107,6 +108,23 @@ MAX_BRUTE_FORCE_POINTS = 10_000
 MAX_RADICAND_DIGITS = 1000
 """Largest number of digits of the exact radicand of a square root: sympy factors it to simplify the root (0.3 s at
 1000 digits, 5 s at 2000, minutes at 4000)."""
+
+
+#: Shared docstring sections (:func:`theory._docstrings.fill_doc`); ``"p"`` also serves
+#: :mod:`theory.modular_transformer`.
+_DOC = {
+    "p": sections("p : int\n    Odd modulus ``p >= 3``."),
+    "p_k_symbolic": sections(
+        "p, k : int or sympy.Symbol\n"
+        "    Odd modulus ``p >= 3`` and number of inputs ``k >= 1``; a symbol gives the symbolic formula."
+    ),
+    "u_w": sections(
+        "u : sequence of k sequences of p numbers\n"
+        "    The input blocks :math:`u_1..u_k` (p is read from their length).\n"
+        "w : sequence of p numbers\n"
+        "    The output block (``p >= 2``).",
+    ),
+}
 
 
 def _digits(x: sympy.Expr) -> float:
@@ -266,13 +284,11 @@ def max_margin_k2_morwani(p: int | sympy.Expr) -> sympy.Expr:
     return sqrt(Rational(2, 27)) / ((p - 1) * sqrt(p))
 
 
+@fill_doc(_DOC)
 def min_width(p: int | sympy.Expr, k: int | sympy.Expr) -> int | sympy.Expr:
     r"""Width of the explicit construction and the theorem's bound, :math:`2^{2k-2}(p-1)`.
 
-    Parameters
-    ----------
-    p, k : int or sympy.Symbol
-        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``; a symbol gives the symbolic formula.
+    {{p_k_symbolic}}
 
     Returns
     -------
@@ -293,13 +309,11 @@ def min_width(p: int | sympy.Expr, k: int | sympy.Expr) -> int | sympy.Expr:
     return 2 ** (2 * k - 2) * (p - 1)
 
 
+@fill_doc(_DOC)
 def frequencies(p: int) -> range:
     r"""The non-trivial frequencies :math:`\zeta \in \{1, \dots, (p-1)/2\}` up to conjugation.
 
-    Parameters
-    ----------
-    p : int
-        Odd modulus ``p >= 3``.
+    {{p}}
 
     Returns
     -------
@@ -319,13 +333,11 @@ def frequencies(p: int) -> range:
     return range(1, (p - 1) // 2 + 1)
 
 
+@fill_doc(_DOC)
 def optimal_amplitude(p: int | sympy.Expr, k: int | sympy.Expr) -> sympy.Expr:
     r"""Per-entry amplitude of a unit-norm optimal neuron, :math:`\beta = \sqrt{2/((k+1)p)}` (Lemma C.15).
 
-    Parameters
-    ----------
-    p, k : int or sympy.Symbol
-        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``; a symbol gives the symbolic formula.
+    {{p_k_symbolic}}
 
     Returns
     -------
@@ -347,13 +359,11 @@ def optimal_amplitude(p: int | sympy.Expr, k: int | sympy.Expr) -> sympy.Expr:
     return sqrt(2 / ((k + 1) * p))
 
 
+@fill_doc(_DOC)
 def optimal_fourier_magnitude(p: int | sympy.Expr, k: int | sympy.Expr) -> sympy.Expr:
     r"""|û(±ζ)| = |ŵ(±ζ)| = :math:`\sqrt{p/(2(k+1))}` for every block of a unit optimal neuron (Eq. C.16).
 
-    Parameters
-    ----------
-    p, k : int or sympy.Symbol
-        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``; a symbol gives the symbolic formula.
+    {{p_k_symbolic}}
 
     Returns
     -------
@@ -372,6 +382,7 @@ def optimal_fourier_magnitude(p: int | sympy.Expr, k: int | sympy.Expr) -> sympy
     return sqrt(p / (2 * (k + 1)))
 
 
+@fill_doc(_DOC)
 def single_neuron_bound(p: int | sympy.Expr, k: int | sympy.Expr) -> sympy.Expr:
     r"""The end of the bound chain of Shi Lemma C.15: phases aligned, QM-GM on each
     frequency, Plancherel (:math:`\sum_{j\ge1} z(j) \le p/2`) and :math:`\|z\|_{(k+1)/2}\le\|z\|_1` give
@@ -380,10 +391,7 @@ def single_neuron_bound(p: int | sympy.Expr, k: int | sympy.Expr) -> sympy.Expr:
 
     Derived independently of :func:`max_margin`; Thm 4.9 says the two are equal.
 
-    Parameters
-    ----------
-    p, k : int or sympy.Symbol
-        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``; a symbol gives the symbolic formula.
+    {{p_k_symbolic}}
 
     Returns
     -------
@@ -463,16 +471,14 @@ def _check_residues(a: object, p: int, k: int | None = None) -> list[int]:
     return [_check_residue(x, p, "a") for x in items]
 
 
+@fill_doc(_DOC)
 def max_margin_logits(p: int | sympy.Expr, k: int | sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
     r"""Logits of every unit-norm max-margin network (Lemma C.6 with uniform q*; ``docs/modular.md``).
 
     All points lie on the margin and all wrong logits are equal, and each w_i has zero mean, so
     :math:`f(\hat\theta,a)[c] = \gamma^*(1[c=y(a)] - 1/p)`.
 
-    Parameters
-    ----------
-    p, k : int or sympy.Symbol
-        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``; a symbol gives the symbolic formula.
+    {{p_k_symbolic}}
 
     Returns
     -------
@@ -1021,6 +1027,7 @@ def _neuron_arrays(
     return u_exact, w_exact, p, len(u_exact)
 
 
+@fill_doc(_DOC)
 def psi_time_domain(u: Sequence[Sequence[object]], w: Sequence[object]) -> sympy.Expr:
     r"""Exact single-neuron class-weighted margin under uniform q and tau (definition, Shi Def C.13).
 
@@ -1029,12 +1036,7 @@ def psi_time_domain(u: Sequence[Sequence[object]], w: Sequence[object]) -> sympy
 
     Brute force over all p^k inputs; use for small p, k only.
 
-    Parameters
-    ----------
-    u : sequence of k sequences of p numbers
-        The input blocks :math:`u_1..u_k` (p is read from their length).
-    w : sequence of p numbers
-        The output block (``p >= 2``).
+    {{u_w}}
 
     Returns
     -------
@@ -1079,18 +1081,14 @@ def psi_time_domain(u: Sequence[Sequence[object]], w: Sequence[object]) -> sympy
     return sympy.expand(acc / sympy.Integer(p) ** k)
 
 
+@fill_doc(_DOC)
 def psi_fourier(u: Sequence[Sequence[object]], w: Sequence[object]) -> sympy.Expr:
     r"""Psi in Fourier form (Shi Lemma C.14), an exact identity for all real vectors:
 
     .. math:: \Psi(u,w) = \frac{k!}{(p-1)p^k}\sum_{j\ne0}\hat w(-j)\prod_{i=1}^k\hat u_i(j),
               \qquad \hat f(j)=\sum_x f(x)e^{-2\pi i jx/p}.
 
-    Parameters
-    ----------
-    u : sequence of k sequences of p numbers
-        The input blocks :math:`u_1..u_k` (p is read from their length).
-    w : sequence of p numbers
-        The output block (``p >= 2``).
+    {{u_w}}
 
     Returns
     -------

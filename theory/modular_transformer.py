@@ -59,6 +59,8 @@ from ._checks import (
     check_positive_int,
     format_count,
 )
+from ._docstrings import fill_doc, sections
+from .modular import _DOC as _MODULAR_DOC
 
 __all__ = [
     "bin_size",
@@ -78,17 +80,27 @@ __all__ = [
 ]
 
 
+#: Shared docstring sections (:func:`theory._docstrings.fill_doc`), with :mod:`theory.modular`'s ``"p"``.
+_DOC = {
+    "p": _MODULAR_DOC["p"],
+    "p_z_phi": sections(
+        "p : int\n    Odd modulus ``p >= 3``.",
+        "z : int\n    Frequency in ``0..(p-1)/2``.",
+        "phi : number or sympy expression, optional\n    Phase, 0 by default.",
+    ),
+    "p_k": sections("p, k : int\n    Odd modulus ``p >= 3`` and number of inputs ``k >= 1``."),
+}
+
+
 MAX_IDEAL_POINTS = 40_000
 """Largest number 4 n_freq^2 of DFT products of :func:`ideal_top_fraction` (1.8 s at n_freq = 100)."""
 
 
+@fill_doc(_DOC)
 def frequency_bins(p: int) -> list[tuple[int, int]]:
     r"""The one-sided 2-D bins :math:`(\zeta_1, \zeta_2)`, :math:`0 \le \zeta_i \le (p-1)/2`, row by row.
 
-    Parameters
-    ----------
-    p : int
-        Odd modulus ``p >= 3``.
+    {{p}}
 
     Returns
     -------
@@ -164,20 +176,14 @@ def bin_size(p: int, z1: int, z2: int) -> int:
     return (1 if z1 == 0 else 2) * (1 if z2 == 0 else 2)
 
 
+@fill_doc(_DOC)
 def cosine_dft(p: int, z: int, phi: object = 0) -> dict[int, sympy.Expr]:
     r"""Exact DFT of :math:`f(a) = \cos(2\pi z a/p + \phi)` on :math:`\mathbb Z_p`: its non-zero coefficients.
 
     :math:`\hat f(j) = \sum_a f(a) e^{-2\pi i j a/p} = \tfrac p2 (e^{i\phi}[j \equiv z] + e^{-i\phi}[j \equiv -z])`
     (orthogonality of the characters); for z = 0 it is :math:`p\cos\phi` at j = 0. Keys are j in 0..p-1.
 
-    Parameters
-    ----------
-    p : int
-        Odd modulus ``p >= 3``.
-    z : int
-        Frequency in ``0..(p-1)/2``.
-    phi : number or sympy expression, optional
-        Phase, 0 by default.
+    {{p_z_phi}}
 
     Returns
     -------
@@ -415,13 +421,11 @@ def concentration_threshold(p: int, n_bins: int) -> Fraction:
     return (1 + isotropic_bin_share(p, n_bins)) / 2
 
 
+@fill_doc(_DOC)
 def dataset_size(p: int, k: int) -> int:
     """Number of points :math:`p^k` of the k-sum mod p dataset (Shi Eq. 4.1).
 
-    Parameters
-    ----------
-    p, k : int
-        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``.
+    {{p_k}}
 
     Returns
     -------
@@ -447,13 +451,11 @@ def dataset_size(p: int, k: int) -> int:
     return p**k
 
 
+@fill_doc(_DOC)
 def train_size(p: int, k: int) -> int:
     r"""Points in the training half of the thesis's "even split": :math:`\lfloor p^k / 2 \rfloor`.
 
-    Parameters
-    ----------
-    p, k : int
-        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``.
+    {{p_k}}
 
     Returns
     -------
@@ -468,13 +470,11 @@ def train_size(p: int, k: int) -> int:
     return dataset_size(p, k) // 2
 
 
+@fill_doc(_DOC)
 def required_width(p: int, k: int) -> int:
     """Width at which Theorem 4.9 guarantees the max-margin Fourier circuit: :math:`2^{2k-2}(p-1)`.
 
-    Parameters
-    ----------
-    p, k : int
-        Odd modulus ``p >= 3`` and number of inputs ``k >= 1``.
+    {{p_k}}
 
     Returns
     -------
@@ -521,13 +521,11 @@ def predicted_delay_order(cases: Sequence[tuple[int, int]]) -> list[int]:
     return [i for _, _, i in sorted(widths)]
 
 
+@fill_doc(_DOC)
 def covered_frequencies(p: int) -> list[int]:
     r"""The frequencies :math:`1..(p-1)/2` every max-margin network uses (Theorem 4.9, Lemma C.20; Fig. 4.2a).
 
-    Parameters
-    ----------
-    p : int
-        Odd modulus ``p >= 3``.
+    {{p}}
 
     Returns
     -------
@@ -550,18 +548,12 @@ def covered_frequencies(p: int) -> list[int]:
     return list(freqs)
 
 
+@fill_doc(_DOC)
 def single_frequency_purity(p: int, z: int, phi: object = 0) -> sympy.Expr:
     r"""Maximum normalized one-sided power (the "purity" of Fig. 4.2, ``docs/modular.md``) of a Lemma 4.10 block
     :math:`u(a) = \cos(2\pi z a/p + \phi)`, from its exact DFT (:func:`cosine_dft`): 1 (all power at frequency z).
 
-    Parameters
-    ----------
-    p : int
-        Odd modulus ``p >= 3``.
-    z : int
-        Frequency in ``0..(p-1)/2``.
-    phi : number or sympy expression, optional
-        Phase, 0 by default.
+    {{p_z_phi}}
 
     Returns
     -------

@@ -62,6 +62,7 @@ from ._checks import (
     is_symbolic,
     log10_factorial,
 )
+from ._docstrings import fill_doc, sections
 
 __all__ = [
     "MAX_THM55_BATCH",
@@ -99,6 +100,25 @@ MAX_CUBE_BITS = 16
 
 MAX_EXPANSION_TERMS = 20_000
 """Largest number of monomials C(n+k-1, k) of the symbolic expansion in :func:`parity_expectation`."""
+
+
+#: Shared docstring entries and sections (:func:`theory._docstrings.fill_doc`).
+_K_SYMBOLIC = (
+    "k : int or sympy.Symbol\n    Parity order ``k >= 1``; a symbol gives the symbolic formula (no validation)."
+)
+_WIDTH = "r : int\n    The width."
+_EPS_INT = "eps : rational\n    The target loss, in (0, 1/2).\n\n" + sections(returns="int")
+_DOC = {
+    "k_symbolic": sections(_K_SYMBOLIC),
+    "k_margin": sections(_K_SYMBOLIC, returns="sympy.Expr\n    Exact value of :math:`\\gamma^*(k)`."),
+    "n_support": sections(
+        "n : int\n    Number of input bits.", "support : sequence of int\n    S (0-based); k = ``len(support)``."
+    ),
+    "n_k": sections("n : int\n    Odd input dimension n > k.", "k : int\n    Even parity degree."),
+    "nk_r": sections("n, k : int\n    Odd input dimension and even parity degree.", _WIDTH),
+    "eps_int": _EPS_INT,
+    "r_eps_int": _WIDTH + "\n" + _EPS_INT,
+}
 
 
 # --------------------------------------------------------------------------------------------
@@ -276,6 +296,7 @@ def check_support(n: object, support: Sequence[object], k: object | None = None)
 # --------------------------------------------------------------------------------------------
 
 
+@fill_doc(_DOC)
 def max_margin(k: int | sympy.Expr) -> sympy.Expr:
     r"""Maximum L_{2,k+1}-normalized margin of the degree-k parity network (Thm 7.8).
 
@@ -283,15 +304,7 @@ def max_margin(k: int | sympy.Expr) -> sympy.Expr:
 
     Independent of n; valid for width :math:`m\ge 2^{k-1}`.
 
-    Parameters
-    ----------
-    k : int or sympy.Symbol
-        Parity order ``k >= 1``; a symbol gives the symbolic formula (no validation).
-
-    Returns
-    -------
-    sympy.Expr
-        Exact value of :math:`\gamma^*(k)`.
+    {{k_margin}}
 
     Examples
     --------
@@ -310,18 +323,11 @@ def max_margin(k: int | sympy.Expr) -> sympy.Expr:
     return sqrt(2) * factorial(k) * (k + 1) ** (-(k + 1) / sympy.Integer(2))
 
 
+@fill_doc(_DOC)
 def max_margin_spec_form(k: int | sympy.Expr) -> sympy.Expr:
     r"""The same value as printed in Thm 7.8: :math:`k!\sqrt{2(k+1)^{-(k+1)}}` (stated independently).
 
-    Parameters
-    ----------
-    k : int or sympy.Symbol
-        Parity order ``k >= 1``; a symbol gives the symbolic formula (no validation).
-
-    Returns
-    -------
-    sympy.Expr
-        Exact value of :math:`\gamma^*(k)`.
+    {{k_margin}}
 
     Examples
     --------
@@ -361,13 +367,11 @@ def min_width(k: int | sympy.Expr) -> int | sympy.Expr:
     return 2 ** (_check_exact_k(k) - 1)
 
 
+@fill_doc(_DOC)
 def output_coefficient(k: int | sympy.Expr) -> sympy.Expr:
     r"""The construction's output :math:`f(x) = c\,\chi_S(x)\,[1,-1]` has :math:`c=(k!/\sqrt2)(k+1)^{-(k+1)/2}=\gamma^*/2`.
 
-    Parameters
-    ----------
-    k : int or sympy.Symbol
-        Parity order ``k >= 1``; a symbol gives the symbolic formula (no validation).
+    {{k_symbolic}}
 
     Returns
     -------
@@ -589,18 +593,14 @@ class ParityNeuron:
         return sympy.Add(*[ui * xi for ui, xi in zip(self.u, x)])
 
 
+@fill_doc(_DOC)
 def optimal_neuron(n: int, support: Sequence[int], sigma: Sequence[int] | None = None) -> ParityNeuron:
     r"""A unit-norm maximizer of the single-neuron margin (App. D.7).
 
     :math:`u_j=\sigma_j/\sqrt{k+1}` for the j-th element of S, 0 off S, and
     :math:`w=(\prod\sigma)/\sqrt{k+1}\cdot[1,-1]/\sqrt2`. Its expected margin is :func:`max_margin`.
 
-    Parameters
-    ----------
-    n : int
-        Number of input bits.
-    support : sequence of int
-        S (0-based); k = ``len(support)``.
+    {{n_support}}
     sigma : sequence of k signs (+1/-1), optional
         Defaults to all +1.
 
@@ -727,15 +727,11 @@ class ParityConstruction:
         return sympy.radsimp(sympy.simplify(self.margin / self.norm_power))
 
 
+@fill_doc(_DOC)
 def construction(n: int, support: Sequence[int], width: int | None = None) -> ParityConstruction:
     """Build the width-``2^{k-1}`` construction (see :class:`ParityConstruction`).
 
-    Parameters
-    ----------
-    n : int
-        Number of input bits.
-    support : sequence of int
-        S (0-based); k = ``len(support)``.
+    {{n_support}}
     width : int, optional
         Total width m, at least :math:`2^{k-1}` (the default); extra neurons are zero.
 
@@ -977,6 +973,7 @@ def thm55_bias_grid(k: object) -> list[Fraction]:
     return [Fraction(-kk + j, kk) for j in range(1, 2 * kk)]
 
 
+@fill_doc(_DOC)
 def thm55_width(k: object, eps: object) -> int:
     r"""The width of Thm 5.5: the smallest even r with :math:`r\ge k\,2^k\log(8k/\varepsilon)` (App. B.2.1).
 
@@ -984,12 +981,7 @@ def thm55_width(k: object, eps: object) -> int:
     ----------
     k : int
         The parity degree, k >= 2.
-    eps : rational
-        The target loss, in (0, 1/2).
-
-    Returns
-    -------
-    int
+    {{eps_int}}
         r.
 
     Examples
@@ -1007,24 +999,13 @@ def thm55_width(k: object, eps: object) -> int:
     return r + r % 2
 
 
+@fill_doc(_DOC)
 def thm55_steps(n: object, k: object, r: object, eps: object) -> int:
     r"""The iteration count of Thm 5.5: the smallest integer :math:`T\ge 2^9k^3rn^2/\varepsilon^2` (App. B.2.1; the
     main text's :math:`O(k^3r^2n/\varepsilon^2)` differs: docs/sparse_parity.md).
 
-    Parameters
-    ----------
-    n : int
-        Odd input dimension n > k.
-    k : int
-        Even parity degree.
-    r : int
-        The width.
-    eps : rational
-        The target loss, in (0, 1/2).
-
-    Returns
-    -------
-    int
+    {{n_k}}
+    {{r_eps_int}}
         T.
 
     Examples
@@ -1037,17 +1018,13 @@ def thm55_steps(n: object, k: object, r: object, eps: object) -> int:
     return math.ceil(Fraction(2**9 * kk**3 * rr * nn**2) / e**2)
 
 
+@fill_doc(_DOC)
 def thm55_first_step_rate(n: object, k: object) -> Fraction:
     r"""Step 0 of Thm 5.5: :math:`\eta_0 = 1/(k|\xi_{k-1}|)` with :math:`\xi_{k-1}=\widehat{\mathrm{Maj}_n}([k-1])`
     (Lemma B.1), with :math:`\lambda_0 = 1` on the weights, so that the first layer becomes :math:`-\eta_0\hat g`
     (App. B.2.1, Lemma B.4).
 
-    Parameters
-    ----------
-    n : int
-        Odd input dimension n > k.
-    k : int
-        Even parity degree.
+    {{n_k}}
 
     Returns
     -------
@@ -1065,16 +1042,12 @@ def thm55_first_step_rate(n: object, k: object) -> Fraction:
     return 1 / (kk * abs(majority_coefficient(nn, kk - 1)))
 
 
+@fill_doc(_DOC)
 def thm55_second_layer_rate(n: object, k: object, r: object, steps: object) -> float:
     r"""After step 0 of Thm 5.5 only the second layer moves, with :math:`\eta_t = 4k^{1.5}/(n\sqrt{r(T-1)})` and
     no weight decay (App. B.2.1; Thm B.6 with M = 8k^1.5).
 
-    Parameters
-    ----------
-    n, k : int
-        Odd input dimension and even parity degree.
-    r : int
-        The width.
+    {{nk_r}}
     steps : int
         The iterations T >= 2.
 
@@ -1097,6 +1070,7 @@ def thm55_second_layer_rate(n: object, k: object, r: object, steps: object) -> f
     return 4 * kk**1.5 / nn * math.exp(-0.5 * math.log(x))  # r (T - 1) beyond float range: in logs
 
 
+@fill_doc(_DOC)
 def thm55_batch(n: object, k: object, r: object, eps: object) -> int:
     r"""The batch size the proof of Thm 5.5 derives (Lemma B.5 with :math:`\varepsilon'=\varepsilon/(64k^2n)`,
     :math:`\delta'=\varepsilon/8`): :math:`B=\lceil(2/\tau^2)\log(4nr/\delta')\rceil`,
@@ -1107,14 +1081,7 @@ def thm55_batch(n: object, k: object, r: object, eps: object) -> int:
     ----------
     n, k : int
         Odd input dimension and even parity degree.
-    r : int
-        The width.
-    eps : rational
-        The target loss, in (0, 1/2).
-
-    Returns
-    -------
-    int
+    {{r_eps_int}}
         B.
 
     Examples

@@ -70,6 +70,7 @@ from ._checks import (
     check_positive_int,
     format_count,
 )
+from ._docstrings import fill_doc, sections
 from .parity import _log_fraction
 
 __all__ = [
@@ -141,6 +142,31 @@ MAX_FLOAT_N_PRIME = 10**300
 """Largest n' of the float approximation :func:`velocity_at_plateau_end_approx` (float range)."""
 
 Rational = int | Fraction
+
+
+#: Shared docstring entries and sections (:func:`theory._docstrings.fill_doc`).
+_K1 = "k : int\n    The number of blocks, ``k >= 1``."
+_K2 = "k : int\n    The number of blocks, ``k >= 2``."
+_N_PRIME = "n_prime : int\n    The block size, ``n' >= 1``."
+_V0 = "v0 : rational, optional\n    The initial value, ``v0 > 0`` (default 1)."
+_DOC = {
+    "k2_v0": _K2 + "\nv0 : number or sympy.Expr, optional\n    The initial value (default 1).",
+    "zero_one_error": sections(returns="Fraction\n    The 0-1 error."),
+    "k1_n_prime": sections(_K1, _N_PRIME),
+    "k1_n_prime_v0": sections(_K1, _N_PRIME, _V0),
+    "k2_n_prime_v0": "\n".join((_K2, _N_PRIME, _V0)),
+    "k3_n_prime_eps": sections(
+        "k : int\n    The number of blocks, ``k >= 3``.",
+        "n_prime : int\n    The block size, odd, ``n' >= 3``.",
+        "eps : rational, optional\n    The error level (default 49/100).",
+    ),
+    "v_u_printed": sections(
+        "v : sequence of numbers\n    The relevant weights, with ``prod v_i > 0``.",
+        "u : sequence of sequences of numbers\n    The irrelevant weights of each block (non-zero).",
+        "as_printed : bool, optional\n    The thesis' form (default False: the corrected one).",
+    ),
+    "float_bound": sections(returns="float\n    The bound."),
+}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -463,6 +489,7 @@ def flow_rhs(v: Sequence) -> list:
     return [math.prod(v[:i] + v[i + 1 :]) for i in range(len(v))]
 
 
+@fill_doc(_DOC)
 def flow_solution(t: object, k: object, v0: object = 1) -> sympy.Expr:
     """v(t) for equal init v_i(0) = v0 > 0: (v0^(2-k) - (k-2) t)^(-1/(k-2)) for k >= 3, v0 e^t for k = 2.
 
@@ -472,10 +499,7 @@ def flow_solution(t: object, k: object, v0: object = 1) -> sympy.Expr:
     ----------
     t : number or sympy.Expr
         The time (a symbol gives the formula).
-    k : int
-        The number of blocks, ``k >= 2``.
-    v0 : number or sympy.Expr, optional
-        The initial value (default 1).
+    {{k2_v0}}
 
     Returns
     -------
@@ -511,15 +535,13 @@ def flow_solution(t: object, k: object, v0: object = 1) -> sympy.Expr:
     return (v0s ** (2 - k) - (k - 2) * ts) ** sympy.Rational(-1, k - 2)
 
 
+@fill_doc(_DOC)
 def blowup_time(k: object, v0: object = 1) -> sympy.Expr:
     """T_inf = v0^(2-k)/(k-2) for k >= 3 (sympy.oo for k = 2: exponential growth, no blow-up).
 
     Parameters
     ----------
-    k : int
-        The number of blocks, ``k >= 2``.
-    v0 : number or sympy.Expr, optional
-        The initial value (default 1).
+    {{k2_v0}}
 
     Returns
     -------
@@ -559,6 +581,7 @@ def _check_v0(v0: object) -> sympy.Expr:
     return v0s
 
 
+@fill_doc(_DOC)
 def flow_time(v: object, k: object, v0: object = 1) -> Fraction | sympy.Expr:
     """Inverse of the flow: t(v) = (v0^(2-k) - v^(2-k))/(k-2) (k >= 3), log(v/v0) (k = 2), for v >= v0 > 0.
 
@@ -568,10 +591,7 @@ def flow_time(v: object, k: object, v0: object = 1) -> Fraction | sympy.Expr:
     ----------
     v : number or sympy.Expr
         The value reached, ``v >= v0``.
-    k : int
-        The number of blocks, ``k >= 2``.
-    v0 : number or sympy.Expr, optional
-        The initial value (default 1).
+    {{k2_v0}}
 
     Returns
     -------
@@ -767,6 +787,7 @@ def _check_blocks(blocks: list[list[Fraction]]) -> None:
     )
 
 
+@fill_doc(_DOC)
 def error(v: Sequence, u: Sequence[Sequence] | None = None, *, n_prime: object | None = None) -> Fraction:
     """Exact 0-1 error P[sign f(x) != chi_S(x)] of a disjoint-PolyNet (sign(0) = 0 counts as an error).
 
@@ -787,10 +808,7 @@ def error(v: Sequence, u: Sequence[Sequence] | None = None, *, n_prime: object |
     n_prime : int, optional
         The block size, when ``u`` is left out.
 
-    Returns
-    -------
-    Fraction
-        The 0-1 error.
+    {{zero_one_error}}
 
     Examples
     --------
@@ -822,6 +840,7 @@ def _binomial_counts(m: int) -> list[int]:
     return out
 
 
+@fill_doc(_DOC)
 def equal_init_error(v: object, k: object, n_prime: object) -> Fraction:
     """err(v, ..., v) with all-ones (or ±1) irrelevant weights: 1 - [(a+b)^k + (a-b)^k]/2 (v > 0).
 
@@ -834,10 +853,7 @@ def equal_init_error(v: object, k: object, n_prime: object) -> Fraction:
     n_prime : int
         The block size, ``n' >= 1``.
 
-    Returns
-    -------
-    Fraction
-        The 0-1 error.
+    {{zero_one_error}}
 
     Examples
     --------
@@ -913,6 +929,7 @@ class ErrorPiece:
             raise InputError(f"err must be a probability in [0, 1], got {self.err}", param="err")
 
 
+@fill_doc(_DOC)
 def error_pieces(k: object, n_prime: object, v0: object = 1) -> list[ErrorPiece]:
     """err(v) for v >= v0 along the all-equal flow, as a step function (all-ones irrelevant weights).
 
@@ -920,14 +937,7 @@ def error_pieces(k: object, n_prime: object, v0: object = 1) -> list[ErrorPiece]
     at an atom some outputs are exactly 0. Pieces are in increasing v; the first starts at v0 (a point piece if
     v0 is itself an atom), the last is (n'-1, oo) with err = 0.
 
-    Parameters
-    ----------
-    k : int
-        The number of blocks, ``k >= 1``.
-    n_prime : int
-        The block size, ``n' >= 1``.
-    v0 : rational, optional
-        The initial value, ``v0 > 0`` (default 1).
+    {{k1_n_prime_v0}}
 
     Returns
     -------
@@ -1030,6 +1040,7 @@ def _scan(k: int, m: int, v0: Fraction, eps: Fraction) -> Fraction:
     return lo  # (lo, oo): B = 0, err = 0
 
 
+@fill_doc(_DOC)
 def first_time_error_at_most(
     eps: object, k: object, n_prime: object, v0: object = 1
 ) -> tuple[Fraction, Fraction | sympy.Expr]:
@@ -1042,12 +1053,7 @@ def first_time_error_at_most(
     ----------
     eps : rational
         The error level, ``0 <= eps < 1``.
-    k : int
-        The number of blocks, ``k >= 2``.
-    n_prime : int
-        The block size, ``n' >= 1``.
-    v0 : rational, optional
-        The initial value, ``v0 > 0`` (default 1).
+    {{k2_n_prime_v0}}
 
     Returns
     -------
@@ -1075,6 +1081,7 @@ def first_time_error_at_most(
     return vstar, flow_time(vstar, k, v0)
 
 
+@fill_doc(_DOC)
 def last_time_error_at_least(
     alpha: object, k: object, n_prime: object, v0: object = 1
 ) -> tuple[Fraction, Fraction | sympy.Expr]:
@@ -1087,12 +1094,7 @@ def last_time_error_at_least(
     ----------
     alpha : rational
         The error level, ``0 < alpha <= 1``.
-    k : int
-        The number of blocks, ``k >= 2``.
-    n_prime : int
-        The block size, ``n' >= 1``.
-    v0 : rational, optional
-        The initial value, ``v0 > 0`` (default 1).
+    {{k2_n_prime_v0}}
 
     Returns
     -------
@@ -1135,19 +1137,13 @@ def last_time_error_at_least(
     return v, flow_time(v, k, _rational(v0, "v0"))
 
 
+@fill_doc(_DOC)
 def plateau_ratio(k: object, n_prime: object, eps: object = Fraction(49, 100)) -> Fraction:
     """1 - T(eps)/T(0) along the all-ones flow (Thm 5.7: this is O(n'^(1-k/2)) for eps = 0.49), exact.
 
     Needs k >= 3 and odd n' >= 3 (see the module docstring for the even-n' degeneracy).
 
-    Parameters
-    ----------
-    k : int
-        The number of blocks, ``k >= 3``.
-    n_prime : int
-        The block size, odd, ``n' >= 3``.
-    eps : rational, optional
-        The error level (default 49/100).
+    {{k3_n_prime_eps}}
 
     Returns
     -------
@@ -1179,17 +1175,11 @@ def plateau_ratio(k: object, n_prime: object, eps: object = Fraction(49, 100)) -
     return 1 - t_eps / t_0
 
 
+@fill_doc(_DOC)
 def plateau_ratio_scaled(k: object, n_prime: object, eps: object = Fraction(49, 100)) -> float:
     """(1 - T(eps)/T(0)) / n'^(1-k/2), which Thm 5.7 says is O(1) (no constant is given; about 12 for odd n' >= 11, k = 3..5).
 
-    Parameters
-    ----------
-    k : int
-        The number of blocks, ``k >= 3``.
-    n_prime : int
-        The block size, odd, ``n' >= 3``.
-    eps : rational, optional
-        The error level (default 49/100).
+    {{k3_n_prime_eps}}
 
     Returns
     -------
@@ -1218,16 +1208,12 @@ def plateau_ratio_scaled(k: object, n_prime: object, eps: object = Fraction(49, 
     return out
 
 
+@fill_doc(_DOC)
 def velocity_at_plateau_end_approx(k: object, n_prime: object, gamma: float = 0.01) -> float:
     """sqrt(pi n'/2) (2 gamma)^(1/k): the v at which 1/2 - 1/2 (sqrt(2/(pi n')) v)^k = 1/2 - gamma (Cor. B.10,
     with the Gaussian small-argument approximation erf(v/sqrt(2n')) ~ sqrt(2/(pi n')) v).
 
-    Parameters
-    ----------
-    k : int
-        The number of blocks, ``k >= 1``.
-    n_prime : int
-        The block size, ``n' >= 1``.
+    {{k1_n_prime}}
     gamma : float, optional
         The distance of the error below 1/2 (default 0.01).
 
@@ -1343,6 +1329,7 @@ def _check_b9(v: Sequence, u: Sequence[Sequence]) -> tuple[list[float], list[lis
     return vf, uf
 
 
+@fill_doc(_DOC)
 def lemma_b9_upper_bound(v: Sequence, u: Sequence[Sequence], *, as_printed: bool = False) -> float:
     """Lemma B.9 upper bound on the error from Hoeffding: err <= sum_i P(U_i > |v_i|) + sum_i P(U_i = |v_i|).
 
@@ -1350,19 +1337,9 @@ def lemma_b9_upper_bound(v: Sequence, u: Sequence[Sequence], *, as_printed: bool
     ``as_printed=True``: 2 sum_i exp(-v_i^2/||u_i||_2^2), which is false: k = 3, n' = 8, all-ones u, v = 6.51 gives
     err = 1 - (1 + (63/64)^3)/2 = 0.0230 > 0.0141 (a single tail P(U = 7) = 1/128 already exceeds exp(-v^2/7)).
 
-    Parameters
-    ----------
-    v : sequence of numbers
-        The relevant weights, with ``prod v_i > 0``.
-    u : sequence of sequences of numbers
-        The irrelevant weights of each block (non-zero).
-    as_printed : bool, optional
-        The thesis' form (default False: the corrected one).
+    {{v_u_printed}}
 
-    Returns
-    -------
-    float
-        The bound.
+    {{float_bound}}
 
     Examples
     --------
@@ -1383,6 +1360,7 @@ def lemma_b9_upper_bound(v: Sequence, u: Sequence[Sequence], *, as_printed: bool
     return out
 
 
+@fill_doc(_DOC)
 def lemma_b9_lower_bound(
     v: Sequence, u: Sequence[Sequence], *, as_printed: bool = False, c: float = float(BE_CONSTANT)
 ) -> float:
@@ -1392,21 +1370,11 @@ def lemma_b9_lower_bound(
     Otherwise (corrected): BE_i = 2 c sum_j |u_ij|^3/||u_i||_2^3 (two-sided Berry-Esseen for P(|U| <= |v|)),
     each factor capped at 1.
 
-    Parameters
-    ----------
-    v : sequence of numbers
-        The relevant weights, with ``prod v_i > 0``.
-    u : sequence of sequences of numbers
-        The irrelevant weights of each block (non-zero).
-    as_printed : bool, optional
-        The thesis' form (default False: the corrected one).
+    {{v_u_printed}}
     c : float, optional
         The Berry-Esseen constant (default 0.56).
 
-    Returns
-    -------
-    float
-        The bound.
+    {{float_bound}}
 
     Examples
     --------

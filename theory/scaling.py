@@ -19,6 +19,7 @@ import math
 from fractions import Fraction
 
 from ._checks import InputError, LimitError, as_fraction, check_positive_int, format_count
+from ._docstrings import fill_doc, sections
 from .boolean import _check_comb_digits
 
 __all__ = [
@@ -29,6 +30,16 @@ __all__ = [
     "slope_law_boundary",
     "width_plateau_boundary",
 ]
+
+
+#: The shared docstring section of the three slopes (:func:`theory._docstrings.fill_doc`).
+_DOC = {
+    "sizes": sections(
+        "n_lo, n_hi : int\n    ``2 <= n_lo < n_hi``.",
+        "k : int\n    The parity degree, ``1 <= k <= n_lo``.",
+        returns="float",
+    ),
+}
 
 
 def _sizes(n_lo: object, n_hi: object, k: object) -> tuple[int, int, int]:
@@ -53,21 +64,13 @@ def _comb(n: int, k: int, param: str) -> int:
     return math.comb(n, k)
 
 
+@fill_doc(_DOC)
 def fourier_gap_law_slope(n_lo: int, n_hi: int, k: int) -> float:
     r"""The local slope of :math:`\log t_c` against :math:`\log n` between n_lo and n_hi under the Fourier-gap law
     :math:`t_c\propto n^{k-1}\ln n` (Edelman Sec. 5.4.1 and Prop. B.7; :func:`theory.boolean.tc_growth_window`):
     :math:`(k-1)+\log(\ln n_{hi}/\ln n_{lo})/\log(n_{hi}/n_{lo})`.
 
-    Parameters
-    ----------
-    n_lo, n_hi : int
-        ``2 <= n_lo < n_hi``.
-    k : int
-        The parity degree, ``1 <= k <= n_lo``.
-
-    Returns
-    -------
-    float
+    {{sizes}}
 
     Raises
     ------
@@ -84,21 +87,13 @@ def fourier_gap_law_slope(n_lo: int, n_hi: int, k: int) -> float:
     return (kk - 1) + math.log(math.log(hi) / math.log(lo)) / _log_ratio(hi, lo)
 
 
+@fill_doc(_DOC)
 def random_search_law_slope(n_lo: int, n_hi: int, k: int) -> float:
     r"""The local slope of :math:`\log t_c` against :math:`\log n` between n_lo and n_hi under random search's law
     :math:`t_c\propto\binom nk` (Edelman Sec. 5.3.2, success time :math:`\mathrm{Geom}(1/\binom nk)`):
     :math:`\log(\binom{n_{hi}}k/\binom{n_{lo}}k)/\log(n_{hi}/n_{lo})`.
 
-    Parameters
-    ----------
-    n_lo, n_hi : int
-        ``2 <= n_lo < n_hi``.
-    k : int
-        The parity degree, ``1 <= k <= n_lo``.
-
-    Returns
-    -------
-    float
+    {{sizes}}
 
     Examples
     --------
@@ -109,20 +104,12 @@ def random_search_law_slope(n_lo: int, n_hi: int, k: int) -> float:
     return _log_ratio(_comb(hi, kk, "n_hi"), _comb(lo, kk, "n_lo")) / _log_ratio(hi, lo)
 
 
+@fill_doc(_DOC)
 def slope_law_boundary(n_lo: int, n_hi: int, k: int) -> float:
     """The midpoint of :func:`fourier_gap_law_slope` and :func:`random_search_law_slope`: a local slope below it is
     nearer the Fourier-gap law than random search's C(n, k) law (both laws from Edelman Ch. 5; module doc).
 
-    Parameters
-    ----------
-    n_lo, n_hi : int
-        ``2 <= n_lo < n_hi``.
-    k : int
-        The parity degree, ``1 <= k <= n_lo``.
-
-    Returns
-    -------
-    float
+    {{sizes}}
 
     Examples
     --------

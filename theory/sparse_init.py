@@ -44,6 +44,7 @@ from ._checks import (
     check_cost,
     format_count,
 )
+from ._docstrings import fill_doc, sections
 from .boolean import (
     MAX_EXACT_N,
     _check_comb_digits,
@@ -86,6 +87,15 @@ SOURCE = "Edelman thesis Lemmas C.13-C.15, Thm C.16 (App. C.2.4); docs/boolean.m
 MAX_CORRELATION_N = MAX_EXACT_N - 1
 """Largest n of the exact correlations, 13286: 1/2 Half_s(.) Maj_{n-s}(.) is an integer over 2^(n+1) (at most 4000
 digits; theory.boolean.MAX_EXACT_N)."""
+
+
+#: Shared docstring entries and sections (:func:`theory._docstrings.fill_doc`).
+_DELTA = "delta : float, Fraction or str\n    The failure probability, in (0, 1)."
+_DOC = {
+    "nks": sections("n, k, s : int\n    As in :func:`check_under_sparse`."),
+    "delta_width": _DELTA + "\n\n" + sections(returns="int\n    The even width r."),
+    "delta_m": _DELTA + "\n\n" + sections(returns="int\n    m."),
+}
 
 
 def check_under_sparse(n: object, k: object, s: object) -> tuple[int, int, int]:
@@ -154,15 +164,13 @@ def _check_exact(n: int) -> None:
     )
 
 
+@fill_doc(_DOC)
 def perturbation_epsilon(n: object, k: object, s: object) -> Fraction:
     """epsilon = 1/(2 max(C(n-s, k), n-s)): below 1/C(n-s, k) (App. C.2.4 init) and with (n-s) epsilon < 1, which the
     proof of Lemma C.13 actually uses. Equals 0.5/C(n-s,k) whenever C(n-s,k) >= n-s (every case the claims use);
     the max matters only when n-s < k, where C(n-s,k) = 0.
 
-    Parameters
-    ----------
-    n, k, s : int
-        As in :func:`check_under_sparse`.
+    {{nks}}
 
     Returns
     -------
@@ -322,13 +330,11 @@ def good_neuron_correlation(n: object, k: object, s: object, case: str) -> Fract
     return half * majority_coefficient(n - s, k - s + 1) / 2
 
 
+@fill_doc(_DOC)
 def good_neuron_correlations(n: object, k: object, s: object) -> list[Fraction]:
     """The full vector (xi_0, ..., xi_{n-1}) for S = {0..k-1}, S' = {0..s-1} (Lemma C.15).
 
-    Parameters
-    ----------
-    n, k, s : int
-        As in :func:`check_under_sparse`.
+    {{nks}}
 
     Returns
     -------
@@ -349,13 +355,11 @@ def good_neuron_correlations(n: object, k: object, s: object) -> list[Fraction]:
     return [value["S'"] if i < s else value["S-S'"] if i < k else value["out"] for i in range(n)]
 
 
+@fill_doc(_DOC)
 def thm_c16_ratio(n: object, k: object, s: object) -> Fraction:
     """|xi_{S\\S'}| / |xi_{[n]\\S}| = (n-k)/(k-s-1) (corrected Thm C.16; docs/boolean.md).
 
-    Parameters
-    ----------
-    n, k, s : int
-        As in :func:`check_under_sparse`.
+    {{nks}}
 
     Returns
     -------
@@ -373,13 +377,11 @@ def thm_c16_ratio(n: object, k: object, s: object) -> Fraction:
     return Fraction(n - k, k - s - 1)
 
 
+@fill_doc(_DOC)
 def thm_c16_ratio_as_printed(n: object, k: object, s: object) -> Fraction:
     """(n-s)/(k-s-1), the ratio as printed in the proof of Thm C.16 (refuted; docs/boolean.md).
 
-    Parameters
-    ----------
-    n, k, s : int
-        As in :func:`check_under_sparse`.
+    {{nks}}
 
     Returns
     -------
@@ -482,13 +484,11 @@ def thm_c16_schedule(n: object, k: object, s: object) -> dict[str, Fraction]:
     }
 
 
+@fill_doc(_DOC)
 def thm_c16_good_probability(n: object, k: object, s: object) -> Fraction:
     """P(S' ⊆ S) = C(k, s)/C(n, s) for a uniform s-subset S' and the parity's k-set S (proof of Thm C.16).
 
-    Parameters
-    ----------
-    n, k, s : int
-        As in :func:`check_under_sparse`.
+    {{nks}}
 
     Returns
     -------
@@ -506,6 +506,7 @@ def thm_c16_good_probability(n: object, k: object, s: object) -> Fraction:
     return Fraction(math.comb(k, s), math.comb(n, s))
 
 
+@fill_doc(_DOC)
 def thm_c16_width(n: object, k: object, s: object, delta: FractionLike) -> int:
     r"""The width r (even) for which, with probability >= 1 - delta/2, each of the k init biases is drawn by at least
     one good neuron (S' ⊆ S) among the r/2 independent ones (the mirrored half copies them):
@@ -514,17 +515,8 @@ def thm_c16_width(n: object, k: object, s: object, delta: FractionLike) -> int:
     choose k + 1 good neurons with correct biases, we need width O(k^2 (n/k)^s)"), with its constant; the proof says
     k + 1 biases, the init has k (docs/sparse_parity.md). Floating-point logarithms, rounded up.
 
-    Parameters
-    ----------
-    n, k, s : int
-        As in :func:`check_under_sparse`.
-    delta : float, Fraction or str
-        The failure probability, in (0, 1).
-
-    Returns
-    -------
-    int
-        The even width r.
+    {{nks}}
+    {{delta_width}}
 
     Examples
     --------
@@ -590,6 +582,7 @@ def hoeffding_sample_size(coordinates: object, tau: FractionLike, delta: Fractio
     return math.ceil(m)
 
 
+@fill_doc(_DOC)
 def thm_c16_sample_size(n: object, k: object, s: object, width: object, delta: FractionLike) -> int:
     r"""The sample size m of the one clipped step: every first-layer gradient coordinate of the r/2 independent
     neurons (per-sample terms :math:`\pm x_j 1\{\cdot\} \in [-1, 1]`) within :math:`\tau = (|\xi_{in}|-|\xi_{out}|)/2`
@@ -597,19 +590,10 @@ def thm_c16_sample_size(n: object, k: object, s: object, width: object, delta: F
     :math:`|\xi_{in}| = \Theta((n-s)^{-(k-s-1)/2})`, m = O((n-s)^{k-s-1} log(n r/delta)), the theorem's
     :math:`m = O((n/k)^{k-s-1})`.
 
-    Parameters
-    ----------
-    n, k, s : int
-        As in :func:`check_under_sparse`.
+    {{nks}}
     width : int
         The width r, even, ``>= 2``.
-    delta : float, Fraction or str
-        The failure probability, in (0, 1).
-
-    Returns
-    -------
-    int
-        m.
+    {{delta_m}}
 
     Examples
     --------
@@ -653,6 +637,7 @@ def thm_c16_correlation_threshold(eps: FractionLike) -> Fraction:
 # --------------------------------------------------------------------------------------------------
 # Lemmas C.5 and C.10 (App. C.2.2): gradient concentration and the r'-good initialization
 # --------------------------------------------------------------------------------------------------
+@fill_doc(_DOC)
 def lemma_c5_sample_size(n: object, width: object, tau: FractionLike, delta: FractionLike) -> int:
     r"""Lemma C.5's sample size :math:`m = \lceil 4\ln(4nr/\delta)/\tau^2 \rceil`: then, with probability >= 1 - delta,
     every coordinate of :math:`\nabla_{W,b} L_S` is within tau of :math:`\nabla_{W,b} L_D` (Hoeffding,
@@ -667,13 +652,7 @@ def lemma_c5_sample_size(n: object, width: object, tau: FractionLike, delta: Fra
         The width r, ``>= 1``.
     tau : float, Fraction or str
         The precision, ``> 0``.
-    delta : float, Fraction or str
-        The failure probability, in (0, 1).
-
-    Returns
-    -------
-    int
-        m.
+    {{delta_m}}
 
     Examples
     --------
@@ -695,6 +674,7 @@ def lemma_c5_sample_size(n: object, width: object, tau: FractionLike, delta: Fra
     return math.ceil(m)
 
 
+@fill_doc(_DOC)
 def lemma_c10_width(n: object, k: object, s: object, delta: FractionLike) -> int:
     r"""Lemma C.10's width :math:`r = \lceil 20k(2n/s)^k\ln(2k/\delta)\rceil` (the proof of Thm C.11 chooses it),
     rounded up to even (mirrored halves). Floating-point logarithm.
@@ -703,13 +683,7 @@ def lemma_c10_width(n: object, k: object, s: object, delta: FractionLike) -> int
     ----------
     n, k, s : int
         ``1 <= k <= s <= n``.
-    delta : float, Fraction or str
-        The failure probability, in (0, 1).
-
-    Returns
-    -------
-    int
-        The even width r.
+    {{delta_width}}
 
     Examples
     --------
@@ -948,6 +922,7 @@ def lemma_c9_steps(psi_norm: float, B: float, eps: float) -> int:
     return hi
 
 
+@fill_doc(_DOC)
 def lemma_c9_sample_size(psi_norm: float, B: float, eps: float, delta: FractionLike) -> int:
     r"""Lemma C.9's :math:`m = \lceil (4\sqrt2 B\|\psi\|_{\infty,2}+1)^2\ln(2/\delta)/\varepsilon^2 \rceil`. Floating point.
 
@@ -957,13 +932,7 @@ def lemma_c9_sample_size(psi_norm: float, B: float, eps: float, delta: FractionL
         :math:`\|\psi\|_{\infty,2}` and the readout norm bound, ``> 0``.
     eps : float
         epsilon, in (0, 1/2).
-    delta : float, Fraction or str
-        The failure probability, in (0, 1).
-
-    Returns
-    -------
-    int
-        m.
+    {{delta_m}}
 
     Examples
     --------

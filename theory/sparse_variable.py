@@ -78,6 +78,7 @@ from theory._checks import (
     format_count,
     log10_factorial,
 )
+from theory._docstrings import fill_doc, sections
 
 __all__ = [
     "C_SOFTMAX",
@@ -156,6 +157,56 @@ growing with the score's digits)."""
 
 MAX_VECTOR_LEVELS = 2**16
 """Largest number of patterns ``2^s`` of a vector target (:meth:`Construction.level_points`)."""
+
+
+# --------------------------------------------------------------------------------------------- shared docstrings
+
+#: Shared docstring sections (:func:`theory._docstrings.fill_doc`).
+_T = "T : int\n    Context length."
+_T_S = "T, s : int\n    Context length and sparsity."
+_GAMMA = "gamma : Fraction\n    Approximation parameter, ``0 < gamma <= 1``."
+_SUPPORT = "support : sequence of int\n    The relevant positions I."
+_COHERENCE = "coherence : Fraction\n    ``Delta`` of the positional vectors, ``0 <= s Delta < 1``."
+_EXACT_R = "sympy.Expr\n    Exact R."
+_MAPPING = """
+mapping : "deterministic" | "trainable" | "bag"
+    The input mapping (Lemma A.19, A.20 or A.21).
+delta_rule : "corrected" | "printed"
+    Box half-width ``gamma/4`` or ``gamma/8``.
+"""
+
+_DOC = {
+    "r_a19": sections(_T_S, _GAMMA, _COHERENCE, returns=_EXACT_R),
+    "r_a20": sections(_T, _GAMMA, returns=_EXACT_R),
+    "r_a21": sections(
+        _T_S, "gamma : Fraction\n    Approximation parameter, ``s Delta < gamma <= 1``.", _COHERENCE, returns=_EXACT_R
+    ),
+    "r_a19_coherent": sections(
+        _T_S, _GAMMA, "coherence : Fraction\n    ``Delta``, with ``(2s - 1) Delta < 1``.", returns=_EXACT_R
+    ),
+    "T_support": sections(_T, _SUPPORT),
+    "T_support_gamma": sections(_T, _SUPPORT, _GAMMA),
+    "T_support_gamma_output": sections(
+        _T, _SUPPORT, _GAMMA, 'output : "scalar" | "vector"\n    One head (``g``) or s heads (``g\'``).'
+    ),
+    "T_support_s": sections(_T, "support : sequence of int\n    The relevant positions I (``s = |I|``)."),
+    "mapping_representation": _MAPPING.strip("\n")
+    + "\n\n"
+    + sections(returns="SparseRepresentation", raises="ValueError"),
+    "construction_norms": sections(
+        "c : Construction",
+        returns='dict of str to sympy.Expr\n    Keys ``"W_Q", "W_K", "W_V", "W_C"`` (and ``"P_21"`` first for A.20).',
+    ),
+    "fraction_or_error": sections(returns="Fraction", raises="ValueError"),
+    "fraction_or_bad_argument": sections(
+        returns="Fraction", raises="ValueError\n    An argument is negative or not a finite number."
+    ),
+    "T_s_R": sections(
+        "T, s : int\n    Context length and number of kept positions, ``1 <= s <= T``.",
+        "R : rational number\n    The score margin (modulus at most 500).",
+    ),
+    "expr_or_error": sections(returns="sympy.Expr", raises="ValueError"),
+}
 
 
 # --------------------------------------------------------------------------------------------- validation
@@ -548,22 +599,11 @@ def _score_scale_args(
     return sympy.Integer(T_i), s_i, g, D
 
 
+@fill_doc(_DOC)
 def r_a19(T: int, s: int, gamma: Fraction, coherence: Fraction = Fraction(0)) -> sympy.Expr:
     """``R = log(8T/gamma) / (1 - s Delta)`` (proof of Lemma A.19; also its s-head part).
 
-    Parameters
-    ----------
-    T, s : int
-        Context length and sparsity.
-    gamma : Fraction
-        Approximation parameter, ``0 < gamma <= 1``.
-    coherence : Fraction
-        ``Delta`` of the positional vectors, ``0 <= s Delta < 1``.
-
-    Returns
-    -------
-    sympy.Expr
-        Exact R.
+    {{r_a19}}
 
     Examples
     --------
@@ -578,20 +618,11 @@ def r_a19(T: int, s: int, gamma: Fraction, coherence: Fraction = Fraction(0)) ->
     return sympy.log(8 * T / g) / (1 - s * D)
 
 
+@fill_doc(_DOC)
 def r_a20(T: int, gamma: Fraction) -> sympy.Expr:
     """``R = log(8T/gamma)`` (proof of Lemma A.20).
 
-    Parameters
-    ----------
-    T : int
-        Context length.
-    gamma : Fraction
-        Approximation parameter, ``0 < gamma <= 1``.
-
-    Returns
-    -------
-    sympy.Expr
-        Exact R.
+    {{r_a20}}
 
     Examples
     --------
@@ -604,22 +635,11 @@ def r_a20(T: int, gamma: Fraction) -> sympy.Expr:
     return sympy.log(8 * T / g)
 
 
+@fill_doc(_DOC)
 def r_a21(T: int, s: int, gamma: Fraction, coherence: Fraction = Fraction(0)) -> sympy.Expr:
     """``R = log(8 T s (1 + Delta) / (gamma - s Delta)) / (1 - s Delta)`` (proof of Lemma A.21).
 
-    Parameters
-    ----------
-    T, s : int
-        Context length and sparsity.
-    gamma : Fraction
-        Approximation parameter, ``s Delta < gamma <= 1``.
-    coherence : Fraction
-        ``Delta`` of the positional vectors, ``0 <= s Delta < 1``.
-
-    Returns
-    -------
-    sympy.Expr
-        Exact R.
+    {{r_a21}}
 
     Raises
     ------
@@ -788,6 +808,7 @@ def _unit(u: Name, w: Name, c: Fraction = Fraction(1)) -> tuple[Fraction, Name, 
     return (Fraction(c), u, w)
 
 
+@fill_doc(_DOC)
 def lemma_a19(
     T: int,
     support: Sequence[int],
@@ -801,16 +822,7 @@ def lemma_a19(
     ``(1/s) sum chi_i``), or s heads with ``W_K^[b] = v_{I_b} e_1^T`` and ``W_C^[b] = e_1 e_b^T`` (vector, approximates
     ``chi_I``). ``thesis_wv=True`` uses the printed ``W_V^[b] = (E_0 - E_1) e_2^T`` of the s-head part.
 
-    Parameters
-    ----------
-    T : int
-        Context length.
-    support : sequence of int
-        The relevant positions I.
-    gamma : Fraction
-        Approximation parameter, ``0 < gamma <= 1``.
-    output : "scalar" | "vector"
-        One head (``g``) or s heads (``g'``).
+    {{T_support_gamma_output}}
     coherence : Fraction
         ``Delta`` the weights assume, ``0 <= Delta < 1/s`` (only R changes).
     thesis_wv : bool
@@ -862,24 +874,13 @@ def lemma_a19(
     return Construction("A.19", "deterministic", output, T, I, heads, positions, g, D, r_a19(T, s, g, D), thesis_wv)
 
 
+@fill_doc(_DOC)
 def r_a19_coherent(T: int, s: int, gamma: Fraction, coherence: Fraction) -> sympy.Expr:
     """``R = log(8T/gamma) (1 - (s-1) Delta) / (1 - (2s-1) Delta)``: the score scale of :func:`lemma_a19_coherent`
     (relevant scores exactly R, others at most ``R s Delta/(1 - (s-1) Delta)``, so Lemma A.24 applies with the gap
     ``R (1 - (2s-1) Delta)/(1 - (s-1) Delta) = log(8T/gamma)``).
 
-    Parameters
-    ----------
-    T, s : int
-        Context length and sparsity.
-    gamma : Fraction
-        Approximation parameter, ``0 < gamma <= 1``.
-    coherence : Fraction
-        ``Delta``, with ``(2s - 1) Delta < 1``.
-
-    Returns
-    -------
-    sympy.Expr
-        Exact R.
+    {{r_a19_coherent}}
 
     Examples
     --------
@@ -924,6 +925,7 @@ def _solve(G: list[list[Fraction]], rhs: list[Fraction]) -> list[Fraction]:
     return [A[i][n] / A[i][i] for i in range(n)]
 
 
+@fill_doc(_DOC)
 def lemma_a19_coherent(
     T: int, support: Sequence[int], gamma: Fraction, gram: Sequence[Sequence[Fraction]], coherence: Fraction
 ) -> Construction:
@@ -935,14 +937,7 @@ def lemma_a19_coherent(
     (``gram`` = the exact Gram matrix of the relevant vectors), so every relevant score is exactly R, and R is
     :func:`r_a19_coherent`. Needs ``Delta < 1/(2s - 1)``.
 
-    Parameters
-    ----------
-    T : int
-        Context length.
-    support : sequence of int
-        The relevant positions I.
-    gamma : Fraction
-        Approximation parameter, ``0 < gamma <= 1``.
+    {{T_support_gamma}}
     gram : s x s sequence of Fraction
         Exact inner products ``<v_i, v_j>`` of the relevant positional vectors (unit diagonal).
     coherence : Fraction
@@ -993,21 +988,13 @@ def lemma_a19_coherent(
     return Construction("A.19", "deterministic", "scalar", T, I, (head,), positions, g, D, R, variant="coherent")
 
 
+@fill_doc(_DOC)
 def lemma_a20(T: int, support: Sequence[int], gamma: Fraction = Fraction(1), output: str = "scalar") -> Construction:
     """Lemma A.20 (trainable positional table P): scalar: ``P_i = v_1`` on I, 0 elsewhere, ``W_K = v_1 e_1^T``;
     vector: ``P_i = e_{n(i)}`` on I, head b has ``W_K^[b] = e_b e_1^T``; ``W_Q, W_V, W_C`` as in Lemma A.19 and
     ``R = log(8T/gamma)``.
 
-    Parameters
-    ----------
-    T : int
-        Context length.
-    support : sequence of int
-        The relevant positions I.
-    gamma : Fraction
-        Approximation parameter, ``0 < gamma <= 1``.
-    output : "scalar" | "vector"
-        One head (``g``) or s heads (``g'``).
+    {{T_support_gamma_output}}
 
     Returns
     -------
@@ -1041,6 +1028,7 @@ def lemma_a20(T: int, support: Sequence[int], gamma: Fraction = Fraction(1), out
     return Construction("A.20", "trainable", output, T, I, heads, positions, g, Fraction(0), r_a20(T, g))
 
 
+@fill_doc(_DOC)
 def lemma_a21(
     T: int,
     support: Sequence[int],
@@ -1053,12 +1041,7 @@ def lemma_a21(
     e_1^T`` (scalar: approximates ``(r - s)/(r + 1)``) or ``W_C = sum_i e_{n(i)} e_{n(i)}^T`` (vector: approximates
     ``(b_i - 1)/(r + 1)``). ``gamma`` must satisfy ``s Delta < gamma < 1``; default ``1/(s + 1)``.
 
-    Parameters
-    ----------
-    T : int
-        Context length.
-    support : sequence of int
-        The relevant positions I.
+    {{T_support}}
     gamma : Fraction, optional
         Approximation parameter (default ``1/(s + 1)``).
     output : "scalar" | "vector"
@@ -1105,6 +1088,7 @@ def lemma_a21(
     return Construction("A.21", "bag", output, T, I, (Head(wq, wk, wv, wc),), positions, g, D, r_a21(T, s, g, D))
 
 
+@fill_doc(_DOC)
 def stated_head_bounds(c: Construction) -> dict[str, sympy.Expr]:
     """The norm bounds the lemma states for each head (Frobenius; ``P`` in the ``(2,1)`` norm for Lemma A.20).
 
@@ -1113,14 +1097,7 @@ def stated_head_bounds(c: Construction) -> dict[str, sympy.Expr]:
     ``||W_C|| <= 1``. A.21: ``||W_Q|| <= log(8Ts(1+Delta)/(gamma - s Delta))/(1 - s Delta)``, ``||W_K|| <= s + 1``,
     ``||W_V|| <= 2s``, ``||W_C|| <= s``.
 
-    Parameters
-    ----------
-    c : Construction
-
-    Returns
-    -------
-    dict of str to sympy.Expr
-        Keys ``"W_Q", "W_K", "W_V", "W_C"`` (and ``"P_21"`` first for A.20).
+    {{construction_norms}}
 
     Examples
     --------
@@ -1159,18 +1136,12 @@ def stated_head_bounds(c: Construction) -> dict[str, sympy.Expr]:
     }
 
 
+@fill_doc(_DOC)
 def exact_head_norms(c: Construction) -> dict[str, sympy.Expr]:
     """The Frobenius norms of the constructed weights of the first head (all heads have equal norms), and
     ``||P^T||_{2,1} = sum_t ||P_t||`` for a trainable table, for an orthonormal basis (exact sympy).
 
-    Parameters
-    ----------
-    c : Construction
-
-    Returns
-    -------
-    dict of str to sympy.Expr
-        Keys ``"W_Q", "W_K", "W_V", "W_C"`` (and ``"P_21"`` first for A.20).
+    {{construction_norms}}
 
     Examples
     --------
@@ -1258,6 +1229,7 @@ def head_norm_closed_forms(lemma: str, output: str, T: int, s: int, gamma: Fract
     return out
 
 
+@fill_doc(_DOC)
 def worst_case_error(c: Construction) -> Fraction:
     r"""The exact ``max_b max_j |head(b)_j - g(b)_j|`` for an orthonormal basis (``q = e^R``).
 
@@ -1271,13 +1243,7 @@ def worst_case_error(c: Construction) -> Fraction:
     c : Construction
         Orthonormal basis (coherence 0); not the printed ``thesis_wv`` s-head construction.
 
-    Returns
-    -------
-    Fraction
-
-    Raises
-    ------
-    ValueError
+    {{fraction_or_error}}
         ``c.thesis_wv`` is set, or the coherence is not 0.
 
     Examples
@@ -1816,6 +1782,7 @@ def _delta(gamma: Fraction, rule: str) -> Fraction:
     )
 
 
+@fill_doc(_DOC)
 def symmetric_representation(
     T: int,
     support: Sequence[int],
@@ -1829,26 +1796,10 @@ def symmetric_representation(
     The head is ``gamma/4``-close to a ``gamma``-separated monotone function, so the network's box half-width is
     ``delta = gamma/4`` (``delta_rule="printed"``: the proof's ``gamma/8``).
 
-    Parameters
-    ----------
-    T : int
-        Context length.
-    support : sequence of int
-        The relevant positions I (``s = |I|``).
+    {{T_support_s}}
     levels : sequence of Fraction
         ``s + 1`` values, ``levels[r]`` for ``r`` relevant bits set.
-    mapping : "deterministic" | "trainable" | "bag"
-        The input mapping (Lemma A.19, A.20 or A.21).
-    delta_rule : "corrected" | "printed"
-        Box half-width ``gamma/4`` or ``gamma/8``.
-
-    Returns
-    -------
-    SparseRepresentation
-
-    Raises
-    ------
-    ValueError
+    {{mapping_representation}}
         ``len(levels) != s + 1`` or an unknown ``mapping`` or ``delta_rule``.
 
     Examples
@@ -1897,6 +1848,7 @@ def symmetric_representation(
     return SparseRepresentation(c, net, table, delta_rule)
 
 
+@fill_doc(_DOC)
 def general_representation(
     T: int,
     support: Sequence[int],
@@ -1908,26 +1860,10 @@ def general_representation(
     or the single bag-of-vectors head of Lemma A.21 (``gamma = 1/(s + 1)``): equal to
     ``f(b) = table[sum_j b_{I_j} 2^j]`` for every b (box half-width ``delta = gamma/4``; "printed": ``gamma/8``).
 
-    Parameters
-    ----------
-    T : int
-        Context length.
-    support : sequence of int
-        The relevant positions I (``s = |I|``).
+    {{T_support_s}}
     table : sequence of Fraction
         ``2^s`` values, little-endian in the relevant bits.
-    mapping : "deterministic" | "trainable" | "bag"
-        The input mapping (Lemma A.19, A.20 or A.21).
-    delta_rule : "corrected" | "printed"
-        Box half-width ``gamma/4`` or ``gamma/8``.
-
-    Returns
-    -------
-    SparseRepresentation
-
-    Raises
-    ------
-    ValueError
+    {{mapping_representation}}
         ``len(table) != 2^s`` or an unknown ``mapping`` or ``delta_rule``.
 
     Examples
@@ -1975,6 +1911,7 @@ def general_representation(
 # --------------------------------------------------------------------------------------------- Lemma 4.7 / Cor. A.7
 
 
+@fill_doc(_DOC)
 def softmax_jacobian_l11(p: Sequence[Fraction]) -> Fraction:
     """``||J softmax||_{1,1} = sum_ij |p_i (1[i=j] - p_j)| = 2 sum_i p_i (1 - p_i)`` at the probability vector p
     (proof of Cor. A.7).
@@ -1984,13 +1921,7 @@ def softmax_jacobian_l11(p: Sequence[Fraction]) -> Fraction:
     p : sequence of Fraction
         A probability vector.
 
-    Returns
-    -------
-    Fraction
-
-    Raises
-    ------
-    ValueError
+    {{fraction_or_error}}
         ``p`` has a negative entry or does not sum to 1.
 
     Examples
@@ -2091,6 +2022,7 @@ def _nonnegative(value: object, name: str) -> Fraction:
     return x
 
 
+@fill_doc(_DOC)
 def head_input_lipschitz(value_norm: object, qk_norm: object, softmax_constant: object = C_SOFTMAX) -> Fraction:
     r"""Lemma A.14's Lipschitz constant of an attention head in its input:
     :math:`\|W_V\|_2\,(1 + 2C\,\|W_K W_Q^\top\|_2)` in the norm :math:`\|(\cdot)^\top\|_{2,\infty}` (largest row norm),
@@ -2108,13 +2040,7 @@ def head_input_lipschitz(value_norm: object, qk_norm: object, softmax_constant: 
     softmax_constant : rational number
         The constant C of :math:`\|\mathrm{softmax}(a) - \mathrm{softmax}(b)\|_1 \le C\|a - b\|_\infty`, >= 0.
 
-    Returns
-    -------
-    Fraction
-
-    Raises
-    ------
-    ValueError
+    {{fraction_or_error}}
         A norm or the constant is negative or not a finite number.
 
     Examples
@@ -2129,6 +2055,7 @@ def head_input_lipschitz(value_norm: object, qk_norm: object, softmax_constant: 
     return v * (1 + 2 * c * q)
 
 
+@fill_doc(_DOC)
 def block_perturbation_bound(
     out_term: object,
     input_gap: object,
@@ -2161,14 +2088,7 @@ def block_perturbation_bound(
     sigma_lipschitz : rational number
         :math:`L_\sigma`, the Lipschitz constant of the activation, >= 0.
 
-    Returns
-    -------
-    Fraction
-
-    Raises
-    ------
-    ValueError
-        An argument is negative or not a finite number.
+    {{fraction_or_bad_argument}}
 
     Examples
     --------
@@ -2185,6 +2105,7 @@ def block_perturbation_bound(
     return t_c + lip * head_input_lipschitz(b_v, b_qk) * gap + 2 * lip * b_v * t_qk + lip * t_v
 
 
+@fill_doc(_DOC)
 def scalar_output_bound(readout_norm: object, cls_gap: object, readout_term: object) -> Fraction:
     r"""Lemma A.16's bound on the scalar output's change, :math:`|g_{\text{tf-scalar}}(X; W, w) -
     g_{\text{tf-scalar}}(X; \widehat W, \hat w)| \le \|w\|\,\|g_{[\text{CLS}]} - \hat g_{[\text{CLS}]}\| +
@@ -2199,14 +2120,7 @@ def scalar_output_bound(readout_norm: object, cls_gap: object, readout_term: obj
     readout_term : rational number
         :math:`|(w - \hat w)^\top g^{(L+1)}(X; \widehat W)_{[\text{CLS}]}|`, >= 0.
 
-    Returns
-    -------
-    Fraction
-
-    Raises
-    ------
-    ValueError
-        An argument is negative or not a finite number.
+    {{fraction_or_bad_argument}}
 
     Examples
     --------
@@ -2256,17 +2170,13 @@ def _truncation_args(T: object, s: object, R: object) -> tuple[int, int, sympy.E
     return T_, s_, R_
 
 
+@fill_doc(_DOC)
 def softmax_truncation_bound(T: int, s: int, R: object) -> sympy.Expr:
     r"""Lemma A.24 (softmax truncation) as printed: for scores with :math:`z_t \ge R` (t <= s) and
     :math:`z_t \le 0` (t > s), and :math:`z'` equal to z on the first s positions and :math:`-\infty` after,
     :math:`\|\mathrm{softmax}(z') - \mathrm{softmax}(z)\|_1 \le 2(T - s)/(s e^R)` (Edelman thesis, App. A.2.3).
 
-    Parameters
-    ----------
-    T, s : int
-        Context length and number of kept positions, ``1 <= s <= T``.
-    R : rational number
-        The score margin (modulus at most 500).
+    {{T_s_R}}
 
     Returns
     -------
@@ -2288,6 +2198,7 @@ def softmax_truncation_bound(T: int, s: int, R: object) -> sympy.Expr:
     return sympy.Integer(2 * (T_ - s_)) * sympy.exp(-R_) / s_
 
 
+@fill_doc(_DOC)
 def softmax_truncation_sup(T: int, s: int, R: object) -> sympy.Expr:
     r"""The exact supremum of :math:`\|\mathrm{softmax}(z') - \mathrm{softmax}(z)\|_1` under Lemma A.24's
     hypotheses: :math:`2(T - s)/(s e^R + T - s)`, attained at :math:`z_t = R` (t <= s), :math:`z_t = 0` (t > s).
@@ -2297,20 +2208,9 @@ def softmax_truncation_sup(T: int, s: int, R: object) -> sympy.Expr:
     It is below the printed :func:`softmax_truncation_bound` by the factor :math:`s e^R/(s e^R + T - s)`, which
     tends to 1 as R grows (the printed bound is asymptotically sharp).
 
-    Parameters
-    ----------
-    T, s : int
-        Context length and number of kept positions, ``1 <= s <= T``.
-    R : rational number
-        The score margin (modulus at most 500).
+    {{T_s_R}}
 
-    Returns
-    -------
-    sympy.Expr
-
-    Raises
-    ------
-    ValueError
+    {{expr_or_error}}
         As :func:`softmax_truncation_bound`.
 
     Examples

@@ -8,4 +8,5 @@ REFUSED: list[tuple[str, dict[str, object], str]] = []
 
 NO_SIZE = {
     "fill_doc": "a decorator over a mapping of docstring sections, applied at import time; no size to bound",
+    "sections": "joins a few docstring entries written in the source; no size to bound",
 }
