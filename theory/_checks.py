@@ -20,7 +20,9 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from collections.abc import Iterable, Sized
 from fractions import Fraction
+from typing import Any
 
 import sympy
 
@@ -35,6 +37,7 @@ __all__ = [
     "check_cost",
     "check_odd_modulus",
     "check_positive_int",
+    "check_sequence",
     "format_count",
     "is_symbolic",
     "log10_factorial",
@@ -593,3 +596,50 @@ def check_cost(
         limit=limit,
         hint=hint,
     )
+
+
+def check_sequence(value: object, name: str, limit: int, *, what: str, hint: str) -> list[Any]:
+    """``value`` as a list, after checking that it is a sequence (not a string) of at most ``limit`` items.
+
+    The length is checked before the items are copied when ``value`` has one (a generator is copied first), so a
+    huge sequence is refused at once with a :class:`LimitError` naming ``name``; the items themselves are the
+    caller's to check.
+
+    Parameters
+    ----------
+    value : object
+        The argument, e.g. the weights ``w`` of a neuron.
+    name : str
+        The parameter's name, used in every message.
+    limit : int
+        The largest number of items.
+    what, hint : str
+        What the number of items counts, and what to use instead (as :func:`check_cost` takes them).
+
+    Returns
+    -------
+    list
+        The items, in order.
+
+    Raises
+    ------
+    InputError
+        If ``value`` is a string, bytes or not iterable.
+    LimitError
+        If it has more than ``limit`` items.
+
+    Examples
+    --------
+    >>> from theory._checks import check_sequence
+    >>> check_sequence((1, 2, 3), "w", 10, what="the number of weights", hint="")
+    [1, 2, 3]
+    >>> check_sequence("12", "w", 10, what="the number of weights", hint="")
+    Traceback (most recent call last):
+        ...
+    theory._checks.InputError: w must be a sequence of numbers, got '12'
+    """
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise InputError(f"{name} must be a sequence of numbers, got {value!r:.80}", param=name)
+    items = value if isinstance(value, Sized) else list(value)  # a generator has no length before it is copied
+    check_cost(len(items), limit, param=name, value=len(items), what=what, hint=hint)
+    return list(items)

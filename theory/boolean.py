@@ -53,6 +53,7 @@ from ._checks import (
     as_number,
     check_cost,
     check_positive_int,
+    check_sequence,
     format_count,
     log10_factorial,
 )
@@ -1602,17 +1603,13 @@ def sinusoid_coefficient(w: Sequence, c: object, b: object, S: Subset, kind: str
     """
     if not isinstance(kind, str) or kind not in ("cos", "sin"):
         raise InputError(f"kind must be 'cos' or 'sin', got {kind!r:.80}", param="kind")
-    if isinstance(w, (str, bytes)) or not hasattr(w, "__iter__"):
-        raise InputError(f"w must be a sequence of numbers, got {w!r:.80}", param="w")
-    if hasattr(w, "__len__"):
-        check_cost(
-            len(w),
-            MAX_SINUSOID_N,
-            param="w",
-            value=len(w),
-            what="the number of weights (a sympy product of one factor per weight)",
-            hint="use fewer weights or numerics for float values",
-        )
+    w = check_sequence(
+        w,
+        "w",
+        MAX_SINUSOID_N,
+        what="the number of weights (a sympy product of one factor per weight)",
+        hint="use fewer weights or numerics for float values",
+    )
     w = [as_number(v, "w") for v in w]
     n = len(w)
     mask = as_mask(S, n)

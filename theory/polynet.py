@@ -68,6 +68,7 @@ from ._checks import (
     as_number,
     check_cost,
     check_positive_int,
+    check_sequence,
     format_count,
 )
 from ._docstrings import fill_doc, sections
@@ -460,14 +461,10 @@ def flow_rhs(v: Sequence) -> list:
     >>> flow_rhs([1, 2, 3])
     [6, 3, 2]
     """
-    if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
-        raise InputError(f"v must be a sequence of numbers, got {v!r:.80}", param="v")
-    v = list(v)
-    check_cost(
-        len(v),
+    v = check_sequence(
+        v,
+        "v",
         MAX_BLOCKS,
-        param="v",
-        value=len(v),
         what="the number of relevant weights k (k products of k - 1 factors)",
         hint="the equal-init flow is dv/dt = v^(k-1)",
     )

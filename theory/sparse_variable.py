@@ -2232,7 +2232,7 @@ def shattering_size(T: int) -> int:
     Parameters
     ----------
     T : int
-        Context length, ``T >= 2``.
+        The context length of Prop. 4.8 (tokens the heads attend over), ``T >= 2``.
 
     Returns
     -------

@@ -91,3 +91,14 @@ def test_check_cost_messages_and_bad_costs():
         check_cost(float("nan"), 10, param="k", value=3, what="the value", hint="")
     with pytest.raises(InputError):
         check_positive_int(3, "k", minimum=float("nan"))
+
+
+def test_check_sequence_copies_refuses_strings_and_counts_before_copying() -> None:
+    from theory._checks import InputError, LimitError, check_sequence
+
+    assert check_sequence(iter([3, 1]), "w", 2, what="weights", hint="") == [3, 1]  # a generator is copied first
+    with pytest.raises(InputError, match="w must be a sequence"):
+        check_sequence(b"ab", "w", 2, what="weights", hint="")
+    with pytest.raises(LimitError) as err:
+        check_sequence(range(10**18), "w", 2, what="weights", hint="")  # refused from its length, never copied
+    assert err.value.param == "w"

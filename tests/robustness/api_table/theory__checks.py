@@ -18,6 +18,7 @@ BASELINE = {
     },
     "check_odd_modulus": {"p": 7, "source": "Shi Thm 4.9"},
     "check_positive_int": {"value": 3, "name": "k", "minimum": 1, "hypothesis": "the network has k inputs"},
+    "check_sequence": {"value": [1, 2], "name": "w", "limit": 3, "what": "the number of weights", "hint": ""},
     "format_count": {"n": 1234567},
     "is_symbolic": {},
     "log10_factorial": {"n": 10},
@@ -28,6 +29,7 @@ REFUSED = [
     ("as_number", {"value": "1e-5000", "name": "b"}, "b"),
     ("as_fraction", {"value": "1e5000", "name": "b"}, "b"),
     ("log10_factorial", {"n": 10**301}, "n"),
+    ("check_sequence", {"value": [0] * 4, "name": "w", "limit": 3, "what": "the number of weights", "hint": ""}, "w"),
     ("check_cost", {"cost": 101, "limit": 100, "param": "n", "value": 101, "what": "the matrix", "hint": ""}, "n"),
 ]
 
