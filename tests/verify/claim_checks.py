@@ -49,7 +49,7 @@ SLOW_VERDICTS = {
     "edelman-ch8-transformer-phases": "192 s, 8 seeds",
     "edelman-ch8-transformer-induction-head": "the phases run",
     "edelman-ch8-one-layer-control": "93 s, 8 seeds",
-    "edelman-ch6-width-buys-data": "84 s, 16 seeds x 2 widths",
+    "edelman-ch6-width-buys-data": "327 s at load average 5-10 (about four times the 16-seed run's 84 s), 64 seeds x 2 widths",
     "edelman-ch6-fig6.1-pareto-grid": "79 s, 12 cells",
     "karp-ch4-thm4.4-gd-classifies": "24-57 s on a loaded 2-core machine, 4 tasks x 1.1e4 population GD steps (Theorem 4.4's whole horizon)",
     "karp-ch4-thm4.4-gd-v-stays-close": "the same run (shared, cached)",
