@@ -58,7 +58,11 @@ def sweep_work(p: int, k: int) -> int:
 #   the largest is (3, 9) with 131072 neurons (~5 min).
 # * EXCLUDED: work > 3e9, i.e. (5, 8), (3, 10), (3, 11), (3, 12): 2.6e10 to 4.5e12 pre-activations
 #   (hours to days, and 8.4M sympy neurons for (3, 12)); recorded in test_sweep_bookkeeping.
+# * The default tier also needs at most DEFAULT_NEURONS neurons: the array model misses the construction's sympy
+#   cost, and (3, 7), 8192 neurons at work 1.8e7, took 20 s on the 2-core CPU (2026-11-29) where (33, 3) at the same
+#   work took under 3 s; it runs with the slow tier.
 DEFAULT_WORK, SLOW_WORK = 2 * 10**7, 3 * 10**9
+DEFAULT_NEURONS = 4096
 K1_DEFAULT_MAX_P, K1_LARGEST = 501, (1409, 1411, 1413)
 
 
@@ -66,7 +70,11 @@ def sweep_tier(p: int, k: int) -> str:
     w = sweep_work(p, k)
     if w > SLOW_WORK:
         return "excluded"
-    if w <= DEFAULT_WORK and (k > 1 or p <= K1_DEFAULT_MAX_P or p in K1_LARGEST):
+    if (
+        w <= DEFAULT_WORK
+        and tm.min_width(p, k) <= DEFAULT_NEURONS
+        and (k > 1 or p <= K1_DEFAULT_MAX_P or p in K1_LARGEST)
+    ):
         return "default"
     return "slow"
 
