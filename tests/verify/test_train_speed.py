@@ -261,7 +261,9 @@ def test_probe_times_candidates_in_interleaved_rounds(monkeypatch) -> None:
     cost = {"a": [5.0, 1.0, 3.0, 2.0], "b": [9.0, 4.0, 4.0, 2.5]}  # warm-up, then one per round (PROBE_REPEATS 3)
     monkeypatch.setattr(ts, "PROBE_REPEATS", 3)
 
-    def fake_call(plan, U, W, degree, x, y, compiled=None):  # the plan's strategy names the candidate here
+    def fake_call(step, U, W, x, y):  # the plan's strategy names the candidate here
+        plan = step.plan
+
         def fn() -> None:
             clock[0] += cost[plan.strategy][calls.count(plan.strategy)]
             calls.append(plan.strategy)

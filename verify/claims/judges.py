@@ -58,6 +58,7 @@ __all__ = [
     "find_seeds",
     "flatten",
     "perturb_value",
+    "relative_step",
     "verdict_from_problems",
 ]
 
@@ -99,6 +100,27 @@ def _map(values: Any, fn: Callable[[Any], Any]) -> Any:
     if isinstance(values, dict) and not ("float" in values and "exact" in values):
         return {k: _map(v, fn) for k, v in values.items()}
     return fn(values)
+
+
+def relative_step(rtol: float) -> float:
+    """The relative step by which a judge with relative tolerance ``rtol`` perturbs a prediction.
+
+    The step is ``max(PERTURB_REL, PERTURB_TOLS * rtol)``: the issue's 1 %, or ten tolerances where that is larger,
+    so that the perturbed prediction lies well outside what the judge accepts (the sensitivity check of
+    docs/verdicts.md: a prediction moved by 1 % or 10 tolerances must change the verdict); passed to
+    :func:`perturb_value` as its ``rel``.
+
+    Parameters
+    ----------
+    rtol : float
+        The judge's relative tolerance.
+
+    Returns
+    -------
+    float
+        The relative step.
+    """
+    return max(PERTURB_REL, PERTURB_TOLS * rtol)
 
 
 def perturb_value(x: Any, rel: float, abs_: float = 0.0, sign: int = 1) -> Any:
@@ -225,7 +247,7 @@ class MaxRel(Judge):
         return f"relative {self.rtol:g}"
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * self.rtol))
+        return perturb_value(predicted, relative_step(self.rtol))
 
 
 def _exact(v: Any) -> sympy.Expr:
@@ -305,7 +327,7 @@ class ZScore(Judge):
 def _perturb_bound(predicted: Any, slack: float, relative: bool, sign: int) -> Any:
     """Move a bound towards the observations (down for an upper bound, up for a lower one)."""
     if relative:
-        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * slack), sign=sign)
+        return perturb_value(predicted, relative_step(slack), sign=sign)
     return perturb_value(predicted, PERTURB_REL, PERTURB_TOLS * slack, sign=sign)
 
 
@@ -416,7 +438,7 @@ class MaxRelToLargest(Judge):
         return f"{self.rtol:g} relative to the largest |predicted|"
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * self.rtol))
+        return perturb_value(predicted, relative_step(self.rtol))
 
 
 @dataclass(frozen=True)
@@ -448,7 +470,7 @@ class MaxRelEach(Judge):
         return "relative: " + ", ".join(f"{name} {rtol:g}" for name, rtol in self.rtols)
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * max(r for _, r in self.rtols)))
+        return perturb_value(predicted, relative_step(max(r for _, r in self.rtols)))
 
 
 #: Digits to which an exact residual sympy cannot simplify (cos(pi/7), ...) is evaluated by :class:`ExactOrFloat`.
@@ -649,7 +671,7 @@ class CertifiedBracket(Judge):
         )
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * self.rtol))
+        return perturb_value(predicted, relative_step(self.rtol))
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,6 @@ from verify.train.polynomial import TrainConfig
 
 from .base import Claim, Observation, PostHoc, Resolution, RunContext, register
 from .judges import (
-    PERTURB_REL,
-    PERTURB_TOLS,
     AtMost,
     CertifiedBracket,
     Check,
@@ -41,6 +39,7 @@ from .judges import (
     Verdict,
     as_floats,
     perturb_value,
+    relative_step,
 )
 from .training import MarginPerSeed, margin_ratio_check, train_for_claim
 
@@ -221,7 +220,7 @@ class SingleNeuronOptimum(Judge):
         )
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * self.rtol))
+        return perturb_value(predicted, relative_step(self.rtol))
 
 
 def _observe_single_neuron(cfg: SingleNeuronConfig, ctx: RunContext) -> Observation:

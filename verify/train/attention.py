@@ -246,6 +246,13 @@ class AttentionEnsemble(torch.nn.Module):
             heads = F.dropout(maps, drop, True) @ v if drop else maps @ v
         return torch.einsum("sbhte,shed->sbtd", heads, self.p(f"l{i}.o")), maps
 
+    def mlp_block(self, i: int, z: torch.Tensor) -> torch.Tensor:
+        """Layer ``i``'s GELU MLP of ``norm(z)`` for ``z`` ``(S, B, T, d)``: ``W_out GELU(W_in norm(z) + b_in) + b_out``
+        per seed and position, ``(S, B, T, d)`` (the residual stream adds it; the layer's output without one)."""
+        h = F.gelu(torch.einsum("sbtd,sdm->sbtm", self._norm(z), self.p(f"l{i}.mlp_in")))
+        h = h + self.p(f"l{i}.mlp_in_b")[:, None, None]
+        return torch.einsum("sbtm,smd->sbtd", h, self.p(f"l{i}.mlp_out")) + self.p(f"l{i}.mlp_out_b")[:, None, None]
+
     def forward(
         self, tokens: torch.Tensor, *, return_attention: bool = False, use_sdpa: bool = True
     ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
@@ -276,12 +283,7 @@ class AttentionEnsemble(torch.nn.Module):
             if m is not None:
                 maps.append(m)
             if self.cfg.mlp:
-                h = F.gelu(torch.einsum("sbtd,sdm->sbtm", self._norm(z), self.p(f"l{i}.mlp_in")))
-                h = h + self.p(f"l{i}.mlp_in_b")[:, None, None]
-                h = (
-                    torch.einsum("sbtm,smd->sbtd", h, self.p(f"l{i}.mlp_out"))
-                    + self.p(f"l{i}.mlp_out_b")[:, None, None]
-                )
+                h = self.mlp_block(i, z)
                 z = z + self._drop(h)
         logits = torch.einsum("sbtd,sdo->sbto", self._norm(z), self.p("readout")) + self.p("readout_b")[:, None, None]
         return (logits, maps) if return_attention else logits

@@ -30,6 +30,7 @@ import torch
 
 from numerics import decision_lists as nd
 from theory import decision_lists as td
+from theory._docstrings import fill_doc
 from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, resume
 from verify.runtime.device import resolve_device
 from verify.runtime.divergence import NonFiniteGuard
@@ -296,16 +297,23 @@ def _one_gd_step_v(
     return OneStepV(V0n, V0n + np.mean(steps, axis=0), classes, chunks)
 
 
+#: The docstring sections the population-GD configurations share (:func:`theory._docstrings.fill_doc`).
+_DOC = {
+    "members": """tasks : tuple of theory.decision_lists.DecisionListTask
+    One task per member (same vocabulary size L).
+n : int
+    Sequence length (every n-subset is in the population).""",
+}
+
+
+@fill_doc(_DOC)
 @dataclass(frozen=True)
 class PopulationGDConfig:
     """Gradient descent on the population loss in ``W`` (:func:`population_gd_w`), one entry per ensemble member.
 
     Parameters
     ----------
-    tasks : tuple of theory.decision_lists.DecisionListTask
-        One task per member (same vocabulary size L).
-    n : int
-        Sequence length (every n-subset is in the population).
+    {{members}}
     cs, etas : tuple of float
         ``V = c P`` and the step size of each member.
     steps : int
@@ -464,16 +472,14 @@ def _hessian_lambda_max(task: td.DecisionListTask, n: int, c: float, dev: torch.
 # --- Theorem 4.4: population GD on W and V -------------------------------------------------------------------------
 
 
+@fill_doc(_DOC)
 @dataclass(frozen=True)
 class PopulationGDWVConfig:
     """Gradient descent on the population loss in ``W`` and ``V`` (:func:`population_gd_wv`), one entry per member.
 
     Parameters
     ----------
-    tasks : tuple of theory.decision_lists.DecisionListTask
-        One task per member (same vocabulary size L).
-    n : int
-        Sequence length (every n-subset is in the population).
+    {{members}}
     V0s : tuple of np.ndarray
         ``V_0`` of each member, ``(L, L)``; ``W_0 = 0``.
     cs : tuple of float

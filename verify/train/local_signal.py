@@ -348,6 +348,24 @@ def _train_reduced(
         records={"hist": hist},
         evaluations=evaluations,
     )
+    _run(cfg, options, ckpt, trainer, evaluations, step_fn, guard, f"local signal (reduced, k={k})")
+    return hist
+
+
+def _run(
+    cfg: SignalTrainConfig,
+    options: RunOptions,
+    ckpt: Checkpoint | None,
+    trainer: TrainerState,
+    evaluations: Evaluations,
+    step_fn: Callable[[int], torch.Tensor],
+    guard: NonFiniteGuard,
+    desc: str,
+) -> None:
+    """The loop both simulators share: resume ``trainer`` from ``ckpt`` (:func:`verify.runtime.checkpoint.resume`),
+    then run ``step_fn`` for ``cfg.steps`` updates of Alg. 3.1 (:func:`verify.runtime.loop.run_loop`), evaluating
+    every ``cfg.eval_every`` steps, with ``guard`` checking each update and a progress bar ``desc`` showing the mean
+    test accuracy."""
     begin = resume(ckpt, trainer, options.checkpoint_every)
     run_loop(
         step_fn,
@@ -356,13 +374,8 @@ def _train_reduced(
         eval_every=cfg.eval_every,
         guard=guard,
         resumption=begin,
-        bar=Bar(
-            enabled=options.progress,
-            desc=f"local signal (reduced, k={k})",
-            postfix=lambda r: {"acc": f"{r['acc']:.3f}"},
-        ),
+        bar=Bar(enabled=options.progress, desc=desc, postfix=lambda r: {"acc": f"{r['acc']:.3f}"}),
     )
-    return hist
 
 
 def _train_direct(
@@ -424,20 +437,7 @@ def _train_direct(
     trainer = TrainerState(
         {"w": w, "b": b}, generators=(gen, test_gen), records={"hist": hist}, evaluations=evaluations
     )
-    begin = resume(ckpt, trainer, options.checkpoint_every)
-    run_loop(
-        step_fn,
-        cfg.steps,
-        evaluate=evaluations,
-        eval_every=cfg.eval_every,
-        guard=guard,
-        resumption=begin,
-        bar=Bar(
-            enabled=options.progress,
-            desc=f"local signal (direct, k={k}, d={d})",
-            postfix=lambda r: {"acc": f"{r['acc']:.3f}"},
-        ),
-    )
+    _run(cfg, options, ckpt, trainer, evaluations, step_fn, guard, f"local signal (direct, k={k}, d={d})")
     return hist
 
 

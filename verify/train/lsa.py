@@ -67,7 +67,22 @@ def _covariance_data(Lam: Any) -> tuple:
 
 
 @dataclass(frozen=True)
-class PopulationConfig:
+class _TaskConfig:
+    """The task both trainers share: the covariance Lambda (stored as hashable data, :func:`_covariance_data`), the
+    prompt length N, the rank r of the factorisation and the seeds (stored as ints); see :class:`PopulationConfig`."""
+
+    Lam: Any
+    N: int
+    r: int
+    seeds: tuple[int, ...] = (0,)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "Lam", _covariance_data(self.Lam))
+        object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+
+
+@dataclass(frozen=True)
+class PopulationConfig(_TaskConfig):
     """Gradient training on the closed-form expected loss (:func:`train_population`).
 
     Parameters
@@ -88,23 +103,15 @@ class PopulationConfig:
         Training dtype (None: float64 on the CPU, float32 on CUDA).
     """
 
-    Lam: Any
-    N: int
-    r: int
-    seeds: tuple[int, ...] = (0,)
     steps: int = 3000
     lr: float = 1e-2
     init_std: float = 0.3
     polish_steps: int = 200
     dtype: str | None = "float64"
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "Lam", _covariance_data(self.Lam))
-        object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
-
 
 @dataclass(frozen=True)
-class SGDConfig:
+class SGDConfig(_TaskConfig):
     """SGD on fresh prompts (:func:`train_sgd`).
 
     Parameters
@@ -119,10 +126,6 @@ class SGDConfig:
         Training dtype (None: float64 on the CPU, float32 on CUDA).
     """
 
-    Lam: Any
-    N: int
-    r: int
-    seeds: tuple[int, ...] = (0,)
     model: Literal["reduced", "full"] = "reduced"
     steps: int = 3000
     batch: int = 1024
@@ -131,8 +134,7 @@ class SGDConfig:
     dtype: str | None = "float64"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "Lam", _covariance_data(self.Lam))
-        object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+        super().__post_init__()
         if self.model not in ("reduced", "full"):
             raise ValueError(f"model must be 'reduced' or 'full', got {self.model!r}")
 

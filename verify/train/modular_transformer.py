@@ -237,12 +237,7 @@ class SumTransformer(AttentionEnsemble):
             if m is not None:
                 maps.append(m)
             if self.cfg.mlp:
-                h = F.gelu(torch.einsum("sbtd,sdm->sbtm", self._norm(z), self.p(f"l{i}.mlp_in")))
-                h = h + self.p(f"l{i}.mlp_in_b")[:, None, None]
-                z = (
-                    torch.einsum("sbtm,smd->sbtd", h, self.p(f"l{i}.mlp_out"))
-                    + self.p(f"l{i}.mlp_out_b")[:, None, None]
-                )
+                z = self.mlp_block(i, z)
         logits = torch.einsum("sbtd,sdo->sbto", self._norm(z), self.p("readout")) + self.p("readout_b")[:, None, None]
         return (logits, maps) if return_attention else logits
 
@@ -272,12 +267,7 @@ class SumTransformer(AttentionEnsemble):
             a, _ = self.attention(i, self._norm(z))
             z = z + self._drop(a) if self.residual else a
             if self.cfg.mlp:
-                h = F.gelu(torch.einsum("sbtd,sdm->sbtm", self._norm(z), self.p(f"l{i}.mlp_in")))
-                h = h + self.p(f"l{i}.mlp_in_b")[:, None, None]
-                h = (
-                    torch.einsum("sbtm,smd->sbtd", h, self.p(f"l{i}.mlp_out"))
-                    + self.p(f"l{i}.mlp_out_b")[:, None, None]
-                )
+                h = self.mlp_block(i, z)
                 z = z + self._drop(h) if self.residual else h
         H, e, d = self.cfg.heads, self.cfg.head_dim, self.cfg.d
         x = self._norm(z)

@@ -1036,7 +1036,11 @@ class _Planner:
         """The probed seconds per step of a candidate chosen without a probe (only for large probed runs)."""
         if not (self.large and self.probing):
             return None
-        return _probe_step(self.plan(chosen, chunk, peak, None, reason), self.U, self.W, self.degree, self.x, self.y)
+        return self.time_plan(self.plan(chosen, chunk, peak, None, reason))
+
+    def time_plan(self, plan: StepPlan, compiled: Callable[..., Any] | None = None) -> float:
+        """Seconds per step of ``plan`` alone on this request's tensors (:func:`_probe_all` of one candidate)."""
+        return _probe_all({("", ""): plan}, self.U, self.W, self.degree, self.x, self.y, compiled)[("", "")]
 
     def probe(self, candidates: list[tuple[str, str]]) -> tuple[tuple[str, str], int, int, float, str]:
         """Time every candidate that fits in memory; (the fastest, its chunk, peak, seconds per step, the reason)."""
@@ -1084,7 +1088,7 @@ class _Planner:
             return plan, None
         if self.cuda:
             torch.cuda.reset_peak_memory_stats(self.device)
-        fast = _probe_step(plan, self.U, self.W, self.degree, self.x, self.y, compiled_fn)
+        fast = self.time_plan(plan, compiled_fn)
         if r.compile is None and seconds is not None and fast >= seconds:  # automatic: kept only when measured faster
             compiled_fn = None
             reason += f" but not faster ({1e3 * fast:.3g} against {1e3 * seconds:.3g} ms/step): eager"
@@ -1187,18 +1191,14 @@ def _plan(
 
 
 def _probe_call(
-    plan: StepPlan,
-    U: torch.Tensor,
-    W: torch.Tensor,
-    degree: int,
-    x: torch.Tensor,
-    y: torch.Tensor,
-    compiled: Callable[..., Any] | None = None,
+    step: EnsembleStep, U: torch.Tensor, W: torch.Tensor, x: torch.Tensor, y: torch.Tensor
 ) -> tuple[Callable[[], Any], float]:
-    """The probe of ``plan`` and the factor that scales its time to a whole step: the first ``PROBE_CHUNKS`` chunks
-    of the first group (of the first ``workers`` groups, run concurrently, for ``parallel``; one chunk when a group
-    holds several seeds, whose work dwarfs the per-call costs; whole seeds for the full-grid kernel), scaled by the
-    number of chunks and rounds of groups (gradients only; nothing is updated)."""
+    """The probe of ``step`` (its plan, compiled or not) and the factor that scales its time to a whole step: the
+    first ``PROBE_CHUNKS`` chunks of the first group (of the first ``workers`` groups, run concurrently, for
+    ``parallel``; one chunk when a group holds several seeds, whose work dwarfs the per-call costs; whole seeds for
+    the full-grid kernel), scaled by the number of chunks and rounds of groups (gradients only; nothing is
+    updated)."""
+    plan = step.plan
     n, S = x.shape[0], U.shape[0]
     c = min(PROBE_CHUNKS * plan.chunk, n)  # several chunks, as in a step: per-call costs are not over-weighted
     if plan.group > 1:
@@ -1206,21 +1206,7 @@ def _probe_call(
     if plan.kernel == "grid":
         c = n  # the full-grid kernel needs the whole grid: whole seeds are timed
     g = plan.group * plan.workers
-    step = EnsembleStep(plan, degree, compiled)
     return (lambda: step.gradient(U[:g], W[:g], x[:c], y[:c])), (n / c) * math.ceil(S / g)
-
-
-def _probe_step(
-    plan: StepPlan,
-    U: torch.Tensor,
-    W: torch.Tensor,
-    degree: int,
-    x: torch.Tensor,
-    y: torch.Tensor,
-    compiled: Callable[..., Any] | None = None,
-) -> float:
-    """Seconds per step of ``plan`` alone (:func:`_probe_all` of one candidate)."""
-    return _probe_all({("", ""): plan}, U, W, degree, x, y, compiled)[("", "")]
 
 
 def _probe_all(
@@ -1236,7 +1222,7 @@ def _probe_all(
     each candidate in turn, keeping each one's best. Interleaved rounds expose the candidates to the same machine
     state (clock frequency, other processes, caches); timing one candidate after another biased the choice by
     10-30 % on the 2-core CPU (it preferred the general kernel over a full-grid kernel that was faster)."""
-    calls = {cand: _probe_call(plan, U, W, degree, x, y, compiled) for cand, plan in trials.items()}
+    calls = {cand: _probe_call(EnsembleStep(plan, degree, compiled), U, W, x, y) for cand, plan in trials.items()}
     clock = time.process_time if U.device.type == "cpu" and torch.get_num_threads() == 1 else time.perf_counter
     # only plans that take much of the free memory risk fragmentation; emptying the cache for small ones would
     # charge their timed calls the device allocations a run pays once

@@ -267,6 +267,21 @@ def and_datasets(
     return supports, rejections, np.stack(xs), np.stack(ys), np.stack(xv), np.stack(yv)
 
 
+def _adamw(cfg: AndRunConfig | ParityRunConfig, desc: str) -> FitSchedule:
+    """The optimisation of both tasks (App. A.3.1, docs/sparse_variable.md): ``cfg.steps`` AdamW updates at the
+    constant learning rate ``cfg.lr`` with decoupled weight decay ``cfg.weight_decay``, evaluated every
+    ``cfg.eval_every`` steps on ``cfg.num_threads`` threads; ``desc`` names the run on the progress bar."""
+    return FitSchedule(
+        cfg.steps,
+        cfg.lr,
+        "adamw",
+        cfg.weight_decay,
+        eval_every=cfg.eval_every,
+        num_threads=cfg.num_threads,
+        desc=desc,
+    )
+
+
 def train_and(cfg: AndRunConfig, options: RunOptions = DEFAULT_OPTIONS) -> AndRun:
     """Train the trials x restarts ensemble on its AND datasets (full batch), tracking validation accuracy.
 
@@ -302,15 +317,7 @@ def train_and(cfg: AndRunConfig, options: RunOptions = DEFAULT_OPTIONS) -> AndRu
         ok = (best > cfg.success_acc).reshape(len(cfg.trials), R).any(axis=1)
         return bool(ok.all())
 
-    schedule = FitSchedule(
-        cfg.steps,
-        cfg.lr,
-        "adamw",
-        cfg.weight_decay,
-        eval_every=cfg.eval_every,
-        num_threads=cfg.num_threads,
-        desc=f"AND T={cfg.T} m={cfg.m}",
-    )
+    schedule = _adamw(cfg, f"AND T={cfg.T} m={cfg.m}")
     hooks = FitHooks(
         loss_fn=cls_cross_entropy,
         evaluate=evaluate,
@@ -509,15 +516,7 @@ def train_parity(cfg: ParityRunConfig, options: RunOptions = DEFAULT_OPTIONS) ->
         )
         return history[-1]
 
-    schedule = FitSchedule(
-        cfg.steps,
-        cfg.lr,
-        "adamw",
-        cfg.weight_decay,
-        eval_every=cfg.eval_every,
-        num_threads=cfg.num_threads,
-        desc=f"parity T={cfg.T}",
-    )
+    schedule = _adamw(cfg, f"parity T={cfg.T}")
     hooks = FitHooks(
         loss_fn=loss_fn, evaluate=evaluate, **fit_checkpoint(cfg, {"history": history, "last_loss": last_loss}, streams)
     )

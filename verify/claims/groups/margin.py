@@ -25,8 +25,6 @@ from theory import modular as tm
 
 from ..base import Claim, Erratum, Observation, RunContext, register
 from ..judges import (
-    PERTURB_REL,
-    PERTURB_TOLS,
     CertifiedBracket,
     ExactOrFloat,
     Judge,
@@ -37,6 +35,7 @@ from ..judges import (
     Verdict,
     as_floats,
     perturb_value,
+    relative_step,
 )
 from .common import SRC, GroupsConfig, to_float
 
@@ -345,7 +344,7 @@ class SingleNeuronOptimum(Judge):
         )
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * self.rtol))
+        return perturb_value(predicted, relative_step(self.rtol))
 
 
 def _predict_single_neuron(cfg: GroupsConfig) -> list[sympy.Expr]:

@@ -15,7 +15,7 @@ from theory import looped as tl
 from verify.train import looped as vl
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import PERTURB_REL, PERTURB_TOLS, Judge, Verdict, perturb_value
+from ..judges import Judge, Verdict, perturb_value, relative_step
 from .common import (
     ALPHAS,
     EXACT_N_MAX,
@@ -54,7 +54,7 @@ class AttentionMatches(Judge):
         )
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * self.rtol))
+        return perturb_value(predicted, relative_step(self.rtol))
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ class LoopsEqualGD(Judge):
         )
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * self.rtol))
+        return perturb_value(predicted, relative_step(self.rtol))
 
 
 # --- Lemma 8.13: the attention of the construction

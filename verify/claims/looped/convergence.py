@@ -13,7 +13,7 @@ from theory import looped as tl
 from verify.train import looped as vl
 
 from ..base import Claim, Observation, Resolution, RunContext, register
-from ..judges import PERTURB_REL, PERTURB_TOLS, Judge, Verdict, as_float, perturb_value
+from ..judges import PERTURB_REL, Judge, Verdict, as_float, perturb_value, relative_step
 from .common import (
     ALPHAS,
     EPS,
@@ -123,7 +123,7 @@ class SpectrumAndInequalities(Judge):
         return f"L, mu relative {self.rtol:g} vs exact roots; inequalities hold up to {self.violation_tol:g} relative"
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * self.rtol))
+        return perturb_value(predicted, relative_step(self.rtol))
 
 
 # --- Theorem 8.16 (Theorem 8.1 informally) with Lemma 8.15: the transformer's prediction error

@@ -14,8 +14,6 @@ from numerics import lsa as nl
 
 from ..judges import (
     DEFAULT_POPULATION,
-    PERTURB_REL,
-    PERTURB_TOLS,
     ExactlyEqual,
     Judge,
     MaxAbs,
@@ -26,6 +24,7 @@ from ..judges import (
     as_floats,
     flatten,
     perturb_value,
+    relative_step,
 )
 from ..judges import MC_Z as MC_Z  # the project's Monte Carlo z (re-exported for the lsa modules)
 
@@ -325,4 +324,4 @@ class ReachesOptimum(Judge):
         return f"{text}; {self.rule.describe()}"
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, max(PERTURB_REL, PERTURB_TOLS * self.rel_tol))
+        return perturb_value(predicted, relative_step(self.rel_tol))

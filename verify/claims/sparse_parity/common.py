@@ -7,23 +7,29 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from verify.sweep import Cell, CellCost
-from verify.train.sparse_parity import SparseParityConfig, SparseParityResult, train_parity
+from numerics.stats import rate_power
+from verify.sweep import Cell, CellCost, CellResult, Grid
+from verify.train.sparse_parity import SparseParityConfig, SparseParityResult, divergence_reason, train_parity
 
-from ..base import RunContext
+from ..base import Observation, RunContext
 from ..judges import DEFAULT_POPULATION, Judge, Population, Verdict
 from ..training import run_checkpointed
 
 __all__ = [
+    "RS_CONTROL_BLOCKS",
     "SEEDS_PER_CELL",
     "SRC_CH5",
     "SRC_CH6",
+    "BlockPopulation",
+    "Fig51Model",
     "SeedPopulation",
+    "chunked_cells",
     "history_result",
     "parity_cell",
     "parity_cost",
@@ -33,7 +39,10 @@ __all__ = [
     "run_parity",
     "run_summary",
     "seed_chunks",
+    "summary_grid",
+    "summary_row",
     "tc_list",
+    "xavier_relu_mlp",
 ]
 
 SRC_CH5 = "Edelman thesis (2024) Ch. 5 / App. B (Barak et al. 2022)"
@@ -42,6 +51,10 @@ SRC_CH6 = "Edelman thesis (2024) Ch. 6 / App. C.3 (Edelman et al. 2023, Pareto f
 #: Seeds of one cell where a claim splits many seeds of one setting into several cells (Fig. 5.1, 5.2 at full
 #: scale); every quick setting has fewer, so its seeds stay one ensemble, as before the sweep.
 SEEDS_PER_CELL = 100
+
+#: Random-search blocks drawn (seeded Monte Carlo) for the control rate of the per-block criteria (Fig. 5.1's local
+#: slopes, Fig. 5.4's width plateau).
+RS_CONTROL_BLOCKS = 5_000
 
 #: The arrays of a :class:`SparseParityResult` that :func:`run_history` stores.
 HISTORY_FIELDS = ("steps", "accuracy", "loss", "rho", "delta_in", "delta_out", "fourier_gap", "t_c", "diverged")
@@ -62,6 +75,43 @@ def relu_mlp(
         seeds=seeds,
         steps=steps,
         eval_every=eval_every,
+        **options,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fig51Model:
+    """The hyper-parameters of the Fig. 5.1 model (Sec. 5.3.1 setting (ii) for r = 100: a width-r ReLU MLP, Xavier
+    init, online SGD on the hinge loss at batch size B = 32, steps as a budget), shared by the configurations of the
+    claims that train it (Fig. 5.1, Fig. 5.2 and the local-slope law); keyword-only, so they follow each
+    configuration's own arguments in its constructor."""
+
+    width: int = 100
+    lr: float = 0.1
+    batch_size: int = 32
+    steps: int = 20_000
+    n_val: int = 1024
+    num_threads: int | None = None
+
+
+def xavier_relu_mlp(
+    cfg: Any, n: int, k: int, width: int, seeds: tuple[int, ...], eval_every: int, **options: Any
+) -> SparseParityConfig:
+    """:func:`relu_mlp` with Xavier init trained by online SGD at the hyper-parameters of ``cfg`` (its ``steps``,
+    ``lr``, ``batch_size``, ``n_val`` and ``num_threads``): the model of the Ch. 5 Figs. 5.1, 5.2, 5.4 and B.12
+    (Sec. 5.3.1 setting (ii), App. B.3); ``options`` are further :class:`SparseParityConfig` fields."""
+    return relu_mlp(
+        n,
+        k,
+        width,
+        seeds,
+        cfg.steps,
+        eval_every,
+        init="xavier",
+        lr=cfg.lr,
+        batch_size=cfg.batch_size,
+        n_val=cfg.n_val,
+        num_threads=cfg.num_threads,
         **options,
     )
 
@@ -92,6 +142,16 @@ def tc_list(t_c: np.ndarray) -> list[float | None]:
 def parity_cell(label: str, cfg: SparseParityConfig) -> Cell:
     """A grid cell training the seed ensemble ``cfg`` (its seeds are the cell's seeds)."""
     return Cell(label, cfg, cfg.seeds)
+
+
+def chunked_cells(settings: Iterable[tuple[str, SparseParityConfig]]) -> list[Cell]:
+    """A cell per setting and chunk of its seeds (:func:`seed_chunks`), in order, labelled ``"<label> seeds
+    <first>-<last>"``; each setting is a label and the configuration of all its seeds."""
+    return [
+        parity_cell(f"{label} seeds {chunk[0]}-{chunk[-1]}", cfg.replace(seeds=chunk))
+        for label, cfg in settings
+        for chunk in seed_chunks(cfg.seeds)
+    ]
 
 
 def seed_chunks(seeds: tuple[int, ...], size: int = SEEDS_PER_CELL) -> list[tuple[int, ...]]:
@@ -132,6 +192,26 @@ def run_summary(cell: Cell, ctx: RunContext) -> dict[str, Any]:
         "best_accuracy": res.accuracy.max(axis=0),
         "steps_run": int(res.steps_run),
     }
+
+
+def summary_row(tc: np.ndarray, results: list[CellResult], eval_every: int) -> dict[str, Any]:
+    """What a grid claim records of one setting: its seeds' convergence times ``tc`` as JSON (:func:`tc_list`), their
+    median, how many converged, and the divergence of the setting's cells ``results`` (None: none diverged;
+    :func:`verify.train.sparse_parity.divergence_reason` with the evaluation interval ``eval_every``)."""
+    return {
+        "t_c": tc_list(tc),
+        "median": float(np.median(tc)),
+        "converged": int(np.isfinite(tc).sum()),
+        "divergence": divergence_reason(diverged_at(results), eval_every),
+    }
+
+
+def summary_grid(
+    claim_id: str, cells: Callable[[Any], list[Cell]], aggregate: Callable[[Any, list[CellResult]], Observation]
+) -> Grid:
+    """The sweep of a claim whose cells train sparse-parity seed ensembles and keep their :func:`run_summary`,
+    costed by :func:`parity_cost`."""
+    return Grid(claim_id=claim_id, cells=cells, run=run_summary, aggregate=aggregate, cost=parity_cost)
 
 
 def run_history(cell: Cell, ctx: RunContext) -> dict[str, Any]:
@@ -193,3 +273,31 @@ class SeedPopulation(Judge, ABC):
         )
         failing = [f"{u['label']}: {'; '.join(u['problems'])}" for u in units if u["problems"]][:6]
         return stats["verdict"], text + (f"; failing: {'; '.join(failing)}" if failing else "")
+
+
+@dataclass(frozen=True)
+class BlockPopulation(SeedPopulation, ABC):
+    """A population of seed blocks (one median t_c per block and setting) judged against random search (Fig. 5.1's
+    local slopes, Fig. 5.4's width plateau): a configuration gives ``config.blocks`` units, a run whose parameters
+    diverged is inconclusive, and the reason ends with the control, the rate ``predicted["random_search_block_rate"]``
+    at which blocks of random search meet the same criterion and the probability that such blocks would pass the rule
+    (:func:`numerics.stats.rate_power`)."""
+
+    @abstractmethod
+    def ranges(self, predicted: Any, details: dict[str, Any]) -> str:
+        """The blocks' measurements against the prediction: the first words of the reason."""
+
+    def planned_runs(self, config: Any) -> int:
+        return int(config.blocks)
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        d = obs.details
+        if d.get("divergence"):
+            return "inconclusive", d["divergence"]
+        verdict, tally = self.tally(self.units(predicted, obs, config), "seed blocks")
+        rs = float(predicted["random_search_block_rate"])
+        control = (
+            f"random-search blocks meet the criterion at rate {rs:.3f} and would pass this rule with probability "
+            f"{rate_power(config.blocks, self.rule.p0, rs, self.rule.confidence):.2g}"
+        )
+        return verdict, f"{self.ranges(predicted, d)}; {tally}; {control}"

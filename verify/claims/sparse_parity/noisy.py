@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from theory.scaling import noisy_parity_correlation
-from verify.sweep import Cell, CellResult, Grid
+from verify.sweep import Cell, CellResult
 from verify.train.sparse_parity import SparseParityConfig, divergence_reason
 
 from ..base import Claim, Deviation, Observation, PostHoc, register
@@ -23,14 +23,12 @@ from ..judges import Population, Verdict
 from .common import (
     SRC_CH5,
     SeedPopulation,
+    chunked_cells,
     diverged_at,
-    parity_cell,
-    parity_cost,
     ran_seeds,
-    relu_mlp,
-    run_summary,
-    seed_chunks,
+    summary_grid,
     tc_list,
+    xavier_relu_mlp,
 )
 
 __all__ = ["NOISY_RULE", "NoisyConfig", "NoisyParity"]
@@ -56,18 +54,13 @@ class NoisyConfig:
     num_threads: int | None = None
 
     def parity(self, flip: str, seeds: tuple[int, ...]) -> SparseParityConfig:
-        return relu_mlp(
+        return xavier_relu_mlp(
+            self,
             self.n,
             self.k,
             self.width,
             seeds,
-            self.steps,
             self.eval_every,
-            init="xavier",
-            lr=self.lr,
-            batch_size=self.batch_size,
-            n_val=self.n_val,
-            num_threads=self.num_threads,
             label_noise=float(flip),
             target_error=self.target_error,
         )
@@ -125,11 +118,7 @@ def _predict(cfg: NoisyConfig) -> dict[str, Any]:
 
 
 def _cells(cfg: NoisyConfig) -> list[Cell]:
-    return [
-        parity_cell(f"p={p} seeds {chunk[0]}-{chunk[-1]}", cfg.parity(p, chunk))
-        for p in cfg.flips
-        for chunk in seed_chunks(cfg.seeds)
-    ]
+    return chunked_cells((f"p={p}", cfg.parity(p, cfg.seeds)) for p in cfg.flips)
 
 
 def _aggregate(cfg: NoisyConfig, results: list[CellResult]) -> Observation:
@@ -157,13 +146,7 @@ def _aggregate(cfg: NoisyConfig, results: list[CellResult]) -> Observation:
     )
 
 
-GRID = Grid(
-    claim_id="edelman-ch5-figB.12-noisy-parity",
-    cells=_cells,
-    run=run_summary,
-    aggregate=_aggregate,
-    cost=parity_cost,
-)
+GRID = summary_grid("edelman-ch5-figB.12-noisy-parity", _cells, _aggregate)
 
 QUICK_SIZE = Deviation(
     parameter="instance and batch size",

@@ -16,35 +16,30 @@ from typing import Any
 import numpy as np
 
 from numerics.scaling import block_medians, local_slopes, random_search_block_medians
-from numerics.stats import rate_power
 from theory.scaling import fourier_gap_law_slope, random_search_law_slope, slope_law_boundary
-from verify.sweep import Cell, CellResult, Grid
-from verify.train.sparse_parity import SparseParityConfig, divergence_reason
+from verify.sweep import Cell, CellResult
+from verify.train.sparse_parity import SparseParityConfig
 
 from ..base import Claim, Observation, PostHoc, register
-from ..judges import Population, Verdict
+from ..judges import Population
 from .common import (
+    RS_CONTROL_BLOCKS,
     SRC_CH5,
-    SeedPopulation,
-    diverged_at,
-    parity_cell,
-    parity_cost,
+    BlockPopulation,
+    Fig51Model,
+    chunked_cells,
     ran_seeds,
-    relu_mlp,
-    run_summary,
-    seed_chunks,
-    tc_list,
+    summary_grid,
+    summary_row,
+    xavier_relu_mlp,
 )
 from .sgd import FIG51_LR
 
 __all__ = ["RS_CONTROL_BLOCKS", "LocalSlopeConfig", "LocalSlopeLaw"]
 
-#: Random-search blocks drawn (seeded Monte Carlo) for the control rate of the per-block criterion.
-RS_CONTROL_BLOCKS = 5_000
-
 
 @dataclass(frozen=True)
-class LocalSlopeConfig:
+class LocalSlopeConfig(Fig51Model):
     """The Fig. 5.1 model (width-r ReLU MLP, Xavier init, online SGD, hinge, B = 32) on every (n, k) of ``ns`` x
     ``ks``; ``seeds`` split into consecutive blocks of ``block`` seeds (the units: one median t_c per block and
     case). ``eval_every`` per k as (k, interval) pairs."""
@@ -54,12 +49,6 @@ class LocalSlopeConfig:
     seeds: tuple[int, ...]
     block: int
     eval_every: tuple[tuple[int, int], ...]
-    width: int = 100
-    lr: float = 0.1
-    batch_size: int = 32
-    steps: int = 20_000
-    n_val: int = 1024
-    num_threads: int | None = None
 
     def __post_init__(self) -> None:
         if len(self.seeds) % self.block or self.block < 1:
@@ -72,19 +61,7 @@ class LocalSlopeConfig:
         return len(self.seeds) // self.block
 
     def parity(self, n: int, k: int) -> SparseParityConfig:
-        return relu_mlp(
-            n,
-            k,
-            self.width,
-            self.seeds,
-            self.steps,
-            dict(self.eval_every)[k],
-            init="xavier",
-            lr=self.lr,
-            batch_size=self.batch_size,
-            n_val=self.n_val,
-            num_threads=self.num_threads,
-        )
+        return xavier_relu_mlp(self, n, k, self.width, self.seeds, dict(self.eval_every)[k])
 
 
 #: "t_c ~ c n^(alpha k)" and the contrast with random search are statements about the typical median curve (p0 = 1/2);
@@ -122,16 +99,13 @@ def _slopes_of(medians: dict[tuple[int, int], np.ndarray], cfg: LocalSlopeConfig
 
 
 @dataclass(frozen=True)
-class LocalSlopeLaw(SeedPopulation):
+class LocalSlopeLaw(BlockPopulation):
     """Fig. 5.1 right / B.6 as a population of seed blocks: a block succeeds when, on every interval of the n grid,
     its median t_c's local slope grows with k and lies below the boundary between the Fourier-gap and the
     random-search law at every k (:func:`theory.scaling.slope_law_boundary`). The reason carries the rate at which
     random-search blocks meet the same criterion (the control; ``predicted["random_search_block_rate"]``)."""
 
     rule: Population = SLOPE_RULE
-
-    def planned_runs(self, config: Any) -> int:
-        return int(config.blocks)
 
     def units(self, predicted: Any, obs: Any, config: Any) -> list[dict[str, Any]]:
         out = []
@@ -141,18 +115,8 @@ class LocalSlopeLaw(SeedPopulation):
             out.append({"label": row["label"], "problems": problems})
         return out
 
-    def __call__(self, predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
-        d = obs.details
-        if d.get("divergence"):
-            return "inconclusive", d["divergence"]
-        verdict, tally = self.tally(self.units(predicted, obs, config), "seed blocks")
-        rs = float(predicted["random_search_block_rate"])
-        control = (
-            f"random-search blocks meet the criterion at rate {rs:.3f} and would pass this rule with probability "
-            f"{rate_power(config.blocks, self.rule.p0, rs, self.rule.confidence):.2g}"
-        )
-        spans = "; ".join(f"{key}: {v}" for key, v in d["slope_ranges"].items())
-        return verdict, f"block slopes {spans}; {tally}; {control}"
+    def ranges(self, predicted: Any, details: dict[str, Any]) -> str:
+        return "block slopes " + "; ".join(f"{key}: {v}" for key, v in details["slope_ranges"].items())
 
     def describe(self) -> str:
         return (
@@ -185,12 +149,7 @@ def _predict(cfg: LocalSlopeConfig) -> dict[str, Any]:
 
 
 def _cells(cfg: LocalSlopeConfig) -> list[Cell]:
-    return [
-        parity_cell(f"({n},{k}) seeds {chunk[0]}-{chunk[-1]}", cfg.parity(n, k).replace(seeds=chunk))
-        for k in cfg.ks
-        for n in cfg.ns
-        for chunk in seed_chunks(cfg.seeds)
-    ]
+    return chunked_cells((f"({n},{k})", cfg.parity(n, k)) for k in cfg.ks for n in cfg.ns)
 
 
 def _aggregate(cfg: LocalSlopeConfig, results: list[CellResult]) -> Observation:
@@ -200,17 +159,7 @@ def _aggregate(cfg: LocalSlopeConfig, results: list[CellResult]) -> Observation:
             mine = [r for r in results if (r.cell.config.n, r.cell.config.k) == (n, k)]
             tc = np.concatenate([r.value["t_c"] for r in mine])
             tcs[(n, k)] = tc
-            ev = dict(cfg.eval_every)[k]
-            rows.append(
-                {
-                    "n": n,
-                    "k": k,
-                    "t_c": tc_list(tc),
-                    "median": float(np.median(tc)),
-                    "converged": int(np.isfinite(tc).sum()),
-                    "divergence": divergence_reason(diverged_at(mine), ev),
-                }
-            )
+            rows.append({"n": n, "k": k, **summary_row(tc, mine, dict(cfg.eval_every)[k])})
     medians = {key: block_medians(tc, cfg.block) for key, tc in tcs.items()}
     first = [r for r in results if (r.cell.config.n, r.cell.config.k) == (cfg.ns[0], cfg.ks[0])]
     seeds = [s for r in first for s in ran_seeds(r)]
@@ -263,13 +212,7 @@ def _aggregate(cfg: LocalSlopeConfig, results: list[CellResult]) -> Observation:
     )
 
 
-GRID = Grid(
-    claim_id="edelman-ch5-fig5.1-local-slope-law",
-    cells=_cells,
-    run=run_summary,
-    aggregate=_aggregate,
-    cost=parity_cost,
-)
+GRID = summary_grid("edelman-ch5-fig5.1-local-slope-law", _cells, _aggregate)
 
 POST_HOC = (
     PostHoc(

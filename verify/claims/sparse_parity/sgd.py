@@ -31,17 +31,18 @@ from ..base import Claim, Deviation, Observation, PostHoc, register
 from ..judges import Population, Verdict
 from .common import (
     SRC_CH5,
+    Fig51Model,
     SeedPopulation,
+    chunked_cells,
     diverged_at,
     history_result,
     parity_cell,
     parity_cost,
     ran_seeds,
-    relu_mlp,
     run_history,
-    run_summary,
-    seed_chunks,
+    summary_grid,
     tc_list,
+    xavier_relu_mlp,
 )
 
 __all__ = [
@@ -63,41 +64,18 @@ MIN_OVER_MEDIAN = 0.3
 EARLY_FRACTION = 0.1
 
 
-def _fig51_model(cfg: Any, n: int, k: int, eval_every: int) -> SparseParityConfig:
-    """The Fig. 5.1 model of ``cfg`` (a :class:`TcGrowthConfig` or :class:`EarlyConfig`): Xavier init, online."""
-    return relu_mlp(
-        n,
-        k,
-        cfg.width,
-        cfg.seeds,
-        cfg.steps,
-        eval_every,
-        init="xavier",
-        lr=cfg.lr,
-        batch_size=cfg.batch_size,
-        n_val=cfg.n_val,
-        num_threads=cfg.num_threads,
-    )
-
-
 # ------------------------------------------------------------------ Sec. 5.3.1, Fig. 5.1: t_c grows with n
 
 
 @dataclass(frozen=True)
-class TcGrowthConfig:
+class TcGrowthConfig(Fig51Model):
     """Cases (n, k, eval_every) of a width-r ReLU MLP (setting (ii) for r = 100), online, hinge, SGD."""
 
     cases: tuple[tuple[int, int, int], ...]
     seeds: tuple[int, ...]
-    width: int = 100
-    lr: float = 0.1
-    batch_size: int = 32
-    steps: int = 20_000
-    n_val: int = 1024
-    num_threads: int | None = None
 
     def parity(self, n: int, k: int, eval_every: int) -> SparseParityConfig:
-        return _fig51_model(self, n, k, eval_every)
+        return xavier_relu_mlp(self, n, k, self.width, self.seeds, eval_every)
 
 
 #: Fig. 5.1: the rule on the (seed, k) units. "t_c grows with n" is a statement about typical runs (p0 = 1/2); the
@@ -220,11 +198,7 @@ def _predict_growth(cfg: TcGrowthConfig) -> dict[str, Any]:
 
 def _growth_cells(cfg: TcGrowthConfig) -> list[Cell]:
     """A cell per case (n, k) and chunk of at most :data:`SEEDS_PER_CELL` seeds."""
-    return [
-        parity_cell(f"({n},{k}) seeds {chunk[0]}-{chunk[-1]}", cfg.parity(n, k, ev).replace(seeds=chunk))
-        for n, k, ev in cfg.cases
-        for chunk in seed_chunks(cfg.seeds)
-    ]
+    return chunked_cells((f"({n},{k})", cfg.parity(n, k, ev)) for n, k, ev in cfg.cases)
 
 
 def _aggregate_growth(cfg: TcGrowthConfig, results: list[CellResult]) -> Observation:
@@ -283,13 +257,7 @@ def _aggregate_growth(cfg: TcGrowthConfig, results: list[CellResult]) -> Observa
 
 
 #: Fig. 5.1 as a sweep: a cell per (n, k) case (seeds in chunks of :data:`SEEDS_PER_CELL`).
-GROWTH_GRID = Grid(
-    claim_id="edelman-ch5-fig5.1-tc-grows-with-n",
-    cells=_growth_cells,
-    run=run_summary,
-    aggregate=_aggregate_growth,
-    cost=parity_cost,
-)
+GROWTH_GRID = summary_grid("edelman-ch5-fig5.1-tc-grows-with-n", _growth_cells, _aggregate_growth)
 
 #: The learning rate of the Fig. 5.1 / 5.2 model differs from the source's (both scales).
 FIG51_LR = Deviation(
@@ -363,22 +331,16 @@ register(
 
 
 @dataclass(frozen=True)
-class EarlyConfig:
+class EarlyConfig(Fig51Model):
     """Many seeds of the Fig. 5.1 model at one (n, k); min/median t_c against random search."""
 
     n: int
     k: int
     seeds: tuple[int, ...]
-    width: int = 100
-    lr: float = 0.1
-    batch_size: int = 32
-    steps: int = 20_000
     eval_every: int = 10
-    n_val: int = 1024
-    num_threads: int | None = None
 
     def parity(self) -> SparseParityConfig:
-        return _fig51_model(self, self.n, self.k, self.eval_every)
+        return xavier_relu_mlp(self, self.n, self.k, self.width, self.seeds, self.eval_every)
 
 
 #: Fig. 5.2: "no mass near t = 0" over 10^6 trials reads "almost always" (p0 = 0.9, power against 0.99); random
@@ -461,10 +423,7 @@ def _predict_early(cfg: EarlyConfig) -> dict[str, float]:
 
 def _early_cells(cfg: EarlyConfig) -> list[Cell]:
     """The seeds in chunks of at most :data:`SEEDS_PER_CELL` (one cell at quick scale)."""
-    return [
-        parity_cell(f"({cfg.n},{cfg.k}) seeds {chunk[0]}-{chunk[-1]}", cfg.parity().replace(seeds=chunk))
-        for chunk in seed_chunks(cfg.seeds)
-    ]
+    return chunked_cells([(f"({cfg.n},{cfg.k})", cfg.parity())])
 
 
 def _aggregate_early(cfg: EarlyConfig, results: list[CellResult]) -> Observation:
@@ -514,13 +473,7 @@ def _aggregate_early(cfg: EarlyConfig, results: list[CellResult]) -> Observation
 
 
 #: Fig. 5.2 as a sweep: the seeds in chunks of :data:`SEEDS_PER_CELL` (10 cells at full scale).
-EARLY_GRID = Grid(
-    claim_id="edelman-ch5-fig5.2-no-early-convergence",
-    cells=_early_cells,
-    run=run_summary,
-    aggregate=_aggregate_early,
-    cost=parity_cost,
-)
+EARLY_GRID = summary_grid("edelman-ch5-fig5.2-no-early-convergence", _early_cells, _aggregate_early)
 
 #: Fig. 5.2 trains the Fig. 5.1 model, at the same rate.
 EARLY_LR = Deviation(

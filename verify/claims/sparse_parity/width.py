@@ -15,30 +15,24 @@ from typing import Any
 import numpy as np
 
 from numerics.scaling import block_medians, random_search_block_medians
-from numerics.stats import rate_power
 from theory.scaling import random_search_width_speedup, width_plateau_boundary
-from verify.sweep import Cell, CellResult, Grid
-from verify.train.sparse_parity import SparseParityConfig, divergence_reason
+from verify.sweep import Cell, CellResult
+from verify.train.sparse_parity import SparseParityConfig
 
 from ..base import Claim, Deviation, Observation, PostHoc, register
-from ..judges import Population, Verdict
+from ..judges import Population
 from .common import (
+    RS_CONTROL_BLOCKS,
     SRC_CH5,
-    SeedPopulation,
-    diverged_at,
-    parity_cell,
-    parity_cost,
+    BlockPopulation,
+    chunked_cells,
     ran_seeds,
-    relu_mlp,
-    run_summary,
-    seed_chunks,
-    tc_list,
+    summary_grid,
+    summary_row,
+    xavier_relu_mlp,
 )
 
 __all__ = ["WIDTH_RULE", "WidthConfig", "WidthPlateau"]
-
-#: Random-search blocks drawn (seeded Monte Carlo) for the control rate of the per-block criterion.
-RS_CONTROL_BLOCKS = 5_000
 
 
 @dataclass(frozen=True)
@@ -73,19 +67,7 @@ class WidthConfig:
         return list(zip(self.widths[:-1], self.widths[1:]))
 
     def parity(self, width: int, seeds: tuple[int, ...]) -> SparseParityConfig:
-        return relu_mlp(
-            self.n,
-            self.k,
-            width,
-            seeds,
-            self.steps,
-            self.eval_every,
-            init="xavier",
-            lr=self.lr,
-            batch_size=self.batch_size,
-            n_val=self.n_val,
-            num_threads=self.num_threads,
-        )
+        return xavier_relu_mlp(self, self.n, self.k, width, seeds, self.eval_every)
 
 
 #: "Convergence times plateau at large widths" describes the typical run (p0 = 1/2); power against 0.95.
@@ -105,15 +87,12 @@ def _problems(medians: dict[int, float], predicted: dict[str, Any], cfg: WidthCo
 
 
 @dataclass(frozen=True)
-class WidthPlateau(SeedPopulation):
+class WidthPlateau(BlockPopulation):
     """Fig. 5.4 left / B.10 as a population of seed blocks: a block succeeds when, for each consecutive pair of
     widths, its median-t_c speedup is below :func:`theory.scaling.width_plateau_boundary`. The reason carries the
     rate at which blocks of r-copy random search meet the same criterion (the control)."""
 
     rule: Population = WIDTH_RULE
-
-    def planned_runs(self, config: Any) -> int:
-        return int(config.blocks)
 
     def units(self, predicted: Any, obs: Any, config: Any) -> list[dict[str, Any]]:
         return [
@@ -124,22 +103,12 @@ class WidthPlateau(SeedPopulation):
             for row in obs.details["blocks"]
         ]
 
-    def __call__(self, predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
-        d = obs.details
-        if d.get("divergence"):
-            return "inconclusive", d["divergence"]
-        verdict, tally = self.tally(self.units(predicted, obs, config), "seed blocks")
-        rs = float(predicted["random_search_block_rate"])
-        spans = "; ".join(
+    def ranges(self, predicted: Any, details: dict[str, Any]) -> str:
+        return "; ".join(
             f"r {key}: speedups {v} (boundary {float(predicted['pairs'][key]['boundary']):.3g}, random search "
             f"{float(predicted['pairs'][key]['random_search_speedup']):.3g})"
-            for key, v in d["speedup_ranges"].items()
+            for key, v in details["speedup_ranges"].items()
         )
-        control = (
-            f"random-search blocks meet the criterion at rate {rs:.3f} and would pass this rule with probability "
-            f"{rate_power(config.blocks, self.rule.p0, rs, self.rule.confidence):.2g}"
-        )
-        return verdict, f"{spans}; {tally}; {control}"
 
     def describe(self) -> str:
         return (
@@ -168,11 +137,7 @@ def _predict(cfg: WidthConfig) -> dict[str, Any]:
 
 
 def _cells(cfg: WidthConfig) -> list[Cell]:
-    return [
-        parity_cell(f"r={r} seeds {chunk[0]}-{chunk[-1]}", cfg.parity(r, chunk))
-        for r in cfg.widths
-        for chunk in seed_chunks(cfg.seeds)
-    ]
+    return chunked_cells((f"r={r}", cfg.parity(r, cfg.seeds)) for r in cfg.widths)
 
 
 def _aggregate(cfg: WidthConfig, results: list[CellResult]) -> Observation:
@@ -181,15 +146,7 @@ def _aggregate(cfg: WidthConfig, results: list[CellResult]) -> Observation:
         mine = [x for x in results if x.cell.config.width == r]
         tc = np.concatenate([x.value["t_c"] for x in mine])
         tcs[r] = tc
-        rows.append(
-            {
-                "width": r,
-                "t_c": tc_list(tc),
-                "median": float(np.median(tc)),
-                "converged": int(np.isfinite(tc).sum()),
-                "divergence": divergence_reason(diverged_at(mine), cfg.eval_every),
-            }
-        )
+        rows.append({"width": r, **summary_row(tc, mine, cfg.eval_every)})
     medians = {r: block_medians(tc, cfg.block) for r, tc in tcs.items()}
     seeds = [s for x in results if x.cell.config.width == cfg.widths[0] for s in ran_seeds(x)]
     blocks = [
@@ -225,13 +182,7 @@ def _aggregate(cfg: WidthConfig, results: list[CellResult]) -> Observation:
     )
 
 
-GRID = Grid(
-    claim_id="edelman-ch5-fig5.4-width-plateau",
-    cells=_cells,
-    run=run_summary,
-    aggregate=_aggregate,
-    cost=parity_cost,
-)
+GRID = summary_grid("edelman-ch5-fig5.4-width-plateau", _cells, _aggregate)
 
 QUICK_SIZE = Deviation(
     parameter="instance (n, k) and widths",
