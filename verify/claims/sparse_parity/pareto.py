@@ -18,7 +18,7 @@ r counts the *parameters*, not the width as everywhere else in the chapter (docs
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -958,6 +958,28 @@ class WidthBuysData(SeedPopulation):
         )
 
 
+#: Width buys data at full scale: the chosen setting (m = 400, widths 10 and 300) on 64 seeds with the thesis's budget
+#: T = 10^5 (App. C.3.1), the source setting m = 600 on every seed.
+B8_FULL = WidthBuysDataConfig(
+    n=30,
+    k=3,
+    m=400,
+    narrow=10,
+    wide=300,
+    seeds=tuple(range(64)),
+    steps=100_000,
+    eval_every=500,
+    source_m=600,
+    source_steps=100_000,
+)
+
+#: At quick scale: the same setting with T = 3e4, 2000 test points, no weight-decay control, and the source setting on
+#: the first 8 seeds with T = 2e4 (SOURCE_NOTE).
+B8_QUICK = replace(
+    B8_FULL, steps=30_000, n_val=2000, control_seeds=0, num_threads=1, source_steps=20_000, source_seeds=8
+)
+
+
 register(
     Claim(
         id=B8_GRID.claim_id,
@@ -972,36 +994,7 @@ register(
         "the source-side setting m = 600 (a sample size of the thesis's grid) is run on the first 8 seeds and reported "
         "next to it, not judged.",
         kind="training",
-        configs={
-            "quick": WidthBuysDataConfig(
-                n=30,
-                k=3,
-                m=400,
-                narrow=10,
-                wide=300,
-                seeds=tuple(range(64)),
-                steps=30_000,
-                eval_every=500,
-                n_val=2000,
-                control_seeds=0,
-                num_threads=1,
-                source_m=600,
-                source_steps=20_000,
-                source_seeds=8,
-            ),
-            "full": WidthBuysDataConfig(
-                n=30,
-                k=3,
-                m=400,
-                narrow=10,
-                wide=300,
-                seeds=tuple(range(64)),
-                steps=100_000,
-                eval_every=500,
-                source_m=600,
-                source_steps=100_000,
-            ),
-        },
+        configs={"quick": B8_QUICK, "full": B8_FULL},
         predict=_predict_b8,
         observe=B8_GRID.observe,
         judge=WidthBuysData(),
