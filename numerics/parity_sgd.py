@@ -255,7 +255,13 @@ def thm55_run(
 
 
 def lemB5_gradient_deviations(
-    n: int, k: int, init: tuple[np.ndarray, np.ndarray, np.ndarray], batch_size: int, draws: int, seed: int
+    n: int,
+    k: int,
+    init: tuple[np.ndarray, np.ndarray, np.ndarray],
+    batch_size: int,
+    draws: int,
+    seed: int,
+    tau: float | None = None,
 ) -> dict:
     r"""Step 0 of Lemma B.5 / Thm 5.5 at one initialisation: the hinge-loss gradient of every sample point, its exact
     mean over the 2^n points (the population gradient), and ``draws`` batch gradients
@@ -276,13 +282,18 @@ def lemB5_gradient_deviations(
         Independent batches.
     seed : int
         The data stream's seed.
+    tau : float, optional
+        A tolerance: also count, per coordinate, the draws with :math:`|\hat g_{ij}-g_{ij}|\ge\tau`, compared in
+        integers (:math:`|2^nS-BM|\ge 2^nB\tau` with S the batch's and M the cube's sum of the coordinate: exact
+        while :math:`2^nB<2^{53}`).
 
     Returns
     -------
     dict
         ``max_deviation`` (draws,) the largest :math:`|\hat g_{ij}-g_{ij}|` and :math:`|\hat\gamma_i-\gamma_i|` over
         all i, j; ``population_w`` (r, n) and ``population_b`` (r,) the exact means (float64 of rationals with
-        denominator 2^n); ``max_abs_f`` the largest |f(x)| at initialisation over the cube.
+        denominator 2^n); ``max_abs_f`` the largest |f(x)| at initialisation over the cube; with ``tau``,
+        ``tail_count`` (r, n + 1) the draws at or beyond tau per coordinate (the last column: the bias).
 
     Examples
     --------
@@ -290,6 +301,8 @@ def lemB5_gradient_deviations(
     >>> out = lemB5_gradient_deviations(5, 2, init, 10**6, 3, 0)
     >>> out["max_deviation"].shape, out["max_abs_f"], bool((out["max_deviation"] < 0.01).all())
     ((3,), 0.0, True)
+    >>> lemB5_gradient_deviations(5, 2, init, 64, 100, 0, tau=0.125)["tail_count"].shape
+    (4, 6)
     """
     n = check_count(n, "n", why="input bits")
     check_cost(n, MAX_N, param="n", value=n, what="the gradients live on all 2^n points: n", hint="n <= MAX_N")
@@ -315,15 +328,23 @@ def lemB5_gradient_deviations(
     coef = dloss[:, None] * (pre > 0) * u[None, :]  # N, r: d loss / d (w_i . x + b_i)
     grads = np.concatenate([coef[:, :, None] * X[:, None, :], coef[:, :, None]], axis=2).reshape(N, -1)
     mean = grads.mean(axis=0)
-    counts = _counts(np.random.default_rng([seed, 2]), batch, N, draws) / batch  # draws, N
-    dev = np.abs(counts @ grads - mean[None, :]).max(axis=1)
+    counts = _counts(np.random.default_rng([seed, 2]), batch, N, draws)  # draws, N (integer-valued)
+    sums = counts @ grads  # draws, r (n + 1): integer sums of +-1 and 0, exact
+    dev = np.abs(sums / batch - mean[None, :]).max(axis=1)
     full = mean.reshape(r, n + 1)
-    return {
+    out = {
         "max_deviation": dev,
         "population_w": full[:, :n],
         "population_b": full[:, n],
         "max_abs_f": float(np.abs(f).max()),
     }
+    if tau is not None:
+        t = check_real(tau, "tau", positive=True)
+        if N * batch >= 2**53:
+            raise InputError(f"2^n B = {N * batch} must be below 2^53 for the exact tail counts", param="batch_size")
+        beyond = np.abs(N * sums - batch * grads.sum(axis=0)[None, :]) >= N * batch * t
+        out["tail_count"] = beyond.sum(axis=0).reshape(r, n + 1)
+    return out
 
 
 def lemB5_slot_cover(

@@ -79,7 +79,9 @@ __all__ = [
     "cube",
     "expectation_identity_residual",
     "lemB5_batch",
+    "lemB5_coordinate_tail",
     "lemB5_first_step_gradient",
+    "lemB5_hoeffding_bound",
     "lemB5_miss_bound_as_printed",
     "lemB5_miss_probability",
     "lemB5_slot_biases",
@@ -1474,3 +1476,96 @@ def lemB5_miss_bound_as_printed(k: object, r: object) -> Fraction:
         raise InputError(f"the unbiased initialisation pairs neurons: r must be even, got {rr}", param="r")
     check_cost(rr, 4096, param="r", value=rr, what="the width of the exact bound", hint="a smaller r")
     return kk * (1 - lemB5_slot_probability_as_printed(kk)) ** (rr // 2)
+
+
+MAX_LEMB5_TAIL_BATCH = 2048
+"""Largest batch of :func:`lemB5_coordinate_tail` (its exact sum has about B^2/2 terms)."""
+
+
+def lemB5_coordinate_tail(g: object, batch: object, tau: object) -> Fraction:
+    r"""The exact tail :math:`P(|\hat g-g|\ge\tau)` of one coordinate of the step-0 batch gradient at the unbiased
+    initialisation: the per-point coordinate :math:`-y\,u_i\mathbf 1[w_i\cdot x+b_i>0]\,x_j` (or without
+    :math:`x_j` for the bias) takes the values -1, 0, 1 and is non-zero on exactly half of :math:`\{\pm1\}^n` (for
+    odd n and :math:`|b_i|<1`, :math:`\mathbf 1[w\cdot x+b>0]=(1+\mathrm{Maj}(w\odot x))/2`), with mean g
+    (:func:`lemB5_first_step_gradient`): :math:`p_{\pm}=(\tfrac12\pm g)/2`, :math:`p_0=\tfrac12`. With a and c the
+    batch's counts of +1 and -1,
+
+    .. math:: P=\sum_{a,c:\,|a-c-Bg|\ge B\tau}\frac{B!}{a!\,c!\,(B-a-c)!}\,p_+^a\,p_-^c\,p_0^{B-a-c}.
+
+    The proof of Lemma B.5 bounds it by Hoeffding's :math:`2e^{-B\tau^2/2}` (:func:`lemB5_hoeffding_bound`).
+    (Edelman thesis, proof of Lemma B.5, App. B.2.1.)
+
+    Parameters
+    ----------
+    g : rational
+        The coordinate's mean, \|g\| <= 1/2.
+    batch : int
+        B.
+    tau : rational
+        The tolerance, > 0.
+
+    Returns
+    -------
+    Fraction
+        P.
+
+    Examples
+    --------
+    >>> lemB5_coordinate_tail(0, 1, "1/2")
+    Fraction(1, 2)
+    >>> round(float(lemB5_coordinate_tail("5/32", 128, "1/8")), 4)
+    0.0467
+    """
+    gg = as_fraction(g, "g")
+    if abs(gg) > Fraction(1, 2):
+        raise InputError(f"a coordinate non-zero on half the cube has |g| <= 1/2, got g = {g!r:.80}", param="g")
+    B = check_positive_int(batch, "batch")
+    check_cost(B, MAX_LEMB5_TAIL_BATCH, param="batch", value=B, what="the batch of the exact tail", hint="a smaller B")
+    t = as_fraction(tau, "tau")
+    if t <= 0:
+        raise InputError(f"tau must be positive, got tau = {tau!r:.80}", param="tau")
+    p_plus, p_minus = (Fraction(1, 2) + gg) / 2, (Fraction(1, 2) - gg) / 2
+    D = math.lcm(p_plus.denominator, p_minus.denominator, 2)
+    A, C, H = p_plus.numerator * (D // p_plus.denominator), p_minus.numerator * (D // p_minus.denominator), D // 2
+    fact = [1] * (B + 1)
+    for i in range(1, B + 1):
+        fact[i] = fact[i - 1] * i
+    pa = [A**i for i in range(B + 1)]
+    pc = [C**i for i in range(B + 1)]
+    ph = [H**i for i in range(B + 1)]
+    total = 0
+    for a in range(B + 1):
+        for c in range(B - a + 1):
+            if abs(a - c - B * gg) >= B * t:
+                total += fact[B] // (fact[a] * fact[c] * fact[B - a - c]) * pa[a] * pc[c] * ph[B - a - c]
+    return Fraction(total, D**B)
+
+
+def lemB5_hoeffding_bound(batch: object, tau: object) -> float:
+    r"""Hoeffding's bound the proof of Lemma B.5 uses for one coordinate of the step-0 batch gradient (B terms in
+    [-1, 1]): :math:`P(|\hat g-E\hat g|\ge\tau)\le 2e^{-B\tau^2/2}` (Edelman thesis, proof of Lemma B.5, Eq. (B.6),
+    App. B.2.1).
+
+    Parameters
+    ----------
+    batch : int
+        B.
+    tau : rational
+        The tolerance, > 0.
+
+    Returns
+    -------
+    float
+        2 exp(-B tau^2 / 2).
+
+    Examples
+    --------
+    >>> round(lemB5_hoeffding_bound(128, "1/8"), 4)
+    0.7358
+    """
+    B = check_positive_int(batch, "batch")
+    t = as_fraction(tau, "tau")
+    if t <= 0:
+        raise InputError(f"tau must be positive, got tau = {tau!r:.80}", param="tau")
+    x = B * t * t / 2
+    return 2 * math.exp(-float(x)) if x < 10**6 else 0.0

@@ -128,3 +128,41 @@ def test_batch_is_the_smallest_integer_meeting_the_condition(n, k, r):
 def test_inputs_outside_the_lemma_are_refused(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def _coordinate_law(n, k, w, u, b, j):
+    """(P(+1), P(-1)) of the per-point coordinate -y u 1[w.x + b > 0] x_j (j = n: the bias), by enumeration."""
+    plus = minus = 0
+    for x in itertools.product((1, -1), repeat=n):
+        if sum(wi * xi for wi, xi in zip(w, x)) + b > 0:
+            v = -math.prod(x[:k]) * u * (x[j] if j < n else 1)
+            plus, minus = plus + (v == 1), minus + (v == -1)
+    return Fraction(plus, 2**n), Fraction(minus, 2**n)
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3, 5])
+@pytest.mark.parametrize("tau", ["1/8", "1/3", "1/2"])
+def test_coordinate_tail_by_enumerating_every_batch(batch, tau):
+    n, k, w, u, b = 5, 2, [1, -1, 1, 1, -1], -1, Fraction(1, 2)
+    g, gamma = tp.lemB5_first_step_gradient(n, k, w, u)
+    for j, mean in ((0, g[0]), (3, g[3]), (n, gamma)):
+        p_plus, p_minus = _coordinate_law(n, k, w, u, b, j)
+        assert p_plus + p_minus == Fraction(1, 2) and p_plus - p_minus == mean
+        law = {1: p_plus, -1: p_minus, 0: Fraction(1, 2)}
+        brute = sum(
+            (
+                math.prod((law[v] for v in seq), start=Fraction(1))
+                for seq in itertools.product((1, 0, -1), repeat=batch)
+                if abs(Fraction(sum(seq), batch) - mean) >= Fraction(tau)
+            ),
+            Fraction(0),
+        )
+        assert tp.lemB5_coordinate_tail(mean, batch, tau) == brute
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.fractions("-1/2", "1/2", max_denominator=64), st.integers(1, 60), st.fractions("1/32", 1, max_denominator=32))
+def test_coordinate_tail_is_below_hoeffding(g, batch, tau):
+    p = tp.lemB5_coordinate_tail(g, batch, tau)
+    assert 0 <= p <= 1
+    assert float(p) <= tp.lemB5_hoeffding_bound(batch, tau) + 1e-12
