@@ -309,6 +309,8 @@ def lemB5_gradient_deviations(
     k = check_count(k, "k", why="parity degree")
     batch = check_count(batch_size, "batch_size", why="batch size")
     check_cost(batch, MAX_BATCH, param="batch_size", value=batch, what="the batch size", hint="int64 counts")
+    if not isinstance(init, (tuple, list)) or len(init) != 3:
+        raise InputError(f"init must be the triple (W, b, u) of thm55_init, got {init!r:.80}", param="init")
     W = check_real_array(init[0], "init[0]")
     b = check_real_array(init[1], "init[1]")
     u = check_real_array(init[2], "init[2]")

@@ -244,11 +244,12 @@ def _tail_cases(cfg: TailConfig):
         yield n, k, B, tau, init
 
 
-def _predict_tails(cfg: TailConfig) -> list[Fraction]:
+def _predict_tails(cfg: TailConfig) -> list[float]:
+    """The exact tails as floats (a Monte Carlo judges them; exact rationals of B-th powers would fill the record)."""
     out = []
     for n, k, B, tau, (W, _, u) in _tail_cases(cfg):
         g, gamma = tpar.lemB5_first_step_gradient(n, k, [int(v) for v in W[0]], int(u[0]))
-        out += [tpar.lemB5_coordinate_tail(m, B, tau) for m in (g[0], g[k], gamma)]
+        out += [float(tpar.lemB5_coordinate_tail(m, B, tau)) for m in (g[0], g[k], gamma)]
     return out
 
 
