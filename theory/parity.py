@@ -65,6 +65,8 @@ from ._checks import (
 from ._docstrings import fill_doc, sections
 
 __all__ = [
+    "LEMB5_SOURCE",
+    "MAX_LEMB5_K",
     "MAX_THM55_BATCH",
     "MAX_THM55_N",
     "SOURCE",
@@ -77,6 +79,17 @@ __all__ = [
     "construction",
     "cube",
     "expectation_identity_residual",
+    "lemB5_batch",
+    "lemB5_coordinate_tail",
+    "lemB5_first_step_gradient",
+    "lemB5_hoeffding_bound",
+    "lemB5_miss_bound_as_printed",
+    "lemB5_miss_probability",
+    "lemB5_slot_biases",
+    "lemB5_slot_probability",
+    "lemB5_slot_probability_as_printed",
+    "lemB5_tau",
+    "lemB5_width",
     "max_margin",
     "max_margin_spec_form",
     "min_width",
@@ -1111,3 +1124,415 @@ def thm55_batch(n: object, k: object, r: object, eps: object) -> int:
         tau = float(xi) / (16 * kk * math.sqrt(2 * nn * math.log(2 * kk / eps_1)))
         return math.ceil(2 / tau**2 * math.log(4 * nn * rr / (float(e) / 8)))
     return math.ceil(math.exp(log_batch))
+
+
+# --------------------------------------------------------------------------------------------
+# Lemma B.5 (App. B.2.1): the first step's batch gradient concentrates, and the width the
+# initialisation needs so that every bias slot of Lemma B.4 has a matching neuron pair
+# --------------------------------------------------------------------------------------------
+LEMB5_SOURCE = "Edelman thesis Lemma B.5 (App. B.2.1)"
+
+MAX_LEMB5_K = 60
+"""Largest k of the Lemma B.5 width (k 2^k log(k/delta) as a float)."""
+
+
+def _check_delta(delta: object) -> Fraction:
+    d = as_fraction(delta, "delta")
+    if not 0 < d < Fraction(1, 2):
+        raise InputError(f"{LEMB5_SOURCE} fixes delta in (0, 1/2), got delta = {delta!r:.80}", param="delta")
+    return d
+
+
+def _check_even_k(k: object, limit: int) -> int:
+    kk = check_positive_int(k, "k", minimum=2, hypothesis=f"{LEMB5_SOURCE}: an even parity degree k >= 2")
+    if kk % 2:
+        raise InputError(f"{LEMB5_SOURCE} needs an even k, got k = {kk}", param="k")
+    check_cost(kk, limit, param="k", value=kk, what="the parity degree of Lemma B.5", hint="a smaller k")
+    return kk
+
+
+def lemB5_tau(n: object, k: object, eps: object) -> float:
+    r"""The tolerance of Lemma B.5: :math:`\tau=|\xi_{k-1}|/(16k\sqrt{2n\log(2k/\varepsilon)})`, with
+    :math:`\xi_{k-1}=\widehat{\mathrm{Maj}_n}([k-1])` (Lemma B.1) exact and the square root and logarithm in float64
+    (Edelman thesis, Lemma B.5, App. B.2.1).
+
+    Parameters
+    ----------
+    n : int
+        Odd input dimension n > k.
+    k : int
+        Even parity degree.
+    eps : rational
+        The lemma's epsilon, in (0, 1/2).
+
+    Returns
+    -------
+    float
+        tau.
+
+    Examples
+    --------
+    >>> round(lemB5_tau(5, 2, "1/4"), 8)
+    0.00222556
+    """
+    from .boolean import majority_coefficient
+
+    nn, kk, e = _check_thm55(n, k, eps)
+    xi = abs(majority_coefficient(nn, kk - 1))
+    return float(xi) / (16 * kk * math.sqrt(2 * nn * math.log(2 * kk / float(e))))
+
+
+def lemB5_batch(n: object, k: object, r: object, eps: object, delta: object) -> int:
+    r"""The batch size of Lemma B.5: the smallest integer :math:`B\ge(2/\tau^2)\log(4nr/\delta)`, :math:`\tau` of
+    :func:`lemB5_tau` (Edelman thesis, Lemma B.5, App. B.2.1). By Hoeffding's inequality for the B per-sample
+    gradient coordinates in [-1, 1] (:math:`2e^{-B\tau^2/2}` each) and a union bound over the :math:`(n+1)r`
+    coordinates, every coordinate of the batch gradient is then within :math:`\tau` of its mean with probability
+    at least :math:`1-\delta` (the proof's Eq. (B.6)).
+
+    Parameters
+    ----------
+    n : int
+        Odd input dimension n > k.
+    k : int
+        Even parity degree.
+    r : int
+        The width.
+    eps, delta : rational
+        The lemma's epsilon and delta, in (0, 1/2).
+
+    Returns
+    -------
+    int
+        B.
+
+    Examples
+    --------
+    >>> lemB5_batch(5, 2, 18, "1/4", "1/4")
+    2936504
+    """
+    nn, kk, _ = _check_thm55(n, k, eps)
+    d = _check_delta(delta)
+    rr = check_positive_int(r, "r")
+    check_cost(rr, 10**9, param="r", value=rr, what="the width of Lemma B.5", hint="a smaller r")
+    tau = lemB5_tau(nn, kk, eps)
+    return math.ceil(2 / tau**2 * math.log(4 * nn * rr / float(d)))
+
+
+def lemB5_width(k: object, delta: object, corrected: bool = False) -> int:
+    r"""The width of Lemma B.5: the smallest even r with :math:`r\ge k\,2^k\log(k/\delta)` as printed, or with
+    :math:`r\ge k\,2^{k+1}\log(k/\delta)` (``corrected``), the width the proof's own argument needs once its
+    per-pair probability :math:`2^{-k+1}\cdot\frac{1}{2k}=\frac{1}{k2^k}` is multiplied out (it prints
+    :math:`\frac{1}{k2^{k-1}}`; docs/sparse_parity.md). (Edelman thesis, Lemma B.5 and its proof, App. B.2.1.)
+
+    Parameters
+    ----------
+    k : int
+        Even parity degree.
+    delta : rational
+        The lemma's delta, in (0, 1/2).
+    corrected : bool
+        The corrected condition instead of the printed one.
+
+    Returns
+    -------
+    int
+        r.
+
+    Examples
+    --------
+    >>> lemB5_width(2, "1/10"), lemB5_width(2, "1/10", corrected=True)
+    (24, 48)
+    """
+    kk = _check_even_k(k, MAX_LEMB5_K)
+    d = _check_delta(delta)
+    factor = kk * 2 ** (kk + 1 if corrected else kk)
+    r = math.ceil(factor * (math.log(kk) - _log_fraction(d)))
+    return r + r % 2
+
+
+def lemB5_slot_biases(k: object) -> list[Fraction]:
+    r"""The biases the proof of Lemma B.5 asks one neuron each of: :math:`-\tfrac12+i'/k`, :math:`i'\in[k]`, all on
+    the grid :func:`thm55_bias_grid` (k even) (Edelman thesis, proof of Lemma B.5, App. B.2.1; Lemma B.4 itself
+    prints :math:`-\tfrac12+(i+1)/k`).
+
+    Parameters
+    ----------
+    k : int
+        Even parity degree.
+
+    Returns
+    -------
+    list of Fraction
+        The k slot biases, increasing.
+
+    Examples
+    --------
+    >>> [str(b) for b in lemB5_slot_biases(4)]
+    ['-1/4', '0', '1/4', '1/2']
+    """
+    kk = _check_even_k(k, MAX_EXACT_ENTRIES)
+    return [Fraction(-1, 2) + Fraction(i, kk) for i in range(1, kk + 1)]
+
+
+def lemB5_slot_probability(k: object) -> Fraction:
+    r"""The exact probability that one mirrored pair (i, i + r/2) of the unbiased initialisation serves a given slot
+    of :func:`lemB5_slot_biases`: :math:`w_i` constant on [k] (probability :math:`2^{-k+1}`; then one neuron of the
+    pair has :math:`w_{i,j}=u_i\,\mathrm{sign}\,\xi_{k-1}` on [k]) and :math:`b_i` the slot's value (probability
+    :math:`1/(2k-1)` on the step-1/k grid of 2k - 1 values): :math:`q=2^{-k+1}/(2k-1)` (Edelman thesis, proof of
+    Lemma B.5, App. B.2.1; printed there as :math:`1/(k2^{k-1})`, see :func:`lemB5_slot_probability_as_printed`).
+
+    Parameters
+    ----------
+    k : int
+        Even parity degree.
+
+    Returns
+    -------
+    Fraction
+        q.
+
+    Examples
+    --------
+    >>> lemB5_slot_probability(2), lemB5_slot_probability(4)
+    (Fraction(1, 6), Fraction(1, 56))
+    """
+    kk = _check_even_k(k, MAX_EXACT_ENTRIES)
+    return Fraction(1, 2 ** (kk - 1) * (2 * kk - 1))
+
+
+def lemB5_slot_probability_as_printed(k: object) -> Fraction:
+    r"""The per-pair probability as the proof of Lemma B.5 prints it: "with probability :math:`\frac{1}{k\cdot
+    2^{k-1}}`" (Edelman thesis, proof of Lemma B.5, App. B.2.1), twice its own factors
+    :math:`2^{-k+1}\cdot\frac{1}{2k}`.
+
+    Parameters
+    ----------
+    k : int
+        Even parity degree.
+
+    Returns
+    -------
+    Fraction
+        1/(k 2^(k-1)).
+
+    Examples
+    --------
+    >>> lemB5_slot_probability_as_printed(2)
+    Fraction(1, 4)
+    """
+    kk = _check_even_k(k, MAX_EXACT_ENTRIES)
+    return Fraction(1, kk * 2 ** (kk - 1))
+
+
+def lemB5_miss_probability(k: object, r: object) -> Fraction:
+    r"""The exact probability that the unbiased initialisation of width r leaves some slot of
+    :func:`lemB5_slot_biases` without a serving pair (the proof of Lemma B.5 bounds it by :math:`\delta`): each of
+    the r/2 independent pairs serves slot i' with probability q (:func:`lemB5_slot_probability`) and at most one
+    slot, so by inclusion-exclusion over the missed slots
+
+    .. math:: P = \sum_{j=1}^{k} (-1)^{j+1}\binom{k}{j}(1-jq)^{r/2}.
+
+    (Edelman thesis, proof of Lemma B.5, App. B.2.1.)
+
+    Parameters
+    ----------
+    k : int
+        Even parity degree.
+    r : int
+        Even width.
+
+    Returns
+    -------
+    Fraction
+        P.
+
+    Examples
+    --------
+    >>> float(lemB5_miss_probability(2, 24)) > 0.2
+    True
+    """
+    kk = _check_even_k(k, MAX_LEMB5_K)
+    rr = check_positive_int(r, "r", minimum=2)
+    if rr % 2:
+        raise InputError(f"the unbiased initialisation pairs neurons: r must be even, got {rr}", param="r")
+    check_cost(rr, 4096, param="r", value=rr, what="the width of the exact miss probability", hint="a smaller r")
+    q = lemB5_slot_probability(kk)
+    return sum(
+        (Fraction((-1) ** (j + 1) * math.comb(kk, j)) * (1 - j * q) ** (rr // 2) for j in range(1, kk + 1)),
+        Fraction(0),
+    )
+
+
+def lemB5_first_step_gradient(n: object, k: object, w: Sequence[object], u: object) -> tuple[list[Fraction], Fraction]:
+    r"""The mean step-0 gradient of one neuron of the unbiased initialisation (the proof of Lemma B.5: f = 0 at
+    initialisation and the hinge loss has :math:`\ell'(0, y) = -y`, so :math:`E[\nabla\ell] = (g_i, \gamma_i)`), in
+    the Fourier form of Lemma B.3 for :math:`y=\chi_{[k]}(x)`, :math:`|b_i| < 1`:
+    :math:`g_{i,j}=-\tfrac12u_i\xi_{k-1}\chi_{[k]\setminus\{j\}}(w_i)` for :math:`j\in[k]`,
+    :math:`g_{i,j}=-\tfrac12u_i\xi_{k+1}\chi_{[k]\cup\{j\}}(w_i)` otherwise, and :math:`\gamma_i=0`, with
+    :math:`\xi_m=\widehat{\mathrm{Maj}_n}([m])` (Lemma B.1). (Edelman thesis, Lemma B.3 and the proof of Lemma B.5,
+    App. B.2.1; coordinates 0-based, [k] = {0, ..., k-1}.)
+
+    Parameters
+    ----------
+    n : int
+        Odd input dimension n > k.
+    k : int
+        Even parity degree.
+    w : sequence of int
+        The neuron's weights in {-1, +1}^n.
+    u : int
+        Its output weight, -1 or +1.
+
+    Returns
+    -------
+    (list of Fraction, Fraction)
+        g_i (n entries) and gamma_i.
+
+    Examples
+    --------
+    >>> g, gamma = lemB5_first_step_gradient(5, 2, [1, 1, 1, 1, 1], 1)
+    >>> [str(v) for v in g], gamma
+    (['-3/16', '-3/16', '1/16', '1/16', '1/16'], Fraction(0, 1))
+    """
+    from .boolean import character, majority_coefficient
+
+    nn, kk, _ = _check_thm55(n, k, Fraction(1, 4))
+    values = list(w)
+    if len(values) != nn or any(v not in (-1, 1) for v in values):
+        raise InputError(f"w must be a vector in {{-1, +1}}^{nn}, got {w!r:.80}", param="w")
+    if u not in (-1, 1):
+        raise InputError(f"u must be -1 or +1, got {u!r:.80}", param="u")
+    ww = [1 if v == 1 else -1 for v in values]
+    uu = 1 if u == 1 else -1
+    lo, hi = majority_coefficient(nn, kk - 1), majority_coefficient(nn, kk + 1)
+    g = [
+        -uu * lo / 2 * character([i for i in range(kk) if i != j], ww)
+        if j < kk
+        else -uu * hi / 2 * character([*range(kk), j], ww)
+        for j in range(nn)
+    ]
+    return g, Fraction(0)
+
+
+def lemB5_miss_bound_as_printed(k: object, r: object) -> Fraction:
+    r"""The proof of Lemma B.5's bound on the probability that some slot of :func:`lemB5_slot_biases` has no serving
+    pair, with its printed per-pair probability :math:`1/(k2^{k-1})`: the union over the k slots of
+    :math:`(1-\frac{1}{k2^{k-1}})^{r/2}` (then bounded by :math:`k\exp(-r/(k2^k))\le\delta` for
+    :math:`r\ge k2^k\log(k/\delta)`). (Edelman thesis, proof of Lemma B.5, App. B.2.1.)
+
+    Parameters
+    ----------
+    k : int
+        Even parity degree.
+    r : int
+        Even width.
+
+    Returns
+    -------
+    Fraction
+        k (1 - 1/(k 2^(k-1)))^(r/2).
+
+    Examples
+    --------
+    >>> float(lemB5_miss_bound_as_printed(2, lemB5_width(2, "1/10"))) < 0.1
+    True
+    """
+    kk = _check_even_k(k, MAX_LEMB5_K)
+    rr = check_positive_int(r, "r", minimum=2)
+    if rr % 2:
+        raise InputError(f"the unbiased initialisation pairs neurons: r must be even, got {rr}", param="r")
+    check_cost(rr, 4096, param="r", value=rr, what="the width of the exact bound", hint="a smaller r")
+    return kk * (1 - lemB5_slot_probability_as_printed(kk)) ** (rr // 2)
+
+
+MAX_LEMB5_TAIL_BATCH = 2048
+"""Largest batch of :func:`lemB5_coordinate_tail` (its exact sum has about B^2/2 terms)."""
+
+
+def lemB5_coordinate_tail(g: object, batch: object, tau: object) -> Fraction:
+    r"""The exact tail :math:`P(|\hat g-g|\ge\tau)` of one coordinate of the step-0 batch gradient at the unbiased
+    initialisation: the per-point coordinate :math:`-y\,u_i\mathbf 1[w_i\cdot x+b_i>0]\,x_j` (or without
+    :math:`x_j` for the bias) takes the values -1, 0, 1 and is non-zero on exactly half of :math:`\{\pm1\}^n` (for
+    odd n and :math:`|b_i|<1`, :math:`\mathbf 1[w\cdot x+b>0]=(1+\mathrm{Maj}(w\odot x))/2`), with mean g
+    (:func:`lemB5_first_step_gradient`): :math:`p_{\pm}=(\tfrac12\pm g)/2`, :math:`p_0=\tfrac12`. With a and c the
+    batch's counts of +1 and -1,
+
+    .. math:: P=\sum_{a,c:\,|a-c-Bg|\ge B\tau}\frac{B!}{a!\,c!\,(B-a-c)!}\,p_+^a\,p_-^c\,p_0^{B-a-c}.
+
+    The proof of Lemma B.5 bounds it by Hoeffding's :math:`2e^{-B\tau^2/2}` (:func:`lemB5_hoeffding_bound`).
+    (Edelman thesis, proof of Lemma B.5, App. B.2.1.)
+
+    Parameters
+    ----------
+    g : rational
+        The coordinate's mean, \|g\| <= 1/2.
+    batch : int
+        B.
+    tau : rational
+        The tolerance, > 0.
+
+    Returns
+    -------
+    Fraction
+        P.
+
+    Examples
+    --------
+    >>> lemB5_coordinate_tail(0, 1, "1/2")
+    Fraction(1, 2)
+    >>> round(float(lemB5_coordinate_tail("5/32", 128, "1/8")), 4)
+    0.0467
+    """
+    gg = as_fraction(g, "g")
+    if abs(gg) > Fraction(1, 2):
+        raise InputError(f"a coordinate non-zero on half the cube has |g| <= 1/2, got g = {g!r:.80}", param="g")
+    B = check_positive_int(batch, "batch")
+    check_cost(B, MAX_LEMB5_TAIL_BATCH, param="batch", value=B, what="the batch of the exact tail", hint="a smaller B")
+    t = as_fraction(tau, "tau")
+    if t <= 0:
+        raise InputError(f"tau must be positive, got tau = {tau!r:.80}", param="tau")
+    p_plus, p_minus = (Fraction(1, 2) + gg) / 2, (Fraction(1, 2) - gg) / 2
+    D = math.lcm(p_plus.denominator, p_minus.denominator, 2)
+    A, C, H = p_plus.numerator * (D // p_plus.denominator), p_minus.numerator * (D // p_minus.denominator), D // 2
+    fact = [1] * (B + 1)
+    for i in range(1, B + 1):
+        fact[i] = fact[i - 1] * i
+    pa = [A**i for i in range(B + 1)]
+    pc = [C**i for i in range(B + 1)]
+    ph = [H**i for i in range(B + 1)]
+    total = 0
+    for a in range(B + 1):
+        for c in range(B - a + 1):
+            if abs(a - c - B * gg) >= B * t:
+                total += fact[B] // (fact[a] * fact[c] * fact[B - a - c]) * pa[a] * pc[c] * ph[B - a - c]
+    return Fraction(total, D**B)
+
+
+def lemB5_hoeffding_bound(batch: object, tau: object) -> float:
+    r"""Hoeffding's bound the proof of Lemma B.5 uses for one coordinate of the step-0 batch gradient (B terms in
+    [-1, 1]): :math:`P(|\hat g-E\hat g|\ge\tau)\le 2e^{-B\tau^2/2}` (Edelman thesis, proof of Lemma B.5, Eq. (B.6),
+    App. B.2.1).
+
+    Parameters
+    ----------
+    batch : int
+        B.
+    tau : rational
+        The tolerance, > 0.
+
+    Returns
+    -------
+    float
+        2 exp(-B tau^2 / 2).
+
+    Examples
+    --------
+    >>> round(lemB5_hoeffding_bound(128, "1/8"), 4)
+    0.7358
+    """
+    B = check_positive_int(batch, "batch")
+    t = as_fraction(tau, "tau")
+    if t <= 0:
+        raise InputError(f"tau must be positive, got tau = {tau!r:.80}", param="tau")
+    x = B * t * t / 2
+    return 2 * math.exp(-float(x)) if x < 10**6 else 0.0

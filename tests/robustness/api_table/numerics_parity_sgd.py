@@ -12,6 +12,9 @@ _INIT = (
 )
 
 BASELINE = {
+    "lemB5_gradient_deviations": {"n": 5, "k": 2, "init": _INIT, "batch_size": 1000, "draws": 3, "seed": 0},
+    "lemB5_miss_exact": {"k": 2, "pairs": 3, "bias_grid": [-0.5, 0.0, 0.5], "slots": [0.0, 0.5]},
+    "lemB5_slot_cover": {"k": 2, "width": 8, "bias_grid": [-0.5, 0.0, 0.5], "slots": [0.0, 0.5], "draws": 5, "seed": 0},
     "thm55_init": {"n": 5, "width": 4, "bias_grid": [-0.5, 0.0, 0.5], "seed": 0},
     "thm55_run": {
         "n": 5,
@@ -26,6 +29,12 @@ BASELINE = {
 }
 
 REFUSED = [
+    ("lemB5_gradient_deviations", {**BASELINE["lemB5_gradient_deviations"], "n": 13}, "n"),
+    ("lemB5_gradient_deviations", {**BASELINE["lemB5_gradient_deviations"], "batch_size": 10**18 + 1}, "batch_size"),
+    ("lemB5_gradient_deviations", {**BASELINE["lemB5_gradient_deviations"], "draws": 10**8 + 1}, "draws"),
+    ("lemB5_miss_exact", {**BASELINE["lemB5_miss_exact"], "k": 17}, "k"),
+    ("lemB5_miss_exact", {**BASELINE["lemB5_miss_exact"], "pairs": 10**4 + 1}, "pairs"),
+    ("lemB5_slot_cover", {**BASELINE["lemB5_slot_cover"], "draws": 10**8 + 1}, "draws"),
     ("thm55_run", {**BASELINE["thm55_run"], "n": 13}, "n"),
     ("thm55_run", {**BASELINE["thm55_run"], "steps": 10**9}, "steps"),
     ("thm55_run", {**BASELINE["thm55_run"], "batch_size": 10**18 + 1}, "batch_size"),

@@ -33,6 +33,17 @@ BASELINE = {
     "thm55_second_layer_rate": {"n": 5, "k": 2, "r": 30, "steps": 15_170_371},
     "thm55_steps": {"n": 5, "k": 2, "r": 30, "eps": "0.45"},
     "thm55_width": {"k": 2, "eps": "0.45"},
+    "lemB5_batch": {"n": 5, "k": 2, "r": 18, "eps": "1/4", "delta": "1/4"},
+    "lemB5_coordinate_tail": {"g": "5/32", "batch": 16, "tau": "1/8"},
+    "lemB5_hoeffding_bound": {"batch": 128, "tau": "1/8"},
+    "lemB5_first_step_gradient": {"n": 5, "k": 2, "w": [1, -1, 1, 1, -1], "u": 1},
+    "lemB5_miss_bound_as_printed": {"k": 2, "r": 24},
+    "lemB5_miss_probability": {"k": 2, "r": 24},
+    "lemB5_slot_biases": {"k": 4},
+    "lemB5_slot_probability": {"k": 4},
+    "lemB5_slot_probability_as_printed": {"k": 4},
+    "lemB5_tau": {"n": 5, "k": 2, "eps": "1/4"},
+    "lemB5_width": {"k": 2, "delta": "1/10", "corrected": True},
 }
 
 REFUSED = [
@@ -57,8 +68,22 @@ REFUSED = [
     ("thm55_batch", {"n": 2001, "k": 2, "r": 30, "eps": "0.45"}, "n"),
     ("thm55_first_step_rate", {"n": 2001, "k": 2}, "n"),
     ("thm55_second_layer_rate", {"n": 2001, "k": 2, "r": 30, "steps": 10}, "n"),
+    ("lemB5_batch", {"n": 2001, "k": 2, "r": 18, "eps": "1/4", "delta": "1/4"}, "n"),
+    ("lemB5_batch", {"n": 5, "k": 2, "r": 10**9 + 1, "eps": "1/4", "delta": "1/4"}, "r"),
+    ("lemB5_coordinate_tail", {"g": "5/32", "batch": 2049, "tau": "1/8"}, "batch"),
+    ("lemB5_first_step_gradient", {"n": 2001, "k": 2, "w": [1] * 2001, "u": 1}, "n"),
+    ("lemB5_miss_bound_as_printed", {"k": 62, "r": 24}, "k"),
+    ("lemB5_miss_bound_as_printed", {"k": 2, "r": 4098}, "r"),
+    ("lemB5_miss_probability", {"k": 62, "r": 24}, "k"),
+    ("lemB5_miss_probability", {"k": 2, "r": 4098}, "r"),
+    ("lemB5_slot_biases", {"k": 200_002}, "k"),
+    ("lemB5_slot_probability", {"k": 200_002}, "k"),
+    ("lemB5_slot_probability_as_printed", {"k": 200_002}, "k"),
+    ("lemB5_tau", {"n": 2001, "k": 2, "eps": "1/4"}, "n"),
+    ("lemB5_width", {"k": 62, "delta": "1/10"}, "k"),
 ]
 
 NO_SIZE = {
+    "lemB5_hoeffding_bound": "a closed form 2 exp(-B tau^2/2) in O(1): every batch size is answered",
     "ParityConstruction": "built by construction() from its own neurons",
 }

@@ -18,6 +18,7 @@ import numpy as np
 
 from numerics import walsh as nw
 from theory import boolean as tb
+from theory import parity as tpar
 
 from ..base import Claim, Erratum, Observation, Resolution, RunContext, register
 from ..judges import AtLeast, ExactlyEqual, MaxAbs, RefutedIfDiffers, RefutedIfViolated, Requiring
@@ -341,15 +342,10 @@ def _b3_draws(cfg: NeuronDrawsConfig):
 
 def _predict_b3(cfg: NeuronDrawsConfig) -> list[Fraction]:
     """-1/2 Maj_n(k-1) chi_{[k]-{j}}(w) for j in [k], -1/2 Maj_n(k+1) chi_{[k]+{j}}(w) otherwise, then 0 (bias)."""
-    out = []
+    out: list[Fraction] = []
     for n, k, w, _ in _b3_draws(cfg):
-        lo, hi = tb.majority_coefficient(n, k - 1), tb.majority_coefficient(n, k + 1)
-        for j in range(n):
-            if j < k:
-                out.append(-lo / 2 * tb.character([i for i in range(k) if i != j], w))
-            else:
-                out.append(-hi / 2 * tb.character([*range(k), j], w))
-        out.append(Fraction(0))
+        g, gamma = tpar.lemB5_first_step_gradient(n, k, w, 1)
+        out += [*g, gamma]
     return out
 
 

@@ -4,6 +4,7 @@
 (Fig. 5.1), no early convergence (Fig. 5.2), hidden progress of a sinusoid neuron (Fig. 5.3).
 ``thm5_5``: Thm 5.5 end to end, the theorem's algorithm for a ReLU MLP (sign-vector init, one first-layer step,
 then SGD on the second layer; numpy, :func:`numerics.parity_sgd.thm55_run`).
+``lemB5``: Lemma B.5, the first step at the unbiased initialisation (its mean, its concentration, the width).
 ``thm5_8``: Thm 5.8 end to end, online SGD on the disjoint-PolyNet with the theorem's adaptive rate and step count
 (numpy, :func:`numerics.polynet.polynet_sgd`).
 ``pareto``: offline SGD, Ch. 6 / App. C.3 ("Pareto frontiers", Edelman et al. 2023): the success grid over
@@ -17,5 +18,5 @@ parity; no training). ``scaling``: Ch. 5 Fig. 5.1 right / B.6, the local slope l
 Every run trains a seed ensemble with :func:`verify.train.sparse_parity.train_parity` on the report's device.
 """
 
-from . import sgd, thm5_5, thm5_8, embeddings, noisy, scaling, width  # noqa: F401, I001  (Ch. 5 first)
+from . import sgd, thm5_5, lemB5, thm5_8, embeddings, noisy, scaling, width  # noqa: F401, I001  (Ch. 5 first)
 from . import pareto, finding3  # noqa: F401  (Ch. 6)
