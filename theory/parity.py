@@ -120,6 +120,11 @@ _K_SYMBOLIC = (
     "k : int or sympy.Symbol\n    Parity order ``k >= 1``; a symbol gives the symbolic formula (no validation)."
 )
 _WIDTH = "r : int\n    The width."
+_EVEN_WIDTH = "r : int\n    Even width."
+_N_ODD = "n : int\n    Odd input dimension n > k."
+_K_EVEN = "k : int\n    Even parity degree."
+_LEMB5_EPS = "eps : rational\n    The lemma's epsilon, in (0, 1/2)."
+_LEMB5_DELTA = "delta : rational\n    The lemma's delta, in (0, 1/2)."
 _EPS_INT = "eps : rational\n    The target loss, in (0, 1/2).\n\n" + sections(returns="int")
 _DOC = {
     "k_symbolic": sections(_K_SYMBOLIC),
@@ -127,10 +132,29 @@ _DOC = {
     "n_support": sections(
         "n : int\n    Number of input bits.", "support : sequence of int\n    S (0-based); k = ``len(support)``."
     ),
-    "n_k": sections("n : int\n    Odd input dimension n > k.", "k : int\n    Even parity degree."),
+    "n_k": sections(_N_ODD, _K_EVEN),
     "nk_r": sections("n, k : int\n    Odd input dimension and even parity degree.", _WIDTH),
     "eps_int": _EPS_INT,
     "r_eps_int": _WIDTH + "\n" + _EPS_INT,
+    "lemB5_tau": sections(_N_ODD, _K_EVEN, _LEMB5_EPS, returns="float\n    tau."),
+    "lemB5_batch": sections(
+        _N_ODD,
+        _K_EVEN,
+        _WIDTH,
+        "eps, delta : rational\n    The lemma's epsilon and delta, in (0, 1/2).",
+        returns="int\n    B.",
+    ),
+    "lemB5_width": sections(
+        _K_EVEN,
+        _LEMB5_DELTA,
+        "corrected : bool\n    The corrected condition instead of the printed one.",
+        returns="int\n    r.",
+    ),
+    "lemB5_slot_biases": sections(_K_EVEN, returns="list of Fraction\n    The k slot biases, increasing."),
+    "lemB5_q": sections(_K_EVEN, returns="Fraction\n    q."),
+    "lemB5_q_printed": sections(_K_EVEN, returns="Fraction\n    1/(k 2^(k-1))."),
+    "lemB5_miss": sections(_K_EVEN, _EVEN_WIDTH, returns="Fraction\n    P."),
+    "lemB5_miss_printed": sections(_K_EVEN, _EVEN_WIDTH, returns="Fraction\n    k (1 - 1/(k 2^(k-1)))^(r/2)."),
 }
 
 
@@ -1151,24 +1175,13 @@ def _check_even_k(k: object, limit: int) -> int:
     return kk
 
 
+@fill_doc(_DOC)
 def lemB5_tau(n: object, k: object, eps: object) -> float:
     r"""The tolerance of Lemma B.5: :math:`\tau=|\xi_{k-1}|/(16k\sqrt{2n\log(2k/\varepsilon)})`, with
     :math:`\xi_{k-1}=\widehat{\mathrm{Maj}_n}([k-1])` (Lemma B.1) exact and the square root and logarithm in float64
     (Edelman thesis, Lemma B.5, App. B.2.1).
 
-    Parameters
-    ----------
-    n : int
-        Odd input dimension n > k.
-    k : int
-        Even parity degree.
-    eps : rational
-        The lemma's epsilon, in (0, 1/2).
-
-    Returns
-    -------
-    float
-        tau.
+    {{lemB5_tau}}
 
     Examples
     --------
@@ -1182,6 +1195,7 @@ def lemB5_tau(n: object, k: object, eps: object) -> float:
     return float(xi) / (16 * kk * math.sqrt(2 * nn * math.log(2 * kk / float(e))))
 
 
+@fill_doc(_DOC)
 def lemB5_batch(n: object, k: object, r: object, eps: object, delta: object) -> int:
     r"""The batch size of Lemma B.5: the smallest integer :math:`B\ge(2/\tau^2)\log(4nr/\delta)`, :math:`\tau` of
     :func:`lemB5_tau` (Edelman thesis, Lemma B.5, App. B.2.1). By Hoeffding's inequality for the B per-sample
@@ -1189,21 +1203,7 @@ def lemB5_batch(n: object, k: object, r: object, eps: object, delta: object) -> 
     coordinates, every coordinate of the batch gradient is then within :math:`\tau` of its mean with probability
     at least :math:`1-\delta` (the proof's Eq. (B.6)).
 
-    Parameters
-    ----------
-    n : int
-        Odd input dimension n > k.
-    k : int
-        Even parity degree.
-    r : int
-        The width.
-    eps, delta : rational
-        The lemma's epsilon and delta, in (0, 1/2).
-
-    Returns
-    -------
-    int
-        B.
+    {{lemB5_batch}}
 
     Examples
     --------
@@ -1218,25 +1218,14 @@ def lemB5_batch(n: object, k: object, r: object, eps: object, delta: object) -> 
     return math.ceil(2 / tau**2 * math.log(4 * nn * rr / float(d)))
 
 
+@fill_doc(_DOC)
 def lemB5_width(k: object, delta: object, corrected: bool = False) -> int:
     r"""The width of Lemma B.5: the smallest even r with :math:`r\ge k\,2^k\log(k/\delta)` as printed, or with
     :math:`r\ge k\,2^{k+1}\log(k/\delta)` (``corrected``), the width the proof's own argument needs once its
     per-pair probability :math:`2^{-k+1}\cdot\frac{1}{2k}=\frac{1}{k2^k}` is multiplied out (it prints
     :math:`\frac{1}{k2^{k-1}}`; docs/sparse_parity.md). (Edelman thesis, Lemma B.5 and its proof, App. B.2.1.)
 
-    Parameters
-    ----------
-    k : int
-        Even parity degree.
-    delta : rational
-        The lemma's delta, in (0, 1/2).
-    corrected : bool
-        The corrected condition instead of the printed one.
-
-    Returns
-    -------
-    int
-        r.
+    {{lemB5_width}}
 
     Examples
     --------
@@ -1250,20 +1239,13 @@ def lemB5_width(k: object, delta: object, corrected: bool = False) -> int:
     return r + r % 2
 
 
+@fill_doc(_DOC)
 def lemB5_slot_biases(k: object) -> list[Fraction]:
     r"""The biases the proof of Lemma B.5 asks one neuron each of: :math:`-\tfrac12+i'/k`, :math:`i'\in[k]`, all on
     the grid :func:`thm55_bias_grid` (k even) (Edelman thesis, proof of Lemma B.5, App. B.2.1; Lemma B.4 itself
     prints :math:`-\tfrac12+(i+1)/k`).
 
-    Parameters
-    ----------
-    k : int
-        Even parity degree.
-
-    Returns
-    -------
-    list of Fraction
-        The k slot biases, increasing.
+    {{lemB5_slot_biases}}
 
     Examples
     --------
@@ -1274,6 +1256,7 @@ def lemB5_slot_biases(k: object) -> list[Fraction]:
     return [Fraction(-1, 2) + Fraction(i, kk) for i in range(1, kk + 1)]
 
 
+@fill_doc(_DOC)
 def lemB5_slot_probability(k: object) -> Fraction:
     r"""The exact probability that one mirrored pair (i, i + r/2) of the unbiased initialisation serves a given slot
     of :func:`lemB5_slot_biases`: :math:`w_i` constant on [k] (probability :math:`2^{-k+1}`; then one neuron of the
@@ -1281,15 +1264,7 @@ def lemB5_slot_probability(k: object) -> Fraction:
     :math:`1/(2k-1)` on the step-1/k grid of 2k - 1 values): :math:`q=2^{-k+1}/(2k-1)` (Edelman thesis, proof of
     Lemma B.5, App. B.2.1; printed there as :math:`1/(k2^{k-1})`, see :func:`lemB5_slot_probability_as_printed`).
 
-    Parameters
-    ----------
-    k : int
-        Even parity degree.
-
-    Returns
-    -------
-    Fraction
-        q.
+    {{lemB5_q}}
 
     Examples
     --------
@@ -1300,20 +1275,13 @@ def lemB5_slot_probability(k: object) -> Fraction:
     return Fraction(1, 2 ** (kk - 1) * (2 * kk - 1))
 
 
+@fill_doc(_DOC)
 def lemB5_slot_probability_as_printed(k: object) -> Fraction:
     r"""The per-pair probability as the proof of Lemma B.5 prints it: "with probability :math:`\frac{1}{k\cdot
     2^{k-1}}`" (Edelman thesis, proof of Lemma B.5, App. B.2.1), twice its own factors
     :math:`2^{-k+1}\cdot\frac{1}{2k}`.
 
-    Parameters
-    ----------
-    k : int
-        Even parity degree.
-
-    Returns
-    -------
-    Fraction
-        1/(k 2^(k-1)).
+    {{lemB5_q_printed}}
 
     Examples
     --------
@@ -1324,6 +1292,7 @@ def lemB5_slot_probability_as_printed(k: object) -> Fraction:
     return Fraction(1, kk * 2 ** (kk - 1))
 
 
+@fill_doc(_DOC)
 def lemB5_miss_probability(k: object, r: object) -> Fraction:
     r"""The exact probability that the unbiased initialisation of width r leaves some slot of
     :func:`lemB5_slot_biases` without a serving pair (the proof of Lemma B.5 bounds it by :math:`\delta`): each of
@@ -1334,17 +1303,7 @@ def lemB5_miss_probability(k: object, r: object) -> Fraction:
 
     (Edelman thesis, proof of Lemma B.5, App. B.2.1.)
 
-    Parameters
-    ----------
-    k : int
-        Even parity degree.
-    r : int
-        Even width.
-
-    Returns
-    -------
-    Fraction
-        P.
+    {{lemB5_miss}}
 
     Examples
     --------
@@ -1414,23 +1373,14 @@ def lemB5_first_step_gradient(n: object, k: object, w: Sequence[object], u: obje
     return g, Fraction(0)
 
 
+@fill_doc(_DOC)
 def lemB5_miss_bound_as_printed(k: object, r: object) -> Fraction:
     r"""The proof of Lemma B.5's bound on the probability that some slot of :func:`lemB5_slot_biases` has no serving
     pair, with its printed per-pair probability :math:`1/(k2^{k-1})`: the union over the k slots of
     :math:`(1-\frac{1}{k2^{k-1}})^{r/2}` (then bounded by :math:`k\exp(-r/(k2^k))\le\delta` for
     :math:`r\ge k2^k\log(k/\delta)`). (Edelman thesis, proof of Lemma B.5, App. B.2.1.)
 
-    Parameters
-    ----------
-    k : int
-        Even parity degree.
-    r : int
-        Even width.
-
-    Returns
-    -------
-    Fraction
-        k (1 - 1/(k 2^(k-1)))^(r/2).
+    {{lemB5_miss_printed}}
 
     Examples
     --------
