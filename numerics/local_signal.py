@@ -60,6 +60,7 @@ __all__ = [
     "gradient_structure_mc",
     "hinge_svm",
     "kernel_best_error",
+    "lemma_b11_event_mc",
     "linear_classifier_mc",
     "logistic_optimum",
     "margins",
@@ -1227,6 +1228,79 @@ def _bias_grid(biases: object, m: int) -> list[np.ndarray]:
             )
         out.append(np.broadcast_to(bj, (m,)))
     return out
+
+
+def lemma_b11_event_mc(
+    w0: np.ndarray,
+    w: np.ndarray,
+    w_star: np.ndarray,
+    b: float,
+    C: float,
+    sigma: float,
+    n: int,
+    seed: int,
+    chunk: int = 100_000,
+) -> tuple[float, float]:
+    """Monte Carlo of Lemma B.11's Event A (Karp thesis, App. B.2.1, one filter): the frequency over ``n`` noise rows
+    ``eps ~ N(0, sigma^2 I_d)`` of ``|g(eps)| >= C sigma |g(w_*)|``, with ``g(x) = <w, x> 1{|<w0, x>| + b >= 0}``
+    computed from the CNTK feature of the row (:func:`cntk_features`), and its standard error.
+
+    Parameters
+    ----------
+    w0, w, w_star : np.ndarray, shape (d,)
+        The frozen filter, the kernel weights and the signal direction.
+    b, C, sigma : float
+        The bias, the lemma's constant and the noise level (``sigma > 0``).
+    n : int
+        Noise rows drawn, ``>= 2``.
+    seed : int
+        Seed of ``np.random.default_rng``.
+    chunk : int
+        Rows per batch.
+
+    Returns
+    -------
+    tuple of float
+        ``(frequency, standard error)`` (the standard error at least ``1/n``).
+
+    Examples
+    --------
+    Without a gate (``b = 0``) and ``w = w_*`` the event is ``|N(0, 1)| >= C``:
+
+    >>> import numpy as np
+    >>> p, se = lemma_b11_event_mc(np.array([0.6, 0.8]), np.array([1.0, 0.0]), np.array([1.0, 0.0]), 0.0, 1.0, 0.5,
+    ...                            20000, seed=0)
+    >>> abs(p - 0.3173) < 4 * se
+    True
+    """
+    w_star = check_real_array(w_star, "w_star")
+    if w_star.ndim != 1 or w_star.size < 1:
+        raise InputError(f"w_star must be a vector of length d >= 1, got shape {w_star.shape}", param="w_star")
+    d = w_star.size
+    w0, w = check_real_array(w0, "w0"), check_real_array(w, "w")
+    for name, v in (("w0", w0), ("w", w)):
+        if v.shape != (d,):
+            raise InputError(f"{name} must have the shape ({d},) of w_star, got {v.shape}", param=name)
+    b, C = check_real(b, "b"), check_real(C, "C", positive=True)
+    sigma = _sigma(sigma)
+    n = _batch(n, "n")
+    if n < 2:
+        raise InputError(f"n must be >= 2 (a standard error), got {n}", param="n")
+    chunk = _positive_int(chunk, "chunk", "rows per batch")
+    check_mc(n, "n", 3 * d, "n (3 d per row)", sizes={"d": d})
+    check_allocation(array_bytes(4 * min(chunk, n), d), "chunk", chunk, f"one chunk of rows ({chunk}, {d})")
+    g_star = float(cntk_features(w_star[None, None, :], w0, [b])[0, 0] @ w)
+    level = C * sigma * abs(g_star)
+    rng = np.random.default_rng(seed)
+    hits, done = 0, 0
+    while done < n:
+        m = min(chunk, n - done)
+        eps = sigma * rng.standard_normal((m, 1, d))
+        g = cntk_features(eps, w0, [b])[0] @ w
+        hits += int(np.sum(np.abs(g) >= level))
+        done += m
+    p = hits / n
+    return p, max(math.sqrt(p * (1 - p) / n), 1.0 / n)
 
 
 @dataclass(frozen=True)

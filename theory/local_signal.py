@@ -23,6 +23,8 @@ What is here (floats from ``math``/``mpmath``; sympy expressions where the value
 * the error curve ``err(tau)`` by Fourier inversion (:func:`error_curve`), its CLT approximation
   (:func:`clt_error`), the tail floor (:func:`error_floor`) and the 0-1 optimal threshold ``tau*``
   (:func:`optimal_threshold`);
+* Lemma B.11's event probability (one frozen filter) exactly, by the Mehler series of a bivariate normal
+  (:func:`lemma_b11_event_probability`, :func:`bivariate_abs_tail`);
 * Lemma B.5's numbers (:func:`lemma_b5`) and the k at which the proofs' asymptotic conditions start to hold
   (:func:`crossovers`);
 * :func:`derive_signal`, the summary printed by ``tvk derive signal``.
@@ -55,11 +57,13 @@ from ._docstrings import fill_doc, sections
 __all__ = [
     "MAX_FLOAT_K",
     "MAX_INVERSION_PANELS",
+    "MAX_MEHLER_TERMS",
     "MAX_SEARCH_PANELS",
     "RESOLVABLE_ERROR",
     "SOURCE",
     "LemmaB5",
     "OptimalThreshold",
+    "bivariate_abs_tail",
     "check_batch",
     "check_d",
     "check_k",
@@ -79,6 +83,7 @@ __all__ = [
     "gradient_structure_residual",
     "kernel_error_bound",
     "lemma_b5",
+    "lemma_b11_event_probability",
     "linear_classifier_error",
     "linear_classifier_error_exact",
     "linear_error_as_printed",
@@ -1902,6 +1907,201 @@ def kernel_error_bound() -> Fraction:
     Fraction(1, 10)
     """
     return Fraction(1, 10)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Lemma B.11 (App. B.2.1): the event probability of one filter, exactly
+
+MAX_MEHLER_TERMS = 20_000
+"""Most terms of the Mehler series of :func:`bivariate_abs_tail` (about ``log(1/tol)/(1 - |rho|)`` are needed)."""
+
+_CRAMER_K = mpmath.mpf("1.0865")
+"""An upper bound on Cramer's constant 1.086435...: ``|He_n(x)| <= K sqrt(n!) e^{x^2/4}`` for every n and real x."""
+
+
+def _mehler_tail_bound(n: int, rho: mpmath.mpf, a: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
+    """Bound on the terms of index ``> n`` (even) of the series of :func:`bivariate_abs_tail`: by Cramer's inequality
+    ``|term_j| <= (2 K^2/pi) e^{-(a^2 + b^2)/4} |rho|^j / j``, summed over even ``j >= n + 2``."""
+    r = abs(rho)
+    return 2 * _CRAMER_K**2 / mpmath.pi * mpmath.exp(-(a * a + b * b) / 4) * r ** (n + 2) / ((n + 2) * (1 - r * r))
+
+
+def bivariate_abs_tail(alpha: float, beta: float, rho: float, *, tol: float = 1e-20) -> float:
+    """``P[|Z_1| >= alpha, |Z_2| >= beta]`` for a standard bivariate normal pair with correlation ``rho``, as the exact
+    Mehler (tetrachoric) series
+
+    ``4 Phi^c(alpha) Phi^c(beta) + 4 phi(alpha) phi(beta) sum_{n even >= 2} rho^n/n! He_{n-1}(alpha) He_{n-1}(beta)``
+
+    (``He`` the probabilists' Hermite polynomials). It follows from the expansion of the bivariate density,
+    ``phi(x) phi(y) sum_n rho^n/n! He_n(x) He_n(y)``, and ``int_{|x| >= a} phi He_n = 2 phi(a) He_{n-1}(a)`` for even
+    ``n >= 2`` (0 for odd n). The first term is the product of the two marginal tails: the lower bound that the
+    proof of Lemma B.11 uses (Karp thesis, App. B.2.1), by Sidak's inequality. The series is summed, at 40 digits,
+    up to the first even n whose tail bound by Cramer's inequality, ``(2 K^2/pi) e^{-(alpha^2+beta^2)/4}
+    |rho|^{n+2}/((n+2)(1 - rho^2))`` (K = 1.0865), is at most ``tol``: the result is within ``tol`` plus rounding of
+    the probability. At ``|rho| = 1``, ``|Z_1| = |Z_2|`` and the value is ``2 Phi^c(max(alpha, beta))``.
+
+    Parameters
+    ----------
+    alpha, beta : float
+        Thresholds ``>= 0`` (``inf`` allowed: probability 0).
+    rho : float
+        Correlation in ``[-1, 1]``.
+    tol : float
+        Bound on the truncation error, ``> 0``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        For a negative threshold, ``|rho| > 1`` or ``tol <= 0``; a :class:`theory._checks.LimitError` (naming rho)
+        when more than :data:`MAX_MEHLER_TERMS` terms are needed.
+
+    Examples
+    --------
+    Independent coordinates give the product of the tails; ``alpha = 0`` leaves one tail:
+
+    >>> from theory.local_signal import bivariate_abs_tail, normal_sf
+    >>> bivariate_abs_tail(1.0, 0.5, 0.0) == 4 * normal_sf(1.0) * normal_sf(0.5)
+    True
+    >>> abs(bivariate_abs_tail(0.0, 0.5, 0.7) - 2 * normal_sf(0.5)) < 1e-15
+    True
+    >>> p = bivariate_abs_tail(1.0, 1.0, 0.6)
+    >>> round(p, 10), p > 4 * normal_sf(1.0) ** 2  # above the product (Sidak)
+    (0.1484895033, True)
+    """
+    a = _finite(alpha, "alpha", allow_inf=True)
+    b = _finite(beta, "beta", allow_inf=True)
+    r = _finite(rho, "rho")
+    if not (a >= 0 and b >= 0):
+        raise InputError(f"the thresholds must be >= 0, got alpha = {alpha!r:.40}, beta = {beta!r:.40}", param="alpha")
+    if not abs(r) <= 1:
+        raise InputError(f"rho (a correlation) must lie in [-1, 1], got {rho!r:.40}", param="rho")
+    t = _finite(tol, "tol")
+    if not t > 0:
+        raise InputError(
+            f"tol (the truncation error of the series) must be a finite number > 0, got {tol!r}", param="tol"
+        )
+    if math.isinf(a) or math.isinf(b):
+        return 0.0
+    with mpmath.workdps(40):
+        am, bm, rm = mpmath.mpf(a), mpmath.mpf(b), mpmath.mpf(r)
+        if abs(r) == 1:
+            return float(2 * _sf_mp(max(am, bm)))
+        n = 0
+        if r != 0 and _mehler_tail_bound(0, rm, am, bm) > t:
+            # the smallest even n whose tail bound is <= tol (the bound decreases in n), by bisection
+            if _mehler_tail_bound(MAX_MEHLER_TERMS, rm, am, bm) > t:
+                raise LimitError(
+                    f"rho = {r!r} needs more than {format_count(MAX_MEHLER_TERMS)} terms of the Mehler series for "
+                    f"tol = {t:g} (the limit of bivariate_abs_tail); use a larger tol or |rho| further from 1",
+                    param="rho",
+                    value=rho,
+                    limit=MAX_MEHLER_TERMS,
+                )
+            lo, hi = 0, MAX_MEHLER_TERMS // 2  # bound(2 lo) > tol >= bound(2 hi)
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if _mehler_tail_bound(2 * mid, rm, am, bm) <= t else (mid, hi)
+            n = 2 * hi
+        head = 4 * _sf_mp(am) * _sf_mp(bm)
+        # He_{j}(x) for j = n - 1 odd, by He_{j+1} = x He_j - j He_{j-1}; coef = rho^n / n!
+        he_a_prev, he_a = mpmath.mpf(1), am  # He_0, He_1
+        he_b_prev, he_b = mpmath.mpf(1), bm
+        coef, series = mpmath.mpf(1), mpmath.mpf(0)
+        for j in range(1, n, 2):  # j = n - 1 for n = 2, 4, ...
+            coef *= rm * rm / ((j + 1) * j)
+            series += coef * he_a * he_b
+            # advance He_j -> He_{j+2}
+            he_a_prev, he_a = he_a, am * he_a - j * he_a_prev  # He_{j+1}
+            he_a_prev, he_a = he_a, am * he_a - (j + 1) * he_a_prev  # He_{j+2}
+            he_b_prev, he_b = he_b, bm * he_b - j * he_b_prev
+            he_b_prev, he_b = he_b, bm * he_b - (j + 1) * he_b_prev
+        value = head + 4 * mpmath.npdf(am) * mpmath.npdf(bm) * series
+        return float(min(max(value, mpmath.mpf(0)), mpmath.mpf(1)))
+
+
+def _vector(v: object, name: str, d: int | None = None) -> tuple[float, ...]:
+    """A non-empty sequence of finite reals (of length ``d`` when given), as floats."""
+    if not _is_sequence(v):
+        raise InputError(f"{name} must be a sequence of numbers, got {v!r:.80}", param=name)
+    out = tuple(_finite(x, name) for x in v)  # type: ignore[attr-defined]
+    if not out or (d is not None and len(out) != d):
+        raise InputError(f"{name} must have length d = {d or '>= 1'}, got length {len(out)}", param=name)
+    return out
+
+
+def lemma_b11_event_probability(
+    w0: tuple[float, ...], w: tuple[float, ...], w_star: tuple[float, ...], b: float, C: float, sigma: float
+) -> float:
+    """Lemma B.11 (Karp thesis, App. B.2.1, m = 1) exactly: the probability of its Event A,
+    ``P_{eps ~ N(0, sigma^2 I_d)}[|g(eps)| >= C sigma |g(w_*)|]`` with ``g(x) = <w, x> 1{|<w^(0), x>| + b >= 0}``.
+
+    In the lemma's Case 1 (``|<w^(0), w_*>| + b < 0``) ``g(w_*) = 0`` and the probability is 1; so it is when
+    ``<w, w_*> = 0`` or ``w = 0``. Otherwise (Case 2) Event A is ``|Z_1| >= alpha, |Z_2| >= beta`` for the standard
+    normal pair ``Z_1 = <w/|w|, eps>/sigma``, ``Z_2 = <w^(0)/|w^(0)|, eps>/sigma`` of correlation
+    ``rho = <w, w^(0)>/(|w| |w^(0)|)``, with ``alpha = C |<w, w_*>|/|w|`` and ``beta = max(0, -b)/(sigma |w^(0)|)``:
+    :func:`bivariate_abs_tail`. The proof's lower bound, ``P_{x ~ N(0,1)}[|x| >= alpha] P_{x ~ N(0, sigma^2)}[|x| >=
+    |<w^(0)/|w^(0)|, w_*>|]``, replaces ``beta`` by the larger ``|<w^(0)/|w^(0)|, w_*>|/sigma`` and the pair by an
+    independent one (Sidak's inequality, which the proof uses without naming it).
+
+    Parameters
+    ----------
+    w0, w, w_star : sequence of float
+        The frozen filter ``w^(0) != 0``, the kernel weights and the unit signal direction (all of length d).
+    b : float
+        The bias.
+    C : float
+        The lemma's constant, ``> 0``.
+    sigma : float
+        The noise level, ``> 0``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        For vectors of different lengths, ``w0 = 0``, ``|w_star| != 1`` (within 1e-9) or ``C, sigma <= 0``.
+
+    Examples
+    --------
+    Without a gate (``b >= 0``) the event is ``|<w/|w|, eps>| >= C sigma |<w/|w|, w_*>|``; at ``w = w_*``:
+
+    >>> from theory.local_signal import lemma_b11_event_probability, normal_sf
+    >>> abs(lemma_b11_event_probability((0.6, 0.8), (1.0, 0.0), (1.0, 0.0), 0.0, 1.0, 0.5) - 2 * normal_sf(1.0)) < 1e-15
+    True
+    >>> round(lemma_b11_event_probability((0.6, 0.8), (1.0, 0.0), (1.0, 0.0), -0.3, 1.0, 0.5), 10)
+    0.2153741459
+    >>> lemma_b11_event_probability((0.6, 0.8), (1.0, 0.0), (1.0, 0.0), -0.7, 1.0, 0.5)  # Case 1: g(w_*) = 0
+    1.0
+    """
+    w_star = _vector(w_star, "w_star")
+    d = len(w_star)
+    w0, w = _vector(w0, "w0", d), _vector(w, "w", d)
+    b = _finite(b, "b")
+    c = _finite(C, "C")
+    if not c > 0:
+        raise InputError(f"C must be > 0, got {C!r:.40}", param="C")
+    s = check_sigma(sigma)
+    with mpmath.workdps(40):
+        vs, v0, vw = ([mpmath.mpf(x) for x in v] for v in (w_star, w0, w))
+        norm_star = mpmath.sqrt(mpmath.fdot(vs, vs))
+        if not abs(norm_star - 1) <= 1e-9:
+            raise InputError(f"w_star must be a unit vector, got |w_star| = {float(norm_star)!r}", param="w_star")
+        norm0, norm_w = mpmath.sqrt(mpmath.fdot(v0, v0)), mpmath.sqrt(mpmath.fdot(vw, vw))
+        if norm0 == 0:
+            raise InputError("w0 (the frozen filter) must be nonzero", param="w0")
+        signal = mpmath.fdot(vw, vs)
+        if abs(mpmath.fdot(v0, vs)) + b < 0 or signal == 0:  # Case 1, or g(w_*) = 0: |g(eps)| >= 0 always
+            return 1.0
+        alpha = c * abs(signal) / norm_w
+        beta = max(mpmath.mpf(0), -mpmath.mpf(b)) / (mpmath.mpf(s) * norm0)
+        rho = max(mpmath.mpf(-1), min(mpmath.mpf(1), mpmath.fdot(vw, v0) / (norm_w * norm0)))
+        return bivariate_abs_tail(float(alpha), float(beta), float(rho))
 
 
 def gradient_structure_residual() -> int:

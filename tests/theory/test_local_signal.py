@@ -396,3 +396,104 @@ def test_truncated_moments_keep_their_digits_for_a_large_alpha():
     assert mean == pytest.approx(1e10) and var == pytest.approx(1e-20, rel=1e-9) and second == pytest.approx(1e20)
     assert tl.truncated_moments(1e150, 1e-100)[1] == 0.0  # s^2/alpha^2 = 1e-500 underflows
     assert tl.mills_ratio(1e300) == pytest.approx(1e-300) and tl.mills_ratio(1e20) == pytest.approx(1e-20)
+
+
+# --- Lemma B.11: the event probability of one filter (the Mehler series)
+
+
+def _abs_tail_quad(a: float, b: float, r: float) -> float:
+    """P[|Z_1| >= a, |Z_2| >= b] by 1-D quadrature over Z_2 (Z_1 | Z_2 = z ~ N(r z, 1 - r^2)), 30 digits."""
+    with mpmath.workdps(30):
+        s = mpmath.sqrt(1 - mpmath.mpf(r) ** 2)
+
+        def f(z):
+            return mpmath.npdf(z) * (mpmath.ncdf((-a - r * z) / s) + 1 - mpmath.ncdf((a - r * z) / s))
+
+        return float(2 * mpmath.quad(f, [b, b + 2, b + 6, mpmath.inf]))
+
+
+@pytest.mark.parametrize(
+    "a, b, r", [(1.0, 1.0, 0.6), (0.3, 2.5, -0.9), (0.0, 0.5, 0.7), (2.0, 0.1, 0.99), (3.3, 3.3, 0.5), (0.5, 0.0, 0.3)]
+)
+def test_bivariate_abs_tail_against_quadrature(a, b, r):
+    assert tl.bivariate_abs_tail(a, b, r) == pytest.approx(_abs_tail_quad(a, b, r), rel=1e-13, abs=1e-16)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.floats(min_value=0, max_value=4),
+    st.floats(min_value=0, max_value=4),
+    st.floats(min_value=-0.95, max_value=0.95),
+)
+def test_bivariate_abs_tail_invariants(a, b, r):
+    p = tl.bivariate_abs_tail(a, b, r)
+    product = 4 * tl.normal_sf(a) * tl.normal_sf(b)
+    assert p == pytest.approx(tl.bivariate_abs_tail(b, a, r), abs=1e-15)  # the pair is exchangeable
+    assert p == pytest.approx(tl.bivariate_abs_tail(a, b, -r), abs=1e-15)  # |Z_2| does not see its sign
+    assert p >= product - 1e-15  # Sidak's inequality: the proof's step P[A | E] >= P[A']
+    assert p <= min(2 * tl.normal_sf(a), 2 * tl.normal_sf(b)) + 1e-15
+    assert tl.bivariate_abs_tail(a, b, 0.0) == pytest.approx(product, abs=1e-15)
+
+
+def test_bivariate_abs_tail_edges_and_limits():
+    assert tl.bivariate_abs_tail(1.0, 2.0, 1.0) == pytest.approx(2 * tl.normal_sf(2.0), rel=1e-14)
+    assert tl.bivariate_abs_tail(1.0, 2.0, -1.0) == tl.bivariate_abs_tail(1.0, 2.0, 1.0)
+    assert tl.bivariate_abs_tail(float("inf"), 0.0, 0.5) == 0.0
+    # near |rho| = 1 the series converges slowly: refused above MAX_MEHLER_TERMS, naming rho
+    with pytest.raises(LimitError) as err:
+        tl.bivariate_abs_tail(1.0, 1.0, 1 - 1e-7, tol=1e-30)
+    assert err.value.param == "rho"
+    for kwargs, name in (
+        ({"alpha": -0.1, "beta": 0.0, "rho": 0.0}, "alpha"),
+        ({"alpha": 0.0, "beta": 0.0, "rho": 1.5}, "rho"),
+        ({"alpha": 0.0, "beta": 0.0, "rho": 0.5, "tol": 0.0}, "tol"),
+    ):
+        with pytest.raises(InputError) as err:
+            tl.bivariate_abs_tail(**kwargs)
+        assert err.value.param == name
+
+
+def _event_mc_direct(w0, w, w_star, b, C, sigma, n=400_000, seed=5):
+    """Event A by direct sampling, without the CNTK features (a second independent check)."""
+    rng = np.random.default_rng(seed)
+    eps = sigma * rng.standard_normal((n, len(w0)))
+    g = (eps @ w) * (np.abs(eps @ w0) + b >= 0)
+    g_star = float(w @ w_star) * (abs(float(w0 @ w_star)) + b >= 0)
+    p = float(np.mean(np.abs(g) >= C * sigma * abs(g_star)))
+    return p, math.sqrt(p * (1 - p) / n)
+
+
+@pytest.mark.parametrize("b", [0.0, -0.2, -0.5])
+def test_lemma_b11_event_probability_against_sampling(b):
+    rng = np.random.default_rng(3)
+    d = 5
+    w_star = np.zeros(d)
+    w_star[0] = 1.0
+    w0 = rng.standard_normal(d)
+    w = rng.standard_normal(d) + w_star
+    p_mc, se = _event_mc_direct(w0, w, w_star, b, 0.7, 0.4)
+    exact = tl.lemma_b11_event_probability(tuple(w0), tuple(w), tuple(w_star), b, 0.7, 0.4)
+    assert abs(p_mc - exact) <= 4 * se
+
+
+def test_lemma_b11_event_probability_cases_and_scale():
+    w0, w, ws = (0.3, 0.9, -0.2), (1.0, -0.5, 0.25), (1.0, 0.0, 0.0)
+    p = tl.lemma_b11_event_probability(w0, w, ws, -0.2, 1.5, 0.3)
+    # the event is invariant under scaling w, and under scaling w^(0) and b together
+    assert tl.lemma_b11_event_probability(w0, tuple(3 * x for x in w), ws, -0.2, 1.5, 0.3) == pytest.approx(p)
+    assert tl.lemma_b11_event_probability(tuple(2 * x for x in w0), w, ws, -0.4, 1.5, 0.3) == pytest.approx(p)
+    assert tl.lemma_b11_event_probability(w0, w, ws, -0.31, 1.5, 0.3) == 1.0  # Case 1: |<w0, w_*>| + b < 0
+    assert tl.lemma_b11_event_probability(w0, (0.0, 1.0, 0.0), ws, -0.2, 1.5, 0.3) == 1.0  # g(w_*) = 0
+    # the proof's lower bound (with beta raised to |<w0_hat, w_*>|/sigma and the pair made independent)
+    n0 = math.sqrt(sum(x * x for x in w0))
+    nw = math.sqrt(sum(x * x for x in w))
+    bound = 4 * tl.normal_sf(1.5 * 1.0 / nw) * tl.normal_sf(0.3 / n0 / 0.3)
+    assert p >= bound
+    for args, name in (
+        ((w0, w, (1.0, 0.0)), "w0"),
+        ((w0, w, (2.0, 0.0, 0.0)), "w_star"),
+        (((0.0, 0.0, 0.0), w, ws), "w0"),
+    ):
+        with pytest.raises(InputError) as err:
+            tl.lemma_b11_event_probability(*args, 0.0, 1.0, 0.3)
+        assert err.value.param == name

@@ -45,6 +45,17 @@ BASELINE = {
         "chunk": 10_000,
     },
     "cntk_features": {"X": _X, "w0": np.array([[1.0, 0.0]]), "biases": [0.0, -2.0]},
+    "lemma_b11_event_mc": {
+        "w0": np.array([0.6, 0.8]),
+        "w": np.array([1.0, 0.0]),
+        "w_star": np.array([1.0, 0.0]),
+        "b": -0.3,
+        "C": 1.0,
+        "sigma": 0.5,
+        "n": 200,
+        "seed": 0,
+        "chunk": 50,
+    },
     "hinge_svm": {"F": _F, "y": np.array([1.0, 1.0, -1.0, -1.0]), "lam": 0.1},
     "kernel_best_error": {
         "k": 4,
@@ -95,6 +106,20 @@ REFUSED = [
         "n_train",
     ),
     ("hinge_svm", {"F": np.zeros((1, 10**7 + 1)), "y": np.ones(1), "lam": 0.1}, "F"),
+    (
+        "lemma_b11_event_mc",
+        {
+            "w0": np.array([0.6, 0.8]),
+            "w": np.array([1.0, 0.0]),
+            "w_star": np.array([1.0, 0.0]),
+            "b": -0.3,
+            "C": 1.0,
+            "sigma": 0.5,
+            "n": 10**8 + 1,
+            "seed": 0,
+        },
+        "n",
+    ),
 ]
 
 NO_SIZE = {

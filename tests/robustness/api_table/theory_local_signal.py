@@ -74,6 +74,15 @@ BASELINE = {
     "init_failure_probability": {"k": 3, "d": 3},
     "init_failure_bound": {"k": 4, "d": 3},
     "bernstein_tail_bound": {"k": 50, "sigma": 0.4, "c": 1.0, "v": 0.0, "b": -0.5},
+    "bivariate_abs_tail": {"alpha": 1.0, "beta": 0.5, "rho": 0.6, "tol": 1e-20},
+    "lemma_b11_event_probability": {
+        "w0": (0.6, 0.8),
+        "w": (1.0, 0.0),
+        "w_star": (1.0, 0.0),
+        "b": -0.3,
+        "C": 1.0,
+        "sigma": 0.5,
+    },
 }
 
 REFUSED = [
@@ -93,6 +102,7 @@ REFUSED = [
     ("bernstein_tail_bound", {"k": 10**300 + 1, "sigma": 0.4, "c": 1.0, "v": 0.0, "b": -0.5}, "k"),
     ("init_failure_probability", {"k": 3, "d": 10**6 + 1}, "d"),
     ("init_failure_probability", {"k": 10**300 + 1, "d": 3}, "k"),
+    ("bivariate_abs_tail", {"alpha": 0.0, "beta": 0.0, "rho": 1 - 1e-6, "tol": 1e-20}, "rho"),
 ]
 
 NO_SIZE = {
