@@ -152,6 +152,7 @@ _DOC = {
     "t2": sections(_C_ENTRIES, _K, returns="sympy.Expr\n    ``T_2``, exact."),
     "int_or_error": sections(returns="int", raises="ValueError"),
     "float_or_error": sections(returns="float", raises="ValueError"),
+    "int_zero": sections(returns="int\n    0."),
     "expr_or_error": sections(returns="sympy.Expr", raises="ValueError"),
 }
 
@@ -1872,15 +1873,13 @@ def theorem31_error_level() -> Fraction:
     return Fraction(1, 100)
 
 
+@fill_doc(_DOC)
 def reduction_difference() -> int:
     """App. B.1.1's reduction is exact in distribution: with fresh batches the law of ``(c_t, v_t, b_t)`` is the same
     whether the d-dimensional inputs or only their projections are sampled (docs/local_signal.md). Returns the
     difference between the two simulators' expected trajectories, 0.
 
-    Returns
-    -------
-    int
-        0.
+    {{int_zero}}
 
     Examples
     --------
@@ -1926,6 +1925,7 @@ def _mehler_tail_bound(n: int, rho: mpmath.mpf, a: mpmath.mpf, b: mpmath.mpf) ->
     return 2 * _CRAMER_K**2 / mpmath.pi * mpmath.exp(-(a * a + b * b) / 4) * r ** (n + 2) / ((n + 2) * (1 - r * r))
 
 
+@fill_doc(_DOC)
 def bivariate_abs_tail(alpha: float, beta: float, rho: float, *, tol: float = 1e-20) -> float:
     """``P[|Z_1| >= alpha, |Z_2| >= beta]`` for a standard bivariate normal pair with correlation ``rho``, as the exact
     Mehler (tetrachoric) series
@@ -1949,13 +1949,7 @@ def bivariate_abs_tail(alpha: float, beta: float, rho: float, *, tol: float = 1e
     tol : float
         Bound on the truncation error, ``> 0``.
 
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    ValueError
+    {{float_or_error}}
         For a negative threshold, ``|rho| > 1`` or ``tol <= 0``; a :class:`theory._checks.LimitError` (naming rho)
         when more than :data:`MAX_MEHLER_TERMS` terms are needed.
 
@@ -2033,6 +2027,7 @@ def _vector(v: object, name: str, d: int | None = None) -> tuple[float, ...]:
     return out
 
 
+@fill_doc(_DOC)
 def lemma_b11_event_probability(
     w0: tuple[float, ...], w: tuple[float, ...], w_star: tuple[float, ...], b: float, C: float, sigma: float
 ) -> float:
@@ -2058,13 +2053,7 @@ def lemma_b11_event_probability(
     sigma : float
         The noise level, ``> 0``.
 
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    ValueError
+    {{float_or_error}}
         For vectors of different lengths, ``w0 = 0``, ``|w_star| != 1`` (within 1e-9) or ``C, sigma <= 0``.
 
     Examples
@@ -2104,15 +2093,13 @@ def lemma_b11_event_probability(
         return bivariate_abs_tail(float(alpha), float(beta), float(rho))
 
 
+@fill_doc(_DOC)
 def gradient_structure_residual() -> int:
     """The symmetrisation in the proofs of Lemmas 3.1 and 3.2 gives ``grad_w E l = gamma w + kappa w_*`` exactly
     (docs/local_signal.md): the component of the population gradient orthogonal to span{w, w_*} is 0, and the
     symmetrised estimators of gamma and kappa agree with the direct ones. Returns that residual, 0.
 
-    Returns
-    -------
-    int
-        0.
+    {{int_zero}}
 
     Examples
     --------
