@@ -233,7 +233,10 @@ register(
             "probability 1/(2k) of a given bias does not match it); 'lambda_0 = 1 for all weights' leaves u^(1) = 0, "
             "as the proof uses (Thm B.6 starts from u = 0), i.e. the second layer takes no gradient at step 0; the "
             "proof sets rho = 2 sqrt(rn) where its own bound is sqrt(r)(n+1). The batch of B ~ 10^7 points is drawn "
-            "exactly as multinomial counts over the 2^n points."
+            "exactly as multinomial counts over the 2^n points. The width r >= k 2^k log(8k/eps) inherits Lemma "
+            "B.5's printed width, whose per-pair probability is about twice the exact one "
+            "(edelman-ch5-lemB.5-width-as-printed, refuted; corrected r >= k 2^(k+1) log(k/delta) in "
+            "edelman-ch5-lemB.5-width): this claim runs at the printed width, so a pass here is despite that step."
         ),
         insensitive=(
             "the theorem's number is the bound eps on E[min_t L], which enters the rule as p0 = 1 - eps (fixed "
