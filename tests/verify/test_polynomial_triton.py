@@ -12,6 +12,7 @@ relative change of some entries).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -23,7 +24,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verify.train import polynomial_triton as pt
-from verify.train.polynomial_step import _chunk_inputs, _eager_chunk
+from verify.train.polynomial_step import (
+    ChunkSchedule,
+    StepRequest,
+    _chunk_inputs,
+    _eager_chunk,
+    ensemble_gradient,
+    plan_step,
+)
 
 
 def _import_kernel_interpreted() -> str:
@@ -183,6 +191,32 @@ def test_triton_chunk_says_when_triton_is_missing(monkeypatch: pytest.MonkeyPatc
         pt.triton_chunk(table, W, 2, xc, yc, False, dtab, dW, ce)
 
 
+@needs_triton
+@pytest.mark.parametrize(("strategy", "group"), [("batched", 3), ("loop", 1)])
+def test_ensemble_gradient_with_the_triton_scatter_matches_index_add(strategy: str, group: int) -> None:
+    """``ChunkSchedule(scatter='triton')`` runs every chunk (a shorter last one included) through the kernel: the
+    mean CE and the gradients of the whole ensemble agree with the eager ``index_add_`` scatter."""
+    gen = torch.Generator().manual_seed(5)
+    S, m, k, p, n = 3, 24, 3, 7, 90
+    U = torch.randn(S, m, k, p, generator=gen) / p**0.5
+    W = torch.randn(S, m, p, generator=gen) / m**0.5
+    x, y = torch.randint(0, p, (n, k), generator=gen), torch.randint(0, p, (n,), generator=gen)
+    want = ensemble_gradient(U, W, 3, x, y, ChunkSchedule(group, 32, strategy))
+    got = ensemble_gradient(U, W, 3, x, y, ChunkSchedule(group, 32, strategy, scatter="triton"))
+    _assert_close(got, want)
+
+
+def test_the_planner_never_takes_the_triton_kernel_on_the_cpu() -> None:
+    """On the CPU the automatic plan keeps to the eager kernels, and ``kernel='triton'`` is refused with a reason."""
+    gen = torch.Generator().manual_seed(6)
+    U, W = torch.randn(2, 64, 2, 11, generator=gen), torch.randn(2, 64, 11, generator=gen)
+    x, y = torch.randint(0, 11, (2000, 2), generator=gen), torch.randint(0, 11, (2000,), generator=gen)
+    request = StepRequest(dataset_points=2000, optimizer_slots=2, steps=1000, probe=False, dry_run=True)
+    assert plan_step(U, W, 2, x, y, request).plan.kernel == "general"
+    with pytest.raises(ValueError, match=r"kernel='triton'.*CUDA"):
+        plan_step(U, W, 2, x, y, dataclasses.replace(request, kernel="triton"))
+
+
 # The compiled kernel on CUDA, in a fresh interpreter (this module imported Triton in interpreter mode).
 _GPU_CHECK = """
 import torch
@@ -196,6 +230,15 @@ for seed, g, k, degree, p, m, c in [(1, 2, 2, 2, 31, 96, 961), (2, 1, 3, 3, 23, 
     got = _run(pt.triton_chunk, table, W, degree, xc, yc, tuple(t.cuda() for t in _zeros(table, W)))
     assert all(t.is_cuda for t in got)
     _assert_close(got, want)
+# the automatic CUDA plan probes the fused kernel next to the others (Shi k = 3 at p = 23, 4 seeds, float32)
+from verify.train.polynomial_step import StepRequest, plan_step
+gen = torch.Generator().manual_seed(7)
+U = (torch.randn(4, 512, 3, 23, generator=gen) / 23**0.5).cuda()
+W = (torch.randn(4, 512, 23, generator=gen) / 512**0.5).cuda()
+x, y = torch.randint(0, 23, (23**3, 3), generator=gen).cuda(), torch.randint(0, 23, (23**3,), generator=gen).cuda()
+plan = plan_step(U, W, 3, x, y, StepRequest(dataset_points=23**3, optimizer_slots=2, steps=1000, compile=False)).plan
+assert "triton-batched" in plan.reason, plan.reason
+print(plan.reason)
 print("ok")
 """
 
@@ -205,7 +248,7 @@ print("ok")
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_compiled_triton_chunk_matches_the_eager_chunk_on_cuda() -> None:
     """The compiled kernel (float32 products, precision='ieee') agrees with the eager chunk on CUDA at sizes up
-    to k = 4, m = 512, 4096 points."""
+    to k = 4, m = 512, 4096 points, and the automatic CUDA plan probes it."""
     env = {key: v for key, v in os.environ.items() if key != "TRITON_INTERPRET"}
     env["TVK_TRITON_COMPILED"] = "1"
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])

@@ -53,6 +53,13 @@ of the embedding table serialises on atomic additions: at thesis scale (Shi k = 
 take 3.2 s at 3.8 TFLOP/s on an H200. Written as one product with the chunk's one-hot matrix it takes 1.8 s (1.4 s
 with TF32), for 2 c k d m more flop; the CUDA probe times both and keeps the faster (docs/benchmarks.md). Under
 ``dtype='tf32'`` that product, like the others, rounds its float32 inputs to TF32 (``index_add_`` adds in float32).
+
+Fused Triton kernel (``kernel='triton'``; :mod:`verify.train.polynomial_triton`, issue 33). One Triton kernel per
+chunk forms P, its powers, the logits and G tile by tile in registers (no (points x width) tensor in memory) and adds
+dW, the table rows and the CE sums atomically, in float32 products. On CUDA, with float32 weights, one-hot inputs and
+Triton installed (the optional ``gpu`` extra), the automatic probe times it next to the other kernels; it is never
+a candidate on the CPU. Its correctness is tested against :func:`_eager_chunk` in Triton's interpreter on the CPU;
+its speed is not measured yet.
 """
 
 from __future__ import annotations
@@ -76,6 +83,9 @@ from verify.runtime.memory import (
     format_seconds,
     free_memory,
 )
+from verify.train.polynomial_triton import MAX_CLASSES as TRITON_MAX_CLASSES
+from verify.train.polynomial_triton import available as triton_available
+from verify.train.polynomial_triton import triton_chunk
 
 __all__ = [
     "KERNELS",
@@ -93,6 +103,7 @@ __all__ = [
 ]
 
 STRATEGIES = ("auto", "batched", "loop", "parallel", "vmap")
+SCATTERS = ("index", "matmul", "triton")
 CPU_CACHE_BYTES = 2 * 2**20  # per thread and (points x width) buffer of a CPU chunk: 1024 points at m = 500, float32
 MIN_CHUNK = 256  # CPU chunks never go below this many points (GEMM efficiency; measured best 128-512 at m = 2944)
 SMALL_STEP_ELEMENTS = 1 << 18  # S * n * m at or below which `auto` batches without probing
@@ -103,7 +114,7 @@ PROBE_MIN_STEPS = 20  # shorter runs choose by the cost model alone
 COMPILE_MIN_RUN_S = 1800.0  # `compile=None` tries compiling only runs estimated to take longer than this
 GRID_BLOCK_BYTES = 3 * 2**20  # per (m x rows x C) buffer of the full-grid kernel on the CPU (measured best 2-4 MiB)
 GRID_MIN_ROWS = 4  # the full-grid kernel's products get inefficient below this many rows per block
-KERNELS = ("auto", "general", "matmul", "grid")
+KERNELS = ("auto", "general", "matmul", "grid", "triton")
 EVAL_BYTES = (
     2 * 64 * 2**20
 )  # evaluation working set (two 64 MiB float64 chunks, verify.train.polynomial.EVAL_MEMORY_BUDGET)
@@ -205,10 +216,12 @@ class StepPlan:
         Why this strategy and chunk were chosen.
     workers : int
         Threads that run seeds concurrently (``parallel``; 1 otherwise).
-    kernel : {'general', 'matmul', 'grid'}
+    kernel : {'general', 'matmul', 'grid', 'triton'}
         ``grid``: the full-grid kernel of :func:`_grid_gradient` (k = 2, degree 2, the whole grid of inputs per
         step; ``chunk`` is then the points of one block of rows); ``matmul``: the general chunked gradient with the
-        one-hot product scatter (:func:`_eager_chunk`); else the general chunked gradient.
+        one-hot product scatter (:func:`_eager_chunk`); ``triton``: the fused Triton chunk kernel
+        (:func:`verify.train.polynomial_triton.triton_chunk`; CUDA, float32, one-hot inputs); else the general
+        chunked gradient.
     """
 
     strategy: str
@@ -238,6 +251,7 @@ class StepPlan:
             f"launch{f', {self.workers} threads' if self.workers > 1 else ''}{', compiled' if self.compiled else ''}"
             f"{', full-grid kernel' if self.kernel == 'grid' else ''}"
             f"{', one-hot product scatter' if self.kernel == 'matmul' else ''}"
+            f"{', fused Triton kernel' if self.kernel == 'triton' else ''}"
             f"), chunks of {self.chunk} points; estimated peak memory "
             f"{self.peak_bytes / gib:.2f} GiB ({free}); {self.flops_per_step / 1e9:.3g} GFLOP per step"
         )
@@ -418,7 +432,7 @@ def _one_hot_rows(xc: torch.Tensor, rows: int, like: torch.Tensor) -> torch.Tens
 
 def _scatter_of(kernel: str) -> str:
     """The ``scatter`` of :func:`ensemble_gradient` a plan's kernel runs with."""
-    return "matmul" if kernel == "matmul" else "index"
+    return kernel if kernel in ("matmul", "triton") else "index"
 
 
 def _functional_chunk(
@@ -579,8 +593,9 @@ class ChunkSchedule:
         'vmap' runs all seeds at once under ``torch.vmap``; 'parallel' shares the groups among ``workers`` threads.
     workers : int
         Threads of 'parallel' (each with one intra-op thread).
-    scatter : {'index', 'matmul'}
-        How one-hot chunks add their gradient into U (:func:`_eager_chunk`).
+    scatter : {'index', 'matmul', 'triton'}
+        How one-hot chunks add their gradient into U (:func:`_eager_chunk`); 'triton' runs each chunk through the
+        fused kernel :func:`verify.train.polynomial_triton.triton_chunk` instead (one-hot float32 inputs).
     """
 
     group: int
@@ -590,8 +605,8 @@ class ChunkSchedule:
     scatter: str = "index"
 
     def __post_init__(self) -> None:
-        if self.scatter not in ("index", "matmul"):
-            raise ValueError(f"scatter must be 'index' or 'matmul', got {self.scatter!r}")
+        if self.scatter not in SCATTERS:
+            raise ValueError(f"scatter must be one of {SCATTERS}, got {self.scatter!r}")
 
 
 def ensemble_gradient(
@@ -677,6 +692,8 @@ def ensemble_gradient(
                 ceg += c_ce
                 dtab += c_tab
                 dWg += c_dW
+            elif scatter == "triton" and not dense:
+                triton_chunk(table, Wg, degree, xc, yc, dense, dtab, dWg, ceg)
             else:
                 _eager_chunk(table, Wg, degree, xc, yc, dense, dtab, dWg, ceg, scatter)
         dWg.mul_(scale)
@@ -844,7 +861,7 @@ class StepRequest:
         Plan for a device with this much free memory instead of the one at hand.
     dry_run : bool
         Only plan: nothing is compiled or printed.
-    kernel : {'auto', 'general', 'matmul', 'grid'}
+    kernel : {'auto', 'general', 'matmul', 'grid', 'triton'}
         The gradient kernel (see :func:`plan_step`).
     """
 
@@ -893,7 +910,11 @@ def plan_step(
     is ``vmap``). An explicit ``strategy`` keeps the general kernel unless ``kernel='grid'``.
     ``'matmul'`` runs the general kernel with the one-hot product scatter (one-hot inputs only); on CUDA the
     automatic probe times it against ``index_add_`` for every strategy it probes (one seed included) and keeps the
-    faster.
+    faster. ``'triton'`` runs each chunk through the fused Triton kernel
+    (:func:`verify.train.polynomial_triton.triton_chunk`: CUDA, float32, one-hot inputs, Triton installed;
+    ValueError otherwise); on CUDA the automatic probe considers it next to ``matmul`` under the same conditions,
+    never on the CPU. Its memory is planned as the general kernel's (an upper bound: it keeps no (points x width)
+    buffer), and it is never compiled with ``torch.compile``.
     """
     planner = _Planner(U, W, degree, x, y, request)
     chosen, reason, candidates = planner.candidates()
@@ -934,6 +955,15 @@ class _Planner:
         self.cuda = device.type == "cuda"
         self.large = S * n * m > SMALL_STEP_ELEMENTS
         self.probing = r.probe and r.steps >= PROBE_MIN_STEPS
+        # the fused Triton kernel: a CUDA-only candidate (never on the CPU, where only its interpreter runs)
+        self.triton_ok = (
+            self.cuda
+            and U.dtype == torch.float32
+            and not dense
+            and r.strategy != "vmap"
+            and W.shape[2] <= TRITON_MAX_CLASSES
+            and triton_available()
+        )
         self._validate(n, d, k)
 
     def _validate(self, n: int, d: int, k: int) -> None:
@@ -951,14 +981,24 @@ class _Planner:
                 "kernel='matmul' (the one-hot product scatter) needs one-hot index inputs and a strategy other than "
                 f"vmap; got {'dense inputs' if self.dense else 'strategy vmap'}"
             )
+        if r.kernel == "triton" and not self.triton_ok:
+            raise ValueError(
+                "kernel='triton' (the fused Triton chunk kernel) needs CUDA, float32, one-hot index inputs, a strategy "
+                f"other than vmap, at most {TRITON_MAX_CLASSES} classes and Triton installed; got device {self.device.type}, {self.U.dtype}, "
+                f"{'dense' if self.dense else 'one-hot'} inputs, strategy {r.strategy}, Triton "
+                f"{'installed' if triton_available() else 'not installed'}"
+            )
 
     def candidates(self) -> tuple[tuple[str, str], str, list[tuple[str, str]]]:
         """(chosen (kernel, strategy) or ("", "") when a probe decides, the reason, the candidates to probe)."""
         r, S, cuda = self.request, self.shapes.n_seeds, self.cuda
         n, m = self.shapes.batch_points, self.shapes.width
-        general = "matmul" if r.kernel == "matmul" else "general"  # the chunked kernel when no probe decides
+        # the chunked kernel when no probe decides
+        general = r.kernel if r.kernel in ("matmul", "triton") else "general"
         # on CUDA the probe also times the one-hot product scatter against index_add (atomics; docs/benchmarks.md)
         with_matmul = r.kernel == "auto" and cuda and not self.dense
+        # and the fused Triton kernel, where Triton is installed and the weights are float32
+        with_triton = r.kernel == "auto" and self.triton_ok
         grid_auto = self.labels is not None and (
             r.kernel == "grid" or (r.strategy == "auto" and self.large and r.chunk_size is None)
         )
@@ -979,6 +1019,8 @@ class _Planner:
                     candidates += [("general", "loop")] + ([("general", "parallel")] if parallel else [])
                 if with_matmul:
                     candidates += [("matmul", "batched")] + ([("matmul", "loop")] if S > 1 else [])
+                if with_triton:
+                    candidates += [("triton", "batched")] + ([("triton", "loop")] if S > 1 else [])
             if (
                 cuda
             ):  # all seeds per launch (1.4x the general batched step on an H200), or one at a time if that won't fit
@@ -989,7 +1031,11 @@ class _Planner:
         if S == 1 and not (with_matmul and self.large and self.probing):
             return (general, "batched"), "one seed", []
         if S == 1:
-            return ("", ""), "", [("general", "batched"), ("matmul", "batched")]
+            return (
+                ("", ""),
+                "",
+                [("general", "batched"), ("matmul", "batched")] + ([("triton", "batched")] if with_triton else []),
+            )
         if not self.large:
             reason = f"small step (S n m = {S * n * m} <= {SMALL_STEP_ELEMENTS}): batching amortises per-call overhead"
             return (general, "batched"), reason, []
@@ -1001,6 +1047,8 @@ class _Planner:
             candidates.append((general, "parallel"))
         if with_matmul:
             candidates += [("matmul", "batched"), ("matmul", "loop")]
+        if with_triton:
+            candidates += [("triton", "batched"), ("triton", "loop")]
         return ("", ""), "", candidates
 
     def chunk_for(self, candidate: tuple[str, str]) -> tuple[int, int]:
@@ -1126,7 +1174,7 @@ def _chunk_for(
         ``ignore_memory_check``.
     """
     kernel, strategy = candidate
-    if kernel in ("general", "matmul"):
+    if kernel in ("general", "matmul", "triton"):  # the fused kernel's smaller peak is not counted yet (issue 33)
         onehot = shapes.itemsize * shapes.n_blocks * shapes.block_size if kernel == "matmul" else 0  # (c, k d) matrix
         return memory_plan(
             shapes, strategy, device_type, free, chunk_size, ignore_memory_check, present, threads, onehot
