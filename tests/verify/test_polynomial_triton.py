@@ -23,6 +23,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import verify.train.polynomial_step as ts
 from verify.train import polynomial_triton as pt
 from verify.train.polynomial_step import (
     ChunkSchedule,
@@ -215,6 +216,29 @@ def test_the_planner_never_takes_the_triton_kernel_on_the_cpu() -> None:
     assert plan_step(U, W, 2, x, y, request).plan.kernel == "general"
     with pytest.raises(ValueError, match=r"kernel='triton'.*CUDA"):
         plan_step(U, W, 2, x, y, dataclasses.replace(request, kernel="triton"))
+
+
+@needs_triton
+def test_the_planners_self_check_accepts_the_kernel_and_rejects_a_wrong_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before the CUDA probe times the kernel, ``_triton_agrees`` compares it with the eager chunk on a small chunk
+    of the request's k, degree and C (here in the interpreter, on the CPU); a kernel that disagrees or fails is
+    left out with a warning."""
+    monkeypatch.setattr(ts, "_TRITON_CHECKED", {})
+    cpu = torch.device("cpu")
+    assert ts._triton_agrees(cpu, 3, 3, 7)
+
+    def off_by_one(table, W, degree, xc, yc, dense, dtab, dW, ce, scatter="index"):
+        pt.triton_chunk(table, W, degree, xc, yc, dense, dtab, dW, ce)
+        ce += 1.0
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no driver")
+
+    for wrong, says in [(off_by_one, "disagrees"), (broken, "failed")]:
+        monkeypatch.setattr(ts, "_TRITON_CHECKED", {})
+        monkeypatch.setattr(ts, "triton_chunk", wrong)
+        with pytest.warns(UserWarning, match=says):
+            assert not ts._triton_agrees(cpu, 2, 2, 5)
 
 
 # The compiled kernel on CUDA, in a fresh interpreter (this module imported Triton in interpreter mode).

@@ -57,8 +57,9 @@ with TF32), for 2 c k d m more flop; the CUDA probe times both and keeps the fas
 Fused Triton kernel (``kernel='triton'``; :mod:`verify.train.polynomial_triton`, issue 33). One Triton kernel per
 chunk forms P, its powers, the logits and G tile by tile in registers (no (points x width) tensor in memory) and adds
 dW, the table rows and the CE sums atomically, in float32 products. On CUDA, with float32 weights, one-hot inputs and
-Triton installed (the optional ``gpu`` extra), the automatic probe times it next to the other kernels; it is never
-a candidate on the CPU. Its correctness is tested against :func:`_eager_chunk` in Triton's interpreter on the CPU;
+Triton installed (the optional ``gpu`` extra), the automatic probe times it next to the other kernels, once it has
+agreed with :func:`_eager_chunk` on a small chunk of the run's k, degree and C (:func:`_triton_agrees`; a kernel
+that fails or disagrees is left out with a warning); it is never a candidate on the CPU. Its correctness is tested against :func:`_eager_chunk` in Triton's interpreter on the CPU;
 its speed is not measured yet.
 """
 
@@ -833,6 +834,53 @@ def _compile_chunk(
     return compiled
 
 
+_TRITON_CHECKED: dict[tuple[str, int, int, int], bool] = {}
+TRITON_CHECK_RTOL = 1e-5  # x the largest entry: the float32 tolerance of tests/verify/test_polynomial_triton.py
+
+
+def _triton_agrees(device: torch.device, n_blocks: int, degree: int, n_classes: int) -> bool:
+    """Whether the fused Triton kernel runs on ``device`` and agrees with :func:`_eager_chunk` (within
+    ``TRITON_CHECK_RTOL`` of the largest entry) on a small random float32 chunk of this request's k, degree and C
+    (the kernel's compile-time constants), cached per process; a failure warns and keeps the planner on the eager
+    kernels.
+
+    Parameters
+    ----------
+    device : torch.device
+    n_blocks, degree, n_classes : int
+        k, the activation exponent and C.
+
+    Returns
+    -------
+    bool
+    """
+    key = (str(device), n_blocks, degree, n_classes)
+    if key not in _TRITON_CHECKED:
+        gen = torch.Generator().manual_seed(0)
+        g, m, d, c = 2, 48, 7, 100
+        table = (torch.randn(n_blocks * d, g * m, generator=gen) / d**0.5).to(device)
+        W = (torch.randn(g, m, n_classes, generator=gen) / m**0.5).to(device)
+        xc = _chunk_inputs(torch.randint(0, d, (c, n_blocks), generator=gen).to(device), 0, c, d, False)
+        yc = torch.randint(0, n_classes, (c,), generator=gen).to(device)
+        outs = []
+        for fn in (_eager_chunk, triton_chunk):
+            ce, dtab, dW = torch.zeros(g, device=device), torch.zeros_like(table), torch.zeros_like(W)
+            try:
+                fn(table, W, degree, xc, yc, False, dtab, dW, ce)
+            except Exception as exc:  # no driver, a compilation error...: the eager kernels are always available
+                warnings.warn(f"the fused Triton kernel failed ({type(exc).__name__}: {exc}); not used", stacklevel=3)
+                _TRITON_CHECKED[key] = False
+                return False
+            outs.append((ce, dtab, dW))
+        ok = all(
+            float((a - b).abs().max()) <= TRITON_CHECK_RTOL * float(b.abs().max()) for a, b in zip(outs[1], outs[0])
+        )
+        if not ok:
+            warnings.warn("the fused Triton kernel disagrees with the eager chunk; not used", stacklevel=3)
+        _TRITON_CHECKED[key] = ok
+    return _TRITON_CHECKED[key]
+
+
 @dataclass(frozen=True)
 class StepRequest:
     """What :func:`plan_step` plans for, besides the tensors.
@@ -997,8 +1045,15 @@ class _Planner:
         general = r.kernel if r.kernel in ("matmul", "triton") else "general"
         # on CUDA the probe also times the one-hot product scatter against index_add (atomics; docs/benchmarks.md)
         with_matmul = r.kernel == "auto" and cuda and not self.dense
-        # and the fused Triton kernel, where Triton is installed and the weights are float32
-        with_triton = r.kernel == "auto" and self.triton_ok
+        # and the fused Triton kernel, where Triton is installed, the weights are float32 and it agrees with the
+        # eager chunk on a small one (a failure warns and leaves it out)
+        with_triton = (
+            r.kernel == "auto"
+            and self.triton_ok
+            and self.large
+            and self.probing
+            and _triton_agrees(self.device, self.shapes.n_blocks, self.degree, self.shapes.n_classes)
+        )
         grid_auto = self.labels is not None and (
             r.kernel == "grid" or (r.strategy == "auto" and self.large and r.chunk_size is None)
         )
