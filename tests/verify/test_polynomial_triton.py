@@ -241,6 +241,38 @@ def test_the_planners_self_check_accepts_the_kernel_and_rejects_a_wrong_one(monk
             assert not ts._triton_agrees(cpu, 2, 2, 5)
 
 
+# Ahead-of-time compilation for an H200 (sm_90) without a GPU: Triton's own ptxas builds the cubin.
+_AOT_CHECK = """
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from verify.train._polynomial_triton_kernels import INTERPRETED, chunk_kernel
+assert not INTERPRETED
+ptrs = {name: "*fp32" for name in ("tab_ptr", "w_ptr", "dtab_ptr", "dw_ptr", "ce_ptr")}
+ints = {name: "i32" for name in ("n_points", "width", "n_classes", "row_stride")}
+consts = {"K": 4, "DEGREE": 4, "BLOCK_N": 32, "BLOCK_M": 32, "BLOCK_C": 64}
+for precision, mma in (("ieee", False), ("tf32", True)):
+    sig = {**ptrs, "x_ptr": "*i64", "y_ptr": "*i64", **ints, **dict.fromkeys([*consts, "PRECISION"], "constexpr")}
+    src = ASTSource(fn=chunk_kernel, signature=sig, constexprs={**consts, "PRECISION": precision})
+    kernel = triton.compile(src, target=GPUTarget("cuda", 90, 32))
+    assert kernel.asm["cubin"] and ("mma" in kernel.asm["ptx"]) == mma, precision
+print("ok")
+"""
+
+
+@pytest.mark.slow  # about 8 s on the 2-core CPU: a fresh interpreter, Triton's import and two compilations
+@needs_triton
+def test_the_kernel_compiles_for_an_h200_without_a_gpu(tmp_path: Path) -> None:
+    """Triton compiles the kernel down to an sm_90 cubin on the CPU (its bundled ptxas): the compiled path, which
+    the interpreter does not exercise, at least builds; 'ieee' products stay float32 FMAs, 'tf32' uses tensor cores."""
+    env = {key: v for key, v in os.environ.items() if key != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    env["TRITON_DEFAULT_FP_FUSION"] = "1"
+    env["TRITON_CACHE_DIR"] = str(tmp_path)  # compile afresh, and leave no cache behind
+    run = subprocess.run([sys.executable, "-c", _AOT_CHECK], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert run.returncode == 0 and "ok" in run.stdout, run.stdout + run.stderr
+
+
 # The compiled kernel on CUDA, in a fresh interpreter (this module imported Triton in interpreter mode).
 _GPU_CHECK = """
 import torch
