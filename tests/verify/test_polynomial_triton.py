@@ -92,9 +92,13 @@ def _problem(
 def _run(
     fn, table: torch.Tensor, W: torch.Tensor, degree: int, xc: torch.Tensor, yc: torch.Tensor, start: Outputs, **kw
 ) -> Outputs:
-    """(ce, dtab, dW) after one call of ``fn`` (an ``_eager_chunk``-like function) on copies of ``start``."""
+    """(ce, dtab, dW) after one call of ``fn`` (``_eager_chunk`` on one-hot inputs, or ``triton_chunk``, which takes
+    no ``dense`` flag) on copies of ``start``."""
     ce, dtab, dW = (t.clone() for t in start)
-    fn(table, W, degree, xc, yc, False, dtab, dW, ce, **kw)
+    if fn is _eager_chunk:
+        fn(table, W, degree, xc, yc, False, dtab, dW, ce, **kw)
+    else:
+        fn(table, W, degree, xc, yc, dtab, dW, ce, **kw)
     return ce, dtab, dW
 
 
@@ -173,14 +177,12 @@ def test_triton_chunk_matches_on_random_shapes(seed: int, g: int, k: int, degree
 def test_triton_chunk_refuses_what_it_does_not_compute() -> None:
     table, W, xc, yc = _problem(0, 1, 2, 5, 8, 16)
     ce, dtab, dW = _zeros(table, W)
-    with pytest.raises(ValueError, match="one-hot"):
-        pt.triton_chunk(table, W, 2, xc, yc, True, dtab, dW, ce)
     with pytest.raises(ValueError, match="float32"):
-        pt.triton_chunk(table.double(), W.double(), 2, xc, yc, False, dtab.double(), dW.double(), ce.double())
+        pt.triton_chunk(table.double(), W.double(), 2, xc, yc, dtab.double(), dW.double(), ce.double())
     with pytest.raises(ValueError, match="power of two"):
-        pt.triton_chunk(table, W, 2, xc, yc, False, dtab, dW, ce, block_width=24)
+        pt.triton_chunk(table, W, 2, xc, yc, dtab, dW, ce, block_width=24)
     with pytest.raises(ValueError, match="precision"):
-        pt.triton_chunk(table, W, 2, xc, yc, False, dtab, dW, ce, precision="bf16")
+        pt.triton_chunk(table, W, 2, xc, yc, dtab, dW, ce, precision="bf16")
 
 
 def test_triton_chunk_says_when_triton_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -189,7 +191,7 @@ def test_triton_chunk_says_when_triton_is_missing(monkeypatch: pytest.MonkeyPatc
     table, W, xc, yc = _problem(0, 1, 2, 5, 8, 16)
     ce, dtab, dW = _zeros(table, W)
     with pytest.raises(ImportError, match=r"needs Triton.*\[gpu\]"):
-        pt.triton_chunk(table, W, 2, xc, yc, False, dtab, dW, ce)
+        pt.triton_chunk(table, W, 2, xc, yc, dtab, dW, ce)
 
 
 @needs_triton
@@ -227,8 +229,8 @@ def test_the_planners_self_check_accepts_the_kernel_and_rejects_a_wrong_one(monk
     cpu = torch.device("cpu")
     assert ts._triton_agrees(cpu, 3, 3, 7)
 
-    def off_by_one(table, W, degree, xc, yc, dense, dtab, dW, ce, scatter="index"):
-        pt.triton_chunk(table, W, degree, xc, yc, dense, dtab, dW, ce)
+    def off_by_one(table, W, degree, xc, yc, dtab, dW, ce):
+        pt.triton_chunk(table, W, degree, xc, yc, dtab, dW, ce)
         ce += 1.0
 
     def broken(*args, **kwargs):

@@ -14,6 +14,29 @@ __all__ = ["INTERPRETED", "chunk_kernel"]
 
 
 @triton.jit
+def _gather_tile(
+    tab_ptr,
+    x_ptr,
+    rows,
+    row_ok,
+    cols,
+    tile_ok,
+    row_stride,
+    col0,
+    K: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+):
+    r"""One (``BLOCK_N`` points x ``BLOCK_M`` units) tile of the one-hot sum :math:`P = \sum_j T[x_j]`, gathered from
+    the table's rows ``x_j`` (row stride ``row_stride``) at columns ``col0 + cols``; masked entries are 0."""
+    P = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
+    for j in tl.static_range(K):
+        xj = tl.load(x_ptr + rows * K + j, mask=row_ok, other=0)
+        P += tl.load(tab_ptr + xj[:, None] * row_stride + col0 + cols[None, :], mask=tile_ok, other=0.0)
+    return P
+
+
+@triton.jit
 def chunk_kernel(
     tab_ptr,
     w_ptr,
@@ -60,10 +83,7 @@ def chunk_kernel(
         cols = m0 + units
         col_ok = cols < width
         tile_ok = row_ok[:, None] & col_ok[None, :]
-        P = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
-        for j in tl.static_range(K):
-            xj = tl.load(x_ptr + rows * K + j, mask=row_ok, other=0)
-            P += tl.load(tab_ptr + xj[:, None] * row_stride + col0 + cols[None, :], mask=tile_ok, other=0.0)
+        P = _gather_tile(tab_ptr, x_ptr, rows, row_ok, cols, tile_ok, row_stride, col0, K, BLOCK_N, BLOCK_M)
         A = P
         for _ in tl.static_range(DEGREE - 1):
             A = A * P
@@ -86,10 +106,7 @@ def chunk_kernel(
         cols = m0 + units
         col_ok = cols < width
         tile_ok = row_ok[:, None] & col_ok[None, :]
-        P = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
-        for j in tl.static_range(K):
-            xj = tl.load(x_ptr + rows * K + j, mask=row_ok, other=0)
-            P += tl.load(tab_ptr + xj[:, None] * row_stride + col0 + cols[None, :], mask=tile_ok, other=0.0)
+        P = _gather_tile(tab_ptr, x_ptr, rows, row_ok, cols, tile_ok, row_stride, col0, K, BLOCK_N, BLOCK_M)
         Q = tl.full((BLOCK_N, BLOCK_M), 1.0, dtype=tl.float32)
         for _ in tl.static_range(DEGREE - 1):
             Q = Q * P

@@ -694,7 +694,7 @@ def ensemble_gradient(
                 dtab += c_tab
                 dWg += c_dW
             elif scatter == "triton" and not dense:
-                triton_chunk(table, Wg, degree, xc, yc, dense, dtab, dWg, ceg)
+                triton_chunk(table, Wg, degree, xc, yc, dtab, dWg, ceg)
             else:
                 _eager_chunk(table, Wg, degree, xc, yc, dense, dtab, dWg, ceg, scatter)
         dWg.mul_(scale)
@@ -863,10 +863,13 @@ def _triton_agrees(device: torch.device, n_blocks: int, degree: int, n_classes: 
         xc = _chunk_inputs(torch.randint(0, d, (c, n_blocks), generator=gen).to(device), 0, c, d, False)
         yc = torch.randint(0, n_classes, (c,), generator=gen).to(device)
         outs = []
-        for fn in (_eager_chunk, triton_chunk):
+        for fused in (False, True):
             ce, dtab, dW = torch.zeros(g, device=device), torch.zeros_like(table), torch.zeros_like(W)
             try:
-                fn(table, W, degree, xc, yc, False, dtab, dW, ce)
+                if fused:
+                    triton_chunk(table, W, degree, xc, yc, dtab, dW, ce)
+                else:
+                    _eager_chunk(table, W, degree, xc, yc, False, dtab, dW, ce)
             except Exception as exc:  # no driver, a compilation error...: the eager kernels are always available
                 warnings.warn(f"the fused Triton kernel failed ({type(exc).__name__}: {exc}); not used", stacklevel=3)
                 _TRITON_CHECKED[key] = False

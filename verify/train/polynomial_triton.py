@@ -145,11 +145,9 @@ def triton_chunk(
     degree: int,
     xc: torch.Tensor,
     yc: torch.Tensor,
-    dense: bool,
     dtab: torch.Tensor,
     dW: torch.Tensor,
     ce: torch.Tensor,
-    scatter: str = "index",
     *,
     block_points: int = 32,
     block_width: int = 32,
@@ -157,8 +155,9 @@ def triton_chunk(
     num_warps: int = 4,
 ) -> None:
     r"""Accumulate one chunk's unscaled gradients into ``dtab``, ``dW`` and its CE sums into ``ce`` with the fused
-    Triton kernel: the same signature and semantics as :func:`verify.train.polynomial_step._eager_chunk` for
-    one-hot inputs (module doc: :math:`\mathrm{ce} \mathrel{+}= \sum_x \mathrm{CE}(F_x, y_x)`,
+    Triton kernel: the semantics of :func:`verify.train.polynomial_step._eager_chunk` for one-hot inputs, whose
+    arguments it takes without ``dense`` and ``scatter`` (the kernel takes one-hot inputs only and adds table rows
+    atomically). Module doc: :math:`\mathrm{ce} \mathrel{+}= \sum_x \mathrm{CE}(F_x, y_x)`,
     :math:`\mathrm{dW} \mathrel{+}= A^\top G`, :math:`\mathrm{dtab}[x_j] \mathrel{+}= P^{\mathrm{deg}-1} \odot
     (G W^\top)`, the network of Shi thesis Sec. 4 / Thm 4.9).
 
@@ -174,12 +173,8 @@ def triton_chunk(
         (c, k) integer row indices into ``table`` (block offsets included, :func:`_chunk_inputs`).
     yc : torch.Tensor
         (c,) integer labels in [0, C).
-    dense : bool
-        Must be False: the kernel takes one-hot inputs only.
     dtab, dW, ce : torch.Tensor
         Accumulators shaped like ``table``, ``W`` and (g,), float32, contiguous; added to in place.
-    scatter : str
-        Accepted for the signature of ``_eager_chunk`` and ignored: the kernel adds table rows atomically.
     block_points, block_width : int
         Points and hidden units per tile (powers of two >= 16, the smallest ``tl.dot`` operand).
     precision : {'ieee', 'tf32'}
@@ -194,12 +189,9 @@ def triton_chunk(
     ImportError
         When Triton is not installed.
     ValueError
-        For dense inputs, a degree below 1, tensors the kernel does not take (:func:`_check`), block sizes that
+        For a degree below 1, tensors the kernel does not take (:func:`_check`), block sizes that
         are not powers of two >= 16, or CPU tensors when the kernel is compiled (not interpreted).
     """
-    del scatter
-    if dense:
-        raise ValueError("triton_chunk takes one-hot index inputs only (dense=False)")
     if degree < 1:
         raise ValueError(f"degree must be >= 1, got {degree}")
     for name, b in (("block_points", block_points), ("block_width", block_width)):
