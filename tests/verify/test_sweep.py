@@ -489,3 +489,17 @@ def test_grid_claims_and_their_cells() -> None:
             assert len(set(keys)) == len(keys), f"{cid} {scale}: two cells share a key"
     full = registry()["edelman-ch6-fig6.1-pareto-grid"].configs["full"]
     assert len(pareto.PARETO_GRID.plan(full)[0]) == 12 * 2 * 18 * 9  # (n,k) x init x m x r of App. C.3.1
+
+
+def test_the_auto_executor_runs_grids_on_one_process_per_report_job() -> None:
+    """``--executor auto`` (the default): the grid claims run after the report's job pool, so a report of several
+    jobs gives them as many processes (``--workers`` when given), and a one-job report runs them here."""
+    auto = SweepOptions()
+    assert auto.executor == "auto"
+    auto.check()
+    assert (auto.resolved(2).executor, auto.resolved(2).workers) == ("processes", 2)
+    assert (SweepOptions(workers=3).resolved(2).workers, auto.resolved(1).executor) == (3, "local")
+    for explicit in ("local", "processes"):
+        assert SweepOptions(executor=explicit).resolved(4).executor == explicit
+    with pytest.raises(ValueError, match="auto, local, processes, ray"):
+        SweepOptions(executor="threads").check()

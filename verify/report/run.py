@@ -323,6 +323,7 @@ def run_report(
         formats = check_formats(output.figure_formats)
         options.dtype_name(dev.type)  # tf32 on the CPU is refused before any claim runs
         sweep.check()  # an unreachable Ray head is refused here, not as an inconclusive grid claim
+        sweep = sweep.resolved(jobs)  # 'auto': the grid claims run after the job pool, on as many processes
     except ValueError as exc:
         raise ReportError(str(exc)) from exc
     previous = _previous_run(compare)  # read (and refused) before any claim runs

@@ -31,9 +31,10 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("sweeps (grid claims; docs/running_at_scale.md)")
     group.add_argument(
         "--executor",
-        choices=EXECUTORS,
-        default="local",
-        help="where grid cells run: in this process (default), one process per core, or Ray tasks",
+        choices=("auto", *EXECUTORS),
+        default="auto",
+        help="where grid cells run: auto (default: one process per report job when the report runs several, else "
+        "in this process), in this process, one process per core, or Ray tasks",
     )
     group.add_argument(
         "--ray-address",

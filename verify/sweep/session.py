@@ -13,7 +13,7 @@ import contextvars
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,8 +74,10 @@ class SweepOptions:
 
     Parameters
     ----------
-    executor : {'local', 'processes', 'ray'}
-        Where cells run (:func:`verify.sweep.executors.make_executor`).
+    executor : {'auto', 'local', 'processes', 'ray'}
+        Where cells run (:func:`verify.sweep.executors.make_executor`); ``'auto'`` (the default) is resolved by the
+        report (:meth:`resolved`): one process per report job when the report runs more than one job (its grid claims
+        run after the job pool, so the cores are free), else this process.
     ray_address : str or None
         The Ray cluster for ``executor='ray'`` (None: a local instance).
     workers : int or None
@@ -88,7 +90,7 @@ class SweepOptions:
         Run a full-scale selection whose estimated wall time is above an hour.
     """
 
-    executor: str = "local"
+    executor: str = "auto"
     ray_address: str | None = None
     workers: int | None = None
     gpus_per_cell: float | None = None
@@ -105,8 +107,8 @@ class SweepOptions:
         ValueError
             Naming the option.
         """
-        if self.executor not in EXECUTORS:
-            raise ValueError(f"--executor must be one of {', '.join(EXECUTORS)}, got {self.executor!r}")
+        if self.executor not in ("auto", *EXECUTORS):
+            raise ValueError(f"--executor must be one of auto, {', '.join(EXECUTORS)}, got {self.executor!r}")
         if self.ray_address is not None:
             if self.executor != "ray":
                 raise ValueError("--ray-address needs --executor ray")
@@ -114,10 +116,19 @@ class SweepOptions:
         if self.shard is not None:
             parse_shard(self.shard)
 
+    def resolved(self, jobs: int) -> SweepOptions:
+        """These options with ``executor='auto'`` made concrete for a report of ``jobs`` worker processes: the
+        ``processes`` executor with ``workers`` (default ``jobs``) when ``jobs > 1``, else ``local``."""
+        if self.executor != "auto":
+            return self
+        if jobs > 1:
+            return replace(self, executor="processes", workers=self.workers or jobs)
+        return replace(self, executor="local")
+
     def session(self, store: str | Path | None, log: Callable[[str], None] = _stderr) -> Any:
-        """:func:`sweep_session` with these options, keeping cells in ``store``."""
+        """:func:`sweep_session` with these options, keeping cells in ``store`` (``'auto'`` runs them here)."""
         return sweep_session(
-            self.executor,
+            "local" if self.executor == "auto" else self.executor,
             store=store,
             shard=self.shard,
             workers=self.workers,
