@@ -131,6 +131,7 @@ def test_growth_judge_reads_the_prediction() -> None:
     assert judge(pred, obs, GROWTH_CFG)[0] == "pass" and judge(wrong, obs, GROWTH_CFG)[0] == "fail"
 
 
+@slow_unless_light(GROWTH)
 def test_growth_record_counts_seed_degree_units() -> None:
     rec, claim, pop = record(GROWTH), registry()[GROWTH], evaluation(GROWTH).population
     cfg = claim.configs["quick"]
@@ -202,6 +203,7 @@ def test_early_claim_observation() -> None:
     assert rec.details["fraction_early"] < rec.predicted["random_search_p_early"]
 
 
+@slow_unless_light(HIDDEN)
 def test_hidden_progress_observation() -> None:
     rec, cfg, pop = record(HIDDEN), registry()[HIDDEN].configs["quick"], evaluation(HIDDEN).population
     d = rec.details
