@@ -41,7 +41,7 @@ from verify.runtime.device import resolve_device
 from verify.runtime.options import RunOptions
 from verify.runtime.provenance import git_revision
 from verify.runtime.selection import no_match_message
-from verify.sweep import STORE_NAME, grid_of
+from verify.sweep import STORE_NAME, grid_of, grid_read_by
 from verify.sweep.confirm import confirm_cost
 from verify.sweep.session import SweepOptions
 
@@ -117,7 +117,8 @@ def _run_parallel(
     min_seconds: float = 0.0,
 ) -> list[dict]:
     """Run ``claims`` on ``jobs`` worker processes (:mod:`verify.report.pool`), then here those that must run here:
-    the grid claims (they share this process's sweep session and its executor, and get the whole machine), claims
+    the grid claims and the claims that read a grid's cells (:func:`verify.sweep.grid_read_by`: they share this
+    process's sweep session, its store and its executor, and get the whole machine), claims
     that exist only in this process (not registered under their id) and claims the workers could not import.
 
     Records are journalled as they finish (in finishing order) and returned in selection order, as
@@ -126,7 +127,7 @@ def _run_parallel(
     n = len(claims)
     number = {c.id: f"{i}/{n}" for i, c in enumerate(claims, 1)}
     known = registry()
-    pooled = [c for c in claims if grid_of(c) is None and known.get(c.id) is c]
+    pooled = [c for c in claims if grid_read_by(c) is None and known.get(c.id) is c]
     by_id = {c.id: c for c in pooled}
     done: dict[str, dict] = {}
 
@@ -146,7 +147,11 @@ def _run_parallel(
     here = n - len(pooled)
     log(
         f"running {len(pooled)} claim(s) on {workers} worker process(es), {threads} thread(s) each"
-        + (f"; {here} claim(s) (grid claims, or claims defined only here) run here afterwards" if here else "")
+        + (
+            f"; {here} claim(s) (grid claims and their readers, or claims defined only here) run here afterwards"
+            if here
+            else ""
+        )
     )
     setup = WorkerSetup(
         threads=threads,

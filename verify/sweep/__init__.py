@@ -21,7 +21,7 @@ _HOMES = {
     "cells": ("Cell", "CellResult", "IncompleteGrid", "cell_hash", "decode", "encode"),
     "cost": ("CellCost", "DeviceSpeed", "calibrate", "estimate_grid"),
     "executors": ("EXECUTORS", "Executor", "LocalExecutor", "ProcessExecutor", "RayExecutor", "make_executor"),
-    "grid": ("Grid", "grid_of"),
+    "grid": ("Grid", "grid_of", "grid_read_by", "reads_grid"),
     "session": ("SweepSession", "current_session", "parse_shard", "run_grid", "sweep_session"),
     "store": ("STORE_NAME", "ResultStore", "merge_stores"),
 }
@@ -56,9 +56,11 @@ __all__ = [
     "encode",
     "estimate_grid",
     "grid_of",
+    "grid_read_by",
     "make_executor",
     "merge_stores",
     "parse_shard",
+    "reads_grid",
     "run_grid",
     "sweep_session",
 ]

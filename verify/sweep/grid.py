@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .cells import Cell, CellResult, cell_hash
 from .cost import CellCost
@@ -20,7 +20,9 @@ from .session import run_grid
 if TYPE_CHECKING:
     from verify.runtime.protocol import Observation, RunContext
 
-__all__ = ["Grid", "grid_of"]
+__all__ = ["Grid", "grid_of", "grid_read_by", "reads_grid"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
@@ -72,3 +74,21 @@ def grid_of(claim: Any) -> Grid | None:
     """The :class:`Grid` behind a claim whose ``observe`` is ``grid.observe``; None for any other claim."""
     owner = getattr(claim.observe, "__self__", None)
     return owner if isinstance(owner, Grid) else None
+
+
+def reads_grid(grid: Grid) -> Callable[[F], F]:
+    """Mark an ``observe`` function that observes through ``grid.observe`` and adds to it (a second claim on the
+    same cells, such as Finding (3) on the Pareto grid): a report runs such a claim in its own process after the
+    grid claims, where the cells are already in the sweep store, instead of recomputing them in a worker."""
+
+    def mark(fn: F) -> F:
+        fn.__reads_grid__ = grid  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def grid_read_by(claim: Any) -> Grid | None:
+    """The :class:`Grid` a claim observes through: its own (:func:`grid_of`) or the one its ``observe`` reads
+    (:func:`reads_grid`); None for any other claim."""
+    return grid_of(claim) or getattr(claim.observe, "__reads_grid__", None)

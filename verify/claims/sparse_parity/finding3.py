@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from numerics.stats import clopper_pearson, fisher_drop_power, fisher_greater
+from verify.sweep import reads_grid
 
 from ..base import Claim, Observation, register
 from ..judges import Judge, Verdict
@@ -209,6 +210,7 @@ def _predict(cfg: ParetoGridConfig) -> dict[str, Any]:
     return {"sparse_gain_somewhere": True, "sparse_drop_nowhere": True, "cell_pairs": len(_pairs(cfg))}
 
 
+@reads_grid(PARETO_GRID)
 def _observe(cfg: ParetoGridConfig, ctx: Any) -> Observation:
     """The Pareto grid's observation (the same cells, shared through the store), with the per-pair comparison added."""
     obs = PARETO_GRID.observe(cfg, ctx)
