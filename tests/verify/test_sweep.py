@@ -39,6 +39,7 @@ from verify.sweep import (
     encode,
     executors,
     grid_of,
+    grid_read_by,
     merge_stores,
     sweep_session,
 )
@@ -508,8 +509,6 @@ def test_the_auto_executor_runs_grids_on_one_process_per_report_job() -> None:
 def test_a_claim_that_reads_a_grid_runs_with_the_grid_claims() -> None:
     """Finding (3) observes through the Pareto grid's cells (``reads_grid``): a report runs it in its own process
     after the grid claims, where the cells are in the store, not in a worker that would train them again."""
-    from verify.sweep import grid_read_by
-
     finding3, grid = registry()["edelman-ch6-finding3-sparse-vs-dense"], registry()["edelman-ch6-fig6.1-pareto-grid"]
     assert grid_of(finding3) is None and grid_read_by(finding3) is grid_of(grid) is not None
     assert grid_read_by(registry()["shi-thm4.9-margin"]) is None
