@@ -82,6 +82,32 @@ def test_relative_scores_against_naive_loop() -> None:
     torch.testing.assert_close(got, want)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_attention_layer_equals_the_textbook_order_to_the_bit(dtype: torch.dtype) -> None:
+    """The layer (in-place scaling and masking, no zeros above the diagonal before the mask) gives the maps, output
+    and gradients of softmax(mask((Q K^T + relative_scores) / sqrt(d_h))) V exactly, not only to round-off."""
+    m = AttentionEnsemble.init(AttentionConfig(vocab=3, max_len=12, d=8, heads=2), (0, 1), dtype=dtype)
+    z = torch.randn(2, 3, 12, 8, generator=torch.Generator().manual_seed(1), dtype=dtype)
+
+    def textbook() -> tuple[torch.Tensor, torch.Tensor]:
+        q, k, v = (torch.einsum("sbtd,shde->sbhte", z, m.p(f"l0.{w}")) for w in "qkv")
+        scores = (q @ k.transpose(-1, -2) + relative_scores(q, m.p("l0.rel"))) / math.sqrt(m.cfg.head_dim)
+        maps = torch.softmax(scores.masked_fill(~torch.ones(12, 12, dtype=torch.bool).tril(), -math.inf), dim=-1)
+        return torch.einsum("sbhte,shed->sbtd", maps @ v, m.p("l0.o")), maps
+
+    results = []
+    for layer in (textbook, lambda: m.attention(0, z, need_maps=True)):
+        m.zero_grad(set_to_none=True)
+        out, maps = layer()
+        (out.square().sum() + maps.square().sum()).backward()
+        results.append(
+            (out.detach(), maps.detach(), {n: p.grad for n, p in m.named_parameters() if p.grad is not None})
+        )
+    (out0, maps0, g0), (out1, maps1, g1) = results
+    assert torch.equal(out0, out1) and torch.equal(maps0, maps1)
+    assert len(g0) == 5 and g0.keys() == g1.keys() and all(torch.equal(g0[n], g1[n]) for n in g0)  # q, k, v, o, rel
+
+
 def test_explicit_scores_follow_the_formula() -> None:
     """A_ij = (z_i W_Q)(z_j W_K + r_{i-j})^T / sqrt(d_h) for one layer, one head, one seed."""
     m = _model((0,), heads=1, layers=1)

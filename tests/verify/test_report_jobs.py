@@ -24,6 +24,7 @@ from verify.report import run as report
 from verify.runtime.cores import cpu_cores
 from verify.runtime.device import resolve_device
 from verify.runtime.options import RunOptions
+from verify.sweep.session import SweepOptions
 
 # Symbolic and numeric claims of a few tasks, and one quick training claim (about 5 s on the 2-core CPU).
 SELECTION = (
@@ -42,6 +43,7 @@ import time
 from verify.claims import Claim, Observation, register
 from verify.claims.judges import MaxRel
 from verify.runtime.device import resolve_device
+from verify.sweep import Cell, Grid, reads_grid
 
 
 def slow(cfg, ctx):
@@ -80,6 +82,38 @@ for cid, observe in [
             source="test",
             statement="s",
             kind="numeric",
+            configs={"quick": None},
+            predict=lambda cfg: 1.0,
+            observe=observe,
+            judge=MaxRel(1e-9),
+        )
+    )
+
+
+def cell_pid(cell, ctx):
+    return {"pid": os.getpid(), "x": cell.config}
+
+
+def pids(cfg, results):
+    return Observation(1.0, details={"pids": sorted({r.value["pid"] for r in results}), "n": len(results)})
+
+
+GRID = Grid("jobs-toy-grid", lambda cfg: [Cell(f"x={x}", x, (0,)) for x in range(3)], cell_pid, pids)
+
+
+@reads_grid(GRID)
+def read_cells(cfg, ctx):
+    obs = GRID.observe(cfg, ctx)
+    return Observation(1.0, details={**obs.details, "reader_pid": os.getpid()})
+
+
+for cid, observe in [("jobs-toy-grid", GRID.observe), ("jobs-toy-grid-reader", read_cells)]:
+    register(
+        Claim(
+            id=cid,
+            source="test",
+            statement="s",
+            kind="training",
             configs={"quick": None},
             predict=lambda cfg: 1.0,
             observe=observe,
@@ -156,6 +190,35 @@ def test_claims_run_in_workers_or_here_and_a_crash_stays_inconclusive(toy, monke
     assert [r["verdict"] for r in records] == ["pass", "pass", "pass", "inconclusive", "pass"]
     assert "ZeroDivisionError: toy crash" in records[3]["reason"]
     assert any("4 claim(s) on 2 worker process(es)" in line and "1 claim(s)" in line for line in lines)
+
+
+def test_grid_claims_run_in_the_pool_with_their_readers_after_them(toy, monkeypatch, tmp_path) -> None:
+    """With the default executor a grid claim is a unit of the pool: its cells run on its worker and go to the
+    report's store, a claim reading its cells follows it on that worker and finds them stored (nothing runs
+    again), and each grid record keeps its sweep statistics; with an executor named, both run here after the
+    pool, the grid's cells on that executor."""
+    claims = [registry()[cid] for cid in ("jobs-toy-grid-reader", "jobs-toy-pid", "jobs-toy-grid", "jobs-toy-fast")]
+    monkeypatch.setattr(report, "select", lambda only, scale: claims)
+    records, _ = report.run_report(tmp_path / "pool", jobs=2, **QUIET)
+    reader, pid, grid = (r["details"] for r in records[:3])
+    assert [r["verdict"] for r in records] == ["pass"] * 4, [r["reason"] for r in records]
+    assert grid["pids"] == [reader["reader_pid"]] != [os.getpid()]  # the grid's cells and its reader: one worker
+    assert grid["n"] == reader["n"] == 3
+    assert records[2]["metadata"]["sweep"] == {
+        "cells": 3,
+        "seeds": 3,
+        "executed": 3,
+        "stored_before": 0,
+        "executor": "local",
+        "complete": True,
+    }
+    assert "sweep" not in records[0]["metadata"] and pid["pid"] != os.getpid()
+    lines: list[str] = []
+    records, _ = report.run_report(
+        tmp_path / "here", jobs=2, sweep=SweepOptions(executor="local"), options=QUIET["options"], log=lines.append
+    )
+    assert records[2]["details"]["pids"] == [records[0]["details"]["reader_pid"]] == [os.getpid()]
+    assert any("2 claim(s) (grid claims and their readers" in line for line in lines)
 
 
 def test_an_environment_error_in_a_worker_aborts_the_run(toy, tmp_path) -> None:
@@ -254,9 +317,29 @@ def test_expected_runtimes_from_the_previous_report(tmp_path) -> None:
     doc = {"header": {}, "claims": [rec("a", "quick", 3.0), rec("b", "full", 9.0), rec("c", "quick", "x")]}
     (tmp_path / "results.json").write_text(json.dumps(doc))
     (tmp_path / "results.jsonl").write_text(json.dumps(rec("a", "quick", 7.5)) + "\nnot json\n")
-    assert report_pool.expected_runtimes(tmp_path, "quick") == {"a": 7.5}
+    prior = report_pool.runtime_prior("quick")
+    assert report_pool.expected_runtimes(tmp_path, "quick") == {**prior, "a": 7.5}
     assert report_pool.expected_runtimes(tmp_path, "full") == {"b": 9.0}
-    assert report_pool.expected_runtimes(tmp_path / "missing", "quick") == {}
+    assert report_pool.expected_runtimes(tmp_path / "missing", "quick") == prior
+    assert report_pool.runtime_prior("full") == {}
+
+
+def test_the_shipped_runtime_prior_names_claims_and_puts_the_long_ones_first() -> None:
+    """The prior (verify/report/quick_runtimes.json) is read, its ids are claims at quick scale, and it ranks the
+    claims that take minutes (the Markov transformers, the width-buys-data grid) before the numeric ones."""
+    prior = report_pool.runtime_prior("quick")
+    quick = {c.id for c in base.select(None, "quick")}
+    assert len(set(prior) & quick) >= 0.9 * len(quick)  # claims added since it was measured schedule by kind
+    assert len(set(prior) - quick) <= 0.05 * len(prior)  # claims renamed or dropped since it was measured
+    first = sorted(prior, key=prior.get, reverse=True)[:5]
+    assert "edelman-ch8-transformer-phases" in first and "edelman-ch6-width-buys-data" in first
+
+
+def test_a_broken_runtime_prior_gives_nothing(tmp_path, monkeypatch) -> None:
+    for text in ("not json", '{"claims": [1]}', '{"claims": {"a": "x", "b": true, "c": 2}}', "{}"):
+        (tmp_path / "p.json").write_text(text)
+        monkeypatch.setattr(report_pool, "RUNTIME_PRIOR", tmp_path / "p.json")
+        assert report_pool.runtime_prior("quick") == ({"c": 2.0} if '"c"' in text else {})
 
 
 def _alive(pid: int) -> bool:

@@ -54,6 +54,7 @@ __all__ = [
     "default_jobs",
     "expected_runtimes",
     "run_in_workers",
+    "runtime_prior",
     "schedule",
 ]
 
@@ -108,6 +109,13 @@ class WorkerSetup:
         Further modules that define the claims to run; importing them registers those claims.
     parent : int
         The parent's pid: a worker whose parent is gone exits.
+    store : str or None
+        The report's sweep store (SQLite, WAL mode: several processes may write it). When set, the worker runs its
+        claims inside a sweep session on this store with the ``local`` executor, so that grid claims handed to it
+        keep their cells there (a claim that reads a grid's cells runs in the same unit, after the grid) and each
+        record carries its ``metadata.sweep`` statistics, as in the parent.
+    revision : str or None
+        The code revision keying the stored cells (the parent's; None: the worker computes its own).
     """
 
     threads: int
@@ -115,16 +123,42 @@ class WorkerSetup:
     sources: tuple[str, ...] = ()
     modules: tuple[str, ...] = ()
     parent: int = 0
+    store: str | None = None
+    revision: str | None = None
 
 
 # ------------------------------------------------------------------------------------------------ scheduling
 
 
+#: Quick-scale runtimes (seconds) of every claim in one measured default report on the 2-core CPU, shipped with the
+#: package (``python docs/build_runtime_prior.py REPORT_DIR`` rewrites it): a first report into a new directory
+#: schedules by them instead of by :data:`KIND_SECONDS` alone, so that the longest claims start first.
+RUNTIME_PRIOR = Path(__file__).with_name("quick_runtimes.json")
+
+
+def runtime_prior(scale: str) -> dict[str, float]:
+    """The shipped runtimes of :data:`RUNTIME_PRIOR` at ``scale`` (quick only; an unreadable file gives nothing)."""
+    if scale != "quick":
+        return {}
+    try:
+        doc = json.loads(RUNTIME_PRIOR.read_text(encoding="utf-8"))
+        claims = doc["claims"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    if not isinstance(claims, dict):
+        return {}
+    return {
+        k: float(v)
+        for k, v in claims.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    }
+
+
 def expected_runtimes(out: Path, scale: str) -> dict[str, float]:
     """Each claim's runtime (seconds) in the previous report of ``out`` at ``scale``: from ``results.json`` and,
-    overriding it, the journal ``results.jsonl`` of the latest run (read before the new run truncates it). Files
-    that are missing or unreadable give nothing."""
-    times: dict[str, float] = {}
+    overriding it, the journal ``results.jsonl`` of the latest run (read before the new run truncates it), over
+    the shipped :func:`runtime_prior`. Files that are missing or unreadable give nothing."""
+    times: dict[str, float] = runtime_prior(scale)
     try:
         doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
         records = list(doc.get("claims", [])) if isinstance(doc, dict) else []
@@ -212,17 +246,33 @@ def _claim_runner(setup: WorkerSetup, send: Callable[[tuple], None]) -> Iterator
             importlib.import_module(module)
     ctx = dataclasses.replace(setup.context, options=setup.context.options.replace(progress=False))
 
-    def run(claim_id: str) -> dict:
-        claim = registry().get(claim_id)
-        if claim is None:
-            raise _Missing(claim_id)
-        return run_claim(claim, ctx).to_json()
-
     def forward_log(message: str) -> None:
         send(("log", None, message))
 
-    with log_to(forward_log):
+    with log_to(forward_log), _worker_sweep(setup, forward_log) as session:
+
+        def run(claim_id: str) -> dict:
+            claim = registry().get(claim_id)
+            if claim is None:
+                raise _Missing(claim_id)
+            record = run_claim(claim, ctx).to_json()
+            if session is not None and claim_id in session.stats:
+                record["metadata"]["sweep"] = session.stats.pop(claim_id)
+            return record
+
         yield run
+
+
+@contextmanager
+def _worker_sweep(setup: WorkerSetup, log: Callable[[str], None]) -> Iterator[Any]:
+    """The worker's sweep session on the parent's store (:attr:`WorkerSetup.store`), or None without one."""
+    if setup.store is None:
+        yield None
+        return
+    from verify.sweep.session import sweep_session
+
+    with sweep_session("local", store=setup.store, revision=setup.revision, log=log) as session:
+        yield session
 
 
 def _portable(record: dict) -> dict:

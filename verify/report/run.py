@@ -115,11 +115,15 @@ def _run_parallel(
     jobs: int,
     runtimes: dict[str, float],
     min_seconds: float = 0.0,
+    grids_in_pool: bool = False,
 ) -> list[dict]:
     """Run ``claims`` on ``jobs`` worker processes (:mod:`verify.report.pool`), then here those that must run here:
-    the grid claims and the claims that read a grid's cells (:func:`verify.sweep.grid_read_by`: they share this
-    process's sweep session, its store and its executor, and get the whole machine), claims
-    that exist only in this process (not registered under their id) and claims the workers could not import.
+    claims that exist only in this process (not registered under their id), claims the workers could not import
+    and, unless ``grids_in_pool``, the grid claims and the claims that read a grid's cells
+    (:func:`verify.sweep.grid_read_by`: they share this process's sweep session, its store and its executor, and
+    get the whole machine after the pool). With ``grids_in_pool`` a grid claim and the claims that read its cells
+    form one unit of the pool (the grid first), run on one worker with the ``local`` executor on this session's
+    store: their cells overlap with the other claims instead of waiting for the pool to end.
 
     Records are journalled as they finish (in finishing order) and returned in selection order, as
     :func:`_run_claims` returns them; log lines keep each claim's number in the selection. Fewer than two units of
@@ -127,7 +131,8 @@ def _run_parallel(
     n = len(claims)
     number = {c.id: f"{i}/{n}" for i, c in enumerate(claims, 1)}
     known = registry()
-    pooled = [c for c in claims if grid_read_by(c) is None and known.get(c.id) is c]
+    pooled = [c for c in claims if known.get(c.id) is c and (grids_in_pool or grid_read_by(c) is None)]
+    pooled.sort(key=lambda c: grid_of(c) is None and grid_read_by(c) is not None)  # a grid before its readers
     by_id = {c.id: c for c in pooled}
     done: dict[str, dict] = {}
 
@@ -138,7 +143,11 @@ def _run_parallel(
         done[claim_id] = rec
         _finish(rec, number[claim_id], log, journal)
 
-    units = [[c.id for c in unit] for unit in schedule(pooled, runtimes, lambda c: _shared_run(c, ctx.scale))]
+    def unit_key(claim: Any) -> Any:
+        grid = grid_read_by(claim) if grids_in_pool else None
+        return ("grid", grid.claim_id) if grid is not None else _shared_run(claim, ctx.scale)
+
+    units = [[c.id for c in unit] for unit in schedule(pooled, runtimes, unit_key)]
     workers = min(jobs, len(units))
     expected = sum(runtimes.get(c.id, KIND_SECONDS.get(c.kind, 1.0)) for c in pooled)
     if workers < 2 or expected < min_seconds:  # nothing to run side by side, or not worth starting workers
@@ -148,7 +157,13 @@ def _run_parallel(
     log(
         f"running {len(pooled)} claim(s) on {workers} worker process(es), {threads} thread(s) each"
         + (
-            f"; {here} claim(s) (grid claims and their readers, or claims defined only here) run here afterwards"
+            f"; {here} claim(s) ("
+            + (
+                "claims defined only here"
+                if grids_in_pool
+                else "grid claims and their readers, or claims defined only here"
+            )
+            + ") run here afterwards"
             if here
             else ""
         )
@@ -158,6 +173,8 @@ def _run_parallel(
         context=ctx,
         sources=tuple(EXTERNAL_SOURCES),
         modules=_claim_modules(pooled),
+        store=session.store.path if grids_in_pool and session.store.path != ":memory:" else None,
+        revision=session.revision,
     )
     try:
         run_in_workers(units, workers, setup, on_start=on_start, on_done=on_done, log=log)
@@ -284,8 +301,11 @@ def run_report(
     hour needs ``confirm_cost`` (docs/running_at_scale.md).
 
     ``jobs`` > 1 runs the claims on that many worker processes (:mod:`verify.report.pool`; docs/report.md,
-    "Parallel claims"), longest expected first, with ``cores // jobs`` torch threads each; grid claims, and claims
-    that are not registered under their id, run in this process afterwards. The records, ``results.json`` and the
+    "Parallel claims"), longest expected first, with ``cores // jobs`` torch threads each. With the ``auto``
+    executor (the default) a grid claim is a unit of the pool like any other (its cells run one after another on
+    its worker and go to ``out/sweep.sqlite``; a claim that reads its cells follows it on that worker); with an
+    executor named explicitly, grid claims run in this process after the pool, on that executor. Claims that are
+    not registered under their id run in this process afterwards. The records, ``results.json`` and the
     report are in selection order as with ``jobs=1`` (which runs everything here, one claim after another); the
     journal is in finishing order. None: :func:`verify.report.pool.default_jobs` (the number of cores for a quick
     report on the CPU, else 1), and no workers for a selection expected to take less than :data:`MIN_PARALLEL_S`.
@@ -328,7 +348,10 @@ def run_report(
         formats = check_formats(output.figure_formats)
         options.dtype_name(dev.type)  # tf32 on the CPU is refused before any claim runs
         sweep.check()  # an unreachable Ray head is refused here, not as an inconclusive grid claim
-        sweep = sweep.resolved(jobs)  # 'auto': the grid claims run after the job pool, on as many processes
+        # 'auto' with jobs > 1: grid claims run in the job pool, each on one worker (the processes executor, one
+        # process per job, is what a grid claim left to this process uses: alone, or defined only here)
+        grids_in_pool = sweep.executor == "auto" and sweep.shard is None
+        sweep = sweep.resolved(jobs)
     except ValueError as exc:
         raise ReportError(str(exc)) from exc
     previous = _previous_run(compare)  # read (and refused) before any claim runs
@@ -348,6 +371,7 @@ def run_report(
         output=replace(output, figure_formats=formats),
         jobs=jobs,
         auto_jobs=auto_jobs,
+        grids_in_pool=grids_in_pool,
         log=log,
         archive=str(archive) if archive else None,
         previous=previous,
@@ -396,6 +420,7 @@ class _ReportRun:
     jobs: int
     auto_jobs: bool
     log: Callable[[str], None]
+    grids_in_pool: bool = False
     archive: str | None = None
     previous: tuple[str, dict[str, dict]] | None = None
 
@@ -427,6 +452,7 @@ class _ReportRun:
                         jobs=self.jobs,
                         runtimes=runtimes,
                         min_seconds=MIN_PARALLEL_S if self.auto_jobs else 0.0,
+                        grids_in_pool=self.grids_in_pool,
                     )
                 else:
                     records = _run_claims(claims, ctx, session, log, journal)

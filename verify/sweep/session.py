@@ -76,8 +76,10 @@ class SweepOptions:
     ----------
     executor : {'auto', 'local', 'processes', 'ray'}
         Where cells run (:func:`verify.sweep.executors.make_executor`); ``'auto'`` (the default) is resolved by the
-        report (:meth:`resolved`): one process per report job when the report runs more than one job (its grid claims
-        run after the job pool, so the cores are free), else this process.
+        report: with more than one report job each grid claim runs on one job's worker, its cells one after another,
+        beside the other claims (:func:`verify.report.run.run_report`); a grid claim left to the report's own
+        process (a selection of one grid claim) runs on one process per job (:meth:`resolved`); with one job, in
+        this process.
     ray_address : str or None
         The Ray cluster for ``executor='ray'`` (None: a local instance).
     workers : int or None

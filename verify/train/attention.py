@@ -165,10 +165,18 @@ def relative_scores(q: torch.Tensor, rel: torch.Tensor) -> torch.Tensor:
     :math:`q_i \cdot r_l` by one einsum, then a gather of lag :math:`l = i - j`.
     """
     T = q.shape[-2]
+    ar = torch.arange(T, device=q.device)
+    return _relative_on_and_below(q, rel) * (ar[:, None] >= ar[None, :])
+
+
+def _relative_on_and_below(q: torch.Tensor, rel: torch.Tensor) -> torch.Tensor:
+    r""":func:`relative_scores` without the zeros above the diagonal: there it holds :math:`q_i \cdot r_0` instead
+    (attention masks those entries anyway, so it skips the product by the mask)."""
+    T = q.shape[-2]
     by_lag = torch.einsum("sbhie,shle->sbhil", q, rel[:, :, :T])  # (S, B, H, T, T): column l = lag
     ar = torch.arange(T, device=q.device)
     diff = ar[:, None] - ar[None, :]  # i - j
-    return torch.gather(by_lag, -1, diff.clamp(min=0).expand(*by_lag.shape[:-1], T)) * (diff >= 0)
+    return torch.gather(by_lag, -1, diff.clamp(min=0).expand(*by_lag.shape[:-1], T))
 
 
 class AttentionEnsemble(torch.nn.Module):
@@ -239,10 +247,13 @@ class AttentionEnsemble(torch.nn.Module):
             maps = None
         else:
             scores = q @ k.transpose(-1, -2)
-            if relative:
-                scores = scores + relative_scores(q, self.p(f"l{i}.rel"))
+            if relative:  # the entries above the diagonal are masked below: no zeros needed there
+                scores = scores + _relative_on_and_below(q, self.p(f"l{i}.rel"))
             causal = torch.ones(T, T, dtype=torch.bool, device=z.device).tril()
-            maps = torch.softmax((scores / math.sqrt(self.cfg.head_dim)).masked_fill(~causal, -math.inf), dim=-1)
+            # in place (neither tensor is saved for the backward pass): two fewer (S, B, H, T, T) buffers per layer,
+            # the same values to the bit (tests/verify/test_attention.py)
+            scores.div_(math.sqrt(self.cfg.head_dim)).masked_fill_(~causal, -math.inf)
+            maps = torch.softmax(scores, dim=-1)
             heads = F.dropout(maps, drop, True) @ v if drop else maps @ v
         return torch.einsum("sbhte,shed->sbtd", heads, self.p(f"l{i}.o")), maps
 
