@@ -67,29 +67,6 @@ def die(cfg, ctx):
     os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer does
 
 
-for cid, observe in [
-    ("jobs-toy-fast", lambda cfg, ctx: Observation(1.0)),
-    ("jobs-toy-pid", lambda cfg, ctx: Observation(1.0, details={"pid": os.getpid()})),
-    ("jobs-toy-crash", crash),
-    ("jobs-toy-full", disk_full),
-    ("jobs-toy-die", die),
-    ("jobs-toy-slow-a", slow),
-    ("jobs-toy-slow-b", slow),
-]:
-    register(
-        Claim(
-            id=cid,
-            source="test",
-            statement="s",
-            kind="numeric",
-            configs={"quick": None},
-            predict=lambda cfg: 1.0,
-            observe=observe,
-            judge=MaxRel(1e-9),
-        )
-    )
-
-
 def cell_pid(cell, ctx):
     return {"pid": os.getpid(), "x": cell.config}
 
@@ -107,13 +84,23 @@ def read_cells(cfg, ctx):
     return Observation(1.0, details={**obs.details, "reader_pid": os.getpid()})
 
 
-for cid, observe in [("jobs-toy-grid", GRID.observe), ("jobs-toy-grid-reader", read_cells)]:
+for cid, observe in [
+    ("jobs-toy-fast", lambda cfg, ctx: Observation(1.0)),
+    ("jobs-toy-pid", lambda cfg, ctx: Observation(1.0, details={"pid": os.getpid()})),
+    ("jobs-toy-crash", crash),
+    ("jobs-toy-full", disk_full),
+    ("jobs-toy-die", die),
+    ("jobs-toy-slow-a", slow),
+    ("jobs-toy-slow-b", slow),
+    ("jobs-toy-grid", GRID.observe),
+    ("jobs-toy-grid-reader", read_cells),
+]:
     register(
         Claim(
             id=cid,
             source="test",
             statement="s",
-            kind="training",
+            kind="training" if "grid" in cid else "numeric",
             configs={"quick": None},
             predict=lambda cfg: 1.0,
             observe=observe,
