@@ -27,8 +27,10 @@ from typing import Any, Literal
 import numpy as np
 import sympy
 
-from numerics.certificates import bracket_verdict
+from numerics.certificates import Certificate, LPResult, bracket_verdict
+from numerics.margins import Task, evaluate
 from numerics.stats import clopper_pearson, flip_probability, rate_power, rate_verdict
+from verify.runtime.protocol import Observation
 
 __all__ = [
     "DEFAULT_POPULATION",
@@ -705,6 +707,70 @@ class RejectsWrongGamma(Judge):
         return [m for m in mids for _ in range(per)]
 
 
+def certificate_case(params: dict[str, int], cert: Certificate, lp: LPResult, task: Task) -> dict[str, Any]:
+    """One case's row of ``per_case`` as :class:`CertifiedBracket` reads it (docs/certificates.md).
+
+    Parameters
+    ----------
+    params : dict of str to int
+        The case's parameters in order, e.g. ``{"p": 5, "k": 2}``; they label the row ``"(p,k)=(5,2)"`` and are
+        stored beside it.
+    cert : numerics.certificates.Certificate
+        The case's certificate; its :meth:`~numerics.certificates.Certificate.summary` gives the lower bound and
+        the rigorous and heuristic upper values.
+    lp : numerics.certificates.LPResult
+        The dictionary LP over the construction's neurons plus random ones.
+    task : numerics.margins.Task
+        The task on which the LP's recovered network is evaluated by the float64 forward pass.
+
+    Returns
+    -------
+    dict
+        ``case``, the parameters, the certificate summary, ``lp_network_margin`` (the normalized margin of the LP's
+        network: a second lower bound on gamma*) and ``lp`` (the LP's value, dual value, gap and solver).
+    """
+    label = f"({','.join(params)})=({','.join(str(v) for v in params.values())})"
+    return {
+        "case": label,
+        **params,
+        **cert.summary(),
+        "lp_network_margin": evaluate(lp.network, task).normalized_margin,
+    } | {"lp": {"value": lp.value, "dual_value": lp.dual_value, "gap": lp.gap, "solver": lp.solver}}
+
+
+def interval_observation(
+    certs: list[Certificate], cases: list[list[int]], deltas: tuple[float, ...], seeds: tuple[int, ...] = ()
+) -> Observation:
+    """What :class:`RejectsWrongGamma` judges: every case's certified interval.
+
+    Parameters
+    ----------
+    certs : list of numerics.certificates.Certificate
+        One certificate per case.
+    cases : list of list of int
+        The cases' parameters (for the record).
+    deltas : tuple of float
+        The relative errors of the wrong gammas of each case (for the record).
+    seeds : tuple of int
+        The seeds the certificates used, if any.
+
+    Returns
+    -------
+    Observation
+        Value ``[lower, rigorous upper]`` per case; details ``cases``, ``intervals`` (``[lower, rigorous upper,
+        heuristic upper]`` per case) and ``deltas``.
+    """
+    return Observation(
+        [[c.lower, c.upper_rigorous] for c in certs],
+        details={
+            "cases": cases,
+            "intervals": [[c.lower, c.upper_rigorous, c.upper_heuristic] for c in certs],
+            "deltas": list(deltas),
+        },
+        seeds=seeds,
+    )
+
+
 def find_seeds(config: Any) -> tuple[int, ...]:
     """The ``seeds`` of a configuration: its own field, else the first nested configuration's (breadth first);
     () when there are none."""
@@ -889,12 +955,28 @@ class PerSeed(Judge):
         per_seed = obs.details[self.rows]
         return self.seed_problems(predicted, per_seed, config), per_seed
 
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+    def _tally(
+        self, predicted: Any, obs: Any, config: Any
+    ) -> tuple[list[list[str]], list[dict[str, Any]], int, dict[str, Any]] | None:
+        """The judged rows with their problems, the number k of rows without a problem (successes) and
+        :attr:`rule`'s record of k successes in as many trials as rows; None when no row was recorded."""
         problems, per_seed = self._counts(predicted, obs, config)
         if not per_seed:
+            return None
+        k = sum(not p for p in problems)
+        return problems, per_seed, k, self.rule.record(k, len(per_seed))
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        tally = self._tally(predicted, obs, config)
+        if tally is None:
             return "inconclusive", "no seed finished"
-        n, k = len(per_seed), sum(not p for p in problems)
-        stats = self.rule.record(k, n)
+        problems, per_seed, k, stats = tally
+        return stats["verdict"], self._reason(problems, per_seed, k, stats)
+
+    def _reason(self, problems: list[list[str]], per_seed: list[dict[str, Any]], k: int, stats: dict[str, Any]) -> str:
+        """The verdict's words, from :meth:`_tally`'s rows, problems, successes and record: the headline per seed,
+        the count (with the rule's bounds and target) and the first failing seeds."""
+        n = len(per_seed)
         summary = (
             f"{self.headline.replace('_', ' ')}s "
             + ", ".join(f"{float(r[self.headline]):.4f}" for r in per_seed[:8])
@@ -908,16 +990,58 @@ class PerSeed(Judge):
         )
         # labelled by the seed that ran (a row's "seed", which carries RunOptions.seed_offset), else by its index
         failing = [f"seed {per_seed[i].get('seed', i)}: {'; '.join(p)}" for i, p in enumerate(problems) if p][:6]
-        text = f"{summary}; {rate}" + (f"; failing: {'; '.join(failing)}" if failing else "")
-        return stats["verdict"], text
+        return f"{summary}; {rate}" + (f"; failing: {'; '.join(failing)}" if failing else "")
 
     def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
-        problems, per_seed = self._counts(predicted, obs, config)
-        return self.rule.record(sum(not p for p in problems), len(per_seed)) if per_seed else None
+        tally = self._tally(predicted, obs, config)
+        return None if tally is None else tally[3]
 
     def describe(self) -> str:
         text = "per seed: " + ", ".join(c.describe() for c in self.checks) + f"; {self.rule.describe()}"
         return f"{text}; {self.note}" if self.note else text
+
+
+@dataclass(frozen=True)
+class Replicated(Judge):
+    """Base of the judges of a population of independent replicates (docs/verdicts.md): a subclass lists, per
+    replicate of ``obs``, a summary and the problems that keep it from succeeding (none: a success), and words the
+    reason; the verdict is :attr:`rule` on the number of successes (``inconclusive`` when no replicate finished), and
+    ``config.replicates`` is the planned number of replicates."""
+
+    rule: Population
+
+    def planned_runs(self, config: Any) -> int:
+        return int(config.replicates)
+
+    @abstractmethod
+    def _replicates(self, predicted: Any, obs: Any, config: Any) -> list[tuple[Any, list[str]]]:
+        """Every replicate as ``(summary, problems)``."""
+
+    def _tally(
+        self, predicted: Any, obs: Any, config: Any
+    ) -> tuple[list[tuple[Any, list[str]]], int, dict[str, Any]] | None:
+        """The replicates, the number k of them without a problem (successes) and :attr:`rule`'s record of k
+        successes in as many trials as replicates; None when no replicate finished."""
+        reps = self._replicates(predicted, obs, config)
+        if not reps:
+            return None
+        k = sum(not bad for _, bad in reps)
+        return reps, k, self.rule.record(k, len(reps))
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        tally = self._tally(predicted, obs, config)
+        if tally is None:
+            return "inconclusive", "no replicate finished"
+        reps, k, stats = tally
+        return stats["verdict"], self._reason(reps, k, stats)
+
+    @abstractmethod
+    def _reason(self, reps: list[tuple[Any, list[str]]], k: int, stats: dict[str, Any]) -> str:
+        """The verdict's words, from :meth:`_tally`'s replicates, successes and record."""
+
+    def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
+        tally = self._tally(predicted, obs, config)
+        return None if tally is None else tally[2]
 
 
 @dataclass(frozen=True)

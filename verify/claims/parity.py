@@ -38,6 +38,8 @@ from .judges import (
     RejectsWrongGamma,
     Verdict,
     as_floats,
+    certificate_case,
+    interval_observation,
     perturb_value,
     relative_step,
 )
@@ -295,16 +297,7 @@ def _observe_certificate(cfg: CertificateConfig, ctx: RunContext) -> Observation
         extra = HomogeneousNetwork.concatenate([net, random_network(n, k, cfg.extra_random, seed=100 + i)])
         lp = solve_dictionary_lp(extra, task)
         uppers.append(cert.upper_rigorous)
-        per_case.append(
-            {
-                "case": f"(n,k)=({n},{k})",
-                "n": n,
-                "k": k,
-                **cert.summary(),
-                "lp_network_margin": evaluate(lp.network, task).normalized_margin,
-            }
-            | {"lp": {"value": lp.value, "dual_value": lp.dual_value, "gap": lp.gap, "solver": lp.solver}}
-        )
+        per_case.append(certificate_case({"n": n, "k": k}, cert, lp, task))
     return Observation(uppers, details={"per_case": per_case}, seeds=(0,))
 
 
@@ -338,14 +331,7 @@ def _wrong_gammas(cfg: CertificateConfig) -> list[sympy.Expr]:
 def _observe_intervals(cfg: CertificateConfig, ctx: RunContext) -> Observation:
     """The certified interval [lower, rigorous upper] (and the heuristic value) of every case."""
     certs = [certify_parity(n, k, n_starts=cfg.n_starts) for n, k in cfg.nk]
-    return Observation(
-        [[c.lower, c.upper_rigorous] for c in certs],
-        details={
-            "cases": [list(c) for c in cfg.nk],
-            "intervals": [[c.lower, c.upper_rigorous, c.upper_heuristic] for c in certs],
-            "deltas": list(cfg.deltas),
-        },
-    )
+    return interval_observation(certs, [list(c) for c in cfg.nk], cfg.deltas)
 
 
 register(
