@@ -1000,6 +1000,12 @@ class PerSeed(Judge):
         text = "per seed: " + ", ".join(c.describe() for c in self.checks) + f"; {self.rule.describe()}"
         return f"{text}; {self.note}" if self.note else text
 
+    def describe_adding(self, unit: str, extra: str) -> str:
+        """:class:`PerSeed`'s description for a subclass that judges more than the checks: its leading ``"per seed: "``
+        becomes ``f"{unit}: {extra}, "`` (the unit judged, e.g. ``"per seed and k"``, and the subclass's own checks,
+        e.g. ``"L_D(h) <= 7 eps (predicted)"``), before the checks."""
+        return PerSeed.describe(self).replace("per seed: ", f"{unit}: {extra}, ", 1)
+
 
 @dataclass(frozen=True)
 class Replicated(Judge):

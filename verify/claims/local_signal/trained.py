@@ -222,11 +222,7 @@ class FigureJudge(PerSeed):
         return problems
 
     def describe(self) -> str:
-        return (
-            super()
-            .describe()
-            .replace("per seed: ", "per seed: final |b|/c / tau* (predicted) in [config.min_tau_frac, 1], ", 1)
-        )
+        return self.describe_adding("per seed", "final |b|/c / tau* (predicted) in [config.min_tau_frac, 1]")
 
 
 #: "SGD moves toward the predicted optimum" reads "typically" (p0 = 0.5); the power is computed against 0.95: most
