@@ -22,7 +22,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import sympy
@@ -191,6 +191,17 @@ class Judge(ABC):
         return None
 
 
+class RelativeStepJudge(Judge):
+    """A judge with a relative tolerance ``rtol`` (a dataclass field of the subclass) whose rejected prediction
+    (:meth:`perturb`) moves every predicted value by :func:`relative_step` of it: 1 % or 10 x ``rtol``, whichever is
+    larger."""
+
+    rtol: float
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return perturb_value(predicted, relative_step(self.rtol))
+
+
 def _pairs(predicted: Any, observed: Any) -> tuple[np.ndarray, np.ndarray] | str:
     pred, got = as_floats(predicted), as_floats(observed)
     if pred.size == 1 and got.size > 1:
@@ -226,7 +237,7 @@ class MaxAbs(Judge):
 
 
 @dataclass(frozen=True)
-class MaxRel(Judge):
+class MaxRel(RelativeStepJudge):
     """``pass`` iff max |observed - predicted| / |predicted| <= ``rtol`` (element-wise for lists; a scalar
     prediction is compared with every observed value)."""
 
@@ -247,9 +258,6 @@ class MaxRel(Judge):
 
     def describe(self) -> str:
         return f"relative {self.rtol:g}"
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, relative_step(self.rtol))
 
 
 def _exact(v: Any) -> sympy.Expr:
@@ -334,66 +342,65 @@ def _perturb_bound(predicted: Any, slack: float, relative: bool, sign: int) -> A
 
 
 @dataclass(frozen=True)
-class AtMost(Judge):
-    """``pass`` iff every observed value <= predicted + ``slack`` (a bound the source states: no observed
-    value may exceed it). ``relative=True`` makes the slack relative to |predicted|."""
+class _OneSidedBound(Judge):
+    """A one-sided bound the source states: every observed value on the bound's side of predicted (moved outward
+    by ``slack``, relative to |predicted| when ``relative``). :class:`AtMost` (``_side = 1``: an upper bound) and
+    :class:`AtLeast` (``_side = -1``: a lower bound) set the side and its words."""
 
     slack: float = 0.0
     relative: bool = False
 
+    #: 1: observed <= bound; -1: observed >= bound.
+    _side: ClassVar[int]
+    #: The reason's words for the side: the extreme ratio reported, and the failing word.
+    _extreme: ClassVar[str]
+    _beyond: ClassVar[str]
+
     def _limit(self, pred: np.ndarray) -> np.ndarray:
-        return pred + (self.slack * np.abs(pred) if self.relative else self.slack)
+        return pred + self._side * (self.slack * np.abs(pred) if self.relative else self.slack)
 
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
         pairs = _pairs(predicted, obs.value)
         if isinstance(pairs, str):
             return "fail", pairs
         pred, got = pairs
-        over = got - self._limit(pred)
-        worst = int(np.argmax(over)) if over.size else 0
-        ok = bool(over.size == 0 or np.all(over <= 0))
-        ratio = got[worst] / pred[worst] if over.size and pred[worst] else float("nan")
+        beyond = self._side * (got - self._limit(pred))
+        worst = int(np.argmax(beyond)) if beyond.size else 0
+        ok = bool(beyond.size == 0 or np.all(beyond <= 0))
+        ratio = got[worst] / pred[worst] if beyond.size and pred[worst] else float("nan")
         return ("pass" if ok else "fail"), (
-            f"largest observed/bound = {ratio:.6g} over {got.size} value(s) ({'within' if ok else 'exceeds'} the bound)"
+            f"{self._extreme} observed/bound = {ratio:.6g} over {got.size} value(s) "
+            f"({'within' if ok else self._beyond} the bound)"
         )
 
     def describe(self) -> str:
+        relation = "<=" if self._side > 0 else ">="
         if not self.slack:
-            return "observed <= predicted bound"
-        return f"observed <= predicted bound + {self.slack:g}{' x |bound|' if self.relative else ''}"
+            return f"observed {relation} predicted bound"
+        sign = "+" if self._side > 0 else "-"
+        return f"observed {relation} predicted bound {sign} {self.slack:g}{' x |bound|' if self.relative else ''}"
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
-        return _perturb_bound(predicted, self.slack, self.relative, sign=-1)
+        return _perturb_bound(predicted, self.slack, self.relative, sign=-self._side)
 
 
 @dataclass(frozen=True)
-class AtLeast(Judge):
+class AtMost(_OneSidedBound):
+    """``pass`` iff every observed value <= predicted + ``slack`` (a bound the source states: no observed
+    value may exceed it). ``relative=True`` makes the slack relative to |predicted|."""
+
+    _side = 1
+    _extreme = "largest"
+    _beyond = "exceeds"
+
+
+@dataclass(frozen=True)
+class AtLeast(_OneSidedBound):
     """``pass`` iff every observed value >= predicted - ``slack`` (a lower bound the source states)."""
 
-    slack: float = 0.0
-    relative: bool = False
-
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        pairs = _pairs(predicted, obs.value)
-        if isinstance(pairs, str):
-            return "fail", pairs
-        pred, got = pairs
-        limit = pred - (self.slack * np.abs(pred) if self.relative else self.slack)
-        under = limit - got
-        ok = bool(under.size == 0 or np.all(under <= 0))
-        worst = int(np.argmax(under)) if under.size else 0
-        ratio = got[worst] / pred[worst] if under.size and pred[worst] else float("nan")
-        return ("pass" if ok else "fail"), (
-            f"smallest observed/bound = {ratio:.6g} over {got.size} value(s) ({'within' if ok else 'below'} the bound)"
-        )
-
-    def describe(self) -> str:
-        if not self.slack:
-            return "observed >= predicted bound"
-        return f"observed >= predicted bound - {self.slack:g}{' x |bound|' if self.relative else ''}"
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return _perturb_bound(predicted, self.slack, self.relative, sign=1)
+    _side = -1
+    _extreme = "smallest"
+    _beyond = "below"
 
 
 @dataclass(frozen=True)
@@ -420,7 +427,7 @@ class RefutedIfDiffers(Judge):
 
 
 @dataclass(frozen=True)
-class MaxRelToLargest(Judge):
+class MaxRelToLargest(RelativeStepJudge):
     """``pass`` iff max |observed - predicted| <= ``rtol`` x max |predicted| (errors relative to the largest
     predicted value, for lists whose entries may be close to 0)."""
 
@@ -438,9 +445,6 @@ class MaxRelToLargest(Judge):
 
     def describe(self) -> str:
         return f"{self.rtol:g} relative to the largest |predicted|"
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, relative_step(self.rtol))
 
 
 @dataclass(frozen=True)
@@ -643,7 +647,7 @@ class RefutedIfViolated(Judge):
 
 
 @dataclass(frozen=True)
-class CertifiedBracket(Judge):
+class CertifiedBracket(RelativeStepJudge):
     """A maximum margin by a certificate that uses no closed form (docs/certificates.md): per case, the construction's (and, where recorded,
     the LP network's) forward-pass margins (lower) and the sum-of-squares relaxation's rigorous bound on the
     single-neuron maximum (upper) must equal the prediction to relative ``rtol``
@@ -671,9 +675,6 @@ class CertifiedBracket(Judge):
             f"construction (and LP-network) margins by forward pass and the rigorous SOS upper bound all within relative "
             f"{self.rtol:g} of gamma*"
         )
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, relative_step(self.rtol))
 
 
 @dataclass(frozen=True)

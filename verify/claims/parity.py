@@ -32,16 +32,14 @@ from .judges import (
     CertifiedBracket,
     Check,
     ExactlyEqual,
-    Judge,
     MaxRel,
     Population,
     RejectsWrongGamma,
+    RelativeStepJudge,
     Verdict,
     as_floats,
     certificate_case,
     interval_observation,
-    perturb_value,
-    relative_step,
 )
 from .training import MarginPerSeed, margin_ratio_check, train_for_claim
 
@@ -186,7 +184,7 @@ class SingleNeuronConfig:
 
 
 @dataclass(frozen=True)
-class SingleNeuronOptimum(Judge):
+class SingleNeuronOptimum(RelativeStepJudge):
     """The numerical maximum over unit neurons equals the prediction to relative ``rtol`` (and never exceeds
     it); every maximizer has the predicted structure within ``structure_atol`` and obeys the sign rule
     (prod_S u_j)(w0 - w1) > 0. An optimizer that did not converge makes a shortfall ``inconclusive``."""
@@ -220,9 +218,6 @@ class SingleNeuronOptimum(Judge):
             f"value relative {self.rtol:g} (never above gamma*); maximizer structure absolute "
             f"{self.structure_atol:g} after normalization; sign rule"
         )
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, relative_step(self.rtol))
 
 
 def _observe_single_neuron(cfg: SingleNeuronConfig, ctx: RunContext) -> Observation:
