@@ -22,13 +22,15 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import sympy
 
-from numerics.certificates import bracket_verdict
+from numerics.certificates import Certificate, LPResult, bracket_verdict
+from numerics.margins import Task, evaluate
 from numerics.stats import clopper_pearson, flip_probability, rate_power, rate_verdict
+from verify.runtime.protocol import Observation
 
 __all__ = [
     "DEFAULT_POPULATION",
@@ -189,6 +191,17 @@ class Judge(ABC):
         return None
 
 
+class RelativeStepJudge(Judge):
+    """A judge with a relative tolerance ``rtol`` (a dataclass field of the subclass) whose rejected prediction
+    (:meth:`perturb`) moves every predicted value by :func:`relative_step` of it: 1 % or 10 x ``rtol``, whichever is
+    larger."""
+
+    rtol: float
+
+    def perturb(self, predicted: Any, obs: Any) -> Any:
+        return perturb_value(predicted, relative_step(self.rtol))
+
+
 def _pairs(predicted: Any, observed: Any) -> tuple[np.ndarray, np.ndarray] | str:
     pred, got = as_floats(predicted), as_floats(observed)
     if pred.size == 1 and got.size > 1:
@@ -224,7 +237,7 @@ class MaxAbs(Judge):
 
 
 @dataclass(frozen=True)
-class MaxRel(Judge):
+class MaxRel(RelativeStepJudge):
     """``pass`` iff max |observed - predicted| / |predicted| <= ``rtol`` (element-wise for lists; a scalar
     prediction is compared with every observed value)."""
 
@@ -245,9 +258,6 @@ class MaxRel(Judge):
 
     def describe(self) -> str:
         return f"relative {self.rtol:g}"
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, relative_step(self.rtol))
 
 
 def _exact(v: Any) -> sympy.Expr:
@@ -332,66 +342,65 @@ def _perturb_bound(predicted: Any, slack: float, relative: bool, sign: int) -> A
 
 
 @dataclass(frozen=True)
-class AtMost(Judge):
-    """``pass`` iff every observed value <= predicted + ``slack`` (a bound the source states: no observed
-    value may exceed it). ``relative=True`` makes the slack relative to |predicted|."""
+class _OneSidedBound(Judge):
+    """A one-sided bound the source states: every observed value on the bound's side of predicted (moved outward
+    by ``slack``, relative to |predicted| when ``relative``). :class:`AtMost` (``_side = 1``: an upper bound) and
+    :class:`AtLeast` (``_side = -1``: a lower bound) set the side and its words."""
 
     slack: float = 0.0
     relative: bool = False
 
+    #: 1: observed <= bound; -1: observed >= bound.
+    _side: ClassVar[int]
+    #: The reason's words for the side: the extreme ratio reported, and the failing word.
+    _extreme: ClassVar[str]
+    _beyond: ClassVar[str]
+
     def _limit(self, pred: np.ndarray) -> np.ndarray:
-        return pred + (self.slack * np.abs(pred) if self.relative else self.slack)
+        return pred + self._side * (self.slack * np.abs(pred) if self.relative else self.slack)
 
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
         pairs = _pairs(predicted, obs.value)
         if isinstance(pairs, str):
             return "fail", pairs
         pred, got = pairs
-        over = got - self._limit(pred)
-        worst = int(np.argmax(over)) if over.size else 0
-        ok = bool(over.size == 0 or np.all(over <= 0))
-        ratio = got[worst] / pred[worst] if over.size and pred[worst] else float("nan")
+        beyond = self._side * (got - self._limit(pred))
+        worst = int(np.argmax(beyond)) if beyond.size else 0
+        ok = bool(beyond.size == 0 or np.all(beyond <= 0))
+        ratio = got[worst] / pred[worst] if beyond.size and pred[worst] else float("nan")
         return ("pass" if ok else "fail"), (
-            f"largest observed/bound = {ratio:.6g} over {got.size} value(s) ({'within' if ok else 'exceeds'} the bound)"
+            f"{self._extreme} observed/bound = {ratio:.6g} over {got.size} value(s) "
+            f"({'within' if ok else self._beyond} the bound)"
         )
 
     def describe(self) -> str:
+        relation = "<=" if self._side > 0 else ">="
         if not self.slack:
-            return "observed <= predicted bound"
-        return f"observed <= predicted bound + {self.slack:g}{' x |bound|' if self.relative else ''}"
+            return f"observed {relation} predicted bound"
+        sign = "+" if self._side > 0 else "-"
+        return f"observed {relation} predicted bound {sign} {self.slack:g}{' x |bound|' if self.relative else ''}"
 
     def perturb(self, predicted: Any, obs: Any) -> Any:
-        return _perturb_bound(predicted, self.slack, self.relative, sign=-1)
+        return _perturb_bound(predicted, self.slack, self.relative, sign=-self._side)
 
 
 @dataclass(frozen=True)
-class AtLeast(Judge):
+class AtMost(_OneSidedBound):
+    """``pass`` iff every observed value <= predicted + ``slack`` (a bound the source states: no observed
+    value may exceed it). ``relative=True`` makes the slack relative to |predicted|."""
+
+    _side = 1
+    _extreme = "largest"
+    _beyond = "exceeds"
+
+
+@dataclass(frozen=True)
+class AtLeast(_OneSidedBound):
     """``pass`` iff every observed value >= predicted - ``slack`` (a lower bound the source states)."""
 
-    slack: float = 0.0
-    relative: bool = False
-
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        pairs = _pairs(predicted, obs.value)
-        if isinstance(pairs, str):
-            return "fail", pairs
-        pred, got = pairs
-        limit = pred - (self.slack * np.abs(pred) if self.relative else self.slack)
-        under = limit - got
-        ok = bool(under.size == 0 or np.all(under <= 0))
-        worst = int(np.argmax(under)) if under.size else 0
-        ratio = got[worst] / pred[worst] if under.size and pred[worst] else float("nan")
-        return ("pass" if ok else "fail"), (
-            f"smallest observed/bound = {ratio:.6g} over {got.size} value(s) ({'within' if ok else 'below'} the bound)"
-        )
-
-    def describe(self) -> str:
-        if not self.slack:
-            return "observed >= predicted bound"
-        return f"observed >= predicted bound - {self.slack:g}{' x |bound|' if self.relative else ''}"
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return _perturb_bound(predicted, self.slack, self.relative, sign=1)
+    _side = -1
+    _extreme = "smallest"
+    _beyond = "below"
 
 
 @dataclass(frozen=True)
@@ -418,7 +427,7 @@ class RefutedIfDiffers(Judge):
 
 
 @dataclass(frozen=True)
-class MaxRelToLargest(Judge):
+class MaxRelToLargest(RelativeStepJudge):
     """``pass`` iff max |observed - predicted| <= ``rtol`` x max |predicted| (errors relative to the largest
     predicted value, for lists whose entries may be close to 0)."""
 
@@ -436,9 +445,6 @@ class MaxRelToLargest(Judge):
 
     def describe(self) -> str:
         return f"{self.rtol:g} relative to the largest |predicted|"
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, relative_step(self.rtol))
 
 
 @dataclass(frozen=True)
@@ -641,7 +647,7 @@ class RefutedIfViolated(Judge):
 
 
 @dataclass(frozen=True)
-class CertifiedBracket(Judge):
+class CertifiedBracket(RelativeStepJudge):
     """A maximum margin by a certificate that uses no closed form (docs/certificates.md): per case, the construction's (and, where recorded,
     the LP network's) forward-pass margins (lower) and the sum-of-squares relaxation's rigorous bound on the
     single-neuron maximum (upper) must equal the prediction to relative ``rtol``
@@ -669,9 +675,6 @@ class CertifiedBracket(Judge):
             f"construction (and LP-network) margins by forward pass and the rigorous SOS upper bound all within relative "
             f"{self.rtol:g} of gamma*"
         )
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, relative_step(self.rtol))
 
 
 @dataclass(frozen=True)
@@ -703,6 +706,70 @@ class RejectsWrongGamma(Judge):
         mids = [(lo + up) / 2 for lo, up, _ in obs.details["intervals"]]
         per = len(as_floats(predicted)) // len(mids)
         return [m for m in mids for _ in range(per)]
+
+
+def certificate_case(params: dict[str, int], cert: Certificate, lp: LPResult, task: Task) -> dict[str, Any]:
+    """One case's row of ``per_case`` as :class:`CertifiedBracket` reads it (docs/certificates.md).
+
+    Parameters
+    ----------
+    params : dict of str to int
+        The case's parameters in order, e.g. ``{"p": 5, "k": 2}``; they label the row ``"(p,k)=(5,2)"`` and are
+        stored beside it.
+    cert : numerics.certificates.Certificate
+        The case's certificate; its :meth:`~numerics.certificates.Certificate.summary` gives the lower bound and
+        the rigorous and heuristic upper values.
+    lp : numerics.certificates.LPResult
+        The dictionary LP over the construction's neurons plus random ones.
+    task : numerics.margins.Task
+        The task on which the LP's recovered network is evaluated by the float64 forward pass.
+
+    Returns
+    -------
+    dict
+        ``case``, the parameters, the certificate summary, ``lp_network_margin`` (the normalized margin of the LP's
+        network: a second lower bound on gamma*) and ``lp`` (the LP's value, dual value, gap and solver).
+    """
+    label = f"({','.join(params)})=({','.join(str(v) for v in params.values())})"
+    return {
+        "case": label,
+        **params,
+        **cert.summary(),
+        "lp_network_margin": evaluate(lp.network, task).normalized_margin,
+    } | {"lp": {"value": lp.value, "dual_value": lp.dual_value, "gap": lp.gap, "solver": lp.solver}}
+
+
+def interval_observation(
+    certs: list[Certificate], cases: list[list[int]], deltas: tuple[float, ...], seeds: tuple[int, ...] = ()
+) -> Observation:
+    """What :class:`RejectsWrongGamma` judges: every case's certified interval.
+
+    Parameters
+    ----------
+    certs : list of numerics.certificates.Certificate
+        One certificate per case.
+    cases : list of list of int
+        The cases' parameters (for the record).
+    deltas : tuple of float
+        The relative errors of the wrong gammas of each case (for the record).
+    seeds : tuple of int
+        The seeds the certificates used, if any.
+
+    Returns
+    -------
+    Observation
+        Value ``[lower, rigorous upper]`` per case; details ``cases``, ``intervals`` (``[lower, rigorous upper,
+        heuristic upper]`` per case) and ``deltas``.
+    """
+    return Observation(
+        [[c.lower, c.upper_rigorous] for c in certs],
+        details={
+            "cases": cases,
+            "intervals": [[c.lower, c.upper_rigorous, c.upper_heuristic] for c in certs],
+            "deltas": list(deltas),
+        },
+        seeds=seeds,
+    )
 
 
 def find_seeds(config: Any) -> tuple[int, ...]:
@@ -889,12 +956,28 @@ class PerSeed(Judge):
         per_seed = obs.details[self.rows]
         return self.seed_problems(predicted, per_seed, config), per_seed
 
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+    def _tally(
+        self, predicted: Any, obs: Any, config: Any
+    ) -> tuple[list[list[str]], list[dict[str, Any]], int, dict[str, Any]] | None:
+        """The judged rows with their problems, the number k of rows without a problem (successes) and
+        :attr:`rule`'s record of k successes in as many trials as rows; None when no row was recorded."""
         problems, per_seed = self._counts(predicted, obs, config)
         if not per_seed:
+            return None
+        k = sum(not p for p in problems)
+        return problems, per_seed, k, self.rule.record(k, len(per_seed))
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        tally = self._tally(predicted, obs, config)
+        if tally is None:
             return "inconclusive", "no seed finished"
-        n, k = len(per_seed), sum(not p for p in problems)
-        stats = self.rule.record(k, n)
+        problems, per_seed, k, stats = tally
+        return stats["verdict"], self._reason(problems, per_seed, k, stats)
+
+    def _reason(self, problems: list[list[str]], per_seed: list[dict[str, Any]], k: int, stats: dict[str, Any]) -> str:
+        """The verdict's words, from :meth:`_tally`'s rows, problems, successes and record: the headline per seed,
+        the count (with the rule's bounds and target) and the first failing seeds."""
+        n = len(per_seed)
         summary = (
             f"{self.headline.replace('_', ' ')}s "
             + ", ".join(f"{float(r[self.headline]):.4f}" for r in per_seed[:8])
@@ -908,16 +991,64 @@ class PerSeed(Judge):
         )
         # labelled by the seed that ran (a row's "seed", which carries RunOptions.seed_offset), else by its index
         failing = [f"seed {per_seed[i].get('seed', i)}: {'; '.join(p)}" for i, p in enumerate(problems) if p][:6]
-        text = f"{summary}; {rate}" + (f"; failing: {'; '.join(failing)}" if failing else "")
-        return stats["verdict"], text
+        return f"{summary}; {rate}" + (f"; failing: {'; '.join(failing)}" if failing else "")
 
     def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
-        problems, per_seed = self._counts(predicted, obs, config)
-        return self.rule.record(sum(not p for p in problems), len(per_seed)) if per_seed else None
+        tally = self._tally(predicted, obs, config)
+        return None if tally is None else tally[3]
 
     def describe(self) -> str:
         text = "per seed: " + ", ".join(c.describe() for c in self.checks) + f"; {self.rule.describe()}"
         return f"{text}; {self.note}" if self.note else text
+
+    def describe_adding(self, unit: str, extra: str) -> str:
+        """:class:`PerSeed`'s description for a subclass that judges more than the checks: its leading ``"per seed: "``
+        becomes ``f"{unit}: {extra}, "`` (the unit judged, e.g. ``"per seed and k"``, and the subclass's own checks,
+        e.g. ``"L_D(h) <= 7 eps (predicted)"``), before the checks."""
+        return PerSeed.describe(self).replace("per seed: ", f"{unit}: {extra}, ", 1)
+
+
+@dataclass(frozen=True)
+class Replicated(Judge):
+    """Base of the judges of a population of independent replicates (docs/verdicts.md): a subclass lists, per
+    replicate of ``obs``, a summary and the problems that keep it from succeeding (none: a success), and words the
+    reason; the verdict is :attr:`rule` on the number of successes (``inconclusive`` when no replicate finished), and
+    ``config.replicates`` is the planned number of replicates."""
+
+    rule: Population
+
+    def planned_runs(self, config: Any) -> int:
+        return int(config.replicates)
+
+    @abstractmethod
+    def _replicates(self, predicted: Any, obs: Any, config: Any) -> list[tuple[Any, list[str]]]:
+        """Every replicate as ``(summary, problems)``."""
+
+    def _tally(
+        self, predicted: Any, obs: Any, config: Any
+    ) -> tuple[list[tuple[Any, list[str]]], int, dict[str, Any]] | None:
+        """The replicates, the number k of them without a problem (successes) and :attr:`rule`'s record of k
+        successes in as many trials as replicates; None when no replicate finished."""
+        reps = self._replicates(predicted, obs, config)
+        if not reps:
+            return None
+        k = sum(not bad for _, bad in reps)
+        return reps, k, self.rule.record(k, len(reps))
+
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        tally = self._tally(predicted, obs, config)
+        if tally is None:
+            return "inconclusive", "no replicate finished"
+        reps, k, stats = tally
+        return stats["verdict"], self._reason(reps, k, stats)
+
+    @abstractmethod
+    def _reason(self, reps: list[tuple[Any, list[str]]], k: int, stats: dict[str, Any]) -> str:
+        """The verdict's words, from :meth:`_tally`'s replicates, successes and record."""
+
+    def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
+        tally = self._tally(predicted, obs, config)
+        return None if tally is None else tally[2]
 
 
 @dataclass(frozen=True)

@@ -32,14 +32,14 @@ from .judges import (
     CertifiedBracket,
     Check,
     ExactlyEqual,
-    Judge,
     MaxRel,
     Population,
     RejectsWrongGamma,
+    RelativeStepJudge,
     Verdict,
     as_floats,
-    perturb_value,
-    relative_step,
+    certificate_case,
+    interval_observation,
 )
 from .training import MarginPerSeed, margin_ratio_check, train_for_claim
 
@@ -184,7 +184,7 @@ class SingleNeuronConfig:
 
 
 @dataclass(frozen=True)
-class SingleNeuronOptimum(Judge):
+class SingleNeuronOptimum(RelativeStepJudge):
     """The numerical maximum over unit neurons equals the prediction to relative ``rtol`` (and never exceeds
     it); every maximizer has the predicted structure within ``structure_atol`` and obeys the sign rule
     (prod_S u_j)(w0 - w1) > 0. An optimizer that did not converge makes a shortfall ``inconclusive``."""
@@ -218,9 +218,6 @@ class SingleNeuronOptimum(Judge):
             f"value relative {self.rtol:g} (never above gamma*); maximizer structure absolute "
             f"{self.structure_atol:g} after normalization; sign rule"
         )
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, relative_step(self.rtol))
 
 
 def _observe_single_neuron(cfg: SingleNeuronConfig, ctx: RunContext) -> Observation:
@@ -295,16 +292,7 @@ def _observe_certificate(cfg: CertificateConfig, ctx: RunContext) -> Observation
         extra = HomogeneousNetwork.concatenate([net, random_network(n, k, cfg.extra_random, seed=100 + i)])
         lp = solve_dictionary_lp(extra, task)
         uppers.append(cert.upper_rigorous)
-        per_case.append(
-            {
-                "case": f"(n,k)=({n},{k})",
-                "n": n,
-                "k": k,
-                **cert.summary(),
-                "lp_network_margin": evaluate(lp.network, task).normalized_margin,
-            }
-            | {"lp": {"value": lp.value, "dual_value": lp.dual_value, "gap": lp.gap, "solver": lp.solver}}
-        )
+        per_case.append(certificate_case({"n": n, "k": k}, cert, lp, task))
     return Observation(uppers, details={"per_case": per_case}, seeds=(0,))
 
 
@@ -338,14 +326,7 @@ def _wrong_gammas(cfg: CertificateConfig) -> list[sympy.Expr]:
 def _observe_intervals(cfg: CertificateConfig, ctx: RunContext) -> Observation:
     """The certified interval [lower, rigorous upper] (and the heuristic value) of every case."""
     certs = [certify_parity(n, k, n_starts=cfg.n_starts) for n, k in cfg.nk]
-    return Observation(
-        [[c.lower, c.upper_rigorous] for c in certs],
-        details={
-            "cases": [list(c) for c in cfg.nk],
-            "intervals": [[c.lower, c.upper_rigorous, c.upper_heuristic] for c in certs],
-            "deltas": list(cfg.deltas),
-        },
-    )
+    return interval_observation(certs, [list(c) for c in cfg.nk], cfg.deltas)
 
 
 register(

@@ -399,11 +399,7 @@ class OneStepJudge(PerSeed):
         return problems
 
     def describe(self) -> str:
-        return (
-            super()
-            .describe()
-            .replace("per seed: ", "per (case, seed): subnetwork correlation >= 1/2 - eps (predicted), ", 1)
-        )
+        return self.describe_adding("per (case, seed)", "subnetwork correlation >= 1/2 - eps (predicted)")
 
 
 #: "with probability at least 0.99" (Thm 6.5 / C.16): p0 = 0.99; power against 0.9995 (the width and the sample size
@@ -564,11 +560,7 @@ class ConvexPhaseJudge(PerSeed):
         return problems
 
     def describe(self) -> str:
-        return (
-            super()
-            .describe()
-            .replace("per seed: ", "per seed: L_D(h) <= 7 eps and ||w_T|| <= sqrt(8) B (predicted), ", 1)
-        )
+        return self.describe_adding("per seed", "L_D(h) <= 7 eps and ||w_T|| <= sqrt(8) B (predicted)")
 
 
 #: "with probability at least 1 - 2 delta" (Lemma C.9, delta = 0.05): p0 = 0.9, power against 0.99.
@@ -621,11 +613,7 @@ class GeneralisationJudge(PerSeed):
         return problems
 
     def describe(self) -> str:
-        return (
-            super()
-            .describe()
-            .replace("per seed: ", "per seed: ||w_T|| <= sqrt(8) B and L_D(h) - L_S(h) <= the predicted excess, ", 1)
-        )
+        return self.describe_adding("per seed", "||w_T|| <= sqrt(8) B and L_D(h) - L_S(h) <= the predicted excess")
 
 
 register(

@@ -27,6 +27,8 @@ from numerics.margins import HomogeneousNetwork, evaluate
 from theory import finite_groups as fg
 from theory import groups as tg
 
+from .common import margin_fields
+
 __all__ = ["GroupComparison", "compare_groups", "gamma_star"]
 
 
@@ -161,10 +163,7 @@ def compare_groups(
         group=G.name,
         gamma_star=gval,
         gamma_source=gsrc,
-        normalized_margin=rep.normalized_margin,
-        margin_ratio=rep.normalized_margin / gval,
-        accuracy=rep.accuracy,
-        wrong_logit_spread=rep.wrong_logit_spread / max(abs(rep.min_margin), 1e-300),
+        **margin_fields(rep, gval),
         single_irrep_share=share,
         min_purity=float(diag.purity[sig].min()) if sig.any() else float("nan"),
         irrep_names=tuple(ct.names),

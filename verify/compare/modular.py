@@ -23,6 +23,8 @@ from numerics.modular import ModularTask
 from numerics.spectra import frequency_coverage, neuron_diagnostics
 from theory import modular as tm
 
+from .common import margin_fields
+
 __all__ = ["ModularComparison", "compare_modular"]
 
 
@@ -89,10 +91,7 @@ def compare_modular(
         p=p,
         k=k,
         gamma_star=gamma,
-        normalized_margin=rep.normalized_margin,
-        margin_ratio=rep.normalized_margin / gamma,
-        accuracy=rep.accuracy,
-        wrong_logit_spread=rep.wrong_logit_spread / max(abs(rep.min_margin), 1e-300),
+        **margin_fields(rep, gamma),
         single_frequency_share=share,
         max_phase_residual=float(np.nanmax(np.abs(diag.phase_residual[good]))) if good.any() else float("nan"),
         max_balance_deviation=float(diag.balance[good].max()) if good.any() else float("nan"),

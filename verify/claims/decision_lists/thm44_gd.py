@@ -277,7 +277,7 @@ class Thm44Judge(PerSeed):
             )
         else:
             extra = "max_{t <= T} ||V_t - cP||_inf <= eps (predicted), every step of every entry of V <= eta"
-        return super().describe().replace("per seed: ", f"per task (one per seed): {extra}, ", 1)
+        return self.describe_adding("per task (one per seed)", extra)
 
 
 _COMMON_CHECKS = (

@@ -195,7 +195,7 @@ class OrderingJudge(PerSeed):
         extra = "every column in the predicted order (its decision list, then the rest)"
         if self.budget:
             extra += ", first perfect step <= the predicted budget 32 M kappa c^2 / log L"
-        return super().describe().replace("per seed: ", f"per task (one per seed): {extra}, ", 1)
+        return self.describe_adding("per task (one per seed)", extra)
 
 
 def _judge(budget: bool) -> OrderingJudge:

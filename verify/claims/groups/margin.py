@@ -27,15 +27,13 @@ from ..base import Claim, Erratum, Observation, RunContext, register
 from ..judges import (
     CertifiedBracket,
     ExactOrFloat,
-    Judge,
     MaxRelEach,
     RefutedIfDiffers,
     RejectsWrongGamma,
+    RelativeStepJudge,
     Requiring,
     Verdict,
     as_floats,
-    perturb_value,
-    relative_step,
 )
 from .common import SRC, GroupsConfig, to_float
 
@@ -305,7 +303,7 @@ def _single_neuron(name: str, n_starts: int, seed: int, class_tau: list[float] |
 
 
 @dataclass(frozen=True)
-class SingleNeuronOptimum(Judge):
+class SingleNeuronOptimum(RelativeStepJudge):
     """The numerical single-neuron maximum equals the prediction within ``rtol`` (relative), and every maximizer
     lies in one irrep (block purity >= 1 - ``purity_tol``) with rank-1 coefficient matrices of singular value
     t = sqrt(d_R/(3|G|)) (within ``sv_rtol`` x t, the others below it) and gamma_R parallel to alpha_R beta_R
@@ -342,9 +340,6 @@ class SingleNeuronOptimum(Judge):
             f"value relative {self.rtol:g}; purity >= 1 - {self.purity_tol:g}; singular values {self.sv_rtol:g} "
             f"relative; cosine >= 1 - {self.cos_tol:g}"
         )
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, relative_step(self.rtol))
 
 
 def _predict_single_neuron(cfg: GroupsConfig) -> list[sympy.Expr]:

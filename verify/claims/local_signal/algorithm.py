@@ -155,15 +155,10 @@ class Thm31Judge(PerSeed):
         return problems
 
     def describe(self) -> str:
-        return (
-            super()
-            .describe()
-            .replace(
-                "per seed: ",
-                "per seed and k: final test error <= Theorem 3.1's 0.01 (predicted), reached within the budget "
-                "ceil(k^{3/2}) steps (predicted), ",
-                1,
-            )
+        return self.describe_adding(
+            "per seed and k",
+            "final test error <= Theorem 3.1's 0.01 (predicted), reached within the budget ceil(k^{3/2}) steps "
+            "(predicted)",
         )
 
 

@@ -20,11 +20,10 @@ from ..judges import (
     PERTURB_TOLS,
     AtMost,
     Check,
-    Judge,
     PerSeed,
     Population,
     RefutedIfViolated,
-    Verdict,
+    Replicated,
     as_float,
     as_floats,
     perturb_value,
@@ -223,11 +222,7 @@ class FigureJudge(PerSeed):
         return problems
 
     def describe(self) -> str:
-        return (
-            super()
-            .describe()
-            .replace("per seed: ", "per seed: final |b|/c / tau* (predicted) in [config.min_tau_frac, 1], ", 1)
-        )
+        return self.describe_adding("per seed", "final |b|/c / tau* (predicted) in [config.min_tau_frac, 1]")
 
 
 #: "SGD moves toward the predicted optimum" reads "typically" (p0 = 0.5); the power is computed against 0.95: most
@@ -400,7 +395,7 @@ def _observe_reduction(cfg: ReductionConfig, ctx: RunContext) -> Observation:
 
 
 @dataclass(frozen=True)
-class ReplicatedWelch(Judge):
+class ReplicatedWelch(Replicated):
     """Equality in distribution of two simulators, judged on a population of independent replicate comparisons
     (docs/local_signal.md, docs/verdicts.md): in each replicate every predicted difference of means (0: the reduction
     is exact) is compared with the observed one by Welch's t test, t = (observed - predicted) / se with the
@@ -408,12 +403,7 @@ class ReplicatedWelch(Judge):
     replicate succeeds when no comparison rejects. ``rule`` is the seed-population rule on the replicates. The
     perturbation moves each prediction by 10 x 4 of its largest standard error (as :class:`ZScore`)."""
 
-    rule: Population
-
-    def planned_runs(self, config: Any) -> int:
-        return int(config.replicates)
-
-    def _replicates(self, predicted: Any, obs: Any, config: Any) -> list[tuple[float, list[str]]]:
+    def _replicates(self, predicted: Any, obs: Any, config: Any) -> list[tuple[Any, list[str]]]:
         pred = as_floats(predicted)
         out = []
         for rep in obs.details["replicates"]:
@@ -431,12 +421,8 @@ class ReplicatedWelch(Judge):
             out.append((worst, bad))
         return out
 
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        reps = self._replicates(predicted, obs, config)
-        if not reps:
-            return "inconclusive", "no replicate finished"
-        n, k = len(reps), sum(not bad for _, bad in reps)
-        st = self.rule.record(k, n)
+    def _reason(self, reps: list[tuple[Any, list[str]]], k: int, st: dict[str, Any]) -> str:
+        n = len(reps)
         text = (
             "largest |t| per replicate "
             + ", ".join(f"{w:.2f}" for w, _ in reps)
@@ -444,11 +430,7 @@ class ReplicatedWelch(Judge):
             f"{self.rule.confidence:.0%}, target {self.rule.p0:g}"
         )
         failing = [f"replicate {j}: {'; '.join(bad[:3])}" for j, (_, bad) in enumerate(reps) if bad][:4]
-        return st["verdict"], text + (f"; failing: {'; '.join(failing)}" if failing else "")
-
-    def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
-        reps = self._replicates(predicted, obs, config)
-        return self.rule.record(sum(not bad for _, bad in reps), len(reps)) if reps else None
+        return text + (f"; failing: {'; '.join(failing)}" if failing else "")
 
     def describe(self) -> str:
         return (

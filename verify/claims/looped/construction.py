@@ -15,7 +15,7 @@ from theory import looped as tl
 from verify.train import looped as vl
 
 from ..base import Claim, Observation, RunContext, register
-from ..judges import Judge, Verdict, perturb_value, relative_step
+from ..judges import RelativeStepJudge, Verdict
 from .common import (
     ALPHAS,
     EXACT_N_MAX,
@@ -25,7 +25,7 @@ from .common import (
 
 
 @dataclass(frozen=True)
-class AttentionMatches(Judge):
+class AttentionMatches(RelativeStepJudge):
     """Lemma 8.13: per prompt, the observed attention's last row equals the closed form within ``rtol`` relative to
     max(1, max |closed form|); every other entry (the first n rows and the last-column entry removed by P) is exactly
     0; and the exact attention of Def. 8.6 equals the closed form in rationals (``details["exact_residual_max"]``)."""
@@ -53,12 +53,9 @@ class AttentionMatches(Judge):
             f"exact rational identity for n <= {EXACT_N_MAX}"
         )
 
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, relative_step(self.rtol))
-
 
 @dataclass(frozen=True)
-class LoopsEqualGD(Judge):
+class LoopsEqualGD(RelativeStepJudge):
     """Theorem 8.14: per prompt and loop count t = 1..T, ||TF_t - alpha theta^(t)|| / ||alpha theta^(t)|| <= ``rtol``
     (observed transformer output after t loops against the predicted t-th GD iterate; ``value`` and the prediction
     are (prompts, T, d)), and the X, y rows and alpha of Z^(T) equal those of Z^(0) exactly
@@ -86,9 +83,6 @@ class LoopsEqualGD(Judge):
             f"relative {self.rtol:g} at every loop count t = 1..T (float64 transformer vs exact GD; full scale: "
             "float64 GD); X, y, alpha entries exactly unchanged"
         )
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, relative_step(self.rtol))
 
 
 # --- Lemma 8.13: the attention of the construction

@@ -13,7 +13,7 @@ from theory import looped as tl
 from verify.train import looped as vl
 
 from ..base import Claim, Observation, Resolution, RunContext, register
-from ..judges import PERTURB_REL, Judge, Verdict, as_float, perturb_value, relative_step
+from ..judges import PERTURB_REL, Judge, RelativeStepJudge, Verdict, as_float, perturb_value
 from .common import (
     ALPHAS,
     EPS,
@@ -96,7 +96,7 @@ class RateBelowBounds(Judge):
 
 
 @dataclass(frozen=True)
-class SpectrumAndInequalities(Judge):
+class SpectrumAndInequalities(RelativeStepJudge):
     """Lemmas 8.20 and 8.22: the observed float64 (L, mu) of every prompt equal the exact predicted roots within
     ``rtol`` (relative), and the largest relative violations of the smoothness and strong-convexity inequalities at
     random points (``details``) are at most ``violation_tol``."""
@@ -121,9 +121,6 @@ class SpectrumAndInequalities(Judge):
 
     def describe(self) -> str:
         return f"L, mu relative {self.rtol:g} vs exact roots; inequalities hold up to {self.violation_tol:g} relative"
-
-    def perturb(self, predicted: Any, obs: Any) -> Any:
-        return perturb_value(predicted, relative_step(self.rtol))
 
 
 # --- Theorem 8.16 (Theorem 8.1 informally) with Lemma 8.15: the transformer's prediction error

@@ -101,6 +101,31 @@ def rotated(cfg: LSAConfig | LSATrainingConfig) -> tuple[np.ndarray, np.ndarray]
     return R @ L @ R.T, R
 
 
+def seeded_prompts(cfg: LSAConfig, n: int) -> tuple[np.random.Generator, np.ndarray, np.ndarray, np.ndarray]:
+    """``n`` random prompts of the Sec. 5.3 model, for the float64 checks of an identity.
+
+    Parameters
+    ----------
+    cfg : LSAConfig
+        Lambda (rotated when ``cfg.rotate``: :func:`rotated`), the context length ``cfg.N`` and the seed.
+    n : int
+        How many prompts.
+
+    Returns
+    -------
+    rng : numpy.random.Generator
+        The generator seeded by ``cfg.seed``, after the prompts were drawn from it (the caller draws weights next).
+    L : numpy.ndarray
+        The (rotated) Lambda, shape (d, d).
+    E, yq : numpy.ndarray
+        :func:`numerics.lsa.sample_prompts`'s prompts (n, d + 1, N + 1) and query labels (n,).
+    """
+    rng = np.random.default_rng(cfg.seed)
+    L, _ = rotated(cfg)
+    E, yq = nl.sample_prompts(rng, n, L, cfg.N)
+    return rng, L, E, yq
+
+
 def largest_residual(residuals: list[sympy.Expr]) -> sympy.Expr:
     """``max |residual|`` of exact residuals (0 when the identity holds symbolically)."""
     return sympy.Max(*[sympy.Abs(r) for r in residuals])

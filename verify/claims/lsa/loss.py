@@ -25,6 +25,7 @@ from .common import (
     SymbolicConfig,
     largest_residual,
     rotated,
+    seeded_prompts,
 )
 
 # --- Eq. 5.1-5.2 (Shi thesis Sec. 5.3): the prediction of one-layer LSA
@@ -36,10 +37,8 @@ def _predict_eq52(cfg: LSAConfig) -> sympy.Expr:
 
 
 def _observe_prediction(cfg: LSAConfig, ctx: RunContext) -> Observation:
-    rng = np.random.default_rng(cfg.seed)
-    L, _ = rotated(cfg)
+    rng, L, E, _ = seeded_prompts(cfg, 64)
     d = L.shape[0]
-    E, _ = nl.sample_prompts(rng, 64, L, cfg.N)
     errs = []
     for _ in range(5):
         WPV, WKQ = rng.standard_normal((d + 1, d + 1)), rng.standard_normal((d + 1, d + 1))
@@ -71,10 +70,8 @@ def _predict_dead_blocks(cfg: LSAConfig) -> sympy.Expr:
 
 
 def _observe_dead_blocks(cfg: LSAConfig, ctx: RunContext) -> Observation:
-    rng = np.random.default_rng(cfg.seed)
-    L, _ = rotated(cfg)
+    rng, L, E, yq = seeded_prompts(cfg, 64)
     d = L.shape[0]
-    E, yq = nl.sample_prompts(rng, 64, L, cfg.N)
     WPV, WKQ = rng.standard_normal((d + 1, d + 1)), rng.standard_normal((d + 1, d + 1))
     base = nl.lsa_forward(E, WPV, WKQ, cfg.N)
     P2, K2 = WPV.copy(), WKQ.copy()

@@ -22,6 +22,7 @@ from .common import (
     MonotoneOptimum,
     largest_residual,
     rotated,
+    seeded_prompts,
 )
 
 # --- Theorem 5.4.1 (Shi thesis Sec. 5.4.1, App. D.2.1): the optimal rank-r solution
@@ -164,9 +165,7 @@ def _predict_scale(cfg: LSAConfig) -> sympy.Expr:
 
 
 def _observe_scale(cfg: LSAConfig, ctx: RunContext) -> Observation:
-    rng = np.random.default_rng(cfg.seed)
-    L, _ = rotated(cfg)
-    E, _ = nl.sample_prompts(rng, 256, L, cfg.N)
+    rng, L, E, _ = seeded_prompts(cfg, 256)
     U = 0.3 * rng.standard_normal((L.shape[0],) * 2)
     u = 0.8
     base = nl.lsa_forward(E, *nl.lsa_weights(U, u), cfg.N)
@@ -212,10 +211,8 @@ def _predict_projection_invariance(cfg: LSAConfig) -> sympy.Expr:
 
 
 def _observe_projection_invariance(cfg: LSAConfig, ctx: RunContext) -> Observation:
-    rng = np.random.default_rng(cfg.seed)
-    L, _ = rotated(cfg)
+    rng, L, E, _ = seeded_prompts(cfg, 128)
     d = L.shape[0]
-    E, _ = nl.sample_prompts(rng, 128, L, cfg.N)
     rng_control = np.random.default_rng(cfg.seed + 7)
     devs, controls = [], []
     for r in range(1, d):

@@ -30,6 +30,8 @@ from ..judges import (
     MaxRel,
     RejectsWrongGamma,
     Requiring,
+    certificate_case,
+    interval_observation,
 )
 from .common import SHI, CasesConfig, case_list, max_margins
 
@@ -148,16 +150,7 @@ def _observe_certificate(cfg: CertificateConfig, ctx: RunContext) -> Observation
         rand = unit_neurons(random_network(p, k, cfg.n_random, rng).nonzero())
         lp = solve_dictionary_lp(HomogeneousNetwork.concatenate([unit_neurons(construction_network(p, k)), rand]), task)
         uppers.append(cert.upper_rigorous)
-        per_case.append(
-            {
-                "case": f"(p,k)=({p},{k})",
-                "p": p,
-                "k": k,
-                **cert.summary(),
-                "lp_network_margin": evaluate(lp.network, task).normalized_margin,
-            }
-            | {"lp": {"value": lp.value, "dual_value": lp.dual_value, "gap": lp.gap, "solver": lp.solver}}
-        )
+        per_case.append(certificate_case({"p": p, "k": k}, cert, lp, task))
     return Observation(uppers, details={"per_case": per_case}, seeds=(cfg.seed,))
 
 
@@ -189,12 +182,7 @@ def _wrong_gammas(cfg: CertificateConfig) -> list[sympy.Expr]:
 def _observe_intervals(cfg: CertificateConfig, ctx: RunContext) -> Observation:
     """The certified interval [lower, rigorous upper] (and the heuristic value) of every case."""
     certs = [certify_modular(p, k, n_starts=cfg.n_starts, seed=cfg.seed) for p, k in cfg.cases]
-    intervals = [[c.lower, c.upper_rigorous, c.upper_heuristic] for c in certs]
-    return Observation(
-        [[c.lower, c.upper_rigorous] for c in certs],
-        details={"cases": case_list(cfg), "intervals": intervals, "deltas": list(cfg.deltas)},
-        seeds=(cfg.seed,),
-    )
+    return interval_observation(certs, case_list(cfg), cfg.deltas, seeds=(cfg.seed,))
 
 
 register(

@@ -23,7 +23,7 @@ from verify.train.modular_transformer import (
 from verify.train.polynomial import TrainConfig, TrainResult, train
 
 from ..base import Deviation, RunContext
-from ..judges import PerSeed, Population, Verdict
+from ..judges import PerSeed, Population
 from ..training import run_checkpointed
 
 SHI = "Shi thesis (2024)"
@@ -86,12 +86,8 @@ class PerSeedDerived(PerSeed):
         rows = self.derived_rows(predicted, obs.details[self.rows], config)
         return self.seed_problems(predicted, rows, config), rows
 
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        problems, rows = self._counts(predicted, obs, config)
-        if not rows:
-            return "inconclusive", "no seed finished"
-        n, k = len(rows), sum(not p for p in problems)
-        stats = self.rule.record(k, n)
+    def _reason(self, problems: list[list[str]], rows: list[dict[str, Any]], k: int, stats: dict[str, Any]) -> str:
+        n = len(rows)
         shown = ", ".join(f"{float(r[self.headline]):.4g}" for r in rows[:8]) + (f", ... ({n} seeds)" if n > 8 else "")
         failing = [f"seed {r.get('seed', i)}: {'; '.join(p)}" for i, (r, p) in enumerate(zip(rows, problems)) if p]
         text = (
@@ -102,7 +98,7 @@ class PerSeedDerived(PerSeed):
             text += (
                 "; failing: " + "; ".join(failing[:6]) + (f" (+{len(failing) - 6} more)" if len(failing) > 6 else "")
             )
-        return stats["verdict"], text
+        return text
 
 
 def quick_transformer(p: int, k: int, **changes: Any) -> SumTransformerConfig:

@@ -244,6 +244,50 @@ def history_result(cfg: SparseParityConfig, stored: dict[str, Any], runtime_s: f
     )
 
 
+def flip_probabilities(
+    counts: np.ndarray,
+    runs: int,
+    draws: int,
+    rng: np.random.Generator,
+    verdicts: Callable[[np.ndarray], np.ndarray],
+    verdict: str,
+) -> dict[str, float]:
+    """How often a fresh grid of success counts would get another verdict than ``verdict`` (docs/verdicts.md).
+
+    Each of ``draws`` fresh grids draws every cell's count from Bin(runs, p): ``plugin`` with p the observed rate
+    ``counts / runs``, ``predictive`` with p ~ Beta(s + 1, runs - s + 1) (s the observed count; uniform prior), the
+    plug-in draws first, from one generator.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        The observed success counts, one per cell, of any shape S.
+    runs : int
+        Seeds per cell.
+    draws : int
+        Fresh grids per method.
+    rng : numpy.random.Generator
+        The generator of the draws.
+    verdicts : callable
+        The judge's verdict vectorised over draws: counts of shape (draws, *S) to verdicts of shape (draws,).
+    verdict : str
+        The observed grid's verdict.
+
+    Returns
+    -------
+    dict of str to float
+        ``{"plugin": share, "predictive": share}``: the share of fresh grids whose verdict differs.
+    """
+    flips = {}
+    for method in ("plugin", "predictive"):
+        rates = np.broadcast_to(counts / runs, (draws, *counts.shape))
+        if method == "predictive":
+            rates = rng.beta(counts + 1, runs - counts + 1, size=(draws, *counts.shape))
+        drawn = rng.binomial(runs, rates)
+        flips[method] = float(np.mean(verdicts(drawn) != verdict))
+    return flips
+
+
 @dataclass(frozen=True)
 class SeedPopulation(Judge, ABC):
     """Base of this task's population judges (docs/verdicts.md): a subclass lists its units (a seed, or a seed at one

@@ -23,7 +23,7 @@ from verify.sweep import reads_grid
 
 from ..base import Claim, Observation, register
 from ..judges import Judge, Verdict
-from .common import SRC_CH6
+from .common import SRC_CH6, flip_probabilities
 from .pareto import PARETO_CONFIGS, PARETO_GRID, FisherDropRule, ParetoGridConfig, _cell, _m_label
 
 __all__ = ["SparseGain", "SparseGainRule", "sparse_gain_verdicts"]
@@ -141,14 +141,14 @@ class SparseGain(Judge):
         rng = np.random.default_rng(20_240_602)
         draws = max(100, min(self.flip_draws, 2_000_000 // tests))
         both = np.stack([dense, sparse])
-        flips = {}
-        for method in ("plugin", "predictive"):
-            rates = np.broadcast_to(both / runs, (draws, *both.shape))
-            if method == "predictive":
-                rates = rng.beta(both + 1, runs - both + 1, size=(draws, *both.shape))
-            drawn = rng.binomial(runs, rates)
-            got = sparse_gain_verdicts(drawn[:, 0], drawn[:, 1], runs, self.alpha, powered)
-            flips[method] = float(np.mean(got != verdict))
+        flips = flip_probabilities(
+            both,
+            runs,
+            draws,
+            rng,
+            lambda drawn: sparse_gain_verdicts(drawn[:, 0], drawn[:, 1], runs, self.alpha, powered),
+            verdict,
+        )
         lo, hi = clopper_pearson(int(sparse[best]), runs, 0.95)
         return {
             "n": runs,

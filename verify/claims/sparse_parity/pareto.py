@@ -31,7 +31,17 @@ from verify.train.sparse_parity import SparseParityConfig
 
 from ..base import Claim, Observation, PostHoc, register
 from ..judges import Judge, Population, Verdict, verdict_from_problems
-from .common import SRC_CH6, SeedPopulation, parity_cell, parity_cost, ran_seeds, relu_mlp, run_summary, tc_list
+from .common import (
+    SRC_CH6,
+    SeedPopulation,
+    flip_probabilities,
+    parity_cell,
+    parity_cost,
+    ran_seeds,
+    relu_mlp,
+    run_summary,
+    tc_list,
+)
 
 INIT_LABEL = {"default": "dense (PyTorch default)", "sparse": "2-sparse"}
 
@@ -518,14 +528,14 @@ class WidthMonotone(Judge):
         powered = self.rule.power_at(runs, K) >= self.min_power
         draws = max(100, min(self.flip_draws, 2_000_000 // max(K, 1)))
         rng = np.random.default_rng(20_240_601)
-        flips = {}
-        for method in ("plugin", "predictive"):
-            rates = np.broadcast_to(counts / runs, (draws, *counts.shape))
-            if method == "predictive":
-                rates = rng.beta(counts + 1, runs - counts + 1, size=(draws, *counts.shape))
-            drawn = rng.binomial(runs, rates)
-            got = grid_verdicts(drawn, runs, cfg.samples, self.alpha, self.level, powered)
-            flips[method] = float(np.mean(got != verdict))
+        flips = flip_probabilities(
+            counts,
+            runs,
+            draws,
+            rng,
+            lambda drawn: grid_verdicts(drawn, runs, cfg.samples, self.alpha, self.level, powered),
+            verdict,
+        )
         lo, hi = clopper_pearson(wide, runs, self.rule.confidence)
         return {
             "n": runs,

@@ -29,7 +29,7 @@ from verify.sweep import Cell, CellCost, CellResult, Grid
 from verify.train import sparse_variable as vs
 
 from ..base import Claim, Deviation, Observation, PostHoc, RunContext, register
-from ..judges import Check, Judge, PerSeed, Population, Verdict
+from ..judges import Check, PerSeed, Population, Replicated
 from ..training import run_checkpointed
 from .common import SRC, SRC_A3
 
@@ -646,37 +646,26 @@ def replicate_trend(Ts: list[int], ms: list[float], info: list[float], config: F
 
 
 @dataclass(frozen=True)
-class LogTrend(Judge):
+class LogTrend(Replicated):
     """Fig. 4.2's trend, per replicate of the sweep (:func:`replicate_trend`, bounds from the config, the prediction
     log2 C(T, 3) read for the ratio and both exponents); the verdict is :data:`FIG42_RULE` on the replicates that
     show it."""
 
     rule: Population = FIG42_RULE
 
-    def planned_runs(self, config: Any) -> int:
-        return int(config.replicates)
-
-    def _replicates(self, predicted: Any, obs: Observation, config: Any) -> list[tuple[str, list[str]]]:
+    def _replicates(self, predicted: Any, obs: Observation, config: Any) -> list[tuple[Any, list[str]]]:
         Ts = list(obs.details["Ts"])
         info = [float(v) for v in predicted["info_bits"]]
         reps = obs.details.get("replicate_thresholds") or [obs.value["thresholds"]]
         return [replicate_trend(Ts, [float(m) for m in ms], info, config) for ms in reps]
 
-    def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
-        reps = self._replicates(predicted, obs, config)
-        return self.rule.record(sum(not p for _, p in reps), len(reps)) if reps else None
-
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        reps = self._replicates(predicted, obs, config)
-        if not reps:
-            return "inconclusive", "no replicate finished"
-        n, k = len(reps), sum(not p for _, p in reps)
-        stats = self.rule.record(k, n)
+    def _reason(self, reps: list[tuple[Any, list[str]]], k: int, stats: dict[str, Any]) -> str:
+        n = len(reps)
         shown = "; ".join(
             f"replicate {i}: {summary}" + (f" ({'; '.join(p)})" if p else " (shows the log T trend)")
             for i, (summary, p) in enumerate(reps[:4])
         )
-        return stats["verdict"], (
+        return (
             f"{shown}; {k} of {n} replicates show the trend: rate in [{stats['lower']:.3f}, {stats['upper']:.3f}] at "
             f"{self.rule.confidence:.0%}, target {self.rule.p0:g}"
         )
