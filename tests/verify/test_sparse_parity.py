@@ -195,6 +195,39 @@ def test_a_seed_in_an_ensemble_follows_its_single_seed_run(mode: str) -> None:
     assert not np.allclose(ens.rho[1:n_common, 0], ens.rho[1:n_common, 1])
 
 
+@pytest.mark.parametrize("mode", ["online", "offline"])
+def test_data_seeds_separate_the_initialisation_from_the_data_stream(mode: str) -> None:
+    """Fig. 5.2 centre: ``data_seeds`` draws member e's data from ``data_seeds[e]`` and its initialisation from
+    ``seeds[e]``; ``data_seeds = seeds`` is the default run exactly (the same streams), and to_dict is unchanged by
+    the field when it is None."""
+    extra = {"n_train": 40} if mode == "offline" else {}
+    cfg = _cfg(n=10, k=2, width=8, steps=40, eval_every=10, mode=mode, seeds=(0, 7, 3), **extra)
+    assert "data_seeds" not in cfg.to_dict() and cfg.stream_seeds == cfg.seeds
+    default = train_parity(cfg)
+    same = train_parity(cfg.replace(data_seeds=cfg.seeds))
+    assert np.array_equal(default.rho, same.rho) and np.array_equal(default.loss, same.loss)
+    # init of seed 0 with the data of seed 7 == data of 7 (seen through the batches) and init of 0 (W_0)
+    crossed = cfg.replace(seeds=(0, 7), data_seeds=(7, 7))
+    a = _DataStream(crossed, torch.device("cpu"), F64)
+    b = _DataStream(cfg.replace(seeds=(7,)), torch.device("cpu"), F64)
+    xa, ya = a.next()
+    xb, yb = b.next()
+    assert torch.equal(xa[0], xb[0]) and torch.equal(xa[1], xb[0]) and torch.equal(ya[0], yb[0])
+    run = train_parity(crossed)
+    assert run.config.to_dict()["data_seeds"] == [7, 7]
+    assert np.array_equal(run.loss[:, 1], default.loss[:, 1])  # (7, 7) is the default seed 7
+    assert not np.array_equal(run.loss[1:, 0], default.loss[1:, 0])  # seed 0's init on seed 7's data differs
+    assert np.array_equal(run.loss[0, 0], default.loss[0, 0])  # same initialisation: same loss at step 0
+    with pytest.raises(ValueError, match="data_seeds"):
+        cfg.replace(data_seeds=(1, 2))
+
+
+def test_the_seed_offset_shifts_the_data_seeds_too() -> None:
+    cfg = _cfg(n=10, k=2, width=8, steps=10, eval_every=10, seeds=(0, 1), data_seeds=(5, 5))
+    res = train_parity(cfg, RunOptions(seed_offset=100))
+    assert res.config.seeds == (100, 101) and res.config.data_seeds == (105, 105)
+
+
 def test_freezing_and_removing_converged_seeds_leaves_every_trajectory_unchanged() -> None:
     """Seeds converge at different steps and are dropped from the computation; each seed's history, t_c and
     final parameters equal those of its own single-seed run."""

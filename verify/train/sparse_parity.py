@@ -44,7 +44,11 @@ Biases are always PyTorch-default :math:`U[\pm1/\sqrt{\mathrm{fan_{in}}}]` (App.
 
 Data. Every seed has its own parameters *and* its own data stream (a ``torch.Generator`` per seed for the
 initialisation and one for the data, both derived from the seed only), so a seed's trajectory does not depend
-on the other seeds of the ensemble (up to floating-point reassociation in batched kernels).
+on the other seeds of the ensemble (up to floating-point reassociation in batched kernels). ``data_seeds``
+separates the two (Fig. 5.2 centre: initialisation against SGD noise): member e is initialised from ``seeds[e]``
+and draws its data stream (online batches; offline sample, labels and epoch order) from ``data_seeds[e]``, the
+stream that seed ``data_seeds[e]`` draws by default; ``None`` (the default) is ``data_seeds = seeds``, today's
+streams exactly.
 
 * ``mode="online"`` (Ch. 5): a fresh i.i.d. batch every step.
 * ``mode="offline"`` (Ch. 6): a fixed training sample of ``n_train`` = m points per seed; the batches read an
@@ -204,6 +208,9 @@ class SparseParityConfig:
         Training labels uniform at random, independent of x.
     seeds : tuple of int
         One model and one data stream per seed.
+    data_seeds : tuple of int or None
+        Per member, the seed of its data stream (same length as ``seeds``; repeats allowed); None: ``seeds``.
+        Omitted from :meth:`to_dict` when None.
     val_seed : int
         Seed of the shared validation set.
     fourier_gap : bool
@@ -241,6 +248,7 @@ class SparseParityConfig:
     random_labels: bool = False
     seeds: tuple[int, ...] = (0,)
     val_seed: int = 2**31 - 1
+    data_seeds: tuple[int, ...] | None = None
     fourier_gap: bool = False
     stop_when_converged: bool = True
     keep_params: bool = False
@@ -249,6 +257,13 @@ class SparseParityConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+        if self.data_seeds is not None:
+            object.__setattr__(self, "data_seeds", tuple(int(s) for s in self.data_seeds))
+            if len(self.data_seeds) != len(self.seeds) or min(self.data_seeds, default=0) < 0:
+                raise ValueError(
+                    f"data_seeds must be None or {len(self.seeds)} non-negative integers (one per seed), got "
+                    f"{self.data_seeds!r}"
+                )
         for name in ("n", "k", "width", "batch_size", "eval_every", "sparsity"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
@@ -314,10 +329,18 @@ class SparseParityConfig:
             return self.target_error
         return 0.0 if self.mode == "online" else 0.1
 
+    @property
+    def stream_seeds(self) -> tuple[int, ...]:
+        """The seed of each member's data stream: ``data_seeds``, or ``seeds`` when it is None."""
+        return self.seeds if self.data_seeds is None else self.data_seeds
+
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-compatible dict."""
+        """Plain JSON-compatible dict (``data_seeds`` only when set, so a default configuration's dict, and the
+        checkpoints bound to it, are those of before the field existed)."""
         return {
-            f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v) for f in dataclasses.fields(self)
+            f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v)
+            for f in dataclasses.fields(self)
+            if not (f.name == "data_seeds" and self.data_seeds is None)
         }
 
     def replace(self, **changes: Any) -> SparseParityConfig:
@@ -555,7 +578,7 @@ class _DataStream:
 
     def __init__(self, config: SparseParityConfig, device: torch.device, dtype: torch.dtype) -> None:
         self.c, self.device, self.dtype = config, device, dtype
-        self.gens = [_seed_generator(s, 1, device) for s in config.seeds]
+        self.gens = [_seed_generator(s, 1, device) for s in config.stream_seeds]
         B, n = config.batch_size, config.n
         self.chunk = max(1, DATA_CHUNK_ELEMENTS // (B * n))
         self.pos = self.chunk  # forces a refill
@@ -750,7 +773,7 @@ def train_parity(
 
     ``callback(step, metrics)`` is called after every evaluation with the per-seed numpy metrics. ``options``
     (:class:`verify.runtime.options.RunOptions`): device, dtype (default ``config.dtype``, float32), the seed offset
-    (shifts ``config.seeds``: models and data streams; the validation set stays), progress, the memory-check
+    (shifts ``config.seeds`` and ``config.data_seeds``: models and data streams; the validation set stays), progress, the memory-check
     override.
 
     With a checkpoint file the run saves its whole state (parameters, W_0, the per-seed data generators, the
@@ -759,7 +782,8 @@ def train_parity(
     numbers of an uninterrupted run (:class:`verify.runtime.checkpoint.Checkpoint`: binding, trust, corrupt files;
     only ``steps`` and ``num_threads`` may differ from the checkpoint's config).
     """
-    config, setting = options.configure(config, "sparse-parity")
+    fields = ("seeds",) if config.data_seeds is None else ("seeds", "data_seeds")
+    config, setting = options.configure(config, "sparse-parity", seed_fields=fields)
     ckpt = Checkpoint.at(
         options.checkpoint_path,
         "sparse_parity",
