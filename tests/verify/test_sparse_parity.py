@@ -222,6 +222,33 @@ def test_data_seeds_separate_the_initialisation_from_the_data_stream(mode: str) 
         cfg.replace(data_seeds=(1, 2))
 
 
+def test_train_accuracy_is_recorded_offline_without_changing_the_run() -> None:
+    """Fig. 5.4 right / B.11: ``train_accuracy`` records each seed's accuracy on its own training sample; every other
+    output is that of the run without it, and the default dict has no new key."""
+    cfg = _cfg(n=10, k=2, width=30, lr=0.1, steps=300, eval_every=20, mode="offline", n_train=40, seeds=(0, 3))
+    plain = train_parity(cfg)
+    with_train = train_parity(cfg.replace(train_accuracy=True))
+    assert plain.train_accuracy is None and "train_accuracy" not in plain.to_dict()
+    assert "train_accuracy" not in cfg.to_dict() and with_train.config.to_dict()["train_accuracy"] is True
+    for name in ("accuracy", "loss", "rho", "t_c"):
+        assert np.array_equal(getattr(plain, name), getattr(with_train, name))
+    acc = with_train.train_accuracy
+    assert acc is not None and acc.shape == with_train.accuracy.shape
+    assert np.all((acc >= 0) & (acc <= 1)) and np.allclose(acc * 40, np.round(acc * 40))  # k/m
+    data = _DataStream(cfg, torch.device("cpu"), F64)
+    from verify.train.sparse_parity import _train_accuracy, init_params
+
+    params = {k: v[None] for k, v in init_params(cfg, 0).items()}
+    x, y = data.x_train[:1], data.y_train[:1]
+    out = forward(cfg, params, x.to(F64), activation_fn("relu", 2))
+    assert _train_accuracy(cfg, params, activation_fn("relu", 2), x, y)[0] == pytest.approx(
+        float((torch.sign(out) == y.to(F64)).double().mean())
+    )
+    assert acc[0, 0] == pytest.approx(float((torch.sign(out) == y.to(F64)).double().mean()), abs=1e-12)
+    with pytest.raises(ValueError, match="offline"):
+        _cfg(train_accuracy=True)
+
+
 def test_the_seed_offset_shifts_the_data_seeds_too() -> None:
     cfg = _cfg(n=10, k=2, width=8, steps=10, eval_every=10, seeds=(0, 1), data_seeds=(5, 5))
     res = train_parity(cfg, RunOptions(seed_offset=100))

@@ -61,7 +61,8 @@ streams exactly.
 Evaluation every ``eval_every`` steps (and at step 0 and at the end) on one fixed validation set shared by all
 seeds (``n_val`` points, drawn once from ``val_seed``; online default 8192 = 2^13 as Sec. 5.3.1, offline
 default 10^4 held-out points as Ch. 6). Accuracy counts :math:`\mathrm{sign}(f)=y` with f = 0 an error.
-Convergence time :math:`t_c` = first evaluated step at which the validation error is ≤ ``target_error``
+Offline, ``train_accuracy=True`` also records each seed's accuracy on its own m training points (against the labels
+it trains on) at every evaluation (Fig. 5.4 right / B.11: train against test error). Convergence time :math:`t_c` = first evaluated step at which the validation error is ≤ ``target_error``
 (default 0, i.e. 100% accuracy, online; 0.1 offline). A converged seed is frozen (its updates are masked, then
 it is dropped from the computation; its recorded metrics stay constant) and the run stops when every seed has
 converged or after ``steps`` updates; unconverged seeds have ``t_c = inf`` (``None`` in
@@ -163,6 +164,8 @@ DECAYS = ("pytorch", "multiplicative")
 DATA_CHUNK_ELEMENTS = 1 << 21  # per seed: input entries generated per data chunk (fixes the stream layout)
 EVAL_CHUNK_ELEMENTS = 1 << 24  # E * points * width entries per evaluation chunk
 PROBE_STEPS = 20  # the time per step printed before a long run is measured on the first PROBE_STEPS updates
+# Config fields left out of to_dict at these default values (added after results were stored under the old dict).
+OPTIONAL_FIELDS: dict[str, Any] = {"data_seeds": None, "train_accuracy": False}
 # Config fields a checkpoint may differ in from the run resuming it (they do not change the trajectory).
 RESUMABLE_FIELDS = frozenset({"steps", "num_threads"})
 
@@ -211,6 +214,9 @@ class SparseParityConfig:
     data_seeds : tuple of int or None
         Per member, the seed of its data stream (same length as ``seeds``; repeats allowed); None: ``seeds``.
         Omitted from :meth:`to_dict` when None.
+    train_accuracy : bool
+        Offline only: also record each seed's accuracy on its own training sample at every evaluation
+        (:attr:`SparseParityResult.train_accuracy`; Fig. 5.4 right / B.11). Omitted from :meth:`to_dict` when False.
     val_seed : int
         Seed of the shared validation set.
     fourier_gap : bool
@@ -249,6 +255,7 @@ class SparseParityConfig:
     seeds: tuple[int, ...] = (0,)
     val_seed: int = 2**31 - 1
     data_seeds: tuple[int, ...] | None = None
+    train_accuracy: bool = False
     fourier_gap: bool = False
     stop_when_converged: bool = True
     keep_params: bool = False
@@ -299,6 +306,8 @@ class SparseParityConfig:
                 raise ValueError(f"offline mode needs n_train (sample size m) >= 1, got {self.n_train!r}")
         elif self.n_train is not None:
             raise ValueError("n_train is only used in offline mode (online draws fresh batches)")
+        if self.train_accuracy and self.mode != "offline":
+            raise ValueError("train_accuracy needs offline mode (online training has no finite training sample)")
         if self.n_val is not None and self.n_val < 1:
             raise ValueError(f"n_val must be None or >= 1, got {self.n_val!r}")
         if self.target_error is not None and not 0 <= self.target_error < 1:
@@ -335,12 +344,12 @@ class SparseParityConfig:
         return self.seeds if self.data_seeds is None else self.data_seeds
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-compatible dict (``data_seeds`` only when set, so a default configuration's dict, and the
-        checkpoints bound to it, are those of before the field existed)."""
+        """Plain JSON-compatible dict (``data_seeds`` and ``train_accuracy`` only when set, so a default
+        configuration's dict, and the checkpoints bound to it, are those of before the fields existed)."""
         return {
             f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v)
             for f in dataclasses.fields(self)
-            if not (f.name == "data_seeds" and self.data_seeds is None)
+            if not (f.name in OPTIONAL_FIELDS and getattr(self, f.name) == OPTIONAL_FIELDS[f.name])
         }
 
     def replace(self, **changes: Any) -> SparseParityConfig:
@@ -362,6 +371,7 @@ class SparseParityResult:
     diverged : (E,) bool
     steps_run : int       updates performed before the run stopped.
     diverged_at : (E,) float  evaluated step at which a seed was first seen non-finite; inf if never.
+    train_accuracy : (T, E) or None  accuracy on each seed's own training sample (``config.train_accuracy``).
     """
 
     config: SparseParityConfig
@@ -380,6 +390,7 @@ class SparseParityResult:
     fourier_gap: np.ndarray | None = None
     params: dict[str, np.ndarray] | None = field(default=None, repr=False)
     diverged_at: np.ndarray | None = None
+    train_accuracy: np.ndarray | None = None
 
     def divergence(self) -> str | None:
         """ "training diverged at step N ..." when every seed diverged (:func:`divergence_reason`), else None."""
@@ -441,7 +452,7 @@ class SparseParityResult:
             "wall_time": self.wall_time,
             "device": self.device,
             "dtype": self.dtype,
-        }
+        } | ({} if self.train_accuracy is None else {"train_accuracy": lst(self.train_accuracy)})
 
 
 # --------------------------------------------------------------------------------------------------- pieces
@@ -763,6 +774,21 @@ def _evaluate(
     return correct / xv.shape[0], loss / xv.shape[0]
 
 
+@torch.no_grad()
+def _train_accuracy(
+    config: SparseParityConfig, params: dict[str, torch.Tensor], act: Callable, x: torch.Tensor, y: torch.Tensor
+) -> np.ndarray:
+    """Per seed, the accuracy (sign(f) = y, f = 0 an error) on its own training sample: x (E, m, n) int8, y (E, m)."""
+    E, m = x.shape[0], x.shape[1]
+    dtype = params["W"].dtype
+    chunk = max(1, EVAL_CHUNK_ELEMENTS // (E * params["W"].shape[1]))
+    correct = torch.zeros(E, dtype=torch.float64, device=x.device)
+    for s in range(0, m, chunk):
+        out = forward(config, params, x[:, s : s + chunk].to(dtype), act)  # (E, P)
+        correct += (torch.sign(out) == y[:, s : s + chunk].to(dtype)).sum(dim=1).double()
+    return (correct / m).cpu().numpy()
+
+
 def train_parity(
     config: SparseParityConfig,
     options: RunOptions = DEFAULT_OPTIONS,
@@ -849,7 +875,11 @@ class _ParityTraining:
             "diverged_at": self.diverged_at,
             "frozen": self.frozen,
         }
-        self.keys = ("accuracy", "loss", "rho", "delta_in", "delta_out") + (("gap",) if c.fourier_gap else ())
+        self.keys = (
+            ("accuracy", "loss", "rho", "delta_in", "delta_out")
+            + (("gap",) if c.fourier_gap else ())
+            + (("train_accuracy",) if c.train_accuracy else ())
+        )
         self.last = {key: np.full(E, np.nan) for key in self.keys}
         self.hist: dict[str, list[np.ndarray]] = {key: [] for key in self.keys}
         self.steps: list[int] = []
@@ -873,6 +903,10 @@ class _ParityTraining:
             last[key][alive] = v.double().cpu().numpy()
         if c.fourier_gap:
             last["gap"][alive] = _population_gaps(c, self.params, self.act)
+        if c.train_accuracy:
+            last["train_accuracy"][alive] = _train_accuracy(
+                c, self.params, self.act, self.data.x_train, self.data.y_train
+            )
         fin = finite.cpu().numpy()
         self.diverged[alive[~fin]] = True
         self.diverged_at[alive[~fin]] = np.minimum(self.diverged_at[alive[~fin]], step)
@@ -1034,6 +1068,7 @@ class _ParityTraining:
             fourier_gap=arr("gap") if c.fourier_gap else None,
             params=kept,
             diverged_at=self.diverged_at,
+            train_accuracy=arr("train_accuracy") if c.train_accuracy else None,
         )
 
 
