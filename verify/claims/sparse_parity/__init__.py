@@ -14,10 +14,12 @@ parity; no training). ``scaling``: Ch. 5 Fig. 5.1 right / B.6, the local slope l
 ``width``: Ch. 5 Fig. 5.4 left / B.10, convergence times plateau in the width (no r-fold parallel speedup).
 ``noisy``: Ch. 5 Fig. B.12, SGD learns noisy parities (accuracy on the noiseless distribution).
 ``init_noise``: Ch. 5 Fig. 5.2 centre, t_c depends on the initialisation more than on the SGD sample stream.
+``grokking``: Ch. 5 Fig. 5.4 right / B.11, finite samples with weight decay: zero training error well before zero
+test error.
 ``finding3``: Finding (3), sparse against dense initialisation, judged on the Pareto grid's runs.
 
 Every run trains a seed ensemble with :func:`verify.train.sparse_parity.train_parity` on the report's device.
 """
 
-from . import sgd, thm5_5, lemB5, thm5_8, embeddings, noisy, scaling, width, init_noise  # noqa: F401, I001  (Ch. 5 first)
+from . import sgd, thm5_5, lemB5, thm5_8, embeddings, noisy, scaling, width, init_noise, grokking  # noqa: F401, I001  (Ch. 5 first)
 from . import pareto, finding3  # noqa: F401  (Ch. 6)
