@@ -29,7 +29,7 @@ from theory.scaling import init_dominance_rate
 from verify.sweep import Cell, CellResult
 from verify.train.sparse_parity import SparseParityConfig, divergence_reason
 
-from ..base import Claim, Deviation, Observation, register
+from ..base import Claim, Deviation, Observation, PostHoc, register
 from ..judges import Population, Verdict
 from .common import (
     SEEDS_PER_CELL,
@@ -249,7 +249,7 @@ QUICK_SIZE = Deviation(
     parameter="instance (n, k) and units",
     source="not stated for the panel (Fig. 5.2 centre shows B = 128, eta = 0.01; the text does not give n, k or the "
     "number of runs)",
-    value="(10, 2), 40 units (120 runs), eval every 5 steps on 1024 points",
+    value="(10, 2), 40 units (120 runs), evaluated every step on 256 points",
     why="CPU budget: at (10, 2) t_c is about 400 steps at B = 128, eta = 0.01; (10, 3) takes about 2000 steps, "
     "five times the cost",
 )
@@ -259,6 +259,18 @@ FULL_SIZE = Deviation(
     source="not stated for the panel (B = 128, eta = 0.01 shown)",
     value="(30, 3), 100 units (300 runs), 10^5-step budget, 2^13 validation points",
     why="the instance of the Fig. 5.2 left claim, at the thesis's validation size and budget (App. B.4.2)",
+)
+
+POST_HOC = (
+    PostHoc(
+        parameter="quick evaluation grid (eval_every, n_val)",
+        value="every step on 256 validation points (was every 5 steps on 1024)",
+        when="after the first quick runs: 36 of 40 units (seeds 0-79) and 31 of 40 (--seed-offset 1000; predictive flip "
+        "probability 0.48), with 2 and 3 units failing on ties 0.000 <= 0.000 at the 5-step grid",
+        why="the SGD-noise shifts of log t_c (sd about 0.013, 5 steps at t_c ~ 400) were at the grid's resolution, so "
+        "ties (failures by the rule) came from the measurement; a 1-step grid on 256 points costs about the same. "
+        "Rerun: 37/40 (seeds 0-79), 35/40 (offset 1000), no ties; the rule, units and seeds are unchanged",
+    ),
 )
 
 register(
@@ -273,13 +285,14 @@ register(
         "model, theory.scaling.init_dominance_rate).",
         kind="training",
         configs={
-            "quick": InitNoiseConfig(n=10, k=2, units=40, num_threads=1),
+            "quick": InitNoiseConfig(n=10, k=2, units=40, eval_every=1, n_val=256, num_threads=1),
             "full": InitNoiseConfig(n=30, k=3, units=100, steps=100_000, eval_every=10, n_val=8192),
         },
         predict=_predict,
         observe=GRID.observe,
         judge=InitOverNoise(),
         deviations={"quick": (QUICK_SIZE,), "full": (FULL_SIZE,)},
+        post_hoc=POST_HOC,
         insensitive=(
             "the prediction is the null rate 0.615 (p0 of the rule); a 1 % change of p0 moves the Clopper-Pearson "
             "verdict only when the lower bound of the units' rate lies within 1 % of it (the record's population "
