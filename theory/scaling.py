@@ -18,12 +18,15 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import sympy
+
 from ._checks import InputError, LimitError, as_fraction, check_positive_int, format_count
 from ._docstrings import fill_doc, sections
 from .boolean import _check_comb_digits
 
 __all__ = [
     "fourier_gap_law_slope",
+    "init_dominance_rate",
     "noisy_parity_correlation",
     "random_search_law_slope",
     "random_search_width_speedup",
@@ -226,3 +229,50 @@ def noisy_parity_correlation(p: object) -> Fraction:
     if not 0 <= q < Fraction(1, 2):
         raise InputError(f"the flip probability must lie in [0, 1/2), got p = {p!r}", param="p")
     return 1 - 2 * q
+
+
+def init_dominance_rate(theta: object) -> sympy.Expr:
+    r"""The probability that changing the initialisation moves :math:`\log t_c` further than changing the SGD data
+    stream, in a Gaussian random-effects model of the convergence times (Edelman Sec. 5.3.2, Fig. 5.2 centre:
+    "convergence times ... are quite concentrated conditioned on initialization").
+
+    Model: :math:`x_{ij}=\log t_c` of initialisation i trained on data stream j is
+    :math:`\mu+a_i+e_{ij}`, with :math:`a_i\sim N(0,\sigma_a^2)` (the initialisation) and
+    :math:`e_{ij}\sim N(0,\sigma_e^2)` (the SGD noise) independent, :math:`\theta=\sigma_a^2/\sigma_e^2`. For a
+    base run (i, j), a data change (i, j') and an initialisation change (i', j), :math:`X=x_{ij'}-x_{ij}` and
+    :math:`Y=x_{i'j}-x_{ij}` are jointly normal with :math:`\mathrm{Var}X=2\sigma_e^2`,
+    :math:`\mathrm{Var}Y=2\sigma_a^2+2\sigma_e^2`, :math:`\mathrm{Cov}(X,Y)=\sigma_e^2`. Then
+    :math:`|Y|>|X|` iff :math:`U=Y-X` and :math:`V=Y+X` have the same sign, and Sheppard's orthant formula gives
+
+    .. math:: P(|Y|>|X|)=\tfrac12+\tfrac1\pi\arcsin\rho,\qquad
+              \rho=\mathrm{corr}(U,V)=\frac{\theta}{\sqrt{(\theta+1)(\theta+3)}}.
+
+    It is 1/2 at :math:`\theta=0` (the initialisation does not matter), :math:`\tfrac12+\arcsin(\sqrt2/4)/\pi
+    \approx 0.615` at :math:`\theta=1` (the two sources vary :math:`\log t_c` equally: the null of the Fig. 5.2 centre
+    claim) and tends to 1 as :math:`\theta\to\infty`. A data-stream effect shared by all initialisations
+    (:math:`x_{ij}=\mu+a_i+b_j+e_{ij}`) cancels from Y and adds to Var X only, so at the same ratio of initialisation to
+    total SGD-noise variance it lowers the rate (with :math:`\sigma_e=0` it is exactly 1/2 at :math:`\theta=1`).
+
+    Parameters
+    ----------
+    theta : Fraction, str, int or float
+        :math:`\sigma_a^2/\sigma_e^2 \ge 0`, read exactly (``"0.5"`` is 1/2).
+
+    Returns
+    -------
+    sympy.Expr
+        The exact rate (``float()`` of it for a number).
+
+    Examples
+    --------
+    >>> init_dominance_rate(1)
+    asin(sqrt(2)/4)/pi + 1/2
+    >>> init_dominance_rate(0), round(float(init_dominance_rate(10)), 4)
+    (1/2, 0.8153)
+    """
+    q = as_fraction(theta, "theta", floats="decimal")
+    if q < 0:
+        raise InputError(f"the variance ratio theta must be >= 0, got {theta!r}", param="theta")
+    t = sympy.Rational(q.numerator, q.denominator)
+    rho = t / sympy.sqrt((t + 1) * (t + 3))
+    return sympy.Rational(1, 2) + sympy.asin(rho) / sympy.pi

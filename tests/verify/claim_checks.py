@@ -60,6 +60,8 @@ SLOW_VERDICTS = {
     "edelman-ch5-fig5.1-local-slope-law": "17 s of CPU (74 s wall on the loaded 2-core machine), 32 seeds x 4 cases",
     "edelman-ch5-fig5.4-width-plateau": "47 s wall on the loaded 2-core machine, 32 seeds x 2 widths (r = 300 at B = 128)",
     "edelman-ch5-figB.12-noisy-parity": "25 s wall on the loaded 2-core machine, 16 seeds x 2 noise levels",
+    "edelman-ch5-fig5.2-init-vs-sgd-noise": "38-47 s wall on the loaded 2-core machine (load average 5), 40 units x 3 runs",
+    "edelman-ch5-figB.11-finite-sample-grokking": "35 s wall on the loaded 2-core machine (load average 5), 16 seeds offline",
     "edelman-ch6-lemC.9-convex-phase": "10 s, 60 seeds x 56,455 GD steps",
     "edelman-ch6-lemC.8-generalisation": "Lemma C.9's runs (10 s) when not already run in the process",
     "edelman-ch6-finding3-sparse-vs-dense": "the Pareto grid's 12 cells again outside a report's store (79 s alone)",

@@ -195,6 +195,66 @@ def test_a_seed_in_an_ensemble_follows_its_single_seed_run(mode: str) -> None:
     assert not np.allclose(ens.rho[1:n_common, 0], ens.rho[1:n_common, 1])
 
 
+@pytest.mark.parametrize("mode", ["online", "offline"])
+def test_data_seeds_separate_the_initialisation_from_the_data_stream(mode: str) -> None:
+    """Fig. 5.2 centre: ``data_seeds`` draws member e's data from ``data_seeds[e]`` and its initialisation from
+    ``seeds[e]``; ``data_seeds = seeds`` is the default run exactly (the same streams), and to_dict is unchanged by
+    the field when it is None."""
+    extra = {"n_train": 40} if mode == "offline" else {}
+    cfg = _cfg(n=10, k=2, width=8, steps=40, eval_every=10, mode=mode, seeds=(0, 7, 3), **extra)
+    assert "data_seeds" not in cfg.to_dict() and cfg.stream_seeds == cfg.seeds
+    default = train_parity(cfg)
+    same = train_parity(cfg.replace(data_seeds=cfg.seeds))
+    assert np.array_equal(default.rho, same.rho) and np.array_equal(default.loss, same.loss)
+    # init of seed 0 with the data of seed 7 == data of 7 (seen through the batches) and init of 0 (W_0)
+    crossed = cfg.replace(seeds=(0, 7), data_seeds=(7, 7))
+    a = _DataStream(crossed, torch.device("cpu"), F64)
+    b = _DataStream(cfg.replace(seeds=(7,)), torch.device("cpu"), F64)
+    xa, ya = a.next()
+    xb, yb = b.next()
+    assert torch.equal(xa[0], xb[0]) and torch.equal(xa[1], xb[0]) and torch.equal(ya[0], yb[0])
+    run = train_parity(crossed)
+    assert run.config.to_dict()["data_seeds"] == [7, 7]
+    assert np.array_equal(run.loss[:, 1], default.loss[:, 1])  # (7, 7) is the default seed 7
+    assert not np.array_equal(run.loss[1:, 0], default.loss[1:, 0])  # seed 0's init on seed 7's data differs
+    assert np.array_equal(run.loss[0, 0], default.loss[0, 0])  # same initialisation: same loss at step 0
+    with pytest.raises(ValueError, match="data_seeds"):
+        cfg.replace(data_seeds=(1, 2))
+
+
+def test_train_accuracy_is_recorded_offline_without_changing_the_run() -> None:
+    """Fig. 5.4 right / B.11: ``train_accuracy`` records each seed's accuracy on its own training sample; every other
+    output is that of the run without it, and the default dict has no new key."""
+    cfg = _cfg(n=10, k=2, width=30, lr=0.1, steps=300, eval_every=20, mode="offline", n_train=40, seeds=(0, 3))
+    plain = train_parity(cfg)
+    with_train = train_parity(cfg.replace(train_accuracy=True))
+    assert plain.train_accuracy is None and "train_accuracy" not in plain.to_dict()
+    assert "train_accuracy" not in cfg.to_dict() and with_train.config.to_dict()["train_accuracy"] is True
+    for name in ("accuracy", "loss", "rho", "t_c"):
+        assert np.array_equal(getattr(plain, name), getattr(with_train, name))
+    acc = with_train.train_accuracy
+    assert acc is not None and acc.shape == with_train.accuracy.shape
+    assert np.all((acc >= 0) & (acc <= 1)) and np.allclose(acc * 40, np.round(acc * 40))  # k/m
+    data = _DataStream(cfg, torch.device("cpu"), F64)
+    from verify.train.sparse_parity import _train_accuracy, init_params
+
+    params = {k: v[None] for k, v in init_params(cfg, 0).items()}
+    x, y = data.x_train[:1], data.y_train[:1]
+    out = forward(cfg, params, x.to(F64), activation_fn("relu", 2))
+    assert _train_accuracy(cfg, params, activation_fn("relu", 2), x, y)[0] == pytest.approx(
+        float((torch.sign(out) == y.to(F64)).double().mean())
+    )
+    assert acc[0, 0] == pytest.approx(float((torch.sign(out) == y.to(F64)).double().mean()), abs=1e-12)
+    with pytest.raises(ValueError, match="offline"):
+        _cfg(train_accuracy=True)
+
+
+def test_the_seed_offset_shifts_the_data_seeds_too() -> None:
+    cfg = _cfg(n=10, k=2, width=8, steps=10, eval_every=10, seeds=(0, 1), data_seeds=(5, 5))
+    res = train_parity(cfg, RunOptions(seed_offset=100))
+    assert res.config.seeds == (100, 101) and res.config.data_seeds == (105, 105)
+
+
 def test_freezing_and_removing_converged_seeds_leaves_every_trajectory_unchanged() -> None:
     """Seeds converge at different steps and are dropped from the computation; each seed's history, t_c and
     final parameters equal those of its own single-seed run."""

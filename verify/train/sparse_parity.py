@@ -44,7 +44,11 @@ Biases are always PyTorch-default :math:`U[\pm1/\sqrt{\mathrm{fan_{in}}}]` (App.
 
 Data. Every seed has its own parameters *and* its own data stream (a ``torch.Generator`` per seed for the
 initialisation and one for the data, both derived from the seed only), so a seed's trajectory does not depend
-on the other seeds of the ensemble (up to floating-point reassociation in batched kernels).
+on the other seeds of the ensemble (up to floating-point reassociation in batched kernels). ``data_seeds``
+separates the two (Fig. 5.2 centre: initialisation against SGD noise): member e is initialised from ``seeds[e]``
+and draws its data stream (online batches; offline sample, labels and epoch order) from ``data_seeds[e]``, the
+stream that seed ``data_seeds[e]`` draws by default; ``None`` (the default) is ``data_seeds = seeds``, today's
+streams exactly.
 
 * ``mode="online"`` (Ch. 5): a fresh i.i.d. batch every step.
 * ``mode="offline"`` (Ch. 6): a fixed training sample of ``n_train`` = m points per seed; the batches read an
@@ -57,7 +61,8 @@ on the other seeds of the ensemble (up to floating-point reassociation in batche
 Evaluation every ``eval_every`` steps (and at step 0 and at the end) on one fixed validation set shared by all
 seeds (``n_val`` points, drawn once from ``val_seed``; online default 8192 = 2^13 as Sec. 5.3.1, offline
 default 10^4 held-out points as Ch. 6). Accuracy counts :math:`\mathrm{sign}(f)=y` with f = 0 an error.
-Convergence time :math:`t_c` = first evaluated step at which the validation error is ≤ ``target_error``
+Offline, ``train_accuracy=True`` also records each seed's accuracy on its own m training points (against the labels
+it trains on) at every evaluation (Fig. 5.4 right / B.11: train against test error). Convergence time :math:`t_c` = first evaluated step at which the validation error is ≤ ``target_error``
 (default 0, i.e. 100% accuracy, online; 0.1 offline). A converged seed is frozen (its updates are masked, then
 it is dropped from the computation; its recorded metrics stay constant) and the run stops when every seed has
 converged or after ``steps`` updates; unconverged seeds have ``t_c = inf`` (``None`` in
@@ -159,6 +164,8 @@ DECAYS = ("pytorch", "multiplicative")
 DATA_CHUNK_ELEMENTS = 1 << 21  # per seed: input entries generated per data chunk (fixes the stream layout)
 EVAL_CHUNK_ELEMENTS = 1 << 24  # E * points * width entries per evaluation chunk
 PROBE_STEPS = 20  # the time per step printed before a long run is measured on the first PROBE_STEPS updates
+# Config fields left out of to_dict at these default values (added after results were stored under the old dict).
+OPTIONAL_FIELDS: dict[str, Any] = {"data_seeds": None, "train_accuracy": False}
 # Config fields a checkpoint may differ in from the run resuming it (they do not change the trajectory).
 RESUMABLE_FIELDS = frozenset({"steps", "num_threads"})
 
@@ -204,6 +211,12 @@ class SparseParityConfig:
         Training labels uniform at random, independent of x.
     seeds : tuple of int
         One model and one data stream per seed.
+    data_seeds : tuple of int or None
+        Per member, the seed of its data stream (same length as ``seeds``; repeats allowed); None: ``seeds``.
+        Omitted from :meth:`to_dict` when None.
+    train_accuracy : bool
+        Offline only: also record each seed's accuracy on its own training sample at every evaluation
+        (:attr:`SparseParityResult.train_accuracy`; Fig. 5.4 right / B.11). Omitted from :meth:`to_dict` when False.
     val_seed : int
         Seed of the shared validation set.
     fourier_gap : bool
@@ -241,6 +254,8 @@ class SparseParityConfig:
     random_labels: bool = False
     seeds: tuple[int, ...] = (0,)
     val_seed: int = 2**31 - 1
+    data_seeds: tuple[int, ...] | None = None
+    train_accuracy: bool = False
     fourier_gap: bool = False
     stop_when_converged: bool = True
     keep_params: bool = False
@@ -249,6 +264,13 @@ class SparseParityConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+        if self.data_seeds is not None:
+            object.__setattr__(self, "data_seeds", tuple(int(s) for s in self.data_seeds))
+            if len(self.data_seeds) != len(self.seeds) or min(self.data_seeds, default=0) < 0:
+                raise ValueError(
+                    f"data_seeds must be None or {len(self.seeds)} non-negative integers (one per seed), got "
+                    f"{self.data_seeds!r}"
+                )
         for name in ("n", "k", "width", "batch_size", "eval_every", "sparsity"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
@@ -284,6 +306,8 @@ class SparseParityConfig:
                 raise ValueError(f"offline mode needs n_train (sample size m) >= 1, got {self.n_train!r}")
         elif self.n_train is not None:
             raise ValueError("n_train is only used in offline mode (online draws fresh batches)")
+        if self.train_accuracy and self.mode != "offline":
+            raise ValueError("train_accuracy needs offline mode (online training has no finite training sample)")
         if self.n_val is not None and self.n_val < 1:
             raise ValueError(f"n_val must be None or >= 1, got {self.n_val!r}")
         if self.target_error is not None and not 0 <= self.target_error < 1:
@@ -314,10 +338,18 @@ class SparseParityConfig:
             return self.target_error
         return 0.0 if self.mode == "online" else 0.1
 
+    @property
+    def stream_seeds(self) -> tuple[int, ...]:
+        """The seed of each member's data stream: ``data_seeds``, or ``seeds`` when it is None."""
+        return self.seeds if self.data_seeds is None else self.data_seeds
+
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-compatible dict."""
+        """Plain JSON-compatible dict (``data_seeds`` and ``train_accuracy`` only when set, so a default
+        configuration's dict, and the checkpoints bound to it, are those of before the fields existed)."""
         return {
-            f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v) for f in dataclasses.fields(self)
+            f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v)
+            for f in dataclasses.fields(self)
+            if not (f.name in OPTIONAL_FIELDS and getattr(self, f.name) == OPTIONAL_FIELDS[f.name])
         }
 
     def replace(self, **changes: Any) -> SparseParityConfig:
@@ -339,6 +371,7 @@ class SparseParityResult:
     diverged : (E,) bool
     steps_run : int       updates performed before the run stopped.
     diverged_at : (E,) float  evaluated step at which a seed was first seen non-finite; inf if never.
+    train_accuracy : (T, E) or None  accuracy on each seed's own training sample (``config.train_accuracy``).
     """
 
     config: SparseParityConfig
@@ -357,6 +390,7 @@ class SparseParityResult:
     fourier_gap: np.ndarray | None = None
     params: dict[str, np.ndarray] | None = field(default=None, repr=False)
     diverged_at: np.ndarray | None = None
+    train_accuracy: np.ndarray | None = None
 
     def divergence(self) -> str | None:
         """ "training diverged at step N ..." when every seed diverged (:func:`divergence_reason`), else None."""
@@ -418,7 +452,7 @@ class SparseParityResult:
             "wall_time": self.wall_time,
             "device": self.device,
             "dtype": self.dtype,
-        }
+        } | ({} if self.train_accuracy is None else {"train_accuracy": lst(self.train_accuracy)})
 
 
 # --------------------------------------------------------------------------------------------------- pieces
@@ -555,7 +589,7 @@ class _DataStream:
 
     def __init__(self, config: SparseParityConfig, device: torch.device, dtype: torch.dtype) -> None:
         self.c, self.device, self.dtype = config, device, dtype
-        self.gens = [_seed_generator(s, 1, device) for s in config.seeds]
+        self.gens = [_seed_generator(s, 1, device) for s in config.stream_seeds]
         B, n = config.batch_size, config.n
         self.chunk = max(1, DATA_CHUNK_ELEMENTS // (B * n))
         self.pos = self.chunk  # forces a refill
@@ -740,6 +774,21 @@ def _evaluate(
     return correct / xv.shape[0], loss / xv.shape[0]
 
 
+@torch.no_grad()
+def _train_accuracy(
+    config: SparseParityConfig, params: dict[str, torch.Tensor], act: Callable, x: torch.Tensor, y: torch.Tensor
+) -> np.ndarray:
+    """Per seed, the accuracy (sign(f) = y, f = 0 an error) on its own training sample: x (E, m, n) int8, y (E, m)."""
+    E, m = x.shape[0], x.shape[1]
+    dtype = params["W"].dtype
+    chunk = max(1, EVAL_CHUNK_ELEMENTS // (E * params["W"].shape[1]))
+    correct = torch.zeros(E, dtype=torch.float64, device=x.device)
+    for s in range(0, m, chunk):
+        out = forward(config, params, x[:, s : s + chunk].to(dtype), act)  # (E, P)
+        correct += (torch.sign(out) == y[:, s : s + chunk].to(dtype)).sum(dim=1).double()
+    return (correct / m).cpu().numpy()
+
+
 def train_parity(
     config: SparseParityConfig,
     options: RunOptions = DEFAULT_OPTIONS,
@@ -750,7 +799,7 @@ def train_parity(
 
     ``callback(step, metrics)`` is called after every evaluation with the per-seed numpy metrics. ``options``
     (:class:`verify.runtime.options.RunOptions`): device, dtype (default ``config.dtype``, float32), the seed offset
-    (shifts ``config.seeds``: models and data streams; the validation set stays), progress, the memory-check
+    (shifts ``config.seeds`` and ``config.data_seeds``: models and data streams; the validation set stays), progress, the memory-check
     override.
 
     With a checkpoint file the run saves its whole state (parameters, W_0, the per-seed data generators, the
@@ -759,7 +808,8 @@ def train_parity(
     numbers of an uninterrupted run (:class:`verify.runtime.checkpoint.Checkpoint`: binding, trust, corrupt files;
     only ``steps`` and ``num_threads`` may differ from the checkpoint's config).
     """
-    config, setting = options.configure(config, "sparse-parity")
+    fields = ("seeds",) if config.data_seeds is None else ("seeds", "data_seeds")
+    config, setting = options.configure(config, "sparse-parity", seed_fields=fields)
     ckpt = Checkpoint.at(
         options.checkpoint_path,
         "sparse_parity",
@@ -825,7 +875,11 @@ class _ParityTraining:
             "diverged_at": self.diverged_at,
             "frozen": self.frozen,
         }
-        self.keys = ("accuracy", "loss", "rho", "delta_in", "delta_out") + (("gap",) if c.fourier_gap else ())
+        self.keys = (
+            ("accuracy", "loss", "rho", "delta_in", "delta_out")
+            + (("gap",) if c.fourier_gap else ())
+            + (("train_accuracy",) if c.train_accuracy else ())
+        )
         self.last = {key: np.full(E, np.nan) for key in self.keys}
         self.hist: dict[str, list[np.ndarray]] = {key: [] for key in self.keys}
         self.steps: list[int] = []
@@ -849,6 +903,10 @@ class _ParityTraining:
             last[key][alive] = v.double().cpu().numpy()
         if c.fourier_gap:
             last["gap"][alive] = _population_gaps(c, self.params, self.act)
+        if c.train_accuracy:
+            last["train_accuracy"][alive] = _train_accuracy(
+                c, self.params, self.act, self.data.x_train, self.data.y_train
+            )
         fin = finite.cpu().numpy()
         self.diverged[alive[~fin]] = True
         self.diverged_at[alive[~fin]] = np.minimum(self.diverged_at[alive[~fin]], step)
@@ -1010,6 +1068,7 @@ class _ParityTraining:
             fourier_gap=arr("gap") if c.fourier_gap else None,
             params=kept,
             diverged_at=self.diverged_at,
+            train_accuracy=arr("train_accuracy") if c.train_accuracy else None,
         )
 
 

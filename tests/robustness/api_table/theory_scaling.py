@@ -10,6 +10,7 @@ BASELINE = {
     "random_search_width_speedup": {"n": 20, "k": 3, "r_lo": 30, "r_hi": 300},
     "width_plateau_boundary": {"n": 20, "k": 3, "r_lo": 30, "r_hi": 300},
     "noisy_parity_correlation": {"p": "0.45"},
+    "init_dominance_rate": {"theta": 1},
 }
 
 REFUSED = [

@@ -13,10 +13,13 @@ width and sample size (Fig. 6.1 / C.1) and "width buys data" (Fig. 6.2, Prop. 6.
 parity; no training). ``scaling``: Ch. 5 Fig. 5.1 right / B.6, the local slope law of median t_c against n.
 ``width``: Ch. 5 Fig. 5.4 left / B.10, convergence times plateau in the width (no r-fold parallel speedup).
 ``noisy``: Ch. 5 Fig. B.12, SGD learns noisy parities (accuracy on the noiseless distribution).
+``init_noise``: Ch. 5 Fig. 5.2 centre, t_c depends on the initialisation more than on the SGD sample stream.
+``grokking``: Ch. 5 Fig. 5.4 right / B.11, finite samples with weight decay: zero training error well before zero
+test error.
 ``finding3``: Finding (3), sparse against dense initialisation, judged on the Pareto grid's runs.
 
 Every run trains a seed ensemble with :func:`verify.train.sparse_parity.train_parity` on the report's device.
 """
 
-from . import sgd, thm5_5, lemB5, thm5_8, embeddings, noisy, scaling, width  # noqa: F401, I001  (Ch. 5 first)
+from . import sgd, thm5_5, lemB5, thm5_8, embeddings, noisy, scaling, width, init_noise, grokking  # noqa: F401, I001  (Ch. 5 first)
 from . import pareto, finding3  # noqa: F401  (Ch. 6)

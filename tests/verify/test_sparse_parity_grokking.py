@@ -1,0 +1,49 @@
+"""The Fig. 5.4 right / B.11 claim (verify/claims/sparse_parity/grokking.py): its trainer configuration, and its judge
+on synthetic observations (no training): a gap of at least the factor passes, a training run whose held-out error
+falls with its training error (no gap), a seed that never memorises or never generalises, does not."""
+
+from __future__ import annotations
+
+from verify.claims import registry
+from verify.claims.base import Observation
+from verify.claims.sparse_parity.grokking import GROK_RULE, GrokConfig, Grokking
+
+CID = "edelman-ch5-figB.11-finite-sample-grokking"
+CFG = GrokConfig(n=20, k=3, m=250, weight_decay=0.01, seeds=tuple(range(8)))
+PRED = {"chance": 0.5, "C(n,k)": 1140, "log2_C(n,k)": 10.15}
+
+
+def _obs(pairs: list[tuple[float | None, float | None]]) -> Observation:
+    rows = [
+        {
+            "seed": s,
+            "t_train": tr,
+            "t_test": te,
+            "ratio": te / tr if tr and te else None,
+            "best_accuracy": 0.995 if te else 0.7,
+            "final_train_accuracy": 1.0 if tr else 0.9,
+        }
+        for s, (tr, te) in enumerate(pairs)
+    ]
+    return Observation(0.0, details={"per_seed": rows, "divergence": None})
+
+
+def test_the_trainer_records_training_accuracy_offline_at_the_source_hyperparameters() -> None:
+    p = CFG.parity()
+    assert p.mode == "offline" and p.n_train == 250 and p.train_accuracy
+    assert (p.width, p.batch_size, p.lr, p.loss, p.decay) == (100, 32, 0.1, "hinge", "pytorch")
+    assert abs(p.error_target - 0.01) < 1e-12
+    claim = registry()[CID]
+    assert GROK_RULE.power(claim.judge.planned_runs(claim.configs["quick"])) >= 0.8
+
+
+def test_a_delayed_generalisation_passes_and_no_gap_fails() -> None:
+    judge = Grokking()
+    assert judge(PRED, _obs([(500.0, 5000.0)] * 8), CFG)[0] == "pass"
+    assert judge(PRED, _obs([(900.0, 1800.0)] * 8), CFG)[0] == "fail"  # the m = 400 pilot: ratio 2 < 3
+
+
+def test_never_memorising_or_never_generalising_is_a_failure() -> None:
+    units = Grokking().units(PRED, _obs([(None, None), (500.0, None), (500.0, 1499.0), (500.0, 1500.0)]), CFG)
+    assert [bool(u["problems"]) for u in units] == [True, True, True, False]
+    assert "training error never 0" in units[0]["problems"][0] and "held-out" in units[1]["problems"][0]
