@@ -36,7 +36,8 @@ Contents:
 * :func:`softmax_jacobian_l11`, :data:`C_SOFTMAX`, :func:`softmax_linf_to_l1_constant`,
   :func:`lemma47_sharp_ratios`: the constants of Lemma 4.7 / Cor. A.7 and their sharp values;
 * :func:`shattering_size`, :func:`prop48_target_weight_bound`: Prop. 4.8; :func:`chance_cross_entropy` and
-  :func:`and_information_bound` (log2 C(T, s)): the predictions of the Sec. 4.6 training claims.
+  :func:`and_information_bound` (log2 C(T, s)) and :func:`and_threshold_log_law` (Fig. 4.2's threshold
+  carried along its log law from the thesis's reading m*(300) ≈ 70): the predictions of the Sec. 4.6 training claims.
 
 Sizes (checked before any work, ``docs/limits.md``): the exact constructions take ``T <=`` :data:`MAX_CONTEXT` =
 10^5 positions; the Lemma A.25 network at most :data:`MAX_MLP_ENTRIES` = 10^6 exact entries (the general
@@ -82,6 +83,7 @@ from theory._docstrings import fill_doc, sections
 
 __all__ = [
     "C_SOFTMAX",
+    "FIG42_THRESHOLD_READING",
     "MAPPINGS",
     "MAX_CONTEXT",
     "MAX_MLP_ENTRIES",
@@ -92,6 +94,7 @@ __all__ = [
     "ReluNet",
     "SparseRepresentation",
     "and_information_bound",
+    "and_threshold_log_law",
     "block_perturbation_bound",
     "chance_cross_entropy",
     "check_bits",
@@ -2320,3 +2323,42 @@ def and_information_bound(T: int, s: int = 3) -> sympy.Expr:
         log10_binomial = k * math.log10(T) - log10_factorial(k)
     check_cost(log10_binomial, MAX_DIGITS, param="s", value=s, what="C(T, s)", hint=hint, log10=True)
     return sympy.log(sympy.binomial(T, s), 2)
+
+
+#: Fig. 4.3 (left), caption: at T = 300 "the threshold (≈ 70 from Figure 4.2)"; the (T, m) reading the thesis gives.
+FIG42_THRESHOLD_READING: tuple[int, int] = (300, 70)
+
+
+def and_threshold_log_law(T: int, s: int = 3, anchor: tuple[int, int] = FIG42_THRESHOLD_READING) -> sympy.Expr:
+    """``m*(T) = m_0 log2 C(T, s) / log2 C(T_0, s)``: the sample threshold of Fig. 4.2 carried from the thesis's
+    reading ``m*(T_0) = m_0`` (Fig. 4.3 caption: ``m*(300) ≈ 70``) to other T along the log law Fig. 4.2 reports
+    (Sec. 4.6: the threshold "scales logarithmically with T", on the scale of the information bound
+    :func:`and_information_bound`).
+
+    Parameters
+    ----------
+    T, s : int
+        Context length and sparsity, ``1 <= s <= T``.
+    anchor : tuple of int
+        ``(T_0, m_0)``: a context length ``T_0 > s`` (so that ``log2 C(T_0, s) > 0``) and its threshold ``m_0 >= 1``.
+
+    Returns
+    -------
+    sympy.Expr
+        Exact ``m_0 log C(T, s) / log C(T_0, s)``.
+
+    Examples
+    --------
+    >>> from theory.sparse_variable import and_threshold_log_law
+    >>> and_threshold_log_law(300)
+    70
+    >>> round(float(and_threshold_log_law(32)), 2)  # 70 log2(4960) / log2(4455100)
+    38.91
+    """
+    T0, m0 = anchor
+    if int(m0) != m0 or m0 < 1:
+        raise ValueError(f"the anchor's threshold m_0 must be an integer >= 1, got {m0!r}")
+    if int(T0) != T0 or s >= T0:
+        raise ValueError(f"the anchor's context length T_0 must be an integer > s = {s}, got {T0!r}")
+    ratio = and_information_bound(T, s) / and_information_bound(int(T0), s)
+    return sympy.Integer(int(m0)) * ratio

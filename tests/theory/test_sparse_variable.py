@@ -443,3 +443,25 @@ def test_block_and_scalar_bounds_reduce_to_their_single_terms():
     assert ts.scalar_output_bound(3, 0, F(1, 7)) == F(1, 7) and ts.perturbation_bound_sharp_ratio() == 1
     with pytest.raises(ValueError):
         ts.block_perturbation_bound(-1, 0, 0, 0, 1, 1, 1)
+
+
+def test_threshold_log_law_is_the_information_bound_scaled_to_the_thesis_reading():
+    """m*(T) = 70 log2 C(T, 3) / log2 C(300, 3) (Fig. 4.3 caption: m*(300) ≈ 70): exactly 70 at T = 300, the
+    information bound times one constant at every T, increasing in T; a bad anchor raises ValueError."""
+    assert ts.and_threshold_log_law(300) == 70
+    const = 70 / math.log2(math.comb(300, 3))
+    for T in (4, 8, 32, 100, 1100):
+        got = float(ts.and_threshold_log_law(T))
+        assert got == pytest.approx(const * math.log2(math.comb(T, 3)), rel=1e-12)
+        assert (
+            sympy.simplify(
+                ts.and_threshold_log_law(T) - 70 * ts.and_information_bound(T) / ts.and_information_bound(300)
+            )
+            == 0
+        )
+    values = [float(ts.and_threshold_log_law(T)) for T in range(4, 60)]
+    assert values == sorted(values)
+    assert ts.and_threshold_log_law(10, 2, anchor=(10, 5)) == 5
+    for anchor in ((300, 0), (3, 70), (300, 7.5), (2.5, 70)):
+        with pytest.raises(ValueError, match="anchor"):
+            ts.and_threshold_log_law(32, anchor=anchor)

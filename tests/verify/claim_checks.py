@@ -50,6 +50,7 @@ SLOW_VERDICTS = {
     "edelman-ch4-fig4.4-parity-transition": "21 s, 4 seeds x 2 T",
     "edelman-ch4-fig4.2-threshold-trend": "21 s",
     "edelman-ch4-fig4.3-sparse-attention": "8 s",
+    "edelman-ch4-fig4.3-overfitting-below-threshold": "22 s on the shared 2-core machine, 8 trials x 2 sample sizes",
     "edelman-ch8-transformer-phases": "192 s, 8 seeds",
     "edelman-ch8-transformer-induction-head": "the phases run",
     "edelman-ch8-one-layer-control": "93 s, 8 seeds",

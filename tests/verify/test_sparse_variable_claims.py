@@ -20,7 +20,7 @@ from .claim_checks import record
 
 def test_ids_and_corrections():
     ours = {cid: c for cid, c in registry().items() if cid.startswith("edelman-ch4-")}
-    assert len(ours) == 21  # with the Fig. 4.4 variant at the source's init (issue 29, item 5)
+    assert len(ours) == 22  # with the Fig. 4.4 variant at the source's init (issue 29, item 5) and Fig. 4.3 left
     assert registry()["edelman-ch4-fig4.4-parity-transition-source-hparams"].variant_of in ours
     for c in ours.values():
         if c.refutes:
@@ -300,3 +300,40 @@ def test_errata_kinds():
     for cid, kind in kinds.items():
         e = ours[cid].erratum
         assert e.kind == kind and e.where.startswith("Edelman thesis (2024), App. A.2"), cid
+
+
+def _overfit_rows(n, *, below=0.7, above=1.0, train=1.0):
+    return [
+        {"seed": i, "val_acc_below": below, "train_acc_below": train, "val_acc_above": above, "train_acc_above": 1.0}
+        for i in range(n)
+    ]
+
+
+def test_overfitting_below_threshold_population_and_prediction():
+    """Fig. 4.3 left: 8 trials that overfit at m_below and generalise at m_above pass; a trial that generalises at
+    m_below (0.995 > 0.99), does not fit its training set (0.95), or stays at 0.99 at m_above fails; a predicted
+    threshold outside (m_below, m_above), or an information bound above m_below, fails every trial."""
+    from verify.claims.base import Observation
+    from verify.claims.sparse_variable import overfitting
+
+    claim = registry()["edelman-ch4-fig4.3-overfitting-below-threshold"]
+    cfg = claim.configs["quick"]
+    pred = overfitting._predict(cfg)
+    assert cfg.m_below < float(pred["threshold"]) < cfg.m_above
+    judge = claim.judge
+
+    def verdict(rows, p=pred):
+        return judge(p, Observation({}, details={"per_seed": rows}), cfg)[0]
+
+    assert verdict(_overfit_rows(8)) == "pass"
+    assert verdict(_overfit_rows(8, below=0.995)) == "fail"
+    assert verdict(_overfit_rows(8, train=0.95)) == "fail"
+    assert verdict(_overfit_rows(8, above=0.99)) == "fail"
+    assert verdict(_overfit_rows(8)[:6] + _overfit_rows(2, below=1.0)) == "inconclusive"
+    for moved in ({**pred, "threshold": cfg.m_below - 1}, {**pred, "threshold": cfg.m_above + 1}):
+        assert all(judge.seed_problems(moved, _overfit_rows(8), cfg))
+    assert all(judge.seed_problems({**pred, "information_bound": cfg.m_below + 1}, _overfit_rows(8), cfg))
+    assert judge.planned_runs(cfg) == 8 and judge.planned_runs(claim.configs["full"]) == 40
+    full = claim.configs["full"]
+    assert (full.run.T, full.m_below, full.m_above, full.run.restarts) == (300, 50, 200, 5)
+    assert overfitting.straddle_problem(overfitting._predict(full), full) is None

@@ -228,7 +228,7 @@ class AndRunConfig:
 
 @dataclass
 class AndRun:
-    """``history``: per evaluation ``{"step", "val_acc" (per member), "train_loss" (per member)}``; ``supports`` and
+    """``history``: per evaluation ``{"step", "val_acc", "train_acc", "train_loss"}`` (per member, eval mode); ``supports`` and
     ``rejections`` per trial; ``best_val`` per member; ``attention``: the [CLS] attention rows of the probe
     samples ``(members, probe, heads, T + 1)`` at the end (if asked for)."""
 
@@ -305,10 +305,13 @@ def train_and(cfg: AndRunConfig, options: RunOptions = DEFAULT_OPTIONS) -> AndRu
 
     def evaluate(step: int) -> dict[str, Any]:
         acc = _accuracy(model, xvt, yvt)
+        fit_acc = _accuracy(model, xt, yt)
         with torch.no_grad():
             loss = cls_cross_entropy(model(xt), yt).cpu().numpy()
         best[:] = np.maximum(best, acc)
-        history.append({"step": step, "val_acc": acc.tolist(), "train_loss": loss.tolist()})
+        history.append(
+            {"step": step, "val_acc": acc.tolist(), "train_acc": fit_acc.tolist(), "train_loss": loss.tolist()}
+        )
         return history[-1]
 
     def stop(step: int, record: dict[str, Any]) -> bool:
