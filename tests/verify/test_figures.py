@@ -275,3 +275,33 @@ def test_a_one_seed_figure_says_when_the_failing_seed_is_not_in_the_record(captu
     del rec["artifacts"]["spectra"]["by_seed"]
     vf.render_figures([rec], tmp_path)
     assert "seed 7 (#2) failed; the record holds this seed's data only" in captured[1]._suptitle.get_text()
+
+
+@pytest.fixture(scope="module")
+def plotting_records() -> list[dict]:
+    ctx = RunContext(scale="quick", options=RunOptions(progress=False))
+    return [run_claim(registry()[cid], ctx).to_json() for cid in PLOTTING]
+
+
+def test_background_figures_are_the_files_render_figures_writes(plotting_records, tmp_path):
+    """Drawn on the background thread while claims run (`tvk report -j N`): the same files, byte for byte, and the
+    same names per claim, as render_figures of the same records at the end; a record without artifacts has none."""
+    vf.render_figures(plotting_records, tmp_path / "end")
+    background = vf.BackgroundFigures(tmp_path / "bg")
+    for rec in [*plotting_records, {"id": "no-figures", "artifacts": {}}]:
+        background.submit(rec)
+    made = background.collect()
+    assert made == vf.render_figures(plotting_records, tmp_path / "again") and len(made) == len(PLOTTING)
+    assert background.submitted == set(PLOTTING)
+    names = sorted(p.name for p in (tmp_path / "end").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "bg").iterdir()) and names
+    for name in names:
+        assert (tmp_path / "end" / name).read_bytes() == (tmp_path / "bg" / name).read_bytes(), name
+
+
+def test_background_figures_raise_the_write_error_when_collected(plotting_records, tmp_path):
+    (tmp_path / "file").write_text("not a directory")
+    background = vf.BackgroundFigures(tmp_path / "file" / "figures")
+    background.submit(plotting_records[0])
+    with pytest.raises(OSError):
+        background.collect()

@@ -137,6 +137,9 @@ def test_two_jobs_give_the_records_of_one_job_in_the_same_order(tmp_path) -> Non
         assert a["predicted"] == b["predicted"], a["id"]
         if a["kind"] == "symbolic":  # exact values: identical; floats may differ in the last bits (thread counts)
             assert a["observed"] == b["observed"], a["id"]
+    # the figures, drawn while the workers ran, are those of the sequential run
+    figures = [sorted(p.name for p in (tmp_path / run / "figures").iterdir()) for run in ("one", "two")]
+    assert figures[0] == figures[1] and figures[0]
     # results.json in selection order; the journal holds the same records, in finishing order
     written = json.loads((tmp_path / "two" / "results.json").read_text())["claims"]
     assert [r["id"] for r in written] == [r["id"] for r in seq]

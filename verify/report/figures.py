@@ -62,6 +62,7 @@ __all__ = [
     "LEGEND_MAX",
     "PLOT_KINDS",
     "REFERENCE_STYLES",
+    "BackgroundFigures",
     "failing_seeds",
     "figure_layout",
     "plot_spec_figure",
@@ -656,3 +657,55 @@ def render_figures(
         if names:
             made[rec["id"]] = names
     return made
+
+
+class BackgroundFigures:
+    """Render each finished record's figures on one background thread while the report's other claims still run
+    (``tvk report -j N``: the report's own process only waits for its workers meanwhile), into the directory that
+    :func:`render_figures` would write at the end; :meth:`collect` waits for them.
+
+    The figures are those :func:`render_figures` makes of the same records, file for file: each record is rendered
+    by :func:`render_figures` itself, one record at a time. A record must not change once submitted.
+
+    Parameters
+    ----------
+    figures_dir : path
+        Where the figures go (created when the first one is written).
+    formats : tuple of str
+        As for :func:`render_figures`.
+    """
+
+    def __init__(self, figures_dir: str | os.PathLike, formats: Formats = ("png",)) -> None:
+        import concurrent.futures as cf
+
+        self.dir, self.formats = Path(figures_dir), check_formats(formats)
+        self._pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tvk-figures")
+        self._futures: dict[str, Any] = {}
+
+    def submit(self, rec: dict) -> None:
+        """Queue ``rec``'s figures (a record without artifacts has none)."""
+        if rec.get("artifacts") and rec["id"] not in self._futures:
+            self._futures[rec["id"]] = self._pool.submit(render_figures, [rec], self.dir, formats=self.formats)
+
+    def collect(self) -> dict[str, list[str]]:
+        """Wait for every queued record; {claim id: [PNG names]} of those rendered (records without figures left out).
+
+        Raises
+        ------
+        OSError
+            The first error writing a figure (as :func:`render_figures` raises it).
+        """
+        self._pool.shutdown(wait=True)
+        made: dict[str, list[str]] = {}
+        for fut in self._futures.values():
+            made.update(fut.result())
+        return made
+
+    def cancel(self) -> None:
+        """Drop what has not started and wait for the figure being drawn (after an interrupt or an error)."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    @property
+    def submitted(self) -> set[str]:
+        """The ids of the records queued so far."""
+        return set(self._futures)

@@ -22,7 +22,7 @@ from verify.claims.external import claim_module
 from verify.report import directory
 from verify.report.diff import diff_records, load_records
 from verify.report.directory import JOURNAL_NAME, DirectoryLockedError, Journal, ReportDirectoryError, prepare_directory
-from verify.report.figures import check_formats, render_figures
+from verify.report.figures import BackgroundFigures, check_formats, render_figures
 from verify.report.pool import (
     KIND_SECONDS,
     ClaimEnvironmentError,
@@ -61,6 +61,27 @@ DEFAULT_SWEEP = SweepOptions()
 
 class ReportError(RuntimeError):
     """Nothing to report (no claim matches) or the report cannot be produced."""
+
+
+class _FigureJournal:
+    """A report run's journal that also hands each finished record to a :class:`BackgroundFigures`."""
+
+    def __init__(self, journal: Any, background: BackgroundFigures) -> None:
+        self.journal, self.background = journal, background
+
+    def append(self, record: dict[str, Any]) -> None:
+        self.journal.append(record)
+        self.background.submit(record)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.journal, name)
+
+    def __enter__(self) -> _FigureJournal:
+        self.journal.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.journal.__exit__(*exc)
 
 
 def _run_one(
@@ -217,13 +238,18 @@ def _write_report(
     records: list[dict],
     meta: dict,
     output: ReportOutput,
+    background: BackgroundFigures | None = None,
 ) -> None:
     """Render every report file into ``stage``, then swap them into ``out`` (:func:`verify.report.directory.swap_in`). An
     operating-system error (disk full, permissions) becomes a :class:`ReportDirectoryError` naming the path
-    and ``out`` keeps its previous report."""
+    and ``out`` keeps its previous report. The figures of the records ``background`` has rendered while the claims
+    ran are taken from it; the rest are rendered here."""
     try:
         figdir = stage / "figures"
-        figures = render_figures(records, figdir, formats=output.figure_formats)
+        done = background.collect() if background is not None else {}
+        skip = background.submitted if background is not None else set()
+        rest = render_figures([r for r in records if r["id"] not in skip], figdir, formats=output.figure_formats)
+        figures = {r["id"]: names for r in records if (names := done.get(r["id"]) or rest.get(r["id"]))}
         texts = {
             "results.json": results_json(records, meta),
             "results.csv": results_csv(records),
@@ -439,6 +465,10 @@ class _ReportRun:
             from verify.report.archive import ArchivingJournal
 
             journal = ArchivingJournal(journal, self.archive)
+        # with workers, this process only waits for them: it draws each finished record's figures meanwhile
+        background = BackgroundFigures(stage / "figures", self.output.figure_formats) if self.jobs > 1 else None
+        if background is not None:
+            journal = _FigureJournal(journal, background)
         with journal, self.sweep.session(store, log) as session:
             confirm_cost(claims, ctx.scale, ctx.device, session, confirm=self.sweep.confirm_cost, log=log)
             try:
@@ -457,6 +487,8 @@ class _ReportRun:
                 else:
                     records = _run_claims(claims, ctx, session, log, journal)
             except BaseException as exc:
+                if background is not None:
+                    background.cancel()
                 what = "interrupted" if isinstance(exc, KeyboardInterrupt) else "stopped"
                 log(
                     f"{what} after {journal.count} of {len(claims)} claims: their records are in {journal.path}; "
@@ -471,7 +503,7 @@ class _ReportRun:
             meta["archive"] = self.archive
         if self.previous is not None:
             meta["compare"] = changes_since(self.previous, records, str(out))
-        _write_report(stage, out, records, meta, self.output)
+        _write_report(stage, out, records, meta, self.output, background)
         return records, meta
 
     def metadata(self, records: list[dict], runtime_s: float) -> dict[str, Any]:

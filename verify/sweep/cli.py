@@ -33,8 +33,9 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
         "--executor",
         choices=("auto", *EXECUTORS),
         default="auto",
-        help="where grid cells run: auto (default: one process per report job when the report runs several, else "
-        "in this process), in this process, one process per core, or Ray tasks",
+        help="where grid cells run: auto (default: each grid claim on one of the report's job workers, beside the "
+        "other claims, when the report runs several jobs, else in this process), in this process, one process per "
+        "core, or Ray tasks",
     )
     group.add_argument(
         "--ray-address",
