@@ -87,6 +87,7 @@ def read_cells(cfg, ctx):
 for cid, observe in [
     ("jobs-toy-fast", lambda cfg, ctx: Observation(1.0)),
     ("jobs-toy-pid", lambda cfg, ctx: Observation(1.0, details={"pid": os.getpid()})),
+    ("jobs-toy-env", lambda cfg, ctx: Observation(1.0, details={"env": dict(os.environ), "pid": os.getpid()})),
     ("jobs-toy-crash", crash),
     ("jobs-toy-full", disk_full),
     ("jobs-toy-die", die),
@@ -209,6 +210,21 @@ def test_grid_claims_run_in_the_pool_with_their_readers_after_them(toy, monkeypa
     )
     assert records[2]["details"]["pids"] == [records[0]["details"]["reader_pid"]] == [os.getpid()]
     assert any("2 claim(s) (grid claims and their readers" in line for line in lines)
+
+
+def test_workers_get_thread_and_malloc_settings_unless_the_user_set_them(toy, monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "12345")
+    for name in ("MALLOC_MMAP_THRESHOLD_", *report_pool.THREAD_VARIABLES):
+        monkeypatch.delenv(name, raising=False)
+    claims = [registry()[cid] for cid in ("jobs-toy-env", "jobs-toy-fast")]
+    monkeypatch.setattr(report, "select", lambda only, scale: claims)
+    records, _ = report.run_report(tmp_path / "r", jobs=2, **QUIET)
+    env = records[0]["details"]["env"]
+    assert records[0]["details"]["pid"] != os.getpid()
+    assert env["MALLOC_MMAP_THRESHOLD_"] == report_pool.MALLOC_VARIABLES["MALLOC_MMAP_THRESHOLD_"] == str(32 << 20)
+    assert env["MALLOC_TRIM_THRESHOLD_"] == "12345"  # the user's value wins
+    assert env["OMP_NUM_THREADS"] == str(max(1, cpu_cores() // 2))
+    assert "MALLOC_MMAP_THRESHOLD_" not in os.environ  # set only while the workers start
 
 
 def test_an_environment_error_in_a_worker_aborts_the_run(toy, tmp_path) -> None:

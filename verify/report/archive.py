@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from verify.report.directory import JournalWrapper
 from verify.runtime.files import write_text_atomic
 from verify.runtime.jsonable import config_hash
 from verify.runtime.provenance import code_revision, hardware
@@ -512,13 +513,14 @@ def report_from_archive(
     return records, meta
 
 
-class ArchivingJournal:
+class ArchivingJournal(JournalWrapper):
     """A report run's journal (:class:`verify.report.directory.Journal`) that also merges each record into the
     archive ``root`` as it finishes, so an interrupted campaign keeps every finished verdict; ``outcome`` maps
     claim ids to "written" / "replaced" / "kept"."""
 
     def __init__(self, journal: Any, root: str | Path, claims: Mapping[str, Any] | None = None) -> None:
-        self.journal, self.root, self.claims = journal, root, claims
+        super().__init__(journal)
+        self.root, self.claims = root, claims
         self.outcome: dict[str, str] = {}
 
     def append(self, record: dict[str, Any]) -> None:
@@ -527,13 +529,3 @@ class ArchivingJournal:
             self.outcome[record["id"]] = "not archived (a shard's incomplete grid)"
             return
         self.outcome.update(archive_records(self.root, [record], self.claims))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.journal, name)
-
-    def __enter__(self) -> ArchivingJournal:
-        self.journal.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.journal.__exit__(*exc)

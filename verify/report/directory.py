@@ -29,6 +29,7 @@ __all__ = [
     "STAGE_PREFIX",
     "DirectoryLockedError",
     "Journal",
+    "JournalWrapper",
     "ReportDirectoryError",
     "current_run",
     "directory_lock",
@@ -234,6 +235,27 @@ def remove_stale(directory: Path, checkpoints: Path | None = None) -> list[Path]
                     p.unlink(missing_ok=True)
                     removed.append(p)
     return removed
+
+
+class JournalWrapper:
+    """A journal that adds to :meth:`Journal.append` (subclasses override :meth:`append` and call it): everything
+    else, ``count``, ``path``, the context manager, is the wrapped journal's."""
+
+    def __init__(self, journal: Any) -> None:
+        self.journal = journal
+
+    def append(self, record: dict[str, Any]) -> None:
+        self.journal.append(record)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.journal, name)
+
+    def __enter__(self) -> JournalWrapper:
+        self.journal.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.journal.__exit__(*exc)
 
 
 class Journal:

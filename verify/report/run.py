@@ -21,7 +21,14 @@ from verify.claims.external import _LOADED as EXTERNAL_SOURCES  # the claim modu
 from verify.claims.external import claim_module
 from verify.report import directory
 from verify.report.diff import diff_records, load_records
-from verify.report.directory import JOURNAL_NAME, DirectoryLockedError, Journal, ReportDirectoryError, prepare_directory
+from verify.report.directory import (
+    JOURNAL_NAME,
+    DirectoryLockedError,
+    Journal,
+    JournalWrapper,
+    ReportDirectoryError,
+    prepare_directory,
+)
 from verify.report.figures import BackgroundFigures, check_formats, render_figures
 from verify.report.pool import (
     KIND_SECONDS,
@@ -63,25 +70,16 @@ class ReportError(RuntimeError):
     """Nothing to report (no claim matches) or the report cannot be produced."""
 
 
-class _FigureJournal:
+class _FigureJournal(JournalWrapper):
     """A report run's journal that also hands each finished record to a :class:`BackgroundFigures`."""
 
     def __init__(self, journal: Any, background: BackgroundFigures) -> None:
-        self.journal, self.background = journal, background
+        super().__init__(journal)
+        self.background = background
 
     def append(self, record: dict[str, Any]) -> None:
         self.journal.append(record)
         self.background.submit(record)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.journal, name)
-
-    def __enter__(self) -> _FigureJournal:
-        self.journal.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.journal.__exit__(*exc)
 
 
 def _run_one(
