@@ -28,6 +28,7 @@ BASELINE = {
     "ReluNet": _record(_NET),
     "SparseRepresentation": _record(_REP),
     "and_information_bound": {"T": 10, "s": 3},
+    "and_threshold_log_law": {"T": 32},
     "chance_cross_entropy": {},
     "check_bits": {"b": [0, 1, 1], "T": 3},
     "check_sparsity": {"T": 5, "s": 2},
@@ -125,6 +126,7 @@ REFUSED = [
     ("fixed_score_worst_case_error", {"kappa": [1, 0], "support": [0], "R": 10**51}, "R"),
     ("and_information_bound", {"T": 20_000, "s": 10_000}, "s"),
     ("and_information_bound", {"T": 10**4001, "s": 1}, "T"),
+    ("and_threshold_log_law", {"T": 10**4001}, "T"),
 ]
 
 NO_SIZE: dict[str, str] = {}
