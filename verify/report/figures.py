@@ -43,6 +43,7 @@ The shared rules of every figure (issue 31):
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import json
 import os
 import re
@@ -676,11 +677,9 @@ class BackgroundFigures:
     """
 
     def __init__(self, figures_dir: str | os.PathLike, formats: Formats = ("png",)) -> None:
-        import concurrent.futures as cf
-
         self.dir, self.formats = Path(figures_dir), check_formats(formats)
         self._pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tvk-figures")
-        self._futures: dict[str, Any] = {}
+        self._futures: dict[str, cf.Future[dict[str, list[str]]]] = {}
 
     def submit(self, rec: dict) -> None:
         """Queue ``rec``'s figures (a record without artifacts has none)."""

@@ -301,6 +301,10 @@ class SeedPopulation(Judge, ABC):
     def units(self, predicted: Any, obs: Any, config: Any) -> list[dict[str, Any]]:
         """Every unit as ``{"label": str, "problems": [str, ...], ...}`` (no problems: a success)."""
 
+    def planned_runs(self, config: Any) -> int:
+        """One unit per seed of ``config``; a judge whose units are blocks, pairs or seed x setting says otherwise."""
+        return len(config.seeds)
+
     def population(self, predicted: Any, obs: Any, config: Any = None) -> dict[str, Any] | None:
         units = self.units(predicted, obs, config)
         return self.rule.record(sum(not u["problems"] for u in units), len(units)) if units else None

@@ -109,9 +109,6 @@ class Grokking(SeedPopulation):
 
     rule: Population = GROK_RULE
 
-    def planned_runs(self, config: Any) -> int:
-        return len(config.seeds)
-
     def units(self, predicted: Any, obs: Any, config: Any) -> list[dict[str, Any]]:
         out = []
         for row in obs.details["per_seed"]:

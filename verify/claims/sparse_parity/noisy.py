@@ -78,9 +78,6 @@ class NoisyParity(SeedPopulation):
 
     rule: Population = NOISY_RULE
 
-    def planned_runs(self, config: Any) -> int:
-        return len(config.seeds)
-
     def units(self, predicted: Any, obs: Any, config: Any) -> list[dict[str, Any]]:
         rows = obs.details["levels"]
         out = []

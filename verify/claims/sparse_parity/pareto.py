@@ -921,9 +921,6 @@ class WidthBuysData(SeedPopulation):
 
     rule: Population = B8_RULE
 
-    def planned_runs(self, config: Any) -> int:
-        return len(config.seeds)
-
     def units(self, predicted: Any, obs: Any, config: Any) -> list[dict[str, Any]]:
         narrow, wide = obs.details["runs"]["narrow"], obs.details["runs"]["wide"]
         floor = float(predicted["sq_max_blind_steps_wide"])

@@ -361,9 +361,6 @@ class NoEarlyConvergence(SeedPopulation):
     min_ratio: float = MIN_OVER_MEDIAN
     rule: Population = EARLY_RULE
 
-    def planned_runs(self, config: Any) -> int:
-        return len(config.seeds)
-
     def units(self, predicted: Any, obs: Any, config: Any) -> list[dict[str, Any]]:
         d = obs.details
         med = float(d["median"])
