@@ -24,6 +24,7 @@ from theory import decision_lists as td
 from theory._checks import InputError, check_cost, check_positive_int, format_count, log10_factorial
 from theory._docstrings import fill_doc
 
+from . import limits
 from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, array_bytes, check_allocation, check_mc, check_real, check_rng
 
 __all__ = [
@@ -251,7 +252,7 @@ def sample_sequences(L: int, n: int, B: int, rng: np.random.Generator) -> np.nda
     check_cost(B, MAX_MC_SAMPLES, param="B", value=B, what="sequence counts", hint="draw the sequences in chunks")
     check_cost(
         B * _perm_cost(L),
-        MAX_MC_WORK,
+        limits.max_mc_work(),
         param="B",
         value=B,
         what=f"the draws (B L log2 L = {format_count(B)} x {format_count(_perm_cost(L))} entries)",
@@ -1110,7 +1111,7 @@ def notin_S_directional(
     B, n = S.shape
     check_cost(
         B * (task.L * task.L + n * task.L),
-        MAX_MC_WORK,
+        limits.max_mc_work(),
         param="S",
         value=B,
         what=f"one gradient per sequence (B (L^2 + n L) = {format_count(B)} x {format_count(task.L**2 + n * task.L)})",

@@ -27,6 +27,7 @@ from theory import boolean as tb
 from theory._checks import InputError, check_cost, check_positive_int, format_count
 from theory._docstrings import fill_doc
 
+from . import limits
 from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, array_bytes, check_allocation, check_real, check_real_array, check_rng
 from .walsh import MAX_N as MAX_CUBE_N
 from .walsh import fwht_batched, linear_forms
@@ -410,7 +411,7 @@ def batch_gradients_streamed(
     chunk_elems = check_positive_int(chunk_elems, "chunk_elems")
     _check_work(
         T * B * n,
-        MAX_MC_WORK,
+        limits.max_mc_work(),
         "B",
         B,
         f"the Monte-Carlo work (trials B n = {format_count(T)} x {format_count(B)} x {n} ±1 entries)",
@@ -492,7 +493,7 @@ def batch_gradients_counts(w: np.ndarray, k: int, B: int, rng: np.random.Generat
     rng, b = check_rng(rng), check_real(b, "b")
     _check_work(
         T * (n << n),
-        MAX_MC_WORK,
+        limits.max_mc_work(),
         "w",
         T,
         f"the transform of {format_count(T)} trials over 2^{n} points",
@@ -695,10 +696,10 @@ def one_step_recovery(
             hint="use smaller batch sizes",
         )
     per_trial = sum((n << n) if m == "counts" else B * n for B, m in zip(batch_sizes, methods, strict=True))
-    single = per_trial > MAX_MC_WORK  # even one trial is too much: the batch sizes must shrink
+    single = per_trial > limits.max_mc_work()  # even one trial is too much: the batch sizes must shrink
     _check_work(
         trials * per_trial,
-        MAX_MC_WORK,
+        limits.max_mc_work(),
         "batch_sizes" if single else "trials",
         max(batch_sizes) if single else trials,
         f"the Monte-Carlo work (trials x (B n streamed, or 2^n n by cube counts), summed over the batch sizes, "

@@ -16,6 +16,9 @@ import numbers
 import operator
 import os
 import re
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from fractions import Fraction
 
 import numpy as np
@@ -40,6 +43,9 @@ __all__ = [
     "check_rng",
     "check_work",
     "format_bytes",
+    "max_mc_work",
+    "max_work",
+    "work_limits_scaled",
 ]
 
 MEMORY_FRACTION = 0.5
@@ -59,6 +65,87 @@ each function states its count): a few minutes of numpy."""
 STEP_COST = 1000
 """What one step of a Python loop counts for in a cost compared with :data:`MAX_WORK` (its overhead is that of
 about a thousand array entries), so that a loop of many tiny steps is not mistaken for cheap work."""
+
+
+_WORK_SCALE: ContextVar[int] = ContextVar("numerics_work_scale", default=1)
+"""The factor of the innermost :func:`work_limits_scaled` block (1 outside any)."""
+
+
+@contextmanager
+def _scaled(factor: int) -> Iterator[int]:
+    token = _WORK_SCALE.set(factor)
+    try:
+        yield factor
+    finally:
+        _WORK_SCALE.reset(token)
+
+
+def work_limits_scaled(factor: int) -> AbstractContextManager[int]:
+    """Within the block, the work limits :data:`MAX_WORK` and :data:`MAX_MC_WORK` are ``factor`` times larger.
+
+    The work limits bound the time of one call (about a minute of numpy): right for an interactive call, too tight
+    for a run a user asked for at a source's own setting (``tvk report --scale full`` runs each claim in such a block,
+    :data:`verify.claims.base.FULL_SCALE_WORK_FACTOR`, with its plan printed first). Memory limits, sample-count
+    limits and the exact-side limits of :mod:`theory._checks` are not scaled: they guard the machine, not the time.
+    Blocks nest (the innermost factor counts) and are local to the thread or task (a ``ContextVar``).
+
+    Parameters
+    ----------
+    factor : int
+        A positive integer.
+
+    Returns
+    -------
+    context manager
+        Entering it yields ``factor``.
+
+    Raises
+    ------
+    InputError
+        When ``factor`` is not a positive integer (at the call, before any block).
+
+    Examples
+    --------
+    >>> with work_limits_scaled(10):
+    ...     max_work() == 10 * MAX_WORK
+    True
+    >>> max_work() == MAX_WORK
+    True
+    """
+    return _scaled(check_positive_int(factor, "factor"))
+
+
+def max_work() -> int:
+    """:data:`MAX_WORK` times the factor of the enclosing :func:`work_limits_scaled` block (1 outside any).
+
+    Returns
+    -------
+    int
+        The limit in force now.
+
+    Examples
+    --------
+    >>> max_work() == MAX_WORK
+    True
+    """
+    return MAX_WORK * _WORK_SCALE.get()
+
+
+def max_mc_work() -> int:
+    """The Monte-Carlo work limit in force: :data:`MAX_MC_WORK`, scaled as :func:`max_work` scales :data:`MAX_WORK`.
+
+    Returns
+    -------
+    int
+        ``MAX_MC_WORK`` times the factor of the enclosing :func:`work_limits_scaled` block.
+
+    Examples
+    --------
+    >>> with work_limits_scaled(3):
+    ...     max_mc_work() == 3 * MAX_MC_WORK
+    True
+    """
+    return MAX_MC_WORK * _WORK_SCALE.get()
 
 
 def available_memory() -> int | None:
@@ -345,7 +432,8 @@ def check_allocation(nbytes: int, param: str, value: object, what: str, hint: st
 
 
 def check_work(cost: int, *, param: str, value: object, what: str, hint: str = "") -> None:
-    """Refuse a Monte Carlo or sampling call whose ``cost`` (array entries drawn or updated) exceeds :data:`MAX_WORK`,
+    """Refuse a Monte Carlo or sampling call whose ``cost`` (array entries drawn or updated) exceeds :data:`MAX_WORK`
+    (times the factor of an enclosing :func:`work_limits_scaled` block),
     before it starts (:func:`theory._checks.check_cost` with this limit; ``cost`` is compared as an exact integer).
 
     Parameters
@@ -362,7 +450,7 @@ def check_work(cost: int, *, param: str, value: object, what: str, hint: str = "
     Returns
     -------
     None
-        When ``cost <= MAX_WORK``.
+        When ``cost <= max_work()``.
 
     Raises
     ------
@@ -378,7 +466,7 @@ def check_work(cost: int, *, param: str, value: object, what: str, hint: str = "
     theory._checks.LimitError: n = 1,000,000,000 is too large: the Monte Carlo (n draws x 1000 entries) is
     1,000,000,000,000, above the limit 10,000,000,000; use fewer draws
     """
-    check_cost(_as_size(cost, "cost"), MAX_WORK, param=param, value=value, what=what, hint=hint)
+    check_cost(_as_size(cost, "cost"), max_work(), param=param, value=value, what=what, hint=hint)
 
 
 def check_rng(rng: object) -> np.random.Generator:
@@ -506,7 +594,8 @@ def check_mc(
     sizes: dict[str, int] | None = None,
 ) -> int:
     """A Monte-Carlo sample count checked before any draw: an int ``>= minimum`` (two for a standard error), at
-    most :data:`MAX_MC_SAMPLES`, whose work ``samples * per_sample`` is at most :data:`MAX_MC_WORK`.
+    most :data:`MAX_MC_SAMPLES`, whose work ``samples * per_sample`` is at most :data:`MAX_MC_WORK` (times the factor of an
+    enclosing :func:`work_limits_scaled` block).
 
     When a thousand samples are already above the work limit, the refusal names the largest of ``sizes`` (the
     parameters that make one sample expensive) instead of the sample count.
@@ -545,12 +634,12 @@ def check_mc(
     n = check_positive_int(samples, name, minimum=minimum, hypothesis=hypothesis)
     check_cost(n, MAX_MC_SAMPLES, param=name, value=n, what="Monte-Carlo sample counts", hint=f"use a smaller {name}")
     param, value = name, n
-    if sizes and 1000 * per_sample > MAX_MC_WORK:
+    if sizes and 1000 * per_sample > max_mc_work():
         param = max(sizes, key=lambda key: sizes[key])
         value = sizes[param]
     check_cost(
         n * per_sample,
-        MAX_MC_WORK,
+        max_mc_work(),
         param=param,
         value=value,
         what=f"the Monte-Carlo work ({what} = {format_count(n)} x {format_count(per_sample)} float entries)",

@@ -30,6 +30,7 @@ from theory import local_signal as tl
 from theory._checks import InputError, check_cost, format_count
 from theory._docstrings import fill_doc
 
+from . import limits
 from .limits import (
     MAX_MC_SAMPLES,
     MAX_MC_WORK,
@@ -952,10 +953,10 @@ def logistic_optimum(
     q = 2 * special.ndtr(-grid[0] / sigma)
     per_draw = 5 + 6 * math.ceil(k * q) + 40 * (len(grid) + 1)  # the sample, then ~40 loss evaluations per tau
     check_cost(n, MAX_MC_SAMPLES, param="n", value=n, what="Monte-Carlo sample counts", hint="use a smaller n")
-    single = n * per_draw > MAX_MC_WORK
+    single = n * per_draw > limits.max_mc_work()
     check_cost(
         batches * n * per_draw,
-        MAX_MC_WORK,
+        limits.max_mc_work(),
         param="n" if single else "batches",
         value=n if single else batches,
         what=f"the Monte-Carlo work (batches x n x (6 k q + 40 loss evaluations per tau) = {format_count(batches)} x "
@@ -1549,7 +1550,7 @@ def kernel_best_error(
     )
     check_cost(
         draws,
-        MAX_MC_WORK,
+        limits.max_mc_work(),
         param=big,
         value=big_value,
         what=f"the samples ((n_train + n_test) ((k+1) d + 2) = {format_count(n)} x {format_count((k + 1) * d + 2)})",
@@ -1558,12 +1559,12 @@ def kernel_best_error(
     per_init = n * (k + 1) * m * (d + 2)
     check_cost(
         inits * per_init,
-        MAX_MC_WORK,
-        param="inits" if per_init * 2 <= MAX_MC_WORK else big,
-        value=inits if per_init * 2 <= MAX_MC_WORK else big_value,
+        limits.max_mc_work(),
+        param="inits" if per_init * 2 <= limits.max_mc_work() else big,
+        value=inits if per_init * 2 <= limits.max_mc_work() else big_value,
         what=f"the CNTK features (inits (n_train + n_test) (k+1) m (d+2) = {format_count(inits)} x "
         f"{format_count(per_init)})",
-        hint="use fewer inits" if per_init * 2 <= MAX_MC_WORK else f"use a smaller {big}",
+        hint="use fewer inits" if per_init * 2 <= limits.max_mc_work() else f"use a smaller {big}",
     )
     check_cost(
         n_train * m * d,

@@ -17,6 +17,7 @@ from scipy.optimize import minimize
 from theory._checks import InputError, LimitError, check_cost, check_positive_int, format_count
 from theory._docstrings import fill_doc
 
+from . import limits
 from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, array_bytes, check_allocation, check_real, check_real_array, check_rng
 
 __all__ = [
@@ -717,10 +718,10 @@ def _check_mc(n_prompts: int, chunk: int, length: int, length_name: str, d: int)
         hint="use a smaller n_prompts",
     )
     per_prompt = (length + 1) * (d + 1)
-    single = 1000 * per_prompt > MAX_MC_WORK  # a thousand prompts of this length are already too much
+    single = 1000 * per_prompt > limits.max_mc_work()  # a thousand prompts of this length are already too much
     check_cost(
         n_prompts * per_prompt,
-        MAX_MC_WORK,
+        limits.max_mc_work(),
         param=length_name if single else "n_prompts",
         value=length if single else n_prompts,
         what=f"the Monte-Carlo work (n_prompts ({length_name} + 1)(d + 1) float entries)",

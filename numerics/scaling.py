@@ -13,7 +13,8 @@ import numpy as np
 from theory._checks import InputError, LimitError, check_cost, format_count
 from theory.parity import check_nk
 
-from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, check_count, check_real_array
+from . import limits
+from .limits import MAX_MC_SAMPLES, check_count, check_real_array
 
 __all__ = ["MAX_SEARCH_SETS", "block_medians", "local_slopes", "random_search_block_medians"]
 
@@ -117,7 +118,7 @@ def random_search_block_medians(
     hint = "use fewer blocks or a smaller block"
     check_cost(draws, MAX_MC_SAMPLES, param=param, value=draws, what="the draws per case (blocks x block)", hint=hint)
     parsed = _cases(cases)
-    check_cost(draws * len(parsed), MAX_MC_WORK, param="cases", value=len(parsed), what="the draws", hint=hint)
+    check_cost(draws * len(parsed), limits.max_mc_work(), param="cases", value=len(parsed), what="the draws", hint=hint)
     rng = np.random.default_rng(seed)
     out = {}
     for n, k in parsed:

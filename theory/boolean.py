@@ -2052,7 +2052,9 @@ def tc_growth_window(n_lo: int, n_hi: int, k: int) -> tuple[float, float]:
     k = check_positive_int(k, "k")
     if n_hi <= n_lo:
         raise InputError(f"need 2 <= n_lo < n_hi, got n_lo = {n_lo}, n_hi = {n_hi}", param="n_hi")
-    log_f = (k - 1) * math.log(n_hi / n_lo) + math.log(math.log(n_hi) / math.log(n_lo))
+    # logs of the ints (any size), and k - 1 as a float only below 10^300: no OverflowError on the way to the limit
+    log_f = math.inf if k > 10**300 else (k - 1) * (math.log(n_hi) - math.log(n_lo))
+    log_f += math.log(math.log(n_hi) / math.log(n_lo))
     if log_f > 700:
         raise LimitError(
             f"k = {format_count(k)} is too large: the window's upper end exp({log_f:.3g}) is beyond the float range",
@@ -2061,4 +2063,5 @@ def tc_growth_window(n_lo: int, n_hi: int, k: int) -> tuple[float, float]:
             limit=700,
             hint="use a smaller k",
         )
-    return 1.0, (n_hi / n_lo) ** (k - 1) * math.log(n_hi) / math.log(n_lo)
+    ratio = 1.0 if k == 1 else n_hi / n_lo  # below exp(700) here
+    return 1.0, ratio ** (k - 1) * math.log(n_hi) / math.log(n_lo)

@@ -58,3 +58,26 @@ def test_check_rational_reads_the_exponent_first():
     for bad in (float("nan"), float("inf"), None, "abc", True):
         with pytest.raises(InputError):
             limits.check_rational(bad, "b")
+
+
+def test_work_limits_scaled_raises_only_the_work_limits_and_restores_them():
+    """A full-scale run raises the per-call work limits (docs/limits.md); memory and sample-count limits stay, the
+    factor nests and is restored after an exception."""
+    cost = 3 * limits.MAX_WORK
+    with pytest.raises(LimitError):
+        limits.check_work(cost, param="n", value=1, what="x")
+    with pytest.raises(RuntimeError), limits.work_limits_scaled(10):
+        limits.check_work(cost, param="n", value=1, what="x")  # allowed inside the block
+        assert limits.check_mc(10**6, "n", 3 * limits.MAX_MC_WORK // 10**6, "n x entries") == 10**6
+        with limits.work_limits_scaled(2):
+            assert limits.max_work() == 2 * limits.MAX_WORK
+            with pytest.raises(LimitError):
+                limits.check_work(cost, param="n", value=1, what="x")
+        assert limits.max_mc_work() == 10 * limits.MAX_MC_WORK
+        with pytest.raises(LimitError):  # the sample-count limit is not a work limit
+            limits.check_mc(limits.MAX_MC_SAMPLES + 1, "n", 1, "n x 1 entry")
+        raise RuntimeError("leaves the block")
+    assert limits.max_work() == limits.MAX_WORK and limits.max_mc_work() == limits.MAX_MC_WORK
+    for bad in (0, -1, 2.5, "10"):
+        with pytest.raises(InputError):
+            limits.work_limits_scaled(bad)

@@ -154,3 +154,29 @@ def test_exploratory_verdicts_are_reported_not_presumed() -> None:
         dataclasses.replace(claim, exploratory={"quick": "too short"})
     with pytest.raises(ValueError, match="exploratory"):
         dataclasses.replace(claim, underpowered={"quick": "four runs cannot decide it"})
+
+
+def test_full_scale_runs_with_the_raised_work_limits() -> None:
+    """At --scale full the numerics work limits are FULL_SCALE_WORK_FACTOR times higher while a claim predicts and
+    observes (and the record says so); at quick scale they are the interactive ones."""
+    from numerics import limits
+    from verify.claims.base import FULL_SCALE_WORK_FACTOR, Claim, run_claim
+    from verify.claims.judges import ExactlyEqual
+    from verify.runtime.options import RunOptions
+    from verify.runtime.protocol import Observation, RunContext
+
+    claim = Claim(
+        id="test-work-limit-factor",
+        source="this test",
+        statement="The work limit in force is the scale's.",
+        kind="numeric",
+        configs={"quick": 1, "full": FULL_SCALE_WORK_FACTOR},
+        predict=lambda factor: factor * limits.MAX_WORK,
+        observe=lambda factor, ctx: Observation(value=limits.max_work()),
+        judge=ExactlyEqual(),
+    )
+    for scale in ("quick", "full"):
+        record = run_claim(claim, RunContext(scale=scale, options=RunOptions(progress=False, device="cpu")))
+        assert record.verdict == "pass", record.reason
+        assert record.metadata.get("work_limit_factor") == (FULL_SCALE_WORK_FACTOR if scale == "full" else None)
+    assert limits.max_work() == limits.MAX_WORK

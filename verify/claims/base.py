@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from numerics.limits import work_limits_scaled
 from verify.runtime.claim_run import claim_run
 from verify.runtime.files import ENVIRONMENT_ERRNOS
 from verify.runtime.jsonable import config_hash, to_jsonable
@@ -328,6 +329,18 @@ class Evaluation:
     population: dict[str, Any] | None = None
 
 
+FULL_SCALE_WORK_FACTOR = 10
+"""At ``--scale full`` a claim's prediction and observation run with the per-call work limits of ``numerics`` ten
+times higher (:func:`numerics.limits.work_limits_scaled`: about ten minutes of numpy per call instead of one). The
+interactive limits refused six Monte-Carlo and gradient-descent runs at the sources' own settings by factors of
+1.6-3.2 (docs/running_at_scale.md); the plan states each claim's cost before a full run starts. Memory limits stay."""
+
+
+def work_factor(scale: str) -> int:
+    """The factor of the ``numerics`` work limits at ``scale``: :data:`FULL_SCALE_WORK_FACTOR` at full, else 1."""
+    return FULL_SCALE_WORK_FACTOR if scale == "full" else 1
+
+
 def evaluate(claim: Claim, ctx: RunContext) -> Evaluation:
     """Predict, observe and judge one claim at ``ctx.scale``; any exception becomes ``inconclusive`` with the
     error (a crash decides nothing about the theorem), except an operating-system error of the environment
@@ -341,8 +354,9 @@ def evaluate(claim: Claim, ctx: RunContext) -> Evaluation:
     obs = Observation(value=None)
     population = None
     try:
-        predicted = claim.predict(config)
-        obs = claim.observe(config, ctx)
+        with work_limits_scaled(work_factor(ctx.scale)):
+            predicted = claim.predict(config)
+            obs = claim.observe(config, ctx)
         verdict, reason = claim.judge(predicted, obs, config)
         population = claim.judge.population(predicted, obs, config)
     except Exception as exc:  # a crash decides nothing about the theorem
@@ -374,6 +388,8 @@ def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
         "training": list(run.trainings) or None,
         "expected_verdict": claim.expected_verdict(ctx.scale),
     }
+    if work_factor(ctx.scale) != 1:
+        meta["work_limit_factor"] = work_factor(ctx.scale)
     if ctx.scale in (claim.underpowered or {}):
         meta["underpowered"] = claim.underpowered[ctx.scale]
     if ctx.scale in (claim.exploratory or {}):

@@ -16,6 +16,9 @@ BASELINE = {
     "check_real": {"value": 0.5, "name": "x", "positive": True, "nonnegative": False, "what": "a finite real number"},
     "check_real_array": {"value": [1.0, 2.0], "name": "x"},
     "check_mc": {"samples": 1000, "name": "n", "per_sample": 10, "what": "n x 10", "minimum": 2, "sizes": None},
+    "max_work": {},
+    "max_mc_work": {},
+    "work_limits_scaled": {"factor": 10},
 }
 
 REFUSED = [
