@@ -4,6 +4,7 @@ renders a report with no claim running."""
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
@@ -79,7 +80,7 @@ def test_stale_on_configuration_and_claim_code_change(tmp_path, monkeypatch):
     claim = registry()[CLAIM]
     code = tmp_path / "claim_module.py"
     code.write_text("x = 1\n")
-    monkeypatch.setattr(archive, "_code_files", lambda module: [code])
+    monkeypatch.setattr(archive, "_code_files", lambda module, also=(): [code])
     rec = archive.make_record(_record(), claim, revision="abc123")
     assert archive.staleness(rec, claim) is None
     changed = dataclasses.replace(claim, configs={**claim.configs, "full": claim.configs["quick"]})
@@ -92,11 +93,40 @@ def test_stale_on_configuration_and_claim_code_change(tmp_path, monkeypatch):
     assert row["verdict"] == "pass" and row["date"] == "2026-11-28" and "claim code" in row["stale"]
 
 
-def test_claim_code_hash_covers_the_claim_family():
+def test_claim_code_hash_covers_the_claims_modules_not_its_siblings():
+    """The claim's module and the family modules it imports (common.py decides verdicts too); a sibling module that
+    adds other claims is not part of it, and the registry's own modules (judges, base) are not either."""
     claim = registry()[CLAIM]
     files = archive._code_files("verify.claims.boolean.spectra")
-    assert files and all(p.parent.name == "boolean" or "boolean" in p.parts for p in files)
+    assert files and all("boolean" in p.parts for p in files)
     assert archive.claim_code_hash(claim) == archive.claim_code_hash(claim)
+    lem = archive._code_files("verify.claims.sparse_parity.lemB5")
+    names = {p.name for p in lem}
+    assert {"lemB5.py", "common.py"} <= names and "grokking.py" not in names and "__init__.py" not in names
+    grid = registry()["edelman-ch5-figB.11-finite-sample-grokking"]  # observe is verify.sweep.grid's
+    grid_files = archive._code_files("verify.sweep.grid", [grid.predict.__module__, type(grid.judge).__module__])
+    assert {"grid.py", "grokking.py", "common.py"} <= {p.name for p in grid_files}
+
+
+def test_claim_code_files_follow_imports_transitively(tmp_path, monkeypatch):
+    """a imports .b, b imports c through an absolute verify.claims import and the family's __init__ through
+    ``from . import``: a's code is a, b, c; d (a sibling) and __init__ are not; a changed sibling keeps a current."""
+    monkeypatch.setattr(archive, "CLAIMS_ROOT", tmp_path)
+    fam = tmp_path / "fam"
+    fam.mkdir()
+    (fam / "__init__.py").write_text("from . import a, d\n")
+    (fam / "a.py").write_text("from .b import f\nfrom ..judges import J\n")
+    (fam / "b.py").write_text("import verify.claims.fam.c\nfrom . import missing\n")
+    (fam / "c.py").write_text("x = 1\n")
+    (fam / "d.py").write_text("y = 1\n")
+    files = archive.claim_code_files(fam / "a.py")
+    assert [p.name for p in files] == ["a.py", "b.py", "c.py"]
+    before = archive.code_hash(files, Path.read_bytes)
+    (fam / "d.py").write_text("y = 2\n")
+    assert archive.code_hash(archive.claim_code_files(fam / "a.py"), Path.read_bytes) == before
+    (fam / "c.py").write_text("x = 2\n")
+    assert archive.code_hash(archive.claim_code_files(fam / "a.py"), Path.read_bytes) != before
+    assert archive.claim_code_files(tmp_path / "single.py") == [tmp_path / "single.py"]
 
 
 def test_from_archive_renders_offline_without_running_a_claim(tmp_path, monkeypatch, capsys):

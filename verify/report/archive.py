@@ -8,10 +8,12 @@ the reverse, and every write is atomic (a temporary file renamed over the old on
 claim's configuration at its scale (``config_hash``) or the claim's code (``claim_code``) has changed since
 (:func:`staleness`).
 
-The claim code is the SHA-256 over the relative path and bytes of the ``*.py`` files of the claim's family: the
-package directory under ``verify/claims/`` holding the module that defines the claim's ``observe`` (all of it,
-since shared ``common.py`` helpers decide verdicts too), or that module alone when it sits directly in
-``verify/claims/`` or outside the package. It is robust to unrelated commits (unlike a git revision) and needs no
+The claim code is the SHA-256 over the relative path and bytes of the ``*.py`` files that make the claim: the
+module that defines its ``observe`` (or ``predict``) and every module of the same family package under
+``verify/claims/`` that it imports, directly or through another (so shared ``common.py`` helpers that decide
+verdicts count, and a sibling module that adds other claims does not; the package's ``__init__``, which only
+imports its modules, is left out); or that module alone when it sits directly in ``verify/claims/`` or outside the
+package. It is robust to unrelated commits (unlike a git revision) and needs no
 git (unlike a diff against a revision). Changes in ``theory/``, ``numerics/`` or the trainers are not detected by
 it: each record also carries ``code_revision`` (:func:`verify.runtime.provenance.code_revision`) for that.
 
@@ -21,10 +23,11 @@ where staleness is computed.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -95,29 +98,94 @@ def finished_at(record: Mapping[str, Any]) -> datetime | None:
     return t if t.tzinfo else t.replace(tzinfo=UTC)
 
 
-def _code_files(module: str | None) -> list[Path]:
-    mod = sys.modules.get(module or "")
-    file = getattr(mod, "__file__", None)
-    if not file:
-        return []
-    path = Path(file).resolve()
+def _read_text(path: Path) -> str | None:
     try:
-        rel = path.relative_to(CLAIMS_ROOT)
-    except ValueError:
-        return [path]
-    if len(rel.parts) == 1:  # verify/claims/<module>.py
-        return [path]
-    family = CLAIMS_ROOT / rel.parts[0]
-    return sorted(p for p in family.rglob("*.py") if "__pycache__" not in p.parts)
-
-
-def claim_code_hash(claim: Any) -> str | None:
-    """SHA-256 (16 hex digits) of the claim's family code (module docstring); None when its module is unknown."""
-    from verify.claims.external import claim_module  # deferred: imports the claims
-
-    files = _code_files(claim_module(claim))
-    if not files:
+        return path.read_text(encoding="utf-8")
+    except OSError:
         return None
+
+
+def _imported_modules(path: Path, source: str) -> set[Path]:
+    """The ``.py`` files under ``verify/claims/`` (as paths, existing or not) that the module at ``path`` imports:
+    relative imports, ``verify.claims....`` imports and the names of ``from PKG import name`` that may be modules."""
+    out: set[Path] = set()
+    for node in ast.walk(ast.parse(source)):
+        targets: list[Path] = []
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = path.parent
+                for _ in range(node.level - 1):
+                    base = base.parent
+            elif node.module and node.module.startswith("verify.claims."):
+                base = CLAIMS_ROOT
+            else:
+                continue
+            parts = (node.module or "").split(".") if node.level else (node.module or "").split(".")[2:]
+            target = base.joinpath(*[p for p in parts if p])
+            targets += [target.with_suffix(".py"), target / "__init__.py"]
+            targets += [(target / alias.name).with_suffix(".py") for alias in node.names]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("verify.claims."):
+                    targets.append(CLAIMS_ROOT.joinpath(*alias.name.split(".")[2:]).with_suffix(".py"))
+        out.update(targets)
+    return out
+
+
+def claim_code_files(start: Path, read: Callable[[Path], str | None] = _read_text) -> list[Path]:
+    """The files whose code makes a claim defined in the module ``start`` (a path under ``verify/claims/``): ``start``
+    and the modules of its family package that it imports, transitively, sorted; ``start`` alone when it is not
+    in a package under ``verify/claims/``. ``read`` gives a file's text or None when it does not exist (the files
+    of another revision can be read through it)."""
+    try:
+        rel = start.relative_to(CLAIMS_ROOT)
+    except ValueError:
+        return [start]
+    if len(rel.parts) == 1:  # verify/claims/<module>.py
+        return [start]
+    family = CLAIMS_ROOT / rel.parts[0]
+    seen: set[Path] = set()
+    todo = [start]
+    while todo:
+        path = todo.pop()
+        if path in seen or path == family / "__init__.py":
+            continue
+        source = read(path)
+        if source is None:
+            continue
+        seen.add(path)
+        todo += [p for p in _imported_modules(path, source) if family in p.parents and p not in seen]
+    return sorted(seen)
+
+
+def _module_file(module: str | None) -> Path | None:
+    file = getattr(sys.modules.get(module or ""), "__file__", None)
+    return Path(file).resolve() if file else None
+
+
+def _in_family(path: Path) -> bool:
+    """Whether ``path`` is a module of a family package under ``verify/claims/`` (not a module directly in it)."""
+    return CLAIMS_ROOT in path.parents and len(path.relative_to(CLAIMS_ROOT).parts) > 1
+
+
+def _code_files(module: str | None, also: Iterable[str] = ()) -> list[Path]:
+    """:func:`claim_code_files` of ``module``, together with those of the modules ``also`` that are modules of a
+    family package (a grid claim's ``predict`` and judge, whose ``observe`` is :mod:`verify.sweep.grid`'s)."""
+    first = _module_file(module)
+    if first is None:
+        return []
+    files = set(claim_code_files(first))
+    for name in also:
+        path = _module_file(name)
+        if path is not None and path != first and _in_family(path):
+            files.update(claim_code_files(path))
+    return sorted(files)
+
+
+def code_hash(files: Iterable[Path], read: Callable[[Path], bytes]) -> str:
+    """SHA-256 (16 hex digits) over each file's name (relative to its folder when there is one file, else to
+    ``verify/claims/``) and bytes, in the given order."""
+    files = list(files)
     h = hashlib.sha256()
     base = files[0].parent if len(files) == 1 else CLAIMS_ROOT
     for path in files:
@@ -125,8 +193,18 @@ def claim_code_hash(claim: Any) -> str | None:
             name = path.relative_to(base).as_posix()
         except ValueError:
             name = path.name
-        h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+        h.update(name.encode() + b"\0" + read(path) + b"\0")
     return h.hexdigest()[:16]
+
+
+def claim_code_hash(claim: Any) -> str | None:
+    """SHA-256 (16 hex digits) of the claim's code (:func:`claim_code_files`, module docstring); None when its module
+    is unknown."""
+    from verify.claims.external import claim_module  # deferred: imports the claims
+
+    also = [getattr(claim.predict, "__module__", None) or "", type(claim.judge).__module__]
+    files = _code_files(claim_module(claim), also)
+    return code_hash(files, Path.read_bytes) if files else None
 
 
 def _trim(value: Any, trimmed: list[str], where: str, limit: int = MAX_VALUE_CHARS) -> Any:
