@@ -4,6 +4,7 @@ numerics.local_signal against the Mehler series and Monte Carlo."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -67,7 +68,7 @@ def test_single_filter_infimum_decreases_in_the_alignment_and_bad_input():
     # decreasing wherever c^2 = D^2 sigma^2 <= 1/3 (docs/local_signal.md); beyond, near c = 1, the values are
     # below 1e-40 and no longer monotone
     values = [tl.cntk_single_filter_infimum(D, k) for D in np.linspace(0, 1 / (math.sqrt(3) * tl.noise_sigma(k)), 200)]
-    assert all(b < a for a, b in zip(values, values[1:]))
+    assert all(b < a for a, b in itertools.pairwise(values))
     assert tl.cntk_single_filter_infimum(100.0, 10**300) == 0.0
     with pytest.raises(ValueError, match="D"):
         tl.cntk_single_filter_infimum(5.0, 1000)  # above 1/sigma = 4.58
