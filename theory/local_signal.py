@@ -2724,8 +2724,9 @@ def init_alignment_tail(x: float, k: int, d: int) -> float:
     """The law of a frozen filter's alignment (the Init Event of Theorem B.1 and Theorem 3.2's proof, Karp thesis
     App. B.2): for ``w^(0) ~ N(0, sigma_0^2 I_d)``, ``P[|<w^(0)/|w^(0)|, w_*>| / sigma >= x]``. The squared
     alignment ``<w0_hat, w_*>^2`` is Beta(1/2, (d-1)/2) (a chi^2_1 over a chi^2_d), so the probability is the
-    regularized incomplete beta function ``I_{1 - x^2 sigma^2}((d-1)/2, 1/2)``, evaluated at 40 digits as
-    ``1 - I_{x^2 sigma^2}(1/2, (d-1)/2)`` (mpmath); ``sigma = log k / sqrt k``.
+    regularized incomplete beta function ``I_{1 - x^2 sigma^2}((d-1)/2, 1/2)`` (mpmath, 80 digits; 0 where the
+    bound ``t^{-1/2} (1 - t)^b / (b B(1/2, b))``, ``t = x^2 sigma^2``, ``b = (d-1)/2``, is below 1e-325);
+    ``sigma = log k / sqrt k``.
 
     Parameters
     ----------
@@ -2770,11 +2771,17 @@ def init_alignment_tail(x: float, k: int, d: int) -> float:
             limit=MAX_ALIGNMENT_D,
         )
     s = noise_sigma(k)
-    with mpmath.workdps(40):
+    with mpmath.workdps(80):  # t >= 1e-60 resolves against 1 for every d <= 10^30
         t = (mpmath.mpf(xv) * mpmath.mpf(s)) ** 2
         if t >= 1:
             return 0.0
-        return float(mpmath.betainc(mpmath.mpf(1) / 2, mpmath.mpf(d - 1) / 2, t, 1, regularized=True))
+        half_b = mpmath.mpf(d - 1) / 2
+        # P[Beta(1/2, b) >= t] <= t^(-1/2) (1 - t)^b / (b B(1/2, b)): below the float range, the answer is 0
+        log_bound = -mpmath.log(t) / 2 + half_b * mpmath.log1p(-t) - mpmath.log(half_b * mpmath.beta(0.5, half_b))
+        if t > 0 and log_bound < -750:
+            return 0.0
+        # the lower tail of Beta((d-1)/2, 1/2) at 1 - t: no cancellation (1 - I_t(1/2, b) loses the small tails)
+        return float(mpmath.betainc(half_b, mpmath.mpf(1) / 2, 0, 1 - t, regularized=True))
 
 
 def thm32_aligned_filter_probability(k: int, m: int, d: int | None = None, level: float = 0.1) -> float:
