@@ -65,7 +65,7 @@ BASELINE = {
         "taus": [0.5, 0.0],
         "k": 100,
         "sigma": None,
-        "n_theta": 256,
+        "n_theta": 16,
     },
     "cntk_infimum_search": {
         "w0": _W0,
@@ -73,7 +73,7 @@ BASELINE = {
         "k": 100,
         "grid": (1.0,),
         "sigma": None,
-        "n_theta": 256,
+        "n_theta": 16,
         "exhaustive": False,
     },
     "cntk_error_mc": {
@@ -138,7 +138,7 @@ REFUSED = [
     ("hinge_svm", {"F": np.zeros((1, 10**7 + 1)), "y": np.ones(1), "lam": 0.1}, "F"),
     (
         "cntk_gaussian_infimum",
-        {"w0": _W0, "w_star": _WSTAR, "taus": [0.5, 0.0], "k": 100, "n_theta": 2**20 + 1},
+        {"w0": _W0, "w_star": _WSTAR, "taus": [0.5, 0.0], "k": 100, "n_theta": 1025},
         "n_theta",
     ),
     (

@@ -38,7 +38,7 @@ def aligned_filter(direction: np.ndarray, w_star: np.ndarray, D: float, sigma: f
 class InfimumConfig:
     """``m`` filters frozen at the random inits ``w0 ~ N(0, I_d)`` of ``seeds`` (``np.random.default_rng(seed)``),
     k = 1000 noise rows, d = round(1/sigma^2) = 21, ``w_* = 1/sqrt(d)``. Per init: the Gaussian-limit infimum over w
-    (exact: :func:`numerics.local_signal.cntk_gaussian_infimum`, plane integrals on ``n_theta`` nodes) minimised over
+    (exact: :func:`numerics.local_signal.cntk_gaussian_infimum`, Gauss-Legendre on ``n_theta`` nodes per smooth piece of a plane integral) minimised over
     the gate thresholds by :func:`numerics.local_signal.cntk_infimum_search` on the candidate set {shut, open, the
     tightest gate the signal passes} and ``grid``. An init is typical when every filter's alignment
     ``D_j = |<w0_hat_j, w_*>|/sigma`` is below D* (:func:`theory.local_signal.cntk_critical_alignment`, where one
@@ -50,7 +50,7 @@ class InfimumConfig:
     m: int = 2
     seeds: tuple[int, ...] = tuple(range(6))
     grid: tuple[float, ...] = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0)
-    n_theta: int = 4096
+    n_theta: int = 48
     mc_n: int = 2000
     mc_seed: int = 300
     edge_margin: float = 0.3
@@ -167,7 +167,7 @@ for _m in (2, 3, 4):
                     m=_m,
                     seeds=tuple(range(64)),
                     grid=tuple(round(0.1 * i, 1) for i in range(1, 36)),
-                    n_theta=8192,
+                    n_theta=64,
                     mc_n=20_000,
                 ),
             },
@@ -202,7 +202,7 @@ class OneFilterConfig:
     seed: int = 7
     mc_seed: int = 310
     edge_D: float = 2.9
-    n_theta: int = 4096
+    n_theta: int = 48
 
 
 def _one_filter_alignments(cfg: OneFilterConfig) -> list[float]:
@@ -279,7 +279,7 @@ register(
         kind="numeric",
         configs={
             "quick": OneFilterConfig(),
-            "full": OneFilterConfig(alignments=(0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 2.8, 3.0), n=40_000, n_theta=16384),
+            "full": OneFilterConfig(alignments=(0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 2.8, 3.0), n=40_000, n_theta=96),
         },
         predict=_predict_one_filter,
         observe=_observe_one_filter,
