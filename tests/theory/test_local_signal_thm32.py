@@ -182,3 +182,9 @@ def test_search_is_no_worse_than_its_starts_and_exhaustive_is_no_worse_than_desc
     assert descent.best.error <= start.error + 1e-12
     assert full.best.error <= descent.best.error + 1e-12
     assert full.evaluations == len(full.candidates[0]) * len(full.candidates[1])
+
+
+def test_gaussian_infimum_of_a_gate_no_noise_row_passes_is_0():
+    w_star = np.array([1.0, 0.0, 0.0])
+    res = nl.cntk_gaussian_infimum(w_star[None], w_star, [99.0], 1000, sigma=0.01)  # D = 100: Phi^c(99) underflows
+    assert res.error == 0.0 and math.isinf(res.snr) and res.weights[0] @ w_star == pytest.approx(1.0)
