@@ -1665,12 +1665,21 @@ def _plane_moments(rho: float, ti: float, tj: float, n: int) -> tuple[float, np.
     ``P`` and ``E[r r^T 1]``, in polar coordinates ``r = R (cos t, sin t)``: the gates hold iff ``R >= R(t) =
     max(ti/|cos t|, tj/|cos(t - t_j)|)`` (``t_j`` the angle of the second gate direction), and
     ``int_{R(t)}^inf R^{1+2} e^{-R^2/2} dR = (R(t)^2 + 2) e^{-R(t)^2/2}``. The t-integrals are split where R(t) is
-    not smooth (the zeros of the two cosines and the angles where the two ratios cross) and each piece is integrated
-    by Gauss-Legendre on ``n`` nodes: the integrand is analytic on every piece (and flat, with every derivative 0,
-    where a cosine vanishes), so the integrals are accurate to rounding for ``n`` of a few dozen."""
+    not smooth (the zeros of the two cosines and the angles where the two ratios cross), and graded around each zero
+    (where ``|cos| = tau 4^j``, ``j = -2, ..., 7``: the integrand turns from 1 to 0 over a width of about tau there),
+    and each piece is integrated by Gauss-Legendre on ``n`` nodes: the integrand is analytic on every piece (and
+    flat, with every derivative 0, where a cosine vanishes), so the integrals are accurate to rounding for ``n`` of
+    a few dozen, whatever the thresholds."""
     s = math.sqrt(max(0.0, 1.0 - rho * rho))
     tj_angle = math.atan2(s, rho)
     cuts = [0.0, 2 * math.pi, math.pi / 2, 3 * math.pi / 2, tj_angle + math.pi / 2, tj_angle - math.pi / 2]
+    # near a zero t0 of a gate's cosine, e^{-tau^2/(2 cos^2)} turns from 1 to 0 over |t - t0| ~ tau: graded cuts at
+    # |cos| = tau kappa resolve that scale however small tau is
+    for tau, zero in ((ti, math.pi / 2), (tj, tj_angle + math.pi / 2)):
+        if tau > 0:
+            for kappa in 4.0 ** np.arange(-2, 8):  # 1/16 ... 16384: pieces of geometric lengths
+                h = math.asin(min(1.0, tau * float(kappa)))
+                cuts += [zero - h, zero + h, zero + math.pi - h, zero + math.pi + h]
     if ti > 0 and tj > 0 and s > 0:  # ti |cos(t - t_j)| = tj |cos t|: tan t = (+-tj - ti cos t_j)/(ti sin t_j)
         for sign in (1.0, -1.0):
             base = math.atan((sign * tj - ti * rho) / (ti * s))
@@ -1780,7 +1789,7 @@ def cntk_gaussian_infimum(
     taus: Sequence[float] | np.ndarray,
     k: int,
     sigma: float | None = None,
-    n_theta: int = 64,
+    n_theta: int = 32,
 ) -> CNTKInfimum:
     """The infimum over w of the error ``P[y k_w(X) <= 0]`` of the finite-width CNTK (Karp thesis, Sec. 3.5 and
     Theorem 3.2, App. B.2.2) with frozen filters ``w0`` and gates ``1{|<w0_hat_j, x>| >= tau_j sigma}`` (bias
@@ -1813,7 +1822,7 @@ def cntk_gaussian_infimum(
     sigma : float, optional
         The noise level (default ``log k / sqrt k``).
     n_theta : int
-        Gauss-Legendre nodes per smooth piece of a plane integral (at most 14 pieces), ``16 <= n_theta <=``
+        Gauss-Legendre nodes per smooth piece of a plane integral (at most 94 pieces), ``16 <= n_theta <=``
         :data:`MAX_THETA`.
 
     Returns
@@ -1842,11 +1851,11 @@ def cntk_gaussian_infimum(
         raise InputError(f"n_theta (quadrature nodes) must be >= 16, got {n}", param="n_theta")
     check_cost(n, MAX_THETA, param="n_theta", value=n, what="quadrature nodes per plane", hint="use fewer nodes")
     check_cost(
-        m * m * 14 * n,
+        m * m * 94 * n,
         MAX_MC_WORK,
         param="n_theta",
         value=n,
-        what="the plane integrals (m^2 x 14 pieces x n_theta nodes)",
+        what="the plane integrals (m^2 x 94 pieces x n_theta nodes)",
         hint="use a smaller n_theta",
     )
     align = np.abs(W @ w_star) / s
@@ -1904,7 +1913,7 @@ def cntk_infimum_search(
     k: int,
     grid: Sequence[float] = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0),
     sigma: float | None = None,
-    n_theta: int = 64,
+    n_theta: int = 32,
     exhaustive: bool = False,
 ) -> CNTKSearch:
     """The smallest :func:`cntk_gaussian_infimum` over gate thresholds in a candidate set: for filter j, ``inf``

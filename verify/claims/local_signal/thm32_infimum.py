@@ -50,7 +50,7 @@ class InfimumConfig:
     m: int = 2
     seeds: tuple[int, ...] = tuple(range(6))
     grid: tuple[float, ...] = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0)
-    n_theta: int = 48
+    n_theta: int = 32
     mc_n: int = 2000
     mc_seed: int = 300
     edge_margin: float = 0.3
@@ -167,7 +167,7 @@ for _m in (2, 3, 4):
                     m=_m,
                     seeds=tuple(range(64)),
                     grid=tuple(round(0.1 * i, 1) for i in range(1, 36)),
-                    n_theta=64,
+                    n_theta=48,
                     mc_n=20_000,
                 ),
             },
@@ -204,7 +204,7 @@ class OneFilterConfig:
     seed: int = 7
     mc_seed: int = 310
     edge_D: float = 2.9
-    n_theta: int = 48
+    n_theta: int = 32
 
 
 def _predict_one_filter(cfg: OneFilterConfig) -> list[float]:
