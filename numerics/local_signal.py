@@ -1829,6 +1829,14 @@ def cntk_gaussian_infimum(
     -------
     CNTKInfimum
 
+    Raises
+    ------
+    ValueError
+        For invalid arguments.
+    RuntimeError
+        When M has an eigenvalue below ``-1e-9`` times the largest (the quadrature failed; never seen with the graded
+        cuts).
+
     Examples
     --------
     One filter gated at its alignment gives :func:`theory.local_signal.cntk_single_filter_infimum`:
@@ -1873,6 +1881,11 @@ def cntk_gaussian_infimum(
     M = _gated_blocks(u0, t[active], n)
     u = np.concatenate([(w_star @ Q) * float(passes[j]) for j in active])
     ev, V = np.linalg.eigh(M)
+    if ev[0] < -1e-9 * max(float(ev[-1]), 1e-300):  # M is a second-moment matrix: PSD up to rounding
+        raise RuntimeError(
+            f"the gated second moments have an eigenvalue {ev[0]:.3g} below 0 (largest {ev[-1]:.3g}): the plane "
+            f"quadrature failed at thresholds {t[active].tolist()}; use a larger n_theta"
+        )
     keep = ev > 1e-12 * max(float(ev[-1]), 1e-300)  # the pseudo-inverse: rounding-level eigenvalues dropped
     coef = V.T @ u
     if np.linalg.norm(coef[~keep]) > 1e-6 * np.linalg.norm(u):  # the signal along features no noise row passes
