@@ -17,6 +17,7 @@ otherwise one of the k rows, chosen uniformly, is drawn from ``q~ = N(-mu, sigma
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import warnings
@@ -1637,3 +1638,462 @@ def kernel_best_error(
         alignment=np.sqrt(d) * np.abs(W0[:, 0] @ w_star),
         statuses=statuses,
     )
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Theorem 3.2 with the infimum over w (issue 30 item 10; docs/local_signal.md, "Theorem 3.2: the infimum over w"):
+# the CNTK's noise second moments by quadrature on the planes of pairs of gates, the Gaussian-limit infimum over w
+# (a generalised Rayleigh quotient), a search over the gates' thresholds, and Monte Carlo of the finite-k error
+
+__all__ += ["CNTKInfimum", "CNTKSearch", "cntk_error_mc", "cntk_gaussian_infimum", "cntk_infimum_search"]
+
+MAX_CNTK_FILTERS = 16
+"""Most frozen filters m of :func:`cntk_gaussian_infimum` (m^2 plane integrals and an eigendecomposition of size
+m (m + 1))."""
+
+MAX_THETA = 1024
+"""Most Gauss-Legendre nodes per smooth piece of one plane integral of :func:`cntk_gaussian_infimum`."""
+
+
+@functools.lru_cache(maxsize=8)
+def _leggauss(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes and weights on [-1, 1] (cached: every plane integral of a search uses the same)."""
+    return np.polynomial.legendre.leggauss(n)
+
+
+def _plane_moments(rho: float, ti: float, tj: float, n: int) -> tuple[float, np.ndarray]:
+    """For ``r ~ N(0, I_2)`` and the gates ``|r_1| >= ti``, ``|rho r_1 + s r_2| >= tj`` (``s = sqrt(1 - rho^2)``):
+    ``P`` and ``E[r r^T 1]``, in polar coordinates ``r = R (cos t, sin t)``: the gates hold iff ``R >= R(t) =
+    max(ti/|cos t|, tj/|cos(t - t_j)|)`` (``t_j`` the angle of the second gate direction), and
+    ``int_{R(t)}^inf R^{1+2} e^{-R^2/2} dR = (R(t)^2 + 2) e^{-R(t)^2/2}``. The t-integrals are split where R(t) is
+    not smooth (the zeros of the two cosines and the angles where the two ratios cross), and graded around each zero
+    (where ``|cos| = tau 4^j``, ``j = -2, ..., 7``: the integrand turns from 1 to 0 over a width of about tau there),
+    and each piece is integrated by Gauss-Legendre on ``n`` nodes: the integrand is analytic on every piece (and
+    flat, with every derivative 0, where a cosine vanishes), so the integrals are accurate to rounding for ``n`` of
+    a few dozen, whatever the thresholds."""
+    s = math.sqrt(max(0.0, 1.0 - rho * rho))
+    tj_angle = math.atan2(s, rho)
+    cuts = [0.0, 2 * math.pi, math.pi / 2, 3 * math.pi / 2, tj_angle + math.pi / 2, tj_angle - math.pi / 2]
+    # near a zero t0 of a gate's cosine, e^{-tau^2/(2 cos^2)} turns from 1 to 0 over |t - t0| ~ tau: graded cuts at
+    # |cos| = tau kappa resolve that scale however small tau is
+    for tau, zero in ((ti, math.pi / 2), (tj, tj_angle + math.pi / 2)):
+        if tau > 0:
+            for kappa in 4.0 ** np.arange(-2, 8):  # 1/16 ... 16384: pieces of geometric lengths
+                h = math.asin(min(1.0, tau * float(kappa)))
+                cuts += [zero - h, zero + h, zero + math.pi - h, zero + math.pi + h]
+    if ti > 0 and tj > 0 and s > 0:  # ti |cos(t - t_j)| = tj |cos t|: tan t = (+-tj - ti cos t_j)/(ti sin t_j)
+        for sign in (1.0, -1.0):
+            base = math.atan((sign * tj - ti * rho) / (ti * s))
+            cuts += [base, base + math.pi]
+    edges = np.unique(np.mod(np.array(cuts), 2 * math.pi))
+    edges = np.concatenate([edges[edges < 2 * math.pi], [2 * math.pi]])
+    if edges[0] > 0:
+        edges = np.concatenate([[0.0], edges])
+    x, wts = _leggauss(n)
+    lo, hi = edges[:-1, None], edges[1:, None]
+    t = ((hi - lo) / 2 * x + (hi + lo) / 2).ravel()
+    wt = ((hi - lo) / 2 * wts).ravel() / (2 * math.pi)
+    c, sn = np.cos(t), np.sin(t)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ri = ti / np.abs(c) if ti > 0 else np.zeros_like(t)
+        rj = tj / np.abs(rho * c + s * sn) if tj > 0 else np.zeros_like(t)
+    r = np.maximum(ri, rj)
+    e = np.exp(-0.5 * r * r)
+    f = np.where(np.isfinite(r), (r * r + 2) * e, 0.0)
+    a = np.array([[wt @ (f * c * c), wt @ (f * c * sn)], [wt @ (f * c * sn), wt @ (f * sn * sn)]])
+    return float(wt @ e), a
+
+
+def _gated_blocks(u0: np.ndarray, taus: np.ndarray, n: int) -> np.ndarray:
+    """``M`` (blocks ``E[z z^T 1_i 1_j]``, z ~ N(0, I_r)) for unit gate directions ``u0 (m, r)`` in an
+    r-dimensional coordinate space: each block is ``P (I - E E^T) + E A E^T`` with E an orthonormal basis of the
+    plane of the two gate directions (the component of z orthogonal to the plane is independent of both gates)."""
+    m, r = u0.shape
+    M = np.zeros((m * r, m * r))
+    eye = np.eye(r)
+    for i in range(m):
+        for j in range(i, m):
+            rho = float(np.clip(u0[i] @ u0[j], -1.0, 1.0))
+            perp = u0[j] - rho * u0[i]
+            norm = float(np.linalg.norm(perp))
+            if i == j or norm < 1e-12:  # one gate direction: |z_1| >= max of the thresholds
+                p, a = _plane_moments(0.0, max(taus[i], taus[j]), 0.0, n)
+                e1 = u0[i][:, None]
+                block = p * (eye - e1 @ e1.T) + a[0, 0] * (e1 @ e1.T)
+            else:
+                p, a = _plane_moments(rho, taus[i], taus[j], n)
+                E = np.stack([u0[i], perp / norm], axis=1)
+                block = p * (eye - E @ E.T) + E @ a @ E.T
+            M[i * r : (i + 1) * r, j * r : (j + 1) * r] = block
+            M[j * r : (j + 1) * r, i * r : (i + 1) * r] = block.T
+    return M
+
+
+@dataclass(frozen=True)
+class CNTKInfimum:
+    """The Gaussian-limit infimum over w of the CNTK's error for frozen filters and gate thresholds
+    (:func:`cntk_gaussian_infimum`).
+
+    Attributes
+    ----------
+    error : float
+        ``Phi^c(snr)``.
+    snr : float
+        ``sqrt(u^T M^+ u / (k sigma^2))``: the largest signal over noise standard deviation.
+    taus : np.ndarray, shape (m,)
+        The thresholds over sigma (``inf``: the gate is shut).
+    weights : np.ndarray, shape (m, d)
+        A minimising w (rows of shut filters 0), scaled so that the signal row contributes ``y``.
+    signal_passes : np.ndarray of bool, shape (m,)
+        Which gates the signal row passes (``D_j >= tau_j``).
+    alignment : np.ndarray, shape (m,)
+        ``D_j = |<w0_hat_j, w_*>| / sigma``.
+    """
+
+    error: float
+    snr: float
+    taus: np.ndarray
+    weights: np.ndarray
+    signal_passes: np.ndarray
+    alignment: np.ndarray
+
+
+def _cntk_inputs(w0: object, w_star: object, k: object, sigma: object) -> tuple[np.ndarray, np.ndarray, int, float]:
+    """Checked ``(w0_hat (m, d), w_star (d,), k, sigma)``."""
+    w_star = check_real_array(w_star, "w_star")
+    if w_star.ndim != 1 or w_star.size < 1 or not abs(float(np.linalg.norm(w_star)) - 1) <= 1e-9:
+        raise InputError(f"w_star must be a unit vector, got shape {w_star.shape}", param="w_star")
+    W = np.atleast_2d(check_real_array(w0, "w0"))
+    if W.ndim != 2 or W.shape[1] != w_star.size or not 1 <= W.shape[0] <= MAX_CNTK_FILTERS:
+        raise InputError(
+            f"w0 must be (m, d) with d = {w_star.size} and 1 <= m <= {MAX_CNTK_FILTERS}, got shape {W.shape}",
+            param="w0",
+        )
+    norms = np.linalg.norm(W, axis=1)
+    if not np.all(norms > 0) or not np.all(np.isfinite(norms)):
+        raise InputError("w0 (the frozen filters) must have nonzero, finite rows", param="w0")
+    k = _k(k)
+    s = tl.noise_sigma(k) if sigma is None else _sigma(sigma)
+    return W / norms[:, None], w_star, k, s
+
+
+def _taus(taus: object, m: int) -> np.ndarray:
+    t = check_real_array(taus, "taus", finite=False)
+    if t.shape != (m,) or np.any(np.isnan(t)) or not np.all(t >= 0):
+        raise InputError(f"taus must be m = {m} thresholds >= 0 (inf: shut), got {taus!r:.80}", param="taus")
+    return t.astype(np.float64)
+
+
+def cntk_gaussian_infimum(
+    w0: np.ndarray,
+    w_star: np.ndarray,
+    taus: Sequence[float] | np.ndarray,
+    k: int,
+    sigma: float | None = None,
+    n_theta: int = 32,
+) -> CNTKInfimum:
+    """The infimum over w of the error ``P[y k_w(X) <= 0]`` of the finite-width CNTK (Karp thesis, Sec. 3.5 and
+    Theorem 3.2, App. B.2.2) with frozen filters ``w0`` and gates ``1{|<w0_hat_j, x>| >= tau_j sigma}`` (bias
+    ``b_j = -tau_j sigma |w0_j|``), in the Gaussian limit of the noise sum.
+
+    ``k_w(X) = y s + N``: the signal row contributes ``y s``, ``s = sum_{j: D_j >= tau_j} <w_j, w_*>``, and the k
+    noise rows ``N = sum_i g(eps_i)``, ``g(x) = sum_j <w_j, x> 1_j(x)``, symmetric (the gates are even) and
+    independent of y. So the error is ``P[N >= |s|]`` and, with N Gaussian of variance ``k sigma^2 w^T M w``
+    (``M = E[Phi Phi^T]``, ``Phi_j(z) = z 1_j(z)``, ``z ~ N(0, I_d)``), ``Phi^c(|s|/sd N)``, whose infimum over w is
+    ``Phi^c(sqrt(u^T M^+ u / (k sigma^2)))``, ``u = (w_* 1{D_j >= tau_j})_j`` (Cauchy-Schwarz, attained at
+    ``w = M^+ u``). The problem is invariant under the rotations that fix ``U = span(w0, w_*)``, so the minimiser
+    lies in ``U^m`` and M is needed on U only (size ``m dim U``); each block of M is computed in the plane of its two
+    gate directions by :func:`_plane_moments` (polar coordinates, Gauss-Legendre on ``n_theta`` nodes per smooth
+    piece). ``M^+`` drops the eigenvalues below ``1e-12`` times the largest: two features that differ only on a set of
+    tiny probability (a gate at ``tau ~ 0`` next to an open one) give such an eigenvalue, along which the signal's
+    component is 0 exactly (the signal row is in both or neither feature) and only rounding is left. A signal
+    component above ``1e-6 |u|`` there means features that no noise row passes (a gate at ``tau`` so large that
+    ``Phi^c(tau)`` underflows): error 0, ``snr = inf``.
+
+    Parameters
+    ----------
+    w0 : np.ndarray, shape (m, d)
+        The frozen filters (nonzero rows; only their directions matter).
+    w_star : np.ndarray, shape (d,)
+        The unit signal direction.
+    taus : sequence of float, length m
+        Thresholds over sigma, ``>= 0`` (``0``: the gate is always open; ``inf``: shut).
+    k : int
+        The number of noise rows.
+    sigma : float, optional
+        The noise level (default ``log k / sqrt k``).
+    n_theta : int
+        Gauss-Legendre nodes per smooth piece of a plane integral (at most 94 pieces), ``16 <= n_theta <=``
+        :data:`MAX_THETA`.
+
+    Returns
+    -------
+    CNTKInfimum
+
+    Raises
+    ------
+    ValueError
+        For invalid arguments.
+    RuntimeError
+        When M has an eigenvalue below ``-1e-9`` times the largest (the quadrature failed; never seen with the graded
+        cuts).
+
+    Examples
+    --------
+    One filter gated at its alignment gives :func:`theory.local_signal.cntk_single_filter_infimum`:
+
+    >>> import numpy as np
+    >>> from theory.local_signal import cntk_single_filter_infimum, noise_sigma
+    >>> d, k = 21, 1000
+    >>> w_star = np.full(d, 1 / np.sqrt(d))
+    >>> w0 = np.random.default_rng(0).standard_normal((1, d))
+    >>> D = abs(w0[0] @ w_star) / np.linalg.norm(w0) / noise_sigma(k)
+    >>> res = cntk_gaussian_infimum(w0, w_star, [D * (1 - 1e-12)], k)
+    >>> bool(abs(res.error - cntk_single_filter_infimum(D, k)) < 1e-9), res.signal_passes.tolist()
+    (True, [True])
+    """
+    W, w_star, k, s = _cntk_inputs(w0, w_star, k, sigma)
+    m = W.shape[0]
+    t = _taus(taus, m)
+    n = _positive_int(n_theta, "n_theta", "quadrature nodes")
+    if n < 16:
+        raise InputError(f"n_theta (quadrature nodes) must be >= 16, got {n}", param="n_theta")
+    check_cost(n, MAX_THETA, param="n_theta", value=n, what="quadrature nodes per plane", hint="use fewer nodes")
+    check_cost(
+        m * m * 94 * n,
+        MAX_MC_WORK,
+        param="n_theta",
+        value=n,
+        what="the plane integrals (m^2 x 94 pieces x n_theta nodes)",
+        hint="use a smaller n_theta",
+    )
+    align = np.abs(W @ w_star) / s
+    passes = np.isfinite(t) & (align >= t)
+    weights = np.zeros_like(W)
+    active = np.flatnonzero(np.isfinite(t))
+    if not passes.any():
+        return CNTKInfimum(0.5, 0.0, t, weights, passes, align)
+    Q, _ = np.linalg.qr(np.concatenate([W[active], w_star[None, :]]).T)  # (d, r) basis of U
+    sv = np.linalg.svd(np.concatenate([W[active], w_star[None, :]]), compute_uv=False)
+    Q = Q[:, : int(np.sum(sv > 1e-10 * sv[0]))]
+    r = Q.shape[1]
+    u0 = W[active] @ Q
+    u0 /= np.linalg.norm(u0, axis=1, keepdims=True)
+    M = _gated_blocks(u0, t[active], n)
+    u = np.concatenate([(w_star @ Q) * float(passes[j]) for j in active])
+    ev, V = np.linalg.eigh(M)
+    if ev[0] < -1e-9 * max(float(ev[-1]), 1e-300):  # M is a second-moment matrix: PSD up to rounding
+        raise RuntimeError(
+            f"the gated second moments have an eigenvalue {ev[0]:.3g} below 0 (largest {ev[-1]:.3g}): the plane "
+            f"quadrature failed at thresholds {t[active].tolist()}; use a larger n_theta"
+        )
+    keep = ev > 1e-12 * max(float(ev[-1]), 1e-300)  # the pseudo-inverse: rounding-level eigenvalues dropped
+    coef = V.T @ u
+    if np.linalg.norm(coef[~keep]) > 1e-6 * np.linalg.norm(u):  # the signal along features no noise row passes
+        x = V[:, ~keep] @ coef[~keep]
+        snr, err = math.inf, 0.0
+    else:
+        x = V[:, keep] @ (coef[keep] / ev[keep])
+        snr = math.sqrt(max(float(u @ x), 0.0) / (k * s * s))
+        err = float(stats.norm.sf(snr))
+    x = x / float(u @ x)  # signal row contributes y
+    for a, j in enumerate(active):
+        weights[j] = Q @ x[a * r : (a + 1) * r]
+    return CNTKInfimum(err, snr, t, weights, passes, align)
+
+
+@dataclass(frozen=True)
+class CNTKSearch:
+    """The smallest Gaussian-limit infimum found by :func:`cntk_infimum_search`, and the work it took.
+
+    Attributes
+    ----------
+    best : CNTKInfimum
+        The best thresholds and their minimising w.
+    evaluations : int
+        Thresholds evaluated.
+    candidates : list of list of float
+        Each filter's candidate thresholds.
+    """
+
+    best: CNTKInfimum
+    evaluations: int
+    candidates: list[list[float]] = field(default_factory=list)
+
+
+def cntk_infimum_search(
+    w0: np.ndarray,
+    w_star: np.ndarray,
+    k: int,
+    grid: Sequence[float] = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0),
+    sigma: float | None = None,
+    n_theta: int = 32,
+    exhaustive: bool = False,
+) -> CNTKSearch:
+    """The smallest :func:`cntk_gaussian_infimum` over gate thresholds in a candidate set: for filter j, ``inf``
+    (shut), ``0`` (always open), ``D_j (1 - 1e-9)`` (the tightest gate the signal passes, Theorem B.1's optimum for
+    one filter) and the ``grid`` (values above ``D_j`` shut the signal out of gate j but let it cancel noise). By
+    coordinate descent from two starts (every gate at ``D_j``; every gate open), or over the whole product of the
+    candidate sets when ``exhaustive``. An upper bound on the infimum over every b, not a certificate.
+
+    Parameters
+    ----------
+    w0 : np.ndarray, shape (m, d)
+        The frozen filters.
+    w_star : np.ndarray, shape (d,)
+        The unit signal direction.
+    k : int
+        The number of noise rows.
+    grid : sequence of float
+        Extra thresholds over sigma, ``>= 0``.
+    sigma : float, optional
+        The noise level (default ``log k / sqrt k``).
+    n_theta : int
+        Gauss-Legendre nodes per smooth piece of a plane integral.
+    exhaustive : bool
+        Every combination (``(len(grid) + 3)^m`` evaluations) instead of coordinate descent.
+
+    Returns
+    -------
+    CNTKSearch
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = 21
+    >>> w_star = np.full(d, 1 / np.sqrt(d))
+    >>> w0 = np.random.default_rng(0).standard_normal((2, d))
+    >>> res = cntk_infimum_search(w0, w_star, 1000, grid=(1.0,), n_theta=32)
+    >>> 0.1 < res.best.error < 0.5, res.evaluations > 2
+    (True, True)
+    """
+    W, w_star, k, s = _cntk_inputs(w0, w_star, k, sigma)
+    m = W.shape[0]
+    g = check_real_array(grid, "grid")
+    if g.ndim != 1 or g.size > 64 or np.any(g < 0):
+        raise InputError(f"grid must be at most 64 thresholds >= 0, got {grid!r:.80}", param="grid")
+    if not isinstance(exhaustive, (bool, np.bool_)):
+        raise InputError(f"exhaustive must be True or False, got {exhaustive!r:.40}", param="exhaustive")
+    align = np.abs(W @ w_star) / s
+    cands = [sorted({math.inf, 0.0, float(a) * (1 - 1e-9), *map(float, g)}) for a in align]
+    if exhaustive:
+        check_cost(
+            len(cands[0]) ** m,
+            10**5,
+            param="grid",
+            value=g.size,
+            what="the threshold combinations",
+            hint="use a shorter grid or coordinate descent",
+        )
+
+    def evaluate(t: Sequence[float] | np.ndarray) -> CNTKInfimum:
+        return cntk_gaussian_infimum(W, w_star, list(t), k, s, n_theta)
+
+    best, evaluations = None, 0
+    if exhaustive:
+        import itertools
+
+        for combo in itertools.product(*cands):
+            res = evaluate(combo)
+            evaluations += 1
+            if best is None or res.error < best.error:
+                best = res
+    else:
+        for start in (align * (1 - 1e-9), np.zeros(m)):
+            cur = evaluate(start)
+            evaluations += 1
+            improved = True
+            while improved:
+                improved = False
+                for j in range(m):
+                    for tj in cands[j]:
+                        if tj == cur.taus[j]:
+                            continue
+                        trial = cur.taus.copy()
+                        trial[j] = tj
+                        res = evaluate(trial)
+                        evaluations += 1
+                        if res.error < cur.error - 1e-12:
+                            cur, improved = res, True
+            if best is None or cur.error < best.error:
+                best = cur
+    assert best is not None
+    return CNTKSearch(best, evaluations, [list(c) for c in cands])
+
+
+def cntk_error_mc(
+    w0: np.ndarray,
+    weights: np.ndarray,
+    taus: Sequence[float] | np.ndarray,
+    w_star: np.ndarray,
+    k: int,
+    n: int,
+    seed: int,
+    sigma: float | None = None,
+    chunk: int = 250,
+) -> tuple[float, float]:
+    """Monte Carlo of the finite-k error ``P[y k_w(X) <= 0]`` of the CNTK (Karp thesis, Sec. 3.5) with frozen filters
+    ``w0``, weights ``w`` and biases ``b_j = -tau_j sigma |w0_j|`` (shut filters, ``tau_j = inf``, dropped), on ``n``
+    fresh samples of :func:`sample_inputs` (k noise rows and the signal row), the kernel evaluated from
+    :func:`cntk_features`: independent of the Gaussian limit of :func:`cntk_gaussian_infimum`.
+
+    Parameters
+    ----------
+    w0, weights : np.ndarray, shape (m, d)
+        The frozen filters and the kernel weights.
+    taus : sequence of float, length m
+        Thresholds over sigma (``inf``: shut).
+    w_star : np.ndarray, shape (d,)
+        The unit signal direction.
+    k : int
+        The number of noise rows.
+    n : int
+        Samples, ``>= 2``.
+    seed : int
+        Seed of ``np.random.default_rng``.
+    sigma : float, optional
+        The noise level (default ``log k / sqrt k``).
+    chunk : int
+        Samples per batch.
+
+    Returns
+    -------
+    tuple of float
+        ``(error frequency, standard error)`` (the standard error at least ``1/n``).
+
+    Examples
+    --------
+    Without gates and with ``w = w_*`` this is the linear classifier, error ``Phi(-1/(sigma sqrt k))``:
+
+    >>> import numpy as np
+    >>> w_star = np.array([1.0, 0.0])
+    >>> p, se = cntk_error_mc(w_star[None], w_star[None], [0.0], w_star, 16, 4000, seed=0, sigma=0.25)
+    >>> abs(p - 0.1587) < 4 * se
+    True
+    """
+    W, w_star, k, s = _cntk_inputs(w0, w_star, k, sigma)
+    m, d = W.shape
+    w = check_real_array(weights, "weights")
+    if w.shape != (m, d):
+        raise InputError(f"weights must have the shape {(m, d)} of w0, got {w.shape}", param="weights")
+    t = _taus(taus, m)
+    n = _batch(n, "n")
+    if n < 2:
+        raise InputError(f"n must be >= 2 (a standard error), got {n}", param="n")
+    chunk = _positive_int(chunk, "chunk", "samples per batch")
+    check_mc(n, "n", (k + 1) * d * (m + 1), "n ((k+1) d (m+1) entries)", sizes={"k": k, "d": d})
+    on = np.isfinite(t)
+    rng = np.random.default_rng(seed)
+    if not on.any():
+        return 1.0, 1.0 / n  # k_w = 0: sign(0) != y, every sample is an error
+    biases = [-(t[on] * s)]
+    flat = w[on].reshape(-1)
+    errors, done = 0, 0
+    while done < n:
+        size = min(chunk, n - done)
+        X, y = sample_inputs(rng, size, k, d, s, w_star)
+        F = cntk_features(X, W[on], biases)[0]
+        errors += int(np.sum(y * (F @ flat) <= 0))
+        done += size
+    p = errors / n
+    return p, max(math.sqrt(p * (1 - p) / n), 1.0 / n)

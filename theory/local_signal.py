@@ -2549,3 +2549,338 @@ def lemma_b8_probability() -> Fraction:
     Fraction(4, 5)
     """
     return Fraction(4, 5)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Theorem 3.2 with the infimum over w (issue 30 item 10; docs/local_signal.md, "Theorem 3.2: the infimum over w"):
+# the Gaussian-limit infimum of one gated filter in closed form, the init law of its alignment, and the k that the
+# theorem's "probability 0.999 over the init" needs
+
+__all__ += [
+    "cntk_critical_alignment",
+    "cntk_single_filter_infimum",
+    "gated_noise_moments",
+    "init_alignment_tail",
+    "thm32_aligned_filter_probability",
+    "thm32_needed_log10_k",
+]
+
+MAX_ALIGNMENT_D = 10**30
+"""Largest dimension d of :func:`init_alignment_tail` (mpmath's incomplete beta function at 40 digits)."""
+
+
+def gated_noise_moments(tau: float) -> tuple[float, float]:
+    """The second moments of a noise row behind one CNTK gate (Karp thesis, Sec. 3.5 and App. B.2): for
+    ``z ~ N(0, I_d)``, a unit vector ``u`` and the gate ``1{|<u, z>| >= tau}``,
+
+    ``E[z z^T 1{|<u, z>| >= tau}] = p (I - u u^T) + q u u^T``,  ``p = 2 Phi^c(tau)``,
+    ``q = E[x^2 1{|x| >= tau}] = 2 (tau phi(tau) + Phi^c(tau))`` (``x ~ N(0, 1)``),
+
+    since the component of z orthogonal to u is independent of the gate. With ``tau = -b/(sigma |w^(0)|)`` this is
+    the covariance (divided by sigma^2) of the CNTK feature ``eps 1{|<w^(0), eps>| + b >= 0}`` of a noise row.
+
+    Parameters
+    ----------
+    tau : float
+        The gate's threshold in units of the noise level, ``>= 0`` (``inf``: the gate is shut, ``(0, 0)``).
+
+    Returns
+    -------
+    tuple of float
+        ``(p, q)``: the moment across u (the gate's pass probability) and along u.
+
+    Raises
+    ------
+    ValueError
+        For a negative or non-finite threshold other than ``inf``.
+
+    Examples
+    --------
+    >>> from theory.local_signal import gated_noise_moments, normal_sf
+    >>> gated_noise_moments(0.0)  # no gate: E[z z^T] = I
+    (1.0, 1.0)
+    >>> p, q = gated_noise_moments(1.0)
+    >>> round(p, 10), round(q, 10), abs(p - 2 * normal_sf(1.0)) < 1e-15
+    (0.3173105079, 0.8012519569, True)
+    """
+    t = _finite(tau, "tau", allow_inf=True)
+    if not t >= 0:
+        raise InputError(f"tau (the gate's threshold over sigma) must be >= 0, got {tau!r:.40}", param="tau")
+    if math.isinf(t):
+        return 0.0, 0.0
+    with mpmath.workdps(30):
+        tm = mpmath.mpf(t)
+        sf = _sf_mp(tm)
+        return float(2 * sf), float(2 * (tm * mpmath.npdf(tm) + sf))
+
+
+def cntk_single_filter_infimum(D: float, k: int) -> float:
+    """Theorem 3.2 with one filter (Theorem B.1, Karp thesis App. B.2.1): the infimum over the weights w and the bias
+    b of the CNTK's error ``P[y k_w(X) <= 0]`` in the Gaussian (CLT) limit of the noise sum, in closed form,
+
+    ``Phi^c( sqrt( (c^2/q(D) + (1 - c^2)/p(D)) / (k sigma^2) ) )``,  ``c = D sigma``,
+
+    with ``sigma = log k / sqrt k``, ``D = |<w^(0)/|w^(0)|, w_*>| / sigma`` the filter's alignment with the signal in
+    noise units (``sqrt(d) |<w0_hat, w_*>|`` when ``d = 1/sigma^2``) and ``(p, q)`` of :func:`gated_noise_moments`.
+
+    Derivation. ``k_w(X) = y s + N`` with ``s = <w, w_*> 1{D >= tau}`` (the signal row ``y w_*`` passes the gate
+    ``|<w0_hat, x>| >= tau sigma`` iff ``D >= tau``) and ``N = sum_i <w, eps_i> 1_i`` over the k noise rows; N is
+    symmetric and independent of y (the gate is even in eps), so the error is ``P[N >= |s|]`` (ties aside) and in the
+    Gaussian limit ``Phi^c(|s| / sd(N))``, ``Var N = k sigma^2 w^T M w``, ``M = p (I - u u^T) + q u u^T``. The
+    supremum over w of ``s^2 / w^T M w`` is ``w_*^T M^{-1} w_* = c^2/q + (1 - c^2)/p`` (Cauchy-Schwarz; attained at
+    ``w = M^{-1} w_*``). It increases with tau on ``[0, D]`` (p and q decrease), and ``tau > D`` shuts the signal out
+    (error 1/2): the infimum over b is at ``tau = D``, the tightest gate that the signal passes, where the gate passes
+    a noise row with probability ``p(D) = 2 Phi^c(D)`` only. At ``D = 0`` (no gate) it is ``Phi^c(1/log k)``, the
+    linear classifier's error (:func:`linear_classifier_error`).
+
+    Parameters
+    ----------
+    D : float
+        The alignment, ``0 <= D <= 1/sigma``.
+    k : int
+        The number of noise rows, ``k >= 2``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        For ``D`` outside ``[0, 1/sigma]`` or an invalid k.
+
+    Examples
+    --------
+    >>> from theory.local_signal import cntk_single_filter_infimum, linear_classifier_error
+    >>> cntk_single_filter_infimum(0.0, 1000) == linear_classifier_error(1000)
+    True
+    >>> [round(cntk_single_filter_infimum(D, 1000), 4) for D in (1.0, 2.0, 2.5, 3.0)]
+    [0.4, 0.2667, 0.1321, 0.0148]
+    """
+    k = _float_k(k)
+    s = noise_sigma(k)
+    x = _finite(D, "D")
+    if not 0 <= x <= 1 / s:
+        raise InputError(
+            f"D (the alignment |<w0_hat, w_*>|/sigma) must lie in [0, 1/sigma] = [0, {1 / s:.6g}], got {D!r:.40}",
+            param="D",
+        )
+    if x > 60:  # q(60) < 1e-780 and k sigma^2 = log^2 k < 5e5, so snr^2 >= 1/(q k sigma^2) > 1e770: error 0
+        return 0.0
+    with mpmath.workdps(30):
+        xm, sm = mpmath.mpf(x), mpmath.mpf(s)
+        sf = _sf_mp(xm)
+        p, q = 2 * sf, 2 * (xm * mpmath.npdf(xm) + sf)
+        c2 = min(xm * xm * sm * sm, mpmath.mpf(1))
+        snr2 = (c2 / q + (1 - c2) / p) / (k * sm * sm)
+        return float(_sf_mp(mpmath.sqrt(snr2)))
+
+
+def cntk_critical_alignment(k: int, level: float = 0.1) -> float:
+    """The alignment ``D*`` at which :func:`cntk_single_filter_infimum` equals ``level`` (Theorem 3.2's 0.1 by
+    default): an init with a filter aligned beyond ``D*`` has, in the Gaussian limit, a kernel predictor (that filter
+    gated at ``tau = D``, the others shut) erring less than ``level``. Found by bisection (60 halvings) on
+    ``[0, 1/sigma]``; the infimum decreases in D wherever ``c^2 = D^2 sigma^2 <= 1/3`` (docs/local_signal.md), which
+    covers the crossing for ``k >= 1000``.
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, ``k >= 2``.
+    level : float
+        The error level, in ``(0, 1/2)``.
+
+    Returns
+    -------
+    float
+        ``D*`` (``0`` when the linear classifier already errs less than ``level``).
+
+    Raises
+    ------
+    ValueError
+        For an invalid k or level.
+
+    Examples
+    --------
+    >>> from theory.local_signal import cntk_critical_alignment, cntk_single_filter_infimum
+    >>> D = cntk_critical_alignment(1000)
+    >>> round(D, 4), abs(cntk_single_filter_infimum(D, 1000) - 0.1) < 1e-12
+    (2.6083, True)
+    """
+    k = _float_k(k)
+    lv = _finite(level, "level")
+    if not 0 < lv < 0.5:
+        raise InputError(f"level (an error level) must lie in (0, 1/2), got {level!r:.40}", param="level")
+    lo, hi = 0.0, min(1 / noise_sigma(k), 61.0)  # the infimum is 0 beyond D = 60
+    if cntk_single_filter_infimum(lo, k) <= lv:
+        return 0.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if cntk_single_filter_infimum(mid, k) > lv else (lo, mid)
+    return hi
+
+
+def init_alignment_tail(x: float, k: int, d: int) -> float:
+    """The law of a frozen filter's alignment (the Init Event of Theorem B.1 and Theorem 3.2's proof, Karp thesis
+    App. B.2): for ``w^(0) ~ N(0, sigma_0^2 I_d)``, ``P[|<w^(0)/|w^(0)|, w_*>| / sigma >= x]``. The squared
+    alignment ``<w0_hat, w_*>^2`` is Beta(1/2, (d-1)/2) (a chi^2_1 over a chi^2_d), so the probability is the
+    regularized incomplete beta function ``I_{1 - x^2 sigma^2}((d-1)/2, 1/2)`` (mpmath, 80 digits; 0 where the
+    bound ``t^{-1/2} (1 - t)^b / (b B(1/2, b))``, ``t = x^2 sigma^2``, ``b = (d-1)/2``, is below 1e-325);
+    ``sigma = log k / sqrt k``.
+
+    Parameters
+    ----------
+    x : float
+        The alignment level, ``>= 0``.
+    k : int
+        The number of noise rows, ``k >= 2`` (through sigma).
+    d : int
+        The dimension, ``2 <= d <=`` :data:`MAX_ALIGNMENT_D`.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        For invalid arguments (a :class:`theory._checks.LimitError` above the limit on d).
+
+    Examples
+    --------
+    For large d the alignment over sigma is close to |N(0, 1)| when ``d = 1/sigma^2``:
+
+    >>> from theory.local_signal import init_alignment_tail, normal_sf
+    >>> round(init_alignment_tail(2.6083, 1000, 21), 6)
+    0.005638
+    >>> round(init_alignment_tail(2.0, 10**12, 1309803451) / (2 * normal_sf(2.0)), 6)
+    1.0
+    """
+    xv = _finite(x, "x")
+    if not xv >= 0:
+        raise InputError(f"x (an alignment level) must be >= 0, got {x!r:.40}", param="x")
+    k = _float_k(k)
+    d = check_d(d)
+    if d < 2:
+        raise InputError(f"d must be >= 2 (w0_hat = +-w_* when d = 1), got d = {d}", param="d")
+    if d > MAX_ALIGNMENT_D:
+        raise LimitError(
+            f"d = {format_count(d)} is above the limit d <= 10^30 of init_alignment_tail",
+            param="d",
+            value=d,
+            limit=MAX_ALIGNMENT_D,
+        )
+    s = noise_sigma(k)
+    with mpmath.workdps(80):  # t >= 1e-60 resolves against 1 for every d <= 10^30
+        t = (mpmath.mpf(xv) * mpmath.mpf(s)) ** 2
+        if t >= 1:
+            return 0.0
+        half_b = mpmath.mpf(d - 1) / 2
+        # P[Beta(1/2, b) >= t] <= t^(-1/2) (1 - t)^b / (b B(1/2, b)): below the float range, the answer is 0
+        log_bound = -mpmath.log(t) / 2 + half_b * mpmath.log1p(-t) - mpmath.log(half_b * mpmath.beta(0.5, half_b))
+        if t > 0 and log_bound < -750:
+            return 0.0
+        # the lower tail of Beta((d-1)/2, 1/2) at 1 - t: no cancellation (1 - I_t(1/2, b) loses the small tails)
+        return float(mpmath.betainc(half_b, mpmath.mpf(1) / 2, 0, 1 - t, regularized=True))
+
+
+def thm32_aligned_filter_probability(k: int, m: int, d: int | None = None, level: float = 0.1) -> float:
+    """The probability over the init of m frozen filters that one of them is aligned beyond :func:`cntk_critical_
+    alignment`, ``1 - (1 - init_alignment_tail(D*, k, d))^m`` (the filters are independent): a lower bound, in the
+    Gaussian limit, on the probability that the CNTK's infimum error is below ``level`` (one such filter suffices).
+    Theorem 3.2 (Karp thesis, Sec. 3.5 and App. B.2.2) needs it at most 0.001 for its "w.p. at least 0.999".
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, ``k >= 2``.
+    m : int
+        The number of filters, ``1 <= m <= 10^6``.
+    d : int, optional
+        The dimension (default ``round(1/sigma^2) = round(k / log^2 k)``, Theorem 3.2's ``d = 1/sigma^2``).
+    level : float
+        The error level, in ``(0, 1/2)``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        For invalid arguments.
+
+    Examples
+    --------
+    At the k = 1000 of Figure 3.3 (d = 21) it is about 0.0056 m, not at most 0.001:
+
+    >>> from theory.local_signal import thm32_aligned_filter_probability
+    >>> [round(thm32_aligned_filter_probability(1000, m), 4) for m in (1, 2, 3, 4)]
+    [0.0056, 0.0112, 0.0168, 0.0224]
+    """
+    k = _float_k(k)
+    if not _is_int(m) or not 1 <= int(m) <= 10**6:
+        raise InputError(f"m (the number of filters) must be an integer in [1, 10^6], got {m!r:.40}", param="m")
+    dd = max(2, round(1 / noise_sigma(k) ** 2)) if d is None else d
+    tail = init_alignment_tail(cntk_critical_alignment(k, level), k, dd)
+    return float(-mpmath.expm1(int(m) * mpmath.log1p(-mpmath.mpf(tail))))
+
+
+def thm32_needed_log10_k(m: int, confidence: float = 0.999, level: float = 0.1) -> float:
+    """``log10`` of the smallest k from which :func:`thm32_aligned_filter_probability` (d = round(k/log^2 k)) stays at
+    most ``1 - confidence``: a necessary condition, in the Gaussian limit, for Theorem 3.2's "w.p. at least 0.999
+    over the random initialization" (Karp thesis, Sec. 3.5; App. B.2.2 states it for all k >= some k_1, an asymptotic
+    statement). Asymptotically the probability is about ``m / (z^2 log^2 k)`` (``z = Phi^{-1}(1 - level)``): it
+    decays only like ``1/log^2 k``. Found on a grid of ``log10 k`` in steps of 0.5 from 3 to 32 (the last grid point
+    still above, then 40 bisection steps); the probability is not monotone below ``k = 10^5`` (the beta law of a small
+    d), so the grid is scanned from the top down: the answer is the last crossing.
+
+    Parameters
+    ----------
+    m : int
+        The number of filters, ``1 <= m <= 6``.
+    confidence : float
+        In ``(0, 1)``.
+    level : float
+        The error level, in ``(0, 1/2)``.
+
+    Returns
+    -------
+    float
+        ``log10 k`` (``3.0`` when the probability is already at most ``1 - confidence`` from k = 1000 on).
+
+    Raises
+    ------
+    ValueError
+        For invalid arguments, or no crossing below ``k = 10^32``.
+
+    Examples
+    --------
+    >>> from theory.local_signal import thm32_needed_log10_k
+    >>> round(thm32_needed_log10_k(1), 2)
+    10.72
+    """
+    if not _is_int(m) or not 1 <= int(m) <= 6:
+        raise InputError(f"m (the number of filters) must be an integer in [1, 6], got {m!r:.40}", param="m")
+    conf = _finite(confidence, "confidence")
+    if not 0 < conf < 1:
+        raise InputError(f"confidence must lie in (0, 1), got {confidence!r:.40}", param="confidence")
+    lv = _finite(level, "level")
+    if not 0 < lv < 0.5:
+        raise InputError(f"level (an error level) must lie in (0, 1/2), got {level!r:.40}", param="level")
+    target = 1 - conf
+
+    def excess(log10_k: float) -> float:
+        return thm32_aligned_filter_probability(round(10**log10_k), int(m), level=lv) - target
+
+    grid = [3 + 0.5 * i for i in range(59)]  # 3 .. 32
+    if excess(grid[-1]) > 0:
+        raise InputError(f"the probability stays above {target:g} up to k = 10^32 for m = {m}", param="m")
+    above = next((g for g in reversed(grid) if excess(g) > 0), None)
+    if above is None:
+        return 3.0
+    lo, hi = above, above + 0.5
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if excess(mid) > 0 else (lo, mid)
+    return hi

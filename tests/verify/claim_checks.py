@@ -73,6 +73,10 @@ SLOW_VERDICTS = {
     "karp-ch3-thm3.1-steps-vs-k": "40 s, runs at k = 2000 and 3000",
     "karp-ch3-lem3.1-3.2-noise-bound": "10-20 s, the trajectory and Monte Carlo at 25 states",
     "karp-ch3-lem3.1-signal-push": "10-16 s, Monte Carlo at 13 states",
+    "karp-ch3-thm3.2-infimum-m2": "4-11 s on the loaded 2-core machine, 6 inits x a threshold search and 6,000 samples",
+    "karp-ch3-thm3.2-infimum-m3": "6-14 s on the loaded 2-core machine, 4 inits x a threshold search and 6,000 samples",
+    "karp-ch3-thm3.2-infimum-m4": "9-17 s on the loaded 2-core machine, 3 inits x a threshold search and 6,000 samples",
+    "karp-ch3-thm3.2-infimum-one-filter": "8-19 s on the loaded 2-core machine, 6 x 2,000 samples of 1,001 rows",
     # variants at the source's hyper-parameters (docs/verdicts.md): the originals' quick runs at another setting,
     # measured 2026-11-29 on the shared machine at load average 14 (several times an idle machine's time)
     "edelman-ch4-fig4.4-parity-transition-source-hparams": "332 s under load, the original's 4 runs (21 s idle)",

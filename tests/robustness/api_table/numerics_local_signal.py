@@ -10,6 +10,8 @@ MODULE = "numerics.local_signal"
 _X = np.array([[[1.0, 0.0], [0.0, -2.0], [0.1, 0.0]]])
 _F = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
 _SAMPLE = tail_sample(4, 0.2, 0.5, 200, seed=0, importance=False)
+_W0 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+_WSTAR = np.array([0.6, 0.8, 0.0])
 
 BASELINE = {
     "sample_inputs": {"rng": np.random.default_rng(0), "n": 4, "k": 3, "d": 2, "sigma": 0.5, "w_star": None},
@@ -57,6 +59,34 @@ BASELINE = {
         "chunk": 50,
     },
     "hinge_svm": {"F": _F, "y": np.array([1.0, 1.0, -1.0, -1.0]), "lam": 0.1},
+    "cntk_gaussian_infimum": {
+        "w0": _W0,
+        "w_star": _WSTAR,
+        "taus": [0.5, 0.0],
+        "k": 100,
+        "sigma": None,
+        "n_theta": 16,
+    },
+    "cntk_infimum_search": {
+        "w0": _W0,
+        "w_star": _WSTAR,
+        "k": 100,
+        "grid": (1.0,),
+        "sigma": None,
+        "n_theta": 16,
+        "exhaustive": False,
+    },
+    "cntk_error_mc": {
+        "w0": _W0,
+        "weights": _W0,
+        "taus": [0.5, 0.0],
+        "w_star": _WSTAR,
+        "k": 8,
+        "n": 50,
+        "seed": 0,
+        "sigma": None,
+        "chunk": 25,
+    },
     "kernel_best_error": {
         "k": 4,
         "d": 2,
@@ -107,6 +137,16 @@ REFUSED = [
     ),
     ("hinge_svm", {"F": np.zeros((1, 10**7 + 1)), "y": np.ones(1), "lam": 0.1}, "F"),
     (
+        "cntk_gaussian_infimum",
+        {"w0": _W0, "w_star": _WSTAR, "taus": [0.5, 0.0], "k": 100, "n_theta": 1025},
+        "n_theta",
+    ),
+    (
+        "cntk_error_mc",
+        {"w0": _W0, "weights": _W0, "taus": [0.5, 0.0], "w_star": _WSTAR, "k": 8, "n": 10**8 + 1, "seed": 0},
+        "n",
+    ),
+    (
         "lemma_b11_event_mc",
         {
             "w0": np.array([0.6, 0.8]),
@@ -123,6 +163,8 @@ REFUSED = [
 ]
 
 NO_SIZE = {
+    "CNTKInfimum": "a record built by cntk_gaussian_infimum",
+    "CNTKSearch": "a record built by cntk_infimum_search",
     "GradientStructure": "a record built by gradient_structure_mc",
     "KernelResult": "a record built by kernel_best_error",
     "LogisticOptimum": "a record built by logistic_optimum",

@@ -75,6 +75,12 @@ BASELINE = {
     "init_failure_bound": {"k": 4, "d": 3},
     "bernstein_tail_bound": {"k": 50, "sigma": 0.4, "c": 1.0, "v": 0.0, "b": -0.5},
     "bivariate_abs_tail": {"alpha": 1.0, "beta": 0.5, "rho": 0.6, "tol": 1e-20},
+    "gated_noise_moments": {"tau": 1.0},
+    "cntk_single_filter_infimum": {"D": 1.0, "k": 1000},
+    "cntk_critical_alignment": {"k": 1000, "level": 0.1},
+    "init_alignment_tail": {"x": 1.0, "k": 1000, "d": 21},
+    "thm32_aligned_filter_probability": {"k": 1000, "m": 2, "d": None, "level": 0.1},
+    "thm32_needed_log10_k": {"m": 1, "confidence": 0.999, "level": 0.1},  # ~1 s: 60 grid points and a bisection
     "lemma_b11_event_probability": {
         "w0": (0.6, 0.8),
         "w": (1.0, 0.0),
@@ -103,6 +109,8 @@ REFUSED = [
     ("init_failure_probability", {"k": 3, "d": 10**6 + 1}, "d"),
     ("init_failure_probability", {"k": 10**300 + 1, "d": 3}, "k"),
     ("bivariate_abs_tail", {"alpha": 0.0, "beta": 0.0, "rho": 1 - 1e-6, "tol": 1e-20}, "rho"),
+    ("cntk_single_filter_infimum", {"D": 1.0, "k": 10**300 + 1}, "k"),
+    ("init_alignment_tail", {"x": 1.0, "k": 1000, "d": 10**30 + 1}, "d"),
 ]
 
 NO_SIZE = {

@@ -11,3 +11,4 @@ Submodules: ``gaussian`` (Sec. 3.3, App. B.1.1-B.1.2), ``optimum`` (the optimal 
 
 from . import gaussian, kernel, optimum, proof, trained  # noqa: F401, I001  (registers the claims in this order)
 from . import algorithm, lemmas  # noqa: F401  (Theorem 3.1 end to end; the lemmas along trajectories)
+from . import thm32_infimum  # noqa: F401  (Theorem 3.2 with the infimum over w)
