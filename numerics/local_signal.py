@@ -1778,7 +1778,9 @@ def lemma_b12_event_probability(
     norms = np.linalg.norm(u0, axis=1)  # |w0_j| / top0_j, in [1, sqrt d]
     v = u0 / norms[:, None]
     R = v @ v.T
-    beta = np.maximum(0.0, -b) / top0 / norms / sigma
+    with np.errstate(over="ignore"):  # a threshold beyond the float range is inf: that gate never opens
+        beta = np.maximum(0.0, -b) / top0 / norms / sigma
+        e12_thresholds = np.abs(v @ w_star) / sigma
     align = np.abs(v @ w_star)  # |<v_j, w_*>|
     open_star = tuple(int(j) for j in np.nonzero(align * norms * top0 + b >= 0)[0])
     scale = float(np.max(np.abs(w))) or 1.0
@@ -1801,7 +1803,7 @@ def lemma_b12_event_probability(
             p, e = _abs_pattern(cov, np.append(beta, t), list(P), nodes, rng)
             miss, error = miss + p, error + e
     match, e_match = _abs_pattern(R, beta, list(open_star), nodes, rng)
-    e12, e_e12 = _abs_pattern(R, align / sigma, list(open_star), nodes, rng)
+    e12, e_e12 = _abs_pattern(R, e12_thresholds, list(open_star), nodes, rng)
     event = min(max(1.0 - miss, 0.0), 1.0)
     return LemmaB12Probabilities(event, error, match, e12, max(e_match, e_e12), small, g_star, open_star)
 
