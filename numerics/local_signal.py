@@ -23,6 +23,7 @@ import numbers
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 from scipy import integrate, optimize, special, stats
@@ -1356,14 +1357,15 @@ def lemma_b12_event_mc(
         f"one chunk of rows ({chunk}, {d}) and their features ({chunk}, {m * d})",
     )
     weights = w.ravel()
-    g_star = float(cntk_features(w_star[None, None, :], w0, [b])[0, 0] @ weights)
+    biases = cast("Sequence[float]", [b])  # one bias vector (cntk_features takes a vector per filter set)
+    g_star = float(cntk_features(w_star[None, None, :], w0, biases)[0, 0] @ weights)
     level = C * sigma * abs(g_star)
     rng = np.random.default_rng(seed)
     hits, done = 0, 0
     while done < n:
         size = min(chunk, n - done)
         eps = sigma * rng.standard_normal((size, 1, d))
-        g = cntk_features(eps, w0, [b])[0] @ weights
+        g = cntk_features(eps, w0, biases)[0] @ weights
         hits += int(np.sum(np.abs(g) >= level))
         done += size
     p = hits / n
