@@ -1376,8 +1376,8 @@ def lemma_b12_event_mc(
 # Lemma B.12 (App. B.2.2): the event probability of m frozen filters, as Gaussian box probabilities
 
 MAX_BOX_POINTS = 2 * 10**7
-"""Most quadrature points of :func:`lemma_b12_event_probability` (``(1 + 2 nodes)^m`` bounds them: every box of the
-inclusion-exclusion over the m gates, at the rule of ``nodes`` points per dimension)."""
+"""Most quadrature points of :func:`lemma_b12_event_probability`, as counted by :func:`_box_points`: the ``C(m, s) 2^s``
+boxes with s integrated levels (s = 0..m) of the inclusion-exclusion over the m gates, each at its tensor rule."""
 
 _RANK_TOL = 1e-10
 """Pivots of the correlation matrix below this are zero (a coordinate that is a linear function of the others)."""
