@@ -1377,10 +1377,27 @@ def lemma_b12_event_mc(
 
 MAX_BOX_POINTS = 2 * 10**7
 """Most quadrature points of :func:`lemma_b12_event_probability`, as counted by :func:`_box_points`: the ``C(m, s) 2^s``
-boxes with s integrated levels (s = 0..m) of the inclusion-exclusion over the m gates, each at its tensor rule."""
+boxes with s integrated levels (s = 0..m) of the sum over gate patterns and signs, each at its tensor rule."""
 
 _RANK_TOL = 1e-10
 """Pivots of the correlation matrix below this are zero (a coordinate that is a linear function of the others)."""
+
+QMC_LOG2, QMC_SCRAMBLES = 12, 8
+"""Scrambled Sobol points (2^QMC_LOG2 per scramble, QMC_SCRAMBLES scrambles) for a box the product rule does not
+resolve."""
+
+_GL_ENOUGH = 1e-9
+"""A regular box whose two Gauss-Legendre rules differ by more than this relative to its probability is integrated
+again in the other pivot order and by randomised quasi-Monte Carlo, and the estimate with the smallest error
+estimate is kept (a sharp conditional interval)."""
+
+_RELATIVE_ENOUGH = 1e-3
+"""A probability whose inclusion-exclusion error estimate exceeds this fraction of it is also summed over signed
+boxes (:func:`_signed_boxes`), and the estimate with the smaller error estimate is kept."""
+
+_NEAR_SINGULAR = 1e-4
+"""A box whose smallest pivot (conditional variance of a standardised coordinate) is below this, or whose
+covariance is singular, is integrated by randomised quasi-Monte Carlo (its integrand has kinks)."""
 
 
 def _gauss_legendre01(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -1397,14 +1414,14 @@ def _interval_mass(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 
 def _pivoted_cholesky(
-    corr: np.ndarray, lim: np.ndarray, narrowest: bool = True
+    corr: np.ndarray, lo: np.ndarray, hi: np.ndarray, genz: bool = True
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``corr = K K^T`` with K of shape (k, r), r the numerical rank (pivots > :data:`_RANK_TOL`), pivoting for the
-    box ``|X_i| < lim_i`` on Genz's rule (``narrowest``: next the coordinate whose conditional interval is narrowest,
-    ``lim_i / sqrt(conditional variance)``; the conditional means vanish, the box being centered) or on the largest
-    conditional variance (the stable rule; the first on ties); each row's level: the index of its last column with an entry above the tolerance (the pivot row of
-    column c has level c; a row that is a combination of earlier pivots gets the level of its last one); and the
-    pivots (the conditional variances of the pivot coordinates)."""
+    box ``lo_i < X_i < hi_i`` on Genz's rule (``genz``: next the coordinate whose interval, scaled by its
+    conditional standard deviation, has the least probability; the conditional means taken as 0) or on the largest
+    conditional variance (the stable rule; the first on ties); each row's level: the index of its last column with
+    an entry above the tolerance (the pivot row of column c has level c; a row that is a combination of earlier
+    pivots gets the level of its last one); and the pivots (the conditional variances of the pivot coordinates)."""
     k = corr.shape[0]
     K = np.zeros((k, k))
     diag = np.diag(corr).astype(float).copy()
@@ -1416,10 +1433,11 @@ def _pivoted_cholesky(
         live = rest > _RANK_TOL
         if not live.any():
             break
-        if narrowest:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                width = np.where(live, lim / np.sqrt(np.where(live, rest, 1.0)), np.inf)
-            p = int(np.argmin(width))
+        if genz:
+            sd = np.sqrt(np.where(live, rest, 1.0))
+            with np.errstate(invalid="ignore"):
+                mass = np.where(live, _interval_mass(lo / sd, hi / sd), np.inf)
+            p = int(np.argmin(mass))
         else:
             p = int(np.argmax(rest))
         K[:, c] = (corr[:, p] - K[:, :c] @ K[p, :c]) / np.sqrt(rest[p])
@@ -1443,33 +1461,22 @@ def _box_nodes(nodes: int, dims: int) -> int:
 
 def _box_points(nodes: int, m: int) -> int:
     """An upper bound on the quadrature points of :func:`lemma_b12_event_probability`: ``C(m, s) 2^s`` boxes of
-    ``s + 1`` coordinates (the gates S and L_P), each with at most ``s`` integrated levels, for s = 0..m."""
+    ``s + 1`` coordinates (s gates and L_P), each with at most ``s`` integrated levels, for s = 0..m."""
     return sum(math.comb(m, s) * 2**s * _box_nodes(nodes, s) ** s for s in range(m + 1))
 
 
-#: Scrambled Sobol points (2^QMC_LOG2 per scramble, QMC_SCRAMBLES scrambles) for a singular box.
-QMC_LOG2, QMC_SCRAMBLES = 12, 8
-
-_GL_ENOUGH = 1e-9
-"""A regular box whose two Gauss-Legendre rules differ by more than this is also integrated by randomised
-quasi-Monte Carlo, and the estimate with the smaller error estimate is kept (a sharp conditional interval)."""
-
-_NEAR_SINGULAR = 1e-4
-"""A box whose smallest pivot (conditional variance of a standardised coordinate) is below this, or whose
-covariance is singular, is integrated by randomised quasi-Monte Carlo (its integrand has kinks)."""
-
-
 def _genz_level(
-    K: np.ndarray, level: np.ndarray, lim: np.ndarray, z: np.ndarray, c: int
+    K: np.ndarray, level: np.ndarray, lo: np.ndarray, hi: np.ndarray, z: np.ndarray, c: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Level c of Genz's sequential conditioning at the points z (N, r) (columns < c set): the interval
-    ``(lo, hi)`` that the constraints ``|K_i z| < lim_i`` of the level leave for z_c, and its probability."""
+    """Level c of Genz's sequential conditioning at the points z (N, r) (columns < c set): the interval that the
+    constraints ``lo_i < K_i z < hi_i`` of the level leave for z_c, and its probability."""
     rows = np.nonzero(level == c)[0]
     shift = z[:, :c] @ K[rows, :c].T  # (N, rows)
-    ends = np.stack(((-lim[rows] - shift) / K[rows, c], (lim[rows] - shift) / K[rows, c]))
-    lo = np.max(np.min(ends, axis=0), axis=1)
-    hi = np.min(np.max(ends, axis=0), axis=1)
-    return lo, hi, _interval_mass(lo, hi)
+    with np.errstate(invalid="ignore"):
+        ends = np.stack(((lo[rows] - shift) / K[rows, c], (hi[rows] - shift) / K[rows, c]))
+    low = np.max(np.min(ends, axis=0), axis=1)
+    high = np.min(np.max(ends, axis=0), axis=1)
+    return low, high, _interval_mass(low, high)
 
 
 def _draw(lo: np.ndarray, hi: np.ndarray, mass: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -1483,7 +1490,7 @@ def _draw(lo: np.ndarray, hi: np.ndarray, mass: np.ndarray, u: np.ndarray) -> np
     return np.where(mass > 0, np.clip(zc, lo, hi), 0.0)
 
 
-def _genz_integrand(K: np.ndarray, level: np.ndarray, lim: np.ndarray, u: np.ndarray) -> np.ndarray:
+def _genz_integrand(K: np.ndarray, level: np.ndarray, lo: np.ndarray, hi: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Genz's integrand at the points ``u`` (N, r - 1) of the unit cube: the product over the levels of the
     conditional probability of the interval left by the constraints of that level, z_c drawn by inverse CDF from
     its interval (the last level is integrated exactly)."""
@@ -1491,14 +1498,14 @@ def _genz_integrand(K: np.ndarray, level: np.ndarray, lim: np.ndarray, u: np.nda
     z = np.zeros((u.shape[0], r))
     weight = np.ones(u.shape[0])
     for c in range(r):
-        lo, hi, mass = _genz_level(K, level, lim, z, c)
+        low, high, mass = _genz_level(K, level, lo, hi, z, c)
         weight = weight * mass
         if c < r - 1:
-            z[:, c] = _draw(lo, hi, mass, u[:, c])
+            z[:, c] = _draw(low, high, mass, u[:, c])
     return weight
 
 
-def _genz_tensor(K: np.ndarray, level: np.ndarray, lim: np.ndarray, nodes: int) -> float:
+def _genz_tensor(K: np.ndarray, level: np.ndarray, lo: np.ndarray, hi: np.ndarray, nodes: int) -> float:
     """Genz's integral by the tensor Gauss-Legendre rule of ``nodes`` points per level, the points of the outer
     levels shared by the inner ones (the tree of the product rule, level by level)."""
     r = K.shape[1]
@@ -1506,37 +1513,49 @@ def _genz_tensor(K: np.ndarray, level: np.ndarray, lim: np.ndarray, nodes: int) 
     z = np.zeros((1, r))
     weight = np.ones(1)
     for c in range(r):
-        lo, hi, mass = _genz_level(K, level, lim, z, c)
+        low, high, mass = _genz_level(K, level, lo, hi, z, c)
         weight = weight * mass
         if c == r - 1:
             break
         n_pts = len(weight)
         z = np.repeat(z, nodes, axis=0)
-        z[:, c] = _draw(np.repeat(lo, nodes), np.repeat(hi, nodes), np.repeat(mass, nodes), np.tile(u, n_pts))
+        z[:, c] = _draw(np.repeat(low, nodes), np.repeat(high, nodes), np.repeat(mass, nodes), np.tile(u, n_pts))
         weight = np.repeat(weight, nodes) * np.tile(wu, n_pts)
     return float(np.sum(weight))
 
 
-def _centered_box(cov: np.ndarray, a: np.ndarray, nodes: int, rng: np.random.Generator) -> tuple[float, float]:
-    """``P[|X_i| < a_i for every i]`` for ``X ~ N(0, cov)`` (positive semi-definite, possibly singular), ``a_i`` in
-    ``[0, inf]``, and an error estimate: Genz's sequential conditioning (X = K z, z standard normal, K a pivoted
-    Cholesky factor; each z_c drawn by inverse CDF from the interval the constraints of its level leave; the last
-    level exact). A regular box: the tensor Gauss-Legendre rule at ``nodes`` points per dimension (more for few
-    dimensions, :func:`_box_nodes`), the error estimated as the change from ``ceil(2 nodes/3)``; where that change
-    exceeds :data:`_GL_ENOUGH`, again in the other pivot order (:func:`_pivoted_cholesky`) and then by
-    :func:`_genz_qmc`, keeping the estimate with the smallest error estimate. A singular or
-    nearly singular box (several constraints on one level: kinks): :func:`_genz_qmc`, the error 3 standard errors
-    over the scrambles."""
+def _genz_qmc(
+    K: np.ndarray, level: np.ndarray, lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator
+) -> tuple[float, float]:
+    """Genz's integral by scrambled Sobol points (:data:`QMC_SCRAMBLES` scrambles of ``2^QMC_LOG2`` points): the
+    mean and 3 standard errors over the scrambles."""
+    r = K.shape[1]
+    ests = []
+    for _ in range(QMC_SCRAMBLES):
+        pts = stats.qmc.Sobol(r - 1, scramble=True, rng=rng).random_base2(QMC_LOG2)
+        ests.append(float(np.mean(_genz_integrand(K, level, lo, hi, pts))))
+    return float(np.mean(ests)), 3 * float(np.std(ests, ddof=1)) / math.sqrt(QMC_SCRAMBLES)
+
+
+def _box(cov: np.ndarray, lo: np.ndarray, hi: np.ndarray, nodes: int, rng: np.random.Generator) -> tuple[float, float]:
+    """``P[lo_i < X_i < hi_i for every i]`` for ``X ~ N(0, cov)`` (positive semi-definite, possibly singular; the
+    limits may be infinite), and an error estimate: Genz's sequential conditioning (X = K z, z standard normal, K a
+    pivoted Cholesky factor; each z_c drawn by inverse CDF from the interval the constraints of its level leave;
+    the last level exact). A regular box: the tensor Gauss-Legendre rule at ``nodes`` points per dimension (more for
+    few dimensions, :func:`_box_nodes`), the error estimated as the change from ``ceil(2 nodes/3)``; where that
+    change exceeds :data:`_GL_ENOUGH` (relative), again in the other pivot order (:func:`_pivoted_cholesky`) and by
+    :func:`_genz_qmc`, keeping the estimate with the smallest error estimate. A singular or nearly singular box
+    (several constraints on one level: kinks): :func:`_genz_qmc`, the error 3 standard errors over the scrambles."""
     sd = np.sqrt(np.maximum(np.diag(cov), 0.0))
     keep = []
-    for i in range(len(a)):
-        if np.isinf(a[i]):
+    for i in range(len(lo)):
+        if lo[i] == -np.inf and hi[i] == np.inf:
             continue
-        if sd[i] <= 1e-14 * max(1.0, float(sd.max())):  # X_i = 0: |X_i| < a_i iff a_i > 0
-            if a[i] <= 0:
+        if sd[i] <= 1e-14 * max(1.0, float(sd.max())):  # X_i = 0
+            if not lo[i] < 0 < hi[i]:
                 return 0.0, 0.0
             continue
-        if a[i] <= 0:
+        if not lo[i] < hi[i]:
             return 0.0, 0.0
         keep.append(i)
     if not keep:
@@ -1544,34 +1563,23 @@ def _centered_box(cov: np.ndarray, a: np.ndarray, nodes: int, rng: np.random.Gen
     idx = np.array(keep)
     s = sd[idx]
     corr = cov[np.ix_(idx, idx)] / np.outer(s, s)
-    lim = a[idx] / s
+    low, high = lo[idx] / s, hi[idx] / s
     best: tuple[float, float] | None = None
-    for narrowest in (True, False):
-        K, level, pivots = _pivoted_cholesky(corr, lim, narrowest)
+    for genz in (True, False):
+        K, level, pivots = _pivoted_cholesky(corr, low, high, genz)
         r = K.shape[1]
         if r == 1 or (r == len(idx) and float(pivots.min()) >= _NEAR_SINGULAR):
             fine, coarse = (
-                _genz_tensor(K, level, lim, _box_nodes(n, r - 1)) for n in (nodes, math.ceil(2 * nodes / 3))
+                _genz_tensor(K, level, low, high, _box_nodes(n, r - 1)) for n in (nodes, math.ceil(2 * nodes / 3))
             )
             if best is None or abs(fine - coarse) < best[1]:
                 best = (fine, abs(fine - coarse))
-            if r == 1 or best[1] <= _GL_ENOUGH:
+            if r == 1 or best[1] <= _GL_ENOUGH * abs(best[0]):
                 return best
-        elif narrowest:  # singular: kinks whatever the order
-            return _genz_qmc(K, level, lim, rng)
-    qmc = _genz_qmc(*_pivoted_cholesky(corr, lim)[:2], lim, rng)
+        elif genz:  # singular: kinks whatever the order
+            return _genz_qmc(K, level, low, high, rng)
+    qmc = _genz_qmc(*_pivoted_cholesky(corr, low, high)[:2], low, high, rng)
     return best if best is not None and best[1] <= qmc[1] else qmc
-
-
-def _genz_qmc(K: np.ndarray, level: np.ndarray, lim: np.ndarray, rng: np.random.Generator) -> tuple[float, float]:
-    """Genz's integral by scrambled Sobol points (:data:`QMC_SCRAMBLES` scrambles of ``2^QMC_LOG2`` points): the
-    mean and 3 standard errors over the scrambles."""
-    r = K.shape[1]
-    ests = []
-    for _ in range(QMC_SCRAMBLES):
-        pts = stats.qmc.Sobol(r - 1, scramble=True, rng=rng).random_base2(QMC_LOG2)
-        ests.append(float(np.mean(_genz_integrand(K, level, lim, pts))))
-    return float(np.mean(ests)), 3 * float(np.std(ests, ddof=1)) / math.sqrt(QMC_SCRAMBLES)
 
 
 def _abs_pattern(
@@ -1579,16 +1587,49 @@ def _abs_pattern(
 ) -> tuple[float, float]:
     """``P[|X_i| >= t_i for i in outside, |X_i| < t_i otherwise]`` for ``X ~ N(0, cov)`` and an error estimate (the
     sum of the boxes'), by inclusion-exclusion over the subsets T of ``outside`` (``1{|x| >= t} = 1 - 1{|x| < t}``):
-    ``sum_T (-1)^|T| P[|X_i| < t_i, i not in outside \\ T]``, each a centered box (:func:`_centered_box`)."""
+    ``sum_T (-1)^|T| P[|X_i| < t_i, i not in outside minus T]``, each a centered box (:func:`_box`), whose integrands
+    are smooth (bounded intervals); a small result is a difference of O(1) terms, so its error is absolute."""
     inside = [i for i in range(len(t)) if i not in set(outside)]
     total, error = 0.0, 0.0
     for size in range(len(outside) + 1):
         for T in itertools.combinations(outside, size):
             idx = np.array(sorted(inside + list(T)), dtype=int)
-            box, err = (1.0, 0.0) if idx.size == 0 else _centered_box(cov[np.ix_(idx, idx)], t[idx], nodes, rng)
+            sub = t[idx]
+            box, err = (1.0, 0.0) if idx.size == 0 else _box(cov[np.ix_(idx, idx)], -sub, sub, nodes, rng)
             total += (-1) ** size * box
             error += err
     return total, error
+
+
+def _signed_boxes(
+    cov: np.ndarray,
+    closed: Sequence[int],
+    opened: Sequence[int],
+    beta: np.ndarray,
+    nodes: int,
+    rng: np.random.Generator,
+) -> tuple[float, float]:
+    """``P[|X_i| < beta_i (i in closed), |X_i| >= beta_i (i in opened)]`` for ``X ~ N(0, cov)`` (the other
+    coordinates free) and an error estimate (the sum of the boxes'): a sum of boxes (:func:`_box`) over the sides
+    ``X_i >= beta_i`` or ``X_i <= -beta_i`` of every opened coordinate with ``beta_i > 0`` (one with ``beta_i = 0``
+    is free). Every term is a probability, so a small result keeps its relative accuracy. Negating X maps the boxes
+    onto each other in pairs: the sides of the first signed coordinate are fixed to ``+`` and the sum doubled."""
+    k = cov.shape[0]
+    lo, hi = np.full(k, -np.inf), np.full(k, np.inf)
+    for i in closed:
+        lo[i], hi[i] = -beta[i], beta[i]
+    signed = [i for i in opened if beta[i] > 0]
+    if any(np.isinf(beta[i]) for i in signed):
+        return 0.0, 0.0
+    total, error = 0.0, 0.0
+    for signs in itertools.product((1.0, -1.0), repeat=max(len(signed) - 1, 0)):
+        l_box, h_box = lo.copy(), hi.copy()
+        for i, sgn in zip(signed, (1.0, *signs)):
+            l_box[i], h_box[i] = (beta[i], np.inf) if sgn > 0 else (-np.inf, -beta[i])
+        p, e = _box(cov, l_box, h_box, nodes, rng)
+        total, error = total + p, error + e
+    factor = 2.0 if signed else 1.0
+    return factor * total, factor * error
 
 
 @dataclass(frozen=True)
@@ -1686,20 +1727,23 @@ def lemma_b12_event_probability(
     each term an (m+1)-dimensional Gaussian probability of a union of boxes; inclusion-exclusion over the
     ``|G_j| >= beta_j`` turns each into centered boxes ``P[|X_i| < a_i]`` (3^m of them in all), computed by Genz's
     sequential conditioning on a pivoted Cholesky factor (a singular covariance, e.g. ``w_j = v_j``, is reduced to
-    its rank) with a product Gauss-Legendre rule on all levels but the last, which is exact. At m = 1 this is
-    Lemma B.11's ``P[|Z_1| >= alpha, |Z_2| >= beta]`` (:func:`theory.local_signal.lemma_b11_event_probability`).
+    its rank; the last level is exact). At m = 1 this is Lemma B.11's ``P[|Z_1| >= alpha, |Z_2| >= beta]``
+    (:func:`theory.local_signal.lemma_b11_event_probability`).
 
     The same machinery gives ``P[M(eps) = M(w_*)]`` and ``P[E_1 and E_2]`` (proof of Lemma B.12, up to (B.9)),
     whose thresholds are ``|<v_j, w_*>|/sigma``; with ``small_ball`` they give the proof's explicit union bound
     :attr:`LemmaB12Probabilities.proof_lower_bound`.
 
-    Error: the integrand of a box is analytic (so the rule converges geometrically) except across the kinks where
-    two constraints of a singular level trade places (there it converges like ``nodes^-2``). The reported ``error``
-    (``proof_error`` for the two proof probabilities) is the change between ``nodes`` and ``ceil(2 nodes/3)`` points
-    per dimension: an estimate, not a bound; it is the coarser rule's error, so conservative where the rule
-    converges geometrically. Boxes of low rank get more points (:func:`_box_nodes`). Inclusion-exclusion computes
-    a small probability as a difference of O(1) terms, so the error is absolute, not relative. Tests compare the
-    result with the exact m = 1 series, with a finer rule, and with Monte Carlo.
+    Error. A regular box: a product Gauss-Legendre rule; its integrand is analytic on bounded intervals, and the
+    error estimate is the change between ``nodes`` and ``ceil(2 nodes/3)`` points per dimension (the coarser rule's
+    error, so conservative where the rule converges geometrically; boxes of low rank get more points,
+    :func:`_box_nodes`); where it is not small, the other pivot order and scrambled Sobol points are tried too. A
+    singular box (several constraints on one level: kinks): scrambled Sobol points, 3 standard errors over the
+    scrambles. Inclusion-exclusion computes a small probability as a difference of O(1) terms, so its error is
+    absolute: where the error estimate exceeds 1e-3 of the value, the probability is also summed over signed boxes
+    (``G_j >= beta_j`` or ``G_j <= -beta_j``; every term a probability, :func:`_signed_boxes`) and the estimate with
+    the smaller error estimate is kept. The errors are estimates, not bounds; tests compare the result with the
+    exact m = 1 series, scipy's multivariate normal CDF, a finer rule and Monte Carlo.
 
     Parameters
     ----------
@@ -1794,7 +1838,8 @@ def lemma_b12_event_probability(
     g_star = g_scaled * scale
 
     rng = np.random.default_rng(12)  # the scrambles of the singular boxes: a fixed seed, a deterministic result
-    miss, error = 0.0, 0.0
+    closed_star = [j for j in range(m) if j not in open_star]
+    covs = []
     for size in range(m + 1):
         for P in itertools.combinations(range(m), size):
             vP = w[list(P)].sum(axis=0) if P else np.zeros_like(w_star)
@@ -1802,11 +1847,34 @@ def lemma_b12_event_probability(
             cov[:m, :m] = R
             cov[:m, m] = cov[m, :m] = v @ vP
             cov[m, m] = vP @ vP
-            p, e = _abs_pattern(cov, np.append(beta, t), list(P), nodes, rng)
-            miss, error = miss + p, error + e
-    match, e_match = _abs_pattern(R, beta, list(open_star), nodes, rng)
-    e12, e_e12 = _abs_pattern(R, e12_thresholds, list(open_star), nodes, rng)
-    event = min(max(1.0 - miss, 0.0), 1.0)
+            covs.append((P, cov))
+    thresholds = np.append(beta, t)
+
+    def centered() -> tuple[tuple[float, float], ...]:
+        miss = [_abs_pattern(cov, thresholds, list(P), nodes, rng) for P, cov in covs]
+        return (
+            (1.0 - sum(p for p, _ in miss), sum(e for _, e in miss)),
+            _abs_pattern(R, beta, list(open_star), nodes, rng),
+            _abs_pattern(R, e12_thresholds, list(open_star), nodes, rng),
+        )
+
+    def signed(which: int) -> tuple[float, float]:
+        if which == 0:
+            parts = [
+                _signed_boxes(cov, [j for j in range(m) if j not in P], [*P, m], thresholds, nodes, rng)
+                for P, cov in covs
+            ]
+            return sum(p for p, _ in parts), sum(e for _, e in parts)
+        return _signed_boxes(R, closed_star, list(open_star), beta if which == 1 else e12_thresholds, nodes, rng)
+
+    results = list(centered())
+    for i, (value, err) in enumerate(results):
+        if err > _RELATIVE_ENOUGH * abs(value):  # a small probability: the sum of signed boxes keeps its accuracy
+            other = signed(i)
+            if other[1] < err:
+                results[i] = other
+    (event, error), (match, e_match), (e12, e_e12) = results
+    event = min(max(event, 0.0), 1.0)
     return LemmaB12Probabilities(event, error, match, e12, max(e_match, e_e12), small, g_star, open_star)
 
 
