@@ -18,11 +18,13 @@ otherwise one of the k rows, chosen uniformly, is drawn from ``q~ = N(-mu, sigma
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import numbers
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 from scipy import integrate, optimize, special, stats
@@ -44,6 +46,7 @@ from .limits import (
 )
 
 __all__ = [
+    "MAX_BOX_POINTS",
     "MAX_K",
     "MAX_MC_SAMPLES",
     "MAX_MC_WORK",
@@ -51,6 +54,7 @@ __all__ = [
     "MAX_SVM_WORK",
     "GradientStructure",
     "KernelResult",
+    "LemmaB12Probabilities",
     "LogisticOptimum",
     "SVMResult",
     "TailSample",
@@ -63,6 +67,8 @@ __all__ = [
     "hinge_svm",
     "kernel_best_error",
     "lemma_b11_event_mc",
+    "lemma_b12_event_mc",
+    "lemma_b12_event_probability",
     "linear_classifier_mc",
     "logistic_optimum",
     "margins",
@@ -1283,26 +1289,595 @@ def lemma_b11_event_mc(
     for name, v in (("w0", w0), ("w", w)):
         if v.shape != (d,):
             raise InputError(f"{name} must have the shape ({d},) of w_star, got {v.shape}", param=name)
-    b, C = check_real(b, "b"), check_real(C, "C", positive=True)
+    b = check_real(b, "b")
+    return lemma_b12_event_mc(w0[None, :], w[None, :], w_star, [b], C, sigma, n, seed, chunk)
+
+
+def lemma_b12_event_mc(
+    w0: np.ndarray,
+    w: np.ndarray,
+    w_star: np.ndarray,
+    b: Sequence[float] | np.ndarray,
+    C: float,
+    sigma: float,
+    n: int,
+    seed: int,
+    chunk: int = 100_000,
+) -> tuple[float, float]:
+    """Monte Carlo of Lemma B.12's Event A (Karp thesis, App. B.2.2, m frozen filters): the frequency over ``n``
+    noise rows ``eps ~ N(0, sigma^2 I_d)`` of ``|g(eps)| >= C sigma |g(w_*)|``, with
+    ``g(x) = sum_j <w_j, x> 1{|<w_j^(0), x>| + b_j >= 0}`` computed from the CNTK features of the row
+    (:func:`cntk_features`, the kernel's weights ``w`` flattened filter by filter), and its standard error.
+    :func:`lemma_b11_event_mc` is its m = 1 case (the same draws).
+
+    Parameters
+    ----------
+    w0, w : np.ndarray, shape (m, d)
+        The frozen filters and the kernel weights.
+    w_star : np.ndarray, shape (d,)
+        The signal direction.
+    b : float or sequence of float
+        The biases (one per filter, or one for all).
+    C, sigma : float
+        The lemma's constant and the noise level (``sigma > 0``).
+    n : int
+        Noise rows drawn, ``>= 2``.
+    seed : int
+        Seed of ``np.random.default_rng``.
+    chunk : int
+        Rows per batch.
+
+    Returns
+    -------
+    tuple of float
+        ``(frequency, standard error)`` (the standard error at least ``1/n``).
+
+    Examples
+    --------
+    Two filters without gates (``b = 0``) and weights summing to ``w_*``: the event is ``|N(0, 1)| >= C``:
+
+    >>> import numpy as np
+    >>> w0 = np.array([[0.6, 0.8], [0.8, -0.6]])
+    >>> w = np.array([[0.5, 0.0], [0.5, 0.0]])
+    >>> p, se = lemma_b12_event_mc(w0, w, np.array([1.0, 0.0]), [0.0, 0.0], 1.0, 0.5, 20000, seed=0)
+    >>> abs(p - 0.3173) < 4 * se
+    True
+    """
+    w0, w, w_star, b = _filters(w0, w, w_star, b)
+    d, m = w_star.size, w0.shape[0]
+    C = check_real(C, "C", positive=True)
     sigma = _sigma(sigma)
     n = _batch(n, "n")
     if n < 2:
         raise InputError(f"n must be >= 2 (a standard error), got {n}", param="n")
     chunk = _positive_int(chunk, "chunk", "rows per batch")
-    check_mc(n, "n", 3 * d, "n (3 d per row)", sizes={"d": d})
-    check_allocation(array_bytes(4 * min(chunk, n), d), "chunk", chunk, f"one chunk of rows ({chunk}, {d})")
-    g_star = float(cntk_features(w_star[None, None, :], w0, [b])[0, 0] @ w)
+    check_mc(n, "n", (2 + m) * d, "n ((2 + m) d per row)", sizes={"d": d})
+    check_allocation(
+        array_bytes(3 * min(chunk, n), m * d) + array_bytes(min(chunk, n), d),
+        "chunk",
+        chunk,
+        f"one chunk of rows ({chunk}, {d}) and their features ({chunk}, {m * d})",
+    )
+    weights = w.ravel()
+    biases = cast("Sequence[float]", [b])  # one bias vector (cntk_features takes a vector per filter set)
+    g_star = float(cntk_features(w_star[None, None, :], w0, biases)[0, 0] @ weights)
     level = C * sigma * abs(g_star)
     rng = np.random.default_rng(seed)
     hits, done = 0, 0
     while done < n:
-        m = min(chunk, n - done)
-        eps = sigma * rng.standard_normal((m, 1, d))
-        g = cntk_features(eps, w0, [b])[0] @ w
+        size = min(chunk, n - done)
+        eps = sigma * rng.standard_normal((size, 1, d))
+        g = cntk_features(eps, w0, biases)[0] @ weights
         hits += int(np.sum(np.abs(g) >= level))
-        done += m
+        done += size
     p = hits / n
     return p, max(math.sqrt(p * (1 - p) / n), 1.0 / n)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Lemma B.12 (App. B.2.2): the event probability of m frozen filters, as Gaussian box probabilities
+
+MAX_BOX_POINTS = 2 * 10**7
+"""Most quadrature points of :func:`lemma_b12_event_probability`, as counted by :func:`_box_points`: the ``C(m, s) 2^s``
+boxes with s integrated levels (s = 0..m) of the sum over gate patterns and signs, each at its tensor rule."""
+
+_RANK_TOL = 1e-10
+"""Pivots of the correlation matrix below this are zero (a coordinate that is a linear function of the others)."""
+
+QMC_LOG2, QMC_SCRAMBLES = 12, 8
+"""Scrambled Sobol points (2^QMC_LOG2 per scramble, QMC_SCRAMBLES scrambles) for a box the product rule does not
+resolve."""
+
+_GL_ENOUGH = 1e-9
+"""A regular box whose two Gauss-Legendre rules differ by more than this relative to its probability is integrated
+again in the other pivot order and by randomised quasi-Monte Carlo, and the estimate with the smallest error
+estimate is kept (a sharp conditional interval)."""
+
+_RELATIVE_ENOUGH = 1e-3
+"""A probability whose inclusion-exclusion error estimate exceeds this fraction of it is also summed over signed
+boxes (:func:`_signed_boxes`), and the estimate with the smaller error estimate is kept."""
+
+_NEAR_SINGULAR = 1e-4
+"""A box whose smallest pivot (conditional variance of a standardised coordinate) is below this, or whose
+covariance is singular, is integrated by randomised quasi-Monte Carlo (its integrand has kinks)."""
+
+
+def _gauss_legendre01(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes and weights on (0, 1)."""
+    x, wt = np.polynomial.legendre.leggauss(n)
+    return (x + 1) / 2, wt / 2
+
+
+def _interval_mass(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """``Phi(hi) - Phi(lo)`` (0 where ``hi <= lo``), from the nearer tail for accuracy."""
+    upper = lo > 0
+    mass = np.where(upper, special.ndtr(-lo) - special.ndtr(-hi), special.ndtr(hi) - special.ndtr(lo))
+    return np.maximum(mass, 0.0)
+
+
+def _pivoted_cholesky(
+    corr: np.ndarray, lo: np.ndarray, hi: np.ndarray, genz: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``corr = K K^T`` with K of shape (k, r), r the numerical rank (pivots > :data:`_RANK_TOL`), pivoting for the
+    box ``lo_i < X_i < hi_i`` on Genz's rule (``genz``: next the coordinate whose interval, scaled by its
+    conditional standard deviation, has the least probability; the conditional means taken as 0) or on the largest
+    conditional variance (the stable rule; the first on ties); each row's level: the index of its last column with
+    an entry above the tolerance (the pivot row of column c has level c; a row that is a combination of earlier
+    pivots gets the level of its last one); and the pivots (the conditional variances of the pivot coordinates)."""
+    k = corr.shape[0]
+    K = np.zeros((k, k))
+    diag = np.diag(corr).astype(float).copy()
+    done = np.zeros(k, dtype=bool)
+    pivots: list[float] = []
+    r = 0
+    for c in range(k):
+        rest = np.where(done, -np.inf, diag)
+        live = rest > _RANK_TOL
+        if not live.any():
+            break
+        if genz:
+            sd = np.sqrt(np.where(live, rest, 1.0))
+            with np.errstate(invalid="ignore"):
+                mass = np.where(live, _interval_mass(lo / sd, hi / sd), np.inf)
+            p = int(np.argmin(mass))
+        else:
+            p = int(np.argmax(rest))
+        K[:, c] = (corr[:, p] - K[:, :c] @ K[p, :c]) / np.sqrt(rest[p])
+        K[done, c] = 0.0
+        K[p, c] = np.sqrt(rest[p])
+        pivots.append(float(rest[p]))
+        done[p] = True
+        diag = diag - K[:, c] ** 2
+        r = c + 1
+    K = K[:, :r]
+    big = np.abs(K) > 1e-9
+    level = np.array([int(np.nonzero(row)[0].max()) if row.any() else -1 for row in big])
+    return K, level, np.array(pivots)
+
+
+def _box_nodes(nodes: int, dims: int) -> int:
+    """Points per dimension of a box with ``dims`` integrated levels: ``nodes`` from 4 levels on, twice as many at 3,
+    four times as many at 1 or 2 (a box of low rank is cheap, and a singular one has kinks that converge slowly)."""
+    return nodes if dims >= 4 else 2 * nodes if dims == 3 else 4 * nodes
+
+
+def _box_points(nodes: int, m: int) -> int:
+    """An upper bound on the quadrature points of :func:`lemma_b12_event_probability`: ``C(m, s) 2^s`` boxes of
+    ``s + 1`` coordinates (s gates and L_P), each with at most ``s`` integrated levels, for s = 0..m."""
+    return sum(math.comb(m, s) * 2**s * _box_nodes(nodes, s) ** s for s in range(m + 1))
+
+
+def _genz_level(
+    K: np.ndarray, level: np.ndarray, lo: np.ndarray, hi: np.ndarray, z: np.ndarray, c: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Level c of Genz's sequential conditioning at the points z (N, r) (columns < c set): the interval that the
+    constraints ``lo_i < K_i z < hi_i`` of the level leave for z_c, and its probability."""
+    rows = np.nonzero(level == c)[0]
+    shift = z[:, :c] @ K[rows, :c].T  # (N, rows)
+    with np.errstate(invalid="ignore"):
+        ends = np.stack(((lo[rows] - shift) / K[rows, c], (hi[rows] - shift) / K[rows, c]))
+    low = np.max(np.min(ends, axis=0), axis=1)
+    high = np.min(np.max(ends, axis=0), axis=1)
+    return low, high, _interval_mass(low, high)
+
+
+def _draw(lo: np.ndarray, hi: np.ndarray, mass: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``Phi^{-1}(Phi(lo) + u (Phi(hi) - Phi(lo)))``, from the nearer tail (0 on an empty interval)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        zc = np.where(
+            lo > 0,
+            -special.ndtri(np.clip(special.ndtr(-lo) - u * mass, 1e-300, 1.0)),
+            special.ndtri(np.clip(special.ndtr(lo) + u * mass, 1e-300, 1.0)),
+        )
+    return np.where(mass > 0, np.clip(zc, lo, hi), 0.0)
+
+
+def _genz_integrand(K: np.ndarray, level: np.ndarray, lo: np.ndarray, hi: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Genz's integrand at the points ``u`` (N, r - 1) of the unit cube: the product over the levels of the
+    conditional probability of the interval left by the constraints of that level, z_c drawn by inverse CDF from
+    its interval (the last level is integrated exactly)."""
+    r = K.shape[1]
+    z = np.zeros((u.shape[0], r))
+    weight = np.ones(u.shape[0])
+    for c in range(r):
+        low, high, mass = _genz_level(K, level, lo, hi, z, c)
+        weight = weight * mass
+        if c < r - 1:
+            z[:, c] = _draw(low, high, mass, u[:, c])
+    return weight
+
+
+def _genz_tensor(K: np.ndarray, level: np.ndarray, lo: np.ndarray, hi: np.ndarray, nodes: int) -> float:
+    """Genz's integral by the tensor Gauss-Legendre rule of ``nodes`` points per level, the points of the outer
+    levels shared by the inner ones (the tree of the product rule, level by level)."""
+    r = K.shape[1]
+    u, wu = _gauss_legendre01(nodes)
+    z = np.zeros((1, r))
+    weight = np.ones(1)
+    for c in range(r):
+        low, high, mass = _genz_level(K, level, lo, hi, z, c)
+        weight = weight * mass
+        if c == r - 1:
+            break
+        n_pts = len(weight)
+        z = np.repeat(z, nodes, axis=0)
+        z[:, c] = _draw(np.repeat(low, nodes), np.repeat(high, nodes), np.repeat(mass, nodes), np.tile(u, n_pts))
+        weight = np.repeat(weight, nodes) * np.tile(wu, n_pts)
+    return float(np.sum(weight))
+
+
+def _genz_qmc(
+    K: np.ndarray, level: np.ndarray, lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator
+) -> tuple[float, float]:
+    """Genz's integral by scrambled Sobol points (:data:`QMC_SCRAMBLES` scrambles of ``2^QMC_LOG2`` points): the
+    mean and 3 standard errors over the scrambles."""
+    r = K.shape[1]
+    ests = []
+    for _ in range(QMC_SCRAMBLES):
+        pts = stats.qmc.Sobol(r - 1, scramble=True, rng=rng).random_base2(QMC_LOG2)
+        ests.append(float(np.mean(_genz_integrand(K, level, lo, hi, pts))))
+    return float(np.mean(ests)), 3 * float(np.std(ests, ddof=1)) / math.sqrt(QMC_SCRAMBLES)
+
+
+def _box(cov: np.ndarray, lo: np.ndarray, hi: np.ndarray, nodes: int, rng: np.random.Generator) -> tuple[float, float]:
+    """``P[lo_i < X_i < hi_i for every i]`` for ``X ~ N(0, cov)`` (positive semi-definite, possibly singular; the
+    limits may be infinite), and an error estimate: Genz's sequential conditioning (X = K z, z standard normal, K a
+    pivoted Cholesky factor; each z_c drawn by inverse CDF from the interval the constraints of its level leave;
+    the last level exact). A regular box: the tensor Gauss-Legendre rule at ``nodes`` points per dimension (more for
+    few dimensions, :func:`_box_nodes`), the error estimated as the change from ``ceil(2 nodes/3)``; where that
+    change exceeds :data:`_GL_ENOUGH` (relative), again in the other pivot order (:func:`_pivoted_cholesky`) and by
+    :func:`_genz_qmc`, keeping the estimate with the smallest error estimate. A singular or nearly singular box
+    (several constraints on one level: kinks): :func:`_genz_qmc`, the error 3 standard errors over the scrambles."""
+    sd = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    keep = []
+    for i in range(len(lo)):
+        if lo[i] == -np.inf and hi[i] == np.inf:
+            continue
+        if sd[i] <= 1e-14 * max(1.0, float(sd.max())):  # X_i = 0
+            if not lo[i] < 0 < hi[i]:
+                return 0.0, 0.0
+            continue
+        if not lo[i] < hi[i]:
+            return 0.0, 0.0
+        keep.append(i)
+    if not keep:
+        return 1.0, 0.0
+    idx = np.array(keep)
+    s = sd[idx]
+    corr = cov[np.ix_(idx, idx)] / np.outer(s, s)
+    low, high = lo[idx] / s, hi[idx] / s
+    best: tuple[float, float] | None = None
+    for genz in (True, False):
+        K, level, pivots = _pivoted_cholesky(corr, low, high, genz)
+        r = K.shape[1]
+        if r == 1 or (r == len(idx) and float(pivots.min()) >= _NEAR_SINGULAR):
+            fine, coarse = (
+                _genz_tensor(K, level, low, high, _box_nodes(n, r - 1)) for n in (nodes, math.ceil(2 * nodes / 3))
+            )
+            if best is None or abs(fine - coarse) < best[1]:
+                best = (fine, abs(fine - coarse))
+            if r == 1 or best[1] <= _GL_ENOUGH * abs(best[0]):
+                return best
+        elif genz:  # singular: kinks whatever the order
+            return _genz_qmc(K, level, low, high, rng)
+    qmc = _genz_qmc(*_pivoted_cholesky(corr, low, high)[:2], low, high, rng)
+    return best if best is not None and best[1] <= qmc[1] else qmc
+
+
+def _abs_pattern(
+    cov: np.ndarray, t: np.ndarray, outside: Sequence[int], nodes: int, rng: np.random.Generator
+) -> tuple[float, float]:
+    """``P[|X_i| >= t_i for i in outside, |X_i| < t_i otherwise]`` for ``X ~ N(0, cov)`` and an error estimate (the
+    sum of the boxes'), by inclusion-exclusion over the subsets T of ``outside`` (``1{|x| >= t} = 1 - 1{|x| < t}``):
+    ``sum_T (-1)^|T| P[|X_i| < t_i, i not in outside minus T]``, each a centered box (:func:`_box`), whose integrands
+    are smooth (bounded intervals); a small result is a difference of O(1) terms, so its error is absolute."""
+    inside = [i for i in range(len(t)) if i not in set(outside)]
+    total, error = 0.0, 0.0
+    for size in range(len(outside) + 1):
+        for T in itertools.combinations(outside, size):
+            idx = np.array(sorted(inside + list(T)), dtype=int)
+            sub = t[idx]
+            box, err = (1.0, 0.0) if idx.size == 0 else _box(cov[np.ix_(idx, idx)], -sub, sub, nodes, rng)
+            total += (-1) ** size * box
+            error += err
+    return total, error
+
+
+def _signed_boxes(
+    cov: np.ndarray,
+    closed: Sequence[int],
+    opened: Sequence[int],
+    beta: np.ndarray,
+    nodes: int,
+    rng: np.random.Generator,
+) -> tuple[float, float]:
+    """``P[|X_i| < beta_i (i in closed), |X_i| >= beta_i (i in opened)]`` for ``X ~ N(0, cov)`` (the other
+    coordinates free) and an error estimate (the sum of the boxes'): a sum of boxes (:func:`_box`) over the sides
+    ``X_i >= beta_i`` or ``X_i <= -beta_i`` of every opened coordinate with ``beta_i > 0`` (one with ``beta_i = 0``
+    is free). Every term is a probability, so a small result keeps its relative accuracy. Negating X maps the boxes
+    onto each other in pairs: the sides of the first signed coordinate are fixed to ``+`` and the sum doubled."""
+    k = cov.shape[0]
+    lo, hi = np.full(k, -np.inf), np.full(k, np.inf)
+    for i in closed:
+        lo[i], hi[i] = -beta[i], beta[i]
+    signed = [i for i in opened if beta[i] > 0]
+    if any(np.isinf(beta[i]) for i in signed):
+        return 0.0, 0.0
+    total, error = 0.0, 0.0
+    for signs in itertools.product((1.0, -1.0), repeat=max(len(signed) - 1, 0)):
+        l_box, h_box = lo.copy(), hi.copy()
+        for i, sgn in zip(signed, (1.0, *signs)):
+            l_box[i], h_box[i] = (beta[i], np.inf) if sgn > 0 else (-np.inf, -beta[i])
+        p, e = _box(cov, l_box, h_box, nodes, rng)
+        total, error = total + p, error + e
+    factor = 2.0 if signed else 1.0
+    return factor * total, factor * error
+
+
+@dataclass(frozen=True)
+class LemmaB12Probabilities:
+    """The Gaussian probabilities of Lemma B.12 (Karp thesis, App. B.2.2) for one ``(w^(0), w, b)``, from
+    :func:`lemma_b12_event_probability`.
+
+    Attributes
+    ----------
+    event : float
+        ``P[A]``, ``A = {|g(eps)| >= C sigma |g(w_*)|}``.
+    error : float
+        The quadrature's error estimate of ``event``: its difference between the rule at ``nodes`` and at
+        ``ceil(2 nodes/3)`` points per dimension.
+    gates_match : float
+        ``P[M(eps) = M(w_*)]``: every gate opens on the noise row exactly when it opens on the signal row.
+    e1_e2 : float
+        ``P[E_1 and E_2]``: ``|<v_j, eps>| >= |<v_j, w_*>|`` for the gates open on ``w_*`` and ``<=`` for the others
+        (``v_j = w_j^(0)/|w_j^(0)|``), the proof's sufficient event for ``M(eps) = M(w_*)``.
+    proof_error : float
+        The same estimate for ``gates_match`` and ``e1_e2`` (the larger of the two).
+    small_ball : float
+        ``P_{x ~ N(0,1)}[|x| < C |<v_hat, w_*>|]``, ``v_hat`` the unit vector along ``sum_{j in M(w_*)} w_j``
+        (0 when ``g(w_*) = 0``).
+    g_star : float
+        ``g(w_*)``.
+    open_on_signal : tuple of int
+        ``M(w_*)``, the gates open on the signal row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = lemma_b12_event_probability(np.eye(2)[:1], np.eye(2)[:1], np.array([1.0, 0.0]), [0.0], 1.0, 0.5)
+    >>> round(res.event, 6), res.open_on_signal
+    (0.317311, (0,))
+    """
+
+    event: float
+    error: float
+    gates_match: float
+    e1_e2: float
+    proof_error: float
+    small_ball: float
+    g_star: float
+    open_on_signal: tuple[int, ...]
+
+    @property
+    def proof_lower_bound(self) -> float:
+        """The proof's explicit union bound, ``P[A] >= P[M(eps) = M(w_*)] - P_{N(0,1)}[|x| < C |<v_hat, w_*>|]``
+        (1 when ``g(w_*) = 0``)."""
+        return 1.0 if self.g_star == 0 else self.gates_match - self.small_ball
+
+
+def _filters(w0: object, w: object, w_star: object, b: object) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``w0, w`` as (m, d) (a vector is one filter), ``w_star`` as (d,) and ``b`` as (m,), checked."""
+    w_star = check_real_array(w_star, "w_star")
+    if w_star.ndim != 1 or w_star.size < 1:
+        raise InputError(f"w_star must be a vector of length d >= 1, got shape {w_star.shape}", param="w_star")
+    d = w_star.size
+    w0 = np.atleast_2d(check_real_array(w0, "w0"))
+    w = np.atleast_2d(check_real_array(w, "w"))
+    if w0.ndim != 2 or w0.shape[1] != d or w0.shape[0] < 1:
+        raise InputError(
+            f"w0 must have the shape (m, {d}) (m >= 1 filters of w_star's length), got {w0.shape}", param="w0"
+        )
+    if w.shape != w0.shape:
+        raise InputError(f"w must have the shape {w0.shape} of w0, got {w.shape}", param="w")
+    b = check_real_array(b, "b")
+    if b.ndim > 1 or b.size not in (1, w0.shape[0]):
+        raise InputError(f"b must be a scalar or a vector of length m = {w0.shape[0]}, got shape {b.shape}", param="b")
+    return w0, w, w_star, np.broadcast_to(b, (w0.shape[0],)).astype(float)
+
+
+def lemma_b12_event_probability(
+    w0: np.ndarray,
+    w: np.ndarray,
+    w_star: np.ndarray,
+    b: Sequence[float] | np.ndarray,
+    C: float,
+    sigma: float,
+    *,
+    nodes: int = 24,
+) -> LemmaB12Probabilities:
+    """Lemma B.12 (Karp thesis, App. B.2.2, ``1 <= m <= C`` filters) as Gaussian box probabilities: the probability
+    of its Event A, ``P_{eps ~ N(0, sigma^2 I_d)}[|g(eps)| >= C sigma |g(w_*)|]`` with
+    ``g(x) = sum_j <w_j, x> 1{|<w_j^(0), x>| + b_j >= 0}``, and the two probabilities its proof bounds it by.
+
+    Write ``G_j = <v_j, eps>/sigma`` (``v_j = w_j^(0)/|w_j^(0)|``; standard normals of correlations ``<v_i, v_j>``):
+    gate j is open on the noise row iff ``|G_j| >= beta_j = max(0, -b_j)/(sigma |w_j^(0)|)``. Given the set P of
+    open gates, ``g(eps) = <v_P, eps>`` with ``v_P = sum_{j in P} w_j``, and ``L_P = <v_P, eps>/sigma`` is normal
+    with variance ``|v_P|^2`` and covariances ``<v_j, v_P>`` with the G_j. The patterns partition the space, so
+
+    ``P[A] = 1 - sum_{P subset [m]} P[|G_j| >= beta_j (j in P), |G_j| < beta_j (j not in P), |L_P| < C |g(w_*)|]``,
+
+    each term an (m+1)-dimensional Gaussian probability of a union of boxes; inclusion-exclusion over the
+    ``|G_j| >= beta_j`` turns each into centered boxes ``P[|X_i| < a_i]`` (3^m of them in all), computed by Genz's
+    sequential conditioning on a pivoted Cholesky factor (a singular covariance, e.g. ``w_j = v_j``, is reduced to
+    its rank; the last level is exact). At m = 1 this is Lemma B.11's ``P[|Z_1| >= alpha, |Z_2| >= beta]``
+    (:func:`theory.local_signal.lemma_b11_event_probability`).
+
+    The same machinery gives ``P[M(eps) = M(w_*)]`` and ``P[E_1 and E_2]`` (proof of Lemma B.12, up to (B.9)),
+    whose thresholds are ``|<v_j, w_*>|/sigma``; with ``small_ball`` they give the proof's explicit union bound
+    :attr:`LemmaB12Probabilities.proof_lower_bound`.
+
+    Error. A regular box: a product Gauss-Legendre rule; its integrand is analytic on bounded intervals, and the
+    error estimate is the change between ``nodes`` and ``ceil(2 nodes/3)`` points per dimension (the coarser rule's
+    error, so conservative where the rule converges geometrically; boxes of low rank get more points,
+    :func:`_box_nodes`); where it is not small, the other pivot order and scrambled Sobol points are tried too. A
+    singular box (several constraints on one level: kinks): scrambled Sobol points, 3 standard errors over the
+    scrambles. Inclusion-exclusion computes a small probability as a difference of O(1) terms, so its error is
+    absolute: where the error estimate exceeds 1e-3 of the value, the probability is also summed over signed boxes
+    (``G_j >= beta_j`` or ``G_j <= -beta_j``; every term a probability, :func:`_signed_boxes`) and the estimate with
+    the smaller error estimate is kept. The errors are estimates, not bounds; tests compare the result with the
+    exact m = 1 series, scipy's multivariate normal CDF, a finer rule and Monte Carlo.
+
+    Parameters
+    ----------
+    w0, w : np.ndarray, shape (m, d) (a vector is one filter)
+        The frozen filters (each nonzero) and the kernel weights.
+    w_star : np.ndarray, shape (d,)
+        The unit signal direction.
+    b : float or sequence of float
+        The biases (one per filter, or one for all).
+    C, sigma : float
+        The lemma's constant and the noise level, both ``> 0``.
+    nodes : int
+        Gauss-Legendre points per dimension, ``>= 3``; the work grows as ``(1 + 2 nodes)^m``.
+
+    Returns
+    -------
+    LemmaB12Probabilities
+
+    Raises
+    ------
+    ValueError
+        For mismatched shapes, a zero filter, ``|w_star| != 1`` (within 1e-9), ``C, sigma <= 0``; a
+        :class:`theory._checks.LimitError` naming ``nodes`` (or ``w0``, for too many filters) when the rule would
+        have more than :data:`MAX_BOX_POINTS` points.
+
+    Examples
+    --------
+    At m = 1 it is Lemma B.11's exact series:
+
+    >>> import numpy as np
+    >>> from theory.local_signal import lemma_b11_event_probability
+    >>> w0, w, ws = np.array([[0.6, 0.8]]), np.array([[1.0, 0.0]]), np.array([1.0, 0.0])
+    >>> res = lemma_b12_event_probability(w0, w, ws, [-0.3], 1.0, 0.5)
+    >>> exact = lemma_b11_event_probability((0.6, 0.8), (1.0, 0.0), (1.0, 0.0), -0.3, 1.0, 0.5)
+    >>> abs(res.event - exact) < 1e-12, res.error < 1e-12
+    (True, True)
+
+    Two filters; the proof's union bound is below the probability:
+
+    >>> w0 = np.array([[0.6, 0.8], [0.8, -0.6]])
+    >>> res = lemma_b12_event_probability(w0, w0 + ws, ws, [-0.2, -0.2], 1.0, 0.5)
+    >>> round(res.event, 6), res.proof_lower_bound <= res.event
+    (0.243363, True)
+    """
+    w0, w, w_star, b = _filters(w0, w, w_star, b)
+    C = check_real(C, "C", positive=True)
+    sigma = _sigma(sigma)
+    nodes = _positive_int(nodes, "nodes", "Gauss-Legendre points per dimension")
+    if nodes < 3:
+        raise InputError(f"nodes must be an integer >= 3 (an error estimate at 2 nodes/3), got {nodes}", param="nodes")
+    m = w0.shape[0]
+    if _box_points(3, min(m, 12)) > MAX_BOX_POINTS:
+        check_cost(
+            _box_points(3, min(m, 12)),
+            MAX_BOX_POINTS,
+            param="w0",
+            value=m,
+            what="the boxes of m filters at 3 points per dimension have",
+            hint="use fewer filters",
+        )
+    check_cost(
+        _box_points(nodes, m),
+        MAX_BOX_POINTS,
+        param="nodes",
+        value=nodes,
+        what=f"the boxes of m = {m} filters have up to",
+        hint="use fewer nodes",
+    )
+    if not abs(float(np.linalg.norm(w_star)) - 1) <= 1e-9:
+        raise InputError(
+            f"w_star must be a unit vector, got |w_star| = {float(np.linalg.norm(w_star))!r}", param="w_star"
+        )
+    # the event is invariant under w -> c w (c > 0) and the gates under scaling w0_j with b_j: work at unit scale
+    top0 = np.max(np.abs(w0), axis=1)
+    if not np.all(top0 > 0):
+        raise InputError("w0 (the frozen filters) must be nonzero", param="w0")
+    u0 = w0 / top0[:, None]
+    norms = np.linalg.norm(u0, axis=1)  # |w0_j| / top0_j, in [1, sqrt d]
+    v = u0 / norms[:, None]
+    R = v @ v.T
+    with np.errstate(over="ignore"):  # a threshold beyond the float range is inf: that gate never opens
+        beta = np.maximum(0.0, -b) / top0 / norms / sigma
+        e12_thresholds = np.abs(v @ w_star) / sigma
+    align = np.abs(v @ w_star)  # |<v_j, w_*>|
+    open_star = tuple(int(j) for j in np.nonzero(align * norms * top0 + b >= 0)[0])
+    scale = float(np.max(np.abs(w))) or 1.0
+    w = w / scale
+    v_star = w[list(open_star)].sum(axis=0) if open_star else np.zeros_like(w_star)
+    g_scaled = float(v_star @ w_star)
+    t = C * abs(g_scaled)
+    small = 0.0 if g_scaled == 0 else float(1 - 2 * stats.norm.sf(t / np.linalg.norm(v_star)))
+    g_star = g_scaled * scale
+
+    rng = np.random.default_rng(12)  # the scrambles of the singular boxes: a fixed seed, a deterministic result
+    closed_star = [j for j in range(m) if j not in open_star]
+    covs = []
+    for size in range(m + 1):
+        for P in itertools.combinations(range(m), size):
+            vP = w[list(P)].sum(axis=0) if P else np.zeros_like(w_star)
+            cov = np.zeros((m + 1, m + 1))
+            cov[:m, :m] = R
+            cov[:m, m] = cov[m, :m] = v @ vP
+            cov[m, m] = vP @ vP
+            covs.append((P, cov))
+    thresholds = np.append(beta, t)
+
+    def centered() -> tuple[tuple[float, float], ...]:
+        miss = [_abs_pattern(cov, thresholds, list(P), nodes, rng) for P, cov in covs]
+        return (
+            (1.0 - sum(p for p, _ in miss), sum(e for _, e in miss)),
+            _abs_pattern(R, beta, list(open_star), nodes, rng),
+            _abs_pattern(R, e12_thresholds, list(open_star), nodes, rng),
+        )
+
+    def signed(which: int) -> tuple[float, float]:
+        if which == 0:
+            parts = [
+                _signed_boxes(cov, [j for j in range(m) if j not in P], [*P, m], thresholds, nodes, rng)
+                for P, cov in covs
+            ]
+            return sum(p for p, _ in parts), sum(e for _, e in parts)
+        return _signed_boxes(R, closed_star, list(open_star), beta if which == 1 else e12_thresholds, nodes, rng)
+
+    results = list(centered())
+    for i, (value, err) in enumerate(results):
+        if err > _RELATIVE_ENOUGH * abs(value):  # a small probability: the sum of signed boxes keeps its accuracy
+            other = signed(i)
+            if other[1] < err:
+                results[i] = other
+    (event, error), (match, e_match), (e12, e_e12) = results
+    event = min(max(event, 0.0), 1.0)
+    return LemmaB12Probabilities(event, error, match, e12, max(e_match, e_e12), small, g_star, open_star)
 
 
 @dataclass(frozen=True)
