@@ -2323,6 +2323,14 @@ class CNTKInfimum:
         Which gates the signal row passes (``D_j >= tau_j``).
     alignment : np.ndarray, shape (m,)
         ``D_j = |<w0_hat_j, w_*>| / sigma``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w_star = np.full(21, 1 / np.sqrt(21))
+    >>> res = cntk_gaussian_infimum(np.random.default_rng(0).standard_normal((2, 21)), w_star, [0.0, np.inf], 1000)
+    >>> res.signal_passes.tolist(), bool(abs(res.error - 0.5 * math.erfc(res.snr / math.sqrt(2))) < 1e-12)
+    ([True, False], True)
     """
 
     error: float
@@ -2489,6 +2497,15 @@ class CNTKSearch:
         Thresholds evaluated.
     candidates : list of list of float
         Each filter's candidate thresholds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w_star = np.full(21, 1 / np.sqrt(21))
+    >>> w0 = np.random.default_rng(0).standard_normal((1, 21))
+    >>> res = cntk_infimum_search(w0, w_star, 1000, grid=(1.0,), n_theta=32)
+    >>> len(res.candidates), res.evaluations >= len(res.candidates[0])
+    (1, True)
     """
 
     best: CNTKInfimum
