@@ -104,3 +104,21 @@ def test_c10_r_good_counterexample_the_true_mean_is_several_times_r_prime():
         assert case["mean count per bias"] > 2 * case["r'"]  # the count concentrates above the upper side 2r'
         assert case["r'"] == pytest.approx(float(tsi.lemma_c10_mean(r, n, k, s)), rel=1e-9)
         assert case["P(r'-good)"] < 1e-6
+
+
+def test_c8_judges_only_the_seeds_whose_h_is_in_the_class():
+    """Lemma C.8 is about the class H_{psi', sqrt(8) B}: a seed whose w_T lies outside it is left out (the full-scale
+    run at the printed step count, where every w_T does: inconclusive, not a failure of the lemma), and a seed inside
+    it is still judged on the excess."""
+    ev9 = evaluation("edelman-ch6-lemC.9-convex-phase")
+    claim8 = registry()["edelman-ch6-lemC.8-generalisation"]
+    predicted = claim8.predict(ev9.config)
+    rows = ev9.obs.details["per_seed"]
+    outside = [{**r, "norm": 2 * predicted["class_norm"]} for r in rows]
+    verdict, reason = claim8.judge(predicted, Observation(None, details={"per_seed": outside}), ev9.config)
+    assert verdict == "inconclusive" and "no seed's h is in the class" in reason
+    mixed = outside[:1] + rows[1:]  # 59 of 59 inside: lower bound 0.05^(1/59) = 0.9505 >= p0 = 0.95
+    verdict, reason = claim8.judge(predicted, Observation(None, details={"per_seed": mixed}), ev9.config)
+    assert verdict == "pass" and "1 seed(s) outside the class left out" in reason
+    verdict, _ = claim8.judge({**predicted, "gap": -1.0}, Observation(None, details={"per_seed": mixed}), ev9.config)
+    assert verdict == "fail"

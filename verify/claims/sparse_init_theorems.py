@@ -28,7 +28,7 @@ from numerics.walsh import characters
 from theory import sparse_init as tsi
 
 from .base import Claim, Deviation, Erratum, Observation, Resolution, RunContext, register
-from .judges import AtLeast, AtMost, Check, PerSeed, Population, RefutedIfViolated, as_float
+from .judges import AtLeast, AtMost, Check, PerSeed, Population, RefutedIfViolated, Verdict, as_float
 
 SRC = "Edelman thesis (2024) Ch. 6 / App. C.2 (Edelman et al. 2023, Pareto frontiers)"
 DOC = "docs/sparse_parity.md"
@@ -600,20 +600,42 @@ def _predict_c8(cfg: ConvexPhaseConfig) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class GeneralisationJudge(PerSeed):
-    """Lemma C.8 per seed, for the sample-dependent h of Lemma C.9's run: ||w_T|| <= sqrt(8) B (h in the class) and
-    L_D(h) - L_S(h) <= the predicted excess."""
+    """Lemma C.8 per seed, for the sample-dependent h of Lemma C.9's run: L_D(h) - L_S(h) <= the predicted excess,
+    judged on the seeds whose h lies in the class H_{psi', sqrt(8) B} the lemma is applied to (||w_T|| <= sqrt(8) B);
+    a seed outside it meets no hypothesis of the lemma and is left out (counted in the reason), and with none inside
+    the verdict is inconclusive."""
+
+    @staticmethod
+    def _in_class(predicted: Any, per_seed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [row for row in per_seed if row["norm"] <= as_float(predicted["class_norm"])]
+
+    def _counts(self, predicted: Any, obs: Any, config: Any) -> tuple[list[list[str]], list[dict[str, Any]]]:
+        rows = self._in_class(predicted, obs.details[self.rows])
+        return self.seed_problems(predicted, rows, config), rows
 
     def seed_problems(self, predicted: Any, per_seed: list[dict[str, Any]], config: Any = None) -> list[list[str]]:
         problems = super().seed_problems(predicted, per_seed, config)
         for row, found in zip(per_seed, problems):
-            if not row["norm"] <= as_float(predicted["class_norm"]):
-                found.append(f"||w_T|| = {row['norm']:.4g} outside the class")
             if not row["excess"] <= as_float(predicted["gap"]):
                 found.append(f"L_D - L_S = {row['excess']:.4g} > the excess")
         return problems
 
+    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        rows = obs.details[self.rows]
+        outside = len(rows) - len(self._in_class(predicted, rows))
+        if rows and outside == len(rows):
+            return "inconclusive", (
+                f"no seed's h is in the class: ||w_T|| > sqrt(8) B = {as_float(predicted['class_norm']):.4g} on all "
+                f"{len(rows)} seeds (largest {max(r['norm'] for r in rows):.4g}), so Lemma C.8 says nothing here"
+            )
+        verdict, reason = super().__call__(predicted, obs, config)
+        return verdict, reason + (f"; {outside} seed(s) outside the class left out" if outside else "")
+
     def describe(self) -> str:
-        return self.describe_adding("per seed", "||w_T|| <= sqrt(8) B and L_D(h) - L_S(h) <= the predicted excess")
+        return self.describe_adding(
+            "per seed with ||w_T|| <= sqrt(8) B (h in the class; the others left out)",
+            "L_D(h) - L_S(h) <= the predicted excess",
+        )
 
 
 register(
