@@ -97,6 +97,17 @@ _DOC = {
     Number of noise rows, >= 2.
 d : int
     Dimension of a row.""",
+    "event_mc": """n : int
+    Noise rows drawn, ``>= 2``.
+seed : int
+    Seed of ``np.random.default_rng``.
+chunk : int
+    Rows per batch.
+
+Returns
+-------
+tuple of float
+    ``(frequency, standard error)`` (the standard error at least ``1/n``).""",
     "seed_chunk": """seed : int
     Seed of ``np.random.default_rng``.
 chunk : int
@@ -1238,6 +1249,7 @@ def _bias_grid(biases: object, m: int) -> list[np.ndarray]:
     return out
 
 
+@fill_doc(_DOC)
 def lemma_b11_event_mc(
     w0: np.ndarray,
     w: np.ndarray,
@@ -1259,17 +1271,7 @@ def lemma_b11_event_mc(
         The frozen filter, the kernel weights and the signal direction.
     b, C, sigma : float
         The bias, the lemma's constant and the noise level (``sigma > 0``).
-    n : int
-        Noise rows drawn, ``>= 2``.
-    seed : int
-        Seed of ``np.random.default_rng``.
-    chunk : int
-        Rows per batch.
-
-    Returns
-    -------
-    tuple of float
-        ``(frequency, standard error)`` (the standard error at least ``1/n``).
+    {{event_mc}}
 
     Examples
     --------
@@ -1293,6 +1295,7 @@ def lemma_b11_event_mc(
     return lemma_b12_event_mc(w0[None, :], w[None, :], w_star, [b], C, sigma, n, seed, chunk)
 
 
+@fill_doc(_DOC)
 def lemma_b12_event_mc(
     w0: np.ndarray,
     w: np.ndarray,
@@ -1320,17 +1323,7 @@ def lemma_b12_event_mc(
         The biases (one per filter, or one for all).
     C, sigma : float
         The lemma's constant and the noise level (``sigma > 0``).
-    n : int
-        Noise rows drawn, ``>= 2``.
-    seed : int
-        Seed of ``np.random.default_rng``.
-    chunk : int
-        Rows per batch.
-
-    Returns
-    -------
-    tuple of float
-        ``(frequency, standard error)`` (the standard error at least ``1/n``).
+    {{event_mc}}
 
     Examples
     --------
