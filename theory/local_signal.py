@@ -2643,6 +2643,7 @@ def cntk_single_filter_infimum(D: float, k: int) -> float:
     Returns
     -------
     float
+        ``Phi^c(sqrt(w_*^T M^{-1} w_* / (k sigma^2)))`` at ``tau = D``: the smallest Gaussian-limit error over w and b.
 
     Raises
     ------
@@ -2740,6 +2741,7 @@ def init_alignment_tail(x: float, k: int, d: int) -> float:
     Returns
     -------
     float
+        The tail probability, in ``[0, 1]``.
 
     Raises
     ------
