@@ -30,7 +30,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from verify.claims import registry  # noqa: E402
-from verify.claims.external import claim_module  # noqa: E402
 from verify.report import archive  # noqa: E402
 
 
@@ -72,15 +71,12 @@ def _hashes(
     claim: object, read: Callable[[Path], bytes | None], listing: Callable[[Path], list[Path]]
 ) -> tuple[str, str] | None:
     """(family-wide hash, per-claim hash) of ``claim``'s code as ``read`` sees it; None when a file is missing."""
-    first = archive._module_file(claim_module(claim))
+    module, also = archive.claim_modules(claim)
+    first = archive._module_file(module)
     if first is None:
         return None
     text = lambda p: None if (b := read(p)) is None else b.decode()  # noqa: E731
-    per_claim = set(archive.claim_code_files(first, text))
-    for name in (getattr(claim.predict, "__module__", None), type(claim.judge).__module__):  # type: ignore[attr-defined]
-        path = archive._module_file(name)
-        if path is not None and path != first and archive._in_family(path):
-            per_claim.update(archive.claim_code_files(path, text))
+    per_claim = set(archive._code_files(module, also, text))
     family = _family_files(first, listing)
     if any(read(p) is None for p in (*per_claim, *family)):
         return None

@@ -168,18 +168,29 @@ def _in_family(path: Path) -> bool:
     return CLAIMS_ROOT in path.parents and len(path.relative_to(CLAIMS_ROOT).parts) > 1
 
 
-def _code_files(module: str | None, also: Iterable[str] = ()) -> list[Path]:
+def _code_files(
+    module: str | None, also: Iterable[str] = (), read: Callable[[Path], str | None] = _read_text
+) -> list[Path]:
     """:func:`claim_code_files` of ``module``, together with those of the modules ``also`` that are modules of a
-    family package (a grid claim's ``predict`` and judge, whose ``observe`` is :mod:`verify.sweep.grid`'s)."""
+    family package (a grid claim's ``predict`` and judge, whose ``observe`` is :mod:`verify.sweep.grid`'s); ``read``
+    as for :func:`claim_code_files`."""
     first = _module_file(module)
     if first is None:
         return []
-    files = set(claim_code_files(first))
+    files = set(claim_code_files(first, read))
     for name in also:
         path = _module_file(name)
         if path is not None and path != first and _in_family(path):
-            files.update(claim_code_files(path))
+            files.update(claim_code_files(path, read))
     return sorted(files)
+
+
+def claim_modules(claim: Any) -> tuple[str | None, list[str]]:
+    """The module that defines ``claim`` (:func:`verify.claims.external.claim_module`) and the modules of its
+    ``predict`` and judge, the arguments of :func:`_code_files`."""
+    from verify.claims.external import claim_module  # deferred: imports the claims
+
+    return claim_module(claim), [getattr(claim.predict, "__module__", None) or "", type(claim.judge).__module__]
 
 
 def code_hash(files: Iterable[Path], read: Callable[[Path], bytes]) -> str:
@@ -200,10 +211,7 @@ def code_hash(files: Iterable[Path], read: Callable[[Path], bytes]) -> str:
 def claim_code_hash(claim: Any) -> str | None:
     """SHA-256 (16 hex digits) of the claim's code (:func:`claim_code_files`, module docstring); None when its module
     is unknown."""
-    from verify.claims.external import claim_module  # deferred: imports the claims
-
-    also = [getattr(claim.predict, "__module__", None) or "", type(claim.judge).__module__]
-    files = _code_files(claim_module(claim), also)
+    files = _code_files(*claim_modules(claim))
     return code_hash(files, Path.read_bytes) if files else None
 
 
