@@ -176,6 +176,8 @@ def _observe(cfg: StepCountConfig, ctx: RunContext) -> Observation:
                 "hypotheses": hyp,
                 "risk_D": [r["risk_D"] for r in rows],
                 "norm": [r["norm"] for r in rows],
+                "objective": [r["objective"] for r in rows],
+                "error_D": [r["error_D"] for r in rows],
                 "seeds": list(seeds),
             }
         _CACHE[key] = Observation(
