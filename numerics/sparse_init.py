@@ -5,6 +5,8 @@ r"""The Ch. 6 sparse-initialization algorithms run end to end on the cube {±1}^
 * :func:`lemma_c5_deviations`: the sup-norm distance between the sample and the population hinge-loss gradient of a
   2-layer ReLU network with respect to (W, b) (Lemma C.5), for many independent samples.
 * :func:`hinge_risk`: the (weighted) mean hinge loss of scores (Lemmas C.7-C.9).
+* :func:`lemma_c6_features`: the ideal features of Lemma C.6 on the cube, and :func:`lemma_c9_convex_phase`: the
+  convex phase of Thm C.11 (Lemma C.9) on given features.
 
 A sample of m i.i.d. uniform points of {±1}^n enters only through its counts c(x) (a multinomial draw): every
 empirical mean over the sample is :math:`\frac1m\sum_x c(x)\,g(x)`, so the cost does not grow with m and the
@@ -32,7 +34,14 @@ from .limits import (
 )
 from .walsh import characters, cube
 
-__all__ = ["hinge_risk", "lemma_c5_deviations", "lemma_c9_convex_phase", "sample_counts", "thm_c16_one_step"]
+__all__ = [
+    "hinge_risk",
+    "lemma_c5_deviations",
+    "lemma_c6_features",
+    "lemma_c9_convex_phase",
+    "sample_counts",
+    "thm_c16_one_step",
+]
 
 MAX_CUBE_N = 16
 """Largest n of the cube computations here (2^16 points)."""
@@ -367,6 +376,46 @@ def lemma_c5_deviations(n: int, k: int, width: int, m: int, draws: int, seed: in
         "coordinates": int(per_point.shape[1]),
         "active_share": float(active.mean()),
     }
+
+
+def lemma_c6_features(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""The ideal features of Lemma C.6 at every point of :math:`\{\pm1\}^n`, built from the lemma's formula:
+    :math:`\psi^*(x) = (1, \mathrm{ReLU}(s_x/(2k) + \beta_j), \mathrm{ReLU}(-s_x/(2k) + \beta_j))_{j=0}^{k/2-1}`,
+    :math:`s_x = \sum_{i\in S} x_i`, :math:`\beta_j = (-k + 2j + 1/16)/(2k)` (the corrected index set of
+    ``docs/sparse_parity.md``), and the labels :math:`\chi_S(x)`, S = {0..k-1} (Edelman thesis, App. C.2.2).
+
+    Parameters
+    ----------
+    n : int
+        The dimension, ``1 <= n <= 16``.
+    k : int
+        The parity degree, even, ``2 <= k <= n``.
+
+    Returns
+    -------
+    (array (2^n, k + 1), array (2^n,))
+        The features (first column the constant 1) and :math:`\chi_S`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics.sparse_init import lemma_c6_features
+    >>> psi, chi = lemma_c6_features(2, 2)
+    >>> psi.shape, np.allclose(psi @ np.linalg.lstsq(psi, chi, rcond=None)[0], chi)
+    ((4, 3), True)
+    """
+    n = _check_cube_n(n)
+    k = check_count(k, "k")
+    if k % 2 or not 2 <= k <= n:
+        raise InputError(f"need an even k with 2 <= k <= n, got n = {n}, k = {k}", param="k")
+    s = cube(n)[:, :k].astype(np.float64).sum(axis=1)
+    betas = [(-k + 2 * j + 1 / 16) / (2 * k) for j in range(k // 2)]
+    cols = (
+        [np.ones(len(s))]
+        + [np.maximum(s / (2 * k) + b, 0) for b in betas]
+        + [np.maximum(-s / (2 * k) + b, 0) for b in betas]
+    )
+    return np.column_stack(cols), characters(n, list(range(k))).astype(np.float64)
 
 
 def lemma_c9_convex_phase(

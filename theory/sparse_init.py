@@ -65,8 +65,10 @@ __all__ = [
     "lemma_c6_constants",
     "lemma_c7_bound",
     "lemma_c8_gap",
+    "lemma_c9_objective_bound",
     "lemma_c9_sample_size",
     "lemma_c9_steps",
+    "lemma_c9_steps_corrected",
     "lemma_c10_chernoff_bound",
     "lemma_c10_mean",
     "lemma_c10_true_mean",
@@ -987,6 +989,127 @@ def lemma_c8_gap(B: float, psi_norm: float, m: int, delta: FractionLike, distanc
             (2 * float(b) * float(p) + 1) * math.sqrt(2 * math.log(2 / d)) / math.sqrt(m_) + 2 * float(b) * float(dist)
         ),
         f"Lemma C.8's excess at B = {B!r:.40}, psi_norm = {psi_norm!r:.40}, m = {m!r:.40}, distance = {distance!r:.40}",
+    )
+
+
+def lemma_c9_steps_corrected(psi_norm: float, B: float, eps: float) -> int:
+    r"""The step count Lemma C.9's proof needs: the smallest T >= 1 with
+    :math:`100 B^2(\|\psi\|_{\infty,2} + \varepsilon/B)^2(1+\ln T)/(\varepsilon T) \le \varepsilon`, i.e.
+    :math:`T/(1+\ln T) \ge 100(B\|\psi\|_{\infty,2} + \varepsilon)^2/\varepsilon^2` (T / (1 + ln T) increases for
+    T >= 1). Floating point.
+
+    Source: Edelman thesis, App. C.2.2, proof of Lemma C.9. With :math:`\lambda = \varepsilon/B^2` its bound reads
+    :math:`L(w_T) \le 2\varepsilon + B\|\psi\|\sqrt{2\ln(2/\delta)}/\sqrt m + 100B^2(\|\psi\| + \varepsilon/B)^2
+    (1+\ln T)/(\varepsilon T)` (:func:`lemma_c9_objective_bound`), and "L(w_T) <= 4 eps" needs the last term to be at
+    most eps, which is this condition. The lemma and the proof's "So, if ..." print
+    :math:`T/\ln T \ge 100(\|\psi\| + B^{-1})^2/\varepsilon^2` (:func:`lemma_c9_steps`), about :math:`B^2` times
+    fewer steps. This count depends on :math:`\psi` and B only through :math:`B\|\psi\|_{\infty,2}`, as the proof's GD
+    does (it is unchanged by :math:`\psi \to c\psi`, :math:`B \to B/c`); the printed one is not.
+
+    Parameters
+    ----------
+    psi_norm : float
+        :math:`\|\psi\|_{\infty,2}`, ``> 0``.
+    B : float
+        The readout norm bound, ``> 0``.
+    eps : float
+        epsilon, in (0, 1/2).
+
+    Returns
+    -------
+    int
+        T.
+
+    Examples
+    --------
+    >>> import math
+    >>> from theory.sparse_init import lemma_c9_steps_corrected
+    >>> T = lemma_c9_steps_corrected(1.0, 1.0, 0.25)  # T / (1 + ln T) >= 100 (1.25)^2 / 0.0625 = 2500
+    >>> T / (1 + math.log(T)) >= 2500 > (T - 1) / (1 + math.log(T - 1))
+    True
+    """
+    p, b, e = _norms_and_eps(psi_norm, B, eps)
+    target = _float_formula(
+        lambda: 100 * (float(b) * float(p) + float(e)) ** 2 / float(e) ** 2,
+        f"Lemma C.9's corrected T / (1 + ln T) >= 100 (B psi_norm + eps)^2 / eps^2 at psi_norm = {psi_norm!r:.40}, "
+        f"B = {B!r:.40}, eps = {eps!r:.40}",
+    )
+    if target > MAX_STEPS_TARGET:
+        raise InputError(
+            f"Lemma C.9's corrected T / (1 + ln T) >= {target:.3g} is above {MAX_STEPS_TARGET:.0e} (T then leaves the "
+            f"float range); use a larger eps or a smaller B psi_norm",
+            param="eps",
+        )
+    lo, hi = 1, 2
+    while hi / (1 + math.log(hi)) < target:
+        lo, hi = hi, 2 * hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if mid / (1 + math.log(mid)) >= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi
+
+
+def lemma_c9_objective_bound(
+    psi_norm: float, B: float, eps: float, delta: FractionLike, m: int, T: int, lam: float | None = None
+) -> float:
+    r"""The proof of Lemma C.9's bound on the regularised objective
+    :math:`L(w) = L_S(h_{\varphi^{(1)},w}) + \frac\lambda2\|w\|^2` after T steps of GD (step :math:`1/(\lambda t)`),
+    before its last simplification:
+
+    .. math:: L(w_T) \le 2\varepsilon + \frac{B\|\psi\|_{\infty,2}\sqrt{2\ln(2/\delta)}}{\sqrt m}
+              + \frac{\lambda B^2}{2} + \frac{100(\|\psi\|_{\infty,2} + \varepsilon/B)^2(1+\ln T)}{\lambda T},
+
+    with :math:`\lambda = \varepsilon/B^2` unless given (Edelman thesis, App. C.2.2, proof of Lemma C.9: Claims 2-3,
+    with probability >= 1 - delta over the sample, given :math:`\|\varphi^{(1)} - \psi\|_{\infty,2} \le
+    \varepsilon/B` and some :math:`\|w^*\| \le B` with :math:`L_D(h_{\psi,w^*}) \le \varepsilon`). The proof
+    then needs it to be at most :math:`4\varepsilon`, which gives :math:`\|w_T\|^2 \le 2L(w_T)/\lambda \le 8B^2`.
+    Floating point.
+
+    Parameters
+    ----------
+    psi_norm, B : float
+        :math:`\|\psi\|_{\infty,2}` and the readout norm bound, ``> 0``.
+    eps : float
+        epsilon, in (0, 1/2).
+    delta : float, Fraction or str
+        The failure probability, in (0, 1).
+    m, T : int
+        The sample size and the number of steps, ``>= 1``.
+    lam : float, optional
+        The weight decay, ``> 0``; default :math:`\varepsilon/B^2` (the proof's choice).
+
+    Returns
+    -------
+    float
+        The bound.
+
+    Examples
+    --------
+    >>> from theory.sparse_init import lemma_c9_objective_bound
+    >>> round(lemma_c9_objective_bound(1.0, 1.0, 0.25, "0.5", 983, 24_000), 4)  # 0.5 + 0.0531 + 0.125 + 0.2887
+    0.9668
+    """
+    p, b, e = _norms_and_eps(psi_norm, B, eps)
+    d = float(_check_delta(delta))
+    m_, t_ = as_fraction(m, "m"), as_fraction(T, "T")
+    if not (m_ >= 1 and t_ >= 1 and m_.denominator == 1 and t_.denominator == 1):
+        raise InputError(f"need integers m >= 1 and T >= 1, got m = {m!r:.40}, T = {T!r:.40}", param="T")
+    lam_ = e / b**2 if lam is None else as_fraction(lam, "lam")
+    if not lam_ > 0:
+        raise InputError(f"the weight decay lam must be > 0, got {lam!r:.40}", param="lam")
+    P, Bf, E, L = float(p), float(b), float(e), float(lam_)
+    return _float_formula(
+        lambda: (
+            2 * E
+            + Bf * P * math.sqrt(2 * math.log(2 / d)) / math.sqrt(float(m_))
+            + L * Bf**2 / 2
+            + 100 * (P + E / Bf) ** 2 * (1 + math.log(float(t_))) / (L * float(t_))
+        ),
+        f"Lemma C.9's objective bound at psi_norm = {psi_norm!r:.40}, B = {B!r:.40}, eps = {eps!r:.40}, m = {m!r:.40}, "
+        f"T = {T!r:.40}",
     )
 
 

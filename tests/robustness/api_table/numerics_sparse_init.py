@@ -26,6 +26,7 @@ BASELINE = {
         "seed": 0,
     },
     "lemma_c5_deviations": {"n": 6, "k": 2, "width": 4, "m": 400, "draws": 10, "seed": 0},
+    "lemma_c6_features": {"n": 4, "k": 2},
     "lemma_c9_convex_phase": {"psi": _PSI, "y": _Y, "radius": 0.1, "lam": 0.01, "steps": 50, "m": 100, "seeds": [0, 1]},
 }
 
@@ -67,6 +68,7 @@ REFUSED = [
         },
         "width",
     ),
+    ("lemma_c6_features", {"n": 17, "k": 2}, "n"),
     ("lemma_c5_deviations", {"n": 17, "k": 2, "width": 4, "m": 10, "draws": 2, "seed": 0}, "n"),
     ("lemma_c5_deviations", {"n": 16, "k": 2, "width": 100, "m": 10, "draws": 10**5, "seed": 0}, "draws"),
     (
