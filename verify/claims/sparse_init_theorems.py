@@ -494,22 +494,6 @@ def _c9_setting(cfg: ConvexPhaseConfig) -> dict[str, Any]:
     }
 
 
-def _ideal_features(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """psi*(x) = (1, ReLU(s_x/(2k) + beta_j), ReLU(-s_x/(2k) + beta_j)) on the cube, beta_j = (-k + 2j + 1/16)/(2k),
-    j = 0..k/2-1 (built here from the lemma's formula, not from theory), and chi_S."""
-    from numerics.walsh import cube
-
-    X = cube(n).astype(np.float64)
-    s = X[:, :k].sum(axis=1)
-    betas = [(-k + 2 * j + 1 / 16) / (2 * k) for j in range(k // 2)]
-    cols = (
-        [np.ones(len(s))]
-        + [np.maximum(s / (2 * k) + b, 0) for b in betas]
-        + [np.maximum(-s / (2 * k) + b, 0) for b in betas]
-    )
-    return np.column_stack(cols), characters(n, list(range(k))).astype(np.float64)
-
-
 _C9_CACHE: dict[tuple[ConvexPhaseConfig, int], Observation] = {}
 
 
@@ -518,7 +502,7 @@ def _observe_convex_phase(cfg: ConvexPhaseConfig, ctx: RunContext) -> Observatio
     key = (cfg, _offset(ctx))
     if key not in _C9_CACHE:
         st = _c9_setting(cfg)
-        psi, y = _ideal_features(cfg.n, cfg.k)
+        psi, y = nsi.lemma_c6_features(cfg.n, cfg.k)
         seeds = tuple(s + _offset(ctx) for s in cfg.seeds)
         out = nsi.lemma_c9_convex_phase(psi, y, cfg.eps / st["B"], cfg.eps / st["B"] ** 2, st["T"], st["m"], seeds)
         rows = [
