@@ -29,6 +29,7 @@ def nothing_runs(monkeypatch):
     from verify.sweep import grid as grid_module
 
     monkeypatch.setattr(cost, "calibrate", lambda device="auto": SPEED)
+    monkeypatch.setattr(cost, "probe_cell_step", lambda config, device: None)  # no probe: the model alone
     monkeypatch.setattr(base, "run_claim", no_run)
     monkeypatch.setattr(base, "evaluate", no_run)
     monkeypatch.setattr(run, "run_claim", no_run)
@@ -54,6 +55,38 @@ def test_plan_json_lists_estimates_and_marks_unknowns(tmp_path, nothing_runs, ca
     assert tot["seconds_known_total"] == pytest.approx(grid["seconds"])
     assert doc["calibration"]["flops_per_s"] == SPEED.flops_per_s
     assert not (tmp_path / "results.json").exists()  # no report was written
+
+
+def test_a_probed_grid_scales_every_cells_updates_by_the_probes_ratio(tmp_path, nothing_runs, monkeypatch):
+    """The median cell's update probed at 10 times the model's: every cell's updates take 10 times the model's
+    time, its evaluations the model's, and the note says so."""
+    from verify.sweep.grid import grid_of
+
+    claim = registry()[GRID]
+    grid, config = grid_of(claim), claim.configs["full"]
+    cells = [c for stage in grid.plan(config) for c in stage]
+    median = sorted(cells, key=lambda c: SPEED.seconds(grid.cost(c)))[len(cells) // 2]
+    monkeypatch.setattr(cost, "probe_cell_step", lambda cfg, device: 10 * SPEED.step_seconds(grid.cost(median)))
+    est = plan._grid_estimate(claim, grid, config, SPEED)
+    expected = sum(
+        grid.cost(c).steps * SPEED.step_seconds(grid.cost(c)) * 10
+        + grid.cost(c).evals * (SPEED.overhead_s + grid.cost(c).eval_flops / SPEED.flops_per_s)
+        for c in cells
+    )
+    assert est.seconds == pytest.approx(expected) and "x10 on every cell's updates" in est.note
+    assert cost.estimate_grid(grid, config, SPEED).pending_s == pytest.approx(expected)
+
+
+def test_the_parity_probe_times_the_real_update():
+    """``probe_parity_step`` runs the real trainer (a tiny cell here) and returns a positive time per update."""
+    from verify.train.sparse_parity import probe_parity_step
+
+    claim = registry()[GRID]
+    from verify.sweep.grid import grid_of
+
+    cell = grid_of(claim).plan(claim.configs["quick"])[0][0]
+    small = __import__("dataclasses").replace(cell.config, seeds=cell.config.seeds[:2])
+    assert 0 < probe_parity_step(small, "cpu", steps=2) < 5
 
 
 def test_plan_text_is_a_table_with_totals(tmp_path, nothing_runs, capsys):

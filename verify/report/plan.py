@@ -146,10 +146,15 @@ def _grid_estimate(claim: Any, grid: Any, config: Any, speed: Any) -> Estimate:
     if grid.cost is None:
         note = "the grid states no cell cost"
     elif speed is not None:  # as verify.sweep.cost.estimate_grid, without the store keys (no session here)
-        each = [speed.seconds(grid.cost(c)) for c in cells]
+        from verify.sweep.cost import probe_scale
+
+        probe = probe_scale(cells, grid.cost, speed)
+        each = [speed.seconds(grid.cost(c), probe.ratio if probe else 1.0) for c in cells]
         seconds = float(sum(each))
         median = statistics.median(each) if each else 0.0
-        note = f"{len(each)} cells x ~{format_seconds(median)} (median), step budgets as upper bounds"
+        note = f"{len(each)} cells x ~{format_seconds(median)} (median), step budgets as upper bounds; " + (
+            probe.describe() if probe else "not probed"
+        )
     mems = [_cell_memory(c.config) for c in cells]
     memory = max(mems) if mems and all(m is not None for m in mems) else None  # type: ignore[type-var]
     if memory is None:

@@ -29,10 +29,26 @@ from .store import seeds_text
 if TYPE_CHECKING:
     from .grid import Grid
 
-__all__ = ["CONFIRM_ABOVE_S", "CellCost", "DeviceSpeed", "GridEstimate", "calibrate", "estimate_grid", "format_seconds"]
+__all__ = [
+    "CONFIRM_ABOVE_S",
+    "PROBE_MAX_MODEL_STEP_S",
+    "CellCost",
+    "DeviceSpeed",
+    "GridEstimate",
+    "StepScale",
+    "calibrate",
+    "estimate_grid",
+    "format_seconds",
+    "probe_cell_step",
+    "probe_scale",
+]
 
 #: Runs estimated above this many seconds of wall time need ``--confirm-cost``.
 CONFIRM_ABOVE_S = 3600.0
+
+#: The probe of a grid's median cell is skipped where the model puts one of its updates above this many seconds
+#: (two short runs of it would take minutes).
+PROBE_MAX_MODEL_STEP_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -58,11 +74,15 @@ class DeviceSpeed:
     overhead_s: float
     flops_per_s: float
 
-    def seconds(self, cost: CellCost) -> float:
-        """Estimated seconds of one cell."""
-        per_step = self.overhead_s + cost.step_flops / self.flops_per_s
+    def step_seconds(self, cost: CellCost) -> float:
+        """Estimated seconds of one update of a cell."""
+        return self.overhead_s + cost.step_flops / self.flops_per_s
+
+    def seconds(self, cost: CellCost, step_scale: float = 1.0) -> float:
+        """Estimated seconds of one cell, its updates' time multiplied by ``step_scale`` (a probe's ratio,
+        :func:`probe_scale`)."""
         per_eval = self.overhead_s + cost.eval_flops / self.flops_per_s
-        return cost.steps * per_step + cost.evals * per_eval
+        return cost.steps * self.step_seconds(cost) * step_scale + cost.evals * per_eval
 
 
 def _time_mlp_steps(device: Any, seeds: int, batch: int, n: int, width: int, steps: int) -> float:
@@ -111,37 +131,95 @@ def calibrate(device: str = "auto") -> DeviceSpeed:
     return DeviceSpeed(str(dev), max(t_small - flops[0] / rate, 1e-6), rate)
 
 
+def probe_cell_step(config: Any, device: str) -> float | None:
+    """Seconds per update of the real trainer of a grid cell's configuration on ``device``, timed now; None where
+    the trainer has no probe (only the sparse-parity trainer has one,
+    :func:`verify.train.sparse_parity.probe_parity_step`) or the cell does not fit the free memory."""
+    from verify.runtime.memory import InsufficientMemoryError  # deferred: imports torch
+    from verify.train.sparse_parity import SparseParityConfig, probe_parity_step
+
+    if not isinstance(config, SparseParityConfig):
+        return None
+    try:
+        return probe_parity_step(config, device)
+    except InsufficientMemoryError:
+        return None
+
+
+@dataclass(frozen=True)
+class StepScale:
+    """A grid's median cell: its update as the cost model has it (``model_s``) and as the real trainer ran it now
+    (``probed_s``); every cell's update time is multiplied by ``ratio`` = probed / model."""
+
+    model_s: float
+    probed_s: float
+
+    @property
+    def ratio(self) -> float:
+        return self.probed_s / self.model_s
+
+    def describe(self) -> str:
+        return (
+            f"the median cell's update probed now at {format_seconds(self.probed_s)} against the model's "
+            f"{format_seconds(self.model_s)} (x{self.ratio:.3g} on every cell's updates)"
+        )
+
+
+def probe_scale(cells: list[Any], cost: Any, speed: DeviceSpeed) -> StepScale | None:
+    """Time the real update of the median cell of ``cells`` (by the model's cell time; :func:`probe_cell_step`) and
+    compare it with the model's update: the multiply-adds model counts one launch per update, while a trainer's
+    update launches dozens of small kernels (the Fig. B.11 cells: 12 times the model on the loaded 2-core CPU).
+    None where there are no cells, no probe for their trainer, or the model's update exceeds
+    :data:`PROBE_MAX_MODEL_STEP_S`."""
+    if not cells:
+        return None
+    costs = [cost(c) for c in cells]
+    median = sorted(range(len(cells)), key=lambda i: speed.seconds(costs[i]))[len(cells) // 2]
+    model = speed.step_seconds(costs[median])
+    if model > PROBE_MAX_MODEL_STEP_S:
+        return None
+    probed = probe_cell_step(cells[median].config, speed.device)
+    return None if probed is None or probed <= 0 else StepScale(model, probed)
+
+
 @dataclass(frozen=True)
 class GridEstimate:
-    """A grid's planned cells, those this job still runs, and their estimated device seconds."""
+    """A grid's planned cells, those this job still runs, and their estimated device seconds (the updates scaled
+    by ``probe`` where the median cell was probed)."""
 
     claim_id: str
     cells: int
     pending: int
     median_cell_s: float
     pending_s: float
+    probe: StepScale | None = None
 
     def describe(self) -> str:
-        return (
+        text = (
             f"  {self.claim_id}: {self.cells} cells, {self.pending} to run x ~{format_seconds(self.median_cell_s)} "
             f"per cell (median) = ~{format_seconds(self.pending_s)} of device time"
         )
+        return text + (f"; {self.probe.describe()}" if self.probe else "; not probed")
 
 
 def estimate_grid(grid: Grid, config: Any, speed: DeviceSpeed, session: SweepSession | None = None) -> GridEstimate:
     """Estimate the cells of ``grid`` at ``config`` still to run in ``session`` (not stored, in its shard);
-    follow-up stages count at their worst case."""
+    follow-up stages count at their worst case; the updates scaled by a probe of the median cell
+    (:func:`probe_scale`) where its trainer has one."""
     if grid.cost is None:
         raise ValueError(f"{grid.claim_id}: the grid states no cell cost")
     shard = session.shard if session else None
+    stages = [list(cells) for cells in grid.plan(config)]
+    probe = probe_scale([c for cells in stages for c in cells], grid.cost, speed)
+    scale = probe.ratio if probe else 1.0
     every, pending = [], []
-    for cells in grid.plan(config):
+    for cells in stages:
         keys = [(grid.key(c), c.seeds) for c in cells]
         have = session.store.get(grid.claim_id, keys, session.revision) if session else {}
         for j, (cell, (h, s)) in enumerate(zip(cells, keys)):
-            sec = speed.seconds(grid.cost(cell))
+            sec = speed.seconds(grid.cost(cell), scale)
             every.append(sec)
             if (h, seeds_text(s)) not in have and in_shard(j, shard):
                 pending.append(sec)
     median = statistics.median(every) if every else 0.0
-    return GridEstimate(grid.claim_id, len(every), len(pending), median, float(sum(pending)))
+    return GridEstimate(grid.claim_id, len(every), len(pending), median, float(sum(pending)), probe)

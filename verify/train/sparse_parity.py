@@ -152,6 +152,7 @@ __all__ = [
     "loss_fn",
     "memory_estimate",
     "parity_labels",
+    "probe_parity_step",
     "train_parity",
 ]
 
@@ -787,6 +788,26 @@ def _train_accuracy(
         out = forward(config, params, x[:, s : s + chunk].to(dtype), act)  # (E, P)
         correct += (torch.sign(out) == y[:, s : s + chunk].to(dtype)).sum(dim=1).double()
     return (correct / m).cpu().numpy()
+
+
+def probe_parity_step(config: SparseParityConfig, device: str = "cpu", steps: int = 5) -> float:
+    """Seconds per update of :func:`train_parity` at ``config``'s shapes on ``device``, as the machine is loaded now
+    (the plan's probe of a grid cell, :mod:`verify.sweep.cost`): two runs of the real trainer, ``steps`` and
+    ``3 steps`` updates of every seed (evaluated only at their first and last step, no early stop, no checkpoint),
+    and the difference of their wall times over ``2 steps``, so the set-up and the evaluations cancel (where timing
+    noise makes the difference not positive, a tiny step: the longer run's time over its ``3 steps`` updates, set-up
+    included, an upper bound)."""
+    import time
+
+    probe = dataclasses.replace(config, eval_every=10**9, stop_when_converged=False)
+    options = RunOptions(device=device)
+    times = []
+    for n in (steps, 3 * steps):
+        t0 = time.perf_counter()
+        train_parity(dataclasses.replace(probe, steps=n), options)
+        times.append(time.perf_counter() - t0)
+    diff = (times[1] - times[0]) / (2 * steps)
+    return diff if diff > 0 else times[1] / (3 * steps)
 
 
 def train_parity(
