@@ -32,16 +32,26 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from theory._checks import InputError
+from theory._checks import InputError, LimitError
 
 from .limits import array_bytes, check_allocation, check_mc, check_real, check_real_array
-from .local_signal import MAX_K, _batch, _gauss_legendre01, _k, _sigma, sample_inputs
+from .local_signal import MAX_K, _batch, _finite, _gauss_legendre01, _k, _sigma, sample_inputs
 from .local_signal_dynamics import _phi
 
-__all__ = ["PopulationGradient", "minibatch_deviations", "population_gradient", "sample_gradients"]
+__all__ = [
+    "MAX_LATTICE",
+    "MAX_NODES",
+    "PopulationGradient",
+    "minibatch_deviations",
+    "population_gradient",
+    "sample_gradients",
+]
 
 MAX_LATTICE = 2**24
-"""Largest FFT length of :func:`population_gradient` (the (k-1)-fold convolution on the lattice)."""
+"""Largest lattice of :func:`population_gradient` (the (k-1)-fold convolution, before padding to a power of 2)."""
+
+MAX_NODES = 10_000
+"""Largest number of Gauss-Legendre nodes per piece of :func:`population_gradient`."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +87,16 @@ class PopulationGradient:
 def _sum_law(k: int, s: float, b: float, h: float) -> tuple[np.ndarray, np.ndarray]:
     """The lattice law ``(u, p)`` of the sum of ``k - 1`` iid ``phi_b(Z)``, ``Z ~ N(0, s^2)``, on the step ``h``."""
     a = abs(b)
+    m = k - 1
+    points = max(m, 1) * (2 * ((12 * s + 2 * a) / h + 2)) + 1  # before any rounding: may be huge
+    if not points <= MAX_LATTICE:
+        raise LimitError(
+            f"the lattice of the {m}-fold convolution needs about {points:.3g} points (> {MAX_LATTICE}): take a "
+            "coarser step h or a smaller k or |b|",
+            param="h",
+            value=h,
+            limit=MAX_LATTICE,
+        )
     J = math.ceil((12 * s + 2 * a) / h) + 1
     u = np.arange(-J, J + 1) * h
 
@@ -88,16 +108,8 @@ def _sum_law(k: int, s: float, b: float, h: float) -> tuple[np.ndarray, np.ndarr
         return special.ndtr(z / s)
 
     p = cdf(u + h / 2) - cdf(u - h / 2)
-    m = k - 1
-    if m == 0:
-        return np.zeros(1), np.ones(1)
     N = m * (2 * J) + 1
     L = 1 << (N - 1).bit_length()
-    if L > MAX_LATTICE:
-        raise InputError(
-            f"the lattice of the {m}-fold convolution needs {L} points (> {MAX_LATTICE}): take a coarser step h",
-            param="h",
-        )
     q = np.fft.irfft(np.fft.rfft(p, L) ** m, L)[:N]
     return (np.arange(N) - m * J) * h, np.clip(q, 0.0, None)
 
@@ -144,12 +156,16 @@ def population_gradient(
     if v < 0 or (c == 0 and v == 0):
         raise InputError(f"need v >= 0 and (c, v) != (0, 0), got c = {c}, v = {v}", param="v")
     if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 10:
-        raise InputError(f"nodes must be an integer >= 10, got {nodes!r}", param="nodes")
+        raise InputError(f"nodes must be an integer >= 10, got {nodes!r:.40}", param="nodes")
+    if nodes > MAX_NODES:
+        raise LimitError(f"nodes = {nodes} is above {MAX_NODES}", param="nodes", value=nodes, limit=MAX_NODES)
     r2 = c * c + v * v
     s = sigma * math.sqrt(r2)
+    if not (0 < r2 < math.inf and 0 < s < math.inf):
+        raise InputError(f"sigma^2 (c^2 + v^2) must be a positive float, got c = {c}, v = {v}", param="c")
     step = min(1.0, s + abs(b)) / 400 if h is None else check_real(h, "h")
-    if not step > 0:
-        raise InputError(f"h must be > 0, got {h}", param="h")
+    if not 0 < step <= 1:
+        raise InputError(f"h (the lattice step) must lie in (0, 1], got {h}", param="h")
     u, q = _sum_law(k, s, b, step)
     keep = q > 1e-300
     u, q = u[keep], q[keep]
@@ -168,6 +184,7 @@ def population_gradient(
     mz = (z > -b).astype(float) + (z < b)
     ez = (z > -b).astype(float) - (z < b)
     P, G, D = float(wz @ psi), float(wz @ (z * mz * psi)), float(wz @ (ez * psi))
+    _finite([P, G, D], "the population gradient", "c")
     m_c = float(c > -b) + float(c < b)
     e_c = float(c > -b) - float(c < b)
     return PopulationGradient(
@@ -210,11 +227,15 @@ def sample_gradients(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float) -> t
             f"shapes X (n, k+1, d), y (n,), w (d,) do not match: {X.shape}, {y.shape}, {w.shape}", param="X"
         )
     b = check_real(b, "b")
-    z = X @ w
-    f = _phi(z, b).sum(1)
-    dl = -y * special.expit(-y * f)
-    up, down = (z > -b).astype(float), (z < b).astype(float)
-    return dl[:, None] * np.einsum("ni,nid->nd", up + down, X), dl * (up - down).sum(1)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
+        z = X @ w
+        f = _phi(z, b).sum(1)
+        dl = -y * special.expit(-y * f)
+        up, down = (z > -b).astype(float), (z < b).astype(float)
+        g_w, g_b = dl[:, None] * np.einsum("ni,nid->nd", up + down, X), dl * (up - down).sum(1)
+    _finite(g_w, "the per-sample gradients", "X")
+    _finite(g_b, "the per-sample gradients", "X")
+    return g_w, g_b
 
 
 def minibatch_deviations(
@@ -273,6 +294,10 @@ def minibatch_deviations(
     batches = _batch(batches, "batches")
     chunk = _batch(chunk, "chunk")
     c, v, b = check_real(c, "c"), check_real(v, "v"), check_real(b, "b")
+    if not isinstance(population, PopulationGradient):
+        raise InputError(
+            f"population must be a PopulationGradient, got {type(population).__name__}", param="population"
+        )
     check_mc(n * batches, "n", (k + 1) * d + 2, "n batches ((k+1) d + 2) draws", minimum=1, sizes={"k": k, "d": d})
     w_star, e_perp = np.eye(d)[0], np.eye(d)[1]
     w = c * w_star + v * e_perp
@@ -290,6 +315,7 @@ def minibatch_deviations(
             acc[d] += gb.sum()
             done += m
         means[t] = acc / n
+    _finite(means, "the batch means", "c")
     dev_w = np.linalg.norm(means[:, :d] - pop_w, axis=1)
     dev_b = np.abs(means[:, d] - population.bias)
     return {"dev_w": dev_w, "dev_b": dev_b, "mean": np.column_stack([means[:, 0], means[:, 1], means[:, d]])}
