@@ -55,6 +55,7 @@ from ._checks import MAX_DIGITS, InputError, LimitError, check_cost, format_coun
 from ._docstrings import fill_doc, sections
 
 __all__ = [
+    "MAX_B4_D",
     "MAX_B4_K",
     "MAX_FLOAT_K",
     "MAX_INVERSION_PANELS",
@@ -2901,16 +2902,22 @@ MAX_B4_K = 10**6
 """Largest k of :func:`lemma_b4_batch_size` (the batch grows as ``8 d k^5``; 10^6 gives about 10^32 d)."""
 
 
+MAX_B4_D = 10**9
+"""Largest dimension d of the Lemma B.4 functions (the batch grows linearly in d)."""
+
+
 def _b4_args(k: object, d: object) -> tuple[int, int]:
     k = check_k(k)
     d = check_d(d)
-    if k > MAX_B4_K:
-        raise LimitError(
-            f"k = {format_count(k)} is above the limit k <= {format_count(MAX_B4_K)} of the Lemma B.4 batch size",
-            param="k",
-            value=k,
-            limit=MAX_B4_K,
-        )
+    for name, value, limit in (("k", k, MAX_B4_K), ("d", d, MAX_B4_D)):
+        if value > limit:
+            raise LimitError(
+                f"{name} = {format_count(value)} is above the limit {name} <= {format_count(limit)} of the Lemma B.4 "
+                "batch size",
+                param=name,
+                value=value,
+                limit=limit,
+            )
     return k, d
 
 
@@ -3020,7 +3027,7 @@ def lemma_b4_batch_size(k: int, d: int) -> int:
     k : int
         The number of noise rows, 2 <= k <= :data:`MAX_B4_K`.
     d : int
-        The dimension, >= 1.
+        The dimension, 1 <= d <= :data:`MAX_B4_D`.
 
     Returns
     -------
@@ -3041,9 +3048,8 @@ def lemma_b4_batch_size(k: int, d: int) -> int:
     """
     k, d = _b4_args(k, d)
     kk = sympy.Integer(k) ** 2 * (k + 1) ** 2
-    n_b = sympy.ceiling(2 * kk * (k + sympy.log(4)))
-    n_w = sympy.ceiling(8 * d * kk * (k + sympy.log(4 * d)))
-    return int(max(n_b, n_w))
+    # the weight term's n_w = 8 d kk (k + ln 4d) >= the bias term's 2 kk (k + ln 4) for every d >= 1
+    return int(sympy.ceiling(8 * d * kk * (k + sympy.log(4 * d))))
 
 
 def lemma_b4_truncation_probability(k: int) -> float:

@@ -106,6 +106,7 @@ REFUSED = [
     ("linear_classifier_error", {"k": 10**300 + 1}, "k"),
     ("lemma_b5", {"k": 10**300 + 1}, "k"),
     ("lemma_b4_batch_size", {"k": 10**6 + 1, "d": 2}, "k"),
+    ("lemma_b4_batch_size", {"k": 4, "d": 10**9 + 1}, "d"),
     ("lemma_b4_hoeffding_bound", {"k": 10**6 + 1, "d": 2, "n": 10}, "k"),
     ("lemma_b4_truncation_probability", {"k": 10**300 + 1}, "k"),
     ("error_floor", {"k": 10**300 + 1}, "k"),
