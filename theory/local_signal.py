@@ -55,6 +55,8 @@ from ._checks import MAX_DIGITS, InputError, LimitError, check_cost, format_coun
 from ._docstrings import fill_doc, sections
 
 __all__ = [
+    "MAX_B4_D",
+    "MAX_B4_K",
     "MAX_FLOAT_K",
     "MAX_INVERSION_PANELS",
     "MAX_MEHLER_TERMS",
@@ -82,6 +84,11 @@ __all__ = [
     "format_signal",
     "gradient_structure_residual",
     "kernel_error_bound",
+    "lemma_b4_batch_size",
+    "lemma_b4_failure_probability",
+    "lemma_b4_hoeffding_bound",
+    "lemma_b4_tolerance",
+    "lemma_b4_truncation_probability",
     "lemma_b5",
     "lemma_b11_event_probability",
     "linear_classifier_error",
@@ -2886,3 +2893,189 @@ def thm32_needed_log10_k(m: int, confidence: float = 0.999, level: float = 0.1) 
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if excess(mid) > 0 else (lo, mid)
     return hi
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Lemma B.4: the minibatch gradients (App. B.1.3)
+
+MAX_B4_K = 10**6
+"""Largest k of :func:`lemma_b4_batch_size` (the batch grows as ``8 d k^5``; 10^6 gives about 10^32 d)."""
+
+
+MAX_B4_D = 10**9
+"""Largest dimension d of the Lemma B.4 functions (the batch grows linearly in d)."""
+
+
+def _b4_args(k: object, d: object) -> tuple[int, int]:
+    k = check_k(k)
+    d = check_d(d)
+    for name, value, limit in (("k", k, MAX_B4_K), ("d", d, MAX_B4_D)):
+        if value > limit:
+            raise LimitError(
+                f"{name} = {format_count(value)} is above the limit {name} <= {format_count(limit)} of the Lemma B.4 "
+                "batch size",
+                param=name,
+                value=value,
+                limit=limit,
+            )
+    return k, d
+
+
+def lemma_b4_tolerance(k: int) -> Fraction:
+    """The tolerance of both bounds of Lemma B.4 (Karp thesis, App. B.1.3, p. 83) under the choices of this toolkit:
+    ``|g_b_hat - grad_b| <= 1/k`` as printed, and ``||g_w_hat - grad_w|| <= delta/(eta poly(k)) = 1/k`` with
+    ``eta/delta = k`` (Remark B.1: ``eta/delta = Omega(k)``, constant 1) and ``poly(k) = 1`` (the proof leaves it
+    unstated; 1 is the largest tolerance its form allows, so the smallest batch).
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, >= 2.
+
+    Returns
+    -------
+    Fraction
+        ``1/k``.
+
+    Examples
+    --------
+    >>> from theory.local_signal import lemma_b4_tolerance
+    >>> lemma_b4_tolerance(4)
+    Fraction(1, 4)
+    """
+    return Fraction(1, check_k(k))
+
+
+def lemma_b4_failure_probability(k: int) -> sympy.Expr:
+    """Lemma B.4's failure probability ``e^{-Omega(k)}`` with the constant of ``Omega`` taken as 1: ``exp(-k)``
+    (exact sympy expression).
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, >= 2.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> from theory.local_signal import lemma_b4_failure_probability
+    >>> lemma_b4_failure_probability(4)
+    exp(-4)
+    """
+    return sympy.exp(-sympy.Integer(check_k(k)))
+
+
+def lemma_b4_hoeffding_bound(k: int, d: int, n: int) -> sympy.Expr:
+    """The failure probability the proof of Lemma B.4 (App. B.1.3, p. 83) gives a batch of ``n`` through its two
+    Hoeffding steps, at the tolerance ``t = 1/k`` of :func:`lemma_b4_tolerance`, with the ranges it uses:
+
+    * bias: ``|grad_b l| <= k + 1`` ("poly(k)" in the proof: ``|sigma| < 1`` and each of the k + 1 rows adds
+      ``1{z > -b} - 1{z < b}`` in {-1, 0, 1}), so ``P[|mean - E| >= t] <= 2 exp(-n t^2 / (2 (k+1)^2))``;
+    * weights, coordinate j, on the proof's event ``E_j`` (``|X_ij| <= 1`` for every noise row): ``|g_j| <=
+      sum_i |X_ij| (1{..} + 1{..}) <= 2 (k + 1)``, so with ``t_j = t / sqrt(d)`` (the proof's
+      ``delta/(eta sqrt(d poly(k)))``) and a union bound over the d coordinates,
+      ``2 d exp(-n t^2 / (8 d (k+1)^2))``.
+
+    The sum ``2 exp(-n/(2 k^2 (k+1)^2)) + 2 d exp(-n/(8 d k^2 (k+1)^2))``. The proof's truncation term
+    ``P[not E_j over the batch]`` is left out (:func:`lemma_b4_truncation_probability`).
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, >= 2.
+    d : int
+        The dimension, >= 1.
+    n : int
+        The batch size, >= 1.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> from theory.local_signal import lemma_b4_batch_size, lemma_b4_hoeffding_bound
+    >>> lemma_b4_hoeffding_bound(2, 1, 72)
+    2*exp(-1) + 2*exp(-1/4)
+    >>> n = lemma_b4_batch_size(4, 2)
+    >>> bool(lemma_b4_hoeffding_bound(4, 2, n) <= sympy.exp(-4))
+    True
+    """
+    k, d = _b4_args(k, d)
+    n = check_batch(n, "n")
+    kk = sympy.Integer(k) ** 2 * (k + 1) ** 2
+    return 2 * sympy.exp(-sympy.Rational(n) / (2 * kk)) + 2 * d * sympy.exp(-sympy.Rational(n) / (8 * d * kk))
+
+
+def lemma_b4_batch_size(k: int, d: int) -> int:
+    """The batch size of Lemma B.4 (Karp thesis, App. B.1.3, p. 83, "n = poly(k)") made explicit from its proof's
+    own constants: the smallest n at which each Hoeffding term of :func:`lemma_b4_hoeffding_bound` is at most
+    ``e^{-k}/2`` (so their sum is at most the failure probability ``e^{-k}`` of
+    :func:`lemma_b4_failure_probability`):
+
+    ``n = max(ceil(2 k^2 (k+1)^2 (k + ln 4)), ceil(8 d k^2 (k+1)^2 (k + ln(4 d))))
+        = ceil(8 d k^2 (k+1)^2 (k + ln(4 d)))``
+
+    (the weight term always needs the larger batch). At the thesis's ``k = 1000, d = 10`` this is about
+    ``8.0e16``; at ``k = 4``: 38 909 (d = 2) and 246 045 (d = 10).
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, 2 <= k <= :data:`MAX_B4_K`.
+    d : int
+        The dimension, 1 <= d <= :data:`MAX_B4_D`.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        For invalid k or d.
+
+    Examples
+    --------
+    >>> from theory.local_signal import lemma_b4_batch_size
+    >>> lemma_b4_batch_size(4, 2), lemma_b4_batch_size(4, 10)
+    (38909, 246045)
+    >>> f"{lemma_b4_batch_size(1000, 10):.3e}"
+    '8.046e+16'
+    """
+    k, d = _b4_args(k, d)
+    kk = sympy.Integer(k) ** 2 * (k + 1) ** 2
+    # the weight term's n_w = 8 d kk (k + ln 4d) >= the bias term's 2 kk (k + ln 4) for every d >= 1
+    return int(sympy.ceiling(8 * d * kk * (k + sympy.log(4 * d))))
+
+
+def lemma_b4_truncation_probability(k: int) -> float:
+    """The probability that one sample falls outside the event ``E_j`` of the proof of Lemma B.4 (App. B.1.3):
+    some noise row has ``|X_ij| > 1`` in coordinate j, ``1 - (1 - 2 Phi^c(1/sigma))^k`` with ``sigma = log k /
+    sqrt k`` (Sec. 3.3). The proof calls it ``e^{-Omega~(k)}`` (it is about ``2k exp(-k/(2 log^2 k))``); over a
+    batch of n samples the proof's ``P[not E_hat_j] = 1 - (1 - p)^n``.
+
+    Parameters
+    ----------
+    k : int
+        The number of noise rows, 2 <= k <= :data:`MAX_FLOAT_K`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    At ``k = 4`` (sigma = 0.693) about half of the samples leave ``E_j``; at ``k = 1000`` one in 213:
+
+    >>> from theory.local_signal import lemma_b4_truncation_probability
+    >>> round(lemma_b4_truncation_probability(4), 4), round(lemma_b4_truncation_probability(1000), 5)
+    (0.4758, 0.00469)
+    """
+    k = _float_k(k)
+    with mpmath.workdps(40):
+        p = 2 * _sf_mp(1 / mpmath.mpf(noise_sigma(k)))
+        return float(-mpmath.expm1(k * mpmath.log1p(-p)))
