@@ -26,6 +26,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Literal
 
 import numpy as np
 from scipy.integrate import quad, solve_ivp
@@ -1000,18 +1001,18 @@ def _error_from_sums(v: np.ndarray, sums: list[np.ndarray]) -> float:
     """:func:`block_error` of the weights with relevant weights ``v`` and block sums ``sums`` (:func:`_sorted_block_sums`):
     block i's output on (x_1, z) is x_1 v_i + U_i(z), so over its 2^n' inputs P[o_i != 0] = 1 - (#{U = -v} + #{U = v})
     / 2^n' and E[sign(o_i) x_1] = (E sign(v + U) - E sign(-v + U))/2, counted in the sorted sums."""
+
+    def count(U: np.ndarray, a: float, side: Literal["left", "right"]) -> int:
+        return int(np.searchsorted(U, a, side=side))
+
+    def esign(U: np.ndarray, a: float) -> float:  # E_z sign(a + U(z))
+        return (U.size - count(U, -a, "right") - count(U, -a, "left")) / U.size
+
     p_nonzero, p_corr = 1.0, 1.0
     for vi, U in zip(v, sums):
-        n = U.size
-
-        def esign(a: float) -> float:  # E_z sign(a + U(z))
-            return (n - np.searchsorted(U, -a, side="right") - np.searchsorted(U, -a, side="left")) / n
-
-        zeros = (np.searchsorted(U, -vi, side="right") - np.searchsorted(U, -vi, side="left")) + (
-            np.searchsorted(U, vi, side="right") - np.searchsorted(U, vi, side="left")
-        )
-        p_nonzero *= 1.0 - zeros / (2 * n)
-        p_corr *= (esign(vi) - esign(-vi)) / 2
+        zeros = count(U, -vi, "right") - count(U, -vi, "left") + count(U, vi, "right") - count(U, vi, "left")
+        p_nonzero *= 1.0 - zeros / (2 * U.size)
+        p_corr *= (esign(U, vi) - esign(U, -vi)) / 2
     return (1.0 - p_nonzero) + (p_nonzero - p_corr) / 2
 
 
@@ -1034,14 +1035,18 @@ def flow_error_crossings(
     W0, levels: Sequence[float], *, rtol: float = 1e-12, atol: float = 1e-14, grid: int = 64, tol: float = 1e-13
 ) -> dict:
     r"""Gradient flow :math:`\dot W = -\nabla_W E[-\chi_S f]` (population correlation loss) of a disjoint-PolyNet from
-    ``W0``, and the first times its exact 0-1 error (:func:`block_error`) is at most each level.
+    ``W0``, and the first times its exact 0-1 error is at most each level.
 
-    The flow of all k n' weights is integrated by ``solve_ivp`` (DOP853, dense output) until every block has
-    :math:`|v_i| > \|u_i\|_1` (then no block output can be 0 or have the wrong sign: the error is 0; a terminal
-    event). The error is read on ``grid`` + 1 equally spaced times of that span (recorded, with whether it never
-    increased there), and the first time it is <= a level is then bisected to ``tol`` relative inside the first grid
-    interval where the grid's error is <= the level (the error is non-increasing along the flow away from the
-    isolated instants where a relevant weight equals an atom of :math:`u_i^\top z`).
+    The flow of all k n' weights (the population gradient of Sec. 5.4.2, :math:`-(\prod_{j\ne i} v_j) e_1`, which
+    :func:`population_gradient_bruteforce` checks) is integrated by ``solve_ivp`` (DOP853, dense output) until every
+    block has :math:`|v_i| > \|u_i\|_1` by a margin of 1e-9 (1 + max_i ||u_i||_1) (then no block output can be 0 or
+    have the wrong sign: the error is 0; a terminal event). The irrelevant weights get no gradient: the run checks on
+    its grid that they did not move, and the error (:func:`block_error`'s, over all 2^(k n') inputs) is counted in
+    each block's sorted sums :math:`U_i(z) = \langle u_i, z\rangle` over its 2^(n'-1) irrelevant patterns. It is
+    read on ``grid`` + 1 equally spaced times of that span (recorded, with whether it never increased there), and the
+    first time it is <= a level is then bisected to ``tol`` relative inside the first grid interval where the grid's
+    error is <= the level (the error is non-increasing along the flow away from the isolated instants where a
+    relevant weight equals an atom of :math:`U_i`).
 
     Parameters
     ----------
@@ -1061,7 +1066,7 @@ def flow_error_crossings(
     dict
         ``times`` (first time the error is <= each level), ``t_zero_event`` (the event time), ``grid_t``,
         ``grid_err``, ``monotone`` (the grid's error never increased), ``irrelevant_moved`` (max change of the
-        irrelevant weights over the run).
+        irrelevant weights on the grid: 0, a move raises ValueError).
 
     Examples
     --------
@@ -1179,7 +1184,7 @@ def gaussian_init(k: int, n_prime: int, seed: int) -> np.ndarray:
     >>> bool(np.prod(W[:, 0]) > 0), bool(np.all(gaussian_init(3, 9, 0)[:, :5] == W))
     (True, True)
     """
-    k = check_count(k, "k", why="blocks")
+    k = _check_flow_k(k)
     n_prime = check_count(n_prime, "n_prime", why="block size")
     check_allocation(array_bytes(k, n_prime), "n_prime", n_prime, "the weights (k, n')")
     rng = np.random.default_rng(check_count(seed, "seed", minimum=0, why="a seed"))

@@ -103,9 +103,9 @@ __all__ = [
     "population_gradient_formula",
     "population_gradient_symbolic",
     "sum_distribution",
+    "thm57_rate",
     "thm58_rate_scale",
     "thm58_relevant_lower_bound",
-    "thm57_rate",
     "thm58_steps",
     "velocity_at_plateau_end_approx",
 ]
@@ -1682,8 +1682,7 @@ def flow_time_general(q: object, v0: Sequence) -> float:
     """
     vs = _check_general_v0(v0)
     k = len(vs)
-    if k > MAX_BLOCKS:
-        raise InputError(f"at most {MAX_BLOCKS} blocks, got k = {k}", param="v0")
+    check_cost(k, MAX_BLOCKS, param="v0", value=k, what="the number of blocks k", hint="fewer blocks")
     infinite = (isinstance(q, str) and q.strip().lower() in ("oo", "inf", "infinity")) or (
         isinstance(q, float) and q == math.inf
     )
@@ -1707,7 +1706,7 @@ def flow_time_general(q: object, v0: Sequence) -> float:
             return half / mpmath.sqrt(mpmath.fprod([g + c for c in cs]))
 
         top = mpmath.inf if qq is None else mpmath.mpf(qq.numerator) / qq.denominator
-        points = [mpmath.mpf(0)] + sorted({c for c in cs if c < top}) + [top]  # split at the integrand's scales c_i
+        points = [mpmath.mpf(0), *sorted({c for c in cs if c < top}), top]  # split at the integrand's scales c_i
         value = mpmath.quad(integrand, points)
     out = float(value)
     _finite_result((out,), "t(q)", "v0")
@@ -1906,8 +1905,7 @@ def thm57_rate(k: object, n_prime: object, gamma: object = Fraction(1, 100)) -> 
     g = _rational(gamma, "gamma")
     if not 0 < g < Fraction(1, 2):
         raise InputError(f"gamma must be in (0, 1/2), got {g}", param="gamma")
-    if kk > MAX_BLOCKS:
-        raise InputError(f"at most {MAX_BLOCKS} blocks, got k = {kk}", param="k")
+    check_cost(kk, MAX_BLOCKS, param="k", value=kk, what="the number of blocks k", hint="fewer blocks")
     try:
         return math.exp((1 - kk / 2) * math.log(m) + (2 / kk - 1) * math.log(float(g)))
     except OverflowError:
