@@ -21,6 +21,11 @@ Target :math:`y = \chi_S(x) = \prod_i x_{P_i,1}`; correlation loss :math:`\ell =
   Along the flow the error depends on v only through comparisons with the integer support of U, so
   :math:`T(\varepsilon)` is found exactly by scanning the support (:func:`first_time_error_at_most`,
   :func:`plateau_ratio`).
+* Any init with :math:`\prod_i v_i(0) > 0` (Thm 5.7, full statement: N(0, 1) weights): the flow keeps
+  :math:`v_i^2 - v_i(0)^2 = q` common, reached at :math:`t(q) = \int_0^q \tfrac12\prod_i(\gamma+v_i(0)^2)^{-1/2}d\gamma`
+  (:func:`flow_time_general`); the first time the error is <= eps is t at the exact crossing shift, found from the
+  blocks' sums of irrelevant weights in integers (:func:`first_time_error_at_most_general`,
+  :func:`plateau_fraction_general`); the theorem's order :func:`thm57_rate`.
 * Online SGD (Thm 5.8, full statement, App. B.2.4): the stated step count :func:`thm58_steps`, the adaptive rate's
   constant :func:`thm58_rate_scale`, Claim B.11's bound :data:`THM58_IRRELEVANT_BOUND` and the growth of the
   relevant weights the induction of Claim B.12 derives (:func:`thm58_relevant_lower_bound`).
