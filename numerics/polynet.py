@@ -21,10 +21,12 @@ relevant one, so S = {0, n', 2n', ...} and :math:`y = \chi_S(x)`; ``W`` has shap
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Literal
 
 import numpy as np
 from scipy.integrate import quad, solve_ivp
@@ -44,13 +46,17 @@ from theory._checks import MAX_DIGITS, InputError, LimitError, check_cost
 from theory._docstrings import fill_doc
 
 __all__ = [
+    "MAX_BLOCK_INPUTS",
     "MAX_BLOCK_WIDTH",
     "MAX_DIMENSION",
     "MAX_FLOW_K",
     "MAX_N",
+    "block_error",
     "equal_init_error_float",
     "error_bruteforce",
+    "flow_error_crossings",
     "flow_time_quad",
+    "gaussian_init",
     "hitting_time",
     "integrate_flow",
     "perturbed_neuron_correlation",
@@ -919,3 +925,271 @@ def polynet_sgd(
                 out_w[j] = buf[ends[j] - t - 1]
         t += c
     return {"ends": ends, "weights": out_w, "irrelevant_max": irr_max, "relevant_min": rel_min}
+
+
+# --------------------------------------------------------------------------------------------------
+# Thm 5.7 (full statement): gradient flow from any initialisation (N(0, 1) draws)
+# --------------------------------------------------------------------------------------------------
+MAX_BLOCK_INPUTS = 2**21
+"""Largest 2^n' of :func:`block_error` (the inputs of one block enumerated; 2^21 x n' floats per block)."""
+
+
+@functools.lru_cache(maxsize=4)
+def _cube(n_prime: int) -> np.ndarray:
+    """All 2^n' points of {±1}^n' as rows (float64; cached, read-only)."""
+    idx = np.arange(2**n_prime)[:, None]
+    X = 1.0 - 2.0 * ((idx >> np.arange(n_prime)) & 1)
+    X.setflags(write=False)
+    return X
+
+
+def block_error(W) -> float:
+    r"""The exact 0-1 error :math:`P_x[\mathrm{sign} f(x; W) \ne \chi_S(x)]` over all 2^(k n') inputs, computed block
+    by block: each block's output :math:`o_i = \langle w_i, x_{P_i}\rangle` is evaluated on all 2^n' points of its
+    block, and since the blocks' inputs are independent,
+    :math:`P[f \ne 0] = \prod_i P[o_i \ne 0]` and :math:`E[\mathrm{sign}(f)\chi_S] = \prod_i E[\mathrm{sign}(o_i)
+    x_{P_i,1}]`, so :math:`\mathrm{err} = P[f = 0] + (P[f \ne 0] - E[\mathrm{sign}(f)\chi_S])/2` (an output 0 is an
+    error, Lemma B.9). Equal to :func:`error_bruteforce`, at cost k 2^n' instead of 2^(k n').
+
+    Parameters
+    ----------
+    W : float array (k, n')
+        Block weights, ``2^n' <= MAX_BLOCK_INPUTS``; column 0 holds the relevant weights.
+
+    Returns
+    -------
+    float
+        The 0-1 error.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = np.random.default_rng(0).normal(size=(3, 4))
+    >>> bool(abs(block_error(W) - error_bruteforce(W)) < 1e-12)
+    True
+    >>> block_error(np.ones((3, 3)))
+    0.4375
+    """
+    W = _array(W, "W", 2)
+    if W.shape[0] < 1 or W.shape[1] < 1:
+        raise InputError(f"W must have shape (k, n') with k, n' >= 1, got {W.shape}", param="W")
+    _check_flow_k(W.shape[0], "W")
+    check_cost(
+        W.shape[1],
+        math.log2(MAX_BLOCK_INPUTS),
+        param="W",
+        value=W.shape[1],
+        what="the block width n' (2^n' inputs per block)",
+        hint="smaller blocks",
+    )
+    X = _cube(W.shape[1])
+    O = W @ X.T  # (k, 2^n')
+    nonzero = np.mean(O != 0, axis=1)
+    corr = np.mean(np.sign(O) * X[:, 0], axis=1)
+    p_nonzero, p_corr = float(np.prod(nonzero)), float(np.prod(corr))
+    return (1.0 - p_nonzero) + (p_nonzero - p_corr) / 2
+
+
+def _sorted_block_sums(W: np.ndarray) -> list[np.ndarray]:
+    """Per block, the sorted values of U_i = <u_i, z> over all 2^(n'-1) points z of the block's irrelevant
+    coordinates (u_i = W[i, 1:]), by one product with the cube."""
+    X = _cube(W.shape[1] - 1) if W.shape[1] > 1 else np.zeros((1, 0))
+    return [np.sort(X @ W[i, 1:]) for i in range(W.shape[0])]
+
+
+def _error_from_sums(v: np.ndarray, sums: list[np.ndarray]) -> float:
+    """:func:`block_error` of the weights with relevant weights ``v`` and block sums ``sums`` (:func:`_sorted_block_sums`):
+    block i's output on (x_1, z) is x_1 v_i + U_i(z), so over its 2^n' inputs P[o_i != 0] = 1 - (#{U = -v} + #{U = v})
+    / 2^n' and E[sign(o_i) x_1] = (E sign(v + U) - E sign(-v + U))/2, counted in the sorted sums."""
+
+    def count(U: np.ndarray, a: float, side: Literal["left", "right"]) -> int:
+        return int(np.searchsorted(U, a, side=side))
+
+    def esign(U: np.ndarray, a: float) -> float:  # E_z sign(a + U(z))
+        return (U.size - count(U, -a, "right") - count(U, -a, "left")) / U.size
+
+    p_nonzero, p_corr = 1.0, 1.0
+    for vi, U in zip(v, sums):
+        zeros = count(U, -vi, "right") - count(U, -vi, "left") + count(U, vi, "right") - count(U, vi, "left")
+        p_nonzero *= 1.0 - zeros / (2 * U.size)
+        p_corr *= (esign(U, vi) - esign(U, -vi)) / 2
+    return (1.0 - p_nonzero) + (p_nonzero - p_corr) / 2
+
+
+def _flow_rhs_full(W_shape: tuple[int, int]):
+    """dW/dt = -E[grad_W (-chi_S f)] for the flattened W: the population gradient of Sec. 5.4.2 is
+    -(prod_{j != i} v_j) e_1 (checked by brute force: population_gradient_bruteforce), so only column 0 moves."""
+
+    k, m = W_shape
+
+    def rhs(_t: float, w: np.ndarray) -> np.ndarray:
+        v = w[::m].tolist()  # column 0 of the (k, n') matrix
+        G = np.zeros(k * m)
+        G[::m] = [math.prod(v[:i] + v[i + 1 :]) for i in range(k)]  # no division: a v_j may be exactly 0
+        return G
+
+    return rhs
+
+
+def flow_error_crossings(
+    W0, levels: Sequence[float], *, rtol: float = 1e-12, atol: float = 1e-14, grid: int = 64, tol: float = 1e-13
+) -> dict:
+    r"""Gradient flow :math:`\dot W = -\nabla_W E[-\chi_S f]` (population correlation loss) of a disjoint-PolyNet from
+    ``W0``, and the first times its exact 0-1 error is at most each level.
+
+    The flow of all k n' weights (the population gradient of Sec. 5.4.2, :math:`-(\prod_{j\ne i} v_j) e_1`, which
+    :func:`population_gradient_bruteforce` checks) is integrated by ``solve_ivp`` (DOP853, dense output) until every
+    block has :math:`|v_i| > \|u_i\|_1` by a margin of 1e-9 (1 + max_i ||u_i||_1) (then no block output can be 0 or
+    have the wrong sign: the error is 0; a terminal event). The irrelevant weights get no gradient: the run checks on
+    its grid that they did not move, and the error (:func:`block_error`'s, over all 2^(k n') inputs) is counted in
+    each block's sorted sums :math:`U_i(z) = \langle u_i, z\rangle` over its 2^(n'-1) irrelevant patterns. It is
+    read on ``grid`` + 1 equally spaced times of that span (recorded, with whether it never increased there), and the
+    first time it is <= a level is then bisected to ``tol`` relative inside the first grid interval where the grid's
+    error is <= the level (the error is non-increasing along the flow away from the isolated instants where a
+    relevant weight equals an atom of :math:`U_i`).
+
+    Parameters
+    ----------
+    W0 : float array (k, n')
+        The initial weights, ``prod_i W0[i, 0] > 0`` and k >= 3 (finite blow-up time).
+    levels : sequence of float
+        Error levels in [0, 1/2).
+    rtol, atol : float, optional
+        Tolerances of ``solve_ivp``.
+    grid : int, optional
+        Grid intervals of the monotonicity read (default 64).
+    tol : float, optional
+        Relative precision of the bisected times (default 1e-13).
+
+    Returns
+    -------
+    dict
+        ``times`` (first time the error is <= each level), ``t_zero_event`` (the event time), ``grid_t``,
+        ``grid_err``, ``monotone`` (the grid's error never increased), ``irrelevant_moved`` (max change of the
+        irrelevant weights on the grid: 0, a move raises ValueError).
+
+    Examples
+    --------
+    All-ones init, k = 3, n' = 5: v(t) = 1/(1 - t); the error is 0 once v > 4 (t = 3/4):
+
+    >>> import numpy as np
+    >>> out = flow_error_crossings(np.ones((3, 5)), [0.0])
+    >>> round(out["times"][0], 9), out["monotone"]
+    (0.75, True)
+    """
+    W0 = _array(W0, "W0", 2)
+    k, m = W0.shape
+    if k < 3:
+        raise InputError(f"the flow blows up in finite time only for k >= 3, got k = {k}", param="W0")
+    _check_flow_k(k, "W0")
+    v0 = W0[:, 0]
+    if np.any(v0 == 0) or np.sum(v0 < 0) % 2:
+        raise InputError("the flow needs prod_i v_i(0) > 0 (Thm 5.7 conditions on it)", param="W0")
+    lv = [check_real(x, "levels") for x in levels]
+    if not lv or any(not 0 <= x < 0.5 for x in lv):
+        raise InputError(f"levels must be a non-empty list of errors in [0, 1/2), got {levels!r:.80}", param="levels")
+    rtol, atol = _tolerances(rtol, atol)
+    grid = check_count(grid, "grid", why="grid intervals")
+    l1 = np.abs(W0[:, 1:]).sum(axis=1)
+    margin = 1e-9 * (1.0 + float(l1.max()))  # just past |v_i| = ||u_i||_1, where an output can still be 0
+
+    def done(_t: float, w: np.ndarray) -> float:
+        return float(np.min(np.abs(w.reshape(k, m)[:, 0]) - l1)) - margin
+
+    done.terminal = True  # type: ignore[attr-defined]
+    done.direction = 1  # type: ignore[attr-defined]
+    if done(0.0, W0.ravel()) > 0:
+        raise InputError("every block already has |v_i| > ||u_i||_1: the error is 0 at t = 0", param="W0")
+    t_cap = 1.0
+    while True:  # the blow-up time is finite (k >= 3); widen the span until the event fires
+        sol = solve_ivp(
+            _flow_rhs_full((k, m)),
+            (0.0, t_cap),
+            W0.ravel(),
+            method="DOP853",
+            dense_output=True,
+            events=done,
+            rtol=rtol,
+            atol=atol,
+        )
+        if sol.status == 1:
+            break
+        if not sol.success and sol.status != 0:
+            raise ValueError(f"solve_ivp failed: {sol.message}")
+        t_cap *= 4
+        if t_cap > 1e12:
+            raise ValueError("the flow did not reach zero error by t = 1e12")
+    t_end = float(sol.t_events[0][0])
+
+    def W_at(t: float) -> np.ndarray:
+        return sol.sol(t).reshape(k, m) if t < t_end else sol.y_events[0][0].reshape(k, m)
+
+    grid_t = np.linspace(0.0, t_end, grid + 1)
+    moved = float(max(np.max(np.abs(W_at(float(t))[:, 1:] - W0[:, 1:]), initial=0.0) for t in grid_t))
+    if moved > 0:  # the population gradient of an irrelevant weight is 0: they cannot move
+        raise ValueError(f"an irrelevant weight moved by {moved:g} along the flow")
+    sums = _sorted_block_sums(W0)
+
+    def error(t: float) -> float:
+        return _error_from_sums(W_at(t)[:, 0], sums)
+
+    grid_err = np.array([error(float(t)) for t in grid_t])
+    times = []
+    for level in lv:
+        if grid_err[0] <= level:
+            times.append(0.0)
+            continue
+        j = int(np.argmax(grid_err <= level))  # grid_err[-1] = 0 <= level
+        lo, hi = float(grid_t[j - 1]), float(grid_t[j])
+        while hi - lo > tol * max(hi, 1e-300):
+            mid = 0.5 * (lo + hi)
+            if error(mid) <= level:
+                hi = mid
+            else:
+                lo = mid
+        times.append(hi)
+    return {
+        "times": times,
+        "t_zero_event": t_end,
+        "grid_t": grid_t.tolist(),
+        "grid_err": grid_err.tolist(),
+        "monotone": bool(np.all(np.diff(grid_err) <= 1e-12)),
+        "irrelevant_moved": moved,
+    }
+
+
+def gaussian_init(k: int, n_prime: int, seed: int) -> np.ndarray:
+    """Thm 5.7's initialisation conditioned on its event: i.i.d. N(0, 1) weights (k, n') from
+    ``numpy.random.default_rng(seed)``, with w_11 negated when prod_i w_i1 < 0 (a bijection onto the event
+    prod_i v_i(0) > 0 that keeps the law: the exact conditional law). Block sizes are nested: the (k, n') draw is the
+    first n' columns of the (k, N) draw for any N >= n' (paired seeds across n').
+
+    Parameters
+    ----------
+    k : int
+        Blocks.
+    n_prime : int
+        Block size.
+    seed : int
+        Seed.
+
+    Returns
+    -------
+    float64 array (k, n')
+        The weights.
+
+    Examples
+    --------
+    >>> W = gaussian_init(3, 5, 0)
+    >>> bool(np.prod(W[:, 0]) > 0), bool(np.all(gaussian_init(3, 9, 0)[:, :5] == W))
+    (True, True)
+    """
+    k = _check_flow_k(k)
+    n_prime = check_count(n_prime, "n_prime", why="block size")
+    check_allocation(array_bytes(k, n_prime), "n_prime", n_prime, "the weights (k, n')")
+    rng = np.random.default_rng(check_count(seed, "seed", minimum=0, why="a seed"))
+    v = rng.normal(size=k)
+    U = np.column_stack([rng.normal(size=k) for _ in range(n_prime - 1)]) if n_prime > 1 else np.zeros((k, 0))
+    if np.prod(v) < 0:
+        v[0] = -v[0]
+    return np.column_stack([v, U])

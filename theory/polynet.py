@@ -21,6 +21,11 @@ Target :math:`y = \chi_S(x) = \prod_i x_{P_i,1}`; correlation loss :math:`\ell =
   Along the flow the error depends on v only through comparisons with the integer support of U, so
   :math:`T(\varepsilon)` is found exactly by scanning the support (:func:`first_time_error_at_most`,
   :func:`plateau_ratio`).
+* Any init with :math:`\prod_i v_i(0) > 0` (Thm 5.7, full statement: N(0, 1) weights): the flow keeps
+  :math:`v_i^2 - v_i(0)^2 = q` common, reached at :math:`t(q) = \int_0^q \tfrac12\prod_i(\gamma+v_i(0)^2)^{-1/2}d\gamma`
+  (:func:`flow_time_general`); the first time the error is <= eps is t at the exact crossing shift, found from the
+  blocks' sums of irrelevant weights in integers (:func:`first_time_error_at_most_general`,
+  :func:`plateau_fraction_general`); the theorem's order :func:`thm57_rate`.
 * Online SGD (Thm 5.8, full statement, App. B.2.4): the stated step count :func:`thm58_steps`, the adaptive rate's
   constant :func:`thm58_rate_scale`, Claim B.11's bound :data:`THM58_IRRELEVANT_BOUND` and the growth of the
   relevant weights the induction of Claim B.12 derives (:func:`thm58_relevant_lower_bound`).
@@ -76,6 +81,7 @@ from .parity import _log_fraction
 
 __all__ = [
     "BE_CONSTANT",
+    "MAX_BLOCK_PATTERNS",
     "MAX_THM58_STEPS",
     "SOURCE",
     "THM58_IRRELEVANT_BOUND",
@@ -86,19 +92,23 @@ __all__ = [
     "error",
     "error_pieces",
     "first_time_error_at_most",
+    "first_time_error_at_most_general",
     "flow_rhs",
     "flow_solution",
     "flow_time",
+    "flow_time_general",
     "last_time_error_at_least",
     "lemma_b8_bounds",
     "lemma_b9_lower_bound",
     "lemma_b9_lower_bound_exact",
     "lemma_b9_upper_bound",
+    "plateau_fraction_general",
     "plateau_ratio",
     "plateau_ratio_scaled",
     "population_gradient_formula",
     "population_gradient_symbolic",
     "sum_distribution",
+    "thm57_rate",
     "thm58_rate_scale",
     "thm58_relevant_lower_bound",
     "thm58_steps",
@@ -1609,3 +1619,299 @@ def thm58_relevant_lower_bound(k: object, n_prime: object, steps: object, delta:
     return 0.5 * (
         1 + math.exp(math.log(tt) - min(kk - 1, _K_CAP) * math.log(3 * m - 2) - _thm58_log_root(kk, m, T, d))
     )  # beyond float range: in logs
+
+
+# --------------------------------------------------------------------------------------------------
+# Thm 5.7 (full statement, App. B.2.3): any initialisation with prod v_i(0) > 0, e.g. i.i.d. N(0, 1)
+# --------------------------------------------------------------------------------------------------
+MAX_BLOCK_PATTERNS = 2**22
+"""Largest sum over blocks of 2^(m_i - 1) (m_i irrelevant weights in block i) that
+:func:`first_time_error_at_most_general` enumerates: each pattern is one exact integer (~4 s at the limit; a block
+of n' = 21 is 2^19)."""
+
+_GENERAL = {
+    "v0": "v0 : sequence of rationals\n    The initial relevant weights ``v_1(0)..v_k(0)`` (floats read exactly), "
+    "with ``prod_i v_i(0) > 0``.",
+    "u": "u : sequence of sequences of rationals\n    The irrelevant weights ``u_i`` of each block (floats read "
+    "exactly); they stay fixed along the flow.",
+}
+
+
+def _check_general_v0(v0: object, minimum: int = 1) -> list[Fraction]:
+    vs = _weights(v0, "v0")
+    if len(vs) < minimum:
+        raise InputError(f"v0 must hold at least {minimum} relevant weights, got {len(vs)}", param="v0")
+    if not _positive_product([float(x) if x else 0.0 for x in vs]):
+        raise InputError(
+            "the flow formulas need prod_i v_i(0) > 0 (Lemma B.8, Thm 5.7 condition on it), got signs "
+            f"{[(x > 0) - (x < 0) for x in vs]!r:.200}",
+            param="v0",
+        )
+    return vs
+
+
+@fill_doc(_GENERAL)
+def flow_time_general(q: object, v0: Sequence) -> float:
+    r"""The gradient-flow time at which the common shift :math:`q = v_i(t)^2 - v_i(0)^2` reaches q (any init with
+    :math:`\prod_i v_i(0) > 0`):
+
+    .. math:: t(q) = \int_0^q \tfrac12 \prod_{i=1}^k \bigl(\gamma + v_i(0)^2\bigr)^{-1/2}\, d\gamma .
+
+    Source: Edelman thesis, App. B.2.3, proof of Lemma B.8 (eq. B.7 makes :math:`v_i^2 - v_i(0)^2` common to all
+    blocks; :math:`\dot q = 2\prod_i (q + v_i(0)^2)^{1/2}`; the inverse-function formula for :math:`q^{-1}`).
+    ``q = "oo"`` (or ``math.inf``) gives the blow-up time :math:`T_\infty` (finite for k >= 3). Evaluated by
+    mpmath's tanh-sinh quadrature at 30 digits (the integrand is smooth on [0, q]), returned as a float.
+
+    Parameters
+    ----------
+    q : rational or "oo"
+        The shift, ``q >= 0`` (float, Fraction, int, numeric str; ``"oo"`` or ``math.inf`` for the blow-up).
+    {{v0}}
+
+    Returns
+    -------
+    float
+        t(q).
+
+    Examples
+    --------
+    >>> from theory.polynet import flow_time, flow_time_general
+    >>> flow_time_general(3, [1, 1, 1])  # v: 1 -> 2 along the all-ones flow, as flow_time(2, 3)
+    0.5
+    >>> print(flow_time(2, 3))
+    1/2
+    >>> round(flow_time_general("oo", [1, 1, 1]), 12)  # blow-up time 1/(k-2)
+    1.0
+    >>> round(flow_time_general("oo", [0.5, -1, -2]), 6)
+    0.8849
+    """
+    vs = _check_general_v0(v0)
+    k = len(vs)
+    check_cost(k, MAX_BLOCKS, param="v0", value=k, what="the number of blocks k", hint="fewer blocks")
+    infinite = (isinstance(q, str) and q.strip().lower() in ("oo", "inf", "infinity")) or (
+        isinstance(q, float) and q == math.inf
+    )
+    if infinite:
+        if k < 3:
+            raise InputError(f"the flow blows up in finite time only for k >= 3, got k = {k}", param="q")
+        qq = None
+    else:
+        qq = _rational(q, "q")
+        if qq < 0:
+            raise InputError(f"q must be >= 0 (v_i^2 only grows along the flow), got {qq}", param="q")
+        if qq == 0:
+            return 0.0
+    import mpmath
+
+    with mpmath.workdps(30):
+        cs = [mpmath.mpf(x.numerator) ** 2 / mpmath.mpf(x.denominator) ** 2 for x in vs]
+        half = mpmath.mpf(1) / 2
+
+        def integrand(g: mpmath.mpf) -> mpmath.mpf:
+            return half / mpmath.sqrt(mpmath.fprod([g + c for c in cs]))
+
+        top = mpmath.inf if qq is None else mpmath.mpf(qq.numerator) / qq.denominator
+        points = [mpmath.mpf(0), *sorted({c for c in cs if c < top}), top]  # split at the integrand's scales c_i
+        value = mpmath.quad(integrand, points)
+    out = float(value)
+    _finite_result((out,), "t(q)", "v0")
+    return out
+
+
+def _common_scale(values: list[Fraction]) -> int:
+    """The least common denominator L of the weights: L * w is an integer for every weight."""
+    scale = 1
+    for x in values:
+        scale = math.lcm(scale, x.denominator)
+    return scale
+
+
+def _block_thresholds(vi: int, ui: list[int]) -> list[int]:
+    """Sorted integers s^2 - vi^2 over the 2^(m-1) sums s = u_1 + sum_{j>1} +-u_j (scaled weights; the sums with
+    -u_1 are their negatives, with the same s^2): block i's pattern z has |U_i| < |v_i(t)| iff q(t) > s^2 - v_i(0)^2."""
+    sums = [ui[0]] if ui else [0]
+    for a in ui[1:]:
+        sums = [s + a for s in sums] + [s - a for s in sums]
+    return sorted(s * s - vi * vi for s in sums)
+
+
+@fill_doc(_GENERAL)
+def first_time_error_at_most_general(eps: object, v0: Sequence, u: Sequence[Sequence]) -> tuple[Fraction, float]:
+    r"""(q*, T(eps)): the first gradient-flow time at which the 0-1 error is <= eps, from any init with
+    :math:`\prod_i v_i(0) > 0` (irrelevant weights arbitrary, e.g. N(0, 1) draws), exactly.
+
+    Along the flow :math:`v_i(t)^2 = v_i(0)^2 + q(t)` (Lemma B.8's proof) and the irrelevant weights stay fixed. Off
+    the atoms of :math:`U_i = u_i^\top z_i^-` (where no output is 0) the error is
+    :math:`\mathrm{err} = \tfrac12 - \tfrac12\prod_i P(|U_i| < |v_i|)` (Lemma B.9's eq. B.12, corrected; the
+    product of the blocks' correlations :math:`E[\mathrm{sign}\langle w_i, x_{P_i}\rangle\, x_{P_i,1}]`), non-increasing
+    in q; at an atom it is larger. So :math:`q^* = \min\{q \in \{0\}\cup\Theta : \prod_i N_i(q)/2^{m_i-1} \ge
+    1 - 2\varepsilon\}` with :math:`\Theta = \{s^2 - v_i(0)^2 > 0\}` over the sums s and
+    :math:`N_i(q) = \#\{s : s^2 - v_i(0)^2 \le q\}`; eps = 0 gives :math:`q^* = \max(0, \max_i \|u_i\|_1^2 -
+    v_i(0)^2)` (every block right: :math:`|v_i| > \|u_i\|_1`). The weights are scaled to integers (their least
+    common denominator), the 2^(m_i - 1) sums enumerated and the counts compared in integers (exact);
+    :math:`T = t(q^*)` is :func:`flow_time_general` (a float).
+
+    Source: Edelman thesis, App. B.2.3: Thm 5.7 (full statement, N(0, 1) init, T(.) as in Cor. B.10 with the main
+    text's "first time the error is at most eps"), Lemmas B.8 and B.9.
+
+    Parameters
+    ----------
+    eps : rational
+        The error level, ``0 <= eps < 1/2``.
+    {{v0}}
+    {{u}}
+
+    Returns
+    -------
+    tuple
+        ``(q*, T(eps))``: a Fraction and a float.
+
+    Examples
+    --------
+    >>> from theory.polynet import first_time_error_at_most, first_time_error_at_most_general
+    >>> q, t = first_time_error_at_most_general(0, [1, 1, 1], [[1] * 4] * 3)
+    >>> print(q, round(t, 12))  # v reaches n' - 1 = 4: q = 15, as the all-ones scan
+    15 0.75
+    >>> print(*first_time_error_at_most(0, 3, 5))
+    4 3/4
+    >>> u = [[0.5, -1.25, 0.75, 0.25, 1.5, -0.5, 1, 0.25]] * 3  # n' = 9
+    >>> q, t = first_time_error_at_most_general("0.49", [0.5, -0.75, -0.25], u)
+    >>> print(q, round(t, 6))
+    3/4 1.049045
+    """
+    e = _rational(eps, "eps")
+    if not 0 <= e < Fraction(1, 2):
+        raise InputError(f"eps must be in [0, 1/2) (the error is <= 1/2 along the flow), got {e}", param="eps")
+    vs = _check_general_v0(v0)
+    k = len(vs)
+    if isinstance(u, (str, bytes)) or not hasattr(u, "__iter__"):
+        raise InputError(f"u must hold one sequence of irrelevant weights per block, got {u!r:.80}", param="u")
+    blocks = [_weights(ui, "u") for ui in u]
+    if len(blocks) != k:
+        raise InputError(f"u must hold one irrelevant-weight vector per block (k = {k}), got {len(blocks)}", param="u")
+    check_cost(
+        sum(2 ** max(len(ui) - 1, 0) for ui in blocks),
+        MAX_BLOCK_PATTERNS,
+        param="u",
+        value=max(len(ui) for ui in blocks),
+        what="the number of sign patterns enumerated (sum over blocks of 2^(m_i - 1), m_i irrelevant weights)",
+        hint="use fewer irrelevant weights per block (n' <= 21)",
+    )
+    scale = _common_scale(vs + [x for ui in blocks for x in ui])
+    check_cost(
+        scale.bit_length(),
+        MAX_EXACT_BITS,
+        param="u",
+        value=scale.bit_length(),
+        what="the bits of the common denominator of the weights",
+        hint="round the weights",
+    )
+    thresholds = [_block_thresholds(int(vi * scale), [int(x * scale) for x in ui]) for vi, ui in zip(vs, blocks)]
+    sizes = [len(t) for t in thresholds]
+    p, r = e.numerator, e.denominator
+    need = (r - 2 * p) * math.prod(sizes)
+
+    def ok(level: int) -> bool:
+        return r * math.prod(bisect.bisect_right(t, level) for t in thresholds) >= need
+
+    if ok(0):
+        qs = 0
+    else:
+        candidates = sorted({x for t in thresholds for x in t if x > 0})
+        lo, hi = 0, len(candidates) - 1  # ok(candidates[-1]): every block's counts are full
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if ok(candidates[mid]):
+                hi = mid
+            else:
+                lo = mid + 1
+        qs = candidates[lo]
+    qstar = Fraction(qs, scale * scale)
+    return qstar, flow_time_general(qstar, vs)
+
+
+@fill_doc(_GENERAL)
+def plateau_fraction_general(v0: Sequence, u: Sequence[Sequence], eps: object = Fraction(49, 100)) -> float:
+    r"""T(eps)/T(0): the fraction of the gradient-flow time before zero error spent with error > eps, from any init
+    with :math:`\prod_i v_i(0) > 0` and arbitrary irrelevant weights (Thm 5.7, full statement: for N(0, 1) init
+    and k >= 3 it is :math:`1 - \tilde O(n'^{1-k/2}\gamma^{2/k-1})`, eps = 1/2 - gamma, with probability
+    1 - 1/poly(n')).
+
+    T(eps) and T(0) are :func:`first_time_error_at_most_general` (exact crossing shifts, the times by quadrature).
+
+    Parameters
+    ----------
+    {{v0}}
+    {{u}}
+    eps : rational, optional
+        The error level, ``0 < eps < 1/2`` (default 49/100).
+
+    Returns
+    -------
+    float
+        ``T(eps)/T(0)`` (0 when the error is already <= eps right after t = 0).
+
+    Raises
+    ------
+    InputError
+        When T(0) = 0 (every block already right: ``|v_i(0)| > ||u_i||_1``).
+
+    Examples
+    --------
+    >>> from theory.polynet import plateau_fraction_general, plateau_ratio
+    >>> round(plateau_fraction_general([1, 1, 1], [[1] * 10] * 3), 12)  # all-ones, n' = 11: 1 - 4/9
+    0.555555555556
+    >>> print(1 - plateau_ratio(3, 11))
+    5/9
+    >>> u = [[0.5, -1.25, 0.75, 0.25, 1.5, -0.5, 1, 0.25]] * 3
+    >>> round(plateau_fraction_general([0.5, -0.75, -0.25], u), 6)
+    0.561455
+    """
+    e = _rational(eps, "eps")
+    if not 0 < e < Fraction(1, 2):
+        raise InputError(f"eps must be in (0, 1/2), got {e}", param="eps")
+    _, t_zero = first_time_error_at_most_general(0, v0, u)
+    if t_zero == 0:
+        raise InputError("T(0) = 0: every block already has |v_i(0)| > ||u_i||_1 (no plateau to measure)", param="v0")
+    _, t_eps = first_time_error_at_most_general(e, v0, u)
+    return t_eps / t_zero
+
+
+def thm57_rate(k: object, n_prime: object, gamma: object = Fraction(1, 100)) -> float:
+    r"""The order :math:`n'^{1-k/2}\,\gamma^{2/k-1}` of :math:`1 - T(1/2-\gamma)/T(0)` in Thm 5.7 (full statement,
+    N(0, 1) init; Cor. B.10 for ±1 init), without its unstated constant and polylog factors.
+
+    Source: Edelman thesis, App. B.2.3, Thm 5.7 (full statement) and Cor. B.10.
+
+    Parameters
+    ----------
+    k : int
+        The number of blocks, ``k >= 3``.
+    n_prime : int
+        The block size, ``n' >= 1``.
+    gamma : rational, optional
+        The distance of the error level below 1/2, ``0 < gamma < 1/2`` (default 1/100: error 0.49).
+
+    Returns
+    -------
+    float
+        ``n'^(1-k/2) gamma^(2/k-1)``.
+
+    Examples
+    --------
+    >>> from theory.polynet import thm57_rate
+    >>> round(thm57_rate(4, 17), 6)  # 17^-1 * 0.01^-0.5
+    0.588235
+    >>> round(thm57_rate(4, 5) / thm57_rate(4, 17), 4)  # the predicted shrink factor from n' = 5 to 17 is 5/17
+    3.4
+    """
+    kk = _check_k(k, 3, "Thm 5.7 assumes k >= 3")
+    m = _check_n_prime(n_prime)
+    g = _rational(gamma, "gamma")
+    if not 0 < g < Fraction(1, 2):
+        raise InputError(f"gamma must be in (0, 1/2), got {g}", param="gamma")
+    check_cost(kk, MAX_BLOCKS, param="k", value=kk, what="the number of blocks k", hint="fewer blocks")
+    try:
+        return math.exp((1 - kk / 2) * math.log(m) + (2 / kk - 1) * math.log(float(g)))
+    except OverflowError:
+        raise InputError(f"n'^(1-k/2) gamma^(2/k-1) leaves the float range at k = {kk}, n' = {m}", param="k") from None

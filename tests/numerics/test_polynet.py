@@ -206,3 +206,49 @@ def test_polynet_sizes_are_refused_before_the_work():
         NP.integrate_flow([1.0, 1.0, 1.0], [0.0, 0.1], rtol=float("nan"))  # used to hang in solve_ivp
     with pytest.raises(ValueError, match="4000 digits"):
         NP.perturbed_neuron_correlation_exact(7, 4, 2, "1e999999999")  # used to hang building 10^999999999
+
+
+# ------------------------------------------------------------------ Thm 5.7 with N(0, 1) init: the flow's crossings
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 4), st.integers(0, 10**6), st.booleans())
+def test_block_error_is_the_brute_force_error(k, m, seed, lattice):
+    """block by block (independent blocks) = over all 2^(k n') inputs; the sorted-sums count of the flow = both
+    (ties and zero outputs included: half-integer weights)."""
+    W = np.random.default_rng(seed).normal(size=(k, m))
+    if lattice:
+        W = np.round(2 * W) / 2
+    err = NP.error_bruteforce(W)
+    assert NP.block_error(W) == pytest.approx(err, abs=1e-12)
+    assert NP._error_from_sums(W[:, 0], NP._sorted_block_sums(W)) == pytest.approx(err, abs=1e-12)
+
+
+@pytest.mark.parametrize("k,m,seed", [(3, 6, 0), (3, 9, 1), (4, 5, 2), (4, 8, 3), (5, 4, 4)])
+def test_flow_crossings_match_the_exact_times(k, m, seed):
+    """The integrated flow's first crossings = theory's exact crossing shifts through t(q) (Lemma B.8's proof)."""
+    W = NP.gaussian_init(k, m, seed)
+    out = NP.flow_error_crossings(W, [0.49, 0.25, 0.0])
+    v0, u = W[:, 0].tolist(), W[:, 1:].tolist()
+    for level, t in zip(("0.49", "0.25", "0"), out["times"]):
+        assert t == pytest.approx(TP.first_time_error_at_most_general(level, v0, u)[1], rel=1e-9, abs=1e-11)
+    assert out["monotone"] and out["irrelevant_moved"] == 0.0
+    assert out["times"][0] <= out["times"][1] <= out["times"][2] <= out["t_zero_event"]
+
+
+def test_gaussian_init_is_conditioned_and_nested():
+    for seed in range(20):
+        W = NP.gaussian_init(4, 9, seed)
+        assert np.prod(W[:, 0]) > 0
+        assert np.array_equal(NP.gaussian_init(4, 5, seed), W[:, :5])
+        raw = np.random.default_rng(seed).normal(size=4)
+        assert np.array_equal(np.abs(W[:, 0]), np.abs(raw)) and np.array_equal(W[1:, 0], raw[1:])
+
+
+def test_flow_crossings_refuse_bad_inits():
+    with pytest.raises(ValueError, match="prod_i v_i"):
+        NP.flow_error_crossings(np.array([[1.0, 0.5], [-1.0, 0.5], [1.0, 0.5]]), [0.49])
+    with pytest.raises(ValueError, match="error is 0 at t = 0"):
+        NP.flow_error_crossings(np.array([[2.0, 0.5], [2.0, 0.5], [2.0, 0.5]]), [0.49])
+    with pytest.raises(ValueError, match="k >= 3"):
+        NP.flow_error_crossings(np.ones((2, 3)), [0.49])
+    with pytest.raises(ValueError, match="levels"):
+        NP.flow_error_crossings(np.ones((3, 3)), [0.5])

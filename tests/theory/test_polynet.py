@@ -380,3 +380,109 @@ def test_thm58_steps_refuses_inputs_outside_the_theorem(args, match):
 def test_thm58_relevant_lower_bound_refuses_t_beyond_the_horizon():
     with pytest.raises(ValueError, match=r"t \(updates done\)"):
         P.thm58_relevant_lower_bound(2, 3, 100, "0.2", 101)
+
+
+# ------------------------------------------------------------------ Thm 5.7 (full statement): any initialisation
+def _flow_weights(v0, q):
+    """v_i at the common shift q (v_i^2 = v_i(0)^2 + q, signs kept), as exact Fractions of the floats."""
+    return [Fraction(math.copysign(math.sqrt(float(x) ** 2 + q), float(x))) for x in v0]
+
+
+def _thresholds(v0, u):
+    """All shifts q > 0 at which some block's |v_i| meets a sum |s| of its irrelevant weights."""
+    out = set()
+    for vi, ui in zip(v0, u):
+        for signs in itertools.product((1, -1), repeat=len(ui)):
+            s = sum(Fraction(a) * b for a, b in zip(ui, signs))
+            q = s * s - Fraction(vi) ** 2
+            if q > 0:
+                out.add(q)
+    return sorted(out)
+
+
+@pytest.mark.parametrize("eps", [F(0), F(1, 4), F(49, 100)])
+@pytest.mark.parametrize("seed", range(4))
+def test_general_crossing_is_the_first_shift_with_error_at_most_eps(seed, eps):
+    """q* of first_time_error_at_most_general against the exact brute-force error along v_i^2 = v_i(0)^2 + q: at
+    or below eps just after q*, above eps in every interval between the thresholds before it."""
+    rng = __import__("random").Random(seed)
+    k, m = 3, 2
+    v0 = [F(rng.randint(-12, 12) or 1, 8) for _ in range(k)]
+    if math.prod(v0) < 0:
+        v0[0] = -v0[0]
+    u = [[F(rng.randint(-16, 16) or 3, 8) for _ in range(m)] for _ in range(k)]
+    q, t = P.first_time_error_at_most_general(eps, v0, u)
+    assert brute_error(_flow_weights(v0, float(q) + 1e-9 * (1 + float(q))), u) <= eps
+    cuts = [F(0)] + [x for x in _thresholds(v0, u) if x < q] + [q]
+    for a, b in itertools.pairwise(cuts):
+        if b > a:
+            assert brute_error(_flow_weights(v0, float((a + b) / 2)), u) > eps
+    assert t == P.flow_time_general(q, v0)
+
+
+@pytest.mark.parametrize("k,n_prime", [(3, 5), (3, 11), (4, 7), (5, 9)])
+def test_general_crossings_equal_the_all_ones_scan(k, n_prime):
+    """All-ones init (odd n'): the general crossing shift is v*^2 - 1 of the exact scan, the times agree, and the
+    plateau fraction is 1 - plateau_ratio."""
+    u = [[1] * (n_prime - 1)] * k
+    for eps in (F(0), F(49, 100), F(1, 5)):
+        q, t = P.first_time_error_at_most_general(eps, [1] * k, u)
+        v, t_exact = P.first_time_error_at_most(eps, k, n_prime)
+        assert q == v * v - 1
+        assert t == pytest.approx(float(t_exact), rel=1e-14, abs=1e-15)
+    ratio = P.plateau_fraction_general([1] * k, u)
+    assert ratio == pytest.approx(1 - float(P.plateau_ratio(k, n_prime)), rel=1e-13)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    st.lists(st.floats(0.05, 3.0), min_size=3, max_size=5),
+    st.floats(0.0, 50.0),
+    st.lists(st.booleans(), min_size=5, max_size=5),
+)
+def test_flow_time_general_is_the_inverse_of_the_shift(mags, q, flips):
+    """t(q) against scipy's quadrature of the same integral, and t(oo) - t(q) = int_q^oo; equal init gives the closed
+    form flow_time; the signs of v(0) (an even number of negatives) do not matter."""
+    from scipy.integrate import quad
+
+    v0 = [x if f else -x for x, f in zip(mags, flips)]
+    if math.prod(v0) < 0:
+        v0[0] = -v0[0]
+    c = [x * x for x in mags]
+    ref = quad(lambda g: 0.5 * math.prod((g + ci) ** -0.5 for ci in c), 0, q, limit=200, epsabs=1e-14, epsrel=1e-12)[0]
+    assert P.flow_time_general(q, v0) == pytest.approx(ref, rel=1e-8, abs=1e-12)
+    tail = quad(
+        lambda g: 0.5 * math.prod((g + ci) ** -0.5 for ci in c), q, math.inf, limit=200, epsabs=1e-14, epsrel=1e-12
+    )[0]
+    assert P.flow_time_general("oo", v0) - P.flow_time_general(q, v0) == pytest.approx(tail, rel=1e-7, abs=1e-10)
+
+
+@pytest.mark.parametrize("k,v0,v", [(3, F(1), F(2)), (4, F(1, 2), F(3)), (5, F(2), F(5, 2))])
+def test_flow_time_general_equal_init_closed_form(k, v0, v):
+    assert P.flow_time_general(v * v - v0 * v0, [v0] * k) == pytest.approx(float(P.flow_time(v, k, v0)), rel=1e-14)
+    assert P.flow_time_general("oo", [v0] * k) == pytest.approx(float(P.blowup_time(k, v0)), rel=1e-14)
+
+
+def test_thm57_rate():
+    assert P.thm57_rate(4, 17) == pytest.approx(1 / 17 / 0.1)
+    assert P.thm57_rate(3, 100, "0.25") == pytest.approx(100**-0.5 * 0.25 ** (2 / 3 - 1))
+    assert P.thm57_rate(6, 10) / P.thm57_rate(6, 20) == pytest.approx(4.0)
+
+
+@pytest.mark.parametrize(
+    "call,fragment",
+    [
+        (lambda: P.flow_time_general(1, [1, -1, 1]), "prod_i v_i(0) > 0"),
+        (lambda: P.flow_time_general(-1, [1, 1, 1]), "q must be >= 0"),
+        (lambda: P.flow_time_general("oo", [1, 1]), "k >= 3"),
+        (lambda: P.first_time_error_at_most_general("0.5", [1, 1, 1], [[1]] * 3), "eps must be in [0, 1/2)"),
+        (lambda: P.first_time_error_at_most_general(0, [1, 1, 1], [[1]] * 2), "one irrelevant-weight vector"),
+        (lambda: P.plateau_fraction_general([5, 5, 5], [[1, 1]] * 3), "T(0) = 0"),
+        (lambda: P.plateau_fraction_general([1, 1, 1], [[1, 1]] * 3, eps=0), "eps must be in (0, 1/2)"),
+        (lambda: P.thm57_rate(2, 5), "k >= 3"),
+        (lambda: P.thm57_rate(3, 5, "0.5"), "gamma must be in (0, 1/2)"),
+    ],
+)
+def test_general_init_input_checks(call, fragment):
+    with pytest.raises(ValueError, match=__import__("re").escape(fragment)):
+        call()

@@ -43,6 +43,7 @@ def _parallel_grid(claim: Claim, scale: str) -> bool:
 #: default suite stays near ten minutes; `tvk report` runs them, and `pytest -m slow` checks them.
 SLOW_VERDICTS = {
     "edelman-ch5-thm5.8-sgd-polynet": "7 s, 12 seeds x 2 cases at the stated T (1e5 sequential SGD steps)",
+    "edelman-ch5-thm5.7-plateau-gaussian-init": "7 s, 24 seeds x 2 block sizes of gradient flow with the exact error",
     # the two grid claims of Ch. 5 the default suite still ran: 14.7 s and 11.6 s of its main process on the idle
     # 2-core machine (2026-11-29, clean clone, --durations), above the ~5 s a default-suite verdict may take
     "edelman-ch5-fig5.3-hidden-progress": "14.7 s, 96 seeds and the random-label control (two grid stages)",

@@ -30,6 +30,7 @@ TASKS: tuple[str, ...] = (
     "groups",
     "boolean",
     "polynet",
+    "polynet_gaussian",
     "interpolation",
     "sparse_init",
     "sparse_init_theorems",

@@ -25,6 +25,9 @@ BASELINE = {
     "perturbed_neuron_correlation_exact": {"n": 7, "k": 4, "s": 2, "eps": Fraction(1, 10), "b": Fraction(0)},
     "polynet_sgd_interval_ends": {"steps": 10, "intervals": 4},
     "polynet_sgd_init": {"k": 2, "n_prime": 3, "seed": 0},
+    "block_error": {"W": _W},
+    "flow_error_crossings": {"W0": np.ones((3, 5)), "levels": [0.49, 0.0]},
+    "gaussian_init": {"k": 3, "n_prime": 5, "seed": 0},
     "polynet_sgd": {
         "W0": np.array([[[1.0, -1.0, 1.0], [1.0, 1.0, -1.0]]]),
         "steps": 20,
@@ -51,6 +54,10 @@ REFUSED = [
     ("polynet_sgd_interval_ends", {"steps": 10**11, "intervals": 4}, "steps"),
     ("polynet_sgd_init", {"k": 10**12, "n_prime": 3, "seed": 0}, "k"),
     ("polynet_sgd_init", {"k": 2, "n_prime": 10**12, "seed": 0}, "n_prime"),
+    ("block_error", {"W": np.ones((3, 22))}, "W"),
+    ("flow_error_crossings", {"W0": np.ones((1001, 3)), "levels": [0.49]}, "W0"),
+    ("gaussian_init", {"k": 1001, "n_prime": 3, "seed": 0}, "k"),
+    ("gaussian_init", {"k": 3, "n_prime": 10**12, "seed": 0}, "n_prime"),
 ]
 
 NO_SIZE: dict[str, str] = {}

@@ -1,6 +1,7 @@
 """theory.polynet: exact errors with denominators 2^(k(n'-1)+1) of at most MAX_DIGITS digits; exact scans n' <= 15001
 and s (k n')^1.585 <= 10^10 (s steps up to the Hoeffding point of eps); the symbolic gradient k^3 n'^(k+1) <= 66000
-and k n' <= 100; k <= 1000 blocks for the O(k^2) flow right-hand side."""
+and k n' <= 100; k <= 1000 blocks for the O(k^2) flow right-hand side; the general-init crossings enumerate at most
+MAX_BLOCK_PATTERNS = 2^22 sign patterns (sum over blocks of 2^(m_i - 1))."""
 
 from fractions import Fraction
 
@@ -29,6 +30,10 @@ BASELINE = {
     "sum_distribution": {"u": [1, 1, 1]},
     "velocity_at_plateau_end_approx": {"k": 3, "n_prime": 101, "gamma": 0.01},
     "thm58_steps": {"k": 2, "n_prime": 2, "eps": "0.1", "delta": "0.2"},
+    "flow_time_general": {"q": 3, "v0": [1, 1, 1]},
+    "first_time_error_at_most_general": {"eps": "0.49", "v0": [0.5, -0.75, -0.25], "u": [[0.5, -1.25, 0.75]] * 3},
+    "plateau_fraction_general": {"v0": [0.5, -0.75, -0.25], "u": [[0.5, -1.25, 0.75]] * 3, "eps": "0.49"},
+    "thm57_rate": {"k": 4, "n_prime": 17, "gamma": "0.01"},
     "thm58_rate_scale": {"k": 2, "n_prime": 2, "steps": 19_196, "delta": "0.2"},
     "thm58_relevant_lower_bound": {"k": 2, "n_prime": 2, "steps": 19_196, "delta": "0.2", "t": 100},
 }
@@ -60,6 +65,10 @@ REFUSED = [
     ("lemma_b9_lower_bound_exact", {"v": [2], "u": [[1] * 13_288]}, "u"),
     ("velocity_at_plateau_end_approx", {"k": 3, "n_prime": 10**301}, "n_prime"),
     ("thm58_steps", {"k": 10, "n_prime": 2, "eps": "0.1", "delta": "0.2"}, "k"),
+    ("flow_time_general", {"q": 1, "v0": [1] * 1001}, "v0"),
+    ("first_time_error_at_most_general", {"eps": "0.49", "v0": [1, 1, 1], "u": [[1] * 23] * 3}, "u"),
+    ("plateau_fraction_general", {"v0": [1, 1, 1], "u": [[1] * 23] * 3}, "u"),
+    ("thm57_rate", {"k": 1001, "n_prime": 5}, "k"),
 ]
 
 NO_SIZE: dict[str, str] = {}
