@@ -96,6 +96,7 @@ np.ndarray, shape (L, L)""",
 -------
 fractions.Fraction""",
 }
+_DOC["L_n_unchecked"] = td._DOC["L_n_unchecked"]
 _DOC["task_n"] = _DOC["task"] + "\nn : int\n    Sequence length."
 _DOC["batch"] = "\n".join(
     (_DOC["weights"], _DOC["sequences"], "Y : np.ndarray of int, shape (B, n)\n    Their labels.")
@@ -919,6 +920,7 @@ def _log_comb(N: np.ndarray, k: np.ndarray) -> np.ndarray:
     return np.where(valid, gammaln(NN + 1) - gammaln(kk + 1) - gammaln(NN - kk + 1), -np.inf)
 
 
+@fill_doc(_DOC)
 def event_probability_mc(
     L: int, n: int, inside: Sequence[int], outside: Sequence[int], samples: int, seed: int
 ) -> tuple[float, float]:
@@ -927,10 +929,7 @@ def event_probability_mc(
 
     Parameters
     ----------
-    L : int
-        Vocabulary size.
-    n : int
-        Sequence length.
+    {{L_n_unchecked}}
     inside, outside : sequence of int
         The token sets A and B.
     samples : int
