@@ -1385,18 +1385,14 @@ def brute_force_delta_a43(task: td.DecisionListTask, law: dict[frozenset[int], F
         f"the brute force over the triples and the law (L^2 M |law| = {task.L}^2 x {task.M} x {len(law)})",
     )
     best: Fraction | None = None
-    for a in range(task.L):
+    for a, b, c, _, _ in td._a43_triples(task):
         lst = task.lists[a]
-        for k, b in enumerate(lst):
-            for c in range(task.L):
-                if c in lst[: k + 1]:
-                    continue
-                prob = Fraction(0)
-                for s, p in law.items():
-                    if a in s and b in s and c in s and next(t for t in lst if t in s) == b:
-                        prob += p
-                if prob > 0 and (best is None or prob < best):
-                    best = prob
+        prob = Fraction(0)
+        for s, p in law.items():
+            if a in s and b in s and c in s and next(t for t in lst if t in s) == b:
+                prob += p
+        if prob > 0 and (best is None or prob < best):
+            best = prob
     if best is None:
         raise InputError("no triple of Assumption 4.3 has positive probability under this law", param="law")
     return best
