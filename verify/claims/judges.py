@@ -211,6 +211,11 @@ def _pairs(predicted: Any, observed: Any) -> tuple[np.ndarray, np.ndarray] | str
     return pred, got
 
 
+def _within_tolerance(err: float, tol: float) -> Verdict:
+    """``pass`` iff the largest error ``err`` is finite and at most ``tol`` (NaN or inf fail), else ``fail``."""
+    return "pass" if np.isfinite(err) and err <= tol else "fail"
+
+
 class Elementwise(Judge):
     """A judge that compares the observed values with the predicted ones element by element: a scalar prediction is
     compared with every observed value, a length mismatch fails, and :meth:`compare` judges the aligned arrays."""
@@ -235,8 +240,7 @@ class MaxAbs(Elementwise):
 
     def compare(self, pred: np.ndarray, got: np.ndarray, obs: Any) -> tuple[Verdict, str]:
         err = float(np.max(np.abs(got - pred))) if pred.size else 0.0
-        ok = bool(np.isfinite(err) and err <= self.atol)
-        return ("pass" if ok else "fail"), (
+        return _within_tolerance(err, self.atol), (
             f"max |observed - predicted| = {err:.3e} over {pred.size} value(s) (tolerance {self.atol:g})"
         )
 
@@ -258,10 +262,10 @@ class MaxRel(RelativeStepJudge, Elementwise):
         if np.any(pred == 0):
             return "fail", "a predicted value is 0: a relative tolerance is undefined (use MaxAbs)"
         err = float(np.max(np.abs(got - pred) / np.abs(pred))) if pred.size else 0.0
-        ok = bool(np.isfinite(err) and err <= self.rtol)
         return (
-            "pass" if ok else "fail"
-        ), f"max relative error {err:.3e} over {pred.size} value(s) (tolerance {self.rtol:g})"
+            _within_tolerance(err, self.rtol),
+            f"max relative error {err:.3e} over {pred.size} value(s) (tolerance {self.rtol:g})",
+        )
 
     def describe(self) -> str:
         return f"relative {self.rtol:g}"
@@ -433,10 +437,10 @@ class MaxRelToLargest(RelativeStepJudge):
         if pred.shape != got.shape:
             return "fail", f"length mismatch: {pred.size} predicted vs {got.size} observed value(s)"
         err = float(np.max(np.abs(got - pred)) / np.max(np.abs(pred)))
-        ok = bool(np.isfinite(err) and err <= self.rtol)
         return (
-            "pass" if ok else "fail"
-        ), f"max error {err:.2e} relative to the largest value (tolerance {self.rtol:g})"
+            _within_tolerance(err, self.rtol),
+            f"max error {err:.2e} relative to the largest value (tolerance {self.rtol:g})",
+        )
 
     def describe(self) -> str:
         return f"{self.rtol:g} relative to the largest |predicted|"
