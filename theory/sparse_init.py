@@ -97,6 +97,8 @@ _DOC = {
     "nks": sections("n, k, s : int\n    As in :func:`check_under_sparse`."),
     "delta_width": _DELTA + "\n\n" + sections(returns="int\n    The even width r."),
     "delta_m": _DELTA + "\n\n" + sections(returns="int\n    m."),
+    "c9_norms_eps": "psi_norm, B : float\n    :math:`\\|\\psi\\|_{\\infty,2}` and the readout norm bound, ``> 0``.\n"
+    "eps : float\n    epsilon, in (0, 1/2).",
     "c9_steps": sections(
         "psi_norm : float\n    :math:`\\|\\psi\\|_{\\infty,2}`, ``> 0``.",
         "B : float\n    The readout norm bound, ``> 0``.",
@@ -416,6 +418,14 @@ def _check_delta(delta: FractionLike, name: str = "delta") -> Fraction:
     return d
 
 
+def _check_precision(tau: FractionLike) -> Fraction:
+    """The precision ``tau > 0`` of a sample-size bound (Hoeffding, Lemma C.5), read exactly."""
+    t = as_fraction(tau, "tau")
+    if t <= 0:
+        raise InputError(f"tau (the precision) must be > 0, got tau = {tau!r:.80}", param="tau")
+    return t
+
+
 def _float_formula(compute: Callable[[], float], what: str) -> float:
     """The value of a floating-point formula; an InputError when it leaves the float range (an argument beyond it,
     an overflow or an underflow to a zero divisor) instead of an OverflowError, a ZeroDivisionError or an infinity."""
@@ -579,9 +589,7 @@ def hoeffding_sample_size(coordinates: object, tau: FractionLike, delta: Fractio
     span_ = _as_int(span, "span")
     if span_ < 1:
         raise InputError(f"span must be >= 1, got {format_count(span_)}", param="span")
-    t = as_fraction(tau, "tau")
-    if t <= 0:
-        raise InputError(f"tau (the precision) must be > 0, got tau = {tau!r:.80}", param="tau")
+    t = _check_precision(tau)
     d = _check_delta(delta)
     m = _float_formula(
         lambda: span_**2 * math.log(2 * c / float(d)) / (2 * float(t) ** 2),
@@ -671,9 +679,7 @@ def lemma_c5_sample_size(n: object, width: object, tau: FractionLike, delta: Fra
     n_, r = _as_int(n, "n"), _as_int(width, "width")
     if n_ < 1 or r < 1:
         raise InputError(f"need n >= 1 and width >= 1, got n = {format_count(n_)}, width = {format_count(r)}")
-    t = as_fraction(tau, "tau")
-    if t <= 0:
-        raise InputError(f"tau (the precision) must be > 0, got tau = {tau!r:.80}", param="tau")
+    t = _check_precision(tau)
     d = _check_delta(delta)
     m = _float_formula(
         lambda: 4 * math.log(4 * n_ * r / float(d)) / float(t) ** 2,
@@ -931,10 +937,7 @@ def lemma_c9_sample_size(psi_norm: float, B: float, eps: float, delta: FractionL
 
     Parameters
     ----------
-    psi_norm, B : float
-        :math:`\|\psi\|_{\infty,2}` and the readout norm bound, ``> 0``.
-    eps : float
-        epsilon, in (0, 1/2).
+    {{c9_norms_eps}}
     {{delta_m}}
 
     Examples
@@ -1033,6 +1036,7 @@ def lemma_c9_steps_corrected(psi_norm: float, B: float, eps: float) -> int:
     return _smallest_reaching(lambda T: T / (1 + math.log(T)), target, 1)
 
 
+@fill_doc(_DOC)
 def lemma_c9_objective_bound(
     psi_norm: float, B: float, eps: float, delta: FractionLike, m: int, T: int, lam: float | None = None
 ) -> float:
@@ -1051,10 +1055,7 @@ def lemma_c9_objective_bound(
 
     Parameters
     ----------
-    psi_norm, B : float
-        :math:`\|\psi\|_{\infty,2}` and the readout norm bound, ``> 0``.
-    eps : float
-        epsilon, in (0, 1/2).
+    {{c9_norms_eps}}
     delta : float, Fraction or str
         The failure probability, in (0, 1).
     m, T : int
