@@ -96,6 +96,7 @@ np.ndarray, shape (L, L)""",
 -------
 fractions.Fraction""",
 }
+_DOC["L_n_unchecked"] = td._DOC["L_n_unchecked"]
 _DOC["task_n"] = _DOC["task"] + "\nn : int\n    Sequence length."
 _DOC["batch"] = "\n".join(
     (_DOC["weights"], _DOC["sequences"], "Y : np.ndarray of int, shape (B, n)\n    Their labels.")
@@ -919,6 +920,7 @@ def _log_comb(N: np.ndarray, k: np.ndarray) -> np.ndarray:
     return np.where(valid, gammaln(NN + 1) - gammaln(kk + 1) - gammaln(NN - kk + 1), -np.inf)
 
 
+@fill_doc(_DOC)
 def event_probability_mc(
     L: int, n: int, inside: Sequence[int], outside: Sequence[int], samples: int, seed: int
 ) -> tuple[float, float]:
@@ -927,10 +929,7 @@ def event_probability_mc(
 
     Parameters
     ----------
-    L : int
-        Vocabulary size.
-    n : int
-        Sequence length.
+    {{L_n_unchecked}}
     inside, outside : sequence of int
         The token sets A and B.
     samples : int
@@ -1386,18 +1385,14 @@ def brute_force_delta_a43(task: td.DecisionListTask, law: dict[frozenset[int], F
         f"the brute force over the triples and the law (L^2 M |law| = {task.L}^2 x {task.M} x {len(law)})",
     )
     best: Fraction | None = None
-    for a in range(task.L):
+    for a, b, c, _, _ in td._a43_triples(task):
         lst = task.lists[a]
-        for k, b in enumerate(lst):
-            for c in range(task.L):
-                if c in lst[: k + 1]:
-                    continue
-                prob = Fraction(0)
-                for s, p in law.items():
-                    if a in s and b in s and c in s and next(t for t in lst if t in s) == b:
-                        prob += p
-                if prob > 0 and (best is None or prob < best):
-                    best = prob
+        prob = Fraction(0)
+        for s, p in law.items():
+            if a in s and b in s and c in s and next(t for t in lst if t in s) == b:
+                prob += p
+        if prob > 0 and (best is None or prob < best):
+            best = prob
     if best is None:
         raise InputError("no triple of Assumption 4.3 has positive probability under this law", param="law")
     return best

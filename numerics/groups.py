@@ -227,20 +227,11 @@ def irrep_method(G: fg.FiniteGroup | str, r: int) -> str:
 def _young(G: fg.FiniteGroup, name: str) -> np.ndarray:
     shape = tuple(int(x) for x in name.strip("()").split(","))
     gens = [np.array(M.evalf(30).tolist(), dtype=np.float64) for M in fg.young_orthogonal_generators(shape)]
-    s = fg.adjacent_transpositions(G)
     d = gens[0].shape[0]
     R = np.full((G.order, d, d), np.nan)
     R[0] = np.eye(d)
-    frontier = [0]
-    while frontier:
-        nxt = []
-        for g in frontier:
-            for i, si in enumerate(s):
-                h = G.table[g][si]
-                if np.isnan(R[h, 0, 0]):
-                    R[h] = R[g] @ gens[i]
-                    nxt.append(h)
-        frontier = nxt
+    for g, i, h in fg.cayley_tree(G, fg.adjacent_transpositions(G)):
+        R[h] = R[g] @ gens[i]
     return R
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from theory import local_signal as tl
 from theory._checks import InputError
 from theory._docstrings import fill_doc
 
@@ -27,7 +28,7 @@ __all__ = ["PopulationTerms", "init_failure_mc", "population_terms_mc"]
 
 #: The seed and chunk Parameters of :mod:`numerics.local_signal` (filled in by :func:`theory._docstrings.fill_doc`,
 #: issue 27).
-_DOC = {"seed_chunk": _LOCAL_SIGNAL_DOC["seed_chunk"]}
+_DOC = {"seed_chunk": _LOCAL_SIGNAL_DOC["seed_chunk"], "k_rows_sigma": tl._DOC["k_rows_sigma"]}
 
 
 @dataclass(frozen=True)
@@ -107,10 +108,7 @@ def population_terms_mc(
 
     Parameters
     ----------
-    k : int
-        Noise rows, ``k >= 2``.
-    sigma : float
-        Noise standard deviation, > 0.
+    {{k_rows_sigma}}
     c, v, b : float
         The state: ``c = w . w_*``, ``v = |w_perp| >= 0``, the bias; ``c^2 + v^2 > 0``.
     n : int

@@ -160,6 +160,7 @@ _DOC = {
     "fraction_or_error": sections(returns="fractions.Fraction", raises="ValueError"),
     "L_n": sections("L : int\n    Vocabulary size, ``L >= 2``.", _SEQUENCE_LENGTH),
     "L_n_any": sections("L : int\n    Vocabulary size.", _SEQUENCE_LENGTH),
+    "L_n_unchecked": "L : int\n    Vocabulary size.\nn : int\n    Sequence length.",
     "L_n_eta": sections(
         "L : int\n    Vocabulary size, ``L > 60``.",
         _SEQUENCE_LENGTH,
@@ -582,15 +583,13 @@ def thm43_step_budget(L: int, n: int, M: int, delta: object) -> sympy.Expr:
     return 512 * M * (n - 1) * log(L) / (d**2 * (L - 1))
 
 
+@fill_doc(_DOC)
 def check_sequence_length(L: object, n: object) -> tuple[int, int]:
     """Validate ``1 <= n <= L`` (Assumption 4.1: ``n`` distinct tokens need ``n <= L``).
 
     Parameters
     ----------
-    L : int
-        Vocabulary size.
-    n : int
-        Sequence length.
+    {{L_n_unchecked}}
 
     Returns
     -------

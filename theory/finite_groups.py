@@ -74,6 +74,7 @@ __all__ = [
     "alternating_group",
     "as_group",
     "burnside_character_table",
+    "cayley_tree",
     "character_table",
     "check_totally_real",
     "class_structure_constants",
@@ -1420,6 +1421,54 @@ def adjacent_transpositions(G: FiniteGroup | str) -> list[int]:
         af[i], af[i + 1] = af[i + 1], af[i]
         out.append(G.perms.index(tuple(af)))
     return out
+
+
+def cayley_tree(G: FiniteGroup | str, generators: Sequence[int]) -> list[tuple[int, int, int]]:
+    """The breadth-first spanning tree of the Cayley graph of ``G`` on ``generators``, from the identity.
+
+    Each edge ``(g, i, h)`` has ``h = g s_i`` (``G.table[g][generators[i]]``); every element other than the identity
+    that the generators reach is the ``h`` of exactly one edge, in the order a breadth-first search from the
+    identity reaches it (the generators tried in their order). A representation given on the generators extends to
+    every element along these edges, ``R(h) = R(g) R(s_i)`` (``R(e) = I`` first); Young's orthogonal form on the
+    adjacent transpositions (:func:`adjacent_transpositions`, :func:`young_orthogonal_generators`) extends this way
+    to all of S_n.
+
+    Parameters
+    ----------
+    G : FiniteGroup or str
+        The group.
+    generators : sequence of int
+        Element indices ``s_1, s_2, ...``.
+
+    Returns
+    -------
+    list of tuple of int
+        The edges ``(g, i, h)`` in breadth-first order.
+
+    Examples
+    --------
+    >>> from theory.finite_groups import adjacent_transpositions, cayley_tree, group
+    >>> G = group("S3")
+    >>> [(G.labels[g], i, G.labels[h]) for g, i, h in cayley_tree(G, adjacent_transpositions(G))]
+    [('e', 0, '(1 2)'), ('e', 1, '(2 3)'), ('(1 2)', 1, '(1 2 3)'), ('(2 3)', 0, '(1 3 2)'), ('(1 2 3)', 0, '(1 3)')]
+    """
+    G = as_group(G)
+    s = [_check_index(g, G.order, "generators", "element") for g in generators]
+    reached = [False] * G.order
+    reached[0] = True
+    edges = []
+    frontier = [0]
+    while frontier:
+        nxt = []
+        for g in frontier:
+            for i, si in enumerate(s):
+                h = G.table[g][si]
+                if not reached[h]:
+                    reached[h] = True
+                    edges.append((g, i, h))
+                    nxt.append(h)
+        frontier = nxt
+    return edges
 
 
 def _check_index(i: object, n: int, name: str, what: str) -> int:

@@ -154,6 +154,7 @@ _DOC = {
     "sigma_or_default": _SIGMA_OR_DEFAULT,
     "k_sigma_float": sections(_K, _SIGMA_OR_DEFAULT, returns="float"),
     "tau_sigma": _TAU_SIGMA.strip("\n"),
+    "k_rows_sigma": "k : int\n    Noise rows, ``k >= 2``.\nsigma : float\n    Noise standard deviation, > 0.",
     "x_float": sections("x : float", returns="float"),
     "x_b": sections("x : float\n    The pre-activation.\nb : float\n    The bias."),
     "t2": sections(_C_ENTRIES, _K, returns="sympy.Expr\n    ``T_2``, exact."),
@@ -2274,6 +2275,7 @@ def _state(k: object, sigma: object, c: object, v: object, b: object) -> tuple[i
     return k, sigma, c_f, v_f, b_f
 
 
+@fill_doc(_DOC)
 def noise_term_bound(k: int, sigma: float, c: float, v: float, b: float) -> float:
     r"""The bound of the proofs of Lemmas 3.1 and 3.2 (Karp thesis, App. B.1.3) on the noise rows' part of the
     population gradient, per unit of the weight it multiplies:
@@ -2288,10 +2290,7 @@ def noise_term_bound(k: int, sigma: float, c: float, v: float, b: float) -> floa
 
     Parameters
     ----------
-    k : int
-        Noise rows, ``k >= 2``.
-    sigma : float
-        Noise standard deviation, > 0.
+    {{k_rows_sigma}}
     c, v, b : float
         The state ``c = w . w_*``, ``v = |w_perp| >= 0`` (not both 0), the bias.
 

@@ -97,6 +97,14 @@ _DOC = {
     "nks": sections("n, k, s : int\n    As in :func:`check_under_sparse`."),
     "delta_width": _DELTA + "\n\n" + sections(returns="int\n    The even width r."),
     "delta_m": _DELTA + "\n\n" + sections(returns="int\n    m."),
+    "c9_norms_eps": "psi_norm, B : float\n    :math:`\\|\\psi\\|_{\\infty,2}` and the readout norm bound, ``> 0``.\n"
+    "eps : float\n    epsilon, in (0, 1/2).",
+    "c9_steps": sections(
+        "psi_norm : float\n    :math:`\\|\\psi\\|_{\\infty,2}`, ``> 0``.",
+        "B : float\n    The readout norm bound, ``> 0``.",
+        "eps : float\n    epsilon, in (0, 1/2).",
+        returns="int\n    T.",
+    ),
 }
 
 
@@ -410,6 +418,14 @@ def _check_delta(delta: FractionLike, name: str = "delta") -> Fraction:
     return d
 
 
+def _check_precision(tau: FractionLike) -> Fraction:
+    """The precision ``tau > 0`` of a sample-size bound (Hoeffding, Lemma C.5), read exactly."""
+    t = as_fraction(tau, "tau")
+    if t <= 0:
+        raise InputError(f"tau (the precision) must be > 0, got tau = {tau!r:.80}", param="tau")
+    return t
+
+
 def _float_formula(compute: Callable[[], float], what: str) -> float:
     """The value of a floating-point formula; an InputError when it leaves the float range (an argument beyond it,
     an overflow or an underflow to a zero divisor) instead of an OverflowError, a ZeroDivisionError or an infinity."""
@@ -573,9 +589,7 @@ def hoeffding_sample_size(coordinates: object, tau: FractionLike, delta: Fractio
     span_ = _as_int(span, "span")
     if span_ < 1:
         raise InputError(f"span must be >= 1, got {format_count(span_)}", param="span")
-    t = as_fraction(tau, "tau")
-    if t <= 0:
-        raise InputError(f"tau (the precision) must be > 0, got tau = {tau!r:.80}", param="tau")
+    t = _check_precision(tau)
     d = _check_delta(delta)
     m = _float_formula(
         lambda: span_**2 * math.log(2 * c / float(d)) / (2 * float(t) ** 2),
@@ -665,9 +679,7 @@ def lemma_c5_sample_size(n: object, width: object, tau: FractionLike, delta: Fra
     n_, r = _as_int(n, "n"), _as_int(width, "width")
     if n_ < 1 or r < 1:
         raise InputError(f"need n >= 1 and width >= 1, got n = {format_count(n_)}, width = {format_count(r)}")
-    t = as_fraction(tau, "tau")
-    if t <= 0:
-        raise InputError(f"tau (the precision) must be > 0, got tau = {tau!r:.80}", param="tau")
+    t = _check_precision(tau)
     d = _check_delta(delta)
     m = _float_formula(
         lambda: 4 * math.log(4 * n_ * r / float(d)) / float(t) ** 2,
@@ -874,23 +886,27 @@ def _norms_and_eps(psi_norm: object, B: object, eps: object) -> tuple[Fraction, 
     return p, b, e
 
 
+def _smallest_reaching(f: Callable[[int], float], target: float, start: int) -> int:
+    """The smallest integer ``T >= start`` with ``f(T) >= target``, for ``f`` increasing on ``[start, inf)``: ``T``
+    doubles from ``start`` until ``f(T)`` reaches the target, then the last doubling is bisected."""
+    lo, hi = start, start
+    while f(hi) < target:
+        lo, hi = hi, 2 * hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if f(mid) >= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi
+
+
+@fill_doc(_DOC)
 def lemma_c9_steps(psi_norm: float, B: float, eps: float) -> int:
     r"""The smallest T >= 3 with :math:`T/\ln T \ge 100(\|\psi\|_{\infty,2} + 1/B)^2/\varepsilon^2` (Lemma C.9's step
     count; T / ln T increases for T >= 3). Floating point.
 
-    Parameters
-    ----------
-    psi_norm : float
-        :math:`\|\psi\|_{\infty,2}`, ``> 0``.
-    B : float
-        The readout norm bound, ``> 0``.
-    eps : float
-        epsilon, in (0, 1/2).
-
-    Returns
-    -------
-    int
-        T.
+    {{c9_steps}}
 
     Examples
     --------
@@ -912,16 +928,7 @@ def lemma_c9_steps(psi_norm: float, B: float, eps: float) -> int:
             f"use a larger B or eps or a smaller psi_norm",
             param="eps",
         )
-    lo, hi = 3, 3
-    while hi / math.log(hi) < target:
-        lo, hi = hi, 2 * hi
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if mid / math.log(mid) >= target:
-            hi = mid
-        else:
-            lo = mid + 1
-    return hi
+    return _smallest_reaching(lambda T: T / math.log(T), target, 3)
 
 
 @fill_doc(_DOC)
@@ -930,10 +937,7 @@ def lemma_c9_sample_size(psi_norm: float, B: float, eps: float, delta: FractionL
 
     Parameters
     ----------
-    psi_norm, B : float
-        :math:`\|\psi\|_{\infty,2}` and the readout norm bound, ``> 0``.
-    eps : float
-        epsilon, in (0, 1/2).
+    {{c9_norms_eps}}
     {{delta_m}}
 
     Examples
@@ -992,6 +996,7 @@ def lemma_c8_gap(B: float, psi_norm: float, m: int, delta: FractionLike, distanc
     )
 
 
+@fill_doc(_DOC)
 def lemma_c9_steps_corrected(psi_norm: float, B: float, eps: float) -> int:
     r"""The step count Lemma C.9's proof needs: the smallest T >= 1 with
     :math:`100 B^2(\|\psi\|_{\infty,2} + \varepsilon/B)^2(1+\ln T)/(\varepsilon T) \le \varepsilon`, i.e.
@@ -1006,19 +1011,7 @@ def lemma_c9_steps_corrected(psi_norm: float, B: float, eps: float) -> int:
     fewer steps. This count depends on :math:`\psi` and B only through :math:`B\|\psi\|_{\infty,2}`, as the proof's GD
     does (it is unchanged by :math:`\psi \to c\psi`, :math:`B \to B/c`); the printed one is not.
 
-    Parameters
-    ----------
-    psi_norm : float
-        :math:`\|\psi\|_{\infty,2}`, ``> 0``.
-    B : float
-        The readout norm bound, ``> 0``.
-    eps : float
-        epsilon, in (0, 1/2).
-
-    Returns
-    -------
-    int
-        T.
+    {{c9_steps}}
 
     Examples
     --------
@@ -1040,18 +1033,10 @@ def lemma_c9_steps_corrected(psi_norm: float, B: float, eps: float) -> int:
             f"float range); use a larger eps or a smaller B psi_norm",
             param="eps",
         )
-    lo, hi = 1, 2
-    while hi / (1 + math.log(hi)) < target:
-        lo, hi = hi, 2 * hi
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if mid / (1 + math.log(mid)) >= target:
-            hi = mid
-        else:
-            lo = mid + 1
-    return hi
+    return _smallest_reaching(lambda T: T / (1 + math.log(T)), target, 1)
 
 
+@fill_doc(_DOC)
 def lemma_c9_objective_bound(
     psi_norm: float, B: float, eps: float, delta: FractionLike, m: int, T: int, lam: float | None = None
 ) -> float:
@@ -1070,10 +1055,7 @@ def lemma_c9_objective_bound(
 
     Parameters
     ----------
-    psi_norm, B : float
-        :math:`\|\psi\|_{\infty,2}` and the readout norm bound, ``> 0``.
-    eps : float
-        epsilon, in (0, 1/2).
+    {{c9_norms_eps}}
     delta : float, Fraction or str
         The failure probability, in (0, 1).
     m, T : int

@@ -211,21 +211,36 @@ def _pairs(predicted: Any, observed: Any) -> tuple[np.ndarray, np.ndarray] | str
     return pred, got
 
 
-@dataclass(frozen=True)
-class MaxAbs(Judge):
-    """``pass`` iff max |observed - predicted| <= ``atol`` over every value (a scalar prediction is compared
-    with every observed value)."""
+def _within_tolerance(err: float, tol: float) -> Verdict:
+    """``pass`` iff the largest error ``err`` is finite and at most ``tol`` (NaN or inf fail), else ``fail``."""
+    return "pass" if np.isfinite(err) and err <= tol else "fail"
 
-    atol: float
+
+class Elementwise(Judge):
+    """A judge that compares the observed values with the predicted ones element by element: a scalar prediction is
+    compared with every observed value, a length mismatch fails, and :meth:`compare` judges the aligned arrays."""
 
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
         pairs = _pairs(predicted, obs.value)
         if isinstance(pairs, str):
             return "fail", pairs
-        pred, got = pairs
+        return self.compare(*pairs, obs)
+
+    @abstractmethod
+    def compare(self, pred: np.ndarray, got: np.ndarray, obs: Any) -> tuple[Verdict, str]:
+        """The verdict and its reason for the predicted and observed values ``pred`` and ``got`` (same shape)."""
+
+
+@dataclass(frozen=True)
+class MaxAbs(Elementwise):
+    """``pass`` iff max |observed - predicted| <= ``atol`` over every value (a scalar prediction is compared
+    with every observed value)."""
+
+    atol: float
+
+    def compare(self, pred: np.ndarray, got: np.ndarray, obs: Any) -> tuple[Verdict, str]:
         err = float(np.max(np.abs(got - pred))) if pred.size else 0.0
-        ok = bool(np.isfinite(err) and err <= self.atol)
-        return ("pass" if ok else "fail"), (
+        return _within_tolerance(err, self.atol), (
             f"max |observed - predicted| = {err:.3e} over {pred.size} value(s) (tolerance {self.atol:g})"
         )
 
@@ -237,24 +252,20 @@ class MaxAbs(Judge):
 
 
 @dataclass(frozen=True)
-class MaxRel(RelativeStepJudge):
+class MaxRel(RelativeStepJudge, Elementwise):
     """``pass`` iff max |observed - predicted| / |predicted| <= ``rtol`` (element-wise for lists; a scalar
     prediction is compared with every observed value)."""
 
     rtol: float
 
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        pairs = _pairs(predicted, obs.value)
-        if isinstance(pairs, str):
-            return "fail", pairs
-        pred, got = pairs
+    def compare(self, pred: np.ndarray, got: np.ndarray, obs: Any) -> tuple[Verdict, str]:
         if np.any(pred == 0):
             return "fail", "a predicted value is 0: a relative tolerance is undefined (use MaxAbs)"
         err = float(np.max(np.abs(got - pred) / np.abs(pred))) if pred.size else 0.0
-        ok = bool(np.isfinite(err) and err <= self.rtol)
         return (
-            "pass" if ok else "fail"
-        ), f"max relative error {err:.3e} over {pred.size} value(s) (tolerance {self.rtol:g})"
+            _within_tolerance(err, self.rtol),
+            f"max relative error {err:.3e} over {pred.size} value(s) (tolerance {self.rtol:g})",
+        )
 
     def describe(self) -> str:
         return f"relative {self.rtol:g}"
@@ -299,7 +310,7 @@ class ExactlyEqual(Judge):
 
 
 @dataclass(frozen=True)
-class ZScore(Judge):
+class ZScore(Elementwise):
     """``pass`` iff |estimate - predicted| <= ``z`` standard errors for every estimate. The observation's
     value holds the estimates; ``obs.details[stderr_key]`` holds their standard errors (same shape)."""
 
@@ -309,11 +320,7 @@ class ZScore(Judge):
     def _se(self, obs: Any) -> np.ndarray:
         return as_floats(obs.details[self.stderr_key])
 
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        pairs = _pairs(predicted, obs.value)
-        if isinstance(pairs, str):
-            return "fail", pairs
-        pred, got = pairs
+    def compare(self, pred: np.ndarray, got: np.ndarray, obs: Any) -> tuple[Verdict, str]:
         se = self._se(obs)
         if se.shape != got.shape or np.any(~np.isfinite(se)) or np.any(se <= 0):
             return (
@@ -342,7 +349,7 @@ def _perturb_bound(predicted: Any, slack: float, relative: bool, sign: int) -> A
 
 
 @dataclass(frozen=True)
-class _OneSidedBound(Judge):
+class _OneSidedBound(Elementwise):
     """A one-sided bound the source states: every observed value on the bound's side of predicted (moved outward
     by ``slack``, relative to |predicted| when ``relative``). :class:`AtMost` (``_side = 1``: an upper bound) and
     :class:`AtLeast` (``_side = -1``: a lower bound) set the side and its words."""
@@ -359,11 +366,7 @@ class _OneSidedBound(Judge):
     def _limit(self, pred: np.ndarray) -> np.ndarray:
         return pred + self._side * (self.slack * np.abs(pred) if self.relative else self.slack)
 
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        pairs = _pairs(predicted, obs.value)
-        if isinstance(pairs, str):
-            return "fail", pairs
-        pred, got = pairs
+    def compare(self, pred: np.ndarray, got: np.ndarray, obs: Any) -> tuple[Verdict, str]:
         beyond = self._side * (got - self._limit(pred))
         worst = int(np.argmax(beyond)) if beyond.size else 0
         ok = bool(beyond.size == 0 or np.all(beyond <= 0))
@@ -404,18 +407,14 @@ class AtLeast(_OneSidedBound):
 
 
 @dataclass(frozen=True)
-class RefutedIfDiffers(Judge):
+class RefutedIfDiffers(Elementwise):
     """For a statement as printed in a source: ``refuted`` when the observation differs from the printed
     value by more than ``tol`` x max(1, |printed|) (the observation carries the counterexample), ``pass``
     when it agrees. Element-wise for lists: one disagreement refutes."""
 
     tol: float
 
-    def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
-        pairs = _pairs(predicted, obs.value)
-        if isinstance(pairs, str):
-            return "fail", pairs
-        pred, got = pairs
+    def compare(self, pred: np.ndarray, got: np.ndarray, obs: Any) -> tuple[Verdict, str]:
         diff = np.abs(got - pred) > self.tol * np.maximum(1.0, np.abs(pred))
         if not np.any(diff):
             return "pass", "the statement as printed holds"
@@ -438,10 +437,10 @@ class MaxRelToLargest(RelativeStepJudge):
         if pred.shape != got.shape:
             return "fail", f"length mismatch: {pred.size} predicted vs {got.size} observed value(s)"
         err = float(np.max(np.abs(got - pred)) / np.max(np.abs(pred)))
-        ok = bool(np.isfinite(err) and err <= self.rtol)
         return (
-            "pass" if ok else "fail"
-        ), f"max error {err:.2e} relative to the largest value (tolerance {self.rtol:g})"
+            _within_tolerance(err, self.rtol),
+            f"max error {err:.2e} relative to the largest value (tolerance {self.rtol:g})",
+        )
 
     def describe(self) -> str:
         return f"{self.rtol:g} relative to the largest |predicted|"

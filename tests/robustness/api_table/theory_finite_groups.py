@@ -15,6 +15,7 @@ BASELINE = {
     "adjacent_transpositions": {"G": "S3"},
     "as_group": {"G": "S3"},
     "burnside_character_table": {"G": "S3", "seed": 0, "max_tries": 20},
+    "cayley_tree": {"G": "S3", "generators": [1, 2]},
     "character_table": {"G": "D4"},
     "check_totally_real": {"G": "S3", "source": "Thm 7.9"},
     "class_structure_constants": {"G": "S3"},

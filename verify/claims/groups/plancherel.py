@@ -39,19 +39,10 @@ def _young_irrep(G: fg.FiniteGroup, name: str) -> list[sympy.Matrix]:
     transpositions, extended by ``R(g s_i) = R(g) R(s_i)`` (breadth first over the Cayley table)."""
     shape = tuple(int(x) for x in name.strip("()").split(","))
     gens = fg.young_orthogonal_generators(shape)
-    s = fg.adjacent_transpositions(G)
     R: list[sympy.Matrix | None] = [None] * G.order
     R[0] = sympy.eye(gens[0].shape[0])
-    frontier = [0]
-    while frontier:
-        nxt = []
-        for g in frontier:
-            for i, si in enumerate(s):
-                h = G.table[g][si]
-                if R[h] is None:
-                    R[h] = (R[g] * gens[i]).applyfunc(sympy.radsimp)
-                    nxt.append(h)
-        frontier = nxt
+    for g, i, h in fg.cayley_tree(G, fg.adjacent_transpositions(G)):
+        R[h] = (R[g] * gens[i]).applyfunc(sympy.radsimp)
     return [M for M in R if M is not None]
 
 
