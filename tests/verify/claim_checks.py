@@ -67,6 +67,7 @@ SLOW_VERDICTS = {
     "edelman-ch5-figB.11-lambda-widens-generalisation": "29 s wall on the loaded 2-core machine (load average 7), 8 seeds x 2 weight decays",
     "edelman-ch5-figB.11-largest-lambda-fails-to-train": "18 s wall on the loaded 2-core machine (load average 7), 8 seeds x 4000 steps",
     "edelman-ch6-lemC.9-convex-phase": "10 s, 60 seeds x 56,455 GD steps",
+    "edelman-ch6-thm6.4-end-to-end": "19-26 s wall on the loaded 2-core machine (load average 9-11), 46 seeds x one convex phase at n = 11",
     "edelman-ch6-lemC.8-generalisation": "Lemma C.9's runs (10 s) when not already run in the process",
     "edelman-ch6-finding3-sparse-vs-dense": "the Pareto grid's 12 cells again outside a report's store (79 s alone)",
     "karp-ch3-thm3.1-alg-reaches-error": "35 s, one run of k = 2000 for 3000 steps",

@@ -33,6 +33,7 @@ TASKS: tuple[str, ...] = (
     "interpolation",
     "sparse_init",
     "sparse_init_theorems",
+    "sparse_init_end_to_end",
     "sparse_parity",
     "lsa",
     "attention_parity",
