@@ -1032,7 +1032,8 @@ def lemma_c10_true_mean(width: object, n: object, k: object, s: object) -> Fract
 def thm_c11_setting(n: object, k: object, s: object, eps: FractionLike, delta: FractionLike) -> dict[str, object]:
     r"""The settings the proof of Thm C.11 (= Thm 6.4, App. C.2.2) chooses at (n, k, s, eps, delta), and its conclusion.
 
-    * width :math:`r = \lceil 20k(2n/s)^k\ln(2k/\delta)\rceil` (Lemma C.10, :func:`lemma_c10_width`);
+    * width :math:`r = \lceil 20k(2n/s)^k\ln(2k/\delta)\rceil` (Lemma C.10, :func:`lemma_c10_width`) and the init's
+      biases :math:`\beta_j = (-k+2j+1/16)/(2k)`, j = 0..k/2-1 (the corrected index set, docs/sparse_parity.md);
     * first step (Lemma C.6, item 3): weight decay 1 and learning rate :math:`\eta = 1/(2k|C_{k,s}|)` on the
       first-layer weights, 0 elsewhere, :math:`C_{k,s} = \tfrac12\widehat{\mathrm{Maj}}_s(k-1)` and
       :math:`c_{k,s} = \tfrac12\widehat{\mathrm{Maj}}_s(k+1)` the good neuron's population correlations on S and on
@@ -1060,7 +1061,7 @@ def thm_c11_setting(n: object, k: object, s: object, eps: FractionLike, delta: F
     Returns
     -------
     dict
-        ``width`` (int), ``C``, ``c``, ``eta``, ``lam``, ``bound`` (Fractions), ``B`` (sympy), ``r_prime``
+        ``width`` (int), ``biases`` (list of Fractions), ``C``, ``c``, ``eta``, ``lam``, ``bound`` (Fractions), ``B`` (sympy), ``r_prime``
         (Fraction), ``tau`` (float), ``m``, ``T`` (int) and ``s_required`` (float).
 
     Examples
@@ -1095,6 +1096,7 @@ def thm_c11_setting(n: object, k: object, s: object, eps: FractionLike, delta: F
     m = max(lemma_c5_sample_size(n_, r, tau, d), lemma_c9_sample_size(psi_norm, Bf, float(e), d))
     return {
         "width": r,
+        "biases": [Fraction(-k_ + 2 * j, 2 * k_) + Fraction(1, 32 * k_) for j in range(k_ // 2)],
         "C": C,
         "c": c,
         "eta": eta,

@@ -57,6 +57,7 @@ def test_settings_meet_the_lemmas_they_come_from(n, eps, delta):
     )
     assert got["s_required"] > n > s  # the theorem's hypothesis cannot hold on the enumerated cube
     assert got["bound"] == eps
+    assert got["biases"] == [(-k + 2 * j + Fraction(1, 16)) / (2 * k) for j in range(k // 2)]  # App. C.2.2, corrected
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,7 @@ def test_first_step_is_lemma_c3_and_bad_neurons_stay_off():
     supp w \\ S and 0 elsewhere (Lemma C.3), and no bad neuron is active anywhere (proof of Lemma C.6)."""
     n, k, s = 10, 2, 9
     st = tsi.thm_c11_setting(n, k, s, "1/4", "1/10")
-    biases = [(-k + 1 / 16) / (2 * k)]
+    biases = [float(b) for b in st["biases"]]
     out = nsi.thm_c11_end_to_end(n, k, s, biases, float(st["eta"]), float(st["lam"]), st["width"], st["m"], 3)
     assert out["w_S"] == pytest.approx(float(st["eta"] * abs(st["C"])), rel=1e-6)
     assert out["w_rest"] == pytest.approx(float(st["eta"] * abs(st["c"])), rel=1e-6)

@@ -49,7 +49,7 @@ class EndToEndConfig:
 
 def _run(n: int, cfg: EndToEndConfig, seed: int) -> dict[str, Any]:
     st = tsi.thm_c11_setting(n, cfg.k, cfg.s, cfg.eps, cfg.delta)
-    biases = [(-cfg.k + 2 * j + 1 / 16) / (2 * cfg.k) for j in range(cfg.k // 2)]  # App. C.2.2, j = 0..k/2-1
+    biases = [float(b) for b in st["biases"]]
     out = nsi.thm_c11_end_to_end(
         n, cfg.k, cfg.s, biases, float(st["eta"]), float(st["lam"]), st["width"], st["m"], [seed, n, cfg.k, cfg.s]
     )
