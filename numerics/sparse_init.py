@@ -15,7 +15,7 @@ sample is exactly the i.i.d. one. Parity support S = {0..k-1} (by symmetry, App.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,16 +35,30 @@ from .limits import (
 from .walsh import characters, cube
 
 __all__ = [
+    "hinge_ridge_minimiser",
     "hinge_risk",
     "lemma_c5_deviations",
     "lemma_c6_features",
     "lemma_c9_convex_phase",
     "sample_counts",
+    "thm_c11_end_to_end",
     "thm_c16_one_step",
 ]
 
 MAX_CUBE_N = 16
 """Largest n of the cube computations here (2^16 points)."""
+
+BLAS_PER_ENTRY = 32
+"""How many multiply-adds of a BLAS matrix product count as one array entry of :data:`numerics.limits.MAX_WORK` in
+:func:`hinge_ridge_minimiser`'s cost (a product runs at about that many times numpy's per-entry speed)."""
+
+SMALL_GRAM = 5 * 10**7
+"""Largest N d^2 whose Gram matrix :func:`hinge_ridge_minimiser` forms by ``einsum`` (single-threaded) rather than by
+BLAS (at N = 2048, d = 73 on two busy cores: 13 ms against 170 ms)."""
+
+MIN_SCALED_RIDGE = 1e-12
+"""Smallest weight decay over the squared largest feature that :func:`hinge_ridge_minimiser` accepts (the Newton
+systems then span more than the double-precision range; Thm C.11's runs have about 8e-6)."""
 
 MAX_SAMPLE_SIZE = 10**18
 """Largest sample size m: the sample enters only through its multinomial counts (int64), so the cost does not grow
@@ -509,4 +523,276 @@ def lemma_c9_convex_phase(
         "norm": np.linalg.norm(w, axis=1),
         "distance": np.linalg.norm(Phi - P, axis=2).max(axis=1),
         "error_D": (np.sign(scores) != t).mean(axis=1),
+    }
+
+
+def _spd_inverse(M: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """x -> M^{-1} x for M = I + a positive semi-definite matrix (eigenvalues >= 1): by Cholesky, or, where rounding
+    has made the computed M lose definiteness (entries of very different size late in an interior-point run), by its
+    eigendecomposition with the eigenvalues raised to 1, their exact lower bound."""
+    from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh
+
+    M = (M + M.T) / 2
+    try:
+        factor = cho_factor(M)
+        return lambda x: cho_solve(factor, x)
+    except LinAlgError:
+        vals, vecs = eigh(M)
+        vals = np.maximum(vals, 1.0)
+        return lambda x: vecs @ ((vecs.T @ x) / vals)
+
+
+def hinge_ridge_minimiser(
+    features: np.ndarray, y: np.ndarray, weights: np.ndarray, lam: float, tol: float = 1e-9, max_iter: int = 60
+) -> dict[str, Any]:
+    r"""The minimiser of :math:`P(w) = \sum_x p_x\max(0, 1 - y_x\varphi(x)\cdot w) + \frac\lambda2\|w\|^2` (the
+    weight-decayed hinge risk of a linear readout, Lemma C.9's objective), with a certificate.
+
+    Solved through its dual :math:`D(\alpha) = \sum_x\alpha_x - \frac1{2\lambda}\|\sum_x\alpha_x y_x\varphi(x)\|^2`,
+    :math:`0 \le \alpha_x \le p_x`, :math:`w(\alpha) = \frac1\lambda\sum_x\alpha_x y_x\varphi(x)`, by a primal-dual
+    interior-point method (Mehrotra predictor-corrector) on the box, each Newton system reduced by the Woodbury identity
+    to a d x d Cholesky solve (cost N d^2 per iteration for N points and d features). Weak duality,
+    :math:`D(\alpha) \le \min P \le P(w(\alpha))` for every :math:`\alpha` in the box, makes the gap
+    :math:`P(w) - D(\alpha)`, evaluated here in numpy, a certificate whatever the iterations did; it returns the first
+    iterate whose gap is at most ``tol`` max(1, P).
+
+    Parameters
+    ----------
+    features : array (N, d)
+        :math:`\varphi(x)` per point.
+    y : array (N,)
+        The labels in {±1}.
+    weights : array (N,)
+        :math:`p_x \ge 0` (points of weight 0 are left out).
+    lam : float
+        The weight decay, ``> 0``, at least :data:`MIN_SCALED_RIDGE` times the largest squared feature (the problem is
+        solved with the features scaled to max 1, an exact reformulation).
+    tol : float
+        The relative duality gap at which to stop, ``> 0``.
+    max_iter : int
+        At most this many iterations; a gap still above ``tol`` then raises (as does a step that leaves the float
+        range, which happens only below any useful gap).
+
+    Returns
+    -------
+    dict
+        ``w`` (array (d,)), ``primal`` (P(w)), ``dual`` (the certificate's D), ``iterations``.
+
+    Raises
+    ------
+    numerics.certificates.CertificateError
+        If no iterate's gap is certified within ``max_iter`` iterations.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numerics.sparse_init import hinge_ridge_minimiser
+    >>> out = hinge_ridge_minimiser(np.array([[1.0], [-1.0]]), np.array([1.0, -1.0]), np.array([0.5, 0.5]), 0.5)
+    >>> round(float(out["w"][0]), 6), round(out["primal"], 6)  # P(w) = max(0, 1 - w) + w^2/4: w = 1 at the kink
+    (1.0, 0.25)
+    """
+    Phi, t, p = check_real_array(features, "features"), check_real_array(y, "y"), check_real_array(weights, "weights")
+    lam, tol = check_real(lam, "lam", positive=True), check_real(tol, "tol", positive=True)
+    max_iter = check_count(max_iter, "max_iter")
+    if Phi.ndim != 2 or t.shape != (len(Phi),) or p.shape != t.shape or np.any(p < 0) or not p.sum() > 0:
+        raise InputError("need features (N, d), labels (N,) and nonnegative weights (N,), not all 0")
+    check_work(
+        max_iter * Phi.shape[0] * (Phi.shape[1] ** 2 // BLAS_PER_ENTRY + 16),
+        param="features",
+        value=Phi.shape,
+        what=f"the interior-point iterations (max_iter x N x (d^2/{BLAS_PER_ENTRY} + 16))",
+        hint="use fewer features or points",
+    )
+    keep = p > 0
+    scale = float(np.abs(Phi[keep]).max()) or 1.0  # phi -> phi / c, w -> c w, lam -> lam / c^2: the same problem
+    A = t[keep, None] * Phi[keep] / scale
+    lam_scaled = lam / scale**2
+    if not lam_scaled >= MIN_SCALED_RIDGE:
+        raise InputError(
+            f"lam / max|features|^2 = {lam_scaled:.3g} is below {MIN_SCALED_RIDGE:.0e}: the problem cannot be solved to "
+            "a certified gap in double precision; rescale the features or raise lam",
+            param="lam",
+        )
+    lam = lam_scaled
+    q = p[keep]
+    Aq = A * q[:, None]  # dual variables scaled to beta = alpha / p in [0, 1]
+    N, d = Aq.shape
+    beta, s, z, v = np.full(N, 0.5), np.full(N, 0.5), q.copy(), q.copy()  # s = 1 - beta, kept apart (no cancellation)
+
+    def certificate(b: np.ndarray) -> tuple[np.ndarray, float, float]:
+        w = Aq.T @ b / lam
+        half_norm = lam / 2 * float(w @ w)
+        return w, float(q @ np.maximum(0.0, 1.0 - A @ w)) + half_norm, float(q @ b) - half_norm
+
+    def to_boundary(x: np.ndarray, dx: np.ndarray) -> float:
+        """The largest step in (0, 1] that keeps x + step dx >= 0."""
+        neg = dx < 0
+        return min(1.0, float(np.min(-x[neg] / dx[neg]))) if neg.any() else 1.0
+
+    best = np.inf
+    for iteration in range(max_iter + 1):
+        w, primal, dual = certificate(beta)
+        best = min(best, primal - dual)
+        if primal - dual <= tol * max(1.0, abs(primal)):
+            return {"w": w / scale, "primal": primal, "dual": dual, "iterations": iteration}
+        if iteration == max_iter or not np.isfinite(primal - dual):
+            break
+        resid = Aq @ w - q - z + v  # the dual's stationarity residual
+        Dinv = 1.0 / (z / beta + v / s)
+        scaled = Dinv[:, None] * Aq
+        # a small Gram matrix by einsum (one thread): BLAS threads that spin on a busy machine cost more than it
+        gram = np.einsum("ni,nj->ij", scaled, Aq) if N * d * d <= SMALL_GRAM else Aq.T @ scaled
+        inverse = _spd_inverse(np.eye(d) + gram / lam)
+
+        def newton(rhs: np.ndarray, Dinv: np.ndarray = Dinv, inverse: Any = inverse) -> np.ndarray:
+            u = Dinv * rhs  # (diag(1/Dinv) + Aq Aq^T / lam)^{-1} rhs by Woodbury
+            return u - Dinv * (Aq @ inverse(Aq.T @ u / lam))
+
+        da = newton(-resid - z + v)  # the affine (predictor) direction
+        dza, dva = -z - z * da / beta, -v + v * da / s
+        a = min(to_boundary(beta, da), to_boundary(s, -da), to_boundary(z, dza), to_boundary(v, dva))
+        gap = float(beta @ z + s @ v)
+        gap_aff = float((beta + a * da) @ (z + a * dza) + (s - a * da) @ (v + a * dva))
+        mu = (gap_aff / gap) ** 3 * gap / (2 * N)
+        db = newton(-resid + (mu - beta * z - da * dza) / beta - (mu - s * v + da * dva) / s)
+        dz = (mu - beta * z - da * dza - z * db) / beta
+        dv = (mu - s * v + da * dva + v * db) / s
+        a = 0.99 * min(to_boundary(beta, db), to_boundary(s, -db), to_boundary(z, dz), to_boundary(v, dv))
+        beta, s, z, v = beta + a * db, s - a * db, z + a * dz, v + a * dv
+    from .certificates import CertificateError  # imports cvxpy: only when raising
+
+    raise CertificateError(
+        f"the weight-decayed hinge problem was not solved to a relative duality gap of {tol:.3g} within {iteration} "
+        f"iterations (smallest gap {best:.3g}); use a larger tol"
+    )
+
+
+def thm_c11_end_to_end(
+    n: int,
+    k: int,
+    s: int,
+    biases: Sequence[float],
+    eta: float,
+    lam: float,
+    width: int,
+    m: int,
+    seed: int | Sequence[int],
+) -> dict[str, Any]:
+    r"""One run of the Thm C.11 algorithm (= Thm 6.4, App. C.2.2) on the (n, k)-parity with S = {0..k-1}, with the
+    convex phase solved exactly.
+
+    Init (App. C.2.2): r/2 neurons with weights 1 on a uniform s-subset and 0 elsewhere, a bias drawn uniformly from
+    ``biases``, output weight u = ±1; each mirrored (same w, b, output -u); output bias 0, so f = 0. A sample of m
+    i.i.d. uniform points (labels :math:`\chi_S`; multinomial counts). First step (proof of Lemma C.6, item 3): weight
+    decay 1 and learning rate ``eta`` on the first-layer weights, nothing else moves, so
+    :math:`w_i^{(1)} = -\eta\nabla_{w_i}L_S(f)`, with the hinge loss's derivative :math:`-y\,1\{yf(x)<1\}` at the
+    init's f. Convex phase (Lemma C.9): the readout w over the features :math:`\varphi^{(1)}(x) = (1,
+    \mathrm{ReLU}(w_i^{(1)}\cdot x+b_i))_i` minimising :math:`L_S(h_{\varphi^{(1)},w}) + \frac\lambda2\|w\|^2`, solved
+    to a certified duality gap (:func:`hinge_ridge_minimiser`) instead of by the proof's gradient descent, whose limit
+    it is.
+    Two exact reductions of that problem: a feature that is 0 on every point gets weight 0 and is dropped, and c
+    identical features are one feature scaled by :math:`\sqrt c` (same optimum value, predictions and
+    :math:`\|w\|`).
+
+    Parameters
+    ----------
+    n, k, s : int
+        Dimension (``<= 16``), parity degree, init sparsity (``k <= s < n``).
+    biases : sequence of float
+        The bias grid of the init.
+    eta, lam : float
+        The first step's learning rate and the convex phase's weight decay (``> 0``).
+    width : int
+        The width r (even).
+    m : int
+        The sample size.
+    seed : int or sequence of int
+        Seeds the init and the sample (``numpy.random.default_rng``).
+
+    Returns
+    -------
+    dict
+        ``risk_D``, ``risk_S`` (hinge risks of h on the distribution and the sample), ``error_D`` (its 0-1 error),
+        ``norm`` (:math:`\|w\|_2`), ``objective`` (the solved problem's value), ``good`` (good neurons, S ⊆ supp w,
+        among the r/2), ``good_per_bias``, ``features`` (distinct features that are not 0 everywhere, the constant
+        one included), ``bad_active`` (bad neurons whose feature is not 0 everywhere: Lemma C.6's proof says none),
+        ``w_S``, ``w_rest`` (the good neurons' mean post-step :math:`|w_{ij}^{(1)}|` on S and on supp w \ S: Lemma
+        C.3 gives :math:`\eta|C_{k,s}|` and :math:`\eta|c_{k,s}|` for population gradients), ``w_off`` (their
+        largest :math:`|w_{ij}^{(1)}|` off supp w: 0 for population gradients; None without good neurons),
+        ``duality_gap`` and ``ipm_iterations`` (:func:`hinge_ridge_minimiser`).
+
+    Examples
+    --------
+    >>> from numerics.sparse_init import thm_c11_end_to_end
+    >>> out = thm_c11_end_to_end(10, 2, 9, [-0.484375], 1 / (4 * 35 / 256), 0.25 / 32769, 640, 10**12, 0)
+    >>> out["bad_active"], out["features"], round(out["risk_D"], 3), round(out["w_S"], 4)
+    (0, 17, 0.363, 0.25)
+    """
+    n, m = _check_cube_n(n), _check_m(m)
+    k, s = check_count(k, "k"), check_count(s, "s")
+    width = check_count(width, "width", minimum=2)
+    eta = check_real(eta, "eta", positive=True)
+    lam = check_real(lam, "lam", positive=True)
+    grid = check_real_array(biases, "biases")
+    if not k <= s < n or width % 2 or grid.ndim != 1 or not grid.size:
+        raise InputError(
+            f"need k <= s < n, an even width >= 2 and a non-empty 1-D bias grid; got {(n, k, s, width)} and biases "
+            f"of shape {grid.shape}"
+        )
+    check_work(
+        width * (1 << n) * (n + 4),
+        param="width",
+        value=width,
+        what="the step and the features (r neurons x 2^n points)",
+        hint="use a smaller width or n",
+    )
+    check_allocation(array_bytes(1 << n, width, 2), param="width", value=width, what="the features (2^n, r) x 2")
+    half = width // 2
+    rng = np.random.default_rng(seed)
+    supports = np.sort(np.argsort(rng.random((half, n)), axis=1)[:, :s], axis=1)
+    bias_index = rng.integers(len(grid), size=half)
+    bias = grid[bias_index]
+    u = rng.choice(np.array([-1.0, 1.0]), size=half)
+    counts = sample_counts(n, m, rng)
+    X = cube(n).astype(np.float64)
+    y = characters(n, list(range(k))).astype(np.float64)
+    W0 = np.zeros((half, n))
+    W0[np.arange(half)[:, None], supports] = 1.0
+    pre0 = X @ W0.T + bias
+    f0 = np.maximum(pre0, 0.0) @ u - np.maximum(pre0, 0.0) @ u  # the mirrored copies cancel: f = 0
+    slope = -y * (y * f0 < 1)  # the hinge loss's derivative at each point
+    corr = ((counts * slope)[:, None] * X).T @ (pre0 > 0).astype(np.float64) / m  # (n, r/2): dL_S/dw_i without u_i
+    W1 = np.vstack([-eta * u[:, None] * corr.T, eta * u[:, None] * corr.T])  # the neuron (u_i), its mirror (-u_i)
+    good = np.all(supports[:, None, :] != np.arange(k)[:, None], axis=2).sum(axis=1) == 0
+    on_support = np.zeros((half, n), dtype=bool)
+    on_support[np.arange(half)[:, None], supports] = True
+    step = np.abs(W1[:half][good])  # the good neurons' post-step weights (the mirrors are their negatives)
+    in_S = np.zeros(n, dtype=bool)
+    in_S[:k] = True
+    rest = on_support[good] & ~in_S
+    key = np.column_stack([np.tile(supports, (2, 1)), np.tile(bias_index, 2), np.concatenate([u, -u])])
+    _, first, mult = np.unique(key, axis=0, return_index=True, return_counts=True)
+    feats = np.maximum(X @ W1[first].T + np.concatenate([bias, bias])[first], 0.0)
+    active = np.abs(feats).max(axis=0) > 0
+    bad_active = int(np.sum(mult[active & ~np.tile(good, 2)[first]]))
+    Phi = np.column_stack([np.ones(len(X)), feats[:, active] * np.sqrt(mult[active])])
+    p = counts / m
+    sol = hinge_ridge_minimiser(Phi, y, p, lam)
+    scores = Phi @ sol["w"]
+    loss = np.maximum(0.0, 1.0 - y * scores)
+    return {
+        "risk_D": float(loss.mean()),
+        "risk_S": float(loss @ p),
+        "error_D": float(np.mean(np.sign(scores) != y)),
+        "norm": float(np.linalg.norm(sol["w"])),
+        "objective": sol["primal"],
+        "duality_gap": sol["primal"] - sol["dual"],
+        "good": int(good.sum()),
+        "good_per_bias": [int(np.sum(good & (bias_index == j))) for j in range(len(grid))],
+        "features": int(Phi.shape[1]),
+        "bad_active": bad_active,
+        "w_S": float(step[:, in_S].mean()) if len(step) else None,
+        "w_rest": float(step[rest].mean()) if len(step) else None,
+        "w_off": float(step[~on_support[good]].max()) if len(step) else None,
+        "ipm_iterations": sol["iterations"],
     }

@@ -75,6 +75,7 @@ __all__ = [
     "lemma_c10_width",
     "neuron_correlation",
     "perturbation_epsilon",
+    "thm_c11_setting",
     "thm_c16_correlation_threshold",
     "thm_c16_good_probability",
     "thm_c16_ratio",
@@ -1127,3 +1128,89 @@ def lemma_c10_true_mean(width: object, n: object, k: object, s: object) -> Fract
         raise InputError(f"need 1 <= k <= s <= n with k even, got n = {n_}, k = {k_}, s = {s_}")
     _check_comb_digits(n_, s_)
     return Fraction(r, 2) * Fraction(math.comb(n_ - k_, s_ - k_), math.comb(n_, s_)) / (k_ // 2)
+
+
+# --------------------------------------------------------------------------------------------------
+# Thm C.11 (= Thm 6.4, App. C.2.2): the over-sparse algorithm end to end, its settings from the proof
+# --------------------------------------------------------------------------------------------------
+@fill_doc(_DOC)
+def thm_c11_setting(n: object, k: object, s: object, eps: FractionLike, delta: FractionLike) -> dict[str, object]:
+    r"""The settings the proof of Thm C.11 (= Thm 6.4, App. C.2.2) chooses at (n, k, s, eps, delta), and its conclusion.
+
+    * width :math:`r = \lceil 20k(2n/s)^k\ln(2k/\delta)\rceil` (Lemma C.10, :func:`lemma_c10_width`) and the init's
+      biases :math:`\beta_j = (-k+2j+1/16)/(2k)`, j = 0..k/2-1 (the corrected index set, docs/sparse_parity.md);
+    * first step (Lemma C.6, item 3): weight decay 1 and learning rate :math:`\eta = 1/(2k|C_{k,s}|)` on the
+      first-layer weights, 0 elsewhere, :math:`C_{k,s} = \tfrac12\widehat{\mathrm{Maj}}_s(k-1)` and
+      :math:`c_{k,s} = \tfrac12\widehat{\mathrm{Maj}}_s(k+1)` the good neuron's population correlations on S and on
+      supp w \ S (Lemma C.3); so :math:`\eta C_{k,s} = \pm 1/(2k)`;
+    * convex phase (Lemma C.9): weight decay :math:`\lambda = \varepsilon/B_k^2` on the readout, :math:`B_k` the norm
+      of the ideal readout (:func:`lemma_c6_constants`), and the printed step count T of Lemma C.9 at
+      :math:`\|\psi\|_{\infty,2} = \sqrt{8kr'}` (reported: the proof's step size 1/(lambda t) needs about B_k^2 times
+      more, docs/sparse_parity.md);
+    * sample size: the larger of Lemma C.5's :math:`4\ln(4nr/\delta)/\tau^2` at the proof's precision
+      :math:`\tau = \min(\varepsilon/(4B_k k r' n\eta),\ 1/(16\eta k n))` and Lemma C.9's
+      :math:`(4\sqrt2 B_k\|\psi\|_{\infty,2}+1)^2\ln(2/\delta)/\varepsilon^2`, with r' the true mean count of good
+      neurons per bias (:func:`lemma_c10_true_mean`; the printed r' is refuted, docs/sparse_parity.md);
+    * the sparsity the proof needs, :math:`s \ge 80kB_k^2\ln(2k/\delta)/\varepsilon^2` (reported, ``s_required``);
+    * the conclusion: with probability at least 1 - delta, :math:`L_D(h) \le \varepsilon` (hinge loss), ``bound``.
+
+    Parameters
+    ----------
+    n, k, s : int
+        k even, s odd, ``4k < s < n`` (Lemma C.3's k < s/4).
+    eps : float, Fraction or str
+        epsilon, in (0, 1/2).
+    delta : float, Fraction or str
+        The failure probability, in (0, 1/2).
+
+    Returns
+    -------
+    dict
+        ``width`` (int), ``biases`` (list of Fractions), ``C``, ``c``, ``eta``, ``lam``, ``bound`` (Fractions), ``B`` (sympy), ``r_prime``
+        (Fraction), ``tau`` (float), ``m``, ``T`` (int) and ``s_required`` (float).
+
+    Examples
+    --------
+    >>> from theory.sparse_init import thm_c11_setting
+    >>> st = thm_c11_setting(15, 2, 9, "1/4", "1/10")
+    >>> st["width"], st["C"], st["eta"] * st["C"], st["lam"], st["bound"]
+    (1640, Fraction(35, 256), Fraction(1, 4), Fraction(1, 131076), Fraction(1, 4))
+    >>> f"{st['s_required']:.3g}"  # the sparsity the proof needs, against s = 9
+    '3.09e+08'
+    """
+    n_, k_, s_ = _as_int(n, "n"), _as_int(k, "k"), _as_int(s, "s")
+    if k_ < 2 or k_ % 2 or s_ % 2 == 0 or not 4 * k_ < s_ < n_:
+        raise InputError(f"Thm C.11 needs k even, s odd and 4k < s < n, got n = {n_}, k = {k_}, s = {s_}")
+    e = as_fraction(eps, "eps")
+    if not 0 < e < Fraction(1, 2):
+        raise InputError(f"eps must lie in (0, 1/2), got eps = {eps!r:.80}", param="eps")
+    d = _check_delta(delta)
+    if not d < Fraction(1, 2):
+        raise InputError(f"delta must lie in (0, 1/2) (Thm C.11), got delta = {delta!r:.80}", param="delta")
+    r = lemma_c10_width(n_, k_, s_, d)
+    C = majority_coefficient(s_, k_ - 1) / 2
+    c = majority_coefficient(s_, k_ + 1) / 2
+    eta = 1 / (2 * k_ * abs(C))
+    consts = lemma_c6_constants(k_)
+    B = consts["B"]
+    B2 = Fraction(str(sympy.nsimplify(B**2)))
+    r_prime = lemma_c10_true_mean(r, n_, k_, s_)
+    Bf, rp, etaf = float(B), float(r_prime), float(eta)
+    tau = min(float(e) / (4 * Bf * k_ * rp * n_ * etaf), 1 / (16 * etaf * k_ * n_))
+    psi_norm = math.sqrt(8 * k_ * rp)
+    m = max(lemma_c5_sample_size(n_, r, tau, d), lemma_c9_sample_size(psi_norm, Bf, float(e), d))
+    return {
+        "width": r,
+        "biases": [Fraction(-k_ + 2 * j, 2 * k_) + Fraction(1, 32 * k_) for j in range(k_ // 2)],
+        "C": C,
+        "c": c,
+        "eta": eta,
+        "B": B,
+        "lam": e / B2,
+        "r_prime": r_prime,
+        "tau": tau,
+        "m": m,
+        "T": lemma_c9_steps(psi_norm, Bf, float(e)),
+        "s_required": 80 * k_ * float(B2) * math.log(2 * k_ / float(d)) / float(e) ** 2,
+        "bound": e,
+    }

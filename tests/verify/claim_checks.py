@@ -69,6 +69,7 @@ SLOW_VERDICTS = {
     "edelman-ch5-figB.11-largest-lambda-fails-to-train": "18 s wall on the loaded 2-core machine (load average 7), 8 seeds x 4000 steps",
     "edelman-ch6-lemC.9-convex-phase": "10 s, 60 seeds x 56,455 GD steps",
     "karp-ch3-lemB4-gradient-concentration": "9-22 s wall on the loaded 2-core machine (load average 8-9), 170 batches of 38,909 samples",
+    "edelman-ch6-thm6.4-end-to-end": "19-26 s wall on the loaded 2-core machine (load average 9-11), 46 seeds x one convex phase at n = 11",
     "edelman-ch6-lemC.8-generalisation": "Lemma C.9's runs (10 s) when not already run in the process",
     "edelman-ch6-lemC.9-proof-bound": "13-17 s, 60 seeds x 160,008 GD steps (the corrected count)",
     "edelman-ch6-finding3-sparse-vs-dense": "the Pareto grid's 12 cells again outside a report's store (79 s alone)",

@@ -35,6 +35,7 @@ TASKS: tuple[str, ...] = (
     "sparse_init",
     "sparse_init_theorems",
     "sparse_init_convex_phase",
+    "sparse_init_end_to_end",
     "sparse_parity",
     "lsa",
     "attention_parity",

@@ -28,6 +28,18 @@ BASELINE = {
     "lemma_c5_deviations": {"n": 6, "k": 2, "width": 4, "m": 400, "draws": 10, "seed": 0},
     "lemma_c6_features": {"n": 4, "k": 2},
     "lemma_c9_convex_phase": {"psi": _PSI, "y": _Y, "radius": 0.1, "lam": 0.01, "steps": 50, "m": 100, "seeds": [0, 1]},
+    "hinge_ridge_minimiser": {"features": _PSI, "y": _Y, "weights": np.array([0.5, 0.5]), "lam": 0.5},
+    "thm_c11_end_to_end": {
+        "n": 10,
+        "k": 2,
+        "s": 9,
+        "biases": [-0.484375],
+        "eta": 1.8,
+        "lam": 7.6e-6,
+        "width": 40,
+        "m": 10**6,
+        "seed": 0,
+    },
 }
 
 REFUSED = [
@@ -75,6 +87,16 @@ REFUSED = [
         "lemma_c9_convex_phase",
         {"psi": _PSI, "y": _Y, "radius": 0.0, "lam": 0.01, "steps": 10**8, "m": 10, "seeds": [0]},
         "steps",
+    ),
+    (
+        "thm_c11_end_to_end",
+        {"n": 17, "k": 2, "s": 9, "biases": [0.0], "eta": 1.0, "lam": 0.1, "width": 4, "m": 10, "seed": 0},
+        "n",
+    ),
+    (
+        "thm_c11_end_to_end",
+        {"n": 16, "k": 2, "s": 9, "biases": [0.0], "eta": 1.0, "lam": 0.1, "width": 10**8, "m": 10, "seed": 0},
+        "width",
     ),
 ]
 

@@ -32,6 +32,7 @@ BASELINE = {
     "lemma_c10_mean": {"width": 1640, "n": 15, "k": 2, "s": 9},
     "lemma_c10_true_mean": {"width": 1640, "n": 15, "k": 2, "s": 9},
     "lemma_c10_width": {"n": 15, "k": 2, "s": 9, "delta": "0.1"},
+    "thm_c11_setting": {"n": 15, "k": 2, "s": 9, "eps": "1/4", "delta": "1/10"},
 }
 
 REFUSED = [
@@ -43,6 +44,7 @@ REFUSED = [
     ("thm_c16_good_probability", {"n": 20_001, "k": 10_002, "s": 10_000}, "n"),
     ("lemma_c10_true_mean", {"width": 2, "n": 20_000, "k": 2, "s": 10_000}, "n"),
     ("lemma_c10_mean", {"width": 2, "n": 10**6, "k": 1000, "s": 10**6}, "k"),
+    ("thm_c11_setting", {"n": 20_002, "k": 2, "s": 10_001, "eps": "1/4", "delta": "1/10"}, "n"),
 ]
 
 NO_SIZE: dict[str, str] = {}
