@@ -48,7 +48,7 @@ CONFIRM_ABOVE_S = 3600.0
 
 #: The probe of a grid's median cell is skipped where the model puts one of its updates above this many seconds
 #: (two short runs of it would take minutes).
-PROBE_MAX_MODEL_STEP_S = 1.0
+PROBE_MAX_MODEL_STEP_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -146,6 +146,11 @@ def probe_cell_step(config: Any, device: str) -> float | None:
         return None
 
 
+def _short(seconds: float) -> str:
+    """A step's time: milliseconds below a second, else :func:`format_seconds`."""
+    return f"{seconds * 1e3:.3g} ms" if seconds < 1 else format_seconds(seconds)
+
+
 @dataclass(frozen=True)
 class StepScale:
     """A grid's median cell: its update as the cost model has it (``model_s``) and as the real trainer ran it now
@@ -160,8 +165,8 @@ class StepScale:
 
     def describe(self) -> str:
         return (
-            f"the median cell's update probed now at {format_seconds(self.probed_s)} against the model's "
-            f"{format_seconds(self.model_s)} (x{self.ratio:.3g} on every cell's updates)"
+            f"the median cell's update probed now at {_short(self.probed_s)} against the model's "
+            f"{_short(self.model_s)} (x{self.ratio:.3g} on every cell's updates)"
         )
 
 

@@ -790,7 +790,7 @@ def _train_accuracy(
     return (correct / m).cpu().numpy()
 
 
-def probe_parity_step(config: SparseParityConfig, device: str = "cpu", steps: int = 5) -> float:
+def probe_parity_step(config: SparseParityConfig, device: str = "cpu", steps: int = 3) -> float:
     """Seconds per update of :func:`train_parity` at ``config``'s shapes on ``device``, as the machine is loaded now
     (the plan's probe of a grid cell, :mod:`verify.sweep.cost`): two runs of the real trainer, ``steps`` and
     ``3 steps`` updates of every seed (evaluated only at their first and last step, no early stop, no checkpoint),
