@@ -77,6 +77,28 @@ def test_a_probed_grid_scales_every_cells_updates_by_the_probes_ratio(tmp_path, 
     assert cost.estimate_grid(grid, config, SPEED).pending_s == pytest.approx(expected)
 
 
+def test_the_plan_probes_its_grids_cheapest_first(nothing_runs, monkeypatch):
+    """``make_plan`` estimates every grid unprobed, then probes them from the cheapest unprobed estimate up (the
+    claims near the 2-hour threshold first, within the plan's probe budget)."""
+    from verify.sweep.grid import grid_of
+
+    ids = [GRID, "edelman-ch6-width-buys-data", "edelman-ch5-figB.11-small-m-fails"]
+    claims = [registry()[i] for i in ids]
+    probed: list = []
+    monkeypatch.setattr(cost, "probe_cell_step", lambda cfg, device: probed.append(cfg) or 1e-3)
+    rows, _ = plan.make_plan(claims, "full", "cpu")
+    unprobed = {c.id: plan._grid_estimate(c, grid_of(c), c.configs["full"], SPEED, probe=False).seconds for c in claims}
+
+    def median_config(claim):
+        grid, config = grid_of(claim), claim.configs["full"]
+        cells = [c for stage in grid.plan(config) for c in stage]
+        return sorted(cells, key=lambda c: SPEED.seconds(grid.cost(c)))[len(cells) // 2].config
+
+    expected = [median_config(c) for c in sorted(claims, key=lambda c: unprobed[c.id])]
+    assert probed == expected
+    assert all("probed now" in r.note for r in rows)
+
+
 def test_the_parity_probe_times_the_real_update():
     """``probe_parity_step`` runs the real trainer (a tiny cell here) and returns a positive time per update."""
     from verify.train.sparse_parity import probe_parity_step

@@ -137,7 +137,7 @@ def _cell_memory(config: Any) -> int | None:
     return memory_estimate(config) if isinstance(config, SparseParityConfig) else None
 
 
-def _grid_estimate(claim: Any, grid: Any, config: Any, speed: Any) -> Estimate:
+def _grid_estimate(claim: Any, grid: Any, config: Any, speed: Any, budget: Any = None, probe: bool = True) -> Estimate:
     import statistics
 
     seconds = None
@@ -148,18 +148,32 @@ def _grid_estimate(claim: Any, grid: Any, config: Any, speed: Any) -> Estimate:
     elif speed is not None:  # as verify.sweep.cost.estimate_grid, without the store keys (no session here)
         from verify.sweep.cost import probe_scale
 
-        probe = probe_scale(cells, grid.cost, speed)
-        each = [speed.seconds(grid.cost(c), probe.ratio if probe else 1.0) for c in cells]
+        scale = probe_scale(cells, grid.cost, speed, budget) if probe else None
+        each = [speed.seconds(grid.cost(c), scale.ratio if scale else 1.0) for c in cells]
         seconds = float(sum(each))
         median = statistics.median(each) if each else 0.0
         note = f"{len(each)} cells x ~{format_seconds(median)} (median), step budgets as upper bounds; " + (
-            probe.describe() if probe else "not probed"
+            scale.describe() if scale else "not probed"
         )
     mems = [_cell_memory(c.config) for c in cells]
     memory = max(mems) if mems and all(m is not None for m in mems) else None  # type: ignore[type-var]
     if memory is None:
         note += "; no memory estimator for its cells"
     return Estimate(seconds, memory, "grid cost model" if seconds is not None else "unknown", note)
+
+
+def _probe_grids(rows: list[PlanRow], grids: list[tuple[float, int, Any, Any, Any]], speed: Any) -> None:
+    """Re-estimate the grid rows ``grids`` (unprobed seconds, row index, claim, grid, config) with a probe of their
+    median cell (:func:`verify.sweep.cost.probe_scale`), the cheapest first, within one
+    :data:`verify.sweep.cost.PLAN_PROBE_BUDGET_S` (the claims near the 2-hour threshold are probed first)."""
+    from verify.sweep.cost import ProbeBudget
+
+    budget = ProbeBudget()
+    for _, i, claim, grid, config in sorted(grids, key=lambda g: g[0]):
+        if budget.exhausted:
+            break
+        est = _grid_estimate(claim, grid, config, speed, budget)
+        rows[i] = replace(rows[i], seconds=est.seconds, note=est.note)
 
 
 def _polynomial_task(config: Any) -> tuple[Any, int] | None:
@@ -456,15 +470,18 @@ def make_plan(
         except ArchiveError:
             archived = []
     reported = _report_records(out)
-    rows = []
+    rows: list[PlanRow] = []
+    to_probe: list[tuple[float, int, Any, Any, Any]] = []
     for claim in claims:
         config = claim.configs[scale]
         est = _measured(claim, config, device, archived, True) or _measured(claim, config, device, reported, False)
         grid = grid_of(claim)
         if grid is not None:
-            model = _grid_estimate(claim, grid, config, speed)
+            model = _grid_estimate(claim, grid, config, speed, probe=False)
             if est is None:
                 est = model
+                if model.seconds is not None:
+                    to_probe.append((model.seconds, len(rows), claim, grid, config))
             elif model.memory_bytes is not None:
                 est = Estimate(est.seconds, model.memory_bytes, est.basis, est.note)
         if est is None and type(config).__name__ in (
@@ -495,6 +512,7 @@ def make_plan(
         rows.append(
             PlanRow(claim.id, claim.kind, claim.source, est.seconds, est.memory_bytes, fits, est.basis, est.note)
         )
+    _probe_grids(rows, to_probe, speed)
     facts = {
         "usable_memory_bytes": usable,
         "memory": memory_text,

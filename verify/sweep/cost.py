@@ -15,6 +15,7 @@ measured quick Pareto grid at the steps the cells ran; ``benchmarks/bench_sweep.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 import time
@@ -31,10 +32,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONFIRM_ABOVE_S",
+    "PLAN_PROBE_BUDGET_S",
     "PROBE_MAX_MODEL_STEP_S",
     "CellCost",
     "DeviceSpeed",
     "GridEstimate",
+    "ProbeBudget",
     "StepScale",
     "calibrate",
     "estimate_grid",
@@ -49,6 +52,10 @@ CONFIRM_ABOVE_S = 3600.0
 #: The probe of a grid's median cell is skipped where the model puts one of its updates above this many seconds
 #: (two short runs of it would take minutes).
 PROBE_MAX_MODEL_STEP_S = 0.05
+
+#: Seconds of probing one plan may spend on its grids (``tvk report --plan`` stays under a minute); a grid whose
+#: turn comes after that is not probed.
+PLAN_PROBE_BUDGET_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -131,19 +138,38 @@ def calibrate(device: str = "auto") -> DeviceSpeed:
     return DeviceSpeed(str(dev), max(t_small - flops[0] / rate, 1e-6), rate)
 
 
+_PROBED: dict[tuple[Any, str], float | None] = {}
+
+
 def probe_cell_step(config: Any, device: str) -> float | None:
-    """Seconds per update of the real trainer of a grid cell's configuration on ``device``, timed now; None where
-    the trainer has no probe (only the sparse-parity trainer has one,
-    :func:`verify.train.sparse_parity.probe_parity_step`) or the cell does not fit the free memory."""
+    """Seconds per update of the real trainer of a grid cell's configuration on ``device``, timed now (once per
+    configuration and device in a process: grids that share a cell share its probe); None where the trainer has no
+    probe (only the sparse-parity trainer has one, :func:`verify.train.sparse_parity.probe_parity_step`) or the
+    cell does not fit the free memory."""
     from verify.runtime.memory import InsufficientMemoryError  # deferred: imports torch
     from verify.train.sparse_parity import SparseParityConfig, probe_parity_step
 
     if not isinstance(config, SparseParityConfig):
         return None
-    try:
-        return probe_parity_step(config, device)
-    except InsufficientMemoryError:
-        return None
+    key = (dataclasses.replace(config, steps=0, eval_every=1), device)
+    if key not in _PROBED:
+        try:
+            _PROBED[key] = probe_parity_step(config, device)
+        except InsufficientMemoryError:
+            _PROBED[key] = None
+    return _PROBED[key]
+
+
+@dataclass
+class ProbeBudget:
+    """Seconds of probing left to a plan (:data:`PLAN_PROBE_BUDGET_S`); :func:`probe_scale` spends it."""
+
+    seconds: float = PLAN_PROBE_BUDGET_S
+    spent: float = 0.0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.spent >= self.seconds
 
 
 def _short(seconds: float) -> str:
@@ -170,20 +196,23 @@ class StepScale:
         )
 
 
-def probe_scale(cells: list[Any], cost: Any, speed: DeviceSpeed) -> StepScale | None:
+def probe_scale(cells: list[Any], cost: Any, speed: DeviceSpeed, budget: ProbeBudget | None = None) -> StepScale | None:
     """Time the real update of the median cell of ``cells`` (by the model's cell time; :func:`probe_cell_step`) and
     compare it with the model's update: the multiply-adds model counts one launch per update, while a trainer's
     update launches dozens of small kernels (the Fig. B.11 cells: 12 times the model on the loaded 2-core CPU).
-    None where there are no cells, no probe for their trainer, or the model's update exceeds
-    :data:`PROBE_MAX_MODEL_STEP_S`."""
-    if not cells:
+    None where there are no cells, no probe for their trainer, the model's update exceeds
+    :data:`PROBE_MAX_MODEL_STEP_S`, or ``budget`` is spent (the probe's wall time is charged to it)."""
+    if not cells or (budget is not None and budget.exhausted):
         return None
     costs = [cost(c) for c in cells]
     median = sorted(range(len(cells)), key=lambda i: speed.seconds(costs[i]))[len(cells) // 2]
     model = speed.step_seconds(costs[median])
     if model > PROBE_MAX_MODEL_STEP_S:
         return None
+    start = time.perf_counter()
     probed = probe_cell_step(cells[median].config, speed.device)
+    if budget is not None:
+        budget.spent += time.perf_counter() - start
     return None if probed is None or probed <= 0 else StepScale(model, probed)
 
 

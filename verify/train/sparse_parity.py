@@ -790,24 +790,27 @@ def _train_accuracy(
     return (correct / m).cpu().numpy()
 
 
-def probe_parity_step(config: SparseParityConfig, device: str = "cpu", steps: int = 3) -> float:
+def probe_parity_step(config: SparseParityConfig, device: str = "cpu", steps: int = 5) -> float:
     """Seconds per update of :func:`train_parity` at ``config``'s shapes on ``device``, as the machine is loaded now
-    (the plan's probe of a grid cell, :mod:`verify.sweep.cost`): two runs of the real trainer, ``steps`` and
-    ``3 steps`` updates of every seed (evaluated only at their first and last step, no early stop, no checkpoint),
-    and the difference of their wall times over ``2 steps``, so the set-up and the evaluations cancel (where timing
-    noise makes the difference not positive, a tiny step: the longer run's time over its ``3 steps`` updates, set-up
-    included, an upper bound)."""
+    (the plan's probe of a grid cell, :mod:`verify.sweep.cost`): one run of the real trainer for ``3 steps`` updates
+    of every seed, evaluated every ``steps`` updates on at most 256 validation points and without the training
+    accuracy or the Fourier gap (the updates are the same; no early stop, no checkpoint); the wall time from the
+    evaluation after ``steps`` updates to the one after ``3 steps``, over ``2 steps`` (the set-up and the first
+    updates' warm-up left out; the two small evaluations counted in)."""
     import time
 
-    probe = dataclasses.replace(config, eval_every=10**9, stop_when_converged=False)
-    options = RunOptions(device=device)
-    times = []
-    for n in (steps, 3 * steps):
-        t0 = time.perf_counter()
-        train_parity(dataclasses.replace(probe, steps=n), options)
-        times.append(time.perf_counter() - t0)
-    diff = (times[1] - times[0]) / (2 * steps)
-    return diff if diff > 0 else times[1] / (3 * steps)
+    probe = dataclasses.replace(
+        config,
+        steps=3 * steps,
+        eval_every=steps,
+        stop_when_converged=False,
+        n_val=min(config.n_val or 256, 256),
+        train_accuracy=False,
+        fourier_gap=False,
+    )
+    marks: dict[int, float] = {}
+    train_parity(probe, RunOptions(device=device), callback=lambda step, _: marks.setdefault(step, time.perf_counter()))
+    return (marks[3 * steps] - marks[steps]) / (2 * steps)
 
 
 def train_parity(
