@@ -48,6 +48,7 @@ __all__ = [
     "PerSeed",
     "Population",
     "Predicate",
+    "PredictedBoundsPerSeed",
     "RefutedIfDiffers",
     "RefutedIfViolated",
     "RejectsWrongGamma",
@@ -1005,6 +1006,21 @@ class PerSeed(Judge):
         becomes ``f"{unit}: {extra}, "`` (the unit judged, e.g. ``"per seed and k"``, and the subclass's own checks,
         e.g. ``"L_D(h) <= 7 eps (predicted)"``), before the checks."""
         return PerSeed.describe(self).replace("per seed: ", f"{unit}: {extra}, ", 1)
+
+
+@dataclass(frozen=True)
+class PredictedBoundsPerSeed(PerSeed):
+    """:class:`PerSeed` whose seeds must also keep each ``(field, key, message)`` of ``bounds`` within the
+    prediction, ``row[field] <= predicted[key]``; a seed that does not is told ``message`` formatted with its value
+    (e.g. ``("risk_D", "risk_bound", "L_D(h) = {:.4g} > 7 eps")``)."""
+
+    bounds: tuple[tuple[str, str, str], ...] = ()
+
+    def seed_problems(self, predicted: Any, per_seed: list[dict[str, Any]], config: Any = None) -> list[list[str]]:
+        problems = super().seed_problems(predicted, per_seed, config)
+        for row, found in zip(per_seed, problems):
+            found += [msg.format(row[f]) for f, key, msg in self.bounds if not row[f] <= as_float(predicted[key])]
+        return problems
 
 
 @dataclass(frozen=True)

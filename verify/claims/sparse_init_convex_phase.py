@@ -26,8 +26,7 @@ from numerics.walsh import characters
 from theory import sparse_init as tsi
 
 from .base import Claim, Deviation, Erratum, Observation, PostHoc, RunContext, register
-from .judges import Population, Verdict, as_float
-from .sparse_init_theorems import ConvexPhaseJudge
+from .judges import Population, PredictedBoundsPerSeed, Verdict
 
 SRC = "Edelman thesis (2024) Ch. 6 / App. C.2.2 (Edelman et al. 2023, Pareto frontiers)"
 WHERE = (
@@ -191,20 +190,18 @@ def _observe(cfg: StepCountConfig, ctx: RunContext) -> Observation:
 
 
 @dataclass(frozen=True)
-class StepCountJudge(ConvexPhaseJudge):
-    """Lemma C.9 per seed: L_D(h) <= 7 eps, ||w_T|| <= sqrt(8) B (:class:`ConvexPhaseJudge`'s checks) and the
-    regularised objective L(w_T) <= the proof's bound at this T (all predicted); the population rule on the seeds.
-    ``inconclusive`` when the instance misses a hypothesis of the lemma (then it says nothing); with ``refute``, a
-    ``fail`` reads ``refuted`` (the statement as printed, the observation carrying the counterexample)."""
+class StepCountJudge(PredictedBoundsPerSeed):
+    """Lemma C.9 per seed: L_D(h) <= 7 eps, ||w_T|| <= sqrt(8) B and the regularised objective L(w_T) <= the proof's
+    bound at this T (all predicted); the population rule on the seeds. ``inconclusive`` when the instance misses a
+    hypothesis of the lemma (then it says nothing); with ``refute``, a ``fail`` reads ``refuted`` (the statement as
+    printed, the observation carrying the counterexample)."""
 
+    bounds: tuple[tuple[str, str, str], ...] = (
+        ("risk_D", "risk_bound", "L_D(h) = {:.4g} > 7 eps"),
+        ("norm", "norm_bound", "||w_T|| = {:.4g} > sqrt(8) B"),
+        ("objective", "objective_bound", "L(w_T) = {:.4g} > the proof's bound"),
+    )
     refute: bool = False
-
-    def seed_problems(self, predicted: Any, per_seed: list[dict[str, Any]], config: Any = None) -> list[list[str]]:
-        problems = super().seed_problems(predicted, per_seed, config)
-        for row, found in zip(per_seed, problems):
-            if not row["objective"] <= as_float(predicted["objective_bound"]):
-                found.append(f"L(w_T) = {row['objective']:.4g} > the proof's bound")
-        return problems
 
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
         if not obs.details.get("hypotheses_met", False):
