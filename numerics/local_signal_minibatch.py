@@ -32,11 +32,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from theory import local_signal as tl
 from theory._checks import InputError, LimitError
+from theory._docstrings import fill_doc
 
 from .limits import array_bytes, check_allocation, check_mc, check_real, check_real_array
 from .local_signal import MAX_K, _batch, _finite, _gauss_legendre01, _k, _sigma, sample_inputs
 from .local_signal_dynamics import _phi
+
+#: The k and sigma Parameters of :mod:`theory.local_signal` (filled in by :func:`theory._docstrings.fill_doc`).
+_DOC = {"k_rows_sigma": tl._DOC["k_rows_sigma"]}
 
 __all__ = [
     "MAX_LATTICE",
@@ -114,6 +119,7 @@ def _sum_law(k: int, s: float, b: float, h: float) -> tuple[np.ndarray, np.ndarr
     return (np.arange(N) - m * J) * h, np.clip(q, 0.0, None)
 
 
+@fill_doc(_DOC)
 def population_gradient(
     k: int, sigma: float, c: float, v: float, b: float, *, h: float | None = None, nodes: int = 200
 ) -> PopulationGradient:
@@ -122,10 +128,7 @@ def population_gradient(
 
     Parameters
     ----------
-    k : int
-        Number of noise rows, >= 2.
-    sigma : float
-        Noise standard deviation, > 0.
+    {{k_rows_sigma}}
     c, v : float
         ``w . w_*`` and ``|w_perp|`` (``v >= 0``, not both 0).
     b : float

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from theory._checks import InputError, check_cost
+from theory._docstrings import fill_doc
 
 from .limits import (
     STEP_COST,
@@ -44,6 +45,16 @@ __all__ = [
     "thm_c11_end_to_end",
     "thm_c16_one_step",
 ]
+
+#: Parameters entries shared by the one-step runs' docstrings (filled in by :func:`theory._docstrings.fill_doc`).
+_DOC = {
+    "width_m_seed": """width : int
+    The width r (even).
+m : int
+    The sample size.
+seed : int or sequence of int
+    Seeds the init and the sample (``numpy.random.default_rng``).""",
+}
 
 MAX_CUBE_N = 16
 """Largest n of the cube computations here (2^16 points)."""
@@ -175,6 +186,7 @@ def _best_correlation(features: np.ndarray, chi: np.ndarray) -> tuple[float, flo
     return corr, float(np.mean(np.sign(f) == chi))
 
 
+@fill_doc(_DOC)
 def thm_c16_one_step(
     n: int,
     k: int,
@@ -208,12 +220,7 @@ def thm_c16_one_step(
         The bias grid of the init.
     eta, lam, gamma : float
         First-layer learning rate, weight decay and truncation threshold.
-    width : int
-        The width r (even).
-    m : int
-        The sample size.
-    seed : int or sequence of int
-        Seeds the init and the sample (``numpy.random.default_rng``).
+    {{width_m_seed}}
 
     Returns
     -------
@@ -667,6 +674,7 @@ def hinge_ridge_minimiser(
     )
 
 
+@fill_doc(_DOC)
 def thm_c11_end_to_end(
     n: int,
     k: int,
@@ -702,12 +710,7 @@ def thm_c11_end_to_end(
         The bias grid of the init.
     eta, lam : float
         The first step's learning rate and the convex phase's weight decay (``> 0``).
-    width : int
-        The width r (even).
-    m : int
-        The sample size.
-    seed : int or sequence of int
-        Seeds the init and the sample (``numpy.random.default_rng``).
+    {{width_m_seed}}
 
     Returns
     -------

@@ -2920,6 +2920,7 @@ def _b4_args(k: object, d: object) -> tuple[int, int]:
     return k, d
 
 
+@fill_doc(_DOC)
 def lemma_b4_tolerance(k: int) -> Fraction:
     """The tolerance of both bounds of Lemma B.4 (Karp thesis, App. B.1.3, p. 83) under the choices of this toolkit:
     ``|g_b_hat - grad_b| <= 1/k`` as printed, and ``||g_w_hat - grad_w|| <= delta/(eta poly(k)) = 1/k`` with
@@ -2928,8 +2929,7 @@ def lemma_b4_tolerance(k: int) -> Fraction:
 
     Parameters
     ----------
-    k : int
-        The number of noise rows, >= 2.
+    {{k}}
 
     Returns
     -------
@@ -2945,18 +2945,12 @@ def lemma_b4_tolerance(k: int) -> Fraction:
     return Fraction(1, check_k(k))
 
 
+@fill_doc(_DOC)
 def lemma_b4_failure_probability(k: int) -> sympy.Expr:
     """Lemma B.4's failure probability ``e^{-Omega(k)}`` with the constant of ``Omega`` taken as 1: ``exp(-k)``
     (exact sympy expression).
 
-    Parameters
-    ----------
-    k : int
-        The number of noise rows, >= 2.
-
-    Returns
-    -------
-    sympy.Expr
+    {{k_expr}}
 
     Examples
     --------
@@ -2967,6 +2961,7 @@ def lemma_b4_failure_probability(k: int) -> sympy.Expr:
     return sympy.exp(-sympy.Integer(check_k(k)))
 
 
+@fill_doc(_DOC)
 def lemma_b4_hoeffding_bound(k: int, d: int, n: int) -> sympy.Expr:
     """The failure probability the proof of Lemma B.4 (App. B.1.3, p. 83) gives a batch of ``n`` through its two
     Hoeffding steps, at the tolerance ``t = 1/k`` of :func:`lemma_b4_tolerance`, with the ranges it uses:
@@ -2983,8 +2978,7 @@ def lemma_b4_hoeffding_bound(k: int, d: int, n: int) -> sympy.Expr:
 
     Parameters
     ----------
-    k : int
-        The number of noise rows, >= 2.
+    {{k}}
     d : int
         The dimension, >= 1.
     n : int
