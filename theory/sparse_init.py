@@ -65,6 +65,7 @@ __all__ = [
     "lemma_c6_constants",
     "lemma_c7_bound",
     "lemma_c8_gap",
+    "lemma_c9_conclusion",
     "lemma_c9_objective_bound",
     "lemma_c9_sample_size",
     "lemma_c9_steps",
@@ -1038,6 +1039,39 @@ def lemma_c9_steps_corrected(psi_norm: float, B: float, eps: float) -> int:
 
 
 @fill_doc(_DOC)
+def lemma_c9_conclusion(B: float, eps: float) -> dict[str, float]:
+    r"""Lemma C.9's conclusion (Edelman thesis, App. C.2.2): the returned :math:`h` has :math:`L_D(h) \le 7\varepsilon`,
+    and in its proof :math:`\|w_T\|^2 \le 8B^2`, so :math:`\|w_T\| \le \sqrt8\,B`.
+
+    Parameters
+    ----------
+    B : float
+        The norm bound of the comparator :math:`w^*` (``> 0``).
+    eps : float
+        The accuracy :math:`\varepsilon`, in (0, 1/2).
+
+    Returns
+    -------
+    dict
+        ``risk_bound`` (:math:`7\varepsilon`) and ``norm_bound`` (:math:`\sqrt8\,B`).
+
+    Raises
+    ------
+    ValueError
+        For ``B`` not in (0, 1e300] or ``eps`` not in (0, 1/2).
+
+    Examples
+    --------
+    >>> from theory.sparse_init import lemma_c9_conclusion
+    >>> lemma_c9_conclusion(1.0, 0.1)
+    {'risk_bound': 0.7000000000000001, 'norm_bound': 2.8284271247461903}
+    """
+    _, b, e = _norms_and_eps(1, B, eps)
+    if b > 10**300:
+        raise InputError(f"B must be at most 1e300 (a float), got {B!r:.40}", param="B")
+    return {"risk_bound": float(7 * e), "norm_bound": math.sqrt(8) * float(b)}
+
+
 def lemma_c9_objective_bound(
     psi_norm: float, B: float, eps: float, delta: FractionLike, m: int, T: int, lam: float | None = None
 ) -> float:

@@ -152,3 +152,21 @@ def test_numerics_lemma_c6_features_reject_bad_input(n, k):
 
     with pytest.raises(ValueError):
         lemma_c6_features(n, k)
+
+
+@pytest.mark.parametrize(("B", "eps"), [(1.0, 0.1), (181.0, 0.25), (3.5, 0.3)])
+def test_lemma_c9_conclusion_is_the_statement_and_the_proofs_norm(B, eps):
+    """L_D <= 7 eps (statement) and ||w_T||^2 <= 8 B^2 (proof), against exact sympy values."""
+    import sympy
+
+    got = tsi.lemma_c9_conclusion(B, eps)
+    assert got["risk_bound"] == pytest.approx(float(7 * sympy.Rational(str(eps))), rel=1e-15)
+    assert got["norm_bound"] == pytest.approx(float(sympy.sqrt(8) * sympy.Rational(str(B))), rel=1e-15)
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), float("inf"), True])
+def test_lemma_c9_conclusion_refuses_bad_input(bad):
+    with pytest.raises(ValueError):
+        tsi.lemma_c9_conclusion(bad, 0.1)
+    with pytest.raises(ValueError):
+        tsi.lemma_c9_conclusion(1.0, bad)

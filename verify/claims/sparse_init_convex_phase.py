@@ -103,8 +103,7 @@ def _predict(cfg: StepCountConfig) -> dict[str, Any]:
     needs it to be at most)."""
     st = _setting(cfg)
     return {
-        "risk_bound": 7 * cfg.eps,
-        "norm_bound": math.sqrt(8) * st["B"],
+        **tsi.lemma_c9_conclusion(st["B"], cfg.eps),
         "objective_bound": tsi.lemma_c9_objective_bound(st["psi_norm"], st["B"], cfg.eps, cfg.delta, st["m"], st["T"]),
         "four_eps": 4 * cfg.eps,
         "T": st["T"],

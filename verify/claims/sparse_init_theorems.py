@@ -527,7 +527,7 @@ def _observe_convex_phase(cfg: ConvexPhaseConfig, ctx: RunContext) -> Observatio
 
 def _predict_c9(cfg: ConvexPhaseConfig) -> dict[str, Any]:
     st = _c9_setting(cfg)
-    return {"risk_bound": 7 * cfg.eps, "norm_bound": float(np.sqrt(8)) * st["B"], "T": st["T"], "m": st["m"]}
+    return {**tsi.lemma_c9_conclusion(st["B"], cfg.eps), "T": st["T"], "m": st["m"]}
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ BASELINE = {
     "lemma_c9_sample_size": {"psi_norm": 1.0, "B": 1.0, "eps": 0.25, "delta": "0.5"},
     "lemma_c9_steps": {"psi_norm": 1.0, "B": 10.0, "eps": 0.25},
     "lemma_c9_steps_corrected": {"psi_norm": 1.0, "B": 1.0, "eps": 0.25},
+    "lemma_c9_conclusion": {"B": 1.0, "eps": 0.25},
     "lemma_c9_objective_bound": {"psi_norm": 1.0, "B": 1.0, "eps": 0.25, "delta": "0.5", "m": 983, "T": 24_000},
     "lemma_c10_chernoff_bound": {"mu": 10},
     "lemma_c10_mean": {"width": 1640, "n": 15, "k": 2, "s": 9},
