@@ -1117,7 +1117,13 @@ def lemma_c9_objective_bound(
     lam_ = e / b**2 if lam is None else as_fraction(lam, "lam")
     if not lam_ > 0:
         raise InputError(f"the weight decay lam must be > 0, got {lam!r:.40}", param="lam")
-    P, Bf, E, L = float(p), float(b), float(e), float(lam_)
+    try:
+        P, Bf, E, L = float(p), float(b), float(e), float(lam_)
+    except OverflowError:
+        raise InputError(
+            f"psi_norm, B and lam must be floats (below about 1e308), got {psi_norm!r:.40}, {B!r:.40}, {lam!r:.40}",
+            param="psi_norm",
+        ) from None
     return _float_formula(
         lambda: (
             2 * E
