@@ -79,7 +79,7 @@ class _EverySeedAbove(Judge):
     def __call__(self, predicted, obs, config=None):  # type: ignore[no-untyped-def]
         rows = obs.details["per_seed"]
         bad = [
-            f"seed {s}: concentration {r['top']:.2f} < {predicted}" for s, r in enumerate(rows) if r["top"] < predicted
+            f"seed {s}: concentration {r['top']:.4g} < {predicted}" for s, r in enumerate(rows) if r["top"] < predicted
         ]
         summary = "tops " + ", ".join(f"{r['top']:.2f}" for r in rows) + "; residual 8.3e-17"
         return ("fail", summary + "; " + "; ".join(bad)) if bad else ("pass", summary)
@@ -90,7 +90,7 @@ class _EverySeedAbove(Judge):
 
 def _planted_observe(config, ctx):  # type: ignore[no-untyped-def]
     rng = np.random.default_rng(0)
-    tops = [0.61, 0.59, 0.31]
+    tops = [0.61, 0.59, 0.3137]  # four digits, so that the search below matches no real claim by chance
 
     def dense(seed: int) -> list[dict]:
         return [{"title": f"head {h}, seed {seed}", "z": rng.normal(size=(23, 23)).round(3).tolist()} for h in (0, 1)]
@@ -397,7 +397,7 @@ def test_needs_attention_leads_with_the_planted_failure_and_its_command(page, re
     assert planted["verdict"] == "FAIL" and planted["link"] == f"#{render._html_id(PLANTED)}"
     assert planted["command"].startswith(f"tvk report --only '{PLANTED}' --scale quick")
     text = " ".join(planted["text"].split())
-    assert "seed 2: concentration 0.31 < 0.5" in text  # the reason
+    assert "seed 2: concentration 0.3137 < 0.5" in text  # the reason
     assert "expected verdict: PASS" in text and "next step: seed 2 failed" in text and "failing seed: 2" in text
     assert "code tests/verify/test_report_browser.py:" in text  # where the claim is registered
     assert planted["img"] in (f"{PLANTED}-dense.png", f"{PLANTED}-coarse.png")  # a figure drawn for seed 2
@@ -433,7 +433,7 @@ def test_search_sort_and_filters_are_kept_in_the_address(browser, page, report):
     assert [t for t in _rows_by_table(page) if t] == [[PLANTED]]
     assert page.text_content("#shown") == "1" and _state(page)["q"] == ["planted"]
     assert not page.is_visible("#errata-found")  # no erratum matches: no empty heading
-    page.fill("input[name=q]", "seed 2 0.31")  # every word must match, anywhere in the claim
+    page.fill("input[name=q]", "seed 2 0.3137")  # every word must match, anywhere in the claim
     assert [t for t in _rows_by_table(page) if t] == [[PLANTED]]
     page.fill("input[name=q]", "")
     assert _rows_by_table(page) == everything and "q" not in _state(page)
