@@ -69,6 +69,7 @@ __all__ = [
     "lemma_b11_event_mc",
     "lemma_b12_event_mc",
     "lemma_b12_event_probability",
+    "lemma_b12_probabilities",
     "linear_classifier_mc",
     "logistic_optimum",
     "margins",
@@ -108,6 +109,16 @@ Returns
 -------
 tuple of float
     ``(frequency, standard error)`` (the standard error at least ``1/n``).""",
+    "b12_nodes": """nodes : int
+    Gauss-Legendre points per dimension, ``>= 3``; the work grows as ``(1 + 2 nodes)^m``.
+
+Returns
+-------
+LemmaB12Probabilities
+
+Raises
+------
+ValueError""",
     "seed_chunk": """seed : int
     Seed of ``np.random.default_rng``.
 chunk : int
@@ -1698,6 +1709,7 @@ def _filters(w0: object, w: object, w_star: object, b: object) -> tuple[np.ndarr
     return w0, w, w_star, np.broadcast_to(b, (w0.shape[0],)).astype(float)
 
 
+@fill_doc(_DOC)
 def lemma_b12_event_probability(
     w0: np.ndarray,
     w: np.ndarray,
@@ -1724,6 +1736,7 @@ def lemma_b12_event_probability(
     sequential conditioning on a pivoted Cholesky factor (a singular covariance, e.g. ``w_j = v_j``, is reduced to
     its rank; the last level is exact). At m = 1 this is Lemma B.11's ``P[|Z_1| >= alpha, |Z_2| >= beta]``
     (:func:`theory.local_signal.lemma_b11_event_probability`).
+    The reduction is :func:`theory.local_signal.lemma_b12_reduction`; :func:`lemma_b12_probabilities` integrates it.
 
     The same machinery gives ``P[M(eps) = M(w_*)]`` and ``P[E_1 and E_2]`` (proof of Lemma B.12, up to (B.9)),
     whose thresholds are ``|<v_j, w_*>|/sigma``; with ``small_ball`` they give the proof's explicit union bound
@@ -1750,16 +1763,7 @@ def lemma_b12_event_probability(
         The biases (one per filter, or one for all).
     C, sigma : float
         The lemma's constant and the noise level, both ``> 0``.
-    nodes : int
-        Gauss-Legendre points per dimension, ``>= 3``; the work grows as ``(1 + 2 nodes)^m``.
-
-    Returns
-    -------
-    LemmaB12Probabilities
-
-    Raises
-    ------
-    ValueError
+    {{b12_nodes}}
         For mismatched shapes, a zero filter, ``|w_star| != 1`` (within 1e-9), ``C, sigma <= 0``; a
         :class:`theory._checks.LimitError` naming ``nodes`` (or ``w0``, for too many filters) when the rule would
         have more than :data:`MAX_BOX_POINTS` points.
@@ -1784,12 +1788,16 @@ def lemma_b12_event_probability(
     (0.243363, True)
     """
     w0, w, w_star, b = _filters(w0, w, w_star, b)
-    C = check_real(C, "C", positive=True)
-    sigma = _sigma(sigma)
+    nodes = _nodes(nodes, w0.shape[0])
+    reduction = tl.lemma_b12_reduction(w0.tolist(), w.tolist(), w_star.tolist(), b.tolist(), C, sigma)
+    return lemma_b12_probabilities(reduction, nodes=nodes)
+
+
+def _nodes(nodes: object, m: int) -> int:
+    """``nodes`` checked (an integer >= 3) against :data:`MAX_BOX_POINTS` for m filters."""
     nodes = _positive_int(nodes, "nodes", "Gauss-Legendre points per dimension")
     if nodes < 3:
         raise InputError(f"nodes must be an integer >= 3 (an error estimate at 2 nodes/3), got {nodes}", param="nodes")
-    m = w0.shape[0]
     if _box_points(3, min(m, 12)) > MAX_BOX_POINTS:
         check_cost(
             _box_points(3, min(m, 12)),
@@ -1807,43 +1815,51 @@ def lemma_b12_event_probability(
         what=f"the boxes of m = {m} filters have up to",
         hint="use fewer nodes",
     )
-    if not abs(float(np.linalg.norm(w_star)) - 1) <= 1e-9:
-        raise InputError(
-            f"w_star must be a unit vector, got |w_star| = {float(np.linalg.norm(w_star))!r}", param="w_star"
-        )
-    # the event is invariant under w -> c w (c > 0) and the gates under scaling w0_j with b_j: work at unit scale
-    top0 = np.max(np.abs(w0), axis=1)
-    if not np.all(top0 > 0):
-        raise InputError("w0 (the frozen filters) must be nonzero", param="w0")
-    u0 = w0 / top0[:, None]
-    norms = np.linalg.norm(u0, axis=1)  # |w0_j| / top0_j, in [1, sqrt d]
-    v = u0 / norms[:, None]
-    R = v @ v.T
-    with np.errstate(over="ignore"):  # a threshold beyond the float range is inf: that gate never opens
-        beta = np.maximum(0.0, -b) / top0 / norms / sigma
-        e12_thresholds = np.abs(v @ w_star) / sigma
-    align = np.abs(v @ w_star)  # |<v_j, w_*>|
-    open_star = tuple(int(j) for j in np.nonzero(align * norms * top0 + b >= 0)[0])
-    scale = float(np.max(np.abs(w))) or 1.0
-    w = w / scale
-    v_star = w[list(open_star)].sum(axis=0) if open_star else np.zeros_like(w_star)
-    g_scaled = float(v_star @ w_star)
-    t = C * abs(g_scaled)
-    small = 0.0 if g_scaled == 0 else float(1 - 2 * stats.norm.sf(t / np.linalg.norm(v_star)))
-    g_star = g_scaled * scale
+    return nodes
 
+
+@fill_doc(_DOC)
+def lemma_b12_probabilities(reduction: tl.LemmaB12Reduction, *, nodes: int = 24) -> LemmaB12Probabilities:
+    """The Gaussian box probabilities of Lemma B.12's exact reduction
+    (:func:`theory.local_signal.lemma_b12_reduction`, Karp thesis, App. B.2.2), integrated numerically: the event's
+    ``P[A] = 1 - sum_P P[|G_j| >= beta_j (j in P), |G_j| < beta_j (j not in P), |L_P| < level]``, and the proof's
+    ``P[M(eps) = M(w_*)]`` (thresholds ``beta_j``) and ``P[E_1 and E_2]`` (thresholds ``|<v_j, w_*>|/sigma``) over
+    the gates open and shut on the signal row. The method and its error estimate are those of
+    :func:`lemma_b12_event_probability`.
+
+    Parameters
+    ----------
+    reduction : theory.local_signal.LemmaB12Reduction
+        The reduction of one ``(w^(0), w, w_*, b, C, sigma)``.
+    {{b12_nodes}}
+        When ``reduction`` is not a :class:`theory.local_signal.LemmaB12Reduction`; a
+        :class:`theory._checks.LimitError` naming ``nodes`` (or ``w0``, for too many filters) when the rule would
+        have more than :data:`MAX_BOX_POINTS` points.
+
+    Examples
+    --------
+    One filter and no gate (``b = 0``): ``P[|<w_*, eps>| >= C sigma] = 2 Phi^c(1)``:
+
+    >>> from theory.local_signal import lemma_b12_reduction, normal_sf
+    >>> res = lemma_b12_probabilities(lemma_b12_reduction([(1.0, 0.0)], [(1.0, 0.0)], (1.0, 0.0), 0.0, 1.0, 0.5))
+    >>> abs(res.event - 2 * normal_sf(1.0)) < 1e-12, res.open_on_signal
+    (True, (0,))
+    """
+    if not isinstance(reduction, tl.LemmaB12Reduction):
+        raise InputError(
+            f"reduction must be a theory.local_signal.LemmaB12Reduction, got {type(reduction).__name__}",
+            param="reduction",
+        )
+    m = len(reduction.gate_thresholds)
+    nodes = _nodes(nodes, m)
+    R = np.array(reduction.gate_correlation, dtype=float)
+    beta = np.array(reduction.gate_thresholds, dtype=float)
+    e12_thresholds = np.array(reduction.signal_thresholds, dtype=float)
+    open_star = reduction.open_on_signal
     rng = np.random.default_rng(12)  # the scrambles of the singular boxes: a fixed seed, a deterministic result
     closed_star = [j for j in range(m) if j not in open_star]
-    covs = []
-    for size in range(m + 1):
-        for P in itertools.combinations(range(m), size):
-            vP = w[list(P)].sum(axis=0) if P else np.zeros_like(w_star)
-            cov = np.zeros((m + 1, m + 1))
-            cov[:m, :m] = R
-            cov[:m, m] = cov[m, :m] = v @ vP
-            cov[m, m] = vP @ vP
-            covs.append((P, cov))
-    thresholds = np.append(beta, t)
+    covs = [(P, np.array(cov, dtype=float)) for P, cov in zip(reduction.patterns, reduction.pattern_covariances)]
+    thresholds = np.append(beta, reduction.level)
 
     def centered() -> tuple[tuple[float, float], ...]:
         miss = [_abs_pattern(cov, thresholds, list(P), nodes, rng) for P, cov in covs]
@@ -1870,7 +1886,9 @@ def lemma_b12_event_probability(
                 results[i] = other
     (event, error), (match, e_match), (e12, e_e12) = results
     event = min(max(event, 0.0), 1.0)
-    return LemmaB12Probabilities(event, error, match, e12, max(e_match, e_e12), small, g_star, open_star)
+    return LemmaB12Probabilities(
+        event, error, match, e12, max(e_match, e_e12), reduction.small_ball, reduction.g_star, open_star
+    )
 
 
 @dataclass(frozen=True)

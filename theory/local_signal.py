@@ -39,6 +39,7 @@ from k, tau, sigma and tol), an :func:`optimal_threshold` search at most :data:`
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import re
@@ -57,6 +58,7 @@ from ._docstrings import fill_doc, sections
 __all__ = [
     "MAX_B4_D",
     "MAX_B4_K",
+    "MAX_B12_ENTRIES",
     "MAX_FLOAT_K",
     "MAX_INVERSION_PANELS",
     "MAX_MEHLER_TERMS",
@@ -64,6 +66,7 @@ __all__ = [
     "RESOLVABLE_ERROR",
     "SOURCE",
     "LemmaB5",
+    "LemmaB12Reduction",
     "OptimalThreshold",
     "bivariate_abs_tail",
     "check_batch",
@@ -91,6 +94,7 @@ __all__ = [
     "lemma_b4_truncation_probability",
     "lemma_b5",
     "lemma_b11_event_probability",
+    "lemma_b12_reduction",
     "linear_classifier_error",
     "linear_classifier_error_exact",
     "linear_error_as_printed",
@@ -2099,6 +2103,199 @@ def lemma_b11_event_probability(
         beta = max(mpmath.mpf(0), -mpmath.mpf(b)) / (mpmath.mpf(s) * norm0)
         rho = max(mpmath.mpf(-1), min(mpmath.mpf(1), mpmath.fdot(vw, v0) / (norm_w * norm0)))
         return bivariate_abs_tail(float(alpha), float(beta), float(rho))
+
+
+MAX_B12_ENTRIES = 10**5
+"""Most covariance entries of :func:`lemma_b12_reduction`: ``2^m (m + 1)^2`` for m filters (m <= 9)."""
+
+
+@dataclass(frozen=True)
+class LemmaB12Reduction:
+    """Lemma B.12's Event A (Karp thesis, App. B.2.2) as Gaussian box probabilities, from
+    :func:`lemma_b12_reduction`; ``v_j = w_j^(0)/|w_j^(0)|``, ``G_j = <v_j, eps>/sigma`` and, for a set P of gates,
+    ``L_P = <v_P, eps>/(sigma s)`` with ``v_P = sum_{j in P} w_j`` and ``s`` the largest ``|w_ij|`` (the event is
+    invariant under ``w -> w/s``; 1 when ``w = 0``).
+
+    ``P[A] = 1 - sum_P P[|G_j| >= beta_j (j in P), |G_j| < beta_j (j not in P), |L_P| < level]``.
+
+    Attributes
+    ----------
+    gate_correlation : tuple of tuple of float
+        ``R_ij = <v_i, v_j>``, the correlations of the standard normals ``G_j`` (m x m).
+    gate_thresholds : tuple of float
+        ``beta_j = max(0, -b_j)/(sigma |w_j^(0)|)``: gate j is open on the noise row iff ``|G_j| >= beta_j``
+        (``inf`` beyond the float range: that gate never opens).
+    signal_thresholds : tuple of float
+        ``|<v_j, w_*>|/sigma``: the thresholds of the proof's events E_1 and E_2.
+    open_on_signal : tuple of int
+        ``M(w_*)``: the gates with ``|<w_j^(0), w_*>| + b_j >= 0``.
+    patterns : tuple of tuple of int
+        Every subset P of the m gates, by size, then in lexicographic order.
+    pattern_covariances : tuple of tuple of tuple of float
+        Per pattern, the covariance of ``(G_1, ..., G_m, L_P)``: R, then ``<v_j, v_P>/s`` and ``|v_P|^2/s^2``.
+    level : float
+        ``C |g(w_*)|/s``, the bound on ``|L_P|`` in the complement of A.
+    small_ball : float
+        ``P_{x ~ N(0,1)}[|x| < C |<v_hat, w_*>|] = erf(C |<v_hat, w_*>|/sqrt 2)``, ``v_hat`` the unit vector along
+        ``v_{M(w_*)}`` (0 when ``g(w_*) = 0``).
+    g_star : float
+        ``g(w_*) = <v_{M(w_*)}, w_*>``.
+
+    Examples
+    --------
+    >>> from theory.local_signal import lemma_b12_reduction
+    >>> red = lemma_b12_reduction([(0.6, 0.8)], [(1.0, 0.0)], (1.0, 0.0), [-0.3], 1.0, 0.5)
+    >>> red.patterns, red.open_on_signal, red.gate_thresholds
+    (((), (0,)), (0,), (0.6,))
+    """
+
+    gate_correlation: tuple[tuple[float, ...], ...]
+    gate_thresholds: tuple[float, ...]
+    signal_thresholds: tuple[float, ...]
+    open_on_signal: tuple[int, ...]
+    patterns: tuple[tuple[int, ...], ...]
+    pattern_covariances: tuple[tuple[tuple[float, ...], ...], ...]
+    level: float
+    small_ball: float
+    g_star: float
+
+
+def _filter_rows(rows: object, name: str, d: int) -> tuple[tuple[float, ...], ...]:
+    """A non-empty sequence of filters of length d (a single vector of length d is one filter), as float rows."""
+    if not _is_sequence(rows) or not len(rows):  # type: ignore[arg-type]
+        raise InputError(f"{name} must be a non-empty sequence of filters, got {rows!r:.80}", param=name)
+    if not any(_is_sequence(r) for r in rows):  # type: ignore[attr-defined]
+        return (_vector(rows, name, d),)
+    return tuple(_vector(r, name, d) for r in rows)  # type: ignore[attr-defined]
+
+
+def _mp_float(x: mpmath.mpf) -> float:
+    """``float(x)``, ``inf`` beyond the float range (mpmath raises no overflow)."""
+    return float(x) if abs(x) < mpmath.mpf("1.7e308") else math.copysign(math.inf, float(mpmath.sign(x)))
+
+
+def lemma_b12_reduction(
+    w0: object, w: object, w_star: tuple[float, ...], b: object, C: float, sigma: float
+) -> LemmaB12Reduction:
+    """Lemma B.12 (Karp thesis, App. B.2.2, ``1 <= m <= C`` frozen filters) reduced exactly to Gaussian box
+    probabilities: Event A is ``|g(eps)| >= C sigma |g(w_*)|``, ``eps ~ N(0, sigma^2 I_d)``,
+    ``g(x) = sum_j <w_j, x> 1{|<w_j^(0), x>| + b_j >= 0}``.
+
+    Gate j is open on the noise row iff ``|<w_j^(0), eps>| >= -b_j``, i.e. ``|G_j| >= beta_j`` with
+    ``G_j = <v_j, eps>/sigma`` standard normal (``v_j = w_j^(0)/|w_j^(0)|``) and
+    ``beta_j = max(0, -b_j)/(sigma |w_j^(0)|)``. Given the set P of open gates, ``g(eps) = <v_P, eps>`` with
+    ``v_P = sum_{j in P} w_j``; the patterns partition the space, so
+
+    ``P[A] = 1 - sum_{P subset [m]} P[|G_j| >= beta_j (j in P), |G_j| < beta_j (j not in P), |L_P| < C |g(w_*)|/s]``,
+
+    ``L_P = <v_P, eps>/(sigma s)``, each term the probability of a box of the normal vector ``(G, L_P)``, whose
+    covariance is the Gram matrix of ``v_1, ..., v_m, v_P/s``. At m = 1 this is Lemma B.11's
+    ``P[|Z_1| >= alpha, |Z_2| >= beta]`` (:func:`lemma_b11_event_probability`); the box probabilities for m >= 2
+    have no closed form (``numerics.local_signal.lemma_b12_probabilities`` integrates them). Computed at 40 digits
+    and rounded to floats.
+
+    Parameters
+    ----------
+    w0, w : sequence of sequence of float
+        The m frozen filters ``w_j^(0) != 0`` and the kernel weights (m rows of length d; one vector is one filter).
+    w_star : sequence of float
+        The unit signal direction (length d).
+    b : float or sequence of float
+        The biases (one per filter, or one for all).
+    C : float
+        The lemma's constant, ``> 0``.
+    sigma : float
+        The noise level, ``> 0``.
+
+    Returns
+    -------
+    LemmaB12Reduction
+
+    Raises
+    ------
+    ValueError
+        For rows of different lengths, ``w`` not of ``w0``'s shape, a zero filter, ``|w_star| != 1`` (within 1e-9)
+        or ``C, sigma <= 0``; a :class:`theory._checks.LimitError` naming ``w0`` when ``2^m (m + 1)^2`` exceeds
+        :data:`MAX_B12_ENTRIES`.
+
+    Examples
+    --------
+    Two filters at right angles, both gates open on the signal row, both kernel weights ``w_*``; with both gates open
+    on the noise row, ``L = 2 <w_*, eps>/sigma`` has covariances ``<v_j, 2 w_*>`` = 1.2, 1.6 and variance 4:
+
+    >>> from theory.local_signal import lemma_b12_reduction
+    >>> red = lemma_b12_reduction([(0.6, 0.8), (0.8, -0.6)], [(1.0, 0.0), (1.0, 0.0)], (1.0, 0.0), -0.2, 1.0, 0.5)
+    >>> red.open_on_signal, red.gate_thresholds, red.signal_thresholds
+    ((0, 1), (0.4, 0.4), (1.2, 1.6))
+    >>> red.patterns
+    ((), (0,), (1,), (0, 1))
+    >>> red.pattern_covariances[3][2], red.level, red.g_star
+    ((1.2, 1.6, 4.0), 2.0, 2.0)
+    """
+    ws = _vector(w_star, "w_star")
+    d = len(ws)
+    rows0 = _filter_rows(w0, "w0", d)
+    m = len(rows0)
+    check_cost(
+        2**m * (m + 1) ** 2,
+        MAX_B12_ENTRIES,
+        param="w0",
+        value=m,
+        what=f"the reduction of m = {m} filters has 2^m (m + 1)^2 covariance entries, more than",
+        hint="use fewer filters",
+    )
+    rows = _filter_rows(w, "w", d)
+    if len(rows) != m:
+        raise InputError(f"w must have m = {m} rows like w0, got {len(rows)}", param="w")
+    seq = tuple(b) if _is_sequence(b) else (b,) * m  # type: ignore[arg-type]
+    biases = tuple(_finite(x, "b") for x in seq)
+    if len(biases) != m:
+        raise InputError(f"b must be a number or have length m = {m}, got length {len(biases)}", param="b")
+    c = _finite(C, "C")
+    if not c > 0:
+        raise InputError(f"C must be > 0, got {C!r:.40}", param="C")
+    sig = check_sigma(sigma)
+    with mpmath.workdps(40):
+        vs = [mpmath.mpf(x) for x in ws]
+        if not abs(mpmath.sqrt(mpmath.fdot(vs, vs)) - 1) <= 1e-9:
+            raise InputError(f"w_star must be a unit vector, got |w_star| = {float(mpmath.norm(vs))!r}", param="w_star")
+        f0 = [[mpmath.mpf(x) for x in r] for r in rows0]
+        norms0 = [mpmath.sqrt(mpmath.fdot(r, r)) for r in f0]
+        if any(n == 0 for n in norms0):
+            raise InputError("w0 (the frozen filters) must be nonzero", param="w0")
+        v = [[x / n for x in r] for r, n in zip(f0, norms0)]
+        scale = max((abs(mpmath.mpf(x)) for r in rows for x in r), default=mpmath.mpf(0)) or mpmath.mpf(1)
+        fw = [[mpmath.mpf(x) / scale for x in r] for r in rows]
+        R = tuple(tuple(_mp_float(mpmath.fdot(vi, vj)) for vj in v) for vi in v)
+        beta = tuple(_mp_float(max(mpmath.mpf(0), -mpmath.mpf(bj)) / (sig * n)) for bj, n in zip(biases, norms0))
+        align = [mpmath.fdot(vj, vs) for vj in v]
+        signal = tuple(_mp_float(abs(a) / sig) for a in align)
+        open_star = tuple(j for j in range(m) if abs(mpmath.fdot(f0[j], vs)) + biases[j] >= 0)
+
+        def v_of(P: tuple[int, ...]) -> list[mpmath.mpf]:
+            return [mpmath.fsum(fw[j][i] for j in P) for i in range(d)]
+
+        v_star = v_of(open_star)
+        g_scaled = mpmath.fdot(v_star, vs)
+        norm_star = mpmath.sqrt(mpmath.fdot(v_star, v_star))
+        small = 0.0 if g_scaled == 0 else _mp_float(mpmath.erf(c * abs(g_scaled) / norm_star / mpmath.sqrt(2)))
+        patterns = tuple(P for size in range(m + 1) for P in itertools.combinations(range(m), size))
+        covs = []
+        for P in patterns:
+            vP = v_of(P)
+            cross = tuple(_mp_float(mpmath.fdot(vj, vP)) for vj in v)
+            covs.append((*(R[j] + (cross[j],) for j in range(m)), (*cross, _mp_float(mpmath.fdot(vP, vP)))))
+        return LemmaB12Reduction(
+            gate_correlation=R,
+            gate_thresholds=beta,
+            signal_thresholds=signal,
+            open_on_signal=open_star,
+            patterns=patterns,
+            pattern_covariances=tuple(covs),
+            level=_mp_float(c * abs(g_scaled)),
+            small_ball=small,
+            g_star=_mp_float(g_scaled * scale),
+        )
 
 
 @fill_doc(_DOC)

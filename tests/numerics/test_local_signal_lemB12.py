@@ -14,7 +14,7 @@ from scipy import stats
 
 from numerics import local_signal as nl
 from theory import local_signal as tl
-from theory._checks import LimitError
+from theory._checks import InputError, LimitError
 
 D = 7
 SIGMA = 0.4
@@ -173,3 +173,9 @@ def test_inputs_are_checked() -> None:
     assert info.value.param == "w0"
     with pytest.raises(ValueError, match="n"):
         nl.lemma_b12_event_mc(w0, w, W_STAR, b, 1.0, SIGMA, 1, seed=0)
+
+
+def test_probabilities_refuse_anything_but_a_reduction():
+    with pytest.raises(InputError) as err:
+        nl.lemma_b12_probabilities({"patterns": ()})  # type: ignore[arg-type]
+    assert err.value.param == "reduction"

@@ -4,6 +4,7 @@ hinge SVMs at most MAX_SVM_ENTRIES features per solve and MAX_SVM_WORK in all; a
 import numpy as np
 
 from numerics.local_signal import tail_sample
+from theory.local_signal import lemma_b12_reduction
 
 MODULE = "numerics.local_signal"
 
@@ -76,6 +77,12 @@ BASELINE = {
         "b": [-0.3, -0.2],
         "C": 1.0,
         "sigma": 0.5,
+        "nodes": 6,
+    },
+    "lemma_b12_probabilities": {
+        "reduction": lemma_b12_reduction(
+            ((0.6, 0.8), (0.8, -0.6)), ((1.0, 0.0), (0.5, 0.5)), (1.0, 0.0), -0.3, 1.0, 0.5
+        ),
         "nodes": 6,
     },
     "hinge_svm": {"F": _F, "y": np.array([1.0, 1.0, -1.0, -1.0]), "lam": 0.1},

@@ -94,6 +94,14 @@ BASELINE = {
         "C": 1.0,
         "sigma": 0.5,
     },
+    "lemma_b12_reduction": {
+        "w0": ((0.6, 0.8), (0.8, -0.6)),
+        "w": ((1.0, 0.0), (0.5, 0.5)),
+        "w_star": (1.0, 0.0),
+        "b": (-0.3, -0.2),
+        "C": 1.0,
+        "sigma": 0.5,
+    },
 }
 
 REFUSED = [
@@ -120,9 +128,15 @@ REFUSED = [
     ("bivariate_abs_tail", {"alpha": 0.0, "beta": 0.0, "rho": 1 - 1e-6, "tol": 1e-20}, "rho"),
     ("cntk_single_filter_infimum", {"D": 1.0, "k": 10**300 + 1}, "k"),
     ("init_alignment_tail", {"x": 1.0, "k": 1000, "d": 10**30 + 1}, "d"),
+    (  # 2^10 11^2 = 123,904 > MAX_B12_ENTRIES covariance entries
+        "lemma_b12_reduction",
+        {"w0": ((1.0, 0.0),) * 10, "w": ((1.0, 0.0),) * 10, "w_star": (1.0, 0.0), "b": 0.0, "C": 1.0, "sigma": 0.5},
+        "w0",
+    ),
 ]
 
 NO_SIZE = {
+    "LemmaB12Reduction": "a record built by lemma_b12_reduction",
     "crossovers": "no arguments (constants)",
     "gradient_structure_residual": "no arguments (returns 0)",
     "kernel_error_bound": "no arguments (returns 1/10)",

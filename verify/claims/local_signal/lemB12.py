@@ -127,12 +127,15 @@ def b12_instances(cfg: LemmaB12Config) -> tuple[np.ndarray, list[B12Instance]]:
 
 @functools.cache
 def _quadrature(cfg: LemmaB12Config) -> tuple[nl.LemmaB12Probabilities, ...]:
-    """The quadrature at every instance (shared by the prediction and the observation's proof checks)."""
+    """The lemma's exact reduction to Gaussian box probabilities (``theory.local_signal.lemma_b12_reduction``),
+    integrated at every instance (shared by the prediction and the observation's proof checks)."""
     w_star, instances = b12_instances(cfg)
     sigma = tl.noise_sigma(cfg.k)
-    return tuple(
-        nl.lemma_b12_event_probability(t.w0, t.w, w_star, t.b, cfg.C, sigma, nodes=cfg.nodes) for t in instances
+    reductions = (
+        tl.lemma_b12_reduction(t.w0.tolist(), t.w.tolist(), w_star.tolist(), t.b.tolist(), cfg.C, sigma)
+        for t in instances
     )
+    return tuple(nl.lemma_b12_probabilities(r, nodes=cfg.nodes) for r in reductions)
 
 
 def _predict(cfg: LemmaB12Config) -> list[float]:
@@ -267,12 +270,14 @@ register(
                 ("quadrature_error_in_se", 0.1),
             ),
         ),
-        note="The predicted probabilities are a numerical integral (numerics.local_signal.lemma_b12_event_probability: "
-        "3^m centered Gaussian box probabilities by Genz's conditioning, Gauss-Legendre on regular boxes and "
-        "scrambled Sobol points on singular ones, with an error estimate required to be below 0.1 SE of the Monte "
-        f"Carlo), not a closed form from theory/: none is known for m >= 2 ({DOC}); at m = 1 it equals Lemma B.11's "
-        "exact series (tests). The observation is independent: noise rows drawn and pushed through the CNTK "
-        "features. The proof's lower bound at C = 1 is vacuous (negative) at most instances; the lemma only needs "
+        note="The prediction is the lemma's exact reduction to Gaussian box probabilities "
+        "(theory.local_signal.lemma_b12_reduction: the gate patterns, their thresholds and covariances), integrated "
+        "numerically (numerics.local_signal.lemma_b12_probabilities: 3^m centered boxes by Genz's conditioning, "
+        "Gauss-Legendre on regular boxes and scrambled Sobol points on singular ones, with an error estimate required "
+        f"to be below 0.1 SE of the Monte Carlo): the box probabilities have no closed form for m >= 2 ({DOC}); at "
+        "m = 1 the result equals Lemma B.11's exact series (tests). The observation is independent: noise rows drawn "
+        "and pushed through the CNTK features. The proof's lower bound at C = 1 is vacuous (negative) at most "
+        "instances; the lemma only needs "
         "some C, and at the proof's own C' its conclusion P[A] >= q/2 is checked. Theorem 3.2's infimum over w is a "
         "separate item.",
         post_hoc=(
