@@ -135,13 +135,19 @@ def _unexpected(records: list[dict]) -> dict[str, int]:
     return out
 
 
-def _jobs(text: str) -> int:
-    """``-j/--jobs``: an integer >= 1 (argparse names the option in its error)."""
+def _integer(text: str, expected: str) -> int:
+    """``text`` as an integer, for an argparse type; anything else raises ``ArgumentTypeError("must be
+    {expected}, got '...'")`` with the text cut to 20 characters (argparse names the option in its error)."""
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         shown = text if len(text) <= 20 else text[:20] + "..."
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1 (worker processes), got {shown!r}") from None
+        raise argparse.ArgumentTypeError(f"must be {expected}, got {shown!r}") from None
+
+
+def _jobs(text: str) -> int:
+    """``-j/--jobs``: an integer >= 1 (argparse names the option in its error)."""
+    value = _integer(text, "an integer >= 1 (worker processes)")
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be an integer >= 1 (worker processes), got {value}")
     return value
@@ -163,11 +169,7 @@ SEED_OFFSET_LIMIT = 2**31  # seeds stay valid for every generator (numpy, torch)
 
 def _seed_offset(text: str) -> int:
     """``--seed-offset``: an integer in [0, 2^31)."""
-    try:
-        value = int(text)
-    except ValueError:
-        shown = text if len(text) <= 20 else text[:20] + "..."
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {shown!r}") from None
+    value = _integer(text, "an integer >= 0")
     if not 0 <= value < SEED_OFFSET_LIMIT:
         raise argparse.ArgumentTypeError(f"must be an integer in [0, 2^31), got {value}")
     return value
@@ -979,30 +981,14 @@ _OPTION_NAMES: dict[tuple[str, ...], _Options] = {
     ("derive", "majority"): {"n": ("--n", True), "k": ("--k", True)},
     ("derive", "signal"): {"k": ("--k", True)},
     ("derive", "markov"): {"k": ("--k", True), "t": ("--t", True)},
-    ("certify", "modular"): {
-        "p": ("--p", True),
-        "k": ("--k", True),
-        "n_starts": ("--starts", True),
-        "seed": ("--seed", True),
-        "width": ("--p/--k", False),
-    },
-    ("certify", "parity"): {
-        "n": ("--n", True),
-        "k": ("--k", True),
-        "n_starts": ("--starts", True),
-        "seed": ("--seed", True),
-        "width": ("--k", False),
-    },
-    ("certify", "group"): {
-        "group": ("--name", True),
-        "name": ("--name", True),
-        "n_starts": ("--starts", True),
-        "seed": ("--seed", True),
-        "*": ("--name", False),
-        "?": ("--name", False),
-    },
     ("report",): {"out": ("--out", True), "scale": ("--scale", True), "device": ("--device", True)},
 }
+# ``tvk certify TASK`` takes the options of ``tvk derive TASK`` and the multi-start search's ``--starts`` and
+# ``--seed`` (:func:`_add_certify`), so its names are derive's and these two.
+_MULTI_START: _Options = {"n_starts": ("--starts", True), "seed": ("--seed", True)}
+_OPTION_NAMES.update(
+    {("certify", task): {**_OPTION_NAMES[("derive", task)], **_MULTI_START} for task in ("modular", "parity", "group")}
+)
 
 _LEADING_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?= = | must | is | should | needs | has | \()")
 
