@@ -111,6 +111,44 @@ def test_the_parity_probe_times_the_real_update():
     assert 0 < probe_parity_step(small, "cpu", steps=2) < 5
 
 
+def test_the_parity_probe_counts_the_evaluations_of_the_real_config(monkeypatch):
+    """With a fake trainer on a fake clock (u seconds an update, e seconds a validation point and f for the training
+    accuracy at every evaluation), the probe is the update with its two small evaluations, plus the real
+    evaluation's extra cost spread over eval_every updates."""
+    import time
+
+    from verify.train import sparse_parity as sp
+
+    u, e, f = 0.01, 1e-5, 0.3
+    clock = [0.0]
+
+    def fake_train(cfg, options, *, callback):  # type: ignore[no-untyped-def]
+        for step in range(1, cfg.steps + 1):
+            clock[0] += u
+            if step % cfg.eval_every == 0:
+                clock[0] += e * (cfg.n_val or 2000) + (f if cfg.train_accuracy else 0.0)
+                callback(step, {})
+
+    monkeypatch.setattr(sp, "train_parity", fake_train)
+    monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
+    cfg = sp.SparseParityConfig(
+        n=20,
+        k=3,
+        seeds=(0,),
+        steps=10**5,
+        eval_every=50,
+        mode="offline",
+        n_train=100,
+        n_val=10_000,
+        train_accuracy=True,
+    )
+    small = u + e * 256 / 5  # the update and its small evaluation (every 5 updates in the probe)
+    extra = (e * (10_000 - 256) + f) / 50
+    assert sp.probe_parity_step(cfg, "cpu", steps=5) == pytest.approx(small + extra, rel=1e-9)
+    quiet = __import__("dataclasses").replace(cfg, n_val=256, train_accuracy=False)
+    assert sp.probe_parity_step(quiet, "cpu", steps=5) == pytest.approx(small, rel=1e-9)  # nothing more to count
+
+
 def test_plan_text_is_a_table_with_totals(tmp_path, nothing_runs, capsys):
     argv = ["report", "--scale", "full", "--plan", "--device", "cpu", "--only", f"{GRID},{SYMBOLIC}"]
     assert cli.main([*argv, "--out", str(tmp_path)]) == 0

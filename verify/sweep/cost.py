@@ -151,7 +151,7 @@ def probe_cell_step(config: Any, device: str) -> float | None:
 
     if not isinstance(config, SparseParityConfig):
         return None
-    key = (dataclasses.replace(config, steps=0, eval_every=1), device)
+    key = (dataclasses.replace(config, steps=0), device)  # eval_every stays: the evaluations are counted
     if key not in _PROBED:
         try:
             _PROBED[key] = probe_parity_step(config, device)

@@ -792,11 +792,15 @@ def _train_accuracy(
 
 def probe_parity_step(config: SparseParityConfig, device: str = "cpu", steps: int = 5) -> float:
     """Seconds per update of :func:`train_parity` at ``config``'s shapes on ``device``, as the machine is loaded now
-    (the plan's probe of a grid cell, :mod:`verify.sweep.cost`): one run of the real trainer for ``3 steps`` updates
-    of every seed, evaluated every ``steps`` updates on at most 256 validation points and without the training
-    accuracy or the Fourier gap (the updates are the same; no early stop, no checkpoint); the wall time from the
-    evaluation after ``steps`` updates to the one after ``3 steps``, over ``2 steps`` (the set-up and the first
-    updates' warm-up left out; the two small evaluations counted in)."""
+    (the plan's probe of a grid cell, :mod:`verify.sweep.cost`), its evaluations included.
+
+    One run of the real trainer for ``3 steps`` updates of every seed, evaluated every ``steps`` updates on at most
+    256 validation points and without the training accuracy or the Fourier gap (the updates are the same; no early
+    stop, no checkpoint): the wall time ``t_small`` from the evaluation after ``steps`` updates to the one after
+    ``3 steps`` (the set-up and the first updates' warm-up left out), over ``2 steps``, is the update (its two small
+    evaluations counted in). Where ``config`` evaluates more (``n_val`` above 256, the training accuracy, the Fourier
+    gap), a second run with its own evaluation gives ``t_full``, and ``(t_full - t_small)/2`` (at least 0: the
+    machine's noise) per evaluation is added, spread over the ``eval_every`` updates between two evaluations."""
     import time
 
     probe = dataclasses.replace(
@@ -808,9 +812,22 @@ def probe_parity_step(config: SparseParityConfig, device: str = "cpu", steps: in
         train_accuracy=False,
         fourier_gap=False,
     )
-    marks: dict[int, float] = {}
-    train_parity(probe, RunOptions(device=device), callback=lambda step, _: marks.setdefault(step, time.perf_counter()))
-    return (marks[3 * steps] - marks[steps]) / (2 * steps)
+
+    def window(cfg: SparseParityConfig) -> float:
+        marks: dict[int, float] = {}
+        train_parity(
+            cfg, RunOptions(device=device), callback=lambda step, _: marks.setdefault(step, time.perf_counter())
+        )
+        return marks[3 * steps] - marks[steps]
+
+    t_small = window(probe)
+    per_update = t_small / (2 * steps)
+    full = dataclasses.replace(
+        probe, n_val=config.n_val, train_accuracy=config.train_accuracy, fourier_gap=config.fourier_gap
+    )
+    if full != probe:
+        per_update += max(0.0, window(full) - t_small) / 2 / config.eval_every
+    return per_update
 
 
 def train_parity(
