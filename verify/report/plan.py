@@ -371,8 +371,8 @@ def _lsa_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estimate 
     the largest rank, its full seeds and batch: after a one-update warm-up run, ``a`` and ``3 a`` updates timed (the
     fastest of three runs each; ``a`` times 4 while the difference is not positive, :data:`PROBE_ATTEMPTS` tries),
     their difference over ``2 a`` the seconds per update, times the steps of every rank (the rank only sizes the
-    ``(d+1) x r`` factors, so the largest is an upper bound for the others). The covariance is Lambda as given (rotation and ``train_Lam`` change no
-    shape); the population run's L-BFGS polish is not counted."""
+    ``(d+1) x r`` factors, so the largest is an upper bound for the others). The covariance is Lambda as given
+    (rotation and ``train_Lam`` change no shape); the population run's L-BFGS polish is not counted."""
     import time
 
     import numpy as np
