@@ -119,6 +119,10 @@ LemmaB12Probabilities
 Raises
 ------
 ValueError""",
+    "k": """k : int
+    Number of noise rows, >= 2.""",
+    "sigma": """sigma : float
+    Noise standard deviation, > 0.""",
     "seed_chunk": """seed : int
     Seed of ``np.random.default_rng``.
 chunk : int
@@ -195,8 +199,7 @@ def sample_inputs(
     n : int
         Number of samples.
     {{rows}}
-    sigma : float
-        Noise standard deviation, > 0.
+    {{sigma}}
     w_star : np.ndarray, shape (d,), optional
         The signal direction.
 
@@ -317,6 +320,7 @@ def cnn_gradient_fd(X: np.ndarray, w: np.ndarray, b: float, h: float = 1e-7) -> 
 # Gaussian facts, computed independently of theory/
 
 
+@fill_doc(_DOC)
 def soft_threshold_moments_quad(tau: float, sigma: float) -> tuple[float, float, float]:
     """``P[S != 0]``, ``E|S|``, ``E S^2`` of ``S = S_tau(A)``, ``A ~ N(0, sigma^2)``, by ``scipy.integrate.quad`` of
     the defining integrals ``2 int_tau^inf (a - tau)^j p(a) da`` (j = 0, 1, 2).
@@ -325,8 +329,7 @@ def soft_threshold_moments_quad(tau: float, sigma: float) -> tuple[float, float,
     ----------
     tau : float
         The threshold, >= 0.
-    sigma : float
-        Noise standard deviation, > 0.
+    {{sigma}}
 
     Returns
     -------
@@ -601,6 +604,7 @@ def linear_classifier_mc(k: int, d: int, n: int, seed: int, chunk: int = 2000) -
 # err(tau) and the logistic loss of the aligned CNN: Fourier inversion with scipy, (importance-sampled) Monte Carlo
 
 
+@fill_doc(_DOC)
 def error_curve_fourier(k: int, tau: float, sigma: float) -> float:
     """``err(tau)`` by Gil-Pelaez inversion with scipy (``special.wofz`` and QUADPACK's Fourier integral QAWF), an
     implementation independent of :func:`theory.local_signal.error_curve` (same decomposition: the single-row term
@@ -608,12 +612,10 @@ def error_curve_fourier(k: int, tau: float, sigma: float) -> float:
 
     Parameters
     ----------
-    k : int
-        Number of noise rows, >= 2.
+    {{k}}
     tau : float
         The threshold, in [0, 1).
-    sigma : float
-        Noise standard deviation, > 0.
+    {{sigma}}
 
     Returns
     -------
@@ -698,6 +700,7 @@ def _tail_magnitudes(rng: np.random.Generator, m: int, a_min: float, sigma: floa
     return -sigma * special.ndtri((1.0 - rng.random(m)) * special.ndtr(-a_min))  # 1 - U in (0, 1]: finite
 
 
+@fill_doc(_DOC)
 def tail_sample(
     k: int,
     sigma: float,
@@ -715,10 +718,8 @@ def tail_sample(
 
     Parameters
     ----------
-    k : int
-        Number of noise rows, >= 2.
-    sigma : float
-        Noise standard deviation, > 0.
+    {{k}}
+    {{sigma}}
     tau_min : float
         Smallest threshold to serve, in (0, 1).
     n : int
@@ -927,6 +928,7 @@ class LogisticOptimum:
     per_batch: list[dict[str, float]]
 
 
+@fill_doc(_DOC)
 def logistic_optimum(
     k: int,
     sigma: float,
@@ -941,10 +943,8 @@ def logistic_optimum(
 
     Parameters
     ----------
-    k : int
-        Number of noise rows, >= 2.
-    sigma : float
-        Noise standard deviation.
+    {{k}}
+    {{sigma}}
     taus : sequence of float
         The threshold grid (at least 3 values in (0, 1)).
     n : int
@@ -1079,14 +1079,12 @@ def gradient_structure_mc(
 
     Parameters
     ----------
-    k : int
-        Number of noise rows, >= 2.
+    {{k}}
     w : np.ndarray, shape (d,)
         The filter, d >= 3, with a component orthogonal to ``e_1``.
     b : float
         The bias.
-    sigma : float
-        Noise standard deviation.
+    {{sigma}}
     n : int
         Monte-Carlo sample size (each estimator).
     {{seed_chunk}}
