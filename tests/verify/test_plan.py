@@ -360,3 +360,121 @@ def test_lsa_claims_are_probed_with_the_real_trainer(nothing_runs, monkeypatch):
             if type(k[0]).__name__ == ("PopulationConfig" if cfg.model == "population" else "SGDConfig")
         ]
         assert row.seconds == pytest.approx(per_step * cfg.steps * len(cfg.ranks))
+
+
+def test_the_local_signal_probe_scales_a_fake_clock_exactly(monkeypatch):
+    """With a fake trainer on a fake clock (a set-up, u seconds per seed-row-input of an update, e per seed-row-input
+    of an evaluation), the probe returns the configuration's own update and evaluation times: the differences
+    cancel the set-up and the seeds, rows and test inputs it left out are scaled back in."""
+    import time
+
+    from verify.train import local_signal as ls
+
+    u, e, setup = 1e-8, 3e-9, 0.7
+    clock, calls = [0.0], []
+
+    def fake_train(cfg, options):  # type: ignore[no-untyped-def]
+        calls.append(cfg)
+        S = len(cfg.seeds)
+        evals = cfg.steps // cfg.eval_every + 1 + (cfg.steps % cfg.eval_every != 0)
+        clock[0] += setup + cfg.steps * u * S * cfg.batch * cfg.k + evals * e * S * cfg.n_test * cfg.k
+
+    monkeypatch.setattr(ls, "train_signal", fake_train)
+    monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(ls, "_TIMED", {})
+    cfg = ls.SignalTrainConfig(k=4000, batch=500, steps=89_443, seeds=tuple(range(8)), eval_every=1000, n_test=20_000)
+    probe = ls.probe_signal_step(cfg, "cpu", updates=4)
+    assert probe is not None and (probe.probe_seeds, probe.probe_k) == (1, ls.PROBE_MAX_PROJECTIONS // 500)
+    assert {(len(c.seeds), c.k, c.n_test) for c in calls} == {(1, 2000, 500)}  # the probed shape, never the full one
+    assert probe.update_s == pytest.approx(u * 8 * 500 * 4000, rel=1e-9)
+    assert probe.evaluation_s == pytest.approx(e * 8 * 20_000 * 4000, rel=1e-9)
+    evals = 89_443 // 1000 + 2  # steps 0, 1000, ..., 89,000 and the last
+    assert probe.seconds(cfg) == pytest.approx(89_443 * probe.update_s + evals * probe.evaluation_s, rel=1e-12)
+    again = ls.probe_signal_step(ls.SignalTrainConfig(k=4000, batch=500, seeds=(5,), n_test=500), "cpu", updates=4)
+    assert len(calls) == 3 and again is not None  # the same probed shape: timed once in the process
+
+
+def test_the_local_signal_probe_says_unknown_when_the_noise_wins(monkeypatch):
+    """A clock on which longer runs do not take longer (the machine's noise): PROBE_ATTEMPTS tries, each with 4 times
+    the updates, then None, never a negative or zero time."""
+    import time
+
+    from verify.train import local_signal as ls
+
+    steps: list[int] = []
+    monkeypatch.setattr(ls, "train_signal", lambda cfg, options: steps.append(cfg.steps))
+    monkeypatch.setattr(time, "perf_counter", lambda: 1.0)
+    monkeypatch.setattr(ls, "_TIMED", {})
+    assert ls.probe_signal_step(ls.SignalTrainConfig(k=50, batch=50, seeds=(0,)), "cpu", updates=2) is None
+    assert steps == [2, 6, 2, 8, 24, 8, 32, 96, 32][: 3 * ls.PROBE_ATTEMPTS]
+    with pytest.raises(ValueError, match="updates"):
+        ls.probe_signal_step(ls.SignalTrainConfig(), "cpu", updates=1)
+
+
+def test_the_local_signal_probe_times_the_real_trainer():
+    """A tiny configuration of the real trainer, both simulators: positive, finite update and evaluation times."""
+    from verify.train import local_signal as ls
+
+    for simulator in ls.SIMULATORS:
+        cfg = ls.SignalTrainConfig(k=20, d=4, batch=20, steps=100, seeds=(0, 1), n_test=40, simulator=simulator)
+        probe = ls.probe_signal_step(cfg, "cpu", updates=8)
+        if probe is None:  # the machine's noise won three times: allowed, and then said, never a made-up number
+            continue
+        assert math.isfinite(probe.update_s) and probe.update_s > 0 and probe.evaluation_s > 0
+
+
+def test_karp_training_claims_are_probed_run_by_run(nothing_runs, monkeypatch):
+    """Karp Ch. 3's training claims: the plan sums the probed time of every run the claim makes (Thm 3.1: one run per
+    k and seed, ``Thm31Config.runs``; the simulator comparison: the reduced and the direct run); memory is the largest
+    run's estimate; Fig. 3.3's note says the CNTK reference line is not counted."""
+    from verify.train import local_signal as ls
+
+    fake = ls.SignalProbe(update_s=1e-3, evaluation_s=0.5, probe_seeds=1, probe_k=2)
+    monkeypatch.setattr(ls, "probe_signal_step", lambda cfg, device: fake)
+    monkeypatch.setattr(plan, "_PROBED", {})
+    ids = ("karp-ch3-thm3.1-steps-vs-k", "karp-ch3-reduced-simulator", "karp-ch3-fig3.3-training")
+    claims = [registry()[i] for i in ids]
+    rows = dict(zip(ids, plan.make_plan(claims, "full", "cpu")[0]))
+    thm = claims[0].configs["full"]
+    runs = thm.runs()
+    assert [(r.k, r.seeds) for r in runs] == [(k, (s,)) for k in thm.ks for s in thm.train.seeds]
+    assert rows[ids[0]].basis == "probe"
+    assert rows[ids[0]].seconds == pytest.approx(sum(fake.seconds(r) for r in runs))
+    assert rows[ids[0]].memory_bytes == max(ls.memory_estimate(r) for r in runs)
+    reduction = claims[1].configs["full"].runs()
+    assert [r.simulator for r in reduction] == ["reduced", "direct"]
+    assert rows[ids[1]].seconds == pytest.approx(sum(fake.seconds(r) for r in reduction))
+    assert rows[ids[2]].seconds == pytest.approx(fake.seconds(claims[2].configs["full"].train))
+    assert "CNTK reference line not counted" in rows[ids[2]].note
+    monkeypatch.setattr(plan, "_PROBED", {})
+    monkeypatch.setattr(ls, "probe_signal_step", lambda cfg, device: None)  # the noise won: unknown, not guessed
+    (row,) = plan.make_plan(claims[:1], "full", "cpu")[0]
+    assert row.seconds is None and row.basis == "unknown"
+
+
+def test_finding3_costs_the_grid_it_observes(nothing_runs):
+    """Finding (3) observes the Pareto grid's cells (``reads_grid``): the plan gives it that grid's estimate, and says
+    that the cells are shared."""
+    ids = ("edelman-ch6-fig6.1-pareto-grid", "edelman-ch6-finding3-sparse-vs-dense")
+    grid_row, finding_row = plan.make_plan([registry()[i] for i in ids], "full", "cpu")[0]
+    assert finding_row.basis == grid_row.basis == "grid cost model"
+    assert finding_row.seconds == pytest.approx(grid_row.seconds) and finding_row.memory_bytes == grid_row.memory_bytes
+    assert "the cells of the grid it observes" in finding_row.note
+
+
+def test_a_cell_probed_before_is_used_after_the_budget_is_spent(monkeypatch):
+    """``probe_scale`` with a spent budget: a cell never probed is not probed (None), one probed before in the process
+    is used (it costs nothing)."""
+    from verify.sweep.grid import grid_of
+
+    claim = registry()[GRID]
+    grid, config = grid_of(claim), claim.configs["full"]
+    cells = [c for stage in grid.plan(config) for c in stage]
+    spent = cost.ProbeBudget(seconds=1.0, spent=2.0)
+    monkeypatch.setattr(cost, "_PROBED", {})
+    monkeypatch.setattr(cost, "probe_cell_step", lambda cfg, device: 1e-3)
+    assert cost.probe_scale(cells, grid.cost, SPEED, spent) is None
+    median = sorted(cells, key=lambda c: SPEED.seconds(grid.cost(c)))[len(cells) // 2]
+    cost._PROBED[cost._probe_key(median.config, SPEED.device)] = 1e-3
+    scale = cost.probe_scale(cells, grid.cost, SPEED, spent)
+    assert scale is not None and scale.probed_s == 1e-3

@@ -18,7 +18,10 @@ device, and how the numbers were obtained (``basis``); nothing is trained and no
    :func:`verify.train.attention.step_multiply_adds`, the ReLU modular network by
    :func:`verify.train.modular_relu.step_multiply_adds`, with the trainers' memory estimates).
    ``probe``: the Ch. 8 minimal model, whose step is timed at its full shapes
-   (:func:`verify.train.markov.probe_minimal_step`, once per shape).
+   (:func:`verify.train.markov.probe_minimal_step`, once per shape); Karp Ch. 3's SGD, whose updates and evaluations
+   the real trainer times at each run's shapes (:func:`verify.train.local_signal.probe_signal_step`); Shi Thm 5.4.1's
+   LSA trainers (:func:`_lsa_estimate`). Claims that observe another claim's grid (Edelman Finding (3) on the Pareto
+   grid, :func:`verify.sweep.grid.reads_grid`) cost that grid's cells.
 4. otherwise ``unknown``: the time or memory is reported as unknown (null in JSON), never guessed. A training
    claim's trainer measures its time per step only once it runs (:class:`verify.runtime.memory.RunEstimate`).
 
@@ -155,6 +158,11 @@ def _grid_estimate(claim: Any, grid: Any, config: Any, speed: Any, budget: Any =
         note = f"{len(each)} cells x ~{format_seconds(median)} (median), step budgets as upper bounds; " + (
             scale.describe() if scale else "not probed"
         )
+    if getattr(claim.observe, "__reads_grid__", None) is grid:
+        note = (
+            "the cells of the grid it observes (shared through the sweep store: paid once for both claims when run together); "
+            + note
+        )
     mems = [_cell_memory(c.config) for c in cells]
     memory = max(mems) if mems and all(m is not None for m in mems) else None  # type: ignore[type-var]
     if memory is None:
@@ -165,13 +173,12 @@ def _grid_estimate(claim: Any, grid: Any, config: Any, speed: Any, budget: Any =
 def _probe_grids(rows: list[PlanRow], grids: list[tuple[float, int, Any, Any, Any]], speed: Any) -> None:
     """Re-estimate the grid rows ``grids`` (unprobed seconds, row index, claim, grid, config) with a probe of their
     median cell (:func:`verify.sweep.cost.probe_scale`), the cheapest first, within one
-    :data:`verify.sweep.cost.PLAN_PROBE_BUDGET_S` (the claims near the 2-hour threshold are probed first)."""
+    :data:`verify.sweep.cost.PLAN_PROBE_BUDGET_S` (the claims near the 2-hour threshold are probed first; once it is
+    spent, only cells probed before are used)."""
     from verify.sweep.cost import ProbeBudget
 
     budget = ProbeBudget()
     for _, i, claim, grid, config in sorted(grids, key=lambda g: g[0]):
-        if budget.exhausted:
-            break
         est = _grid_estimate(claim, grid, config, speed, budget)
         rows[i] = replace(rows[i], seconds=est.seconds, note=est.note)
 
@@ -247,12 +254,14 @@ def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any, free:
 
 def _trainer_configs(config: Any, depth: int = 2) -> list[Any]:
     """The trainer configurations inside a claim's configuration (its dataclass fields and their tuples, ``depth``
-    levels down) whose trainer counts its step: the Markov transformer, the modular (sum) transformer, the ReLU
-    modular network, Edelman Ch. 4's streaming parity and full-batch AND transformers; the claim config itself when
-    it is one. A
-    configuration with a ``runs()`` method (Edelman Fig. 4.4: one run per context length) trains those runs."""
+    levels down) whose trainer counts or times its step: the Markov transformer, the modular (sum) transformer, the
+    ReLU modular network, Edelman Ch. 4's streaming parity and full-batch AND transformers, the Ch. 8 minimal model
+    and Karp Ch. 3's SGD (both timed by a probe); the claim config itself when it is one. A configuration with a
+    ``runs()`` method (Edelman Fig. 4.4: one run per context length; Karp Thm 3.1: one per k and seed) trains those
+    runs."""
     import dataclasses
 
+    from verify.train.local_signal import SignalTrainConfig
     from verify.train.markov import MinimalModelConfig, TransformerConfig
     from verify.train.modular_relu import ReluModularConfig
     from verify.train.modular_transformer import SumTransformerConfig
@@ -265,6 +274,7 @@ def _trainer_configs(config: Any, depth: int = 2) -> list[Any]:
         ParityRunConfig,
         AndRunConfig,
         MinimalModelConfig,
+        SignalTrainConfig,
     )
     if isinstance(config, kinds):
         return [config]
@@ -341,11 +351,14 @@ def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estima
     run's trainer estimate (runs are sequential). Evaluations (but Edelman Fig. 4.3's, :func:`_run_cost`), early stops (``stop_*``: the step budget is an upper
     bound) and the claim's own Monte-Carlo work are not counted; runs shared with other claims (one run serves
     several claims in a report) are counted for each claim."""
+    from verify.train.local_signal import SignalTrainConfig
     from verify.train.markov import MinimalModelConfig
 
     runs = _claim_runs(claim, _trainer_configs(config))
     if not runs:
         return None
+    if any(isinstance(r, SignalTrainConfig) for r in runs):
+        return _signal_estimate(config, runs, device, speed)
     probed = [r for r in runs if isinstance(r, MinimalModelConfig)]
     if probed:  # the minimal model's step is not its multiply-adds: timed, at the full shapes
         if speed is None or len(probed) != len(runs):
@@ -363,6 +376,51 @@ def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estima
     shown = "; ".join(parts[:2]) + (f"; +{len(parts) - 2} more runs" if len(parts) > 2 else "")
     note = f"{len(runs)} run(s): {shown}; trainer step shapes, evaluations not counted unless stated"
     return Estimate(seconds, int(memory), "trainer cost model" if seconds is not None else "unknown", note)
+
+
+def _signal_estimate(config: Any, runs: list[Any], device: str, speed: Any) -> Estimate | None:
+    """Karp Ch. 3's SGD runs (:class:`verify.train.local_signal.SignalTrainConfig`): each run's updates and
+    evaluations timed by the real trainer at its shapes (:func:`verify.train.local_signal.probe_signal_step`, once per
+    shape in a process: the runs of one k share theirs), summed over the claim's runs; peak memory is the largest
+    run's ``memory_estimate`` (runs are sequential). The claim's own non-training work (Fig. 3.3's CNTK reference
+    line) is not counted."""
+    from verify.train.local_signal import SignalTrainConfig, memory_estimate
+
+    if speed is None or not all(isinstance(r, SignalTrainConfig) for r in runs):
+        return None  # no device to time on, or a mix with another trainer: no honest number
+    probes = [_probe_signal(r, device) for r in runs]
+    if any(p is None for p in probes):
+        return None
+    seconds = float(sum(p.seconds(r) for r, p in zip(runs, probes) if p is not None))
+    memory = max(memory_estimate(r, 4 if r.dtype == "float32" else 8) for r in runs)
+    shapes: dict[tuple[Any, ...], int] = {}
+    for r in runs:
+        key = (r.simulator, r.k, len(r.seeds), r.batch, r.steps)
+        shapes[key] = shapes.get(key, 0) + 1
+    parts = [
+        f"{count} x {steps} steps ({sim}, k={k}, {seeds} seed(s), batch {batch})"
+        for (sim, k, seeds, batch, steps), count in shapes.items()
+    ]
+    scaled = any(p is not None and (p.probe_seeds, p.probe_k) != (len(r.seeds), r.k) for r, p in zip(runs, probes))
+    note = (
+        f"{len(runs)} run(s): {'; '.join(parts[:3])}"
+        + (f"; +{len(parts) - 3} more shapes" if len(parts) > 3 else "")
+        + "; updates and evaluations timed by the real trainer at each shape, now, under this machine's current load"
+        + (" (on fewer seeds or noise rows, scaled linearly)" if scaled else "")
+        + ("; the CNTK reference line not counted" if getattr(config, "kernel", None) else "")
+    )
+    return Estimate(seconds, int(memory), "probe", note)
+
+
+def _probe_signal(cfg: Any, device: str) -> Any:
+    """:func:`verify.train.local_signal.probe_signal_step` of ``cfg``'s shapes on ``device``, once per process (the
+    step budget, the evaluation period and the learning rates do not change the step's time)."""
+    from verify.train.local_signal import probe_signal_step
+
+    key = (replace(cfg, steps=0, eval_every=1, lr_w=1.0, lr_b_factor=None), device)
+    if key not in _PROBED:
+        _PROBED[key] = probe_signal_step(cfg, device)
+    return _PROBED[key]
 
 
 def _lsa_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estimate | None:
@@ -426,7 +484,9 @@ PROBE_STEPS = 2
 #: Tries of the LSA probe (:func:`_lsa_estimate`), each with 4 times the updates of the last, while the difference
 #: between the runs of a and 3a updates is not positive (the machine's noise).
 PROBE_ATTEMPTS = 3
-_PROBED: dict[tuple[Any, str], float] = {}  # seconds per update by (shape, device), once per process
+_PROBED: dict[
+    tuple[Any, str], Any
+] = {}  # seconds per update (a SignalProbe for Karp Ch. 3) by (shape, device), once per process
 
 
 def _probe_minimal(cfg: Any, device: str) -> float:
@@ -466,8 +526,8 @@ def make_plan(
 ) -> tuple[list[PlanRow], dict[str, Any]]:
     """The plan of ``claims`` at ``scale`` on ``device`` ('cpu' or 'cuda'): one :class:`PlanRow` per claim and the
     device facts (usable memory, calibration). Nothing is trained; the calibration times a few small steps."""
-    from verify.sweep import grid_of
     from verify.sweep.cost import calibrate as calibrate_device
+    from verify.sweep.grid import grid_read_by
 
     usable, memory_text = _device_memory(device)
     speed = None
@@ -487,7 +547,7 @@ def make_plan(
     for claim in claims:
         config = claim.configs[scale]
         est = _measured(claim, config, device, archived, True) or _measured(claim, config, device, reported, False)
-        grid = grid_of(claim)
+        grid = grid_read_by(claim)
         if grid is not None:
             model = _grid_estimate(claim, grid, config, speed, probe=False)
             if est is None:

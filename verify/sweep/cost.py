@@ -141,6 +141,12 @@ def calibrate(device: str = "auto") -> DeviceSpeed:
 _PROBED: dict[tuple[Any, str], float | None] = {}
 
 
+def _probe_key(config: Any, device: str) -> tuple[Any, str]:
+    """A probe's cache key: the configuration without its step budget (``eval_every`` stays: the evaluations are
+    counted), and the device."""
+    return dataclasses.replace(config, steps=0), device
+
+
 def probe_cell_step(config: Any, device: str) -> float | None:
     """Seconds per update of the real trainer of a grid cell's configuration on ``device``, timed now (once per
     configuration and device in a process: grids that share a cell share its probe); None where the trainer has no
@@ -151,7 +157,7 @@ def probe_cell_step(config: Any, device: str) -> float | None:
 
     if not isinstance(config, SparseParityConfig):
         return None
-    key = (dataclasses.replace(config, steps=0), device)  # eval_every stays: the evaluations are counted
+    key = _probe_key(config, device)
     if key not in _PROBED:
         try:
             _PROBED[key] = probe_parity_step(config, device)
@@ -201,16 +207,22 @@ def probe_scale(cells: list[Any], cost: Any, speed: DeviceSpeed, budget: ProbeBu
     compare it with the model's update: the multiply-adds model counts one launch per update, while a trainer's
     update launches dozens of small kernels (the Fig. B.11 cells: 12 times the model on the loaded 2-core CPU).
     None where there are no cells, no probe for their trainer, the model's update exceeds
-    :data:`PROBE_MAX_MODEL_STEP_S`, or ``budget`` is spent (the probe's wall time is charged to it)."""
-    if not cells or (budget is not None and budget.exhausted):
+    :data:`PROBE_MAX_MODEL_STEP_S`, or ``budget`` is spent (the probe's wall time is charged to it; a cell probed
+    before in this process, such as the Pareto grid's for Finding (3), which observes the same cells, costs nothing
+    and is used even then)."""
+    if not cells:
         return None
     costs = [cost(c) for c in cells]
     median = sorted(range(len(cells)), key=lambda i: speed.seconds(costs[i]))[len(cells) // 2]
     model = speed.step_seconds(costs[median])
+    config = cells[median].config
     if model > PROBE_MAX_MODEL_STEP_S:
         return None
+    known = dataclasses.is_dataclass(config) and _probe_key(config, speed.device) in _PROBED
+    if budget is not None and budget.exhausted and not known:
+        return None
     start = time.perf_counter()
-    probed = probe_cell_step(cells[median].config, speed.device)
+    probed = probe_cell_step(config, speed.device)
     if budget is not None:
         budget.spent += time.perf_counter() - start
     return None if probed is None or probed <= 0 else StepScale(model, probed)

@@ -31,7 +31,7 @@ import hashlib
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -46,11 +46,15 @@ from verify.runtime.memory import preflight
 from verify.runtime.options import DEFAULT_OPTIONS, RunOptions, RunSetting
 
 __all__ = [
+    "PROBE_ATTEMPTS",
+    "PROBE_MAX_PROJECTIONS",
     "SIMULATORS",
+    "SignalProbe",
     "SignalRun",
     "SignalTrainConfig",
     "initial_state",
     "memory_estimate",
+    "probe_signal_step",
     "train_signal",
 ]
 
@@ -439,6 +443,98 @@ def _train_direct(
     )
     _run(cfg, options, ckpt, trainer, evaluations, step_fn, guard, f"local signal (direct, k={k}, d={d})")
     return hist
+
+
+#: Noise projections (seeds x batch x k) of one update at most in :func:`probe_signal_step`: a larger run is probed on
+#: fewer seeds, then fewer noise rows, and scaled by both (the step's tensors have the seeds as their leading factor and
+#: the rows as their last; the update of one seed at k = 1000 and 2000 took 21 and 42 ms, batch 500).
+PROBE_MAX_PROJECTIONS = 1_000_000
+#: Tries of :func:`probe_signal_step`, each with 4 times the updates of the last, while a difference of its runs is
+#: not positive (the machine's noise).
+PROBE_ATTEMPTS = 3
+
+_TIMED: dict[tuple[SignalTrainConfig, str], tuple[float, float] | None] = {}  # by probed shape and device
+
+
+@dataclass(frozen=True)
+class SignalProbe:
+    """A timing of :func:`train_signal` at a configuration's shapes (:func:`probe_signal_step`).
+
+    Attributes
+    ----------
+    update_s : float
+        Seconds per update of all the configuration's seeds.
+    evaluation_s : float
+        Seconds per evaluation of all its seeds on its ``n_test`` inputs.
+    probe_seeds, probe_k : int
+        The seeds and noise rows the probe ran (the times are scaled from them to the configuration's).
+    """
+
+    update_s: float
+    evaluation_s: float
+    probe_seeds: int
+    probe_k: int
+
+    def seconds(self, config: SignalTrainConfig) -> float:
+        """The run's time, ``steps x update_s + evaluations x evaluation_s``, with an evaluation at every multiple of
+        ``eval_every`` and at the last step (:func:`verify.runtime.loop.run_loop`)."""
+        evals = config.steps // config.eval_every + 1 + (config.steps % config.eval_every != 0)
+        return config.steps * self.update_s + evals * self.evaluation_s
+
+
+def probe_signal_step(config: SignalTrainConfig, device: str = "cpu", updates: int = 4) -> SignalProbe | None:
+    """Time :func:`train_signal` at ``config``'s shapes on ``device``, as the machine is loaded now (the plan's probe,
+    :mod:`verify.report.plan`).
+
+    The probed shape is ``config`` with ``S'`` of its ``S`` seeds and ``k'`` of its ``k`` noise rows, the most that
+    keep ``S' batch k'`` within :data:`PROBE_MAX_PROJECTIONS` (all seeds, then all rows, when they fit; at least one
+    seed and two rows), and ``n' = min(n_test, batch)`` test inputs. The real trainer runs it three times, without
+    checkpoint or progress bar (the seeds are 0, 1, ...: their values do not change the time): A, ``a = updates``
+    updates evaluated at steps 0 and a; C, ``3a`` updates evaluated at 0 and 3a; B, ``a`` updates evaluated at every
+    step (``a - 1`` evaluations more than A). The set-up cancels in the differences; with ``r = S k / (S' k')``:
+
+    ``update = (C - A) / (2a) x r``,  ``evaluation = (B - A) / (a - 1) x (n_test / n') x r``
+
+    (an update draws ``S batch k`` noise projections and an evaluation ``S n k``, or ``(k+1) d`` input entries per
+    input in the direct simulator: linear in each factor; the per-input work that does not grow with k is scaled
+    too, an overestimate). While a difference is not positive (the machine's noise), again with 4 times the updates,
+    :data:`PROBE_ATTEMPTS` tries in all; then None: no honest number. The timing of a probed shape is kept for the
+    process (Thm 3.1's runs at k = 2000, 3000, 4000 share one).
+    """
+    if isinstance(updates, bool) or not isinstance(updates, int) or updates < 2:
+        raise ValueError(f"updates must be an integer >= 2, got {updates!r}")
+    S, k, batch = len(config.seeds), config.k, config.batch
+    kept = max(1, min(S, PROBE_MAX_PROJECTIONS // (batch * k)))
+    rows = max(2, min(k, PROBE_MAX_PROJECTIONS // (batch * kept)))
+    n = min(config.n_test, batch)
+    probed = replace(config, seeds=tuple(range(kept)), k=rows, n_test=n, steps=0, eval_every=1, sigma=config.noise)
+    key = (probed, device)
+    if key not in _TIMED:
+        _TIMED[key] = _time_signal(probed, device, updates)
+    timed = _TIMED[key]
+    if timed is None:
+        return None
+    scale = S * k / (kept * rows)
+    return SignalProbe(timed[0] * scale, timed[1] * (config.n_test / n) * scale, kept, rows)
+
+
+def _time_signal(probed: SignalTrainConfig, device: str, updates: int) -> tuple[float, float] | None:
+    """(seconds per update, seconds per evaluation) of ``probed`` (:func:`probe_signal_step`), or None."""
+    options = RunOptions(device=device)
+
+    def timed(steps: int, every: int) -> float:
+        t0 = time.perf_counter()
+        train_signal(replace(probed, steps=steps, eval_every=every), options)
+        return time.perf_counter() - t0
+
+    a = updates
+    for _ in range(PROBE_ATTEMPTS):
+        short = timed(a, a)
+        update, evaluation = (timed(3 * a, 3 * a) - short) / (2 * a), (timed(a, 1) - short) / (a - 1)
+        if update > 0 and evaluation > 0:
+            return update, evaluation
+        a *= 4
+    return None
 
 
 def train_signal(

@@ -41,6 +41,10 @@ class Thm31Config:
             if self.train.steps > tl.theorem31_step_budget(k):
                 raise ValueError(f"{self.train.steps} steps exceed the budget {tl.theorem31_step_budget(k)} at k = {k}")
 
+    def runs(self) -> list[SignalTrainConfig]:
+        """The SGD runs in the order they run: ``train`` at each k of ``ks`` and each of its seeds alone."""
+        return [replace(self.train, k=k, seeds=(seed,)) for k in self.ks for seed in self.train.seeds]
+
 
 def _runs_of(cfg: Thm31Config) -> int:
     return len(cfg.train.seeds) * len(cfg.ks)
@@ -76,32 +80,31 @@ def _observe(cfg: Thm31Config, ctx: RunContext) -> Observation:
     level = float(tl.theorem31_error_level())
     rows, history = [], {}
     seconds = 0.0
-    for k in cfg.ks:
-        for seed in cfg.train.seeds:
-            run = _run(replace(cfg.train, k=k, seeds=(seed,)), ctx)
-            seconds += run.seconds
-            first = _first_step(run, level)
-            c, v, b = float(run.c[-1, 0]), float(run.v[-1, 0]), float(run.b[-1, 0])
-            rows.append(
-                {
-                    "seed": int(run.config.seeds[0]),
-                    "k": k,
-                    "final_error": float(1 - run.accuracy[-1, 0]),
-                    "first_step_at_level": first,
-                    "steps_run": int(run.steps[-1]),
-                    "budget": tl.theorem31_step_budget(k),
-                    "c": c,
-                    "v": v,
-                    "b": b,
-                    "tau_final": abs(b) / c if c > 0 else None,
-                }
-            )
-            history[f"k={k} seed={run.config.seeds[0]}"] = {
-                "steps": run.steps.tolist(),
-                "error": (1 - run.accuracy[:, 0]).tolist(),
-                "c": run.c[:, 0].tolist(),
-                "b": run.b[:, 0].tolist(),
+    for train in cfg.runs():
+        run, k = _run(train, ctx), train.k
+        seconds += run.seconds
+        first = _first_step(run, level)
+        c, v, b = float(run.c[-1, 0]), float(run.v[-1, 0]), float(run.b[-1, 0])
+        rows.append(
+            {
+                "seed": int(run.config.seeds[0]),
+                "k": k,
+                "final_error": float(1 - run.accuracy[-1, 0]),
+                "first_step_at_level": first,
+                "steps_run": int(run.steps[-1]),
+                "budget": tl.theorem31_step_budget(k),
+                "c": c,
+                "v": v,
+                "b": b,
+                "tau_final": abs(b) / c if c > 0 else None,
             }
+        )
+        history[f"k={k} seed={run.config.seeds[0]}"] = {
+            "steps": run.steps.tolist(),
+            "error": (1 - run.accuracy[:, 0]).tolist(),
+            "c": run.c[:, 0].tolist(),
+            "b": run.b[:, 0].tolist(),
+        }
     # steps against k: the median first step per k and the log-log slope between the smallest and largest k
     per_k = {}
     for k in cfg.ks:

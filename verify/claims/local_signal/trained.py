@@ -331,6 +331,14 @@ class ReductionConfig:
     quantities: tuple[str, ...] = ("c", "v", "b", "accuracy")
     alpha: float = 0.01
 
+    def runs(self) -> list[SignalTrainConfig]:
+        """The two SGD runs: ``train`` by the reduced simulator on :attr:`reduced_seeds`, by the direct one on
+        :attr:`direct_seeds`."""
+        return [
+            replace(self.train, simulator=sim, seeds=seeds)
+            for sim, seeds in (("reduced", self.reduced_seeds), ("direct", self.direct_seeds))
+        ]
+
     @property
     def reduced_seeds(self) -> tuple[int, ...]:
         return tuple(range(self.replicates * self.per_replicate))
@@ -345,10 +353,7 @@ def _predict_reduction(cfg: ReductionConfig) -> list[int]:
 
 
 def _observe_reduction(cfg: ReductionConfig, ctx: RunContext) -> Observation:
-    runs = {
-        sim: _train(replace(cfg.train, simulator=sim, seeds=seeds), ctx)
-        for sim, seeds in (("reduced", cfg.reduced_seeds), ("direct", cfg.direct_seeds))
-    }
+    runs = {train.simulator: _train(train, ctx) for train in cfg.runs()}
     m = cfg.per_replicate
     replicates = []
     for j in range(cfg.replicates):
