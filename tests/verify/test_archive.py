@@ -87,6 +87,9 @@ def test_stale_on_configuration_and_claim_code_change(tmp_path, monkeypatch):
     assert "configuration changed" in archive.staleness(rec, changed)
     assert "no full configuration" in archive.staleness(rec, dataclasses.replace(claim, configs={"quick": 1}))
     assert archive.staleness(rec, None) == "the claim no longer exists"
+    # the caller's hash of the current configuration is used as given (the plan hashes each configuration once)
+    assert archive.staleness(rec, claim, rec["config_hash"]) is None
+    assert "configuration changed" in archive.staleness(rec, claim, "0" * 16)
     code.write_text("x = 2\n")
     assert "claim code changed" in archive.staleness(rec, claim)
     row = archive.archive_row(rec, claim)

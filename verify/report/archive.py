@@ -24,6 +24,7 @@ where staleness is computed.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import sys
@@ -105,9 +106,15 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
-def _imported_modules(path: Path, source: str) -> set[Path]:
+def _imported_modules(path: Path, source: str) -> frozenset[Path]:
     """The ``.py`` files under ``verify/claims/`` (as paths, existing or not) that the module at ``path`` imports:
-    relative imports, ``verify.claims....`` imports and the names of ``from PKG import name`` that may be modules."""
+    relative imports, ``verify.claims....`` imports and the names of ``from PKG import name`` that may be modules.
+    Kept by path and text for the process (a plan checks some 240 records, most of them of a few families)."""
+    return _imports_of(path, source)
+
+
+@functools.lru_cache(maxsize=1024)
+def _imports_of(path: Path, source: str) -> frozenset[Path]:
     out: set[Path] = set()
     for node in ast.walk(ast.parse(source)):
         targets: list[Path] = []
@@ -129,7 +136,7 @@ def _imported_modules(path: Path, source: str) -> set[Path]:
                 if alias.name.startswith("verify.claims."):
                     targets.append(CLAIMS_ROOT.joinpath(*alias.name.split(".")[2:]).with_suffix(".py"))
         out.update(targets)
-    return out
+    return frozenset(out)
 
 
 def claim_code_files(start: Path, read: Callable[[Path], str | None] = _read_text) -> list[Path]:
@@ -350,15 +357,17 @@ def load_archive(root: str | Path) -> dict[tuple[str, str], dict[str, Any]]:
     return out
 
 
-def staleness(record: Mapping[str, Any], claim: Any | None) -> str | None:
+def staleness(record: Mapping[str, Any], claim: Any | None, current_hash: str | None = None) -> str | None:
     """Why ``record`` no longer describes its claim (None: current): the claim is gone or has no configuration at
-    the record's scale, its configuration changed (``config_hash``), or its code changed (``claim_code``)."""
+    the record's scale, its configuration changed (``config_hash``), or its code changed (``claim_code``).
+    ``current_hash``: the configuration's hash at the record's scale where the caller has it (a large configuration
+    takes seconds to hash)."""
     if claim is None:
         return "the claim no longer exists"
     scale = record.get("scale")
     if scale not in claim.configs:
         return f"the claim has no {scale} configuration any more"
-    if record.get("config_hash") != config_hash(claim.configs[scale]):
+    if record.get("config_hash") != (current_hash or config_hash(claim.configs[scale])):
         return "its configuration changed since"
     code = record.get("claim_code")
     if code is not None and code != claim_code_hash(claim):

@@ -94,7 +94,7 @@ def _measured(
         seconds = rec.get("wall_time_s", meta.get("runtime_s"))
         if h != want or device.split(":")[0] != device_type or not isinstance(seconds, (int, float)):
             continue
-        if archive and staleness(rec, claim) not in (None, "its configuration changed since"):
+        if archive and staleness(rec, claim, want) not in (None, "its configuration changed since"):
             continue  # the code changed: the old time may not hold
         t = finished_at(rec)
         key = t.timestamp() if t else 0.0
