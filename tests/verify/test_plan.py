@@ -10,6 +10,7 @@ from verify.claims import registry
 from verify.report import archive, plan
 from verify.runtime.jsonable import to_jsonable
 from verify.sweep import cost
+from verify.train import markov
 
 GRID = "edelman-ch5-fig5.3-hidden-progress"  # a grid claim: the cost model and the parity trainer's memory estimate
 SYMBOLIC = "edelman-ch5-lemB.2-exact-gap"
@@ -30,6 +31,8 @@ def nothing_runs(monkeypatch):
 
     monkeypatch.setattr(cost, "calibrate", lambda device="auto": SPEED)
     monkeypatch.setattr(cost, "probe_cell_step", lambda config, device: None)  # no probe: the model alone
+    monkeypatch.setattr(markov, "probe_transformer_step", lambda cfg, device, steps=2: 0.0)  # likewise
+    monkeypatch.setattr(plan, "_PROBED", {})  # nothing probed by an earlier test
     monkeypatch.setattr(base, "run_claim", no_run)
     monkeypatch.setattr(base, "evaluate", no_run)
     monkeypatch.setattr(run, "run_claim", no_run)
@@ -478,3 +481,47 @@ def test_a_cell_probed_before_is_used_after_the_budget_is_spent(monkeypatch):
     cost._PROBED[cost._probe_key(median.config, SPEED.device)] = 1e-3
     scale = cost.probe_scale(cells, grid.cost, SPEED, spent)
     assert scale is not None and scale.probed_s == 1e-3
+
+
+def test_markov_transformer_updates_are_scaled_by_a_probe_of_the_real_trainer(nothing_runs, monkeypatch):
+    """The first Markov transformer run a plan meets is timed (a fake probe here: 7 times the model's update), and
+    every Markov transformer run's updates take that ratio times the model's; the note gives both times. A probe
+    lost in the machine's noise (not positive) leaves the model alone."""
+    from verify.sweep.cost import CellCost
+    from verify.train import attention
+
+    model_step = []
+
+    def fake_probe(cfg, device, steps=2):  # type: ignore[no-untyped-def]
+        madds = attention.step_multiply_adds(cfg.model, len(cfg.seeds), cfg.batch, cfg.t)
+        model_step.append(SPEED.step_seconds(CellCost(1, madds)))
+        return 7 * model_step[-1]
+
+    monkeypatch.setattr(markov, "probe_transformer_step", fake_probe)
+    ids = ("edelman-ch8-transformer-phases", "edelman-ch8-one-layer-control")
+    claims = [registry()[i] for i in ids]
+    rows = dict(zip(ids, plan.make_plan(claims, "full", "cpu")[0]))
+    assert len(model_step) == 1  # one probe per process
+    for cid, claim in zip(ids, claims):
+        tf = claim.configs["full"].train
+        madds = attention.step_multiply_adds(tf.model, len(tf.seeds), tf.batch, tf.t)
+        assert rows[cid].seconds == pytest.approx(SPEED.seconds(CellCost(tf.steps, madds), 7.0))
+        assert "(x7 on every Markov transformer run's updates)" in rows[cid].note
+    monkeypatch.setattr(plan, "_PROBED", {})
+    monkeypatch.setattr(markov, "probe_transformer_step", lambda cfg, device, steps=2: -1e-3)
+    (row,) = plan.make_plan(claims[:1], "full", "cpu")[0]
+    tf = claims[0].configs["full"].train
+    madds = attention.step_multiply_adds(tf.model, len(tf.seeds), tf.batch, tf.t)
+    assert row.seconds == pytest.approx(SPEED.seconds(CellCost(tf.steps, madds))) and "probed" not in row.note
+
+
+def test_the_transformer_probe_times_the_real_trainer():
+    """A tiny Markov transformer: the probe runs the real trainer and returns a finite time per update (positive
+    unless the machine's noise exceeded the difference, which the plan then reports as not probed)."""
+    from verify.train import attention
+
+    model = attention.AttentionConfig(vocab=2, max_len=16, d=8, layers=2, heads=1, positions="relative")
+    cfg = markov.TransformerConfig(k=2, t=16, model=model, steps=100, batch=4, seeds=(0,), eval_n=8)
+    assert math.isfinite(markov.probe_transformer_step(cfg, "cpu", steps=2))
+    with pytest.raises(ValueError, match="steps"):
+        markov.probe_transformer_step(cfg, "cpu", steps=0)

@@ -352,7 +352,7 @@ def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estima
     bound) and the claim's own Monte-Carlo work are not counted; runs shared with other claims (one run serves
     several claims in a report) are counted for each claim."""
     from verify.train.local_signal import SignalTrainConfig
-    from verify.train.markov import MinimalModelConfig
+    from verify.train.markov import MinimalModelConfig, TransformerConfig
 
     runs = _claim_runs(claim, _trainer_configs(config))
     if not runs:
@@ -370,12 +370,40 @@ def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estima
         note += "this machine's current load; evaluations not counted"
         return Estimate(seconds, None, "probe", note)
     costs = [_run_cost(r) for r in runs]
-    seconds = None if speed is None else float(sum(speed.seconds(c) for c, _, _ in costs))
+    scale = _transformer_scale(runs, costs, device, speed)
+    ratios = [scale.ratio if scale and isinstance(r, TransformerConfig) else 1.0 for r in runs]
+    seconds = None if speed is None else float(sum(speed.seconds(c, x) for (c, _, _), x in zip(costs, ratios)))
     memory = max(m for _, m, _ in costs)
     parts = [f"{c.steps} steps x {c.step_flops / 1e9:.3g} G multiply-adds ({w})" for c, _, w in costs]
     shown = "; ".join(parts[:2]) + (f"; +{len(parts) - 2} more runs" if len(parts) > 2 else "")
     note = f"{len(runs)} run(s): {shown}; trainer step shapes, evaluations not counted unless stated"
+    if scale is not None:
+        note += (
+            f"; a Markov transformer update probed now at {scale.probed_s * 1e3:.3g} ms against the model's "
+            f"{scale.model_s * 1e3:.3g} ms (x{scale.ratio:.3g} on every Markov transformer run's updates)"
+        )
     return Estimate(seconds, int(memory), "trainer cost model" if seconds is not None else "unknown", note)
+
+
+def _transformer_scale(runs: list[Any], costs: list[Any], device: str, speed: Any) -> Any:
+    """The Markov transformer's probe (:func:`verify.train.markov.probe_transformer_step`) against its multiply-adds
+    model, as a :class:`verify.sweep.cost.StepScale`: the first Markov transformer run a plan meets is timed (once
+    per process, about 10 updates of the real trainer at its shapes), and the ratio scales the updates of every
+    Markov transformer run (the model counts the products; the trainer's step also draws the chains and launches
+    many small kernels: a full-scale step measured 3.5 times the model). None without a Markov transformer run, a
+    calibration, or a positive probe."""
+    from verify.sweep.cost import StepScale
+    from verify.train.markov import TransformerConfig, probe_transformer_step
+
+    first = next(((r, c) for r, (c, _, _) in zip(runs, costs) if isinstance(r, TransformerConfig)), None)
+    if first is None or speed is None:
+        return None
+    key = ("markov-transformer", device)
+    if key not in _PROBED:
+        run, cost = first
+        _PROBED[key] = (probe_transformer_step(run, device), speed.step_seconds(cost))
+    probed, model = _PROBED[key]
+    return StepScale(model, probed) if probed > 0 else None
 
 
 def _signal_estimate(config: Any, runs: list[Any], device: str, speed: Any) -> Estimate | None:
