@@ -10,12 +10,13 @@ from verify.claims import registry
 from verify.report import archive, plan
 from verify.runtime.jsonable import to_jsonable
 from verify.sweep import cost
-from verify.train import markov
+from verify.train import markov, polynomial
 
 GRID = "edelman-ch5-fig5.3-hidden-progress"  # a grid claim: the cost model and the parity trainer's memory estimate
 SYMBOLIC = "edelman-ch5-lemB.2-exact-gap"
 TRAINING = "edelman-ch5-thm5.5-mlp-algorithm"  # a training claim without an estimator
 SPEED = cost.DeviceSpeed("cpu", 1e-4, 1e9)
+NO_TIME = type("NoTime", (), {"seconds_per_step": None})()  # a trainer plan that gives no time
 
 
 @pytest.fixture
@@ -32,6 +33,7 @@ def nothing_runs(monkeypatch):
     monkeypatch.setattr(cost, "calibrate", lambda device="auto": SPEED)
     monkeypatch.setattr(cost, "probe_cell_step", lambda config, device: None)  # no probe: the model alone
     monkeypatch.setattr(markov, "probe_transformer_step", lambda cfg, device, steps=2: 0.0)  # likewise
+    monkeypatch.setattr(polynomial, "estimate_run", lambda *a, **k: NO_TIME)  # likewise
     monkeypatch.setattr(plan, "_PROBED", {})  # nothing probed by an earlier test
     monkeypatch.setattr(base, "run_claim", no_run)
     monkeypatch.setattr(base, "evaluate", no_run)
@@ -525,3 +527,36 @@ def test_the_transformer_probe_times_the_real_trainer():
     assert math.isfinite(markov.probe_transformer_step(cfg, "cpu", steps=2))
     with pytest.raises(ValueError, match="steps"):
         markov.probe_transformer_step(cfg, "cpu", steps=0)
+
+
+def test_polynomial_claims_are_scaled_by_one_probe_of_the_trainers_planner(nothing_runs, monkeypatch):
+    """The claim with the cheapest modelled update is planned by the real trainer (a fake ``estimate_run`` here: 3
+    times the model's update), once; every polynomial-network row's time is multiplied by that ratio and its note
+    names the probe. A probe that gives no time leaves the model's times."""
+    ids = ("edelman-thm7.9-training-A5", "edelman-thm7.7-training", "shi-fig4.1-split-single-frequency")
+    claims = [registry()[i] for i in ids]
+    probe = plan._probe_polynomial
+    monkeypatch.setattr(plan, "_probe_polynomial", lambda rows, found, device: None)  # the model alone
+    modelled = dict(zip(ids, plan.make_plan(claims, "full", "cpu")[0]))
+    monkeypatch.setattr(plan, "_probe_polynomial", probe)
+    steps = {c.id: c.configs["full"].train.steps for c in claims}
+    cheapest = min(ids, key=lambda i: modelled[i].seconds / steps[i])
+    calls = []
+
+    class Plan:
+        seconds_per_step = 3 * modelled[cheapest].seconds / steps[cheapest]
+
+    def fake_estimate_run(task, degree, width, config, options, *, probe):  # type: ignore[no-untyped-def]
+        calls.append((width, config))
+        return Plan()
+
+    monkeypatch.setattr(polynomial, "estimate_run", fake_estimate_run)
+    rows = dict(zip(ids, plan.make_plan(claims, "full", "cpu")[0]))
+    assert calls == [(registry()[cheapest].configs["full"].width, registry()[cheapest].configs["full"].train)]
+    for i in ids:
+        assert rows[i].seconds == pytest.approx(3 * modelled[i].seconds)
+        assert f"probed now at {cheapest}" in rows[i].note and "x3 on every polynomial-network" in rows[i].note
+    monkeypatch.setattr(plan, "_PROBED", {})
+    Plan.seconds_per_step = None  # no time: the model stands
+    rows = dict(zip(ids, plan.make_plan(claims, "full", "cpu")[0]))
+    assert all(rows[i].seconds == pytest.approx(modelled[i].seconds) for i in ids)

@@ -209,9 +209,8 @@ def _polynomial_task(config: Any) -> tuple[Any, int] | None:
 def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any, free: int | None = None) -> Estimate | None:
     """The polynomial-network training claims (:func:`_polynomial_task`): the trainer's own step shapes
     (:class:`verify.train.polynomial_step.StepShapes`: multiply-adds per update, peak memory of the ``loop`` strategy
-    with its chunk) at the calibrated rate; the task's sizes are read, its data not built, and nothing is probed.
-    Evaluations are not counted; the trainer may pick a faster strategy than the cost model assumes (its probe, on
-    the device)."""
+    with its chunk) at the calibrated rate; the task's sizes are read and its data not built (:func:`make_plan` then
+    scales the times by one probe of the trainer, :func:`_probe_polynomial`). Evaluations are not counted."""
     from verify.sweep.cost import CellCost
     from verify.train.polynomial_step import MIN_CHUNK, StepShapes, memory_plan
 
@@ -250,6 +249,43 @@ def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any, free:
         + ")"
     )
     return Estimate(seconds, int(peak), "trainer cost model" if seconds is not None else "unknown", note)
+
+
+def _probe_polynomial(rows: list[PlanRow], found: list[tuple[float, int, Any, Any]], device: str) -> None:
+    """Scale the polynomial-network rows ``found`` (model seconds per update, row index, claim, config) by a probe of
+    the real trainer: the planner of the claim with the cheapest modelled update
+    (:func:`verify.train.polynomial.estimate_run`: the data and ensemble built, one chunk of each candidate strategy
+    timed, as :func:`verify.train.polynomial.train` would) against that update's model, once per process; the ratio
+    multiplies every row's time (the calibration's products run faster than the trainer's kernels: under load the A5
+    run's planner measured 13 G multiply-adds/s where the calibration said 37). Rows stay as modelled where the probe
+    does not fit the memory or gives no time."""
+    from verify.runtime.memory import InsufficientMemoryError
+    from verify.runtime.options import RunOptions
+    from verify.train.polynomial import estimate_run
+
+    if not found:
+        return
+    model, _, claim, config = min(found, key=lambda f: f[0])
+    key = ("polynomial", claim.id, device)
+    if key not in _PROBED:
+        task, degree = _polynomial_task(config) or (None, 0)
+        try:
+            step = estimate_run(task, degree, int(config.width), config.train, RunOptions(device=device), probe=True)
+        except InsufficientMemoryError:
+            _PROBED[key] = None
+        else:
+            _PROBED[key] = step.seconds_per_step
+    probed = _PROBED[key]
+    if not probed or probed <= 0:
+        return
+    ratio = probed / model
+    for _, i, _, _ in found:
+        row = rows[i]
+        note = row.note.rstrip(")") + (
+            f"; the trainer's planner probed now at {claim.id}: {probed * 1e3:.3g} ms an update against the model's "
+            f"{model * 1e3:.3g} ms, x{ratio:.3g} on every polynomial-network claim's updates)"
+        )
+        rows[i] = replace(row, seconds=None if row.seconds is None else row.seconds * ratio, note=note)
 
 
 def _trainer_configs(config: Any, depth: int = 2) -> list[Any]:
@@ -572,6 +608,7 @@ def make_plan(
     reported = _report_records(out)
     rows: list[PlanRow] = []
     to_probe: list[tuple[float, int, Any, Any, Any]] = []
+    polynomial: list[tuple[float, int, Any, Any]] = []  # (model seconds per update, row, claim, config)
     for claim in claims:
         config = claim.configs[scale]
         est = _measured(claim, config, device, archived, True) or _measured(claim, config, device, reported, False)
@@ -593,6 +630,8 @@ def make_plan(
             est = _polynomial_estimate(
                 claim, config, device, speed, None if usable is None else int(usable / MEMORY_SAFETY)
             )
+            if est is not None and est.seconds is not None and config.train.steps:
+                polynomial.append((est.seconds / config.train.steps, len(rows), claim, config))
         if est is None and type(config) in ESTIMATORS:
             est = ESTIMATORS[type(config)](claim, config, device, speed)
         if est is None and claim.kind == "training":
@@ -613,6 +652,7 @@ def make_plan(
             PlanRow(claim.id, claim.kind, claim.source, est.seconds, est.memory_bytes, fits, est.basis, est.note)
         )
     _probe_grids(rows, to_probe, speed)
+    _probe_polynomial(rows, polynomial, device)
     facts = {
         "usable_memory_bytes": usable,
         "memory": memory_text,
