@@ -55,7 +55,7 @@ PROBE_MAX_MODEL_STEP_S = 0.05
 
 #: Seconds of probing one plan may spend on its grids (``tvk report --plan`` stays under a minute); a grid whose
 #: turn comes after that is not probed.
-PLAN_PROBE_BUDGET_S = 30.0
+PLAN_PROBE_BUDGET_S = 20.0
 
 
 @dataclass(frozen=True)
