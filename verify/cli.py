@@ -175,10 +175,25 @@ def _seed_offset(text: str) -> int:
     return value
 
 
-def _cmd_plan(args: argparse.Namespace) -> int:
-    """``tvk report --plan``: the estimated cost of the selected claims (verify.report.plan); nothing runs."""
+#: ``--within`` durations: a number with an optional unit (s, m, h, d), e.g. ``2h``, ``90m``, ``3600``.
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([smhd]?)\s*$")
+
+
+def _duration(text: str) -> float:
+    """``--within``: a duration such as ``2h``, ``90m``, ``45s`` or ``7200`` (seconds), > 0, in seconds."""
+    m = _DURATION.match(text)
+    seconds = float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)] if m else 0.0
+    if not (math.isfinite(seconds) and seconds > 0):
+        shown = text if len(text) <= 20 else text[:20] + "..."
+        raise argparse.ArgumentTypeError(f"must be a duration > 0 such as 2h, 90m or 3600, got {shown!r}")
+    return seconds
+
+
+def _planned(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any], str]:
+    """The plan of the selected claims on ``--device`` (``auto``: CUDA when present), reading ``--archive`` and
+    ``--out``: its rows, its facts and the device."""
     from verify.claims import select  # deferred: imports torch
-    from verify.report.plan import format_plan, make_plan, plan_document
+    from verify.report.plan import make_plan
 
     device = "cpu" if args.device == "auto" else args.device
     if args.device == "auto":
@@ -189,8 +204,40 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     if not claims:
         raise ValueError(f"no claim matches {args.only!r} at scale {args.scale!r}; `tvk list` shows the claim ids")
     rows, facts = make_plan(claims, args.scale, device, archive=args.archive, out=args.out)
+    return rows, facts, device
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    """``tvk report --plan``: the estimated cost of the selected claims (verify.report.plan); nothing runs."""
+    from verify.report.plan import format_plan, plan_document
+
+    rows, facts, device = _planned(args)
     _emit(plan_document(rows, facts, args.scale, device), args.json, format_plan(rows, facts, args.scale, device))
     return 0
+
+
+def _within(args: argparse.Namespace) -> str | None:
+    """``--within DURATION``: plan the selected claims (as ``--plan``, with ``--archive``), say on stderr which will
+    run and why the others will not, and return the ids to run, comma-separated (None: nothing to run)."""
+    from verify.report.plan import affordable
+    from verify.runtime.memory import format_seconds
+
+    rows, _, device = _planned(args)
+    run, left = affordable(rows, args.within)
+    planned = sum(r.seconds or 0.0 for r in run)
+    why: dict[str, int] = {}
+    for _, reason in left:
+        key = "over the limit" if reason.startswith("planned") else reason
+        why[key] = why.get(key, 0) + 1
+    lines = [
+        f"--within {format_seconds(args.within)} on {device}: {len(run)} of {len(rows)} claim(s) to run, planned at "
+        f"{format_seconds(planned)} together (the plan's times are for this machine's load now)"
+    ]
+    lines += [f"  run   {r.id}: {format_seconds(r.seconds or 0.0)} ({r.basis})" for r in run]
+    if why:
+        lines.append("  left out: " + ", ".join(f"{n} {k}" for k, n in sorted(why.items())))
+    print("\n".join(lines), file=sys.stderr, flush=True)
+    return ",".join(r.id for r in run) or None
 
 
 def _cmd_from_archive(args: argparse.Namespace) -> int:
@@ -225,14 +272,22 @@ def _cmd_report(args: argparse.Namespace) -> int:
     _load_external_claims(args)
     if args.plan and args.from_archive:
         raise ValueError("--plan and --from-archive exclude each other")
+    if args.within is not None and (args.plan or args.from_archive):
+        raise ValueError(f"--within chooses claims to run: not with {'--plan' if args.plan else '--from-archive'}")
     if args.plan:
         return _cmd_plan(args)
     if args.from_archive:
         return _cmd_from_archive(args)
+    only = args.only
+    if args.within is not None:
+        only = _within(args)
+        if only is None:  # never the whole selection: nothing is within the limit
+            _emit({"out": str(args.out), "claims": [], "within_s": args.within}, args.json, "nothing to run")
+            return 0
     records, meta = run_report(
         args.out,
         scale=args.scale,
-        only=args.only,
+        only=only,
         options=_run_options(args),
         sweep=sweep_cli.sweep_options(args),
         output=ReportOutput(
@@ -774,6 +829,14 @@ def _add_report(sub: Any) -> None:
         action="store_true",
         help="print each selected claim's estimated wall time and peak memory on --device, whether it fits, and the "
         "totals; nothing runs (docs/running_at_scale.md)",
+    )
+    rep.add_argument(
+        "--within",
+        type=_duration,
+        default=None,
+        metavar="DURATION",
+        help="run only the selected claims that the plan (--plan, on --device) puts at DURATION or less each (e.g. 2h, "
+        "90m) and that have no current record in --archive; prints which run and why the others do not",
     )
     rep.add_argument(
         "--archive",

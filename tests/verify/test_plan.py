@@ -560,3 +560,69 @@ def test_polynomial_claims_are_scaled_by_one_probe_of_the_trainers_planner(nothi
     Plan.seconds_per_step = None  # no time: the model stands
     rows = dict(zip(ids, plan.make_plan(claims, "full", "cpu")[0]))
     assert all(rows[i].seconds == pytest.approx(modelled[i].seconds) for i in ids)
+
+
+def _row(cid, seconds, basis="trainer cost model", note="model"):
+    return plan.PlanRow(cid, "training", "a source", seconds, None, None, basis, note)
+
+
+def test_affordable_runs_the_known_cheap_claims_without_a_current_record():
+    """``--within``'s split: known and at most the limit, not archived; an unknown cost is never affordable; a record
+    measured in the report directory (not the archive) does not count as archived; cheapest first."""
+    rows = [
+        _row("a", 3000.0),
+        _row("b", 7200.0),  # at the limit: in
+        _row("c", 7200.5),  # over
+        _row("d", None, "unknown", "no estimator"),
+        _row("e", 10.0, "measured", "archive, full record with this configuration, 2026-11-29"),
+        _row("f", 20.0, "measured", "report directory, full record with this configuration, 2026-11-29"),
+    ]
+    run, left = plan.affordable(rows, 7200.0)
+    assert [r.id for r in run] == ["f", "a", "b"]
+    assert {r.id: why for r, why in left} == {
+        "c": "planned 2.0 h > 2.0 h",
+        "d": "cost unknown",
+        "e": "a current record is archived",
+    }
+    for bad in (0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="time limit"):
+            plan.affordable(rows, bad)
+
+
+def test_within_runs_exactly_the_affordable_claims(tmp_path, monkeypatch, capsys):
+    """``tvk report --within 1h`` runs the report on the affordable claims only and says which; with none it runs
+    nothing at all (never the whole selection) and exits 0; with --plan it is refused."""
+    import verify.report.run as run_module
+
+    rows = [_row("cheap", 60.0), _row("dear", 10 * 3600.0), _row("unknown", None, "unknown", "no estimator")]
+    monkeypatch.setattr(cli, "_planned", lambda args: (rows, {}, "cpu"))
+    calls = []
+
+    def fake_run_report(out, *, only, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(only)
+        return [{"id": "cheap", "verdict": "pass", "metadata": {}}], {"runtime_s": 1.0}
+
+    monkeypatch.setattr(run_module, "run_report", fake_run_report)
+    monkeypatch.setattr(cli, "_unexpected", lambda records: [])
+    argv = ["report", "--scale", "full", "--within", "1h", "--out", str(tmp_path)]
+    assert cli.main(argv) == 0
+    assert calls == ["cheap"]
+    err = capsys.readouterr().err
+    assert "1 of 3 claim(s) to run" in err and "run   cheap: 60 s" in err and "1 cost unknown, 1 over the limit" in err
+    assert cli.main([*argv[:4], "30s", "--out", str(tmp_path)]) == 0  # nothing within 30 s
+    assert calls == ["cheap"] and "nothing to run" in capsys.readouterr().out
+    assert cli.main([*argv, "--plan"]) == 2
+    assert "--within chooses claims to run: not with --plan" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("2h", 7200.0), ("90m", 5400.0), ("45s", 45.0), ("3600", 3600.0)])
+def test_within_durations(text, seconds):
+    assert cli._duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["0", "2x", "-1h", "", "h", "1e9999"])
+def test_within_refuses_what_is_not_a_duration(text):
+    import argparse
+
+    with pytest.raises(argparse.ArgumentTypeError, match="must be a duration > 0"):
+        cli._duration(text)

@@ -41,7 +41,16 @@ from typing import Any
 from verify.runtime.jsonable import config_hash
 from verify.runtime.memory import MEMORY_SAFETY, format_seconds
 
-__all__ = ["ESTIMATORS", "PLAN_SCHEMA", "Estimate", "PlanRow", "format_plan", "make_plan", "plan_document"]
+__all__ = [
+    "ESTIMATORS",
+    "PLAN_SCHEMA",
+    "Estimate",
+    "PlanRow",
+    "affordable",
+    "format_plan",
+    "make_plan",
+    "plan_document",
+]
 
 PLAN_SCHEMA = "tvk-plan/1"
 #: The plan's threshold for "affordable" runs (seconds): the campaign runs what the CPU plan puts at or below it.
@@ -661,6 +670,28 @@ def make_plan(
         else {"device": speed.device, "overhead_s": speed.overhead_s, "flops_per_s": speed.flops_per_s},
     }
     return rows, facts
+
+
+def affordable(rows: list[PlanRow], limit_s: float) -> tuple[list[PlanRow], list[tuple[PlanRow, str]]]:
+    """Split the plan's ``rows`` for ``tvk report --within``: the claims to run, cheapest first (a known time of at
+    most ``limit_s`` seconds and no current record in the archive), and the others, each with why it is left out
+    (archived, over the limit, or of unknown cost: an unknown time is never taken as affordable).
+
+    A current archived record is a ``measured`` row read from the archive (:func:`_measured`: same configuration,
+    same device type, claim code unchanged)."""
+    if not (isinstance(limit_s, (int, float)) and math.isfinite(limit_s) and limit_s > 0):
+        raise ValueError(f"the time limit must be a number of seconds > 0, got {limit_s!r}")
+    run, left = [], []
+    for row in rows:
+        if row.basis == "measured" and row.note.startswith("archive"):
+            left.append((row, "a current record is archived"))
+        elif row.seconds is None:
+            left.append((row, "cost unknown"))
+        elif row.seconds > limit_s:
+            left.append((row, f"planned {format_seconds(row.seconds)} > {format_seconds(limit_s)}"))
+        else:
+            run.append(row)
+    return sorted(run, key=lambda r: r.seconds or 0.0), left
 
 
 def totals(rows: list[PlanRow]) -> dict[str, Any]:
