@@ -435,7 +435,7 @@ def _transformer_scale(runs: list[Any], costs: list[Any], device: str, speed: An
     model, as a :class:`verify.sweep.cost.StepScale`: the first Markov transformer run a plan meets is timed (once
     per process, about 10 updates of the real trainer at its shapes), and the ratio scales the updates of every
     Markov transformer run (the model counts the products; the trainer's step also draws the chains and launches
-    many small kernels: a full-scale step measured 3.5 times the model). None without a Markov transformer run, a
+    many small kernels: a full-scale step measured 3.5-4.7 times the model). None without a Markov transformer run, a
     calibration, or a positive probe."""
     from verify.sweep.cost import StepScale
     from verify.train.markov import TransformerConfig, probe_transformer_step
