@@ -10,7 +10,7 @@ from verify.claims import registry
 from verify.report import archive, plan
 from verify.runtime.jsonable import to_jsonable
 from verify.sweep import cost
-from verify.train import markov, polynomial
+from verify.train import markov, modular_relu, polynomial
 
 GRID = "edelman-ch5-fig5.3-hidden-progress"  # a grid claim: the cost model and the parity trainer's memory estimate
 SYMBOLIC = "edelman-ch5-lemB.2-exact-gap"
@@ -33,6 +33,7 @@ def nothing_runs(monkeypatch):
     monkeypatch.setattr(cost, "calibrate", lambda device="auto": SPEED)
     monkeypatch.setattr(cost, "probe_cell_step", lambda config, device: None)  # no probe: the model alone
     monkeypatch.setattr(markov, "probe_transformer_step", lambda cfg, device, steps=2: 0.0)  # likewise
+    monkeypatch.setattr(modular_relu, "probe_relu_step", lambda cfg, device, steps=2: 0.0)  # likewise
     monkeypatch.setattr(polynomial, "estimate_run", lambda *a, **k: NO_TIME)  # likewise
     monkeypatch.setattr(plan, "_PROBED", {})  # nothing probed by an earlier test
     monkeypatch.setattr(base, "run_claim", no_run)
@@ -527,6 +528,24 @@ def test_the_transformer_probe_times_the_real_trainer():
     assert math.isfinite(markov.probe_transformer_step(cfg, "cpu", steps=2))
     with pytest.raises(ValueError, match="steps"):
         markov.probe_transformer_step(cfg, "cpu", steps=0)
+    relu = modular_relu.ReluModularConfig(p=7, width=8, seeds=(0,), steps=100)
+    assert math.isfinite(modular_relu.probe_relu_step(relu, "cpu", steps=2))
+
+
+def test_relu_updates_are_scaled_by_their_own_probe(nothing_runs, monkeypatch):
+    """Fig. 7.1a's ReLU network: its own probe (a fake: 4 times the model) scales its updates; the note names it."""
+    from verify.sweep.cost import CellCost
+
+    monkeypatch.setattr(
+        modular_relu,
+        "probe_relu_step",
+        lambda cfg, device, steps=2: 4 * SPEED.step_seconds(CellCost(1, modular_relu.step_multiply_adds(cfg))),
+    )
+    claim = registry()["edelman-fig7.1a-relu-not-single-frequency"]
+    (row,) = plan.make_plan([claim], "full", "cpu")[0]
+    (run,) = plan._trainer_configs(claim.configs["full"])
+    assert row.seconds == pytest.approx(SPEED.seconds(CellCost(run.steps, modular_relu.step_multiply_adds(run)), 4.0))
+    assert "(x4 on every ReLU modular network run's updates)" in row.note
 
 
 def test_polynomial_claims_are_scaled_by_one_probe_of_the_trainers_planner(nothing_runs, monkeypatch):
@@ -626,3 +645,22 @@ def test_within_refuses_what_is_not_a_duration(text):
 
     with pytest.raises(argparse.ArgumentTypeError, match="must be a duration > 0"):
         cli._duration(text)
+
+
+def test_update_seconds_cancels_the_set_up(monkeypatch):
+    """``update_seconds`` on a fake clock (a set-up of 2 s and 0.25 s an update): exactly 0.25, after a warm-up of
+    one update and runs of 3 and 9; steps below 1 are refused."""
+    import time
+
+    from verify.runtime.memory import update_seconds
+
+    clock, runs = [0.0], []
+
+    def train(n):  # type: ignore[no-untyped-def]
+        runs.append(n)
+        clock[0] += 2.0 + 0.25 * n
+
+    monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
+    assert update_seconds(train, 3) == pytest.approx(0.25, rel=1e-12) and runs == [1, 3, 9]
+    with pytest.raises(ValueError, match="steps"):
+        update_seconds(train, 0)

@@ -397,7 +397,7 @@ def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estima
     bound) and the claim's own Monte-Carlo work are not counted; runs shared with other claims (one run serves
     several claims in a report) are counted for each claim."""
     from verify.train.local_signal import SignalTrainConfig
-    from verify.train.markov import MinimalModelConfig, TransformerConfig
+    from verify.train.markov import MinimalModelConfig
 
     runs = _claim_runs(claim, _trainer_configs(config))
     if not runs:
@@ -415,40 +415,57 @@ def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estima
         note += "this machine's current load; evaluations not counted"
         return Estimate(seconds, None, "probe", note)
     costs = [_run_cost(r) for r in runs]
-    scale = _transformer_scale(runs, costs, device, speed)
-    ratios = [scale.ratio if scale and isinstance(r, TransformerConfig) else 1.0 for r in runs]
+    scales = _trainer_scales(runs, costs, device, speed)
+    ratios = [scales[type(r).__name__].ratio if type(r).__name__ in scales else 1.0 for r in runs]
     seconds = None if speed is None else float(sum(speed.seconds(c, x) for (c, _, _), x in zip(costs, ratios)))
     memory = max(m for _, m, _ in costs)
     parts = [f"{c.steps} steps x {c.step_flops / 1e9:.3g} G multiply-adds ({w})" for c, _, w in costs]
     shown = "; ".join(parts[:2]) + (f"; +{len(parts) - 2} more runs" if len(parts) > 2 else "")
     note = f"{len(runs)} run(s): {shown}; trainer step shapes, evaluations not counted unless stated"
-    if scale is not None:
+    for kind, scale in scales.items():
+        words = _STEP_PROBES[kind][0]
         note += (
-            f"; a Markov transformer update probed now at {scale.probed_s * 1e3:.3g} ms against the model's "
-            f"{scale.model_s * 1e3:.3g} ms (x{scale.ratio:.3g} on every Markov transformer run's updates)"
+            f"; a {words} update probed now at {scale.probed_s * 1e3:.3g} ms against the model's "
+            f"{scale.model_s * 1e3:.3g} ms (x{scale.ratio:.3g} on every {words} run's updates)"
         )
     return Estimate(seconds, int(memory), "trainer cost model" if seconds is not None else "unknown", note)
 
 
-def _transformer_scale(runs: list[Any], costs: list[Any], device: str, speed: Any) -> Any:
-    """The Markov transformer's probe (:func:`verify.train.markov.probe_transformer_step`) against its multiply-adds
-    model, as a :class:`verify.sweep.cost.StepScale`: the first Markov transformer run a plan meets is timed (once
-    per process, about 10 updates of the real trainer at its shapes), and the ratio scales the updates of every
-    Markov transformer run (the model counts the products; the trainer's step also draws the chains and launches
-    many small kernels: a full-scale step measured 3.5-4.7 times the model). None without a Markov transformer run, a
-    calibration, or a positive probe."""
-    from verify.sweep.cost import StepScale
-    from verify.train.markov import TransformerConfig, probe_transformer_step
+#: Trainers whose multiply-adds model :func:`_shapes_estimate` scales by a probe of the real trainer, once per plan:
+#: configuration type name -> (words, probe module, probe function). The others (Shi Figs 4.3/4.4's sum transformer,
+#: Edelman Ch. 4's parity and AND transformers) are planned at days or more and stay the model alone.
+_STEP_PROBES = {
+    "TransformerConfig": ("Markov transformer", "verify.train.markov", "probe_transformer_step"),
+    "ReluModularConfig": ("ReLU modular network", "verify.train.modular_relu", "probe_relu_step"),
+}
 
-    first = next(((r, c) for r, (c, _, _) in zip(runs, costs) if isinstance(r, TransformerConfig)), None)
-    if first is None or speed is None:
-        return None
-    key = ("markov-transformer", device)
-    if key not in _PROBED:
-        run, cost = first
-        _PROBED[key] = (probe_transformer_step(run, device), speed.step_seconds(cost))
-    probed, model = _PROBED[key]
-    return StepScale(model, probed) if probed > 0 else None
+
+def _trainer_scales(runs: list[Any], costs: list[Any], device: str, speed: Any) -> dict[str, Any]:
+    """Per trainer of :data:`_STEP_PROBES` among ``runs``, its probe against its multiply-adds model as a
+    :class:`verify.sweep.cost.StepScale`: the first run of that trainer a plan meets is timed (once per process,
+    about 10 updates of the real trainer at its shapes, :func:`verify.runtime.memory.update_seconds`), and the ratio
+    scales the updates of every run of that trainer (the model counts the products; a trainer's step also draws its
+    data and launches many small kernels: a Markov transformer step at full scale measured 3.5-4.7 times the model,
+    a ReLU modular step about 4 times). A trainer without a calibration or a positive probe is left out."""
+    import importlib
+
+    from verify.sweep.cost import StepScale
+
+    if speed is None:
+        return {}
+    scales: dict[str, Any] = {}
+    for run, (cost, _, _) in zip(runs, costs):
+        kind = type(run).__name__
+        if kind not in _STEP_PROBES or kind in scales:
+            continue
+        _, module, name = _STEP_PROBES[kind]
+        key = (kind, device)
+        if key not in _PROBED:
+            probe = getattr(importlib.import_module(module), name)
+            _PROBED[key] = (probe(run, device), speed.step_seconds(cost))
+        probed, model = _PROBED[key]
+        scales[kind] = StepScale(model, probed) if probed > 0 else None
+    return {k: v for k, v in scales.items() if v is not None}
 
 
 def _signal_estimate(config: Any, runs: list[Any], device: str, speed: Any) -> Estimate | None:

@@ -27,6 +27,7 @@ __all__ = [
     "format_seconds",
     "free_memory",
     "preflight",
+    "update_seconds",
 ]
 
 MEMORY_SAFETY = 0.85  # fraction of the free memory a run may plan to use
@@ -167,3 +168,22 @@ def preflight(
     check_free_memory(int(need), device, what, f"{remedy}, {OVERRIDE_HINT}", ignore)
     estimate = RunEstimate(steps, n_seeds, desc, need=int(need))  # checked above: RunEstimate only times
     return lambda step: estimate(step, None)
+
+
+def update_seconds(train: Callable[[int], Any], steps: int = 2) -> float:
+    """Seconds per update of a trainer, as the machine is loaded now: ``train(n)`` runs ``n`` updates of the real
+    trainer (evaluating only at its ends); after a one-update warm-up run, runs of ``steps`` and ``3 steps`` updates
+    are timed and their difference over ``2 steps`` is returned (the set-up and the evaluations cancel). Not
+    positive where the machine's noise exceeded the difference: the caller says unknown (the plan's probes,
+    :mod:`verify.report.plan`)."""
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be an integer >= 1, got {steps!r}")
+
+    def timed(n: int) -> float:
+        t0 = time.perf_counter()
+        train(n)
+        return time.perf_counter() - t0
+
+    timed(1)
+    short = timed(steps)
+    return (timed(3 * steps) - short) / (2 * steps)

@@ -411,24 +411,14 @@ def probe_minimal_step(cfg: MinimalModelConfig, device: str = "cpu", steps: int 
 
 def probe_transformer_step(cfg: TransformerConfig, device: str = "cpu", steps: int = 2) -> float:
     """Seconds per update of :func:`train_transformer` at ``cfg``'s shapes on ``device``, as the machine is loaded
-    now (the plan's probe, :mod:`verify.report.plan`): the real trainer after a one-update warm-up run, for ``steps``
-    and ``3 steps`` updates, each evaluated only at its first and last step on 8 test chains; the difference over
-    ``2 steps`` (the set-up and the evaluations cancel). Not positive where the machine's noise exceeded the
-    difference: the caller says unknown."""
-    import time
+    now (the plan's probe, :mod:`verify.report.plan`): :func:`verify.runtime.memory.update_seconds` of the real
+    trainer, each run evaluated only at its first and last step on 8 test chains."""
+    from verify.runtime.memory import update_seconds
 
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be an integer >= 1, got {steps!r}")
     options = RunOptions(device=device)
-
-    def timed(n: int) -> float:
-        t0 = time.perf_counter()
-        train_transformer(replace(cfg, steps=n, eval_every=10 * n, eval_n=8), options)
-        return time.perf_counter() - t0
-
-    timed(1)
-    short = timed(steps)
-    return (timed(3 * steps) - short) / (2 * steps)
+    return update_seconds(
+        lambda n: train_transformer(replace(cfg, steps=n, eval_every=10 * n, eval_n=8), options), steps
+    )
 
 
 def train_transformer(cfg: TransformerConfig, options: RunOptions = DEFAULT_OPTIONS) -> MarkovRun:

@@ -18,7 +18,7 @@ run whose first updates predict more than a minute prints its memory and time es
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -31,7 +31,14 @@ from verify.runtime.loop import Bar, run_loop, stack_seeds, torch_threads
 from verify.runtime.memory import preflight
 from verify.runtime.options import DEFAULT_OPTIONS, RunOptions
 
-__all__ = ["ReluModularConfig", "ReluModularResult", "memory_estimate", "step_multiply_adds", "train_relu_modular"]
+__all__ = [
+    "ReluModularConfig",
+    "ReluModularResult",
+    "memory_estimate",
+    "probe_relu_step",
+    "step_multiply_adds",
+    "train_relu_modular",
+]
 
 ITEMSIZE = 4  # parameters and activations are float32
 
@@ -110,6 +117,16 @@ def _init(cfg: ReluModularConfig, seed: int) -> dict[str, torch.Tensor]:
         "V": c * torch.randn(m, p, generator=g) / p**0.5,
         "W": c * torch.randn(p, m, generator=g) / m**0.5,
     }
+
+
+def probe_relu_step(cfg: ReluModularConfig, device: str = "cpu", steps: int = 2) -> float:
+    """Seconds per update of :func:`train_relu_modular` at ``cfg``'s shapes on ``device``, as the machine is loaded
+    now (the plan's probe, :mod:`verify.report.plan`): :func:`verify.runtime.memory.update_seconds` of the real
+    trainer, each run evaluated only at its first and last step."""
+    from verify.runtime.memory import update_seconds
+
+    options = RunOptions(device=device)
+    return update_seconds(lambda n: train_relu_modular(replace(cfg, steps=n, eval_every=10 * n), options), steps)
 
 
 def train_relu_modular(cfg: ReluModularConfig, options: RunOptions = DEFAULT_OPTIONS) -> ReluModularResult:
