@@ -445,8 +445,8 @@ def _trainer_scales(runs: list[Any], costs: list[Any], device: str, speed: Any) 
     :class:`verify.sweep.cost.StepScale`: the first run of that trainer a plan meets is timed (once per process,
     about 10 updates of the real trainer at its shapes, :func:`verify.runtime.memory.update_seconds`), and the ratio
     scales the updates of every run of that trainer (the model counts the products; a trainer's step also draws its
-    data and launches many small kernels: a Markov transformer step at full scale measured 3.5-4.7 times the model,
-    a ReLU modular step about 4 times). A trainer without a calibration or a positive probe is left out."""
+    data and launches many small kernels: a Markov transformer step at full scale measured 3.5-6.2 times the model,
+    a ReLU modular step 2.7 times, under load). A trainer without a calibration or a positive probe is left out."""
     import importlib
 
     from verify.sweep.cost import StepScale
