@@ -276,6 +276,18 @@ def test_polynomial_split_claims_use_the_polynomial_step_shapes(nothing_runs):
         assert row.basis == "trainer cost model" and row.seconds > 0 and row.memory_bytes > 2**20
 
 
+def _assert_within_5x(pair, tries: int = 3) -> None:
+    """``pair()`` gives (estimate, measurement) of one update's time; the estimate must come within a factor 5 of the
+    measurement in one of ``tries`` tries (a load spike on a shared machine slows one timing, not three in a row)."""
+    seen = []
+    for _ in range(tries):
+        estimate, measured = pair()
+        if measured / 5 <= estimate <= 5 * measured:
+            return
+        seen.append((estimate, measured))
+    raise AssertionError(f"not within 5x in {tries} tries: {seen}")
+
+
 def _per_step(run, make, a: int) -> float:
     """Seconds per update of a real run: (time of 3a steps - time of a steps) / 2a, after a warm-up run."""
     import time
@@ -297,35 +309,38 @@ def test_trainer_cost_model_is_within_5x_of_a_short_run(trainer):
 
     from verify.runtime.options import RunOptions
     from verify.sweep.cost import CellCost
-    from verify.train import attention, markov, modular_relu
+    from verify.train import attention
 
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        speed = cost.calibrate("cpu")
-        opts = RunOptions(device="cpu")
-        if trainer == "markov-transformer":
-            model = attention.AttentionConfig(vocab=2, max_len=64, d=32, layers=2, heads=1, positions="relative")
+    def pair() -> tuple[float, float]:
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            speed = cost.calibrate("cpu")
+            opts = RunOptions(device="cpu")
+            if trainer == "markov-transformer":
+                model = attention.AttentionConfig(vocab=2, max_len=64, d=32, layers=2, heads=1, positions="relative")
 
-            def make(steps):
-                return markov.TransformerConfig(
-                    k=2, t=64, model=model, steps=steps, batch=32, seeds=(0, 1), eval_every=10**6, eval_n=8
-                )
+                def make(steps):
+                    return markov.TransformerConfig(
+                        k=2, t=64, model=model, steps=steps, batch=32, seeds=(0, 1), eval_every=10**6, eval_n=8
+                    )
 
-            measured = _per_step(lambda c: markov.train_transformer(c, opts), make, 6)
-            madds = attention.step_multiply_adds(model, 2, 32, 64)
-        else:
+                measured = _per_step(lambda c: markov.train_transformer(c, opts), make, 6)
+                madds = attention.step_multiply_adds(model, 2, 32, 64)
+            else:
 
-            def make(steps):
-                return modular_relu.ReluModularConfig(p=41, width=128, seeds=(0, 1), steps=steps, eval_every=10**6)
+                def make(steps):
+                    return modular_relu.ReluModularConfig(p=41, width=128, seeds=(0, 1), steps=steps, eval_every=10**6)
 
-            measured = _per_step(lambda c: modular_relu.train_relu_modular(c, opts), make, 10)
-            madds = modular_relu.step_multiply_adds(make(1))
-    finally:
-        torch.set_num_threads(threads)
-    predicted = speed.seconds(CellCost(1, madds))
-    assert math.isfinite(predicted) and predicted > 0
-    assert measured / 5 <= predicted <= 5 * measured, (predicted, measured)
+                measured = _per_step(lambda c: modular_relu.train_relu_modular(c, opts), make, 10)
+                madds = modular_relu.step_multiply_adds(make(1))
+        finally:
+            torch.set_num_threads(threads)
+        predicted = speed.seconds(CellCost(1, madds))
+        assert math.isfinite(predicted) and predicted > 0
+        return predicted, measured
+
+    _assert_within_5x(pair)
 
 
 def test_minimal_model_claims_are_probed_once_per_shape(nothing_runs):
@@ -347,10 +362,13 @@ def test_minimal_probe_is_within_5x_of_a_short_run():
     def make(steps):
         return markov.MinimalModelConfig(t=50, steps=steps, batch=32, seeds=(0, 1), eval_every=10**6, eval_n=8)
 
-    measured = _per_step(lambda c: markov.train_minimal(c, RunOptions(device="cpu")), make, 4)
-    probed = markov.probe_minimal_step(make(1), "cpu", 3)
-    assert math.isfinite(probed) and probed > 0
-    assert measured / 5 <= probed <= 5 * measured, (probed, measured)
+    def pair() -> tuple[float, float]:
+        measured = _per_step(lambda c: markov.train_minimal(c, RunOptions(device="cpu")), make, 4)
+        probed = markov.probe_minimal_step(make(1), "cpu", 3)
+        assert math.isfinite(probed) and probed > 0
+        return probed, measured
+
+    _assert_within_5x(pair)
 
 
 def test_lsa_claims_are_probed_with_the_real_trainer(nothing_runs, monkeypatch):
