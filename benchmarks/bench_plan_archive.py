@@ -51,12 +51,12 @@ def main(argv: list[str] | None = None) -> int:
         out = []
         for rec, claim in pairs:
             config_hash(claim.configs[rec["scale"]])  # the plan's own hash, to match the record
-            archive._imports_of.cache_clear()  # every module parsed again, as before
+            archive._imported_modules.cache_clear()  # every module parsed again, as before
             out.append(archive.staleness(rec, claim))
         return out
 
     def now() -> list[str | None]:
-        archive._imports_of.cache_clear()  # a fresh process: the cache starts empty
+        archive._imported_modules.cache_clear()  # a fresh process: the cache starts empty
         return [archive.staleness(rec, claim, config_hash(claim.configs[rec["scale"]])) for rec, claim in pairs]
 
     print(f"load average {os.getloadavg()[0]:.2f}")

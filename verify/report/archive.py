@@ -106,15 +106,11 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
+@functools.lru_cache(maxsize=1024)
 def _imported_modules(path: Path, source: str) -> frozenset[Path]:
     """The ``.py`` files under ``verify/claims/`` (as paths, existing or not) that the module at ``path`` imports:
     relative imports, ``verify.claims....`` imports and the names of ``from PKG import name`` that may be modules.
     Kept by path and text for the process (a plan checks some 240 records, most of them of a few families)."""
-    return _imports_of(path, source)
-
-
-@functools.lru_cache(maxsize=1024)
-def _imports_of(path: Path, source: str) -> frozenset[Path]:
     out: set[Path] = set()
     for node in ast.walk(ast.parse(source)):
         targets: list[Path] = []

@@ -290,9 +290,9 @@ def _probe_polynomial(rows: list[PlanRow], found: list[tuple[float, int, Any, An
     ratio = probed / model
     for _, i, _, _ in found:
         row = rows[i]
-        note = row.note.rstrip(")") + (
+        note = row.note + (
             f"; the trainer's planner probed now at {claim.id}: {probed * 1e3:.3g} ms an update against the model's "
-            f"{model * 1e3:.3g} ms, x{ratio:.3g} on every polynomial-network claim's updates)"
+            f"{model * 1e3:.3g} ms (x{ratio:.3g} on every polynomial-network claim's updates)"
         )
         rows[i] = replace(row, seconds=None if row.seconds is None else row.seconds * ratio, note=note)
 
@@ -456,29 +456,30 @@ def _trainer_scales(runs: list[Any], costs: list[Any], device: str, speed: Any) 
     scales: dict[str, Any] = {}
     for run, (cost, _, _) in zip(runs, costs):
         kind = type(run).__name__
-        if kind not in _STEP_PROBES or kind in scales:
+        if kind not in _STEP_PROBES:
             continue
-        _, module, name = _STEP_PROBES[kind]
         key = (kind, device)
-        if key not in _PROBED:
+        if key not in _PROBED:  # the first run of this trainer in the process
+            _, module, name = _STEP_PROBES[kind]
             probe = getattr(importlib.import_module(module), name)
             _PROBED[key] = (probe(run, device), speed.step_seconds(cost))
         probed, model = _PROBED[key]
-        scales[kind] = StepScale(model, probed) if probed > 0 else None
-    return {k: v for k, v in scales.items() if v is not None}
+        if probed > 0:
+            scales[kind] = StepScale(model, probed)
+    return scales
 
 
 def _signal_estimate(config: Any, runs: list[Any], device: str, speed: Any) -> Estimate | None:
     """Karp Ch. 3's SGD runs (:class:`verify.train.local_signal.SignalTrainConfig`): each run's updates and
-    evaluations timed by the real trainer at its shapes (:func:`verify.train.local_signal.probe_signal_step`, once per
-    shape in a process: the runs of one k share theirs), summed over the claim's runs; peak memory is the largest
+    evaluations timed by the real trainer at its shapes (:func:`verify.train.local_signal.probe_signal_step`, which
+    times each probed shape once in a process: the runs of one k share theirs), summed over the claim's runs; peak memory is the largest
     run's ``memory_estimate`` (runs are sequential). The claim's own non-training work (Fig. 3.3's CNTK reference
     line) is not counted."""
-    from verify.train.local_signal import SignalTrainConfig, memory_estimate
+    from verify.train.local_signal import SignalTrainConfig, memory_estimate, probe_signal_step
 
     if speed is None or not all(isinstance(r, SignalTrainConfig) for r in runs):
         return None  # no device to time on, or a mix with another trainer: no honest number
-    probes = [_probe_signal(r, device) for r in runs]
+    probes = [probe_signal_step(r, device) for r in runs]  # timed once per probed shape in the process
     if any(p is None for p in probes):
         return None
     seconds = float(sum(p.seconds(r) for r, p in zip(runs, probes) if p is not None))
@@ -500,17 +501,6 @@ def _signal_estimate(config: Any, runs: list[Any], device: str, speed: Any) -> E
         + ("; the CNTK reference line not counted" if getattr(config, "kernel", None) else "")
     )
     return Estimate(seconds, int(memory), "probe", note)
-
-
-def _probe_signal(cfg: Any, device: str) -> Any:
-    """:func:`verify.train.local_signal.probe_signal_step` of ``cfg``'s shapes on ``device``, once per process (the
-    step budget, the evaluation period and the learning rates do not change the step's time)."""
-    from verify.train.local_signal import probe_signal_step
-
-    key = (replace(cfg, steps=0, eval_every=1, lr_w=1.0, lr_b_factor=None), device)
-    if key not in _PROBED:
-        _PROBED[key] = probe_signal_step(cfg, device)
-    return _PROBED[key]
 
 
 def _lsa_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estimate | None:

@@ -50,6 +50,7 @@ __all__ = [
     "LoopEnd",
     "Resumption",
     "cosine_annealing",
+    "evaluation_count",
     "run_loop",
     "save_atomically",
     "stack_seeds",
@@ -94,6 +95,16 @@ class Bar:
 
 FRESH = Resumption()
 NO_BAR = Bar()
+
+
+def evaluation_count(steps: int, eval_every: int) -> int:
+    """How many evaluations :func:`run_loop` makes in a run of ``steps`` updates: at every multiple of ``eval_every``
+    from 0, and at ``steps``.
+
+    >>> evaluation_count(10, 5), evaluation_count(12, 5)
+    (3, 4)
+    """
+    return steps // eval_every + 1 + (steps % eval_every != 0)
 
 
 def run_loop(

@@ -41,7 +41,7 @@ from theory import local_signal as tl
 from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, resume
 from verify.runtime.divergence import NonFiniteGuard
 from verify.runtime.jsonable import to_jsonable
-from verify.runtime.loop import Bar, run_loop, stack_seeds, torch_threads
+from verify.runtime.loop import Bar, evaluation_count, run_loop, stack_seeds, torch_threads
 from verify.runtime.memory import preflight
 from verify.runtime.options import DEFAULT_OPTIONS, RunOptions, RunSetting
 
@@ -477,9 +477,8 @@ class SignalProbe:
 
     def seconds(self, config: SignalTrainConfig) -> float:
         """The run's time, ``steps x update_s + evaluations x evaluation_s``, with an evaluation at every multiple of
-        ``eval_every`` and at the last step (:func:`verify.runtime.loop.run_loop`)."""
-        evals = config.steps // config.eval_every + 1 + (config.steps % config.eval_every != 0)
-        return config.steps * self.update_s + evals * self.evaluation_s
+        ``eval_every`` and at the last step (:func:`verify.runtime.loop.evaluation_count`)."""
+        return config.steps * self.update_s + evaluation_count(config.steps, config.eval_every) * self.evaluation_s
 
 
 def probe_signal_step(config: SignalTrainConfig, device: str = "cpu", updates: int = 4) -> SignalProbe | None:

@@ -47,7 +47,7 @@ class Thm31Config:
 
 
 def _runs_of(cfg: Thm31Config) -> int:
-    return len(cfg.train.seeds) * len(cfg.ks)
+    return len(cfg.runs())
 
 
 def _predict(cfg: Thm31Config) -> dict[str, Any]:
