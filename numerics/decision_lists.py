@@ -21,7 +21,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from theory import decision_lists as td
-from theory._checks import InputError, check_cost, check_positive_int, format_count, log10_factorial
+from theory._checks import InputError, check_cost, check_positive_int, format_count, log10_binomial
 from theory._docstrings import fill_doc
 
 from . import limits
@@ -214,7 +214,7 @@ def _check_subsets(L: int, n: int) -> int:
     """C(L, n) <= MAX_SUBSETS, sized in log space first (C(10^9, 5 10^8) would take long to form)."""
     param = "L" if min(n, L - n) <= 1 else "n"
     value = L if param == "L" else n
-    log10 = log10_factorial(L) - log10_factorial(n) - log10_factorial(L - n)
+    log10 = log10_binomial(L, n)
     what = f"the enumeration of every n-subset (C(L, n) = C({format_count(L)}, {format_count(n)}) subsets)"
     hint = "sample_sequences draws uniform sequences; theory.decision_lists counts them exactly"
     if log10 > math.log10(MAX_SUBSETS) + 1:

@@ -67,7 +67,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from theory import finite_groups as fg
-from theory._checks import MAX_FACTORIAL_N, InputError, LimitError, check_positive_int, format_count, log10_factorial
+from theory._checks import InputError, LimitError, check_positive_int, format_count, log10_binomial
 from theory._docstrings import fill_doc
 
 from .limits import array_bytes, check_allocation
@@ -188,17 +188,6 @@ def _as_degree(degree: object, name: str = "degree") -> int:
     if isinstance(degree, (float, np.floating)) and math.isfinite(degree) and float(degree).is_integer():
         degree = int(degree)
     return check_positive_int(degree, name)
-
-
-def _log10_binomial(n: int, k: int) -> float:
-    """log10 C(n, k) in O(1) (lgamma), for sizes too large to form; ``inf`` beyond the float range of log10(n!)
-    (``n > MAX_FACTORIAL_N``), which every size check refuses."""
-    k = min(k, n - k)
-    if k <= 0:
-        return 0.0
-    if n > MAX_FACTORIAL_N:
-        return math.inf
-    return log10_factorial(n) - log10_factorial(k) - log10_factorial(n - k)
 
 
 # --------------------------------------------------------------------------------------------
@@ -639,7 +628,7 @@ def monomials(n: int, degree: int) -> tuple[np.ndarray, np.ndarray]:
 def _check_monomials(n: int, degree: int) -> int:
     """``M = C(n + degree - 1, degree)``, refused (before it is formed) when the tables of :func:`monomials`, ``M (n +
     degree)`` entries, are above :data:`MAX_MONOMIAL_ENTRIES`; names ``n`` when degree 1 is too large already."""
-    log10_entries = _log10_binomial(n + degree - 1, degree) + math.log10(n + degree)
+    log10_entries = log10_binomial(n + degree - 1, degree) + math.log10(n + degree)
     if log10_entries <= math.log10(MAX_MONOMIAL_ENTRIES) + 1e-9:
         M = math.comb(n + degree - 1, degree)
         if M * (n + degree) <= MAX_MONOMIAL_ENTRIES:
@@ -774,7 +763,7 @@ def margin_polynomials(
 def _check_products(N: int, n: int, degree: int) -> None:
     """Refuse ``N * C(n + degree - 1, degree) * degree > MAX_PRODUCTS`` before the monomials are formed, naming
     ``degree`` when degree 1 would be accepted and ``task`` otherwise."""
-    log10_products = math.log10(max(N, 1)) + _log10_binomial(n + degree - 1, degree) + math.log10(degree)
+    log10_products = math.log10(max(N, 1)) + log10_binomial(n + degree - 1, degree) + math.log10(degree)
     if (
         log10_products <= math.log10(MAX_PRODUCTS) + 1e-9
         and N * math.comb(n + degree - 1, degree) * degree <= MAX_PRODUCTS

@@ -40,6 +40,7 @@ __all__ = [
     "check_sequence",
     "format_count",
     "is_symbolic",
+    "log10_binomial",
     "log10_factorial",
 ]
 
@@ -493,6 +494,66 @@ def log10_factorial(n: int) -> float:
             hint="size the work from log10(n) instead",
         )
     return math.lgamma(n + 1) / math.log(10)
+
+
+#: Below this many factors, :func:`log10_binomial` sums ``log10(n - i)`` term by term (exact to float accuracy).
+_BINOMIAL_DIRECT_TERMS = 10_000
+
+
+def log10_binomial(n: int, k: int) -> float:
+    """log10 C(n, k) without forming C(n, k), for any size of ``n``, to size an exact answer before computing it.
+
+    With ``j = min(k, n - k)``: for ``j <= 10^4`` the sum ``sum_{i<j} log10(n - i) - log10(j!)``; beyond, Stirling's
+    formula in a form without cancellation,
+    ``ln C(n, j) = j ln(n/j) - (n - j) log1p(-j/n) + (1/2) ln(n / (2 pi j (n - j))) + (1/n - 1/j - 1/(n-j)) / 12``
+    ``+ O(1/j^3)`` (a remainder below 10^-12 there, so float accuracy; the differences of ``lgamma`` lose every digit
+    once ``n >> j``).
+
+    Parameters
+    ----------
+    n : int
+        A non-negative integer, of any size.
+    k : int
+        An integer with ``0 <= k <= n``.
+
+    Returns
+    -------
+    float
+        The decimal logarithm of ``C(n, k)``; ``inf`` where ``min(k, n - k) > 10^300`` (then ``C(n, k) >= 2^j`` is
+        beyond every size check).
+
+    Raises
+    ------
+    InputError
+        ``n`` or ``k`` is not an integer, or ``k`` lies outside ``0..n``.
+
+    Examples
+    --------
+    >>> from theory._checks import log10_binomial
+    >>> round(10 ** log10_binomial(10, 3))  # C(10, 3) = 120
+    120
+    >>> round(log10_binomial(10**100, 2), 6)  # C(10^100, 2) = 10^100 (10^100 - 1) / 2
+    199.69897
+    >>> log10_binomial(5, 7)
+    Traceback (most recent call last):
+        ...
+    theory._checks.InputError: k must satisfy 0 <= k <= n, got k = 7 with n = 5
+    """
+    n, k = _as_int(n, "n"), _as_int(k, "k")
+    if not 0 <= k <= n:
+        raise InputError(f"k must satisfy 0 <= k <= n, got k = {format_count(k)} with n = {format_count(n)}", param="k")
+    j = min(k, n - k)
+    if j == 0:
+        return 0.0
+    if j <= _BINOMIAL_DIRECT_TERMS:
+        return sum(math.log10(n - i) for i in range(j)) - log10_factorial(j)
+    if j > MAX_FACTORIAL_N:
+        return math.inf
+    t = j / n  # in (0, 1/2]; (n - j) log1p(-t) = j (1 - t) log1p(-t) / t
+    ln_c = j * (math.log(n) - math.log(j)) - j * (1 - t) * math.log1p(-t) / t
+    ln_c += 0.5 * (math.log(n) - math.log(2 * math.pi) - math.log(j) - math.log(n - j))
+    ln_c += (1 / n - 1 / j - 1 / (n - j)) / 12  # the 1/(12 m) terms of ln m! (error O(1/j^3))
+    return ln_c / math.log(10)
 
 
 def format_count(n: object) -> str:

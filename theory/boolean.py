@@ -55,6 +55,7 @@ from ._checks import (
     check_positive_int,
     check_sequence,
     format_count,
+    log10_binomial,
     log10_factorial,
 )
 from ._docstrings import fill_doc, sections
@@ -199,19 +200,6 @@ def _check_exact_n(n: int, *, name: str = "n", what: str = "the exact Majority c
 
 def _check_dimension(n: int, *, name: str = "n", what: str) -> None:
     check_cost(n, MAX_DIMENSION, param=name, value=n, what=what, hint="use a smaller n")
-
-
-def _log10_comb(n: int, k: int) -> float:
-    """log10 C(n, k) (0 <= k <= n) without forming it; for n beyond 10^300 the estimate j log10(n) - log10(j!),
-    j = min(k, n-k) (inf for j > 10^300)."""
-    j = min(k, n - k)
-    if j <= 0:
-        return 0.0
-    if n <= MAX_FACTORIAL_N:
-        return log10_factorial(n) - log10_factorial(j) - log10_factorial(n - j)
-    if j > MAX_FACTORIAL_N:
-        return math.inf
-    return j * math.log10(n) - log10_factorial(j)
 
 
 def _check_digits(log10_size: float, *, param: str, value: int, what: str, hint: str) -> None:
@@ -1709,7 +1697,7 @@ def _check_c2(n: object, k: object, s: object) -> tuple[int, int, int]:
             param="s",
         )
     _check_digits(
-        max(_log10_comb(n, s), k * math.log10(2 * n) if k <= MAX_FACTORIAL_N else math.inf),
+        max(log10_binomial(n, s), k * math.log10(2 * n) if k <= MAX_FACTORIAL_N else math.inf),
         param="n",
         value=n,
         what="the exact C(n, s) or (2n)^k",
@@ -1820,7 +1808,7 @@ def lemma_c2_holds(n: object, k: object, s: object) -> bool:
 
 def _check_comb_digits(n: int, k: int, param: str = "n") -> None:
     """The exact C(n, k) refused beyond MAX_DIGITS digits (LimitError naming ``param``, value n) before it is formed."""
-    _check_digits(_log10_comb(n, k), param=param, value=n, what="the exact C(n, k)", hint=f"use a smaller {param}")
+    _check_digits(log10_binomial(n, k), param=param, value=n, what="the exact C(n, k)", hint=f"use a smaller {param}")
 
 
 @fill_doc(_DOC)
@@ -1981,7 +1969,7 @@ def random_search_tc_probability(
             or not v >= 0
         ):
             raise InputError(f"{name} must be a finite number >= 0, got {v!r:.80}", param=name)
-    log10_C = _log10_comb(n, k)
+    log10_C = log10_binomial(n, k)
     if log10_C > 300:
         shown = f"~10^{log10_C:.0f}" if math.isfinite(log10_C) else "beyond 10^(10^300)"
         raise LimitError(

@@ -66,7 +66,7 @@ from theory._checks import (
     check_cost,
     check_positive_int,
     format_count,
-    log10_factorial,
+    log10_binomial,
 )
 from theory._docstrings import fill_doc, sections
 
@@ -269,18 +269,6 @@ def _check_exact(digits: float, what: str, **values: object) -> None:
     """:func:`_check_digits` naming, of the caller's ``values``, the one of the most digits."""
     name = max(values, key=lambda k: _digits(values[k]))
     _check_digits(digits, name, values[name], what)
-
-
-def _log10_comb(L: int, n: int) -> float:
-    """log10 C(L, n) without computing C(L, n) (for L, n of any size)."""
-    m = min(n, L - n)
-    if m <= 0:
-        return 0.0
-    if m <= 10_000:
-        return sum(math.log10(L - i) for i in range(m)) - log10_factorial(m)
-    if L > 10**300:  # beyond lgamma's range: m log10(L/m) is a lower bound
-        return m * (math.log10(L) - math.log10(m))
-    return log10_factorial(L) - log10_factorial(m) - log10_factorial(L - m)
 
 
 # --- the task (Sec. 4.2.2) -------------------------------------------------------------------------------------
@@ -1019,7 +1007,7 @@ def delta_a44(L: int, n: int | None = None, law: Mapping[frozenset[int], Fractio
         raise InputError("give exactly one of n (uniform n-subsets) or law (explicit token-set law)", param="n")
     if law is None:
         L, n = check_sequence_length(L, n)
-        _check_digits(_log10_comb(L, n), "n", n, f"1/C(L, n) at L = {format_count(L)}")
+        _check_digits(log10_binomial(L, n), "n", n, f"1/C(L, n) at L = {format_count(L)}")
         return Fraction(1, comb(L, n))
     L = check_positive_int(L, "L")
     _check_law(L, law)
@@ -1197,7 +1185,7 @@ def thm43_sets(
     task = _check_task(task)
     L, n = check_sequence_length(task.L, n)
     rows = _exact_rows(W, L, "W")
-    log_count = _log10_comb(L, n) + math.log10(L + n * n)
+    log_count = log10_binomial(L, n) + math.log10(L + n * n)
     check_cost(
         log_count,
         math.log10(MAX_LOOP_STEPS),
@@ -2489,7 +2477,7 @@ def cyclic_summary(L: int, n: int) -> dict[str, object]:
     (True, False)
     """
     L, n = check_sequence_length(L, n)
-    _check_digits(_log10_comb(L, n), "n", n, f"delta_a44 = 1/C(L, n) at L = {format_count(L)}")
+    _check_digits(log10_binomial(L, n), "n", n, f"delta_a44 = 1/C(L, n) at L = {format_count(L)}")
     task = cyclic_task(L)
     delta, triple = delta_a43(task, n)
     c = thm43_c(n, L, delta)

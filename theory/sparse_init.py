@@ -43,12 +43,12 @@ from ._checks import (
     as_fraction,
     check_cost,
     format_count,
+    log10_binomial,
 )
 from ._docstrings import fill_doc, sections
 from .boolean import (
     MAX_EXACT_N,
     _check_comb_digits,
-    _log10_comb,
     half_coefficient,
     half_full_set_coefficient,
     majority_coefficient,
@@ -197,7 +197,7 @@ def perturbation_epsilon(n: object, k: object, s: object) -> Fraction:
     """
     n, k, s = check_under_sparse(n, k, s)
     check_cost(
-        _log10_comb(n - s, k),
+        log10_binomial(n - s, k),
         MAX_DIGITS,
         param="n",
         value=n,

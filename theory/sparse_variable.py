@@ -77,7 +77,7 @@ from theory._checks import (
     check_cost,
     check_positive_int,
     format_count,
-    log10_factorial,
+    log10_binomial,
 )
 from theory._docstrings import fill_doc, sections
 
@@ -2316,12 +2316,7 @@ def and_information_bound(T: int, s: int = 3) -> sympy.Expr:
     T, s = check_sparsity(T, s)
     hint = "log2 C(T, s) ~ s log2(T/s) for s << T"
     check_cost(math.log10(T), MAX_DIGITS, param="T", value=T, what="T (4000 digits at most)", hint=hint, log10=True)
-    k = min(s, T - s)
-    if T < 10**300:
-        log10_binomial = log10_factorial(T) - log10_factorial(k) - log10_factorial(T - k)
-    else:  # lgamma cannot take T; C(T, k) = T^k / k! (1 + O(k^2 / T))
-        log10_binomial = k * math.log10(T) - log10_factorial(k)
-    check_cost(log10_binomial, MAX_DIGITS, param="s", value=s, what="C(T, s)", hint=hint, log10=True)
+    check_cost(log10_binomial(T, s), MAX_DIGITS, param="s", value=s, what="C(T, s)", hint=hint, log10=True)
     return sympy.log(sympy.binomial(T, s), 2)
 
 

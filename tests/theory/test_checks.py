@@ -7,8 +7,11 @@ import math
 import signal
 from fractions import Fraction
 
+import mpmath
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from theory._checks import (
     MAX_DIGITS,
@@ -18,6 +21,7 @@ from theory._checks import (
     as_number,
     check_cost,
     check_positive_int,
+    log10_binomial,
     log10_factorial,
 )
 
@@ -82,6 +86,49 @@ def test_log10_factorial_refuses_instead_of_inf_or_nan():
     for bad in (float("nan"), float("inf"), "10"):
         with pytest.raises(InputError):
             log10_factorial(bad)
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(0, 3000), data=st.data())
+def test_log10_binomial_matches_the_exact_binomial(n: int, data: st.DataObject) -> None:
+    """Oracle: math.comb, formed exactly (both branches: j <= 10^4 summed, j up to 1500 here, and Stirling below)."""
+    k = data.draw(st.integers(0, n))
+    assert math.isclose(log10_binomial(n, k), math.log10(math.comb(n, k)), rel_tol=1e-12, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("n", "k"),
+    [
+        (30_000, 15_000),  # Stirling, n ~ 2j
+        (10**6, 300_001),
+        (10**100, 20_001),  # Stirling, n >> j: the lgamma differences lose every digit here
+        (10**100, 2_000),  # the term-by-term sum at n >> j (math.comb: 2 10^5 digits)
+        (2 * 10**30, 10**30),
+        (10**300, 10**300 - 5),  # j = 5: the symmetric side
+    ],
+)
+def test_log10_binomial_at_sizes_no_integer_is_formed(n: int, k: int) -> None:
+    """Oracles: math.comb, formed exactly, where min(k, n - k) <= 10^4 (and n <= 10^100); mpmath's binomial at 60
+    digits otherwise (sizes where C(n, k) has up to ~10^30 digits; mpmath loses C(10^300, 5) at that precision)."""
+    if min(k, n - k) <= 10_000 and n <= 10**100:
+        expected = math.log10(math.comb(n, k))
+    elif min(k, n - k) <= 10:
+        expected = math.log10(math.comb(n, min(k, n - k)))
+    else:
+        with mpmath.workdps(60):
+            expected = float(mpmath.log10(mpmath.binomial(n, k)))
+    assert math.isclose(log10_binomial(n, k), expected, rel_tol=1e-13)
+
+
+def test_log10_binomial_refuses_bad_input_and_says_inf_beyond_the_float_range() -> None:
+    assert log10_binomial(10**400, 10**399) == math.inf  # C >= 2^(10^399): beyond every size check
+    assert log10_binomial(7, 0) == log10_binomial(7, 7) == 0.0
+    for n, k in ((5, 7), (5, -1)):
+        with pytest.raises(InputError) as info:
+            log10_binomial(n, k)
+        assert info.value.param == "k"
+    with pytest.raises(InputError):
+        log10_binomial(2.5, 1)
 
 
 def test_check_cost_messages_and_bad_costs():

@@ -21,6 +21,7 @@ BASELINE = {
     "check_sequence": {"value": [1, 2], "name": "w", "limit": 3, "what": "the number of weights", "hint": ""},
     "format_count": {"n": 1234567},
     "is_symbolic": {},
+    "log10_binomial": {"n": 10, "k": 3},
     "log10_factorial": {"n": 10},
 }
 
