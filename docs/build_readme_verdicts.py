@@ -1,9 +1,10 @@
 """Write the README's table of verdicts by source (issue 29, item 3) from a quick report, the results archive and
 the full-scale plan.
 
-``python docs/build_readme_verdicts.py REPORT_DIR [--archive results] [--plan PLAN.json]`` rewrites the part of
+``python docs/build_readme_verdicts.py [REPORT_DIR] [--archive results] [--plan PLAN.json]`` rewrites the part of
 README.md between the two markers below: per source (the claim-id prefix: ``shi-``, ``edelman-``, ``karp-``), the
-quick verdicts of ``REPORT_DIR/results.json``, the full-scale verdicts archived in ``results/full/`` (stale ones
+quick verdicts of ``REPORT_DIR/results.json`` (without REPORT_DIR: the quick column as the README has it, for an update
+of the full-scale columns alone, after a campaign run that changed no code a quick claim runs), the full-scale verdicts archived in ``results/full/`` (stale ones
 counted apart), and the full-scale claims not yet archived with the plan's estimated CPU time (``tvk report --scale
 full --plan --json``; unknown estimates are counted as unknown, never guessed).
 """
@@ -40,9 +41,21 @@ def _quick_verdict(record: dict) -> str:
     return f"{record['verdict']} (exploratory)" if exploratory else record["verdict"]
 
 
-def table(report: Path, archive: Path, plan: Path | None) -> str:
-    """The Markdown table (with the markers)."""
-    quick = json.loads((report / "results.json").read_text())["claims"]
+def previous_quick(readme_text: str) -> dict[str, str]:
+    """The quick column of the table as ``readme_text`` has it, by source name (empty without a table)."""
+    if BEGIN not in readme_text:
+        return {}
+    section = readme_text.split(BEGIN, 1)[1].split(END, 1)[0]
+    cells = [[c.strip() for c in line.strip().strip("|").split("|")] for line in section.splitlines()]
+    return {row[0]: row[1] for row in cells if len(row) == 4 and row[0] in SOURCES.values()}
+
+
+def table(report: Path | None, archive: Path, plan: Path | None, previous: dict[str, str] | None = None) -> str:
+    """The Markdown table (with the markers); without ``report``, each source's quick cell is taken from
+    ``previous`` (:func:`previous_quick`)."""
+    quick = json.loads((report / "results.json").read_text())["claims"] if report is not None else []
+    if report is None and not all(name in (previous or {}) for name in SOURCES.values()):
+        raise SystemExit("no quick report given and the README has no quick column to keep: pass REPORT_DIR")
     full = {}
     for f in sorted((archive / "full").glob("*.json")) if (archive / "full").is_dir() else []:
         rec = json.loads(f.read_text())
@@ -63,8 +76,9 @@ def table(report: Path, archive: Path, plan: Path | None) -> str:
         known = [plan_rows[c].get("seconds") for c in todo if plan_rows[c].get("seconds") is not None]
         cost = f"{len(todo)} claims" + (f"; {len(known)} estimated, {_hours(sum(known))} together" if known else "")
         cost += f"; {len(todo) - len(known)} unknown" if len(todo) > len(known) else ""
+        quick_cell = _counts(q) if report is not None else (previous or {})[name]
         lines.append(
-            f"| {name} | {_counts(q)} | {_counts(f) if f else 'none yet'} | {cost if plan_rows else 'see --plan'} |"
+            f"| {name} | {quick_cell} | {_counts(f) if f else 'none yet'} | {cost if plan_rows else 'see --plan'} |"
         )
     lines += ["", END]
     return "\n".join(lines)
@@ -72,12 +86,18 @@ def table(report: Path, archive: Path, plan: Path | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("report", type=Path, help="a quick report directory (its results.json)")
+    parser.add_argument(
+        "report",
+        type=Path,
+        nargs="?",
+        default=None,
+        help="a quick report directory (its results.json); omitted: keep the README's quick column",
+    )
     parser.add_argument("--archive", type=Path, default=ROOT / "results")
     parser.add_argument("--plan", type=Path, default=None, help="the JSON of tvk report --scale full --plan --json")
     args = parser.parse_args(argv)
     text = README.read_text()
-    section = table(args.report, args.archive, args.plan)
+    section = table(args.report, args.archive, args.plan, previous_quick(text))
     if BEGIN in text:
         head, rest = text.split(BEGIN, 1)
         text = head + section + rest.split(END, 1)[1]
