@@ -1,5 +1,5 @@
-"""Test-suite configuration: on CI (CI set in the environment) hypothesis runs derandomized, so a CI
-failure reproduces exactly; locally it explores new examples on every run.
+"""Test-suite configuration: hypothesis runs without a per-example deadline; on CI (CI set in the environment)
+derandomized too, so a CI failure reproduces exactly; locally it explores new examples on every run.
 
 Once the tests are collected, the quick claims that ``tests/verify/test_claims.py``'s collected tests need start
 on a background worker process, which computes their evaluations on the second core while the tests run
@@ -11,9 +11,12 @@ import sys
 import pytest
 from hypothesis import settings
 
-settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
+# No per-example deadline (hypothesis's default is 200 ms): a deadline is a timing assertion, and it failed a
+# correct test (a 320 ms example of tests/theory/test_decision_lists_thm44_gd.py) on a 2-core machine busy with a
+# training run; the suite's time is kept by its size, measured in benchmarks/, not asserted per example.
+settings.register_profile("tvk", deadline=None)
+settings.register_profile("ci", parent=settings.get_profile("tvk"), derandomize=True, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "tvk")
 
 #: The tests whose ``cid`` parameter names a quick claim they evaluate (through ``claim_checks.evaluation``).
 PREFETCHED_TESTS = ("test_quick_claim_verdict", "test_perturbed_prediction_changes_the_verdict")
