@@ -197,7 +197,7 @@ def perturbation_epsilon(n: object, k: object, s: object) -> Fraction:
     """
     n, k, s = check_under_sparse(n, k, s)
     check_cost(
-        log10_binomial(n - s, k),
+        log10_binomial(n - s, k) if k <= n - s else 0.0,  # C(n-s, k) = 0 for n - s < k
         MAX_DIGITS,
         param="n",
         value=n,

@@ -6,6 +6,7 @@ Oracle: pure-Python brute force over {±1}^n in exact Fractions of E[1{w.x > 0} 
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction
 
 import pytest
@@ -35,6 +36,15 @@ def brute(n: int, k: int, S_prime, eps: Fraction, S=None, b: Fraction = Fraction
 def test_good_neuron_matches_bruteforce(n, k, s):
     eps = SI.perturbation_epsilon(n, k, s)
     assert brute(n, k, range(s), eps) == SI.good_neuron_correlations(n, k, s)
+
+
+@pytest.mark.parametrize("n,k,s", [(5, 4, 2), (7, 6, 2), (7, 4, 2), (9, 4, 0)])
+def test_perturbation_epsilon_below_both_bounds_also_where_c_is_zero(n, k, s):
+    """eps < 1/C(n-s, k) where that is finite and (n-s) eps < 1 (the proof of Lemma C.13); n - s < k (C = 0) is
+    admitted by the under-sparse regime and answered, not refused (a size check once refused it)."""
+    eps = SI.perturbation_epsilon(n, k, s)
+    c = math.comb(n - s, k)
+    assert (n - s) * eps < 1 and (c == 0 or c * eps < 1)
 
 
 def test_bias_grid_does_not_change_gradient():
