@@ -2,6 +2,7 @@
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -33,6 +34,7 @@ def nothing_runs(monkeypatch):
     monkeypatch.setattr(cost, "calibrate", lambda device="auto": SPEED)
     monkeypatch.setattr(cost, "probe_cell_step", lambda config, device: None)  # no probe: the model alone
     monkeypatch.setattr(markov, "probe_transformer_step", lambda cfg, device, steps=2: 0.0)  # likewise
+    monkeypatch.setattr(markov, "probe_transformer_eval", lambda cfg, device, chains=32: 0.0)  # likewise
     monkeypatch.setattr(modular_relu, "probe_relu_step", lambda cfg, device, steps=2: 0.0)  # likewise
     monkeypatch.setattr(polynomial, "estimate_run", lambda *a, **k: NO_TIME)  # likewise
     monkeypatch.setattr(plan, "_PROBED", {})  # nothing probed by an earlier test
@@ -242,10 +244,10 @@ def test_trainer_cost_models_follow_the_trainers_shapes(nothing_runs):
         row = rows[cid]
         assert row.basis == "trainer cost model" and math.isfinite(row.seconds) and row.seconds > 0, row
         assert row.memory_bytes > 2**20 and f"{runs} run(s)" in row.note
-    # the Markov transformer: steps x (launch + 3 forwards' multiply-adds / rate), as the shapes say
+    # the Markov transformer: steps x (launch + 3 forwards' multiply-adds / rate) and its evaluations' forward passes
     tf = registry()["edelman-ch8-transformer-phases"].configs["full"].train
     madds = attention.step_multiply_adds(tf.model, len(tf.seeds), tf.batch, tf.t)
-    assert rows["edelman-ch8-transformer-phases"].seconds == pytest.approx(SPEED.seconds(CellCost(tf.steps, madds)))
+    assert rows["edelman-ch8-transformer-phases"].seconds == pytest.approx(SPEED.seconds(_transformer_work(tf)))
     # doubling the seeds, the batch or (here, where the T^2 scores dominate) nearly the length doubles the work
     assert attention.step_multiply_adds(tf.model, 2 * len(tf.seeds), tf.batch, tf.t) == pytest.approx(2 * madds)
     assert attention.step_multiply_adds(tf.model, len(tf.seeds), 2 * tf.batch, tf.t) == pytest.approx(2 * madds)
@@ -525,15 +527,82 @@ def test_markov_transformer_updates_are_scaled_by_a_probe_of_the_real_trainer(no
     assert len(model_step) == 1  # one probe per process
     for cid, claim in zip(ids, claims):
         tf = claim.configs["full"].train
-        madds = attention.step_multiply_adds(tf.model, len(tf.seeds), tf.batch, tf.t)
-        assert rows[cid].seconds == pytest.approx(SPEED.seconds(CellCost(tf.steps, madds), 7.0))
+        assert rows[cid].seconds == pytest.approx(SPEED.seconds(_transformer_work(tf), 7.0))
         assert "(x7 on every Markov transformer run's updates)" in rows[cid].note
     monkeypatch.setattr(plan, "_PROBED", {})
     monkeypatch.setattr(markov, "probe_transformer_step", lambda cfg, device, steps=2: -1e-3)
     (row,) = plan.make_plan(claims[:1], "full", "cpu")[0]
     tf = claims[0].configs["full"].train
-    madds = attention.step_multiply_adds(tf.model, len(tf.seeds), tf.batch, tf.t)
-    assert row.seconds == pytest.approx(SPEED.seconds(CellCost(tf.steps, madds))) and "probed" not in row.note
+    assert row.seconds == pytest.approx(SPEED.seconds(_transformer_work(tf))) and "probed" not in row.note
+
+
+def _transformer_work(tf):  # type: ignore[no-untyped-def]
+    """A Markov transformer run's work as the plan should count it: its updates, and at each of its evaluations a
+    forward pass (a third of an update's multiply-adds) on its eval_n test chains and on the attention chains."""
+    from verify.runtime.loop import evaluation_count
+    from verify.sweep.cost import CellCost
+    from verify.train import attention
+
+    seeds, chains = len(tf.seeds), tf.eval_n + min(markov.MASS_CHAINS, tf.eval_n)
+    return CellCost(
+        tf.steps,
+        attention.step_multiply_adds(tf.model, seeds, tf.batch, tf.t),
+        evaluation_count(tf.steps, tf.eval_every),
+        attention.step_multiply_adds(tf.model, seeds, chains, tf.t) / 3,
+    )
+
+
+def test_markov_transformer_evaluations_are_counted_and_scaled_by_a_probe_of_the_real_evaluation(
+    nothing_runs, monkeypatch
+):
+    """A full-scale Markov transformer run evaluates 81 times on 4,000 chains in float64 (a fifth of the run): the
+    plan counts them, and scales them by a probe of one evaluation (a fake one here: 5 times the model's), once per
+    process; the note gives both times."""
+    probed = []
+
+    def fake_eval(cfg, device, chains=32):  # type: ignore[no-untyped-def]
+        probed.append(cfg)
+        return 5 * SPEED.eval_seconds(_transformer_work(cfg))
+
+    monkeypatch.setattr(markov, "probe_transformer_eval", fake_eval)
+    ids = ("edelman-ch8-transformer-phases", "edelman-ch8-transformer-phases-k3")
+    claims = [registry()[i] for i in ids]
+    rows = plan.make_plan(claims, "full", "cpu")[0]
+    assert len(probed) == 1
+    for row, claim in zip(rows, claims):
+        work = _transformer_work(claim.configs["full"].train)
+        assert work.evals > 1 and row.seconds == pytest.approx(SPEED.seconds(work, 1.0, 5.0))
+        assert row.seconds > SPEED.seconds(work, 1.0, 1.0) > SPEED.seconds(replace(work, evals=0))
+        assert "(x5 on every Markov transformer run's evaluations)" in row.note
+
+
+def test_the_transformer_evaluation_probe_scales_a_fake_clock_exactly(monkeypatch):
+    """On a fake clock (u seconds per chain of the KL part, v per chain of the attention part), the probe returns
+    u eval_n + v min(MASS_CHAINS, eval_n) from its few chains; the warm-up is not timed."""
+    from verify.train import attention
+
+    clock = [0.0]
+    u, v = 3e-3, 7e-2
+    real_kls, real_masses = markov.evaluate_kls, markov._masses
+
+    def kls(model, test, dev):  # type: ignore[no-untyped-def]
+        clock[0] += u * len(test.inputs)
+        return real_kls(model, test, dev)
+
+    def masses(m, probe, t, dev):  # type: ignore[no-untyped-def]
+        clock[0] += v * len(probe)
+        return real_masses(m, probe, t, dev)
+
+    monkeypatch.setattr(markov, "evaluate_kls", kls)
+    monkeypatch.setattr(markov, "_masses", masses)
+    monkeypatch.setattr(markov.time, "perf_counter", lambda: clock[0])
+    model = attention.AttentionConfig(vocab=2, max_len=12, d=8, layers=2, heads=1, positions="relative")
+    for eval_n in (1000, 100, 20):
+        cfg = markov.TransformerConfig(k=2, t=12, model=model, steps=10, batch=4, seeds=(0, 1), eval_n=eval_n)
+        want = u * eval_n + v * min(markov.MASS_CHAINS, eval_n)
+        assert markov.probe_transformer_eval(cfg, "cpu", chains=32) == pytest.approx(want, rel=1e-9)
+    with pytest.raises(ValueError, match="chains"):
+        markov.probe_transformer_eval(cfg, "cpu", chains=0)
 
 
 def test_the_transformer_probe_times_the_real_trainer():
@@ -544,6 +613,7 @@ def test_the_transformer_probe_times_the_real_trainer():
     model = attention.AttentionConfig(vocab=2, max_len=16, d=8, layers=2, heads=1, positions="relative")
     cfg = markov.TransformerConfig(k=2, t=16, model=model, steps=100, batch=4, seeds=(0,), eval_n=8)
     assert math.isfinite(markov.probe_transformer_step(cfg, "cpu", steps=2))
+    assert math.isfinite(markov.probe_transformer_eval(cfg, "cpu")) and markov.probe_transformer_eval(cfg, "cpu") > 0
     with pytest.raises(ValueError, match="steps"):
         markov.probe_transformer_step(cfg, "cpu", steps=0)
     relu = modular_relu.ReluModularConfig(p=7, width=8, seeds=(0,), steps=100)

@@ -355,11 +355,14 @@ def _run_cost(run: Any) -> tuple[Any, int, str]:
     """(:class:`verify.sweep.cost.CellCost`, peak bytes, words) of one trainer run, from the trainer's own shapes
     (:func:`verify.train.attention.step_multiply_adds` and ``memory_estimate``,
     :func:`verify.train.modular_relu.step_multiply_adds` and ``memory_estimate``). Evaluations are counted for the
-    AND transformer only (Edelman Fig. 4.3: a forward pass on ``n_val`` validation and ``m`` training points every
-    ``eval_every`` steps, more work than its training); the others evaluate rarely."""
+    AND transformer (Edelman Fig. 4.3: a forward pass on ``n_val`` validation and ``m`` training points every
+    ``eval_every`` steps, more work than its training) and the Markov transformer (a float64 forward pass on its
+    ``eval_n`` test chains and one with the attention maps on :data:`verify.train.markov.MASS_CHAINS` of them at every
+    evaluation: a fifth of a full-scale run); the others evaluate rarely."""
+    from verify.runtime.loop import evaluation_count
     from verify.sweep.cost import CellCost
     from verify.train import attention, modular_relu, sparse_variable
-    from verify.train.markov import TransformerConfig
+    from verify.train.markov import MASS_CHAINS, TransformerConfig
 
     if isinstance(run, modular_relu.ReluModularConfig):
         what = f"ReLU mod-{run.p} width {run.width}"
@@ -387,6 +390,11 @@ def _run_cost(run: Any) -> tuple[Any, int, str]:
         work = CellCost(
             run.steps, madds, evals, attention.step_multiply_adds(model, seeds, run.n_val + run.m, length) / 3
         )
+    if isinstance(run, TransformerConfig):  # forward passes on eval_n test chains and on the attention chains
+        chains = run.eval_n + min(MASS_CHAINS, run.eval_n)
+        evals = evaluation_count(run.steps, run.eval_every)
+        work = CellCost(run.steps, madds, evals, attention.step_multiply_adds(model, seeds, chains, length) / 3)
+        what += f", {evals} evaluations on {run.eval_n} test chains"
     return work, attention.memory_estimate(model, seeds, batch, length, itemsize), what
 
 
@@ -417,7 +425,11 @@ def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estima
     costs = [_run_cost(r) for r in runs]
     scales = _trainer_scales(runs, costs, device, speed)
     ratios = [scales[type(r).__name__].ratio if type(r).__name__ in scales else 1.0 for r in runs]
-    seconds = None if speed is None else float(sum(speed.seconds(c, x) for (c, _, _), x in zip(costs, ratios)))
+    eval_scales = _trainer_scales(runs, costs, device, speed, "evaluation")
+    eval_ratios = [eval_scales[type(r).__name__].ratio if type(r).__name__ in eval_scales else 1.0 for r in runs]
+    seconds = None
+    if speed is not None:
+        seconds = float(sum(speed.seconds(c, x, e) for (c, _, _), x, e in zip(costs, ratios, eval_ratios)))
     memory = max(m for _, m, _ in costs)
     parts = [f"{c.steps} steps x {c.step_flops / 1e9:.3g} G multiply-adds ({w})" for c, _, w in costs]
     shown = "; ".join(parts[:2]) + (f"; +{len(parts) - 2} more runs" if len(parts) > 2 else "")
@@ -428,25 +440,41 @@ def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estima
             f"; a {words} update probed now at {scale.probed_s * 1e3:.3g} ms against the model's "
             f"{scale.model_s * 1e3:.3g} ms (x{scale.ratio:.3g} on every {words} run's updates)"
         )
+    for kind, scale in eval_scales.items():
+        words = _STEP_PROBES[kind][0]
+        note += (
+            f"; a {words} evaluation probed now at {scale.probed_s:.3g} s against the model's "
+            f"{scale.model_s:.3g} s (x{scale.ratio:.3g} on every {words} run's evaluations)"
+        )
     return Estimate(seconds, int(memory), "trainer cost model" if seconds is not None else "unknown", note)
 
 
 #: Trainers whose multiply-adds model :func:`_shapes_estimate` scales by a probe of the real trainer, once per plan:
-#: configuration type name -> (words, probe module, probe function). The others (Shi Figs 4.3/4.4's sum transformer,
-#: Edelman Ch. 4's parity and AND transformers) are planned at days or more and stay the model alone.
-_STEP_PROBES = {
-    "TransformerConfig": ("Markov transformer", "verify.train.markov", "probe_transformer_step"),
-    "ReluModularConfig": ("ReLU modular network", "verify.train.modular_relu", "probe_relu_step"),
+#: configuration type name -> (words, probe module, update probe, evaluation probe or None). The others (Shi Figs
+#: 4.3/4.4's sum transformer, Edelman Ch. 4's parity and AND transformers) are planned at days or more and stay the
+#: model alone. A Markov transformer evaluation (float64, the attention maps of 256 chains) is a fifth of a full-scale
+#: run and runs far below the calibrated rate; the ReLU network evaluates rarely.
+_STEP_PROBES: dict[str, tuple[str, str, str, str | None]] = {
+    "TransformerConfig": (
+        "Markov transformer",
+        "verify.train.markov",
+        "probe_transformer_step",
+        "probe_transformer_eval",
+    ),
+    "ReluModularConfig": ("ReLU modular network", "verify.train.modular_relu", "probe_relu_step", None),
 }
 
 
-def _trainer_scales(runs: list[Any], costs: list[Any], device: str, speed: Any) -> dict[str, Any]:
+def _trainer_scales(runs: list[Any], costs: list[Any], device: str, speed: Any, part: str = "update") -> dict[str, Any]:
     """Per trainer of :data:`_STEP_PROBES` among ``runs``, its probe against its multiply-adds model as a
-    :class:`verify.sweep.cost.StepScale`: the first run of that trainer a plan meets is timed (once per process,
-    about 10 updates of the real trainer at its shapes, :func:`verify.runtime.memory.update_seconds`), and the ratio
-    scales the updates of every run of that trainer (the model counts the products; a trainer's step also draws its
-    data and launches many small kernels: a Markov transformer step at full scale measured 3.5-6.2 times the model,
-    a ReLU modular step 2.7 times, under load). A trainer without a calibration or a positive probe is left out."""
+    :class:`verify.sweep.cost.StepScale`, for its updates (``part="update"``) or its evaluations
+    (``"evaluation"``, the trainers with an evaluation probe): the first run of that trainer a plan meets is timed
+    (once per process; an update over about 10 updates of the real trainer at its shapes,
+    :func:`verify.runtime.memory.update_seconds`; an evaluation on a few test chains, scaled to its own), and the
+    ratio scales that part of every run of that trainer (the model counts the products; a trainer's step also draws
+    its data and launches many small kernels: a Markov transformer step at full scale measured 3.5-6.2 times the
+    model, a ReLU modular step 2.7 times, under load; a Markov transformer evaluation runs in float64 and forms the
+    attention maps). A trainer without a calibration or a positive probe is left out."""
     import importlib
 
     from verify.sweep.cost import StepScale
@@ -456,13 +484,14 @@ def _trainer_scales(runs: list[Any], costs: list[Any], device: str, speed: Any) 
     scales: dict[str, Any] = {}
     for run, (cost, _, _) in zip(runs, costs):
         kind = type(run).__name__
-        if kind not in _STEP_PROBES:
+        probes = _STEP_PROBES.get(kind)
+        name = None if probes is None else probes[2] if part == "update" else probes[3]
+        if name is None or (part == "evaluation" and not cost.evals):
             continue
-        key = (kind, device)
+        key = (kind, device) if part == "update" else (kind, device, part)
         if key not in _PROBED:  # the first run of this trainer in the process
-            _, module, name = _STEP_PROBES[kind]
-            probe = getattr(importlib.import_module(module), name)
-            _PROBED[key] = (probe(run, device), speed.step_seconds(cost))
+            model = speed.step_seconds(cost) if part == "update" else speed.eval_seconds(cost)
+            _PROBED[key] = (getattr(importlib.import_module(probes[1]), name)(run, device), model)
         probed, model = _PROBED[key]
         if probed > 0:
             scales[kind] = StepScale(model, probed)

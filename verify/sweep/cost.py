@@ -85,11 +85,14 @@ class DeviceSpeed:
         """Estimated seconds of one update of a cell."""
         return self.overhead_s + cost.step_flops / self.flops_per_s
 
-    def seconds(self, cost: CellCost, step_scale: float = 1.0) -> float:
+    def eval_seconds(self, cost: CellCost) -> float:
+        """Estimated seconds of one evaluation of a cell."""
+        return self.overhead_s + cost.eval_flops / self.flops_per_s
+
+    def seconds(self, cost: CellCost, step_scale: float = 1.0, eval_scale: float = 1.0) -> float:
         """Estimated seconds of one cell, its updates' time multiplied by ``step_scale`` (a probe's ratio,
-        :func:`probe_scale`)."""
-        per_eval = self.overhead_s + cost.eval_flops / self.flops_per_s
-        return cost.steps * self.step_seconds(cost) * step_scale + cost.evals * per_eval
+        :func:`probe_scale`) and its evaluations' by ``eval_scale`` (likewise)."""
+        return cost.steps * self.step_seconds(cost) * step_scale + cost.evals * self.eval_seconds(cost) * eval_scale
 
 
 def _time_mlp_steps(device: Any, seeds: int, batch: int, n: int, width: int, steps: int) -> float:

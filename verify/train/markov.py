@@ -19,6 +19,7 @@ reports the soft-target cross-entropy KL + H instead; docs/attention.md), the KL
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -49,6 +50,7 @@ __all__ = [
 
 TEST_SEED = 10_000  # the test chains' generator (never a training seed stream)
 POSITIONAL_LAGS = 16  # lags of layer 1's effective positional encoding recorded at every evaluation
+MASS_CHAINS = 256  # test chains the attention masses and the positional encoding are read on, at every evaluation
 
 
 @dataclass(frozen=True)
@@ -421,6 +423,43 @@ def probe_transformer_step(cfg: TransformerConfig, device: str = "cpu", steps: i
     )
 
 
+def _masses(m: AttentionEnsemble, probe: np.ndarray, t: int, dev: torch.device) -> dict[str, Any]:
+    """The attention part of a transformer evaluation: :func:`attention_masses` from position ``t // 2`` and layer 1's
+    effective positional encoding (lags 0..POSITIONAL_LAGS-1), on the ``probe`` chains, per seed."""
+    with torch.no_grad():
+        _, maps = _as_float64(m)(torch.as_tensor(probe, device=dev), return_attention=True)
+    rec = {n: v.tolist() for n, v in attention_masses(maps, probe, from_position=t // 2).items()}
+    pos = effective_positional(m, probe, dev)
+    if pos is not None:  # layer 1's score by lag, per seed (Fig. 8.3 top, Fig. E.7: its pattern over training)
+        rec["positional"] = pos[:, :POSITIONAL_LAGS].tolist()
+    return rec
+
+
+def probe_transformer_eval(cfg: TransformerConfig, device: str = "cpu", chains: int = 32) -> float:
+    """Seconds of one evaluation of :func:`train_transformer` at ``cfg`` on ``device``, as the machine is loaded now
+    (the plan's probe, :mod:`verify.report.plan`). On ``n = min(chains, eval_n)`` test chains and a fresh ensemble,
+    after a warm-up on 4 chains, its two parts are timed and scaled linearly in the chains each reads: the KLs
+    (:func:`evaluate_kls`, on ``eval_n`` chains) and the attention part (:func:`_masses`, on
+    ``min(MASS_CHAINS, eval_n)``), ``t_KL(n) eval_n / n + t_att(n) min(MASS_CHAINS, eval_n) / n``."""
+    if isinstance(chains, bool) or not isinstance(chains, int) or chains < 1:
+        raise ValueError(f"chains must be an integer >= 1, got {chains!r}")
+    cfg, setting = RunOptions(device=device).configure(cfg, "markov-transformer")
+    dev, n = setting.device, min(chains, cfg.eval_n)
+    model = AttentionEnsemble.init(cfg.model, cfg.seeds, device=dev, dtype=setting.dtype)
+    test = make_test_set(cfg.k, cfg.t, n, "dirichlet", cfg.order)
+
+    def timed(f: Any) -> float:
+        t0 = time.perf_counter()
+        f()
+        return time.perf_counter() - t0
+
+    with setting.precision():  # as train_transformer evaluates: inside fit
+        _masses(model, test.inputs[:4], cfg.t, dev), evaluate_kls(model, make_test_set(cfg.k, cfg.t, 4), dev)
+        kls = timed(lambda: evaluate_kls(model, test, dev))
+        att = timed(lambda: _masses(model, test.inputs, cfg.t, dev))
+    return (kls * cfg.eval_n + att * min(MASS_CHAINS, cfg.eval_n)) / n
+
+
 def train_transformer(cfg: TransformerConfig, options: RunOptions = DEFAULT_OPTIONS) -> MarkovRun:
     """Train the transformer ensemble; history of test KL and KL to each strategy, attention masses and layer 1's
     effective positional encoding (``positional``, lags 0..POSITIONAL_LAGS-1 per seed), final attention maps.
@@ -433,20 +472,11 @@ def train_transformer(cfg: TransformerConfig, options: RunOptions = DEFAULT_OPTI
     dev, dtype = setting.device, setting.dtype
     model = AttentionEnsemble.init(cfg.model, cfg.seeds, device=dev, dtype=dtype)
     test = make_test_set(cfg.k, cfg.t, cfg.eval_n, "dirichlet", cfg.order)
-    probe = test.inputs[: min(256, cfg.eval_n)]
+    probe = test.inputs[: min(MASS_CHAINS, cfg.eval_n)]
     history: list[dict[str, Any]] = []
 
-    def masses(m: AttentionEnsemble) -> dict[str, Any]:
-        with torch.no_grad():
-            _, maps = _as_float64(m)(torch.as_tensor(probe, device=dev), return_attention=True)
-        rec = {n: v.tolist() for n, v in attention_masses(maps, probe, from_position=cfg.t // 2).items()}
-        pos = effective_positional(m, probe, dev)
-        if pos is not None:  # layer 1's score by lag, per seed (Fig. 8.3 top, Fig. E.7: its pattern over training)
-            rec["positional"] = pos[:, :POSITIONAL_LAGS].tolist()
-        return rec
-
     def evaluate(step: int) -> dict[str, Any]:
-        history.append(_record(step, model, test, dev, masses))
+        history.append(_record(step, model, test, dev, lambda m: _masses(m, probe, cfg.t, dev)))
         return history[-1]
 
     streams = _seed_streams(cfg.seeds)
