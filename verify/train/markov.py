@@ -435,10 +435,12 @@ def _masses(m: AttentionEnsemble, probe: np.ndarray, t: int, dev: torch.device) 
     return rec
 
 
-def probe_transformer_eval(cfg: TransformerConfig, device: str = "cpu", chains: int = 32) -> float:
+def probe_transformer_eval(cfg: TransformerConfig, device: str = "cpu", chains: int = MASS_CHAINS) -> float:
     """Seconds of one evaluation of :func:`train_transformer` at ``cfg`` on ``device``, as the machine is loaded now
     (the plan's probe, :mod:`verify.report.plan`). On ``n = min(chains, eval_n)`` test chains and a fresh ensemble,
-    after a warm-up on 4 chains, its two parts are timed and scaled linearly in the chains each reads: the KLs
+    after a warm-up on 4 chains, its two parts are timed and scaled linearly in the chains each reads (fewer
+    chains than the attention part's 256 underestimate it: the full-scale evaluation took 21-24 s on the idle 2-core CPU,
+    this probe said 5.9 s on 32 chains, 19.6 s on 256, 2026-11-30): the KLs
     (:func:`evaluate_kls`, on ``eval_n`` chains) and the attention part (:func:`_masses`, on
     ``min(MASS_CHAINS, eval_n)``), ``t_KL(n) eval_n / n + t_att(n) min(MASS_CHAINS, eval_n) / n``."""
     if isinstance(chains, bool) or not isinstance(chains, int) or chains < 1:
