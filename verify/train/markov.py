@@ -438,11 +438,11 @@ def _masses(m: AttentionEnsemble, probe: np.ndarray, t: int, dev: torch.device) 
 def probe_transformer_eval(cfg: TransformerConfig, device: str = "cpu", chains: int = MASS_CHAINS) -> float:
     """Seconds of one evaluation of :func:`train_transformer` at ``cfg`` on ``device``, as the machine is loaded now
     (the plan's probe, :mod:`verify.report.plan`). On ``n = min(chains, eval_n)`` test chains and a fresh ensemble,
-    after a warm-up on 4 chains, its two parts are timed and scaled linearly in the chains each reads (fewer
-    chains than the attention part's 256 underestimate it: the full-scale evaluation took 21-24 s on the idle 2-core CPU,
-    this probe said 5.9 s on 32 chains, 19.6 s on 256, 2026-11-30): the KLs
+    after a warm-up on 4 chains, its two parts are timed and scaled linearly in the chains each reads: the KLs
     (:func:`evaluate_kls`, on ``eval_n`` chains) and the attention part (:func:`_masses`, on
-    ``min(MASS_CHAINS, eval_n)``), ``t_KL(n) eval_n / n + t_att(n) min(MASS_CHAINS, eval_n) / n``."""
+    ``min(MASS_CHAINS, eval_n)``), ``t_KL(n) eval_n / n + t_att(n) min(MASS_CHAINS, eval_n) / n``. Fewer chains than
+    the attention part's 256 underestimate it: a full-scale evaluation took 21-24 s on the idle 2-core CPU, where this
+    probe said 5.9 s on 32 chains and 19.6 s on 256 (2026-11-30)."""
     if isinstance(chains, bool) or not isinstance(chains, int) or chains < 1:
         raise ValueError(f"chains must be an integer >= 1, got {chains!r}")
     cfg, setting = RunOptions(device=device).configure(cfg, "markov-transformer")
@@ -456,7 +456,8 @@ def probe_transformer_eval(cfg: TransformerConfig, device: str = "cpu", chains: 
         return time.perf_counter() - t0
 
     with setting.precision():  # as train_transformer evaluates: inside fit
-        _masses(model, test.inputs[:4], cfg.t, dev), evaluate_kls(model, make_test_set(cfg.k, cfg.t, 4), dev)
+        _masses(model, test.inputs[:4], cfg.t, dev)  # the warm-up
+        evaluate_kls(model, make_test_set(cfg.k, cfg.t, 4), dev)
         kls = timed(lambda: evaluate_kls(model, test, dev))
         att = timed(lambda: _masses(model, test.inputs, cfg.t, dev))
     return (kls * cfg.eval_n + att * min(MASS_CHAINS, cfg.eval_n)) / n
