@@ -579,6 +579,8 @@ def test_markov_transformer_evaluations_are_counted_and_scaled_by_a_probe_of_the
 def test_the_transformer_evaluation_probe_scales_a_fake_clock_exactly(monkeypatch):
     """On a fake clock (u seconds per chain of the KL part, v per chain of the attention part), the probe returns
     u eval_n + v min(MASS_CHAINS, eval_n) from its few chains; the warm-up is not timed."""
+    import time
+
     from verify.train import attention
 
     clock = [0.0]
@@ -595,7 +597,7 @@ def test_the_transformer_evaluation_probe_scales_a_fake_clock_exactly(monkeypatc
 
     monkeypatch.setattr(markov, "evaluate_kls", kls)
     monkeypatch.setattr(markov, "_masses", masses)
-    monkeypatch.setattr(markov.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
     model = attention.AttentionConfig(vocab=2, max_len=12, d=8, layers=2, heads=1, positions="relative")
     for eval_n in (1000, 100, 20):
         cfg = markov.TransformerConfig(k=2, t=12, model=model, steps=10, batch=4, seeds=(0, 1), eval_n=eval_n)

@@ -540,10 +540,9 @@ def _lsa_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estimate 
     their difference over ``2 a`` the seconds per update, times the steps of every rank (the rank only sizes the
     ``(d+1) x r`` factors, so the largest is an upper bound for the others). The covariance is Lambda as given
     (rotation and ``train_Lam`` change no shape); the population run's L-BFGS polish is not counted."""
-    import time
-
     import numpy as np
 
+    from verify.runtime.memory import wall_seconds
     from verify.runtime.options import RunOptions
     from verify.train import lsa
 
@@ -564,9 +563,7 @@ def _lsa_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estimate 
         train(1)  # a warm-up: the first run pays one-time set-up costs
 
         def timed(n: int) -> float:
-            t0 = time.perf_counter()
-            train(n)
-            return time.perf_counter() - t0
+            return wall_seconds(lambda: train(n))
 
         # the fastest of three runs of a and of 3a updates (a load spike only slows a run down); where the
         # difference is lost in the machine's noise, again with 4 times as many updates (at most 3 times)

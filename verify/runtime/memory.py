@@ -170,6 +170,13 @@ def preflight(
     return lambda step: estimate(step, None)
 
 
+def wall_seconds(call: Callable[[], Any]) -> float:
+    """Wall-clock seconds of ``call()`` (``time.perf_counter``), for the plan's probes of the real trainers."""
+    t0 = time.perf_counter()
+    call()
+    return time.perf_counter() - t0
+
+
 def update_seconds(train: Callable[[int], Any], steps: int = 2) -> float:
     """Seconds per update of a trainer, as the machine is loaded now: ``train(n)`` runs ``n`` updates of the real
     trainer (evaluating only at its ends); after a one-update warm-up run, runs of ``steps`` and ``3 steps`` updates
@@ -179,11 +186,6 @@ def update_seconds(train: Callable[[int], Any], steps: int = 2) -> float:
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise ValueError(f"steps must be an integer >= 1, got {steps!r}")
 
-    def timed(n: int) -> float:
-        t0 = time.perf_counter()
-        train(n)
-        return time.perf_counter() - t0
-
-    timed(1)
-    short = timed(steps)
-    return (timed(3 * steps) - short) / (2 * steps)
+    train(1)  # the warm-up
+    short = wall_seconds(lambda: train(steps))
+    return (wall_seconds(lambda: train(3 * steps)) - short) / (2 * steps)

@@ -42,7 +42,7 @@ from verify.runtime.checkpoint import Checkpoint, Evaluations, TrainerState, res
 from verify.runtime.divergence import NonFiniteGuard
 from verify.runtime.jsonable import to_jsonable
 from verify.runtime.loop import Bar, evaluation_count, run_loop, stack_seeds, torch_threads
-from verify.runtime.memory import preflight
+from verify.runtime.memory import preflight, wall_seconds
 from verify.runtime.options import DEFAULT_OPTIONS, RunOptions, RunSetting
 
 __all__ = [
@@ -522,9 +522,7 @@ def _time_signal(probed: SignalTrainConfig, device: str, updates: int) -> tuple[
     options = RunOptions(device=device)
 
     def timed(steps: int, every: int) -> float:
-        t0 = time.perf_counter()
-        train_signal(replace(probed, steps=steps, eval_every=every), options)
-        return time.perf_counter() - t0
+        return wall_seconds(lambda: train_signal(replace(probed, steps=steps, eval_every=every), options))
 
     a = updates
     for _ in range(PROBE_ATTEMPTS):

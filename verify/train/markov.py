@@ -19,7 +19,6 @@ reports the soft-target cross-entropy KL + H instead; docs/attention.md), the KL
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -28,6 +27,7 @@ import torch
 
 from numerics import markov as nm
 from verify.runtime.checkpoint import fit_checkpoint
+from verify.runtime.memory import wall_seconds
 from verify.runtime.options import DEFAULT_OPTIONS, RunOptions
 from verify.train.attention import AttentionConfig, AttentionEnsemble, FitHooks, FitSchedule, fit
 
@@ -450,16 +450,11 @@ def probe_transformer_eval(cfg: TransformerConfig, device: str = "cpu", chains: 
     model = AttentionEnsemble.init(cfg.model, cfg.seeds, device=dev, dtype=setting.dtype)
     test = make_test_set(cfg.k, cfg.t, n, "dirichlet", cfg.order)
 
-    def timed(f: Any) -> float:
-        t0 = time.perf_counter()
-        f()
-        return time.perf_counter() - t0
-
     with setting.precision():  # as train_transformer evaluates: inside fit
         _masses(model, test.inputs[:4], cfg.t, dev)  # the warm-up
         evaluate_kls(model, make_test_set(cfg.k, cfg.t, 4), dev)
-        kls = timed(lambda: evaluate_kls(model, test, dev))
-        att = timed(lambda: _masses(model, test.inputs, cfg.t, dev))
+        kls = wall_seconds(lambda: evaluate_kls(model, test, dev))
+        att = wall_seconds(lambda: _masses(model, test.inputs, cfg.t, dev))
     return (kls * cfg.eval_n + att * min(MASS_CHAINS, cfg.eval_n)) / n
 
 
