@@ -979,7 +979,7 @@ class PerSeed(Judge):
         the count (with the rule's bounds and target) and the first failing seeds."""
         n = len(per_seed)
         summary = (
-            f"{self.headline.replace('_', ' ')}s "
+            f"{self.headline.replace('_', ' ')} per seed: "
             + ", ".join(f"{float(r[self.headline]):.4f}" for r in per_seed[:8])
             + (f", ... ({n} seeds)" if n > 8 else "")
         )
