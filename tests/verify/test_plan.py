@@ -34,7 +34,7 @@ def nothing_runs(monkeypatch):
     monkeypatch.setattr(cost, "calibrate", lambda device="auto": SPEED)
     monkeypatch.setattr(cost, "probe_cell_step", lambda config, device: None)  # no probe: the model alone
     monkeypatch.setattr(markov, "probe_transformer_step", lambda cfg, device, steps=2: 0.0)  # likewise
-    monkeypatch.setattr(markov, "probe_transformer_eval", lambda cfg, device, chains=256: 0.0)  # likewise
+    monkeypatch.setattr(markov, "probe_transformer_eval", lambda cfg, device, **kw: 0.0)  # likewise
     monkeypatch.setattr(modular_relu, "probe_relu_step", lambda cfg, device, steps=2: 0.0)  # likewise
     monkeypatch.setattr(polynomial, "estimate_run", lambda *a, **k: NO_TIME)  # likewise
     monkeypatch.setattr(plan, "_PROBED", {})  # nothing probed by an earlier test
@@ -560,7 +560,7 @@ def test_markov_transformer_evaluations_are_counted_and_scaled_by_a_probe_of_the
     process; the note gives both times."""
     probed = []
 
-    def fake_eval(cfg, device, chains=256):  # type: ignore[no-untyped-def]
+    def fake_eval(cfg, device, chains=markov.MASS_CHAINS):  # type: ignore[no-untyped-def]
         probed.append(cfg)
         return 5 * SPEED.eval_seconds(_transformer_work(cfg))
 
