@@ -32,7 +32,7 @@ def nothing_runs(monkeypatch):
     from verify.sweep import grid as grid_module
 
     monkeypatch.setattr(cost, "calibrate", lambda device="auto": SPEED)
-    monkeypatch.setattr(cost, "probe_cell_step", lambda config, device: None)  # no probe: the model alone
+    monkeypatch.setattr(cost, "probe_cell_step", lambda config, device, seconds=None: None)  # no probe: the model alone
     monkeypatch.setattr(markov, "probe_transformer_step", lambda cfg, device, steps=2: 0.0)  # likewise
     monkeypatch.setattr(markov, "probe_transformer_eval", lambda cfg, device, **kw: 0.0)  # likewise
     monkeypatch.setattr(modular_relu, "probe_relu_step", lambda cfg, device, steps=2: 0.0)  # likewise
@@ -74,7 +74,9 @@ def test_a_probed_grid_scales_every_cells_updates_by_the_probes_ratio(tmp_path, 
     grid, config = grid_of(claim), claim.configs["full"]
     cells = [c for stage in grid.plan(config) for c in stage]
     median = sorted(cells, key=lambda c: SPEED.seconds(grid.cost(c)))[len(cells) // 2]
-    monkeypatch.setattr(cost, "probe_cell_step", lambda cfg, device: 10 * SPEED.step_seconds(grid.cost(median)))
+    monkeypatch.setattr(
+        cost, "probe_cell_step", lambda cfg, device, seconds=None: 10 * SPEED.step_seconds(grid.cost(median))
+    )
     est = plan._grid_estimate(claim, grid, config, SPEED)
     expected = sum(
         grid.cost(c).steps * SPEED.step_seconds(grid.cost(c)) * 10
@@ -93,7 +95,7 @@ def test_the_plan_probes_its_grids_cheapest_first(nothing_runs, monkeypatch):
     ids = [GRID, "edelman-ch6-width-buys-data", "edelman-ch5-figB.11-small-m-fails"]
     claims = [registry()[i] for i in ids]
     probed: list = []
-    monkeypatch.setattr(cost, "probe_cell_step", lambda cfg, device: probed.append(cfg) or 1e-3)
+    monkeypatch.setattr(cost, "probe_cell_step", lambda cfg, device, seconds=None: probed.append(cfg) or 1e-3)
     rows, _ = plan.make_plan(claims, "full", "cpu")
     unprobed = {c.id: plan._grid_estimate(c, grid_of(c), c.configs["full"], SPEED, probe=False).seconds for c in claims}
 
@@ -130,14 +132,14 @@ def test_the_parity_probe_counts_the_evaluations_of_the_real_config(monkeypatch)
     u, e, f = 0.01, 1e-5, 0.3
     clock = [0.0]
 
-    def fake_train(cfg, options, *, callback):  # type: ignore[no-untyped-def]
+    def fake_train(cfg, options, callback, data_chunk=None):  # type: ignore[no-untyped-def]
         for step in range(1, cfg.steps + 1):
             clock[0] += u
             if step % cfg.eval_every == 0:
                 clock[0] += e * (cfg.n_val or 2000) + (f if cfg.train_accuracy else 0.0)
                 callback(step, {})
 
-    monkeypatch.setattr(sp, "train_parity", fake_train)
+    monkeypatch.setattr(sp, "_run_parity", fake_train)
     monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
     cfg = sp.SparseParityConfig(
         n=20,
@@ -488,6 +490,78 @@ def test_finding3_costs_the_grid_it_observes(nothing_runs):
     assert "the cells of the grid it observes" in finding_row.note
 
 
+def test_the_parity_probe_draws_only_the_batches_it_uses(monkeypatch):
+    """A probe of ``3 steps`` updates refills its data stream with ``3 steps`` updates' batches, not the
+    ``DATA_CHUNK_ELEMENTS`` inputs per seed of a run; a run of the same config still draws whole chunks."""
+    import dataclasses
+
+    from verify.train import sparse_parity as sp
+
+    claim = registry()[GRID]
+    from verify.sweep.grid import grid_of
+
+    cell = grid_of(claim).plan(claim.configs["quick"])[0][0]
+    small = dataclasses.replace(cell.config, seeds=cell.config.seeds[:2], n_val=64, steps=6, eval_every=3)
+    whole = max(1, sp.DATA_CHUNK_ELEMENTS // (small.batch_size * small.n))
+    assert whole > 6  # else the cap would not show
+    chunks: list[int] = []
+    refill = sp._DataStream._refill
+
+    def spy(self):  # type: ignore[no-untyped-def]
+        chunks.append(self.chunk)
+        refill(self)
+
+    monkeypatch.setattr(sp._DataStream, "_refill", spy)
+    assert sp.probe_parity_step(small, "cpu", steps=2) is not None
+    assert chunks and set(chunks) == {6}
+    chunks.clear()
+    sp.train_parity(small)
+    assert chunks == [whole]
+
+
+def test_the_parity_probe_stops_once_its_time_is_up(monkeypatch):
+    """On a fake clock (one second an update), a probe allowed 7 seconds stops at its evaluation after 10 updates
+    and gives None; allowed 60, it gives the update's second."""
+    import time
+
+    from verify.train import sparse_parity as sp
+
+    clock = [0.0]
+    ran: list[int] = []
+
+    def fake_run(cfg, options, callback, data_chunk=None):  # type: ignore[no-untyped-def]
+        for step in range(1, cfg.steps + 1):
+            clock[0] += 1.0
+            ran.append(step)
+            if step % cfg.eval_every == 0:
+                callback(step, {})
+
+    monkeypatch.setattr(sp, "_run_parity", fake_run)
+    monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
+    cfg = sp.SparseParityConfig(n=20, k=3, seeds=(0,), steps=10**5, eval_every=5, n_val=256)
+    assert sp.probe_parity_step(cfg, "cpu", steps=5, seconds=7.0) is None
+    assert ran[-1] == 10  # the evaluation after 10 updates saw the time up
+    assert sp.probe_parity_step(cfg, "cpu", steps=5, seconds=60.0) == pytest.approx(1.0)
+
+
+def test_a_grid_probe_is_given_what_is_left_of_the_budget(monkeypatch):
+    """``probe_scale`` hands the cell's probe the budget's remaining seconds, and charges what the probe took."""
+    from verify.sweep.grid import grid_of
+
+    claim = registry()[GRID]
+    grid, config = grid_of(claim), claim.configs["full"]
+    cells = [c for stage in grid.plan(config) for c in stage]
+    given: list = []
+    monkeypatch.setattr(cost, "_PROBED", {})
+    monkeypatch.setattr(cost, "probe_cell_step", lambda cfg, device, seconds=None: given.append(seconds) or 1e-3)
+    budget = cost.ProbeBudget(seconds=20.0, spent=15.0)
+    assert cost.probe_scale(cells, grid.cost, SPEED, budget) is not None
+    assert given == [pytest.approx(5.0)] and budget.spent > 15.0
+    monkeypatch.setattr(cost, "_PROBED", {})
+    spent = plan._grid_estimate(claim, grid, config, SPEED, cost.ProbeBudget(seconds=20.0, spent=21.0))
+    assert spent.note.endswith("not probed (the plan's 20 s of probes were spent)")
+
+
 def test_a_cell_probed_before_is_used_after_the_budget_is_spent(monkeypatch):
     """``probe_scale`` with a spent budget: a cell never probed is not probed (None), one probed before in the process
     is used (it costs nothing)."""
@@ -498,7 +572,7 @@ def test_a_cell_probed_before_is_used_after_the_budget_is_spent(monkeypatch):
     cells = [c for stage in grid.plan(config) for c in stage]
     spent = cost.ProbeBudget(seconds=1.0, spent=2.0)
     monkeypatch.setattr(cost, "_PROBED", {})
-    monkeypatch.setattr(cost, "probe_cell_step", lambda cfg, device: 1e-3)
+    monkeypatch.setattr(cost, "probe_cell_step", lambda cfg, device, seconds=None: 1e-3)
     assert cost.probe_scale(cells, grid.cost, SPEED, spent) is None
     median = sorted(cells, key=lambda c: SPEED.seconds(grid.cost(c)))[len(cells) // 2]
     cost._PROBED[cost._probe_key(median.config, SPEED.device)] = 1e-3

@@ -164,8 +164,13 @@ def _grid_estimate(claim: Any, grid: Any, config: Any, speed: Any, budget: Any =
         each = [speed.seconds(grid.cost(c), scale.ratio if scale else 1.0) for c in cells]
         seconds = float(sum(each))
         median = statistics.median(each) if each else 0.0
+        unprobed = "not probed" + (
+            f" (the plan's {format_seconds(budget.seconds)} of probes were spent)"
+            if budget and budget.exhausted
+            else ""
+        )
         note = f"{len(each)} cells x ~{format_seconds(median)} (median), step budgets as upper bounds; " + (
-            scale.describe() if scale else "not probed"
+            scale.describe() if scale else unprobed
         )
     if getattr(claim.observe, "__reads_grid__", None) is grid:
         note = (

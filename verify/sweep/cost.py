@@ -150,11 +150,11 @@ def _probe_key(config: Any, device: str) -> tuple[Any, str]:
     return dataclasses.replace(config, steps=0), device
 
 
-def probe_cell_step(config: Any, device: str) -> float | None:
+def probe_cell_step(config: Any, device: str, seconds: float | None = None) -> float | None:
     """Seconds per update of the real trainer of a grid cell's configuration on ``device``, timed now (once per
     configuration and device in a process: grids that share a cell share its probe); None where the trainer has no
-    probe (only the sparse-parity trainer has one, :func:`verify.train.sparse_parity.probe_parity_step`) or the
-    cell does not fit the free memory."""
+    probe (only the sparse-parity trainer has one, :func:`verify.train.sparse_parity.probe_parity_step`), the
+    cell does not fit the free memory or its probe ran past ``seconds``."""
     from verify.runtime.memory import InsufficientMemoryError  # deferred: imports torch
     from verify.train.sparse_parity import SparseParityConfig, probe_parity_step
 
@@ -163,7 +163,7 @@ def probe_cell_step(config: Any, device: str) -> float | None:
     key = _probe_key(config, device)
     if key not in _PROBED:
         try:
-            _PROBED[key] = probe_parity_step(config, device)
+            _PROBED[key] = probe_parity_step(config, device, seconds=seconds)
         except InsufficientMemoryError:
             _PROBED[key] = None
     return _PROBED[key]
@@ -212,7 +212,8 @@ def probe_scale(cells: list[Any], cost: Any, speed: DeviceSpeed, budget: ProbeBu
     None where there are no cells, no probe for their trainer, the model's update exceeds
     :data:`PROBE_MAX_MODEL_STEP_S`, or ``budget`` is spent (the probe's wall time is charged to it; a cell probed
     before in this process, such as the Pareto grid's for Finding (3), which observes the same cells, costs nothing
-    and is used even then)."""
+    and is used even then). A probe stops once it has run past what is left of ``budget`` (it is then None: a
+    median cell whose update is slower than the model thought cannot take the plan past its minute)."""
     if not cells:
         return None
     costs = [cost(c) for c in cells]
@@ -225,7 +226,7 @@ def probe_scale(cells: list[Any], cost: Any, speed: DeviceSpeed, budget: ProbeBu
     if budget is not None and budget.exhausted and not known:
         return None
     start = time.perf_counter()
-    probed = probe_cell_step(config, speed.device)
+    probed = probe_cell_step(config, speed.device, None if budget is None else budget.seconds - budget.spent)
     if budget is not None:
         budget.spent += time.perf_counter() - start
     return None if probed is None or probed <= 0 else StepScale(model, probed)

@@ -790,19 +790,27 @@ def _train_accuracy(
     return (correct / m).cpu().numpy()
 
 
-def probe_parity_step(config: SparseParityConfig, device: str = "cpu", steps: int = 5) -> float:
+class _ProbeTimeout(Exception):
+    """Raised from a probe's evaluation callback once its time is up (:func:`probe_parity_step`)."""
+
+
+def probe_parity_step(
+    config: SparseParityConfig, device: str = "cpu", steps: int = 5, seconds: float | None = None
+) -> float | None:
     """Seconds per update of :func:`train_parity` at ``config``'s shapes on ``device``, as the machine is loaded now
-    (the plan's probe of a grid cell, :mod:`verify.sweep.cost`), its evaluations included.
+    (the plan's probe of a grid cell, :mod:`verify.sweep.cost`), its evaluations included; None where the probe ran
+    past ``seconds`` of wall time (checked at each of its evaluations, every ``steps`` updates).
 
     One run of the real trainer for ``3 steps`` updates of every seed, evaluated every ``steps`` updates on at most
     256 validation points and without the training accuracy or the Fourier gap (the updates are the same; no early
-    stop, no checkpoint): the wall time ``t_small`` from the evaluation after ``steps`` updates to the one after
+    stop, no checkpoint), its data stream drawing ``3 steps`` updates' batches a refill instead of the
+    ``DATA_CHUNK_ELEMENTS`` inputs per seed of a run (other bits, the same shapes and kernels; a whole chunk took
+    12 s of a 50 s plan): the wall time ``t_small`` from the evaluation after ``steps`` updates to the one after
     ``3 steps`` (the set-up and the first updates' warm-up left out), over ``2 steps``, is the update (its two small
     evaluations counted in). Where ``config`` evaluates more (``n_val`` above 256, the training accuracy, the Fourier
     gap), a second run with its own evaluation gives ``t_full``, and ``(t_full - t_small)/2`` (at least 0: the
     machine's noise) per evaluation is added, spread over the ``eval_every`` updates between two evaluations."""
-    import time
-
+    start = time.perf_counter()
     probe = dataclasses.replace(
         config,
         steps=3 * steps,
@@ -813,20 +821,26 @@ def probe_parity_step(config: SparseParityConfig, device: str = "cpu", steps: in
         fourier_gap=False,
     )
 
+    def mark(marks: dict[int, float], step: int) -> None:
+        marks.setdefault(step, time.perf_counter())
+        if seconds is not None and marks[step] - start > seconds:
+            raise _ProbeTimeout
+
     def window(cfg: SparseParityConfig) -> float:
         marks: dict[int, float] = {}
-        train_parity(
-            cfg, RunOptions(device=device), callback=lambda step, _: marks.setdefault(step, time.perf_counter())
-        )
+        _run_parity(cfg, RunOptions(device=device), lambda step, _: mark(marks, step), data_chunk=3 * steps)
         return marks[3 * steps] - marks[steps]
 
-    t_small = window(probe)
-    per_update = t_small / (2 * steps)
-    full = dataclasses.replace(
-        probe, n_val=config.n_val, train_accuracy=config.train_accuracy, fourier_gap=config.fourier_gap
-    )
-    if full != probe:
-        per_update += max(0.0, window(full) - t_small) / 2 / config.eval_every
+    try:
+        t_small = window(probe)
+        per_update = t_small / (2 * steps)
+        full = dataclasses.replace(
+            probe, n_val=config.n_val, train_accuracy=config.train_accuracy, fourier_gap=config.fourier_gap
+        )
+        if full != probe:
+            per_update += max(0.0, window(full) - t_small) / 2 / config.eval_every
+    except _ProbeTimeout:
+        return None
     return per_update
 
 
@@ -849,6 +863,17 @@ def train_parity(
     numbers of an uninterrupted run (:class:`verify.runtime.checkpoint.Checkpoint`: binding, trust, corrupt files;
     only ``steps`` and ``num_threads`` may differ from the checkpoint's config).
     """
+    return _run_parity(config, options, callback)
+
+
+def _run_parity(
+    config: SparseParityConfig,
+    options: RunOptions,
+    callback: Callable[[int, dict[str, np.ndarray]], None] | None,
+    data_chunk: int | None = None,
+) -> SparseParityResult:
+    """:func:`train_parity`; ``data_chunk`` caps the updates' batches drawn a refill (:func:`probe_parity_step`: a
+    different data stream, so never in a run that reports)."""
     fields = ("seeds",) if config.data_seeds is None else ("seeds", "data_seeds")
     config, setting = options.configure(config, "sparse-parity", seed_fields=fields)
     ckpt = Checkpoint.at(
@@ -860,7 +885,10 @@ def train_parity(
         resumable=RESUMABLE_FIELDS,
     )
     with torch_threads(config.num_threads), setting.precision():
-        return _ParityTraining(config, setting, options, ckpt, callback).run()
+        training = _ParityTraining(config, setting, options, ckpt, callback)
+        if data_chunk is not None:
+            training.data.chunk = min(training.data.chunk, max(1, data_chunk))
+        return training.run()
 
 
 class _ParityTraining:
