@@ -351,6 +351,52 @@ class GDRun:
     first_perfect: list[int | None]
 
 
+def _population_tensors(
+    tasks: Sequence[td.DecisionListTask],
+    cs: Sequence[float],
+    etas: Sequence[float],
+    S: np.ndarray,
+    dev: torch.device,
+    dt: torch.dtype,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The tensors population GD over a batch of members starts from (:func:`population_gd_w`,
+    :func:`population_gd_wv`).
+
+    Parameters
+    ----------
+    tasks : sequence of theory.decision_lists.DecisionListTask
+        One task per member (same vocabulary size ``L``).
+    cs, etas : sequence of float
+        The scale of ``c P`` and the step size of each member.
+    S : np.ndarray
+        The population, every ``n``-subset as a row, ``(B, n)``.
+    dev : torch.device
+        Where every tensor lives.
+    dt : torch.dtype
+        The dtype of ``cP``, ``eta`` and ``W`` (tokens and labels keep their integer dtype).
+
+    Returns
+    -------
+    tokens : torch.Tensor
+        ``S`` as a tensor, ``(B, n)``.
+    labels : torch.Tensor
+        Each member's labels of every sequence, ``(S, B, n)``.
+    cP : torch.Tensor
+        Each member's ``c P``, ``(S, L, L)``.
+    eta : torch.Tensor
+        Each member's step size, ``(S, 1, 1)``.
+    W : torch.Tensor
+        ``W_0 = 0``, ``(S, L, L)``, requiring gradients.
+    """
+    L = tasks[0].L
+    tokens = torch.tensor(S, device=dev)
+    labels = torch.tensor(np.stack([nd.labels_array(t, S) for t in tasks]), device=dev)  # (S, B, n)
+    cP = torch.tensor(np.stack([c * nd.permutation_matrix(t) for t, c in zip(tasks, cs)]), device=dev, dtype=dt)
+    eta = torch.tensor(list(etas), dtype=dt, device=dev)[:, None, None]
+    W = torch.zeros((len(tasks), L, L), dtype=dt, device=dev, requires_grad=True)
+    return tokens, labels, cP, eta, W
+
+
 def population_gd_w(cfg: PopulationGDConfig, options: RunOptions = DEFAULT_OPTIONS) -> GDRun:
     r"""Gradient descent on the exact population loss in ``W`` with ``V = c_s P_s`` fixed (Theorem 4.3), one task,
     ``c`` and ``eta`` per seed, all seeds in one batched tensor ``W (S, L, L)`` starting at 0. The population is every
@@ -386,11 +432,7 @@ def _population_gd_w(
         desc=f"population GD on W (L={L}, n={n})",
         ignore=options.ignore_memory_check,
     )
-    tokens = torch.tensor(S, device=dev)
-    labels = torch.tensor(np.stack([nd.labels_array(t, S) for t in tasks]), device=dev)  # (S, B, n)
-    V = torch.tensor(np.stack([c * nd.permutation_matrix(t) for t, c in zip(tasks, cs)]), device=dev, dtype=dt)
-    eta_t = torch.tensor(list(etas), dtype=dt, device=dev)[:, None, None]
-    W = torch.zeros((len(tasks), L, L), dtype=dt, device=dev, requires_grad=True)
+    tokens, labels, V, eta_t, W = _population_tensors(tasks, cs, etas, S, dev, dt)
     rec: dict[str, list] = {"steps": [], "loss": [], "accuracy": [], "ordered": []}
 
     def evaluate(step: int) -> dict[str, float]:
@@ -552,11 +594,7 @@ def population_gd_wv(cfg: PopulationGDWVConfig, options: RunOptions = DEFAULT_OP
             desc=f"population GD on W and V (L={L}, n={cfg.n})",
             ignore=options.ignore_memory_check,
         )
-        tokens = torch.tensor(S, device=dev)
-        labels = torch.tensor(np.stack([nd.labels_array(t, S) for t in tasks]), device=dev)  # (S, B, n)
-        cP = torch.tensor(np.stack([c * nd.permutation_matrix(t) for t, c in zip(tasks, cfg.cs)]), device=dev, dtype=dt)
-        eta = torch.tensor(list(cfg.etas), dtype=dt, device=dev)[:, None, None]
-        W = torch.zeros((len(tasks), L, L), dtype=dt, device=dev, requires_grad=True)
+        tokens, labels, cP, eta, W = _population_tensors(tasks, cfg.cs, cfg.etas, S, dev, dt)
         V = torch.tensor(np.stack(cfg.V0s), dtype=dt, device=dev).requires_grad_(True)
         rows = cfg.steps + 1
         loss_rec = torch.zeros((rows, len(tasks)), dtype=torch.float64, device=dev)
