@@ -22,7 +22,7 @@ population GD run whose first updates predict more than a minute prints its memo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -128,7 +128,26 @@ def hessian_memory_estimate(n_subsets: int, n: int, L: int) -> int:
     (the Hessian's rows, their stack, the symmetrised copy and the eigensolver's workspace) and twice one gradient
     of the loss on the ``n_subsets`` sequences (:func:`memory_estimate`; the graph built for the second derivative
     and one backward pass through it)."""
-    return 4 * int(L) ** 4 * ITEMSIZE + 2 * memory_estimate(1, n_subsets, n, L)
+    return _hessian_bytes(int(L) ** 2, n_subsets, n, L)
+
+
+def _hessian_bytes(n_params: int, n_subsets: int, n: int, L: int) -> int:
+    """Estimated peak bytes of the Hessian of the population loss in ``n_params`` parameters (an upper estimate).
+
+    Parameters
+    ----------
+    n_params : int
+        The Hessian's side: ``L^2`` for ``W`` alone, ``2 L^2`` for ``(W, V)``.
+    n_subsets, n, L : int
+        The population's sequences, their length and the vocabulary size (:func:`memory_estimate`).
+
+    Returns
+    -------
+    int
+        Four ``(n_params, n_params)`` float64 matrices plus twice one gradient of the loss on the ``n_subsets``
+        sequences (:func:`hessian_memory_estimate` says why).
+    """
+    return 4 * n_params**2 * ITEMSIZE + 2 * memory_estimate(1, n_subsets, n, L)
 
 
 def _dense_loss(W: torch.Tensor, V: torch.Tensor, seq: Sequence[int], ys: Sequence[int]) -> torch.Tensor:
@@ -489,11 +508,61 @@ def hessian_lambda_max(
 
 def _hessian_lambda_max(task: td.DecisionListTask, n: int, c: float, dev: torch.device, ignore: bool) -> float:
     L = task.L
+    V = torch.tensor(c * nd.permutation_matrix(task), device=dev)
+
+    def loss(w: torch.Tensor, tokens: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        return sequence_loss(w.view(L, L), V, tokens, labels)
+
+    x0 = torch.zeros(L * L, dtype=torch.float64, device=dev)
+    return _population_hessian_max(task, n, "W", L * L, loss, x0, dev, ignore)
+
+
+def _population_hessian_max(
+    task: td.DecisionListTask,
+    n: int,
+    wrt: str,
+    n_params: int,
+    loss: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor],
+    x0: torch.Tensor,
+    dev: torch.device,
+    ignore: bool,
+) -> float:
+    """The largest eigenvalue of the Hessian of a population loss of ``task`` at ``x0``, by torch autograd.
+
+    The population is every ``n``-subset; the memory check (:func:`verify.runtime.memory.preflight`) runs before
+    anything the size of the population or the Hessian is allocated.
+
+    Parameters
+    ----------
+    task : theory.decision_lists.DecisionListTask
+        The task whose labels the loss is taken on.
+    n : int
+        Sequence length.
+    wrt : str
+        What the parameters are (``"W"``, ``"(W, V)"``), for the refusal's message.
+    n_params : int
+        How many there are (``L^2``, ``2 L^2``): the Hessian's side, for the memory estimate.
+    loss : callable
+        ``loss(x, tokens, labels)``: the population loss at the flat parameters ``x``, given the sequences
+        ``tokens (B, n)`` and their labels ``(B, n)``.
+    x0 : torch.Tensor
+        The point, flat, float64, on ``dev``.
+    dev : torch.device
+        Where the population and the Hessian live.
+    ignore : bool
+        Run even when the memory estimate does not fit (``tvk --ignore-memory-check``).
+
+    Returns
+    -------
+    float
+        The largest eigenvalue of the symmetrised Hessian ``(H + H^T) / 2``.
+    """
+    L, P = task.L, n_params
     S = nd.subsets_array(L, n)
     preflight(
-        hessian_memory_estimate(len(S), n, L),
+        _hessian_bytes(P, len(S), n, L),
         dev,
-        f"the Hessian of the population loss in W ({L * L} x {L * L}, {len(S)} subsets of size {n})",
+        f"the Hessian of the population loss in {wrt} ({P} x {P}, {len(S)} subsets of size {n})",
         "use a smaller vocabulary L or subset size n",
         steps=1,
         n_seeds=1,
@@ -502,12 +571,7 @@ def _hessian_lambda_max(task: td.DecisionListTask, n: int, c: float, dev: torch.
     )
     tokens = torch.tensor(S, device=dev)
     labels = torch.tensor(nd.labels_array(task, S), device=dev)
-    V = torch.tensor(c * nd.permutation_matrix(task), device=dev)
-
-    def loss(w: torch.Tensor) -> torch.Tensor:
-        return sequence_loss(w.view(L, L), V, tokens, labels)
-
-    H = torch.autograd.functional.hessian(loss, torch.zeros(L * L, dtype=torch.float64, device=dev))
+    H = torch.autograd.functional.hessian(lambda x: loss(x, tokens, labels), x0)
     return float(torch.linalg.eigvalsh((H + H.T) / 2).max())
 
 
@@ -645,24 +709,10 @@ def hessian_lambda_max_wv(
     dev = resolve_device(device)
     L = task.L
     with torch_threads(_threads(dev)):
-        S = nd.subsets_array(L, n)
-        preflight(
-            4 * (2 * L * L) ** 2 * ITEMSIZE + 2 * memory_estimate(1, len(S), n, L),
-            dev,
-            f"the Hessian of the population loss in (W, V) ({2 * L * L} x {2 * L * L}, {len(S)} subsets of size {n})",
-            "use a smaller vocabulary L or subset size n",
-            steps=1,
-            n_seeds=1,
-            desc="Hessian",
-            ignore=ignore_memory_check,
-        )
-        tokens = torch.tensor(S, device=dev)
-        labels = torch.tensor(nd.labels_array(task, S), device=dev)
 
-        def loss(x: torch.Tensor) -> torch.Tensor:
+        def loss(x: torch.Tensor, tokens: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
             return sequence_loss(x[: L * L].view(L, L), x[L * L :].view(L, L), tokens, labels)
 
         w0 = np.zeros((L, L)) if W0 is None else np.asarray(W0, dtype=np.float64)
         x0 = torch.tensor(np.concatenate([w0.ravel(), np.asarray(V0, dtype=np.float64).ravel()]), device=dev)
-        H = torch.autograd.functional.hessian(loss, x0)
-        return float(torch.linalg.eigvalsh((H + H.T) / 2).max())
+        return _population_hessian_max(task, n, "(W, V)", 2 * L * L, loss, x0, dev, ignore_memory_check)
