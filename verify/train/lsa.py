@@ -273,6 +273,35 @@ def _seeded(seeds: Sequence[int], shape: tuple[int, ...], scale: float, dev, dt)
     return stack_seeds(seeds, init, device=dev, dtype=dt)
 
 
+def _reduced_factors(
+    seeds: Sequence[int], d: int, r: int, init_std: float, dev: torch.device, dt: torch.dtype
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The factors ``A, B`` of the reduced model's ``U = u A B^T`` at initialisation.
+
+    Parameters
+    ----------
+    seeds : sequence of int
+        One ensemble member per seed.
+    d, r : int
+        Dimension and rank: each factor is ``(d, r)`` per seed.
+    init_std : float
+        The scale of the Gaussian entries.
+    dev : torch.device
+        Where the factors live.
+    dt : torch.dtype
+        Their dtype (drawn in float64, then cast).
+
+    Returns
+    -------
+    A, B : torch.Tensor
+        ``(S, d, r)`` each, requiring gradients: ``A`` drawn from each seed's generator (:func:`_seeded`), ``B``
+        from the seed plus 10 007.
+    """
+    A = _seeded(seeds, (d, r), init_std, dev, dt).requires_grad_()
+    B = _seeded([s + 10_007 for s in seeds], (d, r), init_std, dev, dt).requires_grad_()
+    return A, B
+
+
 def _curve_every(steps: int) -> int:
     """The loss curve keeps the loss of every that many updates (about 50 points)."""
     return max(1, steps // 50)
@@ -324,8 +353,7 @@ def train_population(cfg: PopulationConfig, options: RunOptions = DEFAULT_OPTION
         ignore=options.ignore_memory_check,
     )
     Lt = torch.as_tensor(L, device=dev, dtype=dt)
-    A = _seeded(seeds, (d, r), init_std, dev, dt).requires_grad_()
-    B = _seeded([s + 10_007 for s in seeds], (d, r), init_std, dev, dt).requires_grad_()
+    A, B = _reduced_factors(seeds, d, r, init_std, dev, dt)
     u = torch.ones(S, device=dev, dtype=dt, requires_grad=True)
     half_tr = float(np.trace(L)) / 2
 
@@ -432,8 +460,7 @@ def train_sgd(cfg: SGDConfig, options: RunOptions = DEFAULT_OPTIONS) -> LSAResul
     )
     gen = torch.Generator(device=dev).manual_seed(int(seeds[0]) * 7919 + 1)
     if model == "reduced":
-        A = _seeded(seeds, (d, r), init_std, dev, dt).requires_grad_()
-        B = _seeded([s + 10_007 for s in seeds], (d, r), init_std, dev, dt).requires_grad_()
+        A, B = _reduced_factors(seeds, d, r, init_std, dev, dt)
         u = torch.full((S,), 0.1, device=dev, dtype=dt, requires_grad=True)
         params = [A, B, u]
         names = ("A", "B", "u")
