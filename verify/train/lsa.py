@@ -302,6 +302,38 @@ def _reduced_factors(
     return A, B
 
 
+def _adam_update(
+    opt: torch.optim.Optimizer, loss: torch.Tensor, step: int, steps: int, curve: list[float], offset: float = 0.0
+) -> torch.Tensor:
+    """One optimiser update on the sum of the per-seed losses, recorded on the loss curve every so many updates.
+
+    Parameters
+    ----------
+    opt : torch.optim.Optimizer
+        The optimiser of the ensemble's parameters.
+    loss : torch.Tensor
+        The per-seed losses at this update, ``(S,)``, with their graph.
+    step, steps : int
+        This update's index and the run's number of updates (:func:`_curve_every`).
+    curve : list of float
+        The loss curve: on a recorded update it gains the mean loss plus ``offset``.
+    offset : float
+        What the curve adds to the mean loss (``tr Lambda / 2`` for the population loss, else 0; the losses are
+        never ``-0.0``, so adding 0 leaves them bit for bit).
+
+    Returns
+    -------
+    torch.Tensor
+        ``loss``, detached.
+    """
+    opt.zero_grad()
+    loss.sum().backward()
+    opt.step()
+    if step % _curve_every(steps) == 0:
+        curve.append(float(loss.detach().mean()) + offset)
+    return loss.detach()
+
+
 def _curve_every(steps: int) -> int:
     """The loss curve keeps the loss of every that many updates (about 50 points)."""
     return max(1, steps // 50)
@@ -362,17 +394,11 @@ def train_population(cfg: PopulationConfig, options: RunOptions = DEFAULT_OPTION
 
     opt = torch.optim.Adam([A, B, u], lr=lr)
     guard = NonFiniteGuard(tuple(seeds), "lsa-population", REMEDY)
-    curve = []
+    curve: list[float] = []
 
     def update(step: int) -> torch.Tensor:
         at(step)  # the time estimate of a long run, after a few updates
-        loss = objective()
-        opt.zero_grad()
-        loss.sum().backward()
-        opt.step()
-        if step % _curve_every(steps) == 0:
-            curve.append(float(loss.detach().mean()) + half_tr)
-        return loss.detach()
+        return _adam_update(opt, objective(), step, steps, curve, half_tr)
 
     state = TrainerState(
         {"A": A, "B": B, "u": u}, opt, extra=partial(_curve_state, curve), restore_extra=partial(_restore_curve, curve)
@@ -484,7 +510,7 @@ def train_sgd(cfg: SGDConfig, options: RunOptions = DEFAULT_OPTIONS) -> LSAResul
             return WPV_, WKQ_
         return WPV, K.transpose(1, 2) @ Qm
 
-    curve = []
+    curve: list[float] = []
 
     def update(step: int) -> torch.Tensor:
         at(step)  # the time estimate of a long run, after a few updates
@@ -497,13 +523,7 @@ def train_sgd(cfg: SGDConfig, options: RunOptions = DEFAULT_OPTIONS) -> LSAResul
         else:
             WPV_, WKQ_ = weights()
             pred = lsa_predict(E, WPV_, WKQ_, N)
-        loss = 0.5 * ((pred - yq) ** 2).mean(dim=1)
-        opt.zero_grad()
-        loss.sum().backward()
-        opt.step()
-        if step % _curve_every(steps) == 0:
-            curve.append(float(loss.detach().mean()))
-        return loss.detach()
+        return _adam_update(opt, 0.5 * ((pred - yq) ** 2).mean(dim=1), step, steps, curve)
 
     state = TrainerState(
         dict(zip(names, params)),
