@@ -298,9 +298,7 @@ def memory_plan(
     )
     n = shapes.batch_points
     fixed = shapes.fixed_bytes()
-    fitting = None
-    if free_bytes is not None:
-        fitting = int((MEMORY_SAFETY * free_bytes + present_bytes - fixed) // per_point)
+    fitting = _units_fitting(free_bytes, present_bytes, fixed, per_point)
     if chunk_size is not None:
         chunk = min(int(chunk_size), n)
     else:
@@ -325,6 +323,31 @@ def memory_plan(
             "Lower chunk_size (or leave it None to size chunks automatically)",
         )
     return chunk, peak
+
+
+def _units_fitting(free: int | None, present: int, fixed: int, per_unit: int) -> int | None:
+    """How many units (points of a chunk, rows of a block) a plan may hold at once in the usable memory.
+
+    Parameters
+    ----------
+    free : int or None
+        The device's free bytes (None: unknown).
+    present : int
+        Bytes the run has already allocated (data, weights) that the plan's peak counts again.
+    fixed : int
+        The plan's bytes that do not grow with the units.
+    per_unit : int
+        The bytes each unit adds.
+
+    Returns
+    -------
+    int or None
+        ``(MEMORY_SAFETY * free + present - fixed) // per_unit`` (below 1 when not even one fits); None when the
+        free memory is unknown.
+    """
+    if free is None:
+        return None
+    return int((MEMORY_SAFETY * free + present - fixed) // per_unit)
 
 
 def _chunk_refusal(
@@ -1241,8 +1264,7 @@ def _chunk_for(
     in_flight = _workers_of(strategy, shapes.n_seeds, threads) * _group_of(strategy, shapes.n_seeds)
     base = shapes.fixed_bytes() + in_flight * b * 6 * m * d
     per_row = in_flight * b * (2 * m * C + 3 * d * C)
-    usable = None if free is None else MEMORY_SAFETY * free + present
-    fitting = None if usable is None else int((usable - base) // per_row)
+    fitting = _units_fitting(free, present, base, per_row)
     if chunk_size is not None:
         rows = max(1, min(d, int(chunk_size) // d))
     else:
