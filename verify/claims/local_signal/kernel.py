@@ -4,7 +4,9 @@ b > 0 (docs/local_signal.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -245,6 +247,27 @@ def _predict_event(cfg: EventConfig) -> list[float]:
     ]
 
 
+def event_observation(
+    est: list[tuple[float, float]],
+    instances: Sequence[Any],
+    d: int,
+    sigma: float,
+    details: dict[str, Any],
+    **observation: Any,
+) -> Observation:
+    """The observation of a Lemma B.11/B.12 event claim (Karp Ch. 3, App. B): the Monte Carlo probability of the event
+    at each instance (``est``: its ``(p, se)`` pairs), with the standard errors, the instances' ``label``s, the kernel
+    dimension ``d`` and the noise scale ``sigma`` first in the details, then ``details``; ``observation`` goes to
+    :class:`verify.claims.base.Observation` as it is (the seeds)."""
+    common = {
+        "stderr": se_list([se for _, se in est]),
+        "instances": [t.label for t in instances],
+        "d": d,
+        "sigma": sigma,
+    }
+    return Observation([p for p, _ in est], details={**common, **details}, **observation)
+
+
 def _observe_event(cfg: EventConfig, ctx: RunContext) -> Observation:
     w_star, instances = event_instances(cfg)
     sigma = tl.noise_sigma(cfg.k)
@@ -265,13 +288,12 @@ def _observe_event(cfg: EventConfig, ctx: RunContext) -> Observation:
         bounds.append(float(4 * stats.norm.sf(cfg.C * align_w) * stats.norm.sf(align_0 / sigma)))
     d = kernel_dimension(cfg.k)
     D = init_event_edge(d, cfg.init_quantile)
-    return Observation(
-        [p for p, _ in est],
-        details={
-            "stderr": se_list([se for _, se in est]),
-            "instances": [t.label for t in instances],
-            "d": d,
-            "sigma": sigma,
+    return event_observation(
+        est,
+        instances,
+        d,
+        sigma,
+        {
             "proof_lower_bound": bounds,
             "proof_bound_minus_mc_in_se": [(lo - p) / se for lo, (p, se) in zip(bounds, est)],
             "init_event_D": D,

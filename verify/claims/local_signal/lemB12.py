@@ -17,8 +17,8 @@ from theory import local_signal as tl
 
 from ..base import Claim, Observation, PostHoc, Resolution, RunContext, register
 from ..judges import Requiring, ZScore
-from .common import DOC, MC_Z, se_list
-from .kernel import SRC_B2, init_event_edge, kernel_dimension
+from .common import DOC, MC_Z
+from .kernel import SRC_B2, event_observation, init_event_edge, kernel_dimension
 
 #: A case of :class:`LemmaB12Config`: (m, weights, biases).
 Case = tuple[int, str, str]
@@ -193,13 +193,12 @@ def _observe(cfg: LemmaB12Config, ctx: RunContext) -> Observation:
         max((abs(float(x @ y)) for j, x in enumerate(v) for y in v[j + 1 :]), default=0.0)
         for v in (t.w0 / np.linalg.norm(t.w0, axis=1)[:, None] for t in instances)
     ]
-    return Observation(
-        [p for p, _ in est],
-        details={
-            "stderr": se_list([se for _, se in est]),
-            "instances": [t.label for t in instances],
-            "d": d,
-            "sigma": sigma,
+    return event_observation(
+        est,
+        instances,
+        d,
+        sigma,
+        {
             "quadrature_error": [r.error for r in quad],
             "quadrature_error_in_se": [r.error / se for r, (_, se) in zip(quad, est)],
             "open_on_signal": [list(r.open_on_signal) for r in quad],
