@@ -49,16 +49,8 @@ from sympy.combinatorics.named_groups import AlternatingGroup, SymmetricGroup
 from sympy.combinatorics.permutations import _af_rmul
 from sympy.polys.polyerrors import BasePolynomialError
 
-from ._checks import (
-    MAX_EXACT_ENTRIES,
-    InputError,
-    LimitError,
-    as_number,
-    check_cost,
-    check_positive_int,
-    format_count,
-    log10_factorial,
-)
+from . import _checks
+from ._checks import InputError, LimitError, as_number, check_cost, check_positive_int, format_count, log10_factorial
 from ._docstrings import fill_doc, sections
 
 __all__ = [
@@ -1605,7 +1597,7 @@ def isotypic_projector(G: FiniteGroup | str, r: int) -> sympy.Matrix:
     order = _order_before_building(G)
     check_cost(
         order**2,
-        MAX_EXACT_ENTRIES,
+        _checks.MAX_EXACT_ENTRIES,
         param="G",
         value=G.name if isinstance(G, FiniteGroup) else G.strip(),
         what="the number of entries of the exact projector, |G|^2,",

@@ -53,16 +53,8 @@ from fractions import Fraction
 
 import sympy
 
-from ._checks import (
-    MAX_DIGITS,
-    MAX_EXACT_ENTRIES,
-    InputError,
-    LimitError,
-    as_number,
-    check_cost,
-    check_positive_int,
-    format_count,
-)
+from . import _checks
+from ._checks import MAX_DIGITS, InputError, LimitError, as_number, check_cost, check_positive_int, format_count
 from ._docstrings import fill_doc, sections
 from .modular import _digits, _shown
 
@@ -468,7 +460,7 @@ def _check_table_size(t: int, k: int, per_token: int) -> None:
         return
     check_cost(
         t * per_token,
-        MAX_EXACT_ENTRIES,
+        _checks.MAX_EXACT_ENTRIES,
         param="seq" if t >= k else "k",
         value=t if t >= k else k,
         what=f"the number t k of exact counts at t = {format_count(t)} positions, k = {format_count(k)} states",
@@ -543,7 +535,7 @@ def strategy_probs(seq: Sequence[int], k: int, strategy: str, n: int = 2) -> lis
     theory._checks.InputError: unknown strategy 'trigram'; expected uniform, unigram, bigram or ngram
     """
     k = check_k(k)
-    check_cost(k, MAX_EXACT_ENTRIES, param="k", value=k, what="the number of exact probabilities", hint="")
+    check_cost(k, _checks.MAX_EXACT_ENTRIES, param="k", value=k, what="the number of exact probabilities", hint="")
     if strategy not in ("uniform", "unigram", "bigram", "ngram"):
         raise InputError(
             f"unknown strategy {strategy!r:.80}; expected uniform, unigram, bigram or ngram", param="strategy"

@@ -48,17 +48,9 @@ from fractions import Fraction
 import sympy
 from sympy import I, Rational, exp
 
+from . import _checks
 from . import modular as tm
-from ._checks import (
-    MAX_DIGITS,
-    MAX_EXACT_ENTRIES,
-    InputError,
-    as_number,
-    check_cost,
-    check_odd_modulus,
-    check_positive_int,
-    format_count,
-)
+from ._checks import MAX_EXACT_ENTRIES, InputError, check_cost, check_odd_modulus, check_positive_int, format_count
 from ._docstrings import fill_doc, sections
 from .modular import _DOC as _MODULAR_DOC
 
@@ -202,7 +194,7 @@ def cosine_dft(p: int, z: int, phi: object = 0) -> dict[int, sympy.Expr]:
     """
     p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p)")
     z = _check_frequency(p, z, "z")
-    phi = as_number(phi, "phi")
+    phi = _checks.as_number(phi, "phi")
     if z == 0:
         return {0: p * sympy.cos(phi)}
     return {z: Rational(p, 2) * exp(I * phi), (p - z) % p: Rational(p, 2) * exp(-I * phi)}
@@ -441,7 +433,7 @@ def dataset_size(p: int, k: int) -> int:
     k = check_positive_int(k, "k")
     check_cost(
         k * math.log10(p) if k < 10**300 else math.inf,
-        MAX_DIGITS,
+        _checks.MAX_DIGITS,
         param="k" if k > 1 else "p",
         value=k if k > 1 else p,
         what=f"the exact p^k at p = {format_count(p)}",

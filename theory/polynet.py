@@ -64,18 +64,8 @@ from typing import SupportsFloat, SupportsIndex
 
 import sympy
 
-from ._checks import (
-    MAX_DIGITS,
-    MAX_EXACT_ENTRIES,
-    InputError,
-    _as_int,
-    as_fraction,
-    as_number,
-    check_cost,
-    check_positive_int,
-    check_sequence,
-    format_count,
-)
+from . import _checks
+from ._checks import MAX_DIGITS, MAX_EXACT_ENTRIES, InputError, _as_int, as_number, check_cost, format_count
 from ._docstrings import fill_doc, sections
 from .parity import _log_fraction
 
@@ -302,7 +292,7 @@ def _rational(x: object, name: str) -> Fraction:
         raise InputError(
             f"{name} must be an int, Fraction, float, str or sympy Rational, got {type(x).__name__}", param=name
         )
-    return as_fraction(x, name)  # bools, NaN, infinities and unbounded strings refused
+    return _checks.as_fraction(x, name)  # bools, NaN, infinities and unbounded strings refused
 
 
 def _real(x: object, name: str) -> float:
@@ -310,7 +300,7 @@ def _real(x: object, name: str) -> float:
     if isinstance(x, (bool, list, tuple, dict)) or x is None:
         raise InputError(f"{name} must be a real number, got {x!r:.80}", param=name)
     try:
-        f = float(as_fraction(x, name)) if isinstance(x, str) else float(x)  # type: ignore[arg-type]
+        f = float(_checks.as_fraction(x, name)) if isinstance(x, str) else float(x)  # type: ignore[arg-type]
     except OverflowError:
         raise InputError(f"{name} = {format_count(x)} is beyond the float range", param=name) from None
     except (TypeError, ValueError):
@@ -471,7 +461,7 @@ def flow_rhs(v: Sequence) -> list:
     >>> flow_rhs([1, 2, 3])
     [6, 3, 2]
     """
-    v = check_sequence(
+    v = _checks.check_sequence(
         v,
         "v",
         MAX_BLOCKS,
@@ -1574,7 +1564,7 @@ def thm58_rate_scale(k: object, n_prime: object, steps: object, delta: object) -
     0.0006932
     """
     kk, m, _, d = _check_thm58(k, n_prime, Fraction(1, 4), delta)
-    T = check_positive_int(steps, "steps")
+    T = _checks.check_positive_int(steps, "steps")
     if kk * m * T < 2**900 and d * 2**900 > 1:
         return 1 / (2 * math.sqrt(2 * T * math.log(2 * kk * m * T / float(d))))
     return 0.5 * math.exp(-_thm58_log_root(kk, m, T, d))  # n T or 1/delta beyond float range: in logs
@@ -1608,7 +1598,7 @@ def thm58_relevant_lower_bound(k: object, n_prime: object, steps: object, delta:
     3.8267
     """
     kk, m, _, d = _check_thm58(k, n_prime, Fraction(1, 4), delta)
-    T = check_positive_int(steps, "steps")
+    T = _checks.check_positive_int(steps, "steps")
     tt = _as_int(t, "t")
     if not 0 <= tt <= T:
         raise InputError(f"t (updates done) must lie in [0, T = {T}], got {tt}", param="t")

@@ -69,16 +69,8 @@ from typing import Any, SupportsIndex, SupportsInt, TypeAlias
 import mpmath
 import sympy
 
-from theory._checks import (
-    MAX_DIGITS,
-    InputError,
-    LimitError,
-    as_number,
-    check_cost,
-    check_positive_int,
-    format_count,
-    log10_binomial,
-)
+from theory import _checks
+from theory._checks import MAX_DIGITS, InputError, LimitError, check_cost, check_positive_int, format_count
 from theory._docstrings import fill_doc, sections
 
 __all__ = [
@@ -233,7 +225,7 @@ def _number(value: object, name: str) -> sympy.Expr:
             raise InputError(
                 f"{name} = {value[:80]!r} is out of range: its decimal exponent is beyond +-{MAX_DIGITS}", param=name
             )
-    return as_number(value, name, symbolic=False)
+    return _checks.as_number(value, name, symbolic=False)
 
 
 def _fraction(value: object, name: str) -> Fraction:
@@ -2316,7 +2308,7 @@ def and_information_bound(T: int, s: int = 3) -> sympy.Expr:
     T, s = check_sparsity(T, s)
     hint = "log2 C(T, s) ~ s log2(T/s) for s << T"
     check_cost(math.log10(T), MAX_DIGITS, param="T", value=T, what="T (4000 digits at most)", hint=hint, log10=True)
-    check_cost(log10_binomial(T, s), MAX_DIGITS, param="s", value=s, what="C(T, s)", hint=hint, log10=True)
+    check_cost(_checks.log10_binomial(T, s), MAX_DIGITS, param="s", value=s, what="C(T, s)", hint=hint, log10=True)
     return sympy.log(sympy.binomial(T, s), 2)
 
 
