@@ -30,8 +30,8 @@ the records).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -40,22 +40,23 @@ from verify.sweep import Cell, CellResult, Grid
 from verify.train.sparse_parity import SparseParityConfig, divergence_reason
 
 from ..base import Claim, Deviation, Observation, PostHoc, RunContext, register
-from ..judges import Population, Verdict
+from ..judges import Population
 from .common import (
     SRC_CH5,
-    SeedPopulation,
     chunked_cells,
     diverged_at,
     parity_cost,
-    relu_mlp,
     run_parity,
     tc_list,
+    xavier_relu_mlp,
 )
+from .summarised import SummarisedPopulation
 
 __all__ = [
     "GROK_RULE",
     "OUTCOMES",
     "REGIME_RULE",
+    "FigB11Model",
     "GrokConfig",
     "Grokking",
     "RegimeConfig",
@@ -65,18 +66,14 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class GrokConfig:
-    """A width-100 ReLU MLP (Xavier init, hinge) trained by minibatch SGD with weight decay (PyTorch convention,
-    theta <- theta - eta (grad + lambda theta)) on m training points per seed, evaluated every ``eval_every`` steps on
-    its training sample and on ``n_val`` held-out points."""
+@dataclass(frozen=True, kw_only=True)
+class FigB11Model:
+    """The model and trainer of Fig. B.11's claims: a width-100 ReLU MLP (Xavier init, hinge) trained by minibatch SGD
+    (B = 32, eta = 0.1) with weight decay (PyTorch convention, theta <- theta - eta (grad + lambda theta)) on m
+    training points per seed, evaluated every ``eval_every`` steps on its training sample and on ``n_val`` held-out
+    points; held-out success is accuracy >= ``test_level``. Keyword-only, so the fields follow each configuration's
+    own arguments in its constructor."""
 
-    n: int
-    k: int
-    m: int
-    weight_decay: float
-    seeds: tuple[int, ...]
-    factor: float = 3.0
     test_level: float = 0.99
     width: int = 100
     lr: float = 0.1
@@ -86,26 +83,39 @@ class GrokConfig:
     n_val: int = 2000
     num_threads: int | None = None
 
-    def parity(self) -> SparseParityConfig:
-        return relu_mlp(
-            self.n,
-            self.k,
+    def sample_mlp(self, n: int, k: int, m: int, weight_decay: float, seeds: tuple[int, ...]) -> SparseParityConfig:
+        """The (n, k)-parity ensemble of ``seeds`` at sample size m and weight decay lambda, training accuracy recorded
+        and each seed frozen once its held-out error is at most ``1 - test_level``."""
+        return xavier_relu_mlp(
+            self,
+            n,
+            k,
             self.width,
-            self.seeds,
-            self.steps,
+            seeds,
             self.eval_every,
-            init="xavier",
-            lr=self.lr,
-            batch_size=self.batch_size,
-            weight_decay=self.weight_decay,
+            weight_decay=weight_decay,
             decay="pytorch",
             mode="offline",
-            n_train=self.m,
-            n_val=self.n_val,
+            n_train=m,
             target_error=round(1 - self.test_level, 12),
             train_accuracy=True,
-            num_threads=self.num_threads,
         )
+
+
+@dataclass(frozen=True)
+class GrokConfig(FigB11Model):
+    """:class:`FigB11Model` at one sample size m and weight decay; a seed groks when t_test >= ``factor`` x
+    t_train."""
+
+    n: int
+    k: int
+    m: int
+    weight_decay: float
+    seeds: tuple[int, ...]
+    factor: float = 3.0
+
+    def parity(self) -> SparseParityConfig:
+        return self.sample_mlp(self.n, self.k, self.m, self.weight_decay, self.seeds)
 
 
 def run_grokking(cell: Cell, ctx: RunContext) -> dict[str, Any]:
@@ -137,12 +147,16 @@ GROK_RULE = Population(p0=0.5, p_alt=0.95)
 
 
 @dataclass(frozen=True)
-class Grokking(SeedPopulation):
+class Grokking(SummarisedPopulation):
     """Fig. 5.4 right / B.11 as a seed population: a seed succeeds when its training error reaches 0 (t_train) and
     its held-out error reaches ``1 - test_level`` (t_test) within the budget, with t_test >= ``factor`` x t_train;
     ``inconclusive`` when every seed diverged."""
 
     rule: Population = GROK_RULE
+    criterion: ClassVar[str] = (
+        "per seed: training error 0 at t_train and held-out accuracy >= test_level at t_test, both within the budget, "
+        "with t_test >= factor x t_train (factor and level in the config)"
+    )
 
     def units(self, predicted: Any, obs: Any, config: Any) -> list[dict[str, Any]]:
         out = []
@@ -164,13 +178,9 @@ class Grokking(SeedPopulation):
             out.append({"label": f"seed {row['seed']}", "problems": problems})
         return out
 
-    def __call__(self, predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
-        d = obs.details
-        if d.get("divergence"):
-            return "inconclusive", d["divergence"]
-        verdict, tally = self.tally(self.units(predicted, obs, config), "seeds")
-        ratios = [r["ratio"] for r in d["per_seed"] if r["ratio"] is not None]
-        summary = (
+    def summary(self, predicted: Any, obs: Observation, config: Any) -> str:
+        ratios = [r["ratio"] for r in obs.details["per_seed"] if r["ratio"] is not None]
+        return (
             f"m = {config.m} ({config.m / float(predicted['log2_C(n,k)']):.3g} x the statistical threshold log2 C(n,k) "
             f"= {float(predicted['log2_C(n,k)']):.3g}, {config.m / float(predicted['C(n,k)']):.2g} x C(n,k)), "
             f"weight decay {config.weight_decay:g}: t_test / t_train "
@@ -179,13 +189,6 @@ class Grokking(SeedPopulation):
                 if ratios
                 else "undefined (no seed reached both)"
             )
-        )
-        return verdict, f"{summary}; {tally}"
-
-    def describe(self) -> str:
-        return (
-            "per seed: training error 0 at t_train and held-out accuracy >= test_level at t_test, both within the "
-            f"budget, with t_test >= factor x t_train (factor and level in the config); {self.rule.describe()}"
         )
 
 
@@ -198,6 +201,22 @@ def _predict(cfg: GrokConfig) -> dict[str, Any]:
 
 def _cells(cfg: GrokConfig) -> list[Cell]:
     return chunked_cells([(f"({cfg.n},{cfg.k}) m={cfg.m} wd={cfg.weight_decay:g}", cfg.parity())])
+
+
+#: The two curves a run records per seed: (name in the plot's legend, key of :func:`run_grokking`'s value).
+_CURVES = (("train", "train_accuracy"), ("test", "accuracy"))
+
+
+def _accuracy_plot(series: list[dict[str, Any]], title: str) -> dict[str, Any]:
+    """The ``train-vs-test`` plot (training and held-out accuracy against the SGD step) of ``series``."""
+    return {
+        "name": "train-vs-test",
+        "kind": "lines",
+        "series": series,
+        "xlabel": "SGD step",
+        "ylabel": "accuracy",
+        "title": title,
+    }
 
 
 def _aggregate(cfg: GrokConfig, results: list[CellResult]) -> Observation:
@@ -219,30 +238,14 @@ def _aggregate(cfg: GrokConfig, results: list[CellResult]) -> Observation:
     diverged = np.concatenate([np.asarray(r.value["diverged_at"], dtype=np.float64) for r in results])
     first = results[0].value
     steps = np.asarray(first["steps"]).tolist()
-    shown = range(min(4, len(first["seeds"])))
-    plot = {
-        "name": "train-vs-test",
-        "kind": "lines",
-        "series": [
-            s
-            for e in shown
-            for s in (
-                {
-                    "label": f"seed {first['seeds'][e]} train",
-                    "x": steps,
-                    "y": np.asarray(first["train_accuracy"])[:, e].tolist(),
-                },
-                {
-                    "label": f"seed {first['seeds'][e]} test",
-                    "x": steps,
-                    "y": np.asarray(first["accuracy"])[:, e].tolist(),
-                },
-            )
-        ],
-        "xlabel": "SGD step",
-        "ylabel": "accuracy",
-        "title": f"({cfg.n},{cfg.k}) parity, m = {cfg.m}, weight decay {cfg.weight_decay:g}, width {cfg.width}",
-    }
+    series = [
+        {"label": f"seed {first['seeds'][e]} {name}", "x": steps, "y": np.asarray(first[key])[:, e].tolist()}
+        for e in range(min(4, len(first["seeds"])))
+        for name, key in _CURVES
+    ]
+    plot = _accuracy_plot(
+        series, f"({cfg.n},{cfg.k}) parity, m = {cfg.m}, weight decay {cfg.weight_decay:g}, width {cfg.width}"
+    )
     ratios = [r["ratio"] for r in rows if r["ratio"] is not None]
     return Observation(
         float(np.median(ratios)) if ratios else float("nan"),
@@ -352,8 +355,8 @@ class RegimeSetting:
 
 
 @dataclass(frozen=True)
-class RegimeConfig:
-    """Fig. B.11's panels as seed populations: the grokking claim's model and trainer (:class:`GrokConfig`: width-100
+class RegimeConfig(FigB11Model):
+    """Fig. B.11's panels as seed populations: the grokking claim's model and trainer (:class:`FigB11Model`: width-100
     ReLU MLP, Xavier init, hinge, SGD with PyTorch weight decay on m training points per seed, B = 32, eta = 0.1) at
     each (m, lambda) of ``settings``, every setting on the same seeds (a seed's initialisation, sample and epoch order
     are those of its seed, whatever lambda). A ``no fit`` setting trains every seed for the whole budget (a seed is
@@ -363,14 +366,7 @@ class RegimeConfig:
     k: int
     settings: tuple[RegimeSetting, ...]
     seeds: tuple[int, ...]
-    test_level: float = 0.99
-    width: int = 100
-    lr: float = 0.1
-    batch_size: int = 32
-    steps: int = 4000
-    eval_every: int = 50
-    n_val: int = 2000
-    num_threads: int | None = None
+    steps: int = field(default=4000, kw_only=True)
 
     def __post_init__(self) -> None:
         keys = [(s.m, s.weight_decay) for s in self.settings]
@@ -378,21 +374,7 @@ class RegimeConfig:
             raise ValueError(f"settings must be non-empty with distinct (m, weight_decay), got {keys}")
 
     def parity(self, setting: RegimeSetting) -> SparseParityConfig:
-        cfg = GrokConfig(
-            n=self.n,
-            k=self.k,
-            m=setting.m,
-            weight_decay=setting.weight_decay,
-            seeds=self.seeds,
-            test_level=self.test_level,
-            width=self.width,
-            lr=self.lr,
-            batch_size=self.batch_size,
-            steps=self.steps,
-            eval_every=self.eval_every,
-            n_val=self.n_val,
-            num_threads=self.num_threads,
-        ).parity()
+        cfg = self.sample_mlp(self.n, self.k, setting.m, setting.weight_decay, self.seeds)
         return cfg.replace(stop_when_converged=False) if setting.expect == "no fit" else cfg
 
 
@@ -428,7 +410,7 @@ def _regime_aggregate(cfg: RegimeConfig, results: list[CellResult]) -> Observati
             blown.append(f"{s.label}: {reason}")
         first = mine[0].value
         steps = np.asarray(first["steps"]).tolist()
-        for name, key in (("train", "train_accuracy"), ("test", "accuracy")):
+        for name, key in _CURVES:
             plot_series.append(
                 {
                     "label": f"{s.label} seed {first['seeds'][0]} {name}",
@@ -436,14 +418,7 @@ def _regime_aggregate(cfg: RegimeConfig, results: list[CellResult]) -> Observati
                     "y": np.asarray(first[key])[:, 0].tolist(),
                 }
             )
-    plot = {
-        "name": "train-vs-test",
-        "kind": "lines",
-        "series": plot_series,
-        "xlabel": "SGD step",
-        "ylabel": "accuracy",
-        "title": f"({cfg.n},{cfg.k}) parity, width {cfg.width}: one seed per (m, weight decay)",
-    }
+    plot = _accuracy_plot(plot_series, f"({cfg.n},{cfg.k}) parity, width {cfg.width}: one seed per (m, weight decay)")
     return Observation(
         {f"m={r['m']} wd={r['weight_decay']:g}": _meets_rate(r, cfg) for r in rows},
         details={"settings": rows, "seeds": rows[0]["seeds"], "divergence": "; ".join(blown) or None},
@@ -485,13 +460,18 @@ REGIME_RULE = Population(p0=0.5, p_alt=0.95)
 
 
 @dataclass(frozen=True)
-class RegimeOutcomes(SeedPopulation):
+class RegimeOutcomes(SummarisedPopulation):
     """Fig. B.11's panels as a seed population: a seed succeeds when, at every (m, lambda) of the configuration, it
     shows the outcome the caption states for that panel within the budget: ``generalises`` (held-out accuracy >=
     test_level), ``no generalisation`` (held-out accuracy < test_level at every evaluation) or ``no fit`` (training
     accuracy < 1 at every evaluation); ``inconclusive`` when every seed of a setting diverged."""
 
     rule: Population = REGIME_RULE
+    criterion: ClassVar[str] = (
+        "per seed, at every (m, weight decay) of the config, within the budget: 'generalises' = held-out accuracy >= "
+        "test_level at some evaluation; 'no generalisation' = below it at every evaluation; 'no fit' = training "
+        "accuracy < 1 at every evaluation (level and budget in the config)"
+    )
 
     def units(self, predicted: Any, obs: Any, config: Any) -> list[dict[str, Any]]:
         rows = obs.details["settings"]
@@ -501,14 +481,10 @@ class RegimeOutcomes(SeedPopulation):
             out.append({"label": f"seed {seed}", "problems": problems})
         return out
 
-    def __call__(self, predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
-        d = obs.details
-        if d.get("divergence"):
-            return "inconclusive", d["divergence"]
-        verdict, tally = self.tally(self.units(predicted, obs, config), "seeds")
+    def summary(self, predicted: Any, obs: Observation, config: Any) -> str:
         threshold = float(predicted["log2_C(n,k)"])
         parts = []
-        for row in d["settings"]:
+        for row in obs.details["settings"]:
             n = len(row["seeds"])
             parts.append(
                 f"m = {row['m']} ({row['m'] / threshold:.3g} x log2 C(n,k)), weight decay {row['weight_decay']:g}, "
@@ -517,14 +493,7 @@ class RegimeOutcomes(SeedPopulation):
                 f"reach training error 0 (steps {_span(row['t_train'])}), best held-out accuracy "
                 f"{_span(row['best_accuracy'])}, best training accuracy {_span(row['best_train_accuracy'])}"
             )
-        return verdict, f"{'; '.join(parts)}; {tally}"
-
-    def describe(self) -> str:
-        return (
-            "per seed, at every (m, weight decay) of the config, within the budget: 'generalises' = held-out accuracy "
-            ">= test_level at some evaluation; 'no generalisation' = below it at every evaluation; 'no fit' = training "
-            f"accuracy < 1 at every evaluation (level and budget in the config); {self.rule.describe()}"
-        )
+        return "; ".join(parts)
 
 
 def _regime_predict(cfg: RegimeConfig) -> dict[str, Any]:

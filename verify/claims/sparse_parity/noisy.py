@@ -10,7 +10,7 @@ reaches 1 - ``target_error`` within the budget.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -19,10 +19,9 @@ from verify.sweep import Cell, CellResult
 from verify.train.sparse_parity import SparseParityConfig, divergence_reason
 
 from ..base import Claim, Deviation, Observation, PostHoc, register
-from ..judges import Population, Verdict
+from ..judges import Population
 from .common import (
     SRC_CH5,
-    SeedPopulation,
     chunked_cells,
     diverged_at,
     ran_seeds,
@@ -30,6 +29,7 @@ from .common import (
     tc_list,
     xavier_relu_mlp,
 )
+from .summarised import SummarisedPopulation
 
 __all__ = ["NOISY_RULE", "NoisyConfig", "NoisyParity"]
 
@@ -71,12 +71,16 @@ NOISY_RULE = Population(p0=0.5, p_alt=0.95)
 
 
 @dataclass(frozen=True)
-class NoisyParity(SeedPopulation):
+class NoisyParity(SummarisedPopulation):
     """Fig. B.12 as a seed population: a seed succeeds when, at every flip probability of the grid, its clean
     validation accuracy reaches 1 - target_error within the budget (a learner that found nothing stays at the
     predicted chance level 1/2, whatever the noise)."""
 
     rule: Population = NOISY_RULE
+    criterion: ClassVar[str] = (
+        "per seed: at every flip probability, clean validation accuracy >= 1 - target_error within the budget "
+        "(chance is 1/2)"
+    )
 
     def units(self, predicted: Any, obs: Any, config: Any) -> list[dict[str, Any]]:
         rows = obs.details["levels"]
@@ -91,22 +95,11 @@ class NoisyParity(SeedPopulation):
             out.append({"label": f"seed {seed}", "problems": problems})
         return out
 
-    def __call__(self, predicted: Any, obs: Observation, config: Any = None) -> tuple[Verdict, str]:
-        d = obs.details
-        if d.get("divergence"):
-            return "inconclusive", d["divergence"]
-        verdict, tally = self.tally(self.units(predicted, obs, config), "seeds")
-        levels = "; ".join(
+    def summary(self, predicted: Any, obs: Observation, config: Any) -> str:
+        return "; ".join(
             f"p={r['flip']} (eps = {float(predicted['eps'][r['flip']]):g}): {r['converged']}/{len(r['t_c'])} reach "
             f"{1 - config.target_error:g} clean accuracy, median t_c {r['median']:g}"
-            for r in d["levels"]
-        )
-        return verdict, f"{levels}; {tally}"
-
-    def describe(self) -> str:
-        return (
-            "per seed: at every flip probability, clean validation accuracy >= 1 - target_error within the budget "
-            f"(chance is 1/2); {self.rule.describe()}"
+            for r in obs.details["levels"]
         )
 
 
