@@ -1259,52 +1259,6 @@ def _bias_grid(biases: object, m: int) -> list[np.ndarray]:
 
 
 @fill_doc(_DOC)
-def lemma_b11_event_mc(
-    w0: np.ndarray,
-    w: np.ndarray,
-    w_star: np.ndarray,
-    b: float,
-    C: float,
-    sigma: float,
-    n: int,
-    seed: int,
-    chunk: int = 100_000,
-) -> tuple[float, float]:
-    """Monte Carlo of Lemma B.11's Event A (Karp thesis, App. B.2.1, one filter): the frequency over ``n`` noise rows
-    ``eps ~ N(0, sigma^2 I_d)`` of ``|g(eps)| >= C sigma |g(w_*)|``, with ``g(x) = <w, x> 1{|<w0, x>| + b >= 0}``
-    computed from the CNTK feature of the row (:func:`cntk_features`), and its standard error.
-
-    Parameters
-    ----------
-    w0, w, w_star : np.ndarray, shape (d,)
-        The frozen filter, the kernel weights and the signal direction.
-    b, C, sigma : float
-        The bias, the lemma's constant and the noise level (``sigma > 0``).
-    {{event_mc}}
-
-    Examples
-    --------
-    Without a gate (``b = 0``) and ``w = w_*`` the event is ``|N(0, 1)| >= C``:
-
-    >>> import numpy as np
-    >>> p, se = lemma_b11_event_mc(np.array([0.6, 0.8]), np.array([1.0, 0.0]), np.array([1.0, 0.0]), 0.0, 1.0, 0.5,
-    ...                            20000, seed=0)
-    >>> abs(p - 0.3173) < 4 * se
-    True
-    """
-    w_star = check_real_array(w_star, "w_star")
-    if w_star.ndim != 1 or w_star.size < 1:
-        raise InputError(f"w_star must be a vector of length d >= 1, got shape {w_star.shape}", param="w_star")
-    d = w_star.size
-    w0, w = check_real_array(w0, "w0"), check_real_array(w, "w")
-    for name, v in (("w0", w0), ("w", w)):
-        if v.shape != (d,):
-            raise InputError(f"{name} must have the shape ({d},) of w_star, got {v.shape}", param=name)
-    b = check_real(b, "b")
-    return lemma_b12_event_mc(w0[None, :], w[None, :], w_star, [b], C, sigma, n, seed, chunk)
-
-
-@fill_doc(_DOC)
 def lemma_b12_event_mc(
     w0: np.ndarray,
     w: np.ndarray,
@@ -1320,11 +1274,12 @@ def lemma_b12_event_mc(
     noise rows ``eps ~ N(0, sigma^2 I_d)`` of ``|g(eps)| >= C sigma |g(w_*)|``, with
     ``g(x) = sum_j <w_j, x> 1{|<w_j^(0), x>| + b_j >= 0}`` computed from the CNTK features of the row
     (:func:`cntk_features`, the kernel's weights ``w`` flattened filter by filter), and its standard error.
-    :func:`lemma_b11_event_mc` is its m = 1 case (the same draws).
+    Lemma B.11's Event A (App. B.2.1, one filter) is its m = 1 case: ``w0`` and ``w`` may be vectors of shape (d,)
+    and ``b`` a scalar (:data:`lemma_b11_event_mc` is this function under that name).
 
     Parameters
     ----------
-    w0, w : np.ndarray, shape (m, d)
+    w0, w : np.ndarray, shape (m, d) (a vector is one filter)
         The frozen filters and the kernel weights.
     w_star : np.ndarray, shape (d,)
         The signal direction.
@@ -1343,6 +1298,14 @@ def lemma_b12_event_mc(
     >>> w = np.array([[0.5, 0.0], [0.5, 0.0]])
     >>> p, se = lemma_b12_event_mc(w0, w, np.array([1.0, 0.0]), [0.0, 0.0], 1.0, 0.5, 20000, seed=0)
     >>> abs(p - 0.3173) < 4 * se
+    True
+
+    Lemma B.11's one filter, as vectors, against its exact series:
+
+    >>> from theory.local_signal import lemma_b11_event_probability
+    >>> p, se = lemma_b11_event_mc(np.array([0.6, 0.8]), np.array([1.0, 0.0]), np.array([1.0, 0.0]), -0.3, 1.0, 0.5,
+    ...                            20000, seed=0)
+    >>> abs(p - lemma_b11_event_probability((0.6, 0.8), (1.0, 0.0), (1.0, 0.0), -0.3, 1.0, 0.5)) < 4 * se
     True
     """
     w0, w, w_star, b = _filters(w0, w, w_star, b)
@@ -1375,6 +1338,11 @@ def lemma_b12_event_mc(
     p = hits / n
     return p, max(math.sqrt(p * (1 - p) / n), 1.0 / n)
 
+
+lemma_b11_event_mc = lemma_b12_event_mc
+"""Monte Carlo of Lemma B.11's Event A (Karp thesis, App. B.2.1): the frequency of ``|g(eps)| >= C sigma |g(w_*)|``
+with ``g(x) = <w, x> 1{|<w0, x>| + b >= 0}`` for one filter, which is :func:`lemma_b12_event_mc` at m = 1 (``w0``,
+``w`` of shape (d,), ``b`` a scalar; the same draws)."""
 
 # --------------------------------------------------------------------------------------------------------------
 # Lemma B.12 (App. B.2.2): the event probability of m frozen filters, as Gaussian box probabilities
