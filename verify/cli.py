@@ -42,7 +42,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 EXIT_OK = 0
@@ -890,12 +890,21 @@ def _add_diff(sub: Any) -> None:
     dif.set_defaults(func=_cmd_diff)
 
 
-def _add_modular_task(tasks: Any) -> argparse.ArgumentParser:
+def _add_task(tasks: Any, name: str, help_text: str, func: Callable[[argparse.Namespace], int] | None = None) -> Any:
+    """A task of ``tvk derive`` or ``tvk certify``: the subcommand ``name`` with ``--json``, run by ``func`` (None: the
+    caller sets it)."""
+    parser = tasks.add_parser(name, help=help_text)
+    parser.add_argument("--json", action="store_true")
+    if func is not None:
+        parser.set_defaults(func=func)
+    return parser
+
+
+def _add_modular_task(tasks: Any, func: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
     """The ``modular`` task of ``tvk derive`` and ``tvk certify``: ``--p``, ``--k``, ``--json``."""
-    mod = tasks.add_parser("modular", help="modular addition with k inputs (Shi Ch. 4; Edelman Ch. 7 for k = 2)")
+    mod = _add_task(tasks, "modular", "modular addition with k inputs (Shi Ch. 4; Edelman Ch. 7 for k = 2)", func)
     mod.add_argument("--p", type=int, required=True, help="odd modulus p >= 3")
     mod.add_argument("--k", type=int, required=True, help="number of inputs k >= 1")
-    mod.add_argument("--json", action="store_true")
     return mod
 
 
@@ -913,70 +922,60 @@ def _add_derive(sub: Any) -> None:
     """``tvk derive TASK``: exact derivations (theory/), one subcommand per task."""
     cmd = sub.add_parser("derive", help="exact derivations")
     tasks = cmd.add_subparsers(dest="task", required=True)
-    mod = _add_modular_task(tasks)
-    _add_evaluate(mod, "p^k")
-    mod.set_defaults(func=_cmd_derive_modular)
-    par = tasks.add_parser("parity", help="(n, k)-sparse parity (Edelman Thm 7.8)")
+    _add_evaluate(_add_modular_task(tasks, _cmd_derive_modular), "p^k")
+    par = _add_task(tasks, "parity", "(n, k)-sparse parity (Edelman Thm 7.8)", _cmd_derive_parity)
     par.add_argument("--k", type=int, required=True, help="parity degree k >= 1")
     par.add_argument("--n", type=int, default=None, help="input bits n >= k for the construction check (default k)")
-    par.add_argument("--json", action="store_true")
     _add_evaluate(par, "2^n")
-    par.set_defaults(func=_cmd_derive_parity)
-    grp = tasks.add_parser("group", help="finite group composition (Edelman Thm 7.9)")
+    grp = _add_task(tasks, "group", "finite group composition (Edelman Thm 7.9)", _cmd_derive_group)
     grp.add_argument("--name", required=True, help="S3..S6, A4, A5, Dn, Zn, Z2^k, Q8, products like S3xZ2")
-    grp.add_argument("--json", action="store_true")
-    grp.set_defaults(func=_cmd_derive_group)
-    lsa = tasks.add_parser("lsa", help="optimal rank-r linear self-attention for in-context regression (Shi Thm 5.4.1)")
+    lsa = _add_task(
+        tasks, "lsa", "optimal rank-r linear self-attention for in-context regression (Shi Thm 5.4.1)", _cmd_derive_lsa
+    )
     lsa.add_argument("--lambda", dest="lambda_", required=True, help="eigenvalues of Lambda, e.g. 4,3,2,1")
     lsa.add_argument("--N", type=int, required=True, help="prompt length N >= 1")
     lsa.add_argument("--rank", type=int, required=True, help="rank r, 0 <= r <= d")
-    lsa.add_argument("--json", action="store_true")
-    lsa.set_defaults(func=_cmd_derive_lsa)
-    maj = tasks.add_parser(
-        "majority", help="Majority_n Fourier coefficient, level weight and Fourier gap (Edelman App. B)"
+    maj = _add_task(
+        tasks,
+        "majority",
+        "Majority_n Fourier coefficient, level weight and Fourier gap (Edelman App. B)",
+        _cmd_derive_majority,
     )
     maj.add_argument("--n", type=int, required=True, help="number of bits n >= 1")
     maj.add_argument("--k", type=int, required=True, help="level 0 <= k <= n")
-    maj.add_argument("--json", action="store_true")
-    maj.set_defaults(func=_cmd_derive_majority)
-    sig = tasks.add_parser(
-        "signal", help="local signal adaptivity: sigma, linear classifier error, tau*, err(tau*) (Karp Ch. 3)"
+    sig = _add_task(
+        tasks,
+        "signal",
+        "local signal adaptivity: sigma, linear classifier error, tau*, err(tau*) (Karp Ch. 3)",
+        _cmd_derive_signal,
     )
     sig.add_argument("--k", type=int, required=True, help="number of patches k >= 2")
-    sig.add_argument("--json", action="store_true")
-    sig.set_defaults(func=_cmd_derive_signal)
-    mkv = tasks.add_parser(
+    mkv = _add_task(
+        tasks,
         "markov",
-        help="in-context Markov chains: strategy KLs and step-1/step-2 gradient coefficients (Edelman Ch. 8)",
+        "in-context Markov chains: strategy KLs and step-1/step-2 gradient coefficients (Edelman Ch. 8)",
+        _cmd_derive_markov,
     )
     mkv.add_argument("--k", type=int, required=True, help="number of states 2 <= k <= 10")
     mkv.add_argument("--t", type=int, required=True, help="context length 2 <= t <= 2000")
-    mkv.add_argument("--json", action="store_true")
-    mkv.set_defaults(func=_cmd_derive_markov)
 
 
 def _add_certify(sub: Any) -> None:
-    """``tvk certify TASK``: convex certificates of the max margin (numerics.certificates)."""
+    """``tvk certify TASK``: convex certificates of the max margin (numerics.certificates), each with a multi-start
+    heuristic (``--starts``, ``--seed``)."""
     cmd = sub.add_parser("certify", help="convex certificates")
     tasks = cmd.add_subparsers(dest="task", required=True)
-    mod = _add_modular_task(tasks)
-    par = tasks.add_parser("parity", help="(n, k)-sparse parity (Edelman Thm 7.8)")
+    mod = _add_modular_task(tasks, _cmd_certify_modular)
+    par = _add_task(tasks, "parity", "(n, k)-sparse parity (Edelman Thm 7.8)", _cmd_certify_parity)
     par.add_argument("--n", type=int, required=True, help="input bits n >= k")
     par.add_argument("--k", type=int, required=True, help="parity degree k >= 1")
-    par.add_argument("--json", action="store_true")
-    grp = tasks.add_parser("group", help="finite group composition (Edelman Thm 7.9)")
+    grp = _add_task(tasks, "group", "finite group composition (Edelman Thm 7.9)", _cmd_certify_group)
     grp.add_argument("--name", required=True, help="a small group: S3, D4, D5, Z2^3, ...")
-    grp.add_argument("--json", action="store_true")
-    for cmd_parser, func in (
-        (mod, _cmd_certify_modular),
-        (par, _cmd_certify_parity),
-        (grp, _cmd_certify_group),
-    ):
+    for cmd_parser in (mod, par, grp):
         cmd_parser.add_argument(
             "--starts", type=int, default=8, help="multi-start count of the heuristic single-neuron maximum"
         )
         cmd_parser.add_argument("--seed", type=int, default=0, help="seed of the multi-start points")
-        cmd_parser.set_defaults(func=func)
 
 
 class UsageError(Exception):
