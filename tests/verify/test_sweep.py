@@ -399,6 +399,23 @@ def test_cli_sweep_options_bad_input(tmp_path, capsys, argv, match) -> None:
     assert match in capsys.readouterr().err
 
 
+def test_every_sweep_option_is_read_from_the_command_line() -> None:
+    """Each SweepOptions field comes from the report option of its name: the defaults with no option, and a value
+    different from every default when each option is given."""
+    import argparse
+
+    from verify.sweep.cli import add_report_options, sweep_options
+    from verify.sweep.session import SweepOptions
+
+    parser = argparse.ArgumentParser()
+    add_report_options(parser)
+    assert sweep_options(parser.parse_args([])) == SweepOptions()
+    argv = ["--executor", "ray", "--ray-address", "h:1", "--workers", "3", "--gpus-per-cell", "0.5", "--shard", "1/4"]
+    got = sweep_options(parser.parse_args([*argv, "--confirm-cost"]))
+    want = SweepOptions("ray", "h:1", 3, 0.5, "1/4", True)
+    assert got == want and all(getattr(got, f.name) != f.default for f in dataclasses.fields(SweepOptions))
+
+
 def _closed_port() -> int:
     """A local TCP port with nothing listening (bound, then released)."""
     with socket.socket() as sock:

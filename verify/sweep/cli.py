@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,17 +69,10 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
 
 def sweep_options(args: argparse.Namespace) -> SweepOptions:
     """The :class:`verify.sweep.session.SweepOptions` of :func:`verify.report.run.run_report` from the parsed
-    sweep options."""
+    sweep options: each field from the option of its name (:func:`add_report_options` adds one per field)."""
     from .session import SweepOptions  # deferred: argument parsing stays light (issue 31, item 7)
 
-    return SweepOptions(
-        executor=args.executor,
-        ray_address=args.ray_address,
-        workers=args.workers,
-        gpus_per_cell=args.gpus_per_cell,
-        shard=args.shard,
-        confirm_cost=args.confirm_cost,
-    )
+    return SweepOptions(**{f.name: getattr(args, f.name) for f in fields(SweepOptions)})
 
 
 def store_path(where: str | Path) -> Path:
