@@ -22,6 +22,7 @@ from ..base import Claim, Deviation, Observation, PostHoc, register
 from ..judges import Population
 from .common import (
     SRC_CH5,
+    Fig51Model,
     chunked_cells,
     diverged_at,
     ran_seeds,
@@ -35,23 +36,18 @@ __all__ = ["NOISY_RULE", "NoisyConfig", "NoisyParity"]
 
 
 @dataclass(frozen=True)
-class NoisyConfig:
-    """A width-100 ReLU MLP (Xavier init, online SGD, hinge, eta = 0.1) on the (n, k)-parity with training labels
-    flipped with each probability of ``flips``; a seed succeeds at a level when its clean validation error reaches
-    ``target_error`` within ``steps``."""
+class NoisyConfig(Fig51Model):
+    """The Fig. 5.1 model (:class:`~verify.claims.sparse_parity.common.Fig51Model`: a width-100 ReLU MLP, Xavier init,
+    online SGD on the hinge loss, eta = 0.1) on the (n, k)-parity with training labels flipped with each probability
+    of ``flips``; a seed succeeds at a level when its clean validation error reaches ``target_error`` within
+    ``steps``."""
 
     n: int
     k: int
     flips: tuple[str, ...]
     seeds: tuple[int, ...]
     target_error: float = 0.05
-    width: int = 100
-    lr: float = 0.1
-    batch_size: int = 128
-    steps: int = 10_000
     eval_every: int = 20
-    n_val: int = 1024
-    num_threads: int | None = None
 
     def parity(self, flip: str, seeds: tuple[int, ...]) -> SparseParityConfig:
         return xavier_relu_mlp(
@@ -165,7 +161,9 @@ register(
         "on the noiseless distribution reaches 0.95 within the budget (chance: 1/2). Target rate 1/2 ('typically').",
         kind="training",
         configs={
-            "quick": NoisyConfig(n=10, k=3, flips=("0.25", "0.45"), seeds=tuple(range(16)), num_threads=1),
+            "quick": NoisyConfig(
+                n=10, k=3, flips=("0.25", "0.45"), seeds=tuple(range(16)), batch_size=128, steps=10_000, num_threads=1
+            ),
             "full": NoisyConfig(
                 n=50,
                 k=3,
