@@ -54,6 +54,7 @@ __all__ = [
     "MAX_SVM_WORK",
     "GradientStructure",
     "KernelResult",
+    "LemmaB12Event",
     "LemmaB12Probabilities",
     "LogisticOptimum",
     "SVMResult",
@@ -66,7 +67,6 @@ __all__ = [
     "gradient_structure_mc",
     "hinge_svm",
     "kernel_best_error",
-    "lemma_b11_event_mc",
     "lemma_b12_event_mc",
     "lemma_b12_event_probability",
     "lemma_b12_probabilities",
@@ -1258,24 +1258,12 @@ def _bias_grid(biases: object, m: int) -> list[np.ndarray]:
     return out
 
 
-@fill_doc(_DOC)
-def lemma_b12_event_mc(
-    w0: np.ndarray,
-    w: np.ndarray,
-    w_star: np.ndarray,
-    b: Sequence[float] | np.ndarray,
-    C: float,
-    sigma: float,
-    n: int,
-    seed: int,
-    chunk: int = 100_000,
-) -> tuple[float, float]:
-    """Monte Carlo of Lemma B.12's Event A (Karp thesis, App. B.2.2, m frozen filters): the frequency over ``n``
-    noise rows ``eps ~ N(0, sigma^2 I_d)`` of ``|g(eps)| >= C sigma |g(w_*)|``, with
-    ``g(x) = sum_j <w_j, x> 1{|<w_j^(0), x>| + b_j >= 0}`` computed from the CNTK features of the row
-    (:func:`cntk_features`, the kernel's weights ``w`` flattened filter by filter), and its standard error.
-    Lemma B.11's Event A (App. B.2.1, one filter) is its m = 1 case: ``w0`` and ``w`` may be vectors of shape (d,)
-    and ``b`` a scalar (:data:`lemma_b11_event_mc` is this function under that name).
+@dataclass(frozen=True, eq=False)
+class LemmaB12Event:
+    """Lemma B.12's Event A (Karp thesis, App. B.2.2) for m frozen filters: ``A = {|g(eps)| >= C sigma |g(w_*)|}``
+    for a noise row ``eps ~ N(0, sigma^2 I_d)``, with ``g(x) = sum_j <w_j, x> 1{|<w_j^(0), x>| + b_j >= 0}``.
+    Lemma B.11's Event A (App. B.2.1) is its m = 1 case. The inputs of :func:`lemma_b12_event_probability`
+    (quadrature) and :func:`lemma_b12_event_mc` (Monte Carlo), checked once, when the event is made.
 
     Parameters
     ----------
@@ -1284,9 +1272,61 @@ def lemma_b12_event_mc(
     w_star : np.ndarray, shape (d,)
         The signal direction.
     b : float or sequence of float
-        The biases (one per filter, or one for all).
+        The biases (one per filter, or one for all); stored as a vector of length m.
     C, sigma : float
-        The lemma's constant and the noise level (``sigma > 0``).
+        The lemma's constant and the noise level, both ``> 0``.
+
+    Raises
+    ------
+    theory._checks.InputError
+        Naming the argument: mismatched shapes, a non-finite entry, ``C <= 0`` or ``sigma <= 0``.
+
+    Examples
+    --------
+    Lemma B.11's one filter, given as vectors:
+
+    >>> ev = LemmaB12Event([0.6, 0.8], [1.0, 0.0], [1.0, 0.0], -0.3, 1.0, 0.5)
+    >>> ev.w0.shape, ev.b.tolist()
+    ((1, 2), [-0.3])
+    """
+
+    w0: np.ndarray
+    w: np.ndarray
+    w_star: np.ndarray
+    b: np.ndarray
+    C: float
+    sigma: float
+
+    def __post_init__(self) -> None:
+        w0, w, w_star, b = _filters(self.w0, self.w, self.w_star, self.b)
+        C, sigma = check_real(self.C, "C", positive=True), _sigma(self.sigma)
+        for name, value in (("w0", w0), ("w", w), ("w_star", w_star), ("b", b), ("C", C), ("sigma", sigma)):
+            object.__setattr__(self, name, value)
+
+    @property
+    def m(self) -> int:
+        """The number of filters."""
+        return int(self.w0.shape[0])
+
+
+def _event(event: object) -> LemmaB12Event:
+    """``event`` checked to be a :class:`LemmaB12Event`."""
+    if not isinstance(event, LemmaB12Event):
+        raise InputError(f"event must be a LemmaB12Event, got {type(event).__name__}", param="event")
+    return event
+
+
+@fill_doc(_DOC)
+def lemma_b12_event_mc(event: LemmaB12Event, n: int, seed: int, chunk: int = 100_000) -> tuple[float, float]:
+    """Monte Carlo of Lemma B.12's Event A (Karp thesis, App. B.2.2, m frozen filters; Lemma B.11 at m = 1): the
+    frequency over ``n`` noise rows ``eps ~ N(0, sigma^2 I_d)`` of ``|g(eps)| >= C sigma |g(w_*)|``, with
+    ``g(x) = sum_j <w_j, x> 1{|<w_j^(0), x>| + b_j >= 0}`` computed from the CNTK features of the row
+    (:func:`cntk_features`, the kernel's weights ``w`` flattened filter by filter), and its standard error.
+
+    Parameters
+    ----------
+    event : LemmaB12Event
+        The filters, the signal direction, the biases, C and sigma.
     {{event_mc}}
 
     Examples
@@ -1296,22 +1336,20 @@ def lemma_b12_event_mc(
     >>> import numpy as np
     >>> w0 = np.array([[0.6, 0.8], [0.8, -0.6]])
     >>> w = np.array([[0.5, 0.0], [0.5, 0.0]])
-    >>> p, se = lemma_b12_event_mc(w0, w, np.array([1.0, 0.0]), [0.0, 0.0], 1.0, 0.5, 20000, seed=0)
+    >>> p, se = lemma_b12_event_mc(LemmaB12Event(w0, w, [1.0, 0.0], [0.0, 0.0], 1.0, 0.5), 20000, seed=0)
     >>> abs(p - 0.3173) < 4 * se
     True
 
-    Lemma B.11's one filter, as vectors, against its exact series:
+    Lemma B.11's one filter against its exact series:
 
     >>> from theory.local_signal import lemma_b11_event_probability
-    >>> p, se = lemma_b11_event_mc(np.array([0.6, 0.8]), np.array([1.0, 0.0]), np.array([1.0, 0.0]), -0.3, 1.0, 0.5,
-    ...                            20000, seed=0)
+    >>> p, se = lemma_b12_event_mc(LemmaB12Event([0.6, 0.8], [1.0, 0.0], [1.0, 0.0], -0.3, 1.0, 0.5), 20000, seed=0)
     >>> abs(p - lemma_b11_event_probability((0.6, 0.8), (1.0, 0.0), (1.0, 0.0), -0.3, 1.0, 0.5)) < 4 * se
     True
     """
-    w0, w, w_star, b = _filters(w0, w, w_star, b)
-    d, m = w_star.size, w0.shape[0]
-    C = check_real(C, "C", positive=True)
-    sigma = _sigma(sigma)
+    ev = _event(event)
+    w0, w, w_star, b, C, sigma = ev.w0, ev.w, ev.w_star, ev.b, ev.C, ev.sigma
+    d, m = w_star.size, ev.m
     n = _batch(n, "n")
     if n < 2:
         raise InputError(f"n must be >= 2 (a standard error), got {n}", param="n")
@@ -1338,11 +1376,6 @@ def lemma_b12_event_mc(
     p = hits / n
     return p, max(math.sqrt(p * (1 - p) / n), 1.0 / n)
 
-
-lemma_b11_event_mc = lemma_b12_event_mc
-"""Monte Carlo of Lemma B.11's Event A (Karp thesis, App. B.2.1): the frequency of ``|g(eps)| >= C sigma |g(w_*)|``
-with ``g(x) = <w, x> 1{|<w0, x>| + b >= 0}`` for one filter, which is :func:`lemma_b12_event_mc` at m = 1 (``w0``,
-``w`` of shape (d,), ``b`` a scalar; the same draws)."""
 
 # --------------------------------------------------------------------------------------------------------------
 # Lemma B.12 (App. B.2.2): the event probability of m frozen filters, as Gaussian box probabilities
@@ -1634,7 +1667,7 @@ class LemmaB12Probabilities:
     Examples
     --------
     >>> import numpy as np
-    >>> res = lemma_b12_event_probability(np.eye(2)[:1], np.eye(2)[:1], np.array([1.0, 0.0]), [0.0], 1.0, 0.5)
+    >>> res = lemma_b12_event_probability(LemmaB12Event(np.eye(2)[:1], np.eye(2)[:1], [1.0, 0.0], [0.0], 1.0, 0.5))
     >>> round(res.event, 6), res.open_on_signal
     (0.317311, (0,))
     """
@@ -1676,16 +1709,7 @@ def _filters(w0: object, w: object, w_star: object, b: object) -> tuple[np.ndarr
 
 
 @fill_doc(_DOC)
-def lemma_b12_event_probability(
-    w0: np.ndarray,
-    w: np.ndarray,
-    w_star: np.ndarray,
-    b: Sequence[float] | np.ndarray,
-    C: float,
-    sigma: float,
-    *,
-    nodes: int = 24,
-) -> LemmaB12Probabilities:
+def lemma_b12_event_probability(event: LemmaB12Event, *, nodes: int = 24) -> LemmaB12Probabilities:
     """Lemma B.12 (Karp thesis, App. B.2.2, ``1 <= m <= C`` filters) as Gaussian box probabilities: the probability
     of its Event A, ``P_{eps ~ N(0, sigma^2 I_d)}[|g(eps)| >= C sigma |g(w_*)|]`` with
     ``g(x) = sum_j <w_j, x> 1{|<w_j^(0), x>| + b_j >= 0}``, and the two probabilities its proof bounds it by.
@@ -1721,16 +1745,10 @@ def lemma_b12_event_probability(
 
     Parameters
     ----------
-    w0, w : np.ndarray, shape (m, d) (a vector is one filter)
-        The frozen filters (each nonzero) and the kernel weights.
-    w_star : np.ndarray, shape (d,)
-        The unit signal direction.
-    b : float or sequence of float
-        The biases (one per filter, or one for all).
-    C, sigma : float
-        The lemma's constant and the noise level, both ``> 0``.
+    event : LemmaB12Event
+        The filters (each nonzero), the unit signal direction, the biases, C and sigma.
     {{b12_nodes}}
-        For mismatched shapes, a zero filter, ``|w_star| != 1`` (within 1e-9), ``C, sigma <= 0``; a
+        For an ``event`` that is not a :class:`LemmaB12Event`, a zero filter or ``|w_star| != 1`` (within 1e-9); a
         :class:`theory._checks.LimitError` naming ``nodes`` (or ``w0``, for too many filters) when the rule would
         have more than :data:`MAX_BOX_POINTS` points.
 
@@ -1741,7 +1759,7 @@ def lemma_b12_event_probability(
     >>> import numpy as np
     >>> from theory.local_signal import lemma_b11_event_probability
     >>> w0, w, ws = np.array([[0.6, 0.8]]), np.array([[1.0, 0.0]]), np.array([1.0, 0.0])
-    >>> res = lemma_b12_event_probability(w0, w, ws, [-0.3], 1.0, 0.5)
+    >>> res = lemma_b12_event_probability(LemmaB12Event(w0, w, ws, [-0.3], 1.0, 0.5))
     >>> exact = lemma_b11_event_probability((0.6, 0.8), (1.0, 0.0), (1.0, 0.0), -0.3, 1.0, 0.5)
     >>> abs(res.event - exact) < 1e-12, res.error < 1e-12
     (True, True)
@@ -1749,13 +1767,13 @@ def lemma_b12_event_probability(
     Two filters; the proof's union bound is below the probability:
 
     >>> w0 = np.array([[0.6, 0.8], [0.8, -0.6]])
-    >>> res = lemma_b12_event_probability(w0, w0 + ws, ws, [-0.2, -0.2], 1.0, 0.5)
+    >>> res = lemma_b12_event_probability(LemmaB12Event(w0, w0 + ws, ws, [-0.2, -0.2], 1.0, 0.5))
     >>> round(res.event, 6), res.proof_lower_bound <= res.event
     (0.243363, True)
     """
-    w0, w, w_star, b = _filters(w0, w, w_star, b)
-    nodes = _nodes(nodes, w0.shape[0])
-    reduction = tl.lemma_b12_reduction(w0.tolist(), w.tolist(), w_star.tolist(), b.tolist(), C, sigma)
+    ev = _event(event)
+    nodes = _nodes(nodes, ev.m)
+    reduction = tl.lemma_b12_reduction(ev.w0.tolist(), ev.w.tolist(), ev.w_star.tolist(), ev.b.tolist(), ev.C, ev.sigma)
     return lemma_b12_probabilities(reduction, nodes=nodes)
 
 

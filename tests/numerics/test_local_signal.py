@@ -257,19 +257,22 @@ def test_kernel_refusals_name_the_parameter_that_makes_the_work():
 
 
 def test_lemma_b11_event_mc_is_the_direct_frequency_and_checks_inputs():
+    """Lemma B.11's event (one filter, as vectors) by Monte Carlo is the frequency of the event written out."""
     rng = np.random.default_rng(8)
     d, sigma, C = 4, 0.3, 0.8
     w_star = np.full(d, 0.5)
     w0, w = rng.standard_normal(d), rng.standard_normal(d) + w_star
     b = -0.5 * abs(w0 @ w_star)
-    p, se = nl.lemma_b11_event_mc(w0, w, w_star, b, C, sigma, 5000, seed=2, chunk=5000)
+    p, se = nl.lemma_b12_event_mc(nl.LemmaB12Event(w0, w, w_star, b, C, sigma), 5000, seed=2, chunk=5000)
     # the same draws, the event written out: |<w, eps>| 1{|<w0, eps>| + b >= 0} >= C sigma |<w, w_*>|
     eps = sigma * np.random.default_rng(2).standard_normal((5000, 1, d))[:, 0]
     g = (eps @ w) * (np.abs(eps @ w0) + b >= 0)
     assert p == np.mean(np.abs(g) >= C * sigma * abs(w @ w_star)) and se > 0
     exact = tl.lemma_b11_event_probability(tuple(w0), tuple(w), tuple(w_star), b, C, sigma)
     assert abs(p - exact) <= 4 * se
-    for kwargs, name in (({"w0": w0[:3]}, "w0"), ({"C": 0.0}, "C"), ({"n": 1}, "n")):
-        args = {"w0": w0, "w": w, "w_star": w_star, "b": b, "C": C, "sigma": sigma, "n": 100, "seed": 0} | kwargs
+    for kwargs, name in (({"w0": w0[:3]}, "w0"), ({"C": 0.0}, "C")):
+        args = {"w0": w0, "w": w, "w_star": w_star, "b": b, "C": C, "sigma": sigma} | kwargs
         with pytest.raises(ValueError, match=name):
-            nl.lemma_b11_event_mc(**args)
+            nl.LemmaB12Event(**args)
+    with pytest.raises(ValueError, match="n"):
+        nl.lemma_b12_event_mc(nl.LemmaB12Event(w0, w, w_star, b, C, sigma), 1, seed=0)

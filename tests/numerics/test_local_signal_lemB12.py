@@ -40,7 +40,7 @@ def _tol(*results: nl.LemmaB12Probabilities) -> float:
 def test_one_filter_is_lemma_b11s_exact_series(weights: str, bias: str) -> None:
     for seed in range(3):
         w0, w, b = _instance(seed, 1, weights, bias)
-        res = nl.lemma_b12_event_probability(w0, w, W_STAR, b, 0.9, SIGMA)
+        res = nl.lemma_b12_event_probability(nl.LemmaB12Event(w0, w, W_STAR, b, 0.9, SIGMA))
         exact = tl.lemma_b11_event_probability(tuple(w0[0]), tuple(w[0]), tuple(W_STAR), float(b[0]), 0.9, SIGMA)
         assert abs(res.event - exact) <= 1e-12 and res.error <= 1e-10
 
@@ -49,7 +49,7 @@ def test_without_gates_the_event_is_one_gaussian_tail() -> None:
     # b >= 0 opens every gate: g(eps) = <sum_j w_j, eps>, P[A] = 2 Phi^c(C |<v, w_*>|/|v|), v = sum_j w_j
     for m in (2, 3, 4):
         w0, w, _ = _instance(m, m)
-        res = nl.lemma_b12_event_probability(w0, w, W_STAR, np.full(m, 0.3), 1.2, SIGMA, nodes=8)
+        res = nl.lemma_b12_event_probability(nl.LemmaB12Event(w0, w, W_STAR, np.full(m, 0.3), 1.2, SIGMA), nodes=8)
         v = w.sum(axis=0)
         assert abs(res.event - 2 * stats.norm.sf(1.2 * abs(v @ W_STAR) / np.linalg.norm(v))) <= _tol(res)
         assert res.gates_match == pytest.approx(1.0, abs=1e-12) and res.open_on_signal == tuple(range(m))
@@ -58,7 +58,7 @@ def test_without_gates_the_event_is_one_gaussian_tail() -> None:
 def test_shut_signal_gates_give_probability_one() -> None:
     w0, w, _ = _instance(4, 3)
     b = -2 * np.abs(w0 @ W_STAR)  # every gate shut on the signal row: g(w_*) = 0
-    res = nl.lemma_b12_event_probability(w0, w, W_STAR, b, 1.0, SIGMA, nodes=8)
+    res = nl.lemma_b12_event_probability(nl.LemmaB12Event(w0, w, W_STAR, b, 1.0, SIGMA), nodes=8)
     assert res.event == 1.0 and res.g_star == 0 and res.open_on_signal == () and res.proof_lower_bound == 1.0
 
 
@@ -89,15 +89,15 @@ def _scipy_event(w0: np.ndarray, w: np.ndarray, b: np.ndarray, C: float) -> floa
 @pytest.mark.parametrize("m", [2, pytest.param(3, marks=pytest.mark.slow(reason="25 s of scipy's lattice rule"))])
 def test_agrees_with_scipys_multivariate_normal_cdf(m: int) -> None:
     w0, w, b = _instance(10 + m, m, "random", "half")
-    res = nl.lemma_b12_event_probability(w0, w, W_STAR, b, 1.0, SIGMA, nodes=10)
+    res = nl.lemma_b12_event_probability(nl.LemmaB12Event(w0, w, W_STAR, b, 1.0, SIGMA), nodes=10)
     assert abs(res.event - _scipy_event(w0, w, b, 1.0)) <= 1e-5
 
 
 def test_a_finer_rule_agrees_within_the_error_estimate() -> None:
     for weights, bias in (("w0_dir", "edge"), ("w_star", "edge"), ("random", "deep")):
         w0, w, b = _instance(20, 3, weights, bias)
-        coarse = nl.lemma_b12_event_probability(w0, w, W_STAR, b, 1.0, SIGMA, nodes=8)
-        fine = nl.lemma_b12_event_probability(w0, w, W_STAR, b, 1.0, SIGMA, nodes=16)
+        coarse = nl.lemma_b12_event_probability(nl.LemmaB12Event(w0, w, W_STAR, b, 1.0, SIGMA), nodes=8)
+        fine = nl.lemma_b12_event_probability(nl.LemmaB12Event(w0, w, W_STAR, b, 1.0, SIGMA), nodes=16)
         assert abs(coarse.event - fine.event) <= _tol(coarse, fine)
         assert abs(coarse.gates_match - fine.gates_match) <= 1e-10 + 4 * (coarse.proof_error + fine.proof_error)
 
@@ -114,13 +114,15 @@ def test_invariant_under_sign_flips_and_permutations_of_the_filters(
     seed: int, m: int, weights: str, bias: str, perm_seed: int
 ) -> None:
     w0, w, b = _instance(seed, m, weights, bias)
-    base = nl.lemma_b12_event_probability(w0, w, W_STAR, b, 1.0, SIGMA, nodes=6)
+    base = nl.lemma_b12_event_probability(nl.LemmaB12Event(w0, w, W_STAR, b, 1.0, SIGMA), nodes=6)
     perm = np.random.default_rng(perm_seed).permutation(m)
     signs = np.where(np.random.default_rng(perm_seed + 1).random(m) < 0.5, -1.0, 1.0)[:, None]
     variants = (
-        nl.lemma_b12_event_probability(w0, -w, W_STAR, b, 1.0, SIGMA, nodes=8),  # g -> -g
-        nl.lemma_b12_event_probability(signs * w0, w, W_STAR, b, 1.0, SIGMA, nodes=6),  # the gates use |<w0_j, x>|
-        nl.lemma_b12_event_probability(w0[perm], w[perm], W_STAR, b[perm], 1.0, SIGMA, nodes=6),
+        nl.lemma_b12_event_probability(nl.LemmaB12Event(w0, -w, W_STAR, b, 1.0, SIGMA), nodes=8),  # g -> -g
+        nl.lemma_b12_event_probability(
+            nl.LemmaB12Event(signs * w0, w, W_STAR, b, 1.0, SIGMA), nodes=6
+        ),  # the gates use |<w0_j, x>|
+        nl.lemma_b12_event_probability(nl.LemmaB12Event(w0[perm], w[perm], W_STAR, b[perm], 1.0, SIGMA), nodes=6),
     )
     for other in variants:
         assert abs(other.event - base.event) <= _tol(base, other)
@@ -133,46 +135,59 @@ def test_invariant_under_sign_flips_and_permutations_of_the_filters(
 def test_monte_carlo_is_the_direct_frequency_and_agrees() -> None:
     w0, w, b = _instance(30, 3, "random", "half")
     C, n = 0.8, 40_000
-    p, se = nl.lemma_b12_event_mc(w0, w, W_STAR, b, C, SIGMA, n, seed=5, chunk=15_000)
+    p, se = nl.lemma_b12_event_mc(nl.LemmaB12Event(w0, w, W_STAR, b, C, SIGMA), n, seed=5, chunk=15_000)
     eps = SIGMA * np.random.default_rng(5).standard_normal((n, D))  # the same draws, the event written out
     gates = np.abs(eps @ w0.T) + b >= 0  # (n, m)
     g = np.sum((eps @ w.T) * gates, axis=1)
     g_star = sum(w[j] @ W_STAR for j in range(3) if abs(w0[j] @ W_STAR) + b[j] >= 0)
     assert p == np.mean(np.abs(g) >= C * SIGMA * abs(g_star)) and se > 0
-    res = nl.lemma_b12_event_probability(w0, w, W_STAR, b, C, SIGMA, nodes=10)
+    res = nl.lemma_b12_event_probability(nl.LemmaB12Event(w0, w, W_STAR, b, C, SIGMA), nodes=10)
     assert abs(p - res.event) <= 4 * se
     assert res.proof_lower_bound <= p + 4 * se
 
 
 def test_lemma_b11_mc_is_the_one_filter_case() -> None:
+    """Lemma B.11's one filter given as vectors and a scalar bias is the m = 1 event (the same draws)."""
     w0, w, b = _instance(31, 1)
-    one = nl.lemma_b11_event_mc(w0[0], w[0], W_STAR, float(b[0]), 1.0, SIGMA, 3000, seed=4, chunk=1000)
-    assert one == nl.lemma_b12_event_mc(w0, w, W_STAR, b, 1.0, SIGMA, 3000, seed=4, chunk=1000)
+    one = nl.LemmaB12Event(w0[0], w[0], W_STAR, float(b[0]), 1.0, SIGMA)
+    assert one.w0.shape == (1, D) and one.b.shape == (1,)
+    as_rows = nl.LemmaB12Event(w0, w, W_STAR, b, 1.0, SIGMA)
+    assert nl.lemma_b12_event_mc(one, 3000, seed=4, chunk=1000) == nl.lemma_b12_event_mc(
+        as_rows, 3000, seed=4, chunk=1000
+    )
 
 
 def test_inputs_are_checked() -> None:
+    """The event's inputs are checked when it is made, the methods' own arguments by each; each refusal names the
+    argument."""
     w0, w, b = _instance(32, 2)
     args = {"w0": w0, "w": w, "w_star": W_STAR, "b": b, "C": 1.0, "sigma": SIGMA}
     for bad, name in (
         ({"w": w[:1]}, "w"),
         ({"w0": w0[:, :3]}, "w0"),
-        ({"w0": np.zeros((2, D))}, "w0"),
         ({"b": [0.0, 0.0, 0.0]}, "b"),
-        ({"w_star": 2 * W_STAR}, "w_star"),
         ({"C": 0.0}, "C"),
         ({"sigma": -1.0}, "sigma"),
-        ({"nodes": 2}, "nodes"),
     ):
         with pytest.raises(ValueError, match=name):
-            nl.lemma_b12_event_probability(**(args | bad))
+            nl.LemmaB12Event(**(args | bad))
+    event = nl.LemmaB12Event(**args)
+    for bad, name in (({"w0": np.zeros((2, D))}, "w0"), ({"w_star": 2 * W_STAR}, "w_star")):  # the quadrature's
+        with pytest.raises(ValueError, match=name):
+            nl.lemma_b12_event_probability(nl.LemmaB12Event(**(args | bad)))
+    with pytest.raises(ValueError, match="nodes"):
+        nl.lemma_b12_event_probability(event, nodes=2)
     with pytest.raises(LimitError) as info:
-        nl.lemma_b12_event_probability(**args, nodes=10**6)
+        nl.lemma_b12_event_probability(event, nodes=10**6)
     assert info.value.param == "nodes"
     with pytest.raises(LimitError) as info:
-        nl.lemma_b12_event_probability(np.ones((20, D)), np.ones((20, D)), W_STAR, 0.0, 1.0, SIGMA)
+        nl.lemma_b12_event_probability(nl.LemmaB12Event(np.ones((20, D)), np.ones((20, D)), W_STAR, 0.0, 1.0, SIGMA))
     assert info.value.param == "w0"
     with pytest.raises(ValueError, match="n"):
-        nl.lemma_b12_event_mc(w0, w, W_STAR, b, 1.0, SIGMA, 1, seed=0)
+        nl.lemma_b12_event_mc(event, 1, seed=0)
+    for call in (lambda: nl.lemma_b12_event_mc(args, 100, seed=0), lambda: nl.lemma_b12_event_probability(args)):
+        with pytest.raises(ValueError, match="event"):
+            call()
 
 
 def test_probabilities_refuse_anything_but_a_reduction():

@@ -3,7 +3,7 @@ hinge SVMs at most MAX_SVM_ENTRIES features per solve and MAX_SVM_WORK in all; a
 
 import numpy as np
 
-from numerics.local_signal import tail_sample
+from numerics.local_signal import LemmaB12Event, tail_sample
 from theory.local_signal import lemma_b12_reduction
 
 MODULE = "numerics.local_signal"
@@ -13,6 +13,9 @@ _F = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
 _SAMPLE = tail_sample(4, 0.2, 0.5, 200, seed=0, importance=False)
 _W0 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
 _WSTAR = np.array([0.6, 0.8, 0.0])
+_EVENT = LemmaB12Event(
+    np.array([[0.6, 0.8], [0.8, -0.6]]), np.array([[1.0, 0.0], [0.5, 0.5]]), [1.0, 0.0], [-0.3, -0.2], 1.0, 0.5
+)
 
 BASELINE = {
     "sample_inputs": {"rng": np.random.default_rng(0), "n": 4, "k": 3, "d": 2, "sigma": 0.5, "w_star": None},
@@ -48,37 +51,16 @@ BASELINE = {
         "chunk": 10_000,
     },
     "cntk_features": {"X": _X, "w0": np.array([[1.0, 0.0]]), "biases": [0.0, -2.0]},
-    "lemma_b11_event_mc": {
-        "w0": np.array([0.6, 0.8]),
-        "w": np.array([1.0, 0.0]),
-        "w_star": np.array([1.0, 0.0]),
-        "b": -0.3,
-        "C": 1.0,
-        "sigma": 0.5,
-        "n": 200,
-        "seed": 0,
-        "chunk": 50,
-    },
-    "lemma_b12_event_mc": {
+    "LemmaB12Event": {
         "w0": np.array([[0.6, 0.8], [0.8, -0.6]]),
         "w": np.array([[1.0, 0.0], [0.5, 0.5]]),
         "w_star": np.array([1.0, 0.0]),
         "b": [-0.3, -0.2],
         "C": 1.0,
         "sigma": 0.5,
-        "n": 200,
-        "seed": 0,
-        "chunk": 50,
     },
-    "lemma_b12_event_probability": {
-        "w0": np.array([[0.6, 0.8], [0.8, -0.6]]),
-        "w": np.array([[1.0, 0.0], [0.5, 0.5]]),
-        "w_star": np.array([1.0, 0.0]),
-        "b": [-0.3, -0.2],
-        "C": 1.0,
-        "sigma": 0.5,
-        "nodes": 6,
-    },
+    "lemma_b12_event_mc": {"event": _EVENT, "n": 200, "seed": 0, "chunk": 50},
+    "lemma_b12_event_probability": {"event": _EVENT, "nodes": 6},
     "lemma_b12_probabilities": {
         "reduction": lemma_b12_reduction(
             ((0.6, 0.8), (0.8, -0.6)), ((1.0, 0.0), (0.5, 0.5)), (1.0, 0.0), -0.3, 1.0, 0.5
@@ -175,56 +157,14 @@ REFUSED = [
     ),
     (
         "lemma_b12_event_mc",
-        {
-            "w0": np.array([[0.6, 0.8]]),
-            "w": np.array([[1.0, 0.0]]),
-            "w_star": np.array([1.0, 0.0]),
-            "b": [-0.3],
-            "C": 1.0,
-            "sigma": 0.5,
-            "n": 10**8 + 1,
-            "seed": 0,
-        },
+        {"event": LemmaB12Event([[0.6, 0.8]], [[1.0, 0.0]], [1.0, 0.0], [-0.3], 1.0, 0.5), "n": 10**8 + 1, "seed": 0},
         "n",
     ),
+    ("lemma_b12_event_probability", {"event": _EVENT, "nodes": 10**4}, "nodes"),
     (
         "lemma_b12_event_probability",
-        {
-            "w0": np.array([[0.6, 0.8], [0.8, -0.6]]),
-            "w": np.array([[1.0, 0.0], [0.5, 0.5]]),
-            "w_star": np.array([1.0, 0.0]),
-            "b": [-0.3, -0.2],
-            "C": 1.0,
-            "sigma": 0.5,
-            "nodes": 10**4,
-        },
-        "nodes",
-    ),
-    (
-        "lemma_b12_event_probability",
-        {
-            "w0": np.ones((12, 2)),
-            "w": np.ones((12, 2)),
-            "w_star": np.array([1.0, 0.0]),
-            "b": 0.0,
-            "C": 1.0,
-            "sigma": 0.5,
-        },
+        {"event": LemmaB12Event(np.ones((12, 2)), np.ones((12, 2)), [1.0, 0.0], 0.0, 1.0, 0.5)},
         "w0",
-    ),
-    (
-        "lemma_b11_event_mc",
-        {
-            "w0": np.array([0.6, 0.8]),
-            "w": np.array([1.0, 0.0]),
-            "w_star": np.array([1.0, 0.0]),
-            "b": -0.3,
-            "C": 1.0,
-            "sigma": 0.5,
-            "n": 10**8 + 1,
-            "seed": 0,
-        },
-        "n",
     ),
 ]
 

@@ -272,7 +272,7 @@ def _observe_event(cfg: EventConfig, ctx: RunContext) -> Observation:
     w_star, instances = event_instances(cfg)
     sigma = tl.noise_sigma(cfg.k)
     est = [
-        nl.lemma_b11_event_mc(t.w0, t.w, w_star, t.b, cfg.C, sigma, cfg.n, cfg.seed + i)
+        nl.lemma_b12_event_mc(nl.LemmaB12Event(t.w0, t.w, w_star, t.b, cfg.C, sigma), cfg.n, cfg.seed + i)
         for i, t in enumerate(instances)
     ]
     # the proof's lower bound P_{N(0,1)}[|x| >= C |<w_hat, w_*>|] P_{N(0, sigma^2)}[|x| >= |<w0_hat, w_*>|] (Case 2;

@@ -174,7 +174,7 @@ def _observe(cfg: LemmaB12Config, ctx: RunContext) -> Observation:
     sigma = tl.noise_sigma(cfg.k)
     quad = _quadrature(cfg)
     est = [
-        nl.lemma_b12_event_mc(t.w0, t.w, w_star, t.b, cfg.C, sigma, cfg.n, cfg.seed + 2 * i)
+        nl.lemma_b12_event_mc(nl.LemmaB12Event(t.w0, t.w, w_star, t.b, cfg.C, sigma), cfg.n, cfg.seed + 2 * i)
         for i, t in enumerate(instances)
     ]
     # the proof's conclusion with its own constants: at C' (proof_constant), P[A] >= q/2 with q = P[E_1 and E_2]
@@ -184,7 +184,8 @@ def _observe(cfg: LemmaB12Config, ctx: RunContext) -> Observation:
         if math.isnan(c_proof):
             conclusion.append(None)
             continue
-        p, se = nl.lemma_b12_event_mc(t.w0, t.w, w_star, t.b, c_proof, sigma, cfg.n_proof, cfg.seed + 2 * i + 1)
+        event = nl.LemmaB12Event(t.w0, t.w, w_star, t.b, c_proof, sigma)
+        p, se = nl.lemma_b12_event_mc(event, cfg.n_proof, cfg.seed + 2 * i + 1)
         at_proof_c.append((res.e1_e2 / 2 - p) / se)
         conclusion.append({"C": c_proof, "q_over_2": res.e1_e2 / 2, "mc": p, "se": se})
     d = kernel_dimension(cfg.k)
