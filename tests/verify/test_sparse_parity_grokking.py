@@ -123,3 +123,29 @@ def test_regime_settings_are_checked() -> None:
         RegimeSetting(100, 0.01, "fails")
     with pytest.raises(ValueError, match="distinct"):
         RegimeConfig(n=20, k=3, settings=(RegimeSetting(100, 0.01, "no fit"),) * 2, seeds=(0,))
+
+
+# --- the judges' shared template (verify/claims/sparse_parity/summarised.py) --------------------------------------
+
+
+def test_a_diverged_run_is_inconclusive_and_a_reason_is_the_summary_then_the_tally() -> None:
+    """Both Fig. B.11 judges: a divergence in the details makes the verdict inconclusive with it as the reason (not
+    judged on the tally); otherwise the reason is the judge's own summary, then the rule's tally of the seeds; the
+    description is the per-seed criterion, then the rule's."""
+    cases = (
+        (Grokking(), _obs([(500.0, 5000.0)] * 8), CFG),
+        (
+            RegimeOutcomes(),
+            _regime_obs([("no generalisation", [(500.0, None)] * 8)]),
+            RegimeConfig(n=20, k=3, settings=(RegimeSetting(400, 0.001, "no generalisation"),), seeds=tuple(range(8))),
+        ),
+    )
+    for judge, obs, cfg in cases:
+        verdict, reason = judge(PRED, obs, cfg)
+        summary = judge.summary(PRED, obs, cfg)
+        tally = judge.tally(judge.units(PRED, obs, cfg), "seeds")
+        assert verdict == "pass" == tally[0] and reason == f"{summary}; {tally[1]}"
+        assert "8 of 8 seeds meet the criterion" in reason
+        blown = Observation(obs.value, details={**obs.details, "divergence": "seed 3 diverged at step 50"})
+        assert judge(PRED, blown, cfg) == ("inconclusive", "seed 3 diverged at step 50")
+        assert judge.describe() == f"{judge.criterion}; {judge.rule.describe()}"
