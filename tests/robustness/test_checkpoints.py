@@ -120,6 +120,10 @@ def test_checkpoint_of_another_binding_is_ignored(
     assert res.resumed_from is None and resumed == []
     assert any("ignoring checkpoint" in line and str(path) in line and f"{differs}:" in line for line in lines)
     _same_weights(res, uninterrupted)
+    # kept aside, not overwritten by the fresh run's checkpoints: it can be renamed back
+    aside = path.with_name(path.name + ".untrusted")
+    assert any(f"moved it to {aside}" in line for line in lines)
+    assert torch.load(aside, weights_only=True)["binding"] == state["binding"]
     # the same checkpoint in its own binding would have been used: the test above is not vacuous
     monkeypatch.setenv("TVK_CODE_REVISION", "test-rev-1")
     torch.save(state, path)

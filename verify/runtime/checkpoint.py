@@ -173,7 +173,8 @@ class Checkpoint:
 
         Whatever cannot be loaded (a truncated or foreign file, a file the user may not read, a directory at the
         checkpoint's path) is moved aside (:func:`verify.runtime.claim_run.quarantine`) with one log line and the run
-        starts fresh. A readable checkpoint of another run is ignored with a log line while a claim runs and raises
+        starts fresh. A readable checkpoint of another run is ignored with a log line while a claim runs, and moved
+        aside to ``<file>.untrusted`` (so the fresh run's checkpoints do not overwrite it), and raises
         :class:`CheckpointMismatchError` in a direct call.
         """
         if not self.path.exists():
@@ -184,7 +185,9 @@ class Checkpoint:
         except CheckpointMismatchError as exc:
             if self.binding.get("claim") is None:
                 raise
+            # kept, not overwritten: rename it back to resume it with the revision and configuration that wrote it
             checkpoint_log(f"ignoring checkpoint {self.path} (not trusted): {exc}")
+            quarantine(self.path, "written by a different run", "not trusted", ".untrusted")
             return None
         except Exception as exc:  # truncated, not a torch file, unreadable, a directory, wrong structure
             quarantine(self.path, f"{type(exc).__name__}: {exc}")

@@ -117,11 +117,12 @@ class CheckpointUnusableError(RuntimeError):
     """A checkpoint that can be neither loaded nor moved aside (e.g. a read-only directory)."""
 
 
-def quarantine(path: str | os.PathLike, reason: str) -> Path:
-    """Move an unreadable checkpoint aside to ``<path>.corrupt`` (replacing an older one) and say so; returns
-    the new path."""
+def quarantine(path: str | os.PathLike, reason: str, kind: str = "unreadable", suffix: str = ".corrupt") -> Path:
+    """Move a checkpoint the run cannot use aside to ``<path><suffix>`` (replacing an older one) and say so, with
+    ``kind`` (``"unreadable"``, or ``"not trusted"`` for one of another run) and ``reason``; returns the new path.
+    The run then starts fresh and its own checkpoints take the path, so nothing it cannot use is overwritten."""
     path = Path(path)
-    aside = path.with_name(path.name + ".corrupt")
+    aside = path.with_name(path.name + suffix)
     try:
         if aside.is_dir() and not aside.is_symlink():
             shutil.rmtree(aside)
@@ -130,8 +131,8 @@ def quarantine(path: str | os.PathLike, reason: str) -> Path:
         os.replace(path, aside)
     except OSError as exc:
         raise CheckpointUnusableError(
-            f"checkpoint {path} is unreadable ({reason}) and could not be moved aside to {aside} "
+            f"checkpoint {path} is {kind} ({reason}) and could not be moved aside to {aside} "
             f"({type(exc).__name__}: {exc.strerror or exc}); remove it or pass another checkpoint directory"
         ) from None
-    checkpoint_log(f"checkpoint {path} is unreadable ({reason}); moved it to {aside} and starting fresh")
+    checkpoint_log(f"checkpoint {path} is {kind} ({reason}); moved it to {aside} and starting fresh")
     return aside
