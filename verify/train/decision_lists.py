@@ -514,14 +514,13 @@ def _hessian_lambda_max(task: td.DecisionListTask, n: int, c: float, dev: torch.
         return sequence_loss(w.view(L, L), V, tokens, labels)
 
     x0 = torch.zeros(L * L, dtype=torch.float64, device=dev)
-    return _population_hessian_max(task, n, "W", L * L, loss, x0, dev, ignore)
+    return _population_hessian_max(task, n, "W", loss, x0, dev, ignore)
 
 
 def _population_hessian_max(
     task: td.DecisionListTask,
     n: int,
     wrt: str,
-    n_params: int,
     loss: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor],
     x0: torch.Tensor,
     dev: torch.device,
@@ -540,13 +539,11 @@ def _population_hessian_max(
         Sequence length.
     wrt : str
         What the parameters are (``"W"``, ``"(W, V)"``), for the refusal's message.
-    n_params : int
-        How many there are (``L^2``, ``2 L^2``): the Hessian's side, for the memory estimate.
     loss : callable
         ``loss(x, tokens, labels)``: the population loss at the flat parameters ``x``, given the sequences
         ``tokens (B, n)`` and their labels ``(B, n)``.
     x0 : torch.Tensor
-        The point, flat, float64, on ``dev``.
+        The point, flat, float64, on ``dev``; its length (``L^2``, ``2 L^2``) is the Hessian's side.
     dev : torch.device
         Where the population and the Hessian live.
     ignore : bool
@@ -557,7 +554,7 @@ def _population_hessian_max(
     float
         The largest eigenvalue of the symmetrised Hessian ``(H + H^T) / 2``.
     """
-    L, P = task.L, n_params
+    L, P = task.L, x0.numel()
     S = nd.subsets_array(L, n)
     preflight(
         _hessian_bytes(P, len(S), n, L),
@@ -715,4 +712,4 @@ def hessian_lambda_max_wv(
 
         w0 = np.zeros((L, L)) if W0 is None else np.asarray(W0, dtype=np.float64)
         x0 = torch.tensor(np.concatenate([w0.ravel(), np.asarray(V0, dtype=np.float64).ravel()]), device=dev)
-        return _population_hessian_max(task, n, "(W, V)", 2 * L * L, loss, x0, dev, ignore_memory_check)
+        return _population_hessian_max(task, n, "(W, V)", loss, x0, dev, ignore_memory_check)

@@ -5,6 +5,7 @@ from the CNTK features of noise rows; and the explicit steps of the lemma's proo
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -126,16 +127,19 @@ def b12_instances(cfg: LemmaB12Config) -> tuple[np.ndarray, list[B12Instance]]:
 
 
 @functools.cache
-def _quadrature(cfg: LemmaB12Config) -> tuple[nl.LemmaB12Probabilities, ...]:
-    """The lemma's exact reduction to Gaussian box probabilities (``theory.local_signal.lemma_b12_reduction``),
-    integrated at every instance (shared by the prediction and the observation's proof checks)."""
+def _events(cfg: LemmaB12Config) -> tuple[nl.LemmaB12Event, ...]:
+    """Lemma B.12's Event A at every instance of :func:`b12_instances`, at the claim's C and the noise level of k."""
     w_star, instances = b12_instances(cfg)
     sigma = tl.noise_sigma(cfg.k)
-    reductions = (
-        tl.lemma_b12_reduction(t.w0.tolist(), t.w.tolist(), w_star.tolist(), t.b.tolist(), cfg.C, sigma)
-        for t in instances
-    )
-    return tuple(nl.lemma_b12_probabilities(r, nodes=cfg.nodes) for r in reductions)
+    return tuple(nl.LemmaB12Event(t.w0, t.w, w_star, t.b, cfg.C, sigma) for t in instances)
+
+
+@functools.cache
+def _quadrature(cfg: LemmaB12Config) -> tuple[nl.LemmaB12Probabilities, ...]:
+    """The lemma's exact reduction to Gaussian box probabilities (``theory.local_signal.lemma_b12_reduction``),
+    integrated at every instance (:func:`numerics.local_signal.lemma_b12_event_probability`; shared by the prediction
+    and the observation's proof checks)."""
+    return tuple(nl.lemma_b12_event_probability(event, nodes=cfg.nodes) for event in _events(cfg))
 
 
 def _predict(cfg: LemmaB12Config) -> list[float]:
@@ -172,20 +176,16 @@ def _gram_schmidt_constant(w0: np.ndarray) -> float:
 def _observe(cfg: LemmaB12Config, ctx: RunContext) -> Observation:
     w_star, instances = b12_instances(cfg)
     sigma = tl.noise_sigma(cfg.k)
-    quad = _quadrature(cfg)
-    est = [
-        nl.lemma_b12_event_mc(nl.LemmaB12Event(t.w0, t.w, w_star, t.b, cfg.C, sigma), cfg.n, cfg.seed + 2 * i)
-        for i, t in enumerate(instances)
-    ]
+    events, quad = _events(cfg), _quadrature(cfg)
+    est = [nl.lemma_b12_event_mc(event, cfg.n, cfg.seed + 2 * i) for i, event in enumerate(events)]
     # the proof's conclusion with its own constants: at C' (proof_constant), P[A] >= q/2 with q = P[E_1 and E_2]
     conclusion, at_proof_c = [], []
-    for i, (t, res) in enumerate(zip(instances, quad)):
+    for i, (t, event, res) in enumerate(zip(instances, events, quad)):
         c_proof = proof_constant(res, t.w, w_star)
         if math.isnan(c_proof):
             conclusion.append(None)
             continue
-        event = nl.LemmaB12Event(t.w0, t.w, w_star, t.b, c_proof, sigma)
-        p, se = nl.lemma_b12_event_mc(event, cfg.n_proof, cfg.seed + 2 * i + 1)
+        p, se = nl.lemma_b12_event_mc(dataclasses.replace(event, C=c_proof), cfg.n_proof, cfg.seed + 2 * i + 1)
         at_proof_c.append((res.e1_e2 / 2 - p) / se)
         conclusion.append({"C": c_proof, "q_over_2": res.e1_e2 / 2, "mc": p, "se": se})
     d = kernel_dimension(cfg.k)
