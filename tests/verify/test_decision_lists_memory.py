@@ -96,7 +96,7 @@ def test_population_gd_prints_its_estimate_before_a_long_run(monkeypatch, capsys
     vd.population_gd_w(cfg, CPU)
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("population GD on W (L=6, n=3): 2 seed(s), about"), lines
-    assert "GiB peak" in lines[0] and "ms per step, 3 steps left" in lines[0]
+    assert "GiB peak" in lines[0] and "ms per step (with its evaluation every step), 3 steps left" in lines[0]
     monkeypatch.setattr(verify.runtime.memory, "PRINT_ESTIMATE_S", 1e9)
     vd.population_gd_w(cfg, CPU)
     assert capsys.readouterr().err == ""

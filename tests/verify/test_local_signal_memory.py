@@ -70,7 +70,7 @@ def test_a_long_run_prints_its_estimate(monkeypatch, capsys):
     vs.train_signal(cfg, CPU)
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("local signal (reduced, k=50): 2 seed(s), about"), lines
-    assert "GiB peak" in lines[0] and "ms per step, 3 steps left" in lines[0]
+    assert "GiB peak" in lines[0] and "ms per step (with its evaluation every 2 steps), 2 steps left" in lines[0]
     monkeypatch.setattr(verify.runtime.memory, "PRINT_ESTIMATE_S", 1e9)
     vs.train_signal(cfg, CPU)
     assert capsys.readouterr().err == ""

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 import verify.runtime.memory
-from verify.runtime.memory import OVERRIDE_HINT, PROBE_STEPS, InsufficientMemoryError, preflight
+from verify.runtime.memory import (
+    ESTIMATE_WAIT_S,
+    OVERRIDE_HINT,
+    PROBE_STEPS,
+    InsufficientMemoryError,
+    RunEstimate,
+    preflight,
+)
 from verify.runtime.options import RunOptions
 from verify.train.modular_relu import ReluModularConfig, train_relu_modular
 
@@ -49,3 +60,60 @@ def test_prints_one_line_with_memory_and_time_only_for_a_long_run(monkeypatch, c
     monkeypatch.setattr(verify.runtime.memory, "PRINT_ESTIMATE_S", 1e9)
     _run(3 * 2**29, steps=PROBE_STEPS + 4)
     assert capsys.readouterr().err == ""
+
+
+def _timed_run(monkeypatch, steps: int, update_s: float, eval_s: float, eval_every: int, start: int = 0) -> list[str]:
+    """The lines a RunEstimate logs on a clock that advances ``update_s`` an update and ``eval_s`` an evaluation, the
+    evaluation of step t coming before update t, as in run_loop."""
+    clock = SimpleNamespace(now=0.0)
+    monkeypatch.setattr(verify.runtime.memory, "time", SimpleNamespace(perf_counter=lambda: clock.now))
+    lines: list[str] = []
+    at = RunEstimate(steps, 1, "toy", lines.append, eval_every=eval_every)
+    for t in range(start, steps):
+        if t % eval_every == 0:
+            clock.now += eval_s
+        at(t, None)
+        clock.now += update_s
+    return lines
+
+
+def test_the_estimate_counts_the_evaluations(monkeypatch):
+    """Updates of 1 s and a 9 s evaluation every 10 steps: 1.9 s a step, where the first updates alone say 1 s."""
+    lines = _timed_run(monkeypatch, 1000, 1.0, 9.0, 10)
+    assert lines == [
+        "toy: 1 seed(s), 1.9 s per step (with its evaluation every 10 steps), 990 steps left: about 31.4 min"
+    ]
+
+
+@given(st.integers(0, 400), st.integers(1, 200))
+def test_any_start_times_whole_evaluation_periods(start, every):
+    """A resumed run starts anywhere: its window still holds one evaluation per ``eval_every`` updates (0.5 s
+    updates and ``every / 4`` s evaluations: 0.75 s a step, exactly in binary)."""
+    with pytest.MonkeyPatch.context() as mp:
+        lines = _timed_run(mp, 10_000, 0.5, every / 4, every, start)
+    window = -(-PROBE_STEPS // every) * every
+    left = 10_000 - start - window
+    assert lines[-1].endswith(
+        f"750 ms per step (with its evaluation {'every step' if every == 1 else f'every {every} steps'}), {left} "
+        "steps left: about "
+        f"{verify.runtime.memory.format_seconds(0.75 * left)}"
+    )
+    first_updates_alone = start // every == (start + PROBE_STEPS) // every
+    assert len(lines) == (2 if first_updates_alone and 0.5 * (window - PROBE_STEPS) > ESTIMATE_WAIT_S else 1)
+
+
+def test_a_far_evaluation_gets_the_updates_only_line_first(monkeypatch):
+    """Updates of 20 s and an evaluation every 100: after 5 updates the line says it counts updates only and when
+    the evaluations will be timed; after 100, the full estimate."""
+    first, full = _timed_run(monkeypatch, 10_000, 20.0, 100.0, 100)
+    assert first == (
+        "toy: 1 seed(s), 20 s per step (updates only: the evaluations every 100 steps are timed by step 100), "
+        "9995 steps left: about 55.5 h"
+    )
+    assert full.startswith("toy: 1 seed(s), 21 s per step (with its evaluation every 100 steps), 9900 steps left")
+
+
+def test_a_run_shorter_than_its_window_says_updates_only(monkeypatch):
+    assert _timed_run(monkeypatch, 40, 10.0, 100.0, 50) == [
+        "toy: 1 seed(s), 10 s per step (updates only), 35 steps left: about 5.8 min"
+    ]

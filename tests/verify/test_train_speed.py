@@ -529,8 +529,12 @@ def test_sparse_parity_memory_check(monkeypatch) -> None:
 def test_sparse_parity_long_run_prints_estimate(monkeypatch, capsys) -> None:
     monkeypatch.setattr(rm, "PRINT_ESTIMATE_S", 0.0)  # RunEstimate prints the estimate
     cfg = SparseParityConfig(n=10, k=2, width=8, steps=25, seeds=(0,), n_val=64, stop_when_converged=False)
-    train_parity(cfg, RunOptions(device="cpu"))
+    train_parity(cfg.replace(eval_every=5), RunOptions(device="cpu"))  # updates 1..20 hold 4 evaluations
     err = capsys.readouterr().err
     assert re.search(
-        r"sparse-parity n=10 k=2 on cpu: 1 seed\(s\), about [\d.]+ GiB peak, .* ms per step, 4 steps left", err
+        r"sparse-parity n=10 k=2 on cpu: 1 seed\(s\), about [\d.]+ GiB peak, [\d.]+ ms per step \(with its "
+        r"evaluation every 5 steps\), 4 steps left",
+        err,
     )
+    train_parity(cfg, RunOptions(device="cpu"))  # eval_every 50: the run ends before an evaluation is timed
+    assert re.search(r"[\d.]+ ms per step \(updates only\), 4 steps left", capsys.readouterr().err)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # torch is imported where it is used: this module is imported
     import torch
 
 __all__ = [
+    "ESTIMATE_WAIT_S",
     "MEMORY_SAFETY",
     "OVERRIDE_HINT",
     "PRINT_ESTIMATE_S",
@@ -25,6 +26,7 @@ __all__ = [
     "RunEstimate",
     "check_free_memory",
     "format_seconds",
+    "format_step",
     "free_memory",
     "preflight",
     "update_seconds",
@@ -32,7 +34,9 @@ __all__ = [
 
 MEMORY_SAFETY = 0.85  # fraction of the free memory a run may plan to use
 PRINT_ESTIMATE_S = 60.0  # runs estimated to take longer than this print their estimate before they go on
-PROBE_STEPS = 5  # the time per step of that estimate is measured on the first PROBE_STEPS updates
+PROBE_STEPS = 5  # the time per step of that estimate is measured on the first PROBE_STEPS updates (at least)
+#: A run that evaluates waits at most this long (after PROBE_STEPS updates) for its estimate to include an evaluation.
+ESTIMATE_WAIT_S = 30.0
 #: Appended to every refusal: the run-wide override (``RunOptions.ignore_memory_check``).
 OVERRIDE_HINT = "or override the check with tvk --ignore-memory-check (RunOptions(ignore_memory_check=True))"
 
@@ -50,6 +54,17 @@ def format_seconds(s: float) -> str:
     if s < 3 * 86400:
         return f"{s / 3600:.1f} h"
     return f"{s / 86400:.1f} days"
+
+
+def format_step(s: float) -> str:
+    """A time per step: ``455 ms`` below a second, ``1.9 s`` below two minutes, else :func:`format_seconds`.
+
+    >>> format_step(0.4551), format_step(1.9), format_step(600.0)
+    ('455 ms', '1.9 s', '10.0 min')
+    """
+    if s < 1:
+        return f"{s * 1e3:.3g} ms"
+    return f"{s:.3g} s" if s < 120 else format_seconds(s)
 
 
 def free_memory(device: torch.device) -> int | None:
@@ -97,9 +112,17 @@ def _stderr(message: str) -> None:
 @dataclass
 class RunEstimate:
     """Call it with (step, inputs) at the start of every update: before the first, ``check(inputs)`` (the trainer's
-    memory check, returning its estimate in bytes; skipped when ``need`` is known already); after ``probe_steps``
-    (default :data:`PROBE_STEPS`) updates, when the rest of the run would take more than :data:`PRINT_ESTIMATE_S` seconds, the
-    estimate (memory, time per step, total) goes to ``log``."""
+    memory check, returning its estimate in bytes; skipped when ``need`` is known already); once the updates of
+    :meth:`window` are timed, when the rest of the run would take more than :data:`PRINT_ESTIMATE_S` seconds, the
+    estimate (memory, time per step, total) goes to ``log``.
+
+    A run that evaluates every ``eval_every`` steps between its updates (:func:`verify.runtime.loop.run_loop`
+    evaluates at step t before update t) is timed over a window that holds its evaluations in proportion: ``n``
+    consecutive updates with ``eval_every`` dividing ``n`` hold ``n / eval_every`` evaluations, wherever they start.
+    Without it the estimate leaves the evaluations out, which can be most of the time (docs/running_at_scale.md,
+    the seventh session). When that window ends more than :data:`ESTIMATE_WAIT_S` seconds after the first
+    ``probe_steps`` updates (and these hold no evaluation), the updates-only estimate is printed first, and said to
+    be one; when the run ends before the window does, only that one is."""
 
     steps: int
     n_seeds: int
@@ -108,23 +131,64 @@ class RunEstimate:
     check: Callable[[Any], int | None] | None = None
     need: int | None = None
     probe_steps: int = PROBE_STEPS
+    eval_every: int | None = None
     first: int | None = None
     t0: float | None = None
 
+    def window(self) -> int:
+        """The updates timed: ``probe_steps`` rounded up to a multiple of ``eval_every`` (when given).
+
+        >>> RunEstimate(1000, 1, "run").window(), RunEstimate(1000, 1, "run", eval_every=50).window()
+        (5, 50)
+        >>> RunEstimate(1000, 1, "run", eval_every=2).window()
+        6
+        """
+        e, probe = self.eval_every, self.probe_steps
+        return probe if not e or e <= 0 else -(-probe // e) * e
+
     def __call__(self, t: int, inputs: Any) -> None:
+        now = time.perf_counter()
         if self.t0 is None:
             if self.need is None and self.check is not None:
                 self.need = self.check(inputs)
-            self.first, self.t0 = t, time.perf_counter()
-        elif self.first is not None and t == self.first + self.probe_steps:
-            per_step = (time.perf_counter() - self.t0) / self.probe_steps
-            left = self.steps - t
-            if per_step * left >= PRINT_ESTIMATE_S:
-                mem = "" if self.need is None else f"about {self.need / 2.0**30:.2f} GiB peak, "
-                self.log(
-                    f"{self.desc}: {self.n_seeds} seed(s), {mem}{per_step * 1e3:.3g} ms per step, {left} steps left: "
-                    f"about {format_seconds(per_step * left)}"
+            self.first, self.t0 = t, now
+            return
+        if self.first is None:
+            return
+        done, window = t - self.first, self.window()
+        if done == window:
+            evals = f" (with its evaluation {self._every()})" if self.eval_every else ""
+            self._report((now - self.t0) / done, t, evals)
+        elif done == self.probe_steps < window and self._no_evaluation(t):
+            per_update = (now - self.t0) / done
+            if self.first + window >= self.steps:  # the run ends first: no window of evaluations to wait for
+                self._report(per_update, t, " (updates only)")
+            elif per_update * (window - done) > ESTIMATE_WAIT_S:  # the window's evaluations are far off: say this now
+                self._report(
+                    per_update,
+                    t,
+                    f" (updates only: the evaluations {self._every()} are timed by step {self.first + window})",
                 )
+
+    def _every(self) -> str:
+        """``every step`` or ``every 50 steps``."""
+        return "every step" if self.eval_every == 1 else f"every {self.eval_every} steps"
+
+    def _no_evaluation(self, t: int) -> bool:
+        """Whether the updates timed so far (``first`` .. ``t - 1``) held no evaluation: no multiple of ``eval_every``
+        in ``(first, t]``."""
+        e, first = self.eval_every, self.first
+        return not e or first is None or t // e == first // e
+
+    def _report(self, per_step: float, t: int, note: str) -> None:
+        """Log the estimate when the ``steps - t`` steps left take at least :data:`PRINT_ESTIMATE_S` seconds."""
+        left = self.steps - t
+        if per_step * left >= PRINT_ESTIMATE_S:
+            mem = "" if self.need is None else f"about {self.need / 2.0**30:.2f} GiB peak, "
+            self.log(
+                f"{self.desc}: {self.n_seeds} seed(s), {mem}{format_step(per_step)} per step{note}, {left} steps "
+                f"left: about {format_seconds(per_step * left)}"
+            )
 
 
 def preflight(
@@ -136,6 +200,7 @@ def preflight(
     steps: int,
     n_seeds: int,
     desc: str,
+    eval_every: int | None = None,
     ignore: bool = False,
 ) -> Callable[[int], None]:
     """Refuse now a run whose estimated peak ``need`` (bytes) does not fit on ``device``; return the hook to call
@@ -151,6 +216,9 @@ def preflight(
         What is trained (sizes included) and which setting lowers ``need``; the message adds the override.
     steps, n_seeds, desc : int, int, str
         The run's total updates, seeds and name, for the printed estimate.
+    eval_every : int or None
+        The run evaluates every that many steps (:class:`RunEstimate` times the evaluations with the updates); None:
+        it does not evaluate between updates.
     ignore : bool
         Skip the memory check (``RunOptions.ignore_memory_check``).
 
@@ -166,7 +234,7 @@ def preflight(
         When ``need`` exceeds the usable free memory and ``ignore`` is False.
     """
     check_free_memory(int(need), device, what, f"{remedy}, {OVERRIDE_HINT}", ignore)
-    estimate = RunEstimate(steps, n_seeds, desc, need=int(need))  # checked above: RunEstimate only times
+    estimate = RunEstimate(steps, n_seeds, desc, need=int(need), eval_every=eval_every)  # checked: it only times
     return lambda step: estimate(step, None)
 
 

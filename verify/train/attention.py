@@ -496,6 +496,7 @@ def fit(
         sch.desc,
         log,
         check=lambda inputs: check_memory(model, inputs, options.ignore_memory_check),
+        eval_every=None if hooks.evaluate is None else sch.eval_every,
     )
 
     def step_fn(t: int) -> torch.Tensor:

@@ -449,6 +449,7 @@ def _population_gd_w(
         steps=steps,
         n_seeds=len(tasks),
         desc=f"population GD on W (L={L}, n={n})",
+        eval_every=1,  # run_loop's default: it records every step
         ignore=options.ignore_memory_check,
     )
     tokens, labels, V, eta_t, W = _population_tensors(tasks, cs, etas, S, dev, dt)

@@ -568,6 +568,7 @@ def train_signal(
         steps=config.steps,
         n_seeds=S,
         desc=f"local signal ({config.simulator}, k={config.k})",
+        eval_every=config.eval_every,
         ignore=options.ignore_memory_check,
     )
     ckpt = Checkpoint.at(

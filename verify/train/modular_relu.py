@@ -151,6 +151,7 @@ def train_relu_modular(cfg: ReluModularConfig, options: RunOptions = DEFAULT_OPT
         steps=cfg.steps,
         n_seeds=len(cfg.seeds),
         desc=f"ReLU mod-{cfg.p}",
+        eval_every=cfg.eval_every,
         ignore=options.ignore_memory_check,
     )
     params = stack_seeds(cfg.seeds, lambda s: _init(cfg, s), device=dev, dtype=dtype)

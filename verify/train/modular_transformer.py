@@ -491,6 +491,7 @@ def train_sum_transformer(
         S,
         f"transformer k={cfg.k} p={cfg.p}",
         check=lambda inputs: check_memory(model, inputs, options.ignore_memory_check),
+        eval_every=cfg.eval_every,
     )
 
     step_fn = _update(model, opt, (x_tr, y_tr), samplers, cfg.batch_size, estimate)

@@ -82,6 +82,7 @@ from verify.runtime.memory import (
     PRINT_ESTIMATE_S,
     InsufficientMemoryError,
     format_seconds,
+    format_step,
     free_memory,
 )
 from verify.train.polynomial_triton import MAX_CLASSES as TRITON_MAX_CLASSES
@@ -258,9 +259,7 @@ class StepPlan:
         )
         if self.seconds_per_step is not None:
             rate = self.flops_per_step / max(self.seconds_per_step, 1e-12) / 1e9
-            per = self.seconds_per_step
-            each = f"{per * 1e3:.3g} ms" if per < 10 else format_seconds(per)
-            text += f", about {each} per step ({rate:.3g} GFLOP/s)"
+            text += f", about {format_step(self.seconds_per_step)} per step ({rate:.3g} GFLOP/s)"
             if steps:
                 text += f", {steps} steps in about {format_seconds(steps * self.seconds_per_step)}"
         return f"{text}. [{self.reason}]"

@@ -85,8 +85,9 @@ Speed and memory. Batches are drawn on the training device, each seed straight i
 across refills (no host round trip and no stacking copy; the values are bit-identical to drawing per seed), and a
 step makes no device-to-host transfer (the frozen-seed mask is a host flag updated at evaluations; while every
 seed is active the update skips the mask). Before the run, :func:`memory_estimate` is compared with the device's
-free memory (``InsufficientMemoryError`` unless ``RunOptions.ignore_memory_check``); a run whose first ``PROBE_STEPS``
-updates predict more than a minute prints its memory and time estimate on stderr.
+free memory (``InsufficientMemoryError`` unless ``RunOptions.ignore_memory_check``); a run whose first updates (at least
+``PROBE_STEPS``, and the evaluations among them: :class:`verify.runtime.memory.RunEstimate`) predict more than a minute
+prints its memory and time estimate on stderr.
 
 API (also for the Ch. 6 Pareto-frontier grid)::
 
@@ -164,7 +165,7 @@ MODES = ("online", "offline")
 DECAYS = ("pytorch", "multiplicative")
 DATA_CHUNK_ELEMENTS = 1 << 21  # per seed: input entries generated per data chunk (fixes the stream layout)
 EVAL_CHUNK_ELEMENTS = 1 << 24  # E * points * width entries per evaluation chunk
-PROBE_STEPS = 20  # the time per step printed before a long run is measured on the first PROBE_STEPS updates
+PROBE_STEPS = 20  # the time per step printed before a long run is measured on the first PROBE_STEPS updates (at least)
 # Config fields left out of to_dict at these default values (added after results were stored under the old dict).
 OPTIONAL_FIELDS: dict[str, Any] = {"data_seeds": None, "train_accuracy": False}
 # Config fields a checkpoint may differ in from the run resuming it (they do not change the trajectory).
@@ -954,7 +955,12 @@ class _ParityTraining:
         self.steps: list[int] = []
         self.start = 0
         self.estimate = RunEstimate(
-            c.steps, E, f"sparse-parity n={c.n} k={c.k} on {device}", need=self.need, probe_steps=PROBE_STEPS
+            c.steps,
+            E,
+            f"sparse-parity n={c.n} k={c.k} on {device}",
+            need=self.need,
+            probe_steps=PROBE_STEPS,
+            eval_every=c.eval_every,
         )
 
     def record(self, step: int) -> None:
@@ -1016,7 +1022,7 @@ class _ParityTraining:
 
     def update(self, step: int) -> None:
         c, params = self.c, self.params
-        if self.start == 0 and step >= 1:  # updates 1..PROBE_STEPS are timed (update 0 draws the first refill)
+        if self.start == 0 and step >= 1:  # timed from update 1 (update 0 draws the first refill)
             self.estimate(step, torch.empty(0))
         x, y = self.data.next()
         out = forward(c, params, x, self.act)
