@@ -36,6 +36,25 @@ def test_toeplitz() -> None:
     assert M.tolist() == [[1, 0, 0], [2, 1, 0], [3, 2, 1]]
 
 
+@pytest.mark.parametrize("budget", [1, 3 * 8 * 2 * 12 * 12, 1 << 40])  # 1 chain, 3, all
+def test_evaluation_in_chunks_equals_one_pass(monkeypatch, budget: int) -> None:
+    """The test KLs' log-probabilities, in chunks of chains (1 chain, 3 chains, all 50 at once), equal one forward
+    pass over every chain bit for bit, for the transformer and the minimal model (float64 forward)."""
+    test = vm.make_test_set(3, 12, 50)
+    models = [
+        vm.AttentionEnsemble.init(AttentionConfig(vocab=3, max_len=12, d=8, layers=2), (0, 1), dtype=torch.float32),
+        vm.MinimalEnsemble(torch.randn(2, 3, 3, generator=torch.Generator().manual_seed(0)), torch.full((2, 12), 0.1)),
+    ]
+    monkeypatch.setattr(vm, "EVAL_SCORE_BYTES", budget)
+    for model in models:
+        with torch.no_grad():
+            whole = torch.log_softmax(vm._as_float64(model)(torch.as_tensor(test.inputs)), dim=-1)[:, :, -1].numpy()
+        chunked = vm._last_log_probs(model, test.inputs, torch.device("cpu"))
+        per_chain = 8 * 2 * 12 * 12 if model is models[0] else 8 * 2 * 12  # float64 scores (or weights) of 2 seeds
+        assert vm._eval_chunk(model, 12) == max(1, budget // per_chain)
+        np.testing.assert_array_equal(chunked, whole)
+
+
 def test_attention_masses_of_ideal_maps() -> None:
     """Maps that follow Prop. 8.2 exactly (layer 1 on i - 1, layer 2 uniform on the targets) score 1."""
     x = nm.sample_sequences(

@@ -50,6 +50,7 @@ __all__ = [
 
 TEST_SEED = 10_000  # the test chains' generator (never a training seed stream)
 POSITIONAL_LAGS = 16  # lags of layer 1's effective positional encoding recorded at every evaluation
+EVAL_SCORE_BYTES = 1 << 27  # 128 MiB: the float64 attention scores of one chunk of test chains (all seeds)
 MASS_CHAINS = 256  # test chains the attention masses and the positional encoding are read on, at every evaluation
 
 
@@ -208,12 +209,29 @@ def make_test_set(k: int, t: int, n: int, prior: str = "dirichlet", order: int =
     return TestSet(x[:, :t], truth, {s: nm.strategy_probs(x[:, :t], k, s) for s in names})
 
 
-def _log_probs(model: torch.nn.Module, inputs: np.ndarray, device: torch.device) -> np.ndarray:
-    """float64 next-token log-probabilities ``(S, n, t, k)`` of every seed (the model is run in float64)."""
+def _eval_chunk(model: torch.nn.Module, t: int) -> int:
+    """Test chains per forward pass of an evaluation: :data:`EVAL_SCORE_BYTES` over one chain's float64 attention
+    scores of all seeds, ``S H t^2`` (a transformer's; the minimal model's ``S t`` weights are fewer)."""
+    if isinstance(model, AttentionEnsemble):
+        per_chain = 8 * model.n_seeds * model.cfg.heads * t * t
+    else:
+        per_chain = 8 * int(model.W.shape[0]) * t
+    return max(1, EVAL_SCORE_BYTES // per_chain)
+
+
+def _last_log_probs(model: torch.nn.Module, inputs: np.ndarray, device: torch.device) -> np.ndarray:
+    """float64 next-token log-probabilities at the last position, ``(S, n, k)``, of every seed (the model is run in
+    float64), in chunks of :func:`_eval_chunk` chains: all ``eval_n`` chains at once held the ``(S, n, H, t, t)``
+    scores, 15 GiB at Fig. 8.4a's full scale (10 seeds, 4000 chains, t = 100). The chains are independent, and the
+    chunked values equal the unchunked ones bit for bit (tests/verify/test_markov_train.py)."""
+    chunk = _eval_chunk(model, inputs.shape[1])
     with torch.no_grad():
         m64 = _as_float64(model)
-        logits = m64(torch.as_tensor(inputs, device=device))
-        return torch.log_softmax(logits, dim=-1).cpu().numpy()
+        parts = [
+            torch.log_softmax(m64(torch.as_tensor(inputs[i : i + chunk], device=device))[:, :, -1], dim=-1)
+            for i in range(0, inputs.shape[0], chunk)
+        ]
+        return torch.cat(parts, dim=1).cpu().numpy()
 
 
 def _as_float64(model: torch.nn.Module) -> torch.nn.Module:
@@ -231,7 +249,7 @@ def _kl_to_model(p: np.ndarray, logq: np.ndarray) -> np.ndarray:
 def evaluate_kls(model: torch.nn.Module, test: TestSet, device: torch.device) -> dict[str, list[float]]:
     """Per seed, at the last token: the test KL ``kl`` = E KL(truth || model), its standard error over the test chains
     ``kl_stderr``, and ``kl_to_<s>`` = E KL(s || model)."""
-    logq = _log_probs(model, test.inputs, device)[:, :, -1]  # (S, n, k)
+    logq = _last_log_probs(model, test.inputs, device)  # (S, n, k)
     per_chain = _kl_to_model(test.truth[None, :, -1], logq)  # (S, n)
     rec = {
         "kl": per_chain.mean(axis=1).tolist(),
