@@ -20,7 +20,9 @@ The test metric of the thesis is :math:`\mathrm{KL}(P_{x_t,:} \,\|\, q)` at the 
 
 from __future__ import annotations
 
+import copy
 import math
+from typing import Any
 
 import numpy as np
 
@@ -199,7 +201,7 @@ def _doubly_stochastic(k: int, n: int, rng: np.random.Generator) -> np.ndarray:
 
     The polytope is the image of its top-left (k-1) x (k-1) block under an affine bijection (the last row and column
     are fixed by the row and column sums), so a uniform block on :math:`[0,1]^{(k-1)^2}` kept when the completed
-    matrix is non-negative is uniform on the polytope.
+    matrix is non-negative is uniform on the polytope (:func:`_birkhoff_rejection`).
     """
     if k > _REJECTION_MAX_K:
         M = rng.dirichlet(np.ones(k), size=(n, k))
@@ -207,19 +209,98 @@ def _doubly_stochastic(k: int, n: int, rng: np.random.Generator) -> np.ndarray:
             M = M / M.sum(axis=1, keepdims=True)
             M = M / M.sum(axis=2, keepdims=True)
         return M
+    # the same matrices either way; replaying pays where rounds are many (k = 4: ~1 candidate in 1,080 is kept)
+    return _birkhoff_rounds(k, n, rng) if k <= 3 else _birkhoff_rejection(k, n, rng)
+
+
+def _completed(B: np.ndarray) -> np.ndarray:
+    """The k x k matrices with top-left blocks ``B`` (m, k-1, k-1) and unit row and column sums."""
+    last_col = 1.0 - B.sum(axis=2)  # (m, k-1)
+    top = np.concatenate([B, last_col[:, :, None]], axis=2)  # (m, k-1, k)
+    last_row = 1.0 - top.sum(axis=1)  # (m, k)
+    return np.concatenate([top, last_row[:, None, :]], axis=1)
+
+
+def _completes(B: np.ndarray) -> np.ndarray:
+    """Whether each block of ``B`` (m, k-1, k-1), entries in [0, 1), has a non-negative :func:`_completed` matrix:
+    its last column and row, summed slice by slice in the order ``np.sum`` adds an axis of fewer than 8 entries
+    (the same bits; a reduction over a short axis of a large array is the slow part of drawing)."""
+    col = B[:, :, 0].copy()
+    for j in range(1, B.shape[2]):
+        col += B[:, :, j]
+    last_col = 1.0 - col  # (m, k-1)
+    row = B[:, 0, :].copy()
+    corner = last_col[:, 0].copy()
+    for i in range(1, B.shape[1]):
+        row += B[:, i, :]
+        corner += last_col[:, i]
+    return (last_col >= 0).all(axis=1) & (1.0 - row >= 0).all(axis=1) & (1.0 - corner >= 0)
+
+
+def _birkhoff_rounds(k: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """:func:`_birkhoff_rejection` one draw a round, as first written: the specification the replay is tested
+    against, and the faster way for k <= 3, where a round or two fill the batch (``benchmarks/bench_markov_priors.py``)."""
     out, filled = np.empty((n, k, k)), 0
     while filled < n:
-        m = max(64, 4 * (n - filled))
-        B = rng.random((m, k - 1, k - 1))
-        last_col = 1.0 - B.sum(axis=2)  # (m, k-1)
-        top = np.concatenate([B, last_col[:, :, None]], axis=2)  # (m, k-1, k)
-        last_row = 1.0 - top.sum(axis=1)  # (m, k)
-        M = np.concatenate([top, last_row[:, None, :]], axis=1)
-        ok = M.min(axis=(1, 2)) >= 0
-        take = M[ok][: n - filled]
+        M = _completed(rng.random((max(64, 4 * (n - filled)), k - 1, k - 1)))
+        take = M[M.min(axis=(1, 2)) >= 0][: n - filled]
         out[filled : filled + len(take)] = take
         filled += len(take)
     return out
+
+
+def _birkhoff_rejection(k: int, n: int, rng: np.random.Generator, block: int = 1 << 14) -> np.ndarray:
+    """``n`` uniform doubly stochastic k x k matrices by rejection, as rounds of ``m = max(64, 4 (n - filled))``
+    candidate blocks ``rng.random((m, k-1, k-1))`` of which the first non-negative completions are kept, in order.
+
+    The rounds are replayed on candidates drawn in growing blocks (a round's worth, then as many as drawn so far, at
+    most ``block``; the stream of doubles is the same however it is cut), then ``rng`` is set to where the rounds end: the matrices and the generator's state equal those of drawing
+    round by round, bit for bit (tests/numerics/test_markov.py). Only the kept candidates are completed
+    (:func:`_completes` tests the others). At k = 4 about 1 in 1,080 is kept, some 70,000 candidates for 64 matrices:
+    27 ms round by round, 9 ms replayed (docs/benchmarks.md); it was half of Fig. 8.4a's training step.
+    """
+    d = (k - 1) ** 2
+    start = dict(copy.deepcopy(rng.bit_generator.state))
+    kept_at: list[np.ndarray] = []  # stream positions (candidates) of the kept ones, ascending
+    kept: list[np.ndarray] = []
+    drawn, pos, filled = 0, 0, 0
+    out = np.empty((n, k, k))
+    positions, matrices = np.empty(0, dtype=np.int64), np.empty((0, k, k))
+    while filled < n:
+        m = max(64, 4 * (n - filled))
+        if drawn < pos + m:
+            while drawn < pos + m:
+                size = max(pos + m - drawn, min(block, drawn))  # a round's worth first, then doubling
+                B = rng.random((size, k - 1, k - 1))
+                ok = np.flatnonzero(_completes(B))
+                kept_at.append(drawn + ok)
+                kept.append(_completed(B[ok]))
+                drawn += size
+            positions, matrices = np.concatenate(kept_at), np.concatenate(kept)
+            kept_at, kept = [positions], [matrices]
+        lo, hi = np.searchsorted(positions, [pos, pos + m])
+        take = min(int(hi - lo), n - filled)
+        out[filled : filled + take] = matrices[lo : lo + take]
+        filled += take
+        pos += m
+    _rewind(rng, start, pos * d)
+    return out
+
+
+def _rewind(rng: np.random.Generator, start: dict[str, Any], doubles: int) -> None:
+    """Set ``rng`` to its state ``start`` advanced by ``doubles`` float64 draws (one 64-bit output each): by PCG64's
+    ``advance`` (one step, one output; its buffered 32-bit half kept as it was), else by drawing them again (Philox's
+    ``advance`` counts blocks of four outputs)."""
+    bg = rng.bit_generator
+    bg.state = start
+    if isinstance(bg, np.random.PCG64 | np.random.PCG64DXSM):
+        bg.advance(doubles)
+        state: dict[str, Any] = dict(bg.state)
+        state.update({key: start[key] for key in ("has_uint32", "uinteger") if key in start})
+        bg.state = state  # type: ignore[assignment]  # numpy types it _PCG64State, a TypedDict of this dict
+        return
+    for a in range(0, doubles, 1 << 20):
+        rng.random(min(1 << 20, doubles - a))
 
 
 @fill_doc(_DOC)

@@ -37,6 +37,26 @@ def test_priors_are_stochastic(prior: str, k: int) -> None:
         np.testing.assert_allclose(P, np.repeat(P[:, :1], k, axis=1))
 
 
+def _same_state(a: object, b: object) -> bool:
+    """Equal bit-generator states (dicts of ints, strings and arrays)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_state(a[key], b[key]) for key in a)
+    return bool(np.array_equal(a, b)) if isinstance(a, np.ndarray) else a == b
+
+
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.Philox, np.random.MT19937])
+@pytest.mark.parametrize(("k", "n", "block"), [(2, 5, 1 << 14), (3, 100, 7), (4, 64, 1 << 14), (4, 30, 1000)])
+def test_birkhoff_rejection_replays_the_rounds_bit_for_bit(bit_generator, k: int, n: int, block: int) -> None:
+    """Same matrices and same generator state after the call as drawing round by round, for a generator with
+    ``advance`` (PCG64, Philox: a buffered 32-bit half kept) and one without (MT19937), at any block size."""
+    fast, slow = (np.random.Generator(bit_generator(11)) for _ in range(2))
+    for rng in (fast, slow):
+        rng.integers(0, 10, dtype=np.uint32)  # leaves half a 64-bit output buffered where the generator does that
+    np.testing.assert_array_equal(nm._birkhoff_rejection(k, n, fast, block), nm._birkhoff_rounds(k, n, slow))
+    assert _same_state(fast.bit_generator.state, slow.bit_generator.state)
+    np.testing.assert_array_equal(fast.random(5), slow.random(5))
+
+
 def test_stationary_and_k2_closed_form() -> None:
     P = nm.sample_transition_matrices(3, 100, "dirichlet", np.random.default_rng(1))
     pi = nm.stationary(P)
