@@ -256,8 +256,8 @@ def _birkhoff_rejection(k: int, n: int, rng: np.random.Generator, block: int = 1
     The rounds are replayed on candidates drawn in growing blocks (a round's worth, then as many as drawn so far, at
     most ``block``; the stream of doubles is the same however it is cut), then ``rng`` is set to where the rounds end: the matrices and the generator's state equal those of drawing
     round by round, bit for bit (tests/numerics/test_markov.py). Only the kept candidates are completed
-    (:func:`_completes` tests the others). At k = 4 about 1 in 1,080 is kept, some 70,000 candidates for 64 matrices:
-    27 ms round by round, 9 ms replayed (docs/benchmarks.md); it was half of Fig. 8.4a's training step.
+    (:func:`_completes` tests the others). At k = 4 about 1 in 1,080 is kept, some 70,000 candidates for 64 matrices,
+    2.4 times faster replayed than round by round (docs/benchmarks.md); it was half of Fig. 8.4a's training step.
     """
     d = (k - 1) ** 2
     start = dict(copy.deepcopy(rng.bit_generator.state))
