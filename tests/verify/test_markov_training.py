@@ -55,6 +55,52 @@ def test_evaluation_in_chunks_equals_one_pass(monkeypatch, budget: int) -> None:
         np.testing.assert_array_equal(chunked, whole)
 
 
+@pytest.mark.parametrize("budget", [1 << 27, 100 * 8 * 3 * 3 * 40 * 40])  # all 600 chains at once, 100 a chunk
+def test_evaluation_memory_bounds_what_an_evaluation_allocates(monkeypatch, budget: int) -> None:
+    """The estimate is at least the peak of the tensors (PeakBytes) plus the numpy arrays (tracemalloc) of each
+    pass of an evaluation, the KLs and the attention masses, and at most twice the larger (a trigram model: 3 seeds,
+    3 heads, t = 40, 600 test chains)."""
+    import tracemalloc
+
+    from .peak_memory import PeakBytes
+
+    monkeypatch.setattr(vm, "EVAL_SCORE_BYTES", budget)
+    model_cfg = AttentionConfig(vocab=2, max_len=40, d=16, layers=2, heads=3, positions="relative", head_width=16)
+    cfg = vm.TransformerConfig(k=2, t=40, model=model_cfg, steps=1, eval_n=600, seeds=(0, 1, 2), order=3)
+    model = vm.AttentionEnsemble.init(model_cfg, cfg.seeds)
+    test = vm.make_test_set(cfg.k, cfg.t, cfg.eval_n, "dirichlet", cfg.order)
+    cpu = torch.device("cpu")
+    passes = (
+        lambda: vm.evaluate_kls(model, test, cpu),
+        lambda: vm._masses(model, test.inputs[: vm.MASS_CHAINS], cfg.t, cpu),
+    )
+    peaks = []
+    for run in passes:
+        tracemalloc.start()
+        with PeakBytes() as tensors:
+            run()
+        peaks.append(tensors.peak + tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert max(peaks) <= vm.evaluation_memory(cfg) <= 2 * max(peaks), (peaks, vm.evaluation_memory(cfg))
+
+
+def test_train_transformer_refuses_evaluations_that_do_not_fit(monkeypatch) -> None:
+    """Before its first update the trainer checks an evaluation's estimate against the free memory: refused with
+    the remedy and the override (where the out-of-memory killer would have ended the run without a word)."""
+    import verify.runtime.memory
+    from verify.runtime.memory import InsufficientMemoryError
+
+    model = AttentionConfig(vocab=2, max_len=12, d=8, layers=1)
+    cfg = vm.TransformerConfig(k=2, t=12, model=model, steps=2, batch=4, eval_n=300, seeds=(0,))
+    monkeypatch.setattr(verify.runtime.memory, "free_memory", lambda device: vm.evaluation_memory(cfg) // 2)
+    with pytest.raises(
+        InsufficientMemoryError, match=r"the evaluations of 1 seeds .*lower eval_n.*ignore-memory-check"
+    ):
+        vm.train_transformer(cfg, RunOptions(device="cpu"))
+    run = vm.train_transformer(cfg, RunOptions(device="cpu", ignore_memory_check=True))
+    assert [h["step"] for h in run.history] == [0, 2]
+
+
 def test_attention_masses_of_ideal_maps() -> None:
     """Maps that follow Prop. 8.2 exactly (layer 1 on i - 1, layer 2 uniform on the targets) score 1."""
     x = nm.sample_sequences(

@@ -363,11 +363,13 @@ def _run_cost(run: Any) -> tuple[Any, int, str]:
     AND transformer (Edelman Fig. 4.3: a forward pass on ``n_val`` validation and ``m`` training points every
     ``eval_every`` steps, more work than its training) and the Markov transformer (a float64 forward pass on its
     ``eval_n`` test chains and one with the attention maps on :data:`verify.train.markov.MASS_CHAINS` of them at every
-    evaluation: a fifth of a full-scale run); the others evaluate rarely."""
+    evaluation: a fifth of a full-scale run); the others evaluate rarely. The Markov transformer's peak is the larger
+    of a training step's and an evaluation's (:func:`verify.train.markov.evaluation_memory`: its attention maps are
+    most of the trigram claim's)."""
     from verify.runtime.loop import evaluation_count
     from verify.sweep.cost import CellCost
     from verify.train import attention, modular_relu, sparse_variable
-    from verify.train.markov import MASS_CHAINS, TransformerConfig
+    from verify.train.markov import MASS_CHAINS, TransformerConfig, evaluation_memory
 
     if isinstance(run, modular_relu.ReluModularConfig):
         what = f"ReLU mod-{run.p} width {run.width}"
@@ -400,6 +402,7 @@ def _run_cost(run: Any) -> tuple[Any, int, str]:
         evals = evaluation_count(run.steps, run.eval_every)
         work = CellCost(run.steps, madds, evals, attention.step_multiply_adds(model, seeds, chains, length) / 3)
         what += f", {evals} evaluations on {run.eval_n} test chains"
+        return work, max(attention.memory_estimate(model, seeds, batch, length, itemsize), evaluation_memory(run)), what
     return work, attention.memory_estimate(model, seeds, batch, length, itemsize), what
 
 

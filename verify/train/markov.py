@@ -27,7 +27,7 @@ import torch
 
 from numerics import markov as nm
 from verify.runtime.checkpoint import fit_checkpoint
-from verify.runtime.memory import wall_seconds
+from verify.runtime.memory import OVERRIDE_HINT, check_free_memory, wall_seconds
 from verify.runtime.options import DEFAULT_OPTIONS, RunOptions
 from verify.train.attention import AttentionConfig, AttentionEnsemble, FitHooks, FitSchedule, fit
 
@@ -40,6 +40,7 @@ __all__ = [
     "attention_masses",
     "effective_positional",
     "evaluate_kls",
+    "evaluation_memory",
     "make_test_set",
     "probe_minimal_step",
     "probe_transformer_step",
@@ -209,14 +210,39 @@ def make_test_set(k: int, t: int, n: int, prior: str = "dirichlet", order: int =
     return TestSet(x[:, :t], truth, {s: nm.strategy_probs(x[:, :t], k, s) for s in names})
 
 
+def _score_bytes(n_seeds: int, heads: int, t: int) -> int:
+    """Bytes of one chain's float64 attention scores of one layer, all seeds: ``8 S H t^2``."""
+    return 8 * n_seeds * heads * t * t
+
+
 def _eval_chunk(model: torch.nn.Module, t: int) -> int:
     """Test chains per forward pass of an evaluation: :data:`EVAL_SCORE_BYTES` over one chain's float64 attention
     scores of all seeds, ``S H t^2`` (a transformer's; the minimal model's ``S t`` weights are fewer)."""
     if isinstance(model, AttentionEnsemble):
-        per_chain = 8 * model.n_seeds * model.cfg.heads * t * t
+        per_chain = _score_bytes(model.n_seeds, model.cfg.heads, t)
     else:
         per_chain = 8 * int(model.W.shape[0]) * t
     return max(1, EVAL_SCORE_BYTES // per_chain)
+
+
+def evaluation_memory(cfg: TransformerConfig) -> int:
+    """Estimated peak bytes of one evaluation of :func:`train_transformer` (an upper estimate; float64 forward passes).
+
+    The larger of its two passes, plus the test set (``eval_n`` chains, their laws and the strategies'): the KLs,
+    six score-sized buffers of one chunk of chains (:func:`_eval_chunk`: scores, lag products, the gathered relative
+    term, their sum, softmax, with relative positions); the attention masses on ``min(MASS_CHAINS, eval_n)`` chains,
+    ``layers + 5`` score-sized buffers (the maps of every layer are kept while the last layer's scores are formed and
+    while numpy reads the masses and the positional encoding from them). ``tests/verify/test_markov_training.py``
+    checks it against the tensors and arrays an evaluation allocates. Fig. 8.4a: 1.5 GB; the trigram claim
+    (t = 200, 3 heads): 17 GB, nearly all the masses' maps (11.7 GB peak resident memory measured, 2026-11-30).
+    """
+    S, H, t, model = len(cfg.seeds), cfg.model.heads, cfg.t, cfg.model
+    per_chain = _score_bytes(S, H, t)
+    kls = 6 * min(cfg.eval_n, max(1, EVAL_SCORE_BYTES // per_chain)) * per_chain
+    masses = (model.layers + 5) * min(MASS_CHAINS, cfg.eval_n) * per_chain
+    strategies = 4 if cfg.order == 3 else 3
+    test_set = 8 * cfg.eval_n * (t + 1) * cfg.k * (strategies + 1) + 8 * cfg.eval_n * (t + 1)
+    return int(max(kls, masses) + test_set)
 
 
 def _last_log_probs(model: torch.nn.Module, inputs: np.ndarray, device: torch.device) -> np.ndarray:
@@ -507,6 +533,14 @@ def train_transformer(cfg: TransformerConfig, options: RunOptions = DEFAULT_OPTI
     )
     hooks = FitHooks(evaluate=evaluate, **fit_checkpoint(cfg, {"history": history}, streams))
     batches = _batches(cfg.k, cfg.t, cfg.batch, cfg.prior, cfg.order, streams, dev)
+    check_free_memory(
+        evaluation_memory(cfg),
+        dev,
+        f"the evaluations of {len(cfg.seeds)} seeds ({cfg.eval_n} test chains of length {cfg.t}, attention masses on "
+        f"{min(MASS_CHAINS, cfg.eval_n)}, {cfg.model.layers} layers, {cfg.model.heads} heads)",
+        f"train fewer seeds per run or lower eval_n, {OVERRIDE_HINT}",
+        options.ignore_memory_check,
+    )
     with setting.precision():
         fit(model, batches, schedule, options, seeds=cfg.seeds, hooks=hooks)
     with torch.no_grad():
