@@ -194,10 +194,12 @@ def test_fit_refuses_when_memory_is_short_unless_overridden(monkeypatch) -> None
 def test_run_wide_override_reaches_the_attention_memory_check(monkeypatch) -> None:
     """`tvk --ignore-memory-check` (RunOptions(ignore_memory_check=True), handed to a trainer) lets an attention run
     start whose estimate exceeds the free memory, as it does for the polynomial trainer: the trainer (here the
-    Markov transformer) passes its options on to fit's memory check."""
+    Markov transformer) passes its options on to fit's memory check. Its batch makes a training step (about 0.5 MB)
+    larger than an evaluation (about 60 kB, checked first: verify.train.markov.evaluation_memory), and the free
+    memory lies between them."""
     model = AttentionConfig(vocab=2, max_len=8, d=8, layers=1)
-    cfg = TransformerConfig(k=2, t=8, model=model, steps=2, batch=4, eval_every=1, eval_n=16, num_threads=1)
-    monkeypatch.setattr(verify.runtime.memory, "free_memory", lambda device: 1000)
+    cfg = TransformerConfig(k=2, t=8, model=model, steps=2, batch=64, eval_every=1, eval_n=16, num_threads=1)
+    monkeypatch.setattr(verify.runtime.memory, "free_memory", lambda device: 200_000)
     run = train_transformer(cfg, RunOptions(device="cpu", ignore_memory_check=True))
     assert [rec["step"] for rec in run.history] == [0, 1, 2]
     with pytest.raises(InsufficientMemoryError, match="attention training"):

@@ -117,3 +117,12 @@ def test_a_run_shorter_than_its_window_says_updates_only(monkeypatch):
     assert _timed_run(monkeypatch, 40, 10.0, 100.0, 50) == [
         "toy: 1 seed(s), 10 s per step (updates only), 35 steps left: about 5.8 min"
     ]
+
+
+def test_a_short_resumed_run_with_an_evaluation_among_its_first_updates_says_so(monkeypatch):
+    """Resumed at step 48 of 60 with an evaluation every 50: the one at 50 falls among the 5 timed updates and the
+    run ends before a whole period (1 s updates, a 10 s evaluation: 15 s / 5 = 3 s a step over 7 steps left)."""
+    monkeypatch.setattr(verify.runtime.memory, "PRINT_ESTIMATE_S", 0.0)
+    assert _timed_run(monkeypatch, 60, 1.0, 10.0, 50, start=48) == [
+        "toy: 1 seed(s), 3 s per step (an evaluation among 5 updates), 7 steps left: about 21 s"
+    ]

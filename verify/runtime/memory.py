@@ -122,7 +122,8 @@ class RunEstimate:
     Without it the estimate leaves the evaluations out, which can be most of the time (docs/running_at_scale.md,
     the seventh session). When that window ends more than :data:`ESTIMATE_WAIT_S` seconds after the first
     ``probe_steps`` updates (and these hold no evaluation), the updates-only estimate is printed first, and said to
-    be one; when the run ends before the window does, only that one is."""
+    be one; when the run ends before the window does, only that one is (or, if an evaluation fell among those
+    updates, theirs with it, and it says so)."""
 
     steps: int
     n_seeds: int
@@ -159,11 +160,12 @@ class RunEstimate:
         if done == window:
             evals = f" (with its evaluation {self._every()})" if self.eval_every else ""
             self._report((now - self.t0) / done, t, evals)
-        elif done == self.probe_steps < window and self._no_evaluation(t):
+        elif done == self.probe_steps < window:
             per_update = (now - self.t0) / done
             if self.first + window >= self.steps:  # the run ends first: no window of evaluations to wait for
-                self._report(per_update, t, " (updates only)")
-            elif per_update * (window - done) > ESTIMATE_WAIT_S:  # the window's evaluations are far off: say this now
+                alone = self._no_evaluation(t)
+                self._report(per_update, t, " (updates only)" if alone else f" (an evaluation among {done} updates)")
+            elif self._no_evaluation(t) and per_update * (window - done) > ESTIMATE_WAIT_S:  # evaluations far off
                 self._report(
                     per_update,
                     t,
