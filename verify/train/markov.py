@@ -248,8 +248,8 @@ def evaluation_memory(cfg: TransformerConfig) -> int:
 def _last_log_probs(model: torch.nn.Module, inputs: np.ndarray, device: torch.device) -> np.ndarray:
     """float64 next-token log-probabilities at the last position, ``(S, n, k)``, of every seed (the model is run in
     float64), in chunks of :func:`_eval_chunk` chains: all ``eval_n`` chains at once held the ``(S, n, H, t, t)``
-    scores, 15 GiB at Fig. 8.4a's full scale (10 seeds, 4000 chains, t = 100). The chains are independent, and the
-    chunked values equal the unchunked ones bit for bit (tests/verify/test_markov_train.py)."""
+    scores, about 15 GB at Fig. 8.4a's full scale (10 seeds, 4000 chains, t = 100). The chains are independent, and the
+    chunked values equal the unchunked ones bit for bit (tests/verify/test_markov_training.py)."""
     chunk = _eval_chunk(model, inputs.shape[1])
     with torch.no_grad():
         m64 = _as_float64(model)
