@@ -101,6 +101,28 @@ def test_train_transformer_refuses_evaluations_that_do_not_fit(monkeypatch) -> N
     assert [h["step"] for h in run.history] == [0, 2]
 
 
+@pytest.mark.parametrize("budget", [1, 7 * 8 * 2 * 12 * 12, 1 << 40])  # 1 chain a chunk, 7, all 50
+def test_attention_masses_in_chunks_equal_one_pass(monkeypatch, budget: int) -> None:
+    """The evaluation's attention part, its maps made a chunk of chains at a time, equals attention_masses on the
+    maps of one pass over every chain (and the positional encoding), bit for bit."""
+    model_cfg = AttentionConfig(vocab=3, max_len=12, d=8, layers=2, positions="relative")
+    model = vm.AttentionEnsemble.init(model_cfg, (0, 1), dtype=torch.float32)
+    with torch.no_grad():  # away from the initialisation, where every row is nearly uniform
+        for name in model.names():
+            model.p(name).add_(0.5 * torch.randn(model.p(name).shape, generator=torch.Generator().manual_seed(1)))
+    probe = vm.make_test_set(3, 12, 50).inputs
+    monkeypatch.setattr(vm, "EVAL_SCORE_BYTES", budget)
+    chunked = vm._masses(model, probe, 12, torch.device("cpu"))
+    with torch.no_grad():
+        _, maps = vm._as_float64(model)(torch.as_tensor(probe), return_attention=True)
+    whole = vm.attention_masses(maps, probe, from_position=6)
+    assert chunked.keys() == {*whole, "positional"}
+    for key, value in whole.items():
+        np.testing.assert_array_equal(np.asarray(chunked[key]), value)
+    positional = vm.effective_positional(model, probe, torch.device("cpu"))[:, : vm.POSITIONAL_LAGS]
+    np.testing.assert_array_equal(np.asarray(chunked["positional"]), positional)
+
+
 def test_attention_masses_of_ideal_maps() -> None:
     """Maps that follow Prop. 8.2 exactly (layer 1 on i - 1, layer 2 uniform on the targets) score 1."""
     x = nm.sample_sequences(

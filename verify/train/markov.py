@@ -230,16 +230,19 @@ def evaluation_memory(cfg: TransformerConfig) -> int:
 
     The larger of its two passes, plus the test set (``eval_n`` chains, their laws and the strategies'): the KLs,
     six score-sized buffers of one chunk of chains (:func:`_eval_chunk`: scores, lag products, the gathered relative
-    term, their sum, softmax, with relative positions); the attention masses on ``min(MASS_CHAINS, eval_n)`` chains,
-    ``layers + 5`` score-sized buffers (the maps of every layer are kept while the last layer's scores are formed and
-    while numpy reads the masses and the positional encoding from them). ``tests/verify/test_markov_training.py``
-    checks it against the tensors and arrays an evaluation allocates. Fig. 8.4a: 1.5 GB; the trigram claim
-    (t = 200, 3 heads): 17 GB, nearly all the masses' maps (11.7 GB peak resident memory measured, 2026-11-30).
+    term, their sum, softmax, with relative positions); the attention part on ``min(MASS_CHAINS, eval_n)`` chains,
+    the larger of ``layers + 5`` score-sized buffers of one chunk (the maps of every layer are kept while the last
+    layer's scores are formed and numpy reads the masses from them) and four of all its chains (layer 1's scores by
+    lag and their masked copy, for the positional encoding). ``tests/verify/test_markov_training.py`` checks it
+    against the tensors and arrays an evaluation allocates. Fig. 8.4a: 1.0 GB; the trigram claim (t = 200, 3 heads):
+    9.9 GB, nearly all the positional encoding's scores (the maps of all 256 chains at once took 11.7 GB of resident
+    memory before they were made in chunks).
     """
     S, H, t, model = len(cfg.seeds), cfg.model.heads, cfg.t, cfg.model
     per_chain = _score_bytes(S, H, t)
-    kls = 6 * min(cfg.eval_n, max(1, EVAL_SCORE_BYTES // per_chain)) * per_chain
-    masses = (model.layers + 5) * min(MASS_CHAINS, cfg.eval_n) * per_chain
+    chunk, probe = max(1, EVAL_SCORE_BYTES // per_chain), min(MASS_CHAINS, cfg.eval_n)
+    kls = 6 * min(cfg.eval_n, chunk) * per_chain
+    masses = max((model.layers + 5) * min(probe, chunk), 4 * probe) * per_chain
     strategies = 4 if cfg.order == 3 else 3
     test_set = 8 * cfg.eval_n * (t + 1) * cfg.k * (strategies + 1) + 8 * cfg.eval_n * (t + 1)
     return int(max(kls, masses) + test_set)
@@ -296,17 +299,35 @@ def attention_masses(maps: list[torch.Tensor], inputs: np.ndarray, from_position
       :math:`\{j \le p: j \ge 1, x_{j-1} = x_p\}` (0-based; mean over p >= ``from_position`` whose set is non-empty,
       and sequences; best head), with ``induction_chance`` the mass a uniform causal row would put there.
     """
+    return _masses_of_rows(_row_masses(maps, inputs), inputs, from_position)
+
+
+def _row_masses(maps: list[torch.Tensor], inputs: np.ndarray) -> dict[str, np.ndarray]:
+    """The per-row pieces of :func:`attention_masses`, ``(S, B, H, .)``: layer 1's mass on i - 1 (``on_prev``, rows
+    i >= 1) and on i (``on_self``, rows i >= 1), and the last layer's mass on the induction targets (``mass``). Each
+    row is one sequence's, so those of chunks of sequences, concatenated, are those of all of them (contiguous
+    copies: the means over sequences are then summed in one order however the maps were cut; numpy sums a strided
+    view of the maps in another, which moved layer 1's means by ~1e-17 against the code before 2026-11-30)."""
     a1 = maps[0].detach().double().cpu().numpy()  # (S, B, H, T, T)
-    T = a1.shape[-1]
-    on_prev = np.diagonal(a1, offset=-1, axis1=-2, axis2=-1)  # (S, B, H, T-1): rows i >= 1
-    off_self = 1.0 - np.diagonal(a1, axis1=-2, axis2=-1)[..., 1:]
+    target = nm.induction_targets(inputs)  # (B, T, T) bool
+    a2 = maps[-1].detach().double().cpu().numpy()
+    return {
+        "on_prev": np.ascontiguousarray(np.diagonal(a1, offset=-1, axis1=-2, axis2=-1)),  # (S, B, H, T-1): i >= 1
+        "on_self": np.ascontiguousarray(np.diagonal(a1, axis1=-2, axis2=-1)[..., 1:]),
+        "mass": (a2 * target[None, :, None]).sum(axis=-1),  # (S, B, H, T)
+    }
+
+
+def _masses_of_rows(rows: dict[str, np.ndarray], inputs: np.ndarray, from_position: int) -> dict[str, np.ndarray]:
+    """:func:`attention_masses` from its per-row pieces (:func:`_row_masses`) of the sequences ``inputs``."""
+    on_prev, mass = rows["on_prev"], rows["mass"]
+    off_self = 1.0 - rows["on_self"]
     prev = on_prev.mean(axis=(1, 3)).max(axis=1)  # (S,)
     prev_excl_self = (on_prev / np.maximum(off_self, 1e-12)).mean(axis=(1, 3)).max(axis=1)
     target = nm.induction_targets(inputs)  # (B, T, T) bool
-    a2 = maps[-1].detach().double().cpu().numpy()
-    rows = np.arange(T) >= from_position
-    has = target.any(axis=-1) & rows[None, :]  # (B, T)
-    mass = (a2 * target[None, :, None]).sum(axis=-1)  # (S, B, H, T)
+    T = target.shape[-1]
+    rows_from = np.arange(T) >= from_position
+    has = target.any(axis=-1) & rows_from[None, :]  # (B, T)
     induction = (mass * has[None, :, None]).sum(axis=(1, 3)) / has.sum()
     chance = (target.sum(-1) / (np.arange(T) + 1))[has].mean()
     return {
@@ -469,10 +490,18 @@ def probe_transformer_step(cfg: TransformerConfig, device: str = "cpu", steps: i
 
 def _masses(m: AttentionEnsemble, probe: np.ndarray, t: int, dev: torch.device) -> dict[str, Any]:
     """The attention part of a transformer evaluation: :func:`attention_masses` from position ``t // 2`` and layer 1's
-    effective positional encoding (lags 0..POSITIONAL_LAGS-1), on the ``probe`` chains, per seed."""
+    effective positional encoding (lags 0..POSITIONAL_LAGS-1), on the ``probe`` chains, per seed. The maps are made
+    in chunks of :func:`_eval_chunk` chains, each reduced to its rows' masses (:func:`_row_masses`) before the next:
+    the values of :func:`attention_masses` on one pass, bit for bit, without every layer's maps of all the chains at
+    once (12 GB for the trigram claim)."""
+    chunk, m64 = _eval_chunk(m, t), _as_float64(m)
+    parts = []
     with torch.no_grad():
-        _, maps = _as_float64(m)(torch.as_tensor(probe, device=dev), return_attention=True)
-    rec = {n: v.tolist() for n, v in attention_masses(maps, probe, from_position=t // 2).items()}
+        for i in range(0, probe.shape[0], chunk):
+            part = probe[i : i + chunk]  # its maps are freed once reduced to its rows' masses (copies)
+            parts.append(_row_masses(m64(torch.as_tensor(part, device=dev), return_attention=True)[1], part))
+    rows = {n: np.concatenate([part[n] for part in parts], axis=1) for n in parts[0]}
+    rec = {n: v.tolist() for n, v in _masses_of_rows(rows, probe, from_position=t // 2).items()}
     pos = effective_positional(m, probe, dev)
     if pos is not None:  # layer 1's score by lag, per seed (Fig. 8.3 top, Fig. E.7: its pattern over training)
         rec["positional"] = pos[:, :POSITIONAL_LAGS].tolist()
