@@ -261,23 +261,19 @@ def _birkhoff_rejection(k: int, n: int, rng: np.random.Generator, block: int = 1
     """
     d = (k - 1) ** 2
     start = dict(copy.deepcopy(rng.bit_generator.state))
-    kept_at: list[np.ndarray] = []  # stream positions (candidates) of the kept ones, ascending
-    kept: list[np.ndarray] = []
+    positions = np.empty(0, dtype=np.int64)  # stream positions (candidates) of the kept ones, ascending
+    matrices = np.empty((0, k, k))
     drawn, pos, filled = 0, 0, 0
     out = np.empty((n, k, k))
-    positions, matrices = np.empty(0, dtype=np.int64), np.empty((0, k, k))
     while filled < n:
         m = max(64, 4 * (n - filled))
-        if drawn < pos + m:
-            while drawn < pos + m:
-                size = max(pos + m - drawn, min(block, drawn))  # a round's worth first, then doubling
-                B = rng.random((size, k - 1, k - 1))
-                ok = np.flatnonzero(_completes(B))
-                kept_at.append(drawn + ok)
-                kept.append(_completed(B[ok]))
-                drawn += size
-            positions, matrices = np.concatenate(kept_at), np.concatenate(kept)
-            kept_at, kept = [positions], [matrices]
+        while drawn < pos + m:
+            size = max(pos + m - drawn, min(block, drawn))  # a round's worth first, then doubling
+            B = rng.random((size, k - 1, k - 1))
+            ok = np.flatnonzero(_completes(B))
+            positions = np.concatenate([positions, drawn + ok])
+            matrices = np.concatenate([matrices, _completed(B[ok])])
+            drawn += size
         lo, hi = np.searchsorted(positions, [pos, pos + m])
         take = min(int(hi - lo), n - filled)
         out[filled : filled + take] = matrices[lo : lo + take]

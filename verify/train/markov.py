@@ -215,14 +215,17 @@ def _score_bytes(n_seeds: int, heads: int, t: int) -> int:
     return 8 * n_seeds * heads * t * t
 
 
-def _eval_chunk(model: torch.nn.Module, t: int) -> int:
-    """Test chains per forward pass of an evaluation: :data:`EVAL_SCORE_BYTES` over one chain's float64 attention
-    scores of all seeds, ``S H t^2`` (a transformer's; the minimal model's ``S t`` weights are fewer)."""
-    if isinstance(model, AttentionEnsemble):
-        per_chain = _score_bytes(model.n_seeds, model.cfg.heads, t)
-    else:
-        per_chain = 8 * int(model.W.shape[0]) * t
+def _chains_per_chunk(per_chain: int) -> int:
+    """Test chains per forward pass of an evaluation: :data:`EVAL_SCORE_BYTES` over one chain's bytes (at least 1)."""
     return max(1, EVAL_SCORE_BYTES // per_chain)
+
+
+def _eval_chunk(model: torch.nn.Module, t: int) -> int:
+    """:func:`_chains_per_chunk` of ``model``: one chain's float64 attention scores of all seeds, ``S H t^2`` (a
+    transformer's; the minimal model's ``S t`` weights are fewer)."""
+    if isinstance(model, AttentionEnsemble):
+        return _chains_per_chunk(_score_bytes(model.n_seeds, model.cfg.heads, t))
+    return _chains_per_chunk(8 * int(model.W.shape[0]) * t)
 
 
 def evaluation_memory(cfg: TransformerConfig) -> int:
@@ -240,7 +243,7 @@ def evaluation_memory(cfg: TransformerConfig) -> int:
     """
     S, H, t, model = len(cfg.seeds), cfg.model.heads, cfg.t, cfg.model
     per_chain = _score_bytes(S, H, t)
-    chunk, probe = max(1, EVAL_SCORE_BYTES // per_chain), min(MASS_CHAINS, cfg.eval_n)
+    chunk, probe = _chains_per_chunk(per_chain), min(MASS_CHAINS, cfg.eval_n)
     kls = 6 * min(cfg.eval_n, chunk) * per_chain
     masses = max((model.layers + 5) * min(probe, chunk), 4 * probe) * per_chain
     strategies = 4 if cfg.order == 3 else 3
