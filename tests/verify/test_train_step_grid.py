@@ -4,6 +4,8 @@ whole training trajectory against the autograd trainer."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -151,12 +153,16 @@ def test_grid_memory_plan_counts_the_seeds_in_flight_and_shrinks_blocks_to_fit()
     per_seed_block = 4 * (2 * 500 * 71 * 71 + 3 * 71 * 71 * 71 + 6 * 500 * 71)
     assert peak_batched - peak_loop == 7 * per_seed_block  # eight seeds in flight against one
     free = int((peak_batched - 60 * 8 * 4 * (2 * 500 * 71 + 3 * 71 * 71)) / MEMORY_SAFETY)  # ~11 rows short
-    chunk, peak = ts._chunk_for(shapes, ("grid", "batched"), "cuda", free, None, False, 0, 1)
-    assert chunk % 71 == 0 and 1 <= chunk // 71 < 71 and peak <= MEMORY_SAFETY * free
+    planned, peak = ts._chunk_for(shapes, ("grid", "batched"), "cuda", free, None, False, 0, 1)
+    assert planned % 71 == 0 and 1 <= planned // 71 < 71 and peak <= MEMORY_SAFETY * free
     with pytest.raises(InsufficientMemoryError, match="ignore-memory-check"):
         ts._chunk_for(shapes, ("grid", "batched"), "cuda", shapes.fixed_bytes(), None, False, 0, 1)
     chunk, _ = ts._chunk_for(shapes, ("grid", "batched"), "cuda", shapes.fixed_bytes(), None, True, 0, 1)
     assert chunk == 71 * 71  # overridden: the plan it would have run
+    with pytest.raises(InsufficientMemoryError, match=r"71 rows of 71 points .* chunk_size <= (\d+) points") as err:
+        ts._chunk_for(shapes, ("grid", "batched"), "cuda", free, 71 * 71, False, 0, 1)  # a given size is kept
+    fits = int(re.search(r"chunk_size <= (\d+) points", str(err.value)).group(1))
+    assert fits == planned  # the rows the planner chose above, in points
 
 
 def test_grid_step_falls_back_on_a_batch_that_is_not_the_grid() -> None:

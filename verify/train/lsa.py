@@ -23,7 +23,7 @@ whose first updates predict more than a minute prints its memory and time estima
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
@@ -235,6 +235,39 @@ def _setup(cfg: PopulationConfig | SGDConfig) -> tuple[np.ndarray, int]:
     return L, d
 
 
+@dataclass(frozen=True)
+class _Run:
+    """What both trainers settle before their first update (:func:`_start`)."""
+
+    cfg: Any  # PopulationConfig | SGDConfig, after RunOptions.configure (seed offset, run-wide dtype)
+    L: np.ndarray  # Lambda as a covariance matrix
+    d: int
+    device: torch.device
+    dtype: torch.dtype
+    label: str  # the progress bar's and the estimate line's name of the run
+    at: Callable[[int], None]  # the time-estimate hook, called with each update's step
+
+
+def _start(cfg: PopulationConfig | SGDConfig, options: RunOptions, trainer: str) -> _Run:
+    """The configuration ``options`` make of ``cfg`` (:meth:`RunOptions.configure`), checked (:func:`_setup`), and
+    its :func:`memory_estimate` compared with the device's free memory (:func:`verify.runtime.memory.preflight`):
+    ``InsufficientMemoryError`` with a remedy, unless ``options.ignore_memory_check``."""
+    cfg, setting = options.configure(cfg, trainer)
+    L, d = _setup(cfg)
+    dev, dt, S, r = setting.device, setting.dtype, len(cfg.seeds), cfg.r
+    if isinstance(cfg, PopulationConfig):
+        label = f"LSA population r={r}"
+        need = memory_estimate("population", S, d, r, cfg.N, itemsize=dt.itemsize, polish=bool(cfg.polish_steps))
+        what, remedy = f"LSA population training of {S} seeds (d = {d}, r = {r})", "train fewer seeds per call"
+    else:
+        label = f"LSA SGD ({cfg.model}) r={r}"
+        need = memory_estimate(cfg.model, S, d, r, cfg.N, cfg.batch, dt.itemsize)
+        what = f"LSA SGD ({cfg.model}) of {S} seeds (batch {cfg.batch}, d = {d}, N = {cfg.N}, r = {r})"
+        remedy = "lower batch or train fewer seeds per call"
+    at = preflight(need, dev, what, remedy, steps=cfg.steps, n_seeds=S, desc=label, ignore=options.ignore_memory_check)
+    return _Run(cfg, L, d, dev, dt, label, at)
+
+
 def memory_estimate(
     model: str, n_seeds: int, d: int, r: int, N: int, batch: int = 0, itemsize: int = 8, polish: bool = True
 ) -> int:
@@ -359,33 +392,12 @@ def train_population(cfg: PopulationConfig, options: RunOptions = DEFAULT_OPTION
     ``options.checkpoint_every`` steps, every ``CHECKPOINT_SECONDS``, at its end and on Ctrl-C, and resumes from a
     trusted checkpoint of the same configuration (:func:`verify.runtime.checkpoint.resume`); the L-BFGS polish then
     runs from the restored weights."""
-    cfg, setting = options.configure(cfg, "lsa-population")
-    L, d = _setup(cfg)
-    dev, dt = setting.device, setting.dtype
-    N, r, seeds, steps, lr, init_std, polish_steps = (
-        cfg.N,
-        cfg.r,
-        cfg.seeds,
-        cfg.steps,
-        cfg.lr,
-        cfg.init_std,
-        cfg.polish_steps,
-    )
+    run = _start(cfg, options, "lsa-population")
+    cfg, L, d, dev, dt, at = run.cfg, run.L, run.d, run.device, run.dtype, run.at
+    N, r, seeds, steps, lr, polish_steps = cfg.N, cfg.r, cfg.seeds, cfg.steps, cfg.lr, cfg.polish_steps
     S = len(seeds)
-    at = preflight(
-        memory_estimate(
-            "population", S, d, r, N, itemsize=torch.tensor([], dtype=dt).element_size(), polish=bool(polish_steps)
-        ),
-        dev,
-        f"LSA population training of {S} seeds (d = {d}, r = {r})",
-        "train fewer seeds per call",
-        steps=steps,
-        n_seeds=S,
-        desc=f"LSA population r={r}",
-        ignore=options.ignore_memory_check,
-    )
     Lt = torch.as_tensor(L, device=dev, dtype=dt)
-    A, B = _reduced_factors(seeds, d, r, init_std, dev, dt)
+    A, B = _reduced_factors(seeds, d, r, cfg.init_std, dev, dt)
     u = torch.ones(S, device=dev, dtype=dt, requires_grad=True)
     half_tr = float(np.trace(L)) / 2
 
@@ -412,7 +424,7 @@ def train_population(cfg: PopulationConfig, options: RunOptions = DEFAULT_OPTION
         lr_at=cosine_annealing(lr, max(1, steps), lr / 100, steps).__getitem__,
         guard=guard,
         resumption=start,
-        bar=Bar(enabled=options.progress, desc=f"LSA population r={r}"),
+        bar=Bar(enabled=options.progress, desc=run.label),
     )
     if polish_steps:
         lbfgs = torch.optim.LBFGS(
@@ -460,30 +472,10 @@ def train_sgd(cfg: SGDConfig, options: RunOptions = DEFAULT_OPTIONS) -> LSAResul
     trusted checkpoint of the same configuration (:func:`verify.runtime.checkpoint.resume`) on the trajectory of an
     uninterrupted run.
     """
-    cfg, setting = options.configure(cfg, f"lsa-sgd-{cfg.model}")
-    L, d = _setup(cfg)
-    dev, dt = setting.device, setting.dtype
-    N, r, seeds, model, steps, batch, lr, init_std = (
-        cfg.N,
-        cfg.r,
-        cfg.seeds,
-        cfg.model,
-        cfg.steps,
-        cfg.batch,
-        cfg.lr,
-        cfg.init_std,
-    )
-    S = len(seeds)
-    at = preflight(
-        memory_estimate(model, S, d, r, N, batch, torch.tensor([], dtype=dt).element_size()),
-        dev,
-        f"LSA SGD ({model}) of {S} seeds (batch {batch}, d = {d}, N = {N}, r = {r})",
-        "lower batch or train fewer seeds per call",
-        steps=steps,
-        n_seeds=S,
-        desc=f"LSA SGD ({model}) r={r}",
-        ignore=options.ignore_memory_check,
-    )
+    run = _start(cfg, options, f"lsa-sgd-{cfg.model}")
+    cfg, L, d, dev, dt, at = run.cfg, run.L, run.d, run.device, run.dtype, run.at
+    N, r, seeds, model, steps, batch, lr = cfg.N, cfg.r, cfg.seeds, cfg.model, cfg.steps, cfg.batch, cfg.lr
+    init_std, S = cfg.init_std, len(seeds)
     gen = torch.Generator(device=dev).manual_seed(int(seeds[0]) * 7919 + 1)
     if model == "reduced":
         A, B = _reduced_factors(seeds, d, r, init_std, dev, dt)
@@ -540,7 +532,7 @@ def train_sgd(cfg: SGDConfig, options: RunOptions = DEFAULT_OPTIONS) -> LSAResul
         lr_at=cosine_annealing(lr, max(1, steps), 0.0, steps).__getitem__,
         guard=NonFiniteGuard(tuple(seeds), f"lsa-sgd-{model}", REMEDY),
         resumption=start,
-        bar=Bar(enabled=options.progress, desc=f"LSA SGD ({model}) r={r}"),
+        bar=Bar(enabled=options.progress, desc=run.label),
     )
     with torch.no_grad():
         WPV_, WKQ_ = weights()

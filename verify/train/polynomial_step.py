@@ -296,8 +296,6 @@ def memory_plan(
         group * shapes.bytes_per_point_seed(strategy) + shapes.bytes_per_point() + extra_per_point
     )
     n = shapes.batch_points
-    fixed = shapes.fixed_bytes()
-    fitting = _units_fitting(free_bytes, present_bytes, fixed, per_point)
     if chunk_size is not None:
         chunk = min(int(chunk_size), n)
     else:
@@ -306,58 +304,76 @@ def memory_plan(
             per_chunk_threads = 1 if concurrent > 1 else max(1, threads)
             cache = per_chunk_threads * CPU_CACHE_BYTES // (shapes.width * shapes.itemsize)
             chunk = min(n, max(MIN_CHUNK, _pow2_floor(cache)))
-        if fitting is not None and 1 <= fitting < chunk:
-            chunk = _pow2_floor(fitting)
-    peak = fixed + chunk * per_point
-    if fitting is not None and fitting < chunk and not ignore_memory_check:
-        raise _chunk_refusal(
-            "training",
-            peak,
-            device_type,
-            f"{chunk} points x {group} seed(s) per chunk, {shapes.n_seeds} seeds, width {shapes.width}",
+
+    def refusal(chunk: int, peak: int, fitting: int) -> InsufficientMemoryError:
+        return _chunk_refusal(
+            f"training would need about {_gib(peak)} on {device_type} ({chunk} points x {group} seed(s) per chunk, "
+            f"{shapes.n_seeds} seeds, width {shapes.width})",
             free_bytes,
             f"chunk_size <= {fitting} points would fit"
             if fitting >= 1
             else "no chunk size fits (data, weights and optimiser state alone exceed it)",
             "Lower chunk_size (or leave it None to size chunks automatically)",
         )
-    return chunk, peak
+
+    fit = _UnitsFit(shapes.fixed_bytes(), per_point, free_bytes, present_bytes)
+    return fit.size(chunk, chunk_size is not None, _pow2_floor, refusal, ignore_memory_check)
 
 
-def _units_fitting(free: int | None, present: int, fixed: int, per_unit: int) -> int | None:
-    """How many units (points of a chunk, rows of a block) a plan may hold at once in the usable memory.
+@dataclass(frozen=True)
+class _UnitsFit:
+    """A plan's memory: ``fixed`` bytes plus ``per_unit`` bytes for each unit (a point of a chunk, a row of a
+    block), against the device's ``free`` bytes (None: unknown) and what the run already holds (``present`` bytes,
+    data and weights, that the plan's peak counts again)."""
 
-    Parameters
-    ----------
-    free : int or None
-        The device's free bytes (None: unknown).
-    present : int
-        Bytes the run has already allocated (data, weights) that the plan's peak counts again.
-    fixed : int
-        The plan's bytes that do not grow with the units.
-    per_unit : int
-        The bytes each unit adds.
+    fixed: int
+    per_unit: int
+    free: int | None
+    present: int
 
-    Returns
-    -------
-    int or None
-        ``(MEMORY_SAFETY * free + present - fixed) // per_unit`` (below 1 when not even one fits); None when the
-        free memory is unknown.
-    """
-    if free is None:
-        return None
-    return int((MEMORY_SAFETY * free + present - fixed) // per_unit)
+    def fitting(self) -> int | None:
+        """How many units the usable memory holds at once: ``(MEMORY_SAFETY * free + present - fixed) // per_unit``
+        (below 1 when not even one fits); None when the free memory is unknown."""
+        if self.free is None:
+            return None
+        return int((MEMORY_SAFETY * self.free + self.present - self.fixed) // self.per_unit)
+
+    def size(
+        self,
+        units: int,
+        given: bool,
+        shrink: Callable[[int], int],
+        refusal: Callable[[int, int, int], InsufficientMemoryError],
+        ignore: bool,
+    ) -> tuple[int, int]:
+        """(units, peak bytes ``fixed + units * per_unit``) of a plan of ``units`` units: a size chosen by the
+        planner (``given`` False) shrinks to ``shrink(fitting)`` when the memory binds; a given size is kept.
+
+        Raises
+        ------
+        InsufficientMemoryError
+            ``refusal(units, peak, fitting)`` when the units exceed what fits (a given size, or not even one unit),
+            unless ``ignore``.
+        """
+        fitting = self.fitting()
+        if not given and fitting is not None and 1 <= fitting < units:
+            units = shrink(fitting)
+        peak = self.fixed + units * self.per_unit
+        if fitting is not None and fitting < units and not ignore:
+            raise refusal(units, peak, fitting)
+        return units, peak
 
 
-def _chunk_refusal(
-    what: str, peak: int, device_type: str, sizes: str, free: int | None, largest: str, lower: str
-) -> InsufficientMemoryError:
-    """The refusal of a chunk plan that does not fit: what needs how much for which sizes, what is usable, the
-    largest chunk that fits, and the remedies (``lower``, fewer seeds, the override)."""
-    gib = 2.0**30
+def _gib(n: int | None) -> str:
+    return f"{(n or 0) / 2.0**30:.2f} GiB"
+
+
+def _chunk_refusal(need: str, free: int | None, largest: str, lower: str) -> InsufficientMemoryError:
+    """The refusal of a chunk plan that does not fit: what needs how much for which sizes (``need``), what is
+    usable, the largest chunk that fits, and the remedies (``lower``, fewer seeds, the override)."""
     return InsufficientMemoryError(
-        f"{what} would need about {peak / gib:.2f} GiB on {device_type} ({sizes}) but {MEMORY_SAFETY:.0%} of the "
-        f"{(free or 0) / gib:.2f} GiB free is usable: {largest}. {lower}, train fewer seeds per run, {OVERRIDE_HINT}."
+        f"{need} but {MEMORY_SAFETY:.0%} of the {_gib(free)} free is usable: {largest}. {lower}, train fewer seeds per "
+        f"run, {OVERRIDE_HINT}."
     )
 
 
@@ -1261,26 +1277,22 @@ def _chunk_for(
         )
     d, m, C, b = shapes.block_size, shapes.width, shapes.n_classes, shapes.itemsize
     in_flight = _workers_of(strategy, shapes.n_seeds, threads) * _group_of(strategy, shapes.n_seeds)
-    base = shapes.fixed_bytes() + in_flight * b * 6 * m * d
-    per_row = in_flight * b * (2 * m * C + 3 * d * C)
-    fitting = _units_fitting(free, present, base, per_row)
-    if chunk_size is not None:
-        rows = max(1, min(d, int(chunk_size) // d))
-    else:
-        rows = grid_rows(m, C, b, d, device_type)
-        if fitting is not None and 1 <= fitting < rows:
-            rows = fitting
-    peak = base + rows * per_row
-    if fitting is not None and fitting < rows and not ignore_memory_check:
-        raise _chunk_refusal(
-            "the full-grid kernel",
-            peak,
-            device_type,
-            f"{rows} rows of {d} points x {in_flight} seed(s) per block, width {m}",
+    given = chunk_size is not None
+    rows = max(1, min(d, int(chunk_size) // d)) if chunk_size is not None else grid_rows(m, C, b, d, device_type)
+
+    def refusal(rows: int, peak: int, fitting: int) -> InsufficientMemoryError:
+        return _chunk_refusal(
+            f"the full-grid kernel would need about {_gib(peak)} on {device_type} ({rows} rows of {d} points x "
+            f"{in_flight} seed(s) per block, width {m})",
             free,
             f"chunk_size <= {fitting * d} points would fit" if fitting >= 1 else "no block fits",
             "Lower chunk_size",
         )
+
+    fit = _UnitsFit(
+        shapes.fixed_bytes() + in_flight * b * 6 * m * d, in_flight * b * (2 * m * C + 3 * d * C), free, present
+    )
+    rows, peak = fit.size(rows, given, int, refusal, ignore_memory_check)
     return rows * d, peak
 
 
