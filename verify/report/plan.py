@@ -224,7 +224,8 @@ def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any, free:
     """The polynomial-network training claims (:func:`_polynomial_task`): the trainer's own step shapes
     (:class:`verify.train.polynomial_step.StepShapes`: multiply-adds per update, peak memory of the ``loop`` strategy
     with its chunk) at the calibrated rate; the task's sizes are read and its data not built (:func:`make_plan` then
-    scales the times by one probe of the trainer, :func:`_probe_polynomial`). Evaluations are not counted."""
+    scales the times by one probe of the trainer, :func:`_probe_polynomial`). Evaluations are not counted: 0.13-0.31%
+    of the full-scale runs (``benchmarks/bench_polynomial_eval.py``)."""
     from verify.sweep.cost import CellCost
     from verify.train.polynomial_step import MIN_CHUNK, StepShapes, memory_plan
 
