@@ -41,7 +41,10 @@ def measure(claim_id: str, steps: int, every: int, repeats: int) -> dict[str, fl
     from verify.train import polynomial as vp
 
     torch.set_num_threads(1)
-    cfg = base.registry()[claim_id].configs["full"]
+    claim = base.registry().get(claim_id)
+    if claim is None or "full" not in claim.configs:
+        raise SystemExit(f"{claim_id} is not a claim with a full-scale configuration (tvk list)")
+    cfg = claim.configs["full"]
     found = _polynomial_task(cfg)
     if found is None:
         raise SystemExit(f"{claim_id} is not a polynomial-network training claim")
