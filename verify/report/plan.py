@@ -392,7 +392,7 @@ def _run_cost(run: Any) -> tuple[Any, int, str]:
         batch = run.batch_size or max(1, int(run.train_fraction * run.p**run.k))
     seeds = len(run.seeds)
     madds = attention.step_multiply_adds(model, seeds, batch, length)
-    work = CellCost(run.steps, madds)
+    work, need = CellCost(run.steps, madds), attention.memory_estimate(model, seeds, batch, length, itemsize)
     if isinstance(run, sparse_variable.AndRunConfig):  # a forward pass (a third of a step) on n_val + m points
         evals = run.steps // run.eval_every + 1
         work = CellCost(
@@ -403,8 +403,8 @@ def _run_cost(run: Any) -> tuple[Any, int, str]:
         evals = evaluation_count(run.steps, run.eval_every)
         work = CellCost(run.steps, madds, evals, attention.step_multiply_adds(model, seeds, chains, length) / 3)
         what += f", {evals} evaluations on {run.eval_n} test chains"
-        return work, max(attention.memory_estimate(model, seeds, batch, length, itemsize), evaluation_memory(run)), what
-    return work, attention.memory_estimate(model, seeds, batch, length, itemsize), what
+        need = max(need, evaluation_memory(run))
+    return work, need, what
 
 
 def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estimate | None:

@@ -25,6 +25,7 @@ __all__ = [
     "InsufficientMemoryError",
     "RunEstimate",
     "check_free_memory",
+    "format_gib",
     "format_seconds",
     "format_step",
     "free_memory",
@@ -54,6 +55,15 @@ def format_seconds(s: float) -> str:
     if s < 3 * 86400:
         return f"{s / 3600:.1f} h"
     return f"{s / 86400:.1f} days"
+
+
+def format_gib(n: float) -> str:
+    """Bytes in GiB with two decimals, the unit of every memory estimate and refusal.
+
+    >>> format_gib(3 * 2**29), format_gib(0)
+    ('1.50 GiB', '0.00 GiB')
+    """
+    return f"{n / 2.0**30:.2f} GiB"
 
 
 def format_step(s: float) -> str:
@@ -98,10 +108,9 @@ def check_free_memory(need: int, device: torch.device, what: str, remedy: str, i
     free = free_memory(device)
     if free is None or need <= MEMORY_SAFETY * free or ignore:
         return free
-    gib = 2.0**30
     raise InsufficientMemoryError(
-        f"{what} needs about {need / gib:.2f} GiB on {device}, but {MEMORY_SAFETY:.0%} of the {free / gib:.2f} GiB "
-        f"free is usable: {remedy}"
+        f"{what} needs about {format_gib(need)} on {device}, but {MEMORY_SAFETY:.0%} of the {format_gib(free)} free is "
+        f"usable: {remedy}"
     )
 
 
@@ -186,7 +195,7 @@ class RunEstimate:
         """Log the estimate when the ``steps - t`` steps left take at least :data:`PRINT_ESTIMATE_S` seconds."""
         left = self.steps - t
         if per_step * left >= PRINT_ESTIMATE_S:
-            mem = "" if self.need is None else f"about {self.need / 2.0**30:.2f} GiB peak, "
+            mem = "" if self.need is None else f"about {format_gib(self.need)} peak, "
             self.log(
                 f"{self.desc}: {self.n_seeds} seed(s), {mem}{format_step(per_step)} per step{note}, {left} steps "
                 f"left: about {format_seconds(per_step * left)}"

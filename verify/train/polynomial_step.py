@@ -81,6 +81,7 @@ from verify.runtime.memory import (
     OVERRIDE_HINT,
     PRINT_ESTIMATE_S,
     InsufficientMemoryError,
+    format_gib,
     format_seconds,
     format_step,
     free_memory,
@@ -246,8 +247,7 @@ class StepPlan:
 
     def describe(self, steps: int | None = None) -> str:
         """One paragraph for the log: strategy, chunks, memory against free memory, time per step and in all."""
-        gib = 2.0**30
-        free = "unknown free" if self.free_bytes is None else f"{self.free_bytes / gib:.2f} GiB free"
+        free = "unknown free" if self.free_bytes is None else f"{format_gib(self.free_bytes)} free"
         text = (
             f"training plan on {self.device} ({self.dtype}): strategy {self.strategy} ({self.group} seed(s) per "
             f"launch{f', {self.workers} threads' if self.workers > 1 else ''}{', compiled' if self.compiled else ''}"
@@ -255,7 +255,7 @@ class StepPlan:
             f"{', one-hot product scatter' if self.kernel == 'matmul' else ''}"
             f"{', fused Triton kernel' if self.kernel == 'triton' else ''}"
             f"), chunks of {self.chunk} points; estimated peak memory "
-            f"{self.peak_bytes / gib:.2f} GiB ({free}); {self.flops_per_step / 1e9:.3g} GFLOP per step"
+            f"{format_gib(self.peak_bytes)} ({free}); {self.flops_per_step / 1e9:.3g} GFLOP per step"
         )
         if self.seconds_per_step is not None:
             rate = self.flops_per_step / max(self.seconds_per_step, 1e-12) / 1e9
@@ -307,7 +307,7 @@ def memory_plan(
 
     def refusal(chunk: int, peak: int, fitting: int) -> InsufficientMemoryError:
         return _chunk_refusal(
-            f"training would need about {_gib(peak)} on {device_type} ({chunk} points x {group} seed(s) per chunk, "
+            f"training would need about {format_gib(peak)} on {device_type} ({chunk} points x {group} seed(s) per chunk, "
             f"{shapes.n_seeds} seeds, width {shapes.width})",
             free_bytes,
             f"chunk_size <= {fitting} points would fit"
@@ -364,15 +364,11 @@ class _UnitsFit:
         return units, peak
 
 
-def _gib(n: int | None) -> str:
-    return f"{(n or 0) / 2.0**30:.2f} GiB"
-
-
 def _chunk_refusal(need: str, free: int | None, largest: str, lower: str) -> InsufficientMemoryError:
     """The refusal of a chunk plan that does not fit: what needs how much for which sizes (``need``), what is
     usable, the largest chunk that fits, and the remedies (``lower``, fewer seeds, the override)."""
     return InsufficientMemoryError(
-        f"{need} but {MEMORY_SAFETY:.0%} of the {_gib(free)} free is usable: {largest}. {lower}, train fewer seeds per "
+        f"{need} but {MEMORY_SAFETY:.0%} of the {format_gib(free or 0)} free is usable: {largest}. {lower}, train fewer seeds per "
         f"run, {OVERRIDE_HINT}."
     )
 
@@ -1282,7 +1278,7 @@ def _chunk_for(
 
     def refusal(rows: int, peak: int, fitting: int) -> InsufficientMemoryError:
         return _chunk_refusal(
-            f"the full-grid kernel would need about {_gib(peak)} on {device_type} ({rows} rows of {d} points x "
+            f"the full-grid kernel would need about {format_gib(peak)} on {device_type} ({rows} rows of {d} points x "
             f"{in_flight} seed(s) per block, width {m})",
             free,
             f"chunk_size <= {fitting * d} points would fit" if fitting >= 1 else "no block fits",
