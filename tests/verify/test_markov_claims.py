@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pytest
 
+from numerics.stats import binomial_pmf
 from verify.claims import registry
 from verify.claims.base import Observation
 from verify.claims.judges import ExactlyEqual, MaxAbs, Requiring
@@ -269,21 +270,44 @@ def test_errata_kinds() -> None:
         assert e is not None and e.kind == kind and e.where.startswith("Edelman thesis (2024), "), cid
 
 
+#: The claims judged on the quick phase run, which trains 40 seeds (trained.TF_PHASE_SEEDS), not 8.
+PHASE_RUN = ("edelman-ch8-transformer-phases", "edelman-ch8-transformer-induction-head")
+#: The pooled pass rate of the quick phase runs the seed count was chosen from (40 of 48 distinct seeds at 1500 steps;
+#: docs/markov.md, "Seeds and steps of the quick transformer"): a measurement, not a prediction.
+PHASE_PILOT_RATE = 40 / 48
+
+
 def test_training_claims_declare_their_deviations_and_population() -> None:
-    """Every Ch. 8 training claim judges 8 (quick) or 10 (full) seeds at p0 = 0.5; the quick transformer settings list
-    the thesis's lr and t they change, the converged minimal model its lr; thresholds set after a run are declared."""
+    """Every Ch. 8 training claim judges 8 (quick; 40 for the phase run) or 10 (full) seeds at p0 = 0.5; the quick
+    transformer settings list the thesis's lr and t they change, the converged minimal model its lr; thresholds set
+    after a run are declared."""
     for cid, claim in CH8.items():
         if claim.kind != "training":
             continue
         rule = claim.judge.population_rule
         assert rule is not None and rule.p0 == 0.5, cid
         for scale, cfg in claim.configs.items():
-            assert claim.judge.planned_runs(cfg) == {"quick": 8, "full": 10}[scale], (cid, scale)
+            quick = 40 if cid in PHASE_RUN else 8
+            assert claim.judge.planned_runs(cfg) == {"quick": quick, "full": 10}[scale], (cid, scale)
             assert scale in (claim.deviations or {}), f"{cid}: no deviations listed for {scale}"
     quick = {d.parameter for d in CH8["edelman-ch8-transformer-phases"].deviations["quick"]}
     assert quick == {"learning rate (AdamW, transformer)", "context length t"}
     assert [d.value for d in CH8["edelman-ch8-minimal-kl-bigram"].deviations["quick"]] == ["2e-2"]
     assert CH8["edelman-ch8-transformer-phases"].post_hoc and CH8["edelman-ch8-minimal-sgd-structure"].post_hoc
+
+
+@pytest.mark.parametrize("cid", PHASE_RUN)
+def test_quick_phase_run_keeps_its_verdict_on_fresh_seeds(cid: str) -> None:
+    """At the measured pass rate a fresh set of the quick phase run's seeds misses ``pass`` with probability <= 1 %
+    (docs/verdicts.md's target), where the earlier 8 seeds missed it with 0.39; the seed count is declared post hoc."""
+    claim = CH8[cid]
+    rule = claim.judge.population_rule
+    n = claim.judge.planned_runs(claim.configs["quick"])
+    miss = binomial_pmf(n, PHASE_PILOT_RATE)[[rule.verdict(k, n) != "pass" for k in range(n + 1)]].sum()
+    assert miss <= 0.01, (cid, n, miss)
+    eight = binomial_pmf(8, PHASE_PILOT_RATE)[[rule.verdict(k, 8) != "pass" for k in range(9)]].sum()
+    assert eight > 0.2  # the flip the change was made for
+    assert trained.POST_HOC_SEEDS in claim.post_hoc
 
 
 def test_priors_speed_is_judged_per_seed_pair() -> None:
