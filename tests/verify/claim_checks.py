@@ -52,7 +52,7 @@ SLOW_VERDICTS = {
     "edelman-ch4-fig4.2-threshold-trend": "21 s",
     "edelman-ch4-fig4.3-sparse-attention": "8 s",
     "edelman-ch4-fig4.3-overfitting-below-threshold": "22 s on the shared 2-core machine, 8 trials x 2 sample sizes",
-    "edelman-ch8-transformer-phases": "192 s, 8 seeds",
+    "edelman-ch8-transformer-phases": "708 s on the loaded 2-core machine (192 s with the earlier 8 seeds), 40 seeds",
     "edelman-ch8-transformer-induction-head": "the phases run",
     "edelman-ch8-one-layer-control": "93 s, 8 seeds",
     "edelman-ch6-width-buys-data": "327 s at load average 5-10 (about four times the 16-seed run's 84 s), 64 seeds x 2 widths",
