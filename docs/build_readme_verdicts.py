@@ -4,9 +4,10 @@ the full-scale plan.
 ``python docs/build_readme_verdicts.py [REPORT_DIR] [--archive results] [--plan PLAN.json]`` rewrites the part of
 README.md between the two markers below: per source (the claim-id prefix: ``shi-``, ``edelman-``, ``karp-``), the
 quick verdicts of ``REPORT_DIR/results.json`` (without REPORT_DIR: the quick column as the README has it, for an update
-of the full-scale columns alone, after a campaign run that changed no code a quick claim runs), the full-scale verdicts archived in ``results/full/`` (stale ones
-counted apart), and the full-scale claims not yet archived with the plan's estimated CPU time (``tvk report --scale
-full --plan --json``; unknown estimates are counted as unknown, never guessed).
+of the full-scale columns alone, after a campaign run that changed no code a quick claim runs), the full-scale verdicts archived in ``results/full/`` (stale ones,
+whose claim configuration or code changed since: :func:`verify.report.archive.staleness`, counted apart), and the
+full-scale claims without a current record (none, or a stale one) with the plan's estimated CPU time (``tvk report
+--scale full --plan --json``; unknown estimates are counted as unknown, never guessed).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -50,36 +53,53 @@ def previous_quick(readme_text: str) -> dict[str, str]:
     return {row[0]: row[1] for row in cells if len(row) == 4 and row[0] in SOURCES.values()}
 
 
-def table(report: Path | None, archive: Path, plan: Path | None, previous: dict[str, str] | None = None) -> str:
+def staleness(record: dict[str, Any]) -> str | None:
+    """Why an archived record no longer describes its registered claim (None: current), by
+    :func:`verify.report.archive.staleness` (imports the claims, hence torch)."""
+    from verify.claims import registry
+    from verify.report.archive import staleness as archive_staleness
+
+    return archive_staleness(record, registry().get(record.get("id", "")))
+
+
+def table(
+    report: Path | None,
+    archive: Path,
+    plan: Path | None,
+    previous: dict[str, str] | None = None,
+    stale: Callable[[dict[str, Any]], str | None] = staleness,
+) -> str:
     """The Markdown table (with the markers); without ``report``, each source's quick cell is taken from
-    ``previous`` (:func:`previous_quick`)."""
+    ``previous`` (:func:`previous_quick`). ``stale`` says why an archived record is stale (None: current)."""
     quick = json.loads((report / "results.json").read_text())["claims"] if report is not None else []
     if report is None and not all(name in (previous or {}) for name in SOURCES.values()):
         raise SystemExit("no quick report given and the README has no quick column to keep: pass REPORT_DIR")
-    full = {}
+    full, old = {}, {}
     for f in sorted((archive / "full").glob("*.json")) if (archive / "full").is_dir() else []:
         rec = json.loads(f.read_text())
-        full[rec.get("id", f.stem)] = rec
+        (old if stale(rec) else full)[rec.get("id", f.stem)] = rec
     plan_rows: dict[str, dict] = {}
     if plan is not None:
         plan_rows = {r["id"]: r for r in json.loads(plan.read_text())["claims"]}
     lines = [
         BEGIN,
         "",
-        "| source | quick (`tvk report`) | full scale, archived in `results/` | full scale, not yet run (planned CPU time) |",
+        "| source | quick (`tvk report`) | full scale, archived in `results/` | full scale, not yet run or stale (planned CPU "
+        "time) |",
         "| --- | --- | --- | --- |",
     ]
     for prefix, name in SOURCES.items():
         q = [_quick_verdict(r) for r in quick if r["id"].startswith(prefix + "-")]
         f = [r.get("verdict", "?") for cid, r in full.items() if cid.startswith(prefix + "-")]
+        f_old = [r.get("verdict", "?") for cid, r in old.items() if cid.startswith(prefix + "-")]
+        archived = _counts(f) if f else "none yet"
+        archived += f"; stale: {_counts(f_old)}" if f_old else ""
         todo = [cid for cid, r in plan_rows.items() if cid.startswith(prefix + "-") and cid not in full]
         known = [plan_rows[c].get("seconds") for c in todo if plan_rows[c].get("seconds") is not None]
         cost = f"{len(todo)} claims" + (f"; {len(known)} estimated, {_hours(sum(known))} together" if known else "")
         cost += f"; {len(todo) - len(known)} unknown" if len(todo) > len(known) else ""
         quick_cell = _counts(q) if report is not None else (previous or {})[name]
-        lines.append(
-            f"| {name} | {quick_cell} | {_counts(f) if f else 'none yet'} | {cost if plan_rows else 'see --plan'} |"
-        )
+        lines.append(f"| {name} | {quick_cell} | {archived} | {cost if plan_rows else 'see --plan'} |")
     lines += ["", END]
     return "\n".join(lines)
 

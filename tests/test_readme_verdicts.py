@@ -1,6 +1,6 @@
 """docs/build_readme_verdicts.py counts verdicts by source from a report, the archive and the plan (issue 29): a
-synthetic report with known verdicts gives the known counts, archived claims are not counted as not yet run, and
-unknown plan estimates are counted as unknown, never summed."""
+synthetic report with known verdicts gives the known counts, archived claims are not counted as not yet run, stale
+ones are counted apart and as still to run, and unknown plan estimates are counted as unknown, never summed."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def test_counts_by_source(tmp_path):
     plan = tmp_path / "plan.json"
     rows = [{"id": "shi-a", "seconds": 5.0}, {"id": "shi-b", "seconds": 7200.0}, {"id": "karp-c", "seconds": None}]
     plan.write_text(json.dumps({"claims": rows}))
-    text = _script().table(report, tmp_path / "results", plan)
+    text = _script().table(report, tmp_path / "results", plan, stale=lambda record: None)
     shi = next(line for line in text.splitlines() if line.startswith("| Shi"))
     karp = next(line for line in text.splitlines() if line.startswith("| Karp"))
     assert "| 1 pass, 1 refuted | 1 pass | 1 claims; 1 estimated, 2.0 h together |" in shi
@@ -54,8 +54,39 @@ def test_without_a_report_the_quick_column_is_kept_and_the_full_columns_are_new(
     )
     kept = script.previous_quick(old)
     assert kept == {name: f"{i} pass" for i, name in enumerate(script.SOURCES.values(), 7)}
-    text = script.table(None, tmp_path / "results", None, kept)
+    text = script.table(None, tmp_path / "results", None, kept, stale=lambda record: None)
     karp = next(line for line in text.splitlines() if line.startswith("| Karp"))
     assert karp == f"| Karp thesis (2024) | {kept['Karp thesis (2024)']} | 1 refuted | see --plan |"
     with pytest.raises(SystemExit, match="pass REPORT_DIR"):
-        script.table(None, tmp_path / "results", None, script.previous_quick("# a README without the table"))
+        script.table(
+            None, tmp_path / "results", None, script.previous_quick("# a README without the table"), lambda r: None
+        )
+
+
+def test_stale_records_are_counted_apart_and_still_to_run(tmp_path):
+    """A record whose claim changed since (here: marked stale by the given check) is not a current full-scale verdict:
+    the archive cell names it apart and the plan's estimate counts it as still to run."""
+    full = tmp_path / "results" / "full"
+    full.mkdir(parents=True)
+    for cid, verdict in (("shi-a", "pass"), ("shi-b", "fail"), ("shi-c", "inconclusive")):
+        (full / f"{cid}.json").write_text(json.dumps({"id": cid, "verdict": verdict}))
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"claims": [{"id": "shi-b", "seconds": 3600.0}, {"id": "shi-c", "seconds": 1800.0}]}))
+    kept = {name: "1 pass" for name in _script().SOURCES.values()}
+    text = _script().table(
+        None, tmp_path / "results", plan, kept, stale=lambda r: "changed" if r["id"] != "shi-a" else None
+    )
+    shi = next(line for line in text.splitlines() if line.startswith("| Shi"))
+    assert (
+        shi
+        == "| Shi thesis (2024) | 1 pass | 1 pass; stale: 1 inconclusive, 1 fail | 2 claims; 2 estimated, 1.5 h together |"
+    )
+
+
+def test_the_default_staleness_reads_the_registry():
+    """The default check: an unknown claim id is stale, and an archived record of this repository is stale once its
+    configuration hash differs from the registered claim's."""
+    script = _script()
+    assert script.staleness({"id": "no-such-claim", "verdict": "pass"}) == "the claim no longer exists"
+    record = json.loads((ROOT / "results" / "full" / "shi-thm4.9-margin.json").read_text())
+    assert script.staleness({**record, "config_hash": "0" * 16}) == "its configuration changed since"
