@@ -305,3 +305,61 @@ def test_background_figures_raise_the_write_error_when_collected(plotting_record
     background.submit(plotting_records[0])
     with pytest.raises(OSError):
         background.collect()
+
+
+def _crowded_record(seeds: list[int], reason: str, verdict: str = "pass") -> tuple[dict, dict]:
+    series = [{"label": f"seed {s}", "x": [0, 1], "y": [1.0, float(i)]} for i, s in enumerate(seeds)]
+    spec = {"name": "kl", "kind": "lines", "xlabel": "step", "ylabel": "KL", "series": series}
+    spec["hlines"] = [{"y": 0.5, "label": "bigram strategy"}]
+    rec = {"id": "r", "verdict": verdict, "reason": reason, "details": {}, "metadata": {"seeds": seeds}}
+    return rec, spec
+
+
+def test_named_seeds_reads_seed_values_whatever_the_verdict():
+    """A passing population names its failing seeds too; with --seed-offset the reason names seed values, which are
+    mapped to their positions; a number that is no seed is read as a position, as failing_seeds does."""
+    rec, _ = _crowded_record(
+        list(range(1000, 1040)), "34 of 40 pass; failing: seed 1007: ends nearest unigram; seed 1034: x"
+    )
+    assert vf.named_seeds(rec) == [7, 34] and vf.failing_seeds(rec) == []
+    assert vf.failing_seeds(rec | {"verdict": "fail"}) == [7, 34]  # the figures of a failed offset run find them
+    assert vf.named_seeds({"reason": "seed 2: top 0.1", "metadata": {"seeds": [5, 6, 7]}}) == [2]
+
+
+def test_a_crowded_per_seed_plot_singles_out_the_failing_seeds():
+    """Forty seed curves: the named ones drawn last in their own colour under one entry when there are more than
+    SINGLED_OUT_MAX, the rest as one crowd; the reference line keeps its legend entry; without a named seed, one
+    entry for all; a plot of eight seeds or fewer, or of other series, is drawn as its spec says."""
+    seeds = list(range(40))
+    rec, spec = _crowded_record(seeds, "failing: seed 10: a; seed 11: b; seed 14: c; seed 16: d")
+    fig = vf.plot_spec_figure("r", spec, rec)
+    try:
+        ax = fig.axes[0]
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+            "36 other seeds",
+            "seeds 10, 11, 14, 16 (fail a check)",
+            "bigram strategy",
+        ]
+        lines = ax.get_lines()
+        assert len(lines) == 41  # every seed is still drawn, then the reference line
+        assert {line.get_color() for line in lines[:36]} == {vf.CROWD_COLOR}
+        assert {line.get_color() for line in lines[36:40]} == {vf.SINGLED_OUT[0]}
+        assert [line.get_ydata()[1] for line in lines[36:40]] == [10.0, 11.0, 14.0, 16.0]
+    finally:
+        plt.close(fig)
+    rec2, _ = _crowded_record(seeds, "failing: seed 3: a; seed 5: b")
+    fig = vf.plot_spec_figure("r", spec, rec2)
+    try:
+        texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+        assert texts == ["38 other seeds", "seed 3 (fails a check)", "seed 5 (fails a check)", "bigram strategy"]
+    finally:
+        plt.close(fig)
+    fig = vf.plot_spec_figure("r", spec, rec | {"reason": "40 of 40 pass"})
+    try:
+        assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["40 other seeds", "bigram strategy"]
+    finally:
+        plt.close(fig)
+    few = spec | {"series": spec["series"][:8]}
+    assert vf._seed_crowd(few, rec) == few
+    other = spec | {"series": [s | {"label": f"run {i}"} for i, s in enumerate(spec["series"])]}
+    assert vf._seed_crowd(other, rec) == other

@@ -37,7 +37,10 @@ The shared rules of every figure (issue 31):
   of a per-seed judge's reason), a figure drawn for one seed shows the first failing seed: a plot spec or a
   ``spectra`` / ``parity_neurons`` artifact may carry ``by_seed``, a list (one entry per seed, in the order of
   ``metadata.seeds``) of the fields that differ for that seed; the margin curves and frequency bars, which show
-  every seed, mark the failing one.
+  every seed, mark the failing one;
+* a "lines" plot of more than :data:`LEGEND_MAX` seed curves (every label ``seed N``) is drawn as a crowd in one colour
+  under one legend entry, with the seeds the reason names with a problem (:func:`named_seeds`, whatever the verdict)
+  drawn last in colours of their own, so that the legend keeps the reference lines (:func:`_seed_crowd`).
 :func:`remove_stale_figures` deletes the figures of an earlier run that the current one did not write.
 """
 
@@ -66,6 +69,7 @@ __all__ = [
     "BackgroundFigures",
     "failing_seeds",
     "figure_layout",
+    "named_seeds",
     "plot_spec_figure",
     "read_layout",
     "remove_stale_figures",
@@ -141,21 +145,78 @@ def read_layout(png: str | os.PathLike) -> dict[str, Any]:
 
 def failing_seeds(rec: dict) -> list[int]:
     """Positions (in ``metadata.seeds``) of the seeds a failed or inconclusive record names as failing:
-    ``details["failed_seeds"]`` when the claim sets it, else every ``seed N:`` of the reason (the problems a
-    per-seed judge lists, :class:`verify.claims.judges.PerSeed`); empty for a pass or when no seed is named."""
+    ``details["failed_seeds"]`` when the claim sets it, else every ``seed N:`` of the reason (:func:`named_seeds`: the
+    problems a per-seed judge lists, :class:`verify.claims.judges.PerSeed`); empty for a pass or when no seed is
+    named."""
     if rec.get("verdict") not in ("fail", "inconclusive"):
         return []
     seeds = list((rec.get("metadata") or {}).get("seeds") or [])
     named = (rec.get("details") or {}).get("failed_seeds") if isinstance(rec.get("details"), dict) else None
-    if isinstance(named, list):
-        found = [int(s) for s in named if isinstance(s, int) and not isinstance(s, bool)]
-    else:
-        found = [int(m) for m in re.findall(r"\bseed (\d+):", str(rec.get("reason", "")))]
-    out = []
-    for pos in found:
+    if not isinstance(named, list):
+        return named_seeds(rec)
+    out: list[int] = []
+    for pos in (int(s) for s in named if isinstance(s, int) and not isinstance(s, bool)):
         if pos not in out and (not seeds or pos < len(seeds)):
             out.append(pos)
     return out
+
+
+def named_seeds(rec: dict) -> list[int]:
+    """Positions (in ``metadata.seeds``) of the seeds the record's reason names with a problem (``seed N:``, the
+    problems a per-seed judge lists), whatever the verdict: a passing population may have failing seeds too. ``N`` is
+    read as a seed of ``metadata.seeds`` when it is one (``--seed-offset`` runs), else as a position."""
+    seeds = list((rec.get("metadata") or {}).get("seeds") or [])
+    out: list[int] = []
+    for value in (int(m) for m in re.findall(r"\bseed (\d+):", str(rec.get("reason", "")))):
+        pos = seeds.index(value) if value in seeds else value
+        if pos not in out and (not seeds or pos < len(seeds)):
+            out.append(pos)
+    return out
+
+
+#: Colours of the seeds a crowded per-seed plot singles out (:func:`_seed_crowd`), each its own up to
+#: ``SINGLED_OUT_MAX`` of them, else all in the first under one legend entry; the crowd's colour is ``CROWD_COLOR``.
+SINGLED_OUT = ("#c44e52", "#dd8452", "#8c564b")
+SINGLED_OUT_MAX = len(SINGLED_OUT)
+CROWD_COLOR = "#4c72b0"
+
+
+def _seed_crowd(spec: dict, rec: dict) -> dict:
+    """A "lines" spec with one series per seed (every label ``seed N``) and more series than :data:`LEGEND_MAX`, drawn
+    as a crowd: the seeds the reason names with a problem (:func:`named_seeds`) drawn last, in colours of their own
+    ("seed N (fails a check)"; more than :data:`SINGLED_OUT_MAX` share one colour and one entry); the others in one
+    colour, without markers, under one legend entry ("K other seeds"). Any other spec is returned as it is."""
+    series = spec.get("series") or []
+    matches = [re.fullmatch(r"seed (\d+)", str(s.get("label") or "")) for s in series]
+    if spec.get("kind") != "lines" or len(series) <= LEGEND_MAX or not all(matches):
+        return spec
+    seeds = list((rec.get("metadata") or {}).get("seeds") or [])
+    named = {seeds[p] if p < len(seeds) else p for p in named_seeds(rec)}
+    values = [int(m.group(1)) for m in matches if m]
+    crowd = [s for s, v in zip(series, values) if v not in named]
+    out = [
+        {
+            **s,
+            "color": CROWD_COLOR,
+            "alpha": 0.45,
+            "marker": "",
+            "label": f"{len(crowd)} other seeds" if i == 0 else "_",
+        }
+        for i, s in enumerate(crowd)
+    ]
+    singled = [(s, v) for s, v in zip(series, values) if v in named]
+    if len(singled) <= SINGLED_OUT_MAX:
+        out += [
+            {**s, "color": SINGLED_OUT[i], "marker": "", "label": f"seed {v} (fails a check)"}
+            for i, (s, v) in enumerate(singled)
+        ]
+    else:  # one entry, so that the legend keeps room for the reference lines
+        which = ", ".join(str(v) for _, v in singled)
+        out += [
+            {**s, "color": SINGLED_OUT[0], "marker": "", "label": f"seeds {which} (fail a check)" if i == 0 else "_"}
+            for i, (s, _) in enumerate(singled)
+        ]
+    return {**spec, "series": out}
 
 
 def _seed_label(rec: dict, pos: int) -> str:
@@ -586,6 +647,7 @@ def plot_spec_figure(rec_id: str, spec: dict, rec: dict | None = None) -> Any:
     pos = None
     if rec is not None:
         spec, pos = _for_seed(rec, spec)
+        spec = _seed_crowd(spec, rec)
         if pos is not None:
             spec = {**spec, "title": f"{spec.get('title', rec_id)} [{_seed_label(rec, pos)}, which failed]"}
     kind = spec.get("kind")
