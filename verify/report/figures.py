@@ -185,7 +185,8 @@ def _seed_crowd(spec: dict, rec: dict) -> dict:
     """A "lines" spec with one series per seed (every label ``seed N``) and more series than :data:`LEGEND_MAX`, drawn
     as a crowd: the seeds the reason names with a problem (:func:`named_seeds`) drawn last, in colours of their own
     ("seed N (fails a check)"; more than :data:`SINGLED_OUT_MAX` share one colour and one entry); the others in one
-    colour, without markers, under one legend entry ("K other seeds"). Any other spec is returned as it is."""
+    colour, without markers, under one legend entry ("K other seeds", or "K seeds" when none is named). Any other spec
+    is returned as it is."""
     series = spec.get("series") or []
     matches = [re.fullmatch(r"seed (\d+)", str(s.get("label") or "")) for s in series]
     if spec.get("kind") != "lines" or len(series) <= LEGEND_MAX or not all(matches):
@@ -194,17 +195,12 @@ def _seed_crowd(spec: dict, rec: dict) -> dict:
     named = {seeds[p] if p < len(seeds) else p for p in named_seeds(rec)}
     values = [int(m.group(1)) for m in matches if m]
     crowd = [s for s, v in zip(series, values) if v not in named]
+    singled = [(s, v) for s, v in zip(series, values) if v in named]
+    name = f"{len(crowd)} other seeds" if singled else f"{len(crowd)} seeds"
     out = [
-        {
-            **s,
-            "color": CROWD_COLOR,
-            "alpha": 0.45,
-            "marker": "",
-            "label": f"{len(crowd)} other seeds" if i == 0 else "_",
-        }
+        {**s, "color": CROWD_COLOR, "alpha": 0.45, "marker": "", "label": name if i == 0 else "_"}
         for i, s in enumerate(crowd)
     ]
-    singled = [(s, v) for s, v in zip(series, values) if v in named]
     if len(singled) <= SINGLED_OUT_MAX:
         out += [
             {**s, "color": SINGLED_OUT[i], "marker": "", "label": f"seed {v} (fails a check)"}
