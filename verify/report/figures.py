@@ -154,11 +154,7 @@ def failing_seeds(rec: dict) -> list[int]:
     named = (rec.get("details") or {}).get("failed_seeds") if isinstance(rec.get("details"), dict) else None
     if not isinstance(named, list):
         return named_seeds(rec)
-    out: list[int] = []
-    for pos in (int(s) for s in named if isinstance(s, int) and not isinstance(s, bool)):
-        if pos not in out and (not seeds or pos < len(seeds)):
-            out.append(pos)
-    return out
+    return _positions([int(s) for s in named if isinstance(s, int) and not isinstance(s, bool)], seeds)
 
 
 def named_seeds(rec: dict) -> list[int]:
@@ -166,9 +162,14 @@ def named_seeds(rec: dict) -> list[int]:
     problems a per-seed judge lists), whatever the verdict: a passing population may have failing seeds too. ``N`` is
     read as a seed of ``metadata.seeds`` when it is one (``--seed-offset`` runs), else as a position."""
     seeds = list((rec.get("metadata") or {}).get("seeds") or [])
+    values = [int(m) for m in re.findall(r"\bseed (\d+):", str(rec.get("reason", "")))]
+    return _positions([seeds.index(v) if v in seeds else v for v in values], seeds)
+
+
+def _positions(found: list[int], seeds: list) -> list[int]:
+    """``found`` in order without repeats, less those beyond ``seeds`` (kept all when the record lists no seeds)."""
     out: list[int] = []
-    for value in (int(m) for m in re.findall(r"\bseed (\d+):", str(rec.get("reason", "")))):
-        pos = seeds.index(value) if value in seeds else value
+    for pos in found:
         if pos not in out and (not seeds or pos < len(seeds)):
             out.append(pos)
     return out
@@ -201,17 +202,17 @@ def _seed_crowd(spec: dict, rec: dict) -> dict:
         {**s, "color": CROWD_COLOR, "alpha": 0.45, "marker": "", "label": name if i == 0 else "_"}
         for i, s in enumerate(crowd)
     ]
-    if len(singled) <= SINGLED_OUT_MAX:
-        out += [
-            {**s, "color": SINGLED_OUT[i], "marker": "", "label": f"seed {v} (fails a check)"}
-            for i, (s, v) in enumerate(singled)
-        ]
-    else:  # one entry, so that the legend keeps room for the reference lines
-        which = ", ".join(str(v) for _, v in singled)
-        out += [
-            {**s, "color": SINGLED_OUT[0], "marker": "", "label": f"seeds {which} (fail a check)" if i == 0 else "_"}
-            for i, (s, _) in enumerate(singled)
-        ]
+    few = len(singled) <= SINGLED_OUT_MAX  # else one colour and one entry: the legend keeps the reference lines
+    together = "seeds " + ", ".join(str(v) for _, v in singled) + " (fail a check)"
+    out += [
+        {
+            **s,
+            "color": SINGLED_OUT[i if few else 0],
+            "marker": "",
+            "label": f"seed {v} (fails a check)" if few else (together if i == 0 else "_"),
+        }
+        for i, (s, v) in enumerate(singled)
+    ]
     return {**spec, "series": out}
 
 
