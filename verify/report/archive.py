@@ -8,13 +8,16 @@ the reverse, and every write is atomic (a temporary file renamed over the old on
 claim's configuration at its scale (``config_hash``) or the claim's code (``claim_code``) has changed since
 (:func:`staleness`).
 
-The claim code is the SHA-256 over the relative path and bytes of the ``*.py`` files that make the claim: the
+The claim code is the SHA-256 over the relative path and the code text (:func:`code_text`: the source without
+its comments, docstrings, blank lines and trailing white space) of the ``*.py`` files that make the claim: the
 module that defines its ``observe`` (or ``predict``) and every module of the same family package under
 ``verify/claims/`` that it imports, directly or through another (so shared ``common.py`` helpers that decide
 verdicts count, and a sibling module that adds other claims does not; the package's ``__init__``, which only
 imports its modules, is left out); or that module alone when it sits directly in ``verify/claims/`` or outside the
-package. It is robust to unrelated commits (unlike a git revision) and needs no
-git (unlike a diff against a revision). Changes in ``theory/``, ``numerics/`` or the trainers are not detected by
+package. It is robust to unrelated commits (unlike a git revision), to edits of comments and docstrings, and needs
+no git (unlike a diff against a revision). Such a hash is written ``"text:<16 hex digits>"``; a record written
+before 2026-11-30 holds the hash of the files' bytes (16 hex digits alone), compared as such
+(:func:`claim_code_matches`) until ``docs/migrate_claim_code.py`` carries it over. Changes in ``theory/``, ``numerics/`` or the trainers are not detected by
 it: each record also carries ``code_revision`` (:func:`verify.runtime.provenance.code_revision`) for that.
 
 Only the standard library and :mod:`verify.runtime` are imported at module level; the claims (hence torch) only
@@ -26,8 +29,10 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import io
 import json
 import sys
+import tokenize
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,6 +53,8 @@ __all__ = [
     "archive_row",
     "archive_view",
     "claim_code_hash",
+    "claim_code_matches",
+    "code_text",
     "finished_at",
     "load_archive",
     "make_record",
@@ -196,9 +203,53 @@ def claim_modules(claim: Any) -> tuple[str | None, list[str]]:
     return claim_module(claim), [getattr(claim.predict, "__module__", None) or "", type(claim.judge).__module__]
 
 
+def _docstring_lines(tree: ast.Module, lines: list[str]) -> set[int]:
+    """The (1-based) lines of the docstrings of a module, its classes and its functions, where a docstring has its
+    lines to itself (one that shares a line with code, ``def f(): "doc"`` or ``"doc"; x = 1``, is kept)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) or not node.body:
+            continue
+        first = node.body[0]
+        if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)):
+            continue
+        if not isinstance(first.value.value, str) or first.end_lineno is None or first.end_col_offset is None:
+            continue
+        before = lines[first.lineno - 1].encode()[: first.col_offset]  # ast's offsets count UTF-8 bytes
+        after = lines[first.end_lineno - 1].encode()[first.end_col_offset :].lstrip()
+        if before.strip() or (after and not after.startswith(b"#")):
+            continue
+        out.update(range(first.lineno, first.end_lineno + 1))
+    return out
+
+
+def code_text(source: str) -> str:
+    r"""``source`` (Python) without its comments, the docstrings of its module, classes and functions, blank lines and
+    trailing white space: what :func:`claim_code_hash` hashes, so that editing a comment or a docstring leaves a
+    claim's archived records current. The same text on every Python >= 3.11 (it reads comment tokens and line
+    numbers, not the tokens of f-strings or the shape of ``ast.dump``, which differ between versions).
+
+    Examples
+    --------
+    >>> from verify.report.archive import code_text
+    >>> print(code_text("'''Doc.'''\n\nx = 1  # one\ns = '# not a comment'  \n"))
+    x = 1
+    s = '# not a comment'
+    """
+    source = source.replace("\r\n", "\n").replace("\r", "\n")
+    lines = source.split("\n")
+    skip = _docstring_lines(ast.parse(source), lines)
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            row, col = token.start
+            lines[row - 1] = lines[row - 1][:col]
+    kept = (line.rstrip() for i, line in enumerate(lines, start=1) if i not in skip)
+    return "\n".join(line for line in kept if line)
+
+
 def code_hash(files: Iterable[Path], read: Callable[[Path], bytes]) -> str:
     """SHA-256 (16 hex digits) over each file's name (relative to its folder when there is one file, else to
-    ``verify/claims/``) and bytes, in the given order."""
+    ``verify/claims/``) and ``read(file)``, in the given order (the bytes, or the :func:`code_text`)."""
     files = list(files)
     h = hashlib.sha256()
     base = files[0].parent if len(files) == 1 else CLAIMS_ROOT
@@ -211,11 +262,35 @@ def code_hash(files: Iterable[Path], read: Callable[[Path], bytes]) -> str:
     return h.hexdigest()[:16]
 
 
+#: How a claim-code hash over the code text (:func:`code_text`) begins; a hash without it is over the bytes.
+TEXT_HASH_PREFIX = "text:"
+
+
+@functools.lru_cache(maxsize=256)
+def _text_of(source: str) -> bytes:
+    """:func:`code_text` of ``source``, encoded; kept for the process (a plan checks some 240 records, most of them
+    of a few families, and each check reads the family's files again)."""
+    return code_text(source).encode()
+
+
+def _text_bytes(path: Path) -> bytes:
+    return _text_of(path.read_text(encoding="utf-8"))
+
+
 def claim_code_hash(claim: Any) -> str | None:
-    """SHA-256 (16 hex digits) of the claim's code (:func:`claim_code_files`, module docstring); None when its module
-    is unknown."""
+    """``"text:"`` and the SHA-256 (16 hex digits) of the claim's code text (:func:`claim_code_files`,
+    :func:`code_text`, module docstring); None when its module is unknown."""
     files = _code_files(*claim_modules(claim))
-    return code_hash(files, Path.read_bytes) if files else None
+    return TEXT_HASH_PREFIX + code_hash(files, _text_bytes) if files else None
+
+
+def claim_code_matches(stored: str, claim: Any) -> bool:
+    """Whether ``stored`` (a record's ``claim_code``) is the hash of the claim's current code: over its code text
+    when it begins with ``"text:"``, else over its files' bytes (a record written before 2026-11-30)."""
+    if stored.startswith(TEXT_HASH_PREFIX):
+        return stored == claim_code_hash(claim)
+    files = _code_files(*claim_modules(claim))
+    return bool(files) and stored == code_hash(files, Path.read_bytes)
 
 
 def _trim(value: Any, trimmed: list[str], where: str, limit: int = MAX_VALUE_CHARS) -> Any:
@@ -366,7 +441,7 @@ def staleness(record: Mapping[str, Any], claim: Any | None, current_hash: str | 
     if record.get("config_hash") != (current_hash or config_hash(claim.configs[scale])):
         return "its configuration changed since"
     code = record.get("claim_code")
-    if code is not None and code != claim_code_hash(claim):
+    if code is not None and not claim_code_matches(code, claim):
         return "its claim code changed since"
     return None
 
