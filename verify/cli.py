@@ -43,6 +43,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 EXIT_OK = 0
@@ -903,8 +904,8 @@ def _add_task(tasks: Any, name: str, help_text: str, func: Callable[[argparse.Na
 def _add_modular_task(tasks: Any, func: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
     """The ``modular`` task of ``tvk derive`` and ``tvk certify``: ``--p``, ``--k``, ``--json``."""
     mod = _add_task(tasks, "modular", "modular addition with k inputs (Shi Ch. 4; Edelman Ch. 7 for k = 2)", func)
-    mod.add_argument("--p", type=int, required=True, help="odd modulus p >= 3")
-    mod.add_argument("--k", type=int, required=True, help="number of inputs k >= 1")
+    _Option("--p", "odd modulus p >= 3").add_to(mod)
+    _Option("--k", "number of inputs k >= 1").add_to(mod)
     return mod
 
 
@@ -918,46 +919,114 @@ def _add_evaluate(parser: argparse.ArgumentParser, inputs: str) -> None:
     )
 
 
-def _add_derive(sub: Any) -> None:
-    """``tvk derive TASK``: exact derivations (theory/), one subcommand per task."""
-    cmd = sub.add_parser("derive", help="exact derivations")
-    tasks = cmd.add_subparsers(dest="task", required=True)
-    _add_evaluate(_add_modular_task(tasks, _cmd_derive_modular), "p^k")
-    par = _add_task(tasks, "parity", "(n, k)-sparse parity (Edelman Thm 7.8)", _cmd_derive_parity)
-    par.add_argument("--k", type=int, required=True, help="parity degree k >= 1")
-    par.add_argument("--n", type=int, default=None, help="input bits n >= k for the construction check (default k)")
-    _add_evaluate(par, "2^n")
-    grp = _add_task(tasks, "group", "finite group composition (Edelman Thm 7.9)", _cmd_derive_group)
-    grp.add_argument("--name", required=True, help="S3..S6, A4, A5, Dn, Zn, Z2^k, Q8, products like S3xZ2")
-    lsa = _add_task(
-        tasks, "lsa", "optimal rank-r linear self-attention for in-context regression (Shi Thm 5.4.1)", _cmd_derive_lsa
-    )
-    lsa.add_argument("--lambda", dest="lambda_", required=True, help="eigenvalues of Lambda, e.g. 4,3,2,1")
-    lsa.add_argument("--N", type=int, required=True, help="prompt length N >= 1")
-    lsa.add_argument("--rank", type=int, required=True, help="rank r, 0 <= r <= d")
-    maj = _add_task(
-        tasks,
+@dataclass(frozen=True)
+class _Option:
+    """One option of a ``tvk derive`` / ``tvk certify`` task: ``flag`` (``--name``), its type, help and default
+    (``required`` when it has none); ``dest`` when the flag is a Python keyword."""
+
+    flag: str
+    help: str
+    type: Callable[[str], Any] = int
+    required: bool = True
+    default: Any = None
+    dest: str | None = None
+
+    def add_to(self, parser: argparse.ArgumentParser) -> None:
+        extra = {"dest": self.dest} if self.dest else {}
+        parser.add_argument(
+            self.flag, type=self.type, required=self.required, default=self.default, help=self.help, **extra
+        )
+
+
+@dataclass(frozen=True)
+class _Task:
+    """A task of ``tvk derive`` or ``tvk certify``: the subcommand ``name`` (``help``) run by ``func`` with ``options`` (and
+    ``--json``), and ``--evaluate`` over the inputs ``evaluate`` names when it has a construction to check."""
+
+    name: str
+    help: str
+    func: Callable[[argparse.Namespace], int]
+    options: tuple[_Option, ...]
+    evaluate: str | None = None
+
+
+#: The tasks of ``tvk derive`` after ``modular`` (which ``tvk certify`` shares).
+_DERIVE_TASKS: tuple[_Task, ...] = (
+    _Task(
+        "parity",
+        "(n, k)-sparse parity (Edelman Thm 7.8)",
+        _cmd_derive_parity,
+        (
+            _Option("--k", "parity degree k >= 1"),
+            _Option("--n", "input bits n >= k for the construction check (default k)", required=False),
+        ),
+        evaluate="2^n",
+    ),
+    _Task(
+        "group",
+        "finite group composition (Edelman Thm 7.9)",
+        _cmd_derive_group,
+        (_Option("--name", "S3..S6, A4, A5, Dn, Zn, Z2^k, Q8, products like S3xZ2", type=str),),
+    ),
+    _Task(
+        "lsa",
+        "optimal rank-r linear self-attention for in-context regression (Shi Thm 5.4.1)",
+        _cmd_derive_lsa,
+        (
+            _Option("--lambda", "eigenvalues of Lambda, e.g. 4,3,2,1", type=str, dest="lambda_"),
+            _Option("--N", "prompt length N >= 1"),
+            _Option("--rank", "rank r, 0 <= r <= d"),
+        ),
+    ),
+    _Task(
         "majority",
         "Majority_n Fourier coefficient, level weight and Fourier gap (Edelman App. B)",
         _cmd_derive_majority,
-    )
-    maj.add_argument("--n", type=int, required=True, help="number of bits n >= 1")
-    maj.add_argument("--k", type=int, required=True, help="level 0 <= k <= n")
-    sig = _add_task(
-        tasks,
+        (_Option("--n", "number of bits n >= 1"), _Option("--k", "level 0 <= k <= n")),
+    ),
+    _Task(
         "signal",
         "local signal adaptivity: sigma, linear classifier error, tau*, err(tau*) (Karp Ch. 3)",
         _cmd_derive_signal,
-    )
-    sig.add_argument("--k", type=int, required=True, help="number of patches k >= 2")
-    mkv = _add_task(
-        tasks,
+        (_Option("--k", "number of patches k >= 2"),),
+    ),
+    _Task(
         "markov",
         "in-context Markov chains: strategy KLs and step-1/step-2 gradient coefficients (Edelman Ch. 8)",
         _cmd_derive_markov,
-    )
-    mkv.add_argument("--k", type=int, required=True, help="number of states 2 <= k <= 10")
-    mkv.add_argument("--t", type=int, required=True, help="context length 2 <= t <= 2000")
+        (_Option("--k", "number of states 2 <= k <= 10"), _Option("--t", "context length 2 <= t <= 2000")),
+    ),
+)
+
+
+def _add_derive(sub: Any) -> None:
+    """``tvk derive TASK``: exact derivations (theory/), one subcommand per task (:data:`_DERIVE_TASKS`)."""
+    cmd = sub.add_parser("derive", help="exact derivations")
+    tasks = cmd.add_subparsers(dest="task", required=True)
+    _add_evaluate(_add_modular_task(tasks, _cmd_derive_modular), "p^k")
+    for task in _DERIVE_TASKS:
+        parser = _add_task(tasks, task.name, task.help, task.func)
+        for option in task.options:
+            option.add_to(parser)
+        if task.evaluate is not None:
+            _add_evaluate(parser, task.evaluate)
+
+
+#: The tasks of ``tvk certify`` after ``modular``; each also takes ``--starts`` and ``--seed``.
+_CERTIFY_TASKS: tuple[_Task, ...] = (
+    _Task(
+        "parity",
+        "(n, k)-sparse parity (Edelman Thm 7.8)",
+        _cmd_certify_parity,
+        (_Option("--n", "input bits n >= k"), _Option("--k", "parity degree k >= 1")),
+    ),
+    _Task(
+        "group",
+        "finite group composition (Edelman Thm 7.9)",
+        _cmd_certify_group,
+        (_Option("--name", "a small group: S3, D4, D5, Z2^3, ...", type=str),),
+    ),
+)
 
 
 def _add_certify(sub: Any) -> None:
@@ -965,13 +1034,12 @@ def _add_certify(sub: Any) -> None:
     heuristic (``--starts``, ``--seed``)."""
     cmd = sub.add_parser("certify", help="convex certificates")
     tasks = cmd.add_subparsers(dest="task", required=True)
-    mod = _add_modular_task(tasks, _cmd_certify_modular)
-    par = _add_task(tasks, "parity", "(n, k)-sparse parity (Edelman Thm 7.8)", _cmd_certify_parity)
-    par.add_argument("--n", type=int, required=True, help="input bits n >= k")
-    par.add_argument("--k", type=int, required=True, help="parity degree k >= 1")
-    grp = _add_task(tasks, "group", "finite group composition (Edelman Thm 7.9)", _cmd_certify_group)
-    grp.add_argument("--name", required=True, help="a small group: S3, D4, D5, Z2^3, ...")
-    for cmd_parser in (mod, par, grp):
+    parsers = [_add_modular_task(tasks, _cmd_certify_modular)]
+    for task in _CERTIFY_TASKS:
+        parsers.append(_add_task(tasks, task.name, task.help, task.func))
+        for option in task.options:
+            option.add_to(parsers[-1])
+    for cmd_parser in parsers:
         cmd_parser.add_argument(
             "--starts", type=int, default=8, help="multi-start count of the heuristic single-neuron maximum"
         )
