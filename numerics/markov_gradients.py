@@ -1246,7 +1246,9 @@ def _strategy_kls(k: int, t: int) -> dict[str, dict[str, Any]]:
 
 
 def _gradients(t: int, js: tuple[int, ...] = (1, 2, 3)) -> dict[str, Any]:
-    """Lemma 8.4 / E.1 and Cor. E.2 at context length t (k = 2): exact constants, leading orders, finite-t values."""
+    """Lemma 8.4 / E.1 and Cor. E.2 at context length t (k = 2): exact constants, leading orders, finite-t values,
+    at the lags ``js`` that a context of length t has (``j <= t``)."""
+    js = tuple(j for j in js if j <= t)
     W = tm.step1_W_leading(t)
     out: dict[str, Any] = {
         "units": "step 1: (W^(1) - c 11^T)/(c eta), (v_j^(1) - c)/(c eta); step 2: G^I_j in units of (rho - c') eta",
@@ -1263,17 +1265,17 @@ def _gradients(t: int, js: tuple[int, ...] = (1, 2, 3)) -> dict[str, Any]:
             "v": {str(j): float(tm.step1_v_leading(t, j)) for j in js},
         },
         "step2_leading": {"G_I": {str(j): float(tm.step2_diag_leading(t, j)) for j in js}},
-        "cor_E2_v": {str(j): _exact(tm.cor_e2_v_update(t, j)) for j in js if j <= t},
-        "E49_as_printed": {str(j): _exact(tm.e49_as_printed(t, j)) for j in js if j <= t},
+        "cor_E2_v": {str(j): _exact(tm.cor_e2_v_update(t, j)) for j in js},
+        "E49_as_printed": {str(j): _exact(tm.e49_as_printed(t, j)) for j in js},
     }
     if t <= MAX_DERIVE_GRADIENT_T:
         g = finite_t_gradients(t)
         out["step1_finite_t"] = {
             "W_diag": float(g.GW[0, 0]),
             "W_off": float(g.GW[0, 1]),
-            "v": {str(j): float(g.GV[j - 1]) for j in js if j <= t},
+            "v": {str(j): float(g.GV[j - 1]) for j in js},
         }
-        out["step2_finite_t"] = {"G_I": {str(j): float(g.GI[j - 1]) for j in js if j <= t}}
+        out["step2_finite_t"] = {"G_I": {str(j): float(g.GI[j - 1]) for j in js}}
     else:
         out["step1_finite_t"] = out["step2_finite_t"] = None
         out["finite_t_note"] = f"finite-t quadrature skipped above t = {MAX_DERIVE_GRADIENT_T} (O(t^3) work)"
@@ -1357,6 +1359,7 @@ def derive_markov(k: int, t: int) -> tuple[dict[str, Any], str]:
     ]
     s1, s2 = g["step1_leading"], g["step2_leading"]
     f1, f2 = g["step1_finite_t"], g["step2_finite_t"]
+    lags = f"1..{len(s1['v'])}"  # 1..3, fewer when t < 3
     exact1 = (
         f"; exact finite t: W diag {f1['W_diag']:.6g}, off {f1['W_off']:.6g}, v "
         + ", ".join(f"{v:.6g}" for v in f1["v"].values())
@@ -1364,17 +1367,17 @@ def derive_markov(k: int, t: int) -> tuple[dict[str, Any], str]:
         else f"; {g['finite_t_note']}"
     )
     lines.append(
-        f"    step 1 leading order: W diag {s1['W_diag']:.6g}, off {s1['W_off']:.6g}, v_1..3 "
+        f"    step 1 leading order: W diag {s1['W_diag']:.6g}, off {s1['W_off']:.6g}, v_{lags} "
         + ", ".join(f"{v:.6g}" for v in s1["v"].values())
         + exact1
     )
     lines.append(
-        "    step 2 leading order G^I_1..3: "
+        f"    step 2 leading order G^I_{lags}: "
         + ", ".join(f"{v:.6g}" for v in s2["G_I"].values())
         + ("; exact finite t: " + ", ".join(f"{v:.6g}" for v in f2["G_I"].values()) if f2 else "")
     )
     lines.append(
-        "  Cor. E.2 (a = b), v_1..3 update (corrected): "
+        f"  Cor. E.2 (a = b), v_{lags} update (corrected): "
         + ", ".join(f"{v['float']:.6g}" for v in g["cor_E2_v"].values())
         + "; (E.49) as printed: "
         + ", ".join(f"{v['float']:.6g}" for v in g["E49_as_printed"].values())

@@ -71,3 +71,15 @@ def test_derive_bad_input(k: object, t: object, exc: type, param: str) -> None:
     with pytest.raises(exc) as info:
         mg.derive_markov(k, t)
     assert info.value.param == param and param in str(info.value)
+
+
+@pytest.mark.parametrize("t", [2, 3])
+def test_derive_at_the_shortest_contexts_reports_the_lags_they_have(t: int) -> None:
+    """``tvk derive markov --t 2`` is the documented minimum: the coefficients are reported for the lags j <= t (a
+    context of length 2 has no lag 3), each equal to the function it summarises."""
+    g = mg.derive_markov(2, t)[0]["gradients"]
+    lags = [str(j) for j in range(1, min(t, 3) + 1)]
+    for table in (g["step1_leading"]["v"], g["step2_leading"]["G_I"], g["cor_E2_v"], g["E49_as_printed"]):
+        assert list(table) == lags
+    assert list(g["step1_finite_t"]["v"]) == list(g["step2_finite_t"]["G_I"]) == lags
+    assert g["step2_leading"]["G_I"]["2"] == float(tm.step2_diag_leading(t, 2))
