@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_work
+from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_seed, check_work
 from theory import attention_parity as tp
 from theory._checks import MAX_EXACT_ENTRIES, InputError, check_cost, format_count
 from theory._docstrings import fill_doc
@@ -187,6 +187,7 @@ def projection_mc(nu1: int, nu2: int, M: int, n_draws: int, seed: int) -> dict[s
     >>> all(abs(out[k] - float(e)) < 4 * out[k + "_se"] for k, e in (("D1", e1), ("D2", e2), ("ratio", ratio)))
     True
     """
+    seed = check_seed(seed)
     M = check_count(M, "M")
     n_draws = check_count(n_draws, "n_draws", minimum=2, why="a mean and its standard error")
     nu1, nu2 = _check_nus(nu1, nu2)
@@ -295,6 +296,7 @@ def parity_behaviour_sim(
     ...
     theory._checks.InputError: n_prompts must be an integer >= 2 (a mean and its standard error), got 1
     """
+    seed = check_seed(seed)
     n_prompts = check_count(n_prompts, "n_prompts", minimum=2, why="a mean and its standard error")
     M = check_count(M, "M")
     chunk = check_count(chunk, "chunk")

@@ -48,7 +48,7 @@ from theory.parity import check_nk
 
 from .groups import GroupTask, character_lp, class_weights
 from .groups import construction_network as group_construction
-from .limits import array_bytes, check_allocation, check_real
+from .limits import array_bytes, check_allocation, check_real, check_seed
 from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights, evaluate
 from .modular import ModularTask, construction_network
 from .parity import SparseParityTask, check_bits
@@ -1094,7 +1094,8 @@ def check_certify_settings(tol: object = 1e-6, n_starts: object = 1, seed: objec
         raise InputError(
             f"tol (relative tolerance of the bracket) must be a finite number >= 0, got {tol!r}", param="tol"
         )
-    for name, value, minimum in (("n_starts", n_starts, 1), ("seed", seed, 0), ("maxiter", maxiter, 1)):
+    check_seed(seed)
+    for name, value, minimum in (("n_starts", n_starts, 1), ("maxiter", maxiter, 1)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise InputError(
                 f"{name} must be an integer >= {minimum}, got {value!r} of type {type(value).__name__}", param=name

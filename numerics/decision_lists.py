@@ -824,6 +824,7 @@ def one_step_v_mc(
     >>> one_step_v_mc(cyclic_task(7), 3, 49.0, 100, seed=0)["generic"]
     {'mean': None, 'se': None, 'entries': 0}
     """
+    seed = limits.check_seed(seed)
     task = _check_task(task)
     L, n = td.check_sequence_length(task.L, n)
     eta = check_real(eta, "eta")
@@ -959,6 +960,7 @@ def event_probability_mc(
     >>> abs(est - 4 / 35) < 3 * se
     True
     """
+    seed = limits.check_seed(seed)
     L, n = td.check_sequence_length(L, n)
     tokens = {}
     for name, seq in (("inside", inside), ("outside", outside)):

@@ -36,7 +36,7 @@ from theory._checks import InputError, LimitError
 from theory.parity import check_nk
 
 from .certificates import DEFAULT_SOLVER_OPTIONS, DEFAULT_SOLVERS, CertificateError
-from .limits import check_count, check_real, check_real_array
+from .limits import check_count, check_real, check_real_array, check_seed
 from .walsh import characters, cube
 
 __all__ = [
@@ -156,6 +156,7 @@ def random_relu_embedding(n: int, D: int, seed: int) -> np.ndarray:
     >>> psi.shape, float(np.sqrt((psi**2).sum(axis=1)).max())
     ((8, 4), 1.0)
     """
+    seed = check_seed(seed)
     D = check_count(D, "D")
     _check_entries(n, D, "D", D)
     X = cube(n).astype(np.float64)
@@ -190,6 +191,7 @@ def ntk_embedding(n: int, width: int, seed: int) -> np.ndarray:
     >>> ntk_embedding(3, 2, seed=0).shape
     (8, 8)
     """
+    seed = check_seed(seed)
     width = check_count(width, "width")
     _check_entries(n, width * (check_count(n, "n") + 1), "width", width)
     X = cube(n).astype(np.float64)

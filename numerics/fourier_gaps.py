@@ -660,6 +660,7 @@ def one_step_recovery(
     >>> r.within, r.violations
     ((0, 16), (0, 0))
     """
+    seed = limits.check_seed(seed)
     n, k = _check_nk(n, k)
     if n % 2 == 0:
         raise InputError(f"one-step recovery with sign w needs n odd (no ties w.x = 0), got n = {n}", param="n")
@@ -841,6 +842,7 @@ def random_ltf_gaps(
     >>> sorted(set(out[2][1].tolist())), float(gradient_gap_reference(5, 2))
     ([0.125], 0.125)
     """
+    seed = limits.check_seed(seed)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
         raise InputError(f"n must be an integer >= 2, got {n!r:.80}", param="n")
     _check_cube(int(n))
@@ -979,6 +981,7 @@ def sinusoid_gaps(
     >>> bool((out[1][1] > 0).all())
     True
     """
+    seed = limits.check_seed(seed)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
         raise InputError(f"n must be an integer >= 2, got {n!r:.80}", param="n")
     n = int(n)

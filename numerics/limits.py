@@ -41,6 +41,7 @@ __all__ = [
     "check_real",
     "check_real_array",
     "check_rng",
+    "check_seed",
     "check_work",
     "format_bytes",
     "max_mc_work",
@@ -495,6 +496,52 @@ def check_rng(rng: object) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
         raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
     return rng
+
+
+def check_seed(value: object, name: str = "seed", *, why: str = "") -> int:
+    """A seed of ``numpy.random.default_rng`` (or of :class:`random.Random`) as an int ``>= 0``; a bool, a float
+    (even ``2.0``), a string, ``None`` or a negative value is refused, so that a bad seed is named instead of failing
+    inside numpy or being taken silently (``True`` as 1, a negative seed of :class:`random.Random` as its absolute
+    value). A valid seed is returned unchanged (as an int), so it gives the same numbers as before the check.
+
+    Parameters
+    ----------
+    value : int
+        The seed: a Python or numpy integer ``>= 0``.
+    name : str
+        The parameter's name (in the message and as :attr:`InputError.param`).
+    why : str
+        What the seed seeds, added to the message in parentheses.
+
+    Returns
+    -------
+    int
+        ``value`` as a Python int.
+
+    Raises
+    ------
+    InputError
+        A ValueError naming ``name`` when ``value`` is not an integer ``>= 0``.
+
+    Examples
+    --------
+    >>> check_seed(3), check_seed(np.int64(7))
+    (3, 7)
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: seed must be an integer >= 0, got seed = -1
+    >>> check_seed(True, "init_seed", why="the initial weights")
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: init_seed must be an integer >= 0 (the initial weights), got True of type bool
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        extra = f" ({why})" if why else ""
+        raise InputError(
+            f"{name} must be an integer >= 0{extra}, got {value!r:.80} of type {type(value).__name__}", param=name
+        )
+    return check_positive_int(value, name, minimum=0, hypothesis=why)
 
 
 def check_real(

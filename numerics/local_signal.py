@@ -433,6 +433,7 @@ def regression_mc(c: float, v: float, sigma: float, n: int, seed: int) -> tuple[
     >>> bool(np.all(np.abs(slopes - [0.2, 0.8]) < 3 * ses))
     True
     """
+    seed = limits.check_seed(seed)
     n, sigma = _batch(n, "n"), _sigma(sigma)
     if n < 2:
         raise InputError(
@@ -536,6 +537,7 @@ def max_exceedance_mc(
     >>> bool(np.all(np.abs(p - exact) < 3 * se)), bool(np.all(p < [0.1, 0.2]))
     (True, True)
     """
+    seed = limits.check_seed(seed)
     n_vars, n_samples = _k(n_vars, "n_vars"), _batch(n_samples, "n_samples")
     sigma = _sigma(sigma)
     chunk = _positive_int(chunk, "chunk", "samples per batch")
@@ -581,6 +583,7 @@ def linear_classifier_mc(k: int, d: int, n: int, seed: int, chunk: int = 2000) -
     >>> abs(err - linear_classifier_error(16)) < 3 * se
     True
     """
+    seed = limits.check_seed(seed)
     k, d, n = _k(k), _d(d), _batch(n, "n")
     chunk = _positive_int(chunk, "chunk", "samples per batch")
     check_mc(n, "n", 2 * (k + 1) * d + 4, "n (2 (k+1) d + 4)", minimum=1, sizes={"k": k, "d": d})
@@ -754,6 +757,7 @@ def tail_sample(
     ...
     theory._checks.InputError: tau_min must lie in (0, 1) for the sparse sampler, got 1.0
     """
+    seed = limits.check_seed(seed)
     k, n, sigma = _k(k), _batch(n, "n"), _sigma(sigma)
     if isinstance(tau_min, bool) or not isinstance(tau_min, numbers.Real) or not 0 < tau_min < 1:
         raise InputError(f"tau_min must lie in (0, 1) for the sparse sampler, got {tau_min!r:.80}", param="tau_min")
@@ -977,8 +981,7 @@ def logistic_optimum(
             param="batches",
         )
     batches = int(batches)
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise InputError(f"seed must be an integer >= 0 (batch j uses seed + j), got {seed!r:.80}", param="seed")
+    seed = limits.check_seed(seed, why="batch j uses seed + j")
     q = 2 * special.ndtr(-grid[0] / sigma)
     per_draw = 5 + 6 * math.ceil(k * q) + 40 * (len(grid) + 1)  # the sample, then ~40 loss evaluations per tau
     check_cost(n, MAX_MC_SAMPLES, param="n", value=n, what="Monte-Carlo sample counts", hint="use a smaller n")
@@ -1107,6 +1110,7 @@ def gradient_structure_mc(
     >>> bool(np.all(np.abs(gs.residual) < 3 * gs.se_residual))
     True
     """
+    seed = limits.check_seed(seed)
     k, n, sigma = _k(k), _batch(n, "n"), _sigma(sigma)
     if n < 2:
         raise InputError(f"n (the sample size) must be an integer >= 2 for a standard error, got n = {n}", param="n")
@@ -1347,6 +1351,7 @@ def lemma_b12_event_mc(event: LemmaB12Event, n: int, seed: int, chunk: int = 100
     >>> abs(p - lemma_b11_event_probability((0.6, 0.8), (1.0, 0.0), (1.0, 0.0), -0.3, 1.0, 0.5)) < 4 * se
     True
     """
+    seed = limits.check_seed(seed)
     ev = _event(event)
     w0, w, w_star, b, C, sigma = ev.w0, ev.w, ev.w_star, ev.b, ev.C, ev.sigma
     d, m = w_star.size, ev.m
@@ -2087,6 +2092,7 @@ def kernel_best_error(
     ...
     theory._checks.InputError: biases (the bias grid) must hold at least one bias, got an empty grid
     """
+    seed = limits.check_seed(seed)
     k, d = _k(k), _d(d)
     n_train, n_test = _batch(n_train, "n_train"), _batch(n_test, "n_test")
     for name, value in (("inits", inits), ("m", m)):
@@ -2658,6 +2664,7 @@ def cntk_error_mc(
     >>> abs(p - 0.1587) < 4 * se
     True
     """
+    seed = limits.check_seed(seed)
     W, w_star, k, s = _cntk_inputs(w0, w_star, k, sigma)
     m, d = W.shape
     w = check_real_array(weights, "weights")

@@ -20,7 +20,7 @@ from theory import local_signal as tl
 from theory._checks import InputError
 from theory._docstrings import fill_doc
 
-from .limits import array_bytes, check_allocation, check_mc, check_real
+from .limits import array_bytes, check_allocation, check_mc, check_real, check_seed
 from .local_signal import _DOC as _LOCAL_SIGNAL_DOC
 from .local_signal import MAX_K
 
@@ -129,6 +129,7 @@ def population_terms_mc(
     >>> -2 <= t.signal <= 0, t.gamma_sym >= 0
     (True, True)
     """
+    seed = check_seed(seed)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
         raise InputError(f"k must be an integer >= 2, got {k!r}", param="k")
     k = int(k)
@@ -250,6 +251,7 @@ def init_failure_mc(k: int, d: int, n: int, seed: int, chunk: int = 100_000) -> 
     >>> 0.04 < p < 0.09 and se < 0.003
     True
     """
+    seed = check_seed(seed)
     for value, name, lo in ((k, "k", 1), (d, "d", 2), (n, "n", 2), (chunk, "chunk", 1)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo:
             raise InputError(f"{name} must be an integer >= {lo}, got {value!r}", param=name)

@@ -36,7 +36,7 @@ from theory import local_signal as tl
 from theory._checks import InputError, LimitError
 from theory._docstrings import fill_doc
 
-from .limits import array_bytes, check_allocation, check_mc, check_real, check_real_array
+from .limits import array_bytes, check_allocation, check_mc, check_real, check_real_array, check_seed
 from .local_signal import MAX_K, _batch, _finite, _gauss_legendre01, _k, _sigma, sample_inputs
 from .local_signal_dynamics import _phi
 
@@ -291,6 +291,7 @@ def minibatch_deviations(
     >>> out["dev_w"].shape, bool((out["dev_b"] < 0.2).all())
     ((4,), True)
     """
+    seed = check_seed(seed)
     k, sigma, n = _k(k), _sigma(sigma), _batch(n, "n")
     if isinstance(d, bool) or not isinstance(d, int) or d < 2:
         raise InputError(f"d must be an integer >= 2 (w_* and e_perp), got {d!r}", param="d")

@@ -774,6 +774,7 @@ def mc_pretrain_loss(
     >>> abs(mean - float(optimal_rank_r([[2, 0], [0, 1]], 4, 1).loss)) < 3 * se
     True
     """
+    seed = limits.check_seed(seed)
     N = check_count(N)
     d = as_covariance(Lam).shape[0]
     WPV, WKQ = _check_weights(WPV, WKQ)
@@ -827,6 +828,7 @@ def mc_eval_loss(
     >>> abs(mean - 753 / 676) < 3 * se
     True
     """
+    seed = limits.check_seed(seed)
     M = check_count(M, "M")
     d = as_covariance(Lam).shape[0]
     WPV, WKQ = _check_weights(WPV, WKQ)
@@ -907,6 +909,7 @@ def lbfgs_rank_r(Lam: np.ndarray, N: int, r: int, n_starts: int = 20, seed: int 
     >>> bool(np.allclose(res.U, np.array(opt.U, dtype=float), atol=1e-6))
     True
     """
+    seed = limits.check_seed(seed)
     L = as_covariance(Lam)
     N = check_count(N)
     d = L.shape[0]

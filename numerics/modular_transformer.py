@@ -20,7 +20,7 @@ import numpy as np
 from theory._checks import InputError, check_odd_modulus, check_positive_int, format_count
 from theory._docstrings import fill_doc
 
-from .limits import array_bytes, check_allocation, check_count, check_work
+from .limits import array_bytes, check_allocation, check_seed, check_work
 from .margins import HomogeneousNetwork
 from .modular import _DOC as _MODULAR_DOC
 from .modular import ModularTask, _ModularLayout
@@ -130,7 +130,7 @@ def even_split(n_points: int, seed: int, train_fraction: float = 0.5) -> tuple[n
     theory._checks.InputError: train_fraction must lie strictly between 0 and 1, got 1.0
     """
     n = check_positive_int(n_points, "n_points", minimum=2)
-    seed = check_count(seed, "seed", minimum=0)
+    seed = check_seed(seed)
     check_work(n, param="n_points", value=n, what="the permutation of n_points", hint="use fewer points")
     check_allocation(
         array_bytes(4 * n, itemsize=8),
@@ -148,7 +148,7 @@ def even_split(n_points: int, seed: int, train_fraction: float = 0.5) -> tuple[n
         raise InputError(
             f"train_fraction = {train_fraction} leaves an empty half of {n} points", param="train_fraction"
         )
-    perm = np.random.default_rng(int(seed)).permutation(n)
+    perm = np.random.default_rng(seed).permutation(n)
     return np.sort(perm[:n_train]), np.sort(perm[n_train:])
 
 
@@ -555,6 +555,7 @@ def isotropic_top_fraction(p: int, n_bins: int, n_samples: int = 2000, seed: int
     >>> round(mean, 2), se < 0.005, mean > float(tmt.isotropic_bin_share(7, 1))  # 1/9 for a fixed bin
     (0.25, True, True)
     """
+    seed = check_seed(seed)
     p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
     n_samples = check_positive_int(n_samples, "n_samples", minimum=2)
     check_allocation(

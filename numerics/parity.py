@@ -17,7 +17,7 @@ from theory import parity as tp
 from theory._checks import InputError, LimitError, check_positive_int, format_count
 from theory._docstrings import fill_doc
 
-from .limits import array_bytes, check_allocation
+from .limits import array_bytes, check_allocation, check_seed
 from .margins import _NETWORK_DOC, HomogeneousNetwork
 
 __all__ = [
@@ -310,6 +310,7 @@ def random_network(n: int, k: int, width: int, seed: int = 0, scale: float = 1.0
     ...
     theory._checks.InputError: scale must be a positive finite number, got scale = 0.0
     """
+    seed = check_seed(seed)
     n, k = tp.check_nk(n, k)
     width = check_positive_int(width, "width", hypothesis="number of neurons")
     if isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating)):

@@ -34,6 +34,7 @@ from numerics.limits import (
     check_mc,
     check_real,
     check_real_array,
+    check_seed,
 )
 from theory._checks import InputError, check_cost
 
@@ -89,6 +90,7 @@ def thm55_init(n: int, width: int, bias_grid: Sequence[float], seed: int) -> tup
     >>> bool((W[:2] == W[2:]).all() and (b[:2] == b[2:]).all() and (u[:2] == -u[2:]).all())
     True
     """
+    seed = check_seed(seed)
     n = check_count(n, "n", why="input bits")
     r = check_count(width, "width", why="hidden units")
     if r % 2:
@@ -304,6 +306,7 @@ def lemB5_gradient_deviations(
     >>> lemB5_gradient_deviations(5, 2, init, 64, 100, 0, tau=0.125)["tail_count"].shape
     (4, 6)
     """
+    seed = check_seed(seed)
     n = check_count(n, "n", why="input bits")
     check_cost(n, MAX_N, param="n", value=n, what="the gradients live on all 2^n points: n", hint="n <= MAX_N")
     k = check_count(k, "k", why="parity degree")
@@ -384,6 +387,7 @@ def lemB5_slot_cover(
     >>> bool(0.1 < out["missed"].mean() < 0.35), bool((out["missed"] == out["missed_minus"]).all())
     (True, True)
     """
+    seed = check_seed(seed)
     k = check_count(k, "k", why="parity degree")
     r = check_count(width, "width", why="hidden units")
     s = check_real_array(slots, "slots")

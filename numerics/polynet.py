@@ -40,6 +40,7 @@ from numerics.limits import (
     check_count,
     check_rational,
     check_real,
+    check_seed,
     check_work,
 )
 from theory._checks import MAX_DIGITS, InputError, LimitError, check_cost
@@ -826,6 +827,7 @@ def polynet_sgd_init(k: int, n_prime: int, seed: int) -> np.ndarray:
     >>> W.shape, bool(np.prod(W[:, 0]) > 0), sorted(set(W.ravel().tolist()))
     ((3, 4), True, [-1.0, 1.0])
     """
+    seed = check_seed(seed)
     k = check_count(k, "k", why="number of blocks")
     n_prime = check_count(n_prime, "n_prime", why="block width")
     check_allocation(
@@ -1187,7 +1189,7 @@ def gaussian_init(k: int, n_prime: int, seed: int) -> np.ndarray:
     k = _check_flow_k(k)
     n_prime = check_count(n_prime, "n_prime", why="block size")
     check_allocation(array_bytes(k, n_prime), "n_prime", n_prime, "the weights (k, n')")
-    rng = np.random.default_rng(check_count(seed, "seed", minimum=0, why="a seed"))
+    rng = np.random.default_rng(check_seed(seed))
     v = rng.normal(size=k)
     U = np.column_stack([rng.normal(size=k) for _ in range(n_prime - 1)]) if n_prime > 1 else np.zeros((k, 0))
     if np.prod(v) < 0:

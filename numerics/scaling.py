@@ -14,7 +14,7 @@ from theory._checks import InputError, LimitError, check_cost, format_count
 from theory.parity import check_nk
 
 from . import limits
-from .limits import MAX_MC_SAMPLES, check_count, check_real_array
+from .limits import MAX_MC_SAMPLES, check_count, check_real_array, check_seed
 
 __all__ = ["MAX_SEARCH_SETS", "block_medians", "local_slopes", "random_search_block_medians"]
 
@@ -110,6 +110,7 @@ def random_search_block_medians(
     >>> bool(abs(np.mean(m) - 45) < 1.5)  # the mean of Geom(1/45) is 45
     True
     """
+    seed = check_seed(seed)
     blocks, block, copies = (
         check_count(v, name) for v, name in ((blocks, "blocks"), (block, "block"), (copies, "copies"))
     )

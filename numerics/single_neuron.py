@@ -41,7 +41,7 @@ from scipy.optimize import minimize
 
 from theory._checks import InputError, check_cost
 
-from .limits import array_bytes, check_allocation, check_count, check_work
+from .limits import array_bytes, check_allocation, check_count, check_seed, check_work
 from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights
 
 __all__ = [
@@ -454,6 +454,7 @@ def maximize_single_neuron(
     ...
     theory._checks.InputError: n_starts must be an integer >= 1, got 0
     """
+    seed = check_seed(seed)
     task = _check_task(task)
     if isinstance(n_starts, bool) or not isinstance(n_starts, (int, float, np.integer, np.floating)):
         raise InputError(f"n_starts must be an integer >= 1, got {n_starts!r:.80}", param="n_starts")

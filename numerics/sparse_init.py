@@ -31,6 +31,7 @@ from .limits import (
     check_real,
     check_real_array,
     check_rng,
+    check_seed,
     check_work,
 )
 from .walsh import characters, cube
@@ -58,6 +59,17 @@ seed : int or sequence of int
 
 MAX_CUBE_N = 16
 """Largest n of the cube computations here (2^16 points)."""
+
+
+def _check_seeds(seed: object) -> int | list[int]:
+    """The seed of the one-step runs: an int >= 0 or a non-empty sequence of them (the entropy of
+    ``numpy.random.default_rng``, e.g. ``[seed, n, k, s]``), each checked by :func:`numerics.limits.check_seed`."""
+    if isinstance(seed, Sequence) and not isinstance(seed, (str, bytes)):
+        if not seed:
+            raise InputError("seed must be an integer >= 0 or a non-empty sequence of them, got []", param="seed")
+        return [check_seed(v, why="each entry of a seed sequence") for v in seed]
+    return check_seed(seed)
+
 
 BLAS_PER_ENTRY = 32
 """How many multiply-adds of a BLAS matrix product count as one array entry of :data:`numerics.limits.MAX_WORK` in
@@ -240,6 +252,7 @@ def thm_c16_one_step(
     >>> out["corr_after"] > 0.5, out["corr_init"] < 0.1
     (True, True)
     """
+    seed = _check_seeds(seed)
     n, m = _check_cube_n(n), _check_m(m)
     k, s = check_count(k, "k"), check_count(s, "s", minimum=0)
     width = check_count(width, "width", minimum=2)
@@ -363,6 +376,7 @@ def lemma_c5_deviations(n: int, k: int, width: int, m: int, draws: int, seed: in
     >>> out["deviation"].shape, out["coordinates"]
     ((10,), 28)
     """
+    seed = check_seed(seed)
     n, m, k = _check_cube_n(n), _check_m(m), check_count(k, "k")
     width, draws = check_count(width, "width"), check_count(draws, "draws")
     if not k <= n:
@@ -731,6 +745,7 @@ def thm_c11_end_to_end(
     >>> out["bad_active"], out["features"], round(out["risk_D"], 3), round(out["w_S"], 4)
     (0, 17, 0.363, 0.25)
     """
+    seed = _check_seeds(seed)
     n, m = _check_cube_n(n), _check_m(m)
     k, s = check_count(k, "k"), check_count(s, "s")
     width = check_count(width, "width", minimum=2)

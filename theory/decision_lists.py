@@ -442,7 +442,7 @@ def random_task(L: int, m: int, seed: int, min_length: int | None = None) -> Dec
     m : int
         Longest list length, ``1 <= m <= L``.
     seed : int
-        Seed of the :class:`random.Random` generator.
+        Seed of the :class:`random.Random` generator, an integer ``>= 0``.
     min_length : int or None, optional
         Shortest list length, ``1 <= min_length <= m``.
 
@@ -460,6 +460,7 @@ def random_task(L: int, m: int, seed: int, min_length: int | None = None) -> Dec
     ...
     theory._checks.InputError: need 1 <= min_length <= m <= L = 4 (a list has at most L distinct tokens), got 5, 5
     """
+    seed = check_positive_int(seed, "seed", minimum=0, hypothesis="a seed of random.Random")
     L = check_positive_int(L, "L", minimum=2)
     m = check_positive_int(m, "m", minimum=1)
     lo = m if min_length is None else check_positive_int(min_length, "min_length", minimum=1)
@@ -476,12 +477,6 @@ def random_task(L: int, m: int, seed: int, min_length: int | None = None) -> Dec
         what="the draw (L lists, each drawn from the L - 1 other tokens), L^2,",
         hint="cyclic_task builds a large task without drawing",
     )
-    if isinstance(seed, bool) or not isinstance(seed, (numbers.Integral, str)):
-        raise InputError(f"seed must be an int, got {seed!r:.80}", param="seed")
-    try:
-        seed = int(seed)
-    except ValueError:
-        raise InputError(f"seed must be an int, got {seed!r:.80}", param="seed") from None
     rng = random.Random(seed)
     perm = list(range(L))
     rng.shuffle(perm)

@@ -13,6 +13,7 @@ BASELINE = {
     "check_work": {"cost": 10**6, "param": "n", "value": 1000, "what": "the draws", "hint": "use fewer draws"},
     "check_rational": {"value": "-1/2", "name": "b"},
     "check_rng": {"rng": np.random.default_rng(0)},
+    "check_seed": {"value": 3, "name": "seed", "why": "the draws"},
     "check_real": {"value": 0.5, "name": "x", "positive": True, "nonnegative": False, "what": "a finite real number"},
     "check_real_array": {"value": [1.0, 2.0], "name": "x"},
     "check_mc": {"samples": 1000, "name": "n", "per_sample": 10, "what": "n x 10", "minimum": 2, "sizes": None},
