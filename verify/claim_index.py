@@ -22,6 +22,7 @@ import fnmatch
 import hashlib
 import importlib.metadata as md
 import json
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -35,6 +36,7 @@ __all__ = [
     "INDEX_PATH",
     "IndexEntry",
     "build_index",
+    "check_claim_paths",
     "list_claims",
     "load_index",
     "main",
@@ -134,6 +136,18 @@ def _has_entry_points(group: str = ENTRY_POINT_GROUP) -> bool:
     return bool(md.entry_points(group=group))
 
 
+def check_claim_paths(modules: Sequence[str]) -> None:
+    """Refuse a ``--claims`` path that names a directory (a path to a ``.py`` file is expected), before anything is
+    imported: a ValueError naming it (the loader would say "no such file")."""
+    for raw in modules:
+        text = str(raw).strip()
+        path_like = text.endswith(".py") or os.sep in text or bool(os.altsep and os.altsep in text)
+        if path_like and Path(text).expanduser().is_dir():
+            raise ValueError(
+                f"claim module {text}: is a directory, not a .py file (a path to a .py file, or a dotted module name)"
+            )
+
+
 def list_claims(pattern: str | None = None, scale: str = "quick", modules: Sequence[str] = ()) -> list[Any]:
     """The claims ``tvk list`` shows: objects with ``id``, ``kind`` and ``source``, in registration order.
 
@@ -143,6 +157,7 @@ def list_claims(pattern: str | None = None, scale: str = "quick", modules: Seque
     """
     if scale not in ("quick", "full"):
         raise ValueError(f"scale must be 'quick' or 'full', got {scale!r}")
+    check_claim_paths(modules)
     if not modules and not _has_entry_points():
         entries = load_index()
         if entries is not None:

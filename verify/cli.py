@@ -85,13 +85,17 @@ CLAIMS_HELP = (
 
 class _VersionAction(argparse.Action):
     """``--version``: prints ``tvk VERSION`` and exits, reading the version only when asked (argparse's own
-    ``version`` action needs the string when the parser is built)."""
+    ``version`` action needs the string when the parser is built). With ``--json`` anywhere on the command line
+    (``as_json``, which :func:`main` sets) it prints one JSON object ``{"version": ...}`` instead."""
 
     def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kw: Any) -> None:
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version and exit")
+        self.as_json = False
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kw: Any) -> None:
-        print(f"{parser.prog} {_version()}")  # on stdout, as argparse's version action
+        version = _version()
+        # on stdout, as argparse's version action
+        print(json.dumps({"version": version}) if self.as_json else f"{parser.prog} {version}")
         parser.exit()
 
 
@@ -116,8 +120,10 @@ def _emit(obj: dict, as_json: bool, text: str) -> None:
 def _load_external_claims(args: argparse.Namespace) -> None:
     """Register the claims of installed ``tvk.claims`` entry points and of ``--claims`` modules (a bad module is a
     ValueError: one ``tvk: error:`` line)."""
+    from verify.claim_index import check_claim_paths
     from verify.claims.external import load_claim_modules, load_entry_points  # deferred: imports torch
 
+    check_claim_paths(args.claims)
     load_entry_points()
     load_claim_modules(args.claims)
 
@@ -244,12 +250,10 @@ def _within(args: argparse.Namespace) -> str | None:
 def _cmd_from_archive(args: argparse.Namespace) -> int:
     """``tvk report --from-archive DIR``: the report rendered from the results archive alone (no claim runs)."""
     from verify.report.archive import report_from_archive
-    from verify.report.run import ReportOutput
 
-    output = ReportOutput(
-        self_contained=args.self_contained, figure_formats=tuple(f for f in args.figure_formats.split(",") if f)
+    records, _ = report_from_archive(
+        args.from_archive, args.out, scale=args.scale, only=args.only, output=_report_output(args)
     )
-    records, _ = report_from_archive(args.from_archive, args.out, scale=args.scale, only=args.only, output=output)
     counts: dict[str, int] = {}
     for r in records:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
@@ -265,8 +269,19 @@ def _cmd_from_archive(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report_output(args: argparse.Namespace) -> Any:
+    """The :class:`verify.report.run.ReportOutput` of ``--self-contained`` and ``--figure-formats`` (every
+    comma-separated entry checked by :func:`verify.report.figures.check_formats`: an empty one is refused)."""
+    from verify.report.figures import check_formats
+    from verify.report.run import ReportOutput
+
+    formats = tuple(f.strip() for f in args.figure_formats.split(","))
+    check_formats(formats)
+    return ReportOutput(self_contained=args.self_contained, figure_formats=formats)
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
-    from verify.report.run import ReportOutput, run_report  # deferred: imports torch
+    from verify.report.run import run_report  # deferred: imports torch
 
     if args.compare is not None and (args.plan or args.from_archive):
         raise ValueError(f"--compare needs a run of the claims: not with {'--plan' if args.plan else '--from-archive'}")
@@ -291,10 +306,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         only=only,
         options=_run_options(args),
         sweep=sweep_cli.sweep_options(args),
-        output=ReportOutput(
-            self_contained=args.self_contained,
-            figure_formats=tuple(f for f in args.figure_formats.split(",") if f),
-        ),
+        output=_report_output(args),
         jobs=args.jobs,
         archive=args.archive,
         compare=args.compare,
@@ -1112,6 +1124,7 @@ _OPTION_NAMES: dict[tuple[str, ...], _Options] = {
     ("derive", "signal"): {"k": ("--k", True)},
     ("derive", "markov"): {"k": ("--k", True), "t": ("--t", True)},
     ("report",): {"out": ("--out", True), "scale": ("--scale", True), "device": ("--device", True)},
+    ("diff",): {"rtol": ("--rtol", True)},
 }
 # ``tvk certify TASK`` takes the options of ``tvk derive TASK`` and the multi-start search's ``--starts`` and
 # ``--seed`` (:func:`_add_certify`), so its names are derive's and these two.
@@ -1189,6 +1202,22 @@ def _overflow_message(exc: BaseException, args: argparse.Namespace | None) -> st
         f"{', '.join(huge)} {'is' if len(huge) == 1 else 'are'} too large for this command: its size estimates are floating point, which ends near "
         f"10^308 ({' '.join(str(exc).split())})"
     )
+
+
+_OWN_PACKAGES = ("verify", "theory", "numerics")
+
+
+def _environment_message(exc: BaseException) -> str:
+    """The one-line message of an OSError or RuntimeError that ends a command with exit 2: the text alone for the
+    project's own errors (their messages are written for users: ReportError, ReportDirectoryError, a device that
+    does not exist), ``'PATH': reason`` for an operating-system error on a file, else the class name and the text
+    (an error of a library, e.g. ``PermissionError: ...`` without a file name)."""
+    text = " ".join(str(exc).split())
+    if type(exc).__module__.split(".")[0] in _OWN_PACKAGES:
+        return text
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"{str(exc.filename)!r}: {exc.strerror or text}"
+    return f"{type(exc).__name__}: {text}"
 
 
 JSON_TRUE, JSON_FALSE = ("yes", "true", "1", "on"), ("no", "false", "0", "off")
@@ -1290,6 +1319,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         try:
             parser = build_parser()
+            for action in parser._actions:  # `tvk --version --json`: the version as one JSON object
+                if isinstance(action, _VersionAction):
+                    action.as_json = as_json
             if from_command_line:
                 _autocomplete(parser)
             args = parser.parse_args(argv)
@@ -1328,8 +1360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _report_error(f"out of memory ({exc or 'MemoryError'}); use smaller sizes", as_json)
         return EXIT_BAD_INPUT
     except (OSError, RuntimeError) as exc:
-        kind = "" if type(exc).__name__ == "ReportError" else f"{type(exc).__name__}: "  # its messages are for users
-        _report_error(f"{kind}{' '.join(str(exc).split())}", as_json)
+        _report_error(_environment_message(exc), as_json)
         return EXIT_BAD_INPUT
     except Exception as exc:  # a bug: one line, and the traceback on request
         if _SIGINT.received:  # Ctrl-C inside an import surfaces as that module's ImportError: still an interruption

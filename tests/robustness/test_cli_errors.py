@@ -386,3 +386,101 @@ def test_module_doc_and_epilog_agree():
     assert "130 interrupted" in cli.__doc__ and "74 stdout" in cli.__doc__
     assert f"{cli.EXIT_BROKEN_PIPE}  the reader of stdout left" in cli.EPILOG
     assert sys.modules["verify.cli"] is cli
+
+
+# the QA pass of the CLI's contract: exit 2 with one line naming the option or file, before anything runs
+
+FAST_CLAIM = "shi-thm4.9-margin"
+
+
+def test_version_under_json_is_one_json_object(capsys):
+    from importlib import metadata
+
+    for argv in (["--version", "--json"], ["--json", "--version"], ["--version", "--json=yes"]):
+        code, out, _ = run_main(argv, capsys)
+        assert code == 0 and json.loads(out) == {"version": metadata.version("theory-verification-kit")}
+    assert run_main(["--version", "--json=no"], capsys)[1].startswith("tvk ")
+
+
+def test_claims_that_name_a_directory_say_so(tmp_path, capsys):
+    for command in (["list"], ["report", "--plan"]):
+        code, out, err = run_main([*command, "--claims", str(tmp_path), "--json"], capsys)
+        assert code == 2 and "is a directory" in json.loads(out)["error"] and str(tmp_path) in error_line(err)
+
+
+@pytest.fixture
+def no_claim_runs(monkeypatch):
+    """Any claim that starts running fails the test: the refusals below come before the first claim."""
+    from verify.report import run as report
+
+    def no_claim(*a, **k):
+        raise AssertionError("a claim ran")
+
+    monkeypatch.setattr(report, "run_claim", no_claim)
+
+
+@pytest.mark.parametrize(
+    "option,fragment",
+    [
+        ("--gpus-per-cell=-1", "--gpus-per-cell must be"),
+        ("--gpus-per-cell=nan", "--gpus-per-cell must be"),
+        ("--gpus-per-cell=0", "--gpus-per-cell must be"),
+        ("--workers=0", "--workers must be >= 1"),
+        ("--workers=-1", "--workers must be >= 1"),
+        ("--figure-formats=", "--figure-formats must be"),
+        ("--figure-formats=,", "--figure-formats must be"),
+        ("--figure-formats=png,", "--figure-formats must be"),
+        ("--archive=/proc/x", "--archive"),
+        ("--archive=FILE", "--archive"),
+    ],
+)
+def test_bad_report_options_are_refused_before_any_claim_runs(tmp_path, capsys, no_claim_runs, option, fragment):
+    existing = tmp_path / "a-file"
+    existing.write_text("x")
+    out = tmp_path / "out"
+    argv = [
+        "report",
+        "--only",
+        FAST_CLAIM,
+        "--out",
+        str(out),
+        "--no-progress",
+        "--json",
+        option.replace("FILE", str(existing)),
+    ]
+    code, stdout, err = run_main(argv, capsys)
+    assert code == 2 and json.loads(stdout)["error"].startswith(fragment) and fragment in error_line(err)
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+def test_a_missing_archive_is_checked_without_being_left_behind(tmp_path):
+    from verify.report.archive import check_archive_target
+
+    check_archive_target(tmp_path / "new" / "archive")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_projects_own_errors_have_no_class_prefix(capsys, monkeypatch):
+    import torch
+
+    from verify.report.directory import ReportDirectoryError
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    code, out, err = run_main(["report", "--only", FAST_CLAIM, "--device", "cuda", "--json"], capsys)
+    assert code == 2 and json.loads(out)["error"].startswith("device 'cuda' requested") and "RuntimeError" not in err
+    assert cli._environment_message(ReportDirectoryError("cannot write 'x'")) == "cannot write 'x'"
+    assert cli._environment_message(FileNotFoundError(2, "No such file or directory", "/proc/x")) == (
+        "'/proc/x': No such file or directory"
+    )
+    assert cli._environment_message(RuntimeError("a library's own")) == "RuntimeError: a library's own"
+
+
+def test_from_archive_of_a_report_directory_says_what_it_is(tmp_path, capsys):
+    report_dir = tmp_path / "rep"
+    report_dir.mkdir()
+    (report_dir / "results.json").write_text(json.dumps({"header": {}, "claims": []}))
+    code, out, _ = run_main(
+        ["report", "--from-archive", str(report_dir), "--out", str(tmp_path / "o"), "--json"], capsys
+    )
+    assert code == 2 and "looks like a report directory" in json.loads(out)["error"]
+    assert not (tmp_path / "o").exists()

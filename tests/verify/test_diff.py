@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from verify import cli
+from verify.report import diff
 from verify.report.diff import DRIFT_RTOL, diff_runs, load_records
 
 
@@ -27,7 +28,7 @@ def _record(cid: str, verdict: str = "pass", observed: float = 0.25, exact: str 
 
 def _write(path: Path, records: list[dict]) -> Path:
     path.mkdir(parents=True, exist_ok=True)
-    (path / "results.json").write_text(json.dumps({"claims": records}))
+    (path / "results.json").write_text(json.dumps({"header": {"schema_version": "2.0"}, "claims": records}))
     return path
 
 
@@ -94,3 +95,64 @@ def test_results_jsonl_journal_is_read_like_results_json(runs, tmp_path):
     journal.parent.mkdir()
     journal.write_text("\n".join(json.dumps(r) for r in load_records(old).values()))
     assert diff_runs(old, journal.parent).same_results()
+
+
+GOOD = {"header": {}, "claims": [_record("a")]}
+# Files that are not results files of tvk (issue: the QA pass of `tvk diff`): each is one error line naming the file,
+# exit 2 (before: exit 3 with a traceback's last line, or a diff of junk with exit 0 or 1).
+BAD_RUNS = {
+    "metadata-int.json": json.dumps({"header": {}, "claims": [{**_record("a"), "metadata": 5}]}),
+    "error-list.json": json.dumps({"header": {}, "claims": [{**_record("a"), "error": [1]}]}),
+    "id-int.json": json.dumps([{"id": 5}]),
+    "id-int-in-doc.json": json.dumps({"header": {}, "claims": [{**_record("a"), "id": 5}]}),
+    "no-verdict.json": json.dumps({"header": {}, "claims": [{"id": "a"}]}),
+    "empty-list.json": "[]",
+    "no-claims.json": json.dumps({"header": {}, "claims": []}),
+    "claims-dict.json": json.dumps({"header": {}, "claims": {"a": _record("a")}}),
+    "no-header.json": json.dumps({"claims": [_record("a")]}),
+    "header-int.json": json.dumps({"header": 5, "claims": [_record("a")]}),
+    "blank.jsonl": "\n\n   \n",
+    "id-int.jsonl": json.dumps({"id": 5}) + "\n",
+    "duplicate.json": json.dumps({"header": {}, "claims": [_record("a"), _record("a")]}),
+    "duplicate.jsonl": json.dumps(_record("a")) + "\n" + json.dumps(_record("a")) + "\n",
+    "deep.json": "[" * 100_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_RUNS))
+@pytest.mark.parametrize("side", ["old", "new"])
+def test_a_file_that_is_not_a_results_file_is_exit_2_naming_it(tmp_path, capsys, name, side):
+    good, bad = tmp_path / "good.json", tmp_path / name
+    good.write_text(json.dumps(GOOD))
+    bad.write_text(BAD_RUNS[name])
+    pair = [str(good), str(bad)] if side == "new" else [str(bad), str(good)]
+    assert cli.main(["diff", *pair, "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert str(bad) in json.loads(out)["error"] and err.count("\n") == 1 and err.startswith("tvk: error: ")
+    with pytest.raises(ValueError, match="not a results file of tvk"):
+        load_records(bad)
+
+
+def test_a_binary_file_a_device_and_an_oversized_file_are_refused_by_name(tmp_path, capsys, monkeypatch):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(GOOD))
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b'{"header": \xff}')
+    assert cli.main(["diff", str(good), str(binary), "--json"]) == 2
+    assert str(binary) in json.loads(capsys.readouterr().out)["error"]
+    assert cli.main(["diff", "/dev/zero", str(good), "--json"]) == 2  # never read: not a regular file
+    assert "'/dev/zero' is not a regular file" in json.loads(capsys.readouterr().out)["error"]
+    monkeypatch.setattr(diff, "MAX_RESULTS_BYTES", 1000)
+    assert cli.main(["diff", str(good), str(good), "--json"]) == 0  # below the limit
+    capsys.readouterr()
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"header": {"pad": "x" * 2000}, "claims": [_record("a")]}))
+    assert cli.main(["diff", str(good), str(big), "--json"]) == 2
+    assert "above the limit" in json.loads(capsys.readouterr().out)["error"]
+
+
+@pytest.mark.parametrize("rtol", ["-1", "nan", "inf"])
+def test_a_bad_rtol_names_the_option(runs, capsys, rtol):
+    old, new = runs
+    assert cli.main(["diff", str(old), str(new), f"--rtol={rtol}", "--json"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"].startswith("--rtol must be a finite number >= 0")

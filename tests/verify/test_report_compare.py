@@ -88,10 +88,13 @@ def test_report_compare_with_a_planted_flip_and_drift(tmp_path):
     assert [r["verdict"] for r in _records(out)] == [r["verdict"] for r in records]  # the new run's results
 
 
-@pytest.mark.parametrize("bad", ["missing", "garbage.json", "empty-dir"])
+@pytest.mark.parametrize("bad", ["missing", "garbage.json", "empty-dir", "metadata-int.json", "junk.json"])
 def test_bad_compare_is_exit_2_before_any_claim_runs(tmp_path, capsys, monkeypatch, bad):
     (tmp_path / "garbage.json").write_text("{not json")
     (tmp_path / "empty-dir").mkdir()
+    record = {"id": "a", "verdict": "pass", "metadata": 5}  # a record the diff could not read (was exit 3, late)
+    (tmp_path / "metadata-int.json").write_text(json.dumps({"header": {}, "claims": [record]}))
+    (tmp_path / "junk.json").write_text(json.dumps([{"id": 5}]))
 
     def no_claim(*a, **k):
         raise AssertionError("a claim ran")

@@ -44,9 +44,10 @@ from verify.sweep import (
     sweep_session,
 )
 from verify.sweep import session as session_module
+from verify.sweep import store as store_module
 from verify.sweep.cost import CellCost, DeviceSpeed, estimate_grid
 from verify.sweep.session import SweepOptions, parse_shard
-from verify.sweep.store import CellEntry
+from verify.sweep.store import CellEntry, check_store
 
 from .sweep_toy import TOY_GRID, TOY_ID, ToyConfig, executions, toy_claim, toy_run
 
@@ -529,3 +530,57 @@ def test_a_claim_that_reads_a_grid_runs_with_the_grid_claims() -> None:
     finding3, grid = registry()["edelman-ch6-finding3-sparse-vs-dense"], registry()["edelman-ch6-fig6.1-pareto-grid"]
     assert grid_of(finding3) is None and grid_read_by(finding3) is grid_of(grid) is not None
     assert grid_read_by(registry()["shi-thm4.9-margin"]) is None
+
+
+# ------------------------------------------------------------------ stores that are not stores (QA pass)
+
+
+@pytest.mark.parametrize("command", ["status", "merge-source"])
+def test_an_empty_file_is_not_a_store(tmp_path, capsys, command) -> None:
+    """A zero-byte file given to read is refused naming it (was exit 3, no such table), and a merge leaves no
+    target behind."""
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    argv = {
+        "status": ["sweep", "status", "--store", str(empty)],
+        "merge-source": ["sweep", "merge", str(tmp_path / "m4.sqlite"), str(empty)],
+    }[command]
+    assert cli.main([*argv, "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert "empty file" in json.loads(out)["error"] and str(empty) in err and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.sqlite"] and empty.read_bytes() == b""
+
+
+def test_an_empty_file_as_the_merge_target_becomes_a_store(tmp_path, capsys) -> None:
+    good, target = tmp_path / "good.sqlite", tmp_path / "target.sqlite"
+    with ResultStore(good):
+        pass
+    target.write_bytes(b"")
+    assert cli.main(["sweep", "merge", str(target), str(good), "--json"]) == 0
+    check_store(target)
+
+
+@pytest.mark.parametrize("target", ["/proc/version", "/proc/x", "/proc/x/y.sqlite"])
+def test_an_unusable_merge_target_is_one_plain_line(tmp_path, capsys, target) -> None:
+    good = tmp_path / "good.sqlite"
+    with ResultStore(good):
+        pass
+    assert cli.main(["sweep", "merge", target, str(good), "--json"]) == 2
+    out, err = capsys.readouterr()
+    message = json.loads(out)["error"]
+    assert target in message and "Error" not in message and err.count("\n") == 1
+
+
+def test_a_merge_that_fails_removes_the_target_it_created(tmp_path, capsys, monkeypatch) -> None:
+    good = tmp_path / "good.sqlite"
+    with ResultStore(good):
+        pass
+    before = sorted(p.name for p in tmp_path.iterdir())
+
+    def broken(*a, **k):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(store_module, "_merge_into", broken)
+    with pytest.raises(sqlite3.OperationalError):
+        merge_stores(tmp_path / "new" / "m.sqlite", [good])
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

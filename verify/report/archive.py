@@ -31,6 +31,7 @@ import functools
 import hashlib
 import io
 import json
+import os
 import sys
 import tokenize
 from collections.abc import Callable, Iterable, Mapping
@@ -39,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from verify.report.directory import JournalWrapper
+from verify.runtime import files
 from verify.runtime.files import write_text_atomic
 from verify.runtime.jsonable import config_hash
 from verify.runtime.provenance import code_revision, hardware
@@ -415,6 +417,33 @@ def archive_records(
     return outcome
 
 
+def check_archive_target(root: str | Path) -> None:
+    """Refuse, before any claim runs, an ``--archive`` that cannot take records: an empty path, a path that is
+    not a directory, or a directory that cannot be created or written. A missing archive is created on the first
+    record, so here its folders are made and removed again (nothing is left behind).
+
+    Raises
+    ------
+    ArchiveError
+        Naming ``--archive`` and the path.
+    """
+    if not str(root).strip():
+        raise ArchiveError("--archive must name a directory, got an empty path")
+    p = Path(root)
+    if p.exists() and not p.is_dir():
+        raise ArchiveError(f"--archive {str(p)!r} is not a directory (a results archive is a directory)")
+    missing = files.missing_folders(p)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        writable = os.access(p, os.W_OK | os.X_OK)
+    except OSError as exc:
+        raise ArchiveError(f"--archive: cannot create the archive {str(p)!r}: {exc.strerror or exc}") from None
+    finally:
+        files.remove_empty_folders(missing)
+    if not writable:
+        raise ArchiveError(f"--archive: cannot write to the archive {str(p)!r}: permission denied")
+
+
 def load_archive(root: str | Path) -> dict[tuple[str, str], dict[str, Any]]:
     """Every readable record of the archive, by (scale, claim id); unreadable files are skipped."""
     root = Path(root)
@@ -648,12 +677,17 @@ def report_from_archive(
     Raises
     ------
     ArchiveError
-        If ``root`` is not an archive or holds no record matching ``only``.
+        If ``root`` is not an archive (a report directory is named as one) or holds no record matching ``only``.
     """
     from verify.report import directory  # deferred: the report machinery imports torch
     from verify.report.run import DEFAULT_OUTPUT, _write_report
 
     archived = load_archive(root)
+    if not archived and any((Path(root) / name).is_file() for name in ("results.json", "results.jsonl")):
+        raise ArchiveError(
+            f"{str(root)!r} looks like a report directory (it holds results.json or results.jsonl), not a results "
+            "archive (<scale>/<claim id>.json records, written by tvk report --archive)"
+        )
     chosen = select_archived(archived, scale, only)
     if not chosen:
         raise ArchiveError(f"the archive {str(root)!r} holds no record matching {only or '*'!r}")

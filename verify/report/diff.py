@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DRIFT_RTOL", "RunDiff", "diff_records", "diff_runs", "load_records"]
+__all__ = ["DRIFT_RTOL", "MAX_RESULTS_BYTES", "RunDiff", "diff_records", "diff_runs", "load_records"]
 
 #: Default relative change of a float value reported as drift (float64 round-off of identical code is far below).
 DRIFT_RTOL = 1e-9
@@ -27,8 +28,18 @@ RUNTIME_FACTOR = 2.0
 RUNTIME_FLOOR_S = 1.0
 
 
+#: The largest results file :func:`load_records` reads (bytes): a full-scale ``results.json`` is a few MB.
+MAX_RESULTS_BYTES = 256 * 1024 * 1024
+
+
 def load_records(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
     """The records of a run by claim id: ``path`` is a report directory, a ``results.json`` or a ``results.jsonl``.
+
+    A ``results.json`` is the object ``{"header": {...}, "claims": [...]}`` of ``tvk report``
+    (``verify/report/schema/results.schema.json``); a ``results.jsonl`` holds one claim record per line. Each
+    record must be an object with a non-empty string ``id`` (unique in the run), a string ``verdict`` and an object
+    (or null) ``metadata`` and ``error``; a run holds at least one record (``tvk report`` never writes an empty
+    one). The file must be a regular file of at most :data:`MAX_RESULTS_BYTES` bytes.
 
     Raises
     ------
@@ -41,21 +52,81 @@ def load_records(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
             if (p / name).is_file():
                 return load_records(p / name)
         raise ValueError(f"{str(p)!r} holds neither results.json nor results.jsonl (a report directory was expected)")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read {str(p)!r}: {exc.strerror or exc}") from exc
+    text = _read_results_text(p)
+    where = f"{str(p)!r} is not a results file of tvk"
     try:
         if p.suffix == ".jsonl":
             records = [json.loads(line) for line in text.splitlines() if line.strip()]
         else:
             doc = json.loads(text)
-            records = doc["claims"] if isinstance(doc, dict) and "claims" in doc else doc
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise ValueError(f"{str(p)!r} is not a results.json or results.jsonl of tvk: {exc}") from exc
-    if not isinstance(records, list) or not all(isinstance(r, dict) and "id" in r for r in records):
-        raise ValueError(f"{str(p)!r} is not a results.json or results.jsonl of tvk: no list of claim records")
-    return {r["id"]: r for r in records}
+            if not (isinstance(doc, dict) and "claims" in doc and "header" in doc):
+                raise ValueError(f"{where}: a results.json is an object with 'header' and 'claims'")
+            if not isinstance(doc["header"], dict):
+                raise ValueError(f"{where}: its 'header' is {_kind(doc['header'])}, not an object")
+            records = doc["claims"]
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    if not isinstance(records, list):
+        raise ValueError(f"{where}: its claims are {_kind(records)}, not a list of claim records")
+    if not records:
+        raise ValueError(f"{where}: it holds no claim record (a run of tvk report has at least one)")
+    out: dict[str, dict[str, Any]] = {}
+    for i, rec in enumerate(records, 1):
+        problem = _record_problem(rec)
+        if problem is None and rec["id"] in out:
+            problem = f"the id {rec['id']!r} appears twice"
+        if problem is not None:
+            raise ValueError(f"{where}: record {i}: {problem}")
+        out[rec["id"]] = rec
+    return out
+
+
+def _read_results_text(p: Path) -> str:
+    """The text of the results file ``p``: a regular file of at most :data:`MAX_RESULTS_BYTES` bytes, UTF-8."""
+    limit = f"the limit of {MAX_RESULTS_BYTES:,} bytes for a results file (MAX_RESULTS_BYTES)"
+    try:
+        info = p.stat()  # before opening: opening a FIFO would wait for a writer
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{str(p)!r} is not a regular file (a results.json or results.jsonl was expected)")
+        if info.st_size > MAX_RESULTS_BYTES:
+            raise ValueError(f"{str(p)!r} has {info.st_size:,} bytes, above {limit}")
+        with p.open("rb") as f:
+            data = f.read(MAX_RESULTS_BYTES + 1)
+    except OSError as exc:
+        raise ValueError(f"cannot read {str(p)!r}: {exc.strerror or exc}") from None
+    if len(data) > MAX_RESULTS_BYTES:  # it grew while being read
+        raise ValueError(f"{str(p)!r} is above {limit}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{str(p)!r} is not a results file of tvk: not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
+
+
+def _record_problem(rec: Any) -> str | None:
+    """What makes ``rec`` unusable as a claim record of a run (None: nothing)."""
+    if not isinstance(rec, dict):
+        return f"{_kind(rec)}, not an object"
+    cid = rec.get("id")
+    if not isinstance(cid, str) or not cid:
+        return f"its 'id' is {_kind(cid) if 'id' in rec else 'missing'}, not a non-empty string"
+    if not isinstance(rec.get("verdict"), str):
+        return (
+            f"claim {cid!r}: its 'verdict' is {_kind(rec['verdict']) if 'verdict' in rec else 'missing'}, not a string"
+        )
+    for key in ("metadata", "error"):
+        if not isinstance(rec.get(key), (dict, type(None))):
+            return f"claim {cid!r}: its {key!r} is {_kind(rec[key])}, not an object or null"
+    return None
+
+
+def _kind(value: Any) -> str:
+    """``value`` in a few words for a message: its JSON type, with the value when it is short."""
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+    kind = "null" if value is None else names.get(type(value), type(value).__name__)
+    text = json.dumps(value) if isinstance(value, (str, int, float, bool)) else ""
+    return f"{kind} {text}" if text and len(text) <= 40 else kind
 
 
 def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:

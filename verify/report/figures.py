@@ -105,7 +105,9 @@ def check_formats(formats: Formats) -> Formats:
     """The formats to write, PNG first and always included; ValueError for a format not in FIGURE_FORMATS."""
     bad = [f for f in formats if f not in FIGURE_FORMATS]
     if bad:
-        raise ValueError(f"figure formats must be among {FIGURE_FORMATS}, got {bad}")
+        raise ValueError(
+            f"--figure-formats must be comma-separated formats among {', '.join(FIGURE_FORMATS)}, got {bad}"
+        )
     return ("png", *[f for f in FIGURE_FORMATS[1:] if f in formats])
 
 

@@ -354,6 +354,8 @@ def run_report(
         needs a device the run does not use, the sweep options cannot work (an unreachable ``ray_address``), no claim
         matches ``only`` at this scale, another run holds the directory's lock, or a worker process died; or
         ``compare`` holds no readable results (before any claim runs).
+    ArchiveError
+        A ValueError: ``archive`` is not a directory, or cannot be created or written (before any claim runs).
     """
     if not str(out).strip():
         raise ReportError("--out must name a directory, got an empty path")
@@ -379,6 +381,10 @@ def run_report(
     except ValueError as exc:
         raise ReportError(str(exc)) from exc
     previous = _previous_run(compare)  # read (and refused) before any claim runs
+    if archive is not None:  # as --out and --compare: an archive that cannot take records is refused now
+        from verify.report.archive import check_archive_target
+
+        check_archive_target(archive)
     claims = select(only, scale)  # type: ignore[arg-type]
     if sweep.shard is not None:
         claims = [c for c in claims if grid_of(c) is not None]

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["resolve_device"]
+__all__ = ["DeviceUnavailableError", "resolve_device"]
+
+
+class DeviceUnavailableError(RuntimeError):
+    """The device asked for does not exist here (CUDA without CUDA, or a CUDA index above the device count)."""
 
 
 def resolve_device(name: str = "auto") -> torch.device:
@@ -22,8 +26,8 @@ def resolve_device(name: str = "auto") -> torch.device:
 
     Raises
     ------
-    RuntimeError
-        If CUDA is requested but this torch build or machine has none (the message says which).
+    DeviceUnavailableError
+        A RuntimeError: if CUDA is requested but this torch build or machine has none (the message says which).
     ValueError
         For any other name.
     """
@@ -39,12 +43,14 @@ def resolve_device(name: str = "auto") -> torch.device:
             build = (
                 "a CPU-only torch build" if torch.version.cuda is None else f"torch built for CUDA {torch.version.cuda}"
             )
-            raise RuntimeError(
+            raise DeviceUnavailableError(
                 f"device {name!r} requested but CUDA is not available ({build}, torch {torch.__version__}); "
                 "use device='auto' or 'cpu'"
             )
         dev = torch.device(key)
         if dev.index is not None and dev.index >= torch.cuda.device_count():
-            raise RuntimeError(f"device {name!r} requested but only {torch.cuda.device_count()} CUDA device(s) exist")
+            raise DeviceUnavailableError(
+                f"device {name!r} requested but only {torch.cuda.device_count()} CUDA device(s) exist"
+            )
         return dev
     raise ValueError(f"unknown device {name!r}; expected 'auto', 'cpu', 'cuda' or 'cuda:N'")

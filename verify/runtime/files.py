@@ -9,10 +9,17 @@ import errno
 import os
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
-__all__ = ["ENVIRONMENT_ERRNOS", "atomic_path", "write_text", "write_text_atomic"]
+__all__ = [
+    "ENVIRONMENT_ERRNOS",
+    "atomic_path",
+    "missing_folders",
+    "remove_empty_folders",
+    "write_text",
+    "write_text_atomic",
+]
 
 # Operating-system errors that say nothing about a claim (the disk, the quota, the permissions, an unreachable
 # cluster of the sweep's Ray executor): they abort a run.
@@ -65,3 +72,21 @@ def write_text(target: str | os.PathLike, text: str) -> None:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def missing_folders(folder: str | os.PathLike) -> list[Path]:
+    """The folders of ``folder``'s path that do not exist yet, outermost first (what ``mkdir(parents=True)`` makes)."""
+    missing: list[Path] = []
+    for p in [Path(folder), *Path(folder).parents]:
+        if p.exists() or p.is_symlink():
+            break
+        missing.insert(0, p)
+    return missing
+
+
+def remove_empty_folders(folders: list[Path]) -> None:
+    """Remove ``folders`` (as :func:`missing_folders` listed them, outermost first) innermost first, each only while
+    it is empty: undoing a ``mkdir(parents=True)`` of an output that failed."""
+    for p in reversed(folders):
+        with suppress(OSError):
+            p.rmdir()

@@ -116,7 +116,6 @@ def cmd_status(args: argparse.Namespace) -> int:
 def cmd_merge(args: argparse.Namespace) -> int:
     """``tvk sweep merge OUT SRC...``: copy the cells and plans of the source stores into OUT's store."""
     target = store_path(args.target)
-    target.parent.mkdir(parents=True, exist_ok=True)
     sources = [store_path(s) for s in args.sources]
     from .store import merge_stores  # deferred: argument parsing stays light
 

@@ -106,6 +106,19 @@ def _raise_first(errors: list[tuple[Cell, BaseException]], total: int) -> None:
         ) from exc
 
 
+def check_workers(workers: int | None) -> None:
+    """``--workers``: None (the executor's default) or an integer >= 1."""
+    if workers is not None and workers < 1:
+        raise ValueError(f"--workers must be >= 1, got {workers}")
+
+
+def check_gpus_per_cell(gpus_per_cell: float | None) -> None:
+    """``--gpus-per-cell``: None (1 GPU) or a number in (0, 1] or a whole number."""
+    g = gpus_per_cell
+    if g is not None and not 0 < g <= 1 and not (g > 1 and float(g).is_integer()):
+        raise ValueError(f"--gpus-per-cell must be in (0, 1] or a whole number, got {g}")
+
+
 class ProcessExecutor(Executor):
     """One worker process per core (``workers``, default :func:`verify.runtime.cores.cpu_cores`), started with ``spawn`` on
     first use and kept for the session; each worker's torch uses ``cores // workers`` threads unless the cell's
@@ -114,8 +127,7 @@ class ProcessExecutor(Executor):
     name = "processes"
 
     def __init__(self, workers: int | None = None) -> None:
-        if workers is not None and workers < 1:
-            raise ValueError(f"--workers must be >= 1, got {workers}")
+        check_workers(workers)
         self._workers = workers or cpu_cores()
         self._pool: cf.ProcessPoolExecutor | None = None
 
@@ -182,12 +194,10 @@ class RayExecutor(Executor):
         cpus_per_cell: float = 1.0,
         gpus_per_cell: float = 1.0,
     ) -> None:
-        if num_cpus is not None and num_cpus < 1:
-            raise ValueError(f"--workers must be >= 1, got {num_cpus}")
+        check_workers(num_cpus)
         if not cpus_per_cell > 0:
             raise ValueError(f"cpus per cell must be > 0, got {cpus_per_cell}")
-        if not 0 < gpus_per_cell <= 1 and not (gpus_per_cell > 1 and float(gpus_per_cell).is_integer()):
-            raise ValueError(f"--gpus-per-cell must be in (0, 1] or a whole number, got {gpus_per_cell}")
+        check_gpus_per_cell(gpus_per_cell)
         try:
             import ray  # deferred: an optional extra, imported only when this executor is chosen
         except ImportError as exc:

@@ -21,7 +21,15 @@ from verify.runtime.jsonable import canonical_json
 from verify.runtime.provenance import code_revision
 
 from .cells import Cell, CellResult, IncompleteGrid, decode
-from .executors import EXECUTORS, Executor, ResultCallback, check_ray_address, make_executor
+from .executors import (
+    EXECUTORS,
+    Executor,
+    ResultCallback,
+    check_gpus_per_cell,
+    check_ray_address,
+    check_workers,
+    make_executor,
+)
 from .store import CellEntry, ResultStore, seeds_text
 
 if TYPE_CHECKING:
@@ -102,7 +110,8 @@ class SweepOptions:
     def check(self) -> None:
         """Refuse options that cannot work before anything runs: an unknown executor, ``ray_address`` without the
         ray executor, a Ray head that does not answer (:func:`verify.sweep.executors.check_ray_address`), a bad
-        shard.
+        shard, ``workers`` below 1, ``gpus_per_cell`` not in (0, 1] nor a whole number (NaN included), whichever
+        executor runs.
 
         Raises
         ------
@@ -117,6 +126,8 @@ class SweepOptions:
             check_ray_address(self.ray_address)
         if self.shard is not None:
             parse_shard(self.shard)
+        check_workers(self.workers)  # also when this run's executor does not use them
+        check_gpus_per_cell(self.gpus_per_cell)
 
     def resolved(self, jobs: int) -> SweepOptions:
         """These options with ``executor='auto'`` made concrete for a report of ``jobs`` worker processes: the

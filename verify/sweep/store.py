@@ -13,6 +13,7 @@ each write their own copy, merged with :func:`merge_stores` (``tvk sweep merge``
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verify.runtime import files
 from verify.runtime.provenance import code_revision
 
 from .names import STORE_NAME
@@ -40,6 +42,7 @@ __all__ = [
 
 #: The store's file name inside a report directory.
 SCHEMA_VERSION = "1"
+_SQLITE_MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -142,19 +145,32 @@ def _read_only(path: str | os.PathLike, timeout: float = 60.0, *, snapshot: bool
     return sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
 
 
-def check_store(path: str | os.PathLike) -> None:
+def check_store(path: str | os.PathLike, *, empty_ok: bool = False) -> None:
     """Refuse, without writing to it, a file that is not a results store of this schema.
+
+    An empty file is not a store; with ``empty_ok`` (a store opened for writing) it is accepted: SQLite makes it
+    one on the first write (and a process that has just created the store may not have written it yet).
 
     Raises
     ------
     NotAStoreError
-        If ``path`` is not a file, not an SQLite database, has no store tables, or another schema.
+        If ``path`` is not a file, is empty (unless ``empty_ok``), not an SQLite database, has no store tables,
+        or another schema.
     """
     p = Path(path)
     if not p.is_file():
         raise NotAStoreError(f"no results store at {str(p)!r} (not a file)")
-    if p.stat().st_size == 0:
-        return  # an empty file is an empty SQLite database: the store's tables are created on first write
+    try:
+        with p.open("rb") as f:  # read, not stat: files such as /proc/version have size 0 and content
+            head = f.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise NotAStoreError(f"cannot read the results store {str(p)!r}: {exc.strerror or exc}") from None
+    if not head:
+        if empty_ok:
+            return
+        raise NotAStoreError(f"{str(p)!r} is not a tvk results store: it is an empty file")
+    if head != _SQLITE_MAGIC:
+        raise NotAStoreError(f"{str(p)!r} is not a tvk results store: it is not an SQLite database file")
     try:
         db = _read_only(p, snapshot=True)
     except sqlite3.Error as exc:
@@ -194,16 +210,21 @@ class ResultStore:
         if self.path != ":memory:" and not Path(self.path).parent.is_dir():
             raise ValueError(f"the store's directory {str(Path(self.path).parent)!r} does not exist")
         if self.path != ":memory:" and (read_only or Path(self.path).exists()):
-            check_store(self.path)
-        if read_only:
-            self._db = _read_only(self.path, timeout)
-            return
-        self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
-        if self.path != ":memory:":
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(_SCHEMA)
-        self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            check_store(self.path, empty_ok=not read_only)
+        try:
+            if read_only:
+                self._db = _read_only(self.path, timeout)
+                return
+            self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+            if self.path != ":memory:":
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        except sqlite3.OperationalError as exc:  # e.g. a directory that cannot be written
+            if hasattr(self, "_db"):
+                self._db.close()
+            raise NotAStoreError(f"cannot open the results store {self.path!r}: {exc}") from None
         found = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0]
         if found != SCHEMA_VERSION:
             raise ValueError(f"{self.path}: store schema {found}, this code reads schema {SCHEMA_VERSION}")
@@ -351,25 +372,58 @@ class ResultStore:
 
 
 def merge_stores(target: str | os.PathLike, sources: Sequence[str | os.PathLike]) -> dict[str, int]:
-    """Copy every cell and plan of ``sources`` into ``target`` (created if missing); a cell already in the target
-    is kept. Returns ``{"cells_added": ..., "plans_added": ..., "cells": <rows in the target>}``."""
-    added_cells = added_plans = 0
-    for src in sources:  # every source checked (read-only: a source is never written) before the target is made
+    """Copy every cell and plan of ``sources`` into ``target`` (created if missing, with its directory); a cell
+    already in the target is kept. Every source is checked (read-only: a source is never written) before the
+    target is made, and a target this call created is removed again if the merge fails. Returns
+    ``{"cells_added": ..., "plans_added": ..., "cells": <rows in the target>}``."""
+    for src in sources:
         if not Path(src).is_file():
-            raise ValueError(f"no store at {str(src)!r}")
+            raise NotAStoreError(f"no store at {str(src)!r}")
         check_store(src)
-    with ResultStore(target) as dst:
-        for src in sources:
-            if Path(src).resolve() == Path(target).resolve():
-                continue
-            db = dst._db
-            db.execute("ATTACH DATABASE ? AS src", (str(src),))
-            try:
-                db.execute("BEGIN")
-                added_cells += db.execute("INSERT OR IGNORE INTO cells SELECT * FROM src.cells").rowcount
-                added_plans += db.execute("INSERT OR IGNORE INTO plans SELECT * FROM src.plans").rowcount
-                db.execute("COMMIT")
-            finally:
-                db.execute("DETACH DATABASE src")
-        total = dst.count()
-    return {"cells_added": added_cells, "plans_added": added_plans, "cells": total}
+    target = Path(target)
+    folders, new_target = files.missing_folders(target.parent), not target.exists()
+    try:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise NotAStoreError(
+                f"cannot create the folder {str(target.parent)!r} of the merged store {str(target)!r}: "
+                f"{exc.strerror or exc}"
+            ) from None
+        with ResultStore(target) as dst:
+            counts = _merge_into(dst, target, sources)
+    except BaseException:
+        if new_target:
+            _remove_store(target)
+        files.remove_empty_folders(folders)
+        raise
+    return counts
+
+
+def _merge_into(dst: ResultStore, target: Path, sources: Sequence[str | os.PathLike]) -> dict[str, int]:
+    """:func:`merge_stores` into the open store ``dst`` (at ``target``)."""
+    added_cells = added_plans = 0
+    db = dst._db
+    for src in sources:
+        if Path(src).resolve() == target.resolve():
+            continue
+        db.execute("ATTACH DATABASE ? AS src", (str(src),))
+        try:
+            db.execute("BEGIN")
+            added_cells += db.execute("INSERT OR IGNORE INTO cells SELECT * FROM src.cells").rowcount
+            added_plans += db.execute("INSERT OR IGNORE INTO plans SELECT * FROM src.plans").rowcount
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise NotAStoreError(f"cannot merge the store {str(src)!r} into {str(target)!r}: {exc}") from None
+        finally:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            db.execute("DETACH DATABASE src")
+    return {"cells_added": added_cells, "plans_added": added_plans, "cells": dst.count()}
+
+
+def _remove_store(path: Path) -> None:
+    """Remove the store ``path`` with SQLite's files beside it (a failed merge's new target)."""
+    for f in (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm", "-journal"))):
+        with contextlib.suppress(FileNotFoundError):
+            f.unlink()
