@@ -47,6 +47,7 @@ from sympy import Integer, Rational, sqrt
 from sympy.combinatorics import Permutation, PermutationGroup
 from sympy.combinatorics.named_groups import AlternatingGroup, SymmetricGroup
 from sympy.combinatorics.permutations import _af_rmul
+from sympy.core.evalf import PrecisionExhausted
 from sympy.polys.polyerrors import BasePolynomialError
 
 from . import _checks
@@ -60,6 +61,7 @@ __all__ = [
     "MAX_PARTITION_SIZE",
     "MAX_SYMMETRIC_DEGREE",
     "MAX_TABLEAU_SIZE",
+    "ZERO_TEST_DIGITS",
     "CharacterTable",
     "FiniteGroup",
     "adjacent_transpositions",
@@ -94,6 +96,10 @@ MAX_SYMMETRIC_DEGREE = 6
 
 MAX_GROUP_ORDER = 720
 """Largest |G| (the order of S_6): groups are exact Cayley tables of |G|^2 entries."""
+
+ZERO_TEST_DIGITS = 30
+"""Significant digits of a number that sympy's ``evalf(strict=True)`` must certify for :func:`is_zero` to call it
+nonzero without its minimal polynomial."""
 
 MAX_CHARACTER_CLASSES = 64
 """Largest number of conjugacy classes of an exact character table (classes^2 sympy entries; D_120 takes ~7 s)."""
@@ -807,8 +813,11 @@ class CharacterTable:
         out = []
         for row in self.values:
             x = sum(Integer(n) * row[c] for c, n in enumerate(counts)) / G.order
-            v = round(float(sympy.re(sympy.N(x, 30))))
-            if v not in (-1, 0, 1) or not is_zero(x - v):
+            # an integer by theory: the check of the table is numeric (an exact zero test of x - v takes minutes
+            # for D_17's cos(2 pi/17) values); a wrong table gives a value off -1, 0, 1 by far more than 1e-20
+            approx = complex(sympy.N(x, ZERO_TEST_DIGITS))
+            v = round(approx.real)
+            if v not in (-1, 0, 1) or abs(approx - v) > 1e-20:
                 raise AssertionError(f"Frobenius-Schur indicator {x} of {G.name} is not -1, 0 or 1")
             out.append(Integer(v))
         return tuple(out)
@@ -822,7 +831,10 @@ def _simplify(x: sympy.Expr) -> sympy.Expr:
 
 
 def is_zero(x: sympy.Expr) -> bool:
-    """Exact zero test for algebraic numbers (sympy simplification, then the minimal polynomial).
+    """Exact zero test for algebraic numbers: sympy simplification; a number whose first :data:`ZERO_TEST_DIGITS`
+    significant digits sympy's ``evalf(strict=True)`` certifies is not zero; else the minimal polynomial decides
+    (the slow step, tens of seconds for the characters of D_11 and hours beyond; evaluation skips it for every
+    nonzero value).
 
     Parameters
     ----------
@@ -849,6 +861,11 @@ def is_zero(x: sympy.Expr) -> bool:
     if s == 0:
         return True
     if s.is_number:
+        try:  # a nonzero number: evalf certifies its leading digits (strict: it raises rather than guess near zero)
+            if complex(s.evalf(ZERO_TEST_DIGITS, strict=True)) != 0:
+                return False
+        except (PrecisionExhausted, TypeError, ValueError):
+            pass  # zero, or too close to it for the digits: the minimal polynomial decides
         t = sympy.Symbol("t")
         try:
             return sympy.minimal_polynomial(s, t) == t

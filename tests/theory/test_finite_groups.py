@@ -290,3 +290,32 @@ def test_character_tables_above_the_class_limit_are_refused_from_the_name(monkey
 def test_class_counts_from_names_match_the_built_groups():
     for name in ["S2", "S4", "S6", "A4", "A5", "A6", "Q8", "Z7", "D5", "D6", "Z2^3", "S3xZ2", "D4xZ2^2", "Q8xZ3"]:
         assert fg._name_classes(name)[0] == len(fg.group(name).classes), name
+
+
+def test_is_zero_decides_nonzero_numbers_without_the_minimal_polynomial(monkeypatch):
+    """A nonzero algebraic number, however close to 0, is decided by certified digits; only a zero (which no number
+    of digits can certify) reaches the minimal polynomial, the step that took minutes for D_17's characters."""
+    calls = []
+    real = sympy.minimal_polynomial
+
+    def counted(*args, **kwargs):
+        calls.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sympy, "minimal_polynomial", counted)
+    c = sympy.cos(2 * sympy.pi / 17)
+    near = sympy.sqrt(2) - sympy.Rational(665857, 470832)  # a convergent of sqrt(2): 1.6e-12
+    assert not fg.is_zero(near) and not fg.is_zero(2 * c - 1) and not fg.is_zero(c**2 - c / 3)
+    assert calls == []
+    z = 2 * sympy.pi / 7
+    zero = sympy.cos(z) + sympy.cos(2 * z) + sympy.cos(3 * z) + sympy.Rational(1, 2)  # sympy.simplify keeps it
+    assert fg.is_zero(zero) and len(calls) == 1
+
+
+@pytest.mark.parametrize("n", [17, 31])
+def test_dihedral_indicators_are_all_real_without_exact_zero_tests(n, monkeypatch):
+    """Every irrep of D_n is real (Frobenius-Schur indicator +1), decided from the table's values in floats checked
+    to be within 1e-20 of an integer: no exact zero test (each took minutes at n = 17)."""
+    monkeypatch.setattr(fg, "is_zero", lambda x: pytest.fail(f"exact zero test of {x}"))
+    ct = fg.character_table(fg.group(f"D{n}"))
+    assert ct.indicators == tuple(sympy.Integer(1) for _ in ct.names)
