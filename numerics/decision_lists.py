@@ -28,7 +28,6 @@ from . import limits
 from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, array_bytes, check_allocation, check_mc, check_real, check_rng
 
 __all__ = [
-    "MAX_GD_WORK",
     "MAX_MC_SAMPLES",
     "MAX_MC_WORK",
     "MAX_SUBSETS",
@@ -62,10 +61,6 @@ __all__ = [
 
 MAX_SUBSETS = 5_000_000
 """Largest number C(L, n) of n-subsets enumerated by :func:`subsets_array` (the exact population)."""
-
-MAX_GD_WORK = 10**11
-"""Largest work of :func:`population_gd_w` and :func:`adversarial_e`, in float entries of their forward passes
-(``steps C(L, n) n (n + L)`` times 4 passes per step)."""
 
 MAX_TASK_WORK = 10**9
 """Largest python-level work ``L^2 M`` of the per-entry loops (:func:`class_indices`, :func:`a43_min_event_float`,
@@ -176,6 +171,14 @@ def _labels(Y: object, shape: tuple[int, ...], L: int) -> np.ndarray:
 def _perm_cost(L: int) -> int:
     """Float entries of one uniform permutation drawn by argsort: L draws and L log2 L comparisons."""
     return L * (1 + max(1, L.bit_length()))
+
+
+def _pass_work(B: int, n: int, L: int, steps: int) -> int:
+    """The work of one step over ``B`` sequences, compared with :func:`numerics.limits.max_work`: ``28 B n (n + L)``
+    for the forward and backward passes over the (B, n, L + n) arrays (measured: 79 ms a GD step at L = 20, n = 4,
+    about 6 ns an entry of work) plus ``steps`` Python steps of :data:`numerics.limits.STEP_COST` (the step's numpy
+    calls: 0.25-0.7 ms at L = 5 on a loaded 2-core machine)."""
+    return 28 * B * n * (n + L) + steps * limits.STEP_COST
 
 
 def _forward_bytes(B: int, n: int, L: int) -> int:
@@ -657,7 +660,9 @@ def population_gd_w(
 ) -> PopulationGD:
     """Gradient descent on the exact population loss in ``W`` with ``V = cP`` fixed (Theorem 4.3's setting), the
     population being every ``n``-subset (uniform law), gradients from :func:`closed_form_gradients`; with
-    ``keep_iterates`` every ``W_t`` is kept.
+    ``keep_iterates`` every ``W_t`` is kept. Refused before any step (LimitError naming ``steps``, or ``n`` when one
+    step is too much) when the work ``(steps + 1) (28 C(L, n) n (n + L) + 100 STEP_COST)`` (forward and backward
+    passes, plus the Python steps of :data:`numerics.limits.STEP_COST`) exceeds :func:`numerics.limits.max_work`.
 
     Parameters
     ----------
@@ -699,14 +704,13 @@ def population_gd_w(
     steps = check_positive_int(steps, "steps", minimum=0, hypothesis="a number of GD steps")
     L, n = td.check_sequence_length(task.L, n)
     count = _check_subsets(L, n)
-    per_step = 4 * count * n * (n + L)
-    single = per_step > MAX_GD_WORK
-    check_cost(
+    per_step = _pass_work(count, n, L, 100)
+    single = per_step > limits.max_work()
+    limits.check_work(
         (steps + 1) * per_step,
-        MAX_GD_WORK,
         param="n" if single else "steps",
         value=n if single else steps,
-        what=f"the population GD ((steps + 1) x 4 passes over C(L, n) = {format_count(count)} sequences x n (n + L))",
+        what=f"the population GD ((steps + 1) x (28 C(L, n) n (n + L) + 100 STEP_COST), C(L, n) = {format_count(count)})",
         hint="use fewer steps or a smaller task",
     )
     check_allocation(_forward_bytes(count, n, L), "n", n, f"the forward pass over all {format_count(count)} subsets")
@@ -1273,7 +1277,10 @@ def adversarial_e(
     ``V = cP + E`` large: ``iters`` steps of sign-gradient ascent (step ``eps/4``, clipped to the box) on the currently
     largest such derivative, each step re-deriving ``k*`` and ``S`` for the new ``V``. Returns the best ``E`` seen and
     its largest derivative (``-inf`` if no such sequence ever exists). An adversary for the bound of Theorem 4.4's
-    proof: any ``E`` in the box is a valid instance, so the search only makes the test harder.
+    proof: any ``E`` in the box is a valid instance, so the search only makes the test harder. Refused before any
+    step (LimitError naming ``iters``) when the work ``(iters + 1) L (28 B n (n + L) + 100 STEP_COST)`` (L token
+    searches per step, each passes over the B sequences and about 100 numpy calls) exceeds
+    :func:`numerics.limits.max_work`.
 
     Parameters
     ----------
@@ -1320,12 +1327,11 @@ def adversarial_e(
     E0 = _matrix(E0, "E0", task.L)
     B, n = S.shape
     L = task.L
-    check_cost(
-        (iters + 1) * L * 4 * B * n * (n + L),
-        MAX_GD_WORK,
+    limits.check_work(
+        (iters + 1) * L * _pass_work(B, n, L, 100),
         param="iters",
         value=iters,
-        what=f"the search ((iters + 1) x L tokens x the forward passes of {format_count(B)} sequences)",
+        what=f"the search ((iters + 1) x L tokens x (28 B n (n + L) + 100 STEP_COST), B = {format_count(B)} sequences)",
         hint="use fewer iters or sequences",
     )
     check_allocation(_forward_bytes(B, n, L), "S", B, f"the forward pass of {format_count(B)} sequences (B, n, L)")
@@ -1471,7 +1477,8 @@ def population_gd_wv(
     Raises
     ------
     ValueError
-        For a task, ``n``, ``V0``, ``eta`` or ``steps`` out of range, a run above :data:`MAX_GD_WORK`, or a GD that
+        For a task, ``n``, ``V0``, ``eta`` or ``steps`` out of range, a run whose work ``(steps + 1) (28 C(L, n) n (n + L) + 50
+        STEP_COST)`` is above :func:`numerics.limits.max_work` (LimitError naming ``steps``), or a GD that
         diverges (``W`` or ``V`` overflows float64: ``eta`` too large).
 
     Examples
@@ -1489,12 +1496,11 @@ def population_gd_wv(
     steps = check_positive_int(steps, "steps", minimum=0, hypothesis="a number of GD steps")
     L, n = td.check_sequence_length(task.L, n)
     count = _check_subsets(L, n)
-    check_cost(
-        (steps + 1) * 4 * count * n * (n + L),
-        MAX_GD_WORK,
+    limits.check_work(
+        (steps + 1) * _pass_work(count, n, L, 50),
         param="steps",
         value=steps,
-        what=f"the population GD ((steps + 1) x 4 passes over C(L, n) = {format_count(count)} sequences x n (n + L))",
+        what=f"the population GD ((steps + 1) x (28 C(L, n) n (n + L) + 50 STEP_COST), C(L, n) = {format_count(count)})",
         hint="use fewer steps or a smaller task",
     )
     V = _matrix(V0, "V0", L).copy()

@@ -37,6 +37,7 @@ from . import limits
 from .limits import (
     MAX_MC_SAMPLES,
     MAX_MC_WORK,
+    STEP_COST,
     array_bytes,
     check_allocation,
     check_mc,
@@ -2055,6 +2056,11 @@ def kernel_best_error(
     ``w0`` (shape ``(inits, m, d)``, nonzero rows) replaces the random inits by given filters, e.g. ``w_*`` itself
     for a positive control; their directions are used.
 
+    Refused before any draw (LimitError naming ``inits``, or the largest of ``n_train``/``n_test`` and ``m`` when one
+    init is too much) when ``inits ((n_train + n_test) (k+1) m (d+2) + (500 ceil(n / chunk) + 2000 len(biases))
+    STEP_COST)`` exceeds :func:`numerics.limits.max_mc_work`: a feature batch counts 500 and a hinge SVM (cvxpy, about
+    11 ms on a loaded 2-core machine) 2000 steps of :data:`numerics.limits.STEP_COST`.
+
     Parameters
     ----------
     {{rows}}
@@ -2107,7 +2113,6 @@ def kernel_best_error(
         raise InputError(f"biases (the bias grid) must be a sequence of biases, got {biases!r:.80}", param="biases")
     if len(biases) == 0:
         raise InputError("biases (the bias grid) must hold at least one bias, got an empty grid", param="biases")
-    _bias_grid(biases, m)
     try:
         lam = check_real(lam, "lam", positive=True)
     except InputError:
@@ -2133,15 +2138,18 @@ def kernel_best_error(
         what=f"the samples ((n_train + n_test) ((k+1) d + 2) = {format_count(n)} x {format_count((k + 1) * d + 2)})",
         hint=f"use a smaller {big}",
     )
-    per_init = n * (k + 1) * m * (d + 2)
+    steps = -(-n // chunk) * 500 + len(biases) * 2000
+    per_init = n * (k + 1) * m * (d + 2) + steps * STEP_COST
+    one = per_init * 2 <= limits.max_mc_work()
+    heavy, heavy_value = (big, big_value) if one or big_value >= m else ("m", m)
     check_cost(
         inits * per_init,
         limits.max_mc_work(),
-        param="inits" if per_init * 2 <= limits.max_mc_work() else big,
-        value=inits if per_init * 2 <= limits.max_mc_work() else big_value,
-        what=f"the CNTK features (inits (n_train + n_test) (k+1) m (d+2) = {format_count(inits)} x "
-        f"{format_count(per_init)})",
-        hint="use fewer inits" if per_init * 2 <= limits.max_mc_work() else f"use a smaller {big}",
+        param="inits" if one else heavy,
+        value=inits if one else heavy_value,
+        what=f"the CNTK features and SVMs (inits ((n_train + n_test) (k+1) m (d+2) + (500 ceil(n / chunk) + 2000 "
+        f"biases) STEP_COST) = {format_count(inits)} x {format_count(per_init)})",
+        hint="use fewer inits" if one else f"use a smaller {heavy}",
     )
     check_cost(
         n_train * m * d,
@@ -2165,6 +2173,7 @@ def kernel_best_error(
         big_value,
         f"the features ({inits}, {len(biases)}, {format_count(n)}, {m * d}) in float64",
     )
+    _bias_grid(biases, m)
     sigma = tl.noise_sigma(k)
     rng = np.random.default_rng(seed)
     w_star = np.full(d, 1 / np.sqrt(d))

@@ -33,10 +33,19 @@ import numpy as np
 from scipy import special
 
 from theory import local_signal as tl
-from theory._checks import InputError, LimitError
+from theory._checks import InputError, LimitError, format_count
 from theory._docstrings import fill_doc
 
-from .limits import array_bytes, check_allocation, check_mc, check_real, check_real_array, check_seed
+from .limits import (
+    STEP_COST,
+    array_bytes,
+    check_allocation,
+    check_mc,
+    check_real,
+    check_real_array,
+    check_seed,
+    check_work,
+)
 from .local_signal import MAX_K, _batch, _finite, _gauss_legendre01, _k, _sigma, sample_inputs
 from .local_signal_dynamics import _phi
 
@@ -256,7 +265,11 @@ def minibatch_deviations(
 ) -> dict[str, np.ndarray]:
     """``batches`` independent minibatches of ``n`` samples at ``w = c w_* + v e_perp`` (``w_* = e_1``,
     ``e_perp = e_2``): each batch's ``||mean g_w - grad_w||_2`` and ``|mean g_b - grad_b|`` against ``population``,
-    and the batch means of the gradient's components along ``w_*`` and ``e_perp`` and in b.
+    and the batch means of the gradient's components along ``w_*`` and ``e_perp`` and in b. Refused before any draw:
+    a draw of ``min(chunk, n)`` samples above the memory available (LimitError naming ``d``), the Monte-Carlo draws
+    (:func:`numerics.limits.check_mc`), and the work ``batches (n ((k+1) d + 2) + ceil(n / chunk) 40 STEP_COST)``
+    (each draw of a batch is about 40 numpy calls, :data:`numerics.limits.STEP_COST` each: 0.2-0.35 ms a batch of 10
+    on a loaded 2-core machine) above :func:`numerics.limits.max_work` (LimitError naming ``batches``, or ``n``).
 
     Parameters
     ----------
@@ -302,8 +315,27 @@ def minibatch_deviations(
         raise InputError(
             f"population must be a PopulationGradient, got {type(population).__name__}", param="population"
         )
-    check_mc(n * batches, "n", (k + 1) * d + 2, "n batches ((k+1) d + 2) draws", minimum=1, sizes={"k": k, "d": d})
-    w_star, e_perp = np.eye(d)[0], np.eye(d)[1]
+    m = min(chunk, n)
+    check_allocation(
+        array_bytes(m, k + 1, d),
+        param="d",
+        value=d,
+        what=f"a draw of min(chunk, n) = {format_count(m)} samples X (m, k+1, d) in float64",
+        hint="use a smaller d or chunk",
+    )
+    per_sample = (k + 1) * d + 2
+    check_mc(n * batches, "n", per_sample, "n batches ((k+1) d + 2) draws", minimum=1, sizes={"k": k, "d": d})
+    draws, loop = n * batches * per_sample, batches * -(-n // chunk) * 40 * STEP_COST
+    check_work(
+        draws + loop,
+        param="batches" if loop >= draws else "n",
+        value=batches if loop >= draws else n,
+        what=f"the batches (batches (n ((k+1) d + 2) + ceil(n / chunk) 40 STEP_COST) = {format_count(batches)} x "
+        f"({format_count(n * per_sample)} + {format_count(-(-n // chunk) * 40 * STEP_COST)}))",
+        hint="use fewer batches" if loop >= draws else "use a smaller n",
+    )
+    w_star, e_perp = np.zeros(d), np.zeros(d)
+    w_star[0] = e_perp[1] = 1.0
     w = c * w_star + v * e_perp
     pop_w = population.star * w_star + population.perp * e_perp
     rng = np.random.default_rng(seed)

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from theory._checks import InputError, LimitError, check_positive_int, format_count
+from theory._checks import InputError, LimitError, check_cost, check_positive_int, format_count
 from theory._docstrings import fill_doc
 
 from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, array_bytes, check_allocation, check_mc, check_real_array, check_rng
@@ -416,7 +416,8 @@ def kappa_moments(
     draws : int
         Number of draws of X, >= 2.
     trials : int
-        Trials averaged in the reported figure (for ``sd_trial_mean``).
+        Trials averaged in the reported figure (for ``sd_trial_mean``), at most
+        :data:`numerics.limits.MAX_MC_SAMPLES` (LimitError naming ``trials``).
     chunk : int
         Draws per batched eigendecomposition.
 
@@ -446,6 +447,7 @@ def kappa_moments(
     n, d = int(n), int(d)
     draws = check_mc(draws, "draws", n * d + n * d * d + d**3, "draws x (n d + n d^2 + d^3)")
     trials = check_positive_int(trials, "trials", hypothesis="the trials of a reported mean")
+    check_cost(trials, MAX_MC_SAMPLES, param="trials", value=trials, what="trial counts", hint="use fewer trials")
     chunk = check_positive_int(chunk, "chunk", hypothesis="draws per batched eigendecomposition")
     _check_memory((3 * min(chunk, draws), n, d), {"chunk": chunk}, "one chunk of draws (chunk, n, d) in float64")
     ks = []

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_work
+from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_real, check_work
 from theory._checks import InputError, LimitError, format_count
 from theory._docstrings import fill_doc
 
@@ -526,8 +526,13 @@ def strategy_probs(seqs: np.ndarray, k: int, strategy: str, alpha: float = 1.0) 
     strategy = _check_strategy(strategy)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
         raise InputError(f"alpha must be a positive pseudo-count, got {alpha!r:.80}", param="alpha")
-    if not (0 < alpha < 2**1000 and np.isfinite(alpha)):
-        raise InputError(f"alpha must be a positive pseudo-count, got {alpha!r}", param="alpha")
+    given = alpha
+    try:
+        alpha = check_real(alpha, "alpha")  # a float: an int beyond int64 (10**30) is a number, not an object array
+    except InputError:
+        raise InputError(f"alpha must be a positive pseudo-count, got {alpha!r:.80}", param="alpha") from None
+    if not 0 < alpha < 2**1000:
+        raise InputError(f"alpha must be a positive pseudo-count, got {given!r}", param="alpha")
     n, t = x.shape
     n_running = {"uniform": 0, "unigram": k, "bigram": k * k, "trigram": k * k * k}[strategy]
     check_allocation(
@@ -838,7 +843,10 @@ def mc_strategy_kl(
     r"""Monte-Carlo :math:`E\,\mathrm{KL}(\text{truth} \| q_{\text{strategy}})` at the last of ``t`` context tokens.
 
     ``order = 2``: Markov chains from ``prior``; ``order = 3``: trigram chains (:func:`sample_ngram_tables`).
-    Returns ``(mean, standard error)`` over ``n`` independent chains (one matrix per chain).
+    Returns ``(mean, standard error)`` over ``n`` independent chains (one matrix per chain). Refused before any draw
+    (LimitError naming ``t`` or ``n``) when the work ``n per_chain + ceil(n / chunk) (12 t + 10) STEP_COST`` exceeds
+    :func:`numerics.limits.max_work` (``per_chain = matrix + 3 t k + running counts``; the loops over the tokens count
+    12 steps a token): t = 10^6 is refused.
 
     {{parameters_kt}}
     strategy : str
@@ -896,15 +904,25 @@ def mc_strategy_kl(
     return float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v)))
 
 
+_TOKEN_STEPS = 12
+"""Steps of :data:`numerics.limits.STEP_COST` one token of one batch of the Monte Carlo counts for: the loops over
+the tokens cost 20-65 us a token on a loaded 2-core machine (bigram 20, the order-3 trigram at k = 10 65; about 6 us
+a step), so that t = 10^6 (about a minute) is refused."""
+
+
 def _check_mc(k: int, t: int, n: int, chunk: int, strategy: str, prior: str, order: int) -> None:
     """The Monte Carlo of n chains in batches of ``chunk``: per chain a matrix (or the k^2 tables and the
     k^2 x k^2 lifted chain of a trigram), t tokens and the strategy's laws (t x k, plus k^3 running counts for the
-    trigram strategy)."""
+    trigram strategy).
+
+    Each batch runs Python loops over the t tokens (the sampler's, the strategy's): a token counts for
+    :data:`_TOKEN_STEPS` steps of :data:`numerics.limits.STEP_COST`, so the work is
+    ``n per_chain + ceil(n / chunk) (12 t + 10) STEP_COST`` (``per_chain = matrix + 3 t k + running``)."""
     matrix = _matrix_work(k, prior) if order == 2 else k**3 + k**6
     running = k**3 if strategy == "trigram" else k * k
     per_chain = matrix + 3 * t * k + running
     check_work(
-        per_chain + 2 * t * STEP_COST,
+        per_chain + _TOKEN_STEPS * t * STEP_COST,
         param="t",
         value=t,
         what=f"one chain (t tokens x k = {k} states, its matrix and laws)",
@@ -918,7 +936,7 @@ def _check_mc(k: int, t: int, n: int, chunk: int, strategy: str, prior: str, ord
         what=f"a batch of {format_count(m)} chains of t = {t} tokens with their matrices and laws",
         hint="use a smaller chunk",
     )
-    steps = -(-n // chunk) * (2 * t + 10)
+    steps = -(-n // chunk) * (_TOKEN_STEPS * t + 10)
     check_work(
         n * per_chain + steps * STEP_COST,
         param="n",
@@ -948,7 +966,9 @@ def mc_counts_bayes_kl(
 
     The predictor :math:`E[P_{x_t,:} \mid x_t, n]` is the average of the true next-token law over ``n`` training
     chains with the same :math:`(x_t, n)` (shrunk toward the unigram strategy with weight 1, which only matters for
-    rare groups); its KL is then averaged over ``n // 2`` fresh chains. Returns ``(mean, standard error)``.
+    rare groups); its KL is then averaged over ``n // 2`` fresh chains. Returns ``(mean, standard error)``. The work
+    of the ``m = n + max(n // 2, 2)`` chains is checked as in :func:`mc_strategy_kl` (``m per_chain + ceil(m / chunk)
+    (12 t + 10) STEP_COST``, LimitError naming ``t`` or ``n``).
 
     No predictor that is a function of :math:`(x_t, n)` has a lower expected KL (the unigram strategy is one of
     them). The plug-in estimate is slightly *above* the exact floor, by about (number of groups) x (k - 1) / (2 n)

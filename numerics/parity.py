@@ -17,7 +17,7 @@ from theory import parity as tp
 from theory._checks import InputError, LimitError, check_positive_int, format_count
 from theory._docstrings import fill_doc
 
-from .limits import array_bytes, check_allocation, check_seed
+from .limits import array_bytes, check_allocation, check_real, check_seed
 from .margins import _NETWORK_DOC, HomogeneousNetwork
 
 __all__ = [
@@ -315,8 +315,13 @@ def random_network(n: int, k: int, width: int, seed: int = 0, scale: float = 1.0
     width = check_positive_int(width, "width", hypothesis="number of neurons")
     if isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating)):
         raise InputError(f"scale must be a positive finite number, got {scale!r:.80}", param="scale")
-    if not (np.isfinite(scale) and scale > 0):
-        raise InputError(f"scale must be a positive finite number, got scale = {scale!r}", param="scale")
+    given = scale
+    try:
+        scale = check_real(scale, "scale")  # a float: an int beyond int64 (10**30) is a number, not an object array
+    except InputError:
+        raise InputError(f"scale must be a positive finite number, got scale = {scale!r:.80}", param="scale") from None
+    if not scale > 0:
+        raise InputError(f"scale must be a positive finite number, got scale = {given!r}", param="scale")
     _check_network_memory(width, n)
     rng = np.random.default_rng(seed)
     return HomogeneousNetwork(rng.standard_normal((width, 1, n)) * scale, rng.standard_normal((width, 2)) * scale, k)

@@ -359,6 +359,10 @@ def lemB5_slot_cover(
     initialisation (:func:`thm55_init`, only the first k input coordinates drawn: the others do not enter) with
     :math:`b_i=s` and :math:`w_{i,j}=u_i\,\sigma` for all :math:`j\in[k]`, for :math:`\sigma=+1` and for
     :math:`\sigma=-1` (the proof's :math:`\sigma=\mathrm{sign}\,\xi_{k-1}`). Draw d uses seed ``seed + d``.
+    Refused before any draw (:func:`numerics.limits.check_mc`, LimitError naming ``draws`` or ``width``) when the
+    work ``draws (r (k + 2) + 20 STEP_COST)`` exceeds :func:`numerics.limits.max_mc_work`: a draw is a fresh
+    generator and about a dozen numpy calls, 20 :data:`numerics.limits.STEP_COST` (0.09-0.13 ms on a loaded 2-core
+    machine).
 
     Parameters
     ----------
@@ -393,7 +397,14 @@ def lemB5_slot_cover(
     s = check_real_array(slots, "slots")
     if s.ndim != 1 or not s.size:
         raise InputError(f"slots must be a non-empty list of biases, got shape {s.shape}", param="slots")
-    draws = check_mc(draws, "draws", r * (k + 2), "draws x r (k + 2)", minimum=1, sizes={"width": r})
+    draws = check_mc(
+        draws,
+        "draws",
+        r * (k + 2) + 20 * STEP_COST,
+        "draws x (r (k + 2) + 20 STEP_COST)",
+        minimum=1,
+        sizes={"width": r},
+    )
     served, served_minus = np.zeros((draws, s.size), dtype=np.int64), np.zeros((draws, s.size), dtype=np.int64)
     for d in range(draws):
         W, b, u = thm55_init(k, r, bias_grid, seed + d)

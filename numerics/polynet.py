@@ -1045,7 +1045,10 @@ def flow_error_crossings(
     have the wrong sign: the error is 0; a terminal event). The irrelevant weights get no gradient: the run checks on
     its grid that they did not move, and the error (:func:`block_error`'s, over all 2^(k n') inputs) is counted in
     each block's sorted sums :math:`U_i(z) = \langle u_i, z\rangle` over its 2^(n'-1) irrelevant patterns. It is
-    read on ``grid`` + 1 equally spaced times of that span (recorded, with whether it never increased there), and the
+    read on ``grid`` + 1 equally spaced times of that span (recorded, with whether it never increased there; refused
+    before the integration, LimitError naming ``grid``, when ``(grid + 1) (6 + 5 k) STEP_COST`` exceeds
+    :func:`numerics.limits.max_work`: a grid time is two dense-output evaluations and 8 searches per block, 0.1-0.2 ms
+    on a loaded 2-core machine), and the
     first time it is <= a level is then bisected to ``tol`` relative inside the first grid interval where the grid's
     error is <= the level (the error is non-increasing along the flow away from the isolated instants where a
     relevant weight equals an atom of :math:`U_i`).
@@ -1092,6 +1095,13 @@ def flow_error_crossings(
         raise InputError(f"levels must be a non-empty list of errors in [0, 1/2), got {levels!r:.80}", param="levels")
     rtol, atol = _tolerances(rtol, atol)
     grid = check_count(grid, "grid", why="grid intervals")
+    check_work(
+        (grid + 1) * (6 + 5 * k) * STEP_COST,
+        param="grid",
+        value=grid,
+        what=f"the error read on the grid ((grid + 1) (6 + 5 k) STEP_COST, k = {k} blocks)",
+        hint="use a smaller grid (the crossings are bisected to tol between grid times)",
+    )
     l1 = np.abs(W0[:, 1:]).sum(axis=1)
     margin = 1e-9 * (1.0 + float(l1.max()))  # just past |v_i| = ||u_i||_1, where an output can still be 0
 

@@ -1214,6 +1214,9 @@ def lemma47_ratios(
     """Largest ``lhs / rhs`` of Lemma 4.7 over ``n_random`` random draws of each kind and the adversarial cases:
     perturbing the score parameters only (``"score"``), the value parameters only (``"in"``) or both (``"both"``),
     with identity and tanh outputs, random scales and perturbation sizes. Returns the maxima and the counts.
+    Refused before any draw (LimitError naming ``n_random``) when the work ``(n_random + 4) (6 (T d + d^2 + d k) + 60
+    STEP_COST)`` exceeds :func:`numerics.limits.max_work`: a draw is about 60 numpy calls of
+    :data:`numerics.limits.STEP_COST` each (0.3-0.36 ms on a loaded 2-core machine).
 
     Parameters
     ----------
@@ -1251,10 +1254,11 @@ def lemma47_ratios(
             8 * array_bytes(entries), param=name, value=value, what="a random head (X (T, d), W_QK (d, d), W_V (d, k))"
         )
     check_work(
-        (n_random + 4) * (6 * (T * d + d * d + d * k) + 4 * STEP_COST),
+        (n_random + 4) * (6 * (T * d + d * d + d * k) + 60 * STEP_COST),
         param="n_random",
         value=n_random,
-        what=f"the random heads (n_random x 3 perturbations of T d + d^2 + d k = {format_count(T * d + d * d + d * k)} entries)",
+        what=f"the random heads ((n_random + 4) (6 (T d + d^2 + d k) + 60 STEP_COST), T d + d^2 + d k = "
+        f"{format_count(T * d + d * d + d * k)} entries)",
         hint="use fewer draws",
     )
     best = {"score": 0.0, "in": 0.0, "both": 0.0}

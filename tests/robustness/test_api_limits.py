@@ -166,3 +166,88 @@ def test_astronomical_k_is_a_limit_error_not_an_overflow(k):
         tm.max_margin(5, k)
     with pytest.raises(LimitError, match="too large"):
         ModularTask(5, k)
+
+
+def _loop_refusals():
+    """Calls whose Python loops (not their arrays) make them hours long: each is refused by its cost formula, which
+    counts every loop step as numerics.limits.STEP_COST entries (issue: loop counts checked on array entries only)."""
+    from numerics import decision_lists as nd
+    from numerics import local_signal as nl
+    from numerics import local_signal_minibatch as nmb
+    from numerics import markov as nmk
+    from numerics import parity_sgd as nps
+    from numerics import polynet as npn
+    from numerics import sparse_variable as nsv
+    from theory.decision_lists import random_task
+
+    task = random_task(5, 3, seed=0)
+    W, S = np.zeros((5, 5)), nd.subsets_array(5, 3)
+    pg = nmb.population_gradient(3, 0.6, 0.8, 0.3, -0.1)
+    return [
+        (lambda: nd.adversarial_e(task, W, 4.0, 0.1, S, 10**6, W), "iters"),
+        (lambda: nd.population_gd_w(task, 3, 4.0, 50.0, 10**6), "steps"),
+        (lambda: nd.population_gd_wv(task, 3, 2.0 * nd.permutation_matrix(task), 1.0, 10**6), "steps"),
+        (lambda: nl.kernel_best_error(4, 2, [0.0], 10**6, 40, 40, seed=0), "inits"),
+        (lambda: nmb.minibatch_deviations(3, 2, 0.6, 0.8, 0.3, -0.1, 10, 10**6, seed=0, population=pg), "batches"),
+        (lambda: nsv.lemma47_ratios(10**6, np.random.default_rng(0)), "n_random"),
+        (lambda: npn.flow_error_crossings(np.ones((3, 5)), [0.0], grid=10**6), "grid"),
+        (lambda: nps.lemB5_slot_cover(2, 24, [-0.5, 0.0, 0.5], [0.0, 0.5], 10**6, 0), "draws"),
+        (lambda: nmk.mc_strategy_kl(2, 10**6, "bigram", 2, np.random.default_rng(0)), "t"),
+        (lambda: nmk.mc_counts_bayes_kl(2, 10**6, 2, np.random.default_rng(0)), "t"),
+        # sizes of 10^30 are refused naming the parameter, not by numpy's "maximum size exceeded" errors
+        (lambda: nl.kernel_best_error(4, 2, [0.0], 1, 40, 40, seed=0, m=10**30), "m"),
+        (lambda: npn.flow_error_crossings(np.ones((3, 5)), [0.0], grid=10**30), "grid"),
+    ]
+
+
+LOOP_REFUSALS = _loop_refusals()
+
+
+@pytest.mark.parametrize("call,param", LOOP_REFUSALS, ids=[p for _, p in LOOP_REFUSALS])
+def test_long_python_loops_are_refused_at_once(call, param):
+    # Each value was accepted before and runs for minutes to hours; the refusal must come before the first step.
+    with pytest.raises(LimitError) as info, watchdog("the refusal"):
+        call()
+    err = info.value
+    assert err.param == param and str(err).startswith(f"{param} = "), str(err)
+    assert "above the limit" in str(err), str(err)
+
+
+def test_kappa_moments_trials_is_a_count():
+    from numerics import looped as nlp
+
+    with pytest.raises(LimitError) as info, watchdog("the refusal"):
+        nlp.kappa_moments(np.random.default_rng(0), 16, 4, draws=100, trials=10**30)
+    assert info.value.param == "trials"
+
+
+def test_minibatch_dimension_is_checked_before_allocating(monkeypatch):
+    """d = 10^6 used to build np.eye(d) (8 TB) first: a MemoryError; now the draw's size is checked, naming d."""
+    from numerics import local_signal_minibatch as nmb
+
+    pg = nmb.population_gradient(3, 0.6, 0.8, 0.3, -0.1)
+    monkeypatch.setattr(limits, "available_memory", lambda: 4 * 2**30)
+    with pytest.raises(LimitError) as info, watchdog("the refusal"):
+        nmb.minibatch_deviations(3, 10**6, 0.6, 0.8, 0.3, -0.1, 500, 3, seed=0, population=pg)
+    assert info.value.param == "d" and "memory available" in str(info.value)
+
+
+def test_huge_integer_reals_are_numbers():
+    """An int beyond int64 (10^30) is a real number like 1e30 (it was an object array: numpy's isfinite failed);
+    one beyond the float range is an InputError naming the parameter."""
+    from numerics import markov as nmk
+    from theory._checks import InputError
+
+    seqs = np.array([[0, 1, 1, 0, 1]])
+    assert np.array_equal(
+        nmk.strategy_probs(seqs, 2, "bigram", alpha=10**30), nmk.strategy_probs(seqs, 2, "bigram", alpha=1e30)
+    )
+    a, b = npar.random_network(4, 2, 3, scale=10**30), npar.random_network(4, 2, 3, scale=1e30)
+    assert np.array_equal(a.U, b.U) and np.array_equal(a.W, b.W)
+    for call, param in (
+        (lambda: nmk.strategy_probs(seqs, 2, "bigram", alpha=10**400), "alpha"),
+        (lambda: npar.random_network(4, 2, 3, scale=10**400), "scale"),
+    ):
+        with pytest.raises(InputError) as info:
+            call()
+        assert info.value.param == param

@@ -1,5 +1,5 @@
 """numerics.decision_lists (docs/limits.md): C(L, n) <= MAX_SUBSETS subsets; Monte Carlo at most MAX_MC_SAMPLES
-samples and MAX_MC_WORK entries; GD and the adversarial search at most MAX_GD_WORK; per-entry loops L^2 M <=
+samples and MAX_MC_WORK entries; GD and the adversarial search at most numerics.limits.MAX_WORK (array work plus their Python steps); per-entry loops L^2 M <=
 MAX_TASK_WORK; allocations checked against memory."""
 
 from fractions import Fraction
