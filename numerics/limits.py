@@ -313,8 +313,10 @@ def check_rational(value: object, name: str) -> Fraction:
     ...
     theory._checks.InputError: b must be a rational of at most 4000 digits, got '1e999999999'
     """
-    if isinstance(value, bool):
+    if isinstance(value, bool | np.bool_):
         raise InputError(f"{name} must be a rational number, got the bool {value!r}", param=name)
+    if isinstance(value, np.integer | np.floating):  # numpy scalars: Fraction keeps a numpy numerator
+        value = value.item()
     if isinstance(value, str):
         exponent = _EXPONENT.search(value)
         if len(value) > 200 or (exponent and abs(int(exponent.group(1))) > MAX_DIGITS):

@@ -90,8 +90,13 @@ def _check_t(t: int) -> int:
     return check_count(t, "t", minimum=2, message=f"the sequence length t must be an integer >= 2, got {t!r:.80}")
 
 
-def _check_n(n: int) -> int:
-    return check_count(n, "n", message=f"the number of sequences n must be an integer >= 1, got {n!r:.80}")
+def _check_n(n: int, minimum: int = 1, why: str = "") -> int:
+    return check_count(
+        n,
+        "n",
+        minimum=minimum,
+        message=f"the number of sequences n must be an integer >= {minimum}{why}, got {n!r:.80}",
+    )
 
 
 def _check_rng(rng: np.random.Generator | None) -> np.random.Generator:
@@ -852,7 +857,7 @@ def mc_strategy_kl(
     strategy : str
         One of :data:`STRATEGIES`.
     n : int
-        Number of chains, >= 1.
+        Number of chains, >= 2 (for the standard error).
     {{rng}}
     prior : str
         Prior of the matrices (``order = 2``), one of :data:`PRIORS`.
@@ -877,7 +882,8 @@ def mc_strategy_kl(
     >>> round(exact, 6), abs(mean - exact) < 4 * se
     (0.07596, True)
     """
-    k, t, n, rng = _check_k(k), _check_t(t), _check_n(n), _check_rng(rng)
+    k, t, rng = _check_k(k), _check_t(t), _check_rng(rng)
+    n = _check_n(n, 2, " (a standard error needs two chains)")
     strategy, prior = _check_strategy(strategy), _check_prior(prior)
     chunk = check_count(chunk, "chunk", why="chains per batch")
     if isinstance(order, bool) or order not in (2, 3):

@@ -398,7 +398,7 @@ def squared_growth_spread(V: np.ndarray, v0: Sequence[float]) -> tuple[float, np
 
 def _log_block_probs(v: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
     """(log b, log c) with b = P(U > v), c = P(U = v) for U = m - 2J, J ~ Bin(m, 1/2) (log scale: no underflow)."""
-    x = (m - v) / 2  # U > v <=> J < x ; U = v <=> J = x
+    x = np.clip((m - v) / 2, -1, m + 1)  # U > v <=> J < x ; U = v <=> J = x (a clipped x gives the same b and c)
     log_pmf = binom.logpmf(np.arange(m + 1), m, 0.5)
     log_cdf = np.logaddexp.accumulate(log_pmf)  # log P(J <= j), accurate deep in the tail (scipy's logcdf is not)
     idx = np.ceil(x).astype(np.int64) - 1
@@ -447,6 +447,11 @@ def equal_init_error_float(v: np.ndarray, k: int, n_prime: int) -> np.ndarray:
     )
     n_prime = _check_block_width(n_prime)
     v = _array(v, "v", -1)
+    if not (v > 0).all():
+        bad = v[~(v > 0)].ravel()[0]
+        raise InputError(
+            f"equal_init_error_float needs v > 0 (positive product along the flow), got {float(bad)!r}", param="v"
+        )
     log_b, log_c = _log_block_probs(v, n_prime - 1)
     b, c = np.exp(log_b), np.exp(log_c)
     x = np.clip(c + 2 * b, 0.0, 1.0)  # 1 - (a - b); a - b >= 0 for v > 0
@@ -1064,7 +1069,7 @@ def flow_error_crossings(
     grid : int, optional
         Grid intervals of the monotonicity read (default 64).
     tol : float, optional
-        Relative precision of the bisected times (default 1e-13).
+        Relative precision of the bisected times, in [2^-52, 1) (float64's; default 1e-13).
 
     Returns
     -------
@@ -1094,6 +1099,9 @@ def flow_error_crossings(
     if not lv or any(not 0 <= x < 0.5 for x in lv):
         raise InputError(f"levels must be a non-empty list of errors in [0, 1/2), got {levels!r:.80}", param="levels")
     rtol, atol = _tolerances(rtol, atol)
+    tol = check_real(tol, "tol", what="a relative precision in [2^-52, 1)")
+    if not float(np.finfo(np.float64).eps) <= tol < 1:  # below float64's precision the bisection could not get there
+        raise InputError(f"tol must be a relative precision in [2^-52, 1), got {tol!r}", param="tol")
     grid = check_count(grid, "grid", why="grid intervals")
     check_work(
         (grid + 1) * (6 + 5 * k) * STEP_COST,

@@ -735,7 +735,8 @@ def thm_c11_end_to_end(
         one included), ``bad_active`` (bad neurons whose feature is not 0 everywhere: Lemma C.6's proof says none),
         ``w_S``, ``w_rest`` (the good neurons' mean post-step :math:`|w_{ij}^{(1)}|` on S and on supp w \ S: Lemma
         C.3 gives :math:`\eta|C_{k,s}|` and :math:`\eta|c_{k,s}|` for population gradients), ``w_off`` (their
-        largest :math:`|w_{ij}^{(1)}|` off supp w: 0 for population gradients; None without good neurons),
+        largest :math:`|w_{ij}^{(1)}|` off supp w: 0 for population gradients; None without good neurons, and
+        ``w_rest`` also None when s = k, supp w \ S being empty),
         ``duality_gap`` and ``ipm_iterations`` (:func:`hinge_ridge_minimiser`).
 
     Examples
@@ -810,7 +811,7 @@ def thm_c11_end_to_end(
         "features": int(Phi.shape[1]),
         "bad_active": bad_active,
         "w_S": float(step[:, in_S].mean()) if len(step) else None,
-        "w_rest": float(step[rest].mean()) if len(step) else None,
+        "w_rest": float(step[rest].mean()) if step[rest].size else None,  # None also for s = k (no supp w \ S)
         "w_off": float(step[~on_support[good]].max()) if len(step) else None,
         "ipm_iterations": sol["iterations"],
     }

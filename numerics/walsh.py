@@ -479,6 +479,12 @@ def walsh_coefficients_exact(values: Sequence) -> list[Fraction]:
     True
     """
     coefficients = fwht_exact(values)
+    if not all(c.is_Rational for c in coefficients):  # a float among the values: the transform is not exact
+        raise InputError(
+            "values must be ints or Fractions for the exact coefficients (use walsh_coefficients for floats), got "
+            f"{next(v for v in values if not as_number(v, 'values').is_Rational)!r:.80}",
+            param="values",
+        )
     N = len(values)
     return [Fraction(int(c.p), int(c.q)) / N for c in coefficients]
 

@@ -253,6 +253,13 @@ def _finite(x: object, name: str, *, allow_inf: bool = False) -> float:
     return v
 
 
+def _mpf(x: object) -> mpmath.mpf:
+    """``x`` (a real number that :func:`_finite` accepted) as an mpmath number; a numpy scalar through its Python
+    value (mpmath refuses ``numpy.int64``)."""
+    item = getattr(x, "item", None)
+    return mpmath.mpf(item() if callable(item) and not isinstance(x, sympy.Basic) else x)
+
+
 def _check_bool(value: object, name: str) -> bool:
     if not isinstance(value, bool) and type(value).__name__ != "bool_":  # numpy.bool_ too
         raise InputError(f"{name} must be True or False, got {value!r:.80}", param=name)
@@ -710,7 +717,7 @@ def mills_ratio(x: float) -> float:
     """
     _finite(x, "x")
     with mpmath.workdps(30):
-        xm = mpmath.mpf(x)
+        xm = _mpf(x)
         value = float(_sf_mp(xm) / mpmath.npdf(xm))
     if not math.isfinite(value):
         raise InputError(
@@ -819,7 +826,7 @@ def soft_threshold_moments(tau: float, sigma: float) -> tuple[float, float, floa
 def _moments_mp(tau: float, sigma: float) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
     """The moments of :func:`soft_threshold_moments` as mpmath numbers (no underflow of E S^2 for a tiny sigma)."""
     with mpmath.workdps(30):
-        a = mpmath.mpf(tau) / sigma
+        a = _mpf(tau) / sigma
         sf = _sf_mp(a)
         pdf = mpmath.npdf(a)
         try:
@@ -862,7 +869,7 @@ def truncated_moments(alpha: float, s: float) -> tuple[float, float, float]:
     # 1 + alpha r - r^2 ~ 1/alpha^2 cancels 4 log10(alpha) digits (r ~ alpha): 40 digits hold up to alpha ~ 1e5
     dps = 40 if abs(alpha_f) < 1e5 else 40 + 4 * math.ceil(math.log10(abs(alpha_f)))
     with mpmath.workdps(dps):
-        a = mpmath.mpf(alpha)
+        a = _mpf(alpha)
         r = mpmath.npdf(a) / _sf_mp(a)
         try:
             s2 = s**2
@@ -1359,7 +1366,7 @@ def clt_error(k: int, tau: float, sigma: float | None = None) -> float:
     # E S^2 underflows (a tiny sigma, or tau >> sigma): the z-score in mpmath (whose exponents do not underflow), then
     # Phi(-z), 0.0 when z leaves the float range (the ZeroDivisionError of the audit, at tau = 0 and sigma = 1e-200)
     with mpmath.workdps(30):
-        a = mpmath.mpf(tau) / sigma
+        a = _mpf(tau) / sigma
         m2 = 2 * mpmath.mpf(sigma) ** 2 * ((1 + a * a) * _sf_mp(a) - a * mpmath.npdf(a))
         if not m2 > 0:
             return 0.0
@@ -1386,6 +1393,8 @@ def error_floor(k: int, sigma: float | None = None) -> float:
     k = _float_k(k)
     sigma = noise_sigma(k) if sigma is None else check_sigma(sigma)
     q = 2 * normal_sf(1.0 / sigma)
+    if q >= 1.0:  # sigma so large that Phi(-1/sigma) rounds to 1/2: every patch flips, the floor is 1/2
+        return 0.5
     return -0.5 * math.expm1(k * math.log1p(-q))
 
 
