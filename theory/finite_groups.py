@@ -857,15 +857,16 @@ def is_zero(x: sympy.Expr) -> bool:
     x = sympy.expand(as_number(x, "x"))
     if x == 0:
         return True
+    if x.is_number and not x.has(sympy.Float):  # (floats keep the tolerance below)
+        try:  # a nonzero number: evalf certifies its leading digits (strict: it raises rather than guess near zero)
+            if complex(x.evalf(ZERO_TEST_DIGITS, strict=True)) != 0:
+                return False
+        except (PrecisionExhausted, TypeError, ValueError):
+            pass  # zero, or too close to it for the digits: simplification and the minimal polynomial decide
     s = sympy.simplify(x)
     if s == 0:
         return True
     if s.is_number:
-        try:  # a nonzero number: evalf certifies its leading digits (strict: it raises rather than guess near zero)
-            if complex(s.evalf(ZERO_TEST_DIGITS, strict=True)) != 0:
-                return False
-        except (PrecisionExhausted, TypeError, ValueError):
-            pass  # zero, or too close to it for the digits: the minimal polynomial decides
         t = sympy.Symbol("t")
         try:
             return sympy.minimal_polynomial(s, t) == t
