@@ -68,7 +68,7 @@ def _interrupted_while_loading(exc_type: type, exc: BaseException, tb: Any) -> N
 if os.path.basename(sys.argv[0] if sys.argv else "") == "tvk":  # only in the console script, not on import
     sys.excepthook = _interrupted_while_loading
 
-from verify.runtime.jsonable import exact_text, to_float, to_jsonable  # noqa: E402
+from verify.runtime.jsonable import approx_text, exact_text, to_float, to_jsonable  # noqa: E402
 from verify.runtime.options import RunOptions  # noqa: E402
 from verify.sweep import cli as sweep_cli  # noqa: E402
 
@@ -389,9 +389,9 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
         "p": p,
         "k": k,
         "source": "Shi thesis Thm 4.9 / C.22 (Edelman Thm 7.7 for k = 2)",
-        "gamma_star": {"exact": str(gamma), "float": float(gamma)},
+        "gamma_star": _num(gamma),
         "min_width": width,
-        "optimal_amplitude": {"exact": str(tm.optimal_amplitude(p, k)), "float": float(tm.optimal_amplitude(p, k))},
+        "optimal_amplitude": _num(tm.optimal_amplitude(p, k)),
         "frequencies": _range_length(tm.frequencies(p)),
         "single_frequency_conclusion_holds": k >= 2,
     }
@@ -417,7 +417,7 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
     c = obj["construction"]
     text = (
         f"modular addition, p = {p}, k = {k}  ({obj['source']})\n"
-        f"  gamma*            = {gamma} ≈ {float(gamma):.12e}\n"
+        f"  gamma*            = {gamma} ≈ {approx_text(gamma, '.12e')}\n"
         f"  width bound       = 2^(2k-2)(p-1) = {width}\n"
         f"  optimal amplitude = {tm.optimal_amplitude(p, k)} ≈ {float(tm.optimal_amplitude(p, k)):.10f}\n"
         + (
@@ -438,7 +438,12 @@ def _range_length(r: range) -> int:
 
 
 def _num(x: Any) -> dict:
-    return {"exact": exact_text(x), "float": to_float(x)}
+    """An exact value for ``--json``: its text and float, and where the float overflows (inf for a finite value),
+    ``"float": null`` with ``"approx"``, its leading digits (:func:`verify.runtime.jsonable.approx_text`)."""
+    f = to_float(x)
+    if math.isfinite(f) or not getattr(x, "is_finite", True):
+        return {"exact": exact_text(x), "float": f}
+    return {"exact": exact_text(x), "float": None, "approx": approx_text(x, ".16e")}
 
 
 def _cmd_derive_group(args: argparse.Namespace) -> int:
@@ -489,7 +494,7 @@ def _cmd_derive_group(args: argparse.Namespace) -> int:
         }
         text = (
             f"{args.name} (|G| = {G.order}), Edelman Thm 7.9: condition holds\n"
-            f"  gamma*       = {gamma} ≈ {float(gamma):.12e}  (character LP: {lp.value:.12e})\n"
+            f"  gamma*       = {gamma} ≈ {approx_text(gamma, '.12e')}  (character LP: {lp.value:.12e})\n"
             f"  width bound  = 2 sum d_R^3 = {obj['min_width']}\n"
             f"  tau_C        = {', '.join(f'{float(t):.6g}' for t in tg.tau(G)[1:])}\n"
             f"  construction = normalized margin {rep.normalized_margin:.12e} (ratio {rep.normalized_margin / float(gamma):.12f})"
@@ -551,7 +556,7 @@ def _cmd_derive_parity(args: argparse.Namespace) -> int:
         "construction": construction,
     }
     text = (
-        f"({n},{k})-sparse parity (Edelman Thm 7.8)\n  gamma*      = {gamma} ≈ {float(gamma):.12e} (independent of n)\n"
+        f"({n},{k})-sparse parity (Edelman Thm 7.8)\n  gamma*      = {gamma} ≈ {approx_text(gamma, '.12e')} (independent of n)\n"
         f"  width bound = 2^(k-1) = {width}\n{check}"
     )
     _emit(obj, args.json, text)
@@ -622,7 +627,7 @@ def _cmd_derive_lsa(args: argparse.Namespace) -> int:
         f"  T_i     = {', '.join(exact_text(t) for t in opt.T)}\n"
         f"  v*      = {', '.join(exact_text(v) for v in opt.v)}\n"
         f"  U*      = Q diag(v*) Q^T = [{', '.join('[' + ', '.join(exact_text(x) for x in row) + ']' for row in opt.U.tolist())}]\n"
-        f"  L_r     = {exact_text(opt.loss)} ≈ {to_float(opt.loss):.12g}"
+        f"  L_r     = {exact_text(opt.loss)} ≈ {approx_text(opt.loss)}"
         + (
             ""
             if opt.unique
@@ -656,15 +661,15 @@ def _cmd_derive_majority(args: argparse.Namespace) -> int:
         obj["level_weight_note"] = no_weight
     text = (
         f"Majority_{n}, level k = {k} (Edelman Lemma B.1)\n"
-        f"  coefficient Maj_n(S), |S| = k = {exact_text(coef)} ≈ {to_float(coef):.12g}\n"
+        f"  coefficient Maj_n(S), |S| = k = {exact_text(coef)} ≈ {approx_text(coef)}\n"
         + (
-            f"  level weight W^k[Maj_n]        = {exact_text(weight)} ≈ {to_float(weight):.12g}"
+            f"  level weight W^k[Maj_n]        = {exact_text(weight)} ≈ {approx_text(weight)}"
             if weight is not None
             else f"  level weight W^k[Maj_n]        : {no_weight}"
         )
     )
     if gap is not None:
-        text += f"\n  Fourier gap (Definition 5.4)   = {exact_text(gap)} ≈ {to_float(gap):.12g}" + (
+        text += f"\n  Fourier gap (Definition 5.4)   = {exact_text(gap)} ≈ {approx_text(gap)}" + (
             "  (0 for odd k)" if k % 2 else ""
         )
     else:
@@ -678,12 +683,12 @@ def _certificate_output(task: dict[str, Any], title: str, gamma: Any, cert: Any)
     verdict, why = cert.verdict(gamma)
     obj = {
         **task,
-        "gamma_star": {"exact": str(gamma), "float": float(gamma)},
+        "gamma_star": _num(gamma),
         "certificate": cert.summary(),
         "verdict": verdict,
         "reason": why,
     }
-    text = f"{title}: gamma* = {gamma} ≈ {float(gamma):.12e} (theory)\n{cert.text()}\n  verdict: {verdict} ({why})"
+    text = f"{title}: gamma* = {gamma} ≈ {approx_text(gamma, '.12e')} (theory)\n{cert.text()}\n  verdict: {verdict} ({why})"
     return obj, text
 
 

@@ -301,6 +301,28 @@ def test_derive_modular_k400_does_not_overflow_and_k_million_is_refused_at_once(
     assert code == 2 and time.perf_counter() - t0 < 2 and "accept k <=" in err
 
 
+@pytest.mark.parametrize(
+    ("argv", "key"),
+    [
+        (["derive", "parity", "--k", "400"], "gamma_star"),
+        (["derive", "modular", "--p", "5", "--k", "1400"], "gamma_star"),
+        (["derive", "lsa", "--lambda", "1e400,1", "--N", "3", "--rank", "1"], "L_r"),
+    ],
+)
+def test_derive_values_beyond_the_float_range_are_digits_not_inf(argv, key, capsys):
+    """A finite exact value above 1.8e308 printed as 'inf'. The JSON float is null and "approx" holds its leading
+    digits, which equal sympy's evaluation of the exact value; the text shows the same digits, never 'inf'."""
+    code, out, _ = run_main([*argv, "--json"], capsys)
+    value = json.loads(out)[key]
+    assert code == 0 and value["float"] is None
+    mantissa, exponent = value["approx"].split("e+")
+    reference = sympy.N(sympy.sympify(value["exact"]), 30)
+    assert int(exponent) == int(sympy.floor(sympy.log(abs(reference), 10)))
+    assert abs(float(mantissa) - float(reference / sympy.Integer(10) ** int(exponent))) < 1e-15
+    code, text, _ = run_main(argv, capsys)
+    assert code == 0 and "inf" not in text.replace("information", "") and value["approx"][:8] in text
+
+
 def test_derive_modular_huge_p(capsys):
     p = 10**22 + 1  # odd
     code, out, _ = run_main(["derive", "modular", "--p", str(p), "--k", "2", "--json"], capsys)

@@ -18,7 +18,7 @@ import sys
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["HASH_DIGITS", "canonical_json", "config_hash", "exact_text", "to_float", "to_jsonable"]
+__all__ = ["HASH_DIGITS", "approx_text", "canonical_json", "config_hash", "exact_text", "to_float", "to_jsonable"]
 
 HASH_DIGITS = 16
 """Hex digits of :func:`config_hash` (64 bits: collisions among a store's configurations are out of reach)."""
@@ -41,6 +41,43 @@ def to_float(x: Any) -> float:
         return float(x)
     except OverflowError:
         return math.inf if x > 0 else -math.inf
+
+
+def approx_text(x: Any, spec: str = ".12g") -> str:
+    """``format(float(x), spec)`` (``spec`` like ``".12g"`` or ``".12e"``); for a finite exact value outside the
+    float range, where ``float`` gives inf, the same significant digits in scientific notation from the exact value
+    (``tvk derive parity --k 400``'s gamma* is about ``8.2e+433``, not inf).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from verify.runtime.jsonable import approx_text
+    >>> approx_text(Fraction(1, 3)), approx_text(-(10**400) * 3 // 7, ".3e")
+    ('0.333333333333', '-4.286e+399')
+    """
+    f = to_float(x)
+    if math.isfinite(f):
+        return format(f, spec)
+    significant = int(spec.strip(".eg") or 6) + (1 if spec.endswith("e") else 0)
+    if hasattr(x, "numerator"):
+        num, den = int(x.numerator), int(x.denominator)
+    else:  # an irrational sympy number: enough of its digits, exactly as a rational
+        import sympy
+
+        q = sympy.Rational(sympy.N(x, significant + 10))
+        num, den = int(q.p), int(q.q)
+    sign, num = ("-" if num < 0 else ""), abs(num)
+    e = math.floor((num.bit_length() - den.bit_length()) * math.log10(2))  # 10^e <= num/den < 10^(e+1), adjusted:
+    while 10**e * den > num:
+        e -= 1
+    while 10 ** (e + 1) * den <= num:
+        e += 1
+    shift = e - (significant - 1)  # > 0: the value is far above 10^significant
+    mantissa = (2 * num + den * 10**shift) // (2 * den * 10**shift)  # rounded half up
+    if mantissa == 10**significant:
+        mantissa, e = mantissa // 10, e + 1
+    digits = str(mantissa)
+    return f"{sign}{digits[0]}.{digits[1:]}e+{e}"
 
 
 def to_jsonable(x: Any) -> Any:
