@@ -33,7 +33,7 @@ Hypotheses on the inputs
 * ``k`` is an integer >= 1 (the activation degree and the parity's order) and ``n >= k``.
 * The support S is a set of k distinct indices in ``0..n-1`` (0-based).
 * A construction needs width ``m >= 2^{k-1}``; extra width is zero padding.
-* Sizes (checked before any work, ``docs/limits.md``): the exact closed forms accept k <= 1400 (k! of at
+* Sizes (checked before any work, ``docs/limits.md``): the exact closed forms accept k <= 1463 (k! of at
   most 4000 digits); the exact construction at most 200000 entries (2^(k-1) neurons of n + 2), so
   ``k = 30`` is refused before anything is built; :func:`cube` n <= 16.
 """
@@ -167,19 +167,36 @@ def _check_k(k: object) -> int:
     return check_positive_int(k, "k", hypothesis=f"{SOURCE}: the parity order and activation degree k >= 1")
 
 
+def _exact_cost(k: int) -> float:
+    """log10 of the larger of k! and (k+1)^((k+1)/2), the digits of the exact gamma*(k)."""
+    return max(log10_factorial(k), (k + 1) / 2 * math.log10(k + 1)) if k < 10**300 else math.inf
+
+
+def _largest_exact_k() -> int:
+    """The largest k whose :func:`_exact_cost` is at most MAX_DIGITS (1463 at 4000 digits)."""
+    k = 1
+    while _exact_cost(k + 1) <= MAX_DIGITS:
+        k += 1
+    return k
+
+
 def _check_exact_k(k: object) -> int:
     """k for the exact closed forms: k! and (k+1)^((k+1)/2) must have at most MAX_DIGITS digits."""
     k = _check_k(k)
     check_cost(
-        max(log10_factorial(k), (k + 1) / 2 * math.log10(k + 1)) if k < 10**300 else math.inf,
+        _exact_cost(k),
         MAX_DIGITS,
         param="k",
         value=k,
         what="the exact gamma*(k) = sqrt(2) k! (k+1)^(-(k+1)/2)",
-        hint="the exact closed forms accept k <= 1400; pass a sympy Symbol for the symbolic formula",
+        hint=f"the exact closed forms accept k <= {_MAX_EXACT_K}; pass a sympy Symbol for the symbolic formula",
         log10=True,
     )
     return k
+
+
+_MAX_EXACT_K = _largest_exact_k()
+"""Largest k of the exact closed forms (k! and (k+1)^((k+1)/2) of at most MAX_DIGITS digits)."""
 
 
 def _check_construction_size(n: int, k: int) -> None:

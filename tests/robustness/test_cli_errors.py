@@ -323,6 +323,14 @@ def test_derive_values_beyond_the_float_range_are_digits_not_inf(argv, key, caps
     assert code == 0 and "inf" not in text.replace("information", "") and value["approx"][:8] in text
 
 
+def test_derive_parity_accepts_exactly_the_k_its_refusal_names(capsys):
+    """The refusal said "k <= 1400" while k up to 1463 was accepted: the k it names is the boundary."""
+    code, _, err = run_main(["derive", "parity", "--k", "100000"], capsys)
+    largest = int(err.split("accept k <= ")[1].split(";")[0])
+    assert code == 2 and run_main(["derive", "parity", "--k", str(largest), "--json"], capsys)[0] == 0
+    assert run_main(["derive", "parity", "--k", str(largest + 1)], capsys)[0] == 2
+
+
 def test_derive_modular_huge_p(capsys):
     p = 10**22 + 1  # odd
     code, out, _ = run_main(["derive", "modular", "--p", str(p), "--k", "2", "--json"], capsys)
