@@ -290,7 +290,7 @@ def as_covariance(Lam: Any, *, source: str = "Shi Sec. 5.4") -> Matrix:
     if hasattr(Lam, "shape") and hasattr(Lam, "tolist") and not isinstance(Lam, sympy.MatrixBase):
         shape = tuple(Lam.shape)  # a numpy array: sized before tolist() copies it
         if len(shape) == 2 and shape[0] == shape[1]:
-            _check_dim(shape[0], False if shape[0] > MAX_DIM else None)
+            _check_dim(shape[0], None)  # above MAX_DIM whatever its entries
         Lam = Lam.tolist()
     if isinstance(Lam, (str, bytes)):
         raise InputError(f"Lambda must be a square matrix of real numbers, got {Lam!r:.80}", param="Lambda")
@@ -300,7 +300,7 @@ def as_covariance(Lam: Any, *, source: str = "Shi Sec. 5.4") -> Matrix:
                 raise InputError(
                     f"Lambda must be a square d x d matrix ({source}), got shape {Lam.shape}", param="Lambda"
                 )
-            _check_dim(Lam.rows, bool(Lam.is_diagonal()) if Lam.rows <= MAX_DIM else False)
+            _check_dim(Lam.rows, bool(Lam.is_diagonal()) if Lam.rows <= MAX_DIM else None)
             m = Matrix(Lam)
         else:
             if hasattr(Lam, "__len__"):

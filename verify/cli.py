@@ -400,7 +400,8 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
     log10_cost = math.log10(width) + k * math.log10(p) + math.log10(k + p)
     if args.evaluate == "always" or (args.evaluate == "auto" and log10_cost <= math.log10(EVALUATE_LIMIT)):
         t0 = time.perf_counter()
-        rep = evaluate(nm.construction_network(p, k), nm.ModularTask(p, k))
+        task = nm.ModularTask(p, k)  # its size check first: the network of a refused task takes seconds to build
+        rep = evaluate(nm.construction_network(p, k), task)
         obj["construction"] = {
             "normalized_margin": rep.normalized_margin,
             "ratio_to_gamma_star": rep.normalized_margin / float(gamma),

@@ -331,6 +331,23 @@ def test_derive_parity_accepts_exactly_the_k_its_refusal_names(capsys):
     assert run_main(["derive", "parity", "--k", str(largest + 1)], capsys)[0] == 2
 
 
+def test_derive_modular_refuses_a_too_large_dataset_before_building_the_network(capsys, monkeypatch):
+    """--evaluate always at p = 101, k = 5 built the construction (seconds) before the dataset's size check."""
+    import numerics.modular as nm
+
+    monkeypatch.setattr(nm, "construction_network", lambda *a: pytest.fail("built the network of a refused task"))
+    code, _, err = run_main(["derive", "modular", "--p", "101", "--k", "5", "--evaluate", "always"], capsys)
+    assert code == 2 and "--k 5 is too large" in err
+
+
+def test_derive_lsa_above_the_diagonal_limit_names_that_limit(capsys):
+    """65 eigenvalues (a diagonal Lambda) were refused as "a non-diagonal Lambda ... above the limit 24"."""
+    code, _, err = run_main(
+        ["derive", "lsa", "--lambda", ",".join(map(str, range(1, 66))), "--N", "5", "--rank", "1"], capsys
+    )
+    assert code == 2 and "above the limit 64" in err and "non-diagonal" not in err.split(";")[0]
+
+
 def test_derive_modular_huge_p(capsys):
     p = 10**22 + 1  # odd
     code, out, _ = run_main(["derive", "modular", "--p", str(p), "--k", "2", "--json"], capsys)
