@@ -36,16 +36,8 @@ from theory import local_signal as tl
 from theory._checks import InputError, LimitError, format_count
 from theory._docstrings import fill_doc
 
-from .limits import (
-    STEP_COST,
-    array_bytes,
-    check_allocation,
-    check_mc,
-    check_real,
-    check_real_array,
-    check_seed,
-    check_work,
-)
+from . import limits
+from .limits import STEP_COST, array_bytes, check_allocation, check_real
 from .local_signal import MAX_K, _batch, _finite, _gauss_legendre01, _k, _sigma, sample_inputs
 from .local_signal_dynamics import _phi
 
@@ -233,7 +225,7 @@ def sample_gradients(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float) -> t
     >>> np.allclose(gw, [[-special.expit(-1.5), 0.0]]), np.allclose(gb, [-special.expit(-1.5)])
     (True, True)
     """
-    X, y, w = check_real_array(X, "X"), check_real_array(y, "y"), check_real_array(w, "w")
+    X, y, w = limits.check_real_array(X, "X"), limits.check_real_array(y, "y"), limits.check_real_array(w, "w")
     if X.ndim != 3 or y.shape != X.shape[:1] or w.shape != X.shape[2:]:
         raise InputError(
             f"shapes X (n, k+1, d), y (n,), w (d,) do not match: {X.shape}, {y.shape}, {w.shape}", param="X"
@@ -304,7 +296,7 @@ def minibatch_deviations(
     >>> out["dev_w"].shape, bool((out["dev_b"] < 0.2).all())
     ((4,), True)
     """
-    seed = check_seed(seed)
+    seed = limits.check_seed(seed)
     k, sigma, n = _k(k), _sigma(sigma), _batch(n, "n")
     if isinstance(d, bool) or not isinstance(d, int) or d < 2:
         raise InputError(f"d must be an integer >= 2 (w_* and e_perp), got {d!r}", param="d")
@@ -324,9 +316,9 @@ def minibatch_deviations(
         hint="use a smaller d or chunk",
     )
     per_sample = (k + 1) * d + 2
-    check_mc(n * batches, "n", per_sample, "n batches ((k+1) d + 2) draws", minimum=1, sizes={"k": k, "d": d})
+    limits.check_mc(n * batches, "n", per_sample, "n batches ((k+1) d + 2) draws", minimum=1, sizes={"k": k, "d": d})
     draws, loop = n * batches * per_sample, batches * -(-n // chunk) * 40 * STEP_COST
-    check_work(
+    limits.check_work(
         draws + loop,
         param="batches" if loop >= draws else "n",
         value=batches if loop >= draws else n,
