@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_seed, check_work
+from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_real, check_seed, check_work
 from theory import attention_parity as tp
 from theory._checks import MAX_EXACT_ENTRIES, InputError, check_cost, format_count
 from theory._docstrings import fill_doc
@@ -91,7 +91,7 @@ def _check_nus(nu1: object, nu2: object) -> tuple[int, int]:
 def _head_arrays(heads: tp.ParityHeads, gamma: float) -> tuple[np.ndarray, np.ndarray]:
     """Output weights ``a`` (m,) and diagonals of ``V = C / (4 gamma)`` (m, d) as float64."""
     heads = _check_heads(heads)
-    if not 0 < gamma < 0.25:
+    if not 0 < check_real(gamma, "gamma") < 0.25:
         raise InputError(f"gamma must lie in (0, 1/4), got {gamma}", param="gamma")
     a = np.array([float(x) for x in heads.a])
     V = np.array([[float(c) for c in row] for row in heads.codes]) / (4 * gamma)

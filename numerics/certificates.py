@@ -48,7 +48,7 @@ from theory.parity import check_nk
 
 from .groups import GroupTask, character_lp, class_weights
 from .groups import construction_network as group_construction
-from .limits import array_bytes, check_allocation, check_real, check_seed
+from .limits import array_bytes, check_allocation, check_bool, check_real, check_seed
 from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights, evaluate
 from .modular import ModularTask, construction_network
 from .parity import SparseParityTask, check_bits
@@ -290,6 +290,7 @@ def unit_neurons(dictionary: HomogeneousNetwork, normalize: bool = True, atol: f
     theory._checks.InputError: dictionary neurons [0] are zero; drop them (a zero neuron has no direction)
     """
     dictionary = _check_network(dictionary, "dictionary")
+    normalize = check_bool(normalize, "normalize")
     atol = check_real(atol, "atol", nonnegative=True)
     with np.errstate(over="ignore"):
         norms = dictionary.neuron_norms()
@@ -854,8 +855,7 @@ def bracket_verdict(
     upper_rigorous = None if upper_rigorous is None else check_real(upper_rigorous, "upper_rigorous")
     rtol = check_real(rtol, "rtol", nonnegative=True)
     upper_heuristic = None if upper_heuristic is None else check_real(upper_heuristic, "upper_heuristic")
-    if not isinstance(attained, (bool, np.bool_)):
-        raise InputError(f"attained must be True or False, got {attained!r:.80}", param="attained")
+    attained = check_bool(attained, "attained")
     tol = rtol * abs(g)
     interval = f"[{lower:.12g}, {upper_rigorous:.12g}]" if upper_rigorous is not None else f"[{lower:.12g}, ?]"
     head = f"gamma = {g:.12g}, certified interval {interval}"
@@ -1201,6 +1201,7 @@ def certify(
         raise InputError(f"grading must be a numerics.sos.Grading or None, got {grading!r:.80}", param="grading")
     if not isinstance(weighting, str):
         raise InputError(f"weighting must be a str, got {weighting!r:.80}", param="weighting")
+    sdp = check_bool(sdp, "sdp")
     if sdp:
         _solver_list(solver)
         check_positive_int(max_block, "max_block")

@@ -25,7 +25,16 @@ from theory._checks import InputError, check_cost, check_positive_int, format_co
 from theory._docstrings import fill_doc
 
 from . import limits
-from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, array_bytes, check_allocation, check_mc, check_real, check_rng
+from .limits import (
+    MAX_MC_SAMPLES,
+    MAX_MC_WORK,
+    array_bytes,
+    check_allocation,
+    check_bool,
+    check_mc,
+    check_real,
+    check_rng,
+)
 
 __all__ = [
     "MAX_MC_SAMPLES",
@@ -702,6 +711,7 @@ def population_gd_w(
                 f"need c > 0 and eta > 0 (finite), got c = {c!r:.40}, eta = {eta!r:.40}", param=name
             ) from None
     steps = check_positive_int(steps, "steps", minimum=0, hypothesis="a number of GD steps")
+    keep_iterates = check_bool(keep_iterates, "keep_iterates")
     L, n = td.check_sequence_length(task.L, n)
     count = _check_subsets(L, n)
     per_step = _pass_work(count, n, L, 100)

@@ -23,7 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from theory._checks import MAX_DIGITS, InputError, LimitError, check_cost, check_positive_int, format_count
+from theory._checks import MAX_DIGITS, InputError, LimitError, check_bool, check_cost, check_positive_int, format_count
 
 __all__ = [
     "MAX_ADDRESSABLE_BYTES",
@@ -35,6 +35,7 @@ __all__ = [
     "array_bytes",
     "available_memory",
     "check_allocation",
+    "check_bool",
     "check_count",
     "check_mc",
     "check_rational",

@@ -759,6 +759,7 @@ def tail_sample(
     theory._checks.InputError: tau_min must lie in (0, 1) for the sparse sampler, got 1.0
     """
     seed = limits.check_seed(seed)
+    importance = limits.check_bool(importance, "importance")
     k, n, sigma = _k(k), _batch(n, "n"), _sigma(sigma)
     if isinstance(tau_min, bool) or not isinstance(tau_min, numbers.Real) or not 0 < tau_min < 1:
         raise InputError(f"tau_min must lie in (0, 1) for the sparse sampler, got {tau_min!r:.80}", param="tau_min")
@@ -1248,12 +1249,19 @@ def cntk_features(X: np.ndarray, w0: np.ndarray, biases: Sequence[float]) -> np.
     return F
 
 
+def _bias_list(biases: object) -> Sequence | np.ndarray:
+    """The bias grid as a non-empty sequence (its entries are checked by :func:`_bias_grid`)."""
+    if isinstance(biases, (str, bytes)) or not isinstance(biases, Sequence | np.ndarray):
+        raise InputError(f"biases (the bias grid) must be a sequence of biases, got {biases!r:.80}", param="biases")
+    if len(biases) == 0:
+        raise InputError("biases (the bias grid) must hold at least one bias, got an empty grid", param="biases")
+    return biases
+
+
 def _bias_grid(biases: object, m: int) -> list[np.ndarray]:
     """Bias vectors (one entry per filter, or a scalar for all): finite, at least one."""
-    if isinstance(biases, (str, bytes)) or not isinstance(biases, Sequence | np.ndarray):
-        raise InputError(f"biases must be a sequence of biases, got {biases!r:.80}", param="biases")
     out = []
-    for b in biases:
+    for b in _bias_list(biases):
         bj = check_real_array(b, "biases")
         if bj.ndim > 1 or (bj.ndim == 1 and bj.size not in (1, m)):
             raise InputError(
@@ -2109,10 +2117,7 @@ def kernel_best_error(
                 param=name,
             )
     inits, m = int(inits), int(m)
-    if isinstance(biases, (str, bytes)) or not isinstance(biases, Sequence | np.ndarray):
-        raise InputError(f"biases (the bias grid) must be a sequence of biases, got {biases!r:.80}", param="biases")
-    if len(biases) == 0:
-        raise InputError("biases (the bias grid) must hold at least one bias, got an empty grid", param="biases")
+    _bias_list(biases)
     try:
         lam = check_real(lam, "lam", positive=True)
     except InputError:
@@ -2574,8 +2579,7 @@ def cntk_infimum_search(
     g = check_real_array(grid, "grid")
     if g.ndim != 1 or g.size > 64 or np.any(g < 0):
         raise InputError(f"grid must be at most 64 thresholds >= 0, got {grid!r:.80}", param="grid")
-    if not isinstance(exhaustive, (bool, np.bool_)):
-        raise InputError(f"exhaustive must be True or False, got {exhaustive!r:.40}", param="exhaustive")
+    exhaustive = limits.check_bool(exhaustive, "exhaustive")
     align = np.abs(W @ w_star) / s
     cands = [sorted({math.inf, 0.0, float(a) * (1 - 1e-9), *map(float, g)}) for a in align]
     if exhaustive:

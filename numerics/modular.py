@@ -24,7 +24,7 @@ from theory._checks import (
 )
 from theory._docstrings import fill_doc
 
-from .limits import array_bytes, check_allocation
+from .limits import array_bytes, check_allocation, check_bool
 from .margins import _NETWORK_DOC, HomogeneousNetwork
 
 __all__ = [
@@ -174,6 +174,7 @@ class ModularTask(_ModularLayout):
     allow_even: bool = False
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "allow_even", check_bool(self.allow_even, "allow_even"))
         p = check_positive_int(self.p, "p", minimum=2) if self.allow_even else check_odd_modulus(self.p)
         object.__setattr__(self, "p", p)  # plain ints: the sizes below are exact integer arithmetic
         object.__setattr__(self, "k", check_positive_int(self.k, "k"))
@@ -372,7 +373,7 @@ def memorising_network(p: int, alpha: float, beta: float, table: np.ndarray | No
     True
     """
     p = check_odd_modulus(p, source="Edelman thesis App. D.4")
-    alpha, beta = _check_scale(alpha), _check_scale(beta)
+    alpha, beta = _check_scale(alpha, "alpha"), _check_scale(beta, "beta")
     _check_weights_memory(2 * p * p, 2, p, param="p", k_param="p")
     a, b = (g.ravel() for g in np.meshgrid(np.arange(p), np.arange(p), indexing="ij"))
     if table is None:

@@ -20,7 +20,7 @@ import numpy as np
 from theory._checks import InputError, check_odd_modulus, check_positive_int, format_count
 from theory._docstrings import fill_doc
 
-from .limits import array_bytes, check_allocation, check_seed, check_work
+from .limits import array_bytes, check_allocation, check_real, check_seed, check_work
 from .margins import HomogeneousNetwork
 from .modular import _DOC as _MODULAR_DOC
 from .modular import ModularTask, _ModularLayout
@@ -139,6 +139,7 @@ def even_split(n_points: int, seed: int, train_fraction: float = 0.5) -> tuple[n
         what="the permutation and the two halves (int64)",
         hint="use fewer points",
     )
+    train_fraction = check_real(train_fraction, "train_fraction")
     if not 0 < train_fraction < 1:
         raise InputError(
             f"train_fraction must lie strictly between 0 and 1, got {train_fraction!r}", param="train_fraction"
@@ -704,7 +705,7 @@ def grokking_delay(
     theory._checks.InputError: val_threshold must lie in (0, 1], got 0.0
     """
     for name, v in (("train_threshold", train_threshold), ("val_threshold", val_threshold)):
-        if not 0 < v <= 1:
+        if not 0 < check_real(v, name) <= 1:
             raise InputError(f"{name} must lie in (0, 1], got {v!r}", param=name)
     t_train = first_reach(steps, train_acc, train_threshold)
     t_val = first_reach(steps, val_acc, val_threshold)

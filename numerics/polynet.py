@@ -483,7 +483,8 @@ def hitting_time(k: int, v_target: float, v0: float = 1.0, *, rtol: float = 1e-1
     v_target : float
         The level to reach, >= v0.
     v0 : float
-        The equal initial value.
+        The equal initial value, > 0 as in ``theory.polynet.flow_time`` (from v0 <= 0 the flow never reaches a
+        positive level).
     rtol, atol : float
         Tolerances of ``solve_ivp``.
 
@@ -507,7 +508,7 @@ def hitting_time(k: int, v_target: float, v0: float = 1.0, *, rtol: float = 1e-1
     k = _check_flow_k(k)
     v_target, v0 = (
         check_real(v_target, "v_target", what="a finite number"),
-        check_real(v0, "v0", what="a finite number"),
+        check_real(v0, "v0", positive=True, what="a finite number"),
     )
     rtol, atol = _tolerances(rtol, atol)
     if v_target < v0:

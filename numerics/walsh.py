@@ -33,7 +33,7 @@ from theory._checks import MAX_EXACT_ENTRIES, InputError, LimitError, as_number,
 from theory._docstrings import fill_doc
 from theory.boolean import BRUTE_FORCE_MAX_N, as_mask
 
-from .limits import array_bytes, check_allocation, check_count, check_rational, check_real
+from .limits import array_bytes, check_allocation, check_bool, check_count, check_rational, check_real, check_real_array
 
 __all__ = [
     "characters",
@@ -227,7 +227,7 @@ def fwht(values, *, inplace: bool = False) -> np.ndarray:
     >>> fwht(a, inplace=True) is a, a.tolist()
     (True, [10.0, -2.0, -4.0, 0.0])
     """
-    if inplace:
+    if check_bool(inplace, "inplace"):
         a = np.asarray(values)
         if a.dtype != np.float64 or not a.flags.c_contiguous or a.ndim < 1:
             raise InputError("inplace=True needs a C-contiguous float64 array", param="values")
@@ -542,6 +542,8 @@ def relu_prime(z: np.ndarray) -> np.ndarray:
 
 def _activations(z: object) -> np.ndarray:
     a = np.asarray(z)
+    if a.dtype.kind not in "biuf":  # strings, objects: refused unless they are real numbers
+        a = check_real_array(z, "z", finite=False)
     if a.dtype.kind == "f" and np.isnan(a).any():
         raise InputError("z must not hold NaN", param="z")
     return a
@@ -829,6 +831,7 @@ def fourier_gap_from_gradient(grad_w: np.ndarray, S, *, relaxed: bool = False) -
     g = np.abs(_float_array(grad_w, "grad_w"))
     if g.ndim != 1:
         raise InputError(f"grad_w must be a vector, got shape {g.shape}", param="grad_w")
+    relaxed = check_bool(relaxed, "relaxed")
     n = g.shape[0]
     mask = as_mask(S, n)
     inside = np.array([(mask >> i) & 1 for i in range(n)], dtype=bool)

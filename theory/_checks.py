@@ -34,6 +34,7 @@ __all__ = [
     "LimitError",
     "as_fraction",
     "as_number",
+    "check_bool",
     "check_cost",
     "check_odd_modulus",
     "check_positive_int",
@@ -238,6 +239,45 @@ def check_positive_int(value: object, name: str, *, minimum: int = 1, hypothesis
             f"{name} must be an integer >= {format_count(minimum)}{extra}, got {name} = {format_count(v)}", param=name
         )
     return v
+
+
+def check_bool(value: object, name: str) -> bool:
+    """A flag: ``True`` or ``False`` (a Python or numpy bool), returned as a Python bool; anything else, even a
+    truthy number or string, is refused, so that a mistyped flag is named instead of being taken (and echoed into a
+    result) as ``True``.
+
+    Parameters
+    ----------
+    value : bool
+        The flag (``bool`` or ``numpy.bool_``).
+    name : str
+        The parameter's name, used in the message and as :attr:`InputError.param`.
+
+    Returns
+    -------
+    bool
+        ``value`` as a Python bool.
+
+    Raises
+    ------
+    InputError
+        If ``value`` is not a bool.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory._checks import check_bool
+    >>> check_bool(True, "sdp"), check_bool(np.bool_(False), "sdp")
+    (True, False)
+    >>> check_bool("3", "sdp")
+    Traceback (most recent call last):
+        ...
+    theory._checks.InputError: sdp must be True or False, got '3'
+    """
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")  # numpy 2, 1
+    if not (isinstance(value, bool) or numpy_bool):  # theory/ does not import numpy
+        raise InputError(f"{name} must be True or False, got {value!r:.80}", param=name)
+    return bool(value)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1672,9 +1672,10 @@ def _matrix(M: Sequence[Sequence[object]], L: int, name: str) -> list[list[sympy
 
 def _vector(p: object, name: str, L: int | None = None) -> list:
     """A probability-like vector: a sequence of finite real numbers (of length L when given), returned unchanged."""
-    if isinstance(p, (str, bytes)) or (not isinstance(p, Sequence) and not hasattr(p, "tolist")):
+    items = p.tolist() if hasattr(p, "tolist") else p  # a numpy scalar's tolist() is a number, not a list
+    if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
         raise InputError(f"{name} must be a sequence of numbers, got {p!r:.80}", param=name)
-    values = list(p.tolist() if hasattr(p, "tolist") else p)  # type: ignore[arg-type]
+    values = list(items)
     if not values or (L is not None and len(values) != L):
         raise InputError(
             f"{name} must have {'L = ' + str(L) if L is not None else 'at least one'} entries, got {len(values)}",

@@ -52,7 +52,7 @@ from typing import TypeGuard
 import mpmath
 import sympy
 
-from ._checks import MAX_DIGITS, InputError, LimitError, check_cost, format_count
+from ._checks import MAX_DIGITS, InputError, LimitError, check_bool, check_cost, format_count
 from ._docstrings import fill_doc, sections
 
 __all__ = [
@@ -258,12 +258,6 @@ def _mpf(x: object) -> mpmath.mpf:
     value (mpmath refuses ``numpy.int64``)."""
     item = getattr(x, "item", None)
     return mpmath.mpf(item() if callable(item) and not isinstance(x, sympy.Basic) else x)
-
-
-def _check_bool(value: object, name: str) -> bool:
-    if not isinstance(value, bool) and type(value).__name__ != "bool_":  # numpy.bool_ too
-        raise InputError(f"{name} must be True or False, got {value!r:.80}", param=name)
-    return bool(value)
 
 
 def _check_tol(tol: object) -> float:
@@ -942,7 +936,7 @@ def max_exceedance(n: int, absolute: bool = False) -> float:
     True
     """
     n = _float_k(n, "n")
-    absolute = _check_bool(absolute, "absolute")
+    absolute = check_bool(absolute, "absolute")
     t = 2 * math.sqrt(math.log(n))
     q = (2 if absolute else 1) * normal_sf(t)
     return -math.expm1(n * math.log1p(-q))
@@ -969,7 +963,7 @@ def union_bound(n: int, absolute: bool = False) -> Fraction:
     (Fraction(1, 100), Fraction(1, 50))
     """
     n = check_k(n, minimum=2)
-    absolute = _check_bool(absolute, "absolute")
+    absolute = check_bool(absolute, "absolute")
     return Fraction(2 if absolute else 1, n)
 
 
@@ -1460,7 +1454,7 @@ class OptimalThreshold:
     resolved: bool = True
 
     def __post_init__(self) -> None:
-        resolved = _check_bool(self.resolved, "resolved")
+        resolved = check_bool(self.resolved, "resolved")
         tau = _finite(self.tau, "tau", allow_inf=False) if resolved else float(self.tau)
         if resolved and not 0 <= tau < 1:
             raise InputError(f"tau must lie in [0, 1) when resolved, got {self.tau!r}", param="tau")

@@ -877,6 +877,8 @@ def memorising_scales(scaling: str) -> tuple[sympy.Expr, sympy.Expr]:
     ...
     theory._checks.InputError: scaling must be one of ('printed', 'rebalanced'), got 'dense'
     """
+    if not isinstance(scaling, str):  # an array's == is elementwise, and its truth value an error
+        raise InputError(f"scaling must be one of {MEMORISING_SCALINGS}, got {scaling!r:.80}", param="scaling")
     if scaling == "printed":
         return sympy.Integer(1), Rational(1, 4)
     if scaling == "rebalanced":

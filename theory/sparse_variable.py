@@ -70,7 +70,7 @@ import mpmath
 import sympy
 
 from theory import _checks
-from theory._checks import MAX_DIGITS, InputError, LimitError, check_cost, check_positive_int, format_count
+from theory._checks import MAX_DIGITS, InputError, LimitError, check_bool, check_cost, check_positive_int, format_count
 from theory._docstrings import fill_doc, sections
 
 __all__ = [
@@ -847,6 +847,7 @@ def lemma_a19(
     if not 0 <= D < Fraction(1, s):
         raise InputError(f"Lemma A.19 needs coherence Delta in [0, 1/s = 1/{s}), got {D}", param="coherence")
     _check_output(output)
+    thesis_wv = check_bool(thesis_wv, "thesis_wv")
     wq = RankOneSum((_unit(CLS, ("k", 0)),))
     wv = RankOneSum((_unit(("tok", 0), ("k", 0)), _unit(("tok", 1), ("k", 0), Fraction(-1))))
     if output == "scalar":

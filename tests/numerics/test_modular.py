@@ -526,7 +526,7 @@ def test_memorising_network_rejects_bad_input() -> None:
         nm.memorising_network(5, 1.0, 0.25, np.zeros((4, 4), dtype=int))
     with pytest.raises(ValueError, match="table"):
         nm.memorising_network(5, 1.0, 0.25, np.full((5, 5), 5))
-    with pytest.raises(ValueError, match="scale"):
+    with pytest.raises(ValueError, match="alpha"):
         nm.memorising_network(5, 0.0, 0.25)
     with pytest.raises(ValueError, match="p"):
         nm.memorising_network(6, 1.0, 0.25)

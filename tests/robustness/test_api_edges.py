@@ -10,12 +10,27 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from numerics import limits, markov, polynet, sparse_init, walsh
+from numerics import attention_parity as ap
+from numerics import certificates, limits, markov, modular, polynet, sparse_init, walsh
+from numerics import decision_lists as ndl
+from numerics import local_signal as nls
+from numerics import modular_transformer as mt
+from theory import decision_lists as tdl
 from theory import local_signal as tls
+from theory import modular as tm
 from theory import polynet as tpn
+from theory import sparse_variable as tsv
 from theory._checks import InputError
 
+from .api_table.numerics_attention_parity import BASELINE as ATTENTION
+from .api_table.numerics_certificates import BASELINE as CERTIFICATES
+from .api_table.numerics_decision_lists import BASELINE as NUM_DECISION_LISTS
+from .api_table.numerics_local_signal import BASELINE as LOCAL_SIGNAL
+from .api_table.numerics_modular import BASELINE as MODULAR
+from .api_table.numerics_modular_transformer import BASELINE as TRANSFORMER
 from .api_table.numerics_sparse_init import BASELINE as SPARSE_INIT
+from .api_table.numerics_walsh import BASELINE as WALSH
+from .api_table.theory_decision_lists import BASELINE as DECISION_LISTS
 
 
 @pytest.mark.parametrize("v", [10**6, 10**30, 10**300])
@@ -85,3 +100,94 @@ def test_error_floor_tends_to_one_half_as_the_noise_grows():
     sigmas = [10.0**e for e in range(0, 31)] + [10**30]
     floors = [tls.error_floor(1000, sigma=s) for s in sigmas]
     assert all(a <= b for a, b in itertools.pairwise(floors)) and floors[-1] == 0.5
+
+
+def _refused(fn, param, **kwargs):
+    """The call is refused with an InputError naming ``param``."""
+    with pytest.raises(InputError) as err:
+        fn(**kwargs)
+    assert err.value.param == param, f"{err.value.param!r} named instead of {param!r}: {err.value}"
+
+
+def test_refusals_name_the_callers_parameter():
+    """memorising_network(alpha=0) named 'scale' and grokking_delay(train_threshold=True) named 'threshold': names of
+    internal helpers, not parameters of the function called."""
+    _refused(modular.memorising_network, "alpha", **{**MODULAR["memorising_network"], "alpha": 0})
+    _refused(modular.memorising_network, "beta", **{**MODULAR["memorising_network"], "beta": -1.0})
+    _refused(mt.grokking_delay, "train_threshold", **{**TRANSFORMER["grokking_delay"], "train_threshold": True})
+
+
+#: The parameters where QA's numeric string '3' reached a comparison, with the functions that take them.
+STRING_REACHED_A_COMPARISON = {
+    "gamma": (ap.float_margins, ap.parity_behaviour_sim),
+    "train_fraction": (mt.even_split,),
+    "train_threshold": (mt.grokking_delay,),
+    "val_threshold": (mt.grokking_delay,),
+}
+
+
+@pytest.mark.parametrize("param", sorted(STRING_REACHED_A_COMPARISON))
+def test_numeric_strings_are_refused_before_a_comparison(param):
+    """A string reached a comparison: TypeError "'<' not supported between instances of 'int' and 'str'"."""
+    for fn in STRING_REACHED_A_COMPARISON[param]:
+        base = ATTENTION if fn.__module__ == ap.__name__ else TRANSFORMER
+        _refused(fn, param, **{**base[fn.__name__], param: "3"})
+
+
+@pytest.mark.parametrize("v0", [0, -1, 0.0])
+def test_hitting_time_refuses_a_start_the_flow_cannot_leave(v0):
+    """v0 <= 0 (outside v >= v0 > 0 of theory.polynet.flow_time) integrated to the end and raised "ValueError: v
+    did not reach 2.0 (solver ...)"."""
+    _refused(polynet.hitting_time, "v0", k=3, v_target=2.0, v0=v0)
+
+
+@pytest.mark.parametrize("name", ["output_probs", "grad_w_column"])
+def test_decision_lists_refuse_a_number_for_the_attention_column(name):
+    """p = numpy.int64(3) (a scalar with tolist()) gave TypeError: 'int' object is not iterable."""
+    _refused(getattr(tdl, name), "p", **{**DECISION_LISTS[name], "p": np.int64(3)})
+
+
+@pytest.mark.parametrize("fn", [walsh.relu_prime, walsh.step])
+def test_activation_derivatives_refuse_strings(fn):
+    """z = '3' gave numpy's UFuncTypeError (no loop for 'greater' on a str dtype)."""
+    _refused(fn, "z", z="3")
+    _refused(fn, "z", z=["1", "x"])
+    assert fn(np.array([-1, 0, 2])).tolist() == [0, 0, 1]
+
+
+def test_cntk_features_needs_at_least_one_bias():
+    """biases = () gave numpy's "need at least one array to stack"."""
+    _refused(nls.cntk_features, "biases", **{**LOCAL_SIGNAL["cntk_features"], "biases": ()})
+
+
+@pytest.mark.parametrize("scaling", [np.array([]), np.array(["printed"])])
+def test_memorising_margin_refuses_a_scaling_that_is_not_a_name(scaling):
+    """An array compared elementwise with "printed": "The truth value of an empty array is ambiguous"."""
+    _refused(tm.memorising_margin, "scaling", p=5, scaling=scaling)
+    _refused(tm.memorising_margin_ratio, "scaling", p=5, scaling=scaling)
+
+
+def test_check_bool_takes_only_bools():
+    assert limits.check_bool(True, "f") is True and limits.check_bool(np.bool_(False), "f") is False
+    for value in (1, 0, 1.0, float("nan"), "3", "True", None, [], np.int64(1)):
+        _refused(limits.check_bool, "f", value=value, name="f")
+
+
+@pytest.mark.parametrize(
+    ("fn", "base", "param"),
+    [
+        (nls.tail_sample, LOCAL_SIGNAL["tail_sample"], "importance"),
+        (certificates.certify, CERTIFICATES["certify"], "sdp"),
+        (certificates.unit_neurons, CERTIFICATES["unit_neurons"], "normalize"),
+        (certificates.margin_features, CERTIFICATES["margin_features"], "normalize"),
+        (ndl.population_gd_w, NUM_DECISION_LISTS["population_gd_w"], "keep_iterates"),
+        (modular.ModularTask, MODULAR["ModularTask"], "allow_even"),
+        (walsh.fwht, WALSH["fwht"], "inplace"),
+        (walsh.fourier_gap_from_gradient, WALSH["fourier_gap_from_gradient"], "relaxed"),
+        (tsv.lemma_a19, {"T": 4, "support": [1, 3]}, "thesis_wv"),
+    ],
+)
+@pytest.mark.parametrize("value", [float("nan"), "3", 1])
+def test_flags_take_only_bools(fn, base, param, value):
+    """A flag took any truthy value as True (importance=nan, sdp='3', thesis_wv=nan) and echoed it into the result."""
+    _refused(fn, param, **{**base, param: value})
