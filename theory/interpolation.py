@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import sympy
 
-from ._checks import MAX_EXACT_ENTRIES, InputError, _as_int, as_number, check_cost, format_count
+from ._checks import MAX_EXACT_ENTRIES, InputError, _as_int, as_number, check_bool, check_cost, format_count
 from ._docstrings import fill_doc, sections
 
 __all__ = [
@@ -551,7 +551,7 @@ def c6_index_set(k: object, printed: bool = False) -> list[int]:
     """
     k = _check_k(k, even=True, what="Thm C.11 / Lemma C.6")
     check_cost(k // 2, MAX_EXACT_ENTRIES, param="k", value=k, what="the number of indices k/2", hint="use a smaller k")
-    return list(range(1 if printed else 0, k // 2))
+    return list(range(1 if check_bool(printed, "printed") else 0, k // 2))
 
 
 @fill_doc(_DOC)

@@ -63,7 +63,16 @@ from typing import Any
 
 import sympy
 
-from ._checks import MAX_DIGITS, MAX_EXACT_ENTRIES, InputError, as_number, check_cost, check_positive_int, format_count
+from ._checks import (
+    MAX_DIGITS,
+    MAX_EXACT_ENTRIES,
+    InputError,
+    as_number,
+    check_bool,
+    check_cost,
+    check_positive_int,
+    format_count,
+)
 from ._docstrings import fill_doc, sections
 
 __all__ = [
@@ -218,7 +227,7 @@ def _to_float(x: Number, name: str = "X") -> float:
 
 
 def _conv(exact: bool, name: str = "X"):
-    if exact:
+    if check_bool(exact, "exact"):
         return lambda x: _to_exact(x, name)
     return lambda x: _to_float(x, name)
 
@@ -260,14 +269,8 @@ def _vector(v: Any, length: int, exact: bool, name: str) -> list[Number]:
     return [conv(x) for x in vals]
 
 
-def _check_exact_flag(exact: object) -> bool:
-    if not isinstance(exact, bool):
-        raise InputError(f"exact must be True or False, got {exact!r:.80}", param="exact")
-    return exact
-
-
 def _check_prompt(X: Any, y: Any, exact: bool, *, require_overdetermined: bool = True) -> tuple[Matrix, list[Number]]:
-    Xm = _matrix(X, _check_exact_flag(exact))
+    Xm = _matrix(X, exact)
     n, d = len(Xm), len(Xm[0])
     if require_overdetermined and n <= d:
         raise InputError(
@@ -537,7 +540,7 @@ def attention(Z: Any, Q: Any = None, P: Any = None, *, exact: bool = True) -> Ma
     >>> attention(embed(X, y, 1), exact=False)
     [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [4.0, 5.0, 0.0]]
     """
-    Zm = _matrix(Z, _check_exact_flag(exact), "Z")
+    Zm = _matrix(Z, exact, "Z")
     n1, d1 = len(Zm), len(Zm[0])
     if n1 < 2 or d1 < 2:
         raise InputError(f"Z must be (n+1) x (d+1) with n, d >= 1, got shape ({n1}, {d1})", param="Z")
@@ -703,7 +706,7 @@ def gram(X: Any, *, exact: bool = True) -> Matrix:
     >>> gram([[1, 0], [0, 1], [1, 1]], exact=False)
     [[2.0, 1.0], [1.0, 2.0]]
     """
-    Xm = _matrix(X, _check_exact_flag(exact))
+    Xm = _matrix(X, exact)
     return _matmul(_transpose(Xm), Xm)
 
 

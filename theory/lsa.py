@@ -53,7 +53,7 @@ import mpmath
 import sympy
 from sympy import Integer, Matrix, Rational
 
-from ._checks import MAX_EXACT_ENTRIES, InputError, LimitError, check_cost, format_count
+from ._checks import MAX_EXACT_ENTRIES, InputError, LimitError, check_bool, check_cost, format_count
 from ._docstrings import fill_doc, sections
 from .modular import MAX_RADICAND_DIGITS, _digits
 
@@ -996,8 +996,7 @@ def _eval_setup(Lam: Any, N: Any, r: Any, M: Any, sigma: Any, w: Any, w_in_eigen
     M = check_count(M, "M")
     d = m.rows
     r = _check_rank(r, d)
-    if not isinstance(w_in_eigenbasis, bool):
-        raise InputError(f"w_in_eigenbasis must be True or False, got {w_in_eigenbasis!r:.80}", param="w_in_eigenbasis")
+    w_in_eigenbasis = check_bool(w_in_eigenbasis, "w_in_eigenbasis")
     lam, Q = _eig(m)
     wv = _check_vector(w, d, "w")
     c = wv if w_in_eigenbasis else list(Q.T * Matrix(wv))

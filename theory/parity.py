@@ -56,6 +56,7 @@ from ._checks import (
     InputError,
     as_fraction,
     as_number,
+    check_bool,
     check_cost,
     check_positive_int,
     format_count,
@@ -1251,7 +1252,7 @@ def lemB5_width(k: object, delta: object, corrected: bool = False) -> int:
     """
     kk = _check_even_k(k, MAX_LEMB5_K)
     d = _check_delta(delta)
-    factor = kk * 2 ** (kk + 1 if corrected else kk)
+    factor = kk * 2 ** (kk + 1 if check_bool(corrected, "corrected") else kk)
     r = math.ceil(factor * (math.log(kk) - _log_fraction(d)))
     return r + r % 2
 

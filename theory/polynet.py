@@ -65,7 +65,7 @@ from typing import SupportsFloat, SupportsIndex
 import sympy
 
 from . import _checks
-from ._checks import MAX_DIGITS, MAX_EXACT_ENTRIES, InputError, _as_int, as_number, check_cost, format_count
+from ._checks import MAX_DIGITS, MAX_EXACT_ENTRIES, InputError, _as_int, as_number, check_bool, check_cost, format_count
 from ._docstrings import fill_doc, sections
 from .parity import _log_fraction
 
@@ -1348,7 +1348,7 @@ def lemma_b9_upper_bound(v: Sequence, u: Sequence[Sequence], *, as_printed: bool
     0.2907
     """
     vf, uf = _check_b9(v, u)
-    d = 1.0 if as_printed else 2.0
+    d = 1.0 if check_bool(as_printed, "as_printed") else 2.0
     try:
         out = 2 * sum(math.exp(-(vi**2) / (d * _norms(ui)[1] ** 2)) for vi, ui in zip(vf, uf))
     except (OverflowError, ZeroDivisionError):
@@ -1383,6 +1383,7 @@ def lemma_b9_lower_bound(
     (0.498, 0.49)
     """
     vf, uf = _check_b9(v, u)
+    as_printed = check_bool(as_printed, "as_printed")
     c = _real(c, "c")
     if c < 0:
         raise InputError(f"c (the Berry-Esseen constant) must be >= 0, got {c}", param="c")

@@ -16,8 +16,12 @@ from numerics import decision_lists as ndl
 from numerics import local_signal as nls
 from numerics import modular_transformer as mt
 from theory import decision_lists as tdl
+from theory import interpolation as tint
 from theory import local_signal as tls
+from theory import looped as tlp
+from theory import lsa as tlsa
 from theory import modular as tm
+from theory import parity as tpa
 from theory import polynet as tpn
 from theory import sparse_variable as tsv
 from theory._checks import InputError
@@ -191,3 +195,26 @@ def test_check_bool_takes_only_bools():
 def test_flags_take_only_bools(fn, base, param, value):
     """A flag took any truthy value as True (importance=nan, sdp='3', thesis_wv=nan) and echoed it into the result."""
     _refused(fn, param, **{**base, param: value})
+
+
+_LAM = [[2, 0], [0, 1]]
+THEORY_FLAGS = [
+    ("exact", lambda v: tlp.gram([[1, 0], [0, 1], [1, 1]], exact=v)),
+    ("w_in_eigenbasis", lambda v: tlsa.noisy_eval_loss(_LAM, 4, 1, 3, 0, [1, 0], w_in_eigenbasis=v)),
+    ("corrected", lambda v: tpa.lemB5_width(2, "1/10", corrected=v)),
+    ("printed", lambda v: tint.c6_index_set(4, printed=v)),
+    ("as_printed", lambda v: tpn.lemma_b9_upper_bound([6.51] * 3, [[1] * 8] * 3, as_printed=v)),
+    ("as_printed", lambda v: tpn.lemma_b9_lower_bound([2.01] * 3, [[1] * 8] * 3, as_printed=v)),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), THEORY_FLAGS)
+def test_theory_flags_are_bools(name, call):
+    """A mistyped flag ("yes", 1) was taken as True (or, for ``exact``/``w_in_eigenbasis``, refused while a numpy
+    bool was refused too); now a bool or numpy bool is required (theory._checks.check_bool), the numpy one giving the
+    same result as the Python one."""
+    for bad in ("yes", 1):
+        with pytest.raises(InputError) as err:
+            call(bad)
+        assert err.value.param == name
+    assert call(np.bool_(True)) == call(True)
