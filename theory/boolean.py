@@ -167,7 +167,7 @@ def _check_n(n: object, *, name: str = "n", minimum: int = 0) -> int:
     if v < minimum:
         raise InputError(
             f"{name} must be an integer >= {minimum} (the cube {{±1}}^{name} needs a "
-            f"non-negative dimension), got {name} = {format_count(v)}",
+            f"{'positive' if minimum >= 1 else 'non-negative'} dimension), got {name} = {format_count(v)}",
             param=name,
         )
     return v

@@ -379,7 +379,7 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
     from numerics import modular as nm
     from numerics.margins import evaluate
     from theory import modular as tm
-    from theory._checks import format_count
+    from theory._checks import LimitError, format_count
 
     p, k = args.p, args.k
     gamma = tm.max_margin(p, k)
@@ -401,7 +401,18 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
     if args.evaluate == "always" or (args.evaluate == "auto" and log10_cost <= math.log10(EVALUATE_LIMIT)):
         t0 = time.perf_counter()
         task = nm.ModularTask(p, k)  # its size check first: the network of a refused task takes seconds to build
-        rep = evaluate(nm.construction_network(p, k), task)
+        try:
+            rep = evaluate(nm.construction_network(p, k), task)
+        except LimitError as e:  # the forward pass's limit names the task: say which options make it
+            if e.param != "task":
+                raise
+            raise LimitError(
+                f"--evaluate always at p = {p}, k = {k} is too large: {str(e).split('is too large: ', 1)[-1]}",
+                param="evaluate",
+                value=e.value,
+                limit=e.limit,
+                hint=e.hint,
+            ) from None
         obj["construction"] = {
             "normalized_margin": rep.normalized_margin,
             "ratio_to_gamma_star": rep.normalized_margin / float(gamma),

@@ -340,6 +340,12 @@ def test_derive_modular_refuses_a_too_large_dataset_before_building_the_network(
     assert code == 2 and "--k 5 is too large" in err
 
 
+def test_derive_modular_evaluate_always_names_the_option_that_makes_it_too_large(capsys):
+    """The forward pass's refusal began "task = 104,060,401 is too large" ("task" is no option of the CLI)."""
+    code, _, err = run_main(["derive", "modular", "--p", "101", "--k", "4", "--evaluate", "always"], capsys)
+    assert code == 2 and err.startswith("tvk: error: --evaluate always at p = 101, k = 4 is too large")
+
+
 def test_derive_lsa_above_the_diagonal_limit_names_that_limit(capsys):
     """65 eigenvalues (a diagonal Lambda) were refused as "a non-diagonal Lambda ... above the limit 24"."""
     code, _, err = run_main(

@@ -382,6 +382,8 @@ def test_bad_input_messages():
         B.majority_coefficient(-3, 1)
     with pytest.raises(ValueError, match=r"non-negative dimension"):
         B.cube(-1)
+    with pytest.raises(ValueError, match=r">= 1 \(the cube \{±1\}\^n needs a positive dimension\)"):
+        B.majority_coefficient(0, 0)  # it said "non-negative" beside ">= 1"
     with pytest.raises(ValueError, match=r"integer"):
         B.majority_coefficient(5.0, 1)
     with pytest.raises(ValueError, match=r"too large for brute force.*closed form"):
