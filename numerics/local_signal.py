@@ -2145,16 +2145,19 @@ def kernel_best_error(
     )
     steps = -(-n // chunk) * 500 + len(biases) * 2000
     per_init = n * (k + 1) * m * (d + 2) + steps * STEP_COST
-    one = per_init * 2 <= limits.max_mc_work()
-    heavy, heavy_value = (big, big_value) if one or big_value >= m else ("m", m)
+    if per_init * 2 <= limits.max_mc_work():  # the inits make it large; else one init is already too much
+        heavy, heavy_value, hint = "inits", inits, "use fewer inits"
+    else:
+        heavy, heavy_value = (big, big_value) if big_value >= m else ("m", m)
+        hint = f"use a smaller {heavy}"
     check_cost(
         inits * per_init,
         limits.max_mc_work(),
-        param="inits" if one else heavy,
-        value=inits if one else heavy_value,
+        param=heavy,
+        value=heavy_value,
         what=f"the CNTK features and SVMs (inits ((n_train + n_test) (k+1) m (d+2) + (500 ceil(n / chunk) + 2000 "
         f"biases) STEP_COST) = {format_count(inits)} x {format_count(per_init)})",
-        hint="use fewer inits" if one else f"use a smaller {heavy}",
+        hint=hint,
     )
     check_cost(
         n_train * m * d,

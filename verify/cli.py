@@ -68,7 +68,7 @@ def _interrupted_while_loading(exc_type: type, exc: BaseException, tb: Any) -> N
 if os.path.basename(sys.argv[0] if sys.argv else "") == "tvk":  # only in the console script, not on import
     sys.excepthook = _interrupted_while_loading
 
-from verify.runtime.jsonable import approx_text, exact_text, to_float, to_jsonable  # noqa: E402
+from verify.runtime.jsonable import approx_text, exact_text, is_exact_finite, to_float, to_jsonable  # noqa: E402
 from verify.runtime.options import RunOptions  # noqa: E402
 from verify.sweep import cli as sweep_cli  # noqa: E402
 
@@ -453,7 +453,7 @@ def _num(x: Any) -> dict:
     """An exact value for ``--json``: its text and float, and where the float overflows (inf for a finite value),
     ``"float": null`` with ``"approx"``, its leading digits (:func:`verify.runtime.jsonable.approx_text`)."""
     f = to_float(x)
-    if math.isfinite(f) or not getattr(x, "is_finite", True):
+    if math.isfinite(f) or not is_exact_finite(x):
         return {"exact": exact_text(x), "float": f}
     return {"exact": exact_text(x), "float": None, "approx": approx_text(x, ".16e")}
 

@@ -95,7 +95,12 @@ def test_walsh_coefficients_exact_refuses_floats():
     with pytest.raises(InputError) as err:
         walsh.walsh_coefficients_exact([0.5, 1, 1, 1])
     assert err.value.param == "values"
-    assert walsh.walsh_coefficients_exact([1, 1, 1, -1]) == [Fraction(1, 2)] * 3 + [Fraction(-1, 2)]
+    values = [1, 1, 1, -1, Fraction(1, 3), 0, 2, 5]  # ints and Fractions stay exact: brute force over the cube
+    brute = [
+        sum(Fraction(v) * (-1) ** bin(x & s).count("1") for x, v in enumerate(values)) / len(values)
+        for s in range(len(values))
+    ]
+    assert walsh.walsh_coefficients_exact(values) == brute
 
 
 def test_error_floor_tends_to_one_half_as_the_noise_grows():

@@ -17,8 +17,9 @@ imports its modules, is left out); or that module alone when it sits directly in
 package. It is robust to unrelated commits (unlike a git revision), to edits of comments and docstrings, and needs
 no git (unlike a diff against a revision). Such a hash is written ``"text:<16 hex digits>"``; a record written
 before 2026-11-30 holds the hash of the files' bytes (16 hex digits alone), compared as such
-(:func:`claim_code_matches`) until ``docs/migrate_claim_code.py`` carries it over. Changes in ``theory/``, ``numerics/`` or the trainers are not detected by
-it: each record also carries ``code_revision`` (:func:`verify.runtime.provenance.code_revision`) for that.
+(:func:`claim_code_matches`) until ``docs/migrate_claim_code.py`` carries it over. Changes in ``theory/``,
+``numerics/`` or the trainers are not detected by it: each record also carries ``code_revision``
+(:func:`verify.runtime.provenance.code_revision`) for that.
 
 Only the standard library and :mod:`verify.runtime` are imported at module level; the claims (hence torch) only
 where staleness is computed.
@@ -40,8 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from verify.report.directory import JournalWrapper
-from verify.runtime import files
-from verify.runtime.files import write_text_atomic
+from verify.runtime.files import missing_folders, remove_empty_folders, write_text_atomic
 from verify.runtime.jsonable import config_hash
 from verify.runtime.provenance import code_revision, hardware
 
@@ -432,14 +432,14 @@ def check_archive_target(root: str | Path) -> None:
     p = Path(root)
     if p.exists() and not p.is_dir():
         raise ArchiveError(f"--archive {str(p)!r} is not a directory (a results archive is a directory)")
-    missing = files.missing_folders(p)
+    missing = missing_folders(p)
     try:
         p.mkdir(parents=True, exist_ok=True)
         writable = os.access(p, os.W_OK | os.X_OK)
     except OSError as exc:
         raise ArchiveError(f"--archive: cannot create the archive {str(p)!r}: {exc.strerror or exc}") from None
     finally:
-        files.remove_empty_folders(missing)
+        remove_empty_folders(missing)
     if not writable:
         raise ArchiveError(f"--archive: cannot write to the archive {str(p)!r}: permission denied")
 

@@ -18,7 +18,16 @@ import sys
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["HASH_DIGITS", "approx_text", "canonical_json", "config_hash", "exact_text", "to_float", "to_jsonable"]
+__all__ = [
+    "HASH_DIGITS",
+    "approx_text",
+    "canonical_json",
+    "config_hash",
+    "exact_text",
+    "is_exact_finite",
+    "to_float",
+    "to_jsonable",
+]
 
 HASH_DIGITS = 16
 """Hex digits of :func:`config_hash` (64 bits: collisions among a store's configurations are out of reach)."""
@@ -43,6 +52,11 @@ def to_float(x: Any) -> float:
         return math.inf if x > 0 else -math.inf
 
 
+def is_exact_finite(x: Any) -> bool:
+    """Whether ``x`` is an exact finite number (an int, a Fraction, a finite sympy number), not a float."""
+    return hasattr(x, "numerator") or getattr(x, "is_finite", None) is True
+
+
 def approx_text(x: Any, spec: str = ".12g") -> str:
     """``format(float(x), spec)`` (``spec`` like ``".12g"`` or ``".12e"``); for a finite exact value outside the
     float range, where ``float`` gives inf, the same significant digits in scientific notation from the exact value
@@ -56,7 +70,7 @@ def approx_text(x: Any, spec: str = ".12g") -> str:
     ('0.333333333333', '-4.286e+399')
     """
     f = to_float(x)
-    if math.isfinite(f):
+    if math.isfinite(f) or not is_exact_finite(x):
         return format(f, spec)
     significant = int(spec.strip(".eg") or 6) + (1 if spec.endswith("e") else 0)
     if hasattr(x, "numerator"):

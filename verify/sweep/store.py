@@ -377,9 +377,7 @@ def merge_stores(target: str | os.PathLike, sources: Sequence[str | os.PathLike]
     target is made, and a target this call created is removed again if the merge fails. Returns
     ``{"cells_added": ..., "plans_added": ..., "cells": <rows in the target>}``."""
     for src in sources:
-        if not Path(src).is_file():
-            raise NotAStoreError(f"no store at {str(src)!r}")
-        check_store(src)
+        check_store(src)  # a missing file included
     target = Path(target)
     folders, new_target = files.missing_folders(target.parent), not target.exists()
     try:
