@@ -831,10 +831,10 @@ def _simplify(x: sympy.Expr) -> sympy.Expr:
 
 
 def is_zero(x: sympy.Expr) -> bool:
-    """Exact zero test for algebraic numbers: sympy simplification; a number whose first :data:`ZERO_TEST_DIGITS`
-    significant digits sympy's ``evalf(strict=True)`` certifies is not zero; else the minimal polynomial decides
-    (the slow step, tens of seconds for the characters of D_11 and hours beyond; evaluation skips it for every
-    nonzero value).
+    """Exact zero test for algebraic numbers: a number whose first :data:`ZERO_TEST_DIGITS` significant digits
+    sympy's ``evalf(strict=True)`` certifies is not zero; else sympy simplification, then the minimal polynomial
+    decides (the slow steps, tens of seconds for the characters of D_11 and hours beyond, which the certified digits
+    spare every nonzero value; an expression with floats skips the digits and keeps the tolerance below).
 
     Parameters
     ----------
