@@ -622,11 +622,18 @@ def check_real_array(value: object, name: str, *, finite: bool = True) -> np.nda
     Traceback (most recent call last):
     ...
     theory._checks.InputError: x must be finite (it contains NaN or an infinity)
+    >>> check_real_array(["1", "2"], "x")
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: x must be a real array of finite numbers, got ['1', '2']
     """
     if value is None or isinstance(value, (str, bytes, bool)):
         raise InputError(f"{name} must be a real array, got {value!r:.80}", param=name)
     try:
-        arr = np.asarray(value, dtype=np.float64)
+        raw = np.asarray(value)
+        if raw.dtype.kind in "USV" or (raw.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in raw.flat)):
+            raise TypeError  # numpy reads ["1", "2"] as numbers; a string is never a weight
+        arr = raw.astype(np.float64)
     except (TypeError, ValueError, OverflowError):
         raise InputError(f"{name} must be a real array of finite numbers, got {value!r:.80}", param=name) from None
     if finite and not np.isfinite(arr).all():

@@ -632,6 +632,36 @@ def _power_text(x: float) -> str:
     return f"10^{float(x):.0f}" if math.isfinite(x) else "10^(10^300)"  # (an infinite limit is never exceeded)
 
 
+def _distinct_texts(cost: float, limit: float, log10: bool) -> tuple[str, str]:
+    """The cost and the limit as message texts, with as many digits as it takes for them to differ (a cost just
+    above its limit would otherwise read ``~10^5, above the limit 10^5``).
+
+    >>> _distinct_texts(5.0002, 5, True), _distinct_texts(100000.5, 100000, False)
+    (('~10^5.0002', '10^5'), ('100000.5', '100,000'))
+    """
+    if log10 and not (isinstance(cost, numbers.Integral) or math.isfinite(cost)):
+        return "beyond 10^(10^300)", _power_text(limit)
+    pair = (cost, limit)
+    # an int is never converted to float: it may be above the float range
+    exact = [
+        isinstance(x, numbers.Integral) or (not log10 and float(x).is_integer() and abs(float(x)) < 1e15) for x in pair
+    ]
+    texts = [(_power_text(x) if log10 else format_count(int(x) if e else float(x))) for x, e in zip(pair, exact)]
+    if not all(exact) and math.isfinite(float(limit)):
+        for digits in range(0 if log10 else 3, 17):
+            shown = [float(f"{float(x):.{digits}{'f' if log10 else 'g'}}") if not e else x for x, e in zip(pair, exact)]
+            if shown[0] > shown[1]:
+                break
+        if digits > (0 if log10 else 3):
+            texts = [
+                t if e else (f"10^{float(x):.{digits}f}" if log10 else f"{float(x):.{digits}g}")
+                for x, e, t in zip(pair, exact, texts)
+            ]
+    if texts[0] == texts[1]:  # two ints above 10^15 that round alike
+        texts[0] = f"{texts[1]} + {format_count(int(cost) - int(limit))}"
+    return ("~" if log10 else "") + texts[0], texts[1]
+
+
 def check_cost(
     cost: float, limit: float, *, param: str, value: object, what: str, hint: str, log10: bool = False
 ) -> None:
@@ -677,15 +707,7 @@ def check_cost(
             raise InputError(f"{name} must be a real number (not NaN), got {x!r:.80}", param=name)
     if cost <= limit:
         return
-    if log10:
-        finite = isinstance(cost, numbers.Integral) or math.isfinite(cost)  # an int may be above the float range
-        shown = "~" + _power_text(cost) if finite else "beyond 10^(10^300)"
-        lim = _power_text(limit)
-    else:
-        shown, lim = (
-            format_count(int(x)) if isinstance(x, numbers.Integral) or float(x).is_integer() else format_count(float(x))
-            for x in (cost, limit)
-        )  # an int is never converted to float: it may be above the float range
+    shown, lim = _distinct_texts(cost, limit, log10)
     if not log10 and cost == value:
         message = f"{param} = {shown} is above the limit {param} <= {lim} of {what}"
     else:

@@ -81,3 +81,19 @@ def test_work_limits_scaled_raises_only_the_work_limits_and_restores_them():
     for bad in (0, -1, 2.5, "10"):
         with pytest.raises(InputError):
             limits.work_limits_scaled(bad)
+
+
+@pytest.mark.parametrize("bad", [["1", "2"], [1.0, "2"], [b"1"], [["0.5"], ["1"]]])
+def test_check_real_array_refuses_strings_numpy_would_read_as_numbers(bad):
+    """``np.asarray(["1", "2"], dtype=float)`` is ``[1., 2.]``: weights given as text are a caller's mistake."""
+    with pytest.raises(InputError, match="w must be a real array"):
+        limits.check_real_array(bad, "w")
+
+
+def test_check_real_array_keeps_exact_and_object_numbers():
+    from fractions import Fraction
+
+    import numpy as np
+
+    got = limits.check_real_array(np.array([Fraction(1, 2), 3], dtype=object), "w")
+    assert got.dtype == np.float64 and got.tolist() == [0.5, 3.0]

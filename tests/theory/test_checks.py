@@ -140,6 +140,35 @@ def test_check_cost_messages_and_bad_costs():
         check_positive_int(3, "k", minimum=float("nan"))
 
 
+def _shown_value(text: str, log10: bool) -> float:
+    """A cost or limit as a message prints it, read back (``~10^5.0002`` -> 5.0002 on the log scale)."""
+    text = text.lstrip("~").replace(",", "")
+    return float(text.removeprefix("10^")) if log10 else float(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    limit=st.one_of(st.integers(0, 10**14), st.floats(0, 1e300, allow_nan=False)),
+    gap=st.floats(1e-9, 1e-2),
+    log10=st.booleans(),
+)
+def test_check_cost_never_shows_a_cost_equal_to_its_limit(limit: float, gap: float, log10: bool) -> None:
+    """A cost just above its limit is printed with the digits that tell them apart (it read ``~10^5, above the
+    limit 10^5``): the message's cost, read back, is above its limit."""
+    cost = limit + gap * max(1.0, abs(float(limit)) * 1e-6)
+    if not cost > limit:
+        return  # the gap is below the float's resolution
+    with pytest.raises(LimitError) as err:
+        check_cost(cost, limit, param="k", value="x", what="the work", hint="", log10=log10)
+    shown = str(err.value).split("the work is ")[1].split(", above the limit ")
+    assert _shown_value(shown[0], log10) > _shown_value(shown[1], log10), str(err.value)
+
+
+def test_check_cost_tells_apart_integers_that_round_alike() -> None:
+    with pytest.raises(LimitError, match=r"is ~10\^400 \+ 1, above the limit ~10\^400"):
+        check_cost(10**400 + 1, 10**400, param="k", value=3, what="the value", hint="")
+
+
 def test_check_sequence_copies_refuses_strings_and_counts_before_copying() -> None:
     from theory._checks import InputError, LimitError, check_sequence
 
