@@ -7,7 +7,6 @@ Every MC function takes a ``seed`` and returns ``(mean, standard_error)``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -206,24 +205,6 @@ def _check_int_range(value: object, name: str, lo: int, hi: int | None = None, w
     if v is None or (hi is not None and v > hi):
         raise InputError(f"{name}{what} must be an integer {rng}, got {name} = {value!r:.80}", param=name)
     return v
-
-
-def _check_sigma(sigma: float) -> float:
-    """The label-noise standard deviation: a finite real >= 0 (Thm 5.4.2, ``eps_i ~ N(0, sigma^2)``)."""
-    try:
-        s = float(sigma)
-    except OverflowError:
-        s = math.inf
-    except (TypeError, ValueError):
-        raise InputError(
-            f"sigma (label-noise std) must be a finite real >= 0, got {sigma!r:.80}", param="sigma"
-        ) from None
-    if isinstance(sigma, bool) or not math.isfinite(s) or s < 0:
-        raise InputError(
-            f"sigma (label-noise std) must be a finite real >= 0, got sigma = {format_count(sigma)!s:.80}",
-            param="sigma",
-        )
-    return s
 
 
 def _check_task(w: np.ndarray, d: int) -> np.ndarray:
@@ -468,7 +449,7 @@ def thm542(lam: np.ndarray, N: int, r: int, M: int, sigma: float, c: np.ndarray)
     M = check_count(M, "M")
     d = len(lam)
     r = _check_int_range(r, "r", 0, d, " (rank)")
-    sigma = _check_sigma(sigma)
+    sigma = check_real(sigma, "sigma", nonnegative=True)  # the label-noise std (Thm 5.4.2)
     tr = lam.sum()
     idx = np.arange(d) < r
     T = (N + 1) * lam + tr
@@ -668,7 +649,7 @@ def sample_prompts(
     d = L.shape[0]
     B = _check_int_range(B, "B", 0, what=" (number of prompts)")
     n = _check_int_range(n, "n", 0, what=" (number of in-context examples)")
-    sigma = _check_sigma(sigma)
+    sigma = check_real(sigma, "sigma", nonnegative=True)  # the label-noise std (Thm 5.4.2)
     if w is not None:
         w = _check_task(w, d)
     _check_prompt_memory(B, n, d, "B" if n <= B else "n")
@@ -835,7 +816,7 @@ def mc_eval_loss(
     if WPV.shape != (d + 1, d + 1):
         raise InputError(f"WPV and WKQ must be (d+1, d+1) = {(d + 1, d + 1)} for Lambda, got {WPV.shape}", param="WPV")
     w = _check_task(w, d)
-    sigma = _check_sigma(sigma)
+    sigma = check_real(sigma, "sigma", nonnegative=True)  # the label-noise std (Thm 5.4.2)
     n_prompts, chunk = _check_mc(n_prompts, chunk, M, "M", d)
     rng = np.random.default_rng(seed)
 

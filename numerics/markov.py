@@ -26,9 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_real, check_work
 from theory._checks import InputError, LimitError, format_count
 from theory._docstrings import fill_doc
+
+from .limits import STEP_COST, array_bytes, check_allocation, check_count, check_real, check_real_array, check_work
 
 __all__ = [
     "PRIORS",
@@ -105,13 +106,6 @@ def _check_rng(rng: np.random.Generator | None) -> np.random.Generator:
     return rng
 
 
-def _float_array(value: object, name: str) -> np.ndarray:
-    try:
-        return np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{name} must be an array of numbers, got {value!r:.80}", param=name) from None
-
-
 def _check_prior(prior: object) -> str:
     if not isinstance(prior, str) or prior not in PRIORS:
         raise InputError(f"unknown prior {prior!r:.80}; expected one of {PRIORS}", param="prior")
@@ -170,7 +164,7 @@ def _check_sequence_sizes(n: int, t: int, k: int, what: str = "the chains") -> N
 
 def _check_stochastic(P: np.ndarray) -> np.ndarray:
     """``P`` as float64 ``(n, k, k)`` with non-negative rows summing to 1; ValueError otherwise."""
-    P = _float_array(P, "P")
+    P = check_real_array(P, "P", finite=False)
     if P.ndim == 2:
         P = P[None]
     if P.ndim != 3 or P.shape[1] != P.shape[2] or P.shape[0] == 0:
@@ -629,7 +623,7 @@ def kl(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     >>> kl(np.array([[0.5, 0.5], [0.2, 0.8]]), np.array([[0.5, 0.5], [0.2, 0.8]])).tolist()
     [0.0, 0.0]
     """
-    p, q = _float_array(p, "p"), _float_array(q, "q")
+    p, q = check_real_array(p, "p", finite=False), check_real_array(q, "q", finite=False)
     if p.shape != q.shape or p.ndim < 1:
         raise InputError(f"p and q must have the same shape (..., k), got {p.shape} and {q.shape}", param="q")
     for name, a in (("p", p), ("q", q)):
@@ -787,7 +781,7 @@ def sample_ngram_sequences(T: np.ndarray, t: int, rng: np.random.Generator | Non
 
 def _check_tables(T: object) -> np.ndarray:
     """Next-token tables (n, C, k): finite, non-negative, rows summing to 1, k >= 2, C >= 1."""
-    A = _float_array(T, "T")
+    A = check_real_array(T, "T", finite=False)
     if A.ndim != 3 or A.shape[0] < 1 or A.shape[1] < 1 or A.shape[2] < 2:
         raise InputError(f"tables must have shape (n, k^m, k) with k >= 2, got {A.shape}", param="T")
     if not np.isfinite(A).all() or A.min() < -_STOCHASTIC_ATOL or np.abs(A.sum(axis=-1) - 1.0).max() > 1e-8:

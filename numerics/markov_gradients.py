@@ -36,12 +36,13 @@ import numpy as np
 import sympy
 from scipy import integrate
 
-from numerics.limits import STEP_COST, array_bytes, check_allocation, check_count, check_work
-from numerics.markov import _DOC as _MARKOV_DOC
-from numerics.markov import kl, mc_strategy_kl, stationary, strategy_probs, true_next
 from theory import markov as tm
 from theory._checks import InputError, LimitError, check_cost, format_count
 from theory._docstrings import fill_doc
+
+from .limits import STEP_COST, array_bytes, check_allocation, check_count, check_real, check_real_array, check_work
+from .markov import _DOC as _MARKOV_DOC
+from .markov import kl, mc_strategy_kl, stationary, strategy_probs, true_next
 
 __all__ = [
     "MAX_DERIVE_K",
@@ -93,28 +94,6 @@ p^c is resolved by ``quad`` only for moderate c; the closed forms of theory.mark
 #: The (P, seqs) Parameters of :mod:`numerics.markov`, shared with its docstrings (filled in by
 #: :func:`theory._docstrings.fill_doc`, issue 27).
 _DOC = {"chains": _MARKOV_DOC["chains"]}
-
-
-def _finite(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InputError(f"{name} must be a finite number, got {value!r:.80}", param=name)
-    try:
-        v = float(value)
-    except OverflowError:
-        v = float("inf")
-    if not np.isfinite(v):
-        raise InputError(f"{name} must be a finite number, got {name} = {format_count(value)}", param=name)
-    return v
-
-
-def _float_array(value: object, name: str) -> np.ndarray:
-    try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{name} must be an array of finite numbers, got {value!r:.80}", param=name) from None
-    if not np.isfinite(a).all():
-        raise InputError(f"{name} must be finite (it holds NaN or infinite entries)", param=name)
-    return a
 
 
 def _check_nodes(t: object, extra: object) -> tuple[int, int]:
@@ -186,8 +165,8 @@ def minimal_model_logits(seqs: np.ndarray, W: np.ndarray, v: np.ndarray) -> np.n
     ...
     theory._checks.InputError: need W (k, k) and v (t,), got (2, 2) and (2,) for t = 3
     """
-    W = _float_array(W, "W")
-    v = _float_array(v, "v")
+    W = check_real_array(W, "W")
+    v = check_real_array(v, "v")
     if W.ndim != 2 or W.shape[0] != W.shape[1] or W.shape[0] < 1:
         raise InputError(f"need W (k, k) and v (t,), got {W.shape} and {v.shape}", param="W")
     k = W.shape[0]
@@ -263,7 +242,7 @@ def construction_outputs(seqs: np.ndarray, k: int, c: float = 40.0) -> np.ndarra
     True
     """
     k = check_count(k, "k", minimum=1, why="number of states")
-    c = _finite(c, "c")
+    c = check_real(c, "c")
     # k alone first: its weights are refused whatever the sequences (the message then names k on any machine)
     check_allocation(8 * array_bytes(3 * k, 3 * k), param="k", value=k, what="the weights (3k, 3k)")
     x = np.asarray(seqs)
@@ -737,7 +716,7 @@ def two_step_v(grads: FiniteTGradients, c: float, eta: float) -> np.ndarray:
     """
     if not isinstance(grads, FiniteTGradients):
         raise InputError(f"grads must be a FiniteTGradients (finite_t_gradients), got {grads!r:.80}", param="grads")
-    c, eta = _finite(c, "c"), _finite(eta, "eta")
+    c, eta = check_real(c, "c"), check_real(eta, "eta")
     GW = grads.GW
     c_prime = c + c * eta * 0.5 * (GW[0, 1] + GW[1, 0])
     gap = c * eta * (0.5 * (GW[0, 0] + GW[1, 1]) - 0.5 * (GW[0, 1] + GW[1, 0]))
@@ -1417,7 +1396,7 @@ def curriculum_nodes(t: int, eps: float, extra: int = 16) -> tuple[np.ndarray, n
     theory._checks.InputError: eps must lie in (0, 1/2), got 0.5
     """
     t, extra = _check_nodes(t, extra)
-    eps = _finite(eps, "eps")
+    eps = check_real(eps, "eps")
     if not 0 < eps < 0.5:
         raise InputError(f"eps must lie in (0, 1/2), got {eps:g}", param="eps")
     if t // 2 + extra < 1:
@@ -1483,7 +1462,7 @@ def bilinear_gradient_tensor(t: int, prior: str = "uniform", eps: float | None =
     if (prior == "curriculum") != (eps is not None):
         why = "needs eps (a = b ~ U[1/2 - eps, 1/2 + eps])" if eps is None else "takes no eps"
         raise InputError(f"the {prior} prior {why}", param="eps")
-    half_width = _finite(eps, "eps") if eps is not None else 0.0
+    half_width = check_real(eps, "eps") if eps is not None else 0.0
     nodes = _check_node_work(
         t,
         prior,
@@ -1536,10 +1515,10 @@ def population_step(
     >>> W.tolist(), v.tolist()
     ([[0.5, 0.0], [0.0, 0.5]], [0.0, 1.0, 0.0])
     """
-    T, W, v = _float_array(T, "T"), _float_array(W, "W"), _float_array(v, "v")
+    T, W, v = check_real_array(T, "T"), check_real_array(W, "W"), check_real_array(v, "v")
     if T.ndim != 3 or T.shape[1:] != (2, 2) or W.shape != (2, 2) or v.shape != (T.shape[0],):
         raise InputError(f"need T (t, 2, 2), W (2, 2) and v (t,), got {T.shape}, {W.shape}, {v.shape}", param="T")
-    eta, wd = _finite(eta, "eta"), _finite(weight_decay, "weight_decay")
+    eta, wd = check_real(eta, "eta"), check_real(weight_decay, "weight_decay")
     with np.errstate(over="ignore", invalid="ignore"):
         W_new = (1 - wd) * W + eta * np.einsum("j,jml->ml", v, T)
         v_new = (1 - wd) * v + eta * np.einsum("ml,jml->j", W, T)
@@ -1568,7 +1547,7 @@ def hinge_margin_needed(W: np.ndarray, v: np.ndarray) -> float:
     >>> hinge_margin_needed(np.ones((2, 2)), np.ones(3))  # 2 (3 + 2 + 1)
     12.0
     """
-    W, v = _float_array(W, "W"), _float_array(v, "v")
+    W, v = check_real_array(W, "W"), check_real_array(v, "v")
     if W.size == 0 or v.ndim != 1:
         raise InputError(f"need a non-empty W and a vector v, got shapes {W.shape}, {v.shape}", param="W")
     t = v.size
@@ -1649,9 +1628,9 @@ def curriculum_two_steps(
     (0.0774, 0.0, [0.05318, 0.04765, 0.03058])
     """
     t = check_count(t, "t", minimum=2, message=f"t must be >= 2, got {t!r:.80}")
-    w0, u = _finite(w_init, "w_init"), _finite(v_init, "v_init")
-    c1, c2 = _finite(c1, "c1"), _finite(c2, "c2")
-    T1 = bilinear_gradient_tensor(t) if first is None else _float_array(first, "first")
+    w0, u = check_real(w_init, "w_init"), check_real(v_init, "v_init")
+    c1, c2 = check_real(c1, "c1"), check_real(c2, "c2")
+    T1 = bilinear_gradient_tensor(t) if first is None else check_real_array(first, "first")
     if T1.shape != (t, 2, 2):
         raise InputError(f"first must be the (t, 2, 2) tensor of the uniform prior, got {T1.shape}", param="first")
     T2 = bilinear_gradient_tensor(t, "curriculum", eps)
@@ -1690,7 +1669,7 @@ def richardson_limit(values: Any, ts: Any) -> np.ndarray:
     ...
     theory._checks.InputError: ts must double (t, 2t[, 4t]), got [10, 30]
     """
-    vals = _float_array(values, "values")
+    vals = check_real_array(values, "values")
     ts = [check_count(t, "ts", minimum=1) for t in ts]
     if (
         len(ts) not in (2, 3)

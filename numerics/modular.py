@@ -24,7 +24,7 @@ from theory._checks import (
 )
 from theory._docstrings import fill_doc
 
-from .limits import array_bytes, check_allocation, check_bool
+from .limits import array_bytes, check_allocation, check_bool, check_real
 from .margins import _NETWORK_DOC, HomogeneousNetwork
 
 __all__ = [
@@ -66,24 +66,8 @@ def _check_width(width: object, name: str = "width", *, minimum: int = 1) -> int
     return check_positive_int(width, name, minimum=minimum, hypothesis="number of neurons")
 
 
-def _check_real(value: object, name: str, what: str = "a finite number") -> float:
-    """A finite real number as a float (ints of any size, numpy scalars); InputError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InputError(f"{name} must be {what}, got {value!r:.80}", param=name)
-    try:
-        v = float(value)
-    except OverflowError:
-        v = math.inf
-    if not math.isfinite(v):
-        raise InputError(f"{name} must be {what}, got {name} = {format_count(value)}", param=name)
-    return v
-
-
 def _check_scale(scale: object, name: str = "scale") -> float:
-    v = _check_real(scale, name, "a positive finite number")
-    if not v > 0:
-        raise InputError(f"{name} must be a positive finite number, got {name} = {scale!r}", param=name)
-    return v
+    return check_real(scale, name, positive=True)
 
 
 def _check_vector(value: object, name: str, length: int, message: str = "") -> np.ndarray:
@@ -272,13 +256,13 @@ def neuron_blocks(
     """
     p = check_positive_int(p, "p", minimum=1)
     k = check_positive_int(k, "k", hypothesis="number of input blocks")
-    zeta_real = _check_real(zeta, "zeta", "an integer frequency")
+    zeta_real = check_real(zeta, "zeta", what="an integer frequency")
     if not zeta_real.is_integer():
         raise InputError(f"zeta must be an integer frequency, got {zeta!r}", param="zeta")
     zeta_int = int(zeta) if abs(zeta_real) < 2**53 else int(zeta) % p  # beyond 2^53 only zeta mod p is meaningful
     phases_arr = _check_vector(phases, "phases", k)
-    theta_w = _check_real(theta_w, "theta_w")
-    amplitude = _check_real(amplitude, "amplitude")
+    theta_w = check_real(theta_w, "theta_w")
+    amplitude = check_real(amplitude, "amplitude")
     check_allocation(array_bytes(2, p), param="p", value=p, what="one neuron block of p float64 entries")
     check_allocation(array_bytes(k + 1, p), param="k", value=k, what="the neuron blocks (k+1, p)")
     x = 2 * np.pi * zeta_int * np.arange(p) / p
@@ -514,9 +498,9 @@ def deformed_neuron(
     """
     p, k = check_odd_modulus(p), check_positive_int(k, "k")
     _check_weights_memory(1, k, p)
-    mismatch = _check_real(mismatch, "mismatch")
-    split = _check_real(split, "split")
-    dc_fraction = _check_real(dc_fraction, "dc_fraction")
+    mismatch = check_real(mismatch, "mismatch")
+    split = check_real(split, "split")
+    dc_fraction = check_real(dc_fraction, "dc_fraction")
     for name, z in (("zeta", zeta), ("second_zeta", second_zeta)):
         if z is not None and (
             isinstance(z, bool) or not isinstance(z, (int, np.integer)) or not 1 <= z <= (p - 1) // 2

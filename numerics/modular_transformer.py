@@ -12,7 +12,6 @@ Conventions follow ``theory.modular_transformer``: the analysed matrix is
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,18 +74,6 @@ def _as_array(value: object, name: str, *, min_ndim: int, square: bool = False) 
     if not np.isfinite(a).all():
         raise InputError(f"{name} must be finite (it holds NaN or infinite entries)", param=name)
     return a
-
-
-def _check_threshold(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InputError(f"{name} must be a finite number, got {value!r:.80}", param=name)
-    try:
-        v = float(value)
-    except OverflowError:
-        v = math.inf
-    if not math.isfinite(v):
-        raise InputError(f"{name} must be a finite number, got {name} = {format_count(value)}", param=name)
-    return v
 
 
 def _check_net(net: object) -> HomogeneousNetwork:
@@ -660,7 +647,7 @@ def first_reach(steps: np.ndarray, values: np.ndarray, threshold: float) -> int 
     >>> first_reach([0, 100, 200], [0.1, 0.6, 1.0], 0.5), first_reach([0, 100, 200], [0.1, 0.6, 1.0], 1.5)
     (100, None)
     """
-    threshold = _check_threshold(threshold, "threshold")
+    threshold = check_real(threshold, "threshold")
     steps = np.asarray(steps)
     try:
         values = np.asarray(values, dtype=np.float64)

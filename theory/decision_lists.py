@@ -47,7 +47,6 @@ import itertools
 import math
 import numbers
 import random
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -62,6 +61,7 @@ from theory._checks import (
     MAX_DIGITS,
     MAX_EXACT_ENTRIES,
     InputError,
+    as_fraction,
     as_number,
     check_cost,
     check_positive_int,
@@ -180,43 +180,6 @@ law : mapping of frozenset of int to fractions.Fraction, or None, optional
 
 
 # --- checks of the callers' values ---------------------------------------------------------------------------------
-
-_EXPONENT = re.compile(r"[eE]\s*[+-]?0*(\d+)")
-
-
-def _guard_string(value: object, name: str) -> None:
-    """Refuse a numeric string whose decimal exponent would build an integer of more than MAX_DIGITS digits
-    (``'1e999999999'``) before :class:`fractions.Fraction` or :func:`theory._checks.as_number` parses it."""
-    if isinstance(value, str):
-        m = _EXPONENT.search(value)
-        if len(value) > 400 or (m and (len(m.group(1)) > 5 or int(m.group(1)) > MAX_DIGITS)):
-            raise InputError(
-                f"{name} = {value[:40]!r} has more than {MAX_DIGITS} digits (its decimal exponent); pass a float or a "
-                "smaller number",
-                param=name,
-            )
-
-
-def _number(value: object, name: str, *, symbolic: bool = True) -> sympy.Expr:
-    """:func:`theory._checks.as_number` with the exponent guard of :func:`_guard_string`."""
-    _guard_string(value, name)
-    return as_number(value, name, symbolic=symbolic)
-
-
-def _fraction(value: object, name: str) -> Fraction:
-    """An exact rational (int, Fraction, finite float, numeric string, sympy Rational) as a Fraction."""
-    _guard_string(value, name)
-    if isinstance(value, bool):
-        raise InputError(f"{name} must be a rational number, got the bool {value!r}", param=name)
-    if isinstance(value, sympy.Rational):
-        return Fraction(int(value.p), int(value.q))
-    try:
-        return value if isinstance(value, Fraction) else Fraction(value)  # type: ignore[call-overload]
-    except (ValueError, TypeError, OverflowError, ZeroDivisionError):
-        raise InputError(
-            f"{name} must be a finite rational number (int, Fraction, float or numeric string), got {value!r:.80}",
-            param=name,
-        ) from None
 
 
 def _token(value: object, name: str, L: int) -> int:
@@ -1133,7 +1096,7 @@ def misclassified_cp(task: DecisionListTask, W: Sequence[Sequence[_FractionLike]
     u = label_determining_token(task, seq, a)
     a = int(a)
     rows = _exact_rows(W, task.L, "W")
-    return any(_fraction(rows[i][a], "W") >= _fraction(rows[u][a], "W") for i in seq if i != u)
+    return any(as_fraction(rows[i][a], "W") >= as_fraction(rows[u][a], "W") for i in seq if i != u)
 
 
 def _exact_rows(W: object, L: int, name: str) -> Sequence[Sequence[object]]:
@@ -1190,7 +1153,7 @@ def thm43_sets(
         hint="the uniform law's closed forms (delta_a43, delta_a44) do not enumerate",
         log10=True,
     )
-    W = [[_fraction(x, "W") for x in row] for row in rows]
+    W = [[as_fraction(x, "W") for x in row] for row in rows]
     out: dict[int, tuple[int, list[tuple[int, ...]]]] = {}
     subsets = list(uniform_subsets(task.L, n))
     for a in range(task.L):
@@ -1237,7 +1200,7 @@ def initial_loss(L: object, n: object, c: object) -> sympy.Expr:
     >>> initial_loss(10, n, c)
     log(n + (10 - n)*exp(-c/n))
     """
-    Ls, ns, cs = _number(L, "L"), _number(n, "n"), _number(c, "c")
+    Ls, ns, cs = as_number(L, "L"), as_number(n, "n"), as_number(c, "c")
     if Ls.is_number and ns.is_number:
         check_sequence_length(L, n)
     else:
@@ -1283,7 +1246,7 @@ def _exp(x: sympy.Expr) -> tuple[sympy.Expr, bool]:
 def _sym(x: object, name: str = "value") -> sympy.Expr:
     """A caller's number as sympy, never evaluating a string as code (:func:`theory._checks.as_number`); a number must
     be real."""
-    v = _number(x, name)
+    v = as_number(x, name)
     if v.is_number and v.is_real is not True:
         raise InputError(f"{name} must be a real number, got {x!r:.80}", param=name)
     return v
@@ -1646,7 +1609,7 @@ def thm44_algebra(s_notin_S_bound: str = "corrected") -> dict[str, tuple[sympy.E
 
 
 def _num(x: object, name: str = "value") -> sympy.Float:
-    v = _number(x, name, symbolic=False)
+    v = as_number(x, name, symbolic=False)
     if v.is_real is not True:
         raise InputError(f"{name} must hold real numbers, got {x!r:.80}", param=name)
     # sympy.Float takes rationals and floats but not an exact irrational such as log(2): evaluate that first
@@ -1684,7 +1647,7 @@ def _vector(p: object, name: str, L: int | None = None) -> list:
     for x in values:
         if isinstance(x, (str, bytes)):
             raise InputError(f"{name} must hold numbers, got the string {x!r:.40}", param=name)
-        if _number(x, name, symbolic=False).is_real is not True:
+        if as_number(x, name, symbolic=False).is_real is not True:
             raise InputError(f"{name} must hold real numbers, got {x!r:.80}", param=name)
     return values
 
@@ -2188,7 +2151,7 @@ def one_step_v(task: DecisionListTask, n: int, eta: _FractionLike) -> list[list[
     >>> V1 == [[Fraction(9, 4) * Fraction(N, total) - 1 for N in row] for row in counts]
     True
     """
-    eta = _fraction(eta, "eta")
+    eta = as_fraction(eta, "eta")
     L, n = check_sequence_length(_check_task(task).L, n)
     _check_loop(task, 15)
     counts, total = ldt_count_matrix(task, n)
@@ -2231,7 +2194,7 @@ def antishift_class_value(L: int, n: int, eta: _FractionLike) -> Fraction:
     Fraction(-1709, 1770)
     """
     L, n = _check_fig41_size(L, n)
-    eta = _fraction(eta, "eta")
+    eta = as_fraction(eta, "eta")
     triple = Fraction(n * (n - 1) * (n - 2), L * (L - 1) * (L - 2))
     tail = 1 + Fraction(L - n, L - 3) + Fraction((L - n) * (L - n - 1), (L - 3) * (L - 4))
     return eta / (n * n) * triple * tail - eta / (L * L)
@@ -2262,7 +2225,7 @@ def shift_class_value(L: int, n: int, eta: _FractionLike) -> Fraction:
     Fraction(341, 1062)
     """
     L, n = _check_fig41_size(L, n)
-    eta = _fraction(eta, "eta")
+    eta = as_fraction(eta, "eta")
     pair = Fraction(n * (n - 1), L * (L - 1))
     absent = Fraction((L - n) * (L - n - 1) * (L - n - 2), (L - 2) * (L - 3) * (L - 4))
     return eta / (n * n) * pair * (1 + absent) - eta / (L * L)
@@ -2347,7 +2310,7 @@ def one_step_v_classes(L: int, n: int, eta: _FractionLike) -> dict[str, Fraction
     theory._checks.InputError: the Fig. 4.1 closed forms need L > 60 (so that i + d and i - d never collide ...), got L = 60
     """
     L, n = _check_fig41_size(L, n)
-    eta = _fraction(eta, "eta")
+    eta = as_fraction(eta, "eta")
     return {
         "P": eta / (n * n) * Fraction(n, L) - eta / (L * L),
         "shift": shift_class_value(L, n, eta),

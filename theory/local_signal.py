@@ -42,7 +42,6 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -52,7 +51,7 @@ from typing import TypeGuard
 import mpmath
 import sympy
 
-from ._checks import MAX_DIGITS, InputError, LimitError, check_bool, check_cost, format_count
+from ._checks import InputError, LimitError, as_fraction, check_bool, check_cost, format_count
 from ._docstrings import fill_doc, sections
 
 __all__ = [
@@ -620,9 +619,6 @@ def normal_quantile(p: float) -> float:
         return float(-mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(p)))
 
 
-_EXPONENT = re.compile(r"[eE]\s*[+-]?0*(\d+)")
-
-
 @fill_doc(_DOC)
 def exact_number(x: object) -> sympy.Expr:
     """``x`` as an exact sympy number: ints and Fractions exactly, decimal strings and floats by their decimal text
@@ -644,7 +640,7 @@ def exact_number(x: object) -> sympy.Expr:
     >>> exact_number(True)
     Traceback (most recent call last):
     ...
-    theory._checks.InputError: x: expected a number, got True
+    theory._checks.InputError: x must be a number, got the bool True
     """
     return _exact(x, "x")
 
@@ -655,26 +651,8 @@ def _exact(x: object, name: str) -> sympy.Expr:
         if x.is_number and (x.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) or x.is_finite is False):
             raise InputError(f"{name}: expected a finite number, got {x}", param=name)
         return x
-    if isinstance(x, Fraction):
-        return sympy.Rational(x.numerator, x.denominator)
-    if isinstance(x, numbers.Integral) and not isinstance(x, bool):
-        return sympy.Integer(int(x))
-    if isinstance(x, (bool, complex)) or not isinstance(x, (numbers.Number, str)):
-        raise InputError(f"{name}: expected a number, got {x!r:.80}", param=name)
-    if isinstance(x, float) and not math.isfinite(x):
-        raise InputError(f"{name}: expected a finite number, got {x!r}", param=name)
-    text = str(x)
-    exponent = _EXPONENT.search(text)
-    if len(text) > 400 or (exponent and (len(exponent.group(1)) > 5 or int(exponent.group(1)) > MAX_DIGITS)):
-        raise InputError(
-            f"{name}: expected a number of at most {MAX_DIGITS} digits, got {text[:40]!r} (its exact value would be too "
-            "large); pass a float or a smaller number",
-            param=name,
-        )
-    try:
-        return sympy.Rational(text)
-    except (TypeError, ValueError):
-        raise InputError(f"{name}: expected a number, got {x!r:.80}", param=name) from None
+    q = as_fraction(x, name, floats="decimal")  # strings are parsed with their exponent bounded (MAX_DIGITS)
+    return sympy.Rational(q.numerator, q.denominator)
 
 
 def _sf_mp(x: mpmath.mpf) -> mpmath.mpf:

@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import re
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -882,24 +881,8 @@ def condition_number(X: Any) -> sympy.Expr:
     return L / mu
 
 
-_EXPONENT = re.compile(r"[eE]\s*[+-]?0*(\d+)")
-
-
-def _number(value: object, name: str) -> sympy.Expr:
-    """:func:`theory._checks.as_number` (numbers only), refusing a numeric string whose decimal exponent would build an
-    integer of more than :data:`theory._checks.MAX_DIGITS` digits (``'1e999999999'``) before parsing it."""
-    if isinstance(value, str):
-        m = _EXPONENT.search(value)
-        if m and (len(m.group(1)) > 5 or int(m.group(1)) > MAX_DIGITS):
-            raise InputError(
-                f"{name} = {value[:40]!r} has a decimal exponent beyond +-{MAX_DIGITS}; pass a float or a smaller number",
-                param=name,
-            )
-    return as_number(value, name, symbolic=False)
-
-
 def _check_kappa(kappa: Number) -> sympy.Expr:
-    k = _number(kappa, "kappa")
+    k = as_number(kappa, "kappa", symbolic=False)
     if not k.is_number or not k.is_real:
         raise InputError(f"kappa must be a real number, got {kappa!r}", param="kappa")
     if k < 1:

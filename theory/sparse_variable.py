@@ -59,7 +59,6 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -213,21 +212,6 @@ def _as_int(value: object, name: str) -> int:
     return int(value)
 
 
-_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)")
-
-
-def _number(value: object, name: str) -> sympy.Expr:
-    """:func:`theory._checks.as_number` (no symbols), refusing first a numeric string whose decimal exponent is beyond
-    ``MAX_DIGITS`` (``"1e999999999"``: its exact value would have a billion digits)."""
-    if isinstance(value, str):
-        m = _EXPONENT.search(value[:200])
-        if m and len(m.group(1).lstrip("+-")) <= 200 and abs(int(m.group(1))) > MAX_DIGITS:
-            raise InputError(
-                f"{name} = {value[:80]!r} is out of range: its decimal exponent is beyond +-{MAX_DIGITS}", param=name
-            )
-    return _checks.as_number(value, name, symbolic=False)
-
-
 def _fraction(value: object, name: str) -> Fraction:
     """A caller's rational number as a Fraction (the same value ``Fraction(value)`` gave: a float is its exact binary
     value), refusing NaN, infinities, non-numbers and strings that :class:`fractions.Fraction` would expand
@@ -244,7 +228,7 @@ def _fraction(value: object, name: str) -> Fraction:
         return Fraction(value)
     if isinstance(value, numbers.Rational):
         return Fraction(int(value.numerator), int(value.denominator))
-    x = _number(value, name)
+    x = _checks.as_number(value, name, symbolic=False)
     if isinstance(x, sympy.Float):
         return Fraction(float(x))
     if not x.is_Rational:
@@ -583,8 +567,8 @@ def _score_scale_args(
     """
     T_i = check_positive_int(T, "T")
     s_i = check_positive_int(s, "s")
-    g = _number(gamma, "gamma")
-    D = _number(coherence, "coherence")
+    g = _checks.as_number(gamma, "gamma", symbolic=False)
+    D = _checks.as_number(coherence, "coherence", symbolic=False)
     if not 0 < g <= 1:
         raise InputError(f"gamma must lie in (0, 1], got {g}", param="gamma")
     if D < 0 or s_i * D >= 1:
@@ -1407,10 +1391,10 @@ def fixed_score_worst_case_error(
     T = len(kappa)
     check_cost(T, MAX_CONTEXT, param="kappa", value=T, what="the context length len(kappa)", hint="use a smaller T")
     I = set(check_support(T, support))
-    R_ = _number(R, "R")  # never sympify a caller's string
+    R_ = _checks.as_number(R, "R", symbolic=False)  # never sympify a caller's string
     ks = []
     for k in kappa:
-        k_ = _number(k, "kappa entry")
+        k_ = _checks.as_number(k, "kappa entry", symbolic=False)
         if isinstance(k, float):  # a finite float is an exact binary rational
             k_ = sympy.Rational(*Fraction(k).as_integer_ratio())
         if not k_.is_Rational:
@@ -2158,7 +2142,7 @@ def _truncation_args(T: object, s: object, R: object) -> tuple[int, int, sympy.E
     s_ = check_positive_int(s, "s")
     if s_ > T_:
         raise InputError(f"s must be at most T = {T_}, got s = {s_}", param="s")
-    R_ = _number(R, "R")
+    R_ = _checks.as_number(R, "R", symbolic=False)
     if not R_.is_Rational or abs(R_) > MAX_SCORE_LOG10 * 10:
         raise InputError(
             f"R must be a rational number of modulus at most {MAX_SCORE_LOG10 * 10}, got {R!r:.80}", param="R"

@@ -46,11 +46,11 @@ def test_monte_carlo_refuses_empty_samples_and_chunks(n_prompts, chunk):
 @pytest.mark.parametrize("sigma", [-1.0, float("nan"), float("inf"), "x"])
 def test_noise_std_must_be_finite_and_nonnegative(sigma):
     WPV, WKQ = _weights()
-    with pytest.raises(ValueError, match=r"sigma \(label-noise std\) must be a finite real >= 0"):
+    with pytest.raises(ValueError, match=r"sigma must be a finite real number >= 0"):
         nl.mc_eval_loss(WPV, WKQ, LAM, 16, np.ones(4), sigma, 100, seed=0)
-    with pytest.raises(ValueError, match=r"sigma \(label-noise std\) must be a finite real >= 0"):
+    with pytest.raises(ValueError, match=r"sigma must be a finite real number >= 0"):
         nl.thm542(EV, 20, 2, 16, sigma, np.ones(4))
-    with pytest.raises(ValueError, match=r"sigma \(label-noise std\) must be a finite real >= 0"):
+    with pytest.raises(ValueError, match=r"sigma must be a finite real number >= 0"):
         nl.sample_prompts(np.random.default_rng(0), 2, LAM, 3, sigma=sigma)
 
 
