@@ -649,18 +649,6 @@ def _count(v: object) -> int | None:
     return x if x is not None and x >= 0 else None
 
 
-def _fraction(v: object, name: str) -> Fraction:
-    """A caller's rational number as a Fraction (ints, Fractions, finite floats read exactly, numeric strings)."""
-    if isinstance(v, (int, Fraction)) and not isinstance(v, bool):
-        return Fraction(v)
-    x = as_number(v, name, symbolic=False)
-    if x.is_Rational:
-        return Fraction(int(x.p), int(x.q))
-    if x.is_Float:
-        return Fraction(float(x))
-    raise InputError(f"{name} must hold rational numbers, got {_shown(x)}", param=name)
-
-
 def _counts_alpha(counts: Sequence[Sequence[int]], alpha: Sequence[int | Fraction] | None) -> tuple[list, list]:
     rows = _rows(counts, "counts")
     c = [[_count(v) for v in row] for row in rows]
@@ -674,7 +662,7 @@ def _counts_alpha(counts: Sequence[Sequence[int]], alpha: Sequence[int | Fractio
     else:
         if isinstance(alpha, (str, bytes)) or not hasattr(alpha, "__iter__"):
             raise InputError(f"alpha must hold k = {k} positive concentrations, got {alpha!r:.80}", param="alpha")
-        al = [_fraction(v, "alpha") for v in alpha]
+        al = [_checks.as_fraction(v, "alpha") for v in alpha]
     if len(al) != k or any(v <= 0 for v in al):
         raise InputError(f"alpha must hold k = {k} positive concentrations, got {alpha!r:.200}", param="alpha")
     return c, al

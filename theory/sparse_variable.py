@@ -212,30 +212,6 @@ def _as_int(value: object, name: str) -> int:
     return int(value)
 
 
-def _fraction(value: object, name: str) -> Fraction:
-    """A caller's rational number as a Fraction (the same value ``Fraction(value)`` gave: a float is its exact binary
-    value), refusing NaN, infinities, non-numbers and strings that :class:`fractions.Fraction` would expand
-    endlessly."""
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, bool):
-        raise InputError(f"{name} must be a number, got the bool {value!r}", param=name)
-    if isinstance(value, numbers.Integral):
-        return Fraction(int(value))
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise InputError(f"{name} must be finite, got {value!r}", param=name)
-        return Fraction(value)
-    if isinstance(value, numbers.Rational):
-        return Fraction(int(value.numerator), int(value.denominator))
-    x = _checks.as_number(value, name, symbolic=False)
-    if isinstance(x, sympy.Float):
-        return Fraction(float(x))
-    if not x.is_Rational:
-        raise InputError(f"{name} must be a rational number, got {x}", param=name)
-    return Fraction(int(x.p), int(x.q))
-
-
 def _check_context(T: object) -> int:
     """The context length of an exact construction, ``1 <= T <= MAX_CONTEXT``."""
     T_ = _as_int(T, "T (context length)")
@@ -410,7 +386,7 @@ def check_bits(b: Sequence[SupportsInt | SupportsIndex | str], T: int) -> tuple[
 def _check_fraction(
     x: numbers.Rational | float | str, name: str, lo: Fraction, hi: Fraction, closed_hi: bool = True
 ) -> Fraction:
-    v = _fraction(x, name)
+    v = _checks.as_fraction(x, name)
     if not (lo < v and (v <= hi if closed_hi else v < hi)):
         raise InputError(f"{name} must lie in ({lo}, {hi}{']' if closed_hi else ')'}, got {v}", param=name)
     return v
@@ -827,7 +803,7 @@ def lemma_a19(
     I = check_support(T, support)
     s = len(I)
     g = _check_fraction(gamma, "gamma", Fraction(0), Fraction(1))
-    D = _fraction(coherence, "coherence")
+    D = _checks.as_fraction(coherence, "coherence")
     if not 0 <= D < Fraction(1, s):
         raise InputError(f"Lemma A.19 needs coherence Delta in [0, 1/s = 1/{s}), got {D}", param="coherence")
     _check_output(output)
@@ -887,7 +863,7 @@ def _matrix(rows: object, name: str, n_rows: int, n_cols: int) -> list[list[Frac
     for row in rows:  # type: ignore[attr-defined]
         if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != n_cols:
             raise InputError(f"{name} must be {n_rows} x {n_cols}, got a row {row!r:.80}", param=name)
-        out.append([_fraction(x, name) for x in row])
+        out.append([_checks.as_fraction(x, name) for x in row])
     return out
 
 
@@ -943,7 +919,7 @@ def lemma_a19_coherent(
     I = check_support(T, support)
     s = len(I)
     g = _check_fraction(gamma, "gamma", Fraction(0), Fraction(1))
-    D = _fraction(coherence, "coherence")
+    D = _checks.as_fraction(coherence, "coherence")
     if not 0 <= D < Fraction(1, 2 * s - 1):
         raise InputError(
             f"the corrected head needs coherence Delta in [0, 1/(2s - 1) = 1/{2 * s - 1}), got {D}", param="coherence"
@@ -1047,10 +1023,10 @@ def lemma_a21(
     T = _check_context(T)
     I = check_support(T, support)
     s = len(I)
-    D = _fraction(coherence, "coherence")
+    D = _checks.as_fraction(coherence, "coherence")
     if not 0 <= D < Fraction(1, s):
         raise InputError(f"Lemma A.21 needs coherence Delta in [0, 1/s = 1/{s}), got {D}", param="coherence")
-    g = Fraction(1, s + 1) if gamma is None else _fraction(gamma, "gamma")
+    g = Fraction(1, s + 1) if gamma is None else _checks.as_fraction(gamma, "gamma")
     if not s * D < g < 1:
         raise InputError(f"Lemma A.21 needs s Delta < gamma < 1, got gamma = {g} (s Delta = {s * D})", param="gamma")
     _check_output(output)
@@ -1468,7 +1444,7 @@ class ReluNet:
         """The exact output at ``x``."""
         if isinstance(x, (str, bytes)) or not hasattr(x, "__len__") or len(x) != self.d_f:
             raise InputError(f"x must have d_f = {self.d_f} entries, got {x!r:.80}", param="x")
-        xs = [_fraction(v, "x") for v in x] + [Fraction(1)]
+        xs = [_checks.as_fraction(v, "x") for v in x] + [Fraction(1)]
         h1 = [
             max(Fraction(0), sum((xs[r] * self.W1[r][c] for r in range(len(xs)) if self.W1[r][c]), Fraction(0)))
             for c in range(len(self.W1[0]))
@@ -1545,8 +1521,8 @@ def relu_interpolation_net(
     if len(values) != n or any(len(p) != d_f for p in points) or d_f < 1:
         raise InputError("need one value per point and points of one common length >= 1", param="values")
     _check_mlp(n, d_f, "points", f"{format_count(n)} points of {format_count(d_f)} coordinates")
-    pts = [tuple(_fraction(v, "points") for v in p) for p in points]
-    vals = [_fraction(v, "values") for v in values]
+    pts = [tuple(_checks.as_fraction(v, "points") for v in p) for p in points]
+    vals = [_checks.as_fraction(v, "values") for v in values]
     dl = _check_fraction(delta, "delta", Fraction(0), Fraction(1))
     if bump not in ("corrected", "printed"):
         raise InputError(f"bump must be 'corrected' or 'printed', got {bump!r:.80}", param="bump")
@@ -1621,7 +1597,7 @@ def stated_mlp_bounds(net: ReluNet, lemma: str = "A.25", gamma: Fraction | None 
         return {"W1": max(Fraction(1), B) / net.delta, "W2": Fraction(net.d_f) / net.delta, "w": fmax}
     if gamma is None:
         raise InputError("Lemmas A.22/A.23 state their bounds in gamma: pass gamma", param="gamma")
-    g = _fraction(gamma, "gamma")
+    g = _checks.as_fraction(gamma, "gamma")
     if g <= 0:
         raise InputError(f"gamma must be positive (the bounds divide by it), got {g}", param="gamma")
     s = 1 if lemma == "A.22" else net.d_f
@@ -1802,7 +1778,7 @@ def symmetric_representation(
     if delta_rule not in ("corrected", "printed"):
         _delta(Fraction(1), delta_rule)  # refuses it
     _check_mlp(s + 1, 1, "support", f"{format_count(s)} relevant positions")
-    level_values = [_fraction(v, "levels") for v in levels]
+    level_values = [_checks.as_fraction(v, "levels") for v in levels]
     if mapping == "bag":
         c = lemma_a21(T, I, Fraction(1, s + 1), "scalar")
     elif mapping in ("deterministic", "trainable"):
@@ -1872,7 +1848,7 @@ def general_representation(
         raise InputError(f"an s-sparse function needs 2^s = {2**s} table entries, got {table!r:.80}", param="table")
     if delta_rule not in ("corrected", "printed"):
         _delta(Fraction(1), delta_rule)  # refuses it
-    table_values = [_fraction(v, "table") for v in table]
+    table_values = [_checks.as_fraction(v, "table") for v in table]
     if mapping == "bag":
         c = lemma_a21(T, I, Fraction(1, s + 1), "vector")
     elif mapping == "deterministic":
@@ -1917,7 +1893,7 @@ def softmax_jacobian_l11(p: Sequence[Fraction]) -> Fraction:
     """
     if isinstance(p, (str, bytes)) or not hasattr(p, "__iter__"):
         raise InputError(f"p must be a probability vector, got {p!r:.80}", param="p")
-    ps = [_fraction(x, "p") for x in p]
+    ps = [_checks.as_fraction(x, "p") for x in p]
     if any(x < 0 for x in ps) or sum(ps) != 1:
         raise InputError("p must be a probability vector", param="p")
     return 2 * sum((x * (1 - x) for x in ps), Fraction(0))
@@ -1996,7 +1972,7 @@ def lemma47_sharp_ratios() -> tuple[Fraction, Fraction]:
 
 
 def _nonnegative(value: object, name: str) -> Fraction:
-    x = _fraction(value, name)
+    x = _checks.as_fraction(value, name)
     if x < 0:
         raise InputError(f"{name} must be >= 0, got {float(x):.6g}", param=name)
     return x
