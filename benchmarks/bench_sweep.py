@@ -44,6 +44,7 @@ from verify.runtime.memory import format_seconds
 from verify.runtime.options import RunOptions
 from verify.sweep import Cell, Grid, make_executor, sweep_session
 from verify.sweep.cost import calibrate, estimate_grid
+from verify.sweep.executors import local_ray_options
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def per_cell_overhead(executor: str, workers: int, tasks: int, ctx: RunContext) 
 
 def ray_task_overhead(workers: int, tasks: int) -> tuple[float, float]:
     """Ray's own per-task cost with empty tasks: (throughput seconds per task, sequential round trip seconds)."""
-    ray.init(num_cpus=workers, include_dashboard=False, logging_level="WARNING")
+    ray.init(**local_ray_options(workers))  # as the ray executor starts a local Ray
     try:
 
         @ray.remote(num_cpus=1)

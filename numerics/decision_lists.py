@@ -33,6 +33,8 @@ from .limits import (
     check_bool,
     check_mc,
     check_real,
+    check_real_array,
+    check_real_vector,
     check_rng,
 )
 
@@ -130,30 +132,11 @@ def _check_task_work(task: td.DecisionListTask, factor: int = 1, param: str = "t
 
 def _matrix(value: object, name: str, L: int | None = None) -> np.ndarray:
     """A finite float64 (L, L) matrix (any square size when ``L`` is None)."""
-    if value is None or isinstance(value, (str, bytes, bool)):
-        raise InputError(f"{name} must be a real (L, L) matrix, got {value!r:.80}", param=name)
-    try:
-        M = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{name} must be a real (L, L) matrix, got {value!r:.80}", param=name) from None
+    M = check_real_array(value, name)
     if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] < 1 or (L is not None and M.shape[0] != L):
         want = f"({L}, {L})" if L is not None else "(L, L)"
         raise InputError(f"{name} must be a square matrix of shape {want}, got shape {M.shape}", param=name)
-    if not np.isfinite(M).all():
-        raise InputError(f"{name} must be finite (it contains NaN or an infinity)", param=name)
     return M
-
-
-def _vector(value: object, name: str, L: int) -> np.ndarray:
-    if value is None or isinstance(value, (str, bytes, bool)):
-        raise InputError(f"{name} must be a real vector of length {L}, got {value!r:.80}", param=name)
-    try:
-        v = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{name} must be a real vector of length {L}, got {value!r:.80}", param=name) from None
-    if v.shape != (L,) or not np.isfinite(v).all():
-        raise InputError(f"{name} must be a finite real vector of length {L}, got shape {v.shape}", param=name)
-    return v
 
 
 def _token(value: object, name: str, L: int) -> int:
@@ -1271,7 +1254,7 @@ def directional_grad_v(V: np.ndarray, p: np.ndarray, sigma: np.ndarray, q: np.nd
     """
     V = _matrix(V, "V")
     L = V.shape[0]
-    p, sigma, q = _vector(p, "p", L), _vector(sigma, "sigma", L), _vector(q, "q", L)
+    p, sigma, q = check_real_vector(p, "p", L), check_real_vector(sigma, "sigma", L), check_real_vector(q, "q", L)
     y = _token(y, "y", L)
     _, n = td.check_sequence_length(L, n)
     h = V @ q

@@ -34,7 +34,7 @@ from theory import groups as tg
 from theory._checks import InputError, as_number, check_positive_int, format_count
 from theory._docstrings import fill_doc
 
-from .limits import array_bytes, check_allocation
+from .limits import array_bytes, check_allocation, check_real
 from .margins import HomogeneousNetwork
 
 __all__ = [
@@ -72,14 +72,6 @@ _DOC = {
 }
 _DOC["parameters_real_group"] = "Parameters\n----------\n" + _DOC["real_group"]
 _DOC["parameters_totally_real"] = "Parameters\n----------\n" + _DOC["totally_real"]
-
-
-def _positive_finite(x: float) -> bool:
-    try:
-        f = float(x)
-    except OverflowError:  # an int above the float range
-        return False
-    return math.isfinite(f) and f > 0
 
 
 def _check_network_memory(width: int, G: fg.FiniteGroup) -> None:
@@ -737,14 +729,8 @@ def random_network(
     width = check_positive_int(width, "width", minimum=0, hypothesis="number of neurons")
     if not isinstance(rng, np.random.Generator):
         raise InputError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {rng!r:.80}", param="rng")
-    if scale is not None and (
-        isinstance(scale, bool)
-        or not isinstance(scale, (int, float, np.integer, np.floating))
-        or not _positive_finite(scale)
-    ):
-        raise InputError(f"scale must be a positive finite number, got {scale!r:.80}", param="scale")
+    s = 1.0 / math.sqrt(N) if scale is None else check_real(scale, "scale", positive=True)
     _check_network_memory(width, G)
-    s = 1.0 / math.sqrt(N) if scale is None else float(scale)
     return HomogeneousNetwork(rng.normal(0, s, (width, 2, N)), rng.normal(0, s, (width, N)), degree=2)
 
 

@@ -32,6 +32,7 @@ from theory._checks import (
     check_positive_int,
     format_count,
 )
+from theory._docstrings import fill_doc
 
 __all__ = [
     "MAX_ADDRESSABLE_BYTES",
@@ -49,6 +50,7 @@ __all__ = [
     "check_rational",
     "check_real",
     "check_real_array",
+    "check_real_vector",
     "check_rng",
     "check_seed",
     "check_work",
@@ -590,16 +592,23 @@ def check_real(
     return f
 
 
+#: The parameters the array checks share (:func:`theory._docstrings.fill_doc`).
+_DOC = {
+    "array_value": """value : array_like
+    The caller's values.
+name : str
+    The parameter, named in the InputError.""",
+}
+
+
+@fill_doc(_DOC)
 def check_real_array(value: object, name: str, *, finite: bool = True) -> np.ndarray:
     """A float64 array; what numpy cannot convert is refused, and with ``finite`` NaN and infinities (InputError
     naming ``name``).
 
     Parameters
     ----------
-    value : array_like
-        The caller's values.
-    name : str
-        The parameter, named in the InputError.
+    {{array_value}}
     finite : bool
         Also refuse NaN and infinities (callers that report non-finite weights themselves pass False).
 
@@ -633,6 +642,40 @@ def check_real_array(value: object, name: str, *, finite: bool = True) -> np.nda
     if finite and not np.isfinite(arr).all():
         raise InputError(f"{name} must be finite (it contains NaN or an infinity)", param=name)
     return arr
+
+
+@fill_doc(_DOC)
+def check_real_vector(value: object, name: str, length: int, *, what: str = "") -> np.ndarray:
+    """A finite float64 vector of exactly ``length`` entries: :func:`check_real_array`, then its shape.
+
+    Parameters
+    ----------
+    {{array_value}}
+    length : int
+        The number of entries required.
+    what : str, optional
+        The message for a wrong shape (default: ``"<name> must be a real vector of length <length>"``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``value`` as a float64 vector of shape ``(length,)``.
+
+    Examples
+    --------
+    >>> check_real_vector([1, 2], "w", 2)
+    array([1., 2.])
+    >>> check_real_vector([[1, 2]], "w", 2)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: w must be a real vector of length 2, got shape (1, 2)
+    """
+    v = check_real_array(value, name)
+    if v.shape != (length,):
+        raise InputError(
+            f"{what or f'{name} must be a real vector of length {length}'}, got shape {v.shape}", param=name
+        )
+    return v
 
 
 def check_mc(

@@ -17,7 +17,16 @@ from theory._checks import InputError, LimitError, check_cost, check_positive_in
 from theory._docstrings import fill_doc
 
 from . import limits
-from .limits import MAX_MC_SAMPLES, MAX_MC_WORK, array_bytes, check_allocation, check_real, check_real_array, check_rng
+from .limits import (
+    MAX_MC_SAMPLES,
+    MAX_MC_WORK,
+    array_bytes,
+    check_allocation,
+    check_real,
+    check_real_array,
+    check_real_vector,
+    check_rng,
+)
 
 __all__ = [
     "MAX_COUNT",
@@ -205,17 +214,6 @@ def _check_int_range(value: object, name: str, lo: int, hi: int | None = None, w
     if v is None or (hi is not None and v > hi):
         raise InputError(f"{name}{what} must be an integer {rng}, got {name} = {value!r:.80}", param=name)
     return v
-
-
-def _check_task(w: np.ndarray, d: int) -> np.ndarray:
-    """The fixed task vector w: finite, shape (d,)."""
-    try:
-        wv = np.asarray(w, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"w must be a finite real vector of length d = {d}, got {w!r:.80}", param="w") from None
-    if wv.shape != (d,) or not np.all(np.isfinite(wv)):
-        raise InputError(f"w must be a finite real vector of length d = {d}, got shape {wv.shape}", param="w")
-    return wv
 
 
 def random_orthogonal(d: int, rng: np.random.Generator) -> np.ndarray:
@@ -651,7 +649,7 @@ def sample_prompts(
     n = _check_int_range(n, "n", 0, what=" (number of in-context examples)")
     sigma = check_real(sigma, "sigma", nonnegative=True)  # the label-noise std (Thm 5.4.2)
     if w is not None:
-        w = _check_task(w, d)
+        w = check_real_vector(w, "w", d)
     _check_prompt_memory(B, n, d, "B" if n <= B else "n")
     ev, Q = np.linalg.eigh(L)
     root = Q * np.sqrt(np.clip(ev, 0, None))
@@ -815,7 +813,7 @@ def mc_eval_loss(
     WPV, WKQ = _check_weights(WPV, WKQ)
     if WPV.shape != (d + 1, d + 1):
         raise InputError(f"WPV and WKQ must be (d+1, d+1) = {(d + 1, d + 1)} for Lambda, got {WPV.shape}", param="WPV")
-    w = _check_task(w, d)
+    w = check_real_vector(w, "w", d)
     sigma = check_real(sigma, "sigma", nonnegative=True)  # the label-noise std (Thm 5.4.2)
     n_prompts, chunk = _check_mc(n_prompts, chunk, M, "M", d)
     rng = np.random.default_rng(seed)

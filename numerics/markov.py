@@ -523,15 +523,10 @@ def strategy_probs(seqs: np.ndarray, k: int, strategy: str, alpha: float = 1.0) 
     k = _check_k(k)
     x = _check_seqs(seqs, k)
     strategy = _check_strategy(strategy)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
-        raise InputError(f"alpha must be a positive pseudo-count, got {alpha!r:.80}", param="alpha")
     given = alpha
-    try:
-        alpha = check_real(alpha, "alpha")  # a float: an int beyond int64 (10**30) is a number, not an object array
-    except InputError:
-        raise InputError(f"alpha must be a positive pseudo-count, got {alpha!r:.80}", param="alpha") from None
-    if not 0 < alpha < 2**1000:
-        raise InputError(f"alpha must be a positive pseudo-count, got {given!r}", param="alpha")
+    alpha = check_real(alpha, "alpha", positive=True, what="a pseudo-count, a finite real number")
+    if not alpha < 2**1000:
+        raise InputError(f"alpha must be a pseudo-count below 2^1000, got alpha = {format_count(given)}", param="alpha")
     n, t = x.shape
     n_running = {"uniform": 0, "unigram": k, "bigram": k * k, "trigram": k * k * k}[strategy]
     check_allocation(

@@ -24,7 +24,7 @@ from theory._checks import (
 )
 from theory._docstrings import fill_doc
 
-from .limits import array_bytes, check_allocation, check_bool, check_real
+from .limits import array_bytes, check_allocation, check_bool, check_real, check_real_vector
 from .margins import _NETWORK_DOC, HomogeneousNetwork
 
 __all__ = [
@@ -68,18 +68,6 @@ def _check_width(width: object, name: str = "width", *, minimum: int = 1) -> int
 
 def _check_scale(scale: object, name: str = "scale") -> float:
     return check_real(scale, name, positive=True)
-
-
-def _check_vector(value: object, name: str, length: int, message: str = "") -> np.ndarray:
-    """A finite float64 vector of ``length`` entries; InputError naming ``name`` (with ``message`` if given)."""
-    message = message or f"{name} must be {length} finite numbers, got {value!r:.80}"
-    try:
-        v = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(message, param=name) from None
-    if v.shape != (length,) or not np.isfinite(v).all():
-        raise InputError(message, param=name)
-    return v
 
 
 def _check_weights_memory(width: int, k: int, p: int, param: str = "width", k_param: str = "k") -> None:
@@ -260,7 +248,7 @@ def neuron_blocks(
     if not zeta_real.is_integer():
         raise InputError(f"zeta must be an integer frequency, got {zeta!r}", param="zeta")
     zeta_int = int(zeta) if abs(zeta_real) < 2**53 else int(zeta) % p  # beyond 2^53 only zeta mod p is meaningful
-    phases_arr = _check_vector(phases, "phases", k)
+    phases_arr = check_real_vector(phases, "phases", k)
     theta_w = check_real(theta_w, "theta_w")
     amplitude = check_real(amplitude, "amplitude")
     check_allocation(array_bytes(2, p), param="p", value=p, what="one neuron block of p float64 entries")
@@ -510,11 +498,11 @@ def deformed_neuron(
         raise ValueError("split only applies with a second_zeta")
     if not (0.0 <= split <= 1.0 and 0.0 <= dc_fraction <= 1.0):
         raise ValueError(f"split and dc_fraction must lie in [0, 1], got {split} and {dc_fraction}")
-    phases = np.zeros(k) if phases is None else _check_vector(phases, "phases", k)
+    phases = np.zeros(k) if phases is None else check_real_vector(phases, "phases", k)
     why = f"block_fractions must be k+1 = {k + 1} non-negative numbers summing to 1"
     r = np.full(k + 1, 1.0 / (k + 1))
     if block_fractions is not None:
-        r = _check_vector(block_fractions, "block_fractions", k + 1, why)
+        r = check_real_vector(block_fractions, "block_fractions", k + 1, what=why)
     if np.any(r < 0) or abs(r.sum() - 1) > 1e-12:
         raise InputError(why, param="block_fractions")
     unit_amp = math.sqrt(2.0 / p)  # a zero-mean cosine with this amplitude has norm 1

@@ -308,20 +308,12 @@ def random_network(n: int, k: int, width: int, seed: int = 0, scale: float = 1.0
     >>> random_network(6, 3, 10, scale=0.0)
     Traceback (most recent call last):
     ...
-    theory._checks.InputError: scale must be a positive finite number, got scale = 0.0
+    theory._checks.InputError: scale must be a finite real number > 0, got scale = 0
     """
     seed = check_seed(seed)
     n, k = tp.check_nk(n, k)
     width = check_positive_int(width, "width", hypothesis="number of neurons")
-    if isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating)):
-        raise InputError(f"scale must be a positive finite number, got {scale!r:.80}", param="scale")
-    given = scale
-    try:
-        scale = check_real(scale, "scale")  # a float: an int beyond int64 (10**30) is a number, not an object array
-    except InputError:
-        raise InputError(f"scale must be a positive finite number, got scale = {scale!r:.80}", param="scale") from None
-    if not scale > 0:
-        raise InputError(f"scale must be a positive finite number, got scale = {given!r}", param="scale")
+    scale = check_real(scale, "scale", positive=True)  # a float: an int beyond int64 (10**30) is a number
     _check_network_memory(width, n)
     rng = np.random.default_rng(seed)
     return HomogeneousNetwork(rng.standard_normal((width, 1, n)) * scale, rng.standard_normal((width, 2)) * scale, k)

@@ -865,7 +865,7 @@ def lemma_c6_constants(k: object) -> dict[str, sympy.Expr]:
     th = c6_features(k)
     if not th["lsq"].exact:
         raise InputError(f"the Lemma C.6 features do not interpolate chi at k = {k}", param="k")
-    w = [sympy.nsimplify(c) for c in th["lsq"].weights]
+    w = list(th["lsq"].weights)  # exact (checked above); never nsimplify: it can turn a rational into a radical
     Phi = th["Phi"]
     norms = [sum(Phi[i, j] ** 2 for j in range(Phi.shape[1])) for i in range(Phi.shape[0])]
     return {
@@ -1233,7 +1233,7 @@ def thm_c11_setting(n: object, k: object, s: object, eps: FractionLike, delta: F
     eta = 1 / (2 * k_ * abs(C))
     consts = lemma_c6_constants(k_)
     B = consts["B"]
-    B2 = Fraction(str(sympy.nsimplify(B**2)))
+    B2 = as_fraction(sympy.expand(B**2), "B^2")  # a sum of squared rational norms: exact
     r_prime = lemma_c10_true_mean(r, n_, k_, s_)
     Bf, rp, etaf = float(B), float(r_prime), float(eta)
     tau = min(float(e) / (4 * Bf * k_ * rp * n_ * etaf), 1 / (16 * etaf * k_ * n_))

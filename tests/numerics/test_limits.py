@@ -97,3 +97,12 @@ def test_check_real_array_keeps_exact_and_object_numbers():
 
     got = limits.check_real_array(np.array([Fraction(1, 2), 3], dtype=object), "w")
     assert got.dtype == np.float64 and got.tolist() == [0.5, 3.0]
+
+
+def test_check_real_vector_refuses_non_finite_entries_and_other_shapes():
+    with pytest.raises(InputError, match="w must be finite"):
+        limits.check_real_vector([1.0, float("nan")], "w", 2)
+    with pytest.raises(InputError, match=r"w must be 3 weights, got shape \(2,\)"):
+        limits.check_real_vector([1.0, 2.0], "w", 3, what="w must be 3 weights")
+    with pytest.raises(InputError, match="w must be a real array"):
+        limits.check_real_vector(None, "w", 2)

@@ -56,7 +56,7 @@ def test_noise_std_must_be_finite_and_nonnegative(sigma):
 
 def test_mc_eval_loss_refuses_wrong_task_shape():
     WPV, WKQ = _weights()
-    with pytest.raises(ValueError, match=r"w must be a finite real vector of length d = 4"):
+    with pytest.raises(ValueError, match=r"w must be a real vector of length 4, got shape \(3,\)"):
         nl.mc_eval_loss(WPV, WKQ, LAM, 16, np.ones(3), 1.0, 100, seed=0)
 
 

@@ -6,6 +6,7 @@ results (same seeds, same numbers), and a rerun on Ray after part of the grid wa
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from verify.claims import RunContext, registry, run_claim
 from verify.claims.sparse_parity import pareto
 from verify.runtime.options import RunOptions
 from verify.sweep import IncompleteGrid, ResultStore, sweep_session
+from verify.sweep.executors import local_ray_options
 
 from .sweep_toy import TOY_GRID, TOY_ID, ToyConfig, executions
 
@@ -37,13 +39,9 @@ SMALL_GRID = pareto.ParetoGridConfig(
 
 @pytest.fixture(scope="module")
 def local_ray():
-    """A local Ray with 2 CPUs for this module; its workers import the tests package from the repository root."""
-    ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        logging_level="WARNING",
-        runtime_env={"env_vars": {"PYTHONPATH": ROOT}},
-    )
+    """A local Ray with 2 CPUs for this module, started as the ray executor starts one; its workers import the tests
+    package from the repository root."""
+    ray.init(**local_ray_options(2), runtime_env={"env_vars": {"PYTHONPATH": ROOT}})
     yield ray
     ray.shutdown()
 
@@ -86,3 +84,13 @@ def test_ray_rerun_runs_only_the_cells_not_stored(local_ray, tmp_path) -> None:
     assert sorted(executions(log)[len(first) :]) == ["followup", "value 2", "value 4"]
     in_process = TOY_GRID.observe(ToyConfig(values=(1, 2, 3, 4, 5), followup=True), CTX)
     assert on_ray.value == in_process.value and on_ray.details == in_process.details
+
+
+def _niceness() -> int:
+    return os.nice(0)
+
+
+@pytest.mark.skipif("RAY_worker_niceness" in os.environ, reason="RAY_worker_niceness is set: Ray's, not ours")
+def test_local_ray_workers_run_at_the_drivers_niceness(local_ray) -> None:
+    """Ray's default runs workers at niceness 15, where beside any other load a cell waits for CPU time."""
+    assert local_ray.get(local_ray.remote(_niceness).remote()) == os.nice(0)

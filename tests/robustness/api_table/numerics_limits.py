@@ -17,6 +17,7 @@ BASELINE = {
     "check_seed": {"value": 3, "name": "seed", "why": "the draws"},
     "check_real": {"value": 0.5, "name": "x", "positive": True, "nonnegative": False, "what": "a finite real number"},
     "check_real_array": {"value": [1.0, 2.0], "name": "x"},
+    "check_real_vector": {"value": [1.0, 2.0], "name": "x", "length": 2, "what": "x must be two weights"},
     "check_mc": {"samples": 1000, "name": "n", "per_sample": 10, "what": "n x 10", "minimum": 2, "sizes": None},
     "max_work": {},
     "max_mc_work": {},
