@@ -41,7 +41,7 @@ from scipy.optimize import minimize
 
 from theory._checks import InputError, check_cost
 
-from .limits import array_bytes, check_allocation, check_count, check_seed, check_work
+from .limits import array_bytes, check_allocation, check_count, check_real, check_seed, check_work
 from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights
 
 __all__ = [
@@ -70,8 +70,6 @@ def _check_task(task: object) -> Task:
 
 
 def _check_degree(degree: object) -> int:
-    if isinstance(degree, bool) or not isinstance(degree, (int, float, np.integer, np.floating)):
-        raise InputError(f"degree must be a positive integer, got {degree!r:.80}", param="degree")
     d = check_count(degree, "degree", why="degree must be a positive integer")
     check_cost(
         d,
@@ -456,8 +454,6 @@ def maximize_single_neuron(
     """
     seed = check_seed(seed)
     task = _check_task(task)
-    if isinstance(n_starts, bool) or not isinstance(n_starts, (int, float, np.integer, np.floating)):
-        raise InputError(f"n_starts must be an integer >= 1, got {n_starts!r:.80}", param="n_starts")
     n_starts = check_count(n_starts, "n_starts")
     check_cost(
         int(n_starts),
@@ -467,8 +463,7 @@ def maximize_single_neuron(
         what="the multi-start search (one L-BFGS run per start)",
         hint="a few dozen starts find the maximum on the tasks of this toolkit",
     )
-    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)) or not 0 < tol < 2**1000:
-        raise InputError(f"tol must be positive, got {tol!r:.80}", param="tol")
+    tol = check_real(tol, "tol", positive=True)
     maxiter = check_count(maxiter, "maxiter")
     memory_budget = _check_budget(memory_budget)
     k, d, C = task.n_blocks, task.block_size, task.n_classes

@@ -14,7 +14,6 @@ A neuron :math:`(u_1..u_k, w)` of the k-input network is predicted (Shi Thm 4.9)
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +21,7 @@ import numpy as np
 from theory._checks import InputError, check_positive_int
 from theory._docstrings import fill_doc
 
-from .limits import array_bytes, check_allocation
+from .limits import array_bytes, check_allocation, check_real
 from .margins import HomogeneousNetwork
 
 __all__ = [
@@ -320,10 +319,7 @@ def frequency_coverage(diag: NeuronDiagnostics, p: int, rel_mass: float = 1e-3) 
     check_allocation(
         array_bytes(p // 2 + 1), param="p", value=p, what="the counts of the p // 2 + 1 frequencies (int64)"
     )
-    if isinstance(rel_mass, bool) or not isinstance(rel_mass, (int, float, np.integer, np.floating)):
-        raise InputError(f"rel_mass must be a finite number >= 0, got {rel_mass!r:.80}", param="rel_mass")
-    if not (rel_mass < 2**1000 and math.isfinite(rel_mass) and rel_mass >= 0):  # an int beyond a float is refused
-        raise InputError(f"rel_mass must be a finite number >= 0, got {rel_mass!r:.80}", param="rel_mass")
+    rel_mass = check_real(rel_mass, "rel_mass", nonnegative=True)  # an int beyond a float is refused
     return np.bincount(diag.frequency[diag.significant(rel_mass)], minlength=p // 2 + 1)
 
 
