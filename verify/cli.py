@@ -113,6 +113,29 @@ def _log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
+def _evaluates(mode: str, log10_cost: float) -> bool:
+    """Whether ``derive`` evaluates the construction on every input: ``--evaluate always``, or ``auto`` when its
+    ~10^log10_cost multiply-adds are within :data:`EVALUATE_LIMIT`."""
+    return mode == "always" or (mode == "auto" and log10_cost <= math.log10(EVALUATE_LIMIT))
+
+
+def _announce_forced(log10_cost: float, evaluated: str) -> None:
+    """Say on stderr, before it starts, that a forced evaluation is above the limit of ``--evaluate auto`` (such a
+    run takes minutes: ``derive parity --k 3 --n 26``, ~10^9.9, took over 100 s on a 2-core CPU, docs/cli.md)."""
+    if log10_cost > math.log10(EVALUATE_LIMIT):
+        _log(
+            f"evaluating {evaluated}: ~10^{log10_cost:.1f} operations, above the limit {EVALUATE_LIMIT:.0e} of "
+            "--evaluate auto (minutes on a laptop CPU) ..."
+        )
+
+
+def _skipped_evaluation(log10_cost: float, evaluated: str) -> str:
+    return (
+        f"evaluating {evaluated} costs ~10^{log10_cost:.1f} operations, above the limit {EVALUATE_LIMIT:.0e} of "
+        "--evaluate auto; pass --evaluate always to force it"
+    )
+
+
 def _emit(obj: dict, as_json: bool, text: str) -> None:
     print(json.dumps(to_jsonable(obj)) if as_json else text)
 
@@ -398,9 +421,11 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
     # width neurons x p^k inputs x (k + p) entries, in log space: p^k has ~k log10 p digits (k = 400 overflows a
     # float, and forming p^k for k = 10^6 would take a while)
     log10_cost = math.log10(width) + k * math.log10(p) + math.log10(k + p)
-    if args.evaluate == "always" or (args.evaluate == "auto" and log10_cost <= math.log10(EVALUATE_LIMIT)):
+    evaluated = f"{format_count(width)} neurons on {p}^{k} inputs"
+    if _evaluates(args.evaluate, log10_cost):
         t0 = time.perf_counter()
         task = nm.ModularTask(p, k)  # its size check first: the network of a refused task takes seconds to build
+        _announce_forced(log10_cost, evaluated)
         try:
             rep = evaluate(nm.construction_network(p, k), task)
         except LimitError as e:  # the forward pass's limit names the task: say which options make it
@@ -422,10 +447,7 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
             "seconds": round(time.perf_counter() - t0, 3),
         }
     else:
-        obj["construction"] = {
-            "skipped": f"evaluating {format_count(width)} neurons on {p}^{k} inputs costs ~10^{log10_cost:.1f} operations, "
-            f"above the limit {EVALUATE_LIMIT:.0e} of --evaluate auto; pass --evaluate always to force it"
-        }
+        obj["construction"] = {"skipped": _skipped_evaluation(log10_cost, evaluated)}
     c = obj["construction"]
     text = (
         f"modular addition, p = {p}, k = {k}  ({obj['source']})\n"
@@ -536,9 +558,11 @@ def _cmd_derive_parity(args: argparse.Namespace) -> int:
     width = tp.min_width(k)
     # width neurons x 2^n inputs x (n + 2) entries, in log space
     log10_cost = math.log10(width) + n * math.log10(2) + math.log10(n + 2)
-    if args.evaluate == "always" or (args.evaluate == "auto" and log10_cost <= math.log10(EVALUATE_LIMIT)):
+    evaluated = f"{format_count(width)} neurons on 2^{n} inputs"
+    if _evaluates(args.evaluate, log10_cost):
         support = tuple(range(k))
         t0 = time.perf_counter()
+        _announce_forced(log10_cost, evaluated)
         net = npar.construction_network(n, support)
         rep = evaluate(net, npar.SparseParityTask(n, support))
         construction: dict[str, Any] = {
@@ -552,10 +576,7 @@ def _cmd_derive_parity(args: argparse.Namespace) -> int:
             f"(ratio {rep.normalized_margin / float(gamma):.12f})"
         )
     else:
-        construction = {
-            "skipped": f"evaluating {format_count(width)} neurons on 2^{n} inputs costs ~10^{log10_cost:.1f} operations, "
-            f"above the limit {EVALUATE_LIMIT:.0e} of --evaluate auto; pass --evaluate always to force it"
-        }
+        construction = {"skipped": _skipped_evaluation(log10_cost, evaluated)}
         check = f"  construction: {construction['skipped']}"
     obj = {
         "task": "parity",

@@ -343,7 +343,21 @@ def test_derive_modular_refuses_a_too_large_dataset_before_building_the_network(
 def test_derive_modular_evaluate_always_names_the_option_that_makes_it_too_large(capsys):
     """The forward pass's refusal began "task = 104,060,401 is too large" ("task" is no option of the CLI)."""
     code, _, err = run_main(["derive", "modular", "--p", "101", "--k", "4", "--evaluate", "always"], capsys)
-    assert code == 2 and err.startswith("tvk: error: --evaluate always at p = 101, k = 4 is too large")
+    assert code == 2 and error_line(err).startswith("tvk: error: --evaluate always at p = 101, k = 4 is too large")
+
+
+@pytest.mark.parametrize("task", [["parity", "--k", "3", "--n", "8"], ["modular", "--p", "5", "--k", "2"]])
+def test_a_forced_evaluation_above_the_auto_limit_says_so_before_it_starts(task, capsys, monkeypatch):
+    """--evaluate always above the limit of auto runs for minutes (parity k = 3, n = 26: over 100 s): it says its
+    size on stderr first; within the limit, or under auto, nothing is added."""
+    code, _, err = run_main(["derive", *task, "--evaluate", "always"], capsys)
+    assert code == 0 and err == ""
+    monkeypatch.setattr(cli, "EVALUATE_LIMIT", 10.0)
+    code, out, err = run_main(["derive", *task, "--evaluate", "always"], capsys)
+    assert code == 0 and err.startswith("evaluating ") and "above the limit 1e+01 of --evaluate auto" in err
+    assert "normalized margin" in out
+    code, out, err = run_main(["derive", *task], capsys)
+    assert code == 0 and err == "" and "pass --evaluate always to force it" in out
 
 
 def test_derive_lsa_above_the_diagonal_limit_names_that_limit(capsys):
