@@ -48,7 +48,7 @@ from theory.parity import check_nk
 
 from .groups import GroupTask, character_lp, class_weights
 from .groups import construction_network as group_construction
-from .limits import array_bytes, check_allocation, check_bool, check_real, check_seed
+from .limits import array_bytes, check_allocation, check_bool, check_callback, check_real, check_seed
 from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights, evaluate
 from .modular import ModularTask, construction_network
 from .parity import SparseParityTask, check_bits
@@ -1054,7 +1054,9 @@ class Certificate:
         return "\n".join(lines)
 
 
-def check_certify_settings(tol: object = 1e-6, n_starts: object = 1, seed: object = 0, maxiter: object = 1) -> None:
+def check_certify_settings(
+    tol: object = 1e-6, n_starts: object = 1, seed: object = 0, maxiter: object = 1, progress: object = None
+) -> None:
     """Validate the settings of :func:`certify` before any work.
 
     Parameters
@@ -1067,6 +1069,8 @@ def check_certify_settings(tol: object = 1e-6, n_starts: object = 1, seed: objec
         Seed of the starts.
     maxiter : int
         L-BFGS iteration cap per start.
+    progress : callable, optional
+        The progress hook (None or a callable).
 
     Returns
     -------
@@ -1076,7 +1080,8 @@ def check_certify_settings(tol: object = 1e-6, n_starts: object = 1, seed: objec
     ------
     theory._checks.InputError
         A ValueError naming the parameter: ``tol`` not a finite number >= 0, ``n_starts`` not an integer in
-        [1, MAX_STARTS], ``seed`` not an integer >= 0 (``numpy.random.default_rng``), ``maxiter`` not an integer >= 1.
+        [1, MAX_STARTS], ``seed`` not an integer >= 0 (``numpy.random.default_rng``), ``maxiter`` not an integer >= 1,
+        ``progress`` neither None nor a callable.
 
     Examples
     --------
@@ -1086,15 +1091,9 @@ def check_certify_settings(tol: object = 1e-6, n_starts: object = 1, seed: objec
     ...
     theory._checks.InputError: n_starts must be an integer >= 1, got n_starts = 0
     """
-    try:
-        bad_tol = isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not math.isfinite(float(tol)) or tol < 0
-    except OverflowError:  # an int beyond the float range
-        bad_tol = True
-    if bad_tol:
-        raise InputError(
-            f"tol (relative tolerance of the bracket) must be a finite number >= 0, got {tol!r}", param="tol"
-        )
+    check_real(tol, "tol", nonnegative=True, what="a finite real number (the bracket's relative tolerance)")
     check_seed(seed)
+    check_callback(progress, "progress")
     for name, value, minimum in (("n_starts", n_starts, 1), ("maxiter", maxiter, 1)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise InputError(
@@ -1127,6 +1126,7 @@ def certify(
     solver: str | Sequence[str] | None = None,
     max_block: int = MAX_BLOCK,
     maxiter: int = 2000,
+    progress: Callable[[int], object] | None = None,
 ) -> Certificate:
     r"""Bracket :math:`\gamma^*` between an explicit network and a class-weighted single-neuron bound.
 
@@ -1154,6 +1154,8 @@ def certify(
         Passed to :func:`numerics.sos.single_neuron_sdp_bound`.
     maxiter : int
         L-BFGS iteration cap per start of the heuristic value (>= 1).
+    progress : callable, optional
+        Called with the number of finished starts after each start of the heuristic value.
 
     Returns
     -------
@@ -1191,7 +1193,7 @@ def certify(
     ...
     theory._checks.InputError: lower_network has degree 1, expected 2
     """
-    check_certify_settings(tol=tol, n_starts=n_starts, seed=seed, maxiter=maxiter)
+    check_certify_settings(tol=tol, n_starts=n_starts, seed=seed, maxiter=maxiter, progress=progress)
     task = _check_task(task)
     lower_network = _check_network(lower_network, "lower_network")
     if lower_network.degree != degree:
@@ -1222,7 +1224,9 @@ def certify(
     if Q is not None:
         Q = check_class_weights(Q, task)
     report = evaluate(lower_network, task)
-    res: SingleNeuronResult = maximize_single_neuron(task, degree, Q=Q, n_starts=n_starts, seed=seed, maxiter=maxiter)
+    res: SingleNeuronResult = maximize_single_neuron(
+        task, degree, Q=Q, n_starts=n_starts, seed=seed, maxiter=maxiter, progress=progress
+    )
     heuristic = {
         "n_starts": res.n_starts,
         "n_at_best": res.n_at_best,

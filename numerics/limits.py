@@ -15,7 +15,7 @@ import math
 import numbers
 import operator
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from fractions import Fraction
@@ -45,6 +45,7 @@ __all__ = [
     "available_memory",
     "check_allocation",
     "check_bool",
+    "check_callback",
     "check_count",
     "check_mc",
     "check_rational",
@@ -599,6 +600,35 @@ _DOC = {
 name : str
     The parameter, named in the InputError.""",
 }
+
+
+def check_callback(value: object, name: str) -> Callable[..., object] | None:
+    """None or a callable (a progress hook); InputError naming ``name`` otherwise.
+
+    Parameters
+    ----------
+    value : object
+        The caller's hook.
+    name : str
+        The parameter, named in the InputError.
+
+    Returns
+    -------
+    Callable or None
+        ``value``.
+
+    Examples
+    --------
+    >>> check_callback(print, "progress") is print, check_callback(None, "progress")
+    (True, None)
+    >>> check_callback(3, "progress")
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: progress must be None or a callable, got 3
+    """
+    if value is not None and not callable(value):
+        raise InputError(f"{name} must be None or a callable, got {value!r:.80}", param=name)
+    return value
 
 
 @fill_doc(_DOC)

@@ -33,7 +33,7 @@ that budget, and streams them otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,7 +41,7 @@ from scipy.optimize import minimize
 
 from theory._checks import InputError, check_cost
 
-from .limits import array_bytes, check_allocation, check_count, check_real, check_seed, check_work
+from .limits import array_bytes, check_allocation, check_callback, check_count, check_real, check_seed, check_work
 from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights
 
 __all__ = [
@@ -395,6 +395,7 @@ def maximize_single_neuron(
     maxiter: int = 2000,
     chunk_size: int | None = None,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    progress: Callable[[int], object] | None = None,
 ) -> SingleNeuronResult:
     r"""Maximize the single-neuron class-weighted margin :math:`\max_{\|\theta\|_2\le1}\Psi_Q(\theta)`.
 
@@ -422,6 +423,8 @@ def maximize_single_neuron(
         Iteration cap per start.
     chunk_size, memory_budget :
         Streaming controls (module doc).
+    progress : callable, optional
+        Called with the number of finished starts after each start (a progress bar's update).
 
     Returns
     -------
@@ -466,6 +469,7 @@ def maximize_single_neuron(
     tol = check_real(tol, "tol", positive=True)
     maxiter = check_count(maxiter, "maxiter")
     memory_budget = _check_budget(memory_budget)
+    progress = check_callback(progress, "progress")
     k, d, C = task.n_blocks, task.block_size, task.n_classes
     _check_neuron(np.zeros((k, d)), np.zeros(C), task, degree)
     check_work(
@@ -498,6 +502,8 @@ def maximize_single_neuron(
         )
         values[i], iterations[i] = -res.fun * scale, res.nit
         results.append(res)
+        if progress is not None:
+            progress(i + 1)
     best = int(np.argmax(values))
     theta = results[best].x / np.linalg.norm(results[best].x)
     value, grad = fun.scale_free(theta)

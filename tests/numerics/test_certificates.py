@@ -448,3 +448,16 @@ def test_dictionary_lp_and_unknown_solvers_are_refused():
     with pytest.raises(InputError) as info:
         certify(None, 1, construction_network(3, 1))
     assert info.value.param == "task"
+
+
+def test_progress_hook_sees_every_start_and_a_bad_hook_is_refused_before_any_work(monkeypatch):
+    """A progress bar's hook: called after each start of the multi-start search with the number finished."""
+    from numerics.parity import SparseParityTask, construction_network
+
+    task, net, seen = SparseParityTask(3, (0, 1)), construction_network(3, (0, 1)), []
+    c = cert.certify(task, 2, net, sdp=False, n_starts=5, progress=seen.append)
+    assert seen == [1, 2, 3, 4, 5] and c.heuristic["n_starts"] == 5
+    monkeypatch.setattr(cert, "maximize_single_neuron", lambda *a, **k: pytest.fail("searched with a bad hook"))
+    monkeypatch.setattr(cert, "evaluate", lambda *a, **k: pytest.fail("evaluated with a bad hook"))
+    with pytest.raises(ValueError, match="progress must be None or a callable"):
+        cert.certify(task, 2, net, sdp=False, n_starts=5, progress=3)

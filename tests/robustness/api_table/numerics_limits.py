@@ -10,6 +10,7 @@ BASELINE = {
     "array_bytes": {"itemsize": 8},
     "check_allocation": {"nbytes": 800, "param": "n", "value": 10, "what": "the Gram matrix"},
     "check_bool": {"value": True, "name": "sdp"},
+    "check_callback": {"value": print, "name": "progress"},
     "check_count": {"value": 5, "name": "n", "minimum": 1, "why": "draws"},
     "check_work": {"cost": 10**6, "param": "n", "value": 1000, "what": "the draws", "hint": "use fewer draws"},
     "check_rational": {"value": "-1/2", "name": "b"},
