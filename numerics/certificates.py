@@ -49,7 +49,7 @@ from theory.parity import check_nk
 from .groups import GroupTask, character_lp, class_weights
 from .groups import construction_network as group_construction
 from .limits import array_bytes, check_allocation, check_bool, check_callback, check_real, check_seed
-from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights, evaluate
+from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights, check_network, evaluate
 from .modular import ModularTask, construction_network
 from .parity import SparseParityTask, check_bits
 from .parity import construction_network as parity_construction
@@ -144,12 +144,6 @@ def _check_task(task: object) -> Task:
             param="task",
         )
     return task
-
-
-def _check_network(net: object, name: str) -> HomogeneousNetwork:
-    if not isinstance(net, HomogeneousNetwork):
-        raise InputError(f"{name} must be a HomogeneousNetwork, got {net!r:.80}", param=name)
-    return net
 
 
 def _fits(net: HomogeneousNetwork, task: Task, name: str) -> None:
@@ -289,7 +283,7 @@ def unit_neurons(dictionary: HomogeneousNetwork, normalize: bool = True, atol: f
     ...
     theory._checks.InputError: dictionary neurons [0] are zero; drop them (a zero neuron has no direction)
     """
-    dictionary = _check_network(dictionary, "dictionary")
+    dictionary = check_network(dictionary, "dictionary")
     normalize = check_bool(normalize, "normalize")
     atol = check_real(atol, "atol", nonnegative=True)
     with np.errstate(over="ignore"):
@@ -448,7 +442,7 @@ def margin_features(
     >>> abs(float((D.T @ (mu / mu.sum())).min()) - float(max_margin(3, 2))) < 1e-12
     True
     """
-    dictionary, task = _check_network(dictionary, "dictionary"), _check_task(task)
+    dictionary, task = check_network(dictionary, "dictionary"), _check_task(task)
     _fits(dictionary, task, "dictionary")
     if task.n_classes < 2:
         raise InputError("margin features need at least 2 classes", param="task")
@@ -651,7 +645,7 @@ def solve_dictionary_lp(
     >>> res.value <= res.dual_value + 1e-9 * res.feature_scale
     True
     """
-    dictionary, task = _check_network(dictionary, "dictionary"), _check_task(task)
+    dictionary, task = check_network(dictionary, "dictionary"), _check_task(task)
     _fits(dictionary, task, "dictionary")
     if task.n_classes < 2:
         raise InputError("margin features need at least 2 classes", param="task")
@@ -1195,7 +1189,7 @@ def certify(
     """
     check_certify_settings(tol=tol, n_starts=n_starts, seed=seed, maxiter=maxiter, progress=progress)
     task = _check_task(task)
-    lower_network = _check_network(lower_network, "lower_network")
+    lower_network = check_network(lower_network, "lower_network")
     if lower_network.degree != degree:
         raise InputError(f"lower_network has degree {lower_network.degree}, expected {degree}", param="degree")
     _fits(lower_network, task, "lower_network")
@@ -1385,7 +1379,7 @@ def certify_modular(
     p = check_odd_modulus(p)
     k = check_positive_int(k, "k", hypothesis="the number of summands")
     if lower_network is not None:
-        lower_network = _check_network(lower_network, "lower_network")
+        lower_network = check_network(lower_network, "lower_network")
     _check_modular_size(p, k, None if lower_network is None else lower_network.width, int(n_starts))
     task = ModularTask(p, k)
     net = construction_network(p, k) if lower_network is None else lower_network
@@ -1424,7 +1418,7 @@ def certify_parity(
     check_certify_settings(tol=tol, n_starts=n_starts, seed=seed)
     n, k = check_nk(check_bits(n), k)  # before range(k): k <= n <= MAX_BITS
     if lower_network is not None:
-        lower_network = _check_network(lower_network, "lower_network")
+        lower_network = check_network(lower_network, "lower_network")
     _check_parity_size(n, k, None if lower_network is None else lower_network.width, int(n_starts))
     S = tuple(range(k))
     task = SparseParityTask(n, S)
@@ -1469,7 +1463,7 @@ def certify_group(
     if not isinstance(name, str):
         raise InputError(f"name must be a group name such as 'S3' or 'Z2^2', got {name!r:.80}", param="name")
     if lower_network is not None:
-        lower_network = _check_network(lower_network, "lower_network")
+        lower_network = check_network(lower_network, "lower_network")
     try:
         order = int(as_group(name).order)  # the theory checks the name and MAX_GROUP_ORDER before building
     except InputError:

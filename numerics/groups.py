@@ -35,7 +35,7 @@ from theory._checks import InputError, as_number, check_positive_int, format_cou
 from theory._docstrings import fill_doc
 
 from .limits import array_bytes, check_allocation, check_real
-from .margins import HomogeneousNetwork
+from .margins import HomogeneousNetwork, check_network
 
 __all__ = [
     "CharacterLPResult",
@@ -475,8 +475,7 @@ def neuron_irrep_diagnostics(net: HomogeneousNetwork, G: fg.FiniteGroup | str) -
     >>> d.neuron_dominant.tolist(), d.purity.round(6).tolist()
     ([2], [[1.0, 1.0, 1.0]])
     """
-    if not isinstance(net, HomogeneousNetwork):
-        raise InputError(f"net must be a HomogeneousNetwork, got {net!r:.80}", param="net")
+    net = check_network(net)
     G = _group(G)
     if net.U.shape[1:] != (2, G.order) or net.W.shape[1] != G.order:
         raise ValueError(f"network shapes U{net.U.shape}, W{net.W.shape} do not fit {G.name} (|G| = {G.order})")

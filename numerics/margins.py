@@ -48,6 +48,7 @@ __all__ = [
     "MarginReport",
     "Task",
     "check_class_weights",
+    "check_network",
     "chunk_size_for",
     "class_weighted_point_margins",
     "evaluate",
@@ -87,9 +88,30 @@ HomogeneousNetwork
 }
 
 
-def _check_net(net: object, name: str = "net") -> HomogeneousNetwork:
+def check_network(net: object, name: str = "net") -> HomogeneousNetwork:
+    """``net`` when it is a :class:`HomogeneousNetwork`; InputError naming ``name`` otherwise.
+
+    Parameters
+    ----------
+    net : object
+        The caller's network.
+    name : str, optional
+        The parameter, named in the InputError (default ``"net"``).
+
+    Returns
+    -------
+    HomogeneousNetwork
+        ``net``.
+
+    Examples
+    --------
+    >>> check_network([[1.0]])
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: net must be a numerics.margins.HomogeneousNetwork, got [[1.0]]
+    """
     if not isinstance(net, HomogeneousNetwork):
-        raise InputError(f"{name} must be a HomogeneousNetwork, got {net!r:.80}", param=name)
+        raise InputError(f"{name} must be a numerics.margins.HomogeneousNetwork, got {net!r:.80}", param=name)
     return net
 
 
@@ -465,7 +487,7 @@ def iter_logits(
     >>> inputs[1].tolist(), int(labels[1]), F[1].round(9).tolist()
     ([0, 1], 1, [-0.5, 2.0, -0.5, -0.5, -0.5])
     """
-    net, task = _check_net(net), _check_task(task)
+    net, task = check_network(net), _check_task(task)
     _check_compatible(net, task)
     _check_forward(net, task)
     if chunk_size is not None:

@@ -25,7 +25,7 @@ from theory._checks import (
 from theory._docstrings import fill_doc
 
 from .limits import array_bytes, check_allocation, check_bool, check_real, check_real_vector
-from .margins import _NETWORK_DOC, HomogeneousNetwork
+from .margins import _NETWORK_DOC, HomogeneousNetwork, check_network
 
 __all__ = [
     "MAX_LOGITS",
@@ -549,9 +549,7 @@ def psi_fourier(net: HomogeneousNetwork) -> np.ndarray:
     >>> abs(float(psi_fourier(net)[0]) - float(exact)) < 1e-12
     True
     """
-    if not isinstance(net, HomogeneousNetwork):
-        raise InputError(f"net must be a numerics.margins.HomogeneousNetwork, got {net!r:.80}", param="net")
-    _m, k, p = net.U.shape
+    _m, k, p = check_network(net).U.shape
     if net.W.shape[1] != p or p < 2:
         raise InputError(
             f"net must have input and output blocks on the same Z_p, p >= 2; got U {net.U.shape}, W {net.W.shape}",

@@ -19,8 +19,8 @@ import numpy as np
 from theory._checks import InputError, check_odd_modulus, check_positive_int, format_count
 from theory._docstrings import fill_doc
 
-from .limits import array_bytes, check_allocation, check_real, check_seed, check_work
-from .margins import HomogeneousNetwork
+from .limits import array_bytes, check_allocation, check_real, check_real_array, check_seed, check_work
+from .margins import HomogeneousNetwork, check_network
 from .modular import _DOC as _MODULAR_DOC
 from .modular import ModularTask, _ModularLayout
 from .spectra import purity
@@ -63,23 +63,12 @@ M : float array (..., p, p)
 
 def _as_array(value: object, name: str, *, min_ndim: int, square: bool = False) -> np.ndarray:
     """``value`` as a finite float64 array with at least ``min_ndim`` axes (the last two equal when ``square``)."""
-    try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{name} must be an array of finite numbers, got {value!r:.80}", param=name) from None
+    a = check_real_array(value, name)
     if a.ndim < min_ndim or 0 in a.shape[-min_ndim:]:
         raise InputError(f"{name} must have at least {min_ndim} non-empty axes, got shape {a.shape}", param=name)
     if square and a.shape[-1] != a.shape[-2]:
         raise InputError(f"{name} must be square over its last two axes, got shape {a.shape[-2:]}", param=name)
-    if not np.isfinite(a).all():
-        raise InputError(f"{name} must be finite (it holds NaN or infinite entries)", param=name)
     return a
-
-
-def _check_net(net: object) -> HomogeneousNetwork:
-    if not isinstance(net, HomogeneousNetwork):
-        raise InputError(f"net must be a numerics.margins.HomogeneousNetwork, got {net!r:.80}", param="net")
-    return net
 
 
 # ------------------------------------------------------------------------------------------------ data
@@ -591,7 +580,7 @@ def embedding_purity(net: HomogeneousNetwork) -> np.ndarray:
     >>> embedding_purity(construction_network(5, 2)).round(9).tolist() == [1.0] * 16
     True
     """
-    return purity(_check_net(net).U).min(axis=1)
+    return purity(check_network(net).U).min(axis=1)
 
 
 # ------------------------------------------------------------------------------------------------ grokking

@@ -21,8 +21,8 @@ import numpy as np
 from theory._checks import InputError, check_positive_int
 from theory._docstrings import fill_doc
 
-from .limits import array_bytes, check_allocation, check_real
-from .margins import HomogeneousNetwork
+from .limits import array_bytes, check_allocation, check_real, check_real_array
+from .margins import HomogeneousNetwork, check_network
 
 __all__ = [
     "NeuronDiagnostics",
@@ -45,24 +45,13 @@ _DOC = {
 
 def _as_finite(value: object, name: str, *, min_ndim: int = 1) -> np.ndarray:
     """``value`` as a finite float64 array with at least ``min_ndim`` axes, the last one non-empty."""
-    try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{name} must be an array of finite numbers, got {value!r:.80}", param=name) from None
-    if value is None or a.ndim < min_ndim or (min_ndim and a.shape[-1] == 0):
+    a = check_real_array(value, name)
+    if a.ndim < min_ndim or (min_ndim and a.shape[-1] == 0):
         raise InputError(
             f"{name} must be an array with at least {min_ndim} axes and a non-empty last axis, got {value!r:.80}",
             param=name,
         )
-    if not np.isfinite(a).all():
-        raise InputError(f"{name} must be finite (it holds NaN or infinite entries)", param=name)
     return a
-
-
-def _check_net(net: object) -> HomogeneousNetwork:
-    if not isinstance(net, HomogeneousNetwork):
-        raise InputError(f"net must be a numerics.margins.HomogeneousNetwork, got {net!r:.80}", param="net")
-    return net
 
 
 @fill_doc(_DOC)
@@ -263,7 +252,7 @@ def neuron_diagnostics(net: HomogeneousNetwork) -> NeuronDiagnostics:
     ...
     ValueError: Fourier diagnostics need input and output blocks on the same Z_p (d == C)
     """
-    if _check_net(net).U.shape[2] != net.W.shape[1]:
+    if check_network(net).U.shape[2] != net.W.shape[1]:
         raise ValueError("Fourier diagnostics need input and output blocks on the same Z_p (d == C)")
     blocks = np.concatenate([net.U, net.W[:, None, :]], axis=1)  # (m, k+1, p)
     k1 = blocks.shape[1]

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from numerics.margins import HomogeneousNetwork
 from numerics.modular import ModularTask, construction_network, random_network
 
 MODULE = "numerics.margins"
@@ -11,6 +12,7 @@ _F = np.array([[3.0, 1.0, 2.0], [0.0, 4.0, 4.0]])
 BASELINE = {
     "HomogeneousNetwork": {"U": [[[1.0, 0.0, -1.0]]], "W": [[1.0, -1.0, 0.0]], "degree": 1},
     "check_class_weights": {"Q": (1 - np.eye(3)) / 6, "task": ModularTask(3, 1), "atol": 1e-9},
+    "check_network": {"net": HomogeneousNetwork(np.ones((1, 1, 2)), np.ones((1, 2)), 1), "name": "net"},
     "chunk_size_for": {"width": 16, "n_classes": 5, "n_blocks": 2, "memory_budget": 1000},
     "class_weighted_point_margins": {"F": _F, "labels": np.array([0, 1]), "tau": None},
     "evaluate": {
