@@ -647,7 +647,11 @@ def _distinct_texts(cost: float, limit: float, log10: bool) -> tuple[str, str]:
         isinstance(x, numbers.Integral) or (not log10 and float(x).is_integer() and abs(float(x)) < 1e15) for x in pair
     ]
     texts = [(_power_text(x) if log10 else format_count(int(x) if e else float(x))) for x, e in zip(pair, exact)]
-    if not all(exact) and math.isfinite(float(limit)):
+    try:
+        refinable = not all(exact) and math.isfinite(float(limit)) and math.isfinite(float(cost))
+    except OverflowError:  # an int or Fraction beyond the float range beside a float: the rounded texts differ
+        refinable = False
+    if refinable:
         for digits in range(0 if log10 else 3, 17):
             shown = [float(f"{float(x):.{digits}{'f' if log10 else 'g'}}") if not e else x for x, e in zip(pair, exact)]
             if shown[0] > shown[1]:

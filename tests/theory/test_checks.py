@@ -167,6 +167,8 @@ def test_check_cost_never_shows_a_cost_equal_to_its_limit(limit: float, gap: flo
 def test_check_cost_tells_apart_integers_that_round_alike() -> None:
     with pytest.raises(LimitError, match=r"is ~10\^400 \+ 1, above the limit ~10\^400"):
         check_cost(10**400 + 1, 10**400, param="k", value=3, what="the value", hint="")
+    with pytest.raises(LimitError, match=r"is inf, above the limit ~10\^400"):  # float() of the limit overflows
+        check_cost(float("inf"), 10**400, param="k", value=3, what="the value", hint="")
 
 
 def test_check_sequence_copies_refuses_strings_and_counts_before_copying() -> None:
