@@ -176,7 +176,7 @@ def local_ray_options(num_cpus: int) -> dict[str, Any]:
     runs at niceness 5); ``nice tvk report --executor ray`` now lowers the cells with the run. A
     ``RAY_worker_niceness`` in the environment is left to Ray."""
     options: dict[str, Any] = {"num_cpus": num_cpus, "include_dashboard": False, "logging_level": "WARNING"}
-    if "RAY_worker_niceness" not in os.environ:
+    if "RAY_worker_niceness" not in os.environ and hasattr(os, "nice"):  # (os.nice: Unix only)
         options["_system_config"] = {"worker_niceness": os.nice(0)}
     return options
 
