@@ -49,7 +49,15 @@ from theory.parity import check_nk
 from .groups import GroupTask, character_lp, class_weights
 from .groups import construction_network as group_construction
 from .limits import array_bytes, check_allocation, check_bool, check_callback, check_real, check_seed
-from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights, check_network, evaluate
+from .margins import (
+    DEFAULT_MEMORY_BUDGET,
+    HomogeneousNetwork,
+    Task,
+    check_class_weights,
+    check_network,
+    check_task,
+    evaluate,
+)
 from .modular import ModularTask, construction_network
 from .parity import SparseParityTask, check_bits
 from .parity import construction_network as parity_construction
@@ -135,15 +143,6 @@ tol : float
 -------
 Certificate""",
 }
-
-
-def _check_task(task: object) -> Task:
-    if not isinstance(task, Task):
-        raise InputError(
-            f"task must be a task (n_points, n_classes, n_blocks, block_size and batch), got {task!r:.80}",
-            param="task",
-        )
-    return task
 
 
 def _fits(net: HomogeneousNetwork, task: Task, name: str) -> None:
@@ -335,7 +334,7 @@ def feature_columns(task: Task) -> tuple[np.ndarray, np.ndarray]:
     >>> points.tolist(), wrong.tolist()
     ([0, 0, 1, 1, 2, 2], [1, 2, 0, 2, 0, 1])
     """
-    task = _check_task(task)
+    task = check_task(task)
     _check_columns(task)
     _, labels = task.batch(0, task.n_points)
     C = task.n_classes
@@ -377,7 +376,7 @@ def columns_to_class_weights(values: np.ndarray, task: Task) -> np.ndarray:
     >>> columns_to_class_weights(np.arange(6.0), ModularTask(3, 1)).tolist()
     [[0.0, 0.0, 1.0], [2.0, 0.0, 3.0], [4.0, 5.0, 0.0]]
     """
-    task = _check_task(task)
+    task = check_task(task)
     _check_columns(task)
     if values is None or isinstance(values, (str, bytes, bool)):
         raise InputError(f"values must be a real vector of length N (C-1), got {values!r:.80}", param="values")
@@ -442,7 +441,7 @@ def margin_features(
     >>> abs(float((D.T @ (mu / mu.sum())).min()) - float(max_margin(3, 2))) < 1e-12
     True
     """
-    dictionary, task = check_network(dictionary, "dictionary"), _check_task(task)
+    dictionary, task = check_network(dictionary, "dictionary"), check_task(task)
     _fits(dictionary, task, "dictionary")
     if task.n_classes < 2:
         raise InputError("margin features need at least 2 classes", param="task")
@@ -645,7 +644,7 @@ def solve_dictionary_lp(
     >>> res.value <= res.dual_value + 1e-9 * res.feature_scale
     True
     """
-    dictionary, task = check_network(dictionary, "dictionary"), _check_task(task)
+    dictionary, task = check_network(dictionary, "dictionary"), check_task(task)
     _fits(dictionary, task, "dictionary")
     if task.n_classes < 2:
         raise InputError("margin features need at least 2 classes", param="task")
@@ -1188,7 +1187,7 @@ def certify(
     theory._checks.InputError: lower_network has degree 1, expected 2
     """
     check_certify_settings(tol=tol, n_starts=n_starts, seed=seed, maxiter=maxiter, progress=progress)
-    task = _check_task(task)
+    task = check_task(task)
     lower_network = check_network(lower_network, "lower_network")
     if lower_network.degree != degree:
         raise InputError(f"lower_network has degree {lower_network.degree}, expected {degree}", param="degree")

@@ -49,6 +49,7 @@ __all__ = [
     "Task",
     "check_class_weights",
     "check_network",
+    "check_task",
     "chunk_size_for",
     "class_weighted_point_margins",
     "evaluate",
@@ -115,10 +116,32 @@ def check_network(net: object, name: str = "net") -> HomogeneousNetwork:
     return net
 
 
-def _check_task(task: object, name: str = "task") -> Task:
+def check_task(task: object, name: str = "task") -> Task:
+    """``task`` when it is a :class:`Task` (ModularTask, SparseParityTask, GroupTask, ...); InputError naming
+    ``name`` otherwise.
+
+    Parameters
+    ----------
+    task : object
+        The caller's dataset.
+    name : str, optional
+        The parameter, named in the InputError (default ``"task"``).
+
+    Returns
+    -------
+    Task
+        ``task``.
+
+    Examples
+    --------
+    >>> check_task("Z_5")
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: task must be a numerics.margins.Task (ModularTask, SparseParityTask, GroupTask, ...), got 'Z_5'
+    """
     if not isinstance(task, Task):
         raise InputError(
-            f"{name} must be a task (n_points, n_classes, n_blocks, block_size and batch), got {task!r:.80}",
+            f"{name} must be a numerics.margins.Task (ModularTask, SparseParityTask, GroupTask, ...), got {task!r:.80}",
             param=name,
         )
     return task
@@ -487,7 +510,7 @@ def iter_logits(
     >>> inputs[1].tolist(), int(labels[1]), F[1].round(9).tolist()
     ([0, 1], 1, [-0.5, 2.0, -0.5, -0.5, -0.5])
     """
-    net, task = check_network(net), _check_task(task)
+    net, task = check_network(net), check_task(task)
     _check_compatible(net, task)
     _check_forward(net, task)
     if chunk_size is not None:
@@ -637,7 +660,7 @@ def check_class_weights(Q: np.ndarray, task: Task, atol: float = 1e-9) -> np.nda
     ...
     ValueError: class weights must vanish at the correct label of every point
     """
-    task = _check_task(task)
+    task = check_task(task)
     atol = check_real(atol, "atol", nonnegative=True)
     Q = check_real_array(Q, "Q", finite=False)
     if Q.shape != (task.n_points, task.n_classes):

@@ -42,7 +42,7 @@ from scipy.optimize import minimize
 from theory._checks import InputError, check_cost
 
 from .limits import array_bytes, check_allocation, check_callback, check_count, check_real, check_seed, check_work
-from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights
+from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights, check_task
 
 __all__ = [
     "MAX_DEGREE",
@@ -58,15 +58,6 @@ _Chunk = tuple[np.ndarray, np.ndarray, "np.ndarray | None"]
 MAX_DEGREE = 64
 """Largest activation degree (the objective is a polynomial of degree ``degree + 1``; the tasks of this toolkit use
 k <= 26)."""
-
-
-def _check_task(task: object) -> Task:
-    if not isinstance(task, Task):
-        raise InputError(
-            f"task must be a numerics.margins.Task (ModularTask, SparseParityTask, GroupTask, ...), got {task!r:.80}",
-            param="task",
-        )
-    return task
 
 
 def _check_degree(degree: object) -> int:
@@ -118,14 +109,14 @@ def objective_chunk_size(task: Task, memory_budget: int = DEFAULT_MEMORY_BUDGET)
     >>> objective_chunk_size(task, memory_budget=8 * 33 * 100), objective_chunk_size(task, memory_budget=1)
     (100, 1)
     """
-    task = _check_task(task)
+    task = check_task(task)
     memory_budget = _check_budget(memory_budget)
     per_point = 8 * (task.n_blocks * task.block_size + 3 * task.n_classes + 8)
     return max(1, int(memory_budget // per_point))
 
 
 def _check_neuron(U: np.ndarray, w: np.ndarray, task: Task, degree: int) -> tuple[np.ndarray, np.ndarray, int]:
-    task = _check_task(task)
+    task = check_task(task)
     arrays = []
     for name, value in (("U", U), ("w", w)):
         try:
@@ -456,7 +447,7 @@ def maximize_single_neuron(
     theory._checks.InputError: n_starts must be an integer >= 1, got 0
     """
     seed = check_seed(seed)
-    task = _check_task(task)
+    task = check_task(task)
     n_starts = check_count(n_starts, "n_starts")
     check_cost(
         int(n_starts),

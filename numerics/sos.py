@@ -71,7 +71,7 @@ from theory._checks import InputError, LimitError, check_positive_int, format_co
 from theory._docstrings import fill_doc
 
 from .limits import array_bytes, check_allocation
-from .margins import DEFAULT_MEMORY_BUDGET, Task, check_class_weights
+from .margins import DEFAULT_MEMORY_BUDGET, Task, check_class_weights, check_task
 
 __all__ = [
     "MAX_BLOCK",
@@ -701,8 +701,7 @@ def margin_polynomials(
     >>> idx.shape, exps.shape, P.shape
     ((21, 2), (21, 6), (21, 3))
     """
-    if not isinstance(task, Task):
-        raise InputError(f"task must be a Task (e.g. ModularTask, GroupTask), got {task!r:.80}", param="task")
+    task = check_task(task)
     degree = _as_degree(degree)
     if not isinstance(grading, Grading):
         raise InputError(
@@ -1664,8 +1663,7 @@ def single_neuron_sdp_bound(
     >>> max_margin("Z2"), round(b.bound, 8), bool(gamma <= b.bound <= gamma * (1 + 1e-8))
     (sqrt(6)/9, 0.27216553, True)
     """
-    if not isinstance(task, Task):
-        raise InputError(f"task must be a Task (e.g. ModularTask, GroupTask), got {task!r:.80}", param="task")
+    task = check_task(task)
     degree = _as_degree(degree)
     if grading is not None and not isinstance(grading, Grading):
         raise InputError(f"grading must be a Grading or None, got {grading!r:.80}", param="grading")

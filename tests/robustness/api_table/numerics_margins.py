@@ -13,6 +13,7 @@ BASELINE = {
     "HomogeneousNetwork": {"U": [[[1.0, 0.0, -1.0]]], "W": [[1.0, -1.0, 0.0]], "degree": 1},
     "check_class_weights": {"Q": (1 - np.eye(3)) / 6, "task": ModularTask(3, 1), "atol": 1e-9},
     "check_network": {"net": HomogeneousNetwork(np.ones((1, 1, 2)), np.ones((1, 2)), 1), "name": "net"},
+    "check_task": {"task": ModularTask(3, 1), "name": "task"},
     "chunk_size_for": {"width": 16, "n_classes": 5, "n_blocks": 2, "memory_budget": 1000},
     "class_weighted_point_margins": {"F": _F, "labels": np.array([0, 1]), "tau": None},
     "evaluate": {
