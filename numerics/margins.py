@@ -642,8 +642,8 @@ def check_class_weights(Q: np.ndarray, task: Task, atol: float = 1e-9) -> np.nda
 
     Raises
     ------
-    ValueError
-        For a wrong shape, a negative or non-finite entry, a total mass other than 1, or mass at a correct label.
+    theory._checks.InputError
+        A ValueError naming ``Q``: for a wrong shape, a negative or non-finite entry, a total mass other than 1, or mass at a correct label.
 
     Examples
     --------
@@ -658,20 +658,24 @@ def check_class_weights(Q: np.ndarray, task: Task, atol: float = 1e-9) -> np.nda
     >>> check_class_weights(np.full((3, 3), 1 / 9), task)
     Traceback (most recent call last):
     ...
-    ValueError: class weights must vanish at the correct label of every point
+    theory._checks.InputError: class weights must vanish at the correct label of every point
     """
     task = check_task(task)
     atol = check_real(atol, "atol", nonnegative=True)
     Q = check_real_array(Q, "Q", finite=False)
     if Q.shape != (task.n_points, task.n_classes):
-        raise ValueError(f"class weights must have shape (N, C) = {(task.n_points, task.n_classes)}, got {Q.shape}")
+        raise InputError(
+            f"class weights must have shape (N, C) = {(task.n_points, task.n_classes)}, got {Q.shape}", param="Q"
+        )
     if not np.isfinite(Q).all() or (-atol > Q).any():
-        raise ValueError("class weights must be finite and non-negative")
+        raise InputError("class weights must be finite and non-negative", param="Q")
     if abs(Q.sum() - 1.0) > 1e-6:
-        raise ValueError(f"class weights must sum to 1 (a distribution over (point, wrong label)), got {Q.sum()}")
+        raise InputError(
+            f"class weights must sum to 1 (a distribution over (point, wrong label)), got {Q.sum()}", param="Q"
+        )
     _, labels = task.batch(0, task.n_points)
     if np.abs(Q[np.arange(task.n_points), labels]).max() > atol:
-        raise ValueError("class weights must vanish at the correct label of every point")
+        raise InputError("class weights must vanish at the correct label of every point", param="Q")
     return np.clip(Q, 0.0, None)
 
 

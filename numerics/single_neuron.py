@@ -73,16 +73,6 @@ def _check_degree(degree: object) -> int:
     return d
 
 
-def _check_class_weights(Q: object, task: Task) -> np.ndarray:
-    try:
-        Q_arr = np.asarray(Q, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"Q must be an (N, C) array of class weights, got {Q!r:.80}", param="Q") from None
-    if not np.isfinite(Q_arr).all():
-        raise InputError("Q must be finite (it holds NaN or infinite entries)", param="Q")
-    return check_class_weights(Q_arr, task)
-
-
 def _check_budget(memory_budget: object) -> int:
     return check_count(memory_budget, "memory_budget", why="bytes per chunk")
 
@@ -266,7 +256,7 @@ def class_weighted_objective(
     """
     U, w, degree = _check_neuron(U, w, task, degree)
     if Q is not None:
-        Q = _check_class_weights(Q, task)
+        Q = check_class_weights(Q, task)
     n = check_count(chunk_size, "chunk_size") if chunk_size is not None else objective_chunk_size(task)
     value, grad_U, grad_w = _accumulate(U, w, degree, _iter_chunks(task, Q, n), task.n_points)
     if not (np.isfinite(value) and np.isfinite(grad_U).all() and np.isfinite(grad_w).all()):
@@ -471,7 +461,7 @@ def maximize_single_neuron(
         hint="use fewer starts",
     )
     if Q is not None:
-        Q = _check_class_weights(Q, task)
+        Q = check_class_weights(Q, task)
     n = check_count(chunk_size, "chunk_size") if chunk_size is not None else objective_chunk_size(task, memory_budget)
     fun = _ScaleFree(task, int(degree), Q, n, memory_budget)
     rng = np.random.default_rng(seed)
