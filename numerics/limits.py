@@ -544,6 +544,17 @@ def check_seed(value: object, name: str = "seed", *, why: str = "") -> int:
     return check_positive_int(value, name, minimum=0, hypothesis=why)
 
 
+_NAME_DOC = """name : str
+    The parameter, named in the InputError."""
+
+#: The parameters the value checks share (:func:`theory._docstrings.fill_doc`).
+_DOC = {
+    "scalar_value": "value : object\n    The caller's value.\n" + _NAME_DOC,
+    "array_value": "value : array_like\n    The caller's values.\n" + _NAME_DOC,
+}
+
+
+@fill_doc(_DOC)
 def check_real(
     value: object, name: str, *, positive: bool = False, nonnegative: bool = False, what: str = "a finite real number"
 ) -> float:
@@ -552,10 +563,7 @@ def check_real(
 
     Parameters
     ----------
-    value : object
-        The caller's value.
-    name : str
-        The parameter, named in the InputError.
+    {{scalar_value}}
     positive, nonnegative : bool
         Also require ``value > 0`` (``>= 0``).
     what : str
@@ -593,24 +601,13 @@ def check_real(
     return f
 
 
-#: The parameters the array checks share (:func:`theory._docstrings.fill_doc`).
-_DOC = {
-    "array_value": """value : array_like
-    The caller's values.
-name : str
-    The parameter, named in the InputError.""",
-}
-
-
+@fill_doc(_DOC)
 def check_callback(value: object, name: str) -> Callable[..., object] | None:
     """None or a callable (a progress hook); InputError naming ``name`` otherwise.
 
     Parameters
     ----------
-    value : object
-        The caller's hook.
-    name : str
-        The parameter, named in the InputError.
+    {{scalar_value}}
 
     Returns
     -------

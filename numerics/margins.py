@@ -643,7 +643,8 @@ def check_class_weights(Q: np.ndarray, task: Task, atol: float = 1e-9) -> np.nda
     Raises
     ------
     theory._checks.InputError
-        A ValueError naming ``Q``: for a wrong shape, a negative or non-finite entry, a total mass other than 1, or mass at a correct label.
+        A ValueError naming ``Q``: for a wrong shape, a negative or non-finite entry, a total mass other than 1, or
+        mass at a correct label.
 
     Examples
     --------

@@ -41,7 +41,16 @@ from scipy.optimize import minimize
 
 from theory._checks import InputError, check_cost
 
-from .limits import array_bytes, check_allocation, check_callback, check_count, check_real, check_seed, check_work
+from .limits import (
+    array_bytes,
+    check_allocation,
+    check_callback,
+    check_count,
+    check_real,
+    check_real_array,
+    check_seed,
+    check_work,
+)
 from .margins import DEFAULT_MEMORY_BUDGET, HomogeneousNetwork, Task, check_class_weights, check_task
 
 __all__ = [
@@ -107,14 +116,7 @@ def objective_chunk_size(task: Task, memory_budget: int = DEFAULT_MEMORY_BUDGET)
 
 def _check_neuron(U: np.ndarray, w: np.ndarray, task: Task, degree: int) -> tuple[np.ndarray, np.ndarray, int]:
     task = check_task(task)
-    arrays = []
-    for name, value in (("U", U), ("w", w)):
-        try:
-            a = np.asarray(value, dtype=np.float64)
-        except (TypeError, ValueError, OverflowError):
-            raise InputError(f"{name} must be an array of finite numbers, got {value!r:.80}", param=name) from None
-        arrays.append(a)
-    U_arr, w_arr = arrays
+    U_arr, w_arr = check_real_array(U, "U", finite=False), check_real_array(w, "w", finite=False)
     if U_arr.shape != (task.n_blocks, task.block_size) or w_arr.shape != (task.n_classes,):
         raise InputError(
             f"a neuron for this task needs U of shape (k, d) = {(task.n_blocks, task.block_size)} and w of shape "
