@@ -38,6 +38,7 @@ import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -83,6 +84,7 @@ __all__ = [
     "MAX_SOS_MONOMIALS",
     "Certificate",
     "CertificateError",
+    "Certifier",
     "LPResult",
     "bracket_verdict",
     "certify",
@@ -1346,6 +1348,146 @@ def _check_parity_size(n: int, k: int, width: int | None, n_starts: int) -> None
     _refuse(sizes(k), param, value, "theory.parity.max_margin(k) gives gamma* in closed form (Edelman Thm 7.8)")
 
 
+@dataclass(frozen=True)
+class Certifier:
+    """The settings of the task certificates, given once: the multi-start search, the bracket's tolerance and a
+    progress hook. Its methods certify one task each; :func:`certify_modular`, :func:`certify_parity` and
+    :func:`certify_group` are these methods with silent settings (``tvk certify`` passes its progress bar here).
+
+    Parameters
+    ----------
+    n_starts, seed : int
+        Multi-start settings of the heuristic upper value (1 <= n_starts <= ``MAX_STARTS``, seed >= 0).
+    tol : float
+        Relative tolerance of :attr:`Certificate.certified` (finite, >= 0).
+    progress : callable, optional
+        Called with the number of finished starts after each start of the search (a progress bar's update);
+        None: silent.
+
+    Raises
+    ------
+    theory._checks.InputError
+        Bad settings (:func:`check_certify_settings`), when the settings are made, before any work.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> cert = Certifier(n_starts=3, progress=seen.append).parity(3, 2)
+    >>> seen, cert.certified
+    ([1, 2, 3], True)
+    >>> Certifier(seed=-1)
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: seed must be an integer >= 0, got seed = -1
+    """
+
+    n_starts: int = 8
+    seed: int = 0
+    tol: float = 1e-6
+    progress: Callable[[int], object] | None = None
+
+    def __post_init__(self) -> None:
+        check_certify_settings(tol=self.tol, n_starts=self.n_starts, seed=self.seed, progress=self.progress)
+
+    def _certify(
+        self, task: Task, degree: int, net: HomogeneousNetwork, grading: Grading, construction: str | None, **kw: Any
+    ) -> Certificate:
+        """:func:`certify` with these settings; the lower end is named ``construction`` with the width when that is
+        given (None: the caller's network, named by :func:`certify`)."""
+        cert = certify(
+            task,
+            degree,
+            net,
+            grading=grading,
+            n_starts=self.n_starts,
+            seed=self.seed,
+            tol=self.tol,
+            progress=self.progress,
+            **kw,
+        )
+        return cert if construction is None else replace(cert, lower_source=f"{construction} (width {net.width})")
+
+    def modular(self, p: int, k: int, lower_network: HomogeneousNetwork | None = None) -> Certificate:
+        """:func:`certify_modular` with these settings (its parameters ``p``, ``k``, ``lower_network``)."""
+        p = check_odd_modulus(p)
+        k = check_positive_int(k, "k", hypothesis="the number of summands")
+        if lower_network is not None:
+            lower_network = check_network(lower_network, "lower_network")
+        _check_modular_size(p, k, None if lower_network is None else lower_network.width, int(self.n_starts))
+        net = construction_network(p, k) if lower_network is None else lower_network
+        built = None if lower_network is not None else "the construction of Shi Lemma C.18"
+        return self._certify(ModularTask(p, k), k, net, modular_grading(p, k), built)
+
+    def parity(self, n: int, k: int, lower_network: HomogeneousNetwork | None = None) -> Certificate:
+        """:func:`certify_parity` with these settings (its parameters ``n``, ``k``, ``lower_network``)."""
+        n, k = check_nk(check_bits(n), k)  # before range(k): k <= n <= MAX_BITS
+        if lower_network is not None:
+            lower_network = check_network(lower_network, "lower_network")
+        _check_parity_size(n, k, None if lower_network is None else lower_network.width, int(self.n_starts))
+        S = tuple(range(k))
+        net = parity_construction(n, S) if lower_network is None else lower_network
+        built = None if lower_network is not None else "the construction of Edelman App. D.7"
+        return self._certify(SparseParityTask(n, S), k, net, sign_grading(n), built)
+
+    def group(self, name: str, lower_network: HomogeneousNetwork | None = None) -> Certificate:
+        """:func:`certify_group` with these settings (its parameters ``name``, ``lower_network``)."""
+        if not isinstance(name, str):
+            raise InputError(f"name must be a group name such as 'S3' or 'Z2^2', got {name!r:.80}", param="name")
+        if lower_network is not None:
+            lower_network = check_network(lower_network, "lower_network")
+        try:
+            order = int(as_group(name).order)  # the theory checks the name and MAX_GROUP_ORDER before building
+        except InputError:
+            raise
+        except ValueError as exc:
+            raise InputError(str(exc), param="name") from None
+
+        def refuse(width: int) -> None:
+            over = _Sizes(order * order, 2 * order, order, 2, 2, width, int(self.n_starts)).exceeded()
+            if over is not None:
+                check_cost(
+                    over[1],
+                    over[2],
+                    param="name",
+                    value=name,
+                    what=f"{over[3]} for |G| = {order}",
+                    hint="theory.groups.max_margin(name) gives gamma* in closed form (Edelman Thm 7.9)",
+                )
+
+        refuse(0 if lower_network is None else lower_network.width)  # the search, before the character LP
+        check_allocation(
+            array_bytes(order * order, order),
+            "name",
+            name,
+            f"the class weights (|G|^2, |G|) for |G| = {order}",
+            "theory.groups.max_margin(name) gives gamma* in closed form (Edelman Thm 7.9)",
+        )
+        try:
+            lp = character_lp(name)
+            Q = class_weights(name, lp.class_tau.tolist())
+            net = group_construction(name, budgets=lp.budgets.tolist()) if lower_network is None else lower_network
+            grading = group_grading(name)
+        except LimitError as exc:  # a limit of the character table or the groups module: name the parameter here
+            raise LimitError(
+                f"name = {name} is too large for the certificate: {exc}",
+                param="name",
+                value=name,
+                limit=exc.limit,
+                hint=exc.hint,
+            ) from None
+        refuse(net.width)  # the forward pass of the construction (2 sum d_R^3 neurons)
+        built = None if lower_network is not None else "the construction of Lemmas D.15-D.16 with the LP budgets"
+        return self._certify(
+            GroupTask(as_group(name)),
+            2,
+            net,
+            grading,
+            built,
+            Q=Q,
+            weighting="q uniform, tau from the dual of the character LP (App. D.9.2)",
+        )
+
+
 @fill_doc(_DOC)
 def certify_modular(
     p: int, k: int, lower_network: HomogeneousNetwork | None = None, n_starts: int = 8, seed: int = 0, tol: float = 1e-6
@@ -1374,18 +1516,7 @@ def certify_modular(
     >>> round(cert.lower, 9), round(float(max_margin(3, 2)), 9)
     (0.07856742, 0.07856742)
     """
-    check_certify_settings(tol=tol, n_starts=n_starts, seed=seed)
-    p = check_odd_modulus(p)
-    k = check_positive_int(k, "k", hypothesis="the number of summands")
-    if lower_network is not None:
-        lower_network = check_network(lower_network, "lower_network")
-    _check_modular_size(p, k, None if lower_network is None else lower_network.width, int(n_starts))
-    task = ModularTask(p, k)
-    net = construction_network(p, k) if lower_network is None else lower_network
-    cert = certify(task, k, net, None, modular_grading(p, k), n_starts=n_starts, seed=seed, tol=tol)
-    if lower_network is None:
-        cert = replace(cert, lower_source=f"the construction of Shi Lemma C.18 (width {net.width})")
-    return cert
+    return Certifier(n_starts, seed, tol).modular(p, k, lower_network)
 
 
 @fill_doc(_DOC)
@@ -1414,18 +1545,7 @@ def certify_parity(
     >>> round(cert.lower, 9), round(float(max_margin(2)), 9)
     (0.544331054, 0.544331054)
     """
-    check_certify_settings(tol=tol, n_starts=n_starts, seed=seed)
-    n, k = check_nk(check_bits(n), k)  # before range(k): k <= n <= MAX_BITS
-    if lower_network is not None:
-        lower_network = check_network(lower_network, "lower_network")
-    _check_parity_size(n, k, None if lower_network is None else lower_network.width, int(n_starts))
-    S = tuple(range(k))
-    task = SparseParityTask(n, S)
-    net = parity_construction(n, S) if lower_network is None else lower_network
-    cert = certify(task, k, net, None, sign_grading(n), n_starts=n_starts, seed=seed, tol=tol)
-    if lower_network is None:
-        cert = replace(cert, lower_source=f"the construction of Edelman App. D.7 (width {net.width})")
-    return cert
+    return Certifier(n_starts, seed, tol).parity(n, k, lower_network)
 
 
 @fill_doc(_DOC)
@@ -1458,65 +1578,4 @@ def certify_group(
     >>> round(cert.lower, 9), round(float(max_margin("Z2")), 9)
     (0.272165527, 0.272165527)
     """
-    check_certify_settings(tol=tol, n_starts=n_starts, seed=seed)
-    if not isinstance(name, str):
-        raise InputError(f"name must be a group name such as 'S3' or 'Z2^2', got {name!r:.80}", param="name")
-    if lower_network is not None:
-        lower_network = check_network(lower_network, "lower_network")
-    try:
-        order = int(as_group(name).order)  # the theory checks the name and MAX_GROUP_ORDER before building
-    except InputError:
-        raise
-    except ValueError as exc:
-        raise InputError(str(exc), param="name") from None
-
-    def refuse(width: int) -> None:
-        over = _Sizes(order * order, 2 * order, order, 2, 2, width, int(n_starts)).exceeded()
-        if over is not None:
-            check_cost(
-                over[1],
-                over[2],
-                param="name",
-                value=name,
-                what=f"{over[3]} for |G| = {order}",
-                hint="theory.groups.max_margin(name) gives gamma* in closed form (Edelman Thm 7.9)",
-            )
-
-    refuse(0 if lower_network is None else lower_network.width)  # the search, before the character LP
-    check_allocation(
-        array_bytes(order * order, order),
-        "name",
-        name,
-        f"the class weights (|G|^2, |G|) for |G| = {order}",
-        "theory.groups.max_margin(name) gives gamma* in closed form (Edelman Thm 7.9)",
-    )
-    try:
-        lp = character_lp(name)
-        Q = class_weights(name, lp.class_tau.tolist())
-        net = group_construction(name, budgets=lp.budgets.tolist()) if lower_network is None else lower_network
-        grading = group_grading(name)
-    except LimitError as exc:  # a limit of the character table or the groups module: name the parameter here
-        raise LimitError(
-            f"name = {name} is too large for the certificate: {exc}",
-            param="name",
-            value=name,
-            limit=exc.limit,
-            hint=exc.hint,
-        ) from None
-    refuse(net.width)  # the forward pass of the construction (2 sum d_R^3 neurons)
-    cert = certify(
-        GroupTask(as_group(name)),
-        2,
-        net,
-        Q,
-        grading,
-        weighting="q uniform, tau from the dual of the character LP (App. D.9.2)",
-        n_starts=n_starts,
-        seed=seed,
-        tol=tol,
-    )
-    if lower_network is None:
-        cert = replace(
-            cert, lower_source=f"the construction of Lemmas D.15-D.16 with the LP budgets (width {net.width})"
-        )
-    return cert
+    return Certifier(n_starts, seed, tol).group(name, lower_network)

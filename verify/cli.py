@@ -13,7 +13,7 @@
     tvk derive  majority --n N --k K [--json]
     tvk derive  signal --k K [--json]
     tvk derive  markov --k K --t T [--json]
-    tvk certify modular --p P --k K | parity --n N --k K | group --name NAME  [--starts S] [--seed S] [--json]
+    tvk certify modular --p P --k K | parity --n N --k K | group --name NAME  [--starts S] [--seed S] [--no-progress] [--json]
     tvk list    [--scale quick|full] [--only PATTERN] [--json]
     tvk sweep   status [--out DIR] [--json] | merge OUT SRC... [--json]
     tvk --version
@@ -42,7 +42,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -741,16 +741,33 @@ def _cmd_derive_markov(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _certifying(what: str, args: argparse.Namespace) -> Iterator[Callable[[int], None]]:
+    """The stderr side of `tvk certify`: a line naming the work, a bar over the multi-start search (the longest part
+    at many ``--starts``: 10,000 starts of modular p = 7, k = 2 take minutes), then a line when the SOS relaxation
+    starts. Yields the ``progress`` hook of :func:`numerics.certificates.certify`."""
+    from verify.runtime.progress import counter  # deferred: tqdm, needed only while certifying
+
+    _log(f"certifying {what} (forward pass, {args.starts} starts, SOS relaxation) ...")
+    start = time.monotonic()
+
+    def searched() -> None:
+        _log(f"  multi-start search done ({time.monotonic() - start:.1f} s); solving the SOS relaxation ...")
+
+    with counter(args.starts, "multi-start search", enabled=not args.no_progress, unit="start", done=searched) as hook:
+        yield hook
+
+
 def _cmd_certify_modular(args: argparse.Namespace) -> int:
-    from numerics.certificates import certify_modular  # deferred: imports cvxpy
+    from numerics.certificates import Certifier  # deferred: imports cvxpy
     from theory import modular as tm
     from theory._checks import format_count
 
     p, k = args.p, args.k
     gamma = tm.max_margin(p, k)  # checks p and k before any solver runs
     what = f"modular addition p = {format_count(p)}, k = {format_count(k)}"
-    _log(f"certifying {what} (forward pass, {args.starts} starts, SOS relaxation) ...")
-    cert = certify_modular(p, k, n_starts=args.starts, seed=args.seed)
+    with _certifying(what, args) as progress:
+        cert = Certifier(args.starts, args.seed, progress=progress).modular(p, k)
     obj, text = _certificate_output(
         {"task": "modular", "p": p, "k": k}, f"modular addition, p = {p}, k = {k}", gamma, cert
     )
@@ -759,7 +776,7 @@ def _cmd_certify_modular(args: argparse.Namespace) -> int:
 
 
 def _cmd_certify_parity(args: argparse.Namespace) -> int:
-    from numerics.certificates import certify_parity  # deferred: imports cvxpy
+    from numerics.certificates import Certifier  # deferred: imports cvxpy
     from theory import parity as tp
     from theory._checks import InputError, format_count
 
@@ -768,20 +785,20 @@ def _cmd_certify_parity(args: argparse.Namespace) -> int:
         raise InputError(f"--k must satisfy 1 <= k <= n (--n), got --k {format_count(k)}, --n {format_count(n)}")
     gamma = tp.max_margin(k)
     what = f"({format_count(n)}, {format_count(k)})-sparse parity"
-    _log(f"certifying {what} (forward pass, {args.starts} starts, SOS relaxation) ...")
-    cert = certify_parity(n, k, n_starts=args.starts, seed=args.seed)
+    with _certifying(what, args) as progress:
+        cert = Certifier(args.starts, args.seed, progress=progress).parity(n, k)
     obj, text = _certificate_output({"task": "parity", "n": n, "k": k}, f"({n}, {k})-sparse parity", gamma, cert)
     _emit(obj, args.json, text)
     return 0
 
 
 def _cmd_certify_group(args: argparse.Namespace) -> int:
-    from numerics.certificates import certify_group  # deferred: imports cvxpy
+    from numerics.certificates import Certifier  # deferred: imports cvxpy
     from theory import groups as tg
 
     gamma = tg.max_margin(args.name)
-    _log(f"certifying the group {args.name} (forward pass, {args.starts} starts, SOS relaxation) ...")
-    cert = certify_group(args.name, n_starts=args.starts, seed=args.seed)
+    with _certifying(f"the group {args.name}", args) as progress:
+        cert = Certifier(args.starts, args.seed, progress=progress).group(args.name)
     obj, text = _certificate_output({"task": "group", "name": args.name}, f"group {args.name}", gamma, cert)
     _emit(obj, args.json, text)
     return 0
@@ -1094,6 +1111,7 @@ def _add_certify(sub: Any) -> None:
             "--starts", type=int, default=8, help="multi-start count of the heuristic single-neuron maximum"
         )
         cmd_parser.add_argument("--seed", type=int, default=0, help="seed of the multi-start points")
+        cmd_parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
 class UsageError(Exception):

@@ -268,6 +268,28 @@ def test_parity_and_group_certificates_bracket_gamma_star():
     assert "LP" in c.weighting
 
 
+@pytest.mark.parametrize(
+    "task,args", [("modular", (3, 2)), ("parity", (3, 2)), ("group", ("Z2",))], ids=["modular", "parity", "group"]
+)
+def test_certifier_passes_its_progress_hook_to_each_tasks_search(task, args, monkeypatch):
+    """`tvk certify`'s bar: each task's certificate calls the hook after every start, and equals the function's
+    certificate (the same settings, silent); a bad hook is refused when the settings are made, before any work."""
+    seen: list[int] = []
+    c = getattr(cert.Certifier(n_starts=3, seed=1, progress=seen.append), task)(*args)
+    assert seen == [1, 2, 3] and c.heuristic["n_starts"] == 3 and c.certified
+    f = getattr(cert, f"certify_{task}")(*args, n_starts=3, seed=1)
+    assert (c.lower, c.upper_heuristic, c.lower_source, c.weighting) == (
+        f.lower,
+        f.upper_heuristic,
+        f.lower_source,
+        f.weighting,
+    )
+    monkeypatch.setattr(cert, "certify", lambda *a, **k: pytest.fail("certified with a bad hook"))
+    with pytest.raises(InputError) as info:
+        cert.Certifier(progress="not callable")
+    assert info.value.param == "progress"
+
+
 @pytest.mark.parametrize("delta", [-1e-4, 1e-4, -1e-2, 1e-2])
 def test_wrong_gamma_is_rejected(delta):
     """A gamma* moved by delta is excluded: from above by the rigorous SOS bound, from below by the forward pass."""

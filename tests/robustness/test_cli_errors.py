@@ -360,6 +360,20 @@ def test_a_forced_evaluation_above_the_auto_limit_says_so_before_it_starts(task,
     assert code == 0 and err == "" and "pass --evaluate always to force it" in out
 
 
+def test_certify_shows_its_search_on_stderr_and_its_result_alone_on_stdout(capsys):
+    """A bar over the multi-start search (the part that grows with --starts), then a line when the SOS relaxation
+    starts; --no-progress drops the bar, not the lines; stdout is the result either way."""
+    argv = ["certify", "modular", "--p", "3", "--k", "2", "--starts", "3", "--json"]
+    code, out, err = run_main(argv, capsys)
+    lines = err.replace("\r", "\n").splitlines()
+    assert code == 0 and lines[0].startswith("certifying modular addition p = 3, k = 2 (forward pass, 3 starts")
+    assert "multi-start search:" in err and lines[-1].startswith("  multi-start search done (")
+    assert lines[-1].endswith("s); solving the SOS relaxation ...") and json.loads(out)["verdict"] == "pass"
+    code, out, err = run_main([*argv, "--no-progress"], capsys)
+    assert code == 0 and "multi-start search:" not in err and len(err.splitlines()) == 2
+    assert json.loads(out)["verdict"] == "pass"
+
+
 def test_derive_lsa_above_the_diagonal_limit_names_that_limit(capsys):
     """65 eigenvalues (a diagonal Lambda) were refused as "a non-diagonal Lambda ... above the limit 24"."""
     code, _, err = run_main(

@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 import os
 import signal
-import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -40,10 +39,10 @@ from time import monotonic
 from typing import Any, TypeVar
 
 import torch
-from tqdm.auto import tqdm
 
 from verify.runtime.claim_run import checkpoint_log
 from verify.runtime.divergence import NonFiniteGuard
+from verify.runtime.progress import count_bar
 
 __all__ = [
     "Bar",
@@ -58,7 +57,6 @@ __all__ = [
 ]
 
 R = TypeVar("R")
-PROGRESS_INTERVAL = 0.5  # seconds between redraws of the progress bar
 
 
 @dataclass(frozen=True)
@@ -137,16 +135,7 @@ def run_loop(
     if eval_every < 1:
         raise ValueError(f"eval_every must be >= 1, got {eval_every!r}")
     postfix = bar.postfix
-    progress = tqdm(
-        total=steps,
-        initial=start,
-        file=sys.stderr,
-        disable=not bar.enabled,
-        desc=bar.desc,
-        leave=False,
-        dynamic_ncols=True,
-        mininterval=PROGRESS_INTERVAL,
-    )
+    progress = count_bar(steps, bar.desc, enabled=bar.enabled, initial=start)
     step, current_lr = start, None
     last_saved = start if resumed else None  # the step of the newest checkpoint on disk
     last_save_time = monotonic()

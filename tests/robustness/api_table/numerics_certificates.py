@@ -61,6 +61,7 @@ BASELINE = {
         "max_block": 160,
         "maxiter": 50,
     },
+    "Certifier": {"n_starts": 1, "seed": 0, "tol": 1e-6, "progress": None},
     "certify_modular": {"p": 3, "k": 1, "lower_network": None, "n_starts": 1, "seed": 0, "tol": 1e-6},
     "certify_parity": {"n": 3, "k": 2, "lower_network": None, "n_starts": 1, "seed": 0, "tol": 1e-6},
     "certify_group": {"name": "Z2", "lower_network": None, "n_starts": 1, "seed": 0, "tol": 1e-6},
