@@ -743,9 +743,9 @@ def _cmd_derive_markov(args: argparse.Namespace) -> int:
 
 @contextlib.contextmanager
 def _certifying(what: str, args: argparse.Namespace) -> Iterator[Callable[[int], None]]:
-    """The stderr side of `tvk certify`: a line naming the work, a bar over the multi-start search (the longest part
-    at many ``--starts``: 10,000 starts of modular p = 7, k = 2 take minutes), then a line when the SOS relaxation
-    starts. Yields the ``progress`` hook of :func:`numerics.certificates.certify`."""
+    """The stderr side of `tvk certify`: a line naming the work, a bar over the multi-start search (the part that
+    grows with ``--starts``: 27 of the 29 s of ``modular --p 3 --k 2 --starts 10000``, docs/cli.md), then a line when
+    the SOS relaxation starts. Yields the ``progress`` hook of :class:`numerics.certificates.Certifier`."""
     from verify.runtime.progress import counter  # deferred: tqdm, needed only while certifying
 
     _log(f"certifying {what} (forward pass, {args.starts} starts, SOS relaxation) ...")
