@@ -68,7 +68,7 @@ def _interrupted_while_loading(exc_type: type, exc: BaseException, tb: Any) -> N
 if os.path.basename(sys.argv[0] if sys.argv else "") == "tvk":  # only in the console script, not on import
     sys.excepthook = _interrupted_while_loading
 
-from verify.runtime.jsonable import approx_text, exact_text, is_exact_finite, to_float, to_jsonable  # noqa: E402
+from verify.runtime.jsonable import approx_text, beyond_float, exact_text, to_float, to_jsonable  # noqa: E402
 from verify.runtime.options import RunOptions  # noqa: E402
 from verify.sweep import cli as sweep_cli  # noqa: E402
 
@@ -472,11 +472,11 @@ def _range_length(r: range) -> int:
 
 
 def _num(x: Any) -> dict:
-    """An exact value for ``--json``: its text and float, and where the float overflows (inf for a finite value),
+    """An exact value for ``--json``: its text and float, and where the float does not carry it (an overflow to inf,
+    an underflow of a non-zero value to 0 or a subnormal: :func:`verify.runtime.jsonable.beyond_float`),
     ``"float": null`` with ``"approx"``, its leading digits (:func:`verify.runtime.jsonable.approx_text`)."""
-    f = to_float(x)
-    if math.isfinite(f) or not is_exact_finite(x):
-        return {"exact": exact_text(x), "float": f}
+    if not beyond_float(x):
+        return {"exact": exact_text(x), "float": to_float(x)}
     return {"exact": exact_text(x), "float": None, "approx": approx_text(x, ".16e")}
 
 

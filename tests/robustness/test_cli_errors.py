@@ -307,20 +307,23 @@ def test_derive_modular_k400_does_not_overflow_and_k_million_is_refused_at_once(
         (["derive", "parity", "--k", "400"], "gamma_star"),
         (["derive", "modular", "--p", "5", "--k", "1400"], "gamma_star"),
         (["derive", "lsa", "--lambda", "1e400,1", "--N", "3", "--rank", "1"], "L_r"),
+        (["derive", "modular", "--p", str(10**400 + 1), "--k", "1"], "gamma_star"),  # below the float range
+        (["derive", "lsa", "--lambda", "1e-400,1e-400", "--N", "5", "--rank", "1"], "L_r"),
     ],
 )
 def test_derive_values_beyond_the_float_range_are_digits_not_inf(argv, key, capsys):
-    """A finite exact value above 1.8e308 printed as 'inf'. The JSON float is null and "approx" holds its leading
-    digits, which equal sympy's evaluation of the exact value; the text shows the same digits, never 'inf'."""
+    """A finite exact value above 1.8e308 printed as 'inf', a non-zero one below 2.2e-308 as 0. The JSON float is
+    null and "approx" holds its leading digits, which equal sympy's evaluation of the exact value; the text shows the
+    same digits, never 'inf' (nor 0 for a non-zero value)."""
     code, out, _ = run_main([*argv, "--json"], capsys)
     value = json.loads(out)[key]
     assert code == 0 and value["float"] is None
-    mantissa, exponent = value["approx"].split("e+")
+    mantissa, exponent = value["approx"].split("e")
     reference = sympy.N(sympy.sympify(value["exact"]), 30)
     assert int(exponent) == int(sympy.floor(sympy.log(abs(reference), 10)))
     assert abs(float(mantissa) - float(reference / sympy.Integer(10) ** int(exponent))) < 1e-15
     code, text, _ = run_main(argv, capsys)
-    assert code == 0 and "inf" not in text.replace("information", "") and value["approx"][:8] in text
+    assert code == 0 and "inf" not in text.replace("information", "") and value["approx"].lstrip("-")[:8] in text
 
 
 def test_derive_parity_accepts_exactly_the_k_its_refusal_names(capsys):

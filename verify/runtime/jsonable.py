@@ -21,6 +21,7 @@ from typing import Any
 __all__ = [
     "HASH_DIGITS",
     "approx_text",
+    "beyond_float",
     "canonical_json",
     "config_hash",
     "exact_text",
@@ -57,21 +58,38 @@ def is_exact_finite(x: Any) -> bool:
     return hasattr(x, "numerator") or getattr(x, "is_finite", None) is True
 
 
+def beyond_float(x: Any) -> bool:
+    """Whether ``x`` is an exact finite number that a float does not carry: its float overflows (inf), or it is not
+    zero and its float underflows to zero or to a subnormal (fewer significant bits than a float has).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from verify.runtime.jsonable import beyond_float
+    >>> beyond_float(Fraction(1, 3)), beyond_float(10**400), beyond_float(Fraction(1, 10**400)), beyond_float(0)
+    (False, True, True, False)
+    """
+    if not is_exact_finite(x):
+        return False
+    f = to_float(x)
+    return not math.isfinite(f) or (abs(f) < sys.float_info.min and x != 0)
+
+
 def approx_text(x: Any, spec: str = ".12g") -> str:
-    """``format(float(x), spec)`` (``spec`` like ``".12g"`` or ``".12e"``); for a finite exact value outside the
-    float range, where ``float`` gives inf, the same significant digits in scientific notation from the exact value
-    (``tvk derive parity --k 400``'s gamma* is about ``8.2e+433``, not inf).
+    """``format(float(x), spec)`` (``spec`` like ``".12g"`` or ``".12e"``); for an exact value beyond the float range
+    (:func:`beyond_float`), where ``float`` gives inf or 0, the same significant digits in scientific notation from
+    the exact value (``tvk derive parity --k 400``'s gamma* is about ``8.2e+433``, not inf; 1/10^400 is ``1e-400``,
+    not 0).
 
     Examples
     --------
     >>> from fractions import Fraction
     >>> from verify.runtime.jsonable import approx_text
-    >>> approx_text(Fraction(1, 3)), approx_text(-(10**400) * 3 // 7, ".3e")
-    ('0.333333333333', '-4.286e+399')
+    >>> approx_text(Fraction(1, 3)), approx_text(-(10**400) * 3 // 7, ".3e"), approx_text(Fraction(-2, 3 * 10**400))
+    ('0.333333333333', '-4.286e+399', '-6.66666666667e-401')
     """
-    f = to_float(x)
-    if math.isfinite(f) or not is_exact_finite(x):
-        return format(f, spec)
+    if not beyond_float(x):
+        return format(to_float(x), spec)
     significant = int(spec.strip(".eg") or 6) + (1 if spec.endswith("e") else 0)
     if hasattr(x, "numerator"):
         num, den = int(x.numerator), int(x.denominator)
@@ -82,16 +100,17 @@ def approx_text(x: Any, spec: str = ".12g") -> str:
         num, den = int(q.p), int(q.q)
     sign, num = ("-" if num < 0 else ""), abs(num)
     e = math.floor((num.bit_length() - den.bit_length()) * math.log10(2))  # 10^e <= num/den < 10^(e+1), adjusted:
-    while 10**e * den > num:
+    while 10**e * den > num if e >= 0 else num * 10**-e < den:
         e -= 1
-    while 10 ** (e + 1) * den <= num:
+    while 10 ** (e + 1) * den <= num if e + 1 >= 0 else num * 10 ** -(e + 1) >= den:
         e += 1
-    shift = e - (significant - 1)  # > 0: the value is far above 10^significant
-    mantissa = (2 * num + den * 10**shift) // (2 * den * 10**shift)  # rounded half up
+    shift = e - (significant - 1)  # the mantissa is num / (den 10^shift), rounded half up
+    top, bottom = (num, den * 10**shift) if shift >= 0 else (num * 10**-shift, den)
+    mantissa = (2 * top + bottom) // (2 * bottom)
     if mantissa == 10**significant:
         mantissa, e = mantissa // 10, e + 1
     digits = str(mantissa)
-    return f"{sign}{digits[0]}.{digits[1:]}e+{e}"
+    return f"{sign}{digits[0]}.{digits[1:]}e{'+' if e >= 0 else '-'}{abs(e)}"
 
 
 def to_jsonable(x: Any) -> Any:
