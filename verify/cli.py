@@ -317,23 +317,27 @@ def _cmd_report(args: argparse.Namespace) -> int:
         return _cmd_plan(args)
     if args.from_archive:
         return _cmd_from_archive(args)
+    settings: dict[str, Any] = {
+        "scale": args.scale,
+        "options": _run_options(args),
+        "sweep": sweep_cli.sweep_options(args),
+        "output": _report_output(args),
+        "jobs": args.jobs,
+        "archive": args.archive,
+        "compare": args.compare,
+    }
     only = args.only
     if args.within is not None:
         only = _within(args)
         if only is None:  # never the whole selection: nothing is within the limit
+            from verify.report.directory import prepare_directory
+            from verify.report.run import check_report_settings
+
+            check_report_settings(args.out, **settings)  # a bad option fails as it would with claims to run
+            prepare_directory(args.out)
             _emit({"out": str(args.out), "claims": [], "within_s": args.within}, args.json, "nothing to run")
             return 0
-    records, meta = run_report(
-        args.out,
-        scale=args.scale,
-        only=only,
-        options=_run_options(args),
-        sweep=sweep_cli.sweep_options(args),
-        output=_report_output(args),
-        jobs=args.jobs,
-        archive=args.archive,
-        compare=args.compare,
-    )
+    records, meta = run_report(args.out, only=only, **settings)
     counts: dict[str, int] = {}
     for r in records:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1

@@ -798,6 +798,27 @@ def test_within_runs_exactly_the_affordable_claims(tmp_path, monkeypatch, capsys
     assert "--within chooses claims to run: not with --plan" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("option", "fragment"),
+    [
+        (["--archive", "/dev/null"], "is not a directory"),
+        (["--compare", "{tmp}/no-such-run"], "--compare: cannot read"),
+        (["--out", "/dev/null/x"], "cannot write the report directory"),
+        (["--figure-formats", "gif"], "--figure-formats must be"),
+        (["-j", "100000"], "-j/--jobs 100000 is above the limit"),
+    ],
+)
+def test_within_with_nothing_to_run_still_checks_the_other_options(option, fragment, tmp_path, monkeypatch, capsys):
+    """A mistyped option failed only when --within left claims to run: with nothing within the limit the report
+    printed 'nothing to run' and exited 0. The same checks as run_report's now come first (exit 2)."""
+    monkeypatch.setattr(cli, "_planned", lambda args: ([_row("dear", 10 * 3600.0)], {}, "cpu"))
+    argv = ["report", "--scale", "full", "--within", "1h", "--out", str(tmp_path / "out")]
+    argv += [o.replace("{tmp}", str(tmp_path)) for o in option]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and "nothing to run" not in err
+
+
 @pytest.mark.parametrize(("text", "seconds"), [("2h", 7200.0), ("90m", 5400.0), ("45s", 45.0), ("3600", 3600.0)])
 def test_within_durations(text, seconds):
     assert cli._duration(text) == seconds

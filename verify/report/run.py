@@ -291,6 +291,65 @@ class ReportOutput:
 DEFAULT_OUTPUT = ReportOutput()
 
 
+@dataclass(frozen=True)
+class CheckedSettings:
+    """The settings of a report after :func:`check_report_settings`: the number of worker processes (``auto_jobs``:
+    chosen by the default), the figure formats, the sweep options resolved for ``jobs``, whether grid claims run in
+    the job pool, and the run ``compare`` names (None: none)."""
+
+    jobs: int
+    auto_jobs: bool
+    formats: tuple[str, ...]
+    sweep: SweepOptions
+    grids_in_pool: bool
+    previous: tuple[str, dict[str, dict]] | None
+
+
+def check_report_settings(
+    out: str | Path,
+    *,
+    scale: str,
+    options: RunOptions,
+    sweep: SweepOptions,
+    output: ReportOutput,
+    jobs: int | None,
+    archive: str | Path | None,
+    compare: str | Path | None,
+) -> CheckedSettings:
+    """Every check :func:`run_report` makes before it selects a claim (its Raises: the output path not empty,
+    ``jobs``, the device, the dtype, the figure formats, the sweep options, ``compare`` read, ``archive`` writable);
+    ``tvk report --within`` makes them too when nothing fits its limit, so a mistyped option fails alike."""
+    if not str(out).strip():
+        raise ReportError("--out must name a directory, got an empty path")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ReportError(f"-j/--jobs must be an integer >= 1, got {jobs!r}")
+    dev = resolve_device(options.device)  # a CUDA request on a machine without CUDA fails here, before any claim runs
+    auto_jobs = jobs is None
+    if jobs is None:
+        jobs = default_jobs(dev.type, scale)
+    if jobs > MAX_JOBS_PER_CORE * cpu_cores():
+        raise ReportError(
+            f"-j/--jobs {jobs} is above the limit {MAX_JOBS_PER_CORE * cpu_cores()} ({MAX_JOBS_PER_CORE} x the "
+            f"{cpu_cores()} cores here): each worker process holds its own torch and claims (a few hundred MB)"
+        )
+    try:
+        formats = check_formats(output.figure_formats)
+        options.dtype_name(dev.type)  # tf32 on the CPU is refused before any claim runs
+        sweep.check()  # an unreachable Ray head is refused here, not as an inconclusive grid claim
+        # 'auto' with jobs > 1: grid claims run in the job pool, each on one worker (the processes executor, one
+        # process per job, is what a grid claim left to this process uses: alone, or defined only here)
+        grids_in_pool = sweep.executor == "auto" and sweep.shard is None
+        sweep = sweep.resolved(jobs)
+    except ValueError as exc:
+        raise ReportError(str(exc)) from exc
+    previous = _previous_run(compare)  # read (and refused) before any claim runs
+    if archive is not None:  # as --out and --compare: an archive that cannot take records is refused now
+        from verify.report.archive import check_archive_target
+
+        check_archive_target(archive)
+    return CheckedSettings(jobs, auto_jobs, formats, sweep, grids_in_pool, previous)
+
+
 def run_report(
     out: str | Path,
     *,
@@ -357,34 +416,10 @@ def run_report(
     ArchiveError
         A ValueError: ``archive`` is not a directory, or cannot be created or written (before any claim runs).
     """
-    if not str(out).strip():
-        raise ReportError("--out must name a directory, got an empty path")
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise ReportError(f"-j/--jobs must be an integer >= 1, got {jobs!r}")
-    dev = resolve_device(options.device)  # a CUDA request on a machine without CUDA fails here, before any claim runs
-    auto_jobs = jobs is None
-    if jobs is None:
-        jobs = default_jobs(dev.type, scale)
-    if jobs > MAX_JOBS_PER_CORE * cpu_cores():
-        raise ReportError(
-            f"-j/--jobs {jobs} is above the limit {MAX_JOBS_PER_CORE * cpu_cores()} ({MAX_JOBS_PER_CORE} x the "
-            f"{cpu_cores()} cores here): each worker process holds its own torch and claims (a few hundred MB)"
-        )
-    try:
-        formats = check_formats(output.figure_formats)
-        options.dtype_name(dev.type)  # tf32 on the CPU is refused before any claim runs
-        sweep.check()  # an unreachable Ray head is refused here, not as an inconclusive grid claim
-        # 'auto' with jobs > 1: grid claims run in the job pool, each on one worker (the processes executor, one
-        # process per job, is what a grid claim left to this process uses: alone, or defined only here)
-        grids_in_pool = sweep.executor == "auto" and sweep.shard is None
-        sweep = sweep.resolved(jobs)
-    except ValueError as exc:
-        raise ReportError(str(exc)) from exc
-    previous = _previous_run(compare)  # read (and refused) before any claim runs
-    if archive is not None:  # as --out and --compare: an archive that cannot take records is refused now
-        from verify.report.archive import check_archive_target
-
-        check_archive_target(archive)
+    checked = check_report_settings(
+        out, scale=scale, options=options, sweep=sweep, output=output, jobs=jobs, archive=archive, compare=compare
+    )
+    jobs, sweep, previous = checked.jobs, checked.sweep, checked.previous
     claims = select(only, scale)  # type: ignore[arg-type]
     if sweep.shard is not None:
         claims = [c for c in claims if grid_of(c) is not None]
@@ -398,10 +433,10 @@ def run_report(
         ctx=RunContext(scale=scale, options=options, workdir=str(out / CHECKPOINT_DIR)),  # type: ignore[arg-type]
         only=only,
         sweep=sweep,
-        output=replace(output, figure_formats=formats),
+        output=replace(output, figure_formats=checked.formats),
         jobs=jobs,
-        auto_jobs=auto_jobs,
-        grids_in_pool=grids_in_pool,
+        auto_jobs=checked.auto_jobs,
+        grids_in_pool=checked.grids_in_pool,
         log=log,
         archive=str(archive) if archive else None,
         previous=previous,
