@@ -337,7 +337,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
             prepare_directory(args.out)
             _emit({"out": str(args.out), "claims": [], "within_s": args.within}, args.json, "nothing to run")
             return 0
-    records, meta = run_report(args.out, only=only, **settings)
+    with contextlib.redirect_stdout(sys.stderr):  # stdout is the result's: what claim code prints goes to stderr
+        records, meta = run_report(args.out, only=only, **settings)
     counts: dict[str, int] = {}
     for r in records:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1

@@ -95,6 +95,7 @@ for cid, observe in [
     ("jobs-toy-slow-b", slow),
     ("jobs-toy-grid", GRID.observe),
     ("jobs-toy-grid-reader", read_cells),
+    ("jobs-toy-print", lambda cfg, ctx: print("PRINTED BY A CLAIM") or Observation(1.0)),
 ]:
     register(
         Claim(
@@ -390,6 +391,19 @@ def test_ctrl_c_stops_the_workers_and_keeps_the_journal(toy, tmp_path) -> None:
     assert journal == ["jobs-toy-fast"]
     assert not (out / "results.json").exists() and not list(out.glob(f"{directory.STAGE_PREFIX}*"))
     assert not (out / ".tvk-report.lock").exists()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_what_a_claim_prints_goes_to_stderr_and_json_stays_one_object(toy, tmp_path, jobs) -> None:
+    """Claim code that prints (an external claim, a library) wrote onto stdout before the JSON object, so `report
+    --json` no longer parsed: in this process and in a worker, its output now goes to stderr."""
+    argv = ["report", "--claims", str(toy), "--only", "jobs-toy-print,jobs-toy-fast", "-j", jobs]
+    argv += ["--out", str(tmp_path / "r"), "--no-progress", "--json"]
+    env = {**os.environ, "TVK_JOBS_TOY_DIR": str(tmp_path)}
+    code = "import sys; from verify.cli import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.run([sys.executable, "-c", code, *argv], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["summary"] == {"pass": 2} and "PRINTED BY A CLAIM" in proc.stderr
 
 
 def test_the_schema_takes_jobs_in_the_header(tmp_path) -> None:

@@ -300,6 +300,9 @@ def _worker_main(conn: Any, setup: WorkerSetup) -> None:
     record)``, ``("missing", id, None)``, ``("log", None, text)``, ``("oserror", id, (errno, strerror, filename,
     text))``, ``("error", id, text)`` (an exception outside the claim's own code, e.g. while its record is made),
     ``("interrupted", id, None)``, ``("broken", None, text)`` (the worker could not start)."""
+    with suppress(OSError, ValueError):  # stdout is the parent's result: what claim code prints goes to stderr
+        sys.stdout.flush()
+        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     os.setpgid(0, 0)  # own process group: a Ctrl-C at the terminal reaches only the parent, which forwards one
     signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # writes to the terminal from a background group never stop it
     signal.signal(signal.SIGINT, signal.default_int_handler)  # the parent's stop request, even if it ignores SIGINT
