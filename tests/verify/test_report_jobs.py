@@ -406,6 +406,14 @@ def test_what_a_claim_prints_goes_to_stderr_and_json_stays_one_object(toy, tmp_p
     assert json.loads(proc.stdout)["summary"] == {"pass": 2} and "PRINTED BY A CLAIM" in proc.stderr
 
 
+def test_the_rerun_command_of_a_claim_from_a_file_names_the_file(toy, tmp_path) -> None:
+    """The report suggested `--claims jobs_toy_claims` (the module's name) for a claim loaded from a file, which
+    finds nothing outside the file's directory: it names the file's path, as `--claims` was given it."""
+    report.run_report(tmp_path / "r", only="jobs-toy-crash", jobs=1, **QUIET)
+    text = (tmp_path / "r" / "report.md").read_text()
+    assert f"tvk report --only 'jobs-toy-crash' --scale quick --out tvk-rerun --claims {toy.resolve()}" in text
+
+
 def test_the_schema_takes_jobs_in_the_header(tmp_path) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     records, meta = report.run_report(tmp_path / "r", only="shi-thm4.9-beta-sign", **QUIET)

@@ -28,7 +28,14 @@ from types import ModuleType
 
 from . import base
 
-__all__ = ["ENTRY_POINT_GROUP", "ClaimLoadError", "claim_module", "load_claim_modules", "load_entry_points"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "ClaimLoadError",
+    "claim_module",
+    "claims_argument",
+    "load_claim_modules",
+    "load_entry_points",
+]
 
 #: The entry-point group whose modules ``tvk`` loads at start-up.
 ENTRY_POINT_GROUP = "tvk.claims"
@@ -47,6 +54,16 @@ def claim_module(claim: base.Claim) -> str | None:
         mod = getattr(fn, "__module__", None)
         if isinstance(mod, str):
             return mod
+    return None
+
+
+def claims_argument(claim_id: str) -> str | None:
+    """What ``--claims`` was given to load the claim ``claim_id`` in this process: the resolved path of its
+    ``.py`` file or its dotted module name; None when no ``--claims`` loaded it (a built-in or entry-point claim).
+    A rerun command quotes it, since the module's own name finds a file only from the file's directory."""
+    for key, ids in _LOADED.items():
+        if claim_id in ids:
+            return key
     return None
 
 

@@ -34,6 +34,7 @@ import json
 import math
 import os
 import re
+import shlex
 import sys
 from collections import Counter
 from functools import lru_cache
@@ -48,7 +49,7 @@ from matplotlib.textpath import TextPath
 from sympy.parsing.sympy_parser import auto_number, auto_symbol, parse_expr
 
 from verify.claims.base import registry
-from verify.claims.external import claim_module
+from verify.claims.external import claim_module, claims_argument
 from verify.report import archive, links
 from verify.report.figures import failing_seeds, seed_figures
 from verify.runtime.provenance import git_state, hardware, library_versions
@@ -878,8 +879,11 @@ def _attention_fields(r: dict, fmt: str, ctx: dict[str, Any]) -> dict[str, Any]:
     failed = [seeds[i] if i < len(seeds) else i for i in failing_seeds(r)]
     scale = r.get("scale") or "quick"
     command = f"tvk report --only '{r['id']}' --scale {scale} --out tvk-rerun"
+    loaded_from = claims_argument(r["id"])  # the file or module --claims loaded it from (None: a built-in claim)
     module = claim_module(claim) if claim is not None else None
-    if module and not module.startswith("verify.") and module != "__main__":  # a claim defined outside verify/
+    if loaded_from is not None:
+        command += f" --claims {shlex.quote(loaded_from)}"
+    elif module and not module.startswith("verify.") and module != "__main__":  # defined outside verify/
         command += f" --claims {module}"
     revision = meta.get("git_revision")
     return {
