@@ -48,6 +48,7 @@ __all__ = [
     "MarginReport",
     "Task",
     "check_class_weights",
+    "check_forward",
     "check_network",
     "check_task",
     "chunk_size_for",
@@ -180,8 +181,33 @@ def _forward_work(net: HomogeneousNetwork, task: Task) -> int:
     return int(task.n_points) * int(net.width) * (int(task.n_blocks) + int(task.n_classes))
 
 
-def _check_forward(net: HomogeneousNetwork, task: Task) -> None:
-    """Refuse a forward pass above :data:`MAX_FORWARD_WORK`, naming the task (or the network when it is wider)."""
+def check_forward(net: HomogeneousNetwork, task: Task) -> None:
+    """Refuse a forward pass of ``net`` over every point of ``task`` above :data:`MAX_FORWARD_WORK` multiply-adds
+    (``N m (k + C)``), naming the task (or the network when it is wider): the check :func:`evaluate` makes first, for
+    a caller that announces a long pass only when it will run.
+
+    Parameters
+    ----------
+    net : HomogeneousNetwork
+        The network.
+    task : Task
+        The dataset.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    theory._checks.LimitError
+        The pass is above the limit.
+
+    Examples
+    --------
+    >>> from numerics.parity import SparseParityTask, construction_network
+    >>> check_forward(construction_network(8, (0, 1)), SparseParityTask(8, (0, 1)))
+    """
+    net, task = check_network(net), check_task(task)
     cost = _forward_work(net, task)
     big_net = net.width > task.n_points
     check_cost(
@@ -512,7 +538,7 @@ def iter_logits(
     """
     net, task = check_network(net), check_task(task)
     _check_compatible(net, task)
-    _check_forward(net, task)
+    check_forward(net, task)
     if chunk_size is not None:
         # 0 or a negative size would skip every point (min_margin = inf)
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, numbers.Integral) or chunk_size < 1:

@@ -405,7 +405,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 def _cmd_derive_modular(args: argparse.Namespace) -> int:
     from numerics import modular as nm
-    from numerics.margins import evaluate
+    from numerics.margins import check_forward, evaluate
     from theory import modular as tm
     from theory._checks import LimitError, format_count
 
@@ -430,9 +430,11 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
     if _evaluates(args.evaluate, log10_cost):
         t0 = time.perf_counter()
         task = nm.ModularTask(p, k)  # its size check first: the network of a refused task takes seconds to build
-        _announce_forced(log10_cost, evaluated)
         try:
-            rep = evaluate(nm.construction_network(p, k), task)
+            net = nm.construction_network(p, k)
+            check_forward(net, task)  # every refusal before the announcement of a long run
+            _announce_forced(log10_cost, evaluated)
+            rep = evaluate(net, task)
         except LimitError as e:  # the forward pass's limit names the task: say which options make it
             if e.param != "task":
                 raise
@@ -552,7 +554,7 @@ def _cmd_derive_group(args: argparse.Namespace) -> int:
 
 def _cmd_derive_parity(args: argparse.Namespace) -> int:
     from numerics import parity as npar
-    from numerics.margins import evaluate
+    from numerics.margins import check_forward, evaluate
     from theory import parity as tp
     from theory._checks import format_count
 
@@ -567,9 +569,10 @@ def _cmd_derive_parity(args: argparse.Namespace) -> int:
     if _evaluates(args.evaluate, log10_cost):
         support = tuple(range(k))
         t0 = time.perf_counter()
+        net, task = npar.construction_network(n, support), npar.SparseParityTask(n, support)
+        check_forward(net, task)  # every refusal before the announcement of a long run
         _announce_forced(log10_cost, evaluated)
-        net = npar.construction_network(n, support)
-        rep = evaluate(net, npar.SparseParityTask(n, support))
+        rep = evaluate(net, task)
         construction: dict[str, Any] = {
             "normalized_margin": rep.normalized_margin,
             "ratio_to_gamma_star": rep.normalized_margin / float(gamma),

@@ -377,6 +377,17 @@ def test_certify_shows_its_search_on_stderr_and_its_result_alone_on_stdout(capsy
     assert json.loads(out)["verdict"] == "pass"
 
 
+@pytest.mark.parametrize(
+    ("task", "option"),
+    [(["parity", "--k", "3", "--n", "27"], "--n 27"), (["modular", "--p", "3", "--k", "12"], "--k 12")],
+)
+def test_a_forced_evaluation_that_is_refused_is_not_announced_first(task, option, capsys):
+    """`--evaluate always` announced a minutes-long evaluation, then refused it (n above 26, a construction above its
+    limit): the refusal now comes alone, as every size check comes before the announcement."""
+    code, _, err = run_main(["derive", *task, "--evaluate", "always"], capsys)
+    assert code == 2 and err.startswith(f"tvk: error: {option} is too large") and len(err.splitlines()) == 1
+
+
 def test_derive_lsa_above_the_diagonal_limit_names_that_limit(capsys):
     """65 eigenvalues (a diagonal Lambda) were refused as "a non-diagonal Lambda ... above the limit 24"."""
     code, _, err = run_main(

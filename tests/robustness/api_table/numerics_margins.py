@@ -12,6 +12,7 @@ _F = np.array([[3.0, 1.0, 2.0], [0.0, 4.0, 4.0]])
 BASELINE = {
     "HomogeneousNetwork": {"U": [[[1.0, 0.0, -1.0]]], "W": [[1.0, -1.0, 0.0]], "degree": 1},
     "check_class_weights": {"Q": (1 - np.eye(3)) / 6, "task": ModularTask(3, 1), "atol": 1e-9},
+    "check_forward": {"net": construction_network(3, 2), "task": ModularTask(3, 2)},
     "check_network": {"net": HomogeneousNetwork(np.ones((1, 1, 2)), np.ones((1, 2)), 1), "name": "net"},
     "check_task": {"task": ModularTask(3, 1), "name": "task"},
     "chunk_size_for": {"width": 16, "n_classes": 5, "n_blocks": 2, "memory_budget": 1000},
@@ -35,6 +36,7 @@ BASELINE = {
 }
 
 REFUSED = [
+    ("check_forward", {"net": random_network(3, 20, 2, np.random.default_rng(0)), "task": ModularTask(3, 20)}, "task"),
     ("evaluate", {"net": random_network(3, 20, 2, np.random.default_rng(0)), "task": ModularTask(3, 20)}, "task"),
     ("iter_logits", {"net": random_network(3, 20, 2, np.random.default_rng(0)), "task": ModularTask(3, 20)}, "task"),
     (
