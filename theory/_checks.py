@@ -300,8 +300,21 @@ def _string_digits(match: re.Match[str]) -> tuple[int, int]:
     return exponent, max(numerator, denominator) if mantissa else 1
 
 
+#: Longest numeric string read as a number (its digits and exponent are bounded from the text before any parsing).
+MAX_NUMERIC_STRING = 200
+
+
 def _parse_numeric_string(text: str, name: str) -> sympy.Rational:
-    match = _NUMERIC_STRING.match(text) if len(text) <= 200 else None
+    if len(text) > MAX_NUMERIC_STRING:
+        raise LimitError(
+            f"{name} = {text[:40]!r}... is too long: {format_count(len(text))} characters, above the limit "
+            f"{MAX_NUMERIC_STRING} of a numeric string",
+            param=name,
+            value=text[:80],
+            limit=MAX_NUMERIC_STRING,
+            hint="pass an int, a Fraction or a shorter string",
+        )
+    match = _NUMERIC_STRING.match(text)
     if match is None or not (match["int"] or match["frac"]):
         raise InputError(
             f"{name} must be a number (an int, a Fraction, a float, a sympy number or a numeric string such as "

@@ -118,7 +118,7 @@ def test_option_message_maps_params_and_keeps_other_errors():
         ("__import__('os').system('true'),1", "entry 1 must be a number"),
         ("nan,1", "entry 1 must be a number"),
         ("1,2,x", "entry 3 must be a number"),
-        ("1" * 300, "entry 1 must be a number"),
+        ("1" * 300, "is too long: 300 characters, above the limit 200"),  # docs/cli.md: at most 200 characters
     ],
 )
 def test_bad_lambda_is_one_clear_line(value, fragment, capsys):

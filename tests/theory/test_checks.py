@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from theory._checks import (
     MAX_DIGITS,
+    MAX_NUMERIC_STRING,
     InputError,
     LimitError,
     as_fraction,
@@ -56,6 +57,16 @@ def test_exponents_within_the_limit_are_exact():
     with pytest.raises(InputError, match="division by zero"):
         as_number("0e999999999/0", "b")
     assert as_number("-1/2", "b") == sympy.Rational(-1, 2) and as_number("2.5e1", "b") == 25
+
+
+@pytest.mark.parametrize("convert", [as_number, as_fraction])
+def test_a_numeric_string_above_its_length_limit_is_refused_as_too_long_not_as_not_a_number(convert):
+    """A 201-digit string was refused as "must be a number", though it is one: it is a LimitError naming the
+    limit (MAX_NUMERIC_STRING characters), and the longest accepted string is read exactly."""
+    assert convert("1" * MAX_NUMERIC_STRING, "b") == int("1" * MAX_NUMERIC_STRING)
+    with pytest.raises(LimitError) as info:
+        convert("1" * (MAX_NUMERIC_STRING + 1), "b")
+    assert info.value.param == "b" and info.value.limit == MAX_NUMERIC_STRING and "too long" in str(info.value)
 
 
 @pytest.mark.parametrize("nan", [float("nan"), "nan", sympy.nan, float("inf"), sympy.zoo, sympy.oo])
