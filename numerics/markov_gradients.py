@@ -1189,7 +1189,7 @@ def _check_derive(k: object, t: object) -> tuple[int, int]:
             raise InputError(f"{name} must be an integer >= {lo} ({why}), got {name} = {v}", param=name)
         if v > hi:
             raise LimitError(
-                f"{name} = {v} is too large for `tvk derive markov`, above the limit {name} <= {hi}; {hint}",
+                f"{name} = {format_count(v)} is too large for `tvk derive markov`, above the limit {name} <= {hi}; {hint}",
                 param=name,
                 value=int(v),
                 limit=hi,
@@ -1295,7 +1295,7 @@ def derive_markov(k: int, t: int) -> tuple[dict[str, Any], str]:
     >>> derive_markov(2, 5000)
     Traceback (most recent call last):
     ...
-    theory._checks.LimitError: t = 5000 is too large for `tvk derive markov`, above the limit t <= 2000; ...
+    theory._checks.LimitError: t = 5,000 is too large for `tvk derive markov`, above the limit t <= 2000; ...
     >>> derive_markov(1, 10)
     Traceback (most recent call last):
     ...

@@ -599,10 +599,10 @@ def group(name: str) -> FiniteGroup:
     theory._checks.LimitError: group = D500 is too large: |G| = 1,000, above the limit |G| <= 720 (the order of S_6); ...
     """
     if not isinstance(name, str) or not name.strip():
-        raise InputError(f"group name must be a non-empty string, got {name!r:.80}", param="group")
+        raise InputError(f"the group name must be a non-empty string, got {name!r:.80}", param="group")
     if len(name) > MAX_GROUP_NAME:
         raise InputError(
-            f"group name must have at most {MAX_GROUP_NAME} characters (a group of order <= {MAX_GROUP_ORDER} has at "
+            f"the group name must have at most {MAX_GROUP_NAME} characters (a group of order <= {MAX_GROUP_ORDER} has at "
             f"most 9 non-trivial factors), got {len(name):,} characters: {name[:40]!r}...",
             param="group",
         )

@@ -15,10 +15,10 @@
     tvk derive  markov --k K --t T [--json]
     tvk certify modular --p P --k K | parity --n N --k K | group --name NAME  [--starts S] [--seed S] [--no-progress] [--json]
     tvk list    [--scale quick|full] [--only PATTERN] [--json]
-    tvk sweep   status [--out DIR] [--json] | merge OUT SRC... [--json]
+    tvk sweep   status [--out DIR | --store FILE] [--json] | merge OUT SRC... [--json]
     tvk --version
 
-``tvk report`` also takes the sweep options ``--executor local|processes|ray``, ``--ray-address``, ``--workers``,
+``tvk report`` also takes the sweep options ``--executor auto|local|processes|ray``, ``--ray-address``, ``--workers``,
 ``--gpus-per-cell``, ``--shard I/N`` and ``--confirm-cost`` (docs/running_at_scale.md).
 
 With ``--json`` a command prints exactly one JSON object on stdout; progress and logs go to stderr.
@@ -68,7 +68,7 @@ def _interrupted_while_loading(exc_type: type, exc: BaseException, tb: Any) -> N
 if os.path.basename(sys.argv[0] if sys.argv else "") == "tvk":  # only in the console script, not on import
     sys.excepthook = _interrupted_while_loading
 
-from verify.runtime.jsonable import approx_text, beyond_float, exact_text, to_float, to_jsonable  # noqa: E402
+from verify.runtime.jsonable import JSON_OPTION_HELP, approx_text, beyond_float, exact_text, to_float, to_jsonable  # noqa: E402
 from verify.runtime.options import RunOptions  # noqa: E402
 from verify.sweep import cli as sweep_cli  # noqa: E402
 
@@ -814,10 +814,12 @@ def _cmd_certify_group(args: argparse.Namespace) -> int:
 
 EPILOG = f"""\
 exit status:
-  {EXIT_OK}    done (report: every claim passed or was refuted as expected)
+  {EXIT_OK}    done (report: every claim passed or was refuted as expected; certify: the certificate was
+       computed, its verdict is in the output)
   {EXIT_FAILED}    report: a claim failed or is inconclusive (unless declared underpowered or exploratory)
   {EXIT_BAD_INPUT}    bad input: unknown option, bad value, a size above a limit (the message names the option
-       and the limit), an unusable output directory
+       and the limit), an unusable output directory or device (--device cuda without CUDA), a report
+       directory locked by another run, a report worker process that died (-j)
   {EXIT_INTERNAL}    internal error (a bug of tvk; TVK_DEBUG=1 shows the traceback)
   {EXIT_OUTPUT}   stdout could not be written (e.g. disk full)
   {EXIT_INTERRUPTED}  interrupted (Ctrl-C)
@@ -844,7 +846,36 @@ def build_parser() -> argparse.ArgumentParser:
     sweep_cli.add_sweep_commands(sub)
     _add_derive(sub)
     _add_certify(sub)
+    _name_subcommands(parser)
     return parser
+
+
+def _subcommand_actions(parser: argparse.ArgumentParser) -> list[argparse._SubParsersAction]:
+    """The subcommand actions of ``parser`` (argparse keeps them among its actions)."""
+    return [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+
+
+def _name_subcommands(parser: argparse.ArgumentParser) -> None:
+    """Name each subcommand position by its choices (``{modular,parity,...}``, as the usage line shows it), so a
+    missing one is reported as those choices and not as the internal ``dest`` (``task``, ``sweep_command``)."""
+    for action in _subcommand_actions(parser):
+        if action.metavar is None:
+            action.metavar = "{" + ",".join(action.choices) + "}"
+        for child in action.choices.values():
+            _name_subcommands(child)
+
+
+def _subcommand_prog(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str:
+    """The ``prog`` of the (sub)command ``argv`` names (``tvk list``, ``tvk derive parity``): options are skipped,
+    the walk stops at the first word that is not a subcommand."""
+    for token in argv:
+        if token.startswith("-"):
+            continue
+        actions = _subcommand_actions(parser)
+        if not actions or token not in actions[0].choices:
+            break
+        parser = actions[0].choices[token]
+    return parser.prog
 
 
 def _add_report(sub: Any) -> None:
@@ -861,7 +892,7 @@ def _add_report(sub: Any) -> None:
     rep.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     rep.add_argument("--out", default="tvk-report", help="output directory (default: tvk-report)")
     rep.add_argument("--no-progress", action="store_true", help="no progress bars")
-    rep.add_argument("--json", action="store_true")
+    rep.add_argument("--json", action="store_true", help=JSON_OPTION_HELP)
     rep.add_argument(
         "--dtype",
         choices=["float64", "float32", "tf32"],
@@ -892,7 +923,8 @@ def _add_report(sub: Any) -> None:
         default=None,
         metavar="N",
         help="run the claims in N worker processes (default: the number of cores for --scale quick on the CPU, "
-        "else 1; 1 runs them one after another in this process); grid claims run in this process afterwards",
+        "else 1; 1 runs them one after another in this process); grid claims too with --executor auto (with an "
+        "executor named, in this process afterwards)",
     )
     rep.add_argument(
         "--figure-formats",
@@ -944,7 +976,7 @@ def _add_list(sub: Any) -> None:
     lst.add_argument("--scale", choices=["quick", "full"], default="quick")
     lst.add_argument("--only", default=None, help="shell pattern(s) on claim ids, comma-separated")
     lst.add_argument("--claims", action="append", default=[], metavar="MODULE", help=CLAIMS_HELP)
-    lst.add_argument("--json", action="store_true")
+    lst.add_argument("--json", action="store_true", help=JSON_OPTION_HELP)
     lst.set_defaults(func=_cmd_list)
 
 
@@ -962,7 +994,7 @@ def _add_diff(sub: Any) -> None:
         "--rtol", type=float, default=1e-9, help="relative change of a float value reported as drift (default 1e-9)"
     )
     dif.add_argument("--no-runtimes", action="store_true", help="do not report runtime changes")
-    dif.add_argument("--json", action="store_true")
+    dif.add_argument("--json", action="store_true", help=JSON_OPTION_HELP)
     dif.set_defaults(func=_cmd_diff)
 
 
@@ -970,7 +1002,7 @@ def _add_task(tasks: Any, name: str, help_text: str, func: Callable[[argparse.Na
     """A task of ``tvk derive`` or ``tvk certify``: the subcommand ``name`` with ``--json``, run by ``func`` (None: the
     caller sets it)."""
     parser = tasks.add_parser(name, help=help_text)
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--json", action="store_true", help=JSON_OPTION_HELP)
     if func is not None:
         parser.set_defaults(func=func)
     return parser
@@ -1007,7 +1039,7 @@ class _Option:
     dest: str | None = None
 
     def add_to(self, parser: argparse.ArgumentParser) -> None:
-        extra = {"dest": self.dest} if self.dest else {}
+        extra = {"dest": self.dest, "metavar": self.flag.lstrip("-").upper()} if self.dest else {}
         parser.add_argument(
             self.flag, type=self.type, required=self.required, default=self.default, help=self.help, **extra
         )
@@ -1041,7 +1073,7 @@ _DERIVE_TASKS: tuple[_Task, ...] = (
         "group",
         "finite group composition (Edelman Thm 7.9)",
         _cmd_derive_group,
-        (_Option("--name", "S3..S6, A4, A5, Dn, Zn, Z2^k, Q8, products like S3xZ2", type=str),),
+        (_Option("--name", "Sn (n <= 6), An (n <= 6), Dn, Zn, Z2^k, Q8, products like S3xZ2; |G| <= 720", type=str),),
     ),
     _Task(
         "lsa",
@@ -1142,7 +1174,17 @@ class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are exceptions, so that :func:`main` reports them (as JSON under --json)."""
 
     def error(self, message: str) -> Any:  # type: ignore[override]
-        raise UsageError(self.prog, message)
+        raise UsageError(self.prog, _QUOTED.sub(_shortened, message))
+
+
+_QUOTED = re.compile(r"'([^']{81,})'")  # a value argparse quotes in its message, when long
+
+
+def _shortened(match: re.Match[str]) -> str:
+    """A long quoted value of an argparse message (``invalid int value: '999...'``, 5000 digits) as its first 40
+    characters and its length."""
+    value = match[1]
+    return f"'{value[:40]}...' ({len(value):,} characters)"
 
 
 class _CheckedStdout:
@@ -1237,15 +1279,18 @@ def option_message(exc: BaseException, args: argparse.Namespace | None) -> str:
         return f"{option}: {msg}"
     lead = re.match(rf"{re.escape(param)}(?: = | )", msg)
     msg = f"{option}: {msg}" if lead is None else f"{option} {msg[lead.end() :]}"
-    # "..., got k = 5, n = 3" names what the user typed: "got --k 5, --n 3" (only the tail: the message body
-    # speaks of the theorem's symbols, e.g. "2^n points").
-    cut = msg.rfind("got ")
-    if cut >= 0:
-        head, tail = msg[:cut], msg[cut:]
+    # "..., got k = 5, n = 3" and a leading "--k 3 > n = 2: ..." name what the user typed: "got --k 5, --n 3",
+    # "--k 3 > --n 2: ..." (only the tail and the first clause: the body speaks of the theorem's symbols, e.g.
+    # "2^n points").
+    cut, first = msg.rfind("got "), msg.find(": ")
+    pieces = [(0, first)] if lead is not None and first > 0 else []
+    pieces += [(cut, len(msg))] if cut >= 0 else []
+    for start, end in reversed(pieces):
+        part = msg[start:end]
         for name, (opt, is_same) in names.items():
             if is_same and name not in ("*", "?"):
-                tail = re.sub(rf"(?<![\w^*]){re.escape(name)} = ", f"{opt} ", tail)
-        msg = head + tail
+                part = re.sub(rf"(?<![\w^*-]){re.escape(name)} = ", f"{opt} ", part)
+        msg = msg[:start] + part + msg[end:]
     return re.sub(rf"the limit {re.escape(param)} <=", f"the limit {option} <=", msg)
 
 
@@ -1388,7 +1433,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     action.as_json = as_json
             if from_command_line:
                 _autocomplete(parser)
-            args = parser.parse_args(argv)
+            args, unknown = parser.parse_known_args(argv)
+            if unknown:  # named by the subcommand that was given them (`tvk list --bogus`: `tvk list --help`)
+                command = _subcommand_prog(parser, sys.argv[1:] if argv is None else argv)
+                raise UsageError(command, f"unrecognized arguments: {' '.join(unknown)}")
             as_json = bool(getattr(args, "json", as_json))
             code = int(args.func(args))
             sys.stdout.flush()

@@ -70,6 +70,8 @@ NAMED = [
     (["certify", "modular", "--p", "3", "--k", "2", "--starts", "100000000"], "--starts", "limit --starts <= 10,000"),
     (["certify", "modular", "--p", "3", "--k", "2", "--seed", "-1"], "--seed", "integer >= 0"),
     (["certify", "parity", "--n", "3", "--k", "5"], "--k", "k <= n"),
+    (["derive", "parity", "--k", "3", "--n", "2"], "--k", "--k 3 > --n 2:"),  # both options, as typed
+    (["derive", "group", "--name", ""], "--name", "--name: the group name must be a non-empty string"),
     (["certify", "parity", "--n", "40", "--k", "3"], "--n", "at most n = 26"),
     (["certify", "group", "--name", "D500"], "--name", "|G| <= 720"),
     (["certify", "group", "--name", "S3", "--starts", "-5"], "--starts", "integer >= 1"),
@@ -175,7 +177,10 @@ def test_negative_lambda_after_the_option_is_a_value_not_an_option(capsys):
         (["derive", "bogus"], "invalid choice: 'bogus'"),
         (["certify", "parity", "--n", "3", "--k"], "expected one argument"),
         (["report", "--scale", "huge"], "invalid choice: 'huge'"),
-        ([], "the following arguments are required: command"),
+        ([], "the following arguments are required: {report,list,diff,sweep,derive,certify}"),
+        (["derive"], "required: {modular,parity,group,lsa,majority,signal,markov}"),  # not the dest 'task'
+        (["list", "--bogus"], "unrecognized arguments: --bogus; `tvk list --help` lists"),  # the subcommand's help
+        (["derive", "majority", "--k", "2", "--n", "9" * 5000], "'9999999999999999999999999999999999999999...' (5,000"),
     ],
 )
 def test_usage_errors_are_one_json_object_under_json(argv, fragment, capsys):

@@ -560,6 +560,22 @@ def test_an_empty_file_as_the_merge_target_becomes_a_store(tmp_path, capsys) -> 
     check_store(target)
 
 
+def test_the_merge_says_how_the_report_finds_the_store_and_status_takes_one_place(tmp_path, capsys) -> None:
+    """`tvk report --out DIR` reads DIR/sweep.sqlite only: merged into a report directory, the merge names it;
+    into another file name, it says to put the store there (it named that file's folder, where the report would
+    not look). `sweep status` takes --out or --store, not both (--out was ignored)."""
+    good = tmp_path / "good.sqlite"
+    with ResultStore(good):
+        pass
+    (tmp_path / "rep").mkdir()
+    assert cli.main(["sweep", "merge", str(tmp_path / "rep"), str(good)]) == 0
+    assert f"`tvk report --out {tmp_path / 'rep'}` aggregates them" in capsys.readouterr().out
+    assert cli.main(["sweep", "merge", str(tmp_path / "merged.sqlite"), str(good)]) == 0
+    assert "once the store is DIR/sweep.sqlite" in capsys.readouterr().out
+    assert cli.main(["sweep", "status", "--out", str(tmp_path), "--store", str(good)]) == 2
+    assert "not allowed with argument --out" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("target", ["/proc/version", "/proc/x", "/proc/x/y.sqlite"])
 def test_an_unusable_merge_target_is_one_plain_line(tmp_path, capsys, target) -> None:
     good = tmp_path / "good.sqlite"

@@ -45,7 +45,7 @@ def resolve_device(name: str = "auto") -> torch.device:
             )
             raise DeviceUnavailableError(
                 f"device {name!r} requested but CUDA is not available ({build}, torch {torch.__version__}); "
-                "use device='auto' or 'cpu'"
+                "use the device 'auto' or 'cpu' (tvk: --device auto or --device cpu)"
             )
         dev = torch.device(key)
         if dev.index is not None and dev.index >= torch.cuda.device_count():

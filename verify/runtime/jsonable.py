@@ -20,6 +20,7 @@ from typing import Any
 
 __all__ = [
     "HASH_DIGITS",
+    "JSON_OPTION_HELP",
     "approx_text",
     "beyond_float",
     "canonical_json",
@@ -31,6 +32,9 @@ __all__ = [
 ]
 
 HASH_DIGITS = 16
+
+#: The help of every ``--json`` option of ``tvk`` (docs/cli.md, "What is guaranteed about the output").
+JSON_OPTION_HELP = "print exactly one JSON object on stdout instead of text (errors too)"
 """Hex digits of :func:`config_hash` (64 bits: collisions among a store's configurations are out of reach)."""
 
 

@@ -17,6 +17,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from verify.runtime.jsonable import JSON_OPTION_HELP
 from verify.runtime.memory import format_seconds
 
 from .names import EXECUTORS, STORE_NAME
@@ -120,10 +121,13 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from .store import merge_stores  # deferred: argument parsing stays light
 
     counts = merge_stores(target, sources)
+    if target.name == STORE_NAME:
+        then = f"`tvk report --out {target.parent}` aggregates them"
+    else:  # tvk report reads <out>/sweep.sqlite only
+        then = f"`tvk report --out DIR` aggregates them once the store is DIR/{STORE_NAME} (rename or copy it there)"
     text = (
         f"merged {len(sources)} store(s) into {target}: {counts['cells_added']} new cells "
-        f"({counts['cells']} in all), {counts['plans_added']} new plans; `tvk report --out {target.parent}` "
-        "aggregates them"
+        f"({counts['cells']} in all), {counts['plans_added']} new plans; {then}"
     )
     _emit({"target": str(target), "sources": [str(s) for s in sources], **counts}, args.json, text)
     return 0
@@ -134,12 +138,13 @@ def add_sweep_commands(sub: Any) -> None:
     sweep = sub.add_parser("sweep", help="grid claims: progress of a results store, merging shards' stores")
     cmds = sweep.add_subparsers(dest="sweep_command", required=True)
     st = cmds.add_parser("status", help="cells done/total per grid claim and an ETA")
-    st.add_argument("--out", default="tvk-report", help="report directory holding sweep.sqlite (default tvk-report)")
-    st.add_argument("--store", default=None, help="a store file (instead of --out)")
-    st.add_argument("--json", action="store_true")
+    where = st.add_mutually_exclusive_group()
+    where.add_argument("--out", default="tvk-report", help="report directory holding sweep.sqlite (default tvk-report)")
+    where.add_argument("--store", default=None, help="a store file (instead of --out)")
+    st.add_argument("--json", action="store_true", help=JSON_OPTION_HELP)
     st.set_defaults(func=cmd_status)
     mg = cmds.add_parser("merge", help="merge shards' stores into one (then `tvk report` aggregates)")
     mg.add_argument("target", help="report directory or .sqlite file to merge into (created if missing)")
     mg.add_argument("sources", nargs="+", help="report directories or .sqlite files of the shards")
-    mg.add_argument("--json", action="store_true")
+    mg.add_argument("--json", action="store_true", help=JSON_OPTION_HELP)
     mg.set_defaults(func=cmd_merge)
