@@ -754,8 +754,10 @@ def _certifying(what: str, args: argparse.Namespace) -> Iterator[Callable[[int],
     """The stderr side of `tvk certify`: a line naming the work, a bar over the multi-start search (the part that
     grows with ``--starts``: 27 of the 29 s of ``modular --p 3 --k 2 --starts 10000``, docs/cli.md), then a line when
     the SOS relaxation starts. Yields the ``progress`` hook of :class:`numerics.certificates.Certifier`."""
+    from numerics.certificates import check_certify_settings  # deferred: imports cvxpy
     from verify.runtime.progress import counter  # deferred: tqdm, needed only while certifying
 
+    check_certify_settings(n_starts=args.starts, seed=args.seed)  # a bad setting is refused alone, before the line
     _log(f"certifying {what} (forward pass, {args.starts} starts, SOS relaxation) ...")
     start = time.monotonic()
 
