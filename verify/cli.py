@@ -287,7 +287,10 @@ def _cmd_from_archive(args: argparse.Namespace) -> int:
         "claims": [{"id": r["id"], "scale": r["scale"], "verdict": r["verdict"]} for r in records],
     }
     text = "\n".join(f"{r['verdict']:>12}  {r['id']} ({r['scale']})" for r in records)
-    text += f"\nwrote {args.out}/report.md, report.html from the archive {args.from_archive} (nothing ran)"
+    text += (
+        f"\nwrote {args.out}/results.json, results.csv, report.md, report.html from the archive {args.from_archive} "
+        "(nothing ran)"
+    )
     _emit(obj, args.json, text)
     return 0
 

@@ -225,7 +225,9 @@ def test_from_archive_renders_offline_without_running_a_claim(tmp_path, monkeypa
     _archive(root, _record(scale="full", verdict="fail", timestamp="2026-11-29T01:00:00+0000"))
     _archive(root, _record(scale="quick", verdict="pass"))
     other = "edelman-ch5-lemB.2-gap-bound-as-printed"
-    _archive(root, _record(other, scale="full", verdict="refuted"))
+    erratum = {"kind": "typo", "quote": "as printed", "where": "App. B"}
+    refuted = {**_record(other, scale="full", verdict="refuted"), "counterexample": {"n": 3}}
+    _archive(root, {**refuted, "erratum": erratum, "note": "a note"})
 
     def no_run(*a, **k):
         raise AssertionError("--from-archive must not run a claim")
@@ -249,6 +251,15 @@ def test_from_archive_renders_offline_without_running_a_claim(tmp_path, monkeypa
     assert 'id="scales"' in html and "not archived" in html  # the other claim has no quick record
     doc = json.loads((out / "results.json").read_text())
     assert doc["claims"][0]["metadata"]["archive"]["config_hash"]
+    # the disclosures of a live report, and a results.json that validates (they were dropped, and the header's scale
+    # was free text outside the schema's enum)
+    from tests.verify.test_render import _validate
+    from verify.report import render
+
+    _validate(json.loads(render.SCHEMA_PATH.read_text()), doc)
+    refuted = next(c for c in doc["claims"] if c["id"] == other)
+    assert refuted["erratum"] == erratum and refuted["note"] == "a note" and doc["header"]["scale"] == "full"
+    assert "**Kind:** typo" in md and doc["header"]["git"]["revision"] == "abc123"
 
 
 def test_from_archive_refuses_a_missing_or_empty_archive(tmp_path):

@@ -622,25 +622,44 @@ def render_html_table(rows: list[dict[str, Any]]) -> str:
     )
 
 
-#: The fields of a claim record (:class:`verify.claims.base.ClaimRecord`); the rest of an archived record goes to
-#: ``metadata["archive"]`` when the report is rendered from the archive.
-RECORD_FIELDS = (
-    "id", "source", "statement", "kind", "scale", "predicted", "observed", "tolerance", "verdict", "reason",
-    "details", "counterexample", "refutes", "corrected_by", "config", "artifacts", "metadata",
-)  # fmt: skip
+def _claim_record_fields() -> dict[str, Any]:
+    """The fields of a claim record (:class:`verify.claims.base.ClaimRecord`) and their defaults (None where a
+    field has none): what :func:`as_claim_record` takes from an archived record."""
+    import dataclasses
+
+    from verify.claims.base import ClaimRecord  # deferred: the claims package imports torch
+
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(ClaimRecord):
+        if f.default_factory is not dataclasses.MISSING:
+            out[f.name] = f.default_factory()
+        else:
+            out[f.name] = None if f.default is dataclasses.MISSING else f.default
+    return out
 
 
 def as_claim_record(archived: Mapping[str, Any]) -> dict[str, Any]:
-    """An archived record as a claim record (the report's input): the claim-record fields, and the archive's
-    provenance under ``metadata["archive"]``."""
-    rec = {k: archived.get(k) for k in RECORD_FIELDS}
+    """An archived record as a claim record (the report's input): every field of a claim record (its population,
+    deviations, post-hoc choices, erratum and note included; a field an older record lacks takes the record's
+    default), and the archive's provenance under ``metadata["archive"]``. A predicted or observed value the archive
+    left out (longer than :data:`MAX_VALUE_CHARS_RESULT` characters of JSON) is said in the record's note, and its
+    error is the one archived before the value was left out."""
+    fields = _claim_record_fields()
+    rec = {k: archived.get(k, default) for k, default in fields.items()}
     for key in ("details", "artifacts"):
         rec[key] = rec[key] if isinstance(rec[key], dict) else {}
     meta = dict(rec["metadata"] or {})
     meta.setdefault("runtime_s", archived.get("wall_time_s"))
     meta.setdefault("seeds", archived.get("seeds") or [])
-    meta["archive"] = {k: v for k, v in archived.items() if k not in RECORD_FIELDS}
+    meta["archive"] = {k: v for k, v in archived.items() if k not in fields}
     rec["metadata"] = meta
+    left_out = [k for k in ("predicted", "observed") if k in (archived.get("trimmed") or [])]
+    if left_out:
+        said = (
+            f"{' and '.join(left_out)} left out of the archived record (longer than {MAX_VALUE_CHARS_RESULT:,} "
+            "characters of JSON); the error shown is the one archived with the full values"
+        )
+        rec["note"] = f"{rec['note']}; {said}" if rec.get("note") else said
     return rec
 
 
@@ -694,12 +713,16 @@ def report_from_archive(
     records = [as_claim_record(r) for r in chosen]
     output = output or DEFAULT_OUTPUT
     devices = sorted({str(r["metadata"].get("device")) for r in records})
+    revisions = sorted({str(r.get("code_revision"))[:12] for r in chosen if r.get("code_revision")})
+    times = [t for r in chosen if isinstance(t := r.get("wall_time_s"), (int, float))]
     meta = {
-        "scale": f"{scale} (from the archive {root}; other scale where {scale} is not archived)",
+        "scale": scale,
+        "scale_note": f"from the archive {root}; the other scale where {scale} is not archived",
         "device": ",".join(devices),
         "generated": datetime.now().astimezone().strftime("%Y-%m-%d %H:%M:%S %Z"),
-        "git_revision": None,
-        "runtime_s": 0.0,
+        "git_revision": ", ".join(revisions) or None,  # the records' own code revisions, not this checkout's
+        "runtime_s": float(sum(times)),  # the archived runs' wall time together (nothing ran now)
+        "train_dtype": "each run's own (the archive keeps its configuration hash and code revision)",
         "only": only,
         "command_line": list(sys.argv),
         "figure_formats": list(output.figure_formats),

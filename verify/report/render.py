@@ -1058,7 +1058,7 @@ def _meta_view(records: list[dict], meta: dict) -> dict[str, Any]:
     counts = Counter(r["verdict"] for r in records)
     runtime = meta.get("runtime_s")
     return {
-        "scale": meta.get("scale", "—"),
+        "scale": f"{meta['scale']} ({meta['scale_note']})" if meta.get("scale_note") else meta.get("scale", "—"),
         "device": meta.get("device", "—"),
         "generated": meta.get("generated", "—"),
         "git_revision": meta.get("git_revision") or "unknown",
@@ -1392,6 +1392,8 @@ def result_record(r: dict) -> dict[str, Any]:
     flags: list[dict[str, str]] = []
     rec = _finite(r, "", flags)
     rec["error"] = _error(r.get("predicted"), r.get("observed"))
+    if rec["error"] is None:  # a record rendered from the archive whose values were left out: the archived error
+        rec["error"] = ((r.get("metadata") or {}).get("archive") or {}).get("error")
     rec["judge"] = _judge_params(r["id"])
     rec["nonfinite"] = flags
     return rec
