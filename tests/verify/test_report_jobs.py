@@ -414,6 +414,16 @@ def test_the_rerun_command_of_a_claim_from_a_file_names_the_file(toy, tmp_path) 
     assert f"tvk report --only 'jobs-toy-crash' --scale quick --out tvk-rerun --claims {toy.resolve()}" in text
 
 
+def test_the_rerun_command_repeats_the_runs_seed_offset_and_dtype(toy, tmp_path) -> None:
+    """A run with --seed-offset 3 --dtype float32 suggested a rerun without them, which draws other seeds: the
+    command repeats the options that decide what ran."""
+    options = RunOptions(progress=False, seed_offset=3, dtype="float32", ignore_memory_check=True)
+    report.run_report(tmp_path / "r", only="jobs-toy-crash", jobs=1, options=options, log=lambda s: None)
+    text = (tmp_path / "r" / "report.md").read_text()
+    flags = "--seed-offset 3 --dtype float32 --ignore-memory-check"
+    assert f"--out tvk-rerun {flags} --claims {toy.resolve()}" in text
+
+
 def test_the_schema_takes_jobs_in_the_header(tmp_path) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     records, meta = report.run_report(tmp_path / "r", only="shi-thm4.9-beta-sign", **QUIET)

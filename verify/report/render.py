@@ -720,15 +720,20 @@ def _json_text(obj: Any, limit: int) -> tuple[str, bool]:
 
 
 def _views(
-    records: list[dict], fmt: str, report_dir: str | os.PathLike | None = None, local_links: bool = True
+    records: list[dict],
+    fmt: str,
+    report_dir: str | os.PathLike | None = None,
+    local_links: bool = True,
+    meta: dict | None = None,
 ) -> dict[str, Any]:
     """Everything the templates show, computed once: per-record rows, errata, the claims that need attention,
     groups and the table of contents. ``local_links``: links to code and docs may point at local files (not in a
-    self-contained page, which is meant to travel)."""
+    self-contained page, which is meant to travel). ``meta``: the report's metadata, whose run options the rerun
+    commands repeat (:func:`rerun_options`)."""
     by_id = {r["id"]: r for r in records}
     appendix = _appendix_chapters(records)
     views = []
-    meta_links = {"report_dir": report_dir, "local": local_links}
+    meta_links = {"report_dir": report_dir, "local": local_links, "run": meta or {}}
     for r in records:
         doc, chapter, key = group_of(r)
         if key[0] == 1 and (doc, key[2]) in appendix:  # an appendix claim joins the chapter the appendix belongs to
@@ -865,6 +870,22 @@ def _link_variants(views: list[dict[str, Any]], view_by_id: dict[str, dict[str, 
         v["variant_links"] = [link(w["id"]) for w in views if w["variant_of"] == v["id"]]
 
 
+def rerun_options(run: dict, r: dict) -> str:
+    """The options of the run of record ``r`` that its rerun command must repeat to reproduce it: ``--device cuda``
+    when it ran on a GPU, and the report's ``--seed-offset``, ``--dtype`` and ``--ignore-memory-check`` (``run``:
+    the report's metadata; a report rendered from the archive has none of them and adds nothing)."""
+    parts = []
+    if str((r.get("metadata") or {}).get("device") or "").startswith("cuda"):
+        parts.append("--device cuda")
+    if run.get("seed_offset"):
+        parts.append(f"--seed-offset {int(run['seed_offset'])}")
+    if run.get("dtype"):
+        parts.append(f"--dtype {run['dtype']}")
+    if run.get("ignore_memory_check"):
+        parts.append("--ignore-memory-check")
+    return "".join(f" {p}" for p in parts)
+
+
 def _attention_fields(r: dict, fmt: str, ctx: dict[str, Any]) -> dict[str, Any]:
     """What the "needs attention" block and the claim's links show of record ``r``: the expected verdict, whether
     the claim needs attention (a fail, an inconclusive, or a verdict other than the expected one), the next step,
@@ -878,7 +899,7 @@ def _attention_fields(r: dict, fmt: str, ctx: dict[str, Any]) -> dict[str, Any]:
     seeds = list(meta.get("seeds") or [])
     failed = [seeds[i] if i < len(seeds) else i for i in failing_seeds(r)]
     scale = r.get("scale") or "quick"
-    command = f"tvk report --only '{r['id']}' --scale {scale} --out tvk-rerun"
+    command = f"tvk report --only '{r['id']}' --scale {scale} --out tvk-rerun{rerun_options(ctx.get('run') or {}, r)}"
     loaded_from = claims_argument(r["id"])  # the file or module --claims loaded it from (None: a built-in claim)
     module = claim_module(claim) if claim is not None else None
     if loaded_from is not None:
@@ -1212,7 +1233,7 @@ def render_markdown(records: list[dict], meta: dict, figures: dict[str, list[str
     figures : dict
         {claim id: [PNG names under ``figures/``]} as returned by :func:`verify.report.figures.render_figures`.
     """
-    ctx = _views(records, "md")
+    ctx = _views(records, "md", meta=meta)
     scales = archive.archive_view(records, meta)  # quick and full-scale verdicts from the results archive
     archive.annotate(ctx["claims"], scales)
     text = (
@@ -1287,7 +1308,7 @@ def render_html(
             images.setdefault(cid, []).append(
                 {"name": name, "src": src, "extra": extra, "width": width, "height": height}
             )
-    ctx = _views(records, "html", report_dir, local_links=not self_contained)
+    ctx = _views(records, "html", report_dir, local_links=not self_contained, meta=meta)
     scales = archive.archive_view(records, meta)  # quick and full-scale verdicts from the results archive
     archive.annotate(ctx["claims"], scales)
     ctx["scales_html"] = Markup(archive.render_html_table(scales))

@@ -559,6 +559,7 @@ class _ReportRun:
             "executor": self.sweep.executor,
             "shard": self.sweep.shard,
             "train_dtype": options.dtype or "each trainer's own policy (see each record's metadata.training)",
+            "dtype": options.dtype,
             "seed_offset": options.seed_offset,
             "ignore_memory_check": options.ignore_memory_check,
             "command_line": list(sys.argv),
