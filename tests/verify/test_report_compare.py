@@ -84,6 +84,8 @@ def test_report_compare_with_a_planted_flip_and_drift(tmp_path):
         and f"observed{render.md_escape(where.rstrip('/'))}:" in section
     )
     assert "relative 1.00e-06" in section
+    # PREV was this directory: `tvk diff PREV OUT` would now compare the new run with itself (it was suggested)
+    assert "tvk diff" not in section.replace("to keep it for `tvk diff`", "") and "now replaced by this one" in section
     assert '<section id="changes-since">' in (out / "report.html").read_text()
     assert [r["verdict"] for r in _records(out)] == [r["verdict"] for r in records]  # the new run's results
 

@@ -1149,11 +1149,12 @@ def changes_view(meta: dict) -> dict[str, Any] | None:
             add("runtime", cid, f"{c['runtime'][0]:.3g} s → {c['runtime'][1]:.3g} s")
     for cid in data.get("added", []):
         add("added", cid, "new in this run")
+    old, new = str(data.get("old", "")), str(data.get("new", ""))
+    replaced = _same_report(old, new)  # --compare OUT: the previous run was this directory's, now replaced
     for cid in data.get("removed", []):
-        add("removed", cid, f"in {data.get('old')} only")
+        add("removed", cid, "in the previous run only" if replaced else f"in {old} only")
     items.sort(key=lambda it: _CHANGE_ORDER.index(it["kind"]))
     counts = Counter(it["kind"] for it in items)
-    old = str(data.get("old", ""))
     return {
         "old": old,
         "new": str(data.get("new", "")),
@@ -1164,8 +1165,17 @@ def changes_view(meta: dict) -> dict[str, Any] | None:
         "counts": ", ".join(f"{counts[k]} {k}" for k in _CHANGE_ORDER if counts[k]),
         "findings": items[:CHANGES_LIMIT],
         "more": max(0, len(items) - CHANGES_LIMIT),
-        "command": f"tvk diff {old} {data.get('new', '')}",
+        "command": None if replaced else f"tvk diff {old} {new}",
     }
+
+
+def _same_report(old: str, new: str) -> bool:
+    """Whether the compared run ``old`` is the report directory ``new`` itself or a file in it (``--compare OUT``):
+    its files are replaced by this run's, so ``tvk diff OLD NEW`` would compare this run with itself."""
+    if not old or not new:
+        return False
+    o, n = Path(old).resolve(), Path(new).resolve()
+    return o == n or o.parent == n
 
 
 @lru_cache(maxsize=1)
