@@ -323,6 +323,8 @@ def test_errata_come_first_and_claims_are_grouped_by_document_and_chapter(record
     assert render.group_of({"id": "edelman-ch8-E.43-K2", "source": ""})[1] == "Chapter 8"
     assert render.group_of({"id": "shi-lemC.14-fourier-identity", "source": "Lemma C.14"})[1] == "Appendix C"
     assert render.group_of({"id": "karp-x", "source": "Karp thesis (2024), Ch. 3, Sec. 3.3"})[1] == "Chapter 3"
+    # a paper without chapters (docs/adding-a-claim.md's example): lemma 1 is no "Chapter 1"
+    assert render.group_of({"id": "mypaper-lem1-x", "source": "My paper (2025), Lemma 1"})[1] == "Other"
     # an appendix joins the chapter its claims' sources pair it with (Theorem 7.7 (App. D.6) -> Chapter 7)
     assert "#### edelman-D.6.2-output-as-printed" in md.split("### Edelman thesis, Chapter 7", 1)[1]
 
@@ -797,3 +799,5 @@ def test_numbers_and_options_never_break_and_claims_link_to_code_docs_and_source
         "where": "Lemma 3.3, p. 41",
         "pages": "p. 41",
     }
+    # a source that is not a thesis loses its document's name too ("QA paper (2025): QA paper (2025), Theorem 2")
+    assert render.links.source_parts("QA paper (2025), Theorem 2", "QA paper (2025)", "Other")["where"] == "Theorem 2"

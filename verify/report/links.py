@@ -214,7 +214,8 @@ def source_parts(source: str, document: str, chapter: str) -> dict[str, str]:
     (from :func:`verify.report.render.group_of`), ``where`` (the rest: theorem, section, figure, without the
     document's name and chapter) and ``pages`` ("p. 12" when the source gives a page, else "")."""
     head, _, rest = source.partition(",")
-    where = rest.strip() if rest and " thesis" in head else source.strip()
+    named = " thesis" in head or head.strip() == document.strip()  # the source begins with its document's name
+    where = rest.strip() if rest and named else source.strip()
     where = re.sub(r"^Ch\. ?\d+,?\s*", "", where)
     m = re.search(r"\b(pp?\. ?\d+(?:\s*[-\u2013]\s*\d+)?|pages? \d+(?:\s*[-\u2013]\s*\d+)?)", source)
     return {"document": document, "chapter": chapter, "where": where, "pages": m.group(1) if m else ""}

@@ -689,7 +689,8 @@ def group_of(record: dict) -> tuple[str, str, tuple]:
     m = re.match(r"ch(\d+)(?:-|$)", rest) or re.search(r"\bCh\. ?(\d+)", source)
     if m:
         return doc, *_chapter(m.group(1))
-    m = re.match(_LABEL_PREFIX + r"(\d+)", rest) or re.match(_LABEL_PREFIX + r"([A-Z])(?:\.|\d|-|$)", rest)
+    # a number is a chapter only as the head of a dotted label (thm4.9, lem4.7): `lem1` of a paper is lemma 1
+    m = re.match(_LABEL_PREFIX + r"(\d+)\.", rest) or re.match(_LABEL_PREFIX + r"([A-Z])(?:\.|\d|-|$)", rest)
     m = m or _SOURCE_REF.search(source)
     if m:
         return doc, *_chapter(m.group(1))
