@@ -166,7 +166,7 @@ def _observe_horizon(cfg: HorizonConfig, ctx: RunContext) -> Observation:
     L0 = td.initial_loss(cfg.L, cfg.n, cfg.c)
     t_eta = 1 / (2 * L0)  # T eta / eps with T = lambda eps / (2 L_0), eta = 1/lambda
     return Observation(
-        [sympy.N(t_eta, 30)],
+        [t_eta],  # exact: 1/(2 L_0), L_0 = log(...) (a 30-digit decimal was stored as its "exact" value)
         counterexample={
             "L": cfg.L,
             "n": cfg.n,
