@@ -282,6 +282,18 @@ def test_a_report_of_the_older_layout_is_migrated(tmp_path, monkeypatch) -> None
     _no_leftovers(out)
 
 
+def test_the_published_run_directory_has_the_umasks_permissions(tmp_path, monkeypatch) -> None:
+    """The run directory the report's links lead into was made by mkdtemp (0700): another user, or a web server,
+    could list the report directory and not open report.html. It now has a plain mkdir's permissions."""
+    umask = os.umask(0o022)
+    try:
+        _use(monkeypatch, _claim("perm-a"))
+        report.run_report(tmp_path / "r", **QUIET)
+    finally:
+        os.umask(umask)
+    assert directory.current_run(tmp_path / "r").stat().st_mode & 0o777 == 0o755
+
+
 def test_only_the_published_run_directory_is_kept(previous, monkeypatch) -> None:
     first = directory.current_run(previous)
     _use(monkeypatch, _claim("new-a"))

@@ -172,6 +172,19 @@ def current_run(target: Path) -> Path | None:
         return None
 
 
+def _fresh_directory(parent: Path, prefix: str) -> Path:
+    """A new directory ``parent/<prefix><pid>-<random>`` with the permissions of a plain ``mkdir`` (the umask's):
+    the published run directory, which the report's links lead into, so it is readable wherever the report
+    directory is (``tempfile.mkdtemp`` makes it 0700: other users and a web server could not follow the links)."""
+    while True:
+        path = parent / f"{prefix}{os.getpid()}-{os.urandom(4).hex()}"
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        return path
+
+
 def swap_in(stage: Path, target: Path, names: Sequence[str]) -> None:
     """Publish ``stage/name`` for every name (files or directories) as ``target/name``, as one unit.
 
@@ -182,7 +195,7 @@ def swap_in(stage: Path, target: Path, names: Sequence[str]) -> None:
     and the previous run's directory is removed. If anything fails before the commit, the new run directory is
     removed and ``target`` keeps its previous report; the error is raised.
     """
-    run = Path(tempfile.mkdtemp(prefix=RUN_PREFIX, dir=target))
+    run = _fresh_directory(target, RUN_PREFIX)
     previous = current_run(target)
     try:
         for name in names:
