@@ -722,17 +722,20 @@ def _cmd_derive_majority(args: argparse.Namespace) -> int:
     return 0
 
 
-def _certificate_output(task: dict[str, Any], title: str, gamma: Any, cert: Any) -> tuple[dict[str, Any], str]:
-    """The JSON object and the text of `tvk certify`: gamma* from theory, the bracket, which end is rigorous."""
+def _certificate_output(
+    task: dict[str, Any], title: str, gamma: Any, cert: Any, origin: str = "theory"
+) -> tuple[dict[str, Any], str]:
+    """The JSON object and the text of `tvk certify`: gamma* (from theory, or where no closed form holds the
+    ``origin`` named), the bracket, which end is rigorous."""
     verdict, why = cert.verdict(gamma)
     obj = {
         **task,
-        "gamma_star": _num(gamma),
+        "gamma_star": {**_num(gamma), "origin": origin},
         "certificate": cert.summary(),
         "verdict": verdict,
         "reason": why,
     }
-    text = f"{title}: gamma* = {gamma} ≈ {approx_text(gamma, '.12e')} (theory)\n{cert.text()}\n  verdict: {verdict} ({why})"
+    text = f"{title}: gamma* = {gamma} ≈ {approx_text(gamma, '.12e')} ({origin})\n{cert.text()}\n  verdict: {verdict} ({why})"
     return obj, text
 
 
@@ -806,13 +809,20 @@ def _cmd_certify_parity(args: argparse.Namespace) -> int:
 
 
 def _cmd_certify_group(args: argparse.Namespace) -> int:
+    from numerics import groups as ng
     from numerics.certificates import Certifier  # deferred: imports cvxpy
+    from theory import finite_groups as fg
     from theory import groups as tg
 
-    gamma = tg.max_margin(args.name)
+    G = fg.group(args.name)
+    if fg.is_totally_real(G) and not tg.condition_holds(G):  # no closed form (A5): gamma* is the LP's, as in derive
+        gamma, origin = ng.character_lp(G).value, "the character LP of Edelman App. D.9.2; Thm 7.9's condition fails"
+    else:
+        gamma, origin = tg.max_margin(args.name), "theory"  # checks the name and real irreps before any solver
     with _certifying(f"the group {args.name}", args) as progress:
         cert = Certifier(args.starts, args.seed, progress=progress).group(args.name)
-    obj, text = _certificate_output({"task": "group", "name": args.name}, f"group {args.name}", gamma, cert)
+    title = f"group {args.name}"
+    obj, text = _certificate_output({"task": "group", "name": args.name}, title, gamma, cert, origin)
     _emit(obj, args.json, text)
     return 0
 

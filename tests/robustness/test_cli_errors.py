@@ -393,6 +393,20 @@ def test_a_forced_evaluation_that_is_refused_is_not_announced_first(task, option
     assert code == 2 and err.startswith(f"tvk: error: {option} is too large") and len(err.splitlines()) == 1
 
 
+def test_certify_group_without_a_closed_form_compares_with_the_character_lp(capsys):
+    """certify group A5 was refused ("the closed form is invalid there ... use the character LP"), though the
+    certificate itself needs no closed form: gamma* is then the character LP's value, as in derive group, and says
+    so; a group the theorem does not cover (Q8: an irrep of indicator -1) is still refused."""
+    from numerics import groups as ng
+
+    code, out, _ = run_main(["certify", "group", "--name", "A5", "--starts", "2", "--json", "--no-progress"], capsys)
+    obj = json.loads(out)
+    assert code == 0 and obj["gamma_star"]["float"] == ng.character_lp("A5").value
+    assert "character LP" in obj["gamma_star"]["origin"] and obj["verdict"] in ("pass", "inconclusive")
+    code, _, err = run_main(["certify", "group", "--name", "Q8"], capsys)
+    assert code == 2 and "indicator -1" in err
+
+
 def test_derive_lsa_above_the_diagonal_limit_names_that_limit(capsys):
     """65 eigenvalues (a diagonal Lambda) were refused as "a non-diagonal Lambda ... above the limit 24"."""
     code, _, err = run_main(
