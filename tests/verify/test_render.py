@@ -314,6 +314,15 @@ def test_population_deviations_post_hoc_and_erratum_stand_next_to_the_verdict(re
     assert render.population_text(None) == "" and render.verdict_tags({"deviations": [], "post_hoc": []}) == ""
 
 
+def test_every_markdown_heading_follows_a_blank_line(records):
+    """A refuted claim's last line ('corrected statement: ...') and 'No claim of this run refutes ...' ran into the
+    next heading (Jinja's trim_blocks ate the newline after an inline endif): CommonMark copes, other viewers not."""
+    for recs in (records, [r for r in records if r["verdict"] != "refuted"]):
+        lines = render.render_markdown(recs, META, {}).split("\n")
+        glued = [(lines[i - 1], line) for i, line in enumerate(lines) if line.startswith("#") and i and lines[i - 1]]
+        assert not glued, glued[:3]
+
+
 def test_errata_come_first_and_claims_are_grouped_by_document_and_chapter(records):
     md = render.render_markdown(records, META, {})
     heads = [line for line in md.splitlines() if line.startswith("## ")]
