@@ -220,6 +220,7 @@ def test_legends_are_capped_and_reference_lines_differ():
     try:
         texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
         assert len(texts) == vf.LEGEND_MAX and texts[-1].startswith("+ 26 more")  # 30 runs + 3 lines - 7 shown
+        assert texts[:3] == ["a", "b", "c"]  # the reference lines (predictions) are never the entries cut
         refs = [(line.get_color(), str(line.get_linestyle())) for line in fig.axes[0].get_lines()[-3:]]
         assert len(set(refs)) == 3  # three reference lines, three styles
     finally:
@@ -336,9 +337,9 @@ def test_a_crowded_per_seed_plot_singles_out_the_failing_seeds():
     try:
         ax = fig.axes[0]
         assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+            "bigram strategy",  # the reference line first
             "36 other seeds",
             "seeds 10, 11, 14, 16 (fail a check)",
-            "bigram strategy",
         ]
         lines = ax.get_lines()
         assert len(lines) == 41  # every seed is still drawn, then the reference line
@@ -351,12 +352,12 @@ def test_a_crowded_per_seed_plot_singles_out_the_failing_seeds():
     fig = vf.plot_spec_figure("r", spec, rec2)
     try:
         texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-        assert texts == ["38 other seeds", "seed 3 (fails a check)", "seed 5 (fails a check)", "bigram strategy"]
+        assert texts == ["bigram strategy", "38 other seeds", "seed 3 (fails a check)", "seed 5 (fails a check)"]
     finally:
         plt.close(fig)
     fig = vf.plot_spec_figure("r", spec, rec | {"reason": "40 of 40 pass"})
     try:
-        assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["40 seeds", "bigram strategy"]
+        assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["bigram strategy", "40 seeds"]
     finally:
         plt.close(fig)
     few = spec | {"series": spec["series"][:8]}

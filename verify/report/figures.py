@@ -29,8 +29,9 @@ The shared rules of every figure (issue 31):
 * a heat map writes a cell's value into it only when the text fits inside the cell (at 7 pt, else 6 pt, else the
   panel is left to its colour bar); the boxes of the written values are recorded in the PNG's ``tvk:layout`` text
   chunk (:func:`figure_layout`, :func:`read_layout`) so a test can check that no two overlap;
-* a legend shows at most :data:`LEGEND_MAX` entries: the first ones, then one "+ N more" entry (the data of every
-  series stays in ``results.json``); more than :data:`LEGEND_MAX` unlabelled series share one entry;
+* a legend shows at most :data:`LEGEND_MAX` entries, the reference lines first: the first ones, then one "+ N more"
+  entry (the data of every series stays in ``results.json``); more than :data:`LEGEND_MAX` unlabelled series share
+  one entry;
 * reference lines (``hlines``, ``vlines``) take distinct colours and dash patterns (:data:`REFERENCE_STYLES`)
   unless the spec sets them;
 * when a seed fails (:func:`failing_seeds`: the record's ``details["failed_seeds"]``, else the ``seed N:`` problems
@@ -84,6 +85,8 @@ FIGURE_FORMATS = ("png", "pdf", "svg")
 DPI = 220
 #: The most entries a legend shows; the rest are counted in one "+ N more" entry.
 LEGEND_MAX = 8
+#: The prefix of a reference line's artist id (``gid``; a prediction drawn across the plot): first in its legend.
+REFERENCE_GID = "tvk-reference"
 #: (colour, dash pattern) of the reference lines of a plot, in order, where the spec sets none.
 REFERENCE_STYLES = (
     ("black", "--"),
@@ -256,10 +259,16 @@ def seed_figures(rec: dict) -> list[str]:
 
 
 def _legend(ax: Any, **kwargs: Any) -> None:
-    """A legend of at most :data:`LEGEND_MAX` entries: the first ``LEGEND_MAX - 1`` and one "+ N more" entry."""
+    """A legend of at most :data:`LEGEND_MAX` entries: the reference lines first (a prediction such as gamma* is
+    never one of the entries cut), then the series; past the limit the first ``LEGEND_MAX - 1`` and one "+ N more"
+    entry."""
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return
+    order = sorted(
+        range(len(handles)), key=lambda i: not str(getattr(handles[i], "get_gid", str)()).startswith(REFERENCE_GID)
+    )
+    handles, labels = [handles[i] for i in order], [labels[i] for i in order]
     if len(handles) > LEGEND_MAX:
         rest = len(handles) - (LEGEND_MAX - 1)
         handles = [*handles[: LEGEND_MAX - 1], Line2D([], [], ls="none")]
@@ -268,9 +277,10 @@ def _legend(ax: Any, **kwargs: Any) -> None:
 
 
 def _reference_style(i: int, line: dict) -> dict[str, Any]:
-    """Colour and dash pattern of the ``i``-th reference line of a plot (the spec's own when it sets them)."""
+    """Colour and dash pattern of the ``i``-th reference line of a plot (the spec's own when it sets them), marked
+    as a reference for :func:`_legend`."""
     color, ls = REFERENCE_STYLES[i % len(REFERENCE_STYLES)]
-    return {"color": line.get("color", color), "ls": line.get("ls", ls), "lw": 1.2}
+    return {"color": line.get("color", color), "ls": line.get("ls", ls), "lw": 1.2, "gid": f"{REFERENCE_GID}-{i}"}
 
 
 def remove_stale_figures(figdir: str | os.PathLike, keep: dict[str, list[str]] | list[str] | set[str]) -> list[str]:
@@ -320,7 +330,7 @@ def _margin_curve(rec: dict, out: Path, formats: Formats = ("png",)) -> str | No
             zorder=3 if bad else 2,
             label=f"{_seed_label(rec, s)}, failed" if bad else label,
         )
-    ax.axhline(1.0, color="k", ls="--", lw=1, label=r"predicted $\gamma^*$")
+    ax.axhline(1.0, color="k", ls="--", lw=1, label=r"predicted $\gamma^*$", gid=f"{REFERENCE_GID}-gamma")
     ax.set_ylim(max(-0.25, min(-0.05, float(np.nanmin(ratios)) - 0.05)), 1.08)  # early negative margins clipped
     ax.set_xlabel("step")
     ax.set_ylabel(r"$h(\theta)/\|\theta\|^{k+1}_{2,k+1}\,/\,\gamma^*$")
@@ -429,7 +439,14 @@ def _parity_neurons(rec: dict, out: Path, formats: Formats = ("png",)) -> str | 
     diff = w[:, 0] - w[:, 1]
     ax1.barh(range(len(u)), diff, color=["#d62728" if d > 0 else "#1f77b4" for d in diff])
     for s in (1, -1):
-        ax1.axvline(2 * s * a["w_entry_predicted"], color="k", ls="--", lw=1, label=r"predicted $\pm 2 w$")
+        ax1.axvline(
+            2 * s * a["w_entry_predicted"],
+            color="k",
+            ls="--",
+            lw=1,
+            label=r"predicted $\pm 2 w$",
+            gid=f"{REFERENCE_GID}-w",
+        )
     ax1.invert_yaxis()
     ax1.set_yticks([])
     ax1.set_ylabel("neuron (same rows)")
