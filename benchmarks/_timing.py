@@ -71,3 +71,9 @@ def step_products(n: int, m: int, C: int, dtype: Any, device: str, seeds: int = 
     W = torch.randn(*shape, m, C, dtype=dtype, device=device)
     G = torch.randn(*shape, n, C, dtype=dtype, device=device)
     return lambda: (A @ W, A.mT @ G, G @ W.mT)
+
+
+def summary(doc: str | None) -> str:
+    """The first paragraph of a script's docstring as one line: its ``--help`` description (the first line alone
+    stops mid-sentence where the docstring wraps)."""
+    return " ".join((doc or "").strip().split("\n\n")[0].split())

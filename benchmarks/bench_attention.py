@@ -38,6 +38,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _timing import summary
+
 from numerics import markov as nm
 from numerics import markov_gradients as mg
 from verify.runtime.device import resolve_device
@@ -114,7 +116,7 @@ def bench_gradients(a: argparse.Namespace, clock: Callable[[], float]) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=summary(__doc__))
     ap.add_argument("--seeds", type=int, default=8)
     ap.add_argument("--k", type=int, default=2)
     ap.add_argument("--t", type=int, default=50)

@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+from _timing import summary
+
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = {
     "python -c pass (baseline)": [sys.executable, "-c", "pass"],
@@ -42,7 +44,7 @@ def best_of(argv: list[str], repeats: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=summary(__doc__))
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args(argv)
     print(f"load average before: {os.getloadavg()[0]:.2f}")

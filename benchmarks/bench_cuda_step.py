@@ -32,7 +32,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _timing import matmul_peak, step_products
+from _timing import matmul_peak, step_products, summary
 
 from numerics.modular import ModularTask
 from verify.train.polynomial_step import ChunkSchedule, ensemble_gradient, grid_labels
@@ -67,7 +67,7 @@ def graphed(fn: Callable[[], Any]) -> Callable[[], None]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=summary(__doc__))
     parser.add_argument("--p", type=int, default=71)
     parser.add_argument("--width", type=int, default=500)
     parser.add_argument("--seeds", type=int, default=8)

@@ -38,7 +38,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _timing import matmul_peak, step_products, sync
+from _timing import matmul_peak, step_products, summary, sync
 
 import verify.train.polynomial as vt
 from numerics.modular import ModularTask
@@ -156,7 +156,7 @@ def products_time(
 
 
 def main(argv: list[str] | None = None) -> float:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=summary(__doc__))
     parser.add_argument("--p", type=int, default=5)
     parser.add_argument("--k", type=int, default=3)
     parser.add_argument("--width", type=int, default=64)

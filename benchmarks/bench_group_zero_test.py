@@ -22,6 +22,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import sympy
+from _timing import summary
 
 from theory import finite_groups as fg
 from theory import groups as tg
@@ -37,7 +38,7 @@ def minimal_polynomial_route(x: sympy.Expr) -> bool:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=summary(__doc__))
     parser.add_argument("--groups", nargs="+", default=["D7", "D11"])
     args = parser.parse_args()
     print(f"{'group':6s} {'values':>6s} {'certified digits (s)':>21s} {'minimal polynomial (s)':>23s} {'ratio':>7s}")

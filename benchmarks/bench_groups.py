@@ -20,6 +20,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from _timing import summary
+
 from numerics import groups as ng
 from theory import finite_groups as fg
 
@@ -62,7 +64,7 @@ def run_once(name: str) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=summary(__doc__))
     ap.add_argument("--groups", nargs="*", default=["S5", "S6", "A5"])
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args(argv)

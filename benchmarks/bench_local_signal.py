@@ -31,6 +31,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _timing import summary
+
 from numerics import local_signal as nl
 from theory import local_signal as tl
 from verify.runtime.options import RunOptions
@@ -46,7 +48,7 @@ def _steps_per_second(cfg: vs.SignalTrainConfig) -> tuple[float, vs.SignalRun]:
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=summary(__doc__))
     parser.add_argument("--k", type=int, default=1000)
     parser.add_argument("--d", type=int, default=10)
     parser.add_argument("--batch", type=int, default=500)

@@ -25,7 +25,7 @@ from functools import partial
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _timing import best_time
+from _timing import best_time, summary
 
 from numerics.certificates import margin_features, solve_dictionary_lp, unit_neurons
 from numerics.modular import ModularTask, construction_network
@@ -33,7 +33,7 @@ from theory.modular import max_margin
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=summary(__doc__))
     ap.add_argument("--k2", type=int, nargs="*", default=[3, 5, 7, 9, 11, 13], help="moduli p for k = 2")
     ap.add_argument("--k3", type=int, nargs="*", default=[3, 5, 7], help="moduli p for k = 3")
     ap.add_argument("--repeats", type=int, default=3, help="take the best of this many runs")

@@ -31,6 +31,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _timing import summary
+
 from verify.runtime.options import RunOptions
 from verify.train import lsa as vl
 
@@ -58,7 +60,7 @@ def _compare(batched_fn, single_fn, seeds, repeats) -> tuple[float, float, vl.LS
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=summary(__doc__))
     parser.add_argument("--lam", type=float, nargs="+", default=[4.0, 3.0, 2.0, 1.0], help="diagonal of Lambda")
     parser.add_argument("--N", type=int, default=20)
     parser.add_argument("--rank", type=int, default=2)

@@ -31,6 +31,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from _timing import summary
+
 from numerics.margins import HomogeneousNetwork, evaluate
 from numerics.modular import ModularTask, random_network
 
@@ -94,7 +96,7 @@ def peak_bytes(fn) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=summary(__doc__))
     ap.add_argument("--cases", nargs="*", default=[f"{p},{k},{m}" for p, k, m in DEFAULT_CASES], help="p,k,m triples")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)

@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _timing import best_time
+from _timing import best_time, summary
 
 from numerics.modular_transformer import head_spectra
 from verify.runtime.options import RunOptions
@@ -61,7 +61,7 @@ def bench_dft(ps: list[int], heads: int, repeats: int) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=summary(__doc__))
     ap.add_argument("--seeds", type=int, default=8)
     ap.add_argument("--k", type=int, default=2)
     ap.add_argument("--p", type=int, default=23)

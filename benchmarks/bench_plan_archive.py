@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _timing import best_time
+from _timing import best_time, summary
 
 from verify.claims import registry
 from verify.report import archive
@@ -40,7 +40,7 @@ def _compare(what: str, before: tuple[str, Any], now: tuple[str, Any], a: argpar
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=summary(__doc__))
     ap.add_argument("--archive", default=str(Path(__file__).resolve().parents[1] / "results"))
     ap.add_argument("--repeats", type=int, default=3)
     a = ap.parse_args(argv)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _timing import best_time
+from _timing import best_time, summary
 
 from verify.claims import registry
 from verify.sweep import cost
@@ -50,7 +50,7 @@ def median_cell(claim_id: str, speed: cost.DeviceSpeed) -> sp.SparseParityConfig
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=summary(__doc__))
     ap.add_argument("--claims", default=",".join(DEFAULT_CLAIMS))
     ap.add_argument("--repeats", type=int, default=2)
     a = ap.parse_args(argv)

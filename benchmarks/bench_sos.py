@@ -26,6 +26,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import sympy
+from _timing import summary
 
 from numerics import sos
 from numerics.groups import GroupTask, character_lp, class_weights
@@ -62,7 +63,7 @@ def solve(form: sos.Form, grading: sos.Grading | None, degree: int, delta: float
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=summary(__doc__))
     ap.add_argument("--quick", action="store_true", help="small cases only")
     ap.add_argument("--plain-max", type=int, default=80, help="solve the unstructured program up to this block side")
     args = ap.parse_args(argv)

@@ -23,12 +23,14 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _timing import summary
+
 from verify.runtime.options import RunOptions
 from verify.train.sparse_parity import SparseParityConfig, train_parity
 
 
 def main(argv: list[str] | None = None) -> float:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=summary(__doc__))
     parser.add_argument("--n", type=int, default=30)
     parser.add_argument("--k", type=int, default=3)
     parser.add_argument("--width", type=int, default=100)

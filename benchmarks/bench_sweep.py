@@ -36,6 +36,8 @@ except ImportError:  # the `distributed` extra is not installed: the Ray rows ar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _timing import summary
+
 from verify.claims import RunContext, registry
 from verify.claims.base import Observation
 from verify.claims.sparse_parity.common import parity_cell, parity_cost, run_summary
@@ -124,7 +126,7 @@ def ray_task_overhead(workers: int, tasks: int) -> tuple[float, float]:
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=summary(__doc__))
     parser.add_argument("--executors", default="local,processes,ray")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--overhead-tasks", type=int, default=200)

@@ -30,7 +30,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _timing import matmul_peak
+from _timing import matmul_peak, summary
 
 import verify.train.polynomial as vt
 from numerics.modular import ModularTask
@@ -90,7 +90,7 @@ def run_job(k: int, dtype: str, steps: int, ballast_bytes: int) -> dict[str, Any
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=summary(__doc__))
     parser.add_argument("--jobs", default="k4:float32:3,k5:float32:3,k4:tf32:3", help="kK:DTYPE:STEPS,...")
     parser.add_argument("--emulate-gib", type=float, default=None, help="cut the free memory to this many GiB")
     parser.add_argument("--out", default=None, help="also write the results as JSON here")

@@ -33,7 +33,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _timing import matmul_peak, sync
+from _timing import matmul_peak, summary, sync
 
 from numerics.modular import ModularTask
 from verify.train.homogeneous import HomogeneousEnsemble
@@ -75,7 +75,7 @@ def plans(gpu_gib: float) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=summary(__doc__))
     parser.add_argument("--p", type=int, default=71)
     parser.add_argument("--k", type=int, default=2)
     parser.add_argument("--width", type=int, default=500)

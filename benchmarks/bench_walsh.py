@@ -35,7 +35,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _timing import best_time
+from _timing import best_time, summary
 
 from numerics import fourier_gaps as fg
 from numerics import walsh as nw
@@ -144,7 +144,7 @@ def bench_recovery(n: int, k: int, trials: int, repeats: int) -> None:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=summary(__doc__))
     ap.add_argument("--n", type=int, default=20, help="dimension of the population-gradient benchmark")
     ap.add_argument("--bf-n", type=int, default=None, help="run the brute-force loop at this n and extrapolate")
     ap.add_argument("--fwht-n", type=int, nargs="+", default=list(range(16, 23)))

@@ -234,6 +234,9 @@ def product_cosine_bin_power(
     >>> product_cosine_bin_power(5, 0, 2)
     {(0, 2): 625/2}
     """
+    p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p)")
+    z1, z2 = _check_frequency(p, z1, "z1"), _check_frequency(p, z2, "z2")  # named here: cosine_dft says "z"
+    phi1, phi2 = _checks.as_number(phi1, "phi1"), _checks.as_number(phi2, "phi2")
     f1, f2 = cosine_dft(p, z1, phi1), cosine_dft(p, z2, phi2)
     out: dict[tuple[int, int], sympy.Expr] = {}
     for j1, c1 in f1.items():

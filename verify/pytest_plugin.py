@@ -6,6 +6,8 @@ Options (group ``tvk``)::
     --tvk-scale quick|full  the scale the claims run at (default quick)
     --tvk-device auto|cpu|cuda   torch device of the training claims (default auto)
     --tvk-claims MODULE     also load claims from MODULE (dotted name or .py file; repeatable)
+    --tvk-dtype float64|float32|tf32   training dtype of every training claim (default: each trainer's own)
+    --tvk-seed-offset N     run every training claim on the disjoint seed set i + N (default 0)
 
 Each selected claim becomes one item ``tvk::<claim id>`` (a :class:`ClaimItem` under the :class:`ClaimCollector`
 that the plugin attaches to the session). The item runs :func:`verify.claims.base.evaluate` and passes when the
