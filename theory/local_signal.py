@@ -591,7 +591,8 @@ def normal_sf(x: float) -> float:
 
 @fill_doc(_DOC)
 def normal_quantile(p: float) -> float:
-    """Phi^{-1}(p) for p in (0, 1) (mpmath, 30 digits).
+    """Phi^{-1}(p) for p in (0, 1) (mpmath, 30 significant digits: the working precision grows with the digits
+    ``1 - 2p`` loses to cancellation in the lower tail, so ``p = 1e-300`` is as accurate as ``p = 0.01``).
 
     Parameters
     ----------
@@ -608,15 +609,19 @@ def normal_quantile(p: float) -> float:
     (1.959964, 0.0)
     >>> abs(normal_cdf(normal_quantile(0.01)) - 0.01) < 1e-15
     True
+    >>> normal_quantile(1e-100)  # far in the tail: no cancellation to -inf
+    -21.273453560965326
     >>> normal_quantile(1)
     Traceback (most recent call last):
     ...
     theory._checks.InputError: p must lie in (0, 1), got 1
     """
-    if not 0 < _finite(p, "p", allow_inf=True) < 1:
+    q = _finite(p, "p", allow_inf=True)  # a float: numpy scalars and Fractions too
+    if not 0 < q < 1:
         raise InputError(f"p must lie in (0, 1), got {p!r}", param="p")
-    with mpmath.workdps(30):
-        return float(-mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(p)))
+    lost = max(0, math.ceil(-math.log10(min(q, 1 - q))))  # digits of 1 - 2p lost to cancellation (<= 324)
+    with mpmath.workdps(30 + lost):
+        return float(-mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(q)))
 
 
 @fill_doc(_DOC)

@@ -286,6 +286,22 @@ def test_derive_signal_text_and_the_unresolved_regime():
     assert "not resolved" in tl.format_signal(big)
 
 
+@pytest.mark.parametrize("p", [1e-25, 1e-30, 1e-100, 1e-300, 5e-324, 0.3, 1 - 1e-12])
+def test_normal_quantile_in_the_far_tails_against_scipy(p):
+    """1 - 2p cancelled at 30 digits: 1e-30 came out 1e-4 off and 1e-100 as -inf; scipy's ndtri is the oracle."""
+    from scipy.special import ndtri
+
+    assert tl.normal_quantile(p) == pytest.approx(float(ndtri(p)), rel=1e-13)
+
+
+def test_normal_quantile_takes_numpy_scalars_and_fractions():
+    """np.float32 and Fraction reached mpmath unconverted (a bare TypeError with no parameter named)."""
+    from fractions import Fraction
+
+    assert tl.normal_quantile(np.float32(0.975)) == tl.normal_quantile(float(np.float32(0.975)))
+    assert tl.normal_quantile(Fraction(1, 4)) == tl.normal_quantile(0.25)
+
+
 def test_normal_quantile_against_mpmath():
     for p in (1e-10, 0.3, 0.51):
         assert tl.normal_quantile(p) == pytest.approx(float(-mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(p))))
