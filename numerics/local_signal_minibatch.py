@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -159,8 +160,9 @@ def population_gradient(
     c, v, b = check_real(c, "c"), check_real(v, "v"), check_real(b, "b")
     if v < 0 or (c == 0 and v == 0):
         raise InputError(f"need v >= 0 and (c, v) != (0, 0), got c = {c}, v = {v}", param="v")
-    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 10:
+    if isinstance(nodes, bool) or not isinstance(nodes, numbers.Integral) or nodes < 10:  # numpy integers too
         raise InputError(f"nodes must be an integer >= 10, got {nodes!r:.40}", param="nodes")
+    nodes = int(nodes)
     if nodes > MAX_NODES:
         raise LimitError(f"nodes = {nodes} is above {MAX_NODES}", param="nodes", value=nodes, limit=MAX_NODES)
     r2 = c * c + v * v
@@ -298,8 +300,9 @@ def minibatch_deviations(
     """
     seed = limits.check_seed(seed)
     k, sigma, n = _k(k), _sigma(sigma), _batch(n, "n")
-    if isinstance(d, bool) or not isinstance(d, int) or d < 2:
+    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 2:  # numpy integers too
         raise InputError(f"d must be an integer >= 2 (w_* and e_perp), got {d!r}", param="d")
+    d = int(d)
     batches = _batch(batches, "batches")
     chunk = _batch(chunk, "chunk")
     c, v, b = check_real(c, "c"), check_real(v, "v"), check_real(b, "b")

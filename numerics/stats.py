@@ -19,6 +19,7 @@ inverses), never a normal approximation:
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -378,7 +379,7 @@ def fisher_drop_power(p_first: float, p_second: float, runs: int, level: float) 
     """
     runs = _check_count(runs, "runs", MAX_FISHER_RUNS, "a p-value per pair of counts, (runs + 1)^2")
     p_first, p_second = _check_probability(p_first, "p_first"), _check_probability(p_second, "p_second")
-    if not (isinstance(level, (int, float)) and 0 < level <= 1):
+    if isinstance(level, bool) or not (isinstance(level, numbers.Real) and 0 < level <= 1):  # numpy reals too
         raise InputError(f"level must lie in (0, 1], got {level!r}", param="level")
     k = np.arange(runs + 1)
     x, y = np.meshgrid(k, k, indexing="ij")
@@ -411,7 +412,7 @@ def holm_rejections(pvalues: Sequence[float], alpha: float) -> list[bool]:
     >>> holm_rejections([0.001, 0.02], 0.05)
     [True, True]
     """
-    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
+    if isinstance(alpha, bool) or not (isinstance(alpha, numbers.Real) and 0 < alpha < 1):  # numpy reals too
         raise InputError(f"alpha must lie in (0, 1), got {alpha!r}", param="alpha")
     try:
         p = [float(v) for v in pvalues]

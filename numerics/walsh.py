@@ -174,6 +174,8 @@ def fwht_exact(values: Sequence) -> list:
     ...
     theory._checks.InputError: the Walsh-Hadamard transform needs a length that is a power of 2, got 3
     """
+    if isinstance(values, np.ndarray) and values.ndim == 1:  # a numpy vector: its entries as Python numbers
+        values = values.tolist()
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
         raise InputError(f"values must be a sequence of numbers, got {values!r:.80}", param="values")
     check_cost(
@@ -478,6 +480,8 @@ def walsh_coefficients_exact(values: Sequence) -> list[Fraction]:
     >>> all(c[(1 << k) - 1] == tb.majority_coefficient(5, k) for k in range(6))
     True
     """
+    if isinstance(values, np.ndarray) and values.ndim == 1:
+        values = values.tolist()
     coefficients = fwht_exact(values)
     if not all(c.is_Rational for c in coefficients):  # a float among the values: the transform is not exact
         raise InputError(

@@ -36,6 +36,7 @@ Hypotheses and errata enforced here
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -1964,8 +1965,8 @@ def random_search_tc_probability(
             continue
         if (
             isinstance(v, bool)
-            or not isinstance(v, (int, float, Fraction))
-            or (isinstance(v, float) and not math.isfinite(v))
+            or not isinstance(v, numbers.Real)  # int, float, Fraction and numpy reals (np.float32(0.5))
+            or (not isinstance(v, numbers.Rational) and not math.isfinite(float(v)))  # a float-like: finite
             or not v >= 0
         ):
             raise InputError(f"{name} must be a finite number >= 0, got {v!r:.80}", param=name)

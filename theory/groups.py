@@ -698,10 +698,12 @@ def construction(
     n_active = 2 * sum(ct.dims[r] ** 3 for r in range(1, ct.n_irreps) if not s[r].is_zero)
     if width is None:
         width = n_active
-    if isinstance(width, bool) or not isinstance(width, int) or width < n_active:
-        raise ValueError(
+    width = check_positive_int(width, "width")  # an int, numpy or sympy integer (a float is refused as one)
+    if width < n_active:
+        raise InputError(
             f"width m = {width!r} is below the construction's size {n_active} = 2 sum_(R used) d_R^3 for {G.name} "
-            f"({SOURCE} requires m >= {min_width(G)})"
+            f"({SOURCE} requires m >= {min_width(G)})",
+            param="width",
         )
     return GroupConstruction(group=G, budgets=s, coefficients=coeffs, width=width)
 

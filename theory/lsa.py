@@ -1232,8 +1232,9 @@ MAX_SYMBOLIC_DIM = 3
 def _check_symbolic_size(value: object, name: str, rule: str) -> int:
     """d or n of the symbolic checks: an integer in [1, MAX_SYMBOLIC_DIM]; LimitError above (the expansions grow as
     d^4), InputError for anything else. ``rule`` states the hypothesis and the values got."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:  # numpy, sympy integers
         raise InputError(rule, param=name)
+    value = int(value)
     if value > MAX_SYMBOLIC_DIM:
         hint = f"the numeric functions of this module take d <= {MAX_DENSE_DIM} ({MAX_DIM} for a diagonal Lambda)"
         raise LimitError(
