@@ -58,6 +58,7 @@ __all__ = [
     "format_bytes",
     "max_mc_work",
     "max_work",
+    "rounding_atol",
     "work_limits_scaled",
 ]
 
@@ -629,6 +630,39 @@ def check_callback(value: object, name: str) -> Callable[..., object] | None:
 
 
 @fill_doc(_DOC)
+def rounding_atol(raw: object, atol: float, terms: int = 1) -> float:
+    """The tolerance of an identity checked on ``raw`` (rows summing to 1, a unit norm): ``atol``, or, where ``raw``
+    is an array of a coarser float type (float32, float16: a torch or GPU result), the rounding of ``terms`` entries
+    of that type, ``max(atol, 4 terms eps)``: a float32 row of a stochastic matrix sums to 1 only within ~1e-7.
+
+    Parameters
+    ----------
+    raw : object
+        The caller's value, before any conversion to float64.
+    atol : float
+        The tolerance for float64 (and for values that are not float arrays).
+    terms : int, optional
+        The number of entries the identity adds up (default 1).
+
+    Returns
+    -------
+    float
+        The tolerance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rounding_atol([0.5, 0.5], 1e-8), rounding_atol(np.ones(2), 1e-8)
+    (1e-08, 1e-08)
+    >>> float(f"{rounding_atol(np.ones(2, np.float32), 1e-8, terms=2):.3g}")
+    9.54e-07
+    """
+    dtype = getattr(raw, "dtype", None)
+    if dtype is not None and np.issubdtype(dtype, np.floating):
+        return max(atol, 4 * terms * float(np.finfo(dtype).eps))
+    return atol
+
+
 def check_real_array(value: object, name: str, *, finite: bool = True) -> np.ndarray:
     """A float64 array; what numpy cannot convert is refused, and with ``finite`` NaN and infinities (InputError
     naming ``name``).

@@ -44,6 +44,7 @@ from .limits import (
     check_real,
     check_real_array,
     check_rng,
+    rounding_atol,
 )
 
 __all__ = [
@@ -2361,9 +2362,12 @@ class CNTKInfimum:
 
 def _cntk_inputs(w0: object, w_star: object, k: object, sigma: object) -> tuple[np.ndarray, np.ndarray, int, float]:
     """Checked ``(w0_hat (m, d), w_star (d,), k, sigma)``."""
-    w_star = check_real_array(w_star, "w_star")
-    if w_star.ndim != 1 or w_star.size < 1 or not abs(float(np.linalg.norm(w_star)) - 1) <= 1e-9:
-        raise InputError(f"w_star must be a unit vector, got shape {w_star.shape}", param="w_star")
+    raw, w_star = w_star, check_real_array(w_star, "w_star")
+    if w_star.ndim != 1 or w_star.size < 1:
+        raise InputError(f"w_star must be a vector (d,), got shape {w_star.shape}", param="w_star")
+    norm = float(np.linalg.norm(w_star))
+    if not abs(norm - 1) <= rounding_atol(raw, 1e-9, terms=w_star.size):  # a float32 unit vector: within its rounding
+        raise InputError(f"w_star must be a unit vector, got |w_star| = {norm:.10g}", param="w_star")
     W = np.atleast_2d(check_real_array(w0, "w0"))
     if W.ndim != 2 or W.shape[1] != w_star.size or not 1 <= W.shape[0] <= MAX_CNTK_FILTERS:
         raise InputError(

@@ -29,7 +29,16 @@ import numpy as np
 from theory._checks import InputError, LimitError, format_count
 from theory._docstrings import fill_doc
 
-from .limits import STEP_COST, array_bytes, check_allocation, check_count, check_real, check_real_array, check_work
+from .limits import (
+    STEP_COST,
+    array_bytes,
+    check_allocation,
+    check_count,
+    check_real,
+    check_real_array,
+    check_work,
+    rounding_atol,
+)
 
 __all__ = [
     "PRIORS",
@@ -163,7 +172,9 @@ def _check_sequence_sizes(n: int, t: int, k: int, what: str = "the chains") -> N
 
 
 def _check_stochastic(P: np.ndarray) -> np.ndarray:
-    """``P`` as float64 ``(n, k, k)`` with non-negative rows summing to 1; ValueError otherwise."""
+    """``P`` as float64 ``(n, k, k)`` with non-negative rows summing to 1 (within float64 rounding, or a float32
+    array's: :func:`numerics.limits.rounding_atol`); ValueError otherwise."""
+    raw = P
     P = check_real_array(P, "P", finite=False)
     if P.ndim == 2:
         P = P[None]
@@ -174,7 +185,7 @@ def _check_stochastic(P: np.ndarray) -> np.ndarray:
     if not np.all(np.isfinite(P)) or P.min() < -_STOCHASTIC_ATOL:
         raise InputError("transition matrices must be finite with non-negative entries", param="P")
     err = np.abs(P.sum(axis=-1) - 1.0).max()
-    if err > 1e-8:
+    if err > rounding_atol(raw, 1e-8, terms=P.shape[-1]):
         raise InputError(
             f"transition matrices must be row-stochastic (rows sum to 1); max |row sum - 1| = {err:.3g}", param="P"
         )
@@ -618,12 +629,18 @@ def kl(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     >>> kl(np.array([[0.5, 0.5], [0.2, 0.8]]), np.array([[0.5, 0.5], [0.2, 0.8]])).tolist()
     [0.0, 0.0]
     """
+    p_raw, q_raw = p, q
     p, q = check_real_array(p, "p", finite=False), check_real_array(q, "q", finite=False)
     if p.shape != q.shape or p.ndim < 1:
         raise InputError(f"p and q must have the same shape (..., k), got {p.shape} and {q.shape}", param="q")
-    for name, a in (("p", p), ("q", q)):
+    for name, a, raw in (("p", p, p_raw), ("q", q, q_raw)):
         if not np.isfinite(a).all() or (a.size and a.min() < 0):
             raise InputError(f"{name} must hold finite non-negative probabilities", param=name)
+        err = float(np.abs(a.sum(axis=-1) - 1.0).max()) if a.size else 0.0
+        if err > rounding_atol(raw, 1e-6, terms=a.shape[-1]):  # kl([1, 1], [1, 3]) was -1.1 nats
+            raise InputError(
+                f"{name} must hold laws (summing to 1 over the last axis); max |sum - 1| = {err:.3g}", param=name
+            )
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * (np.log(p) - np.log(q)), 0.0)
     return terms.sum(axis=-1)
@@ -779,7 +796,8 @@ def _check_tables(T: object) -> np.ndarray:
     A = check_real_array(T, "T", finite=False)
     if A.ndim != 3 or A.shape[0] < 1 or A.shape[1] < 1 or A.shape[2] < 2:
         raise InputError(f"tables must have shape (n, k^m, k) with k >= 2, got {A.shape}", param="T")
-    if not np.isfinite(A).all() or A.min() < -_STOCHASTIC_ATOL or np.abs(A.sum(axis=-1) - 1.0).max() > 1e-8:
+    atol = rounding_atol(T, 1e-8, terms=A.shape[-1])  # a float32 table's rows sum to 1 within its rounding
+    if not np.isfinite(A).all() or A.min() < -_STOCHASTIC_ATOL or np.abs(A.sum(axis=-1) - 1.0).max() > atol:
         raise InputError("tables must hold finite next-token laws (non-negative, rows summing to 1)", param="T")
     return A
 

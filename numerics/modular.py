@@ -24,7 +24,7 @@ from theory._checks import (
 )
 from theory._docstrings import fill_doc
 
-from .limits import array_bytes, check_allocation, check_bool, check_real, check_real_vector
+from .limits import array_bytes, check_allocation, check_bool, check_real, check_real_vector, rounding_atol
 from .margins import _NETWORK_DOC, HomogeneousNetwork, check_network
 
 __all__ = [
@@ -503,7 +503,7 @@ def deformed_neuron(
     r = np.full(k + 1, 1.0 / (k + 1))
     if block_fractions is not None:
         r = check_real_vector(block_fractions, "block_fractions", k + 1, what=why)
-    if np.any(r < 0) or abs(r.sum() - 1) > 1e-12:
+    if np.any(r < 0) or abs(r.sum() - 1) > rounding_atol(block_fractions, 1e-12, terms=k + 1):  # float32: its rounding
         raise InputError(why, param="block_fractions")
     unit_amp = math.sqrt(2.0 / p)  # a zero-mean cosine with this amplitude has norm 1
 

@@ -667,7 +667,7 @@ def construction(
     >>> construction("S3", width=5)
     Traceback (most recent call last):
     ...
-    ValueError: width m = 5 is below the construction's size 18 = 2 sum_(R used) d_R^3 for S3 (... requires m >= 18)
+    theory._checks.InputError: width m = 5 is below the construction's size 18 = 2 sum_(R used) d_R^3 for S3 (... requires m >= 18)
     """
     G = as_group(G)
     ct = _real_table(G)

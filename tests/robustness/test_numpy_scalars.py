@@ -42,3 +42,23 @@ def test_a_bool_is_still_no_number():
         stats.holm_rejections([0.01], True)
     with pytest.raises(ValueError, match="width"):
         groups.construction("S3", width=True)
+
+
+def test_float32_laws_and_unit_vectors_are_accepted_within_their_rounding():
+    """A float32 stochastic matrix (a torch result) was refused: its rows sum to 1 within ~1e-7, not the 1e-8 a
+    float64 check allows; likewise a float32 unit vector. Laws that are not laws are still refused (kl([1, 1], ...)
+    was -1.1 nats)."""
+    from numerics import markov
+    from numerics.local_signal import cntk_gaussian_infimum
+
+    P = np.array([[0.9, 0.1], [0.2, 0.8]])
+    assert np.allclose(markov.stationary(P.astype(np.float32)), markov.stationary(P), atol=1e-6)
+    w = np.array([0.6, 0.8, 0.0])
+    got = cntk_gaussian_infimum(np.eye(2, 3), w.astype(np.float32), [0.5, 0.0], 8).error
+    assert got == pytest.approx(cntk_gaussian_infimum(np.eye(2, 3), w, [0.5, 0.0], 8).error, rel=1e-6)
+    with pytest.raises(ValueError, match="must hold laws"):
+        markov.kl(np.array([1.0, 1.0]), np.array([1.0, 3.0]))
+    with pytest.raises(ValueError, match="row-stochastic"):
+        markov.stationary(np.array([[0.9, 0.2], [0.2, 0.8]], np.float32))
+    with pytest.raises(ValueError, match=r"\|w_star\| = 1.08"):
+        cntk_gaussian_infimum(np.eye(2, 3), np.array([0.6, 0.9, 0.0]), [0.5, 0.0], 8)

@@ -21,6 +21,7 @@ BASELINE = {
     "check_real_vector": {"value": [1.0, 2.0], "name": "x", "length": 2, "what": "x must be two weights"},
     "check_mc": {"samples": 1000, "name": "n", "per_sample": 10, "what": "n x 10", "minimum": 2, "sizes": None},
     "max_work": {},
+    "rounding_atol": {"raw": [0.5, 0.5], "atol": 1e-8, "terms": 2},
     "max_mc_work": {},
     "work_limits_scaled": {"factor": 10},
 }
