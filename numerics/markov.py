@@ -29,16 +29,8 @@ import numpy as np
 from theory._checks import InputError, LimitError, format_count
 from theory._docstrings import fill_doc
 
-from .limits import (
-    STEP_COST,
-    array_bytes,
-    check_allocation,
-    check_count,
-    check_real,
-    check_real_array,
-    check_work,
-    rounding_atol,
-)
+from . import limits
+from .limits import STEP_COST, array_bytes, check_allocation, check_count, check_real, check_real_array, check_work
 
 __all__ = [
     "PRIORS",
@@ -185,7 +177,7 @@ def _check_stochastic(P: np.ndarray) -> np.ndarray:
     if not np.all(np.isfinite(P)) or P.min() < -_STOCHASTIC_ATOL:
         raise InputError("transition matrices must be finite with non-negative entries", param="P")
     err = np.abs(P.sum(axis=-1) - 1.0).max()
-    if err > rounding_atol(raw, 1e-8, terms=P.shape[-1]):
+    if err > limits.rounding_atol(raw, 1e-8, terms=P.shape[-1]):
         raise InputError(
             f"transition matrices must be row-stochastic (rows sum to 1); max |row sum - 1| = {err:.3g}", param="P"
         )
@@ -637,7 +629,7 @@ def kl(p: np.ndarray, q: np.ndarray) -> np.ndarray:
         if not np.isfinite(a).all() or (a.size and a.min() < 0):
             raise InputError(f"{name} must hold finite non-negative probabilities", param=name)
         err = float(np.abs(a.sum(axis=-1) - 1.0).max()) if a.size else 0.0
-        if err > rounding_atol(raw, 1e-6, terms=a.shape[-1]):  # kl([1, 1], [1, 3]) was -1.1 nats
+        if err > limits.rounding_atol(raw, 1e-6, terms=a.shape[-1]):  # kl([1, 1], [1, 3]) was -1.1 nats
             raise InputError(
                 f"{name} must hold laws (summing to 1 over the last axis); max |sum - 1| = {err:.3g}", param=name
             )
@@ -796,7 +788,7 @@ def _check_tables(T: object) -> np.ndarray:
     A = check_real_array(T, "T", finite=False)
     if A.ndim != 3 or A.shape[0] < 1 or A.shape[1] < 1 or A.shape[2] < 2:
         raise InputError(f"tables must have shape (n, k^m, k) with k >= 2, got {A.shape}", param="T")
-    atol = rounding_atol(T, 1e-8, terms=A.shape[-1])  # a float32 table's rows sum to 1 within its rounding
+    atol = limits.rounding_atol(T, 1e-8, terms=A.shape[-1])  # a float32 table's rows sum to 1 within its rounding
     if not np.isfinite(A).all() or A.min() < -_STOCHASTIC_ATOL or np.abs(A.sum(axis=-1) - 1.0).max() > atol:
         raise InputError("tables must hold finite next-token laws (non-negative, rows summing to 1)", param="T")
     return A
