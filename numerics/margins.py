@@ -837,6 +837,12 @@ def evaluate(
             "network (the normalized margin does not depend on the scale)",
             param="net",
         )
+    if norm_power < np.finfo(float).tiny and (np.any(net.U) or np.any(net.W)):  # not the zero network: underflow
+        raise InputError(
+            f"the norm of net underflows float64 (weights too small for this degree: ||theta||^nu = {norm_power:.3g}); "
+            "rescale the network (the normalized margin does not depend on the scale)",
+            param="net",
+        )
     return MarginReport(
         min_margin=h,
         max_margin=hmax,

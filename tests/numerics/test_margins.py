@@ -459,3 +459,19 @@ def test_memory_budget_must_be_a_finite_number(budget):
     with pytest.raises(InputError) as info:
         chunk_size_for(16, 5, 2, memory_budget=budget)
     assert info.value.param == "memory_budget"
+
+
+def test_a_network_too_small_for_float64_is_told_to_rescale_not_called_zero():
+    """Weights of 1e-100 at degree 3 underflow the norm to 0, and the report said "the zero network"; like an
+    overflow it now says to rescale (the normalized margin does not depend on the scale); the zero network is
+    still the zero network."""
+    from numerics.margins import HomogeneousNetwork, normalized_margin
+    from numerics.modular import ModularTask
+
+    rng = np.random.default_rng(1)
+    U, W = rng.standard_normal((4, 2, 5)), rng.standard_normal((4, 5))
+    with pytest.raises(ValueError, match="underflows float64.*rescale") as info:
+        normalized_margin(HomogeneousNetwork(U * 1e-100, W * 1e-100, 3), ModularTask(5, 2))
+    assert info.value.param == "net"
+    with pytest.raises(ValueError, match="the zero network"):
+        normalized_margin(HomogeneousNetwork(U * 0, W * 0, 3), ModularTask(5, 2))
