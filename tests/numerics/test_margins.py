@@ -470,7 +470,7 @@ def test_a_network_too_small_for_float64_is_told_to_rescale_not_called_zero():
 
     rng = np.random.default_rng(1)
     U, W = rng.standard_normal((4, 2, 5)), rng.standard_normal((4, 5))
-    with pytest.raises(ValueError, match="underflows float64.*rescale") as info:
+    with pytest.raises(ValueError, match=r"underflows float64.*rescale") as info:
         normalized_margin(HomogeneousNetwork(U * 1e-100, W * 1e-100, 3), ModularTask(5, 2))
     assert info.value.param == "net"
     with pytest.raises(ValueError, match="the zero network"):
