@@ -17,10 +17,16 @@ from theory import attention_parity as tp
 from theory._checks import MAX_EXACT_ENTRIES, InputError, check_cost, format_count
 from theory._docstrings import fill_doc
 
-__all__ = ["MAX_FLOAT_MARGINS", "float_margins", "parity_behaviour_sim", "projection_mc"]
+__all__ = ["MAX_FLOAT_MARGINS", "ZERO_RTOL", "float_margins", "parity_behaviour_sim", "projection_mc"]
 
 MAX_FLOAT_MARGINS = 10**6
 """Largest number of margins (4 per task) :func:`float_margins` computes, one Python step each (about 10 s)."""
+
+ZERO_RTOL = 1e-9
+"""A sum within ``ZERO_RTOL`` times the sum of its terms' magnitudes is 0 in :func:`parity_behaviour_sim` (a head's
+pre-activation ``sum_t zeta_t V_tt phi_t``, and ``g = sum_h a_h ReLU_h``): far above float64 round-off (~1e-16
+relative), far below the non-zero values of these sums at the sizes used (their terms are multiples of 1/M times a
+few head weights: a sum that is not 0 is of the order of its terms)."""
 
 #: The (heads, gamma) Parameters shared by several docstrings of this module (filled in by
 #: :func:`theory._docstrings.fill_doc`, issue 27).
@@ -260,7 +266,9 @@ def parity_behaviour_sim(
 ) -> dict[str, float]:
     """Finite-M evaluation of a parity model (Sec. 5.5 with G = I, ``docs/attention_parity.md``): prompts of M examples with labels
     ``y = phi_i phi_j``, ``zeta = y^T Phi / M``, ``g = sum_h a_h ReLU(sum_t zeta_t V^(h)_tt phi_{q,t})`` with
-    ``V = C / (4 gamma)``. Returns the mean hinge loss (and SE) and the 0-1 error (g = 0 counts as wrong).
+    ``V = C / (4 gamma)``. Returns the mean hinge loss (and SE) and the 0-1 error (g = 0 counts as wrong; a head's
+    pre-activation, or g, within :data:`ZERO_RTOL` of the sum of its terms' magnitudes is 0: exact cancellations
+    would otherwise count as right or wrong as round-off falls).
 
     Parameters
     ----------
@@ -345,9 +353,15 @@ def parity_behaviour_sim(
             zeta = np.einsum("bm,bmd->bd", y, Phi) / M
             q = _sample_phi(rng, (nb,), d, i, j, gamma)
             yq = q[:, i] * q[:, j]
-            g = np.maximum(np.einsum("bd,hd,bd->bh", zeta, V, q), 0) @ a
+            # a sum that is 0 up to round-off (exact cancellations, left at +-1e-17 or at 0 as round-off fell) is 0,
+            # in each head's pre-activation and in g, so the 0-1 error does not jump with a 1e-10 change of gamma
+            pre = np.einsum("bd,hd,bd->bh", zeta, V, q)
+            pre[np.abs(pre) <= ZERO_RTOL * np.einsum("bd,hd,bd->bh", np.abs(zeta), np.abs(V), np.abs(q))] = 0.0
+            relu = np.maximum(pre, 0)
+            g = relu @ a
             H[sel] = np.maximum(0, 1 - yq * g)
-            Z[sel] = (yq * g <= 0).astype(float)
+            zero = np.abs(g) <= ZERO_RTOL * (relu @ np.abs(a))  # g = 0 counts as wrong
+            Z[sel] = ((yq * g <= 0) | zero).astype(float)
         hinge.append(H)
         err.append(Z)
         done += b

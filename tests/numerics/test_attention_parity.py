@@ -74,3 +74,18 @@ def test_monte_carlo_counts_are_capped_from_their_cost(call, param):
     with pytest.raises(LimitError) as info:
         call()
     assert time.perf_counter() - t0 < 2.0 and info.value.param == param
+
+
+def test_the_zero_one_error_does_not_jump_with_round_off_in_gamma():
+    """At gamma = 0.2 the heads' sums cancelled to exactly 0 (g = 0: wrong), at 0.2 +- 1e-10 to +-1e-17 (half
+    right): err01 moved by 5 points, about one standard error, with the same prompts (the hinge loss did not)."""
+    import numpy as np
+
+    from numerics.attention_parity import parity_behaviour_sim
+    from theory import attention_parity as tap
+
+    errs = {
+        float(g): parity_behaviour_sim(tap.parity_g1(1, 3), g, M=16, n_prompts=100, seed=0)["err01"]
+        for g in (0.2, np.float32(0.2), 0.2000000001, 0.1999999999)
+    }
+    assert len(set(errs.values())) == 1, errs
