@@ -406,6 +406,16 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _with_cli_hint(exc: Any, hint: str) -> Any:
+    """``exc`` (a :class:`theory._checks.LimitError`) with its closing hint, written for the Python API (``pass sympy
+    symbols``, ``max_margin(p, k) ... gives``), replaced by ``hint``, what to do on the command line."""
+    from theory._checks import LimitError
+
+    text = str(exc)
+    head = text[: -len(exc.hint)].rstrip("; ") if exc.hint and text.endswith(exc.hint) else text
+    return LimitError(f"{head}; {hint}" if hint else head, param=exc.param, value=exc.value, limit=exc.limit, hint=hint)
+
+
 def _cmd_derive_modular(args: argparse.Namespace) -> int:
     from numerics import modular as nm
     from numerics.margins import check_forward, evaluate
@@ -413,7 +423,10 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
     from theory._checks import LimitError, format_count
 
     p, k = args.p, args.k
-    gamma = tm.max_margin(p, k)
+    try:
+        gamma = tm.max_margin(p, k)
+    except LimitError as e:  # its hint's "pass sympy symbols" is the Python API's, not an option of this command
+        raise _with_cli_hint(e, e.hint.replace("; pass sympy symbols for the symbolic formula", "")) from None
     width = tm.min_width(p, k)
     obj: dict[str, Any] = {
         "task": "modular",
@@ -439,8 +452,9 @@ def _cmd_derive_modular(args: argparse.Namespace) -> int:
             _announce_forced(log10_cost, evaluated)
             rep = evaluate(net, task)
         except LimitError as e:  # the forward pass's limit names the task: say which options make it
-            if e.param != "task":
-                raise
+            if e.param != "task":  # the construction's limit: its hint names the Python API
+                hint = "without --evaluate always, tvk derive modular prints gamma* and the width in closed form"
+                raise _with_cli_hint(e, hint) from None
             raise LimitError(
                 f"--evaluate always at p = {p}, k = {k} is too large: {str(e).split('is too large: ', 1)[-1]}",
                 param="evaluate",

@@ -407,6 +407,23 @@ def test_certify_group_without_a_closed_form_compares_with_the_character_lp(caps
     assert code == 2 and "indicator -1" in err
 
 
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (["--p", "5", "--k", "1464"], "for this p the exact closed forms accept k <= 1463"),
+        (
+            ["--p", "3", "--k", "12", "--evaluate", "always"],
+            "tvk derive modular prints gamma* and the width in closed form",
+        ),
+    ],
+)
+def test_derive_modular_refusals_end_with_what_to_do_on_the_command_line(argv, hint, capsys):
+    """The hints were the Python API's ("pass sympy symbols for the symbolic formula", "max_margin(p, k) and
+    min_width(p, k) give the closed forms"), which a command-line user cannot follow."""
+    code, _, err = run_main(["derive", "modular", *argv], capsys)
+    assert code == 2 and err.rstrip().endswith(hint) and "sympy" not in err and "max_margin(" not in err
+
+
 def test_derive_lsa_above_the_diagonal_limit_names_that_limit(capsys):
     """65 eigenvalues (a diagonal Lambda) were refused as "a non-diagonal Lambda ... above the limit 24"."""
     code, _, err = run_main(
