@@ -151,9 +151,14 @@ def _move(src: Path, dst: Path) -> None:
     os.replace(src, dst)
 
 
+def _unique_name(prefix: str) -> str:
+    """A name no other process picks at the same moment: ``prefix``, this process's id and 8 random hex digits."""
+    return f"{prefix}{os.getpid()}-{os.urandom(4).hex()}"
+
+
 def _link(target: str, path: Path) -> None:
     """Point the symbolic link ``path`` at ``target`` in one ``rename(2)``: a fresh link beside it, renamed over it."""
-    tmp = path.with_name(f"{LINK_PREFIX}{os.getpid()}-{os.urandom(4).hex()}")
+    tmp = path.with_name(_unique_name(LINK_PREFIX))
     os.symlink(target, tmp)
     try:
         _move(tmp, path)
@@ -177,7 +182,7 @@ def _fresh_directory(parent: Path, prefix: str) -> Path:
     the published run directory, which the report's links lead into, so it is readable wherever the report
     directory is (``tempfile.mkdtemp`` makes it 0700: other users and a web server could not follow the links)."""
     while True:
-        path = parent / f"{prefix}{os.getpid()}-{os.urandom(4).hex()}"
+        path = parent / _unique_name(prefix)
         try:
             path.mkdir()
         except FileExistsError:

@@ -102,15 +102,13 @@ def approx_text(x: Any, spec: str = ".12g") -> str:
 
         q = sympy.Rational(sympy.N(x, significant + 10))
         num, den = int(q.p), int(q.q)
-    sign, num = ("-" if num < 0 else ""), abs(num)
-    e = math.floor((num.bit_length() - den.bit_length()) * math.log10(2))  # 10^e <= num/den < 10^(e+1), adjusted:
-    while 10**e * den > num if e >= 0 else num * 10**-e < den:
+    sign, value = ("-" if num < 0 else ""), abs(Fraction(num, den))
+    e = math.floor((value.numerator.bit_length() - value.denominator.bit_length()) * math.log10(2))  # then adjusted:
+    while Fraction(10) ** e > value:  # 10^e <= value < 10^(e+1)
         e -= 1
-    while 10 ** (e + 1) * den <= num if e + 1 >= 0 else num * 10 ** -(e + 1) >= den:
+    while Fraction(10) ** (e + 1) <= value:
         e += 1
-    shift = e - (significant - 1)  # the mantissa is num / (den 10^shift), rounded half up
-    top, bottom = (num, den * 10**shift) if shift >= 0 else (num * 10**-shift, den)
-    mantissa = (2 * top + bottom) // (2 * bottom)
+    mantissa = math.floor(value / Fraction(10) ** (e - (significant - 1)) + Fraction(1, 2))  # rounded half up
     if mantissa == 10**significant:
         mantissa, e = mantissa // 10, e + 1
     digits = str(mantissa)
