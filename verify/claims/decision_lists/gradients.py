@@ -157,12 +157,13 @@ def _observe_grad(cfg: GradientConfig, which: int, cp: bool = False) -> Observat
     )
 
 
-def _predict_w(cfg: GradientConfig) -> list[float]:
-    """grad_W of the sequence loss from the per-query chain rule (40 digits)."""
+def _predict_grad(cfg: GradientConfig, which: int, cp: bool = False) -> list[float]:
+    """Exact gradient ``which`` (0: grad_W from the per-query chain rule, 1: grad_V from the row identities) of
+    every instance, to 40 digits; ``cp``: at V = cP, grad_W from the specialised form."""
     return [
         float(x)
-        for inst in _instances(cfg)
-        for row in td.sequence_gradients(inst.task, inst.W, inst.V, inst.seq)[0]
+        for inst in _instances(cfg, cp)
+        for row in td.sequence_gradients(inst.task, inst.W, inst.V, inst.seq, cp=cfg.c if cp else None)[which]
         for x in row
     ]
 
@@ -177,21 +178,11 @@ register(
         "differences at random W, V.",
         kind="numeric",
         configs={"quick": QUICK, "full": FULL},
-        predict=_predict_w,
+        predict=lambda cfg: _predict_grad(cfg, 0),
         observe=lambda cfg, ctx: _observe_grad(cfg, 0),
         judge=Requiring(MaxAbs(1e-12), ("finite_differences_agree",)),
     )
 )
-
-
-def _predict_v(cfg: GradientConfig) -> list[float]:
-    """grad_V of the sequence loss from the row identities (40 digits)."""
-    return [
-        float(x)
-        for inst in _instances(cfg)
-        for row in td.sequence_gradients(inst.task, inst.W, inst.V, inst.seq)[1]
-        for x in row
-    ]
 
 
 register(
@@ -203,21 +194,11 @@ register(
         "random W, V.",
         kind="numeric",
         configs={"quick": QUICK, "full": FULL},
-        predict=_predict_v,
+        predict=lambda cfg: _predict_grad(cfg, 1),
         observe=lambda cfg, ctx: _observe_grad(cfg, 1),
         judge=Requiring(MaxAbs(1e-12), ("finite_differences_agree",)),
     )
 )
-
-
-def _predict_cp(cfg: GradientConfig) -> list[float]:
-    """grad_W at V = cP from the specialised form (40 digits)."""
-    return [
-        float(x)
-        for inst in _instances(cfg, True)
-        for row in td.sequence_gradients(inst.task, inst.W, inst.V, inst.seq, cp=cfg.c)[0]
-        for x in row
-    ]
 
 
 register(
@@ -228,7 +209,7 @@ register(
         "for the query's column w (u its label-determining token); equal to autograd and to finite differences.",
         kind="numeric",
         configs={"quick": QUICK, "full": FULL},
-        predict=_predict_cp,
+        predict=lambda cfg: _predict_grad(cfg, 0, cp=True),
         observe=lambda cfg, ctx: _observe_grad(cfg, 0, cp=True),
         judge=Requiring(MaxAbs(1e-12), ("finite_differences_agree",)),
     )
