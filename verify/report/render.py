@@ -720,92 +720,75 @@ def _json_text(obj: Any, limit: int) -> tuple[str, bool]:
     return text[:limit] + "\n…", True
 
 
-def _views(
-    records: list[dict],
-    fmt: str,
-    report_dir: str | os.PathLike | None = None,
-    local_links: bool = True,
-    meta: dict | None = None,
-) -> dict[str, Any]:
-    """Everything the templates show, computed once: per-record rows, errata, the claims that need attention,
-    groups and the table of contents. ``local_links``: links to code and docs may point at local files (not in a
-    self-contained page, which is meant to travel). ``meta``: the report's metadata, whose run options the rerun
-    commands repeat (:func:`rerun_options`)."""
-    by_id = {r["id"]: r for r in records}
-    appendix = _appendix_chapters(records)
-    views = []
-    meta_links = {"report_dir": report_dir, "local": local_links, "run": meta or {}}
-    for r in records:
-        doc, chapter, key = group_of(r)
-        if key[0] == 1 and (doc, key[2]) in appendix:  # an appendix claim joins the chapter the appendix belongs to
-            n = appendix[(doc, key[2])]
-            chapter, key = f"Chapter {n}", (0, n, "")
-        meta = r.get("metadata") or {}
-        shown = same_forms(r.get("predicted"), r.get("observed"))  # equal exact values in one form on both sides
-        full, truncated = (
-            _json_text(
-                {k: r.get(k) for k in ("predicted", "observed", "details", "counterexample", "config")},
-                FULL_DATA_LIMIT[fmt],
-            )
-            if fmt in FULL_DATA_LIMIT
-            else ("", False)
+def _record_view(r: dict, fmt: str, meta_links: dict[str, Any], appendix: dict) -> dict[str, Any]:
+    """One record's row for the templates (its group, texts, values and links); ``appendix`` maps an appendix to the
+    chapter it belongs to (:func:`_appendix_chapters`)."""
+    doc, chapter, key = group_of(r)
+    if key[0] == 1 and (doc, key[2]) in appendix:  # an appendix claim joins the chapter the appendix belongs to
+        n = appendix[(doc, key[2])]
+        chapter, key = f"Chapter {n}", (0, n, "")
+    meta = r.get("metadata") or {}
+    shown = same_forms(r.get("predicted"), r.get("observed"))  # equal exact values in one form on both sides
+    full, truncated = (
+        _json_text(
+            {k: r.get(k) for k in ("predicted", "observed", "details", "counterexample", "config")},
+            FULL_DATA_LIMIT[fmt],
         )
-        views.append(
-            {
-                **_attention_fields(r, fmt, meta_links),
-                "id": r["id"],
-                "slug": gfm_slug(r["id"]),
-                "html_id": _html_id(r["id"]),
-                "doc": doc,
-                "chapter": chapter,
-                "key": key,
-                "source": r.get("source", ""),
-                "statement": r.get("statement", ""),
-                "kind": r.get("kind", ""),
-                "verdict": r["verdict"],
-                "label": VERDICT_LABEL.get(r["verdict"], str(r["verdict"]).upper()),
-                "reason": r.get("reason", ""),
-                "tolerance": fill_tolerance(r.get("tolerance", ""), r.get("config")),
-                "predicted": headline(shown[0]),
-                "observed": headline(shown[1]),
-                "predicted_math": math_html(shown[0]) if fmt == "html" else None,
-                "observed_math": math_html(shown[1]) if fmt == "html" else None,
-                "error": _error_text(_error(r.get("predicted"), r.get("observed"))),
-                "error_abs": _sort_number((_error(r.get("predicted"), r.get("observed")) or {}).get("abs")),
-                "rank": VERDICT_RANK.get(r["verdict"], 9),
-                "reason_row": _clip(str(r.get("reason", "")), ROW_TEXT_LIMIT),
-                "tolerance_row": _clip(fill_tolerance(r.get("tolerance", ""), r.get("config")), ROW_TEXT_LIMIT),
-                "runtime": f"{meta['runtime_s']} s" if meta.get("runtime_s") is not None else "—",
-                "seeds": seed_ranges(meta.get("seeds") or []),
-                "device": meta.get("device", "—"),
-                "sweep": _sweep_text(meta["sweep"]) if meta.get("sweep") else "",
-                "refutes": r.get("refutes"),
-                "corrected_by": r.get("corrected_by"),
-                "population": population_text(r.get("population")),
-                "tags": verdict_tags(r),
-                "deviations": deviation_texts(r),
-                "post_hoc": post_hoc_texts(r),
-                "erratum": erratum_text(r),
-                "note": str(r.get("note") or ""),
-                "variant_of": str(meta.get("variant_of") or ""),
-                "resolution": resolution_text(r),
-                "full": full,
-                "full_truncated": truncated,
-                "fence": "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", full)), default=0)),
-            }
-        )
+        if fmt in FULL_DATA_LIMIT
+        else ("", False)
+    )
+    return {
+        **_attention_fields(r, fmt, meta_links),
+        "id": r["id"],
+        "slug": gfm_slug(r["id"]),
+        "html_id": _html_id(r["id"]),
+        "doc": doc,
+        "chapter": chapter,
+        "key": key,
+        "source": r.get("source", ""),
+        "statement": r.get("statement", ""),
+        "kind": r.get("kind", ""),
+        "verdict": r["verdict"],
+        "label": VERDICT_LABEL.get(r["verdict"], str(r["verdict"]).upper()),
+        "reason": r.get("reason", ""),
+        "tolerance": fill_tolerance(r.get("tolerance", ""), r.get("config")),
+        "predicted": headline(shown[0]),
+        "observed": headline(shown[1]),
+        "predicted_math": math_html(shown[0]) if fmt == "html" else None,
+        "observed_math": math_html(shown[1]) if fmt == "html" else None,
+        "error": _error_text(_error(r.get("predicted"), r.get("observed"))),
+        "error_abs": _sort_number((_error(r.get("predicted"), r.get("observed")) or {}).get("abs")),
+        "rank": VERDICT_RANK.get(r["verdict"], 9),
+        "reason_row": _clip(str(r.get("reason", "")), ROW_TEXT_LIMIT),
+        "tolerance_row": _clip(fill_tolerance(r.get("tolerance", ""), r.get("config")), ROW_TEXT_LIMIT),
+        "runtime": f"{meta['runtime_s']} s" if meta.get("runtime_s") is not None else "—",
+        "seeds": seed_ranges(meta.get("seeds") or []),
+        "device": meta.get("device", "—"),
+        "sweep": _sweep_text(meta["sweep"]) if meta.get("sweep") else "",
+        "refutes": r.get("refutes"),
+        "corrected_by": r.get("corrected_by"),
+        "population": population_text(r.get("population")),
+        "tags": verdict_tags(r),
+        "deviations": deviation_texts(r),
+        "post_hoc": post_hoc_texts(r),
+        "erratum": erratum_text(r),
+        "note": str(r.get("note") or ""),
+        "variant_of": str(meta.get("variant_of") or ""),
+        "resolution": resolution_text(r),
+        "full": full,
+        "full_truncated": truncated,
+        "fence": "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", full)), default=0)),
+    }
+
+
+def _errata_views(views: list[dict[str, Any]], by_id: dict[str, dict], fmt: str) -> list[dict[str, Any]]:
+    """The refuted claims' errata rows: the printed statement, the counterexample's cells, the correcting claim."""
     view_by_id = {v["id"]: v for v in views}
-    for v in views:
-        v["source_parts"] = links.source_parts(v["source"], v["doc"], v["chapter"])
-        v["corrected_in_run"] = v["corrected_by"] in view_by_id
-        v["corrected_html_id"] = _html_id(v["corrected_by"]) if v["corrected_by"] else ""
-    _link_variants(views, view_by_id)
     errata = []
     for v in views:
         if v["verdict"] != "refuted":
             continue
         cid = v["corrected_by"]
-        corrected = view_by_id.get(cid) if cid else None
         cells = _counterexample_cells(by_id[v["id"]].get("counterexample") or {})
         errata.append(
             {
@@ -814,15 +797,20 @@ def _views(
                 "rows": [(key, text) for key, text, _ in cells],
                 "math": [math_html(raw, 160) if fmt == "html" and raw is not _SKIP else None for _, _, raw in cells],
                 "corrected_id": cid,
-                "corrected": corrected,
+                "corrected": view_by_id.get(cid) if cid else None,
             }
         )
+    return errata
+
+
+def _group_views(views: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The views by document and chapter, chapters in their sources' order, with verdict counts per chapter."""
     docs: dict[str, dict[str, list]] = {}
     keys: dict[tuple[str, str], tuple] = {}
     for v in views:
         docs.setdefault(v["doc"], {}).setdefault(v["chapter"], []).append(v)
         keys[(v["doc"], v["chapter"])] = v["key"]
-    groups = [
+    return [
         {
             "doc": doc,
             "slug": gfm_slug(doc),
@@ -841,9 +829,32 @@ def _views(
         }
         for doc, chapters in docs.items()
     ]
+
+
+def _views(
+    records: list[dict],
+    fmt: str,
+    report_dir: str | os.PathLike | None = None,
+    local_links: bool = True,
+    meta: dict | None = None,
+) -> dict[str, Any]:
+    """Everything the templates show, computed once: per-record rows, errata, the claims that need attention,
+    groups and the table of contents. ``local_links``: links to code and docs may point at local files (not in a
+    self-contained page, which is meant to travel). ``meta``: the report's metadata, whose run options the rerun
+    commands repeat (:func:`rerun_options`)."""
+    appendix = _appendix_chapters(records)
+    meta_links = {"report_dir": report_dir, "local": local_links, "run": meta or {}}
+    views = [_record_view(r, fmt, meta_links, appendix) for r in records]
+    view_by_id = {v["id"]: v for v in views}
+    for v in views:
+        v["source_parts"] = links.source_parts(v["source"], v["doc"], v["chapter"])
+        v["corrected_in_run"] = v["corrected_by"] in view_by_id
+        v["corrected_html_id"] = _html_id(v["corrected_by"]) if v["corrected_by"] else ""
+    _link_variants(views, view_by_id)
     attention = [v for v in views if v["attention"]]
     attention.sort(key=lambda v: (not v["unexpected"], v["rank"]))  # unexpected verdicts first, fails before the rest
-    return {"claims": views, "errata": errata, "groups": groups, "attention": attention}
+    errata = _errata_views(views, {r["id"]: r for r in records}, fmt)
+    return {"claims": views, "errata": errata, "groups": _group_views(views), "attention": attention}
 
 
 def _sort_number(x: Any) -> str:
