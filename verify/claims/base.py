@@ -57,6 +57,12 @@ __all__ = [
 KINDS = ("symbolic", "convex", "numeric", "training")
 
 
+def _check_declared(texts: tuple[str, ...], why: str, what: str, obj: object) -> None:
+    """Refuse a declaration (a deviation, a post-hoc choice) with an empty field or a reason under three words."""
+    if not all(str(x).strip() for x in texts) or len(why.split()) < 3:
+        raise ValueError(f"{what}, got {obj}")
+
+
 @dataclass(frozen=True)
 class Deviation:
     """A setting of a configuration that differs from the source's (not only a size): which parameter, the
@@ -68,8 +74,12 @@ class Deviation:
     why: str
 
     def __post_init__(self) -> None:
-        if not all(str(x).strip() for x in (self.parameter, self.source, self.value)) or len(self.why.split()) < 3:
-            raise ValueError(f"a deviation needs a parameter, both values and a reason, got {self}")
+        _check_declared(
+            (self.parameter, self.source, self.value),
+            self.why,
+            "a deviation needs a parameter, both values and a reason",
+            self,
+        )
 
 
 ERRATUM_KINDS = ("typo", "notation", "substantive")
@@ -129,8 +139,12 @@ class PostHoc:
     why: str
 
     def __post_init__(self) -> None:
-        if not all(str(x).strip() for x in (self.parameter, self.value, self.when)) or len(self.why.split()) < 3:
-            raise ValueError(f"a post-hoc choice needs a parameter, its value, when and why, got {self}")
+        _check_declared(
+            (self.parameter, self.value, self.when),
+            self.why,
+            "a post-hoc choice needs a parameter, its value, when and why",
+            self,
+        )
 
 
 @dataclass(frozen=True)
