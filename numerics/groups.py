@@ -31,7 +31,7 @@ from scipy.optimize import linprog
 
 from theory import finite_groups as fg
 from theory import groups as tg
-from theory._checks import InputError, as_number, check_positive_int, format_count
+from theory._checks import InputError, as_list, as_number, check_positive_int, format_count
 from theory._docstrings import fill_doc
 
 from .limits import array_bytes, check_allocation, check_real
@@ -541,7 +541,7 @@ def class_weights(G: fg.FiniteGroup | str, class_tau: Sequence[float] | None = N
     )
     G = _group(G)
     ct = fg.check_totally_real(G)
-    raw = tg.tau(G) if class_tau is None else _as_list(class_tau, "class_tau")
+    raw = tg.tau(G) if class_tau is None else as_list(class_tau, "class_tau")
     if len(raw) != len(ct.classes):
         raise InputError(f"need one tau per class ({len(ct.classes)}), got {len(raw)}", param="class_tau")
     t = np.array([float(sympy.N(as_number(x, "class_tau", symbolic=False), 30)) for x in raw], dtype=np.float64)
@@ -560,15 +560,6 @@ def class_weights(G: fg.FiniteGroup | str, class_tau: Sequence[float] | None = N
     y = T.reshape(-1)  # label of point a N + b
     g = T[inv[y]]  # (N^2, N): y^-1 c'
     return np.clip(t, 0.0, None)[cls[g]] / N**2
-
-
-def _as_list(values: object, name: str) -> list:
-    if isinstance(values, (str, bytes)):
-        raise InputError(f"{name} must be a sequence of numbers, got {values!r:.80}", param=name)
-    try:
-        return list(values)  # type: ignore[call-overload]
-    except TypeError:
-        raise InputError(f"{name} must be a sequence of numbers, got {values!r:.80}", param=name) from None
 
 
 @fill_doc(_DOC)

@@ -33,6 +33,7 @@ __all__ = [
     "InputError",
     "LimitError",
     "as_fraction",
+    "as_list",
     "as_number",
     "check_bool",
     "check_cost",
@@ -736,6 +737,46 @@ def check_cost(
         limit=limit,
         hint=hint,
     )
+
+
+def as_list(value: object, name: str, *, items: str = "numbers") -> list[Any]:
+    """``value`` as a list: any iterable but a string or bytes, which would be read character by character.
+
+    Parameters
+    ----------
+    value : object
+        The argument, e.g. the frequencies of a head.
+    name : str
+        The parameter's name, used in the message.
+    items : str, optional
+        What the items are, for the message (default ``"numbers"``).
+
+    Returns
+    -------
+    list
+        The items, in order (not checked: that is the caller's job).
+
+    Raises
+    ------
+    InputError
+        If ``value`` is a string, bytes or not iterable.
+
+    Examples
+    --------
+    >>> from theory._checks import as_list
+    >>> as_list(range(3), "freqs")
+    [0, 1, 2]
+    >>> as_list("13", "freqs", items="frequencies")
+    Traceback (most recent call last):
+        ...
+    theory._checks.InputError: freqs must be a sequence of frequencies, got '13'
+    """
+    if isinstance(value, (str, bytes)):
+        raise InputError(f"{name} must be a sequence of {items}, got {value!r:.80}", param=name)
+    try:
+        return list(value)  # type: ignore[call-overload]
+    except TypeError:
+        raise InputError(f"{name} must be a sequence of {items}, got {value!r:.80}", param=name) from None
 
 
 def check_sequence(value: object, name: str, limit: int, *, what: str, hint: str) -> list[Any]:

@@ -50,7 +50,15 @@ from sympy import I, Rational, exp
 
 from . import _checks
 from . import modular as tm
-from ._checks import MAX_EXACT_ENTRIES, InputError, check_cost, check_odd_modulus, check_positive_int, format_count
+from ._checks import (
+    MAX_EXACT_ENTRIES,
+    InputError,
+    as_list,
+    check_cost,
+    check_odd_modulus,
+    check_positive_int,
+    format_count,
+)
 from ._docstrings import fill_doc, sections
 from .modular import _DOC as _MODULAR_DOC
 
@@ -128,16 +136,6 @@ def _check_frequency(p: int, z: object, name: str) -> int:
             param=name,
         )
     return z
-
-
-def _frequency_list(values: object, name: str) -> list[object]:
-    """A caller's list of frequencies (never a string, which would be read character by character)."""
-    if isinstance(values, (str, bytes)):
-        raise InputError(f"{name} must be a sequence of frequencies, got {values!r:.80}", param=name)
-    try:
-        return list(values)  # type: ignore[call-overload]
-    except TypeError:
-        raise InputError(f"{name} must be a sequence of frequencies, got {values!r:.80}", param=name) from None
 
 
 def bin_size(p: int, z1: int, z2: int) -> int:
@@ -272,8 +270,8 @@ def head_power_support(p: int, key_freqs: Sequence[int], query_freqs: Sequence[i
     [(1, 3), (2, 3)]
     """
     p = check_odd_modulus(p, source="Shi Sec. 4.5 (Z_p x Z_p)")
-    ks = {_check_frequency(p, z, "key_freqs") for z in _frequency_list(key_freqs, "key_freqs")}
-    qs = {_check_frequency(p, z, "query_freqs") for z in _frequency_list(query_freqs, "query_freqs")}
+    ks = {_check_frequency(p, z, "key_freqs") for z in as_list(key_freqs, "key_freqs", items="frequencies")}
+    qs = {_check_frequency(p, z, "query_freqs") for z in as_list(query_freqs, "query_freqs", items="frequencies")}
     check_cost(
         len(ks) * len(qs),
         MAX_EXACT_ENTRIES,

@@ -6,6 +6,7 @@ BASELINE = {
     "InputError": {"message": "p must be odd", "param": "p"},
     "LimitError": {"message": "n = 5 is too large", "param": "n", "value": 5, "limit": 3, "hint": "use n <= 3"},
     "as_fraction": {"value": "-1/2", "name": "b", "floats": "decimal"},
+    "as_list": {"value": (1, 2), "name": "freqs", "items": "frequencies"},
     "as_number": {"value": "-1/2", "name": "b", "symbolic": True},
     "check_bool": {"value": True, "name": "sdp"},
     "check_cost": {
