@@ -126,3 +126,18 @@ def test_float32_changes_the_numbers_not_only_the_label() -> None:
     assert runs["float32"].dtype == "float32" and runs["float64"].dtype == "float64"
     w32, w64 = runs["float32"].networks[0].W, runs["float64"].networks[0].W
     assert np.all(np.asarray(w32, dtype=np.float32) == w32) and not np.array_equal(w32, w64)
+
+
+def test_a_seed_offset_also_moves_the_polynomial_minibatch_order() -> None:
+    """The minibatch order (``data_seed``, shared by an ensemble's seeds) is a random source of a minibatch run: a
+    fresh seed set draws a fresh order. Seed 1000 trained with offset 0 and with offset 1000 starts from the same
+    initialisation; only the order can make the two runs differ."""
+    task = ModularTask(5, 2)
+    cfg = vtrain.TrainConfig(steps=5, lr=0.05, batch_size=4, seeds=(1000,))
+    plain = vtrain.train(task, 2, 6, cfg, RunOptions(device="cpu"))
+    moved = vtrain.train(
+        task, 2, 6, vtrain.TrainConfig(**{**cfg.__dict__, "seeds": (0,)}), RunOptions(device="cpu", seed_offset=1000)
+    )
+    assert moved.config.seeds == (1000,) and moved.config.data_seed == 1000
+    assert plain.config.data_seed == 0
+    assert not np.array_equal(plain.networks[0].U, moved.networks[0].U)

@@ -92,6 +92,14 @@ class RunOptions:
         """The seeds a run with these options draws from: ``seeds`` shifted by :attr:`seed_offset`."""
         return tuple(int(s) + self.seed_offset for s in seeds)
 
+    def _shifted(self, value: Any) -> Any:
+        """A seed field shifted by :attr:`seed_offset`: a tuple of seeds, one integer seed, or None (kept)."""
+        if value is None:
+            return None
+        if isinstance(value, int):
+            return value + self.seed_offset
+        return self.seeds(value)
+
     def resolved_device(self) -> torch.device:
         """The :class:`torch.device` that :attr:`device` names on this machine."""
         from verify.runtime.device import resolve_device
@@ -137,14 +145,15 @@ class RunOptions:
         """The configuration a run of ``trainer`` trains, and its :meth:`setting`.
 
         ``config`` is a frozen dataclass. Every field named in ``seed_fields`` (tuples of seeds: initialisations,
-        datasets) is shifted by :attr:`seed_offset`; where it has a ``dtype`` field a run-wide :attr:`dtype` replaces
+        datasets; or one integer seed, such as the minibatch order an ensemble shares) is shifted by
+        :attr:`seed_offset`; where it has a ``dtype`` field a run-wide :attr:`dtype` replaces
         it (``tf32`` as its storage dtype ``float32``). So the configuration a trainer binds its checkpoints to and returns in its result is the one that ran.
         The setting's seeds are the configuration's ``seeds`` (a field or a property) after the shift.
         """
         names = {f.name for f in dataclasses.fields(config)}  # type: ignore[arg-type]
         changes: dict[str, Any] = {}
         if self.seed_offset:
-            changes |= {name: self.seeds(getattr(config, name)) for name in seed_fields if name in names}
+            changes |= {name: self._shifted(getattr(config, name)) for name in seed_fields if name in names}
         if (
             "dtype" in names and self.dtype is not None
         ):  # the storage dtype (tf32 stores float32; the setting says tf32)

@@ -68,6 +68,8 @@ __all__ = [
 
 OPTIMIZERS = ("adam", "adamw", "sgd")
 # Fields that may change between a checkpoint and the run resuming it (they do not change the trajectory).
+#: The seed fields that ``RunOptions.seed_offset`` shifts: the initialisations and the minibatch order.
+POLYNOMIAL_SEED_FIELDS = ("seeds", "data_seed")
 RESUMABLE_FIELDS = frozenset({"steps", "checkpoint_every", "nan_check_every", "num_threads", "strategy", "compile"})
 
 EVAL_MEMORY_BUDGET = 64 * 2**20  # bytes for one float64 evaluation chunk
@@ -130,7 +132,9 @@ class TrainConfig:
     checkpoint_every : int or None
         With a checkpoint path: write every that many steps (always at the end).
     data_seed : int
-        Seed of the minibatch sampler.
+        Seed of the minibatch sampler. Every seed of the ensemble draws the same minibatches (the seeds differ in
+        their initialisation only); ``RunOptions.seed_offset`` shifts it with the seeds, so a fresh seed set also
+        draws a fresh minibatch order.
     nan_check_every : int
         Check loss and weights for NaN/inf every that many steps (1 = every step; larger saves GPU syncs).
     num_threads : int or None
@@ -534,7 +538,7 @@ def train(
     ValueError
         For ``dtype='tf32'`` without a CUDA device.
     """
-    config, setting = options.configure(config, "polynomial")
+    config, setting = options.configure(config, "polynomial", seed_fields=POLYNOMIAL_SEED_FIELDS)
     with torch_threads(config.num_threads), setting.precision():
         return _PolynomialRun(task, degree, width, config, setting, options, reference_margin).run(callback)
 
@@ -555,7 +559,9 @@ def estimate_run(
     one at hand. Raises :class:`verify.runtime.memory.InsufficientMemoryError` like :func:`train` when it would not
     fit (unless ``options.ignore_memory_check``).
     """
-    config, setting = options.replace(checkpoint_path=None).configure(config, "polynomial")
+    config, setting = options.replace(checkpoint_path=None).configure(
+        config, "polynomial", seed_fields=POLYNOMIAL_SEED_FIELDS
+    )
     run = _PolynomialRun(task, degree, width, config, setting, options, None)
     with torch_threads(config.num_threads), setting.precision():  # probed as train() would run it
         return run.plan(config.steps, probe=probe, free_bytes=free_bytes, dry_run=True).plan
