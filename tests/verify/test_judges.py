@@ -24,6 +24,7 @@ from verify.claims.judges import (
     MaxRelEach,
     MaxRelToLargest,
     PerSeed,
+    Population,
     RefutedIfDiffers,
     RefutedIfViolated,
     Requiring,
@@ -123,6 +124,20 @@ def test_per_seed_lists_every_problem():
     assert verdict == "inconclusive" and "failing: seed 4: margin ratio 1.2" in reason
     assert j(None, Observation(None, details={"per_seed": []}))[0] == "inconclusive"
     assert j.describe().startswith("per seed: margin ratio in [0.99, 1.000000001], coverage; success rate >= 0.5")
+
+
+def test_a_seed_without_a_headline_value_is_judged_by_its_checks():
+    """A step that never came (None: the task was never classified) is a failing seed, not a crash that would turn
+    the verdict into 'inconclusive' (karp-ch4-thm4.4-gd-classifies reads ``first_perfect_step``)."""
+    j = PerSeed(
+        (Check("classified", "classified within the horizon", truthy=True),),
+        headline="first_step",
+        rule=Population(deterministic=True),
+    )
+    never = {"first_step": None, "classified": False}
+    verdict, reason = j(None, Observation(None, details={"per_seed": [{"first_step": 3, "classified": True}, never]}))
+    assert verdict == "fail", reason
+    assert reason.startswith("first step per seed: 3.0000, None") and "seed 1: classified within the horizon" in reason
 
 
 def test_per_seed_reads_bounds_named_by_the_config():

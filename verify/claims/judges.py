@@ -925,6 +925,15 @@ class Population:
 DEFAULT_POPULATION = Population()
 
 
+def _headline_text(value: Any) -> str:
+    """A seed's headline value in a verdict's words: a number to four decimals, anything else (None for a step that
+    never came, a flag) as it is; never an error, so a seed whose value is missing is judged by its checks."""
+    try:
+        return f"{float(value):.4f}"
+    except (TypeError, ValueError):
+        return str(value)
+
+
 @dataclass(frozen=True)
 class PerSeed(Judge):
     """Training claims: each seed of the ensemble succeeds when it satisfies every :class:`Check` on its row of
@@ -980,7 +989,7 @@ class PerSeed(Judge):
         n = len(per_seed)
         summary = (
             f"{self.headline.replace('_', ' ')} per seed: "
-            + ", ".join(f"{float(r[self.headline]):.4f}" for r in per_seed[:8])
+            + ", ".join(_headline_text(r.get(self.headline)) for r in per_seed[:8])
             + (f", ... ({n} seeds)" if n > 8 else "")
         )
         rate = (
