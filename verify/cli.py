@@ -68,6 +68,7 @@ def _interrupted_while_loading(exc_type: type, exc: BaseException, tb: Any) -> N
 if os.path.basename(sys.argv[0] if sys.argv else "") == "tvk":  # only in the console script, not on import
     sys.excepthook = _interrupted_while_loading
 
+from verify.runtime.interrupts import raises_interrupt  # noqa: E402
 from verify.runtime.jsonable import JSON_OPTION_HELP, approx_text, beyond_float, exact_text, to_float, to_jsonable  # noqa: E402
 from verify.runtime.options import RunOptions  # noqa: E402
 from verify.sweep import cli as sweep_cli  # noqa: E402
@@ -1437,6 +1438,7 @@ class _SigintWatch:
             signal.signal(signal.SIGINT, self._previous)
             self._previous = None
 
+    @raises_interrupt  # a training loop may defer it to the end of an update and save a checkpoint first
     def _handle(self, signum: int, frame: Any) -> None:
         self.received = True
         raise KeyboardInterrupt

@@ -303,6 +303,47 @@ def test_sigint_is_deferred_to_the_end_of_the_update_then_saved() -> None:
     assert trace.steps == [0, 1, 2, 3] and trace.saved == [0, 4]
 
 
+def test_sigint_under_the_command_line_handler_is_deferred_too() -> None:
+    """`tvk report` installs its own SIGINT handler for the whole command (verify.cli._SigintWatch); a Ctrl-C during
+    training must still finish the update and save the state after it (docs/report.md), and the command's handler is
+    in place again afterwards."""
+    from verify.cli import _SIGINT
+
+    _SIGINT.install()
+    trace = _Trace()
+
+    def step(t: int) -> None:
+        trace.step(t)
+        if t == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    try:
+        with cr.log_to(lambda s: None), pytest.raises(KeyboardInterrupt):
+            run_loop(step, 10, resumption=Resumption(save=trace.save, checkpoint_every=100))
+        assert signal.getsignal(signal.SIGINT) == _SIGINT._handle
+    finally:
+        _SIGINT.restore()
+    assert trace.steps == [0, 1, 2, 3] and trace.saved == [0, 4]
+
+
+def test_a_callers_own_sigint_handler_is_left_alone() -> None:
+    """A handler that is not known to only raise KeyboardInterrupt is not replaced: the caller keeps control."""
+    seen: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: seen.append(signum))
+    trace = _Trace()
+
+    def step(t: int) -> None:
+        trace.step(t)
+        if t == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    try:
+        run_loop(step, 6, resumption=Resumption(save=trace.save, checkpoint_every=100))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert seen == [signal.SIGINT] and trace.steps == list(range(6))
+
+
 def test_checkpoint_seconds_saves_without_a_step_period(monkeypatch) -> None:
     clock = iter(float(t) for t in range(100))
     monkeypatch.setattr("verify.runtime.loop.monotonic", lambda: next(clock))

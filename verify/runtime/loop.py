@@ -42,6 +42,7 @@ import torch
 
 from verify.runtime.claim_run import checkpoint_log
 from verify.runtime.divergence import NonFiniteGuard
+from verify.runtime.interrupts import deferrable
 from verify.runtime.progress import count_bar
 
 __all__ = [
@@ -199,28 +200,26 @@ def run_loop(
 
 @contextmanager
 def _deferred_interrupt(enabled: bool) -> Iterator[list[bool]]:
-    """While enabled (and in the main thread, with Python's default SIGINT handler in place), a first SIGINT only
-    sets the flag ``interrupted[0]`` (checked by :func:`run_loop` between updates) and restores the default
-    handler, so a second one raises ``KeyboardInterrupt`` at once."""
+    """While enabled (and in the main thread, with a SIGINT handler in place that only raises ``KeyboardInterrupt``:
+    Python's default or ``tvk``'s, :func:`verify.runtime.interrupts.deferrable`), a first SIGINT only sets the flag
+    ``interrupted[0]`` (checked by :func:`run_loop` between updates) and puts that handler back, so a second one
+    raises ``KeyboardInterrupt`` at once."""
     interrupted = [False]
-    if (
-        not enabled
-        or threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
+    previous = signal.getsignal(signal.SIGINT)
+    if not enabled or threading.current_thread() is not threading.main_thread() or not deferrable(previous):
         yield interrupted
         return
 
     def handler(signum: int, frame: Any) -> None:
         interrupted[0] = True
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, previous)
         checkpoint_log("interrupt: saving a checkpoint after this update (interrupt again to stop at once)")
 
     signal.signal(signal.SIGINT, handler)
     try:
         yield interrupted
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, previous)
     if interrupted[0]:  # the interrupt came during the last steps: the run ended, the caller still stops
         raise KeyboardInterrupt
 

@@ -1,0 +1,33 @@
+"""Which SIGINT handler a training loop may stand in for (:func:`verify.runtime.loop.run_loop` defers a first
+Ctrl-C to the end of the running update, saves a checkpoint and then stops; docs/training.md).
+
+The loop replaces the handler in place only when that handler does nothing but raise ``KeyboardInterrupt``:
+Python's default, or a handler marked with :func:`raises_interrupt` (``tvk``'s, which also remembers that an
+interrupt came). Any other handler (a caller's own) is left alone, and the loop stops where the interrupt lands.
+Torch-free, so the command line can mark its handler without importing torch.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["deferrable", "raises_interrupt"]
+
+_MARK = "_tvk_raises_keyboard_interrupt"
+
+H = TypeVar("H", bound=Callable[..., Any])
+
+
+def raises_interrupt(handler: H) -> H:
+    """Mark ``handler`` (a function, or a method's function) as one that ends by raising ``KeyboardInterrupt``, so
+    that a training loop may defer it (:func:`deferrable`)."""
+    setattr(handler, _MARK, True)
+    return handler
+
+
+def deferrable(handler: object) -> bool:
+    """True when ``handler``, the installed SIGINT handler, only raises ``KeyboardInterrupt``: Python's default
+    handler or one marked with :func:`raises_interrupt` (a bound method answers for its function)."""
+    return handler is signal.default_int_handler or bool(getattr(handler, _MARK, False))
