@@ -13,6 +13,7 @@ import os
 import pickle
 import signal
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -285,15 +286,24 @@ def test_interrupt_inside_an_update_saves_nothing() -> None:
     assert trace.saved == [0]
 
 
+def _sigint_at(when: int, trace: _Trace) -> Callable[[int], None]:
+    """A step function that records its steps in ``trace`` and sends this process a real SIGINT (a Ctrl-C) at step
+    ``when``."""
+
+    def step(t: int) -> None:
+        trace.step(t)
+        if t == when:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    return step
+
+
 def test_sigint_is_deferred_to_the_end_of_the_update_then_saved() -> None:
     """A real Ctrl-C: the running update finishes, the state after it is saved, then KeyboardInterrupt."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     trace = _Trace()
 
-    def step(t: int) -> None:
-        trace.step(t)
-        if t == 3:
-            os.kill(os.getpid(), signal.SIGINT)
+    step = _sigint_at(3, trace)
 
     try:
         with cr.log_to(lambda s: None), pytest.raises(KeyboardInterrupt):
@@ -312,10 +322,7 @@ def test_sigint_under_the_command_line_handler_is_deferred_too() -> None:
     _SIGINT.install()
     trace = _Trace()
 
-    def step(t: int) -> None:
-        trace.step(t)
-        if t == 3:
-            os.kill(os.getpid(), signal.SIGINT)
+    step = _sigint_at(3, trace)
 
     try:
         with cr.log_to(lambda s: None), pytest.raises(KeyboardInterrupt):
@@ -332,10 +339,7 @@ def test_a_callers_own_sigint_handler_is_left_alone() -> None:
     previous = signal.signal(signal.SIGINT, lambda signum, frame: seen.append(signum))
     trace = _Trace()
 
-    def step(t: int) -> None:
-        trace.step(t)
-        if t == 3:
-            os.kill(os.getpid(), signal.SIGINT)
+    step = _sigint_at(3, trace)
 
     try:
         run_loop(step, 6, resumption=Resumption(save=trace.save, checkpoint_every=100))
