@@ -118,6 +118,19 @@ def test_regime_outcomes_judge_each_setting_per_seed() -> None:
     assert "training error 0 at step 900" in units[1]["problems"][0]
 
 
+def test_a_seed_that_diverged_alone_is_no_evidence_for_no_fit() -> None:
+    """A blown-up run fits nothing and generalises nowhere: under 'no fit' or 'no generalisation' it must fail its
+    unit, not count as the predicted outcome (7 of 8 diverged seeds used to make 'no fit' pass 8 of 8)."""
+    judge = RegimeOutcomes()
+    cfg = RegimeConfig(n=20, k=3, settings=(RegimeSetting(250, 0.1, "no fit"),), seeds=tuple(range(8)))
+    obs = _regime_obs([("no fit", [(None, None)] * 8)])
+    assert judge(PRED, obs, cfg)[0] == "pass"
+    obs.details["settings"][0]["diverged_at"] = [100.0] * 7 + [None]
+    verdict, reason = judge(PRED, obs, cfg)
+    assert verdict == "fail" and "1 of 8 seeds meet the criterion" in reason, reason
+    assert "parameters non-finite at step 100 (diverged)" in reason
+
+
 def test_regime_settings_are_checked() -> None:
     with pytest.raises(ValueError, match="expect"):
         RegimeSetting(100, 0.01, "fails")

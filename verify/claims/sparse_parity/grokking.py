@@ -403,6 +403,7 @@ def _regime_aggregate(cfg: RegimeConfig, results: list[CellResult]) -> Observati
                 "best_accuracy": np.concatenate([r.value["best_accuracy"] for r in mine]).tolist(),
                 "best_train_accuracy": best_train.tolist(),
                 "final_train_accuracy": np.concatenate([r.value["final_train_accuracy"] for r in mine]).tolist(),
+                "diverged_at": tc_list(diverged_at(mine)),
             }
         )
         reason = divergence_reason(diverged_at(mine), cfg.eval_every)
@@ -430,6 +431,9 @@ def _regime_aggregate(cfg: RegimeConfig, results: list[CellResult]) -> Observati
 def _outcome_problem(row: dict[str, Any], e: int, cfg: RegimeConfig) -> str | None:
     """Why seed ``e`` of a setting's ``row`` does not show the setting's expected outcome (None: it does)."""
     where = f"m={row['m']} wd={row['weight_decay']:g}"
+    blown = (row.get("diverged_at") or [None] * (e + 1))[e]  # rows stored before the field existed: never
+    if blown is not None:  # a run that blew up shows no outcome: never evidence for 'no fit' or 'no generalisation'
+        return f"{where}: parameters non-finite at step {blown:g} (diverged)"
     t_train, t_test = row["t_train"][e], row["t_test"][e]
     if row["expect"] == "generalises" and t_test is None:
         return (
@@ -464,7 +468,9 @@ class RegimeOutcomes(SummarisedPopulation):
     """Fig. B.11's panels as a seed population: a seed succeeds when, at every (m, lambda) of the configuration, it
     shows the outcome the caption states for that panel within the budget: ``generalises`` (held-out accuracy >=
     test_level), ``no generalisation`` (held-out accuracy < test_level at every evaluation) or ``no fit`` (training
-    accuracy < 1 at every evaluation); ``inconclusive`` when every seed of a setting diverged."""
+    accuracy < 1 at every evaluation); a seed whose parameters diverged at a setting fails there (a blown-up run
+    fits nothing, which must not count as the predicted 'no fit'); ``inconclusive`` when every seed of a setting
+    diverged."""
 
     rule: Population = REGIME_RULE
     criterion: ClassVar[str] = (

@@ -1,5 +1,6 @@
 """A :class:`~verify.claims.sparse_parity.common.SeedPopulation` judge whose reason is a summary of the observation
-followed by the rule's tally, and whose run is inconclusive when its parameters diverged (docs/verdicts.md).
+followed by the rule's tally, and whose run is inconclusive when the parameters of every seed of a setting diverged
+(docs/verdicts.md); a seed that diverged alone is judged by :meth:`units` (a failing unit).
 
 The judges of Fig. B.11 (``grokking.py``) and Fig. B.12 (``noisy.py``) are of this kind. The other population judges
 of the chapter (the block populations of ``common.py``, ``sgd.py``'s and ``init_noise.py``'s) start the same way but
@@ -22,7 +23,8 @@ __all__ = ["SummarisedPopulation"]
 
 @dataclass(frozen=True)
 class SummarisedPopulation(SeedPopulation, ABC):
-    """``inconclusive`` with the observation's ``details["divergence"]`` as the reason when a run diverged; otherwise
+    """``inconclusive`` with the observation's ``details["divergence"]`` as the reason when every seed of a setting
+    diverged; otherwise
     the rule's verdict on :meth:`units` (one unit per seed), its reason ``"<summary>; <tally>"``. :meth:`describe` is
     :attr:`criterion` followed by the rule's own description."""
 
