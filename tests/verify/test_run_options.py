@@ -4,6 +4,7 @@ them and recorded in the running claim's record (``metadata["training"]``), for 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -141,3 +142,39 @@ def test_a_seed_offset_also_moves_the_polynomial_minibatch_order() -> None:
     assert moved.config.seeds == (1000,) and moved.config.data_seed == 1000
     assert plain.config.data_seed == 0
     assert not np.array_equal(plain.networks[0].U, moved.networks[0].U)
+
+
+@dataclass(frozen=True)
+class _Instances:
+    seeds: tuple[int, ...] = (0, 1)
+
+
+def _seeded_claim(seeded: bool, config: Any = _Instances()) -> Claim:
+    """A claim whose prediction and observation are the seeds they see, and the offset its trainers would get."""
+    return Claim(
+        id=f"test-seeded-{seeded}",
+        source="test",
+        statement="each seed draws an instance",
+        kind="training",
+        configs={"quick": config},
+        predict=lambda cfg: list(cfg.seeds),
+        observe=lambda cfg, ctx: Observation(list(cfg.seeds), details={"trainer_offset": ctx.options.seed_offset}),
+        judge=Predicate(lambda p, obs: p == obs.value, "predicted for the instances observed"),
+        seeded=seeded,
+    )
+
+
+def test_a_seeded_claim_draws_fresh_instances_under_a_seed_offset() -> None:
+    """``Claim.seeded``: the configuration's seeds draw the instances the prediction is made for (Karp Ch. 4's random
+    tasks), so ``--seed-offset`` shifts them before predicting and observing, and the trainers get no second shift."""
+    ctx = RunContext(options=RunOptions(device="cpu", seed_offset=100))
+    record = run_claim(_seeded_claim(True), ctx)
+    assert record.verdict == "pass" and record.predicted == [100, 101] == record.config["seeds"]
+    assert record.details["trainer_offset"] == 0
+    plain = run_claim(_seeded_claim(False), ctx)  # the default: the configuration is the one written
+    assert plain.predicted == [0, 1] and plain.details["trainer_offset"] == 100
+
+
+def test_seeded_needs_configurations_with_seeds() -> None:
+    with pytest.raises(ValueError, match="seeded needs configurations"):
+        _seeded_claim(True, config=None)

@@ -208,6 +208,12 @@ class Claim:
         Scales at which the verdict is reported but not presumed (the reason): no expected verdict
         (:meth:`expected_verdict` is None), a ``fail`` or ``inconclusive`` there is a finding, not a failure of
         ``tvk report`` or of the tests, which only require that the run did not crash.
+    seeded : bool, optional
+        The configurations' ``seeds`` draw the random instances (tasks, initial points) that the prediction is made
+        for, not only the trainers' randomness. Under a seed offset (``tvk report --seed-offset N``) :func:`evaluate`
+        then shifts the configuration's seeds before predicting and observing, so a fresh seed set is a fresh set of
+        instances, and runs the trainers without a further offset; the record's configuration lists the seeds that
+        ran. Default False: the offset reaches the trainers only.
     """
 
     id: str
@@ -231,6 +237,7 @@ class Claim:
     resolution: Resolution | None = None
     variant_of: str | None = None
     exploratory: Mapping[str, str] | None = None
+    seeded: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -245,6 +252,10 @@ class Claim:
             object.__setattr__(self, "tolerance", self.judge.describe())
         if self.on_device is None:
             object.__setattr__(self, "on_device", self.kind == "training")
+        if self.seeded and not all(
+            hasattr(cfg, "seeds") and dataclasses.is_dataclass(cfg) for cfg in self.configs.values()
+        ):
+            raise ValueError(f"claim {self.id}: seeded needs configurations (dataclasses) with a `seeds` field")
         for scale in self.deviations or {}:
             if scale not in self.configs:
                 raise ValueError(f"claim {self.id}: deviations for {scale!r}, which has no config")
@@ -363,6 +374,9 @@ def evaluate(claim: Claim, ctx: RunContext) -> Evaluation:
     if ctx.scale not in claim.configs:
         raise ValueError(f"claim {claim.id} has no {ctx.scale!r} configuration (has {sorted(claim.configs)})")
     config = claim.configs[ctx.scale]
+    if claim.seeded and ctx.options.seed_offset:  # fresh instances: the prediction sees the shifted seeds too
+        config = dataclasses.replace(config, seeds=ctx.options.seeds(config.seeds))
+        ctx = dataclasses.replace(ctx, options=ctx.options.replace(seed_offset=0))
     t0 = time.perf_counter()
     predicted: Any = None
     obs = Observation(value=None)

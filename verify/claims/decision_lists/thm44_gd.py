@@ -305,6 +305,7 @@ register(
         "step is at most theory's leading term kappa c^2 eps/(2 Lbar). Deterministic: population GD from a fixed "
         "start has no randomness (one random task and box corner per seed); every task must meet every check.",
         kind="training",
+        seeded=True,  # each seed draws a task (and a V_0 corner): --seed-offset draws fresh ones
         configs=_CONFIGS,
         predict=_predict_classifies,
         observe=_observe,
@@ -337,6 +338,7 @@ register(
         "drift is at most T eta = eps/(2 Lbar). Deterministic (population GD from a fixed start); every task must meet "
         "every check.",
         kind="training",
+        seeded=True,  # each seed draws a task (and a V_0 corner): --seed-offset draws fresh ones
         configs=_CONFIGS,
         predict=_predict_v,
         observe=_observe,

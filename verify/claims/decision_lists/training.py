@@ -116,8 +116,8 @@ def _observe_ordering(cfg: OrderingConfig, ctx: RunContext) -> Observation:
     )
     eps = _training_eps(ctx)
     per_seed = []
-    # the run has no randomness: each seed names a random task (drawn from the config's seed, whatever the seed
-    # offset: the offset only relabels the trainer's members), so the rows carry the task's seed
+    # GD itself has no randomness: each seed names the random task drawn from it (a seed offset shifts the
+    # configuration's seeds before the prediction: the claim is `seeded`), so the rows carry the task's seed
     for i, (s, task) in enumerate(zip(cfg.seeds, tasks)):
         ref = nd.population_gd_w(task, cfg.n, cs[i], etas[i], cfg.steps)
         budget = 32 * task.M * lams[i] / np.log(cfg.L) if cfg.c is None else float("inf")
@@ -238,6 +238,7 @@ register(
         "(its leading term 32 M kappa c^2/log L) are theory's predictions, read by the judge. The run has no "
         "randomness (one random task per seed, GD from W_0 = 0): every task must meet every check.",
         kind="training",
+        seeded=True,  # each seed draws a task: --seed-offset draws fresh ones
         configs={
             "quick": OrderingConfig(),
             "full": OrderingConfig(L=12, n=4, m=5, seeds=tuple(range(8)), steps=200),
@@ -263,6 +264,7 @@ register(
         "with every column ordered by its decision list (the predicted order) and perfect classification, the loss "
         "never increasing; every task (one per seed, no randomness in the run) must meet every check.",
         kind="training",
+        seeded=True,  # each seed draws a task: --seed-offset draws fresh ones
         configs={
             "quick": OrderingConfig(c=5.0, steps=120),
             "full": OrderingConfig(L=12, n=4, m=5, seeds=tuple(range(8)), c=5.0, steps=1000),
