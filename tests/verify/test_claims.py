@@ -12,6 +12,10 @@ predicted value declare why in ``Claim.insensitive``; :func:`test_insensitive_cl
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from verify.claims import registry, select
@@ -180,3 +184,27 @@ def test_full_scale_runs_with_the_raised_work_limits() -> None:
         assert record.verdict == "pass", record.reason
         assert record.metadata.get("work_limit_factor") == (FULL_SCALE_WORK_FACTOR if scale == "full" else None)
     assert limits.max_work() == limits.MAX_WORK
+
+
+#: Modules of verify/claims/ that register no claim: the loader of claims kept outside the package and the
+#: perturbation measurements the tests and the report use.
+NOT_CLAIM_MODULES = frozenset({"verify.claims.external", "verify.claims.sensitivity"})
+
+
+def test_every_module_of_the_claims_package_is_imported_by_the_registry() -> None:
+    """A claim module that nothing imports registers nothing, silently: a new file needs its name in
+    ``verify.claims.TASKS``, or an import in its family package's ``__init__.py`` (docs/adding-a-claim.md)."""
+    root = Path(__file__).resolve().parents[2]
+    modules = sorted(
+        ".".join(f.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+        for f in (root / "verify" / "claims").rglob("*.py")
+    )
+    code = (
+        "import sys; from verify.claims import registry; registry(); "
+        f"print('\\n'.join(m for m in {modules!r} if m not in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True).stdout
+    unimported = set(out.split()) - NOT_CLAIM_MODULES
+    assert not unimported, (
+        f"never imported when the claims load, so their claims are not registered: {sorted(unimported)}"
+    )
