@@ -23,6 +23,7 @@ import torch
 from numerics.modular import ModularTask
 from verify.runtime import claim_run as cr
 from verify.runtime import loop
+from verify.runtime.checkpoint import Checkpoint, TrainerState, resume
 from verify.runtime.loop import Resumption, run_loop, save_atomically
 from verify.runtime.options import RunOptions
 from verify.train.polynomial import CheckpointMismatchError, TrainConfig, train
@@ -138,6 +139,51 @@ def test_direct_call_still_refuses_a_foreign_checkpoint(tmp_path, monkeypatch) -
     monkeypatch.setenv("TVK_CODE_REVISION", "test-rev-2")
     with pytest.raises(CheckpointMismatchError, match="revision"):
         train(TASK, 2, 8, CFG.replace(steps=5), RunOptions(checkpoint_path=str(path), progress=False))
+
+
+@pytest.mark.parametrize("content", [{"a": 1}, [1, 2]])
+def test_a_torch_file_that_is_no_checkpoint_is_corrupt_not_untrusted(tmp_path, uninterrupted, content) -> None:
+    path = tmp_path / "run.ckpt"
+    torch.save(content, path)
+    lines, log = _messages()
+    with log:
+        res, _ = _train_in_claim(path)
+    assert res.resumed_from is None and path.with_name("run.ckpt.corrupt").exists()
+    assert any("not a training checkpoint" in line and "untrusted" not in line for line in lines), lines
+    _same_weights(res, uninterrupted)
+
+
+def test_an_unreadable_file_is_reported_without_torchs_unsafe_advice(tmp_path, uninterrupted) -> None:
+    """torch.load's message for a file it refuses advises weights_only=False, which would run the file's code."""
+    path = tmp_path / "run.ckpt"
+    torch.save({"format": 2, "x": np.arange(3)}, path)  # a numpy array: refused by weights_only loading
+    lines, log = _messages()
+    with log:
+        res, _ = _train_in_claim(path)
+    assert res.resumed_from is None and path.with_name("run.ckpt.corrupt").exists()
+    text = "\n".join(lines)
+    assert "not a readable torch file" in text and "weights_only" not in text and "\n" not in lines[0], lines
+    _same_weights(res, uninterrupted)
+
+
+@pytest.mark.parametrize("damage", ["no optimiser state", "a tensor of another shape"])
+def test_a_bound_checkpoint_whose_state_does_not_fit_is_moved_aside(tmp_path, uninterrupted, damage) -> None:
+    """Its binding matches but its content does not: it used to crash the claim (a KeyError recorded as the
+    verdict, again at every rerun) or, with a tensor of another shape, to broadcast into the weights silently."""
+    path = tmp_path / "run.ckpt"
+    _checkpoint_at(path, 10)
+    state = torch.load(path, weights_only=True)
+    if damage == "no optimiser state":
+        del state["optimizer"]
+    else:
+        state["U"] = torch.zeros(1, dtype=torch.float64)
+    torch.save(state, path)
+    lines, log = _messages()
+    with log:
+        res, resumed = _train_in_claim(path, config=CFG.replace(checkpoint_every=10))
+    assert res.resumed_from is None and resumed == [] and path.with_name("run.ckpt.corrupt").exists()
+    assert any("moved it to" in line for line in lines), lines
+    _same_weights(res, uninterrupted)
 
 
 def test_checkpoint_of_an_older_format_is_ignored_in_a_claim(tmp_path, uninterrupted) -> None:
@@ -354,3 +400,25 @@ def test_checkpoint_seconds_saves_without_a_step_period(monkeypatch) -> None:
     trace = _Trace()
     run_loop(trace.step, 6, resumption=Resumption(save=trace.save, checkpoint_seconds=2.0))
     assert trace.saved == [1, 3, 5, 6]
+
+
+@pytest.mark.parametrize("damage", ["no trainer state", "a tensor of another shape"])
+def test_resume_moves_aside_a_trainer_state_that_does_not_fit(tmp_path, damage) -> None:
+    """The trainers built on TrainerState (resume()): a damaged state is moved aside, the run starts fresh, and a
+    half-restored state is put back to the fresh one."""
+    path = tmp_path / "run.ckpt"
+    weights = torch.arange(6, dtype=torch.float64).reshape(2, 3)
+    trainer = TrainerState({"w": weights})
+    with cr.claim_run("claim-a", "h1"):
+        ckpt = Checkpoint.at(path, "toy", {"steps": 5}, 5)
+        resume(ckpt, trainer).save(3)
+        state = torch.load(path, weights_only=True)
+        if damage == "no trainer state":
+            del state["trainer_state"]
+        else:
+            state["trainer_state"]["tensors"]["w"] = torch.zeros(1, dtype=torch.float64)
+        torch.save(state, path)
+        with cr.log_to(lambda s: None):
+            again = resume(Checkpoint.at(path, "toy", {"steps": 5}, 5), trainer)
+    assert again.start == 0 and path.with_name("run.ckpt.corrupt").exists()
+    assert torch.equal(weights, torch.arange(6, dtype=torch.float64).reshape(2, 3))

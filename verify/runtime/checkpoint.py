@@ -14,7 +14,8 @@ exactly the trajectory of an uninterrupted one. This module adds the rest, the s
   ``steps``. Otherwise, while a claim runs, the file is ignored with a log line (the run's own checkpoints replace
   it); in a direct call it raises :class:`CheckpointMismatchError`;
 * **corrupt files** (truncated, not a torch file, refused by ``weights_only`` loading, which never runs a pickle's
-  code) are moved aside to ``<file>.corrupt`` with a message naming both (:func:`verify.runtime.claim_run.quarantine`) and the
+  code; not a checkpoint; a checkpoint of this run whose saved state does not fit it: a missing part, a tensor of
+  another shape) are moved aside to ``<file>.corrupt`` with a message naming both (:func:`verify.runtime.claim_run.quarantine`) and the
   run starts fresh;
 * a resumption is logged ("resuming from step N") and recorded in the claim's ``metadata.resumed_from``
   (:meth:`Checkpoint.resumed`, :func:`verify.runtime.claim_run.note_resumed`);
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import os
+import pickle
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,8 +47,10 @@ __all__ = [
     "Checkpoint",
     "CheckpointMismatchError",
     "Evaluations",
+    "NotACheckpointError",
     "Resumption",
     "TrainerState",
+    "check_saved_tensors",
     "current_binding",
     "fit_checkpoint",
     "generator_states",
@@ -69,6 +73,11 @@ class CheckpointMismatchError(ValueError):
     """An existing checkpoint was written by a different configuration, task, trainer, claim or code revision."""
 
 
+class NotACheckpointError(ValueError):
+    """A file at a checkpoint's path that is not a training checkpoint (not a torch file, not a checkpoint's dict,
+    or a checkpoint whose saved state does not fit the run)."""
+
+
 def current_binding() -> dict[str, Any]:
     """What a checkpoint written now is bound to: the running claim and its config hash (None outside a claim,
     :func:`verify.runtime.claim_run.claim_run`) and the code revision (:func:`verify.runtime.provenance.code_revision`)."""
@@ -86,11 +95,21 @@ def read_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
 
     Raises
     ------
+    NotACheckpointError
+        If the file is not a torch file, holds more than tensors and plain data, or is not a checkpoint (a dict
+        with a ``format``).
     CheckpointMismatchError
-        If the file is not a dict of format ``CHECKPOINT_FORMAT``.
+        If it is a checkpoint of another format than ``CHECKPOINT_FORMAT``.
     """
-    state = torch.load(Path(path), map_location="cpu", weights_only=True)
-    if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
+    try:
+        state = torch.load(Path(path), map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError) as exc:
+        # torch's own text goes on for lines and advises weights_only=False, which would run the file's code
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise NotACheckpointError(f"not a readable torch file ({type(exc).__name__}: {first})") from None
+    if not isinstance(state, dict) or "format" not in state:
+        raise NotACheckpointError(f"not a training checkpoint (a {type(state).__name__} without a format)")
+    if state.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointMismatchError(f"{path} is not a training checkpoint of format {CHECKPOINT_FORMAT}")
     return state
 
@@ -160,16 +179,19 @@ class Checkpoint:
         diffs += _differences(state.get("meta") or {}, self.meta)
         if diffs:
             raise CheckpointMismatchError(
-                f"checkpoint {self.path} was written by a different run; delete it or use another path. "
-                "Differences:\n  " + "\n  ".join(diffs)
+                f"checkpoint {self.path} was written by a different run. Differences:\n  " + "\n  ".join(diffs)
             )
         if int(state["step"]) > self.steps:
             raise CheckpointMismatchError(
                 f"checkpoint {self.path} is at step {state['step']}, beyond the requested steps = {self.steps}"
             )
 
-    def load(self) -> dict[str, Any] | None:
+    def load(self, fits: Callable[[Mapping[str, Any]], None] | None = None) -> dict[str, Any] | None:
         """The saved state if this run may resume from it, else None (then training starts fresh).
+
+        ``fits(state)``, when given, raises unless the saved state fits the run (its keys, its tensors' shapes:
+        :func:`check_saved_tensors`), checked before anything is restored; a state that does not fit is moved aside
+        like a corrupt file.
 
         Whatever cannot be loaded (a truncated or foreign file, a file the user may not read, a directory at the
         checkpoint's path) is moved aside (:func:`verify.runtime.claim_run.quarantine`) with one log line and the run
@@ -182,6 +204,8 @@ class Checkpoint:
         try:
             state = read_checkpoint(self.path)
             self.check(state)
+            if fits is not None:
+                fits(state)
         except CheckpointMismatchError as exc:
             if self.binding.get("claim") is None:
                 raise
@@ -278,6 +302,12 @@ class TrainerState:
         names = set(saved["tensors"])
         if names != set(self.tensors):
             raise CheckpointMismatchError(f"checkpoint tensors {sorted(names)} != this run's {sorted(self.tensors)}")
+        for name, t in self.tensors.items():  # copy_ would broadcast a wrong shape silently
+            if tuple(saved["tensors"][name].shape) != tuple(t.shape):
+                raise NotACheckpointError(
+                    f"checkpoint tensor {name!r} has shape {tuple(saved['tensors'][name].shape)}, this run's "
+                    f"{tuple(t.shape)}"
+                )
         with torch.no_grad():
             for name, t in self.tensors.items():
                 t.copy_(saved["tensors"][name])
@@ -360,9 +390,16 @@ def resume(ckpt: Checkpoint | None, trainer: TrainerState, checkpoint_every: int
     saved = ckpt.load()
     start = 0
     if saved is not None:
-        trainer.restore(saved["trainer_state"])
-        start = int(saved["step"])
-        ckpt.resumed(start)
+        fresh = trainer.state()
+        try:
+            trainer.restore(saved["trainer_state"])
+        except Exception as exc:  # its binding matched but its state does not fit: moved aside, start fresh
+            trainer.restore(fresh)
+            quarantine(ckpt.path, f"its saved state does not fit this run: {type(exc).__name__}: {exc}")
+            saved = None
+        else:
+            start = int(saved["step"])
+            ckpt.resumed(start)
 
     def save(step: int) -> None:
         ckpt.save(step, {"trainer_state": trainer.state()})
@@ -371,6 +408,22 @@ def resume(ckpt: Checkpoint | None, trainer: TrainerState, checkpoint_every: int
 
 
 # ---------------------------------------------------------------------------------------------------- state helpers
+
+
+def check_saved_tensors(
+    saved: Mapping[str, Any], tensors: Mapping[str, torch.Tensor], keys: Sequence[str] = ()
+) -> None:
+    """Raise :class:`NotACheckpointError` unless ``saved`` holds a tensor of the same shape for every entry of
+    ``tensors`` and an entry for every name in ``keys`` (a :meth:`Checkpoint.load` ``fits`` check: ``copy_`` would
+    broadcast a tensor of another shape into the run's weights without a word)."""
+    missing = [k for k in (*tensors, *keys) if k not in saved]
+    if missing:
+        raise NotACheckpointError(f"its saved state lacks {missing}")
+    for name, t in tensors.items():
+        got = saved[name]
+        if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(t.shape):
+            shape = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
+            raise NotACheckpointError(f"its saved {name} is {shape}, this run's {tuple(t.shape)}")
 
 
 def tensors_state(tensors: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:

@@ -47,7 +47,13 @@ import numpy as np
 import torch
 
 from numerics.margins import HomogeneousNetwork, Task
-from verify.runtime.checkpoint import CHECKPOINT_SECONDS, Checkpoint, CheckpointMismatchError, read_checkpoint
+from verify.runtime.checkpoint import (
+    CHECKPOINT_SECONDS,
+    Checkpoint,
+    CheckpointMismatchError,
+    check_saved_tensors,
+    read_checkpoint,
+)
 from verify.runtime.divergence import NonFiniteGuard
 from verify.runtime.loop import Bar, Resumption, run_loop, torch_threads
 from verify.runtime.options import DEFAULT_OPTIONS, DTYPE_NAMES, RunOptions, RunSetting
@@ -70,6 +76,8 @@ OPTIMIZERS = ("adam", "adamw", "sgd")
 # Fields that may change between a checkpoint and the run resuming it (they do not change the trajectory).
 #: The seed fields that ``RunOptions.seed_offset`` shifts: the initialisations and the minibatch order.
 POLYNOMIAL_SEED_FIELDS = ("seeds", "data_seed")
+#: What a checkpoint of this trainer holds besides its weights (``save`` below).
+SAVED_KEYS = ("optimizer", "sampler", "history", "wall_time")
 RESUMABLE_FIELDS = frozenset({"steps", "checkpoint_every", "nan_check_every", "num_threads", "strategy", "compile"})
 
 EVAL_MEMORY_BUDGET = 64 * 2**20  # bytes for one float64 evaluation chunk
@@ -650,7 +658,11 @@ class _PolynomialRun:
             meta=meta,
             resumable=RESUMABLE_FIELDS,
         )
-        state = None if ckpt is None else ckpt.load()
+        state = (
+            None
+            if ckpt is None
+            else ckpt.load(fits=lambda st: check_saved_tensors(st, {"U": model.U, "W": model.W}, SAVED_KEYS))
+        )
         if state is not None:
             assert ckpt is not None
             with torch.no_grad():
