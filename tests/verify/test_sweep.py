@@ -600,3 +600,41 @@ def test_a_merge_that_fails_removes_the_target_it_created(tmp_path, capsys, monk
     with pytest.raises(sqlite3.OperationalError):
         merge_stores(tmp_path / "new" / "m.sqlite", [good])
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+ORPHAN_SCRIPT = """
+import time
+from verify.sweep.executors import ProcessExecutor
+pool = ProcessExecutor(workers=1)._get_pool()
+pool.submit(time.sleep, 0.01).result()  # the worker is up
+print(*[p.pid for p in pool._processes.values()], flush=True)
+time.sleep(120)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as fh:  # a zombie has exited: only its parent (init) has to reap it
+        return fh.read().split(") ")[-1][0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc to tell a zombie from a running process")
+def test_a_process_worker_exits_when_its_parent_is_killed_outright() -> None:
+    """The `--executor processes` pool's worker used to wait for ever after a SIGKILL of the sweep (re-parented to
+    init, ~460 MB held); like the report's `-j` workers it now exits within about a second."""
+    env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen([sys.executable, "-c", ORPHAN_SCRIPT], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    worker = int(proc.stdout.readline())
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 15
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    still = _alive(worker)
+    if still:
+        os.kill(worker, 9)
+    assert not still, "the worker outlived its killed parent"

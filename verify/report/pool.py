@@ -33,7 +33,6 @@ import os
 import pickle
 import signal
 import sys
-import threading
 import time
 import types
 from collections.abc import Callable, Iterator, Sequence
@@ -43,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from verify.runtime.cores import cpu_cores
+from verify.runtime.interrupts import exit_with_parent
 from verify.runtime.protocol import RunContext
 
 __all__ = [
@@ -222,18 +222,6 @@ class _Missing(LookupError):
     """The worker's registry has no claim of this id."""
 
 
-def _watch_parent(parent: int) -> None:
-    """Exit this worker when its parent is gone (the parent was killed outright and cannot stop it)."""
-
-    def watch() -> None:
-        while True:
-            time.sleep(1.0)
-            if os.getppid() != parent:
-                os._exit(1)
-
-    threading.Thread(target=watch, name="tvk-parent-watch", daemon=True).start()
-
-
 @contextmanager
 def _claim_runner(setup: WorkerSetup, send: Callable[[tuple], None]) -> Iterator[Callable[[str], dict]]:
     """Import the claims, limit the threads, log to the parent; yield ``run(claim_id) -> record``."""
@@ -306,7 +294,7 @@ def _worker_main(conn: Any, setup: WorkerSetup) -> None:
     os.setpgid(0, 0)  # own process group: a Ctrl-C at the terminal reaches only the parent, which forwards one
     signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # writes to the terminal from a background group never stop it
     signal.signal(signal.SIGINT, signal.default_int_handler)  # the parent's stop request, even if it ignores SIGINT
-    _watch_parent(setup.parent)
+    exit_with_parent(setup.parent)
     current: str | None = None
     try:
         with _claim_runner(setup, conn.send) as run:

@@ -1,19 +1,24 @@
-"""Which SIGINT handler a training loop may stand in for (:func:`verify.runtime.loop.run_loop` defers a first
+"""How runs end: which SIGINT handler a training loop may stand in for (:func:`verify.runtime.loop.run_loop` defers a first
 Ctrl-C to the end of the running update, saves a checkpoint and then stops; docs/training.md).
 
 The loop replaces the handler in place only when that handler does nothing but raise ``KeyboardInterrupt``:
 Python's default, or a handler marked with :func:`raises_interrupt` (``tvk``'s, which also remembers that an
 interrupt came). Any other handler (a caller's own) is left alone, and the loop stops where the interrupt lands.
+A worker process started for a report or a sweep exits by itself when its parent is gone
+(:func:`exit_with_parent`): a parent killed outright (SIGKILL, an out-of-memory kill) cannot stop it.
 Torch-free, so the command line can mark its handler without importing torch.
 """
 
 from __future__ import annotations
 
+import os
 import signal
+import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["deferrable", "raises_interrupt"]
+__all__ = ["deferrable", "exit_with_parent", "raises_interrupt"]
 
 _MARK = "_tvk_raises_keyboard_interrupt"
 
@@ -31,3 +36,16 @@ def deferrable(handler: object) -> bool:
     """True when ``handler``, the installed SIGINT handler, only raises ``KeyboardInterrupt``: Python's default
     handler or one marked with :func:`raises_interrupt` (a bound method answers for its function)."""
     return handler is signal.default_int_handler or bool(getattr(handler, _MARK, False))
+
+
+def exit_with_parent(parent: int, every: float = 1.0) -> None:
+    """In a worker process: exit (status 1) within ``every`` seconds of its parent, pid ``parent``, being gone (a
+    daemon thread polls ``os.getppid()``, which changes when the worker is re-parented)."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="tvk-parent-watch", daemon=True).start()

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from verify.runtime.cores import cpu_cores
+from verify.runtime.interrupts import exit_with_parent
 
 from .cells import Cell, encode
 from .names import EXECUTORS
@@ -91,7 +92,8 @@ class LocalExecutor(Executor):
             on_result(cell, *execute_cell(run, cell, ctx))
 
 
-def _init_process_worker(threads: int) -> None:
+def _init_process_worker(threads: int, parent: int) -> None:
+    exit_with_parent(parent)  # a parent killed outright would otherwise leave the worker waiting for ever
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     os.environ.setdefault("MKL_NUM_THREADS", str(threads))
     import torch  # deferred: only worker processes need it here
@@ -142,7 +144,7 @@ class ProcessExecutor(Executor):
                 max_workers=self._workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_init_process_worker,
-                initargs=(threads,),
+                initargs=(threads, os.getpid()),
             )
         return self._pool
 
