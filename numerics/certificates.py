@@ -577,10 +577,15 @@ class LPResult:
 
     def is_certified(self, rtol: float = 1e-6, atol: float | None = None, residual_tol: float = 1e-6) -> bool:
         """True if ``|gap| <= atol + rtol max(|value|, |dual_value|)`` and every residual is at most
-        ``residual_tol``; ``atol`` defaults to ``1e-9 * feature_scale`` (needed when the LP value is 0)."""
+        ``residual_tol``, the margin residual (in the features' units) measured in units of ``feature_scale`` as the
+        solver saw it, the others being unitless; ``atol`` defaults to ``1e-9 * feature_scale`` (needed when the LP
+        value is 0). So the verdict does not depend on the scale of the inputs (the same LP with inputs x1000 used
+        to fail the residual test)."""
         atol = 1e-9 * self.feature_scale if atol is None else atol
         gap_ok = abs(self.gap) <= atol + rtol * max(abs(self.value), abs(self.dual_value))
-        return bool(gap_ok and self.max_residual <= residual_tol)
+        scaled = dict(self.residuals)
+        scaled["primal_margin"] /= max(self.feature_scale, np.finfo(float).tiny)
+        return bool(gap_ok and max(scaled.values()) <= residual_tol)
 
 
 def _solver_list(solver: object) -> tuple[str, ...]:

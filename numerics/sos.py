@@ -1680,6 +1680,12 @@ def single_neuron_sdp_bound(
     _, exps, P = margin_polynomials(task, degree, grading, Q)
     _, conj_idx = _conjugate_monomials(exps, grading.conj)
     size = np.abs(P).max(axis=1)
+    if not size.max(initial=0.0) > 0:  # every margin polynomial vanishes: nothing for an SOS bound to bound
+        raise InputError(
+            "Psi_Q is identically 0 for this task and these class weights (every margin polynomial vanishes, e.g. "
+            "equal inputs with different labels): every neuron scores 0, so the single-neuron bound is 0",
+            param="task",
+        )
     small = np.maximum(size, size[conj_idx]) <= drop_tol * size.max(initial=0.0)
     delta = float(np.linalg.norm(np.abs(P[small]).sum(axis=0)))
     res = _sos_sphere_bound(

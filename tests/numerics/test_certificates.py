@@ -483,3 +483,25 @@ def test_progress_hook_sees_every_start_and_a_bad_hook_is_refused_before_any_wor
     monkeypatch.setattr(cert, "evaluate", lambda *a, **k: pytest.fail("evaluated with a bad hook"))
     with pytest.raises(ValueError, match="progress must be None or a callable"):
         cert.certify(task, 2, net, sdp=False, n_starts=5, progress=3)
+
+
+def test_the_lp_certificate_does_not_depend_on_the_scale_of_the_inputs():
+    """The same LP with every input x1000 (values x10^9 at degree 3) has a margin residual x10^9 in the features'
+    units; measured in the units the solver saw (feature_scale), it is the same, and so is the verdict."""
+    rng = np.random.default_rng(1)
+    X, y = rng.standard_normal((2, 1, 2)), rng.integers(0, 2, 2)
+    net = HomogeneousNetwork(rng.standard_normal((5, 1, 2)), rng.standard_normal((5, 2)), 3)
+
+    class Scaled:
+        n_points, n_classes, n_blocks, block_size = 2, 2, 1, 2
+
+        def __init__(self, c: float) -> None:
+            self.X = c * X
+
+        def batch(self, a: int, b: int):
+            return self.X[a:b], y[a:b]
+
+    small, large = solve_dictionary_lp(net, Scaled(1.0)), solve_dictionary_lp(net, Scaled(1e3))
+    assert large.value / 1e9 == pytest.approx(small.value, rel=1e-9)
+    assert large.primal_margin_residual > 1e-6  # the absolute residual test alone would refuse it
+    assert small.is_certified() and large.is_certified()

@@ -27,6 +27,7 @@ from numerics.parity import SparseParityTask
 from numerics.single_neuron import class_weighted_objective, maximize_single_neuron
 from theory import finite_groups as fg
 from theory import groups as tg
+from theory._checks import InputError
 from theory.modular import max_margin
 from theory.parity import max_margin as parity_max_margin
 
@@ -359,3 +360,18 @@ def test_large_degrees_and_bad_solvers():
     with pytest.raises(ValueError) as info:
         sos.single_neuron_sdp_bound(ModularTask(3, 1), 2, drop_tol=float("nan"))
     assert info.value.param == "drop_tol"
+
+
+class _ContradictoryTask:
+    """One input listed twice with two labels: every margin polynomial, hence Psi_Q, is identically 0."""
+
+    n_points, n_classes, n_blocks, block_size = 2, 2, 1, 1
+
+    def batch(self, a: int, b: int):
+        return np.ones((2, 1, 1))[a:b], np.array([0, 1])[a:b]
+
+
+def test_a_vanishing_psi_is_refused_with_its_reason():
+    """It used to fail deep in the SOS set-up with 'the form must have even degree >= 2, got 0'."""
+    with pytest.raises(InputError, match="identically 0"):
+        sos.single_neuron_sdp_bound(_ContradictoryTask(), 1)
