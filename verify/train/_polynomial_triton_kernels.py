@@ -3,6 +3,10 @@ imports this module only when it is called, so the package works without Triton)
 
 Whether the kernel is compiled for the GPU or run by Triton's interpreter (numpy on the CPU) is decided by
 ``triton.jit`` when this module is imported: set ``TRITON_INTERPRET=1`` before the first import to interpret it.
+
+The kernels take long flat argument lists (``chunk_kernel`` 17) because a Triton kernel takes only pointers, scalars
+and compile-time constants: an option object cannot cross into it (the limit of about 10 parameters that
+docs/architecture.md sets for public functions of verify/ does not apply to them).
 """
 
 from __future__ import annotations

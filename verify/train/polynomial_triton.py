@@ -157,7 +157,8 @@ def triton_chunk(
     r"""Accumulate one chunk's unscaled gradients into ``dtab``, ``dW`` and its CE sums into ``ce`` with the fused
     Triton kernel: the semantics of :func:`verify.train.polynomial_step._eager_chunk` for one-hot inputs, whose
     arguments it takes without ``dense`` and ``scatter`` (the kernel takes one-hot inputs only and adds table rows
-    atomically). Module doc: :math:`\mathrm{ce} \mathrel{+}= \sum_x \mathrm{CE}(F_x, y_x)`,
+    atomically). Its twelve parameters are that function's eight arrays, so that the two are called alike at the
+    same call sites, and the kernel's four launch settings. Module doc: :math:`\mathrm{ce} \mathrel{+}= \sum_x \mathrm{CE}(F_x, y_x)`,
     :math:`\mathrm{dW} \mathrel{+}= A^\top G`, :math:`\mathrm{dtab}[x_j] \mathrel{+}= P^{\mathrm{deg}-1} \odot
     (G W^\top)`, the network of Shi thesis Sec. 4 / Thm 4.9).
 
