@@ -226,13 +226,18 @@ def test_figure_judge_uses_tau_star_two_sided():
     assert claim.expected_verdict("quick") == "inconclusive" and claim.insensitive
 
 
-def _welch_obs(shift: float, replicates: int = 5) -> Observation:
-    rows = [
-        {"step": 100, "quantity": q, "difference": shift, "se": 0.01, "dof": 6.0} for q in ("c", "v", "b", "accuracy")
-    ]
-    return Observation(
-        [[shift] * 4] * replicates, details={"replicates": [{"comparisons": rows} for _ in range(replicates)]}
-    )
+def _welch_obs(shift: float, replicates: int = 10, shifted: int | None = None) -> Observation:
+    """``replicates`` replicates whose four differences are ``shift`` (only the first ``shifted`` of them; the others
+    0), each with standard error 0.01."""
+    shifted = replicates if shifted is None else shifted
+
+    def rows(d: float) -> list[dict]:
+        return [
+            {"step": 100, "quantity": q, "difference": d, "se": 0.01, "dof": 6.0} for q in ("c", "v", "b", "accuracy")
+        ]
+
+    reps = [{"comparisons": rows(shift if j < shifted else 0.0)} for j in range(replicates)]
+    return Observation([[r["difference"] for r in rep["comparisons"]] for rep in reps], details={"replicates": reps})
 
 
 def test_reduced_simulator_judge_counts_replicates():
@@ -241,8 +246,10 @@ def test_reduced_simulator_judge_counts_replicates():
     claim = registry()["karp-ch3-reduced-simulator"]
     cfg = claim.configs["quick"]
     pred = [0] * 4
-    assert claim.judge.planned_runs(cfg) == cfg.replicates == 5
+    assert claim.judge.planned_runs(cfg) == cfg.replicates == 10
     assert claim.judge(pred, _welch_obs(0.0), cfg)[0] == "pass"
+    # a replicate of agreeing simulators fails by chance with probability up to alpha: one of ten does not flip it
+    assert claim.judge(pred, _welch_obs(0.1, shifted=1), cfg)[0] == "pass"
     assert claim.judge(pred, _welch_obs(0.1), cfg)[0] == "fail"
     assert claim.judge(pred, _welch_obs(0.0, 2), cfg)[0] == "inconclusive"
     assert claim.judge(claim.judge.perturb(pred, _welch_obs(0.0)), _welch_obs(0.0), cfg)[0] == "fail"
