@@ -215,9 +215,13 @@ def test_data_seeds_separate_the_initialisation_from_the_data_stream(mode: str) 
     assert torch.equal(xa[0], xb[0]) and torch.equal(xa[1], xb[0]) and torch.equal(ya[0], yb[0])
     run = train_parity(crossed)
     assert run.config.to_dict()["data_seeds"] == [7, 7]
-    assert np.array_equal(run.loss[:, 1], default.loss[:, 1])  # (7, 7) is the default seed 7
-    assert not np.array_equal(run.loss[1:, 0], default.loss[1:, 0])  # seed 0's init on seed 7's data differs
-    assert np.array_equal(run.loss[0, 0], default.loss[0, 0])  # same initialisation: same loss at step 0
+    # (7, 7) is the default seed 7, up to the reassociation of a batched kernel over 2 members instead of 3 (the
+    # module doc): bitwise equal on some CPUs, one ulp apart on an AMD EPYC (float64 losses of order 1)
+    np.testing.assert_allclose(run.loss[:, 1], default.loss[:, 1], rtol=1e-13, atol=0)
+    # seed 0's init on seed 7's data differs by more than round-off; the same initialisation gives the same loss at
+    # step 0 (up to the same reassociation)
+    assert np.abs(run.loss[1:, 0] - default.loss[1:, 0]).max() > 1e-6
+    np.testing.assert_allclose(run.loss[0, 0], default.loss[0, 0], rtol=1e-13, atol=0)
     with pytest.raises(ValueError, match="data_seeds"):
         cfg.replace(data_seeds=(1, 2))
 
