@@ -26,7 +26,7 @@ Errors print one line ``tvk: error: ...`` on stderr (and one object ``{"error": 
 argparse's usage errors included); the message names the option as typed (``--k``, ``--starts``), not the
 parameter of the Python function behind it. Exit statuses (also in ``tvk --help`` and docs/cli.md): 0 done,
 1 a claim failed or is inconclusive (unless declared underpowered or exploratory), 2 bad input or a refused size, 3 an internal
-error, 74 stdout could not be written (disk full), 130 interrupted (Ctrl-C), 141 the reader of stdout left (broken pipe).
+error, 74 stdout could not be written (disk full), 130 interrupted (Ctrl-C or SIGTERM), 141 the reader of stdout left (broken pipe).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ EXIT_FAILED = 1  # `tvk report`: a claim failed or is inconclusive (unless decla
 EXIT_BAD_INPUT = 2  # bad option or value, a size above a limit, an unusable output directory
 EXIT_INTERNAL = 3  # an unexpected exception: a bug of tvk
 EXIT_OUTPUT = 74  # stdout could not be written (e.g. `> /dev/full`); sysexits' EX_IOERR
-EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), also for SIGTERM (handled as a Ctrl-C)
 EXIT_BROKEN_PIPE = 141  # the reader of stdout left (128 + SIGPIPE), e.g. `tvk list | head -1`
 
 
@@ -852,7 +852,7 @@ exit status:
        directory locked by another run, a report worker process that died (-j)
   {EXIT_INTERNAL}    internal error (a bug of tvk; TVK_DEBUG=1 shows the traceback)
   {EXIT_OUTPUT}   stdout could not be written (e.g. disk full)
-  {EXIT_INTERRUPTED}  interrupted (Ctrl-C)
+  {EXIT_INTERRUPTED}  interrupted (Ctrl-C or SIGTERM)
   {EXIT_BROKEN_PIPE}  the reader of stdout left (broken pipe)
 With --json every outcome, errors included, prints exactly one JSON object on stdout
 ({{"error": ...}} on failure); logs and progress go to stderr. See docs/cli.md.
@@ -1419,24 +1419,31 @@ def _autocomplete(parser: argparse.ArgumentParser) -> None:
     argcomplete.autocomplete(parser)
 
 
+#: The signals :func:`main` turns into KeyboardInterrupt: Ctrl-C, and the SIGTERM a batch scheduler (Slurm at a time
+#: limit) or ``kill`` sends, so that either stops a training run after its update with a checkpoint saved.
+INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 class _SigintWatch:
-    """Remembers that SIGINT arrived while :func:`main` ran (then raises KeyboardInterrupt as Python's default
-    handler does): a Ctrl-C during an extension's import reaches :func:`main` as that import's ImportError, and must
-    still end with the interrupted status (exit 130), not as an internal error."""
+    """Remembers that SIGINT or SIGTERM arrived while :func:`main` ran (then raises KeyboardInterrupt as Python's
+    default SIGINT handler does): a Ctrl-C during an extension's import reaches :func:`main` as that import's
+    ImportError, and must still end with the interrupted status (exit 130), not as an internal error; a SIGTERM is
+    handled as a Ctrl-C (without it, the process died at once and lost the progress since the last checkpoint)."""
 
     def __init__(self) -> None:
         self.received = False
-        self._previous: Any = None
+        self._previous: dict[int, Any] = {}
 
     def install(self) -> None:
         self.received = False
         if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._handle)
+            self._previous = {sig: signal.signal(sig, self._handle) for sig in INTERRUPT_SIGNALS}
 
     def restore(self) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
-            self._previous = None
+        for sig, previous in self._previous.items():
+            if previous is not None:
+                signal.signal(sig, previous)
+        self._previous = {}
 
     @raises_interrupt  # a training loop may defer it to the end of an update and save a checkpoint first
     def _handle(self, signum: int, frame: Any) -> None:

@@ -332,14 +332,14 @@ def test_interrupt_inside_an_update_saves_nothing() -> None:
     assert trace.saved == [0]
 
 
-def _sigint_at(when: int, trace: _Trace) -> Callable[[int], None]:
-    """A step function that records its steps in ``trace`` and sends this process a real SIGINT (a Ctrl-C) at step
-    ``when``."""
+def _sigint_at(when: int, trace: _Trace, signum: int = signal.SIGINT) -> Callable[[int], None]:
+    """A step function that records its steps in ``trace`` and sends this process a real ``signum`` (SIGINT: a
+    Ctrl-C) at step ``when``."""
 
     def step(t: int) -> None:
         trace.step(t)
         if t == when:
-            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signum)
 
     return step
 
@@ -359,21 +359,20 @@ def test_sigint_is_deferred_to_the_end_of_the_update_then_saved() -> None:
     assert trace.steps == [0, 1, 2, 3] and trace.saved == [0, 4]
 
 
-def test_sigint_under_the_command_line_handler_is_deferred_too() -> None:
-    """`tvk report` installs its own SIGINT handler for the whole command (verify.cli._SigintWatch); a Ctrl-C during
-    training must still finish the update and save the state after it (docs/report.md), and the command's handler is
-    in place again afterwards."""
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupt_under_the_command_line_handler_is_deferred_too(signum: int) -> None:
+    """`tvk` installs its own handler for SIGINT and SIGTERM for the whole command (verify.cli._SigintWatch); a Ctrl-C,
+    or the SIGTERM of a batch scheduler at its time limit, during training must finish the update and save the state
+    after it (docs/report.md), and the command's handlers are in place again afterwards."""
     from verify.cli import _SIGINT
 
     _SIGINT.install()
     trace = _Trace()
-
-    step = _sigint_at(3, trace)
-
+    step = _sigint_at(3, trace, signum)
     try:
         with cr.log_to(lambda s: None), pytest.raises(KeyboardInterrupt):
             run_loop(step, 10, resumption=Resumption(save=trace.save, checkpoint_every=100))
-        assert signal.getsignal(signal.SIGINT) == _SIGINT._handle
+        assert signal.getsignal(signal.SIGINT) == _SIGINT._handle == signal.getsignal(signal.SIGTERM)
     finally:
         _SIGINT.restore()
     assert trace.steps == [0, 1, 2, 3] and trace.saved == [0, 4]

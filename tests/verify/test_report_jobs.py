@@ -358,10 +358,12 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc")
-def test_ctrl_c_stops_the_workers_and_keeps_the_journal(toy, tmp_path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_stops_the_workers_and_keeps_the_journal(toy, tmp_path, signum) -> None:
     """SIGINT to `tvk report -j 2` (to the parent only, as `kill -INT` does; a terminal's Ctrl-C reaches only the
     parent too, since the workers have their own process group) while two workers sleep in claims: exit 130 with
-    one line, no worker left, the finished claim in the journal and no report written."""
+    one line, no worker left, the finished claim in the journal and no report written. A SIGTERM (`kill`, a batch
+    scheduler's time limit) is handled the same way."""
     out = tmp_path / "r"
     only = "jobs-toy-fast,jobs-toy-slow-a,jobs-toy-slow-b"
     argv = ["report", "--claims", str(toy), "--only", only, "-j", "2", "--out", str(out), "--no-progress", "--json"]
@@ -377,7 +379,7 @@ def test_ctrl_c_stops_the_workers_and_keeps_the_journal(toy, tmp_path) -> None:
             time.sleep(0.1)
         pids = {int(p.read_text()) for p in tmp_path.glob("*.pid")}
         assert len(pids) == 2 and proc.pid not in pids
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signum)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:

@@ -200,26 +200,31 @@ def run_loop(
 
 @contextmanager
 def _deferred_interrupt(enabled: bool) -> Iterator[list[bool]]:
-    """While enabled (and in the main thread, with a SIGINT handler in place that only raises ``KeyboardInterrupt``:
-    Python's default or ``tvk``'s, :func:`verify.runtime.interrupts.deferrable`), a first SIGINT only sets the flag
-    ``interrupted[0]`` (checked by :func:`run_loop` between updates) and puts that handler back, so a second one
-    raises ``KeyboardInterrupt`` at once."""
+    """While enabled (and in the main thread), for SIGINT and SIGTERM each, when the handler in place only raises
+    ``KeyboardInterrupt`` (Python's default SIGINT handler, or ``tvk``'s for both signals:
+    :func:`verify.runtime.interrupts.deferrable`; Python's default SIGTERM kills the process and is left alone), the
+    first such signal only sets the flag ``interrupted[0]`` (checked by :func:`run_loop` between updates) and puts the
+    handlers back, so a second one raises ``KeyboardInterrupt`` at once."""
     interrupted = [False]
-    previous = signal.getsignal(signal.SIGINT)
-    if not enabled or threading.current_thread() is not threading.main_thread() or not deferrable(previous):
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    deferred = {sig: h for sig, h in previous.items() if deferrable(h)}
+    if not enabled or threading.current_thread() is not threading.main_thread() or not deferred:
         yield interrupted
         return
 
     def handler(signum: int, frame: Any) -> None:
         interrupted[0] = True
-        signal.signal(signal.SIGINT, previous)
+        for sig, h in deferred.items():
+            signal.signal(sig, h)
         checkpoint_log("interrupt: saving a checkpoint after this update (interrupt again to stop at once)")
 
-    signal.signal(signal.SIGINT, handler)
+    for sig in deferred:
+        signal.signal(sig, handler)
     try:
         yield interrupted
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, h in deferred.items():
+            signal.signal(sig, h)
     if interrupted[0]:  # the interrupt came during the last steps: the run ended, the caller still stops
         raise KeyboardInterrupt
 
