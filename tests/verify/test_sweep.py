@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -638,3 +639,22 @@ def test_a_process_worker_exits_when_its_parent_is_killed_outright() -> None:
     if still:
         os.kill(worker, 9)
     assert not still, "the worker outlived its killed parent"
+
+
+def test_starting_ray_keeps_the_commands_interrupt_handlers() -> None:
+    """ray.init installs a C++ SIGTERM handler that aborts with a stack dump (exit 134); the executor puts back the
+    handlers it found, so a scheduler's SIGTERM stops `tvk` as a Ctrl-C does (checked with a real Ray: exit 130)."""
+    from verify.sweep.executors import _keeping_signal_handlers
+
+    def mine(signum, frame):  # pragma: no cover - never called
+        raise KeyboardInterrupt
+
+    before = {sig: signal.signal(sig, mine) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with _keeping_signal_handlers():
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # what starting Ray does to this process, in effect
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        assert signal.getsignal(signal.SIGTERM) is mine and signal.getsignal(signal.SIGINT) is mine
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)

@@ -14,10 +14,13 @@ import dataclasses
 import errno
 import multiprocessing
 import os
+import signal
 import socket
+import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from verify.runtime.cores import cpu_cores
@@ -171,6 +174,23 @@ class ProcessExecutor(Executor):
             self._pool = None
 
 
+@contextmanager
+def _keeping_signal_handlers() -> Iterator[None]:
+    """Put back the SIGINT and SIGTERM handlers that ``ray.init`` replaces: its C++ core installs a SIGTERM handler
+    that aborts the process with a stack dump (exit 134), so a scheduler's SIGTERM could not stop ``tvk`` the way a
+    Ctrl-C does (checkpoints saved, store and journal closed: docs/report.md)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            if handler is not None:
+                signal.signal(sig, handler)
+
+
 def local_ray_options(num_cpus: int) -> dict[str, Any]:
     """The ``ray.init`` keywords of a local Ray started for a run: ``num_cpus`` CPUs, no dashboard, and workers at
     this process's niceness. Ray runs its workers at niceness 15 by default, below every other process, so beside
@@ -223,22 +243,27 @@ class RayExecutor(Executor):
         self._started = False
         self._remote: Any = None
 
+    def _init(self, ray: Any) -> None:
+        """Connect to the cluster at :attr:`address`, or start a local Ray."""
+        if self.address:
+            try:
+                ray.init(address=self.address, logging_level="WARNING")
+            except Exception as exc:  # Ray's ConnectionError, RuntimeError, ...: the cluster, not the claim
+                first = " ".join(str(exc).split())[:300]
+                raise OSError(
+                    errno.ENETUNREACH,
+                    f"cannot connect to the Ray cluster at {self.address!r} ({type(exc).__name__}: {first}); "
+                    "start it with `ray start --head` there, or check --ray-address",
+                ) from exc
+        else:
+            ray.init(**local_ray_options(self.num_cpus or cpu_cores()))
+            self._started = True
+
     def _ensure(self) -> Any:
         ray = self._ray
         if not ray.is_initialized():
-            if self.address:
-                try:
-                    ray.init(address=self.address, logging_level="WARNING")
-                except Exception as exc:  # Ray's ConnectionError, RuntimeError, ...: the cluster, not the claim
-                    first = " ".join(str(exc).split())[:300]
-                    raise OSError(
-                        errno.ENETUNREACH,
-                        f"cannot connect to the Ray cluster at {self.address!r} ({type(exc).__name__}: {first}); "
-                        "start it with `ray start --head` there, or check --ray-address",
-                    ) from exc
-            else:
-                ray.init(**local_ray_options(self.num_cpus or cpu_cores()))
-                self._started = True
+            with _keeping_signal_handlers():
+                self._init(ray)
         if self._remote is None:
             self._remote = ray.remote(execute_cell)
         return ray
