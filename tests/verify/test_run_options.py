@@ -178,3 +178,31 @@ def test_a_seeded_claim_draws_fresh_instances_under_a_seed_offset() -> None:
 def test_seeded_needs_configurations_with_seeds() -> None:
     with pytest.raises(ValueError, match="seeded needs configurations"):
         _seeded_claim(True, config=None)
+
+
+def test_a_run_shared_by_two_claims_is_in_both_records() -> None:
+    """``shared_run``: the second claim judging a memoised run (Thm 4.4's two GD claims) used to get no
+    ``metadata.training``; it now gets the settings the run noted for the first."""
+    from verify.runtime.claim_run import claim_run, log_to, note_resumed, note_training, shared_run
+
+    calls: list[int] = []
+
+    @shared_run(maxsize=1)
+    def train(seed: int) -> int:
+        calls.append(seed)
+        note_training({"trainer": "toy", "device": "cpu", "dtype": "float64", "seeds": [seed]})
+        with log_to(lambda message: None):
+            note_resumed(5, "toy.ckpt")
+        return seed * 10
+
+    with claim_run("first", "h") as first:
+        assert train(3) == 30
+    with claim_run("second", "h") as second:
+        assert train(3) == 30
+    assert calls == [3] and second.trainings == first.trainings == [
+        {"trainer": "toy", "device": "cpu", "dtype": "float64", "seeds": [3]}
+    ]
+    assert second.resumed == first.resumed == [{"step": 5, "file": "toy.ckpt"}]
+    train(4)  # maxsize 1: the run of seed 3 is forgotten, and trained again when asked for
+    train(3)
+    assert calls == [3, 4, 3]

@@ -11,14 +11,16 @@ These are outputs of a run gathered for its record, not settings: what a trainer
 from __future__ import annotations
 
 import contextvars
+import functools
 import os
 import shutil
 import sys
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "CheckpointBinding",
@@ -30,6 +32,7 @@ __all__ = [
     "note_resumed",
     "note_training",
     "quarantine",
+    "shared_run",
 ]
 
 
@@ -111,6 +114,43 @@ def note_training(setting: dict[str, Any]) -> None:
     run = _RUN.get()
     if run is not None:
         run.trainings.append(dict(setting))
+
+
+R = TypeVar("R")
+
+
+def shared_run(maxsize: int = 8) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """Memoise a function that trains once for several claims (the ``lru_cache`` of a run two claims judge), and
+    give each claim's record the run's settings: on a repeated call, the trainings and resumptions that the first
+    call noted in its claim's run (:func:`note_training`, :func:`note_resumed`) are noted again in the running
+    claim's, which a plain cache left without ``metadata.training``. Arguments must be hashable; the ``maxsize``
+    most recent results are kept."""
+
+    def decorate(fn: Callable[..., R]) -> Callable[..., R]:
+        memo: OrderedDict[tuple, tuple[R, list[dict[str, Any]], list[dict[str, Any]]]] = OrderedDict()
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any) -> R:
+            run = _RUN.get()
+            if args in memo:
+                memo.move_to_end(args)
+                result, trainings, resumed = memo[args]
+                if run is not None:
+                    run.trainings.extend(dict(t) for t in trainings)
+                    run.resumed.extend(dict(r) for r in resumed)
+                return result
+            t0, r0 = (len(run.trainings), len(run.resumed)) if run is not None else (0, 0)
+            result = fn(*args)
+            noted = (list(run.trainings[t0:]), list(run.resumed[r0:])) if run is not None else ([], [])
+            memo[args] = (result, *noted)
+            if len(memo) > maxsize:
+                memo.popitem(last=False)
+            return result
+
+        wrapper.cache_clear = memo.clear  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate
 
 
 class CheckpointUnusableError(RuntimeError):

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from numerics import decision_lists as nd
 from theory import decision_lists as td
+from verify.runtime.claim_run import shared_run
 from verify.train import decision_lists as vd
 
 from ..base import Claim, Observation, Resolution, RunContext, register
@@ -109,7 +109,7 @@ def _training_eps(ctx: RunContext) -> float:
     return float(np.finfo(np.float64 if name == "float64" else np.float32).eps)
 
 
-@lru_cache(maxsize=4)
+@shared_run(maxsize=4)
 def _run(cfg: Thm44GDConfig, ctx: RunContext) -> dict[str, Any]:
     """The run both claims judge (one per configuration and context): per seed the constants, lambda_max, the
     horizon, and the recorded trajectory."""
