@@ -329,3 +329,34 @@ def test_attention_fit_corrupt_and_foreign_checkpoints(tmp_path, monkeypatch) ->
     res, resumed, lines = _in_claim(lambda: _fit(path))
     assert resumed == [] and any("ignoring checkpoint" in line and "revision:" in line for line in lines)
     _fit_equal(res, full)
+
+
+@pytest.mark.parametrize("damage", ["no data stream", "a parameter of another shape", "an unknown record"])
+def test_sparse_parity_checkpoint_that_does_not_fit_is_moved_aside(tmp_path, damage) -> None:
+    """A checkpoint bound to this run whose state does not fit (damaged or tampered with) used to crash the claim at
+    every rerun, or to broadcast a parameter of another shape into the weights; it is moved aside as corrupt and the
+    run starts fresh (the same result as an uninterrupted run)."""
+    cfg = _parity_cfg()
+    full = vsp.train_parity(cfg)
+    path = tmp_path / "parity.ckpt"
+
+    def interrupt(step: int, metrics: dict) -> None:
+        if step == 50:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _in_claim(lambda: vsp.train_parity(cfg, RunOptions(checkpoint_path=str(path)), callback=interrupt))
+    state = torch.load(path, weights_only=True)
+    saved = state  # the sparse-parity trainer saves its state at the top level
+    if damage == "no data stream":
+        del saved["data"]
+    elif damage == "a parameter of another shape":
+        name = next(iter(saved["params"]))
+        saved["params"][name] = torch.zeros(1, dtype=torch.float64)
+    else:
+        saved["per_seed"]["not a record"] = torch.zeros(4)
+    torch.save(state, path)
+    res, resumed, lines = _in_claim(lambda: vsp.train_parity(cfg, RunOptions(checkpoint_path=str(path))))
+    assert resumed == [] and path.with_name("parity.ckpt.corrupt").exists()
+    assert any("NotACheckpointError: its saved" in line for line in lines), lines
+    _parity_equal(res, full)

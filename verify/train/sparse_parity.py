@@ -115,7 +115,7 @@ import dataclasses
 import math
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -129,6 +129,8 @@ from theory.boolean import oscillating_polynomial
 from verify.runtime.checkpoint import (
     CHECKPOINT_SECONDS,
     Checkpoint,
+    NotACheckpointError,
+    check_saved_tensors,
     generator_states,
     set_generator_states,
     tensors_state,
@@ -1084,10 +1086,32 @@ class _ParityTraining:
         self.active = torch.as_tensor(~self.frozen[self.alive], device=device)
         self.compact()  # a checkpoint written between an evaluation and its compaction (an interrupt in callback)
 
+    def check_saved(self, state: Mapping[str, Any]) -> None:
+        """Raise :class:`verify.runtime.checkpoint.NotACheckpointError` unless a checkpoint's ``state`` fits this run
+        (:meth:`restore` would otherwise fail half-way, or broadcast a tensor of another shape into the weights): its
+        parts, the shapes of ``final``, every parameter with one row per seed still training (``alive``, the seeds
+        of this run), and a row per seed in the per-seed records."""
+        check_saved_tensors(state, {}, ("params", "final", "W0", "alive", "data", "per_seed", "last", "hist", "steps"))
+        check_saved_tensors(state["final"], self.final)
+        alive = np.asarray(state["alive"])
+        if alive.ndim != 1 or not 1 <= len(alive) <= self.E or alive.min() < 0 or alive.max() >= self.E:
+            raise NotACheckpointError(f"its saved seeds in training {alive.tolist()[:8]} do not fit {self.E} seeds")
+        check_saved_tensors(
+            state["params"], {name: p.new_empty((len(alive), *p.shape[1:])) for name, p in self.params.items()}
+        )
+        if set(state["params"]) != set(self.params):
+            raise NotACheckpointError(f"its saved parameters {sorted(state['params'])} are not {sorted(self.params)}")
+        for part, mine in (("per_seed", self.per_seed), ("last", self.last)):
+            for key, value in state[part].items():
+                if key not in mine or len(value) != self.E:
+                    raise NotACheckpointError(
+                        f"its saved {part}[{key!r}] is not a record of {self.E} seeds of this run"
+                    )
+
     def run(self) -> SparseParityResult:
         """Train (resuming from the checkpoint when there is one) and return the result."""
         c = self.c
-        state = None if self.ckpt is None else self.ckpt.load()
+        state = None if self.ckpt is None else self.ckpt.load(fits=self.check_saved)
         if state is not None:
             assert self.ckpt is not None
             self.restore(state)
