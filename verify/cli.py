@@ -68,7 +68,7 @@ def _interrupted_while_loading(exc_type: type, exc: BaseException, tb: Any) -> N
 if os.path.basename(sys.argv[0] if sys.argv else "") == "tvk":  # only in the console script, not on import
     sys.excepthook = _interrupted_while_loading
 
-from verify.runtime.interrupts import raises_interrupt  # noqa: E402
+from verify.runtime.interrupts import INTERRUPT_SIGNALS, raises_interrupt  # noqa: E402
 from verify.runtime.jsonable import JSON_OPTION_HELP, approx_text, beyond_float, exact_text, to_float, to_jsonable  # noqa: E402
 from verify.runtime.options import RunOptions  # noqa: E402
 from verify.sweep import cli as sweep_cli  # noqa: E402
@@ -1417,11 +1417,6 @@ def _autocomplete(parser: argparse.ArgumentParser) -> None:
     except ImportError:
         return
     argcomplete.autocomplete(parser)
-
-
-#: The signals :func:`main` turns into KeyboardInterrupt: Ctrl-C, and the SIGTERM a batch scheduler (Slurm at a time
-#: limit) or ``kill`` sends, so that either stops a training run after its update with a checkpoint saved.
-INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class _SigintWatch:

@@ -26,6 +26,8 @@ from verify.runtime.device import resolve_device
 from verify.runtime.options import RunOptions
 from verify.sweep.session import SweepOptions
 
+from .processes import alive
+
 # Symbolic and numeric claims of a few tasks, and one quick training claim (about 5 s on the 2-core CPU).
 SELECTION = (
     "shi-thm4.9-margin,edelman-thm7.7-margin,shi-lemC.18-output-as-printed,shi-thm4.9-beta-sign,"
@@ -349,14 +351,6 @@ def test_a_broken_runtime_prior_gives_nothing(tmp_path, monkeypatch) -> None:
         assert report_pool.runtime_prior("quick") == ({"c": 2.0} if '"c"' in text else {})
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-    return "\nState:\tZ" not in state
-
-
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc")
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_stops_the_workers_and_keeps_the_journal(toy, tmp_path, signum) -> None:
@@ -388,7 +382,7 @@ def test_ctrl_c_stops_the_workers_and_keeps_the_journal(toy, tmp_path, signum) -
     assert proc.returncode == cli.EXIT_INTERRUPTED, stderr.decode()
     assert json.loads(stdout) == {"error": "interrupted", "exit_code": cli.EXIT_INTERRUPTED}
     assert stderr.decode().strip().splitlines()[-1] == "tvk: interrupted"
-    assert not any(_alive(pid) for pid in pids)
+    assert not any(alive(pid) for pid in pids)
     journal = [json.loads(line)["id"] for line in (out / directory.JOURNAL_NAME).read_text().splitlines()]
     assert journal == ["jobs-toy-fast"]
     assert not (out / "results.json").exists() and not list(out.glob(f"{directory.STAGE_PREFIX}*"))

@@ -50,6 +50,7 @@ from verify.sweep.cost import CellCost, DeviceSpeed, estimate_grid
 from verify.sweep.session import SweepOptions, parse_shard
 from verify.sweep.store import CellEntry, check_store
 
+from .processes import alive
 from .sweep_toy import TOY_GRID, TOY_ID, ToyConfig, executions, toy_claim, toy_run
 
 ROOT = str(Path(__file__).resolve().parents[2])
@@ -613,15 +614,6 @@ time.sleep(120)
 """
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as fh:  # a zombie has exited: only its parent (init) has to reap it
-        return fh.read().split(") ")[-1][0] != "Z"
-
-
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc to tell a zombie from a running process")
 def test_a_process_worker_exits_when_its_parent_is_killed_outright() -> None:
     """The `--executor processes` pool's worker used to wait for ever after a SIGKILL of the sweep (re-parented to
@@ -633,9 +625,9 @@ def test_a_process_worker_exits_when_its_parent_is_killed_outright() -> None:
     proc.kill()
     proc.wait()
     deadline = time.monotonic() + 15
-    while _alive(worker) and time.monotonic() < deadline:
+    while alive(worker) and time.monotonic() < deadline:
         time.sleep(0.2)
-    still = _alive(worker)
+    still = alive(worker)
     if still:
         os.kill(worker, 9)
     assert not still, "the worker outlived its killed parent"

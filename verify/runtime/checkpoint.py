@@ -302,12 +302,7 @@ class TrainerState:
         names = set(saved["tensors"])
         if names != set(self.tensors):
             raise CheckpointMismatchError(f"checkpoint tensors {sorted(names)} != this run's {sorted(self.tensors)}")
-        for name, t in self.tensors.items():  # copy_ would broadcast a wrong shape silently
-            if tuple(saved["tensors"][name].shape) != tuple(t.shape):
-                raise NotACheckpointError(
-                    f"checkpoint tensor {name!r} has shape {tuple(saved['tensors'][name].shape)}, this run's "
-                    f"{tuple(t.shape)}"
-                )
+        check_saved_tensors(saved["tensors"], self.tensors)  # copy_ would broadcast a wrong shape silently
         with torch.no_grad():
             for name, t in self.tensors.items():
                 t.copy_(saved["tensors"][name])
@@ -411,19 +406,21 @@ def resume(ckpt: Checkpoint | None, trainer: TrainerState, checkpoint_every: int
 
 
 def check_saved_tensors(
-    saved: Mapping[str, Any], tensors: Mapping[str, torch.Tensor], keys: Sequence[str] = ()
+    saved: Mapping[str, Any], shapes: Mapping[str, torch.Tensor | Sequence[int]], keys: Sequence[str] = ()
 ) -> None:
-    """Raise :class:`NotACheckpointError` unless ``saved`` holds a tensor of the same shape for every entry of
-    ``tensors`` and an entry for every name in ``keys`` (a :meth:`Checkpoint.load` ``fits`` check: ``copy_`` would
-    broadcast a tensor of another shape into the run's weights without a word)."""
-    missing = [k for k in (*tensors, *keys) if k not in saved]
+    """Raise :class:`NotACheckpointError` unless ``saved`` holds, for every entry of ``shapes`` (a tensor of the run,
+    or the shape it must have), a tensor of that shape, and an entry for every name in ``keys`` (a
+    :meth:`Checkpoint.load` ``fits`` check: ``copy_`` would broadcast a tensor of another shape into the run's weights
+    without a word)."""
+    missing = [k for k in (*shapes, *keys) if k not in saved]
     if missing:
         raise NotACheckpointError(f"its saved state lacks {missing}")
-    for name, t in tensors.items():
+    for name, want in shapes.items():
+        shape = tuple(want.shape if isinstance(want, torch.Tensor) else want)
         got = saved[name]
-        if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(t.shape):
-            shape = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
-            raise NotACheckpointError(f"its saved {name} is {shape}, this run's {tuple(t.shape)}")
+        if not isinstance(got, torch.Tensor) or tuple(got.shape) != shape:
+            have = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
+            raise NotACheckpointError(f"its saved {name} is {have}, this run's {shape}")
 
 
 def tensors_state(tensors: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:

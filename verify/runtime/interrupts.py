@@ -1,7 +1,8 @@
-"""How runs end: which SIGINT handler a training loop may stand in for (:func:`verify.runtime.loop.run_loop` defers a first
-Ctrl-C to the end of the running update, saves a checkpoint and then stops; docs/training.md).
+"""How runs end: which SIGINT or SIGTERM handler a training loop may stand in for (:func:`verify.runtime.loop.run_loop`
+defers a first Ctrl-C, or SIGTERM, to the end of the running update, saves a checkpoint and then stops;
+docs/training.md).
 
-The loop replaces the handler in place only when that handler does nothing but raise ``KeyboardInterrupt``:
+The loop replaces a handler in place only when that handler does nothing but raise ``KeyboardInterrupt``:
 Python's default, or a handler marked with :func:`raises_interrupt` (``tvk``'s, which also remembers that an
 interrupt came). Any other handler (a caller's own) is left alone, and the loop stops where the interrupt lands.
 A worker process started for a report or a sweep exits by itself when its parent is gone
@@ -18,7 +19,11 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["deferrable", "exit_with_parent", "raises_interrupt"]
+__all__ = ["INTERRUPT_SIGNALS", "deferrable", "exit_with_parent", "raises_interrupt"]
+
+#: The signals that stop a run as a Ctrl-C does: SIGINT, and the SIGTERM of ``kill`` or of a batch scheduler (Slurm at
+#: a time limit); ``tvk`` turns both into KeyboardInterrupt, the training loop defers both.
+INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 _MARK = "_tvk_raises_keyboard_interrupt"
 
@@ -33,8 +38,8 @@ def raises_interrupt(handler: H) -> H:
 
 
 def deferrable(handler: object) -> bool:
-    """True when ``handler``, the installed SIGINT handler, only raises ``KeyboardInterrupt``: Python's default
-    handler or one marked with :func:`raises_interrupt` (a bound method answers for its function)."""
+    """True when ``handler``, an installed SIGINT or SIGTERM handler, only raises ``KeyboardInterrupt``: Python's
+    default SIGINT handler or one marked with :func:`raises_interrupt` (a bound method answers for its function)."""
     return handler is signal.default_int_handler or bool(getattr(handler, _MARK, False))
 
 

@@ -42,7 +42,7 @@ import torch
 
 from verify.runtime.claim_run import checkpoint_log
 from verify.runtime.divergence import NonFiniteGuard
-from verify.runtime.interrupts import deferrable
+from verify.runtime.interrupts import INTERRUPT_SIGNALS, deferrable
 from verify.runtime.progress import count_bar
 
 __all__ = [
@@ -206,7 +206,7 @@ def _deferred_interrupt(enabled: bool) -> Iterator[list[bool]]:
     first such signal only sets the flag ``interrupted[0]`` (checked by :func:`run_loop` between updates) and puts the
     handlers back, so a second one raises ``KeyboardInterrupt`` at once."""
     interrupted = [False]
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.getsignal(sig) for sig in INTERRUPT_SIGNALS}
     deferred = {sig: h for sig, h in previous.items() if deferrable(h)}
     if not enabled or threading.current_thread() is not threading.main_thread() or not deferred:
         yield interrupted

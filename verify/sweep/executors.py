@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from verify.runtime.cores import cpu_cores
-from verify.runtime.interrupts import exit_with_parent
+from verify.runtime.interrupts import INTERRUPT_SIGNALS, exit_with_parent
 
 from .cells import Cell, encode
 from .names import EXECUTORS
@@ -182,7 +182,7 @@ def _keeping_signal_handlers() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    saved = {sig: signal.getsignal(sig) for sig in INTERRUPT_SIGNALS}
     try:
         yield
     finally:

@@ -73,11 +73,11 @@ __all__ = [
 ]
 
 OPTIMIZERS = ("adam", "adamw", "sgd")
-# Fields that may change between a checkpoint and the run resuming it (they do not change the trajectory).
 #: The seed fields that ``RunOptions.seed_offset`` shifts: the initialisations and the minibatch order.
 POLYNOMIAL_SEED_FIELDS = ("seeds", "data_seed")
 #: What a checkpoint of this trainer holds besides its weights (``save`` below).
 SAVED_KEYS = ("optimizer", "sampler", "history", "wall_time")
+# Fields that may change between a checkpoint and the run resuming it (they do not change the trajectory).
 RESUMABLE_FIELDS = frozenset({"steps", "checkpoint_every", "nan_check_every", "num_threads", "strategy", "compile"})
 
 EVAL_MEMORY_BUDGET = 64 * 2**20  # bytes for one float64 evaluation chunk

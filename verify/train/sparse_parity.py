@@ -877,8 +877,7 @@ def _run_parity(
 ) -> SparseParityResult:
     """:func:`train_parity`; ``data_chunk`` caps the updates' batches drawn a refill (:func:`probe_parity_step`: a
     different data stream, so never in a run that reports)."""
-    fields = ("seeds",) if config.data_seeds is None else ("seeds", "data_seeds")
-    config, setting = options.configure(config, "sparse-parity", seed_fields=fields)
+    config, setting = options.configure(config, "sparse-parity", seed_fields=("seeds", "data_seeds"))
     ckpt = Checkpoint.at(
         options.checkpoint_path,
         "sparse_parity",
@@ -1096,9 +1095,7 @@ class _ParityTraining:
         alive = np.asarray(state["alive"])
         if alive.ndim != 1 or not 1 <= len(alive) <= self.E or alive.min() < 0 or alive.max() >= self.E:
             raise NotACheckpointError(f"its saved seeds in training {alive.tolist()[:8]} do not fit {self.E} seeds")
-        check_saved_tensors(
-            state["params"], {name: p.new_empty((len(alive), *p.shape[1:])) for name, p in self.params.items()}
-        )
+        check_saved_tensors(state["params"], {name: (len(alive), *p.shape[1:]) for name, p in self.params.items()})
         if set(state["params"]) != set(self.params):
             raise NotACheckpointError(f"its saved parameters {sorted(state['params'])} are not {sorted(self.params)}")
         for part, mine in (("per_seed", self.per_seed), ("last", self.last)):
