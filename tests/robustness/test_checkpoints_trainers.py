@@ -331,7 +331,9 @@ def test_attention_fit_corrupt_and_foreign_checkpoints(tmp_path, monkeypatch) ->
     _fit_equal(res, full)
 
 
-@pytest.mark.parametrize("damage", ["no data stream", "a parameter of another shape", "an unknown record"])
+@pytest.mark.parametrize(
+    "damage", ["no data stream", "a parameter of another shape", "an unknown record", "CUDA generator states"]
+)
 def test_sparse_parity_checkpoint_that_does_not_fit_is_moved_aside(tmp_path, damage) -> None:
     """A checkpoint bound to this run whose state does not fit (damaged or tampered with) used to crash the claim at
     every rerun, or to broadcast a parameter of another shape into the weights; it is moved aside as corrupt and the
@@ -353,8 +355,10 @@ def test_sparse_parity_checkpoint_that_does_not_fit_is_moved_aside(tmp_path, dam
     elif damage == "a parameter of another shape":
         name = next(iter(saved["params"]))
         saved["params"][name] = torch.zeros(1, dtype=torch.float64)
-    else:
+    elif damage == "an unknown record":
         saved["per_seed"]["not a record"] = torch.zeros(4)
+    else:  # a CUDA generator's state is 16 bytes (seed, offset), a CPU one's 5056: a checkpoint of a GPU run
+        saved["data"]["generators"] = [torch.zeros(16, dtype=torch.uint8) for _ in saved["data"]["generators"]]
     torch.save(state, path)
     res, resumed, lines = _in_claim(lambda: vsp.train_parity(cfg, RunOptions(checkpoint_path=str(path))))
     assert resumed == [] and path.with_name("parity.ckpt.corrupt").exists()

@@ -15,13 +15,15 @@ import numpy as np
 import pytest
 import torch
 
+from numerics.modular import ModularTask
 from theory import decision_lists as td
 from verify.runtime import claim_run as cr
-from verify.runtime.checkpoint import read_checkpoint
-from verify.runtime.options import RunOptions
+from verify.runtime.checkpoint import CheckpointMismatchError, read_checkpoint
+from verify.runtime.options import AUTO, RunOptions
 from verify.train import attention as va
 from verify.train import decision_lists as vd
 from verify.train import local_signal as vls
+from verify.train import lsa as vl
 from verify.train import markov as vm
 from verify.train import modular_relu as vmr
 from verify.train import modular_transformer as vmt
@@ -253,3 +255,77 @@ def test_sparse_variable_resumes_exactly(tmp_path, run) -> None:
     assert [r["step"] for r in res.history] == [0, 5, 10, 15, 20]
     if isinstance(full, vsv.AndRun):  # the final attention rows (a function of the final weights) and best accuracies
         _equal([res.best_val, res.attention], [full.best_val, full.attention])
+
+
+# ------------------------------------------------------------------------------------------ dtype decided by the device
+
+
+def _resolve_auto_as_on_cuda(mp: pytest.MonkeyPatch) -> None:
+    """Resolve the dtype policy "auto" as a CUDA device does (float32), the run staying on the CPU: what a rerun on a
+    GPU of a report interrupted on a CPU sees (a claim's checkpoint file name holds no device)."""
+    real = RunOptions.dtype_name
+
+    def as_on_cuda(self: RunOptions, device_type: str, default: str = AUTO, configured: str | None = None) -> str:
+        auto = (self.dtype or configured or default) == AUTO
+        return real(self, "cuda" if auto else device_type, default, configured)
+
+    mp.setattr(RunOptions, "dtype_name", as_on_cuda)
+
+
+def _polynomial_auto(path):
+    cfg = vtrain.TrainConfig(steps=10, lr=0.05, seeds=(0, 1), eval_every=5, dtype=None, num_threads=1)
+    return vtrain.train(ModularTask(5, 2), 2, 8, cfg, _options(path))
+
+
+def _markov_minimal_auto(path):
+    cfg = vm.MinimalModelConfig(k=2, t=6, steps=10, lr=0.5, batch=4, seeds=(0, 1), eval_every=5, eval_n=16)
+    return vm.train_minimal(cfg, _options(path))
+
+
+def _markov_transformer_auto(path):
+    model = va.AttentionConfig(vocab=2, max_len=6, d=8, layers=1, heads=1, mlp=8)
+    cfg = vm.TransformerConfig(
+        k=2, t=6, model=model, steps=10, lr=1e-2, batch=4, seeds=(0,), eval_every=5, eval_n=16, dtype=None
+    )
+    return vm.train_transformer(cfg, _options(path))
+
+
+def _sv_parity_auto(path):
+    cfg = vsv.ParityRunConfig(
+        T=6, s=2, seeds=(0,), steps=10, batch=8, n_test=32, eval_every=5, model=SV_MODEL, dtype=None
+    )
+    return vsv.train_parity(cfg, _options(path))
+
+
+def _lsa_sgd_auto(path):
+    cfg = vl.SGDConfig(np.diag([3.0, 2.0, 1.0]), 6, 2, (0, 1), model="reduced", steps=10, batch=8, dtype=None)
+    return vl.train_sgd(cfg, _options(path))
+
+
+def _local_signal_auto(path):
+    cfg = vls.SignalTrainConfig(k=20, d=3, batch=8, steps=10, lr_w=0.5, seeds=(0,), eval_every=5, n_test=16)
+    return vls.train_signal(cfg, _options(path))
+
+
+DEVICE_DECIDED = {
+    "polynomial": _polynomial_auto,
+    "markov-minimal": _markov_minimal_auto,
+    "markov-transformer": _markov_transformer_auto,
+    "sparse-variable-parity": _sv_parity_auto,
+    "lsa-sgd": _lsa_sgd_auto,
+    "local-signal": _local_signal_auto,
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEVICE_DECIDED))
+def test_checkpoint_is_bound_to_the_dtype_the_device_decided(tmp_path, monkeypatch, name) -> None:
+    """With the configuration's dtype None the device decides it (float64 on the CPU, float32 on CUDA) and the
+    configuration a checkpoint is bound to is the same on both; the polynomial and Markov trainers continued a CPU
+    float64 checkpoint in float32 on CUDA and recorded float32. Every trainer binds its checkpoint to the resolved
+    dtype: a rerun that resolves another one refuses the file (a direct call raises, naming the dtype)."""
+    run, path = DEVICE_DECIDED[name], tmp_path / "run.ckpt"
+    run(path)
+    assert read_checkpoint(path)["step"] == 10
+    _resolve_auto_as_on_cuda(monkeypatch)
+    with pytest.raises(CheckpointMismatchError, match=r"dtype: checkpoint 'float64' != requested 'float32'"):
+        run(path)

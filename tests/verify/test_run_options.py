@@ -129,6 +129,15 @@ def test_float32_changes_the_numbers_not_only_the_label() -> None:
     assert np.all(np.asarray(w32, dtype=np.float32) == w32) and not np.array_equal(w32, w64)
 
 
+@pytest.mark.parametrize("name", ["polynomial", "sparse-parity"])
+def test_a_tf32_run_says_tf32_in_its_result(monkeypatch, name: str) -> None:
+    """The results of the two trainers that carry a ``dtype`` said "float32" for a TF32 run (the storage dtype),
+    while the record said tf32. TF32 needs CUDA: here the setting's resolution is made to answer tf32 on the CPU
+    (where the TF32 switch of CUDA's products changes nothing)."""
+    monkeypatch.setattr(RunOptions, "dtype_name", lambda self, *args, **kw: "tf32")
+    assert TRAINERS[name](RunOptions(device="cpu")).dtype == "tf32"
+
+
 def test_a_seed_offset_also_moves_the_polynomial_minibatch_order() -> None:
     """The minibatch order (``data_seed``, shared by an ensemble's seeds) is a random source of a minibatch run: a
     fresh seed set draws a fresh order. Seed 1000 trained with offset 0 and with offset 1000 starts from the same

@@ -3,7 +3,10 @@
 Training claims of every task (modular addition, sparse parity, finite groups) train a seed ensemble
 with :func:`verify.train.polynomial.train` on ``ctx.device``, with a checkpoint under the report's scratch directory so
 an interrupted report resumes. The checkpoint's name carries a hash of the trainer's configuration (which
-holds no device: a run checkpointed on one device resumes on another) and is removed once the run finishes.
+holds no device) and is removed once the run finishes. A run checkpointed on one device resumes on another when it
+trains in the same dtype there and draws from no device generator; otherwise (a CPU run with dtype None is float64,
+a CUDA one float32; a CPU generator's state does not fit a CUDA generator) the file is set aside and the run starts
+afresh (docs/training.md).
 Their verdicts use :class:`verify.claims.judges.PerSeed`; :func:`margin_ratio_check` is the check they share, and
 :class:`MarginPerSeed` the judge that computes each seed's margin ratio from the claim's predicted gamma*.
 """

@@ -50,6 +50,7 @@ __all__ = [
     "NotACheckpointError",
     "Resumption",
     "TrainerState",
+    "check_generator_states",
     "check_saved_tensors",
     "current_binding",
     "fit_checkpoint",
@@ -364,15 +365,20 @@ def fit_checkpoint(
     numpy_rngs: Sequence[np.random.Generator] = (),
     extra: Callable[[], Mapping[str, Any]] | None = None,
     restore_extra: Callable[[Mapping[str, Any]], None] | None = None,
+    *,
+    dtype: str,
 ) -> dict[str, Any]:
     """The checkpoint fields of :class:`verify.train.attention.FitHooks` for a caller: ``checkpoint_config`` (the
-    caller's ``config`` as JSON data) and the ``state``/``restore`` hooks of the caller's own state (its histories
+    caller's ``config`` as JSON data, its ``dtype`` the one the run resolved: ``dtype``, the setting's
+    :attr:`verify.runtime.options.RunSetting.dtype_name`, so that a float64 checkpoint of a CPU run with dtype None
+    is not continued in float32 on CUDA) and the ``state``/``restore`` hooks of the caller's own state (its histories
     ``records``, the numpy generators its batches come from, and ``extra``/``restore_extra``), saved and restored by
     a tensor-less :class:`TrainerState`."""
     caller = TrainerState(
         {}, extra=extra, restore_extra=restore_extra, records=dict(records or {}), numpy_rngs=numpy_rngs
     )
-    return {"checkpoint_config": to_jsonable(config), "state": caller.state, "restore": caller.restore}
+    bound = {**to_jsonable(config), "dtype": dtype}
+    return {"checkpoint_config": bound, "state": caller.state, "restore": caller.restore}
 
 
 def resume(ckpt: Checkpoint | None, trainer: TrainerState, checkpoint_every: int | None = None) -> Resumption:
@@ -433,10 +439,27 @@ def generator_states(generators: Sequence[torch.Generator]) -> list[torch.Tensor
     return [g.get_state() for g in generators]
 
 
-def set_generator_states(generators: Sequence[torch.Generator], states: Sequence[torch.Tensor]) -> None:
-    """Put saved states back into torch generators (same number, in the same order)."""
+def check_generator_states(generators: Sequence[torch.Generator], states: Sequence[Any]) -> None:
+    """Raise :class:`NotACheckpointError` unless ``states`` can be put back into ``generators``: as many, each a
+    byte tensor the size of its generator's own state. A CPU generator's state (5056 bytes) does not fit a CUDA
+    generator (16 bytes), nor the reverse: a checkpoint written on another kind of device; ``set_state`` would raise
+    half-way through a restore."""
     if len(generators) != len(states):
-        raise CheckpointMismatchError(f"checkpoint has {len(states)} generator states, the run {len(generators)}")
+        raise NotACheckpointError(f"its saved state has {len(states)} generator states, this run {len(generators)}")
+    for i, (g, s) in enumerate(zip(generators, states)):
+        want = g.get_state()
+        if not isinstance(s, torch.Tensor) or s.dtype != want.dtype or s.shape != want.shape:
+            have = f"{s.dtype} {tuple(s.shape)}" if isinstance(s, torch.Tensor) else type(s).__name__
+            raise NotACheckpointError(
+                f"its saved generator state {i} is {have}, a {g.device.type} generator's is {want.dtype} "
+                f"{tuple(want.shape)} (a checkpoint of a run on another kind of device?)"
+            )
+
+
+def set_generator_states(generators: Sequence[torch.Generator], states: Sequence[torch.Tensor]) -> None:
+    """Put saved states back into torch generators (same number, in the same order; checked first:
+    :func:`check_generator_states`)."""
+    check_generator_states(generators, states)
     for g, s in zip(generators, states):
         g.set_state(s)
 

@@ -576,7 +576,7 @@ def train_signal(
         f"local_signal_{config.simulator}",
         {**to_jsonable(config), "start_state": to_jsonable(start_state)},
         config.steps,
-        meta={"dtype": str(dt)},
+        meta={"dtype": setting.dtype_name},
         resumable=frozenset({"num_threads"}),
     )
     with torch_threads(config.num_threads), setting.precision():

@@ -244,6 +244,7 @@ class _Run:
     d: int
     device: torch.device
     dtype: torch.dtype
+    dtype_name: str  # the setting's name of it (tf32: float32 storage); checkpoints are bound to it
     label: str  # the progress bar's and the estimate line's name of the run
     at: Callable[[int], None]  # the time-estimate hook, called with each update's step
 
@@ -265,7 +266,7 @@ def _start(cfg: PopulationConfig | SGDConfig, options: RunOptions, trainer: str)
         what = f"LSA SGD ({cfg.model}) of {S} seeds (batch {cfg.batch}, d = {d}, N = {cfg.N}, r = {r})"
         remedy = "lower batch or train fewer seeds per call"
     at = preflight(need, dev, what, remedy, steps=cfg.steps, n_seeds=S, desc=label, ignore=options.ignore_memory_check)
-    return _Run(cfg, L, d, dev, dt, label, at)
+    return _Run(cfg, L, d, dev, dt, setting.dtype_name, label, at)
 
 
 def memory_estimate(
@@ -415,7 +416,7 @@ def train_population(cfg: PopulationConfig, options: RunOptions = DEFAULT_OPTION
     state = TrainerState(
         {"A": A, "B": B, "u": u}, opt, extra=partial(_curve_state, curve), restore_extra=partial(_restore_curve, curve)
     )
-    ckpt = Checkpoint.at(options.checkpoint_path, "lsa_population", cfg, steps)
+    ckpt = Checkpoint.at(options.checkpoint_path, "lsa_population", cfg, steps, meta={"dtype": run.dtype_name})
     start = resume(ckpt, state, options.checkpoint_every)
     run_loop(
         update,
@@ -524,7 +525,8 @@ def train_sgd(cfg: SGDConfig, options: RunOptions = DEFAULT_OPTIONS) -> LSAResul
         extra=partial(_curve_state, curve),
         restore_extra=partial(_restore_curve, curve),
     )
-    start = resume(Checkpoint.at(options.checkpoint_path, "lsa_sgd", cfg, steps), state, options.checkpoint_every)
+    ckpt = Checkpoint.at(options.checkpoint_path, "lsa_sgd", cfg, steps, meta={"dtype": run.dtype_name})
+    start = resume(ckpt, state, options.checkpoint_every)
     run_loop(
         update,
         steps,

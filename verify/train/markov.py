@@ -433,7 +433,7 @@ def train_minimal(cfg: MinimalModelConfig, options: RunOptions = DEFAULT_OPTIONS
     schedule = FitSchedule(
         cfg.steps, cfg.lr, "sgd", eval_every=cfg.eval_every, num_threads=cfg.num_threads, desc="minimal model"
     )
-    hooks = FitHooks(evaluate=evaluate, **fit_checkpoint(cfg, {"history": history}, streams))
+    hooks = FitHooks(evaluate=evaluate, **fit_checkpoint(cfg, {"history": history}, streams, dtype=setting.dtype_name))
     with setting.precision():
         fit(
             model,
@@ -563,7 +563,7 @@ def train_transformer(cfg: TransformerConfig, options: RunOptions = DEFAULT_OPTI
         num_threads=cfg.num_threads,
         desc="transformer",
     )
-    hooks = FitHooks(evaluate=evaluate, **fit_checkpoint(cfg, {"history": history}, streams))
+    hooks = FitHooks(evaluate=evaluate, **fit_checkpoint(cfg, {"history": history}, streams, dtype=setting.dtype_name))
     batches = _batches(cfg.k, cfg.t, cfg.batch, cfg.prior, cfg.order, streams, dev)
     check_free_memory(
         evaluation_memory(cfg),

@@ -110,6 +110,9 @@ def step_multiply_adds(cfg: ReluModularConfig) -> float:
 
 
 def _init(cfg: ReluModularConfig, seed: int) -> dict[str, torch.Tensor]:
+    """Seed ``seed``'s initial U, V (m, p) and W (p, m): N(0, c^2 / p) and N(0, c^2 / m) entries, c = ``init_scale``.
+    Drawn in float32 on the CPU for every dtype and device (the trainer's default dtype), so that a float64 or a CUDA
+    run starts from the same weights as the default run; a float64 run's start is float32-representable."""
     g = torch.Generator().manual_seed(int(seed))
     p, m, c = cfg.p, cfg.width, cfg.init_scale
     return {

@@ -518,7 +518,7 @@ def train_sum_transformer(
         "sum_transformer",
         cfg,
         cfg.steps,
-        meta={"dtype": str(dtype)},
+        meta={"dtype": setting.dtype_name},
         resumable=frozenset({"num_threads", "eval_chunk", "nan_check_every"}),
     )
     with torch_threads(cfg.num_threads), setting.precision():

@@ -260,6 +260,7 @@ class TrainResult:
         reference margin).
     config : TrainConfig
     device, dtype : str
+        The device and the training dtype that ran (``tf32``: float32 storage, TF32 products).
     wall_time : float
         Seconds spent in this call (excluding a resumed checkpoint's earlier time).
     total_wall_time : float
@@ -594,7 +595,8 @@ class _PolynomialRun:
         inputs_np, labels_np = task.batch(0, task.n_points)
         self.X = as_input_tensor(inputs_np, device, dtype)
         self.Y = torch.as_tensor(labels_np, dtype=torch.int64, device=device)
-        self.meta = {
+        self.meta = {  # the resolved dtype: with dtype None ("auto") a CPU run is float64, a CUDA one float32
+            "dtype": setting.dtype_name,
             "degree": int(degree),
             "width": int(width),
             "task": _task_fingerprint(task, inputs_np, labels_np),
@@ -746,7 +748,7 @@ class _PolynomialRun:
             history=history,
             config=config,
             device=str(self.setting.device),
-            dtype=str(self.setting.dtype).replace("torch.", ""),
+            dtype=self.setting.dtype_name,
             wall_time=wall,
             total_wall_time=previous_time + wall,
             steps_done=end.step,

@@ -130,6 +130,7 @@ from verify.runtime.checkpoint import (
     CHECKPOINT_SECONDS,
     Checkpoint,
     NotACheckpointError,
+    check_generator_states,
     check_saved_tensors,
     generator_states,
     set_generator_states,
@@ -376,6 +377,7 @@ class SparseParityResult:
     steps_run : int       updates performed before the run stopped.
     diverged_at : (E,) float  evaluated step at which a seed was first seen non-finite; inf if never.
     train_accuracy : (T, E) or None  accuracy on each seed's own training sample (``config.train_accuracy``).
+    device, dtype : str   the device and the training dtype that ran (``tf32``: float32 storage, TF32 products).
     """
 
     config: SparseParityConfig
@@ -909,7 +911,7 @@ class _ParityTraining:
     ) -> None:
         self.t0 = time.perf_counter()
         c = self.c = config
-        self.options, self.ckpt, self.callback = options, ckpt, callback
+        self.options, self.ckpt, self.callback, self.setting = options, ckpt, callback, setting
         self.device, self.dtype = device, dtype = setting.device, setting.dtype
         E = self.E = len(c.seeds)
         self.need = memory_estimate(c, torch.tensor([], dtype=dtype).element_size())
@@ -1089,13 +1091,16 @@ class _ParityTraining:
         """Raise :class:`verify.runtime.checkpoint.NotACheckpointError` unless a checkpoint's ``state`` fits this run
         (:meth:`restore` would otherwise fail half-way, or broadcast a tensor of another shape into the weights): its
         parts, the shapes of ``final``, every parameter with one row per seed still training (``alive``, the seeds
-        of this run), and a row per seed in the per-seed records."""
+        of this run), their data generators' states (a checkpoint of a run on another kind of device has states of
+        another size: :func:`verify.runtime.checkpoint.check_generator_states`), and a row per seed in the per-seed
+        records."""
         check_saved_tensors(state, {}, ("params", "final", "W0", "alive", "data", "per_seed", "last", "hist", "steps"))
         check_saved_tensors(state["final"], self.final)
         alive = np.asarray(state["alive"])
         if alive.ndim != 1 or not 1 <= len(alive) <= self.E or alive.min() < 0 or alive.max() >= self.E:
             raise NotACheckpointError(f"its saved seeds in training {alive.tolist()[:8]} do not fit {self.E} seeds")
         check_saved_tensors(state["params"], {name: (len(alive), *p.shape[1:]) for name, p in self.params.items()})
+        check_generator_states([self.data.gens[i] for i in alive], state["data"]["generators"])
         if set(state["params"]) != set(self.params):
             raise NotACheckpointError(f"its saved parameters {sorted(state['params'])} are not {sorted(self.params)}")
         for part, mine in (("per_seed", self.per_seed), ("last", self.last)):
@@ -1160,7 +1165,7 @@ class _ParityTraining:
             steps_run=step,
             wall_time=time.perf_counter() - self.t0,
             device=str(self.device),
-            dtype=str(self.dtype).replace("torch.", ""),
+            dtype=self.setting.dtype_name,
             fourier_gap=arr("gap") if c.fourier_gap else None,
             params=kept,
             diverged_at=self.diverged_at,

@@ -330,6 +330,7 @@ def train_and(cfg: AndRunConfig, options: RunOptions = DEFAULT_OPTIONS) -> AndRu
             {"history": history},
             extra=lambda: {"best": best.tolist()},
             restore_extra=lambda saved: best.__setitem__(slice(None), saved["best"]),
+            dtype=setting.dtype_name,
         ),
     )
     with setting.precision():
@@ -521,7 +522,9 @@ def train_parity(cfg: ParityRunConfig, options: RunOptions = DEFAULT_OPTIONS) ->
 
     schedule = _adamw(cfg, f"parity T={cfg.T}")
     hooks = FitHooks(
-        loss_fn=loss_fn, evaluate=evaluate, **fit_checkpoint(cfg, {"history": history, "last_loss": last_loss}, streams)
+        loss_fn=loss_fn,
+        evaluate=evaluate,
+        **fit_checkpoint(cfg, {"history": history, "last_loss": last_loss}, streams, dtype=setting.dtype_name),
     )
     with setting.precision():
         fit(model, batch, schedule, options, seeds=cfg.seeds, hooks=hooks)
