@@ -156,3 +156,57 @@ def test_a_bad_rtol_names_the_option(runs, capsys, rtol):
     old, new = runs
     assert cli.main(["diff", str(old), str(new), f"--rtol={rtol}", "--json"]) == 2
     assert json.loads(capsys.readouterr().out)["error"].startswith("--rtol must be a finite number >= 0")
+
+
+def _nonfinite_run(path: Path, value: str | None) -> Path:
+    """A run whose observed gamma is ``value`` ("nan", "inf", "-inf") written as results.json writes it (null, named
+    in the record's ``nonfinite``), or the finite 0.25 (None)."""
+    rec = _record("a")
+    rec["nonfinite"] = []
+    if value is not None:
+        rec["observed"]["gamma"] = None
+        rec["nonfinite"] = [{"path": "/observed/gamma", "value": value}]
+    return _write(path, [rec])
+
+
+@pytest.mark.parametrize(("old", "new"), [("nan", "inf"), ("inf", "-inf"), (None, "nan"), ("inf", None)])
+def test_a_nan_or_infinity_that_changes_is_a_result_change(tmp_path, old, new):
+    """results.json writes a NaN or an infinity as null and names it in `nonfinite`; the diff compared the nulls,
+    so NaN -> inf was "no differences" with exit 0 (and finite -> NaN was drift of relative nan)."""
+    d = diff_runs(_nonfinite_run(tmp_path / "old", old), _nonfinite_run(tmp_path / "new", new))
+    (change,) = d.changes
+    (exact,) = change.exact
+    assert exact["where"] == " observed/gamma" and not change.drift and not d.same_results()
+    assert cli.main(["diff", str(tmp_path / "old"), str(tmp_path / "new")]) == 1
+
+
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_the_same_nan_or_infinity_is_no_change(tmp_path, value):
+    assert not diff_runs(_nonfinite_run(tmp_path / "old", value), _nonfinite_run(tmp_path / "new", value)).changes
+
+
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize("name", ["results.json", "results.jsonl"])
+def test_python_nan_tokens_are_not_json_and_are_refused(tmp_path, token, name):
+    """tvk never writes NaN or Infinity tokens (strict JSON); a file with one was read, and its NaN then compared as
+    drift with itself ("nan -> nan") or as close to any error."""
+    rec = json.dumps(_record("a")).replace('"gamma": 0.25', f'"gamma": {token}')
+    path = tmp_path / name
+    path.write_text(rec + "\n" if name.endswith("l") else json.dumps({"header": {}, "claims": []})[:-2] + rec + "]}")
+    with pytest.raises(ValueError, match=f"{token} is not JSON"):
+        load_records(path)
+
+
+def test_a_journal_error_names_its_line(tmp_path):
+    """Each line of a results.jsonl is parsed alone: the decoder's "line 1" was every line's."""
+    path = tmp_path / "results.jsonl"
+    path.write_text("\n".join(json.dumps(_record(c)) for c in "abc") + '\n{"id":\n')
+    with pytest.raises(ValueError, match=r"line 4: Expecting value \(column 7\)"):
+        load_records(path)
+
+
+def test_text_output_shows_values_as_json(tmp_path):
+    old, new = _record("a"), _record("a")
+    new["error"] = None
+    d = diff_runs(_write(tmp_path / "old", [old]), _write(tmp_path / "new", [new]))
+    assert '  error:   a: {"abs": 0.0} -> null' in d.text()

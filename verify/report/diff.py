@@ -2,13 +2,15 @@
 
 A run is a report directory (its ``results.json``, else its ``results.jsonl`` journal) or one of those files.
 :func:`diff_runs` lists, by claim id: claims added and removed, verdict changes, exact values that changed (a
-predicted or observed ``{"exact": ...}`` value whose text differs), float values that drifted beyond a relative
+predicted or observed ``{"exact": ...}`` value whose text differs, or a NaN or infinity, read back from the
+record's ``nonfinite`` list, that appeared, went or changed), float values that drifted beyond a relative
 tolerance, error changes and runtime changes. :meth:`RunDiff.same_results` is the check a refactoring must pass:
 the same ids, verdicts and exact values (issue 27's before/after comparison). Nothing here imports torch.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import os
@@ -56,15 +58,15 @@ def load_records(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
     where = f"{str(p)!r} is not a results file of tvk"
     try:
         if p.suffix == ".jsonl":
-            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+            records = [_json_line(line, n) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
         else:
-            doc = json.loads(text)
+            doc = json.loads(text, parse_constant=_not_json)
             if not (isinstance(doc, dict) and "claims" in doc and "header" in doc):
                 raise ValueError(f"{where}: a results.json is an object with 'header' and 'claims'")
             if not isinstance(doc["header"], dict):
                 raise ValueError(f"{where}: its 'header' is {_kind(doc['header'])}, not an object")
             records = doc["claims"]
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (json.JSONDecodeError, _NotJSON, RecursionError) as exc:
         raise ValueError(f"{where}: {exc}") from None
     if not isinstance(records, list):
         raise ValueError(f"{where}: its claims are {_kind(records)}, not a list of claim records")
@@ -79,6 +81,26 @@ def load_records(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
             raise ValueError(f"{where}: record {i}: {problem}")
         out[rec["id"]] = rec
     return out
+
+
+class _NotJSON(ValueError):
+    """A token of Python's JSON dialect that JSON does not have (``NaN``, ``Infinity``, ``-Infinity``)."""
+
+
+def _not_json(token: str) -> Any:
+    raise _NotJSON(
+        f"{token} is not JSON (tvk writes a NaN or an infinity as null and lists it in the record's 'nonfinite')"
+    )
+
+
+def _json_line(line: str, n: int) -> Any:
+    """Line ``n`` of a ``results.jsonl`` as JSON; an error names the line (a decoder's position is in the line)."""
+    try:
+        return json.loads(line, parse_constant=_not_json)
+    except json.JSONDecodeError as exc:
+        raise _NotJSON(f"line {n}: {exc.msg} (column {exc.colno})") from None
+    except _NotJSON as exc:
+        raise _NotJSON(f"line {n}: {exc}") from None
 
 
 def _read_results_text(p: Path) -> str:
@@ -143,6 +165,50 @@ def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
         yield path or "/", value
 
 
+#: The values a ``nonfinite`` entry of a record names (``results.json`` writes them as null).
+_NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+#: The parts of a record that are compared value by value.
+_COMPARED = ("predicted", "observed")
+
+
+def _compared_values(rec: Mapping[str, Any]) -> dict[str, Any]:
+    """The predicted and observed values of ``rec``, with every NaN or infinity that ``results.json`` wrote as null
+    put back from the record's ``nonfinite`` list (JSON pointers), so that a NaN that became an infinity is a
+    change; an entry that names no null value there is passed over."""
+    out = {key: copy.deepcopy(rec.get(key)) for key in _COMPARED}
+    flags = rec.get("nonfinite")
+    for flag in flags if isinstance(flags, list) else []:
+        if (
+            not isinstance(flag, Mapping)
+            or not isinstance(flag.get("path"), str)
+            or flag.get("value") not in _NONFINITE
+        ):
+            continue
+        parts = [p.replace("~1", "/").replace("~0", "~") for p in flag["path"].split("/")[1:]]
+        if len(parts) >= 2 and parts[0] in _COMPARED:
+            _put_null(out[parts[0]], parts[1:], _NONFINITE[flag["value"]])
+        elif len(parts) == 1 and parts[0] in _COMPARED and out[parts[0]] is None:
+            out[parts[0]] = _NONFINITE[flag["value"]]
+    return out
+
+
+def _put_null(node: Any, parts: list[str], value: float) -> None:
+    """Set the null at the path ``parts`` below ``node`` (keys of objects, indices of lists) to ``value``."""
+    try:
+        for part in parts[:-1]:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        key: Any = int(parts[-1]) if isinstance(node, list) else parts[-1]
+        if node[key] is None:
+            node[key] = value
+    except (KeyError, IndexError, ValueError, TypeError):
+        pass
+
+
+def _text(value: Any) -> str:
+    """A value in a line of :meth:`RunDiff.text`: a string as it is, anything else as JSON (``NaN``, ``Infinity``)."""
+    return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
 def _number(v: Any) -> float | None:
     if isinstance(v, Mapping):
         v = v.get("float")
@@ -203,14 +269,14 @@ class RunDiff:
         for c in self.changes:
             if c.verdict:
                 lines.append(f"  verdict: {c.id}: {c.verdict[0]} -> {c.verdict[1]}")
-            lines += [f"  exact:   {c.id}{e['where']}: {e['old']} -> {e['new']}" for e in c.exact]
+            lines += [f"  exact:   {c.id}{e['where']}: {_text(e['old'])} -> {_text(e['new'])}" for e in c.exact]
             lines += [f"  shape:   {c.id}: {s}" for s in c.shape]
             lines += [
                 f"  drift:   {c.id}{d['where']}: {d['old']:.10g} -> {d['new']:.10g} (relative {d['rel']:.2e})"
                 for d in c.drift
             ]
             if c.error:
-                lines.append(f"  error:   {c.id}: {c.error[0]} -> {c.error[1]}")
+                lines.append(f"  error:   {c.id}: {_text(c.error[0])} -> {_text(c.error[1])}")
             if c.runtime:
                 lines.append(f"  runtime: {c.id}: {c.runtime[0]:.3g} s -> {c.runtime[1]:.3g} s")
         if len(lines) == 1:
@@ -240,6 +306,10 @@ def _compare_values(change: ClaimChange, key: str, old: Any, new: Any, rtol: flo
         if x is None or y is None:
             if a != b:
                 change.exact.append({"where": f" {key}{where}", "old": a, "new": b})
+            continue
+        if not (math.isfinite(x) and math.isfinite(y)):  # a NaN or an infinity that came, went or changed: a result
+            if not (x == y or (math.isnan(x) and math.isnan(y))):
+                change.exact.append({"where": f" {key}{where}", "old": x, "new": y})
             continue
         scale = max(abs(x), abs(y))
         rel = 0.0 if x == y else (abs(x - y) / scale if scale else math.inf)
@@ -298,8 +368,9 @@ def diff_records(
         change = ClaimChange(cid)
         if ra.get("verdict") != rb.get("verdict"):
             change.verdict = (ra.get("verdict"), rb.get("verdict"))
-        for key in ("predicted", "observed"):
-            _compare_values(change, key, ra.get(key), rb.get(key), rtol)
+        va, vb = _compared_values(ra), _compared_values(rb)
+        for key in _COMPARED:
+            _compare_values(change, key, va[key], vb[key], rtol)
         ea, eb = ra.get("error"), rb.get("error")
         if ea != eb and not (isinstance(ea, Mapping) and isinstance(eb, Mapping) and _close(ea, eb, rtol)):
             change.error = (ea, eb)
@@ -333,6 +404,6 @@ def _close(a: Mapping[str, Any], b: Mapping[str, Any], rtol: float) -> bool:
         if x is None or y is None:
             if a[k] != b[k]:
                 return False
-        elif x != y and abs(x - y) > rtol * max(abs(x), abs(y)):
+        elif not (x == y or (math.isnan(x) and math.isnan(y)) or abs(x - y) <= rtol * max(abs(x), abs(y))):
             return False
     return True
