@@ -70,7 +70,7 @@ if os.path.basename(sys.argv[0] if sys.argv else "") == "tvk":  # only in the co
 
 from verify.runtime.interrupts import INTERRUPT_SIGNALS, raises_interrupt  # noqa: E402
 from verify.runtime.jsonable import JSON_OPTION_HELP, approx_text, beyond_float, exact_text, to_float, to_jsonable  # noqa: E402
-from verify.runtime.options import RunOptions  # noqa: E402
+from verify.runtime.options import SEED_OFFSET_LIMIT, RunOptions  # noqa: E402
 from verify.sweep import cli as sweep_cli  # noqa: E402
 
 __all__ = ["main"]
@@ -153,15 +153,17 @@ def _load_external_claims(args: argparse.Namespace) -> None:
 
 
 def _unexpected(records: list[dict]) -> dict[str, int]:
-    """Verdicts that make ``tvk report`` exit 1, by verdict: every ``fail``, and every ``inconclusive`` that its
-    claim did not declare beforehand (``Claim.underpowered`` at this scale: ``metadata.expected_verdict``); none of a
-    claim declared exploratory at this scale (``metadata.exploratory``: reported, not presumed)."""
+    """Verdicts that make ``tvk report`` exit 1, by verdict (:func:`verify.claims.base.unexpected_verdict` of the
+    record's ``metadata.expected_verdict``): every ``fail``, every ``inconclusive`` that its claim did not declare
+    beforehand (``Claim.underpowered`` at this scale), every erratum that the run did not refute; none of a claim
+    declared exploratory at this scale (``metadata.exploratory``: reported, not presumed)."""
+    from verify.claims.base import unexpected_verdict  # deferred: the claims import torch
+
     out: dict[str, int] = {}
     for r in records:
         if r["metadata"].get("exploratory"):
             continue
-        expected = r["metadata"].get("expected_verdict")
-        if r["verdict"] == "fail" or (r["verdict"] == "inconclusive" and expected != "inconclusive"):
+        if unexpected_verdict(r["verdict"], r["metadata"].get("expected_verdict", "pass")):
             out[r["verdict"]] = out.get(r["verdict"], 0) + 1
     return out
 
@@ -193,9 +195,6 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
         seed_offset=args.seed_offset,
         ignore_memory_check=args.ignore_memory_check,
     )
-
-
-SEED_OFFSET_LIMIT = 2**31  # seeds stay valid for every generator (numpy, torch) the trainers seed
 
 
 def _seed_offset(text: str) -> int:
@@ -846,7 +845,8 @@ EPILOG = f"""\
 exit status:
   {EXIT_OK}    done (report: every claim passed or was refuted as expected; certify: the certificate was
        computed, its verdict is in the output)
-  {EXIT_FAILED}    report: a claim failed or is inconclusive (unless declared underpowered or exploratory)
+  {EXIT_FAILED}    report: a claim failed, is inconclusive (unless declared underpowered or exploratory) or is an
+       erratum that the run did not refute
   {EXIT_BAD_INPUT}    bad input: unknown option, bad value, a size above a limit (the message names the option
        and the limit), an unusable output directory or device (--device cuda without CUDA), a report
        directory locked by another run, a report worker process that died (-j)

@@ -10,9 +10,13 @@ Options (group ``tvk``)::
     --tvk-seed-offset N     run every training claim on the disjoint seed set i + N (default 0)
 
 Each selected claim becomes one item ``tvk::<claim id>`` (a :class:`ClaimItem` under the :class:`ClaimCollector`
-that the plugin attaches to the session). The item runs :func:`verify.claims.base.evaluate` and passes when the
-verdict is the expected one: ``refuted`` for a claim about a statement as printed (``Claim.refutes``), ``pass``
-for every other claim. A failing item shows the claim's source, statement, predicted and observed values,
+that the plugin attaches to the session). The item runs :func:`verify.claims.base.evaluate` and fails where
+``tvk report`` would count the verdict against the claim (:func:`verify.claims.base.unexpected_verdict`): it
+passes with the expected verdict (``refuted`` for a claim about a statement as printed, ``Claim.refutes``;
+``pass`` for every other claim), also with a ``pass`` or an ``inconclusive`` at a scale the claim declared
+underpowered, and with any verdict at a scale it declared exploratory; a claim that crashed always fails. The
+options are checked once, before any claim runs (a bad ``--tvk`` pattern or seed offset, ``--tvk-device cuda``
+without CUDA: a usage error). A failing item shows the claim's source, statement, predicted and observed values,
 tolerance, verdict and reason (and the traceback when the claim crashed). Items carry the marker ``tvk`` and
 their kind as a keyword, so ``-m tvk``, ``-k 'not training'``, ``-x``, ``--lf``, ``--junitxml`` (verdict,
 predicted, observed and tolerance as properties) and pytest-xdist's ``-n`` work as for any test.
@@ -74,7 +78,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         default=0,
         metavar="N",
-        help="run every training claim on the disjoint seed set i + N (default 0)",
+        help="run every training claim on the disjoint seed set i + N, N in [0, 2^31) (default 0)",
     )
     group.addoption(
         "--tvk-claims",
@@ -94,12 +98,30 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     config.addinivalue_line("markers", "tvk: a claim of the theory-verification-kit run as a test (--tvk)")
     from verify.claims import external  # deferred: the claim registry imports torch
+    from verify.runtime.device import DeviceUnavailableError, resolve_device
+    from verify.runtime.selection import claim_patterns
 
     try:
+        claim_patterns(config.getoption("tvk"), option="--tvk")
+        resolve_device(_options(config).device)  # --tvk-device cuda without CUDA: refused once, not per claim
         external.load_entry_points()
         external.load_claim_modules(config.getoption("tvk_claims"))
-    except external.ClaimLoadError as exc:
+    except (external.ClaimLoadError, ValueError, DeviceUnavailableError) as exc:
         raise pytest.UsageError(f"--tvk: {exc}") from exc
+
+
+def _options(config: pytest.Config) -> Any:
+    """The :class:`verify.runtime.options.RunOptions` of ``--tvk-device``, ``--tvk-dtype`` and ``--tvk-seed-offset``
+    (a ValueError names a bad value: a seed offset outside [0, 2^31))."""
+    from verify.runtime.options import RunOptions
+
+    offset = config.getoption("tvk_seed_offset")
+    try:
+        return RunOptions(
+            device=config.getoption("tvk_device"), dtype=config.getoption("tvk_dtype"), seed_offset=offset
+        )
+    except ValueError as exc:
+        raise ValueError(f"--tvk-seed-offset {offset}: {exc}") from None
 
 
 @pytest.hookimpl(wrapper=True)
@@ -176,17 +198,12 @@ class ClaimItem(pytest.Item):
 
     def runtest(self) -> None:
         from verify.claims import RunContext
-        from verify.claims.base import evaluate
-        from verify.runtime.options import RunOptions
+        from verify.claims.base import evaluate, unexpected_verdict
 
         cache = getattr(self.config, "cache", None)  # absent with -p no:cacheprovider
         ctx = RunContext(
             scale=self.config.getoption("tvk_scale"),
-            options=RunOptions(
-                device=self.config.getoption("tvk_device"),
-                dtype=self.config.getoption("tvk_dtype"),
-                seed_offset=self.config.getoption("tvk_seed_offset"),
-            ),
+            options=_options(self.config),
             workdir=str(cache.mkdir("tvk-checkpoints")) if cache is not None else None,
         )
         ev = evaluate(self.claim, ctx)
@@ -203,7 +220,7 @@ class ClaimItem(pytest.Item):
             ]
         )
         crashed = isinstance(ev.obs.details, dict) and "traceback" in ev.obs.details
-        if ev.verdict != expected if expected is not None else crashed:  # None: exploratory, any verdict but a crash
+        if crashed or unexpected_verdict(ev.verdict, expected):
             raise ClaimVerdictMismatch(self.claim, ev, expected)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
@@ -212,7 +229,8 @@ class ClaimItem(pytest.Item):
             return str(super().repr_failure(excinfo, style=style))
         claim, ev = exc.claim, exc.evaluation
         lines = [
-            f"claim {claim.id}: verdict {ev.verdict!r}, expected {exc.expected!r}",
+            f"claim {claim.id}: verdict {ev.verdict!r}, expected "
+            + (repr(exc.expected) if exc.expected is not None else "any verdict but a crash (exploratory)"),
             f"  source:    {claim.source}",
             f"  statement: {claim.statement}",
         ]

@@ -154,6 +154,12 @@ def test_exploratory_verdicts_are_reported_not_presumed() -> None:
         {"verdict": "fail", "metadata": {"expected_verdict": "pass"}},
     ]
     assert _unexpected(records) == {"fail": 1}
+    # at a scale declared underpowered only a fail counts; an erratum that the run did not refute counts (its
+    # "pass" said the printed statement held, and tvk report exited 0: "every claim passed or was refuted as expected")
+    weak = [{"verdict": v, "metadata": {"expected_verdict": "inconclusive"}} for v in ("pass", "inconclusive", "fail")]
+    assert _unexpected(weak) == {"fail": 1}
+    errata = [{"verdict": v, "metadata": {"expected_verdict": "refuted"}} for v in ("refuted", "pass", "inconclusive")]
+    assert _unexpected(errata) == {"pass": 1, "inconclusive": 1}
     with pytest.raises(ValueError, match="exploratory"):
         dataclasses.replace(claim, exploratory={"quick": "too short"})
     with pytest.raises(ValueError, match="exploratory"):

@@ -11,6 +11,7 @@ import itertools
 import xml.etree.ElementTree as ET
 
 import pytest
+import torch
 
 from verify.claims import base, external, registry
 from verify.claims.judges import ExactlyEqual
@@ -22,8 +23,8 @@ FAST = "edelman-thm7.8-margin,edelman-thm7.8-construction,edelman-D.6.2-output-a
 
 _counter = itertools.count()
 
-# Three claims on the sum 1 + 2 + ... + n: one right, one with a wrong prediction, one whose observation crashes.
-EXT_MODULE = """
+# The start of the claim modules below: a configuration and an observation of the sum 1 + 2 + ... + n.
+PREAMBLE = """
 from dataclasses import dataclass
 
 from verify.claims import Claim, Observation, register
@@ -37,7 +38,10 @@ class SumConfig:
 
 def observe(cfg, ctx):
     return Observation(sum(range(1, cfg.n + 1)))
+"""
 
+# Three claims on the sum: one right, one with a wrong prediction, one whose observation crashes.
+EXT_MODULE = PREAMBLE + """
 
 def crash(cfg, ctx):
     raise ZeroDivisionError("observation crashed on purpose")
@@ -159,3 +163,56 @@ def test_a_bad_claim_module_is_a_usage_error(pytester, isolated, tmp_path):
     result = pytester.runpytest(*PLUGIN, "--tvk", "--tvk-claims", str(tmp_path / "absent.py"))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--tvk: claim module *absent.py: no such file*"])
+
+
+# Claims whose expected verdict is not `pass`: declared underpowered at quick (a pass or an inconclusive is what the
+# run may give, a fail is a failure) and an erratum whose statement as printed holds (not refuted: a failure).
+POWER_MODULE = PREAMBLE + """
+
+common = dict(source="Gauss", kind="symbolic", configs={"quick": SumConfig(10)}, judge=ExactlyEqual(), observe=observe)
+weak = {"quick": "declared too weak to decide here"}
+register(Claim(id="ext-power-weak-passes", statement="sum = n(n+1)/2", predict=lambda c: c.n * (c.n + 1) // 2,
+               underpowered=weak, **common))
+register(Claim(id="ext-power-weak-fails", statement="sum = n(n-1)/2", predict=lambda c: c.n * (c.n - 1) // 2,
+               underpowered=weak, **common))
+register(Claim(id="ext-power-erratum-holds", statement="sum = n(n+1)/2", predict=lambda c: c.n * (c.n + 1) // 2,
+               refutes="sum = n(n+1)/2 as printed", **common))
+"""
+
+
+def test_items_follow_the_reports_rule_for_underpowered_claims_and_errata(pytester, isolated):
+    """An item fails where `tvk report` counts the verdict against the claim (verify.claims.base.unexpected_verdict):
+    a pass at a scale declared underpowered passed `tvk report` but failed its item ("expected 'inconclusive'")."""
+    path = pytester.path / f"tvk_plugin_power_{next(_counter)}.py"
+    path.write_text(POWER_MODULE)
+    result = pytester.runpytest(*PLUGIN, f"--tvk-claims={path}", "--tvk=ext-power-*", "-v")
+    result.stdout.fnmatch_lines(["*tvk::ext-power-weak-passes PASSED*"])
+    result.stdout.fnmatch_lines(["*tvk::ext-power-weak-fails FAILED*"])
+    result.stdout.fnmatch_lines(["*tvk::ext-power-erratum-holds FAILED*"])
+    result.assert_outcomes(passed=1, failed=2)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--tvk="], "*--tvk: --tvk '' names no pattern*leave --tvk out*"),
+        (["--tvk=edelman-thm7.8-margin", "--tvk-seed-offset=-1"], "*--tvk-seed-offset -1*[0, 2^31)*"),
+        (["--tvk=edelman-thm7.8-margin", f"--tvk-seed-offset={2**31}"], "*--tvk-seed-offset 2147483648*[0, 2^31)*"),
+    ],
+)
+def test_bad_options_are_one_usage_error_before_any_claim_runs(pytester, isolated, args, message):
+    """An empty pattern and a seed offset outside [0, 2^31) were a traceback in every item (naming `--only`, an
+    option of `tvk`), or accepted where `tvk report` refuses them."""
+    result = pytester.runpytest(*PLUGIN, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+def test_cuda_without_cuda_is_refused_once(pytester, isolated):
+    """`--tvk-device cuda` without CUDA failed every training claim as inconclusive (and passed the others), where
+    `tvk report --device cuda` refuses the run up front."""
+    result = pytester.runpytest(*PLUGIN, "--tvk=edelman-thm7.8-margin", "--tvk-device", "cuda")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--tvk: *cuda*"])

@@ -52,6 +52,7 @@ __all__ = [
     "run_claim",
     "select",
     "to_jsonable",
+    "unexpected_verdict",
 ]
 
 KINDS = ("symbolic", "convex", "numeric", "training")
@@ -282,6 +283,30 @@ class Claim:
         if self.refuting:
             return "refuted"
         return "inconclusive" if scale in (self.underpowered or {}) else "pass"
+
+
+def unexpected_verdict(verdict: str, expected: str | None) -> bool:
+    """Whether ``verdict`` counts against a claim whose expected verdict (:meth:`Claim.expected_verdict`) is
+    ``expected``: the rule of ``tvk report``'s exit status and of the pytest plugin's items (docs/cli.md).
+
+    Never at a scale declared exploratory (``expected`` None: reported, not presumed); a ``fail`` always; at a scale
+    declared underpowered (``expected`` is ``inconclusive``) nothing else (a pass there is an outcome its power did
+    not promise, not a failure); otherwise every verdict other than the expected one (an inconclusive, an erratum
+    that the run did not refute).
+
+    >>> from verify.claims.base import unexpected_verdict
+    >>> [unexpected_verdict(v, "inconclusive") for v in ("pass", "inconclusive", "fail")]
+    [False, False, True]
+    >>> [unexpected_verdict(v, "refuted") for v in ("refuted", "pass", "inconclusive")]
+    [False, True, True]
+    >>> unexpected_verdict("fail", None)
+    False
+    """
+    if expected is None:
+        return False
+    if verdict == "fail":
+        return True
+    return expected != "inconclusive" and verdict != expected
 
 
 @dataclass

@@ -31,6 +31,7 @@ __all__ = ["AUTO", "DEFAULT_OPTIONS", "DTYPE_NAMES", "RunOptions", "RunSetting"]
 C = TypeVar("C")
 
 AUTO = "auto"
+SEED_OFFSET_LIMIT = 2**31  # seeds stay valid for every generator (numpy, torch) the trainers seed
 """The dtype policy "float64 on the CPU, float32 on CUDA" (small runs exact-ish, large ones fast)."""
 DTYPE_NAMES = ("float64", "float32", "tf32")
 
@@ -79,8 +80,12 @@ class RunOptions:
             or self.checkpoint_every < 1
         ):
             raise ValueError(f"checkpoint_every must be None or an integer >= 1, got {self.checkpoint_every!r}")
-        if isinstance(self.seed_offset, bool) or not isinstance(self.seed_offset, int) or self.seed_offset < 0:
-            raise ValueError(f"seed_offset must be an integer >= 0, got {self.seed_offset!r}")
+        if (
+            isinstance(self.seed_offset, bool)
+            or not isinstance(self.seed_offset, int)
+            or not 0 <= self.seed_offset < SEED_OFFSET_LIMIT
+        ):
+            raise ValueError(f"seed_offset must be an integer in [0, 2^31), got {self.seed_offset!r}")
         if not isinstance(self.progress, bool) or not isinstance(self.ignore_memory_check, bool):
             raise ValueError("progress and ignore_memory_check must be booleans")
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 __all__ = ["claim_patterns", "no_match_message"]
 
 
-def claim_patterns(pattern: str | None) -> list[str]:
+def claim_patterns(pattern: str | None, option: str = "--only") -> list[str]:
     """The shell-style alternatives of an ``--only`` value: comma-separated, blanks ignored; None means every claim.
+    ``option`` is the option the message of an empty value names (the pytest plugin's ``--tvk``).
 
     >>> claim_patterns("shi-*, karp-ch3-*")
     ['shi-*', 'karp-ch3-*']
@@ -26,8 +27,8 @@ def claim_patterns(pattern: str | None) -> list[str]:
     pats = [p.strip() for p in pattern.split(",") if p.strip()]
     if not pats:
         raise ValueError(
-            f"--only {pattern!r} names no pattern: give shell patterns such as 'shi-*' (comma-separated), or leave "
-            "--only out for every claim"
+            f"{option} {pattern!r} names no pattern: give shell patterns such as 'shi-*' (comma-separated), or leave "
+            f"{option} out for every claim"
         )
     return pats
 
