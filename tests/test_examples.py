@@ -30,5 +30,6 @@ def test_example_runs_and_draws(script: str, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert ": pass (" in proc.stdout, proc.stdout
+    assert ": fail (" not in proc.stdout and ": inconclusive (" not in proc.stdout, proc.stdout
     pngs = list(tmp_path.glob("*.png"))
     assert pngs and all(p.stat().st_size > 0 for p in pngs)
