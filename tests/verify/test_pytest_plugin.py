@@ -41,7 +41,9 @@ def observe(cfg, ctx):
 """
 
 # Three claims on the sum: one right, one with a wrong prediction, one whose observation crashes.
-EXT_MODULE = PREAMBLE + """
+EXT_MODULE = (
+    PREAMBLE
+    + """
 
 def crash(cfg, ctx):
     raise ZeroDivisionError("observation crashed on purpose")
@@ -55,6 +57,7 @@ register(Claim(id="ext-gauss-fails", statement="1 + ... + n = n(n-1)/2", predict
 register(Claim(id="ext-gauss-crashes", statement="1 + ... + n = n(n+1)/2", predict=lambda c: c.n * (c.n + 1) // 2,
                observe=crash, **common))
 """
+)
 
 
 @pytest.fixture
@@ -167,7 +170,9 @@ def test_a_bad_claim_module_is_a_usage_error(pytester, isolated, tmp_path):
 
 # Claims whose expected verdict is not `pass`: declared underpowered at quick (a pass or an inconclusive is what the
 # run may give, a fail is a failure) and an erratum whose statement as printed holds (not refuted: a failure).
-POWER_MODULE = PREAMBLE + """
+POWER_MODULE = (
+    PREAMBLE
+    + """
 
 common = dict(source="Gauss", kind="symbolic", configs={"quick": SumConfig(10)}, judge=ExactlyEqual(), observe=observe)
 weak = {"quick": "declared too weak to decide here"}
@@ -178,6 +183,7 @@ register(Claim(id="ext-power-weak-fails", statement="sum = n(n-1)/2", predict=la
 register(Claim(id="ext-power-erratum-holds", statement="sum = n(n+1)/2", predict=lambda c: c.n * (c.n + 1) // 2,
                refutes="sum = n(n+1)/2 as printed", **common))
 """
+)
 
 
 def test_items_follow_the_reports_rule_for_underpowered_claims_and_errata(pytester, isolated):
