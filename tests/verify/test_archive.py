@@ -3,7 +3,9 @@ records are detected on a configuration or claim-code change, writes are atomic,
 renders a report with no claim running."""
 
 import ast
+import csv
 import dataclasses
+import io
 import json
 from pathlib import Path
 
@@ -316,3 +318,72 @@ def test_long_predicted_and_observed_values_are_trimmed_after_the_error():
     assert "curve" not in out["observed"] and out["observed"]["final"] == 1.0
     assert "observed.curve" in out["trimmed"]
     assert len(json.dumps(out)) < 2 * archive.MAX_VALUE_CHARS_RESULT
+
+
+def test_an_archived_error_is_shown_in_every_output_when_the_values_were_left_out():
+    """A record from the archive whose predicted and observed values were left out (too large) keeps the error
+    archived with the full values; results.json showed it, while report.md, report.html and results.csv recomputed
+    the error from the missing values and showed none ("—", empty cells)."""
+    from verify.report import render
+
+    rec = _record(verdict="refuted")
+    rec["predicted"] = rec["observed"] = None
+    rec["metadata"]["archive"] = {"error": {"abs": 21.5, "rel": 0.977, "n": 3}}
+    assert render.result_record(rec)["error"] == rec["metadata"]["archive"]["error"]
+    row = next(csv.DictReader(io.StringIO(render.results_csv([rec]))))
+    assert (row["error_abs"], row["error_rel"]) == ("21.5", "0.977")
+    for text in (render.render_markdown([rec], {}, {}), render.render_html([rec], {}, {})):
+        assert "max abs 22, rel 0.98" in text.replace('<span class="nb">', "").replace("</span>", "")
+
+
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        (lambda text: text.replace('"verdict": "pass",\n', ""), "its 'verdict' is missing"),
+        (lambda text: text.replace('"verdict": "pass"', '"verdict": "maybe"'), "its verdict 'maybe' is not one of"),
+        (lambda text: text[: len(text) // 2], "unreadable (JSONDecodeError)"),
+    ],
+    ids=["no verdict", "unknown verdict", "truncated"],
+)
+def test_a_damaged_archive_record_is_named_and_left_out(tmp_path, damage, why):
+    """A record without a verdict was published as verdict "NONE" (results.json failing its schema, the counts one
+    short) before tvk crashed with exit 3; a truncated one was left out without a word. Both are now left out with a
+    log line naming the file and why, and the selected claims the archive has no record of are named too."""
+    root = tmp_path / "results"
+    _archive(root, _record(scale="full", verdict="pass"))
+    other = "edelman-ch5-lemB.2-gap-bound-as-printed"
+    _archive(root, {**_record(other, scale="full", verdict="refuted"), "counterexample": {"n": 3}})
+    path = archive.record_path(root, "full", CLAIM)
+    path.write_text(damage(path.read_text()))
+    lines: list[str] = []
+    records, _ = archive.report_from_archive(
+        root, tmp_path / "out", only=f"{CLAIM},{other},edelman-ch5-lemB.2-*", log=lines.append
+    )
+    assert [r["id"] for r in records] == [other]
+    assert any(str(path) in line and why in line for line in lines), lines
+    absent = next(line for line in lines if "no record in the archive" in line)
+    assert CLAIM in absent and other not in absent
+    doc = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert [c["verdict"] for c in doc["claims"]] == ["refuted"]
+
+
+def test_a_stale_archived_record_is_marked_where_readers_act(tmp_path):
+    """Staleness was said only in the claim's section and the side-by-side table: needs attention said "this run
+    gave FAIL" although nothing ran, the claims-table row had no mark, and results.json had no stale field."""
+    root = tmp_path / "results"
+    failed = _record(scale="full", verdict="fail")
+    failed["metadata"]["expected_verdict"] = "pass"
+    _archive(root, failed)
+    path = archive.record_path(root, "full", CLAIM)
+    stored = json.loads(path.read_text())
+    path.write_text(archive.record_text({**stored, "config_hash": "0" * 16}))  # as if the configuration changed
+    archive.report_from_archive(root, tmp_path / "out", only=CLAIM, log=lambda line: None)
+    doc = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert doc["claims"][0]["metadata"]["archive"]["stale"] == "its configuration changed since"
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert "(stale archived record: its configuration changed since)" in md
+    row = next(line for line in md.splitlines() if line.startswith(f"| [{CLAIM}]"))
+    assert "**FAIL** (stale" in row
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "the archived record gave" in html and "this run gave" not in html
+    assert "<strong>stale:</strong> the archived record no longer describes its claim" in html

@@ -808,5 +808,54 @@ def test_numbers_and_options_never_break_and_claims_link_to_code_docs_and_source
         "where": "Lemma 3.3, p. 41",
         "pages": "p. 41",
     }
+    # a comma inside the document's parentheses is not the end of the document (15 Ch. 6 claims read "Chapter 6:
+    # Pareto frontiers), Lemma C.5 (App. C.2.2)")
+    assert (
+        render.links.source_parts(
+            "Edelman thesis (2024) Ch. 6 / App. C.2 (Edelman et al. 2023, Pareto frontiers), Lemma C.5 (App. C.2.2)",
+            "Edelman thesis (2024)",
+            "Chapter 6: Pareto frontiers",
+        )["where"]
+        == "Lemma C.5 (App. C.2.2)"
+    )
     # a source that is not a thesis loses its document's name too ("QA paper (2025): QA paper (2025), Theorem 2")
     assert render.links.source_parts("QA paper (2025), Theorem 2", "QA paper (2025)", "Other")["where"] == "Theorem 2"
+
+
+def test_full_data_keeps_unicode_and_a_crash_shows_its_traceback_as_lines(real_records):
+    """The full data block escaped every non-ASCII character (a statement's "∑ γ_i ≤ β²" read "\\u2211 \\u03b3_i
+    ..."), and a crashed claim's traceback, which "Needs attention" points to, was one JSON string of "\\n"."""
+    rec = copy.deepcopy(real_records[0])
+    rec["statement"] = "∑ γ_i ≤ β²"
+    rec["verdict"], rec["reason"] = "inconclusive", "ZeroDivisionError: boom"
+    rec["details"] = {"traceback": 'Traceback (most recent call last):\n  File "x.py", line 1\nZeroDivisionError: boom'}
+    html = render.render_html([rec], META, {})
+    assert "∑ γ_i ≤ β²" in html and "\\u2211" not in html
+    block = html.split("<summary>traceback (the claim crashed)</summary>", 1)[1].split("</details>", 1)[0]
+    assert "\n  File &#34;x.py&#34;, line 1\nZeroDivisionError: boom</pre>" in block
+
+
+def test_a_pipe_is_escaped_in_table_cells_only(real_records):
+    """md_code escaped "|" everywhere; outside a GFM table a code span keeps the backslash, so the claim's section
+    read "predicted: `\\|T\\| = 1: 1`"."""
+    rec = copy.deepcopy(real_records[0])
+    rec["predicted"] = rec["observed"] = "|T| = 1: 1"
+    md = render.render_markdown([rec], META, {})
+    row = next(line for line in md.splitlines() if line.startswith(f"| [{render.md_escape(rec['id'])}]"))
+    assert "`\\|T\\| = 1: 1`" in row
+    assert "- predicted: `|T| = 1: 1`; observed: `|T| = 1: 1`" in md
+
+
+def test_a_claim_stays_in_its_chapter_whatever_the_selection():
+    """An appendix claim joins the chapter its appendix belongs to by a vote; the vote was over the run's own records,
+    so shi-lemC.18-output-as-printed was under "Chapter 4" in one report and "Appendix C" in another (its Contents
+    entry and Markdown anchor moving with it). The vote is over every registered claim now."""
+    claim = registry()["shi-lemC.18-output-as-printed"]
+    rec = run_claim(claim, RunContext(scale="quick", options=RunOptions(progress=False))).to_json()
+    alone = render._views([rec], "md")["claims"][0]["chapter"]
+    # records whose sources would have voted Appendix C into another chapter
+    decoys = [
+        {**copy.deepcopy(rec), "id": f"shi-thm{k}.1-decoy", "source": "Shi thesis (2024), Theorem 9.1 (App. C.3)"}
+        for k in (9, 9, 9)
+    ]
+    assert render._views([rec, *decoys], "md")["claims"][0]["chapter"] == alone == "Chapter 4"

@@ -127,5 +127,5 @@ def test_html_draws_maths_falls_back_to_escaped_text_and_markdown_is_unchanged()
     assert "<svg" not in md and "svg" not in md
     for r in records:  # every Markdown row shows the ASCII headline in a code span, as before
         cells = [f"[{render.md_escape(r['id'])}](#{render.gfm_slug(r['id'])})"]
-        cells += [render.md_code(render.headline(r[k])) for k in ("predicted", "observed")]
+        cells += [render.md_code(render.headline(r[k]), table=True) for k in ("predicted", "observed")]
         assert "| " + " | ".join(cells) + " | " in md

@@ -360,11 +360,26 @@ def make_record(rec: Mapping[str, Any], claim: Any | None = None, *, revision: s
 
 
 def _read(path: Path) -> dict[str, Any] | None:
+    """The archived record in ``path``, None when it holds none (:func:`_problem`)."""
+    return _problem(path)[0]
+
+
+def _problem(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """(the record, None) when ``path`` holds an archived record: a JSON object with a claim id, one of the
+    verdicts and the scale of its folder (:func:`verify.report.diff.record_problem`); else (None, why not)."""
+    from verify.report.diff import record_problem
+    from verify.report.render import VERDICTS  # deferred: render imports this module
+
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and isinstance(data.get("id"), str) else None
+    except (OSError, ValueError) as exc:
+        return None, f"unreadable ({type(exc).__name__})"
+    problem = record_problem(data)
+    if problem is None and data["verdict"] not in VERDICTS:
+        problem = f"its verdict {data['verdict']!r} is not one of {', '.join(VERDICTS)}"
+    if problem is None and data.get("scale") != path.parent.name:
+        problem = f"its scale {data.get('scale')!r} is not that of its folder {path.parent.name!r}"
+    return (None, problem) if problem else (data, None)
 
 
 def record_text(record: Mapping[str, Any]) -> str:
@@ -444,16 +459,20 @@ def check_archive_target(root: str | Path) -> None:
         raise ArchiveError(f"--archive: cannot write to the archive {str(p)!r}: permission denied")
 
 
-def load_archive(root: str | Path) -> dict[tuple[str, str], dict[str, Any]]:
-    """Every readable record of the archive, by (scale, claim id); unreadable files are skipped."""
+def load_archive(root: str | Path, skipped: list[str] | None = None) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every readable record of the archive, by (scale, claim id); a file that holds no archived record
+    (:func:`_problem`: unreadable, truncated, without a verdict) is skipped, and listed in ``skipped`` ("path: why")
+    when it is given."""
     root = Path(root)
     if not root.is_dir():
         raise ArchiveError(f"no archive at {str(root)!r} (a directory written by tvk report --archive)")
     out = {}
     for path in sorted(root.glob("*/*.json")):
-        rec = _read(path)
-        if rec is not None and rec.get("scale") == path.parent.name:
+        rec, problem = _problem(path)
+        if rec is not None:
             out[(path.parent.name, rec["id"])] = rec
+        elif skipped is not None:
+            skipped.append(f"{path}: {problem}")
     return out
 
 
@@ -686,22 +705,55 @@ def select_archived(
     return out
 
 
+#: How many ids a log line of :func:`report_from_archive` lists before it counts the rest.
+LISTED = 8
+
+
+def not_archived(archived: Mapping[tuple[str, str], dict[str, Any]], only: str | None = None) -> list[str]:
+    """The registered claims that ``only`` selects and that have no archived record at either scale."""
+    import fnmatch
+
+    from verify.claims import registry  # deferred: imports torch
+    from verify.runtime.selection import claim_patterns
+
+    pats, have = claim_patterns(only), {cid for _, cid in archived}
+    return [cid for cid in registry() if cid not in have and any(fnmatch.fnmatch(cid, p) for p in pats)]
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
 def report_from_archive(
-    root: str | Path, out: str | Path, *, scale: str = "full", only: str | None = None, output: Any = None
+    root: str | Path,
+    out: str | Path,
+    *,
+    scale: str = "full",
+    only: str | None = None,
+    output: Any = None,
+    log: Callable[[str], None] = _stderr,
 ) -> tuple[list[dict], dict]:
     """Render the report into ``out`` from the archive ``root`` alone: no claim runs, nothing is computed but the
     report itself (offline). Each archived claim appears with its record at ``scale`` (else the other scale's), and
-    the quick and full-scale verdicts side by side.
+    the quick and full-scale verdicts side by side. ``log`` gets one line naming the archive's files that hold no
+    readable record (left out) and one naming the selected claims the archive has no record of (not in the report).
 
     Raises
     ------
     ArchiveError
         If ``root`` is not an archive (a report directory is named as one) or holds no record matching ``only``.
     """
+    from verify.claims import registry  # deferred: imports torch
     from verify.report import directory  # deferred: the report machinery imports torch
     from verify.report.run import DEFAULT_OUTPUT, _write_report
 
-    archived = load_archive(root)
+    skipped: list[str] = []
+    archived = load_archive(root, skipped)
+    if skipped:  # a damaged file is named, not published as a verdict "None"
+        log(
+            f"the archive {str(root)!r} has {len(skipped)} file(s) without a readable record, left out: "
+            + "; ".join(skipped)
+        )
     if not archived and any((Path(root) / name).is_file() for name in ("results.json", "results.jsonl")):
         raise ArchiveError(
             f"{str(root)!r} looks like a report directory (it holds results.json or results.jsonl), not a results "
@@ -710,7 +762,16 @@ def report_from_archive(
     chosen = select_archived(archived, scale, only)
     if not chosen:
         raise ArchiveError(f"the archive {str(root)!r} holds no record matching {only or '*'!r}")
+    absent = not_archived(archived, only)
+    if absent:
+        shown = ", ".join(absent[:LISTED]) + (f", ... ({len(absent) - LISTED} more)" if len(absent) > LISTED else "")
+        log(
+            f"{len(absent)} selected claim(s) have no record in the archive at either scale, not in the report: {shown}"
+        )
     records = [as_claim_record(r) for r in chosen]
+    claims = registry()
+    for rec, stored in zip(records, chosen):  # said where readers act: needs attention, the table, results.json
+        rec["metadata"]["archive"]["stale"] = staleness(stored, claims.get(stored["id"]))
     output = output or DEFAULT_OUTPUT
     devices = sorted({str(r["metadata"].get("device")) for r in records})
     revisions = sorted({str(r.get("code_revision"))[:12] for r in chosen if r.get("code_revision")})

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DRIFT_RTOL", "MAX_RESULTS_BYTES", "RunDiff", "diff_records", "diff_runs", "load_records"]
+__all__ = ["DRIFT_RTOL", "MAX_RESULTS_BYTES", "RunDiff", "diff_records", "diff_runs", "load_records", "record_problem"]
 
 #: Default relative change of a float value reported as drift (float64 round-off of identical code is far below).
 DRIFT_RTOL = 1e-9
@@ -74,7 +74,7 @@ def load_records(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
         raise ValueError(f"{where}: it holds no claim record (a run of tvk report has at least one)")
     out: dict[str, dict[str, Any]] = {}
     for i, rec in enumerate(records, 1):
-        problem = _record_problem(rec)
+        problem = record_problem(rec)
         if problem is None and rec["id"] in out:
             problem = f"the id {rec['id']!r} appears twice"
         if problem is not None:
@@ -126,8 +126,9 @@ def _read_results_text(p: Path) -> str:
         ) from None
 
 
-def _record_problem(rec: Any) -> str | None:
-    """What makes ``rec`` unusable as a claim record of a run (None: nothing)."""
+def record_problem(rec: Any) -> str | None:
+    """What makes ``rec`` unusable as a claim record of a run or of the results archive (None: nothing): not an
+    object, no non-empty string ``id``, no string ``verdict``, a ``metadata`` or ``error`` that is not an object."""
     if not isinstance(rec, dict):
         return f"{_kind(rec)}, not an object"
     cid = rec.get("id")

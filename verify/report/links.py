@@ -212,13 +212,25 @@ def _docs_texts() -> tuple[tuple[str, str], ...]:
 def source_parts(source: str, document: str, chapter: str) -> dict[str, str]:
     """The claim's ``source`` field as the report lists it: ``document`` (e.g. "Shi thesis (2024)"), ``chapter``
     (from :func:`verify.report.render.group_of`), ``where`` (the rest: theorem, section, figure, without the
-    document's name and chapter) and ``pages`` ("p. 12" when the source gives a page, else "")."""
-    head, _, rest = source.partition(",")
+    document's name and chapter) and ``pages`` ("p. 12" when the source gives a page, else ""). The document is
+    what stands before the first comma outside parentheses ("Edelman thesis (2024) Ch. 6 / App. C.3 (Edelman et
+    al. 2023, Pareto frontiers), Lemma C.5" names Lemma C.5)."""
+    head, rest = _first_top_level_comma(source)
     named = " thesis" in head or head.strip() == document.strip()  # the source begins with its document's name
     where = rest.strip() if rest and named else source.strip()
     where = re.sub(r"^Ch\. ?\d+,?\s*", "", where)
     m = re.search(r"\b(pp?\. ?\d+(?:\s*[-\u2013]\s*\d+)?|pages? \d+(?:\s*[-\u2013]\s*\d+)?)", source)
     return {"document": document, "chapter": chapter, "where": where, "pages": m.group(1) if m else ""}
+
+
+def _first_top_level_comma(text: str) -> tuple[str, str]:
+    """``text`` split at its first comma outside parentheses: (before, after); (text, "") without one."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth <= 0:
+            return text[:i], text[i + 1 :]
+    return text, ""
 
 
 @lru_cache(maxsize=1)

@@ -37,7 +37,7 @@ import re
 import shlex
 import sys
 from collections import Counter
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -349,6 +349,14 @@ def _parse_exact(expr: str) -> Any:
         return None
 
 
+def record_error(r: dict) -> dict[str, Any] | None:
+    """The error of record ``r`` as every output shows it (results.json, results.csv, report.md, report.html):
+    :func:`_error` of its predicted and observed values, else, for a record rendered from the archive whose values
+    were left out, the error archived with the full values (``metadata.archive.error``)."""
+    err = _error(r.get("predicted"), r.get("observed"))
+    return err if err is not None else ((r.get("metadata") or {}).get("archive") or {}).get("error")
+
+
 def _error_text(err: dict | None) -> str:
     if err is None:
         return "—"
@@ -641,11 +649,13 @@ def md_escape(text: Any) -> str:
     return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
 
 
-def md_code(text: Any) -> str:
-    """A Markdown code span safe inside a GFM table cell: ``|`` escaped (GFM removes the backslash inside table
-    cells, code spans included), line breaks as spaces, fenced with more backticks than the text contains."""
+def md_code(text: Any, table: bool = False) -> str:
+    """A Markdown code span: line breaks as spaces, fenced with more backticks than the text contains. In a GFM
+    table cell (``table``) ``|`` is escaped (GFM removes that backslash inside table cells, code spans included);
+    elsewhere it is left alone (a code span keeps a backslash: ``\\|`` would show)."""
     body = " ".join(str(text).split())
-    body = re.sub(r"\\+(?=\|)", lambda m: m.group(0) * 2, body).replace("|", "\\|")
+    if table:
+        body = re.sub(r"\\+(?=\|)", lambda m: m.group(0) * 2, body).replace("|", "\\|")
     if not body:
         return ""
     run = max((len(m) for m in re.findall(r"`+", body)), default=0)
@@ -698,10 +708,14 @@ def group_of(record: dict) -> tuple[str, str, tuple]:
 
 
 def _appendix_chapters(records: list[dict]) -> dict[tuple[str, str], int]:
-    """{(document, appendix letter): chapter} learned from the records' own source lines: a claim grouped under a
-    chapter whose source cites an appendix result (e.g. "Theorem 7.7 (App. D.6)") votes for that pairing."""
+    """{(document, appendix letter): chapter} learned from the source lines of every registered claim and of the
+    records (claims loaded from elsewhere): a claim grouped under a chapter whose source cites an appendix result
+    (e.g. "Theorem 7.7 (App. D.6)") votes for that pairing. Voting over the registry, not this run's selection
+    alone, keeps a claim in the same chapter (and its anchor the same) in every report."""
+    registered = [{"id": c.id, "source": c.source} for c in registry().values()]
+    known = {r["id"] for r in registered}
     votes: dict[tuple[str, str], Counter] = {}
-    for r in records:
+    for r in registered + [r for r in records if r["id"] not in known]:
         doc, _, key = group_of(r)
         if key[0] != 0:
             continue
@@ -714,7 +728,9 @@ def _appendix_chapters(records: list[dict]) -> dict[tuple[str, str], int]:
 
 
 def _json_text(obj: Any, limit: int) -> tuple[str, bool]:
-    text = json.dumps(obj, indent=1, default=str, allow_nan=True)
+    """``obj`` as indented JSON (unicode as itself: a statement's symbols stay readable), cut at ``limit``
+    characters; and whether it was cut."""
+    text = json.dumps(obj, indent=1, default=str, allow_nan=True, ensure_ascii=False)
     if len(text) <= limit:
         return text, False
     return text[:limit] + "\n…", True
@@ -756,8 +772,8 @@ def _record_view(r: dict, fmt: str, meta_links: dict[str, Any], appendix: dict) 
         "observed": headline(shown[1]),
         "predicted_math": math_html(shown[0]) if fmt == "html" else None,
         "observed_math": math_html(shown[1]) if fmt == "html" else None,
-        "error": _error_text(_error(r.get("predicted"), r.get("observed"))),
-        "error_abs": _sort_number((_error(r.get("predicted"), r.get("observed")) or {}).get("abs")),
+        "error": _error_text(record_error(r)),
+        "error_abs": _sort_number((record_error(r) or {}).get("abs")),
         "rank": VERDICT_RANK.get(r["verdict"], 9),
         "reason_row": _clip(str(r.get("reason", "")), ROW_TEXT_LIMIT),
         "tolerance_row": _clip(fill_tolerance(r.get("tolerance", ""), r.get("config")), ROW_TEXT_LIMIT),
@@ -777,6 +793,7 @@ def _record_view(r: dict, fmt: str, meta_links: dict[str, Any], appendix: dict) 
         "resolution": resolution_text(r),
         "full": full,
         "full_truncated": truncated,
+        "traceback": str((r.get("details") or {}).get("traceback") or "") if isinstance(r.get("details"), dict) else "",
         "fence": "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", full)), default=0)),
     }
 
@@ -927,6 +944,8 @@ def _attention_fields(r: dict, fmt: str, ctx: dict[str, Any]) -> dict[str, Any]:
         "exploratory": str(meta.get("exploratory") or ""),
         "attention": (verdict in ("fail", "inconclusive") or unexpected) and not meta.get("exploratory"),
         "failed_seeds": ", ".join(map(str, failed)),
+        "stale": archived_staleness(r) or "",
+        "gave": "the archived record gave" if meta.get("archive") else "this run gave",
         "next_step": _next_step(r, claim, failed, unexpected),
         "command": command,
         "code": location.text if location else "",
@@ -970,7 +989,7 @@ def _next_step(r: dict, claim: Any, failed: list, unexpected: bool) -> str:
     if remedy:
         return remedy + ("; or decide it at the thesis's setting with --scale full (meant for a GPU)" if full else "")
     if _EXCEPTION.match(str(r.get("reason", ""))):
-        return "the claim crashed: fix the error (its traceback is in the full data), then rerun it"
+        return "the claim crashed: fix the error (its traceback is with the claim, and in results.json), then rerun it"
     steps = []
     if failed:
         steps.append(
@@ -1023,9 +1042,10 @@ def population_text(pop: dict | None) -> str:
 
 
 def verdict_tags(r: dict) -> str:
-    """What the claims table shows next to a verdict: the seeds that succeeded (a training claim's population),
-    and how many deviations and post-hoc choices the verdict rests on ("" when none)."""
-    tags = []
+    """What the claims table shows next to a verdict: "stale" for an archived record whose claim changed since
+    (``metadata.archive.stale``), the seeds that succeeded (a training claim's population), and how many deviations
+    and post-hoc choices the verdict rests on ("" when none)."""
+    tags = ["stale"] if archived_staleness(r) else []
     pop = r.get("population")
     if isinstance(pop, dict) and "n" in pop:
         tags.append(f"{pop.get('successes')}/{pop.get('n')} {'runs' if pop.get('deterministic') else 'seeds'}")
@@ -1034,6 +1054,13 @@ def verdict_tags(r: dict) -> str:
         if k:
             tags.append(f"{k} {one if k == 1 else many}")
     return "; ".join(tags)
+
+
+def archived_staleness(r: dict) -> str | None:
+    """Why the archived record ``r`` (rendered from the archive) no longer describes its claim
+    (``metadata.archive.stale``: :func:`verify.report.archive.staleness`); None for a current or a live record."""
+    stale = ((r.get("metadata") or {}).get("archive") or {}).get("stale")
+    return str(stale) if stale else None
 
 
 def _dicts(items: Any, keys: tuple[str, ...]) -> list[dict[str, str]]:
@@ -1202,6 +1229,7 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["md"] = md_escape
     env.filters["code"] = md_code
+    env.filters["cell_code"] = partial(md_code, table=True)
     env.filters["nb"] = nobreak_numbers
     env.filters["path"] = break_after_slashes
     return env
@@ -1434,9 +1462,7 @@ def result_record(r: dict) -> dict[str, Any]:
     every NaN or infinity written as null, plus ``error``, ``judge`` and ``nonfinite`` (:func:`results_document`)."""
     flags: list[dict[str, str]] = []
     rec = _finite(r, "", flags)
-    rec["error"] = _error(r.get("predicted"), r.get("observed"))
-    if rec["error"] is None:  # a record rendered from the archive whose values were left out: the archived error
-        rec["error"] = ((r.get("metadata") or {}).get("archive") or {}).get("error")
+    rec["error"] = record_error(r)
     rec["judge"] = _judge_params(r["id"])
     rec["nonfinite"] = flags
     return rec
@@ -1464,7 +1490,7 @@ def results_csv(records: list[dict]) -> str:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CSV_FIELDS)
     for r in records:
-        err = _error(r.get("predicted"), r.get("observed")) or {}
+        err = record_error(r) or {}
         meta = r.get("metadata") or {}
         writer.writerow(
             [
