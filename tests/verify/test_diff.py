@@ -210,3 +210,17 @@ def test_text_output_shows_values_as_json(tmp_path):
     new["error"] = None
     d = diff_runs(_write(tmp_path / "old", [old]), _write(tmp_path / "new", [new]))
     assert '  error:   a: {"abs": 0.0} -> null' in d.text()
+
+
+def test_a_claim_run_at_another_scale_is_said_first(tmp_path):
+    """A quick run against a full one listed a pile of value changes with no word that the scales differ."""
+    old, new = _record("a"), _record("a", observed=0.3)
+    old["scale"], new["scale"] = "quick", "full"
+    d = diff_runs(_write(tmp_path / "old", [old]), _write(tmp_path / "new", [new]))
+    (change,) = d.changes
+    assert change.scale == ("quick", "full") and not d.same_results()
+    assert "  scale:   a: quick -> full (runs at two scales: the values differ)" in d.text()
+    from verify.report import render
+
+    view = render.changes_view({"compare": d.to_json()})
+    assert view is not None and view["findings"][0]["kind"] == "scale"

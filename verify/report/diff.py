@@ -1,11 +1,12 @@
 """Compare two runs claim by claim (``tvk diff OLD NEW``; docs/report.md, "Comparing runs").
 
 A run is a report directory (its ``results.json``, else its ``results.jsonl`` journal) or one of those files.
-:func:`diff_runs` lists, by claim id: claims added and removed, verdict changes, exact values that changed (a
+:func:`diff_runs` lists, by claim id: claims added and removed, claims run at another scale (a quick run against
+a full one: a result change, which explains the values' changes), verdict changes, exact values that changed (a
 predicted or observed ``{"exact": ...}`` value whose text differs, or a NaN or infinity, read back from the
 record's ``nonfinite`` list, that appeared, went or changed), float values that drifted beyond a relative
 tolerance, error changes and runtime changes. :meth:`RunDiff.same_results` is the check a refactoring must pass:
-the same ids, verdicts and exact values (issue 27's before/after comparison). Nothing here imports torch.
+the same ids, scales, verdicts and exact values (issue 27's before/after comparison). Nothing here imports torch.
 """
 
 from __future__ import annotations
@@ -223,6 +224,7 @@ class ClaimChange:
     """What changed for one claim present in both runs."""
 
     id: str
+    scale: tuple[Any, Any] | None = None
     verdict: tuple[str, str] | None = None
     exact: list[dict[str, Any]] = field(default_factory=list)
     drift: list[dict[str, Any]] = field(default_factory=list)
@@ -232,7 +234,7 @@ class ClaimChange:
 
     @property
     def empty(self) -> bool:
-        return not (self.verdict or self.exact or self.drift or self.shape or self.error or self.runtime)
+        return not (self.scale or self.verdict or self.exact or self.drift or self.shape or self.error or self.runtime)
 
 
 @dataclass
@@ -248,7 +250,7 @@ class RunDiff:
 
     def same_results(self) -> bool:
         """The same claims, verdicts and exact values (floats may drift, runtimes change)."""
-        return not (self.added or self.removed or any(c.verdict or c.exact or c.shape for c in self.changes))
+        return not (self.added or self.removed or any(c.scale or c.verdict or c.exact or c.shape for c in self.changes))
 
     def to_json(self) -> dict[str, Any]:
         """The diff as JSON data."""
@@ -268,6 +270,8 @@ class RunDiff:
         lines += [f"  added:   {cid}" for cid in self.added]
         lines += [f"  removed: {cid}" for cid in self.removed]
         for c in self.changes:
+            if c.scale:
+                lines.append(f"  scale:   {c.id}: {c.scale[0]} -> {c.scale[1]} (runs at two scales: the values differ)")
             if c.verdict:
                 lines.append(f"  verdict: {c.id}: {c.verdict[0]} -> {c.verdict[1]}")
             lines += [f"  exact:   {c.id}{e['where']}: {_text(e['old'])} -> {_text(e['new'])}" for e in c.exact]
@@ -367,6 +371,8 @@ def diff_records(
     for cid in [c for c in a if c in b]:
         ra, rb = a[cid], b[cid]
         change = ClaimChange(cid)
+        if ra.get("scale") != rb.get("scale"):
+            change.scale = (ra.get("scale"), rb.get("scale"))
         if ra.get("verdict") != rb.get("verdict"):
             change.verdict = (ra.get("verdict"), rb.get("verdict"))
         va, vb = _compared_values(ra), _compared_values(rb)

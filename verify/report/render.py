@@ -1135,7 +1135,7 @@ def _meta_view(records: list[dict], meta: dict) -> dict[str, Any]:
 
 #: The most findings the "Changes since" section lists (the rest: ``tvk diff PREV OUT``).
 CHANGES_LIMIT = 60
-_CHANGE_ORDER = ("verdict", "exact", "shape", "drift", "error", "runtime", "added", "removed")
+_CHANGE_ORDER = ("scale", "verdict", "exact", "shape", "drift", "error", "runtime", "added", "removed")
 
 
 def _change_error_text(err: Any) -> str:
@@ -1163,6 +1163,8 @@ def changes_view(meta: dict) -> dict[str, Any] | None:
 
     for c in data.get("changes", []):
         cid = c["id"]
+        if c.get("scale"):
+            add("scale", cid, f"{c['scale'][0]} → {c['scale'][1]} (run at another scale: its values differ)")
         if c.get("verdict"):
             old, new = c["verdict"]
             add(
