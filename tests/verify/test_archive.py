@@ -387,3 +387,13 @@ def test_a_stale_archived_record_is_marked_where_readers_act(tmp_path):
     html = (tmp_path / "out" / "report.html").read_text()
     assert "the archived record gave" in html and "this run gave" not in html
     assert "<strong>stale:</strong> the archived record no longer describes its claim" in html
+
+
+def test_the_header_gives_the_scale_of_the_records_shown(tmp_path):
+    """`--from-archive` with the default `--scale quick` over an archive of full-scale records said `scale: quick`
+    in results.json's header while every record shown was full-scale."""
+    root = tmp_path / "results"
+    _archive(root, _record(scale="full", verdict="pass"))
+    archive.report_from_archive(root, tmp_path / "out", scale="quick", only=CLAIM, log=lambda line: None)
+    doc = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert doc["header"]["scale"] == "full" and [c["scale"] for c in doc["claims"]] == ["full"]
