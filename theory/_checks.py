@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Iterable, Sized
+from collections.abc import Callable, Iterable, Sized
 from fractions import Fraction
 from typing import Any
 
@@ -37,6 +37,7 @@ __all__ = [
     "as_number",
     "check_bool",
     "check_cost",
+    "check_entries",
     "check_odd_modulus",
     "check_positive_int",
     "check_sequence",
@@ -728,15 +729,69 @@ def check_cost(
     shown, lim = _distinct_texts(cost, limit, log10)
     if not log10 and cost == value:
         message = f"{param} = {shown} is above the limit {param} <= {lim} of {what}"
-    else:
-        message = f"{param} = {format_count(value)} is too large: {what} is {shown}, above the limit {lim}"
-    raise LimitError(
-        message + (f"; {hint}" if hint else ""),
-        param=param,
-        value=value,
-        limit=limit,
-        hint=hint,
-    )
+        raise LimitError(message + (f"; {hint}" if hint else ""), param=param, value=value, limit=limit, hint=hint)
+    raise _too_large(param, value, what, shown, lim, hint, limit)
+
+
+def _too_large(param: str, value: object, what: str, shown: str, lim: str, hint: str, limit: object) -> LimitError:
+    """The :class:`LimitError` of a work ``what`` of size ``shown`` above the limit ``lim`` (texts)."""
+    message = f"{param} = {format_count(value)} is too large: {what} is {shown}, above the limit {lim}"
+    return LimitError(message + (f"; {hint}" if hint else ""), param=param, value=value, limit=limit, hint=hint)
+
+
+def check_entries(
+    log10_count: float,
+    count: Callable[[], int],
+    *,
+    param: str,
+    value: object,
+    what: str,
+    hint: str,
+    limit: int = MAX_EXACT_ENTRIES,
+) -> None:
+    """Raise :class:`LimitError` when a number of entries, known first by its decimal logarithm, is above
+    ``limit``: compared and named exactly (``count()``) when below 10^15, by its order above (where it cannot be
+    formed); the limit is always named exactly (``10^5`` would misstate 200,000).
+
+    Parameters
+    ----------
+    log10_count : float
+        log10 of the number of entries (``inf`` for one beyond the float range).
+    count : callable
+        The exact number of entries, called only when ``log10_count < 15``.
+    param, value, what, hint : str, object, str, str
+        As for :func:`check_cost`.
+    limit : int, optional
+        The largest number of entries (default :data:`MAX_EXACT_ENTRIES`).
+
+    Returns
+    -------
+    None
+        When the count is at most ``limit``.
+
+    Raises
+    ------
+    LimitError
+        When it is above.
+
+    Examples
+    --------
+    >>> from theory._checks import check_entries
+    >>> check_entries(math.log10(65536), lambda: 65536, param="k", value=7, what="the construction", hint="")
+    >>> check_entries(math.log10(262144), lambda: 262144, param="k", value=8, what="the construction", hint="")
+    Traceback (most recent call last):
+        ...
+    theory._checks.LimitError: k = 8 is too large: the construction is 262,144, above the limit 200,000
+    >>> check_entries(600.2, lambda: 0, param="k", value=1000, what="the construction", hint="")
+    Traceback (most recent call last):
+        ...
+    theory._checks.LimitError: k = 1,000 is too large: the construction is ~10^600, above the limit 200,000
+    """
+    if log10_count < 15:
+        check_cost(count(), limit, param=param, value=value, what=what, hint=hint)
+        return
+    shown = "~" + _power_text(log10_count) if math.isfinite(log10_count) else "beyond 10^(10^300)"
+    raise _too_large(param, value, what, shown, format_count(limit), hint, limit)
 
 
 def as_list(value: object, name: str, *, items: str = "numbers") -> list[Any]:

@@ -57,6 +57,7 @@ from ._checks import (
     InputError,
     as_number,
     check_cost,
+    check_entries,
     check_odd_modulus,
     check_positive_int,
     format_count,
@@ -808,14 +809,13 @@ def construction(p: int, k: int, width: int | None = None) -> ModularConstructio
     theory._checks.InputError: width m = 4 is below the construction's size 2^(2k-2)(p-1) = 8 for p = 3, k = 2 ...
     """
     p, k = _check_pk(p, k)
-    check_cost(
+    check_entries(
         (2 * k - 2) * math.log10(2) + math.log10(p - 1) + math.log10(k + 1) if k < 10**300 else math.inf,
-        math.log10(MAX_EXACT_ENTRIES),
+        lambda: 2 ** (2 * k - 2) * (p - 1) * (k + 1),
         param="k",
         value=k,
         what=f"the exact construction at p = {format_count(p)} (2^(2k-2)(p-1)(k+1) entries)",
         hint="max_margin(p, k) and min_width(p, k) give the closed forms without building it",
-        log10=True,
     )
     n_min = min_width(p, k)
     if width is None:

@@ -58,6 +58,7 @@ from ._checks import (
     as_number,
     check_bool,
     check_cost,
+    check_entries,
     check_positive_int,
     format_count,
     is_symbolic,
@@ -201,14 +202,13 @@ _MAX_EXACT_K = _largest_exact_k()
 
 
 def _check_construction_size(n: int, k: int) -> None:
-    check_cost(
+    check_entries(
         (k - 1) * math.log10(2) + math.log10(n + 2),
-        math.log10(MAX_EXACT_ENTRIES),
+        lambda: 2 ** (k - 1) * (n + 2),
         param="k",
         value=k,
         what=f"the exact construction (2^(k-1) neurons of n + 2 = {n + 2} entries)",
         hint="max_margin(k) and min_width(k) give the closed forms of Thm 7.8 without building it",
-        log10=True,
     )
 
 

@@ -177,6 +177,8 @@ def test_the_k30_construction_is_refused_at_once_on_every_path(call):
         call()
     assert time.perf_counter() - t0 < 0.5 and info.value.param == "k"
     assert str(info.value).startswith("k = 30 is too large: the exact construction")
+    # the limit named exactly: the message said "above the limit 10^5" of a limit of 200,000
+    assert "above the limit 200,000" in str(info.value) and info.value.limit == 200_000
 
 
 @pytest.mark.parametrize(

@@ -189,7 +189,7 @@ _NO_SOURCE_SETTING = (
         "the thesis's setting for groups of similar order",
     ),
 )
-#: Thresholds and settings chosen with knowledge of results (docs/groups.md, "Thresholds").
+#: Thresholds and settings chosen with knowledge of results (docs/groups.md, "Verdict rule of the training claims").
 _POST_HOC = {
     "S3": (
         PostHoc(

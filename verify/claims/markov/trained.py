@@ -557,7 +557,7 @@ register(
 )
 
 
-#: The variants at the source's learning rate (issue 29, item 5; docs/attention.md, "At the source's learning rate"):
+#: The variants at the source's learning rate (issue 29, item 5; docs/markov.md, "At the source's learning rate"):
 #: the quick minimal-model run (8 seeds, 600 steps, t = 100) with App. E.2's SGD learning rate 2e-3 instead of 2e-2.
 #: Both claims share one run, as the originals do. Reported, not presumed: the question is whether the quick verdicts
 #: depend on the tenfold learning rate.
