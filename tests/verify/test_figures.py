@@ -364,3 +364,19 @@ def test_a_crowded_per_seed_plot_singles_out_the_failing_seeds():
     assert vf._seed_crowd(few, rec) == few
     other = spec | {"series": [s | {"label": f"run {i}"} for i, s in enumerate(spec["series"])]}
     assert vf._seed_crowd(other, rec) == other
+
+
+def test_the_frequency_legend_hides_no_bar(captured, tmp_path):
+    """Eight seeds' bars fill the axes up to the highest frequency (Shi Fig 4.2a): the legend sits outside the axes,
+    so it covers none of them (inside, it hid seeds 4-7's bars at the highest frequencies)."""
+    coverage = [[3, 4, 5, 6, 7, 8] for _ in range(8)]
+    vf.render_figures(
+        [{"id": "k2", "metadata": {"seeds": list(range(8))}, "artifacts": {"coverage": coverage}}], tmp_path
+    )
+    (fig,) = captured
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    legend = ax.get_legend().get_window_extent(renderer)
+    bars = [p.get_window_extent(renderer) for p in ax.patches]
+    assert len(bars) == 48 and not any(legend.overlaps(b) for b in bars)
+    assert legend.x0 >= ax.get_window_extent(renderer).x1

@@ -6,7 +6,8 @@ For a training claim on modular addition:
   predicted line at 1 (Edelman Fig 7.1c);
 * ``<id>-spectra.png``: the first input block of the heaviest neurons with its trigonometric
   interpolation, and its one-sided power spectrum (Shi Fig 4.1);
-* ``<id>-frequencies.png``: how many significant neurons each frequency dominates, per seed (Shi Fig 4.2a).
+* ``<id>-frequencies.png``: how many significant neurons each frequency dominates, per seed (Shi Fig 4.2a); its
+  legend sits right of the axes, where it hides no bar.
 
 Any claim can also ask for generic plots through ``artifacts["plots"]``, a list of plain-data specs
 rendered by :func:`render_plot_spec` to ``<id>-<name>.png``:
@@ -413,8 +414,8 @@ def _frequency_histogram(rec: dict, out: Path, formats: Formats = ("png",)) -> s
         ax.set_xlabel(r"dominant frequency $\zeta$")
         ax.set_xticks(np.arange(1, F + 1))
         ax.set_title(f"{rec['id']}: every frequency must be used (Shi Lemma C.20)", fontsize=10)
-    if S > 1:
-        _legend(ax, fontsize=8)
+    if S > 1:  # outside the axes, right of them: inside, it covered the last seeds' bars at the highest frequencies
+        _legend(ax, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return _save(fig, out / f"{rec['id']}-frequencies.png", formats)
 
 
