@@ -380,3 +380,28 @@ def test_the_frequency_legend_hides_no_bar(captured, tmp_path):
     bars = [p.get_window_extent(renderer) for p in ax.patches]
     assert len(bars) == 48 and not any(legend.overlaps(b) for b in bars)
     assert legend.x0 >= ax.get_window_extent(renderer).x1
+
+
+def test_a_plot_spec_without_axis_labels_gets_visible_ones():
+    """A claim's plot spec may leave out ``xlabel`` / ``ylabel`` (or leave them blank): its axes are labelled all the
+    same, with a label saying that the spec gave none (they were left blank before)."""
+    bare = [
+        {"name": "l", "kind": "lines", "series": [{"x": [0, 1], "y": [0, 1]}]},
+        {"name": "h", "kind": "hist", "series": [{"values": [1, 2, 2]}], "xlabel": "  "},
+        {
+            "name": "m",
+            "kind": "heatmap",
+            "x": [0, 1],
+            "y": [0],
+            "panels": [{"title": "a", "z": [[0, 1]]}, {"z": [[1, 0]]}],
+        },
+    ]
+    for spec in bare:
+        fig = vf.plot_spec_figure("qa", spec)
+        try:
+            assert unlabelled_axes(fig) == [], spec["name"]
+            assert fig.axes[0].get_xlabel() == "x (no label in the plot spec)"
+            expected = "count" if spec["kind"] == "hist" else "y (no label in the plot spec)"
+            assert fig.axes[0].get_ylabel() == expected
+        finally:
+            plt.close(fig)

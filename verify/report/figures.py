@@ -20,9 +20,10 @@ rendered by :func:`render_plot_spec` to ``<id>-<name>.png``:
   "vlines"?: [{"x", "label"}]}``.
 
 Every axis is labelled, every panel of a heat map included (a histogram's y axis defaults to "count", a heat map's
-colour bar to "value"), and a plot with more than one series has a legend (unlabelled series are numbered). With
-``formats=("png", "pdf", "svg")`` each figure is also written as PDF and SVG next to its PNG (same stem); the
-returned names are always the PNGs.
+colour bar to "value"; an axis the spec leaves without a label, or with a blank one, is labelled
+:data:`MISSING_LABEL`, "x (no label in the plot spec)"), and a plot with more than one series has a legend
+(unlabelled series are numbered). With ``formats=("png", "pdf", "svg")`` each figure is also written as PDF and
+SVG next to its PNG (same stem); the returned names are always the PNGs.
 
 The shared rules of every figure (issue 31):
 
@@ -66,6 +67,7 @@ __all__ = [
     "DPI",
     "FIGURE_FORMATS",
     "LEGEND_MAX",
+    "MISSING_LABEL",
     "PLOT_KINDS",
     "REFERENCE_STYLES",
     "BackgroundFigures",
@@ -658,6 +660,18 @@ def _heatmap_ticks(ax: Any, x: list, y: list, most: int = 16) -> None:
         set_ticks(idx, [str(values[i]) for i in idx], fontsize=8)
 
 
+#: The label of an axis that a plot spec leaves without one (no ``xlabel`` / ``ylabel``, or a blank one): visible,
+#: and saying that the spec gave none.
+MISSING_LABEL = "{axis} (no label in the plot spec)"
+
+
+def _axis_label(spec: dict, key: str, default: str | None = None) -> str:
+    """The spec's ``xlabel`` / ``ylabel`` (``key``); without one (or a blank one) ``default``, else
+    :data:`MISSING_LABEL`: every axis of a figure is labelled, whatever the spec."""
+    text = str(spec.get(key) or "").strip()
+    return text or default or MISSING_LABEL.format(axis=key[0])
+
+
 def plot_spec_figure(rec_id: str, spec: dict, rec: dict | None = None) -> Any:
     """The matplotlib figure of one ``artifacts["plots"]`` entry (unsaved); with the record ``rec``, a spec with
     ``by_seed`` is drawn for the record's first failing seed (:func:`failing_seeds`), its title saying so."""
@@ -686,16 +700,16 @@ def plot_spec_figure(rec_id: str, spec: dict, rec: dict | None = None) -> Any:
                 vmax=spec.get("vmax"),
             )
             _heatmap_ticks(ax, spec["x"], spec["y"])
-            ax.set_xlabel(spec.get("xlabel", ""))
-            ax.set_ylabel(spec.get("ylabel", ""))  # every panel: a reader of one panel alone still sees the axis
+            ax.set_xlabel(_axis_label(spec, "xlabel"))
+            ax.set_ylabel(_axis_label(spec, "ylabel"))  # every panel: a reader of one panel alone still sees the axis
             ax.set_title(panel.get("title", ""), fontsize=9)
         fig.colorbar(im, ax=list(axes[0]), label=spec.get("zlabel") or "value")
         _annotate_heatmap(fig, list(axes[0]), zs)
     else:
         fig, ax = plt.subplots(figsize=(5.8, 3.6))
         (_plot_lines if kind == "lines" else _plot_hist)(ax, spec)
-        ax.set_xlabel(spec.get("xlabel", ""))
-        ax.set_ylabel(spec.get("ylabel") or ("count" if kind == "hist" else ""))
+        ax.set_xlabel(_axis_label(spec, "xlabel"))
+        ax.set_ylabel(_axis_label(spec, "ylabel", "count" if kind == "hist" else None))
         _legend(ax, fontsize=8)
     fig.suptitle(spec.get("title", rec_id), fontsize=10)
     fig._tvk_seed = pos
