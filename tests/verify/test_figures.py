@@ -405,3 +405,63 @@ def test_a_plot_spec_without_axis_labels_gets_visible_ones():
             assert fig.axes[0].get_ylabel() == expected
         finally:
             plt.close(fig)
+
+
+def _lines(name: Any, **kw: Any) -> dict:
+    """A small "lines" plot spec named ``name``."""
+    return {"name": name, "kind": "lines", "xlabel": "x", "ylabel": "y", "series": [{"x": [0, 1], "y": [0, 1]}]} | kw
+
+
+def test_a_figure_that_cannot_be_drawn_is_skipped_by_name(tmp_path):
+    """A label matplotlib cannot draw (bad mathtext), a name that is not a safe file-name part, a spec without a name
+    and an entry that is not a spec once stopped the whole report (the mathtext error, or a missing directory, without
+    the claim's name); each is now skipped with one log line naming the claim, the figure and why, and kept in the
+    ledger for the report, while the claim's other figures are drawn and no figure is left open."""
+    records = [
+        {"id": "qa-math", "artifacts": {"plots": [_lines("m", xlabel=r"cost $\frac{a}$ x"), _lines("ok")]}},
+        {"id": "qa-slash", "artifacts": {"plots": [_lines("a/b"), _lines("a b"), _lines(None), "not a spec"]}},
+        {"id": "qa-art", "metadata": {"seeds": [0]}, "artifacts": {"coverage": [[1, "x", None]]}},
+    ]
+    lines: list[str] = []
+    ledger = vf.FigureLedger()
+    open_before = plt.get_fignums()
+    made = vf.render_figures(records, tmp_path, log=lines.append, ledger=ledger)
+    assert made == {"qa-math": ["qa-math-ok.png"]}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["qa-math-ok.png"] and plt.get_fignums() == open_before
+    skipped = {cid: [s.name for s in found] for cid, found in ledger.skipped.items()}
+    assert skipped == {"qa-math": ["m"], "qa-slash": ["a/b", "a b", "plots[2]", "plots[3]"], "qa-art": ["frequencies"]}
+    assert "ParseSyntaxException" in ledger.skipped["qa-math"][0].reason
+    assert "not a safe file-name part" in ledger.skipped["qa-slash"][0].reason
+    assert "missing" in ledger.skipped["qa-slash"][2].reason and "dict" in ledger.skipped["qa-slash"][3].reason
+    assert len(lines) == 6 and lines[0].startswith("figures: claim qa-math: figure 'm' skipped")
+    assert "claim qa-slash: figure 'a/b' skipped" in lines[1] and "not a safe file-name part" in lines[1]
+    with pytest.raises(ValueError, match="not a safe file-name part"):
+        vf.render_plot_spec("qa", _lines("../up"), tmp_path)
+
+
+def test_figures_that_ask_for_one_file_name_get_distinct_ones(tmp_path):
+    """Claim qa-a's plot b-c and claim qa-a-b's plot c both asked for qa-a-b-c.png, and the second overwrote the
+    first. The first figure written keeps the name, a later one gets -2 (-3, ...), compared without case (one file
+    on a case-insensitive disk); names nothing else asks for are today's, and each remembers the name it asked for."""
+    records = [
+        {"id": "qa-a", "artifacts": {"plots": [_lines("b-c", title="first")]}},
+        {
+            "id": "qa-a-b",
+            "artifacts": {"plots": [_lines("c", title="2"), _lines("C", title="3"), _lines("d", title="4")]},
+        },
+    ]
+    made = vf.render_figures(records, tmp_path)
+    assert made == {"qa-a": ["qa-a-b-c.png"], "qa-a-b": ["qa-a-b-c-2.png", "qa-a-b-C-3.png", "qa-a-b-d.png"]}
+    assert [n.asked for n in made["qa-a-b"]] == ["qa-a-b-c.png", "qa-a-b-C.png", "qa-a-b-d.png"]  # type: ignore[attr-defined]
+    assert len({(tmp_path / n).read_bytes() for ns in made.values() for n in ns}) == 4  # four figures, four files
+
+
+def test_background_figures_and_the_rest_share_one_ledger(tmp_path):
+    """With -j N the records drawn on the background thread and those drawn at the end get distinct names too."""
+    background = vf.BackgroundFigures(tmp_path)
+    background.submit({"id": "qa-a", "artifacts": {"plots": [_lines("b-c")]}})
+    assert background.collect() == {"qa-a": ["qa-a-b-c.png"]}
+    rest = vf.render_figures(
+        [{"id": "qa-a-b", "artifacts": {"plots": [_lines("c")]}}], tmp_path, ledger=background.ledger
+    )
+    assert rest == {"qa-a-b": ["qa-a-b-c-2.png"]}

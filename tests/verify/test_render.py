@@ -859,3 +859,18 @@ def test_a_claim_stays_in_its_chapter_whatever_the_selection():
         for k in (9, 9, 9)
     ]
     assert render._views([rec, *decoys], "md")["claims"][0]["chapter"] == alone == "Chapter 4"
+
+
+def test_the_failing_seed_figure_is_found_under_a_numbered_name(records, tmp_path):
+    """When a failing seed's figure gets a numbered file name (another claim's figure asked for its name first), the
+    needs-attention block still shows it, not the claim's first figure."""
+    lines = {"kind": "lines", "xlabel": "x", "ylabel": "y", "series": [{"x": [0, 1], "y": [0, 1]}]}
+    other = copy.deepcopy(records[0]) | {"id": "qa-a", "artifacts": {"plots": [lines | {"name": "b-c"}]}}
+    failing = copy.deepcopy(records[-2]) | {"id": "qa-a-b", "details": {"failed_seeds": [1]}}
+    seeded = lines | {"name": "c", "by_seed": [{}, {"title": "seed 1's"}]}
+    failing["artifacts"] = {"plots": [lines | {"name": "z"}, seeded]}
+    figures = render_figures([other, failing], tmp_path / "figures")
+    assert figures["qa-a-b"] == ["qa-a-b-z.png", "qa-a-b-c-2.png"]
+    page = render.render_html([other, failing], META, figures, figures_dir=tmp_path / "figures")
+    thumbs = [a["src"] for t, a in _page(page).tags if t == "img" and a.get("class") == "thumb"]
+    assert thumbs == ["figures/qa-a-b-c-2.png"] and "the failing seed&#39;s figure" in page

@@ -543,3 +543,39 @@ def test_cli_version_on_stdout(capsys):
     version = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["version"]
     assert cli.main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"tvk {version}"
+
+
+def _plot_claim(cid: str, *plots: dict) -> Claim:
+    """A passing claim whose record asks for ``plots``."""
+    return _claim(lambda cfg, ctx: Observation(tm.max_margin(5, 2), artifacts={"plots": list(plots)}), id=cid)
+
+
+def _spec(name: str, **kw) -> dict:
+    return {"name": name, "kind": "lines", "xlabel": "x", "ylabel": "y", "series": [{"x": [0, 1], "y": [0, 1]}]} | kw
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_figure_that_cannot_be_drawn_does_not_stop_the_report(tmp_path, monkeypatch, jobs):
+    """Bad mathtext in one claim's label stopped the whole report after every claim had run (``tvk: error: \\frac{a}
+    ^ ParseSyntaxException``, no claim named), a plot name with a "/" likewise, and two claims' figures asking for one
+    file name (qa-a + b-c, qa-a-b + c) shared one file. Now the report is written: each figure skipped is named in
+    the log and in its claim's section, and the two figures have two files (with -j 2 the figures are drawn on the
+    background thread)."""
+    claims = [
+        _plot_claim("qa-math", _spec("m", xlabel=r"cost $\frac{a}$ x"), _spec("ok")),
+        _plot_claim("qa-slash", _spec("a/b")),
+        _plot_claim("qa-a", _spec("b-c", title="qa-a's")),
+        _plot_claim("qa-a-b", _spec("c", title="qa-a-b's")),
+    ]
+    monkeypatch.setattr(report, "select", lambda only, scale: claims)
+    lines: list[str] = []
+    report.run_report(tmp_path / "r", options=RunOptions(progress=False), log=lines.append, jobs=jobs)
+    figures = tmp_path / "r" / "figures"
+    assert sorted(p.name for p in figures.iterdir()) == ["qa-a-b-c-2.png", "qa-a-b-c.png", "qa-math-ok.png"]
+    assert (figures / "qa-a-b-c.png").read_bytes() != (figures / "qa-a-b-c-2.png").read_bytes()
+    skipped = [line for line in lines if "skipped" in line]
+    assert len(skipped) == 2 and "claim qa-math: figure 'm'" in skipped[0] and "ParseSyntaxException" in skipped[0]
+    assert "claim qa-slash: figure 'a/b'" in skipped[1] and "not a safe file-name part" in skipped[1]
+    md, html = ((tmp_path / "r" / name).read_text() for name in ("report.md", "report.html"))
+    assert "Figure `m` was not drawn: ValueError" in md and "Figure `a/b` was not drawn" in md
+    assert "Figure <code>m</code> was not drawn" in html and "figures/qa-a-b-c-2.png" in html

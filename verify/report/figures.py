@@ -10,7 +10,8 @@ For a training claim on modular addition:
   legend sits right of the axes, where it hides no bar.
 
 Any claim can also ask for generic plots through ``artifacts["plots"]``, a list of plain-data specs
-rendered by :func:`render_plot_spec` to ``<id>-<name>.png``:
+rendered by :func:`render_plot_spec` to ``<id>-<name>.png`` (``name``: 1 to :data:`NAME_MAX` letters, digits, '.',
+'_', '-'; :func:`check_file_part`):
 
 * ``{"name", "kind": "lines", "series": [{"label", "x", "y", "lo"?, "hi"?, "marker"?, "ls"?, "color"?, "alpha"?}], "hlines"?: [{"y", "label"}],
   "xlabel", "ylabel", "xscale"?, "yscale"?, "title"?}`` - curves, optional shaded band [lo, hi];
@@ -45,14 +46,25 @@ The shared rules of every figure (issue 31):
   under one legend entry, with the seeds the reason names with a problem (:func:`named_seeds`, whatever the verdict)
   drawn last in colours of their own, so that the legend keeps the reference lines (:func:`_seed_crowd`).
 :func:`remove_stale_figures` deletes the figures of an earlier run that the current one did not write.
+
+Within a report (:class:`FigureLedger`) no two figures share a file: a figure asking for a file name that an earlier
+figure has (``qa-a`` + ``b-c`` and ``qa-a-b`` + ``c``; compared without case) is written as ``<id>-<name>-2.png``
+(``-3``, ...). A figure that cannot be drawn or saved (bad mathtext in a label, a name that is not a safe file-name
+part, a malformed artifact) is skipped with a log line naming the claim, the figure and why, and kept in
+:attr:`FigureLedger.skipped` for the claim's section of the report (:func:`render_figures`).
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import json
 import os
 import re
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -69,8 +81,13 @@ __all__ = [
     "LEGEND_MAX",
     "MISSING_LABEL",
     "PLOT_KINDS",
+    "RECORD_FIGURES",
     "REFERENCE_STYLES",
     "BackgroundFigures",
+    "FigureFile",
+    "FigureLedger",
+    "SkippedFigure",
+    "check_file_part",
     "failing_seeds",
     "figure_layout",
     "named_seeds",
@@ -104,7 +121,68 @@ ANNOTATION_SIZES = (7.0, 6.0)
 #: The PNG text chunk holding :func:`figure_layout`.
 LAYOUT_KEY = "tvk:layout"
 
+#: A figure's name (after the claim id) and a claim's id, as parts of a file name: these characters only (no path
+#: separator, no space), at most NAME_MAX of them.
+SAFE_NAME = re.compile(r"[A-Za-z0-9._-]+")
+NAME_MAX = 100
+#: The most characters of a skipped figure's reason kept in the log and the report.
+REASON_MAX = 300
+
 Formats = tuple[str, ...]
+Log = Callable[[str], None]
+
+
+def check_file_part(text: Any, what: str) -> None:
+    """ValueError unless ``text`` can be part of a figure's file name: a string of 1 to :data:`NAME_MAX` letters,
+    digits, '.', '_' and '-' (:data:`SAFE_NAME`); ``what`` names it in the message ("its name")."""
+    if not (isinstance(text, str) and len(text) <= NAME_MAX and SAFE_NAME.fullmatch(text)):
+        shown = "missing" if text is None else _clip(repr(text), 60)
+        raise ValueError(
+            f"{what} ({shown}) is not a safe file-name part: 1 to {NAME_MAX} letters, digits, '.', '_' or '-'"
+        )
+
+
+def _clip(text: str, most: int) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+class FigureFile(str):
+    """The PNG file name of one figure, as :func:`render_figures` returns it (a ``str``), with ``asked``, the file
+    name it asked for (``<claim id>-<name>.png``), which it has unless another figure of the report had it first."""
+
+    asked: str
+
+    def __new__(cls, name: str, asked: str = "") -> FigureFile:
+        self = super().__new__(cls, name)
+        self.asked = asked or name
+        return self
+
+
+@dataclass(frozen=True)
+class SkippedFigure:
+    """A figure of a claim that the report goes without: its name (the plot spec's ``name``, ``plots[i]`` for a spec
+    without one, or a record-specific figure's: ``margin``, ``spectra``, ...) and why it was not drawn or saved."""
+
+    name: str
+    reason: str
+
+
+@dataclass
+class FigureLedger:
+    """The figures of one report so far (:func:`render_figures` adds to it): the file stems written, in lower case
+    (no two figures of a report share a file, on a case-insensitive disk either), and, by claim id, the figures
+    skipped."""
+
+    stems: set[str] = field(default_factory=set)
+    skipped: dict[str, list[SkippedFigure]] = field(default_factory=dict)
+
+    def free_stem(self, stem: str) -> str:
+        """``stem`` when no figure of the report has it yet, else the first free of ``stem-2``, ``stem-3``, ..."""
+        found, k = stem, 1
+        while found.lower() in self.stems:
+            k += 1
+            found = f"{stem}-{k}"
+        return found
 
 
 def check_formats(formats: Formats) -> Formats:
@@ -120,13 +198,19 @@ def check_formats(formats: Formats) -> Formats:
 def _save(fig: Any, target: Path, formats: Formats = ("png",)) -> str:
     """Write ``fig`` to ``target`` (a ``.png`` path, at :data:`DPI`, with :func:`figure_layout` in its
     ``tvk:layout`` text chunk) and, for each other format in ``formats``, next to it with the same stem; returns
-    the PNG's file name."""
+    the PNG's file name. When one format fails, none is left written."""
+    written: list[Path] = []
     try:
         layout = figure_layout(fig)
         for fmt in check_formats(formats):
             meta = {LAYOUT_KEY: json.dumps(layout, separators=(",", ":"))} if fmt == "png" else None
             with atomic_path(target.with_suffix(f".{fmt}")) as tmp:
                 fig.savefig(tmp, format=fmt, dpi=DPI, bbox_inches="tight", metadata=meta)
+            written.append(target.with_suffix(f".{fmt}"))
+    except BaseException:
+        for path in written:  # every format or none
+            path.unlink(missing_ok=True)
+        raise
     finally:
         plt.close(fig)
     return target.name
@@ -245,12 +329,13 @@ def _for_seed(rec: dict, item: dict) -> tuple[dict, int | None]:
 
 
 def seed_figures(rec: dict) -> list[str]:
-    """The figure names of ``rec`` drawn for (or marking) its failing seed, best first; empty when no seed of the
-    record failed."""
+    """The figure names of ``rec`` drawn for (or marking) its failing seed, best first, as asked for
+    (``<id>-<name>.png``: :attr:`FigureFile.asked`); empty when no seed of the record failed."""
     if not failing_seeds(rec):
         return []
     a = rec.get("artifacts") or {}
-    out = [f"{rec['id']}-{p['name']}.png" for p in a.get("plots", []) if _for_seed(rec, p)[1] is not None]
+    plots = [p for p in a.get("plots") or [] if isinstance(p, dict) and isinstance(p.get("name"), str)]
+    out = [f"{rec['id']}-{p['name']}.png" for p in plots if _for_seed(rec, p)[1] is not None]
     for key, suffix in (("spectra", "spectra"), ("parity_neurons", "neurons")):
         if isinstance(a.get(key), dict) and _for_seed(rec, a[key])[1] is not None:
             out.append(f"{rec['id']}-{suffix}.png")
@@ -314,7 +399,7 @@ def remove_stale_figures(figdir: str | os.PathLike, keep: dict[str, list[str]] |
     return removed
 
 
-def _margin_curve(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
+def _margin_curve(rec: dict) -> Any:
     hist = rec["artifacts"].get("history")
     if not hist:
         return None
@@ -342,10 +427,10 @@ def _margin_curve(rec: dict, out: Path, formats: Formats = ("png",)) -> str | No
     ax.set_title(f"{rec['id']}: {setting}" if setting else rec["id"])
     _legend(ax, fontsize=8, loc="lower right")
     ax.grid(alpha=0.3)
-    return _save(fig, out / f"{rec['id']}-margin.png", formats)
+    return fig
 
 
-def _spectra(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
+def _spectra(rec: dict) -> Any:
     sp = rec["artifacts"].get("spectra")
     if not sp:
         return None
@@ -371,7 +456,7 @@ def _spectra(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
     fig.subplots_adjust(wspace=0.35, hspace=0.6)
     fig.suptitle(f"{rec['id']}: heaviest neurons of {_shown_seed(rec, pos)}", fontsize=10)
     fig._tvk_seed = pos
-    return _save(fig, out / f"{rec['id']}-spectra.png", formats)
+    return fig
 
 
 def _shown_seed(rec: dict, pos: int | None) -> str:
@@ -384,7 +469,7 @@ def _shown_seed(rec: dict, pos: int | None) -> str:
     return (_seed_label(rec, 0) if (rec.get("metadata") or {}).get("seeds") else "seed 0") + note
 
 
-def _frequency_histogram(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
+def _frequency_histogram(rec: dict) -> Any:
     cov = rec["artifacts"].get("coverage")
     if not cov:
         return None
@@ -418,10 +503,10 @@ def _frequency_histogram(rec: dict, out: Path, formats: Formats = ("png",)) -> s
         ax.set_title(f"{rec['id']}: every frequency must be used (Shi Lemma C.20)", fontsize=10)
     if S > 1:  # outside the axes, right of them: inside, it covered the last seeds' bars at the highest frequencies
         _legend(ax, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-    return _save(fig, out / f"{rec['id']}-frequencies.png", formats)
+    return fig
 
 
-def _parity_neurons(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
+def _parity_neurons(rec: dict) -> Any:
     """Edelman Fig 7.5a: normalized u of the heaviest neurons (support S predicted, |u_j| = 1/sqrt(k+1)) and
     w[0] - w[1] against the predicted +-2 w_entry."""
     a = rec["artifacts"].get("parity_neurons")
@@ -456,10 +541,10 @@ def _parity_neurons(rec: dict, out: Path, formats: Formats = ("png",)) -> str | 
     ax1.set_xlabel(r"$(w_0 - w_1)/\|\theta_i\|$")
     fig.suptitle(f"{rec['id']}: heaviest neurons of {_shown_seed(rec, pos)} (Edelman Fig 7.5a)", fontsize=10)
     fig._tvk_seed = pos
-    return _save(fig, out / f"{rec['id']}-neurons.png", formats)
+    return fig
 
 
-def _lsa_spectrum(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
+def _lsa_spectrum(rec: dict) -> Any:
     """Shi Thm 5.4.1: eigenvalues of the learned M_eff against the optimal rank-r spectrum, one panel per rank."""
     a = rec["artifacts"].get("lsa_spectrum")
     if not a:
@@ -475,10 +560,10 @@ def _lsa_spectrum(rec: dict, out: Path, formats: Formats = ("png",)) -> str | No
         ax.set_ylabel(r"eigenvalue of $M_{\rm eff}$")
     _legend(axes[0, 0], fontsize=7)
     fig.suptitle(f"{rec['id']}: learned vs optimal spectrum", fontsize=10, y=1.04)
-    return _save(fig, out / f"{rec['id']}-spectrum.png", formats)
+    return fig
 
 
-def _lsa_noise_curve(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
+def _lsa_noise_curve(rec: dict) -> Any:
     """Shi Thm 5.4.2: evaluation loss under a noisy prompt against the noise level, one line per rank."""
     a = rec["artifacts"].get("lsa_noise_curve")
     if not a:
@@ -487,7 +572,7 @@ def _lsa_noise_curve(rec: dict, out: Path, formats: Formats = ("png",)) -> str |
         {"label": f"rank {r}", "x": a["sigma"], "y": losses}
         for r, losses in sorted(a["loss_by_rank"].items(), key=lambda kv: int(kv[0]))
     ]
-    return render_plot_spec(
+    return plot_spec_figure(
         rec["id"],
         {
             "name": "noise",
@@ -497,12 +582,10 @@ def _lsa_noise_curve(rec: dict, out: Path, formats: Formats = ("png",)) -> str |
             "ylabel": "evaluation loss",
             "title": f"{rec['id']}: which rank is most robust",
         },
-        out,
-        formats,
     )
 
 
-def _looped_error(rec: dict, out: Path, formats: Formats = ("png",)) -> str | None:
+def _looped_error(rec: dict) -> Any:
     """Shi Fig 8.1: error of the looped transformer against the number of loops T, with the bound."""
     a = rec["artifacts"].get("looped_error")
     if not a:
@@ -528,7 +611,7 @@ def _looped_error(rec: dict, out: Path, formats: Formats = ("png",)) -> str | No
             {"label": "observed (mean)", "x": a["T"], "y": a["error"]},
             {"label": "bound (theory)", "x": a["T"], "y": a["bound"], "ls": "--", "marker": "", "color": "k"},
         ]
-    return render_plot_spec(
+    return plot_spec_figure(
         rec["id"],
         {
             "name": "error",
@@ -539,8 +622,6 @@ def _looped_error(rec: dict, out: Path, formats: Formats = ("png",)) -> str | No
             "yscale": "log",
             "title": f"{rec['id']}: error against loops, one colour per n" if len(by_n) > 1 else rec["id"],
         },
-        out,
-        formats,
     )
 
 
@@ -648,7 +729,10 @@ def _annotate_heatmap(fig: Any, axes: list, zs: list[np.ndarray]) -> None:
 
 def render_plot_spec(rec_id: str, spec: dict, out: Path, formats: Formats = ("png",), rec: dict | None = None) -> str:
     """Render one ``artifacts["plots"]`` entry (see the module docstring) to ``<rec_id>-<name>.png`` (and the other
-    ``formats`` next to it); ``rec`` as for :func:`plot_spec_figure`."""
+    ``formats`` next to it); ``rec`` as for :func:`plot_spec_figure`. ValueError when ``name`` or ``rec_id`` is not
+    a safe file-name part (:func:`check_file_part`)."""
+    check_file_part(spec.get("name"), f"{rec_id}: the plot name")
+    check_file_part(rec_id, "the claim id")
     return _save(plot_spec_figure(rec_id, spec, rec), Path(out) / f"{rec_id}-{spec['name']}.png", formats)
 
 
@@ -716,41 +800,125 @@ def plot_spec_figure(rec_id: str, spec: dict, rec: dict | None = None) -> Any:
     return fig
 
 
-def _generic_plots(rec: dict, out: Path, formats: Formats = ("png",)) -> list[str]:
-    return [render_plot_spec(rec["id"], spec, out, formats, rec) for spec in rec["artifacts"].get("plots", [])]
+#: The record-specific figures, in drawing order: the name after the claim id in the file name, and the function
+#: drawing the figure from a record (None when the record lacks its artifact).
+RECORD_FIGURES: tuple[tuple[str, Callable[[dict], Any]], ...] = (
+    ("margin", _margin_curve),
+    ("spectra", _spectra),
+    ("frequencies", _frequency_histogram),
+    ("neurons", _parity_neurons),
+    ("spectrum", _lsa_spectrum),
+    ("noise", _lsa_noise_curve),
+    ("error", _looped_error),
+)
+
+
+def _drawings(rec: dict) -> list[tuple[str, Callable[[], Any]]]:
+    """Every figure ``rec``'s artifacts may ask for, in drawing order (the record-specific ones, then ``plots``): its
+    name (``plots[i]`` for a spec without one) and a function drawing it, which returns None when the record lacks
+    the artifact and raises ValueError for a plot spec that is not one (:func:`_spec_figure`)."""
+    out: list[tuple[str, Callable[[], Any]]] = [(name, partial(draw, rec)) for name, draw in RECORD_FIGURES]
+    plots = rec["artifacts"].get("plots") or []
+    for i, spec in enumerate(plots if isinstance(plots, list) else [plots]):
+        name = spec.get("name") if isinstance(spec, dict) else None
+        out.append((name if isinstance(name, str) else f"plots[{i}]", partial(_spec_figure, rec, spec)))
+    return out
+
+
+def _spec_figure(rec: dict, spec: Any) -> Any:
+    """:func:`plot_spec_figure` of one ``plots`` entry of ``rec``; ValueError for an entry that is not a dict or
+    whose ``name`` is not a safe file-name part (:func:`check_file_part`)."""
+    if not isinstance(spec, dict):
+        raise ValueError(f"a plot spec must be a dict, got {type(spec).__name__}")
+    check_file_part(spec.get("name"), "its name")
+    return plot_spec_figure(rec["id"], spec, rec)
+
+
+@contextlib.contextmanager
+def _closing_new_figures() -> Iterator[None]:
+    """Close the figures opened inside the block when it raises: a figure that could not be drawn is not left
+    open."""
+    before = set(plt.get_fignums())
+    try:
+        yield
+    except BaseException:
+        for num in set(plt.get_fignums()) - before:
+            plt.close(num)
+        raise
+
+
+def _write_figure(
+    rec_id: str, name: str, draw: Callable[[], Any], out: Path, formats: Formats, ledger: FigureLedger, log: Log
+) -> FigureFile | None:
+    """Draw one figure of claim ``rec_id`` and write it under a file name no figure of ``ledger`` has; None when
+    there is nothing to draw, or when it cannot be drawn or saved: then it is added to ``ledger.skipped`` and
+    ``log`` gets one line naming the claim, the figure and why. An OSError (disk full, permissions) is raised."""
+    try:
+        with _closing_new_figures():
+            fig = draw()
+            if fig is None:
+                return None
+            check_file_part(rec_id, "the claim id")
+            stem = ledger.free_stem(f"{rec_id}-{name}")
+            file = _save(fig, out / f"{stem}.png", formats)
+    except OSError:
+        raise
+    except Exception as exc:
+        reason = _clip(" ".join(f"{type(exc).__name__}: {exc}".split()), REASON_MAX)
+        ledger.skipped.setdefault(rec_id, []).append(SkippedFigure(name, reason))
+        log(f"figures: claim {rec_id}: figure {name!r} skipped (the report is written without it): {reason}")
+        return None
+    ledger.stems.add(stem.lower())
+    return FigureFile(file, f"{rec_id}-{name}.png")
 
 
 def render_figures(
-    records: list[dict], figures_dir: str | os.PathLike, *, formats: Formats = ("png",)
+    records: list[dict],
+    figures_dir: str | os.PathLike,
+    *,
+    formats: Formats = ("png",),
+    log: Log | None = None,
+    ledger: FigureLedger | None = None,
 ) -> dict[str, list[str]]:
-    """Render every figure the records' artifacts support; returns {claim id: [PNG file names]}.
+    """Render every figure the records' artifacts support; returns {claim id: [PNG file names]}, each name a
+    :class:`FigureFile` (a ``str`` carrying the name it asked for).
+
+    A figure is written as ``<claim id>-<name>.png``, unless a figure of the report (``ledger``: by default the
+    figures of this call) already has that file name, compared without case: then as ``<claim id>-<name>-2.png``
+    (``-3``, ...). The first figure written keeps the name, so file names never collide and are today's wherever
+    two figures do not ask for the same one.
+
+    A figure that cannot be drawn or saved (matplotlib cannot draw a label's mathtext, a plot spec's name is not a
+    safe file-name part (:func:`check_file_part`), an artifact is malformed) is skipped: ``log`` (default: stderr)
+    gets one line naming the claim, the figure and why, and ``ledger.skipped`` keeps it for the report; the other
+    figures are drawn.
 
     ``formats`` (a subset of :data:`FIGURE_FORMATS`) also writes each figure as PDF and/or SVG next to its PNG.
+
+    Raises
+    ------
+    OSError
+        A figure cannot be written (disk full, permissions): nothing to do with the figure, the report stops.
     """
     formats = check_formats(formats)
     matplotlib.use("Agg")
     out = Path(figures_dir)
     out.mkdir(parents=True, exist_ok=True)
+    ledger = ledger if ledger is not None else FigureLedger()
+    say = log if log is not None else _to_stderr
     made: dict[str, list[str]] = {}
     for rec in records:
         if not rec.get("artifacts"):
             continue
-        names = [
-            f(rec, out, formats)
-            for f in (
-                _margin_curve,
-                _spectra,
-                _frequency_histogram,
-                _parity_neurons,
-                _lsa_spectrum,
-                _lsa_noise_curve,
-                _looped_error,
-            )
-        ]
-        names = [n for n in names if n] + _generic_plots(rec, out, formats)
-        if names:
-            made[rec["id"]] = names
+        drawn = [_write_figure(rec["id"], name, draw, out, formats, ledger, say) for name, draw in _drawings(rec)]
+        found: list[str] = [f for f in drawn if f is not None]
+        if found:
+            made[rec["id"]] = found
     return made
+
+
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 class BackgroundFigures:
@@ -759,7 +927,10 @@ class BackgroundFigures:
     :func:`render_figures` would write at the end; :meth:`collect` waits for them.
 
     The figures are those :func:`render_figures` makes of the same records, file for file: each record is rendered
-    by :func:`render_figures` itself, one record at a time. A record must not change once submitted.
+    by :func:`render_figures` itself, one record at a time, all into one :attr:`ledger` (the figures written and
+    skipped; render the report's other records into it too). Where two figures ask for the same file name, the one
+    rendered first keeps it: here the figure of the claim that finished first. A record must not change once
+    submitted.
 
     Parameters
     ----------
@@ -767,17 +938,22 @@ class BackgroundFigures:
         Where the figures go (created when the first one is written).
     formats : tuple of str
         As for :func:`render_figures`.
+    log : callable, optional
+        Gets a line for each figure skipped (as for :func:`render_figures`), from the background thread.
     """
 
-    def __init__(self, figures_dir: str | os.PathLike, formats: Formats = ("png",)) -> None:
-        self.dir, self.formats = Path(figures_dir), check_formats(formats)
+    def __init__(self, figures_dir: str | os.PathLike, formats: Formats = ("png",), log: Log | None = None) -> None:
+        self.dir, self.formats, self.log = Path(figures_dir), check_formats(formats), log
+        self.ledger = FigureLedger()
         self._pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="tvk-figures")
         self._futures: dict[str, cf.Future[dict[str, list[str]]]] = {}
 
     def submit(self, rec: dict) -> None:
         """Queue ``rec``'s figures (a record without artifacts has none)."""
         if rec.get("artifacts") and rec["id"] not in self._futures:
-            self._futures[rec["id"]] = self._pool.submit(render_figures, [rec], self.dir, formats=self.formats)
+            self._futures[rec["id"]] = self._pool.submit(
+                render_figures, [rec], self.dir, formats=self.formats, log=self.log, ledger=self.ledger
+            )
 
     def collect(self) -> dict[str, list[str]]:
         """Wait for every queued record; {claim id: [PNG names]} of those rendered (records without figures left out).

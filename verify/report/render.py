@@ -51,7 +51,7 @@ from sympy.parsing.sympy_parser import auto_number, auto_symbol, parse_expr
 from verify.claims.base import registry
 from verify.claims.external import claim_module, claims_argument
 from verify.report import archive, links
-from verify.report.figures import failing_seeds, seed_figures
+from verify.report.figures import SkippedFigure, failing_seeds, seed_figures
 from verify.runtime.provenance import git_state, hardware, library_versions
 
 __all__ = [
@@ -1269,7 +1269,13 @@ def break_after_slashes(path: Any) -> Markup:
 # ---------------------------------------------------------------------------------------------- renderers
 
 
-def render_markdown(records: list[dict], meta: dict, figures: dict[str, list[str]]) -> str:
+def render_markdown(
+    records: list[dict],
+    meta: dict,
+    figures: dict[str, list[str]],
+    *,
+    skipped_figures: dict[str, list[SkippedFigure]] | None = None,
+) -> str:
     """The Markdown report (GitHub-flavoured): summary, contents, errata found, then the claims by source document
     and chapter, each chapter a table (claim, predicted, observed, error, verdict) followed by one section per claim
     with its source, statement, reason, tolerance and figures (the full data is in ``results.json`` and
@@ -1284,6 +1290,9 @@ def render_markdown(records: list[dict], meta: dict, figures: dict[str, list[str
         ``train_dtype``, ``ignore_memory_check``, ``figure_formats``).
     figures : dict
         {claim id: [PNG names under ``figures/``]} as returned by :func:`verify.report.figures.render_figures`.
+    skipped_figures : dict, optional
+        {claim id: [figures not drawn]} (:attr:`verify.report.figures.FigureLedger.skipped`): each claim's section
+        names them and says why.
     """
     ctx = _views(records, "md", meta=meta)
     scales = archive.archive_view(records, meta)  # quick and full-scale verdicts from the results archive
@@ -1291,7 +1300,14 @@ def render_markdown(records: list[dict], meta: dict, figures: dict[str, list[str
     text = (
         _environment()
         .get_template("report.md.j2")
-        .render(meta=_meta_view(records, meta), figures=figures, gfm_slug=gfm_slug, changes=changes_view(meta), **ctx)
+        .render(
+            meta=_meta_view(records, meta),
+            figures=figures,
+            skipped=skipped_figures or {},
+            gfm_slug=gfm_slug,
+            changes=changes_view(meta),
+            **ctx,
+        )
     )
     return re.sub(r"\n{3,}", "\n\n", text + "\n" + archive.render_markdown_table(scales)).rstrip("\n") + "\n"
 
@@ -1321,6 +1337,7 @@ def render_html(
     self_contained: bool = False,
     figures_dir: str | os.PathLike | None = None,
     report_dir: str | os.PathLike | None = None,
+    skipped_figures: dict[str, list[SkippedFigure]] | None = None,
 ) -> str:
     """The HTML report: the same content as :func:`render_markdown`, led by a "needs attention" block (every
     fail, inconclusive and unexpected verdict with its reason, expected verdict, next step, failing seed's figure
@@ -1333,7 +1350,8 @@ def render_html(
     image read from ``figures_dir`` gets its ``width`` and ``height`` (half its pixels: the figures are drawn at
     twice the screen resolution), so lazy images never move a claim the page has scrolled to. ``report_dir`` (the
     folder the page is written to) makes the links to each claim's code and docs relative to it (absolute
-    ``file:`` links without it; the repository's web pages when ``CITATION.cff`` names it).
+    ``file:`` links without it; the repository's web pages when ``CITATION.cff`` names it). ``skipped_figures``
+    as for :func:`render_markdown`.
 
     Raises
     ------
@@ -1358,7 +1376,14 @@ def render_html(
                 extra = [(fmt.upper(), f"figures/{Path(name).stem}.{fmt}") for fmt in mv["figure_formats"]]
             width, height = ((size[0] + 1) // 2, (size[1] + 1) // 2) if size else (None, None)
             images.setdefault(cid, []).append(
-                {"name": name, "src": src, "extra": extra, "width": width, "height": height}
+                {
+                    "name": name,
+                    "asked": getattr(name, "asked", name),  # the name seed_figures gives it
+                    "src": src,
+                    "extra": extra,
+                    "width": width,
+                    "height": height,
+                }
             )
     ctx = _views(records, "html", report_dir, local_links=not self_contained, meta=meta)
     scales = archive.archive_view(records, meta)  # quick and full-scale verdicts from the results archive
@@ -1367,15 +1392,15 @@ def render_html(
     by_id = {r["id"]: r for r in records}
     for v in ctx["attention"]:
         shown = images.get(v["id"], [])
-        preferred = [n for n in seed_figures(by_id[v["id"]]) if any(i["name"] == n for i in shown)]
-        pick = next((i for i in shown if preferred and i["name"] == preferred[0]), shown[0] if shown else None)
+        preferred = [n for n in seed_figures(by_id[v["id"]]) if any(i["asked"] == n for i in shown)]
+        pick = next((i for i in shown if preferred and i["asked"] == preferred[0]), shown[0] if shown else None)
         v["figure"] = pick
         v["figure_is_seed"] = bool(preferred)
     docs = [g["doc"] for g in ctx["groups"]]
     return (
         _environment()
         .get_template("report.html.j2")
-        .render(meta=mv, images=images, docs=docs, changes=changes_view(meta), **ctx)
+        .render(meta=mv, images=images, skipped=skipped_figures or {}, docs=docs, changes=changes_view(meta), **ctx)
     )
 
 

@@ -29,7 +29,7 @@ from verify.report.directory import (
     ReportDirectoryError,
     prepare_directory,
 )
-from verify.report.figures import BackgroundFigures, check_formats, render_figures
+from verify.report.figures import BackgroundFigures, FigureLedger, check_formats, render_figures
 from verify.report.pool import (
     KIND_SECONDS,
     ClaimEnvironmentError,
@@ -237,23 +237,35 @@ def _write_report(
     meta: dict,
     output: ReportOutput,
     background: BackgroundFigures | None = None,
+    log: Callable[[str], None] | None = None,
 ) -> None:
     """Render every report file into ``stage``, then swap them into ``out`` (:func:`verify.report.directory.swap_in`). An
     operating-system error (disk full, permissions) becomes a :class:`ReportDirectoryError` naming the path
     and ``out`` keeps its previous report. The figures of the records ``background`` has rendered while the claims
-    ran are taken from it; the rest are rendered here."""
+    ran are taken from it; the rest are rendered here, into the same ledger (no two figures share a file name). A
+    figure that cannot be drawn is skipped: ``log`` (default: stderr) says which, and so does its claim's section."""
     try:
         figdir = stage / "figures"
         done = background.collect() if background is not None else {}
         skip = background.submitted if background is not None else set()
-        rest = render_figures([r for r in records if r["id"] not in skip], figdir, formats=output.figure_formats)
+        ledger = background.ledger if background is not None else FigureLedger()
+        rest = render_figures(
+            [r for r in records if r["id"] not in skip], figdir, formats=output.figure_formats, log=log, ledger=ledger
+        )
         figures = {r["id"]: names for r in records if (names := done.get(r["id"]) or rest.get(r["id"]))}
+        skipped = ledger.skipped
         texts = {
             "results.json": results_json(records, meta),
             "results.csv": results_csv(records),
-            "report.md": render_markdown(records, meta, figures),
+            "report.md": render_markdown(records, meta, figures, skipped_figures=skipped),
             "report.html": render_html(
-                records, meta, figures, self_contained=output.self_contained, figures_dir=figdir, report_dir=out
+                records,
+                meta,
+                figures,
+                self_contained=output.self_contained,
+                figures_dir=figdir,
+                report_dir=out,
+                skipped_figures=skipped,
             ),
         }
         for name, text in texts.items():
@@ -505,7 +517,7 @@ class _ReportRun:
 
             journal = ArchivingJournal(journal, self.archive)
         # with workers, this process only waits for them: it draws each finished record's figures meanwhile
-        background = BackgroundFigures(stage / "figures", self.output.figure_formats) if self.jobs > 1 else None
+        background = BackgroundFigures(stage / "figures", self.output.figure_formats, log) if self.jobs > 1 else None
         if background is not None:
             journal = _FigureJournal(journal, background)
         with journal, self.sweep.session(store, log) as session:
@@ -542,7 +554,7 @@ class _ReportRun:
             meta["archive"] = self.archive
         if self.previous is not None:
             meta["compare"] = changes_since(self.previous, records, str(out))
-        _write_report(stage, out, records, meta, self.output, background)
+        _write_report(stage, out, records, meta, self.output, background, log)
         return records, meta
 
     def metadata(self, records: list[dict], runtime_s: float) -> dict[str, Any]:
