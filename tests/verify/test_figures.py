@@ -465,3 +465,16 @@ def test_background_figures_and_the_rest_share_one_ledger(tmp_path):
         [{"id": "qa-a-b", "artifacts": {"plots": [_lines("c")]}}], tmp_path, ledger=background.ledger
     )
     assert rest == {"qa-a-b": ["qa-a-b-c-2.png"]}
+
+
+def test_each_figure_carries_a_caption_saying_what_it_shows(tmp_path):
+    """The report's alt text and caption of a figure (they were its file name): the spec's title, else the claim id
+    with the axes; a record-specific figure adds what it shows."""
+    records = [
+        {"id": "qa", "artifacts": {"plots": [_lines("t", title="KL to each strategy"), _lines("u")]}},
+        _synthetic_records()[0],  # the margin curves
+    ]
+    made = vf.render_figures(records, tmp_path)
+    captions = [n.caption for ns in made.values() for n in ns]  # type: ignore[attr-defined]
+    assert captions[:2] == ["KL to each strategy", "qa: y against x"]
+    assert captions[2] == "margin: p=7 (normalised margin over the predicted gamma* during training, one line per seed)"

@@ -874,3 +874,18 @@ def test_the_failing_seed_figure_is_found_under_a_numbered_name(records, tmp_pat
     page = render.render_html([other, failing], META, figures, figures_dir=tmp_path / "figures")
     thumbs = [a["src"] for t, a in _page(page).tags if t == "img" and a.get("class") == "thumb"]
     assert thumbs == ["figures/qa-a-b-c-2.png"] and "the failing seed&#39;s figure" in page
+
+
+def test_every_figure_of_a_claim_has_a_caption_and_alt_text(records, tmp_path):
+    """Each claim section's figure had no <figcaption> and its file name as alt text; both now say what it shows."""
+    spec = {"name": "kl", "kind": "lines", "xlabel": "step", "ylabel": "KL", "series": [{"x": [0, 1], "y": [0, 1]}]}
+    rec = copy.deepcopy(records[0]) | {"artifacts": {"plots": [spec | {"title": "KL to each strategy"}]}}
+    figures = render_figures([rec], tmp_path / "figures")
+    page = render.render_html([rec], META, figures, figures_dir=tmp_path / "figures")
+    imgs = [a for t, a in _page(page).tags if t == "img"]
+    assert [a["alt"] for a in imgs] == ["KL to each strategy"]
+    shown = re.findall(r"<figure>.*?</figure>", page, re.S)
+    assert len(shown) == 1 and re.search(
+        r"<figcaption[^>]*>KL to each strategy \(<code>[^<]+-kl\.png</code>\)", shown[0]
+    )
+    assert "![KL to each strategy](figures/" in render.render_markdown([rec], META, figures)

@@ -390,7 +390,7 @@ def test_needs_attention_leads_with_the_planted_failure_and_its_command(page, re
              id: a.querySelector('h3 code').textContent, verdict: a.querySelector('h3 .v').textContent,
              link: a.querySelector('h3 a').getAttribute('href'), text: a.textContent,
              command: a.querySelector('code.command').textContent,
-             img: a.querySelector('img') && a.querySelector('img').getAttribute('alt')}))"""
+             img: a.querySelector('img') && a.querySelector('figure figcaption code').textContent}))"""
     )
     assert {b["id"] for b in blocks} == _attention_expected(report["records"]) and PLANTED in {b["id"] for b in blocks}
     planted = next(b for b in blocks if b["id"] == PLANTED)

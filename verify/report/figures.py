@@ -47,6 +47,10 @@ The shared rules of every figure (issue 31):
   drawn last in colours of their own, so that the legend keeps the reference lines (:func:`_seed_crowd`).
 :func:`remove_stale_figures` deletes the figures of an earlier run that the current one did not write.
 
+Each name :func:`render_figures` returns is a :class:`FigureFile` whose ``caption`` (:func:`figure_caption`: the
+figure's title, else the claim id and the axes, plus what a record-specific figure draws) is the report's caption
+and alt text of the figure.
+
 Within a report (:class:`FigureLedger`) no two figures share a file: a figure asking for a file name that an earlier
 figure has (``qa-a`` + ``b-c`` and ``qa-a-b`` + ``c``; compared without case) is written as ``<id>-<name>-2.png``
 (``-3``, ...). A figure that cannot be drawn or saved (bad mathtext in a label, a name that is not a safe file-name
@@ -89,6 +93,7 @@ __all__ = [
     "SkippedFigure",
     "check_file_part",
     "failing_seeds",
+    "figure_caption",
     "figure_layout",
     "named_seeds",
     "plot_spec_figure",
@@ -147,14 +152,17 @@ def _clip(text: str, most: int) -> str:
 
 
 class FigureFile(str):
-    """The PNG file name of one figure, as :func:`render_figures` returns it (a ``str``), with ``asked``, the file
-    name it asked for (``<claim id>-<name>.png``), which it has unless another figure of the report had it first."""
+    """The PNG file name of one figure, as :func:`render_figures` returns it (a ``str``), with what the report shows
+    with it: ``caption``, what the figure shows (:func:`figure_caption`: the report's caption and alt text), and
+    ``asked``, the file name it asked for (``<claim id>-<name>.png``), which it has unless another figure of the
+    report had it first."""
 
+    caption: str
     asked: str
 
-    def __new__(cls, name: str, asked: str = "") -> FigureFile:
+    def __new__(cls, name: str, caption: str = "", asked: str = "") -> FigureFile:
         self = super().__new__(cls, name)
-        self.asked = asked or name
+        self.caption, self.asked = caption, asked or name
         return self
 
 
@@ -214,6 +222,27 @@ def _save(fig: Any, target: Path, formats: Formats = ("png",)) -> str:
     finally:
         plt.close(fig)
     return target.name
+
+
+def figure_caption(fig: Any, rec_id: str) -> str:
+    """What ``fig`` shows, for the report's caption and alt text: its title (the figure's, else its first panel's);
+    when that is only the claim id (a plot spec without ``title``), the claim id and the first panel's axes
+    ("<claim id>: <y label> against <x label>"); followed by what a record-specific figure shows, in parentheses
+    (its ``_tvk_about``: "margin: p=7 (normalised margin over the predicted gamma* during training, ...)")."""
+    suptitle = getattr(fig, "_suptitle", None)
+    panels = [ax for ax in fig.axes if not hasattr(ax, "_colorbar")]
+    titles = [suptitle.get_text() if suptitle is not None else "", *(ax.get_title() for ax in panels)]
+    title = next((" ".join(t.split()) for t in titles if t.strip()), "")
+    if title in ("", rec_id) and panels:
+        title = f"{rec_id}: {panels[0].get_ylabel()} against {panels[0].get_xlabel()}"
+    about = getattr(fig, "_tvk_about", "")
+    return f"{title or rec_id} ({about})" if about else title or rec_id
+
+
+def _about(fig: Any, text: str) -> Any:
+    """``fig``, marked as showing ``text`` (what a record-specific figure draws, for :func:`figure_caption`)."""
+    fig._tvk_about = text
+    return fig
 
 
 def figure_layout(fig: Any) -> dict[str, Any]:
@@ -427,7 +456,7 @@ def _margin_curve(rec: dict) -> Any:
     ax.set_title(f"{rec['id']}: {setting}" if setting else rec["id"])
     _legend(ax, fontsize=8, loc="lower right")
     ax.grid(alpha=0.3)
-    return fig
+    return _about(fig, "normalised margin over the predicted gamma* during training, one line per seed")
 
 
 def _spectra(rec: dict) -> Any:
@@ -456,7 +485,7 @@ def _spectra(rec: dict) -> Any:
     fig.subplots_adjust(wspace=0.35, hspace=0.6)
     fig.suptitle(f"{rec['id']}: heaviest neurons of {_shown_seed(rec, pos)}", fontsize=10)
     fig._tvk_seed = pos
-    return fig
+    return _about(fig, "first input block of the heaviest neurons with its interpolation, and its power by frequency")
 
 
 def _shown_seed(rec: dict, pos: int | None) -> str:
@@ -503,7 +532,7 @@ def _frequency_histogram(rec: dict) -> Any:
         ax.set_title(f"{rec['id']}: every frequency must be used (Shi Lemma C.20)", fontsize=10)
     if S > 1:  # outside the axes, right of them: inside, it covered the last seeds' bars at the highest frequencies
         _legend(ax, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-    return fig
+    return _about(fig, "significant neurons per dominant frequency (or irrep), one bar per seed")
 
 
 def _parity_neurons(rec: dict) -> Any:
@@ -541,7 +570,7 @@ def _parity_neurons(rec: dict) -> Any:
     ax1.set_xlabel(r"$(w_0 - w_1)/\|\theta_i\|$")
     fig.suptitle(f"{rec['id']}: heaviest neurons of {_shown_seed(rec, pos)} (Edelman Fig 7.5a)", fontsize=10)
     fig._tvk_seed = pos
-    return fig
+    return _about(fig, "normalised input weights of the heaviest neurons, and w0 - w1 against the predicted +-2 w")
 
 
 def _lsa_spectrum(rec: dict) -> Any:
@@ -560,7 +589,7 @@ def _lsa_spectrum(rec: dict) -> Any:
         ax.set_ylabel(r"eigenvalue of $M_{\rm eff}$")
     _legend(axes[0, 0], fontsize=7)
     fig.suptitle(f"{rec['id']}: learned vs optimal spectrum", fontsize=10, y=1.04)
-    return fig
+    return _about(fig, "eigenvalues of the learned M_eff against the optimal rank-r spectrum")
 
 
 def _lsa_noise_curve(rec: dict) -> Any:
@@ -859,6 +888,7 @@ def _write_figure(
             if fig is None:
                 return None
             check_file_part(rec_id, "the claim id")
+            caption = figure_caption(fig, rec_id)
             stem = ledger.free_stem(f"{rec_id}-{name}")
             file = _save(fig, out / f"{stem}.png", formats)
     except OSError:
@@ -869,7 +899,7 @@ def _write_figure(
         log(f"figures: claim {rec_id}: figure {name!r} skipped (the report is written without it): {reason}")
         return None
     ledger.stems.add(stem.lower())
-    return FigureFile(file, f"{rec_id}-{name}.png")
+    return FigureFile(file, caption, f"{rec_id}-{name}.png")
 
 
 def render_figures(
@@ -881,7 +911,7 @@ def render_figures(
     ledger: FigureLedger | None = None,
 ) -> dict[str, list[str]]:
     """Render every figure the records' artifacts support; returns {claim id: [PNG file names]}, each name a
-    :class:`FigureFile` (a ``str`` carrying the name it asked for).
+    :class:`FigureFile` (a ``str`` carrying its caption and the name it asked for).
 
     A figure is written as ``<claim id>-<name>.png``, unless a figure of the report (``ledger``: by default the
     figures of this call) already has that file name, compared without case: then as ``<claim id>-<name>-2.png``

@@ -1232,6 +1232,7 @@ def _environment() -> jinja2.Environment:
     env.filters["md"] = md_escape
     env.filters["code"] = md_code
     env.filters["cell_code"] = partial(md_code, table=True)
+    env.filters["figure_alt"] = figure_alt
     env.filters["nb"] = nobreak_numbers
     env.filters["path"] = break_after_slashes
     return env
@@ -1329,6 +1330,12 @@ def _png_size(path: Path) -> tuple[int, int] | None:
     return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
 
 
+def figure_alt(name: str) -> str:
+    """The alt text of a figure: its caption (:attr:`verify.report.figures.FigureFile.caption`, what it shows), else
+    its file name."""
+    return getattr(name, "caption", "") or str(name)
+
+
 def render_html(
     records: list[dict],
     meta: dict,
@@ -1345,7 +1352,8 @@ def render_html(
     in the page's address, and a live table of contents (inline JavaScript, no network), readable in an 800 px
     window and, as cards, at 390 px.
 
-    With ``self_contained`` every figure is embedded as a ``data:`` URI read from ``figures_dir`` (default:
+    Each figure of a claim's section has its caption (:attr:`verify.report.figures.FigureFile.caption`) as its
+    ``<figcaption>`` and alt text (:func:`figure_alt`). With ``self_contained`` every figure is embedded as a ``data:`` URI read from ``figures_dir`` (default:
     ``meta["figures_dir"]``), so the single file can be mailed; otherwise images link to ``figures/<name>``. Every
     image read from ``figures_dir`` gets its ``width`` and ``height`` (half its pixels: the figures are drawn at
     twice the screen resolution), so lazy images never move a claim the page has scrolled to. ``report_dir`` (the
@@ -1379,6 +1387,8 @@ def render_html(
                 {
                     "name": name,
                     "asked": getattr(name, "asked", name),  # the name seed_figures gives it
+                    "caption": getattr(name, "caption", ""),
+                    "alt": figure_alt(name),
                     "src": src,
                     "extra": extra,
                     "width": width,
