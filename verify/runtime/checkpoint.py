@@ -30,7 +30,7 @@ import pickle
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -40,6 +40,9 @@ from verify.runtime.claim_run import checkpoint_binding, checkpoint_log, note_re
 from verify.runtime.jsonable import to_jsonable
 from verify.runtime.loop import Resumption
 from verify.runtime.provenance import code_revision
+
+if TYPE_CHECKING:
+    from verify.runtime.options import RunOptions, RunSetting
 
 __all__ = [
     "CHECKPOINT_FORMAT",
@@ -165,6 +168,31 @@ class Checkpoint:
         if "meta" in kw:
             kw["meta"] = to_jsonable(kw["meta"])
         return cls(Path(path), trainer, to_jsonable(config), int(steps), **kw)
+
+    @classmethod
+    def for_run(
+        cls,
+        options: RunOptions,
+        setting: RunSetting,
+        trainer: str,
+        config: Any,
+        steps: int,
+        *,
+        meta: Mapping[str, Any] | None = None,
+        resumable: frozenset[str] = frozenset(),
+    ) -> Checkpoint | None:
+        """:meth:`at` for one trainer run: the file ``options.checkpoint_path`` (None: no checkpoints), its ``meta``
+        with the dtype the run resolved (``setting.dtype_name``: float64, float32 or tf32). So a checkpoint written in
+        one dtype is never continued in another, also where the device decided it (a configuration's dtype None:
+        float64 on the CPU, float32 on CUDA), and a float32 checkpoint is never continued under TF32 products."""
+        return cls.at(
+            options.checkpoint_path,
+            trainer,
+            config,
+            steps,
+            meta={"dtype": setting.dtype_name, **(meta or {})},
+            resumable=resumable,
+        )
 
     def check(self, state: Mapping[str, Any]) -> None:
         """Raise :class:`CheckpointMismatchError` (listing every difference) unless ``state`` may be resumed."""

@@ -428,9 +428,7 @@ def population_gd_w(cfg: PopulationGDConfig, options: RunOptions = DEFAULT_OPTIO
     configuration (:func:`verify.runtime.checkpoint.resume`) with the result of an uninterrupted run."""
     cfg, setting = options.configure(cfg, "decision-lists-population-gd", default_dtype="float64")
     with torch_threads(_threads(setting.device)), setting.precision():
-        ckpt = Checkpoint.at(
-            options.checkpoint_path, "decision_lists_population_gd", cfg, cfg.steps, meta={"dtype": setting.dtype_name}
-        )
+        ckpt = Checkpoint.for_run(options, setting, "decision_lists_population_gd", cfg, cfg.steps)
         return _population_gd_w(cfg, setting, options, ckpt)
 
 

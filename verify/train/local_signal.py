@@ -571,12 +571,12 @@ def train_signal(
         eval_every=config.eval_every,
         ignore=options.ignore_memory_check,
     )
-    ckpt = Checkpoint.at(
-        options.checkpoint_path,
+    ckpt = Checkpoint.for_run(
+        options,
+        setting,
         f"local_signal_{config.simulator}",
         {**to_jsonable(config), "start_state": to_jsonable(start_state)},
         config.steps,
-        meta={"dtype": setting.dtype_name},
         resumable=frozenset({"num_threads"}),
     )
     with torch_threads(config.num_threads), setting.precision():

@@ -36,7 +36,7 @@ from verify.runtime.checkpoint import Checkpoint, TrainerState, resume
 from verify.runtime.divergence import NonFiniteGuard
 from verify.runtime.loop import Bar, cosine_annealing, run_loop, stack_seeds
 from verify.runtime.memory import preflight
-from verify.runtime.options import DEFAULT_OPTIONS, RunOptions
+from verify.runtime.options import DEFAULT_OPTIONS, RunOptions, RunSetting
 
 __all__ = [
     "Comparison",
@@ -244,7 +244,7 @@ class _Run:
     d: int
     device: torch.device
     dtype: torch.dtype
-    dtype_name: str  # the setting's name of it (tf32: float32 storage); checkpoints are bound to it
+    setting: RunSetting  # device, dtype (its name: checkpoints are bound to it) and seeds that the run resolved
     label: str  # the progress bar's and the estimate line's name of the run
     at: Callable[[int], None]  # the time-estimate hook, called with each update's step
 
@@ -266,7 +266,33 @@ def _start(cfg: PopulationConfig | SGDConfig, options: RunOptions, trainer: str)
         what = f"LSA SGD ({cfg.model}) of {S} seeds (batch {cfg.batch}, d = {d}, N = {cfg.N}, r = {r})"
         remedy = "lower batch or train fewer seeds per call"
     at = preflight(need, dev, what, remedy, steps=cfg.steps, n_seeds=S, desc=label, ignore=options.ignore_memory_check)
-    return _Run(cfg, L, d, dev, dt, setting.dtype_name, label, at)
+    return _Run(cfg, L, d, dev, dt, setting, label, at)
+
+
+def _adam_phase(
+    run: _Run,
+    options: RunOptions,
+    name: str,
+    state: TrainerState,
+    update: Callable[[int], torch.Tensor],
+    opt: torch.optim.Optimizer,
+    lr_floor: float,
+    guard: NonFiniteGuard,
+) -> None:
+    """The Adam phase of both trainers: ``run.cfg.steps`` updates, the learning rate cosine-annealed from
+    ``run.cfg.lr`` to ``lr_floor``, checkpointed as trainer ``name`` (bound to the run's dtype:
+    :meth:`verify.runtime.checkpoint.Checkpoint.for_run`) and resumed from a trusted checkpoint."""
+    steps, lr = run.cfg.steps, run.cfg.lr
+    start = resume(Checkpoint.for_run(options, run.setting, name, run.cfg, steps), state, options.checkpoint_every)
+    run_loop(
+        update,
+        steps,
+        optimizer=opt,
+        lr_at=cosine_annealing(lr, max(1, steps), lr_floor, steps).__getitem__,
+        guard=guard,
+        resumption=start,
+        bar=Bar(enabled=options.progress, desc=run.label),
+    )
 
 
 def memory_estimate(
@@ -416,17 +442,7 @@ def train_population(cfg: PopulationConfig, options: RunOptions = DEFAULT_OPTION
     state = TrainerState(
         {"A": A, "B": B, "u": u}, opt, extra=partial(_curve_state, curve), restore_extra=partial(_restore_curve, curve)
     )
-    ckpt = Checkpoint.at(options.checkpoint_path, "lsa_population", cfg, steps, meta={"dtype": run.dtype_name})
-    start = resume(ckpt, state, options.checkpoint_every)
-    run_loop(
-        update,
-        steps,
-        optimizer=opt,
-        lr_at=cosine_annealing(lr, max(1, steps), lr / 100, steps).__getitem__,
-        guard=guard,
-        resumption=start,
-        bar=Bar(enabled=options.progress, desc=run.label),
-    )
+    _adam_phase(run, options, "lsa_population", state, update, opt, lr / 100, guard)
     if polish_steps:
         lbfgs = torch.optim.LBFGS(
             [A, B, u],
@@ -525,16 +541,8 @@ def train_sgd(cfg: SGDConfig, options: RunOptions = DEFAULT_OPTIONS) -> LSAResul
         extra=partial(_curve_state, curve),
         restore_extra=partial(_restore_curve, curve),
     )
-    ckpt = Checkpoint.at(options.checkpoint_path, "lsa_sgd", cfg, steps, meta={"dtype": run.dtype_name})
-    start = resume(ckpt, state, options.checkpoint_every)
-    run_loop(
-        update,
-        steps,
-        optimizer=opt,
-        lr_at=cosine_annealing(lr, max(1, steps), 0.0, steps).__getitem__,
-        guard=NonFiniteGuard(tuple(seeds), f"lsa-sgd-{model}", REMEDY),
-        resumption=start,
-        bar=Bar(enabled=options.progress, desc=run.label),
+    _adam_phase(
+        run, options, "lsa_sgd", state, update, opt, 0.0, NonFiniteGuard(tuple(seeds), f"lsa-sgd-{model}", REMEDY)
     )
     with torch.no_grad():
         WPV_, WKQ_ = weights()

@@ -198,14 +198,7 @@ def train_relu_modular(cfg: ReluModularConfig, options: RunOptions = DEFAULT_OPT
 
     evaluations = Evaluations(evaluate)
     trainer = TrainerState({"U": U, "V": V, "W": W}, opt, records={"history": history}, evaluations=evaluations)
-    ckpt = Checkpoint.at(
-        options.checkpoint_path,
-        "relu_modular",
-        cfg,
-        cfg.steps,
-        meta={"dtype": setting.dtype_name},
-        resumable=frozenset({"num_threads"}),
-    )
+    ckpt = Checkpoint.for_run(options, setting, "relu_modular", cfg, cfg.steps, resumable=frozenset({"num_threads"}))
     with torch_threads(cfg.num_threads), setting.precision():
         start = resume(ckpt, trainer, options.checkpoint_every)
         run_loop(

@@ -513,12 +513,12 @@ def train_sum_transformer(
         records={"history": history},
         evaluations=evaluations,
     )
-    ckpt = Checkpoint.at(
-        options.checkpoint_path,
+    ckpt = Checkpoint.for_run(
+        options,
+        setting,
         "sum_transformer",
         cfg,
         cfg.steps,
-        meta={"dtype": setting.dtype_name},
         resumable=frozenset({"num_threads", "eval_chunk", "nan_check_every"}),
     )
     with torch_threads(cfg.num_threads), setting.precision():

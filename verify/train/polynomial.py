@@ -595,8 +595,7 @@ class _PolynomialRun:
         inputs_np, labels_np = task.batch(0, task.n_points)
         self.X = as_input_tensor(inputs_np, device, dtype)
         self.Y = torch.as_tensor(labels_np, dtype=torch.int64, device=device)
-        self.meta = {  # the resolved dtype: with dtype None ("auto") a CPU run is float64, a CUDA one float32
-            "dtype": setting.dtype_name,
+        self.meta = {
             "degree": int(degree),
             "width": int(width),
             "task": _task_fingerprint(task, inputs_np, labels_np),
@@ -652,8 +651,9 @@ class _PolynomialRun:
         sampler = torch.Generator(device="cpu").manual_seed(config.data_seed) if config.batch_size else None
 
         step, history, previous_time, resumed_from = 0, [], 0.0, None
-        ckpt = Checkpoint.at(
-            self.options.checkpoint_path,
+        ckpt = Checkpoint.for_run(
+            self.options,
+            self.setting,
             "polynomial",
             config.to_dict(),
             config.steps,

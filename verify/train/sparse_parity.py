@@ -880,13 +880,8 @@ def _run_parity(
     """:func:`train_parity`; ``data_chunk`` caps the updates' batches drawn a refill (:func:`probe_parity_step`: a
     different data stream, so never in a run that reports)."""
     config, setting = options.configure(config, "sparse-parity", seed_fields=("seeds", "data_seeds"))
-    ckpt = Checkpoint.at(
-        options.checkpoint_path,
-        "sparse_parity",
-        config.to_dict(),
-        config.steps,
-        meta={"dtype": setting.dtype_name},
-        resumable=RESUMABLE_FIELDS,
+    ckpt = Checkpoint.for_run(
+        options, setting, "sparse_parity", config.to_dict(), config.steps, resumable=RESUMABLE_FIELDS
     )
     with torch_threads(config.num_threads), setting.precision():
         training = _ParityTraining(config, setting, options, ckpt, callback)
