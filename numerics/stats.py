@@ -1,10 +1,12 @@
 r"""Exact tests and bounds for verdicts on populations of seeds (docs/verdicts.md).
 
 Everything here is exact up to floating-point round-off (binomial and hypergeometric sums, incomplete beta
-inverses), never a normal approximation:
+inverses), never a normal approximation, except a Mann-Whitney test of samples too large for its exact null
+distribution (said in its result). Probabilities are clipped to [0, 1] (a sum of probabilities may pass 1 by
+round-off).
 
-* :func:`binomial_pmf`: :math:`P(X = j)`, :math:`X \sim \mathrm{Bin}(n, p)`, in log space (p = 0, 1 and subnormal p
-  are exact or finite).
+* :func:`binomial_pmf`: :math:`P(X = j)`, :math:`X \sim \mathrm{Bin}(n, p)` (scipy's, accurate to round-off near
+  the mode for every n; p = 0, 1 and subnormal p exact or finite).
 * :func:`clopper_pearson`: the exact one-sided confidence bounds of a success rate (Clopper and Pearson 1934).
 * :func:`rate_verdict`: the seed-population verdict (``pass`` iff the lower bound is at least the target rate
   :math:`p_0`, ``fail`` iff the upper bound is below it, else ``inconclusive``), :func:`rate_power` (its power
@@ -13,7 +15,8 @@ inverses), never a normal approximation:
 * :func:`fisher_greater`, :func:`fisher_drop_power`: the one-sided Fisher exact test of a drop in success rate
   between two settings, and its exact power.
 * :func:`holm_rejections`: Holm's step-down procedure for a family of tests.
-* :func:`mann_whitney_greater`: the one-sided exact Mann-Whitney U test.
+* :func:`mann_whitney_greater`: the one-sided Mann-Whitney U test, exact with ties (the permutation distribution of
+  the midrank sum).
 """
 
 from __future__ import annotations
@@ -24,14 +27,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import betaincinv, betaln, gammaln, xlog1py, xlogy
-from scipy.stats import hypergeom, mannwhitneyu
+from scipy.special import betaincinv, gammaln, xlog1py, xlogy
+from scipy.stats import betabinom, binom, hypergeom, mannwhitneyu, rankdata
 
 from theory._checks import InputError, LimitError
 
 __all__ = [
     "MAX_COUNT",
     "MAX_FISHER_RUNS",
+    "MAX_MW_EXACT_WORK",
     "MAX_VERDICT_COUNT",
     "VERDICTS",
     "MannWhitney",
@@ -56,6 +60,9 @@ MAX_COUNT = 10**7
 MAX_VERDICT_COUNT = 10**5
 """Largest number of seeds of :func:`rate_power` and :func:`flip_probability` (a confidence bound per count)."""
 MAX_FISHER_RUNS = 2000
+#: The most cell updates of :func:`mann_whitney_greater`'s exact null distribution, (n1 + n2) (n1 + 1) (sum of the
+#: doubled midranks + 1) (a second or two); larger samples get the normal approximation (said in the result).
+MAX_MW_EXACT_WORK = 2 * 10**8
 """Largest number of runs of :func:`fisher_drop_power` (a p-value per pair of counts: (runs + 1)^2)."""
 
 
@@ -70,6 +77,8 @@ def _check_count(n: int, name: str = "n", limit: int = MAX_COUNT, why: str = "n 
 
 
 def _check_probability(p: float, name: str) -> float:
+    if isinstance(p, (bool, str, bytes)):  # float(True) and float("0.5") would pass
+        raise InputError(f"{name} must be a probability in [0, 1] (a number), got {p!r}", param=name)
     try:
         value = float(p)
     except (TypeError, ValueError, OverflowError):
@@ -81,7 +90,7 @@ def _check_probability(p: float, name: str) -> float:
 
 def _check_level(confidence: float) -> float:
     try:
-        c = float(confidence)
+        c = math.nan if isinstance(confidence, (bool, str, bytes)) else float(confidence)
     except (TypeError, ValueError, OverflowError):
         c = math.nan
     if not 0.5 <= c < 1.0:  # NaN fails too
@@ -96,7 +105,8 @@ def _check_successes(successes: int, n: int) -> int:
 
 
 def binomial_pmf(n: int, p: float) -> np.ndarray:
-    r"""The binomial probabilities :math:`P(X = j) = \binom{n}{j} p^j (1-p)^{n-j}`, j = 0..n, in log space.
+    r"""The binomial probabilities :math:`P(X = j) = \binom{n}{j} p^j (1-p)^{n-j}`, j = 0..n (``scipy.stats.binom``:
+    relative error near round-off for every n; the log-gamma form used before lost about n eps, 3e-8 at n = 10^7).
 
     Parameters
     ----------
@@ -119,8 +129,11 @@ def binomial_pmf(n: int, p: float) -> np.ndarray:
     """
     n, p = _check_count(n), _check_probability(p, "p")
     j = np.arange(n + 1)
-    log_comb = gammaln(n + 1) - gammaln(j + 1) - gammaln(n - j + 1)
-    return np.exp(log_comb + xlogy(j, p) + xlog1py(n - j, -p))
+    try:
+        return np.asarray(binom.pmf(j, n, p), dtype=float)
+    except OverflowError:  # scipy's (boost's) overflows at a subnormal p: the log-gamma form is finite there
+        log_comb = gammaln(n + 1) - gammaln(j + 1) - gammaln(n - j + 1)
+        return np.exp(log_comb + xlogy(j, p) + xlog1py(n - j, -p))
 
 
 def clopper_pearson(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -231,7 +244,13 @@ def rate_power(n: int, p0: float, p_alt: float, confidence: float = 0.95) -> flo
     """
     n = _check_count(n)
     verdicts = _verdicts(n, _check_probability(p0, "p0"), confidence)
-    return float(binomial_pmf(n, _check_probability(p_alt, "p_alt"))[verdicts == 0].sum())
+    return _probability(binomial_pmf(n, _check_probability(p_alt, "p_alt"))[verdicts == 0].sum())
+
+
+def _probability(total: float) -> float:
+    """A sum of probabilities as a probability: clipped to [0, 1] (round-off may carry it past 1 by ~1e-12, which
+    a record's schema refuses)."""
+    return float(min(1.0, max(0.0, float(total))))
 
 
 def predictive_pmf(successes: int, n: int, m: int | None = None) -> np.ndarray:
@@ -261,9 +280,7 @@ def predictive_pmf(successes: int, n: int, m: int | None = None) -> np.ndarray:
     n = _check_count(n)
     m = n if m is None else _check_count(m, "m")
     k = _check_successes(successes, n)
-    j = np.arange(m + 1)
-    log_comb = gammaln(m + 1) - gammaln(j + 1) - gammaln(m - j + 1)
-    return np.exp(log_comb + betaln(j + k + 1, m - j + n - k + 1) - betaln(k + 1, n - k + 1))
+    return np.asarray(betabinom.pmf(np.arange(m + 1), m, k + 1, n - k + 1), dtype=float)
 
 
 def flip_probability(successes: int, n: int, p0: float, confidence: float = 0.95, method: str = "predictive") -> float:
@@ -308,7 +325,7 @@ def flip_probability(successes: int, n: int, p0: float, confidence: float = 0.95
         pmf = binomial_pmf(n, successes / n)
     else:
         raise ValueError(f"method must be 'predictive' or 'plugin', got {method!r}")
-    return float(pmf[verdicts != observed].sum())
+    return _probability(pmf[verdicts != observed].sum())
 
 
 def fisher_greater(x: np.ndarray | int, y: np.ndarray | int, runs: int) -> np.ndarray:
@@ -344,7 +361,7 @@ def fisher_greater(x: np.ndarray | int, y: np.ndarray | int, runs: int) -> np.nd
             raise InputError(
                 f"{name} must be integer success counts in [0, runs = {runs}], got {value!r}"[:200], param=name
             )
-        counts.append(arr)
+        counts.append(arr.astype(np.int64))  # x - 1 and x + y wrapped around in unsigned and narrow integer types
     x, y = counts
     return np.minimum(hypergeom.sf(x - 1, 2 * runs, x + y, runs), 1.0)
 
@@ -385,7 +402,7 @@ def fisher_drop_power(p_first: float, p_second: float, runs: int, level: float) 
     x, y = np.meshgrid(k, k, indexing="ij")
     reject = fisher_greater(x, y, runs) < level
     prob = np.outer(binomial_pmf(runs, p_first), binomial_pmf(runs, p_second))
-    return float(prob[reject].sum())
+    return _probability(prob[reject].sum())
 
 
 def holm_rejections(pvalues: Sequence[float], alpha: float) -> list[bool]:
@@ -415,6 +432,8 @@ def holm_rejections(pvalues: Sequence[float], alpha: float) -> list[bool]:
     if isinstance(alpha, bool) or not (isinstance(alpha, numbers.Real) and 0 < alpha < 1):  # numpy reals too
         raise InputError(f"alpha must lie in (0, 1), got {alpha!r}", param="alpha")
     try:
+        if any(isinstance(v, (bool, str, bytes)) for v in pvalues):  # float(True) and float("0.01") would pass
+            raise TypeError
         p = [float(v) for v in pvalues]
     except (TypeError, ValueError, OverflowError):
         raise InputError(f"pvalues must be numbers in [0, 1], got {pvalues!r}"[:200], param="pvalues") from None
@@ -431,18 +450,22 @@ def holm_rejections(pvalues: Sequence[float], alpha: float) -> list[bool]:
 
 @dataclass(frozen=True)
 class MannWhitney:
-    """A one-sided exact Mann-Whitney U test of "x is stochastically larger than y".
+    """A one-sided Mann-Whitney U test of "x is stochastically larger than y".
 
     Attributes
     ----------
     U : float or None
-        The statistic (None without data).
+        The statistic, with midranks for ties (None without data).
     p_value : float or None
-        The exact p-value (None without data).
+        The p-value (None without data): exact, or the normal approximation where ``method`` says so.
     min_p : float
         The smallest p-value the sample sizes allow, 1 / C(n1 + n2, n1): no data can reject at a level at or below it.
     effect : float or None
-        U / (n1 n2), the estimated P(x > y).
+        U / (n1 n2), the estimated P(x > y) + P(x = y) / 2.
+    method : str
+        ``"exact"`` (the permutation distribution of the midrank sum, ties included) or ``"normal"`` (samples whose
+        exact distribution is beyond :data:`MAX_MW_EXACT_WORK`: the normal approximation with the tie and continuity
+        corrections).
 
     Examples
     --------
@@ -454,31 +477,57 @@ class MannWhitney:
     p_value: float | None
     min_p: float
     effect: float | None
+    method: str = "exact"
+
+
+def _sample(values: Sequence[float], name: str) -> np.ndarray:
+    """``values`` as a 1-D float array (a string, None, a boolean or a table is refused, not read as numbers)."""
+    arr = None if values is None or isinstance(values, (str, bytes)) else np.asarray(values)
+    if arr is None or arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iuf"):
+        raise InputError(f"{name} must be a 1-D sequence of numbers, got {values!r}"[:200], param=name)
+    return arr.astype(float)
+
+
+def _midrank_sum_sf(doubled: np.ndarray, n1: int, observed: int) -> float:
+    """P(S >= ``observed``) for S the sum of ``n1`` of the ``doubled`` midranks (integers) drawn without replacement,
+    each of the C(N, n1) choices equally likely: counts of (items chosen, sum) by dynamic programming over the items
+    (floats, below 10^300 by the caller's check)."""
+    top = int(doubled.sum())
+    counts = np.zeros((n1 + 1, top + 1))
+    counts[0, 0] = 1.0
+    for r in doubled.tolist():
+        counts[1:, r:] = counts[1:, r:] + counts[:-1, : top + 1 - r]  # the right side is read before it is written
+    return _probability(counts[n1, observed:].sum() / counts[n1].sum())
 
 
 def mann_whitney_greater(x: Sequence[float], y: Sequence[float]) -> MannWhitney:
-    """The one-sided exact Mann-Whitney U test of "``x`` is stochastically larger than ``y``" (scipy, exact method).
+    """The one-sided Mann-Whitney U test of "``x`` is stochastically larger than ``y``".
+
+    The p-value is exact, ties included: the probability, over the C(n1 + n2, n1) equally likely assignments of the
+    pooled values to the samples, of a midrank sum of ``x`` at least the observed one (scipy's exact method assumes
+    no ties, and its p-value with ties can be smaller than the exact one). Samples whose exact distribution is beyond
+    :data:`MAX_MW_EXACT_WORK` get the normal approximation with the tie and continuity corrections
+    (``method="normal"``).
 
     Parameters
     ----------
     x, y : sequence of float
-        The two samples (finite values; an empty or non-finite sample gives no statistic).
+        The two samples, 1-D (an empty or non-finite sample gives no statistic).
 
     Returns
     -------
     MannWhitney
-        The statistic, the p-value, the smallest attainable p-value and the effect size.
+        The statistic, the p-value, the smallest attainable p-value, the effect size and the method.
 
     Examples
     --------
     >>> res = mann_whitney_greater([5, 6, 7, 8], [1, 2, 3, 4])
-    >>> res.U, round(res.p_value, 4), round(res.min_p, 4)       # 1 / C(8, 4)
-    (16.0, 0.0143, 0.0143)
+    >>> res.U, round(res.p_value, 4), round(res.min_p, 4), res.method       # 1 / C(8, 4)
+    (16.0, 0.0143, 0.0143, 'exact')
+    >>> round(mann_whitney_greater([3, 3, 2], [2, 2, 1, 0, 0]).p_value, 4)  # ties: 3 of the C(8, 3) = 56
+    0.0536
     """
-    try:
-        a, b = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
-    except (TypeError, ValueError, OverflowError):
-        raise InputError("x and y must be sequences of numbers", param="x") from None
+    a, b = _sample(x, "x"), _sample(y, "y")
     if a.size > MAX_COUNT or b.size > MAX_COUNT:
         raise LimitError(
             f"samples of {a.size} and {b.size} values are too large: the limit is {MAX_COUNT}",
@@ -487,8 +536,17 @@ def mann_whitney_greater(x: Sequence[float], y: Sequence[float]) -> MannWhitney:
             limit=MAX_COUNT,
         )
     n1, n2 = len(a), len(b)
-    min_p = 1.0 / math.comb(n1 + n2, n1) if n1 and n2 else 1.0
+    log_arrangements = math.lgamma(n1 + n2 + 1) - math.lgamma(n1 + 1) - math.lgamma(n2 + 1)
+    # 1 / C(n1 + n2, n1); beyond the float range (1/C overflowed there) its logarithm's exponential, 0.0 at the end
+    min_p = 1.0 / math.comb(n1 + n2, n1) if log_arrangements < 700 else math.exp(-log_arrangements)
     if not (n1 and n2 and np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         return MannWhitney(None, None, min_p, None)
-    res = mannwhitneyu(a, b, alternative="greater", method="exact")
-    return MannWhitney(float(res.statistic), float(res.pvalue), min_p, float(res.statistic) / (n1 * n2))
+    doubled = np.rint(2 * rankdata(np.concatenate([a, b]))).astype(np.int64)  # midranks are halves: 2r is exact
+    rank_sum2 = int(doubled[:n1].sum())
+    U = rank_sum2 / 2 - n1 * (n1 + 1) / 2
+    work = (n1 + n2) * (n1 + 1) * (int(doubled.sum()) + 1)
+    if log_arrangements <= 300 * math.log(10) and work <= MAX_MW_EXACT_WORK:
+        p, method = _midrank_sum_sf(doubled, n1, rank_sum2), "exact"
+    else:
+        p, method = float(mannwhitneyu(a, b, alternative="greater", method="asymptotic").pvalue), "normal"
+    return MannWhitney(float(U), p, min_p, float(U) / (n1 * n2), method)
