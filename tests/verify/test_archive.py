@@ -397,3 +397,18 @@ def test_the_header_gives_the_scale_of_the_records_shown(tmp_path):
     archive.report_from_archive(root, tmp_path / "out", scale="quick", only=CLAIM, log=lambda line: None)
     doc = json.loads((tmp_path / "out" / "results.json").read_text())
     assert doc["header"]["scale"] == "full" and [c["scale"] for c in doc["claims"]] == ["full"]
+
+
+def test_every_archived_population_validates_against_the_results_schema():
+    """An archived record's population.power was 1.0000000000006344 (round-off of a sum of binomial probabilities),
+    above the schema's maximum of 1: a report rendered from the archive wrote a results.json that fails its schema."""
+    from tests.verify.test_render import _validate
+    from verify.report import render
+
+    schema = json.loads(render.SCHEMA_PATH.read_text())
+    population = {"$defs": schema["$defs"], **schema["$defs"]["claim"]["properties"]["population"]}
+    records = [json.loads(p.read_text()) for p in sorted((render.links.REPO_ROOT / "results").glob("*/*.json"))]
+    assert records
+    for rec in records:
+        if "population" in rec:
+            _validate(population, rec["population"])
