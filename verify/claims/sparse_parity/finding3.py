@@ -24,7 +24,7 @@ from verify.sweep import reads_grid
 from ..base import Claim, Observation, register
 from ..judges import Judge, Verdict
 from .common import SRC_CH6, flip_probabilities
-from .pareto import PARETO_CONFIGS, PARETO_GRID, FisherDropRule, ParetoGridConfig, _cell, _m_label
+from .pareto import PARETO_CONFIGS, PARETO_GRID, QUICK_ROWS, FisherDropRule, ParetoGridConfig, _cell, _m_label
 
 __all__ = ["SparseGain", "SparseGainRule", "sparse_gain_verdicts"]
 
@@ -255,6 +255,7 @@ register(
         judge=FINDING3_JUDGE,
         underpowered=_underpowered(FINDING3_JUDGE),
         deviations={"quick": (), "full": ()},
+        post_hoc=(QUICK_ROWS,),  # the grid's runs, hence its quick rows
         insensitive="the prediction is qualitative (a gain somewhere, a drop nowhere), with no theory number the "
         "judge could read; the test is the Fisher/Bonferroni rule on the observed cell pairs, declared underpowered "
         "(inconclusive by design) at quick scale",

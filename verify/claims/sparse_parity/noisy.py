@@ -136,7 +136,9 @@ GRID = summary_grid("edelman-ch5-figB.12-noisy-parity", _cells, _aggregate)
 
 QUICK_SIZE = Deviation(
     parameter="instance and batch size",
-    source="(50, 3) with B from 1 to 1024 and eps down to 0.01 (p = 0.495), 5 seeds per curve (App. B.3.6, Fig. B.12)",
+    source="(50, 3) at 'various batch sizes B', labels flipped with probability p up to '49% of labels flipped "
+    "randomly (i.e. eps = 0.01)' (the caption's eps = 1 - 2p would make 49% eps = 0.02), 5 seeds per curve "
+    "(App. B.3.6, Fig. B.12)",
     value="(10, 3), B = 128, p = 0.25 and 0.45 (eps = 0.5 and 0.1), 16 seeds",
     why="CPU budget: at (10, 3) and p = 0.45 a 16-seed ensemble takes about 25 s",
 )
