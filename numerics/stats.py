@@ -60,10 +60,10 @@ MAX_COUNT = 10**7
 MAX_VERDICT_COUNT = 10**5
 """Largest number of seeds of :func:`rate_power` and :func:`flip_probability` (a confidence bound per count)."""
 MAX_FISHER_RUNS = 2000
-#: The most cell updates of :func:`mann_whitney_greater`'s exact null distribution, (n1 + n2) (n1 + 1) (sum of the
-#: doubled midranks + 1) (a second or two); larger samples get the normal approximation (said in the result).
-MAX_MW_EXACT_WORK = 2 * 10**8
 """Largest number of runs of :func:`fisher_drop_power` (a p-value per pair of counts: (runs + 1)^2)."""
+MAX_MW_EXACT_WORK = 2 * 10**8
+"""Most cell updates of :func:`mann_whitney_greater`'s exact null distribution, (n1 + n2)(n1 + 1)(sum of the doubled
+midranks + 1), a second or two; larger samples get the normal approximation (said in the result)."""
 
 
 def _check_count(n: int, name: str = "n", limit: int = MAX_COUNT, why: str = "n + 1 probabilities") -> int:
