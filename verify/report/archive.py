@@ -777,7 +777,7 @@ def report_from_archive(
     revisions = sorted({str(r.get("code_revision"))[:12] for r in chosen if r.get("code_revision")})
     times = [t for r in chosen if isinstance(t := r.get("wall_time_s"), (int, float))]
     meta = {
-        "scale": shown.pop() if len(shown := {r["scale"] for r in records}) == 1 else scale,  # what is shown
+        "scale": scales.pop() if len(scales := {r["scale"] for r in records}) == 1 else scale,  # what is shown
         "scale_note": f"from the archive {root}; {scale} requested, the other scale where {scale} is not archived",
         "device": ",".join(devices),
         "generated": datetime.now().astimezone().strftime("%Y-%m-%d %H:%M:%S %Z"),
