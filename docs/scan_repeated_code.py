@@ -7,8 +7,8 @@ a developer tool of the workplace, not a dependency of the toolkit) is run over 
 ``python docs/scan_repeated_code.py [--packages verify] [REPO]`` prints its summary line and its rows.
 
 Measured:
-at the issue's filing (aa65c66) 51 same-shape pairs in ``verify/`` and 69 in the three packages; on 2026-12-01
-88 and 192, none verbatim.
+at the issue's filing (aa65c66) 51 same-shape pairs in ``verify/`` and 69 in the three packages; on 2026-12-01 (04:00 UTC)
+88 and 190, none verbatim.
 """
 
 from __future__ import annotations
