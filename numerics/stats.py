@@ -62,8 +62,8 @@ MAX_VERDICT_COUNT = 10**5
 MAX_FISHER_RUNS = 2000
 """Largest number of runs of :func:`fisher_drop_power` (a p-value per pair of counts: (runs + 1)^2)."""
 MAX_MW_EXACT_WORK = 2 * 10**8
-"""Most cell updates of :func:`mann_whitney_greater`'s exact null distribution, (n1 + n2)(n1 + 1)(sum of the doubled
-midranks + 1), a second or two; larger samples get the normal approximation (said in the result)."""
+"""Most cell updates of :func:`mann_whitney_greater`'s exact null distribution, (n1 + n2)(min(n1, n2) + 1)(sum of the
+doubled midranks + 1), a second or two; larger samples get the normal approximation (said in the result)."""
 
 
 def _check_count(n: int, name: str = "n", limit: int = MAX_COUNT, why: str = "n + 1 probabilities") -> int:
@@ -491,13 +491,16 @@ def _sample(values: Sequence[float], name: str) -> np.ndarray:
 def _midrank_sum_sf(doubled: np.ndarray, n1: int, observed: int) -> float:
     """P(S >= ``observed``) for S the sum of ``n1`` of the ``doubled`` midranks (integers) drawn without replacement,
     each of the C(N, n1) choices equally likely: counts of (items chosen, sum) by dynamic programming over the items
-    (floats, below 10^300 by the caller's check)."""
+    (floats, below 10^300 by the caller's check), for the smaller of the two samples (S >= s iff the other sample's
+    sum is at most the total minus s)."""
     top = int(doubled.sum())
-    counts = np.zeros((n1 + 1, top + 1))
+    m = min(n1, len(doubled) - n1)
+    counts = np.zeros((m + 1, top + 1))
     counts[0, 0] = 1.0
     for r in doubled.tolist():
         counts[1:, r:] = counts[1:, r:] + counts[:-1, : top + 1 - r]  # the right side is read before it is written
-    return _probability(counts[n1, observed:].sum() / counts[n1].sum())
+    tail = counts[m, observed:] if m == n1 else counts[m, : top - observed + 1]
+    return _probability(tail.sum() / counts[m].sum())
 
 
 def mann_whitney_greater(x: Sequence[float], y: Sequence[float]) -> MannWhitney:
@@ -544,7 +547,7 @@ def mann_whitney_greater(x: Sequence[float], y: Sequence[float]) -> MannWhitney:
     doubled = np.rint(2 * rankdata(np.concatenate([a, b]))).astype(np.int64)  # midranks are halves: 2r is exact
     rank_sum2 = int(doubled[:n1].sum())
     U = rank_sum2 / 2 - n1 * (n1 + 1) / 2
-    work = (n1 + n2) * (n1 + 1) * (int(doubled.sum()) + 1)
+    work = (n1 + n2) * (min(n1, n2) + 1) * (int(doubled.sum()) + 1)
     if log_arrangements <= 300 * math.log(10) and work <= MAX_MW_EXACT_WORK:
         p, method = _midrank_sum_sf(doubled, n1, rank_sum2), "exact"
     else:
