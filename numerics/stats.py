@@ -129,11 +129,14 @@ def binomial_pmf(n: int, p: float) -> np.ndarray:
     """
     n, p = _check_count(n), _check_probability(p, "p")
     j = np.arange(n + 1)
-    try:
-        return np.asarray(binom.pmf(j, n, p), dtype=float)
-    except OverflowError:  # scipy's (boost's) overflows at a subnormal p: the log-gamma form is finite there
-        log_comb = gammaln(n + 1) - gammaln(j + 1) - gammaln(n - j + 1)
-        return np.exp(log_comb + xlogy(j, p) + xlog1py(n - j, -p))
+    if not 0.0 < p < 1e-300:
+        try:
+            return np.asarray(binom.pmf(j, n, p), dtype=float)
+        except OverflowError:  # scipy's (boost's) can overflow near the float range's end
+            pass
+    # at a p below 1e-300 scipy underflows (P(X = 1) = n p becomes 0) or overflows: the log-gamma form is accurate
+    log_comb = gammaln(n + 1) - gammaln(j + 1) - gammaln(n - j + 1)
+    return np.exp(log_comb + xlogy(j, p) + xlog1py(n - j, -p))
 
 
 def clopper_pearson(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -249,8 +252,11 @@ def rate_power(n: int, p0: float, p_alt: float, confidence: float = 0.95) -> flo
 
 def _probability(total: float) -> float:
     """A sum of probabilities as a probability: clipped to [0, 1] (round-off may carry it past 1 by ~1e-12, which
-    a record's schema refuses)."""
-    return float(min(1.0, max(0.0, float(total))))
+    a record's schema refuses); a NaN is an error, never a probability of 0 (``max(0.0, nan)`` is 0.0)."""
+    value = float(total)
+    if math.isnan(value):
+        raise ValueError("a sum of probabilities is NaN (a bug: the probabilities were checked before)")
+    return min(1.0, max(0.0, value))
 
 
 def predictive_pmf(successes: int, n: int, m: int | None = None) -> np.ndarray:
@@ -432,9 +438,10 @@ def holm_rejections(pvalues: Sequence[float], alpha: float) -> list[bool]:
     if isinstance(alpha, bool) or not (isinstance(alpha, numbers.Real) and 0 < alpha < 1):  # numpy reals too
         raise InputError(f"alpha must lie in (0, 1), got {alpha!r}", param="alpha")
     try:
-        if any(isinstance(v, (bool, str, bytes)) for v in pvalues):  # float(True) and float("0.01") would pass
+        values = list(pvalues)  # once: a generator is read a single time
+        if any(isinstance(v, (bool, str, bytes)) for v in values):  # float(True) and float("0.01") would pass
             raise TypeError
-        p = [float(v) for v in pvalues]
+        p = [float(v) for v in values]
     except (TypeError, ValueError, OverflowError):
         raise InputError(f"pvalues must be numbers in [0, 1], got {pvalues!r}"[:200], param="pvalues") from None
     if any(not 0 <= v <= 1 for v in p):  # NaN fails too

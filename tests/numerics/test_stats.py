@@ -255,3 +255,19 @@ def test_a_boolean_a_string_or_a_table_is_not_read_as_numbers(call) -> None:
     """True read as 1.0, "0.95" as 0.95, None as an empty sample and a table flattened, all without a word."""
     with pytest.raises(stats.InputError):
         call()
+
+
+def test_holm_reads_a_generator_once() -> None:
+    """The check for booleans and strings consumed a generator, and Holm then rejected nothing ([])."""
+    assert stats.holm_rejections((p for p in [0.001, 0.02]), 0.05) == [True, True]
+
+
+def test_binomial_pmf_at_a_p_below_1e_300_is_accurate() -> None:
+    """scipy's pmf underflows there (P(X = 1) of Bin(10, 1e-310) came out 0); oracle: exact rationals."""
+    pmf = stats.binomial_pmf(10, 1e-310)
+    assert pmf[1] == pytest.approx(float(10 * Fraction(1e-310) * (1 - Fraction(1e-310)) ** 9), rel=1e-12)
+
+
+def test_a_nan_sum_of_probabilities_is_an_error_not_zero() -> None:
+    with pytest.raises(ValueError, match="NaN"):
+        stats._probability(float("nan"))

@@ -214,3 +214,14 @@ def test_every_module_of_the_claims_package_is_imported_by_the_registry() -> Non
     assert not unimported, (
         f"never imported when the claims load, so their claims are not registered: {sorted(unimported)}"
     )
+
+
+@pytest.mark.parametrize("bad", ["ext:gauss-sum", "two words", "-leading-dash", "accent-é", ""])
+def test_a_claim_id_must_be_a_safe_name(bad: str) -> None:
+    """An id outside the results schema's pattern was registered, and its figures were then skipped one by one
+    (their file names would not be safe) while the report exited 0; it is refused when the claim is made."""
+    import dataclasses
+
+    claim = next(iter(registry().values()))
+    with pytest.raises(ValueError, match="claim id"):
+        dataclasses.replace(claim, id=bad)

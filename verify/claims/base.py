@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import re
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -33,6 +34,7 @@ from verify.runtime.selection import claim_patterns
 from .judges import Judge, Verdict, as_float, as_floats
 
 __all__ = [
+    "CLAIM_ID",
     "KINDS",
     "Claim",
     "ClaimRecord",
@@ -56,6 +58,8 @@ __all__ = [
 ]
 
 KINDS = ("symbolic", "convex", "numeric", "training")
+#: What a claim id may be (verify/report/schema/results.schema.json): it names files (figures, checkpoints) and anchors.
+CLAIM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def _check_declared(texts: tuple[str, ...], why: str, what: str, obj: object) -> None:
@@ -241,6 +245,11 @@ class Claim:
     seeded: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not CLAIM_ID.fullmatch(self.id):
+            raise ValueError(
+                f"claim id {self.id!r} must be letters, digits, '.', '_' and '-', beginning with a letter or a digit "
+                "(it names the claim's files, figures and anchors; the results schema's pattern)"
+            )
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.id}: kind must be one of {KINDS}, got {self.kind!r}")
         if not self.configs:

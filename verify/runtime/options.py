@@ -31,8 +31,10 @@ __all__ = ["AUTO", "DEFAULT_OPTIONS", "DTYPE_NAMES", "RunOptions", "RunSetting"]
 C = TypeVar("C")
 
 AUTO = "auto"
-SEED_OFFSET_LIMIT = 2**31  # seeds stay valid for every generator (numpy, torch) the trainers seed
 """The dtype policy "float64 on the CPU, float32 on CUDA" (small runs exact-ish, large ones fast)."""
+SEED_OFFSET_LIMIT = 2**31
+"""The largest seed offset plus one: the shifted seeds stay valid for every generator (numpy, torch) the trainers
+seed."""
 DTYPE_NAMES = ("float64", "float32", "tf32")
 
 
