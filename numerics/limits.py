@@ -656,7 +656,13 @@ def rounding_atol(raw: object, atol: float, terms: int = 1) -> float:
     (1e-08, 1e-08)
     >>> float(f"{rounding_atol(np.ones(2, np.float32), 1e-8, terms=2):.3g}")
     9.54e-07
+    >>> rounding_atol([0.5, 0.5], float("nan"))
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: atol must be a finite real number >= 0, got atol = nan
     """
+    atol = check_real(atol, "atol", nonnegative=True)  # a NaN tolerance passed every check silently
+    terms = check_count(terms, "terms")
     dtype = getattr(raw, "dtype", None)
     if dtype is not None and np.issubdtype(dtype, np.floating):
         return max(atol, 4 * terms * float(np.finfo(dtype).eps))

@@ -106,3 +106,13 @@ def test_check_real_vector_refuses_non_finite_entries_and_other_shapes():
         limits.check_real_vector([1.0, 2.0], "w", 3, what="w must be 3 weights")
     with pytest.raises(InputError, match="w must be a real array"):
         limits.check_real_vector(None, "w", 2)
+
+
+@pytest.mark.parametrize("atol", [float("nan"), float("inf"), -1e-8, "1e-8", True])
+def test_rounding_atol_refuses_a_tolerance_that_is_not_one(atol) -> None:
+    """A NaN tolerance came back as NaN, and `err > nan` is False: every identity check would pass (found by the
+    API fuzz test's random draw)."""
+    from numerics.limits import rounding_atol
+
+    with pytest.raises(InputError, match="atol"):
+        rounding_atol([0.5, 0.5], atol)
