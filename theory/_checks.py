@@ -787,10 +787,14 @@ def check_entries(
         ...
     theory._checks.LimitError: k = 1,000 is too large: the construction is ~10^600, above the limit 200,000
     """
+    if isinstance(log10_count, bool) or not isinstance(log10_count, numbers.Real) or log10_count != log10_count:
+        raise InputError(f"log10_count must be a real number (not NaN), got {log10_count!r:.80}", param="log10_count")
     if log10_count < 15:
         check_cost(count(), limit, param=param, value=value, what=what, hint=hint)
         return
-    shown = "~" + _power_text(log10_count) if math.isfinite(log10_count) else "beyond 10^(10^300)"
+    # an int is never converted to float: it may be above the float range
+    finite = isinstance(log10_count, numbers.Integral) or math.isfinite(log10_count)
+    shown = "~" + _power_text(log10_count) if finite else "beyond 10^(10^300)"
     raise _too_large(param, value, what, shown, format_count(limit), hint, limit)
 
 

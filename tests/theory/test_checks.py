@@ -191,3 +191,12 @@ def test_check_sequence_copies_refuses_strings_and_counts_before_copying() -> No
     with pytest.raises(LimitError) as err:
         check_sequence(range(10**18), "w", 2, what="weights", hint="")  # refused from its length, never copied
     assert err.value.param == "w"
+
+
+@pytest.mark.parametrize("log10_count", [10**47, float("inf"), 600.2])
+def test_check_entries_names_any_order_of_size(log10_count) -> None:
+    """An int logarithm beyond the float range raised OverflowError (math.isfinite of it); found by the API fuzz."""
+    from theory._checks import check_entries
+
+    with pytest.raises(LimitError, match=r"above the limit 200$"):
+        check_entries(log10_count, lambda: 0, param="k", value=3, what="the construction", hint="", limit=200)
