@@ -206,6 +206,11 @@ def _put_null(node: Any, parts: list[str], value: float) -> None:
         pass
 
 
+def _same(x: float, y: float) -> bool:
+    """Equal floats, a NaN counting as equal to a NaN."""
+    return x == y or (math.isnan(x) and math.isnan(y))
+
+
 def _text(value: Any) -> str:
     """A value in a line of :meth:`RunDiff.text`: a string as it is, anything else as JSON (``NaN``, ``Infinity``)."""
     return value if isinstance(value, str) else json.dumps(value, default=str)
@@ -313,7 +318,7 @@ def _compare_values(change: ClaimChange, key: str, old: Any, new: Any, rtol: flo
                 change.exact.append({"where": f" {key}{where}", "old": a, "new": b})
             continue
         if not (math.isfinite(x) and math.isfinite(y)):  # a NaN or an infinity that came, went or changed: a result
-            if not (x == y or (math.isnan(x) and math.isnan(y))):
+            if not _same(x, y):
                 change.exact.append({"where": f" {key}{where}", "old": x, "new": y})
             continue
         scale = max(abs(x), abs(y))
@@ -411,6 +416,6 @@ def _close(a: Mapping[str, Any], b: Mapping[str, Any], rtol: float) -> bool:
         if x is None or y is None:
             if a[k] != b[k]:
                 return False
-        elif not (x == y or (math.isnan(x) and math.isnan(y)) or abs(x - y) <= rtol * max(abs(x), abs(y))):
+        elif not (_same(x, y) or abs(x - y) <= rtol * max(abs(x), abs(y))):
             return False
     return True

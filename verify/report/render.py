@@ -745,6 +745,7 @@ def _record_view(r: dict, fmt: str, meta_links: dict[str, Any], appendix: dict) 
         chapter, key = f"Chapter {n}", (0, n, "")
     meta = r.get("metadata") or {}
     shown = same_forms(r.get("predicted"), r.get("observed"))  # equal exact values in one form on both sides
+    err = record_error(r)
     full, truncated = (
         _json_text(
             {k: r.get(k) for k in ("predicted", "observed", "details", "counterexample", "config")},
@@ -772,8 +773,8 @@ def _record_view(r: dict, fmt: str, meta_links: dict[str, Any], appendix: dict) 
         "observed": headline(shown[1]),
         "predicted_math": math_html(shown[0]) if fmt == "html" else None,
         "observed_math": math_html(shown[1]) if fmt == "html" else None,
-        "error": _error_text(record_error(r)),
-        "error_abs": _sort_number((record_error(r) or {}).get("abs")),
+        "error": _error_text(err),
+        "error_abs": _sort_number((err or {}).get("abs")),
         "rank": VERDICT_RANK.get(r["verdict"], 9),
         "reason_row": _clip(str(r.get("reason", "")), ROW_TEXT_LIMIT),
         "tolerance_row": _clip(fill_tolerance(r.get("tolerance", ""), r.get("config")), ROW_TEXT_LIMIT),
