@@ -244,6 +244,13 @@ def _check_mlp(n: int, d_f: int, param: str, value: object) -> None:
     )
 
 
+def _bit_patterns(s: int, what: str) -> list[tuple[int, ...]]:
+    """Every pattern in ``{0,1}^s``, the k-th with bit j ``(k >> j) & 1`` (little-endian index order), after
+    refusing ``2^s`` above :data:`MAX_VECTOR_LEVELS` (the InputError names ``support`` and ``what``)."""
+    check_cost(s, math.log2(MAX_VECTOR_LEVELS), param="support", value=s, what=what, hint="use fewer relevant bits")
+    return [tuple((k >> j) & 1 for j in range(s)) for k in range(2**s)]
+
+
 def _check_construction(c: object) -> None:
     if not isinstance(c, Construction):
         raise InputError(f"c must be a Construction (lemma_a19, lemma_a20, lemma_a21), got {c!r:.80}", param="c")
@@ -741,15 +748,7 @@ class Construction:
         if self.output == "scalar":
             pats = [tuple(1 if j < r else 0 for j in range(s)) for r in range(s + 1)]
         else:
-            check_cost(
-                s,
-                math.log2(MAX_VECTOR_LEVELS),
-                param="support",
-                value=s,
-                what="the number of relevant bits s of a vector target (2^s patterns)",
-                hint="use fewer relevant bits",
-            )
-            pats = [tuple((k >> j) & 1 for j in range(s)) for k in range(2**s)]
+            pats = _bit_patterns(s, "the number of relevant bits s of a vector target (2^s patterns)")
         out = []
         for pat in pats:
             b = [0] * self.T
@@ -1791,15 +1790,7 @@ def symmetric_representation(
         pts.append(value)
         vals.append(level_values[sum(pat)])
     net = relu_interpolation_net(pts, vals, _delta(c.gamma, delta_rule))
-    check_cost(
-        s,
-        math.log2(MAX_VECTOR_LEVELS),
-        param="support",
-        value=s,
-        what="the number of relevant bits s (a table of 2^s values)",
-        hint="use fewer relevant bits",
-    )
-    pats = [tuple((k >> j) & 1 for j in range(s)) for k in range(2**s)]
+    pats = _bit_patterns(s, "the number of relevant bits s (a table of 2^s values)")
     table = {p: level_values[sum(p)] for p in pats}
     return SparseRepresentation(c, net, table, delta_rule)
 
@@ -1857,7 +1848,7 @@ def general_representation(
         c = lemma_a20(T, I, Fraction(1), "vector")
     else:
         raise InputError(f"mapping must be one of {MAPPINGS}, got {mapping!r:.80}", param="mapping")
-    pats = [tuple((k >> j) & 1 for j in range(s)) for k in range(2**s)]
+    pats = _bit_patterns(s, "the number of relevant bits s (a table of 2^s values)")  # s <= 7 here: no refusal
     tab = {p: table_values[k] for k, p in enumerate(pats)}
     pts = [v for v, _ in c.level_points()]
     net = relu_interpolation_net(pts, [tab[p] for _, p in c.level_points()], _delta(c.gamma, delta_rule))
