@@ -311,9 +311,8 @@ def _real(x: object, name: str) -> float:
 
 
 def _reals(xs: object, name: str) -> list[float]:
-    if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
-        raise InputError(f"{name} must be a sequence of numbers, got {xs!r:.80}", param=name)
-    return [_real(x, name) for x in xs]
+    """The items of ``xs`` as finite floats (:func:`_real`); a string or a non-iterable is refused."""
+    return [_real(x, name) for x in _checks.as_list(xs, name)]
 
 
 def _positive_product(v: list[float]) -> bool:
@@ -670,9 +669,8 @@ def sum_distribution(u: Sequence) -> dict[Fraction, Fraction]:
 
 
 def _weights(u: object, name: str) -> list[Fraction]:
-    if isinstance(u, (str, bytes)) or not hasattr(u, "__iter__"):
-        raise InputError(f"{name} must be a sequence of rational weights, got {u!r:.80}", param=name)
-    return [_rational(x, name) for x in u]
+    """The items of ``u`` as exact rationals (:func:`_rational`); a string or a non-iterable is refused."""
+    return [_rational(x, name) for x in _checks.as_list(u, name, items="rational weights")]
 
 
 def _support_bound(us: list[Fraction]) -> int:
