@@ -198,6 +198,19 @@ def _best_correlation(features: np.ndarray, chi: np.ndarray) -> tuple[float, flo
     return corr, float(np.mean(np.sign(f) == chi))
 
 
+def _draw_init(
+    rng: np.random.Generator, n: int, s: int, half: int, n_biases: int, m: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The random part of the App. C.2 init and sample, drawn from ``rng`` in this order: for each of the ``half``
+    neurons a uniform s-subset of ``range(n)`` (``(half, s)``, unsorted), a bias index uniform in
+    ``range(n_biases)`` and an output weight ``u = ±1``; then the counts of ``m`` uniform points of the cube
+    (:func:`sample_counts`)."""
+    supports = np.argsort(rng.random((half, n)), axis=1)[:, :s]
+    bias_index = rng.integers(n_biases, size=half)
+    u = rng.choice(np.array([-1.0, 1.0]), size=half)
+    return supports, bias_index, u, sample_counts(n, m, rng)
+
+
 @fill_doc(_DOC)
 def thm_c16_one_step(
     n: int,
@@ -274,12 +287,8 @@ def thm_c16_one_step(
         hint="use a smaller width",
     )
     check_allocation(array_bytes(1 << n, half, 2), param="width", value=width, what="the activations (2^n, r/2) x 2")
-    rng = np.random.default_rng(seed)
-    supports = np.argsort(rng.random((half, n)), axis=1)[:, :s]
-    bias_index = rng.integers(len(biases), size=half)
+    supports, bias_index, u, counts = _draw_init(np.random.default_rng(seed), n, s, half, len(grid), m)
     bias = grid[bias_index]
-    u = rng.choice(np.array([-1.0, 1.0]), size=half)
-    counts = sample_counts(n, m, rng)
     X = cube(n).astype(np.float64)
     chi = characters(n, list(range(k))).astype(np.float64)
     good = np.all(supports < k, axis=1) if s else np.ones(half, dtype=bool)
@@ -767,12 +776,9 @@ def thm_c11_end_to_end(
     )
     check_allocation(array_bytes(1 << n, width, 2), param="width", value=width, what="the features (2^n, r) x 2")
     half = width // 2
-    rng = np.random.default_rng(seed)
-    supports = np.sort(np.argsort(rng.random((half, n)), axis=1)[:, :s], axis=1)
-    bias_index = rng.integers(len(grid), size=half)
+    supports, bias_index, u, counts = _draw_init(np.random.default_rng(seed), n, s, half, len(grid), m)
+    supports = np.sort(supports, axis=1)
     bias = grid[bias_index]
-    u = rng.choice(np.array([-1.0, 1.0]), size=half)
-    counts = sample_counts(n, m, rng)
     X = cube(n).astype(np.float64)
     y = characters(n, list(range(k))).astype(np.float64)
     W0 = np.zeros((half, n))
