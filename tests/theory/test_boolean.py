@@ -374,6 +374,45 @@ def test_sq_bookkeeping():
     assert B.thm56_condition(10**5, 1, 1, 50, 3) is False
 
 
+def test_sq_bookkeeping_boundaries():
+    """The boundaries of the two conditions, from their statements: Prop. 6.3 needs r T / (tau^2 delta) <= C(n,k)/2
+    (inclusive), Thm 5.6 needs D R^2 < eps^2 C(n,k) (strict). C(6,3) = 20, so the Prop. 6.3 threshold is 10."""
+    assert B.sq_lower_bound_applies(10, 1, 1, 1, 6, 3) is True  # 10 <= 10
+    assert B.sq_lower_bound_applies(5, 1, "0.5", 2, 6, 3) is True  # 5 / (1/4 * 2) = 10 <= 10
+    assert B.sq_lower_bound_applies(11, 1, 1, 1, 6, 3) is False
+    assert B.thm56_condition(20, 1, 1, 6, 3) is False  # 20 < 20 fails
+    assert B.thm56_condition(5, 2, 1, 6, 3) is False  # 5 * 4 = 20
+    assert B.thm56_condition(19, 1, 1, 6, 3) is True
+
+
+def _gradient_coordinates(kind: str, k: int, n: int, w: tuple[int, ...]) -> list[float]:
+    """Brute force g_i = E_x[chi_[k](x) x_i sigma'(w.x)] over {±1}^n, i = 0..n-1 (sigma' = 1{z>0}, cos z, sin z)."""
+    act = {"ltf": lambda z: float(z > 0), "cos": math.cos, "sin": math.sin}[kind]
+    g = [0.0] * n
+    for x in itertools.product((-1, 1), repeat=n):
+        chi = math.prod(x[:k])
+        h = act(sum(wi * xi for wi, xi in zip(w, x)))
+        for i in range(n):
+            g[i] += chi * x[i] * h / 2**n
+    return g
+
+
+@pytest.mark.parametrize("kind", ["ltf", "cos", "sin"])
+@pytest.mark.parametrize("k", range(1, 6))
+def test_vanishing_gradient_gap_against_brute_force(kind, k):
+    """Brute-force oracle: the gradient vanishes identically iff g_i = 0 for every sign vector w and every i (n odd,
+    so w.x != 0 for the LTF); vanishing_gradient_gap returns 0 exactly then and raises otherwise."""
+    n = k + 1 if k % 2 == 0 else k + 2
+    vanishes = all(
+        abs(gi) < 1e-12 for w in itertools.product((-1, 1), repeat=n) for gi in _gradient_coordinates(kind, k, n, w)
+    )
+    if vanishes:
+        assert B.vanishing_gradient_gap(k, kind) == 0
+    else:
+        with pytest.raises(ValueError, match="does not vanish"):
+            B.vanishing_gradient_gap(k, kind)
+
+
 # ---------------------------------------------------------------- bad input
 def test_bad_input_messages():
     with pytest.raises(ValueError, match=r"0 <= k <= n"):
