@@ -60,6 +60,15 @@ def test_rate_verdict_rule_on_hand_cases() -> None:
         stats.rate_verdict(3, 2, 0.5)
 
 
+def test_rate_verdict_at_its_boundaries() -> None:
+    """``pass`` iff lo >= p0 (inclusive) and ``fail`` iff hi < p0 (strict), as the docstring states: at p0 equal to
+    the lower bound the verdict is a pass; at p0 = 1 with every seed a success (hi = 1 = p0) it is not a fail."""
+    lo, hi = stats.clopper_pearson(8, 8)
+    assert hi == 1.0 and lo < 1.0
+    assert stats.rate_verdict(8, 8, lo) == "pass"
+    assert stats.rate_verdict(8, 8, 1.0) == "inconclusive"
+
+
 @pytest.mark.parametrize("n", [1, 3, 6, 9])
 def test_power_and_flip_probability_by_enumerating_every_outcome(n: int) -> None:
     """Brute force over all 2^n seed outcomes: the power is the chance of a pass; the plug-in flip probability is the
@@ -126,6 +135,9 @@ def test_holm_step_down() -> None:
     assert stats.holm_rejections([0.01, 0.04, 0.03], 0.05) == [True, False, False]
     assert stats.holm_rejections([0.001, 0.02], 0.05) == [True, True]
     assert stats.holm_rejections([], 0.05) == []
+    # a p-value equal to its threshold is not rejected ("0.03 >= 0.05/2 stops"; 0.05 / 2 == 0.025 in floats)
+    assert stats.holm_rejections([0.025, 0.025], 0.05) == [False, False]
+    assert stats.holm_rejections([0.05], 0.05) == [False]
     with pytest.raises(ValueError, match="p-values"):
         stats.holm_rejections([float("nan")], 0.05)
 
@@ -225,6 +237,10 @@ def test_probabilities_never_pass_one() -> None:
     record's population.power failed the results schema's maximum of 1."""
     assert stats.rate_power(1000, 0.75, 0.95) <= 1.0 and stats.rate_power(60, 0.5, 0.95) <= 1.0
     assert stats.fisher_drop_power(0.99, 0.1, 28, 0.05) <= 1.0
+    # The three cases above now sum to just below 1 with this binomial_pmf, so they no longer exercise the clamp;
+    # these two sum to 1 + 2.2e-16 unclamped (found by scanning n, p0, p_alt and runs, p_first, p_second, level).
+    assert stats.rate_power(200, 0.1, 0.99) == 1.0
+    assert stats.fisher_drop_power(0.99, 0.01, 20, 0.05) == 1.0
     assert abs(stats.binomial_pmf(10**6, 0.3).sum() - 1) < 1e-12  # the log-gamma form was off by 3e-10
 
 
