@@ -181,7 +181,11 @@ def test_initial_loss_at_most_log_L(L, data):
 
 
 def test_initial_loss_reference_values():
-    assert float(td.initial_loss(200, 25, 10)) == pytest.approx(4.957979725260299, rel=1e-14)
+    # oracle: the cross-entropy of the logits z = c/n on the n labels of the sequence and 0 on the other L - n,
+    # at the true label (one of the n): -z_y + log sum_j e^{z_j}
+    z = [10 / 25] * 25 + [0.0] * 175
+    ce = -z[0] + math.log(math.fsum(math.exp(v) for v in z))
+    assert float(td.initial_loss(200, 25, 10)) == pytest.approx(ce, rel=1e-14)
     assert float(td.initial_loss(200, 25, 1000)) == pytest.approx(math.log(25), rel=1e-14)
 
 
@@ -335,11 +339,18 @@ def test_four_class_closed_form_equals_the_enumeration(L, n):
 
 
 def test_fig41_reference_values():
-    v = td.one_step_v_classes(200, 25, 200**2)
-    assert v["P"] == 7
-    assert float(v["shift"]) == pytest.approx(0.6296287953, rel=1e-9)
+    """Fig. 4.1's setting (L = 200, n = 25, eta = L^2): the four class values equal the enumeration of V_1 - V_0 over
+    every entry (one_step_v, itself checked against the brute force over subsets above); P and generic also
+    equal their closed forms L/n - 1 and -(L - n)/(n (L - 1))."""
+    L, n = 200, 25
+    task = td.cyclic_task(L)
+    v = td.one_step_v_classes(L, n, L**2)
+    V = td.one_step_v(task, n, L**2)
+    assert all(V[r][t] == v[td.entry_class(task, r, t)] for r in range(L) for t in range(L))
+    assert {td.entry_class(task, r, t) for r in range(L) for t in range(L)} == set(v)
+    assert v["P"] == 7 and v["generic"] == Fraction(-175, 25 * 199)
+    assert float(v["shift"]) == pytest.approx(0.6296287953, rel=1e-9)  # regression pins of the values above
     assert float(v["antishift"]) == pytest.approx(-0.6999805541, rel=1e-9)
-    assert float(v["generic"]) == pytest.approx(-0.0351758794, rel=1e-9)
 
 
 def test_printed_fig41_rule_leaves_the_vocabulary():
