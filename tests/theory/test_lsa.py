@@ -193,6 +193,17 @@ def test_thm542_brute_force_expectation_for_fixed_w():
         assert _q(tl.noisy_eval_loss(CASE_A, N_A, r, M, 1, w)) == III + II + IV
 
 
+@pytest.mark.parametrize("sigma", [0, sympy.Rational(1, 2), 3])
+def test_thm542_approximation_is_the_large_n_limit(sigma):
+    """Oracle: the exact N -> oo limit of noisy_eval_loss (itself checked against the brute-force expectation above)
+    equals noisy_eval_loss_approx for every rank and noise level (the approximation is exact in the limit)."""
+    N = sympy.Symbol("N", positive=True)
+    for r in range(4):
+        for w in ([1, 2, -1], [0, 1, 3]):
+            exact = tl.noisy_eval_loss(sympy.diag(3, 2, 1), N, r, 4, sigma, w)
+            assert tl.noisy_eval_loss_approx(sympy.diag(3, 2, 1), r, 4, sigma, w) == sympy.limit(exact, N, sympy.oo)
+
+
 @pytest.mark.parametrize("sigma", [0, 1, 2])
 def test_thm543_difference(sigma):
     for r in range(5):
