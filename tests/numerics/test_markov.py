@@ -16,6 +16,12 @@ def _brute_force(seq: np.ndarray, k: int, strategy: str) -> np.ndarray:
             out[p] = 1.0 / k
         elif strategy == "unigram":
             out[p] = [(np.sum(seq[: p + 1] == j) + 1) / (p + 1 + k) for j in range(k)]
+        elif strategy == "trigram":  # counts of (x_{p-1}, x_p, j) among the triples seen so far; none at p = 0
+            c = [
+                sum(1 for s in range(p - 1) if (seq[s], seq[s + 1], seq[s + 2]) == (seq[p - 1], seq[p], j))
+                for j in range(k)
+            ]
+            out[p] = [(cj + 1) / (sum(c) + k) for cj in c]
         else:
             c = [sum(1 for s in range(p) if seq[s] == seq[p] and seq[s + 1] == j) for j in range(k)]
             out[p] = [(cj + 1) / (sum(c) + k) for cj in c]
@@ -76,7 +82,7 @@ def test_sequences_follow_the_chain() -> None:
     assert abs(frac - 0.1) < 0.01
 
 
-@pytest.mark.parametrize("strategy", ["uniform", "unigram", "bigram"])
+@pytest.mark.parametrize("strategy", ["uniform", "unigram", "bigram", "trigram"])
 def test_strategies_against_brute_force(strategy: str) -> None:
     x = nm.sample_sequences(
         nm.sample_transition_matrices(3, 5, rng=np.random.default_rng(3)), 25, np.random.default_rng(4)
