@@ -228,9 +228,11 @@ _DEVIATION_FEATURES = Deviation(
 register(
     Claim(
         id="edelman-ch6-lemC.9-step-count-as-printed",
-        source=f"{SRC}, Lemma C.9 as printed (the step count T/log T >= 100(||psi|| + 1/B)^2/eps^2), on the features "
-        "of Lemma C.6",
-        statement="As printed: with lambda = eps/B^2 and T/log T >= 100(||psi||_{inf,2} + B^{-1})^2/eps^2 steps (and "
+        source=f"{SRC}, proof of Lemma C.9 as printed (its choice lambda = eps/B^2 with the step count T/log T >= "
+        "100(||psi|| + 1/B)^2/eps^2), on the features of Lemma C.6",
+        statement="The proof's instantiation, as printed (Lemma C.9 itself is existential in the learning rate, weight "
+        "decay and truncation, and is not refuted: only the proof's choice, which Thm C.11's step count takes over). "
+        "With lambda = eps/B^2 and T/log T >= 100(||psi||_{inf,2} + B^{-1})^2/eps^2 steps (and "
         "the other hypotheses: some ||w*|| <= B with L_D(h_{psi,w*}) <= eps, ||phi^(1) - psi||_{inf,2} <= eps/B, m >= "
         "(4 sqrt2 B||psi|| + 1)^2 log(2/delta)/eps^2), GD (step 1/(lambda t), the proof's schedule) returns with "
         "probability at least 1 - 2 delta an h with L_D(h) <= 7 eps, through the proof's L(w_T) <= 4 eps and "
@@ -246,9 +248,9 @@ register(
         observe=_observe,
         judge=StepCountJudge(checks=(), headline="risk_D", rule=RULE, refute=True),
         on_device=False,
-        refutes="Lemma C.9: '... if ||phi^(1) - psi||_{inf,2} <= eps/B and T/log(T) >= (100/eps^2)(||psi||_{inf,2} + "
-        "B^{-1})^2 and m >= (4 sqrt2 B||psi||_{inf,2} + 1)^2 log(2/delta)/eps^2, GD returns a function h s.t. "
-        "L_D(h) <= 7 eps'",
+        refutes="proof of Lemma C.9: 'Now, choosing lambda = eps/B^2 [...] So, if T/log(T) >= (100/eps^2)"
+        "(||psi||_{inf,2} + B^{-1})^2 and m >= [...] we have L(w_T) <= 4 eps and therefore ||w_T||^2 <= 8B^2' (the step "
+        "count the lemma states and Thm C.11's proof uses)",
         corrected_by="edelman-ch6-lemC.9-proof-bound",
         erratum=Erratum(
             "substantive",

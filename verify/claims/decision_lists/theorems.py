@@ -343,7 +343,9 @@ register(
         id="karp-ch4-thm4.3-in-S-printed",
         source=f"{SRC}, proof of Theorem 4.3 (statement of the s in S bound; erratum in {DOC})",
         statement="As printed: for any s in S, <grad_w L(W;s), v> <= -(eps/2) p_k*(1 - p_k*); eps does not occur in "
-        "Theorem 4.3, read as the value scale c (the derivation itself ends in -(c/2n) p_k*(1 - p_k*)).",
+        "Theorem 4.3, read as the value scale c (the derivation itself ends in -(c/2n) p_k*(1 - p_k*)). Any reading "
+        "eps <= c/n makes the printed bound hold, so the counterexample shows only that eps = c is not meant: a typo "
+        "that the derivation below it corrects.",
         kind="numeric",
         configs={"quick": DirectionalConfig(), "full": DirectionalConfig()},
         predict=lambda cfg: [
