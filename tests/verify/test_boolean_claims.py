@@ -82,7 +82,7 @@ def test_counterexamples_carry_the_numbers():
     [
         ("edelman-ch5-lemB.1-level-weight-exponent-as-printed", "substantive", "c_1^2 k^{-2/3}"),
         ("edelman-ch6-lemC.12-half-as-printed", "substantive", "binom(2m, m) / binom(2m, 2j)"),
-        ("edelman-ch5-lemB.2-gap-bound-as-printed", "notation", "Fix some k and assume that n >= 4k"),
+        ("edelman-ch5-lemB.2-gap-bound-as-printed", "typo", "Fix some k and assume that n >= 4k"),
     ],
 )
 def test_errata_record_kind_quote_and_where(cid, kind, quote):

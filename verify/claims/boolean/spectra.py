@@ -307,7 +307,7 @@ register(
         refutes="Fix some k, n >= 4k: Majority has a gamma_k = 0.03 (n-1)^(-(k-1)/2) Fourier gap",
         corrected_by="edelman-ch5-lemB.2-gap-bound",
         erratum=Erratum(
-            "notation",
+            "typo",
             "Therefore, by the previous lemma we get that for every even k the following holds: ... Lemma B.2 "
             "(Fourier gap for majority). Fix some k and assume that n >= 4k. Then, Majority has a "
             "gamma_k-Fourier gap at S of size k with gamma_k = 0.03(n-1)^{-(k-1)/2}. [Theorem 5.5, which it "
