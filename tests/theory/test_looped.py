@@ -278,3 +278,19 @@ def test_thm_8_17_bad_input() -> None:
         tl.thm_8_17_bound(1, 4, 0)
     with pytest.raises(LimitError):
         tl.thm_8_17_min_examples(tl.MAX_THM_8_17_T + 1, 4)
+
+
+@pytest.mark.parametrize("eta", [F(1, 4), F(1, 2), F(3, 4)])
+def test_contraction_factor_at_mu_equal_L_is_the_observed_contraction(eta):
+    """mu = L (X^T X = 2 I, so L = mu = 2) lies inside the stated range 0 < mu <= L: the factor is accepted and equals
+    the exact ratio ||theta^(1) - theta*|| / ||theta^(0) - theta*|| of one GD step (here |1 - 2 eta| in every
+    direction), and Lemma 8.23's bound at eta <= 1/L is (1 - eta mu)^T R^2 with the observed error below it."""
+    X, theta_star = [[1, 1], [1, -1]], [F(3), F(-1)]  # X^T X = 2 I
+    y = [sum(x * t for x, t in zip(row, theta_star)) for row in X]
+    th0, th1 = tl.gd_iterates(X, y, [eta])
+    err0 = sum((a - b) ** 2 for a, b in zip(th0, theta_star))
+    err1 = sum((a - b) ** 2 for a, b in zip(th1, theta_star))
+    rho = tl.gd_contraction_factor(eta, 2, 2)
+    assert rho == abs(1 - 2 * eta) and rho**2 * err0 == err1
+    if 2 * eta <= 1:
+        assert tl.lemma_8_23_bound(1, eta, 2, 2, R=sympy.sqrt(err0)) == (1 - 2 * eta) * err0 >= err1
