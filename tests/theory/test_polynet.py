@@ -141,6 +141,19 @@ def test_first_time_matches_pieces(k, m, eps):
         assert p.err == P.equal_init_error(v, k, m)
 
 
+@pytest.mark.parametrize("k,m", [(2, 3), (3, 4), (3, 5), (4, 6), (5, 7)])
+def test_first_time_at_an_attained_error_level_includes_equality(k, m):
+    """T(eps) = inf{t: err(t) <= eps} with eps equal to an error value the flow attains: the infimum is the first
+    piece whose error, evaluated by equal_init_error at a point of it, is <= eps, equality included (a random
+    rational eps never lands on one of these finitely many values)."""
+    pieces = P.error_pieces(k, m)
+    points = [p.lo if p.point else (p.lo + (p.hi if p.hi is not None else p.lo + 2)) / 2 for p in pieces]
+    errors = [P.equal_init_error(v, k, m) for v in points]
+    for eps in sorted(set(e for e in errors if e < 1)):
+        first = next(i for i, e in enumerate(errors) if e <= eps)
+        assert P.first_time_error_at_most(eps, k, m)[0] == pieces[first].lo, (eps, pieces[first])
+
+
 # reference values of 1 - T(0.49)/T(0) (rounded as printed; docs/boolean.md)
 PLATEAU_REFERENCE = [
     (3, 101, "0.2424"),
