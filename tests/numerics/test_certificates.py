@@ -354,6 +354,24 @@ def test_bracket_verdict_branches(lower, upper, verdict, words):
     assert v == verdict and words in reason
 
 
+@pytest.mark.parametrize(
+    "lower,upper,verdict,words",
+    [
+        (1.005, 1.005, "pass", "both bounds"),  # both within gamma (1 +- rtol)
+        (0.995, 1.005, "pass", "both bounds"),
+        (1.015, 1.015, "fail", "exceeds"),  # lower above gamma (1 + rtol): excluded
+        (1.0, 0.985, "fail", "below gamma"),  # rigorous upper below gamma (1 - rtol)
+        (0.985, 1.0, "fail", "falls short"),  # attained lower below gamma (1 - rtol)
+        (1.0, 1.015, "inconclusive", "loose"),  # upper above gamma (1 + rtol)
+    ],
+)
+def test_bracket_verdict_thresholds_are_gamma_times_one_plus_minus_rtol(lower, upper, verdict, words):
+    """Each of the four comparisons of docs/certificates.md sits at gamma (1 +- rtol): a bound half a tolerance
+    inside passes, one and a half outside decides its branch (rtol = 1e-2, far above float round-off)."""
+    v, reason = bracket_verdict(lower, upper, 1.0, 1e-2)
+    assert v == verdict and words in reason
+
+
 def test_inconsistent_bounds_are_flagged():
     c = Certificate(
         lower=2.0, upper_heuristic=1.0, upper_rigorous=1.0, tol=1e-6, lower_source="", weighting="", heuristic={}
