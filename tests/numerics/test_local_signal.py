@@ -28,6 +28,20 @@ def test_sample_inputs_has_one_signal_row_and_gaussian_noise():
     assert set(np.unique(y)) == {-1.0, 1.0}
 
 
+def test_sample_inputs_signal_position_and_label_are_uniform():
+    """The signal row sits at a uniform position among the k + 1 rows, independent of the uniform label: with
+    n = 8000 draws and k + 1 = 4 positions each (position, label) cell holds 1000 +- 175 draws (6 standard deviations
+    of a Binomial(8000, 1/8), so a seed fails with probability below 1e-7)."""
+    k, d, n = 3, 2, 8000
+    X, y = nl.sample_inputs(np.random.default_rng(5), n, k, d, 0.5)
+    row = y[:, None, None] * np.full(d, 1 / np.sqrt(d))
+    signal = np.all(row == X, axis=2)  # exact: the signal row is assigned, noise rows never equal it
+    assert np.all(signal.sum(1) == 1)
+    pos = signal.argmax(1)
+    counts = np.array([[np.sum((pos == i) & (y == s)) for s in (-1.0, 1.0)] for i in range(k + 1)])
+    assert np.all(np.abs(counts - n / 8) <= 175), counts
+
+
 def test_cnn_output_matches_the_definition():
     rng = np.random.default_rng(1)
     X = rng.standard_normal((3, 5, 2))
