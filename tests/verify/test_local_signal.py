@@ -116,3 +116,13 @@ def test_start_state_continues_a_run_and_is_reduced_only():
     np.testing.assert_allclose(more.c[0], first.c[-1]) and np.testing.assert_allclose(more.b[0], first.b[-1])
     with pytest.raises(ValueError, match="reduced"):
         vs.train_signal(replace(cfg, simulator="direct"), RunOptions(), start_state=state)
+
+
+@pytest.mark.parametrize("x,b", [(0.5, -0.5), (-0.5, -0.5), (0.5, 0.5), (-0.5, 0.5), (0.0, 0.0), (1.0, 2.0)])
+def test_soft_threshold_derivatives_follow_autograd_at_the_kinks(x, b):
+    """soft_threshold_dx / _db are 1{x + b > 0} +- 1{-x + b > 0}, strict: at a kink (x + b = 0 or -x + b = 0) they
+    take torch's ReLU'(0) = 0, the derivative autograd gives the model trained in verify/ (exact values 0, +-1, 2)."""
+    xt = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    bt = torch.tensor(b, dtype=torch.float64, requires_grad=True)
+    (torch.relu(xt + bt) - torch.relu(-xt + bt)).backward()
+    assert tl.soft_threshold_dx(x, b) == xt.grad.item() and tl.soft_threshold_db(x, b) == bt.grad.item()
