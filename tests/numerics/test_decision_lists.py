@@ -3,6 +3,7 @@ differences, population GD, Monte Carlo against the exact values, brute-force de
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -80,6 +81,22 @@ def test_column_order_detects_a_misordered_pair():
     assert nd.column_order_ok(W, task).tolist() == [True, True, True]
     W[2, 0] = 0.7  # token 2 (not in L_0) above a = 0 itself
     assert nd.column_order_ok(W, task).tolist() == [False, True, True]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_column_order_is_strict_against_the_pairwise_definition(seed):
+    """column_order_ok against W[a_1, a] > ... > W[a_m, a] > W[b, a] for every b not in L_a, checked pair by pair,
+    on matrices of small integers (ties, which the strict order rejects, are frequent)."""
+    task = td.random_task(5, 3, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        W = rng.integers(0, 3, size=(5, 5)).astype(np.float64)
+        want = []
+        for a, lst in enumerate(task.lists):
+            chain = [W[t, a] for t in lst]
+            rest = [W[b, a] for b in range(5) if b not in lst]
+            want.append(all(x > y for x, y in itertools.pairwise(chain)) and all(chain[-1] > r for r in rest))
+        assert nd.column_order_ok(W, task).tolist() == want
 
 
 def test_exact_float_step_matches_the_exact_fractions():
