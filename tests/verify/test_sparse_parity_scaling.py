@@ -80,3 +80,17 @@ def test_width_plateau_rejects_random_search_and_a_boundary_of_one() -> None:
     for pair in predicted["pairs"].values():
         pair["boundary"] = 1.0
     assert claim.judge(predicted, _width_observation(plateau, cfg), cfg)[0] == "fail"
+
+
+def test_a_divergence_is_inconclusive_and_the_population_counts_every_block() -> None:
+    """BlockPopulation (verify/claims/sparse_parity/common.py): a run whose parameters diverged is inconclusive with
+    the divergence as its reason, and the record's population counts one unit per block, as planned."""
+    claim = registry()[CID]
+    cfg = claim.configs["quick"]
+    predicted = claim.predict(cfg)
+    obs = _observation(_sgd_like(cfg), cfg)
+    pop = claim.judge.population(predicted, obs, cfg)
+    assert pop["n"] == cfg.blocks == claim.judge.planned_runs(cfg)
+    assert pop["successes"] == cfg.blocks and pop["verdict"] == claim.judge(predicted, obs, cfg)[0] == "pass"
+    blown = Observation(None, details={**obs.details, "divergence": "seed 3 diverged at step 50"})
+    assert claim.judge(predicted, blown, cfg) == ("inconclusive", "seed 3 diverged at step 50")
