@@ -412,3 +412,34 @@ def test_every_archived_population_validates_against_the_results_schema():
     for rec in records:
         if "population" in rec:
             _validate(population, rec["population"])
+
+
+def test_the_hash_names_a_lone_file_by_its_name_and_several_by_their_path_under_the_claims(tmp_path, monkeypatch):
+    """code_hash's names (its docstring): one file by its name relative to its folder, several by their paths
+    relative to verify/claims/. So the same text under another name is other code, a lone file hashes alike in any
+    folder, and a family renamed is other code."""
+    monkeypatch.setattr(archive, "CLAIMS_ROOT", tmp_path)
+    fam, other = tmp_path / "fam", tmp_path / "other"
+    fam.mkdir()
+    other.mkdir()
+    for folder in (tmp_path, fam, other):
+        for name in ("a.py", "b.py"):
+            (folder / name).write_text("x = 1\n")
+
+    def h(*files: Path) -> str:
+        return archive.code_hash(list(files), Path.read_bytes)
+
+    assert h(fam / "a.py") != h(fam / "b.py")
+    assert h(fam / "a.py") == h(tmp_path / "a.py") == h(other / "a.py")
+    assert h(fam / "a.py", fam / "b.py") != h(other / "a.py", other / "b.py")
+
+
+def test_a_claims_code_leaves_out_the_registry_and_other_packages():
+    """Of the modules of a claim's predict and judge only those of a family package under verify/claims/ join its
+    code: a judge from verify/claims/judges.py or an observation from verify/sweep/ does not (an edit of the shared
+    judges would otherwise make every archived record stale)."""
+    registry()  # imports the modules named below
+    files = archive._code_files("verify.claims.boolean.spectra", ["verify.claims.judges", "verify.sweep.grid"])
+    assert files == archive._code_files("verify.claims.boolean.spectra")
+    assert not archive._in_family(archive.CLAIMS_ROOT / "judges.py")
+    assert archive._in_family(archive.CLAIMS_ROOT / "boolean" / "spectra.py")
