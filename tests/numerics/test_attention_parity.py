@@ -89,3 +89,59 @@ def test_the_zero_one_error_does_not_jump_with_round_off_in_gamma():
         for g in (0.2, np.float32(0.2), 0.2000000001, 0.1999999999)
     }
     assert len(set(errs.values())) == 1, errs
+
+
+def _exact_one_example(heads, gamma):
+    """Hinge loss and 0-1 error of ``parity_behaviour_sim`` at M = 1 and d = 2 by exact enumeration (Fractions) of
+    the example's and the query's feature pairs under P(1,1) = 1/4 + gamma, P(+-) = P(-+) = 1/4, P(--) = 1/4 - gamma
+    (zeta = y phi for one example; g = 0 counts as wrong)."""
+    import itertools
+    from fractions import Fraction
+
+    g = Fraction(gamma)
+    law = {(1, 1): Fraction(1, 4) + g, (1, -1): Fraction(1, 4), (-1, 1): Fraction(1, 4), (-1, -1): Fraction(1, 4) - g}
+    hinge = err = Fraction(0)
+    for p, q in itertools.product(law, law):
+        y, yq = p[0] * p[1], q[0] * q[1]
+        out = sum(
+            a * max(Fraction(0), sum(y * p[t] * c[t] / (4 * g) * q[t] for t in range(2)))
+            for a, c in zip(heads.a, heads.codes)
+        )
+        hinge += law[p] * law[q] * max(Fraction(0), 1 - yq * out)
+        err += law[p] * law[q] * (yq * out <= 0)
+    return float(hinge), float(err)
+
+
+@pytest.mark.parametrize(
+    ("gamma", "heads"),
+    [
+        ("1/5", tap.parity_construction(1)),
+        ("1/10", tap.parity_construction(1)),
+        # one head with codes (1, 1): g = 0 (wrong) whenever the example and the query differ in one feature
+        ("1/5", tap.parity_heads(a=[1], codes=[[1, 1]])),
+    ],
+)
+def test_behaviour_sim_at_one_example_matches_exact_enumeration(gamma, heads):
+    from fractions import Fraction
+
+    hinge, err = _exact_one_example(heads, Fraction(gamma))
+    out = nap.parity_behaviour_sim(heads, float(Fraction(gamma)), M=1, n_prompts=20_000, seed=0)
+    assert abs(out["hinge"] - hinge) < 5 * out["hinge_se"], (out, hinge)
+    assert abs(out["err01"] - err) < 5 * out["err01_se"], (out, err)
+
+
+def test_sampled_feature_pair_has_the_stated_law():
+    rng = np.random.default_rng(0)
+    n, gamma = 200_000, 0.2
+    phi = nap._sample_phi(rng, (n,), 5, 3, 1, gamma)
+    pair = phi[:, 3] * 2 + phi[:, 1]  # (1,1) -> 3, (1,-1) -> 1, (-1,1) -> -1, (-1,-1) -> -3
+    for code, p in ((3, 0.25 + gamma), (1, 0.25), (-1, 0.25), (-3, 0.25 - gamma)):
+        assert abs(np.mean(pair == code) - p) < 5 * np.sqrt(p * (1 - p) / n), code
+    for t in (0, 2, 4):  # the other features are uniform signs
+        assert abs(phi[:, t].mean()) < 5 / np.sqrt(n)
+
+
+def test_nu1_equal_to_nu2_is_allowed():
+    """``nu1 <= nu2`` (k = 2^nu1 <= d = 2^nu2): equal values are in range, and g_1* then projects like g_2*."""
+    out = nap.projection_mc(2, 2, M=4, n_draws=50, seed=0)
+    assert out["ratio"] == 1.0
