@@ -116,3 +116,21 @@ def test_rounding_atol_refuses_a_tolerance_that_is_not_one(atol) -> None:
 
     with pytest.raises(InputError, match="atol"):
         rounding_atol([0.5, 0.5], atol)
+
+
+def test_check_allocation_refuses_only_what_is_larger_than_the_budget():
+    """ "Refuse an allocation ... larger than MEMORY_FRACTION of the available memory": exactly the budget fits."""
+    avail = 2**20
+    budget = int(avail * limits.MEMORY_FRACTION)
+    with mock.patch("numerics.limits.available_memory", return_value=avail):
+        limits.check_allocation(budget, "n", 1, "x")
+        with pytest.raises(LimitError):
+            limits.check_allocation(budget + 1, "n", 1, "x")
+
+
+@pytest.mark.parametrize("bad", [-1, -1.0])
+def test_sizes_refuse_every_negative_value(bad):
+    with pytest.raises(InputError):
+        limits.array_bytes(3, bad)
+    with pytest.raises(InputError):
+        limits.array_bytes(3, itemsize=bad)
