@@ -200,3 +200,15 @@ def test_check_entries_names_any_order_of_size(log10_count) -> None:
 
     with pytest.raises(LimitError, match=r"above the limit 200$"):
         check_entries(log10_count, lambda: 0, param="k", value=3, what="the construction", hint="", limit=200)
+
+
+def test_check_odd_modulus_accepts_exactly_the_odd_integers_from_3():
+    from theory._checks import check_odd_modulus
+
+    for p in range(-5, 30):
+        if p >= 3 and p % 2 == 1:
+            assert check_odd_modulus(p) == p
+        else:
+            with pytest.raises(InputError) as info:
+                check_odd_modulus(p)
+            assert info.value.param == "p"
