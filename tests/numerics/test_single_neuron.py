@@ -23,6 +23,7 @@ from numerics.modular import ModularTask, psi_fourier, random_network
 from numerics.parity import SparseParityTask
 from numerics.single_neuron import SingleNeuronResult, class_weighted_objective, maximize_single_neuron
 from tests.tasks import DenseOneHotTask
+from theory._checks import InputError
 from theory.modular import max_margin
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -253,3 +254,19 @@ def test_degree_and_starts_are_capped():
     assert info.value.param == "n_starts"
     with pytest.raises(ValueError, match="task"):
         maximize_single_neuron("abc", 2)
+
+
+class _OneClassTask:
+    """Two points, two blocks of size 2, every label 0: a valid Task with a single class."""
+
+    n_points, n_classes, n_blocks, block_size = 2, 1, 2, 2
+
+    def batch(self, start, stop):
+        return np.array([[0, 1], [1, 0]])[start:stop], np.zeros(stop - start, dtype=np.int64)
+
+
+def test_one_class_task_is_refused():
+    """The class-weighted margin compares the label's weight with the wrong labels' (tau = 1/(C-1)): C = 1 has none."""
+    with pytest.raises(InputError) as info:
+        class_weighted_objective(np.ones((2, 2)), np.ones(1), _OneClassTask(), 2)
+    assert info.value.param == "task"
