@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from numerics import polynet as NP
 from theory import polynet as TP
 from theory import sparse_init as SI
+from theory._checks import InputError
 
 
 # ------------------------------------------------------------------ population gradient
@@ -252,3 +253,18 @@ def test_flow_crossings_refuse_bad_inits():
         NP.flow_error_crossings(np.ones((2, 3)), [0.49])
     with pytest.raises(ValueError, match="levels"):
         NP.flow_error_crossings(np.ones((3, 3)), [0.5])
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.1, 0.3, 0.49, 0.4999])
+@pytest.mark.parametrize(("k", "n_prime"), [(3, 5), (4, 7), (3, 9)])
+def test_plateau_numeric_ratio_matches_the_exact_one_over_eps(k, n_prime, eps):
+    exact = TP.plateau_ratio(k, n_prime, Fraction(eps))
+    assert abs(NP.plateau_numeric(k, n_prime, eps)["ratio"] - float(exact)) < 1e-9
+
+
+@pytest.mark.parametrize("eps", [0.5, -0.01])
+def test_plateau_numeric_refuses_eps_outside_zero_to_one_half(eps):
+    """eps in [0, 1/2): an error level below chance (1/2 itself is refused)."""
+    with pytest.raises(InputError) as info:
+        NP.plateau_numeric(3, 11, eps)
+    assert info.value.param == "eps"
