@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from numerics import markov as nm
 from numerics import markov_gradients as mg
 from theory import markov as tm
+from theory._checks import InputError
 
 Z = 4.0  # Monte Carlo estimates must lie within this many standard errors of the exact value
 
@@ -267,3 +268,11 @@ def test_quadrature_and_gradient_sizes_are_refused_at_once(call, param):
     with pytest.raises(LimitError) as info:
         call()
     assert time.perf_counter() - t0 < 2.0 and info.value.param == param
+
+
+@pytest.mark.parametrize(("values", "ts"), [([1.0, 2.0, 3.0], [10, 20]), ([1.0, 2.0], [10, 20, 40])])
+def test_richardson_limit_needs_one_value_per_context_length(values, ts):
+    """Three values with two lengths are refused, not extrapolated from the first two."""
+    with pytest.raises(InputError) as info:
+        mg.richardson_limit(values, ts)
+    assert info.value.param == "ts"
