@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from numerics import modular_transformer as nm
 from numerics.modular import ModularTask, construction_network
 from theory import modular_transformer as tmt
+from theory._checks import InputError
 
 
 @settings(max_examples=30, deadline=None)
@@ -140,3 +141,26 @@ def test_sizes_are_refused_before_allocating():
         assert info.value.param == param
     with pytest.raises(ValueError, match="finite"):
         nm.top_fraction(np.full((7, 7), np.nan), 1)
+
+
+def test_grokking_delay_accepts_full_accuracy_thresholds():
+    """Thresholds lie in (0, 1]: 1.0 (every point right) is the usual one; the first step at or above it counts."""
+    steps = np.array([0, 100, 200, 300])
+    train, val = np.array([0.5, 1.0, 1.0, 1.0]), np.array([0.1, 0.5, 0.99, 1.0])
+    out = nm.grokking_delay(steps, train, val, 1.0, 1.0)
+    assert (out.train_step, out.val_step, out.delay) == (100, 300, 200)
+    assert nm.grokking_delay(steps, train, val, 1.0, 0.99).val_step == 200  # reaching the threshold counts
+
+
+@pytest.mark.parametrize(("n", "fraction"), [(3, 0.2), (10, 0.05), (2, 0.49)])
+def test_even_split_refuses_an_empty_half(n, fraction):
+    """floor(fraction n) = 0 train points leaves the train half empty (fraction < 1 keeps a test point)."""
+    with pytest.raises(InputError) as info:
+        nm.even_split(n, 0, fraction)
+    assert info.value.param == "train_fraction"
+
+
+def test_even_split_is_a_partition_of_the_stated_sizes():
+    for n, fraction in ((7, 0.5), (10, 0.3), (2, 0.5)):
+        train, test = nm.even_split(n, 1, fraction)
+        assert len(train) == int(np.floor(fraction * n)) and sorted([*train, *test]) == list(range(n))
