@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from numerics import sparse_variable as ns
 from theory import sparse_variable as ts
+from theory._checks import InputError
 
 
 def _build(lemma: str, T: int, I: tuple[int, ...], output: str) -> ts.Construction:
@@ -260,3 +261,11 @@ def test_sparse_variable_sizes_are_refused_at_once(call, param):
     with pytest.raises(LimitError) as info:
         call()
     assert time.perf_counter() - t0 < 2.0 and info.value.param == param
+
+
+@pytest.mark.parametrize("ms", [[0, 10], [-5, 10], [10, 0.0]])
+def test_sample_threshold_refuses_non_positive_sample_sizes(ms):
+    """ms are sample sizes, > 0: a size 0 would be returned as the threshold."""
+    with pytest.raises(InputError) as info:
+        ns.sample_threshold(ms, [0.9, 0.9])
+    assert info.value.param == "ms"
