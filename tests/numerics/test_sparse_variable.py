@@ -269,3 +269,17 @@ def test_sample_threshold_refuses_non_positive_sample_sizes(ms):
     with pytest.raises(InputError) as info:
         ns.sample_threshold(ms, [0.9, 0.9])
     assert info.value.param == "ms"
+
+
+def test_consistent_supports_is_the_brute_force_list_and_limit_truncates_it():
+    """Every s-subset S of positions whose AND reproduces y, by brute force over all subsets (lexicographic order);
+    ``limit`` returns the first ``limit`` of them."""
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        T, s = 6, 2
+        x = (rng.random((4, T)) < 0.7).astype(np.int64)
+        y = ns.and_labels(x, [1, 3])
+        brute = [S for S in itertools.combinations(range(T), s) if np.array_equal(ns.and_labels(x, list(S)), y)]
+        assert ns.consistent_supports(x, y, s) == brute
+        for limit in (1, 2, 3):
+            assert ns.consistent_supports(x, y, s, limit=limit) == brute[:limit]
