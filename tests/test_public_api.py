@@ -83,7 +83,7 @@ def _doctests(module_name: str) -> list[doctest.DocTest]:
 @pytest.mark.parametrize("module_name", public_modules())
 def test_docstring_examples_run(module_name: str) -> None:
     """Every ``>>>`` example of the module gives the output printed under it."""
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner = doctest.DocTestRunner(verbose=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     failures = []
     for test in _doctests(module_name):
         result = runner.run(test, out=failures.append)
