@@ -74,18 +74,25 @@ def test_public_functions_have_numpy_sections(module_name: str) -> None:
     assert not gaps, f"{module_name}: docstrings without numpy sections: {gaps}"
 
 
-def _doctests(module_name: str) -> list[doctest.DocTest]:
+def docstring_tests(module_name: str) -> list[doctest.DocTest]:
+    """The docstrings of the module (and its classes and functions) that hold ``>>>`` examples."""
     mod = importlib.import_module(module_name)
     finder = doctest.DocTestFinder(exclude_empty=True)
     return [t for t in finder.find(mod, module_name) if t.examples]
 
 
+def example_runner() -> doctest.DocTestRunner:
+    """A runner with the flags of pyproject's ``doctest_optionflags``; not verbose whatever ``sys.argv`` holds
+    (doctest reads ``-v`` from it, and under ``pytest -v`` every passing example's trace came out as a failure)."""
+    return doctest.DocTestRunner(verbose=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+
+
 @pytest.mark.parametrize("module_name", public_modules())
 def test_docstring_examples_run(module_name: str) -> None:
     """Every ``>>>`` example of the module gives the output printed under it."""
-    runner = doctest.DocTestRunner(verbose=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner = example_runner()
     failures = []
-    for test in _doctests(module_name):
+    for test in docstring_tests(module_name):
         result = runner.run(test, out=failures.append)
         assert result.attempted > 0
     assert not failures, "".join(failures)

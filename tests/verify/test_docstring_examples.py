@@ -4,13 +4,12 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import pkgutil
 
 import pytest
 
 import verify
+from tests.test_public_api import docstring_tests, example_runner
 
 #: Modules that import an optional dependency at import time: the Triton kernels (the ``gpu`` extra).
 OPTIONAL = {"verify.train._polynomial_triton_kernels"}
@@ -18,15 +17,8 @@ OPTIONAL = {"verify.train._polynomial_triton_kernels"}
 
 def _modules_with_examples() -> list[str]:
     """Every module of ``verify`` whose docstrings hold at least one ``>>>`` example, by name."""
-    finder = doctest.DocTestFinder(exclude_empty=True)
-    out = []
-    for info in pkgutil.walk_packages(verify.__path__, "verify."):
-        if info.name in OPTIONAL:
-            continue
-        mod = importlib.import_module(info.name)
-        if any(t.examples for t in finder.find(mod, info.name)):
-            out.append(info.name)
-    return sorted(out)
+    names = (info.name for info in pkgutil.walk_packages(verify.__path__, "verify."))
+    return sorted(name for name in names if name not in OPTIONAL and docstring_tests(name))
 
 
 MODULES = _modules_with_examples()
@@ -40,10 +32,8 @@ def test_verify_has_docstring_examples() -> None:
 @pytest.mark.parametrize("module_name", MODULES)
 def test_docstring_examples_run(module_name: str) -> None:
     """Every ``>>>`` example of the module gives the output printed under it."""
-    runner = doctest.DocTestRunner(verbose=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner = example_runner()
     failures: list[str] = []
-    finder = doctest.DocTestFinder(exclude_empty=True)
-    for test in finder.find(importlib.import_module(module_name), module_name):
-        if test.examples:
-            runner.run(test, out=failures.append)
+    for test in docstring_tests(module_name):
+        runner.run(test, out=failures.append)
     assert not failures, "".join(failures)
