@@ -249,12 +249,12 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 def _within(args: argparse.Namespace) -> str | None:
     """``--within DURATION``: plan the selected claims (as ``--plan``, with ``--archive``), say on stderr which will
     run and why the others will not, and return the ids to run, comma-separated (None: nothing to run)."""
-    from verify.report.plan import affordable
+    from verify.report.plan import affordable, once_seconds
     from verify.runtime.memory import format_seconds
 
     rows, _, device = _planned(args)
     run, left = affordable(rows, args.within)
-    planned = sum(r.seconds or 0.0 for r in run)
+    planned = once_seconds(run)  # a run that several of them share is trained once
     why: dict[str, int] = {}
     for _, reason in left:
         key = "over the limit" if reason.startswith("planned") else reason

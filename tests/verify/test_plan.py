@@ -849,3 +849,66 @@ def test_update_seconds_cancels_the_set_up(monkeypatch):
     assert update_seconds(train, 3) == pytest.approx(0.25, rel=1e-12) and runs == [1, 3, 9]
     with pytest.raises(ValueError, match="steps"):
         update_seconds(train, 0)
+
+
+CH8_K2 = (
+    "edelman-ch8-transformer-phases",
+    "edelman-ch8-transformer-induction-head",
+    "edelman-ch8-transformer-previous-token",
+)
+CH8_K3 = "edelman-ch8-transformer-phases-k3"
+
+
+def test_a_training_run_several_claims_share_is_counted_once_in_the_total(nothing_runs):
+    """Edelman Ch. 8's three k = 2 transformer claims judge one run (one module, one configuration: one work unit of
+    the report, trained once); each row keeps its own time, but the total counts that run once: the oracle is the
+    sum over the distinct (module, configuration) pairs of the claims, read from the registry, not from the plan."""
+    from verify.claims.external import claim_module
+
+    reg = registry()
+    claims = [reg[c] for c in (*CH8_K2, CH8_K3)]
+    rows, _ = plan.make_plan(claims, "full", "cpu")
+    by_id = {r.id: r for r in rows}
+    distinct = {(claim_module(c), c.configs["full"]): by_id[c.id].seconds for c in reversed(claims)}
+    assert len(distinct) == 2  # the premise: the k = 2 claims share their module and configuration, k = 3 does not
+    first = by_id[CH8_K2[0]]
+    assert first.shared == () and by_id[CH8_K3].shared == ()
+    for cid in CH8_K2[1:]:
+        assert by_id[cid].shared == ((CH8_K2[0], by_id[cid].seconds),)  # the whole run: it trains nothing else
+    tot = plan.totals(rows)
+    assert tot["seconds_known_total"] == pytest.approx(sum(r.seconds for r in rows), rel=1e-12)
+    assert tot["seconds_once_total"] == pytest.approx(sum(distinct.values()), rel=1e-12)
+    text = plan.format_plan(rows, {"memory": "m"}, "full", "cpu")
+    assert "with the runs claims share counted once" in text.splitlines()[-1]
+    doc = plan.plan_document(rows, {"memory": "m"}, "full", "cpu")
+    assert json.loads(json.dumps(doc))["claims"][1]["shared"] == [[CH8_K2[0], by_id[CH8_K2[1]].seconds]]
+    alone = plan.make_plan(claims[1:2], "full", "cpu")[0]  # planned alone, a claim pays its run
+    assert alone[0].shared == () and plan.once_seconds(alone) == alone[0].seconds
+
+
+def test_a_claim_reading_anothers_grid_shares_its_cells_only_with_that_claim(nothing_runs):
+    """Edelman Finding (3) reads the Fig. 6.1 Pareto grid's cells (``reads_grid``): planned with the grid's claim it
+    adds nothing to the once-counted total; planned alone, its cells are its own."""
+    from verify.sweep.grid import grid_read_by
+
+    reg = registry()
+    reader = reg["edelman-ch6-finding3-sparse-vs-dense"]
+    owner = reg[grid_read_by(reader).claim_id]
+    assert owner.id == "edelman-ch6-fig6.1-pareto-grid" and grid_read_by(owner).claim_id == owner.id
+    rows, _ = plan.make_plan([owner, reader], "full", "cpu")
+    assert rows[0].seconds == rows[1].seconds is not None  # the same cells, the same estimate
+    assert rows[0].shared == () and rows[1].shared == ((owner.id, rows[1].seconds),)
+    assert plan.once_seconds(rows) == rows[0].seconds
+    assert plan.once_seconds(rows[1:]) == rows[1].seconds  # without the grid's claim, the reader pays for the cells
+
+
+def test_once_seconds_drops_a_shared_part_only_when_its_payer_is_counted():
+    """``once_seconds`` over hand-made rows: a part shared with a claim outside the rows, or with one of unknown
+    time, is paid by the row itself; unknown times are never added."""
+    a, b = _row("a", 100.0), replace(_row("b", 80.0), shared=(("a", 70.0), ("z", 5.0)))
+    u = replace(_row("u", None, "unknown", "no estimator"), shared=(("a", 1.0),))
+    assert plan.once_seconds([a, b, u]) == 100.0 + 80.0 - 70.0
+    assert plan.once_seconds([b]) == 80.0
+    assert plan.once_seconds([replace(a, seconds=None), b]) == 80.0
+    text = plan.format_plan([a, replace(b, shared=())], {"memory": "m"}, "full", "cpu")
+    assert "counted once" not in text  # nothing shared: one total

@@ -25,6 +25,9 @@ device, and how the numbers were obtained (``basis``); nothing is trained and no
 4. otherwise ``unknown``: the time or memory is reported as unknown (null in JSON), never guessed. A training
    claim's trainer measures its time per step only once it runs (:class:`verify.runtime.memory.RunEstimate`).
 
+A training run or grid cells that several claims of the plan share (one work unit of the report) are counted in each
+claim's time and once in the total's ``seconds_once_total`` (:attr:`PlanRow.shared`, :func:`once_seconds`).
+
 The calibration needs the device: ``--plan --device cuda`` on a machine without CUDA leaves every estimated time
 unknown (measured ones stay) and the fit unknown.
 """
@@ -65,11 +68,15 @@ class Estimate:
     memory_bytes: int | None
     basis: str
     note: str = ""
+    #: The trainer runs in ``seconds`` and the seconds of each (:func:`_shapes_estimate`), for :func:`_mark_shared`.
+    runs: tuple[tuple[Any, float], ...] = ()
 
 
 @dataclass(frozen=True)
 class PlanRow:
-    """One claim of the plan (the JSON object of ``claims[]``)."""
+    """One claim of the plan (the JSON object of ``claims[]``). ``shared`` lists the parts of ``seconds`` that
+    earlier claims of the plan already pay, as (claim id, seconds): a training run or grid cells that the two share
+    in one work unit of the report (:func:`shared_unit`), trained once when they run together."""
 
     id: str
     kind: str
@@ -79,6 +86,7 @@ class PlanRow:
     fits: bool | None
     basis: str
     note: str
+    shared: tuple[tuple[str, float], ...] = ()
 
 
 #: Estimators by configuration type: ``fn(claim, config, device, speed) -> Estimate | None`` (None: no estimate).
@@ -411,8 +419,8 @@ def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estima
     """Training claims whose trainer counts its step (:func:`_trainer_configs`): every run's steps x multiply-adds
     per step at the calibrated rate, summed over the claim's runs (:func:`_claim_runs`); peak memory is the largest
     run's trainer estimate (runs are sequential). Evaluations (but Edelman Fig. 4.3's, :func:`_run_cost`), early stops (``stop_*``: the step budget is an upper
-    bound) and the claim's own Monte-Carlo work are not counted; runs shared with other claims (one run serves
-    several claims in a report) are counted for each claim."""
+    bound) and the claim's own Monte-Carlo work are not counted; a run shared with other claims (one run serves
+    several claims in a report) is counted for each claim, and the plan marks it (:func:`_mark_shared`)."""
     from verify.train.local_signal import SignalTrainConfig
     from verify.train.markov import MinimalModelConfig
 
@@ -426,19 +434,21 @@ def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estima
         if speed is None or len(probed) != len(runs):
             return None
         each = [_probe_minimal(r, device) for r in probed]
-        seconds = float(sum(r.steps * s for r, s in zip(probed, each)))
+        per_run = tuple((r, float(r.steps * s)) for r, s in zip(probed, each))
+        seconds = float(sum(s for _, s in per_run))
         parts = [f"{r.steps} steps x {s * 1e3:.3g} ms (minimal model k={r.k} t={r.t})" for r, s in zip(probed, each)]
         note = f"{len(runs)} run(s): {'; '.join(parts)}; timed over {PROBE_STEPS} updates after a warm-up, now, under "
         note += "this machine's current load; evaluations not counted"
-        return Estimate(seconds, None, "probe", note)
+        return Estimate(seconds, None, "probe", note, per_run)
     costs = [_run_cost(r) for r in runs]
     scales = _trainer_scales(runs, costs, device, speed)
     ratios = [scales[type(r).__name__].ratio if type(r).__name__ in scales else 1.0 for r in runs]
     eval_scales = _trainer_scales(runs, costs, device, speed, "evaluation")
     eval_ratios = [eval_scales[type(r).__name__].ratio if type(r).__name__ in eval_scales else 1.0 for r in runs]
-    seconds = None
+    seconds, per_run = None, ()
     if speed is not None:
-        seconds = float(sum(speed.seconds(c, x, e) for (c, _, _), x, e in zip(costs, ratios, eval_ratios)))
+        each = [float(speed.seconds(c, x, e)) for (c, _, _), x, e in zip(costs, ratios, eval_ratios)]
+        seconds, per_run = float(sum(each)), tuple(zip(runs, each))
     memory = max(m for _, m, _ in costs)
     parts = [f"{c.steps} steps x {c.step_flops / 1e9:.3g} G multiply-adds ({w})" for c, _, w in costs]
     shown = "; ".join(parts[:2]) + (f"; +{len(parts) - 2} more runs" if len(parts) > 2 else "")
@@ -455,7 +465,8 @@ def _shapes_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estima
             f"; a {words} evaluation probed now at {scale.probed_s:.3g} s against the model's "
             f"{scale.model_s:.3g} s (x{scale.ratio:.3g} on every {words} run's evaluations)"
         )
-    return Estimate(seconds, int(memory), "trainer cost model" if seconds is not None else "unknown", note)
+    basis = "trainer cost model" if seconds is not None else "unknown"
+    return Estimate(seconds, int(memory), basis, note, per_run)
 
 
 #: Trainers whose multiply-adds model :func:`_shapes_estimate` scales by a probe of the real trainer, once per plan:
@@ -520,7 +531,8 @@ def _signal_estimate(config: Any, runs: list[Any], device: str, speed: Any) -> E
     probes = [probe_signal_step(r, device) for r in runs]  # timed once per probed shape in the process
     if any(p is None for p in probes):
         return None
-    seconds = float(sum(p.seconds(r) for r, p in zip(runs, probes) if p is not None))
+    each = [float(p.seconds(r)) for r, p in zip(runs, probes) if p is not None]
+    seconds = float(sum(each))
     memory = max(memory_estimate(r, 4 if r.dtype == "float32" else 8) for r in runs)
     shapes: dict[tuple[Any, ...], int] = {}
     for r in runs:
@@ -538,7 +550,7 @@ def _signal_estimate(config: Any, runs: list[Any], device: str, speed: Any) -> E
         + (" (on fewer seeds or noise rows, scaled linearly)" if scaled else "")
         + ("; the CNTK reference line not counted" if getattr(config, "kernel", None) else "")
     )
-    return Estimate(seconds, int(memory), "probe", note)
+    return Estimate(seconds, int(memory), "probe", note, tuple(zip(runs, each)))
 
 
 def _lsa_estimate(claim: Any, config: Any, device: str, speed: Any) -> Estimate | None:
@@ -658,12 +670,13 @@ def make_plan(
             archived = []
     reported = _report_records(out)
     rows: list[PlanRow] = []
+    shares: list[tuple[Any, tuple[tuple[Any, float], ...] | None]] = []  # per row, for _mark_shared
     to_probe: list[tuple[float, int, Any, Any, Any]] = []
     polynomial: list[tuple[float, int, Any, Any]] = []  # (model seconds per update, row, claim, config)
     for claim in claims:
         config = claim.configs[scale]
         est = _measured(claim, config, device, archived, True) or _measured(claim, config, device, reported, False)
-        grid = grid_read_by(claim)
+        grid, model = grid_read_by(claim), None
         if grid is not None:
             model = _grid_estimate(claim, grid, config, speed, probe=False)
             if est is None:
@@ -699,11 +712,16 @@ def make_plan(
                 why += "; same configuration as quick: a quick record counts"
             est = Estimate(None, None, "unknown", why)
         fits = None if est.memory_bytes is None or usable is None else est.memory_bytes <= usable
+        if grid is not None and est is model:  # the grid's cells, at the estimate the probes will give
+            shares.append((("grid", grid.claim_id), None))
+        else:
+            shares.append((shared_unit(claim, scale), est.runs))
         rows.append(
             PlanRow(claim.id, claim.kind, claim.source, est.seconds, est.memory_bytes, fits, est.basis, est.note)
         )
     _probe_grids(rows, to_probe, speed)
     _probe_polynomial(rows, polynomial, device)
+    rows = _mark_shared(rows, shares)
     facts = {
         "usable_memory_bytes": usable,
         "memory": memory_text,
@@ -712,6 +730,54 @@ def make_plan(
         else {"device": speed.device, "overhead_s": speed.overhead_s, "flops_per_s": speed.flops_per_s},
     }
     return rows, facts
+
+
+def shared_unit(claim: Any, scale: str) -> Any:
+    """The key under which training claims may share a cached training run, and so run in one work unit of the
+    report (:func:`verify.report.pool.schedule`): their module and configuration at ``scale``; None for other
+    claims, and for a configuration that cannot be compared."""
+    from verify.claims.external import claim_module
+
+    if claim.kind != "training":
+        return None
+    config = claim.configs.get(scale)
+    try:
+        hash(config)
+    except TypeError:
+        return None
+    return (claim_module(claim), config)
+
+
+def _mark_shared(rows: list[PlanRow], shares: list[tuple[Any, tuple[tuple[Any, float], ...] | None]]) -> list[PlanRow]:
+    """``rows`` with each row's :attr:`PlanRow.shared`: ``shares`` gives per row its work unit (:func:`shared_unit`,
+    or ``("grid", claim id)`` for a grid's cells; None: shares nothing) and its runs with their seconds (None: the
+    grid's cells, the row's whole time). The first row of a unit to plan a run pays it; a later row of the unit
+    planning the same run lists it as already paid by that row's claim. An unhashable run is never shared."""
+    paid: dict[tuple[Any, Any], str] = {}
+    out = []
+    for row, (unit, runs) in zip(rows, shares):
+        if unit is None or row.seconds is None:
+            out.append(row)
+            continue
+        shared: list[tuple[str, float]] = []
+        for run, seconds in runs if runs is not None else (("cells", row.seconds),):
+            try:
+                owner = paid.setdefault((unit, run), row.id)
+            except TypeError:
+                continue
+            if owner != row.id:
+                shared.append((owner, seconds))
+        out.append(replace(row, shared=tuple(shared)) if shared else row)
+    return out
+
+
+def once_seconds(rows: list[PlanRow]) -> float:
+    """The known seconds of ``rows`` together, a run that several of them share counted once: a row's
+    :attr:`PlanRow.shared` parts are left out where the claim that pays them is among ``rows``."""
+    known = {r.id for r in rows if r.seconds is not None}
+    return float(
+        sum(r.seconds - sum(s for owner, s in r.shared if owner in known) for r in rows if r.seconds is not None)
+    )
 
 
 def affordable(rows: list[PlanRow], limit_s: float) -> tuple[list[PlanRow], list[tuple[PlanRow, str]]]:
@@ -737,13 +803,15 @@ def affordable(rows: list[PlanRow], limit_s: float) -> tuple[list[PlanRow], list
 
 
 def totals(rows: list[PlanRow]) -> dict[str, Any]:
-    """Counts and sums of the plan (unknown times are counted, never added)."""
+    """Counts and sums of the plan (unknown times are counted, never added): ``seconds_known_total`` adds every
+    claim's time, ``seconds_once_total`` counts a run that several claims share once (:func:`once_seconds`)."""
     known = [r.seconds for r in rows if r.seconds is not None]
     return {
         "claims": len(rows),
         "time_known": len(known),
         "time_unknown": len(rows) - len(known),
         "seconds_known_total": float(sum(known)),
+        "seconds_once_total": once_seconds(rows),
         "within_2h": sum(1 for s in known if s <= AFFORDABLE_S),
         "over_2h": sum(1 for s in known if s > AFFORDABLE_S),
         "memory_known": sum(1 for r in rows if r.memory_bytes is not None),
@@ -803,9 +871,13 @@ def format_plan(rows: list[PlanRow], facts: dict[str, Any], scale: str, device: 
             + (f" ({r.note})" if r.note else "")
         )
     tot = totals(rows)
+    once = tot["seconds_once_total"]
+    shared = (
+        f", ~{_duration(once)} with the runs claims share counted once" if once < tot["seconds_known_total"] else ""
+    )
     lines.append(
         f"total: {tot['claims']} claims; time known for {tot['time_known']} (~{_duration(tot['seconds_known_total'])}"
-        f" together, {tot['within_2h']} at or below 2 h, {tot['over_2h']} above), unknown for {tot['time_unknown']}; "
+        f" together{shared}, {tot['within_2h']} at or below 2 h, {tot['over_2h']} above), unknown for {tot['time_unknown']}; "
         f"memory known for {tot['memory_known']} ({tot['does_not_fit']} do not fit, fit unknown for "
         f"{tot['fit_unknown']})"
     )

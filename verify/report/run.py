@@ -30,6 +30,7 @@ from verify.report.directory import (
     prepare_directory,
 )
 from verify.report.figures import BackgroundFigures, FigureLedger, check_formats, render_figures
+from verify.report.plan import shared_unit
 from verify.report.pool import (
     KIND_SECONDS,
     ClaimEnvironmentError,
@@ -164,7 +165,7 @@ def _run_parallel(
 
     def unit_key(claim: Any) -> Any:
         grid = grid_read_by(claim) if grids_in_pool else None
-        return ("grid", grid.claim_id) if grid is not None else _shared_run(claim, ctx.scale)
+        return ("grid", grid.claim_id) if grid is not None else shared_unit(claim, ctx.scale)
 
     units = [[c.id for c in unit] for unit in schedule(pooled, runtimes, unit_key)]
     workers = min(jobs, len(units))
@@ -209,19 +210,6 @@ def _run_parallel(
         else:  # a grid claim, one only this process has, or one a worker could not find
             records.append(_run_one(claim, number[claim.id], ctx, session, log, journal))
     return records
-
-
-def _shared_run(claim: Any, scale: str) -> Any:
-    """The key under which training claims may share a cached training run: their module and configuration at
-    ``scale`` (None for other claims, and for a configuration that cannot be compared)."""
-    if claim.kind != "training":
-        return None
-    config = claim.configs.get(scale)
-    try:
-        hash(config)
-    except TypeError:
-        return None
-    return (claim_module(claim), config)
 
 
 def _claim_modules(claims: list) -> tuple[str, ...]:
