@@ -70,7 +70,10 @@ def table(
     stale: Callable[[dict[str, Any]], str | None] = staleness,
 ) -> str:
     """The Markdown table (with the markers); without ``report``, each source's quick cell is taken from
-    ``previous`` (:func:`previous_quick`). ``stale`` says why an archived record is stale (None: current)."""
+    ``previous`` (:func:`previous_quick`). ``stale`` says why an archived record is stale (None: current). A source's
+    planned time counts a run that several of its claims share once (:func:`verify.report.plan.once_seconds`)."""
+    from verify.report.plan import PlanRow, once_seconds
+
     quick = json.loads((report / "results.json").read_text())["claims"] if report is not None else []
     if report is None and not all(name in (previous or {}) for name in SOURCES.values()):
         raise SystemExit("no quick report given and the README has no quick column to keep: pass REPORT_DIR")
@@ -95,8 +98,9 @@ def table(
         archived = _counts(f) if f else "none yet"
         archived += f"; stale: {_counts(f_old)}" if f_old else ""
         todo = [cid for cid, r in plan_rows.items() if cid.startswith(prefix + "-") and cid not in full]
-        known = [plan_rows[c].get("seconds") for c in todo if plan_rows[c].get("seconds") is not None]
-        cost = f"{len(todo)} claims" + (f"; {len(known)} estimated, {_hours(sum(known))} together" if known else "")
+        known = [PlanRow.from_json(plan_rows[c]) for c in todo if plan_rows[c].get("seconds") is not None]
+        together = f"{_hours(once_seconds(known))} together"  # a run that claims share counted once
+        cost = f"{len(todo)} claims" + (f"; {len(known)} estimated, {together}" if known else "")
         cost += f"; {len(todo) - len(known)} unknown" if len(todo) > len(known) else ""
         quick_cell = _counts(q) if report is not None else (previous or {})[name]
         lines.append(f"| {name} | {quick_cell} | {archived} | {cost if plan_rows else 'see --plan'} |")

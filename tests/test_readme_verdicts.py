@@ -90,3 +90,26 @@ def test_the_default_staleness_reads_the_registry():
     assert script.staleness({"id": "no-such-claim", "verdict": "pass"}) == "the claim no longer exists"
     record = json.loads((ROOT / "results" / "full" / "shi-thm4.9-margin.json").read_text())
     assert script.staleness({**record, "config_hash": "0" * 16}) == "its configuration changed since"
+
+
+def test_a_run_claims_of_one_source_share_is_counted_once(tmp_path):
+    """The planned time of a source counts a training run that two of its claims share once, as the plan's
+    ``seconds_once_total`` does; a part shared with a claim already archived (not to run) is paid by the claim."""
+    (tmp_path / "results" / "full").mkdir(parents=True)
+    (tmp_path / "results" / "full" / "karp-z.json").write_text(json.dumps({"id": "karp-z", "verdict": "pass"}))
+    plan = tmp_path / "plan.json"
+    rows = [
+        {"id": "edelman-a", "seconds": 7200.0, "shared": []},
+        {"id": "edelman-b", "seconds": 7200.0, "shared": [["edelman-a", 7200.0]]},
+        {"id": "karp-z", "seconds": 3600.0},
+        {"id": "karp-y", "seconds": 3600.0, "shared": [["karp-z", 1800.0]]},
+    ]
+    plan.write_text(json.dumps({"claims": rows}))
+    report = tmp_path / "rep"
+    report.mkdir()
+    (report / "results.json").write_text(json.dumps({"claims": []}))
+    text = _script().table(report, tmp_path / "results", plan, stale=lambda record: None)
+    edelman = next(line for line in text.splitlines() if line.startswith("| Edelman"))
+    karp = next(line for line in text.splitlines() if line.startswith("| Karp"))
+    assert edelman.endswith("| 2 claims; 2 estimated, 2.0 h together |")
+    assert karp.endswith("| 1 claims; 1 estimated, 1.0 h together |")

@@ -88,6 +88,22 @@ class PlanRow:
     note: str
     shared: tuple[tuple[str, float], ...] = ()
 
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> PlanRow:
+        """The row of a ``claims[]`` object of a ``--plan --json`` document (``id`` and ``seconds`` required; a
+        field it lacks, as in a plan written before the field existed, takes its empty value)."""
+        return cls(
+            id=obj["id"],
+            kind=obj.get("kind", ""),
+            source=obj.get("source", ""),
+            seconds=obj["seconds"],
+            memory_bytes=obj.get("memory_bytes"),
+            fits=obj.get("fits"),
+            basis=obj.get("basis", ""),
+            note=obj.get("note", ""),
+            shared=tuple((str(owner), float(s)) for owner, s in obj.get("shared", ())),
+        )
+
 
 #: Estimators by configuration type: ``fn(claim, config, device, speed) -> Estimate | None`` (None: no estimate).
 ESTIMATORS: dict[type, Callable[[Any, Any, str, Any], Estimate | None]] = {}
