@@ -443,3 +443,31 @@ def test_a_claims_code_leaves_out_the_registry_and_other_packages():
     assert files == archive._code_files("verify.claims.boolean.spectra")
     assert not archive._in_family(archive.CLAIMS_ROOT / "judges.py")
     assert archive._in_family(archive.CLAIMS_ROOT / "boolean" / "spectra.py")
+
+
+def test_the_markdown_side_by_side_table_keeps_a_cell_per_column_and_says_what_is_stale():
+    """The Markdown table of quick and full-scale verdicts: one row per claim, three cells even when a stale reason
+    holds a '|' (escaped), the verdict in bold capitals, an archived record's date and hardware, and its staleness;
+    a claim without a record at a scale says so. Cells are read back by splitting on unescaped bars."""
+    import re
+
+    rows = [
+        {
+            "id": "a-claim",
+            "quick": {"verdict": "pass", "date": "this run", "hardware": "", "stale": ""},
+            "full": {"verdict": "fail", "date": "2026-11-29", "hardware": "2 cpus", "stale": "config | code changed"},
+        },
+        {
+            "id": "b-claim",
+            "quick": None,
+            "full": {"verdict": "refuted", "date": "this run", "hardware": "", "stale": ""},
+        },
+    ]
+    lines = archive.render_markdown_table(rows).splitlines()
+    body = lines[lines.index("|---|---|---|") + 1 :]
+    cells = [[c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:-1]] for line in body]
+    assert cells == [
+        ["a-claim", "**PASS**", "**FAIL** (2026-11-29, 2 cpus); stale: config | code changed"],
+        ["b-claim", "not archived", "**REFUTED**"],
+    ]
+    assert archive.render_markdown_table([]) == ""

@@ -568,14 +568,7 @@ def render_markdown_table(rows: list[dict[str, Any]]) -> str:
         return ""
 
     def cell(v: dict | None) -> str:
-        if v is None:
-            return "not archived"
-        text = f"**{str(v['verdict']).upper()}**"
-        if v["date"] != "this run":
-            text += f" ({v['date']}, {v['hardware']})"
-        if v["stale"]:
-            text += f" — stale: {v['stale']}"
-        return text.replace("|", "\\|")
+        return _cell_text(v, lambda verdict: f"**{verdict}**").replace("|", "\\|")
 
     lines = [
         "## Quick and full-scale verdicts",
@@ -591,10 +584,12 @@ def render_markdown_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _cell_text(v: dict | None) -> str:
+def _cell_text(v: dict | None, strong: Callable[[str], str] = str) -> str:
+    """One scale's cell of a side-by-side row: the verdict in capitals (through ``strong``, e.g. Markdown bold), the
+    archived record's date and hardware, and why it is stale; "not archived" for None."""
     if v is None:
         return "not archived"
-    text = str(v["verdict"]).upper()
+    text = strong(str(v["verdict"]).upper())
     if v["date"] != "this run":
         text += f" ({v['date']}, {v['hardware']})"
     if v["stale"]:
