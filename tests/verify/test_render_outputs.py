@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -68,3 +69,35 @@ def test_a_flip_probability_of_zero_reads_zero_percent() -> None:
     pop = {"n": 10, "successes": 10, "confidence": 0.95, "lower": 0.7, "upper": 1.0, "p0": 0.5, "p_alt": 0.9}
     text = render.population_text(pop | {"flip_probability": 0.0, "flip_probability_plugin": 1e-6})
     assert "flip the verdict with probability 0 % (plug-in < 0.01 %)" in text
+
+
+@pytest.mark.parametrize("device", ["cuda", "cuda:0", "cuda:1"])
+def test_a_record_run_on_any_gpu_is_rerun_on_the_gpu(device: str) -> None:
+    """The rerun command of a record that ran on a GPU (``--device cuda:1`` records "cuda:1") repeats
+    ``--device cuda``; a CPU record adds nothing."""
+    assert render.rerun_options({}, {"metadata": {"device": device}}) == " --device cuda"
+    assert render.rerun_options({}, {"metadata": {"device": "cpu"}}) == ""
+
+
+class _Text(HTMLParser):
+    """The text and the tags of an HTML fragment."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text, self.tags = "", []
+
+    def handle_data(self, data: str) -> None:
+        self.text += data
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self.tags.append(tag)
+
+
+@pytest.mark.parametrize("path", ["verify/claims/a<b>.py", "ext/&amp;/x.py", 'd/"q"/<script>alert(1)</script>'])
+def test_a_path_in_the_html_page_is_text(path: str) -> None:
+    """A file path shown in report.html (an external claim's module may live anywhere) reads back as the same
+    text, with no markup but the line-break hints after its slashes."""
+    parsed = _Text()
+    parsed.feed(str(render.break_after_slashes(path)))
+    parsed.close()
+    assert parsed.text == path and set(parsed.tags) == {"wbr"}
