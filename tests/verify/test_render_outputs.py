@@ -101,3 +101,24 @@ def test_a_path_in_the_html_page_is_text(path: str) -> None:
     parsed.feed(str(render.break_after_slashes(path)))
     parsed.close()
     assert parsed.text == path and set(parsed.tags) == {"wbr"}
+
+
+@pytest.mark.parametrize(
+    ("verdict", "expected"), [("pass", "refuted"), ("refuted", "pass"), ("fail", "pass"), ("inconclusive", "pass")]
+)
+def test_every_claim_that_needs_attention_has_a_next_step(verdict: str, expected: str) -> None:
+    """A claim in "Needs attention" (a fail, an inconclusive, or a verdict other than the expected one: an erratum
+    that now passes) always says what to do next."""
+    rec = {"id": "x-not-registered", "verdict": verdict, "reason": "", "metadata": {"expected_verdict": expected}}
+    fields = render._attention_fields(rec, "md", {"run": {}, "report_dir": None, "local": True})
+    assert fields["attention"] and fields["next_step"]
+
+
+def test_changes_since_counts_the_findings_it_does_not_list(tmp_path: Path) -> None:
+    """Beyond CHANGES_LIMIT findings the section lists the first ones and counts the rest: none is lost unsaid."""
+    n = render.CHANGES_LIMIT + 7
+    data = {"old": str(tmp_path / "prev"), "new": str(tmp_path / "out"), "changes": [], "removed": []}
+    view = render.changes_view({"compare": data | {"added": [f"c{i}" for i in range(n)]}})
+    assert view is not None
+    assert len(view["findings"]) == render.CHANGES_LIMIT and view["more"] == n - render.CHANGES_LIMIT
+    assert view["counts"] == f"{n} added"
