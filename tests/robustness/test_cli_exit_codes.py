@@ -4,6 +4,7 @@ replaced by a stub returning hand-built records, so nothing trains."""
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -91,3 +92,41 @@ def test_an_unknown_json_value_is_an_error_answered_in_json(capsys, value: str) 
 def test_within_accepts_days_and_fractions(text: str, seconds: float) -> None:
     """``--within`` takes the units s, m, h and d of its parser (``_DURATION``), and fractions of them."""
     assert cli._duration(text) == seconds
+
+
+def _diff_raises(monkeypatch: pytest.MonkeyPatch, exc: BaseException) -> list[str]:
+    """``tvk diff A B`` whose comparison raises ``exc``; the argv to run it."""
+    from verify.report import diff
+
+    def boom(*a: Any, **k: Any) -> Any:
+        raise exc
+
+    monkeypatch.setattr(diff, "diff_runs", boom)
+    return ["diff", "old", "new", "--json"]
+
+
+def test_running_out_of_memory_is_a_size_problem_not_a_bug(monkeypatch, capsys) -> None:
+    """A MemoryError ends with exit 2 and "use smaller sizes" (what the user can change), not as an internal error."""
+    assert cli.main(_diff_raises(monkeypatch, MemoryError())) == 2
+    assert "use smaller sizes" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_an_internal_error_is_one_line_and_tvk_debug_shows_its_traceback(monkeypatch, capsys) -> None:
+    """A bug of tvk is exit 3 with one line; with TVK_DEBUG=1 the exception itself propagates (its traceback)."""
+    argv = _diff_raises(monkeypatch, KeyError("planted"))
+    monkeypatch.delenv("TVK_DEBUG", raising=False)
+    assert cli.main(argv) == 3
+    assert "internal error: KeyError" in json.loads(capsys.readouterr().out)["error"]
+    monkeypatch.setenv("TVK_DEBUG", "1")
+    with pytest.raises(KeyError, match="planted"):
+        cli.main(argv)
+
+
+@pytest.mark.parametrize("value", [10**309, -(10**320), 10**399], ids=["1e309", "-1e320", "1e399"])
+def test_an_overflow_names_the_option_beyond_the_float_range(value: int) -> None:
+    """An OverflowError names no parameter: the message names the integer option that no float can hold."""
+    with pytest.raises(OverflowError):
+        float(value)  # the premise: this option's value is beyond the float range
+    args = argparse.Namespace(command="derive", task="modular", p=value, k=2, json=False)
+    message = cli._overflow_message(OverflowError("int too large to convert to float"), args)
+    assert message is not None and message.startswith("--p ") and "--k" not in message
