@@ -44,6 +44,7 @@ MODULE = """\
 def test_a_claim_links_to_its_registration_not_to_a_mention(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The code link of a claim is the line of the ``register(...)`` around its ``Claim(id=...)``, even when its id
     is written as a string earlier in the module."""
+    monkeypatch.setattr(links, "_claim_files", lambda: ())  # this module alone: no parse of every claim module
     claim = _fake_claim(tmp_path, monkeypatch, "zz_qa_claims_one", MODULE)
     loc = links.claim_location("zz-qa-claim", claim)
     assert loc is not None and loc.line == 6 and loc.file == str(tmp_path / "zz_qa_claims_one.py")
@@ -53,6 +54,7 @@ def test_a_claim_links_to_its_registration_not_to_a_mention(tmp_path: Path, monk
 def test_a_grid_claim_links_to_its_grid_not_to_a_correction_pointing_at_it(tmp_path, monkeypatch) -> None:
     """An id built another way (a grid's ``claim_id``) is found where it is written as the grid's id; a
     ``corrected_by`` (or ``statement``) naming it is a reference, not its definition."""
+    monkeypatch.setattr(links, "_claim_files", lambda: ())
     claim = _fake_claim(tmp_path, monkeypatch, "zz_qa_claims_two", MODULE)
     loc = links.claim_location("zz-qa-grid", claim)
     assert loc is not None and loc.line == 3
