@@ -247,7 +247,7 @@ def remove_stale(directory: Path, checkpoints: Path | None = None) -> list[Path]
                 p.unlink(missing_ok=True)
             removed.append(p)
     if checkpoints is not None and checkpoints.is_dir():
-        for pattern in (".*.tmp", "*.tmp-*"):
+        for pattern in (".*.tmp", "*.tmp-*"):  # verify.runtime.files's temporaries; an earlier checkpoint writer's
             for p in checkpoints.glob(pattern):
                 if p.is_file() or p.is_symlink():
                     p.unlink(missing_ok=True)
