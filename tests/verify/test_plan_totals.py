@@ -122,10 +122,26 @@ def test_the_table_says_which_claims_fit_and_aligns_its_columns() -> None:
         assert line.rstrip().endswith("grid cost model") and len(line) == len(header) + len("grid cost model") - 5
 
 
-@pytest.mark.parametrize(("n", "text"), [(2**20, "1 MiB"), (2**30, "1.00 GiB"), (2**20 - 2**10, "1023 KiB")])
+@pytest.mark.parametrize(
+    ("n", "text"),
+    [
+        (2**20, "1 MiB"),
+        (2**30, "1.00 GiB"),
+        (2**20 - 2**10, "1023 KiB"),
+        (999 * 2**30, "999.00 GiB"),
+        (2**40, "1.00 TiB"),
+    ],
+)
 def test_memory_is_written_in_the_largest_unit_it_fills(n: int, text: str) -> None:
-    """A peak of exactly 1 MiB reads "1 MiB" (not "1024 KiB"), exactly 1 GiB "1.00 GiB"."""
+    """A peak of exactly 1 MiB reads "1 MiB" (not "1024 KiB"), exactly 1 GiB "1.00 GiB", exactly 1 TiB "1.00 TiB"."""
     assert plan._bytes(n) == text
+
+
+def test_memory_fits_the_tables_column_up_to_a_thousand_tib() -> None:
+    """Every peak below 1000 TiB is at most 10 characters, the memory column's width (a full-scale grid plans 1.4 TiB,
+    which in GiB, "1425.81 GiB", shifted its row)."""
+    sizes = [int(m * 2**e) for e in range(10, 50) for m in (1.0, 1.5, 9.99, 99.9, 999.0, 1000.0, 1023.9)]
+    assert max(len(plan._bytes(n)) for n in sizes if n < 1000 * 2**40) <= 10
 
 
 def test_times_of_a_year_or_more_are_in_years() -> None:

@@ -863,13 +863,17 @@ def _duration(s: float) -> str:
 
 
 def _bytes(n: int | None) -> str:
+    """``n`` bytes in the largest binary unit it fills, KiB to TiB, from 1000 GiB on in TiB: at most 10 characters
+    (the table's memory column) below 1000 TiB; a full-scale grid cell plans 1.4 TiB."""
     if n is None:
         return "unknown"
     if n < 2**20:
         return f"{n / 2**10:.0f} KiB"
     if n < 2**30:
         return f"{n / 2**20:.0f} MiB"
-    return f"{n / 2**30:.2f} GiB"
+    if n < 1000 * 2**30:
+        return f"{n / 2**30:.2f} GiB"
+    return f"{n / 2**40:.2f} TiB"
 
 
 def format_plan(rows: list[PlanRow], facts: dict[str, Any], scale: str, device: str) -> str:
