@@ -25,7 +25,8 @@ TOY_ID = "test-sweep-toy"
 class ToyConfig:
     """Cells: one per value; each draws ``len(seeds)`` normals per seed from that seed's generator and scales them by
     the value. ``log``: file that gets one line per execution; ``sleep``: seconds per cell; ``followup``: add a
-    second stage whose cell depends on the first stage's results; ``steps``: the cost estimate's updates per cell."""
+    second stage whose cell depends on the first stage's results; ``steps``: the cost estimate's updates per cell;
+    ``fail``: values whose cell raises (after logging its execution, before sleeping)."""
 
     values: tuple[int, ...]
     seeds: tuple[int, ...] = (0, 1, 2)
@@ -33,6 +34,7 @@ class ToyConfig:
     sleep: float = 0.0
     followup: bool = False
     steps: int = 10
+    fail: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -42,10 +44,14 @@ class ToyCell:
     log: str
     sleep: float
     steps: int = 10
+    fail: bool = False
 
 
 def toy_cells(cfg: ToyConfig) -> list[Cell]:
-    return [Cell(f"value {v}", ToyCell(v, cfg.seeds, cfg.log, cfg.sleep, cfg.steps), cfg.seeds) for v in cfg.values]
+    return [
+        Cell(f"value {v}", ToyCell(v, cfg.seeds, cfg.log, cfg.sleep, cfg.steps, v in cfg.fail), cfg.seeds)
+        for v in cfg.values
+    ]
 
 
 def toy_followup(cfg: ToyConfig, results: list[CellResult] | None) -> list[Cell]:
@@ -61,6 +67,8 @@ def toy_run(cell: Cell, ctx: RunContext) -> dict[str, Any]:
     if c.log:
         with open(c.log, "a") as fh:
             fh.write(f"{os.getpid()} {cell.label}\n")
+    if c.fail:
+        raise ValueError(f"{cell.label} fails on purpose")
     time.sleep(c.sleep)
     draws = np.stack([np.random.default_rng(s).normal(size=4).astype(np.float32) * c.value for s in c.seeds])
     return {"draws": draws, "count": len(c.seeds), "value": c.value}

@@ -94,3 +94,23 @@ def _niceness() -> int:
 def test_local_ray_workers_run_at_the_drivers_niceness(local_ray) -> None:
     """Ray's default runs workers at niceness 15, where beside any other load a cell waits for CPU time."""
     assert local_ray.get(local_ray.remote(_niceness).remote()) == os.nice(0)
+
+
+def test_a_failing_ray_cell_keeps_the_others_and_is_raised_at_the_end(local_ray, tmp_path) -> None:
+    """A failing cell does not stop the cells already submitted (``Executor.run_cells``): they are stored, then the
+    first failure is raised with the count (the failing cell fails at once, the others take 0.3 s)."""
+    cfg = ToyConfig(values=(1, 2, 3), sleep=0.3, fail=(2,))
+    with (
+        sweep_session("ray", store=tmp_path / "s.sqlite", revision=REV),
+        pytest.raises(RuntimeError, match="1 of 3 cells failed; first: cell 'value 2'"),
+    ):
+        TOY_GRID.observe(cfg, CTX)
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        assert sorted(r["label"] for r in store.rows()) == ["value 1", "value 3"]
+
+
+def test_closing_the_ray_executor_leaves_a_ray_it_did_not_start(local_ray) -> None:
+    """``RayExecutor.close`` stops only a local Ray it started itself, not the one this process had connected to."""
+    with sweep_session("ray", revision=REV):
+        TOY_GRID.observe(ToyConfig(values=(1,)), CTX)
+    assert local_ray.is_initialized()
