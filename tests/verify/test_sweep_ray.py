@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -114,3 +116,26 @@ def test_closing_the_ray_executor_leaves_a_ray_it_did_not_start(local_ray) -> No
     with sweep_session("ray", revision=REV):
         TOY_GRID.observe(ToyConfig(values=(1,)), CTX)
     assert local_ray.is_initialized()
+
+
+NICE_SCRIPT = """
+import os, ray
+from verify.sweep.executors import local_ray_options
+os.nice(3)
+ray.init(**local_ray_options(1))
+print(os.nice(0), ray.get(ray.remote(lambda: os.nice(0)).remote()), flush=True)
+ray.shutdown()
+"""
+
+
+@pytest.mark.slow(reason="starts a second local Ray in a subprocess: about 10 s")
+@pytest.mark.skipif("RAY_worker_niceness" in os.environ, reason="RAY_worker_niceness is set: Ray's, not ours")
+def test_a_niced_driver_gets_workers_at_its_own_niceness() -> None:
+    """Ray's ``worker_niceness`` is added to the niceness its raylet inherits from the driver: a driver at niceness 3
+    that asked for 3 got workers at 6. Checked in a subprocess reniced by 3 whatever the test's own niceness."""
+    env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run(
+        [sys.executable, "-c", NICE_SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180
+    )
+    driver, worker = (int(x) for x in out.stdout.split()[-2:])
+    assert driver == os.nice(0) + 3 and worker == driver, out.stderr[-2000:]

@@ -195,11 +195,13 @@ def local_ray_options(num_cpus: int) -> dict[str, Any]:
     """The ``ray.init`` keywords of a local Ray started for a run: ``num_cpus`` CPUs, no dashboard, and workers at
     this process's niceness. Ray runs its workers at niceness 15 by default, below every other process, so beside
     any other load a cell waited for CPU time (the Ray test's 8 cells took 60 s instead of 6 s beside two training
-    runs at niceness 5); ``nice tvk report --executor ray`` now lowers the cells with the run. A
+    runs at niceness 5); ``nice tvk report --executor ray`` now lowers the cells with the run. Ray's
+    ``worker_niceness`` is an increment over the niceness its raylet inherits from this process, so 0 keeps the
+    workers at ours (``os.nice(0)`` there doubled it: a run at niceness 5 had its cells at 10). A
     ``RAY_worker_niceness`` in the environment is left to Ray."""
     options: dict[str, Any] = {"num_cpus": num_cpus, "include_dashboard": False, "logging_level": "WARNING"}
     if "RAY_worker_niceness" not in os.environ and hasattr(os, "nice"):  # (os.nice: Unix only)
-        options["_system_config"] = {"worker_niceness": os.nice(0)}
+        options["_system_config"] = {"worker_niceness": 0}
     return options
 
 
