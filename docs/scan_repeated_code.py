@@ -17,8 +17,8 @@ messages, signatures, accessors, module headers) and 6 duplicated logic; four of
 ``numerics.sparse_init._draw_init``, ``verify.claims.sparse_variable.lipschitz._ratio_observation``), which left 87
 and 188 (a pair of files stays listed while it shares any other run). On 2026-12-01 (09:00 UTC) 86 and 187: the
 Markdown and text cells of ``verify.report.archive``'s side-by-side table became one function. Of the 187, 113 lie
-outside ``verify/claims/`` family packages (whose code text is hashed into archived records: a change there stales
-them, and the records of the rows left there take hours to days to re-run); the rest are the shapes above.
+outside the claim modules of ``verify/claims/`` (whose code text is hashed into archived records: a change there
+stales them, and the records of the rows left there take hours to days to re-run); the rest are the shapes above.
 """
 
 from __future__ import annotations
