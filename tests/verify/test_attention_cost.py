@@ -1,0 +1,84 @@
+"""The attention trainer's cost model and configuration checks (verify/train/attention.py): the multiply-adds of a
+step against torch's own flop counter, the memory estimate against a hand count of its docstring, and the
+architecture's validation at its boundaries."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+import verify.train.attention as va
+from verify.train.attention import AttentionConfig, AttentionEnsemble
+
+
+@pytest.mark.parametrize(
+    "layers, heads, head_width, mlp, out", [(2, 2, None, 12, 3), (1, 3, 5, 0, None), (3, 1, None, 7, 2)]
+)
+def test_step_multiply_adds_equal_the_products_torch_counts(layers, heads, head_width, mlp, out) -> None:
+    """The step's count is the multiply-adds torch's flop counter sees in one forward and backward pass (no
+    positions, explicit scores: every product the docstring counts, and nothing else)."""
+    cfg = AttentionConfig(
+        vocab=5, max_len=6, d=6, layers=layers, heads=heads, head_width=head_width, positions="none", mlp=mlp, out=out
+    )
+    S, B, T = 2, 3, 6
+    model = AttentionEnsemble.init(cfg, tuple(range(S)), dtype=torch.float64)
+    tokens = torch.randint(0, 5, (S, B, T), generator=torch.Generator().manual_seed(0))
+    with FlopCounterMode(display=False) as counter:
+        model(tokens, use_sdpa=False).sum().backward()
+    assert va.step_multiply_adds(cfg, S, B, T) == counter.get_total_flops() / 2  # a multiply-add is two flops
+
+
+def test_memory_estimate_is_the_stated_count() -> None:
+    """Hand count of the docstring for vocab 3, T = 4, d = 4, two heads of width 2, relative positions, MLP 8."""
+    cfg = AttentionConfig(vocab=3, max_len=4, d=4, layers=1, heads=2, positions="relative", mlp=8)
+    # embed 3*4, q k v 3*(2*4*2), o 2*2*4, rel 2*4*2, mlp_in 4*8 + 8, mlp_out 8*4 + 4, readout 4*3 + 3
+    n_params = 12 + 48 + 16 + 16 + 40 + 36 + 15
+    # per layer: six (T, d), four (T, H d_h), five (H, T, T), three (T, mlp)
+    per_layer = 6 * 4 * 4 + 4 * 4 * 4 + 5 * 2 * 4 * 4 + 3 * 4 * 8
+    # (layers + 1) layers' activations, the logits and their gradient (T, out) twice, one (T, d)
+    per_sequence = 2 * per_layer + 4 * 4 * 3 + 4 * 4
+    S, B, itemsize = 2, 3, 8
+    want = 4 * S * n_params * itemsize + S * B * per_sequence * itemsize
+    assert va.memory_estimate(cfg, S, B, 4, itemsize=itemsize) == want
+    # without relative positions: no table, three score-sized buffers
+    plain = AttentionConfig(vocab=3, max_len=4, d=4, layers=1, heads=2, positions="none", mlp=8)
+    per_layer_plain = per_layer - 2 * 2 * 4 * 4
+    want_plain = 4 * S * (n_params - 16) * itemsize + S * B * (2 * per_layer_plain + 4 * 4 * 3 + 4 * 4) * itemsize
+    assert va.memory_estimate(plain, S, B, 4, itemsize=itemsize) == want_plain
+
+
+def test_memory_check_counts_the_bytes_of_the_model_dtype(monkeypatch) -> None:
+    """The memory check sizes a float64 model's estimate with 8-byte floats."""
+    cfg = AttentionConfig(vocab=3, max_len=4, d=4, layers=1)
+    seen = []
+    monkeypatch.setattr(va, "check_free_memory", lambda need, *args: seen.append(need))
+    tokens = torch.zeros(2, 3, 4, dtype=torch.int64)
+    for dtype, itemsize in ((torch.float64, 8), (torch.float32, 4)):
+        model = AttentionEnsemble.init(cfg, (0, 1), dtype=dtype)
+        assert va.check_memory(model, tokens, ignore=False) == va.memory_estimate(cfg, 2, 3, 4, itemsize)
+    assert seen[0] == 2 * seen[1]
+
+
+def test_head_width_sets_the_head_size() -> None:
+    """An explicit head_width (heads need not divide d) gives heads of that width."""
+    cfg = AttentionConfig(vocab=3, max_len=5, d=8, heads=3, head_width=3, layers=1)
+    assert cfg.head_dim == 3
+    shapes = va.init_params_shapes(cfg)
+    assert shapes["l0.q"] == (3, 8, 3) and shapes["l0.o"] == (3, 3, 8) and shapes["l0.rel"] == (3, 5, 3)
+
+
+@pytest.mark.parametrize("name", ["vocab", "max_len", "d", "layers", "heads"])
+def test_sizes_below_one_are_refused(name) -> None:
+    """Every size of the architecture is at least 1; 0 is refused naming the field."""
+    kwargs = {"vocab": 3, "max_len": 4, "d": 4, "layers": 1, "heads": 1, name: 0}
+    with pytest.raises(ValueError, match=f"{name} must be >= 1"):
+        AttentionConfig(**kwargs)
+
+
+@pytest.mark.parametrize("dropout", [1.0, -0.1])
+def test_dropout_must_lie_in_the_half_open_unit_interval(dropout) -> None:
+    """Dropout probability 1 (everything dropped) or negative is refused; 0 is allowed."""
+    with pytest.raises(ValueError, match="dropout"):
+        AttentionConfig(vocab=3, max_len=4, dropout=dropout)
+    assert AttentionConfig(vocab=3, max_len=4, dropout=0.0).dropout == 0.0
