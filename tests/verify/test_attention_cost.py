@@ -1,4 +1,4 @@
-"""The attention trainer's cost model and configuration checks (verify/train/attention.py): the multiply-adds of a
+"""The attention trainer's cost model, loss and configuration checks (verify/train/attention.py): the multiply-adds of a
 step against torch's own flop counter, the memory estimate against a hand count of its docstring, and the
 architecture's validation at its boundaries."""
 
@@ -82,3 +82,14 @@ def test_dropout_must_lie_in_the_half_open_unit_interval(dropout) -> None:
     with pytest.raises(ValueError, match="dropout"):
         AttentionConfig(vocab=3, max_len=4, dropout=dropout)
     assert AttentionConfig(vocab=3, max_len=4, dropout=0.0).dropout == 0.0
+
+
+def test_per_seed_cross_entropy_is_the_mean_over_batch_and_positions() -> None:
+    """Each seed's loss is the mean next-token cross-entropy over its B x T positions (not their sum)."""
+    S, B, T, C = 2, 3, 4, 5
+    g = torch.Generator().manual_seed(1)
+    logits = torch.randn(S, B, T, C, generator=g, dtype=torch.float64)
+    targets = torch.randint(0, C, (S, B, T), generator=g)
+    for s in range(S):
+        terms = [-torch.log_softmax(logits[s, b, t], 0)[targets[s, b, t]] for b in range(B) for t in range(T)]
+        assert float(va.per_seed_cross_entropy(logits, targets)[s]) == pytest.approx(float(sum(terms)) / (B * T))

@@ -1,0 +1,71 @@
+"""The k-sum transformer trainer's bookkeeping (verify/train/modular_transformer.py), without training: the chunked
+evaluation against a brute-force count, the early-stop rule on hand-made histories, and the interval checks."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from verify.train.modular_transformer import SumTransformerConfig, _accuracy, _evaluation
+
+TINY = SumTransformerConfig(p=5, k=2, d=8, heads=2, head_width=4, mlp=16, steps=12, eval_every=4, seeds=(0, 1))
+
+
+class _TableModel:
+    """Answer logits read from a fixed table by the first token (the point's index): a model with known outputs."""
+
+    def __init__(self, table: torch.Tensor) -> None:
+        self.table = table  # (S, n, C)
+
+    def answer_logits(self, tokens: torch.Tensor) -> torch.Tensor:
+        return torch.stack([self.table[s, tokens[s, :, 0]] for s in range(tokens.shape[0])])
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 50])
+def test_chunked_accuracy_and_loss_equal_the_whole_set_count(chunk) -> None:
+    """Per-seed accuracy and mean answer cross-entropy over all points, whatever the chunk (7 points, uneven chunks)."""
+    S, n, C = 2, 7, 5
+    g = torch.Generator().manual_seed(3)
+    table = torch.randn(S, n, C, generator=g, dtype=torch.float64)
+    labels = torch.randint(0, C, (S, n), generator=g)
+    tokens = torch.arange(n).repeat(S, 1)[:, :, None].expand(S, n, 3).contiguous()
+    acc, ce = _accuracy(_TableModel(table), tokens, labels, chunk)
+    for s in range(S):
+        hits = sum(int(table[s, i].argmax()) == int(labels[s, i]) for i in range(n))
+        assert acc[s] == pytest.approx(hits / n)
+        assert ce[s] == pytest.approx(float(F.cross_entropy(table[s], labels[s])))
+
+
+def _stop(history: dict, **changes) -> bool:
+    cfg = TINY.replace(**changes)
+    _, stop = _evaluation(None, cfg, (None, None, None, None), history, None)  # the rule reads the history only
+    return stop(0, {})
+
+
+def test_early_stop_counts_a_threshold_reached_exactly() -> None:
+    """'Reached' means at or above the threshold, for both accuracies, at some evaluation (not the last one)."""
+    history = {"train_acc": [[0.5, 0.8], [0.2, 0.1]], "val_acc": [[0.1, 0.9], [0.75, 0.2]]}
+    assert _stop(history, stop_train_acc=0.5, stop_val_acc=0.75)
+    assert not _stop(history, stop_train_acc=0.5, stop_val_acc=0.76)
+
+
+def test_early_stop_with_hold_needs_the_last_h_evaluations() -> None:
+    """With stop_hold = h, validation must be at the threshold at each of the last h evaluations, and there must be
+    h of them."""
+    train = [[1.0, 1.0]] * 3
+    assert not _stop(
+        {"train_acc": train[:1], "val_acc": [[0.9, 0.9]]}, stop_train_acc=0.9, stop_val_acc=0.9, stop_hold=2
+    )
+    held = {"train_acc": train, "val_acc": [[0.2, 0.2], [0.9, 0.95], [0.9, 1.0]]}
+    assert _stop(held, stop_train_acc=0.9, stop_val_acc=0.9, stop_hold=2)
+    dipped = {"train_acc": train, "val_acc": [[0.9, 0.9], [0.5, 0.9], [0.9, 0.9]]}
+    assert not _stop(dipped, stop_train_acc=0.9, stop_val_acc=0.9, stop_hold=2)
+    assert _stop(dipped, stop_train_acc=0.9, stop_val_acc=0.9, stop_hold=0)
+
+
+@pytest.mark.parametrize("name", ["eval_every", "eval_chunk", "nan_check_every"])
+def test_intervals_must_be_positive(name) -> None:
+    """An evaluation, chunk or NaN-check interval of 0 is refused naming the field."""
+    with pytest.raises(ValueError, match=name):
+        TINY.replace(**{name: 0})
