@@ -7,8 +7,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from verify.train.modular_transformer import SumTransformerConfig, _accuracy, _evaluation
+from verify.runtime.options import RunOptions
+from verify.train.modular_transformer import SumTransformerConfig, _accuracy, _evaluation, train_sum_transformer
 
+CPU = RunOptions(device="cpu")
 TINY = SumTransformerConfig(p=5, k=2, d=8, heads=2, head_width=4, mlp=16, steps=12, eval_every=4, seeds=(0, 1))
 
 
@@ -69,3 +71,31 @@ def test_intervals_must_be_positive(name) -> None:
     """An evaluation, chunk or NaN-check interval of 0 is refused naming the field."""
     with pytest.raises(ValueError, match=name):
         TINY.replace(**{name: 0})
+
+
+def test_the_dtype_option_sets_the_training_arithmetic() -> None:
+    """A float64 run (configured or run-wide) trains in float64: its weights differ from the float32 run's by
+    round-off, and the two ways of asking agree to the bit."""
+    cfg = TINY.replace(steps=4, eval_every=4)
+    f32 = train_sum_transformer(cfg, CPU).params
+    f64 = train_sum_transformer(cfg.replace(dtype="float64"), CPU).params
+    wide = train_sum_transformer(cfg, RunOptions(device="cpu", dtype="float64")).params
+    assert any(not torch.equal(f32[name], f64[name]) for name in f64)
+    assert all(torch.allclose(f32[name], f64[name], atol=1e-4) for name in f64)
+    assert all(torch.equal(wide[name], f64[name]) for name in f64)
+
+
+def test_each_seed_draws_its_own_minibatches(monkeypatch) -> None:
+    """With minibatches, the seeds of an ensemble draw different batch indices (one stream per seed)."""
+    drawn: list[torch.Tensor] = []
+    randint = torch.randint
+
+    def spy(*args, **kwargs):
+        out = randint(*args, **kwargs)
+        drawn.append(out.clone())
+        return out
+
+    monkeypatch.setattr(torch, "randint", spy)
+    train_sum_transformer(TINY.replace(steps=3, eval_every=3, batch_size=4), CPU)
+    assert len(drawn) == 6  # three steps, two seeds, seed-major within a step
+    assert any(not torch.equal(drawn[i], drawn[i + 1]) for i in range(0, 6, 2))
