@@ -9,7 +9,8 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 import verify.train.attention as va
-from verify.train.attention import AttentionConfig, AttentionEnsemble
+from verify.runtime.options import RunOptions
+from verify.train.attention import AttentionConfig, AttentionEnsemble, FitSchedule, fit
 
 
 @pytest.mark.parametrize(
@@ -93,3 +94,27 @@ def test_per_seed_cross_entropy_is_the_mean_over_batch_and_positions() -> None:
     for s in range(S):
         terms = [-torch.log_softmax(logits[s, b, t], 0)[targets[s, b, t]] for b in range(B) for t in range(T)]
         assert float(va.per_seed_cross_entropy(logits, targets)[s]) == pytest.approx(float(sum(terms)) / (B * T))
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam", "adamw"])
+def test_first_update_of_each_optimizer_follows_its_formula(optimizer) -> None:
+    """One fit step from w with gradient g, lr 0.01, weight decay 0.5: SGD w - lr (g + wd w); Adam's first step
+    w - lr g'/(|g'| + eps) with the L2 gradient g' = g + wd w; AdamW's decoupled w (1 - lr wd) - lr g/(|g| + eps)."""
+    cfg = AttentionConfig(vocab=3, max_len=5, d=4, layers=1)
+    tokens = torch.randint(0, 3, (2, 4, 5), generator=torch.Generator().manual_seed(0))
+    model = AttentionEnsemble.init(cfg, (0, 1), dtype=torch.float64)
+    w0 = {n: p.detach().clone() for n, p in model.named_parameters()}
+    va.per_seed_cross_entropy(model(tokens), tokens).sum().backward()
+    grads = {n: p.grad.clone() for n, p in model.named_parameters()}
+    model.zero_grad(set_to_none=True)
+    lr, wd, eps = 1e-2, 0.5, 1e-8
+    fit(model, lambda t: (tokens, tokens), FitSchedule(1, lr, optimizer, wd), RunOptions(device="cpu"), seeds=(0, 1))
+    for name, p in model.named_parameters():
+        w, g = w0[name], grads[name]
+        if optimizer == "sgd":
+            want = w - lr * (g + wd * w)
+        elif optimizer == "adam":
+            want = w - lr * (g + wd * w) / ((g + wd * w).abs() + eps)
+        else:
+            want = w * (1 - lr * wd) - lr * g / (g.abs() + eps)
+        torch.testing.assert_close(p.detach(), want, rtol=1e-9, atol=1e-12, msg=name)
