@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+from verify.runtime.options import RunOptions
 from verify.train import sparse_variable as vs
 
 TINY = vs.ModelConfig(d=8, heads=2, dropout=0.0)
@@ -71,3 +72,29 @@ def test_and_config_refuses_values_just_outside_the_range(kw, match) -> None:
     """No samples, no restarts, or a support of another size than s are refused."""
     with pytest.raises(ValueError, match=match):
         vs.AndRunConfig(**{"T": 6, "m": 10, "model": TINY, **kw})
+
+
+def test_parity_run_labels_are_the_parity_of_the_support(monkeypatch) -> None:
+    """The training batches and the test set are labelled by the parity of the bits at the support."""
+    drawn: list[np.ndarray] = []
+    labels: list[torch.Tensor] = []
+    draw, loss = vs.ns.random_inputs, vs.cls_cross_entropy
+
+    def spy_draw(*args, **kwargs):
+        drawn.append(draw(*args, **kwargs))
+        return drawn[-1]
+
+    def spy_loss(logits, y):
+        labels.append(y.clone())
+        return loss(logits, y)
+
+    monkeypatch.setattr(vs.ns, "random_inputs", spy_draw)
+    monkeypatch.setattr(vs, "cls_cross_entropy", spy_loss)
+    cfg = vs.ParityRunConfig(T=5, support=(0, 2, 4), seeds=(0,), model=TINY, steps=1, batch=16, n_test=32, eval_every=1)
+    vs.train_parity(cfg, RunOptions(device="cpu"))
+    test, batch = drawn[0], drawn[1]
+    assert test.shape == (32, 5) and batch.shape == (16, 5)
+    parity = {32: test[:, [0, 2, 4]].sum(1) % 2, 16: batch[:, [0, 2, 4]].sum(1) % 2}
+    assert {y.shape[1] for y in labels} == {16, 32}
+    for y in labels:
+        np.testing.assert_array_equal(y[0].numpy(), parity[y.shape[1]])
