@@ -118,3 +118,11 @@ def test_first_update_of_each_optimizer_follows_its_formula(optimizer) -> None:
         else:
             want = w * (1 - lr * wd) - lr * g / (g.abs() + eps)
         torch.testing.assert_close(p.detach(), want, rtol=1e-9, atol=1e-12, msg=name)
+
+
+@pytest.mark.parametrize("head_width", [0, -1])
+def test_head_width_below_one_is_refused(head_width) -> None:
+    """A head width is a size: 0 (which fell back to d // heads even when heads does not divide d) and negative
+    widths (which failed later in torch) are refused naming the field."""
+    with pytest.raises(ValueError, match="head_width"):
+        AttentionConfig(vocab=3, max_len=4, d=10, heads=3, head_width=head_width)

@@ -114,6 +114,8 @@ class AttentionConfig:
         for name in ("vocab", "max_len", "d", "layers", "heads"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if self.head_width is not None and int(self.head_width) < 1:
+            raise ValueError(f"head_width must be None or >= 1, got {self.head_width!r}")
         if self.head_width is None and self.d % self.heads:
             raise ValueError(f"d = {self.d} must be a multiple of heads = {self.heads} (or set head_width)")
         if self.mlp < 0 or not 0 <= self.dropout < 1:
