@@ -3,10 +3,12 @@ evaluation against a brute-force count, the early-stop rule on hand-made histori
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
+import verify.train.modular_transformer as mt
 from verify.runtime.options import RunOptions
 from verify.train.modular_transformer import SumTransformerConfig, _accuracy, _evaluation, train_sum_transformer
 
@@ -99,3 +101,11 @@ def test_each_seed_draws_its_own_minibatches(monkeypatch) -> None:
     train_sum_transformer(TINY.replace(steps=3, eval_every=3, batch_size=4), CPU)
     assert len(drawn) == 6  # three steps, two seeds, seed-major within a step
     assert any(not torch.equal(drawn[i], drawn[i + 1]) for i in range(0, 6, 2))
+
+
+def test_curve_keeps_the_recorded_values() -> None:
+    """A history read as an (evaluations, seeds) array holds the recorded values exactly (no rounding)."""
+    history = {"val_acc": [[1 / 3, 0.99], [0.7, 1.0]]}
+    run = mt.TransformerRun(TINY, history, {}, np.zeros(0), np.zeros(0), 0, False, 0.0)
+    curve = run.curve("val_acc")
+    assert curve.shape == (2, 2) and curve.tolist() == history["val_acc"]
