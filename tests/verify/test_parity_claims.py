@@ -89,3 +89,61 @@ def test_compare_parity_flags_random_and_sign_flipped_networks():
 def test_compare_parity_bad_inputs(call, msg):
     with pytest.raises(ValueError, match=msg):
         call()
+
+
+# Hand-built unit neurons for n = 6, S = (0, 1, 2), k = 3: the prediction is |u_j| = 1/2 on S, u = 0 off S,
+# w = +-[1, -1] / sqrt(8), (u_0 u_1 u_2)(w_0 - w_1) > 0. Each neuron below misses it in one known way.
+_E = 1 / np.sqrt(8)
+_NEURONS = {
+    "off": ([0.5, 0.5, 0.5, 0.05, 0, 0], [np.sqrt(0.2475 / 2), -np.sqrt(0.2475 / 2)]),  # off-support 0.05
+    "abs_u": ([0.6, 0.5, 0.5, 0, 0, 0], [np.sqrt(0.07), -np.sqrt(0.07)]),  # |u_0| - 1/2 = 0.1
+    "sign": ([0.5, 0.5, -0.5, 0, 0, 0], [_E, -_E]),  # sign product -(1/8)(2/sqrt 8)
+    "w": ([0.5, 0.5, 0.5, 0, 0, 0], [0.5, 0.0]),  # w deviation max(|0.5 - e|, |0 + e|) = e
+    "exact": ([0.5, 0.5, 0.5, 0, 0, 0], [_E, -_E]),
+    "junk": ([0, 0, 0, 1.0, 0, 0], [0.0, 0.0]),
+    "zero": ([0, 0, 0, 0, 0, 0], [0.0, 0.0]),
+}
+
+
+def _parity_net(spec):
+    """Neurons named in ``spec`` ((name, norm) pairs), each the unit neuron of _NEURONS scaled to that norm."""
+    U = np.array([np.array(_NEURONS[name][0]) * r for name, r in spec])[:, None, :]
+    W = np.array([np.array(_NEURONS[name][1]) * r for name, r in spec])
+    assert np.allclose([np.hypot(np.linalg.norm(u), np.linalg.norm(w)) for u, w in _NEURONS.values()][:-2], 1.0)
+    return HomogeneousNetwork(U, W, 3)
+
+
+SPEC = [("off", 5.0), ("abs_u", 4.0), ("sign", 3.0), ("w", 2.0), ("exact", 1.5), ("junk", 1.0), ("zero", 0.0)]
+
+
+def test_compare_parity_reports_the_worst_of_the_top_neurons():
+    """The structure metrics are the worst values over exactly the 2^{k-1} largest neurons (Thm 7.8, one bad neuron each)."""
+    c = compare_parity(_parity_net(SPEC), 6, (0, 1, 2))
+    assert c.top_neurons == (0, 1, 2, 3)  # 2^{k-1} = 4 largest; "exact" and "junk" are smaller
+    assert c.max_off_support == pytest.approx(0.05, abs=1e-12)
+    assert c.max_abs_u_deviation == pytest.approx(0.1, abs=1e-12)
+    assert c.max_w_deviation == pytest.approx(_E, abs=1e-12)
+    assert c.max_structure_deviation == pytest.approx(_E, abs=1e-12)
+    assert c.min_sign_product == pytest.approx(-2 * _E / 8, abs=1e-12) and not c.sign_rule_holds
+    assert c.support_share == pytest.approx(0.75 / 0.7525, abs=1e-12)  # the "off" neuron: 3/4 of |u|^2 = 0.7525 on S
+
+
+def test_compare_parity_top_count_and_structured_share():
+    """n_top picks the largest neurons (zero ones never), structured_share is the matched share of sum ||theta_i||^{k+1}."""
+    net = _parity_net(SPEC)
+    two = compare_parity(net, 6, (0, 1, 2), n_top=2)
+    assert two.top_neurons == (0, 1) and two.sign_rule_holds and two.max_w_deviation < 0.1
+    every = compare_parity(net, 6, (0, 1, 2), n_top=10)
+    assert every.top_neurons == (0, 1, 2, 3, 4, 5)  # the zero neuron is not a neuron to check
+    power = np.array([r for _, r in SPEC]) ** 4
+    assert every.structured_share == pytest.approx(power[4] / power.sum(), rel=1e-12)  # only "exact" within 0.01
+    loose = compare_parity(net, 6, (0, 1, 2), structure_tol=0.06)  # "off" (0.05) now matches too
+    assert loose.structured_share == pytest.approx((power[0] + power[4]) / power.sum(), rel=1e-12)
+
+
+def test_compare_parity_sign_rule_is_strict():
+    """A zero sign product (w_0 = w_1) does not satisfy the sign rule (prod u_j)(w_0 - w_1) > 0."""
+    U = np.array([[[0.5, 0.5, 0.5, 0, 0, 0]], [[0.5, 0.5, 0.5, 0, 0, 0]]])
+    W = np.array([[_E, -_E], [0.5, 0.5]])
+    c = compare_parity(HomogeneousNetwork(U, W, 3), 6, (0, 1, 2), n_top=2)
+    assert c.min_sign_product == 0.0 and not c.sign_rule_holds
