@@ -178,3 +178,48 @@ def test_a_wrong_tau_fails_rather_than_stopping_inconclusive(monkeypatch, factor
     verdict, reason = claim.judge(claim.predict(small), claim.observe(small, ctx), small)
     assert verdict == "fail", reason
     assert "S3" in reason
+
+
+def _s3_neuron(u, v, w, norm):
+    """One S3 neuron with blocks u, v, w (directions), scaled to ``norm``."""
+    blocks = np.array([u, v, w], dtype=float)
+    blocks *= norm / np.linalg.norm(blocks)
+    return HomogeneousNetwork(blocks[None, :2], blocks[None, 2], degree=2)
+
+
+def test_compare_single_irrep_share_needs_pure_blocks_in_one_irrep():
+    """single_irrep_share is the ||omega||^3 share of neurons whose u, v, w are all pure AND in one common irrep."""
+    base = construction_network("S3")
+    s = base.U[0, 0] / np.linalg.norm(base.U[0, 0])  # the sign irrep (the construction's first neuron)
+    t = np.full(6, 1 / np.sqrt(6))  # the trivial irrep
+    mixed = _s3_neuron(s, s, t, 2.0)  # every block pure, but w in another irrep
+    impure = _s3_neuron(s, 0.9 * s + 0.4 * t, 0.9 * s + 0.4 * t, 3.0)  # one irrep (sign), v and w only ~84% pure
+    c = compare_groups(HomogeneousNetwork.concatenate([base, mixed, impure]), "S3")
+    cubes = base.neuron_norms() ** 3
+    assert c.single_irrep_share == pytest.approx(cubes.sum() / (cubes.sum() + 2.0**3 + 3.0**3), rel=1e-12)
+    assert c.n_significant == base.width + 2 and c.min_purity == pytest.approx(0.81 / (0.81 + 0.16), rel=1e-9)
+
+
+def test_compare_ignores_negligible_neurons():
+    """A neuron below rel_norm x the largest norm is neither counted, nor in min_purity, nor a trivial-irrep neuron."""
+    base = construction_network("S3")
+    s = base.U[0, 0] / np.linalg.norm(base.U[0, 0])
+    t = np.full(6, 1 / np.sqrt(6))
+    tiny = _s3_neuron(t, t, t + 0.5 * s, 1e-6 * base.neuron_norms().max())  # trivial-dominated, w 80% pure
+    c = compare_groups(HomogeneousNetwork.concatenate([base, tiny]), "S3")
+    assert c.n_significant == base.width and c.counts == (0, 2, 16) and c.trivial_unused
+    assert c.min_purity > 1 - 1e-12
+    big = compare_groups(HomogeneousNetwork.concatenate([base, tiny.scaled(1e4)]), "S3")  # 1e-2 x the largest
+    assert big.counts == (1, 2, 16) and not big.trivial_unused and big.min_purity == pytest.approx(0.8, rel=1e-9)
+
+
+def test_compare_uses_a_given_gamma_and_averages_nontrivial_counts_by_dimension():
+    """A precomputed gamma tuple is used as given; mean_count_by_dim averages the nontrivial irreps only (2 d^3 each here)."""
+    g, _src, used = gamma_star("D5")
+    c = compare_groups(construction_network("D5"), "D5", gamma=(2 * g, "given", used[:1]))
+    assert c.gamma_star == 2 * g and c.gamma_source == "given" and c.expected_irreps == used[:1]
+    assert c.margin_ratio == pytest.approx(0.5, rel=1e-12)
+    dims = fg.character_table("D5").dims  # trivial, sign, two 2-dim irreps
+    assert sorted(int(d) for d in dims) == [1, 1, 2, 2]
+    assert c.nontrivial_counts == (2, 16, 16)
+    assert c.mean_count_by_dim == {1: 2.0, 2: 16.0}
