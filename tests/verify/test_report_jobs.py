@@ -351,6 +351,30 @@ def test_a_broken_runtime_prior_gives_nothing(tmp_path, monkeypatch) -> None:
         assert report_pool.runtime_prior("quick") == ({"c": 2.0} if '"c"' in text else {})
 
 
+def test_a_units_expected_runtime_is_the_sum_of_its_claims() -> None:
+    """Two claims of 3 s sharing one training run (6 s) start before a lone claim of 5 s: a unit costs the sum."""
+    claims = [_claim("lone", "numeric", "a"), _claim("t1", "training", "x"), _claim("t2", "training", "x")]
+    units = report_pool.schedule(
+        claims, {"lone": 5.0, "t1": 3.0, "t2": 3.0}, lambda c: c.configs["quick"] if c.kind == "training" else None
+    )
+    assert [[c.id for c in u] for u in units] == [["t1", "t2"], ["lone"]]
+
+
+def test_runtimes_that_are_not_finite_numbers_of_a_named_claim_are_skipped(tmp_path, monkeypatch) -> None:
+    """A NaN or infinite runtime (prior or report) or a record without a string id gives no runtime; a torn journal
+    line does not hide the lines after it."""
+    (tmp_path / "p.json").write_text('{"claims": {"a": NaN, "b": Infinity, "c": 2}}')
+    monkeypatch.setattr(report_pool, "RUNTIME_PRIOR", tmp_path / "p.json")
+    assert report_pool.runtime_prior("quick") == {"c": 2.0}
+
+    def rec(cid, runtime):
+        return json.dumps({"id": cid, "scale": "quick", "metadata": {"runtime_s": runtime}})
+
+    lines = [rec("c", float("nan")), rec(7, 1.0), '{"id": "torn', rec("d", 4.0)]
+    (tmp_path / "results.jsonl").write_text("\n".join(lines) + "\n")
+    assert report_pool.expected_runtimes(tmp_path, "quick") == {"c": 2.0, "d": 4.0}
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc")
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_stops_the_workers_and_keeps_the_journal(toy, tmp_path, signum) -> None:
