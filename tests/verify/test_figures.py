@@ -478,3 +478,44 @@ def test_each_figure_carries_a_caption_saying_what_it_shows(tmp_path):
     captions = [n.caption for ns in made.values() for n in ns]  # type: ignore[attr-defined]
     assert captions[:2] == ["KL to each strategy", "qa: y against x"]
     assert captions[2] == "margin: p=7 (normalised margin over the predicted gamma* during training, one line per seed)"
+
+
+def test_failing_seeds_read_inconclusive_records_and_keep_known_positions_once():
+    """failing_seeds: fail or inconclusive; failed_seeds ints only (no bools), in order, without repeats, within the seeds."""
+    rec = {"id": "r", "verdict": "inconclusive", "reason": "seed 1: a; seed 1: b", "metadata": {"seeds": [5, 6, 7]}}
+    assert vf.failing_seeds(rec) == [1]  # named twice, kept once
+    assert vf.failing_seeds(rec | {"details": {"failed_seeds": [True, 2, 3, 2, 0]}}) == [2, 0]  # 3 is no position
+    assert vf.failing_seeds({"verdict": "fail", "reason": "seed 4: x", "metadata": {}}) == [4]  # no seeds: all kept
+    assert vf.named_seeds({"reason": "seed 0 and seed 1 pass; seed 2: top 0.1", "metadata": {}}) == [
+        2
+    ]  # "seed N:" only
+
+
+def test_a_crowd_singles_out_up_to_singled_out_max_seeds_each_in_its_own_colour():
+    """With exactly SINGLED_OUT_MAX named seeds each gets its own colour and legend entry."""
+    named = list(range(vf.SINGLED_OUT_MAX))
+    rec, spec = _crowded_record(list(range(20)), "; ".join(f"seed {s}: bad" for s in named))
+    out = vf._seed_crowd(spec, rec)["series"][-len(named) :]
+    assert [s["label"] for s in out] == [f"seed {s} (fails a check)" for s in named]
+    assert [s["color"] for s in out] == list(vf.SINGLED_OUT)
+    rec, spec = _crowded_record(list(range(1000, 1020)), "seed 1003: bad")  # --seed-offset: the reason names values
+    assert vf._seed_crowd(spec, rec)["series"][-1]["label"] == "seed 1003 (fails a check)"
+
+
+def test_seed_figures_and_for_seed_only_for_a_failed_seed_they_cover():
+    """Seed figures: none for a pass, only plots whose by_seed covers the failing seed; a too-short by_seed is unused."""
+    assert vf.seed_figures(_seed_record("pass")) == []
+    rec = _seed_record()  # seed position 2 failed
+    rec["artifacts"]["plots"].append({"name": "same", "kind": "heatmap", "x": [0], "y": [0], "panels": []})
+    assert "r-same.png" not in vf.seed_figures(rec) and "r-w.png" in vf.seed_figures(rec)  # no by_seed: not the seed's
+    item = {"name": "w", "z": 0, "by_seed": [{"z": 1}]}
+    assert vf._for_seed(rec, item) == (item, None)
+
+
+def test_unlabelled_series_are_numbered_from_one_unless_alone_or_more_than_legend_max():
+    """Series labels: a lone unlabelled series has none; up to LEGEND_MAX are 'series i' (1-based); more share one entry."""
+    assert vf._series_labels([{}]) == [None]
+    n = vf.LEGEND_MAX
+    assert vf._series_labels([{"label": "a"}] + [{}] * n) == ["a"] + [f"series {i + 2}" for i in range(n)]
+    many = vf._series_labels([{}] * (n + 1))
+    assert many == [f"{n + 1} unlabelled series"] + [None] * n
