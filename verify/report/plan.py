@@ -76,7 +76,7 @@ class Estimate:
 class PlanRow:
     """One claim of the plan (the JSON object of ``claims[]``). ``shared`` lists the parts of ``seconds`` that
     earlier claims of the plan already pay, as (claim id, seconds): a training run or grid cells that the two share
-    in one work unit of the report (:func:`shared_unit`), trained once when they run together."""
+    in one work unit of the report (:func:`work_unit`), trained once when they run together."""
 
     id: str
     kind: str
@@ -728,10 +728,8 @@ def make_plan(
                 why += "; same configuration as quick: a quick record counts"
             est = Estimate(None, None, "unknown", why)
         fits = None if est.memory_bytes is None or usable is None else est.memory_bytes <= usable
-        if grid is not None and est is model:  # the grid's cells, at the estimate the probes will give
-            shares.append((("grid", grid.claim_id), None))
-        else:
-            shares.append((shared_unit(claim, scale), est.runs))
+        # a grid's cells at the estimate the probes will give (runs None), else the estimate's trainer runs
+        shares.append((work_unit(claim, scale), None if grid is not None and est is model else est.runs))
         rows.append(
             PlanRow(claim.id, claim.kind, claim.source, est.seconds, est.memory_bytes, fits, est.basis, est.note)
         )
@@ -764,9 +762,19 @@ def shared_unit(claim: Any, scale: str) -> Any:
     return (claim_module(claim), config)
 
 
+def work_unit(claim: Any, scale: str, grids: bool = True) -> Any:
+    """The key of the report's work unit that runs ``claim`` (:func:`verify.report.pool.schedule`): ``("grid", the
+    grid's claim id)`` for a claim that runs or reads a grid's cells (with ``grids``: when the grids run in the
+    report's worker pool), else :func:`shared_unit`."""
+    from verify.sweep.grid import grid_read_by
+
+    grid = grid_read_by(claim) if grids else None
+    return ("grid", grid.claim_id) if grid is not None else shared_unit(claim, scale)
+
+
 def _mark_shared(rows: list[PlanRow], shares: list[tuple[Any, tuple[tuple[Any, float], ...] | None]]) -> list[PlanRow]:
-    """``rows`` with each row's :attr:`PlanRow.shared`: ``shares`` gives per row its work unit (:func:`shared_unit`,
-    or ``("grid", claim id)`` for a grid's cells; None: shares nothing) and its runs with their seconds (None: the
+    """``rows`` with each row's :attr:`PlanRow.shared`: ``shares`` gives per row its work unit (:func:`work_unit`;
+    None: shares nothing) and its runs with their seconds (None: the
     grid's cells, the row's whole time). The first row of a unit to plan a run pays it; a later row of the unit
     planning the same run lists it as already paid by that row's claim. An unhashable run is never shared."""
     paid: dict[tuple[Any, Any], str] = {}

@@ -30,7 +30,7 @@ from verify.report.directory import (
     prepare_directory,
 )
 from verify.report.figures import BackgroundFigures, FigureLedger, check_formats, render_figures
-from verify.report.plan import shared_unit
+from verify.report.plan import work_unit
 from verify.report.pool import (
     KIND_SECONDS,
     ClaimEnvironmentError,
@@ -164,8 +164,7 @@ def _run_parallel(
         _finish(rec, number[claim_id], log, journal)
 
     def unit_key(claim: Any) -> Any:
-        grid = grid_read_by(claim) if grids_in_pool else None
-        return ("grid", grid.claim_id) if grid is not None else shared_unit(claim, ctx.scale)
+        return work_unit(claim, ctx.scale, grids=grids_in_pool)
 
     units = [[c.id for c in unit] for unit in schedule(pooled, runtimes, unit_key)]
     workers = min(jobs, len(units))
