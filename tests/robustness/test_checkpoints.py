@@ -89,7 +89,7 @@ def test_matching_checkpoint_resumes_logs_and_records(tmp_path, uninterrupted) -
     with log:
         res, resumed = _train_in_claim(path, config=CFG.replace(checkpoint_every=10))
     assert res.resumed_from == 10
-    assert resumed == [{"step": 10, "file": str(path)}]
+    assert resumed == [{"step": 10, "file": path.name}]
     assert any(line.startswith("claim-a: resuming from step 10") and str(path) in line for line in lines)
     _same_weights(res, uninterrupted)
     assert res.history == uninterrupted.history
@@ -301,7 +301,7 @@ def test_keyboard_interrupt_saves_and_rerun_ends_with_the_uninterrupted_weights(
         _train_in_claim(path, callback=_crash_at(15, KeyboardInterrupt))
     assert torch.load(path, weights_only=True)["step"] == 15
     res, resumed = _train_in_claim(path)
-    assert res.resumed_from == 15 and resumed == [{"step": 15, "file": str(path)}]
+    assert res.resumed_from == 15 and resumed == [{"step": 15, "file": path.name}]
     assert res.history == uninterrupted.history
     _same_weights(res, uninterrupted)
 

@@ -85,7 +85,7 @@ def _interrupt_and_resume(
         _in_claim(lambda: run(path))
     assert read_checkpoint(path)["step"] == saved_at
     res, resumed = _in_claim(lambda: run(path))
-    assert resumed == [{"step": saved_at, "file": str(path)}]
+    assert resumed == [{"step": saved_at, "file": path.name}]
     return full, res
 
 

@@ -491,7 +491,7 @@ def test_interrupted_training_claim_resumes_in_the_next_report(tmp_path, monkeyp
     t0 = time.perf_counter()
     records, _ = report.run_report(out, options=RunOptions(progress=False), log=lines.append)
     assert time.perf_counter() - t0 < 30
-    assert records[0]["metadata"]["resumed_from"] == [{"step": 15, "file": str(ckpt)}]
+    assert records[0]["metadata"]["resumed_from"] == [{"step": 15, "file": ckpt.name}]
     assert any("train-claim: resuming from step 15" in line for line in lines)
     assert clean[0]["metadata"]["resumed_from"] is None
     assert records[0]["details"]["weights"] == clean[0]["details"]["weights"]

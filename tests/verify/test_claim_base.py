@@ -5,10 +5,12 @@ of a claim's declarations. Written for the mutation audit of the verdict machine
 from __future__ import annotations
 
 import errno
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import verify
 from verify.claims.base import Claim, Observation, RunContext, evaluate
 from verify.claims.judges import Check, MaxAbs, PerSeed, Population
 from verify.runtime.options import RunOptions
@@ -69,6 +71,16 @@ def test_an_error_of_the_environment_stops_the_run_and_any_other_error_is_inconc
     assert ev.verdict == "inconclusive" and "no such file" in ev.reason
     ev = evaluate(_claim(_raising(ZeroDivisionError("division by zero"))), CTX)
     assert ev.verdict == "inconclusive" and ev.reason == "ZeroDivisionError: division by zero"
+
+
+def test_the_traceback_of_an_error_names_the_repositorys_files_relative_to_it():
+    """An archived record is read on other machines: its traceback names this repository's files relative to the
+    repository (the frame of ``evaluate`` as ``verify/claims/base.py``), never the folder the report ran in."""
+    root = Path(verify.__file__).resolve().parents[1]
+    ev = evaluate(_claim(_raising(ZeroDivisionError("division by zero"))), CTX)
+    text = ev.obs.details["traceback"]
+    assert str(root) not in text
+    assert f'File "{Path("verify", "claims", "base.py")}", line' in text and "ZeroDivisionError" in text
 
 
 def test_evaluate_records_the_judges_population():

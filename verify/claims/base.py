@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import os
 import re
 import time
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from numerics.limits import work_limits_scaled
@@ -425,8 +427,19 @@ def evaluate(claim: Claim, ctx: RunContext) -> Evaluation:
         if isinstance(exc, OSError) and exc.errno in ENVIRONMENT_ERRNOS:
             raise
         verdict, reason = "inconclusive", f"{type(exc).__name__}: {exc}"
-        obs.details = {**obs.details, "traceback": traceback.format_exc(limit=6)}
+        obs.details = {**obs.details, "traceback": _traceback_text()}
     return Evaluation(config, predicted, obs, verdict, reason, round(time.perf_counter() - t0, 3), population)
+
+
+#: This repository's folder and a separator: left out of the file names of a record's traceback.
+_REPO_PREFIX = str(Path(__file__).resolve().parents[2]) + os.sep
+
+
+def _traceback_text(limit: int = 6) -> str:
+    """The traceback of the exception being handled (its last ``limit`` frames), its files named relative to the
+    repository (``verify/claims/...``, not ``/home/.../verify/claims/...``): records are archived and read on other
+    machines, where the folder a report ran in means nothing. Files outside the repository keep their paths."""
+    return traceback.format_exc(limit=limit).replace(_REPO_PREFIX, "")
 
 
 def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
@@ -434,7 +447,7 @@ def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
 
     Checkpoints written or read while it runs are bound to the claim and its configuration
     (:func:`verify.runtime.claim_run.claim_run`); ``metadata["resumed_from"]`` lists the ``{"step", "file"}`` of every
-    checkpoint a trainer resumed from (None when none)."""
+    checkpoint a trainer resumed from, ``file`` being the file's name without its folder (None when none)."""
     with claim_run(claim.id, config_hash(claim.configs.get(ctx.scale))) as run:
         ev = evaluate(claim, ctx)
     obs = ev.obs

@@ -101,10 +101,13 @@ def checkpoint_log(message: str) -> None:
 
 
 def note_resumed(step: int, file: str | os.PathLike) -> None:
-    """Record (in the running claim's ``resumed_from``) and log that a trainer resumed from ``file`` at ``step``."""
+    """Record (in the running claim's ``resumed_from``) and log that a trainer resumed from ``file`` at ``step``.
+
+    The record keeps the file's name (``<trainer>_<configuration hash>.ckpt``), not its folder: records are archived
+    and read on other machines, where the folder means nothing; the log names the whole path."""
     run = _RUN.get()
     if run is not None:
-        run.resumed.append({"step": int(step), "file": str(file)})
+        run.resumed.append({"step": int(step), "file": os.path.basename(os.fspath(file))})
     checkpoint_log(f"resuming from step {int(step)} (checkpoint {file})")
 
 
