@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 
 from verify.claims import registry
 from verify.claims.base import Observation
@@ -225,3 +226,65 @@ def test_missing_judged_seeds_count_as_failures_and_make_the_verdict_inconclusiv
     big = dataclasses.replace(HCFG, seeds=tuple(range(40)), judged=20)
     verdict, reason = sgd.HiddenProgress()(pred, _hidden_obs([(0.5, 2.0, 1.0)] * 19), big)
     assert verdict == "inconclusive" and "only 19 of the 20" in reason
+
+
+def _history(cfg, steps: np.ndarray, t_c: list[float], acc: np.ndarray, ratio: np.ndarray) -> dict:
+    """A stored history whose S/non-S ratio is ``ratio`` (delta_out = 1)."""
+    E = len(t_c)
+    return {
+        "steps": steps,
+        "accuracy": acc,
+        "loss": np.zeros_like(acc),
+        "rho": np.zeros_like(acc),
+        "delta_in": ratio,
+        "delta_out": np.ones_like(ratio),
+        "fourier_gap": None,
+        "t_c": np.array(t_c, dtype=float),
+        "diverged": np.zeros(E, bool),
+        "steps_run": int(steps[-1]),
+        "seeds": list(cfg.seeds),
+    }
+
+
+def test_hidden_aggregate_reads_converged_seeds_at_half_their_own_t_c() -> None:
+    """The judged seeds are the first `judged` that converged (seed 0 did not); each is read at t_c / 2 (seed 1 at
+    step 40, seed 2 at 30), the true-label accuracy and ratio from the true run, the random-label ratio from the
+    random run at the same step. The histories encode the step and the seed in the values, so each read is known."""
+    cfg = sgd.HiddenConfig(n=10, k=3, seeds=(0, 1, 2), judged=2, gap_n=None, eval_every=10, steps=100)
+    steps = np.arange(0, 110, 10)
+    E = 3
+    acc = 0.5 + 0.001 * steps[:, None] + 0.0001 * np.arange(E)[None, :]
+    ratio = 1.0 + 0.01 * steps[:, None] + np.arange(E)[None, :]
+    (true_cell,) = sgd._hidden_cells(cfg)
+    true = CellResult(true_cell, _history(cfg, steps, [np.inf, 80.0, 60.0], acc, ratio), 1.0)
+    (rand_cell,) = sgd._hidden_random_cells(cfg, [true])
+    assert rand_cell.seeds == (1, 2) and rand_cell.config.steps == 40
+    rsteps = np.arange(0, 50, 10)
+    rratio = 2.0 + 0.1 * rsteps[:, None] + np.arange(2)[None, :]
+    rand = CellResult(rand_cell, _history(rand_cell.config, rsteps, [np.inf, np.inf], np.zeros((5, 2)), rratio), 1.0)
+    obs = sgd._aggregate_hidden(cfg, [true, rand])
+    assert obs.details["judged_seeds"] == [1, 2]
+    got = [
+        (r["seed"], r["accuracy_at_half_tc"], r["ratio_true_at_half_tc"], r["ratio_random_at_half_tc"])
+        for r in obs.details["per_seed"]
+    ]
+    expected = [
+        (1, 0.5 + 0.001 * 40 + 0.0001, 1.0 + 0.01 * 40 + 1, 2.0 + 0.1 * 40 + 0),
+        (2, 0.5 + 0.001 * 30 + 0.0002, 1.0 + 0.01 * 30 + 2, 2.0 + 0.1 * 30 + 1),
+    ]
+    assert np.allclose([g[1:] for g in got], [e[1:] for e in expected]) and [g[0] for g in got] == [1, 2]
+
+
+def test_random_search_window_rate_against_a_direct_double_sum() -> None:
+    """P(lo < T_hi / T_lo <= hi) for independent T ~ Geom(1/C(n,k)) on {1, 2, ...}: a direct sum over (T_lo, T_hi)
+    of the product of the two laws (both truncated far in their tails), at a window whose top hi t is rarely an
+    integer (so the floor of P(T_hi > x) = (1 - p)^floor(x) matters)."""
+    p_lo, p_hi = 1 / 6, 1 / 15  # C(4, 2), C(6, 2)
+    t = np.arange(1, 400)
+    u = np.arange(1, 1600)
+    pmf_lo = p_lo * (1 - p_lo) ** (t - 1)
+    pmf_hi = p_hi * (1 - p_hi) ** (u - 1)
+    ratio = u[None, :] / t[:, None]
+    inside = (ratio > 1.0) & (ratio <= 3.7)
+    direct = float(pmf_lo @ (inside * pmf_hi[None, :]).sum(axis=1))
+    assert sgd.random_search_window_rate(4, 6, 2, 1.0, 3.7) == pytest.approx(direct, rel=1e-9)
