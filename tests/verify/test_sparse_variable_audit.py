@@ -137,3 +137,42 @@ def test_transition_checks_hold_at_their_bounds() -> None:
     assert trained.transition_problems(_row(plateau_loss=0.75 + 1e-12), 0.5, wide)
     assert trained.transition_problems(_row(plateau_evals=FIG44.min_plateau - 1), chance, FIG44)
     assert trained.transition_problems(_row(rise_share=FIG44.max_rise_share + 1e-9), chance, FIG44)
+
+
+WIDE_T = (8, 64, 512, 4096)
+FIG42 = trained.Fig42Config(
+    sweep=dataclasses.replace(trained.SWEEP_QUICK, Ts=WIDE_T, ms=tuple(range(5, 401, 5))),
+)
+
+
+def _trend(ms: list[float]) -> list[str]:
+    info = [float(v) for v in trained._predict_fig42(FIG42)["info_bits"]]
+    return trained.replicate_trend(list(WIDE_T), [float(m) for m in ms], info, FIG42)[1]
+
+
+def test_trend_drops_of_max_drop_grid_steps_are_allowed_and_one_more_is_not() -> None:
+    """'m(T) never falls by more than max_drop (1) grid steps': 50 -> 45 passes that check, 50 -> 40 does not."""
+    assert not any("< m(8)" in p for p in _trend([50, 45, 60, 80]))
+    assert any("m(64) = 40 < m(8) = 50" in p for p in _trend([50, 40, 60, 80]))
+
+
+def test_trend_must_rise_from_the_smallest_to_the_largest_t() -> None:
+    """'rises from the smallest to the largest T': equal end points do not grow."""
+    assert any("does not grow" in p for p in _trend([50, 55, 55, 50]))
+    assert not any("does not grow" in p for p in _trend([50, 55, 55, 55]))
+
+
+def test_a_threshold_at_the_smallest_grid_value_is_censored() -> None:
+    """A threshold at the grid's smallest m is only an upper bound: the replicate cannot show the trend."""
+    assert any("censored" in p and "[8]" in p for p in _trend([5, 60, 80, 100]))
+
+
+def test_a_ratio_spread_above_the_bound_fails() -> None:
+    """m / log2 C(T, 3) varying by more than max_ratio_spread (2) fails, whatever else holds: thresholds 2.5 times
+    the information bound at T = 4096 and 1 times it at T = 8."""
+    info = [float(v) for v in trained._predict_fig42(FIG42)["info_bits"]]
+    grid = FIG42.sweep.ms
+    ms = [min(grid, key=lambda m: abs(m - f * b)) for f, b in zip((1.0, 1.5, 2.0, 2.5), info)]
+    spread = max(m / b for m, b in zip(ms, info)) / min(m / b for m, b in zip(ms, info))
+    assert 2.0 < spread < 4.0
+    assert any("spreads by" in p for p in _trend(ms))
