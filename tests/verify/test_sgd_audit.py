@@ -142,6 +142,7 @@ def test_a_random_search_rate_equal_to_the_target_is_inconclusive() -> None:
 
 
 def test_a_diverged_early_run_is_inconclusive() -> None:
+    """Every seed diverged: inconclusive with the divergence as the reason, before any tally."""
     claim = registry()[EARLY]
     cfg = claim.configs["quick"]
     obs = _early_obs([1000.0 + 10 * i for i in range(len(cfg.seeds))], divergence="training diverged at step 20")

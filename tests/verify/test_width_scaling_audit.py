@@ -53,6 +53,7 @@ def test_slopes_must_grow_strictly_with_k_on_every_interval_and_degree_pair() ->
 
 
 def test_a_non_finite_slope_fails_its_block() -> None:
+    """A slope that is not finite (over half a block unconverged) fails the block."""
     problems = _slope_problems({**GOOD, 2: [1.0, float("nan")]})
     assert any("not finite" in p for p in problems)
 
