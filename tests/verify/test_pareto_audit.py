@@ -117,3 +117,17 @@ def test_vectorised_verdicts_read_the_online_row_as_m_infinity_wherever_it_is_li
     counts = np.array([[[narrow_wide, narrow_wide]]])
     got = pareto.grid_verdicts(counts, 10, cfg.samples, POWERED.alpha, POWERED.level, powered=True)
     assert got.tolist() == ["pass"]
+
+
+def test_blocks_that_are_each_constant_but_differ_are_inconclusive_and_the_reason_says_so() -> None:
+    """A grid where one init succeeds in every cell and the other in none shows no effect of width or of the sample
+    count within any (problem, init) block: inconclusive, by the judge and by its vectorised form alike, and the
+    reason says the cells agree within each block (not that every cell of the grid has the same rate, which is
+    false here)."""
+    everywhere, nowhere = [[10] * 3 for _ in range(3)], [[0] * 3 for _ in range(3)]
+    verdict, reason = POWERED({}, _obs({"default": everywhere, "sparse": nowhere}), SYN)
+    assert verdict == "inconclusive"
+    assert "within each (problem, init) block every cell has the same success rate" in reason
+    counts = np.array([[[everywhere, nowhere]]])
+    got = pareto.grid_verdicts(counts, 10, SYN.samples, POWERED.alpha, POWERED.level, powered=True)
+    assert got.tolist() == ["inconclusive"]

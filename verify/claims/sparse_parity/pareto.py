@@ -407,7 +407,8 @@ class WidthMonotone(Judge):
     the widest width than at the narrowest, is ``fail``. Otherwise the verdict depends on the power
     (:func:`numerics.stats.fisher_drop_power`, exact) to detect a drop ``drop`` at the grid's seed count and level alpha / K
     (Bonferroni, a lower bound for Holm): ``pass`` when it is at least ``min_power``, ``inconclusive``
-    (underpowered) when below. ``inconclusive`` also when every cell has the same success rate.
+    (underpowered) when below. ``inconclusive`` also when, within each (problem, init) block, every cell has the same
+    success rate (blocks may differ from each other: no width or sample count moved any cell).
 
     The judged effect size, a drop from 100 % to 50 % success, is the smallest drop that can move a cell across the
     frontier's level 1/2; it was set before any run. The thesis's own 98% -> 96% (``context_drop``) is reported:
@@ -469,7 +470,9 @@ class WidthMonotone(Judge):
         if not informative:
             return (
                 "inconclusive",
-                summary + "; every cell has the same success rate, the grid cannot show a width effect",
+                summary
+                + "; within each (problem, init) block every cell has the same success rate, the grid cannot show a "
+                "width effect",
             )
         power_text = (
             f"power to detect a drop {self.drop[0]:.0%} -> {self.drop[1]:.0%} with {runs} seeds per cell "
@@ -582,7 +585,7 @@ class WidthMonotone(Judge):
             f"over all pairs at family-wise alpha = {self.alpha:g}: no rejection; smallest m with success >= "
             f"{self.level:g} at the widest width <= that at the narrowest; power to detect a drop "
             f"{self.drop[0]:.0%} -> {self.drop[1]:.0%} (exact, level alpha/K) >= {self.min_power:g}, else inconclusive "
-            "(underpowered); inconclusive if every cell has the same success rate"
+            "(underpowered); inconclusive if, within each (problem, init) block, every cell has the same success rate"
         )
 
 
