@@ -319,6 +319,30 @@ def test_schedule_longest_first_and_training_claims_of_one_run_together() -> Non
     assert [[c.id for c in u] for u in units] == [["t1", "t2"], ["t3"], ["t4"], ["n1"], ["n2"], ["s1"]]
 
 
+def test_one_job_runs_the_claims_of_a_shared_run_together_and_returns_selection_order(monkeypatch) -> None:
+    """Sequentially, the claims that share a training run (same module and configuration) run one after another,
+    at the place of the first of them: a claim with a run of its own between them would leave the finished shared
+    run only in memory while it trains (the k = 3 Markov claim between the k = 2 ones did). The records and their
+    numbers stay those of the selection."""
+    claims = [
+        _claim("t1", "training", "b"),
+        _claim("t3", "training", "c"),
+        _claim("n1", "numeric", "b"),
+        _claim("t2", "training", "b"),
+        _claim("t4", "training", ["unhashable"]),
+    ]
+    ran: list[tuple[str, str]] = []
+
+    def fake_run_one(claim, number, ctx, session, log, journal):
+        ran.append((claim.id, number))
+        return {"id": claim.id}
+
+    monkeypatch.setattr(report, "_run_one", fake_run_one)
+    records = report._run_claims(claims, base.RunContext(), SimpleNamespace(), lambda s: None)
+    assert [r["id"] for r in records] == ["t1", "t3", "n1", "t2", "t4"]
+    assert ran == [("t1", "1/5"), ("t2", "4/5"), ("t3", "2/5"), ("n1", "3/5"), ("t4", "5/5")]
+
+
 def test_expected_runtimes_from_the_previous_report(tmp_path) -> None:
     def rec(cid, scale, runtime):
         return {"id": cid, "scale": scale, "metadata": {"runtime_s": runtime}}

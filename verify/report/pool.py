@@ -56,6 +56,7 @@ __all__ = [
     "run_in_workers",
     "runtime_prior",
     "schedule",
+    "work_units",
 ]
 
 #: Seconds the workers get, after an interrupt or an error, to save checkpoints and stop before they are terminated.
@@ -189,14 +190,17 @@ def expected_runtimes(out: Path, scale: str) -> dict[str, float]:
     return times
 
 
-def schedule(claims: Sequence[Any], runtimes: dict[str, float], shared_key: Callable[[Any], Any]) -> list:
-    """The work units of the workers, longest expected first: lists of claims that one worker runs in order.
+def work_units(claims: Sequence[Any], shared_key: Callable[[Any], Any]) -> list[list[Any]]:
+    """``claims`` grouped into work units, in selection order: claims with the same ``shared_key(claim)`` (not None)
+    form one unit, in selection order, at the place of the first of them; every other claim is a unit of its own.
 
-    Claims with the same ``shared_key(claim)`` (not None) form one unit, in selection order; every other claim is a
-    unit of its own. :func:`verify.report.run.run_report` keys training claims by their module and configuration, so
-    that a training run which several claims share through a cache (e.g. two Markov claims, or Fig. 4.1 and 4.2 of
-    the modular transformer) is trained once. A claim's expected runtime is its runtime in ``runtimes`` (the
-    previous report), else :data:`KIND_SECONDS` of its kind; a unit's is the sum. Ties keep selection order."""
+    Examples
+    --------
+    >>> from types import SimpleNamespace as C
+    >>> units = work_units([C(id="a", k=1), C(id="b", k=None), C(id="c", k=1)], lambda c: c.k)
+    >>> [[c.id for c in unit] for unit in units]
+    [['a', 'c'], ['b']]
+    """
     units: list[list[Any]] = []
     shared: dict[Any, list[Any]] = {}
     for claim in claims:
@@ -208,11 +212,22 @@ def schedule(claims: Sequence[Any], runtimes: dict[str, float], shared_key: Call
         else:
             shared[key] = [claim]
             units.append(shared[key])
+    return units
+
+
+def schedule(claims: Sequence[Any], runtimes: dict[str, float], shared_key: Callable[[Any], Any]) -> list:
+    """The work units of the workers (:func:`work_units`), longest expected first: lists of claims that one worker
+    runs in order.
+
+    :func:`verify.report.run.run_report` keys training claims by their module and configuration, so that a training
+    run which several claims share through a cache (e.g. two Markov claims, or Fig. 4.1 and 4.2 of the modular
+    transformer) is trained once. A claim's expected runtime is its runtime in ``runtimes`` (the previous report),
+    else :data:`KIND_SECONDS` of its kind; a unit's is the sum. Ties keep selection order."""
 
     def cost(unit: list[Any]) -> float:
         return sum(runtimes.get(c.id, KIND_SECONDS.get(c.kind, 1.0)) for c in unit)
 
-    return sorted(units, key=cost, reverse=True)  # sorted() is stable: equal costs keep selection order
+    return sorted(work_units(claims, shared_key), key=cost, reverse=True)  # stable: equal costs keep selection order
 
 
 # ------------------------------------------------------------------------------------------------ the workers

@@ -30,7 +30,7 @@ from verify.report.directory import (
     prepare_directory,
 )
 from verify.report.figures import BackgroundFigures, FigureLedger, check_formats, render_figures
-from verify.report.plan import work_unit
+from verify.report.plan import shared_unit, work_unit
 from verify.report.pool import (
     KIND_SECONDS,
     ClaimEnvironmentError,
@@ -40,6 +40,7 @@ from verify.report.pool import (
     expected_runtimes,
     run_in_workers,
     schedule,
+    work_units,
 )
 from verify.report.render import render_html, render_markdown, result_record, results_csv, results_json
 from verify.runtime import files
@@ -120,9 +121,16 @@ def _finish(rec: dict, number: str, log: Callable[[str], None], journal: Journal
 def _run_claims(
     claims: list, ctx: RunContext, session: Any, log: Callable[[str], None], journal: Journal | None = None
 ) -> list[dict]:
-    """Run ``claims`` one after another in ``session``; one JSON record each, with the grid claims' sweep stats,
-    appended to ``journal`` as it finishes."""
-    return [_run_one(c, f"{i}/{len(claims)}", ctx, session, log, journal) for i, c in enumerate(claims, 1)]
+    """Run ``claims`` one after another in ``session``, the claims that share a training run together
+    (:func:`verify.report.pool.work_units` keyed by :func:`verify.report.plan.shared_unit`, each unit at the place of
+    its first claim); one JSON record each, with the grid claims' sweep stats, appended to ``journal`` as it
+    finishes, and returned in selection order. A finished shared run lives only in this process (its checkpoint is
+    removed when it finishes), so its claims run before any other claim: a report interrupted in between would
+    otherwise train it again for the claims left."""
+    number = {id(c): f"{i}/{len(claims)}" for i, c in enumerate(claims, 1)}
+    units = work_units(claims, lambda claim: shared_unit(claim, ctx.scale))
+    done = {id(c): _run_one(c, number[id(c)], ctx, session, log, journal) for unit in units for c in unit}
+    return [done[id(c)] for c in claims]
 
 
 def _run_parallel(
