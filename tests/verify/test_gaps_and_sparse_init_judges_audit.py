@@ -9,8 +9,13 @@ that the other tests let through."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+import numpy as np
 import pytest
 
+from numerics import sparse_init as nsi
+from verify.claims import sparse_init_convex_phase as cp
 from verify.claims.attention_parity import RefutedIfSmaller
 from verify.claims.base import Observation, registry
 from verify.claims.boolean.gaps import LtfGaps, SinusoidGaps
@@ -164,3 +169,24 @@ def test_end_to_end_risk_bound(risk, verdict):
     judge = EndToEndJudge(checks=(), headline="risk_D", rule=RULE)
     rows = [{"seed": s, "risk_D": risk} for s in range(5)]
     assert judge({"bound": 0.25}, Observation(None, details={"per_seed": rows}))[0] == verdict
+
+
+def test_a_perturbation_beyond_eps_over_b_misses_the_hypothesis(monkeypatch):
+    """Lemma C.9 assumes ||phi^(1) - psi||_{inf,2} <= eps/B: a run whose features moved twice that far (here one
+    seed of a stand-in for the GD run) misses a hypothesis, so the observation says so and the claim is
+    inconclusive, not judged on the bounds."""
+    claim = registry()["edelman-ch6-lemC.9-proof-bound"]
+    cfg = claim.configs["quick"]
+
+    def fake_run(psi, y, radius, lam, steps, m, seeds):
+        n = len(seeds)
+        dist = np.zeros(n)
+        dist[0] = 2 * radius
+        zeros = np.zeros(n)
+        return {"risk_S": zeros, "risk_D": zeros, "norm": zeros, "distance": dist, "error_D": zeros}
+
+    monkeypatch.setattr(nsi, "lemma_c9_convex_phase", fake_run)
+    monkeypatch.setattr(cp, "_CACHE", {})
+    obs = cp._observe(cfg, SimpleNamespace(options=SimpleNamespace(seed_offset=0)))
+    assert obs.details["hypotheses"]["checks"]["perturbation_within_eps_over_B"] is False
+    assert claim.judge(claim.predict(cfg), obs, cfg)[0] == "inconclusive"
