@@ -7,8 +7,6 @@ other tests let through."""
 
 from __future__ import annotations
 
-import pytest
-
 from verify.claims.base import Observation
 from verify.claims.judges import MaxRel
 from verify.claims.modular.controls import BelowGammaStar, MemorisingConfig
@@ -132,11 +130,6 @@ def test_plateau_needs_exact_values_scaled_bound_and_velocity_both_ways():
     assert _plateau(v_star=12.5) == "pass"  # 2.5 <= 2 + 0.1 x 10
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="verify/claims/parity.py SingleNeuronOptimum.__call__ returns 'inconclusive' at the first unconverged "
-    "shortfall, dropping a definite failure of another case (a value above gamma*) found before it or after it",
-)
 def test_parity_single_neuron_a_case_above_gamma_star_fails_whatever_another_optimizer_did():
     """Theorem 7.8: no unit neuron exceeds gamma*, so a case above it is a failure of the prediction; another case's
     unconverged shortfall (which alone is inconclusive) cannot turn that failure into "inconclusive". The verdict
