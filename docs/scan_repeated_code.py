@@ -19,6 +19,8 @@ and 188 (a pair of files stays listed while it shares any other run). On 2026-12
 Markdown and text cells of ``verify.report.archive``'s side-by-side table became one function. Of the 187, 113 lie
 outside the claim modules of ``verify/claims/`` (whose code text is hashed into archived records: a change there
 stales them, and the records of the rows left there take hours to days to re-run); the rest are the shapes above.
+On 2026-12-01 (11:50 UTC) the same 86 and 187: the report's grouping of claims into work units became one function
+(``verify.report.pool.work_units``), which the scan had not listed.
 """
 
 from __future__ import annotations
