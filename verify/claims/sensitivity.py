@@ -138,8 +138,9 @@ def single_entry_perturbations(
 ) -> tuple[list[tuple[Path, Any]], int]:
     """``(moves, n)``: for each of at most ``limit`` sampled entries that ``perturbed`` (the judge's perturbation
     of the whole prediction) changes, ``(path, predicted with only that entry moved)``; ``n`` is the number of entries
-    the perturbation changes (before sampling). None when ``perturbed`` does not have the prediction's layout (a
-    judge whose perturbation rebuilds the prediction): then only the whole can be moved."""
+    the perturbation changes (before sampling). ``([], 0)`` when ``perturbed`` does not have the prediction's layout
+    (a judge whose perturbation rebuilds the prediction): then only the whole can be moved; ``([], n)`` when it moves
+    at most one entry (that entry alone is the whole perturbation)."""
     paths = entry_paths(predicted)
     if entry_paths(perturbed) != paths:
         return [], 0
