@@ -94,3 +94,45 @@ def test_lemb4_batches_use_the_run_seed_offset(monkeypatch: pytest.MonkeyPatch) 
     obs = lemB4._observe(cfg, RunContext(options=RunOptions(seed_offset=100)))
     assert tuple(obs.seeds) == (100, 101, 102)
     assert drawn == [16 * 100, 16 * 101, 16 * 102]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "flag"),
+    [
+        ("gamma_sym", -0.5, "gamma_nonnegative"),
+        ("min_sym_term", -0.5, "symmetrised_integrand_nonnegative"),
+    ],
+)
+def test_gradient_structure_flags_hold_at_every_point(
+    monkeypatch: pytest.MonkeyPatch, field: str, value: float, flag: str
+) -> None:
+    """gamma >= 0 and the symmetrised integrand >= 0 (pointwise) are claimed at every point (w, b): a violation at
+    the first of the two points alone must make the flag False (and not be overwritten by the second point)."""
+    original = nl.gradient_structure_mc
+
+    def broken_first(k, w, b, sigma, n, seed):
+        g = original(k, w, b, sigma, n, seed)
+        return dataclasses.replace(g, **{field: value}) if seed == 0 else g
+
+    monkeypatch.setattr(nl, "gradient_structure_mc", broken_first)
+    obs = gaussian._observe_gradient(gaussian.GradientConfig(k=8, n=2000), RunContext())
+    assert obs.details[flag] is False
+
+
+def test_linear_error_flag_needs_monotonicity_on_the_whole_grid(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``increasing_in_k`` carries the check to k = 1e300 only if the error increases at every grid step: an error
+    curve with one dip (at k in (1e100, 1e101)) must make it False."""
+    original = gaussian._linear_error
+    monkeypatch.setattr(gaussian, "_linear_error", lambda k: original(k) - (0.1 if 1e100 < k < 1e101 else 0.0))
+    obs = gaussian._observe_printed_linear(gaussian.PrintedLinearConfig(), RunContext())
+    assert obs.details["increasing_in_k"] is False
+
+
+def test_maxima_flag_needs_every_estimate_below_its_union_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lemmas B.1/B.2: every exceedance frequency is below its union bound. With the bound of the absolute maximum
+    set to 0 (a frequency of about 0.1 lies above it) the flag must be False although the one-sided bound holds."""
+    original = tl.union_bound
+    monkeypatch.setattr(tl, "union_bound", lambda n, absolute: 0.0 if absolute else original(n, absolute))
+    obs = gaussian._observe_maxima(gaussian.MaximaConfig(ns=(10,), n_samples=2000), RunContext())
+    assert obs.value[1] > 0
+    assert obs.details["below_union_bounds"] is False
