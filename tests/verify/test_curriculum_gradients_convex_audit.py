@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from numerics.walsh import characters
 from verify.claims import registry
 from verify.claims import sparse_init_convex_phase as cp
 from verify.claims.base import RunContext
@@ -187,3 +188,84 @@ def test_outside_mask_marks_every_entry_with_a_token_outside_the_sequence() -> N
     seq = (1, 3)
     expected = np.array([[i not in seq or k not in seq for k in range(5)] for i in range(5)])
     assert np.array_equal(gr._outside(5, seq), expected)
+
+
+def _hypothesis_checks(monkeypatch: pytest.MonkeyPatch, columns) -> dict:
+    """Lemma C.9's hypothesis checks for the bias-parity configuration (B = 1, ||psi|| = sqrt 2 assumed) when the
+    features are replaced by ``columns(chi)`` (the GD run replaced by a stand-in)."""
+    cfg = cp.StepCountConfig(n=4, k=2, eps=0.14, features="bias-parity", steps="corrected", seeds=(0, 1))
+    original = cp._features
+
+    def features(c):
+        _, chi = original(c)
+        return np.column_stack(columns(chi)), chi
+
+    monkeypatch.setattr(cp, "_features", features)
+    monkeypatch.setattr(cp.nsi, "lemma_c9_convex_phase", _fake_convex_phase)
+    monkeypatch.setattr(cp, "_CACHE", {})
+    obs = cp._observe(cfg, RunContext())
+    return obs.details["hypotheses"]["checks"] | {"met": obs.details["hypotheses_met"]}
+
+
+def test_convex_phase_hypotheses_hold_on_the_stated_instance(monkeypatch: pytest.MonkeyPatch) -> None:
+    """psi = (1, chi_S) with w* = (0, 1): every hypothesis of Lemma C.9 holds (B = 1, ||psi|| = sqrt 2, hinge risk 0)."""
+    checks = _hypothesis_checks(monkeypatch, lambda chi: [np.ones(len(chi)), chi])
+    assert all(checks.values()), checks
+
+
+def test_convex_phase_hypotheses_catch_each_violation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each hypothesis is measured on the features: a readout that cannot fit the labels (features (1, chi_S +
+    chi_{3}): w* = (0, 1/2), h = 0 on half the cube, hinge risk 1/2 > eps), a readout norm 2 > B = 1 (features
+    chi/2), and features whose norm is not the one T and m were computed with (an extra constant 10: ||psi|| =
+    sqrt 102, so T and m fall short) must each be reported, and the instance then misses the hypotheses."""
+    other = characters(4, [2]).astype(np.float64)  # a character orthogonal to chi_S
+    blurred = _hypothesis_checks(monkeypatch, lambda chi: [np.ones(len(chi)), chi + other])
+    assert blurred["readout_norm_at_most_B"]  # w* = (0, 1/2)
+    assert blurred["readout_risk_at_most_eps"] is False and not blurred["met"]  # h = 0 on half the cube
+    half = _hypothesis_checks(monkeypatch, lambda chi: [np.ones(len(chi)), chi / 2])
+    assert half["readout_norm_at_most_B"] is False and not half["met"]
+    wide = _hypothesis_checks(monkeypatch, lambda chi: [np.ones(len(chi)), chi, np.full(len(chi), 10.0)])
+    assert wide["readout_risk_at_most_eps"] and wide["readout_norm_at_most_B"]
+    assert wide["psi_norm_as_used"] is False
+    assert wide["T_meets_condition"] is False and wide["m_meets_condition"] is False and not wide["met"]
+
+
+def test_convex_phase_runs_the_predicted_schedule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run must use the schedule the prediction assumes: T from the corrected condition T/(1 + log T) >=
+    100(B||psi|| + eps)^2/eps^2 (:func:`theory.sparse_init.lemma_c9_steps_corrected`), weight decay eps/B^2, the
+    perturbation radius eps/B and the lemma's m; for the printed configuration, T from the printed condition."""
+    import math
+
+    from theory import sparse_init as tsi
+
+    calls = []
+
+    def fake(psi, y, radius, lam, steps, m, seeds):
+        calls.append((radius, lam, steps, m))
+        return _fake_convex_phase(psi, y, radius, lam, steps, m, seeds)
+
+    monkeypatch.setattr(cp.nsi, "lemma_c9_convex_phase", fake)
+    monkeypatch.setattr(cp, "_CACHE", {})
+    eps = 0.14
+    cfg = cp.StepCountConfig(n=4, k=2, eps=eps, features="bias-parity", steps="corrected", seeds=(0,))
+    cp._observe(cfg, RunContext())
+    printed = cp.StepCountConfig(n=4, k=2, eps=eps, features="bias-parity", steps="printed", seeds=(0,))
+    cp._observe(printed, RunContext())
+    m = tsi.lemma_c9_sample_size(math.sqrt(2), 1.0, eps, "0.05")
+    assert calls[0] == (eps, eps, tsi.lemma_c9_steps_corrected(math.sqrt(2), 1.0, eps), m)
+    assert calls[1] == (eps, eps, tsi.lemma_c9_steps(math.sqrt(2), 1.0, eps), m)
+
+
+def test_step_count_judge_refutes_only_a_failing_statement() -> None:
+    """With ``refute`` (the statement as printed), a fail reads refuted, but seeds that meet every bound still pass:
+    a claim is refuted only by a counterexample."""
+    from verify.claims.base import Observation
+
+    judge = cp.StepCountJudge(checks=(), headline="risk_D", rule=cp.RULE, refute=True)
+    pred = {"risk_bound": 0.5, "norm_bound": 4.0, "objective_bound": 1.0}
+    good = [{"seed": s, "risk_D": 0.25, "norm": 2.0, "objective": 0.5} for s in range(60)]
+    obs = Observation(None, details={"per_seed": good, "hypotheses_met": True, "hypotheses": {"checks": {}}})
+    assert judge(pred, obs)[0] == "pass"
+    bad = [{**r, "risk_D": 1.0} for r in good]
+    obs = Observation(None, details={"per_seed": bad, "hypotheses_met": True, "hypotheses": {"checks": {}}})
+    assert judge(pred, obs)[0] == "refuted"
