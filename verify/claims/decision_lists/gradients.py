@@ -136,7 +136,9 @@ register(
 
 def _observe_grad(cfg: GradientConfig, which: int, cp: bool = False) -> Observation:
     """Autograd gradient ``which`` (0: W, 1: V) of every instance; finite differences must agree within
-    ``fd_tol`` and every entry of a token outside the sequence must be exactly 0 in both."""
+    ``fd_tol``; for W (``which`` 0) every entry of a token outside the sequence must also be exactly 0 in both the
+    autograd and the finite-difference gradient (V's rows of such tokens are not zero in general, and are not
+    checked)."""
     values, fd_err, outside_zero = [], 0.0, True
     for inst, (aW, aV, fW, fV) in zip(_instances(cfg, cp), _measured(cfg, cp)):
         auto, fd = (aW, fW) if which == 0 else (aV, fV)
