@@ -30,6 +30,16 @@ def test_condition_value_exactly_zero_is_a_failure_of_the_strict_condition():
     assert judge([[-1, 0]], obs, GroupsConfig(("X",)))[0] == "fail"
 
 
+def test_a_group_left_unmeasured_makes_the_condition_inconclusive():
+    """Two configured groups, one observed: the group that was not measured decides nothing, so the judge may not
+    pass on the other alone (pairing the lists by position would have judged only the first group)."""
+    judge = ConditionValues()
+    obs = _condition_obs([[-1.0, -2.0]], {})
+    verdict, reason = judge([[-1, -2], [-1, -2]], obs, GroupsConfig(("X", "Y")))
+    assert verdict == "inconclusive" and "2, 2 and 1" in reason
+    assert judge([[-1, -2]], obs, GroupsConfig(("X",)))[0] == "pass"
+
+
 def test_a_group_reference_is_the_largest_failing_value():
     """A reference labelled by the group alone ("G") is the largest failing class value of G (docstring): with
     failing values 1 and 5, the reference 5 is met and the reference 1 is not."""

@@ -182,14 +182,19 @@ class ConditionValues(Judge):
     """Per group, the observed condition values (one per nontrivial class) agree with the predicted ones within
     ``rtol`` x max(1, |predicted|); the condition (every value < 0) fails exactly for the groups in
     ``config.fails``; each reference value in ``config.reference`` (``"G"``: the largest failing value of G,
-    ``"G:class"``: the value at that class) is met within ``ref_rtol`` relative."""
+    ``"G:class"``: the value at that class) is met within ``ref_rtol`` relative. ``inconclusive`` when the
+    configuration, the prediction and the observation do not list the same number of groups (a group left
+    unmeasured decides nothing about it)."""
 
     rtol: float = 1e-9
     ref_rtol: float = 1e-6
 
     def __call__(self, predicted: Any, obs: Any, config: Any = None) -> tuple[Verdict, str]:
+        sizes = (len(config.groups), len(predicted), len(obs.value))
+        if len(set(sizes)) > 1:  # a group left unmeasured decides nothing about it
+            return "inconclusive", "configured, predicted and observed groups: {}, {} and {}".format(*sizes)
         problems, err = [], 0.0
-        for name, p, o in zip(config.groups, predicted, obs.value):
+        for name, p, o in zip(config.groups, predicted, obs.value, strict=True):
             p_f, o_f = np.array([as_float(x) for x in p]), np.array(o)
             err = max(err, float(np.max(np.abs(p_f - o_f) / np.maximum(1.0, np.abs(p_f)))))
             holds = bool((o_f < 0).all())
