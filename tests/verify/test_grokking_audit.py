@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from verify.claims.base import Observation
+from tests.verify.test_sparse_parity_grokking import _regime_obs  # one builder of regime observations
 from verify.claims.sparse_parity import grokking
 from verify.claims.sparse_parity.grokking import (
     GrokConfig,
@@ -76,24 +76,6 @@ def test_the_grokking_aggregate_keeps_each_seeds_times() -> None:
     ]
     units = grokking.Grokking().units(PRED, obs, cfg)
     assert [bool(u["problems"]) for u in units] == [False, True, True]
-
-
-def _regime_obs(settings: list[tuple[str, list[tuple[float | None, float | None]]]]) -> Observation:
-    rows = [
-        {
-            "m": 100 * (i + 1),
-            "weight_decay": 0.01,
-            "expect": expect,
-            "seeds": list(range(len(pairs))),
-            "t_train": [tr for tr, _ in pairs],
-            "t_test": [te for _, te in pairs],
-            "best_accuracy": [0.995 if te else 0.6 for _, te in pairs],
-            "best_train_accuracy": [1.0 if tr else 0.8 for tr, _ in pairs],
-            "final_train_accuracy": [1.0 if tr else 0.8 for tr, _ in pairs],
-        }
-        for i, (expect, pairs) in enumerate(settings)
-    ]
-    return Observation(0.0, details={"settings": rows, "seeds": rows[0]["seeds"], "divergence": None})
 
 
 CFG1 = RegimeConfig(n=20, k=3, settings=(RegimeSetting(400, 0.01, "generalises"),), seeds=(0, 1))

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from numerics.stats import fisher_drop_power
+from tests.verify.test_sparse_parity_claims import _b8_obs  # one builder of width-buys-data observations
 from verify.claims import registry
 from verify.claims.base import Observation
 from verify.claims.sparse_parity import pareto
@@ -58,15 +59,6 @@ def test_power_equal_to_the_minimum_is_enough() -> None:
     assert at({}, _obs({"default": grid, "sparse": grid}), SYN)[0] == "pass"
     above = pareto.WidthMonotone(min_power=power + 1e-9)
     assert above({}, _obs({"default": grid, "sparse": grid}), SYN)[0] == "inconclusive"
-
-
-def _b8_obs(narrow: list[float | None], wide: list[float | None]) -> Observation:
-    seeds = list(range(len(wide)))
-
-    def row(tc: list[float | None]) -> dict:
-        return {"seeds": seeds, "t_c": tc, "successes": sum(t is not None for t in tc), "runs": len(tc)}
-
-    return Observation({}, details={"runs": {"narrow": row(narrow), "wide": row(wide)}})
 
 
 def test_a_wide_success_at_the_sq_floor_is_not_after_it() -> None:

@@ -194,7 +194,7 @@ class ConditionValues(Judge):
         if len(set(sizes)) > 1:  # a group left unmeasured decides nothing about it
             return "inconclusive", "configured, predicted and observed groups: {}, {} and {}".format(*sizes)
         problems, err = [], 0.0
-        for name, p, o in zip(config.groups, predicted, obs.value, strict=True):
+        for name, p, o in zip(config.groups, predicted, obs.value):
             p_f, o_f = np.array([as_float(x) for x in p]), np.array(o)
             err = max(err, float(np.max(np.abs(p_f - o_f) / np.maximum(1.0, np.abs(p_f)))))
             holds = bool((o_f < 0).all())
