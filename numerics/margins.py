@@ -751,19 +751,22 @@ class MarginReport:
     argmin: int
     n_points: int = field(default=0)
 
+    def _per_norm_power(self, value: float) -> float:
+        r"""``value`` divided by :math:`\|\theta\|_{2,\nu}^\nu` (``norm_power``); ValueError on the zero network
+        (``norm_power <= 0``), which has no normalized margin."""
+        if self.norm_power <= 0:
+            raise ValueError("the zero network has no normalized margin")
+        return value / self.norm_power
+
     @property
     def normalized_margin(self) -> float:
         r""":math:`h(\theta)/\|\theta\|_{2,\nu}^\nu`; raises on the zero network."""
-        if self.norm_power <= 0:
-            raise ValueError("the zero network has no normalized margin")
-        return self.min_margin / self.norm_power
+        return self._per_norm_power(self.min_margin)
 
     @property
     def normalized_class_weighted(self) -> float:
         r""":math:`E_Q[g']/\|\theta\|_{2,\nu}^\nu` (an upper bound on the normalized margin)."""
-        if self.norm_power <= 0:
-            raise ValueError("the zero network has no normalized margin")
-        return self.class_weighted / self.norm_power
+        return self._per_norm_power(self.class_weighted)
 
 
 def evaluate(

@@ -345,6 +345,17 @@ def test_zero_network_has_no_normalized_margin():
         _ = rep.normalized_class_weighted
 
 
+@pytest.mark.parametrize("norm_power", [0.0, -1.0])
+def test_normalized_values_divide_by_the_norm_power(norm_power):
+    # min_margin 1.5, class_weighted 2.25 over ||theta||^nu = 3: 1.5 / 3 = 0.5 and 2.25 / 3 = 0.75 (exact in binary)
+    rep = MarginReport(1.5, 2.0, 1.75, 2.25, 1.0, 3.0, 0.0, 0, n_points=4)
+    assert rep.normalized_margin == 0.5 and rep.normalized_class_weighted == 0.75
+    off = dataclasses.replace(rep, norm_power=norm_power)  # the zero network, or a norm that is not one
+    for name in ("normalized_margin", "normalized_class_weighted"):
+        with pytest.raises(ValueError, match=r"^the zero network has no normalized margin$"):
+            getattr(off, name)
+
+
 class TestClassWeights:
     task = ModularTask(3, 2)
 
