@@ -586,9 +586,11 @@ def _node_batches(t: int, prior: str, chunk: int, half_width: float = 0.0) -> It
         yield np.stack([np.stack([aa, 1 - aa], -1), np.stack([1 - bb, bb], -1)], axis=1), wts[s : s + chunk]
 
 
-def _check_node_work(t: int, prior: str, what: str, hint: str) -> int:
-    """The number of quadrature nodes :func:`_node_batches` yields for ``prior`` at context length ``t``, after
-    checking that their ``t + 1`` matrix powers each stay within :data:`MAX_GRADIENT_WORK`.
+def _check_node_work(t: int, prior: str, chunk: int, what: str, hint: str, *, arrays: int, held: str) -> None:
+    """Check, before any node is formed, the work and the memory of the matrix powers at the quadrature nodes
+    :func:`_node_batches` yields for ``prior`` at context length ``t``: their ``t + 1`` matrix powers each stay
+    within :data:`MAX_GRADIENT_WORK` (LimitError naming ``t``), and ``arrays`` float64 arrays of the shape
+    ``(batch, t + 1, 2, 2)`` of one batch of ``min(chunk, nodes)`` nodes fit in memory (LimitError naming ``chunk``).
 
     The node rules take ``per_axis = t // 2 + 16`` Gauss-Legendre nodes per axis (their default ``extra``; ``t // 2``
     capped at :data:`MAX_NODES`, beyond which the rules refuse ``t`` themselves): :func:`duffy_nodes` maps the square
@@ -601,15 +603,16 @@ def _check_node_work(t: int, prior: str, what: str, hint: str) -> int:
         Context length, >= 2.
     prior : str
         'uniform', 'symmetric' or 'curriculum'.
+    chunk : int
+        Nodes per batch.
     what : str
-        The computation, for the message.
+        The computation, for the message of the work limit.
     hint : str
-        What to do instead.
-
-    Returns
-    -------
-    int
-        The number of nodes.
+        What to do instead of the computation.
+    arrays : int
+        How many arrays of the batch's shape the computation holds at once.
+    held : str
+        What it holds besides the matrix powers, for the message of the memory limit (``" and their sums"``).
     """
     per_axis = min(t // 2, MAX_NODES) + 16
     nodes = 2 * per_axis**2 if prior == "uniform" else per_axis
@@ -621,7 +624,13 @@ def _check_node_work(t: int, prior: str, what: str, hint: str) -> int:
         what=f"{what} ({format_count(nodes)} nodes x t + 1 matrix powers)",
         hint=hint,
     )
-    return nodes
+    check_allocation(
+        arrays * array_bytes(min(chunk, nodes), t + 1, 2, 2),
+        param="chunk",
+        value=chunk,
+        what=f"the matrix powers of a batch of nodes (chunk, t + 1, 2, 2){held}",
+        hint="use a smaller chunk",
+    )
 
 
 def finite_t_gradients(t: int, prior: str = "uniform", chunk: int = 2048) -> FiniteTGradients:
@@ -664,18 +673,14 @@ def finite_t_gradients(t: int, prior: str = "uniform", chunk: int = 2048) -> Fin
     chunk = check_count(chunk, "chunk", why="nodes per batch")
     if not isinstance(prior, str) or prior not in ("uniform", "symmetric"):
         raise InputError(f"prior must be 'uniform' or 'symmetric', got {prior!r:.80}", param="prior")
-    nodes = _check_node_work(
+    _check_node_work(
         t,
         prior,
+        chunk,
         "the finite-t gradients",
         "theory.markov gives the leading orders in t (step1_W_leading, step1_v_leading, step2_diag_leading)",
-    )
-    check_allocation(
-        12 * array_bytes(min(chunk, nodes), t + 1, 2, 2),
-        param="chunk",
-        value=chunk,
-        what="the matrix powers of a batch of nodes (chunk, t + 1, 2, 2) and their sums",
-        hint="use a smaller chunk",
+        arrays=12,
+        held=" and their sums",
     )
     GW, GV, GI = np.zeros((2, 2)), np.zeros(t), np.zeros(t)
     for P, ww in _node_batches(t, prior, chunk):
@@ -1463,18 +1468,14 @@ def bilinear_gradient_tensor(t: int, prior: str = "uniform", eps: float | None =
         why = "needs eps (a = b ~ U[1/2 - eps, 1/2 + eps])" if eps is None else "takes no eps"
         raise InputError(f"the {prior} prior {why}", param="eps")
     half_width = check_real(eps, "eps") if eps is not None else 0.0
-    nodes = _check_node_work(
+    _check_node_work(
         t,
         prior,
+        chunk,
         "the bilinear gradient tensor",
         "theory.markov.curriculum_tensor gives the curriculum prior's tensor exactly",
-    )
-    check_allocation(
-        16 * array_bytes(min(chunk, nodes), t + 1, 2, 2),
-        param="chunk",
-        value=chunk,
-        what="the matrix powers of a batch of nodes (chunk, t + 1, 2, 2), their ramp sums and the tensor",
-        hint="use a smaller chunk",
+        arrays=16,
+        held=", their ramp sums and the tensor",
     )
     T = np.zeros((t, 2, 2))
     for P, ww in _node_batches(t, prior, chunk, half_width):

@@ -276,3 +276,32 @@ def test_richardson_limit_needs_one_value_per_context_length(values, ts):
     with pytest.raises(InputError) as info:
         mg.richardson_limit(values, ts)
     assert info.value.param == "ts"
+
+
+@pytest.mark.parametrize(
+    ("call", "nbytes", "shown", "held"),
+    [
+        # symmetric prior, t = 8: t // 2 + 16 = 20 nodes, one batch of 20; 12 arrays x 20 x 9 x 2 x 2 x 8 B = 67.5 KiB
+        (lambda: mg.finite_t_gradients(8, "symmetric"), 12 * 20 * 9 * 4 * 8, "67.5 KiB", " and their sums"),
+        # curriculum prior, t = 6: 3 + 16 = 19 nodes in batches of 7; 16 arrays x 7 x 7 x 2 x 2 x 8 B = 24.5 KiB
+        (
+            lambda: mg.bilinear_gradient_tensor(6, "curriculum", 0.25, chunk=7),
+            16 * 7 * 7 * 4 * 8,
+            "24.5 KiB",
+            ", their ramp sums and the tensor",
+        ),
+    ],
+)
+def test_node_batches_are_checked_against_memory(call, nbytes, shown, held):
+    """The memory of one batch of matrix powers is refused one byte above half the memory, naming ``chunk``."""
+    from unittest import mock
+
+    from theory._checks import LimitError
+
+    with mock.patch("numerics.limits.available_memory", return_value=2 * nbytes):
+        call()  # the batch fits exactly in half the memory
+    with mock.patch("numerics.limits.available_memory", return_value=2 * nbytes - 2), pytest.raises(LimitError) as info:
+        call()
+    assert info.value.param == "chunk" and info.value.limit == nbytes - 1
+    assert f"the matrix powers of a batch of nodes (chunk, t + 1, 2, 2){held} needs about {shown}, " in str(info.value)
+    assert str(info.value).endswith("; use a smaller chunk")
