@@ -485,6 +485,19 @@ def cube(n: int) -> list[tuple[int, ...]]:
 # --------------------------------------------------------------------------------------------
 
 
+def _check_expansion_terms(n: int, k: int, hint: str) -> None:
+    r"""Raise :class:`LimitError` (naming n and ``hint``) when the expansion of :math:`(u^\top x)^k` in n symbols has
+    more than MAX_EXPANSION_TERMS monomials, :math:`\binom{n+k-1}{k}` (counted as infinite for n > 10,000)."""
+    check_cost(
+        math.comb(n + k - 1, k) if n <= 10_000 else math.inf,
+        MAX_EXPANSION_TERMS,
+        param="n",
+        value=n,
+        what=f"the number of monomials C(n+k-1, k) of the expansion of (u.x)^k at k = {k}",
+        hint=hint,
+    )
+
+
 def _as_vector(values: Sequence[object], name: str) -> list[sympy.Expr]:
     """A caller's vector as exact sympy entries (numbers or sympy expressions; strings are never evaluated)."""
     return [as_number(v, name) for v in _bounded_list(values, name, "numbers")]
@@ -524,13 +537,8 @@ def parity_expectation(u: Sequence[object], support: Sequence[int], k: int | Non
     u = _as_vector(u, "u")
     n, S = check_support(len(u), support, k)
     kk = len(S)
-    check_cost(
-        math.comb(n + kk - 1, kk) if n <= 10_000 else math.inf,
-        MAX_EXPANSION_TERMS,
-        param="n",
-        value=n,
-        what=f"the number of monomials C(n+k-1, k) of the expansion of (u.x)^k at k = {kk}",
-        hint="use expectation_identity_residual's closed form k! prod_S u_j (App. D.7) for large n",
+    _check_expansion_terms(
+        n, kk, "use expectation_identity_residual's closed form k! prod_S u_j (App. D.7) for large n"
     )
     x = sympy.symbols(f"x0:{n}")
     poly = sympy.Poly(sympy.Add(*[ui * xi for ui, xi in zip(u, x)]) ** kk * sympy.Mul(*[x[j] for j in S]), *x)
@@ -563,14 +571,7 @@ def expectation_identity_residual(n: int, k: int) -> sympy.Expr:
     0
     """
     n, k = check_nk(n, k)
-    check_cost(
-        math.comb(n + k - 1, k) if n <= 10_000 else math.inf,
-        MAX_EXPANSION_TERMS,
-        param="n",
-        value=n,
-        what=f"the number of monomials C(n+k-1, k) of the expansion of (u.x)^k at k = {k}",
-        hint="the identity is checked symbolically for small n and k only",
-    )
+    _check_expansion_terms(n, k, "the identity is checked symbolically for small n and k only")
     u = sympy.symbols(f"u0:{n}", real=True)
     S = tuple(range(k))
     return sympy.expand(parity_expectation(u, S) - factorial(k) * sympy.Mul(*[u[j] for j in S]))

@@ -226,6 +226,26 @@ def test_the_monomial_limit_reads_as_a_sentence():
     assert " has " not in str(info.value).split(";")[0]
 
 
+@pytest.mark.parametrize("n,k", [(199, 2), (200, 2), (48, 3), (49, 3), (5, 1), (3, 7)])
+def test_the_expansion_limit_counts_the_monomials_of_both_expansions(n, k):
+    """Both expansions of (u.x)^k are refused exactly when the monomials of degree k in n variables, listed one by
+    one, are more than MAX_EXPANSION_TERMS; the message names k and each function's own hint."""
+    monomials = sum(1 for _ in itertools.combinations_with_replacement(range(n), k))
+    too_many = monomials > tp.MAX_EXPANSION_TERMS
+    u, support = [1] * n, list(range(min(k, n)))
+    for call, hint in (
+        (lambda: tp._check_expansion_terms(n, k, "a hint"), "a hint"),
+        (lambda: tp.parity_expectation(u, support, k) if too_many else None, "closed form k! prod_S u_j"),
+        (lambda: tp.expectation_identity_residual(n, k) if too_many else None, "checked symbolically"),
+    ):
+        if too_many:
+            with pytest.raises(LimitError) as info:
+                call()
+            assert info.value.param == "n" and f"at k = {k}" in str(info.value) and hint in str(info.value)
+        else:
+            call()
+
+
 # ------------------------------------------------------------------------------- Theorem 5.5's schedule (App. B.2.1)
 
 
