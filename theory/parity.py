@@ -1194,6 +1194,16 @@ def _check_even_k(k: object, limit: int) -> int:
     return kk
 
 
+def _check_paired_width(r: object, what: str) -> int:
+    """The width r of the unbiased initialisation as an int: at least 2 and even (its neurons come in mirrored
+    pairs), else InputError; above 4096 (the exact power (1 - q)^(r/2)), a LimitError naming ``what``."""
+    rr = check_positive_int(r, "r", minimum=2)
+    if rr % 2:
+        raise InputError(f"the unbiased initialisation pairs neurons: r must be even, got {rr}", param="r")
+    check_cost(rr, 4096, param="r", value=rr, what=what, hint="a smaller r")
+    return rr
+
+
 @fill_doc(_DOC)
 def lemB5_tau(n: object, k: object, eps: object) -> float:
     r"""The tolerance of Lemma B.5: :math:`\tau=|\xi_{k-1}|/(16k\sqrt{2n\log(2k/\varepsilon)})`, with
@@ -1330,10 +1340,7 @@ def lemB5_miss_probability(k: object, r: object) -> Fraction:
     True
     """
     kk = _check_even_k(k, MAX_LEMB5_K)
-    rr = check_positive_int(r, "r", minimum=2)
-    if rr % 2:
-        raise InputError(f"the unbiased initialisation pairs neurons: r must be even, got {rr}", param="r")
-    check_cost(rr, 4096, param="r", value=rr, what="the width of the exact miss probability", hint="a smaller r")
+    rr = _check_paired_width(r, "the width of the exact miss probability")
     q = lemB5_slot_probability(kk)
     return sum(
         (Fraction((-1) ** (j + 1) * math.comb(kk, j)) * (1 - j * q) ** (rr // 2) for j in range(1, kk + 1)),
@@ -1407,10 +1414,7 @@ def lemB5_miss_bound_as_printed(k: object, r: object) -> Fraction:
     True
     """
     kk = _check_even_k(k, MAX_LEMB5_K)
-    rr = check_positive_int(r, "r", minimum=2)
-    if rr % 2:
-        raise InputError(f"the unbiased initialisation pairs neurons: r must be even, got {rr}", param="r")
-    check_cost(rr, 4096, param="r", value=rr, what="the width of the exact bound", hint="a smaller r")
+    rr = _check_paired_width(r, "the width of the exact bound")
     return kk * (1 - lemB5_slot_probability_as_printed(kk)) ** (rr // 2)
 
 

@@ -130,6 +130,30 @@ def test_inputs_outside_the_lemma_are_refused(call, match):
         call()
 
 
+@pytest.mark.parametrize("r", [-2, 0, 1, 2, 3, 24, 25, 4095, 4096, 4097, 4098, 10**6])
+def test_both_miss_functions_take_the_paired_widths_up_to_4096(r):
+    """The unbiased initialisation pairs its neurons: both functions of the miss probability (and the shared check)
+    accept exactly the even widths 2 .. 4096; an odd or smaller width is an InputError, a larger one a LimitError
+    naming the function's own work."""
+    from theory._checks import InputError, LimitError
+
+    for call, what in (
+        (lambda: tp._check_paired_width(r, "the work"), "the work"),
+        (lambda: tp.lemB5_miss_probability(2, r), "the exact miss probability"),
+        (lambda: tp.lemB5_miss_bound_as_printed(2, r), "the exact bound"),
+    ):
+        if r >= 2 and r % 2 == 0 and r <= 4096:
+            call()
+        elif r >= 2 and r % 2 == 0:
+            with pytest.raises(LimitError, match=what) as info:
+                call()
+            assert info.value.param == "r" and info.value.limit == 4096
+        else:
+            with pytest.raises(InputError) as info:
+                call()
+            assert info.value.param == "r" and not isinstance(info.value, LimitError)
+
+
 def _coordinate_law(n, k, w, u, b, j):
     """(P(+1), P(-1)) of the per-point coordinate -y u 1[w.x + b > 0] x_j (j = n: the bias), by enumeration."""
     plus = minus = 0
