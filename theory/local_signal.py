@@ -236,6 +236,19 @@ def _float_k(k: object, name: str = "k") -> int:
     return k
 
 
+def _check_limits(limits: tuple[tuple[str, int, int], ...], of: str) -> None:
+    """Raise :class:`LimitError` for the first ``(name, value, limit)`` of ``limits`` with ``value > limit``:
+    "name = value is above the limit name <= limit of ``of``", both numbers as :func:`format_count` writes them."""
+    for name, value, limit in limits:
+        if value > limit:
+            raise LimitError(
+                f"{name} = {format_count(value)} is above the limit {name} <= {format_count(limit)} of {of}",
+                param=name,
+                value=value,
+                limit=limit,
+            )
+
+
 def _finite(x: object, name: str, *, allow_inf: bool = False) -> float:
     """``x`` as a float: a real number (not a bool, not a string), not NaN, within the float range (and finite unless
     ``allow_inf``)."""
@@ -2593,15 +2606,10 @@ def init_failure_probability(k: int, d: int) -> float:
     d = check_d(d)
     if d < 2:
         raise InputError(f"d must be >= 2 (v lives in the d - 1 directions orthogonal to w_*), got d = {d}", param="d")
-    for name, value, limit in (("k", k, MAX_FLOAT_K), ("d", d, MAX_INIT_D)):
-        if value > limit:
-            raise LimitError(
-                f"{name} = {format_count(value)} is above the limit {name} <= {format_count(limit)} of "
-                "init_failure_probability (the chi-square tail is evaluated at k d)",
-                param=name,
-                value=value,
-                limit=limit,
-            )
+    _check_limits(
+        (("k", k, MAX_FLOAT_K), ("d", d, MAX_INIT_D)),
+        "init_failure_probability (the chi-square tail is evaluated at k d)",
+    )
     with mpmath.workdps(40):
         x = mpmath.mpf(k) * d
         p_c = 2 * _sf_mp(mpmath.sqrt(x))
@@ -3091,15 +3099,7 @@ MAX_B4_D = 10**9
 def _b4_args(k: object, d: object) -> tuple[int, int]:
     k = check_k(k)
     d = check_d(d)
-    for name, value, limit in (("k", k, MAX_B4_K), ("d", d, MAX_B4_D)):
-        if value > limit:
-            raise LimitError(
-                f"{name} = {format_count(value)} is above the limit {name} <= {format_count(limit)} of the Lemma B.4 "
-                "batch size",
-                param=name,
-                value=value,
-                limit=limit,
-            )
+    _check_limits((("k", k, MAX_B4_K), ("d", d, MAX_B4_D)), "the Lemma B.4 batch size")
     return k, d
 
 

@@ -64,3 +64,34 @@ def test_input_checks() -> None:
         tl.lemma_b4_batch_size(tl.MAX_B4_K + 1, 2)
     with pytest.raises(InputError):
         tl.lemma_b4_tolerance(2.0)  # type: ignore[arg-type]
+
+
+def test_size_limits_name_the_first_parameter_above_its_limit() -> None:
+    """The shared size check of the Lemma B.4 functions and of init_failure_probability: silent at the limits, and
+    above one a LimitError naming the first parameter over it, in the words written out here."""
+    tl._check_limits((("k", 10, 10), ("d", 11, 11)), "the work")
+    for limits, name, value, limit, text in (
+        ((("k", 5, 10), ("d", 12, 11)), "d", 12, 11, "d = 12 is above the limit d <= 11 of the work"),
+        ((("k", 11, 10), ("d", 12, 11)), "k", 11, 10, "k = 11 is above the limit k <= 10 of the work"),
+    ):
+        with pytest.raises(LimitError) as info:
+            tl._check_limits(limits, "the work")
+        assert (str(info.value), info.value.param, info.value.value, info.value.limit) == (text, name, value, limit)
+    for call, text in (
+        (
+            lambda: tl.lemma_b4_batch_size(10**6 + 1, 2),
+            "k = 1,000,001 is above the limit k <= 1,000,000 of the Lemma B.4 batch size",
+        ),
+        (
+            lambda: tl.lemma_b4_hoeffding_bound(4, 10**9 + 1, 10),
+            "d = 1,000,000,001 is above the limit d <= 1,000,000,000 of the Lemma B.4 batch size",
+        ),
+        (
+            lambda: tl.init_failure_probability(3, 10**6 + 1),
+            "d = 1,000,001 is above the limit d <= 1,000,000 of init_failure_probability (the chi-square tail is "
+            "evaluated at k d)",
+        ),
+    ):
+        with pytest.raises(LimitError) as info:
+            call()
+        assert str(info.value) == text
