@@ -993,10 +993,15 @@ def _check_thm55(n: object, k: object, eps: object) -> tuple[int, int, Fraction]
         what="the exact Majority coefficient of the schedule",
         hint="the schedule is meant for small n",
     )
+    return nn, kk, _check_thm55_eps(eps)
+
+
+def _check_thm55_eps(eps: object) -> Fraction:
+    """The accuracy eps of Thm 5.5 as an exact Fraction in (0, 1/2), else InputError (param "eps")."""
     e = as_fraction(eps, "eps")
     if not 0 < e < Fraction(1, 2):
         raise InputError(f"{THM55_SOURCE} fixes eps in (0, 1/2), got eps = {eps!r:.80}", param="eps")
-    return nn, kk, e
+    return e
 
 
 def _log_fraction(x: Fraction) -> float:
@@ -1047,9 +1052,7 @@ def thm55_width(k: object, eps: object) -> int:
     """
     kk = check_positive_int(k, "k", minimum=2, hypothesis=f"{THM55_SOURCE}: k >= 2")
     check_cost(kk, 60, param="k", value=kk, what="the width k 2^k log(8k/eps) (a float)", hint="a smaller k")
-    e = as_fraction(eps, "eps")
-    if not 0 < e < Fraction(1, 2):
-        raise InputError(f"{THM55_SOURCE} fixes eps in (0, 1/2), got eps = {eps!r:.80}", param="eps")
+    e = _check_thm55_eps(eps)
     log_ratio = math.log(8 * kk / e) if e * 2**900 > 1 else math.log(8 * kk) - _log_fraction(e)  # tiny eps: in logs
     r = math.ceil(kk * 2**kk * log_ratio)
     return r + r % 2

@@ -279,3 +279,24 @@ def test_thm55_bias_grid_has_step_one_over_k():
 def test_thm55_steps_refuses_inputs_outside_the_theorem(args, match):
     with pytest.raises(ValueError, match=match):
         tp.thm55_steps(*args)
+
+
+@pytest.mark.parametrize("eps", ["-1/4", 0, "1e-300", "1/4", "0.45", "0.4999", "1/2", "3/4", 1])
+def test_thm55_functions_take_eps_in_the_open_interval_to_one_half(eps):
+    """Thm 5.5 fixes eps in (0, 1/2): the width, the step count, the batch and the shared check accept exactly those
+    eps (the check returns it as an exact Fraction) and refuse the others with the theorem's message."""
+    inside = 0 < Fraction(eps) < Fraction(1, 2)
+    for call in (
+        lambda: tp._check_thm55_eps(eps),
+        lambda: tp.thm55_width(2, eps),
+        lambda: tp.thm55_steps(5, 2, 30, eps),
+        lambda: tp.thm55_batch(5, 2, 30, eps),
+    ):
+        if inside:
+            call()
+        else:
+            with pytest.raises(InputError, match=r"Thm 5\.5 .* fixes eps in \(0, 1/2\)") as info:
+                call()
+            assert info.value.param == "eps"
+    if inside:
+        assert tp._check_thm55_eps(eps) == Fraction(eps)
