@@ -68,8 +68,8 @@ _ROW = re.compile(r"^D\d+ (?P<a>\S+):(?P<a1>\d+)-(?P<a2>\d+) ~ (?P<b>\S+):(?P<b1
 
 
 def _hashed_files(repo: Path) -> set[str]:
-    """The files (relative to ``repo``) whose code text is hashed into a full-scale record of ``repo/results/full``."""
-    sys.path.insert(0, str(repo))
+    """The files (relative to ``repo``) whose code text is hashed into a full-scale record of ``repo/results/full``
+    (``repo``'s own ``verify`` is imported: :func:`_classify` puts it first on the path)."""
     from verify.claims import registry
     from verify.report import archive
 
@@ -86,6 +86,7 @@ def _hashed_files(repo: Path) -> set[str]:
 
 def _classify(rows: list[str], repo: Path) -> dict[str, int]:
     """Count ``rows`` as docstring sections, claim-module code hashed into archived records, or other code."""
+    sys.path.insert(0, str(repo.resolve()))  # before the first import of verify: the scanned checkout's, not another
     from verify.report.archive import _docstring_lines
 
     hashed = _hashed_files(repo)
