@@ -16,7 +16,7 @@ from theory.parity import check_nk
 from . import limits
 from .limits import MAX_MC_SAMPLES, check_count, check_real_array, check_seed
 
-__all__ = ["MAX_SEARCH_SETS", "block_medians", "local_slopes", "random_search_block_medians"]
+__all__ = ["MAX_SEARCH_SETS", "block_count", "block_medians", "local_slopes", "random_search_block_medians"]
 
 MAX_SEARCH_SETS = 10**15
 """Largest C(n, k) of a random-search case: success times of mean C(n, k) stay far inside numpy's int64."""
@@ -51,6 +51,46 @@ def local_slopes(ns: Sequence[int], medians: Sequence[float]) -> list[float]:
         return (np.diff(np.log(m)) / np.diff(np.log(n))).tolist()
 
 
+def block_count(n: int, block: int, what: str = "values") -> int:
+    r"""The number of consecutive blocks of ``block`` items in ``n`` items, :math:`n/\mathrm{block}`, where ``block``
+    divides ``n`` (the seed blocks of the Fig. 5.1 and 5.4 claims, Edelman Sec. 5.3.2).
+
+    Parameters
+    ----------
+    n : int
+        The number of items (seeds, values), at least 0.
+    block : int
+        The block size, at least 1.
+    what : str
+        What the items are, in the error message.
+
+    Returns
+    -------
+    int
+        n / block.
+
+    Raises
+    ------
+    InputError
+        ``block`` below 1 (``param="block"``), ``n`` negative (``param="n"``) or not a multiple of ``block``
+        (``param="block"``).
+
+    Examples
+    --------
+    >>> block_count(12, 4, "seeds")
+    3
+    >>> block_count(10, 4, "seeds")
+    Traceback (most recent call last):
+    ...
+    theory._checks.InputError: 10 seeds do not split into blocks of 4
+    """
+    n = check_count(n, "n", minimum=0)
+    block = check_count(block, "block")
+    if n % block:
+        raise InputError(f"{n} {what} do not split into blocks of {block}", param="block")
+    return n // block
+
+
 def block_medians(values: np.ndarray, block: int) -> np.ndarray:
     """Medians of consecutive blocks of ``block`` values (inf where more than half of a block is inf).
 
@@ -74,9 +114,10 @@ def block_medians(values: np.ndarray, block: int) -> np.ndarray:
     v = check_real_array(values, "values", finite=False)
     if np.isnan(v).any():
         raise InputError("values must not contain NaN (inf marks a run that never succeeded)", param="values")
+    if v.ndim != 1:
+        raise InputError(f"values must be one-dimensional, got shape {v.shape}", param="values")
     block = check_count(block, "block")
-    if v.ndim != 1 or len(v) % block:
-        raise InputError(f"{len(v)} values do not split into blocks of {block}", param="block")
+    block_count(len(v), block)
     return np.median(v.reshape(-1, block), axis=1)
 
 

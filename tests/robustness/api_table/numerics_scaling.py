@@ -7,6 +7,7 @@ MODULE = "numerics.scaling"
 
 BASELINE = {
     "local_slopes": {"ns": [10, 20, 40], "medians": [100.0, 400.0, 800.0]},
+    "block_count": {"n": 12, "block": 4, "what": "seeds"},
     "block_medians": {"values": np.array([1.0, 3.0, 5.0, 7.0]), "block": 2},
     "random_search_block_medians": {"cases": [(10, 2), (12, 3)], "blocks": 5, "block": 3, "seed": 0, "copies": 2},
 }

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from numerics.scaling import block_medians, local_slopes, random_search_block_medians
+from numerics.scaling import block_count, block_medians, local_slopes, random_search_block_medians
 from theory.scaling import fourier_gap_law_slope, random_search_law_slope, slope_law_boundary
 from verify.sweep import Cell, CellResult
 from verify.train.sparse_parity import SparseParityConfig
@@ -51,14 +51,13 @@ class LocalSlopeConfig(Fig51Model):
     eval_every: tuple[tuple[int, int], ...]
 
     def __post_init__(self) -> None:
-        if len(self.seeds) % self.block or self.block < 1:
-            raise ValueError(f"{len(self.seeds)} seeds do not split into blocks of {self.block}")
+        block_count(len(self.seeds), self.block, "seeds")
         if len(self.ns) < 2 or len(self.ks) < 2 or list(self.ns) != sorted(set(self.ns)):
             raise ValueError("need >= 2 increasing sizes and >= 2 degrees")
 
     @property
     def blocks(self) -> int:
-        return len(self.seeds) // self.block
+        return block_count(len(self.seeds), self.block, "seeds")
 
     def parity(self, n: int, k: int) -> SparseParityConfig:
         return xavier_relu_mlp(self, n, k, self.width, self.seeds, dict(self.eval_every)[k])

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from numerics.scaling import block_medians, random_search_block_medians
+from numerics.scaling import block_count, block_medians, random_search_block_medians
 from theory.scaling import random_search_width_speedup, width_plateau_boundary
 from verify.sweep import Cell, CellResult
 from verify.train.sparse_parity import SparseParityConfig
@@ -54,14 +54,13 @@ class WidthConfig:
     num_threads: int | None = None
 
     def __post_init__(self) -> None:
-        if len(self.seeds) % self.block or self.block < 1:
-            raise ValueError(f"{len(self.seeds)} seeds do not split into blocks of {self.block}")
+        block_count(len(self.seeds), self.block, "seeds")
         if len(self.widths) < 2 or list(self.widths) != sorted(set(self.widths)):
             raise ValueError("need >= 2 increasing widths")
 
     @property
     def blocks(self) -> int:
-        return len(self.seeds) // self.block
+        return block_count(len(self.seeds), self.block, "seeds")
 
     def pairs(self) -> list[tuple[int, int]]:
         return list(zip(self.widths[:-1], self.widths[1:]))
