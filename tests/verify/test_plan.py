@@ -196,6 +196,40 @@ def test_plan_uses_a_measured_runtime_of_the_same_configuration(tmp_path, nothin
     assert rows[0].seconds is None and rows[0].basis == "unknown"
 
 
+def test_a_resumed_record_times_only_its_last_part_so_the_plan_does_not_take_its_time(tmp_path, nothing_runs):
+    """A run resumed from a checkpoint at step 30,753 of 40,000 reports the wall time of its last 9,247 steps (the
+    Ch. 8 transformer records of 2026-12-01: about 1 h of a 4 h run): archived, the row stays a current measured
+    record (so ``--within`` leaves it alone) with an unknown time; in a report directory it is passed over."""
+    claim = registry()[SYMBOLIC]
+    meta = {"runtime_s": 3610.3, "seeds": [], "device": "cpu", "timestamp": "2026-12-01T17:09:16+0000"}
+    rec = {
+        "id": claim.id,
+        "scale": "full",
+        "verdict": "pass",
+        "predicted": 1,
+        "observed": 1,
+        "config": to_jsonable(claim.configs["full"]),
+        "metadata": {**meta, "resumed_from": [{"file": "run.ckpt", "step": 30753}]},
+    }
+    root = tmp_path / "results"
+    archive.merge_record(root, archive.make_record(rec, None, revision="x"))
+    (row,), _ = plan.make_plan([claim], "full", "cpu", archive=root, calibrate=False)
+    assert row.seconds is None and row.basis == "measured"
+    assert "resumed from a checkpoint at step 30,753" in row.note and "last part" in row.note
+    run, left = plan.affordable([row], 10**9)
+    assert run == [] and left == [(row, "a current record is archived")]
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "results.jsonl").write_text(json.dumps(rec) + "\n")
+    (row,), _ = plan.make_plan([claim], "full", "cpu", out=out, calibrate=False)
+    assert row.basis != "measured" and row.seconds != 3610.3
+    # the same record without the resumption is a measured time in both places
+    rec["metadata"] = meta
+    (out / "results.jsonl").write_text(json.dumps(rec) + "\n")
+    (row,), _ = plan.make_plan([claim], "full", "cpu", out=out, calibrate=False)
+    assert row.seconds == 3610.3 and row.basis == "measured" and row.note.startswith("report directory")
+
+
 def test_unknown_times_are_never_added():
     rows = [
         plan.PlanRow("a", "training", "s", 10.0, 2**20, True, "grid cost model", ""),

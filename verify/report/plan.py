@@ -112,7 +112,12 @@ ESTIMATORS: dict[type, Callable[[Any, Any, str, Any], Estimate | None]] = {}
 def _measured(
     claim: Any, config: Any, device_type: str, records: Iterable[Mapping[str, Any]], archive: bool
 ) -> Estimate | None:
-    """The latest record of ``claim`` at the same configuration hash on the same device type."""
+    """The latest record of ``claim`` at the same configuration hash on the same device type.
+
+    A record that resumed from a checkpoint (``metadata.resumed_from``) timed only the run's last part, so its wall
+    time is not a time to plan by: in a report directory it is passed over (the cost models estimate), in the
+    archive the row stays ``measured`` (a current record, which ``--within`` leaves alone) with an unknown time
+    and a note that says why."""
     from verify.report.archive import finished_at, staleness
 
     best, want = None, None
@@ -129,6 +134,8 @@ def _measured(
             continue
         if archive and staleness(rec, claim, want) not in (None, "its configuration changed since"):
             continue  # the code changed: the old time may not hold
+        if not archive and _resumed_steps(meta):
+            continue  # a resumed run's time is its last part's
         t = finished_at(rec)
         key = t.timestamp() if t else 0.0
         if best is None or key > best[0]:
@@ -140,7 +147,26 @@ def _measured(
     t = finished_at(rec)
     when = t.strftime("%Y-%m-%d") if t else "unknown date"
     scale = rec.get("scale")
-    return Estimate(best[1], None, "measured", f"{where}, {scale} record with this configuration, {when}")
+    note = f"{where}, {scale} record with this configuration, {when}"
+    steps = _resumed_steps(rec.get("metadata") or {})
+    if steps:
+        return Estimate(
+            None,
+            None,
+            "measured",
+            f"{note}; resumed from a checkpoint at step {min(steps):,}: its {format_seconds(best[1])} timed only "
+            "the run's last part",
+        )
+    return Estimate(best[1], None, "measured", note)
+
+
+def _resumed_steps(meta: Mapping[str, Any]) -> list[int]:
+    """The steps at which a record's run resumed from a checkpoint (``metadata.resumed_from``: a list of
+    ``{"file", "step"}``); empty for a run that started from step 0."""
+    resumed = meta.get("resumed_from")
+    if not isinstance(resumed, list):
+        return []
+    return [int(r["step"]) for r in resumed if isinstance(r, dict) and isinstance(r.get("step"), int)]
 
 
 def _report_records(out: str | Path | None) -> list[dict[str, Any]]:
