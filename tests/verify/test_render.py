@@ -889,3 +889,16 @@ def test_every_figure_of_a_claim_has_a_caption_and_alt_text(records, tmp_path):
         r"<figcaption[^>]*>KL to each strategy \(<code>[^<]+-kl\.png</code>\)", shown[0]
     )
     assert "![KL to each strategy](figures/" in render.render_markdown([rec], META, figures)
+
+
+def test_a_resumed_run_says_its_runtime_is_the_last_part_only(records):
+    """A run resumed from a checkpoint (metadata.resumed_from, written by verify.runtime.claim_run.note_resumed)
+    timed only its last part: both formats say so next to the runtime; a run from step 0 shows the time alone."""
+    rec = copy.deepcopy(records[0])
+    rec["metadata"] = rec["metadata"] | {"runtime_s": 3610.3}
+    assert "- runtime: 3610.3 s; seeds" in render.render_markdown([rec], META, {})
+    rec["metadata"]["resumed_from"] = [{"file": "markov_transformer_0123.ckpt", "step": 30753}]
+    said = "3610.3 s (resumed from a checkpoint at step 30,753: the run's last part only)"
+    assert f"- runtime: {render.md_escape(said)}; seeds" in render.render_markdown([rec], META, {})
+    html = render.render_html([rec], META, {})  # numbers there are kept from breaking inside a span
+    assert "resumed from a checkpoint at step" in html and "the run&#39;s last part only" in html

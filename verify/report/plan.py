@@ -41,6 +41,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from verify.runtime.claim_run import resumed_steps
 from verify.runtime.jsonable import config_hash
 from verify.runtime.memory import MEMORY_SAFETY, format_seconds
 
@@ -134,7 +135,7 @@ def _measured(
             continue
         if archive and staleness(rec, claim, want) not in (None, "its configuration changed since"):
             continue  # the code changed: the old time may not hold
-        if not archive and _resumed_steps(meta):
+        if not archive and resumed_steps(meta):
             continue  # a resumed run's time is its last part's
         t = finished_at(rec)
         key = t.timestamp() if t else 0.0
@@ -148,7 +149,7 @@ def _measured(
     when = t.strftime("%Y-%m-%d") if t else "unknown date"
     scale = rec.get("scale")
     note = f"{where}, {scale} record with this configuration, {when}"
-    steps = _resumed_steps(rec.get("metadata") or {})
+    steps = resumed_steps(rec.get("metadata") or {})
     if steps:
         return Estimate(
             None,
@@ -158,15 +159,6 @@ def _measured(
             "the run's last part",
         )
     return Estimate(best[1], None, "measured", note)
-
-
-def _resumed_steps(meta: Mapping[str, Any]) -> list[int]:
-    """The steps at which a record's run resumed from a checkpoint (``metadata.resumed_from``: a list of
-    ``{"file", "step"}``); empty for a run that started from step 0."""
-    resumed = meta.get("resumed_from")
-    if not isinstance(resumed, list):
-        return []
-    return [int(r["step"]) for r in resumed if isinstance(r, dict) and isinstance(r.get("step"), int)]
 
 
 def _report_records(out: str | Path | None) -> list[dict[str, Any]]:

@@ -37,6 +37,7 @@ import re
 import shlex
 import sys
 from collections import Counter
+from collections.abc import Mapping
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,7 @@ from verify.claims.base import registry
 from verify.claims.external import claim_module, claims_argument
 from verify.report import archive, links
 from verify.report.figures import SkippedFigure, failing_seeds, seed_figures
+from verify.runtime.claim_run import resumed_steps
 from verify.runtime.provenance import git_state, hardware, library_versions
 
 __all__ = [
@@ -736,6 +738,24 @@ def _json_text(obj: Any, limit: int) -> tuple[str, bool]:
     return text[:limit] + "\n…", True
 
 
+def _runtime_text(meta: Mapping[str, Any]) -> str:
+    """A record's wall time as the report shows it, and for a run resumed from a checkpoint the step it resumed at
+    (:func:`verify.runtime.claim_run.resumed_steps`): the time is then the run's last part only.
+
+    Examples
+    --------
+    >>> _runtime_text({"runtime_s": 3610.3, "resumed_from": [{"file": "run.ckpt", "step": 30753}]})
+    "3610.3 s (resumed from a checkpoint at step 30,753: the run's last part only)"
+    >>> _runtime_text({})
+    '—'
+    """
+    if meta.get("runtime_s") is None:
+        return "—"
+    steps = resumed_steps(meta)
+    where = f" (resumed from a checkpoint at step {min(steps):,}: the run's last part only)" if steps else ""
+    return f"{meta['runtime_s']} s{where}"
+
+
 def _record_view(r: dict, fmt: str, meta_links: dict[str, Any], appendix: dict) -> dict[str, Any]:
     """One record's row for the templates (its group, texts, values and links); ``appendix`` maps an appendix to the
     chapter it belongs to (:func:`_appendix_chapters`)."""
@@ -778,7 +798,7 @@ def _record_view(r: dict, fmt: str, meta_links: dict[str, Any], appendix: dict) 
         "rank": VERDICT_RANK.get(r["verdict"], 9),
         "reason_row": _clip(str(r.get("reason", "")), ROW_TEXT_LIMIT),
         "tolerance_row": _clip(fill_tolerance(r.get("tolerance", ""), r.get("config")), ROW_TEXT_LIMIT),
-        "runtime": f"{meta['runtime_s']} s" if meta.get("runtime_s") is not None else "—",
+        "runtime": _runtime_text(meta),
         "seeds": seed_ranges(meta.get("seeds") or []),
         "device": meta.get("device", "—"),
         "sweep": _sweep_text(meta["sweep"]) if meta.get("sweep") else "",

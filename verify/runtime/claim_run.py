@@ -16,7 +16,7 @@ import os
 import shutil
 import sys
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,6 +109,24 @@ def note_resumed(step: int, file: str | os.PathLike) -> None:
     if run is not None:
         run.resumed.append({"step": int(step), "file": os.path.basename(os.fspath(file))})
     checkpoint_log(f"resuming from step {int(step)} (checkpoint {file})")
+
+
+def resumed_steps(metadata: Mapping[str, Any]) -> list[int]:
+    """The steps at which a record's run resumed from a checkpoint (``metadata["resumed_from"]``, a list of
+    ``{"file", "step"}`` written by :func:`note_resumed`); empty for a run that started at step 0. Such a record's
+    wall time covers only the run's last part.
+
+    Examples
+    --------
+    >>> resumed_steps({"resumed_from": [{"file": "run.ckpt", "step": 30753}]})
+    [30753]
+    >>> resumed_steps({"runtime_s": 12.5})
+    []
+    """
+    resumed = metadata.get("resumed_from")
+    if not isinstance(resumed, list):
+        return []
+    return [r["step"] for r in resumed if isinstance(r, dict) and type(r.get("step")) is int]
 
 
 def note_training(setting: dict[str, Any]) -> None:
