@@ -248,10 +248,13 @@ def test_polynomial_training_claims_get_the_trainers_step_shapes(nothing_runs):
     rows, _ = plan.make_plan(claims, "full", "cpu")
     for row in rows:
         assert row.basis == "trainer cost model" and row.seconds > 0 and row.memory_bytes > 2**20
-    # k = 2, p = 97, width 768, 3 seeds, full batch of 97^2 points: 6 n m C x 3 seeds / 2 multiply-adds per step
+    # k = 2, p = 97, width 768, 3 seeds, full batch of 97^2 points: 6 n m C x 3 seeds / 2 multiply-adds per step;
+    # an evaluation of the 97^2 points is the forward output product, 2 n m C x 3 seeds / 2, at steps 0, 500, ...
     cfg = claims[1].configs["full"]
     madds = 3 * 97**2 * cfg.width * 97 * len(cfg.train.seeds)
-    assert rows[1].seconds == pytest.approx(cfg.train.steps * (SPEED.overhead_s + madds / SPEED.flops_per_s))
+    evals = len(range(0, cfg.train.steps + 1, cfg.train.eval_every)) + (cfg.train.steps % cfg.train.eval_every != 0)
+    updates = cfg.train.steps * (SPEED.overhead_s + madds / SPEED.flops_per_s)
+    assert rows[1].seconds == pytest.approx(updates + evals * (SPEED.overhead_s + madds / 3 / SPEED.flops_per_s))
     # uncalibrated (as on CUDA without a GPU): the memory, the time unknown
     rows, facts = plan.make_plan(claims[1:], "full", "cuda", calibrate=False)
     assert facts["calibration"] is None and rows[0].seconds is None and rows[0].memory_bytes > 2**20
@@ -753,15 +756,19 @@ def test_polynomial_claims_are_scaled_by_one_probe_of_the_trainers_planner(nothi
     ids = ("edelman-thm7.9-training-A5", "edelman-thm7.7-training", "shi-fig4.1-split-single-frequency")
     claims = [registry()[i] for i in ids]
     probe = plan._probe_polynomial
-    monkeypatch.setattr(plan, "_probe_polynomial", lambda rows, found, device: None)  # the model alone
+    per_update: dict[str, float] = {}  # the model's update, which the probe's is compared with (not its evaluations)
+    monkeypatch.setattr(  # the model alone
+        plan, "_probe_polynomial", lambda rows, found, device: per_update.update({f[2].id: f[0] for f in found})
+    )
     modelled = dict(zip(ids, plan.make_plan(claims, "full", "cpu")[0]))
     monkeypatch.setattr(plan, "_probe_polynomial", probe)
     steps = {c.id: c.configs["full"].train.steps for c in claims}
-    cheapest = min(ids, key=lambda i: modelled[i].seconds / steps[i])
+    assert all(modelled[i].seconds > steps[i] * per_update[i] for i in ids)  # the evaluations on top
+    cheapest = min(ids, key=lambda i: per_update[i])
     calls = []
 
     class Plan:
-        seconds_per_step = 3 * modelled[cheapest].seconds / steps[cheapest]
+        seconds_per_step = 3 * per_update[cheapest]
 
     def fake_estimate_run(task, degree, width, config, options, *, probe):  # type: ignore[no-untyped-def]
         calls.append((width, config))

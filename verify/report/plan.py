@@ -71,6 +71,9 @@ class Estimate:
     note: str = ""
     #: The trainer runs in ``seconds`` and the seconds of each (:func:`_shapes_estimate`), for :func:`_mark_shared`.
     runs: tuple[tuple[Any, float], ...] = ()
+    #: The modelled seconds of one update, where ``seconds`` also counts evaluations (:func:`_polynomial_estimate`):
+    #: what :func:`_probe_polynomial` compares with the trainer's probe of an update.
+    per_update: float | None = None
 
 
 @dataclass(frozen=True)
@@ -266,8 +269,11 @@ def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any, free:
     """The polynomial-network training claims (:func:`_polynomial_task`): the trainer's own step shapes
     (:class:`verify.train.polynomial_step.StepShapes`: multiply-adds per update, peak memory of the ``loop`` strategy
     with its chunk) at the calibrated rate; the task's sizes are read and its data not built (:func:`make_plan` then
-    scales the times by one probe of the trainer, :func:`_probe_polynomial`). Evaluations are not counted: 0.13-0.31%
-    of the full-scale runs (``benchmarks/bench_polynomial_eval.py``)."""
+    scales the times by one probe of the trainer, :func:`_probe_polynomial`). The evaluations are counted too
+    (:func:`verify.runtime.loop.evaluation_count` of them, :attr:`StepShapes.flops_per_evaluation` each): 0.13-0.31%
+    of the runs measured by ``benchmarks/bench_polynomial_eval.py``, but about as much as the updates where a
+    mini-batch is a small part of a large dataset (Shi Fig. 4.1/4.2 at k = 5: 1,024 of 6.4 million points)."""
+    from verify.runtime.loop import evaluation_count
     from verify.sweep.cost import CellCost
     from verify.train.polynomial_step import MIN_CHUNK, StepShapes, memory_plan
 
@@ -298,14 +304,18 @@ def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any, free:
     if free is None and device != "cpu" and chunk is None:
         chunk = MIN_CHUNK  # the trainer shrinks its chunks to the free memory: without it, the least it needs
     _, peak = memory_plan(shapes, "loop", device, free, chunk, ignore_memory_check=True)
-    seconds = None if speed is None else speed.seconds(CellCost(int(train.steps), shapes.flops_per_step / 2))
+    evaluations = evaluation_count(int(train.steps), int(train.eval_every))
+    cost = CellCost(int(train.steps), shapes.flops_per_step / 2, evaluations, shapes.flops_per_evaluation / 2)
+    seconds = None if speed is None else speed.seconds(cost)
+    per_update = None if speed is None else speed.step_seconds(cost)
     note = (
-        f"{train.steps} steps x {shapes.flops_per_step / 2e9:.3g} G multiply-adds (trainer step shapes, "
-        "loop strategy, evaluations not counted"
+        f"{train.steps} steps x {shapes.flops_per_step / 2e9:.3g} G multiply-adds and {evaluations} evaluations x "
+        f"{shapes.flops_per_evaluation / 2e9:.3g} G (trainer step shapes, loop strategy"
         + ("; memory: the least it needs, with the smallest chunk" if chunk == MIN_CHUNK and free is None else "")
         + ")"
     )
-    return Estimate(seconds, int(peak), "trainer cost model" if seconds is not None else "unknown", note)
+    basis = "trainer cost model" if seconds is not None else "unknown"
+    return Estimate(seconds, int(peak), basis, note, per_update=per_update)
 
 
 def _probe_polynomial(rows: list[PlanRow], found: list[tuple[float, int, Any, Any]], device: str) -> None:
@@ -340,7 +350,7 @@ def _probe_polynomial(rows: list[PlanRow], found: list[tuple[float, int, Any, An
         row = rows[i]
         note = row.note + (
             f"; the trainer's planner probed now at {claim.id}: {probed * 1e3:.3g} ms an update against the model's "
-            f"{model * 1e3:.3g} ms (x{ratio:.3g} on every polynomial-network claim's updates)"
+            f"{model * 1e3:.3g} ms (x{ratio:.3g} on every polynomial-network claim's updates and evaluations)"
         )
         rows[i] = replace(row, seconds=None if row.seconds is None else row.seconds * ratio, note=note)
 
@@ -728,8 +738,8 @@ def make_plan(
             est = _polynomial_estimate(
                 claim, config, device, speed, None if usable is None else int(usable / MEMORY_SAFETY)
             )
-            if est is not None and est.seconds is not None and config.train.steps:
-                polynomial.append((est.seconds / config.train.steps, len(rows), claim, config))
+            if est is not None and est.seconds is not None and est.per_update:
+                polynomial.append((est.per_update, len(rows), claim, config))
         if est is None and type(config) in ESTIMATORS:
             est = ESTIMATORS[type(config)](claim, config, device, speed)
         if est is None and claim.kind == "training":

@@ -169,6 +169,17 @@ class StepShapes:
             per_seed += 4.0 * n * self.n_blocks * self.block_size * m
         return per_seed * self.n_seeds
 
+    @property
+    def flops_per_evaluation(self) -> float:
+        """Multiply-adds x 2 of one evaluation over the whole dataset (:func:`verify.train.polynomial.ensemble_metrics`,
+        forward only): 2 N m C per seed (the output product), plus 2 N kd m for dense inputs (index inputs are
+        gathered, :func:`verify.train.homogeneous.preactivations`)."""
+        n, m = self.dataset_points, self.width
+        per_seed = 2.0 * n * m * self.n_classes
+        if self.dense:
+            per_seed += 2.0 * n * self.n_blocks * self.block_size * m
+        return per_seed * self.n_seeds
+
     def bytes_per_point_seed(self, strategy: str) -> int:
         """Working set of one point of one seed inside a chunk (the buffers P, P^(deg-1), A, F and G)."""
         m, C, b = self.width, self.n_classes, self.itemsize
