@@ -1,6 +1,7 @@
 """What the polynomial-network trainer's evaluations add to a run (verify.train.polynomial.train): its plan line
-(:func:`verify.train.polynomial_step.plan_step`) and the report's plan time the update only, and this measures the
-part they leave out, at the full-scale shapes of the polynomial-network training claims.
+(:func:`verify.train.polynomial_step.plan_step`) times the update only, and this measures the part it leaves out, at
+the full-scale shapes of the polynomial-network training claims. The report's plan counts the evaluations since
+2026-12-01 (``StepShapes.flops_per_evaluation``, docs/training.md).
 
 Usage::
 
