@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from verify.runtime.claim_run import resumed_steps
+from verify.runtime.claim_run import resumed_steps, resumed_text
 from verify.runtime.jsonable import config_hash
 from verify.runtime.memory import MEMORY_SAFETY, format_seconds
 
@@ -152,14 +152,10 @@ def _measured(
     when = t.strftime("%Y-%m-%d") if t else "unknown date"
     scale = rec.get("scale")
     note = f"{where}, {scale} record with this configuration, {when}"
-    steps = resumed_steps(rec.get("metadata") or {})
-    if steps:
+    resumed = resumed_text(rec.get("metadata") or {})
+    if resumed:
         return Estimate(
-            None,
-            None,
-            "measured",
-            f"{note}; resumed from a checkpoint at step {min(steps):,}: its {format_seconds(best[1])} timed only "
-            "the run's last part",
+            None, None, "measured", f"{note}; {resumed}: its {format_seconds(best[1])} timed only the run's last part"
         )
     return Estimate(best[1], None, "measured", note)
 
@@ -738,7 +734,7 @@ def make_plan(
             est = _polynomial_estimate(
                 claim, config, device, speed, None if usable is None else int(usable / MEMORY_SAFETY)
             )
-            if est is not None and est.seconds is not None and est.per_update:
+            if est is not None and est.per_update:  # None without a calibration
                 polynomial.append((est.per_update, len(rows), claim, config))
         if est is None and type(config) in ESTIMATORS:
             est = ESTIMATORS[type(config)](claim, config, device, speed)

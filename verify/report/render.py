@@ -53,7 +53,7 @@ from verify.claims.base import registry
 from verify.claims.external import claim_module, claims_argument
 from verify.report import archive, links
 from verify.report.figures import SkippedFigure, failing_seeds, seed_figures
-from verify.runtime.claim_run import resumed_steps
+from verify.runtime.claim_run import resumed_text
 from verify.runtime.provenance import git_state, hardware, library_versions
 
 __all__ = [
@@ -740,7 +740,7 @@ def _json_text(obj: Any, limit: int) -> tuple[str, bool]:
 
 def _runtime_text(meta: Mapping[str, Any]) -> str:
     """A record's wall time as the report shows it, and for a run resumed from a checkpoint the step it resumed at
-    (:func:`verify.runtime.claim_run.resumed_steps`): the time is then the run's last part only.
+    (:func:`verify.runtime.claim_run.resumed_text`): the time is then the run's last part only.
 
     Examples
     --------
@@ -751,9 +751,8 @@ def _runtime_text(meta: Mapping[str, Any]) -> str:
     """
     if meta.get("runtime_s") is None:
         return "—"
-    steps = resumed_steps(meta)
-    where = f" (resumed from a checkpoint at step {min(steps):,}: the run's last part only)" if steps else ""
-    return f"{meta['runtime_s']} s{where}"
+    resumed = resumed_text(meta)
+    return f"{meta['runtime_s']} s" + (f" ({resumed}: the run's last part only)" if resumed else "")
 
 
 def _record_view(r: dict, fmt: str, meta_links: dict[str, Any], appendix: dict) -> dict[str, Any]:

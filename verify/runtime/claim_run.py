@@ -129,6 +129,17 @@ def resumed_steps(metadata: Mapping[str, Any]) -> list[int]:
     return [r["step"] for r in resumed if isinstance(r, dict) and type(r.get("step")) is int]
 
 
+def resumed_text(metadata: Mapping[str, Any]) -> str:
+    """How the report and the plan say that a record's run resumed (its first step of :func:`resumed_steps`); ""
+    for a run that started at step 0.
+
+    >>> resumed_text({"resumed_from": [{"file": "run.ckpt", "step": 30753}]})
+    'resumed from a checkpoint at step 30,753'
+    """
+    steps = resumed_steps(metadata)
+    return f"resumed from a checkpoint at step {min(steps):,}" if steps else ""
+
+
 def note_training(setting: dict[str, Any]) -> None:
     """Record in the running claim's record the setting one training run used (trainer, device, dtype, seeds:
     :meth:`verify.runtime.options.RunSetting.describe`); nothing outside a claim."""
