@@ -18,7 +18,7 @@ by :math:`\|\theta\|_{2,\nu}^\nu = \sum_i \|\theta_i\|_2^\nu` (Shi Def C.2; Edel
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import torch
@@ -26,7 +26,16 @@ import torch
 from numerics.margins import HomogeneousNetwork
 from verify.runtime.loop import stack_seeds
 
-__all__ = ["HomogeneousEnsemble", "as_input_tensor", "init_weights", "logits", "preactivations"]
+__all__ = [
+    "HomogeneousEnsemble",
+    "as_input_tensor",
+    "init_weights",
+    "int_power",
+    "logits",
+    "preactivations",
+    "seed_logit_chunks",
+    "weights_table",
+]
 
 
 def init_weights(
@@ -62,6 +71,41 @@ def as_input_tensor(inputs: np.ndarray | torch.Tensor, device: torch.device, dty
     return t.to(device=device, dtype=torch.int64)
 
 
+def _is_dense(inputs: torch.Tensor, k: int, d: int) -> bool:
+    """Whether ``inputs`` are dense floats (n, k, d) rather than integer indices (n, k); a ValueError for neither."""
+    if inputs.ndim == 2 and not inputs.dtype.is_floating_point:
+        if inputs.shape[1] != k:
+            raise ValueError(f"index inputs must have shape (n, k = {k}), got {tuple(inputs.shape)}")
+        return False
+    if inputs.ndim == 3 and inputs.dtype.is_floating_point:
+        if tuple(inputs.shape[1:]) != (k, d):
+            raise ValueError(f"dense inputs must have shape (n, k = {k}, d = {d}), got {tuple(inputs.shape)}")
+        return True
+    raise ValueError(
+        f"inputs must be integer indices (n, k) or dense floats (n, k, d); got shape {tuple(inputs.shape)} dtype {inputs.dtype}"
+    )
+
+
+def weights_table(U: torch.Tensor, dense: bool) -> torch.Tensor:
+    """U (S, m, k, d) as the forward passes read it: the ((k, d), (S, m)) gather table of index inputs, a contiguous
+    copy (the reshape alone is a strided view, whose rows ``embedding_bag`` reads several times slower), or
+    (S, m, k d) for dense inputs (a view)."""
+    S, m, k, d = U.shape
+    return U.reshape(S, m, k * d) if dense else U.permute(2, 3, 0, 1).reshape(k * d, S * m).contiguous()
+
+
+def _preactivations_of(
+    table: torch.Tensor, inputs: torch.Tensor, dense: bool, block_size: int, seeds: int
+) -> torch.Tensor:
+    """:func:`preactivations` from :func:`weights_table`'s ``table`` of ``seeds`` networks, shape (S, n, m)."""
+    n = inputs.shape[0]
+    if dense:
+        return torch.matmul(inputs.reshape(n, -1).to(table.dtype), table.transpose(1, 2))
+    flat = inputs + torch.arange(inputs.shape[1], device=inputs.device) * block_size  # row of (block j, symbol a_j)
+    summed = torch.nn.functional.embedding_bag(flat, table, mode="sum")  # (n, S*m): Σ_j rows, no (n, k, ...) tensor
+    return summed.view(n, seeds, -1).transpose(0, 1)
+
+
 def preactivations(U: torch.Tensor, inputs: torch.Tensor) -> torch.Tensor:
     r""":math:`S_{s,n,i} = \sum_j \langle U_{s,i,j}, x_{n,j}\rangle` for batched blocks U (S, m, k, d); shape (S, n, m).
 
@@ -69,27 +113,54 @@ def preactivations(U: torch.Tensor, inputs: torch.Tensor) -> torch.Tensor:
     ``embedding_bag(mode="sum")`` (no one-hot tensor and no (n, k, S, m) intermediate; the result is a
     transposed view); dense inputs ``(n, k, d)`` use one batched matrix product.
     """
-    S, m, k, d = U.shape
-    if inputs.ndim == 2 and not inputs.dtype.is_floating_point:
-        if inputs.shape[1] != k:
-            raise ValueError(f"index inputs must have shape (n, k = {k}), got {tuple(inputs.shape)}")
-        flat = inputs + torch.arange(k, device=inputs.device) * d  # row of (block j, symbol a_j) in the table
-        table = U.permute(2, 3, 0, 1).reshape(k * d, S * m)
-        summed = torch.nn.functional.embedding_bag(flat, table, mode="sum")  # (n, S*m): Σ_j rows, no (n, k, ...) tensor
-        return summed.view(inputs.shape[0], S, m).transpose(0, 1)
-    if inputs.ndim == 3 and inputs.dtype.is_floating_point:
-        if tuple(inputs.shape[1:]) != (k, d):
-            raise ValueError(f"dense inputs must have shape (n, k = {k}, d = {d}), got {tuple(inputs.shape)}")
-        x = inputs.reshape(inputs.shape[0], k * d).to(U.dtype)
-        return torch.matmul(x, U.reshape(S, m, k * d).transpose(1, 2))
-    raise ValueError(
-        f"inputs must be integer indices (n, k) or dense floats (n, k, d); got shape {tuple(inputs.shape)} dtype {inputs.dtype}"
-    )
+    dense = _is_dense(inputs, U.shape[2], U.shape[3])
+    return _preactivations_of(weights_table(U, dense), inputs, dense, U.shape[3], U.shape[0])
+
+
+def int_power(P: torch.Tensor, e: int) -> torch.Tensor:
+    """P^e (e >= 1) by repeated squaring: element-wise products only (torch's ``pow`` calls the libm power for
+    exponents other than 2 and 3, several times slower). The training step's forward pass
+    (:mod:`verify.train.polynomial_step`) and the evaluation (:func:`logits`) multiply the same factors in the same
+    order.
+
+    >>> int_power(torch.tensor([2.0, -3.0]), 5).tolist()
+    [32.0, -243.0]
+    """
+    if e < 1:
+        raise ValueError(f"the exponent must be a positive integer, got {e!r}")
+    if e == 1:
+        return P
+    half = int_power(P * P, e // 2)
+    return half * P if e % 2 else half
 
 
 def logits(U: torch.Tensor, W: torch.Tensor, degree: int, inputs: torch.Tensor) -> torch.Tensor:
     r"""Batched network outputs :math:`F_{s,n,c} = \sum_i S_{s,n,i}^{\mathrm{deg}} W_{s,i,c}`, shape (S, n, C)."""
-    return torch.bmm(preactivations(U, inputs).pow(degree), W)
+    return torch.bmm(int_power(preactivations(U, inputs), degree), W)
+
+
+def seed_logit_chunks(
+    U: torch.Tensor, W: torch.Tensor, degree: int, inputs: torch.Tensor, rows: int
+) -> Iterator[tuple[int, int, torch.Tensor]]:
+    r""":func:`logits` one seed and ``rows`` inputs at a time: yields ``(s, start, F)``, F of shape (c, C) the outputs
+    of seed s on ``inputs[start : start + c]``, seed by seed. Each seed's table is built once. On the CPU a chunk
+    whose (c, m) products stay in a core's cache runs several times faster than all seeds over large chunks
+    (``benchmarks/bench_polynomial_eval.py``, docs/benchmarks.md).
+
+    >>> U, W = torch.ones(2, 3, 2, 4, dtype=torch.float64), torch.ones(2, 3, 1, dtype=torch.float64)
+    >>> x = torch.tensor([[0, 1], [2, 3], [1, 1]])
+    >>> [(s, start, F.tolist()) for s, start, F in seed_logit_chunks(U, W, 2, x, rows=2)][:2]
+    [(0, 0, [[12.0], [12.0]]), (0, 2, [[12.0]])]
+    """
+    if rows < 1:
+        raise ValueError(f"rows must be at least 1, got {rows!r}")
+    S, _, k, d = U.shape
+    dense = _is_dense(inputs, k, d)
+    for s in range(S):
+        table = weights_table(U[s : s + 1], dense)
+        for start in range(0, inputs.shape[0], rows):
+            P = _preactivations_of(table, inputs[start : start + rows], dense, d, 1)[0]
+            yield s, start, int_power(P, degree) @ W[s]
 
 
 class HomogeneousEnsemble(torch.nn.Module):

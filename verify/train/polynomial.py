@@ -57,7 +57,7 @@ from verify.runtime.checkpoint import (
 from verify.runtime.divergence import NonFiniteGuard
 from verify.runtime.loop import Bar, Resumption, run_loop, torch_threads
 from verify.runtime.options import DEFAULT_OPTIONS, DTYPE_NAMES, RunOptions, RunSetting
-from verify.train.homogeneous import HomogeneousEnsemble, as_input_tensor, logits
+from verify.train.homogeneous import HomogeneousEnsemble, as_input_tensor, seed_logit_chunks
 from verify.train.polynomial_step import STRATEGIES, EnsembleStep, StepPlan, StepRequest, plan_step
 
 __all__ = [
@@ -67,6 +67,7 @@ __all__ = [
     "doubling_steps",
     "ensemble_metrics",
     "estimate_run",
+    "evaluation_rows",
     "learning_rate",
     "load_checkpoint",
     "train",
@@ -80,7 +81,28 @@ SAVED_KEYS = ("optimizer", "sampler", "history", "wall_time")
 # Fields that may change between a checkpoint and the run resuming it (they do not change the trajectory).
 RESUMABLE_FIELDS = frozenset({"steps", "checkpoint_every", "nan_check_every", "num_threads", "strategy", "compile"})
 
-EVAL_MEMORY_BUDGET = 64 * 2**20  # bytes for one float64 evaluation chunk
+EVAL_MEMORY_BUDGET = 64 * 2**20  # bytes for one float64 evaluation chunk (one seed's; an accelerator's)
+#: Bytes of one seed's float64 evaluation chunk on the CPU: its (points x width) products then stay in a core's L2
+#: cache (1 MiB per core on the machine measured; docs/benchmarks.md, ``benchmarks/bench_polynomial_eval.py``).
+EVAL_CACHE_BUDGET = 512 * 2**10
+#: The fewest points of a CPU evaluation chunk (below it the output product runs short rows).
+EVAL_MIN_ROWS = 32
+
+
+def evaluation_rows(width: int, n_classes: int, device: torch.device) -> int:
+    """Points per chunk of :func:`ensemble_metrics`, one seed at a time: its float64 working set, about
+    8 (m + 3 C) bytes a point, within :data:`EVAL_CACHE_BUDGET` on the CPU (at least :data:`EVAL_MIN_ROWS` points)
+    and :data:`EVAL_MEMORY_BUDGET` elsewhere.
+
+    >>> evaluation_rows(5632, 23, torch.device("cpu")), evaluation_rows(512, 23, torch.device("cpu"))
+    (32, 112)
+    >>> evaluation_rows(5632, 23, torch.device("cuda"))
+    1471
+    """
+    per_point = 8 * (width + 3 * n_classes)
+    if device.type == "cpu":
+        return max(EVAL_MIN_ROWS, EVAL_CACHE_BUDGET // per_point)
+    return max(1, EVAL_MEMORY_BUDGET // per_point)
 
 
 def doubling_steps(every: int = 1000, count: int = 10, start: int | None = None) -> tuple[int, ...]:
@@ -347,7 +369,8 @@ def ensemble_metrics(
     reg_power: float | None = None,
     reference_margin: float | None = None,
 ) -> dict[str, list[float] | None]:
-    r"""Per-seed metrics over a whole dataset, computed in float64 in bounded-memory chunks.
+    r"""Per-seed metrics over a whole dataset, computed in float64, one seed at a time in chunks of
+    :func:`evaluation_rows` points (:func:`verify.train.homogeneous.seed_logit_chunks`).
 
     Returns lists of S floats: ``loss`` (mean CE + regulariser), ``cross_entropy``, ``accuracy`` (correct
     logit strictly largest), ``margin`` :math:`h = \min g` (Shi Def 4.3), ``norm_power``
@@ -358,22 +381,19 @@ def ensemble_metrics(
     W = model.W.detach().to(torch.float64)
     if inputs.dtype.is_floating_point:
         inputs = inputs.to(torch.float64)
-    S, m = U.shape[:2]
-    n_total = inputs.shape[0]
-    chunk = max(1, EVAL_MEMORY_BUDGET // (8 * S * (m + 3 * W.shape[2])))
+    S, n_total = U.shape[0], inputs.shape[0]
     ce = torch.zeros(S, dtype=torch.float64, device=U.device)
     correct = torch.zeros(S, dtype=torch.float64, device=U.device)
     h = torch.full((S,), math.inf, dtype=torch.float64, device=U.device)
-    for start in range(0, n_total, chunk):
-        x, y = inputs[start : start + chunk], labels[start : start + chunk]
-        F = logits(U, W, model.degree, x)
-        ce += _per_seed_cross_entropy(F, y)
-        idx = y.view(1, -1, 1).expand(S, -1, 1)
-        right = F.gather(2, idx).squeeze(2)
-        wrong = F.scatter(2, idx, -math.inf).amax(dim=2)
+    rows = evaluation_rows(U.shape[1], W.shape[2], U.device)
+    for s, start, F in seed_logit_chunks(U, W, model.degree, inputs, rows):
+        y = labels[start : start + F.shape[0]]
+        ce[s] += _per_seed_cross_entropy(F[None], y)[0]
+        right = F.gather(1, y[:, None]).squeeze(1)
+        wrong = F.scatter(1, y[:, None], -math.inf).amax(dim=1)
         g = right - wrong
-        h = torch.minimum(h, g.amin(dim=1))
-        correct += (g > 0).sum(dim=1)
+        h[s] = torch.minimum(h[s], g.min())
+        correct[s] += (g > 0).sum()
     norm_power = (U.square().sum(dim=(2, 3)) + W.square().sum(dim=2)).pow(model.homogeneity / 2).sum(dim=1)
     ce = ce / n_total
     loss = ce + _regulariser(norm_power, lam, reg_power, model.homogeneity)

@@ -86,6 +86,7 @@ from verify.runtime.memory import (
     format_step,
     free_memory,
 )
+from verify.train.homogeneous import int_power, weights_table
 from verify.train.polynomial_triton import MAX_CLASSES as TRITON_MAX_CLASSES
 from verify.train.polynomial_triton import available as triton_available
 from verify.train.polynomial_triton import triton_chunk
@@ -409,15 +410,6 @@ def _chunk_inputs(x: torch.Tensor, start: int, stop: int, block_size: int, dense
     return xc + torch.arange(xc.shape[1], device=xc.device) * block_size
 
 
-def _int_power(P: torch.Tensor, e: int) -> torch.Tensor:
-    """P^e (e >= 1) by repeated squaring: element-wise products only (torch's ``pow`` calls the libm power
-    for exponents other than 2 and 3, several times slower)."""
-    if e == 1:
-        return P
-    half = _int_power(P * P, e // 2)
-    return half * P if e % 2 else half
-
-
 def _eager_chunk(
     table: torch.Tensor,
     W: torch.Tensor,
@@ -447,7 +439,7 @@ def _eager_chunk(
     if degree == 1:
         Q, A = None, P.contiguous()
     else:
-        Q = _int_power(P, degree - 1)
+        Q = int_power(P, degree - 1)
         A = torch.empty((g, c, m), dtype=P.dtype, device=P.device)
         torch.mul(Q, P, out=A)
     logp = torch.log_softmax(torch.bmm(A, W), dim=2)
@@ -500,7 +492,7 @@ def _functional_chunk(
         for j in range(1, xc.shape[1]):
             flat = flat + table[xc[:, j]]
         P = flat.view(c, g, m).transpose(0, 1)
-    Q = torch.ones_like(P) if degree == 1 else _int_power(P, degree - 1)
+    Q = torch.ones_like(P) if degree == 1 else int_power(P, degree - 1)
     A = Q * P
     logp = torch.log_softmax(torch.bmm(A, W), dim=2)
     ce = -logp.gather(2, yc.view(1, c, 1).expand(g, c, 1)).sum(dim=(1, 2))
@@ -726,7 +718,7 @@ def ensemble_gradient(
     def run_group(s0: int) -> None:
         Ug, Wg = U[s0 : s0 + group], W[s0 : s0 + group]
         g = Ug.shape[0]
-        table = Ug.reshape(g, m, k * d) if dense else Ug.permute(2, 3, 0, 1).reshape(k * d, g * m).contiguous()
+        table = weights_table(Ug, dense)
         dtab = torch.zeros_like(table, memory_format=torch.contiguous_format)
         dWg = dW[s0 : s0 + g].zero_()
         ceg = ce[s0 : s0 + g]
@@ -1413,8 +1405,8 @@ def _compile_for(
     """The compiled chunk gradient of a plan (:func:`_compile_chunk` on its first chunk and first group)."""
     g = _group_of(strategy, shapes.n_seeds)
     Ug, Wg = U.detach()[:g], W.detach()[:g]
-    _, m, k, d = Ug.shape
+    d = Ug.shape[3]
     dense = shapes.dense
-    table = Ug.reshape(g, m, k * d) if dense else Ug.permute(2, 3, 0, 1).reshape(k * d, g * m).contiguous()
+    table = weights_table(Ug, dense)
     xc = _chunk_inputs(x.to(U.dtype) if dense else x, 0, chunk, d, dense)
     return _compile_chunk(degree, dense, table, Wg, xc, y[:chunk], _scatter_of(kernel))
