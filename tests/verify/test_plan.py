@@ -37,6 +37,7 @@ def nothing_runs(monkeypatch):
     monkeypatch.setattr(markov, "probe_transformer_eval", lambda cfg, device, **kw: 0.0)  # likewise
     monkeypatch.setattr(modular_relu, "probe_relu_step", lambda cfg, device, steps=2: 0.0)  # likewise
     monkeypatch.setattr(polynomial, "estimate_run", lambda *a, **k: NO_TIME)  # likewise
+    monkeypatch.setattr(polynomial, "probe_evaluation", lambda *a, **k: 0.0)  # likewise
     monkeypatch.setattr(plan, "_PROBED", {})  # nothing probed by an earlier test
     monkeypatch.setattr(base, "run_claim", no_run)
     monkeypatch.setattr(base, "evaluate", no_run)
@@ -749,41 +750,67 @@ def test_relu_updates_are_scaled_by_their_own_probe(nothing_runs, monkeypatch):
     assert "(x4 on every ReLU modular network run's updates)" in row.note
 
 
-def test_polynomial_claims_are_scaled_by_one_probe_of_the_trainers_planner(nothing_runs, monkeypatch):
+def test_polynomial_claims_are_scaled_by_probes_of_the_trainers_update_and_evaluation(nothing_runs, monkeypatch):
     """The claim with the cheapest modelled update is planned by the real trainer (a fake ``estimate_run`` here: 3
-    times the model's update), once; every polynomial-network row's time is multiplied by that ratio and its note
-    names the probe. A probe that gives no time leaves the model's times."""
-    ids = ("edelman-thm7.9-training-A5", "edelman-thm7.7-training", "shi-fig4.1-split-single-frequency")
+    times the model's update), and the claim with the longest modelled evaluations has one evaluated (a fake
+    ``probe_evaluation``: 5 times the model's evaluation), once each; every polynomial-network row's updates are
+    multiplied by the first ratio, its evaluations by the second, and its note names both probes. A probe that gives
+    no time leaves the model's times for its part."""
+    ids = ("edelman-thm7.9-training-A5", "edelman-thm7.7-training", "shi-fig4.1-split-single-frequency-k5")
     claims = [registry()[i] for i in ids]
     probe = plan._probe_polynomial
-    per_update: dict[str, float] = {}  # the model's update, which the probe's is compared with (not its evaluations)
+    model: dict[str, plan.Estimate] = {}
     monkeypatch.setattr(  # the model alone
-        plan, "_probe_polynomial", lambda rows, found, device: per_update.update({f[2].id: f[0] for f in found})
+        plan, "_probe_polynomial", lambda rows, found, device: model.update({f[2].id: f[0] for f in found})
     )
     modelled = dict(zip(ids, plan.make_plan(claims, "full", "cpu")[0]))
     monkeypatch.setattr(plan, "_probe_polynomial", probe)
     steps = {c.id: c.configs["full"].train.steps for c in claims}
-    assert all(modelled[i].seconds > steps[i] * per_update[i] for i in ids)  # the evaluations on top
-    cheapest = min(ids, key=lambda i: per_update[i])
-    calls = []
+    for i in ids:  # the model's parts add up to its time
+        assert model[i].evaluations > 0 and model[i].per_evaluation > 0
+        parts = steps[i] * model[i].per_update + model[i].evaluations * model[i].per_evaluation
+        assert modelled[i].seconds == pytest.approx(parts, rel=1e-12)
+    cheapest = min(ids, key=lambda i: model[i].per_update)
+    longest = max(ids, key=lambda i: model[i].evaluations * model[i].per_evaluation)
+    assert (cheapest, longest) == ("edelman-thm7.9-training-A5", "shi-fig4.1-split-single-frequency-k5")
+    calls, eval_calls = [], []
 
     class Plan:
-        seconds_per_step = 3 * per_update[cheapest]
+        seconds_per_step = 3 * model[cheapest].per_update
 
     def fake_estimate_run(task, degree, width, config, options, *, probe):  # type: ignore[no-untyped-def]
         calls.append((width, config))
         return Plan()
 
+    points = {}
+
+    def fake_probe_evaluation(task, degree, width, config, options):  # type: ignore[no-untyped-def]
+        eval_calls.append((width, config))
+        points["n"] = task.n_points
+        return 5 * model[longest].per_evaluation / task.n_points
+
     monkeypatch.setattr(polynomial, "estimate_run", fake_estimate_run)
+    monkeypatch.setattr(polynomial, "probe_evaluation", fake_probe_evaluation)
     rows = dict(zip(ids, plan.make_plan(claims, "full", "cpu")[0]))
-    assert calls == [(registry()[cheapest].configs["full"].width, registry()[cheapest].configs["full"].train)]
+    full = {i: registry()[i].configs["full"] for i in ids}
+    assert calls == [(full[cheapest].width, full[cheapest].train)]
+    assert eval_calls == [(full[longest].width, full[longest].train)] and points["n"] == 23**5
     for i in ids:
-        assert rows[i].seconds == pytest.approx(3 * modelled[i].seconds)
-        assert f"probed now at {cheapest}" in rows[i].note and "x3 on every polynomial-network" in rows[i].note
+        expected = 3 * steps[i] * model[i].per_update + 5 * model[i].evaluations * model[i].per_evaluation
+        assert rows[i].seconds == pytest.approx(expected, rel=1e-9)
+        assert (
+            f"probed now at {cheapest}" in rows[i].note
+            and "(x3 on every polynomial-network claim's updates)" in rows[i].note
+        )
+        assert (
+            f"probed now at {longest}" in rows[i].note
+            and "(x5 on every polynomial-network claim's evaluations)" in rows[i].note
+        )
     monkeypatch.setattr(plan, "_PROBED", {})
     Plan.seconds_per_step = None  # no time: the model stands
+    monkeypatch.setattr(polynomial, "probe_evaluation", lambda *a, **k: 0.0)
     rows = dict(zip(ids, plan.make_plan(claims, "full", "cpu")[0]))
-    assert all(rows[i].seconds == pytest.approx(modelled[i].seconds) for i in ids)
+    assert all(rows[i].seconds == pytest.approx(modelled[i].seconds) and "probed now" not in rows[i].note for i in ids)
 
 
 def _row(cid, seconds, basis="trainer cost model", note="model"):

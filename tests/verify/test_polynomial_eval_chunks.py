@@ -113,3 +113,30 @@ def test_logits_keep_the_autograd_graph() -> None:
     x, _ = TASK.batch(0, 10)
     logits(model.U, model.W, model.degree, torch.as_tensor(x)).sum().backward()
     assert model.U.grad is not None and model.W.grad is not None
+
+
+def test_probe_evaluation_times_the_first_points_after_a_warm_up(monkeypatch) -> None:
+    """A warm-up on one chunk, then one timed evaluation of the first ``points`` points (all of a smaller dataset),
+    every seed of the configuration: the seconds of that evaluation per point, on a fake clock."""
+    from verify.runtime.options import RunOptions
+
+    calls, clock = [], [0.0]
+    real = vp.ensemble_metrics
+
+    def counted(model, inputs, labels, **kw):  # type: ignore[no-untyped-def]
+        calls.append((model.n_seeds, inputs.shape[0], bool(torch.equal(labels, torch.as_tensor(y[: len(labels)])))))
+        clock[0] += 0.5 * inputs.shape[0]  # half a second a point
+        return real(model, inputs, labels, **kw)
+
+    _, y = TASK.batch(0, TASK.n_points)
+    monkeypatch.setattr(vp, "ensemble_metrics", counted)
+    monkeypatch.setattr(vp.time, "perf_counter", lambda: clock[0])
+    config = vp.TrainConfig(steps=1, lr=0.1, seeds=(0, 1, 2))
+    rows = vp.evaluation_rows(6, TASK.n_classes, torch.device("cpu"))
+    assert vp.probe_evaluation(TASK, 3, 6, config, RunOptions(device="cpu"), points=100) == 0.5
+    assert calls == [(3, min(rows, 100), True), (3, 100, True)]
+    calls.clear()
+    assert vp.probe_evaluation(TASK, 3, 6, config, RunOptions(device="cpu"), points=10**6) == 0.5
+    assert calls[-1] == (3, TASK.n_points, True)
+    with pytest.raises(ValueError, match="points must be at least 1"):
+        vp.probe_evaluation(TASK, 3, 6, config, RunOptions(device="cpu"), points=0)

@@ -74,6 +74,10 @@ class Estimate:
     #: The modelled seconds of one update, where ``seconds`` also counts evaluations (:func:`_polynomial_estimate`):
     #: what :func:`_probe_polynomial` compares with the trainer's probe of an update.
     per_update: float | None = None
+    #: Likewise the modelled seconds of one evaluation and how many ``seconds`` counts (``seconds`` = steps x
+    #: ``per_update`` + ``evaluations`` x ``per_evaluation``), which :func:`_probe_polynomial` scales by its own probe.
+    per_evaluation: float | None = None
+    evaluations: int = 0
 
 
 @dataclass(frozen=True)
@@ -304,6 +308,7 @@ def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any, free:
     cost = CellCost(int(train.steps), shapes.flops_per_step / 2, evaluations, shapes.flops_per_evaluation / 2)
     seconds = None if speed is None else speed.seconds(cost)
     per_update = None if speed is None else speed.step_seconds(cost)
+    per_evaluation = None if speed is None else speed.eval_seconds(cost)
     note = (
         f"{train.steps} steps x {shapes.flops_per_step / 2e9:.3g} G multiply-adds and {evaluations} evaluations x "
         f"{shapes.flops_per_evaluation / 2e9:.3g} G (trainer step shapes, loop strategy"
@@ -311,44 +316,93 @@ def _polynomial_estimate(claim: Any, config: Any, device: str, speed: Any, free:
         + ")"
     )
     basis = "trainer cost model" if seconds is not None else "unknown"
-    return Estimate(seconds, int(peak), basis, note, per_update=per_update)
+    return Estimate(
+        seconds, int(peak), basis, note, per_update=per_update, per_evaluation=per_evaluation, evaluations=evaluations
+    )
 
 
-def _probe_polynomial(rows: list[PlanRow], found: list[tuple[float, int, Any, Any]], device: str) -> None:
-    """Scale the polynomial-network rows ``found`` (model seconds per update, row index, claim, config) by a probe of
-    the real trainer: the planner of the claim with the cheapest modelled update
-    (:func:`verify.train.polynomial.estimate_run`: the data and ensemble built, one chunk of each candidate strategy
-    timed, as :func:`verify.train.polynomial.train` would) against that update's model, once per process; the ratio
-    multiplies every row's time (the calibration's products run faster than the trainer's kernels: under load the A5
-    run's planner measured 13 G multiply-adds/s where the calibration said 37). Rows stay as modelled where the probe
-    does not fit the memory or gives no time."""
+def _probe_polynomial(rows: list[PlanRow], found: list[tuple[Estimate, int, Any, Any]], device: str) -> None:
+    """Scale the polynomial-network rows ``found`` (the model's estimate, row index, claim, config) by two probes of
+    the real trainer, once per process each:
+
+    - its updates by the planner of the claim with the cheapest modelled update
+      (:func:`verify.train.polynomial.estimate_run`: the data and ensemble built, one chunk of each candidate strategy
+      timed, as :func:`verify.train.polynomial.train` would) against that update's model (the calibration's products
+      run faster than the trainer's kernels: under load the A5 run's planner measured 13 G multiply-adds/s where the
+      calibration said 37);
+    - its evaluations by :func:`verify.train.polynomial.probe_evaluation` of the claim whose modelled evaluations
+      take longest (Shi Fig. 4.1/4.2 at k = 5: half of the run; elsewhere under 1%) against that evaluation's model
+      (multiply-adds only: the gather, the powers and the cross entropy are not counted; one evaluation of the
+      k = 5 run took four times its model before 2026-12-01, docs/benchmarks.md).
+
+    Each ratio multiplies its part of every row's time (``steps`` x ``per_update``, ``evaluations`` x
+    ``per_evaluation``); a part stays as modelled where its probe does not fit the memory or gives no time."""
+    import torch
+
     from verify.runtime.memory import InsufficientMemoryError
     from verify.runtime.options import RunOptions
-    from verify.train.polynomial import estimate_run
+    from verify.train.polynomial import estimate_run, probe_evaluation
 
     if not found:
         return
-    model, _, claim, config = min(found, key=lambda f: f[0])
-    key = ("polynomial", claim.id, device)
-    if key not in _PROBED:
+    options = RunOptions(device=device)
+    est, _, claim, config = min(found, key=lambda f: f[0].per_update or math.inf)
+    update_key = ("polynomial", claim.id, device)
+    if update_key not in _PROBED:
         task, degree = _polynomial_task(config) or (None, 0)
         try:
-            step = estimate_run(task, degree, int(config.width), config.train, RunOptions(device=device), probe=True)
+            step = estimate_run(task, degree, int(config.width), config.train, options, probe=True)
         except InsufficientMemoryError:
-            _PROBED[key] = None
+            _PROBED[update_key] = None
         else:
-            _PROBED[key] = step.seconds_per_step
-    probed = _PROBED[key]
-    if not probed or probed <= 0:
-        return
-    ratio = probed / model
-    for _, i, _, _ in found:
+            _PROBED[update_key] = step.seconds_per_step
+    update = _Ratio(claim.id, _PROBED[update_key], est.per_update)
+    est, _, claim, config = max(found, key=lambda f: f[0].evaluations * (f[0].per_evaluation or 0.0))
+    eval_key = ("polynomial evaluation", claim.id, device)
+    if eval_key not in _PROBED and est.evaluations and est.per_evaluation:
+        task, degree = _polynomial_task(config) or (None, 0)
+        try:
+            per_point = probe_evaluation(task, degree, int(config.width), config.train, options)
+        except (InsufficientMemoryError, torch.OutOfMemoryError, MemoryError):
+            _PROBED[eval_key] = None
+        else:
+            _PROBED[eval_key] = per_point * int(task.n_points)
+    evaluation = _Ratio(claim.id, _PROBED.get(eval_key), est.per_evaluation)
+    for est, i, _, config in found:
         row = rows[i]
-        note = row.note + (
-            f"; the trainer's planner probed now at {claim.id}: {probed * 1e3:.3g} ms an update against the model's "
-            f"{model * 1e3:.3g} ms (x{ratio:.3g} on every polynomial-network claim's updates and evaluations)"
+        if row.seconds is None or est.per_update is None:
+            continue
+        updates = int(config.train.steps) * est.per_update
+        evaluations = row.seconds - updates  # evaluations x per_evaluation
+        note = row.note + update.text("an update", "updates")
+        if evaluations > 0:
+            note += evaluation.text("an evaluation", "evaluations")
+        rows[i] = replace(row, seconds=updates * update.ratio + evaluations * evaluation.ratio, note=note)
+
+
+@dataclass(frozen=True)
+class _Ratio:
+    """A probe of the polynomial trainer (:func:`_probe_polynomial`): the probed claim, the probe's seconds (None: no
+    time) and the model's; ``ratio`` is 1 without a time."""
+
+    claim: str
+    probed: float | None
+    model: float | None
+
+    @property
+    def ratio(self) -> float:
+        ok = self.probed is not None and self.probed > 0 and self.model is not None and self.model > 0
+        return self.probed / self.model if ok else 1.0  # type: ignore[operator]
+
+    def text(self, one: str, every: str) -> str:
+        """The note's words for it, e.g. "; the trainer probed now at X: 717 ms an update against the model's 208 ms
+        (x3.44 on every polynomial-network claim's updates)"; "" without a time."""
+        if self.ratio == 1.0 and (self.probed is None or self.probed <= 0):
+            return ""
+        return (
+            f"; the trainer probed now at {self.claim}: {_short(self.probed)} {one} against the model's "
+            f"{_short(self.model)} (x{self.ratio:.3g} on every polynomial-network claim's {every})"
         )
-        rows[i] = replace(row, seconds=None if row.seconds is None else row.seconds * ratio, note=note)
 
 
 def _trainer_configs(config: Any, depth: int = 2) -> list[Any]:
@@ -735,7 +789,7 @@ def make_plan(
                 claim, config, device, speed, None if usable is None else int(usable / MEMORY_SAFETY)
             )
             if est is not None and est.per_update:  # None without a calibration
-                polynomial.append((est.per_update, len(rows), claim, config))
+                polynomial.append((est, len(rows), claim, config))
         if est is None and type(config) in ESTIMATORS:
             est = ESTIMATORS[type(config)](claim, config, device, speed)
         if est is None and claim.kind == "training":
@@ -886,6 +940,17 @@ def plan_document(rows: list[PlanRow], facts: dict[str, Any], scale: str, device
         "claims": [clean(r) for r in rows],
         "totals": totals(rows),
     }
+
+
+def _short(s: float | None) -> str:
+    """``s`` seconds in ms below a second (three digits), else :func:`_duration`.
+
+    >>> _short(0.7171), _short(1752.0)
+    ('717 ms', '29.2 min')
+    """
+    if s is None:
+        return "unknown"
+    return f"{s * 1e3:.3g} ms" if s < 1 else _duration(s)
 
 
 def _duration(s: float) -> str:

@@ -70,6 +70,7 @@ __all__ = [
     "evaluation_rows",
     "learning_rate",
     "load_checkpoint",
+    "probe_evaluation",
     "train",
 ]
 
@@ -596,6 +597,60 @@ def estimate_run(
         return run.plan(config.steps, probe=probe, free_bytes=free_bytes, dry_run=True).plan
 
 
+def initial_ensemble(
+    task: Task, degree: int, width: int, config: TrainConfig, dtype: torch.dtype, device: torch.device
+) -> HomogeneousEnsemble:
+    """The networks :func:`train` starts from: one per seed of ``config`` (``config.init_std``), shaped for ``task``
+    (its blocks and classes), of activation degree ``degree`` and width ``width``, in ``dtype`` on ``device``."""
+    return HomogeneousEnsemble.from_seeds(
+        config.seeds,
+        width=width,
+        n_blocks=task.n_blocks,
+        block_size=task.block_size,
+        n_classes=task.n_classes,
+        degree=degree,
+        init_std=config.init_std,
+        dtype=dtype,
+        device=device,
+    )
+
+
+#: Points of the dataset that :func:`probe_evaluation` reads (all seeds).
+EVAL_PROBE_POINTS = 2048
+
+
+def probe_evaluation(
+    task: Task, degree: int, width: int, config: TrainConfig, options: RunOptions, *, points: int = EVAL_PROBE_POINTS
+) -> float:
+    """Seconds per point of the dataset of one evaluation (:func:`ensemble_metrics`, float64, every seed of
+    ``config``) on ``options.device``, timed on the first ``points`` points of ``task`` (or all of them) after a
+    warm-up on one chunk: one evaluation of the whole dataset takes about ``task.n_points`` times as long. The plan
+    compares it with its model of an evaluation (``verify/report/plan.py``), which counts multiply-adds only.
+    """
+    if points < 1:
+        raise ValueError(f"points must be at least 1, got {points!r}")
+    device = options.resolved_device()
+    n = min(int(points), int(task.n_points))
+    x, y = task.batch(0, n)
+    inputs, labels = as_input_tensor(x, device, torch.float64), torch.as_tensor(y, dtype=torch.int64, device=device)
+    model = initial_ensemble(
+        task, degree, width, config.replace(seeds=options.seeds(config.seeds)), torch.float64, device
+    )
+    warm = evaluation_rows(width, task.n_classes, device)
+    with torch_threads(config.num_threads):
+        ensemble_metrics(model, inputs[:warm], labels[:warm])
+        _synchronize(device)
+        start = time.perf_counter()
+        ensemble_metrics(model, inputs, labels)
+        _synchronize(device)
+        return (time.perf_counter() - start) / n
+
+
+def _synchronize(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
 class _PolynomialRun:
     """One :func:`train` call: the data and the ensemble on the device, the optimiser, the checkpoint."""
 
@@ -621,17 +676,7 @@ class _PolynomialRun:
             "task": _task_fingerprint(task, inputs_np, labels_np),
             "reference_margin": None if reference_margin is None else float(reference_margin),
         }
-        self.model = HomogeneousEnsemble.from_seeds(
-            config.seeds,
-            width=width,
-            n_blocks=task.n_blocks,
-            block_size=task.block_size,
-            n_classes=task.n_classes,
-            degree=degree,
-            init_std=config.init_std,
-            dtype=dtype,
-            device=device,
-        )
+        self.model = initial_ensemble(task, degree, width, config, dtype, device)
 
     def plan(
         self, steps: int, *, probe: bool = True, free_bytes: int | None = None, dry_run: bool = False
