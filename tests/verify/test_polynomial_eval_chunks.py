@@ -140,3 +140,11 @@ def test_probe_evaluation_times_the_first_points_after_a_warm_up(monkeypatch) ->
     assert calls[-1] == (3, TASK.n_points, True)
     with pytest.raises(ValueError, match="points must be at least 1"):
         vp.probe_evaluation(TASK, 3, 6, config, RunOptions(device="cpu"), points=0)
+
+
+@pytest.mark.parametrize("n_inputs, labels", [(0, (0,)), (10, (9,)), (10, (10, 1))])
+def test_ensemble_metrics_refuse_empty_or_mismatched_data(n_inputs: int, labels: tuple[int, ...]) -> None:
+    """No silent NaN from an empty dataset (0 / 0), no misaligned labels."""
+    x, _ = TASK.batch(0, max(n_inputs, 1))
+    with pytest.raises(ValueError, match="one label per input and at least one input"):
+        vp.ensemble_metrics(_ensemble(), torch.as_tensor(x[:n_inputs]), torch.zeros(labels, dtype=torch.int64))

@@ -378,6 +378,11 @@ def ensemble_metrics(
     :math:`\|\theta\|_{2,\nu}^\nu`, ``normalized_margin`` :math:`h/\|\theta\|_{2,\nu}^\nu` and ``ratio``
     (normalized margin / ``reference_margin``, or None).
     """
+    if inputs.shape[0] == 0 or labels.shape != (inputs.shape[0],):
+        raise ValueError(
+            f"an evaluation needs one label per input and at least one input; got {tuple(inputs.shape)} inputs and "
+            f"{tuple(labels.shape)} labels"
+        )
     U = model.U.detach().to(torch.float64)
     W = model.W.detach().to(torch.float64)
     if inputs.dtype.is_floating_point:
