@@ -148,3 +148,35 @@ def test_ensemble_metrics_refuse_empty_or_mismatched_data(n_inputs: int, labels:
     x, _ = TASK.batch(0, max(n_inputs, 1))
     with pytest.raises(ValueError, match="one label per input and at least one input"):
         vp.ensemble_metrics(_ensemble(), torch.as_tensor(x[:n_inputs]), torch.zeros(labels, dtype=torch.int64))
+
+
+def test_the_trainer_says_what_its_evaluations_add_after_the_first(monkeypatch, capsys) -> None:
+    """The plan line times updates only: after the first evaluation (with the callback's work on it, as a split's
+    test half) the trainer prints once what the evaluations left add, and not when they add under the threshold."""
+    import time
+
+    from verify.runtime.options import RunOptions
+
+    task = ModularTask(5, 2)
+    config = vp.TrainConfig(steps=20, lr=1e-3, seeds=(0, 1), eval_every=5, dtype="float64", num_threads=1)
+    seen = []
+    real = vp.evaluations_line
+
+    def spy(seconds, step, cfg, per_update):  # type: ignore[no-untyped-def]
+        seen.append((seconds, step))
+        return real(seconds, step, cfg, per_update)
+
+    def slow_first(step, model, rec):  # type: ignore[no-untyped-def]
+        if step == 0:
+            time.sleep(0.2)
+        return False
+
+    monkeypatch.setattr(vp, "evaluations_line", spy)
+    monkeypatch.setattr(vp, "PRINT_ESTIMATE_S", 0.0)
+    vp.train(task, 2, 4, config, RunOptions(device="cpu", progress=False), callback=slow_first)
+    assert len(seen) == 1 and seen[0][1] == 0 and seen[0][0] >= 0.2
+    err = capsys.readouterr().err
+    assert err.count("polynomial: an evaluation took") == 1 and "the 4 left add about" in err
+    monkeypatch.setattr(vp, "PRINT_ESTIMATE_S", 1e9)
+    vp.train(task, 2, 4, config, RunOptions(device="cpu", progress=False))
+    assert "an evaluation took" not in capsys.readouterr().err

@@ -37,6 +37,7 @@ import dataclasses
 import hashlib
 import math
 import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ from verify.runtime.checkpoint import (
 )
 from verify.runtime.divergence import NonFiniteGuard
 from verify.runtime.loop import Bar, Resumption, run_loop, torch_threads
+from verify.runtime.memory import PRINT_ESTIMATE_S, format_seconds
 from verify.runtime.options import DEFAULT_OPTIONS, DTYPE_NAMES, RunOptions, RunSetting
 from verify.train.homogeneous import HomogeneousEnsemble, as_input_tensor, seed_logit_chunks
 from verify.train.polynomial_step import STRATEGIES, EnsembleStep, StepPlan, StepRequest, plan_step
@@ -68,6 +70,7 @@ __all__ = [
     "ensemble_metrics",
     "estimate_run",
     "evaluation_rows",
+    "evaluations_line",
     "learning_rate",
     "load_checkpoint",
     "probe_evaluation",
@@ -578,6 +581,32 @@ def train(
         return _PolynomialRun(task, degree, width, config, setting, options, reference_margin).run(callback)
 
 
+def evaluations_line(seconds: float, step: int, config: TrainConfig, per_update: float | None) -> str | None:
+    """What the evaluations left add to a run, once its first evaluation at ``step`` took ``seconds``: the trainer's
+    plan line (:func:`verify.train.polynomial_step.plan_step`) times the updates alone, ``per_update`` seconds each.
+    None when they add less than :data:`verify.runtime.memory.PRINT_ESTIMATE_S`. The evaluations left are those at
+    the multiples of ``eval_every`` after ``step`` and at the last step.
+
+    >>> cfg = TrainConfig(steps=50_000, lr=0.005, eval_every=2500)
+    >>> print(evaluations_line(1980.0, 0, cfg, 0.78))
+    polynomial: an evaluation took 33.0 min; the 20 left add about 11.0 h to the plan line's 10.8 h of updates: about 21.8 h in all
+    >>> evaluations_line(0.5, 0, cfg, 0.78) is None
+    True
+    """
+    e = config.eval_every
+    left = config.steps // e - step // e + (config.steps % e != 0)
+    if left * seconds < PRINT_ESTIMATE_S:
+        return None
+    line = f"polynomial: an evaluation took {format_seconds(seconds)}; the {left} left add about {format_seconds(left * seconds)}"
+    if per_update is None:
+        return line
+    updates = per_update * (config.steps - step)
+    return (
+        f"{line} to the plan line's {format_seconds(updates)} of updates: about {format_seconds(updates + left * seconds)}"
+        " in all"
+    )
+
+
 def estimate_run(
     task: Task,
     degree: int,
@@ -764,9 +793,13 @@ class _PolynomialRun:
             }
             ckpt.save(step, state)
 
+        timed: list[float] = []  # when the first evaluation computed here began, then nothing more to time
+
         def evaluate(step: int) -> dict[str, Any]:
             if history and history[-1]["step"] == step:  # the last record of a resumed checkpoint
                 return history[-1]
+            if not timed:
+                timed.append(time.perf_counter())
             rec = {"step": step, "lr": learning_rate(config, step)}
             rec.update(
                 ensemble_metrics(
@@ -777,7 +810,13 @@ class _PolynomialRun:
             return rec
 
         def stop(step: int, rec: dict[str, Any]) -> bool:
-            return callback is not None and bool(callback(step, model, rec))
+            stopped = callback is not None and bool(callback(step, model, rec))
+            if len(timed) == 1:  # the first evaluation and the callback's work on it (a split's test half)
+                timed.append(time.perf_counter())
+                line = evaluations_line(timed[1] - timed[0], step, config, executor.plan.seconds_per_step)
+                if line is not None:
+                    print(line, file=sys.stderr, flush=True)
+            return stopped
 
         def update(step: int) -> torch.Tensor:
             if sampler is None:
