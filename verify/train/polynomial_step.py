@@ -119,9 +119,10 @@ COMPILE_MIN_RUN_S = 1800.0  # `compile=None` tries compiling only runs estimated
 GRID_BLOCK_BYTES = 3 * 2**20  # per (m x rows x C) buffer of the full-grid kernel on the CPU (measured best 2-4 MiB)
 GRID_MIN_ROWS = 4  # the full-grid kernel's products get inefficient below this many rows per block
 KERNELS = ("auto", "general", "matmul", "grid", "triton")
-EVAL_BYTES = (
-    2 * 64 * 2**20
-)  # evaluation working set (two 64 MiB float64 chunks, verify.train.polynomial.EVAL_MEMORY_BUDGET)
+#: The evaluation's working set on an accelerator: three (points x width) float64 buffers of one seed's chunk of
+#: ``verify.train.polynomial.EVAL_MEMORY_BUDGET`` (64 MiB) live at once, the preactivations and two of their powers
+#: (``verify.train.homogeneous.int_power``); on the CPU its chunks are cache-sized and this over-counts.
+EVAL_BYTES = 3 * 64 * 2**20
 
 
 @dataclass(frozen=True)
