@@ -35,8 +35,6 @@ def old_metrics(model, inputs, labels):  # type: ignore[no-untyped-def]
     product per chunk of ``OLD_BUDGET`` bytes, the activation by ``torch.pow`` (the baseline)."""
     import torch
 
-    from verify.train.homogeneous import preactivations
-
     U, W = model.U.detach().to(torch.float64), model.W.detach().to(torch.float64)
     S, m = U.shape[:2]
     chunk = max(1, OLD_BUDGET // (8 * S * (m + 3 * W.shape[2])))
@@ -44,12 +42,25 @@ def old_metrics(model, inputs, labels):  # type: ignore[no-untyped-def]
     h = torch.full((S,), math.inf, dtype=torch.float64)
     for start in range(0, inputs.shape[0], chunk):
         x, y = inputs[start : start + chunk], labels[start : start + chunk]
-        F = torch.bmm(preactivations(U, x).pow(model.degree), W)
+        F = torch.bmm(_old_preactivations(U, x).pow(model.degree), W)
         idx = y.view(1, -1, 1).expand(S, -1, 1)
         ce -= F.log_softmax(dim=2).gather(2, idx).squeeze(2).sum(dim=1)
         g = F.gather(2, idx).squeeze(2) - F.scatter(2, idx, -math.inf).amax(dim=2)
         h = torch.minimum(h, g.amin(dim=1))
     return {"margin": h.tolist(), "cross_entropy": (ce / inputs.shape[0]).tolist()}
+
+
+def _old_preactivations(U, x):  # type: ignore[no-untyped-def]
+    """``verify.train.homogeneous.preactivations`` before 2026-12-01: index inputs gathered from the strided view
+    of U as a ((k, d), (S, m)) table (no contiguous copy)."""
+    import torch
+
+    S, m, k, d = U.shape
+    if x.dtype.is_floating_point:
+        return torch.matmul(x.reshape(x.shape[0], k * d).to(U.dtype), U.reshape(S, m, k * d).transpose(1, 2))
+    table = U.permute(2, 3, 0, 1).reshape(k * d, S * m)  # a strided view, as the old code read it
+    summed = torch.nn.functional.embedding_bag(x + torch.arange(k) * d, table, mode="sum")
+    return summed.view(x.shape[0], S, m).transpose(0, 1)
 
 
 def measure(claim_id: str, points: int, repeats: int) -> dict[str, float]:

@@ -6,11 +6,14 @@ import math
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from verify.runtime.divergence import NonFiniteGuard, TrainingDiverged, first_nonfinite_seeds
 from verify.runtime.loop import (
     Resumption,
     cosine_annealing,
+    evaluation_count,
     run_loop,
     save_atomically,
     stack_seeds,
@@ -56,6 +59,20 @@ def test_hooks_run_in_order_with_evaluation_before_the_update() -> None:
         ("eval", 5),
         ("save", 5),
     ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=st.integers(0, 40), every=st.integers(1, 12), data=st.data())
+def test_evaluation_count_is_the_loops_own(steps: int, every: int, data) -> None:
+    """The evaluations :func:`run_loop` makes, all of them and those after any step (a resumed run's remaining
+    ones), against the loop itself run from that step."""
+    after = data.draw(st.integers(-1, steps))
+    trace = Trace()
+    run_loop(trace.step, steps, evaluate=trace.evaluate, eval_every=every, resumption=Resumption(start=max(after, 0)))
+    evals = [t for kind, t in trace.events if kind == "eval" and t > after]
+    assert evaluation_count(steps, every, after=after) == len(evals)
+    if after == -1:
+        assert evaluation_count(steps, every) == len(evals)
 
 
 def test_a_resumed_run_does_not_rewrite_its_checkpoint_at_the_start() -> None:

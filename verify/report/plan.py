@@ -39,11 +39,14 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verify.runtime.claim_run import resumed_steps, resumed_text
 from verify.runtime.jsonable import config_hash
-from verify.runtime.memory import MEMORY_SAFETY, format_seconds
+from verify.runtime.memory import MEMORY_SAFETY, format_seconds, format_step
+
+if TYPE_CHECKING:
+    from verify.sweep.cost import StepScale
 
 __all__ = [
     "ESTIMATORS",
@@ -331,9 +334,10 @@ def _probe_polynomial(rows: list[PlanRow], found: list[tuple[Estimate, int, Any,
       run faster than the trainer's kernels: under load the A5 run's planner measured 13 G multiply-adds/s where the
       calibration said 37);
     - its evaluations by :func:`verify.train.polynomial.probe_evaluation` of the claim whose modelled evaluations
-      take longest (Shi Fig. 4.1/4.2 at k = 5: half of the run; elsewhere under 1%) against that evaluation's model
-      (multiply-adds only: the gather, the powers and the cross entropy are not counted; one evaluation of the
-      k = 5 run took four times its model before 2026-12-01, docs/benchmarks.md).
+      take longest (Shi Fig. 4.1/4.2 at k = 5: half of the model's run; 40% at k = 4, 11% at k = 3, and under 1% for
+      the claims of the whole dataset) against that evaluation's model (multiply-adds only: the gather, the powers
+      and the cross entropy read memory and are not counted; at k = 5 an evaluation took 8.9 times its model on
+      the idle 2-core machine, where an update took 2.1 times its own: docs/training.md).
 
     Each ratio multiplies its part of every row's time (``steps`` x ``per_update``, ``evaluations`` x
     ``per_evaluation``); a part stays as modelled where its probe does not fit the memory or gives no time."""
@@ -356,53 +360,51 @@ def _probe_polynomial(rows: list[PlanRow], found: list[tuple[Estimate, int, Any,
             _PROBED[update_key] = None
         else:
             _PROBED[update_key] = step.seconds_per_step
-    update = _Ratio(claim.id, _PROBED[update_key], est.per_update)
+    update = (claim.id, _scale(_PROBED[update_key], est.per_update))
     est, _, claim, config = max(found, key=lambda f: f[0].evaluations * (f[0].per_evaluation or 0.0))
     eval_key = ("polynomial evaluation", claim.id, device)
     if eval_key not in _PROBED and est.evaluations and est.per_evaluation:
         task, degree = _polynomial_task(config) or (None, 0)
         try:
             per_point = probe_evaluation(task, degree, int(config.width), config.train, options)
-        except (InsufficientMemoryError, torch.OutOfMemoryError, MemoryError):
+        except (InsufficientMemoryError, torch.cuda.OutOfMemoryError, MemoryError):
             _PROBED[eval_key] = None
         else:
             _PROBED[eval_key] = per_point * int(task.n_points)
-    evaluation = _Ratio(claim.id, _PROBED.get(eval_key), est.per_evaluation)
+    evaluation = (claim.id, _scale(_PROBED.get(eval_key), est.per_evaluation))
     for est, i, _, config in found:
         row = rows[i]
         if row.seconds is None or est.per_update is None:
             continue
         updates = int(config.train.steps) * est.per_update
-        evaluations = row.seconds - updates  # evaluations x per_evaluation
-        note = row.note + update.text("an update", "updates")
+        evaluations = est.evaluations * (est.per_evaluation or 0.0)
+        note = row.note + _probe_text(*update, "an update", "updates")
         if evaluations > 0:
-            note += evaluation.text("an evaluation", "evaluations")
-        rows[i] = replace(row, seconds=updates * update.ratio + evaluations * evaluation.ratio, note=note)
+            note += _probe_text(*evaluation, "an evaluation", "evaluations")
+        rows[i] = replace(row, seconds=updates * _ratio(update[1]) + evaluations * _ratio(evaluation[1]), note=note)
 
 
-@dataclass(frozen=True)
-class _Ratio:
-    """A probe of the polynomial trainer (:func:`_probe_polynomial`): the probed claim, the probe's seconds (None: no
-    time) and the model's; ``ratio`` is 1 without a time."""
+def _scale(probed: float | None, model: float | None) -> StepScale | None:
+    """A probe's seconds against the model's (:class:`verify.sweep.cost.StepScale`); None without both."""
+    from verify.sweep.cost import StepScale
 
-    claim: str
-    probed: float | None
-    model: float | None
+    return StepScale(model, probed) if probed and probed > 0 and model and model > 0 else None
 
-    @property
-    def ratio(self) -> float:
-        ok = self.probed is not None and self.probed > 0 and self.model is not None and self.model > 0
-        return self.probed / self.model if ok else 1.0  # type: ignore[operator]
 
-    def text(self, one: str, every: str) -> str:
-        """The note's words for it, e.g. "; the trainer probed now at X: 717 ms an update against the model's 208 ms
-        (x3.44 on every polynomial-network claim's updates)"; "" without a time."""
-        if self.ratio == 1.0 and (self.probed is None or self.probed <= 0):
-            return ""
-        return (
-            f"; the trainer probed now at {self.claim}: {_short(self.probed)} {one} against the model's "
-            f"{_short(self.model)} (x{self.ratio:.3g} on every polynomial-network claim's {every})"
-        )
+def _ratio(scale: StepScale | None) -> float:
+    return 1.0 if scale is None else scale.ratio
+
+
+def _probe_text(claim: str, scale: StepScale | None, one: str, every: str) -> str:
+    """A plan note's words for a probe of the polynomial trainer at ``claim``, e.g. "; the trainer probed now at X:
+    717 ms an update against the model's 208 ms (x3.44 on every polynomial-network claim's updates)"; "" without
+    one."""
+    if scale is None:
+        return ""
+    return (
+        f"; the trainer probed now at {claim}: {format_step(scale.probed_s)} {one} against the model's "
+        f"{format_step(scale.model_s)} (x{scale.ratio:.3g} on every polynomial-network claim's {every})"
+    )
 
 
 def _trainer_configs(config: Any, depth: int = 2) -> list[Any]:
@@ -766,7 +768,7 @@ def make_plan(
     rows: list[PlanRow] = []
     shares: list[tuple[Any, tuple[tuple[Any, float], ...] | None]] = []  # per row, for _mark_shared
     to_probe: list[tuple[float, int, Any, Any, Any]] = []
-    polynomial: list[tuple[float, int, Any, Any]] = []  # (model seconds per update, row, claim, config)
+    polynomial: list[tuple[Estimate, int, Any, Any]] = []  # (model estimate, row, claim, config)
     for claim in claims:
         config = claim.configs[scale]
         est = _measured(claim, config, device, archived, True) or _measured(claim, config, device, reported, False)
@@ -940,17 +942,6 @@ def plan_document(rows: list[PlanRow], facts: dict[str, Any], scale: str, device
         "claims": [clean(r) for r in rows],
         "totals": totals(rows),
     }
-
-
-def _short(s: float | None) -> str:
-    """``s`` seconds in ms below a second (three digits), else :func:`_duration`.
-
-    >>> _short(0.7171), _short(1752.0)
-    ('717 ms', '29.2 min')
-    """
-    if s is None:
-        return "unknown"
-    return f"{s * 1e3:.3g} ms" if s < 1 else _duration(s)
 
 
 def _duration(s: float) -> str:

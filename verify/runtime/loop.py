@@ -96,14 +96,17 @@ FRESH = Resumption()
 NO_BAR = Bar()
 
 
-def evaluation_count(steps: int, eval_every: int) -> int:
-    """How many evaluations :func:`run_loop` makes in a run of ``steps`` updates: at every multiple of ``eval_every``
-    from 0, and at ``steps``.
+def evaluation_count(steps: int, eval_every: int, after: int = -1) -> int:
+    """How many evaluations :func:`run_loop` makes in a run of ``steps`` updates at the steps after ``after`` (-1: all
+    of them): at every multiple of ``eval_every`` from 0, and at ``steps``.
 
     >>> evaluation_count(10, 5), evaluation_count(12, 5)
     (3, 4)
+    >>> evaluation_count(12, 5, after=0), evaluation_count(12, 5, after=10), evaluation_count(12, 5, after=12)
+    (3, 1, 0)
     """
-    return steps // eval_every + 1 + (steps % eval_every != 0)
+    multiples = steps // eval_every - (after // eval_every if after >= 0 else -1)
+    return multiples + (steps % eval_every != 0 and after < steps)
 
 
 def run_loop(

@@ -56,11 +56,11 @@ from verify.runtime.checkpoint import (
     read_checkpoint,
 )
 from verify.runtime.divergence import NonFiniteGuard
-from verify.runtime.loop import Bar, Resumption, run_loop, torch_threads
+from verify.runtime.loop import Bar, Resumption, evaluation_count, run_loop, torch_threads
 from verify.runtime.memory import PRINT_ESTIMATE_S, format_seconds
 from verify.runtime.options import DEFAULT_OPTIONS, DTYPE_NAMES, RunOptions, RunSetting
 from verify.train.homogeneous import HomogeneousEnsemble, as_input_tensor, seed_logit_chunks
-from verify.train.polynomial_step import STRATEGIES, EnsembleStep, StepPlan, StepRequest, plan_step
+from verify.train.polynomial_step import STRATEGIES, EnsembleStep, StepPlan, StepRequest, plan_step, synchronize
 
 __all__ = [
     "CheckpointMismatchError",
@@ -85,18 +85,19 @@ SAVED_KEYS = ("optimizer", "sampler", "history", "wall_time")
 # Fields that may change between a checkpoint and the run resuming it (they do not change the trajectory).
 RESUMABLE_FIELDS = frozenset({"steps", "checkpoint_every", "nan_check_every", "num_threads", "strategy", "compile"})
 
-EVAL_MEMORY_BUDGET = 64 * 2**20  # bytes for one float64 evaluation chunk (one seed's; an accelerator's)
-#: Bytes of one seed's float64 evaluation chunk on the CPU: its (points x width) products then stay in a core's L2
-#: cache (1 MiB per core on the machine measured; docs/benchmarks.md, ``benchmarks/bench_polynomial_eval.py``).
+EVAL_MEMORY_BUDGET = 64 * 2**20  # bytes of one (points x width) float64 buffer of an evaluation chunk on an accelerator
+#: Likewise on the CPU: small chunks (chosen by a sweep on a 1 MiB-L2 AMD EPYC, docs/benchmarks.md,
+#: ``benchmarks/bench_eval_chunks.py``); at the widest networks :data:`EVAL_MIN_ROWS` decides instead.
 EVAL_CACHE_BUDGET = 512 * 2**10
 #: The fewest points of a CPU evaluation chunk (below it the output product runs short rows).
 EVAL_MIN_ROWS = 32
 
 
 def evaluation_rows(width: int, n_classes: int, device: torch.device) -> int:
-    """Points per chunk of :func:`ensemble_metrics`, one seed at a time: its float64 working set, about
-    8 (m + 3 C) bytes a point, within :data:`EVAL_CACHE_BUDGET` on the CPU (at least :data:`EVAL_MIN_ROWS` points)
-    and :data:`EVAL_MEMORY_BUDGET` elsewhere.
+    """Points per chunk of :func:`ensemble_metrics`, one seed at a time: 8 (m + 3 C) bytes a point (a (points x
+    width) float64 buffer and three (points x classes) ones; the chunk keeps up to three of the first alive, the
+    preactivations and two powers) within :data:`EVAL_CACHE_BUDGET` on the CPU (at least :data:`EVAL_MIN_ROWS`
+    points) and :data:`EVAL_MEMORY_BUDGET` elsewhere.
 
     >>> evaluation_rows(5632, 23, torch.device("cpu")), evaluation_rows(512, 23, torch.device("cpu"))
     (32, 112)
@@ -593,9 +594,8 @@ def evaluations_line(seconds: float, step: int, config: TrainConfig, per_update:
     >>> evaluations_line(0.5, 0, cfg, 0.78) is None
     True
     """
-    e = config.eval_every
-    left = config.steps // e - step // e + (config.steps % e != 0)
-    if left * seconds < PRINT_ESTIMATE_S:
+    left = evaluation_count(config.steps, config.eval_every, after=step)
+    if left == 0 or left * seconds < PRINT_ESTIMATE_S:
         return None
     line = f"polynomial: an evaluation took {format_seconds(seconds)}; the {left} left add about {format_seconds(left * seconds)}"
     if per_update is None:
@@ -673,16 +673,11 @@ def probe_evaluation(
     warm = evaluation_rows(width, task.n_classes, device)
     with torch_threads(config.num_threads):
         ensemble_metrics(model, inputs[:warm], labels[:warm])
-        _synchronize(device)
+        synchronize(device)
         start = time.perf_counter()
         ensemble_metrics(model, inputs, labels)
-        _synchronize(device)
+        synchronize(device)
         return (time.perf_counter() - start) / n
-
-
-def _synchronize(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
 
 
 class _PolynomialRun:
@@ -793,13 +788,12 @@ class _PolynomialRun:
             }
             ckpt.save(step, state)
 
-        timed: list[float] = []  # when the first evaluation computed here began, then nothing more to time
+        timed: list[float] = []  # the first evaluation computed here: its seconds, then its callback's; then done
 
         def evaluate(step: int) -> dict[str, Any]:
             if history and history[-1]["step"] == step:  # the last record of a resumed checkpoint
                 return history[-1]
-            if not timed:
-                timed.append(time.perf_counter())
+            start = time.perf_counter()
             rec = {"step": step, "lr": learning_rate(config, step)}
             rec.update(
                 ensemble_metrics(
@@ -807,13 +801,16 @@ class _PolynomialRun:
                 )
             )
             history.append(rec)
+            if not timed:
+                timed.append(time.perf_counter() - start)
             return rec
 
         def stop(step: int, rec: dict[str, Any]) -> bool:
+            start = time.perf_counter()
             stopped = callback is not None and bool(callback(step, model, rec))
             if len(timed) == 1:  # the first evaluation and the callback's work on it (a split's test half)
-                timed.append(time.perf_counter())
-                line = evaluations_line(timed[1] - timed[0], step, config, executor.plan.seconds_per_step)
+                timed.append(time.perf_counter() - start)
+                line = None if stopped else evaluations_line(sum(timed), step, config, executor.plan.seconds_per_step)
                 if line is not None:
                     print(line, file=sys.stderr, flush=True)
             return stopped

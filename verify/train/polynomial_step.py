@@ -121,7 +121,8 @@ GRID_MIN_ROWS = 4  # the full-grid kernel's products get inefficient below this 
 KERNELS = ("auto", "general", "matmul", "grid", "triton")
 #: The evaluation's working set on an accelerator: three (points x width) float64 buffers of one seed's chunk of
 #: ``verify.train.polynomial.EVAL_MEMORY_BUDGET`` (64 MiB) live at once, the preactivations and two of their powers
-#: (``verify.train.homogeneous.int_power``); on the CPU its chunks are cache-sized and this over-counts.
+#: (``verify.train.homogeneous.int_power``; up to degree 5, every claim's; four from degree 6); on the CPU its chunks
+#: are small and this over-counts.
 EVAL_BYTES = 3 * 64 * 2**20
 
 
@@ -828,7 +829,8 @@ class EnsembleStep:
         return ce
 
 
-def _sync(device: torch.device) -> None:
+def synchronize(device: torch.device) -> None:
+    """Wait for ``device``'s queued kernels (CUDA; nothing elsewhere), before a clock is read."""
     if device.type == "cuda":
         torch.cuda.synchronize(device)
 
@@ -1372,13 +1374,13 @@ def _probe_all(
     for fn, _ in calls.values():
         fn()
         _release_cache(release)
-    _sync(U.device)
+    synchronize(U.device)
     best = {cand: math.inf for cand in calls}
     for _ in range(PROBE_REPEATS):
         for cand, (fn, _) in calls.items():
             t0 = clock()
             fn()
-            _sync(U.device)
+            synchronize(U.device)
             best[cand] = min(best[cand], clock() - t0)
             _release_cache(release)
     return {cand: best[cand] * calls[cand][1] for cand in calls}
