@@ -980,3 +980,21 @@ def test_once_seconds_drops_a_shared_part_only_when_its_payer_is_counted():
     assert plan.once_seconds([replace(a, seconds=None), b]) == 80.0
     text = plan.format_plan([a, replace(b, shared=())], {"memory": "m"}, "full", "cpu")
     assert "counted once" not in text  # nothing shared: one total
+
+
+def test_the_split_claims_that_share_a_polynomial_run_count_it_once(nothing_runs):
+    """Shi Fig. 4.1 and 4.2 judge one training run per k (one work unit of the report): the later claim of each pair
+    lists the earlier one's time as paid by it, and the plan's total counts each run once (it counted them twice)."""
+    ids = (
+        "shi-fig4.1-split-single-frequency-k3",
+        "shi-fig4.1-split-single-frequency-k5",
+        "shi-fig4.2-split-coverage-k3",
+        "shi-fig4.2-split-coverage-k5",
+    )
+    claims = [registry()[i] for i in ids]
+    assert plan.work_unit(claims[0], "full") == plan.work_unit(claims[2], "full") != plan.work_unit(claims[1], "full")
+    rows = dict(zip(ids, plan.make_plan(claims, "full", "cpu")[0]))
+    for first, second in ((ids[0], ids[2]), (ids[1], ids[3])):
+        assert rows[first].shared == () and rows[first].seconds == rows[second].seconds > 0
+        assert rows[second].shared == ((first, rows[first].seconds),)
+    assert plan.once_seconds(list(rows.values())) == pytest.approx(rows[ids[0]].seconds + rows[ids[1]].seconds)

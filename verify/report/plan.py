@@ -808,8 +808,10 @@ def make_plan(
                 why += "; same configuration as quick: a quick record counts"
             est = Estimate(None, None, "unknown", why)
         fits = None if est.memory_bytes is None or usable is None else est.memory_bytes <= usable
-        # a grid's cells at the estimate the probes will give (runs None), else the estimate's trainer runs
-        shares.append((work_unit(claim, scale), None if grid is not None and est is model else est.runs))
+        # the row's whole time at the estimate the probes will give (runs None: a grid's cells, or the one run of a
+        # polynomial-network claim, such as Shi Fig. 4.1 and 4.2 at k = 5 share), else the estimate's trainer runs
+        whole = (grid is not None and est is model) or est.per_update is not None
+        shares.append((work_unit(claim, scale), None if whole else est.runs))
         rows.append(
             PlanRow(claim.id, claim.kind, claim.source, est.seconds, est.memory_bytes, fits, est.basis, est.note)
         )
