@@ -341,14 +341,14 @@ def _probe_polynomial(rows: list[PlanRow], found: list[tuple[Estimate, int, Any,
 
     Each ratio multiplies its part of every row's time (``steps`` x ``per_update``, ``evaluations`` x
     ``per_evaluation``); a part stays as modelled where its probe does not fit the memory or gives no time."""
+    if not found:
+        return
     import torch
 
     from verify.runtime.memory import InsufficientMemoryError
     from verify.runtime.options import RunOptions
     from verify.train.polynomial import estimate_run, probe_evaluation
 
-    if not found:
-        return
     options = RunOptions(device=device)
     est, _, claim, config = min(found, key=lambda f: f[0].per_update or math.inf)
     update_key = ("polynomial", claim.id, device)
