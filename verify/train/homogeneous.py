@@ -34,6 +34,7 @@ __all__ = [
     "logits",
     "preactivations",
     "seed_logit_chunks",
+    "table_rows",
     "weights_table",
 ]
 
@@ -94,6 +95,16 @@ def weights_table(U: torch.Tensor, dense: bool) -> torch.Tensor:
     return U.reshape(S, m, k * d) if dense else U.permute(2, 3, 0, 1).reshape(k * d, S * m).contiguous()
 
 
+def table_rows(inputs: torch.Tensor, block_size: int) -> torch.Tensor:
+    """Index inputs (n, k) as rows of :func:`weights_table`'s (k d)-row table: symbol a_j of block j is row
+    j d + a_j.
+
+    >>> table_rows(torch.tensor([[0, 1], [2, 3]]), 4).tolist()
+    [[0, 5], [2, 7]]
+    """
+    return inputs + torch.arange(inputs.shape[1], device=inputs.device) * block_size
+
+
 def _preactivations_of(
     table: torch.Tensor, inputs: torch.Tensor, dense: bool, block_size: int, seeds: int
 ) -> torch.Tensor:
@@ -101,8 +112,9 @@ def _preactivations_of(
     n = inputs.shape[0]
     if dense:
         return torch.matmul(inputs.reshape(n, -1).to(table.dtype), table.transpose(1, 2))
-    flat = inputs + torch.arange(inputs.shape[1], device=inputs.device) * block_size  # row of (block j, symbol a_j)
-    summed = torch.nn.functional.embedding_bag(flat, table, mode="sum")  # (n, S*m): Σ_j rows, no (n, k, ...) tensor
+    summed = torch.nn.functional.embedding_bag(
+        table_rows(inputs, block_size), table, mode="sum"
+    )  # (n, S*m): Σ_j rows, no (n, k, ...) tensor
     return summed.view(n, seeds, -1).transpose(0, 1)
 
 

@@ -86,7 +86,7 @@ from verify.runtime.memory import (
     format_step,
     free_memory,
 )
-from verify.train.homogeneous import int_power, weights_table
+from verify.train.homogeneous import int_power, table_rows, weights_table
 from verify.train.polynomial_triton import MAX_CLASSES as TRITON_MAX_CLASSES
 from verify.train.polynomial_triton import available as triton_available
 from verify.train.polynomial_triton import triton_chunk
@@ -409,7 +409,7 @@ def _chunk_inputs(x: torch.Tensor, start: int, stop: int, block_size: int, dense
     xc = x[start:stop]
     if dense:
         return xc.reshape(xc.shape[0], -1)
-    return xc + torch.arange(xc.shape[1], device=xc.device) * block_size
+    return table_rows(xc, block_size)
 
 
 def _eager_chunk(
