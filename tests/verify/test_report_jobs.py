@@ -18,7 +18,7 @@ from verify import cli
 from verify.claims import base, external, registry
 from verify.claims.external import load_claim_modules
 from verify.claims.judges import MaxRel
-from verify.report import directory, plan, render
+from verify.report import directory, render
 from verify.report import pool as report_pool
 from verify.report import run as report
 from verify.runtime.cores import cpu_cores
@@ -310,7 +310,7 @@ def test_schedule_longest_first_and_training_claims_of_one_run_together() -> Non
         _claim("n2", "numeric", "a"),
         _claim("t4", "training", ["unhashable"]),
     ]
-    key = lambda c: plan.shared_unit(c, "quick")  # noqa: E731  (module None here: no observe function)
+    key = lambda c: base.shared_unit(c, "quick")  # noqa: E731  (module None here: no observe function)
     units = report_pool.schedule(claims, {"n2": 500.0, "t3": 1.0, "t4": 0.5}, key)
     # n2 and t3 timed before; n1 (numeric) ties with t3 (1 s) and comes first in the selection
     assert [[c.id for c in u] for u in units] == [["n2"], ["t1", "t2"], ["n1"], ["t3"], ["t4"], ["s1"]]

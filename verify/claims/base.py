@@ -50,11 +50,14 @@ __all__ = [
     "Verdict",
     "as_float",
     "as_floats",
+    "claim_module",
     "evaluate",
     "register",
     "registry",
     "run_claim",
     "select",
+    "shared_run_name",
+    "shared_unit",
     "to_jsonable",
     "unexpected_verdict",
 ]
@@ -376,6 +379,41 @@ def select(pattern: str | None = None, scale: Scale = "quick") -> list[Claim]:
     return [c for c in _REGISTRY.values() if scale in c.configs and any(fnmatch.fnmatch(c.id, p) for p in pats)]
 
 
+def claim_module(claim: Claim) -> str | None:
+    """The module that defines ``claim``'s ``observe`` (or ``predict``) function, or None when unknown."""
+    for fn in (claim.observe, claim.predict):
+        mod = getattr(fn, "__module__", None)
+        if isinstance(mod, str):
+            return mod
+    return None
+
+
+def shared_unit(claim: Claim, scale: str) -> tuple[str | None, Any] | None:
+    """The key under which training claims may share a cached training run, and so run in one work unit of the
+    report (:func:`verify.report.pool.schedule`): their module and configuration at ``scale``; None for other
+    claims, and for a configuration that cannot be compared."""
+    if claim.kind != "training":
+        return None
+    config = claim.configs.get(scale)
+    try:
+        hash(config)
+    except TypeError:
+        return None
+    return (claim_module(claim), config)
+
+
+def shared_run_name(claim: Claim, scale: str) -> str | None:
+    """What the checkpoints of ``claim``'s training run at ``scale`` are bound to when registered claims share that
+    run (the same :func:`shared_unit`): their ids, sorted and joined by ``" + "`` (``claim``'s own among them);
+    None when no other claim shares it. Any claim of the pair (Shi Figs. 4.1 and 4.2 judge one run at each k)
+    then resumes the run's checkpoint, whichever of them wrote it and whichever a report selects."""
+    key = shared_unit(claim, scale)
+    if key is None or key[0] is None:
+        return None
+    ids = {c.id for c in _REGISTRY.values() if c is not claim and shared_unit(c, scale) == key}
+    return " + ".join(sorted(ids | {claim.id})) if ids else None
+
+
 @dataclass
 class Evaluation:
     """The raw result of running one claim: the predicted value and observation as computed (before JSON
@@ -446,9 +484,11 @@ def run_claim(claim: Claim, ctx: RunContext) -> ClaimRecord:
     """Run one claim at ``ctx.scale`` (:func:`evaluate`) and turn the result into its record.
 
     Checkpoints written or read while it runs are bound to the claim and its configuration
-    (:func:`verify.runtime.claim_run.claim_run`); ``metadata["resumed_from"]`` lists the ``{"step", "file"}`` of every
-    checkpoint a trainer resumed from, ``file`` being the file's name without its folder (None when none)."""
-    with claim_run(claim.id, config_hash(claim.configs.get(ctx.scale))) as run:
+    (:func:`verify.runtime.claim_run.claim_run`), or to the training run when other claims share it
+    (:func:`shared_run_name`); ``metadata["resumed_from"]`` lists the ``{"step", "file"}`` of every checkpoint a
+    trainer resumed from, ``file`` being the file's name without its folder (None when none)."""
+    bound_to = shared_run_name(claim, ctx.scale)
+    with claim_run(claim.id, config_hash(claim.configs.get(ctx.scale)), bound_to=bound_to) as run:
         ev = evaluate(claim, ctx)
     obs = ev.obs
     ran = sorted({s for t in run.trainings for s in t["seeds"]})  # the seeds the trainers used (offset applied)

@@ -27,6 +27,7 @@ from pathlib import Path
 from types import ModuleType
 
 from . import base
+from .base import claim_module
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -46,15 +47,6 @@ _LOADED: dict[str, tuple[str, ...]] = {}
 
 class ClaimLoadError(ValueError):
     """A claim module could not be loaded: not found, import failed, an id collision, or no claims."""
-
-
-def claim_module(claim: base.Claim) -> str | None:
-    """The module that defines ``claim``'s ``observe`` (or ``predict``) function, or None when unknown."""
-    for fn in (claim.observe, claim.predict):
-        mod = getattr(fn, "__module__", None)
-        if isinstance(mod, str):
-            return mod
-    return None
 
 
 def claims_argument(claim_id: str) -> str | None:

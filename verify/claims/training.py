@@ -3,7 +3,8 @@
 Training claims of every task (modular addition, sparse parity, finite groups) train a seed ensemble
 with :func:`verify.train.polynomial.train` on ``ctx.device``, with a checkpoint under the report's scratch directory so
 an interrupted report resumes. The checkpoint's name carries a hash of the trainer's configuration (which
-holds no device) and is removed once the run finishes. A run checkpointed on one device resumes on another when it
+holds no device) and is removed once the run finishes (a run that several claims share: once the last of them has
+run). A run checkpointed on one device resumes on another when it
 trains in the same dtype there and draws from no device generator; otherwise (a CPU run with dtype None is float64,
 a CUDA one float32; a CPU generator's state does not fit a CUDA generator) the file is set aside and the run starts
 afresh (docs/training.md).
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from numerics.margins import Task
+from verify.runtime.claim_run import finished_checkpoint
 from verify.runtime.jsonable import config_hash
 from verify.runtime.options import RunOptions
 from verify.train.polynomial import train
@@ -79,11 +81,12 @@ def checkpoint_path(ctx: RunContext, tag: str, config: Any) -> str | None:
 def run_checkpointed(ctx: RunContext, tag: str, config: Any, run: Callable[[RunOptions], T]) -> T:
     """``run(options)`` with the run's options and the checkpoint file :func:`checkpoint_path` (None without a
     scratch directory), which the trainer saves to and resumes from; removed once the run has finished, so the next
-    report trains afresh (an interrupted run leaves it for the rerun)."""
+    report trains afresh (an interrupted run leaves it for the rerun), or, for a run that several claims share, once
+    the last of them has run (:func:`verify.runtime.claim_run.finished_checkpoint`)."""
     ckpt = checkpoint_path(ctx, tag, config)
     result = run(ctx.run_options(ckpt))
-    if ckpt and os.path.exists(ckpt):
-        os.unlink(ckpt)
+    if ckpt:
+        finished_checkpoint(ckpt)
     return result
 
 

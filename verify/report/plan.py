@@ -828,26 +828,11 @@ def make_plan(
     return rows, facts
 
 
-def shared_unit(claim: Any, scale: str) -> Any:
-    """The key under which training claims may share a cached training run, and so run in one work unit of the
-    report (:func:`verify.report.pool.schedule`): their module and configuration at ``scale``; None for other
-    claims, and for a configuration that cannot be compared."""
-    from verify.claims.external import claim_module
-
-    if claim.kind != "training":
-        return None
-    config = claim.configs.get(scale)
-    try:
-        hash(config)
-    except TypeError:
-        return None
-    return (claim_module(claim), config)
-
-
 def work_unit(claim: Any, scale: str, grids: bool = True) -> Any:
     """The key of the report's work unit that runs ``claim`` (:func:`verify.report.pool.schedule`): ``("grid", the
     grid's claim id)`` for a claim that runs or reads a grid's cells (with ``grids``: when the grids run in the
-    report's worker pool), else :func:`shared_unit`."""
+    report's worker pool), else :func:`verify.claims.base.shared_unit`."""
+    from verify.claims.base import shared_unit
     from verify.sweep.grid import grid_read_by
 
     grid = grid_read_by(claim) if grids else None

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verify.runtime.claim_run import keeping_finished
 from verify.runtime.cores import cpu_cores
 from verify.runtime.interrupts import exit_with_parent
 from verify.runtime.protocol import RunContext
@@ -319,15 +320,16 @@ def _worker_main(conn: Any, setup: WorkerSetup) -> None:
                 unit = conn.recv()
                 if unit is None:
                     return
-                for claim_id in unit:
-                    current = claim_id
-                    conn.send(("start", claim_id, None))
-                    try:
-                        record = run(claim_id)
-                    except _Missing:
-                        conn.send(("missing", claim_id, None))
-                        continue
-                    conn.send(("done", claim_id, _portable(record)))
+                with keeping_finished():  # a shared run's checkpoint stays until the unit's last claim has run
+                    for claim_id in unit:
+                        current = claim_id
+                        conn.send(("start", claim_id, None))
+                        try:
+                            record = run(claim_id)
+                        except _Missing:
+                            conn.send(("missing", claim_id, None))
+                            continue
+                        conn.send(("done", claim_id, _portable(record)))
     except KeyboardInterrupt:
         _last_word(conn, ("interrupted", current, None))
     except EOFError:  # the parent is gone

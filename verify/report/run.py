@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from verify.claims import RunContext, registry, run_claim, select
+from verify.claims.base import claim_module, shared_unit
 from verify.claims.external import _LOADED as EXTERNAL_SOURCES  # the claim modules loaded here, for the workers to load
-from verify.claims.external import claim_module
 from verify.report import directory
 from verify.report.diff import diff_records, load_records
 from verify.report.directory import (
@@ -30,7 +30,7 @@ from verify.report.directory import (
     prepare_directory,
 )
 from verify.report.figures import BackgroundFigures, FigureLedger, check_formats, render_figures
-from verify.report.plan import shared_unit, work_unit
+from verify.report.plan import work_unit
 from verify.report.pool import (
     KIND_SECONDS,
     ClaimEnvironmentError,
@@ -44,7 +44,7 @@ from verify.report.pool import (
 )
 from verify.report.render import render_html, render_markdown, result_record, results_csv, results_json
 from verify.runtime import files
-from verify.runtime.claim_run import log_to
+from verify.runtime.claim_run import keeping_finished, log_to
 from verify.runtime.cores import cpu_cores
 from verify.runtime.device import resolve_device
 from verify.runtime.options import RunOptions
@@ -122,14 +122,16 @@ def _run_claims(
     claims: list, ctx: RunContext, session: Any, log: Callable[[str], None], journal: Journal | None = None
 ) -> list[dict]:
     """Run ``claims`` one after another in ``session``, the claims that share a training run together
-    (:func:`verify.report.pool.work_units` keyed by :func:`verify.report.plan.shared_unit`, each unit at the place of
+    (:func:`verify.report.pool.work_units` keyed by :func:`verify.claims.base.shared_unit`, each unit at the place of
     its first claim); one JSON record each, with the grid claims' sweep stats, appended to ``journal`` as it
-    finishes, and returned in selection order. A finished shared run lives only in this process (its checkpoint is
-    removed when it finishes), so its claims run before any other claim: a report interrupted in between would
-    otherwise train it again for the claims left."""
+    finishes, and returned in selection order. A finished shared run's checkpoint is kept until the unit's last claim
+    has its record (:func:`verify.runtime.claim_run.keeping_finished`): a report interrupted in between resumes the
+    run at its last step for the claims left instead of training it again."""
     number = {id(c): f"{i}/{len(claims)}" for i, c in enumerate(claims, 1)}
-    units = work_units(claims, lambda claim: shared_unit(claim, ctx.scale))
-    done = {id(c): _run_one(c, number[id(c)], ctx, session, log, journal) for unit in units for c in unit}
+    done: dict[int, dict] = {}
+    for unit in work_units(claims, lambda claim: shared_unit(claim, ctx.scale)):
+        with keeping_finished():
+            done.update((id(c), _run_one(c, number[id(c)], ctx, session, log, journal)) for c in unit)
     return [done[id(c)] for c in claims]
 
 

@@ -1,6 +1,7 @@
 """What a running claim collects from the code it calls (docs/training.md, "Checkpoints"): the binding of every
-checkpoint written or read to the claim and its configuration (:func:`claim_run`, :func:`checkpoint_binding`), the
-checkpoints a trainer resumed from (:func:`note_resumed`), the setting each training run used (:func:`note_training`:
+checkpoint written or read to the claim and its configuration, or to the training run that several claims share
+(:func:`claim_run`, :func:`checkpoint_binding`), the checkpoints of finished runs kept until the claims that share
+them have run (:func:`keeping_finished`, :func:`finished_checkpoint`), the checkpoints a trainer resumed from (:func:`note_resumed`), the setting each training run used (:func:`note_training`:
 trainer, device, dtype, seeds), the moving aside of an unreadable checkpoint (:func:`quarantine`) and the log those
 messages go to (:func:`checkpoint_log`, :func:`log_to`).
 
@@ -28,6 +29,8 @@ __all__ = [
     "checkpoint_binding",
     "checkpoint_log",
     "claim_run",
+    "finished_checkpoint",
+    "keeping_finished",
     "log_to",
     "note_resumed",
     "note_training",
@@ -38,8 +41,9 @@ __all__ = [
 
 @dataclass(frozen=True)
 class CheckpointBinding:
-    """What a checkpoint written while a claim runs is bound to: the claim id and a hash of its configuration
-    (the code revision is added by the trainer when it writes)."""
+    """What a checkpoint written while a claim runs is bound to: the claim id, or the name of the training run it
+    shares with other claims (:func:`claim_run`'s ``bound_to``), and a hash of its configuration (the code revision
+    is added by the trainer when it writes)."""
 
     claim: str
     config_hash: str
@@ -53,17 +57,27 @@ class ClaimRun:
     binding: CheckpointBinding
     resumed: list[dict[str, Any]] = field(default_factory=list)
     trainings: list[dict[str, Any]] = field(default_factory=list)
+    claim: str = ""  # the running claim's id, which log lines name ("" : the binding's)
+
+    def __post_init__(self) -> None:
+        if not self.claim:
+            self.claim = self.binding.claim
 
 
 _RUN: contextvars.ContextVar[ClaimRun | None] = contextvars.ContextVar("tvk_claim_run", default=None)
 _LOG: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar("tvk_log", default=None)
+_KEPT: contextvars.ContextVar[list[Path] | None] = contextvars.ContextVar("tvk_kept_checkpoints", default=None)
 
 
 @contextmanager
-def claim_run(claim: str, config_hash: str) -> Iterator[ClaimRun]:
+def claim_run(claim: str, config_hash: str, *, bound_to: str | None = None) -> Iterator[ClaimRun]:
     """Bind the checkpoints that trainers write or read in the block to the claim ``claim`` with configuration
-    hash ``config_hash``; yields the :class:`ClaimRun` that :func:`note_resumed` and :func:`note_training` fill."""
-    run = ClaimRun(CheckpointBinding(claim, config_hash))
+    hash ``config_hash``; yields the :class:`ClaimRun` that :func:`note_resumed` and :func:`note_training` fill.
+
+    ``bound_to`` binds them instead to a training run that several claims share (the same name for each of them:
+    :func:`verify.claims.base.shared_run_name`), so that any of those claims resumes a checkpoint that another one
+    wrote; log lines still name ``claim``."""
+    run = ClaimRun(CheckpointBinding(bound_to or claim, config_hash), claim=claim)
     token = _RUN.set(run)
     try:
         yield run
@@ -92,12 +106,41 @@ def checkpoint_log(message: str) -> None:
     to stderr; prefixed with the claim id when a claim runs."""
     run = _RUN.get()
     if run is not None:
-        message = f"{run.binding.claim}: {message}"
+        message = f"{run.claim}: {message}"
     log = _LOG.get()
     if log is not None:
         log(message)
     else:
         print(message, file=sys.stderr, flush=True)
+
+
+@contextmanager
+def keeping_finished() -> Iterator[list[Path]]:
+    """Keep the checkpoints of the runs that finish in the block (:func:`finished_checkpoint`) until it ends.
+
+    The report runs the claims that share a training run in such a block: the first claim trains and the others
+    judge the same run from memory, so the run's checkpoint (saved at its last step) is what a report interrupted
+    between them needs to resume it at that step instead of training it again. A block that ends normally removes
+    the files it kept; one left by an exception (an interrupt, a full disk) leaves them for the rerun. Yields the
+    list of kept files."""
+    kept: list[Path] = []
+    token = _KEPT.set(kept)
+    try:
+        yield kept
+    finally:
+        _KEPT.reset(token)
+    for path in kept:  # not reached on an exception: the rerun resumes from them
+        path.unlink(missing_ok=True)
+
+
+def finished_checkpoint(path: str | os.PathLike[str]) -> None:
+    """The run that saved its checkpoints to ``path`` has finished: remove the file now, so that the next report
+    trains afresh, or inside :func:`keeping_finished` when that block ends."""
+    kept = _KEPT.get()
+    if kept is not None:
+        kept.append(Path(path))
+    else:
+        Path(path).unlink(missing_ok=True)
 
 
 def note_resumed(step: int, file: str | os.PathLike) -> None:
