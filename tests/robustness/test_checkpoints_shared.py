@@ -104,6 +104,22 @@ def test_finished_checkpoints_are_kept_until_the_block_ends_and_left_on_an_excep
     cr.finished_checkpoint(tmp_path / "never-written.ckpt")  # a run without a file: nothing to remove
 
 
+def test_a_run_of_one_claim_alone_is_removed_at_once_in_a_block(tmp_path) -> None:
+    """A claim bound to its own id (a grid's cells: the sweep store keeps their results, and a rerun reads them
+    from there) leaves nothing behind, even when interrupted later in the block; a shared run's file is kept."""
+    a, b = tmp_path / "a.ckpt", tmp_path / "b.ckpt"
+    a.write_bytes(b"x")
+    b.write_bytes(b"x")
+    with pytest.raises(KeyboardInterrupt), cr.keeping_finished():
+        with cr.claim_run("grid-claim", "h1"):
+            cr.finished_checkpoint(a)
+        with cr.claim_run("claim-a", "h1", bound_to="claim-a + claim-b"):
+            cr.finished_checkpoint(b)
+        assert not a.exists() and b.exists()
+        raise KeyboardInterrupt
+    assert not a.exists() and b.exists()
+
+
 def _poly_split(path: Path | None) -> Any:
     from verify.train import modular_transformer as vmt
 

@@ -410,7 +410,7 @@ def shared_run_name(claim: Claim, scale: str) -> str | None:
     key = shared_unit(claim, scale)
     if key is None or key[0] is None:
         return None
-    ids = {c.id for c in _REGISTRY.values() if c is not claim and shared_unit(c, scale) == key}
+    ids = {c.id for c in _REGISTRY.values() if c is not claim and scale in c.configs and shared_unit(c, scale) == key}
     return " + ".join(sorted(ids | {claim.id})) if ids else None
 
 

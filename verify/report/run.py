@@ -213,11 +213,12 @@ def _run_parallel(
         raise ReportError(str(exc)) from exc
     pooled_ids = set(done)
     records = []
-    for claim in claims:
-        if claim.id in pooled_ids and by_id.get(claim.id) is claim:
-            records.append(done[claim.id])
-        else:  # a grid claim, one only this process has, or one a worker could not find
-            records.append(_run_one(claim, number[claim.id], ctx, session, log, journal))
+    with keeping_finished():  # claims run here may share a run too (a module the workers could not import)
+        for claim in claims:
+            if claim.id in pooled_ids and by_id.get(claim.id) is claim:
+                records.append(done[claim.id])
+            else:  # a grid claim, one only this process has, or one a worker could not find
+                records.append(_run_one(claim, number[claim.id], ctx, session, log, journal))
     return records
 
 

@@ -116,7 +116,9 @@ def checkpoint_log(message: str) -> None:
 
 @contextmanager
 def keeping_finished() -> Iterator[list[Path]]:
-    """Keep the checkpoints of the runs that finish in the block (:func:`finished_checkpoint`) until it ends.
+    """Keep the checkpoints of the shared runs that finish in the block (:func:`finished_checkpoint`; a run of a
+    claim bound to its own id, such as a grid's cell, whose result the sweep store keeps, is removed at once) until
+    it ends.
 
     The report runs the claims that share a training run in such a block: the first claim trains and the others
     judge the same run from memory, so the run's checkpoint (saved at its last step) is what a report interrupted
@@ -135,9 +137,10 @@ def keeping_finished() -> Iterator[list[Path]]:
 
 def finished_checkpoint(path: str | os.PathLike[str]) -> None:
     """The run that saved its checkpoints to ``path`` has finished: remove the file now, so that the next report
-    trains afresh, or inside :func:`keeping_finished` when that block ends."""
-    kept = _KEPT.get()
-    if kept is not None:
+    trains afresh, or, for a run that several claims share (:func:`claim_run`'s ``bound_to``) inside
+    :func:`keeping_finished`, when that block ends."""
+    kept, run = _KEPT.get(), _RUN.get()
+    if kept is not None and (run is None or run.binding.claim != run.claim):
         kept.append(Path(path))
     else:
         Path(path).unlink(missing_ok=True)
