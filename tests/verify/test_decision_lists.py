@@ -5,6 +5,7 @@ outside a sequence get exactly zero gradient, one GD step of V, batched populati
 from __future__ import annotations
 
 import random
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -126,6 +127,18 @@ def test_one_gd_step_v_class_means_match_the_closed_form():
     for k in td.ENTRY_CLASSES:
         assert abs(res.classes[k]["mean"] - float(exact[k])) <= 5 * res.classes[k]["se"] + 1e-3
     assert np.all(np.argmax(res.V1, axis=0) == np.asarray(task.perm))
+
+
+def test_one_gd_step_v_leaves_out_a_class_without_entries():
+    """At L = 8 Fig. 4.1's shifts (10, 20, 30) are also antishifts, so that class has no entry: it used to get the
+    mean of nothing (NaN, with numpy's "Mean of empty slice" warning); now it is left out, the others are finite."""
+    task = td.cyclic_task(8)
+    assert {k: len(r) for k, (r, _) in nd.class_indices(task).items()}["antishift"] == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = vd.one_gd_step_v(task, 3, 1.0, v0_std=0.1, samples=40, chunks=2, seed=0, options=CPU)
+    assert set(res.classes) == set(td.ENTRY_CLASSES) - {"antishift"}
+    assert all(np.isfinite([c["mean"], c["se"]]).all() for c in res.classes.values())
 
 
 def test_population_gd_matches_numpy_and_seeds_do_not_interact():

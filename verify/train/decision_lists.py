@@ -232,7 +232,9 @@ def directional_derivatives(
 @dataclass
 class OneStepV:
     """:func:`one_gd_step_v`: ``V_0``, ``V_1`` (``(L, L)``, float64) and, per class of entries, the mean of
-    ``V_1 - V_0`` and its standard error over the chunks."""
+    ``V_1 - V_0`` and its standard error over the chunks (a class without entries in the task, such as the
+    antishifts of :func:`theory.decision_lists.cyclic_task` at ``L = 8``, where they coincide with the shifts, has no
+    mean and is left out)."""
 
     V0: np.ndarray
     V1: np.ndarray
@@ -307,10 +309,14 @@ def _one_gd_step_v(
         step = (-eta * gV).double().cpu().numpy()
         steps.append(step)
         for k, (r, t) in idx.items():
-            per_chunk[k].append(float(step[r, t].mean()))
-        per_chunk["generic"].append(float(step[mask].mean()))
+            if len(r):
+                per_chunk[k].append(float(step[r, t].mean()))
+        if mask.any():
+            per_chunk["generic"].append(float(step[mask].mean()))
     classes = {
-        k: {"mean": float(np.mean(x)), "se": float(np.std(x, ddof=1) / np.sqrt(chunks))} for k, x in per_chunk.items()
+        k: {"mean": float(np.mean(x)), "se": float(np.std(x, ddof=1) / np.sqrt(chunks))}
+        for k, x in per_chunk.items()
+        if x
     }
     V0n = V0.numpy()
     return OneStepV(V0n, V0n + np.mean(steps, axis=0), classes, chunks)
