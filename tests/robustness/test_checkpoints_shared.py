@@ -27,6 +27,7 @@ from verify.runtime import claim_run as cr
 from verify.runtime.checkpoint import read_checkpoint
 from verify.runtime.options import RunOptions
 from verify.runtime.protocol import Observation
+from verify.sweep.grid import grid_of
 from verify.train import polynomial as vtrain
 
 from .test_checkpoints_trainers_more import _equal, _markov_transformer, _options, _sv_and
@@ -58,6 +59,15 @@ def test_the_shi_pairs_share_a_run_name_and_a_claim_alone_has_none() -> None:
     assert base.shared_run_name(claims["shi-fig4.1-split-single-frequency-k3"], "full") != k5
     assert base.shared_run_name(claims["karp-ch3-thm3.1-alg-reaches-error"], "full") is None
     assert base.shared_run_name(claims["shi-thm4.9-beta-sign"], "quick") is None  # not a training claim
+
+
+def test_a_grids_claim_shares_no_run() -> None:
+    """Every grid's ``observe`` is ``Grid.observe`` (one module), so two grids of equal configurations would have had
+    one shared-run key; their cells are shared through the sweep store, not through a run in memory."""
+    grids = [c for c in registry().values() if grid_of(c) is not None]
+    assert len(grids) >= 10 and {base.claim_module(c) for c in grids} == {"verify.sweep.grid"}
+    for scale in ("quick", "full"):
+        assert all(base.shared_unit(c, scale) is None and base.shared_run_name(c, scale) is None for c in grids)
 
 
 def test_a_shared_runs_checkpoint_resumes_in_each_of_its_claims(tmp_path) -> None:

@@ -32,6 +32,7 @@ from verify.runtime.jsonable import config_hash, to_jsonable
 from verify.runtime.protocol import Observation, RunContext, Scale
 from verify.runtime.provenance import RECORD_LIBRARIES, git_revision, library_versions
 from verify.runtime.selection import claim_patterns
+from verify.sweep.grid import grid_of
 
 from .judges import Judge, Verdict, as_float, as_floats
 
@@ -391,8 +392,9 @@ def claim_module(claim: Claim) -> str | None:
 def shared_unit(claim: Claim, scale: str) -> tuple[str | None, Any] | None:
     """The key under which training claims may share a cached training run, and so run in one work unit of the
     report (:func:`verify.report.pool.schedule`): their module and configuration at ``scale``; None for other
-    claims, and for a configuration that cannot be compared."""
-    if claim.kind != "training":
+    claims, for a grid's claim (every grid's ``observe`` is :meth:`verify.sweep.grid.Grid.observe`, of one module, and
+    its cells are shared through the sweep store instead) and for a configuration that cannot be compared."""
+    if claim.kind != "training" or grid_of(claim) is not None:
         return None
     config = claim.configs.get(scale)
     try:
