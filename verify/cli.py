@@ -381,6 +381,14 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     return EXIT_OK if result.same_results() else EXIT_FAILED
 
 
+def _cmd_status(args: argparse.Namespace) -> int:
+    from verify.report.status import report_status, status_text  # reading a checkpoint imports torch
+
+    status = report_status(args.out)
+    _emit(status, args.json, status_text(status))
+    return EXIT_OK
+
+
 def _cmd_list(args: argparse.Namespace) -> int:
     from verify.claim_index import list_claims  # imports torch only for external claims
     from verify.runtime.selection import no_match_message
@@ -873,6 +881,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_report(sub)
     _add_list(sub)
     _add_diff(sub)
+    _add_status(sub)
     sweep_cli.add_sweep_commands(sub)
     _add_derive(sub)
     _add_certify(sub)
@@ -1008,6 +1017,20 @@ def _add_list(sub: Any) -> None:
     lst.add_argument("--claims", action="append", default=[], metavar="MODULE", help=CLAIMS_HELP)
     lst.add_argument("--json", action="store_true", help=JSON_OPTION_HELP)
     lst.set_defaults(func=_cmd_list)
+
+
+def _add_status(sub: Any) -> None:
+    """``tvk status``: where a report directory stands while its claims run."""
+    st = sub.add_parser(
+        "status",
+        help="where a report directory stands: the running report, records so far, training runs' checkpoints",
+        description="Read a report directory without writing to it: whether a report is running in it, the records "
+        "finished so far, and each training run's checkpoint (its claim, step of steps, dtype, when it was saved, "
+        "and whether this code resumes it or sets it aside). Grid cells: tvk sweep status.",
+    )
+    st.add_argument("--out", default="tvk-report", help="the report directory (default tvk-report)")
+    st.add_argument("--json", action="store_true", help=JSON_OPTION_HELP)
+    st.set_defaults(func=_cmd_status)
 
 
 def _add_diff(sub: Any) -> None:

@@ -177,7 +177,7 @@ def test_negative_lambda_after_the_option_is_a_value_not_an_option(capsys):
         (["derive", "bogus"], "invalid choice: 'bogus'"),
         (["certify", "parity", "--n", "3", "--k"], "expected one argument"),
         (["report", "--scale", "huge"], "invalid choice: 'huge'"),
-        ([], "the following arguments are required: {report,list,diff,sweep,derive,certify}"),
+        ([], "the following arguments are required: {report,list,diff,status,sweep,derive,certify}"),
         (["derive"], "required: {modular,parity,group,lsa,majority,signal,markov}"),  # not the dest 'task'
         (["list", "--bogus"], "unrecognized arguments: --bogus; `tvk list --help` lists"),  # the subcommand's help
         (["derive", "majority", "--k", "2", "--n", "9" * 5000], "'9999999999999999999999999999999999999999...' (5,000"),

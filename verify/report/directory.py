@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "CHECKPOINT_DIR",
     "CURRENT_NAME",
     "JOURNAL_NAME",
     "LOCK_NAME",
@@ -33,6 +34,7 @@ __all__ = [
     "ReportDirectoryError",
     "current_run",
     "directory_lock",
+    "lock_holder",
     "prepare_directory",
     "remove_stale",
     "staging_directory",
@@ -45,6 +47,7 @@ RUN_PREFIX = ".tvk-run-"  # the directory of one published run's report
 LINK_PREFIX = ".tvk-link-"  # a link being made, renamed over its place at once
 CURRENT_NAME = ".tvk-current"  # the link to the published run's directory: the one pointer every reader follows
 JOURNAL_NAME = "results.jsonl"
+CHECKPOINT_DIR = ".checkpoints"  # the trainers' checkpoints of the claims that run (verify.claims.training)
 
 
 class ReportDirectoryError(OSError):
@@ -85,7 +88,8 @@ class DirectoryLockedError(RuntimeError):
         )
 
 
-def _lock_holder(path: Path) -> int | None:
+def lock_holder(path: Path) -> int | None:
+    """The pid written into the lock file ``path`` (:func:`directory_lock`); None when it cannot be read."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace").split()
         return int(text[0]) if text else None
@@ -110,7 +114,7 @@ def directory_lock(directory: str | os.PathLike, name: str = LOCK_NAME) -> Itera
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            raise DirectoryLockedError(path, _lock_holder(path)) from None
+            raise DirectoryLockedError(path, lock_holder(path)) from None
         except BaseException:
             os.close(fd)
             raise
@@ -122,7 +126,7 @@ def directory_lock(directory: str | os.PathLike, name: str = LOCK_NAME) -> Itera
             break
         os.close(fd)
     else:
-        raise DirectoryLockedError(path, _lock_holder(path))
+        raise DirectoryLockedError(path, lock_holder(path))
     try:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())

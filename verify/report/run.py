@@ -22,6 +22,7 @@ from verify.claims.external import _LOADED as EXTERNAL_SOURCES  # the claim modu
 from verify.report import directory
 from verify.report.diff import diff_records, load_records
 from verify.report.directory import (
+    CHECKPOINT_DIR,
     JOURNAL_NAME,
     DirectoryLockedError,
     Journal,
@@ -57,7 +58,6 @@ from verify.sweep.session import SweepOptions
 __all__ = ["ReportError", "render_html", "render_markdown", "run_report"]
 
 REPORT_FILES = ("figures", "results.json", "results.csv", "report.md", "report.html")  # swapped in, in this order
-CHECKPOINT_DIR = ".checkpoints"
 MAX_JOBS_PER_CORE = 4  # -j above this many worker processes per core is refused
 #: With the default -j, a selection whose claims are expected to take less than this (seconds, as scheduled by
 #: :func:`verify.report.pool.schedule`) runs here without workers: starting them costs a few seconds.

@@ -1,0 +1,98 @@
+"""``tvk status`` reads a report directory without writing to it: the running report, the records so far, the
+training runs' checkpoints and whether this code resumes them (verify/report/status.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from numerics.modular import ModularTask
+from verify import cli
+from verify.report.directory import CHECKPOINT_DIR, JOURNAL_NAME, LOCK_NAME
+from verify.report.status import checkpoint_status, report_status, status_text
+from verify.runtime import claim_run as cr
+from verify.runtime.options import RunOptions
+from verify.train import polynomial as vtrain
+
+CFG = vtrain.TrainConfig(steps=6, lr=5e-3, seeds=(0,), eval_every=3, dtype="float64", num_threads=1)
+
+
+def _tree(root: Path) -> dict[str, tuple[int, int]]:
+    """Every file below ``root`` with its size and modification time (ns)."""
+    return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*")}
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has ended."""
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    return int(done.stdout)
+
+
+@pytest.fixture
+def report_dir(tmp_path, monkeypatch) -> Path:
+    """A report directory as a running full-scale report leaves it: a lock of this process, a journal of two
+    records and a line cut short, one checkpoint written by code revision ``rev-a``, one set aside, one garbage."""
+    out = tmp_path / "r"
+    (out / CHECKPOINT_DIR).mkdir(parents=True)
+    (out / LOCK_NAME).write_text(f"{os.getpid()}\n")
+    lines = [json.dumps({"id": "a", "verdict": "pass"}), json.dumps({"id": "b", "verdict": "fail"}), '{"id": "c", "ver']
+    (out / JOURNAL_NAME).write_text("\n".join(lines))
+    monkeypatch.setenv("TVK_CODE_REVISION", "rev-a")
+    with cr.claim_run("claim-x", "h1", bound_to="claim-x + claim-y"):
+        vtrain.train(ModularTask(5, 2), 2, 4, CFG, RunOptions(checkpoint_path=str(out / CHECKPOINT_DIR / "run.ckpt")))
+    (out / CHECKPOINT_DIR / "old.ckpt.untrusted").write_bytes(b"x")
+    (out / CHECKPOINT_DIR / "garbage.ckpt").write_bytes(b"not a checkpoint")
+    return out
+
+
+def test_status_reads_the_lock_journal_and_checkpoints(report_dir, monkeypatch) -> None:
+    before = _tree(report_dir)
+    status = report_status(report_dir)
+    assert _tree(report_dir) == before  # nothing written, nothing moved aside (the garbage file stays)
+    assert status["lock"] == {"pid": os.getpid(), "alive": True}
+    assert status["journal"]["records"] == 2 and status["journal"]["unreadable_lines"] == 1
+    assert status["journal"]["verdicts"] == {"pass": 1, "fail": 1} and status["journal"]["last"] == "b"
+    assert status["results"] is None and status["set_aside"] == ["old.ckpt.untrusted"]
+    good, bad = sorted(status["checkpoints"], key=lambda c: c["file"] != "run.ckpt")
+    assert good["bound_to"] == "claim-x + claim-y" and good["trainer"] == "polynomial"
+    assert (good["step"], good["steps"], good["dtype"]) == (CFG.steps, CFG.steps, "float64")
+    assert good["revision"] == "rev-a" and good["resumes_here"] is True
+    assert bad["file"] == "garbage.ckpt" and "error" in bad
+    text = status_text(status)
+    assert "a report is running in it" in text and "step 6 of 6 (100.0 %)" in text and "this code resumes it" in text
+    monkeypatch.setenv("TVK_CODE_REVISION", "rev-b")  # another checkout: it would set the file aside
+    other = checkpoint_status(report_dir / CHECKPOINT_DIR / "run.ckpt")
+    assert other["resumes_here"] is False
+    assert "would set it aside, a checkout of rev-a resumes it" in status_text(report_status(report_dir))
+
+
+def test_a_lock_left_by_a_killed_report_is_told_apart(report_dir) -> None:
+    pid = _dead_pid()
+    (report_dir / LOCK_NAME).write_text(f"{pid}\n")
+    text = status_text(report_status(report_dir))
+    assert f"ended without releasing its lock (process {pid})" in text
+    (report_dir / LOCK_NAME).unlink()
+    assert "no report is running in it" in status_text(report_status(report_dir))
+
+
+def test_the_command_prints_json_and_refuses_a_missing_directory(report_dir, tmp_path, capsys) -> None:
+    (report_dir / "results.json").write_text(
+        json.dumps(
+            {"header": {"generated": "2026-12-01 22:04:15 UTC", "scale": "full"}, "claims": [{"verdict": "pass"}]}
+        )
+    )
+    assert cli.main(["status", "--out", str(report_dir), "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["results"] == {
+        "generated": "2026-12-01 22:04:15 UTC",
+        "scale": "full",
+        "claims": 1,
+        "verdicts": {"pass": 1},
+    }
+    assert cli.main(["status", "--out", str(tmp_path / "missing")]) == 2
+    assert "no report directory" in capsys.readouterr().err

@@ -1,0 +1,240 @@
+"""``tvk status``: where a report directory stands while its claims run, without touching it (docs/report.md,
+"Watching a long report").
+
+A full-scale campaign runs for hours to days (docs/running_at_scale.md), usually with ``--no-progress`` in the
+background. This reads what the report leaves in its directory as it goes and writes nothing:
+
+* the lock (:data:`verify.report.directory.LOCK_NAME`): the pid of the report writing into the directory, and
+  whether that process is still alive (a killed report leaves the file behind);
+* the journal (:data:`verify.report.directory.JOURNAL_NAME`): the records finished so far, by verdict;
+* the finished report (``results.json``): when it was generated and its verdicts;
+* the training runs' checkpoints in ``.checkpoints``: the claim (or the shared run) each is bound to, its trainer,
+  the step it saved of its run's steps, the dtype, when it was saved, and whether the code running ``tvk status``
+  would resume it (the same code revision: :func:`verify.runtime.provenance.code_revision`) or set it aside
+  (docs/report.md, "Binding"); files already set aside (``.untrusted``, ``.corrupt``) are listed apart.
+
+Grid claims keep their cells in ``sweep.sqlite``: ``tvk sweep status`` reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from verify.report.directory import CHECKPOINT_DIR, JOURNAL_NAME, LOCK_NAME, lock_holder
+from verify.runtime.provenance import code_revision
+
+__all__ = ["checkpoint_status", "report_status", "status_text"]
+
+#: Suffixes of checkpoints set aside (:func:`verify.runtime.claim_run.quarantine`).
+SET_ASIDE = (".untrusted", ".corrupt")
+
+
+def _utc(seconds: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(seconds))
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (signal 0 checks without sending; one of another user counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _lock(out: Path) -> dict[str, Any] | None:
+    """The lock file's pid and whether that process is alive; None without a lock file."""
+    path = out / LOCK_NAME
+    if not path.exists():
+        return None
+    pid = lock_holder(path)
+    return {"pid": pid, "alive": None if pid is None else _alive(pid)}
+
+
+def _verdicts(records: list[Mapping[str, Any]]) -> dict[str, int]:
+    return dict(Counter(str(r.get("verdict")) for r in records))
+
+
+def _journal(out: Path) -> dict[str, Any] | None:
+    """The journal's records by verdict (a line cut short by a kill is counted apart); None without a journal."""
+    path = out / JOURNAL_NAME
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except FileNotFoundError:
+        return None
+    records, unreadable = [], 0
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            unreadable += 1
+            continue
+        if isinstance(rec, dict):
+            records.append(rec)
+        else:
+            unreadable += 1
+    return {
+        "records": len(records),
+        "verdicts": _verdicts(records),
+        "last": records[-1].get("id") if records else None,
+        "unreadable_lines": unreadable,
+        "modified": _utc(path.stat().st_mtime),
+    }
+
+
+def _results(out: Path) -> dict[str, Any] | None:
+    """The finished report's generation time and verdicts; None without ``results.json``."""
+    path = out / "results.json"
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+        claims = obj["claims"]
+        header = obj.get("header", {})
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    return {
+        "generated": header.get("generated"),
+        "scale": header.get("scale"),
+        "claims": len(claims),
+        "verdicts": _verdicts(claims),
+    }
+
+
+def checkpoint_status(path: str | os.PathLike[str], revision: str | None = None) -> dict[str, Any]:
+    """What a trainer's checkpoint holds, for :func:`report_status`.
+
+    Parameters
+    ----------
+    path : path-like
+        The checkpoint file (``<trainer tag>_<configuration hash>.ckpt``).
+    revision : str, optional
+        The code revision to compare with (default: this code's,
+        :func:`verify.runtime.provenance.code_revision`).
+
+    Returns
+    -------
+    dict
+        ``file``, ``bound_to`` (the claim id, or the sharing claims' ids joined by ``" + "``), ``trainer``,
+        ``step``, ``steps`` (the run's steps when its configuration names them, else None), ``dtype``, ``saved``
+        (the file's modification time, UTC), ``revision`` (the code revision that wrote it) and ``resumes_here``
+        (whether ``revision`` equals it: code of another revision sets the file aside instead of resuming it); for
+        a file that cannot be read, ``file`` and ``error``.
+    """
+    from verify.runtime.checkpoint import read_checkpoint  # deferred: torch
+
+    path = Path(path)
+    here = code_revision() if revision is None else revision
+    try:
+        state = read_checkpoint(path)
+        binding = state.get("binding") or {}
+        config = state.get("config") or {}
+        steps = config.get("steps") if isinstance(config, Mapping) else None
+        return {
+            "file": path.name,
+            "bound_to": binding.get("claim"),
+            "trainer": state.get("trainer"),
+            "step": int(state["step"]),
+            "steps": steps if isinstance(steps, int) and not isinstance(steps, bool) else None,
+            "dtype": (state.get("meta") or {}).get("dtype")
+            or (config.get("dtype") if isinstance(config, Mapping) else None),
+            "saved": _utc(path.stat().st_mtime),
+            "revision": binding.get("revision"),
+            "resumes_here": binding.get("revision") == here,
+        }
+    except Exception as exc:  # a file being replaced, truncated, foreign: say so, never stop the status
+        return {"file": path.name, "error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"}
+
+
+def report_status(out: str | os.PathLike[str]) -> dict[str, Any]:
+    """Where the report directory ``out`` stands (the module's list), as plain data; nothing is written.
+
+    Raises
+    ------
+    ValueError
+        ``out`` is not a directory.
+    """
+    out = Path(out)
+    if not out.is_dir():
+        raise ValueError(f"no report directory at {str(out)!r} (tvk report --out DIR writes one)")
+    folder = out / CHECKPOINT_DIR
+    files = sorted(folder.iterdir()) if folder.is_dir() else []
+    revision = code_revision()
+    return {
+        "directory": str(out),
+        "lock": _lock(out),
+        "journal": _journal(out),
+        "results": _results(out),
+        "revision": revision,
+        "checkpoints": [checkpoint_status(p, revision) for p in files if p.suffix == ".ckpt" and p.is_file()],
+        "set_aside": [p.name for p in files if p.suffix in SET_ASIDE],
+        "sweep_store": (out / "sweep.sqlite").is_file(),
+    }
+
+
+def _counts(verdicts: Mapping[str, int]) -> str:
+    return ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items(), key=lambda kv: -kv[1])) or "none"
+
+
+def _checkpoint_line(c: Mapping[str, Any], revision: str) -> str:
+    if "error" in c:
+        return f"  {c['file']}: unreadable now ({c['error']})"
+    of = ""
+    if c["steps"]:
+        of = f" of {c['steps']:,} ({100 * c['step'] / c['steps']:.1f} %)"
+    written = str(c["revision"])[:12]
+    resumes = (
+        "this code resumes it"
+        if c["resumes_here"]
+        else f"written by revision {written}: this code ({revision[:12]}) would set it aside, a checkout of {written} "
+        "resumes it"
+    )
+    return (
+        f"  {c['bound_to'] or '(no claim)'}: step {c['step']:,}{of}, trainer {c['trainer']}, {c['dtype'] or 'dtype ?'}, "
+        f"saved {c['saved']}; {resumes} ({c['file']})"
+    )
+
+
+def status_text(status: Mapping[str, Any]) -> str:
+    """:func:`report_status` as the lines ``tvk status`` prints."""
+    lock, journal, results = status["lock"], status["journal"], status["results"]
+    if lock is None:
+        running = "no report is running in it"
+    elif lock.get("alive"):
+        running = f"a report is running in it (process {lock['pid']} holds its lock)"
+    else:
+        running = f"a report that ended without releasing its lock (process {lock['pid']}) left it; none runs now"
+    lines = [f"{status['directory']}: {running}"]
+    if journal is not None:
+        cut = f"; {journal['unreadable_lines']} line(s) cut short" if journal["unreadable_lines"] else ""
+        last = f", the last {journal['last']}" if journal["last"] else ""
+        lines.append(
+            f"records of the current or last run: {journal['records']} ({_counts(journal['verdicts'])}){last}; "
+            f"journal written {journal['modified']}{cut}"
+        )
+    if results is not None:
+        if "error" in results:
+            lines.append(f"results.json: unreadable ({results['error']})")
+        else:
+            lines.append(
+                f"finished report: {results['claims']} claims at {results['scale']} scale, generated "
+                f"{results['generated']} ({_counts(results['verdicts'])})"
+            )
+    ckpts = status["checkpoints"]
+    lines.append(f"training runs with a checkpoint: {len(ckpts)}" + (":" if ckpts else ""))
+    lines += [_checkpoint_line(c, status["revision"]) for c in ckpts]
+    if status["set_aside"]:
+        lines.append(f'set aside (not resumed; docs/report.md, "Binding"): {", ".join(status["set_aside"])}')
+    if status["sweep_store"]:
+        lines.append(f"grid cells: tvk sweep status --out {status['directory']}")
+    return "\n".join(lines)
