@@ -6,6 +6,7 @@
     tvk report  --from-archive DIR [--out DIR]   (report from the results archive alone)
     tvk report  --compare PREV [...]   (a "Changes since PREV" section: this run against the run PREV)
     tvk diff    OLD NEW [--rtol R] [--no-runtimes] [--json]
+    tvk status  [--out DIR] [--json]   (a report directory read without writing to it)
     tvk derive  modular --p P --k K [--evaluate auto|always|never] [--json]
     tvk derive  parity --k K [--n N] [--evaluate auto|always|never] [--json]
     tvk derive  group --name NAME [--json]          (NAME like S4, D6, A5, Z2^3, S3xZ2)

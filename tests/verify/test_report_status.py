@@ -13,7 +13,7 @@ import pytest
 
 from numerics.modular import ModularTask
 from verify import cli
-from verify.report.directory import CHECKPOINT_DIR, JOURNAL_NAME, LOCK_NAME
+from verify.report.directory import CHECKPOINT_DIR, JOURNAL_NAME, LOCK_NAME, directory_lock
 from verify.report.status import checkpoint_status, report_status, status_text
 from verify.runtime import claim_run as cr
 from verify.runtime.options import RunOptions
@@ -51,10 +51,12 @@ def report_dir(tmp_path, monkeypatch) -> Path:
 
 
 def test_status_reads_the_lock_journal_and_checkpoints(report_dir, monkeypatch) -> None:
-    before = _tree(report_dir)
-    status = report_status(report_dir)
-    assert _tree(report_dir) == before  # nothing written, nothing moved aside (the garbage file stays)
-    assert status["lock"] == {"pid": os.getpid(), "alive": True}
+    (report_dir / LOCK_NAME).unlink()
+    with directory_lock(report_dir):  # a report holding the directory, as tvk report does
+        before = _tree(report_dir)
+        status = report_status(report_dir)
+        assert _tree(report_dir) == before  # nothing written, nothing moved aside (the garbage file stays)
+    assert status["lock"] == {"pid": os.getpid(), "alive": True, "held": True}
     assert status["journal"]["records"] == 2 and status["journal"]["unreadable_lines"] == 1
     assert status["journal"]["verdicts"] == {"pass": 1, "fail": 1} and status["journal"]["last"] == "b"
     assert status["results"] is None and status["set_aside"] == ["old.ckpt.untrusted"]
@@ -78,6 +80,37 @@ def test_a_lock_left_by_a_killed_report_is_told_apart(report_dir) -> None:
     assert f"ended without releasing its lock (process {pid})" in text
     (report_dir / LOCK_NAME).unlink()
     assert "no report is running in it" in status_text(report_status(report_dir))
+
+
+def test_a_live_pid_that_does_not_hold_the_lock_is_not_a_running_report(report_dir) -> None:
+    """The fixture's lock names this (live) process, which holds no flock on it: a killed report's pid reused."""
+    status = report_status(report_dir)
+    assert status["lock"] == {"pid": os.getpid(), "alive": True, "held": False}
+    assert "none runs now" in status_text(status) and "a report is running" not in status_text(status)
+
+
+def test_a_dirty_revision_is_named_whole(report_dir, monkeypatch) -> None:
+    import torch
+
+    path = report_dir / CHECKPOINT_DIR / "run.ckpt"
+    state = torch.load(path, weights_only=True)
+    state["binding"]["revision"] = "ac5a9bd6e929+dirty.deadbeef"
+    state["trainer"] = torch.zeros(2)  # a foreign value: still JSON
+    torch.save(state, path)
+    monkeypatch.setenv("TVK_CODE_REVISION", "ac5a9bd6e929")
+    text = status_text(report_status(report_dir))
+    assert "written by revision ac5a9bd6e929+dirty.deadbeef" in text and "a checkout of" not in text
+    json.dumps(report_status(report_dir))
+
+
+@pytest.mark.parametrize(
+    "content", ["[1, 2]", '{"claims": {"a": 1}}', '{"claims": ["x"]}', '{"claims": 5}', '{"header": [], "claims": []}']
+)
+def test_a_results_json_of_another_shape_is_said_unreadable(report_dir, capsys, content) -> None:
+    (report_dir / "results.json").write_text(content)
+    assert cli.main(["status", "--out", str(report_dir), "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert results == {"generated": None, "scale": None, "claims": 0, "verdicts": {}} or "error" in results
 
 
 def test_the_command_prints_json_and_refuses_a_missing_directory(report_dir, tmp_path, capsys) -> None:

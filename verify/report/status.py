@@ -50,13 +50,32 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _flock_held(path: Path) -> bool | None:
+    """Whether some process holds a ``flock`` on the file ``path``, read from ``/proc/locks`` (nothing is locked
+    here: even a brief lock of ours would make a report starting at that moment refuse the directory); None where
+    the kernel does not list its locks."""
+    try:
+        st = path.stat()
+        table = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    key = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    for line in table.splitlines():
+        fields = line.split()
+        if len(fields) > 5 and fields[1] == "FLOCK" and fields[5] == key:  # a waiter's line has "->" in fields[1]
+            return True
+    return False
+
+
 def _lock(out: Path) -> dict[str, Any] | None:
-    """The lock file's pid and whether that process is alive; None without a lock file."""
+    """The lock file's pid, whether that process is alive and whether the lock is held (``held``: a live pid alone
+    may be an unrelated process that took a killed report's pid; None where it cannot be told); None without a lock
+    file."""
     path = out / LOCK_NAME
-    if not path.exists():
+    if not (path.exists() or path.is_symlink()):
         return None
     pid = lock_holder(path)
-    return {"pid": pid, "alive": None if pid is None else _alive(pid)}
+    return {"pid": pid, "alive": None if pid is None else _alive(pid), "held": _flock_held(path)}
 
 
 def _verdicts(records: list[Mapping[str, Any]]) -> dict[str, int]:
@@ -97,18 +116,28 @@ def _results(out: Path) -> dict[str, Any] | None:
     path = out / "results.json"
     try:
         obj = json.loads(path.read_text(encoding="utf-8"))
-        claims = obj["claims"]
-        header = obj.get("header", {})
     except FileNotFoundError:
+        if path.is_symlink():  # the report's link into .tvk-current (verify/report/directory.py) leads nowhere
+            return {"error": f"a link to {os.readlink(path)!r}, which does not exist"}
         return None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError) as exc:
         return {"error": f"{type(exc).__name__}: {exc}"}
+    claims = obj.get("claims") if isinstance(obj, dict) else None
+    header = obj.get("header") if isinstance(obj, dict) else None
+    if not isinstance(claims, list) or not all(isinstance(c, dict) for c in claims):
+        return {"error": "not a report's results (no list of claim records under 'claims')"}
+    if not isinstance(header, dict):
+        header = {}
     return {
         "generated": header.get("generated"),
         "scale": header.get("scale"),
         "claims": len(claims),
         "verdicts": _verdicts(claims),
     }
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
 
 
 def checkpoint_status(path: str | os.PathLike[str], revision: str | None = None) -> dict[str, Any]:
@@ -140,16 +169,19 @@ def checkpoint_status(path: str | os.PathLike[str], revision: str | None = None)
         binding = state.get("binding") or {}
         config = state.get("config") or {}
         steps = config.get("steps") if isinstance(config, Mapping) else None
-        return {
+        meta = state.get("meta") or {}
+        return {  # strings or None whatever the file holds, so the --json output is always JSON
             "file": path.name,
-            "bound_to": binding.get("claim"),
-            "trainer": state.get("trainer"),
+            "bound_to": _text(binding.get("claim")),
+            "trainer": _text(state.get("trainer")),
             "step": int(state["step"]),
             "steps": steps if isinstance(steps, int) and not isinstance(steps, bool) else None,
-            "dtype": (state.get("meta") or {}).get("dtype")
-            or (config.get("dtype") if isinstance(config, Mapping) else None),
+            "dtype": _text(
+                (meta.get("dtype") if isinstance(meta, Mapping) else None)
+                or (config.get("dtype") if isinstance(config, Mapping) else None)
+            ),
             "saved": _utc(path.stat().st_mtime),
-            "revision": binding.get("revision"),
+            "revision": _text(binding.get("revision")),
             "resumes_here": binding.get("revision") == here,
         }
     except Exception as exc:  # a file being replaced, truncated, foreign: say so, never stop the status
@@ -192,13 +224,18 @@ def _checkpoint_line(c: Mapping[str, Any], revision: str) -> str:
     of = ""
     if c["steps"]:
         of = f" of {c['steps']:,} ({100 * c['step'] / c['steps']:.1f} %)"
-    written = str(c["revision"])[:12]
-    resumes = (
-        "this code resumes it"
-        if c["resumes_here"]
-        else f"written by revision {written}: this code ({revision[:12]}) would set it aside, a checkout of {written} "
-        "resumes it"
-    )
+    written = c["revision"]  # whole: a cut "abc+dirty.1234" would read as the clean checkout abc
+    if c["resumes_here"]:
+        resumes = "this code resumes it"
+    elif written is None:
+        resumes = f"no code revision recorded: this code ({revision}) would set it aside"
+    else:
+        who = (
+            f"only code with the same uncommitted edits to {written.split('+')[0]} resumes it"
+            if "+" in written
+            else f"a checkout of {written} resumes it"
+        )
+        resumes = f"written by revision {written}: this code ({revision}) would set it aside, {who}"
     return (
         f"  {c['bound_to'] or '(no claim)'}: step {c['step']:,}{of}, trainer {c['trainer']}, {c['dtype'] or 'dtype ?'}, "
         f"saved {c['saved']}; {resumes} ({c['file']})"
@@ -208,15 +245,19 @@ def _checkpoint_line(c: Mapping[str, Any], revision: str) -> str:
 def status_text(status: Mapping[str, Any]) -> str:
     """:func:`report_status` as the lines ``tvk status`` prints."""
     lock, journal, results = status["lock"], status["journal"], status["results"]
+    who = "a process" if lock is None or lock["pid"] is None else f"process {lock['pid']}"
     if lock is None:
         running = "no report is running in it"
-    elif lock.get("alive"):
-        running = f"a report is running in it (process {lock['pid']} holds its lock)"
+    elif lock.get("held") or (lock.get("held") is None and lock.get("alive")):
+        running = f"a report is running in it ({who} holds its lock)"
+    elif lock.get("held") is None and lock.get("alive") is None:
+        running = "a lock file without a pid in it: a report is starting or ended without releasing it"
     else:
-        running = f"a report that ended without releasing its lock (process {lock['pid']}) left it; none runs now"
+        now = ", now another program" if lock.get("alive") else ""
+        running = f"a report that ended without releasing its lock ({who}{now}) left it; none runs now"
     lines = [f"{status['directory']}: {running}"]
     if journal is not None:
-        cut = f"; {journal['unreadable_lines']} line(s) cut short" if journal["unreadable_lines"] else ""
+        cut = f"; {journal['unreadable_lines']} line(s) not a record" if journal["unreadable_lines"] else ""
         last = f", the last {journal['last']}" if journal["last"] else ""
         lines.append(
             f"records of the current or last run: {journal['records']} ({_counts(journal['verdicts'])}){last}; "
