@@ -1020,15 +1020,18 @@ def _add_list(sub: Any) -> None:
     lst.set_defaults(func=_cmd_list)
 
 
+#: ``tvk status --help``'s description (verify/report/status.py).
+STATUS_DESCRIPTION = (
+    "Read a report directory without writing to it: whether a report is running in it, the records finished so far, "
+    "and each training run's checkpoint (its claim, step of steps, dtype, when it was saved, and whether this code "
+    "resumes it or sets it aside). Grid cells: tvk sweep status."
+)
+
+
 def _add_status(sub: Any) -> None:
     """``tvk status``: where a report directory stands while its claims run."""
-    st = sub.add_parser(
-        "status",
-        help="where a report directory stands: the running report, records so far, training runs' checkpoints",
-        description="Read a report directory without writing to it: whether a report is running in it, the records "
-        "finished so far, and each training run's checkpoint (its claim, step of steps, dtype, when it was saved, "
-        "and whether this code resumes it or sets it aside). Grid cells: tvk sweep status.",
-    )
+    help_ = "where a report directory stands: the running report, records so far, training runs' checkpoints"
+    st = sub.add_parser("status", help=help_, description=STATUS_DESCRIPTION)
     st.add_argument("--out", default="tvk-report", help="the report directory (default tvk-report)")
     st.add_argument("--json", action="store_true", help=JSON_OPTION_HELP)
     st.set_defaults(func=_cmd_status)
