@@ -21,7 +21,6 @@ import functools
 import itertools
 import math
 import numbers
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import cast
@@ -29,6 +28,7 @@ from typing import cast
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
+from numerics._quadrature import converged_quad
 from theory import local_signal as tl
 from theory._checks import InputError, check_cost, format_count
 from theory._docstrings import fill_doc
@@ -352,21 +352,20 @@ def soft_threshold_moments_quad(tau: float, sigma: float) -> tuple[float, float,
     tau = check_real(tau, "tau", nonnegative=True)
     sigma = _sigma(sigma)
     pdf = stats.norm(scale=sigma).pdf
-    out = []
-    with warnings.catch_warnings(), np.errstate(over="ignore", under="ignore"):
-        warnings.simplefilter("error", integrate.IntegrationWarning)
-        try:
-            for j in (0, 1, 2):
-                val, _ = integrate.quad(
-                    lambda a, j=j: (a - tau) ** j * pdf(a), tau, np.inf, epsabs=0, epsrel=1e-12, limit=200
-                )
-                out.append(2 * val)
-        except integrate.IntegrationWarning as exc:  # QUADPACK gave up: its value would be wrong, not just inexact
-            raise InputError(
-                f"the quadrature does not converge at tau = {tau:.3g}, sigma = {sigma:.3g} ({exc}); "
-                "theory.local_signal.soft_threshold_moments gives the closed forms",
+    with np.errstate(over="ignore", under="ignore"):
+        out = [
+            2
+            * converged_quad(
+                lambda a, j=j: (a - tau) ** j * pdf(a),
+                tau,
+                np.inf,
+                epsrel=1e-12,
                 param="sigma",
-            ) from None
+                what=f"the moment {j} at tau = {tau:.3g}, sigma = {sigma:.3g}",
+                hint="theory.local_signal.soft_threshold_moments gives the closed forms",
+            )
+            for j in (0, 1, 2)
+        ]
     _finite(out, "the moments", "tau")
     return out[0], out[1], out[2]
 

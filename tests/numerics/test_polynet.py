@@ -117,6 +117,21 @@ def test_hitting_time_and_quadrature_match_exact_time():
     assert NP.hitting_time(3, 1.0) == 0.0
 
 
+@pytest.mark.parametrize(
+    "k, v_from, v_to", [(5, 1.0, 1e300), (3, 1e-300, 1.0), (3, 1e-10, 1e10), (4, 1e-100, 1e100), (3, 2.0, 2.0)]
+)
+def test_flow_time_quadrature_over_levels_of_any_range(k: int, v_from: float, v_to: float) -> None:
+    """Over v itself quad returned 0.0 for k = 5 from 1 to 1e300 (exactly 1/3), with no warning: its nodes missed the
+    mass near v = 1; in u = ln v it agrees with the exact time (theory.polynet.flow_time) at 1e-12 over 600 decades."""
+    exact = float(TP.flow_time(Fraction(v_to), k, Fraction(v_from)))
+    assert abs(NP.flow_time_quad(k, v_from, v_to) - exact) <= 1e-12 * exact
+
+
+def test_flow_time_quadrature_beyond_the_float_range_is_refused() -> None:
+    with pytest.raises(InputError, match="overflows float64"):
+        NP.flow_time_quad(10, 1e-300, 1.0)  # 1e2400 / 8
+
+
 # ------------------------------------------------------------------ plateau
 @pytest.mark.parametrize("k,m", [(3, 11), (3, 101), (4, 201), (5, 1001)])
 def test_plateau_numeric_matches_exact(k, m):
