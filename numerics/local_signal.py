@@ -352,11 +352,15 @@ def soft_threshold_moments_quad(tau: float, sigma: float) -> tuple[float, float,
     tau = check_real(tau, "tau", nonnegative=True)
     sigma = _sigma(sigma)
     pdf = stats.norm(scale=sigma).pdf
+
+    def moment_density(j: int) -> Callable[[float], float]:
+        return lambda a: float((a - tau) ** j * pdf(a))
+
     with np.errstate(over="ignore", under="ignore"):
         out = [
             2
             * converged_quad(
-                lambda a, j=j: (a - tau) ** j * pdf(a),
+                moment_density(j),
                 tau,
                 np.inf,
                 epsrel=1e-12,
