@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from numerics.modular import ModularTask
+from tests.robustness._watchdog import watchdog
 from verify import cli
 from verify.report.directory import CHECKPOINT_DIR, JOURNAL_NAME, LOCK_NAME, directory_lock
 from verify.report.status import checkpoint_status, report_status, status_text
@@ -129,3 +130,20 @@ def test_the_command_prints_json_and_refuses_a_missing_directory(report_dir, tmp
     }
     assert cli.main(["status", "--out", str(tmp_path / "missing")]) == 2
     assert "no report directory" in capsys.readouterr().err
+
+
+def test_fifos_and_folders_at_the_files_names_are_said_and_never_block(report_dir) -> None:
+    """A FIFO at the journal's, the lock's or results.json's name would block a read (the command hung); a folder at
+    the journal's name cannot be read. Each is said in its own line; the checkpoints are still listed."""
+    (report_dir / LOCK_NAME).unlink()
+    os.mkfifo(report_dir / LOCK_NAME)
+    os.mkfifo(report_dir / "results.json")
+    (report_dir / JOURNAL_NAME).unlink()
+    (report_dir / JOURNAL_NAME).mkdir()
+    with watchdog("tvk status on FIFOs"):
+        status = report_status(report_dir)
+    text = status_text(status)
+    assert "its lock cannot be read (.tvk-report.lock is not a regular file)" in text
+    assert f"{JOURNAL_NAME}: unreadable" in text and "results.json: unreadable" in text
+    assert any(c["file"] == "run.ckpt" and c["step"] == CFG.steps for c in status["checkpoints"])
+    assert json.loads(json.dumps(status))["journal"]["error"]

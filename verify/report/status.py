@@ -67,6 +67,14 @@ def _flock_held(path: Path) -> bool | None:
     return False
 
 
+def _text_of(path: Path) -> str:
+    """The text of the regular file ``path`` (FileNotFoundError when there is none); OSError for anything else at
+    that name (a FIFO or a device would block the read, a folder cannot be read)."""
+    if path.exists() and not path.is_file():
+        raise OSError(f"{path.name} is not a regular file")
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
 def _lock(out: Path) -> dict[str, Any] | None:
     """The lock file's pid, whether that process is alive and whether the lock is held (``held``: a live pid alone
     may be an unrelated process that took a killed report's pid; None where it cannot be told); None without a lock
@@ -74,6 +82,8 @@ def _lock(out: Path) -> dict[str, Any] | None:
     path = out / LOCK_NAME
     if not (path.exists() or path.is_symlink()):
         return None
+    if path.exists() and not path.is_file():  # reading a FIFO would block
+        return {"pid": None, "alive": None, "held": None, "error": f"{path.name} is not a regular file"}
     pid = lock_holder(path)
     return {"pid": pid, "alive": None if pid is None else _alive(pid), "held": _flock_held(path)}
 
@@ -86,9 +96,11 @@ def _journal(out: Path) -> dict[str, Any] | None:
     """The journal's records by verdict (a line cut short by a kill is counted apart); None without a journal."""
     path = out / JOURNAL_NAME
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = _text_of(path).splitlines()
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}
     records, unreadable = [], 0
     for line in lines:
         if not line.strip():
@@ -115,7 +127,7 @@ def _results(out: Path) -> dict[str, Any] | None:
     """The finished report's generation time and verdicts; None without ``results.json``."""
     path = out / "results.json"
     try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
+        obj = json.loads(_text_of(path))
     except FileNotFoundError:
         if path.is_symlink():  # the report's link into .tvk-current (verify/report/directory.py) leads nowhere
             return {"error": f"a link to {os.readlink(path)!r}, which does not exist"}
@@ -200,7 +212,10 @@ def report_status(out: str | os.PathLike[str]) -> dict[str, Any]:
     if not out.is_dir():
         raise ValueError(f"no report directory at {str(out)!r} (tvk report --out DIR writes one)")
     folder = out / CHECKPOINT_DIR
-    files = sorted(folder.iterdir()) if folder.is_dir() else []
+    try:
+        files, folder_error = (sorted(folder.iterdir()) if folder.is_dir() else []), None
+    except OSError as exc:  # a folder the user may not list: said, the rest of the status still shown
+        files, folder_error = [], f"{type(exc).__name__}: {exc}"
     revision = code_revision()
     return {
         "directory": str(out),
@@ -209,6 +224,7 @@ def report_status(out: str | os.PathLike[str]) -> dict[str, Any]:
         "results": _results(out),
         "revision": revision,
         "checkpoints": [checkpoint_status(p, revision) for p in files if p.suffix == ".ckpt" and p.is_file()],
+        "checkpoints_error": folder_error,
         "set_aside": [p.name for p in files if p.suffix in SET_ASIDE],
         "sweep_store": (out / "sweep.sqlite").is_file(),
     }
@@ -256,7 +272,11 @@ def status_text(status: Mapping[str, Any]) -> str:
         now = ", now another program" if lock.get("alive") else ""
         running = f"a report that ended without releasing its lock ({who}{now}) left it; none runs now"
     lines = [f"{status['directory']}: {running}"]
-    if journal is not None:
+    if lock is not None and "error" in lock:
+        lines[0] = f"{status['directory']}: its lock cannot be read ({lock['error']})"
+    if journal is not None and "error" in journal:
+        lines.append(f"{JOURNAL_NAME}: unreadable ({journal['error']})")
+    elif journal is not None:
         cut = f"; {journal['unreadable_lines']} line(s) not a record" if journal["unreadable_lines"] else ""
         last = f", the last {journal['last']}" if journal["last"] else ""
         lines.append(
@@ -272,6 +292,8 @@ def status_text(status: Mapping[str, Any]) -> str:
                 f"{results['generated']} ({_counts(results['verdicts'])})"
             )
     ckpts = status["checkpoints"]
+    if status.get("checkpoints_error"):
+        lines.append(f"{CHECKPOINT_DIR}: cannot be listed ({status['checkpoints_error']})")
     lines.append(f"training runs with a checkpoint: {len(ckpts)}" + (":" if ckpts else ""))
     lines += [_checkpoint_line(c, status["revision"]) for c in ckpts]
     if status["set_aside"]:
