@@ -30,16 +30,16 @@ from verify.runtime.protocol import Observation
 from verify.sweep.grid import grid_of
 from verify.train import polynomial as vtrain
 
-from .test_checkpoints_trainers_more import _equal, _markov_transformer, _options, _sv_and
+from .test_checkpoints_trainers_more import (  # _fixed_revision: the autouse fixed code revision, used here too
+    _equal,
+    _fixed_revision,  # noqa: F401
+    _markov_transformer,
+    _options,
+    _sv_and,
+)
 
 TASK = ModularTask(5, 2)
 CFG = vtrain.TrainConfig(steps=12, lr=5e-3, lam=1e-3, seeds=(3, 5), eval_every=4, dtype="float64", num_threads=1)
-
-
-@pytest.fixture(autouse=True)
-def _fixed_revision(monkeypatch):
-    """A fixed code revision: other people editing the tree during the test must not change the binding."""
-    monkeypatch.setenv("TVK_CODE_REVISION", "test-rev-1")
 
 
 def _train(options: RunOptions) -> vtrain.TrainResult:

@@ -67,11 +67,18 @@ def _flock_held(path: Path) -> bool | None:
     return False
 
 
+def _not_regular(path: Path) -> str | None:
+    """Why ``path`` may not be read as a file (a FIFO or a device would block the read, a folder cannot be read);
+    None for a regular file or nothing at all."""
+    return f"{path.name} is not a regular file" if path.exists() and not path.is_file() else None
+
+
 def _text_of(path: Path) -> str:
     """The text of the regular file ``path`` (FileNotFoundError when there is none); OSError for anything else at
-    that name (a FIFO or a device would block the read, a folder cannot be read)."""
-    if path.exists() and not path.is_file():
-        raise OSError(f"{path.name} is not a regular file")
+    that name (:func:`_not_regular`)."""
+    why = _not_regular(path)
+    if why:
+        raise OSError(why)
     return path.read_text(encoding="utf-8", errors="replace")
 
 
@@ -82,8 +89,9 @@ def _lock(out: Path) -> dict[str, Any] | None:
     path = out / LOCK_NAME
     if not (path.exists() or path.is_symlink()):
         return None
-    if path.exists() and not path.is_file():  # reading a FIFO would block
-        return {"pid": None, "alive": None, "held": None, "error": f"{path.name} is not a regular file"}
+    why = _not_regular(path)
+    if why:
+        return {"pid": None, "alive": None, "held": None, "error": why}
     pid = lock_holder(path)
     return {"pid": pid, "alive": None if pid is None else _alive(pid), "held": _flock_held(path)}
 

@@ -63,6 +63,11 @@ class ClaimRun:
         if not self.claim:
             self.claim = self.binding.claim
 
+    @property
+    def shared(self) -> bool:
+        """Whether the claim's checkpoints are bound to a run that it shares with other claims (``bound_to``)."""
+        return self.binding.claim != self.claim
+
 
 _RUN: contextvars.ContextVar[ClaimRun | None] = contextvars.ContextVar("tvk_claim_run", default=None)
 _LOG: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar("tvk_log", default=None)
@@ -140,7 +145,7 @@ def finished_checkpoint(path: str | os.PathLike[str]) -> None:
     trains afresh, or, for a run that several claims share (:func:`claim_run`'s ``bound_to``) inside
     :func:`keeping_finished`, when that block ends."""
     kept, run = _KEPT.get(), _RUN.get()
-    if kept is not None and (run is None or run.binding.claim != run.claim):
+    if kept is not None and (run is None or run.shared):
         kept.append(Path(path))
     else:
         Path(path).unlink(missing_ok=True)
