@@ -226,17 +226,34 @@ def _completed(B: np.ndarray) -> np.ndarray:
 def _completes(B: np.ndarray) -> np.ndarray:
     """Whether each block of ``B`` (m, k-1, k-1), entries in [0, 1), has a non-negative :func:`_completed` matrix:
     its last column and row, summed slice by slice in the order ``np.sum`` adds an axis of fewer than 8 entries
-    (the same bits; a reduction over a short axis of a large array is the slow part of drawing)."""
-    col = B[:, :, 0].copy()
-    for j in range(1, B.shape[2]):
-        col += B[:, :, j]
-    last_col = 1.0 - col  # (m, k-1)
-    row = B[:, 0, :].copy()
-    corner = last_col[:, 0].copy()
-    for i in range(1, B.shape[1]):
-        row += B[:, i, :]
-        corner += last_col[:, i]
-    return (last_col >= 0).all(axis=1) & (1.0 - row >= 0).all(axis=1) & (1.0 - corner >= 0)
+    (the same bits; a reduction over a short axis of a large array is the slow part of drawing).
+
+    The entries are tested one at a time, each on the blocks that passed the ones before (about 1 in 6 passes the
+    first at k = 4, 1 in 1,080 all of them): the same sums and comparisons as testing every block, on fewer blocks
+    (3.6 times faster at k = 4, docs/benchmarks.md).
+    """
+    r = B.shape[1]
+    keep = np.arange(len(B))
+    last: list[np.ndarray] = []  # the last column's entries 1 - sum_j B[i, j] of the kept blocks, i = 0, 1, ...
+    for i in range(r):
+        s = B[:, i, 0] if i == 0 else B[keep, i, 0]  # the first test reads every block: a view, no copy
+        for j in range(1, r):
+            s = s + (B[:, i, j] if i == 0 else B[keep, i, j])
+        entry = 1.0 - s
+        ok = entry >= 0
+        keep, last = keep[ok], [c[ok] for c in [*last, entry]]
+    for j in range(r):  # the last row's entries 1 - sum_i B[i, j]
+        s = B[keep, 0, j]
+        for i in range(1, r):
+            s = s + B[keep, i, j]
+        ok = 1.0 - s >= 0
+        keep, last = keep[ok], [c[ok] for c in last]
+    corner = last[0].copy()  # the corner 1 - sum_i (last column)_i
+    for c in last[1:]:
+        corner += c
+    out = np.zeros(len(B), dtype=bool)
+    out[keep[1.0 - corner >= 0]] = True
+    return out
 
 
 def _birkhoff_rounds(k: int, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -269,6 +286,11 @@ def _birkhoff_rejection(k: int, n: int, rng: np.random.Generator, block: int = 1
     out = np.empty((n, k, k))
     while filled < n:
         m = max(64, 4 * (n - filled))
+        lo = int(np.searchsorted(positions, pos))
+        empty = (int(positions[lo]) if lo < len(positions) else drawn) - pos  # drawn candidates before the next kept
+        if empty >= m:  # whole rounds that keep nothing (filled, so m, stays): stepped over at once, not one by one
+            pos += empty // m * m
+            continue
         while drawn < pos + m:
             size = max(pos + m - drawn, min(block, drawn))  # a round's worth first, then doubling
             B = rng.random((size, k - 1, k - 1))

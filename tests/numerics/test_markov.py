@@ -63,6 +63,19 @@ def test_birkhoff_rejection_replays_the_rounds_bit_for_bit(bit_generator, k: int
     np.testing.assert_array_equal(fast.random(5), slow.random(5))
 
 
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+def test_completes_is_the_non_negative_completion(k: int) -> None:
+    """``_completes`` (entries tested one at a time on the survivors) keeps exactly the blocks whose completed
+    matrix is non-negative, at scales where few, some and most blocks complete (and on no blocks at all)."""
+    rng = np.random.default_rng(k)
+    for scale in (1.0, 2.0 / k, 1.0 / k, 0.5 / k):
+        B = rng.random((4000, k - 1, k - 1)) * scale
+        want = nm._completed(B).min(axis=(1, 2)) >= 0
+        got = nm._completes(B)
+        np.testing.assert_array_equal(got, want)
+    assert nm._completes(np.empty((0, k - 1, k - 1))).shape == (0,)
+
+
 def test_stationary_and_k2_closed_form() -> None:
     P = nm.sample_transition_matrices(3, 100, "dirichlet", np.random.default_rng(1))
     pi = nm.stationary(P)
