@@ -66,13 +66,15 @@ def test_birkhoff_rejection_replays_the_rounds_bit_for_bit(bit_generator, k: int
 @pytest.mark.parametrize("k", [2, 3, 4, 5])
 def test_completes_is_the_non_negative_completion(k: int) -> None:
     """``_completes`` (entries tested one at a time on the survivors) keeps exactly the blocks whose completed
-    matrix is non-negative, at scales where few, some and most blocks complete (and on no blocks at all)."""
+    matrix is non-negative, at scales where few, some and most blocks complete, on eighths (rows, columns and
+    corners summing to exactly 1: an entry exactly 0 is kept) and on no blocks at all."""
     rng = np.random.default_rng(k)
-    for scale in (1.0, 2.0 / k, 1.0 / k, 0.5 / k):
-        B = rng.random((4000, k - 1, k - 1)) * scale
+    eighths = rng.integers(0, 5, (4000, k - 1, k - 1)) / 8
+    for B in [rng.random((4000, k - 1, k - 1)) * scale for scale in (1.0, 2.0 / k, 1.0 / k, 0.5 / k)] + [eighths]:
         want = nm._completed(B).min(axis=(1, 2)) >= 0
         got = nm._completes(B)
         np.testing.assert_array_equal(got, want)
+    assert (nm._completed(eighths).min(axis=(1, 2)) == 0).any()
     assert nm._completes(np.empty((0, k - 1, k - 1))).shape == (0,)
 
 
