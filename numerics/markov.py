@@ -229,8 +229,7 @@ def _completes(B: np.ndarray) -> np.ndarray:
     (the same bits; a reduction over a short axis of a large array is the slow part of drawing).
 
     The entries are tested one at a time, each on the blocks that passed the ones before (about 1 in 6 passes the
-    first at k = 4, 1 in 1,080 all of them): the same sums and comparisons as testing every block, on fewer blocks
-    (3.6 times faster at k = 4).
+    first at k = 4, 1 in 1,080 all of them): the same sums and comparisons as testing every block, on fewer blocks.
     """
     r = B.shape[1]
     keep = np.arange(len(B))
@@ -277,8 +276,8 @@ def _birkhoff_rejection(k: int, n: int, rng: np.random.Generator, block: int = 1
     round by round, bit for bit (tests/numerics/test_markov.py). Only the kept candidates are completed
     (:func:`_completes` tests the others), and a run of rounds whose candidates are all drawn and none kept is
     stepped over at once (no round in it draws, and ``m`` stays). At k = 4 about 1 in 1,080 is kept, some 70,000
-    candidates for 64 matrices, 2.4 times faster replayed than round by round (docs/benchmarks.md), 4.7 times with
-    both (``benchmarks/bench_markov_step.py``); it was half of Fig. 8.4a's training step.
+    candidates for 64 matrices, 2.4 times faster replayed than round by round, 4.5 times with both (docs/benchmarks.md,
+    ``benchmarks/bench_markov_priors.py``); it was half of Fig. 8.4a's training step.
     """
     d = (k - 1) ** 2
     start = dict(copy.deepcopy(rng.bit_generator.state))
