@@ -261,7 +261,7 @@ class AttentionEnsemble(torch.nn.Module):
         else:
             scores = q @ k.transpose(-1, -2)
             if relative:  # the entries above the diagonal are masked below: no zeros needed there
-                scores = scores + _relative_on_and_below(q, self.p(f"l{i}.rel"))
+                scores += _relative_on_and_below(q, self.p(f"l{i}.rel"))  # in place: the product is not saved
             # scaled and masked in place (neither tensor is saved for the backward pass): two fewer (S, B, H, T, T)
             # buffers per layer, the same values to the bit (tests/verify/test_attention.py)
             maps = torch.softmax(_mask_future(scores.div_(math.sqrt(self.cfg.head_dim))), dim=-1)
