@@ -450,7 +450,9 @@ def test_general_crossings_equal_the_all_ones_scan(k, n_prime):
 @settings(max_examples=12, deadline=None)
 @given(
     st.lists(st.floats(0.05, 3.0), min_size=3, max_size=5),
-    st.floats(0.0, 50.0),
+    # 0, or at least 1e-12: near the smallest normal float (2.2e-308) the oracle's own quadrature nodes are
+    # subnormal, and scipy's quad warns of bad integrand behaviour (reproduced at q = 2.2250738585072014e-308)
+    st.one_of(st.just(0.0), st.floats(1e-12, 50.0)),
     st.lists(st.booleans(), min_size=5, max_size=5),
 )
 def test_flow_time_general_is_the_inverse_of_the_shift(mags, q, flips):
