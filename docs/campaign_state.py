@@ -55,10 +55,9 @@ class CampaignStateError(Exception):
 KEPT_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "PYTHONPATH")
 
 
-def _running_command(out: Path) -> tuple[list[str], str] | None:
+def _running_command(lock: dict[str, Any] | None) -> tuple[list[str], str] | None:
     """The command (the kept environment variables, then the argument list) and working folder of the process
-    holding ``out``'s report lock, or None when none runs."""
-    lock = report_status(out)["lock"]
+    holding a report folder's ``lock`` (:func:`verify.report.status.report_status`'s), or None when none runs."""
     if not lock or not lock.get("held"):  # no lock, or one left by a killed report
         return None
     proc = Path("/proc") / str(lock["pid"])
@@ -117,7 +116,8 @@ def save(out: Path, dest: Path, command: list[str] | None = None, cwd: str | Non
     files = _state_files(out)
     if not files:
         raise CampaignStateError(f"no checkpoint or grid store in {out} (nothing to save)")
-    checkpoints = [checkpoint_status(p) for p in files if p.suffix == ".ckpt"]
+    status = report_status(out)  # the lock and every checkpoint, each file read once
+    checkpoints = status["checkpoints"]
     unread = [c["file"] for c in checkpoints if "error" in c]
     if unread:
         raise CampaignStateError(f"cannot read {', '.join(unread)}: wait for the next save and run this again")
@@ -127,7 +127,7 @@ def save(out: Path, dest: Path, command: list[str] | None = None, cwd: str | Non
     big = [p.name for p in files if p.stat().st_size > MAX_FILE_BYTES]
     if big:
         raise CampaignStateError(f"over {MAX_FILE_BYTES >> 20} MiB, not for the repository: {', '.join(big)}")
-    running = _running_command(out)
+    running = _running_command(status["lock"])
     if command is None and running is not None:
         command, cwd = running
     if not command or not cwd:
